@@ -1,0 +1,132 @@
+package commands
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// member is one key and its raw JSON value, kept in the order given.
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// parsePairs turns key=value (a string) and key:=JSON (raw JSON) words into
+// members. stringsOnly refuses key:= (prompt arguments are strings).
+func parsePairs(words []string, stringsOnly bool) ([]member, error) {
+	var out []member
+	seen := map[string]bool{}
+	for _, w := range words {
+		eq := strings.IndexByte(w, '=')
+		if eq <= 0 || (eq == 1 && w[0] == ':') {
+			return nil, fmt.Errorf("argument %q: want key=value or key:=JSON", w)
+		}
+		key, val := w[:eq], w[eq+1:]
+		var raw json.RawMessage
+		if strings.HasSuffix(key, ":") {
+			key = strings.TrimSuffix(key, ":")
+			if stringsOnly {
+				return nil, fmt.Errorf("argument %q: prompt arguments are strings; use %s=VALUE", w, key)
+			}
+			if !json.Valid([]byte(val)) {
+				return nil, fmt.Errorf("argument %q: the value after := is not valid JSON", w)
+			}
+			raw = compactJSON([]byte(val))
+		} else {
+			raw, _ = json.Marshal(val)
+		}
+		if seen[key] {
+			return nil, fmt.Errorf("argument %q given twice", key)
+		}
+		seen[key] = true
+		out = append(out, member{key, raw})
+	}
+	return out, nil
+}
+
+// readJSONArg reads a JSON flag value: literal JSON, @FILE, or - for stdin
+// (the only way mcpv reads its stdin).
+func readJSONArg(flag, v string, stdin io.Reader) (json.RawMessage, error) {
+	var data []byte
+	switch {
+	case v == "-":
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, fmt.Errorf("%s -: read stdin: %w", flag, err)
+		}
+		data = b
+	case strings.HasPrefix(v, "@"):
+		b, err := os.ReadFile(v[1:])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", flag, err)
+		}
+		data = b
+	default:
+		data = []byte(v)
+	}
+	if !json.Valid(data) {
+		return nil, fmt.Errorf("%s: not valid JSON", flag)
+	}
+	return compactJSON(data), nil
+}
+
+// objectMembers splits a raw JSON object into members, in order.
+func objectMembers(flag string, raw json.RawMessage) ([]member, error) {
+	var out []member
+	err := mcp.ForEachMember(raw, func(k string, v []byte) error {
+		out = append(out, member{k, v})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: want a JSON object", flag)
+	}
+	return out, nil
+}
+
+// mergeMembers returns base with the members of over replacing or following them.
+func mergeMembers(base, over []member) []member {
+	out := append([]member{}, base...)
+	for _, m := range over {
+		replaced := false
+		for i := range out {
+			if out[i].key == m.key {
+				out[i].value, replaced = m.value, true
+			}
+		}
+		if !replaced {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// encodeObject writes members as a JSON object, in order.
+func encodeObject(ms []member) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(m.key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(m.value)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func compactJSON(data []byte) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, data); err != nil {
+		return data
+	}
+	return b.Bytes()
+}

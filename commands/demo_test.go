@@ -1,0 +1,3 @@
+package commands
+
+func runDemoIfRequested() bool { return false }

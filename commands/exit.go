@@ -1,0 +1,87 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"syscall"
+
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/output"
+)
+
+// The exit-code contract (README, --help).
+const (
+	exitOK        = 0
+	exitToolError = 1
+	exitUsage     = 2
+	exitServer    = 3
+	exitTransport = 4
+	exitAuth      = 5
+	exitTimeout   = 124
+	exitInterrupt = 130
+)
+
+// usageError is a mistake on the command line, found before any server starts.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usageErrorf(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// errToolFailed means the tool's result had isError: true; the result was printed.
+var errToolFailed = errors.New("the tool reported an error")
+
+// exitCode maps an error to its exit code; this is the only place that does.
+func exitCode(err error) int {
+	var (
+		usage     usageError
+		filterErr *output.FilterError
+		callErr   *mcp.CallError
+		capErr    *mcp.CapabilityError
+		transErr  *mcp.TransportError
+		verErr    *mcp.VersionError
+		timeout   *mcp.TimeoutError
+	)
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, syscall.EPIPE):
+		return exitOK // stdout closed by the reader, e.g. | head -1
+	case errors.Is(err, ErrInterrupted):
+		return exitInterrupt
+	case errors.As(err, &timeout):
+		return exitTimeout
+	case errors.Is(err, errToolFailed), errors.Is(err, output.ErrFalsy):
+		return exitToolError
+	case errors.As(err, &usage), errors.As(err, &filterErr):
+		return exitUsage
+	case errors.As(err, &callErr), errors.As(err, &capErr):
+		return exitServer
+	case errors.As(err, &transErr), errors.As(err, &verErr):
+		return exitTransport
+	}
+	return exitTransport
+}
+
+// silent errors have already told the user what happened, through stdout.
+func silent(err error) bool {
+	return errors.Is(err, errToolFailed) || errors.Is(err, output.ErrFalsy) || errors.Is(err, syscall.EPIPE)
+}
+
+// report prints err as one "mcpv: ..." line (plus quoted server stderr, if
+// any) and returns its exit code.
+func report(ios *output.Streams, err error) int {
+	code := exitCode(err)
+	if err != nil && !silent(err) {
+		msg := err.Error()
+		if code == exitUsage && !strings.Contains(msg, "\n") {
+			msg += " (see mcpv --help)"
+		}
+		fmt.Fprintf(ios.Err, "mcpv: %s\n", msg)
+	}
+	return code
+}

@@ -1,0 +1,63 @@
+package commands
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestFakeServer(t *testing.T) {
+	tests := []struct {
+		name      string
+		args      []string
+		behaviour string
+		wantCode  int
+		wantOut   string // exact, when set
+		outHas    string
+		errHas    string
+	}{
+		{name: "ping", args: []string{"ping"}, behaviour: "plain", wantCode: 0, wantOut: "{}\n"},
+		{name: "odd content byte exact", args: []string{"call", "x"}, behaviour: "odd-content", wantCode: 0,
+			wantOut: `{"zeta":1.50,"content":[{"type":"hologram","frames":[1e2,-0.0,12345678901234567890],"x-note":"caf\u00e9 \"q\""}],"_meta":{"b":2,"a":1},"alpha":null}` + "\n"},
+		{name: "junk lines skipped", args: []string{"call", "x"}, behaviour: "junk", wantCode: 0, outHas: `"text":"ok"`, errHas: "not JSON"},
+		{name: "batch", args: []string{"call", "x"}, behaviour: "batch", wantCode: 0, outHas: `"text":"ok"`},
+		{name: "stray id ignored", args: []string{"call", "x"}, behaviour: "stray-id", wantCode: 0, outHas: `"text":"ok"`},
+		{name: "ping mid call", args: []string{"call", "x"}, behaviour: "ping-first", wantCode: 0, outHas: `"echo":"{\"id\":\"srv-1\",\"result\":{}}"`},
+		{name: "unknown server request", args: []string{"call", "x"}, behaviour: "ask=sampling/createMessage", wantCode: 0, outHas: `-32601`},
+		{name: "tool error", args: []string{"call", "x"}, behaviour: "tool-error", wantCode: 1, outHas: `"isError":true`},
+		{name: "rpc error", args: []string{"call", "x"}, behaviour: "rpc-error", wantCode: 3, errHas: "-32602"},
+		{name: "no capability", args: []string{"list-tools"}, behaviour: "no-tools", wantCode: 3, errHas: `"tools" capability`},
+		{name: "old version ok", args: []string{"ping"}, behaviour: "version=2024-11-05", wantCode: 0},
+		{name: "bad version", args: []string{"ping"}, behaviour: "version=1999-01-01", wantCode: 4, errHas: `"1999-01-01" to our "2025-11-25"`},
+		{name: "forced version refused", args: []string{"--protocol-version", "2025-06-18", "ping"}, behaviour: "version=2025-03-26", wantCode: 4, errHas: `"2025-03-26" to our "2025-06-18"`},
+		{name: "crash quotes stderr", args: []string{"--quiet", "call", "x"}, behaviour: "crash", wantCode: 4, errHas: "| fake: panic: something broke"},
+		{name: "pages merged", args: []string{"list-tools", "-q", "[.tools[].name]"}, behaviour: "pages=3", wantCode: 0, wantOut: `["tool0","tool1","tool2"]` + "\n"},
+		{name: "max pages keeps cursor", args: []string{"list-tools", "--max-pages", "2", "-q", ".nextCursor"}, behaviour: "pages=3", wantCode: 0, wantOut: `"page-2"` + "\n", errHas: "--cursor"},
+		{name: "cursor one page", args: []string{"list-tools", "--cursor", "page-1"}, behaviour: "pages=3", wantCode: 0,
+			wantOut: `{"tools":[{"name":"tool1","inputSchema":{"type":"object"}}],"nextCursor":"page-2"}` + "\n"},
+		{name: "single page as sent", args: []string{"list-tools"}, behaviour: "plain", wantCode: 0,
+			wantOut: `{"tools":[{"name":"tool0","inputSchema":{"type":"object"}}]}` + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := mcpv(t, "", args(tt.args, fake(tt.behaviour))...)
+			if r.code != tt.wantCode {
+				t.Errorf("exit code = %d, want %d\nstderr: %s", r.code, tt.wantCode, r.stderr)
+			}
+			if tt.wantOut != "" {
+				if d := cmp.Diff(tt.wantOut, r.stdout); d != "" {
+					t.Errorf("stdout (-want +got):\n%s", d)
+				}
+			}
+			if !strings.Contains(r.stdout, tt.outHas) {
+				t.Errorf("stdout %q does not contain %q", r.stdout, tt.outHas)
+			}
+			if !strings.Contains(r.stderr, tt.errHas) {
+				t.Errorf("stderr %q does not contain %q", r.stderr, tt.errHas)
+			}
+		})
+	}
+}
+

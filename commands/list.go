@@ -1,0 +1,89 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// pageFlags are shared by the list commands.
+type pageFlags struct {
+	Cursor   string `name:"cursor" placeholder:"CURSOR" help:"Fetch the one page that starts at this cursor; its nextCursor is kept."`
+	MaxPages int    `name:"max-pages" placeholder:"N" help:"Stop after N pages (the output then keeps nextCursor)."`
+}
+
+func (f *pageFlags) Validate() error {
+	if f.MaxPages < 0 {
+		return fmt.Errorf("--max-pages must be positive")
+	}
+	return nil
+}
+
+// list runs one paginated list command: check the capability, walk the pages, print.
+func list(ctx context.Context, a *app, p pageFlags, capability, method, key string) error {
+	client, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	if err := client.Require(capability, method); err != nil {
+		return err
+	}
+	res, next, err := client.List(ctx, method, key, mcp.Pages{Cursor: p.Cursor, Max: p.MaxPages})
+	if err != nil {
+		return err
+	}
+	if next != "" {
+		fmt.Fprintf(a.ios.Err, "mcpv: stopped after %d pages (--max-pages); continue with --cursor %q\n", p.MaxPages, next)
+	}
+	return a.print(res)
+}
+
+type listToolsCmd struct{ pageFlags }
+
+func (c *listToolsCmd) Help() string {
+	return `Examples:
+
+    $ mcpv list-tools -- ./server
+    $ mcpv list-tools -r -q '.tools[].name' -- ./server`
+}
+
+func (c *listToolsCmd) Run(ctx context.Context, a *app) error {
+	return list(ctx, a, c.pageFlags, "tools", "tools/list", "tools")
+}
+
+type listResourcesCmd struct{ pageFlags }
+
+func (c *listResourcesCmd) Help() string {
+	return `Examples:
+
+    $ mcpv list-resources -r -q '.resources[].uri' -- ./server`
+}
+
+func (c *listResourcesCmd) Run(ctx context.Context, a *app) error {
+	return list(ctx, a, c.pageFlags, "resources", "resources/list", "resources")
+}
+
+type listResourceTemplatesCmd struct{ pageFlags }
+
+func (c *listResourceTemplatesCmd) Help() string {
+	return `Examples:
+
+    $ mcpv list-resource-templates -r -q '.resourceTemplates[].uriTemplate' -- ./server`
+}
+
+func (c *listResourceTemplatesCmd) Run(ctx context.Context, a *app) error {
+	return list(ctx, a, c.pageFlags, "resources", "resources/templates/list", "resourceTemplates")
+}
+
+type listPromptsCmd struct{ pageFlags }
+
+func (c *listPromptsCmd) Help() string {
+	return `Examples:
+
+    $ mcpv list-prompts -r -q '.prompts[].name' -- ./server`
+}
+
+func (c *listPromptsCmd) Run(ctx context.Context, a *app) error {
+	return list(ctx, a, c.pageFlags, "prompts", "prompts/list", "prompts")
+}

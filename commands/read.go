@@ -1,0 +1,35 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+)
+
+type readCmd struct {
+	URI string `arg:"" name:"uri" help:"The resource's URI."`
+}
+
+func (c *readCmd) Help() string {
+	return `Examples:
+
+    $ mcpv read file:///etc/hosts -- ./server
+    $ mcpv read demo://readme -r -q '.contents[0].text' -- ./server`
+}
+
+func (c *readCmd) Run(ctx context.Context, a *app) error {
+	params, _ := json.Marshal(struct {
+		URI string `json:"uri"`
+	}{c.URI})
+	client, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	if err := client.Require("resources", "resources/read"); err != nil {
+		return err
+	}
+	res, err := client.Call(ctx, "resources/read", params)
+	if err != nil {
+		return err
+	}
+	return a.print(res)
+}

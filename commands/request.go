@@ -1,0 +1,57 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+type requestCmd struct {
+	Method string `arg:"" help:"The JSON-RPC method, e.g. tools/list."`
+	Params string `arg:"" optional:"" placeholder:"PARAMS" help:"The params: a JSON object, @FILE, or - for stdin."`
+}
+
+func (c *requestCmd) Help() string {
+	return `Sends the request as given, with no capability check, and prints the raw result. A method under notifications/ is sent as a notification and prints nothing.
+
+Examples:
+
+    $ mcpv request tools/list '{"cursor":"abc"}' -- ./server
+    $ mcpv request logging/setLevel '{"level":"debug"}' -- ./server
+    $ mcpv request notifications/roots/list_changed -- ./server`
+}
+
+func (c *requestCmd) Validate() error {
+	if c.Method == "" {
+		return fmt.Errorf("the method cannot be empty")
+	}
+	return nil
+}
+
+func (c *requestCmd) Run(ctx context.Context, a *app) error {
+	var params []byte
+	if c.Params != "" {
+		raw, err := readJSONArg("params", c.Params, a.ios.In)
+		if err != nil {
+			return usageError{err}
+		}
+		if !mcp.IsObject(raw) {
+			return usageErrorf("params: want a JSON object")
+		}
+		params = raw
+	}
+	client, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	if strings.HasPrefix(c.Method, "notifications/") {
+		return client.Notify(ctx, c.Method, params)
+	}
+	res, err := client.Call(ctx, c.Method, params)
+	if err != nil {
+		return err
+	}
+	return a.print(res)
+}

@@ -1,0 +1,99 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/output"
+)
+
+// app is what every command's Run receives: the streams, the parsed global
+// flags, the server command line, and the session once it is open.
+type app struct {
+	ios     *output.Streams
+	flags   *cli
+	server  []string // the words after --
+	environ []string
+	getenv  func(string) string
+
+	client *mcp.Client
+}
+
+// connect starts the server and initializes the session. It is called by a
+// command's Run once the command has checked everything that needs no server.
+func (a *app) connect(ctx context.Context) (*mcp.Client, error) {
+	if len(a.server) == 0 {
+		return nil, usageErrorf("no server given: add -- COMMAND [ARGS...] after the command")
+	}
+	f := &a.flags.serverFlags
+	opts := mcp.CommandOptions{
+		Path: a.server[0],
+		Args: a.server[1:],
+		Env:  append(append([]string{}, a.environ...), f.Env...),
+		Dir:  f.Cwd,
+		Diag: a.ios.Err,
+	}
+	if !f.Quiet {
+		opts.Stderr = a.ios.Err
+	}
+	t, err := mcp.StartCommand(opts)
+	if err != nil {
+		return nil, err
+	}
+	sopts := mcp.SessionOptions{Diag: a.ios.Err}
+	if f.Verbose {
+		sopts.Trace = tracer(a.ios.Err)
+	}
+	s := mcp.NewSession(t, sopts)
+
+	ictx := ctx
+	if f.ConnectTimeout > 0 {
+		var cancel context.CancelFunc
+		ictx, cancel = context.WithTimeoutCause(ctx, f.ConnectTimeout,
+			&mcp.TimeoutError{Method: "initialize", Timeout: f.ConnectTimeout})
+		defer cancel()
+	}
+	c, err := mcp.Initialize(ictx, s, mcp.ClientOptions{
+		Info:            mcp.Implementation{Name: "mcpv", Version: Version},
+		ProtocolVersion: f.ProtocolVersion,
+		Timeout:         f.Timeout,
+	})
+	if err != nil {
+		s.Close(context.Background())
+		return nil, err
+	}
+	a.client = c
+	return c, nil
+}
+
+// close ends the session, if one was opened, within the transport's bounds.
+func (a *app) close() {
+	if a.client != nil {
+		a.client.Close(context.Background())
+	}
+}
+
+// print writes a result to stdout through the --jq filter and format flags.
+func (a *app) print(raw json.RawMessage) error {
+	return a.flags.outputFlags.printer(a.ios, a.getenv).Print(raw)
+}
+
+// tracer writes each JSON-RPC message on stderr, clipped so a huge message
+// cannot flood the terminal; the clip is announced, never silent.
+func tracer(w io.Writer) func(out bool, msg []byte) {
+	const max = 4096
+	return func(out bool, msg []byte) {
+		dir := "<-"
+		if out {
+			dir = "->"
+		}
+		if len(msg) > max {
+			fmt.Fprintf(w, "mcpv: %s %s… (%d more bytes)\n", dir, msg[:max], len(msg)-max)
+			return
+		}
+		fmt.Fprintf(w, "mcpv: %s %s\n", dir, msg)
+	}
+}

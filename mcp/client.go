@@ -1,0 +1,140 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// LatestVersion is the protocol version mcpv offers by default.
+const LatestVersion = "2025-11-25"
+
+// SupportedVersions are the versions mcpv accepts in a server's answer, newest first.
+var SupportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// Implementation names a client or server.
+type Implementation struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// ClientOptions configure the MCP lifecycle on top of a Session.
+type ClientOptions struct {
+	Info Implementation
+	// ProtocolVersion, when set, is offered instead of LatestVersion and is the
+	// only answer accepted.
+	ProtocolVersion string
+	// Capabilities is the ClientCapabilities object; nil sends {}.
+	// Declare only what the client really handles (digest §3).
+	Capabilities json.RawMessage
+	// Timeout bounds each request made through Client.Call; zero means none.
+	Timeout time.Duration
+}
+
+// Client is an initialized MCP session.
+type Client struct {
+	*Session
+	opts ClientOptions
+	// InitializeResult is the server's answer to initialize, as sent.
+	InitializeResult json.RawMessage
+	// ProtocolVersion is the negotiated version.
+	ProtocolVersion string
+	capabilities    map[string]json.RawMessage
+}
+
+// Initialize runs the lifecycle handshake (digest §2) on s: initialize, check
+// the version, then notifications/initialized. ctx bounds the whole handshake.
+// On failure the session is left open for the caller to close.
+func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, error) {
+	offered := opts.ProtocolVersion
+	if offered == "" {
+		offered = LatestVersion
+	}
+	caps := opts.Capabilities
+	if caps == nil {
+		caps = json.RawMessage(`{}`)
+	}
+	params, err := json.Marshal(struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ClientInfo      Implementation  `json:"clientInfo"`
+	}{offered, caps, opts.Info})
+	if err != nil {
+		return nil, err
+	}
+	raw, err := s.Call(ctx, "initialize", params)
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		ProtocolVersion string                     `json:"protocolVersion"`
+		Capabilities    map[string]json.RawMessage `json:"capabilities"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil || !IsObject(raw) {
+		return nil, &TransportError{Op: "initialize", Err: fmt.Errorf("malformed result: %.200s", raw)}
+	}
+	accepted := SupportedVersions
+	if opts.ProtocolVersion != "" {
+		accepted = []string{opts.ProtocolVersion}
+	}
+	if !slices.Contains(accepted, res.ProtocolVersion) {
+		return nil, &VersionError{Offered: offered, Answered: res.ProtocolVersion, Accepted: accepted}
+	}
+	if err := s.Notify(ctx, "notifications/initialized", nil); err != nil {
+		return nil, err
+	}
+	return &Client{
+		Session:          s,
+		opts:             opts,
+		InitializeResult: raw,
+		ProtocolVersion:  res.ProtocolVersion,
+		capabilities:     res.Capabilities,
+	}, nil
+}
+
+// HasCapability reports whether the server declared the capability at the
+// dotted path (e.g. "tools", "resources.subscribe"). A capability is declared
+// when its value is present and neither null nor false.
+func (c *Client) HasCapability(path string) bool {
+	keys := strings.Split(path, ".")
+	v, ok := c.capabilities[keys[0]]
+	for _, k := range keys[1:] {
+		if !ok {
+			return false
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(v, &m) != nil {
+			return false
+		}
+		v, ok = m[k]
+	}
+	return ok && string(v) != "null" && string(v) != "false"
+}
+
+// Require returns a *CapabilityError unless the server declared capability.
+func (c *Client) Require(capability, method string) error {
+	if c.HasCapability(capability) {
+		return nil
+	}
+	return &CapabilityError{Capability: capability, Method: method}
+}
+
+// Call sends a request bounded by the client's per-request timeout.
+func (c *Client) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if c.opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, c.opts.Timeout, &TimeoutError{Method: method, Timeout: c.opts.Timeout})
+		defer cancel()
+	}
+	return c.Session.Call(ctx, method, params)
+}
+
+// IsTimeout reports whether err is a request timeout.
+func IsTimeout(err error) bool {
+	var te *TimeoutError
+	return errors.As(err, &te)
+}

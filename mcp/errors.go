@@ -1,0 +1,93 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// RPCError is a JSON-RPC error object, as received from the server or sent to it.
+type RPCError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *RPCError) Error() string {
+	s := fmt.Sprintf("server error %d: %s", e.Code, e.Message)
+	if len(e.Data) > 0 && len(e.Data) <= 500 {
+		s += " (data: " + string(e.Data) + ")"
+	}
+	return s
+}
+
+// CallError says which request the server refused.
+type CallError struct {
+	Method string
+	Err    *RPCError
+}
+
+func (e *CallError) Error() string { return e.Method + ": " + e.Err.Error() }
+func (e *CallError) Unwrap() error { return e.Err }
+
+// CapabilityError reports that the server did not declare a capability a
+// command needs; nothing was sent.
+type CapabilityError struct {
+	Capability string // dotted path, e.g. "resources.subscribe"
+	Method     string
+}
+
+func (e *CapabilityError) Error() string {
+	return fmt.Sprintf("server does not declare the %q capability needed for %s", e.Capability, e.Method)
+}
+
+// TransportError means the server could not be started or reached, went away,
+// or broke the protocol.
+type TransportError struct {
+	Op  string // what mcpv was doing, e.g. "start server", "read"
+	Err error
+	// StderrTail holds the last lines the server wrote on stderr, if known.
+	StderrTail []string
+}
+
+func (e *TransportError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Op)
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	if len(e.StderrTail) > 0 {
+		b.WriteString("\nlast lines of the server's stderr:")
+		for _, l := range e.StderrTail {
+			b.WriteString("\n  | ")
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// VersionError means the server answered initialize with a protocol version
+// mcpv does not accept.
+type VersionError struct {
+	Offered, Answered string
+	Accepted          []string
+}
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("server answered protocol version %q to our %q; mcpv accepts %s",
+		e.Answered, e.Offered, strings.Join(e.Accepted, ", "))
+}
+
+// TimeoutError is the cause of a request's context when its timeout expires.
+type TimeoutError struct {
+	Method  string
+	Timeout time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("%s: no answer within %s", e.Method, e.Timeout)
+}

@@ -1,0 +1,151 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// Pages says how much of a paginated list to fetch (digest §7).
+type Pages struct {
+	// Cursor, when set, fetches the single page that starts there; the page is
+	// returned as sent, nextCursor included.
+	Cursor string
+	// Max caps the number of pages walked from the start; 0 means no cap.
+	Max int
+}
+
+// List fetches a paginated list (tools/list, resources/list, ...) whose items
+// are under key. Walking from the start, it follows nextCursor to the end and
+// returns the first page's object with key holding every page's items in
+// order, without nextCursor. A single page is returned exactly as sent. When
+// Max stops the walk early, the result keeps nextCursor and next returns it.
+func (c *Client) List(ctx context.Context, method, key string, p Pages) (result json.RawMessage, next string, err error) {
+	if p.Cursor != "" {
+		page, err := c.Call(ctx, method, cursorParams(p.Cursor))
+		return page, "", err
+	}
+	var first json.RawMessage
+	var items []json.RawMessage
+	seen := map[string]bool{}
+	cursor := ""
+	for n := 1; ; n++ {
+		var params json.RawMessage
+		if cursor != "" {
+			params = cursorParams(cursor)
+		}
+		page, err := c.Call(ctx, method, params)
+		if err != nil {
+			return nil, "", err
+		}
+		pageItems, nextCursor, err := splitPage(page, key)
+		if err != nil {
+			return nil, "", &TransportError{Op: method, Err: err}
+		}
+		if first == nil {
+			if nextCursor == "" {
+				return page, "", nil
+			}
+			first = page
+		}
+		items = append(items, pageItems...)
+		if nextCursor == "" {
+			return mergePages(first, key, items, ""), "", nil
+		}
+		if seen[nextCursor] {
+			return nil, "", &TransportError{Op: method, Err: fmt.Errorf("server sent cursor %q twice; stopped after %d pages", nextCursor, n)}
+		}
+		seen[nextCursor] = true
+		if p.Max > 0 && n >= p.Max {
+			return mergePages(first, key, items, nextCursor), nextCursor, nil
+		}
+		cursor = nextCursor
+	}
+}
+
+func cursorParams(cursor string) json.RawMessage {
+	b, _ := json.Marshal(struct {
+		Cursor string `json:"cursor"`
+	}{cursor})
+	return b
+}
+
+// splitPage returns a page's items and its nextCursor ("" at the end; some
+// servers send "" or null for the last page).
+func splitPage(page json.RawMessage, key string) (items []json.RawMessage, next string, err error) {
+	err = ForEachMember(page, func(k string, v []byte) error {
+		switch k {
+		case key:
+			if string(v) == "null" {
+				return nil
+			}
+			if err := json.Unmarshal(v, &items); err != nil {
+				return fmt.Errorf("%q is not an array", key)
+			}
+		case "nextCursor":
+			if string(v) != "null" {
+				if err := json.Unmarshal(v, &next); err != nil {
+					return fmt.Errorf("nextCursor is not a string")
+				}
+			}
+		}
+		return nil
+	})
+	return items, next, err
+}
+
+// mergePages rebuilds first with key set to items and nextCursor set to next
+// (or removed when next is ""). Other members keep their place and bytes.
+func mergePages(first json.RawMessage, key string, items []json.RawMessage, next string) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	sep := func() {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+	}
+	writeItems := func() {
+		sep()
+		writeKey(&b, key)
+		b.WriteByte('[')
+		for i, it := range items {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(it)
+		}
+		b.WriteByte(']')
+	}
+	wrote := false
+	ForEachMember(first, func(k string, v []byte) error {
+		switch k {
+		case key:
+			writeItems()
+			wrote = true
+		case "nextCursor":
+		default:
+			sep()
+			writeKey(&b, k)
+			b.Write(v)
+		}
+		return nil
+	})
+	if !wrote {
+		writeItems()
+	}
+	if next != "" {
+		sep()
+		writeKey(&b, "nextCursor")
+		nb, _ := json.Marshal(next)
+		b.Write(nb)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func writeKey(b *bytes.Buffer, k string) {
+	kb, _ := json.Marshal(k)
+	b.Write(kb)
+	b.WriteByte(':')
+}

@@ -1,0 +1,373 @@
+package mcp
+
+// The JSON-RPC session: one connection to one server.
+//
+// Concurrency design:
+//   - One reader goroutine calls Transport.Read in a loop and routes every
+//     message. It never runs user code and never waits on a caller: responses go
+//     to the waiting call's 1-buffered channel, server requests run in their own
+//     goroutine, notifications go to a bounded queue drained by one dispatcher
+//     goroutine (the reader waits only if that queue is full, so nothing is lost).
+//   - Call registers its pending entry before writing the request, so a response
+//     can never arrive for an id the reader does not know yet.
+//   - Writes are serialised by writeMu: a transport sees one message at a time.
+//   - When Read fails, the reader records the error, closes done and stops;
+//     every waiting and future Call returns that error.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Transport carries whole JSON-RPC messages (one JSON value each) both ways.
+type Transport interface {
+	// Read returns the next message from the server. Only the session's reader
+	// goroutine calls it. After Close it returns an error promptly.
+	Read() ([]byte, error)
+	// Write sends one message, giving up when ctx is done. The session never
+	// calls Write concurrently.
+	Write(ctx context.Context, msg []byte) error
+	// Close ends the connection within a bounded time; when ctx is done it
+	// skips the grace periods and ends it at once.
+	Close(ctx context.Context) error
+}
+
+// RequestHandler answers a server-to-client request other than ping. Returning
+// an *RPCError sends that error; any other error is sent as an internal error.
+type RequestHandler func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+
+// SessionOptions configure a Session. All fields are optional.
+type SessionOptions struct {
+	// Handler answers server requests; nil answers each with method-not-found.
+	Handler RequestHandler
+	// OnNotification receives every server notification, in order, on one
+	// goroutine of its own. It must not call back into the session synchronously.
+	OnNotification func(method string, params json.RawMessage)
+	// Trace sees every message sent (out=true) or received.
+	Trace func(out bool, msg []byte)
+	// Diag receives warnings meant for the user.
+	Diag io.Writer
+}
+
+// notificationQueue is how many notifications may wait for the dispatcher
+// before the reader pauses.
+const notificationQueue = 4096
+
+// cancelWriteTimeout bounds the best-effort cancellation notice.
+const cancelWriteTimeout = time.Second
+
+// Session is a JSON-RPC connection to a server.
+type Session struct {
+	t    Transport
+	opts SessionOptions
+
+	writeMu sync.Mutex   // serialises t.Write
+	lastID  atomic.Int64 // last request id used; ids are never reused
+
+	mu       sync.Mutex                    // guards the fields below
+	pending  map[string]chan message       // our requests awaiting a response, by id
+	incoming map[string]context.CancelFunc // server requests being handled, by raw id
+	err      error                         // why the reader stopped; set once
+	closing  bool                          // Close was called
+
+	done     chan struct{}      // closed when the reader stops
+	notes    chan message       // reader → dispatcher; closed by the reader when it stops
+	noted    chan struct{}      // closed when the dispatcher has drained notes
+	base     context.Context    // parent of server-request contexts
+	cancelFn context.CancelFunc // cancels base when the reader stops
+}
+
+// NewSession starts reading from t. The reader and dispatcher goroutines stop
+// when t.Read fails, which Close brings about.
+func NewSession(t Transport, opts SessionOptions) *Session {
+	if opts.Diag == nil {
+		opts.Diag = io.Discard
+	}
+	s := &Session{
+		t:        t,
+		opts:     opts,
+		pending:  make(map[string]chan message),
+		incoming: make(map[string]context.CancelFunc),
+		done:     make(chan struct{}),
+		notes:    make(chan message, notificationQueue),
+		noted:    make(chan struct{}),
+	}
+	s.base, s.cancelFn = context.WithCancel(context.Background())
+	go s.read()     // stops when t.Read fails
+	go s.dispatch() // stops when the reader closes s.notes
+	return s
+}
+
+// Call sends a request and waits for its response. It returns exactly once:
+// the raw result; a *CallError for a JSON-RPC error; context.Cause(ctx) when ctx
+// ends first (after a best-effort notifications/cancelled, never for initialize,
+// digest §8); or the session's terminal error.
+func (s *Session) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	id := intID(s.lastID.Add(1))
+	key := idKey(id)
+	ch := make(chan message, 1)
+	s.mu.Lock()
+	if s.err != nil {
+		err := s.err
+		s.mu.Unlock()
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	s.pending[key] = ch
+	s.mu.Unlock()
+
+	msg, err := encodeRequest(id, method, params)
+	if err == nil {
+		err = s.write(ctx, msg)
+	}
+	if err != nil {
+		s.forget(key)
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+
+	select {
+	case m := <-ch:
+		return response(method, m)
+	case <-ctx.Done():
+		if !s.forget(key) {
+			// The reader delivered the response as ctx ended: prefer it.
+			return response(method, <-ch)
+		}
+		if method != "initialize" {
+			s.cancelRemote(id, context.Cause(ctx))
+		}
+		return nil, context.Cause(ctx)
+	case <-s.done:
+		select {
+		case m := <-ch:
+			return response(method, m)
+		default:
+		}
+		return nil, fmt.Errorf("%s: %w", method, s.Err())
+	}
+}
+
+func response(method string, m message) (json.RawMessage, error) {
+	if m.Error != nil {
+		return nil, &CallError{Method: method, Err: m.Error}
+	}
+	return m.Result, nil
+}
+
+// forget removes a pending call; it reports false when the reader already took it.
+func (s *Session) forget(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.pending[key]; !ok {
+		return false
+	}
+	delete(s.pending, key)
+	return true
+}
+
+// cancelRemote tells the server to stop working on request id. Any late
+// response to it is ignored because the id is no longer pending.
+func (s *Session) cancelRemote(id json.RawMessage, cause error) {
+	reason := "cancelled"
+	if cause != nil {
+		reason = cause.Error()
+	}
+	params, _ := json.Marshal(struct {
+		RequestID json.RawMessage `json:"requestId"`
+		Reason    string          `json:"reason"`
+	}{id, reason})
+	ctx, cancel := context.WithTimeout(context.Background(), cancelWriteTimeout)
+	defer cancel()
+	_ = s.Notify(ctx, "notifications/cancelled", params)
+}
+
+// Notify sends a notification.
+func (s *Session) Notify(ctx context.Context, method string, params json.RawMessage) error {
+	msg, err := encodeRequest(nil, method, params)
+	if err != nil {
+		return err
+	}
+	return s.write(ctx, msg)
+}
+
+func (s *Session) write(ctx context.Context, msg []byte) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	select {
+	case <-s.done:
+		return s.Err()
+	default:
+	}
+	if s.opts.Trace != nil {
+		s.opts.Trace(true, msg)
+	}
+	return s.t.Write(ctx, msg)
+}
+
+// Err returns why the session ended, or nil while it runs.
+func (s *Session) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Done is closed when the session has ended.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Close shuts the transport down (bounded; ctx done means at once), waits for
+// the reader to stop and for every queued notification to be delivered.
+func (s *Session) Close(ctx context.Context) error {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	err := s.t.Close(ctx)
+	<-s.done
+	<-s.noted
+	return err
+}
+
+func (s *Session) read() {
+	for {
+		data, err := s.t.Read()
+		if err != nil {
+			s.stop(err)
+			return
+		}
+		if s.opts.Trace != nil {
+			s.opts.Trace(false, data)
+		}
+		msgs, err := decodeMessages(data)
+		if err != nil {
+			fmt.Fprintf(s.opts.Diag, "mcpv: warning: skipping a message that is not JSON-RPC (%v)\n", err)
+			continue
+		}
+		for i := range msgs {
+			s.route(msgs[i])
+		}
+	}
+}
+
+func (s *Session) stop(err error) {
+	if errors.Is(err, io.EOF) {
+		err = &TransportError{Op: "server closed the connection"}
+	}
+	s.mu.Lock()
+	if s.closing {
+		err = &TransportError{Op: "session closed", Err: err}
+	}
+	s.err = err
+	s.mu.Unlock()
+	close(s.done)
+	s.cancelFn()
+	close(s.notes)
+}
+
+func (s *Session) route(m message) {
+	switch {
+	case m.isRequest():
+		s.serve(m)
+	case m.isNotification():
+		if m.Method == "notifications/cancelled" {
+			s.cancelIncoming(m.Params)
+		}
+		s.notes <- m
+	case m.ID == nil:
+		// An error response the server could not tie to a request (digest §1).
+		fmt.Fprintf(s.opts.Diag, "mcpv: warning: server reported an error without a request id: %v\n", m.Error)
+	default:
+		s.mu.Lock()
+		ch, ok := s.pending[idKey(m.ID)]
+		delete(s.pending, idKey(m.ID))
+		s.mu.Unlock()
+		if ok {
+			ch <- m // buffered: never blocks
+		}
+		// Responses to unknown or cancelled ids are ignored.
+	}
+}
+
+func (s *Session) dispatch() {
+	defer close(s.noted)
+	for m := range s.notes {
+		if s.opts.OnNotification != nil {
+			s.opts.OnNotification(m.Method, m.Params)
+		}
+	}
+}
+
+// serve answers one server request on its own goroutine, which ends when the
+// handler returns; the handler's context ends when the server cancels the
+// request or the session stops.
+func (s *Session) serve(m message) {
+	key := idKey(m.ID)
+	ctx, cancel := context.WithCancel(s.base)
+	s.mu.Lock()
+	s.incoming[key] = cancel
+	s.mu.Unlock()
+	go func() {
+		defer func() {
+			s.mu.Lock()
+			delete(s.incoming, key)
+			s.mu.Unlock()
+			cancel()
+		}()
+		result, err := s.handle(ctx, m.Method, m.Params)
+		if ctx.Err() != nil {
+			return // cancelled by the server (no reply, digest §6) or session over
+		}
+		var rerr *RPCError
+		if err != nil {
+			if !errors.As(err, &rerr) {
+				rerr = &RPCError{Code: CodeInternalError, Message: err.Error()}
+			}
+			result = nil
+		} else if result == nil {
+			result = json.RawMessage(`{}`)
+		}
+		msg, err := encodeResponse(m.ID, result, rerr)
+		if err != nil {
+			msg, _ = encodeResponse(m.ID, nil, &RPCError{Code: CodeInternalError, Message: err.Error()})
+		}
+		wctx, wcancel := context.WithTimeout(s.base, 30*time.Second)
+		defer wcancel()
+		_ = s.write(wctx, msg)
+	}()
+}
+
+func (s *Session) handle(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if method == "ping" {
+		return json.RawMessage(`{}`), nil
+	}
+	if s.opts.Handler != nil {
+		return s.opts.Handler(ctx, method, params)
+	}
+	return nil, MethodNotFound(method)
+}
+
+// MethodNotFound is the answer to a request mcpv does not serve.
+func MethodNotFound(method string) *RPCError {
+	return &RPCError{Code: CodeMethodNotFound, Message: "Method not found: " + method}
+}
+
+func (s *Session) cancelIncoming(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		return // invalid cancellations are ignored
+	}
+	s.mu.Lock()
+	cancel := s.incoming[idKey(p.RequestID)]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}

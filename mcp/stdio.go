@@ -1,0 +1,352 @@
+package mcp
+
+// The stdio transport (digest §12): the server is a child process; messages
+// are newline-delimited JSON on its stdin and stdout; its stderr is a log.
+//
+// Design:
+//   - The child runs in its own process group, so a terminal's Ctrl-C reaches
+//     mcpv alone and mcpv can cancel on the wire before shutting it down; on
+//     Linux it also gets SIGKILL if mcpv dies (PR_SET_PDEATHSIG).
+//   - Lines have no size limit: bufio.Reader.ReadBytes gathers a line of any
+//     length into one fresh slice, which the session keeps without copying.
+//   - All three pipes are *os.File, so writes honour deadlines and Wait never
+//     blocks on copying; one goroutine copies stderr (to the user and to a tail
+//     kept for error messages) and one waits for the process to exit.
+//   - Close: close stdin, wait; SIGTERM the group, wait; SIGKILL the group,
+//     wait. Every wait is bounded.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// CommandOptions describe a stdio server to start.
+type CommandOptions struct {
+	Path string   // the program, looked up in PATH when it has no slash
+	Args []string // arguments after the program
+	Env  []string // the whole environment of the server; nil inherits mcpv's
+	Dir  string   // working directory; "" is mcpv's
+
+	// Stderr receives the server's stderr as it comes; nil hides it. The last
+	// lines are kept for error messages either way.
+	Stderr io.Writer
+	// Diag receives mcpv's own warnings about the server's output.
+	Diag io.Writer
+	// Grace is how long Close waits after closing stdin and again after
+	// SIGTERM; zero means DefaultGrace.
+	Grace time.Duration
+}
+
+// DefaultGrace is the default wait between the steps of a stdio shutdown.
+const DefaultGrace = 2 * time.Second
+
+const (
+	readBufferSize  = 64 << 10
+	maxJunkWarnings = 10
+	stderrTailBytes = 8 << 10
+	stderrTailLines = 10
+)
+
+// CommandTransport is a Transport to a server run as a child process.
+type CommandTransport struct {
+	opts   CommandOptions
+	cmd    *exec.Cmd
+	stdin  *os.File
+	stdout *os.File
+	lines  *bufio.Reader // only the session's reader goroutine uses it
+	junk   int           // non-JSON lines seen; reader goroutine only
+
+	wmu      sync.Mutex // guards deadline arming of stdin (see Write)
+	wactive  bool
+	exited   chan struct{} // closed when the process has exited and been reaped
+	waitErr  error         // set before exited is closed
+	errDone  chan struct{} // closed when the stderr copy reached EOF
+	tail     *tailBuffer
+	closeMu  sync.Mutex // serialises Close
+	isClosed bool
+}
+
+// StartCommand starts the server process.
+func StartCommand(opts CommandOptions) (*CommandTransport, error) {
+	if opts.Grace <= 0 {
+		opts.Grace = DefaultGrace
+	}
+	if opts.Diag == nil {
+		opts.Diag = io.Discard
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, &TransportError{Op: "start server", Err: err}
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, &TransportError{Op: "start server", Err: err}
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, &TransportError{Op: "start server", Err: err}
+	}
+	cmd := exec.Command(opts.Path, opts.Args...)
+	cmd.Env = opts.Env
+	cmd.Dir = opts.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = sysProcAttr()
+	err = cmd.Start()
+	closeAll(inR, outW, errW) // the child has its own copies
+	if err != nil {
+		closeAll(inW, outR, errR)
+		return nil, &TransportError{Op: fmt.Sprintf("start server %q", opts.Path), Err: unwrapExec(err)}
+	}
+	t := &CommandTransport{
+		opts:    opts,
+		cmd:     cmd,
+		stdin:   inW,
+		stdout:  outR,
+		lines:   bufio.NewReaderSize(outR, readBufferSize),
+		exited:  make(chan struct{}),
+		errDone: make(chan struct{}),
+		tail:    &tailBuffer{max: stderrTailBytes},
+	}
+	go t.copyStderr(errR) // stops at EOF: when every holder of the pipe has exited
+	go func() {           // stops when the process exits
+		t.waitErr = cmd.Wait()
+		close(t.exited)
+	}()
+	return t, nil
+}
+
+func unwrapExec(err error) error {
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err
+	}
+	return err
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// Read returns the next JSON line from the server's stdout. Lines that are not
+// JSON are skipped with a warning; blank lines silently.
+func (t *CommandTransport) Read() ([]byte, error) {
+	for {
+		line, err := t.lines.ReadBytes('\n')
+		line = bytes.TrimRight(line, "\r\n")
+		if len(bytes.TrimSpace(line)) > 0 {
+			if first := bytes.TrimLeft(line, " \t")[0]; first == '{' || first == '[' {
+				return line, nil
+			}
+			t.warnJunk(line)
+		}
+		if err != nil {
+			return nil, t.endError(err)
+		}
+	}
+}
+
+func (t *CommandTransport) warnJunk(line []byte) {
+	t.junk++
+	switch {
+	case t.junk <= maxJunkWarnings:
+		fmt.Fprintf(t.opts.Diag, "mcpv: warning: skipped a line on the server's stdout that is not JSON: %s\n", quoteClip(line, 200))
+	case t.junk == maxJunkWarnings+1:
+		fmt.Fprintf(t.opts.Diag, "mcpv: warning: more non-JSON lines on the server's stdout; no longer reporting them\n")
+	}
+}
+
+// endError explains why stdout ended: usually the server exited.
+func (t *CommandTransport) endError(err error) error {
+	t.closeMu.Lock()
+	closed := t.isClosed
+	t.closeMu.Unlock()
+	if closed {
+		return &TransportError{Op: "connection closed"}
+	}
+	if !errors.Is(err, io.EOF) {
+		return &TransportError{Op: "read from server", Err: err}
+	}
+	select {
+	case <-t.exited:
+	case <-time.After(t.opts.Grace):
+		return &TransportError{Op: "server closed its stdout", StderrTail: t.stderrTail()}
+	}
+	return &TransportError{Op: "server " + describeExit(t.waitErr), StderrTail: t.stderrTail()}
+}
+
+func describeExit(err error) string {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return "exited"
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return "was killed by signal " + ws.Signal().String()
+		}
+		return fmt.Sprintf("exited with status %d", ee.ExitCode())
+	default:
+		return "exited: " + err.Error()
+	}
+}
+
+// stderrTail returns the server's last stderr lines once the copy has caught
+// up (bounded: a grandchild may hold the pipe open).
+func (t *CommandTransport) stderrTail() []string {
+	select {
+	case <-t.errDone:
+	case <-time.After(500 * time.Millisecond):
+	}
+	return t.tail.lines(stderrTailLines)
+}
+
+func (t *CommandTransport) copyStderr(r *os.File) {
+	defer close(t.errDone)
+	defer r.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			t.tail.Write(buf[:n])
+			if t.opts.Stderr != nil {
+				t.opts.Stderr.Write(buf[:n])
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Write sends one message and its newline. When ctx ends mid-write the pipe's
+// deadline fires and the half-written line leaves the connection unusable, so
+// stdin is closed.
+func (t *CommandTransport) Write(ctx context.Context, msg []byte) error {
+	t.wmu.Lock()
+	t.wactive = true
+	t.stdin.SetWriteDeadline(time.Time{})
+	t.wmu.Unlock()
+	stop := context.AfterFunc(ctx, func() {
+		t.wmu.Lock()
+		if t.wactive {
+			t.stdin.SetWriteDeadline(time.Now())
+		}
+		t.wmu.Unlock()
+	})
+	_, err := t.stdin.Write(msg)
+	if err == nil {
+		_, err = t.stdin.Write([]byte{'\n'})
+	}
+	stop()
+	t.wmu.Lock()
+	t.wactive = false
+	t.wmu.Unlock()
+	if err != nil {
+		if ctx.Err() != nil {
+			t.stdin.Close()
+			return context.Cause(ctx)
+		}
+		return &TransportError{Op: "write to server", Err: err}
+	}
+	return nil
+}
+
+// Close shuts the server down: close stdin, wait; SIGTERM to its process group,
+// wait; SIGKILL, wait. When ctx is done it goes straight to SIGKILL.
+func (t *CommandTransport) Close(ctx context.Context) error {
+	t.closeMu.Lock()
+	defer t.closeMu.Unlock()
+	if t.isClosed {
+		return nil
+	}
+	t.isClosed = true
+	t.stdin.Close()
+	pid := t.cmd.Process.Pid
+	if !t.waitExit(ctx, t.opts.Grace) {
+		killGroup(pid, syscall.SIGTERM)
+		if !t.waitExit(ctx, t.opts.Grace) {
+			killGroup(pid, syscall.SIGKILL)
+			t.waitExit(context.Background(), t.opts.Grace)
+		}
+	}
+	// The server is gone; anything it left behind in its group goes too.
+	killGroup(pid, syscall.SIGKILL)
+	t.stdout.Close()
+	return nil
+}
+
+// waitExit waits up to d for the process to exit; it gives up at once when ctx is done.
+func (t *CommandTransport) waitExit(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-t.exited:
+		return true
+	case <-timer.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Pid is the server's process id (also its process group id).
+func (t *CommandTransport) Pid() int { return t.cmd.Process.Pid }
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex // guards buf
+	max int
+	buf []byte
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - b.max; over > 0 {
+		b.buf = append(b.buf[:0], b.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+// lines returns up to n last non-empty lines.
+func (b *tailBuffer) lines(n int) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for _, l := range bytes.Split(b.buf, []byte{'\n'}) {
+		if l = bytes.TrimRight(l, "\r"); len(bytes.TrimSpace(l)) > 0 {
+			out = append(out, string(clip(l, 300)))
+		}
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out
+}
+
+func clip(b []byte, n int) []byte {
+	if len(b) <= n {
+		return b
+	}
+	return append(append([]byte{}, b[:n]...), fmt.Sprintf("… (%d more bytes)", len(b)-n)...)
+}
+
+func quoteClip(b []byte, n int) string {
+	if len(b) <= n {
+		return fmt.Sprintf("%q", b)
+	}
+	return fmt.Sprintf("%q… (%d more bytes)", b[:n], len(b)-n)
+}

@@ -1,0 +1,208 @@
+package output
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/itchyny/gojq"
+	"github.com/tidwall/pretty"
+)
+
+// Format says how values are written.
+type Format struct {
+	Pretty bool // indented; otherwise compact, one value per line
+	Color  bool
+	Raw    bool // strings from a filter are written without quotes (jq -r)
+}
+
+// ErrFalsy is returned by Printer.Print under ExitStatus when the last filter
+// output was false or null, or when there was none (jq -e).
+var ErrFalsy = errors.New("the last output was false or null")
+
+// Printer writes results to stdout: the server's JSON as received (key order,
+// number text, unknown fields), or the outputs of a jq filter.
+type Printer struct {
+	Out        io.Writer
+	Format     Format
+	Filter     *Filter // nil prints the value itself
+	ExitStatus bool    // jq -e
+}
+
+// Print writes one JSON value (or the filter's outputs for it).
+func (p *Printer) Print(raw []byte) error {
+	w := bufio.NewWriterSize(p.Out, 64<<10)
+	var err error
+	if p.Filter == nil {
+		err = p.writeRaw(w, raw)
+	} else {
+		err = p.runFilter(w, raw)
+	}
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+func (p *Printer) writeRaw(w *bufio.Writer, raw []byte) error {
+	if p.Format.Pretty || p.Format.Color {
+		out := raw
+		if p.Format.Pretty {
+			out = pretty.PrettyOptions(raw, &pretty.Options{Width: 80, Indent: "  "})
+		} else {
+			out = append(compact(nil, raw), '\n')
+		}
+		if p.Format.Color {
+			out = pretty.Color(out, nil)
+		}
+		_, err := w.Write(out)
+		return err
+	}
+	if err := writeCompact(w, raw); err != nil {
+		return err
+	}
+	return w.WriteByte('\n')
+}
+
+func (p *Printer) runFilter(w *bufio.Writer, raw []byte) error {
+	v, err := decodeExact(raw)
+	if err != nil {
+		return fmt.Errorf("decode result for --jq: %w", err)
+	}
+	iter := p.Filter.code.Run(v)
+	var last any
+	got := false
+	for {
+		out, ok := iter.Next()
+		if !ok {
+			break
+		}
+		if ferr, isErr := out.(error); isErr {
+			var halt *gojq.HaltError
+			if errors.As(ferr, &halt) && halt.Value() == nil {
+				break
+			}
+			return &FilterError{Err: ferr}
+		}
+		last, got = out, true
+		if err := p.writeValue(w, out); err != nil {
+			return err
+		}
+	}
+	if p.ExitStatus && (!got || last == nil || last == false) {
+		return ErrFalsy
+	}
+	return nil
+}
+
+func (p *Printer) writeValue(w *bufio.Writer, v any) error {
+	if s, ok := v.(string); ok && p.Format.Raw {
+		_, err := w.WriteString(s + "\n")
+		return err
+	}
+	b, err := gojq.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return p.writeRaw(w, b)
+}
+
+// decodeExact decodes JSON for gojq keeping numbers exact: integers of any
+// size stay integers and every number keeps its text until jq changes it.
+func decodeExact(raw []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// writeCompact writes src without insignificant whitespace, in runs, so a
+// large value is never copied whole.
+func writeCompact(w io.Writer, src []byte) error {
+	start := 0
+	for i := 0; i < len(src); {
+		switch src[i] {
+		case '"':
+			i = stringEnd(src, i)
+		case ' ', '\t', '\r', '\n':
+			if start < i {
+				if _, err := w.Write(src[start:i]); err != nil {
+					return err
+				}
+			}
+			i++
+			start = i
+		default:
+			i++
+		}
+	}
+	_, err := w.Write(src[start:])
+	return err
+}
+
+func compact(dst, src []byte) []byte {
+	var b bytes.Buffer
+	writeCompact(&b, src)
+	return append(dst, b.Bytes()...)
+}
+
+func stringEnd(data []byte, i int) int {
+	for i++; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// Filter is a compiled jq expression.
+type Filter struct {
+	code *gojq.Code
+}
+
+// FilterError is a jq expression that failed to parse or to run.
+type FilterError struct {
+	Err error
+}
+
+func (e *FilterError) Error() string { return "jq: " + e.Err.Error() }
+func (e *FilterError) Unwrap() error { return e.Err }
+
+// CompileFilter parses and compiles a jq expression. Parse errors point at the
+// offending column.
+func CompileFilter(expr string) (*Filter, error) {
+	q, err := gojq.Parse(expr)
+	if err != nil {
+		var pe *gojq.ParseError
+		if errors.As(err, &pe) {
+			return nil, &FilterError{Err: fmt.Errorf("%v\n    %s\n    %s^", err, expr, strings.Repeat(" ", caretColumn(expr, pe.Offset)))}
+		}
+		return nil, &FilterError{Err: err}
+	}
+	code, err := gojq.Compile(q, gojq.WithEnvironLoader(os.Environ))
+	if err != nil {
+		return nil, &FilterError{Err: err}
+	}
+	return &Filter{code: code}, nil
+}
+
+func caretColumn(expr string, offset int) int {
+	if offset > len(expr) {
+		offset = len(expr)
+	}
+	if offset > 0 {
+		offset--
+	}
+	return len([]rune(expr[:offset]))
+}

@@ -1,0 +1,69 @@
+// Package output owns mcpv's standard streams: what is a terminal, whether to
+// colour, and how JSON results and jq filter outputs are printed.
+package output
+
+import (
+	"io"
+	"os"
+	"sync"
+
+	"github.com/mattn/go-isatty"
+)
+
+// Streams are the standard streams of one mcpv run. Tests build their own.
+type Streams struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer // safe for concurrent use when built by System or NewStreams
+
+	InTTY, OutTTY, ErrTTY bool
+}
+
+// System returns the process's own streams.
+func System() *Streams {
+	return &Streams{
+		In:     os.Stdin,
+		Out:    os.Stdout,
+		Err:    &lockedWriter{w: os.Stderr},
+		InTTY:  isTerminal(os.Stdin),
+		OutTTY: isTerminal(os.Stdout),
+		ErrTTY: isTerminal(os.Stderr),
+	}
+}
+
+// NewStreams returns streams over the given readers and writers, none a terminal.
+func NewStreams(in io.Reader, out, err io.Writer) *Streams {
+	return &Streams{In: in, Out: out, Err: &lockedWriter{w: err}}
+}
+
+func isTerminal(f *os.File) bool {
+	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+}
+
+// lockedWriter keeps concurrent writers (mcpv's diagnostics and the server's
+// forwarded stderr) from interleaving within one Write.
+type lockedWriter struct {
+	mu sync.Mutex // guards w
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// UseColor decides colour: the --color flag, then NO_COLOR, then TERM=dumb,
+// then whether stdout is a terminal. getenv is os.Getenv outside tests.
+func UseColor(flag string, outTTY bool, getenv func(string) string) bool {
+	switch flag {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
+		return false
+	}
+	return outTTY
+}
