@@ -1,14 +1,24 @@
 module github.com/mcpv/mcpv
 
-go 1.26.8
+go 1.25.0
 
 require (
-	github.com/alecthomas/kong v1.17.0 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
-	github.com/itchyny/gojq v0.12.20 // indirect
+	github.com/alecthomas/kong v1.17.0
+	github.com/google/go-cmp v0.7.0
+	github.com/google/jsonschema-go v0.4.3
+	github.com/itchyny/gojq v0.12.20
+	github.com/mattn/go-isatty v0.0.24
+	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/tidwall/pretty v1.2.2
+)
+
+require (
 	github.com/itchyny/timefmt-go v0.1.9 // indirect
-	github.com/mattn/go-isatty v0.0.24 // indirect
-	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
-	github.com/tidwall/pretty v1.2.2 // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/oauth2 v0.35.0 // indirect
+	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/sys v0.41.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
 )

@@ -9,7 +9,7 @@ import (
 
 type callCmd struct {
 	Tool     string   `arg:"" help:"The tool's name."`
-	Pairs    []string `arg:"" optional:"" name:"key=value" help:"Arguments: key=value (a string) or key:=JSON (any JSON value)."`
+	Pairs    []string `arg:"" optional:"" sep:"none" name:"key=value" help:"Arguments: key=value (a string) or key:=JSON (any JSON value)."`
 	ArgsJSON string   `name:"args" placeholder:"JSON|@FILE|-" help:"Arguments as a JSON object, from a file (@FILE) or stdin (-); key=value pairs override its members."`
 
 	members []member

@@ -7,7 +7,7 @@ import (
 
 type getPromptCmd struct {
 	Name  string   `arg:"" help:"The prompt's name."`
-	Pairs []string `arg:"" optional:"" name:"key=value" help:"Prompt arguments (strings)."`
+	Pairs []string `arg:"" optional:"" sep:"none" name:"key=value" help:"Prompt arguments (strings)."`
 
 	members []member
 }

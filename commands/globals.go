@@ -10,7 +10,7 @@ import (
 
 // serverFlags choose and shape the server connection.
 type serverFlags struct {
-	Env             []string      `name:"env" placeholder:"KEY=VAL" help:"Set a variable in the stdio server's environment (repeatable)." group:"Server"`
+	Env             []string      `name:"env" sep:"none" placeholder:"KEY=VAL" help:"Set a variable in the stdio server's environment (repeatable)." group:"Server"`
 	Cwd             string        `name:"cwd" placeholder:"DIR" help:"Working directory of the stdio server." group:"Server" type:"existingdir"`
 	Timeout         time.Duration `name:"timeout" default:"10m" help:"Give up on a request after this long; 0 waits forever." group:"Server"`
 	ConnectTimeout  time.Duration `name:"connect-timeout" default:"60s" help:"Give up if the server has not started and answered initialize within this long." group:"Server"`

@@ -55,7 +55,9 @@ func (c *cli) Validate() error {
 }
 
 func (c *cli) Help() string {
-	return `mcpv talks to one MCP server per run: it starts the server (the command after --), negotiates, runs one operation, prints the result as JSON on stdout and exits with a code a script can trust. Diagnostics and the server's stderr go to stderr.
+	return `    mcpv [flags] <command> [args] -- SERVER-COMMAND [ARGS...]
+
+mcpv talks to one MCP server per run: it starts the server (the command after --), negotiates, runs one operation, prints the result as JSON on stdout and exits with a code a script can trust. Diagnostics and the server's stderr go to stderr.
 
 Exit codes:
 

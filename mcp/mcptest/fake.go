@@ -28,9 +28,11 @@ import (
 
 // EnvVar selects the fake's behaviours; EnvLog names a file where the fake
 // appends every message it receives, one per line.
+// EnvPid names a file where the fake writes its process id at start.
 const (
 	EnvVar = "MCPV_FAKE"
 	EnvLog = "MCPV_FAKE_LOG"
+	EnvPid = "MCPV_FAKE_PID"
 )
 
 // Behaviours, combined with commas in MCPV_FAKE:
@@ -131,6 +133,9 @@ func RunIfRequested() bool {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fake:", err)
 		os.Exit(2)
+	}
+	if path := os.Getenv(EnvPid); path != "" {
+		os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())), 0o644)
 	}
 	if c.ignoreExit {
 		signal.Ignore(syscall.SIGTERM, syscall.SIGINT)

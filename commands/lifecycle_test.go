@@ -1,0 +1,200 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
+	"github.com/mcpv/mcpv/output"
+)
+
+// fakeLogged is fake() with the fake's received messages logged to a file.
+func fakeLogged(t *testing.T, behaviour string) (tail []string, logPath string) {
+	logPath = filepath.Join(t.TempDir(), "received.ndjson")
+	return []string{"--env", mcptest.EnvVar + "=" + behaviour, "--env", mcptest.EnvLog + "=" + logPath, "--", os.Args[0]}, logPath
+}
+
+func readLog(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestTimeoutCancelsOnTheWire(t *testing.T) {
+	tail, log := fakeLogged(t, "hang")
+	start := time.Now()
+	r := mcpv(t, "", args([]string{"--timeout", "300ms", "call", "x"}, tail)...)
+	if r.code != 124 {
+		t.Fatalf("exit code = %d, want 124; stderr: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "tools/call: no answer within 300ms") {
+		t.Errorf("stderr = %q", r.stderr)
+	}
+	got := readLog(t, log)
+	if !strings.Contains(got, `"method":"notifications/cancelled","params":{"requestId":2,`) {
+		t.Errorf("server did not receive the cancellation of request 2; it got:\n%s", got)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
+func TestInterruptCancelsOnTheWire(t *testing.T) {
+	tail, log := fakeLogged(t, "hang")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	var out, errb bytes.Buffer
+	ios := output.NewStreams(strings.NewReader(""), &out, &errb)
+	done := make(chan int)
+	go func() { done <- run(ctx, args([]string{"call", "x"}, tail), ios, os.Environ()) }()
+	// Interrupt once the call is on the wire.
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(readLogIfAny(log), `"tools/call"`) {
+		if time.Now().After(deadline) {
+			t.Fatal("the call never reached the server")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel(ErrInterrupted)
+	if code := <-done; code != 130 {
+		t.Fatalf("exit code = %d, want 130; stderr: %s", code, errb.String())
+	}
+	if got := readLog(t, log); !strings.Contains(got, `"notifications/cancelled","params":{"requestId":2,"reason":"interrupted"}`) {
+		t.Errorf("no cancellation on the wire; server got:\n%s", got)
+	}
+}
+
+func readLogIfAny(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
+}
+
+func TestConnectTimeout(t *testing.T) {
+	// sleep never answers initialize.
+	r := mcpv(t, "", "--connect-timeout", "200ms", "ping", "--", "sleep", "30")
+	if r.code != 124 || !strings.Contains(r.stderr, "initialize: no answer within 200ms") {
+		t.Fatalf("code %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestServerIgnoringShutdownIsKilled(t *testing.T) {
+	start := time.Now()
+	r := mcpv(t, "", args([]string{"ping"}, fake("ignore-exit"))...)
+	if r.code != 0 {
+		t.Fatalf("code %d: %s", r.code, r.stderr)
+	}
+	// close stdin, 2s, SIGTERM (ignored), 2s, SIGKILL.
+	if d := time.Since(start); d > 8*time.Second {
+		t.Errorf("shutdown took %v", d)
+	}
+}
+
+func TestHundredMegabyteResult(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large")
+	}
+	const n = 100 << 20
+	var out, errb bytes.Buffer
+	ios := output.NewStreams(strings.NewReader(""), &out, &errb)
+	code := run(context.Background(), args([]string{"call", "big"}, fake("big=104857600")), ios, os.Environ())
+	if code != 0 {
+		t.Fatalf("code %d: %s", code, errb.String())
+	}
+	want := `{"content":[{"type":"text","text":"`
+	if got := out.Len(); got != len(want)+n+len(`"}]}`)+1 {
+		t.Fatalf("stdout is %d bytes, want %d", got, len(want)+n+len(`"}]}`)+1)
+	}
+	if !bytes.HasPrefix(out.Bytes(), []byte(want)) || !bytes.HasSuffix(out.Bytes(), []byte("xxx\"}]}\n")) {
+		t.Errorf("stdout starts %q and ends %q", out.Bytes()[:60], out.Bytes()[out.Len()-20:])
+	}
+}
+
+// blockingReader is a stdin that is open and silent, as in many CI jobs.
+type blockingReader struct{}
+
+func (blockingReader) Read([]byte) (int, error) { select {} }
+
+func TestSilentStdinIsNotRead(t *testing.T) {
+	var out, errb bytes.Buffer
+	ios := output.NewStreams(blockingReader{}, &out, &errb)
+	done := make(chan int)
+	go func() { done <- run(context.Background(), args([]string{"call", "x", "a=1"}, fake("plain")), ios, os.Environ()) }()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("code %d: %s", code, errb.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("mcpv waited on stdin")
+	}
+}
+
+func TestArgsFromStdinWhenAsked(t *testing.T) {
+	tail, log := fakeLogged(t, "plain")
+	r := mcpv(t, `{"b": [1, 2], "a": "x"}`, args([]string{"call", "x", "--args", "-", "a:=7"}, tail)...)
+	if r.code != 0 {
+		t.Fatalf("code %d: %s", r.code, r.stderr)
+	}
+	if got := readLog(t, log); !strings.Contains(got, `"params":{"name":"x","arguments":{"b":[1,2],"a":7}}`) {
+		t.Errorf("server got:\n%s", got)
+	}
+}
+
+func TestUsageErrorsStartNoServer(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "started")
+	server := []string{"--", "sh", "-c", "touch " + marker}
+	tests := []struct {
+		args   []string
+		errHas string
+	}{
+		{[]string{"call"}, "expected"},
+		{[]string{"call", "x", "novalue"}, "want key=value"},
+		{[]string{"call", "x", "a:={bad"}, "not valid JSON"},
+		{[]string{"get-prompt", "p", "a:=1"}, "prompt arguments are strings"},
+		{[]string{"-q", ".[", "ping"}, "jq:"},
+		{[]string{"--env", "NOEQUALS", "ping"}, "KEY=VALUE"},
+		{[]string{"--bogus", "ping"}, "unknown flag"},
+		{[]string{"-r", "ping"}, "need --jq"},
+		{[]string{"--pretty", "-c", "ping"}, "can't be used together"},
+		{[]string{"--color", "sometimes", "ping"}, "must be one of"},
+		{[]string{"request", "x/y", "[1]"}, "want a JSON object"},
+		{[]string{"request", "x/y", "{"}, "not valid JSON"},
+		{[]string{"call", "x", "--args", "@/nonexistent/file"}, "no such file"},
+	}
+	for _, tt := range tests {
+		r := mcpv(t, "", append(tt.args, server...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, tt.errHas) {
+			t.Errorf("%q: code %d, stderr %q; want 2 and %q", tt.args, r.code, r.stderr, tt.errHas)
+		}
+		if strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 && !strings.Contains(r.stderr, "jq") {
+			t.Errorf("%q: stderr is not one line: %q", tt.args, r.stderr)
+		}
+	}
+	if r := mcpv(t, "", "ping"); r.code != 2 || !strings.Contains(r.stderr, "no server given") {
+		t.Errorf("no server: code %d, stderr %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a usage error started the server")
+	}
+}
+
+func TestServerNotFound(t *testing.T) {
+	r := mcpv(t, "", "ping", "--", "/nonexistent/mcp-server")
+	if r.code != 4 || !strings.Contains(r.stderr, `start server "/nonexistent/mcp-server"`) {
+		t.Fatalf("code %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestServerExitsAtOnce(t *testing.T) {
+	r := mcpv(t, "", "ping", "--", "sh", "-c", "echo 'cannot open database' >&2; exit 7")
+	if r.code != 4 || !strings.Contains(r.stderr, "exited with status 7") || !strings.Contains(r.stderr, "| cannot open database") {
+		t.Fatalf("code %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,236 @@
+// Package e2e runs the mcpv binary as a user would: real processes, real
+// signals, real pipes. The test binary doubles as the fake server.
+package e2e
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
+)
+
+var mcpvBin string
+
+func TestMain(m *testing.M) {
+	if mcptest.RunIfRequested() {
+		return
+	}
+	dir, err := os.MkdirTemp("", "mcpv-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	mcpvBin = filepath.Join(dir, "mcpv")
+	build := exec.Command("go", "build", "-o", mcpvBin, "..")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build mcpv:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// server holds the files through which a fake server reports on itself.
+type server struct {
+	behaviour, log, pid string
+}
+
+func newServer(t *testing.T, behaviour string) *server {
+	dir := t.TempDir()
+	return &server{behaviour, filepath.Join(dir, "log"), filepath.Join(dir, "pid")}
+}
+
+func (s *server) args() []string {
+	return []string{
+		"--env", mcptest.EnvVar + "=" + s.behaviour,
+		"--env", mcptest.EnvLog + "=" + s.log,
+		"--env", mcptest.EnvPid + "=" + s.pid,
+		"--", os.Args[0],
+	}
+}
+
+func (s *server) received() string {
+	b, _ := os.ReadFile(s.log)
+	return string(b)
+}
+
+// waitFor polls until the server has received a message containing text.
+func (s *server) waitFor(t *testing.T, text string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(s.received(), text) {
+		if time.Now().After(deadline) {
+			t.Fatalf("server never received %q; got:\n%s", text, s.received())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// gone reports whether the server's process group has no process left.
+func (s *server) gone(t *testing.T) bool {
+	t.Helper()
+	b, err := os.ReadFile(s.pid)
+	if err != nil {
+		t.Fatalf("server pid: %v", err)
+	}
+	pid, _ := strconv.Atoi(string(b))
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		if errors.Is(syscall.Kill(-pid, 0), syscall.ESRCH) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+type run struct {
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
+}
+
+func start(t *testing.T, args ...string) *run {
+	t.Helper()
+	r := &run{cmd: exec.Command(mcpvBin, args...)}
+	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.cmd.Process.Kill() })
+	return r
+}
+
+// wait returns the exit code and how long the wait took.
+func (r *run) wait(t *testing.T, bound time.Duration) (int, time.Duration) {
+	t.Helper()
+	begin := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- r.cmd.Wait() }()
+	select {
+	case <-done:
+		return r.cmd.ProcessState.ExitCode(), time.Since(begin)
+	case <-time.After(bound):
+		t.Fatalf("mcpv still running after %v; stderr:\n%s", bound, r.stderr.String())
+		return -1, 0
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	tests := []struct {
+		name      string
+		behaviour string
+		args      []string
+		want      int
+	}{
+		{"success", "plain", []string{"call", "x"}, 0},
+		{"tool isError", "tool-error", []string{"call", "x"}, 1},
+		{"jq exit status", "plain", []string{"ping", "-e", "-q", ".missing"}, 1},
+		{"usage", "plain", []string{"call", "x", "a:={"}, 2},
+		{"json-rpc error", "rpc-error", []string{"call", "x"}, 3},
+		{"missing capability", "no-tools", []string{"call", "x"}, 3},
+		{"server crashed", "crash", []string{"call", "x"}, 4},
+		{"unsupported version", "version=2000-01-01", []string{"ping"}, 4},
+		{"timeout", "hang", []string{"--timeout", "200ms", "call", "x"}, 124},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newServer(t, tt.behaviour)
+			r := start(t, append(tt.args, s.args()...)...)
+			if code, _ := r.wait(t, 20*time.Second); code != tt.want {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tt.want, r.stderr.String())
+			}
+		})
+	}
+}
+
+func TestCtrlC(t *testing.T) {
+	s := newServer(t, "hang")
+	r := start(t, append([]string{"call", "slow"}, s.args()...)...)
+	s.waitFor(t, `"tools/call"`)
+	r.cmd.Process.Signal(os.Interrupt)
+	code, took := r.wait(t, 10*time.Second)
+	if code != 130 {
+		t.Errorf("exit code %d, want 130; stderr:\n%s", code, r.stderr.String())
+	}
+	if !strings.Contains(s.received(), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"interrupted"}}`) {
+		t.Errorf("no cancellation on the wire; server got:\n%s", s.received())
+	}
+	if !s.gone(t) {
+		t.Error("the server outlived mcpv")
+	}
+	t.Logf("exit after Ctrl-C took %v", took)
+}
+
+func TestSecondCtrlCKillsAtOnce(t *testing.T) {
+	s := newServer(t, "hang,ignore-exit")
+	r := start(t, append([]string{"call", "slow"}, s.args()...)...)
+	s.waitFor(t, `"tools/call"`)
+	r.cmd.Process.Signal(os.Interrupt)
+	s.waitFor(t, `notifications/cancelled`)
+	time.Sleep(100 * time.Millisecond)
+	r.cmd.Process.Signal(os.Interrupt)
+	code, took := r.wait(t, 10*time.Second)
+	if code != 130 {
+		t.Errorf("exit code %d, want 130", code)
+	}
+	// The graceful path would wait out two 2s grace periods.
+	if took > 1500*time.Millisecond {
+		t.Errorf("second Ctrl-C took %v to end mcpv", took)
+	}
+	if !s.gone(t) {
+		t.Error("the server outlived mcpv")
+	}
+}
+
+func TestServerDiesWithKilledMcpv(t *testing.T) {
+	s := newServer(t, "hang,ignore-exit")
+	r := start(t, append([]string{"call", "slow"}, s.args()...)...)
+	s.waitFor(t, `"tools/call"`)
+	r.cmd.Process.Kill()
+	r.wait(t, 5*time.Second)
+	if !s.gone(t) {
+		t.Error("the server outlived a killed mcpv")
+	}
+}
+
+func TestClosedPipeIsSuccess(t *testing.T) {
+	s := newServer(t, "big=20000000")
+	script := fmt.Sprintf(`%q "$@" | head -c 10 >/dev/null; exit ${PIPESTATUS[0]}`, mcpvBin)
+	cmd := exec.Command("bash", append([]string{"-c", script, "mcpv", "call", "x"}, s.args()...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mcpv | head: %v\n%s", err, out)
+	}
+	if len(out) > 0 {
+		t.Errorf("unexpected output: %s", out)
+	}
+}
+
+func TestSilentOpenStdin(t *testing.T) {
+	s := newServer(t, "plain")
+	r := &run{cmd: exec.Command(mcpvBin, append([]string{"list-tools"}, s.args()...)...)}
+	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
+	pr, pw, _ := os.Pipe() // open, never written, never closed until the end
+	defer pw.Close()
+	r.cmd.Stdin = pr
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pr.Close()
+	t.Cleanup(func() { r.cmd.Process.Kill() })
+	if code, _ := r.wait(t, 15*time.Second); code != 0 {
+		t.Fatalf("exit %d: %s", code, r.stderr.String())
+	}
+}
