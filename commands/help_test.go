@@ -1,0 +1,56 @@
+package commands
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the help golden files")
+
+// Help output is part of the interface: it is pinned here, and
+// `go test ./commands -run TestHelp -update` rewrites it after a deliberate change.
+func TestHelp(t *testing.T) {
+	commands := []string{"", "info", "ping", "list-tools", "call", "list-resources",
+		"list-resource-templates", "read", "list-prompts", "get-prompt", "request"}
+	for _, c := range commands {
+		name := c
+		if name == "" {
+			name = "mcpv"
+		}
+		t.Run(name, func(t *testing.T) {
+			argv := strings.Fields(c + " --help")
+			r := mcpv(t, "", argv...)
+			if r.code != 0 || r.stderr != "" {
+				t.Fatalf("exit code %d, stderr %q", r.code, r.stderr)
+			}
+			golden := filepath.Join("testdata", "help", name+".txt")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, []byte(r.stdout), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if d := cmp.Diff(string(want), r.stdout); d != "" {
+				t.Errorf("help changed (-golden +got); run with -update if intended:\n%s", d)
+			}
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	r := mcpv(t, "", "--version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "mcpv ") {
+		t.Fatalf("code %d, stdout %q", r.code, r.stdout)
+	}
+}
