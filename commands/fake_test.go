@@ -60,4 +60,3 @@ func TestFakeServer(t *testing.T) {
 		})
 	}
 }
-

@@ -125,7 +125,9 @@ func TestSilentStdinIsNotRead(t *testing.T) {
 	var out, errb bytes.Buffer
 	ios := output.NewStreams(blockingReader{}, &out, &errb)
 	done := make(chan int)
-	go func() { done <- run(context.Background(), args([]string{"call", "x", "a=1"}, fake("plain")), ios, os.Environ()) }()
+	go func() {
+		done <- run(context.Background(), args([]string{"call", "x", "a=1"}, fake("plain")), ios, os.Environ())
+	}()
 	select {
 	case code := <-done:
 		if code != 0 {
