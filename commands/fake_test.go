@@ -32,6 +32,8 @@ func TestFakeServer(t *testing.T) {
 		{name: "bad version", args: []string{"ping"}, behaviour: "version=1999-01-01", wantCode: 4, errHas: `"1999-01-01" to our "2025-11-25"`},
 		{name: "forced version refused", args: []string{"--protocol-version", "2025-06-18", "ping"}, behaviour: "version=2025-03-26", wantCode: 4, errHas: `"2025-03-26" to our "2025-06-18"`},
 		{name: "crash quotes stderr", args: []string{"--quiet", "call", "x"}, behaviour: "crash", wantCode: 4, errHas: "| fake: panic: something broke"},
+		{name: "version retry", args: []string{"info", "-q", ".protocolVersion"}, behaviour: "supported=2025-06-18", wantCode: 0, wantOut: `"2025-06-18"` + "\n"},
+		{name: "version refused", args: []string{"ping"}, behaviour: "supported=1999-01-01", wantCode: 4, errHas: `refused protocol version "2025-11-25" and supports only 1999-01-01`},
 		{name: "pages merged", args: []string{"list-tools", "-q", "[.tools[].name]"}, behaviour: "pages=3", wantCode: 0, wantOut: `["tool0","tool1","tool2"]` + "\n"},
 		{name: "max pages keeps cursor", args: []string{"list-tools", "--max-pages", "2", "-q", ".nextCursor"}, behaviour: "pages=3", wantCode: 0, wantOut: `"page-2"` + "\n", errHas: "--cursor"},
 		{name: "cursor one page", args: []string{"list-tools", "--cursor", "page-1"}, behaviour: "pages=3", wantCode: 0,

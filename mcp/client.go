@@ -58,15 +58,21 @@ func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, e
 	if caps == nil {
 		caps = json.RawMessage(`{}`)
 	}
-	params, err := json.Marshal(struct {
-		ProtocolVersion string          `json:"protocolVersion"`
-		Capabilities    json.RawMessage `json:"capabilities"`
-		ClientInfo      Implementation  `json:"clientInfo"`
-	}{offered, caps, opts.Info})
-	if err != nil {
-		return nil, err
+	raw, err := initialize(ctx, s, offered, caps, opts.Info)
+	var ce *CallError
+	if errors.As(err, &ce) {
+		// A server may refuse our version with -32602 and data.supported
+		// (digest §2): retry once with the newest version both sides speak,
+		// unless the user chose the version.
+		if supported, ok := serverVersions(ce.Err); ok {
+			v := mutualVersion(supported)
+			if opts.ProtocolVersion != "" || v == "" || v == offered {
+				return nil, &VersionError{Offered: offered, ServerSupports: supported, Accepted: accepted(opts)}
+			}
+			offered = v
+			raw, err = initialize(ctx, s, offered, caps, opts.Info)
+		}
 	}
-	raw, err := s.Call(ctx, "initialize", params)
 	if err != nil {
 		return nil, err
 	}
@@ -77,12 +83,8 @@ func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, e
 	if err := json.Unmarshal(raw, &res); err != nil || !IsObject(raw) {
 		return nil, &TransportError{Op: "initialize", Err: fmt.Errorf("malformed result: %.200s", raw)}
 	}
-	accepted := SupportedVersions
-	if opts.ProtocolVersion != "" {
-		accepted = []string{opts.ProtocolVersion}
-	}
-	if !slices.Contains(accepted, res.ProtocolVersion) {
-		return nil, &VersionError{Offered: offered, Answered: res.ProtocolVersion, Accepted: accepted}
+	if !slices.Contains(accepted(opts), res.ProtocolVersion) {
+		return nil, &VersionError{Offered: offered, Answered: res.ProtocolVersion, Accepted: accepted(opts)}
 	}
 	if err := s.Notify(ctx, "notifications/initialized", nil); err != nil {
 		return nil, err
@@ -94,6 +96,51 @@ func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, e
 		ProtocolVersion:  res.ProtocolVersion,
 		capabilities:     res.Capabilities,
 	}, nil
+}
+
+// accepted lists the versions mcpv takes in an answer.
+func accepted(opts ClientOptions) []string {
+	if opts.ProtocolVersion != "" {
+		return []string{opts.ProtocolVersion}
+	}
+	return SupportedVersions
+}
+
+func initialize(ctx context.Context, s *Session, version string, caps json.RawMessage, info Implementation) (json.RawMessage, error) {
+	params, err := json.Marshal(struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ClientInfo      Implementation  `json:"clientInfo"`
+	}{version, caps, info})
+	if err != nil {
+		return nil, err
+	}
+	return s.Call(ctx, "initialize", params)
+}
+
+// serverVersions reads the versions listed by an "unsupported protocol
+// version" error (-32602 with data.supported).
+func serverVersions(e *RPCError) (supported []string, ok bool) {
+	if e.Code != CodeInvalidParams {
+		return nil, false
+	}
+	var data struct {
+		Supported []string `json:"supported"`
+	}
+	if json.Unmarshal(e.Data, &data) != nil || len(data.Supported) == 0 {
+		return nil, false
+	}
+	return data.Supported, true
+}
+
+// mutualVersion returns the newest version mcpv speaks among supported, or "".
+func mutualVersion(supported []string) string {
+	for _, v := range SupportedVersions {
+		if slices.Contains(supported, v) {
+			return v
+		}
+	}
+	return ""
 }
 
 // HasCapability reports whether the server declared the capability at the

@@ -71,13 +71,18 @@ func (e *TransportError) Error() string {
 func (e *TransportError) Unwrap() error { return e.Err }
 
 // VersionError means the server answered initialize with a protocol version
-// mcpv does not accept.
+// mcpv does not accept, or refused ours listing only versions mcpv does not speak.
 type VersionError struct {
 	Offered, Answered string
+	ServerSupports    []string // when the server refused with an error instead
 	Accepted          []string
 }
 
 func (e *VersionError) Error() string {
+	if e.Answered == "" {
+		return fmt.Sprintf("server refused protocol version %q and supports only %s; mcpv accepts %s",
+			e.Offered, strings.Join(e.ServerSupports, ", "), strings.Join(e.Accepted, ", "))
+	}
 	return fmt.Sprintf("server answered protocol version %q to our %q; mcpv accepts %s",
 		e.Answered, e.Offered, strings.Join(e.Accepted, ", "))
 }

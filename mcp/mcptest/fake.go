@@ -53,7 +53,9 @@ const (
 //	pages=N       tools/list in N pages of one tool each
 //	ask=METHOD    before answering tools/call, send the client a METHOD request
 //	tool-error    tools/call answers with isError: true
+//	supported=V   refuse any other initialize version with -32602 and data.supported
 type config struct {
+	supported  string
 	version    string
 	noTools    bool
 	big        int
@@ -115,6 +117,8 @@ func parseConfig(s string) (config, error) {
 			c.ask = v
 		case "tool-error":
 			c.toolError = true
+		case "supported":
+			c.supported = v
 		default:
 			return c, fmt.Errorf("unknown fake behaviour %q", k)
 		}
@@ -223,12 +227,16 @@ func (s *server) result(id json.RawMessage, result string) {
 func (s *server) answer(m msg) {
 	switch m.Method {
 	case "initialize":
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		json.Unmarshal(m.Params, &p)
+		if s.c.supported != "" && p.ProtocolVersion != s.c.supported {
+			s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"Unsupported protocol version","data":{"supported":[%q],"requested":%q}}}`, m.ID, s.c.supported, p.ProtocolVersion))
+			return
+		}
 		version := s.c.version
 		if version == "" {
-			var p struct {
-				ProtocolVersion string `json:"protocolVersion"`
-			}
-			json.Unmarshal(m.Params, &p)
 			version = p.ProtocolVersion
 		}
 		caps := `{"tools":{},"resources":{},"prompts":{}}`
