@@ -1,14 +1,14 @@
 package commands
 
 import (
+	"github.com/mcpv/mcpv/internal/rawjson"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-
-	"github.com/mcpv/mcpv/mcp"
 )
 
 // member is one key and its raw JSON value, kept in the order given.
@@ -79,7 +79,7 @@ func readJSONArg(flag, v string, stdin io.Reader) (json.RawMessage, error) {
 // objectMembers splits a raw JSON object into members, in order.
 func objectMembers(flag string, raw json.RawMessage) ([]member, error) {
 	var out []member
-	err := mcp.ForEachMember(raw, func(k string, v []byte) error {
+	err := rawjson.ForEachMember(raw, func(k string, v []byte) error {
 		out = append(out, member{k, v})
 		return nil
 	})

@@ -1,10 +1,10 @@
 package commands
 
 import (
+	"github.com/mcpv/mcpv/internal/rawjson"
+
 	"context"
 	"encoding/json"
-
-	"github.com/mcpv/mcpv/mcp"
 )
 
 type callCmd struct {
@@ -55,14 +55,7 @@ func (c *callCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	client, err := a.connect(ctx)
-	if err != nil {
-		return err
-	}
-	if err := client.Require("tools", "tools/call"); err != nil {
-		return err
-	}
-	res, err := client.Call(ctx, "tools/call", params)
+	res, err := a.request(ctx, "tools", "tools/call", params)
 	if err != nil {
 		return err
 	}
@@ -78,7 +71,7 @@ func (c *callCmd) Run(ctx context.Context, a *app) error {
 // isToolError reports a CallToolResult with isError: true.
 func isToolError(res json.RawMessage) bool {
 	failed := false
-	mcp.ForEachMember(res, func(k string, v []byte) error {
+	rawjson.ForEachMember(res, func(k string, v []byte) error {
 		if k == "isError" && string(v) == "true" {
 			failed = true
 		}

@@ -35,14 +35,7 @@ func (c *getPromptCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	client, err := a.connect(ctx)
-	if err != nil {
-		return err
-	}
-	if err := client.Require("prompts", "prompts/get"); err != nil {
-		return err
-	}
-	res, err := client.Call(ctx, "prompts/get", params)
+	res, err := a.request(ctx, "prompts", "prompts/get", params)
 	if err != nil {
 		return err
 	}

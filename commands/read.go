@@ -20,14 +20,7 @@ func (c *readCmd) Run(ctx context.Context, a *app) error {
 	params, _ := json.Marshal(struct {
 		URI string `json:"uri"`
 	}{c.URI})
-	client, err := a.connect(ctx)
-	if err != nil {
-		return err
-	}
-	if err := client.Require("resources", "resources/read"); err != nil {
-		return err
-	}
-	res, err := client.Call(ctx, "resources/read", params)
+	res, err := a.request(ctx, "resources", "resources/read", params)
 	if err != nil {
 		return err
 	}

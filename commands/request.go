@@ -1,11 +1,11 @@
 package commands
 
 import (
+	"github.com/mcpv/mcpv/internal/rawjson"
+
 	"context"
 	"fmt"
 	"strings"
-
-	"github.com/mcpv/mcpv/mcp"
 )
 
 type requestCmd struct {
@@ -37,7 +37,7 @@ func (c *requestCmd) Run(ctx context.Context, a *app) error {
 		if err != nil {
 			return usageError{err}
 		}
-		if !mcp.IsObject(raw) {
+		if !rawjson.IsObject(raw) {
 			return usageErrorf("params: want a JSON object")
 		}
 		params = raw

@@ -76,6 +76,19 @@ func (a *app) close() {
 	}
 }
 
+// request connects, checks that the server declared capability, sends the
+// request and returns its raw result.
+func (a *app) request(ctx context.Context, capability, method string, params json.RawMessage) (json.RawMessage, error) {
+	client, err := a.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := client.Require(capability, method); err != nil {
+		return nil, err
+	}
+	return client.Call(ctx, method, params)
+}
+
 // print writes a result to stdout through the --jq filter and format flags.
 func (a *app) print(raw json.RawMessage) error {
 	return a.flags.outputFlags.printer(a.ios, a.getenv).Print(raw)

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"github.com/mcpv/mcpv/internal/rawjson"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -80,7 +82,7 @@ func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, e
 		ProtocolVersion string                     `json:"protocolVersion"`
 		Capabilities    map[string]json.RawMessage `json:"capabilities"`
 	}
-	if err := json.Unmarshal(raw, &res); err != nil || !IsObject(raw) {
+	if err := json.Unmarshal(raw, &res); err != nil || !rawjson.IsObject(raw) {
 		return nil, &TransportError{Op: "initialize", Err: fmt.Errorf("malformed result: %.200s", raw)}
 	}
 	if !slices.Contains(accepted(opts), res.ProtocolVersion) {

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"github.com/mcpv/mcpv/internal/rawjson"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,7 +39,7 @@ func (m *message) isNotification() bool { return m.Method != "" && m.ID == nil }
 // decodeMessages decodes one wire unit: a JSON object, or a JSON array of
 // objects (a batch, which 2025-03-26 peers may send). Values are sub-slices of data.
 func decodeMessages(data []byte) ([]message, error) {
-	i := skipSpace(data, 0)
+	i := rawjson.SkipSpace(data, 0)
 	if i < len(data) && data[i] == '[' {
 		var items []json.RawMessage
 		if err := json.Unmarshal(data, &items); err != nil {
@@ -66,7 +68,7 @@ func decodeMessages(data []byte) ([]message, error) {
 func decodeMessage(data []byte) (message, error) {
 	var m message
 	var hasResult bool
-	err := ForEachMember(data, func(key string, v []byte) error {
+	err := rawjson.ForEachMember(data, func(key string, v []byte) error {
 		switch key {
 		case "id":
 			if string(v) != "null" {

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"github.com/mcpv/mcpv/internal/rawjson"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -74,7 +76,7 @@ func cursorParams(cursor string) json.RawMessage {
 // splitPage returns a page's items and its nextCursor ("" at the end; some
 // servers send "" or null for the last page).
 func splitPage(page json.RawMessage, key string) (items []json.RawMessage, next string, err error) {
-	err = ForEachMember(page, func(k string, v []byte) error {
+	err = rawjson.ForEachMember(page, func(k string, v []byte) error {
 		switch k {
 		case key:
 			if string(v) == "null" {
@@ -118,7 +120,7 @@ func mergePages(first json.RawMessage, key string, items []json.RawMessage, next
 		b.WriteByte(']')
 	}
 	wrote := false
-	ForEachMember(first, func(k string, v []byte) error {
+	rawjson.ForEachMember(first, func(k string, v []byte) error {
 		switch k {
 		case key:
 			writeItems()

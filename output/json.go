@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/itchyny/gojq"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/tidwall/pretty"
 )
 
@@ -63,7 +64,7 @@ func (p *Printer) writeRaw(w *bufio.Writer, raw []byte) error {
 		_, err := w.Write(out)
 		return err
 	}
-	if err := writeCompact(w, raw); err != nil {
+	if err := rawjson.WriteCompact(w, raw); err != nil {
 		return err
 	}
 	return w.WriteByte('\n')
@@ -124,46 +125,10 @@ func decodeExact(raw []byte) (any, error) {
 	return v, nil
 }
 
-// writeCompact writes src without insignificant whitespace, in runs, so a
-// large value is never copied whole.
-func writeCompact(w io.Writer, src []byte) error {
-	start := 0
-	for i := 0; i < len(src); {
-		switch src[i] {
-		case '"':
-			i = stringEnd(src, i)
-		case ' ', '\t', '\r', '\n':
-			if start < i {
-				if _, err := w.Write(src[start:i]); err != nil {
-					return err
-				}
-			}
-			i++
-			start = i
-		default:
-			i++
-		}
-	}
-	_, err := w.Write(src[start:])
-	return err
-}
-
 func compact(dst, src []byte) []byte {
 	var b bytes.Buffer
-	writeCompact(&b, src)
+	rawjson.WriteCompact(&b, src)
 	return append(dst, b.Bytes()...)
-}
-
-func stringEnd(data []byte, i int) int {
-	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
 }
 
 // Filter is a compiled jq expression.

@@ -1,15 +1,15 @@
-package mcp
+// Package rawjson reads and writes JSON text without decoding it: the top
+// level of an object, and compaction. Results travel through mcpv as the bytes
+// the server sent; a 100 MB result must not be copied or re-encoded just to
+// find the "id" next to it.
+package rawjson
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 )
-
-// This file reads the top level of a JSON object without decoding its values.
-// Results travel through mcpv as the bytes the server sent; a 100 MB result must
-// not be copied or re-encoded just to find the "id" next to it. Member values are
-// returned as sub-slices of the input.
 
 var errNotObject = errors.New("not a JSON object")
 
@@ -20,11 +20,11 @@ func ForEachMember(data []byte, fn func(key string, value []byte) error) error {
 	if !json.Valid(data) {
 		return errors.New("invalid JSON")
 	}
-	i := skipSpace(data, 0)
+	i := SkipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return errNotObject
 	}
-	i = skipSpace(data, i+1)
+	i = SkipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
 		return nil
 	}
@@ -34,28 +34,29 @@ func ForEachMember(data []byte, fn func(key string, value []byte) error) error {
 		if err := json.Unmarshal(data[i:end], &key); err != nil {
 			return fmt.Errorf("object key: %w", err)
 		}
-		i = skipSpace(data, end)
-		i = skipSpace(data, i+1) // the ':'
+		i = SkipSpace(data, end)
+		i = SkipSpace(data, i+1) // the ':'
 		end = valueEnd(data, i)
 		if err := fn(key, data[i:end]); err != nil {
 			return err
 		}
-		i = skipSpace(data, end)
+		i = SkipSpace(data, end)
 		if i < len(data) && data[i] == '}' {
 			return nil
 		}
-		i = skipSpace(data, i+1) // the ','
+		i = SkipSpace(data, i+1) // the ','
 	}
 	return errNotObject
 }
 
 // IsObject reports whether data holds a JSON object (it does not validate it).
 func IsObject(data []byte) bool {
-	i := skipSpace(data, 0)
+	i := SkipSpace(data, 0)
 	return i < len(data) && data[i] == '{'
 }
 
-func skipSpace(data []byte, i int) int {
+// SkipSpace returns the index of the first byte at or after i that is not JSON whitespace.
+func SkipSpace(data []byte, i int) int {
 	for i < len(data) {
 		switch data[i] {
 		case ' ', '\t', '\r', '\n':
@@ -114,4 +115,29 @@ func stringEnd(data []byte, i int) int {
 		}
 	}
 	return i
+}
+
+// WriteCompact writes src without insignificant whitespace, in runs, so a
+// large value is never copied whole. Strings, numbers and key order are kept
+// byte for byte.
+func WriteCompact(w io.Writer, src []byte) error {
+	start := 0
+	for i := 0; i < len(src); {
+		switch src[i] {
+		case '"':
+			i = stringEnd(src, i)
+		case ' ', '\t', '\r', '\n':
+			if start < i {
+				if _, err := w.Write(src[start:i]); err != nil {
+					return err
+				}
+			}
+			i++
+			start = i
+		default:
+			i++
+		}
+	}
+	_, err := w.Write(src[start:])
+	return err
 }
