@@ -1,0 +1,53 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/mcpv/mcpv/output"
+)
+
+func TestTerminalOutput(t *testing.T) {
+	tests := []struct {
+		name         string
+		env          []string
+		flags        []string
+		wantColor    bool
+		wantIndented bool
+	}{
+		{"terminal", nil, nil, true, true},
+		{"NO_COLOR", []string{"NO_COLOR=1"}, nil, false, true},
+		{"TERM=dumb", []string{"TERM=dumb"}, nil, false, true},
+		{"--color never", nil, []string{"--color", "never"}, false, true},
+		{"--compact", nil, []string{"-c"}, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			ios := output.NewStreams(strings.NewReader(""), &out, &errb)
+			ios.OutTTY = true
+			env := append(os.Environ(), "NO_COLOR=", "TERM=xterm")
+			env = append(env, tt.env...)
+			code := run(context.Background(), args(tt.flags, []string{"call", "echo", "message=hi"}, demo()), ios, env)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			if got := strings.Contains(out.String(), "\x1b["); got != tt.wantColor {
+				t.Errorf("colour = %v, want %v: %q", got, tt.wantColor, out.String())
+			}
+			if got := strings.Contains(out.String(), "\n  "); got != tt.wantIndented {
+				t.Errorf("indented = %v, want %v: %q", got, tt.wantIndented, out.String())
+			}
+		})
+	}
+}
+
+func TestPipeOutputForcedColour(t *testing.T) {
+	r := mcpv(t, "", args([]string{"--color", "always", "ping"}, demo())...)
+	if r.code != 0 || !strings.Contains(r.stdout, "\x1b[") || strings.Count(r.stdout, "\n") != 1 {
+		t.Fatalf("code %d, stdout %q", r.code, r.stdout)
+	}
+}
