@@ -1,0 +1,468 @@
+#!/usr/bin/env bash
+# End-to-end checks of mcpv against the reference MCP server
+# @modelcontextprotocol/server-everything over stdio.
+#
+#   bash scripts/e2e-everything.sh
+#
+# The server is pinned in scripts/npm/package.json and package-lock.json. It is
+# installed with `npm ci` OUTSIDE the repository, in
+#   ${MCPV_E2E_DIR:-${TMPDIR:-/tmp}/mcpv-e2e-everything}
+# (again only when node_modules is missing or the lockfile changed), and mcpv is
+# built from this checkout into the same directory.
+#
+# Needs go, node (>= 20), npm, timeout, mkfifo, pgrep and ps; not jq: every
+# assertion uses mcpv's own --jq/--exit-status or compares its compact stdout.
+#
+# Output: one line per check, "ok   NAME" or "FAIL NAME" with details, then the
+# wall time and a last line "N passed, N failed".
+# Exit status: 0 all checks passed, 1 some check failed, 2 missing tool or
+# failed setup (install, build).
+set -euo pipefail
+
+t_start=$(date +%s)
+
+die() {
+	printf 'e2e-everything: %s\n' "$*" >&2
+	exit 2
+}
+need() {
+	command -v "$1" >/dev/null 2>&1 || die "$1 is required but was not found in PATH${2:+ ($2)}"
+}
+need node "install Node.js 20 or later"
+need npm "it comes with Node.js"
+need go
+need timeout "GNU coreutils"
+need mkfifo
+need cmp
+need pgrep "procps"
+need ps
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+# real_path PATH: PATH made absolute with symlinks resolved as far as it exists.
+real_path() {
+	local d=$1 rest=""
+	[[ $d == /* ]] || d=$PWD/$d
+	while [ ! -d "$d" ]; do
+		rest=/$(basename "$d")$rest
+		d=$(dirname "$d")
+	done
+	printf '%s%s' "$(cd "$d" && pwd -P)" "$rest"
+}
+dir=$(real_path "${MCPV_E2E_DIR:-${TMPDIR:-/tmp}/mcpv-e2e-everything}")
+case "$dir/" in
+"$repo"/*) die "MCPV_E2E_DIR=$dir is inside the repository $repo; choose a directory outside it" ;;
+esac
+mkdir -p "$dir" || die "cannot create $dir"
+
+# ---------------------------------------------------------------- install
+
+pkg=@modelcontextprotocol/server-everything
+pkg_src=$repo/scripts/npm/package.json
+lock_src=$repo/scripts/npm/package-lock.json
+[ -f "$pkg_src" ] && [ -f "$lock_src" ] || die "missing $pkg_src or $lock_src"
+
+if [ ! -d "$dir/node_modules" ] || ! cmp -s "$lock_src" "$dir/package-lock.json" ||
+	! cmp -s "$pkg_src" "$dir/package.json"; then
+	echo "installing the pinned npm tree into $dir (npm ci)"
+	cp "$pkg_src" "$dir/package.json"
+	cp "$lock_src" "$dir/package-lock.json"
+	if ! (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error); then
+		rm -f "$dir/package-lock.json" # so that the next run installs again
+		die "npm ci failed in $dir"
+	fi
+fi
+
+entry=$dir/node_modules/$pkg/dist/index.js
+[ -f "$entry" ] || die "$entry is missing; delete $dir/node_modules and run again"
+
+json_field() { # FILE JS-EXPRESSION-ON-j
+	node -e 'const j = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log(eval(process.argv[2]))' "$1" "$2"
+}
+pinned=$(json_field "$pkg_src" "j.dependencies['$pkg']")
+installed=$(json_field "$dir/node_modules/$pkg/package.json" 'j.version')
+[ "$pinned" = "$installed" ] || die "$pkg is pinned at $pinned but $installed is installed in $dir"
+
+# ---------------------------------------------------------------- build
+
+(cd "$repo" && go build -o "$dir/mcpv" .) || die "go build failed"
+mcpv=$dir/mcpv
+
+export GZIP_ALLOWED_DOMAINS=localhost # the gzip tool must never reach the network
+server=(node "$entry" stdio)
+
+echo "node $(node --version), npm $(npm --version 2>/dev/null), $pkg $installed, $("$mcpv" --version) ($(go env GOVERSION))"
+echo "server: ${server[*]}"
+
+# ---------------------------------------------------------------- harness
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcpv-e2e.XXXXXX")
+bg_pids=""
+cleanup() {
+	local p
+	for p in $bg_pids; do kill -KILL "$p" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+stray_pattern='server-everything/dist/index\.js stdio'
+strays_before=" $(pgrep -s 0 -f "$stray_pattern" | tr '\n' ' ' || true)"
+
+now_ms() {
+	if [ -n "${EPOCHREALTIME:-}" ]; then
+		local t=${EPOCHREALTIME//[!0-9]/} # seconds and microseconds, whatever the locale's decimal point
+		echo $((10#$t / 1000))
+	else
+		echo $(($(date +%s) * 1000))
+	fi
+}
+secs() { printf '%d.%01ds' $(($1 / 1000)) $(($1 % 1000 / 100)); }
+
+t_checks=$(now_ms)
+passed=0
+failed=0
+why="" # reasons for the current check's failure, one per line
+cmdline=""
+
+ok() {
+	passed=$((passed + 1))
+	printf 'ok   %s\n' "$1"
+}
+# fail NAME: report the check with $why, the command and its output.
+fail() {
+	failed=$((failed + 1))
+	printf 'FAIL %s\n' "$1"
+	[ -z "$why" ] || printf '%s' "$why" | sed 's/^/    /'
+	[ -z "$cmdline" ] || printf '    command: %s\n' "$cmdline"
+	show stdout "$tmp/out"
+	show stderr "$tmp/err"
+}
+show() {
+	[ -s "$2" ] || {
+		printf '    %s: (empty)\n' "$1"
+		return
+	}
+	printf '    %s:\n' "$1"
+	head -c 3000 "$2" | head -n 40 | sed 's/^/      | /'
+	echo
+}
+verdict() { if [ -z "$why" ]; then ok "$1"; else fail "$1"; fi; }
+because() { why+="$*"$'\n'; }
+
+# quote ARGS...: the arguments as a shell would need them, for messages.
+quote() {
+	local a out="" sq="'" esc="'\\''"
+	for a in "$@"; do
+		if [[ $a =~ ^[A-Za-z0-9_./:=@%+,-]+$ ]]; then
+			out+=" $a"
+		else
+			out+=" '${a//$sq/$esc}'"
+		fi
+	done
+	printf '%s' "${out# }"
+}
+
+# run [MCPV-ARGS...]: run mcpv against the server with stdin from /dev/null
+# (or $stdin), stdout in $tmp/out, stderr in $tmp/err; sets rc and elapsed (ms).
+# The server command is server_cmd (normally the server); the timeout guard
+# (60 s, or $guard) turns a hang into a failure (exit 137).
+server_cmd=("${server[@]}")
+run() {
+	cmdline="mcpv $(quote "$@") -- ${server_cmd[*]}"
+	rc=0
+	local t0
+	t0=$(now_ms)
+	timeout -s KILL "${guard:-60}" "$mcpv" "$@" -- "${server_cmd[@]}" \
+		<"${stdin:-/dev/null}" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	elapsed=$(($(now_ms) - t0))
+}
+stdout_is() { printf '%s\n' "$1" | cmp -s - "$tmp/out"; }
+want_rc() { [ "$rc" = "$1" ] || because "exit status $rc, want $1"; }
+want_stdout() {
+	if [ -z "$1" ]; then
+		[ ! -s "$tmp/out" ] || because "stdout should be empty"
+	else
+		stdout_is "$1" || because "stdout is not exactly: $1"
+	fi
+}
+want_stderr_has() { grep -qF -- "$1" "$tmp/err" || because "stderr lacks: $1"; }
+
+# check_jq NAME PREDICATE MCPV-ARGS...: mcpv --quiet -e -q PREDICATE must exit 0.
+# On failure the unfiltered result is shown.
+check_jq() {
+	local name=$1 pred=$2
+	shift 2
+	why=""
+	run --quiet -e -c -q "$pred" "$@"
+	if [ "$rc" = 0 ]; then
+		ok "$name"
+		return
+	fi
+	because "exit status $rc, want 0: the predicate is $(if [ "$rc" = 1 ]; then echo false; else echo 'not true'; fi): $pred"
+	local c=$cmdline
+	run --quiet -c "$@" # show what the server really returned
+	cmdline=$c
+	fail "$name"
+}
+# check_out NAME STATUS STDOUT MCPV-ARGS...: mcpv --quiet -c must exit with
+# STATUS and print exactly STDOUT (and a newline; "" means nothing).
+check_out() {
+	local name=$1 status=$2 want=$3
+	shift 3
+	why=""
+	run --quiet -c "$@"
+	want_rc "$status"
+	want_stdout "$want"
+	verdict "$name"
+}
+# check_err NAME STATUS STDERR-SUBSTRING MCPV-ARGS...: an error: exit STATUS,
+# nothing on stdout, STDERR-SUBSTRING on stderr.
+check_err() {
+	local name=$1 status=$2 msg=$3
+	shift 3
+	why=""
+	run --quiet -c "$@"
+	want_rc "$status"
+	want_stdout ""
+	want_stderr_has "$msg"
+	verdict "$name"
+}
+
+alive() { # PID: exists and is not a zombie
+	local s
+	s=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+	[[ $s != Z* ]]
+}
+# left_in_groups PGID...: live processes in those process groups (mcpv starts
+# the server as the leader of its own group, so this covers its children too).
+left_in_groups() {
+	local g p left=""
+	for g in "$@"; do
+		for p in $(pgrep -g "$g" 2>/dev/null || true); do
+			if alive "$p"; then left+="$p "; fi
+		done
+	done
+	printf '%s' "$left"
+}
+
+# run_bg SIGINT-AFTER-MS LIMIT-S MCPV-ARGS...: run mcpv in the background
+# (stdin /dev/null), note its server's pid, send SIGINT after SIGINT-AFTER-MS
+# (0: never), and wait at most LIMIT-S seconds after the signal (or the start),
+# then SIGKILL it. Sets rc, elapsed (ms from start), after_sig (ms from the
+# signal), srv_pids, hung (1 if the limit was hit).
+run_bg() {
+	local sig_after=$1 limit_ms=$(($2 * 1000))
+	shift 2
+	cmdline="mcpv $(quote "$@") -- ${server[*]}"
+	local t0 ts pid i
+	t0=$(now_ms)
+	"$mcpv" "$@" -- "${server[@]}" </dev/null >"$tmp/out" 2>"$tmp/err" &
+	pid=$!
+	bg_pids+=" $pid"
+	srv_pids=""
+	for i in $(seq 50); do # the server is mcpv's child
+		srv_pids=$(pgrep -P "$pid" 2>/dev/null | tr '\n' ' ' || true)
+		[ -z "$srv_pids" ] || break
+		alive "$pid" || break
+		sleep 0.05
+	done
+	ts=$t0
+	if [ "$sig_after" -gt 0 ]; then
+		while [ $(($(now_ms) - t0)) -lt "$sig_after" ]; do sleep 0.05; done
+		ts=$(now_ms)
+		kill -INT "$pid" 2>/dev/null || true
+	fi
+	hung=0
+	while alive "$pid"; do
+		if [ $(($(now_ms) - ts)) -ge "$limit_ms" ]; then
+			hung=1
+			kill -KILL "$pid" 2>/dev/null || true
+			break
+		fi
+		sleep 0.05
+	done
+	rc=0
+	wait "$pid" || rc=$?
+	elapsed=$(($(now_ms) - t0))
+	after_sig=$(($(now_ms) - ts))
+}
+# check_no_leftover NAME: the servers recorded by run_bg are gone.
+check_no_leftover() {
+	why=""
+	if [ -z "$srv_pids" ]; then
+		because "the server's pid was never seen (pgrep -P found no child of mcpv)"
+	else
+		local left="" i
+		for i in $(seq 20); do # mcpv reaps the server before it exits; allow a moment anyway
+			# shellcheck disable=SC2086 # srv_pids is a list of numbers
+			left=$(left_in_groups $srv_pids)
+			[ -n "$left" ] || break
+			sleep 0.1
+		done
+		if [ -n "$left" ]; then
+			because "server processes still running: $left"
+			left=${left% }
+			because "$(ps -o pid,ppid,pgid,stat,args -p "${left// /,}" 2>/dev/null || true)"
+			# shellcheck disable=SC2086
+			kill -KILL $left 2>/dev/null || true
+		fi
+	fi
+	verdict "$1"
+}
+
+# ---------------------------------------------------------------- checks
+
+echo "--- lifecycle"
+check_jq info \
+	'.protocolVersion == "2025-11-25" and .serverInfo.name == "mcp-servers/everything" and (.capabilities | has("tools") and has("resources") and has("prompts"))' \
+	info
+check_jq protocol-version-flag '.protocolVersion == "2025-06-18"' --protocol-version 2025-06-18 info
+
+why=""
+run --quiet ping
+want_rc 0
+want_stdout '{}'
+verdict ping
+why=""
+[ ! -s "$tmp/err" ] || because "stderr should be empty with --quiet"
+verdict quiet-hides-server-stderr
+
+why=""
+run ping
+want_rc 0
+want_stdout '{}'
+want_stderr_has 'Starting default (STDIO) server...'
+verdict server-stderr-shown
+
+echo "--- listings"
+check_jq list-tools \
+	'(.tools | length) >= 12 and ((["echo", "get-sum", "get-tiny-image", "trigger-long-running-operation"] - [.tools[].name]) == []) and all(.tools[]; .inputSchema.type == "object")' \
+	list-tools
+check_jq list-tools-structured-schema \
+	'.tools[] | select(.name == "get-structured-content") | .inputSchema.properties.location.enum | index("Chicago") != null' \
+	list-tools
+check_jq list-resources \
+	'(.resources | length) == 7 and all(.resources[]; .uri | startswith("demo://"))' \
+	list-resources
+check_jq list-resource-templates \
+	'(.resourceTemplates | length) >= 2 and any(.resourceTemplates[]; .uriTemplate == "demo://resource/dynamic/text/{resourceId}")' \
+	list-resource-templates
+check_jq list-prompts '(["simple-prompt", "args-prompt"] - [.prompts[].name]) == []' list-prompts
+
+echo "--- tools"
+check_out call-echo 0 '{"content":[{"type":"text","text":"Echo: hello"}]}' call echo message=hello
+check_jq call-get-sum '(.isError | not) and (.content[0].text | test("\\b5\\b"))' call get-sum a:=2 b:=3
+check_jq call-get-tiny-image \
+	'any(.content[]; .type == "image" and .mimeType == "image/png" and (.data | startswith("iVBORw0KGgo")))' \
+	call get-tiny-image
+check_jq call-get-structured-content \
+	'(.structuredContent | (.temperature | type) == "number" and (.conditions | type) == "string" and (.humidity | type) == "number") and (.content[0].text | fromjson) == .structuredContent' \
+	call get-structured-content location=Chicago
+check_jq env-flag \
+	'.content[0].text | fromjson | .MCPV_E2E_FLAG == "from --env" and .GZIP_ALLOWED_DOMAINS == "localhost"' \
+	--env 'MCPV_E2E_FLAG=from --env' call get-env
+
+echo "--- resources and prompts"
+check_jq read-static \
+	'.contents[0].uri == "demo://resource/static/document/features.md" and (.contents[0].text | length) > 0' \
+	read demo://resource/static/document/features.md
+check_jq read-dynamic \
+	'.contents[0].uri == "demo://resource/dynamic/text/1" and (.contents[0].text | startswith("Resource 1:"))' \
+	read demo://resource/dynamic/text/1
+check_out get-prompt-simple 0 \
+	'{"messages":[{"role":"user","content":{"type":"text","text":"This is a simple prompt without arguments."}}]}' \
+	get-prompt simple-prompt
+check_jq get-prompt-args 'any(.messages[]; .content.text | contains("Paris"))' get-prompt args-prompt city=Paris
+
+echo "--- errors and exit codes"
+check_out call-is-error 1 \
+	'{"content":[{"type":"text","text":"MCP error -32602: Input validation error: Invalid arguments for tool get-sum: Invalid input: expected number, received string at a"}],"isError":true}' \
+	call get-sum a:='"x"' b:=3
+# The server reports an unknown tool as a tool result with isError, not as a JSON-RPC error.
+check_out call-unknown-tool 1 \
+	'{"content":[{"type":"text","text":"MCP error -32602: Tool no-such-tool not found"}],"isError":true}' \
+	call no-such-tool
+check_err request-unknown-method 3 'error -32601' request nope/nothing
+check_err get-prompt-unknown 3 'error -32602' get-prompt no-such-prompt
+check_err read-unknown 3 'error -32602' read demo://no/such/resource
+check_err usage-bad-json 2 'not valid JSON' call get-sum a:=notjson b:=3
+server_cmd=(node "$dir/no-such-server.js")
+check_err transport-server-exits 4 'Cannot find module' ping
+server_cmd=("${server[@]}")
+
+echo "--- timeout, Ctrl-C, pipes, stdin"
+why=""
+run_bg 0 20 --quiet -v --timeout 1s call trigger-long-running-operation duration:=10 steps:=10
+[ "$hung" = 0 ] || because "still running after 20 s (killed)"
+want_rc 124
+[ "$elapsed" -lt 8000 ] || because "took $(secs "$elapsed"), want < 8 s"
+want_stderr_has 'no answer within 1s'
+want_stderr_has '"method":"notifications/cancelled"'
+verdict "timeout-exit-124 ($(secs "$elapsed"))"
+check_no_leftover timeout-no-leftover-server
+
+why=""
+run_bg 1500 8 --quiet -v call trigger-long-running-operation duration:=10 steps:=10
+[ "$hung" = 0 ] || because "still running 8 s after SIGINT (killed)"
+want_rc 130
+want_stderr_has '"method":"notifications/cancelled"'
+verdict "sigint-exit-130 ($(secs "$after_sig") after SIGINT)"
+check_no_leftover sigint-no-leftover-server
+
+why=""
+cmdline="mcpv --quiet list-tools -- ${server[*]} | head -c 5"
+set +e
+timeout -s KILL 60 "$mcpv" --quiet list-tools -- "${server[@]}" </dev/null 2>"$tmp/err" | head -c 5 >"$tmp/out"
+ps_=("${PIPESTATUS[@]}")
+set -e
+rc=${ps_[0]}
+want_rc 0
+[ "$(cat "$tmp/out")" = '{"too' ] || because "head -c 5 should have read {\"too"
+verdict pipe-closed-early-head
+
+why=""
+cmdline="mcpv --quiet list-tools -- ${server[*]} | true"
+set +e
+timeout -s KILL 60 "$mcpv" --quiet list-tools -- "${server[@]}" </dev/null 2>"$tmp/err" | true
+ps_=("${PIPESTATUS[@]}")
+set -e
+: >"$tmp/out"
+rc=${ps_[0]}
+want_rc 0
+verdict pipe-closed-before-write
+
+why=""
+mkfifo "$tmp/stdin"
+exec 7<>"$tmp/stdin" # a writer that never writes and never closes
+stdin=$tmp/stdin guard=15 run --quiet -c -q '.tools | length >= 12' list-tools
+exec 7>&-
+cmdline="$cmdline <fifo (open, silent)"
+[ "$rc" != 137 ] || because "the 15 s guard fired: mcpv waited on its stdin"
+want_rc 0
+want_stdout true
+[ "$elapsed" -lt 10000 ] || because "took $(secs "$elapsed"), want < 10 s"
+verdict "silent-open-stdin ($(secs "$elapsed"))"
+
+why=""
+cmdline=""
+: >"$tmp/out"
+: >"$tmp/err"
+strays=""
+for p in $(pgrep -s 0 -f "$stray_pattern" || true); do
+	case "$strays_before" in *" $p "*) continue ;; esac
+	if alive "$p"; then strays+="$p "; fi
+done
+if [ -n "$strays" ]; then
+	strays=${strays% }
+	because "servers started during this run are still running (now killed): $strays"
+	because "$(ps -o pid,ppid,pgid,stat,args -p "${strays// /,}" 2>/dev/null || true)"
+	# shellcheck disable=SC2086 # a list of numbers
+	kill -KILL $strays 2>/dev/null || true
+fi
+verdict no-stray-servers
+
+# ---------------------------------------------------------------- summary
+
+t_end=$(date +%s)
+echo "wall time: $((t_end - t_start)) s (checks $(secs $(($(now_ms) - t_checks))))"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
