@@ -34,37 +34,42 @@ func demo() []string {
 	return []string{"--env", demoEnv + "=1", "--", os.Args[0]}
 }
 
+type demoCase struct {
+	name     string
+	args     []string
+	stdin    string
+	wantCode int
+	wantOut  string
+}
+
+// demoCases exercise every command against the go-sdk demo server; they run
+// over stdio here and over each HTTP set-up in http_test.go.
+var demoCases = []demoCase{
+	{"info", []string{"info", "-c", "-q", "[.protocolVersion, .serverInfo.name]"}, "", 0, `["2025-11-25","mcpv-demo"]`},
+	{"ping", []string{"ping"}, "", 0, `{}`},
+	{"list-tools", []string{"list-tools", "-q", "[.tools[].name]"}, "", 0, `["add","big","echo","fail","slow"]`},
+	{"call echo", []string{"call", "echo", "message=hi there"}, "", 0,
+		`{"content":[{"type":"text","text":"hi there"}],"structuredContent":{"message":"hi there"}}`},
+	{"call add typed", []string{"call", "add", "a:=2", "b:=0.5", "-q", ".structuredContent.sum"}, "", 0, `2.5`},
+	{"call args from stdin", []string{"call", "add", "--args", "-", "b:=1", "-q", ".structuredContent.sum"}, `{"a": 41, "b": 100}`, 0, `42`},
+	{"call isError", []string{"call", "fail", "reason=testing", "-q", "[.isError, .content[0].text]"}, "", 1, `[true,"failed: testing"]`},
+	{"call unknown tool", []string{"call", "nope"}, "", 3, ``},
+	{"call bad arguments", []string{"call", "add", "a=two", "b:=1", "-q", ".isError"}, "", 1, `true`},
+	{"list-resources", []string{"list-resources", "-q", "[.resources[].uri]"}, "", 0, `["demo://logo.png","demo://readme"]`},
+	{"list-resource-templates", []string{"list-resource-templates", "-q", "[.resourceTemplates[].uriTemplate]"}, "", 0, `["demo://notes/{id}"]`},
+	{"read", []string{"read", "demo://notes/42", "-q", ".contents[0].text"}, "", 0, `"note 42"`},
+	{"read unknown", []string{"read", "demo://nothing"}, "", 3, ``},
+	{"list-prompts", []string{"list-prompts", "-q", "[.prompts[].name]"}, "", 0, `["greet","review"]`},
+	{"get-prompt", []string{"get-prompt", "greet", "name=Ada", "-r", "-q", ".messages[0].content.text"}, "", 0, `Say hello to Ada.`},
+	{"get-prompt missing argument", []string{"get-prompt", "greet"}, "", 3, ``},
+	{"request", []string{"request", "completion/complete", `{"ref":{"type":"ref/prompt","name":"review"},"argument":{"name":"language","value":"ja"}}`, "-q", ".completion.values"}, "", 0, `["java","javascript"]`},
+	{"request unknown method", []string{"request", "nope/nothing"}, "", 3, ``},
+	{"request notification", []string{"request", "notifications/roots/list_changed"}, "", 0, ``},
+	{"exit status false", []string{"call", "echo", "message=x", "-e", "-q", ".isError"}, "", 1, `null`},
+}
+
 func TestDemoServer(t *testing.T) {
-	tests := []struct {
-		name     string
-		args     []string
-		stdin    string
-		wantCode int
-		wantOut  string
-	}{
-		{"info", []string{"info", "-c", "-q", "[.protocolVersion, .serverInfo.name]"}, "", 0, `["2025-11-25","mcpv-demo"]`},
-		{"ping", []string{"ping"}, "", 0, `{}`},
-		{"list-tools", []string{"list-tools", "-q", "[.tools[].name]"}, "", 0, `["add","big","echo","fail","slow"]`},
-		{"call echo", []string{"call", "echo", "message=hi there"}, "", 0,
-			`{"content":[{"type":"text","text":"hi there"}],"structuredContent":{"message":"hi there"}}`},
-		{"call add typed", []string{"call", "add", "a:=2", "b:=0.5", "-q", ".structuredContent.sum"}, "", 0, `2.5`},
-		{"call args from stdin", []string{"call", "add", "--args", "-", "b:=1", "-q", ".structuredContent.sum"}, `{"a": 41, "b": 100}`, 0, `42`},
-		{"call isError", []string{"call", "fail", "reason=testing", "-q", "[.isError, .content[0].text]"}, "", 1, `[true,"failed: testing"]`},
-		{"call unknown tool", []string{"call", "nope"}, "", 3, ``},
-		{"call bad arguments", []string{"call", "add", "a=two", "b:=1", "-q", ".isError"}, "", 1, `true`},
-		{"list-resources", []string{"list-resources", "-q", "[.resources[].uri]"}, "", 0, `["demo://logo.png","demo://readme"]`},
-		{"list-resource-templates", []string{"list-resource-templates", "-q", "[.resourceTemplates[].uriTemplate]"}, "", 0, `["demo://notes/{id}"]`},
-		{"read", []string{"read", "demo://notes/42", "-q", ".contents[0].text"}, "", 0, `"note 42"`},
-		{"read unknown", []string{"read", "demo://nothing"}, "", 3, ``},
-		{"list-prompts", []string{"list-prompts", "-q", "[.prompts[].name]"}, "", 0, `["greet","review"]`},
-		{"get-prompt", []string{"get-prompt", "greet", "name=Ada", "-r", "-q", ".messages[0].content.text"}, "", 0, `Say hello to Ada.`},
-		{"get-prompt missing argument", []string{"get-prompt", "greet"}, "", 3, ``},
-		{"request", []string{"request", "completion/complete", `{"ref":{"type":"ref/prompt","name":"review"},"argument":{"name":"language","value":"ja"}}`, "-q", ".completion.values"}, "", 0, `["java","javascript"]`},
-		{"request unknown method", []string{"request", "nope/nothing"}, "", 3, ``},
-		{"request notification", []string{"request", "notifications/roots/list_changed"}, "", 0, ``},
-		{"exit status false", []string{"call", "echo", "message=x", "-e", "-q", ".isError"}, "", 1, `null`},
-	}
-	for _, tt := range tests {
+	for _, tt := range demoCases {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			r := mcpv(t, tt.stdin, args(tt.args, demo())...)

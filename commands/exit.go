@@ -45,6 +45,7 @@ func exitCode(err error) int {
 		transErr  *mcp.TransportError
 		verErr    *mcp.VersionError
 		timeout   *mcp.TimeoutError
+		authErr   *mcp.AuthError
 	)
 	switch {
 	case err == nil:
@@ -55,6 +56,8 @@ func exitCode(err error) int {
 		return exitInterrupt
 	case errors.As(err, &timeout):
 		return exitTimeout
+	case errors.As(err, &authErr):
+		return exitAuth
 	case errors.Is(err, errToolFailed), errors.Is(err, output.ErrFalsy):
 		return exitToolError
 	case errors.As(err, &usage), errors.As(err, &filterErr):

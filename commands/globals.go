@@ -10,6 +10,10 @@ import (
 
 // serverFlags choose and shape the server connection.
 type serverFlags struct {
+	URL             string        `short:"u" name:"url" env:"MCPV_URL" placeholder:"URL" help:"Talk to the server at this Streamable HTTP (or legacy SSE) URL instead of starting one." group:"Server"`
+	Header          []string      `short:"H" name:"header" sep:"none" placeholder:"'NAME: VALUE'" help:"Send this HTTP header (repeatable); @FILE reads one header per line." group:"Server"`
+	CACert          string        `name:"cacert" placeholder:"FILE" type:"existingfile" help:"Trust the PEM certificates in FILE as well as the system's." group:"Server"`
+	Transport       string        `name:"transport" enum:"auto,streamable-http,sse" default:"auto" help:"HTTP transport: auto (Streamable HTTP, falling back to legacy SSE), streamable-http or sse." group:"Server"`
 	Env             []string      `name:"env" sep:"none" placeholder:"KEY=VAL" help:"Set a variable in the stdio server's environment (repeatable)." group:"Server"`
 	Cwd             string        `name:"cwd" placeholder:"DIR" help:"Working directory of the stdio server." group:"Server" type:"existingdir"`
 	Timeout         time.Duration `name:"timeout" default:"10m" help:"Give up on a request after this long; 0 waits forever." group:"Server"`
@@ -23,6 +27,14 @@ func (f *serverFlags) Validate() error {
 	for _, kv := range f.Env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
 			return fmt.Errorf("--env %q: want KEY=VALUE", kv)
+		}
+	}
+	for _, h := range f.Header {
+		if strings.HasPrefix(h, "@") {
+			continue // read when connecting
+		}
+		if _, err := parseHeader(h); err != nil {
+			return err
 		}
 	}
 	if f.Timeout < 0 || f.ConnectTimeout < 0 {

@@ -129,10 +129,28 @@ func run(ctx context.Context, args []string, ios *output.Streams, environ []stri
 	if err != nil {
 		return report(ios, usageError{err})
 	}
+	if err := checkTarget(&c, server); err != nil {
+		return report(ios, err)
+	}
 	a := &app{ios: ios, flags: &c, server: server, environ: environ, getenv: lookup(environ)}
 	defer a.close()
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	return report(ios, kctx.Run(a))
+}
+
+// checkTarget insists on exactly one server: a command after -- or --url.
+func checkTarget(c *cli, server []string) error {
+	switch {
+	case c.URL != "" && len(server) > 0:
+		return usageErrorf("give either --url or -- COMMAND, not both")
+	case c.URL == "" && len(server) == 0:
+		return usageErrorf("no server given: add -- COMMAND [ARGS...] after the command, or --url URL")
+	case c.URL == "" && (len(c.Header) > 0 || c.CACert != ""):
+		return usageErrorf("--header and --cacert need --url")
+	case c.URL != "" && (len(c.Env) > 0 || c.Cwd != ""):
+		return usageErrorf("--env and --cwd are for a server started with -- COMMAND")
+	}
+	return nil
 }
 
 // splitServer cuts args at the first "--": the rest is the server command.

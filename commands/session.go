@@ -25,21 +25,8 @@ type app struct {
 // connect starts the server and initializes the session. It is called by a
 // command's Run once the command has checked everything that needs no server.
 func (a *app) connect(ctx context.Context) (*mcp.Client, error) {
-	if len(a.server) == 0 {
-		return nil, usageErrorf("no server given: add -- COMMAND [ARGS...] after the command")
-	}
 	f := &a.flags.serverFlags
-	opts := mcp.CommandOptions{
-		Path: a.server[0],
-		Args: a.server[1:],
-		Env:  append(append([]string{}, a.environ...), f.Env...),
-		Dir:  f.Cwd,
-		Diag: a.ios.Err,
-	}
-	if !f.Quiet {
-		opts.Stderr = a.ios.Err
-	}
-	t, err := mcp.StartCommand(opts)
+	t, err := a.transport()
 	if err != nil {
 		return nil, err
 	}
@@ -67,6 +54,41 @@ func (a *app) connect(ctx context.Context) (*mcp.Client, error) {
 	}
 	a.client = c
 	return c, nil
+}
+
+// transport starts the stdio server or prepares the HTTP connection.
+func (a *app) transport() (mcp.Transport, error) {
+	f := &a.flags.serverFlags
+	if f.URL != "" {
+		h, err := headers(f.Header)
+		if err != nil {
+			return nil, err
+		}
+		client, err := httpClient(f.CACert)
+		if err != nil {
+			return nil, err
+		}
+		opts := mcp.HTTPOptions{URL: f.URL, Client: client, Header: h, Mode: f.Transport, Diag: a.ios.Err}
+		if f.Verbose {
+			opts.Trace = func(line string) { fmt.Fprintf(a.ios.Err, "mcpv: http: %s\n", line) }
+		}
+		t, err := mcp.NewHTTPTransport(opts)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		return t, nil
+	}
+	opts := mcp.CommandOptions{
+		Path: a.server[0],
+		Args: a.server[1:],
+		Env:  append(append([]string{}, a.environ...), f.Env...),
+		Dir:  f.Cwd,
+		Diag: a.ios.Err,
+	}
+	if !f.Quiet {
+		opts.Stderr = a.ios.Err
+	}
+	return mcp.StartCommand(opts)
 }
 
 // close ends the session, if one was opened, within the transport's bounds.

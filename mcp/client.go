@@ -88,6 +88,9 @@ func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, e
 	if !slices.Contains(accepted(opts), res.ProtocolVersion) {
 		return nil, &VersionError{Offered: offered, Answered: res.ProtocolVersion, Accepted: accepted(opts)}
 	}
+	if v, ok := s.t.(interface{ SetProtocolVersion(string) }); ok {
+		v.SetProtocolVersion(res.ProtocolVersion) // HTTP: MCP-Protocol-Version from now on
+	}
 	if err := s.Notify(ctx, "notifications/initialized", nil); err != nil {
 		return nil, err
 	}

@@ -96,3 +96,35 @@ type TimeoutError struct {
 func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("%s: no answer within %s", e.Method, e.Timeout)
 }
+
+// AuthError is an HTTP 401 or 403: the server wants credentials mcpv did not
+// have. Challenge holds its WWW-Authenticate headers.
+type AuthError struct {
+	Status    int
+	URL       string
+	Challenge []string
+}
+
+func (e *AuthError) Error() string {
+	what := "requires authorization"
+	if e.Status == 403 {
+		what = "refused access"
+	}
+	s := fmt.Sprintf("the server %s (HTTP %d from %s)", what, e.Status, e.URL)
+	if len(e.Challenge) == 0 {
+		return s + " and sent no WWW-Authenticate challenge"
+	}
+	return s + "; it asks for: " + strings.Join(e.Challenge, "; ")
+}
+
+// StatusError is an HTTP answer with an unexpected status.
+type StatusError struct {
+	Status int
+	Text   string // e.g. "405 Method Not Allowed"
+	URL    string
+	Detail string // the start of the body, if any
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("HTTP %s from %s%s", e.Text, e.URL, e.Detail)
+}

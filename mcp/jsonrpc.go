@@ -31,6 +31,7 @@ type message struct {
 	Params json.RawMessage
 	Result json.RawMessage
 	Error  *RPCError
+	local  error // a transport failure that belongs to this request (*RequestError)
 }
 
 func (m *message) isRequest() bool      { return m.Method != "" && m.ID != nil }

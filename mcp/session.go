@@ -156,6 +156,9 @@ func (s *Session) Call(ctx context.Context, method string, params json.RawMessag
 }
 
 func response(method string, m message) (json.RawMessage, error) {
+	if m.local != nil {
+		return nil, fmt.Errorf("%s: %w", method, m.local)
+	}
 	if m.Error != nil {
 		return nil, &CallError{Method: method, Err: m.Error}
 	}
@@ -237,6 +240,11 @@ func (s *Session) Close(ctx context.Context) error {
 func (s *Session) read() {
 	for {
 		data, err := s.t.Read()
+		var rerr *RequestError
+		if errors.As(err, &rerr) {
+			s.route(message{ID: rerr.ID, local: rerr.Err})
+			continue
+		}
 		if err != nil {
 			s.stop(err)
 			return

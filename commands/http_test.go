@@ -1,0 +1,85 @@
+package commands
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpv/mcpv/internal/demoserver"
+)
+
+// httpModes are the go-sdk Streamable HTTP server set-ups mcpv must handle.
+var httpModes = map[string]*sdk.StreamableHTTPOptions{
+	"sse":         {},
+	"json":        {JSONResponse: true},
+	"stateless":   {Stateless: true},
+	"event-store": {EventStore: sdk.NewMemoryEventStore(nil)},
+}
+
+func demoHTTP(t *testing.T, opts *sdk.StreamableHTTPOptions) string {
+	t.Helper()
+	server := demoserver.New()
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, opts))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+func demoLegacySSE(t *testing.T) string {
+	t.Helper()
+	server := demoserver.New()
+	ts := httptest.NewServer(sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return server }, nil))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// TestDemoServerOverHTTP runs the stdio table of TestDemoServer against the
+// go-sdk server over each HTTP set-up.
+func TestDemoServerOverHTTP(t *testing.T) {
+	urls := map[string]func(t *testing.T) string{"legacy-sse": demoLegacySSE}
+	for name, opts := range httpModes {
+		urls[name] = func(t *testing.T) string { return demoHTTP(t, opts) }
+	}
+	for mode, url := range urls {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			u := url(t)
+			for _, tt := range demoCases {
+				if tt.name == "request unknown method" {
+					// The go-sdk answers an unknown method over HTTP with a plain
+					// 400, not a JSON-RPC error: a transport failure to mcpv.
+					tt.wantCode = 4
+				}
+				r := mcpv(t, tt.stdin, append([]string{"-u", u}, tt.args...)...)
+				if r.code != tt.wantCode {
+					t.Errorf("%s: exit code %d, want %d; stderr:\n%s", tt.name, r.code, tt.wantCode, r.stderr)
+				}
+				if d := cmp.Diff(tt.wantOut, strings.TrimSuffix(r.stdout, "\n")); d != "" {
+					t.Errorf("%s: stdout (-want +got):\n%s", tt.name, d)
+				}
+			}
+		})
+	}
+}
+
+func TestHTTPTimeoutAndVerbose(t *testing.T) {
+	u := demoHTTP(t, httpModes["sse"])
+	start := time.Now()
+	r := mcpv(t, "", "-u", u, "-v", "-H", "Authorization: Bearer sekrit-token", "--timeout", "300ms", "call", "slow", "seconds:=30")
+	if r.code != 124 {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "sekrit") {
+		t.Errorf("the verbose trace shows the Authorization header:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stderr, "Authorization: ***") || !strings.Contains(r.stderr, `"method":"notifications/cancelled"`) {
+		t.Errorf("trace lacks the masked header or the cancellation:\n%s", r.stderr)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %v", took)
+	}
+}

@@ -1,0 +1,486 @@
+package mcp
+
+// The Streamable HTTP transport (digest §13), with the legacy HTTP+SSE
+// transport of 2024-11-05 as a fallback.
+//
+// Design:
+//   - Every outgoing message is one POST. A request's POST runs on its own
+//     goroutine, so slow calls never hold up other messages: its answer (a JSON
+//     body or an SSE stream) is read there and each message goes to the
+//     session through the incoming queue. A failure that belongs to one request
+//     (a stream lost for good, an HTTP error) reaches the session as a
+//     *RequestError for that id; 401/403 end the transport (*AuthError).
+//   - Notifications and responses are POSTed synchronously (they get a quick
+//     202), which keeps them in order: notifications/initialized reaches the
+//     server before any later request.
+//   - After notifications/initialized the standalone GET stream is opened and
+//     its headers awaited, so server requests sent there are not lost.
+//   - A stream that ends before the response is resumed with GET and
+//     Last-Event-ID after the server's retry delay, a bounded number of times.
+//   - A 404 to a POST that carried a session id means the session expired: the
+//     transport replays the initialize it saw, once, and repeats the POST.
+//   - Close DELETEs the session (bounded), then ends every stream.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+)
+
+// HTTP transport modes.
+const (
+	ModeAuto       = "auto"            // Streamable HTTP, falling back to legacy SSE
+	ModeStreamable = "streamable-http" // Streamable HTTP only
+	ModeSSE        = "sse"             // legacy HTTP+SSE only
+)
+
+// HTTPOptions describe an HTTP server.
+type HTTPOptions struct {
+	URL string
+	// Client sends every request; an authorization layer may wrap its
+	// Transport. nil means a client with no timeout of its own.
+	Client *http.Client
+	// Header is added to every request (-H).
+	Header http.Header
+	// Mode is ModeAuto (""), ModeStreamable or ModeSSE.
+	Mode string
+	// Diag receives warnings.
+	Diag io.Writer
+	// Trace, when set, sees one line per HTTP exchange, secrets masked.
+	Trace func(line string)
+	// MaxResumes bounds reconnections of one stream; 0 means DefaultMaxResumes.
+	MaxResumes int
+}
+
+// DefaultMaxResumes is how many times a broken stream is resumed in a row.
+const DefaultMaxResumes = 5
+
+const (
+	deleteTimeout   = 2 * time.Second
+	getStreamWait   = 5 * time.Second
+	closeDrainWait  = 2 * time.Second
+	defaultRetry    = time.Second
+	maxRetryBackoff = 10 * time.Second
+	errorBodyLimit  = 4 << 10
+)
+
+// HTTPTransport is a Transport to an MCP server over HTTP.
+type HTTPTransport struct {
+	opts     HTTPOptions
+	url      *url.URL
+	client   *http.Client
+	ctx      context.Context // ends when the transport closes
+	cancel   context.CancelFunc
+	incoming chan inbound  // messages and per-request errors for Read
+	failed   chan struct{} // closed on a fatal error (fatal is set first)
+	fatal    error
+	streams  sync.WaitGroup // goroutines reading POST answers and the GET stream
+
+	mu         sync.Mutex // guards the fields below
+	sessionID  string
+	version    string   // negotiated protocol version, once known
+	initMsg    []byte   // the initialize request, for re-initialization
+	initID     string   // its id
+	reinitDone bool     // the one re-initialization has happened
+	endpoint   *url.URL // where to POST; differs from url in legacy mode
+	legacy     bool
+	getOpen    bool // the standalone GET stream is running
+	closed     bool
+	failOnce   sync.Once
+}
+
+type inbound struct {
+	data []byte
+	err  error
+}
+
+// RequestError is a failure that belongs to one request: the session ends
+// that request's Call with Err and carries on.
+type RequestError struct {
+	ID  json.RawMessage
+	Err error
+}
+
+func (e *RequestError) Error() string { return e.Err.Error() }
+func (e *RequestError) Unwrap() error { return e.Err }
+
+// NewHTTPTransport prepares a transport; nothing is sent until the first Write.
+func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
+	u, err := url.Parse(opts.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("invalid server URL %q: want http:// or https://", opts.URL)
+	}
+	if opts.Mode == "" {
+		opts.Mode = ModeAuto
+	}
+	if opts.Diag == nil {
+		opts.Diag = io.Discard
+	}
+	if opts.MaxResumes <= 0 {
+		opts.MaxResumes = DefaultMaxResumes
+	}
+	client := opts.Client
+	if client == nil {
+		client = &http.Client{}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &HTTPTransport{
+		opts:     opts,
+		url:      u,
+		client:   client,
+		ctx:      ctx,
+		cancel:   cancel,
+		incoming: make(chan inbound, 64),
+		failed:   make(chan struct{}),
+		endpoint: u,
+	}, nil
+}
+
+// Read returns the next message from any stream or answer body.
+func (t *HTTPTransport) Read() ([]byte, error) {
+	select {
+	case in := <-t.incoming:
+		return in.data, in.err
+	case <-t.failed:
+		// Deliver what already arrived before the failure.
+		select {
+		case in := <-t.incoming:
+			return in.data, in.err
+		default:
+		}
+		return nil, t.fatal
+	}
+}
+
+// push hands a message (or a request's error) to Read; it gives up when the
+// transport is closing.
+func (t *HTTPTransport) push(in inbound) {
+	select {
+	case t.incoming <- in:
+	case <-t.ctx.Done():
+	}
+}
+
+// fail ends the transport with err; Read returns it after what is queued.
+func (t *HTTPTransport) fail(err error) {
+	t.failOnce.Do(func() {
+		t.fatal = err
+		close(t.failed)
+	})
+}
+
+// outgoing describes a message mcpv is about to send.
+type outgoing struct {
+	method string
+	id     json.RawMessage // nil for notifications
+	isResp bool            // a response to a server request
+}
+
+func classify(msg []byte) outgoing {
+	var o outgoing
+	rawjson.ForEachMember(msg, func(k string, v []byte) error {
+		switch k {
+		case "method":
+			json.Unmarshal(v, &o.method)
+		case "id":
+			o.id = v
+		}
+		return nil
+	})
+	o.isResp = o.method == "" && o.id != nil
+	return o
+}
+
+// Write sends one message. Requests are answered asynchronously; see the
+// design note at the top of this file.
+func (t *HTTPTransport) Write(ctx context.Context, msg []byte) error {
+	o := classify(msg)
+	if o.method == "initialize" {
+		t.mu.Lock()
+		t.initMsg, t.initID = append([]byte(nil), msg...), string(o.id)
+		t.mu.Unlock()
+		if t.opts.Mode == ModeSSE {
+			if err := t.startLegacy(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	if o.id != nil && !o.isResp {
+		t.streams.Add(1)
+		go func() { // ends with the request's answer, its ctx or the transport
+			defer t.streams.Done()
+			t.request(ctx, o, msg)
+		}()
+		return nil
+	}
+	resp, err := t.post(ctx, msg, o)
+	if err != nil {
+		return err
+	}
+	drain(resp)
+	if o.method == "notifications/initialized" {
+		t.openGetStream(ctx)
+	}
+	return nil
+}
+
+// SetProtocolVersion records the negotiated version, sent as
+// MCP-Protocol-Version on every later request.
+func (t *HTTPTransport) SetProtocolVersion(v string) {
+	t.mu.Lock()
+	t.version = v
+	t.mu.Unlock()
+}
+
+// request POSTs a request and hands its answer to the session.
+func (t *HTTPTransport) request(ctx context.Context, o outgoing, msg []byte) {
+	ctx, stop := t.bind(ctx)
+	defer stop()
+	resp, err := t.post(ctx, msg, o)
+	if err != nil {
+		if ctx.Err() != nil {
+			return // the caller gave up; the session knows
+		}
+		var ae *AuthError
+		if errors.As(err, &ae) {
+			t.fail(err)
+			return
+		}
+		t.push(inbound{err: &RequestError{ID: o.id, Err: err}})
+		return
+	}
+	defer resp.Body.Close()
+	if err := t.readAnswer(ctx, resp, o); err != nil && ctx.Err() == nil {
+		t.push(inbound{err: &RequestError{ID: o.id, Err: err}})
+	}
+}
+
+// bind returns a context that ends with ctx or with the transport.
+func (t *HTTPTransport) bind(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(t.ctx, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// post sends msg and returns a successful response (2xx), handling the legacy
+// fallback and the expired-session replay. Other statuses become errors.
+func (t *HTTPTransport) post(ctx context.Context, msg []byte, o outgoing) (*http.Response, error) {
+	resp, sid, err := t.send(ctx, msg)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case resp.StatusCode == http.StatusNotFound && sid != "":
+		drain(resp)
+		if err := t.reinitialize(ctx, sid); err != nil {
+			return nil, err
+		}
+		if resp, _, err = t.send(ctx, msg); err != nil {
+			return nil, err
+		}
+	case o.method == "initialize" && t.opts.Mode == ModeAuto && !t.isLegacy() &&
+		(resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed):
+		// Perhaps a 2024-11-05 server: try its GET stream (digest §13).
+		status := resp.Status
+		drain(resp)
+		if lerr := t.startLegacy(ctx); lerr != nil {
+			return nil, &TransportError{Op: "initialize", Err: fmt.Errorf("POST %s: %s; legacy SSE: %v", displayURL(t.url), status, lerr)}
+		}
+		if resp, _, err = t.send(ctx, msg); err != nil {
+			return nil, err
+		}
+	}
+	if err := statusError(resp, o); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// send POSTs msg once with the current session headers; it returns the
+// session id it sent.
+func (t *HTTPTransport) send(ctx context.Context, msg []byte) (*http.Response, string, error) {
+	t.mu.Lock()
+	endpoint, sid, version := t.endpoint, t.sessionID, t.version
+	t.mu.Unlock()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint.String(), bytes.NewReader(msg))
+	if err != nil {
+		return nil, "", &TransportError{Op: "POST", Err: err}
+	}
+	t.setHeaders(req, sid, version)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := t.do(req)
+	return resp, sid, err
+}
+
+func (t *HTTPTransport) setHeaders(req *http.Request, sid, version string) {
+	for k, vs := range t.opts.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	if version != "" {
+		req.Header.Set("Mcp-Protocol-Version", version)
+	}
+}
+
+// do sends req, tracing it with secrets masked.
+func (t *HTTPTransport) do(req *http.Request) (*http.Response, error) {
+	resp, err := t.client.Do(req)
+	if t.opts.Trace != nil {
+		if err != nil {
+			t.opts.Trace(fmt.Sprintf("%s %s %s -> %v", req.Method, displayURL(req.URL), maskedHeaders(req.Header), err))
+		} else {
+			t.opts.Trace(fmt.Sprintf("%s %s %s -> %s %s", req.Method, displayURL(req.URL), maskedHeaders(req.Header), resp.Status, maskedHeaders(resp.Header)))
+		}
+	}
+	if err != nil {
+		if ctxErr := req.Context().Err(); ctxErr != nil {
+			return nil, context.Cause(req.Context())
+		}
+		return nil, &TransportError{Op: req.Method + " " + displayURL(req.URL), Err: unwrapURLError(err)}
+	}
+	return resp, nil
+}
+
+// displayURL shows a URL in messages and traces without its query (which may
+// carry a session id) or password.
+func displayURL(u *url.URL) string {
+	c := *u
+	c.RawQuery, c.ForceQuery = "", false
+	return c.Redacted()
+}
+
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// statusError turns a non-2xx answer into an error: *AuthError for 401 and
+// 403, a JSON-RPC error body passed through as such, else a *TransportError.
+func statusError(resp *http.Response, o outgoing) error {
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return nil
+	}
+	defer drain(resp)
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return &AuthError{Status: resp.StatusCode, Challenge: resp.Header.Values("Www-Authenticate"), URL: displayURL(resp.Request.URL)}
+	}
+	what := resp.Request.Method
+	var e struct {
+		Error *RPCError `json:"error"`
+	}
+	if json.Unmarshal(body, &e) == nil && e.Error != nil {
+		method := o.method
+		if method == "" {
+			method = what
+		}
+		return &CallError{Method: method, Err: e.Error}
+	}
+	detail := strings.TrimSpace(string(clip(body, 300)))
+	if detail != "" {
+		detail = ": " + detail
+	}
+	return &TransportError{Op: what, Err: &StatusError{Status: resp.StatusCode, Text: resp.Status, URL: displayURL(resp.Request.URL), Detail: detail}}
+}
+
+// readAnswer reads a request's answer: one JSON body, or an SSE stream that
+// is resumed until the response to o.id has come.
+func (t *HTTPTransport) readAnswer(ctx context.Context, resp *http.Response, o outgoing) error {
+	t.noteSession(resp, o)
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch mt {
+	case "text/event-stream":
+		return t.followStream(ctx, resp.Body, o.id)
+	case "application/json":
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return &TransportError{Op: o.method, Err: fmt.Errorf("read answer: %w", err)}
+		}
+		if len(bytes.TrimSpace(body)) == 0 {
+			return &TransportError{Op: o.method, Err: errors.New("the server answered with an empty body")}
+		}
+		t.push(inbound{data: body})
+		return nil
+	default:
+		if t.isLegacy() {
+			return nil // the answer comes on the SSE stream
+		}
+		return &TransportError{Op: o.method, Err: fmt.Errorf("unexpected answer: HTTP %s, Content-Type %q", resp.Status, resp.Header.Get("Content-Type"))}
+	}
+}
+
+// noteSession takes the session id from initialize's answer (digest §13).
+func (t *HTTPTransport) noteSession(resp *http.Response, o outgoing) {
+	if o.method != "initialize" {
+		return
+	}
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+		t.mu.Lock()
+		t.sessionID = sid
+		t.mu.Unlock()
+	}
+}
+
+func (t *HTTPTransport) isLegacy() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.legacy
+}
+
+// drain discards the rest of a body so the connection can be reused.
+func drain(resp *http.Response) {
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+}
+
+// Close ends the session: waits briefly for requests still being answered,
+// DELETEs the session, and ends every stream.
+func (t *HTTPTransport) Close(ctx context.Context) error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	t.closed = true
+	sid, version := t.sessionID, t.version
+	t.mu.Unlock()
+	if sid != "" && ctx.Err() == nil {
+		dctx, cancel := context.WithTimeout(ctx, deleteTimeout)
+		req, err := http.NewRequestWithContext(dctx, http.MethodDelete, t.endpoint.String(), nil)
+		if err == nil {
+			t.setHeaders(req, sid, version)
+			if resp, err := t.do(req); err == nil {
+				drain(resp) // 405 means the server keeps sessions itself: fine
+			}
+		}
+		cancel()
+	}
+	t.cancel()
+	done := make(chan struct{})
+	go func() { t.streams.Wait(); close(done) }() // ends when every stream has seen the cancel
+	select {
+	case <-done:
+	case <-time.After(closeDrainWait):
+	}
+	t.fail(&TransportError{Op: "connection closed"})
+	return nil
+}

@@ -1,0 +1,404 @@
+package mcp
+
+// Streams of the HTTP transport: following a request's SSE answer and resuming
+// it, the standalone GET stream, the legacy transport's stream, and the replay
+// of initialize when the session expired.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+)
+
+// followStream hands every message of a request's SSE answer to the session
+// until the response to id has come, resuming the stream with GET and
+// Last-Event-ID when it ends early (a dropped stream is not a cancellation).
+func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id json.RawMessage) error {
+	r := newSSEReader(body)
+	got, _, _ := t.pump(ctx, r, id)
+	body.Close()
+	if got {
+		return nil
+	}
+	lastID, retry := r.LastID, r.Retry
+	for attempt := 1; attempt <= t.opts.MaxResumes; attempt++ {
+		if lastID == "" {
+			return &TransportError{Op: "read answer", Err: errors.New("the stream ended before the response, and without an event id it cannot be resumed")}
+		}
+		if !sleep(ctx, retryDelay(retry, attempt)) {
+			return ctx.Err()
+		}
+		resp, err := t.get(ctx, lastID)
+		if err != nil {
+			var ae *AuthError
+			if errors.As(err, &ae) {
+				t.fail(err)
+				return err
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			continue
+		}
+		r = newSSEReader(resp.Body)
+		r.LastID, r.Retry = lastID, retry
+		got, progressed, _ := t.pump(ctx, r, id)
+		resp.Body.Close()
+		if got {
+			return nil
+		}
+		if progressed {
+			attempt = 0
+		}
+		lastID, retry = r.LastID, r.Retry
+	}
+	return &TransportError{Op: "read answer", Err: fmt.Errorf("the stream ended before the response; gave up after %d reconnections", t.opts.MaxResumes)}
+}
+
+// pump hands the data of each event to the session; it stops at the end of the
+// stream or once the response to id has been handed over.
+func (t *HTTPTransport) pump(ctx context.Context, r *sseReader, id json.RawMessage) (got, progressed bool, err error) {
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			return false, progressed, err
+		}
+		progressed = true
+		if ev.Type != "" && ev.Type != "message" {
+			continue
+		}
+		t.push(inbound{data: ev.Data})
+		if id != nil && isResponseTo(ev.Data, id) {
+			return true, true, nil
+		}
+		if ctx.Err() != nil {
+			return false, true, ctx.Err()
+		}
+	}
+}
+
+// isResponseTo reports whether data is (or, in a batch, holds) the response to id.
+func isResponseTo(data []byte, id json.RawMessage) bool {
+	if i := rawjson.SkipSpace(data, 0); i < len(data) && data[i] == '[' {
+		var items []json.RawMessage
+		if json.Unmarshal(data, &items) != nil {
+			return false
+		}
+		for _, it := range items {
+			if isResponseTo(it, id) {
+				return true
+			}
+		}
+		return false
+	}
+	var gotID json.RawMessage
+	method := false
+	rawjson.ForEachMember(data, func(k string, v []byte) error {
+		switch k {
+		case "id":
+			gotID = v
+		case "method":
+			method = true
+		}
+		return nil
+	})
+	return !method && bytes.Equal(gotID, id)
+}
+
+func retryDelay(retry time.Duration, attempt int) time.Duration {
+	if retry > 0 {
+		return retry
+	}
+	d := defaultRetry << (attempt - 1)
+	if d > maxRetryBackoff || d <= 0 {
+		d = maxRetryBackoff
+	}
+	return d
+}
+
+// sleep waits d; it returns false when ctx ends first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// get opens an SSE stream with GET, resuming after lastID when set.
+func (t *HTTPTransport) get(ctx context.Context, lastID string) (*http.Response, error) {
+	t.mu.Lock()
+	endpoint, sid, version := t.endpoint, t.sessionID, t.version
+	t.mu.Unlock()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint.String(), nil)
+	if err != nil {
+		return nil, &TransportError{Op: "GET", Err: err}
+	}
+	t.setHeaders(req, sid, version)
+	req.Header.Set("Accept", "text/event-stream")
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := t.do(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := statusError(resp, outgoing{method: "GET stream"}); err != nil {
+		return nil, err
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+		drain(resp)
+		return nil, &TransportError{Op: "GET stream", Err: fmt.Errorf("answered with Content-Type %q", resp.Header.Get("Content-Type"))}
+	}
+	return resp, nil
+}
+
+// openGetStream opens the standalone GET stream (digest §13) and waits for its
+// headers, so that server requests sent there are not missed. A server that
+// offers none (405, 404, 400) is fine.
+func (t *HTTPTransport) openGetStream(ctx context.Context) {
+	t.mu.Lock()
+	if t.legacy || t.getOpen || t.closed {
+		t.mu.Unlock()
+		return
+	}
+	t.getOpen = true
+	t.mu.Unlock()
+	opened := make(chan struct{})
+	t.streams.Add(1)
+	go func() { // runs until the transport closes or the server stops offering the stream
+		defer t.streams.Done()
+		defer func() {
+			t.mu.Lock()
+			t.getOpen = false
+			t.mu.Unlock()
+		}()
+		t.runGetStream(opened)
+	}()
+	wait := time.NewTimer(getStreamWait)
+	defer wait.Stop()
+	select {
+	case <-opened:
+	case <-wait.C:
+	case <-ctx.Done():
+	}
+}
+
+func (t *HTTPTransport) runGetStream(opened chan struct{}) {
+	var lastID string
+	var retry time.Duration
+	failures := 0
+	for first := true; ; first = false {
+		resp, err := t.get(t.ctx, lastID)
+		if first {
+			close(opened)
+		}
+		if err != nil {
+			var se *StatusError
+			if t.ctx.Err() != nil || !errors.As(err, &se) || se.Status < 500 {
+				return // no stream offered (405/404/400), auth refused, or closing
+			}
+			failures++
+		} else {
+			r := newSSEReader(resp.Body)
+			r.LastID, r.Retry = lastID, retry
+			_, progressed, _ := t.pump(t.ctx, r, nil)
+			resp.Body.Close()
+			lastID, retry = r.LastID, r.Retry
+			if progressed {
+				failures = 0
+			} else {
+				failures++
+			}
+		}
+		if failures > t.opts.MaxResumes || !sleep(t.ctx, retryDelay(retry, max(failures, 1))) {
+			return
+		}
+	}
+}
+
+// startLegacy opens the 2024-11-05 HTTP+SSE transport: a GET stream whose
+// first event names the endpoint to POST to, and which carries every server
+// message from then on.
+func (t *HTTPTransport) startLegacy(ctx context.Context) error {
+	sctx, cancel := context.WithCancel(t.ctx)
+	stop := context.AfterFunc(ctx, cancel) // until the endpoint arrives, ctx bounds the wait
+	resp, err := t.get(sctx, "")
+	if err != nil {
+		stop()
+		cancel()
+		return err
+	}
+	r := newSSEReader(resp.Body)
+	var endpoint string
+	for endpoint == "" {
+		ev, err := r.Next()
+		if err != nil {
+			stop()
+			cancel()
+			resp.Body.Close()
+			return &TransportError{Op: "legacy SSE", Err: fmt.Errorf("the stream ended before an endpoint event: %w", err)}
+		}
+		if ev.Type == "endpoint" {
+			endpoint = strings.TrimSpace(string(ev.Data))
+		}
+	}
+	if !stop() {
+		cancel()
+		resp.Body.Close()
+		return ctx.Err()
+	}
+	u, err := t.url.Parse(endpoint)
+	if err != nil || u.Scheme != t.url.Scheme || u.Host != t.url.Host {
+		cancel()
+		resp.Body.Close()
+		return &TransportError{Op: "legacy SSE", Err: fmt.Errorf("endpoint %q is not on the server's origin", endpoint)}
+	}
+	t.mu.Lock()
+	t.endpoint, t.legacy = u, true
+	t.mu.Unlock()
+	t.streams.Add(1)
+	go func() { // ends with the stream: when the server closes it or the transport closes
+		defer t.streams.Done()
+		defer cancel()
+		t.pump(sctx, r, nil)
+		resp.Body.Close()
+		t.fail(&TransportError{Op: "legacy SSE", Err: errors.New("the server closed its event stream")})
+	}()
+	return nil
+}
+
+// reinitialize starts a new session after the server answered 404 to a POST
+// that carried session id stale (digest §13): it replays initialize without a
+// session id, once per transport, and sends notifications/initialized.
+func (t *HTTPTransport) reinitialize(ctx context.Context, stale string) error {
+	t.mu.Lock()
+	if t.sessionID != stale {
+		t.mu.Unlock()
+		return nil // another request already started the new session
+	}
+	if t.reinitDone || t.initMsg == nil {
+		t.mu.Unlock()
+		return &TransportError{Op: "POST", Err: errors.New("the server's session expired (HTTP 404) again")}
+	}
+	t.reinitDone = true
+	t.sessionID = ""
+	initMsg, initID := t.initMsg, json.RawMessage(t.initID)
+	t.mu.Unlock()
+	fmt.Fprintf(t.opts.Diag, "mcpv: the server's session expired (HTTP 404); starting a new one\n")
+
+	resp, _, err := t.send(ctx, initMsg)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if err := statusError(resp, outgoing{method: "initialize"}); err != nil {
+		return err
+	}
+	t.noteSession(resp, outgoing{method: "initialize"})
+	if err := readOwnResponse(resp, initID); err != nil {
+		return &TransportError{Op: "initialize (new session)", Err: err}
+	}
+	note, _ := encodeRequest(nil, "notifications/initialized", nil)
+	nresp, _, err := t.send(ctx, note)
+	if err != nil {
+		return err
+	}
+	if err := statusError(nresp, outgoing{method: "notifications/initialized"}); err != nil {
+		return err
+	}
+	drain(nresp)
+	go t.openGetStream(t.ctx) // the old stream ended with the old session
+	return nil
+}
+
+// readOwnResponse reads the answer to a request the transport made itself
+// and checks that it is a success.
+func readOwnResponse(resp *http.Response, id json.RawMessage) error {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	check := func(data []byte) (bool, error) {
+		if !isResponseTo(data, id) {
+			return false, nil
+		}
+		m, err := decodeMessage(data)
+		if err != nil {
+			return true, err
+		}
+		if m.Error != nil {
+			return true, m.Error
+		}
+		return true, nil
+	}
+	if mt == "application/json" {
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return err
+		}
+		if ok, err := check(body); !ok && err == nil {
+			return errors.New("no response to initialize")
+		} else {
+			return err
+		}
+	}
+	r := newSSEReader(resp.Body)
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			return errors.New("the stream ended before the response to initialize")
+		}
+		if ok, err := check(ev.Data); ok {
+			return err
+		}
+	}
+}
+
+// maskedHeaders renders headers for --verbose with credentials and session
+// ids masked.
+func maskedHeaders(h http.Header) string {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		v := strings.Join(h[k], ", ")
+		if secretHeader(k) {
+			v = "***"
+		}
+		b.WriteString(k + ": " + v)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func secretHeader(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "authorization", "proxy-authorization", "cookie", "set-cookie", "mcp-session-id":
+		return true
+	}
+	for _, s := range []string{"token", "secret", "key", "auth", "password", "session"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
