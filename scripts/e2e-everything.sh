@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end checks of mcpv against the reference MCP server
-# @modelcontextprotocol/server-everything over stdio.
+# @modelcontextprotocol/server-everything over stdio, Streamable HTTP and legacy
+# HTTP+SSE (the HTTP servers listen on 127.0.0.1 only, see scripts/npm/loopback.cjs).
 #
 #   bash scripts/e2e-everything.sh
 #
@@ -123,14 +124,15 @@ failed=0
 why="" # reasons for the current check's failure, one per line
 cmdline=""
 
+label="" # prefixes check names: "" for stdio, "http:" and "sse:" later
 ok() {
 	passed=$((passed + 1))
-	printf 'ok   %s\n' "$1"
+	printf 'ok   %s%s\n' "$label" "$1"
 }
 # fail NAME: report the check with $why, the command and its output.
 fail() {
 	failed=$((failed + 1))
-	printf 'FAIL %s\n' "$1"
+	printf 'FAIL %s%s\n' "$label" "$1"
 	[ -z "$why" ] || printf '%s' "$why" | sed 's/^/    /'
 	[ -z "$cmdline" ] || printf '    command: %s\n' "$cmdline"
 	show stdout "$tmp/out"
@@ -165,13 +167,19 @@ quote() {
 # (or $stdin), stdout in $tmp/out, stderr in $tmp/err; sets rc and elapsed (ms).
 # The server command is server_cmd (normally the server); the timeout guard
 # (60 s, or $guard) turns a hang into a failure (exit 137).
+# With url set, mcpv talks to the server at url over HTTP instead.
 server_cmd=("${server[@]}")
+url=""
+target() { # the words that name the server, after mcpv's own arguments
+	if [ -n "$url" ]; then printf '%s\0' -u "$url"; else printf '%s\0' -- "${server_cmd[@]}"; fi
+}
 run() {
-	cmdline="mcpv $(quote "$@") -- ${server_cmd[*]}"
+	local t0 tgt
+	mapfile -d '' -t tgt < <(target)
+	cmdline="mcpv $(quote "$@") ${tgt[*]}"
 	rc=0
-	local t0
 	t0=$(now_ms)
-	timeout -s KILL "${guard:-60}" "$mcpv" "$@" -- "${server_cmd[@]}" \
+	timeout -s KILL "${guard:-60}" "$mcpv" "$@" "${tgt[@]}" \
 		<"${stdin:-/dev/null}" >"$tmp/out" 2>"$tmp/err" || rc=$?
 	elapsed=$(($(now_ms) - t0))
 }
@@ -252,14 +260,16 @@ left_in_groups() {
 run_bg() {
 	local sig_after=$1 limit_ms=$(($2 * 1000))
 	shift 2
-	cmdline="mcpv $(quote "$@") -- ${server[*]}"
-	local t0 ts pid i
+	local t0 ts pid i tgt
+	mapfile -d '' -t tgt < <(target)
+	cmdline="mcpv $(quote "$@") ${tgt[*]}"
 	t0=$(now_ms)
-	"$mcpv" "$@" -- "${server[@]}" </dev/null >"$tmp/out" 2>"$tmp/err" &
+	"$mcpv" "$@" "${tgt[@]}" </dev/null >"$tmp/out" 2>"$tmp/err" &
 	pid=$!
 	bg_pids+=" $pid"
 	srv_pids=""
 	for i in $(seq 50); do # the server is mcpv's child
+		[ -z "$url" ] || break
 		srv_pids=$(pgrep -P "$pid" 2>/dev/null | tr '\n' ' ' || true)
 		[ -z "$srv_pids" ] || break
 		alive "$pid" || break
@@ -311,6 +321,62 @@ check_no_leftover() {
 
 # ---------------------------------------------------------------- checks
 
+# common_checks: what every transport must get right.
+common_checks() {
+	echo "--- listings"
+	check_jq list-tools \
+		'(.tools | length) >= 12 and ((["echo", "get-sum", "get-tiny-image", "trigger-long-running-operation"] - [.tools[].name]) == []) and all(.tools[]; .inputSchema.type == "object")' \
+		list-tools
+	check_jq list-tools-structured-schema \
+		'.tools[] | select(.name == "get-structured-content") | .inputSchema.properties.location.enum | index("Chicago") != null' \
+		list-tools
+	check_jq list-resources \
+		'(.resources | length) == 7 and all(.resources[]; .uri | startswith("demo://"))' \
+		list-resources
+	check_jq list-resource-templates \
+		'(.resourceTemplates | length) >= 2 and any(.resourceTemplates[]; .uriTemplate == "demo://resource/dynamic/text/{resourceId}")' \
+		list-resource-templates
+	check_jq list-prompts '(["simple-prompt", "args-prompt"] - [.prompts[].name]) == []' list-prompts
+
+	echo "--- tools"
+	check_out call-echo 0 '{"content":[{"type":"text","text":"Echo: hello"}]}' call echo message=hello
+	check_jq call-get-sum '(.isError | not) and (.content[0].text | test("\\b5\\b"))' call get-sum a:=2 b:=3
+	check_jq call-get-tiny-image \
+		'any(.content[]; .type == "image" and .mimeType == "image/png" and (.data | startswith("iVBORw0KGgo")))' \
+		call get-tiny-image
+	check_jq call-get-structured-content \
+		'(.structuredContent | (.temperature | type) == "number" and (.conditions | type) == "string" and (.humidity | type) == "number") and (.content[0].text | fromjson) == .structuredContent' \
+		call get-structured-content location=Chicago
+	[ -n "$url" ] || check_jq env-flag \
+		'.content[0].text | fromjson | .MCPV_E2E_FLAG == "from --env" and .GZIP_ALLOWED_DOMAINS == "localhost"' \
+		--env 'MCPV_E2E_FLAG=from --env' call get-env
+
+	echo "--- resources and prompts"
+	check_jq read-static \
+		'.contents[0].uri == "demo://resource/static/document/features.md" and (.contents[0].text | length) > 0' \
+		read demo://resource/static/document/features.md
+	check_jq read-dynamic \
+		'.contents[0].uri == "demo://resource/dynamic/text/1" and (.contents[0].text | startswith("Resource 1:"))' \
+		read demo://resource/dynamic/text/1
+	check_out get-prompt-simple 0 \
+		'{"messages":[{"role":"user","content":{"type":"text","text":"This is a simple prompt without arguments."}}]}' \
+		get-prompt simple-prompt
+	check_jq get-prompt-args 'any(.messages[]; .content.text | contains("Paris"))' get-prompt args-prompt city=Paris
+
+	echo "--- errors and exit codes"
+	check_out call-is-error 1 \
+		'{"content":[{"type":"text","text":"MCP error -32602: Input validation error: Invalid arguments for tool get-sum: Invalid input: expected number, received string at a"}],"isError":true}' \
+		call get-sum a:='"x"' b:=3
+	# The server reports an unknown tool as a tool result with isError, not as a JSON-RPC error.
+	check_out call-unknown-tool 1 \
+		'{"content":[{"type":"text","text":"MCP error -32602: Tool no-such-tool not found"}],"isError":true}' \
+		call no-such-tool
+	check_err request-unknown-method 3 'error -32601' request nope/nothing
+	check_err get-prompt-unknown 3 'error -32602' get-prompt no-such-prompt
+	check_err read-unknown 3 'error -32602' read demo://no/such/resource
+	check_err usage-bad-json 2 'not valid JSON' call get-sum a:=notjson b:=3
+}
+
 echo "--- lifecycle"
 check_jq info \
 	'.protocolVersion == "2025-11-25" and .serverInfo.name == "mcp-servers/everything" and (.capabilities | has("tools") and has("resources") and has("prompts"))' \
@@ -333,58 +399,7 @@ want_stdout '{}'
 want_stderr_has 'Starting default (STDIO) server...'
 verdict server-stderr-shown
 
-echo "--- listings"
-check_jq list-tools \
-	'(.tools | length) >= 12 and ((["echo", "get-sum", "get-tiny-image", "trigger-long-running-operation"] - [.tools[].name]) == []) and all(.tools[]; .inputSchema.type == "object")' \
-	list-tools
-check_jq list-tools-structured-schema \
-	'.tools[] | select(.name == "get-structured-content") | .inputSchema.properties.location.enum | index("Chicago") != null' \
-	list-tools
-check_jq list-resources \
-	'(.resources | length) == 7 and all(.resources[]; .uri | startswith("demo://"))' \
-	list-resources
-check_jq list-resource-templates \
-	'(.resourceTemplates | length) >= 2 and any(.resourceTemplates[]; .uriTemplate == "demo://resource/dynamic/text/{resourceId}")' \
-	list-resource-templates
-check_jq list-prompts '(["simple-prompt", "args-prompt"] - [.prompts[].name]) == []' list-prompts
-
-echo "--- tools"
-check_out call-echo 0 '{"content":[{"type":"text","text":"Echo: hello"}]}' call echo message=hello
-check_jq call-get-sum '(.isError | not) and (.content[0].text | test("\\b5\\b"))' call get-sum a:=2 b:=3
-check_jq call-get-tiny-image \
-	'any(.content[]; .type == "image" and .mimeType == "image/png" and (.data | startswith("iVBORw0KGgo")))' \
-	call get-tiny-image
-check_jq call-get-structured-content \
-	'(.structuredContent | (.temperature | type) == "number" and (.conditions | type) == "string" and (.humidity | type) == "number") and (.content[0].text | fromjson) == .structuredContent' \
-	call get-structured-content location=Chicago
-check_jq env-flag \
-	'.content[0].text | fromjson | .MCPV_E2E_FLAG == "from --env" and .GZIP_ALLOWED_DOMAINS == "localhost"' \
-	--env 'MCPV_E2E_FLAG=from --env' call get-env
-
-echo "--- resources and prompts"
-check_jq read-static \
-	'.contents[0].uri == "demo://resource/static/document/features.md" and (.contents[0].text | length) > 0' \
-	read demo://resource/static/document/features.md
-check_jq read-dynamic \
-	'.contents[0].uri == "demo://resource/dynamic/text/1" and (.contents[0].text | startswith("Resource 1:"))' \
-	read demo://resource/dynamic/text/1
-check_out get-prompt-simple 0 \
-	'{"messages":[{"role":"user","content":{"type":"text","text":"This is a simple prompt without arguments."}}]}' \
-	get-prompt simple-prompt
-check_jq get-prompt-args 'any(.messages[]; .content.text | contains("Paris"))' get-prompt args-prompt city=Paris
-
-echo "--- errors and exit codes"
-check_out call-is-error 1 \
-	'{"content":[{"type":"text","text":"MCP error -32602: Input validation error: Invalid arguments for tool get-sum: Invalid input: expected number, received string at a"}],"isError":true}' \
-	call get-sum a:='"x"' b:=3
-# The server reports an unknown tool as a tool result with isError, not as a JSON-RPC error.
-check_out call-unknown-tool 1 \
-	'{"content":[{"type":"text","text":"MCP error -32602: Tool no-such-tool not found"}],"isError":true}' \
-	call no-such-tool
-check_err request-unknown-method 3 'error -32601' request nope/nothing
-check_err get-prompt-unknown 3 'error -32602' get-prompt no-such-prompt
-check_err read-unknown 3 'error -32602' read demo://no/such/resource
-check_err usage-bad-json 2 'not valid JSON' call get-sum a:=notjson b:=3
+common_checks
 server_cmd=(node "$dir/no-such-server.js")
 check_err transport-server-exits 4 'Cannot find module' ping
 server_cmd=("${server[@]}")
@@ -459,6 +474,70 @@ if [ -n "$strays" ]; then
 	kill -KILL $strays 2>/dev/null || true
 fi
 verdict no-stray-servers
+
+# ---------------------------------------------------------------- HTTP
+
+# start_http MODE: run the server in MODE (streamableHttp or sse) on a free
+# port of 127.0.0.1; sets http_pid and port.
+start_http() {
+	local i
+	PORT=0 node -r "$repo/scripts/npm/loopback.cjs" "$entry" "$1" >"$tmp/http-$1.log" 2>&1 &
+	http_pid=$!
+	bg_pids+=" $http_pid"
+	port=""
+	for i in $(seq 100); do
+		port=$(sed -n 's/^LISTENING \([0-9]*\)$/\1/p' "$tmp/http-$1.log" | head -n 1)
+		[ -z "$port" ] || return 0
+		alive "$http_pid" || break
+		sleep 0.1
+	done
+	cat "$tmp/http-$1.log" >&2
+	die "the everything server did not start in $1 mode"
+}
+
+echo "--- Streamable HTTP"
+start_http streamableHttp
+url=http://127.0.0.1:$port/mcp
+label=http:
+check_jq info '.protocolVersion == "2025-11-25" and .serverInfo.name == "mcp-servers/everything"' info
+check_out ping 0 '{}' ping
+common_checks
+
+why=""
+run_bg 0 20 --quiet -v --timeout 1s call trigger-long-running-operation duration:=10 steps:=10
+[ "$hung" = 0 ] || because "still running after 20 s (killed)"
+want_rc 124
+want_stderr_has 'no answer within 1s'
+want_stderr_has '"method":"notifications/cancelled"'
+want_stderr_has 'DELETE'
+verdict "timeout-exit-124 ($(secs "$elapsed"))"
+
+why=""
+run_bg 1500 8 --quiet -v call trigger-long-running-operation duration:=10 steps:=10
+[ "$hung" = 0 ] || because "still running 8 s after SIGINT (killed)"
+want_rc 130
+want_stderr_has '"method":"notifications/cancelled"'
+verdict "sigint-exit-130 ($(secs "$after_sig") after SIGINT)"
+
+why=""
+run --quiet -v -H 'Authorization: Bearer e2e-secret-token' ping
+want_rc 0
+grep -q 'Authorization: \*\*\*' "$tmp/err" || because "the trace does not show the masked Authorization header"
+! grep -q 'e2e-secret-token' "$tmp/err" || because "the trace shows the token"
+verdict verbose-masks-authorization
+kill "$http_pid" 2>/dev/null || true
+
+echo "--- legacy HTTP+SSE"
+start_http sse
+url=http://127.0.0.1:$port/sse
+label=sse:
+check_jq info '.serverInfo.name == "mcp-servers/everything"' info
+check_out call-echo 0 '{"content":[{"type":"text","text":"Echo: hello"}]}' call echo message=hello
+check_jq list-tools '(.tools | length) >= 12' --transport sse list-tools
+check_jq read-dynamic '.contents[0].uri == "demo://resource/dynamic/text/1"' read demo://resource/dynamic/text/1
+kill "$http_pid" 2>/dev/null || true
+url=""
+label=""
 
 # ---------------------------------------------------------------- summary
 
