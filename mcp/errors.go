@@ -79,7 +79,7 @@ type VersionError struct {
 }
 
 func (e *VersionError) Error() string {
-	if e.Answered == "" {
+	if e.ServerSupports != nil {
 		return fmt.Sprintf("server refused protocol version %q and supports only %s; mcpv accepts %s",
 			e.Offered, strings.Join(e.ServerSupports, ", "), strings.Join(e.Accepted, ", "))
 	}

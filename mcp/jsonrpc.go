@@ -83,6 +83,9 @@ func decodeMessage(data []byte) (message, error) {
 			m.Result = v
 			hasResult = true
 		case "error":
+			if string(v) == "null" {
+				return nil
+			}
 			m.Error = new(RPCError)
 			return json.Unmarshal(v, m.Error)
 		}

@@ -107,9 +107,14 @@ func mergePages(first json.RawMessage, key string, items []json.RawMessage, next
 			b.WriteByte(',')
 		}
 	}
-	writeItems := func() {
+	writeItems := func(rawKey []byte) {
 		sep()
-		writeKey(&b, key)
+		if rawKey != nil {
+			b.Write(rawKey)
+			b.WriteByte(':')
+		} else {
+			writeKey(&b, key)
+		}
 		b.WriteByte('[')
 		for i, it := range items {
 			if i > 0 {
@@ -120,21 +125,22 @@ func mergePages(first json.RawMessage, key string, items []json.RawMessage, next
 		b.WriteByte(']')
 	}
 	wrote := false
-	rawjson.ForEachMember(first, func(k string, v []byte) error {
+	rawjson.ForEachRawMember(first, func(k string, rawKey, v []byte) error {
 		switch k {
 		case key:
-			writeItems()
+			writeItems(rawKey)
 			wrote = true
 		case "nextCursor":
 		default:
 			sep()
-			writeKey(&b, k)
+			b.Write(rawKey)
+			b.WriteByte(':')
 			b.Write(v)
 		}
 		return nil
 	})
 	if !wrote {
-		writeItems()
+		writeItems(nil)
 	}
 	if next != "" {
 		sep()

@@ -17,6 +17,12 @@ var errNotObject = errors.New("not a JSON object")
 // the members appear, with the decoded key and the raw value (a sub-slice of data).
 // It checks that data is one valid JSON object and nothing else.
 func ForEachMember(data []byte, fn func(key string, value []byte) error) error {
+	return ForEachRawMember(data, func(key string, _, value []byte) error { return fn(key, value) })
+}
+
+// ForEachRawMember is ForEachMember that also passes each key as written
+// (quotes and escapes included), for code that must copy it unchanged.
+func ForEachRawMember(data []byte, fn func(key string, rawKey, value []byte) error) error {
 	if !json.Valid(data) {
 		return errors.New("invalid JSON")
 	}
@@ -31,13 +37,14 @@ func ForEachMember(data []byte, fn func(key string, value []byte) error) error {
 	for i < len(data) {
 		end := valueEnd(data, i)
 		var key string
-		if err := json.Unmarshal(data[i:end], &key); err != nil {
+		rawKey := data[i:end]
+		if err := json.Unmarshal(rawKey, &key); err != nil {
 			return fmt.Errorf("object key: %w", err)
 		}
 		i = SkipSpace(data, end)
 		i = SkipSpace(data, i+1) // the ':'
 		end = valueEnd(data, i)
-		if err := fn(key, data[i:end]); err != nil {
+		if err := fn(key, rawKey, data[i:end]); err != nil {
 			return err
 		}
 		i = SkipSpace(data, end)

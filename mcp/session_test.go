@@ -1,0 +1,359 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// testWait bounds every wait for something that should happen; it only fires
+// when the code under test is broken.
+const testWait = 10 * time.Second
+
+// memTransport is an in-memory Transport. The test plays the server with
+// send (server → client) and next (client → server).
+type memTransport struct {
+	in     chan []byte // server → client; unbuffered
+	out    chan []byte // client → server
+	fail   chan error  // a value sent here makes Read return it
+	closed chan struct{}
+	once   sync.Once
+
+	writing    atomic.Int32
+	concurrent atomic.Bool // Write was called while another Write ran
+}
+
+func newMemTransport() *memTransport {
+	return &memTransport{
+		in:     make(chan []byte),
+		out:    make(chan []byte, 1024),
+		fail:   make(chan error, 1),
+		closed: make(chan struct{}),
+	}
+}
+
+func (m *memTransport) Read() ([]byte, error) {
+	select {
+	case b := <-m.in:
+		return b, nil
+	case err := <-m.fail:
+		return nil, err
+	case <-m.closed:
+		return nil, io.EOF
+	}
+}
+
+func (m *memTransport) Write(ctx context.Context, msg []byte) error {
+	if m.writing.Add(1) > 1 {
+		m.concurrent.Store(true)
+	}
+	defer m.writing.Add(-1)
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	select {
+	case <-m.closed:
+		return errors.New("memTransport: closed")
+	default:
+	}
+	select {
+	case m.out <- bytes.Clone(msg):
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-m.closed:
+		return errors.New("memTransport: closed")
+	}
+}
+
+func (m *memTransport) Close(context.Context) error {
+	m.once.Do(func() { close(m.closed) })
+	return nil
+}
+
+// send delivers one message from the server.
+func (m *memTransport) send(t testing.TB, msg string) {
+	t.Helper()
+	select {
+	case m.in <- []byte(msg):
+	case <-time.After(testWait):
+		t.Fatalf("the session did not read %s", msg)
+	}
+}
+
+// next returns the next message the client wrote.
+func (m *memTransport) next(t testing.TB) []byte {
+	t.Helper()
+	select {
+	case b := <-m.out:
+		return b
+	case <-time.After(testWait):
+		t.Fatal("the client sent nothing")
+		return nil
+	}
+}
+
+// nextMsg is next, decoded.
+func (m *memTransport) nextMsg(t testing.TB) wireMsg {
+	t.Helper()
+	b := m.next(t)
+	var w wireMsg
+	if err := json.Unmarshal(b, &w); err != nil {
+		t.Fatalf("client sent %q: %v", b, err)
+	}
+	return w
+}
+
+// assertQuiet fails if the client has written anything not yet read.
+func (m *memTransport) assertQuiet(t testing.TB) {
+	t.Helper()
+	select {
+	case b := <-m.out:
+		t.Errorf("client sent %s, want nothing", b)
+	default:
+	}
+}
+
+type wireMsg struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// newTestSession starts a session on a memTransport and closes it at the end
+// of the test, checking the Transport contract was kept.
+func newTestSession(t *testing.T, opts SessionOptions) (*Session, *memTransport) {
+	t.Helper()
+	m := newMemTransport()
+	s := NewSession(m, opts)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), testWait)
+		defer cancel()
+		s.Close(ctx)
+		if m.concurrent.Load() {
+			t.Error("the session called Transport.Write concurrently")
+		}
+	})
+	return s, m
+}
+
+type callResult struct {
+	result json.RawMessage
+	err    error
+}
+
+func goCall(ctx context.Context, call func(context.Context, string, json.RawMessage) (json.RawMessage, error), method string, params json.RawMessage) <-chan callResult {
+	ch := make(chan callResult, 1)
+	go func() {
+		r, err := call(ctx, method, params)
+		ch <- callResult{r, err}
+	}()
+	return ch
+}
+
+func waitFor[T any](t testing.TB, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(testWait):
+		t.Fatal("timed out")
+		var zero T
+		return zero
+	}
+}
+
+func TestSessionMatchesResponsesByID(t *testing.T) {
+	s, m := newTestSession(t, SessionOptions{})
+	const n = 20
+	calls := make([]<-chan callResult, n)
+	for i := range calls {
+		calls[i] = goCall(t.Context(), s.Call, "echo", rawJSON(fmt.Sprintf(`{"i":%d}`, i)))
+	}
+	reqs := make([]wireMsg, n)
+	ids := map[string]bool{}
+	for i := range reqs {
+		reqs[i] = m.nextMsg(t)
+		if ids[string(reqs[i].ID)] {
+			t.Fatalf("id %s used twice", reqs[i].ID)
+		}
+		ids[string(reqs[i].ID)] = true
+	}
+	// Answer in the reverse order of arrival.
+	for i := n - 1; i >= 0; i-- {
+		m.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"echo":%s}}`, reqs[i].ID, reqs[i].Params))
+	}
+	for i, ch := range calls {
+		r := waitFor(t, ch)
+		if r.err != nil {
+			t.Fatalf("call %d: %v", i, r.err)
+		}
+		if want := fmt.Sprintf(`{"echo":{"i":%d}}`, i); string(r.result) != want {
+			t.Errorf("call %d got %s, want %s", i, r.result, want)
+		}
+	}
+}
+
+func TestSessionIgnoresStrayResponses(t *testing.T) {
+	var diag syncBuffer
+	s, m := newTestSession(t, SessionOptions{Diag: &diag})
+	call := goCall(t.Context(), s.Call, "tools/list", nil)
+	req := m.nextMsg(t)
+	if string(req.ID) != "1" || req.Method != "tools/list" || req.Params != nil {
+		t.Fatalf("request = %+v", req)
+	}
+	m.send(t, `{"jsonrpc":"2.0","id":999,"result":{"wrong":"unknown id"}}`)
+	m.send(t, `{"jsonrpc":"2.0","id":"1","result":{"wrong":"string id"}}`)
+	m.send(t, `{"jsonrpc":"2.0","id":1,"result":{"right" : true}}`)
+	r := waitFor(t, call)
+	if r.err != nil || string(r.result) != `{"right" : true}` {
+		t.Errorf("Call = %s, %v; want the result for id 1 as sent", r.result, r.err)
+	}
+	if diag.String() != "" {
+		t.Errorf("Diag = %q, want nothing for stray responses", diag.String())
+	}
+}
+
+func TestSessionSkipsBadMessages(t *testing.T) {
+	var diag syncBuffer
+	var notes []string
+	s, m := newTestSession(t, SessionOptions{Diag: &diag, OnNotification: func(method string, _ json.RawMessage) {
+		notes = append(notes, method)
+	}})
+	call := goCall(t.Context(), s.Call, "tools/list", nil)
+	req := m.nextMsg(t)
+	m.send(t, `hello`)
+	m.send(t, `[]`)
+	m.send(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
+	m.send(t, `[{"jsonrpc":"2.0","method":"notifications/message","params":{}},{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"ok":1}}]`)
+	r := waitFor(t, call)
+	if r.err != nil || string(r.result) != `{"ok":1}` {
+		t.Errorf("Call = %s, %v; want the result from the batch", r.result, r.err)
+	}
+	s.Close(t.Context())
+	if diff := cmp.Diff([]string{"notifications/message"}, notes); diff != "" {
+		t.Errorf("notifications (-want +got):\n%s", diff)
+	}
+	lines := strings.Split(strings.TrimSuffix(diag.String(), "\n"), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], "not JSON-RPC") || !strings.Contains(lines[1], "empty batch") ||
+		!strings.Contains(lines[2], "without a request id") || !strings.Contains(lines[2], "Parse error") {
+		t.Errorf("Diag = %q, want two skipped messages and one error without id", diag.String())
+	}
+}
+
+func TestSessionAnswersPingDuringCall(t *testing.T) {
+	s, m := newTestSession(t, SessionOptions{Handler: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+		return nil, errors.New("the handler must not see ping")
+	}})
+	call := goCall(t.Context(), s.Call, "tools/call", rawJSON(`{"name":"t"}`))
+	req := m.nextMsg(t)
+	m.send(t, `{"jsonrpc":"2.0","id":"srv-1","method":"ping"}`)
+	if got, want := string(m.next(t)), `{"jsonrpc":"2.0","id":"srv-1","result":{}}`; got != want {
+		t.Errorf("ping answer = %s, want %s", got, want)
+	}
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"content":[]}}`)
+	if r := waitFor(t, call); r.err != nil || string(r.result) != `{"content":[]}` {
+		t.Errorf("Call = %s, %v", r.result, r.err)
+	}
+}
+
+func TestSessionServerRequests(t *testing.T) {
+	handler := func(_ context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+		switch method {
+		case "roots/list":
+			return rawJSON("{\"roots\" : [ ]}"), nil
+		case "empty":
+			return nil, nil
+		case "refuse":
+			return nil, &RPCError{Code: -1, Message: "declined", Data: rawJSON(`{"why":"no"}`)}
+		case "fail":
+			return nil, fmt.Errorf("wrapped: %w", io.ErrUnexpectedEOF)
+		}
+		return nil, MethodNotFound(method)
+	}
+	tests := []struct {
+		name    string
+		handler RequestHandler
+		request string
+		want    string
+	}{
+		{"no handler, string id", nil, `{"jsonrpc":"2.0","id":"abc","method":"elicitation/create","params":{}}`,
+			`{"jsonrpc":"2.0","id":"abc","error":{"code":-32601,"message":"Method not found: elicitation/create"}}`},
+		{"no handler, numeric id", nil, `{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage"}`,
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"Method not found: sampling/createMessage"}}`},
+		{"id echoed byte for byte", nil, `{"jsonrpc":"2.0","id":"a\u0062c","method":"x"}`,
+			`{"jsonrpc":"2.0","id":"a\u0062c","error":{"code":-32601,"message":"Method not found: x"}}`},
+		{"unusual numeric id", nil, `{"jsonrpc":"2.0","id":1.5e3,"method":"x"}`,
+			`{"jsonrpc":"2.0","id":1.5e3,"error":{"code":-32601,"message":"Method not found: x"}}`},
+		{"ping without handler", nil, `{"jsonrpc":"2.0","id":0,"method":"ping"}`,
+			`{"jsonrpc":"2.0","id":0,"result":{}}`},
+		{"handler result compacted", handler, `{"jsonrpc":"2.0","id":1,"method":"roots/list"}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"roots":[]}}`},
+		{"nil result is {}", handler, `{"jsonrpc":"2.0","id":2,"method":"empty"}`,
+			`{"jsonrpc":"2.0","id":2,"result":{}}`},
+		{"RPCError sent as is", handler, `{"jsonrpc":"2.0","id":3,"method":"refuse"}`,
+			`{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"declined","data":{"why":"no"}}}`},
+		{"other error is internal", handler, `{"jsonrpc":"2.0","id":4,"method":"fail"}`,
+			`{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"wrapped: unexpected EOF"}}`},
+		{"handler's own method-not-found", handler, `{"jsonrpc":"2.0","id":5,"method":"other"}`,
+			`{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"Method not found: other"}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, m := newTestSession(t, SessionOptions{Handler: tt.handler})
+			m.send(t, tt.request)
+			if diff := cmp.Diff(tt.want, string(m.next(t))); diff != "" {
+				t.Errorf("answer (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSessionTrace(t *testing.T) {
+	var mu sync.Mutex
+	var trace []string
+	s, m := newTestSession(t, SessionOptions{Trace: func(out bool, msg []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		trace = append(trace, fmt.Sprintf("%v %s", out, msg))
+	}})
+	call := goCall(t.Context(), s.Call, "m", nil)
+	m.next(t)
+	m.send(t, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	waitFor(t, call)
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{`true {"jsonrpc":"2.0","id":1,"method":"m"}`, `false {"jsonrpc":"2.0","id":1,"result":{}}`}
+	if diff := cmp.Diff(want, trace); diff != "" {
+		t.Errorf("trace (-want +got):\n%s", diff)
+	}
+}

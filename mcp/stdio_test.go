@@ -1,0 +1,333 @@
+//go:build unix
+
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const testGrace = 200 * time.Millisecond
+
+// startSh starts `/bin/sh -c script` as a stdio server, killed at the end of
+// the test.
+func startSh(t *testing.T, script string, opts CommandOptions) *CommandTransport {
+	t.Helper()
+	opts.Path, opts.Args = "/bin/sh", []string{"-c", script}
+	if opts.Grace == 0 {
+		opts.Grace = testGrace
+	}
+	tr, err := StartCommand(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // no grace periods
+		tr.Close(ctx)
+	})
+	return tr
+}
+
+// readAll reads messages until Read fails.
+func readAll(t *testing.T, tr *CommandTransport) ([]string, error) {
+	t.Helper()
+	var msgs []string
+	for range 100 {
+		m, err := tr.Read()
+		if err != nil {
+			return msgs, err
+		}
+		msgs = append(msgs, string(m))
+	}
+	t.Fatal("Read does not end")
+	return nil, nil
+}
+
+func TestCommandReadsHugeLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 100 MB through a pipe")
+	}
+	const n = 100 << 20
+	prefix, suffix := `{"jsonrpc":"2.0","method":"big","params":{"s":"`, `"}}`
+	tr := startSh(t, fmt.Sprintf(`printf '%%s' '%s'; head -c %d /dev/zero | tr '\0' x; printf '%%s\n' '%s'; echo '{"after":1}'`, prefix, n, suffix), CommandOptions{})
+	line, err := tr.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(line) != len(prefix)+n+len(suffix) {
+		t.Fatalf("line of %d bytes, want %d", len(line), len(prefix)+n+len(suffix))
+	}
+	if !bytes.HasPrefix(line, []byte(prefix)) || !bytes.HasSuffix(line, []byte(suffix)) ||
+		len(bytes.Trim(line[len(prefix):len(line)-len(suffix)], "x")) != 0 {
+		t.Errorf("line is not what the server wrote")
+	}
+	if next, err := tr.Read(); err != nil || string(next) != `{"after":1}` {
+		t.Errorf("next Read = %q, %v", next, err)
+	}
+}
+
+func TestCommandLines(t *testing.T) {
+	tests := []struct {
+		name     string
+		script   string
+		want     []string
+		wantDiag []string
+	}{
+		{"junk lines skipped with one warning each", `printf 'hello\nnot json either\n{"a":1}\n'`, []string{`{"a":1}`}, []string{
+			`mcpv: warning: skipped a line on the server's stdout that is not JSON: "hello"`,
+			`mcpv: warning: skipped a line on the server's stdout that is not JSON: "not json either"`,
+		}},
+		{"blank lines and CRLF", `printf '\n\r\n  \t \n{"a":1}\r\n\r\n[{"b":2}]\n'`, []string{`{"a":1}`, `[{"b":2}]`}, nil},
+		{"junk with CRLF", `printf 'oops\r\n{"a":1}\r\n'`, []string{`{"a":1}`}, []string{
+			`mcpv: warning: skipped a line on the server's stdout that is not JSON: "oops"`,
+		}},
+		{"last line without newline", `printf '{"a":1}\n{"b":2}'`, []string{`{"a":1}`, `{"b":2}`}, nil},
+		{"warnings stop after ten", `for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo "junk $i"; done; echo '{"a":1}'`, []string{`{"a":1}`}, func() []string {
+			var w []string
+			for i := 1; i <= 10; i++ {
+				w = append(w, fmt.Sprintf(`mcpv: warning: skipped a line on the server's stdout that is not JSON: "junk %d"`, i))
+			}
+			return append(w, "mcpv: warning: more non-JSON lines on the server's stdout; no longer reporting them")
+		}()},
+		{"long junk clipped", `printf '%0300d\n' 0`, nil, []string{
+			`mcpv: warning: skipped a line on the server's stdout that is not JSON: "` + strings.Repeat("0", 200) + `"… (100 more bytes)`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var diag bytes.Buffer
+			tr := startSh(t, tt.script, CommandOptions{Diag: &diag})
+			got, err := readAll(t, tr)
+			var te *TransportError
+			if !errors.As(err, &te) || te.Op != "server exited" {
+				t.Errorf("final Read error = %v, want the server's exit", err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("messages (-want +got):\n%s", diff)
+			}
+			var diagLines []string
+			if s := strings.TrimSuffix(diag.String(), "\n"); s != "" {
+				diagLines = strings.Split(s, "\n")
+			}
+			if diff := cmp.Diff(tt.wantDiag, diagLines); diff != "" {
+				t.Errorf("Diag (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCommandExit(t *testing.T) {
+	tests := []struct {
+		name, script, wantOp string
+		wantTail             []string
+	}{
+		{"status 3 with stderr", `for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo "line $i" >&2; done; echo '{"a":1}'; exit 3`,
+			"server exited with status 3",
+			[]string{"line 3", "line 4", "line 5", "line 6", "line 7", "line 8", "line 9", "line 10", "line 11", "line 12"}},
+		{"status 0", `echo bye >&2`, "server exited", []string{"bye"}},
+		{"killed", `kill -KILL $$`, "server was killed by signal killed", nil},
+		{"terminated", `echo 'going' >&2; kill -TERM $$`, "server was killed by signal terminated", []string{"going"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr syncBuffer
+			tr := startSh(t, tt.script, CommandOptions{Stderr: &stderr})
+			_, err := readAll(t, tr)
+			var te *TransportError
+			if !errors.As(err, &te) {
+				t.Fatalf("Read error = %v, want a *TransportError", err)
+			}
+			if te.Op != tt.wantOp || !strings.HasPrefix(err.Error(), tt.wantOp) {
+				t.Errorf("error = %q, want it to say %q", err, tt.wantOp)
+			}
+			if diff := cmp.Diff(tt.wantTail, te.StderrTail); diff != "" {
+				t.Errorf("StderrTail (-want +got):\n%s", diff)
+			}
+			waitFor(t, tr.errDone)
+			if len(tt.wantTail) > 0 && !strings.HasSuffix(stderr.String(), tt.wantTail[len(tt.wantTail)-1]+"\n") {
+				t.Errorf("Stderr got %q", stderr.String())
+			}
+		})
+	}
+}
+
+func TestCommandCloseKillsStubbornGroup(t *testing.T) {
+	// The shell and its child sleep ignore SIGTERM and never read stdin.
+	tr := startSh(t, `trap '' TERM; sleep 60 & echo '{"ready":true}'; wait; exit 0`, CommandOptions{})
+	if m, err := tr.Read(); err != nil || string(m) != `{"ready":true}` {
+		t.Fatalf("Read = %q, %v", m, err)
+	}
+	pid := tr.Pid()
+	start := time.Now()
+	if err := tr.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	elapsed := time.Since(start)
+	// Close waits one grace period after closing stdin and one after SIGTERM,
+	// then kills; the upper bound is generous for loaded machines.
+	if elapsed < 2*testGrace || elapsed > 3*testGrace+2*time.Second {
+		t.Errorf("Close took %v, want about %v..%v", elapsed, 2*testGrace, 3*testGrace)
+	}
+	waitFor(t, tr.exited)
+	if got := describeExit(tr.waitErr); got != "was killed by signal killed" {
+		t.Errorf("server ended as %q, want killed by SIGKILL", got)
+	}
+	waitGroupGone(t, pid)
+	if _, err := tr.Read(); err == nil || !strings.Contains(err.Error(), "connection closed") {
+		t.Errorf("Read after Close = %v, want connection closed", err)
+	}
+	if err := tr.Close(context.Background()); err != nil {
+		t.Errorf("second Close = %v", err)
+	}
+}
+
+func TestCommandCloseIsPoliteFirst(t *testing.T) {
+	var stderr syncBuffer
+	tr := startSh(t, `read line; echo "$line" >&2; echo '{"jsonrpc":"2.0","id":1,"result":{}}'; read rest || exit 0`, CommandOptions{Stderr: &stderr, Grace: testWait})
+	s := NewSession(tr, SessionOptions{})
+	if r, err := s.Call(t.Context(), "tools/list", nil); err != nil || string(r) != "{}" {
+		t.Fatalf("Call = %s, %v", r, err)
+	}
+	// The server exits on stdin EOF: Close must not need a signal.
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, tr.exited)
+	waitFor(t, tr.errDone) // Close does not wait for the stderr copy
+	if tr.waitErr != nil {
+		t.Errorf("server ended with %v, want a clean exit on stdin EOF", tr.waitErr)
+	}
+	if got, want := stderr.String(), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n"; got != want {
+		t.Errorf("server read %q, want %q", got, want)
+	}
+}
+
+func TestCommandWriteAfterExit(t *testing.T) {
+	tr := startSh(t, `exit 0`, CommandOptions{})
+	waitFor(t, tr.exited)
+	done := make(chan error, 1)
+	go func() { done <- tr.Write(context.Background(), []byte(`{"jsonrpc":"2.0","method":"x"}`)) }()
+	err := waitFor(t, done)
+	var te *TransportError
+	if !errors.As(err, &te) || !errors.Is(err, syscall.EPIPE) {
+		t.Errorf("Write = %v, want a TransportError wrapping EPIPE", err)
+	}
+}
+
+func TestCommandWriteHonoursContext(t *testing.T) {
+	tr := startSh(t, `exec sleep 60`, CommandOptions{}) // never reads stdin
+	cause := errors.New("write took too long")
+	ctx, cancel := context.WithTimeoutCause(context.Background(), 100*time.Millisecond, cause)
+	defer cancel()
+	big := bytes.Repeat([]byte("x"), 8<<20) // more than any pipe buffer
+	done := make(chan error, 1)
+	go func() { done <- tr.Write(ctx, big) }()
+	if err := waitFor(t, done); err != cause {
+		t.Errorf("Write = %v, want the context's cause", err)
+	}
+	// The half-written line made the connection unusable: stdin is closed.
+	go func() { done <- tr.Write(context.Background(), []byte("{}")) }()
+	if err := waitFor(t, done); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("second Write = %v, want os.ErrClosed", err)
+	}
+}
+
+func TestCommandEnvAndDir(t *testing.T) {
+	t.Setenv("MCPV_STDIO_TEST", "inherited")
+	dir := t.TempDir()
+	script := `printf '{"v":"%s","dir":"%s"}\n' "$MCPV_STDIO_TEST" "$(pwd -P)"`
+	real, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if real, err = filepath.EvalSymlinks(real); err != nil {
+		t.Fatal(err)
+	}
+	dirReal, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		opts CommandOptions
+		want string
+	}{
+		{"inherited", CommandOptions{}, `{"v":"inherited","dir":"` + real + `"}`},
+		{"explicit", CommandOptions{Env: []string{"MCPV_STDIO_TEST=given"}, Dir: dir}, `{"v":"given","dir":"` + dirReal + `"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := startSh(t, script, tt.opts).Read()
+			if err != nil || string(m) != tt.want {
+				t.Errorf("Read = %s, %v; want %s", m, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestStartCommandFails(t *testing.T) {
+	tests := []struct {
+		path string
+		want error
+	}{
+		{"/nonexistent/mcpv-server", fs.ErrNotExist},
+		{"mcpv-no-such-program-in-path", exec.ErrNotFound},
+	}
+	for _, tt := range tests {
+		_, err := StartCommand(CommandOptions{Path: tt.path})
+		var te *TransportError
+		if !errors.As(err, &te) || !errors.Is(err, tt.want) || te.Op != fmt.Sprintf("start server %q", tt.path) {
+			t.Errorf("StartCommand(%q) = %v, want a TransportError wrapping %v", tt.path, err, tt.want)
+		}
+	}
+}
+
+func TestTailBuffer(t *testing.T) {
+	b := &tailBuffer{max: 20}
+	b.Write([]byte("line1\nli"))
+	b.Write([]byte("ne2\r\n\n  \nline3\nline4\n"))
+	if diff := cmp.Diff([]string{"line3", "line4"}, b.lines(2)); diff != "" {
+		t.Errorf("lines(2) (-want +got):\n%s", diff)
+	}
+	// Only the last 20 bytes are kept, so the oldest line is cut.
+	if diff := cmp.Diff([]string{"e2", "line3", "line4"}, b.lines(10)); diff != "" {
+		t.Errorf("lines(10) (-want +got):\n%s", diff)
+	}
+	long := &tailBuffer{max: 1000}
+	long.Write([]byte(strings.Repeat("y", 350) + "\n"))
+	if diff := cmp.Diff([]string{strings.Repeat("y", 300) + "… (50 more bytes)"}, long.lines(10)); diff != "" {
+		t.Errorf("long line (-want +got):\n%s", diff)
+	}
+}
+
+func TestDescribeExit(t *testing.T) {
+	run := func(script string) error { return exec.Command("/bin/sh", "-c", script).Run() }
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{nil, "exited"},
+		{run("exit 3"), "exited with status 3"},
+		{run("kill -KILL $$"), "was killed by signal killed"},
+		{run("kill -INT $$"), "was killed by signal interrupt"},
+		{errors.New("wait: no child processes"), "exited: wait: no child processes"},
+	}
+	for _, tt := range tests {
+		if got := describeExit(tt.err); got != tt.want {
+			t.Errorf("describeExit(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+}
