@@ -117,8 +117,10 @@ func (p *sseReader) readLine() ([]byte, error) {
 		}
 		if !p.started {
 			p.started = true
-			if bytes.HasPrefix(buf, []byte("\xef\xbb\xbf")) {
-				p.r.Discard(3)
+			if buf[0] == 0xef { // perhaps a BOM: wait for its three bytes
+				if bom, _ := p.r.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
+					p.r.Discard(3)
+				}
 				continue
 			}
 		}
