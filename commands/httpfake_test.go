@@ -2,6 +2,7 @@ package commands
 
 import (
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpv/mcpv/internal/demoserver"
 )
 
 // fakeHTTP is a scripted MCP server over HTTP for the cases a real server
@@ -301,5 +306,27 @@ func TestHTTPHeadersAndURLFromEnvironment(t *testing.T) {
 	r := mcpv(t, "", "-H", "X-Team: blue", "--header", "@"+file, "ping")
 	if r.code != 0 || r.stdout != `{"team":"blue","key":"k-123"}`+"\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestHTTPSWithCACert(t *testing.T) {
+	server := demoserver.New()
+	ts := httptest.NewTLSServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
+	t.Cleanup(ts.Close)
+	certFile := t.TempDir() + "/ca.pem"
+	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
+	if err := os.WriteFile(certFile, pemBytes, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := mcpv(t, "", "-u", ts.URL, "ping"); r.code != 4 || !strings.Contains(r.stderr, "certificate") {
+		t.Errorf("without --cacert: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := mcpv(t, "", "-u", ts.URL, "--cacert", certFile, "ping"); r.code != 0 || r.stdout != "{}\n" {
+		t.Errorf("with --cacert: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	notPEM := t.TempDir() + "/not.pem"
+	os.WriteFile(notPEM, []byte("hello"), 0o644)
+	if r := mcpv(t, "", "-u", ts.URL, "--cacert", notPEM, "ping"); r.code != 2 || !strings.Contains(r.stderr, "no PEM certificate") {
+		t.Errorf("bad --cacert: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -152,6 +154,18 @@ func TestExitCodes(t *testing.T) {
 				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tt.want, r.stderr.String())
 			}
 		})
+	}
+}
+
+func TestAuthRequiredIsExit5(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer scope="mcp:read"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer ts.Close()
+	r := start(t, "-u", ts.URL, "ping")
+	if code, _ := r.wait(t, 10*time.Second); code != 5 || !strings.Contains(r.stderr.String(), `scope="mcp:read"`) {
+		t.Errorf("exit code %d, want 5; stderr:\n%s", code, r.stderr.String())
 	}
 }
 
