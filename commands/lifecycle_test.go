@@ -96,26 +96,6 @@ func TestServerIgnoringShutdownIsKilled(t *testing.T) {
 	}
 }
 
-func TestHundredMegabyteResult(t *testing.T) {
-	if testing.Short() {
-		t.Skip("large")
-	}
-	const n = 100 << 20
-	var out, errb bytes.Buffer
-	ios := output.NewStreams(strings.NewReader(""), &out, &errb)
-	code := run(context.Background(), args([]string{"call", "big"}, fake("big=104857600")), ios, os.Environ())
-	if code != 0 {
-		t.Fatalf("code %d: %s", code, errb.String())
-	}
-	want := `{"content":[{"type":"text","text":"`
-	if got := out.Len(); got != len(want)+n+len(`"}]}`)+1 {
-		t.Fatalf("stdout is %d bytes, want %d", got, len(want)+n+len(`"}]}`)+1)
-	}
-	if !bytes.HasPrefix(out.Bytes(), []byte(want)) || !bytes.HasSuffix(out.Bytes(), []byte("xxx\"}]}\n")) {
-		t.Errorf("stdout starts %q and ends %q", out.Bytes()[:60], out.Bytes()[out.Len()-20:])
-	}
-}
-
 // blockingReader is a stdin that is open and silent, as in many CI jobs.
 type blockingReader struct{}
 

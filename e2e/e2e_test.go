@@ -157,6 +157,43 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
+// countingWriter checks a large stdout without keeping it.
+type countingWriter struct {
+	n          int
+	head, tail []byte
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	if len(c.head) < 64 {
+		c.head = append(c.head, p[:min(len(p), 64-len(c.head))]...)
+	}
+	c.tail = append(c.tail, p...)
+	if len(c.tail) > 64 {
+		c.tail = append([]byte(nil), c.tail[len(c.tail)-64:]...)
+	}
+	c.n += len(p)
+	return len(p), nil
+}
+
+func TestHundredMegabyteResult(t *testing.T) {
+	const size = 100 << 20
+	s := newServer(t, fmt.Sprintf("big=%d", size))
+	cmd := exec.Command(mcpvBin, append([]string{"call", "big"}, s.args()...)...)
+	var out countingWriter
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v; stderr:\n%s", err, errb.String())
+	}
+	prefix, suffix := `{"content":[{"type":"text","text":"xxx`, `xxx"}]}`+"\n"
+	if want := len(`{"content":[{"type":"text","text":""}]}`) + size + 1; out.n != want {
+		t.Errorf("stdout has %d bytes, want %d", out.n, want)
+	}
+	if !bytes.HasPrefix(out.head, []byte(prefix)) || !bytes.HasSuffix(out.tail, []byte(suffix)) {
+		t.Errorf("stdout starts %q and ends %q", out.head, out.tail)
+	}
+}
+
 func TestAuthRequiredIsExit5(t *testing.T) {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("WWW-Authenticate", `Bearer scope="mcp:read"`)
