@@ -1,14 +1,14 @@
 package commands
 
 import (
-	"github.com/mcpv/mcpv/internal/rawjson"
-
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // member is one key and its raw JSON value, kept in the order given.

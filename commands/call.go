@@ -1,10 +1,10 @@
 package commands
 
 import (
-	"github.com/mcpv/mcpv/internal/rawjson"
-
 	"context"
 	"encoding/json"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 type callCmd struct {

@@ -47,7 +47,7 @@ type demoCase struct {
 var demoCases = []demoCase{
 	{"info", []string{"info", "-c", "-q", "[.protocolVersion, .serverInfo.name]"}, "", 0, `["2025-11-25","mcpv-demo"]`},
 	{"ping", []string{"ping"}, "", 0, `{}`},
-	{"list-tools", []string{"list-tools", "-q", "[.tools[].name]"}, "", 0, `["add","big","echo","fail","slow"]`},
+	{"list-tools", []string{"list-tools", "-q", "[.tools[].name]"}, "", 0, `["add","ask","big","echo","fail","log","roots","sample","slow"]`},
 	{"call echo", []string{"call", "echo", "message=hi there"}, "", 0,
 		`{"content":[{"type":"text","text":"hi there"}],"structuredContent":{"message":"hi there"}}`},
 	{"call add typed", []string{"call", "add", "a:=2", "b:=0.5", "-q", ".structuredContent.sum"}, "", 0, `2.5`},

@@ -108,7 +108,7 @@ func TestGoSDKSessionExpiry(t *testing.T) {
 	}))
 	t.Cleanup(ts.Close)
 	r := mcpv(t, "", "-u", ts.URL, "list-tools", "-c", "-q", "[.tools[].name]")
-	if r.code != 0 || r.stdout != `["add","big","echo","fail","slow"]`+"\n" {
+	if r.code != 0 || r.stdout != `["add","ask","big","echo","fail","log","roots","sample","slow"]`+"\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	if !strings.Contains(r.stderr, "session expired (HTTP 404); starting a new one") {

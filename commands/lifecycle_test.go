@@ -124,7 +124,7 @@ func TestArgsFromStdinWhenAsked(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("code %d: %s", r.code, r.stderr)
 	}
-	if got := readLog(t, log); !strings.Contains(got, `"params":{"name":"x","arguments":{"b":[1,2],"a":7}}`) {
+	if got := readLog(t, log); !strings.Contains(got, `"params":{"name":"x","arguments":{"b":[1,2],"a":7},"_meta":{"progressToken":"mcpv-1"}}`) {
 		t.Errorf("server got:\n%s", got)
 	}
 }

@@ -1,11 +1,11 @@
 package commands
 
 import (
-	"github.com/mcpv/mcpv/internal/rawjson"
-
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 type requestCmd struct {

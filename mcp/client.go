@@ -1,15 +1,17 @@
 package mcp
 
 import (
-	"github.com/mcpv/mcpv/internal/rawjson"
-
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // LatestVersion is the protocol version mcpv offers by default.
@@ -34,7 +36,10 @@ type ClientOptions struct {
 	// Declare only what the client really handles (digest §3).
 	Capabilities json.RawMessage
 	// Timeout bounds each request made through Client.Call; zero means none.
+	// Progress notifications for a request start its timeout again (digest §9)...
 	Timeout time.Duration
+	// ...but never beyond MaxTimeout from the request's start; zero means no cap.
+	MaxTimeout time.Duration
 }
 
 // Client is an initialized MCP session.
@@ -46,6 +51,7 @@ type Client struct {
 	// ProtocolVersion is the negotiated version.
 	ProtocolVersion string
 	capabilities    map[string]json.RawMessage
+	lastToken       atomic.Int64 // progress tokens are unique in the session
 }
 
 // Initialize runs the lifecycle handshake (digest §2) on s: initialize, check
@@ -175,14 +181,91 @@ func (c *Client) Require(capability, method string) error {
 	return &CapabilityError{Capability: capability, Method: method}
 }
 
-// Call sends a request bounded by the client's per-request timeout.
+// progressMethods may run long: their requests ask for progress notifications.
+var progressMethods = map[string]bool{
+	"tools/call":     true,
+	"resources/read": true,
+	"prompts/get":    true,
+}
+
+// Call sends a request bounded by the client's timeouts. A request that may
+// run long carries a progress token of its own in params._meta; each progress
+// notification for it restarts the timeout, up to MaxTimeout.
 func (c *Client) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if c.opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, c.opts.Timeout, &TimeoutError{Method: method, Timeout: c.opts.Timeout})
-		defer cancel()
+	var token json.RawMessage
+	if progressMethods[method] {
+		token, _ = json.Marshal(fmt.Sprintf("mcpv-%d", c.lastToken.Add(1)))
+		var err error
+		if params, err = withMeta(params, "progressToken", token); err != nil {
+			return nil, err
+		}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if d := c.opts.Timeout; d > 0 {
+		idle := time.AfterFunc(d, func() { cancel(&TimeoutError{Method: method, Timeout: d}) })
+		defer idle.Stop()
+		if token != nil {
+			defer c.WatchProgress(token, func() { idle.Reset(d) })()
+		}
+	}
+	if d := c.opts.MaxTimeout; d > 0 && token != nil {
+		hard := time.AfterFunc(d, func() { cancel(&TimeoutError{Method: method, Timeout: d, Cap: true}) })
+		defer hard.Stop()
 	}
 	return c.Session.Call(ctx, method, params)
+}
+
+// withMeta sets params._meta[key] = value, keeping everything else as it was.
+func withMeta(params json.RawMessage, key string, value json.RawMessage) (json.RawMessage, error) {
+	entry := append(append(append([]byte{'{'}, mustJSON(key)...), ':'), value...)
+	if len(bytes.TrimSpace(params)) == 0 || string(params) == "null" {
+		return append(append([]byte(`{"_meta":`), entry...), "}}"...), nil
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	hasMeta := false
+	err := rawjson.ForEachRawMember(params, func(k string, rawKey, v []byte) error {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.Write(rawKey)
+		b.WriteByte(':')
+		if k != "_meta" {
+			b.Write(v)
+			return nil
+		}
+		hasMeta = true
+		if !rawjson.IsObject(v) {
+			return fmt.Errorf("params._meta is not an object")
+		}
+		inner := bytes.TrimSpace(v)
+		b.Write(entry)
+		if body := bytes.TrimSpace(inner[1 : len(inner)-1]); len(body) > 0 {
+			b.WriteByte(',')
+			b.Write(body)
+		}
+		b.WriteByte('}')
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("params: %w", err)
+	}
+	if !hasMeta {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"_meta":`)
+		b.Write(entry)
+		b.WriteByte('}')
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
 }
 
 // IsTimeout reports whether err is a request timeout.

@@ -91,9 +91,13 @@ func (e *VersionError) Error() string {
 type TimeoutError struct {
 	Method  string
 	Timeout time.Duration
+	Cap     bool // the absolute cap expired, though progress kept coming
 }
 
 func (e *TimeoutError) Error() string {
+	if e.Cap {
+		return fmt.Sprintf("%s: not done within the %s cap (--max-timeout)", e.Method, e.Timeout)
+	}
 	return fmt.Sprintf("%s: no answer within %s", e.Method, e.Timeout)
 }
 

@@ -1,12 +1,12 @@
 package mcp
 
 import (
-	"github.com/mcpv/mcpv/internal/rawjson"
-
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // JSON-RPC 2.0 messages as mcpv sees them (digest §1). Every payload (params,

@@ -1,12 +1,12 @@
 package mcp
 
 import (
-	"github.com/mcpv/mcpv/internal/rawjson"
-
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Pages says how much of a paginated list to fetch (digest §7).

@@ -73,6 +73,7 @@ type Session struct {
 	mu       sync.Mutex                    // guards the fields below
 	pending  map[string]chan message       // our requests awaiting a response, by id
 	incoming map[string]context.CancelFunc // server requests being handled, by raw id
+	progress map[string]func()             // progress watchers, by raw progress token
 	err      error                         // why the reader stopped; set once
 	closing  bool                          // Close was called
 
@@ -94,6 +95,7 @@ func NewSession(t Transport, opts SessionOptions) *Session {
 		opts:     opts,
 		pending:  make(map[string]chan message),
 		incoming: make(map[string]context.CancelFunc),
+		progress: make(map[string]func()),
 		done:     make(chan struct{}),
 		notes:    make(chan message, notificationQueue),
 		noted:    make(chan struct{}),
@@ -283,8 +285,11 @@ func (s *Session) route(m message) {
 	case m.isRequest():
 		s.serve(m)
 	case m.isNotification():
-		if m.Method == "notifications/cancelled" {
+		switch m.Method {
+		case "notifications/cancelled":
 			s.cancelIncoming(m.Params)
+		case "notifications/progress":
+			s.noteProgress(m.Params)
 		}
 		s.notes <- m
 	case m.ID == nil:
@@ -363,6 +368,36 @@ func (s *Session) handle(ctx context.Context, method string, params json.RawMess
 // MethodNotFound is the answer to a request mcpv does not serve.
 func MethodNotFound(method string) *RPCError {
 	return &RPCError{Code: CodeMethodNotFound, Message: "Method not found: " + method}
+}
+
+// WatchProgress calls fn, on the reader goroutine, for each progress
+// notification carrying token (raw JSON); fn must not block. The returned
+// function stops watching.
+func (s *Session) WatchProgress(token json.RawMessage, fn func()) (stop func()) {
+	key := string(token)
+	s.mu.Lock()
+	s.progress[key] = fn
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		delete(s.progress, key)
+		s.mu.Unlock()
+	}
+}
+
+func (s *Session) noteProgress(params json.RawMessage) {
+	var p struct {
+		Token json.RawMessage `json:"progressToken"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.Token == nil {
+		return
+	}
+	s.mu.Lock()
+	fn := s.progress[string(p.Token)]
+	s.mu.Unlock()
+	if fn != nil {
+		fn()
+	}
 }
 
 func (s *Session) cancelIncoming(params json.RawMessage) {

@@ -5,7 +5,6 @@ package output
 import (
 	"io"
 	"os"
-	"sync"
 
 	"github.com/mattn/go-isatty"
 )
@@ -16,41 +15,36 @@ type Streams struct {
 	Out io.Writer
 	Err io.Writer // safe for concurrent use when built by System or NewStreams
 
+	// Status draws transient progress on stderr when stderr is a terminal;
+	// Err writes through it so nothing garbles.
+	Status *StatusLine
+
 	InTTY, OutTTY, ErrTTY bool
 }
 
 // System returns the process's own streams.
 func System() *Streams {
+	errTTY := isTerminal(os.Stderr)
+	status := NewStatusLine(os.Stderr, errTTY)
 	return &Streams{
 		In:     os.Stdin,
 		Out:    os.Stdout,
-		Err:    &lockedWriter{w: os.Stderr},
+		Err:    status,
+		Status: status,
 		InTTY:  isTerminal(os.Stdin),
 		OutTTY: isTerminal(os.Stdout),
-		ErrTTY: isTerminal(os.Stderr),
+		ErrTTY: errTTY,
 	}
 }
 
 // NewStreams returns streams over the given readers and writers, none a terminal.
 func NewStreams(in io.Reader, out, err io.Writer) *Streams {
-	return &Streams{In: in, Out: out, Err: &lockedWriter{w: err}}
+	status := NewStatusLine(err, false)
+	return &Streams{In: in, Out: out, Err: status, Status: status}
 }
 
 func isTerminal(f *os.File) bool {
 	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
-}
-
-// lockedWriter keeps concurrent writers (mcpv's diagnostics and the server's
-// forwarded stderr) from interleaving within one Write.
-type lockedWriter struct {
-	mu sync.Mutex // guards w
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // UseColor decides colour: the --color flag, then NO_COLOR, then TERM=dumb,

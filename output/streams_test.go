@@ -3,6 +3,7 @@ package output
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -112,7 +113,7 @@ func TestStreamsErrWritesDoNotInterleave(t *testing.T) {
 
 func TestSystemStreams(t *testing.T) {
 	s := System()
-	if _, ok := s.Err.(*lockedWriter); !ok {
-		t.Errorf("System().Err is %T, want a lockedWriter", s.Err)
+	if s.Err != io.Writer(s.Status) {
+		t.Errorf("System().Err is %T, want its StatusLine", s.Err)
 	}
 }

@@ -36,10 +36,11 @@ func New() *mcp.Server { return newServer(config{}) }
 
 func newServer(cfg config) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcpv-demo", Version: "1.0.0"}, &mcp.ServerOptions{
-		Instructions:      "Demo server for mcpv. Tools: echo, add, fail, slow, big. Resources under demo://. Prompts: greet, review.",
+		Instructions:      "Demo server for mcpv. Tools: echo, add, fail, slow, big, and ask, sample, roots, log, which ask the client something or report to it. Resources under demo://. Prompts: greet, review.",
 		CompletionHandler: complete,
 	})
 	addTools(s, cfg)
+	addAskers(s)
 	addResources(s)
 	addPrompts(s)
 	return s

@@ -80,7 +80,7 @@ func TestTools(t *testing.T) {
 		names = append(names, tool.Name)
 	}
 	slices.Sort(names)
-	if want := []string{"add", "big", "echo", "fail", "slow"}; !slices.Equal(names, want) {
+	if want := []string{"add", "ask", "big", "echo", "fail", "log", "roots", "sample", "slow"}; !slices.Equal(names, want) {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}
 	for _, tool := range lt.Tools {

@@ -1,0 +1,85 @@
+package demoserver
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Tools that make the server ask the client something or report to it: they
+// exercise a client's answers to roots, sampling and elicitation requests,
+// and its display of log messages.
+
+type askIn struct {
+	Message string `json:"message,omitempty" jsonschema:"what to ask the user"`
+}
+type sampleIn struct {
+	Prompt string `json:"prompt" jsonschema:"the text to send to the client's model"`
+}
+type logIn struct {
+	Message string `json:"message" jsonschema:"the log message"`
+	Level   string `json:"level,omitempty" jsonschema:"debug, info, notice, warning, error, critical, alert or emergency (default info)"`
+}
+
+// askSchema is the form the ask tool requests: one field of each kind.
+var askSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"name":{"type":"string","title":"Name","default":"Ada"},` +
+	`"age":{"type":"integer","minimum":0,"maximum":150},` +
+	`"color":{"type":"string","enum":["red","green","blue"],"default":"green"},` +
+	`"subscribe":{"type":"boolean","default":false}},` +
+	`"required":["name","age"]}`)
+
+func addAskers(s *mcp.Server) {
+	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "Ask the user for a name, an age, a colour and a yes/no by elicitation; return the answer."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*mcp.CallToolResult, any, error) {
+			msg := in.Message
+			if msg == "" {
+				msg = "Who are you?"
+			}
+			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: msg, RequestedSchema: askSchema})
+			if err != nil {
+				return nil, nil, err
+			}
+			return jsonResult(res)
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "sample", Description: "Ask the client's model to answer the prompt (sampling); return its message."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in sampleIn) (*mcp.CallToolResult, any, error) {
+			res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{
+				MaxTokens: 100,
+				Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Prompt}}},
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+			return jsonResult(res)
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "roots", Description: "Return the client's roots."},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			res, err := req.Session.ListRoots(ctx, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			return jsonResult(res)
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "log", Description: "Send a log message to the client (at or above its logging level)."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in logIn) (*mcp.CallToolResult, any, error) {
+			level := in.Level
+			if level == "" {
+				level = "info"
+			}
+			err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(level), Logger: "demo", Data: in.Message})
+			if err != nil {
+				return nil, nil, err
+			}
+			return &mcp.CallToolResult{Content: text("logged")}, nil, nil
+		})
+}
+
+func jsonResult(v any) (*mcp.CallToolResult, any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &mcp.CallToolResult{Content: text(string(b))}, nil, nil
+}
