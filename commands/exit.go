@@ -50,7 +50,7 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.Is(err, syscall.EPIPE):
+	case isClosedStdout(err):
 		return exitOK // stdout closed by the reader, e.g. | head -1
 	case errors.Is(err, ErrInterrupted):
 		return exitInterrupt
@@ -72,7 +72,14 @@ func exitCode(err error) int {
 
 // silent errors have already told the user what happened, through stdout.
 func silent(err error) bool {
-	return errors.Is(err, errToolFailed) || errors.Is(err, output.ErrFalsy) || errors.Is(err, syscall.EPIPE)
+	return errors.Is(err, errToolFailed) || errors.Is(err, output.ErrFalsy) || isClosedStdout(err)
+}
+
+// isClosedStdout reports a write to stdout that failed because its reader
+// went away; a server's closed stdin is not that.
+func isClosedStdout(err error) bool {
+	var ce *output.ClosedError
+	return errors.As(err, &ce) && errors.Is(ce.Err, syscall.EPIPE)
 }
 
 // report prints err as one "mcpv: ..." line (plus quoted server stderr, if

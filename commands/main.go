@@ -32,6 +32,7 @@ func init() {
 // cli is the whole grammar.
 type cli struct {
 	serverFlags
+	clientFlags
 	outputFlags
 	VersionFlag kong.VersionFlag `name:"version" help:"Print mcpv's version and exit."`
 
@@ -49,6 +50,9 @@ type cli struct {
 
 func (c *cli) Validate() error {
 	if err := c.serverFlags.Validate(); err != nil {
+		return err
+	}
+	if err := c.clientFlags.Validate(); err != nil {
 		return err
 	}
 	return c.outputFlags.Validate()

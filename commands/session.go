@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sync"
 
+	"github.com/mcpv/mcpv/elicit"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 )
@@ -19,18 +21,37 @@ type app struct {
 	environ []string
 	getenv  func(string) string
 
-	client *mcp.Client
+	client  *mcp.Client
+	events  *eventLog
+	roots   json.RawMessage // the answer to roots/list, when --root was given
+	elicit  *elicit.Options // answers elicitation/create
+	closers []func() error  // files to close at exit (the terminal)
+
+	listenMu  sync.Mutex // guards listeners
+	listeners []func(method string, params json.RawMessage)
 }
 
 // connect starts the server and initializes the session. It is called by a
 // command's Run once the command has checked everything that needs no server.
 func (a *app) connect(ctx context.Context) (*mcp.Client, error) {
 	f := &a.flags.serverFlags
+	cf := &a.flags.clientFlags
+	if cf.Events != "" && a.events == nil {
+		ev, err := openEventLog(cf.Events)
+		if err != nil {
+			return nil, err
+		}
+		a.events = ev
+	}
+	caps, err := a.capabilities()
+	if err != nil {
+		return nil, err
+	}
 	t, err := a.transport()
 	if err != nil {
 		return nil, err
 	}
-	sopts := mcp.SessionOptions{Diag: a.ios.Err}
+	sopts := mcp.SessionOptions{Diag: a.ios.Err, Handler: a.serveRequest, OnNotification: a.onNotification}
 	if f.Verbose {
 		sopts.Trace = tracer(a.ios.Err)
 	}
@@ -46,13 +67,18 @@ func (a *app) connect(ctx context.Context) (*mcp.Client, error) {
 	c, err := mcp.Initialize(ictx, s, mcp.ClientOptions{
 		Info:            mcp.Implementation{Name: "mcpv", Version: Version},
 		ProtocolVersion: f.ProtocolVersion,
+		Capabilities:    caps,
 		Timeout:         f.Timeout,
+		MaxTimeout:      cf.MaxTimeout,
 	})
 	if err != nil {
 		s.Close(context.Background())
 		return nil, err
 	}
 	a.client = c
+	if err := a.setLogLevel(ctx, c); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -93,9 +119,30 @@ func (a *app) transport() (mcp.Transport, error) {
 
 // close ends the session, if one was opened, within the transport's bounds.
 func (a *app) close() {
+	a.ios.Status.Clear()
 	if a.client != nil {
 		a.client.Close(context.Background())
 	}
+	if a.events != nil {
+		a.events.close()
+	}
+	for _, c := range a.closers {
+		c()
+	}
+}
+
+// setLogLevel sends --log-level when the server declares logging.
+func (a *app) setLogLevel(ctx context.Context, c *mcp.Client) error {
+	level := a.flags.LogLevel
+	if level == "" {
+		return nil
+	}
+	if !c.HasCapability("logging") {
+		fmt.Fprintf(a.ios.Err, "mcpv: warning: the server does not declare logging; --log-level %s not sent\n", level)
+		return nil
+	}
+	_, err := c.Call(ctx, "logging/setLevel", mustJSON(map[string]string{"level": level}))
+	return err
 }
 
 // request connects, checks that the server declared capability, sends the
@@ -113,6 +160,7 @@ func (a *app) request(ctx context.Context, capability, method string, params jso
 
 // print writes a result to stdout through the --jq filter and format flags.
 func (a *app) print(raw json.RawMessage) error {
+	a.ios.Status.Clear()
 	return a.flags.outputFlags.printer(a.ios, a.getenv).Print(raw)
 }
 

@@ -258,6 +258,9 @@ func (t *CommandTransport) Write(ctx context.Context, msg []byte) error {
 			t.stdin.Close()
 			return context.Cause(ctx)
 		}
+		if errors.Is(err, syscall.EPIPE) {
+			return t.endError(io.EOF) // the server is gone: say how it ended
+		}
 		return &TransportError{Op: "write to server", Err: err}
 	}
 	return nil

@@ -216,14 +216,16 @@ func TestCommandCloseIsPoliteFirst(t *testing.T) {
 }
 
 func TestCommandWriteAfterExit(t *testing.T) {
-	tr := startSh(t, `exit 0`, CommandOptions{})
+	tr := startSh(t, `echo gone >&2; exit 5`, CommandOptions{})
 	waitFor(t, tr.exited)
 	done := make(chan error, 1)
 	go func() { done <- tr.Write(context.Background(), []byte(`{"jsonrpc":"2.0","method":"x"}`)) }()
 	err := waitFor(t, done)
 	var te *TransportError
-	if !errors.As(err, &te) || !errors.Is(err, syscall.EPIPE) {
-		t.Errorf("Write = %v, want a TransportError wrapping EPIPE", err)
+	// EPIPE from the server's stdin must not look like a closed stdout of
+	// mcpv's own (exit 0): it says how the server ended instead.
+	if !errors.As(err, &te) || errors.Is(err, syscall.EPIPE) || !strings.Contains(err.Error(), "exited with status 5") || !strings.Contains(err.Error(), "| gone") {
+		t.Errorf("Write = %v, want a TransportError saying the server exited with status 5", err)
 	}
 }
 

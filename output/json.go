@@ -35,9 +35,27 @@ type Printer struct {
 	ExitStatus bool    // jq -e
 }
 
+// ClosedError wraps a failed write to stdout: the reader went away (EPIPE)
+// or the stream failed. A closed pipe ends mcpv quietly with success.
+type ClosedError struct{ Err error }
+
+func (e *ClosedError) Error() string { return "write to stdout: " + e.Err.Error() }
+func (e *ClosedError) Unwrap() error { return e.Err }
+
+// stdoutWriter marks write errors as stdout's own.
+type stdoutWriter struct{ w io.Writer }
+
+func (s stdoutWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if err != nil {
+		err = &ClosedError{Err: err}
+	}
+	return n, err
+}
+
 // Print writes one JSON value (or the filter's outputs for it).
 func (p *Printer) Print(raw []byte) error {
-	w := bufio.NewWriterSize(p.Out, 64<<10)
+	w := bufio.NewWriterSize(stdoutWriter{p.Out}, 64<<10)
 	var err error
 	if p.Filter == nil {
 		err = p.writeRaw(w, raw)

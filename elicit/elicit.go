@@ -1,0 +1,169 @@
+package elicit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+)
+
+// Policy says what to do with a request when no answer is given.
+type Policy string
+
+// The policies; the caller picks the default: PolicyPrompt on a terminal,
+// PolicyDecline otherwise.
+const (
+	PolicyPrompt  Policy = "prompt"  // ask on the terminal
+	PolicyAccept  Policy = "accept"  // take the defaults, ask nothing
+	PolicyDecline Policy = "decline" // answer decline
+	PolicyCancel  Policy = "cancel"  // answer cancel
+)
+
+// ParsePolicy checks the text of a policy flag; "" is not a policy.
+func ParsePolicy(s string) (Policy, error) {
+	switch p := Policy(s); p {
+	case PolicyPrompt, PolicyAccept, PolicyDecline, PolicyCancel:
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown elicitation policy %q (want prompt, accept, decline or cancel)", s)
+}
+
+// Options says how mcpv answers elicitation/create requests. The zero value
+// declines every form; any other Policy than the four is treated as decline.
+type Options struct {
+	Answers    map[string]string          // from --answer KEY=VALUE; text, typed by the schema
+	AnswerJSON map[string]json.RawMessage // from --answers FILE (a JSON object); typed already, validated by the schema
+	Policy     Policy                     // what to do with what the answers leave open
+	TTY        Terminal                   // nil when there is no terminal; prompting is then impossible
+	Diag       io.Writer                  // stderr: which server asks, URLs, warnings, what mcpv answered
+	ServerName string                     // shown when asking
+	OpenURL    func(url string) error     // opens a URL in the browser; nil means cannot open
+}
+
+// ParamsError is a request mcpv cannot serve as sent: malformed params, a
+// schema outside the elicitation subset, or a mode mcpv did not declare. The
+// caller answers it with JSON-RPC error -32602 and Msg as the message.
+type ParamsError struct{ Msg string }
+
+func (e *ParamsError) Error() string { return e.Msg }
+
+func paramsErrorf(format string, a ...any) error {
+	return &ParamsError{Msg: fmt.Sprintf(format, a...)}
+}
+
+// Capability reports the elicitation capability object mcpv should declare:
+// {"form":{}} always, plus "url":{} when there is a terminal to ask for
+// consent, OpenURL is set and Policy is prompt.
+func (o *Options) Capability() json.RawMessage {
+	if o.urlMode() {
+		return json.RawMessage(`{"form":{},"url":{}}`)
+	}
+	return json.RawMessage(`{"form":{}}`)
+}
+
+func (o *Options) urlMode() bool {
+	return o.TTY != nil && o.OpenURL != nil && o.Policy == PolicyPrompt
+}
+
+// Handle answers one elicitation/create request (params as raw JSON) and
+// returns the ElicitResult JSON. A *ParamsError means the request is invalid
+// params (-32602); ctx.Err() means ctx ended while the user was being asked and
+// nothing should be sent. The package comment has the rules.
+func (o *Options) Handle(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var head struct {
+		Mode *string `json:"mode"`
+	}
+	if err := json.Unmarshal(params, &head); err != nil || !rawjson.IsObject(params) {
+		return nil, paramsErrorf("elicitation/create: params must be a JSON object")
+	}
+	mode := "form"
+	if head.Mode != nil {
+		mode = *head.Mode
+	}
+	switch mode {
+	case "form":
+		f, err := parseForm(params)
+		if err != nil {
+			return nil, err
+		}
+		return o.handleForm(ctx, f)
+	case "url":
+		if !o.urlMode() {
+			return nil, paramsErrorf("elicitation/create: mcpv did not declare url-mode elicitation (it needs a terminal, --elicitation prompt and a browser)")
+		}
+		var p urlParams
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, paramsErrorf("elicitation/create: %v", err)
+		}
+		return o.handleURL(ctx, p)
+	}
+	return nil, paramsErrorf("elicitation/create: unsupported mode %q (mcpv declared %s)", mode, o.Capability())
+}
+
+// Actions of an ElicitResult.
+const (
+	actAccept  = "accept"
+	actDecline = "decline"
+	actCancel  = "cancel"
+)
+
+// result is the ElicitResult for an action without content.
+func result(action string) json.RawMessage {
+	return json.RawMessage(`{"action":"` + action + `"}`)
+}
+
+func (o *Options) diag() io.Writer {
+	if o.Diag == nil {
+		return io.Discard
+	}
+	return o.Diag
+}
+
+// diagf writes one "mcpv: ..." line on Diag.
+func (o *Options) diagf(format string, a ...any) {
+	fmt.Fprintf(o.diag(), "mcpv: "+format+"\n", a...)
+}
+
+// asker names who asks: `server "NAME"` or "the server".
+func (o *Options) asker() string {
+	if o.ServerName == "" {
+		return "the server"
+	}
+	return fmt.Sprintf("server %q", clean(o.ServerName))
+}
+
+// answered reports the outcome on Diag: `answered "decline" (why)`.
+func (o *Options) answered(action, why string) json.RawMessage {
+	if why != "" {
+		why = " (" + why + ")"
+	}
+	o.diagf("answered %q%s", action, why)
+	return result(action)
+}
+
+// clean makes server text safe to show on one line of a terminal: line breaks
+// and tabs become spaces, other control characters and bidirectional overrides
+// become U+FFFD.
+func clean(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			return ' '
+		case unicode.IsControl(r), r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
+
+// clip shortens s for a message, keeping its start.
+func clip(s string, max int) string {
+	if r := []rune(s); len(r) > max {
+		return string(r[:max]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,79 @@
+package elicit
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"strings"
+	"sync"
+)
+
+// Terminal is the interactive terminal mcpv asks on (it opens /dev/tty).
+// Questions are written to it; ReadLine reads one answer.
+type Terminal interface {
+	io.Writer
+	// ReadLine returns the next line typed, without its line ending, or
+	// io.EOF when input ends. It returns ctx.Err() when ctx ends first.
+	ReadLine(ctx context.Context) (string, error)
+}
+
+// NewTerminal makes a Terminal that reads lines from r and writes to w, for
+// example both the opened /dev/tty. A read that ctx abandoned is not lost: its
+// line is the answer to the next ReadLine.
+func NewTerminal(r io.Reader, w io.Writer) Terminal {
+	return &lineTerminal{w: w, r: bufio.NewReader(r)}
+}
+
+type lineTerminal struct {
+	w io.Writer
+	r *bufio.Reader
+
+	mu      sync.Mutex
+	pending chan lineResult // the read in flight, if any
+}
+
+type lineResult struct {
+	line string
+	err  error
+}
+
+func (t *lineTerminal) Write(p []byte) (int, error) { return t.w.Write(p) }
+
+func (t *lineTerminal) ReadLine(ctx context.Context) (string, error) {
+	t.mu.Lock()
+	if t.pending == nil {
+		ch := make(chan lineResult, 1)
+		t.pending = ch
+		go func() {
+			line, err := t.r.ReadString('\n')
+			if err == io.EOF && line != "" {
+				err = nil // the last line had no line ending; EOF comes next time
+			}
+			ch <- lineResult{strings.TrimRight(line, "\r\n"), err}
+		}()
+	}
+	ch := t.pending
+	t.mu.Unlock()
+	select {
+	case r := <-ch:
+		t.mu.Lock()
+		t.pending = nil
+		t.mu.Unlock()
+		return r.line, r.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// turn lets one question at a time onto the terminal.
+var turn = make(chan struct{}, 1)
+
+// waitTurn blocks until no other request is asking, or ctx ends.
+func waitTurn(ctx context.Context) (release func(), err error) {
+	select {
+	case turn <- struct{}{}:
+		return func() { <-turn }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
