@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -21,15 +22,13 @@ func parseHeader(s string) ([2]string, error) {
 	return [2]string{name, strings.TrimSpace(value)}, nil
 }
 
-// clipSecret shows the start of a header in an error, never its value.
+// clipSecret shows a header in an error without its value: a malformed
+// header may well be a bare token.
 func clipSecret(s string) string {
 	if name, _, ok := strings.Cut(s, ":"); ok {
 		return name + ": …"
 	}
-	if len(s) > 20 {
-		return s[:20] + "…"
-	}
-	return s
+	return fmt.Sprintf("(%d characters)", len(s))
 }
 
 // headers gathers the -H flags, reading @FILE ones (one header per line,
@@ -82,5 +81,18 @@ func httpClient(cacert string) (*http.Client, error) {
 		}
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
-	return &http.Client{Transport: tr}, nil
+	return &http.Client{Transport: tr, CheckRedirect: sameOrigin}, nil
+}
+
+// sameOrigin follows redirects only within the server's origin: -H headers
+// and the session id must not reach another host.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	first := via[0].URL
+	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+		return fmt.Errorf("refusing to follow a redirect to another origin (%s://%s)", req.URL.Scheme, req.URL.Host)
+	}
+	return nil
 }

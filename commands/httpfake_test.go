@@ -26,6 +26,7 @@ type fakeHTTP struct {
 	url     string
 	mu      sync.Mutex // guards log and sessions
 	log     []string   // "METHOD jsonrpc-method headers..." per request
+	body    string     // the last request body
 	session int        // how many sessions were issued
 	// onPost answers a POST other than initialize; it returns false to let
 	// the fake answer (202 for notifications and responses).
@@ -48,6 +49,12 @@ func (f *fakeHTTP) record(s string) {
 	f.mu.Unlock()
 }
 
+func (f *fakeHTTP) lastBody() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.body
+}
+
 func (f *fakeHTTP) requests() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -61,9 +68,13 @@ func (f *fakeHTTP) serve(w http.ResponseWriter, r *http.Request) {
 		Method string          `json:"method"`
 	}
 	json.Unmarshal(body, &m)
+	f.mu.Lock()
+	f.body = string(body)
+	f.mu.Unlock()
 	f.record(fmt.Sprintf("%s %s sid=%s version=%s last-event-id=%s", r.Method, m.Method,
 		r.Header.Get("Mcp-Session-Id"), r.Header.Get("Mcp-Protocol-Version"), r.Header.Get("Last-Event-ID")))
 	switch {
+	case r.Method == http.MethodPost && f.onPost != nil && f.onPost(w, r, m.Method, m.ID):
 	case r.Method == http.MethodGet:
 		if f.onGet == nil {
 			w.WriteHeader(http.StatusMethodNotAllowed)
@@ -80,7 +91,6 @@ func (f *fakeHTTP) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Mcp-Session-Id", sid)
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"fake","version":"0"}}}`, m.ID)
-	case f.onPost != nil && f.onPost(w, r, m.Method, m.ID):
 	default:
 		w.WriteHeader(http.StatusAccepted)
 	}
@@ -178,6 +188,9 @@ func TestHTTPNotificationAnswers(t *testing.T) {
 	// body that is no response to anything; GET with 400.
 	f := newFakeHTTP(t)
 	f.onPost = func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
+		if method == "initialize" {
+			return false
+		}
 		w.Header().Set("Content-Type", "application/json")
 		if method == "ping" {
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, id)
@@ -270,7 +283,9 @@ func TestHTTPUsage(t *testing.T) {
 		args   []string
 		errHas string
 	}{
-		{[]string{"-u", "ftp://x", "ping"}, "want http:// or https://"},
+		{[]string{"-u", "ftp://x", "ping"}, "want http://HOST/... or https://HOST/..."},
+		{[]string{"-u", "ftp://user:pw@x/?api_key=s3cr3t", "ping"}, "invalid server URL"},
+		{[]string{"-u", "http://127.0.0.1:1", "-H", "Bearer sk-live-s3cr3t", "ping"}, "(21 characters)"},
 		{[]string{"-u", "http://127.0.0.1:1", "ping", "--", "server"}, "not both"},
 		{[]string{"-H", "X-A: b", "ping", "--", "server"}, "need --url"},
 		{[]string{"-u", "http://127.0.0.1:1", "-H", "no colon", "ping"}, "want 'Name: value'"},
@@ -281,6 +296,9 @@ func TestHTTPUsage(t *testing.T) {
 		r := mcpv(t, "", tt.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, tt.errHas) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tt.args, r.code, r.stderr, tt.errHas)
+		}
+		if strings.Contains(r.stderr, "s3cr3t") {
+			t.Errorf("%q: stderr shows a secret: %q", tt.args, r.stderr)
 		}
 	}
 	if r := mcpv(t, "", "-u", "http://127.0.0.1:1/mcp", "ping"); r.code != 4 || !strings.Contains(r.stderr, "connection refused") {

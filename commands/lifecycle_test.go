@@ -180,3 +180,14 @@ func TestServerExitsAtOnce(t *testing.T) {
 		t.Fatalf("code %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+func TestServerExitWhileGrandchildHoldsStdout(t *testing.T) {
+	start := time.Now()
+	r := mcpv(t, "", "--connect-timeout", "30s", "ping", "--", "sh", "-c", "sleep 30 & echo 'fatal: no config' >&2; exit 3")
+	if r.code != 4 || !strings.Contains(r.stderr, "exited with status 3") || !strings.Contains(r.stderr, "| fatal: no config") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %v: mcpv waited on the grandchild's stdout", took)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 type requestCmd struct {
@@ -47,6 +48,11 @@ func (c *requestCmd) Run(ctx context.Context, a *app) error {
 		return err
 	}
 	if strings.HasPrefix(c.Method, "notifications/") {
+		if d := a.flags.Timeout; d > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeoutCause(ctx, d, &mcp.TimeoutError{Method: c.Method, Timeout: d})
+			defer cancel()
+		}
 		return client.Notify(ctx, c.Method, params)
 	}
 	res, err := client.Call(ctx, c.Method, params)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"sync"
 
 	"github.com/mcpv/mcpv/elicit"
@@ -164,11 +165,21 @@ func (a *app) print(raw json.RawMessage) error {
 	return a.flags.outputFlags.printer(a.ios, a.getenv).Print(raw)
 }
 
+// secretMember matches a JSON member whose name says it holds a secret and
+// whose value is a string.
+var secretMember = regexp.MustCompile(`("[^"\\]*(?i:token|secret|password|passwd|api[_-]?key|authorization|credential|cookie)[^"\\]*"\s*:\s*)"(?:[^"\\]|\\.)*"`)
+
+// maskSecrets hides the values of secret-looking members in a traced message.
+func maskSecrets(msg []byte) []byte {
+	return secretMember.ReplaceAll(msg, []byte(`$1"***"`))
+}
+
 // tracer writes each JSON-RPC message on stderr, clipped so a huge message
 // cannot flood the terminal; the clip is announced, never silent.
 func tracer(w io.Writer) func(out bool, msg []byte) {
 	const max = 4096
 	return func(out bool, msg []byte) {
+		msg = maskSecrets(msg)
 		dir := "<-"
 		if out {
 			dir = "->"

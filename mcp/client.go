@@ -194,10 +194,12 @@ var progressMethods = map[string]bool{
 func (c *Client) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	var token json.RawMessage
 	if progressMethods[method] {
-		token, _ = json.Marshal(fmt.Sprintf("mcpv-%d", c.lastToken.Add(1)))
-		var err error
-		if params, err = withMeta(params, "progressToken", token); err != nil {
-			return nil, err
+		if token = progressToken(params); token == nil {
+			token, _ = json.Marshal(fmt.Sprintf("mcpv-%d", c.lastToken.Add(1)))
+			var err error
+			if params, err = withMeta(params, "progressToken", token); err != nil {
+				return nil, err
+			}
 		}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -214,6 +216,19 @@ func (c *Client) Call(ctx context.Context, method string, params json.RawMessage
 		defer hard.Stop()
 	}
 	return c.Session.Call(ctx, method, params)
+}
+
+// progressToken returns the token already in params._meta, if any.
+func progressToken(params json.RawMessage) json.RawMessage {
+	var p struct {
+		Meta struct {
+			Token json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil || string(p.Meta.Token) == "null" {
+		return nil
+	}
+	return p.Meta.Token
 }
 
 // withMeta sets params._meta[key] = value, keeping everything else as it was.

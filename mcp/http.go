@@ -68,7 +68,8 @@ const DefaultMaxResumes = 5
 
 const (
 	deleteTimeout   = 2 * time.Second
-	getStreamWait   = 5 * time.Second
+	getStreamWait   = time.Second
+	maxRetry        = 30 * time.Second
 	closeDrainWait  = 2 * time.Second
 	defaultRetry    = time.Second
 	maxRetryBackoff = 10 * time.Second
@@ -87,6 +88,7 @@ type HTTPTransport struct {
 	fatal    error
 	streams  sync.WaitGroup // goroutines reading POST answers and the GET stream
 
+	reinitMu   sync.Mutex // held while a new session is being started
 	mu         sync.Mutex // guards the fields below
 	sessionID  string
 	version    string   // negotiated protocol version, once known
@@ -119,7 +121,7 @@ func (e *RequestError) Unwrap() error { return e.Err }
 func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
 	u, err := url.Parse(opts.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("invalid server URL %q: want http:// or https://", opts.URL)
+		return nil, errors.New("invalid server URL: want http://HOST/... or https://HOST/...")
 	}
 	if opts.Mode == "" {
 		opts.Mode = ModeAuto
@@ -235,6 +237,10 @@ func (t *HTTPTransport) Write(ctx context.Context, msg []byte) error {
 	return nil
 }
 
+// ConcurrentWrites tells the session that messages need not wait for each
+// other: each is its own POST.
+func (t *HTTPTransport) ConcurrentWrites() bool { return true }
+
 // SetProtocolVersion records the negotiated version, sent as
 // MCP-Protocol-Version on every later request.
 func (t *HTTPTransport) SetProtocolVersion(v string) {
@@ -291,11 +297,20 @@ func (t *HTTPTransport) post(ctx context.Context, msg []byte, o outgoing) (*http
 		}
 	case o.method == "initialize" && t.opts.Mode == ModeAuto && !t.isLegacy() &&
 		(resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed):
-		// Perhaps a 2024-11-05 server: try its GET stream (digest §13).
+		// Perhaps a 2024-11-05 server: try its GET stream (digest §13). A
+		// JSON-RPC error in the body is the server's answer, though.
 		status := resp.Status
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
 		drain(resp)
+		if rerr := rpcErrorIn(body); rerr != nil {
+			return nil, &CallError{Method: o.method, Err: rerr}
+		}
 		if lerr := t.startLegacy(ctx); lerr != nil {
-			return nil, &TransportError{Op: "initialize", Err: fmt.Errorf("POST %s: %s; legacy SSE: %v", displayURL(t.url), status, lerr)}
+			var ae *AuthError
+			if errors.As(lerr, &ae) {
+				return nil, lerr
+			}
+			return nil, &TransportError{Op: "POST " + displayURL(t.url), Err: fmt.Errorf("%s; as a legacy SSE server: %w", status, lerr)}
 		}
 		if resp, _, err = t.send(ctx, msg); err != nil {
 			return nil, err
@@ -361,8 +376,8 @@ func (t *HTTPTransport) do(req *http.Request) (*http.Response, error) {
 // carry a session id) or password.
 func displayURL(u *url.URL) string {
 	c := *u
-	c.RawQuery, c.ForceQuery = "", false
-	return c.Redacted()
+	c.RawQuery, c.ForceQuery, c.User = "", false, nil
+	return c.String()
 }
 
 func unwrapURLError(err error) error {
@@ -385,21 +400,29 @@ func statusError(resp *http.Response, o outgoing) error {
 		return &AuthError{Status: resp.StatusCode, Challenge: resp.Header.Values("Www-Authenticate"), URL: displayURL(resp.Request.URL)}
 	}
 	what := resp.Request.Method
-	var e struct {
-		Error *RPCError `json:"error"`
-	}
-	if json.Unmarshal(body, &e) == nil && e.Error != nil {
+	if rerr := rpcErrorIn(body); rerr != nil {
 		method := o.method
 		if method == "" {
 			method = what
 		}
-		return &CallError{Method: method, Err: e.Error}
+		return &CallError{Method: method, Err: rerr}
 	}
 	detail := strings.TrimSpace(string(clip(body, 300)))
 	if detail != "" {
 		detail = ": " + detail
 	}
 	return &TransportError{Op: what, Err: &StatusError{Status: resp.StatusCode, Text: resp.Status, URL: displayURL(resp.Request.URL), Detail: detail}}
+}
+
+// rpcErrorIn returns the JSON-RPC error in an HTTP body, if it holds one.
+func rpcErrorIn(body []byte) *RPCError {
+	var e struct {
+		Error *RPCError `json:"error"`
+	}
+	if json.Unmarshal(body, &e) != nil {
+		return nil
+	}
+	return e.Error
 }
 
 // readAnswer reads a request's answer: one JSON body, or an SSE stream that
@@ -418,8 +441,15 @@ func (t *HTTPTransport) readAnswer(ctx context.Context, resp *http.Response, o o
 		if len(bytes.TrimSpace(body)) == 0 {
 			return &TransportError{Op: o.method, Err: errors.New("the server answered with an empty body")}
 		}
-		t.push(inbound{data: body})
-		return nil
+		if isResponseTo(body, o.id) {
+			t.push(inbound{data: body})
+			return nil
+		}
+		if rerr := rpcErrorIn(body); rerr != nil {
+			return &CallError{Method: o.method, Err: rerr} // an error it could not tie to our id
+		}
+		t.push(inbound{data: body}) // notifications, perhaps
+		return &TransportError{Op: o.method, Err: fmt.Errorf("the server's answer holds no response to request %s", o.id)}
 	default:
 		if t.isLegacy() {
 			return nil // the answer comes on the SSE stream

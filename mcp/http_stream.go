@@ -41,12 +41,15 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 		resp, err := t.get(ctx, lastID)
 		if err != nil {
 			var ae *AuthError
-			if errors.As(err, &ae) {
+			var se *StatusError
+			switch {
+			case errors.As(err, &ae):
 				t.fail(err)
 				return err
-			}
-			if ctx.Err() != nil {
+			case ctx.Err() != nil:
 				return ctx.Err()
+			case errors.As(err, &se) && se.Status < 500:
+				return &TransportError{Op: "resume the answer's stream", Err: err}
 			}
 			continue
 		}
@@ -117,7 +120,7 @@ func isResponseTo(data []byte, id json.RawMessage) bool {
 
 func retryDelay(retry time.Duration, attempt int) time.Duration {
 	if retry > 0 {
-		return retry
+		return min(retry, maxRetry)
 	}
 	d := defaultRetry << (attempt - 1)
 	if d > maxRetryBackoff || d <= 0 {
@@ -265,7 +268,7 @@ func (t *HTTPTransport) startLegacy(ctx context.Context) error {
 	if err != nil || u.Scheme != t.url.Scheme || u.Host != t.url.Host {
 		cancel()
 		resp.Body.Close()
-		return &TransportError{Op: "legacy SSE", Err: fmt.Errorf("endpoint %q is not on the server's origin", endpoint)}
+		return &TransportError{Op: "legacy SSE", Err: errors.New("the endpoint event names another origin; refusing to send there")}
 	}
 	t.mu.Lock()
 	t.endpoint, t.legacy = u, true
@@ -285,6 +288,8 @@ func (t *HTTPTransport) startLegacy(ctx context.Context) error {
 // that carried session id stale (digest §13): it replays initialize without a
 // session id, once per transport, and sends notifications/initialized.
 func (t *HTTPTransport) reinitialize(ctx context.Context, stale string) error {
+	t.reinitMu.Lock() // others that got a 404 wait here, then find the new session
+	defer t.reinitMu.Unlock()
 	t.mu.Lock()
 	if t.sessionID != stale {
 		t.mu.Unlock()

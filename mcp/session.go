@@ -10,7 +10,9 @@ package mcp
 //     goroutine (the reader waits only if that queue is full, so nothing is lost).
 //   - Call registers its pending entry before writing the request, so a response
 //     can never arrive for an id the reader does not know yet.
-//   - Writes are serialised by writeMu: a transport sees one message at a time.
+//   - Writes are serialised (a semaphore that gives up with the caller's
+//     context), so a stream transport sees one message at a time; a transport
+//     that declares ConcurrentWrites (HTTP: one POST per message) is not.
 //   - When Read fails, the reader records the error, closes done and stops;
 //     every waiting and future Call returns that error.
 
@@ -67,8 +69,8 @@ type Session struct {
 	t    Transport
 	opts SessionOptions
 
-	writeMu sync.Mutex   // serialises t.Write
-	lastID  atomic.Int64 // last request id used; ids are never reused
+	wsem   chan struct{} // a 1-slot semaphore serialising t.Write, unless the transport takes concurrent writes
+	lastID atomic.Int64  // last request id used; ids are never reused
 
 	mu       sync.Mutex                    // guards the fields below
 	pending  map[string]chan message       // our requests awaiting a response, by id
@@ -99,6 +101,9 @@ func NewSession(t Transport, opts SessionOptions) *Session {
 		done:     make(chan struct{}),
 		notes:    make(chan message, notificationQueue),
 		noted:    make(chan struct{}),
+	}
+	if c, ok := t.(interface{ ConcurrentWrites() bool }); !ok || !c.ConcurrentWrites() {
+		s.wsem = make(chan struct{}, 1)
 	}
 	s.base, s.cancelFn = context.WithCancel(context.Background())
 	go s.read()     // stops when t.Read fails
@@ -204,8 +209,16 @@ func (s *Session) Notify(ctx context.Context, method string, params json.RawMess
 }
 
 func (s *Session) write(ctx context.Context, msg []byte) error {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
+	if s.wsem != nil {
+		select {
+		case s.wsem <- struct{}{}:
+			defer func() { <-s.wsem }()
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-s.done:
+			return s.Err()
+		}
+	}
 	select {
 	case <-s.done:
 		return s.Err()
@@ -240,6 +253,7 @@ func (s *Session) Close(ctx context.Context) error {
 }
 
 func (s *Session) read() {
+	junk := 0 // messages skipped so far; warnings stop after maxJunkWarnings
 	for {
 		data, err := s.t.Read()
 		var rerr *RequestError
@@ -256,7 +270,9 @@ func (s *Session) read() {
 		}
 		msgs, err := decodeMessages(data)
 		if err != nil {
-			fmt.Fprintf(s.opts.Diag, "mcpv: warning: skipping a message that is not JSON-RPC (%v)\n", err)
+			if junk++; junk <= maxJunkWarnings {
+				fmt.Fprintf(s.opts.Diag, "mcpv: warning: skipping a message that is not JSON-RPC (%v)\n", err)
+			}
 			continue
 		}
 		for i := range msgs {
@@ -293,8 +309,11 @@ func (s *Session) route(m message) {
 		}
 		s.notes <- m
 	case m.ID == nil:
-		// An error response the server could not tie to a request (digest §1).
-		fmt.Fprintf(s.opts.Diag, "mcpv: warning: server reported an error without a request id: %v\n", m.Error)
+		// An error response the server could not tie to a request (digest §1);
+		// a result without an id answers nothing and is dropped.
+		if m.Error != nil {
+			fmt.Fprintf(s.opts.Diag, "mcpv: warning: server reported an error without a request id: %v\n", m.Error)
+		}
 	default:
 		s.mu.Lock()
 		ch, ok := s.pending[idKey(m.ID)]

@@ -50,6 +50,7 @@ type CommandOptions struct {
 const DefaultGrace = 2 * time.Second
 
 const (
+	exitDrainWait   = time.Second
 	readBufferSize  = 64 << 10
 	maxJunkWarnings = 10
 	stderrTailBytes = 8 << 10
@@ -119,9 +120,13 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 		tail:    &tailBuffer{max: stderrTailBytes},
 	}
 	go t.copyStderr(errR) // stops at EOF: when every holder of the pipe has exited
-	go func() {           // stops when the process exits
+	go func() {           // stops when the process exits, or a grace period after
 		t.waitErr = cmd.Wait()
 		close(t.exited)
+		// A grandchild may keep the server's stdout open after the server has
+		// gone; once what was written has had time to arrive, stop reading.
+		time.Sleep(exitDrainWait)
+		t.stdout.Close()
 	}()
 	return t, nil
 }
@@ -175,6 +180,11 @@ func (t *CommandTransport) endError(err error) error {
 	t.closeMu.Unlock()
 	if closed {
 		return &TransportError{Op: "connection closed"}
+	}
+	select {
+	case <-t.exited:
+		return &TransportError{Op: "server " + describeExit(t.waitErr), StderrTail: t.stderrTail()}
+	default:
 	}
 	if !errors.Is(err, io.EOF) {
 		return &TransportError{Op: "read from server", Err: err}
