@@ -12,7 +12,7 @@ case $scenario in
 initialize) exec "$mcpv" -u "$url" info ;;
 tools_call) exec "$mcpv" -u "$url" call add_numbers a:=2 b:=3 ;;
 sse-retry) exec "$mcpv" -u "$url" call test_reconnection ;;
-elicitation-sep1034-client-defaults) exec "$mcpv" -u "$url" call test_client_elicitation_defaults ;;
+elicitation-sep1034-client-defaults) exec "$mcpv" -u "$url" --elicitation accept call test_client_elicitation_defaults ;;
 auth/scope-step-up)
 	"$mcpv" -u "$url" list-tools
 	exec "$mcpv" -u "$url" call test-tool

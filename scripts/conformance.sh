@@ -16,7 +16,7 @@
 # expected failures); exits 1 when a required scenario fails, 2 on set-up errors.
 set -euo pipefail
 
-required=(initialize tools_call sse-retry)
+required=(initialize tools_call sse-retry elicitation-sep1034-client-defaults)
 
 verbose=0
 only=()
