@@ -120,10 +120,10 @@ func (a *app) transport() (mcp.Transport, error) {
 
 // close ends the session, if one was opened, within the transport's bounds.
 func (a *app) close() {
-	a.ios.Status.Clear()
 	if a.client != nil {
-		a.client.Close(context.Background())
+		a.client.Close(context.Background()) // delivers every queued notification first
 	}
+	a.ios.Status.Clear()
 	if a.events != nil {
 		a.events.close()
 	}
