@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mcpv/mcpv/elicit"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 )
@@ -21,6 +22,10 @@ const (
 	exitTimeout   = 124
 	exitInterrupt = 130
 )
+
+// codeURLElicitationRequired is the error a server answers when the user
+// must visit a URL before the request can succeed (digest §10).
+const codeURLElicitationRequired = -32042
 
 // usageError is a mistake on the command line, found before any server starts.
 type usageError struct{ err error }
@@ -88,6 +93,10 @@ func report(ios *output.Streams, err error) int {
 	code := exitCode(err)
 	if err != nil && !silent(err) {
 		msg := err.Error()
+		var ce *mcp.CallError
+		if errors.As(err, &ce) && ce.Err.Code == codeURLElicitationRequired {
+			msg = ce.Method + ": " + elicit.DescribeURLRequired(ce.Err.Data)
+		}
 		if code == exitUsage && !strings.Contains(msg, "\n") {
 			msg += " (see mcpv --help)"
 		}

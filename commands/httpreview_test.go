@@ -129,3 +129,19 @@ func TestVerboseTraceMasksSecretArguments(t *testing.T) {
 		t.Errorf("the trace does not show the masked member:\n%s", r.stderr)
 	}
 }
+
+func TestURLElicitationRequiredError(t *testing.T) {
+	f := newFakeHTTP(t)
+	f.onPost = func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
+		if method != "tools/call" {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32042,"message":"URL elicitation required","data":{"elicitations":[{"mode":"url","elicitationId":"e1","url":"https://auth.example.com/connect?x=1","message":"Connect your account"}]}}}`, id)
+		return true
+	}
+	r := mcpv(t, "", "-u", f.url, "call", "x")
+	if r.code != 3 || !strings.Contains(r.stderr, "https://auth.example.com/connect?x=1") || !strings.Contains(r.stderr, "Connect your account") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
