@@ -363,6 +363,21 @@ common_checks() {
 		get-prompt simple-prompt
 	check_jq get-prompt-args 'any(.messages[]; .content.text | contains("Paris"))' get-prompt args-prompt city=Paris
 
+	echo "--- server requests and notifications"
+	why=""
+	run --quiet --events "$tmp/events" call trigger-long-running-operation duration:=1 steps:=3
+	want_rc 0
+	[ "$(grep -c '"method":"notifications/progress"' "$tmp/events" || true)" = 3 ] || because "want 3 progress events in --events, got: $(cat "$tmp/events")"
+	verdict progress-events
+	check_jq sampling-cmd '.content[0].text | contains("sampled by the script")' \
+		--sampling-cmd 'cat >/dev/null; echo "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"sampled by the script\"},\"model\":\"e2e\"}"' \
+		call trigger-sampling-request prompt=hello
+	check_jq elicitation-answers '[.content[].text] | join(" ") | contains("Name: Ada") and contains("Favorite Integer: 7")' \
+		--elicitation accept --answer name=Ada --answer integer=7 call trigger-elicitation-request
+	check_jq elicitation-declined-without-terminal '[.content[].text] | join(" ") | contains("declined")' \
+		call trigger-elicitation-request
+	check_jq roots '.content[0].text | contains("URI: file://'"$tmp"'")' --root "$tmp" call get-roots-list
+
 	echo "--- errors and exit codes"
 	check_out call-is-error 1 \
 		'{"content":[{"type":"text","text":"MCP error -32602: Input validation error: Invalid arguments for tool get-sum: Invalid input: expected number, received string at a"}],"isError":true}' \
