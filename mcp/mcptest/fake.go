@@ -22,6 +22,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -54,6 +55,13 @@ const (
 //	ask=METHOD    before answering tools/call, send the client a METHOD request
 //	tool-error    tools/call answers with isError: true
 //	supported=V   refuse any other initialize version with -32602 and data.supported
+//	tasks=S[/S...]  tasks, and a tool "job" whose task-augmented calls make task-N,
+//	                each tasks/get moving it one status S along (see tasks.go)
+//	task-support=X  job's execution.taskSupport: optional (default), required or forbidden
+//	task-ttl=MS     grant ttl MS whatever was asked (default: the ttl asked, or null)
+//	no-task-cancel  declare tasks without tasks.cancel
+//	no-task-list    declare tasks without tasks.list
+//	poll=MS         the tasks' pollInterval (default 50; 0 leaves it out)
 type config struct {
 	supported  string
 	version    string
@@ -71,10 +79,11 @@ type config struct {
 	pages      int
 	ask        string
 	toolError  bool
+	t          taskConfig
 }
 
 func parseConfig(s string) (config, error) {
-	c := config{pages: 1}
+	c := config{pages: 1, t: taskConfig{support: "optional", poll: 50}}
 	for _, item := range strings.Split(s, ",") {
 		k, v, _ := strings.Cut(item, "=")
 		switch k {
@@ -120,7 +129,9 @@ func parseConfig(s string) (config, error) {
 		case "supported":
 			c.supported = v
 		default:
-			return c, fmt.Errorf("unknown fake behaviour %q", k)
+			if err := parseTaskOption(&c.t, k, v); err != nil {
+				return c, err
+			}
 		}
 	}
 	return c, nil
@@ -153,8 +164,7 @@ func RunIfRequested() bool {
 		}
 		log = f
 	}
-	s := &server{c: c, in: bufio.NewReader(os.Stdin), out: os.Stdout, log: log}
-	s.serve()
+	newServer(c, os.Stdin, os.Stdout, log).serve()
 	if c.ignoreExit {
 		select {} // wait for SIGKILL
 	}
@@ -163,11 +173,25 @@ func RunIfRequested() bool {
 }
 
 type server struct {
-	c   config
-	in  *bufio.Reader
+	c    config
+	in   *bufio.Reader
+	log  io.Writer
+	msgs chan msg      // what the client sent, read ahead by readLoop
+	done chan struct{} // closed once stdin has ended
+	wg   sync.WaitGroup
+
+	wmu sync.Mutex // guards out and seq; taken after tmu, never before
 	out io.Writer
-	log io.Writer
 	seq int
+
+	tmu     sync.Mutex // guards tasks and pending
+	tasks   []*task
+	pending map[string]chan msg // answers awaited by a tasks/result, by id
+}
+
+func newServer(c config, in io.Reader, out io.Writer, log io.Writer) *server {
+	return &server{c: c, in: bufio.NewReader(in), out: out, log: log,
+		msgs: make(chan msg), done: make(chan struct{}), pending: map[string]chan msg{}}
 }
 
 type msg struct {
@@ -178,36 +202,58 @@ type msg struct {
 	Error  json.RawMessage `json:"error,omitempty"`
 }
 
-func (s *server) read() (msg, bool) {
+// readLoop logs and forwards every message on stdin, so that a tasks/result
+// waiting for the client's answer does not stop the others being served.
+func (s *server) readLoop() {
+	defer close(s.msgs)
 	for {
 		line, err := s.in.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
 			s.log.Write(line)
 			var m msg
 			if json.Unmarshal(line, &m) == nil {
-				return m, true
+				s.msgs <- m
 			}
 		}
 		if err != nil {
-			return msg{}, false
+			return
 		}
 	}
 }
 
+// serve answers requests until stdin ends, then waits for the requests
+// still being answered (which give up on what the client can no longer say).
 func (s *server) serve() {
-	for {
-		m, ok := s.read()
-		if !ok {
-			return
+	go s.readLoop()
+	defer s.wg.Wait()
+	defer close(s.done)
+	for m := range s.msgs {
+		switch {
+		case m.Method == "" && m.ID != nil:
+			s.route(m)
+		case m.Method != "" && m.ID != nil:
+			s.answer(m)
 		}
-		if m.Method == "" || m.ID == nil {
-			continue // a response or a notification
-		}
-		s.answer(m)
 	}
+}
+
+// write sends one line as is.
+func (s *server) write(line string) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	io.WriteString(s.out, line+"\n")
+}
+
+func (s *server) nextID() string {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.seq++
+	return fmt.Sprintf(`"srv-%d"`, s.seq)
 }
 
 func (s *server) send(v string) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	if s.c.junk {
 		io.WriteString(s.out, "this is not JSON\n")
 	}
@@ -222,6 +268,11 @@ func (s *server) send(v string) {
 
 func (s *server) result(id json.RawMessage, result string) {
 	s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result))
+}
+
+func (s *server) fail(id json.RawMessage, code int, message string) {
+	text, _ := marshalString(message)
+	s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, code, text))
 }
 
 func (s *server) answer(m msg) {
@@ -242,6 +293,8 @@ func (s *server) answer(m msg) {
 		caps := `{"tools":{},"resources":{},"prompts":{}}`
 		if s.c.noTools {
 			caps = `{}`
+		} else if s.c.t.on() {
+			caps = s.c.t.caps()
 		}
 		s.result(m.ID, fmt.Sprintf(`{"protocolVersion":%q,"capabilities":%s,"serverInfo":{"name":"fake","version":"0"}}`, version, caps))
 	case "ping":
@@ -261,7 +314,11 @@ func (s *server) answer(m msg) {
 	case "prompts/get":
 		s.result(m.ID, `{"messages":[{"role":"user","content":{"type":"text","text":"P"}}]}`)
 	default:
-		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`, m.ID))
+		if strings.HasPrefix(m.Method, "tasks/") && s.c.t.on() {
+			s.taskMethod(m)
+			return
+		}
+		s.fail(m.ID, -32601, "Method not found")
 	}
 }
 
@@ -278,10 +335,17 @@ func (s *server) toolsList(m msg) {
 	if page+1 < s.c.pages {
 		next = fmt.Sprintf(`,"nextCursor":"page-%d"`, page+1)
 	}
-	s.result(m.ID, fmt.Sprintf(`{"tools":[{"name":"tool%d","inputSchema":{"type":"object"}}]%s}`, page, next))
+	job := ""
+	if page == 0 && s.c.t.on() {
+		job = fmt.Sprintf(`,{"name":"job","description":"A slow job","inputSchema":{"type":"object"},"execution":{"taskSupport":%q}}`, s.c.t.support)
+	}
+	s.result(m.ID, fmt.Sprintf(`{"tools":[{"name":"tool%d","inputSchema":{"type":"object"}}%s]%s}`, page, job, next))
 }
 
 func (s *server) toolsCall(m msg) {
+	if s.c.t.on() && s.taskCall(m) {
+		return
+	}
 	switch {
 	case s.c.hang:
 		return
@@ -299,13 +363,15 @@ func (s *server) toolsCall(m msg) {
 		if method == "" {
 			method = "ping"
 		}
-		s.seq++
-		id := fmt.Sprintf(`"srv-%d"`, s.seq)
-		io.WriteString(s.out, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q}`+"\n", id, method))
+		id := s.nextID()
+		s.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q}`, id, method))
 		for {
-			r, ok := s.read()
+			r, ok := <-s.msgs
 			if !ok {
 				return
+			}
+			if r.Method == "" && r.ID != nil && string(r.ID) != id {
+				s.route(r)
 			}
 			if string(r.ID) == id && r.Method == "" {
 				b, _ := json.Marshal(r)
