@@ -55,7 +55,7 @@ var demoCases = []demoCase{
 	{"call isError", []string{"call", "fail", "reason=testing", "-q", "[.isError, .content[0].text]"}, "", 1, `[true,"failed: testing"]`},
 	{"call unknown tool", []string{"call", "nope"}, "", 3, ``},
 	{"call bad arguments", []string{"call", "add", "a=two", "b:=1", "-q", ".isError"}, "", 1, `true`},
-	{"list-resources", []string{"list-resources", "-q", "[.resources[].uri]"}, "", 0, `["demo://logo.png","demo://readme"]`},
+	{"list-resources", []string{"list-resources", "-q", "[.resources[].uri]"}, "", 0, `["demo://clock","demo://logo.png","demo://readme"]`},
 	{"list-resource-templates", []string{"list-resource-templates", "-q", "[.resourceTemplates[].uriTemplate]"}, "", 0, `["demo://notes/{id}"]`},
 	{"read", []string{"read", "demo://notes/42", "-q", ".contents[0].text"}, "", 0, `"note 42"`},
 	{"read unknown", []string{"read", "demo://nothing"}, "", 3, ``},

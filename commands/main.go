@@ -45,6 +45,8 @@ type cli struct {
 	Read                  readCmd                  `cmd:"" help:"Read a resource."`
 	ListPrompts           listPromptsCmd           `cmd:"" name:"list-prompts" help:"List the server's prompts (every page)."`
 	GetPrompt             getPromptCmd             `cmd:"" name:"get-prompt" help:"Get a prompt, filled with arguments."`
+	Complete              completeCmd              `cmd:"" help:"Ask for completions of a prompt or resource-template argument."`
+	Watch                 watchCmd                 `cmd:"" help:"Subscribe to resources and print a JSON line per change."`
 	Request               requestCmd               `cmd:"" help:"Send any request (or notification) with raw JSON params."`
 }
 

@@ -28,20 +28,27 @@ const notesPrefix = "demo://notes/"
 
 // config holds test hooks.
 type config struct {
-	onSlowCancel func(error) // called when slow observes cancellation
+	onSlowCancel func(error)        // called when slow observes cancellation
+	clockEvery   time.Duration      // how often demo://clock changes; 0 means clockInterval
+	onClock      func(running bool) // called when the clock's ticker starts and stops
 }
 
 // New returns the demo server.
 func New() *mcp.Server { return newServer(config{}) }
 
 func newServer(cfg config) *mcp.Server {
+	clk := newClock(cfg.clockEvery, cfg.onClock)
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcpv-demo", Version: "1.0.0"}, &mcp.ServerOptions{
-		Instructions:      "Demo server for mcpv. Tools: echo, add, fail, slow, big, and ask, sample, roots, log, which ask the client something or report to it. Resources under demo://. Prompts: greet, review.",
-		CompletionHandler: complete,
+		Instructions:       "Demo server for mcpv. Tools: echo, add, fail, slow, big, and ask, sample, roots, log, which ask the client something or report to it. Resources under demo://; subscribe to demo://clock to hear it change. Prompts: greet, review.",
+		CompletionHandler:  complete,
+		SubscribeHandler:   clk.subscribe,
+		UnsubscribeHandler: clk.unsubscribe,
 	})
+	clk.server = s
 	addTools(s, cfg)
 	addAskers(s)
 	addResources(s)
+	addClock(s)
 	addPrompts(s)
 	return s
 }
@@ -161,7 +168,7 @@ const readme = `# mcpv demo server
 A small MCP server for trying out mcpv.
 
 - Tools: echo, add, fail, slow, big
-- Resources: demo://readme, demo://logo.png, demo://notes/{id}
+- Resources: demo://readme, demo://logo.png, demo://clock (subscribe to it), demo://notes/{id}
 - Prompts: greet, review
 `
 
@@ -254,16 +261,26 @@ func missingArg(name string) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("missing required argument %q", name)}
 }
 
-var languages = []string{"bash", "c", "cpp", "go", "java", "javascript", "python", "rust", "typescript"}
+var (
+	languages = []string{"bash", "c", "cpp", "go", "java", "javascript", "python", "rust", "typescript"}
+	noteIDs   = []string{"1", "7", "12", "42"}
+)
 
-// complete offers values for the review prompt's language argument.
+// complete offers values for the review prompt's language argument and the
+// note template's id.
 func complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	var candidates []string
+	ref, arg := req.Params.Ref, req.Params.Argument.Name
+	switch {
+	case ref.Type == "ref/prompt" && ref.Name == "review" && arg == "language":
+		candidates = languages
+	case ref.Type == "ref/resource" && ref.URI == notesPrefix+"{id}" && arg == "id":
+		candidates = noteIDs
+	}
 	values := []string{}
-	if ref := req.Params.Ref; ref.Type == "ref/prompt" && ref.Name == "review" && req.Params.Argument.Name == "language" {
-		for _, l := range languages {
-			if strings.HasPrefix(l, strings.ToLower(req.Params.Argument.Value)) {
-				values = append(values, l)
-			}
+	for _, v := range candidates {
+		if strings.HasPrefix(v, strings.ToLower(req.Params.Argument.Value)) {
+			values = append(values, v)
 		}
 	}
 	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: values, Total: len(values)}}, nil

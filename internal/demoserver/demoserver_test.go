@@ -204,7 +204,7 @@ func TestResources(t *testing.T) {
 		uris = append(uris, r.URI)
 	}
 	slices.Sort(uris)
-	if want := []string{"demo://logo.png", "demo://readme"}; !slices.Equal(uris, want) {
+	if want := []string{"demo://clock", "demo://logo.png", "demo://readme"}; !slices.Equal(uris, want) {
 		t.Errorf("resources = %v, want %v", uris, want)
 	}
 	lt, err := cs.ListResourceTemplates(ctx, nil)
@@ -290,5 +290,16 @@ func TestPrompts(t *testing.T) {
 	}
 	if want := []string{"java", "javascript"}; !slices.Equal(cr.Completion.Values, want) {
 		t.Errorf("completion = %v, want %v", cr.Completion.Values, want)
+	}
+
+	cr, err = cs.Complete(ctx, &mcp.CompleteParams{
+		Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "demo://notes/{id}"},
+		Argument: mcp.CompleteParamsArgument{Name: "id", Value: "1"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"1", "12"}; !slices.Equal(cr.Completion.Values, want) || cr.Completion.Total != 2 {
+		t.Errorf("note id completion = %+v, want %v", cr.Completion, want)
 	}
 }

@@ -1,0 +1,237 @@
+package commands
+
+// watch subscribes to resources and prints one line per change.
+//
+// Notifications arrive on the session's dispatcher goroutine (a.listen); the
+// listener only stamps them and hands them to Run's goroutine through a
+// channel, which does the printing and the optional resources/read. When the
+// consumer is slow the listener waits (nothing is dropped), but never after
+// Run has returned: it gives up once done is closed, so the dispatcher, and
+// with it the session's Close, can never hang on a watch that ended.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/output"
+)
+
+// unsubscribeWait bounds the best-effort unsubscribes at the end of a watch.
+const unsubscribeWait = 2 * time.Second
+
+type watchCmd struct {
+	URIs  []string      `arg:"" name:"uri" help:"The resources to subscribe to."`
+	Read  bool          `name:"read" help:"Read the resource after each update and add its contents to the line."`
+	Lists bool          `name:"lists" help:"Also report changes to the lists of resources, tools and prompts."`
+	Count int           `name:"count" placeholder:"N" help:"Stop after N lines."`
+	For   time.Duration `name:"for" placeholder:"DURATION" help:"Stop after this long (e.g. 30s, 5m)."`
+}
+
+func (c *watchCmd) Help() string {
+	return `Subscribes to each URI (resources/subscribe) and prints one JSON line per notifications/resources/updated: {"uri":...,"time":...}, with "contents" from resources/read when --read is given. Runs until Ctrl-C (exit 130), or until --count lines or --for elapsed (exit 0); then unsubscribes. --timeout applies to each request, not to the watch.
+
+Examples:
+
+    $ mcpv watch demo://clock --count 3 -- ./server
+    $ mcpv watch file:///var/log/app.log --read -r -q '.contents[0].text' -- ./server
+    $ mcpv watch demo://clock --lists --for 1m -u http://localhost:8080/mcp`
+}
+
+func (c *watchCmd) Validate() error {
+	if c.Count < 0 || c.For < 0 {
+		return fmt.Errorf("--count and --for cannot be negative")
+	}
+	seen := map[string]bool{}
+	for _, u := range c.URIs {
+		if seen[u] {
+			return fmt.Errorf("uri %q given twice", u)
+		}
+		seen[u] = true
+	}
+	return nil
+}
+
+// watchEvent is one notification, stamped when it arrived.
+type watchEvent struct {
+	uri  string // for notifications/resources/updated
+	list string // for notifications/*/list_changed: resources, tools or prompts
+	time time.Time
+}
+
+var listChanges = map[string]string{
+	"notifications/resources/list_changed": "resources",
+	"notifications/tools/list_changed":     "tools",
+	"notifications/prompts/list_changed":   "prompts",
+}
+
+func (c *watchCmd) Run(ctx context.Context, a *app) error {
+	events := make(chan watchEvent, 64)
+	done := make(chan struct{}) // closed when Run stops consuming events
+	a.listen(func(method string, params json.RawMessage) {
+		e := watchEvent{time: time.Now()}
+		switch {
+		case method == "notifications/resources/updated":
+			var p struct {
+				URI string `json:"uri"`
+			}
+			json.Unmarshal(params, &p)
+			e.uri = p.URI
+		case c.Lists && listChanges[method] != "":
+			e.list = listChanges[method]
+		default:
+			return
+		}
+		select {
+		case events <- e:
+		case <-done:
+		}
+	})
+
+	var subscribed []string
+	var client *mcp.Client
+	defer func() {
+		close(done)
+		c.unsubscribe(ctx, a, client, subscribed)
+	}()
+	client, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	if err := client.Require("resources.subscribe", "resources/subscribe"); err != nil {
+		return err
+	}
+	for _, uri := range c.URIs {
+		_, err := client.Call(ctx, "resources/subscribe", uriParams(uri))
+		var refused *mcp.CallError
+		if !errors.As(err, &refused) {
+			subscribed = append(subscribed, uri) // done, or maybe done if the call was cut short
+		}
+		if err != nil {
+			return err
+		}
+	}
+
+	var deadline <-chan time.Time
+	if c.For > 0 {
+		t := time.NewTimer(c.For)
+		defer t.Stop()
+		deadline = t.C
+	}
+	p := a.flags.outputFlags.printer(a.ios, a.getenv)
+	p.Format.Pretty = a.flags.Pretty // one line per event, even on a terminal
+	var falsy error
+	for n := 0; c.Count == 0 || n < c.Count; n++ {
+		var e watchEvent
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-deadline:
+			return falsy
+		case <-client.Done():
+			if err := client.Err(); err != nil {
+				return err
+			}
+			return &mcp.TransportError{Op: "watch", Err: errors.New("the session ended")}
+		case e = <-events:
+		}
+		line, err := c.line(ctx, a, client, e)
+		if err != nil {
+			return err
+		}
+		a.ios.Status.Clear()
+		switch err := p.Print(line); {
+		case errors.Is(err, output.ErrFalsy):
+			falsy = err
+		case err != nil:
+			return err
+		default:
+			falsy = nil
+		}
+	}
+	return falsy
+}
+
+// line renders one event; with --read it reads the updated resource first.
+func (c *watchCmd) line(ctx context.Context, a *app, client *mcp.Client, e watchEvent) (json.RawMessage, error) {
+	stamp := e.time.UTC().Format(time.RFC3339Nano)
+	if e.list != "" {
+		return marshalLine(struct {
+			List string `json:"list"`
+			Time string `json:"time"`
+		}{e.list, stamp})
+	}
+	out := struct {
+		URI      string          `json:"uri"`
+		Time     string          `json:"time"`
+		Contents json.RawMessage `json:"contents,omitempty"`
+		Error    *mcp.RPCError   `json:"error,omitempty"`
+	}{URI: e.uri, Time: stamp}
+	if c.Read {
+		res, err := client.Call(ctx, "resources/read", uriParams(e.uri))
+		var callErr *mcp.CallError
+		switch {
+		case errors.As(err, &callErr):
+			fmt.Fprintf(a.ios.Err, "mcpv: %v\n", err)
+			out.Error = &mcp.RPCError{Code: callErr.Err.Code, Message: callErr.Err.Message}
+		case err != nil:
+			return nil, err
+		default:
+			out.Contents = memberValue(res, "contents")
+			if out.Contents == nil {
+				out.Contents = json.RawMessage("null")
+			}
+		}
+	}
+	return marshalLine(out)
+}
+
+// marshalLine encodes v leaving <, > and & as they are, in strings and in
+// the server's raw JSON alike.
+func marshalLine(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// unsubscribe ends the subscriptions, best effort and bounded, on a context
+// of its own: the watch's context may be the one Ctrl-C cancelled.
+func (c *watchCmd) unsubscribe(ctx context.Context, a *app, client *mcp.Client, uris []string) {
+	if len(uris) == 0 {
+		return
+	}
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), unsubscribeWait)
+	defer cancel()
+	for _, uri := range uris {
+		if _, err := client.Call(uctx, "resources/unsubscribe", uriParams(uri)); err != nil {
+			fmt.Fprintf(a.ios.Err, "mcpv: warning: unsubscribe %s: %v\n", uri, err)
+		}
+	}
+}
+
+func uriParams(uri string) json.RawMessage {
+	return mustJSON(struct {
+		URI string `json:"uri"`
+	}{uri})
+}
+
+// memberValue returns the raw value of key in the JSON object obj, or nil.
+func memberValue(obj json.RawMessage, key string) json.RawMessage {
+	var v json.RawMessage
+	rawjson.ForEachMember(obj, func(k string, value []byte) error {
+		if k == key {
+			v = value
+		}
+		return nil
+	})
+	return v
+}
