@@ -378,6 +378,21 @@ common_checks() {
 		call trigger-elicitation-request
 	check_jq roots '.content[0].text | contains("URI: file://'"$tmp"'")' --root "$tmp" call get-roots-list
 
+	check_out complete-prompt 0 '{"completion":{"values":["Engineering"],"total":1,"hasMore":false}}' \
+		complete --prompt completable-prompt --arg department=E
+	check_jq complete-with-context '.completion.values == ["Alice"]' \
+		complete --prompt completable-prompt --arg name=A --context department=Engineering
+	check_jq complete-template '.completion.values | index("1") != null' \
+		complete --template 'demo://resource/dynamic/text/{resourceId}' --arg resourceId=1
+	# The server sends updates only after toggle-subscriber-updates in the same
+	# session; here the subscription's round trip is what is checked.
+	why=""
+	run -v --quiet watch demo://resource/static/document/features.md --for 1s
+	want_rc 0
+	want_stderr_has '"method":"resources/subscribe"'
+	want_stderr_has '"method":"resources/unsubscribe"'
+	verdict watch-subscribes-and-unsubscribes
+
 	echo "--- errors and exit codes"
 	check_out call-is-error 1 \
 		'{"content":[{"type":"text","text":"MCP error -32602: Input validation error: Invalid arguments for tool get-sum: Invalid input: expected number, received string at a"}],"isError":true}' \
