@@ -51,6 +51,8 @@ func exitCode(err error) int {
 		verErr    *mcp.VersionError
 		timeout   *mcp.TimeoutError
 		authErr   *mcp.AuthError
+		refused   *refusal
+		ended     *taskEnded
 	)
 	switch {
 	case err == nil:
@@ -67,7 +69,12 @@ func exitCode(err error) int {
 		return exitToolError
 	case errors.As(err, &usage), errors.As(err, &filterErr):
 		return exitUsage
-	case errors.As(err, &callErr), errors.As(err, &capErr):
+	case errors.As(err, &callErr), errors.As(err, &capErr), errors.As(err, &refused):
+		return exitServer
+	case errors.As(err, &ended):
+		if ended.failed {
+			return exitToolError
+		}
 		return exitServer
 	case errors.As(err, &transErr), errors.As(err, &verErr):
 		return exitTransport

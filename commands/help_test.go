@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite the help golden files")
 // `go test ./commands -run TestHelp -update` rewrites it after a deliberate change.
 func TestHelp(t *testing.T) {
 	commands := []string{"", "info", "ping", "list-tools", "call", "list-resources",
-		"list-resource-templates", "read", "list-prompts", "get-prompt", "complete", "watch", "request"}
+		"list-resource-templates", "read", "list-prompts", "get-prompt", "complete", "watch", "tasks", "tasks result", "request"}
 	for _, c := range commands {
 		name := c
 		if name == "" {
@@ -28,7 +28,7 @@ func TestHelp(t *testing.T) {
 			if r.code != 0 || r.stderr != "" {
 				t.Fatalf("exit code %d, stderr %q", r.code, r.stderr)
 			}
-			golden := filepath.Join("testdata", "help", name+".txt")
+			golden := filepath.Join("testdata", "help", strings.ReplaceAll(name, " ", "-")+".txt")
 			if *update {
 				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 					t.Fatal(err)

@@ -47,6 +47,7 @@ type cli struct {
 	GetPrompt             getPromptCmd             `cmd:"" name:"get-prompt" help:"Get a prompt, filled with arguments."`
 	Complete              completeCmd              `cmd:"" help:"Ask for completions of a prompt or resource-template argument."`
 	Watch                 watchCmd                 `cmd:"" help:"Subscribe to resources and print a JSON line per change."`
+	Tasks                 tasksCmd                 `cmd:"" help:"List, inspect, collect or cancel tasks."`
 	Request               requestCmd               `cmd:"" help:"Send any request (or notification) with raw JSON params."`
 }
 

@@ -142,6 +142,26 @@ func openBrowser(url string) error {
 // serveRequest answers the server's requests (digest §5): roots, sampling,
 // elicitation when declared; everything else is method-not-found.
 func (a *app) serveRequest(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	res, err := a.answer(ctx, method, params)
+	if err != nil || res == nil {
+		return res, err
+	}
+	return echoRelatedTask(params, res)
+}
+
+// echoRelatedTask copies the related-task _meta of a request made for a task
+// into the answer (digest §11).
+func echoRelatedTask(params, res json.RawMessage) (json.RawMessage, error) {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.Meta[relatedTaskKey] == nil {
+		return res, nil
+	}
+	return mcp.WithMeta(res, relatedTaskKey, p.Meta[relatedTaskKey])
+}
+
+func (a *app) answer(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	switch {
 	case method == "roots/list" && a.roots != nil:
 		return a.roots, nil

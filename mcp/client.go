@@ -231,6 +231,12 @@ func progressToken(params json.RawMessage) json.RawMessage {
 	return p.Meta.Token
 }
 
+// WithMeta sets obj._meta[key] = value in a JSON object (params or a
+// result), keeping everything else as it was.
+func WithMeta(obj json.RawMessage, key string, value json.RawMessage) (json.RawMessage, error) {
+	return withMeta(obj, key, value)
+}
+
 // withMeta sets params._meta[key] = value, keeping everything else as it was.
 func withMeta(params json.RawMessage, key string, value json.RawMessage) (json.RawMessage, error) {
 	entry := append(append(append([]byte{'{'}, mustJSON(key)...), ':'), value...)

@@ -1,0 +1,250 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// Tasks (digest §11): a tools/call the server runs in the background, polled
+// with tasks/get and collected with tasks/result.
+
+const (
+	defaultPollInterval = time.Second
+	minPollInterval     = 50 * time.Millisecond
+	relatedTaskKey      = "io.modelcontextprotocol/related-task"
+)
+
+// task is the part of a Task mcpv reads; the rest is printed as sent.
+type task struct {
+	TaskID        string `json:"taskId"`
+	Status        string `json:"status"`
+	StatusMessage string `json:"statusMessage"`
+	PollInterval  *int64 `json:"pollInterval"`
+	TTL           *int64 `json:"ttl"`
+}
+
+func (t task) terminal() bool {
+	return t.Status == "completed" || t.Status == "failed" || t.Status == "cancelled"
+}
+
+func (t task) poll() time.Duration {
+	if t.PollInterval == nil {
+		return defaultPollInterval
+	}
+	return max(time.Duration(*t.PollInterval)*time.Millisecond, minPollInterval)
+}
+
+var errMalformedTask = errors.New("the answer is not a task")
+
+// refusal is a request mcpv will not send because the server or tool does
+// not allow it (exit 3, like a missing capability).
+type refusal struct{ msg string }
+
+func (r *refusal) Error() string { return r.msg }
+
+// taskEnded reports a task that ended without a result to print.
+type taskEnded struct {
+	t      task
+	failed bool // exit 1; otherwise it was cancelled (exit 3)
+}
+
+func (e *taskEnded) Error() string {
+	msg := fmt.Sprintf("task %s %s", e.t.TaskID, e.t.Status)
+	if e.t.StatusMessage != "" {
+		msg += ": " + e.t.StatusMessage
+	}
+	return msg
+}
+
+// useTask decides whether tools/call carries a task, exactly as the spec
+// gates it: the server must declare tasks.requests.tools.call, and the tool's
+// execution.taskSupport must be optional (and asked for) or required.
+func (a *app) useTask(ctx context.Context, client *mcp.Client, tool string, asked bool) (bool, error) {
+	if !client.HasCapability("tasks.requests.tools.call") {
+		if asked {
+			return false, &mcp.CapabilityError{Capability: "tasks.requests.tools.call", Method: "tools/call with a task"}
+		}
+		return false, nil
+	}
+	def, err := findTool(ctx, client, tool)
+	if err != nil {
+		return false, err
+	}
+	var t struct {
+		Execution struct {
+			TaskSupport string `json:"taskSupport"`
+		} `json:"execution"`
+	}
+	json.Unmarshal(def, &t)
+	switch t.Execution.TaskSupport {
+	case "required":
+		return true, nil
+	case "optional":
+		return asked, nil
+	}
+	if asked {
+		if def == nil {
+			return false, &refusal{fmt.Sprintf("the server lists no tool %q, so it cannot run it as a task", tool)}
+		}
+		return false, &refusal{fmt.Sprintf("tool %q does not support tasks (its execution.taskSupport is %q)", tool, t.Execution.TaskSupport)}
+	}
+	return false, nil
+}
+
+// findTool walks tools/list until it finds the tool; nil when it is not listed.
+func findTool(ctx context.Context, client *mcp.Client, name string) (json.RawMessage, error) {
+	cursor := ""
+	for pages := 0; pages < 1000; pages++ {
+		var params json.RawMessage
+		if cursor != "" {
+			params = mustJSON(map[string]string{"cursor": cursor})
+		}
+		res, err := client.Call(ctx, "tools/list", params)
+		if err != nil {
+			return nil, err
+		}
+		var page struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor string            `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(res, &page); err != nil {
+			return nil, &mcp.TransportError{Op: "tools/list", Err: err}
+		}
+		for _, t := range page.Tools {
+			var n struct {
+				Name string `json:"name"`
+			}
+			if json.Unmarshal(t, &n) == nil && n.Name == name {
+				return t, nil
+			}
+		}
+		if page.NextCursor == "" || page.NextCursor == cursor {
+			return nil, nil
+		}
+		cursor = page.NextCursor
+	}
+	return nil, nil
+}
+
+// taskParams adds the task request to tools/call params.
+func taskParams(params json.RawMessage, ttl time.Duration) (json.RawMessage, error) {
+	spec := json.RawMessage(`{}`)
+	if ttl > 0 {
+		spec = mustJSON(map[string]int64{"ttl": ttl.Milliseconds()})
+	}
+	return encodeObjectMember(params, "task", spec)
+}
+
+// encodeObjectMember appends key: value to a JSON object.
+func encodeObjectMember(obj json.RawMessage, key string, value json.RawMessage) (json.RawMessage, error) {
+	ms, err := objectMembers("params", obj)
+	if err != nil {
+		return nil, err
+	}
+	return encodeObject(append(ms, member{key, value})), nil
+}
+
+// followTask waits for a task to end, polling tasks/get at the server's
+// interval and showing its status, then prints what tasks/result returns.
+// When cancelOnStop is set, an interrupt or timeout cancels the task on the
+// server first.
+func (a *app) followTask(ctx context.Context, client *mcp.Client, t task, cancelOnStop bool) error {
+	if d := a.flags.Timeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, d, &mcp.TimeoutError{Method: "task " + t.TaskID, Timeout: d})
+		defer cancel()
+	}
+	err := a.waitTask(ctx, client, t)
+	if err != nil && ctx.Err() != nil && cancelOnStop {
+		a.cancelTask(client, t.TaskID)
+	}
+	return err
+}
+
+func (a *app) waitTask(ctx context.Context, client *mcp.Client, t task) error {
+	idParams := mustJSON(map[string]string{"taskId": t.TaskID})
+	for !t.terminal() && t.Status != "input_required" {
+		a.ios.Status.Set(fmt.Sprintf("mcpv: task %s: %s %s", t.TaskID, t.Status, t.StatusMessage))
+		timer := time.NewTimer(t.poll())
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return context.Cause(ctx)
+		case <-timer.C:
+		}
+		raw, err := client.Call(ctx, "tasks/get", idParams)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return &mcp.TransportError{Op: "tasks/get", Err: err}
+		}
+	}
+	if t.Status == "cancelled" {
+		return &taskEnded{t: t}
+	}
+	// Terminal, or waiting for input: tasks/result blocks until the end and
+	// carries the server's questions meanwhile (answered by serveRequest).
+	res, err := client.Call(ctx, "tasks/result", idParams)
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	if !t.terminal() { // learn how it ended
+		if raw, gerr := client.Call(ctx, "tasks/get", idParams); gerr == nil {
+			json.Unmarshal(raw, &t)
+		}
+	}
+	if err != nil {
+		if t.Status == "cancelled" || t.Status == "failed" {
+			return &taskEnded{t: t, failed: t.Status == "failed"}
+		}
+		return err
+	}
+	if err := a.print(res); err != nil {
+		return err
+	}
+	switch {
+	case t.Status == "failed":
+		return &taskEnded{t: t, failed: true}
+	case isToolError(res):
+		return errToolFailed
+	}
+	return nil
+}
+
+// cancelTask asks the server to cancel a task we gave up on (bounded); a
+// server without tasks.cancel already got notifications/cancelled for the
+// request in flight.
+func (a *app) cancelTask(client *mcp.Client, id string) {
+	if !client.HasCapability("tasks.cancel") {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if _, err := client.Call(ctx, "tasks/cancel", mustJSON(map[string]string{"taskId": id})); err != nil {
+		fmt.Fprintf(a.ios.Err, "mcpv: warning: could not cancel task %s: %v\n", id, err)
+		return
+	}
+	fmt.Fprintf(a.ios.Err, "mcpv: task %s cancelled\n", id)
+}
+
+// createdTask reads a CreateTaskResult and reports the new task.
+func (a *app) createdTask(res json.RawMessage) (task, error) {
+	var created struct {
+		Task json.RawMessage `json:"task"`
+	}
+	var t task
+	if err := json.Unmarshal(res, &created); err != nil || json.Unmarshal(created.Task, &t) != nil || t.TaskID == "" {
+		return t, &mcp.TransportError{Op: "tools/call", Err: errors.New("the server's answer to a task-augmented call has no task")}
+	}
+	fmt.Fprintf(a.ios.Err, "mcpv: task %s created (%s)\n", t.TaskID, t.Status)
+	if a.events != nil {
+		a.events.write("mcpv/task-created", created.Task)
+	}
+	return t, nil
+}

@@ -1,0 +1,75 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+type tasksCmd struct {
+	List   tasksListCmd   `cmd:"" help:"List the server's tasks (every page)."`
+	Get    tasksGetCmd    `cmd:"" help:"Print a task's status."`
+	Result tasksResultCmd `cmd:"" help:"Wait for a task to end and print its result."`
+	Cancel tasksCancelCmd `cmd:"" help:"Cancel a task."`
+}
+
+func (c *tasksCmd) Help() string {
+	return `Tasks are tool calls the server runs in the background (mcpv call --task). These commands look after tasks created earlier, by this or another session.
+
+Examples:
+
+    $ mcpv tasks list -u https://example.com/mcp
+    $ mcpv tasks result "$id" -u https://example.com/mcp
+    $ mcpv tasks cancel "$id" -u https://example.com/mcp`
+}
+
+type tasksListCmd struct{ pageFlags }
+
+func (c *tasksListCmd) Run(ctx context.Context, a *app) error {
+	return list(ctx, a, c.pageFlags, "tasks.list", "tasks/list", "tasks")
+}
+
+type taskID struct {
+	ID string `arg:"" name:"id" help:"The task's id."`
+}
+
+func (t taskID) params() json.RawMessage { return mustJSON(map[string]string{"taskId": t.ID}) }
+
+type tasksGetCmd struct{ taskID }
+
+func (c *tasksGetCmd) Run(ctx context.Context, a *app) error {
+	res, err := a.request(ctx, "tasks", "tasks/get", c.params())
+	if err != nil {
+		return err
+	}
+	return a.print(res)
+}
+
+type tasksResultCmd struct{ taskID }
+
+func (c *tasksResultCmd) Help() string {
+	return `Polls the task at the server's interval until it ends, then prints what tasks/result returns, with the exit codes of a call: isError or a failed task 1, a cancelled task 3. --timeout bounds the wait; an interrupted wait leaves the task running.`
+}
+
+func (c *tasksResultCmd) Run(ctx context.Context, a *app) error {
+	raw, err := a.request(ctx, "tasks", "tasks/get", c.params())
+	if err != nil {
+		return err
+	}
+	var t task
+	if err := json.Unmarshal(raw, &t); err != nil || t.TaskID == "" {
+		return &mcp.TransportError{Op: "tasks/get", Err: errMalformedTask}
+	}
+	return a.followTask(ctx, a.client, t, false)
+}
+
+type tasksCancelCmd struct{ taskID }
+
+func (c *tasksCancelCmd) Run(ctx context.Context, a *app) error {
+	res, err := a.request(ctx, "tasks.cancel", "tasks/cancel", c.params())
+	if err != nil {
+		return err
+	}
+	return a.print(res)
+}
