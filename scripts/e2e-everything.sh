@@ -393,6 +393,20 @@ common_checks() {
 	want_stderr_has '"method":"resources/unsubscribe"'
 	verdict watch-subscribes-and-unsubscribes
 
+	echo "--- tasks"
+	check_jq task-required '.content[0].text | contains("Research Report: mcp")' call simulate-research-query topic=mcp
+	check_jq task-input-required '.content[0].text | contains("Research Report: mcp (technical)")' \
+		--elicitation accept --answer interpretation=technical call simulate-research-query topic=mcp ambiguous:=true
+	check_err task-forbidden 3 'does not support tasks' call echo message=x --task
+	check_jq tasks-list '.tasks | type == "array"' tasks list
+	check_err tasks-get-unknown 3 'Task not found' tasks get no-such-task
+	why=""
+	run_bg 1500 10 --quiet -v call simulate-research-query topic=mcp
+	[ "$hung" = 0 ] || because "still running 10 s after SIGINT (killed)"
+	want_rc 130
+	want_stderr_has '"method":"tasks/cancel"'
+	verdict "task-sigint-cancels ($(secs "$after_sig") after SIGINT)"
+
 	echo "--- errors and exit codes"
 	check_out call-is-error 1 \
 		'{"content":[{"type":"text","text":"MCP error -32602: Input validation error: Invalid arguments for tool get-sum: Invalid input: expected number, received string at a"}],"isError":true}' \
