@@ -61,6 +61,11 @@ func (a *app) onNotification(method string, params json.RawMessage) {
 	switch method {
 	case "notifications/progress":
 		a.ios.Status.Set(progressText(params))
+	case "notifications/tasks/status":
+		var t task
+		if json.Unmarshal(params, &t) == nil && t.TaskID != "" {
+			a.ios.Status.Set(strings.TrimSpace(fmt.Sprintf("mcpv: task %s: %s %s", t.TaskID, t.Status, t.StatusMessage)))
+		}
 	case "notifications/message":
 		if !a.flags.Quiet {
 			io.WriteString(a.ios.Err, logLine(params))

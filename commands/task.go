@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcpv/mcpv/mcp"
@@ -169,7 +170,7 @@ func (a *app) followTask(ctx context.Context, client *mcp.Client, t task, cancel
 func (a *app) waitTask(ctx context.Context, client *mcp.Client, t task) error {
 	idParams := mustJSON(map[string]string{"taskId": t.TaskID})
 	for !t.terminal() && t.Status != "input_required" {
-		a.ios.Status.Set(fmt.Sprintf("mcpv: task %s: %s %s", t.TaskID, t.Status, t.StatusMessage))
+		a.ios.Status.Set(strings.TrimSpace(fmt.Sprintf("mcpv: task %s: %s %s", t.TaskID, t.Status, t.StatusMessage)))
 		timer := time.NewTimer(t.poll())
 		select {
 		case <-ctx.Done():

@@ -175,3 +175,17 @@ func TestTaskDetachAndCollectOverHTTP(t *testing.T) {
 		t.Errorf("collected after %d polls; it should have waited for completed", polls)
 	}
 }
+
+func TestTaskStatusOnATerminal(t *testing.T) {
+	var out, errb bytes.Buffer
+	ios := output.NewStreams(strings.NewReader(""), &out, &errb)
+	ios.Status = output.NewStatusLine(&errb, true)
+	ios.Err, ios.ErrTTY = ios.Status, true
+	code := run(context.Background(), args([]string{"--elicitation", "decline", "call", "job", "--task"}, fake("tasks=working/working/completed")), ios, os.Environ())
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "\r\x1b[Kmcpv: task task-1: working") || !strings.HasSuffix(errb.String(), "\r\x1b[K") {
+		t.Errorf("stderr %q", errb.String())
+	}
+}
