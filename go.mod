@@ -9,7 +9,9 @@ require (
 	github.com/itchyny/gojq v0.12.20
 	github.com/mattn/go-isatty v0.0.24
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/tidwall/pretty v1.2.2
+	golang.org/x/text v0.14.0
 )
 
 require (

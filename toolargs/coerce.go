@@ -1,0 +1,134 @@
+package toolargs
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Typing a key=value text by its schema. The rules, in order:
+//
+//  1. No type information: the text is a string.
+//  2. An enum or const value matches: a string value equal to the text, or
+//     another value whose JSON is the text.
+//  3. "null" becomes null when the schema allows null.
+//  4. A schema that allows only strings keeps the text as is ("007" stays "007").
+//  5. Otherwise the allowed types are tried in this order: boolean (true,
+//     false), integer (digits, leading zeros dropped, any size), number (a JSON
+//     number, or a decimal Go can parse), object ({...} JSON), array ([...]
+//     JSON), and string last.
+//  6. Nothing fits: an error naming the allowed types.
+
+var integerText = regexp.MustCompile(`^[+-]?[0-9]+$`)
+
+func coerce(n node, text string) (json.RawMessage, error) {
+	if !n.valid() || !n.typed() {
+		return str(text), nil
+	}
+	for _, v := range n.enumValues() {
+		if s, ok := v.(string); ok {
+			if s == text {
+				return str(text), nil
+			}
+			continue
+		}
+		if enc, err := json.Marshal(v); err == nil && string(enc) == text {
+			return enc, nil
+		}
+	}
+	if text == "null" && n.allows("null") {
+		return json.RawMessage("null"), nil
+	}
+	nonString := false
+	for _, t := range []string{"boolean", "integer", "number", "object", "array"} {
+		nonString = nonString || n.allows(t)
+	}
+	if n.allows("string") && !nonString {
+		return str(text), nil
+	}
+	if n.allows("boolean") && (text == "true" || text == "false") {
+		return json.RawMessage(text), nil
+	}
+	if n.allows("integer") && integerText.MatchString(text) {
+		return canonicalInteger(text), nil
+	}
+	if n.allows("number") {
+		if v, ok := number(text); ok {
+			return v, nil
+		}
+	}
+	trimmed := strings.TrimSpace(text)
+	if n.allows("object") && strings.HasPrefix(trimmed, "{") && json.Valid([]byte(trimmed)) {
+		return compact(trimmed), nil
+	}
+	if n.allows("array") && strings.HasPrefix(trimmed, "[") && json.Valid([]byte(trimmed)) {
+		return compact(trimmed), nil
+	}
+	if n.allows("string") {
+		return str(text), nil
+	}
+	var want []string
+	for _, t := range []string{"null", "boolean", "integer", "number", "object", "array"} {
+		if n.allows(t) && !(t == "integer" && n.allows("number") && !explicitInteger(n)) {
+			want = append(want, t)
+		}
+	}
+	if len(want) == 0 {
+		return nil, fmt.Errorf("%q matches none of the allowed values", text)
+	}
+	return nil, fmt.Errorf("%q is not %s", text, strings.Join(want, " or "))
+}
+
+func explicitInteger(n node) bool {
+	for _, alt := range n.alternatives() {
+		for _, t := range alt.types() {
+			if t == "integer" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func str(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// canonicalInteger drops a plus sign and leading zeros, keeping any size.
+func canonicalInteger(text string) json.RawMessage {
+	neg := strings.HasPrefix(text, "-")
+	digits := strings.TrimLeft(strings.TrimLeft(text, "+-"), "0")
+	if digits == "" {
+		return json.RawMessage("0")
+	}
+	if neg {
+		digits = "-" + digits
+	}
+	return json.RawMessage(digits)
+}
+
+// number accepts a JSON number as written, or a decimal such as "+1", ".5"
+// or "1." in its shortest form.
+func number(text string) (json.RawMessage, bool) {
+	var n json.Number
+	if err := json.Unmarshal([]byte(text), &n); err == nil && !strings.ContainsAny(text, " \t\n\"") {
+		return json.RawMessage(text), true
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || strings.ContainsAny(strings.ToLower(text), "inx") { // no Inf, NaN or hex
+		return nil, false
+	}
+	return json.RawMessage(strconv.FormatFloat(f, 'g', -1, 64)), true
+}
+
+func compact(s string) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(s)); err != nil {
+		return json.RawMessage(s)
+	}
+	return b.Bytes()
+}
