@@ -3,34 +3,49 @@ package commands
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/toolargs"
 )
 
 type callCmd struct {
 	Tool     string   `arg:"" help:"The tool's name."`
-	Pairs    []string `arg:"" optional:"" sep:"none" name:"key=value" help:"Arguments: key=value (a string) or key:=JSON (any JSON value)."`
+	Pairs    []string `arg:"" optional:"" sep:"none" name:"key=value" help:"Arguments: key=value (typed by the tool's inputSchema), key:=JSON (as is), key=@FILE, key:=@FILE.json, key=@- (stdin); dotted keys nest, repeated keys make arrays."`
 	ArgsJSON string   `name:"args" placeholder:"JSON|@FILE|-" help:"Arguments as a JSON object, from a file (@FILE) or stdin (-); key=value pairs override its members."`
+
+	NoCoerce       bool   `name:"no-coerce" help:"Keep every key=value a string, whatever the schema says."`
+	NoValidate     bool   `name:"no-validate" help:"Send the arguments without checking them against the tool's inputSchema."`
+	ValidateOutput string `name:"validate-output" enum:"off,warn,strict" default:"warn" help:"Check structuredContent against the tool's outputSchema: off, warn (on stderr), or strict (exit 3). The result is printed in full either way."`
+	DryRun         bool   `name:"dry-run" help:"Print the JSON-RPC request that would be sent, and send nothing."`
+	Text           bool   `name:"text" help:"Print the text of the result's content blocks (and text resources), raw, one after another."`
+	SaveDir        string `name:"save-dir" placeholder:"DIR" help:"Write image, audio and blob content to files in DIR and print their paths instead of the base64."`
 
 	Task   bool          `name:"task" help:"Run the call as a task, if the tool allows it: report its id, poll its status, print its result. A tool that requires a task gets one without asking."`
 	TTL    time.Duration `name:"ttl" placeholder:"DURATION" help:"Ask the server to keep the task (and its result) this long."`
 	Detach bool          `name:"detach" help:"With a task: print the created task and exit at once; collect it later with mcpv tasks result ID."`
-
-	members []member
 }
 
 func (c *callCmd) Help() string {
 	return `Calls the tool and prints its result. A result with isError: true is printed and exits 1.
+
+Arguments are typed by the tool's inputSchema (fetched with tools/list): integers, numbers, booleans, null, enums, and objects or arrays written as JSON; a string property keeps the text as is (007 stays "007"). Union types are tried in the order null, boolean, integer, number, object, array, string. key:=JSON is never guessed at. The arguments are checked against the schema before anything is sent (exit 2 names the JSON pointer and the rule).
 
 As a task (--task, or always for a tool whose execution.taskSupport is required), the call reports the task's id on stderr, polls tasks/get at the server's interval and prints what tasks/result returns: a failed task exits 1 with its status message, a cancelled one exits 3. --timeout bounds the whole wait; on expiry or Ctrl-C the task is cancelled on the server (exit 124 or 130).
 
 Examples:
 
     $ mcpv call echo message=hi -- ./server
-    $ mcpv call add a:=2 b:=3 -q .structuredContent.sum -- ./server
+    $ mcpv call add a=2 b=3 -q .structuredContent.sum -- ./server
+    $ mcpv call search query=mcp limit=5 filter.since=2024 tag=a tag=b -- ./server
     $ mcpv call search --args '{"query":"mcp","limit":5}' -- ./server
+    $ mcpv call summarize text=@README.md --text -- ./server
+    $ mcpv call screenshot url=https://example.com --save-dir shots -- ./server
     $ echo '{"message":"from stdin"}' | mcpv call echo --args - -- ./server
     $ mcpv call research topic=mcp --task --ttl 1h -u https://example.com/mcp
     $ id=$(mcpv call research topic=mcp --detach -r -q .task.taskId -u https://example.com/mcp)`
@@ -40,33 +55,23 @@ func (c *callCmd) Validate() error {
 	if c.TTL < 0 {
 		return fmt.Errorf("--ttl cannot be negative")
 	}
-	ms, err := parsePairs(c.Pairs, false)
-	if err != nil {
-		return err
+	if c.DryRun && (c.Text || c.SaveDir != "" || c.Detach) {
+		return fmt.Errorf("--dry-run prints the request; --text, --save-dir and --detach are about results")
 	}
-	c.members = ms
-	return nil
+	return toolargs.Check(c.Pairs)
 }
 
 func (c *callCmd) Run(ctx context.Context, a *app) error {
-	members := c.members
+	var base json.RawMessage
 	if c.ArgsJSON != "" {
 		raw, err := readJSONArg("--args", c.ArgsJSON, a.ios.In)
 		if err != nil {
 			return usageError{err}
 		}
-		base, err := objectMembers("--args", raw)
-		if err != nil {
-			return usageError{err}
+		if !rawjson.IsObject(raw) {
+			return usageErrorf("--args: want a JSON object")
 		}
-		members = mergeMembers(base, members)
-	}
-	params, err := json.Marshal(struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}{c.Tool, encodeObject(members)})
-	if err != nil {
-		return err
+		base = raw
 	}
 	client, err := a.connect(ctx)
 	if err != nil {
@@ -75,7 +80,27 @@ func (c *callCmd) Run(ctx context.Context, a *app) error {
 	if err := client.Require("tools", "tools/call"); err != nil {
 		return err
 	}
-	asTask, err := a.useTask(ctx, client, c.Tool, c.Task || c.Detach)
+	var def toolDef
+	if needed := !c.NoValidate || (!c.NoCoerce && len(c.Pairs) > 0) || c.ValidateOutput != "off" || client.HasCapability("tasks.requests.tools.call"); needed {
+		raw, err := findTool(ctx, client, c.Tool)
+		var ce *mcp.CallError
+		if errors.As(err, &ce) {
+			fmt.Fprintf(a.ios.Err, "mcpv: warning: could not list the tools (%v); arguments not typed or checked\n", err)
+		} else if err != nil {
+			return err
+		}
+		json.Unmarshal(raw, &def)
+		def.found = raw != nil
+	}
+	args, err := c.arguments(a, base, def)
+	if err != nil {
+		return err
+	}
+	params := mustJSON(struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}{c.Tool, args})
+	asTask, err := a.useTask(ctx, client, c.Tool, c.Task || c.Detach, def)
 	if err != nil {
 		return err
 	}
@@ -83,6 +108,13 @@ func (c *callCmd) Run(ctx context.Context, a *app) error {
 		if params, err = taskParams(params, c.TTL); err != nil {
 			return err
 		}
+	}
+	if c.DryRun {
+		req, err := client.Request("tools/call", params)
+		if err != nil {
+			return err
+		}
+		return a.print(req)
 	}
 	res, err := client.Call(ctx, "tools/call", params)
 	if err != nil {
@@ -96,14 +128,95 @@ func (c *callCmd) Run(ctx context.Context, a *app) error {
 		if c.Detach {
 			return a.print(res)
 		}
-		return a.followTask(ctx, client, t, true)
+		return a.followTask(ctx, client, t, true, c.result(a, def))
 	}
-	if err := a.print(res); err != nil {
-		return err
+	return c.result(a, def)(res)
+}
+
+// toolDef is the part of a tool's definition call uses.
+type toolDef struct {
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+	Execution    struct {
+		TaskSupport string `json:"taskSupport"`
+	} `json:"execution"`
+	found bool
+}
+
+// arguments builds and checks the arguments object (exit 2 on a mistake).
+func (c *callCmd) arguments(a *app, base json.RawMessage, def toolDef) (json.RawMessage, error) {
+	args, err := toolargs.Build(c.Pairs, base, toolargs.Options{
+		Schema:   def.InputSchema,
+		NoCoerce: c.NoCoerce,
+		ReadFile: os.ReadFile,
+		Stdin:    func() ([]byte, error) { return io.ReadAll(a.ios.In) },
+	})
+	if err != nil {
+		return nil, usageError{err}
 	}
-	if isToolError(res) {
-		return errToolFailed
+	if c.NoValidate || len(def.InputSchema) == 0 {
+		return args, nil
 	}
+	v, err := toolargs.Compile(def.InputSchema)
+	if err != nil {
+		fmt.Fprintf(a.ios.Err, "mcpv: warning: tool %q has an invalid inputSchema (%v); arguments not checked\n", c.Tool, err)
+		return args, nil
+	}
+	if err := v.Validate(args); err != nil {
+		return nil, usageErrorf("arguments %v; nothing sent (--no-validate sends anyway)", err)
+	}
+	return args, nil
+}
+
+// result handles a CallToolResult: output validation, --save-dir, --text or
+// JSON, and exit 1 for isError.
+func (c *callCmd) result(a *app, def toolDef) func(json.RawMessage) error {
+	return func(res json.RawMessage) error {
+		outErr := c.checkOutput(a, def, res)
+		if err := a.printResult(res, c.Text, c.SaveDir); err != nil {
+			return err
+		}
+		if outErr != nil {
+			return outErr
+		}
+		if isToolError(res) {
+			return errToolFailed
+		}
+		return nil
+	}
+}
+
+// checkOutput validates structuredContent against the outputSchema.
+func (c *callCmd) checkOutput(a *app, def toolDef, res json.RawMessage) error {
+	if c.ValidateOutput == "off" || len(def.OutputSchema) == 0 || isToolError(res) {
+		return nil
+	}
+	var structured json.RawMessage
+	rawjson.ForEachMember(res, func(k string, v []byte) error {
+		if k == "structuredContent" {
+			structured = v
+		}
+		return nil
+	})
+	if structured == nil {
+		return c.outputProblem(a, "the result has no structuredContent, though the tool declares an outputSchema")
+	}
+	v, err := toolargs.Compile(def.OutputSchema)
+	if err != nil {
+		fmt.Fprintf(a.ios.Err, "mcpv: warning: tool %q has an invalid outputSchema (%v); result not checked\n", c.Tool, err)
+		return nil
+	}
+	if err := v.Validate(structured); err != nil {
+		return c.outputProblem(a, fmt.Sprintf("structuredContent %v, against the tool's outputSchema", err))
+	}
+	return nil
+}
+
+func (c *callCmd) outputProblem(a *app, msg string) error {
+	if c.ValidateOutput == "strict" {
+		return &refusal{msg}
+	}
+	fmt.Fprintf(a.ios.Err, "mcpv: warning: %s\n", msg)
 	return nil
 }
 

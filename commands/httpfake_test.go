@@ -91,6 +91,9 @@ func (f *fakeHTTP) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Mcp-Session-Id", sid)
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"fake","version":"0"}}}`, m.ID)
+	case m.Method == "tools/list":
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[]}}`, m.ID)
 	default:
 		w.WriteHeader(http.StatusAccepted)
 	}

@@ -39,8 +39,8 @@ func TestTimeoutCancelsOnTheWire(t *testing.T) {
 		t.Errorf("stderr = %q", r.stderr)
 	}
 	got := readLog(t, log)
-	if !strings.Contains(got, `"method":"notifications/cancelled","params":{"requestId":2,`) {
-		t.Errorf("server did not receive the cancellation of request 2; it got:\n%s", got)
+	if !strings.Contains(got, `"method":"notifications/cancelled","params":{"requestId":3,`) {
+		t.Errorf("server did not receive the cancellation of request 3; it got:\n%s", got)
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("took %v", d)
@@ -66,7 +66,7 @@ func TestInterruptCancelsOnTheWire(t *testing.T) {
 	if code := <-done; code != 130 {
 		t.Fatalf("exit code = %d, want 130; stderr: %s", code, errb.String())
 	}
-	if got := readLog(t, log); !strings.Contains(got, `"notifications/cancelled","params":{"requestId":2,"reason":"interrupted"}`) {
+	if got := readLog(t, log); !strings.Contains(got, `"notifications/cancelled","params":{"requestId":3,"reason":"interrupted"}`) {
 		t.Errorf("no cancellation on the wire; server got:\n%s", got)
 	}
 }

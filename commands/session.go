@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sync"
 
+	"github.com/mcpv/mcpv/content"
 	"github.com/mcpv/mcpv/elicit"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
@@ -157,6 +158,33 @@ func (a *app) request(ctx context.Context, capability, method string, params jso
 		return nil, err
 	}
 	return client.Call(ctx, method, params)
+}
+
+// printResult writes a result, after --save-dir has put its binary blocks in
+// files, as JSON or (--text) as the text of its blocks.
+func (a *app) printResult(res json.RawMessage, text bool, saveDir string) error {
+	if saveDir != "" {
+		saved, _, err := content.Save(res, saveDir)
+		if err != nil {
+			return fmt.Errorf("--save-dir: %w", err)
+		}
+		res = saved
+	}
+	if !text {
+		return a.print(res)
+	}
+	s, err := content.Text(res)
+	if err != nil {
+		return fmt.Errorf("--text: %w", err)
+	}
+	a.ios.Status.Clear()
+	if s != "" && s[len(s)-1] != '\n' {
+		s += "\n"
+	}
+	if _, err := io.WriteString(a.ios.Out, s); err != nil {
+		return &output.ClosedError{Err: err}
+	}
+	return nil
 }
 
 // print writes a result to stdout through the --jq filter and format flags.

@@ -65,34 +65,24 @@ func (e *taskEnded) Error() string {
 // useTask decides whether tools/call carries a task, exactly as the spec
 // gates it: the server must declare tasks.requests.tools.call, and the tool's
 // execution.taskSupport must be optional (and asked for) or required.
-func (a *app) useTask(ctx context.Context, client *mcp.Client, tool string, asked bool) (bool, error) {
+func (a *app) useTask(ctx context.Context, client *mcp.Client, tool string, asked bool, def toolDef) (bool, error) {
 	if !client.HasCapability("tasks.requests.tools.call") {
 		if asked {
 			return false, &mcp.CapabilityError{Capability: "tasks.requests.tools.call", Method: "tools/call with a task"}
 		}
 		return false, nil
 	}
-	def, err := findTool(ctx, client, tool)
-	if err != nil {
-		return false, err
-	}
-	var t struct {
-		Execution struct {
-			TaskSupport string `json:"taskSupport"`
-		} `json:"execution"`
-	}
-	json.Unmarshal(def, &t)
-	switch t.Execution.TaskSupport {
+	switch def.Execution.TaskSupport {
 	case "required":
 		return true, nil
 	case "optional":
 		return asked, nil
 	}
 	if asked {
-		if def == nil {
+		if !def.found {
 			return false, &refusal{fmt.Sprintf("the server lists no tool %q, so it cannot run it as a task", tool)}
 		}
-		return false, &refusal{fmt.Sprintf("tool %q does not support tasks (its execution.taskSupport is %q)", tool, t.Execution.TaskSupport)}
+		return false, &refusal{fmt.Sprintf("tool %q does not support tasks (its execution.taskSupport is %q)", tool, def.Execution.TaskSupport)}
 	}
 	return false, nil
 }
@@ -154,20 +144,20 @@ func encodeObjectMember(obj json.RawMessage, key string, value json.RawMessage) 
 // interval and showing its status, then prints what tasks/result returns.
 // When cancelOnStop is set, an interrupt or timeout cancels the task on the
 // server first.
-func (a *app) followTask(ctx context.Context, client *mcp.Client, t task, cancelOnStop bool) error {
+func (a *app) followTask(ctx context.Context, client *mcp.Client, t task, cancelOnStop bool, printResult func(json.RawMessage) error) error {
 	if d := a.flags.Timeout; d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, d, &mcp.TimeoutError{Method: "task " + t.TaskID, Timeout: d})
 		defer cancel()
 	}
-	err := a.waitTask(ctx, client, t)
+	err := a.waitTask(ctx, client, t, printResult)
 	if err != nil && ctx.Err() != nil && cancelOnStop {
 		a.cancelTask(client, t.TaskID)
 	}
 	return err
 }
 
-func (a *app) waitTask(ctx context.Context, client *mcp.Client, t task) error {
+func (a *app) waitTask(ctx context.Context, client *mcp.Client, t task, printResult func(json.RawMessage) error) error {
 	idParams := mustJSON(map[string]string{"taskId": t.TaskID})
 	for !t.terminal() && t.Status != "input_required" {
 		a.ios.Status.Set(strings.TrimSpace(fmt.Sprintf("mcpv: task %s: %s %s", t.TaskID, t.Status, t.StatusMessage)))
@@ -206,16 +196,11 @@ func (a *app) waitTask(ctx context.Context, client *mcp.Client, t task) error {
 		}
 		return err
 	}
-	if err := a.print(res); err != nil {
-		return err
-	}
-	switch {
-	case t.Status == "failed":
+	err = printResult(res)
+	if t.Status == "failed" && (err == nil || errors.Is(err, errToolFailed)) {
 		return &taskEnded{t: t, failed: true}
-	case isToolError(res):
-		return errToolFailed
 	}
-	return nil
+	return err
 }
 
 // cancelTask asks the server to cancel a task we gave up on (bounded); a

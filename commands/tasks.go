@@ -61,7 +61,15 @@ func (c *tasksResultCmd) Run(ctx context.Context, a *app) error {
 	if err := json.Unmarshal(raw, &t); err != nil || t.TaskID == "" {
 		return &mcp.TransportError{Op: "tasks/get", Err: errMalformedTask}
 	}
-	return a.followTask(ctx, a.client, t, false)
+	return a.followTask(ctx, a.client, t, false, func(res json.RawMessage) error {
+		if err := a.print(res); err != nil {
+			return err
+		}
+		if isToolError(res) {
+			return errToolFailed
+		}
+		return nil
+	})
 }
 
 type tasksCancelCmd struct{ taskID }

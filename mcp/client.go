@@ -192,15 +192,9 @@ var progressMethods = map[string]bool{
 // run long carries a progress token of its own in params._meta; each progress
 // notification for it restarts the timeout, up to MaxTimeout.
 func (c *Client) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	var token json.RawMessage
-	if progressMethods[method] {
-		if token = progressToken(params); token == nil {
-			token, _ = json.Marshal(fmt.Sprintf("mcpv-%d", c.lastToken.Add(1)))
-			var err error
-			if params, err = withMeta(params, "progressToken", token); err != nil {
-				return nil, err
-			}
-		}
+	params, token, err := c.prepare(method, params)
+	if err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -216,6 +210,30 @@ func (c *Client) Call(ctx context.Context, method string, params json.RawMessage
 		defer hard.Stop()
 	}
 	return c.Session.Call(ctx, method, params)
+}
+
+// prepare adds a progress token of its own to a request that may run long,
+// unless params already carry one.
+func (c *Client) prepare(method string, params json.RawMessage) (json.RawMessage, json.RawMessage, error) {
+	if !progressMethods[method] {
+		return params, nil, nil
+	}
+	if token := progressToken(params); token != nil {
+		return params, token, nil
+	}
+	token, _ := json.Marshal(fmt.Sprintf("mcpv-%d", c.lastToken.Add(1)))
+	params, err := withMeta(params, "progressToken", token)
+	return params, token, err
+}
+
+// Request returns the exact JSON-RPC request Call would send next for
+// method and params, without sending it (mcpv call --dry-run).
+func (c *Client) Request(method string, params json.RawMessage) (json.RawMessage, error) {
+	params, _, err := c.prepare(method, params)
+	if err != nil {
+		return nil, err
+	}
+	return encodeRequest(intID(c.lastID.Load()+1), method, params)
 }
 
 // progressToken returns the token already in params._meta, if any.

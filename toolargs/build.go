@@ -87,6 +87,22 @@ func Build(words []string, base json.RawMessage, opts Options) (json.RawMessage,
 	return root.encode(schema, "")
 }
 
+// Check reports a word that can never be an argument, without reading any
+// file or stdin: the checks a command line gets before a server starts.
+func Check(words []string) error {
+	used := false
+	none := Options{
+		ReadFile: func(string) ([]byte, error) { return []byte("null"), nil },
+		Stdin:    func() ([]byte, error) { return []byte("null"), nil },
+	}
+	for _, w := range words {
+		if _, _, _, err := parseWord(w, none, &used); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // parseWord splits key=value or key:=JSON and reads @FILE and @- values.
 func parseWord(w string, opts Options, usedStdin *bool) (key string, raw json.RawMessage, text string, err error) {
 	eq := strings.IndexByte(w, '=')

@@ -54,6 +54,9 @@ const (
 //	pages=N       tools/list in N pages of one tool each
 //	ask=METHOD    before answering tools/call, send the client a METHOD request
 //	tool-error    tools/call answers with isError: true
+//	typed=OUT     tools/list adds tool "typed" (outputSchema: integer n, required);
+//	              calling it answers structuredContent {"n":OUT} (raw JSON), an
+//	              image block and a text block
 //	supported=V   refuse any other initialize version with -32602 and data.supported
 //	tasks=S[/S...]  tasks, and a tool "job" whose task-augmented calls make task-N,
 //	                each tasks/get moving it one status S along (see tasks.go)
@@ -64,6 +67,7 @@ const (
 //	poll=MS         the tasks' pollInterval (default 50; 0 leaves it out)
 type config struct {
 	supported  string
+	typed      string
 	version    string
 	noTools    bool
 	big        int
@@ -126,6 +130,8 @@ func parseConfig(s string) (config, error) {
 			c.ask = v
 		case "tool-error":
 			c.toolError = true
+		case "typed":
+			c.typed = v
 		case "supported":
 			c.supported = v
 		default:
@@ -336,6 +342,9 @@ func (s *server) toolsList(m msg) {
 		next = fmt.Sprintf(`,"nextCursor":"page-%d"`, page+1)
 	}
 	job := ""
+	if page == 0 && s.c.typed != "" {
+		job += `,{"name":"typed","inputSchema":{"type":"object","properties":{"n":{"type":"integer"}}},"outputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}}`
+	}
 	if page == 0 && s.c.t.on() {
 		job = fmt.Sprintf(`,{"name":"job","description":"A slow job","inputSchema":{"type":"object"},"execution":{"taskSupport":%q}}`, s.c.t.support)
 	}
@@ -391,10 +400,16 @@ func (s *server) toolsCall(m msg) {
 		s.result(m.ID, OddResult)
 	case s.c.toolError:
 		s.result(m.ID, `{"content":[{"type":"text","text":"it went wrong"}],"isError":true}`)
+	case s.c.typed != "":
+		text, _ := json.Marshal("n is " + s.c.typed)
+		s.result(m.ID, fmt.Sprintf(`{"content":[{"type":"text","text":%s},{"type":"image","mimeType":"image/png","data":%q}],"structuredContent":{"n":%s}}`, text, TinyPNG, s.c.typed))
 	default:
 		s.result(m.ID, fmt.Sprintf(`{"content":[{"type":"text","text":"ok"}],"echo":%s,"at":%q}`, echo, time.Now().Format(time.RFC3339)))
 	}
 }
+
+// TinyPNG is a 1x1 PNG, base64-encoded.
+const TinyPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 
 // OddResult is what odd-content answers: an unknown content type, unknown
 // fields, keys out of order, numbers in unusual notations and spacing that a

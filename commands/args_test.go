@@ -1,0 +1,92 @@
+package commands
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDryRunPrintsWhatWouldBeSent(t *testing.T) {
+	tail, log := fakeLogged(t, "typed=7")
+	dry := mcpv(t, "", args([]string{"call", "typed", "n=007", "--dry-run"}, tail)...)
+	if dry.code != 0 || strings.Contains(readLog(t, log), `"tools/call"`) {
+		t.Fatalf("dry run: exit %d, stderr %q; server got:\n%s", dry.code, dry.stderr, readLog(t, log))
+	}
+	tail2, log2 := fakeLogged(t, "typed=7")
+	if r := mcpv(t, "", args([]string{"call", "typed", "n=007"}, tail2)...); r.code != 0 {
+		t.Fatalf("call: exit %d, stderr %q", r.code, r.stderr)
+	}
+	var sent string
+	for _, l := range strings.Split(readLog(t, log2), "\n") {
+		if strings.Contains(l, `"tools/call"`) {
+			sent = l
+		}
+	}
+	if strings.TrimSpace(dry.stdout) != sent {
+		t.Errorf("--dry-run printed\n%s\nbut the call sent\n%s", dry.stdout, sent)
+	}
+	if !strings.Contains(sent, `"arguments":{"n":7}`) {
+		t.Errorf("n was not typed as an integer: %s", sent)
+	}
+}
+
+func TestArgumentViolationSendsNothing(t *testing.T) {
+	tail, log := fakeLogged(t, "typed=7")
+	r := mcpv(t, "", args([]string{"call", "typed", "n:=\"x\""}, tail)...)
+	if r.code != 2 || !strings.Contains(r.stderr, "arguments /n: got string, want integer (type)") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if strings.Contains(readLog(t, log), `"tools/call"`) {
+		t.Error("the call was sent")
+	}
+	if r := mcpv(t, "", args([]string{"call", "typed", "n:=\"x\"", "--no-validate"}, fake("typed=7"))...); r.code != 0 {
+		t.Errorf("--no-validate: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestOutputValidation(t *testing.T) {
+	bad := fake(`typed="seven"`)
+	r := mcpv(t, "", args([]string{"call", "typed"}, bad)...)
+	if r.code != 0 || !strings.Contains(r.stderr, "warning: structuredContent /n: got string, want integer (type)") || !strings.Contains(r.stdout, `"n":"seven"`) {
+		t.Errorf("warn: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = mcpv(t, "", args([]string{"call", "typed", "--validate-output", "strict"}, bad)...)
+	if r.code != 3 || !strings.Contains(r.stdout, `"n":"seven"`) {
+		t.Errorf("strict: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = mcpv(t, "", args([]string{"call", "typed", "--validate-output", "off"}, bad)...)
+	if r.code != 0 || r.stderr != "" {
+		t.Errorf("off: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := mcpv(t, "", args([]string{"call", "typed", "--validate-output", "strict"}, fake("typed=7"))...); r.code != 0 {
+		t.Errorf("a valid result: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestTextAndSaveDir(t *testing.T) {
+	r := mcpv(t, "", args([]string{"call", "typed", "--text"}, fake("typed=7"))...)
+	if r.code != 0 || r.stdout != "n is 7\n" {
+		t.Errorf("--text: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	r = mcpv(t, "", args([]string{"call", "typed", "--save-dir", dir}, fake("typed=7"))...)
+	var res struct {
+		Content []struct {
+			Path string `json:"path"`
+			Data string `json:"data"`
+		} `json:"content"`
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &res) != nil || len(res.Content) != 2 || res.Content[1].Path == "" || res.Content[1].Data != "" {
+		t.Fatalf("--save-dir: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	png, err := os.ReadFile(res.Content[1].Path)
+	if err != nil || !strings.HasPrefix(string(png), "\x89PNG") || filepath.Dir(res.Content[1].Path) != dir {
+		t.Errorf("saved %s: %v", res.Content[1].Path, err)
+	}
+	r = mcpv(t, "", args([]string{"call", "typed", "--save-dir", dir, "--text"}, fake("typed=7"))...)
+	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); r.code != 0 || len(lines) != 2 || lines[0] != "n is 7" || !strings.HasPrefix(lines[1], dir+"/") {
+		t.Errorf("--save-dir --text: exit %d, stdout %q", r.code, r.stdout)
+	}
+}
