@@ -363,6 +363,18 @@ common_checks() {
 		get-prompt simple-prompt
 	check_jq get-prompt-args 'any(.messages[]; .content.text | contains("Paris"))' get-prompt args-prompt city=Paris
 
+	echo "--- typed arguments and content"
+	check_jq call-typed-arguments '.content[0].text | contains("is 5.5")' call get-sum a=2 b=3.5
+	check_jq call-enum-argument '.structuredContent | has("temperature")' call get-structured-content location=Chicago
+	check_jq call-dry-run '.method == "tools/call" and .params.arguments == {"a":2,"b":3} and (.id | type) == "number"' call get-sum a=2 b=3 --dry-run
+	why=""
+	run --quiet call get-tiny-image --save-dir "$tmp/saved" --text
+	want_rc 0
+	saved=$(grep "^$tmp/saved/" "$tmp/out" | head -n 1)
+	{ [ -n "$saved" ] && head -c 4 "$saved" | grep -q PNG; } || because "--save-dir --text did not print the path of a saved PNG"
+	verdict call-save-dir-text
+	rm -rf "$tmp/saved"
+
 	echo "--- server requests and notifications"
 	why=""
 	run --quiet --events "$tmp/events" call trigger-long-running-operation duration:=1 steps:=3
@@ -410,7 +422,9 @@ common_checks() {
 	echo "--- errors and exit codes"
 	check_out call-is-error 1 \
 		'{"content":[{"type":"text","text":"MCP error -32602: Input validation error: Invalid arguments for tool get-sum: Invalid input: expected number, received string at a"}],"isError":true}' \
-		call get-sum a:='"x"' b:=3
+		call --no-validate get-sum a:='"x"' b:=3
+	check_err call-invalid-arguments-not-sent 2 'arguments /a: got string, want number (type)' call get-sum a:='"x"' b:=3
+	check_err call-untyped-text 2 'argument a: "two" is not number' call get-sum a=two b=3
 	# The server reports an unknown tool as a tool result with isError, not as a JSON-RPC error.
 	check_out call-unknown-tool 1 \
 		'{"content":[{"type":"text","text":"MCP error -32602: Tool no-such-tool not found"}],"isError":true}' \
