@@ -28,6 +28,19 @@ func readLog(t *testing.T, path string) string {
 	return string(b)
 }
 
+// logHas waits briefly for the fake to log a line with text: it logs what it
+// reads on a goroutine of its own, which may lag behind mcpv's exit.
+func logHas(path, text string) bool {
+	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if strings.Contains(readLogIfAny(path), text) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
 func TestTimeoutCancelsOnTheWire(t *testing.T) {
 	tail, log := fakeLogged(t, "hang")
 	start := time.Now()
@@ -38,9 +51,8 @@ func TestTimeoutCancelsOnTheWire(t *testing.T) {
 	if !strings.Contains(r.stderr, "tools/call: no answer within 300ms") {
 		t.Errorf("stderr = %q", r.stderr)
 	}
-	got := readLog(t, log)
-	if !strings.Contains(got, `"method":"notifications/cancelled","params":{"requestId":3,`) {
-		t.Errorf("server did not receive the cancellation of request 3; it got:\n%s", got)
+	if !logHas(log, `"method":"notifications/cancelled","params":{"requestId":3,`) {
+		t.Errorf("server did not receive the cancellation of request 3; it got:\n%s", readLog(t, log))
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("took %v", d)
@@ -66,8 +78,8 @@ func TestInterruptCancelsOnTheWire(t *testing.T) {
 	if code := <-done; code != 130 {
 		t.Fatalf("exit code = %d, want 130; stderr: %s", code, errb.String())
 	}
-	if got := readLog(t, log); !strings.Contains(got, `"notifications/cancelled","params":{"requestId":3,"reason":"interrupted"}`) {
-		t.Errorf("no cancellation on the wire; server got:\n%s", got)
+	if !logHas(log, `"notifications/cancelled","params":{"requestId":3,"reason":"interrupted"}`) {
+		t.Errorf("no cancellation on the wire; server got:\n%s", readLog(t, log))
 	}
 }
 

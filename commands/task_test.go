@@ -86,7 +86,7 @@ func TestTaskStoppedIsCancelledOnTheServer(t *testing.T) {
 	t.Run("timeout", func(t *testing.T) {
 		tail, log := fakeLogged(t, "tasks=working")
 		r := mcpv(t, "", args([]string{"--timeout", "500ms", "call", "job", "--task"}, tail)...)
-		if r.code != 124 || !strings.Contains(readLog(t, log), `"method":"tasks/cancel","params":{"taskId":"task-1"}`) {
+		if r.code != 124 || !logHas(log, `"method":"tasks/cancel","params":{"taskId":"task-1"}`) {
 			t.Errorf("exit %d, stderr %q; server got:\n%s", r.code, r.stderr, readLog(t, log))
 		}
 	})
@@ -103,7 +103,7 @@ func TestTaskStoppedIsCancelledOnTheServer(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 		cancel(ErrInterrupted)
-		if code := <-done; code != 130 || !strings.Contains(readLog(t, log), `"method":"tasks/cancel"`) {
+		if code := <-done; code != 130 || !logHas(log, `"method":"tasks/cancel"`) {
 			t.Errorf("exit %d, stderr %q; server got:\n%s", code, errb.String(), readLog(t, log))
 		}
 	})

@@ -215,9 +215,8 @@ func TestCtrlC(t *testing.T) {
 	if code != 130 {
 		t.Errorf("exit code %d, want 130; stderr:\n%s", code, r.stderr.String())
 	}
-	if !strings.Contains(s.received(), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"interrupted"}}`) {
-		t.Errorf("no cancellation on the wire; server got:\n%s", s.received())
-	}
+	// The fake logs what it reads on a goroutine of its own: allow it a moment.
+	s.waitFor(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"interrupted"}}`)
 	if !s.gone(t) {
 		t.Error("the server outlived mcpv")
 	}
