@@ -84,7 +84,7 @@ func Text(raw []byte) (string, error) {
 			lines = append(lines, line)
 		}
 	}
-	forEachElement(arr, func(_ int, el []byte) {
+	rawjson.ForEachElement(arr, func(_ int, el []byte) {
 		switch s {
 		case toolResult:
 			add(blockText(el))
@@ -163,7 +163,7 @@ func forEachMessageBlock(msg []byte, fn func(block []byte)) {
 			return nil
 		}
 		if isArray(value) {
-			forEachElement(value, func(_ int, b []byte) { fn(b) })
+			rawjson.ForEachElement(value, func(_ int, b []byte) { fn(b) })
 		} else {
 			fn(value)
 		}

@@ -60,7 +60,7 @@ func Save(raw []byte, dir string) (rewritten []byte, paths []string, err error) 
 		return nil, nil, err
 	}
 	sv := &saver{raw: raw, dir: dir}
-	forEachElement(arr, func(i int, el []byte) {
+	rawjson.ForEachElement(arr, func(i int, el []byte) {
 		if err != nil {
 			return
 		}

@@ -56,6 +56,26 @@ func ForEachRawMember(data []byte, fn func(key string, rawKey, value []byte) err
 	return errNotObject
 }
 
+// ForEachElement calls fn with the index and raw text (a sub-slice of arr)
+// of each element of the JSON array arr. arr must already be known to be
+// valid JSON (a value ForEachMember handed out, say); anything but an array
+// calls fn for nothing.
+func ForEachElement(arr []byte, fn func(i int, el []byte)) {
+	i := SkipSpace(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return
+	}
+	i = SkipSpace(arr, i+1)
+	for n := 0; i < len(arr) && arr[i] != ']'; n++ {
+		end := valueEnd(arr, i)
+		fn(n, arr[i:end])
+		i = SkipSpace(arr, end)
+		if i < len(arr) && arr[i] == ',' {
+			i = SkipSpace(arr, i+1)
+		}
+	}
+}
+
 // IsObject reports whether data holds a JSON object (it does not validate it).
 func IsObject(data []byte) bool {
 	i := SkipSpace(data, 0)
