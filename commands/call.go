@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -57,6 +58,13 @@ func (c *callCmd) Validate() error {
 	}
 	if c.DryRun && (c.Text || c.SaveDir != "" || c.Detach) {
 		return fmt.Errorf("--dry-run prints the request; --text, --save-dir and --detach are about results")
+	}
+	if c.ArgsJSON == "-" {
+		for _, p := range c.Pairs {
+			if strings.HasSuffix(p, "=@-") {
+				return fmt.Errorf("--args - and %s both want stdin; give one of them a file", p)
+			}
+		}
 	}
 	return toolargs.Check(c.Pairs)
 }

@@ -161,6 +161,7 @@ func TestUsageErrorsStartNoServer(t *testing.T) {
 		{[]string{"request", "x/y", "[1]"}, "want a JSON object"},
 		{[]string{"request", "x/y", "{"}, "not valid JSON"},
 		{[]string{"call", "x", "--args", "@/nonexistent/file"}, "no such file"},
+		{[]string{"call", "x", "--args", "-", "m=@-"}, "both want stdin"},
 	}
 	for _, tt := range tests {
 		r := mcpv(t, "", append(tt.args, server...)...)

@@ -60,8 +60,12 @@ func (o *object) get(k string) *value {
 // the words applied over it.
 func Build(words []string, base json.RawMessage, opts Options) (json.RawMessage, error) {
 	schema, err := parseSchema(opts.Schema)
-	if err != nil || opts.NoCoerce {
+	if err != nil {
 		schema = node{}
+	}
+	typing := schema // the schema still decides how dotted keys split under NoCoerce
+	if opts.NoCoerce {
+		typing = node{}
 	}
 	root := newObject()
 	if len(base) > 0 {
@@ -84,7 +88,7 @@ func Build(words []string, base json.RawMessage, opts Options) (json.RawMessage,
 		}
 		v.entries = append(v.entries, entry{raw: raw, text: text})
 	}
-	return root.encode(schema, "")
+	return root.encode(typing, "")
 }
 
 // Check reports a word that can never be an argument, without reading any
@@ -268,9 +272,10 @@ func (v *value) encode(n node, pointer string) (json.RawMessage, error) {
 	return json.RawMessage(b.String()), nil
 }
 
-// scalarAllowed reports whether the schema takes something other than an array.
+// scalarAllowed reports whether the schema takes a value other than an array
+// or null (an optional array still wraps a single value).
 func scalarAllowed(n node) bool {
-	for _, t := range []string{"null", "boolean", "integer", "number", "object", "string"} {
+	for _, t := range []string{"boolean", "integer", "number", "object", "string"} {
 		if n.allows(t) {
 			return true
 		}

@@ -71,6 +71,11 @@ func TestBuild(t *testing.T) {
 		{"$ref followed", refSchema, []string{"user.id=7", "user.name=42", "user.admin=false"}, "", `{"user":{"id":7,"name":"42","admin":false}}`, ""},
 		{"array of objects by JSON", refSchema, []string{`users=[{"id":1}]`}, "", `{"users":[{"id":1}]}`, ""},
 		{"draft-07 definitions", draft7Schema, []string{"n=3", "point.x=1.5"}, "", `{"n":3,"point":{"x":1.5}}`, ""},
+		{"optional array wraps one value", `{"type":"object","properties":{"tags":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]}}}`,
+			[]string{"tags=foo"}, "", `{"tags":["foo"]}`, ""},
+		{"integer written as a whole number", `{"type":"object","properties":{"n":{"type":"integer"}}}`, []string{"n=1.0"}, "", `{"n":1.0}`, ""},
+		{"integer refuses a fraction", `{"type":"object","properties":{"n":{"type":"integer"}}}`, []string{"n=1.5"}, "", "", `"1.5" is not integer`},
+		{"no underscores in numbers", searchSchema, []string{"score=1_000"}, "", "", `"1_000" is not number`},
 		{"no schema: strings", "", []string{"a=1", "b=true"}, "", `{"a":"1","b":"true"}`, ""},
 		{"not an integer", searchSchema, []string{"limit=ten"}, "", "", `argument limit: "ten" is not integer`},
 		{"not a number", searchSchema, []string{"score=NaN"}, "", "", `argument score: "NaN" is not number`},
@@ -132,8 +137,8 @@ func TestBuildFilesAndStdin(t *testing.T) {
 }
 
 func TestNoCoerce(t *testing.T) {
-	got, err := Build([]string{"limit=10", "ids=1"}, nil, Options{Schema: json.RawMessage(searchSchema), NoCoerce: true})
-	if err != nil || string(got) != `{"limit":"10","ids":"1"}` {
+	got, err := Build([]string{"limit=10", "ids=1", "a.b=2"}, nil, Options{Schema: json.RawMessage(searchSchema), NoCoerce: true})
+	if err != nil || string(got) != `{"limit":"10","ids":"1","a.b":"2"}` {
 		t.Errorf("got %s, %v", got, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -54,6 +55,11 @@ func coerce(n node, text string) (json.RawMessage, error) {
 	}
 	if n.allows("integer") && integerText.MatchString(text) {
 		return canonicalInteger(text), nil
+	}
+	if n.allows("integer") && !n.allows("number") {
+		if v, ok := number(text); ok && wholeNumber(v) {
+			return v, nil // 1.0 and 1e3 are integers to JSON Schema
+		}
 	}
 	if n.allows("number") {
 		if v, ok := number(text); ok {
@@ -119,10 +125,16 @@ func number(text string) (json.RawMessage, bool) {
 		return json.RawMessage(text), true
 	}
 	f, err := strconv.ParseFloat(text, 64)
-	if err != nil || strings.ContainsAny(strings.ToLower(text), "inx") { // no Inf, NaN or hex
+	if err != nil || strings.ContainsAny(strings.ToLower(text), "inx_") { // no Inf, NaN, hex or 1_000
 		return nil, false
 	}
 	return json.RawMessage(strconv.FormatFloat(f, 'g', -1, 64)), true
+}
+
+// wholeNumber reports a JSON number with no fractional part.
+func wholeNumber(v json.RawMessage) bool {
+	f, err := strconv.ParseFloat(string(v), 64)
+	return err == nil && f == math.Trunc(f)
 }
 
 func compact(s string) json.RawMessage {
