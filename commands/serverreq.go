@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/mcpv/mcpv/elicit"
 	"github.com/mcpv/mcpv/mcp"
@@ -185,6 +186,7 @@ func (a *app) sample(ctx context.Context, params json.RawMessage) (json.RawMessa
 	cmd := exec.CommandContext(ctx, "sh", "-c", a.flags.SamplingCmd)
 	cmd.Stdin = bytes.NewReader(params)
 	cmd.Stderr = a.ios.Err
+	cmd.WaitDelay = time.Second // a background child must not hold its stdout open for ever
 	out, err := cmd.Output()
 	fail := func(why string) (json.RawMessage, error) {
 		fmt.Fprintf(a.ios.Err, "mcpv: warning: --sampling-cmd %s; the server gets an error\n", why)
