@@ -23,7 +23,7 @@ type callCmd struct {
 	NoCoerce       bool   `name:"no-coerce" help:"Keep every key=value a string, whatever the schema says."`
 	NoValidate     bool   `name:"no-validate" help:"Send the arguments without checking them against the tool's inputSchema."`
 	ValidateOutput string `name:"validate-output" enum:"off,warn,strict" default:"warn" help:"Check structuredContent against the tool's outputSchema: off, warn (on stderr), or strict (exit 3). The result is printed in full either way."`
-	DryRun         bool   `name:"dry-run" help:"Print the JSON-RPC request that would be sent, and send nothing."`
+	DryRun         bool   `name:"dry-run" help:"Print the JSON-RPC request that would be sent, and send nothing (the server is still started, for the tool's schema)."`
 	Text           bool   `name:"text" help:"Print the text of the result's content blocks (and text resources), raw, one after another."`
 	SaveDir        string `name:"save-dir" placeholder:"DIR" help:"Write image, audio and blob content to files in DIR and print their paths instead of the base64."`
 
