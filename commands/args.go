@@ -17,30 +17,20 @@ type member struct {
 	value json.RawMessage
 }
 
-// parsePairs turns key=value (a string) and key:=JSON (raw JSON) words into
-// members. stringsOnly refuses key:= (prompt arguments are strings).
-func parsePairs(words []string, stringsOnly bool) ([]member, error) {
+// parseStringPairs turns key=value words into members whose values are
+// strings (prompt arguments, completion context, named by what); key:= is refused.
+func parseStringPairs(words []string, what string) ([]member, error) {
 	var out []member
 	seen := map[string]bool{}
 	for _, w := range words {
-		eq := strings.IndexByte(w, '=')
-		if eq <= 0 || (eq == 1 && w[0] == ':') {
-			return nil, fmt.Errorf("argument %q: want key=value or key:=JSON", w)
+		key, val, ok := strings.Cut(w, "=")
+		if !ok || key == "" || key == ":" {
+			return nil, fmt.Errorf("argument %q: want key=value", w)
 		}
-		key, val := w[:eq], w[eq+1:]
-		var raw json.RawMessage
 		if strings.HasSuffix(key, ":") {
-			key = strings.TrimSuffix(key, ":")
-			if stringsOnly {
-				return nil, fmt.Errorf("argument %q: prompt arguments are strings; use %s=VALUE", w, key)
-			}
-			if !json.Valid([]byte(val)) {
-				return nil, fmt.Errorf("argument %q: the value after := is not valid JSON", w)
-			}
-			raw = compactJSON([]byte(val))
-		} else {
-			raw, _ = json.Marshal(val)
+			return nil, fmt.Errorf("argument %q: %s are strings; use %s=VALUE", w, what, strings.TrimSuffix(key, ":"))
 		}
+		raw, _ := json.Marshal(val)
 		if seen[key] {
 			return nil, fmt.Errorf("argument %q given twice", key)
 		}
@@ -87,23 +77,6 @@ func objectMembers(flag string, raw json.RawMessage) ([]member, error) {
 		return nil, fmt.Errorf("%s: want a JSON object", flag)
 	}
 	return out, nil
-}
-
-// mergeMembers returns base with the members of over replacing or following them.
-func mergeMembers(base, over []member) []member {
-	out := append([]member{}, base...)
-	for _, m := range over {
-		replaced := false
-		for i := range out {
-			if out[i].key == m.key {
-				out[i].value, replaced = m.value, true
-			}
-		}
-		if !replaced {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 // encodeObject writes members as a JSON object, in order.

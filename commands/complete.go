@@ -44,7 +44,7 @@ func (c *completeCmd) Validate() error {
 			return fmt.Errorf("--context %q: want NAME=VALUE", kv)
 		}
 	}
-	ms, err := parsePairs(c.Context, true)
+	ms, err := parseStringPairs(c.Context, "context values")
 	if err != nil {
 		return fmt.Errorf("--context: %w", err)
 	}

@@ -28,7 +28,7 @@ Examples:
 }
 
 func (c *getPromptCmd) Validate() error {
-	ms, err := parsePairs(c.Pairs, true)
+	ms, err := parseStringPairs(c.Pairs, "prompt arguments")
 	if err != nil {
 		return err
 	}

@@ -23,15 +23,6 @@ const (
 	PolicyCancel  Policy = "cancel"  // answer cancel
 )
 
-// ParsePolicy checks the text of a policy flag; "" is not a policy.
-func ParsePolicy(s string) (Policy, error) {
-	switch p := Policy(s); p {
-	case PolicyPrompt, PolicyAccept, PolicyDecline, PolicyCancel:
-		return p, nil
-	}
-	return "", fmt.Errorf("unknown elicitation policy %q (want prompt, accept, decline or cancel)", s)
-}
-
 // Options says how mcpv answers elicitation/create requests. The zero value
 // declines every form; any other Policy than the four is treated as decline.
 type Options struct {

@@ -273,16 +273,3 @@ func TestParamsErrors(t *testing.T) {
 		})
 	}
 }
-
-func TestParsePolicy(t *testing.T) {
-	for _, s := range []string{"prompt", "accept", "decline", "cancel"} {
-		if p, err := ParsePolicy(s); err != nil || string(p) != s {
-			t.Errorf("ParsePolicy(%q) = %q, %v", s, p, err)
-		}
-	}
-	for _, s := range []string{"", "Accept", "yes"} {
-		if _, err := ParsePolicy(s); err == nil {
-			t.Errorf("ParsePolicy(%q) succeeded", s)
-		}
-	}
-}

@@ -222,7 +222,7 @@ func (c *Client) prepare(method string, params json.RawMessage) (json.RawMessage
 		return params, token, nil
 	}
 	token, _ := json.Marshal(fmt.Sprintf("mcpv-%d", c.lastToken.Add(1)))
-	params, err := withMeta(params, "progressToken", token)
+	params, err := WithMeta(params, "progressToken", token)
 	return params, token, err
 }
 
@@ -249,14 +249,9 @@ func progressToken(params json.RawMessage) json.RawMessage {
 	return p.Meta.Token
 }
 
-// WithMeta sets obj._meta[key] = value in a JSON object (params or a
-// result), keeping everything else as it was.
-func WithMeta(obj json.RawMessage, key string, value json.RawMessage) (json.RawMessage, error) {
-	return withMeta(obj, key, value)
-}
-
-// withMeta sets params._meta[key] = value, keeping everything else as it was.
-func withMeta(params json.RawMessage, key string, value json.RawMessage) (json.RawMessage, error) {
+// WithMeta sets params._meta[key] = value in a JSON object (request params
+// or a result), keeping everything else as it was.
+func WithMeta(params json.RawMessage, key string, value json.RawMessage) (json.RawMessage, error) {
 	entry := append(append(append([]byte{'{'}, mustJSON(key)...), ':'), value...)
 	if len(bytes.TrimSpace(params)) == 0 || string(params) == "null" {
 		return append(append([]byte(`{"_meta":`), entry...), "}}"...), nil
@@ -305,10 +300,4 @@ func withMeta(params json.RawMessage, key string, value json.RawMessage) (json.R
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
-}
-
-// IsTimeout reports whether err is a request timeout.
-func IsTimeout(err error) bool {
-	var te *TimeoutError
-	return errors.As(err, &te)
 }

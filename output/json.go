@@ -74,7 +74,9 @@ func (p *Printer) writeRaw(w *bufio.Writer, raw []byte) error {
 		if p.Format.Pretty {
 			out = pretty.PrettyOptions(raw, &pretty.Options{Width: 80, Indent: "  "})
 		} else {
-			out = append(compact(nil, raw), '\n')
+			var b bytes.Buffer
+			rawjson.WriteCompact(&b, raw)
+			out = append(b.Bytes(), '\n')
 		}
 		if p.Format.Color {
 			out = pretty.Color(out, nil)
@@ -141,12 +143,6 @@ func decodeExact(raw []byte) (any, error) {
 		return nil, err
 	}
 	return v, nil
-}
-
-func compact(dst, src []byte) []byte {
-	var b bytes.Buffer
-	rawjson.WriteCompact(&b, src)
-	return append(dst, b.Bytes()...)
 }
 
 // Filter is a compiled jq expression.
