@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-
-	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // member is one key and its raw JSON value, kept in the order given.
@@ -64,19 +62,6 @@ func readJSONArg(flag, v string, stdin io.Reader) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%s: not valid JSON", flag)
 	}
 	return compactJSON(data), nil
-}
-
-// objectMembers splits a raw JSON object into members, in order.
-func objectMembers(flag string, raw json.RawMessage) ([]member, error) {
-	var out []member
-	err := rawjson.ForEachMember(raw, func(k string, v []byte) error {
-		out = append(out, member{k, v})
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: want a JSON object", flag)
-	}
-	return out, nil
 }
 
 // encodeObject writes members as a JSON object, in order.

@@ -104,19 +104,15 @@ func (c *callCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	params := mustJSON(struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}{c.Tool, args})
 	asTask, err := a.useTask(ctx, client, c.Tool, c.Task || c.Detach, def)
 	if err != nil {
 		return err
 	}
-	if asTask {
-		if params, err = taskParams(params, c.TTL); err != nil {
-			return err
-		}
-	}
+	params := mustJSON(struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Task      *taskRequest    `json:"task,omitempty"`
+	}{c.Tool, args, newTaskRequest(asTask, c.TTL)})
 	if c.DryRun {
 		req, err := client.Request("tools/call", params)
 		if err != nil {

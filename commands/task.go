@@ -122,22 +122,17 @@ func findTool(ctx context.Context, client *mcp.Client, name string) (json.RawMes
 	return nil, nil
 }
 
-// taskParams adds the task request to tools/call params.
-func taskParams(params json.RawMessage, ttl time.Duration) (json.RawMessage, error) {
-	spec := json.RawMessage(`{}`)
-	if ttl > 0 {
-		spec = mustJSON(map[string]int64{"ttl": ttl.Milliseconds()})
-	}
-	return encodeObjectMember(params, "task", spec)
+// taskRequest is the task member of tools/call params: {} or {"ttl": ms}.
+type taskRequest struct {
+	TTL int64 `json:"ttl,omitempty"`
 }
 
-// encodeObjectMember appends key: value to a JSON object.
-func encodeObjectMember(obj json.RawMessage, key string, value json.RawMessage) (json.RawMessage, error) {
-	ms, err := objectMembers("params", obj)
-	if err != nil {
-		return nil, err
+// newTaskRequest returns the task member, or nil when the call is no task.
+func newTaskRequest(asTask bool, ttl time.Duration) *taskRequest {
+	if !asTask {
+		return nil
 	}
-	return encodeObject(append(ms, member{key, value})), nil
+	return &taskRequest{TTL: ttl.Milliseconds()}
 }
 
 // followTask waits for a task to end, polling tasks/get at the server's
