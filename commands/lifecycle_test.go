@@ -3,9 +3,12 @@ package commands
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -97,14 +100,23 @@ func TestConnectTimeout(t *testing.T) {
 }
 
 func TestServerIgnoringShutdownIsKilled(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
 	start := time.Now()
-	r := mcpv(t, "", args([]string{"ping"}, fake("ignore-exit"))...)
+	r := mcpv(t, "", "--env", mcptest.EnvVar+"=ignore-exit", "--env", mcptest.EnvPid+"="+pidFile, "ping", "--", os.Args[0])
 	if r.code != 0 {
 		t.Fatalf("code %d: %s", r.code, r.stderr)
 	}
 	// close stdin, 2s, SIGTERM (ignored), 2s, SIGKILL.
 	if d := time.Since(start); d > 8*time.Second {
 		t.Errorf("shutdown took %v", d)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(string(b))
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the server (pid %d) is still there after mcpv returned: kill(pid, 0) = %v", pid, err)
 	}
 }
 
