@@ -11,6 +11,7 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/tidwall/pretty v1.2.2
+	go.yaml.in/yaml/v4 v4.0.0
 	golang.org/x/text v0.14.0
 )
 

@@ -1,0 +1,278 @@
+// Package config finds MCP servers by name in config files: mcpv's own
+// catalog, the project's .mcp.json and .vscode/mcp.json, and the files of
+// Claude Desktop, Claude Code and Cursor. It reads the files and expands
+// their variables; it never reads the process environment itself (Env is
+// given), starts nothing and decides no trust.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Kind says how far a config file is trusted.
+type Kind int
+
+const (
+	// User files are the user's own (the mcpv catalog, Claude, Cursor, a
+	// --config outside the current repository): trusted.
+	User Kind = iota
+	// Project files come with the directory the user is in (./.mcp.json,
+	// ./.vscode/mcp.json, any file under the current repository): their
+	// stdio servers run only once the user has trusted the file.
+	Project
+)
+
+// Env is what the lookup may know of the world.
+type Env struct {
+	Getenv func(string) string // the environment, for ${VAR} and the XDG variables
+	// Lookup tells a variable set to "" from an unset one; nil treats "" as unset.
+	Lookup func(string) (string, bool)
+	Cwd    string              // absolute
+	Home   string
+	GOOS   string
+	Flag   string // --config, or ""
+}
+
+// Source is one place servers may be configured.
+type Source struct {
+	Path     string // absolute
+	Label    string // where it comes from: "--config", "project", "Claude Desktop", ...
+	Kind     Kind
+	Required bool   // a missing file is an error (--config, MCPV_CONFIG)
+	YAML     bool   // parsed as YAML; otherwise JSON (comments allowed)
+	Folder   string // ${workspaceFolder}, and the base of a relative cwd
+	project  string // ~/.claude.json: the key of the current project
+}
+
+// Sources lists where servers are looked for, first match wins.
+func Sources(env Env) []Source {
+	var out []Source
+	add := func(s Source) {
+		if s.Folder == "" {
+			s.Folder = filepath.Dir(s.Path)
+		}
+		s.YAML = strings.HasSuffix(s.Path, ".yaml") || strings.HasSuffix(s.Path, ".yml")
+		out = append(out, s)
+	}
+	if env.Flag != "" {
+		add(Source{Path: absolute(env.Flag, env.Cwd), Label: "--config", Required: true})
+	}
+	if p := env.Getenv("MCPV_CONFIG"); p != "" {
+		add(Source{Path: absolute(p, env.Cwd), Label: "MCPV_CONFIG", Required: true})
+	}
+	add(Source{Path: filepath.Join(env.Cwd, ".mcp.json"), Label: "project", Kind: Project})
+	add(Source{Path: filepath.Join(env.Cwd, ".vscode", "mcp.json"), Label: "project (VS Code)", Kind: Project, Folder: env.Cwd})
+	add(Source{Path: filepath.Join(env.Cwd, ".cursor", "mcp.json"), Label: "project (Cursor)", Kind: Project, Folder: env.Cwd})
+
+	configHome := env.Getenv("XDG_CONFIG_HOME")
+	if configHome == "" || !filepath.IsAbs(configHome) {
+		configHome = filepath.Join(env.Home, ".config")
+	}
+	for _, name := range []string{"servers.yaml", "servers.yml", "servers.json"} {
+		add(Source{Path: filepath.Join(configHome, "mcpv", name), Label: "mcpv catalog"})
+	}
+	if env.Home != "" {
+		add(Source{Path: filepath.Join(env.Home, ".claude.json"), Label: "Claude Code", project: env.Cwd})
+		if env.GOOS == "darwin" {
+			add(Source{Path: filepath.Join(env.Home, "Library", "Application Support", "Claude", "claude_desktop_config.json"), Label: "Claude Desktop"})
+		} else {
+			add(Source{Path: filepath.Join(configHome, "Claude", "claude_desktop_config.json"), Label: "Claude Desktop"})
+		}
+		add(Source{Path: filepath.Join(env.Home, ".cursor", "mcp.json"), Label: "Cursor"})
+	}
+	return classify(out, env.Cwd)
+}
+
+// classify marks as Project the --config and MCPV_CONFIG files that lie
+// under the current repository, and drops a file listed twice (keeping the
+// first place, and the stricter kind).
+func classify(srcs []Source, cwd string) []Source {
+	root := repoRoot(cwd)
+	seen := map[string]int{}
+	var out []Source
+	for _, s := range srcs {
+		real := RealPath(s.Path)
+		if s.Required && root != "" && within(real, root) {
+			s.Kind = Project
+		}
+		if i, dup := seen[real]; dup {
+			if s.Kind == Project {
+				out[i].Kind = Project
+			}
+			continue
+		}
+		seen[real] = len(out)
+		out = append(out, s)
+	}
+	return out
+}
+
+// repoRoot is the top of the version-controlled tree holding dir, or "".
+func repoRoot(dir string) string {
+	dir = RealPath(dir)
+	for {
+		for _, marker := range []string{".git", ".hg", ".jj"} {
+			if _, err := os.Lstat(filepath.Join(dir, marker)); err == nil {
+				return dir
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// RealPath resolves symbolic links as far as the path exists.
+func RealPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	dir, base := filepath.Split(p)
+	if dir != "" && dir != p {
+		if r, err := filepath.EvalSymlinks(filepath.Clean(dir)); err == nil {
+			return filepath.Join(r, base)
+		}
+	}
+	return p
+}
+
+func absolute(p, cwd string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(cwd, p)
+}
+
+// File is a config file as read: its bytes (what trust is given to) and the
+// servers it defines.
+type File struct {
+	Source
+	Data    []byte
+	Servers []*Server
+}
+
+// Server is one configured server, as written (variables not yet expanded).
+type Server struct {
+	Name      string
+	File      *File
+	Line, Col int // where the entry starts
+
+	Transport       string // "stdio", "auto" (Streamable HTTP, then legacy SSE), "streamable-http" or "sse"
+	Command         string
+	Args            []string
+	Env             []Var
+	Cwd             string
+	URL             string
+	Headers         []Var
+	Timeout         time.Duration // 0: not set
+	ProtocolVersion string
+	Warnings        []string // fields mcpv understood but cannot honour
+}
+
+// Var is a name and value, kept in file order.
+type Var struct{ Name, Value string }
+
+// Where names the entry's place: "path:line:col".
+func (s *Server) Where() string { return fmt.Sprintf("%s:%d:%d", s.File.Path, s.Line, s.Col) }
+
+// FileError is a config file that cannot be read or understood.
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string {
+	var pe *posError
+	if errors.As(e.Err, &pe) {
+		return fmt.Sprintf("%s:%s", e.Path, pe.Error())
+	}
+	return fmt.Sprintf("%s: %v", e.Path, e.Err)
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Load reads and parses the source. A missing optional file is (nil, nil).
+func Load(src Source) (*File, error) {
+	data, err := os.ReadFile(src.Path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) && !src.Required {
+			return nil, nil
+		}
+		return nil, &FileError{Path: src.Path, Err: unwrapPathError(err)}
+	}
+	f := &File{Source: src, Data: data}
+	if err := f.parse(); err != nil {
+		return nil, &FileError{Path: src.Path, Err: err}
+	}
+	return f, nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// NotFoundError is a name no source defines.
+type NotFoundError struct {
+	Name     string
+	Searched []string // the files that exist and were read
+}
+
+func (e *NotFoundError) Error() string {
+	if len(e.Searched) == 0 {
+		return fmt.Sprintf("no server named %q: no config file found (see 'mcpv servers --help')", e.Name)
+	}
+	return fmt.Sprintf("no server named %q in %s", e.Name, strings.Join(e.Searched, ", "))
+}
+
+// Find returns the first server called name, reading the sources in order
+// and no further than needed.
+func Find(env Env, name string) (*Server, error) {
+	var searched []string
+	for _, src := range Sources(env) {
+		f, err := Load(src)
+		if err != nil {
+			return nil, err
+		}
+		if f == nil {
+			continue
+		}
+		searched = append(searched, src.Path)
+		for _, s := range f.Servers {
+			if s.Name == name {
+				return s, nil
+			}
+		}
+	}
+	return nil, &NotFoundError{Name: name, Searched: searched}
+}
+
+// All reads every source and returns the files found, in order.
+func All(env Env) ([]*File, error) {
+	var files []*File
+	for _, src := range Sources(env) {
+		f, err := Load(src)
+		if err != nil {
+			return nil, err
+		}
+		if f != nil {
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}

@@ -1,0 +1,348 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// world is a home directory, a config directory and a project directory in
+// a temporary tree, and an environment for them.
+type world struct {
+	home, project string
+	vars          map[string]string
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	root := t.TempDir()
+	w := &world{home: filepath.Join(root, "home"), project: filepath.Join(root, "proj"), vars: map[string]string{}}
+	for _, d := range []string{w.home, w.project} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w
+}
+
+func (w *world) env(goos string) Env {
+	return Env{
+		Getenv: func(k string) string { return w.vars[k] },
+		Lookup: func(k string) (string, bool) { v, ok := w.vars[k]; return v, ok },
+		Cwd:    w.project,
+		Home:   w.home,
+		GOOS:   goos,
+	}
+}
+
+func put(t *testing.T, path, fixture string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", fixture))
+	if err != nil {
+		data = []byte(fixture) // inline content
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFormats(t *testing.T) {
+	w := newWorld(t)
+	put(t, filepath.Join(w.home, ".config", "Claude", "claude_desktop_config.json"), "claude_desktop_config.json")
+	put(t, filepath.Join(w.home, ".cursor", "mcp.json"), "cursor_mcp.json")
+	put(t, filepath.Join(w.project, ".vscode", "mcp.json"), "vscode_mcp.json")
+	put(t, filepath.Join(w.home, ".config", "mcpv", "servers.yaml"), "servers.yaml")
+
+	type view struct {
+		Transport, Command, URL, Cwd, From string
+		Args                              []string
+		Env, Headers                      []Var
+		Line                              int
+		Timeout                           time.Duration
+		Protocol                          string
+	}
+	files, err := All(w.env("linux"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]view{}
+	var order []string
+	for _, f := range files {
+		for _, s := range f.Servers {
+			order = append(order, f.Label+"/"+s.Name)
+			got[f.Label+"/"+s.Name] = view{s.Transport, s.Command, s.URL, s.Cwd, s.File.Label, s.Args, s.Env, s.Headers, s.Line, s.Timeout, s.ProtocolVersion}
+		}
+	}
+	wantOrder := []string{
+		"project (VS Code)/memory", "project (VS Code)/web", "project (VS Code)/api",
+		"mcpv catalog/demo", "mcpv catalog/remote",
+		"Claude Desktop/filesystem", "Claude Desktop/github",
+		"Cursor/remote", "Cursor/local",
+	}
+	if diff := cmp.Diff(wantOrder, order); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+	want := map[string]view{
+		"project (VS Code)/memory": {Transport: "stdio", Command: "node", Args: []string{"${workspaceFolder}/server.js"}, Cwd: "sub", From: "project (VS Code)", Line: 5},
+		"project (VS Code)/web":    {Transport: "sse", URL: "http://127.0.0.1:9/sse", From: "project (VS Code)", Line: 12},
+		"project (VS Code)/api":    {Transport: "streamable-http", URL: "http://127.0.0.1:9/mcp", Headers: []Var{{"X-Api-Key", "${env:API_KEY}"}}, From: "project (VS Code)", Line: 13},
+		"mcpv catalog/demo": {Transport: "stdio", Command: "./demo-server", Args: []string{"--verbose"}, Env: []Var{{"DEMO_TOKEN", "literal-secret-value"}},
+			Cwd: "/tmp", From: "mcpv catalog", Line: 4, Timeout: 30 * time.Second, Protocol: "2025-06-18"},
+		"mcpv catalog/remote": {Transport: "streamable-http", URL: "https://user:hunter22@example.com/mcp?api_key=k3y&x=1",
+			Headers: []Var{{"Cookie", "session=abc123"}}, From: "mcpv catalog", Line: 13, Timeout: 90 * time.Second},
+		"Claude Desktop/filesystem": {Transport: "stdio", Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/Users/me/Desktop"}, From: "Claude Desktop", Line: 3},
+		"Claude Desktop/github": {Transport: "stdio", Command: "docker", Args: []string{"run", "-i", "--rm", "-e", "GITHUB_PERSONAL_ACCESS_TOKEN", "ghcr.io/github/github-mcp-server"},
+			Env: []Var{{"GITHUB_PERSONAL_ACCESS_TOKEN", "ghp_plantedSecret123"}}, From: "Claude Desktop", Line: 7},
+		"Cursor/remote": {Transport: "auto", URL: "https://example.com/mcp", Headers: []Var{{"Authorization", "Bearer ${API_TOKEN}"}}, From: "Cursor", Line: 3},
+		"Cursor/local":  {Transport: "stdio", Command: "python", Args: []string{"server.py"}, Env: []Var{{"LOG_LEVEL", "debug"}}, From: "Cursor", Line: 7},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("servers (-want +got):\n%s", diff)
+	}
+}
+
+func TestSourceOrder(t *testing.T) {
+	w := newWorld(t)
+	entry := func(cmd string) string { return `{"mcpServers":{"s":{"command":"` + cmd + `"}}}` }
+	explicit := filepath.Join(w.home, "explicit.json")
+	fromEnv := filepath.Join(w.home, "env.json")
+	layers := []struct {
+		path, cmd string
+		set       func()
+	}{
+		{explicit, "explicit", nil},
+		{fromEnv, "env", nil},
+		{filepath.Join(w.project, ".mcp.json"), "project", nil},
+		{filepath.Join(w.project, ".vscode", "mcp.json"), "vscode", nil},
+		{filepath.Join(w.project, ".cursor", "mcp.json"), "cursor-project", nil},
+		{filepath.Join(w.home, "xdg", "mcpv", "servers.yaml"), "catalog-yaml", nil},
+		{filepath.Join(w.home, "xdg", "mcpv", "servers.json"), "catalog-json", nil},
+		{filepath.Join(w.home, ".claude.json"), "claude-code", nil},
+		{filepath.Join(w.home, "xdg", "Claude", "claude_desktop_config.json"), "claude-desktop", nil},
+		{filepath.Join(w.home, ".cursor", "mcp.json"), "cursor", nil},
+	}
+	for _, l := range layers {
+		put(t, l.path, entry(l.cmd))
+	}
+	w.vars["XDG_CONFIG_HOME"] = filepath.Join(w.home, "xdg")
+	w.vars["MCPV_CONFIG"] = fromEnv
+	env := w.env("linux")
+	env.Flag = explicit
+	// Remove the winner each round: the next layer must answer.
+	for _, l := range layers {
+		s, err := Find(env, "s")
+		if err != nil {
+			t.Fatalf("%s: %v", l.cmd, err)
+		}
+		if s.Command != l.cmd || RealPath(s.File.Path) != RealPath(l.path) {
+			t.Fatalf("want %s from %s, got %s from %s", l.cmd, l.path, s.Command, s.File.Path)
+		}
+		switch l.path {
+		case explicit:
+			env.Flag = ""
+		case fromEnv:
+			delete(w.vars, "MCPV_CONFIG")
+		default:
+			os.Remove(l.path)
+		}
+	}
+	_, err := Find(env, "s")
+	var nf *NotFoundError
+	if !errors.As(err, &nf) || !strings.Contains(err.Error(), `no server named "s"`) {
+		t.Fatalf("after removing every layer: %v", err)
+	}
+}
+
+func TestDarwinAndClaudeCodeProjects(t *testing.T) {
+	w := newWorld(t)
+	put(t, filepath.Join(w.home, "Library", "Application Support", "Claude", "claude_desktop_config.json"), `{"mcpServers":{"mac":{"command":"m"}}}`)
+	claude, _ := os.ReadFile("testdata/claude.json")
+	put(t, filepath.Join(w.home, ".claude.json"), strings.ReplaceAll(string(claude), "/work/proj", w.project))
+	files, err := All(w.env("darwin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		for _, s := range f.Servers {
+			names = append(names, s.Name+"="+s.Command+s.URL)
+		}
+	}
+	want := []string{"local-only=proj-server", "shared=from-project", "user-wide=http://127.0.0.1:1/mcp", "mac=m"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestRequiredFilesMustExist(t *testing.T) {
+	w := newWorld(t)
+	w.vars["MCPV_CONFIG"] = filepath.Join(w.home, "missing.json")
+	_, err := Find(w.env("linux"), "x")
+	if err == nil || !strings.Contains(err.Error(), "missing.json") || !strings.Contains(err.Error(), "no such file") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestParseErrorsHaveLineAndColumn(t *testing.T) {
+	cases := []struct {
+		name, file, content, want string
+	}{
+		{"json syntax", "a.json", "{\n  \"mcpServers\": {\n    \"x\": {\"command\": \"a\",}\n    \"y\": 1\n  }\n}\n", ":4:5: invalid character '\"' after object key:value pair"},
+		{"json type", "a.json", "{\"mcpServers\": {\n  \"x\": {\"command\": \"a\", \"args\": \"-v\"}}}", `:2:33: server "x": args must be an array of strings, not a string`},
+		{"json not an object", "a.json", `{"mcpServers": {"x": 3}}`, `:1:22: server "x": want an object, found a number`},
+		{"json both", "a.json", `{"mcpServers": {"x": {"command": "a", "url": "http://h/"}}}`, `:1:22: server "x": has both a command and a URL`},
+		{"json neither", "a.json", `{"mcpServers": {"x": {"args": []}}}`, `:1:22: server "x": needs a command (or a url)`},
+		{"json bad type", "a.json", `{"servers": {"x": {"type": "ws", "url": "ws://h"}}}`, `:1:28: server "x": unknown type "ws"`},
+		{"json env type", "a.json", "{\"servers\": {\"x\": {\"command\": \"a\",\n \"env\": {\"A\": {}}}}}", `:2:15: server "x": env.A must be a string, not an object`},
+		{"json unicode column", "a.json", `{"mcpServers": {"é": 1}}`, `:1:22: server "é": want an object`},
+		{"yaml syntax", "a.yaml", "servers:\n  a:\n    command: x\n   args: [1\n", ":4:4: did not find expected key"},
+		{"yaml tab", "a.yaml", "servers:\n\tx: 1\n", ":2:1: found character that cannot start any token"},
+		{"yaml duplicate", "a.yaml", "servers:\n  a: {command: x}\n  a: {command: y}\n", `:3:3: "a" is already defined on line 2`},
+		{"yaml timeout", "a.yaml", "servers:\n  a:\n    command: x\n    timeout: soon\n", `:4:14: server "a": timeout must be a duration`},
+		{"yaml http", "a.yaml", "servers:\n  a:\n    transport: sse\n    http: [1]\n", `:4:11: server "a": http must be an object, not an array`},
+		{"yaml transport", "a.yaml", "servers:\n  a:\n    transport: websocket\n    command: x\n", `:3:16: server "a": unknown transport "websocket"`},
+		{"yaml root", "a.yaml", "- 1\n", `:1:1: want a mapping with "servers", found an array`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), c.file)
+			put(t, path, c.content)
+			_, err := Load(Source{Path: path, Required: true, YAML: strings.HasSuffix(c.file, ".yaml")})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !strings.HasPrefix(err.Error(), path+":") || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got  %q\nwant %s%s…", err, path, c.want)
+			}
+		})
+	}
+}
+
+func TestJSONCKeepsPositions(t *testing.T) {
+	in := "{ // c\n \"a\": [1, 2,], /* x\n y */ \"b\": \"// not a comment\", }"
+	out := stripJSONC([]byte(in))
+	if len(out) != len(in) || strings.Count(string(out), "\n") != strings.Count(in, "\n") {
+		t.Fatalf("length or lines changed: %q", out)
+	}
+	if !strings.Contains(string(out), `"// not a comment"`) {
+		t.Fatalf("a string was blanked: %q", out)
+	}
+	if _, err := checkJSON([]byte(in)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestExpand(t *testing.T) {
+	w := newWorld(t)
+	w.vars["TOKEN"] = "tok-123456"
+	w.vars["EMPTY"] = ""
+	w.vars["HOST"] = "127.0.0.1"
+	path := filepath.Join(w.project, ".vscode", "mcp.json")
+	put(t, path, `{"servers": {
+  "s": {"command": "${userHome}/bin/srv", "args": ["--root=${workspaceFolder}", "--host", "${env:HOST}", "--level=${LEVEL:-info}", "e=${EMPTY}"],
+        "env": {"API_KEY": "${TOKEN}", "PLAIN": "x"}, "cwd": "data"},
+  "h": {"url": "https://u:pw-secret@${HOST}/mcp?token=${TOKEN}", "headers": {"Authorization": "Bearer ${TOKEN}", "X-Trace": "${HOST}"}},
+  "unset": {"command": "x", "args": ["${NOPE}"]},
+  "bad": {"command": "${input:key}"}
+}}`)
+	f, err := Load(Source{Path: path, Folder: w.project})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*Server{}
+	for _, s := range f.Servers {
+		byName[s.Name] = s
+	}
+	x, err := byName["s"].Expand(w.env("linux"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"--root=" + w.project, "--host", "127.0.0.1", "--level=info", "e="}, x.Args); diff != "" {
+		t.Errorf("args (-want +got):\n%s", diff)
+	}
+	if x.Command != w.home+"/bin/srv" || x.Cwd != filepath.Join(w.project, "data") {
+		t.Errorf("command %q cwd %q", x.Command, x.Cwd)
+	}
+	if diff := cmp.Diff([]Var{{"API_KEY", "tok-123456"}, {"PLAIN", "x"}}, x.Env); diff != "" {
+		t.Errorf("env (-want +got):\n%s", diff)
+	}
+	h, err := byName["h"].Expand(w.env("linux"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.URL != "https://u:pw-secret@127.0.0.1/mcp?token=tok-123456" {
+		t.Errorf("url %q", h.URL)
+	}
+	for _, s := range []string{"tok-123456", "pw-secret"} {
+		found := false
+		for _, sec := range append(x.Secrets, h.Secrets...) {
+			found = found || sec == s
+		}
+		if !found {
+			t.Errorf("secret %q not collected: %q %q", s, x.Secrets, h.Secrets)
+		}
+	}
+	for _, sec := range h.Secrets {
+		if sec == "127.0.0.1" {
+			t.Errorf("a plain value was taken for a secret: %q", h.Secrets)
+		}
+	}
+	_, err = byName["unset"].Expand(w.env("linux"))
+	var ue *UnsetError
+	if !errors.As(err, &ue) || ue.Var != "NOPE" || !strings.Contains(err.Error(), "environment variable NOPE is not set") || !strings.Contains(err.Error(), path+":5:12:") {
+		t.Errorf("unset: %v", err)
+	}
+	if _, err := byName["bad"].Expand(w.env("linux")); err == nil || !strings.Contains(err.Error(), "cannot expand ${input:key}") {
+		t.Errorf("input variable: %v", err)
+	}
+	if diff := cmp.Diff([]string{"NOPE"}, byName["unset"].References()); diff != "" {
+		t.Errorf("references: %s", diff)
+	}
+}
+
+func TestProjectKind(t *testing.T) {
+	w := newWorld(t)
+	if err := os.Mkdir(filepath.Join(w.project, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(w.project, "sub")
+	os.MkdirAll(sub, 0o755)
+	inRepo := filepath.Join(w.project, "conf", "servers.json")
+	outside := filepath.Join(w.home, "servers.json")
+	put(t, inRepo, `{}`)
+	put(t, outside, `{}`)
+	env := w.env("linux")
+	env.Cwd = sub
+	kinds := map[string]Kind{}
+	env.Flag = inRepo
+	w.vars["MCPV_CONFIG"] = outside
+	for _, s := range Sources(env) {
+		kinds[s.Label] = s.Kind
+	}
+	if kinds["--config"] != Project || kinds["MCPV_CONFIG"] != User || kinds["project"] != Project || kinds["mcpv catalog"] != User {
+		t.Fatalf("kinds: %v", kinds)
+	}
+	// The same file named twice keeps the stricter kind.
+	env.Cwd = filepath.Join(w.project, "conf")
+	env.Flag = filepath.Join(env.Cwd, ".mcp.json")
+	n := 0
+	for _, s := range Sources(env) {
+		if strings.HasSuffix(s.Path, ".mcp.json") {
+			n++
+			if s.Kind != Project {
+				t.Errorf("%s: kind %v", s.Path, s.Kind)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf(".mcp.json listed %d times", n)
+	}
+}

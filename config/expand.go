@@ -1,0 +1,226 @@
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpv/mcpv/redact"
+)
+
+// Expanded is a server with its variables replaced by their values.
+type Expanded struct {
+	*Server
+	Command string
+	Args    []string
+	Env     []Var
+	Cwd     string // absolute, or "" for mcpv's own
+	URL     string
+	Headers []Var
+
+	// Secrets are the values that must never be written out: secret-named
+	// env values and headers, URL passwords and parameters, and whatever a
+	// secret-named variable expanded to.
+	Secrets []string
+}
+
+// UnsetError is a ${VAR} whose variable is not set.
+type UnsetError struct {
+	Server *Server
+	Var    string
+}
+
+func (e *UnsetError) Error() string {
+	return fmt.Sprintf("%s: server %q: environment variable %s is not set", e.Server.Where(), e.Server.Name, e.Var)
+}
+
+// Expand replaces ${VAR}, ${env:VAR} and ${VAR:-default} from the
+// environment, and ${workspaceFolder} and ${userHome}, in the command, args,
+// env values, cwd, URL and header values. An unset variable is an error,
+// never an empty string.
+func (s *Server) Expand(env Env) (*Expanded, error) {
+	x := &Expanded{Server: s}
+	var err error
+	expand := func(text string) string {
+		if err != nil {
+			return ""
+		}
+		var out string
+		out, err = s.expandText(text, env, &x.Secrets)
+		return out
+	}
+	x.Command = expand(s.Command)
+	for _, a := range s.Args {
+		x.Args = append(x.Args, expand(a))
+	}
+	for _, v := range s.Env {
+		val := expand(v.Value)
+		x.Env = append(x.Env, Var{v.Name, val})
+		if redact.Name(v.Name) {
+			x.Secrets = append(x.Secrets, val)
+		}
+	}
+	if s.Cwd != "" {
+		x.Cwd = expand(s.Cwd)
+		if x.Cwd != "" && !filepath.IsAbs(x.Cwd) {
+			x.Cwd = filepath.Join(s.File.Folder, x.Cwd)
+		}
+	}
+	x.URL = expand(s.URL)
+	for _, h := range s.Headers {
+		val := expand(h.Value)
+		x.Headers = append(x.Headers, Var{h.Name, val})
+		if redact.Name(h.Name) {
+			x.Secrets = append(x.Secrets, val)
+			if _, cred, ok := strings.Cut(val, " "); ok {
+				x.Secrets = append(x.Secrets, cred)
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	x.Secrets = append(x.Secrets, urlSecrets(x.URL)...)
+	for _, a := range secretArgs(x.Args) {
+		x.Secrets = append(x.Secrets, a)
+	}
+	return x, nil
+}
+
+// References lists the variables an entry reads from the environment.
+func (s *Server) References() []string {
+	var refs []string
+	texts := append([]string{s.Command, s.Cwd, s.URL}, s.Args...)
+	for _, v := range s.Env {
+		texts = append(texts, v.Value)
+	}
+	for _, h := range s.Headers {
+		texts = append(texts, h.Value)
+	}
+	for _, t := range texts {
+		for {
+			i := strings.Index(t, "${")
+			if i < 0 {
+				break
+			}
+			j := strings.IndexByte(t[i:], '}')
+			if j < 0 {
+				break
+			}
+			ref := t[i+2 : i+j]
+			t = t[i+j+1:]
+			name, _, _ := strings.Cut(strings.TrimPrefix(ref, "env:"), ":-")
+			if name != "workspaceFolder" && name != "userHome" {
+				refs = append(refs, name)
+			}
+		}
+	}
+	return refs
+}
+
+func (s *Server) expandText(text string, env Env, secrets *[]string) (string, error) {
+	if !strings.Contains(text, "${") {
+		return text, nil
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(text, "${")
+		if i < 0 {
+			b.WriteString(text)
+			return b.String(), nil
+		}
+		b.WriteString(text[:i])
+		j := strings.IndexByte(text[i:], '}')
+		if j < 0 {
+			return "", fmt.Errorf("%s: server %q: unterminated ${ in %q", s.Where(), s.Name, text)
+		}
+		ref := text[i+2 : i+j]
+		text = text[i+j+1:]
+		val, err := s.lookup(ref, env)
+		if err != nil {
+			return "", err
+		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(ref, "env:"), ":-")
+		if redact.Name(name) {
+			*secrets = append(*secrets, val)
+		}
+		b.WriteString(val)
+	}
+}
+
+func (s *Server) lookup(ref string, env Env) (string, error) {
+	switch ref {
+	case "workspaceFolder":
+		return s.File.Folder, nil
+	case "userHome":
+		return env.Home, nil
+	}
+	name, def, hasDefault := strings.Cut(strings.TrimPrefix(ref, "env:"), ":-")
+	if !validName(name) {
+		return "", fmt.Errorf("%s: server %q: mcpv cannot expand ${%s}; use ${VAR} or ${env:VAR}", s.Where(), s.Name, ref)
+	}
+	if v := env.Getenv(name); v != "" {
+		return v, nil
+	}
+	if hasDefault {
+		return def, nil
+	}
+	if env.Lookup != nil {
+		if v, ok := env.Lookup(name); ok {
+			return v, nil
+		}
+	}
+	return "", &UnsetError{Server: s, Var: name}
+}
+
+func validName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i, c := range name {
+		if c != '_' && !(c >= 'A' && c <= 'Z') && !(c >= 'a' && c <= 'z') && !(i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func urlSecrets(raw string) []string {
+	masked := redact.URL(raw)
+	if masked == raw {
+		return nil
+	}
+	// Collect what masking removed: compare the two piecewise.
+	var out []string
+	if i := strings.Index(raw, "://"); i >= 0 {
+		rest := raw[i+3:]
+		if at := strings.IndexByte(rest, '@'); at >= 0 {
+			if _, pw, ok := strings.Cut(rest[:at], ":"); ok {
+				out = append(out, pw)
+			}
+		}
+	}
+	if _, q, ok := strings.Cut(raw, "?"); ok {
+		for _, kv := range strings.Split(q, "&") {
+			if k, v, ok := strings.Cut(kv, "="); ok && redact.Name(k) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+func secretArgs(args []string) []string {
+	var out []string
+	masked := redact.Args(args)
+	for i := range args {
+		if masked[i] != args[i] {
+			if _, v, ok := strings.Cut(args[i], "="); ok && strings.HasPrefix(args[i], "-") {
+				out = append(out, v)
+			} else {
+				out = append(out, args[i])
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,172 @@
+// Package redact keeps secrets out of what mcpv writes: it knows which names
+// mark a secret (headers, environment variables, URL parameters, flags), masks
+// them in URLs and argument lists, and scrubs known secret values from a stream.
+package redact
+
+import (
+	"bytes"
+	"io"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// Mask is what a secret is replaced with.
+const Mask = "***"
+
+// secretWords are the parts of a name that mark its value as a secret.
+var secretWords = []string{"token", "secret", "key", "password", "passwd", "credential", "auth", "cookie", "session"}
+
+// Name reports whether a header, variable, parameter or flag called name
+// holds a secret: Authorization, Cookie, and anything naming a token, secret,
+// key or password (GITHUB_TOKEN, X-Api-Key, --client-secret).
+func Name(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range secretWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// URL masks the credentials in a URL: the password of its user info and the
+// values of secret-named query parameters. Text that does not parse as a URL
+// is masked whole when it looks like it might hold credentials.
+func URL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		if strings.ContainsAny(raw, "@?") {
+			return Mask
+		}
+		return raw
+	}
+	const placeholder = "MCPV-MASKED-PASSWORD"
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), placeholder)
+		}
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		changed := false
+		for k, vs := range q {
+			if Name(k) {
+				for i := range vs {
+					vs[i] = Mask
+				}
+				changed = true
+			}
+		}
+		if changed {
+			u.RawQuery = encodeQuery(q)
+		}
+	}
+	return strings.Replace(u.String(), placeholder, Mask, 1)
+}
+
+// encodeQuery is url.Values.Encode without escaping the mask.
+func encodeQuery(q url.Values) string {
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		for _, v := range q[k] {
+			if b.Len() > 0 {
+				b.WriteByte('&')
+			}
+			b.WriteString(url.QueryEscape(k))
+			b.WriteByte('=')
+			if v == Mask {
+				b.WriteString(v)
+			} else {
+				b.WriteString(url.QueryEscape(v))
+			}
+		}
+	}
+	return b.String()
+}
+
+// Args masks the values of secret-named flags in a command line:
+// "--api-key=abc" and "--token abc" both lose abc.
+func Args(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if i > 0 && isSecretFlag(args[i-1]) && !strings.Contains(args[i-1], "=") && !strings.HasPrefix(a, "-") {
+			out[i] = Mask
+			continue
+		}
+		if name, _, ok := strings.Cut(a, "="); ok && strings.HasPrefix(name, "-") && Name(name) {
+			out[i] = name + "=" + Mask
+		}
+	}
+	return out
+}
+
+func isSecretFlag(a string) bool {
+	return strings.HasPrefix(a, "-") && Name(strings.TrimLeft(a, "-"))
+}
+
+// HeaderValue masks a header's value when its name marks a secret, keeping
+// an authorization scheme ("Bearer ***") so a reader can tell what was sent.
+func HeaderValue(name, value string) string {
+	if !Name(name) {
+		return value
+	}
+	if scheme, _, ok := strings.Cut(value, " "); ok && isScheme(scheme) {
+		return scheme + " " + Mask
+	}
+	return Mask
+}
+
+func isScheme(s string) bool {
+	switch strings.ToLower(s) {
+	case "bearer", "basic", "token", "digest", "dpop":
+		return true
+	}
+	return false
+}
+
+// MinLength is the shortest value a Writer scrubs: shorter ones would mask
+// ordinary words and numbers all over the output.
+const MinLength = 4
+
+// Writer returns w with every occurrence of the given secret values replaced
+// by Mask. It is as safe for concurrent use as w. A secret split across two
+// writes is not caught, so callers should write whole lines.
+func Writer(w io.Writer, secrets []string) io.Writer {
+	var keep [][]byte
+	for _, s := range secrets {
+		if len(s) >= MinLength {
+			keep = append(keep, []byte(s))
+		}
+	}
+	if len(keep) == 0 {
+		return w
+	}
+	// Longest first, so a secret that contains another is masked whole.
+	sort.Slice(keep, func(i, j int) bool { return len(keep[i]) > len(keep[j]) })
+	return &scrubber{w: w, secrets: keep}
+}
+
+type scrubber struct {
+	w       io.Writer
+	secrets [][]byte
+}
+
+func (s *scrubber) Write(p []byte) (int, error) {
+	out := p
+	for _, sec := range s.secrets {
+		if bytes.Contains(out, sec) {
+			out = bytes.ReplaceAll(out, sec, []byte(Mask))
+		}
+	}
+	if _, err := s.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

@@ -1,0 +1,71 @@
+package redact
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"Authorization": true, "Cookie": true, "GITHUB_PERSONAL_ACCESS_TOKEN": true, "X-Api-Key": true,
+		"DB_PASSWORD": true, "client_secret": true, "--api-key": true,
+		"PATH": false, "LOG_LEVEL": false, "Content-Type": false, "HOME": false,
+	} {
+		if got := Name(name); got != want {
+			t.Errorf("Name(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://example.com/mcp":                        "https://example.com/mcp",
+		"https://user:pw@example.com/mcp":                "https://user:***@example.com/mcp",
+		"https://user@example.com/mcp":                   "https://user@example.com/mcp",
+		"http://h/mcp?api_key=abc&x=1":                   "http://h/mcp?api_key=***&x=1",
+		"http://h/mcp?access_token=abc&token=d&mode=all": "http://h/mcp?access_token=***&mode=all&token=***",
+		"http://[::1:bad/?token=x":                       "***",
+	} {
+		if got := URL(in); got != want {
+			t.Errorf("URL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestArgs(t *testing.T) {
+	got := Args([]string{"srv", "--api-key=abc", "--token", "def", "--verbose", "--secret-file", "-x", "plain"})
+	want := []string{"srv", "--api-key=***", "--token", "***", "--verbose", "--secret-file", "-x", "plain"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Error(diff)
+	}
+}
+
+func TestHeaderValue(t *testing.T) {
+	for _, c := range [][3]string{
+		{"Authorization", "Bearer abc", "Bearer ***"},
+		{"Authorization", "abc", "***"},
+		{"Cookie", "a=b", "***"},
+		{"Accept", "text/plain", "text/plain"},
+	} {
+		if got := HeaderValue(c[0], c[1]); got != c[2] {
+			t.Errorf("HeaderValue(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
+		}
+	}
+}
+
+func TestWriter(t *testing.T) {
+	var b bytes.Buffer
+	w := Writer(&b, []string{"s3cr3t", "s3cr3t-longer", "ab", ""})
+	n, err := w.Write([]byte("x s3cr3t-longer y s3cr3t z ab\n"))
+	if err != nil || n != 30 {
+		t.Fatalf("Write = %d, %v", n, err)
+	}
+	if got := b.String(); got != "x *** y *** z ab\n" {
+		t.Errorf("got %q", got)
+	}
+	if Writer(&b, nil) != &b {
+		t.Error("no secrets should mean no wrapper")
+	}
+}

@@ -1,0 +1,83 @@
+// Package trust remembers which project config files the user has approved,
+// by the SHA-256 of their content, the way direnv remembers allowed .envrc
+// files: a file that changes must be trusted again before its servers run.
+package trust
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Store keeps one small file per trusted config file in Dir, named by the
+// hash of the config file's path and holding the hash of its content.
+type Store struct{ Dir string }
+
+// StateDir is mcpv's state directory: $XDG_STATE_HOME/mcpv, else
+// ~/.local/state/mcpv.
+func StateDir(getenv func(string) string, home string) string {
+	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "mcpv")
+	}
+	return filepath.Join(home, ".local", "state", "mcpv")
+}
+
+// Hash is the content hash trust is given to.
+func Hash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+func (s Store) entry(path string) string {
+	sum := sha256.Sum256([]byte(path))
+	return filepath.Join(s.Dir, hex.EncodeToString(sum[:16]))
+}
+
+// Trusted reports whether data is the content trusted for path (absolute).
+func (s Store) Trusted(path string, data []byte) (bool, error) {
+	rec, err := os.ReadFile(s.entry(path))
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	hash, recPath, _ := strings.Cut(strings.TrimSpace(string(rec)), " ")
+	return recPath == path && hash == Hash(data), nil
+}
+
+// Trust records data as the trusted content of path, replacing any earlier
+// record. The store is private to the user (0700, files 0600).
+func (s Store) Trust(path string, data []byte) error {
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(s.Dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := fmt.Fprintf(tmp, "%s %s\n", Hash(data), path)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), s.entry(path)); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+// Revoke forgets path; it reports whether there was anything to forget.
+func (s Store) Revoke(path string) (bool, error) {
+	err := os.Remove(s.entry(path))
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
