@@ -37,6 +37,17 @@ func usageErrorf(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
+// configError is a problem with a config file or a refusal to use one: exit
+// 2 like a usage error, but the message says all there is to say.
+type configError struct{ err error }
+
+func (e configError) Error() string { return e.err.Error() }
+func (e configError) Unwrap() error { return e.err }
+
+func configErrorf(format string, args ...any) error {
+	return configError{fmt.Errorf(format, args...)}
+}
+
 // errToolFailed means the tool's result had isError: true; the result was printed.
 var errToolFailed = errors.New("the tool reported an error")
 
@@ -44,6 +55,7 @@ var errToolFailed = errors.New("the tool reported an error")
 func exitCode(err error) int {
 	var (
 		usage     usageError
+		confErr   configError
 		filterErr *output.FilterError
 		callErr   *mcp.CallError
 		capErr    *mcp.CapabilityError
@@ -67,7 +79,7 @@ func exitCode(err error) int {
 		return exitAuth
 	case errors.Is(err, errToolFailed), errors.Is(err, output.ErrFalsy):
 		return exitToolError
-	case errors.As(err, &usage), errors.As(err, &filterErr):
+	case errors.As(err, &usage), errors.As(err, &filterErr), errors.As(err, &confErr):
 		return exitUsage
 	case errors.As(err, &callErr), errors.As(err, &capErr), errors.As(err, &refused):
 		return exitServer
@@ -104,7 +116,8 @@ func report(ios *output.Streams, err error) int {
 		if errors.As(err, &ce) && ce.Err.Code == codeURLElicitationRequired {
 			msg = ce.Method + ": " + elicit.DescribeURLRequired(ce.Err.Data)
 		}
-		if code == exitUsage && !strings.Contains(msg, "\n") {
+		var confErr configError
+		if code == exitUsage && !strings.Contains(msg, "\n") && !errors.As(err, &confErr) {
 			msg += " (see mcpv --help)"
 		}
 		fmt.Fprintf(ios.Err, "mcpv: %s\n", msg)

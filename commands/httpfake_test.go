@@ -289,10 +289,10 @@ func TestHTTPUsage(t *testing.T) {
 		{[]string{"-u", "ftp://x", "ping"}, "want http://HOST/... or https://HOST/..."},
 		{[]string{"-u", "ftp://user:pw@x/?api_key=s3cr3t", "ping"}, "invalid server URL"},
 		{[]string{"-u", "http://127.0.0.1:1", "-H", "Bearer sk-live-s3cr3t", "ping"}, "(21 characters)"},
-		{[]string{"-u", "http://127.0.0.1:1", "ping", "--", "server"}, "not both"},
-		{[]string{"-H", "X-A: b", "ping", "--", "server"}, "need --url"},
+		{[]string{"-u", "http://127.0.0.1:1", "ping", "--", "server"}, "give one server"},
+		{[]string{"-H", "X-A: b", "ping", "--", "server"}, "are for HTTP servers"},
 		{[]string{"-u", "http://127.0.0.1:1", "-H", "no colon", "ping"}, "want 'Name: value'"},
-		{[]string{"-u", "http://127.0.0.1:1", "--env", "A=1", "ping"}, "--env and --cwd"},
+		{[]string{"-u", "http://127.0.0.1:1", "--env", "A=1", "ping"}, "--env and --cwd are for stdio servers"},
 		{[]string{"-u", "http://127.0.0.1:1", "--transport", "carrier-pigeon", "ping"}, "must be one of"},
 	}
 	for _, tt := range tests {

@@ -9,11 +9,13 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
+	"github.com/mcpv/mcpv/redact"
 )
 
 // Version is mcpv's version, set at build time with -ldflags "-X ...Version=v1.2.3".
@@ -49,6 +51,9 @@ type cli struct {
 	Watch                 watchCmd                 `cmd:"" help:"Subscribe to resources and print a JSON line per change."`
 	Tasks                 tasksCmd                 `cmd:"" help:"List, inspect, collect or cancel tasks."`
 	Request               requestCmd               `cmd:"" help:"Send any request (or notification) with raw JSON params."`
+	Servers               serversCmd               `cmd:"" help:"List the servers named in config files, or show one."`
+	Trust                 trustCmd                 `cmd:"" help:"Trust a project config file as it is now, so its servers may start."`
+	Completions           completionsCmd           `cmd:"" help:"Print a shell completion script for bash, zsh or fish."`
 }
 
 func (c *cli) Validate() error {
@@ -62,9 +67,11 @@ func (c *cli) Validate() error {
 }
 
 func (c *cli) Help() string {
-	return `    mcpv [flags] <command> [args] -- SERVER-COMMAND [ARGS...]
+	return `mcpv talks to one MCP server per run: it starts the server (the command after --), or connects to its URL, or takes either from a config file (see 'mcpv servers --help'); then it negotiates, runs one operation, prints the result as JSON on stdout and exits with a code a script can trust. Diagnostics and the server's stderr go to stderr.
 
-mcpv talks to one MCP server per run: it starts the server (the command after --), negotiates, runs one operation, prints the result as JSON on stdout and exits with a code a script can trust. Diagnostics and the server's stderr go to stderr.
+    mcpv [flags] <command> [args] -- SERVER-COMMAND [ARGS...]
+    mcpv [flags] --url URL <command> [args]
+    mcpv [flags] --server NAME <command> [args]
 
 Exit codes:
 
@@ -85,7 +92,9 @@ Examples:
     $ mcpv list-tools -- npx -y @modelcontextprotocol/server-everything
     $ mcpv call echo message=hi -- ./server
     $ mcpv call add a:=2 b:=3 -q '.structuredContent.sum' -- ./server
-    $ mcpv list-tools -r -q '.tools[].name' -- ./server`
+    $ mcpv list-tools -r -q '.tools[].name' -- ./server
+    $ mcpv list-tools -u http://127.0.0.1:3000/mcp
+    $ mcpv call -s github search_repositories query=mcpv`
 }
 
 // parser builds the kong parser; Main, tests and the help goldens share it.
@@ -133,31 +142,28 @@ func run(ctx context.Context, args []string, ios *output.Streams, environ []stri
 		}
 	}()
 	kctx, err := k.Parse(args)
+	if errors.Is(err, syscall.EPIPE) {
+		return exitOK // --help | head
+	}
 	if err != nil {
 		return report(ios, usageError{err})
 	}
-	if err := checkTarget(&c, server); err != nil {
-		return report(ios, err)
-	}
 	a := &app{ios: ios, flags: &c, server: server, environ: environ, getenv: lookup(environ)}
+	if _, local := kctx.Selected().Target.Addr().Interface().(noServer); !local {
+		if err := a.resolveTarget(kctx); err != nil {
+			return report(ios, err)
+		}
+		if len(a.target.secrets) > 0 {
+			scrubbed := *ios
+			scrubbed.Err = redact.Writer(ios.Err, a.target.secrets)
+			a.ios, ios = &scrubbed, &scrubbed
+		}
+	} else if len(server) > 0 {
+		return report(ios, usageErrorf("%s takes no server command", kctx.Selected().Name))
+	}
 	defer a.close()
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	return report(ios, kctx.Run(a))
-}
-
-// checkTarget insists on exactly one server: a command after -- or --url.
-func checkTarget(c *cli, server []string) error {
-	switch {
-	case c.URL != "" && len(server) > 0:
-		return usageErrorf("give either --url or -- COMMAND, not both")
-	case c.URL == "" && len(server) == 0:
-		return usageErrorf("no server given: add -- COMMAND [ARGS...] after the command, or --url URL")
-	case c.URL == "" && (len(c.Header) > 0 || c.CACert != ""):
-		return usageErrorf("--header and --cacert need --url")
-	case c.URL != "" && (len(c.Env) > 0 || c.Cwd != ""):
-		return usageErrorf("--env and --cwd are for a server started with -- COMMAND")
-	}
-	return nil
 }
 
 // splitServer cuts args at the first "--": the rest is the server command.

@@ -20,6 +20,7 @@ type app struct {
 	ios     *output.Streams
 	flags   *cli
 	server  []string // the words after --
+	target  *target  // the server, once resolved
 	environ []string
 	getenv  func(string) string
 
@@ -87,30 +88,36 @@ func (a *app) connect(ctx context.Context) (*mcp.Client, error) {
 // transport starts the stdio server or prepares the HTTP connection.
 func (a *app) transport() (mcp.Transport, error) {
 	f := &a.flags.serverFlags
-	if f.URL != "" {
+	t := a.target
+	if t.url != "" {
 		h, err := headers(f.Header)
 		if err != nil {
 			return nil, err
+		}
+		for name, vals := range t.header {
+			if h.Get(name) == "" { // -H overrides the config entry
+				h[name] = vals
+			}
 		}
 		client, err := httpClient(f.CACert)
 		if err != nil {
 			return nil, err
 		}
-		opts := mcp.HTTPOptions{URL: f.URL, Client: client, Header: h, Mode: f.Transport, Diag: a.ios.Err}
+		opts := mcp.HTTPOptions{URL: t.url, Client: client, Header: h, Mode: t.mode, Diag: a.ios.Err}
 		if f.Verbose {
 			opts.Trace = func(line string) { fmt.Fprintf(a.ios.Err, "mcpv: http: %s\n", line) }
 		}
-		t, err := mcp.NewHTTPTransport(opts)
+		tr, err := mcp.NewHTTPTransport(opts)
 		if err != nil {
 			return nil, usageError{err}
 		}
-		return t, nil
+		return tr, nil
 	}
 	opts := mcp.CommandOptions{
-		Path: a.server[0],
-		Args: a.server[1:],
-		Env:  append(append([]string{}, a.environ...), f.Env...),
-		Dir:  f.Cwd,
+		Path: t.command[0],
+		Args: t.command[1:],
+		Env:  t.env,
+		Dir:  t.dir,
 		Diag: a.ios.Err,
 	}
 	if !f.Quiet {

@@ -32,7 +32,7 @@ type Env struct {
 	Getenv func(string) string // the environment, for ${VAR} and the XDG variables
 	// Lookup tells a variable set to "" from an unset one; nil treats "" as unset.
 	Lookup func(string) (string, bool)
-	Cwd    string              // absolute
+	Cwd    string // absolute
 	Home   string
 	GOOS   string
 	Flag   string // --config, or ""

@@ -63,11 +63,11 @@ func TestFormats(t *testing.T) {
 
 	type view struct {
 		Transport, Command, URL, Cwd, From string
-		Args                              []string
-		Env, Headers                      []Var
-		Line                              int
-		Timeout                           time.Duration
-		Protocol                          string
+		Args                               []string
+		Env, Headers                       []Var
+		Line                               int
+		Timeout                            time.Duration
+		Protocol                           string
 	}
 	files, err := All(w.env("linux"))
 	if err != nil {

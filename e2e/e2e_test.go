@@ -268,6 +268,22 @@ func TestClosedPipeIsSuccess(t *testing.T) {
 	}
 }
 
+func TestHelpIntoClosedPipe(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // every write to w now fails with EPIPE
+	var stderr strings.Builder
+	cmd := exec.Command(mcpvBin, "--help")
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	err = cmd.Run()
+	w.Close()
+	if err != nil || stderr.Len() > 0 {
+		t.Fatalf("mcpv --help into a closed pipe: %v, stderr %q", err, stderr.String())
+	}
+}
+
 func TestSilentOpenStdin(t *testing.T) {
 	s := newServer(t, "plain")
 	r := &run{cmd: exec.Command(mcpvBin, append([]string{"list-tools"}, s.args()...)...)}

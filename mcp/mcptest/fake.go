@@ -57,6 +57,8 @@ const (
 //	typed=OUT     tools/list adds tool "typed" (outputSchema: integer n, required);
 //	              calling it answers structuredContent {"n":OUT} (raw JSON), an
 //	              image block and a text block
+//	env           tools/call answers structuredContent {"env":{...},"cwd":DIR}: the
+//	              server's own environment and working directory
 //	supported=V   refuse any other initialize version with -32602 and data.supported
 //	tasks=S[/S...]  tasks, and a tool "job" whose task-augmented calls make task-N,
 //	                each tasks/get moving it one status S along (see tasks.go)
@@ -83,6 +85,7 @@ type config struct {
 	pages      int
 	ask        string
 	toolError  bool
+	env        bool
 	t          taskConfig
 }
 
@@ -128,6 +131,8 @@ func parseConfig(s string) (config, error) {
 			c.pages = n
 		case "ask":
 			c.ask = v
+		case "env":
+			c.env = true
 		case "tool-error":
 			c.toolError = true
 		case "typed":
@@ -390,6 +395,15 @@ func (s *server) toolsCall(m msg) {
 		}
 	}
 	switch {
+	case s.c.env:
+		env := map[string]string{}
+		for _, kv := range os.Environ() {
+			k, v, _ := strings.Cut(kv, "=")
+			env[k] = v
+		}
+		cwd, _ := os.Getwd()
+		b, _ := json.Marshal(map[string]any{"env": env, "cwd": cwd})
+		s.result(m.ID, `{"content":[{"type":"text","text":"env"}],"structuredContent":`+string(b)+`}`)
 	case s.c.big > 0:
 		var b bytes.Buffer
 		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"`, m.ID)

@@ -1,0 +1,75 @@
+package commands
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
+)
+
+// TestNoConfiguredSecretIsWritten plants secrets in every place a config
+// entry can hold one and sweeps the output of every command, verbose or not,
+// succeeding or failing, for them.
+func TestNoConfiguredSecretIsWritten(t *testing.T) {
+	w := newCfgWorld(t)
+	secrets := []string{"envtok-SECRET-1", "hdr-SECRET-2", "urlpw-SECRET-3", "query-SECRET-4", "var-SECRET-5", "arg-SECRET-6", "cookie-SECRET-7", "flagenv-SECRET-8"}
+	t.Setenv("MY_TOKEN", "var-SECRET-5")
+	web := demoHTTP(t, httpModes["sse"])
+	withCreds := strings.Replace(web, "http://", "http://alice:urlpw-SECRET-3@", 1) + "/?api_key=query-SECRET-4"
+	headers := `{"Authorization": "Bearer hdr-SECRET-2", "Cookie": "sid=cookie-SECRET-7", "X-Custom": "${MY_TOKEN}"}`
+	w.write(t, filepath.Join(w.home, ".config", "mcpv", "servers.json"), `{"servers": {
+  "local": {"command": `+q(os.Args[0])+`, "args": ["--api-key=arg-SECRET-6"],
+            "env": {"`+mcptest.EnvVar+`": "plain", "API_TOKEN": "envtok-SECRET-1", "SESSION_ID": "${MY_TOKEN}"}},
+  "web": {"url": `+q(withCreds)+`, "headers": `+headers+`},
+  "down": {"url": "http://bob:urlpw-SECRET-3@127.0.0.1:1/mcp?api_key=query-SECRET-4", "headers": `+headers+`},
+  "dead": {"command": "/nonexistent/server", "args": ["--token", "arg-SECRET-6"], "env": {"API_TOKEN": "envtok-SECRET-1"}}
+}}`)
+	w.write(t, ".mcp.json", `{"mcpServers": {"untrusted": {"command": "srv", "args": ["--api-key=arg-SECRET-6"], "env": {"API_TOKEN": "envtok-SECRET-1"}},
+  "untrusted-web": {"url": "http://h/?token=${MY_TOKEN}", "headers": {"Authorization": "Bearer hdr-SECRET-2"}}}}`)
+
+	commands := [][]string{
+		{"info"}, {"ping"}, {"list-tools"}, {"call", "echo", "message=hi"}, {"call", "echo", "message=hi", "--dry-run"},
+		{"list-resources"}, {"list-resource-templates"}, {"read", "demo://clock"}, {"list-prompts"},
+		{"request", "ping"}, {"tasks", "list"}, {"call", "nope"}, {"call", "echo", "bad:=[", "--dry-run"},
+	}
+	var runs [][]string
+	for _, server := range []string{"local", "web"} {
+		for _, c := range commands {
+			for _, verbose := range []bool{false, true} {
+				a := append([]string{"-s", server, "--env", "EXTRA_SECRET=flagenv-SECRET-8"}, c...)
+				if server == "web" {
+					a = append([]string{"-s", server, "-H", "X-Api-Key: flagenv-SECRET-8"}, c...)
+				}
+				if verbose {
+					a = append([]string{"-v"}, a...)
+				}
+				runs = append(runs, a)
+			}
+		}
+	}
+	runs = append(runs,
+		[]string{"servers"}, []string{"servers", "web"}, []string{"servers", "local", "--pretty"},
+		[]string{"-v", "ping", "-s", "down"}, []string{"-v", "ping", "-s", "dead"},
+		[]string{"-v", "ping", "-s", "untrusted"}, []string{"ping", "-s", "untrusted-web"},
+		[]string{"-v", "ping", "-u", withCreds, "-H", "Authorization: Bearer hdr-SECRET-2"},
+		[]string{"trust"}, []string{"completions", "bash"},
+	)
+	ran := map[int]int{}
+	for _, a := range runs {
+		r := mcpv(t, "", a...)
+		ran[r.code]++
+		for _, s := range secrets {
+			if strings.Contains(r.stdout, s) || strings.Contains(r.stderr, s) {
+				t.Errorf("%q (exit %d) wrote %s:\nstdout %s\nstderr %s", a, r.code, s, r.stdout, r.stderr)
+			}
+		}
+	}
+	// The sweep must have seen success and each kind of failure.
+	for _, code := range []int{0, 2, 3, 4} {
+		if ran[code] == 0 {
+			t.Errorf("no run exited %d: %v", code, ran)
+		}
+	}
+}

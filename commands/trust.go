@@ -1,0 +1,93 @@
+package commands
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/trust"
+)
+
+type trustCmd struct {
+	Files  []string `arg:"" optional:"" type:"path" help:"The config files (default: the project's .mcp.json, .vscode/mcp.json and .cursor/mcp.json)."`
+	Revoke bool     `name:"revoke" help:"Forget the trust instead."`
+}
+
+func (c *trustCmd) Help() string {
+	return `A stdio server from a project file (./.mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json, or any file under the current repository) starts only once its file is trusted. Trust is given to the file's content as it is now: after any change, mcpv refuses again until it is trusted again. Read the file before you trust it; 'mcpv servers' shows what each entry would run.
+
+Trust is kept in $XDG_STATE_HOME/mcpv/trusted (default ~/.local/state/mcpv/trusted). Each file trusted (or revoked) is printed as a JSON line.
+
+Examples:
+
+    $ mcpv servers -q '.servers[] | select(.trusted == false)'
+    $ mcpv trust
+    $ mcpv trust .vscode/mcp.json
+    $ mcpv trust --revoke .mcp.json`
+}
+
+func (c *trustCmd) needsNoServer() {}
+
+func (c *trustCmd) Run(a *app) error {
+	env, err := a.configEnv()
+	if err != nil {
+		return err
+	}
+	files := c.Files
+	if len(files) == 0 {
+		for _, p := range []string{".mcp.json", filepath.Join(".vscode", "mcp.json"), filepath.Join(".cursor", "mcp.json")} {
+			if _, err := os.Stat(p); err == nil {
+				files = append(files, p)
+			}
+		}
+		if len(files) == 0 {
+			return usageErrorf("no project config file here (.mcp.json, .vscode/mcp.json or .cursor/mcp.json); name the file to trust")
+		}
+	}
+	store := a.trustStore(env)
+	for _, p := range files {
+		path := config.RealPath(absPath(p, env.Cwd))
+		if c.Revoke {
+			had, err := store.Revoke(path)
+			if err != nil {
+				return err
+			}
+			if err := a.print(mustJSON(map[string]any{"file": path, "revoked": had})); err != nil {
+				return err
+			}
+			continue
+		}
+		f, err := config.Load(config.Source{Path: path, Label: "trust", Required: true, YAML: isYAML(path)})
+		if err != nil {
+			var fe *config.FileError
+			if errors.As(err, &fe) {
+				return configError{err}
+			}
+			return err
+		}
+		if err := store.Trust(path, f.Data); err != nil {
+			return err
+		}
+		names := []string{}
+		for _, s := range f.Servers {
+			names = append(names, s.Name)
+		}
+		if err := a.print(mustJSON(map[string]any{"file": path, "sha256": trust.Hash(f.Data), "servers": names})); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func absPath(p, cwd string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(cwd, p)
+}
+
+func isYAML(p string) bool {
+	ext := filepath.Ext(p)
+	return ext == ".yaml" || ext == ".yml"
+}
