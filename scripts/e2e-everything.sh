@@ -170,8 +170,15 @@ quote() {
 # With url set, mcpv talks to the server at url over HTTP instead.
 server_cmd=("${server[@]}")
 url=""
+cfg_server=""
 target() { # the words that name the server, after mcpv's own arguments
-	if [ -n "$url" ]; then printf '%s\0' -u "$url"; else printf '%s\0' -- "${server_cmd[@]}"; fi
+	if [ -n "$cfg_server" ]; then
+		printf '%s\0' -s "$cfg_server"
+	elif [ -n "$url" ]; then
+		printf '%s\0' -u "$url"
+	else
+		printf '%s\0' -- "${server_cmd[@]}"
+	fi
 }
 run() {
 	local t0 tgt
@@ -595,6 +602,56 @@ check_jq list-tools '(.tools | length) >= 12' --transport sse list-tools
 check_jq read-dynamic '.contents[0].uri == "demo://resource/dynamic/text/1"' read demo://resource/dynamic/text/1
 kill "$http_pid" 2>/dev/null || true
 url=""
+label=""
+
+# ---------------------------------------------------------------- named servers
+
+echo "--- named servers from config files"
+# A home with Claude Desktop's and Cursor's files, and a project (a git
+# repository) with its own .mcp.json; each entry carries a planted secret.
+cfg=$tmp/cfg
+mkdir -p "$cfg/home/.config/Claude" "$cfg/home/.cursor" "$cfg/proj/.git"
+secret=planted-e2e-secret-7f3a
+start_http streamableHttp
+node -e '
+const [cfg, port, secret, ...cmd] = process.argv.slice(1);
+const fs = require("fs");
+const stdio = {command: cmd[0], args: cmd.slice(1), env: {E2E_API_TOKEN: secret}};
+fs.writeFileSync(cfg + "/home/.config/Claude/claude_desktop_config.json", JSON.stringify({mcpServers: {everything: stdio}}, null, 2));
+fs.writeFileSync(cfg + "/home/.cursor/mcp.json", JSON.stringify({mcpServers: {"everything-http":
+  {url: "http://127.0.0.1:" + port + "/mcp", headers: {Authorization: "Bearer " + secret}}}}, null, 2));
+fs.writeFileSync(cfg + "/proj/.mcp.json", JSON.stringify({mcpServers: {"project-everything": stdio}}, null, 2));
+' "$cfg" "$port" "$secret" "${server[@]}"
+saved_home=$HOME saved_pwd=$PWD
+export HOME=$cfg/home XDG_CONFIG_HOME="" XDG_STATE_HOME=""
+cd "$cfg/proj"
+label=config:
+
+cfg_server=everything check_jq stdio-claude-desktop '(.tools | length) >= 12' list-tools
+cfg_server=everything-http check_jq http-cursor '(.tools | length) >= 12' list-tools
+cfg_server=project-everything check_err untrusted-project 2 'would run: env E2E_API_TOKEN='"'"'***'"'"' node ' list-tools
+why=""
+"$mcpv" trust >"$tmp/out" 2>"$tmp/err" || because "mcpv trust failed: $(cat "$tmp/err")"
+verdict trust
+cfg_server=project-everything check_jq trusted-project '(.tools | length) >= 12' list-tools
+why=""
+"$mcpv" servers -e -q '[.servers[].name] == ["project-everything", "everything", "everything-http"]' >"$tmp/out" 2>"$tmp/err" ||
+	because "servers does not list the three: $(cat "$tmp/out" "$tmp/err")"
+verdict servers-listed
+why=""
+for n in everything everything-http project-everything; do
+	cfg_server=$n run -v call echo message=hi
+	[ "$rc" = 0 ] || because "$n: exit status $rc"
+	! grep -q "$secret" "$tmp/out" "$tmp/err" || because "$n: the output shows the planted secret"
+done
+"$mcpv" servers >"$tmp/out" 2>"$tmp/err" || because "servers: exit status $?"
+grep -q '"E2E_API_TOKEN":"\*\*\*"' "$tmp/out" || because "servers does not show the masked variable"
+! grep -q "$secret" "$tmp/out" "$tmp/err" || because "servers shows the planted secret"
+verdict no-secret-in-output
+
+cd "$saved_pwd"
+export HOME=$saved_home
+kill "$http_pid" 2>/dev/null || true
 label=""
 
 # ---------------------------------------------------------------- summary
