@@ -346,3 +346,16 @@ func TestProjectKind(t *testing.T) {
 		t.Errorf(".mcp.json listed %d times", n)
 	}
 }
+
+func TestCursorAgreesWithLineCol(t *testing.T) {
+	data := []byte("{\n  \"é\": [1,\n\n 2], \"ü\": \"x\"\n}\n")
+	c := &cursor{data: data}
+	offsets := []int{0, 3, 5, 9, 12, 13, 14, 20, len(data), 2, 7} // forwards, then back
+	for _, off := range offsets {
+		l1, c1 := lineCol(data, off)
+		l2, c2 := c.at(off)
+		if l1 != l2 || c1 != c2 {
+			t.Errorf("offset %d: lineCol %d:%d, cursor %d:%d", off, l1, c1, l2, c2)
+		}
+	}
+}

@@ -140,7 +140,13 @@ func stripJSONC(data []byte) []byte {
 // checkJSON strips comments and trailing commas from data and checks that
 // what is left is one JSON value.
 func checkJSON(data []byte) ([]byte, error) {
+	if json.Valid(data) {
+		return data, nil // plain JSON: nothing to strip
+	}
 	data = stripJSONC(data)
+	if json.Valid(data) {
+		return data, nil
+	}
 	if err := json.Unmarshal(data, new(json.RawMessage)); err != nil {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) {
@@ -166,7 +172,7 @@ func jsonAt(data []byte, path ...string) (*node, error) {
 			return nil, nil
 		}
 		var found []byte
-		err := rawjson.ForEachMember(v, func(k string, val []byte) error {
+		err := rawjson.ForEachValidMember(v, func(k string, val []byte) error {
 			if k == key {
 				found = val // the last one wins, as in encoding/json
 			}
@@ -180,17 +186,41 @@ func jsonAt(data []byte, path ...string) (*node, error) {
 	base := cap(data) - cap(v) // v is a sub-slice of data
 	dec := json.NewDecoder(bytes.NewReader(v))
 	dec.UseNumber()
-	return jsonNode(data, base, v, dec)
+	return jsonNode(&cursor{data: data}, base, v, dec)
 }
 
-// jsonNode reads the next value from dec, which reads sub, a part of data
-// that starts at offset base.
-func jsonNode(data []byte, base int, sub []byte, dec *json.Decoder) (*node, error) {
+// cursor turns offsets into lines and columns, counting on from the last
+// offset it was asked about: nodes come in file order, so a large file is
+// counted through once, not once per node.
+type cursor struct {
+	data           []byte
+	off, line, col int // the last offset, its line and its column
+}
+
+func (c *cursor) at(off int) (line, col int) {
+	if off < c.off || c.line == 0 {
+		c.off, c.line, c.col = 0, 1, 1
+	}
+	off = min(off, len(c.data))
+	seg := c.data[c.off:off]
+	if nl := bytes.LastIndexByte(seg, '\n'); nl >= 0 {
+		c.line += bytes.Count(seg, []byte("\n"))
+		c.col = utf8.RuneCount(seg[nl+1:]) + 1
+	} else {
+		c.col += utf8.RuneCount(seg)
+	}
+	c.off = off
+	return c.line, c.col
+}
+
+// jsonNode reads the next value from dec, which reads sub, a part of the
+// cursor's data that starts at offset base.
+func jsonNode(data *cursor, base int, sub []byte, dec *json.Decoder) (*node, error) {
 	start := int(dec.InputOffset())
 	for start < len(sub) && bytes.IndexByte([]byte(" \t\r\n:,"), sub[start]) >= 0 {
 		start++
 	}
-	line, col := lineCol(data, base+start)
+	line, col := data.at(base + start)
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@
 package rawjson
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +27,18 @@ func ForEachRawMember(data []byte, fn func(key string, rawKey, value []byte) err
 	if !json.Valid(data) {
 		return errors.New("invalid JSON")
 	}
+	return eachMember(data, fn)
+}
+
+// ForEachValidMember is ForEachMember for data already known to be valid
+// JSON (a value handed out by ForEachMember, or a document the caller has
+// checked): it skips the validation, so that walking down a large document
+// costs one pass, not one per level.
+func ForEachValidMember(data []byte, fn func(key string, value []byte) error) error {
+	return eachMember(data, func(key string, _, value []byte) error { return fn(key, value) })
+}
+
+func eachMember(data []byte, fn func(key string, rawKey, value []byte) error) error {
 	i := SkipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return errNotObject
@@ -133,15 +146,22 @@ func valueEnd(data []byte, i int) int {
 
 // stringEnd returns the index just past the string literal starting at data[i].
 func stringEnd(data []byte, i int) int {
-	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
+	i++
+	for {
+		j := bytes.IndexByte(data[i:], '"')
+		if j < 0 {
+			return len(data)
 		}
+		q := i + j
+		escapes := 0 // backslashes right before the quote
+		for k := q - 1; k >= i && data[k] == '\\'; k-- {
+			escapes++
+		}
+		if escapes%2 == 0 {
+			return q + 1
+		}
+		i = q + 1
 	}
-	return i
 }
 
 // WriteCompact writes src without insignificant whitespace, in runs, so a
