@@ -43,6 +43,20 @@ func TestPackageRules(t *testing.T) {
 			forbidImports: []string{"github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/commands", "github.com/alecthomas/kong"},
 		},
 	}
+	// The libraries beside mcp take the environment and the streams as
+	// arguments too, and know nothing of the command line.
+	for _, dir := range []string{"oauth", "config", "trust", "redact"} {
+		rules = append(rules, struct {
+			dir            string
+			forbidImports  []string
+			forbidSelector []string
+		}{
+			dir: dir,
+			forbidImports: []string{"github.com/alecthomas/kong", "github.com/itchyny/gojq", "github.com/mattn/go-isatty",
+				"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/output", "github.com/mcpv/mcpv/mcp"},
+			forbidSelector: []string{"os.Stdout", "os.Stderr", "os.Stdin", "os.Exit", "os.Getenv", "os.LookupEnv", "os.Environ"},
+		})
+	}
 	for _, r := range rules {
 		files, _ := filepath.Glob(filepath.Join(r.dir, "*.go"))
 		if len(files) == 0 {

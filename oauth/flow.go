@@ -1,0 +1,172 @@
+package oauth
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"time"
+)
+
+// authorizeLocked runs the whole flow (m.mu held): discovery, client
+// identity, the grant, and saving the result. keep are scopes already
+// granted, kept on a step-up.
+func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []string) error {
+	m.authorizations++
+	hc := m.opts.HTTP
+
+	// Discovery: protected-resource metadata, else a 2025-03-26 server whose
+	// origin is its own authorization server.
+	prm, err := DiscoverResource(ctx, hc, m.opts.ServerURL, ch)
+	if err != nil {
+		return err
+	}
+	var md *ServerMetadata
+	resource := m.server
+	if prm != nil {
+		resource = prm.Resource
+		if md, err = m.pickServer(ctx, prm); err != nil {
+			return err
+		}
+	} else if md, err = LegacyServer(ctx, hc, m.opts.ServerURL); err != nil {
+		return err
+	}
+
+	scopes := m.scopes(ch, prm, md, keep)
+	client, redirect, finish, err := m.identify(ctx, md, scopes)
+	if err != nil {
+		return err
+	}
+	defer finish()
+
+	var tok *Token
+	if m.opts.Grant == GrantClientCredentials {
+		tok, err = ClientCredentials(ctx, hc, md, client, resource, strings.Join(scopes, " "))
+	} else {
+		var code, verifier string
+		code, verifier, err = Authorize(ctx, AuthorizeRequest{
+			Metadata: md, Client: client, Scope: strings.Join(scopes, " "), Resource: resource,
+			Listener: redirect.ln, RedirectURI: redirect.uri, Open: m.opts.Open, Diag: m.opts.Diag,
+		})
+		if err == nil {
+			tok, err = ExchangeCode(ctx, hc, md, client, code, verifier, redirect.uri, resource)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if tok.Scope == "" {
+		tok.Scope = strings.Join(scopes, " ")
+	}
+	stored := *client
+	stored.Key = nil
+	rec := &Record{Server: m.server, Issuer: md.Issuer, Resource: resource, Metadata: md, Client: stored,
+		Token: *tok, Grant: m.opts.Grant, Updated: time.Now()}
+	unlock, err := m.opts.Store.Lock(ctx, rec.Issuer, rec.Resource)
+	if err != nil {
+		return &Error{Step: StepToken, Err: err}
+	}
+	defer unlock()
+	if err := m.opts.Store.Save(rec); err != nil {
+		return &Error{Step: StepToken, Err: fmt.Errorf("saving the token: %w", err)}
+	}
+	m.rec = rec
+	m.gen++
+	return nil
+}
+
+// pickServer fetches the metadata of the first authorization server the
+// resource names that answers (RFC 9728 §7.6 leaves the choice to the client).
+func (m *Manager) pickServer(ctx context.Context, prm *ResourceMetadata) (*ServerMetadata, error) {
+	var firstErr error
+	for _, issuer := range prm.AuthorizationServers {
+		md, err := DiscoverServer(ctx, m.opts.HTTP, issuer)
+		if err == nil {
+			return md, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return nil, firstErr
+}
+
+// scopes chooses what to ask for: the challenge's scope, else everything the
+// resource supports, else nothing (MCP 2025-11-25, scope selection); plus
+// what was already granted on a step-up, and offline_access when the
+// authorization server offers it and a refresh token is of use.
+func (m *Manager) scopes(ch *Challenge, prm *ResourceMetadata, md *ServerMetadata, keep []string) []string {
+	var base []string
+	switch {
+	case ch != nil && ch.Params["scope"] != "":
+		base = strings.Fields(ch.Params["scope"])
+	case prm != nil:
+		base = prm.ScopesSupported
+	}
+	out := unionScopes(keep, base)
+	if m.opts.Grant != GrantClientCredentials && slices.Contains(md.ScopesSupported, "offline_access") && len(out) > 0 {
+		out = unionScopes(out, []string{"offline_access"})
+	}
+	return out
+}
+
+// redirect is the loopback listener of a code flow and its URI.
+type redirect struct {
+	ln  net.Listener
+	uri string
+}
+
+// identify settles mcpv's client at the authorization server, in the order
+// the spec gives: pre-registered credentials, a client ID metadata document,
+// dynamic registration. For the code flow it also opens the loopback
+// listener, whose address the registration needs; finish closes it.
+func (m *Manager) identify(ctx context.Context, md *ServerMetadata, scopes []string) (*Client, redirect, func(), error) {
+	var r redirect
+	finish := func() {}
+	if m.opts.Grant != GrantClientCredentials {
+		ln, uri, err := Listen()
+		if err != nil {
+			return nil, r, finish, &Error{Step: StepAuthorization, Err: err}
+		}
+		r = redirect{ln: ln, uri: uri}
+		finish = func() { ln.Close() }
+	}
+	switch {
+	case m.opts.ClientID != "":
+		c := &Client{ID: m.opts.ClientID, Secret: m.opts.ClientSecret, Key: m.opts.ClientKey}
+		switch {
+		case m.opts.ClientKey != nil:
+			c.AuthMethod = AuthPrivateKeyJWT
+		default:
+			c.AuthMethod = ChooseAuthMethod(md, c.Secret != "")
+		}
+		return c, r, finish, nil
+	case m.opts.Grant == GrantClientCredentials:
+		finish()
+		return nil, r, func() {}, &Error{Step: StepRegistration, Description: "the client-credentials grant needs --client-id with --client-secret or --client-key"}
+	case m.opts.ClientMetadataURL != "" && md.ClientIDMetadataDocumentSupported:
+		return &Client{ID: m.opts.ClientMetadataURL, AuthMethod: AuthNone}, r, finish, nil
+	case md.RegistrationEndpoint != "":
+		grants := []string{GrantAuthorizationCode}
+		if slices.Contains(scopes, "offline_access") {
+			grants = append(grants, "refresh_token")
+		}
+		c, err := Register(ctx, m.opts.HTTP, md, RegistrationRequest{
+			ClientName:              m.opts.ClientName,
+			RedirectURIs:            []string{r.uri},
+			GrantTypes:              grants,
+			ResponseTypes:           []string{"code"},
+			TokenEndpointAuthMethod: ChooseAuthMethod(md, false),
+			Scope:                   strings.Join(scopes, " "),
+		})
+		if err != nil {
+			finish()
+			return nil, r, func() {}, err
+		}
+		return c, r, finish, nil
+	}
+	finish()
+	return nil, r, func() {}, &Error{Step: StepRegistration, Description: md.Issuer +
+		" offers no dynamic registration and no client ID metadata documents; give a pre-registered --client-id"}
+}

@@ -1,0 +1,127 @@
+// Package oauth is mcpv's OAuth 2.1 client for HTTP servers (MCP
+// authorization, 2025-11-25): it reads WWW-Authenticate challenges, discovers
+// the protected resource and its authorization server, obtains a client
+// identity (pre-registered, a client ID metadata document, or dynamic
+// registration), runs the authorization code flow with PKCE through a
+// loopback listener or the client-credentials grant, and keeps tokens,
+// refreshing them under a cross-process lock.
+//
+// It never reads the process environment and never writes to stdout: the
+// caller passes an *http.Client, a writer for diagnostics and a function that
+// opens a browser. Tokens, codes, verifiers and secrets are never written
+// anywhere but the token store and the wire.
+package oauth
+
+import (
+	"crypto/ecdsa"
+	"fmt"
+	"time"
+)
+
+// The steps a failure is named after.
+const (
+	StepMetadata      = "metadata"
+	StepRegistration  = "registration"
+	StepAuthorization = "authorization"
+	StepToken         = "token"
+)
+
+// Error is a failure of one step of the flow, with the server's OAuth error
+// code and description when it sent them.
+type Error struct {
+	Step        string // StepMetadata, StepRegistration, StepAuthorization, StepToken
+	Code        string // the server's "error", if any
+	Description string // the server's "error_description", if any
+	Err         error  // the underlying cause, if any
+}
+
+func (e *Error) Error() string {
+	msg := "oauth " + e.Step
+	if e.Code != "" {
+		msg += ": " + e.Code
+		if e.Description != "" {
+			msg += " (" + e.Description + ")"
+		}
+	} else if e.Description != "" {
+		msg += ": " + e.Description
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func stepErrorf(step, format string, args ...any) *Error {
+	return &Error{Step: step, Err: fmt.Errorf(format, args...)}
+}
+
+// Challenge is one challenge of a WWW-Authenticate header.
+type Challenge struct {
+	Scheme string            // as sent; compare case-insensitively
+	Params map[string]string // auth-params, names lowercased, values unquoted
+}
+
+// ResourceMetadata is an OAuth 2.0 Protected Resource Metadata document
+// (RFC 9728), as far as mcpv uses it.
+type ResourceMetadata struct {
+	Resource             string   `json:"resource"`
+	AuthorizationServers []string `json:"authorization_servers"`
+	ScopesSupported      []string `json:"scopes_supported,omitempty"`
+
+	URL string `json:"-"` // where it was fetched from
+}
+
+// ServerMetadata is an authorization server's metadata (RFC 8414 or OpenID
+// Connect Discovery), as far as mcpv uses it.
+type ServerMetadata struct {
+	Issuer                            string   `json:"issuer"`
+	AuthorizationEndpoint             string   `json:"authorization_endpoint"`
+	TokenEndpoint                     string   `json:"token_endpoint"`
+	RegistrationEndpoint              string   `json:"registration_endpoint,omitempty"`
+	ScopesSupported                   []string `json:"scopes_supported,omitempty"`
+	ResponseTypesSupported            []string `json:"response_types_supported,omitempty"`
+	GrantTypesSupported               []string `json:"grant_types_supported,omitempty"`
+	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported,omitempty"`
+	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported,omitempty"`
+	ClientIDMetadataDocumentSupported bool     `json:"client_id_metadata_document_supported,omitempty"`
+
+	// Legacy is set for a 2025-03-26 server without metadata, whose
+	// endpoints were taken to be /authorize, /token and /register.
+	Legacy bool `json:"-"`
+}
+
+// Client authentication methods at the token endpoint.
+const (
+	AuthNone              = "none"
+	AuthClientSecretBasic = "client_secret_basic"
+	AuthClientSecretPost  = "client_secret_post"
+	AuthPrivateKeyJWT     = "private_key_jwt"
+)
+
+// Client is mcpv's identity at one authorization server.
+type Client struct {
+	ID         string `json:"client_id"`
+	Secret     string `json:"client_secret,omitempty"`
+	AuthMethod string `json:"token_endpoint_auth_method,omitempty"` // "" means none
+
+	// Key signs private_key_jwt assertions (ES256); it is never stored.
+	Key *ecdsa.PrivateKey `json:"-"`
+
+	RedirectURIs []string `json:"redirect_uris,omitempty"` // as registered
+}
+
+// Token is what a token endpoint granted.
+type Token struct {
+	AccessToken  string    `json:"access_token"`
+	TokenType    string    `json:"token_type,omitempty"`
+	RefreshToken string    `json:"refresh_token,omitempty"`
+	Scope        string    `json:"scope,omitempty"` // as granted, or as asked when the server did not say
+	ExpiresAt    time.Time `json:"expires_at,omitzero"`
+}
+
+// Expired reports whether the token expires within leeway of now.
+func (t *Token) Expired(now time.Time, leeway time.Duration) bool {
+	return !t.ExpiresAt.IsZero() && !now.Add(leeway).Before(t.ExpiresAt)
+}

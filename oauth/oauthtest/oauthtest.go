@@ -1,0 +1,195 @@
+// Package oauthtest is an in-process OAuth 2.1 authorization server and a
+// bearer-token guard for an MCP handler, for tests: protected-resource
+// metadata, authorization-server metadata, dynamic registration, an
+// authorization endpoint that redirects straight back with a code, and a
+// token endpoint with PKCE checks, refresh-token rotation and client
+// credentials. Everything listens on 127.0.0.1.
+package oauthtest
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Server is an authorization server and the resource it protects.
+type Server struct {
+	AS, RS *httptest.Server
+
+	// Set before the first request:
+	Scopes    []string          // the resource's scopes_supported
+	Need      map[string]string // JSON-RPC method → the scope it needs (403 insufficient_scope without it)
+	TTL       int               // expires_in of issued tokens (default 3600)
+	Clients   map[string]string // client_credentials: id → secret (HTTP Basic)
+	ForbidAll bool              // every authenticated request gets 403
+
+	mu      sync.Mutex
+	tokens  map[string]string // access token → scope
+	refresh map[string]string // refresh token → scope
+	codes   map[string]grant
+	n       int
+	counts  map[string]int
+}
+
+type grant struct{ scope, challenge string }
+
+// New starts the servers; mcp is the MCP handler behind the guard, at /mcp.
+func New(t testing.TB, mcp http.Handler) *Server {
+	s := &Server{TTL: 3600, Need: map[string]string{}, Clients: map[string]string{},
+		tokens: map[string]string{}, refresh: map[string]string{}, codes: map[string]grant{}, counts: map[string]int{}}
+	s.AS = httptest.NewServer(http.HandlerFunc(s.serveAS))
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"resource": s.RS.URL + "/mcp", "authorization_servers": []string{s.AS.URL}, "scopes_supported": s.Scopes})
+	})
+	mux.Handle("/mcp", s.guard(mcp))
+	s.RS = httptest.NewServer(mux)
+	t.Cleanup(s.RS.Close)
+	t.Cleanup(s.AS.Close)
+	return s
+}
+
+// URL is the MCP endpoint.
+func (s *Server) URL() string { return s.RS.URL + "/mcp" }
+
+// Count reports how often an endpoint was used: "authorize", "register",
+// "token:<grant_type>".
+func (s *Server) Count(what string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[what]
+}
+
+// Valid reports whether token is a live access token.
+func (s *Server) Valid(token string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.tokens[token]
+	return ok
+}
+
+// ScopeOf is the scope granted to an access token.
+func (s *Server) ScopeOf(token string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tokens[token]
+}
+
+// Revoke makes every access token invalid (refresh tokens stay).
+func (s *Server) Revoke() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokens = map[string]string{}
+}
+
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		prm := fmt.Sprintf(`resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, s.RS.URL)
+		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		s.mu.Lock()
+		scope, ok := s.tokens[tok]
+		s.mu.Unlock()
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="no valid token", `+prm)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		var msg struct{ Method string }
+		json.Unmarshal(body, &msg)
+		need := s.Need[msg.Method]
+		if s.ForbidAll || (need != "" && !strings.Contains(" "+scope+" ", " "+need+" ")) {
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s", %s`, need, prm))
+			http.Error(w, "forbidden", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) serveAS(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch r.URL.Path {
+	case "/.well-known/oauth-authorization-server":
+		json.NewEncoder(w).Encode(map[string]any{"issuer": s.AS.URL, "authorization_endpoint": s.AS.URL + "/authorize",
+			"token_endpoint": s.AS.URL + "/token", "registration_endpoint": s.AS.URL + "/register",
+			"code_challenge_methods_supported": []string{"S256"}, "scopes_supported": append([]string{"offline_access"}, s.Scopes...),
+			"token_endpoint_auth_methods_supported": []string{"none", "client_secret_basic"}})
+	case "/register":
+		s.counts["register"]++
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprint(w, `{"client_id":"dynamic-client","token_endpoint_auth_method":"none"}`)
+	case "/authorize":
+		s.counts["authorize"]++
+		q := r.URL.Query()
+		if q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" {
+			http.Error(w, "PKCE S256 required", http.StatusBadRequest)
+			return
+		}
+		s.n++
+		code := fmt.Sprintf("code-%d", s.n)
+		s.codes[code] = grant{q.Get("scope"), q.Get("code_challenge")}
+		http.Redirect(w, r, q.Get("redirect_uri")+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
+	case "/token":
+		s.token(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (s *Server) token(w http.ResponseWriter, r *http.Request) {
+	r.ParseForm()
+	g := r.Form.Get("grant_type")
+	s.counts["token:"+g]++
+	fail := func(code, desc string) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"error":%q,"error_description":%q}`, code, desc)
+	}
+	var scope string
+	switch g {
+	case "authorization_code":
+		gr, ok := s.codes[r.Form.Get("code")]
+		delete(s.codes, r.Form.Get("code"))
+		sum := sha256.Sum256([]byte(r.Form.Get("code_verifier")))
+		if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != gr.challenge {
+			fail("invalid_grant", "bad code or verifier")
+			return
+		}
+		scope = gr.scope
+	case "refresh_token":
+		sc, ok := s.refresh[r.Form.Get("refresh_token")]
+		if !ok {
+			fail("invalid_grant", "unknown refresh token")
+			return
+		}
+		delete(s.refresh, r.Form.Get("refresh_token")) // rotation
+		scope = sc
+	case "client_credentials":
+		id, secret, _ := r.BasicAuth()
+		if want, ok := s.Clients[id]; !ok || want != secret {
+			fail("invalid_client", "bad client credentials")
+			return
+		}
+		scope = r.Form.Get("scope")
+	default:
+		fail("unsupported_grant_type", g)
+		return
+	}
+	s.n++
+	access, refresh := fmt.Sprintf("access-%d-%x", s.n, sha256.Sum256([]byte(fmt.Sprint(s.n)))), fmt.Sprintf("refresh-%d", s.n)
+	s.tokens[access] = scope
+	s.refresh[refresh] = scope
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"access_token":%q,"token_type":"Bearer","expires_in":%d,"refresh_token":%q,"scope":%q}`, access, s.TTL, refresh, scope)
+}

@@ -1,0 +1,188 @@
+package oauth
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Record is what mcpv keeps for one server at one authorization server: the
+// client it is there, the token it holds, and the metadata needed to refresh
+// it without discovering again.
+type Record struct {
+	Server   string          `json:"server"`   // the canonical URL mcpv talks to
+	Issuer   string          `json:"issuer"`   // the authorization server
+	Resource string          `json:"resource"` // the RFC 8707 resource tokens are for
+	Metadata *ServerMetadata `json:"metadata"`
+	Client   Client          `json:"client"`
+	Token    Token           `json:"token"`
+	Grant    string          `json:"grant,omitempty"` // GrantClientCredentials, or the code flow
+	Updated  time.Time       `json:"updated"`
+}
+
+// Store keeps records as files in Dir (mode 0700), one per issuer and
+// resource (mode 0600), written atomically. A record is changed only under
+// its lock, so two mcpv processes never refresh the same token at once.
+type Store struct{ Dir string }
+
+func (s *Store) key(issuer, resource string) string {
+	sum := sha256.Sum256([]byte(issuer + "\n" + resource))
+	return hex.EncodeToString(sum[:12])
+}
+
+func (s *Store) path(issuer, resource string) string {
+	return filepath.Join(s.Dir, s.key(issuer, resource)+".json")
+}
+
+// PermissionError is a token file others can read: mcpv will not trust or
+// use it until the user has fixed its mode.
+type PermissionError struct {
+	Path string
+	Mode os.FileMode
+}
+
+func (e *PermissionError) Error() string {
+	return fmt.Sprintf("the token file %s can be read by others (mode %04o); fix it with chmod 600, or remove it with mcpv auth logout", e.Path, e.Mode.Perm())
+}
+
+// readRecord reads one record file, refusing one with loose permissions.
+func readRecord(path string) (*Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return nil, &PermissionError{Path: path, Mode: fi.Mode()}
+	}
+	var r Record
+	if err := json.NewDecoder(f).Decode(&r); err != nil {
+		return nil, fmt.Errorf("the token file %s is damaged: %v", path, err)
+	}
+	return &r, nil
+}
+
+// Find returns the records for server (a canonical URL), most recently
+// updated first.
+func (s *Store) Find(server string) ([]*Record, error) {
+	entries, err := os.ReadDir(s.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []*Record
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		r, err := readRecord(filepath.Join(s.Dir, e.Name()))
+		if err != nil {
+			var pe *PermissionError
+			if errors.As(err, &pe) {
+				return nil, err
+			}
+			continue // another server's damaged file is not this run's concern
+		}
+		if r.Server == server {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
+	return out, nil
+}
+
+// Load reads the record for issuer and resource; (nil, nil) if there is none.
+func (s *Store) Load(issuer, resource string) (*Record, error) {
+	r, err := readRecord(s.path(issuer, resource))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return r, err
+}
+
+// Save writes r, replacing the record for its issuer and resource.
+func (s *Store) Save(r *Record) error {
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(s.Dir, ".tmp-*") // created 0600
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(append(data, '\n'))
+	if err := errors.Join(werr, tmp.Close()); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), s.path(r.Issuer, r.Resource)); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+// Delete removes the record for issuer and resource, and its lock file.
+func (s *Store) Delete(issuer, resource string) error {
+	err := os.Remove(s.path(issuer, resource))
+	os.Remove(strings.TrimSuffix(s.path(issuer, resource), ".json") + ".lock")
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// lockPoll is how often a waiting Lock tries again.
+const lockPoll = 25 * time.Millisecond
+
+// Lock takes the record's lock, an exclusive flock(2) on a file beside it,
+// waiting until ctx ends. flock locks belong to the open file, so the lock
+// also excludes another Lock in the same process. The returned function
+// releases it.
+func (s *Store) Lock(ctx context.Context, issuer, resource string) (func(), error) {
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return nil, err
+	}
+	path := strings.TrimSuffix(s.path(issuer, resource), ".json") + ".lock"
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() {
+				syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+				f.Close()
+			}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("locking %s: %w", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("waiting for another mcpv to finish with %s: %w", path, context.Cause(ctx))
+		case <-time.After(lockPoll):
+		}
+	}
+}

@@ -1,0 +1,218 @@
+package oauth
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxTokenBody caps what is read of a token endpoint's answer.
+const maxTokenBody = 1 << 20
+
+// ExchangeCode redeems an authorization code at the token endpoint
+// (RFC 6749 §4.1.3) with its PKCE verifier (RFC 7636 §4.5) and the resource
+// it is meant for (RFC 8707 §2.2; MCP requires it on the token request too).
+// redirectURI must be the one of the authorization request.
+func ExchangeCode(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, code, verifier, redirectURI, resource string) (*Token, error) {
+	form := url.Values{
+		"grant_type":    {"authorization_code"},
+		"code":          {code},
+		"code_verifier": {verifier},
+		"redirect_uri":  {redirectURI},
+	}
+	setParamIfSet(form, "resource", resource)
+	return postTokenForm(ctx, hc, md, c, form, "")
+}
+
+// Refresh trades a refresh token for a new access token (RFC 6749 §6). When
+// the answer carries no refresh token the old one is kept in the result, so
+// the caller can store whatever it gets; a rotated one (OAuth 2.1 §4.3.1)
+// replaces it. scope, if set, must not exceed what was granted.
+func Refresh(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, refreshToken, resource, scope string) (*Token, error) {
+	if refreshToken == "" {
+		return nil, stepErrorf(StepToken, "there is no refresh token")
+	}
+	form := url.Values{
+		"grant_type":    {"refresh_token"},
+		"refresh_token": {refreshToken},
+	}
+	setParamIfSet(form, "resource", resource)
+	setParamIfSet(form, "scope", scope)
+	tok, err := postTokenForm(ctx, hc, md, c, form, scope)
+	if err != nil {
+		return nil, err
+	}
+	if tok.RefreshToken == "" {
+		tok.RefreshToken = refreshToken
+	}
+	return tok, nil
+}
+
+// ClientCredentials obtains a token for the client itself (RFC 6749 §4.4),
+// which needs a confidential client.
+func ClientCredentials(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, resource, scope string) (*Token, error) {
+	form := url.Values{"grant_type": {"client_credentials"}}
+	setParamIfSet(form, "resource", resource)
+	setParamIfSet(form, "scope", scope)
+	return postTokenForm(ctx, hc, md, c, form, scope)
+}
+
+// setParamIfSet sets an optional parameter, leaving it out when empty.
+func setParamIfSet(form url.Values, k, v string) {
+	if v != "" {
+		form.Set(k, v)
+	}
+}
+
+// tokenResponse is a token endpoint's answer, success (RFC 6749 §5.1) or
+// error (§5.2).
+type tokenResponse struct {
+	AccessToken      string          `json:"access_token"`
+	TokenType        string          `json:"token_type"`
+	ExpiresIn        json.RawMessage `json:"expires_in"` // a number; a numeric string is tolerated
+	RefreshToken     string          `json:"refresh_token"`
+	Scope            string          `json:"scope"`
+	Error            string          `json:"error"`
+	ErrorDescription string          `json:"error_description"`
+}
+
+// postTokenForm sends form, with c's authentication, to md's token endpoint
+// and reads the grant. asked is the scope asked for, the granted one when
+// the answer does not say (RFC 6749 §5.1). No error it returns quotes the
+// form or the answer's tokens: only the endpoint, the status and the
+// server's error code and description.
+func postTokenForm(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, form url.Values, asked string) (*Token, error) {
+	if md == nil || md.TokenEndpoint == "" {
+		return nil, stepErrorf(StepToken, "the authorization server has no token endpoint")
+	}
+	if c == nil || c.ID == "" {
+		return nil, stepErrorf(StepToken, "no client ID")
+	}
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	header := http.Header{
+		"Content-Type": {"application/x-www-form-urlencoded"},
+		"Accept":       {"application/json"},
+	}
+	if err := authenticateClient(header, form, md, c); err != nil {
+		return nil, &Error{Step: StepToken, Err: err}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, md.TokenEndpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, stepErrorf(StepToken, "bad token endpoint: %w", err)
+	}
+	req.Header = header
+
+	start := time.Now() // expires_in counts from the answer; starting earlier errs on the safe side
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, &Error{Step: StepToken, Err: err} // a *url.Error names the endpoint, never the body
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxTokenBody+1))
+	if err != nil {
+		return nil, stepErrorf(StepToken, "reading the answer of %s: %w", md.TokenEndpoint, err)
+	}
+	if len(body) > maxTokenBody {
+		return nil, stepErrorf(StepToken, "the answer of %s is larger than %d bytes", md.TokenEndpoint, maxTokenBody)
+	}
+
+	var tr tokenResponse
+	jsonErr := json.Unmarshal(body, &tr)
+	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
+	switch {
+	case jsonErr == nil && tr.Error != "":
+		// RFC 6749 §5.2; some servers send it with 200.
+		return nil, &Error{Step: StepToken, Code: messageSafeText(tr.Error), Description: messageSafeText(tr.ErrorDescription)}
+	case !ok:
+		return nil, stepErrorf(StepToken, "%s answered %s", md.TokenEndpoint, resp.Status)
+	case jsonErr != nil:
+		ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		return nil, stepErrorf(StepToken, "the answer of %s is not a JSON token response (Content-Type %q)", md.TokenEndpoint, ct)
+	case tr.AccessToken == "":
+		return nil, stepErrorf(StepToken, "the answer of %s has no access_token", md.TokenEndpoint)
+	case tr.TokenType != "" && !strings.EqualFold(tr.TokenType, "Bearer"):
+		// RFC 6749 §7.1: a client must not use a token whose type it does
+		// not understand; MCP uses bearer tokens (RFC 6750).
+		return nil, stepErrorf(StepToken, "the token type %s is not Bearer", messageSafe(tr.TokenType))
+	}
+	tok := &Token{
+		AccessToken:  tr.AccessToken,
+		TokenType:    "Bearer",
+		RefreshToken: tr.RefreshToken,
+		Scope:        tr.Scope,
+	}
+	if tok.Scope == "" {
+		tok.Scope = asked
+	}
+	if d, ok := expiresIn(tr.ExpiresIn); ok {
+		tok.ExpiresAt = start.Add(d)
+	}
+	return tok, nil
+}
+
+// expiresIn reads expires_in (RFC 6749 §5.1), a number of seconds; some
+// servers send it as a string. Anything else, or a value that is not
+// positive, means the lifetime is unknown.
+func expiresIn(raw json.RawMessage) (time.Duration, bool) {
+	s := strings.Trim(string(raw), `"`)
+	secs, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(secs > 0) || secs > math.MaxInt64/float64(time.Second) {
+		return 0, false
+	}
+	return time.Duration(secs * float64(time.Second)), true
+}
+
+// authenticateClient adds c's credentials to a token request the way its
+// token_endpoint_auth_method says (RFC 7591 §2). A public client only
+// names itself (RFC 6749 §4.1.3). The secret goes in exactly one place, as
+// RFC 6749 §2.3 allows one method per request.
+func authenticateClient(header http.Header, form url.Values, md *ServerMetadata, c *Client) error {
+	switch c.AuthMethod {
+	case "", AuthNone:
+		form.Set("client_id", c.ID)
+	case AuthClientSecretBasic:
+		if c.Secret == "" {
+			return errors.New("client_secret_basic needs a client secret")
+		}
+		// RFC 6749 §2.3.1: id and secret are form-urlencoded (Appendix B)
+		// before they are joined and base64-encoded. client_id stays out of
+		// the body: it is only required of clients that do not authenticate.
+		userPass := url.QueryEscape(c.ID) + ":" + url.QueryEscape(c.Secret)
+		header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(userPass)))
+	case AuthClientSecretPost:
+		if c.Secret == "" {
+			return errors.New("client_secret_post needs a client secret")
+		}
+		form.Set("client_id", c.ID) // RFC 6749 §2.3.1
+		form.Set("client_secret", c.Secret)
+	case AuthPrivateKeyJWT:
+		// RFC 7523 §2.2 and §3: aud identifies the authorization server; its
+		// issuer, or the token endpoint when it has none (legacy servers).
+		aud := md.Issuer
+		if aud == "" {
+			aud = md.TokenEndpoint
+		}
+		jwt, err := signClientAssertion(c.Key, c.ID, aud, time.Now())
+		if err != nil {
+			return err
+		}
+		form.Set("client_id", c.ID)
+		form.Set("client_assertion_type", jwtBearerAssertionType)
+		form.Set("client_assertion", jwt)
+	default:
+		return fmt.Errorf("unsupported token endpoint authentication method %s", messageSafe(c.AuthMethod))
+	}
+	return nil
+}
