@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpv/mcpv/elicit"
 	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/oauth"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -63,6 +64,8 @@ func exitCode(err error) int {
 		verErr    *mcp.VersionError
 		timeout   *mcp.TimeoutError
 		authErr   *mcp.AuthError
+		oauthErr  *oauth.Error
+		permErr   *oauth.PermissionError
 		refused   *refusal
 		ended     *taskEnded
 	)
@@ -75,7 +78,7 @@ func exitCode(err error) int {
 		return exitInterrupt
 	case errors.As(err, &timeout):
 		return exitTimeout
-	case errors.As(err, &authErr):
+	case errors.As(err, &authErr), errors.As(err, &oauthErr), errors.As(err, &permErr):
 		return exitAuth
 	case errors.Is(err, errToolFailed), errors.Is(err, output.ErrFalsy):
 		return exitToolError
@@ -96,6 +99,10 @@ func exitCode(err error) int {
 
 // silent errors have already told the user what happened, through stdout.
 func silent(err error) bool {
+	var quiet silentAuthError
+	if errors.As(err, &quiet) {
+		return true
+	}
 	return errors.Is(err, errToolFailed) || errors.Is(err, output.ErrFalsy) || isClosedStdout(err)
 }
 

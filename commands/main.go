@@ -34,6 +34,7 @@ func init() {
 // cli is the whole grammar.
 type cli struct {
 	serverFlags
+	authFlags
 	clientFlags
 	outputFlags
 	VersionFlag kong.VersionFlag `name:"version" help:"Print mcpv's version and exit."`
@@ -53,6 +54,7 @@ type cli struct {
 	Request               requestCmd               `cmd:"" help:"Send any request (or notification) with raw JSON params."`
 	Servers               serversCmd               `cmd:"" help:"List the servers named in config files, or show one."`
 	Trust                 trustCmd                 `cmd:"" help:"Trust a project config file as it is now, so its servers may start."`
+	AuthCmd               authCmd                  `cmd:"" name:"auth" help:"Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one."`
 	Completions           completionsCmd           `cmd:"" help:"Print a shell completion script for bash, zsh or fish."`
 }
 
@@ -148,7 +150,7 @@ func run(ctx context.Context, args []string, ios *output.Streams, environ []stri
 	if err != nil {
 		return report(ios, usageError{err})
 	}
-	a := &app{ios: ios, flags: &c, server: server, environ: environ, getenv: lookup(environ)}
+	a := &app{ios: ios, flags: &c, server: server, environ: environ, getenv: lookup(environ), explicit: explicitFlags(kctx)}
 	if _, local := kctx.Selected().Target.Addr().Interface().(noServer); !local {
 		if err := a.resolveTarget(kctx); err != nil {
 			return report(ios, err)

@@ -12,7 +12,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if mcptest.RunIfRequested() || runDemoIfRequested() {
+	if mcptest.RunIfRequested() || runDemoIfRequested() || runBrowserIfRequested() {
 		return
 	}
 	os.Exit(m.Run())

@@ -79,6 +79,7 @@ type serverView struct {
 	Source          string       `json:"source"`
 	Line            int          `json:"line"`
 	From            string       `json:"from"`
+	OAuth           *oauthView   `json:"oauth,omitempty"`
 	Trusted         *bool        `json:"trusted,omitempty"`
 	Shadowed        bool         `json:"shadowed,omitempty"`
 	Warnings        []string     `json:"warnings,omitempty"`
@@ -108,11 +109,23 @@ func describeServer(s *config.Server, store interface {
 	if s.Timeout > 0 {
 		v.Timeout = s.Timeout.String()
 	}
+	if o := s.OAuth; o != (config.OAuth{}) {
+		v.OAuth = &oauthView{ClientID: o.ClientID, ClientSecret: maskValue("client_secret", o.ClientSecret),
+			ClientKey: o.ClientKey, ClientMetadataURL: o.ClientMetadataURL, Grant: o.Grant}
+	}
 	if s.File.Kind == config.Project {
 		ok, _ := store.Trusted(config.RealPath(s.File.Path), s.File.Data)
 		v.Trusted = &ok
 	}
 	return v
+}
+
+type oauthView struct {
+	ClientID          string `json:"client_id,omitempty"`
+	ClientSecret      string `json:"client_secret,omitempty"`
+	ClientKey         string `json:"client_key,omitempty"`
+	ClientMetadataURL string `json:"client_metadata_url,omitempty"`
+	Grant             string `json:"grant,omitempty"`
 }
 
 // orderedVars marshals name/value pairs as an object in file order.

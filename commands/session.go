@@ -3,26 +3,30 @@ package commands
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"regexp"
 	"sync"
 
 	"github.com/mcpv/mcpv/content"
 	"github.com/mcpv/mcpv/elicit"
 	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/oauth"
 	"github.com/mcpv/mcpv/output"
 )
 
 // app is what every command's Run receives: the streams, the parsed global
 // flags, the server command line, and the session once it is open.
 type app struct {
-	ios     *output.Streams
-	flags   *cli
-	server  []string // the words after --
-	target  *target  // the server, once resolved
-	environ []string
-	getenv  func(string) string
+	ios      *output.Streams
+	flags    *cli
+	server   []string        // the words after --
+	target   *target         // the server, once resolved
+	explicit map[string]bool // the flags given on the command line
+	environ  []string
+	getenv   func(string) string
 
 	client  *mcp.Client
 	events  *eventLog
@@ -99,7 +103,7 @@ func (a *app) transport() (mcp.Transport, error) {
 				h[name] = vals
 			}
 		}
-		client, err := httpClient(f.CACert)
+		client, err := a.authorizedClient(h)
 		if err != nil {
 			return nil, err
 		}
@@ -124,6 +128,29 @@ func (a *app) transport() (mcp.Transport, error) {
 		opts.Stderr = a.ios.Err
 	}
 	return mcp.StartCommand(opts)
+}
+
+// authorizedClient is the HTTP client for the server: with the OAuth layer
+// unless --auth none or the user sends an Authorization header of their own.
+func (a *app) authorizedClient(h http.Header) (*http.Client, error) {
+	plain, err := httpClient(a.flags.CACert)
+	if err != nil {
+		return nil, err
+	}
+	mode := a.authMode()
+	if mode == "none" || h.Get("Authorization") != "" {
+		return plain, nil
+	}
+	m, err := a.oauthManager(plain, mode)
+	if errors.Is(err, oauth.ErrBadServerURL) {
+		return plain, nil // the transport says what is wrong with the URL
+	}
+	if err != nil {
+		return nil, err
+	}
+	authorized := *plain
+	authorized.Transport = m
+	return &authorized, nil
 }
 
 // close ends the session, if one was opened, within the transport's bounds.

@@ -132,7 +132,7 @@ func (a *app) configTarget(kctx *kong.Context, t *target) error {
 		fmt.Fprintf(a.ios.Err, "mcpv: server %q from %s (%s)\n", s.Name, s.Where(), s.File.Label)
 	}
 	t.entry, t.secrets = x, x.Secrets
-	explicit := explicitFlags(kctx)
+	explicit := a.explicit
 	if s.Timeout > 0 && !explicit["timeout"] {
 		c.Timeout = s.Timeout
 	}

@@ -4,8 +4,9 @@
 # __mcpv_subs CMD sets subs to the subcommands of CMD ("" for mcpv itself, "tasks", ...).
 __mcpv_subs() {
     case $1 in
-    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks request servers trust completions' ;;
+    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks request servers trust auth completions' ;;
     'tasks') subs='list get result cancel' ;;
+    'auth') subs='login status logout token' ;;
     *) subs= ;;
     esac
 }
@@ -13,7 +14,7 @@ __mcpv_subs() {
 # __mcpv_flags CMD sets flags to the flags of CMD alone; those of its ancestors apply too.
 __mcpv_flags() {
     case $1 in
-    '') flags='--help -h --url -u --server -s --config --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --quiet --verbose -v --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --jq -q --raw-output -r --exit-status -e --pretty --compact -c --color --version' ;;
+    '') flags='--help -h --url -u --server -s --config --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --jq -q --raw-output -r --exit-status -e --pretty --compact -c --color --version' ;;
     'list-tools') flags='--cursor --max-pages' ;;
     'call') flags='--args --no-coerce --no-validate --validate-output --dry-run --text --save-dir --task --ttl --detach' ;;
     'list-resources') flags='--cursor --max-pages' ;;
@@ -49,6 +50,12 @@ __mcpv_flag() {
         ':--protocol-version') kind='none'; return ;;
         ':--quiet') kind='bool'; return ;;
         ':--verbose'|':-v') kind='bool'; return ;;
+        ':--auth') kind='enum auto stored none'; return ;;
+        ':--client-id') kind='none'; return ;;
+        ':--client-secret') kind='none'; return ;;
+        ':--client-key') kind='file'; return ;;
+        ':--client-metadata-url') kind='none'; return ;;
+        ':--grant') kind='enum authorization-code client-credentials'; return ;;
         ':--max-timeout') kind='none'; return ;;
         ':--events') kind='file'; return ;;
         ':--log-level') kind='enum debug info notice warning error critical alert emergency'; return ;;

@@ -5,9 +5,11 @@
 function __mcpv_subs
     switch "$argv[1]"
         case ''
-            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks request servers trust completions
+            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks request servers trust auth completions
         case 'tasks'
             printf '%s\n' list get result cancel
+        case 'auth'
+            printf '%s\n' login status logout token
     end
 end
 
@@ -16,7 +18,7 @@ function __mcpv_takes
     set -l c $argv[1]
     while true
         switch "$c:$argv[2]"
-            case ':--url' ':-u' ':--server' ':-s' ':--config' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color'
+            case ':--url' ':-u' ':--server' ':-s' ':--config' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color'
                 return 0
             case 'list-tools:--cursor' 'list-tools:--max-pages'
                 return 0
@@ -159,6 +161,7 @@ complete -c mcpv -n '__mcpv_at "" 0' -a tasks -d 'List, inspect, collect or canc
 complete -c mcpv -n '__mcpv_at "" 0' -a request -d 'Send any request (or notification) with raw JSON params.'
 complete -c mcpv -n '__mcpv_at "" 0' -a servers -d 'List the servers named in config files, or show one.'
 complete -c mcpv -n '__mcpv_at "" 0' -a trust -d 'Trust a project config file as it is now, so its servers may start.'
+complete -c mcpv -n '__mcpv_at "" 0' -a auth -d 'Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.'
 complete -c mcpv -n '__mcpv_at "" 0' -a completions -d 'Print a shell completion script for bash, zsh or fish.'
 complete -c mcpv -n '__mcpv_in ""' -s h -l help -d 'Show context-sensitive help.'
 complete -c mcpv -n '__mcpv_in ""' -s u -l url -x -d 'Talk to the server at this Streamable HTTP (or legacy SSE) URL instead of starting one (default: MCPV_URL).'
@@ -175,6 +178,12 @@ complete -c mcpv -n '__mcpv_in ""' -l connect-timeout -x -d 'Give up if the serv
 complete -c mcpv -n '__mcpv_in ""' -l protocol-version -x -d 'Offer this protocol version and accept no other (default: offer 2025-11-25, accept 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05).'
 complete -c mcpv -n '__mcpv_in ""' -l quiet -d 'Do not show the server\'s stderr (its last lines still appear in errors).'
 complete -c mcpv -n '__mcpv_in ""' -s v -l verbose -d 'Trace the JSON-RPC messages on stderr.'
+complete -c mcpv -n '__mcpv_in ""' -l auth -x -a 'auto stored none' -d 'OAuth for HTTP servers: auto (authorize in a browser when needed), stored (only stored or refreshable tokens; exit 5 otherwise) or none. Default: auto when stdin and stderr are terminals, else stored.'
+complete -c mcpv -n '__mcpv_in ""' -l client-id -x -d 'A pre-registered OAuth client id.'
+complete -c mcpv -n '__mcpv_in ""' -l client-secret -x -d 'Its secret; @FILE reads it from FILE (default: MCPV_CLIENT_SECRET).'
+complete -c mcpv -n '__mcpv_in ""' -l client-key -r -F -d 'Authenticate the client with a JWT signed by the EC P-256 key in FILE (PEM) instead of a secret.'
+complete -c mcpv -n '__mcpv_in ""' -l client-metadata-url -x -d 'Use this client ID metadata document URL as the client id where the server supports them.'
+complete -c mcpv -n '__mcpv_in ""' -l grant -x -a 'authorization-code client-credentials' -d 'authorization-code (a user in a browser) or client-credentials (a machine, e.g. CI).'
 complete -c mcpv -n '__mcpv_in ""' -l max-timeout -x -d 'Progress notifications restart --timeout, but a request never runs longer than this; 0 means no cap.'
 complete -c mcpv -n '__mcpv_in ""' -l events -r -F -d 'Write every notification from the server to FILE as NDJSON, with a timestamp.'
 complete -c mcpv -n '__mcpv_in ""' -l log-level -x -a 'debug info notice warning error critical alert emergency' -d 'Ask the server to send log messages at LEVEL and above (logging/setLevel).'
@@ -226,4 +235,8 @@ complete -c mcpv -n '__mcpv_in "tasks list"' -l max-pages -x -d 'Stop after N pa
 complete -c mcpv -n '__mcpv_at "servers" 0' -x -a '(__mcpv_servers)'
 complete -c mcpv -n '__mcpv_in "trust"' -l revoke -d 'Forget the trust instead.'
 complete -c mcpv -n '__mcpv_at "trust" 0+' -F
+complete -c mcpv -n '__mcpv_at "auth" 0' -a login -d 'Authorize mcpv at the server now (a browser flow, or client credentials).'
+complete -c mcpv -n '__mcpv_at "auth" 0' -a status -d 'Show what is stored for the server (never the tokens); exit 5 when nothing usable is.'
+complete -c mcpv -n '__mcpv_at "auth" 0' -a logout -d 'Forget the server\'s stored tokens and client.'
+complete -c mcpv -n '__mcpv_at "auth" 0' -a token -d 'Print a valid access token for the server, refreshing it if needed.'
 complete -c mcpv -n '__mcpv_at "completions" 0' -x -a 'bash zsh fish'

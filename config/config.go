@@ -178,7 +178,17 @@ type Server struct {
 	Headers         []Var
 	Timeout         time.Duration // 0: not set
 	ProtocolVersion string
+	OAuth           OAuth
 	Warnings        []string // fields mcpv understood but cannot honour
+}
+
+// OAuth is an entry's pre-registered OAuth client, for an HTTP server.
+type OAuth struct {
+	ClientID          string
+	ClientSecret      string
+	ClientKey         string // a PEM file with an EC P-256 key (private_key_jwt)
+	ClientMetadataURL string
+	Grant             string // "authorization_code" or "client_credentials"
 }
 
 // Var is a name and value, kept in file order.

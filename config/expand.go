@@ -17,6 +17,7 @@ type Expanded struct {
 	Cwd     string // absolute, or "" for mcpv's own
 	URL     string
 	Headers []Var
+	OAuth   OAuth
 
 	// Secrets are the values that must never be written out: secret-named
 	// env values and headers, URL passwords and parameters, and whatever a
@@ -77,6 +78,19 @@ func (s *Server) Expand(env Env) (*Expanded, error) {
 			}
 		}
 	}
+	x.OAuth = OAuth{
+		ClientID:          expand(s.OAuth.ClientID),
+		ClientSecret:      expand(s.OAuth.ClientSecret),
+		ClientKey:         expand(s.OAuth.ClientKey),
+		ClientMetadataURL: expand(s.OAuth.ClientMetadataURL),
+		Grant:             s.OAuth.Grant,
+	}
+	if x.OAuth.ClientKey != "" && !filepath.IsAbs(x.OAuth.ClientKey) {
+		x.OAuth.ClientKey = filepath.Join(s.File.Folder, x.OAuth.ClientKey)
+	}
+	if x.OAuth.ClientSecret != "" {
+		x.Secrets = append(x.Secrets, x.OAuth.ClientSecret)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +111,7 @@ func (s *Server) References() []string {
 	for _, h := range s.Headers {
 		texts = append(texts, h.Value)
 	}
+	texts = append(texts, s.OAuth.ClientID, s.OAuth.ClientSecret, s.OAuth.ClientKey, s.OAuth.ClientMetadataURL)
 	for _, t := range texts {
 		for {
 			i := strings.Index(t, "${")

@@ -130,6 +130,11 @@ func (f *File) entry(name string, n *node) (*Server, error) {
 			return nil, err
 		}
 	}
+	if o := n.get("oauth"); o != nil {
+		if s.OAuth, err = oauthOf(name, o); err != nil {
+			return nil, err
+		}
+	}
 	if n.get("envFile") != nil {
 		s.Warnings = append(s.Warnings, "envFile is not read; list the variables under env")
 	}
@@ -177,6 +182,42 @@ func transportOf(s *Server, n *node, typ, transport string) (string, error) {
 		return "", errorAt(n, "server %q: headers are for HTTP servers", s.Name)
 	}
 	return t, nil
+}
+
+// oauthOf reads an entry's "oauth" object; snake_case and camelCase names
+// are both accepted (Claude Code writes clientId).
+func oauthOf(name string, n *node) (OAuth, error) {
+	if n.kind != kindObject {
+		return OAuth{}, errorAt(n, "server %q: oauth must be an object, not %s", name, n.kind)
+	}
+	var o OAuth
+	fields := []struct {
+		names []string
+		to    *string
+	}{
+		{[]string{"client_id", "clientId"}, &o.ClientID},
+		{[]string{"client_secret", "clientSecret"}, &o.ClientSecret},
+		{[]string{"client_key", "clientKey"}, &o.ClientKey},
+		{[]string{"client_metadata_url", "clientMetadataUrl"}, &o.ClientMetadataURL},
+		{[]string{"grant"}, &o.Grant},
+	}
+	for _, f := range fields {
+		for _, key := range f.names {
+			if v := n.get(key); v != nil {
+				if v.kind != kindString {
+					return OAuth{}, errorAt(v, "server %q: oauth.%s must be a string, not %s", name, key, v.kind)
+				}
+				*f.to = v.text
+			}
+		}
+	}
+	switch strings.ReplaceAll(o.Grant, "-", "_") {
+	case "", "authorization_code", "client_credentials":
+		o.Grant = strings.ReplaceAll(o.Grant, "-", "_")
+	default:
+		return OAuth{}, errorAt(n.get("grant"), "server %q: unknown oauth.grant %q (want authorization_code or client_credentials)", name, o.Grant)
+	}
+	return o, nil
 }
 
 func strings1(name, field string, n *node) ([]string, error) {

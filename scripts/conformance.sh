@@ -16,7 +16,14 @@
 # expected failures); exits 1 when a required scenario fails, 2 on set-up errors.
 set -euo pipefail
 
-required=(initialize tools_call sse-retry elicitation-sep1034-client-defaults)
+required=(initialize tools_call sse-retry elicitation-sep1034-client-defaults
+	auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3 auth/basic-cimd
+	auth/scope-from-www-authenticate auth/scope-from-scopes-supported auth/scope-omitted-when-undefined
+	auth/scope-step-up auth/scope-retry-limit auth/token-endpoint-auth-basic auth/token-endpoint-auth-post
+	auth/token-endpoint-auth-none auth/pre-registration auth/2025-03-26-oauth-metadata-backcompat
+	auth/2025-03-26-oauth-endpoint-fallback auth/resource-mismatch auth/offline-access-scope
+	auth/offline-access-not-supported auth/client-credentials-jwt auth/client-credentials-basic)
+# Expected to fail: auth/cross-app-access-complete-flow (SEP-990 token exchange at an identity provider).
 
 verbose=0
 only=()
@@ -51,6 +58,7 @@ suite=$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js
 
 (cd "$repo" && go build -o "$dir/mcpv" .) || die "go build failed"
 cp "$repo/scripts/conformance-client.sh" "$dir/client.sh"
+cp "$repo/scripts/conformance-browser.sh" "$dir/conformance-browser.sh"
 chmod +x "$dir/client.sh"
 export MCPV_BIN=$dir/mcpv
 

@@ -1,0 +1,180 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/mcpv/mcpv/oauth"
+	"github.com/mcpv/mcpv/output"
+)
+
+type authCmd struct {
+	Login  authLoginCmd  `cmd:"" help:"Authorize mcpv at the server now (a browser flow, or client credentials)."`
+	Status authStatusCmd `cmd:"" help:"Show what is stored for the server (never the tokens); exit 5 when nothing usable is."`
+	Logout authLogoutCmd `cmd:"" help:"Forget the server's stored tokens and client."`
+	Token  authTokenCmd  `cmd:"" help:"Print a valid access token for the server, refreshing it if needed."`
+}
+
+func (c *authCmd) Help() string {
+	return `mcpv authorizes itself at HTTP servers that answer 401, following MCP's authorization spec (OAuth 2.1 with PKCE, protected-resource and authorization-server discovery, client ID metadata documents or dynamic registration). Tokens are kept per authorization server and resource in $XDG_STATE_HOME/mcpv/oauth (default ~/.local/state/mcpv/oauth), readable by you alone, and refreshed before they expire.
+
+Without a terminal (CI), mcpv never starts a browser flow: it uses stored or refreshable tokens and exits 5 otherwise (--auth stored). Log in once interactively, or use --grant client-credentials with --client-id and --client-secret or --client-key.
+
+Examples:
+
+    $ mcpv auth login -u https://mcp.example.com/mcp
+    $ mcpv auth status -u https://mcp.example.com/mcp -q .logged_in
+    $ curl -H "Authorization: Bearer $(mcpv auth token -u https://mcp.example.com/mcp)" https://mcp.example.com/api
+    $ mcpv --grant client-credentials --client-id ci-bot --client-secret @secret.txt list-tools -u https://mcp.example.com/mcp`
+}
+
+// authManager is the OAuth layer for the target, which must be an HTTP server.
+func (a *app) authManager(mode string) (*oauth.Manager, error) {
+	if a.target.url == "" {
+		return nil, usageErrorf("auth is for HTTP servers: give --url URL or --server NAME of an HTTP server")
+	}
+	plain, err := httpClient(a.flags.CACert)
+	if err != nil {
+		return nil, err
+	}
+	return a.oauthManager(plain, mode)
+}
+
+// storedRecords finds what the token store holds for the target.
+func (a *app) storedRecords() (server string, store *oauth.Store, recs []*oauth.Record, err error) {
+	m, err := a.authManager(oauth.ModeStored)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	store = a.oauthStore()
+	recs, err = store.Find(m.Server())
+	return m.Server(), store, recs, err
+}
+
+type authLoginCmd struct{}
+
+func (c *authLoginCmd) Run(ctx context.Context, a *app) error {
+	m, err := a.authManager(oauth.ModeAuto)
+	if err != nil {
+		return err
+	}
+	rec, err := m.Login(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.ios.Err, "mcpv: authorized at %s\n", rec.Issuer)
+	return a.print(mustJSON(describeRecord(rec)))
+}
+
+type authStatusCmd struct{}
+
+// errNotLoggedIn is the exit 5 of auth status; the status was printed.
+var errNotLoggedIn = &oauth.Error{Step: oauth.StepToken, Description: "no usable token is stored"}
+
+func (c *authStatusCmd) Run(ctx context.Context, a *app) error {
+	server, _, recs, err := a.storedRecords()
+	if err != nil {
+		return err
+	}
+	views := []recordView{}
+	usable := false
+	for _, r := range recs {
+		v := describeRecord(r)
+		usable = usable || v.Usable
+		views = append(views, v)
+	}
+	if err := a.print(mustJSON(map[string]any{"server": server, "logged_in": usable, "records": views})); err != nil {
+		return err
+	}
+	if !usable {
+		return silentAuthError{errNotLoggedIn}
+	}
+	return nil
+}
+
+type authLogoutCmd struct{}
+
+func (c *authLogoutCmd) Run(ctx context.Context, a *app) error {
+	server, store, recs, err := a.storedRecords()
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if err := store.Delete(r.Issuer, r.Resource); err != nil {
+			return err
+		}
+	}
+	return a.print(mustJSON(map[string]any{"server": server, "removed": len(recs)}))
+}
+
+type authTokenCmd struct{}
+
+func (c *authTokenCmd) Run(ctx context.Context, a *app) error {
+	m, err := a.authManager(oauth.ModeStored)
+	if err != nil {
+		return err
+	}
+	rec, err := m.Current(ctx)
+	if err != nil && a.flags.Auth == oauth.ModeAuto {
+		rec, err = m.Login(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := io.WriteString(a.ios.Out, rec.Token.AccessToken+"\n"); err != nil {
+		return &output.ClosedError{Err: err}
+	}
+	return nil
+}
+
+// recordView is what auth login and status show of a record: never a token
+// or a secret.
+type recordView struct {
+	Issuer        string   `json:"issuer"`
+	Resource      string   `json:"resource"`
+	ClientID      string   `json:"client_id"`
+	Grant         string   `json:"grant"`
+	Scopes        []string `json:"scopes"`
+	ExpiresAt     string   `json:"expires_at,omitempty"`
+	Expired       bool     `json:"expired"`
+	Refreshable   bool     `json:"refreshable"`
+	Usable        bool     `json:"usable"`
+	Updated       string   `json:"updated"`
+	TokenEndpoint string   `json:"token_endpoint,omitempty"`
+}
+
+func describeRecord(r *oauth.Record) recordView {
+	grant := r.Grant
+	if grant == "" {
+		grant = oauth.GrantAuthorizationCode
+	}
+	v := recordView{
+		Issuer:      r.Issuer,
+		Resource:    r.Resource,
+		ClientID:    r.Client.ID,
+		Grant:       grant,
+		Scopes:      strings.Fields(r.Token.Scope),
+		Expired:     r.Token.Expired(time.Now(), 0),
+		Refreshable: r.Token.RefreshToken != "" || grant == oauth.GrantClientCredentials,
+		Updated:     r.Updated.UTC().Format(time.RFC3339),
+	}
+	if v.Scopes == nil {
+		v.Scopes = []string{}
+	}
+	if !r.Token.ExpiresAt.IsZero() {
+		v.ExpiresAt = r.Token.ExpiresAt.UTC().Format(time.RFC3339)
+	}
+	if r.Metadata != nil {
+		v.TokenEndpoint = r.Metadata.TokenEndpoint
+	}
+	v.Usable = !v.Expired || v.Refreshable
+	return v
+}
+
+// silentAuthError exits 5 without a message: the output said it.
+type silentAuthError struct{ error }
+
+func (e silentAuthError) Unwrap() error { return e.error }

@@ -1,0 +1,202 @@
+package commands
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpv/mcpv/internal/demoserver"
+	"github.com/mcpv/mcpv/oauth"
+	"github.com/mcpv/mcpv/oauth/oauthtest"
+)
+
+// The test binary plays the user's browser when MCPV_TEST_BROWSER is set: it
+// follows the authorization URL's redirects to mcpv's loopback listener.
+func runBrowserIfRequested() bool {
+	if os.Getenv("MCPV_TEST_BROWSER") == "" {
+		return false
+	}
+	resp, err := http.Get(os.Args[len(os.Args)-1])
+	if err != nil {
+		os.Exit(1)
+	}
+	resp.Body.Close()
+	os.Exit(0)
+	return true
+}
+
+// authWorld is the go-sdk demo server behind an OAuth guard, a private
+// token store, and a browser that leaves a mark when it is opened.
+func authWorld(t *testing.T) (srv *oauthtest.Server, opened string) {
+	server := demoserver.New()
+	srv = oauthtest.New(t, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, &sdk.StreamableHTTPOptions{JSONResponse: true}))
+	srv.Scopes = []string{"mcp:tools"}
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	opened = filepath.Join(t.TempDir(), "opened")
+	t.Setenv("BROWSER", "touch "+quoteWord(opened)+"; MCPV_TEST_BROWSER=1 "+quoteWord(os.Args[0]))
+	return srv, opened
+}
+
+func storedTokens(t *testing.T) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_STATE_HOME"), "mcpv", "oauth", "*.json"))
+	var out []string
+	for _, f := range files {
+		var rec oauth.Record
+		data, _ := os.ReadFile(f)
+		json.Unmarshal(data, &rec)
+		out = append(out, rec.Token.AccessToken, rec.Token.RefreshToken)
+	}
+	return out
+}
+
+func TestOAuthCodeFlowAndStoredTokens(t *testing.T) {
+	srv, opened := authWorld(t)
+	url := srv.URL()
+	var outputs []string
+	run := func(stdin string, args ...string) result {
+		r := mcpv(t, stdin, args...)
+		outputs = append(outputs, r.stdout, r.stderr)
+		return r
+	}
+
+	// Without a terminal nothing is stored yet: exit 5 at once, no browser.
+	r := run("", "-u", url, "list-tools")
+	if r.code != 5 || !strings.Contains(r.stderr, "mcpv auth login") {
+		t.Fatalf("non-interactive: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(opened); err == nil {
+		t.Fatal("a browser was opened without --auth auto")
+	}
+
+	r = run("", "--auth", "auto", "-v", "-u", url, "list-tools", "-c", "-q", "[.tools[].name]")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != demoTools {
+		t.Fatalf("--auth auto: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(opened); err != nil || !strings.Contains(r.stderr, "open this URL in a browser: "+srv.AS.URL+"/authorize?") {
+		t.Fatalf("the authorization URL was not opened and shown: %q", r.stderr)
+	}
+	os.Remove(opened)
+
+	// Later runs use the stored token; a refused one is refreshed.
+	if r := run("", "-u", url, "ping"); r.code != 0 {
+		t.Fatalf("stored: exit %d, stderr %q", r.code, r.stderr)
+	}
+	srv.Revoke()
+	if r := run("", "-u", url, "call", "echo", "message=hi", "-q", ".structuredContent.message"); r.code != 0 || r.stdout != `"hi"`+"\n" {
+		t.Fatalf("after revocation: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if n := srv.Count("token:refresh_token"); n != 1 {
+		t.Errorf("%d refreshes, want 1", n)
+	}
+	if srv.Count("authorize") != 1 {
+		t.Errorf("%d authorizations, want 1", srv.Count("authorize"))
+	}
+
+	r = run("", "auth", "status", "-u", url, "-c")
+	var status struct {
+		LoggedIn bool `json:"logged_in"`
+		Records  []struct {
+			ClientID string   `json:"client_id"`
+			Scopes   []string `json:"scopes"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &status); r.code != 0 || err != nil || !status.LoggedIn ||
+		len(status.Records) != 1 || status.Records[0].ClientID != "dynamic-client" {
+		t.Fatalf("auth status: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	tok := mcpv(t, "", "auth", "token", "-u", url) // its stdout is the token, on purpose
+	if tok.code != 0 || !srv.Valid(strings.TrimSpace(tok.stdout)) {
+		t.Fatalf("auth token: exit %d, stdout %q, stderr %q", tok.code, tok.stdout, tok.stderr)
+	}
+	outputs = append(outputs, tok.stderr)
+	secrets := storedTokens(t)
+	if len(secrets) != 2 {
+		t.Fatalf("stored tokens: %q", secrets)
+	}
+	for _, out := range outputs {
+		for _, s := range append(secrets, "code-1", "refresh-") {
+			if strings.Contains(out, s) {
+				t.Errorf("output shows %q:\n%s", s, out)
+			}
+		}
+	}
+
+	if r := run("", "auth", "logout", "-u", url); r.code != 0 || r.stdout != `{"removed":1,"server":"`+url+`"}`+"\n" {
+		t.Fatalf("logout: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if r := run("", "auth", "status", "-u", url); r.code != 5 || !strings.Contains(r.stdout, `"logged_in":false`) {
+		t.Fatalf("status after logout: exit %d, stdout %q", r.code, r.stdout)
+	}
+	if _, err := os.Stat(opened); err == nil {
+		t.Error("a browser was opened after the first login")
+	}
+}
+
+func TestOAuthClientCredentials(t *testing.T) {
+	srv, opened := authWorld(t)
+	srv.Clients["ci-bot"] = "ci-secret-value-123"
+	secret := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(secret, []byte("ci-secret-value-123\n"), 0o600)
+	r := mcpv(t, "", "--grant", "client-credentials", "--client-id", "ci-bot", "--client-secret", "@"+secret,
+		"-u", srv.URL(), "list-tools", "-c", "-q", "[.tools[].name]")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != demoTools {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(opened); err == nil || srv.Count("authorize") != 0 {
+		t.Error("client credentials opened a browser")
+	}
+	t.Setenv("MCPV_CLIENT_SECRET", "wrong-secret-value")
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	r = mcpv(t, "", "--grant", "client-credentials", "--client-id", "ci-bot", "-u", srv.URL(), "ping")
+	if r.code != 5 || !strings.Contains(r.stderr, "oauth token: invalid_client (bad client credentials)") || strings.Contains(r.stderr, "wrong-secret-value") {
+		t.Fatalf("bad secret: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := mcpv(t, "", "--grant", "client-credentials", "-u", srv.URL(), "ping"); r.code != 2 || !strings.Contains(r.stderr, "--client-id") {
+		t.Fatalf("no client id: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestAuthNeedsAnHTTPServer(t *testing.T) {
+	r := mcpv(t, "", args([]string{"auth", "status"}, fake("plain"))...)
+	if r.code != 2 || !strings.Contains(r.stderr, "auth is for HTTP servers") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestOAuthFromConfigEntry(t *testing.T) {
+	w := newCfgWorld(t)
+	srv, opened := authWorld(t)
+	srv.Clients["ci-bot"] = "entry-secret-4567"
+	t.Setenv("CI_CLIENT_SECRET", "entry-secret-4567")
+	w.write(t, filepath.Join(w.home, ".config", "mcpv", "servers.yaml"), `servers:
+  api:
+    transport: streamable_http
+    http: {endpoint: `+q(srv.URL())+`}
+    oauth:
+      client_id: ci-bot
+      client_secret: ${CI_CLIENT_SECRET}
+      grant: client_credentials
+`)
+	r := mcpv(t, "", "-v", "list-tools", "-s", "api", "-c", "-q", "[.tools[].name]")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != demoTools {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(opened); err == nil {
+		t.Error("a browser was opened")
+	}
+	s := mcpv(t, "", "servers", "api", "-c", "-q", ".oauth")
+	if s.stdout != `{"client_id":"ci-bot","client_secret":"${CI_CLIENT_SECRET}","grant":"client_credentials"}`+"\n" {
+		t.Errorf("servers: %q", s.stdout)
+	}
+	for _, out := range []string{r.stdout, r.stderr, s.stdout, s.stderr} {
+		if strings.Contains(out, "entry-secret-4567") {
+			t.Errorf("output shows the client secret: %s", out)
+		}
+	}
+}

@@ -1,0 +1,139 @@
+package commands
+
+import (
+	"crypto/ecdsa"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/oauth"
+	"github.com/mcpv/mcpv/trust"
+)
+
+// authFlags shape OAuth for HTTP servers.
+type authFlags struct {
+	Auth              string `name:"auth" enum:",auto,stored,none" default:"" placeholder:"MODE" help:"OAuth for HTTP servers: auto (authorize in a browser when needed), stored (only stored or refreshable tokens; exit 5 otherwise) or none. Default: auto when stdin and stderr are terminals, else stored." group:"Authorization"`
+	ClientID          string `name:"client-id" placeholder:"ID" help:"A pre-registered OAuth client id." group:"Authorization"`
+	ClientSecret      string `name:"client-secret" placeholder:"SECRET" help:"Its secret; @FILE reads it from FILE (default: MCPV_CLIENT_SECRET)." group:"Authorization"`
+	ClientKey         string `name:"client-key" placeholder:"FILE" type:"existingfile" help:"Authenticate the client with a JWT signed by the EC P-256 key in FILE (PEM) instead of a secret." group:"Authorization"`
+	ClientMetadataURL string `name:"client-metadata-url" placeholder:"URL" help:"Use this client ID metadata document URL as the client id where the server supports them." group:"Authorization"`
+	Grant             string `name:"grant" enum:"authorization-code,client-credentials" default:"authorization-code" help:"authorization-code (a user in a browser) or client-credentials (a machine, e.g. CI)." group:"Authorization"`
+}
+
+// authMode is --auth, or its default for this run.
+func (a *app) authMode() string {
+	if m := a.flags.Auth; m != "" {
+		return m
+	}
+	if a.ios.InTTY && a.ios.ErrTTY {
+		return oauth.ModeAuto
+	}
+	return oauth.ModeStored
+}
+
+// oauthStore is where tokens are kept: the oauth directory of mcpv's state directory.
+func (a *app) oauthStore() *oauth.Store {
+	home := a.getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return &oauth.Store{Dir: filepath.Join(trust.StateDir(a.getenv, home), "oauth")}
+}
+
+// oauthManager builds the authorization layer for the target's URL: the
+// flags first, then the config entry's oauth settings.
+func (a *app) oauthManager(plain *http.Client, mode string) (*oauth.Manager, error) {
+	f := &a.flags.authFlags
+	var conf config.OAuth
+	if x := a.target.entry; x != nil {
+		conf = x.OAuth
+	}
+	pick := func(flag, fromConf string) string {
+		if flag != "" {
+			return flag
+		}
+		return fromConf
+	}
+	secret, err := a.clientSecret()
+	if err != nil {
+		return nil, err
+	}
+	opts := oauth.Options{
+		ServerURL:         a.target.url,
+		HTTP:              plain,
+		Mode:              mode,
+		Grant:             strings.ReplaceAll(f.Grant, "-", "_"),
+		ClientID:          pick(f.ClientID, conf.ClientID),
+		ClientSecret:      pick(secret, conf.ClientSecret),
+		ClientMetadataURL: pick(f.ClientMetadataURL, conf.ClientMetadataURL),
+		Open:              a.openBrowser,
+		Diag:              a.ios.Err,
+	}
+	if !a.explicit["grant"] && conf.Grant != "" {
+		opts.Grant = conf.Grant
+	}
+	if keyFile := pick(f.ClientKey, conf.ClientKey); keyFile != "" {
+		key, err := readClientKey(keyFile)
+		if err != nil {
+			return nil, err
+		}
+		opts.ClientKey = key
+	}
+	if opts.Grant == oauth.GrantClientCredentials && (opts.ClientID == "" || (opts.ClientSecret == "" && opts.ClientKey == nil)) {
+		return nil, usageErrorf("--grant client-credentials needs --client-id and --client-secret or --client-key")
+	}
+	opts.Store = a.oauthStore()
+	return oauth.NewManager(opts, plain.Transport)
+}
+
+// clientSecret is --client-secret (or @FILE), else MCPV_CLIENT_SECRET.
+func (a *app) clientSecret() (string, error) {
+	s := a.flags.ClientSecret
+	if path, ok := strings.CutPrefix(s, "@"); ok {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return "", usageErrorf("--client-secret: %v", err)
+		}
+		return strings.TrimSpace(string(data)), nil
+	}
+	if s == "" {
+		s = a.getenv("MCPV_CLIENT_SECRET")
+	}
+	return s, nil
+}
+
+func readClientKey(path string) (*ecdsa.PrivateKey, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usageErrorf("--client-key: %v", err)
+	}
+	key, err := oauth.ParseECKey(data)
+	if err != nil {
+		return nil, usageErrorf("--client-key %s: %v", path, err)
+	}
+	return key, nil
+}
+
+// openBrowser opens url with $BROWSER, else the platform's opener. It does
+// not wait for the browser; the URL is printed on stderr either way.
+func (a *app) openBrowser(url string) error {
+	var cmd *exec.Cmd
+	switch b := a.getenv("BROWSER"); {
+	case b != "":
+		cmd = exec.Command("sh", "-c", b+` "$1"`, "browser", url)
+	case runtime.GOOS == "darwin":
+		cmd = exec.Command("open", url)
+	default:
+		cmd = exec.Command("xdg-open", url)
+	}
+	cmd.Env = a.environ
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go cmd.Wait() // reaps the opener; it ends on its own, mcpv does not wait for it
+	return nil
+}
