@@ -242,9 +242,12 @@ func minimalEnv(environ []string, goos string) []string {
 }
 
 // flagSecrets are the secrets given on the command line: secret-named --env
-// values and -H header values.
+// values, -H header values and --client-secret.
 func flagSecrets(c *cli) []string {
 	var out []string
+	if s := c.ClientSecret; s != "" && !strings.HasPrefix(s, "@") {
+		out = append(out, s)
+	}
 	for _, kv := range c.Env {
 		if k, v, _ := strings.Cut(kv, "="); redact.Name(k) {
 			out = append(out, v)

@@ -263,3 +263,50 @@ func TestClientCredentials(t *testing.T) {
 		t.Fatalf("bad secret: %v", err)
 	}
 }
+
+func TestClientIdentityOrder(t *testing.T) {
+	const cimdURL = "https://client.example/mcpv.json"
+	tests := []struct {
+		name          string
+		cimd, noDCR   bool
+		clientID      string
+		metadataURL   string
+		wantClient    string
+		wantRegister  int
+		wantErrSubstr string
+	}{
+		{name: "pre-registered beats everything", cimd: true, clientID: "pre-registered", metadataURL: cimdURL, wantClient: "pre-registered"},
+		{name: "metadata document when supported", cimd: true, metadataURL: cimdURL, wantClient: cimdURL},
+		{name: "registration when documents are not supported", metadataURL: cimdURL, wantClient: "dynamic-client", wantRegister: 1},
+		{name: "registration without a document URL", cimd: true, wantClient: "dynamic-client", wantRegister: 1},
+		{name: "nothing possible", noDCR: true, wantErrSubstr: "give a pre-registered --client-id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.CIMD, w.NoDCR = tt.cimd, tt.noDCR
+			m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()}, Mode: ModeAuto,
+				ClientID: tt.clientID, ClientMetadataURL: tt.metadataURL, Open: browser(t), Diag: io.Discard}, http.DefaultTransport)
+			if err != nil {
+				t.Fatal(err)
+			}
+			status, _, err := call(t, m, w, "tools/list")
+			if tt.wantErrSubstr != "" {
+				var oe *Error
+				if !errors.As(err, &oe) || oe.Step != StepRegistration || !strings.Contains(err.Error(), tt.wantErrSubstr) {
+					t.Fatalf("got %v", err)
+				}
+				return
+			}
+			if err != nil || status != 200 {
+				t.Fatalf("%d %v", status, err)
+			}
+			if ids := w.ClientIDs(); len(ids) != 1 || ids[0] != tt.wantClient {
+				t.Errorf("client ids %q, want %q", ids, tt.wantClient)
+			}
+			if n := w.count("register"); n != tt.wantRegister {
+				t.Errorf("%d registrations, want %d", n, tt.wantRegister)
+			}
+		})
+	}
+}

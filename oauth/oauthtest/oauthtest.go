@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Server is an authorization server and the resource it protects.
@@ -30,6 +31,9 @@ type Server struct {
 	TTL       int               // expires_in of issued tokens (default 3600)
 	Clients   map[string]string // client_credentials: id → secret (HTTP Basic)
 	ForbidAll bool              // every authenticated request gets 403
+	CIMD      bool              // advertise client ID metadata documents
+	NoDCR     bool              // offer no registration endpoint
+	Delay     time.Duration     // how long the token endpoint takes to answer
 
 	mu      sync.Mutex
 	tokens  map[string]string // access token → scope
@@ -37,6 +41,7 @@ type Server struct {
 	codes   map[string]grant
 	n       int
 	counts  map[string]int
+	clients []string // the client_id of each authorization request
 }
 
 type grant struct{ scope, challenge string }
@@ -74,6 +79,25 @@ func (s *Server) Valid(token string) bool {
 	defer s.mu.Unlock()
 	_, ok := s.tokens[token]
 	return ok
+}
+
+// ClientIDs are the client ids of the authorization requests so far.
+func (s *Server) ClientIDs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.clients...)
+}
+
+// Issue mints an access token and a refresh token for scope, as if a flow
+// had run.
+func (s *Server) Issue(scope string) (access, refresh string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n++
+	access, refresh = fmt.Sprintf("issued-access-%d", s.n), fmt.Sprintf("issued-refresh-%d", s.n)
+	s.tokens[access] = scope
+	s.refresh[refresh] = scope
+	return access, refresh
 }
 
 // ScopeOf is the scope granted to an access token.
@@ -117,14 +141,22 @@ func (s *Server) guard(next http.Handler) http.Handler {
 }
 
 func (s *Server) serveAS(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/token" {
+		time.Sleep(s.Delay)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch r.URL.Path {
 	case "/.well-known/oauth-authorization-server":
-		json.NewEncoder(w).Encode(map[string]any{"issuer": s.AS.URL, "authorization_endpoint": s.AS.URL + "/authorize",
+		md := map[string]any{"issuer": s.AS.URL, "authorization_endpoint": s.AS.URL + "/authorize",
 			"token_endpoint": s.AS.URL + "/token", "registration_endpoint": s.AS.URL + "/register",
 			"code_challenge_methods_supported": []string{"S256"}, "scopes_supported": append([]string{"offline_access"}, s.Scopes...),
-			"token_endpoint_auth_methods_supported": []string{"none", "client_secret_basic"}})
+			"token_endpoint_auth_methods_supported": []string{"none", "client_secret_basic"},
+			"client_id_metadata_document_supported": s.CIMD}
+		if s.NoDCR {
+			delete(md, "registration_endpoint")
+		}
+		json.NewEncoder(w).Encode(md)
 	case "/register":
 		s.counts["register"]++
 		w.WriteHeader(http.StatusCreated)
@@ -132,6 +164,7 @@ func (s *Server) serveAS(w http.ResponseWriter, r *http.Request) {
 	case "/authorize":
 		s.counts["authorize"]++
 		q := r.URL.Query()
+		s.clients = append(s.clients, q.Get("client_id"))
 		if q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" {
 			http.Error(w, "PKCE S256 required", http.StatusBadRequest)
 			return
