@@ -90,7 +90,7 @@ func (c *callCmd) Run(ctx context.Context, a *app) error {
 	}
 	var def toolDef
 	if needed := !c.NoValidate || (!c.NoCoerce && len(c.Pairs) > 0) || c.ValidateOutput != "off" || client.HasCapability("tasks.requests.tools.call"); needed {
-		raw, err := findTool(ctx, client, c.Tool)
+		raw, err := a.findTool(ctx, client, c.Tool)
 		var ce *mcp.CallError
 		if errors.As(err, &ce) {
 			fmt.Fprintf(a.ios.Err, "mcpv: warning: could not list the tools (%v); arguments not typed or checked\n", err)

@@ -57,6 +57,7 @@ func exitCode(err error) int {
 	var (
 		usage     usageError
 		confErr   configError
+		batchErr  batchFailed
 		filterErr *output.FilterError
 		callErr   *mcp.CallError
 		capErr    *mcp.CapabilityError
@@ -72,6 +73,8 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &batchErr):
+		return batchErr.code
 	case isClosedStdout(err):
 		return exitOK // stdout closed by the reader, e.g. | head -1
 	case errors.Is(err, ErrInterrupted):
@@ -100,7 +103,8 @@ func exitCode(err error) int {
 // silent errors have already told the user what happened, through stdout.
 func silent(err error) bool {
 	var quiet silentAuthError
-	if errors.As(err, &quiet) {
+	var batch batchFailed
+	if errors.As(err, &quiet) || errors.As(err, &batch) {
 		return true
 	}
 	return errors.Is(err, errToolFailed) || errors.Is(err, output.ErrFalsy) || isClosedStdout(err)

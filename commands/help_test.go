@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite the help golden files")
 // `go test ./commands -run TestHelp -update` rewrites it after a deliberate change.
 func TestHelp(t *testing.T) {
 	commands := []string{"", "info", "ping", "list-tools", "call", "list-resources",
-		"list-resource-templates", "read", "list-prompts", "get-prompt", "complete", "watch", "tasks", "tasks result", "request", "servers", "trust", "auth", "completions"}
+		"list-resource-templates", "read", "list-prompts", "get-prompt", "complete", "watch", "tasks", "tasks result", "request", "batch", "servers", "trust", "auth", "completions"}
 	for _, c := range commands {
 		name := c
 		if name == "" {

@@ -52,6 +52,7 @@ type cli struct {
 	Watch                 watchCmd                 `cmd:"" help:"Subscribe to resources and print a JSON line per change."`
 	Tasks                 tasksCmd                 `cmd:"" help:"List, inspect, collect or cancel tasks."`
 	Request               requestCmd               `cmd:"" help:"Send any request (or notification) with raw JSON params."`
+	Batch                 batchCmd                 `cmd:"" help:"Run operations from stdin, one per line, in one session; print a JSON line for each."`
 	Servers               serversCmd               `cmd:"" help:"List the servers named in config files, or show one."`
 	Trust                 trustCmd                 `cmd:"" help:"Trust a project config file as it is now, so its servers may start."`
 	AuthCmd               authCmd                  `cmd:"" name:"auth" help:"Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one."`

@@ -59,6 +59,10 @@ func (a *app) onNotification(method string, params json.RawMessage) {
 		a.events.write(method, params)
 	}
 	switch method {
+	case "notifications/tools/list_changed":
+		if a.tools != nil {
+			a.tools.reset()
+		}
 	case "notifications/progress":
 		a.ios.Status.Set(progressText(params))
 	case "notifications/tasks/status":

@@ -25,6 +25,8 @@ type app struct {
 	server   []string        // the words after --
 	target   *target         // the server, once resolved
 	explicit map[string]bool // the flags given on the command line
+	batch    *batchState     // set while a batch runs
+	tools    *toolCache      // tool definitions by name, kept for a batch
 	environ  []string
 	getenv   func(string) string
 
@@ -41,6 +43,9 @@ type app struct {
 // connect starts the server and initializes the session. It is called by a
 // command's Run once the command has checked everything that needs no server.
 func (a *app) connect(ctx context.Context) (*mcp.Client, error) {
+	if a.client != nil {
+		return a.client, nil // a batch line: the session is open
+	}
 	f := &a.flags.serverFlags
 	cf := &a.flags.clientFlags
 	if cf.Events != "" && a.events == nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpv/mcpv/mcp"
@@ -88,7 +89,39 @@ func (a *app) useTask(ctx context.Context, client *mcp.Client, tool string, aske
 }
 
 // findTool walks tools/list until it finds the tool; nil when it is not listed.
-func findTool(ctx context.Context, client *mcp.Client, name string) (json.RawMessage, error) {
+// toolCache keeps a batch's tool definitions, so that a thousand call lines
+// cost one tools/list walk; notifications/tools/list_changed empties it.
+type toolCache struct {
+	mu    sync.Mutex
+	tools map[string]json.RawMessage // guarded by mu; nil until listed
+}
+
+func (t *toolCache) reset() {
+	t.mu.Lock()
+	t.tools = nil
+	t.mu.Unlock()
+}
+
+// findTool returns the definition of the tool called name, or nil.
+func (a *app) findTool(ctx context.Context, client *mcp.Client, name string) (json.RawMessage, error) {
+	if a.tools == nil {
+		return findTool(ctx, client, name, nil)
+	}
+	a.tools.mu.Lock()
+	defer a.tools.mu.Unlock()
+	if a.tools.tools == nil {
+		all := map[string]json.RawMessage{}
+		if _, err := findTool(ctx, client, "", all); err != nil {
+			return nil, err
+		}
+		a.tools.tools = all
+	}
+	return a.tools.tools[name], nil
+}
+
+// findTool walks tools/list for the tool called name; with all non-nil it
+// walks every page and keeps every tool there.
+func findTool(ctx context.Context, client *mcp.Client, name string, all map[string]json.RawMessage) (json.RawMessage, error) {
 	cursor := ""
 	for pages := 0; pages < 1000; pages++ {
 		var params json.RawMessage
@@ -110,7 +143,12 @@ func findTool(ctx context.Context, client *mcp.Client, name string) (json.RawMes
 			var n struct {
 				Name string `json:"name"`
 			}
-			if json.Unmarshal(t, &n) == nil && n.Name == name {
+			if json.Unmarshal(t, &n) != nil {
+				continue
+			}
+			if all != nil {
+				all[n.Name] = t
+			} else if n.Name == name {
 				return t, nil
 			}
 		}

@@ -4,7 +4,7 @@
 # __mcpv_subs CMD sets subs to the subcommands of CMD ("" for mcpv itself, "tasks", ...).
 __mcpv_subs() {
     case $1 in
-    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks request servers trust auth completions' ;;
+    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks request batch servers trust auth completions' ;;
     'tasks') subs='list get result cancel' ;;
     'auth') subs='login status logout token' ;;
     *) subs= ;;
@@ -24,6 +24,7 @@ __mcpv_flags() {
     'complete') flags='--prompt --template --arg --context' ;;
     'watch') flags='--read --lists --count --for' ;;
     'tasks list') flags='--cursor --max-pages' ;;
+    'batch') flags='--parallel --keep-going' ;;
     'trust') flags='--revoke' ;;
     *) flags= ;;
     esac
@@ -100,6 +101,8 @@ __mcpv_flag() {
         'watch:--for') kind='none'; return ;;
         'tasks list:--cursor') kind='none'; return ;;
         'tasks list:--max-pages') kind='none'; return ;;
+        'batch:--parallel') kind='none'; return ;;
+        'batch:--keep-going') kind='bool'; return ;;
         'trust:--revoke') kind='bool'; return ;;
         esac
         [[ -n $c ]] || return 1

@@ -5,7 +5,7 @@
 function __mcpv_subs
     switch "$argv[1]"
         case ''
-            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks request servers trust auth completions
+            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks request batch servers trust auth completions
         case 'tasks'
             printf '%s\n' list get result cancel
         case 'auth'
@@ -35,6 +35,8 @@ function __mcpv_takes
             case 'watch:--count' 'watch:--for'
                 return 0
             case 'tasks list:--cursor' 'tasks list:--max-pages'
+                return 0
+            case 'batch:--parallel'
                 return 0
         end
         test -n "$c"; or return 1
@@ -159,6 +161,7 @@ complete -c mcpv -n '__mcpv_at "" 0' -a complete -d 'Ask for completions of a pr
 complete -c mcpv -n '__mcpv_at "" 0' -a watch -d 'Subscribe to resources and print a JSON line per change.'
 complete -c mcpv -n '__mcpv_at "" 0' -a tasks -d 'List, inspect, collect or cancel tasks.'
 complete -c mcpv -n '__mcpv_at "" 0' -a request -d 'Send any request (or notification) with raw JSON params.'
+complete -c mcpv -n '__mcpv_at "" 0' -a batch -d 'Run operations from stdin, one per line, in one session; print a JSON line for each.'
 complete -c mcpv -n '__mcpv_at "" 0' -a servers -d 'List the servers named in config files, or show one.'
 complete -c mcpv -n '__mcpv_at "" 0' -a trust -d 'Trust a project config file as it is now, so its servers may start.'
 complete -c mcpv -n '__mcpv_at "" 0' -a auth -d 'Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.'
@@ -232,6 +235,8 @@ complete -c mcpv -n '__mcpv_at "tasks" 0' -a result -d 'Wait for a task to end a
 complete -c mcpv -n '__mcpv_at "tasks" 0' -a cancel -d 'Cancel a task.'
 complete -c mcpv -n '__mcpv_in "tasks list"' -l cursor -x -d 'Fetch the one page that starts at this cursor; its nextCursor is kept.'
 complete -c mcpv -n '__mcpv_in "tasks list"' -l max-pages -x -d 'Stop after N pages (the output then keeps nextCursor).'
+complete -c mcpv -n '__mcpv_in "batch"' -l parallel -x -d 'Run up to N operations at once; results still come out in input order.'
+complete -c mcpv -n '__mcpv_in "batch"' -l keep-going -d 'Run every line even after a failure; the exit code is still the first failure\'s.'
 complete -c mcpv -n '__mcpv_at "servers" 0' -x -a '(__mcpv_servers)'
 complete -c mcpv -n '__mcpv_in "trust"' -l revoke -d 'Forget the trust instead.'
 complete -c mcpv -n '__mcpv_at "trust" 0+' -F

@@ -55,6 +55,7 @@ const (
 	maxJunkWarnings = 10
 	stderrTailBytes = 8 << 10
 	stderrTailLines = 10
+	smallMessage    = 64 << 10 // written with its newline in one write
 )
 
 // CommandTransport is a Transport to a server run as a child process.
@@ -255,8 +256,15 @@ func (t *CommandTransport) Write(ctx context.Context, msg []byte) error {
 		}
 		t.wmu.Unlock()
 	})
-	_, err := t.stdin.Write(msg)
-	if err == nil {
+	var err error
+	if len(msg) < smallMessage {
+		// One write, so the server never reads a message without its
+		// newline; a large one is not worth copying.
+		line := make([]byte, len(msg)+1)
+		copy(line, msg)
+		line[len(msg)] = '\n'
+		_, err = t.stdin.Write(line)
+	} else if _, err = t.stdin.Write(msg); err == nil {
 		_, err = t.stdin.Write([]byte{'\n'})
 	}
 	stop()

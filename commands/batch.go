@@ -1,0 +1,289 @@
+package commands
+
+// batch runs many operations in one session. Design:
+//
+//   - the reader goroutine reads stdin a line at a time and hands each
+//     operation both to the workers and, in input order, to the writer; the
+//     order channel holds at most --parallel operations, so a million-line
+//     input runs in constant memory. It stops at EOF or when the batch is
+//     stopped (ctx), and closes both channels.
+//   - --parallel worker goroutines run operations; they stop when the work
+//     channel is closed.
+//   - the writer (the command's own goroutine) waits for each operation's
+//     result in input order and writes its NDJSON line at once, so results
+//     appear while input is still coming. After the first failure, unless
+//     --keep-going, it cancels what is in flight (on the wire, like Ctrl-C),
+//     drains the channels and returns the failure's exit code.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/output"
+)
+
+type batchCmd struct {
+	Parallel  int  `name:"parallel" default:"1" placeholder:"N" help:"Run up to N operations at once; results still come out in input order."`
+	KeepGoing bool `name:"keep-going" help:"Run every line even after a failure; the exit code is still the first failure's."`
+}
+
+func (c *batchCmd) Help() string {
+	return `Reads operations from stdin, one per line, and runs them all in one session, so a script pays the server's start-up once. A line is either a JSON object {"id"?, "method", "params"?}, sent as is (a notifications/ method as a notification), or an mcpv command line such as 'call echo message=hi', parsed and checked exactly as on the command line (typed arguments, pagination, capability checks; --jq and the other output flags work per line). Blank lines and lines starting with # are skipped.
+
+Each operation writes one JSON line, in input order:
+
+    {"line":N,"id":ID,"result":...}                 success ("id" only when the input had one)
+    {"line":N,"result":...,"exit":1}                a tool result with isError: true
+    {"line":N,"error":{...},"exit":CODE}            a failure: the server's JSON-RPC error, or {"message":...}
+
+The first failure stops the batch (after writing its line), unless --keep-going; mcpv then exits with that failure's code. Ctrl-C cancels every operation in flight and exits 130.
+
+Examples:
+
+    $ printf '%s\n' 'call echo message=hi' 'list-tools -q .tools[].name' | mcpv batch -- ./server
+    $ mcpv batch --parallel 8 --keep-going -u http://127.0.0.1:3000/mcp < operations.txt
+    $ echo '{"id":"a","method":"ping"}' | mcpv batch -s github`
+}
+
+func (c *batchCmd) Validate() error {
+	if c.Parallel < 1 {
+		return fmt.Errorf("--parallel must be at least 1")
+	}
+	return nil
+}
+
+// batchOp is one input line on its way through the batch.
+type batchOp struct {
+	line int
+	text []byte
+	done chan []byte // the output line; exit code in code
+	code int
+}
+
+func (c *batchCmd) Run(ctx context.Context, a *app) error {
+	if _, err := a.connect(ctx); err != nil {
+		return err
+	}
+	a.batch = &batchState{lines: map[string]*parsedLine{}}
+	a.tools = &toolCache{}
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+
+	order := make(chan *batchOp, c.Parallel)
+	work := make(chan *batchOp)
+	readErr := make(chan error, 1)
+	go func() { // the reader; stops at EOF, on a read error, or when ctx ends
+		readErr <- c.read(ctx, a.ios.In, order, work)
+		close(order)
+		close(work)
+	}()
+	var workers sync.WaitGroup
+	for range c.Parallel {
+		workers.Add(1)
+		go func() { // a worker; stops when work is closed
+			defer workers.Done()
+			for op := range work {
+				out, code := a.runBatchOp(ctx, op)
+				op.code = code
+				op.done <- out
+			}
+		}()
+	}
+	defer workers.Wait()
+
+	// Results are buffered while the next one is ready, and flushed before
+	// waiting, so they appear as soon as they are known.
+	w := bufio.NewWriterSize(a.ios.Out, 64<<10)
+	first := 0
+	flush := func() error {
+		if err := w.Flush(); err != nil {
+			stop(err)
+			drainBatch(order)
+			return &output.ClosedError{Err: err}
+		}
+		return nil
+	}
+	for {
+		var op *batchOp
+		var more bool
+		select {
+		case op, more = <-order:
+		default:
+			if err := flush(); err != nil {
+				return err
+			}
+			op, more = <-order
+		}
+		if !more {
+			break
+		}
+		var out []byte
+		select {
+		case out = <-op.done:
+		default:
+			if err := flush(); err != nil {
+				return err
+			}
+			out = <-op.done
+		}
+		if cause := context.Cause(ctx); cause != nil && errors.Is(cause, ErrInterrupted) {
+			stop(cause)
+			drainBatch(order)
+			return cause
+		}
+		if _, err := w.Write(out); err != nil {
+			stop(err)
+			drainBatch(order)
+			return &output.ClosedError{Err: err}
+		}
+		if op.code != exitOK && first == exitOK {
+			first = op.code
+			if !c.KeepGoing {
+				stop(errBatchStopped)
+				drainBatch(order)
+				break
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return &output.ClosedError{Err: err}
+	}
+	if err := <-readErr; err != nil && !errors.Is(err, errBatchStopped) {
+		return err
+	}
+	if first != exitOK {
+		return batchFailed{first}
+	}
+	return nil
+}
+
+var errBatchStopped = errors.New("the batch stopped at a failure")
+
+// batchFailed carries the first failure's exit code; its line was written.
+type batchFailed struct{ code int }
+
+func (e batchFailed) Error() string { return fmt.Sprintf("a batch operation failed (exit %d)", e.code) }
+
+// drainBatch waits out the operations already handed out, so that every
+// goroutine can finish.
+func drainBatch(order <-chan *batchOp) {
+	for op := range order {
+		<-op.done
+	}
+}
+
+// read feeds the input's lines to the writer (in order) and the workers.
+func (c *batchCmd) read(ctx context.Context, in io.Reader, order, work chan<- *batchOp) error {
+	r := bufio.NewReaderSize(in, 64<<10)
+	for n := 1; ; n++ {
+		text, err := r.ReadBytes('\n')
+		if len(bytes.TrimSpace(text)) > 0 && !bytes.HasPrefix(bytes.TrimSpace(text), []byte("#")) {
+			op := &batchOp{line: n, text: bytes.TrimSpace(text), done: make(chan []byte, 1)}
+			select {
+			case order <- op:
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
+			select {
+			case work <- op:
+			case <-ctx.Done():
+				op.done <- nil
+				return context.Cause(ctx)
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading the batch: %w", err)
+		}
+	}
+}
+
+// runBatchOp runs one line and returns its output line and exit code.
+func (a *app) runBatchOp(ctx context.Context, op *batchOp) ([]byte, int) {
+	if ctx.Err() != nil {
+		return nil, exitInterrupt
+	}
+	var id json.RawMessage
+	var res json.RawMessage
+	var err error
+	if op.text[0] == '{' {
+		id, res, err = a.runBatchJSON(ctx, op.text)
+	} else {
+		res, err = a.runBatchCommand(ctx, op.text)
+	}
+	code := exitCode(err)
+	b := make([]byte, 0, 64+len(res))
+	b = append(b, `{"line":`...)
+	b = strconv.AppendInt(b, int64(op.line), 10)
+	if id != nil {
+		b = append(append(b, `,"id":`...), id...)
+	}
+	if res != nil || err == nil {
+		if res == nil {
+			res = json.RawMessage("null")
+		}
+		b = append(append(b, `,"result":`...), res...)
+	}
+	if err != nil {
+		if res == nil {
+			b = append(append(b, `,"error":`...), batchError(err)...)
+		}
+		b = append(append(b, `,"exit":`...), strconv.Itoa(code)...)
+	}
+	return append(b, '}', '\n'), code
+}
+
+// batchError is the "error" member: the server's JSON-RPC error as it sent
+// it, or mcpv's own message.
+func batchError(err error) []byte {
+	var ce *mcp.CallError
+	if errors.As(err, &ce) {
+		return mustJSON(ce.Err)
+	}
+	return mustJSON(map[string]string{"message": err.Error()})
+}
+
+// runBatchJSON sends a {"id"?, "method", "params"?} line as it is.
+func (a *app) runBatchJSON(ctx context.Context, text []byte) (id, res json.RawMessage, err error) {
+	var method string
+	var params json.RawMessage
+	err = rawjson.ForEachMember(text, func(key string, value []byte) error {
+		switch key {
+		case "id":
+			id = value
+		case "method":
+			return json.Unmarshal(value, &method)
+		case "params":
+			params = value
+		case "jsonrpc":
+		default:
+			return fmt.Errorf("unknown member %q", key)
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return id, nil, usageErrorf("not an operation: %v", err)
+	case method == "":
+		return id, nil, usageErrorf(`an operation needs a "method"`)
+	case params != nil && string(params) != "null" && !rawjson.IsObject(params) && params[0] != '[':
+		return id, nil, usageErrorf(`"params" must be an object`)
+	}
+	if strings.HasPrefix(method, "notifications/") {
+		return id, nil, a.client.Notify(ctx, method, params)
+	}
+	res, err = a.client.Call(ctx, method, params)
+	return id, res, err
+}

@@ -1,0 +1,152 @@
+package commands
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpv/mcpv/output"
+)
+
+const batchInput = `ping
+{"id":"a","method":"ping"}
+# a comment, then a blank line
+
+call echo message="hi there"
+call add a:=2 b:=3 -q .structuredContent.sum
+call fail reason=boom -q .content[0].text
+call nope
+list-tools -q [.tools[].name]
+{"id":7,"method":"no/such/method"}
+call add a=two b:=1
+read demo://nope
+watch demo://clock
+{"method":"notifications/roots/list_changed"}
+--timeout 1s ping
+get-prompt greet name=Ann -q .messages[0].content.text
+{"method":
+`
+
+func TestBatchKeepGoing(t *testing.T) {
+	r := mcpv(t, batchInput, args([]string{"batch", "--keep-going"}, demo())...)
+	want := []string{
+		`{"line":1,"result":{}}`,
+		`{"line":2,"id":"a","result":{}}`,
+		`{"line":5,"result":{"content":[{"type":"text","text":"hi there"}],"structuredContent":{"message":"hi there"}}}`,
+		`{"line":6,"result":5}`,
+		`{"line":7,"result":"failed: boom","exit":1}`,
+		`{"line":8,"error":{"code":-32602,"message":"unknown tool \"nope\""},"exit":3}`,
+		`{"line":9,"result":["add","ask","big","echo","fail","log","roots","sample","slow"]}`,
+		`{"line":10,"id":7,"error":{"code":-32601,"message":"method not found: \"no/such/method\""},"exit":3}`,
+		`{"line":11,"error":{"message":"argument a: \"two\" is not number"},"exit":2}`,
+		`{"line":12,"error":{"code":-32602,"message":"Resource not found","data":{"uri":"demo://nope"}},"exit":3}`,
+		`{"line":13,"error":{"message":"watch cannot run in a batch"},"exit":2}`,
+		`{"line":14,"result":null}`,
+		`{"line":15,"error":{"message":"--timeout applies to the whole batch: give it before 'batch'"},"exit":2}`,
+		`{"line":16,"result":"Say hello to Ann."}`,
+		`{"line":17,"error":{"message":"not an operation: invalid JSON"},"exit":2}`,
+	}
+	if diff := cmp.Diff(want, strings.Split(strings.TrimSpace(r.stdout), "\n")); diff != "" {
+		t.Errorf("stdout (-want +got):\n%s\nstderr: %s", diff, r.stderr)
+	}
+	if r.code != 1 {
+		t.Errorf("exit %d, want 1 (the first failure's)", r.code)
+	}
+}
+
+func TestBatchStopsAtTheFirstFailure(t *testing.T) {
+	for _, parallel := range []string{"1", "4"} {
+		r := mcpv(t, "ping\ncall nope\nping\nping\n", args([]string{"batch", "--parallel", parallel}, demo())...)
+		want := `{"line":1,"result":{}}` + "\n" + `{"line":2,"error":{"code":-32602,"message":"unknown tool \"nope\""},"exit":3}` + "\n"
+		if r.stdout != want || r.code != 3 {
+			t.Errorf("--parallel %s: exit %d, stdout %q", parallel, r.code, r.stdout)
+		}
+	}
+	if r := mcpv(t, "ping\nping\n", args([]string{"batch"}, demo())...); r.code != 0 || strings.Count(r.stdout, "\n") != 2 {
+		t.Errorf("all good: exit %d, stdout %q", r.code, r.stdout)
+	}
+	if r := mcpv(t, "", args([]string{"batch"}, demo())...); r.code != 0 || r.stdout != "" {
+		t.Errorf("empty batch: exit %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+func TestBatchKeepsInputOrderInParallel(t *testing.T) {
+	in := "call slow seconds:=0.4 steps:=1 -q .content[0].text\nping\ncall echo message=third -q .structuredContent.message\n"
+	r := mcpv(t, in, args([]string{"batch", "--parallel", "3"}, demo())...)
+	want := `{"line":1,"result":"done after 0.4s"}` + "\n" + `{"line":2,"result":{}}` + "\n" + `{"line":3,"result":"third"}` + "\n"
+	if r.code != 0 || r.stdout != want {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// A batch fed slowly answers each line before the next one comes.
+func TestBatchStreams(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ios := output.NewStreams(inR, outW, io.Discard)
+	done := make(chan int, 1)
+	go func() {
+		done <- run(context.Background(), args([]string{"batch"}, demo()), ios, os.Environ())
+		outW.Close()
+	}()
+	lines := bufio.NewReader(outR)
+	for i, op := range []string{"ping", "call echo message=x -q .structuredContent.message"} {
+		if _, err := io.WriteString(inW, op+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan string, 1)
+		go func() { l, _ := lines.ReadString('\n'); got <- l }()
+		select {
+		case l := <-got:
+			if !strings.HasPrefix(l, `{"line":`+string(rune('1'+i))) {
+				t.Fatalf("line %d: got %q", i+1, l)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no result for line %d before the input ended", i+1)
+		}
+	}
+	inW.Close()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
+
+// Ctrl-C cancels what is in flight on the wire and exits 130.
+func TestBatchInterrupted(t *testing.T) {
+	tail, logPath := fakeLogged(t, "hang")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ios := output.NewStreams(strings.NewReader("call x\ncall x\n"), io.Discard, io.Discard)
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, args([]string{"batch", "--parallel", "2"}, tail), ios, os.Environ())
+	}()
+	if !logHas(logPath, `"method":"tools/call"`) {
+		t.Fatal("the calls never reached the server")
+	}
+	cancel(ErrInterrupted)
+	select {
+	case code := <-done:
+		if code != 130 {
+			t.Fatalf("exit %d, want 130", code)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the batch did not stop")
+	}
+	if !logHas(logPath, `"method":"notifications/cancelled"`) {
+		t.Errorf("no cancellation on the wire:\n%s", readLogIfAny(logPath))
+	}
+}
+
+func TestBatchOverHTTP(t *testing.T) {
+	u := demoHTTP(t, httpModes["sse"])
+	r := mcpv(t, "ping\ncall add a:=1 b:=1 -q .structuredContent.sum\n", "-u", u, "batch", "--parallel", "2")
+	if r.code != 0 || r.stdout != `{"line":1,"result":{}}`+"\n"+`{"line":2,"result":2}`+"\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
