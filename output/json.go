@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/itchyny/gojq"
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -53,9 +54,17 @@ func (s stdoutWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// writers are Print's buffers, reused: a batch prints thousands of values.
+var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 64<<10) }}
+
 // Print writes one JSON value (or the filter's outputs for it).
 func (p *Printer) Print(raw []byte) error {
-	w := bufio.NewWriterSize(stdoutWriter{p.Out}, 64<<10)
+	w := writers.Get().(*bufio.Writer)
+	w.Reset(stdoutWriter{p.Out})
+	defer func() {
+		w.Reset(nil)
+		writers.Put(w)
+	}()
 	var err error
 	if p.Filter == nil {
 		err = p.writeRaw(w, raw)

@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# Measures mcpv on this machine and writes docs/BENCHMARKS.md.
+#
+#   bash scripts/bench.sh [-n RUNS] [--quick]
+#
+# Each figure is the median of RUNS runs (default 11; --quick: 5, and a
+# 100,000-line batch instead of a million), taken with GNU time (wall
+# seconds and peak RSS of the largest process). Where there is a reference,
+# mcpv and the reference are run alternately and the ratio of the medians is
+# given:
+#   - one list-tools against the go-sdk demo server, against the raw floor:
+#     the same server fed the same messages from a file by the shell;
+#   - a batch of 20,000 pings against the same server and its raw floor;
+#   - a 100 MB tool result (wall time and peak memory);
+#   - a batch of a million lines (peak memory, against 10,000 lines);
+#   - one list-tools against the npm "everything" server, against the MCP
+#     Inspector CLI doing the same (when npm can install them).
+# Peers are built or installed OUTSIDE the repository, in
+#   ${MCPV_BENCH_DIR:-${TMPDIR:-/tmp}/mcpv-bench}
+# Needs go, GNU time (/usr/bin/time); node and npm for the last comparison.
+set -euo pipefail
+
+runs=11
+quick=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	-n) runs=$2; shift ;;
+	--quick) quick=1; runs=5 ;;
+	-h | --help) sed -n '2,21p' "$0"; exit 0 ;;
+	*) echo "bench: unknown argument $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+die() { echo "bench: $*" >&2; exit 2; }
+[ -x /usr/bin/time ] || die "GNU time (/usr/bin/time) is required (Debian: apt-get install time)"
+command -v go >/dev/null || die "go is required"
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+dir=${MCPV_BENCH_DIR:-${TMPDIR:-/tmp}/mcpv-bench}
+mkdir -p "$dir" && dir=$(cd "$dir" && pwd -P)
+case "$dir/" in "$repo"/*) die "MCPV_BENCH_DIR must be outside the repository" ;; esac
+
+echo "building mcpv and the demo server into $dir"
+(cd "$repo" && go build -o "$dir/mcpv" . && go build -o "$dir/demo-server" ./examples/demo-server) || die "go build failed"
+mcpv=$dir/mcpv
+demo=$dir/demo-server
+
+usecs() { local t=${EPOCHREALTIME//[!0-9]/}; echo $((10#$t)); }
+# measure_in NAME FILE CMD...: run CMD once with stdin from FILE; append
+# "wall_seconds rss_kb" to $dir/NAME.t (wall from the shell's microsecond
+# clock, peak RSS from GNU time).
+measure_in() {
+	local name=$1 file=$2 t0 t1 rss
+	shift 2
+	t0=$(usecs)
+	/usr/bin/time -f '%M' -o "$dir/$name.rss" "$@" >/dev/null 2>"$dir/$name.err" <"$file" ||
+		{ cat "$dir/$name.err" >&2; die "$name failed: $*"; }
+	t1=$(usecs)
+	rss=$(tail -n 1 "$dir/$name.rss")
+	awk -v us=$((t1 - t0)) -v rss="$rss" 'BEGIN{printf "%.4f %d\n", us/1e6, rss}' >>"$dir/$name.t"
+}
+measure() { local name=$1; shift; measure_in "$name" /dev/null "$@"; }
+median() { # FIELD NAME: the median of a column of $dir/NAME.t
+	awk -v f="$1" '{print $f}' "$dir/$2.t" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'
+}
+mb() { awk -v k="$1" 'BEGIN{printf "%.0f MB", k/1024}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2f×", a/b; else print "n/a" }'; }
+secs() { awk -v s="$1" 'BEGIN{ if (s < 1) printf "%.1f ms", s*1000; else printf "%.2f s", s }'; }
+reset() { local n; for n in "$@"; do : >"$dir/$n.t"; done; }
+
+rows=()
+row() { rows+=("| $1 | $2 | $3 | $4 |"); printf '%-58s %-22s %-22s %s\n' "$1" "$2" "$3" "$4"; }
+
+init='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}'
+inited='{"jsonrpc":"2.0","method":"notifications/initialized"}'
+
+echo
+printf '%-58s %-22s %-22s %s\n' WHAT MCPV REFERENCE RATIO
+
+# 1. One list-tools, against the raw floor.
+printf '%s\n%s\n%s\n' "$init" "$inited" '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' >"$dir/raw-list.jsonl"
+reset list raw-list
+for _ in $(seq "$runs"); do
+	measure list "$mcpv" list-tools -- "$demo"
+	measure_in raw-list "$dir/raw-list.jsonl" "$demo"
+done
+row "one list-tools, go-sdk demo server, stdio" "$(secs "$(median 1 list)"), $(mb "$(median 2 list)")" \
+	"raw floor $(secs "$(median 1 raw-list)")" "$(ratio "$(median 1 list)" "$(median 1 raw-list)")"
+
+# 2. A batch of 20,000 pings, against the raw floor.
+pings=20000
+{ printf '%s\n%s\n' "$init" "$inited"; seq "$pings" | awk '{printf "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"ping\"}\n", $1}'; } >"$dir/raw-pings.jsonl"
+lines() { awk -v n="$1" -v l="$2" 'BEGIN{for (i = 0; i < n; i++) print l}'; }
+lines "$pings" ping >"$dir/pings.txt"
+lines "$pings" '{"method":"ping"}' >"$dir/pings.jsonl"
+brun=$(( runs < 5 ? runs : 5 ))
+reset batch-cmd batch-json batch-seq raw-pings
+for _ in $(seq "$brun"); do
+	measure_in batch-json "$dir/pings.jsonl" "$mcpv" batch --parallel 64 -- "$demo"
+	measure_in batch-cmd "$dir/pings.txt" "$mcpv" batch --parallel 64 -- "$demo"
+	measure_in batch-seq "$dir/pings.txt" "$mcpv" batch -- "$demo"
+	measure_in raw-pings "$dir/raw-pings.jsonl" "$demo"
+done
+raw=$(median 1 raw-pings)
+row "batch of $pings pings (JSON lines, --parallel 64)" "$(secs "$(median 1 batch-json)"), $(mb "$(median 2 batch-json)")" "raw floor $(secs "$raw")" "$(ratio "$(median 1 batch-json)" "$raw")"
+row "batch of $pings pings (\"ping\" lines, --parallel 64)" "$(secs "$(median 1 batch-cmd)"), $(mb "$(median 2 batch-cmd)")" "raw floor $(secs "$raw")" "$(ratio "$(median 1 batch-cmd)" "$raw")"
+row "batch of $pings pings (\"ping\" lines, one at a time)" "$(secs "$(median 1 batch-seq)"), $(mb "$(median 2 batch-seq)")" "raw floor $(secs "$raw")" "$(ratio "$(median 1 batch-seq)" "$raw")"
+
+# 3. A 100 MB tool result, from a lean shell server that streams it (the
+# go-sdk server would itself hold several copies, and GNU time reports the
+# largest process).
+cat >"$dir/big-server.sh" <<'EOS'
+#!/usr/bin/env bash
+# A stdio MCP server with one tool, "big", whose result is a text of $1 bytes.
+while IFS= read -r line; do
+	id=$(sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p' <<<"$line")
+	case $line in
+	*'"method":"initialize"'*)
+		printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"big","version":"1"}}}\n' "$id" ;;
+	*'"method":"tools/list"'*)
+		printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"big","inputSchema":{"type":"object"}}]}}\n' "$id" ;;
+	*'"method":"tools/call"'*)
+		printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"' "$id"
+		head -c "$1" /dev/zero | tr '\0' x
+		printf '"}]}}\n' ;;
+	esac
+done
+EOS
+chmod +x "$dir/big-server.sh"
+size=100000000
+reset big big-jq
+for _ in $(seq "$brun"); do
+	measure big "$mcpv" call big -- "$dir/big-server.sh" "$size"
+	measure big-jq "$mcpv" call big -q '.content[0].text | length' -- "$dir/big-server.sh" "$size"
+done
+big_rss=$(median 2 big)
+row "a 100 MB tool result, stdio, to /dev/null" "$(secs "$(median 1 big)"), $(mb "$big_rss")" "the result: 95 MB" \
+	"$(ratio "$big_rss" 97657) its size"
+row "the same through --jq '.content[0].text \| length'" "$(secs "$(median 1 big-jq)"), $(mb "$(median 2 big-jq)")" "the result: 95 MB" \
+	"$(ratio "$(median 2 big-jq)" 97657) its size"
+
+# 4. Memory of a long batch: a million lines against ten thousand.
+long=1000000
+[ "$quick" = 0 ] || long=100000
+reset batch-long batch-short
+lines 10000 '{"method":"ping"}' >"$dir/short.jsonl"
+measure_in batch-short "$dir/short.jsonl" "$mcpv" batch --parallel 64 -- "$demo"
+lines "$long" '{"method":"ping"}' >"$dir/long.jsonl"
+measure_in batch-long "$dir/long.jsonl" "$mcpv" batch --parallel 64 -- "$demo"
+row "batch of $long lines: peak memory (and time)" "$(mb "$(median 2 batch-long)") ($(secs "$(median 1 batch-long)"))" \
+	"10,000 lines: $(mb "$(median 2 batch-short)")" "$(ratio "$(median 2 batch-long)" "$(median 2 batch-short)")"
+
+# 5. Against the MCP Inspector CLI, on the npm everything server.
+if command -v npm >/dev/null && command -v node >/dev/null; then
+	if [ ! -d "$dir/node_modules" ] || ! cmp -s "$repo/scripts/bench/package-lock.json" "$dir/package-lock.json"; then
+		echo "installing the pinned everything server and Inspector CLI into $dir"
+		cp "$repo/scripts/bench/package.json" "$repo/scripts/bench/package-lock.json" "$dir/"
+		(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >"$dir/npm-ci.log" 2>&1) || { tail -n 20 "$dir/npm-ci.log" >&2; rm -rf "$dir/node_modules"; }
+	fi
+	everything=$dir/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+	inspector=$dir/node_modules/@modelcontextprotocol/inspector-cli/build/index.js
+	if [ -f "$everything" ] && [ -f "$inspector" ]; then
+		reset ev-mcpv ev-inspector
+		for _ in $(seq "$runs"); do
+			measure ev-mcpv env GZIP_ALLOWED_DOMAINS=localhost "$mcpv" list-tools -- node "$everything" stdio
+			# The Inspector CLI finds its package.json relative to the working directory.
+			(cd "$dir/node_modules" && measure ev-inspector env GZIP_ALLOWED_DOMAINS=localhost node "$inspector" node "$everything" stdio --method tools/list)
+		done
+		row "one list-tools, npm everything server, stdio" "$(secs "$(median 1 ev-mcpv)"), $(mb "$(median 2 ev-mcpv)")" \
+			"Inspector CLI $(secs "$(median 1 ev-inspector)"), $(mb "$(median 2 ev-inspector)")" "$(ratio "$(median 1 ev-inspector)" "$(median 1 ev-mcpv)") faster"
+		# The client alone: the same call against the go-sdk demo server.
+		reset demo-inspector
+		for _ in $(seq "$runs"); do
+			(cd "$dir/node_modules" && measure demo-inspector node "$inspector" "$demo" --method tools/list)
+		done
+		row "one list-tools, go-sdk demo server: the clients alone" "$(secs "$(median 1 list)"), $(mb "$(median 2 list)")" \
+			"Inspector CLI $(secs "$(median 1 demo-inspector)"), $(mb "$(median 2 demo-inspector)")" "$(ratio "$(median 1 demo-inspector)" "$(median 1 list)") faster"
+	else
+		echo "(npm could not install the everything server and the Inspector CLI: that comparison is left out)"
+	fi
+else
+	echo "(no node or npm: the Inspector CLI comparison is left out)"
+fi
+
+# 6. Start-up alone.
+reset version
+for _ in $(seq "$runs"); do measure version "$mcpv" --version; done
+row "mcpv --version (start-up alone)" "$(secs "$(median 1 version)"), $(mb "$(median 2 version)")" "" ""
+
+# The report.
+out=$repo/docs/BENCHMARKS.md
+mkdir -p "$repo/docs"
+cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || echo unknown)
+{
+	echo "# Benchmarks"
+	echo
+	echo "Written by \`bash scripts/bench.sh$([ "$quick" = 1 ] && echo " --quick")\` on $(date -u '+%Y-%m-%d %H:%M UTC')."
+	echo "Machine: $(uname -srm), $(nproc) cores ($cpu), $(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo) memory;"
+	echo "$(go version | cut -d' ' -f3-), node $(node --version 2>/dev/null || echo none)."
+	echo
+	echo "Each figure is the median of $runs runs ($brun for the batches and the 100 MB result; one for the long batch),"
+	echo "wall time and peak RSS of the largest process from GNU time; mcpv and its reference alternate, and a"
+	echo "ratio compares their medians. The raw floor is the same server fed the same JSON-RPC messages from"
+	echo "a file by the shell, with no client at all."
+	echo
+	echo "| what | mcpv | reference | ratio |"
+	echo "| --- | --- | --- | --- |"
+	printf '%s\n' "${rows[@]}"
+	if [ -f "$repo/docs/BENCHMARKS.notes.md" ]; then
+		echo
+		cat "$repo/docs/BENCHMARKS.notes.md"
+	fi
+} >"$out"
+echo
+echo "written to $out"
