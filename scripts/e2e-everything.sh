@@ -348,6 +348,17 @@ common_checks() {
 	echo "--- tools"
 	check_out call-echo 0 '{"content":[{"type":"text","text":"Echo: hello"}]}' call echo message=hello
 	check_jq call-get-sum '(.isError | not) and (.content[0].text | test("\\b5\\b"))' call get-sum a:=2 b:=3
+	why=""
+	printf '%s\n' 'call echo message=one -q .content[0].text' \
+		'{"id":"s","method":"tools/call","params":{"name":"get-sum","arguments":{"a":2,"b":3}}}' \
+		'call no-such-tool' ping >"$tmp/batch.in"
+	stdin=$tmp/batch.in run --quiet batch --keep-going --parallel 2
+	want_rc 1 # this server reports an unknown tool as a tool error
+	sed -n 1p "$tmp/out" | grep -qxF '{"line":1,"result":"Echo: one"}' || because "line 1 is not the echo's text"
+	sed -n 2p "$tmp/out" | grep -q '^{"line":2,"id":"s","result":{"content":\[' || because "line 2 is not get-sum's result"
+	sed -n 3p "$tmp/out" | grep -q '^{"line":3,"result":{.*"isError":true},"exit":1}$' || because "line 3 is not a tool error with exit 1"
+	sed -n 4p "$tmp/out" | grep -qxF '{"line":4,"result":{}}' || because "line 4 is not the ping"
+	verdict batch-mixed
 	check_jq call-get-tiny-image \
 		'any(.content[]; .type == "image" and .mimeType == "image/png" and (.data | startswith("iVBORw0KGgo")))' \
 		call get-tiny-image
