@@ -21,7 +21,10 @@ type authFlags struct {
 	ClientSecret      string `name:"client-secret" placeholder:"SECRET" help:"Its secret; @FILE reads it from FILE (default: MCPV_CLIENT_SECRET)." group:"Authorization"`
 	ClientKey         string `name:"client-key" placeholder:"FILE" type:"existingfile" help:"Authenticate the client with a JWT signed by the EC P-256 key in FILE (PEM) instead of a secret." group:"Authorization"`
 	ClientMetadataURL string `name:"client-metadata-url" placeholder:"URL" help:"Use this client ID metadata document URL as the client id where the server supports them." group:"Authorization"`
-	Grant             string `name:"grant" enum:"authorization-code,client-credentials" default:"authorization-code" help:"authorization-code (a user in a browser) or client-credentials (a machine, e.g. CI)." group:"Authorization"`
+	Grant             string `name:"grant" enum:"authorization-code,client-credentials,cross-app" default:"authorization-code" help:"authorization-code (a user in a browser), client-credentials (a machine, e.g. CI) or cross-app (an identity provider's ID token, SEP-990)." group:"Authorization"`
+	IDPTokenEndpoint  string `name:"idp-token-endpoint" placeholder:"URL" help:"For --grant cross-app: the identity provider's token endpoint." group:"Authorization"`
+	IDPClientID       string `name:"idp-client-id" placeholder:"ID" help:"For --grant cross-app: mcpv's client id at the identity provider." group:"Authorization"`
+	IDToken           string `name:"id-token" placeholder:"TOKEN" help:"For --grant cross-app: the user's ID token; @FILE reads it from FILE (default: MCPV_ID_TOKEN)." group:"Authorization"`
 }
 
 // authMode is --auth, or its default for this run.
@@ -83,8 +86,18 @@ func (a *app) oauthManager(plain *http.Client, mode string) (*oauth.Manager, err
 		}
 		opts.ClientKey = key
 	}
-	if opts.Grant == oauth.GrantClientCredentials && (opts.ClientID == "" || (opts.ClientSecret == "" && opts.ClientKey == nil)) {
-		return nil, usageErrorf("--grant client-credentials needs --client-id and --client-secret or --client-key")
+	if opts.Grant != oauth.GrantAuthorizationCode && (opts.ClientID == "" || (opts.ClientSecret == "" && opts.ClientKey == nil)) {
+		return nil, usageErrorf("--grant %s needs --client-id and --client-secret or --client-key", f.Grant)
+	}
+	if opts.Grant == oauth.GrantCrossApp {
+		idToken, err := a.secretFlag("--id-token", f.IDToken, "MCPV_ID_TOKEN")
+		if err != nil {
+			return nil, err
+		}
+		if f.IDPTokenEndpoint == "" || f.IDPClientID == "" || idToken == "" {
+			return nil, usageErrorf("--grant cross-app needs --idp-token-endpoint, --idp-client-id and --id-token")
+		}
+		opts.IdentityProvider = &oauth.IdentityProvider{TokenEndpoint: f.IDPTokenEndpoint, ClientID: f.IDPClientID, IDToken: idToken}
 	}
 	opts.Store = a.oauthStore()
 	return oauth.NewManager(opts, plain.Transport)
@@ -92,18 +105,22 @@ func (a *app) oauthManager(plain *http.Client, mode string) (*oauth.Manager, err
 
 // clientSecret is --client-secret (or @FILE), else MCPV_CLIENT_SECRET.
 func (a *app) clientSecret() (string, error) {
-	s := a.flags.ClientSecret
-	if path, ok := strings.CutPrefix(s, "@"); ok {
+	return a.secretFlag("--client-secret", a.flags.ClientSecret, "MCPV_CLIENT_SECRET")
+}
+
+// secretFlag is a secret given as a flag's value, @FILE, or an environment variable.
+func (a *app) secretFlag(name, value, env string) (string, error) {
+	if path, ok := strings.CutPrefix(value, "@"); ok {
 		data, err := os.ReadFile(path)
 		if err != nil {
-			return "", usageErrorf("--client-secret: %v", err)
+			return "", usageErrorf("%s: %v", name, err)
 		}
 		return strings.TrimSpace(string(data)), nil
 	}
-	if s == "" {
-		s = a.getenv("MCPV_CLIENT_SECRET")
+	if value == "" {
+		value = a.getenv(env)
 	}
-	return s, nil
+	return value, nil
 }
 
 func readClientKey(path string) (*ecdsa.PrivateKey, error) {

@@ -245,8 +245,10 @@ func minimalEnv(environ []string, goos string) []string {
 // values, -H header values and --client-secret.
 func flagSecrets(c *cli) []string {
 	var out []string
-	if s := c.ClientSecret; s != "" && !strings.HasPrefix(s, "@") {
-		out = append(out, s)
+	for _, s := range []string{c.ClientSecret, c.IDToken} {
+		if s != "" && !strings.HasPrefix(s, "@") {
+			out = append(out, s)
+		}
 	}
 	for _, kv := range c.Env {
 		if k, v, _ := strings.Cut(kv, "="); redact.Name(k) {

@@ -41,9 +41,12 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 	defer finish()
 
 	var tok *Token
-	if m.opts.Grant == GrantClientCredentials {
+	switch m.opts.Grant {
+	case GrantClientCredentials:
 		tok, err = ClientCredentials(ctx, hc, md, client, resource, strings.Join(scopes, " "))
-	} else {
+	case GrantCrossApp:
+		tok, err = m.crossApp(ctx, md, client, resource, strings.Join(scopes, " "))
+	default:
 		var code, verifier string
 		code, verifier, err = Authorize(ctx, AuthorizeRequest{
 			Metadata: md, Client: client, Scope: strings.Join(scopes, " "), Resource: resource,
@@ -105,7 +108,7 @@ func (m *Manager) scopes(ch *Challenge, prm *ResourceMetadata, md *ServerMetadat
 		base = prm.ScopesSupported
 	}
 	out := unionScopes(keep, base)
-	if m.opts.Grant != GrantClientCredentials && slices.Contains(md.ScopesSupported, "offline_access") && len(out) > 0 {
+	if m.needsUser() && slices.Contains(md.ScopesSupported, "offline_access") && len(out) > 0 {
 		out = unionScopes(out, []string{"offline_access"})
 	}
 	return out
@@ -124,7 +127,7 @@ type redirect struct {
 func (m *Manager) identify(ctx context.Context, md *ServerMetadata, scopes []string) (*Client, redirect, func(), error) {
 	var r redirect
 	finish := func() {}
-	if m.opts.Grant != GrantClientCredentials {
+	if m.needsUser() {
 		ln, uri, err := Listen()
 		if err != nil {
 			return nil, r, finish, &Error{Step: StepAuthorization, Err: err}
@@ -142,9 +145,9 @@ func (m *Manager) identify(ctx context.Context, md *ServerMetadata, scopes []str
 			c.AuthMethod = ChooseAuthMethod(md, c.Secret != "")
 		}
 		return c, r, finish, nil
-	case m.opts.Grant == GrantClientCredentials:
+	case !m.needsUser():
 		finish()
-		return nil, r, func() {}, &Error{Step: StepRegistration, Description: "the client-credentials grant needs --client-id with --client-secret or --client-key"}
+		return nil, r, func() {}, &Error{Step: StepRegistration, Description: "this grant needs a pre-registered --client-id with --client-secret or --client-key"}
 	case m.opts.ClientMetadataURL != "" && md.ClientIDMetadataDocumentSupported:
 		return &Client{ID: m.opts.ClientMetadataURL, AuthMethod: AuthNone}, r, finish, nil
 	case md.RegistrationEndpoint != "":

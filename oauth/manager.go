@@ -38,6 +38,7 @@ const (
 const (
 	GrantAuthorizationCode = "authorization_code"
 	GrantClientCredentials = "client_credentials"
+	GrantCrossApp          = "cross_app" // SEP-990: an identity provider's ID-JAG, then a JWT bearer grant
 )
 
 // refreshLeeway is how long before expiry a token is refreshed.
@@ -56,6 +57,7 @@ type Options struct {
 	ClientKey         *ecdsa.PrivateKey // private_key_jwt instead of a secret
 	ClientMetadataURL string            // a client ID metadata document URL
 	ClientName        string
+	IdentityProvider  *IdentityProvider // for GrantCrossApp
 
 	Open              func(url string) error // opens a browser
 	Diag              io.Writer
@@ -195,7 +197,7 @@ func (m *Manager) recover(ctx context.Context, resp *http.Response, ch *Challeng
 			fmt.Fprintf(m.opts.Diag, "mcpv: could not refresh the stored token: %v\n", err)
 		}
 	}
-	if m.opts.Mode != ModeAuto && m.opts.Grant != GrantClientCredentials { // client credentials need no user
+	if m.opts.Mode != ModeAuto && m.needsUser() {
 		what := "needs authorization"
 		if status == http.StatusForbidden {
 			what = "needs more scopes"
@@ -240,6 +242,9 @@ func (m *Manager) refreshLocked(ctx context.Context) error {
 		client := rec.Client
 		m.applyKey(&client)
 		tok, err = ClientCredentials(ctx, m.opts.HTTP, rec.Metadata, &client, rec.Resource, rec.Token.Scope)
+	case rec.Grant == GrantCrossApp && m.opts.IdentityProvider != nil:
+		client := rec.Client
+		tok, err = m.crossApp(ctx, rec.Metadata, &client, rec.Resource, rec.Token.Scope)
 	case rec.Token.RefreshToken != "":
 		client := rec.Client
 		m.applyKey(&client)
@@ -261,6 +266,21 @@ func (m *Manager) refreshLocked(ctx context.Context) error {
 	m.rec = &next
 	m.gen++
 	return nil
+}
+
+// needsUser reports whether the grant needs a user in a browser.
+func (m *Manager) needsUser() bool { return m.opts.Grant == GrantAuthorizationCode }
+
+// crossApp runs SEP-990: the identity provider's grant, traded for a token.
+func (m *Manager) crossApp(ctx context.Context, md *ServerMetadata, c *Client, resource, scope string) (*Token, error) {
+	if m.opts.IdentityProvider == nil {
+		return nil, &Error{Step: StepToken, Description: "cross-app access needs an identity provider and an ID token"}
+	}
+	assertion, err := ExchangeIDToken(ctx, m.opts.HTTP, *m.opts.IdentityProvider, md.Issuer, resource, scope)
+	if err != nil {
+		return nil, err
+	}
+	return JWTBearer(ctx, m.opts.HTTP, md, c, assertion, resource, scope)
 }
 
 func (m *Manager) applyKey(c *Client) {

@@ -92,6 +92,12 @@ type tokenResponse struct {
 // form or the answer's tokens: only the endpoint, the status and the
 // server's error code and description.
 func postTokenForm(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, form url.Values, asked string) (*Token, error) {
+	return postTokenFormOf(ctx, hc, md, c, form, asked, true)
+}
+
+// postTokenFormOf is postTokenForm; bearer false accepts a token of any
+// type (a token exchange issues grants, not bearer tokens).
+func postTokenFormOf(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, form url.Values, asked string, bearer bool) (*Token, error) {
 	if md == nil || md.TokenEndpoint == "" {
 		return nil, stepErrorf(StepToken, "the authorization server has no token endpoint")
 	}
@@ -142,14 +148,18 @@ func postTokenForm(ctx context.Context, hc *http.Client, md *ServerMetadata, c *
 		return nil, stepErrorf(StepToken, "the answer of %s is not a JSON token response (Content-Type %q)", md.TokenEndpoint, ct)
 	case tr.AccessToken == "":
 		return nil, stepErrorf(StepToken, "the answer of %s has no access_token", md.TokenEndpoint)
-	case tr.TokenType != "" && !strings.EqualFold(tr.TokenType, "Bearer"):
+	case bearer && tr.TokenType != "" && !strings.EqualFold(tr.TokenType, "Bearer"):
 		// RFC 6749 §7.1: a client must not use a token whose type it does
 		// not understand; MCP uses bearer tokens (RFC 6750).
 		return nil, stepErrorf(StepToken, "the token type %s is not Bearer", messageSafe(tr.TokenType))
 	}
+	tokenType := "Bearer"
+	if !bearer {
+		tokenType = tr.TokenType
+	}
 	tok := &Token{
 		AccessToken:  tr.AccessToken,
-		TokenType:    "Bearer",
+		TokenType:    tokenType,
 		RefreshToken: tr.RefreshToken,
 		Scope:        tr.Scope,
 	}

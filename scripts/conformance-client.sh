@@ -32,6 +32,11 @@ if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
 		printf '%s' "$secret" >"$state/secret"
 		auth+=(--client-secret "@$state/secret")
 	fi
+	idp=$(context idp_token_endpoint)
+	if [ -n "$idp" ]; then
+		context idp_id_token >"$state/id-token"
+		auth+=(--grant cross-app --idp-token-endpoint "$idp" --idp-client-id "$(context idp_client_id)" --id-token "@$state/id-token")
+	fi
 	key=$(context private_key_pem)
 	if [ -n "$key" ]; then
 		printf '%s\n' "$key" >"$state/key.pem"
@@ -46,6 +51,7 @@ sse-retry) exec "$mcpv" -u "$url" call test_reconnection ;;
 elicitation-sep1034-client-defaults) exec "$mcpv" -u "$url" --elicitation accept call test_client_elicitation_defaults ;;
 auth/scope-step-up) "$mcpv" "${auth[@]}" -u "$url" call test-tool ;;
 auth/client-credentials-*) "$mcpv" "${auth[@]}" --grant client-credentials -u "$url" list-tools ;;
+auth/cross-app-access-*) "$mcpv" "${auth[@]}" -u "$url" list-tools ;;
 auth/*) "$mcpv" "${auth[@]}" -u "$url" list-tools ;;
 *)
 	echo "conformance-client: no mcpv command for scenario $scenario" >&2

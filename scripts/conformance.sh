@@ -22,8 +22,8 @@ required=(initialize tools_call sse-retry elicitation-sep1034-client-defaults
 	auth/scope-step-up auth/scope-retry-limit auth/token-endpoint-auth-basic auth/token-endpoint-auth-post
 	auth/token-endpoint-auth-none auth/pre-registration auth/2025-03-26-oauth-metadata-backcompat
 	auth/2025-03-26-oauth-endpoint-fallback auth/resource-mismatch auth/offline-access-scope
-	auth/offline-access-not-supported auth/client-credentials-jwt auth/client-credentials-basic)
-# Expected to fail: auth/cross-app-access-complete-flow (SEP-990 token exchange at an identity provider).
+	auth/offline-access-not-supported auth/client-credentials-jwt auth/client-credentials-basic
+	auth/cross-app-access-complete-flow)
 
 verbose=0
 only=()
