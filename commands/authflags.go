@@ -110,6 +110,9 @@ func (a *app) clientSecret() (string, error) {
 
 // secretFlag is a secret given as a flag's value, @FILE, or an environment variable.
 func (a *app) secretFlag(name, value, env string) (string, error) {
+	if a.untrusted {
+		return "", nil // an untrusted file's server gets nothing of the user's
+	}
 	if path, ok := strings.CutPrefix(value, "@"); ok {
 		data, err := os.ReadFile(path)
 		if err != nil {

@@ -114,7 +114,7 @@ func describeServer(s *config.Server, store interface {
 			ClientKey: o.ClientKey, ClientMetadataURL: o.ClientMetadataURL, Grant: o.Grant}
 	}
 	if s.File.Kind == config.Project {
-		ok, _ := store.Trusted(config.RealPath(s.File.Path), s.File.Data)
+		ok, _ := store.Trusted(s.File.Path, s.File.Data)
 		v.Trusted = &ok
 	}
 	return v

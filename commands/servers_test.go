@@ -352,3 +352,62 @@ func TestTargetUsage(t *testing.T) {
 		}
 	}
 }
+
+func TestUntrustedHTTPEntriesGetNothingOfTheUsers(t *testing.T) {
+	w := newCfgWorld(t)
+	url := demoHTTP(t, httpModes["json"])
+	t.Setenv("MCPV_CLIENT_SECRET", "env-client-secret")
+	w.write(t, ".mcp.json", `{"mcpServers": {
+  "plain": {"type": "http", "url": `+q(url)+`},
+  "where": {"type": "http", "url": `+q(url+"?home=${userHome}")+`},
+  "client": {"type": "http", "url": `+q(url)+`, "oauth": {"client_id": "x", "grant": "client_credentials"}}}}`)
+	tests := []struct {
+		args   []string
+		errHas string
+	}{
+		{[]string{"ping", "-s", "where"}, "would send ${userHome} to"},
+		{[]string{"ping", "-s", "client"}, "would authenticate an OAuth client at " + url},
+		{[]string{"ping", "-s", "plain", "-H", "Authorization: Bearer user-token-123"}, "would receive your --header or OAuth credentials"},
+	}
+	for _, tt := range tests {
+		r := mcpv(t, "", tt.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, tt.errHas) || strings.Contains(r.stderr, "user-token-123") {
+			t.Errorf("%q: exit %d, stderr %q", tt.args, r.code, r.stderr)
+		}
+	}
+	if r := mcpv(t, "", "ping", "-s", "plain"); r.code != 0 {
+		t.Errorf("plain: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// Trust belongs to the path as found: a link to a trusted file from another
+// project does not run that project's programs.
+func TestTrustDoesNotFollowSymlinks(t *testing.T) {
+	w := newCfgWorld(t)
+	entry := `{"mcpServers": {"local": {"command": "./server", "env": {"` + mcptest.EnvVar + `": "env"}}}}`
+	trusted := w.write(t, filepath.Join(w.root, "trusted", ".mcp.json"), entry)
+	if err := os.Symlink(os.Args[0], filepath.Join(w.root, "trusted", "server")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Dir(trusted))
+	if r := mcpv(t, "", "trust"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	r := mcpv(t, "", "call", "-s", "local", "x", "-q", ".structuredContent.cwd")
+	if r.code != 0 || r.stdout != q(filepath.Dir(trusted))+"\n" {
+		t.Fatalf("trusted: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	t.Chdir(w.proj)
+	if err := os.Symlink(trusted, filepath.Join(w.proj, ".mcp.json")); err != nil {
+		t.Fatal(err)
+	}
+	if r := mcpv(t, "", "ping", "-s", "local"); r.code != 2 || !strings.Contains(r.stderr, ".mcp.json is not trusted") {
+		t.Fatalf("through a link: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// A project server runs in its file's directory, so a trusted file read
+	// with --config from elsewhere still runs the programs beside it.
+	r = mcpv(t, "", "--config", trusted, "call", "-s", "local", "x", "-q", ".structuredContent.cwd")
+	if r.code != 0 || r.stdout != q(filepath.Dir(trusted))+"\n" {
+		t.Fatalf("--config from elsewhere: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}

@@ -20,15 +20,16 @@ import (
 // app is what every command's Run receives: the streams, the parsed global
 // flags, the server command line, and the session once it is open.
 type app struct {
-	ios      *output.Streams
-	flags    *cli
-	server   []string        // the words after --
-	target   *target         // the server, once resolved
-	explicit map[string]bool // the flags given on the command line
-	batch    *batchState     // set while a batch runs
-	tools    *toolCache      // tool definitions by name, kept for a batch
-	environ  []string
-	getenv   func(string) string
+	ios       *output.Streams
+	flags     *cli
+	server    []string        // the words after --
+	target    *target         // the server, once resolved
+	explicit  map[string]bool // the flags given on the command line
+	batch     *batchState     // set while a batch runs
+	untrusted bool            // the server is an untrusted project file's HTTP entry
+	tools     *toolCache      // tool definitions by name, kept for a batch
+	environ   []string
+	getenv    func(string) string
 
 	client  *mcp.Client
 	events  *eventLog

@@ -161,13 +161,19 @@ func (a *app) configTarget(kctx *kong.Context, t *target) error {
 	}
 	t.env = append(base, c.Env...)
 	t.dir = x.Cwd
+	if t.dir == "" && s.File.Kind == config.Project {
+		t.dir = s.File.Folder // the programs the user trusted, not those of wherever mcpv runs
+	}
 	return nil
 }
 
 // checkTrust refuses a project file's server that would run a command, or
 // send the user's environment somewhere, until the user trusts the file.
 func (a *app) checkTrust(env config.Env, s *config.Server) error {
-	ok, err := a.trustStore(env).Trusted(config.RealPath(s.File.Path), s.File.Data)
+	// Trust is kept for the path as found, not the file a symbolic link
+	// points to: a trusted file reached from another directory would run
+	// that directory's programs.
+	ok, err := a.trustStore(env).Trusted(s.File.Path, s.File.Data)
 	if err != nil {
 		return fmt.Errorf("reading the trust store: %w", err)
 	}
@@ -175,14 +181,26 @@ func (a *app) checkTrust(env config.Env, s *config.Server) error {
 		return nil
 	}
 	rel := relPath(s.File.Path, env.Cwd)
+	refuse := func(what string) error {
+		return configErrorf("%s is not trusted; its server %q would %s; review the file, then run: mcpv trust %s",
+			rel, s.Name, what, quoteWord(rel))
+	}
 	if s.Transport == "stdio" {
-		return configErrorf("%s is not trusted; its server %q would run: %s; review the file, then run: mcpv trust %s",
-			rel, s.Name, describeCommand(s), quoteWord(rel))
+		return refuse("run: " + describeCommand(s))
 	}
-	if refs := s.References(); len(refs) > 0 {
-		return configErrorf("%s is not trusted; its server %q would send ${%s} to %s; review the file, then run: mcpv trust %s",
-			rel, s.Name, strings.Join(refs, "}, ${"), redact.URL(s.URL), quoteWord(rel))
+	// An untrusted HTTP entry may be used only when nothing of the user's
+	// would reach its URL: no variables, no OAuth client, no credentials
+	// from the command line.
+	url := redact.URL(s.URL)
+	switch f := a.flags; {
+	case len(s.References()) > 0:
+		return refuse(fmt.Sprintf("send ${%s} to %s", strings.Join(s.References(), "}, ${"), url))
+	case s.OAuth != (config.OAuth{}):
+		return refuse("authenticate an OAuth client at " + url)
+	case len(f.Header) > 0 || f.ClientID != "" || f.ClientSecret != "" || f.ClientKey != "" || f.IDToken != "":
+		return refuse("receive your --header or OAuth credentials at " + url)
 	}
+	a.untrusted = true
 	return nil
 }
 

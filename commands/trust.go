@@ -47,7 +47,7 @@ func (c *trustCmd) Run(a *app) error {
 	}
 	store := a.trustStore(env)
 	for _, p := range files {
-		path := config.RealPath(absPath(p, env.Cwd))
+		path := absPath(p, env.Cwd) // as found: see checkTrust
 		if c.Revoke {
 			had, err := store.Revoke(path)
 			if err != nil {

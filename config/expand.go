@@ -101,7 +101,8 @@ func (s *Server) Expand(env Env) (*Expanded, error) {
 	return x, nil
 }
 
-// References lists the variables an entry reads from the environment.
+// References lists the variables an entry reads: from the environment, and
+// ${userHome} and ${workspaceFolder}, which also tell where the user is.
 func (s *Server) References() []string {
 	var refs []string
 	texts := append([]string{s.Command, s.Cwd, s.URL}, s.Args...)
@@ -125,9 +126,7 @@ func (s *Server) References() []string {
 			ref := t[i+2 : i+j]
 			t = t[i+j+1:]
 			name, _, _ := strings.Cut(strings.TrimPrefix(ref, "env:"), ":-")
-			if name != "workspaceFolder" && name != "userHome" {
-				refs = append(refs, name)
-			}
+			refs = append(refs, name)
 		}
 	}
 	return refs
