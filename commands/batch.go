@@ -25,7 +25,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
@@ -38,7 +37,7 @@ type batchCmd struct {
 }
 
 func (c *batchCmd) Help() string {
-	return `Reads operations from stdin, one per line, and runs them all in one session, so a script pays the server's start-up once. A line is either a JSON object {"id"?, "method", "params"?}, sent as is (a notifications/ method as a notification), or an mcpv command line such as 'call echo message=hi', parsed and checked exactly as on the command line (typed arguments, pagination, capability checks; --jq and the other output flags work per line). Blank lines and lines starting with # are skipped.
+	return `Reads operations from stdin, one per line, and runs them all in one session, so a script pays the server's start-up once. A line is either a JSON object {"id"?, "method", "params"?}, sent as is (a notifications/ method as a notification), or an mcpv command line such as 'call echo message=hi', parsed and checked exactly as on the command line (typed arguments, pagination, capability checks; --jq and the other output flags work per line, and a line that prints text, with -r or call --text, has that text as its result string). Blank lines and lines starting with # are skipped.
 
 Each operation writes one JSON line, in input order:
 
@@ -56,11 +55,14 @@ Examples:
 }
 
 func (c *batchCmd) Validate() error {
-	if c.Parallel < 1 {
-		return fmt.Errorf("--parallel must be at least 1")
+	if c.Parallel < 1 || c.Parallel > maxParallel {
+		return fmt.Errorf("--parallel must be between 1 and %d", maxParallel)
 	}
 	return nil
 }
+
+// maxParallel bounds --parallel: each slot is a goroutine and a queued line.
+const maxParallel = 1024
 
 // batchOp is one input line on its way through the batch.
 type batchOp struct {
@@ -87,11 +89,10 @@ func (c *batchCmd) Run(ctx context.Context, a *app) error {
 		close(order)
 		close(work)
 	}()
-	var workers sync.WaitGroup
 	for range c.Parallel {
-		workers.Add(1)
-		go func() { // a worker; stops when work is closed
-			defer workers.Done()
+		// A worker stops when work is closed; after an interrupt with stdin
+		// still open it idles until the process exits.
+		go func() {
 			for op := range work {
 				out, code := a.runBatchOp(ctx, op)
 				op.code = code
@@ -99,72 +100,99 @@ func (c *batchCmd) Run(ctx context.Context, a *app) error {
 			}
 		}()
 	}
-	defer workers.Wait()
 
 	// Results are buffered while the next one is ready, and flushed before
 	// waiting, so they appear as soon as they are known.
 	w := bufio.NewWriterSize(a.ios.Out, 64<<10)
-	first := 0
-	flush := func() error {
-		if err := w.Flush(); err != nil {
-			stop(err)
-			drainBatch(order)
-			return &output.ClosedError{Err: err}
-		}
-		return nil
+	// end stops the batch early: it cancels what is in flight (on the wire)
+	// and waits for the operations already handed out, never for input.
+	end := func(cause error) {
+		stop(cause)
+		drainReady(order)
 	}
+	first := 0
 	for {
-		var op *batchOp
-		var more bool
-		select {
-		case op, more = <-order:
-		default:
-			if err := flush(); err != nil {
-				return err
-			}
-			op, more = <-order
-		}
-		if !more {
+		op, err := nextOp(ctx, order, w)
+		if err != nil {
+			end(err)
 			break
 		}
-		var out []byte
-		select {
-		case out = <-op.done:
-		default:
-			if err := flush(); err != nil {
+		if op == nil {
+			if err := <-readErr; err != nil {
 				return err
 			}
-			out = <-op.done
+			break
 		}
-		if cause := context.Cause(ctx); cause != nil && errors.Is(cause, ErrInterrupted) {
-			stop(cause)
-			drainBatch(order)
-			return cause
+		out, err := opDone(ctx, op, w)
+		if err != nil {
+			end(err)
+			break
 		}
 		if _, err := w.Write(out); err != nil {
-			stop(err)
-			drainBatch(order)
+			end(err)
 			return &output.ClosedError{Err: err}
 		}
 		if op.code != exitOK && first == exitOK {
 			first = op.code
 			if !c.KeepGoing {
-				stop(errBatchStopped)
-				drainBatch(order)
+				end(errBatchStopped)
 				break
 			}
+		}
+	}
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, errBatchStopped) {
+		var ce *output.ClosedError
+		if errors.As(cause, &ce) {
+			return cause
+		}
+		if errors.Is(cause, ErrInterrupted) || errors.Is(cause, context.DeadlineExceeded) {
+			return cause
 		}
 	}
 	if err := w.Flush(); err != nil {
 		return &output.ClosedError{Err: err}
 	}
-	if err := <-readErr; err != nil && !errors.Is(err, errBatchStopped) {
-		return err
-	}
 	if first != exitOK {
 		return batchFailed{first}
 	}
 	return nil
+}
+
+// nextOp waits for the next operation in input order, flushing w first if
+// it has to wait; nil at the end of the input. It gives up when ctx ends.
+func nextOp(ctx context.Context, order <-chan *batchOp, w *bufio.Writer) (*batchOp, error) {
+	select {
+	case op := <-order:
+		return op, nil
+	default:
+	}
+	if err := w.Flush(); err != nil {
+		return nil, &output.ClosedError{Err: err}
+	}
+	select {
+	case op := <-order:
+		return op, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// opDone waits for op's output line, flushing w first if it has to wait.
+func opDone(ctx context.Context, op *batchOp, w *bufio.Writer) ([]byte, error) {
+	select {
+	case out := <-op.done:
+		return out, nil
+	default:
+	}
+	if err := w.Flush(); err != nil {
+		return nil, &output.ClosedError{Err: err}
+	}
+	select {
+	case out := <-op.done:
+		return out, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
 }
 
 var errBatchStopped = errors.New("the batch stopped at a failure")
@@ -174,11 +202,21 @@ type batchFailed struct{ code int }
 
 func (e batchFailed) Error() string { return fmt.Sprintf("a batch operation failed (exit %d)", e.code) }
 
-// drainBatch waits out the operations already handed out, so that every
-// goroutine can finish.
-func drainBatch(order <-chan *batchOp) {
-	for op := range order {
-		<-op.done
+// drainReady waits for the operations already queued (and so handed out,
+// or about to be refused by the stopping reader): their requests are
+// cancelled on the wire before the session closes. It does not wait for
+// more input.
+func drainReady(order <-chan *batchOp) {
+	for {
+		select {
+		case op, ok := <-order:
+			if !ok {
+				return
+			}
+			<-op.done
+		default:
+			return
+		}
 	}
 }
 

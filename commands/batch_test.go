@@ -150,3 +150,55 @@ func TestBatchOverHTTP(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// Neither a failure nor Ctrl-C waits for more input.
+func TestBatchDoesNotWaitForInputToStop(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		first     string
+		interrupt bool
+		want      int
+	}{
+		{"failure", "call nope\n", false, 3},
+		{"interrupt while idle", "", true, 130},
+		{"interrupt in flight", "call slow seconds:=30\n", true, 130},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inR, inW := io.Pipe() // never closed: a silent, open stdin
+			defer inW.Close()
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			done := make(chan int, 1)
+			go func() {
+				done <- run(ctx, args([]string{"batch"}, demo()), output.NewStreams(inR, io.Discard, io.Discard), os.Environ())
+			}()
+			if tc.first != "" {
+				io.WriteString(inW, tc.first)
+			}
+			if tc.interrupt {
+				time.Sleep(300 * time.Millisecond)
+				cancel(ErrInterrupted)
+			}
+			select {
+			case code := <-done:
+				if code != tc.want {
+					t.Errorf("exit %d, want %d", code, tc.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the batch waited for more input")
+			}
+		})
+	}
+}
+
+func TestBatchTextResultsAreStrings(t *testing.T) {
+	in := "call echo message=42 -r -q .content[0].text\ncall echo message=null --text\ncall echo message=42 -q .structuredContent.message\n"
+	r := mcpv(t, in, args([]string{"batch"}, demo())...)
+	want := `{"line":1,"result":"42\n"}` + "\n" + `{"line":2,"result":"null\n"}` + "\n" + `{"line":3,"result":"42"}` + "\n"
+	if r.code != 0 || r.stdout != want {
+		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
+	}
+	if r := mcpv(t, "", args([]string{"batch", "--parallel", "5000"}, demo())...); r.code != 2 {
+		t.Errorf("--parallel 5000: exit %d", r.code)
+	}
+}

@@ -40,6 +40,9 @@ func (a *app) runBatchCommand(ctx context.Context, text []byte) (json.RawMessage
 		client: a.client, events: a.events, roots: a.roots, elicit: a.elicit, tools: a.tools}
 	cmd := reflect.ValueOf(&c).Elem().FieldByIndex(pl.path).Addr()
 	runErr := callRun(cmd, ctx, sub)
+	if pl.text {
+		return printedText(out.Bytes()), runErr
+	}
 	return printedValue(out.Bytes()), runErr
 }
 
@@ -80,6 +83,7 @@ type parsedLine struct {
 	c        cli
 	path     []int
 	explicit map[string]bool
+	text     bool // the line prints text (-r, call --text): its result is a string
 	err      error
 }
 
@@ -130,7 +134,7 @@ func (b *batchState) parseNew(a *app, text string) *parsedLine {
 	if path == nil {
 		return &parsedLine{err: usageErrorf("this command cannot run in a batch")}
 	}
-	pl := &parsedLine{c: *bp.c, path: path, explicit: explicitFlags(kctx)}
+	pl := &parsedLine{c: *bp.c, path: path, explicit: explicitFlags(kctx), text: bp.c.RawOutput || bp.c.Call.Text}
 	pl.c.Pretty, pl.c.Compact, pl.c.Color = false, true, "never" // one JSON value per line, to embed
 	return pl
 }
@@ -184,6 +188,15 @@ func parseBatchLine(k *kong.Kong, words []string) (kctx *kong.Context, err error
 		}
 	}()
 	return k.Parse(words)
+}
+
+// printedText is what a command printed as text, as a JSON string; nothing
+// printed is null.
+func printedText(b []byte) json.RawMessage {
+	if len(b) == 0 {
+		return nil
+	}
+	return mustJSON(string(b))
 }
 
 // printedValue turns what a command printed into one JSON value.
