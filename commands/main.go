@@ -160,6 +160,9 @@ func run(ctx context.Context, args []string, ios *output.Streams, environ []stri
 			scrubbed := *ios
 			scrubbed.Err = redact.Writer(ios.Err, a.target.secrets)
 			a.ios, ios = &scrubbed, &scrubbed
+			if f, ok := scrubbed.Err.(interface{ Flush() error }); ok {
+				defer f.Flush() // after the session's close, which may still forward the server's stderr
+			}
 		}
 	} else if len(server) > 0 {
 		return report(ios, usageErrorf("%s takes no server command", kctx.Selected().Name))

@@ -73,3 +73,22 @@ func TestNoConfiguredSecretIsWritten(t *testing.T) {
 		}
 	}
 }
+
+// A secret the server writes on stderr is masked even when it straddles two
+// of the reads mcpv forwards.
+func TestServerStderrSecretSplitAcrossReads(t *testing.T) {
+	w := newCfgWorld(t)
+	t.Setenv("MY_API_KEY", "sk-split-secret-0123456789")
+	w.write(t, filepath.Join(w.home, ".config", "mcpv", "servers.yaml"), `servers:
+  leaky:
+    command: `+q(os.Args[0])+`
+    env: {API_KEY: "${MY_API_KEY}", `+mcptest.EnvVar+`: "plain,stderr-env=API_KEY"}
+`)
+	r := mcpv(t, "", "ping", "-s", "leaky")
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr tail %q", r.code, r.stderr[max(0, len(r.stderr)-200):])
+	}
+	if strings.Contains(r.stderr, "sk-split-secret") || !strings.Contains(r.stderr, "***") {
+		t.Errorf("stderr ends %q", r.stderr[max(0, len(r.stderr)-100):])
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Mask is what a secret is replaced with.
@@ -136,8 +137,9 @@ func isScheme(s string) bool {
 const MinLength = 4
 
 // Writer returns w with every occurrence of the given secret values replaced
-// by Mask. It is as safe for concurrent use as w. A secret split across two
-// writes is not caught, so callers should write whole lines.
+// by Mask. It is safe for concurrent use. A secret split across two writes is
+// still caught: the end of a write that could be the start of a secret is held
+// back until the next write, or Flush.
 func Writer(w io.Writer, secrets []string) io.Writer {
 	var keep [][]byte
 	for _, s := range secrets {
@@ -156,17 +158,59 @@ func Writer(w io.Writer, secrets []string) io.Writer {
 type scrubber struct {
 	w       io.Writer
 	secrets [][]byte
+
+	mu   sync.Mutex // guards held and serialises writes
+	held []byte     // the end of the last write, which may begin a secret
 }
 
 func (s *scrubber) Write(p []byte) (int, error) {
-	out := p
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	data := p
+	if len(s.held) > 0 {
+		data = append(s.held, p...)
+		s.held = nil
+	}
 	for _, sec := range s.secrets {
-		if bytes.Contains(out, sec) {
-			out = bytes.ReplaceAll(out, sec, []byte(Mask))
+		if bytes.Contains(data, sec) {
+			data = bytes.ReplaceAll(data, sec, []byte(Mask))
 		}
 	}
-	if _, err := s.w.Write(out); err != nil {
-		return 0, err
+	if n := s.secretPrefixAtEnd(data); n > 0 {
+		s.held = append([]byte(nil), data[len(data)-n:]...)
+		data = data[:len(data)-n]
+	}
+	if len(data) > 0 {
+		if _, err := s.w.Write(data); err != nil {
+			return 0, err
+		}
 	}
 	return len(p), nil
+}
+
+// secretPrefixAtEnd is the length of the longest end of data that is the
+// beginning of a secret (and not a whole one).
+func (s *scrubber) secretPrefixAtEnd(data []byte) int {
+	best := 0
+	for _, sec := range s.secrets {
+		for n := min(len(sec)-1, len(data)); n > best; n-- {
+			if bytes.Equal(data[len(data)-n:], sec[:n]) {
+				best = n
+				break
+			}
+		}
+	}
+	return best
+}
+
+// Flush writes what was held back.
+func (s *scrubber) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.held) == 0 {
+		return nil
+	}
+	_, err := s.w.Write(s.held)
+	s.held = nil
+	return err
 }

@@ -69,3 +69,18 @@ func TestWriter(t *testing.T) {
 		t.Error("no secrets should mean no wrapper")
 	}
 }
+
+func TestWriterCatchesASecretSplitAcrossWrites(t *testing.T) {
+	var b bytes.Buffer
+	w := Writer(&b, []string{"sk-abcdefgh"})
+	for _, part := range []string{"key=sk-ab", "cdef", "gh and sk-a", "lso not\n", "tail sk-"} {
+		w.Write([]byte(part))
+	}
+	if got := b.String(); got != "key=*** and sk-also not\ntail " {
+		t.Errorf("before flush: %q", got)
+	}
+	w.(interface{ Flush() error }).Flush()
+	if got := b.String(); got != "key=*** and sk-also not\ntail sk-" {
+		t.Errorf("after flush: %q", got)
+	}
+}

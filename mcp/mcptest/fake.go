@@ -59,6 +59,8 @@ const (
 //	              image block and a text block
 //	env           tools/call answers structuredContent {"env":{...},"cwd":DIR}: the
 //	              server's own environment and working directory
+//	stderr-env=V  at start, write 32,760 'x' and then $V to stderr in one write,
+//	              so that the value straddles the 32 KiB reads of the reader
 //	supported=V   refuse any other initialize version with -32602 and data.supported
 //	tasks=S[/S...]  tasks, and a tool "job" whose task-augmented calls make task-N,
 //	                each tasks/get moving it one status S along (see tasks.go)
@@ -86,6 +88,7 @@ type config struct {
 	ask        string
 	toolError  bool
 	env        bool
+	stderrEnv  string
 	t          taskConfig
 }
 
@@ -133,6 +136,8 @@ func parseConfig(s string) (config, error) {
 			c.ask = v
 		case "env":
 			c.env = true
+		case "stderr-env":
+			c.stderrEnv = v
 		case "tool-error":
 			c.toolError = true
 		case "typed":
@@ -165,6 +170,9 @@ func RunIfRequested() bool {
 	}
 	if c.ignoreExit {
 		signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
+	}
+	if c.stderrEnv != "" {
+		os.Stderr.Write([]byte(strings.Repeat("x", 32760) + os.Getenv(c.stderrEnv) + "\n"))
 	}
 	var log io.Writer = io.Discard
 	if path := os.Getenv(EnvLog); path != "" {
