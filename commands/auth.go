@@ -103,7 +103,7 @@ func (c *authLogoutCmd) Run(ctx context.Context, a *app) error {
 		return err
 	}
 	for _, r := range recs {
-		if err := store.Delete(r.Issuer, r.Resource); err != nil {
+		if err := store.Delete(ctx, r.Issuer, r.Resource); err != nil {
 			return err
 		}
 	}

@@ -140,10 +140,16 @@ func (s *Store) Save(r *Record) error {
 	return nil
 }
 
-// Delete removes the record for issuer and resource, and its lock file.
-func (s *Store) Delete(issuer, resource string) error {
-	err := os.Remove(s.path(issuer, resource))
-	os.Remove(strings.TrimSuffix(s.path(issuer, resource), ".json") + ".lock")
+// Delete removes the record for issuer and resource, under its lock. The
+// lock file stays: removing it while another process holds it would let a
+// third lock a new file and refresh at the same time.
+func (s *Store) Delete(ctx context.Context, issuer, resource string) error {
+	unlock, err := s.Lock(ctx, issuer, resource)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	err = os.Remove(s.path(issuer, resource))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
