@@ -640,6 +640,13 @@ label=config:
 
 cfg_server=everything check_jq stdio-claude-desktop '(.tools | length) >= 12' list-tools
 cfg_server=everything-http check_jq http-cursor '(.tools | length) >= 12' list-tools
+# The environment a server from config really gets: the minimal set and its
+# entry's variables, not the rest of mcpv's.
+E2E_LEAKY=not-for-the-server cfg_server=everything check_jq minimal-environment \
+	'(.content[0].text | fromjson) as $e | $e.E2E_LEAKY == null and $e.E2E_API_TOKEN != null and $e.PATH != null and $e.HOME != null' \
+	call get-env
+E2E_LEAKY=for-the-server cfg_server=everything check_jq inherit-env \
+	'(.content[0].text | fromjson).E2E_LEAKY == "for-the-server"' --inherit-env call get-env
 cfg_server=project-everything check_err untrusted-project 2 'would run: env E2E_API_TOKEN='"'"'***'"'"' node ' list-tools
 why=""
 "$mcpv" trust >"$tmp/out" 2>"$tmp/err" || because "mcpv trust failed: $(cat "$tmp/err")"
