@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 var errNotObject = errors.New("not a JSON object")
@@ -49,9 +50,9 @@ func eachMember(data []byte, fn func(key string, rawKey, value []byte) error) er
 	}
 	for i < len(data) {
 		end := valueEnd(data, i)
-		var key string
 		rawKey := data[i:end]
-		if err := json.Unmarshal(rawKey, &key); err != nil {
+		key, err := decodeKey(rawKey)
+		if err != nil {
 			return fmt.Errorf("object key: %w", err)
 		}
 		i = SkipSpace(data, end)
@@ -67,6 +68,18 @@ func eachMember(data []byte, fn func(key string, rawKey, value []byte) error) er
 		i = SkipSpace(data, i+1) // the ','
 	}
 	return errNotObject
+}
+
+// decodeKey unquotes an object key; one without escapes that is valid UTF-8
+// (nearly all) is taken as it is, without a trip through encoding/json,
+// which would give the same string.
+func decodeKey(raw []byte) (string, error) {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	var key string
+	err := json.Unmarshal(raw, &key)
+	return key, err
 }
 
 // ForEachElement calls fn with the index and raw text (a sub-slice of arr)
