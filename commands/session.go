@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"regexp"
 	"sync"
 
 	"github.com/mcpv/mcpv/content"
@@ -15,6 +14,7 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/oauth"
 	"github.com/mcpv/mcpv/output"
+	"github.com/mcpv/mcpv/redact"
 )
 
 // app is what every command's Run receives: the streams, the parsed global
@@ -233,29 +233,20 @@ func (a *app) print(raw json.RawMessage) error {
 	return a.flags.outputFlags.printer(a.ios, a.getenv).Print(raw)
 }
 
-// secretMember matches a JSON member whose name says it holds a secret and
-// whose value is a string.
-var secretMember = regexp.MustCompile(`("[^"\\]*(?i:token|secret|password|passwd|api[_-]?key|authorization|credential|cookie)[^"\\]*"\s*:\s*)"(?:[^"\\]|\\.)*"`)
-
-// maskSecrets hides the values of secret-looking members in a traced message.
-func maskSecrets(msg []byte) []byte {
-	return secretMember.ReplaceAll(msg, []byte(`$1"***"`))
-}
-
 // tracer writes each JSON-RPC message on stderr, clipped so a huge message
 // cannot flood the terminal; the clip is announced, never silent.
 func tracer(w io.Writer) func(out bool, msg []byte) {
 	const max = 4096
 	return func(out bool, msg []byte) {
-		msg = maskSecrets(msg)
 		dir := "<-"
 		if out {
 			dir = "->"
 		}
+		// Clip first: masking scans what is shown, not a 100 MB message.
 		if len(msg) > max {
-			fmt.Fprintf(w, "mcpv: %s %s… (%d more bytes)\n", dir, msg[:max], len(msg)-max)
+			fmt.Fprintf(w, "mcpv: %s %s… (%d more bytes)\n", dir, redact.JSON(msg[:max]), len(msg)-max)
 			return
 		}
-		fmt.Fprintf(w, "mcpv: %s %s\n", dir, msg)
+		fmt.Fprintf(w, "mcpv: %s %s\n", dir, redact.JSON(msg))
 	}
 }

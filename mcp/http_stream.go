@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpv/mcpv/redact"
+
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
@@ -385,25 +387,11 @@ func maskedHeaders(h http.Header) string {
 			b.WriteString(", ")
 		}
 		v := strings.Join(h[k], ", ")
-		if secretHeader(k) {
-			v = "***"
+		if redact.Name(k) {
+			v = redact.Mask
 		}
 		b.WriteString(k + ": " + v)
 	}
 	b.WriteByte('}')
 	return b.String()
-}
-
-func secretHeader(name string) bool {
-	n := strings.ToLower(name)
-	switch n {
-	case "authorization", "proxy-authorization", "cookie", "set-cookie", "mcp-session-id":
-		return true
-	}
-	for _, s := range []string{"token", "secret", "key", "auth", "password", "session"} {
-		if strings.Contains(n, s) {
-			return true
-		}
-	}
-	return false
 }

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"io"
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -29,6 +30,19 @@ func Name(name string) bool {
 		}
 	}
 	return false
+}
+
+// jsonSecretMember matches a JSON member with a string value whose name says
+// it holds a secret. The list is narrower than Name's: inside a message,
+// "key" and "session" are ordinary words of tool arguments. The closing
+// quote may be missing, so that a message clipped inside a secret still
+// loses it.
+var jsonSecretMember = regexp.MustCompile(`("[^"\\]*(?i:token|secret|password|passwd|api[_-]?key|authorization|credential|cookie)[^"\\]*"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\\?\z)`)
+
+// JSON masks the string values of secret-named members in JSON text (whole
+// or clipped), as a trace of the messages shows them.
+func JSON(msg []byte) []byte {
+	return jsonSecretMember.ReplaceAll(msg, []byte(`$1"***"`))
 }
 
 // URL masks the credentials in a URL: the password of its user info and the

@@ -84,3 +84,18 @@ func TestWriterCatchesASecretSplitAcrossWrites(t *testing.T) {
 		t.Errorf("after flush: %q", got)
 	}
 }
+
+func TestJSON(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"access_token":"abc","n":1}`:                   `{"access_token":"***","n":1}`,
+		`{"Authorization": "Bearer x\"y", "name":"a"}`:   `{"Authorization": "***", "name":"a"}`,
+		`{"api_key":"k","key":"ordinary","session":"s"}`: `{"api_key":"***","key":"ordinary","session":"s"}`,
+		`{"client_secret":"clipped-in-the-mid`:           `{"client_secret":"***"`,
+		`{"password":"ends-with-escape\`:                 `{"password":"***"`,
+		`{"progressToken":7}`:                            `{"progressToken":7}`,
+	} {
+		if got := string(JSON([]byte(in))); got != want {
+			t.Errorf("JSON(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
