@@ -3,6 +3,8 @@
 //
 // Both functions read the result as raw JSON, as the server sent it: unknown
 // block types and members are skipped by Text and copied unchanged by Save.
+// locate checks raw once; the blocks inside it are walked without checking
+// their syntax again.
 package content
 
 import (
@@ -104,7 +106,7 @@ func blockText(block []byte) (string, bool) {
 	}
 	var typ string
 	var text, resource, path []byte
-	_ = rawjson.ForEachMember(block, func(key string, value []byte) error {
+	_ = rawjson.ForEachValidMember(block, func(key string, value []byte) error {
 		switch key {
 		case "type":
 			typ, _ = jsonString(value)
@@ -137,7 +139,7 @@ func contentsText(item []byte) (string, bool) {
 		return "", false
 	}
 	var text, path []byte
-	_ = rawjson.ForEachMember(item, func(key string, value []byte) error {
+	_ = rawjson.ForEachValidMember(item, func(key string, value []byte) error {
 		switch key {
 		case "text":
 			text = value
@@ -158,7 +160,7 @@ func forEachMessageBlock(msg []byte, fn func(block []byte)) {
 	if !rawjson.IsObject(msg) {
 		return
 	}
-	_ = rawjson.ForEachMember(msg, func(key string, value []byte) error {
+	_ = rawjson.ForEachValidMember(msg, func(key string, value []byte) error {
 		if key != "content" {
 			return nil
 		}

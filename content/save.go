@@ -111,7 +111,7 @@ func (s *saver) block(block []byte, n int, where string) error {
 	}
 	var typ string
 	var dataKey, data, mimeType, resource []byte
-	err := rawjson.ForEachRawMember(block, func(key string, rawKey, value []byte) error {
+	err := rawjson.ForEachValidRawMember(block, func(key string, rawKey, value []byte) error {
 		switch key {
 		case "type":
 			typ, _ = jsonString(value)
@@ -149,7 +149,7 @@ func (s *saver) contents(item []byte, n int, where string) error {
 	}
 	var uri, mimeType string
 	var blobKey, blob []byte
-	err := rawjson.ForEachRawMember(item, func(key string, rawKey, value []byte) error {
+	err := rawjson.ForEachValidRawMember(item, func(key string, rawKey, value []byte) error {
 		switch key {
 		case "uri":
 			uri, _ = jsonString(value)

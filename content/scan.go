@@ -1,7 +1,7 @@
 package content
 
-// The values handled here are sub-slices of JSON that rawjson.ForEachMember
-// has already validated, so the scanners below do not check syntax.
+// The values handled here are sub-slices of JSON that locate has already
+// validated, so neither the member walks nor the scanners below check syntax.
 
 func isArray(value []byte) bool { return len(value) > 0 && value[0] == '[' }
 

@@ -189,9 +189,10 @@ type outgoing struct {
 	isResp bool            // a response to a server request
 }
 
+// classify reads a message mcpv encoded itself (valid by construction).
 func classify(msg []byte) outgoing {
 	var o outgoing
-	rawjson.ForEachMember(msg, func(k string, v []byte) error {
+	rawjson.ForEachValidMember(msg, func(k string, v []byte) error {
 		switch k {
 		case "method":
 			json.Unmarshal(v, &o.method)

@@ -76,7 +76,7 @@ func cursorParams(cursor string) json.RawMessage {
 // splitPage returns a page's items and its nextCursor ("" at the end; some
 // servers send "" or null for the last page).
 func splitPage(page json.RawMessage, key string) (items []json.RawMessage, next string, err error) {
-	err = rawjson.ForEachMember(page, func(k string, v []byte) error {
+	err = rawjson.ForEachValidMember(page, func(k string, v []byte) error {
 		switch k {
 		case key:
 			if string(v) == "null" {
@@ -125,7 +125,7 @@ func mergePages(first json.RawMessage, key string, items []json.RawMessage, next
 		b.WriteByte(']')
 	}
 	wrote := false
-	rawjson.ForEachRawMember(first, func(k string, rawKey, v []byte) error {
+	rawjson.ForEachValidRawMember(first, func(k string, rawKey, v []byte) error {
 		switch k {
 		case key:
 			writeItems(rawKey)

@@ -39,6 +39,12 @@ func ForEachValidMember(data []byte, fn func(key string, value []byte) error) er
 	return eachMember(data, func(key string, _, value []byte) error { return fn(key, value) })
 }
 
+// ForEachValidRawMember is ForEachRawMember for data already known to be
+// valid JSON.
+func ForEachValidRawMember(data []byte, fn func(key string, rawKey, value []byte) error) error {
+	return eachMember(data, fn)
+}
+
 func eachMember(data []byte, fn func(key string, rawKey, value []byte) error) error {
 	i := SkipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
