@@ -33,8 +33,8 @@ Examples:
 
 // authManager is the OAuth layer for the target, which must be an HTTP server.
 func (a *app) authManager(mode string) (*oauth.Manager, error) {
-	if a.target.url == "" {
-		return nil, usageErrorf("auth is for HTTP servers: give --url URL or --server NAME of an HTTP server")
+	if err := a.requireHTTP(); err != nil {
+		return nil, err
 	}
 	plain, err := httpClient(a.flags.CACert)
 	if err != nil {
@@ -43,15 +43,26 @@ func (a *app) authManager(mode string) (*oauth.Manager, error) {
 	return a.oauthManager(plain, mode)
 }
 
-// storedRecords finds what the token store holds for the target.
+func (a *app) requireHTTP() error {
+	if a.target.url == "" {
+		return usageErrorf("auth is for HTTP servers: give --url URL or --server NAME of an HTTP server")
+	}
+	return nil
+}
+
+// storedRecords finds what the token store holds for the target. It needs
+// no client credentials: a server whose key file is gone can still be
+// looked at or logged out of.
 func (a *app) storedRecords() (server string, store *oauth.Store, recs []*oauth.Record, err error) {
-	m, err := a.authManager(oauth.ModeStored)
-	if err != nil {
+	if err := a.requireHTTP(); err != nil {
 		return "", nil, nil, err
 	}
+	if server, err = oauth.CanonicalResource(a.target.url); err != nil {
+		return "", nil, nil, usageError{err}
+	}
 	store = a.oauthStore()
-	recs, err = store.Find(m.Server())
-	return m.Server(), store, recs, err
+	recs, err = store.Find(server)
+	return server, store, recs, err
 }
 
 type authLoginCmd struct{}
@@ -118,7 +129,7 @@ func (c *authTokenCmd) Run(ctx context.Context, a *app) error {
 		return err
 	}
 	rec, err := m.Current(ctx)
-	if err != nil && a.flags.Auth == oauth.ModeAuto {
+	if err != nil && a.authMode() == oauth.ModeAuto {
 		rec, err = m.Login(ctx)
 	}
 	if err != nil {
