@@ -94,10 +94,8 @@ func (s *Server) Expand(env Env) (*Expanded, error) {
 	if err != nil {
 		return nil, err
 	}
-	x.Secrets = append(x.Secrets, urlSecrets(x.URL)...)
-	for _, a := range secretArgs(x.Args) {
-		x.Secrets = append(x.Secrets, a)
-	}
+	x.Secrets = append(x.Secrets, redact.URLSecrets(x.URL)...)
+	x.Secrets = append(x.Secrets, redact.ArgSecrets(x.Args)...)
 	return x, nil
 }
 
@@ -197,44 +195,4 @@ func validName(name string) bool {
 		}
 	}
 	return true
-}
-
-func urlSecrets(raw string) []string {
-	masked := redact.URL(raw)
-	if masked == raw {
-		return nil
-	}
-	// Collect what masking removed: compare the two piecewise.
-	var out []string
-	if i := strings.Index(raw, "://"); i >= 0 {
-		rest := raw[i+3:]
-		if at := strings.IndexByte(rest, '@'); at >= 0 {
-			if _, pw, ok := strings.Cut(rest[:at], ":"); ok {
-				out = append(out, pw)
-			}
-		}
-	}
-	if _, q, ok := strings.Cut(raw, "?"); ok {
-		for _, kv := range strings.Split(q, "&") {
-			if k, v, ok := strings.Cut(kv, "="); ok && redact.Name(k) {
-				out = append(out, v)
-			}
-		}
-	}
-	return out
-}
-
-func secretArgs(args []string) []string {
-	var out []string
-	masked := redact.Args(args)
-	for i := range args {
-		if masked[i] != args[i] {
-			if _, v, ok := strings.Cut(args[i], "="); ok && strings.HasPrefix(args[i], "-") {
-				out = append(out, v)
-			} else {
-				out = append(out, args[i])
-			}
-		}
-	}
-	return out
 }

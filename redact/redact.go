@@ -80,6 +80,31 @@ func URL(raw string) string {
 	return strings.Replace(u.String(), placeholder, Mask, 1)
 }
 
+// URLSecrets are the values URL masks, both as written and decoded, since
+// either may turn up in a message.
+func URLSecrets(raw string) []string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	if u.User != nil {
+		if pw, has := u.User.Password(); has {
+			_, written, _ := strings.Cut(u.User.String(), ":")
+			out = append(out, pw, written)
+		}
+	}
+	for _, kv := range strings.Split(u.RawQuery, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		name, err1 := url.QueryUnescape(k)
+		value, err2 := url.QueryUnescape(v)
+		if err1 == nil && err2 == nil && Name(name) {
+			out = append(out, v, value)
+		}
+	}
+	return out
+}
+
 // encodeQuery is url.Values.Encode without escaping the mask.
 func encodeQuery(q url.Values) string {
 	keys := make([]string, 0, len(q))
@@ -108,18 +133,36 @@ func encodeQuery(q url.Values) string {
 // Args masks the values of secret-named flags in a command line:
 // "--api-key=abc" and "--token abc" both lose abc.
 func Args(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = a
-		if i > 0 && isSecretFlag(args[i-1]) && !strings.Contains(args[i-1], "=") && !strings.HasPrefix(a, "-") {
+	out := append([]string(nil), args...)
+	eachSecretArg(args, func(i int, name, _ string) {
+		if name == "" {
 			out[i] = Mask
-			continue
-		}
-		if name, _, ok := strings.Cut(a, "="); ok && strings.HasPrefix(name, "-") && Name(name) {
+		} else {
 			out[i] = name + "=" + Mask
 		}
-	}
+	})
 	return out
+}
+
+// ArgSecrets are the values Args masks.
+func ArgSecrets(args []string) []string {
+	var out []string
+	eachSecretArg(args, func(_ int, _, value string) { out = append(out, value) })
+	return out
+}
+
+// eachSecretArg calls fn for each secret value in args: at index i, either a
+// word of its own (name "") or the value of a "--name=value" word.
+func eachSecretArg(args []string, fn func(i int, name, value string)) {
+	for i, a := range args {
+		if i > 0 && isSecretFlag(args[i-1]) && !strings.Contains(args[i-1], "=") && !strings.HasPrefix(a, "-") {
+			fn(i, "", a)
+			continue
+		}
+		if name, value, ok := strings.Cut(a, "="); ok && strings.HasPrefix(name, "-") && Name(name) {
+			fn(i, name, value)
+		}
+	}
 }
 
 func isSecretFlag(a string) bool {

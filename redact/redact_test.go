@@ -99,3 +99,14 @@ func TestJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestURLSecrets(t *testing.T) {
+	got := URLSecrets("https://u:p%40ss@h/mcp?token=abcdef&to%6Ben=x%2By&mode=fast#frag")
+	want := []string{"p@ss", "p%40ss", "abcdef", "abcdef", "x%2By", "x+y"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Error(diff)
+	}
+	if got := ArgSecrets([]string{"srv", "--api-key=abc", "--token", "def", "-v"}); !cmp.Equal(got, []string{"abc", "def"}) {
+		t.Errorf("ArgSecrets = %q", got)
+	}
+}
