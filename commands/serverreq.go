@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -70,7 +69,7 @@ func rootList(paths []string) (json.RawMessage, error) {
 // elicitation prepares the answers to elicitation/create from the flags.
 func (a *app) elicitation() (*elicit.Options, error) {
 	f := &a.flags.clientFlags
-	o := &elicit.Options{Diag: a.ios.Err, Answers: map[string]string{}, OpenURL: openBrowser, ServerName: a.serverName()}
+	o := &elicit.Options{Diag: a.ios.Err, Answers: map[string]string{}, OpenURL: a.openBrowser, ServerName: a.serverName()}
 	for _, kv := range f.Answer {
 		k, v, _ := strings.Cut(kv, "=")
 		o.Answers[k] = v
@@ -111,33 +110,17 @@ func (a *app) terminal() elicit.Terminal {
 
 // serverName names the server in questions to the user.
 func (a *app) serverName() string {
-	if u := a.flags.URL; u != "" {
-		if parsed, err := url.Parse(u); err == nil {
+	switch t := a.target; {
+	case a.flags.Server != "":
+		return a.flags.Server
+	case t.url != "":
+		if parsed, err := url.Parse(t.url); err == nil {
 			return parsed.Host
 		}
-		return "?"
-	}
-	if len(a.server) > 0 {
-		return filepath.Base(a.server[0])
+	case len(t.command) > 0:
+		return filepath.Base(t.command[0])
 	}
 	return "?"
-}
-
-// openBrowser opens url with $BROWSER or the platform's opener, without waiting.
-func openBrowser(url string) error {
-	name, args := "xdg-open", []string{url}
-	if runtime.GOOS == "darwin" {
-		name = "open"
-	}
-	if b := os.Getenv("BROWSER"); b != "" {
-		name = strings.Split(b, ":")[0]
-	}
-	cmd := exec.Command(name, args...)
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	go cmd.Wait() // reaps the opener; ends when it exits
-	return nil
 }
 
 // serveRequest answers the server's requests (digest §5): roots, sampling,

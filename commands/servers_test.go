@@ -102,6 +102,10 @@ func TestServersFromEachFormatDriveListTools(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", name, r.code, r.stdout, r.stderr)
 		}
 	}
+	// Questions from the server name it as the user named it.
+	if r := mcpv(t, "", "call", "-s", "catalog-stdio", "ask", "message=who?"); !strings.Contains(r.stderr, `server "catalog-stdio" asks: who?`) {
+		t.Errorf("elicitation names the server: %q", r.stderr)
+	}
 	t.Setenv("MCPV_SERVER", "catalog-http")
 	if r := mcpv(t, "", "ping"); r.code != 0 || r.stdout != "{}\n" {
 		t.Errorf("MCPV_SERVER: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
