@@ -176,32 +176,24 @@ func (c *callCmd) arguments(a *app, base json.RawMessage, def toolDef) (json.Raw
 // JSON, and exit 1 for isError.
 func (c *callCmd) result(a *app, def toolDef) func(json.RawMessage) error {
 	return func(res json.RawMessage) error {
-		outErr := c.checkOutput(a, def, res)
+		f := toolResultFields(res)
+		outErr := c.checkOutput(a, def, f)
 		if err := a.printResult(res, c.Text, c.SaveDir); err != nil {
 			return err
 		}
 		if outErr != nil {
 			return outErr
 		}
-		if isToolError(res) {
-			return errToolFailed
-		}
-		return nil
+		return f.exitErr()
 	}
 }
 
 // checkOutput validates structuredContent against the outputSchema.
-func (c *callCmd) checkOutput(a *app, def toolDef, res json.RawMessage) error {
-	if c.ValidateOutput == "off" || len(def.OutputSchema) == 0 || isToolError(res) {
+func (c *callCmd) checkOutput(a *app, def toolDef, f resultFields) error {
+	if c.ValidateOutput == "off" || len(def.OutputSchema) == 0 || f.isError {
 		return nil
 	}
-	var structured json.RawMessage
-	rawjson.ForEachValidMember(res, func(k string, v []byte) error {
-		if k == "structuredContent" {
-			structured = v
-		}
-		return nil
-	})
+	structured := f.structured
 	if structured == nil {
 		return c.outputProblem(a, "the result has no structuredContent, though the tool declares an outputSchema")
 	}
@@ -224,17 +216,33 @@ func (c *callCmd) outputProblem(a *app, msg string) error {
 	return nil
 }
 
-// isToolError reports a CallToolResult with isError: true.
-// isToolError reports isError: true. res came from the session, which has
-// checked the whole message: walking it needs no second validation pass
+// resultFields are the members of a CallToolResult that decide mcpv's exit.
+type resultFields struct {
+	isError    bool
+	structured json.RawMessage
+}
+
+// toolResultFields reads them in one walk. res came from the session, which
+// has checked the whole message: the walk needs no second validation pass
 // (0.4 s for a 100 MB result).
-func isToolError(res json.RawMessage) bool {
-	failed := false
+func toolResultFields(res json.RawMessage) resultFields {
+	var f resultFields
 	rawjson.ForEachValidMember(res, func(k string, v []byte) error {
-		if k == "isError" && string(v) == "true" {
-			failed = true
+		switch k {
+		case "isError":
+			f.isError = string(v) == "true"
+		case "structuredContent":
+			f.structured = v
 		}
 		return nil
 	})
-	return failed
+	return f
+}
+
+// exitErr is errToolFailed for isError: true.
+func (f resultFields) exitErr() error {
+	if f.isError {
+		return errToolFailed
+	}
+	return nil
 }

@@ -65,10 +65,7 @@ func (c *tasksResultCmd) Run(ctx context.Context, a *app) error {
 		if err := a.print(res); err != nil {
 			return err
 		}
-		if isToolError(res) {
-			return errToolFailed
-		}
-		return nil
+		return toolResultFields(res).exitErr()
 	})
 }
 
