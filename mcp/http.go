@@ -492,11 +492,11 @@ func (t *HTTPTransport) Close(ctx context.Context) error {
 		return nil
 	}
 	t.closed = true
-	sid, version := t.sessionID, t.version
+	endpoint, sid, version := t.endpoint, t.sessionID, t.version
 	t.mu.Unlock()
 	if sid != "" && ctx.Err() == nil {
 		dctx, cancel := context.WithTimeout(ctx, deleteTimeout)
-		req, err := http.NewRequestWithContext(dctx, http.MethodDelete, t.endpoint.String(), nil)
+		req, err := http.NewRequestWithContext(dctx, http.MethodDelete, endpoint.String(), nil)
 		if err == nil {
 			t.setHeaders(req, sid, version)
 			if resp, err := t.do(req); err == nil {
