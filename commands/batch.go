@@ -140,17 +140,16 @@ func (c *batchCmd) Run(ctx context.Context, a *app) error {
 			}
 		}
 	}
-	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, errBatchStopped) {
-		var ce *output.ClosedError
-		if errors.As(cause, &ce) {
-			return cause
-		}
-		if errors.Is(cause, ErrInterrupted) || errors.Is(cause, context.DeadlineExceeded) {
-			return cause
-		}
+	var closed *output.ClosedError
+	if cause := context.Cause(ctx); errors.As(cause, &closed) {
+		return cause // stdout is gone: nothing more can be written
 	}
+	// What was finished before a stop is written, whatever stopped it.
 	if err := w.Flush(); err != nil {
 		return &output.ClosedError{Err: err}
+	}
+	if cause := context.Cause(ctx); errors.Is(cause, ErrInterrupted) || errors.Is(cause, context.DeadlineExceeded) {
+		return cause
 	}
 	if first != exitOK {
 		return batchFailed{first}
