@@ -88,7 +88,6 @@ func (a *app) useTask(ctx context.Context, client *mcp.Client, tool string, aske
 	return false, nil
 }
 
-// findTool walks tools/list until it finds the tool; nil when it is not listed.
 // toolCache keeps a batch's tool definitions, so that a thousand call lines
 // cost one tools/list walk; notifications/tools/list_changed empties it.
 type toolCache struct {
@@ -119,27 +118,12 @@ func (a *app) findTool(ctx context.Context, client *mcp.Client, name string) (js
 	return a.tools.tools[name], nil
 }
 
-// findTool walks tools/list for the tool called name; with all non-nil it
-// walks every page and keeps every tool there.
+// findTool walks tools/list, page by page, for the tool called name; with
+// all non-nil it walks every page and keeps every tool there.
 func findTool(ctx context.Context, client *mcp.Client, name string, all map[string]json.RawMessage) (json.RawMessage, error) {
-	cursor := ""
-	for pages := 0; pages < 1000; pages++ {
-		var params json.RawMessage
-		if cursor != "" {
-			params = mustJSON(map[string]string{"cursor": cursor})
-		}
-		res, err := client.Call(ctx, "tools/list", params)
-		if err != nil {
-			return nil, err
-		}
-		var page struct {
-			Tools      []json.RawMessage `json:"tools"`
-			NextCursor string            `json:"nextCursor"`
-		}
-		if err := json.Unmarshal(res, &page); err != nil {
-			return nil, &mcp.TransportError{Op: "tools/list", Err: err}
-		}
-		for _, t := range page.Tools {
+	var found json.RawMessage
+	err := client.Each(ctx, "tools/list", "tools", func(tools []json.RawMessage) bool {
+		for _, t := range tools {
 			var n struct {
 				Name string `json:"name"`
 			}
@@ -149,15 +133,13 @@ func findTool(ctx context.Context, client *mcp.Client, name string, all map[stri
 			if all != nil {
 				all[n.Name] = t
 			} else if n.Name == name {
-				return t, nil
+				found = t
+				return true
 			}
 		}
-		if page.NextCursor == "" || page.NextCursor == cursor {
-			return nil, nil
-		}
-		cursor = page.NextCursor
-	}
-	return nil, nil
+		return false
+	})
+	return found, err
 }
 
 // taskRequest is the task member of tools/call params: {} or {"ttl": ms}.

@@ -30,6 +30,43 @@ func (c *Client) List(ctx context.Context, method, key string, p Pages) (result 
 	}
 	var first json.RawMessage
 	var items []json.RawMessage
+	err = c.walk(ctx, method, key, func(n int, page json.RawMessage, pageItems []json.RawMessage, nextCursor string) bool {
+		if first == nil {
+			if nextCursor == "" {
+				result = page
+				return true
+			}
+			first = page
+		}
+		items = append(items, pageItems...)
+		if nextCursor == "" {
+			result = mergePages(first, key, items, "")
+			return true
+		}
+		if p.Max > 0 && n >= p.Max {
+			result, next = mergePages(first, key, items, nextCursor), nextCursor
+			return true
+		}
+		return false
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return result, next, nil
+}
+
+// Each walks a paginated list page by page, calling fn with each page's
+// items until fn returns true or the list ends.
+func (c *Client) Each(ctx context.Context, method, key string, fn func(items []json.RawMessage) (stop bool)) error {
+	return c.walk(ctx, method, key, func(_ int, _ json.RawMessage, items []json.RawMessage, next string) bool {
+		return fn(items) || next == ""
+	})
+}
+
+// walk follows nextCursor from the start, calling fn with page n (from 1),
+// its items and its nextCursor, until fn returns true. A server that sends
+// a cursor twice would loop for ever: that is a transport error.
+func (c *Client) walk(ctx context.Context, method, key string, fn func(n int, page json.RawMessage, items []json.RawMessage, next string) bool) error {
 	seen := map[string]bool{}
 	cursor := ""
 	for n := 1; ; n++ {
@@ -39,29 +76,19 @@ func (c *Client) List(ctx context.Context, method, key string, p Pages) (result 
 		}
 		page, err := c.Call(ctx, method, params)
 		if err != nil {
-			return nil, "", err
+			return err
 		}
-		pageItems, nextCursor, err := splitPage(page, key)
+		items, nextCursor, err := splitPage(page, key)
 		if err != nil {
-			return nil, "", &TransportError{Op: method, Err: err}
+			return &TransportError{Op: method, Err: err}
 		}
-		if first == nil {
-			if nextCursor == "" {
-				return page, "", nil
-			}
-			first = page
-		}
-		items = append(items, pageItems...)
-		if nextCursor == "" {
-			return mergePages(first, key, items, ""), "", nil
+		if fn(n, page, items, nextCursor) {
+			return nil
 		}
 		if seen[nextCursor] {
-			return nil, "", &TransportError{Op: method, Err: fmt.Errorf("server sent cursor %q twice; stopped after %d pages", nextCursor, n)}
+			return &TransportError{Op: method, Err: fmt.Errorf("server sent cursor %q twice; stopped after %d pages", nextCursor, n)}
 		}
 		seen[nextCursor] = true
-		if p.Max > 0 && n >= p.Max {
-			return mergePages(first, key, items, nextCursor), nextCursor, nil
-		}
 		cursor = nextCursor
 	}
 }
@@ -82,9 +109,12 @@ func splitPage(page json.RawMessage, key string) (items []json.RawMessage, next 
 			if string(v) == "null" {
 				return nil
 			}
-			if err := json.Unmarshal(v, &items); err != nil {
+			if v[0] != '[' {
 				return fmt.Errorf("%q is not an array", key)
 			}
+			// Sub-slices of the page, which the session has checked: no
+			// second scan, no copy per item.
+			rawjson.ForEachElement(v, func(_ int, el []byte) { items = append(items, el) })
 		case "nextCursor":
 			if string(v) != "null" {
 				if err := json.Unmarshal(v, &next); err != nil {
