@@ -30,6 +30,8 @@ type callCmd struct {
 	Task   bool          `name:"task" help:"Run the call as a task, if the tool allows it: report its id, poll its status, print its result. A tool that requires a task gets one without asking."`
 	TTL    time.Duration `name:"ttl" placeholder:"DURATION" help:"Ask the server to keep the task (and its result) this long."`
 	Detach bool          `name:"detach" help:"With a task: print the created task and exit at once; collect it later with mcpv tasks result ID."`
+
+	files map[string][]byte // @FILE values, read by Validate
 }
 
 func (c *callCmd) Help() string {
@@ -66,7 +68,21 @@ func (c *callCmd) Validate() error {
 			}
 		}
 	}
-	return toolargs.Check(c.Pairs)
+	c.files = map[string][]byte{}
+	return toolargs.Check(c.Pairs, func(path string) ([]byte, error) {
+		data, err := os.ReadFile(path)
+		c.files[path] = data
+		return data, err
+	})
+}
+
+// readFile serves the @FILE values Validate has read, so each file is read
+// once.
+func (c *callCmd) readFile(path string) ([]byte, error) {
+	if data, ok := c.files[path]; ok {
+		return data, nil
+	}
+	return os.ReadFile(path)
 }
 
 func (c *callCmd) Run(ctx context.Context, a *app) error {
@@ -152,7 +168,7 @@ func (c *callCmd) arguments(a *app, base json.RawMessage, def toolDef) (json.Raw
 	args, err := toolargs.Build(c.Pairs, base, toolargs.Options{
 		Schema:   def.InputSchema,
 		NoCoerce: c.NoCoerce,
-		ReadFile: os.ReadFile,
+		ReadFile: c.readFile,
 		Stdin:    func() ([]byte, error) { return io.ReadAll(a.ios.In) },
 	})
 	if err != nil {

@@ -156,6 +156,8 @@ func TestArgsFromStdinWhenAsked(t *testing.T) {
 func TestUsageErrorsStartNoServer(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "started")
 	server := []string{"--", "sh", "-c", "touch " + marker}
+	badJSON := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(badJSON, []byte("{nope"), 0o644)
 	tests := []struct {
 		args   []string
 		errHas string
@@ -174,6 +176,8 @@ func TestUsageErrorsStartNoServer(t *testing.T) {
 		{[]string{"request", "x/y", "{"}, "not valid JSON"},
 		{[]string{"call", "x", "--args", "@/nonexistent/file"}, "no such file"},
 		{[]string{"call", "x", "--args", "-", "m=@-"}, "both want stdin"},
+		{[]string{"call", "x", "m=@/nonexistent/file"}, "no such file"},
+		{[]string{"call", "x", "m:=@" + badJSON}, "not valid JSON"},
 	}
 	for _, tt := range tests {
 		r := mcpv(t, "", append(tt.args, server...)...)

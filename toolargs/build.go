@@ -91,12 +91,13 @@ func Build(words []string, base json.RawMessage, opts Options) (json.RawMessage,
 	return root.encode(typing, "")
 }
 
-// Check reports a word that can never be an argument, without reading any
-// file or stdin: the checks a command line gets before a server starts.
-func Check(words []string) error {
+// Check reports a word that can never be an argument: the checks a command
+// line gets before a server starts. @FILE values are read with readFile (a
+// missing file or bad JSON is a mistake found now); stdin is not read.
+func Check(words []string, readFile func(string) ([]byte, error)) error {
 	used := false
 	none := Options{
-		ReadFile: func(string) ([]byte, error) { return []byte("null"), nil },
+		ReadFile: readFile,
 		Stdin:    func() ([]byte, error) { return []byte("null"), nil },
 	}
 	for _, w := range words {
