@@ -45,6 +45,16 @@ func Listen() (ln net.Listener, redirectURI string, err error) {
 	return ln, "http://" + ln.Addr().String() + "/callback", nil
 }
 
+// ListenAt listens at a loopback redirect URI registered before, so that a
+// client registered on an earlier run can be used again.
+func ListenAt(redirectURI string) (net.Listener, error) {
+	u, err := url.Parse(redirectURI)
+	if err != nil || u.Scheme != "http" || u.Hostname() != "127.0.0.1" || u.Port() == "" {
+		return nil, fmt.Errorf("%s is not a loopback redirect URI of mcpv's", redirectURI)
+	}
+	return net.Listen("tcp4", u.Host)
+}
+
 // AuthorizeRequest is what Authorize needs.
 type AuthorizeRequest struct {
 	Metadata    *ServerMetadata

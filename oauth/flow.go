@@ -26,7 +26,9 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 	resource := m.server
 	if prm != nil {
 		resource = prm.Resource
-		if md, err = m.pickServer(ctx, prm); err != nil {
+		if prev := m.rec; prev != nil && prev.Metadata != nil && slices.Contains(prm.AuthorizationServers, prev.Issuer) {
+			md = prev.Metadata // a step-up, or a new grant at the same server: no need to discover it again
+		} else if md, err = m.pickServer(ctx, prm); err != nil {
 			return err
 		}
 	} else if md, err = LegacyServer(ctx, hc, m.opts.ServerURL); err != nil {
@@ -114,6 +116,15 @@ func (m *Manager) scopes(ch *Challenge, prm *ResourceMetadata, md *ServerMetadat
 	return out
 }
 
+// reusable reports whether the stored record holds a client mcpv registered
+// itself at md (not a pre-registered or metadata-document one) that can be
+// used again for the code flow.
+func (m *Manager) reusable(md *ServerMetadata) bool {
+	prev := m.rec
+	return prev != nil && prev.Issuer == md.Issuer && prev.Grant != GrantClientCredentials && prev.Grant != GrantCrossApp &&
+		prev.Client.ID != "" && prev.Client.ID != m.opts.ClientMetadataURL && len(prev.Client.RedirectURIs) > 0
+}
+
 // redirect is the loopback listener of a code flow and its URI.
 type redirect struct {
 	ln  net.Listener
@@ -150,6 +161,14 @@ func (m *Manager) identify(ctx context.Context, md *ServerMetadata, scopes []str
 		return nil, r, func() {}, &Error{Step: StepRegistration, Description: "this grant needs a pre-registered --client-id with --client-secret or --client-key"}
 	case m.opts.ClientMetadataURL != "" && md.ClientIDMetadataDocumentSupported:
 		return &Client{ID: m.opts.ClientMetadataURL, AuthMethod: AuthNone}, r, finish, nil
+	case m.reusable(md):
+		// The client registered last time, at the redirect URI it registered.
+		if ln, err := ListenAt(m.rec.Client.RedirectURIs[0]); err == nil {
+			finish()
+			c := m.rec.Client
+			return &c, redirect{ln: ln, uri: c.RedirectURIs[0]}, func() { ln.Close() }, nil
+		}
+		fallthrough // its port is taken: register anew
 	case md.RegistrationEndpoint != "":
 		grants := []string{GrantAuthorizationCode}
 		if slices.Contains(scopes, "offline_access") {

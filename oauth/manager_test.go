@@ -183,6 +183,9 @@ func TestStepUpUnionOfScopes(t *testing.T) {
 	if w.count("authorize") != 2 {
 		t.Errorf("%d authorizations, want 2", w.count("authorize"))
 	}
+	if w.count("register") != 1 {
+		t.Errorf("%d registrations, want 1: a step-up reuses the client", w.count("register"))
+	}
 }
 
 func TestRetryLimit(t *testing.T) {
