@@ -40,11 +40,7 @@ func (a *app) authMode() string {
 
 // oauthStore is where tokens are kept: the oauth directory of mcpv's state directory.
 func (a *app) oauthStore() *oauth.Store {
-	home := a.getenv("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	return &oauth.Store{Dir: filepath.Join(trust.StateDir(a.getenv, home), "oauth")}
+	return &oauth.Store{Dir: filepath.Join(trust.StateDir(a.getenv, a.home()), "oauth")}
 }
 
 // oauthManager builds the authorization layer for the target's URL: the

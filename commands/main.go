@@ -183,12 +183,9 @@ func splitServer(args []string) (own, server []string) {
 }
 
 func lookup(environ []string) func(string) string {
+	set := lookupSet(environ)
 	return func(key string) string {
-		for i := len(environ) - 1; i >= 0; i-- {
-			if k, v, ok := strings.Cut(environ[i], "="); ok && k == key {
-				return v
-			}
-		}
-		return ""
+		v, _ := set(key)
+		return v
 	}
 }

@@ -87,10 +87,7 @@ func (a *app) configEnv() (config.Env, error) {
 	if err != nil {
 		return config.Env{}, err
 	}
-	home := a.getenv("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
+	home := a.home()
 	return config.Env{
 		Getenv: a.getenv,
 		Lookup: lookupSet(a.environ),
@@ -313,6 +310,15 @@ func quoteWord(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// home is the user's home directory: HOME, else what the system says.
+func (a *app) home() string {
+	if h := a.getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
 }
 
 func lookupSet(environ []string) func(string) (string, bool) {

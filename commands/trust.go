@@ -36,9 +36,9 @@ func (c *trustCmd) Run(a *app) error {
 	}
 	files := c.Files
 	if len(files) == 0 {
-		for _, p := range []string{".mcp.json", filepath.Join(".vscode", "mcp.json"), filepath.Join(".cursor", "mcp.json")} {
-			if _, err := os.Stat(p); err == nil {
-				files = append(files, p)
+		for _, f := range config.ProjectFiles {
+			if _, err := os.Stat(filepath.Join(env.Cwd, f.Path)); err == nil {
+				files = append(files, f.Path)
 			}
 		}
 		if len(files) == 0 {
@@ -47,7 +47,8 @@ func (c *trustCmd) Run(a *app) error {
 	}
 	store := a.trustStore(env)
 	for _, p := range files {
-		path := absPath(p, env.Cwd) // as found: see checkTrust
+		src := config.FileSource(p, env.Cwd, "trust")
+		path := src.Path // as found: see checkTrust
 		if c.Revoke {
 			had, err := store.Revoke(path)
 			if err != nil {
@@ -58,7 +59,7 @@ func (c *trustCmd) Run(a *app) error {
 			}
 			continue
 		}
-		f, err := config.Load(config.Source{Path: path, Label: "trust", Required: true, YAML: isYAML(path)})
+		f, err := config.Load(src)
 		if err != nil {
 			var fe *config.FileError
 			if errors.As(err, &fe) {
@@ -78,16 +79,4 @@ func (c *trustCmd) Run(a *app) error {
 		}
 	}
 	return nil
-}
-
-func absPath(p, cwd string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(cwd, p)
-}
-
-func isYAML(p string) bool {
-	ext := filepath.Ext(p)
-	return ext == ".yaml" || ext == ".yml"
 }

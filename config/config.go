@@ -49,6 +49,22 @@ type Source struct {
 	project  string // ~/.claude.json: the key of the current project
 }
 
+// ProjectFiles are the project's own config files, relative to the
+// directory the user is in, with their labels.
+var ProjectFiles = []struct{ Path, Label string }{
+	{".mcp.json", "project"},
+	{filepath.Join(".vscode", "mcp.json"), "project (VS Code)"},
+	{filepath.Join(".cursor", "mcp.json"), "project (Cursor)"},
+}
+
+// FileSource is the source for a file the user names (relative to cwd).
+func FileSource(path, cwd, label string) Source {
+	s := Source{Path: absolute(path, cwd), Label: label, Required: true}
+	s.Folder = filepath.Dir(s.Path)
+	s.YAML = strings.HasSuffix(s.Path, ".yaml") || strings.HasSuffix(s.Path, ".yml")
+	return s
+}
+
 // Sources lists where servers are looked for, first match wins.
 func Sources(env Env) []Source {
 	var out []Source
@@ -60,14 +76,15 @@ func Sources(env Env) []Source {
 		out = append(out, s)
 	}
 	if env.Flag != "" {
-		add(Source{Path: absolute(env.Flag, env.Cwd), Label: "--config", Required: true})
+		add(FileSource(env.Flag, env.Cwd, "--config"))
 	}
 	if p := env.Getenv("MCPV_CONFIG"); p != "" {
-		add(Source{Path: absolute(p, env.Cwd), Label: "MCPV_CONFIG", Required: true})
+		add(FileSource(p, env.Cwd, "MCPV_CONFIG"))
 	}
-	add(Source{Path: filepath.Join(env.Cwd, ".mcp.json"), Label: "project", Kind: Project})
-	add(Source{Path: filepath.Join(env.Cwd, ".vscode", "mcp.json"), Label: "project (VS Code)", Kind: Project, Folder: env.Cwd})
-	add(Source{Path: filepath.Join(env.Cwd, ".cursor", "mcp.json"), Label: "project (Cursor)", Kind: Project, Folder: env.Cwd})
+	for _, f := range ProjectFiles {
+		// The workspace of .vscode/ and .cursor/ is the directory above them.
+		add(Source{Path: filepath.Join(env.Cwd, f.Path), Label: f.Label, Kind: Project, Folder: env.Cwd})
+	}
 
 	configHome := env.Getenv("XDG_CONFIG_HOME")
 	if configHome == "" || !filepath.IsAbs(configHome) {

@@ -351,11 +351,22 @@ func TestCursorAgreesWithLineCol(t *testing.T) {
 	data := []byte("{\n  \"é\": [1,\n\n 2], \"ü\": \"x\"\n}\n")
 	c := &cursor{data: data}
 	offsets := []int{0, 3, 5, 9, 12, 13, 14, 20, len(data), 2, 7} // forwards, then back
+	naive := func(off int) (line, col int) { // counted character by character
+		line, col = 1, 1
+		for _, r := range string(data[:off]) {
+			if r == '\n' {
+				line, col = line+1, 1
+			} else {
+				col++
+			}
+		}
+		return line, col
+	}
 	for _, off := range offsets {
-		l1, c1 := lineCol(data, off)
+		l1, c1 := naive(off)
 		l2, c2 := c.at(off)
 		if l1 != l2 || c1 != c2 {
-			t.Errorf("offset %d: lineCol %d:%d, cursor %d:%d", off, l1, c1, l2, c2)
+			t.Errorf("offset %d: counted %d:%d, cursor %d:%d", off, l1, c1, l2, c2)
 		}
 	}
 }

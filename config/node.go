@@ -73,13 +73,7 @@ func errorAt(n *node, format string, args ...any) error {
 
 // lineCol turns a byte offset into a 1-based line and column (in characters).
 func lineCol(data []byte, off int) (line, col int) {
-	if off > len(data) {
-		off = len(data)
-	}
-	before := data[:off]
-	line = bytes.Count(before, []byte("\n")) + 1
-	start := bytes.LastIndexByte(before, '\n') + 1
-	return line, utf8.RuneCount(before[start:]) + 1
+	return (&cursor{data: data}).at(off)
 }
 
 // --- JSON ---
