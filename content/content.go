@@ -8,7 +8,6 @@
 package content
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -178,9 +177,6 @@ func jsonString(value []byte) (string, bool) {
 	if len(value) == 0 || value[0] != '"' {
 		return "", false
 	}
-	var s string
-	if err := json.Unmarshal(value, &s); err != nil {
-		return "", false
-	}
-	return s, true
+	s, err := rawjson.String(value)
+	return s, err == nil
 }

@@ -57,7 +57,7 @@ func eachMember(data []byte, fn func(key string, rawKey, value []byte) error) er
 	for i < len(data) {
 		end := valueEnd(data, i)
 		rawKey := data[i:end]
-		key, err := decodeKey(rawKey)
+		key, err := String(rawKey)
 		if err != nil {
 			return fmt.Errorf("object key: %w", err)
 		}
@@ -76,10 +76,10 @@ func eachMember(data []byte, fn func(key string, rawKey, value []byte) error) er
 	return errNotObject
 }
 
-// decodeKey unquotes an object key; one without escapes that is valid UTF-8
+// String unquotes a JSON string; one without escapes that is valid UTF-8
 // (nearly all) is taken as it is, without a trip through encoding/json,
 // which would give the same string.
-func decodeKey(raw []byte) (string, error) {
+func String(raw []byte) (string, error) {
 	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
 		return string(raw[1 : len(raw)-1]), nil
 	}
