@@ -351,7 +351,7 @@ func TestCursorAgreesWithLineCol(t *testing.T) {
 	data := []byte("{\n  \"é\": [1,\n\n 2], \"ü\": \"x\"\n}\n")
 	c := &cursor{data: data}
 	offsets := []int{0, 3, 5, 9, 12, 13, 14, 20, len(data), 2, 7} // forwards, then back
-	naive := func(off int) (line, col int) { // counted character by character
+	naive := func(off int) (line, col int) {                      // counted character by character
 		line, col = 1, 1
 		for _, r := range string(data[:off]) {
 			if r == '\n' {
