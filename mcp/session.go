@@ -5,9 +5,15 @@ package mcp
 // Concurrency design:
 //   - One reader goroutine calls Transport.Read in a loop and routes every
 //     message. It never runs user code and never waits on a caller: responses go
-//     to the waiting call's 1-buffered channel, server requests run in their own
-//     goroutine, notifications go to a bounded queue drained by one dispatcher
-//     goroutine (the reader waits only if that queue is full, so nothing is lost).
+//     to the waiting call's 1-buffered channel, notifications to an unbounded
+//     queue drained in order by one dispatcher goroutine, so a response can
+//     never be stuck behind notifications nobody is consuming yet.
+//   - Server requests run in goroutines of their own, at most
+//     maxServerRequests at once. This is the one place the reader waits: when
+//     every slot is taken it stops reading until a handler ends (every
+//     handler ends within a bound, or when the session closes), so a server
+//     that floods mcpv with requests meets back-pressure instead of growing
+//     mcpv's memory.
 //   - Call registers its pending entry before writing the request, so a response
 //     can never arrive for an id the reader does not know yet.
 //   - Writes are serialised (a semaphore that gives up with the caller's
@@ -57,9 +63,11 @@ type SessionOptions struct {
 	Diag io.Writer
 }
 
-// notificationQueue is how many notifications may wait for the dispatcher
-// before the reader pauses.
-const notificationQueue = 4096
+// maxServerRequests bounds the server requests handled at once.
+const maxServerRequests = 64
+
+// answerWriteTimeout bounds writing the answer to a server request.
+const answerWriteTimeout = 30 * time.Second
 
 // cancelWriteTimeout bounds the best-effort cancellation notice.
 const cancelWriteTimeout = time.Second
@@ -80,10 +88,11 @@ type Session struct {
 	closing  bool                          // Close was called
 
 	done     chan struct{}      // closed when the reader stops
-	notes    chan message       // reader → dispatcher; closed by the reader when it stops
+	notes    noteQueue          // reader → dispatcher; closed by the reader when it stops
 	noted    chan struct{}      // closed when the dispatcher has drained notes
+	slots    chan struct{}      // one token per server request being handled
 	base     context.Context    // parent of server-request contexts
-	cancelFn context.CancelFunc // cancels base when the reader stops
+	cancelFn context.CancelFunc // cancels base when the reader stops or Close is called
 }
 
 // NewSession starts reading from t. The reader and dispatcher goroutines stop
@@ -99,8 +108,9 @@ func NewSession(t Transport, opts SessionOptions) *Session {
 		incoming: make(map[string]context.CancelFunc),
 		progress: make(map[string]func()),
 		done:     make(chan struct{}),
-		notes:    make(chan message, notificationQueue),
+		notes:    noteQueue{wake: make(chan struct{}, 1)},
 		noted:    make(chan struct{}),
+		slots:    make(chan struct{}, maxServerRequests),
 	}
 	if c, ok := t.(interface{ ConcurrentWrites() bool }); !ok || !c.ConcurrentWrites() {
 		s.wsem = make(chan struct{}, 1)
@@ -242,10 +252,12 @@ func (s *Session) Done() <-chan struct{} { return s.done }
 
 // Close shuts the transport down (bounded; ctx done means at once), waits for
 // the reader to stop and for every queued notification to be delivered.
+// Server requests still being handled are cancelled and get no answer.
 func (s *Session) Close(ctx context.Context) error {
 	s.mu.Lock()
 	s.closing = true
 	s.mu.Unlock()
+	s.cancelFn() // handlers stop, and a reader waiting for a slot goes on
 	err := s.t.Close(ctx)
 	<-s.done
 	<-s.noted
@@ -293,7 +305,7 @@ func (s *Session) stop(err error) {
 	s.mu.Unlock()
 	close(s.done)
 	s.cancelFn()
-	close(s.notes)
+	s.notes.close()
 }
 
 func (s *Session) route(m message) {
@@ -307,7 +319,7 @@ func (s *Session) route(m message) {
 		case "notifications/progress":
 			s.noteProgress(m.Params)
 		}
-		s.notes <- m
+		s.notes.push(m)
 	case m.ID == nil:
 		// An error response the server could not tie to a request (digest §1);
 		// a result without an id answers nothing and is dropped.
@@ -328,17 +340,78 @@ func (s *Session) route(m message) {
 
 func (s *Session) dispatch() {
 	defer close(s.noted)
-	for m := range s.notes {
-		if s.opts.OnNotification != nil {
-			s.opts.OnNotification(m.Method, m.Params)
+	for {
+		batch, ok := s.notes.take()
+		if !ok {
+			return
+		}
+		for _, m := range batch {
+			if s.opts.OnNotification != nil {
+				s.opts.OnNotification(m.Method, m.Params)
+			}
 		}
 	}
 }
 
+// noteQueue is an unbounded FIFO of notifications with one producer (the
+// reader) and one consumer (the dispatcher). push never blocks.
+type noteQueue struct {
+	mu     sync.Mutex    // guards items and closed
+	items  []message     // waiting, oldest first
+	closed bool          // no more pushes; take drains what is left
+	wake   chan struct{} // 1-buffered: a push or close since the consumer last looked
+}
+
+func (q *noteQueue) push(m message) {
+	q.mu.Lock()
+	q.items = append(q.items, m)
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *noteQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *noteQueue) signal() {
+	select {
+	case q.wake <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+}
+
+// take waits for notifications and returns all that are queued, oldest
+// first; false once the queue is closed and empty.
+func (q *noteQueue) take() ([]message, bool) {
+	for {
+		q.mu.Lock()
+		items, closed := q.items, q.closed
+		q.items = nil
+		q.mu.Unlock()
+		if len(items) > 0 {
+			return items, true
+		}
+		if closed {
+			return nil, false
+		}
+		<-q.wake
+	}
+}
+
 // serve answers one server request on its own goroutine, which ends when the
-// handler returns; the handler's context ends when the server cancels the
-// request or the session stops.
+// handler returns and its answer is written (bounded); the handler's context
+// ends when the server cancels the request or the session stops. When
+// maxServerRequests are being handled the reader waits here for a slot; a
+// request that arrives as the session closes is dropped.
 func (s *Session) serve(m message) {
+	select {
+	case s.slots <- struct{}{}:
+	case <-s.base.Done():
+		return
+	}
 	key := idKey(m.ID)
 	ctx, cancel := context.WithCancel(s.base)
 	s.mu.Lock()
@@ -350,6 +423,7 @@ func (s *Session) serve(m message) {
 			delete(s.incoming, key)
 			s.mu.Unlock()
 			cancel()
+			<-s.slots
 		}()
 		result, err := s.handle(ctx, m.Method, m.Params)
 		if ctx.Err() != nil {
@@ -368,7 +442,7 @@ func (s *Session) serve(m message) {
 		if err != nil {
 			msg, _ = encodeResponse(m.ID, nil, &RPCError{Code: CodeInternalError, Message: err.Error()})
 		}
-		wctx, wcancel := context.WithTimeout(s.base, 30*time.Second)
+		wctx, wcancel := context.WithTimeout(s.base, answerWriteTimeout)
 		defer wcancel()
 		_ = s.write(wctx, msg)
 	}()

@@ -29,10 +29,10 @@ func TestSessionNotificationsInOrder(t *testing.T) {
 			}
 		},
 		// The dispatcher is held at the first notification until the reader
-		// has filled the queue, so the reader must wait rather than drop.
+		// has read every one: the reader never waits for the dispatcher.
 		Trace: func(out bool, _ []byte) {
-			if !out && received.Add(1) == notificationQueue+2 {
-				go close(gate)
+			if !out && received.Add(1) == n {
+				close(gate)
 			}
 		},
 	})
@@ -51,6 +51,121 @@ func TestSessionNotificationsInOrder(t *testing.T) {
 			t.Fatalf("notification %d = %s, want %s", i, g, want)
 		}
 	}
+}
+
+// A consumer of notifications that waits for a response (watch --read does)
+// must get it, however many notifications arrive before it.
+func TestSessionResponseNotStuckBehindNotifications(t *testing.T) {
+	const n = 5000
+	answered := make(chan struct{})
+	var delivered atomic.Int64
+	s, m := newTestSession(t, SessionOptions{OnNotification: func(string, json.RawMessage) {
+		<-answered // the consumer is busy until the call returns
+		delivered.Add(1)
+	}})
+	call := goCall(t.Context(), s.Call, "resources/read", rawJSON(`{"uri":"demo://x"}`))
+	req := m.nextMsg(t)
+	go func() {
+		for i := range n {
+			m.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"demo://x","n":%d}}`, i))
+		}
+		m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"contents":[]}}`)
+	}()
+	r := waitFor(t, call)
+	if r.err != nil || string(r.result) != `{"contents":[]}` {
+		t.Fatalf("Call = %s, %v", r.result, r.err)
+	}
+	close(answered)
+	ctx, cancel := context.WithTimeout(t.Context(), testWait)
+	defer cancel()
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := delivered.Load(); got != n {
+		t.Errorf("%d notifications delivered, want %d", got, n)
+	}
+}
+
+// Server requests are handled at most maxServerRequests at a time; beyond
+// that the reader waits, and every request is answered in the end.
+func TestSessionServerRequestsAreCapped(t *testing.T) {
+	const n = maxServerRequests + 10
+	release := make(chan struct{})
+	var running, peak, started atomic.Int64
+	full := make(chan struct{})
+	_, m := newTestSession(t, SessionOptions{Handler: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, error) {
+		now := running.Add(1)
+		defer running.Add(-1)
+		for p := peak.Load(); now > p && !peak.CompareAndSwap(p, now); p = peak.Load() {
+		}
+		if started.Add(1) == maxServerRequests {
+			close(full)
+		}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return json.RawMessage(`{}`), nil
+	}})
+	accepted := make(chan struct{}, n) // one token per request the reader took
+	go func() {
+		for i := range n {
+			select {
+			case m.in <- []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":"s%d","method":"roots/list"}`, i)):
+				accepted <- struct{}{}
+			case <-m.closed:
+				return
+			}
+		}
+	}()
+	waitFor(t, full)
+	// The reader takes one request more, then waits for a slot.
+	for range maxServerRequests + 1 {
+		waitFor(t, accepted)
+	}
+	if got := started.Load(); got != maxServerRequests {
+		t.Errorf("%d handlers started while %d were busy", got, maxServerRequests)
+	}
+	close(release)
+	answers := map[string]bool{}
+	for len(answers) < n {
+		var w struct {
+			ID     string          `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(m.next(t), &w); err != nil || w.Result == nil {
+			t.Fatalf("not an answer: %v", err)
+		}
+		answers[w.ID] = true
+	}
+	if p := peak.Load(); p > maxServerRequests {
+		t.Errorf("%d handlers ran at once, want at most %d", p, maxServerRequests)
+	}
+}
+
+// Close does not wait for handlers of server requests, nor for a reader
+// waiting for a free slot.
+func TestSessionCloseWhileServerRequestsWait(t *testing.T) {
+	m := newMemTransport()
+	var started atomic.Int64
+	full := make(chan struct{})
+	s := NewSession(m, SessionOptions{Handler: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, error) {
+		if started.Add(1) == maxServerRequests {
+			close(full)
+		}
+		<-ctx.Done() // a question nobody answers
+		return nil, ctx.Err()
+	}})
+	for i := range maxServerRequests + 1 {
+		m.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"elicitation/create","params":{}}`, i))
+	}
+	waitFor(t, full)
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close(context.Background()) }()
+	if err := waitFor(t, closed); err != nil {
+		t.Fatal(err)
+	}
+	m.assertQuiet(t) // cancelled requests get no answer
 }
 
 func TestSessionServerCancelsItsRequest(t *testing.T) {
