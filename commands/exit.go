@@ -25,7 +25,8 @@ const (
 )
 
 // codeURLElicitationRequired is the error a server answers when the user
-// must visit a URL before the request can succeed (digest §10).
+// must visit a URL before the request can succeed
+// (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#url-elicitation-required-error).
 const codeURLElicitationRequired = -32042
 
 // usageError is a mistake on the command line, found before any server starts.

@@ -16,5 +16,5 @@ func (c *infoCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	return a.print(client.InitializeResult)
+	return a.print(client.InitializeResult())
 }

@@ -18,7 +18,8 @@ import (
 )
 
 // capabilities builds the ClientCapabilities for this run: only what mcpv
-// can serve with the flags it was given (digest §3).
+// can serve with the flags it was given
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#capability-negotiation).
 func (a *app) capabilities() (json.RawMessage, error) {
 	f := &a.flags.clientFlags
 	var ms []member
@@ -123,7 +124,7 @@ func (a *app) serverName() string {
 	return "?"
 }
 
-// serveRequest answers the server's requests (digest §5): roots, sampling,
+// serveRequest answers the server's requests: roots, sampling,
 // elicitation when declared; everything else is method-not-found.
 func (a *app) serveRequest(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	res, err := a.answer(ctx, method, params)
@@ -134,7 +135,7 @@ func (a *app) serveRequest(ctx context.Context, method string, params json.RawMe
 }
 
 // echoRelatedTask copies the related-task _meta of a request made for a task
-// into the answer (digest §11).
+// into the answer (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks).
 func echoRelatedTask(params, res json.RawMessage) (json.RawMessage, error) {
 	var p struct {
 		Meta map[string]json.RawMessage `json:"_meta"`

@@ -64,7 +64,7 @@ func (a *app) connect(ctx context.Context) (*mcp.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	sopts := mcp.SessionOptions{Diag: a.ios.Err, Handler: a.serveRequest, OnNotification: a.onNotification}
+	sopts := mcp.SessionOptions{Log: output.NewLogger(a.ios.Err), Handler: a.serveRequest, OnNotification: a.onNotification}
 	if f.Verbose {
 		sopts.Trace = tracer(a.ios.Err)
 	}
@@ -113,7 +113,7 @@ func (a *app) transport() (mcp.Transport, error) {
 		if err != nil {
 			return nil, err
 		}
-		opts := mcp.HTTPOptions{URL: t.url, Client: client, Header: h, Mode: t.mode, Diag: a.ios.Err}
+		opts := mcp.HTTPOptions{URL: t.url, Client: client, Header: h, Mode: t.mode, Log: output.NewLogger(a.ios.Err)}
 		if f.Verbose {
 			opts.Trace = func(line string) { fmt.Fprintf(a.ios.Err, "mcpv: http: %s\n", line) }
 		}
@@ -128,7 +128,7 @@ func (a *app) transport() (mcp.Transport, error) {
 		Args: t.command[1:],
 		Env:  t.env,
 		Dir:  t.dir,
-		Diag: a.ios.Err,
+		Log:  output.NewLogger(a.ios.Err),
 	}
 	if !f.Quiet {
 		opts.Stderr = a.ios.Err

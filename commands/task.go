@@ -12,7 +12,8 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// Tasks (digest §11): a tools/call the server runs in the background, polled
+// Tasks (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks): a tools/call
+// the server runs in the background, polled
 // with tasks/get and collected with tasks/result.
 
 const (

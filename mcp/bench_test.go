@@ -230,7 +230,7 @@ type stdioFeed struct {
 func newStdioFeed(resp *largeResponse) *stdioFeed {
 	feed := newFeedReader()
 	ct := &CommandTransport{
-		opts:  CommandOptions{Diag: io.Discard, Grace: time.Millisecond},
+		opts:  CommandOptions{Grace: time.Millisecond},
 		lines: bufio.NewReaderSize(feed, readBufferSize),
 		tail:  &tailBuffer{max: stderrTailBytes},
 	}

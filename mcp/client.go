@@ -33,30 +33,33 @@ type ClientOptions struct {
 	// only answer accepted.
 	ProtocolVersion string
 	// Capabilities is the ClientCapabilities object; nil sends {}.
-	// Declare only what the client really handles (digest §3).
+	// Declare only what the client really handles.
 	Capabilities json.RawMessage
 	// Timeout bounds each request made through Client.Call; zero means none.
-	// Progress notifications for a request start its timeout again (digest §9)...
+	// Progress notifications for a request start its timeout again
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress)...
 	Timeout time.Duration
 	// ...but never beyond MaxTimeout from the request's start; zero means no cap.
 	MaxTimeout time.Duration
 }
 
-// Client is an initialized MCP session.
+// Client is an initialized MCP session: the lifecycle, capabilities,
+// timeouts and progress on top of a Session. Its methods are safe for
+// concurrent use.
 type Client struct {
-	*Session
-	opts ClientOptions
-	// InitializeResult is the server's answer to initialize, as sent.
-	InitializeResult json.RawMessage
-	// ProtocolVersion is the negotiated version.
-	ProtocolVersion string
-	capabilities    map[string]json.RawMessage
-	lastToken       atomic.Int64 // progress tokens are unique in the session
+	s            *Session
+	opts         ClientOptions
+	initResult   json.RawMessage            // the server's answer to initialize, as sent
+	version      string                     // the negotiated protocol version
+	capabilities map[string]json.RawMessage // the server's, by top-level key
+	lastToken    atomic.Int64               // progress tokens are unique in the session
 }
 
-// Initialize runs the lifecycle handshake (digest §2) on s: initialize, check
-// the version, then notifications/initialized. ctx bounds the whole handshake.
-// On failure the session is left open for the caller to close.
+// Initialize runs the lifecycle handshake on s: initialize, check the
+// version, then notifications/initialized
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle).
+// ctx bounds the whole handshake. On failure the session is left open for
+// the caller to close.
 func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, error) {
 	offered := opts.ProtocolVersion
 	if offered == "" {
@@ -70,8 +73,8 @@ func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, e
 	var ce *CallError
 	if errors.As(err, &ce) {
 		// A server may refuse our version with -32602 and data.supported
-		// (digest §2): retry once with the newest version both sides speak,
-		// unless the user chose the version.
+		// (lifecycle, "Version Negotiation"): retry once with the newest
+		// version both sides speak, unless the caller pinned the version.
 		if supported, ok := serverVersions(ce.Err); ok {
 			v := mutualVersion(supported)
 			if opts.ProtocolVersion != "" || v == "" || v == offered {
@@ -94,20 +97,40 @@ func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, e
 	if !slices.Contains(accepted(opts), res.ProtocolVersion) {
 		return nil, &VersionError{Offered: offered, Answered: res.ProtocolVersion, Accepted: accepted(opts)}
 	}
-	if v, ok := s.t.(interface{ SetProtocolVersion(string) }); ok {
+	if v, ok := s.t.(VersionSetter); ok {
 		v.SetProtocolVersion(res.ProtocolVersion) // HTTP: MCP-Protocol-Version from now on
 	}
 	if err := s.Notify(ctx, "notifications/initialized", nil); err != nil {
 		return nil, err
 	}
 	return &Client{
-		Session:          s,
-		opts:             opts,
-		InitializeResult: raw,
-		ProtocolVersion:  res.ProtocolVersion,
-		capabilities:     res.Capabilities,
+		s:            s,
+		opts:         opts,
+		initResult:   raw,
+		version:      res.ProtocolVersion,
+		capabilities: res.Capabilities,
 	}, nil
 }
+
+// InitializeResult is the server's answer to initialize, as it sent it.
+func (c *Client) InitializeResult() json.RawMessage { return c.initResult }
+
+// ProtocolVersion is the negotiated protocol version.
+func (c *Client) ProtocolVersion() string { return c.version }
+
+// Notify sends a notification.
+func (c *Client) Notify(ctx context.Context, method string, params json.RawMessage) error {
+	return c.s.Notify(ctx, method, params)
+}
+
+// Done is closed when the session has ended; Err then says why.
+func (c *Client) Done() <-chan struct{} { return c.s.Done() }
+
+// Err returns why the session ended, or nil while it runs.
+func (c *Client) Err() error { return c.s.Err() }
+
+// Close ends the session; see Session.Close.
+func (c *Client) Close(ctx context.Context) error { return c.s.Close(ctx) }
 
 // accepted lists the versions mcpv takes in an answer.
 func accepted(opts ClientOptions) []string {
@@ -202,14 +225,14 @@ func (c *Client) Call(ctx context.Context, method string, params json.RawMessage
 		idle := time.AfterFunc(d, func() { cancel(&TimeoutError{Method: method, Timeout: d}) })
 		defer idle.Stop()
 		if token != nil {
-			defer c.WatchProgress(token, func() { idle.Reset(d) })()
+			defer c.s.WatchProgress(token, func() { idle.Reset(d) })()
 		}
 	}
 	if d := c.opts.MaxTimeout; d > 0 && token != nil {
 		hard := time.AfterFunc(d, func() { cancel(&TimeoutError{Method: method, Timeout: d, Cap: true}) })
 		defer hard.Stop()
 	}
-	return c.Session.Call(ctx, method, params)
+	return c.s.Call(ctx, method, params)
 }
 
 // prepare adds a progress token of its own to a request that may run long,
@@ -233,7 +256,7 @@ func (c *Client) Request(method string, params json.RawMessage) (json.RawMessage
 	if err != nil {
 		return nil, err
 	}
-	return encodeRequest(intID(c.lastID.Load()+1), method, params)
+	return encodeRequest(intID(c.s.lastID.Load()+1), method, params)
 }
 
 // progressToken returns the token already in params._meta, if any.

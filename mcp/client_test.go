@@ -90,8 +90,8 @@ func TestInitializeVersionNegotiation(t *testing.T) {
 			if r.err != nil {
 				t.Fatalf("Initialize: %v", r.err)
 			}
-			if r.c.ProtocolVersion != tt.answered || string(r.c.InitializeResult) != result {
-				t.Errorf("client has version %q and result %s", r.c.ProtocolVersion, r.c.InitializeResult)
+			if r.c.ProtocolVersion() != tt.answered || string(r.c.InitializeResult()) != result {
+				t.Errorf("client has version %q and result %s", r.c.ProtocolVersion(), r.c.InitializeResult())
 			}
 			if got, want := string(m.next(t)), `{"jsonrpc":"2.0","method":"notifications/initialized"}`; got != want {
 				t.Errorf("after initialize the client sent %s, want %s", got, want)
@@ -133,7 +133,7 @@ func TestInitializeRetriesWithServerVersion(t *testing.T) {
 		req = readInitialize(t, m, initParams("2025-03-26"))
 		m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"protocolVersion":"2025-03-26","capabilities":{}}}`)
 		r := waitFor(t, init)
-		if r.err != nil || r.c.ProtocolVersion != "2025-03-26" {
+		if r.err != nil || r.c.ProtocolVersion() != "2025-03-26" {
 			t.Fatalf("Initialize = %v, %v", r.c, r.err)
 		}
 	})

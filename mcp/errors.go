@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 )
@@ -131,4 +132,12 @@ type StatusError struct {
 
 func (e *StatusError) Error() string {
 	return fmt.Sprintf("HTTP %s from %s%s", e.Text, e.URL, e.Detail)
+}
+
+// orDiscard is l, or a logger that discards everything.
+func orDiscard(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return l
 }

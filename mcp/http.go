@@ -1,6 +1,8 @@
 package mcp
 
-// The Streamable HTTP transport (digest §13), with the legacy HTTP+SSE
+// The Streamable HTTP transport
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http),
+// with the legacy HTTP+SSE
 // transport of 2024-11-05 as a fallback.
 //
 // Design:
@@ -28,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"net/url"
@@ -55,8 +58,8 @@ type HTTPOptions struct {
 	Header http.Header
 	// Mode is ModeAuto (""), ModeStreamable or ModeSSE.
 	Mode string
-	// Diag receives warnings.
-	Diag io.Writer
+	// Log receives notices (a session started again); nil discards them.
+	Log *slog.Logger
 	// Trace, when set, sees one line per HTTP exchange, secrets masked.
 	Trace func(line string)
 	// MaxResumes bounds reconnections of one stream; 0 means DefaultMaxResumes.
@@ -126,9 +129,7 @@ func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
 	if opts.Mode == "" {
 		opts.Mode = ModeAuto
 	}
-	if opts.Diag == nil {
-		opts.Diag = io.Discard
-	}
+	opts.Log = orDiscard(opts.Log)
 	if opts.MaxResumes <= 0 {
 		opts.MaxResumes = DefaultMaxResumes
 	}
@@ -298,7 +299,8 @@ func (t *HTTPTransport) post(ctx context.Context, msg []byte, o outgoing) (*http
 		}
 	case o.method == "initialize" && t.opts.Mode == ModeAuto && !t.isLegacy() &&
 		(resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed):
-		// Perhaps a 2024-11-05 server: try its GET stream (digest §13). A
+		// Perhaps a 2024-11-05 server: try its GET stream (transports,
+		// "Backwards Compatibility"). A
 		// JSON-RPC error in the body is the server's answer, though.
 		status := resp.Status
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
@@ -459,7 +461,8 @@ func (t *HTTPTransport) readAnswer(ctx context.Context, resp *http.Response, o o
 	}
 }
 
-// noteSession takes the session id from initialize's answer (digest §13).
+// noteSession takes the session id from initialize's answer (transports,
+// "Session Management").
 func (t *HTTPTransport) noteSession(resp *http.Response, o outgoing) {
 	if o.method != "initialize" {
 		return

@@ -171,7 +171,8 @@ func (t *HTTPTransport) get(ctx context.Context, lastID string) (*http.Response,
 	return resp, nil
 }
 
-// openGetStream opens the standalone GET stream (digest §13) and waits for its
+// openGetStream opens the standalone GET stream (transports, "Listening for
+// Messages from the Server") and waits for its
 // headers, so that server requests sent there are not missed. A server that
 // offers none (405, 404, 400) is fine.
 func (t *HTTPTransport) openGetStream(ctx context.Context) {
@@ -287,7 +288,8 @@ func (t *HTTPTransport) startLegacy(ctx context.Context) error {
 }
 
 // reinitialize starts a new session after the server answered 404 to a POST
-// that carried session id stale (digest §13): it replays initialize without a
+// that carried session id stale (transports, "Session Management"): it
+// replays initialize without a
 // session id, once per transport, and sends notifications/initialized.
 func (t *HTTPTransport) reinitialize(ctx context.Context, stale string) error {
 	t.reinitMu.Lock() // others that got a 404 wait here, then find the new session
@@ -305,7 +307,7 @@ func (t *HTTPTransport) reinitialize(ctx context.Context, stale string) error {
 	t.sessionID = ""
 	initMsg, initID := t.initMsg, json.RawMessage(t.initID)
 	t.mu.Unlock()
-	fmt.Fprintf(t.opts.Diag, "mcpv: the server's session expired (HTTP 404); starting a new one\n")
+	t.opts.Log.Info("the server's session expired (HTTP 404); starting a new one")
 
 	resp, _, err := t.send(ctx, initMsg)
 	if err != nil {

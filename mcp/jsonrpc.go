@@ -9,7 +9,8 @@ import (
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
-// JSON-RPC 2.0 messages as mcpv sees them (digest §1). Every payload (params,
+// JSON-RPC 2.0 messages as mcpv sees them (https://modelcontextprotocol.io/specification/2025-11-25/basic#messages).
+// Every payload (params,
 // result, error data, ids) stays raw JSON: ids are echoed byte for byte and
 // results reach stdout as the server wrote them.
 

@@ -9,7 +9,8 @@ import (
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
-// Pages says how much of a paginated list to fetch (digest §7).
+// Pages says how much of a paginated list to fetch
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination).
 type Pages struct {
 	// Cursor, when set, fetches the single page that starts there; the page is
 	// returned as sent, nextCursor included.

@@ -20,7 +20,7 @@ type listResult struct {
 func runList(t *testing.T, pages map[string]string, p Pages) (listResult, []string) {
 	t.Helper()
 	s, m := newTestSession(t, SessionOptions{})
-	c := &Client{Session: s}
+	c := &Client{s: s}
 	done := make(chan listResult, 1)
 	go func() {
 		r, next, err := c.List(t.Context(), "tools/list", "tools", p)

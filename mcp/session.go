@@ -2,7 +2,7 @@ package mcp
 
 // The JSON-RPC session: one connection to one server.
 //
-// Concurrency design:
+// Concurrency design (see also the package doc):
 //   - One reader goroutine calls Transport.Read in a loop and routes every
 //     message. It never runs user code and never waits on a caller: responses go
 //     to the waiting call's 1-buffered channel, notifications to an unbounded
@@ -28,22 +28,49 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
 // Transport carries whole JSON-RPC messages (one JSON value each) both ways.
+// The package doc has the contract in full; in short:
 type Transport interface {
-	// Read returns the next message from the server. Only the session's reader
-	// goroutine calls it. After Close it returns an error promptly.
+	// Read returns the next wire unit from the server: one JSON object, or an
+	// array of them (a batch). Only the session's reader goroutine calls it,
+	// and the session keeps the slice, so each call returns a fresh one.
+	//
+	// Errors: a *RequestError fails the one request it names and the reader
+	// reads on. Any other error ends the session and becomes every pending
+	// and later Call's error: io.EOF (reported as "server closed the
+	// connection"), a *TransportError (which may quote the server's stderr),
+	// or an *AuthError. After Close, Read returns an error promptly.
 	Read() ([]byte, error)
-	// Write sends one message, giving up when ctx is done. The session never
-	// calls Write concurrently.
+	// Write sends one message, giving up when ctx is done. msg is never
+	// modified or kept by the caller afterwards. The session calls Write from
+	// one goroutine at a time, unless the transport is a ConcurrentWriter
+	// that says it takes concurrent writes. A request's Write may return
+	// before its answer arrives: the answer comes back through Read.
 	Write(ctx context.Context, msg []byte) error
 	// Close ends the connection within a bounded time; when ctx is done it
-	// skips the grace periods and ends it at once.
+	// skips the grace periods and ends it at once. It may be called while
+	// Read and Write are in progress, and more than once.
 	Close(ctx context.Context) error
+}
+
+// ConcurrentWriter is implemented by a transport whose Write may run on
+// several goroutines at once (HTTP, where every message is its own POST).
+// The session then stops serialising writes when ConcurrentWrites is true.
+type ConcurrentWriter interface {
+	ConcurrentWrites() bool
+}
+
+// VersionSetter is implemented by a transport that must know the negotiated
+// protocol version (HTTP sends it as MCP-Protocol-Version on every request
+// after initialize). Initialize calls it once the version is agreed.
+type VersionSetter interface {
+	SetProtocolVersion(version string)
 }
 
 // RequestHandler answers a server-to-client request other than ping. Returning
@@ -59,8 +86,8 @@ type SessionOptions struct {
 	OnNotification func(method string, params json.RawMessage)
 	// Trace sees every message sent (out=true) or received.
 	Trace func(out bool, msg []byte)
-	// Diag receives warnings meant for the user.
-	Diag io.Writer
+	// Log receives warnings about what the server sent; nil discards them.
+	Log *slog.Logger
 }
 
 // maxServerRequests bounds the server requests handled at once.
@@ -98,9 +125,7 @@ type Session struct {
 // NewSession starts reading from t. The reader and dispatcher goroutines stop
 // when t.Read fails, which Close brings about.
 func NewSession(t Transport, opts SessionOptions) *Session {
-	if opts.Diag == nil {
-		opts.Diag = io.Discard
-	}
+	opts.Log = orDiscard(opts.Log)
 	s := &Session{
 		t:        t,
 		opts:     opts,
@@ -112,7 +137,7 @@ func NewSession(t Transport, opts SessionOptions) *Session {
 		noted:    make(chan struct{}),
 		slots:    make(chan struct{}, maxServerRequests),
 	}
-	if c, ok := t.(interface{ ConcurrentWrites() bool }); !ok || !c.ConcurrentWrites() {
+	if c, ok := t.(ConcurrentWriter); !ok || !c.ConcurrentWrites() {
 		s.wsem = make(chan struct{}, 1)
 	}
 	s.base, s.cancelFn = context.WithCancel(context.Background())
@@ -123,8 +148,9 @@ func NewSession(t Transport, opts SessionOptions) *Session {
 
 // Call sends a request and waits for its response. It returns exactly once:
 // the raw result; a *CallError for a JSON-RPC error; context.Cause(ctx) when ctx
-// ends first (after a best-effort notifications/cancelled, never for initialize,
-// digest §8); or the session's terminal error.
+// ends first (after a best-effort notifications/cancelled, never for
+// initialize: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation);
+// or the session's terminal error.
 func (s *Session) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	id := intID(s.lastID.Add(1))
 	key := idKey(id)
@@ -283,7 +309,7 @@ func (s *Session) read() {
 		msgs, err := decodeMessages(data)
 		if err != nil {
 			if junk++; junk <= maxJunkWarnings {
-				fmt.Fprintf(s.opts.Diag, "mcpv: warning: skipping a message that is not JSON-RPC (%v)\n", err)
+				s.opts.Log.Warn(fmt.Sprintf("skipping a message that is not JSON-RPC (%v)", err))
 			}
 			continue
 		}
@@ -321,10 +347,11 @@ func (s *Session) route(m message) {
 		}
 		s.notes.push(m)
 	case m.ID == nil:
-		// An error response the server could not tie to a request (digest §1);
-		// a result without an id answers nothing and is dropped.
+		// An error response the server could not tie to a request (JSON-RPC
+		// 2.0 §5: a parse error has a null id); a result without an id
+		// answers nothing and is dropped.
 		if m.Error != nil {
-			fmt.Fprintf(s.opts.Diag, "mcpv: warning: server reported an error without a request id: %v\n", m.Error)
+			s.opts.Log.Warn(fmt.Sprintf("server reported an error without a request id: %v", m.Error))
 		}
 	default:
 		s.mu.Lock()
@@ -427,7 +454,7 @@ func (s *Session) serve(m message) {
 		}()
 		result, err := s.handle(ctx, m.Method, m.Params)
 		if ctx.Err() != nil {
-			return // cancelled by the server (no reply, digest §6) or session over
+			return // cancelled by the server (no reply is sent: see cancellation) or session over
 		}
 		var rerr *RPCError
 		if err != nil {

@@ -224,7 +224,7 @@ func TestSessionServerCancelIgnoresOtherIDs(t *testing.T) {
 
 func TestSessionCallCancelled(t *testing.T) {
 	var diag syncBuffer
-	s, m := newTestSession(t, SessionOptions{Diag: &diag})
+	s, m := newTestSession(t, SessionOptions{Log: lineLogger(&diag)})
 	ctx, cancel := context.WithCancelCause(t.Context())
 	cause := errors.New("interrupted by the user")
 	call := goCall(ctx, s.Call, "tools/call", rawJSON(`{"name":"slow"}`))

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -225,7 +226,7 @@ func TestSessionMatchesResponsesByID(t *testing.T) {
 
 func TestSessionIgnoresStrayResponses(t *testing.T) {
 	var diag syncBuffer
-	s, m := newTestSession(t, SessionOptions{Diag: &diag})
+	s, m := newTestSession(t, SessionOptions{Log: lineLogger(&diag)})
 	call := goCall(t.Context(), s.Call, "tools/list", nil)
 	req := m.nextMsg(t)
 	if string(req.ID) != "1" || req.Method != "tools/list" || req.Params != nil {
@@ -246,7 +247,7 @@ func TestSessionIgnoresStrayResponses(t *testing.T) {
 func TestSessionSkipsBadMessages(t *testing.T) {
 	var diag syncBuffer
 	var notes []string
-	s, m := newTestSession(t, SessionOptions{Diag: &diag, OnNotification: func(method string, _ json.RawMessage) {
+	s, m := newTestSession(t, SessionOptions{Log: lineLogger(&diag), OnNotification: func(method string, _ json.RawMessage) {
 		notes = append(notes, method)
 	}})
 	call := goCall(t.Context(), s.Call, "tools/list", nil)
@@ -356,4 +357,24 @@ func TestSessionTrace(t *testing.T) {
 	if diff := cmp.Diff(want, trace); diff != "" {
 		t.Errorf("trace (-want +got):\n%s", diff)
 	}
+}
+
+// lineLogger logs one line per record: "warning: MSG" for warnings, "MSG"
+// for notices, the way mcpv's command line shows them without its prefix.
+func lineLogger(w io.Writer) *slog.Logger {
+	return slog.New(lineHandler{w})
+}
+
+type lineHandler struct{ w io.Writer }
+
+func (h lineHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h lineHandler) WithAttrs([]slog.Attr) slog.Handler      { return h }
+func (h lineHandler) WithGroup(string) slog.Handler           { return h }
+func (h lineHandler) Handle(_ context.Context, r slog.Record) error {
+	prefix := ""
+	if r.Level >= slog.LevelWarn {
+		prefix = "warning: "
+	}
+	_, err := io.WriteString(h.w, prefix+r.Message+"\n")
+	return err
 }

@@ -1,7 +1,8 @@
 package mcp
 
 // A Server-Sent Events parser (WHATWG HTML §9.2.6), as MCP's HTTP transports
-// use it (digest §13): events with ids, multi-line data, comments and retry.
+// use it (transports, "Streamable HTTP"): events with ids, multi-line data,
+// comments and retry.
 // Events without data (a priming event carries only an id) update LastID and
 // Retry but are not returned. There is no event size limit: a 100 MB data line
 // is one event, gathered with bulk copies.

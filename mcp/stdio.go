@@ -1,6 +1,7 @@
 package mcp
 
-// The stdio transport (digest §12): the server is a child process; messages
+// The stdio transport (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio):
+// the server is a child process; messages
 // are newline-delimited JSON on its stdin and stdout; its stderr is a log.
 //
 // Design:
@@ -22,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"sync"
@@ -39,8 +41,8 @@ type CommandOptions struct {
 	// Stderr receives the server's stderr as it comes; nil hides it. The last
 	// lines are kept for error messages either way.
 	Stderr io.Writer
-	// Diag receives mcpv's own warnings about the server's output.
-	Diag io.Writer
+	// Log receives warnings about the server's output; nil discards them.
+	Log *slog.Logger
 	// Grace is how long Close waits after closing stdin and again after
 	// SIGTERM; zero means DefaultGrace.
 	Grace time.Duration
@@ -82,9 +84,7 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 	if opts.Grace <= 0 {
 		opts.Grace = DefaultGrace
 	}
-	if opts.Diag == nil {
-		opts.Diag = io.Discard
-	}
+	opts.Log = orDiscard(opts.Log)
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, &TransportError{Op: "start server", Err: err}
@@ -168,9 +168,9 @@ func (t *CommandTransport) warnJunk(line []byte) {
 	t.junk++
 	switch {
 	case t.junk <= maxJunkWarnings:
-		fmt.Fprintf(t.opts.Diag, "mcpv: warning: skipped a line on the server's stdout that is not JSON: %s\n", quoteClip(line, 200))
+		t.opts.Log.Warn("skipped a line on the server's stdout that is not JSON: " + quoteClip(line, 200))
 	case t.junk == maxJunkWarnings+1:
-		fmt.Fprintf(t.opts.Diag, "mcpv: warning: more non-JSON lines on the server's stdout; no longer reporting them\n")
+		t.opts.Log.Warn("more non-JSON lines on the server's stdout; no longer reporting them")
 	}
 }
 

@@ -87,29 +87,29 @@ func TestCommandLines(t *testing.T) {
 		wantDiag []string
 	}{
 		{"junk lines skipped with one warning each", `printf 'hello\nnot json either\n{"a":1}\n'`, []string{`{"a":1}`}, []string{
-			`mcpv: warning: skipped a line on the server's stdout that is not JSON: "hello"`,
-			`mcpv: warning: skipped a line on the server's stdout that is not JSON: "not json either"`,
+			`warning: skipped a line on the server's stdout that is not JSON: "hello"`,
+			`warning: skipped a line on the server's stdout that is not JSON: "not json either"`,
 		}},
 		{"blank lines and CRLF", `printf '\n\r\n  \t \n{"a":1}\r\n\r\n[{"b":2}]\n'`, []string{`{"a":1}`, `[{"b":2}]`}, nil},
 		{"junk with CRLF", `printf 'oops\r\n{"a":1}\r\n'`, []string{`{"a":1}`}, []string{
-			`mcpv: warning: skipped a line on the server's stdout that is not JSON: "oops"`,
+			`warning: skipped a line on the server's stdout that is not JSON: "oops"`,
 		}},
 		{"last line without newline", `printf '{"a":1}\n{"b":2}'`, []string{`{"a":1}`, `{"b":2}`}, nil},
 		{"warnings stop after ten", `for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo "junk $i"; done; echo '{"a":1}'`, []string{`{"a":1}`}, func() []string {
 			var w []string
 			for i := 1; i <= 10; i++ {
-				w = append(w, fmt.Sprintf(`mcpv: warning: skipped a line on the server's stdout that is not JSON: "junk %d"`, i))
+				w = append(w, fmt.Sprintf(`warning: skipped a line on the server's stdout that is not JSON: "junk %d"`, i))
 			}
-			return append(w, "mcpv: warning: more non-JSON lines on the server's stdout; no longer reporting them")
+			return append(w, "warning: more non-JSON lines on the server's stdout; no longer reporting them")
 		}()},
 		{"long junk clipped", `printf '%0300d\n' 0`, nil, []string{
-			`mcpv: warning: skipped a line on the server's stdout that is not JSON: "` + strings.Repeat("0", 200) + `"… (100 more bytes)`,
+			`warning: skipped a line on the server's stdout that is not JSON: "` + strings.Repeat("0", 200) + `"… (100 more bytes)`,
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var diag bytes.Buffer
-			tr := startSh(t, tt.script, CommandOptions{Diag: &diag})
+			tr := startSh(t, tt.script, CommandOptions{Log: lineLogger(&diag)})
 			got, err := readAll(t, tr)
 			var te *TransportError
 			if !errors.As(err, &te) || te.Op != "server exited" {
