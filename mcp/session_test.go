@@ -368,8 +368,8 @@ func lineLogger(w io.Writer) *slog.Logger {
 type lineHandler struct{ w io.Writer }
 
 func (h lineHandler) Enabled(context.Context, slog.Level) bool { return true }
-func (h lineHandler) WithAttrs([]slog.Attr) slog.Handler      { return h }
-func (h lineHandler) WithGroup(string) slog.Handler           { return h }
+func (h lineHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h lineHandler) WithGroup(string) slog.Handler            { return h }
 func (h lineHandler) Handle(_ context.Context, r slog.Record) error {
 	prefix := ""
 	if r.Level >= slog.LevelWarn {
