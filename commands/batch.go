@@ -77,7 +77,7 @@ func (c *batchCmd) Run(ctx context.Context, a *app) error {
 		return err
 	}
 	a.batch = &batchState{lines: map[string]*parsedLine{}}
-	a.tools = &toolCache{}
+	a.tools = &mcp.ToolCache{}
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 

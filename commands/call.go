@@ -104,23 +104,21 @@ func (c *callCmd) Run(ctx context.Context, a *app) error {
 	if err := client.Require("tools", "tools/call"); err != nil {
 		return err
 	}
-	var def toolDef
+	def := mcp.Tool{Name: c.Tool}
 	if needed := !c.NoValidate || (!c.NoCoerce && len(c.Pairs) > 0) || c.ValidateOutput != "off" || client.HasCapability("tasks.requests.tools.call"); needed {
-		raw, err := a.findTool(ctx, client, c.Tool)
+		def, err = a.findTool(ctx, client, c.Tool)
 		var ce *mcp.CallError
 		if errors.As(err, &ce) {
 			fmt.Fprintf(a.ios.Err, "mcpv: warning: could not list the tools (%v); arguments not typed or checked\n", err)
 		} else if err != nil {
 			return err
 		}
-		json.Unmarshal(raw, &def)
-		def.found = raw != nil
 	}
 	args, err := c.arguments(a, base, def)
 	if err != nil {
 		return err
 	}
-	asTask, err := a.useTask(ctx, client, c.Tool, c.Task || c.Detach, def)
+	asTask, err := client.TaskWanted(def, c.Task || c.Detach)
 	if err != nil {
 		return err
 	}
@@ -153,18 +151,8 @@ func (c *callCmd) Run(ctx context.Context, a *app) error {
 	return c.result(a, def)(res)
 }
 
-// toolDef is the part of a tool's definition call uses.
-type toolDef struct {
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema"`
-	Execution    struct {
-		TaskSupport string `json:"taskSupport"`
-	} `json:"execution"`
-	found bool
-}
-
 // arguments builds and checks the arguments object (exit 2 on a mistake).
-func (c *callCmd) arguments(a *app, base json.RawMessage, def toolDef) (json.RawMessage, error) {
+func (c *callCmd) arguments(a *app, base json.RawMessage, def mcp.Tool) (json.RawMessage, error) {
 	args, err := toolargs.Build(c.Pairs, base, toolargs.Options{
 		Schema:   def.InputSchema,
 		NoCoerce: c.NoCoerce,
@@ -190,7 +178,7 @@ func (c *callCmd) arguments(a *app, base json.RawMessage, def toolDef) (json.Raw
 
 // result handles a CallToolResult: output validation, --save-dir, --text or
 // JSON, and exit 1 for isError.
-func (c *callCmd) result(a *app, def toolDef) func(json.RawMessage) error {
+func (c *callCmd) result(a *app, def mcp.Tool) func(json.RawMessage) error {
 	return func(res json.RawMessage) error {
 		f := toolResultFields(res)
 		outErr := c.checkOutput(a, def, f)
@@ -205,7 +193,7 @@ func (c *callCmd) result(a *app, def toolDef) func(json.RawMessage) error {
 }
 
 // checkOutput validates structuredContent against the outputSchema.
-func (c *callCmd) checkOutput(a *app, def toolDef, f resultFields) error {
+func (c *callCmd) checkOutput(a *app, def mcp.Tool, f resultFields) error {
 	if c.ValidateOutput == "off" || len(def.OutputSchema) == 0 || f.isError {
 		return nil
 	}
@@ -261,4 +249,17 @@ func (f resultFields) exitErr() error {
 		return errToolFailed
 	}
 	return nil
+}
+
+// taskRequest is the task member of tools/call params: {} or {"ttl": ms}.
+type taskRequest struct {
+	TTL int64 `json:"ttl,omitempty"`
+}
+
+// newTaskRequest returns the task member, or nil when the call is no task.
+func newTaskRequest(asTask bool, ttl time.Duration) *taskRequest {
+	if !asTask {
+		return nil
+	}
+	return &taskRequest{TTL: ttl.Milliseconds()}
 }

@@ -69,7 +69,8 @@ func exitCode(err error) int {
 		oauthErr  *oauth.Error
 		permErr   *oauth.PermissionError
 		refused   *refusal
-		ended     *taskEnded
+		declined  *mcp.RefusedError
+		ended     *mcp.TaskEndedError
 	)
 	switch {
 	case err == nil:
@@ -88,10 +89,10 @@ func exitCode(err error) int {
 		return exitToolError
 	case errors.As(err, &usage), errors.As(err, &filterErr), errors.As(err, &confErr):
 		return exitUsage
-	case errors.As(err, &callErr), errors.As(err, &capErr), errors.As(err, &refused):
+	case errors.As(err, &callErr), errors.As(err, &capErr), errors.As(err, &refused), errors.As(err, &declined):
 		return exitServer
 	case errors.As(err, &ended):
-		if ended.failed {
+		if ended.Failed() {
 			return exitToolError
 		}
 		return exitServer

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // eventLog writes --events: one NDJSON line per notification.
@@ -61,14 +62,14 @@ func (a *app) onNotification(method string, params json.RawMessage) {
 	switch method {
 	case "notifications/tools/list_changed":
 		if a.tools != nil {
-			a.tools.reset()
+			a.tools.Reset()
 		}
 	case "notifications/progress":
 		a.ios.Status.Set(progressText(params))
 	case "notifications/tasks/status":
-		var t task
+		var t mcp.Task
 		if json.Unmarshal(params, &t) == nil && t.TaskID != "" {
-			a.ios.Status.Set(strings.TrimSpace(fmt.Sprintf("mcpv: task %s: %s %s", t.TaskID, t.Status, t.StatusMessage)))
+			a.ios.Status.Set(taskStatus(t))
 		}
 	case "notifications/message":
 		if !a.flags.Quiet {

@@ -140,10 +140,10 @@ func echoRelatedTask(params, res json.RawMessage) (json.RawMessage, error) {
 	var p struct {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
-	if json.Unmarshal(params, &p) != nil || p.Meta[relatedTaskKey] == nil {
+	if json.Unmarshal(params, &p) != nil || p.Meta[mcp.RelatedTaskKey] == nil {
 		return res, nil
 	}
-	return mcp.WithMeta(res, relatedTaskKey, p.Meta[relatedTaskKey])
+	return mcp.WithMeta(res, mcp.RelatedTaskKey, p.Meta[mcp.RelatedTaskKey])
 }
 
 func (a *app) answer(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {

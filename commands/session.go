@@ -27,7 +27,7 @@ type app struct {
 	explicit  map[string]bool // the flags given on the command line
 	batch     *batchState     // set while a batch runs
 	untrusted bool            // the server is an untrusted project file's HTTP entry
-	tools     *toolCache      // tool definitions by name, kept for a batch
+	tools     *mcp.ToolCache  // tool definitions by name, kept for a batch
 	environ   []string
 	getenv    func(string) string
 

@@ -34,7 +34,7 @@ type taskID struct {
 	ID string `arg:"" name:"id" help:"The task's id."`
 }
 
-func (t taskID) params() json.RawMessage { return mustJSON(map[string]string{"taskId": t.ID}) }
+func (t taskID) params() json.RawMessage { return mcp.TaskParams(t.ID) }
 
 type tasksGetCmd struct{ taskID }
 
@@ -53,13 +53,16 @@ func (c *tasksResultCmd) Help() string {
 }
 
 func (c *tasksResultCmd) Run(ctx context.Context, a *app) error {
-	raw, err := a.request(ctx, "tasks", "tasks/get", c.params())
+	client, err := a.connect(ctx)
 	if err != nil {
 		return err
 	}
-	var t task
-	if err := json.Unmarshal(raw, &t); err != nil || t.TaskID == "" {
-		return &mcp.TransportError{Op: "tasks/get", Err: errMalformedTask}
+	if err := client.Require("tasks", "tasks/get"); err != nil {
+		return err
+	}
+	t, _, err := client.GetTask(ctx, c.ID)
+	if err != nil {
+		return err
 	}
 	return a.followTask(ctx, a.client, t, false, func(res json.RawMessage) error {
 		if err := a.print(res); err != nil {

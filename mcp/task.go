@@ -1,0 +1,205 @@
+package mcp
+
+// Tasks (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks):
+// a tools/call the server runs in the background. The client is the
+// requestor: it asks for a task with params.task, gets a CreateTaskResult,
+// polls tasks/get at the server's pollInterval until the task is terminal
+// or needs input, then collects the result with tasks/result (which blocks,
+// and carries the server's questions meanwhile as requests of their own).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// RelatedTaskKey is the _meta key that ties a message to a task.
+const RelatedTaskKey = "io.modelcontextprotocol/related-task"
+
+// Task statuses.
+const (
+	TaskWorking       = "working"
+	TaskInputRequired = "input_required"
+	TaskCompleted     = "completed"
+	TaskFailed        = "failed"
+	TaskCancelled     = "cancelled"
+)
+
+const (
+	defaultPollInterval = time.Second
+	minPollInterval     = 50 * time.Millisecond
+	taskCancelWait      = 2 * time.Second
+)
+
+// Task is the part of a task the client reads; callers print the rest as
+// the server sent it.
+type Task struct {
+	TaskID        string `json:"taskId"`
+	Status        string `json:"status"`
+	StatusMessage string `json:"statusMessage"`
+	PollInterval  *int64 `json:"pollInterval"` // milliseconds
+	TTL           *int64 `json:"ttl"`          // milliseconds
+}
+
+// Terminal reports whether the task has ended: completed, failed or cancelled.
+func (t Task) Terminal() bool {
+	return t.Status == TaskCompleted || t.Status == TaskFailed || t.Status == TaskCancelled
+}
+
+// Poll is how long to wait before asking tasks/get again: the server's
+// pollInterval, at least minPollInterval, or a second when it gave none.
+func (t Task) Poll() time.Duration {
+	if t.PollInterval == nil {
+		return defaultPollInterval
+	}
+	return max(time.Duration(*t.PollInterval)*time.Millisecond, minPollInterval)
+}
+
+// TaskEndedError reports a task that ended without a result: cancelled, or
+// failed without tasks/result giving one.
+type TaskEndedError struct {
+	Task Task
+}
+
+func (e *TaskEndedError) Error() string {
+	msg := fmt.Sprintf("task %s %s", e.Task.TaskID, e.Task.Status)
+	if e.Task.StatusMessage != "" {
+		msg += ": " + e.Task.StatusMessage
+	}
+	return msg
+}
+
+// Failed reports a failed task, as opposed to a cancelled one.
+func (e *TaskEndedError) Failed() bool { return e.Task.Status == TaskFailed }
+
+// TaskParams are the params of tasks/get, tasks/result and tasks/cancel.
+func TaskParams(id string) json.RawMessage {
+	return mustJSON(map[string]string{"taskId": id})
+}
+
+// CreatedTask reads a CreateTaskResult: the task, and its JSON as sent.
+func CreatedTask(res json.RawMessage) (Task, json.RawMessage, error) {
+	var created struct {
+		Task json.RawMessage `json:"task"`
+	}
+	var t Task
+	if err := json.Unmarshal(res, &created); err != nil || json.Unmarshal(created.Task, &t) != nil || t.TaskID == "" {
+		return t, nil, &TransportError{Op: "tools/call", Err: errors.New("the server's answer to a task-augmented call has no task")}
+	}
+	return t, created.Task, nil
+}
+
+// GetTask asks tasks/get for the task's status.
+func (c *Client) GetTask(ctx context.Context, id string) (Task, json.RawMessage, error) {
+	raw, err := c.Call(ctx, "tasks/get", TaskParams(id))
+	if err != nil {
+		return Task{}, nil, err
+	}
+	var t Task
+	if err := json.Unmarshal(raw, &t); err != nil || t.TaskID == "" {
+		return t, raw, &TransportError{Op: "tasks/get", Err: errors.New("the answer is not a task")}
+	}
+	return t, raw, nil
+}
+
+// WaitTask waits for task t to end: it polls tasks/get at the server's
+// interval, calling onStatus (if set) with each status seen before the end,
+// then returns what tasks/result answers and the task as it ended. The
+// client's Timeout bounds the whole wait (a *TimeoutError). A task that is
+// cancelled, or fails without a result, is a *TaskEndedError; a failed task
+// that has a result returns it, with the task's status saying it failed.
+func (c *Client) WaitTask(ctx context.Context, t Task, onStatus func(Task)) (json.RawMessage, Task, error) {
+	if d := c.opts.Timeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, d, &TimeoutError{Method: "task " + t.TaskID, Timeout: d})
+		defer cancel()
+	}
+	for !t.Terminal() && t.Status != TaskInputRequired {
+		if onStatus != nil {
+			onStatus(t)
+		}
+		timer := time.NewTimer(t.Poll())
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, t, context.Cause(ctx)
+		case <-timer.C:
+		}
+		next, _, err := c.GetTask(ctx, t.TaskID)
+		if err != nil {
+			return nil, t, err
+		}
+		t = next
+	}
+	if t.Status == TaskCancelled {
+		return nil, t, &TaskEndedError{Task: t}
+	}
+	// Terminal, or waiting for input: tasks/result blocks until the end and
+	// carries the server's questions meanwhile.
+	res, err := c.Call(ctx, "tasks/result", TaskParams(t.TaskID))
+	if ctx.Err() != nil {
+		return nil, t, context.Cause(ctx)
+	}
+	if !t.Terminal() { // learn how it ended
+		if final, _, gerr := c.GetTask(ctx, t.TaskID); gerr == nil {
+			t = final
+		}
+	}
+	if err != nil {
+		if t.Status == TaskCancelled || t.Status == TaskFailed {
+			return nil, t, &TaskEndedError{Task: t}
+		}
+		return nil, t, err
+	}
+	return res, t, nil
+}
+
+// ErrNoTaskCancel means the server did not declare tasks.cancel.
+var ErrNoTaskCancel = errors.New(`the server does not declare the "tasks.cancel" capability`)
+
+// CancelTask asks the server to cancel a task the client gave up on, within
+// a bound of its own (ctx may be the one that just ended).
+func (c *Client) CancelTask(ctx context.Context, id string) error {
+	if !c.HasCapability("tasks.cancel") {
+		return ErrNoTaskCancel
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskCancelWait)
+	defer cancel()
+	_, err := c.Call(ctx, "tasks/cancel", TaskParams(id))
+	return err
+}
+
+// RefusedError is a request the client will not send because the server or
+// the tool does not allow it.
+type RefusedError struct{ Msg string }
+
+func (e *RefusedError) Error() string { return e.Msg }
+
+// TaskWanted decides whether a tools/call of tool carries a task, exactly as
+// the specification gates it: the server must declare
+// tasks.requests.tools.call, and the tool's execution.taskSupport must be
+// "optional" (and the caller asked) or "required". Asking for a task the
+// server or tool does not allow is a *CapabilityError or *RefusedError.
+func (c *Client) TaskWanted(tool Tool, asked bool) (bool, error) {
+	if !c.HasCapability("tasks.requests.tools.call") {
+		if asked {
+			return false, &CapabilityError{Capability: "tasks.requests.tools.call", Method: "tools/call with a task"}
+		}
+		return false, nil
+	}
+	switch tool.TaskSupport {
+	case "required":
+		return true, nil
+	case "optional":
+		return asked, nil
+	}
+	if !asked {
+		return false, nil
+	}
+	if tool.Raw == nil {
+		return false, &RefusedError{fmt.Sprintf("the server lists no tool %q, so it cannot run it as a task", tool.Name)}
+	}
+	return false, &RefusedError{fmt.Sprintf("tool %q does not support tasks (its execution.taskSupport is %q)", tool.Name, tool.TaskSupport)}
+}

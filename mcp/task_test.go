@@ -1,0 +1,253 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// serve answers the client's requests on m with answer(method, params),
+// which returns a result or an error object (raw JSON). It stops when the
+// test ends; requests it has seen are in the returned log.
+func serve(t *testing.T, m *memTransport, answer func(method string, params json.RawMessage) (result, rpcErr string)) *requestLog {
+	t.Helper()
+	log := &requestLog{}
+	go func() {
+		for {
+			var b []byte
+			select {
+			case b = <-m.out:
+			case <-m.closed:
+				return
+			}
+			var w wireMsg
+			if json.Unmarshal(b, &w) != nil || w.ID == nil {
+				continue // notifications
+			}
+			log.add(w.Method + " " + string(w.Params))
+			res, rerr := answer(w.Method, w.Params)
+			msg := `{"jsonrpc":"2.0","id":` + string(w.ID) + `,"result":` + res + `}`
+			if rerr != "" {
+				msg = `{"jsonrpc":"2.0","id":` + string(w.ID) + `,"error":` + rerr + `}`
+			}
+			select {
+			case m.in <- []byte(msg):
+			case <-m.closed:
+				return
+			}
+		}
+	}()
+	return log
+}
+
+type requestLog struct {
+	mu   sync.Mutex
+	reqs []string
+}
+
+func (l *requestLog) add(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reqs = append(l.reqs, s)
+}
+
+func (l *requestLog) methods() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, r := range l.reqs {
+		out = append(out, strings.Fields(r)[0])
+	}
+	return out
+}
+
+const taskCaps = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"tasks":{"cancel":{},"requests":{"tools":{"call":{}}}}}}`
+
+func TestWaitTask(t *testing.T) {
+	tests := []struct {
+		name       string
+		statuses   []string // what each tasks/get answers, in turn
+		result     string   // tasks/result's answer ("" for an error)
+		wantStatus string
+		wantErr    string
+		wantSeen   []string // statuses passed to onStatus
+		wantCalls  []string
+	}{
+		{name: "completed", statuses: []string{"working", "completed"}, result: `{"content":[]}`, wantStatus: "completed",
+			wantSeen: []string{"working", "working"}, wantCalls: []string{"tasks/get", "tasks/get", "tasks/result"}},
+		{name: "input required", statuses: []string{"input_required", "completed"}, result: `{"content":[]}`, wantStatus: "completed",
+			wantSeen: []string{"working"}, wantCalls: []string{"tasks/get", "tasks/result", "tasks/get"}},
+		{name: "cancelled", statuses: []string{"cancelled"}, wantStatus: "cancelled", wantErr: "task t-1 cancelled: stopped",
+			wantSeen: []string{"working"}, wantCalls: []string{"tasks/get"}},
+		{name: "failed without result", statuses: []string{"failed"}, wantStatus: "failed", wantErr: "task t-1 failed: stopped",
+			wantSeen: []string{"working"}, wantCalls: []string{"tasks/get", "tasks/result"}},
+		{name: "failed with result", statuses: []string{"failed"}, result: `{"isError":true}`, wantStatus: "failed",
+			wantSeen: []string{"working"}, wantCalls: []string{"tasks/get", "tasks/result"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, m := initialized(t, ClientOptions{}, taskCaps)
+			var mu sync.Mutex
+			n := 0
+			log := serve(t, m, func(method string, _ json.RawMessage) (string, string) {
+				mu.Lock()
+				defer mu.Unlock()
+				switch method {
+				case "tasks/get":
+					st := tt.statuses[min(n, len(tt.statuses)-1)]
+					n++
+					return fmt.Sprintf(`{"taskId":"t-1","status":%q,"statusMessage":"stopped","pollInterval":1}`, st), ""
+				case "tasks/result":
+					if tt.result == "" {
+						return "", `{"code":-32603,"message":"no result"}`
+					}
+					return tt.result, ""
+				}
+				return "", `{"code":-32601,"message":"no"}`
+			})
+			var seen []string
+			first := Task{TaskID: "t-1", Status: "working", PollInterval: new(int64)}
+			res, final, err := c.WaitTask(t.Context(), first, func(t Task) { seen = append(seen, t.Status) })
+			if tt.wantErr != "" {
+				var ended *TaskEndedError
+				if !errors.As(err, &ended) || err.Error() != tt.wantErr || ended.Failed() != (tt.wantStatus == "failed") {
+					t.Errorf("err = %v, want a TaskEndedError %q", err, tt.wantErr)
+				}
+			} else if err != nil || string(res) != tt.result {
+				t.Errorf("WaitTask = %s, %v; want %s", res, err, tt.result)
+			}
+			if final.Status != tt.wantStatus {
+				t.Errorf("final status %q, want %q", final.Status, tt.wantStatus)
+			}
+			if d := cmp.Diff(tt.wantSeen, seen); d != "" {
+				t.Errorf("statuses seen (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tt.wantCalls, log.methods()); d != "" {
+				t.Errorf("requests (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestWaitTaskTimeoutAndCancel(t *testing.T) {
+	c, m := initialized(t, ClientOptions{Timeout: 50 * time.Millisecond}, taskCaps)
+	log := serve(t, m, func(method string, params json.RawMessage) (string, string) {
+		if method == "tasks/cancel" {
+			return `{"taskId":"t-1","status":"cancelled"}`, ""
+		}
+		return `{"taskId":"t-1","status":"working","pollInterval":10}`, ""
+	})
+	_, _, err := c.WaitTask(t.Context(), Task{TaskID: "t-1", Status: "working"}, nil)
+	var te *TimeoutError
+	if !errors.As(err, &te) || te.Method != "task t-1" {
+		t.Fatalf("err = %v, want the whole wait's timeout", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel() // the context that just ended: CancelTask still gets through
+	if err := c.CancelTask(ctx, "t-1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := log.methods(); got[len(got)-1] != "tasks/cancel" {
+		t.Errorf("requests %v, want tasks/cancel last", got)
+	}
+}
+
+func TestCancelTaskNeedsTheCapability(t *testing.T) {
+	c, m := initialized(t, ClientOptions{}, `{"protocolVersion":"2025-11-25","capabilities":{"tasks":{}}}`)
+	if err := c.CancelTask(t.Context(), "t-1"); !errors.Is(err, ErrNoTaskCancel) {
+		t.Errorf("err = %v", err)
+	}
+	m.assertQuiet(t)
+}
+
+func TestCreatedTask(t *testing.T) {
+	task, raw, err := CreatedTask(json.RawMessage(`{"task":{"taskId":"t-9","status":"working","ttl":500},"_meta":{}}`))
+	if err != nil || task.TaskID != "t-9" || *task.TTL != 500 || string(raw) != `{"taskId":"t-9","status":"working","ttl":500}` {
+		t.Errorf("CreatedTask = %+v, %s, %v", task, raw, err)
+	}
+	if _, _, err := CreatedTask(json.RawMessage(`{"content":[]}`)); !isTransportError(err) {
+		t.Errorf("a result without a task: err = %v", err)
+	}
+}
+
+func TestTaskPoll(t *testing.T) {
+	ms := func(n int64) *int64 { return &n }
+	for _, tt := range []struct {
+		interval *int64
+		want     time.Duration
+	}{{nil, time.Second}, {ms(1), minPollInterval}, {ms(250), 250 * time.Millisecond}} {
+		if got := (Task{PollInterval: tt.interval}).Poll(); got != tt.want {
+			t.Errorf("Poll with %v = %v, want %v", tt.interval, got, tt.want)
+		}
+	}
+}
+
+func TestTaskWanted(t *testing.T) {
+	withTasks, _ := initialized(t, ClientOptions{}, taskCaps)
+	without, _ := initialized(t, ClientOptions{}, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}}}`)
+	listed := func(support string) Tool { return Tool{Name: "job", TaskSupport: support, Raw: json.RawMessage(`{}`)} }
+	tests := []struct {
+		name   string
+		c      *Client
+		tool   Tool
+		asked  bool
+		want   bool
+		errHas string
+	}{
+		{"required, not asked", withTasks, listed("required"), false, true, ""},
+		{"optional, asked", withTasks, listed("optional"), true, true, ""},
+		{"optional, not asked", withTasks, listed("optional"), false, false, ""},
+		{"forbidden, asked", withTasks, listed("forbidden"), true, false, `tool "job" does not support tasks`},
+		{"unlisted, asked", withTasks, Tool{Name: "job"}, true, false, `lists no tool "job"`},
+		{"no capability, asked", without, listed("optional"), true, false, `"tasks.requests.tools.call" capability`},
+		{"no capability, required", without, listed("required"), false, false, ""},
+	}
+	for _, tt := range tests {
+		got, err := tt.c.TaskWanted(tt.tool, tt.asked)
+		if got != tt.want || (err == nil) != (tt.errHas == "") || (err != nil && !strings.Contains(err.Error(), tt.errHas)) {
+			t.Errorf("%s: TaskWanted = %v, %v; want %v, %q", tt.name, got, err, tt.want, tt.errHas)
+		}
+	}
+}
+
+func TestToolCache(t *testing.T) {
+	c, m := initialized(t, ClientOptions{}, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}}}`)
+	log := serve(t, m, func(method string, params json.RawMessage) (string, string) {
+		if strings.Contains(string(params), "p2") {
+			return `{"tools":[{"name":"b","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}}]}`, ""
+		}
+		return `{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"nextCursor":"p2"}`, ""
+	})
+	var tc ToolCache
+	for _, name := range []string{"b", "a", "nope", "b"} {
+		tool, err := tc.Find(t.Context(), c, name)
+		if err != nil || tool.Name != name || (name != "nope") != (tool.Raw != nil) {
+			t.Fatalf("Find(%s) = %+v, %v", name, tool, err)
+		}
+		if name == "b" && tool.TaskSupport != "optional" {
+			t.Errorf("b's task support = %q", tool.TaskSupport)
+		}
+	}
+	if got := len(log.methods()); got != 2 {
+		t.Errorf("%d tools/list requests for four finds, want one walk of two pages", got)
+	}
+	tc.Reset()
+	if _, err := tc.Find(t.Context(), c, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(log.methods()); got != 4 {
+		t.Errorf("%d tools/list requests, want a second walk after Reset", got)
+	}
+	found, err := c.FindTool(t.Context(), "a")
+	if err != nil || found.Raw == nil || len(log.methods()) != 5 {
+		t.Errorf("FindTool(a) = %+v, %v after %d requests; want it found on the first page", found, err, len(log.methods()))
+	}
+}

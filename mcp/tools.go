@@ -1,0 +1,121 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+)
+
+// Tool is the part of a tool's definition the client uses; Raw is the
+// definition as the server listed it (nil when there is no such tool).
+type Tool struct {
+	Name         string
+	InputSchema  json.RawMessage
+	OutputSchema json.RawMessage
+	TaskSupport  string // execution.taskSupport: "", "forbidden", "optional" or "required"
+	Raw          json.RawMessage
+}
+
+// parseTool reads a tool definition from tools/list; ok is false for one
+// without a name.
+func parseTool(raw json.RawMessage) (Tool, bool) {
+	var d struct {
+		Name         string          `json:"name"`
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema"`
+		Execution    struct {
+			TaskSupport string `json:"taskSupport"`
+		} `json:"execution"`
+	}
+	if json.Unmarshal(raw, &d) != nil || d.Name == "" {
+		return Tool{}, false
+	}
+	return Tool{Name: d.Name, InputSchema: d.InputSchema, OutputSchema: d.OutputSchema, TaskSupport: d.Execution.TaskSupport, Raw: raw}, true
+}
+
+// FindTool walks tools/list page by page for the tool called name and stops
+// at it. A tool the server does not list comes back with only its Name set.
+func (c *Client) FindTool(ctx context.Context, name string) (Tool, error) {
+	found := Tool{Name: name}
+	err := c.Each(ctx, "tools/list", "tools", func(items []json.RawMessage) bool {
+		for _, raw := range items {
+			if !toolNamed(raw, name) {
+				continue
+			}
+			if t, ok := parseTool(raw); ok {
+				found = t
+				return true
+			}
+		}
+		return false
+	})
+	return found, err
+}
+
+// toolNamed checks a definition's name without decoding the rest of it.
+func toolNamed(raw json.RawMessage, name string) bool {
+	match := false
+	rawjson.ForEachValidMember(raw, func(k string, v []byte) error {
+		if k == "name" {
+			var n string
+			match = json.Unmarshal(v, &n) == nil && n == name
+		}
+		return nil
+	})
+	return match
+}
+
+// ToolCache keeps a session's tool definitions, so that many calls in one
+// session cost one tools/list walk. Reset it when the server sends
+// notifications/tools/list_changed. The zero value is ready; it is safe for
+// concurrent use, and Reset never waits for a walk in progress.
+type ToolCache struct {
+	walk sync.Mutex // held while listing, so one walk serves every waiter
+
+	mu    sync.Mutex      // guards the fields below
+	tools map[string]Tool // nil until listed, or after Reset
+	gen   int             // bumped by Reset: a walk begun before it is stale
+}
+
+// Find returns the tool called name, listing every tool first if the cache
+// is empty. A tool the server does not list comes back with only its Name.
+func (tc *ToolCache) Find(ctx context.Context, c *Client, name string) (Tool, error) {
+	tc.walk.Lock()
+	defer tc.walk.Unlock()
+	tc.mu.Lock()
+	tools, gen := tc.tools, tc.gen
+	tc.mu.Unlock()
+	if tools == nil {
+		tools = map[string]Tool{}
+		err := c.Each(ctx, "tools/list", "tools", func(items []json.RawMessage) bool {
+			for _, raw := range items {
+				if t, ok := parseTool(raw); ok {
+					tools[t.Name] = t
+				}
+			}
+			return false
+		})
+		if err != nil {
+			return Tool{Name: name}, err
+		}
+		tc.mu.Lock()
+		if tc.gen == gen { // else the list changed while it was walked: use it once, keep nothing
+			tc.tools = tools
+		}
+		tc.mu.Unlock()
+	}
+	if t, ok := tools[name]; ok {
+		return t, nil
+	}
+	return Tool{Name: name}, nil
+}
+
+// Reset forgets every definition; the next Find lists the tools again.
+func (tc *ToolCache) Reset() {
+	tc.mu.Lock()
+	tc.tools = nil
+	tc.gen++
+	tc.mu.Unlock()
+}
