@@ -1,11 +1,13 @@
 package main
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,19 +60,7 @@ func TestPackageRules(t *testing.T) {
 		})
 	}
 	for _, r := range rules {
-		files, _ := filepath.Glob(filepath.Join(r.dir, "*.go"))
-		if len(files) == 0 {
-			t.Fatalf("no Go files in %s", r.dir)
-		}
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
-			}
-			fset := token.NewFileSet()
-			file, err := parser.ParseFile(fset, f, nil, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+		forEachSource(t, r.dir, func(f string, _ *token.FileSet, file *ast.File, src []byte) {
 			for _, imp := range file.Imports {
 				path, _ := strconv.Unquote(imp.Path.Value)
 				for _, bad := range r.forbidImports {
@@ -79,15 +69,60 @@ func TestPackageRules(t *testing.T) {
 					}
 				}
 			}
-			src, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
 			for _, sel := range r.forbidSelector {
 				if strings.Contains(string(src), sel) {
 					t.Errorf("%s uses %s", f, sel)
 				}
 			}
+		})
+	}
+}
+
+// forEachSource parses each non-test Go file in dir.
+func forEachSource(t *testing.T, dir string, fn func(path string, fset *token.FileSet, file *ast.File, src []byte)) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	if len(files) == 0 {
+		t.Fatalf("no Go files in %s", dir)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
 		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fset := token.NewFileSet()
+		file, err := parser.ParseFile(fset, f, src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(f, fset, file, src)
+	}
+}
+
+// The protocol, OAuth and elicitation libraries report; the command line
+// presents. None of their strings is a preformatted "mcpv: " line or names
+// a command-line flag.
+func TestLibrariesDoNotPresent(t *testing.T) {
+	flag := regexp.MustCompile(`(^|[\s(])--[a-z][a-z-]+`)
+	for _, dir := range []string{"mcp", "oauth", "elicit"} {
+		forEachSource(t, dir, func(_ string, fset *token.FileSet, file *ast.File, _ []byte) {
+			ast.Inspect(file, func(n ast.Node) bool {
+				lit, ok := n.(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING {
+					return true
+				}
+				s, err := strconv.Unquote(lit.Value)
+				if err != nil {
+					return true
+				}
+				if strings.HasPrefix(s, "mcpv: ") || flag.MatchString(s) {
+					t.Errorf("%s: %q: libraries report, the command line presents", fset.Position(lit.Pos()), s)
+				}
+				return true
+			})
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/oauth"
+	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/trust"
 )
 
@@ -70,7 +71,7 @@ func (a *app) oauthManager(plain *http.Client, mode string) (*oauth.Manager, err
 		ClientSecret:      pick(secret, conf.ClientSecret),
 		ClientMetadataURL: pick(f.ClientMetadataURL, conf.ClientMetadataURL),
 		Open:              a.openBrowser,
-		Diag:              a.ios.Err,
+		Log:               output.NewLogger(a.ios.Err),
 	}
 	if !a.explicit["grant"] && conf.Grant != "" {
 		opts.Grant = conf.Grant

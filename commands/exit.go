@@ -119,6 +119,22 @@ func isClosedStdout(err error) bool {
 	return errors.As(err, &ce) && errors.Is(ce.Err, syscall.EPIPE)
 }
 
+// hint is what the command line can add to a library's error: the flags
+// that would help.
+func hint(err error) string {
+	var te *mcp.TimeoutError
+	var oe *oauth.Error
+	switch {
+	case errors.As(err, &te) && te.Cap:
+		return " (--max-timeout)"
+	case errors.As(err, &oe) && oe.Need == oauth.NeedClient:
+		return "; give a pre-registered --client-id (with --client-secret or --client-key for a machine grant)"
+	case errors.As(err, &oe) && oe.Need == oauth.NeedLogin:
+		return "; run 'mcpv auth login' with the same server, or use --auth auto"
+	}
+	return ""
+}
+
 // report prints err as one "mcpv: ..." line (plus quoted server stderr, if
 // any) and returns its exit code.
 func report(ios *output.Streams, err error) int {
@@ -129,6 +145,7 @@ func report(ios *output.Streams, err error) int {
 		if errors.As(err, &ce) && ce.Err.Code == codeURLElicitationRequired {
 			msg = ce.Method + ": " + elicit.DescribeURLRequired(ce.Err.Data)
 		}
+		msg += hint(err)
 		var confErr configError
 		if code == exitUsage && !strings.Contains(msg, "\n") && !errors.As(err, &confErr) {
 			msg += " (see mcpv --help)"

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpv/mcpv/elicit"
 	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/output"
 )
 
 // capabilities builds the ClientCapabilities for this run: only what mcpv
@@ -70,7 +71,8 @@ func rootList(paths []string) (json.RawMessage, error) {
 // elicitation prepares the answers to elicitation/create from the flags.
 func (a *app) elicitation() (*elicit.Options, error) {
 	f := &a.flags.clientFlags
-	o := &elicit.Options{Diag: a.ios.Err, Answers: map[string]string{}, OpenURL: a.openBrowser, ServerName: a.serverName()}
+	o := &elicit.Options{Log: output.NewLogger(a.ios.Err), Answers: map[string]string{}, OpenURL: a.openBrowser,
+		ServerName: a.serverName(), Advice: elicitAdvice}
 	for _, kv := range f.Answer {
 		k, v, _ := strings.Cut(kv, "=")
 		o.Answers[k] = v
@@ -94,6 +96,14 @@ func (a *app) elicitation() (*elicit.Options, error) {
 	}
 	o.Policy = elicit.Policy(policy)
 	return o, nil
+}
+
+// elicitAdvice says which flags answer a form that went unanswered.
+func elicitAdvice(u elicit.Unanswered) string {
+	if len(u.Missing) > 0 {
+		return "use --answer " + u.Missing[0] + "=VALUE"
+	}
+	return "use --answer KEY=VALUE, --answers FILE or --elicitation accept"
 }
 
 // terminal opens /dev/tty for questions when stderr is a terminal; nil otherwise.

@@ -2,12 +2,13 @@
 // scriptable client.
 //
 // A server may ask the user for a small form (form mode) or ask them to open a
-// URL (URL mode). mcpv answers from what the command line gave (--answer
-// KEY=VALUE, --answers FILE) and from a policy (--elicitation): prompt on the
-// terminal, accept (take the defaults), decline or cancel. Every request
-// leaves at least two lines on Diag: which server asks and its message, then
-// what mcpv answered and why (plus any warnings), so a log explains what
-// happened.
+// URL (URL mode). mcpv answers from the answers it was given (Answers as
+// text, AnswerJSON as JSON) and from a policy: prompt on the terminal,
+// accept (take the defaults), decline or cancel. Every request leaves at
+// least two records on Log: which server asks and its message, then what
+// mcpv answered and why (plus any warnings), so a log explains what
+// happened. Advice lets the caller say, in its own words, how a user could
+// have answered a form that went unanswered.
 //
 // # Form mode
 //
@@ -66,7 +67,7 @@
 // URL mode is declared (see Options.Capability) only when there is a terminal
 // to ask for consent, a way to open a browser and the policy is prompt; a URL
 // request otherwise is invalid params, as is any other mode. The full URL and
-// its host go to Diag, with warnings for punycode hosts, user info before the
+// its host go to Log, with warnings for punycode hosts, user info before the
 // host and plain http. mcpv never fetches the URL itself; it asks "Open this
 // URL in your browser? [y/N]": y opens it and answers accept, n or Enter
 // declines, q or end of input cancels. URLs that are not http or https are

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
+	"log/slog"
 	"strings"
 	"unicode"
 
@@ -30,9 +30,19 @@ type Options struct {
 	AnswerJSON map[string]json.RawMessage // from --answers FILE (a JSON object); typed already, validated by the schema
 	Policy     Policy                     // what to do with what the answers leave open
 	TTY        Terminal                   // nil when there is no terminal; prompting is then impossible
-	Diag       io.Writer                  // stderr: which server asks, URLs, warnings, what mcpv answered
+	Log        *slog.Logger               // which server asks, URLs, warnings, what mcpv answered; nil discards
 	ServerName string                     // shown when asking
 	OpenURL    func(url string) error     // opens a URL in the browser; nil means cannot open
+	// Advice, when set, says how the user could answer a form that went
+	// unanswered; it is added to the report of the answer.
+	Advice func(Unanswered) string
+}
+
+// Unanswered describes a form answered without the user's answers, for Advice.
+type Unanswered struct {
+	// Missing are the required fields that had no answer and no default;
+	// empty when no answers were given at all.
+	Missing []string
 }
 
 // ParamsError is a request mcpv cannot serve as sent: malformed params, a
@@ -84,7 +94,7 @@ func (o *Options) Handle(ctx context.Context, params json.RawMessage) (json.RawM
 		return o.handleForm(ctx, f)
 	case "url":
 		if !o.urlMode() {
-			return nil, paramsErrorf("elicitation/create: mcpv did not declare url-mode elicitation (it needs a terminal, --elicitation prompt and a browser)")
+			return nil, paramsErrorf("elicitation/create: mcpv did not declare url-mode elicitation (it needs a terminal to ask on and a browser)")
 		}
 		var p urlParams
 		if err := json.Unmarshal(params, &p); err != nil {
@@ -107,16 +117,28 @@ func result(action string) json.RawMessage {
 	return json.RawMessage(`{"action":"` + action + `"}`)
 }
 
-func (o *Options) diag() io.Writer {
-	if o.Diag == nil {
-		return io.Discard
+func (o *Options) log() *slog.Logger {
+	if o.Log == nil {
+		return slog.New(slog.DiscardHandler)
 	}
-	return o.Diag
+	return o.Log
 }
 
-// diagf writes one "mcpv: ..." line on Diag.
-func (o *Options) diagf(format string, a ...any) {
-	fmt.Fprintf(o.diag(), "mcpv: "+format+"\n", a...)
+// notef reports what happens to the user.
+func (o *Options) notef(format string, a ...any) { o.log().Info(fmt.Sprintf(format, a...)) }
+
+// warnf reports something the user should look at.
+func (o *Options) warnf(format string, a ...any) { o.log().Warn(fmt.Sprintf(format, a...)) }
+
+// advice is Advice's text for u, if any.
+func (o *Options) advice(u Unanswered) string {
+	if o.Advice == nil {
+		return ""
+	}
+	if a := o.Advice(u); a != "" {
+		return "; " + a
+	}
+	return ""
 }
 
 // asker names who asks: `server "NAME"` or "the server".
@@ -127,12 +149,12 @@ func (o *Options) asker() string {
 	return fmt.Sprintf("server %q", clean(o.ServerName))
 }
 
-// answered reports the outcome on Diag: `answered "decline" (why)`.
+// answered reports the outcome: `answered "decline" (why)`.
 func (o *Options) answered(action, why string) json.RawMessage {
 	if why != "" {
 		why = " (" + why + ")"
 	}
-	o.diagf("answered %q%s", action, why)
+	o.notef("answered %q%s", action, why)
 	return result(action)
 }
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// source says where a value came from, for the report on Diag.
+// source says where a value came from, for the report of the answer.
 type source int
 
 const (
@@ -32,10 +32,10 @@ type problem struct {
 }
 
 func (o *Options) handleForm(ctx context.Context, f *form) (json.RawMessage, error) {
-	o.diagf("%s asks: %s", o.asker(), clean(f.message))
+	o.notef("%s asks: %s", o.asker(), clean(f.message))
 	for _, fl := range f.fields {
 		if fl.patternErr != nil {
-			o.diagf("warning: field %q: cannot check the pattern %s (%v)", fl.name, quote(fl.pattern), fl.patternErr)
+			o.warnf("field %q: cannot check the pattern %s (%v)", fl.name, quote(fl.pattern), fl.patternErr)
 		}
 	}
 	vals, probs := o.collect(f)
@@ -59,13 +59,13 @@ func (o *Options) handleForm(ctx context.Context, f *form) (json.RawMessage, err
 	}
 	if o.Policy == PolicyPrompt && o.TTY != nil {
 		for _, p := range probs {
-			o.diagf("field %q %s (got %s); asking on the terminal", p.field, p.rule, quote(p.value))
+			o.notef("field %q %s (got %s); asking on the terminal", p.field, p.rule, quote(p.value))
 		}
 		return o.promptForm(ctx, f, vals)
 	}
 	if len(probs) > 0 {
 		for _, p := range probs {
-			o.diagf("field %q %s (got %s); not sending invalid data", p.field, p.rule, quote(p.value))
+			o.notef("field %q %s (got %s); not sending invalid data", p.field, p.rule, quote(p.value))
 		}
 		return o.answered(actDecline, "an answer is invalid"), nil
 	}
@@ -76,12 +76,12 @@ func (o *Options) handleForm(ctx context.Context, f *form) (json.RawMessage, err
 	var why string
 	switch {
 	case canAccept:
-		why = fmt.Sprintf("required %s no answer and no default; use --answer %s=VALUE",
-			plural(missing, "field %s has", "fields %s have"), missing[0])
+		why = fmt.Sprintf("required %s no answer and no default%s",
+			plural(missing, "field %s has", "fields %s have"), o.advice(Unanswered{Missing: missing}))
 	case o.Policy == PolicyPrompt:
 		why = "no terminal to ask on and no answers given"
 	default:
-		why = fmt.Sprintf("policy %q and no answers given; use --answer KEY=VALUE, --answers FILE or --elicitation accept", o.Policy)
+		why = fmt.Sprintf("policy %q and no answers given%s", o.Policy, o.advice(Unanswered{}))
 	}
 	return o.answered(action, why), nil
 }
@@ -96,7 +96,7 @@ func (o *Options) collect(f *form) (values, []problem) {
 			continue
 		}
 		if f.field(k) == nil {
-			o.diagf("warning: ignoring the answer for %q: the form has no such field", clean(k))
+			o.warnf("ignoring the answer for %q: the form has no such field", clean(k))
 			continue
 		}
 		var b bytes.Buffer
@@ -109,7 +109,7 @@ func (o *Options) collect(f *form) (values, []problem) {
 	for _, k := range sortedKeys(o.Answers) {
 		fl := f.field(k)
 		if fl == nil {
-			o.diagf("warning: ignoring --answer %s: the form has no such field", clean(k))
+			o.warnf("ignoring the answer for %q: the form has no such field", clean(k))
 			continue
 		}
 		v, err := fl.fromText(o.Answers[k])
@@ -144,7 +144,7 @@ func (o *Options) validDefault(fl *field) json.RawMessage {
 		return nil
 	}
 	if rule := fl.check(d); rule != "" {
-		o.diagf("warning: field %q: the server's default %s %s; not using it", fl.name, quote(string(d)), rule)
+		o.warnf("field %q: the server's default %s %s; not using it", fl.name, quote(string(d)), rule)
 		return nil
 	}
 	return d

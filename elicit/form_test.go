@@ -8,19 +8,32 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpv/mcpv/output"
 )
 
-// handle runs o.Handle on params and returns the result, what went to Diag
-// and the error.
+// handle runs o.Handle on params and returns the result, what was logged
+// (as mcpv shows it) and the error. Without Advice of its own, o gets one
+// worded like mcpv's.
 func handle(t *testing.T, o *Options, params string) (string, string, error) {
 	t.Helper()
 	var diag strings.Builder
-	o.Diag = &diag
+	o.Log = output.NewLogger(&diag)
+	if o.Advice == nil {
+		o.Advice = testAdvice
+	}
 	got, err := o.Handle(context.Background(), json.RawMessage(params))
 	if err == nil && !json.Valid(got) {
 		t.Errorf("result is not JSON: %s", got)
 	}
 	return string(got), diag.String(), err
+}
+
+func testAdvice(u Unanswered) string {
+	if len(u.Missing) > 0 {
+		return "use --answer " + u.Missing[0] + "=VALUE"
+	}
+	return "use --answer KEY=VALUE, --answers FILE or --elicitation accept"
 }
 
 // The conformance suite's case: every field optional with a default; under
@@ -160,11 +173,11 @@ func TestFormDecisions(t *testing.T) {
 			answerJSON: map[string]string{"colour": `"red"`},
 			want:       `{"action":"accept","content":{"email":"jo@example.com","name":"John Doe","age":30}}`,
 			wantDiag: `mcpv: warning: ignoring the answer for "colour": the form has no such field` + "\n" +
-				`mcpv: warning: ignoring --answer nick: the form has no such field` + "\n" +
+				`mcpv: warning: ignoring the answer for "nick": the form has no such field` + "\n" +
 				`mcpv: answered "accept" (filled by default: name, age)` + "\n"},
 		{name: "answers for another form do not count", policy: PolicyDecline, answers: map[string]string{"nick": "jj"},
 			want: `{"action":"decline"}`,
-			wantDiag: `mcpv: warning: ignoring --answer nick: the form has no such field` + "\n" +
+			wantDiag: `mcpv: warning: ignoring the answer for "nick": the form has no such field` + "\n" +
 				`mcpv: answered "decline" (policy "decline" and no answers given; use --answer KEY=VALUE, --answers FILE or --elicitation accept)` + "\n"},
 	}
 	for _, tt := range tests {
@@ -243,7 +256,7 @@ func TestParamsErrors(t *testing.T) {
 		{"not an object", `[]`, "elicitation/create: params must be a JSON object"},
 		{"null", `null`, "elicitation/create: params must be a JSON object"},
 		{"undeclared url mode", `{"mode":"url","message":"m","elicitationId":"1","url":"https://example.com"}`,
-			"elicitation/create: mcpv did not declare url-mode elicitation (it needs a terminal, --elicitation prompt and a browser)"},
+			"elicitation/create: mcpv did not declare url-mode elicitation (it needs a terminal to ask on and a browser)"},
 		{"unknown mode", `{"mode":"voice","message":"m"}`, `elicitation/create: unsupported mode "voice" (mcpv declared {"form":{}})`},
 		{"no schema", `{"message":"m"}`, "elicitation/create: requestedSchema must be a JSON object"},
 		{"schema not an object type", `{"message":"m","requestedSchema":{"type":"array"}}`,

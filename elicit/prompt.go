@@ -15,7 +15,7 @@ var errQuit = errors.New("q typed")
 // promptForm asks on the terminal for each field without a value, then for
 // confirmation. vals holds what the answers and defaults already gave.
 func (o *Options) promptForm(ctx context.Context, f *form, vals values) (json.RawMessage, error) {
-	release, err := waitTurn(ctx)
+	release, err := o.TTY.Turn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (o *Options) stopped(ctx context.Context, err error) (json.RawMessage, erro
 	switch {
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		fmt.Fprintln(o.TTY)
-		o.diagf("no answer sent: %v", err)
+		o.notef("no answer sent: %v", err)
 		return nil, err
 	case errors.Is(err, errQuit):
 		return o.answered(actCancel, "cancelled at the terminal"), nil
@@ -69,7 +69,7 @@ func (o *Options) stopped(ctx context.Context, err error) (json.RawMessage, erro
 		fmt.Fprintln(o.TTY)
 		return o.answered(actCancel, "end of input on the terminal"), nil
 	}
-	o.diagf("warning: reading the terminal: %v", err)
+	o.warnf("reading the terminal: %v", err)
 	return o.answered(actCancel, "cannot read the terminal"), nil
 }
 

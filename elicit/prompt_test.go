@@ -8,9 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpv/mcpv/output"
 )
 
 // fakeTTY is a scripted Terminal. Its transcript is what was written plus each
@@ -21,11 +22,29 @@ type fakeTTY struct {
 	out    strings.Builder
 	cancel context.CancelFunc // when set, running out of lines cancels ctx instead of EOF
 
-	delay             time.Duration // each ReadLine takes this long
-	reading, overlaps int           // ReadLines in progress; how often two were
+	turn    chan struct{} // Turn's semaphore
+	holders int           // Turns taken and not released
+	unheld  int           // ReadLines made while not exactly one Turn was held
 }
 
-func newTTY(lines ...string) *fakeTTY { return &fakeTTY{lines: lines} }
+func newTTY(lines ...string) *fakeTTY { return &fakeTTY{lines: lines, turn: make(chan struct{}, 1)} }
+
+func (f *fakeTTY) Turn(ctx context.Context) (func(), error) {
+	select {
+	case f.turn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	f.mu.Lock()
+	f.holders++
+	f.mu.Unlock()
+	return func() {
+		f.mu.Lock()
+		f.holders--
+		f.mu.Unlock()
+		<-f.turn
+	}, nil
+}
 
 func (f *fakeTTY) Write(p []byte) (int, error) {
 	f.mu.Lock()
@@ -35,13 +54,9 @@ func (f *fakeTTY) Write(p []byte) (int, error) {
 
 func (f *fakeTTY) ReadLine(ctx context.Context) (string, error) {
 	f.mu.Lock()
-	if f.reading++; f.reading > 1 {
-		f.overlaps++
+	if f.holders != 1 {
+		f.unheld++
 	}
-	f.mu.Unlock()
-	time.Sleep(f.delay)
-	f.mu.Lock()
-	f.reading--
 	if len(f.lines) == 0 {
 		cancel := f.cancel
 		if cancel == nil {
@@ -218,7 +233,7 @@ func TestPromptContextCancelled(t *testing.T) {
 	tty := newTTY("Jo")
 	tty.cancel = cancel
 	var diag strings.Builder
-	o := &Options{Policy: PolicyPrompt, TTY: tty, Diag: &diag}
+	o := &Options{Policy: PolicyPrompt, TTY: tty, Log: output.NewLogger(&diag)}
 	got, err := o.Handle(ctx, json.RawMessage(prefs))
 	if !errors.Is(err, context.Canceled) || got != nil {
 		t.Fatalf("got %s, %v; want context.Canceled", got, err)
@@ -237,14 +252,13 @@ func TestPromptContextCancelled(t *testing.T) {
 func TestPromptOneAtATime(t *testing.T) {
 	params := `{"message":"m","requestedSchema":{"type":"object","properties":{"v":{"type":"string"}},"required":["v"]}}`
 	tty := newTTY("first", "y", "second", "y")
-	tty.delay = 20 * time.Millisecond // time for the other request to barge in
 	var wg sync.WaitGroup
 	results := make([]string, 2)
 	for i := range results {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			o := &Options{Policy: PolicyPrompt, TTY: tty, Diag: io.Discard}
+			o := &Options{Policy: PolicyPrompt, TTY: tty}
 			got, err := o.Handle(context.Background(), json.RawMessage(params))
 			if err != nil {
 				t.Error(err)
@@ -257,7 +271,7 @@ func TestPromptOneAtATime(t *testing.T) {
 	if !(results[0] == a && results[1] == b || results[0] == b && results[1] == a) {
 		t.Errorf("results %q, want one each of %s and %s", results, a, b)
 	}
-	if tty.overlaps > 0 {
-		t.Errorf("%d reads overlapped", tty.overlaps)
+	if tty.unheld > 0 {
+		t.Errorf("%d reads were made without holding the terminal alone", tty.unheld)
 	}
 }

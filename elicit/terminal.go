@@ -15,18 +15,23 @@ type Terminal interface {
 	// ReadLine returns the next line typed, without its line ending, or
 	// io.EOF when input ends. It returns ctx.Err() when ctx ends first.
 	ReadLine(ctx context.Context) (string, error)
+	// Turn waits until no other question is on the terminal (concurrent
+	// requests take turns), or returns ctx.Err() when ctx ends first.
+	// release gives the terminal back.
+	Turn(ctx context.Context) (release func(), err error)
 }
 
 // NewTerminal makes a Terminal that reads lines from r and writes to w, for
 // example both the opened /dev/tty. A read that ctx abandoned is not lost: its
 // line is the answer to the next ReadLine.
 func NewTerminal(r io.Reader, w io.Writer) Terminal {
-	return &lineTerminal{w: w, r: bufio.NewReader(r)}
+	return &lineTerminal{w: w, r: bufio.NewReader(r), turn: make(chan struct{}, 1)}
 }
 
 type lineTerminal struct {
-	w io.Writer
-	r *bufio.Reader
+	w    io.Writer
+	r    *bufio.Reader
+	turn chan struct{} // a 1-slot semaphore: holding it is asking
 
 	mu      sync.Mutex
 	pending chan lineResult // the read in flight, if any
@@ -65,14 +70,10 @@ func (t *lineTerminal) ReadLine(ctx context.Context) (string, error) {
 	}
 }
 
-// turn lets one question at a time onto the terminal.
-var turn = make(chan struct{}, 1)
-
-// waitTurn blocks until no other request is asking, or ctx ends.
-func waitTurn(ctx context.Context) (release func(), err error) {
+func (t *lineTerminal) Turn(ctx context.Context) (release func(), err error) {
 	select {
-	case turn <- struct{}{}:
-		return func() { <-turn }, nil
+	case t.turn <- struct{}{}:
+		return func() { <-t.turn }, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

@@ -24,16 +24,16 @@ func (o *Options) handleURL(ctx context.Context, p urlParams) (json.RawMessage, 
 	if err != nil || u.Scheme == "" {
 		return nil, paramsErrorf("elicitation/create: url %s is not an absolute URL", quote(clean(p.URL)))
 	}
-	o.diagf("%s asks you to open a URL: %s", o.asker(), clean(p.Message))
-	o.diagf("  url:  %s", clean(p.URL))
-	o.diagf("  host: %s", clean(u.Hostname()))
+	o.notef("%s asks you to open a URL: %s", o.asker(), clean(p.Message))
+	o.notef("  url:  %s", clean(p.URL))
+	o.notef("  host: %s", clean(u.Hostname()))
 	for _, w := range urlWarnings(u) {
-		o.diagf("warning: %s", w)
+		o.warnf("%s", w)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return o.answered(actDecline, fmt.Sprintf("mcpv opens only http and https URLs, not %s", quote(u.Scheme))), nil
 	}
-	release, err := waitTurn(ctx)
+	release, err := o.TTY.Turn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func (o *Options) handleURL(ctx context.Context, p urlParams) (json.RawMessage, 
 		switch strings.ToLower(strings.TrimSpace(line)) {
 		case "y", "yes":
 			if err := o.OpenURL(p.URL); err != nil {
-				o.diagf("warning: could not open the browser (%v); open the URL above yourself", err)
+				o.warnf("could not open the browser (%v); open the URL above yourself", err)
 				return o.answered(actAccept, "consent given; the browser did not open"), nil
 			}
 			return o.answered(actAccept, "opened in the browser"), nil

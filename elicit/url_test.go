@@ -119,9 +119,9 @@ func TestURLModeParamsErrors(t *testing.T) {
 		want   string
 	}{
 		{"not declared: no browser", Options{Policy: PolicyPrompt, TTY: newTTY("y")}, urlRequest("https://example.com"),
-			"elicitation/create: mcpv did not declare url-mode elicitation (it needs a terminal, --elicitation prompt and a browser)"},
+			"elicitation/create: mcpv did not declare url-mode elicitation (it needs a terminal to ask on and a browser)"},
 		{"not declared: accept", Options{Policy: PolicyAccept, TTY: newTTY("y"), OpenURL: open}, urlRequest("https://example.com"),
-			"elicitation/create: mcpv did not declare url-mode elicitation (it needs a terminal, --elicitation prompt and a browser)"},
+			"elicitation/create: mcpv did not declare url-mode elicitation (it needs a terminal to ask on and a browser)"},
 		{"no elicitationId", Options{Policy: PolicyPrompt, TTY: newTTY("y"), OpenURL: open},
 			`{"mode":"url","message":"m","url":"https://example.com"}`, "elicitation/create: url mode needs an elicitationId"},
 		{"relative url", Options{Policy: PolicyPrompt, TTY: newTTY("y"), OpenURL: open}, urlRequest("/login"),

@@ -97,7 +97,7 @@ type TimeoutError struct {
 
 func (e *TimeoutError) Error() string {
 	if e.Cap {
-		return fmt.Sprintf("%s: not done within the %s cap (--max-timeout)", e.Method, e.Timeout)
+		return fmt.Sprintf("%s: not done within the %s cap", e.Method, e.Timeout)
 	}
 	return fmt.Sprintf("%s: no answer within %s", e.Method, e.Timeout)
 }

@@ -23,6 +23,7 @@ import (
 	"html"
 	"io"
 	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -65,9 +66,9 @@ type AuthorizeRequest struct {
 	RedirectURI string // the one Listener answers at, as registered
 	// Open shows the URL to the user, typically in a browser. It runs on
 	// Authorize's goroutine and should return promptly; its failure is
-	// reported on Diag and the wait goes on. Nil means only print the URL.
+	// logged as a warning and the wait goes on. Nil means only log the URL.
 	Open func(url string) error
-	Diag io.Writer // diagnostics for the user; nil discards them
+	Log  *slog.Logger // what the user must see (the URL); nil discards it
 }
 
 // Authorize runs the front channel of the authorization code flow with PKCE
@@ -89,9 +90,9 @@ func Authorize(ctx context.Context, r AuthorizeRequest) (code, verifier string, 
 	if err != nil {
 		return "", "", stepErrorf(StepAuthorization, "bad redirect URI: %w", err)
 	}
-	diag := r.Diag
-	if diag == nil {
-		diag = io.Discard
+	logger := r.Log
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
 	}
 
 	// RFC 7636 §4.1: a fresh verifier per request; RFC 6749 §10.12 and
@@ -137,10 +138,10 @@ func Authorize(ctx context.Context, r AuthorizeRequest) (code, verifier string, 
 		<-serveDone
 	}()
 
-	fmt.Fprintf(diag, "mcpv: to authorize, open this URL in a browser: %s\n", authURL)
+	logger.Info("to authorize, open this URL in a browser: " + authURL)
 	if r.Open != nil {
 		if err := r.Open(authURL); err != nil {
-			fmt.Fprintf(diag, "mcpv: could not open a browser: %v\n", err)
+			logger.Warn(fmt.Sprintf("could not open a browser: %v", err))
 		}
 	}
 

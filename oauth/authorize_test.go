@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpv/mcpv/output"
 )
 
 // fakeAuthorizationEndpoint redirects every authorization request to its
@@ -110,7 +112,7 @@ func TestAuthorize(t *testing.T) {
 			var diag strings.Builder
 			code, verifier, err := Authorize(t.Context(), AuthorizeRequest{
 				Metadata: md, Client: &Client{ID: "client-1"}, Scope: tc.scope, Resource: tc.resource,
-				Listener: ln, RedirectURI: redirect, Diag: &diag,
+				Listener: ln, RedirectURI: redirect, Log: output.NewLogger(&diag),
 				Open: func(u string) error { browse(u); return tc.openErr },
 			})
 
@@ -164,7 +166,7 @@ func TestAuthorize(t *testing.T) {
 			if !strings.HasPrefix(lines[0], "mcpv: to authorize, open this URL in a browser: "+authURL) {
 				t.Errorf("diagnostics %q", diag.String())
 			}
-			if tc.openErr != nil && (len(lines) != 2 || lines[1] != "mcpv: could not open a browser: no display") {
+			if tc.openErr != nil && (len(lines) != 2 || lines[1] != "mcpv: warning: could not open a browser: no display") {
 				t.Errorf("diagnostics %q, want the failure to open a browser", diag.String())
 			}
 			if page.status != tc.wantStatus || !strings.Contains(page.body, tc.pageHas) {
@@ -187,7 +189,7 @@ func TestAuthorizeTimeout(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	var diag strings.Builder
-	code, _, err := Authorize(ctx, AuthorizeRequest{Metadata: md, Client: &Client{ID: "c"}, Listener: ln, RedirectURI: redirect, Diag: &diag})
+	code, _, err := Authorize(ctx, AuthorizeRequest{Metadata: md, Client: &Client{ID: "c"}, Listener: ln, RedirectURI: redirect, Log: output.NewLogger(&diag)})
 	var oe *Error
 	if !errors.As(err, &oe) || oe.Step != StepAuthorization || !errors.Is(err, context.DeadlineExceeded) ||
 		!strings.Contains(err.Error(), "no answer came from the browser") || code != "" {

@@ -52,7 +52,7 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 		var code, verifier string
 		code, verifier, err = Authorize(ctx, AuthorizeRequest{
 			Metadata: md, Client: client, Scope: strings.Join(scopes, " "), Resource: resource,
-			Listener: redirect.ln, RedirectURI: redirect.uri, Open: m.opts.Open, Diag: m.opts.Diag,
+			Listener: redirect.ln, RedirectURI: redirect.uri, Open: m.opts.Open, Log: m.opts.Log,
 		})
 		if err == nil {
 			tok, err = ExchangeCode(ctx, hc, md, client, code, verifier, redirect.uri, resource)
@@ -158,7 +158,7 @@ func (m *Manager) identify(ctx context.Context, md *ServerMetadata, scopes []str
 		return c, r, finish, nil
 	case !m.needsUser():
 		finish()
-		return nil, r, func() {}, &Error{Step: StepRegistration, Description: "this grant needs a pre-registered --client-id with --client-secret or --client-key"}
+		return nil, r, func() {}, &Error{Step: StepRegistration, Need: NeedClient, Description: "this grant needs a pre-registered client id with a secret or a key"}
 	case m.opts.ClientMetadataURL != "" && md.ClientIDMetadataDocumentSupported:
 		return &Client{ID: m.opts.ClientMetadataURL, AuthMethod: AuthNone}, r, finish, nil
 	case m.reusable(md):
@@ -189,6 +189,6 @@ func (m *Manager) identify(ctx context.Context, md *ServerMetadata, scopes []str
 		return c, r, finish, nil
 	}
 	finish()
-	return nil, r, func() {}, &Error{Step: StepRegistration, Description: md.Issuer +
-		" offers no dynamic registration and no client ID metadata documents; give a pre-registered --client-id"}
+	return nil, r, func() {}, &Error{Step: StepRegistration, Need: NeedClient, Description: md.Issuer +
+		" offers no dynamic registration and no client ID metadata documents"}
 }

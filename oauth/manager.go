@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -60,8 +61,8 @@ type Options struct {
 	IdentityProvider  *IdentityProvider // for GrantCrossApp
 
 	Open              func(url string) error // opens a browser
-	Diag              io.Writer
-	MaxAuthorizations int // per Manager; default 3
+	Log               *slog.Logger           // what the user should know; nil discards it
+	MaxAuthorizations int                    // per Manager; default 3
 }
 
 // Manager authorizes the requests of one mcpv run to one server.
@@ -96,8 +97,8 @@ func NewManager(opts Options, base http.RoundTripper) (*Manager, error) {
 	if opts.ClientName == "" {
 		opts.ClientName = "mcpv"
 	}
-	if opts.Diag == nil {
-		opts.Diag = io.Discard
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Manager{opts: opts, base: base, server: server}, nil
 }
@@ -173,7 +174,7 @@ func (m *Manager) token(ctx context.Context) (string, int, error) {
 	}
 	if m.rec.Token.Expired(time.Now(), refreshLeeway) {
 		if err := m.refreshLocked(ctx); err != nil {
-			fmt.Fprintf(m.opts.Diag, "mcpv: could not refresh the stored token: %v\n", err)
+			m.opts.Log.Warn(fmt.Sprintf("could not refresh the stored token: %v", err))
 			return "", m.gen, nil // the server's 401 decides what happens next
 		}
 	}
@@ -194,7 +195,7 @@ func (m *Manager) recover(ctx context.Context, resp *http.Response, ch *Challeng
 		if err := m.refreshLocked(ctx); err == nil {
 			return m.rec.Token.AccessToken, m.gen, nil
 		} else {
-			fmt.Fprintf(m.opts.Diag, "mcpv: could not refresh the stored token: %v\n", err)
+			m.opts.Log.Warn(fmt.Sprintf("could not refresh the stored token: %v", err))
 		}
 	}
 	if m.opts.Mode != ModeAuto && m.needsUser() {
@@ -205,8 +206,8 @@ func (m *Manager) recover(ctx context.Context, resp *http.Response, ch *Challeng
 		if c := resp.Header.Values("WWW-Authenticate"); len(c) > 0 {
 			what += " (" + messageSafeText(strings.Join(c, ", ")) + ")"
 		}
-		return "", 0, &Error{Step: StepAuthorization, Description: fmt.Sprintf("the server %s (HTTP %d) and --auth %s does not start a browser flow; "+
-			"run 'mcpv auth login' with the same server, or use --auth auto", what, status, m.opts.Mode)}
+		return "", 0, &Error{Step: StepAuthorization, Need: NeedLogin,
+			Description: fmt.Sprintf("the server %s (HTTP %d) and mode %q does not start a browser flow", what, status, m.opts.Mode)}
 	}
 	if m.authorizations >= m.opts.MaxAuthorizations {
 		return "", 0, &Error{Step: StepAuthorization, Description: fmt.Sprintf("the server still refuses after %d authorizations; giving up", m.authorizations)}

@@ -60,7 +60,7 @@ func noBrowser(t *testing.T) func(string) error {
 func (w *world) manager(t *testing.T, dir string, mode string, open func(string) error) *Manager {
 	t.Helper()
 	m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: dir},
-		Mode: mode, Open: open, Diag: io.Discard}, http.DefaultTransport)
+		Mode: mode, Open: open}, http.DefaultTransport)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestStoredModeNeverStartsAFlow(t *testing.T) {
 	w := newWorld(t)
 	_, _, err := call(t, w.manager(t, t.TempDir(), ModeStored, noBrowser(t)), w, "tools/list")
 	var oe *Error
-	if !errors.As(err, &oe) || oe.Step != StepAuthorization || !strings.Contains(err.Error(), "mcpv auth login") {
+	if !errors.As(err, &oe) || oe.Step != StepAuthorization || oe.Need != NeedLogin || !strings.Contains(err.Error(), "does not start a browser flow") {
 		t.Fatalf("got %v", err)
 	}
 	if w.count("authorize") != 0 || w.count("register") != 0 {
@@ -246,7 +246,7 @@ func TestLooseTokenFileRefused(t *testing.T) {
 func TestClientCredentials(t *testing.T) {
 	w := newWorld(t)
 	m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()},
-		Mode: ModeAuto, Grant: GrantClientCredentials, ClientID: "bot", ClientSecret: "bot-secret", Open: noBrowser(t), Diag: io.Discard}, http.DefaultTransport)
+		Mode: ModeAuto, Grant: GrantClientCredentials, ClientID: "bot", ClientSecret: "bot-secret", Open: noBrowser(t)}, http.DefaultTransport)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,21 +282,21 @@ func TestClientIdentityOrder(t *testing.T) {
 		{name: "metadata document when supported", cimd: true, metadataURL: cimdURL, wantClient: cimdURL},
 		{name: "registration when documents are not supported", metadataURL: cimdURL, wantClient: "dynamic-client", wantRegister: 1},
 		{name: "registration without a document URL", cimd: true, wantClient: "dynamic-client", wantRegister: 1},
-		{name: "nothing possible", noDCR: true, wantErrSubstr: "give a pre-registered --client-id"},
+		{name: "nothing possible", noDCR: true, wantErrSubstr: "offers no dynamic registration and no client ID metadata documents"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t)
 			w.CIMD, w.NoDCR = tt.cimd, tt.noDCR
 			m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()}, Mode: ModeAuto,
-				ClientID: tt.clientID, ClientMetadataURL: tt.metadataURL, Open: browser(t), Diag: io.Discard}, http.DefaultTransport)
+				ClientID: tt.clientID, ClientMetadataURL: tt.metadataURL, Open: browser(t)}, http.DefaultTransport)
 			if err != nil {
 				t.Fatal(err)
 			}
 			status, _, err := call(t, m, w, "tools/list")
 			if tt.wantErrSubstr != "" {
 				var oe *Error
-				if !errors.As(err, &oe) || oe.Step != StepRegistration || !strings.Contains(err.Error(), tt.wantErrSubstr) {
+				if !errors.As(err, &oe) || oe.Step != StepRegistration || oe.Need != NeedClient || !strings.Contains(err.Error(), tt.wantErrSubstr) {
 					t.Fatalf("got %v", err)
 				}
 				return

@@ -6,9 +6,9 @@
 // loopback listener or the client-credentials grant, and keeps tokens,
 // refreshing them under a cross-process lock.
 //
-// It never reads the process environment and never writes to stdout: the
-// caller passes an *http.Client, a writer for diagnostics and a function that
-// opens a browser. Tokens, codes, verifiers and secrets are never written
+// It never reads the process environment and never prints: the caller
+// passes an *http.Client, a *slog.Logger for what the user should know (the
+// URL to open, a refresh that failed) and a function that opens a browser. Tokens, codes, verifiers and secrets are never written
 // anywhere but the token store and the wire.
 package oauth
 
@@ -26,6 +26,16 @@ const (
 	StepToken         = "token"
 )
 
+// What a failure needs from the user, when that is known (Error.Need), so
+// that the caller can say how to give it.
+const (
+	// NeedClient: a pre-registered client id (with a secret or a key for a
+	// machine grant): the server offers no other way to identify mcpv.
+	NeedClient = "client"
+	// NeedLogin: an interactive authorization, which ModeStored never starts.
+	NeedLogin = "login"
+)
+
 // Error is a failure of one step of the flow, with the server's OAuth error
 // code and description when it sent them.
 type Error struct {
@@ -33,6 +43,7 @@ type Error struct {
 	Code        string // the server's "error", if any
 	Description string // the server's "error_description", if any
 	Err         error  // the underlying cause, if any
+	Need        string // NeedClient, NeedLogin, or "" when nothing is known to help
 }
 
 func (e *Error) Error() string {

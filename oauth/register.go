@@ -46,7 +46,9 @@ func Register(ctx context.Context, hc *http.Client, md *ServerMetadata, req Regi
 		if md != nil && md.Issuer != "" {
 			issuer = "authorization server " + messageSafe(md.Issuer)
 		}
-		return nil, stepErrorf(StepRegistration, "%s offers no dynamic client registration; register mcpv there and pass --client-id", issuer)
+		err := stepErrorf(StepRegistration, "%s offers no dynamic client registration; register mcpv there", issuer)
+		err.Need = NeedClient
+		return nil, err
 	}
 	endpoint := md.RegistrationEndpoint
 	body, err := json.Marshal(req)

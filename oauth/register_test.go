@@ -149,7 +149,7 @@ func TestRegister(t *testing.T) {
 func TestRegisterWithoutEndpoint(t *testing.T) {
 	for _, md := range []*ServerMetadata{nil, {Issuer: "http://as.example"}} {
 		_, err := Register(context.Background(), nil, md, RegistrationRequest{ClientName: "mcpv"})
-		wantOAuthError(t, err, StepRegistration, "offers no dynamic client registration; register mcpv there and pass --client-id")
+		wantOAuthError(t, err, StepRegistration, "offers no dynamic client registration; register mcpv there")
 	}
 }
 
