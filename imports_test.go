@@ -29,11 +29,12 @@ func TestBinaryDoesNotImportTheSDK(t *testing.T) {
 }
 
 func TestPackageRules(t *testing.T) {
-	rules := []struct {
+	type rule struct {
 		dir            string
 		forbidImports  []string
 		forbidSelector []string
-	}{
+	}
+	rules := []rule{
 		{
 			dir: "mcp",
 			forbidImports: []string{"github.com/alecthomas/kong", "github.com/itchyny/gojq",
@@ -45,14 +46,21 @@ func TestPackageRules(t *testing.T) {
 			forbidImports: []string{"github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/commands", "github.com/alecthomas/kong"},
 		},
 	}
+	// The session layer under the command line is given its environment
+	// and streams (Env, Hooks); only Env's System reads the process's.
+	rules = append(rules, rule{
+		dir: "internal/connect",
+		forbidImports: []string{"github.com/alecthomas/kong", "github.com/itchyny/gojq", "github.com/mattn/go-isatty",
+			"github.com/mcpv/mcpv/commands"},
+		forbidSelector: []string{"os.Stdout", "os.Stderr", "os.Stdin", "os.Exit", "os.Getenv", "os.LookupEnv"},
+	}, rule{
+		dir:           "internal/ordered",
+		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/output", "github.com/alecthomas/kong"},
+	})
 	// The libraries beside mcp take the environment and the streams as
 	// arguments too, and know nothing of the command line.
-	for _, dir := range []string{"oauth", "config", "trust", "redact"} {
-		rules = append(rules, struct {
-			dir            string
-			forbidImports  []string
-			forbidSelector []string
-		}{
+	for _, dir := range []string{"oauth", "elicit", "config", "trust", "redact"} {
+		rules = append(rules, rule{
 			dir: dir,
 			forbidImports: []string{"github.com/alecthomas/kong", "github.com/itchyny/gojq", "github.com/mattn/go-isatty",
 				"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/output", "github.com/mcpv/mcpv/mcp"},

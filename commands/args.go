@@ -40,17 +40,17 @@ func parseStringPairs(words []string, what string) ([]member, error) {
 
 // readJSONArg reads a JSON flag value: literal JSON, @FILE, or - for stdin
 // (the only way mcpv reads its stdin).
-func readJSONArg(flag, v string, stdin io.Reader) (json.RawMessage, error) {
+func readJSONArg(flag, v string, out *console) (json.RawMessage, error) {
 	var data []byte
 	switch {
 	case v == "-":
-		b, err := io.ReadAll(stdin)
+		b, err := io.ReadAll(out.ios.In)
 		if err != nil {
 			return nil, fmt.Errorf("%s -: read stdin: %w", flag, err)
 		}
 		data = b
 	case strings.HasPrefix(v, "@"):
-		b, err := os.ReadFile(v[1:])
+		b, err := os.ReadFile(out.env.Path(v[1:]))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", flag, err)
 		}
@@ -87,4 +87,9 @@ func compactJSON(data []byte) json.RawMessage {
 		return data
 	}
 	return b.Bytes()
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
 }

@@ -2,11 +2,11 @@ package commands
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/oauth"
 	"github.com/mcpv/mcpv/output"
 )
@@ -31,44 +31,36 @@ Examples:
     $ mcpv --grant client-credentials --client-id ci-bot --client-secret @secret.txt list-tools -u https://mcp.example.com/mcp`
 }
 
-// authManager is the OAuth layer for the target, which must be an HTTP server.
-func (a *app) authManager(mode string) (*oauth.Manager, error) {
-	if err := a.requireHTTP(); err != nil {
-		return nil, err
-	}
-	plain, err := httpClient(a.flags.CACert)
-	if err != nil {
-		return nil, err
-	}
-	return a.oauthManager(plain, mode)
+// authSub is what every auth subcommand is: it needs the server's
+// settings but opens no session, and a batch line cannot run it.
+type authSub struct{}
+
+func (authSub) notInBatch() {}
+
+// manager is the OAuth layer for the session's server, in mode.
+func manager(s *session, mode string) (*oauth.Manager, error) {
+	return connect.AuthManager(s.settings, mode, s.env, s.hooks)
 }
 
-func (a *app) requireHTTP() error {
-	if a.target.url == "" {
-		return usageErrorf("auth is for HTTP servers: give --url URL or --server NAME of an HTTP server")
-	}
-	return nil
-}
-
-// storedRecords finds what the token store holds for the target. It needs
+// storedRecords finds what the token store holds for the server. It needs
 // no client credentials: a server whose key file is gone can still be
 // looked at or logged out of.
-func (a *app) storedRecords() (server string, store *oauth.Store, recs []*oauth.Record, err error) {
-	if err := a.requireHTTP(); err != nil {
+func storedRecords(s *session) (server string, store *oauth.Store, recs []*oauth.Record, err error) {
+	if err := s.settings.RequireHTTP(); err != nil {
 		return "", nil, nil, err
 	}
-	if server, err = oauth.CanonicalResource(a.target.url); err != nil {
-		return "", nil, nil, usageError{err}
+	if server, err = oauth.CanonicalResource(s.settings.URL); err != nil {
+		return "", nil, nil, usageError(err)
 	}
-	store = a.oauthStore()
+	store = s.env.OAuthStore()
 	recs, err = store.Find(server)
 	return server, store, recs, err
 }
 
-type authLoginCmd struct{}
+type authLoginCmd struct{ authSub }
 
-func (c *authLoginCmd) Run(ctx context.Context, a *app) error {
-	m, err := a.authManager(oauth.ModeAuto)
+func (c *authLoginCmd) Run(ctx context.Context, s *session, out *console) error {
+	m, err := manager(s, oauth.ModeAuto)
 	if err != nil {
 		return err
 	}
@@ -76,17 +68,17 @@ func (c *authLoginCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.ios.Err, "mcpv: authorized at %s\n", rec.Issuer)
-	return a.print(mustJSON(describeRecord(rec)))
+	out.notef("authorized at %s", rec.Issuer)
+	return out.print(mustJSON(describeRecord(rec)))
 }
 
-type authStatusCmd struct{}
+type authStatusCmd struct{ authSub }
 
 // errNotLoggedIn is the exit 5 of auth status; the status was printed.
 var errNotLoggedIn = &oauth.Error{Step: oauth.StepToken, Description: "no usable token is stored"}
 
-func (c *authStatusCmd) Run(ctx context.Context, a *app) error {
-	server, _, recs, err := a.storedRecords()
+func (c *authStatusCmd) Run(ctx context.Context, s *session, out *console) error {
+	server, _, recs, err := storedRecords(s)
 	if err != nil {
 		return err
 	}
@@ -97,7 +89,7 @@ func (c *authStatusCmd) Run(ctx context.Context, a *app) error {
 		usable = usable || v.Usable
 		views = append(views, v)
 	}
-	if err := a.print(mustJSON(map[string]any{"server": server, "logged_in": usable, "records": views})); err != nil {
+	if err := out.print(mustJSON(map[string]any{"server": server, "logged_in": usable, "records": views})); err != nil {
 		return err
 	}
 	if !usable {
@@ -106,10 +98,10 @@ func (c *authStatusCmd) Run(ctx context.Context, a *app) error {
 	return nil
 }
 
-type authLogoutCmd struct{}
+type authLogoutCmd struct{ authSub }
 
-func (c *authLogoutCmd) Run(ctx context.Context, a *app) error {
-	server, store, recs, err := a.storedRecords()
+func (c *authLogoutCmd) Run(ctx context.Context, s *session, out *console) error {
+	server, store, recs, err := storedRecords(s)
 	if err != nil {
 		return err
 	}
@@ -118,24 +110,24 @@ func (c *authLogoutCmd) Run(ctx context.Context, a *app) error {
 			return err
 		}
 	}
-	return a.print(mustJSON(map[string]any{"server": server, "removed": len(recs)}))
+	return out.print(mustJSON(map[string]any{"server": server, "removed": len(recs)}))
 }
 
-type authTokenCmd struct{}
+type authTokenCmd struct{ authSub }
 
-func (c *authTokenCmd) Run(ctx context.Context, a *app) error {
-	m, err := a.authManager(oauth.ModeStored)
+func (c *authTokenCmd) Run(ctx context.Context, s *session, out *console) error {
+	m, err := manager(s, oauth.ModeStored)
 	if err != nil {
 		return err
 	}
 	rec, err := m.Current(ctx)
-	if err != nil && a.authMode() == oauth.ModeAuto {
+	if err != nil && s.settings.AuthMode(s.hooks) == oauth.ModeAuto {
 		rec, err = m.Login(ctx)
 	}
 	if err != nil {
 		return err
 	}
-	if _, err := io.WriteString(a.ios.Out, rec.Token.AccessToken+"\n"); err != nil {
+	if _, err := io.WriteString(out.ios.Out, rec.Token.AccessToken+"\n"); err != nil {
 		return &output.ClosedError{Err: err}
 	}
 	return nil

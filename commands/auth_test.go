@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/demoserver"
 	"github.com/mcpv/mcpv/oauth"
 	"github.com/mcpv/mcpv/oauth/oauthtest"
@@ -31,20 +32,20 @@ func runBrowserIfRequested() bool {
 }
 
 // authWorld is the go-sdk demo server behind an OAuth guard, a private
-// token store, and a browser that leaves a mark when it is opened.
-func authWorld(t *testing.T) (srv *oauthtest.Server, opened string) {
+// token store in w, and a browser that leaves a mark when it is opened.
+func authWorld(t *testing.T, w *world) (srv *oauthtest.Server, opened string) {
 	server := demoserver.New()
 	srv = oauthtest.New(t, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, &sdk.StreamableHTTPOptions{JSONResponse: true}))
 	srv.Scopes = []string{"mcp:tools"}
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	w.setenv("XDG_STATE_HOME", t.TempDir())
 	opened = filepath.Join(t.TempDir(), "opened")
-	t.Setenv("BROWSER", "touch "+quoteWord(opened)+"; MCPV_TEST_BROWSER=1 "+quoteWord(os.Args[0]))
+	w.setenv("BROWSER", "touch "+connect.QuoteWord(opened)+"; MCPV_TEST_BROWSER=1 "+connect.QuoteWord(os.Args[0]))
 	return srv, opened
 }
 
-func storedTokens(t *testing.T) []string {
+func storedTokens(t *testing.T, w *world) []string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_STATE_HOME"), "mcpv", "oauth", "*.json"))
+	files, _ := filepath.Glob(filepath.Join(w.env.Getenv("XDG_STATE_HOME"), "mcpv", "oauth", "*.json"))
 	var out []string
 	for _, f := range files {
 		var rec oauth.Record
@@ -56,11 +57,13 @@ func storedTokens(t *testing.T) []string {
 }
 
 func TestOAuthCodeFlowAndStoredTokens(t *testing.T) {
-	srv, opened := authWorld(t)
+	t.Parallel()
+	w := newWorld(t)
+	srv, opened := authWorld(t, w)
 	url := srv.URL()
 	var outputs []string
 	run := func(stdin string, args ...string) result {
-		r := mcpv(t, stdin, args...)
+		r := w.mcpv(t, stdin, args...)
 		outputs = append(outputs, r.stdout, r.stderr)
 		return r
 	}
@@ -110,12 +113,12 @@ func TestOAuthCodeFlowAndStoredTokens(t *testing.T) {
 		len(status.Records) != 1 || status.Records[0].ClientID != "dynamic-client" {
 		t.Fatalf("auth status: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	tok := mcpv(t, "", "auth", "token", "-u", url) // its stdout is the token, on purpose
+	tok := w.mcpv(t, "", "auth", "token", "-u", url) // its stdout is the token, on purpose
 	if tok.code != 0 || !srv.Valid(strings.TrimSpace(tok.stdout)) {
 		t.Fatalf("auth token: exit %d, stdout %q, stderr %q", tok.code, tok.stdout, tok.stderr)
 	}
 	outputs = append(outputs, tok.stderr)
-	secrets := storedTokens(t)
+	secrets := storedTokens(t, w)
 	if len(secrets) != 2 {
 		t.Fatalf("stored tokens: %q", secrets)
 	}
@@ -139,11 +142,13 @@ func TestOAuthCodeFlowAndStoredTokens(t *testing.T) {
 }
 
 func TestOAuthClientCredentials(t *testing.T) {
-	srv, opened := authWorld(t)
+	t.Parallel()
+	w := newWorld(t)
+	srv, opened := authWorld(t, w)
 	srv.Clients["ci-bot"] = "ci-secret-value-123"
 	secret := filepath.Join(t.TempDir(), "secret")
 	os.WriteFile(secret, []byte("ci-secret-value-123\n"), 0o600)
-	r := mcpv(t, "", "--grant", "client-credentials", "--client-id", "ci-bot", "--client-secret", "@"+secret,
+	r := w.mcpv(t, "", "--grant", "client-credentials", "--client-id", "ci-bot", "--client-secret", "@"+secret,
 		"-u", srv.URL(), "list-tools", "-c", "-q", "[.tools[].name]")
 	if r.code != 0 || strings.TrimSpace(r.stdout) != demoTools {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
@@ -151,13 +156,13 @@ func TestOAuthClientCredentials(t *testing.T) {
 	if _, err := os.Stat(opened); err == nil || srv.Count("authorize") != 0 {
 		t.Error("client credentials opened a browser")
 	}
-	t.Setenv("MCPV_CLIENT_SECRET", "wrong-secret-value")
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	r = mcpv(t, "", "--grant", "client-credentials", "--client-id", "ci-bot", "-u", srv.URL(), "ping")
+	w.setenv("MCPV_CLIENT_SECRET", "wrong-secret-value")
+	w.setenv("XDG_STATE_HOME", t.TempDir())
+	r = w.mcpv(t, "", "--grant", "client-credentials", "--client-id", "ci-bot", "-u", srv.URL(), "ping")
 	if r.code != 5 || !strings.Contains(r.stderr, "oauth token: invalid_client (bad client credentials)") || strings.Contains(r.stderr, "wrong-secret-value") {
 		t.Fatalf("bad secret: exit %d, stderr %q", r.code, r.stderr)
 	}
-	if r := mcpv(t, "", "--grant", "client-credentials", "-u", srv.URL(), "ping"); r.code != 2 || !strings.Contains(r.stderr, "--client-id") {
+	if r := w.mcpv(t, "", "--grant", "client-credentials", "-u", srv.URL(), "ping"); r.code != 2 || !strings.Contains(r.stderr, "--client-id") {
 		t.Fatalf("no client id: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -170,10 +175,11 @@ func TestAuthNeedsAnHTTPServer(t *testing.T) {
 }
 
 func TestOAuthFromConfigEntry(t *testing.T) {
+	t.Parallel()
 	w := newCfgWorld(t)
-	srv, opened := authWorld(t)
+	srv, opened := authWorld(t, w.world)
 	srv.Clients["ci-bot"] = "entry-secret-4567"
-	t.Setenv("CI_CLIENT_SECRET", "entry-secret-4567")
+	w.setenv("CI_CLIENT_SECRET", "entry-secret-4567")
 	w.write(t, filepath.Join(w.home, ".config", "mcpv", "servers.yaml"), `servers:
   api:
     transport: streamable_http
@@ -183,14 +189,14 @@ func TestOAuthFromConfigEntry(t *testing.T) {
       client_secret: ${CI_CLIENT_SECRET}
       grant: client_credentials
 `)
-	r := mcpv(t, "", "-v", "list-tools", "-s", "api", "-c", "-q", "[.tools[].name]")
+	r := w.mcpv(t, "", "-v", "list-tools", "-s", "api", "-c", "-q", "[.tools[].name]")
 	if r.code != 0 || strings.TrimSpace(r.stdout) != demoTools {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	if _, err := os.Stat(opened); err == nil {
 		t.Error("a browser was opened")
 	}
-	s := mcpv(t, "", "servers", "api", "-c", "-q", ".oauth")
+	s := w.mcpv(t, "", "servers", "api", "-c", "-q", ".oauth")
 	if s.stdout != `{"client_id":"ci-bot","client_secret":"${CI_CLIENT_SECRET}","grant":"client_credentials"}`+"\n" {
 		t.Errorf("servers: %q", s.stdout)
 	}

@@ -1,19 +1,10 @@
 package commands
 
-// batch runs many operations in one session. Design:
-//
-//   - the reader goroutine reads stdin a line at a time and hands each
-//     operation both to the workers and, in input order, to the writer; the
-//     order channel holds at most --parallel operations, so a million-line
-//     input runs in constant memory. It stops at EOF or when the batch is
-//     stopped (ctx), and closes both channels.
-//   - --parallel worker goroutines run operations; they stop when the work
-//     channel is closed.
-//   - the writer (the command's own goroutine) waits for each operation's
-//     result in input order and writes its NDJSON line at once, so results
-//     appear while input is still coming. After the first failure, unless
-//     --keep-going, it cancels what is in flight (on the wire, like Ctrl-C),
-//     drains the channels and returns the failure's exit code.
+// batch runs many operations in one session: internal/ordered reads stdin a
+// line at a time, runs up to --parallel lines at once and hands each line's
+// output back in input order, as soon as it is known; the first failure
+// stops the batch (cancelling what is in flight, on the wire) unless
+// --keep-going.
 
 import (
 	"bufio"
@@ -26,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/ordered"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
@@ -64,134 +56,86 @@ func (c *batchCmd) Validate() error {
 // maxParallel bounds --parallel: each slot is a goroutine and a queued line.
 const maxParallel = 1024
 
-// batchOp is one input line on its way through the batch.
+// batchOp is one input line.
 type batchOp struct {
 	line int
 	text []byte
-	done chan []byte // the output line; exit code in code
+}
+
+// batchResult is a line's output and exit code.
+type batchResult struct {
+	out  []byte
 	code int
 }
 
-func (c *batchCmd) Run(ctx context.Context, a *app) error {
-	if _, err := a.connect(ctx); err != nil {
+func (c *batchCmd) notInBatch() {}
+
+func (c *batchCmd) Run(ctx context.Context, s *session, out *console) error {
+	if _, err := s.client(ctx); err != nil {
 		return err
 	}
-	a.batch = &batchState{lines: map[string]*parsedLine{}}
-	a.tools = &mcp.ToolCache{}
-	ctx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
-
-	order := make(chan *batchOp, c.Parallel)
-	work := make(chan *batchOp)
-	readErr := make(chan error, 1)
-	go func() { // the reader; stops at EOF, on a read error, or when ctx ends
-		readErr <- c.read(ctx, a.ios.In, order, work)
-		close(order)
-		close(work)
-	}()
-	for range c.Parallel {
-		// A worker stops when work is closed; after an interrupt with stdin
-		// still open it idles until the process exits.
-		go func() {
-			for op := range work {
-				out, code := a.runBatchOp(ctx, op)
-				op.code = code
-				op.done <- out
-			}
-		}()
-	}
-
+	s.cacheTools = true
+	lines := &lineParser{lines: map[string]*parsedLine{}}
+	in := bufio.NewReaderSize(out.ios.In, 64<<10)
+	n := 0
 	// Results are buffered while the next one is ready, and flushed before
 	// waiting, so they appear as soon as they are known.
-	w := bufio.NewWriterSize(a.ios.Out, 64<<10)
-	// end stops the batch early: it cancels what is in flight (on the wire)
-	// and waits for the operations already handed out, never for input.
-	end := func(cause error) {
-		stop(cause)
-		drainReady(order)
-	}
-	first := 0
-	for {
-		op, err := nextOp(ctx, order, w)
-		if err != nil {
-			end(err)
-			break
-		}
-		if op == nil {
-			if err := <-readErr; err != nil {
-				return err
+	w := bufio.NewWriterSize(out.ios.Out, 64<<10)
+	first := exitOK
+	err := ordered.Run(ctx, ordered.Options[batchOp, batchResult]{
+		Workers: c.Parallel,
+		Next: func(context.Context) (batchOp, bool, error) {
+			for {
+				text, err := in.ReadBytes('\n')
+				n++
+				if t := bytes.TrimSpace(text); len(t) > 0 && t[0] != '#' {
+					return batchOp{line: n, text: t}, true, nil
+				}
+				if err == io.EOF {
+					return batchOp{}, false, nil
+				}
+				if err != nil {
+					return batchOp{}, false, fmt.Errorf("reading the batch: %w", err)
+				}
 			}
-			break
-		}
-		out, err := opDone(ctx, op, w)
-		if err != nil {
-			end(err)
-			break
-		}
-		if _, err := w.Write(out); err != nil {
-			end(err)
-			return &output.ClosedError{Err: err}
-		}
-		if op.code != exitOK && first == exitOK {
-			first = op.code
-			if !c.KeepGoing {
-				end(errBatchStopped)
-				break
+		},
+		Do: func(ctx context.Context, op batchOp) batchResult {
+			return runBatchOp(ctx, s, out, lines, op)
+		},
+		Emit: func(r batchResult) error {
+			if _, err := w.Write(r.out); err != nil {
+				return &output.ClosedError{Err: err}
 			}
-		}
-	}
+			if r.code != exitOK && first == exitOK {
+				first = r.code
+				if !c.KeepGoing {
+					return errBatchStopped
+				}
+			}
+			return nil
+		},
+		Idle: func() error {
+			if err := w.Flush(); err != nil {
+				return &output.ClosedError{Err: err}
+			}
+			return nil
+		},
+	})
 	var closed *output.ClosedError
-	if cause := context.Cause(ctx); errors.As(cause, &closed) {
-		return cause // stdout is gone: nothing more can be written
+	if errors.As(err, &closed) {
+		return err // stdout is gone: nothing more can be written
 	}
 	// What was finished before a stop is written, whatever stopped it.
-	if err := w.Flush(); err != nil {
-		return &output.ClosedError{Err: err}
+	if ferr := w.Flush(); ferr != nil {
+		return &output.ClosedError{Err: ferr}
 	}
-	if cause := context.Cause(ctx); errors.Is(cause, ErrInterrupted) || errors.Is(cause, context.DeadlineExceeded) {
-		return cause
+	if err != nil && !errors.Is(err, errBatchStopped) {
+		return err // interrupted, timed out, or the input failed
 	}
 	if first != exitOK {
 		return batchFailed{first}
 	}
 	return nil
-}
-
-// nextOp waits for the next operation in input order, flushing w first if
-// it has to wait; nil at the end of the input. It gives up when ctx ends.
-func nextOp(ctx context.Context, order <-chan *batchOp, w *bufio.Writer) (*batchOp, error) {
-	select {
-	case op := <-order:
-		return op, nil
-	default:
-	}
-	if err := w.Flush(); err != nil {
-		return nil, &output.ClosedError{Err: err}
-	}
-	select {
-	case op := <-order:
-		return op, nil
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
-	}
-}
-
-// opDone waits for op's output line, flushing w first if it has to wait.
-func opDone(ctx context.Context, op *batchOp, w *bufio.Writer) ([]byte, error) {
-	select {
-	case out := <-op.done:
-		return out, nil
-	default:
-	}
-	if err := w.Flush(); err != nil {
-		return nil, &output.ClosedError{Err: err}
-	}
-	select {
-	case out := <-op.done:
-		return out, nil
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
-	}
 }
 
 var errBatchStopped = errors.New("the batch stopped at a failure")
@@ -201,64 +145,18 @@ type batchFailed struct{ code int }
 
 func (e batchFailed) Error() string { return fmt.Sprintf("a batch operation failed (exit %d)", e.code) }
 
-// drainReady waits for the operations already queued (and so handed out,
-// or about to be refused by the stopping reader): their requests are
-// cancelled on the wire before the session closes. It does not wait for
-// more input.
-func drainReady(order <-chan *batchOp) {
-	for {
-		select {
-		case op, ok := <-order:
-			if !ok {
-				return
-			}
-			<-op.done
-		default:
-			return
-		}
-	}
-}
-
-// read feeds the input's lines to the writer (in order) and the workers.
-func (c *batchCmd) read(ctx context.Context, in io.Reader, order, work chan<- *batchOp) error {
-	r := bufio.NewReaderSize(in, 64<<10)
-	for n := 1; ; n++ {
-		text, err := r.ReadBytes('\n')
-		if len(bytes.TrimSpace(text)) > 0 && !bytes.HasPrefix(bytes.TrimSpace(text), []byte("#")) {
-			op := &batchOp{line: n, text: bytes.TrimSpace(text), done: make(chan []byte, 1)}
-			select {
-			case order <- op:
-			case <-ctx.Done():
-				return context.Cause(ctx)
-			}
-			select {
-			case work <- op:
-			case <-ctx.Done():
-				op.done <- nil
-				return context.Cause(ctx)
-			}
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("reading the batch: %w", err)
-		}
-	}
-}
-
 // runBatchOp runs one line and returns its output line and exit code.
-func (a *app) runBatchOp(ctx context.Context, op *batchOp) ([]byte, int) {
+func runBatchOp(ctx context.Context, s *session, out *console, lines *lineParser, op batchOp) batchResult {
 	if ctx.Err() != nil {
-		return nil, exitInterrupt
+		return batchResult{code: exitInterrupt} // the batch stopped before this line ran
 	}
 	var id json.RawMessage
 	var res json.RawMessage
 	var err error
 	if op.text[0] == '{' {
-		id, res, err = a.runBatchJSON(ctx, op.text)
+		id, res, err = runBatchJSON(ctx, s, op.text)
 	} else {
-		res, err = a.runBatchCommand(ctx, op.text)
+		res, err = runBatchCommand(ctx, s, out, lines, string(op.text))
 	}
 	code := exitCode(err)
 	b := make([]byte, 0, 64+len(res))
@@ -279,7 +177,7 @@ func (a *app) runBatchOp(ctx context.Context, op *batchOp) ([]byte, int) {
 		}
 		b = append(append(b, `,"exit":`...), strconv.Itoa(code)...)
 	}
-	return append(b, '}', '\n'), code
+	return batchResult{out: append(b, '}', '\n'), code: code}
 }
 
 // batchError is the "error" member: the server's JSON-RPC error as it sent
@@ -293,7 +191,7 @@ func batchError(err error) []byte {
 }
 
 // runBatchJSON sends a {"id"?, "method", "params"?} line as it is.
-func (a *app) runBatchJSON(ctx context.Context, text []byte) (id, res json.RawMessage, err error) {
+func runBatchJSON(ctx context.Context, s *session, text []byte) (id, res json.RawMessage, err error) {
 	var method string
 	var params json.RawMessage
 	err = rawjson.ForEachMember(text, func(key string, value []byte) error {
@@ -318,9 +216,13 @@ func (a *app) runBatchJSON(ctx context.Context, text []byte) (id, res json.RawMe
 	case params != nil && string(params) != "null" && !rawjson.IsObject(params) && params[0] != '[':
 		return id, nil, usageErrorf(`"params" must be an object`)
 	}
-	if strings.HasPrefix(method, "notifications/") {
-		return id, nil, a.client.Notify(ctx, method, params)
+	client, err := s.client(ctx)
+	if err != nil {
+		return id, nil, err
 	}
-	res, err = a.client.Call(ctx, method, params)
+	if strings.HasPrefix(method, "notifications/") {
+		return id, nil, client.Notify(ctx, method, params)
+	}
+	res, err = client.Call(ctx, method, params)
 	return id, res, err
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -92,7 +91,7 @@ func TestBatchStreams(t *testing.T) {
 	ios := output.NewStreams(inR, outW, io.Discard)
 	done := make(chan int, 1)
 	go func() {
-		done <- run(context.Background(), args([]string{"batch"}, demo()), ios, os.Environ())
+		done <- run(context.Background(), args([]string{"batch"}, demo()), ios, testEnv(t))
 		outW.Close()
 	}()
 	lines := bufio.NewReader(outR)
@@ -124,7 +123,7 @@ func TestBatchInterrupted(t *testing.T) {
 	ios := output.NewStreams(strings.NewReader("call x\ncall x\n"), io.Discard, io.Discard)
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, args([]string{"batch", "--parallel", "2"}, tail), ios, os.Environ())
+		done <- run(ctx, args([]string{"batch", "--parallel", "2"}, tail), ios, testEnv(t))
 	}()
 	if !logHas(logPath, `"method":"tools/call"`) {
 		t.Fatal("the calls never reached the server")
@@ -170,7 +169,7 @@ func TestBatchDoesNotWaitForInputToStop(t *testing.T) {
 			defer cancel(nil)
 			done := make(chan int, 1)
 			go func() {
-				done <- run(ctx, args([]string{"batch"}, demo()), output.NewStreams(inR, io.Discard, io.Discard), os.Environ())
+				done <- run(ctx, args([]string{"batch"}, demo()), output.NewStreams(inR, io.Discard, io.Discard), testEnv(t))
 			}()
 			if tc.first != "" {
 				io.WriteString(inW, tc.first)

@@ -15,10 +15,6 @@ import (
 	"github.com/mcpv/mcpv/output"
 )
 
-// notInBatch are the commands a batch line may not run: they need no
-// session, hold it open, or would nest.
-var notInBatch = map[string]bool{"batch": true, "watch": true, "servers": true, "trust": true, "auth": true, "completions": true}
-
 // batchGroups are the global flag groups a line may not set: the batch's
 // session is already open with its own.
 var batchGroups = map[string]bool{"Server": true, "Authorization": true, "Server requests": true}
@@ -26,50 +22,24 @@ var batchGroups = map[string]bool{"Server": true, "Authorization": true, "Server
 // runBatchCommand runs an mcpv command line against the batch's session and
 // returns what it printed as one JSON value: the value itself, an array when
 // a --jq filter printed several, or a string when it printed text.
-func (a *app) runBatchCommand(ctx context.Context, text []byte) (json.RawMessage, error) {
-	pl, err := a.batch.parse(a, string(text))
+func runBatchCommand(ctx context.Context, s *session, out *console, lines *lineParser, text string) (json.RawMessage, error) {
+	pl, err := lines.parse(text)
 	if err != nil {
 		return nil, err
 	}
-	c := pl.c // this run's own copy; the parse stays as it was
-	c.serverFlags, c.authFlags, c.clientFlags = a.flags.serverFlags, a.flags.authFlags, a.flags.clientFlags
-	var out bytes.Buffer
-	ios := output.NewStreams(bytes.NewReader(nil), &out, a.ios.Err)
-	ios.Status = a.ios.Status
-	sub := &app{ios: ios, flags: &c, target: a.target, environ: a.environ, getenv: a.getenv, explicit: pl.explicit,
-		client: a.client, events: a.events, roots: a.roots, elicit: a.elicit, tools: a.tools}
-	cmd := reflect.ValueOf(&c).Elem().FieldByIndex(pl.path).Addr()
-	runErr := callRun(cmd, ctx, sub)
+	var buf bytes.Buffer
+	cmd, lineOut := pl.instance(out, &buf)
+	runErr := cmd.Run(ctx, s, lineOut)
 	if pl.text {
-		return printedText(out.Bytes()), runErr
+		return printedText(buf.Bytes()), runErr
 	}
-	return printedValue(out.Bytes()), runErr
+	return printedValue(buf.Bytes()), runErr
 }
 
-// callRun calls a command's Run method with the arguments it asks for.
-func callRun(cmd reflect.Value, ctx context.Context, a *app) error {
-	run := cmd.MethodByName("Run")
-	in := make([]reflect.Value, run.Type().NumIn())
-	for i := range in {
-		switch t := run.Type().In(i); {
-		case t == reflect.TypeOf((*context.Context)(nil)).Elem():
-			in[i] = reflect.ValueOf(ctx)
-		case t == reflect.TypeOf(a):
-			in[i] = reflect.ValueOf(a)
-		default:
-			return usageErrorf("this command cannot run in a batch")
-		}
-	}
-	if err, _ := run.Call(in)[0].Interface().(error); err != nil {
-		return err
-	}
-	return nil
-}
-
-// batchState is what a batch keeps across lines: parsers, and the parse of
-// each distinct line. Parsing with kong costs a few hundred microseconds
-// (it visits the whole grammar); a batch that repeats a line parses it once.
-type batchState struct {
+// lineParser parses batch lines. Parsing with kong costs a few hundred
+// microseconds (it visits the whole grammar); a batch that repeats a line
+// parses it once.
+type lineParser struct {
 	parsers sync.Pool // of *batchParser
 	mu      sync.Mutex
 	lines   map[string]*parsedLine // guarded by mu; at most maxParsedLines
@@ -77,22 +47,32 @@ type batchState struct {
 
 const maxParsedLines = 4096
 
-// parsedLine is a line parsed and validated: the grammar value, where in it
-// the command is, and the flags it gave.
+// parsedLine is a line parsed and validated: its command and output flags,
+// to be copied for each run.
 type parsedLine struct {
-	c        cli
-	path     []int
-	explicit map[string]bool
-	text     bool // the line prints text (-r, call --text): its result is a string
-	err      error
+	cmd    reflect.Value // the selected command's struct, as parsed
+	output outputFlags
+	text   bool // the line prints text (-r, call --text): its result is a string
+	err    error
 }
 
-func (b *batchState) parse(a *app, text string) (*parsedLine, error) {
+// instance is the line's per-run state, built in one place: a fresh copy of
+// the command, and a console of its own that prints into buf.
+func (pl *parsedLine) instance(out *console, buf *bytes.Buffer) (serverCommand, *console) {
+	cmd := reflect.New(pl.cmd.Type())
+	cmd.Elem().Set(pl.cmd)
+	ios := output.NewStreams(bytes.NewReader(nil), buf, out.ios.Err)
+	ios.Status = out.ios.Status
+	flags := pl.output
+	return cmd.Interface().(serverCommand), newConsole(ios, &flags, out.env)
+}
+
+func (b *lineParser) parse(text string) (*parsedLine, error) {
 	b.mu.Lock()
 	pl, ok := b.lines[text]
 	b.mu.Unlock()
 	if !ok {
-		pl = b.parseNew(a, text)
+		pl = b.parseNew(text)
 		b.mu.Lock()
 		if len(b.lines) < maxParsedLines {
 			b.lines[text] = pl
@@ -102,10 +82,10 @@ func (b *batchState) parse(a *app, text string) (*parsedLine, error) {
 	return pl, pl.err
 }
 
-func (b *batchState) parseNew(a *app, text string) *parsedLine {
+func (b *lineParser) parseNew(text string) *parsedLine {
 	words, err := splitWords(text)
 	if err != nil {
-		return &parsedLine{err: usageError{err}}
+		return &parsedLine{err: usageError(err)}
 	}
 	for _, w := range words {
 		if w == "--" {
@@ -120,43 +100,24 @@ func (b *batchState) parseNew(a *app, text string) *parsedLine {
 	*bp.c = cli{} // nothing of the last line may remain; kong sets the defaults again
 	kctx, err := parseBatchLine(bp.k, words)
 	if err != nil {
-		return &parsedLine{err: usageError{err}}
+		return &parsedLine{err: usageError(err)}
 	}
-	if name := strings.Fields(kctx.Command())[0]; notInBatch[name] {
-		return &parsedLine{err: usageErrorf("%s cannot run in a batch", name)}
+	target := kctx.Selected().Target
+	cmd := target.Addr().Interface()
+	_, server := cmd.(serverCommand)
+	_, refused := cmd.(notInBatch)
+	if !server || refused {
+		return &parsedLine{err: usageErrorf("%s cannot run in a batch", strings.Fields(kctx.Command())[0])}
 	}
 	for _, p := range kctx.Path {
 		if p.Flag != nil && !p.Resolved && p.Flag.Group != nil && batchGroups[p.Flag.Group.Key] {
 			return &parsedLine{err: usageErrorf("--%s applies to the whole batch: give it before 'batch'", p.Flag.Name)}
 		}
 	}
-	path := fieldPath(reflect.ValueOf(bp.c).Elem(), kctx.Selected().Target)
-	if path == nil {
-		return &parsedLine{err: usageErrorf("this command cannot run in a batch")}
-	}
-	pl := &parsedLine{c: *bp.c, path: path, explicit: explicitFlags(kctx), text: bp.c.RawOutput || bp.c.Call.Text}
-	pl.c.Pretty, pl.c.Compact, pl.c.Color = false, true, "never" // one JSON value per line, to embed
+	pl := &parsedLine{cmd: reflect.New(target.Type()).Elem(), output: bp.c.outputFlags, text: bp.c.RawOutput || bp.c.Call.Text}
+	pl.cmd.Set(target)
+	pl.output.Pretty, pl.output.Compact, pl.output.Color = false, true, "never" // one JSON value per line, to embed
 	return pl
-}
-
-// fieldPath is the index path of the struct field target within root.
-func fieldPath(root, target reflect.Value) []int {
-	if root.Kind() != reflect.Struct {
-		return nil
-	}
-	for i := range root.NumField() {
-		f := root.Field(i)
-		if f.Kind() != reflect.Struct {
-			continue
-		}
-		if f.Addr().Pointer() == target.Addr().Pointer() && f.Type() == target.Type() {
-			return []int{i}
-		}
-		if sub := fieldPath(f, target); sub != nil {
-			return append([]int{i}, sub...)
-		}
-	}
-	return nil
 }
 
 // batchParser is a parser and the grammar value it fills; one worker uses

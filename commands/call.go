@@ -30,8 +30,6 @@ type callCmd struct {
 	Task   bool          `name:"task" help:"Run the call as a task, if the tool allows it: report its id, poll its status, print its result. A tool that requires a task gets one without asking."`
 	TTL    time.Duration `name:"ttl" placeholder:"DURATION" help:"Ask the server to keep the task (and its result) this long."`
 	Detach bool          `name:"detach" help:"With a task: print the created task and exit at once; collect it later with mcpv tasks result ID."`
-
-	files map[string][]byte // @FILE values, read by Validate
 }
 
 func (c *callCmd) Help() string {
@@ -68,36 +66,36 @@ func (c *callCmd) Validate() error {
 			}
 		}
 	}
-	c.files = map[string][]byte{}
-	return toolargs.Check(c.Pairs, func(path string) ([]byte, error) {
-		data, err := os.ReadFile(path)
-		c.files[path] = data
+	return toolargs.Check(c.Pairs, func(string) ([]byte, error) { return []byte("null"), nil })
+}
+
+func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
+	// Everything read from files and stdin is read, and checked, before the
+	// server starts; each @FILE once.
+	files := map[string][]byte{}
+	readFile := func(path string) ([]byte, error) {
+		if data, ok := files[path]; ok {
+			return data, nil
+		}
+		data, err := os.ReadFile(out.env.Path(path))
+		files[path] = data
 		return data, err
-	})
-}
-
-// readFile serves the @FILE values Validate has read, so each file is read
-// once.
-func (c *callCmd) readFile(path string) ([]byte, error) {
-	if data, ok := c.files[path]; ok {
-		return data, nil
 	}
-	return os.ReadFile(path)
-}
-
-func (c *callCmd) Run(ctx context.Context, a *app) error {
+	if err := toolargs.Check(c.Pairs, readFile); err != nil {
+		return usageError(err)
+	}
 	var base json.RawMessage
 	if c.ArgsJSON != "" {
-		raw, err := readJSONArg("--args", c.ArgsJSON, a.ios.In)
+		raw, err := readJSONArg("--args", c.ArgsJSON, out)
 		if err != nil {
-			return usageError{err}
+			return usageError(err)
 		}
 		if !rawjson.IsObject(raw) {
 			return usageErrorf("--args: want a JSON object")
 		}
 		base = raw
 	}
-	client, err := a.connect(ctx)
+	client, err := s.client(ctx)
 	if err != nil {
 		return err
 	}
@@ -106,15 +104,15 @@ func (c *callCmd) Run(ctx context.Context, a *app) error {
 	}
 	def := mcp.Tool{Name: c.Tool}
 	if needed := !c.NoValidate || (!c.NoCoerce && len(c.Pairs) > 0) || c.ValidateOutput != "off" || client.HasCapability("tasks.requests.tools.call"); needed {
-		def, err = a.findTool(ctx, client, c.Tool)
+		def, err = s.findTool(ctx, client, c.Tool)
 		var ce *mcp.CallError
 		if errors.As(err, &ce) {
-			fmt.Fprintf(a.ios.Err, "mcpv: warning: could not list the tools (%v); arguments not typed or checked\n", err)
+			out.warnf("could not list the tools (%v); arguments not typed or checked", err)
 		} else if err != nil {
 			return err
 		}
 	}
-	args, err := c.arguments(a, base, def)
+	args, err := c.arguments(out, base, def, readFile)
 	if err != nil {
 		return err
 	}
@@ -132,42 +130,42 @@ func (c *callCmd) Run(ctx context.Context, a *app) error {
 		if err != nil {
 			return err
 		}
-		return a.print(req)
+		return out.print(req)
 	}
 	res, err := client.Call(ctx, "tools/call", params)
 	if err != nil {
 		return err
 	}
 	if asTask {
-		t, err := a.createdTask(res)
+		t, err := createdTask(s, out, res)
 		if err != nil {
 			return err
 		}
 		if c.Detach {
-			return a.print(res)
+			return out.print(res)
 		}
-		return a.followTask(ctx, client, t, true, c.result(a, def))
+		return followTask(ctx, client, out, t, true, c.result(out, def))
 	}
-	return c.result(a, def)(res)
+	return c.result(out, def)(res)
 }
 
 // arguments builds and checks the arguments object (exit 2 on a mistake).
-func (c *callCmd) arguments(a *app, base json.RawMessage, def mcp.Tool) (json.RawMessage, error) {
+func (c *callCmd) arguments(out *console, base json.RawMessage, def mcp.Tool, readFile func(string) ([]byte, error)) (json.RawMessage, error) {
 	args, err := toolargs.Build(c.Pairs, base, toolargs.Options{
 		Schema:   def.InputSchema,
 		NoCoerce: c.NoCoerce,
-		ReadFile: c.readFile,
-		Stdin:    func() ([]byte, error) { return io.ReadAll(a.ios.In) },
+		ReadFile: readFile,
+		Stdin:    func() ([]byte, error) { return io.ReadAll(out.ios.In) },
 	})
 	if err != nil {
-		return nil, usageError{err}
+		return nil, usageError(err)
 	}
 	if c.NoValidate || len(def.InputSchema) == 0 {
 		return args, nil
 	}
 	v, err := toolargs.Compile(def.InputSchema)
 	if err != nil {
-		fmt.Fprintf(a.ios.Err, "mcpv: warning: tool %q has an invalid inputSchema (%v); arguments not checked\n", c.Tool, err)
+		out.warnf("tool %q has an invalid inputSchema (%v); arguments not checked", c.Tool, err)
 		return args, nil
 	}
 	if err := v.Validate(args); err != nil {
@@ -178,11 +176,11 @@ func (c *callCmd) arguments(a *app, base json.RawMessage, def mcp.Tool) (json.Ra
 
 // result handles a CallToolResult: output validation, --save-dir, --text or
 // JSON, and exit 1 for isError.
-func (c *callCmd) result(a *app, def mcp.Tool) func(json.RawMessage) error {
+func (c *callCmd) result(out *console, def mcp.Tool) func(json.RawMessage) error {
 	return func(res json.RawMessage) error {
 		f := toolResultFields(res)
-		outErr := c.checkOutput(a, def, f)
-		if err := a.printResult(res, c.Text, c.SaveDir); err != nil {
+		outErr := c.checkOutput(out, def, f)
+		if err := out.printResult(res, c.Text, c.SaveDir); err != nil {
 			return err
 		}
 		if outErr != nil {
@@ -193,30 +191,30 @@ func (c *callCmd) result(a *app, def mcp.Tool) func(json.RawMessage) error {
 }
 
 // checkOutput validates structuredContent against the outputSchema.
-func (c *callCmd) checkOutput(a *app, def mcp.Tool, f resultFields) error {
+func (c *callCmd) checkOutput(out *console, def mcp.Tool, f resultFields) error {
 	if c.ValidateOutput == "off" || len(def.OutputSchema) == 0 || f.isError {
 		return nil
 	}
 	structured := f.structured
 	if structured == nil {
-		return c.outputProblem(a, "the result has no structuredContent, though the tool declares an outputSchema")
+		return c.outputProblem(out, "the result has no structuredContent, though the tool declares an outputSchema")
 	}
 	v, err := toolargs.Compile(def.OutputSchema)
 	if err != nil {
-		fmt.Fprintf(a.ios.Err, "mcpv: warning: tool %q has an invalid outputSchema (%v); result not checked\n", c.Tool, err)
+		out.warnf("tool %q has an invalid outputSchema (%v); result not checked", c.Tool, err)
 		return nil
 	}
 	if err := v.Validate(structured); err != nil {
-		return c.outputProblem(a, fmt.Sprintf("structuredContent %v, against the tool's outputSchema", err))
+		return c.outputProblem(out, fmt.Sprintf("structuredContent %v, against the tool's outputSchema", err))
 	}
 	return nil
 }
 
-func (c *callCmd) outputProblem(a *app, msg string) error {
+func (c *callCmd) outputProblem(out *console, msg string) error {
 	if c.ValidateOutput == "strict" {
 		return &refusal{msg}
 	}
-	fmt.Fprintf(a.ios.Err, "mcpv: warning: %s\n", msg)
+	out.warnf("%s", msg)
 	return nil
 }
 

@@ -52,7 +52,7 @@ func (c *completeCmd) Validate() error {
 	return nil
 }
 
-func (c *completeCmd) Run(ctx context.Context, a *app) error {
+func (c *completeCmd) Run(ctx context.Context, s *session, out *console) error {
 	type ref struct {
 		Type string `json:"type"`
 		Name string `json:"name,omitempty"`
@@ -82,9 +82,9 @@ func (c *completeCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	res, err := a.request(ctx, "completions", "completion/complete", raw)
+	res, err := s.request(ctx, "completions", "completion/complete", raw)
 	if err != nil {
 		return err
 	}
-	return a.print(res)
+	return out.print(res)
 }

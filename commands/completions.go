@@ -23,8 +23,10 @@ Examples:
     $ mcpv completions fish > ~/.config/fish/completions/mcpv.fish`
 }
 
-func (c *completionsCmd) Run(kctx *kong.Context, a *app) error {
-	if _, err := fmt.Fprint(a.ios.Out, completionScript(kctx.Model, c.Shell)); err != nil {
+func (c *completionsCmd) noServer() {}
+
+func (c *completionsCmd) Run(kctx *kong.Context, out *console) error {
+	if _, err := fmt.Fprint(out.ios.Out, completionScript(kctx.Model, c.Shell)); err != nil {
 		return &output.ClosedError{Err: err}
 	}
 	return nil
@@ -162,7 +164,7 @@ func shortName(f *kong.Flag) string {
 
 func compValueOf(v *kong.Value, key string) compValue {
 	cv := compValue{Help: v.Help, Repeat: v.IsCumulative()}
-	placeholder := ""
+	placeholder := v.Tag.PlaceHolder
 	if v.Flag != nil {
 		placeholder = v.Flag.PlaceHolder
 	}

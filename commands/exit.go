@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/mcpv/mcpv/elicit"
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/oauth"
 	"github.com/mcpv/mcpv/output"
@@ -29,26 +30,15 @@ const (
 // (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#url-elicitation-required-error).
 const codeURLElicitationRequired = -32042
 
-// usageError is a mistake on the command line, found before any server starts.
-type usageError struct{ err error }
+// usageError is a mistake on the command line, found before any server
+// starts (exit 2).
+func usageError(err error) error { return connect.Usage(err) }
 
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-func usageErrorf(format string, args ...any) error {
-	return usageError{fmt.Errorf(format, args...)}
-}
+func usageErrorf(format string, args ...any) error { return connect.Usagef(format, args...) }
 
 // configError is a problem with a config file or a refusal to use one: exit
 // 2 like a usage error, but the message says all there is to say.
-type configError struct{ err error }
-
-func (e configError) Error() string { return e.err.Error() }
-func (e configError) Unwrap() error { return e.err }
-
-func configErrorf(format string, args ...any) error {
-	return configError{fmt.Errorf(format, args...)}
-}
+func configError(err error) error { return &connect.ConfigError{Err: err} }
 
 // errToolFailed means the tool's result had isError: true; the result was printed.
 var errToolFailed = errors.New("the tool reported an error")
@@ -56,8 +46,8 @@ var errToolFailed = errors.New("the tool reported an error")
 // exitCode maps an error to its exit code; this is the only place that does.
 func exitCode(err error) int {
 	var (
-		usage     usageError
-		confErr   configError
+		usage     *connect.UsageError
+		confErr   *connect.ConfigError
 		batchErr  batchFailed
 		filterErr *output.FilterError
 		callErr   *mcp.CallError
@@ -146,7 +136,7 @@ func report(ios *output.Streams, err error) int {
 			msg = ce.Method + ": " + elicit.DescribeURLRequired(ce.Err.Data)
 		}
 		msg += hint(err)
-		var confErr configError
+		var confErr *connect.ConfigError
 		if code == exitUsage && !strings.Contains(msg, "\n") && !errors.As(err, &confErr) {
 			msg += " (see mcpv --help)"
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -36,7 +35,7 @@ func (c *getPromptCmd) Validate() error {
 	return nil
 }
 
-func (c *getPromptCmd) Run(ctx context.Context, a *app) error {
+func (c *getPromptCmd) Run(ctx context.Context, s *session, out *console) error {
 	params, err := json.Marshal(struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments,omitempty"`
@@ -44,7 +43,7 @@ func (c *getPromptCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	client, err := a.connect(ctx)
+	client, err := s.client(ctx)
 	if err != nil {
 		return err
 	}
@@ -52,7 +51,7 @@ func (c *getPromptCmd) Run(ctx context.Context, a *app) error {
 		return err
 	}
 	if !c.NoValidate {
-		if err := c.check(ctx, a, client); err != nil {
+		if err := c.check(ctx, out, client); err != nil {
 			return err
 		}
 	}
@@ -60,15 +59,15 @@ func (c *getPromptCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	return a.print(res)
+	return out.print(res)
 }
 
 // check compares the arguments with the ones the prompt declares.
-func (c *getPromptCmd) check(ctx context.Context, a *app, client *mcp.Client) error {
+func (c *getPromptCmd) check(ctx context.Context, out *console, client *mcp.Client) error {
 	res, _, err := client.List(ctx, "prompts/list", "prompts", mcp.Pages{})
 	var ce *mcp.CallError
 	if errors.As(err, &ce) {
-		fmt.Fprintf(a.ios.Err, "mcpv: warning: could not list the prompts (%v); arguments not checked\n", err)
+		out.warnf("could not list the prompts (%v); arguments not checked", err)
 		return nil
 	}
 	if err != nil {

@@ -323,8 +323,7 @@ func TestHTTPHeadersAndURLFromEnvironment(t *testing.T) {
 	if err := os.WriteFile(file, []byte("# credentials\nX-Api-Key: k-123\n\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("MCPV_URL", f.url)
-	r := mcpv(t, "", "-H", "X-Team: blue", "--header", "@"+file, "ping")
+	r := mcpvIn(t, with(testEnv(t), "MCPV_URL="+f.url), "", "-H", "X-Team: blue", "--header", "@"+file, "ping")
 	if r.code != 0 || r.stdout != `{"team":"blue","key":"k-123"}`+"\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}

@@ -11,10 +11,10 @@ func (c *infoCmd) Help() string {
     $ mcpv info -r -q .serverInfo.name -- ./server`
 }
 
-func (c *infoCmd) Run(ctx context.Context, a *app) error {
-	client, err := a.connect(ctx)
+func (c *infoCmd) Run(ctx context.Context, s *session, out *console) error {
+	client, err := s.client(ctx)
 	if err != nil {
 		return err
 	}
-	return a.print(client.InitializeResult())
+	return out.print(client.InitializeResult())
 }

@@ -68,7 +68,7 @@ func TestInterruptCancelsOnTheWire(t *testing.T) {
 	var out, errb bytes.Buffer
 	ios := output.NewStreams(strings.NewReader(""), &out, &errb)
 	done := make(chan int)
-	go func() { done <- run(ctx, args([]string{"call", "x"}, tail), ios, os.Environ()) }()
+	go func() { done <- run(ctx, args([]string{"call", "x"}, tail), ios, testEnv(t)) }()
 	// Interrupt once the call is on the wire.
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(readLogIfAny(log), `"tools/call"`) {
@@ -130,7 +130,7 @@ func TestSilentStdinIsNotRead(t *testing.T) {
 	ios := output.NewStreams(blockingReader{}, &out, &errb)
 	done := make(chan int)
 	go func() {
-		done <- run(context.Background(), args([]string{"call", "x", "a=1"}, fake("plain")), ios, os.Environ())
+		done <- run(context.Background(), args([]string{"call", "x", "a=1"}, fake("plain")), ios, testEnv(t))
 	}()
 	select {
 	case code := <-done:

@@ -21,8 +21,8 @@ func (f *pageFlags) Validate() error {
 }
 
 // list runs one paginated list command: check the capability, walk the pages, print.
-func list(ctx context.Context, a *app, p pageFlags, capability, method, key string) error {
-	client, err := a.connect(ctx)
+func list(ctx context.Context, s *session, out *console, p pageFlags, capability, method, key string) error {
+	client, err := s.client(ctx)
 	if err != nil {
 		return err
 	}
@@ -34,9 +34,9 @@ func list(ctx context.Context, a *app, p pageFlags, capability, method, key stri
 		return err
 	}
 	if next != "" {
-		fmt.Fprintf(a.ios.Err, "mcpv: stopped after %d pages (--max-pages); continue with --cursor %q\n", p.MaxPages, next)
+		out.notef("stopped after %d pages (--max-pages); continue with --cursor %q", p.MaxPages, next)
 	}
-	return a.print(res)
+	return out.print(res)
 }
 
 type listToolsCmd struct{ pageFlags }
@@ -48,8 +48,8 @@ func (c *listToolsCmd) Help() string {
     $ mcpv list-tools -r -q '.tools[].name' -- ./server`
 }
 
-func (c *listToolsCmd) Run(ctx context.Context, a *app) error {
-	return list(ctx, a, c.pageFlags, "tools", "tools/list", "tools")
+func (c *listToolsCmd) Run(ctx context.Context, s *session, out *console) error {
+	return list(ctx, s, out, c.pageFlags, "tools", "tools/list", "tools")
 }
 
 type listResourcesCmd struct{ pageFlags }
@@ -60,8 +60,8 @@ func (c *listResourcesCmd) Help() string {
     $ mcpv list-resources -r -q '.resources[].uri' -- ./server`
 }
 
-func (c *listResourcesCmd) Run(ctx context.Context, a *app) error {
-	return list(ctx, a, c.pageFlags, "resources", "resources/list", "resources")
+func (c *listResourcesCmd) Run(ctx context.Context, s *session, out *console) error {
+	return list(ctx, s, out, c.pageFlags, "resources", "resources/list", "resources")
 }
 
 type listResourceTemplatesCmd struct{ pageFlags }
@@ -72,8 +72,8 @@ func (c *listResourceTemplatesCmd) Help() string {
     $ mcpv list-resource-templates -r -q '.resourceTemplates[].uriTemplate' -- ./server`
 }
 
-func (c *listResourceTemplatesCmd) Run(ctx context.Context, a *app) error {
-	return list(ctx, a, c.pageFlags, "resources", "resources/templates/list", "resourceTemplates")
+func (c *listResourceTemplatesCmd) Run(ctx context.Context, s *session, out *console) error {
+	return list(ctx, s, out, c.pageFlags, "resources", "resources/templates/list", "resourceTemplates")
 }
 
 type listPromptsCmd struct{ pageFlags }
@@ -84,6 +84,6 @@ func (c *listPromptsCmd) Help() string {
     $ mcpv list-prompts -r -q '.prompts[].name' -- ./server`
 }
 
-func (c *listPromptsCmd) Run(ctx context.Context, a *app) error {
-	return list(ctx, a, c.pageFlags, "prompts", "prompts/list", "prompts")
+func (c *listPromptsCmd) Run(ctx context.Context, s *session, out *console) error {
+	return list(ctx, s, out, c.pageFlags, "prompts", "prompts/list", "prompts")
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
@@ -33,9 +34,7 @@ func init() {
 
 // cli is the whole grammar.
 type cli struct {
-	serverFlags
-	authFlags
-	clientFlags
+	connect.Flags
 	outputFlags
 	VersionFlag kong.VersionFlag `name:"version" help:"Print mcpv's version and exit."`
 
@@ -59,15 +58,9 @@ type cli struct {
 	Completions           completionsCmd           `cmd:"" help:"Print a shell completion script for bash, zsh or fish."`
 }
 
-func (c *cli) Validate() error {
-	if err := c.serverFlags.Validate(); err != nil {
-		return err
-	}
-	if err := c.clientFlags.Validate(); err != nil {
-		return err
-	}
-	return c.outputFlags.Validate()
-}
+// Validate checks the output flags; kong checks the embedded connect flag
+// groups itself.
+func (c *cli) Validate() error { return c.outputFlags.Validate() }
 
 func (c *cli) Help() string {
 	return `mcpv talks to one MCP server per run: it starts the server (the command after --), or connects to its URL, or takes either from a config file (see 'mcpv servers --help'); then it negotiates, runs one operation, prints the result as JSON on stdout and exits with a code a script can trust. Diagnostics and the server's stderr go to stderr.
@@ -122,18 +115,40 @@ var ErrInterrupted = errors.New("interrupted")
 // exitRequest carries an exit code out of kong's help and version flags.
 type exitRequest struct{ code int }
 
+// The kinds of command, declared by each command type next to its Run.
+type (
+	// serverCommand talks to the server through the session; a batch line
+	// may run it unless it is also notInBatch.
+	serverCommand interface {
+		Run(ctx context.Context, s *session, out *console) error
+	}
+	// notInBatch is a server command a batch line may not run: it holds
+	// the session open (watch) or would nest (batch).
+	notInBatch interface{ notInBatch() }
+	// noServer is a command that talks to no server (servers, trust,
+	// completions): it takes no server command line and resolves none.
+	noServer interface{ noServer() }
+)
+
 // Main runs mcpv with args (without the program name) and returns the exit code.
-func Main(ctx context.Context, args []string, ios *output.Streams) (code int) {
-	return run(ctx, args, ios, os.Environ())
+func Main(ctx context.Context, args []string, ios *output.Streams) int {
+	env, err := connect.System()
+	if err != nil {
+		fmt.Fprintf(ios.Err, "mcpv: %v\n", err)
+		return exitTransport
+	}
+	return run(ctx, args, ios, env)
 }
 
-func run(ctx context.Context, args []string, ios *output.Streams, environ []string) (code int) {
+// run is Main in a world of its own: the environment, working directory
+// and streams are all given.
+func run(ctx context.Context, args []string, ios *output.Streams, env connect.Env) (code int) {
 	args, server := splitServer(args)
 	var c cli
 	k, err := parser(&c, ios, func(code int) { panic(exitRequest{code}) })
 	if err != nil {
 		fmt.Fprintf(ios.Err, "mcpv: %v\n", err)
-		return 2
+		return exitUsage
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -149,27 +164,51 @@ func run(ctx context.Context, args []string, ios *output.Streams, environ []stri
 		return exitOK // --help | head
 	}
 	if err != nil {
-		return report(ios, usageError{err})
+		return report(ios, usageError(err))
 	}
-	a := &app{ios: ios, flags: &c, server: server, environ: environ, getenv: lookup(environ), explicit: explicitFlags(kctx)}
-	if _, local := kctx.Selected().Target.Addr().Interface().(noServer); !local {
-		if err := a.resolveTarget(kctx); err != nil {
-			return report(ios, err)
+	var closers []func() error
+	defer func() {
+		for _, c := range closers {
+			c()
 		}
-		if len(a.target.secrets) > 0 {
-			scrubbed := *ios
-			scrubbed.Err = redact.Writer(ios.Err, a.target.secrets)
-			a.ios, ios = &scrubbed, &scrubbed
-			if f, ok := scrubbed.Err.(interface{ Flush() error }); ok {
-				defer f.Flush() // after the session's close, which may still forward the server's stderr
-			}
-		}
-	} else if len(server) > 0 {
-		return report(ios, usageErrorf("%s takes no server command", kctx.Selected().Name))
-	}
-	defer a.close()
+	}()
 	kctx.BindTo(ctx, (*context.Context)(nil))
-	return report(ios, kctx.Run(a))
+	kctx.Bind(env)
+	if _, local := kctx.Selected().Target.Addr().Interface().(noServer); local {
+		if len(server) > 0 {
+			return report(ios, usageErrorf("%s takes no server command", kctx.Selected().Name))
+		}
+		kctx.Bind(newConsole(ios, &c.outputFlags, env), &c.ServerFlags)
+		return report(ios, kctx.Run())
+	}
+
+	logger := output.NewLogger(ios.Err)
+	settings, err := connect.Resolve(c.Flags, explicitFlags(kctx), server, env, logger)
+	if err != nil {
+		return report(ios, err)
+	}
+	if len(settings.Secrets) > 0 {
+		scrubbed := *ios
+		scrubbed.Err = redact.Writer(ios.Err, settings.Secrets)
+		ios = &scrubbed
+		if f, ok := scrubbed.Err.(interface{ Flush() error }); ok {
+			defer f.Flush() // after the session's close, which may still forward the server's stderr
+		}
+	}
+	var events *connect.EventLog
+	if path := settings.Answers.Events; path != "" {
+		f, err := os.OpenFile(env.Path(path), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		if err != nil {
+			return report(ios, usageErrorf("--events: %v", err))
+		}
+		closers = append(closers, f.Close)
+		events = connect.NewEventLog(f)
+	}
+	s := &session{settings: settings, env: env, hooks: hooks(ios, env, events, &closers)}
+	defer ios.Status.Clear()
+	defer s.close()
+	kctx.Bind(s, newConsole(ios, &c.outputFlags, env))
+	return report(ios, kctx.Run())
 }
 
 // splitServer cuts args at the first "--": the rest is the server command.
@@ -182,10 +221,13 @@ func splitServer(args []string) (own, server []string) {
 	return args, nil
 }
 
-func lookup(environ []string) func(string) string {
-	set := lookupSet(environ)
-	return func(key string) string {
-		v, _ := set(key)
-		return v
+// explicitFlags are the flags given on the command line (not defaults).
+func explicitFlags(kctx *kong.Context) map[string]bool {
+	set := map[string]bool{}
+	for _, p := range kctx.Path {
+		if p.Flag != nil && !p.Resolved {
+			set[p.Flag.Name] = true
+		}
 	}
+	return set
 }

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 	"github.com/mcpv/mcpv/output"
 )
@@ -23,12 +26,58 @@ type result struct {
 	stdout, stderr string
 }
 
-// mcpv runs the command line in-process with the given stdin, as a pipe user would.
+// testEnv is a world of its own for one test: the process's environment
+// without mcpv's variables or the user's configuration, a fresh HOME, and
+// the test process's working directory. Tests change it, not the process,
+// so they can run in parallel.
+func testEnv(t *testing.T) connect.Env {
+	t.Helper()
+	var environ []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "HOME" || k == "BROWSER" || k == "NO_COLOR" || k == "GORACE" || strings.HasPrefix(k, "XDG_") || strings.HasPrefix(k, "MCPV_") {
+			continue
+		}
+		environ = append(environ, kv)
+	}
+	// The fake servers are this test binary: built with -race, each would
+	// sleep a second at exit, and every stdio test would wait for it.
+	environ = append(environ, "HOME="+t.TempDir(), raceQuick)
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return connect.Env{Environ: environ, Cwd: cwd, GOOS: runtime.GOOS}
+}
+
+// raceQuick keeps a race-enabled server from sleeping at exit.
+const raceQuick = "GORACE=atexit_sleep_ms=0"
+
+// with returns env with variables added (or replaced: a later entry wins).
+func with(env connect.Env, kv ...string) connect.Env {
+	env.Environ = append(slices.Clone(env.Environ), kv...)
+	return env
+}
+
+// without returns env without the variable key.
+func without(env connect.Env, key string) connect.Env {
+	env.Environ = slices.DeleteFunc(slices.Clone(env.Environ), func(kv string) bool { return strings.HasPrefix(kv, key+"=") })
+	return env
+}
+
+// mcpv runs the command line in-process with the given stdin, as a pipe
+// user would, in a world of the test's own.
 func mcpv(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	return mcpvIn(t, testEnv(t), stdin, args...)
+}
+
+// mcpvIn is mcpv in the world env.
+func mcpvIn(t *testing.T, env connect.Env, stdin string, args ...string) result {
 	t.Helper()
 	var out, errb bytes.Buffer
 	ios := output.NewStreams(strings.NewReader(stdin), &out, &errb)
-	code := run(context.Background(), args, ios, os.Environ())
+	code := run(context.Background(), args, ios, env)
 	return result{code, out.String(), errb.String()}
 }
 
@@ -43,4 +92,19 @@ func args(a ...[]string) []string {
 		out = append(out, x...)
 	}
 	return out
+}
+
+// world is where a test runs mcpv: the environment and working directory it
+// sees, which the test changes as it goes.
+type world struct{ env connect.Env }
+
+func newWorld(t *testing.T) *world { return &world{env: testEnv(t)} }
+
+func (w *world) setenv(key, value string) { w.env = with(w.env, key+"="+value) }
+
+func (w *world) unsetenv(key string) { w.env = without(w.env, key) }
+
+func (w *world) mcpv(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	return mcpvIn(t, w.env, stdin, args...)
 }

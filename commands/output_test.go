@@ -3,7 +3,6 @@ package commands
 import (
 	"bytes"
 	"context"
-	"os"
 	"strings"
 	"testing"
 
@@ -29,8 +28,8 @@ func TestTerminalOutput(t *testing.T) {
 			var out, errb bytes.Buffer
 			ios := output.NewStreams(strings.NewReader(""), &out, &errb)
 			ios.OutTTY = true
-			env := append(os.Environ(), "NO_COLOR=", "TERM=xterm")
-			env = append(env, tt.env...)
+			env := with(testEnv(t), "NO_COLOR=", "TERM=xterm")
+			env = with(env, tt.env...)
 			code := run(context.Background(), args(tt.flags, []string{"call", "echo", "message=hi"}, demo()), ios, env)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errb.String())

@@ -10,8 +10,8 @@ func (c *pingCmd) Help() string {
     $ mcpv ping -- ./server`
 }
 
-func (c *pingCmd) Run(ctx context.Context, a *app) error {
-	client, err := a.connect(ctx)
+func (c *pingCmd) Run(ctx context.Context, s *session, out *console) error {
+	client, err := s.client(ctx)
 	if err != nil {
 		return err
 	}
@@ -19,5 +19,5 @@ func (c *pingCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	return a.print(res)
+	return out.print(res)
 }

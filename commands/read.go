@@ -16,13 +16,13 @@ func (c *readCmd) Help() string {
     $ mcpv read demo://readme -r -q '.contents[0].text' -- ./server`
 }
 
-func (c *readCmd) Run(ctx context.Context, a *app) error {
+func (c *readCmd) Run(ctx context.Context, s *session, out *console) error {
 	params, _ := json.Marshal(struct {
 		URI string `json:"uri"`
 	}{c.URI})
-	res, err := a.request(ctx, "resources", "resources/read", params)
+	res, err := s.request(ctx, "resources", "resources/read", params)
 	if err != nil {
 		return err
 	}
-	return a.print(res)
+	return out.print(res)
 }

@@ -31,24 +31,24 @@ func (c *requestCmd) Validate() error {
 	return nil
 }
 
-func (c *requestCmd) Run(ctx context.Context, a *app) error {
+func (c *requestCmd) Run(ctx context.Context, s *session, out *console) error {
 	var params []byte
 	if c.Params != "" {
-		raw, err := readJSONArg("params", c.Params, a.ios.In)
+		raw, err := readJSONArg("params", c.Params, out)
 		if err != nil {
-			return usageError{err}
+			return usageError(err)
 		}
 		if !rawjson.IsObject(raw) {
 			return usageErrorf("params: want a JSON object")
 		}
 		params = raw
 	}
-	client, err := a.connect(ctx)
+	client, err := s.client(ctx)
 	if err != nil {
 		return err
 	}
 	if strings.HasPrefix(c.Method, "notifications/") {
-		if d := a.flags.Timeout; d > 0 {
+		if d := s.settings.Timeout; d > 0 {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeoutCause(ctx, d, &mcp.TimeoutError{Method: c.Method, Timeout: d})
 			defer cancel()
@@ -59,5 +59,5 @@ func (c *requestCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	return a.print(res)
+	return out.print(res)
 }

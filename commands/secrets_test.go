@@ -15,7 +15,7 @@ import (
 func TestNoConfiguredSecretIsWritten(t *testing.T) {
 	w := newCfgWorld(t)
 	secrets := []string{"envtok-SECRET-1", "hdr-SECRET-2", "urlpw-SECRET-3", "query-SECRET-4", "var-SECRET-5", "arg-SECRET-6", "cookie-SECRET-7", "flagenv-SECRET-8"}
-	t.Setenv("MY_TOKEN", "var-SECRET-5")
+	w.setenv("MY_TOKEN", "var-SECRET-5")
 	web := demoHTTP(t, httpModes["sse"])
 	withCreds := strings.Replace(web, "http://", "http://alice:urlpw-SECRET-3@", 1) + "/?api_key=query-SECRET-4"
 	headers := `{"Authorization": "Bearer hdr-SECRET-2", "Cookie": "sid=cookie-SECRET-7", "X-Custom": "${MY_TOKEN}"}`
@@ -58,7 +58,7 @@ func TestNoConfiguredSecretIsWritten(t *testing.T) {
 	)
 	ran := map[int]int{}
 	for _, a := range runs {
-		r := mcpv(t, "", a...)
+		r := w.mcpv(t, "", a...)
 		ran[r.code]++
 		for _, s := range secrets {
 			if strings.Contains(r.stdout, s) || strings.Contains(r.stderr, s) {
@@ -78,13 +78,13 @@ func TestNoConfiguredSecretIsWritten(t *testing.T) {
 // of the reads mcpv forwards.
 func TestServerStderrSecretSplitAcrossReads(t *testing.T) {
 	w := newCfgWorld(t)
-	t.Setenv("MY_API_KEY", "sk-split-secret-0123456789")
+	w.setenv("MY_API_KEY", "sk-split-secret-0123456789")
 	w.write(t, filepath.Join(w.home, ".config", "mcpv", "servers.yaml"), `servers:
   leaky:
     command: `+q(os.Args[0])+`
     env: {API_KEY: "${MY_API_KEY}", `+mcptest.EnvVar+`: "plain,stderr-env=API_KEY"}
 `)
-	r := mcpv(t, "", "ping", "-s", "leaky")
+	r := w.mcpv(t, "", "ping", "-s", "leaky")
 	if r.code != 0 {
 		t.Fatalf("exit %d, stderr tail %q", r.code, r.stderr[max(0, len(r.stderr)-200):])
 	}

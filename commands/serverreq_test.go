@@ -163,7 +163,7 @@ func TestProgressLineOnATerminal(t *testing.T) {
 	ios := output.NewStreams(strings.NewReader(""), &out, &errb)
 	ios.Status = output.NewStatusLine(&errb, true)
 	ios.Err, ios.ErrTTY = ios.Status, true
-	code := run(context.Background(), args([]string{"--elicitation", "decline", "call", "slow", "seconds:=0.3", "steps:=3"}, demo()), ios, os.Environ())
+	code := run(context.Background(), args([]string{"--elicitation", "decline", "call", "slow", "seconds:=0.3", "steps:=3"}, demo()), ios, testEnv(t))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}

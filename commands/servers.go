@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/redact"
 )
 
@@ -32,24 +33,21 @@ Examples:
     $ mcpv list-tools -s github`
 }
 
-func (c *serversCmd) Run(a *app) error {
-	env, err := a.configEnv()
-	if err != nil {
-		return err
-	}
-	store := a.trustStore(env)
+func (c *serversCmd) Run(out *console, env connect.Env, f *connect.ServerFlags) error {
+	cenv := env.Config(env.Path(f.Config))
+	store := env.TrustStore()
 	if c.Name != "" {
-		s, err := config.Find(env, c.Name)
+		s, err := config.Find(cenv, c.Name)
 		if err != nil {
-			return configError{err}
+			return configError(err)
 		}
-		return a.print(mustJSON(describeServer(s, store, false)))
+		return out.print(mustJSON(describeServer(s, store, false)))
 	}
-	files, err := config.All(env)
+	files, err := config.All(cenv)
 	if err != nil {
 		var fe *config.FileError
 		if errors.As(err, &fe) {
-			return configError{err}
+			return configError(err)
 		}
 		return err
 	}
@@ -61,7 +59,7 @@ func (c *serversCmd) Run(a *app) error {
 			seen[s.Name] = true
 		}
 	}
-	return a.print(mustJSON(map[string]any{"servers": list}))
+	return out.print(mustJSON(map[string]any{"servers": list}))
 }
 
 // serverView is how `servers` shows an entry: as written, secrets masked.
@@ -110,7 +108,7 @@ func describeServer(s *config.Server, store interface {
 		v.Timeout = s.Timeout.String()
 	}
 	if o := s.OAuth; o != (config.OAuth{}) {
-		v.OAuth = &oauthView{ClientID: o.ClientID, ClientSecret: maskValue("client_secret", o.ClientSecret),
+		v.OAuth = &oauthView{ClientID: o.ClientID, ClientSecret: connect.MaskValue("client_secret", o.ClientSecret),
 			ClientKey: o.ClientKey, ClientMetadataURL: o.ClientMetadataURL, Grant: o.Grant}
 	}
 	if s.File.Kind == config.Project {
@@ -137,7 +135,7 @@ func maskVars(vars []config.Var) *orderedVars {
 	}
 	out := make(orderedVars, len(vars))
 	for i, v := range vars {
-		out[i] = config.Var{Name: v.Name, Value: maskValue(v.Name, v.Value)}
+		out[i] = config.Var{Name: v.Name, Value: connect.MaskValue(v.Name, v.Value)}
 	}
 	return &out
 }
@@ -155,4 +153,4 @@ func (o *orderedVars) MarshalJSON() ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-func (c *serversCmd) needsNoServer() {}
+func (c *serversCmd) noServer() {}

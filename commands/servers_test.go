@@ -12,25 +12,25 @@ import (
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
-// cfgWorld is a home directory and a project (a git repository, the
-// current directory) in a temporary tree, with mcpv's environment variables
-// pointing into it and nothing of the real user's configuration visible.
-type cfgWorld struct{ root, home, proj string }
+// cfgWorld is a home directory and a project (a git repository, mcpv's
+// working directory) in a temporary tree, with mcpv's environment pointing
+// into it and nothing of the real user's configuration visible.
+type cfgWorld struct {
+	*world
+	root, home, proj string
+}
 
 func newCfgWorld(t *testing.T) *cfgWorld {
 	t.Helper()
 	root, _ := filepath.EvalSymlinks(t.TempDir())
-	w := &cfgWorld{root: root, home: filepath.Join(root, "home"), proj: filepath.Join(root, "proj")}
+	w := &cfgWorld{world: newWorld(t), root: root, home: filepath.Join(root, "home"), proj: filepath.Join(root, "proj")}
 	for _, d := range []string{w.home, filepath.Join(w.proj, ".git")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	t.Setenv("HOME", w.home)
-	for _, k := range []string{"XDG_CONFIG_HOME", "XDG_STATE_HOME", "MCPV_CONFIG", "MCPV_SERVER", "MCPV_URL"} {
-		t.Setenv(k, "")
-	}
-	t.Chdir(w.proj)
+	w.setenv("HOME", w.home)
+	w.env.Cwd = w.proj
 	return w
 }
 
@@ -53,11 +53,11 @@ func q(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 // demoEntry is a stdio entry starting the go-sdk demo server.
 func demoEntry() string {
-	return `{"command": ` + q(os.Args[0]) + `, "env": {"` + demoEnv + `": "1"}}`
+	return `{"command": ` + q(os.Args[0]) + `, "env": {"` + demoEnv + `": "1", "GORACE": "atexit_sleep_ms=0"}}`
 }
 
 func fakeEntry(behaviour string) string {
-	return `{"command": ` + q(os.Args[0]) + `, "env": {"` + mcptest.EnvVar + `": ` + q(behaviour) + `}}`
+	return `{"command": ` + q(os.Args[0]) + `, "env": {"` + mcptest.EnvVar + `": ` + q(behaviour) + `, "GORACE": "atexit_sleep_ms=0"}}`
 }
 
 const demoTools = `["add","ask","big","echo","fail","log","roots","sample","slow"]`
@@ -92,30 +92,30 @@ func TestServersFromEachFormatDriveListTools(t *testing.T) {
     transport: sse
     http: {endpoint: `+q(legacy)+`}
 `)
-	if r := mcpv(t, "", "trust", ".vscode/mcp.json"); r.code != 0 {
+	if r := w.mcpv(t, "", "trust", ".vscode/mcp.json"); r.code != 0 {
 		t.Fatalf("trust: %d %s", r.code, r.stderr)
 	}
 	for _, name := range []string{"desktop-stdio", "cursor-http", "cursor-stdio", "code-project", "code-http",
 		"vscode-http", "vscode-sse", "vscode-stdio", "catalog-stdio", "catalog-http", "catalog-sse"} {
-		r := mcpv(t, "", "list-tools", "-s", name, "-c", "-q", "[.tools[].name]")
+		r := w.mcpv(t, "", "list-tools", "-s", name, "-c", "-q", "[.tools[].name]")
 		if r.code != 0 || strings.TrimSpace(r.stdout) != demoTools {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", name, r.code, r.stdout, r.stderr)
 		}
 	}
 	// Questions from the server name it as the user named it.
-	if r := mcpv(t, "", "call", "-s", "catalog-stdio", "ask", "message=who?"); !strings.Contains(r.stderr, `server "catalog-stdio" asks: who?`) {
+	if r := w.mcpv(t, "", "call", "-s", "catalog-stdio", "ask", "message=who?"); !strings.Contains(r.stderr, `server "catalog-stdio" asks: who?`) {
 		t.Errorf("elicitation names the server: %q", r.stderr)
 	}
-	t.Setenv("MCPV_SERVER", "catalog-http")
-	if r := mcpv(t, "", "ping"); r.code != 0 || r.stdout != "{}\n" {
+	w.setenv("MCPV_SERVER", "catalog-http")
+	if r := w.mcpv(t, "", "ping"); r.code != 0 || r.stdout != "{}\n" {
 		t.Errorf("MCPV_SERVER: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	// An explicit target beats the environment's default.
-	if r := mcpv(t, "", append([]string{"list-tools", "-c", "-q", "[.tools[].name]"}, demo()...)...); r.code != 0 {
+	if r := w.mcpv(t, "", append([]string{"list-tools", "-c", "-q", "[.tools[].name]"}, demo()...)...); r.code != 0 {
 		t.Errorf("-- COMMAND with MCPV_SERVER set: exit %d, stderr %q", r.code, r.stderr)
 	}
-	t.Setenv("MCPV_URL", streamable)
-	if r := mcpv(t, "", "ping"); r.code != 2 || !strings.Contains(r.stderr, "MCPV_URL and MCPV_SERVER are both set") {
+	w.setenv("MCPV_URL", streamable)
+	if r := w.mcpv(t, "", "ping"); r.code != 2 || !strings.Contains(r.stderr, "MCPV_URL and MCPV_SERVER are both set") {
 		t.Errorf("both set: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -132,16 +132,16 @@ func TestCatalogTimeoutAndProtocolVersion(t *testing.T) {
     env: {`+demoEnv+`: "1"}
     timeout: 0.3
 `)
-	if r := mcpv(t, "", "info", "-s", "old", "-q", ".protocolVersion"); r.code != 0 || r.stdout != `"2025-06-18"`+"\n" {
+	if r := w.mcpv(t, "", "info", "-s", "old", "-q", ".protocolVersion"); r.code != 0 || r.stdout != `"2025-06-18"`+"\n" {
 		t.Errorf("protocol_version: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	if r := mcpv(t, "", "--protocol-version", "2025-11-25", "info", "-s", "old", "-q", ".protocolVersion"); r.stdout != `"2025-11-25"`+"\n" {
+	if r := w.mcpv(t, "", "--protocol-version", "2025-11-25", "info", "-s", "old", "-q", ".protocolVersion"); r.stdout != `"2025-11-25"`+"\n" {
 		t.Errorf("an explicit --protocol-version must win: %q %q", r.stdout, r.stderr)
 	}
-	if r := mcpv(t, "", "call", "-s", "slow", "slow", "seconds:=5"); r.code != 124 {
+	if r := w.mcpv(t, "", "call", "-s", "slow", "slow", "seconds:=5"); r.code != 124 {
 		t.Errorf("timeout: exit %d, stderr %q", r.code, r.stderr)
 	}
-	if r := mcpv(t, "", "--timeout", "30s", "call", "-s", "slow", "slow", "seconds:=0.5", "-q", ".isError"); r.code != 0 {
+	if r := w.mcpv(t, "", "--timeout", "30s", "call", "-s", "slow", "slow", "seconds:=0.5", "-q", ".isError"); r.code != 0 {
 		t.Errorf("an explicit --timeout must win: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -152,7 +152,7 @@ func TestUntrustedProjectFile(t *testing.T) {
 	entry := `{"command": ` + q(os.Args[0]) + `, "args": ["--api-key=k-0123456789", "serve"], "env": {"` + mcptest.EnvVar + `": "plain", "` + mcptest.EnvLog + `": ` + q(logPath) + `}}`
 	w.write(t, ".mcp.json", `{"mcpServers": {"local": `+entry+`}}`)
 
-	r := mcpv(t, "", "ping", "-s", "local")
+	r := w.mcpv(t, "", "ping", "-s", "local")
 	wantCmd := "would run: env MCPV_FAKE=plain MCPV_FAKE_LOG=" + logPath + " " + os.Args[0] + " '--api-key=***' serve; review the file, then run: mcpv trust .mcp.json"
 	if r.code != 2 || !strings.Contains(r.stderr, ".mcp.json is not trusted") || !strings.Contains(r.stderr, wantCmd) {
 		t.Fatalf("untrusted: exit %d, stderr %q\nwant %q", r.code, r.stderr, wantCmd)
@@ -163,11 +163,11 @@ func TestUntrustedProjectFile(t *testing.T) {
 	if _, err := os.Stat(logPath); err == nil {
 		t.Fatal("the untrusted server was started")
 	}
-	if r := mcpv(t, "", "servers", "local", "-q", ".trusted"); r.stdout != "false\n" {
+	if r := w.mcpv(t, "", "servers", "local", "-q", ".trusted"); r.stdout != "false\n" {
 		t.Errorf("servers shows trusted %q", r.stdout)
 	}
 
-	r = mcpv(t, "", "trust")
+	r = w.mcpv(t, "", "trust")
 	var got struct {
 		File, Sha256 string
 		Servers      []string
@@ -175,42 +175,42 @@ func TestUntrustedProjectFile(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &got); r.code != 0 || err != nil || got.File != filepath.Join(w.proj, ".mcp.json") || len(got.Sha256) != 64 || len(got.Servers) != 1 {
 		t.Fatalf("trust: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	if r := mcpv(t, "", "ping", "-s", "local"); r.code != 0 {
+	if r := w.mcpv(t, "", "ping", "-s", "local"); r.code != 0 {
 		t.Fatalf("trusted: exit %d, stderr %q", r.code, r.stderr)
 	}
-	if r := mcpv(t, "", "servers", "local", "-q", ".trusted"); r.stdout != "true\n" {
+	if r := w.mcpv(t, "", "servers", "local", "-q", ".trusted"); r.stdout != "true\n" {
 		t.Errorf("servers shows trusted %q", r.stdout)
 	}
 
 	// Any change needs trust again.
 	w.write(t, ".mcp.json", `{"mcpServers": {"local": `+entry+`, "other": {"command": "true"}}}`)
-	if r := mcpv(t, "", "ping", "-s", "local"); r.code != 2 || !strings.Contains(r.stderr, "not trusted") {
+	if r := w.mcpv(t, "", "ping", "-s", "local"); r.code != 2 || !strings.Contains(r.stderr, "not trusted") {
 		t.Fatalf("changed file: exit %d, stderr %q", r.code, r.stderr)
 	}
-	if r := mcpv(t, "", "trust", ".mcp.json"); r.code != 0 {
+	if r := w.mcpv(t, "", "trust", ".mcp.json"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
-	if r := mcpv(t, "", "ping", "-s", "local"); r.code != 0 {
+	if r := w.mcpv(t, "", "ping", "-s", "local"); r.code != 0 {
 		t.Fatalf("re-trusted: exit %d, stderr %q", r.code, r.stderr)
 	}
-	if r := mcpv(t, "", "trust", "--revoke"); r.code != 0 || !strings.Contains(r.stdout, `"revoked":true`) {
+	if r := w.mcpv(t, "", "trust", "--revoke"); r.code != 0 || !strings.Contains(r.stdout, `"revoked":true`) {
 		t.Fatalf("revoke: %q %q", r.stdout, r.stderr)
 	}
-	if r := mcpv(t, "", "ping", "-s", "local"); r.code != 2 {
+	if r := w.mcpv(t, "", "ping", "-s", "local"); r.code != 2 {
 		t.Fatalf("revoked: exit %d", r.code)
 	}
 
 	// Any file under the repository is a project file; one outside is the user's.
 	inRepo := w.write(t, "conf/servers.json", `{"mcpServers": {"deep": `+fakeEntry("plain")+`}}`)
-	if r := mcpv(t, "", "--config", inRepo, "ping", "-s", "deep"); r.code != 2 || !strings.Contains(r.stderr, "conf/servers.json is not trusted") {
+	if r := w.mcpv(t, "", "--config", inRepo, "ping", "-s", "deep"); r.code != 2 || !strings.Contains(r.stderr, "conf/servers.json is not trusted") {
 		t.Errorf("--config in the repository: exit %d, stderr %q", r.code, r.stderr)
 	}
 	outside := w.write(t, filepath.Join(w.root, "mine.json"), `{"mcpServers": {"deep": `+fakeEntry("plain")+`}}`)
-	if r := mcpv(t, "", "--config", outside, "ping", "-s", "deep"); r.code != 0 {
+	if r := w.mcpv(t, "", "--config", outside, "ping", "-s", "deep"); r.code != 0 {
 		t.Errorf("--config outside: exit %d, stderr %q", r.code, r.stderr)
 	}
-	t.Setenv("MCPV_CONFIG", inRepo)
-	if r := mcpv(t, "", "ping", "-s", "deep"); r.code != 2 {
+	w.setenv("MCPV_CONFIG", inRepo)
+	if r := w.mcpv(t, "", "ping", "-s", "deep"); r.code != 2 {
 		t.Errorf("MCPV_CONFIG in the repository: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -218,14 +218,14 @@ func TestUntrustedProjectFile(t *testing.T) {
 func TestUntrustedHTTPEntries(t *testing.T) {
 	w := newCfgWorld(t)
 	url := demoHTTP(t, httpModes["json"])
-	t.Setenv("SOME_TOKEN", "tok-abcdef")
+	w.setenv("SOME_TOKEN", "tok-abcdef")
 	w.write(t, ".mcp.json", `{"mcpServers": {
   "plain": {"type": "http", "url": `+q(url)+`},
   "leaky": {"type": "http", "url": `+q(url)+`, "headers": {"Authorization": "Bearer ${SOME_TOKEN}"}}}}`)
-	if r := mcpv(t, "", "ping", "-s", "plain"); r.code != 0 {
+	if r := w.mcpv(t, "", "ping", "-s", "plain"); r.code != 0 {
 		t.Errorf("plain HTTP entry: exit %d, stderr %q", r.code, r.stderr)
 	}
-	r := mcpv(t, "", "ping", "-s", "leaky")
+	r := w.mcpv(t, "", "ping", "-s", "leaky")
 	if r.code != 2 || !strings.Contains(r.stderr, "would send ${SOME_TOKEN} to "+url) || strings.Contains(r.stderr, "tok-abcdef") {
 		t.Errorf("untrusted variables: exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -233,9 +233,9 @@ func TestUntrustedHTTPEntries(t *testing.T) {
 
 func TestConfigServerEnvironment(t *testing.T) {
 	w := newCfgWorld(t)
-	t.Setenv("LEAKY_VAR", "user-private")
-	t.Setenv("LC_TIME", "C")
-	t.Setenv("MY_SECRET", "from-the-environment")
+	w.setenv("LEAKY_VAR", "user-private")
+	w.setenv("LC_TIME", "C")
+	w.setenv("MY_SECRET", "from-the-environment")
 	w.write(t, filepath.Join(w.home, ".config", "mcpv", "servers.yaml"), `servers:
   env:
     command: `+q(os.Args[0])+`
@@ -248,7 +248,7 @@ func TestConfigServerEnvironment(t *testing.T) {
 	os.MkdirAll(filepath.Join(w.home, ".config", "mcpv", "data"), 0o755)
 	serverEnv := func(args ...string) (map[string]string, string) {
 		t.Helper()
-		r := mcpv(t, "", append([]string{"call", "x", "-q", ".structuredContent"}, args...)...)
+		r := w.mcpv(t, "", append([]string{"call", "x", "-q", ".structuredContent"}, args...)...)
 		var got struct {
 			Env map[string]string
 			Cwd string
@@ -284,9 +284,8 @@ func TestConfigServerEnvironment(t *testing.T) {
 	if env["LEAKY_VAR"] != "user-private" {
 		t.Errorf("an ad-hoc command must inherit the environment: %v", env)
 	}
-	t.Setenv("MY_SECRET", "")
-	os.Unsetenv("MY_SECRET")
-	r := mcpv(t, "", "ping", "-s", "env")
+	w.unsetenv("MY_SECRET")
+	r := w.mcpv(t, "", "ping", "-s", "env")
 	if r.code != 2 || !strings.Contains(r.stderr, "environment variable MY_SECRET is not set") {
 		t.Errorf("unset variable: exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -300,7 +299,7 @@ func TestServersListing(t *testing.T) {
   "remote": {"url": "https://bob:pw-literal-2@example.com/mcp?api_key=key-literal-3&v=1",
              "headers": {"Authorization": "Bearer tok-literal-4", "X-Team": "blue", "X-Api-Key": "${API_KEY}"}},
   "local": {"command": "srv", "env": {"DB_PASSWORD": "pw-literal-5", "MODE": "fast", "GH_TOKEN": "${GH_TOKEN}"}}}}`)
-	r := mcpv(t, "", "servers", "-c")
+	r := w.mcpv(t, "", "servers", "-c")
 	for _, s := range []string{"tok-literal-1", "pw-literal-2", "key-literal-3", "tok-literal-4", "pw-literal-5"} {
 		if strings.Contains(r.stdout+r.stderr, s) {
 			t.Errorf("servers shows %s", s)
@@ -321,15 +320,15 @@ func TestServersListing(t *testing.T) {
 	if diff := cmp.Diff(want, got.Servers); diff != "" {
 		t.Errorf("servers (-want +got):\n%s", diff)
 	}
-	if r := mcpv(t, "", "servers", "dup", "-r", "-q", ".command"); r.stdout != "project-one\n" {
+	if r := w.mcpv(t, "", "servers", "dup", "-r", "-q", ".command"); r.stdout != "project-one\n" {
 		t.Errorf("servers dup: %q %q", r.stdout, r.stderr)
 	}
-	if r := mcpv(t, "", "servers", "nope"); r.code != 2 || !strings.Contains(r.stderr, `no server named "nope" in `+filepath.Join(w.proj, ".mcp.json")+", "+cursor) {
+	if r := w.mcpv(t, "", "servers", "nope"); r.code != 2 || !strings.Contains(r.stderr, `no server named "nope" in `+filepath.Join(w.proj, ".mcp.json")+", "+cursor) {
 		t.Errorf("unknown: exit %d, stderr %q", r.code, r.stderr)
 	}
 	w.write(t, ".mcp.json", "{\"mcpServers\": {\n  \"x\": {\"command\": 1}}}")
 	for _, a := range [][]string{{"servers"}, {"ping", "-s", "x"}} {
-		if r := mcpv(t, "", a...); r.code != 2 || !strings.Contains(r.stderr, filepath.Join(w.proj, ".mcp.json")+`:2:20: server "x": command must be a string, not a number`) {
+		if r := w.mcpv(t, "", a...); r.code != 2 || !strings.Contains(r.stderr, filepath.Join(w.proj, ".mcp.json")+`:2:20: server "x": command must be a string, not a number`) {
 			t.Errorf("%q: exit %d, stderr %q", a, r.code, r.stderr)
 		}
 	}
@@ -350,7 +349,7 @@ func TestTargetUsage(t *testing.T) {
 		{[]string{"--config", "missing.json", "servers"}, "missing.json"},
 	}
 	for _, tt := range tests {
-		r := mcpv(t, "", tt.args...)
+		r := w.mcpv(t, "", tt.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, tt.errHas) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tt.args, r.code, r.stderr, tt.errHas)
 		}
@@ -360,7 +359,7 @@ func TestTargetUsage(t *testing.T) {
 func TestUntrustedHTTPEntriesGetNothingOfTheUsers(t *testing.T) {
 	w := newCfgWorld(t)
 	url := demoHTTP(t, httpModes["json"])
-	t.Setenv("MCPV_CLIENT_SECRET", "env-client-secret")
+	w.setenv("MCPV_CLIENT_SECRET", "env-client-secret")
 	w.write(t, ".mcp.json", `{"mcpServers": {
   "plain": {"type": "http", "url": `+q(url)+`},
   "where": {"type": "http", "url": `+q(url+"?home=${userHome}")+`},
@@ -374,12 +373,12 @@ func TestUntrustedHTTPEntriesGetNothingOfTheUsers(t *testing.T) {
 		{[]string{"ping", "-s", "plain", "-H", "Authorization: Bearer user-token-123"}, "would receive your --header or OAuth credentials"},
 	}
 	for _, tt := range tests {
-		r := mcpv(t, "", tt.args...)
+		r := w.mcpv(t, "", tt.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, tt.errHas) || strings.Contains(r.stderr, "user-token-123") {
 			t.Errorf("%q: exit %d, stderr %q", tt.args, r.code, r.stderr)
 		}
 	}
-	if r := mcpv(t, "", "ping", "-s", "plain"); r.code != 0 {
+	if r := w.mcpv(t, "", "ping", "-s", "plain"); r.code != 0 {
 		t.Errorf("plain: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -393,24 +392,24 @@ func TestTrustDoesNotFollowSymlinks(t *testing.T) {
 	if err := os.Symlink(os.Args[0], filepath.Join(w.root, "trusted", "server")); err != nil {
 		t.Fatal(err)
 	}
-	t.Chdir(filepath.Dir(trusted))
-	if r := mcpv(t, "", "trust"); r.code != 0 {
+	w.env.Cwd = filepath.Dir(trusted)
+	if r := w.mcpv(t, "", "trust"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
-	r := mcpv(t, "", "call", "-s", "local", "x", "-q", ".structuredContent.cwd")
+	r := w.mcpv(t, "", "call", "-s", "local", "x", "-q", ".structuredContent.cwd")
 	if r.code != 0 || r.stdout != q(filepath.Dir(trusted))+"\n" {
 		t.Fatalf("trusted: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	t.Chdir(w.proj)
+	w.env.Cwd = w.proj
 	if err := os.Symlink(trusted, filepath.Join(w.proj, ".mcp.json")); err != nil {
 		t.Fatal(err)
 	}
-	if r := mcpv(t, "", "ping", "-s", "local"); r.code != 2 || !strings.Contains(r.stderr, ".mcp.json is not trusted") {
+	if r := w.mcpv(t, "", "ping", "-s", "local"); r.code != 2 || !strings.Contains(r.stderr, ".mcp.json is not trusted") {
 		t.Fatalf("through a link: exit %d, stderr %q", r.code, r.stderr)
 	}
 	// A project server runs in its file's directory, so a trusted file read
 	// with --config from elsewhere still runs the programs beside it.
-	r = mcpv(t, "", "--config", trusted, "call", "-s", "local", "x", "-q", ".structuredContent.cwd")
+	r = w.mcpv(t, "", "--config", trusted, "call", "-s", "local", "x", "-q", ".structuredContent.cwd")
 	if r.code != 0 || r.stdout != q(filepath.Dir(trusted))+"\n" {
 		t.Fatalf("--config from elsewhere: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}

@@ -96,7 +96,7 @@ func TestTaskStoppedIsCancelledOnTheServer(t *testing.T) {
 		var out, errb bytes.Buffer
 		done := make(chan int)
 		go func() {
-			done <- run(ctx, args([]string{"call", "job", "--task"}, tail), output.NewStreams(strings.NewReader(""), &out, &errb), os.Environ())
+			done <- run(ctx, args([]string{"call", "job", "--task"}, tail), output.NewStreams(strings.NewReader(""), &out, &errb), testEnv(t))
 		}()
 		deadline := time.Now().Add(10 * time.Second)
 		for !strings.Contains(readLogIfAny(log), `"tasks/get"`) && time.Now().Before(deadline) {
@@ -181,7 +181,7 @@ func TestTaskStatusOnATerminal(t *testing.T) {
 	ios := output.NewStreams(strings.NewReader(""), &out, &errb)
 	ios.Status = output.NewStatusLine(&errb, true)
 	ios.Err, ios.ErrTTY = ios.Status, true
-	code := run(context.Background(), args([]string{"--elicitation", "decline", "call", "job", "--task"}, fake("tasks=working/working/completed")), ios, os.Environ())
+	code := run(context.Background(), args([]string{"--elicitation", "decline", "call", "job", "--task"}, fake("tasks=working/working/completed")), ios, testEnv(t))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}

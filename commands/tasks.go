@@ -26,8 +26,8 @@ Examples:
 
 type tasksListCmd struct{ pageFlags }
 
-func (c *tasksListCmd) Run(ctx context.Context, a *app) error {
-	return list(ctx, a, c.pageFlags, "tasks.list", "tasks/list", "tasks")
+func (c *tasksListCmd) Run(ctx context.Context, s *session, out *console) error {
+	return list(ctx, s, out, c.pageFlags, "tasks.list", "tasks/list", "tasks")
 }
 
 type taskID struct {
@@ -38,12 +38,12 @@ func (t taskID) params() json.RawMessage { return mcp.TaskParams(t.ID) }
 
 type tasksGetCmd struct{ taskID }
 
-func (c *tasksGetCmd) Run(ctx context.Context, a *app) error {
-	res, err := a.request(ctx, "tasks", "tasks/get", c.params())
+func (c *tasksGetCmd) Run(ctx context.Context, s *session, out *console) error {
+	res, err := s.request(ctx, "tasks", "tasks/get", c.params())
 	if err != nil {
 		return err
 	}
-	return a.print(res)
+	return out.print(res)
 }
 
 type tasksResultCmd struct{ taskID }
@@ -52,8 +52,8 @@ func (c *tasksResultCmd) Help() string {
 	return `Polls the task at the server's interval until it ends, then prints what tasks/result returns, with the exit codes of a call: isError or a failed task 1, a cancelled task 3. --timeout bounds the wait; an interrupted wait leaves the task running.`
 }
 
-func (c *tasksResultCmd) Run(ctx context.Context, a *app) error {
-	client, err := a.connect(ctx)
+func (c *tasksResultCmd) Run(ctx context.Context, s *session, out *console) error {
+	client, err := s.client(ctx)
 	if err != nil {
 		return err
 	}
@@ -64,8 +64,8 @@ func (c *tasksResultCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	return a.followTask(ctx, a.client, t, false, func(res json.RawMessage) error {
-		if err := a.print(res); err != nil {
+	return followTask(ctx, client, out, t, false, func(res json.RawMessage) error {
+		if err := out.print(res); err != nil {
 			return err
 		}
 		return toolResultFields(res).exitErr()
@@ -74,10 +74,10 @@ func (c *tasksResultCmd) Run(ctx context.Context, a *app) error {
 
 type tasksCancelCmd struct{ taskID }
 
-func (c *tasksCancelCmd) Run(ctx context.Context, a *app) error {
-	res, err := a.request(ctx, "tasks.cancel", "tasks/cancel", c.params())
+func (c *tasksCancelCmd) Run(ctx context.Context, s *session, out *console) error {
+	res, err := s.request(ctx, "tasks.cancel", "tasks/cancel", c.params())
 	if err != nil {
 		return err
 	}
-	return a.print(res)
+	return out.print(res)
 }

@@ -6,11 +6,12 @@ import (
 	"path/filepath"
 
 	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/trust"
 )
 
 type trustCmd struct {
-	Files  []string `arg:"" optional:"" type:"path" help:"The config files (default: the project's .mcp.json, .vscode/mcp.json and .cursor/mcp.json)."`
+	Files  []string `arg:"" optional:"" placeholder:"FILE" help:"The config files (default: the project's .mcp.json, .vscode/mcp.json and .cursor/mcp.json)."`
 	Revoke bool     `name:"revoke" help:"Forget the trust instead."`
 }
 
@@ -27,13 +28,9 @@ Examples:
     $ mcpv trust --revoke .mcp.json`
 }
 
-func (c *trustCmd) needsNoServer() {}
+func (c *trustCmd) noServer() {}
 
-func (c *trustCmd) Run(a *app) error {
-	env, err := a.configEnv()
-	if err != nil {
-		return err
-	}
+func (c *trustCmd) Run(out *console, env connect.Env) error {
 	files := c.Files
 	if len(files) == 0 {
 		for _, f := range config.ProjectFiles {
@@ -45,16 +42,16 @@ func (c *trustCmd) Run(a *app) error {
 			return usageErrorf("no project config file here (.mcp.json, .vscode/mcp.json or .cursor/mcp.json); name the file to trust")
 		}
 	}
-	store := a.trustStore(env)
+	store := env.TrustStore()
 	for _, p := range files {
 		src := config.FileSource(p, env.Cwd, "trust")
-		path := src.Path // as found: see checkTrust
+		path := src.Path // as found: trust belongs to the path, not what it links to
 		if c.Revoke {
 			had, err := store.Revoke(path)
 			if err != nil {
 				return err
 			}
-			if err := a.print(mustJSON(map[string]any{"file": path, "revoked": had})); err != nil {
+			if err := out.print(mustJSON(map[string]any{"file": path, "revoked": had})); err != nil {
 				return err
 			}
 			continue
@@ -63,7 +60,7 @@ func (c *trustCmd) Run(a *app) error {
 		if err != nil {
 			var fe *config.FileError
 			if errors.As(err, &fe) {
-				return configError{err}
+				return configError(err)
 			}
 			return err
 		}
@@ -74,7 +71,7 @@ func (c *trustCmd) Run(a *app) error {
 		for _, s := range f.Servers {
 			names = append(names, s.Name)
 		}
-		if err := a.print(mustJSON(map[string]any{"file": path, "sha256": trust.Hash(f.Data), "servers": names})); err != nil {
+		if err := out.print(mustJSON(map[string]any{"file": path, "sha256": trust.Hash(f.Data), "servers": names})); err != nil {
 			return err
 		}
 	}

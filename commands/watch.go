@@ -2,7 +2,7 @@ package commands
 
 // watch subscribes to resources and prints one line per change.
 //
-// Notifications arrive on the session's dispatcher goroutine (a.listen); the
+// Notifications arrive on the session's dispatcher goroutine (s.listen); the
 // listener only stamps them and hands them to Run's goroutine through a
 // channel, which does the printing and the optional resources/read. When the
 // consumer is slow the listener waits (nothing is dropped), but never after
@@ -70,10 +70,12 @@ var listChanges = map[string]string{
 	"notifications/prompts/list_changed":   "prompts",
 }
 
-func (c *watchCmd) Run(ctx context.Context, a *app) error {
+func (c *watchCmd) notInBatch() {}
+
+func (c *watchCmd) Run(ctx context.Context, s *session, out *console) error {
 	events := make(chan watchEvent, 64)
 	done := make(chan struct{}) // closed when Run stops consuming events
-	a.listen(func(method string, params json.RawMessage) {
+	s.listen(func(method string, params json.RawMessage) {
 		e := watchEvent{time: time.Now()}
 		switch {
 		case method == "notifications/resources/updated":
@@ -97,9 +99,9 @@ func (c *watchCmd) Run(ctx context.Context, a *app) error {
 	var client *mcp.Client
 	defer func() {
 		close(done)
-		c.unsubscribe(ctx, a, client, subscribed)
+		c.unsubscribe(ctx, out, client, subscribed)
 	}()
-	client, err := a.connect(ctx)
+	client, err := s.client(ctx)
 	if err != nil {
 		return err
 	}
@@ -123,8 +125,8 @@ func (c *watchCmd) Run(ctx context.Context, a *app) error {
 		defer t.Stop()
 		deadline = t.C
 	}
-	p := a.flags.outputFlags.printer(a.ios, a.getenv)
-	p.Format.Pretty = a.flags.Pretty // one line per event, even on a terminal
+	p := *out.printer
+	p.Format.Pretty = out.flags.Pretty // one line per event, even on a terminal
 	var falsy error
 	for n := 0; c.Count == 0 || n < c.Count; n++ {
 		var e watchEvent
@@ -140,11 +142,11 @@ func (c *watchCmd) Run(ctx context.Context, a *app) error {
 			return &mcp.TransportError{Op: "watch", Err: errors.New("the session ended")}
 		case e = <-events:
 		}
-		line, err := c.line(ctx, a, client, e)
+		line, err := c.line(ctx, out, client, e)
 		if err != nil {
 			return err
 		}
-		a.ios.Status.Clear()
+		out.ios.Status.Clear()
 		switch err := p.Print(line); {
 		case errors.Is(err, output.ErrFalsy):
 			falsy = err
@@ -158,7 +160,7 @@ func (c *watchCmd) Run(ctx context.Context, a *app) error {
 }
 
 // line renders one event; with --read it reads the updated resource first.
-func (c *watchCmd) line(ctx context.Context, a *app, client *mcp.Client, e watchEvent) (json.RawMessage, error) {
+func (c *watchCmd) line(ctx context.Context, out *console, client *mcp.Client, e watchEvent) (json.RawMessage, error) {
 	stamp := e.time.UTC().Format(time.RFC3339Nano)
 	if e.list != "" {
 		return marshalLine(struct {
@@ -166,7 +168,7 @@ func (c *watchCmd) line(ctx context.Context, a *app, client *mcp.Client, e watch
 			Time string `json:"time"`
 		}{e.list, stamp})
 	}
-	out := struct {
+	line := struct {
 		URI      string          `json:"uri"`
 		Time     string          `json:"time"`
 		Contents json.RawMessage `json:"contents,omitempty"`
@@ -177,18 +179,18 @@ func (c *watchCmd) line(ctx context.Context, a *app, client *mcp.Client, e watch
 		var callErr *mcp.CallError
 		switch {
 		case errors.As(err, &callErr):
-			fmt.Fprintf(a.ios.Err, "mcpv: %v\n", err)
-			out.Error = &mcp.RPCError{Code: callErr.Err.Code, Message: callErr.Err.Message}
+			out.notef("%v", err)
+			line.Error = &mcp.RPCError{Code: callErr.Err.Code, Message: callErr.Err.Message}
 		case err != nil:
 			return nil, err
 		default:
-			out.Contents = memberValue(res, "contents")
-			if out.Contents == nil {
-				out.Contents = json.RawMessage("null")
+			line.Contents = memberValue(res, "contents")
+			if line.Contents == nil {
+				line.Contents = json.RawMessage("null")
 			}
 		}
 	}
-	return marshalLine(out)
+	return marshalLine(line)
 }
 
 // marshalLine encodes v leaving <, > and & as they are, in strings and in
@@ -205,7 +207,7 @@ func marshalLine(v any) (json.RawMessage, error) {
 
 // unsubscribe ends the subscriptions, best effort and bounded, on a context
 // of its own: the watch's context may be the one Ctrl-C cancelled.
-func (c *watchCmd) unsubscribe(ctx context.Context, a *app, client *mcp.Client, uris []string) {
+func (c *watchCmd) unsubscribe(ctx context.Context, out *console, client *mcp.Client, uris []string) {
 	if len(uris) == 0 {
 		return
 	}
@@ -213,7 +215,7 @@ func (c *watchCmd) unsubscribe(ctx context.Context, a *app, client *mcp.Client, 
 	defer cancel()
 	for _, uri := range uris {
 		if _, err := client.Call(uctx, "resources/unsubscribe", uriParams(uri)); err != nil {
-			fmt.Fprintf(a.ios.Err, "mcpv: warning: unsubscribe %s: %v\n", uri, err)
+			out.warnf("unsubscribe %s: %v", uri, err)
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -223,7 +222,7 @@ func background(t *testing.T, argv ...string) (stdout, stderr *syncBuffer, cance
 	t.Cleanup(func() { cancel(nil) })
 	code := make(chan int, 1)
 	go func() { // ends when mcpv returns; cancel ends it
-		code <- run(ctx, argv, output.NewStreams(strings.NewReader(""), stdout, stderr), os.Environ())
+		code <- run(ctx, argv, output.NewStreams(strings.NewReader(""), stdout, stderr), testEnv(t))
 	}()
 	return stdout, stderr, cancel, func() int {
 		select {

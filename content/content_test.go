@@ -129,7 +129,7 @@ func TestTextNotAResult(t *testing.T) {
 		if got, err := Text([]byte(in)); err == nil {
 			t.Errorf("Text(%q) = %q, want an error", in, got)
 		}
-		if got, paths, err := Save([]byte(in), t.TempDir()); err == nil {
+		if got, paths, err := Save([]byte(in), t.TempDir(), ""); err == nil {
 			t.Errorf("Save(%q) = %q, %q, want an error", in, got, paths)
 		}
 	}
@@ -293,7 +293,7 @@ func TestSave(t *testing.T) {
 					}
 				}
 			}
-			got, paths, err := Save([]byte(tt.in), dir)
+			got, paths, err := Save([]byte(tt.in), dir, "")
 			if err != nil {
 				t.Fatalf("Save: %v", err)
 			}
@@ -339,7 +339,7 @@ func TestSave(t *testing.T) {
 
 func TestSavePNGIsReal(t *testing.T) {
 	dir := t.TempDir()
-	_, paths, err := Save([]byte(`{"content":[{"type":"image","data":"`+pngB64+`","mimeType":"image/png"}]}`), dir)
+	_, paths, err := Save([]byte(`{"content":[{"type":"image","data":"`+pngB64+`","mimeType":"image/png"}]}`), dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,7 +396,7 @@ func TestSaveErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			got, paths, err := Save([]byte(tt.in), dir)
+			got, paths, err := Save([]byte(tt.in), dir, "")
 			if err == nil {
 				t.Fatalf("Save = %s, %q; want an error", got, paths)
 			}
@@ -417,7 +417,6 @@ func TestSaveErrors(t *testing.T) {
 
 func TestSaveRelativeDir(t *testing.T) {
 	tmp := t.TempDir()
-	t.Chdir(tmp)
 	in := `{"content":[{"type":"image","data":"` + pngB64 + `","mimeType":"image/png"}]}`
 	tests := []struct {
 		dir, want string
@@ -428,7 +427,7 @@ func TestSaveRelativeDir(t *testing.T) {
 		{"./out/img/", "out/img/content-1-2.png"},
 	}
 	for _, tt := range tests {
-		got, paths, err := Save([]byte(in), tt.dir)
+		got, paths, err := Save([]byte(in), tt.dir, tmp)
 		if err != nil {
 			t.Fatalf("Save(dir %q): %v", tt.dir, err)
 		}
@@ -467,7 +466,7 @@ func TestTextAfterSave(t *testing.T) {
 	if diff := cmp.Diff("Here is the chart:\nnotes", before); diff != "" {
 		t.Errorf("Text before Save (-want +got):\n%s", diff)
 	}
-	saved, paths, err := Save([]byte(in), dir)
+	saved, paths, err := Save([]byte(in), dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -486,7 +485,7 @@ func TestTextAfterSave(t *testing.T) {
 		t.Errorf("Text after Save (-want +got):\n%s", diff)
 	}
 	// Saving again finds nothing left to save.
-	again, paths2, err := Save(saved, dir)
+	again, paths2, err := Save(saved, dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -516,7 +515,7 @@ func TestFileNameSafety(t *testing.T) {
 		in.WriteString(`{"uri":` + string(quote(u)) + `,"blob":"` + blobB64 + `"}`)
 	}
 	in.WriteString(`]}`)
-	out, paths, err := Save([]byte(in.String()), dir)
+	out, paths, err := Save([]byte(in.String()), dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,18 +48,19 @@ const (
 // Existing files are never overwritten: "-2", "-3", ... is added before the
 // extension. dir is created (0o755) when the first file is written. Files are
 // created 0o644 (less the umask). Paths are filepath.Join(dir, name), so a
-// relative dir gives relative paths.
+// relative dir gives relative paths; they are relative to cwd, or to the
+// process's working directory when cwd is "".
 //
 // A binary member that is not a string of valid base64 is an error naming the
 // block; on any error, the files this call wrote are removed and Save returns
 // nil, nil and the error. raw must have one of the shapes Text accepts.
 // When there is nothing to save, raw itself is returned with no paths.
-func Save(raw []byte, dir string) (rewritten []byte, paths []string, err error) {
+func Save(raw []byte, dir, cwd string) (rewritten []byte, paths []string, err error) {
 	arr, s, err := locate(raw)
 	if err != nil {
 		return nil, nil, err
 	}
-	sv := &saver{raw: raw, dir: dir}
+	sv := &saver{raw: raw, dir: dir, cwd: cwd}
 	rawjson.ForEachElement(arr, func(i int, el []byte) {
 		if err != nil {
 			return
@@ -80,7 +81,7 @@ func Save(raw []byte, dir string) (rewritten []byte, paths []string, err error) 
 	})
 	if err != nil {
 		for _, p := range sv.paths {
-			os.Remove(p)
+			os.Remove(sv.onDisk(p))
 		}
 		return nil, nil, err
 	}
@@ -99,6 +100,7 @@ type edit struct {
 type saver struct {
 	raw     []byte
 	dir     string
+	cwd     string // what a relative dir is relative to; "" is the process's
 	dirMade bool
 	paths   []string
 	edits   []edit
@@ -200,7 +202,7 @@ func (s *saver) create(stem, ext string, data []byte) (string, error) {
 		if d == "" {
 			d = "."
 		}
-		if err := os.MkdirAll(d, 0o755); err != nil {
+		if err := os.MkdirAll(s.onDisk(d), 0o755); err != nil {
 			return "", err
 		}
 		s.dirMade = true
@@ -216,7 +218,7 @@ func (s *saver) create(stem, ext string, data []byte) (string, error) {
 		}
 		name += suffix + ext
 		p := filepath.Join(s.dir, name)
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := os.OpenFile(s.onDisk(p), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -228,12 +230,20 @@ func (s *saver) create(stem, ext string, data []byte) (string, error) {
 			err = cerr
 		}
 		if err != nil {
-			os.Remove(p)
+			os.Remove(s.onDisk(p))
 			return "", err
 		}
 		return p, nil
 	}
 	return "", fmt.Errorf("no free file name for %s%s in %s", stem, ext, s.dir)
+}
+
+// onDisk is where path p is: relative to cwd when it is relative.
+func (s *saver) onDisk(p string) string {
+	if s.cwd == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(s.cwd, p)
 }
 
 // rewrite applies the edits to raw.

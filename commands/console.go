@@ -1,0 +1,68 @@
+package commands
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/mcpv/mcpv/content"
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/output"
+)
+
+// console is what a command shows the user: its streams and how results are
+// printed on stdout (the output flags). A batch line gets a console of its
+// own, over a buffer, through the same newConsole.
+type console struct {
+	ios     *output.Streams
+	flags   *outputFlags
+	printer *output.Printer
+	env     connect.Env
+}
+
+func newConsole(ios *output.Streams, f *outputFlags, env connect.Env) *console {
+	return &console{ios: ios, flags: f, printer: f.printer(ios, env.Getenv), env: env}
+}
+
+// print writes a result to stdout through the --jq filter and format flags.
+func (c *console) print(raw json.RawMessage) error {
+	c.ios.Status.Clear()
+	return c.printer.Print(raw)
+}
+
+// printResult writes a result, after --save-dir has put its binary blocks in
+// files, as JSON or (--text) as the text of its blocks.
+func (c *console) printResult(res json.RawMessage, text bool, saveDir string) error {
+	if saveDir != "" {
+		saved, _, err := content.Save(res, saveDir, c.env.Cwd)
+		if err != nil {
+			return fmt.Errorf("--save-dir: %w", err)
+		}
+		res = saved
+	}
+	if !text {
+		return c.print(res)
+	}
+	s, err := content.Text(res)
+	if err != nil {
+		return fmt.Errorf("--text: %w", err)
+	}
+	c.ios.Status.Clear()
+	if s != "" && s[len(s)-1] != '\n' {
+		s += "\n"
+	}
+	if _, err := io.WriteString(c.ios.Out, s); err != nil {
+		return &output.ClosedError{Err: err}
+	}
+	return nil
+}
+
+// warnf writes a warning on stderr.
+func (c *console) warnf(format string, args ...any) {
+	fmt.Fprintf(c.ios.Err, "mcpv: warning: "+format+"\n", args...)
+}
+
+// notef writes a notice on stderr.
+func (c *console) notef(format string, args ...any) {
+	fmt.Fprintf(c.ios.Err, "mcpv: "+format+"\n", args...)
+}

@@ -1,0 +1,47 @@
+package commands
+
+import (
+	"fmt"
+
+	"github.com/mcpv/mcpv/output"
+)
+
+// outputFlags shape what reaches stdout.
+type outputFlags struct {
+	Jq         string `short:"q" name:"jq" placeholder:"EXPR" help:"Filter the result with a jq expression." group:"Output"`
+	RawOutput  bool   `short:"r" name:"raw-output" help:"Write strings from --jq without quotes." group:"Output"`
+	ExitStatus bool   `short:"e" name:"exit-status" help:"Exit 1 when the last --jq output is false or null, or there is none." group:"Output"`
+	Pretty     bool   `name:"pretty" xor:"layout" help:"Indent the JSON (the default on a terminal)." group:"Output"`
+	Compact    bool   `short:"c" name:"compact" xor:"layout" help:"One JSON value per line (the default in pipes)." group:"Output"`
+	Color      string `name:"color" enum:"auto,always,never" default:"auto" help:"Colour the JSON: auto, always or never (NO_COLOR is honoured)." group:"Output"`
+
+	filter *output.Filter
+}
+
+func (f *outputFlags) Validate() error {
+	if f.Jq == "" {
+		if f.RawOutput || f.ExitStatus {
+			return fmt.Errorf("--raw-output and --exit-status need --jq")
+		}
+		return nil
+	}
+	filter, err := output.CompileFilter(f.Jq)
+	if err != nil {
+		return err
+	}
+	f.filter = filter
+	return nil
+}
+
+func (f *outputFlags) printer(ios *output.Streams, getenv func(string) string) *output.Printer {
+	return &output.Printer{
+		Out: ios.Out,
+		Format: output.Format{
+			Pretty: f.Pretty || (ios.OutTTY && !f.Compact),
+			Color:  output.UseColor(f.Color, ios.OutTTY, getenv),
+			Raw:    f.RawOutput,
+		},
+		Filter:     f.filter,
+		ExitStatus: f.ExitStatus,
+	}
+}

@@ -1,0 +1,113 @@
+package connect
+
+import (
+	"crypto/ecdsa"
+	"errors"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/mcpv/mcpv/oauth"
+)
+
+// AuthMode is the OAuth mode of the run: the one asked for, else auto when
+// there is a user at a terminal to run a browser flow, else stored.
+func (s *Settings) AuthMode(h Hooks) string {
+	if s.Auth.Mode != "" {
+		return s.Auth.Mode
+	}
+	if h.Interactive {
+		return oauth.ModeAuto
+	}
+	return oauth.ModeStored
+}
+
+// RequireHTTP refuses a stdio target for what only HTTP servers have.
+func (s *Settings) RequireHTTP() error {
+	if s.URL == "" {
+		return Usagef("auth is for HTTP servers: give --url URL or --server NAME of an HTTP server")
+	}
+	return nil
+}
+
+// AuthManager is the OAuth layer for the target, which must be an HTTP
+// server, in mode.
+func AuthManager(s *Settings, mode string, env Env, h Hooks) (*oauth.Manager, error) {
+	if err := s.RequireHTTP(); err != nil {
+		return nil, err
+	}
+	plain, err := httpClient(s.CACert)
+	if err != nil {
+		return nil, err
+	}
+	return oauthManager(s, plain, mode, env, h)
+}
+
+// authorizedClient is the HTTP client for the server: with the OAuth layer
+// unless its mode is none or the user sends an Authorization header.
+func authorizedClient(s *Settings, env Env, h Hooks) (*http.Client, error) {
+	plain, err := httpClient(s.CACert)
+	if err != nil {
+		return nil, err
+	}
+	mode := s.AuthMode(h)
+	if mode == "none" || s.Header.Get("Authorization") != "" {
+		return plain, nil
+	}
+	m, err := oauthManager(s, plain, mode, env, h)
+	if errors.Is(err, oauth.ErrBadServerURL) {
+		return plain, nil // the transport says what is wrong with the URL
+	}
+	if err != nil {
+		return nil, err
+	}
+	authorized := *plain
+	authorized.Transport = m
+	return &authorized, nil
+}
+
+// oauthManager builds the authorization layer for the target's URL.
+func oauthManager(s *Settings, plain *http.Client, mode string, env Env, h Hooks) (*oauth.Manager, error) {
+	a := s.Auth
+	opts := oauth.Options{
+		ServerURL:         s.URL,
+		HTTP:              plain,
+		Mode:              mode,
+		Grant:             a.Grant,
+		ClientID:          a.ClientID,
+		ClientSecret:      a.ClientSecret,
+		ClientMetadataURL: a.ClientMetadataURL,
+		Open:              h.OpenURL,
+		Log:               h.Log,
+		Store:             env.OAuthStore(),
+	}
+	if a.ClientKey != "" {
+		key, err := readClientKey(env.Path(a.ClientKey))
+		if err != nil {
+			return nil, err
+		}
+		opts.ClientKey = key
+	}
+	if opts.Grant != oauth.GrantAuthorizationCode && (opts.ClientID == "" || (opts.ClientSecret == "" && opts.ClientKey == nil)) {
+		return nil, Usagef("--grant %s needs --client-id and --client-secret or --client-key", strings.ReplaceAll(opts.Grant, "_", "-"))
+	}
+	if opts.Grant == oauth.GrantCrossApp {
+		if a.IDPTokenEndpoint == "" || a.IDPClientID == "" || a.IDToken == "" {
+			return nil, Usagef("--grant cross-app needs --idp-token-endpoint, --idp-client-id and --id-token")
+		}
+		opts.IdentityProvider = &oauth.IdentityProvider{TokenEndpoint: a.IDPTokenEndpoint, ClientID: a.IDPClientID, IDToken: a.IDToken}
+	}
+	return oauth.NewManager(opts, plain.Transport)
+}
+
+func readClientKey(path string) (*ecdsa.PrivateKey, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, Usagef("--client-key: %v", err)
+	}
+	key, err := oauth.ParseECKey(data)
+	if err != nil {
+		return nil, Usagef("--client-key %s: %v", path, err)
+	}
+	return key, nil
+}

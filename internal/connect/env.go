@@ -1,0 +1,79 @@
+package connect
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/oauth"
+	"github.com/mcpv/mcpv/trust"
+)
+
+// Env is the world a run sees: its environment variables, its working
+// directory and its operating system. main takes it from the process once;
+// tests build their own, so nothing below reads the process's environment
+// or working directory.
+type Env struct {
+	Environ []string // KEY=VALUE; a later entry for a key wins
+	Cwd     string   // absolute
+	GOOS    string
+}
+
+// System is the process's own Env.
+func System() (Env, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return Env{}, err
+	}
+	return Env{Environ: os.Environ(), Cwd: cwd, GOOS: runtime.GOOS}, nil
+}
+
+// Lookup returns a variable's value and whether it is set at all.
+func (e Env) Lookup(key string) (string, bool) {
+	for i := len(e.Environ) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(e.Environ[i], "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// Getenv returns a variable's value, or "" when it is unset.
+func (e Env) Getenv(key string) string {
+	v, _ := e.Lookup(key)
+	return v
+}
+
+// Home is the user's home directory: HOME, else what the system says.
+func (e Env) Home() string {
+	if h := e.Getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// Path makes a path the user gave absolute, relative to Cwd.
+func (e Env) Path(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(e.Cwd, p)
+}
+
+// Config is what the config lookup may know, with --config as flag.
+func (e Env) Config(flag string) config.Env {
+	return config.Env{Getenv: e.Getenv, Lookup: e.Lookup, Cwd: e.Cwd, Home: e.Home(), GOOS: e.GOOS, Flag: flag}
+}
+
+// TrustStore is where trusted project files are recorded.
+func (e Env) TrustStore() trust.Store {
+	return trust.Store{Dir: filepath.Join(trust.StateDir(e.Getenv, e.Home()), "trusted")}
+}
+
+// OAuthStore is where tokens are kept.
+func (e Env) OAuthStore() *oauth.Store {
+	return &oauth.Store{Dir: filepath.Join(trust.StateDir(e.Getenv, e.Home()), "oauth")}
+}

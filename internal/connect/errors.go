@@ -1,0 +1,26 @@
+package connect
+
+import "fmt"
+
+// UsageError is a mistake on the command line, found before any server
+// starts (exit 2).
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Usage wraps err as a *UsageError.
+func Usage(err error) error { return &UsageError{Err: err} }
+
+// Usagef is a *UsageError with a formatted message.
+func Usagef(format string, args ...any) error { return &UsageError{Err: fmt.Errorf(format, args...)} }
+
+// ConfigError is a problem with a config file, or a refusal to use one
+// (exit 2, like a usage error, but its message says all there is to say).
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// Configf is a *ConfigError with a formatted message.
+func Configf(format string, args ...any) error { return &ConfigError{Err: fmt.Errorf(format, args...)} }

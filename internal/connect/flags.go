@@ -1,0 +1,95 @@
+package connect
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The flags that shape a session, as the user gave them. commands embeds
+// these groups in its grammar; their tags are kong's. Resolve and Merge
+// turn them, with a config entry and the environment, into Settings.
+
+// ServerFlags choose and shape the server connection.
+type ServerFlags struct {
+	URL             string        `short:"u" name:"url" placeholder:"URL" help:"Talk to the server at this Streamable HTTP (or legacy SSE) URL instead of starting one (default: MCPV_URL)." group:"Server"`
+	Server          string        `short:"s" name:"server" placeholder:"NAME" help:"Use the server named NAME in a config file; see 'mcpv servers' (default: MCPV_SERVER)." group:"Server"`
+	Config          string        `name:"config" placeholder:"FILE" type:"existingfile" help:"Look for --server names in FILE before the other config files (MCPV_CONFIG is next)." group:"Server"`
+	InheritEnv      bool          `name:"inherit-env" help:"Give a stdio server from config mcpv's whole environment, not a minimal one." group:"Server"`
+	Header          []string      `short:"H" name:"header" sep:"none" placeholder:"'NAME: VALUE'" help:"Send this HTTP header (repeatable); @FILE reads one header per line." group:"Server"`
+	CACert          string        `name:"cacert" placeholder:"FILE" type:"existingfile" help:"Trust the PEM certificates in FILE as well as the system's." group:"Server"`
+	Transport       string        `name:"transport" enum:"auto,streamable-http,sse" default:"auto" help:"HTTP transport: auto (Streamable HTTP, falling back to legacy SSE), streamable-http or sse." group:"Server"`
+	Env             []string      `name:"env" sep:"none" placeholder:"KEY=VAL" help:"Set a variable in the stdio server's environment (repeatable)." group:"Server"`
+	Cwd             string        `name:"cwd" placeholder:"DIR" help:"Working directory of the stdio server." group:"Server" type:"existingdir"`
+	Timeout         time.Duration `name:"timeout" default:"10m" help:"Give up on a request after this long; 0 waits forever." group:"Server"`
+	ConnectTimeout  time.Duration `name:"connect-timeout" default:"60s" help:"Give up if the server has not started and answered initialize within this long." group:"Server"`
+	ProtocolVersion string        `name:"protocol-version" placeholder:"VERSION" help:"Offer this protocol version and accept no other (default: offer ${latest_version}, accept ${supported_versions})." group:"Server"`
+	Quiet           bool          `name:"quiet" help:"Do not show the server's stderr (its last lines still appear in errors)." group:"Server"`
+	Verbose         bool          `short:"v" name:"verbose" help:"Trace the JSON-RPC messages on stderr." group:"Server"`
+}
+
+// Validate checks what needs no I/O.
+func (f *ServerFlags) Validate() error {
+	for _, kv := range f.Env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return fmt.Errorf("--env %q: want KEY=VALUE", kv)
+		}
+	}
+	for _, h := range f.Header {
+		if strings.HasPrefix(h, "@") {
+			continue // read when the target is resolved
+		}
+		if _, err := parseHeader(h); err != nil {
+			return err
+		}
+	}
+	if f.Timeout < 0 || f.ConnectTimeout < 0 {
+		return fmt.Errorf("timeouts cannot be negative")
+	}
+	return nil
+}
+
+// AuthFlags shape OAuth for HTTP servers.
+type AuthFlags struct {
+	Auth              string `name:"auth" enum:",auto,stored,none" default:"" placeholder:"MODE" help:"OAuth for HTTP servers: auto (authorize in a browser when needed), stored (only stored or refreshable tokens; exit 5 otherwise) or none. Default: auto when stdin and stderr are terminals, else stored." group:"Authorization"`
+	ClientID          string `name:"client-id" placeholder:"ID" help:"A pre-registered OAuth client id." group:"Authorization"`
+	ClientSecret      string `name:"client-secret" placeholder:"SECRET" help:"Its secret; @FILE reads it from FILE (default: MCPV_CLIENT_SECRET)." group:"Authorization"`
+	ClientKey         string `name:"client-key" placeholder:"FILE" type:"existingfile" help:"Authenticate the client with a JWT signed by the EC P-256 key in FILE (PEM) instead of a secret." group:"Authorization"`
+	ClientMetadataURL string `name:"client-metadata-url" placeholder:"URL" help:"Use this client ID metadata document URL as the client id where the server supports them." group:"Authorization"`
+	Grant             string `name:"grant" enum:"authorization-code,client-credentials,cross-app" default:"authorization-code" help:"authorization-code (a user in a browser), client-credentials (a machine, e.g. CI) or cross-app (an identity provider's ID token, SEP-990)." group:"Authorization"`
+	IDPTokenEndpoint  string `name:"idp-token-endpoint" placeholder:"URL" help:"For --grant cross-app: the identity provider's token endpoint." group:"Authorization"`
+	IDPClientID       string `name:"idp-client-id" placeholder:"ID" help:"For --grant cross-app: mcpv's client id at the identity provider." group:"Authorization"`
+	IDToken           string `name:"id-token" placeholder:"TOKEN" help:"For --grant cross-app: the user's ID token; @FILE reads it from FILE (default: MCPV_ID_TOKEN)." group:"Authorization"`
+}
+
+// ClientFlags decide how mcpv answers what the server asks and shows what it reports.
+type ClientFlags struct {
+	MaxTimeout  time.Duration `name:"max-timeout" default:"1h" help:"Progress notifications restart --timeout, but a request never runs longer than this; 0 means no cap." group:"Server requests"`
+	Events      string        `name:"events" placeholder:"FILE" help:"Write every notification from the server to FILE as NDJSON, with a timestamp." group:"Server requests"`
+	LogLevel    string        `name:"log-level" enum:",debug,info,notice,warning,error,critical,alert,emergency" default:"" placeholder:"LEVEL" help:"Ask the server to send log messages at LEVEL and above (logging/setLevel)." group:"Server requests"`
+	Root        []string      `name:"root" sep:"none" placeholder:"DIR" help:"Offer this directory as a root (repeatable); without --root mcpv declares no roots." group:"Server requests"`
+	SamplingCmd string        `name:"sampling-cmd" placeholder:"CMD" help:"Answer sampling/createMessage by running CMD (sh -c) with the request's params as JSON on stdin; it prints a CreateMessageResult." group:"Server requests"`
+	Answer      []string      `name:"answer" sep:"none" placeholder:"KEY=VALUE" help:"Answer a field of an elicitation form (repeatable), typed by the requested schema." group:"Server requests"`
+	Answers     string        `name:"answers" placeholder:"FILE" type:"existingfile" help:"Answer elicitation forms from a JSON object in FILE." group:"Server requests"`
+	Elicitation string        `name:"elicitation" enum:",prompt,accept,decline,cancel" default:"" placeholder:"POLICY" help:"What to do with an elicitation that the answers do not complete: prompt (the default on a terminal), accept (fill defaults), decline (the default otherwise) or cancel." group:"Server requests"`
+}
+
+// Validate checks what needs no I/O.
+func (f *ClientFlags) Validate() error {
+	for _, a := range f.Answer {
+		if k, _, ok := strings.Cut(a, "="); !ok || k == "" {
+			return fmt.Errorf("--answer %q: want KEY=VALUE", a)
+		}
+	}
+	if f.MaxTimeout < 0 {
+		return fmt.Errorf("--max-timeout cannot be negative")
+	}
+	return nil
+}
+
+// Flags are every session-shaping flag of one command line.
+type Flags struct {
+	ServerFlags
+	AuthFlags
+	ClientFlags
+}

@@ -1,0 +1,73 @@
+package connect
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+
+	"github.com/mcpv/mcpv/elicit"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// Hooks are what the command line supplies to a session: where things are
+// shown and how the user is reached. Every field is optional.
+type Hooks struct {
+	// Client names mcpv in initialize.
+	Client mcp.Implementation
+	// Stderr receives the server's stderr (unless Settings.Quiet), its log
+	// messages, and the verbose trace. It should already mask secrets.
+	Stderr io.Writer
+	// Log receives mcpv's warnings and notices.
+	Log *slog.Logger
+	// Status shows transient progress (a progress line on a terminal).
+	Status Status
+	// Terminal opens the user's terminal for questions, or returns nil when
+	// there is none. Open calls it at most once.
+	Terminal func() elicit.Terminal
+	// OpenURL opens a URL in the user's browser.
+	OpenURL func(url string) error
+	// Interactive: a user is at a terminal, so a browser flow may start.
+	Interactive bool
+	// Events receives every notification, and mcpv's own events, as NDJSON.
+	Events *EventLog
+	// OnNotification sees every notification after mcpv has handled it, in
+	// order, on the session's dispatcher goroutine; it must not block for
+	// long.
+	OnNotification func(method string, params json.RawMessage)
+}
+
+// Status is a transient line of progress.
+type Status interface {
+	Set(text string)
+	Clear()
+}
+
+// withDefaults fills what is missing with things that show nothing.
+func (h Hooks) withDefaults() Hooks {
+	if h.Stderr == nil {
+		h.Stderr = io.Discard
+	}
+	if h.Log == nil {
+		h.Log = slog.New(slog.DiscardHandler)
+	}
+	return h
+}
+
+func (h Hooks) terminal() elicit.Terminal {
+	if h.Terminal == nil {
+		return nil
+	}
+	return h.Terminal()
+}
+
+func (h Hooks) setStatus(text string) {
+	if h.Status != nil {
+		h.Status.Set(text)
+	}
+}
+
+func (h Hooks) clearStatus() {
+	if h.Status != nil {
+		h.Status.Clear()
+	}
+}

@@ -1,0 +1,46 @@
+package connect
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+)
+
+// httpClient is the client every HTTP request goes through: the system's
+// roots plus cacert, the proxy from the environment, no timeout of its own
+// (streams live long; requests have their own). An authorization layer can
+// wrap its Transport.
+func httpClient(cacert string) (*http.Client, error) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if cacert != "" {
+		pem, err := os.ReadFile(cacert)
+		if err != nil {
+			return nil, Usagef("--cacert: %v", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, Usagef("--cacert %s: no PEM certificate found", cacert)
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
+	return &http.Client{Transport: tr, CheckRedirect: sameOrigin}, nil
+}
+
+// sameOrigin follows redirects only within the server's origin: -H headers
+// and the session id must not reach another host.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	first := via[0].URL
+	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+		return fmt.Errorf("refusing to follow a redirect to another origin (%s://%s)", req.URL.Scheme, req.URL.Host)
+	}
+	return nil
+}

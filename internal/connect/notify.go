@@ -1,0 +1,94 @@
+package connect
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// notifier sees every server notification, in order, on the session's
+// dispatcher goroutine: it records them in --events, draws progress and
+// task status, shows log messages, empties the tool cache when the tools
+// change, and passes each on to Hooks.OnNotification.
+type notifier struct {
+	hooks Hooks
+	quiet bool
+	tools *mcp.ToolCache
+}
+
+func (n *notifier) notify(method string, params json.RawMessage) {
+	n.hooks.Events.Write(method, params)
+	switch method {
+	case "notifications/tools/list_changed":
+		n.tools.Reset()
+	case "notifications/progress":
+		n.hooks.setStatus(progressText(params))
+	case "notifications/tasks/status":
+		var t mcp.Task
+		if json.Unmarshal(params, &t) == nil && t.TaskID != "" {
+			n.hooks.setStatus(TaskStatus(t))
+		}
+	case "notifications/message":
+		if !n.quiet {
+			io.WriteString(n.hooks.Stderr, logLine(params))
+		}
+	}
+	if n.hooks.OnNotification != nil {
+		n.hooks.OnNotification(method, params)
+	}
+}
+
+// TaskStatus renders a task's status for the progress line.
+func TaskStatus(t mcp.Task) string {
+	return strings.TrimSpace(fmt.Sprintf("mcpv: task %s: %s %s", t.TaskID, t.Status, t.StatusMessage))
+}
+
+// progressText renders a progress notification for the status line.
+func progressText(params json.RawMessage) string {
+	var p struct {
+		Progress json.Number `json:"progress"`
+		Total    json.Number `json:"total"`
+		Message  string      `json:"message"`
+	}
+	json.Unmarshal(params, &p)
+	s := "mcpv: progress " + p.Progress.String()
+	if p.Total != "" {
+		s += "/" + p.Total.String()
+		if done, err1 := strconv.ParseFloat(p.Progress.String(), 64); err1 == nil {
+			if total, err2 := strconv.ParseFloat(p.Total.String(), 64); err2 == nil && total > 0 {
+				s += fmt.Sprintf(" (%.0f%%)", 100*done/total)
+			}
+		}
+	}
+	if p.Message != "" {
+		s += " " + p.Message
+	}
+	return s
+}
+
+// logLine renders notifications/message as "server[level] logger: message".
+func logLine(params json.RawMessage) string {
+	var p struct {
+		Level  string          `json:"level"`
+		Logger string          `json:"logger"`
+		Data   json.RawMessage `json:"data"`
+	}
+	json.Unmarshal(params, &p)
+	var msg string
+	if err := json.Unmarshal(p.Data, &msg); err != nil {
+		var b bytes.Buffer
+		rawjson.WriteCompact(&b, p.Data)
+		msg = b.String()
+	}
+	msg = strings.TrimRight(msg, "\n")
+	if p.Logger != "" {
+		return fmt.Sprintf("server[%s] %s: %s\n", p.Level, p.Logger, msg)
+	}
+	return fmt.Sprintf("server[%s]: %s\n", p.Level, msg)
+}

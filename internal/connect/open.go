@@ -1,0 +1,133 @@
+package connect
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/redact"
+)
+
+// Conn is an open session: the initialized client and what came with it.
+type Conn struct {
+	Client *mcp.Client
+	// Tools caches the tool definitions for the whole session; it is
+	// emptied when the server says its tools changed.
+	Tools *mcp.ToolCache
+
+	notes *notifier
+	hooks Hooks
+}
+
+// Open starts the server (or prepares the HTTP connection), initializes the
+// session and sends --log-level. ctx bounds every step; ConnectTimeout
+// bounds start-up and initialize. On failure nothing is left running.
+func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
+	h = h.withDefaults()
+	ans, err := newAnswerer(s, env, h)
+	if err != nil {
+		return nil, err
+	}
+	t, err := transport(s, env, h)
+	if err != nil {
+		return nil, err
+	}
+	c := &Conn{Tools: &mcp.ToolCache{}, hooks: h}
+	c.notes = &notifier{hooks: h, quiet: s.Quiet, tools: c.Tools}
+	sopts := mcp.SessionOptions{Log: h.Log, Handler: ans.serve, OnNotification: c.notes.notify}
+	if s.Verbose {
+		sopts.Trace = tracer(h.Stderr)
+	}
+	session := mcp.NewSession(t, sopts)
+
+	ictx := ctx
+	if s.ConnectTimeout > 0 {
+		var cancel context.CancelFunc
+		ictx, cancel = context.WithTimeoutCause(ctx, s.ConnectTimeout,
+			&mcp.TimeoutError{Method: "initialize", Timeout: s.ConnectTimeout})
+		defer cancel()
+	}
+	client, err := mcp.Initialize(ictx, session, mcp.ClientOptions{
+		Info:            h.Client,
+		ProtocolVersion: s.ProtocolVersion,
+		Capabilities:    ans.capabilities(),
+		Timeout:         s.Timeout,
+		MaxTimeout:      s.MaxTimeout,
+	})
+	if err != nil {
+		session.Close(context.Background())
+		return nil, err
+	}
+	c.Client = client
+	if err := c.setLogLevel(ctx, s.Answers.LogLevel); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// transport starts the stdio server or prepares the HTTP connection.
+func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
+	if s.URL != "" {
+		client, err := authorizedClient(s, env, h)
+		if err != nil {
+			return nil, err
+		}
+		opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, Mode: s.Mode, Log: h.Log}
+		if s.Verbose {
+			opts.Trace = func(line string) { fmt.Fprintf(h.Stderr, "mcpv: http: %s\n", line) }
+		}
+		tr, err := mcp.NewHTTPTransport(opts)
+		if err != nil {
+			return nil, Usage(err)
+		}
+		return tr, nil
+	}
+	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log}
+	if !s.Quiet {
+		opts.Stderr = h.Stderr
+	}
+	return mcp.StartCommand(opts)
+}
+
+// setLogLevel sends --log-level when the server declares logging.
+func (c *Conn) setLogLevel(ctx context.Context, level string) error {
+	if level == "" {
+		return nil
+	}
+	if !c.Client.HasCapability("logging") {
+		c.hooks.Log.Warn(fmt.Sprintf("the server does not declare logging; --log-level %s not sent", level))
+		return nil
+	}
+	_, err := c.Client.Call(ctx, "logging/setLevel", mustJSON(map[string]string{"level": level}))
+	return err
+}
+
+// Event records an event of mcpv's own in --events.
+func (c *Conn) Event(method string, params json.RawMessage) { c.hooks.Events.Write(method, params) }
+
+// Close ends the session within the transport's bounds, after every queued
+// notification has been delivered.
+func (c *Conn) Close() {
+	c.Client.Close(context.Background())
+}
+
+// tracer writes each JSON-RPC message on stderr, clipped so a huge message
+// cannot flood the terminal; the clip is announced, never silent.
+func tracer(w io.Writer) func(out bool, msg []byte) {
+	const max = 4096
+	return func(out bool, msg []byte) {
+		dir := "<-"
+		if out {
+			dir = "->"
+		}
+		// Clip first: masking scans what is shown, not a 100 MB message.
+		if len(msg) > max {
+			fmt.Fprintf(w, "mcpv: %s %s… (%d more bytes)\n", dir, redact.JSON(msg[:max]), len(msg)-max)
+			return
+		}
+		fmt.Fprintf(w, "mcpv: %s %s\n", dir, redact.JSON(msg))
+	}
+}

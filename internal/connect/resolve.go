@@ -1,0 +1,254 @@
+package connect
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/redact"
+)
+
+// Resolve finds the server a run talks to and merges its settings: exactly
+// one of --url, --server and the words after -- (server), else MCPV_URL or
+// MCPV_SERVER. A config entry is looked up, checked for trust and
+// expanded; -H @FILE, --client-secret and --id-token are read. Warnings
+// about the entry go to log.
+func Resolve(f Flags, explicit map[string]bool, server []string, env Env, log *slog.Logger) (*Settings, error) {
+	given := 0
+	for _, set := range []bool{f.URL != "", f.Server != "", len(server) > 0} {
+		if set {
+			given++
+		}
+	}
+	if given > 1 {
+		return nil, Usagef("give one server: --url URL, --server NAME or -- COMMAND")
+	}
+	if given == 0 {
+		u, s := env.Getenv("MCPV_URL"), env.Getenv("MCPV_SERVER")
+		if u != "" && s != "" {
+			return nil, Usagef("MCPV_URL and MCPV_SERVER are both set; unset one, or give --url or --server")
+		}
+		f.URL, f.Server = u, s
+	}
+	src := Source{URL: f.URL, Command: server}
+	if f.Server != "" {
+		x, untrusted, err := lookup(f, env, log)
+		if err != nil {
+			return nil, err
+		}
+		src.Entry, src.Untrusted = x, untrusted
+	}
+	headers, err := readHeaders(f.Header, env)
+	if err != nil {
+		return nil, err
+	}
+	src.Headers = headers
+	if !src.Untrusted {
+		if src.ClientSecret, err = secretFlag("--client-secret", f.ClientSecret, "MCPV_CLIENT_SECRET", env); err != nil {
+			return nil, err
+		}
+		if src.IDToken, err = secretFlag("--id-token", f.IDToken, "MCPV_ID_TOKEN", env); err != nil {
+			return nil, err
+		}
+	}
+	return Merge(f, explicit, src, env)
+}
+
+// lookup finds --server in the config files, checks trust and expands it.
+func lookup(f Flags, env Env, log *slog.Logger) (*config.Expanded, bool, error) {
+	cenv := env.Config(env.Path(f.Config))
+	s, err := config.Find(cenv, f.Server)
+	if err != nil {
+		return nil, false, &ConfigError{Err: err}
+	}
+	untrusted := false
+	if s.File.Kind == config.Project {
+		if untrusted, err = checkTrust(f, env, s); err != nil {
+			return nil, false, err
+		}
+	}
+	x, err := s.Expand(cenv)
+	if err != nil {
+		return nil, false, &ConfigError{Err: err}
+	}
+	for _, w := range s.Warnings {
+		log.Warn(fmt.Sprintf("%s: server %q: %s", s.Where(), s.Name, w))
+	}
+	if f.Verbose {
+		log.Info(fmt.Sprintf("server %q from %s (%s)", s.Name, s.Where(), s.File.Label))
+	}
+	return x, untrusted, nil
+}
+
+// checkTrust refuses a project file's server that would run a command, or
+// send the user's environment somewhere, until the user trusts the file.
+// An untrusted HTTP entry that carries nothing of the user's is allowed:
+// untrusted says so.
+func checkTrust(f Flags, env Env, s *config.Server) (untrusted bool, err error) {
+	// Trust is kept for the path as found, not the file a symbolic link
+	// points to: a trusted file reached from another directory would run
+	// that directory's programs.
+	ok, err := env.TrustStore().Trusted(s.File.Path, s.File.Data)
+	if err != nil {
+		return false, fmt.Errorf("reading the trust store: %w", err)
+	}
+	if ok {
+		return false, nil
+	}
+	rel := relPath(s.File.Path, env.Cwd)
+	refuse := func(what string) error {
+		return Configf("%s is not trusted; its server %q would %s; review the file, then run: mcpv trust %s",
+			rel, s.Name, what, QuoteWord(rel))
+	}
+	if s.Transport == "stdio" {
+		return false, refuse("run: " + DescribeCommand(s))
+	}
+	// An untrusted HTTP entry may be used only when nothing of the user's
+	// would reach its URL: no variables, no OAuth client, no credentials
+	// from the command line.
+	u := redact.URL(s.URL)
+	switch {
+	case len(s.References()) > 0:
+		return false, refuse(fmt.Sprintf("send ${%s} to %s", strings.Join(s.References(), "}, ${"), u))
+	case s.OAuth != (config.OAuth{}):
+		return false, refuse("authenticate an OAuth client at " + u)
+	case len(f.Header) > 0 || f.ClientID != "" || f.ClientSecret != "" || f.ClientKey != "" || f.IDToken != "":
+		return false, refuse("receive your --header or OAuth credentials at " + u)
+	}
+	return true, nil
+}
+
+// DescribeCommand shows an entry's command line as written, secrets masked.
+func DescribeCommand(s *config.Server) string {
+	words := append([]string{s.Command}, redact.Args(s.Args)...)
+	for i, w := range words {
+		words[i] = QuoteWord(w)
+	}
+	out := strings.Join(words, " ")
+	if s.Cwd != "" {
+		out = "(in " + QuoteWord(s.Cwd) + ") " + out
+	}
+	if len(s.Env) > 0 {
+		var env []string
+		for _, v := range s.Env {
+			env = append(env, v.Name+"="+QuoteWord(MaskValue(v.Name, v.Value)))
+		}
+		out = "env " + strings.Join(env, " ") + " " + out
+	}
+	return out
+}
+
+// MaskValue hides a secret-named value, unless it only names variables
+// ("${GITHUB_TOKEN}", "Bearer ${TOKEN}"): then the secret is not in the file.
+func MaskValue(name, value string) string {
+	if !redact.Name(name) {
+		return value
+	}
+	rest := value
+	if scheme, after, ok := strings.Cut(value, " "); ok && !strings.Contains(scheme, "$") {
+		rest = after
+	}
+	for _, part := range strings.Fields(rest) {
+		if !strings.HasPrefix(part, "${") || !strings.HasSuffix(part, "}") || strings.Count(part, "${") != 1 {
+			return redact.HeaderValue(name, value)
+		}
+	}
+	return value
+}
+
+// QuoteWord quotes a word for a POSIX shell when it needs it.
+func QuoteWord(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func relPath(path, cwd string) string {
+	if rel, err := filepath.Rel(cwd, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
+}
+
+// readHeaders gathers the -H flags, reading @FILE ones (one header per
+// line, blank lines and # comments skipped).
+func readHeaders(flags []string, env Env) ([][2]string, error) {
+	var out [][2]string
+	for _, f := range flags {
+		lines := []string{f}
+		if path, ok := strings.CutPrefix(f, "@"); ok {
+			data, err := os.ReadFile(env.Path(path))
+			if err != nil {
+				return nil, Usagef("--header: %v", err)
+			}
+			lines = nil
+			sc := bufio.NewScanner(bytes.NewReader(data))
+			for sc.Scan() {
+				if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, "#") {
+					lines = append(lines, l)
+				}
+			}
+		}
+		for _, l := range lines {
+			kv, err := parseHeader(l)
+			if err != nil {
+				return nil, Usage(err)
+			}
+			out = append(out, kv)
+		}
+	}
+	return out, nil
+}
+
+// parseHeader reads one "Name: value" header.
+func parseHeader(s string) ([2]string, error) {
+	name, value, ok := strings.Cut(s, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.ContainsAny(name, " \t") {
+		return [2]string{}, fmt.Errorf("--header %q: want 'Name: value'", clipSecret(s))
+	}
+	return [2]string{name, strings.TrimSpace(value)}, nil
+}
+
+// clipSecret shows a header in an error without its value: a malformed
+// header may well be a bare token.
+func clipSecret(s string) string {
+	if name, _, ok := strings.Cut(s, ":"); ok {
+		return name + ": …"
+	}
+	return fmt.Sprintf("(%d characters)", len(s))
+}
+
+// secretFlag is a secret given as a flag's value, @FILE, or an environment
+// variable.
+func secretFlag(name, value, envName string, env Env) (string, error) {
+	if path, ok := strings.CutPrefix(value, "@"); ok {
+		data, err := os.ReadFile(env.Path(path))
+		if err != nil {
+			return "", Usagef("%s: %v", name, err)
+		}
+		return strings.TrimSpace(string(data)), nil
+	}
+	if value == "" {
+		value = env.Getenv(envName)
+	}
+	return value, nil
+}
+
+func hostOf(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return raw
+}
+
+func baseName(program string) string { return filepath.Base(program) }

@@ -1,0 +1,193 @@
+package connect
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mcpv/mcpv/elicit"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// answerer answers the server's requests: roots/list from --root,
+// sampling/createMessage through --sampling-cmd, elicitation/create from
+// the answers, the policy or the terminal. It declares exactly those
+// capabilities
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#capability-negotiation).
+type answerer struct {
+	roots    json.RawMessage // the answer to roots/list; nil without --root
+	sampling string          // --sampling-cmd
+	elicit   *elicit.Options
+	hooks    Hooks
+}
+
+func newAnswerer(s *Settings, env Env, h Hooks) (*answerer, error) {
+	a := &answerer{sampling: s.Answers.SamplingCmd, hooks: h}
+	if len(s.Answers.Roots) > 0 {
+		roots, err := rootList(s.Answers.Roots, env)
+		if err != nil {
+			return nil, err
+		}
+		a.roots = roots
+	}
+	el, err := elicitation(s, env, h)
+	if err != nil {
+		return nil, err
+	}
+	a.elicit = el
+	return a, nil
+}
+
+// capabilities is the ClientCapabilities object for initialize.
+func (a *answerer) capabilities() json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	if a.roots != nil {
+		b.WriteString(`"roots":{"listChanged":false},`)
+	}
+	if a.sampling != "" {
+		b.WriteString(`"sampling":{},`)
+	}
+	b.WriteString(`"elicitation":`)
+	b.Write(a.elicit.Capability())
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// rootList turns --root paths into the answer to roots/list.
+func rootList(paths []string, env Env) (json.RawMessage, error) {
+	type root struct {
+		URI  string `json:"uri"`
+		Name string `json:"name"`
+	}
+	var roots []root
+	for _, p := range paths {
+		abs := env.Path(p)
+		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+			return nil, Usagef("--root %s: not a directory", p)
+		}
+		u := url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Clean(abs))}
+		roots = append(roots, root{URI: u.String(), Name: filepath.Base(abs)})
+	}
+	return json.Marshal(struct {
+		Roots []root `json:"roots"`
+	}{roots})
+}
+
+// elicitation prepares the answers to elicitation/create.
+func elicitation(s *Settings, env Env, h Hooks) (*elicit.Options, error) {
+	o := &elicit.Options{Log: h.Log, Answers: map[string]string{}, OpenURL: h.OpenURL, ServerName: s.Name, Advice: ElicitAdvice}
+	for _, kv := range s.Answers.Answer {
+		k, v, _ := strings.Cut(kv, "=")
+		o.Answers[k] = v
+	}
+	if f := s.Answers.AnswersFile; f != "" {
+		data, err := os.ReadFile(env.Path(f))
+		if err != nil {
+			return nil, Usagef("--answers: %v", err)
+		}
+		if err := json.Unmarshal(data, &o.AnswerJSON); err != nil {
+			return nil, Usagef("--answers %s: want a JSON object: %v", f, err)
+		}
+	}
+	policy := s.Answers.Elicitation
+	if policy == "" || policy == "prompt" {
+		if tty := h.terminal(); tty != nil {
+			o.TTY, policy = tty, "prompt"
+		} else {
+			policy = "decline"
+		}
+	}
+	o.Policy = elicit.Policy(policy)
+	return o, nil
+}
+
+// ElicitAdvice says which flags answer a form that went unanswered.
+func ElicitAdvice(u elicit.Unanswered) string {
+	if len(u.Missing) > 0 {
+		return "use --answer " + u.Missing[0] + "=VALUE"
+	}
+	return "use --answer KEY=VALUE, --answers FILE or --elicitation accept"
+}
+
+// serve answers one server request; everything not declared is
+// method-not-found.
+func (a *answerer) serve(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	res, err := a.answer(ctx, method, params)
+	if err != nil || res == nil {
+		return res, err
+	}
+	return echoRelatedTask(params, res)
+}
+
+// echoRelatedTask copies the related-task _meta of a request made for a
+// task into the answer
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks).
+func echoRelatedTask(params, res json.RawMessage) (json.RawMessage, error) {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.Meta[mcp.RelatedTaskKey] == nil {
+		return res, nil
+	}
+	return mcp.WithMeta(res, mcp.RelatedTaskKey, p.Meta[mcp.RelatedTaskKey])
+}
+
+func (a *answerer) answer(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	switch {
+	case method == "roots/list" && a.roots != nil:
+		return a.roots, nil
+	case method == "sampling/createMessage" && a.sampling != "":
+		return a.sample(ctx, params)
+	case method == "elicitation/create" && a.elicit != nil:
+		a.hooks.clearStatus()
+		res, err := a.elicit.Handle(ctx, params)
+		var pe *elicit.ParamsError
+		if errors.As(err, &pe) {
+			return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: pe.Error()}
+		}
+		return res, err
+	}
+	return nil, mcp.MethodNotFound(method)
+}
+
+// sample runs --sampling-cmd with the request's params on stdin and returns
+// its stdout, once it is checked to be a CreateMessageResult.
+func (a *answerer) sample(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	cmd := exec.CommandContext(ctx, "sh", "-c", a.sampling)
+	cmd.Stdin = bytes.NewReader(params)
+	cmd.Stderr = a.hooks.Stderr
+	cmd.WaitDelay = time.Second // a background child must not hold its stdout open for ever
+	out, err := cmd.Output()
+	fail := func(why string) (json.RawMessage, error) {
+		a.hooks.Log.Warn(fmt.Sprintf("--sampling-cmd %s; the server gets an error", why))
+		return nil, &mcp.RPCError{Code: mcp.CodeInternalError, Message: "sampling failed: " + why}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return fail(err.Error())
+	}
+	var res struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+		Model   *string         `json:"model"`
+	}
+	out = bytes.TrimSpace(out)
+	if err := json.Unmarshal(out, &res); err != nil || !json.Valid(out) {
+		return fail(fmt.Sprintf("printed no JSON object (%.100q)", out))
+	}
+	if res.Role == "" || len(res.Content) == 0 || res.Model == nil {
+		return fail("printed JSON without role, content and model (a CreateMessageResult needs them)")
+	}
+	return out, nil
+}

@@ -1,0 +1,280 @@
+package connect
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/redact"
+)
+
+// Settings is everything that shapes one session: the server, how to reach
+// it, and how mcpv behaves toward it. Merge builds it from the flags, a
+// config entry and the environment; it is data only, and Open acts on it.
+type Settings struct {
+	// Name is how questions to the user name the server: its config name,
+	// its URL's host, or its program.
+	Name string
+
+	// A stdio server (Command set) or an HTTP one (URL set), never both.
+	Command []string // the program and its arguments
+	Env     []string // the server's whole environment
+	Dir     string   // its working directory; "" is mcpv's
+
+	URL    string
+	Header http.Header // sent with every request: the entry's, then -H
+	Mode   string      // HTTP transport: auto, streamable-http or sse
+	CACert string      // a PEM file of more roots to trust
+
+	Timeout         time.Duration // per request; 0 waits forever
+	ConnectTimeout  time.Duration // start-up and initialize
+	MaxTimeout      time.Duration // the cap progress cannot extend a request past
+	ProtocolVersion string        // offer this one and accept no other
+	Quiet           bool          // hide the server's stderr
+	Verbose         bool          // trace the JSON-RPC traffic
+
+	Auth    Auth
+	Answers Answers
+
+	// Untrusted is an untrusted project file's HTTP entry: nothing of the
+	// user's (credentials, tokens, a browser flow) may reach it.
+	Untrusted bool
+	// Secrets are values never to be written out.
+	Secrets []string
+}
+
+// Auth is how to authorize at an HTTP server: the flags, over the config
+// entry's oauth block.
+type Auth struct {
+	Mode              string // auto, stored, none, or "" for the default of the run
+	Grant             string // authorization_code, client_credentials or cross_app
+	ClientID          string
+	ClientSecret      string // the value, read from @FILE or the environment
+	ClientKey         string // a PEM file
+	ClientMetadataURL string
+	IDPTokenEndpoint  string
+	IDPClientID       string
+	IDToken           string // the value
+}
+
+// Answers are how mcpv answers the server's requests and shows what it reports.
+type Answers struct {
+	Roots       []string // directories offered as roots
+	SamplingCmd string
+	Answer      []string // KEY=VALUE
+	AnswersFile string
+	Elicitation string // prompt, accept, decline, cancel, or "" for the default of the run
+	LogLevel    string
+	Events      string // the --events file
+}
+
+// Source is what Resolve found before merging: the target, and the values
+// it read from files and the environment.
+type Source struct {
+	URL     string           // --url or MCPV_URL
+	Command []string         // the words after --
+	Entry   *config.Expanded // --server or MCPV_SERVER, expanded
+	// Untrusted: Entry is an untrusted project file's HTTP entry.
+	Untrusted bool
+	// Headers are -H, with @FILE read: name and value pairs in order.
+	Headers      [][2]string
+	ClientSecret string // --client-secret, its @FILE or MCPV_CLIENT_SECRET
+	IDToken      string // --id-token, its @FILE or MCPV_ID_TOKEN
+}
+
+// Merge builds the settings of a session from the flags (explicit says
+// which were given on the command line rather than defaulted), what Resolve
+// found and the environment. It does no I/O. Flags beat the config entry:
+// --timeout, --protocol-version, --transport and --cwd replace the entry's
+// values; -H and --env add to them (-H replaces a header of the same name).
+func Merge(f Flags, explicit map[string]bool, src Source, env Env) (*Settings, error) {
+	s := &Settings{
+		Timeout:         f.Timeout,
+		ConnectTimeout:  f.ConnectTimeout,
+		MaxTimeout:      f.MaxTimeout,
+		ProtocolVersion: f.ProtocolVersion,
+		Quiet:           f.Quiet,
+		Verbose:         f.Verbose,
+		Untrusted:       src.Untrusted,
+		Answers: Answers{
+			Roots:       f.Root,
+			SamplingCmd: f.SamplingCmd,
+			Answer:      f.Answer,
+			AnswersFile: f.Answers,
+			Elicitation: f.Elicitation,
+			LogLevel:    f.LogLevel,
+			Events:      f.Events,
+		},
+	}
+	x := src.Entry
+	switch {
+	case src.URL != "":
+		s.URL, s.Mode = src.URL, f.Transport
+		s.Name = hostOf(src.URL)
+	case x != nil:
+		s.Name = x.Name
+		mergeEntry(s, f, explicit, x, env)
+	case len(src.Command) > 0:
+		s.Command = src.Command
+		s.Env = append(slices.Clone(env.Environ), f.Env...)
+		s.Name = baseName(src.Command[0])
+	default:
+		return nil, Usagef("no server given: add -- COMMAND [ARGS...] after the command, --url URL or --server NAME")
+	}
+	if s.URL == "" && (len(f.Header) > 0 || f.CACert != "") {
+		return nil, Usagef("--header and --cacert are for HTTP servers")
+	}
+	if s.URL != "" && (len(f.Env) > 0 || f.Cwd != "") {
+		return nil, Usagef("--env and --cwd are for stdio servers")
+	}
+	if f.Cwd != "" {
+		s.Dir = env.Path(f.Cwd)
+	}
+	if s.URL != "" {
+		s.CACert = env.Path(f.CACert)
+		if s.Header == nil {
+			s.Header = http.Header{}
+		}
+		for _, h := range src.Headers {
+			s.Header.Del(h[0]) // -H replaces the entry's header of that name
+		}
+		for _, h := range src.Headers {
+			s.Header.Add(h[0], h[1])
+		}
+	}
+	s.Auth = mergeAuth(f.AuthFlags, explicit, src)
+	if x != nil {
+		s.Secrets = append(s.Secrets, x.Secrets...)
+	}
+	s.Secrets = uniq(append(s.Secrets, flagSecrets(f, src)...))
+	return s, nil
+}
+
+// uniq drops empty and repeated strings, keeping the first of each.
+func uniq(list []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range list {
+		if v != "" && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// mergeEntry takes the server from a config entry.
+func mergeEntry(s *Settings, f Flags, explicit map[string]bool, x *config.Expanded, env Env) {
+	if x.Timeout > 0 && !explicit["timeout"] {
+		s.Timeout = x.Timeout
+	}
+	if x.ProtocolVersion != "" && !explicit["protocol-version"] {
+		s.ProtocolVersion = x.ProtocolVersion
+	}
+	if x.Transport != "stdio" {
+		s.URL, s.Mode = x.URL, x.Transport
+		if explicit["transport"] {
+			s.Mode = f.Transport
+		}
+		s.Header = http.Header{}
+		for _, h := range x.Headers {
+			s.Header.Add(h.Name, h.Value)
+		}
+		return
+	}
+	s.Command = append([]string{x.Command}, x.Args...)
+	base := MinimalEnv(env.Environ, env.GOOS)
+	if f.InheritEnv {
+		base = slices.Clone(env.Environ)
+	}
+	for _, v := range x.Env {
+		base = append(base, v.Name+"="+v.Value)
+	}
+	s.Env = append(base, f.Env...)
+	s.Dir = x.Cwd
+	if s.Dir == "" && x.File.Kind == config.Project {
+		s.Dir = x.File.Folder // the programs the user trusted, not those of wherever mcpv runs
+	}
+}
+
+// mergeAuth puts the flags over the entry's oauth block. An untrusted
+// entry gets nothing of the user's.
+func mergeAuth(f AuthFlags, explicit map[string]bool, src Source) Auth {
+	var conf config.OAuth
+	if src.Entry != nil {
+		conf = src.Entry.OAuth
+	}
+	pick := func(flag, fromConf string) string {
+		if flag != "" {
+			return flag
+		}
+		return fromConf
+	}
+	a := Auth{
+		Mode:              f.Auth,
+		Grant:             strings.ReplaceAll(f.Grant, "-", "_"),
+		ClientID:          pick(f.ClientID, conf.ClientID),
+		ClientSecret:      pick(src.ClientSecret, conf.ClientSecret),
+		ClientKey:         pick(f.ClientKey, conf.ClientKey),
+		ClientMetadataURL: pick(f.ClientMetadataURL, conf.ClientMetadataURL),
+		IDPTokenEndpoint:  f.IDPTokenEndpoint,
+		IDPClientID:       f.IDPClientID,
+		IDToken:           src.IDToken,
+	}
+	if !explicit["grant"] && conf.Grant != "" {
+		a.Grant = conf.Grant
+	}
+	if src.Untrusted {
+		a.ClientSecret, a.IDToken = "", ""
+	}
+	return a
+}
+
+// MinimalEnv is the environment a server from config starts with: enough
+// to find programs and behave like a login shell, nothing of the user's
+// tokens.
+func MinimalEnv(environ []string, goos string) []string {
+	keep := []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "TMPDIR"}
+	if goos == "darwin" {
+		keep = append(keep, "__CF_USER_TEXT_ENCODING")
+	}
+	var out []string
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if slices.Contains(keep, k) || strings.HasPrefix(k, "LC_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// flagSecrets are the secrets given on the command line or read for it:
+// secret-named --env values, -H values of secret-named headers, the client
+// secret and the ID token.
+func flagSecrets(f Flags, src Source) []string {
+	var out []string
+	for _, s := range []string{src.ClientSecret, src.IDToken} {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	for _, kv := range f.Env {
+		if k, v, _ := strings.Cut(kv, "="); redact.Name(k) {
+			out = append(out, v)
+		}
+	}
+	for _, h := range src.Headers {
+		if redact.Name(h[0]) {
+			out = append(out, h[1])
+			if _, cred, ok := strings.Cut(h[1], " "); ok {
+				out = append(out, cred)
+			}
+		}
+	}
+	if src.URL != "" {
+		out = append(out, redact.URLSecrets(src.URL)...)
+	}
+	return out
+}

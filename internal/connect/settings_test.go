@@ -1,0 +1,241 @@
+package connect
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpv/mcpv/config"
+)
+
+// defaults are the flags as kong fills them when none is given.
+func defaults() Flags {
+	var f Flags
+	f.Transport = "auto"
+	f.Timeout = 10 * time.Minute
+	f.ConnectTimeout = time.Minute
+	f.MaxTimeout = time.Hour
+	f.Grant = "authorization-code"
+	return f
+}
+
+// entry is a config entry as Expand returns it.
+func entry(kind config.Kind, mutate func(*config.Expanded)) *config.Expanded {
+	s := &config.Server{Name: "demo", File: &config.File{Source: config.Source{Path: "/proj/.mcp.json", Kind: kind, Folder: "/proj"}}}
+	x := &config.Expanded{Server: s}
+	mutate(x)
+	return x
+}
+
+func stdioEntry(kind config.Kind) *config.Expanded {
+	return entry(kind, func(x *config.Expanded) {
+		x.Transport = "stdio"
+		x.Command, x.Args = "server", []string{"--fast"}
+		x.Env = []config.Var{{Name: "ENTRY", Value: "1"}}
+	})
+}
+
+func httpEntry() *config.Expanded {
+	return entry(config.User, func(x *config.Expanded) {
+		x.Transport = "streamable-http"
+		x.URL = "https://mcp.example.com/mcp"
+		x.Headers = []config.Var{{Name: "X-Team", Value: "blue"}, {Name: "Authorization", Value: "Bearer entry-tok"}}
+		x.Server.Timeout = 5 * time.Second
+		x.Server.ProtocolVersion = "2025-06-18"
+		x.OAuth = config.OAuth{ClientID: "entry-client", ClientSecret: "entry-secret", Grant: "client_credentials"}
+		x.Secrets = []string{"entry-tok", "entry-secret"}
+	})
+}
+
+func TestMerge(t *testing.T) {
+	env := Env{Environ: []string{"PATH=/bin", "HOME=/home/u", "GITHUB_TOKEN=t0k", "LC_ALL=C"}, Cwd: "/work", GOOS: "linux"}
+	tests := []struct {
+		name     string
+		flags    func(*Flags)
+		explicit []string
+		src      Source
+		want     func(*Settings) // applied to the settings of the defaults
+		wantErr  string
+	}{
+		{
+			name: "a command inherits the whole environment, with --env added",
+			flags: func(f *Flags) {
+				f.Env = []string{"API_KEY=k3y", "X=1"}
+				f.Cwd = "sub"
+			},
+			src: Source{Command: []string{"/usr/bin/srv", "a"}},
+			want: func(s *Settings) {
+				s.Name = "srv"
+				s.Command = []string{"/usr/bin/srv", "a"}
+				s.Env = append(append([]string(nil), env.Environ...), "API_KEY=k3y", "X=1")
+				s.Dir = "/work/sub"
+				s.Secrets = []string{"k3y"}
+			},
+		},
+		{
+			name:  "a URL with -H and credentials in it",
+			flags: func(f *Flags) { f.Transport = "sse" },
+			src:   Source{URL: "https://bob:pw@h.example/mcp?api_key=q", Headers: [][2]string{{"Authorization", "Bearer abc"}}},
+			want: func(s *Settings) {
+				s.Name = "h.example"
+				s.URL, s.Mode = "https://bob:pw@h.example/mcp?api_key=q", "sse"
+				s.Header = http.Header{"Authorization": {"Bearer abc"}}
+				s.Secrets = []string{"Bearer abc", "abc", "pw", "q"}
+			},
+		},
+		{
+			name: "a stdio entry gets a minimal environment and runs in its project",
+			src:  Source{Entry: stdioEntry(config.Project)},
+			want: func(s *Settings) {
+				s.Name = "demo"
+				s.Command = []string{"server", "--fast"}
+				s.Env = []string{"PATH=/bin", "HOME=/home/u", "LC_ALL=C", "ENTRY=1"}
+				s.Dir = "/proj"
+			},
+		},
+		{
+			name:  "--inherit-env, --env and --cwd over a user entry",
+			flags: func(f *Flags) { f.InheritEnv, f.Env, f.Cwd = true, []string{"MORE=2"}, "/elsewhere" },
+			src:   Source{Entry: stdioEntry(config.User)},
+			want: func(s *Settings) {
+				s.Name = "demo"
+				s.Command = []string{"server", "--fast"}
+				s.Env = append(append([]string(nil), env.Environ...), "ENTRY=1", "MORE=2")
+				s.Dir = "/elsewhere"
+			},
+		},
+		{
+			name: "an HTTP entry's timeout, version, headers and OAuth",
+			src:  Source{Entry: httpEntry()},
+			want: func(s *Settings) {
+				s.Name = "demo"
+				s.URL, s.Mode = "https://mcp.example.com/mcp", "streamable-http"
+				s.Header = http.Header{"X-Team": {"blue"}, "Authorization": {"Bearer entry-tok"}}
+				s.Timeout, s.ProtocolVersion = 5*time.Second, "2025-06-18"
+				s.Auth.ClientID, s.Auth.ClientSecret, s.Auth.Grant = "entry-client", "entry-secret", "client_credentials"
+				s.Secrets = []string{"entry-tok", "entry-secret"}
+			},
+		},
+		{
+			name: "explicit flags beat the entry; -H replaces a header of the same name",
+			flags: func(f *Flags) {
+				f.Timeout, f.ProtocolVersion, f.Transport, f.Grant = time.Second, "2025-11-25", "sse", "authorization-code"
+				f.ClientID = "flag-client"
+			},
+			explicit: []string{"timeout", "protocol-version", "transport", "grant"},
+			src:      Source{Entry: httpEntry(), Headers: [][2]string{{"x-team", "red"}}, ClientSecret: "flag-secret"},
+			want: func(s *Settings) {
+				s.Name = "demo"
+				s.URL, s.Mode = "https://mcp.example.com/mcp", "sse"
+				s.Header = http.Header{"X-Team": {"red"}, "Authorization": {"Bearer entry-tok"}}
+				s.Timeout, s.ProtocolVersion = time.Second, "2025-11-25"
+				s.Auth.ClientID, s.Auth.ClientSecret, s.Auth.Grant = "flag-client", "flag-secret", "authorization_code"
+				s.Secrets = []string{"entry-tok", "entry-secret", "flag-secret"}
+			},
+		},
+		{
+			name:  "an untrusted entry gets none of the user's secrets",
+			flags: func(f *Flags) { f.Auth = "none" },
+			src: Source{Untrusted: true, ClientSecret: "env-secret", IDToken: "id-tok", Entry: entry(config.Project, func(x *config.Expanded) {
+				x.Transport, x.URL = "auto", "https://h.example/mcp"
+			})},
+			want: func(s *Settings) {
+				s.Name = "demo"
+				s.URL, s.Mode, s.Header = "https://h.example/mcp", "auto", http.Header{}
+				s.Untrusted = true
+				s.Auth.Mode = "none"
+				s.Secrets = []string{"env-secret", "id-tok"}
+			},
+		},
+		{
+			name: "server-request settings pass through",
+			flags: func(f *Flags) {
+				f.Root, f.Answer, f.Elicitation, f.LogLevel, f.Events = []string{"/r"}, []string{"a=1"}, "accept", "debug", "ev.ndjson"
+			},
+			src: Source{Command: []string{"srv"}},
+			want: func(s *Settings) {
+				s.Name, s.Command, s.Env = "srv", []string{"srv"}, env.Environ
+				s.Answers = Answers{Roots: []string{"/r"}, Answer: []string{"a=1"}, Elicitation: "accept", LogLevel: "debug", Events: "ev.ndjson"}
+			},
+		},
+		{name: "no server", src: Source{}, wantErr: "no server given"},
+		{name: "--header for a command", flags: func(f *Flags) { f.Header = []string{"A: b"} }, src: Source{Command: []string{"srv"}},
+			wantErr: "--header and --cacert are for HTTP servers"},
+		{name: "--cacert for a stdio entry", flags: func(f *Flags) { f.CACert = "ca.pem" }, src: Source{Entry: stdioEntry(config.User)},
+			wantErr: "--header and --cacert are for HTTP servers"},
+		{name: "--cwd for a URL", flags: func(f *Flags) { f.Cwd = "/x" }, src: Source{URL: "http://h/mcp"},
+			wantErr: "--env and --cwd are for stdio servers"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := defaults()
+			if tt.flags != nil {
+				tt.flags(&f)
+			}
+			explicit := map[string]bool{}
+			for _, e := range tt.explicit {
+				explicit[e] = true
+			}
+			got, err := Merge(f, explicit, tt.src, env)
+			if tt.wantErr != "" {
+				var ue *UsageError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Merge = %v, want a usage error %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := &Settings{
+				Timeout: f.Timeout, ConnectTimeout: f.ConnectTimeout, MaxTimeout: f.MaxTimeout,
+				Auth: Auth{Mode: f.Auth, Grant: "authorization_code", ClientID: f.ClientID},
+			}
+			tt.want(want)
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestMinimalEnv(t *testing.T) {
+	environ := []string{"PATH=/bin", "Path=x", "AWS_SECRET=s", "LC_TIME=C", "__CF_USER_TEXT_ENCODING=0x1F5", "TMPDIR=/t"}
+	if d := cmp.Diff([]string{"PATH=/bin", "LC_TIME=C", "TMPDIR=/t"}, MinimalEnv(environ, "linux")); d != "" {
+		t.Errorf("linux (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"PATH=/bin", "LC_TIME=C", "__CF_USER_TEXT_ENCODING=0x1F5", "TMPDIR=/t"}, MinimalEnv(environ, "darwin")); d != "" {
+		t.Errorf("darwin (-want +got):\n%s", d)
+	}
+}
+
+func TestEnv(t *testing.T) {
+	env := Env{Environ: []string{"A=1", "EMPTY=", "A=2", "HOME=/h"}, Cwd: "/c"}
+	if v, ok := env.Lookup("A"); v != "2" || !ok {
+		t.Errorf("Lookup(A) = %q, %v; a later entry wins", v, ok)
+	}
+	if v, ok := env.Lookup("EMPTY"); v != "" || !ok {
+		t.Errorf("Lookup(EMPTY) = %q, %v", v, ok)
+	}
+	if _, ok := env.Lookup("NONE"); ok {
+		t.Error("Lookup(NONE) found it")
+	}
+	if env.Home() != "/h" || env.Path("x/y") != "/c/x/y" || env.Path("/abs") != "/abs" || env.Path("") != "" {
+		t.Errorf("Home %q, Path %q", env.Home(), env.Path("x/y"))
+	}
+	if got := env.TrustStore().Dir; got != "/h/.local/state/mcpv/trusted" {
+		t.Errorf("trust store in %s", got)
+	}
+	if got := with(env, "XDG_STATE_HOME=/s").OAuthStore().Dir; got != "/s/mcpv/oauth" {
+		t.Errorf("oauth store in %s", got)
+	}
+}
+
+func with(env Env, kv ...string) Env {
+	env.Environ = append(append([]string(nil), env.Environ...), kv...)
+	return env
+}
