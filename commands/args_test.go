@@ -9,6 +9,7 @@ import (
 )
 
 func TestDryRunPrintsWhatWouldBeSent(t *testing.T) {
+	t.Parallel()
 	tail, log := fakeLogged(t, "typed=7")
 	dry := mcpv(t, "", args([]string{"call", "typed", "n=007", "--dry-run"}, tail)...)
 	if dry.code != 0 || strings.Contains(readLog(t, log), `"tools/call"`) {
@@ -33,6 +34,7 @@ func TestDryRunPrintsWhatWouldBeSent(t *testing.T) {
 }
 
 func TestArgumentViolationSendsNothing(t *testing.T) {
+	t.Parallel()
 	tail, log := fakeLogged(t, "typed=7")
 	r := mcpv(t, "", args([]string{"call", "typed", "n:=\"x\""}, tail)...)
 	if r.code != 2 || !strings.Contains(r.stderr, "arguments /n: got string, want integer (type)") {
@@ -47,6 +49,7 @@ func TestArgumentViolationSendsNothing(t *testing.T) {
 }
 
 func TestOutputValidation(t *testing.T) {
+	t.Parallel()
 	bad := fake(`typed="seven"`)
 	r := mcpv(t, "", args([]string{"call", "typed"}, bad)...)
 	if r.code != 0 || !strings.Contains(r.stderr, "warning: structuredContent /n: got string, want integer (type)") || !strings.Contains(r.stdout, `"n":"seven"`) {
@@ -66,6 +69,7 @@ func TestOutputValidation(t *testing.T) {
 }
 
 func TestTextAndSaveDir(t *testing.T) {
+	t.Parallel()
 	r := mcpv(t, "", args([]string{"call", "typed", "--text"}, fake("typed=7"))...)
 	if r.code != 0 || r.stdout != "n is 7\n" {
 		t.Errorf("--text: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)

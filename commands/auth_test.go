@@ -168,6 +168,7 @@ func TestOAuthClientCredentials(t *testing.T) {
 }
 
 func TestAuthNeedsAnHTTPServer(t *testing.T) {
+	t.Parallel()
 	r := mcpv(t, "", args([]string{"auth", "status"}, fake("plain"))...)
 	if r.code != 2 || !strings.Contains(r.stderr, "auth is for HTTP servers") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)

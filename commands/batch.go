@@ -75,7 +75,7 @@ func (c *batchCmd) Run(ctx context.Context, s *session, out *console) error {
 		return err
 	}
 	s.cacheTools = true
-	lines := &lineParser{lines: map[string]*parsedLine{}}
+	lines := &lineParser{environ: out.env.Environ, lines: map[string]*parsedLine{}}
 	in := bufio.NewReaderSize(out.ios.In, 64<<10)
 	n := 0
 	// Results are buffered while the next one is ready, and flushed before

@@ -33,6 +33,7 @@ get-prompt greet name=Ann -q .messages[0].content.text
 `
 
 func TestBatchKeepGoing(t *testing.T) {
+	t.Parallel()
 	r := mcpv(t, batchInput, args([]string{"batch", "--keep-going"}, demo())...)
 	want := []string{
 		`{"line":1,"result":{}}`,
@@ -60,6 +61,7 @@ func TestBatchKeepGoing(t *testing.T) {
 }
 
 func TestBatchStopsAtTheFirstFailure(t *testing.T) {
+	t.Parallel()
 	for _, parallel := range []string{"1", "4"} {
 		r := mcpv(t, "ping\ncall nope\nping\nping\n", args([]string{"batch", "--parallel", parallel}, demo())...)
 		want := `{"line":1,"result":{}}` + "\n" + `{"line":2,"error":{"code":-32602,"message":"unknown tool \"nope\""},"exit":3}` + "\n"
@@ -76,6 +78,7 @@ func TestBatchStopsAtTheFirstFailure(t *testing.T) {
 }
 
 func TestBatchKeepsInputOrderInParallel(t *testing.T) {
+	t.Parallel()
 	in := "call slow seconds:=0.4 steps:=1 -q .content[0].text\nping\ncall echo message=third -q .structuredContent.message\n"
 	r := mcpv(t, in, args([]string{"batch", "--parallel", "3"}, demo())...)
 	want := `{"line":1,"result":"done after 0.4s"}` + "\n" + `{"line":2,"result":{}}` + "\n" + `{"line":3,"result":"third"}` + "\n"
@@ -86,6 +89,7 @@ func TestBatchKeepsInputOrderInParallel(t *testing.T) {
 
 // A batch fed slowly answers each line before the next one comes.
 func TestBatchStreams(t *testing.T) {
+	t.Parallel()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ios := output.NewStreams(inR, outW, io.Discard)
@@ -118,6 +122,7 @@ func TestBatchStreams(t *testing.T) {
 
 // Ctrl-C cancels what is in flight on the wire and exits 130.
 func TestBatchInterrupted(t *testing.T) {
+	t.Parallel()
 	tail, logPath := fakeLogged(t, "hang")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ios := output.NewStreams(strings.NewReader("call x\ncall x\n"), io.Discard, io.Discard)
@@ -143,6 +148,7 @@ func TestBatchInterrupted(t *testing.T) {
 }
 
 func TestBatchOverHTTP(t *testing.T) {
+	t.Parallel()
 	u := demoHTTP(t, httpModes["sse"])
 	r := mcpv(t, "ping\ncall add a:=1 b:=1 -q .structuredContent.sum\n", "-u", u, "batch", "--parallel", "2")
 	if r.code != 0 || r.stdout != `{"line":1,"result":{}}`+"\n"+`{"line":2,"result":2}`+"\n" {
@@ -152,30 +158,37 @@ func TestBatchOverHTTP(t *testing.T) {
 
 // Neither a failure nor Ctrl-C waits for more input.
 func TestBatchDoesNotWaitForInputToStop(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		first     string
-		interrupt bool
+		interrupt string // interrupt once the trace shows this
 		want      int
 	}{
-		{"failure", "call nope\n", false, 3},
-		{"interrupt while idle", "", true, 130},
-		{"interrupt in flight", "call slow seconds:=30\n", true, 130},
+		{"failure", "call nope\n", "", 3},
+		{"interrupt while idle", "", `-> {"jsonrpc":"2.0","method":"notifications/initialized"}`, 130},
+		{"interrupt in flight", "call slow seconds:=30\n", `"method":"tools/call"`, 130},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			inR, inW := io.Pipe() // never closed: a silent, open stdin
 			defer inW.Close()
 			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)
+			trace := newSignalWriter(tc.interrupt)
 			done := make(chan int, 1)
 			go func() {
-				done <- run(ctx, args([]string{"batch"}, demo()), output.NewStreams(inR, io.Discard, io.Discard), testEnv(t))
+				done <- run(ctx, args([]string{"-v", "batch"}, demo()), output.NewStreams(inR, io.Discard, trace), testEnv(t))
 			}()
 			if tc.first != "" {
 				io.WriteString(inW, tc.first)
 			}
-			if tc.interrupt {
-				time.Sleep(300 * time.Millisecond)
+			if tc.interrupt != "" {
+				select {
+				case <-trace.seen:
+				case <-time.After(10 * time.Second):
+					t.Fatalf("the trace never showed %s:\n%s", tc.interrupt, trace)
+				}
 				cancel(ErrInterrupted)
 			}
 			select {
@@ -191,6 +204,7 @@ func TestBatchDoesNotWaitForInputToStop(t *testing.T) {
 }
 
 func TestBatchTextResultsAreStrings(t *testing.T) {
+	t.Parallel()
 	in := "call echo message=42 -r -q .content[0].text\ncall echo message=null --text\ncall echo message=42 -q .structuredContent.message\n"
 	r := mcpv(t, in, args([]string{"batch"}, demo())...)
 	want := `{"line":1,"result":"42\n"}` + "\n" + `{"line":2,"result":"null\n"}` + "\n" + `{"line":3,"result":"42"}` + "\n"

@@ -40,6 +40,7 @@ func runBatchCommand(ctx context.Context, s *session, out *console, lines *lineP
 // microseconds (it visits the whole grammar); a batch that repeats a line
 // parses it once.
 type lineParser struct {
+	environ []string  // what $ENV shows in a line's --jq
 	parsers sync.Pool // of *batchParser
 	mu      sync.Mutex
 	lines   map[string]*parsedLine // guarded by mu; at most maxParsedLines
@@ -98,6 +99,7 @@ func (b *lineParser) parseNew(text string) *parsedLine {
 	}
 	defer b.parsers.Put(bp)
 	*bp.c = cli{} // nothing of the last line may remain; kong sets the defaults again
+	bp.c.environ = b.environ
 	kctx, err := parseBatchLine(bp.k, words)
 	if err != nil {
 		return &parsedLine{err: usageError(err)}

@@ -8,6 +8,7 @@ import (
 )
 
 func TestComplete(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		args     []string

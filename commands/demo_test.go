@@ -74,6 +74,7 @@ var demoCases = []demoCase{
 }
 
 func TestDemoServer(t *testing.T) {
+	t.Parallel()
 	for _, tt := range demoCases {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -89,6 +90,7 @@ func TestDemoServer(t *testing.T) {
 }
 
 func TestDemoSlowCallCancelled(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	r := mcpv(t, "", args([]string{"--timeout", "500ms", "call", "slow", "seconds:=30"}, demo())...)
 	if r.code != 124 {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestFakeServer(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		args      []string

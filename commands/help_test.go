@@ -15,6 +15,7 @@ var update = flag.Bool("update", false, "rewrite the help golden files")
 // Help output is part of the interface: it is pinned here, and
 // `go test ./commands -run TestHelp -update` rewrites it after a deliberate change.
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	commands := []string{"", "info", "ping", "list-tools", "call", "list-resources",
 		"list-resource-templates", "read", "list-prompts", "get-prompt", "complete", "watch", "tasks", "tasks result", "request", "batch", "servers", "trust", "auth", "completions"}
 	for _, c := range commands {
@@ -49,6 +50,7 @@ func TestHelp(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	r := mcpv(t, "", "--version")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "mcpv ") {
 		t.Fatalf("code %d, stdout %q", r.code, r.stdout)

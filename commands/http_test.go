@@ -42,6 +42,7 @@ func demoLegacySSE(t *testing.T) string {
 // TestDemoServerOverHTTP runs the stdio table of TestDemoServer against the
 // go-sdk server over each HTTP set-up.
 func TestDemoServerOverHTTP(t *testing.T) {
+	t.Parallel()
 	urls := map[string]func(t *testing.T) string{"legacy-sse": demoLegacySSE}
 	for name, opts := range httpModes {
 		urls[name] = func(t *testing.T) string { return demoHTTP(t, opts) }
@@ -69,6 +70,7 @@ func TestDemoServerOverHTTP(t *testing.T) {
 }
 
 func TestHTTPTimeoutAndVerbose(t *testing.T) {
+	t.Parallel()
 	u := demoHTTP(t, httpModes["sse"])
 	start := time.Now()
 	r := mcpv(t, "", "-u", u, "-v", "-H", "Authorization: Bearer sekrit-token", "--timeout", "300ms", "call", "slow", "seconds:=30")
@@ -89,6 +91,7 @@ func TestHTTPTimeoutAndVerbose(t *testing.T) {
 // TestGoSDKSessionExpiry ends the go-sdk server's session behind mcpv's back
 // (as its idle timeout would) and checks that mcpv starts a new one.
 func TestGoSDKSessionExpiry(t *testing.T) {
+	t.Parallel()
 	server := demoserver.New()
 	inner := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)
 	var once sync.Once

@@ -106,6 +106,7 @@ func sseHeaders(w http.ResponseWriter) {
 }
 
 func TestHTTPStreamCutMidResponseIsResumed(t *testing.T) {
+	t.Parallel()
 	f := newFakeHTTP(t)
 	f.onPost = func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
 		if method != "tools/list" {
@@ -138,6 +139,7 @@ func TestHTTPStreamCutMidResponseIsResumed(t *testing.T) {
 }
 
 func TestHTTPStreamLostForGood(t *testing.T) {
+	t.Parallel()
 	f := newFakeHTTP(t)
 	f.onPost = func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
 		if method != "tools/list" {
@@ -154,6 +156,7 @@ func TestHTTPStreamLostForGood(t *testing.T) {
 }
 
 func TestHTTPSessionExpiredReinitializes(t *testing.T) {
+	t.Parallel()
 	f := newFakeHTTP(t)
 	f.onPost = func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
 		if method != "tools/list" {
@@ -187,6 +190,7 @@ func TestHTTPSessionExpiredReinitializes(t *testing.T) {
 }
 
 func TestHTTPNotificationAnswers(t *testing.T) {
+	t.Parallel()
 	// The conformance suite's raw server answers notifications with 200 and a
 	// body that is no response to anything; GET with 400.
 	f := newFakeHTTP(t)
@@ -210,6 +214,7 @@ func TestHTTPNotificationAnswers(t *testing.T) {
 }
 
 func TestHTTPErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		answer func(w http.ResponseWriter, id json.RawMessage)
@@ -257,6 +262,7 @@ func TestHTTPErrors(t *testing.T) {
 }
 
 func TestHTTPTimeoutCancelsByPostThenDeletes(t *testing.T) {
+	t.Parallel()
 	f := newFakeHTTP(t)
 	f.onPost = func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
 		if method != "tools/call" {
@@ -282,6 +288,7 @@ func TestHTTPTimeoutCancelsByPostThenDeletes(t *testing.T) {
 }
 
 func TestHTTPUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args   []string
 		errHas string
@@ -310,6 +317,7 @@ func TestHTTPUsage(t *testing.T) {
 }
 
 func TestHTTPHeadersAndURLFromEnvironment(t *testing.T) {
+	t.Parallel()
 	f := newFakeHTTP(t)
 	f.onPost = func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
 		if method != "ping" {
@@ -330,6 +338,7 @@ func TestHTTPHeadersAndURLFromEnvironment(t *testing.T) {
 }
 
 func TestHTTPSWithCACert(t *testing.T) {
+	t.Parallel()
 	server := demoserver.New()
 	ts := httptest.NewTLSServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
 	t.Cleanup(ts.Close)

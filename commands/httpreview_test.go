@@ -15,6 +15,7 @@ import (
 // or send a header where it must not go.
 
 func TestHTTPStuckAnswerDoesNotBlockCancellation(t *testing.T) {
+	t.Parallel()
 	f := newFakeHTTP(t)
 	f.onPost = func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
 		switch {
@@ -44,6 +45,7 @@ func TestHTTPStuckAnswerDoesNotBlockCancellation(t *testing.T) {
 }
 
 func TestHTTPRedirectToAnotherOriginRefused(t *testing.T) {
+	t.Parallel()
 	var leaked atomic.Bool
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Api-Key") != "" {
@@ -67,6 +69,7 @@ func TestHTTPRedirectToAnotherOriginRefused(t *testing.T) {
 }
 
 func TestHTTPAnswerWithoutOurID(t *testing.T) {
+	t.Parallel()
 	f := newFakeHTTP(t)
 	f.onPost = func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
 		if method != "tools/list" {
@@ -84,6 +87,7 @@ func TestHTTPAnswerWithoutOurID(t *testing.T) {
 }
 
 func TestHTTPInitializeRefusedWithVersions(t *testing.T) {
+	t.Parallel()
 	f := newFakeHTTP(t)
 	f.onPost = func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
 		if method == "ping" {
@@ -106,6 +110,7 @@ func TestHTTPInitializeRefusedWithVersions(t *testing.T) {
 }
 
 func TestHTTPLegacyFallbackKeepsAuthError(t *testing.T) {
+	t.Parallel()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			w.WriteHeader(http.StatusMethodNotAllowed)
@@ -121,6 +126,7 @@ func TestHTTPLegacyFallbackKeepsAuthError(t *testing.T) {
 }
 
 func TestVerboseTraceMasksSecretArguments(t *testing.T) {
+	t.Parallel()
 	r := mcpv(t, "", args([]string{"-v", "call", "--no-validate", "echo", "message=hi", "api_key=s3cr3t-value", `auth:={"token":"s3cr3t-too"}`}, demo())...)
 	if strings.Contains(r.stderr, "s3cr3t") {
 		t.Errorf("the trace shows a secret:\n%s", r.stderr)
@@ -131,6 +137,7 @@ func TestVerboseTraceMasksSecretArguments(t *testing.T) {
 }
 
 func TestURLElicitationRequiredError(t *testing.T) {
+	t.Parallel()
 	f := newFakeHTTP(t)
 	f.onPost = func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
 		if method != "tools/call" {

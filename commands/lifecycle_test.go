@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,7 +35,7 @@ func readLog(t *testing.T, path string) string {
 // logHas waits briefly for the fake to log a line with text: it logs what it
 // reads on a goroutine of its own, which may lag behind mcpv's exit.
 func logHas(path, text string) bool {
-	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testWait); ; time.Sleep(10 * time.Millisecond) {
 		if strings.Contains(readLogIfAny(path), text) {
 			return true
 		}
@@ -45,8 +46,8 @@ func logHas(path, text string) bool {
 }
 
 func TestTimeoutCancelsOnTheWire(t *testing.T) {
+	t.Parallel()
 	tail, log := fakeLogged(t, "hang")
-	start := time.Now()
 	r := mcpv(t, "", args([]string{"--timeout", "300ms", "call", "x"}, tail)...)
 	if r.code != 124 {
 		t.Fatalf("exit code = %d, want 124; stderr: %s", r.code, r.stderr)
@@ -57,34 +58,51 @@ func TestTimeoutCancelsOnTheWire(t *testing.T) {
 	if !logHas(log, `"method":"notifications/cancelled","params":{"requestId":3,`) {
 		t.Errorf("server did not receive the cancellation of request 3; it got:\n%s", readLog(t, log))
 	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("took %v", d)
-	}
 }
 
 func TestInterruptCancelsOnTheWire(t *testing.T) {
+	t.Parallel()
 	tail, log := fakeLogged(t, "hang")
-	ctx, cancel := context.WithCancelCause(context.Background())
-	var out, errb bytes.Buffer
-	ios := output.NewStreams(strings.NewReader(""), &out, &errb)
-	done := make(chan int)
-	go func() { done <- run(ctx, args([]string{"call", "x"}, tail), ios, testEnv(t)) }()
-	// Interrupt once the call is on the wire.
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(readLogIfAny(log), `"tools/call"`) {
-		if time.Now().After(deadline) {
-			t.Fatal("the call never reached the server")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	cancel(ErrInterrupted)
-	if code := <-done; code != 130 {
-		t.Fatalf("exit code = %d, want 130; stderr: %s", code, errb.String())
+	code, stderr := interruptWhen(t, `"method":"tools/call"`, args([]string{"call", "x"}, tail))
+	if code != 130 {
+		t.Fatalf("exit code = %d, want 130; stderr: %s", code, stderr)
 	}
 	if !logHas(log, `"notifications/cancelled","params":{"requestId":3,"reason":"interrupted"}`) {
 		t.Errorf("no cancellation on the wire; server got:\n%s", readLog(t, log))
 	}
 }
+
+// interruptWhen runs mcpv with argv and -v, interrupts it once its trace
+// shows want, and returns its exit code and stderr.
+func interruptWhen(t *testing.T, want string, argv []string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	trace := newSignalWriter(want)
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, append([]string{"-v"}, argv...), output.NewStreams(strings.NewReader(""), io.Discard, trace), testEnv(t))
+	}()
+	select {
+	case <-trace.seen:
+	case code := <-done:
+		t.Fatalf("exit %d before the trace showed %s:\n%s", code, want, trace)
+	case <-time.After(testWait):
+		t.Fatalf("the trace never showed %s:\n%s", want, trace)
+	}
+	cancel(ErrInterrupted)
+	select {
+	case code := <-done:
+		return code, trace.String()
+	case <-time.After(testWait):
+		t.Fatal("mcpv did not stop after the interrupt")
+		return 0, ""
+	}
+}
+
+// testWait bounds every wait for something that should happen; it only
+// fires when the code under test is broken.
+const testWait = 10 * time.Second
 
 func readLogIfAny(path string) string {
 	b, _ := os.ReadFile(path)
@@ -92,6 +110,7 @@ func readLogIfAny(path string) string {
 }
 
 func TestConnectTimeout(t *testing.T) {
+	t.Parallel()
 	// sleep never answers initialize.
 	r := mcpv(t, "", "--connect-timeout", "200ms", "ping", "--", "sleep", "30")
 	if r.code != 124 || !strings.Contains(r.stderr, "initialize: no answer within 200ms") {
@@ -100,6 +119,7 @@ func TestConnectTimeout(t *testing.T) {
 }
 
 func TestServerIgnoringShutdownIsKilled(t *testing.T) {
+	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	start := time.Now()
 	r := mcpv(t, "", "--env", mcptest.EnvVar+"=ignore-exit", "--env", mcptest.EnvPid+"="+pidFile, "ping", "--", os.Args[0])
@@ -126,6 +146,7 @@ type blockingReader struct{}
 func (blockingReader) Read([]byte) (int, error) { select {} }
 
 func TestSilentStdinIsNotRead(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	ios := output.NewStreams(blockingReader{}, &out, &errb)
 	done := make(chan int)
@@ -143,6 +164,7 @@ func TestSilentStdinIsNotRead(t *testing.T) {
 }
 
 func TestArgsFromStdinWhenAsked(t *testing.T) {
+	t.Parallel()
 	tail, log := fakeLogged(t, "plain")
 	r := mcpv(t, `{"b": [1, 2], "a": "x"}`, args([]string{"call", "x", "--args", "-", "a:=7"}, tail)...)
 	if r.code != 0 {
@@ -154,6 +176,7 @@ func TestArgsFromStdinWhenAsked(t *testing.T) {
 }
 
 func TestUsageErrorsStartNoServer(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), "started")
 	server := []string{"--", "sh", "-c", "touch " + marker}
 	badJSON := filepath.Join(t.TempDir(), "bad.json")
@@ -197,6 +220,7 @@ func TestUsageErrorsStartNoServer(t *testing.T) {
 }
 
 func TestServerNotFound(t *testing.T) {
+	t.Parallel()
 	r := mcpv(t, "", "ping", "--", "/nonexistent/mcp-server")
 	if r.code != 4 || !strings.Contains(r.stderr, `start server "/nonexistent/mcp-server"`) {
 		t.Fatalf("code %d, stderr %q", r.code, r.stderr)
@@ -204,6 +228,7 @@ func TestServerNotFound(t *testing.T) {
 }
 
 func TestServerExitsAtOnce(t *testing.T) {
+	t.Parallel()
 	r := mcpv(t, "", "ping", "--", "sh", "-c", "echo 'cannot open database' >&2; exit 7")
 	if r.code != 4 || !strings.Contains(r.stderr, "exited with status 7") || !strings.Contains(r.stderr, "| cannot open database") {
 		t.Fatalf("code %d, stderr %q", r.code, r.stderr)
@@ -211,6 +236,7 @@ func TestServerExitsAtOnce(t *testing.T) {
 }
 
 func TestServerExitWhileGrandchildHoldsStdout(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	r := mcpv(t, "", "--connect-timeout", "30s", "ping", "--", "sh", "-c", "sleep 30 & echo 'fatal: no config' >&2; exit 3")
 	if r.code != 4 || !strings.Contains(r.stderr, "exited with status 3") || !strings.Contains(r.stderr, "| fatal: no config") {

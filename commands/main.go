@@ -145,6 +145,7 @@ func Main(ctx context.Context, args []string, ios *output.Streams) int {
 func run(ctx context.Context, args []string, ios *output.Streams, env connect.Env) (code int) {
 	args, server := splitServer(args)
 	var c cli
+	c.environ = env.Environ
 	k, err := parser(&c, ios, func(code int) { panic(exitRequest{code}) })
 	if err != nil {
 		fmt.Fprintf(ios.Err, "mcpv: %v\n", err)

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpv/mcpv/internal/connect"
@@ -107,4 +108,36 @@ func (w *world) unsetenv(key string) { w.env = without(w.env, key) }
 func (w *world) mcpv(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
 	return mcpvIn(t, w.env, stdin, args...)
+}
+
+// signalWriter collects what is written to it and closes seen once that
+// contains want.
+type signalWriter struct {
+	want string
+	seen chan struct{}
+
+	mu   sync.Mutex // guards buf and done
+	buf  strings.Builder
+	done bool
+}
+
+func newSignalWriter(want string) *signalWriter {
+	return &signalWriter{want: want, seen: make(chan struct{})}
+}
+
+func (w *signalWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if !w.done && w.want != "" && strings.Contains(w.buf.String(), w.want) {
+		w.done = true
+		close(w.seen)
+	}
+	return len(p), nil
+}
+
+func (w *signalWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }

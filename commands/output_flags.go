@@ -15,7 +15,8 @@ type outputFlags struct {
 	Compact    bool   `short:"c" name:"compact" xor:"layout" help:"One JSON value per line (the default in pipes)." group:"Output"`
 	Color      string `name:"color" enum:"auto,always,never" default:"auto" help:"Colour the JSON: auto, always or never (NO_COLOR is honoured)." group:"Output"`
 
-	filter *output.Filter
+	filter  *output.Filter
+	environ []string // what $ENV shows in --jq; set before parsing
 }
 
 func (f *outputFlags) Validate() error {
@@ -25,7 +26,7 @@ func (f *outputFlags) Validate() error {
 		}
 		return nil
 	}
-	filter, err := output.CompileFilter(f.Jq)
+	filter, err := output.CompileFilter(f.Jq, f.environ)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 )
 
 func TestTerminalOutput(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name         string
 		env          []string
@@ -45,8 +46,24 @@ func TestTerminalOutput(t *testing.T) {
 }
 
 func TestPipeOutputForcedColour(t *testing.T) {
+	t.Parallel()
 	r := mcpv(t, "", args([]string{"--color", "always", "ping"}, demo())...)
 	if r.code != 0 || !strings.Contains(r.stdout, "\x1b[") || strings.Count(r.stdout, "\n") != 1 {
 		t.Fatalf("code %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+// --jq sees the environment mcpv was given, as jq does.
+func TestJqEnvironment(t *testing.T) {
+	t.Parallel()
+	env := with(testEnv(t), "MCPV_JQ_TEST=from the run")
+	r := mcpvIn(t, env, "", args([]string{"ping", "-q", "$ENV.MCPV_JQ_TEST"}, fake("plain"))...)
+	if r.code != 0 || r.stdout != `"from the run"`+"\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	in := "ping -q env.MCPV_JQ_TEST\n"
+	r = mcpvIn(t, env, in, args([]string{"batch"}, fake("plain"))...)
+	if r.code != 0 || r.stdout != `{"line":1,"result":"from the run"}`+"\n" {
+		t.Errorf("batch: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }

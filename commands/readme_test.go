@@ -11,6 +11,7 @@ import (
 // TestReadmeExamples runs every "$ mcpv ..." example in the README's console
 // blocks against the demo server and compares the output with the README's.
 func TestReadmeExamples(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // entry can hold one and sweeps the output of every command, verbose or not,
 // succeeding or failing, for them.
 func TestNoConfiguredSecretIsWritten(t *testing.T) {
+	t.Parallel()
 	w := newCfgWorld(t)
 	secrets := []string{"envtok-SECRET-1", "hdr-SECRET-2", "urlpw-SECRET-3", "query-SECRET-4", "var-SECRET-5", "arg-SECRET-6", "cookie-SECRET-7", "flagenv-SECRET-8"}
 	w.setenv("MY_TOKEN", "var-SECRET-5")
@@ -77,6 +78,7 @@ func TestNoConfiguredSecretIsWritten(t *testing.T) {
 // A secret the server writes on stderr is masked even when it straddles two
 // of the reads mcpv forwards.
 func TestServerStderrSecretSplitAcrossReads(t *testing.T) {
+	t.Parallel()
 	w := newCfgWorld(t)
 	w.setenv("MY_API_KEY", "sk-split-secret-0123456789")
 	w.write(t, filepath.Join(w.home, ".config", "mcpv", "servers.yaml"), `servers:

@@ -34,6 +34,7 @@ func jsonEqual(a, b string) bool {
 }
 
 func TestRoots(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := mcpv(t, "", args([]string{"--root", dir, "call", "roots"}, demo())...)
 	if r.code != 0 {
@@ -54,6 +55,7 @@ func TestRoots(t *testing.T) {
 }
 
 func TestSamplingCommand(t *testing.T) {
+	t.Parallel()
 	seen := filepath.Join(t.TempDir(), "params.json")
 	cmd := `cat > ` + seen + `; echo '{"role":"assistant","content":{"type":"text","text":"hi from the model"},"model":"fake-1"}'`
 	r := mcpv(t, "", args([]string{"--sampling-cmd", cmd, "call", "sample", "prompt=say hi"}, demo())...)
@@ -76,6 +78,7 @@ func TestSamplingCommand(t *testing.T) {
 }
 
 func TestElicitationAnswers(t *testing.T) {
+	t.Parallel()
 	answers := filepath.Join(t.TempDir(), "answers.json")
 	os.WriteFile(answers, []byte(`{"name":"Grace","age":85}`), 0o644)
 	tests := []struct {
@@ -109,6 +112,7 @@ func TestElicitationAnswers(t *testing.T) {
 }
 
 func TestLogMessages(t *testing.T) {
+	t.Parallel()
 	r := mcpv(t, "", args([]string{"--log-level", "warning", "call", "log", "message=disk almost full", "level=error"}, demo())...)
 	if r.code != 0 || !strings.Contains(r.stderr, "server[error] demo: disk almost full\n") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
@@ -124,6 +128,7 @@ func TestLogMessages(t *testing.T) {
 }
 
 func TestEventsAndProgress(t *testing.T) {
+	t.Parallel()
 	events := filepath.Join(t.TempDir(), "events.ndjson")
 	// Each step takes 200 ms, the whole call 1.2 s: only progress keeps the
 	// 500 ms timeout from expiring.
@@ -159,6 +164,7 @@ func TestEventsAndProgress(t *testing.T) {
 }
 
 func TestProgressLineOnATerminal(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	ios := output.NewStreams(strings.NewReader(""), &out, &errb)
 	ios.Status = output.NewStatusLine(&errb, true)

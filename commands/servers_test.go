@@ -63,6 +63,7 @@ func fakeEntry(behaviour string) string {
 const demoTools = `["add","ask","big","echo","fail","log","roots","sample","slow"]`
 
 func TestServersFromEachFormatDriveListTools(t *testing.T) {
+	t.Parallel()
 	w := newCfgWorld(t)
 	streamable := demoHTTP(t, httpModes["json"])
 	legacy := demoLegacySSE(t)
@@ -121,6 +122,7 @@ func TestServersFromEachFormatDriveListTools(t *testing.T) {
 }
 
 func TestCatalogTimeoutAndProtocolVersion(t *testing.T) {
+	t.Parallel()
 	w := newCfgWorld(t)
 	w.write(t, filepath.Join(w.home, ".config", "mcpv", "servers.yaml"), `servers:
   old:
@@ -147,6 +149,7 @@ func TestCatalogTimeoutAndProtocolVersion(t *testing.T) {
 }
 
 func TestUntrustedProjectFile(t *testing.T) {
+	t.Parallel()
 	w := newCfgWorld(t)
 	logPath := filepath.Join(w.root, "started.log")
 	entry := `{"command": ` + q(os.Args[0]) + `, "args": ["--api-key=k-0123456789", "serve"], "env": {"` + mcptest.EnvVar + `": "plain", "` + mcptest.EnvLog + `": ` + q(logPath) + `}}`
@@ -216,6 +219,7 @@ func TestUntrustedProjectFile(t *testing.T) {
 }
 
 func TestUntrustedHTTPEntries(t *testing.T) {
+	t.Parallel()
 	w := newCfgWorld(t)
 	url := demoHTTP(t, httpModes["json"])
 	w.setenv("SOME_TOKEN", "tok-abcdef")
@@ -232,6 +236,7 @@ func TestUntrustedHTTPEntries(t *testing.T) {
 }
 
 func TestConfigServerEnvironment(t *testing.T) {
+	t.Parallel()
 	w := newCfgWorld(t)
 	w.setenv("LEAKY_VAR", "user-private")
 	w.setenv("LC_TIME", "C")
@@ -292,6 +297,7 @@ func TestConfigServerEnvironment(t *testing.T) {
 }
 
 func TestServersListing(t *testing.T) {
+	t.Parallel()
 	w := newCfgWorld(t)
 	w.write(t, ".mcp.json", `{"mcpServers": {"dup": {"command": "project-one", "args": ["--token", "tok-literal-1"]}}}`)
 	w.write(t, filepath.Join(w.home, ".cursor", "mcp.json"), `{"mcpServers": {
@@ -335,6 +341,7 @@ func TestServersListing(t *testing.T) {
 }
 
 func TestTargetUsage(t *testing.T) {
+	t.Parallel()
 	w := newCfgWorld(t)
 	w.write(t, ".mcp.json", `{"mcpServers": {"h": {"url": "http://127.0.0.1:1/mcp"}, "s": {"command": "x"}}}`)
 	tests := []struct {
@@ -357,6 +364,7 @@ func TestTargetUsage(t *testing.T) {
 }
 
 func TestUntrustedHTTPEntriesGetNothingOfTheUsers(t *testing.T) {
+	t.Parallel()
 	w := newCfgWorld(t)
 	url := demoHTTP(t, httpModes["json"])
 	w.setenv("MCPV_CLIENT_SECRET", "env-client-secret")
@@ -386,6 +394,7 @@ func TestUntrustedHTTPEntriesGetNothingOfTheUsers(t *testing.T) {
 // Trust belongs to the path as found: a link to a trusted file from another
 // project does not run that project's programs.
 func TestTrustDoesNotFollowSymlinks(t *testing.T) {
+	t.Parallel()
 	w := newCfgWorld(t)
 	entry := `{"mcpServers": {"local": {"command": "./server", "env": {"` + mcptest.EnvVar + `": "env"}}}}`
 	trusted := w.write(t, filepath.Join(w.root, "trusted", ".mcp.json"), entry)

@@ -11,12 +11,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/mcpv/mcpv/output"
 )
 
 func TestTaskPaths(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		behaviour string
@@ -83,6 +83,7 @@ func TestTaskPaths(t *testing.T) {
 }
 
 func TestTaskStoppedIsCancelledOnTheServer(t *testing.T) {
+	t.Parallel()
 	t.Run("timeout", func(t *testing.T) {
 		tail, log := fakeLogged(t, "tasks=working")
 		r := mcpv(t, "", args([]string{"--timeout", "500ms", "call", "job", "--task"}, tail)...)
@@ -92,19 +93,9 @@ func TestTaskStoppedIsCancelledOnTheServer(t *testing.T) {
 	})
 	t.Run("interrupt", func(t *testing.T) {
 		tail, log := fakeLogged(t, "tasks=working")
-		ctx, cancel := context.WithCancelCause(context.Background())
-		var out, errb bytes.Buffer
-		done := make(chan int)
-		go func() {
-			done <- run(ctx, args([]string{"call", "job", "--task"}, tail), output.NewStreams(strings.NewReader(""), &out, &errb), testEnv(t))
-		}()
-		deadline := time.Now().Add(10 * time.Second)
-		for !strings.Contains(readLogIfAny(log), `"tasks/get"`) && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		cancel(ErrInterrupted)
-		if code := <-done; code != 130 || !logHas(log, `"method":"tasks/cancel"`) {
-			t.Errorf("exit %d, stderr %q; server got:\n%s", code, errb.String(), readLog(t, log))
+		code, stderr := interruptWhen(t, `"method":"tasks/get"`, args([]string{"call", "job", "--task"}, tail))
+		if code != 130 || !logHas(log, `"method":"tasks/cancel"`) {
+			t.Errorf("exit %d, stderr %q; server got:\n%s", code, stderr, readLog(t, log))
 		}
 	})
 	t.Run("no tasks/cancel declared", func(t *testing.T) {
@@ -117,6 +108,7 @@ func TestTaskStoppedIsCancelledOnTheServer(t *testing.T) {
 }
 
 func TestTaskEvents(t *testing.T) {
+	t.Parallel()
 	events := filepath.Join(t.TempDir(), "events.ndjson")
 	r := mcpv(t, "", args([]string{"--events", events, "call", "job", "--task"}, fake("tasks=working/completed"))...)
 	if r.code != 0 {
@@ -133,6 +125,7 @@ func TestTaskEvents(t *testing.T) {
 // TestTaskDetachAndCollectOverHTTP creates a task in one invocation and
 // collects it in another, against a server that keeps tasks across sessions.
 func TestTaskDetachAndCollectOverHTTP(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	polls := 0
 	f := newFakeHTTP(t)
@@ -177,6 +170,7 @@ func TestTaskDetachAndCollectOverHTTP(t *testing.T) {
 }
 
 func TestTaskStatusOnATerminal(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	ios := output.NewStreams(strings.NewReader(""), &out, &errb)
 	ios.Status = output.NewStatusLine(&errb, true)

@@ -64,6 +64,7 @@ func watchTargets(t *testing.T) map[string][]string {
 }
 
 func TestWatchDemo(t *testing.T) {
+	t.Parallel()
 	for name, target := range watchTargets(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -236,6 +237,7 @@ func background(t *testing.T, argv ...string) (stdout, stderr *syncBuffer, cance
 }
 
 func TestWatchInterrupted(t *testing.T) {
+	t.Parallel()
 	for name, target := range watchTargets(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -346,6 +348,7 @@ func TestWatchListsAndReadErrors(t *testing.T) {
 }
 
 func TestMarshalLineKeepsText(t *testing.T) {
+	t.Parallel()
 	got, err := marshalLine(struct {
 		URI      string          `json:"uri"`
 		Contents json.RawMessage `json:"contents"`

@@ -21,6 +21,7 @@ import (
 // waits for the lock and takes the refreshed token. Without the lock both
 // would spend the same (rotating) refresh token, and one would fail.
 func TestTwoProcessesShareOneRefresh(t *testing.T) {
+	t.Parallel()
 	demo := demoserver.New()
 	srv := oauthtest.New(t, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return demo }, &sdk.StreamableHTTPOptions{JSONResponse: true}))
 	srv.Delay = 500 * time.Millisecond

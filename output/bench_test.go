@@ -69,7 +69,7 @@ func BenchmarkFilterLargeResult(b *testing.B) {
 			{"first-text-raw", `.content[0].text`, true, func(r largeResult) string { return r.firstText + "\n" }},
 		} {
 			b.Run(r.name+"/"+f.name, func(b *testing.B) {
-				filter, err := CompileFilter(f.expr)
+				filter, err := CompileFilter(f.expr, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 
@@ -167,9 +166,10 @@ type FilterError struct {
 func (e *FilterError) Error() string { return "jq: " + e.Err.Error() }
 func (e *FilterError) Unwrap() error { return e.Err }
 
-// CompileFilter parses and compiles a jq expression. Parse errors point at the
-// offending column.
-func CompileFilter(expr string) (*Filter, error) {
+// CompileFilter parses and compiles a jq expression; environ (KEY=VALUE
+// entries) is what $ENV and env show. Parse errors point at the offending
+// column.
+func CompileFilter(expr string, environ []string) (*Filter, error) {
 	q, err := gojq.Parse(expr)
 	if err != nil {
 		var pe *gojq.ParseError
@@ -178,7 +178,7 @@ func CompileFilter(expr string) (*Filter, error) {
 		}
 		return nil, &FilterError{Err: err}
 	}
-	code, err := gojq.Compile(q, gojq.WithEnvironLoader(os.Environ))
+	code, err := gojq.Compile(q, gojq.WithEnvironLoader(func() []string { return environ }))
 	if err != nil {
 		return nil, &FilterError{Err: err}
 	}

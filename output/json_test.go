@@ -21,7 +21,7 @@ func printString(t *testing.T, p Printer, in string) (string, error) {
 
 func mustFilter(t *testing.T, expr string) *Filter {
 	t.Helper()
-	f, err := CompileFilter(expr)
+	f, err := CompileFilter(expr, []string{"MCPV_OUTPUT_TEST=from the test"})
 	if err != nil {
 		t.Fatalf("CompileFilter(%q): %v", expr, err)
 	}
@@ -134,7 +134,6 @@ func TestFilterOutputs(t *testing.T) {
 		{"halt stops quietly", "1, halt, 2", `{}`, Format{}, "1\n"},
 		{"environment", "$ENV.MCPV_OUTPUT_TEST", `{}`, Format{}, "\"from the test\"\n"},
 	}
-	t.Setenv("MCPV_OUTPUT_TEST", "from the test")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := printString(t, Printer{Filter: mustFilter(t, tt.expr), Format: tt.format}, tt.in)
@@ -228,7 +227,7 @@ func TestCompileFilterErrors(t *testing.T) {
 		{"nosuchfunc(1)", "jq: function not defined: nosuchfunc/1"},
 	}
 	for _, tt := range tests {
-		f, err := CompileFilter(tt.expr)
+		f, err := CompileFilter(tt.expr, nil)
 		var fe *FilterError
 		if f != nil || !errors.As(err, &fe) {
 			t.Errorf("CompileFilter(%q) = %v, %v; want a *FilterError", tt.expr, f, err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -44,22 +43,6 @@ func TestUseColor(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-// UseColor with os.Getenv, as main calls it.
-func TestUseColorProcessEnvironment(t *testing.T) {
-	t.Setenv("TERM", "xterm")
-	t.Setenv("NO_COLOR", "")
-	if !UseColor("auto", true, os.Getenv) {
-		t.Error("auto on a terminal without NO_COLOR: no colour")
-	}
-	t.Setenv("NO_COLOR", "yes")
-	if UseColor("auto", true, os.Getenv) {
-		t.Error("NO_COLOR set: colour")
-	}
-	if !UseColor("always", false, os.Getenv) {
-		t.Error("--color=always with NO_COLOR: no colour")
 	}
 }
 

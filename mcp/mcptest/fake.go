@@ -44,7 +44,8 @@ const (
 //	big=N         tools/call answers with one text block of N bytes
 //	junk          write non-JSON lines on stdout before every answer
 //	crash         tools/call writes to stderr and exits with status 3
-//	ignore-exit   ignore stdin EOF and SIGTERM (only SIGKILL ends it)
+//	ignore-exit   ignore stdin EOF, SIGINT and SIGTERM (only SIGKILL ends it);
+//	              each SIGTERM is logged as {"fake":"SIGTERM"}
 //	batch         wrap every answer in a JSON array, with a notification
 //	odd-content   tools/call answers with unknown content, odd spacing and numbers
 //	ping-first    before answering tools/call, ping the client and wait for its answer
@@ -168,8 +169,10 @@ func RunIfRequested() bool {
 	if path := os.Getenv(EnvPid); path != "" {
 		os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())), 0o644)
 	}
+	terms := make(chan os.Signal, 1)
 	if c.ignoreExit {
-		signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
+		signal.Ignore(syscall.SIGINT)
+		signal.Notify(terms, syscall.SIGTERM)
 	}
 	if c.stderrEnv != "" {
 		os.Stderr.Write([]byte(strings.Repeat("x", 32760) + os.Getenv(c.stderrEnv) + "\n"))
@@ -183,6 +186,11 @@ func RunIfRequested() bool {
 		}
 		log = f
 	}
+	go func() { // lives as long as the process
+		for range terms {
+			fmt.Fprintln(log, `{"fake":"SIGTERM"}`)
+		}
+	}()
 	newServer(c, os.Stdin, os.Stdout, log).serve()
 	if c.ignoreExit {
 		select {} // wait for SIGKILL
