@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alecthomas/kong"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpv/mcpv/output"
@@ -214,4 +215,63 @@ func TestBatchTextResultsAreStrings(t *testing.T) {
 	if r := mcpv(t, "", args([]string{"batch", "--parallel", "5000"}, demo())...); r.code != 2 {
 		t.Errorf("--parallel 5000: exit %d", r.code)
 	}
+}
+
+// Which commands a batch line may run is declared next to each command
+// (serverCommand, notInBatch); every command of the grammar is tried as a
+// line, and those refused are the ones the README says a batch cannot run.
+func TestBatchLinesOfEveryCommand(t *testing.T) {
+	t.Parallel()
+	app := grammar(t)
+	lines := &lineParser{lines: map[string]*parsedLine{}}
+	checked := 0
+	var refusedPaths []string
+	var visit func(n *kong.Node)
+	visit = func(n *kong.Node) {
+		if n.Type == kong.CommandNode && len(n.Children) == 0 {
+			cmd := n.Target.Addr().Interface()
+			_, server := cmd.(serverCommand)
+			_, refused := cmd.(notInBatch)
+			words := strings.Fields(n.Path())
+			for _, p := range n.Positional {
+				if p.Required {
+					words = append(words, argFor(p))
+				}
+			}
+			for _, f := range n.Flags {
+				if f.Required {
+					words = append(words, "--"+f.Name, argFor(f.Value))
+				}
+			}
+			_, err := lines.parse(strings.Join(words, " "))
+			isRefusal := err != nil && strings.Contains(err.Error(), "cannot run in a batch")
+			if want := !server || refused; isRefusal != want {
+				t.Errorf("%q: refused %v, want %v (err %v)", strings.Join(words, " "), isRefusal, want, err)
+			}
+			if isRefusal {
+				refusedPaths = append(refusedPaths, n.Path())
+			}
+			checked++
+		}
+		for _, c := range n.Children {
+			visit(c)
+		}
+	}
+	visit(app.Node)
+	if checked < 20 {
+		t.Errorf("only %d commands checked", checked)
+	}
+	// They need no session, hold it open, or would nest.
+	want := []string{"watch", "batch", "servers", "trust", "auth login", "auth status", "auth logout", "auth token", "completions"}
+	if d := cmp.Diff(want, refusedPaths); d != "" {
+		t.Errorf("commands a batch line cannot run (-want +got):\n%s", d)
+	}
+}
+
+// argFor is a value the argument accepts: its first enum value, else a word.
+func argFor(v *kong.Value) string {
+	if e := v.EnumSlice(); len(e) > 0 && e[0] != "" {
+		return e[0]
+	}
+	return "x"
 }

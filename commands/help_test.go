@@ -7,23 +7,35 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/alecthomas/kong"
 	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite the help golden files")
 
-// Help output is part of the interface: it is pinned here, and
+// Help output is part of the interface: the help of mcpv and of every
+// command in the grammar is pinned here, and
 // `go test ./commands -run TestHelp -update` rewrites it after a deliberate change.
 func TestHelp(t *testing.T) {
 	t.Parallel()
-	commands := []string{"", "info", "ping", "list-tools", "call", "list-resources",
-		"list-resource-templates", "read", "list-prompts", "get-prompt", "complete", "watch", "tasks", "tasks result", "request", "batch", "servers", "trust", "auth", "completions"}
+	commands := []string{""}
+	var visit func(n *kong.Node)
+	visit = func(n *kong.Node) {
+		if n.Type == kong.CommandNode && !n.Hidden {
+			commands = append(commands, n.Path())
+		}
+		for _, c := range n.Children {
+			visit(c)
+		}
+	}
+	visit(grammar(t).Node)
 	for _, c := range commands {
 		name := c
 		if name == "" {
 			name = "mcpv"
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			argv := strings.Fields(c + " --help")
 			r := mcpv(t, "", argv...)
 			if r.code != 0 || r.stderr != "" {
