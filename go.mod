@@ -1,6 +1,6 @@
 module github.com/mcpv/mcpv
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/alecthomas/kong v1.17.0
@@ -12,7 +12,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/tidwall/pretty v1.2.2
 	go.yaml.in/yaml/v4 v4.0.0
-	golang.org/x/text v0.14.0
+	golang.org/x/text v0.43.0
 )
 
 require (
@@ -21,7 +21,7 @@ require (
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
-	golang.org/x/sync v0.20.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.41.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
