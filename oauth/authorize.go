@@ -113,10 +113,12 @@ func Authorize(ctx context.Context, r AuthorizeRequest) (code, verifier string, 
 		return "", "", stepErrorf(StepAuthorization, "no answer came from the browser: %w", err)
 	}
 	h := &callbackHandler{
-		path:   cmp.Or(redirect.Path, "/"),
-		host:   redirect.Host,
-		state:  state,
-		result: make(chan callbackResult, 1),
+		path:        cmp.Or(redirect.Path, "/"),
+		host:        redirect.Host,
+		state:       state,
+		issuer:      r.Metadata.Issuer,
+		issRequired: r.Metadata.AuthorizationResponseIssParameterSupported,
+		result:      make(chan callbackResult, 1),
 	}
 	srv := &http.Server{
 		Handler:           h,
@@ -185,10 +187,15 @@ type callbackResult struct {
 	err  error
 }
 
-// callbackHandler serves the redirect (RFC 6749 §4.1.2).
+// callbackHandler serves the redirect (RFC 6749 §4.1.2). Only a callback
+// that carries this request's state decides the outcome: anything else that
+// reaches the port (another local process can) gets an error page and the
+// wait goes on.
 type callbackHandler struct {
-	path, host string // of the redirect URI
-	state      string // ours, compared in constant time
+	path, host  string // of the redirect URI
+	state       string // ours, compared in constant time
+	issuer      string // the authorization server this request went to (RFC 9207)
+	issRequired bool   // its metadata says its responses carry iss
 
 	done   atomic.Bool         // set by the first decisive callback
 	result chan callbackResult // 1-buffered; only the callback that set done sends
@@ -205,11 +212,19 @@ func (h *callbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	q := r.URL.Query()
+	// RFC 6749 §10.12: a state that is not ours means the answer belongs to
+	// another request, perhaps an attacker's; it decides nothing, error
+	// responses included, and its text is not shown.
+	if subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(h.state)) != 1 {
+		writeCallbackPage(w, http.StatusBadRequest, "this answer is not for mcpv's request; mcpv goes on waiting for its own")
+		return
+	}
 	if !h.done.CompareAndSwap(false, true) {
 		writeCallbackPage(w, http.StatusConflict, "mcpv has already received an answer; you can close this tab")
 		return
 	}
-	res := h.judge(r.URL.Query())
+	res := h.judge(q)
 	if res.err != nil {
 		reason := strings.TrimPrefix(res.err.Error(), "oauth "+StepAuthorization+": ")
 		writeCallbackPage(w, http.StatusBadRequest, "mcpv is not authorized: "+reason)
@@ -220,16 +235,24 @@ func (h *callbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // judge reads the authorization response (RFC 6749 §4.1.2) or error
-// response (§4.1.2.1).
+// response (§4.1.2.1) that carries our state.
 func (h *callbackHandler) judge(q url.Values) callbackResult {
+	// RFC 9207 §2.4: the issuer, when the response has one, must be exactly
+	// the one the request went to, and a server that says it sends one must
+	// have; otherwise the response, error or not, is rejected unread (a
+	// mix-up attack would write the error too).
+	iss, hasIss := q["iss"]
+	switch {
+	case hasIss && (len(iss) != 1 || iss[0] != h.issuer):
+		return callbackResult{err: stepErrorf(StepAuthorization, "the authorization response comes from issuer %s, not %s; possible mix-up attack",
+			messageSafe(strings.Join(iss, ", ")), messageSafe(h.issuer))}
+	case !hasIss && h.issRequired:
+		return callbackResult{err: stepErrorf(StepAuthorization, "the authorization response has no iss, though %s says its responses carry one (RFC 9207); possible mix-up attack",
+			messageSafe(h.issuer))}
+	}
 	if e := q.Get("error"); e != "" {
 		return callbackResult{err: &Error{Step: StepAuthorization,
 			Code: messageSafeText(e), Description: messageSafeText(q.Get("error_description"))}}
-	}
-	// RFC 6749 §10.12: a state that is not ours means the answer belongs to
-	// another request, perhaps an attacker's.
-	if subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(h.state)) != 1 {
-		return callbackResult{err: stepErrorf(StepAuthorization, "the state returned does not match; possible forgery")}
 	}
 	code := q.Get("code")
 	if code == "" {

@@ -79,7 +79,7 @@ func TestAuthorize(t *testing.T) {
 	for _, tc := range []struct {
 		name            string
 		scope, resource string
-		answer          func(url.Values) url.Values
+		answer          func(url.Values) url.Values // "ISSUER" in a value stands for the issuer
 		openErr         error
 		wantCode        string
 		wantErr         *Error // Err apart
@@ -91,18 +91,30 @@ func TestAuthorize(t *testing.T) {
 			wantCode: "c-1", wantStatus: 200, pageHas: "mcpv is authorized; you can close this tab"},
 		{name: "no scope or resource", answer: sameState("code", "c-2"), wantCode: "c-2", wantStatus: 200},
 		{name: "Open fails", answer: sameState("code", "c-3"), openErr: errors.New("no display"), wantCode: "c-3", wantStatus: 200},
-		{name: "tampered state", answer: func(url.Values) url.Values { return url.Values{"code": {"c-4"}, "state": {"forged"}} },
-			wantErr: &Error{Step: StepAuthorization}, errHas: "the state returned does not match; possible forgery",
-			wantStatus: 400, pageHas: "possible forgery"},
-		{name: "no state", answer: func(url.Values) url.Values { return url.Values{"code": {"c-5"}} },
-			wantErr: &Error{Step: StepAuthorization}, errHas: "possible forgery", wantStatus: 400},
+		{name: "issuer as expected", answer: sameState("code", "c-4", "iss", "ISSUER"), wantCode: "c-4", wantStatus: 200},
+		{name: "another issuer, error or not", answer: sameState("iss", "https://evil.example", "error", "access_denied", "error_description", "go to evil.example"),
+			wantErr: &Error{Step: StepAuthorization}, errHas: `comes from issuer https://evil.example, not `, wantStatus: 400, pageHas: "possible mix-up attack"},
+		{name: "issuer twice", answer: func(q url.Values) url.Values {
+			return url.Values{"state": {q.Get("state")}, "code": {"c-5"}, "iss": {"ISSUER", "ISSUER"}}
+		}, wantErr: &Error{Step: StepAuthorization}, errHas: "possible mix-up attack", wantStatus: 400},
 		{name: "access denied", answer: sameState("error", "access_denied", "error_description", "the user said <no>"),
 			wantErr:    &Error{Step: StepAuthorization, Code: "access_denied", Description: "the user said <no>"},
 			wantStatus: 400, pageHas: "access_denied (the user said &lt;no&gt;)"},
 		{name: "no code", answer: sameState(), wantErr: &Error{Step: StepAuthorization}, errHas: "carries no code", wantStatus: 400},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			md, queries := fakeAuthorizationEndpoint(t, tc.answer)
+			var md *ServerMetadata
+			md, queries := fakeAuthorizationEndpoint(t, func(q url.Values) url.Values {
+				a := tc.answer(q)
+				for k, vs := range a {
+					for i, v := range vs {
+						if v == "ISSUER" {
+							a[k][i] = md.Issuer
+						}
+					}
+				}
+				return a
+			})
 			ln, redirect, err := Listen()
 			if err != nil {
 				t.Fatal(err)
@@ -180,6 +192,62 @@ func TestAuthorize(t *testing.T) {
 	}
 }
 
+// Anyone local can reach the loopback port: only an answer with the
+// request's state decides, so forged answers, error responses included,
+// neither end the wait nor reach the user.
+func TestAuthorizeIgnoresAnswersWithoutOurState(t *testing.T) {
+	md, _ := fakeAuthorizationEndpoint(t, func(q url.Values) url.Values { return url.Values{"state": {q.Get("state")}, "code": {"real"}} })
+	ln, redirect, err := Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var diag strings.Builder
+	get := func(query string) (int, string) {
+		resp, err := http.Get(redirect + "?" + query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	var page browserPage
+	browse := playBrowser(t, &page)
+	code, _, err := Authorize(t.Context(), AuthorizeRequest{
+		Metadata: md, Client: &Client{ID: "c"}, Listener: ln, RedirectURI: redirect, Log: output.NewLogger(&diag),
+		Open: func(u string) error {
+			for _, forged := range []string{"error=access_denied&error_description=call+attacker", "error=server_error&state=wrong", "code=stolen&state=wrong", "code=stolen"} {
+				if status, body := get(forged); status != 400 || strings.Contains(body, "attacker") || !strings.Contains(body, "goes on waiting") {
+					t.Errorf("forged answer %q: %d %q", forged, status, body)
+				}
+			}
+			return browse(u)
+		},
+	})
+	if err != nil || code != "real" || page.status != 200 {
+		t.Fatalf("Authorize = %q, %v; the browser got %d", code, err, page.status)
+	}
+	if strings.Contains(diag.String(), "attacker") {
+		t.Errorf("a forged answer reached the user: %q", diag.String())
+	}
+}
+
+// A server whose metadata says its responses carry iss (RFC 9207) must
+// send one.
+func TestAuthorizeRequiresIssWhenAdvertised(t *testing.T) {
+	md, _ := fakeAuthorizationEndpoint(t, func(q url.Values) url.Values { return url.Values{"state": {q.Get("state")}, "code": {"c"}} })
+	md.AuthorizationResponseIssParameterSupported = true
+	ln, redirect, err := Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page browserPage
+	_, _, err = Authorize(t.Context(), AuthorizeRequest{Metadata: md, Client: &Client{ID: "c"}, Listener: ln, RedirectURI: redirect, Open: playBrowser(t, &page)})
+	if err == nil || !strings.Contains(err.Error(), "has no iss") || page.status != 400 {
+		t.Errorf("err = %v, page %d", err, page.status)
+	}
+}
+
 func TestAuthorizeTimeout(t *testing.T) {
 	md, _ := fakeAuthorizationEndpoint(t, func(url.Values) url.Values { return nil })
 	ln, redirect, err := Listen()
@@ -239,6 +307,8 @@ func TestCallbackHandler(t *testing.T) {
 		{"POST", "POST", "/callback?code=x&state=st", local, host, 404},
 		{"not from loopback", "GET", "/callback?code=x&state=st", "192.0.2.7:40000", host, 403},
 		{"another host name", "GET", "/callback?code=x&state=st", local, "evil.example:5000", 403},
+		{"another state", "GET", "/callback?code=z&state=other", local, host, 400},
+		{"an error without state", "GET", "/callback?error=access_denied", local, host, 400},
 		{"first answer", "GET", "/callback?code=x&state=st", local, host, 200},
 		{"second answer", "GET", "/callback?code=y&state=st", "[::1]:40000", host, 409},
 	} {

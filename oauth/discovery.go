@@ -99,6 +99,9 @@ func DiscoverResource(ctx context.Context, hc *http.Client, serverURL string, ch
 		if err != nil || !isAbsoluteHTTPURL(ref.String()) {
 			return nil, stepErrorf(StepMetadata, "the server's resource_metadata %s is not an http or https url", messageSafe(ch.Params["resource_metadata"]))
 		}
+		if !secureURL(ref.String(), isHTTPS(server)) {
+			return nil, insecureError("the server's resource_metadata", ref.String())
+		}
 		candidates = []string{ref.String()}
 	} else {
 		const wellKnown = "/.well-known/oauth-protected-resource"
@@ -212,7 +215,10 @@ func DiscoverServer(ctx context.Context, hc *http.Client, issuer string) (*Serve
 // The document's issuer is not checked: in 2025-03-26 the MCP server's origin
 // is the authorization server by definition, not by what the document claims,
 // and such servers often publish an issuer with a path or another host. An
-// empty issuer is taken to be the origin.
+// empty issuer is taken to be the origin. Since nothing vouches for it, the
+// metadata is marked IssuerUnverified: the issuer is never used as a JWT
+// audience (an assertion for a real server's issuer, sent to this
+// document's token endpoint, could be replayed there).
 func LegacyServer(ctx context.Context, hc *http.Client, serverURL string) (*ServerMetadata, error) {
 	origin, _, _, err := canonicalParts(serverURL)
 	if err != nil {
@@ -237,6 +243,7 @@ func LegacyServer(ctx context.Context, hc *http.Client, serverURL string) (*Serv
 	if md.Issuer == "" {
 		md.Issuer = origin
 	}
+	md.IssuerUnverified = md.Issuer != origin
 	if err := checkServerMetadata(&md, wellKnown); err != nil {
 		return nil, err
 	}

@@ -453,6 +453,13 @@ func TestLegacyServer(t *testing.T) {
 				RegistrationEndpoint: "{base}/oauth/register", CodeChallengeMethodsSupported: []string{"S256"}},
 		},
 		{
+			name: "issuer not checked but marked unverified",
+			routes: map[string]string{oauthAS: `{"issuer":"https://real-as.example","authorization_endpoint":"{base}/a",` +
+				`"token_endpoint":"{base}/t","code_challenge_methods_supported":["S256"]}`},
+			want: &ServerMetadata{Issuer: "https://real-as.example", AuthorizationEndpoint: "{base}/a", TokenEndpoint: "{base}/t",
+				CodeChallengeMethodsSupported: []string{"S256"}, IssuerUnverified: true},
+		},
+		{
 			name: "issuer not checked; missing issuer is the origin",
 			routes: map[string]string{oauthAS: `{"authorization_endpoint":"{base}/a",` +
 				`"token_endpoint":"{base}/t","code_challenge_methods_supported":["S256"]}`},

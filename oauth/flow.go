@@ -13,8 +13,12 @@ import (
 // identity, the grant, and saving the result. keep are scopes already
 // granted, kept on a step-up.
 func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []string) error {
+	if m.insecure != nil {
+		return m.insecure
+	}
 	m.authorizations++
 	hc := m.opts.HTTP
+	resourceHTTPS := isHTTPS(m.server)
 
 	// Discovery: protected-resource metadata, else a 2025-03-26 server whose
 	// origin is its own authorization server.
@@ -32,6 +36,9 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 			return err
 		}
 	} else if md, err = LegacyServer(ctx, hc, m.opts.ServerURL); err != nil {
+		return err
+	}
+	if err := checkSecure(md, resourceHTTPS); err != nil {
 		return err
 	}
 
@@ -86,6 +93,12 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 func (m *Manager) pickServer(ctx context.Context, prm *ResourceMetadata) (*ServerMetadata, error) {
 	var firstErr error
 	for _, issuer := range prm.AuthorizationServers {
+		if !secureURL(issuer, isHTTPS(m.server)) {
+			if firstErr == nil {
+				firstErr = insecureError("authorization server", issuer)
+			}
+			continue // its metadata is not even fetched
+		}
 		md, err := DiscoverServer(ctx, m.opts.HTTP, issuer)
 		if err == nil {
 			return md, nil

@@ -67,9 +67,10 @@ type Options struct {
 
 // Manager authorizes the requests of one mcpv run to one server.
 type Manager struct {
-	opts   Options
-	base   http.RoundTripper
-	server string // canonical
+	opts     Options
+	base     http.RoundTripper
+	server   string // canonical
+	insecure error  // set when the server is plain http to another host: no OAuth at all
 
 	mu             sync.Mutex // guards the fields below and serialises flows
 	rec            *Record    // the record in use; nil before the first token
@@ -100,7 +101,11 @@ func NewManager(opts Options, base http.RoundTripper) (*Manager, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{opts: opts, base: base, server: server}, nil
+	m := &Manager{opts: opts, base: base, server: server}
+	if !secureURL(server, false) {
+		m.insecure = insecureError("the server", server)
+	}
+	return m, nil
 }
 
 // Server is the canonical URL of the server the Manager authorizes for.
@@ -158,6 +163,9 @@ func (m *Manager) generation() int {
 func (m *Manager) token(ctx context.Context) (string, int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.insecure != nil {
+		return "", m.gen, nil // never a token in cleartext; a 401 says why
+	}
 	if !m.loaded {
 		m.loaded = true
 		recs, err := m.opts.Store.Find(m.server)
@@ -188,6 +196,9 @@ func (m *Manager) recover(ctx context.Context, resp *http.Response, ch *Challeng
 	status := resp.StatusCode
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.insecure != nil {
+		return "", 0, m.insecure
+	}
 	if m.gen != gen && m.rec != nil {
 		return m.rec.Token.AccessToken, m.gen, nil
 	}
@@ -237,6 +248,12 @@ func (m *Manager) refreshLocked(ctx context.Context) error {
 		m.gen++
 		return nil
 	}
+	if rec.Metadata == nil {
+		return errors.New("the stored record has no authorization server metadata")
+	}
+	if err := checkSecure(rec.Metadata, isHTTPS(rec.Resource)); err != nil {
+		return err // a record stored before mcpv checked, or edited by hand
+	}
 	var tok *Token
 	switch {
 	case rec.Grant == GrantClientCredentials:
@@ -276,6 +293,12 @@ func (m *Manager) needsUser() bool { return m.opts.Grant == GrantAuthorizationCo
 func (m *Manager) crossApp(ctx context.Context, md *ServerMetadata, c *Client, resource, scope string) (*Token, error) {
 	if m.opts.IdentityProvider == nil {
 		return nil, &Error{Step: StepToken, Description: "cross-app access needs an identity provider and an ID token"}
+	}
+	if md.IssuerUnverified {
+		// The identity provider would issue an ID-JAG for that issuer, and
+		// this document's token endpoint could replay it there.
+		return nil, &Error{Step: StepToken, Description: fmt.Sprintf("cross-app access needs an authorization server whose issuer is verified; "+
+			"this server has no protected resource metadata and its document names issuer %s, which nothing vouches for", messageSafe(md.Issuer))}
 	}
 	assertion, err := ExchangeIDToken(ctx, m.opts.HTTP, *m.opts.IdentityProvider, md.Issuer, resource, scope)
 	if err != nil {

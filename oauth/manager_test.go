@@ -200,8 +200,14 @@ func TestRetryLimit(t *testing.T) {
 	}
 }
 
+// A redirect with a forged state is turned away and decides nothing: no code
+// is exchanged, and the flow waits for the real answer (here it never comes,
+// so the call ends with its context).
 func TestTamperedState(t *testing.T) {
 	w := newWorld(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	forgedStatus := make(chan int, 1)
 	forger := func(u string) error {
 		go func() {
 			c := &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
@@ -212,16 +218,23 @@ func TestTamperedState(t *testing.T) {
 				}
 				return nil
 			}}
+			status := 0
 			if resp, err := c.Get(u); err == nil {
+				status = resp.StatusCode
 				resp.Body.Close()
 			}
+			forgedStatus <- status
+			cancel() // the real answer never comes
 		}()
 		return nil
 	}
-	_, _, err := call(t, w.manager(t, t.TempDir(), ModeAuto, forger), w, "tools/list")
-	var oe *Error
-	if !errors.As(err, &oe) || oe.Step != StepAuthorization || !strings.Contains(err.Error(), "state") {
-		t.Fatalf("got %v", err)
+	req, _ := http.NewRequestWithContext(ctx, "POST", w.rs.URL+"/mcp", strings.NewReader(`{"method":"tools/list"}`))
+	_, err := (&http.Client{Transport: w.manager(t, t.TempDir(), ModeAuto, forger)}).Do(req)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want the flow to wait until its context ended", err)
+	}
+	if status := <-forgedStatus; status != http.StatusBadRequest {
+		t.Errorf("the forged redirect got %d, want 400", status)
 	}
 	if w.count("token:authorization_code") != 0 {
 		t.Error("a code was exchanged despite the forged state")

@@ -97,10 +97,17 @@ type ServerMetadata struct {
 	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported,omitempty"`
 	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported,omitempty"`
 	ClientIDMetadataDocumentSupported bool     `json:"client_id_metadata_document_supported,omitempty"`
+	// RFC 9207: the server puts iss in its authorization responses.
+	AuthorizationResponseIssParameterSupported bool `json:"authorization_response_iss_parameter_supported,omitempty"`
 
 	// Legacy is set for a 2025-03-26 server without metadata, whose
 	// endpoints were taken to be /authorize, /token and /register.
 	Legacy bool `json:"-"`
+	// IssuerUnverified is set for a 2025-03-26 server's document, whose
+	// issuer nothing vouches for (LegacyServer): it is not used as an
+	// audience, and no grant that would hand a credential for it to another
+	// party is run.
+	IssuerUnverified bool `json:"mcpv_issuer_unverified,omitempty"`
 }
 
 // Client authentication methods at the token endpoint.

@@ -208,10 +208,12 @@ func authenticateClient(header http.Header, form url.Values, md *ServerMetadata,
 		form.Set("client_id", c.ID) // RFC 6749 §2.3.1
 		form.Set("client_secret", c.Secret)
 	case AuthPrivateKeyJWT:
-		// RFC 7523 §2.2 and §3: aud identifies the authorization server; its
-		// issuer, or the token endpoint when it has none (legacy servers).
+		// RFC 7523 §2.2 and §3: aud identifies the authorization server:
+		// its issuer, or the token endpoint it is sent to when the issuer is
+		// unknown or unverified (2025-03-26 servers), so that the assertion
+		// is good nowhere else.
 		aud := md.Issuer
-		if aud == "" {
+		if aud == "" || md.IssuerUnverified {
 			aud = md.TokenEndpoint
 		}
 		jwt, err := signClientAssertion(c.Key, c.ID, aud, time.Now())

@@ -103,11 +103,12 @@ func TestTokenRequests(t *testing.T) {
 		return out
 	}
 	for _, tc := range []struct {
-		name     string
-		call     func(context.Context, *ServerMetadata) (*Token, error)
-		wantForm url.Values // client_assertion is checked apart
-		wantAuth string
-		jwt      bool
+		name       string
+		call       func(context.Context, *ServerMetadata) (*Token, error)
+		wantForm   url.Values // client_assertion is checked apart
+		wantAuth   string
+		jwt        bool
+		unverified bool // a 2025-03-26 document's issuer: the assertion is for the token endpoint
 	}{
 		{name: "code, public client", call: exchange(public, resource), wantForm: with(codeForm, "client_id", "pub")},
 		{name: "code, none", call: exchange(none, resource), wantForm: with(codeForm, "client_id", "pub")},
@@ -126,9 +127,17 @@ func TestTokenRequests(t *testing.T) {
 		{name: "client credentials, private_key_jwt", call: credentials(jwt, resource, ""), jwt: true,
 			wantForm: url.Values{"grant_type": {"client_credentials"}, "resource": {resource}, "client_id": {jwt.ID},
 				"client_assertion_type": {"urn:ietf:params:oauth:client-assertion-type:jwt-bearer"}}},
+		{name: "private_key_jwt, unverified issuer", call: credentials(jwt, resource, ""), jwt: true, unverified: true,
+			wantForm: url.Values{"grant_type": {"client_credentials"}, "resource": {resource}, "client_id": {jwt.ID},
+				"client_assertion_type": {"urn:ietf:params:oauth:client-assertion-type:jwt-bearer"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			md, calls := fakeTokenEndpoint(t, 200, okGrant)
+			aud := md.Issuer
+			if tc.unverified {
+				md.Issuer, md.IssuerUnverified = "https://real-as.example", true
+				aud = md.TokenEndpoint
+			}
 			if _, err := tc.call(t.Context(), md); err != nil {
 				t.Fatal(err)
 			}
@@ -136,8 +145,8 @@ func TestTokenRequests(t *testing.T) {
 			if tc.jwt {
 				before := time.Now().Unix()
 				_, claims := verifyES256(t, got.form.Get("client_assertion"), &key.PublicKey)
-				if claims.Iss != jwt.ID || claims.Sub != jwt.ID || claims.Aud != md.Issuer {
-					t.Errorf("claims %+v: want iss = sub = %q, aud = %q", claims, jwt.ID, md.Issuer)
+				if claims.Iss != jwt.ID || claims.Sub != jwt.ID || claims.Aud != aud {
+					t.Errorf("claims %+v: want iss = sub = %q, aud = %q", claims, jwt.ID, aud)
 				}
 				if claims.Iat > before || claims.Iat < before-60 || claims.Exp != claims.Iat+300 {
 					t.Errorf("iat %d, exp %d: want about now and now + 5 min", claims.Iat, claims.Exp)
