@@ -54,6 +54,9 @@ func TestPackageRules(t *testing.T) {
 			"github.com/mcpv/mcpv/commands"},
 		forbidSelector: []string{"os.Stdout", "os.Stderr", "os.Stdin", "os.Exit", "os.Getenv", "os.LookupEnv"},
 	}, rule{
+		dir:           "internal/completion",
+		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/output", "github.com/mcpv/mcpv/internal/connect"},
+	}, rule{
 		dir:           "internal/ordered",
 		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/output", "github.com/alecthomas/kong"},
 	})

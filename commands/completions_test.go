@@ -15,6 +15,8 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpv/mcpv/internal/completion"
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -41,7 +43,7 @@ func TestCompletionsAreFresh(t *testing.T) {
 	app := grammar(t)
 	for _, shell := range []string{"bash", "zsh", "fish"} {
 		file := completionFiles[shell]
-		got := completionScript(app, shell)
+		got := script(t, app, shell)
 		if *update {
 			if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
 				t.Fatal(err)
@@ -61,7 +63,7 @@ func TestCompletionsCommand(t *testing.T) {
 	app := grammar(t)
 	for _, shell := range []string{"bash", "zsh", "fish"} {
 		r := mcpv(t, "", "completions", shell)
-		if r.code != 0 || r.stderr != "" || r.stdout != completionScript(app, shell) {
+		if r.code != 0 || r.stderr != "" || r.stdout != script(t, app, shell) {
 			t.Errorf("completions %s: exit code %d, stderr %q, stdout %.100q", shell, r.code, r.stderr, r.stdout)
 		}
 	}
@@ -72,21 +74,19 @@ func TestCompletionsCommand(t *testing.T) {
 	}
 }
 
-// Every command and flag of the grammar that help shows is in every script, and the fish and
-// zsh scripts describe each command with its help.
+// Every command and flag of the grammar that help shows is in every script.
+// (internal/completion checks that help texts are quoted into them, on a
+// grammar of its own.)
 func TestCompletionsCoverGrammar(t *testing.T) {
+	t.Parallel()
 	app := grammar(t)
-	quote := map[string]func(string) string{"bash": nil, "zsh": shellQuote, "fish": fishQuote}
 	var visit func(n *kong.Node)
 	visit = func(n *kong.Node) {
-		for shell, q := range quote {
-			s := completionScript(app, shell)
+		for _, shell := range completion.Shells {
+			s := script(t, app, shell)
 			var want []string
 			if n.Type == kong.CommandNode {
 				want = append(want, n.Name)
-				if q != nil {
-					want = append(want, strings.Trim(q(n.Help), "'"))
-				}
 			}
 			for _, f := range n.Flags {
 				if f.Hidden {
@@ -99,9 +99,6 @@ func TestCompletionsCoverGrammar(t *testing.T) {
 				want = append(want, long)
 				if f.Short != 0 {
 					want = append(want, short)
-				}
-				if f.Enum != "" {
-					want = append(want, strings.Join(compValueOf(f.Value, "").Enum, " "))
 				}
 			}
 			for _, w := range want {
@@ -119,58 +116,28 @@ func TestCompletionsCoverGrammar(t *testing.T) {
 	visit(app.Node)
 }
 
-// The model walk reads everything from kong's tags.
-func TestCompletionsModel(t *testing.T) {
-	var g struct {
-		Name    string   `short:"n" placeholder:"NAME" help:"A name: [x] 'y'."`
-		Level   string   `enum:"a,b" default:"a" help:"Level."`
-		In      string   `type:"existingfile" help:"Input."`
-		Out     string   `placeholder:"DIR" help:"Output."`
-		Secret  bool     `hidden:"" help:"Hidden."`
-		Pretty  bool     `xor:"layout" help:"Pretty."`
-		Compact bool     `short:"c" xor:"layout" help:"Compact."`
-		Tag     []string `help:"Tags."`
-		Run     struct {
-			Files []string `arg:"" optional:"" type:"path" help:"Files."`
-		} `cmd:"" help:"Run it."`
-		Gone struct{} `cmd:"" hidden:""`
-	}
-	k, err := kong.New(&g, kong.Name("toy"))
+// script is the completion script for shell.
+func script(t *testing.T, app *kong.Application, shell string) string {
+	t.Helper()
+	s, err := completion.Script(app, shell)
 	if err != nil {
 		t.Fatal(err)
 	}
-	flag := func(long, short string, excl []string, v compValue) compFlag {
-		return compFlag{Long: long, Short: short, Excludes: excl, compValue: v}
-	}
-	want := &compCmd{Name: "toy", Flags: []compFlag{
-		flag("help", "h", []string{"--help", "-h"}, compValue{Help: "Show context-sensitive help."}),
-		flag("name", "n", []string{"--name", "-n"}, compValue{Name: "NAME", Help: "A name: [x] 'y'."}),
-		flag("level", "", []string{"--level"}, compValue{Name: "LEVEL", Help: "Level.", Kind: valueEnum, Enum: []string{"a", "b"}}),
-		flag("in", "", []string{"--in"}, compValue{Name: "IN", Help: "Input.", Kind: valueFile}),
-		flag("out", "", []string{"--out"}, compValue{Name: "DIR", Help: "Output.", Kind: valueDir}),
-		flag("pretty", "", []string{"--pretty", "--compact", "-c"}, compValue{Help: "Pretty."}),
-		flag("compact", "c", []string{"--compact", "-c", "--pretty"}, compValue{Help: "Compact."}),
-		flag("tag", "", nil, compValue{Name: "TAG", Help: "Tags.", Repeat: true}),
-	}, Subs: []*compCmd{{Path: "run", Name: "run", Help: "Run it.",
-		Args: []compValue{{Name: "FILES", Help: "Files.", Kind: valueFile, Repeat: true}},
-	}}}
-	if d := cmp.Diff(want, compModel(k.Model), cmp.AllowUnexported(compFlag{})); d != "" {
-		t.Errorf("model (-want +got):\n%s", d)
-	}
+	return s
 }
 
 // serverValued names flags and arguments by hand; this fails when they are renamed.
 func TestCompletionsServerValues(t *testing.T) {
-	root := compModel(grammar(t))
+	root := completion.Model(grammar(t))
 	var servers []string
-	root.walk(func(c *compCmd) {
+	root.Walk(func(c *completion.Command) {
 		for _, f := range c.Flags {
-			if f.Kind == valueServer {
+			if f.Kind == completion.KindServer {
 				servers = append(servers, c.Path+" --"+f.Long)
 			}
 		}
 		for _, a := range c.Args {
-			if a.Kind == valueServer {
+			if a.Kind == completion.KindServer {
 				servers = append(servers, c.Path+" "+a.Name)
 			}
 		}
@@ -239,9 +206,9 @@ func TestCompletionsInShells(t *testing.T) {
 	}
 	app := grammar(t)
 	writeFiles(t, scripts, map[string]string{
-		"fpath/_mcpv": completionScript(app, "zsh"),
-		"mcpv.bash":   completionScript(app, "bash"),
-		"mcpv.fish":   completionScript(app, "fish"),
+		"fpath/_mcpv": script(t, app, "zsh"),
+		"mcpv.bash":   script(t, app, "bash"),
+		"mcpv.fish":   script(t, app, "fish"),
 		"zsh-init":    zshInit,
 		"zsh-drive":   zshDrive,
 	})
@@ -348,9 +315,9 @@ t() {
 			b.WriteString("COMP_WORDBREAKS=${COMP_WORDBREAKS//[=:]/}\n")
 		}
 		for _, line := range lines {
-			b.WriteString("t " + shellQuote(line))
+			b.WriteString("t " + connect.QuoteWord(line))
 			for _, w := range bashWords(line, split) {
-				b.WriteString(" " + shellQuote(w))
+				b.WriteString(" " + connect.QuoteWord(w))
 			}
 			b.WriteString("\n")
 		}

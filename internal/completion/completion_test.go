@@ -1,0 +1,108 @@
+package completion
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/alecthomas/kong"
+	"github.com/google/go-cmp/cmp"
+)
+
+// toy is a grammar with one of everything the model reads.
+type toy struct {
+	Name    string   `short:"n" placeholder:"NAME" help:"A name: [x] 'y'."`
+	Level   string   `enum:"a,b" default:"a" help:"Level."`
+	In      string   `type:"existingfile" help:"Input."`
+	Out     string   `placeholder:"DIR" help:"Output."`
+	Secret  bool     `hidden:"" help:"Hidden."`
+	Pretty  bool     `xor:"layout" help:"Pretty."`
+	Compact bool     `short:"c" xor:"layout" help:"Compact."`
+	Tag     []string `help:"Tags."`
+	Server  string   `short:"s" help:"A server."`
+	Run     struct {
+		Files []string `arg:"" optional:"" type:"path" help:"Files."`
+	} `cmd:"" help:"Run it."`
+	Take struct {
+		What  string   `arg:"" enum:"one,two" help:"Which."`
+		Paths []string `arg:"" optional:"" placeholder:"FILE" help:"Paths."`
+	} `cmd:"" help:"Take one."`
+	Gone struct {
+		Hidden bool `help:"Never shown."`
+	} `cmd:"" hidden:"" help:"Gone."`
+}
+
+func toyModel(t *testing.T) *kong.Application {
+	t.Helper()
+	k, err := kong.New(&toy{}, kong.Name("toy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k.Model
+}
+
+// The model reads everything from kong's tags: kinds from types, enums and
+// placeholders, exclusions from xor, repetition from slices; hidden flags and
+// commands are left out.
+func TestModel(t *testing.T) {
+	t.Parallel()
+	flag := func(long, short string, excl []string, v Value) Flag {
+		return Flag{Long: long, Short: short, Excludes: excl, Value: v}
+	}
+	want := &Command{Name: "toy", Flags: []Flag{
+		flag("help", "h", []string{"--help", "-h"}, Value{Help: "Show context-sensitive help."}),
+		flag("name", "n", []string{"--name", "-n"}, Value{Name: "NAME", Help: "A name: [x] 'y'."}),
+		flag("level", "", []string{"--level"}, Value{Name: "LEVEL", Help: "Level.", Kind: KindEnum, Enum: []string{"a", "b"}}),
+		flag("in", "", []string{"--in"}, Value{Name: "IN", Help: "Input.", Kind: KindFile}),
+		flag("out", "", []string{"--out"}, Value{Name: "DIR", Help: "Output.", Kind: KindDir}),
+		flag("pretty", "", []string{"--pretty", "--compact", "-c"}, Value{Help: "Pretty."}),
+		flag("compact", "c", []string{"--compact", "-c", "--pretty"}, Value{Help: "Compact."}),
+		flag("tag", "", nil, Value{Name: "TAG", Help: "Tags.", Repeat: true}),
+		flag("server", "s", []string{"--server", "-s"}, Value{Name: "SERVER", Help: "A server.", Kind: KindServer}),
+	}, Subs: []*Command{
+		{Path: "run", Name: "run", Help: "Run it.", Args: []Value{{Name: "FILES", Help: "Files.", Kind: KindFile, Repeat: true}}},
+		{Path: "take", Name: "take", Help: "Take one.", Args: []Value{
+			{Name: "WHAT", Help: "Which.", Kind: KindEnum, Enum: []string{"one", "two"}},
+			{Name: "PATHS", Help: "Paths.", Kind: KindFile, Repeat: true},
+		}},
+	}}
+	if d := cmp.Diff(want, Model(toyModel(t))); d != "" {
+		t.Errorf("model (-want +got):\n%s", d)
+	}
+}
+
+// Every visible command and flag is in every script, with its help quoted
+// where the shell shows help (zsh and fish); nothing hidden is.
+func TestScriptsCoverTheGrammar(t *testing.T) {
+	t.Parallel()
+	app := toyModel(t)
+	for _, shell := range Shells {
+		s, err := Script(app, shell)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"run", "take", "--name", "-n", "--level", "a b", "--compact", "one two"}
+		if shell == "fish" {
+			want = []string{"run", "take", " -l name ", " -s n ", " -l level ", " -s c ", `'A name: [x] \'y\'.'`, "'Take one.'"}
+		}
+		if shell == "zsh" {
+			want = append(want, `A name\: \[x\] '\''y'\''.`, "Take one.")
+		}
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				t.Errorf("%s script lacks %q", shell, w)
+			}
+		}
+		for _, hidden := range []string{"secret", "gone", "Never shown"} {
+			if strings.Contains(s, hidden) {
+				t.Errorf("%s script shows the hidden %q", shell, hidden)
+			}
+		}
+	}
+}
+
+func TestUnknownShell(t *testing.T) {
+	t.Parallel()
+	if _, err := Script(toyModel(t), "tcsh"); err == nil || !strings.Contains(err.Error(), "bash, zsh, fish") {
+		t.Errorf("err = %v", err)
+	}
+}
