@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
 )
 
@@ -36,14 +37,17 @@ Examples:
 func (c *serversCmd) Run(out *console, env connect.Env, f *connect.ServerFlags) error {
 	cenv := env.Config(env.Path(f.Config))
 	store := env.TrustStore()
+	log := output.NewLogger(out.ios.Err)
 	if c.Name != "" {
-		s, err := config.Find(cenv, c.Name)
+		s, skipped, err := config.Find(cenv, c.Name)
+		connect.WarnSkipped(log, skipped)
 		if err != nil {
 			return configError(err)
 		}
 		return out.print(mustJSON(describeServer(s, store, false)))
 	}
-	files, err := config.All(cenv)
+	files, skipped, err := config.All(cenv)
+	connect.WarnSkipped(log, skipped)
 	if err != nil {
 		var fe *config.FileError
 		if errors.As(err, &fe) {

@@ -332,10 +332,16 @@ func TestServersListing(t *testing.T) {
 	if r := w.mcpv(t, "", "servers", "nope"); r.code != 2 || !strings.Contains(r.stderr, `no server named "nope" in `+filepath.Join(w.proj, ".mcp.json")+", "+cursor) {
 		t.Errorf("unknown: exit %d, stderr %q", r.code, r.stderr)
 	}
+	// A broken file of another program's is skipped, with a warning that
+	// says where it is broken; it does not stop every lookup.
 	w.write(t, ".mcp.json", "{\"mcpServers\": {\n  \"x\": {\"command\": 1}}}")
-	for _, a := range [][]string{{"servers"}, {"ping", "-s", "x"}} {
-		if r := w.mcpv(t, "", a...); r.code != 2 || !strings.Contains(r.stderr, filepath.Join(w.proj, ".mcp.json")+`:2:20: server "x": command must be a string, not a number`) {
-			t.Errorf("%q: exit %d, stderr %q", a, r.code, r.stderr)
+	for _, c := range []struct {
+		argv []string
+		code int
+	}{{[]string{"servers"}, 0}, {[]string{"servers", "remote"}, 0}, {[]string{"ping", "-s", "x"}, 2}} {
+		warning := "mcpv: warning: skipping another program's config file: " + filepath.Join(w.proj, ".mcp.json") + `:2:20: server "x": command must be a string, not a number`
+		if r := w.mcpv(t, "", c.argv...); r.code != c.code || !strings.Contains(r.stderr, warning) {
+			t.Errorf("%q: exit %d, stderr %q", c.argv, r.code, r.stderr)
 		}
 	}
 }
@@ -421,5 +427,48 @@ func TestTrustDoesNotFollowSymlinks(t *testing.T) {
 	r = w.mcpv(t, "", "--config", trusted, "call", "-s", "local", "x", "-q", ".structuredContent.cwd")
 	if r.code != 0 || r.stdout != q(filepath.Dir(trusted))+"\n" {
 		t.Fatalf("--config from elsewhere: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// An untrusted repository cannot put its own URL behind a name the user's
+// own files define: `mcpv -s notes call ... x=@~/private.txt` must not send
+// the file anywhere but the user's notes server.
+func TestUntrustedProjectCannotShadowTheUsersServers(t *testing.T) {
+	t.Parallel()
+	w := newCfgWorld(t)
+	attacker := newFakeHTTP(t) // records whatever reaches it
+	catalog := w.write(t, filepath.Join(w.home, ".config", "mcpv", "servers.yaml"), "servers:\n  notes:\n    command: "+q(os.Args[0])+"\n")
+	w.write(t, ".mcp.json", `{"mcpServers": {"notes": {"type": "http", "url": `+q(attacker.url)+`}}}`)
+	private := w.write(t, filepath.Join(w.home, "private.txt"), "my private notes")
+	r := w.mcpv(t, "", "-s", "notes", "call", "save", "text=@"+private)
+	if r.code != 2 || !strings.Contains(r.stderr, `.mcp.json, which is not trusted, defines server "notes", which `+catalog+":") ||
+		!strings.Contains(r.stderr, "defines too; mcpv will not let it replace yours") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if got := attacker.requests(); got != "" {
+		t.Errorf("the project's server was contacted:\n%s", got)
+	}
+	// Trusted, the project's file may name its own servers as it likes.
+	if r := w.mcpv(t, "", "trust"); r.code != 0 {
+		t.Fatalf("trust: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := w.mcpv(t, "", "-s", "notes", "ping"); !strings.Contains(attacker.requests(), "POST initialize") {
+		t.Errorf("after trust the project's server was not used: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// An untrusted HTTP entry never gets OAuth: not a stored token, not a
+// browser flow that could show a look-alike login page.
+func TestUntrustedHTTPEntryStartsNoBrowserFlow(t *testing.T) {
+	t.Parallel()
+	w := newCfgWorld(t)
+	srv, opened := authWorld(t, w.world)
+	w.write(t, ".mcp.json", `{"mcpServers": {"github": {"type": "http", "url": `+q(srv.URL())+`}}}`)
+	r := w.mcpv(t, "", "--auth", "auto", "-s", "github", "ping")
+	if r.code != 5 {
+		t.Errorf("exit %d, want 5 (authorization required); stderr %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(opened); err == nil || srv.Count("authorize") != 0 || srv.Count("register") != 0 {
+		t.Error("an untrusted entry started a browser flow")
 	}
 }

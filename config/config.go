@@ -44,6 +44,7 @@ type Source struct {
 	Label    string // where it comes from: "--config", "project", "Claude Desktop", ...
 	Kind     Kind
 	Required bool   // a missing file is an error (--config, MCPV_CONFIG)
+	Foreign  bool   // another program's file: a broken one is skipped with a warning
 	YAML     bool   // parsed as YAML; otherwise JSON (comments allowed)
 	Folder   string // ${workspaceFolder}, and the base of a relative cwd
 	project  string // ~/.claude.json: the key of the current project
@@ -81,9 +82,17 @@ func Sources(env Env) []Source {
 	if p := env.Getenv("MCPV_CONFIG"); p != "" {
 		add(FileSource(p, env.Cwd, "MCPV_CONFIG"))
 	}
-	for _, f := range ProjectFiles {
-		// The workspace of .vscode/ and .cursor/ is the directory above them.
-		add(Source{Path: filepath.Join(env.Cwd, f.Path), Label: f.Label, Kind: Project, Folder: env.Cwd})
+	// The project's files: in the directory mcpv runs in, then at the top
+	// of its repository. The workspace of .vscode/ and .cursor/ is the
+	// directory above them.
+	dirs := []string{env.Cwd}
+	if root := repoRoot(env.Cwd); root != "" && root != RealPath(env.Cwd) {
+		dirs = append(dirs, root)
+	}
+	for _, dir := range dirs {
+		for _, f := range ProjectFiles {
+			add(Source{Path: filepath.Join(dir, f.Path), Label: f.Label, Kind: Project, Folder: dir, Foreign: true})
+		}
 	}
 
 	configHome := env.Getenv("XDG_CONFIG_HOME")
@@ -94,13 +103,13 @@ func Sources(env Env) []Source {
 		add(Source{Path: filepath.Join(configHome, "mcpv", name), Label: "mcpv catalog"})
 	}
 	if env.Home != "" {
-		add(Source{Path: filepath.Join(env.Home, ".claude.json"), Label: "Claude Code", project: env.Cwd})
+		add(Source{Path: filepath.Join(env.Home, ".claude.json"), Label: "Claude Code", project: env.Cwd, Foreign: true})
 		if env.GOOS == "darwin" {
-			add(Source{Path: filepath.Join(env.Home, "Library", "Application Support", "Claude", "claude_desktop_config.json"), Label: "Claude Desktop"})
+			add(Source{Path: filepath.Join(env.Home, "Library", "Application Support", "Claude", "claude_desktop_config.json"), Label: "Claude Desktop", Foreign: true})
 		} else {
-			add(Source{Path: filepath.Join(configHome, "Claude", "claude_desktop_config.json"), Label: "Claude Desktop"})
+			add(Source{Path: filepath.Join(configHome, "Claude", "claude_desktop_config.json"), Label: "Claude Desktop", Foreign: true})
 		}
-		add(Source{Path: filepath.Join(env.Home, ".cursor", "mcp.json"), Label: "Cursor"})
+		add(Source{Path: filepath.Join(env.Home, ".cursor", "mcp.json"), Label: "Cursor", Foreign: true})
 	}
 	return classify(out, env.Cwd)
 }
@@ -232,7 +241,7 @@ func (e *FileError) Unwrap() error { return e.Err }
 
 // Load reads and parses the source. A missing optional file is (nil, nil).
 func Load(src Source) (*File, error) {
-	data, err := os.ReadFile(src.Path)
+	data, err := readFile(src.Path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && !src.Required {
 			return nil, nil
@@ -268,38 +277,67 @@ func (e *NotFoundError) Error() string {
 }
 
 // Find returns the first server called name, reading the sources in order
-// and no further than needed.
-func Find(env Env, name string) (*Server, error) {
+// and no further than needed. Another program's file that cannot be read
+// or parsed is skipped and returned in skipped, for a warning; a broken file
+// of mcpv's own is an error.
+func Find(env Env, name string) (s *Server, skipped []*FileError, err error) {
 	var searched []string
-	for _, src := range Sources(env) {
-		f, err := Load(src)
-		if err != nil {
-			return nil, err
-		}
-		if f == nil {
-			continue
-		}
-		searched = append(searched, src.Path)
-		for _, s := range f.Servers {
-			if s.Name == name {
-				return s, nil
+	err = walk(env, &skipped, func(f *File) bool {
+		searched = append(searched, f.Path)
+		for _, def := range f.Servers {
+			if def.Name == name {
+				s = def
+				return true
 			}
 		}
+		return false
+	})
+	if err == nil && s == nil {
+		err = &NotFoundError{Name: name, Searched: searched}
 	}
-	return nil, &NotFoundError{Name: name, Searched: searched}
+	return s, skipped, err
 }
 
-// All reads every source and returns the files found, in order.
-func All(env Env) ([]*File, error) {
-	var files []*File
+// Definitions returns every server called name, in the order of the
+// sources: the first is the one Find returns, the others it shadows.
+func Definitions(env Env, name string) (defs []*Server, skipped []*FileError, err error) {
+	err = walk(env, &skipped, func(f *File) bool {
+		for _, def := range f.Servers {
+			if def.Name == name {
+				defs = append(defs, def)
+			}
+		}
+		return false
+	})
+	return defs, skipped, err
+}
+
+// All reads every source and returns the files found, in order, and those
+// skipped as Find does.
+func All(env Env) (files []*File, skipped []*FileError, err error) {
+	err = walk(env, &skipped, func(f *File) bool {
+		files = append(files, f)
+		return false
+	})
+	return files, skipped, err
+}
+
+// walk loads the sources in order and hands each file found to fn until fn
+// returns true. Broken files of other programs go to skipped.
+func walk(env Env, skipped *[]*FileError, fn func(*File) bool) error {
 	for _, src := range Sources(env) {
 		f, err := Load(src)
-		if err != nil {
-			return nil, err
+		var fe *FileError
+		if errors.As(err, &fe) && src.Foreign {
+			*skipped = append(*skipped, fe)
+			continue
 		}
-		if f != nil {
-			files = append(files, f)
+		if err != nil {
+			return err
+		}
+		if f != nil && fn(f) {
+			return nil
 		}
 	}
-	return files, nil
+	return nil
 }

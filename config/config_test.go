@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -69,7 +70,7 @@ func TestFormats(t *testing.T) {
 		Timeout                            time.Duration
 		Protocol                           string
 	}
-	files, err := All(w.env("linux"))
+	files, _, err := All(w.env("linux"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestSourceOrder(t *testing.T) {
 	env.Flag = explicit
 	// Remove the winner each round: the next layer must answer.
 	for _, l := range layers {
-		s, err := Find(env, "s")
+		s, _, err := Find(env, "s")
 		if err != nil {
 			t.Fatalf("%s: %v", l.cmd, err)
 		}
@@ -154,7 +155,7 @@ func TestSourceOrder(t *testing.T) {
 			os.Remove(l.path)
 		}
 	}
-	_, err := Find(env, "s")
+	_, _, err := Find(env, "s")
 	var nf *NotFoundError
 	if !errors.As(err, &nf) || !strings.Contains(err.Error(), `no server named "s"`) {
 		t.Fatalf("after removing every layer: %v", err)
@@ -166,7 +167,7 @@ func TestDarwinAndClaudeCodeProjects(t *testing.T) {
 	put(t, filepath.Join(w.home, "Library", "Application Support", "Claude", "claude_desktop_config.json"), `{"mcpServers":{"mac":{"command":"m"}}}`)
 	claude, _ := os.ReadFile("testdata/claude.json")
 	put(t, filepath.Join(w.home, ".claude.json"), strings.ReplaceAll(string(claude), "/work/proj", w.project))
-	files, err := All(w.env("darwin"))
+	files, _, err := All(w.env("darwin"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +186,7 @@ func TestDarwinAndClaudeCodeProjects(t *testing.T) {
 func TestRequiredFilesMustExist(t *testing.T) {
 	w := newWorld(t)
 	w.vars["MCPV_CONFIG"] = filepath.Join(w.home, "missing.json")
-	_, err := Find(w.env("linux"), "x")
+	_, _, err := Find(w.env("linux"), "x")
 	if err == nil || !strings.Contains(err.Error(), "missing.json") || !strings.Contains(err.Error(), "no such file") {
 		t.Fatalf("got %v", err)
 	}
@@ -335,7 +336,7 @@ func TestProjectKind(t *testing.T) {
 	env.Flag = filepath.Join(env.Cwd, ".mcp.json")
 	n := 0
 	for _, s := range Sources(env) {
-		if strings.HasSuffix(s.Path, ".mcp.json") {
+		if s.Path == env.Flag {
 			n++
 			if s.Kind != Project {
 				t.Errorf("%s: kind %v", s.Path, s.Kind)
@@ -368,5 +369,73 @@ func TestCursorAgreesWithLineCol(t *testing.T) {
 		if l1 != l2 || c1 != c2 {
 			t.Errorf("offset %d: counted %d:%d, cursor %d:%d", off, l1, c1, l2, c2)
 		}
+	}
+}
+
+// Project files are found in the directory mcpv runs in and at the top of
+// its repository; the nearer one wins, and ${workspaceFolder} is the
+// directory holding the file.
+func TestProjectFilesFromTheRepositoryRoot(t *testing.T) {
+	w := newWorld(t)
+	os.Mkdir(filepath.Join(w.project, ".git"), 0o755)
+	sub := filepath.Join(w.project, "a", "b")
+	os.MkdirAll(sub, 0o755)
+	put(t, filepath.Join(w.project, ".mcp.json"), `{"mcpServers":{"top":{"command":"${workspaceFolder}/t"},"both":{"command":"root"}}}`)
+	put(t, filepath.Join(sub, ".cursor", "mcp.json"), `{"mcpServers":{"both":{"command":"near"}}}`)
+	env := w.env("linux")
+	env.Cwd = sub
+	top, _, err := Find(env, "top")
+	if err != nil || top.File.Kind != Project || top.File.Folder != w.project {
+		t.Fatalf("top: %+v, %v", top, err)
+	}
+	x, err := top.Expand(env)
+	if err != nil || x.Command != filepath.Join(w.project, "t") {
+		t.Errorf("expanded command %q, %v", x.Command, err)
+	}
+	defs, _, err := Definitions(env, "both")
+	if err != nil || len(defs) != 2 || defs[0].Command != "near" || defs[1].Command != "root" {
+		t.Errorf("definitions of both: %v, %v", defs, err)
+	}
+}
+
+// Another program's broken file is skipped, and said so; mcpv's own is an
+// error.
+func TestBrokenForeignFilesAreSkipped(t *testing.T) {
+	w := newWorld(t)
+	put(t, filepath.Join(w.home, ".claude.json"), `{"mcpServers": {`)
+	put(t, filepath.Join(w.home, ".cursor", "mcp.json"), `{"mcpServers":{"s":{"command":"from-cursor"}}}`)
+	s, skipped, err := Find(w.env("linux"), "s")
+	if err != nil || s.Command != "from-cursor" {
+		t.Fatalf("Find = %v, %v", s, err)
+	}
+	if len(skipped) != 1 || !strings.HasSuffix(skipped[0].Path, ".claude.json") {
+		t.Errorf("skipped %v", skipped)
+	}
+	put(t, filepath.Join(w.home, ".config", "mcpv", "servers.yaml"), "servers: [")
+	if _, _, err := Find(w.env("linux"), "s"); err == nil || !strings.Contains(err.Error(), "servers.yaml") {
+		t.Errorf("a broken catalog: %v", err)
+	}
+}
+
+// A config file that is not a regular file is refused at once: a FIFO
+// would hang mcpv, /dev/zero fill its memory, /dev/tty read keystrokes.
+func TestConfigFileMustBeRegular(t *testing.T) {
+	w := newWorld(t)
+	fifo := filepath.Join(w.project, ".mcp.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	for _, path := range []string{fifo, "/dev/zero", w.project} {
+		_, err := Load(FileSource(path, w.project, "--config"))
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("%s: %v", path, err)
+		}
+	}
+	// As a project file it is skipped with a warning, like any broken file
+	// of another program's.
+	_, skipped, err := Find(w.env("linux"), "x")
+	var nf *NotFoundError
+	if !errors.As(err, &nf) || len(skipped) != 1 || !strings.Contains(skipped[0].Error(), "a named pipe") {
+		t.Errorf("Find = %v, skipped %v", err, skipped)
 	}
 }

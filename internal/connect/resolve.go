@@ -63,14 +63,27 @@ func Resolve(f Flags, explicit map[string]bool, server []string, env Env, log *s
 // lookup finds --server in the config files, checks trust and expands it.
 func lookup(f Flags, env Env, log *slog.Logger) (*config.Expanded, bool, error) {
 	cenv := env.Config(env.Path(f.Config))
-	s, err := config.Find(cenv, f.Server)
+	s, skipped, err := config.Find(cenv, f.Server)
+	WarnSkipped(log, skipped)
 	if err != nil {
 		return nil, false, &ConfigError{Err: err}
 	}
 	untrusted := false
 	if s.File.Kind == config.Project {
-		if untrusted, err = checkTrust(f, env, s); err != nil {
-			return nil, false, err
+		// Trust is kept for the path as found, not the file a symbolic
+		// link points to: a trusted file reached from another directory
+		// would run that directory's programs.
+		trusted, err := env.TrustStore().Trusted(s.File.Path, s.File.Data)
+		if err != nil {
+			return nil, false, fmt.Errorf("reading the trust store: %w", err)
+		}
+		if !trusted {
+			if err := checkShadow(cenv, env, s); err != nil {
+				return nil, false, err
+			}
+			if untrusted, err = checkUntrusted(f, env, s); err != nil {
+				return nil, false, err
+			}
 		}
 	}
 	x, err := s.Expand(cenv)
@@ -86,21 +99,37 @@ func lookup(f Flags, env Env, log *slog.Logger) (*config.Expanded, bool, error) 
 	return x, untrusted, nil
 }
 
-// checkTrust refuses a project file's server that would run a command, or
-// send the user's environment somewhere, until the user trusts the file.
-// An untrusted HTTP entry that carries nothing of the user's is allowed:
-// untrusted says so.
-func checkTrust(f Flags, env Env, s *config.Server) (untrusted bool, err error) {
-	// Trust is kept for the path as found, not the file a symbolic link
-	// points to: a trusted file reached from another directory would run
-	// that directory's programs.
-	ok, err := env.TrustStore().Trusted(s.File.Path, s.File.Data)
+// WarnSkipped warns about the config files of other programs that could not
+// be read.
+func WarnSkipped(log *slog.Logger, skipped []*config.FileError) {
+	for _, fe := range skipped {
+		log.Warn(fmt.Sprintf("skipping another program's config file: %v", fe))
+	}
+}
+
+// checkShadow refuses an untrusted project file's server whose name one of
+// the user's own files also defines: a repository must not be able to put
+// its URL or program behind a name the user already relies on.
+func checkShadow(cenv config.Env, env Env, s *config.Server) error {
+	defs, _, err := config.Definitions(cenv, s.Name)
 	if err != nil {
-		return false, fmt.Errorf("reading the trust store: %w", err)
+		return &ConfigError{Err: err}
 	}
-	if ok {
-		return false, nil
+	for _, d := range defs {
+		if d.File.Kind == config.User {
+			rel := relPath(s.File.Path, env.Cwd)
+			return Configf("%s, which is not trusted, defines server %q, which %s defines too; mcpv will not let it replace yours: "+
+				"rename it there, or review the file and run: mcpv trust %s", rel, s.Name, d.Where(), QuoteWord(rel))
+		}
 	}
+	return nil
+}
+
+// checkUntrusted refuses an untrusted project file's server that would run
+// a command, or send the user's environment somewhere, until the user
+// trusts the file. An untrusted HTTP entry that carries nothing of the
+// user's is allowed: untrusted says so.
+func checkUntrusted(f Flags, env Env, s *config.Server) (untrusted bool, err error) {
 	rel := relPath(s.File.Path, env.Cwd)
 	refuse := func(what string) error {
 		return Configf("%s is not trusted; its server %q would %s; review the file, then run: mcpv trust %s",

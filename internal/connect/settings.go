@@ -227,7 +227,9 @@ func mergeAuth(f AuthFlags, explicit map[string]bool, src Source) Auth {
 		a.Grant = conf.Grant
 	}
 	if src.Untrusted {
-		a.ClientSecret, a.IDToken = "", ""
+		// Nothing of the user's reaches an untrusted entry: no secret, no
+		// stored token, no browser flow that could show a look-alike page.
+		a.Mode, a.ClientSecret, a.IDToken = "none", "", ""
 	}
 	return a
 }
