@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpv/mcpv/elicit"
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/oauth"
 	"github.com/mcpv/mcpv/output"
@@ -61,6 +62,7 @@ func exitCode(err error) int {
 		refused   *refusal
 		declined  *mcp.RefusedError
 		ended     *mcp.TaskEndedError
+		stateDir  *safedir.Error
 	)
 	switch {
 	case err == nil:
@@ -71,6 +73,8 @@ func exitCode(err error) int {
 		return exitOK // stdout closed by the reader, e.g. | head -1
 	case errors.Is(err, ErrInterrupted):
 		return exitInterrupt
+	case errors.As(err, &stateDir):
+		return exitUsage // a state directory to fix before anything can run
 	case errors.As(err, &timeout):
 		return exitTimeout
 	case errors.As(err, &authErr), errors.As(err, &oauthErr), errors.As(err, &permErr):
@@ -137,7 +141,8 @@ func report(ios *output.Streams, err error) int {
 		}
 		msg += hint(err)
 		var confErr *connect.ConfigError
-		if code == exitUsage && !strings.Contains(msg, "\n") && !errors.As(err, &confErr) {
+		var stateErr *safedir.Error
+		if code == exitUsage && !strings.Contains(msg, "\n") && !errors.As(err, &confErr) && !errors.As(err, &stateErr) {
 			msg += " (see mcpv --help)"
 		}
 		fmt.Fprintf(ios.Err, "mcpv: %s\n", msg)

@@ -472,3 +472,34 @@ func TestUntrustedHTTPEntryStartsNoBrowserFlow(t *testing.T) {
 		t.Error("an untrusted entry started a browser flow")
 	}
 }
+
+// A state directory another user can write to is not used: neither trust
+// nor tokens are read from it, and the message says what to run.
+func TestStateDirectoryMustBeTheUsers(t *testing.T) {
+	t.Parallel()
+	w := newCfgWorld(t)
+	state := t.TempDir()
+	w.setenv("XDG_STATE_HOME", state)
+	w.write(t, ".mcp.json", `{"mcpServers": {"local": `+fakeEntry("plain")+`}}`)
+	if r := w.mcpv(t, "", "trust"); r.code != 0 {
+		t.Fatalf("trust: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := w.mcpv(t, "", "ping", "-s", "local"); r.code != 0 {
+		t.Fatalf("trusted: exit %d, stderr %q", r.code, r.stderr)
+	}
+	os.Chmod(filepath.Join(state, "mcpv", "trusted"), 0o777)
+	want := "mcpv: the state directory " + filepath.Join(state, "mcpv", "trusted") + " can be written by others (mode 0777); fix it with: chmod go-w"
+	for _, argv := range [][]string{{"ping", "-s", "local"}, {"trust"}, {"auth", "status", "-u", "http://127.0.0.1:1/mcp"}} {
+		r := w.mcpv(t, "", argv...)
+		if argv[0] == "auth" {
+			os.Chmod(filepath.Join(state, "mcpv", "trusted"), 0o700)
+			os.MkdirAll(filepath.Join(state, "mcpv", "oauth"), 0o777)
+			os.Chmod(filepath.Join(state, "mcpv", "oauth"), 0o777)
+			r = w.mcpv(t, "", argv...)
+			want = strings.ReplaceAll(want, "trusted", "oauth")
+		}
+		if r.code != 2 || !strings.HasPrefix(r.stderr, want) {
+			t.Errorf("%q: exit %d, stderr %q", argv, r.code, r.stderr)
+		}
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/safedir"
 )
 
 // Record is what mcpv keeps for one server at one authorization server: the
@@ -32,7 +34,27 @@ type Record struct {
 // Store keeps records as files in Dir (mode 0700), one per issuer and
 // resource (mode 0600), written atomically. A record is changed only under
 // its lock, so two mcpv processes never refresh the same token at once.
-type Store struct{ Dir string }
+// Root is the state root above Dir: every directory from Root down to Dir
+// must be the user's alone (internal/safedir), or the store is not used,
+// and no file in it is opened through a symbolic link.
+type Store struct{ Dir, Root string }
+
+// check refuses a store another user could write to.
+func (s *Store) check() error {
+	root := s.Root
+	if root == "" {
+		root = s.Dir
+	}
+	return safedir.Check(root, s.Dir)
+}
+
+func (s *Store) mkdir() error {
+	root := s.Root
+	if root == "" {
+		root = s.Dir
+	}
+	return safedir.MkdirAll(root, s.Dir)
+}
 
 func (s *Store) key(issuer, resource string) string {
 	sum := sha256.Sum256([]byte(issuer + "\n" + resource))
@@ -56,7 +78,7 @@ func (e *PermissionError) Error() string {
 
 // readRecord reads one record file, refusing one with loose permissions.
 func readRecord(path string) (*Record, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -78,6 +100,9 @@ func readRecord(path string) (*Record, error) {
 // Find returns the records for server (a canonical URL), most recently
 // updated first.
 func (s *Store) Find(server string) ([]*Record, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
 	entries, err := os.ReadDir(s.Dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -108,6 +133,9 @@ func (s *Store) Find(server string) ([]*Record, error) {
 
 // Load reads the record for issuer and resource; (nil, nil) if there is none.
 func (s *Store) Load(issuer, resource string) (*Record, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
 	r, err := readRecord(s.path(issuer, resource))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -117,7 +145,7 @@ func (s *Store) Load(issuer, resource string) (*Record, error) {
 
 // Save writes r, replacing the record for its issuer and resource.
 func (s *Store) Save(r *Record) error {
-	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+	if err := s.mkdir(); err != nil {
 		return err
 	}
 	data, err := json.MarshalIndent(r, "", "  ")
@@ -164,11 +192,11 @@ const lockPoll = 25 * time.Millisecond
 // also excludes another Lock in the same process. The returned function
 // releases it.
 func (s *Store) Lock(ctx context.Context, issuer, resource string) (func(), error) {
-	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+	if err := s.mkdir(); err != nil {
 		return nil, err
 	}
 	path := strings.TrimSuffix(s.path(issuer, resource), ".json") + ".lock"
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, err
 	}

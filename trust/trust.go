@@ -11,11 +11,22 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mcpv/mcpv/internal/safedir"
 )
 
 // Store keeps one small file per trusted config file in Dir, named by the
-// hash of the config file's path and holding the hash of its content.
-type Store struct{ Dir string }
+// hash of the config file's path and holding the hash of its content. Root
+// is the state root above Dir: every directory from Root down to Dir must be
+// the user's alone (internal/safedir), or the store is not used.
+type Store struct{ Dir, Root string }
+
+func (s Store) root() string {
+	if s.Root == "" {
+		return s.Dir
+	}
+	return s.Root
+}
 
 // StateDir is mcpv's state directory: $XDG_STATE_HOME/mcpv, else
 // ~/.local/state/mcpv.
@@ -39,7 +50,10 @@ func (s Store) entry(path string) string {
 
 // Trusted reports whether data is the content trusted for path (absolute).
 func (s Store) Trusted(path string, data []byte) (bool, error) {
-	rec, err := os.ReadFile(s.entry(path))
+	if err := safedir.Check(s.root(), s.Dir); err != nil {
+		return false, err
+	}
+	rec, err := readEntry(s.entry(path))
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
@@ -53,7 +67,7 @@ func (s Store) Trusted(path string, data []byte) (bool, error) {
 // Trust records data as the trusted content of path, replacing any earlier
 // record. The store is private to the user (0700, files 0600).
 func (s Store) Trust(path string, data []byte) error {
-	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+	if err := safedir.MkdirAll(s.root(), s.Dir); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(s.Dir, ".tmp-*")
@@ -75,9 +89,25 @@ func (s Store) Trust(path string, data []byte) error {
 
 // Revoke forgets path; it reports whether there was anything to forget.
 func (s Store) Revoke(path string) (bool, error) {
+	if err := safedir.Check(s.root(), s.Dir); err != nil {
+		return false, err
+	}
 	err := os.Remove(s.entry(path))
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// readEntry reads a trust record, which must be a regular file of the
+// user's: a link planted in the store is not followed.
+func readEntry(path string) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("the trust record %s is not a regular file", path)
+	}
+	return os.ReadFile(path)
 }

@@ -70,10 +70,12 @@ func (e Env) Config(flag string) config.Env {
 
 // TrustStore is where trusted project files are recorded.
 func (e Env) TrustStore() trust.Store {
-	return trust.Store{Dir: filepath.Join(trust.StateDir(e.Getenv, e.Home()), "trusted")}
+	state := trust.StateDir(e.Getenv, e.Home())
+	return trust.Store{Dir: filepath.Join(state, "trusted"), Root: filepath.Dir(state)}
 }
 
 // OAuthStore is where tokens are kept.
 func (e Env) OAuthStore() *oauth.Store {
-	return &oauth.Store{Dir: filepath.Join(trust.StateDir(e.Getenv, e.Home()), "oauth")}
+	state := trust.StateDir(e.Getenv, e.Home())
+	return &oauth.Store{Dir: filepath.Join(state, "oauth"), Root: filepath.Dir(state)}
 }

@@ -3,6 +3,7 @@ package connect
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/redact"
 )
 
@@ -74,8 +76,12 @@ func lookup(f Flags, env Env, log *slog.Logger) (*config.Expanded, bool, error) 
 		// link points to: a trusted file reached from another directory
 		// would run that directory's programs.
 		trusted, err := env.TrustStore().Trusted(s.File.Path, s.File.Data)
+		var stateErr *safedir.Error
+		if err != nil && !errors.As(err, &stateErr) {
+			err = fmt.Errorf("reading the trust store: %w", err)
+		}
 		if err != nil {
-			return nil, false, fmt.Errorf("reading the trust store: %w", err)
+			return nil, false, err
 		}
 		if !trusted {
 			if err := checkShadow(cenv, env, s); err != nil {
