@@ -46,6 +46,9 @@ type CommandOptions struct {
 	// Grace is how long Close waits after closing stdin and again after
 	// SIGTERM; zero means DefaultGrace.
 	Grace time.Duration
+	// ExitDrain is how long a read waits for more output once the server
+	// has exited (a grandchild may keep its stdout open); zero means 1 s.
+	ExitDrain time.Duration
 }
 
 // DefaultGrace is the default wait between the steps of a stdio shutdown.
@@ -84,6 +87,9 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 	if opts.Grace <= 0 {
 		opts.Grace = DefaultGrace
 	}
+	if opts.ExitDrain <= 0 {
+		opts.ExitDrain = exitDrainWait
+	}
 	opts.Log = orDiscard(opts.Log)
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -115,21 +121,47 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 		cmd:     cmd,
 		stdin:   inW,
 		stdout:  outR,
-		lines:   bufio.NewReaderSize(outR, readBufferSize),
 		exited:  make(chan struct{}),
 		errDone: make(chan struct{}),
 		tail:    &tailBuffer{max: stderrTailBytes},
 	}
+	t.lines = bufio.NewReaderSize(&drainReader{f: outR, exited: t.exited, wait: opts.ExitDrain}, readBufferSize)
 	go t.copyStderr(errR) // stops at EOF: when every holder of the pipe has exited
-	go func() {           // stops when the process exits, or a grace period after
+	go func() {           // stops when the process exits
 		t.waitErr = cmd.Wait()
 		close(t.exited)
-		// A grandchild may keep the server's stdout open after the server has
-		// gone; once what was written has had time to arrive, stop reading.
-		time.Sleep(exitDrainWait)
-		t.stdout.Close()
+		// A read blocked on a pipe a grandchild keeps open wakes up.
+		t.stdout.SetReadDeadline(time.Now().Add(opts.ExitDrain))
 	}()
 	return t, nil
+}
+
+// drainReader reads the server's stdout. Once the server has exited, a
+// grandchild may keep the pipe open for ever, so each read is given wait
+// for more to arrive, and then counts as the end. What the server wrote
+// before it exited is all read, however slowly the session takes it: each
+// read gets a fresh wait.
+type drainReader struct {
+	f      *os.File
+	exited <-chan struct{}
+	wait   time.Duration
+}
+
+func (d *drainReader) Read(p []byte) (int, error) {
+	select {
+	case <-d.exited:
+		d.f.SetReadDeadline(time.Now().Add(d.wait))
+	default:
+	}
+	n, err := d.f.Read(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		select {
+		case <-d.exited:
+			err = io.EOF // the server is gone and nothing more came
+		default:
+		}
+	}
+	return n, err
 }
 
 func unwrapExec(err error) error {

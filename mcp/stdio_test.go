@@ -333,3 +333,25 @@ func TestDescribeExit(t *testing.T) {
 		}
 	}
 }
+
+// What the server wrote before it exited is all delivered, however long
+// the session takes with a message: a slow reader is no grandchild.
+func TestCommandSlowReaderAfterExit(t *testing.T) {
+	// The second line is written, and the server exits, only once the first
+	// has been read: it is in the pipe, not in the reader's buffer.
+	tr := startSh(t, `echo '{"a":1}'; read go; echo '{"b":2}'`, CommandOptions{ExitDrain: 20 * time.Millisecond})
+	if first, err := tr.Read(); err != nil || string(first) != `{"a":1}` {
+		t.Fatalf("first Read = %q, %v", first, err)
+	}
+	if err := tr.Write(t.Context(), []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	<-tr.exited
+	time.Sleep(100 * time.Millisecond) // busy with the first message, long past the drain wait
+	if next, err := tr.Read(); err != nil || string(next) != `{"b":2}` {
+		t.Errorf("second Read = %q, %v; want the line written before the exit", next, err)
+	}
+	if _, err := tr.Read(); err == nil {
+		t.Error("a Read after the end succeeded")
+	}
+}
