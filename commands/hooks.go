@@ -8,12 +8,13 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
+	"github.com/mcpv/mcpv/redact"
 )
 
 // hooks are how a session reaches the user of this run: stderr (scrubbed
 // of secrets), the progress line, the terminal for questions, the browser.
 // closers gathers what must be closed when the run ends.
-func hooks(ios *output.Streams, env connect.Env, events *connect.EventLog, closers *[]func() error) connect.Hooks {
+func hooks(ios *output.Streams, env connect.Env, events *connect.EventLog, scrub *redact.Scrubber, closers *[]func() error) connect.Hooks {
 	return connect.Hooks{
 		Client:      mcp.Implementation{Name: "mcpv", Version: Version},
 		Stderr:      ios.Err,
@@ -23,6 +24,7 @@ func hooks(ios *output.Streams, env connect.Env, events *connect.EventLog, close
 		OpenURL:     browser(env),
 		Interactive: ios.InTTY && ios.ErrTTY,
 		Events:      events,
+		Secret:      scrub.Add,
 	}
 }
 

@@ -188,14 +188,14 @@ func run(ctx context.Context, args []string, ios *output.Streams, env connect.En
 	if err != nil {
 		return report(ios, err)
 	}
-	if len(settings.Secrets) > 0 {
-		scrubbed := *ios
-		scrubbed.Err = redact.Writer(ios.Err, settings.Secrets)
-		ios = &scrubbed
-		if f, ok := scrubbed.Err.(interface{ Flush() error }); ok {
-			defer f.Flush() // after the session's close, which may still forward the server's stderr
-		}
-	}
+	// Everything written on stderr from here on goes through the scrubber,
+	// which learns the secrets the session comes to hold (tokens) as well.
+	scrub := redact.NewScrubber(ios.Err)
+	scrub.Add(settings.Secrets...)
+	defer scrub.Flush() // after the session's close, which may still forward the server's stderr
+	scrubbed := *ios
+	scrubbed.Err = scrub
+	ios = &scrubbed
 	var events *connect.EventLog
 	if path := settings.Answers.Events; path != "" {
 		f, err := os.OpenFile(env.Path(path), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
@@ -205,7 +205,7 @@ func run(ctx context.Context, args []string, ios *output.Streams, env connect.En
 		closers = append(closers, f.Close)
 		events = connect.NewEventLog(f)
 	}
-	s := &session{settings: settings, env: env, hooks: hooks(ios, env, events, &closers)}
+	s := &session{settings: settings, env: env, hooks: hooks(ios, env, events, scrub, &closers)}
 	defer ios.Status.Clear()
 	defer s.close()
 	kctx.Bind(s, newConsole(ios, &c.outputFlags, env))

@@ -1,12 +1,17 @@
 package commands
 
 import (
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpv/mcpv/mcp/mcptest"
+	"github.com/mcpv/mcpv/oauth"
 )
 
 // TestNoConfiguredSecretIsWritten plants secrets in every place a config
@@ -92,5 +97,50 @@ func TestServerStderrSecretSplitAcrossReads(t *testing.T) {
 	}
 	if strings.Contains(r.stderr, "sk-split-secret") || !strings.Contains(r.stderr, "***") {
 		t.Errorf("stderr ends %q", r.stderr[max(0, len(r.stderr)-100):])
+	}
+}
+
+// A server that echoes back what it was sent cannot make mcpv print a
+// secret: a header from -H @FILE, a stored OAuth token, a password in the
+// URL or in an --env value.
+func TestSecretsTheServerEchoesAreMasked(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	state := t.TempDir()
+	w.setenv("XDG_STATE_HOME", state)
+	f := newFakeHTTP(t)
+	f.onPost = func(rw http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
+		if method != "tools/call" && method != "tools/list" {
+			return false
+		}
+		rw.Header().Set("Content-Type", "application/json")
+		echo, _ := json.Marshal(fmt.Sprintf("you sent %s %s %s", r.Header.Get("X-Api-Key"), r.Header.Get("Authorization"), r.URL.RawQuery))
+		fmt.Fprintf(rw, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":%s}}`, id, echo)
+		return true
+	}
+	// A token stored for this server, as a login would leave it.
+	target := f.url + "?api_key=url-key-0123456789"
+	server, _ := oauth.CanonicalResource(target)
+	store := &oauth.Store{Dir: filepath.Join(state, "mcpv", "oauth"), Root: state}
+	if err := store.Save(&oauth.Record{Server: server, Issuer: "https://as.example", Resource: server,
+		Token: oauth.Token{AccessToken: "stored-token-0123456789", TokenType: "Bearer"}, Updated: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	headers := filepath.Join(t.TempDir(), "headers")
+	os.WriteFile(headers, []byte("X-Api-Key: file-key-0123456789\n"), 0o600)
+
+	r := w.mcpv(t, "", "-v", "-u", target, "-H", "@"+headers, "call", "x")
+	if r.code != 3 || !strings.Contains(r.stderr, "you sent *** Bearer *** api_key=***") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, secret := range []string{"file-key-0123456789", "stored-token-0123456789", "url-key-0123456789"} {
+		if strings.Contains(r.stderr, secret) {
+			t.Errorf("stderr shows %s:\n%s", secret, r.stderr)
+		}
+	}
+	// A password inside an --env value, which the server writes on stderr.
+	r = w.mcpv(t, "", args([]string{"--env", "DATABASE_URL=postgres://app:db-pass-0123456789@db/x", "ping"}, fake("plain,stderr-env=DATABASE_URL"))...)
+	if r.code != 0 || strings.Contains(r.stderr, "db-pass-0123456789") || !strings.Contains(r.stderr, "postgres://app:***@db/x") {
+		t.Errorf("--env URL password: exit %d, stderr ends %q", r.code, r.stderr[max(0, len(r.stderr)-120):])
 	}
 }

@@ -361,7 +361,8 @@ func (t *HTTPTransport) do(req *http.Request) (*http.Response, error) {
 	resp, err := t.client.Do(req)
 	if t.opts.Trace != nil {
 		if err != nil {
-			t.opts.Trace(fmt.Sprintf("%s %s %s -> %v", req.Method, displayURL(req.URL), maskedHeaders(req.Header), err))
+			// Not err itself: a *url.Error quotes the whole URL, query included.
+			t.opts.Trace(fmt.Sprintf("%s %s %s -> %v", req.Method, displayURL(req.URL), maskedHeaders(req.Header), unwrapURLError(err)))
 		} else {
 			t.opts.Trace(fmt.Sprintf("%s %s %s -> %s %s", req.Method, displayURL(req.URL), maskedHeaders(req.Header), resp.Status, maskedHeaders(resp.Header)))
 		}

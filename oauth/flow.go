@@ -83,8 +83,7 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 	if err := m.opts.Store.Save(rec); err != nil {
 		return &Error{Step: StepToken, Err: fmt.Errorf("saving the token: %w", err)}
 	}
-	m.rec = rec
-	m.gen++
+	m.use(rec)
 	return nil
 }
 

@@ -62,6 +62,10 @@ type Options struct {
 
 	Open              func(url string) error // opens a browser
 	Log               *slog.Logger           // what the user should know; nil discards it
+	// Secret, if set, is told every secret the Manager comes to hold
+	// (tokens, a registered client's secret), so that the caller can keep
+	// them out of what it prints.
+	Secret func(values ...string)
 	MaxAuthorizations int                    // per Manager; default 3
 }
 
@@ -101,6 +105,10 @@ func NewManager(opts Options, base http.RoundTripper) (*Manager, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
+	if opts.Secret == nil {
+		opts.Secret = func(...string) {}
+	}
+	opts.Secret(opts.ClientSecret)
 	m := &Manager{opts: opts, base: base, server: server}
 	if !secureURL(server, false) {
 		m.insecure = insecureError("the server", server)
@@ -173,8 +181,7 @@ func (m *Manager) token(ctx context.Context) (string, int, error) {
 			return "", 0, &Error{Step: StepToken, Err: err}
 		}
 		if len(recs) > 0 {
-			m.rec = recs[0]
-			m.gen++
+			m.use(recs[0])
 		}
 	}
 	if m.rec == nil {
@@ -244,8 +251,7 @@ func (m *Manager) refreshLocked(ctx context.Context) error {
 	defer unlock()
 	if cur, err := m.opts.Store.Load(rec.Issuer, rec.Resource); err == nil && cur != nil &&
 		cur.Token.AccessToken != rec.Token.AccessToken && !cur.Token.Expired(time.Now(), refreshLeeway) {
-		m.rec = cur
-		m.gen++
+		m.use(cur)
 		return nil
 	}
 	if rec.Metadata == nil {
@@ -281,9 +287,15 @@ func (m *Manager) refreshLocked(ctx context.Context) error {
 	if err := m.opts.Store.Save(&next); err != nil {
 		return &Error{Step: StepToken, Err: fmt.Errorf("saving the refreshed token: %w", err)}
 	}
-	m.rec = &next
-	m.gen++
+	m.use(&next)
 	return nil
+}
+
+// use makes rec the record in use (m.mu held), telling Secret what it holds.
+func (m *Manager) use(rec *Record) {
+	m.opts.Secret(rec.Token.AccessToken, rec.Token.RefreshToken, rec.Client.Secret)
+	m.rec = rec
+	m.gen++
 }
 
 // needsUser reports whether the grant needs a user in a browser.

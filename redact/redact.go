@@ -194,33 +194,58 @@ func isScheme(s string) bool {
 const MinLength = 4
 
 // Writer returns w with every occurrence of the given secret values replaced
-// by Mask. It is safe for concurrent use. A secret split across two writes is
-// still caught: the end of a write that could be the start of a secret is held
-// back until the next write, or Flush.
+// by Mask (see Scrubber), or w itself when none of them is long enough to
+// mask.
 func Writer(w io.Writer, secrets []string) io.Writer {
-	var keep [][]byte
-	for _, s := range secrets {
-		if len(s) >= MinLength {
-			keep = append(keep, []byte(s))
-		}
-	}
-	if len(keep) == 0 {
+	s := NewScrubber(w)
+	s.Add(secrets...)
+	if len(s.secrets) == 0 {
 		return w
 	}
-	// Longest first, so a secret that contains another is masked whole.
-	sort.Slice(keep, func(i, j int) bool { return len(keep[i]) > len(keep[j]) })
-	return &scrubber{w: w, secrets: keep}
+	return s
 }
 
-type scrubber struct {
-	w       io.Writer
-	secrets [][]byte
+// Scrubber writes to an io.Writer with every occurrence of the secrets it
+// knows replaced by Mask. Secrets may be added at any time: a token learned
+// halfway through a run is masked from then on. It is safe for concurrent
+// use. A secret split across two writes is still caught: the end of a write
+// that could be the start of a secret is held back until the next write, or
+// Flush.
+type Scrubber struct {
+	w io.Writer
 
-	mu   sync.Mutex // guards held and serialises writes
-	held []byte     // the end of the last write, which may begin a secret
+	mu      sync.Mutex // guards the fields below and serialises writes
+	secrets [][]byte   // longest first, so a secret that contains another is masked whole
+	held    []byte     // the end of the last write, which may begin a secret
 }
 
-func (s *scrubber) Write(p []byte) (int, error) {
+// NewScrubber returns a Scrubber that writes to w and knows no secret yet.
+func NewScrubber(w io.Writer) *Scrubber { return &Scrubber{w: w} }
+
+// Add makes the scrubber mask these values too; ones shorter than
+// MinLength, which would mask ordinary words, are left alone.
+func (s *Scrubber) Add(secrets ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sec := range secrets {
+		if len(sec) < MinLength || containsBytes(s.secrets, sec) {
+			continue
+		}
+		s.secrets = append(s.secrets, []byte(sec))
+	}
+	sort.Slice(s.secrets, func(i, j int) bool { return len(s.secrets[i]) > len(s.secrets[j]) })
+}
+
+func containsBytes(list [][]byte, s string) bool {
+	for _, b := range list {
+		if string(b) == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Scrubber) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	data := p
@@ -247,7 +272,7 @@ func (s *scrubber) Write(p []byte) (int, error) {
 
 // secretPrefixAtEnd is the length of the longest end of data that is the
 // beginning of a secret (and not a whole one).
-func (s *scrubber) secretPrefixAtEnd(data []byte) int {
+func (s *Scrubber) secretPrefixAtEnd(data []byte) int {
 	best := 0
 	for _, sec := range s.secrets {
 		for n := min(len(sec)-1, len(data)); n > best; n-- {
@@ -261,7 +286,7 @@ func (s *scrubber) secretPrefixAtEnd(data []byte) int {
 }
 
 // Flush writes what was held back.
-func (s *scrubber) Flush() error {
+func (s *Scrubber) Flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.held) == 0 {

@@ -70,6 +70,22 @@ func TestWriter(t *testing.T) {
 	}
 }
 
+// A secret learned halfway (a token) is masked from then on.
+func TestScrubberAddsSecrets(t *testing.T) {
+	var b bytes.Buffer
+	s := NewScrubber(&b)
+	s.Write([]byte("before: tok-1234567890\n"))
+	s.Add("tok-1234567890", "tok-1234567890", "x")
+	s.Write([]byte("after: tok-1234567890\n"))
+	s.Flush()
+	if got := b.String(); got != "before: tok-1234567890\nafter: ***\n" {
+		t.Errorf("got %q", got)
+	}
+	if len(s.secrets) != 1 {
+		t.Errorf("%d secrets kept, want the one long enough, once", len(s.secrets))
+	}
+}
+
 func TestWriterCatchesASecretSplitAcrossWrites(t *testing.T) {
 	var b bytes.Buffer
 	w := Writer(&b, []string{"sk-abcdefgh"})

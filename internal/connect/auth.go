@@ -79,6 +79,7 @@ func oauthManager(s *Settings, plain *http.Client, mode string, env Env, h Hooks
 		ClientMetadataURL: a.ClientMetadataURL,
 		Open:              h.OpenURL,
 		Log:               h.Log,
+		Secret:            h.Secret,
 		Store:             env.OAuthStore(),
 	}
 	if a.ClientKey != "" {

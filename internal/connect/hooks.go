@@ -30,6 +30,9 @@ type Hooks struct {
 	Interactive bool
 	// Events receives every notification, and mcpv's own events, as NDJSON.
 	Events *EventLog
+	// Secret is told the secrets mcpv learns during the session (OAuth
+	// tokens, a registered client's secret), to mask them from then on.
+	Secret func(values ...string)
 	// OnNotification sees every notification after mcpv has handled it, in
 	// order, on the session's dispatcher goroutine; it must not block for
 	// long.

@@ -263,9 +263,11 @@ func flagSecrets(f Flags, src Source) []string {
 		}
 	}
 	for _, kv := range f.Env {
-		if k, v, _ := strings.Cut(kv, "="); redact.Name(k) {
+		k, v, _ := strings.Cut(kv, "=")
+		if redact.Name(k) {
 			out = append(out, v)
 		}
+		out = append(out, redact.URLSecrets(v)...) // DATABASE_URL=postgres://u:pw@h/db
 	}
 	for _, h := range src.Headers {
 		if redact.Name(h[0]) {
