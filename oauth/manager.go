@@ -60,13 +60,13 @@ type Options struct {
 	ClientName        string
 	IdentityProvider  *IdentityProvider // for GrantCrossApp
 
-	Open              func(url string) error // opens a browser
-	Log               *slog.Logger           // what the user should know; nil discards it
+	Open func(url string) error // opens a browser
+	Log  *slog.Logger           // what the user should know; nil discards it
 	// Secret, if set, is told every secret the Manager comes to hold
 	// (tokens, a registered client's secret), so that the caller can keep
 	// them out of what it prints.
-	Secret func(values ...string)
-	MaxAuthorizations int                    // per Manager; default 3
+	Secret            func(values ...string)
+	MaxAuthorizations int // per Manager; default 3
 }
 
 // Manager authorizes the requests of one mcpv run to one server.
