@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"golang.org/x/net/idna"
 )
 
 // urlParams are ElicitRequestURLParams.
@@ -64,8 +66,8 @@ func (o *Options) handleURL(ctx context.Context, p urlParams) (json.RawMessage, 
 // urlWarnings are the reasons to look twice at a URL before opening it.
 func urlWarnings(u *url.URL) []string {
 	var ws []string
-	if puny(u.Hostname()) {
-		ws = append(ws, fmt.Sprintf("the host %s is punycode (xn--): it may imitate a familiar name", clean(u.Hostname())))
+	if w := hostWarning(u.Hostname()); w != "" {
+		ws = append(ws, w)
 	}
 	if u.User != nil {
 		ws = append(ws, fmt.Sprintf("the URL has user info before the host; the real host is %s", clean(u.Hostname())))
@@ -74,6 +76,28 @@ func urlWarnings(u *url.URL) []string {
 		ws = append(ws, "the URL is not https: what you enter there travels unencrypted")
 	}
 	return ws
+}
+
+// hostWarning warns about a host name that is not plain ASCII, in either
+// of its forms: written in Unicode it may imitate a familiar name
+// ("аpple.com" with a Cyrillic а), and written in punycode (xn--) it hides
+// which name it is. Both forms are shown; an invalid name is said to be so.
+func hostWarning(host string) string {
+	ascii, err := idna.Lookup.ToASCII(host)
+	if err != nil {
+		return fmt.Sprintf("the host %s is not a valid domain name (%v)", quote(clean(host)), err)
+	}
+	switch {
+	case !puny(ascii):
+		return "" // plain ASCII, whatever its case
+	case ascii != strings.ToLower(host):
+		return fmt.Sprintf("the host %s is not plain ASCII (it is %s): it may imitate a familiar name", quote(clean(host)), ascii)
+	}
+	unicode, err := idna.Lookup.ToUnicode(ascii)
+	if err != nil {
+		unicode = host
+	}
+	return fmt.Sprintf("the host %s is punycode for %s: it may imitate a familiar name", ascii, quote(clean(unicode)))
 }
 
 // puny reports whether a host has a punycode label.

@@ -77,7 +77,7 @@ func TestURLMode(t *testing.T) {
 			want: `{"action":"decline"}`, wantTranscript: ask + "n\n",
 			wantDiag: "mcpv: server \"srv\" asks you to open a URL: Sign in to Acme\n" +
 				"mcpv:   url:  http://paypal.com@xn--pypal-4ve.com/login\nmcpv:   host: xn--pypal-4ve.com\n" +
-				"mcpv: warning: the host xn--pypal-4ve.com is punycode (xn--): it may imitate a familiar name\n" +
+				"mcpv: warning: the host xn--pypal-4ve.com is punycode for \"pаypal.com\": it may imitate a familiar name\n" +
 				"mcpv: warning: the URL has user info before the host; the real host is xn--pypal-4ve.com\n" +
 				"mcpv: warning: the URL is not https: what you enter there travels unencrypted\n" + refused},
 		{name: "other schemes are declined unasked", url: "file:///etc/passwd", want: `{"action":"decline"}`,
@@ -149,7 +149,7 @@ func TestDescribeURLRequired(t *testing.T) {
 			"the server needs you to open a URL first: https://example.com/auth (Authorize GitHub access)"},
 		{"two, one without a message, one punycode", `{"elicitations":[{"mode":"url","elicitationId":"a","url":"https://example.com/a"},{"mode":"url","elicitationId":"b","url":"https://xn--e1afmkfd.xn--p1ai/pay","message":"Pay\nnow"}]}`,
 			"the server needs you to open a URL first: https://example.com/a\n" +
-				"the server needs you to open a URL first: https://xn--e1afmkfd.xn--p1ai/pay (Pay now); warning: the host xn--e1afmkfd.xn--p1ai is punycode (xn--): it may imitate a familiar name"},
+				"the server needs you to open a URL first: https://xn--e1afmkfd.xn--p1ai/pay (Pay now); warning: the host xn--e1afmkfd.xn--p1ai is punycode for \"пример.рф\": it may imitate a familiar name"},
 		{"empty", `{"elicitations":[]}`, "the server needs you to open a URL first, but its error names none"},
 		{"no data", ``, "the server needs you to open a URL first, but its error names none"},
 		{"not an object", `[1]`, "the server needs you to open a URL first, but its error names none"},
@@ -218,5 +218,24 @@ func TestNewTerminalCancelledRead(t *testing.T) {
 	}
 	if _, err := tty.ReadLine(ctx); err != io.EOF {
 		t.Fatalf("ReadLine at the end = %v, want io.EOF", err)
+	}
+}
+
+// A host that is not plain ASCII is warned about in whichever form it is
+// written: Unicode that may imitate a familiar name, or punycode that hides
+// it. Both forms are shown.
+func TestHostWarning(t *testing.T) {
+	for _, tt := range []struct{ host, want string }{
+		{"example.com", ""},
+		{"EXAMPLE.com", ""},
+		{"pаypal.com", `the host "pаypal.com" is not plain ASCII (it is xn--pypal-4ve.com): it may imitate a familiar name`},
+		{"xn--pypal-4ve.com", `the host xn--pypal-4ve.com is punycode for "pаypal.com": it may imitate a familiar name`},
+		{"bücher.example", `the host "bücher.example" is not plain ASCII (it is xn--bcher-kva.example)`},
+		{"a\u202eb.com", "the host \"a\uFFFDb.com\" is not a valid domain name"},
+	} {
+		got := hostWarning(tt.host)
+		if (tt.want == "") != (got == "") || !strings.HasPrefix(got, tt.want) {
+			t.Errorf("hostWarning(%q) = %q, want %q", tt.host, got, tt.want)
+		}
 	}
 }
