@@ -135,6 +135,9 @@ __mcpv_values() {
         while IFS= read -r n; do
             [[ -n $n && $n == "$v"* && -z ${seen[$n]} ]] || continue
             seen[$n]=1
+            # A name comes from a file anyone may have written (a project's
+            # .mcp.json): quoted, it is one word on the line, never code.
+            printf -v n '%q' "$n"
             vals+=("$n")
         done < <(command "$exe" "${opts[@]}" servers -c -r -q '.servers[].name' 2>/dev/null)
         ;;

@@ -1,6 +1,9 @@
 package completion
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -104,5 +107,47 @@ func TestUnknownShell(t *testing.T) {
 	t.Parallel()
 	if _, err := Script(toyModel(t), "tcsh"); err == nil || !strings.Contains(err.Error(), "bash, zsh, fish") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// Server names come from files anyone may have written, such as a
+// repository's .mcp.json: bash inserts its candidates as they are, so the
+// script quotes each name (zsh's compadd and fish quote on insertion
+// themselves).
+func TestBashQuotesServerNames(t *testing.T) {
+	t.Parallel()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	k, err := kong.New(&toy{}, kong.Name("mcpv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := Script(k.Model, "bash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	// The executable the line names stands in for mcpv: it lists the servers.
+	fakeMcpv := filepath.Join(dir, "mcpv")
+	os.WriteFile(fakeMcpv, []byte("#!/bin/sh\nprintf '%s\\n' 'github;touch pwned;#' plain\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "mcpv.bash"), []byte(script), 0o644)
+	drive := `source "$1/mcpv.bash"
+COMP_WORDS=("$1/mcpv" --server "")
+COMP_CWORD=2 COMP_LINE="$1/mcpv --server " COMP_POINT=${#COMP_LINE}
+_mcpv
+printf '%s\n' "${COMPREPLY[@]}"`
+	out, err := exec.Command(bash, "--norc", "--noprofile", "-c", drive, "bash", dir).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSpace(string(out)), "\n")
+	want := []string{`github\;touch\ pwned\;#`, "plain"} // a # inside a word starts no comment
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("candidates (-want +got):\n%s", d)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+		t.Error("completing ran the name")
 	}
 }
