@@ -124,7 +124,7 @@ func (e *RequestError) Unwrap() error { return e.Err }
 func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
 	u, err := url.Parse(opts.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("invalid server URL: want http://HOST/... or https://HOST/...")
+		return nil, errors.New("invalid server URL: want an http:// or https:// URL with a host")
 	}
 	if opts.Mode == "" {
 		opts.Mode = ModeAuto

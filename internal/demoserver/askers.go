@@ -1,5 +1,7 @@
 package demoserver
 
+//lint:file-ignore SA1019 the demo server serves roots, sampling and logging, which MCP 2026-07-28 deprecates but keeps for a year; mcpv still speaks them
+
 import (
 	"context"
 	"encoding/json"

@@ -133,8 +133,8 @@ func TestClockSubscribeUnsubscribe(t *testing.T) {
 	quiet(t, updates)
 	err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "demo://nothing"})
 	var werr *jsonrpc.Error
-	if !errors.As(err, &werr) || werr.Code != mcp.CodeResourceNotFound {
-		t.Errorf("subscribe unknown: err = %v, want code %d", err, mcp.CodeResourceNotFound)
+	if !errors.As(err, &werr) || werr.Code != codeResourceNotFound {
+		t.Errorf("subscribe unknown: err = %v, want code %d", err, codeResourceNotFound)
 	}
 	select {
 	case running := <-ticker:
@@ -178,3 +178,7 @@ func TestClockSessionEnd(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 }
+
+// codeResourceNotFound is the error a server answers for an unknown resource:
+// invalid params, since MCP 2025-11-25.
+const codeResourceNotFound = -32602

@@ -82,7 +82,7 @@ type bigIn struct {
 func addTools(s *mcp.Server, cfg config) {
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo the message back."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, echoOut, error) {
-			return &mcp.CallToolResult{Content: text(in.Message)}, echoOut{in.Message}, nil
+			return &mcp.CallToolResult{Content: text(in.Message)}, echoOut(in), nil
 		})
 
 	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "Add two numbers."},

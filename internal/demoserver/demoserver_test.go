@@ -1,5 +1,7 @@
 package demoserver
 
+//lint:file-ignore SA1019 the demo server serves roots, sampling and logging, which MCP 2026-07-28 deprecates but keeps for a year; mcpv still speaks them
+
 import (
 	"bytes"
 	"context"
@@ -242,8 +244,8 @@ func TestResources(t *testing.T) {
 
 	_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "demo://missing"})
 	var werr *jsonrpc.Error
-	if !errors.As(err, &werr) || werr.Code != mcp.CodeResourceNotFound {
-		t.Errorf("unknown resource: err = %v, want code %d", err, mcp.CodeResourceNotFound)
+	if !errors.As(err, &werr) || werr.Code != codeResourceNotFound {
+		t.Errorf("unknown resource: err = %v, want code %d", err, codeResourceNotFound)
 	}
 }
 
