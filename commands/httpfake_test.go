@@ -293,7 +293,7 @@ func TestHTTPUsage(t *testing.T) {
 		args   []string
 		errHas string
 	}{
-		{[]string{"-u", "ftp://x", "ping"}, "want http://HOST/... or https://HOST/..."},
+		{[]string{"-u", "ftp://x", "ping"}, "want an http:// or https:// URL with a host"},
 		{[]string{"-u", "ftp://user:pw@x/?api_key=s3cr3t", "ping"}, "invalid server URL"},
 		{[]string{"-u", "http://127.0.0.1:1", "-H", "Bearer sk-live-s3cr3t", "ping"}, "(21 characters)"},
 		{[]string{"-u", "http://127.0.0.1:1", "ping", "--", "server"}, "give one server"},
