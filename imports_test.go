@@ -57,6 +57,9 @@ func TestPackageRules(t *testing.T) {
 		dir:           "internal/completion",
 		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/output", "github.com/mcpv/mcpv/internal/connect"},
 	}, rule{
+		dir:           "internal/safetext",
+		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/output", "github.com/mcpv/mcpv/internal/connect"},
+	}, rule{
 		dir:           "internal/safedir",
 		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/output", "github.com/mcpv/mcpv/internal/connect"},
 	}, rule{

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/oauth"
 	"github.com/mcpv/mcpv/output"
 )
@@ -68,7 +69,7 @@ func (c *authLoginCmd) Run(ctx context.Context, s *session, out *console) error 
 	if err != nil {
 		return err
 	}
-	out.notef("authorized at %s", rec.Issuer)
+	out.notef("authorized at %s", safetext.Line(rec.Issuer))
 	return out.print(mustJSON(describeRecord(rec)))
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpv/mcpv/elicit"
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
@@ -13,18 +14,28 @@ import (
 
 // hooks are how a session reaches the user of this run: stderr (scrubbed
 // of secrets), the progress line, the terminal for questions, the browser.
-// closers gathers what must be closed when the run ends.
+// closers gathers what must be closed when the run ends. On a terminal the
+// server's own stderr goes through safetext, so that it can colour its logs
+// but not move the cursor, set the title or rewrite what mcpv printed;
+// elsewhere (a file, a pipe) it is passed on byte for byte.
 func hooks(ios *output.Streams, env connect.Env, events *connect.EventLog, scrub *redact.Scrubber, closers *[]func() error) connect.Hooks {
+	serverErr := ios.Err
+	if ios.ErrTTY {
+		w := safetext.NewWriter(ios.Err)
+		*closers = append(*closers, w.Flush)
+		serverErr = w
+	}
 	return connect.Hooks{
-		Client:      mcp.Implementation{Name: "mcpv", Version: Version},
-		Stderr:      ios.Err,
-		Log:         output.NewLogger(ios.Err),
-		Status:      ios.Status,
-		Terminal:    func() elicit.Terminal { return openTerminal(ios, closers) },
-		OpenURL:     browser(env),
-		Interactive: ios.InTTY && ios.ErrTTY,
-		Events:      events,
-		Secret:      scrub.Add,
+		Client:       mcp.Implementation{Name: "mcpv", Version: Version},
+		ServerStderr: serverErr,
+		Stderr:       ios.Err,
+		Log:          output.NewLogger(ios.Err),
+		Status:       ios.Status,
+		Terminal:     func() elicit.Terminal { return openTerminal(ios, closers) },
+		OpenURL:      browser(env),
+		Interactive:  ios.InTTY && ios.ErrTTY,
+		Events:       events,
+		Secret:       scrub.Add,
 	}
 }
 

@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"strings"
-	"unicode"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 // Policy says what to do with a request when no answer is given.
@@ -158,19 +157,11 @@ func (o *Options) answered(action, why string) json.RawMessage {
 	return result(action)
 }
 
-// clean makes server text safe to show on one line of a terminal: line breaks
-// and tabs become spaces, other control characters and bidirectional overrides
-// become U+FFFD.
+// clean makes server text safe to show on one line of a terminal: line
+// breaks and tabs become spaces, and what a terminal would act on (escape
+// sequences, C1 controls, bidirectional overrides) is shown escaped.
 func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' || r == '\r' || r == '\t':
-			return ' '
-		case unicode.IsControl(r), r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
-			return '\uFFFD'
-		}
-		return r
-	}, s)
+	return safetext.Prose(s)
 }
 
 // clip shortens s for a message, keeping its start.

@@ -224,7 +224,7 @@ func TestFormEdgeCases(t *testing.T) {
 			"mcpv: the server asks: m\nmcpv: warning: field \"p\": cannot check the pattern \"(?!x)\" (error parsing regexp: invalid or unsupported Perl syntax: `(?!`)\nmcpv: answered \"accept\" (filled by default: p)\n"},
 		{"control characters in the message", "{\"message\":\"line1\\nline2\\u001b[31m\\u202e\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{}}}",
 			PolicyCancel, `{"action":"cancel"}`,
-			"mcpv: the server asks: line1 line2\uFFFD[31m\uFFFD\nmcpv: answered \"cancel\" (policy \"cancel\" and no answers given; use --answer KEY=VALUE, --answers FILE or --elicitation accept)\n"},
+			"mcpv: the server asks: line1 line2\\x1b[31m\\u202e\nmcpv: answered \"cancel\" (policy \"cancel\" and no answers given; use --answer KEY=VALUE, --answers FILE or --elicitation accept)\n"},
 		{"an unknown policy declines", `{"message":"m","requestedSchema":{"type":"object","properties":{}}}`,
 			"", `{"action":"decline"}`,
 			"mcpv: the server asks: m\nmcpv: answered \"decline\" (policy \"\" and no answers given; use --answer KEY=VALUE, --answers FILE or --elicitation accept)\n"},

@@ -85,19 +85,19 @@ func urlWarnings(u *url.URL) []string {
 func hostWarning(host string) string {
 	ascii, err := idna.Lookup.ToASCII(host)
 	if err != nil {
-		return fmt.Sprintf("the host %s is not a valid domain name (%v)", quote(clean(host)), err)
+		return fmt.Sprintf("the host %s is not a valid domain name (%v)", quote(host), err)
 	}
 	switch {
 	case !puny(ascii):
 		return "" // plain ASCII, whatever its case
 	case ascii != strings.ToLower(host):
-		return fmt.Sprintf("the host %s is not plain ASCII (it is %s): it may imitate a familiar name", quote(clean(host)), ascii)
+		return fmt.Sprintf("the host %s is not plain ASCII (it is %s): it may imitate a familiar name", quote(host), ascii)
 	}
 	unicode, err := idna.Lookup.ToUnicode(ascii)
 	if err != nil {
 		unicode = host
 	}
-	return fmt.Sprintf("the host %s is punycode for %s: it may imitate a familiar name", ascii, quote(clean(unicode)))
+	return fmt.Sprintf("the host %s is punycode for %s: it may imitate a familiar name", ascii, quote(unicode))
 }
 
 // puny reports whether a host has a punycode label.

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 // RPCError is a JSON-RPC error object, as received from the server or sent to it.
@@ -15,10 +17,12 @@ type RPCError struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
+// Error shows the server's message and data escaped where they hold
+// characters a terminal would act on (internal/safetext).
 func (e *RPCError) Error() string {
-	s := fmt.Sprintf("server error %d: %s", e.Code, e.Message)
+	s := fmt.Sprintf("server error %d: %s", e.Code, safetext.Line(e.Message))
 	if len(e.Data) > 0 && len(e.Data) <= 500 {
-		s += " (data: " + string(e.Data) + ")"
+		s += " (data: " + safetext.Line(string(e.Data)) + ")"
 	}
 	return s
 }
@@ -63,7 +67,7 @@ func (e *TransportError) Error() string {
 		b.WriteString("\nlast lines of the server's stderr:")
 		for _, l := range e.StderrTail {
 			b.WriteString("\n  | ")
-			b.WriteString(l)
+			b.WriteString(safetext.Line(l))
 		}
 	}
 	return b.String()

@@ -7,7 +7,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
-	"strings"
+
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 // RegistrationRequest is the client metadata mcpv sends to a registration
@@ -105,15 +106,8 @@ func Register(ctx context.Context, hc *http.Client, md *ServerMetadata, req Regi
 }
 
 // messageSafeText keeps a server's error code or description on one line,
-// unquoted: control characters become spaces.
-func messageSafeText(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
-}
+// unquoted, with what a terminal would act on shown escaped.
+func messageSafeText(s string) string { return safetext.Prose(s) }
 
 // ChooseAuthMethod picks the token endpoint authentication method (RFC 7591
 // §2, RFC 8414 §2) to register with or use, from those md advertises:

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -87,7 +88,7 @@ func (p *Printer) writeRaw(w *bufio.Writer, raw []byte) error {
 			out = append(b.Bytes(), '\n')
 		}
 		if p.Format.Color {
-			out = pretty.Color(out, nil)
+			out = pretty.Color(terminalSafe(out), nil)
 		}
 		_, err := w.Write(out)
 		return err
@@ -193,4 +194,48 @@ func caretColumn(expr string, offset int) int {
 		offset--
 	}
 	return len([]rune(expr[:offset]))
+}
+
+// terminalSafe escapes, inside JSON strings, the characters a terminal may
+// act on or that change how text reads: C1 controls (U+0080-U+009F, which
+// some terminals obey as escape sequences) and bidirectional controls. JSON
+// allows them raw; written as \uXXXX they are the same string, and coloured
+// output goes to a terminal. (C0 controls are always escaped in JSON.)
+// Plain output is left byte for byte as the server sent it.
+func terminalSafe(b []byte) []byte {
+	if !hasUnsafeRune(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+32)
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if unsafeRune(r) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+func hasUnsafeRune(b []byte) bool {
+	// Every such character is encoded starting with 0xC2 (C1), 0xD8
+	// (U+061C) or 0xE2 (the U+20xx marks): a quick scan first.
+	if bytes.IndexByte(b, 0xc2) < 0 && bytes.IndexByte(b, 0xe2) < 0 && bytes.IndexByte(b, 0xd8) < 0 {
+		return false
+	}
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if unsafeRune(r) {
+			return true
+		}
+		i += size
+	}
+	return false
+}
+
+func unsafeRune(r rune) bool {
+	return r >= 0x80 && r <= 0x9f || r == 0x061c || r == 0x200e || r == 0x200f ||
+		r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -272,5 +273,23 @@ func TestPrintBrokenPipe(t *testing.T) {
 				t.Error("nothing was written")
 			}
 		})
+	}
+}
+
+// Coloured output goes to a terminal: C1 and bidirectional controls in
+// strings are written escaped (the same JSON value); plain output keeps them.
+func TestColourEscapesTerminalControls(t *testing.T) {
+	in := "{\"s\":\"a\u009b31mb \u202eevil\u202c\"}"
+	got, err := printString(t, Printer{Format: Format{Color: true}}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(got, "")
+	if strings.ContainsAny(got, "\u009b\u202e\u202c") || plain != `{"s":"a\u009b31mb \u202eevil\u202c"}`+"\n" {
+		t.Errorf("coloured: %q", got)
+	}
+	got, _ = printString(t, Printer{}, in)
+	if got != in+"\n" {
+		t.Errorf("plain: %q, want it as sent", got)
 	}
 }

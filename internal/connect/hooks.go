@@ -14,9 +14,13 @@ import (
 type Hooks struct {
 	// Client names mcpv in initialize.
 	Client mcp.Implementation
-	// Stderr receives the server's stderr (unless Settings.Quiet), its log
-	// messages, and the verbose trace. It should already mask secrets.
+	// Stderr receives the server's log messages and the verbose trace, and
+	// the server's stderr unless ServerStderr is set. It should already mask
+	// secrets.
 	Stderr io.Writer
+	// ServerStderr, when set, receives a stdio server's own stderr (unless
+	// Settings.Quiet): a terminal gets it with escape sequences neutralised.
+	ServerStderr io.Writer
 	// Log receives mcpv's warnings and notices.
 	Log *slog.Logger
 	// Status shows transient progress (a progress line on a terminal).
@@ -49,6 +53,9 @@ type Status interface {
 func (h Hooks) withDefaults() Hooks {
 	if h.Stderr == nil {
 		h.Stderr = io.Discard
+	}
+	if h.ServerStderr == nil {
+		h.ServerStderr = h.Stderr
 	}
 	if h.Log == nil {
 		h.Log = slog.New(slog.DiscardHandler)

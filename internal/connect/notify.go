@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -46,7 +47,7 @@ func (n *notifier) notify(method string, params json.RawMessage) {
 
 // TaskStatus renders a task's status for the progress line.
 func TaskStatus(t mcp.Task) string {
-	return strings.TrimSpace(fmt.Sprintf("mcpv: task %s: %s %s", t.TaskID, t.Status, t.StatusMessage))
+	return strings.TrimSpace(fmt.Sprintf("mcpv: task %s: %s %s", safetext.Line(t.TaskID), safetext.Line(t.Status), safetext.Line(t.StatusMessage)))
 }
 
 // progressText renders a progress notification for the status line.
@@ -57,9 +58,9 @@ func progressText(params json.RawMessage) string {
 		Message  string      `json:"message"`
 	}
 	json.Unmarshal(params, &p)
-	s := "mcpv: progress " + p.Progress.String()
+	s := "mcpv: progress " + safetext.Line(p.Progress.String())
 	if p.Total != "" {
-		s += "/" + p.Total.String()
+		s += "/" + safetext.Line(p.Total.String())
 		if done, err1 := strconv.ParseFloat(p.Progress.String(), 64); err1 == nil {
 			if total, err2 := strconv.ParseFloat(p.Total.String(), 64); err2 == nil && total > 0 {
 				s += fmt.Sprintf(" (%.0f%%)", 100*done/total)
@@ -67,7 +68,7 @@ func progressText(params json.RawMessage) string {
 		}
 	}
 	if p.Message != "" {
-		s += " " + p.Message
+		s += " " + safetext.Line(p.Message)
 	}
 	return s
 }
@@ -86,9 +87,12 @@ func logLine(params json.RawMessage) string {
 		rawjson.WriteCompact(&b, p.Data)
 		msg = b.String()
 	}
-	msg = strings.TrimRight(msg, "\n")
+	// A message of several lines keeps them, indented under the first, so
+	// that none can pass for a line of mcpv's own.
+	msg = strings.ReplaceAll(safetext.Text(strings.TrimRight(msg, "\n")), "\n", "\n  ")
+	level := safetext.Line(p.Level)
 	if p.Logger != "" {
-		return fmt.Sprintf("server[%s] %s: %s\n", p.Level, p.Logger, msg)
+		return fmt.Sprintf("server[%s] %s: %s\n", level, safetext.Line(p.Logger), msg)
 	}
-	return fmt.Sprintf("server[%s]: %s\n", p.Level, msg)
+	return fmt.Sprintf("server[%s]: %s\n", level, msg)
 }

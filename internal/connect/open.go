@@ -87,7 +87,7 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 	}
 	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log}
 	if !s.Quiet {
-		opts.Stderr = h.Stderr
+		opts.Stderr = h.ServerStderr
 	}
 	return mcp.StartCommand(opts)
 }

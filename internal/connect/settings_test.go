@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // defaults are the flags as kong fills them when none is given.
@@ -238,4 +239,20 @@ func TestEnv(t *testing.T) {
 func with(env Env, kv ...string) Env {
 	env.Environ = append(append([]string(nil), env.Environ...), kv...)
 	return env
+}
+
+// What a server writes is shown with what a terminal would act on escaped,
+// and a log message of several lines cannot pass for lines of mcpv's own.
+func TestServerTextIsSafe(t *testing.T) {
+	got := logLine([]byte(`{"level":"info\u001b[2J","logger":"db\u202e","data":"one\ntwo\u001b]0;pwned\u0007"}`))
+	want := "server[info\\x1b[2J] db\\u202e: one\n  two\\x1b]0;pwned\\x07\n"
+	if got != want {
+		t.Errorf("logLine = %q, want %q", got, want)
+	}
+	if got := progressText([]byte(`{"progress":1,"total":2,"message":"half\u009b31m"}`)); got != `mcpv: progress 1/2 (50%) half\u009b31m` {
+		t.Errorf("progressText = %q", got)
+	}
+	if got := TaskStatus(mcp.Task{TaskID: "t\u001b", Status: "working", StatusMessage: "a\nb"}); got != `mcpv: task t\x1b: working a\nb` {
+		t.Errorf("TaskStatus = %q", got)
+	}
 }

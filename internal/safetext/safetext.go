@@ -1,0 +1,92 @@
+// Package safetext makes text that a server controls safe to show on a
+// terminal. A server's log messages, progress and task status messages,
+// error messages and data, HTTP error bodies and stderr could otherwise
+// carry escape sequences (to move the cursor, rewrite what mcpv printed,
+// set the window title or the clipboard), C1 control characters that some
+// terminals obey as escapes, or bidirectional overrides that make text read
+// other than it is. Every such character is shown escaped instead, as Go
+// writes it in a string literal: \x1b, \u202e.
+package safetext
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Line is s made safe to show as (part of) one line: every control
+// character, newlines included, and every bidirectional control is shown
+// escaped; so is a byte that is not UTF-8.
+func Line(s string) string { return escape(s, false) }
+
+// Text is Line, but newlines (and tabs) stay as they are: for text shown on
+// lines of its own, such as a log message.
+func Text(s string) string { return escape(s, true) }
+
+// spaces turns line breaks and tabs into spaces.
+var spaces = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ")
+
+// Prose is Line for a sentence a server wrote (a message, a description):
+// its line breaks and tabs become spaces rather than escapes.
+func Prose(s string) string { return Line(spaces.Replace(s)) }
+
+func escape(s string, keepLines bool) string {
+	if clean(s, keepLines) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case keepLines && (r == '\n' || r == '\t'):
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case unsafe(r):
+			if r < 0x80 {
+				fmt.Fprintf(&b, `\x%02x`, r)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// clean reports whether s needs no escaping, without allocating.
+func clean(s string, keepLines bool) bool {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return false
+		case keepLines && (r == '\n' || r == '\t'):
+		case r < 0x20 || unsafe(r):
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// unsafe reports a character a terminal may act on, or that changes how
+// the text around it reads: C0 and C1 controls, DEL, and the bidirectional
+// marks, embeddings, overrides and isolates.
+func unsafe(r rune) bool {
+	switch {
+	case r < 0x20, r >= 0x7f && r <= 0x9f:
+		return true
+	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,46 @@
+package safetext
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestLineAndText(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, line, text string }{
+		{"plain text, café", "plain text, café", "plain text, café"},
+		{"a\nb\tc", `a\nb\tc`, "a\nb\tc"},
+		{"\x1b[2J\x1b]0;title\x07", `\x1b[2J\x1b]0;title\x07`, `\x1b[2J\x1b]0;title\x07`},
+		{"cr\roverwrite", `cr\roverwrite`, `cr\roverwrite`},
+		{"c1 \u009b31m", `c1 \u009b31m`, `c1 \u009b31m`},
+		{"bidi \u202eevil\u202c", `bidi \u202eevil\u202c`, `bidi \u202eevil\u202c`},
+		{"isolate \u2066x\u2069 mark \u200f", `isolate \u2066x\u2069 mark \u200f`, `isolate \u2066x\u2069 mark \u200f`},
+		{"del \x7f bad \xff", `del \x7f bad \xff`, `del \x7f bad \xff`},
+	} {
+		if got := Line(tt.in); got != tt.line {
+			t.Errorf("Line(%q) = %q, want %q", tt.in, got, tt.line)
+		}
+		if got := Text(tt.in); got != tt.text {
+			t.Errorf("Text(%q) = %q, want %q", tt.in, got, tt.text)
+		}
+	}
+}
+
+// Colours pass; every other escape is shown escaped, however the text is
+// split between writes.
+func TestWriter(t *testing.T) {
+	t.Parallel()
+	in := "\x1b[1;31mred\x1b[0m ok\r\nnext\x1b]52;c;ZXZpbA==\x07 \x1b[2J \u009b \u202e end\rx\xe2\x80"
+	want := "\x1b[1;31mred\x1b[0m ok\r\nnext\\x1b]52;c;ZXZpbA==\\x07 \\x1b[2J \\u009b \\u202e end\\rx\\xe2\\x80"
+	for split := 1; split <= len(in); split++ {
+		var b bytes.Buffer
+		w := NewWriter(&b)
+		for i := 0; i < len(in); i += split {
+			w.Write([]byte(in[i:min(i+split, len(in))]))
+		}
+		w.Flush()
+		if b.String() != want {
+			t.Fatalf("written in pieces of %d: %q, want %q", split, b.String(), want)
+		}
+	}
+}
