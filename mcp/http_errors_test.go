@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	neturl "net/url"
@@ -165,5 +166,52 @@ func TestNewHTTPTransportRefusesBadURLs(t *testing.T) {
 		if _, err := NewHTTPTransport(HTTPOptions{URL: u}); err == nil || !strings.Contains(err.Error(), "invalid server URL") {
 			t.Errorf("%q: %v", u, err)
 		}
+	}
+}
+func TestHTTPRedirects(t *testing.T) {
+	t.Parallel()
+	// sameOrigin is what a careful caller's client does (mcpv's command line
+	// does this): follow redirects within the server's origin only.
+	sameOrigin := &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if req.URL.Host != via[0].URL.Host {
+			return fmt.Errorf("refusing to follow a redirect to another origin (%s)", req.URL.Host)
+		}
+		return nil
+	}}
+	tests := []struct {
+		name   string
+		client *http.Client
+		target string // where /mcp redirects to; OTHER is another origin
+		errHas string
+	}{
+		{"within the origin", nil, "/moved", ""},
+		{"to another origin, refused by the client", sameOrigin, "OTHER", "refusing to follow a redirect to another origin"},
+		{"to another origin, with the default client", nil, "OTHER", "refusing to follow a redirect to another origin (http://127.0.0.1:"},
+		{"in a loop", nil, "/mcp", "stopped after 10 redirects"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			other := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true})
+			target := strings.ReplaceAll(tt.target, "OTHER", other.URL)
+			srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: func(x *mcptest.Exchange) bool {
+				if x.Path != "/mcp" {
+					return false
+				}
+				http.Redirect(x.W, x.R, target, http.StatusTemporaryRedirect)
+				return true
+			}})
+			h := dialHTTP(t, HTTPOptions{URL: srv.URL, Client: tt.client, Header: http.Header{"X-Api-Key": {"k"}}}, SessionOptions{})
+			c, err := Initialize(testCtx(t), h.s, ClientOptions{Info: testInfo()})
+			if err == nil {
+				_, err = c.Call(testCtx(t), "ping", nil)
+			}
+			if tt.errHas == "" && err != nil || tt.errHas != "" && (err == nil || !strings.Contains(err.Error(), tt.errHas)) {
+				t.Errorf("got %v, want %q", err, tt.errHas)
+			}
+			for _, r := range other.Requests() {
+				t.Errorf("another origin got %s with X-Api-Key %q", r, r.Header.Get("X-Api-Key"))
+			}
+		})
 	}
 }
