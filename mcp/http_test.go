@@ -261,12 +261,22 @@ func TestHTTPGetStream(t *testing.T) {
 		e.Event("g2", `{"jsonrpc":"2.0","id":"srv-g","method":"roots/list"}`)
 		x.Hold()
 	}})
-	h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{Handler: rootsHandler})
+	accepted := make(chan struct{}, 10) // a POST was answered 202, as the client saw it
+	h := dialHTTP(t, HTTPOptions{URL: srv.URL, Trace: func(line string) {
+		if strings.HasPrefix(line, "POST ") && strings.Contains(line, "-> 202 ") {
+			accepted <- struct{}{}
+		}
+	}}, SessionOptions{Handler: rootsHandler})
 	h.initialize(t)
 	answer := awaitRequest(t, srv, responseTo(`"srv-g"`))
 	if want := `{"jsonrpc":"2.0","id":"srv-g","result":{"roots":[{"uri":"file:///w"}]}}`; string(answer.Body) != want {
 		t.Errorf("answer %s, want %s", answer.Body, want)
 	}
+	// Close only once the answer's POST is over (the second 202, after
+	// notifications/initialized's): Close cancels answers in flight, and Go's
+	// HTTP client may then fail the DELETE that reuses their connection.
+	waitFor(t, accepted)
+	waitFor(t, accepted)
 	if d := cmp.Diff([]string{delivered("on the GET stream")}, h.delivered(t)); d != "" {
 		t.Errorf("notifications (-want +got):\n%s", d)
 	}
