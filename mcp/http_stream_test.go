@@ -155,10 +155,7 @@ func TestHTTPRequestErrorNamesItsRequest(t *testing.T) {
 	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: answerTo("tools/list", func(x *mcptest.Exchange) {
 		x.SSE().Event("", note("no id"))
 	})})
-	tr, err := NewHTTPTransport(HTTPOptions{URL: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := newHTTPTransport(t, HTTPOptions{URL: srv.URL})
 	defer tr.Close(testCtx(t))
 	ctx := testCtx(t)
 	if err := tr.Write(ctx, []byte(`{"jsonrpc":"2.0","id":"i","method":"initialize","params":{}}`)); err != nil {
@@ -173,7 +170,7 @@ func TestHTTPRequestErrorNamesItsRequest(t *testing.T) {
 	if msg, err := tr.Read(); err != nil || !strings.Contains(string(msg), "notifications/message") {
 		t.Fatalf("Read: %s, %v; want the notification", msg, err)
 	}
-	_, err = tr.Read()
+	_, err := tr.Read()
 	var re *RequestError
 	if !errors.As(err, &re) || string(re.ID) != "7" {
 		t.Fatalf("Read: %v, want a *RequestError for id 7", err)

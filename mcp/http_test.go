@@ -24,10 +24,7 @@ type httpConn struct {
 
 func dialHTTP(t *testing.T, opts HTTPOptions, sopts SessionOptions) *httpConn {
 	t.Helper()
-	tr, err := NewHTTPTransport(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := newHTTPTransport(t, opts)
 	h := &httpConn{tr: tr, notes: make(chan string, 100)}
 	if sopts.OnNotification == nil {
 		sopts.OnNotification = func(method string, params json.RawMessage) { h.notes <- method + " " + string(params) }
@@ -35,6 +32,24 @@ func dialHTTP(t *testing.T, opts HTTPOptions, sopts SessionOptions) *httpConn {
 	h.s = NewSession(tr, sopts)
 	t.Cleanup(func() { h.close(t) })
 	return h
+}
+
+// newHTTPTransport is NewHTTPTransport, except that the default client gets
+// a connection pool of its own: every httptest server that closes empties
+// http.DefaultTransport's idle pool, which breaks a POST of a test running
+// in parallel that has just taken one of its connections.
+func newHTTPTransport(t *testing.T, opts HTTPOptions) *HTTPTransport {
+	t.Helper()
+	tr, err := NewHTTPTransport(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Client == nil {
+		pool := http.DefaultTransport.(*http.Transport).Clone()
+		tr.client.Transport = pool
+		t.Cleanup(pool.CloseIdleConnections)
+	}
+	return tr
 }
 
 func (h *httpConn) initialize(t *testing.T) *Client {
