@@ -423,3 +423,54 @@ func TestHTTPTraceMasksSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPNotificationsAnsweredWithABody: a server (the conformance suite's
+// raw one) that answers notifications with 200 and a body that answers
+// nothing, and GET with 400, is still served.
+func TestHTTPNotificationsAnsweredWithABody(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{
+		Post: func(x *mcptest.Exchange) bool {
+			if x.ID != nil {
+				return false
+			}
+			x.Reply(`{"jsonrpc":"2.0","result":{}}`)
+			return true
+		},
+		Get: func(x *mcptest.Exchange) { x.Status(http.StatusBadRequest, "no GET here") },
+	})
+	h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+	c := h.initialize(t)
+	if got, err := c.Call(testCtx(t), "ping", nil); err != nil || string(got) != "{}" {
+		t.Errorf("ping: %s, %v", got, err)
+	}
+}
+
+// TestHTTPStuckAnswerDoesNotBlockCancellation: the server asks something on
+// a call's stream and never acknowledges the client's answer; cancelling
+// the call must not wait for that POST.
+func TestHTTPStuckAnswerDoesNotBlockCancellation(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: func(x *mcptest.Exchange) bool {
+		switch {
+		case x.RPCMethod == "tools/list":
+			x.SSE().Event("", `{"jsonrpc":"2.0","id":"srv-1","method":"ping"}`)
+			x.Hold()
+		case x.RPCMethod == "" && string(x.ID) == `"srv-1"`:
+			x.Hold() // the answer to the ping: never acknowledged
+		default:
+			return false
+		}
+		return true
+	}})
+	h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+	c := h.initialize(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	call := goCall(ctx, c.Call, "tools/list", nil)
+	awaitRequest(t, srv, responseTo(`"srv-1"`))
+	cancel()
+	if r := waitFor(t, call); !errors.Is(r.err, context.Canceled) {
+		t.Fatalf("Call returned %v", r.err)
+	}
+	awaitRequest(t, srv, rpc("notifications/cancelled"))
+}
