@@ -52,7 +52,8 @@ const (
 type HTTPOptions struct {
 	URL string
 	// Client sends every request; an authorization layer may wrap its
-	// Transport. nil means a client with no timeout of its own.
+	// Transport. nil means a client with no timeout of its own that follows
+	// redirects within the server's origin only.
 	Client *http.Client
 	// Header is added to every request (-H).
 	Header http.Header
@@ -135,7 +136,7 @@ func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
 	}
 	client := opts.Client
 	if client == nil {
-		client = &http.Client{}
+		client = &http.Client{CheckRedirect: sameOrigin}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &HTTPTransport{
@@ -374,6 +375,18 @@ func (t *HTTPTransport) do(req *http.Request) (*http.Response, error) {
 		return nil, &TransportError{Op: req.Method + " " + displayURL(req.URL), Err: unwrapURLError(err)}
 	}
 	return resp, nil
+}
+
+// sameOrigin follows redirects only within the origin of the first request:
+// Header and the session id must not reach another host.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if first := via[0].URL; req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+		return fmt.Errorf("refusing to follow a redirect to another origin (%s://%s)", req.URL.Scheme, req.URL.Host)
+	}
+	return nil
 }
 
 // displayURL shows a URL in messages and traces without its query (which may

@@ -1,0 +1,181 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
+)
+
+// paths renders requests as "METHOD PATH RPC-METHOD", one each.
+func paths(reqs []mcptest.HTTPRequest) []string {
+	var out []string
+	for _, r := range reqs {
+		out = append(out, strings.TrimSpace(fmt.Sprintf("%s %s %s", r.Method, r.Path, r.RPCMethod)))
+	}
+	return out
+}
+
+// legacyTools answers on the legacy stream: tools/list at once, tools/call
+// after asking the client for its roots there.
+func legacyTools(x *mcptest.Exchange) bool {
+	switch x.RPCMethod {
+	case "tools/list":
+		x.Reply(x.Result(`{"tools":[]}`))
+	case "tools/call":
+		x.W.WriteHeader(http.StatusAccepted)
+		x.Send(`{"jsonrpc":"2.0","id":"srv-1","method":"roots/list"}`)
+		answer, err := x.Server().Wait(x.R.Context(), responseTo(`"srv-1"`))
+		if err != nil {
+			return true
+		}
+		x.Send(x.Result(`{"content":[],"answer":` + string(answer.Body) + `}`))
+	default:
+		return false
+	}
+	return true
+}
+
+func TestHTTPLegacyFallback(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			t.Parallel()
+			srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Legacy: true, LegacyStatus: status, Post: legacyTools})
+			h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{Handler: rootsHandler})
+			c := h.initialize(t)
+			if got, err := c.Call(testCtx(t), "tools/list", nil); err != nil || string(got) != `{"tools":[]}` {
+				t.Fatalf("tools/list: %s, %v", got, err)
+			}
+			got, err := c.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"x"}`))
+			if want := `{"content":[],"answer":{"jsonrpc":"2.0","id":"srv-1","result":{"roots":[{"uri":"file:///w"}]}}}`; err != nil || string(got) != want {
+				t.Fatalf("tools/call: %s, %v; want %s", got, err, want)
+			}
+			h.close(t)
+			// No standalone GET and no DELETE: the legacy transport has neither.
+			want := []string{
+				"POST /mcp initialize",
+				"GET /mcp",
+				"POST /messages?session=s1 initialize",
+				"POST /messages?session=s1 notifications/initialized",
+				"POST /messages?session=s1 tools/list",
+				"POST /messages?session=s1 tools/call",
+				"POST /messages?session=s1",
+			}
+			if d := cmp.Diff(want, paths(srv.Requests())); d != "" {
+				t.Errorf("requests (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestHTTPModes(t *testing.T) {
+	t.Parallel()
+	t.Run("sse", func(t *testing.T) {
+		t.Parallel()
+		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Legacy: true})
+		h := dialHTTP(t, HTTPOptions{URL: srv.URL, Mode: ModeSSE}, SessionOptions{})
+		h.initialize(t)
+		want := []string{"GET /mcp", "POST /messages?session=s1 initialize", "POST /messages?session=s1 notifications/initialized"}
+		if d := cmp.Diff(want, paths(srv.Requests())); d != "" {
+			t.Errorf("requests (-want +got):\n%s", d)
+		}
+	})
+	t.Run("streamable-http", func(t *testing.T) {
+		t.Parallel()
+		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Legacy: true})
+		h := dialHTTP(t, HTTPOptions{URL: srv.URL, Mode: ModeStreamable}, SessionOptions{})
+		_, err := Initialize(testCtx(t), h.s, ClientOptions{Info: testInfo()})
+		var se *StatusError
+		if !errors.As(err, &se) || se.Status != http.StatusMethodNotAllowed {
+			t.Errorf("got %v, want the 405", err)
+		}
+		if d := cmp.Diff([]string{"POST /mcp initialize"}, paths(srv.Requests())); d != "" {
+			t.Errorf("requests (-want +got):\n%s", d)
+		}
+	})
+}
+
+func TestHTTPLegacyFallbackFails(t *testing.T) {
+	t.Parallel()
+	endpoint := func(x *mcptest.Exchange) { x.SSE().Raw("event: endpoint\ndata: /messages?session=s1\n\n") }
+	tests := []struct {
+		name     string
+		opts     mcptest.HTTPOptions
+		errHas   string
+		auth     bool
+		wantReqs []string
+	}{
+		{"an endpoint on another origin", mcptest.HTTPOptions{Legacy: true, Endpoint: "http://127.0.0.2:9/messages"},
+			"POST SRV: 405 Method Not Allowed; as a legacy SSE server: legacy SSE: the endpoint event names another origin; refusing to send there",
+			false, []string{"POST /mcp initialize", "GET /mcp"}},
+		{"an endpoint on another scheme", mcptest.HTTPOptions{Legacy: true, Endpoint: "https:/messages"},
+			"refusing to send there", false, []string{"POST /mcp initialize", "GET /mcp"}},
+		{"a GET stream refused for want of credentials", mcptest.HTTPOptions{Legacy: true, Get: func(x *mcptest.Exchange) {
+			x.Status(http.StatusUnauthorized, "", "WWW-Authenticate", `Bearer realm="x"`)
+		}}, `the server requires authorization (HTTP 401 from SRV); it asks for: Bearer realm="x"`, true, []string{"POST /mcp initialize", "GET /mcp"}},
+		{"no GET stream either", mcptest.HTTPOptions{Legacy: true, Get: func(x *mcptest.Exchange) { x.Status(http.StatusMethodNotAllowed, "") }},
+			"POST SRV: 405 Method Not Allowed; as a legacy SSE server: GET: HTTP 405 Method Not Allowed from SRV", false, nil},
+		{"a GET answered with JSON", mcptest.HTTPOptions{Legacy: true, Get: func(x *mcptest.Exchange) {
+			x.Status(http.StatusOK, "{}", "Content-Type", "application/json")
+		}}, `as a legacy SSE server: GET stream: answered with Content-Type "application/json"`, false, nil},
+		{"a stream with no endpoint", mcptest.HTTPOptions{Legacy: true, Get: func(x *mcptest.Exchange) { x.SSE().Event("", note("hi")) }},
+			"as a legacy SSE server: legacy SSE: the stream ended before an endpoint event: EOF", false, nil},
+		{"a stream that ends after the endpoint", mcptest.HTTPOptions{Legacy: true, Get: endpoint},
+			"initialize: legacy SSE: the server closed its event stream", false, nil},
+		{"a JSON-RPC error in the 400 (no fallback)", mcptest.HTTPOptions{Post: answerTo("initialize", func(x *mcptest.Exchange) {
+			x.Status(http.StatusBadRequest, x.Error(-32600, "not like that"), "Content-Type", "application/json")
+		})}, "initialize: server error -32600: not like that", false, []string{"POST /mcp initialize"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := mcptest.NewHTTPServer(t, tt.opts)
+			h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+			_, err := Initialize(testCtx(t), h.s, ClientOptions{Info: testInfo()})
+			want := strings.ReplaceAll(tt.errHas, "SRV", srv.URL)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("got %v\nwant %s", err, want)
+			}
+			var ae *AuthError
+			if tt.auth != errors.As(err, &ae) {
+				t.Errorf("got %T, an *AuthError: %v", err, tt.auth)
+			}
+			if tt.wantReqs != nil {
+				if d := cmp.Diff(tt.wantReqs, paths(srv.Requests())); d != "" {
+					t.Errorf("requests (-want +got):\n%s", d)
+				}
+			}
+		})
+	}
+}
+
+// TestHTTPInitializeRefusedWithVersions: a 400 carrying "unsupported
+// protocol version" is the server's answer, and the client's retry with a
+// version both speak goes to the same endpoint.
+func TestHTTPInitializeRefusedWithVersions(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: func(x *mcptest.Exchange) bool {
+		if x.RPCMethod != "initialize" || strings.Contains(string(x.Body), `"2025-06-18"`) {
+			return false
+		}
+		x.Status(http.StatusBadRequest, `{"jsonrpc":"2.0","id":`+string(x.ID)+`,"error":{"code":-32602,"message":"Unsupported protocol version","data":{"supported":["2025-06-18"]}}}`,
+			"Content-Type", "application/json")
+		return true
+	}})
+	h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+	c := h.initialize(t)
+	if c.ProtocolVersion() != "2025-06-18" {
+		t.Errorf("version %q", c.ProtocolVersion())
+	}
+	want := []string{"POST /mcp initialize", "POST /mcp initialize", "POST /mcp notifications/initialized", "GET /mcp"}
+	if d := cmp.Diff(want, paths(srv.Requests())); d != "" {
+		t.Errorf("requests (-want +got):\n%s", d)
+	}
+}

@@ -1,0 +1,397 @@
+package mcptest
+
+// A scripted fake MCP server over HTTP, for the cases a real server rarely
+// shows: streams cut mid-answer, expired sessions, odd statuses, the legacy
+// HTTP+SSE transport.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// HTTPOptions script an HTTPServer. Every field is optional.
+type HTTPOptions struct {
+	// Post sees every POST before the fake does and returns true when it has
+	// answered it; false lets the fake answer (see HTTPServer).
+	Post func(x *Exchange) bool
+	// Get answers a GET; nil answers 405 (no standalone stream), or in
+	// Legacy mode serves the legacy event stream.
+	Get func(x *Exchange)
+	// SSE makes the fake answer the requests it answers itself with an event
+	// stream instead of a JSON body.
+	SSE bool
+	// Stateless makes the fake issue no Mcp-Session-Id and check none.
+	Stateless bool
+
+	// Legacy makes the fake a 2024-11-05 HTTP+SSE server: a POST to URL gets
+	// LegacyStatus (405 when 0), a GET to URL opens an event stream whose
+	// first event names the endpoint, and POSTs to the endpoint are answered
+	// 202 with their answers sent on that stream.
+	Legacy       bool
+	LegacyStatus int
+	// Endpoint replaces the endpoint the legacy stream names
+	// ("/messages?session=ID").
+	Endpoint string
+}
+
+// HTTPRequest is a request as the fake received it.
+type HTTPRequest struct {
+	Method          string          // the HTTP method
+	Path            string          // the path and query
+	RPCMethod       string          // the JSON-RPC method; "" for a response or no body
+	ID              json.RawMessage // the JSON-RPC id; nil for a notification
+	SessionID       string          // Mcp-Session-Id
+	ProtocolVersion string          // Mcp-Protocol-Version
+	LastEventID     string          // Last-Event-ID
+	Header          http.Header
+	Body            []byte
+}
+
+// String is a one-line summary for logs and comparisons:
+// "POST tools/list sid=s1 version=2025-11-25 last-event-id=".
+func (r HTTPRequest) String() string {
+	what := r.RPCMethod
+	if what == "" && r.ID != nil {
+		what = "response:" + string(r.ID)
+	}
+	return fmt.Sprintf("%s %s sid=%s version=%s last-event-id=%s", r.Method, what, r.SessionID, r.ProtocolVersion, r.LastEventID)
+}
+
+// HTTPServer is a fake MCP server on 127.0.0.1. Unless a hook answers first,
+// it answers initialize with the version the client offered (issuing a new
+// session id, s1, s2, ... unless Stateless), ping with {}, other requests
+// with "method not found", and notifications and responses with 202; DELETE
+// ends the session with 200.
+// A request that names a session the fake does not know (or ended) gets 404,
+// and a POST other than initialize without a session id gets 400.
+type HTTPServer struct {
+	// URL is the MCP endpoint to give the client: http://127.0.0.1:PORT/mcp.
+	URL string
+
+	opts HTTPOptions
+	ts   *httptest.Server
+	done chan struct{} // closed when the test ends, before the server closes
+
+	mu       sync.Mutex               // guards the fields below
+	reqs     []HTTPRequest            // every request, in order of arrival
+	changed  chan struct{}            // closed and replaced when reqs grows
+	issued   int                      // session ids issued so far
+	live     map[string]bool          // sessions not ended
+	channels map[string]chan<- string // legacy streams, by session id
+}
+
+// NewHTTPServer starts a fake that closes when the test ends.
+func NewHTTPServer(t testing.TB, opts HTTPOptions) *HTTPServer {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("mcptest: listen: %v", err)
+	}
+	s := &HTTPServer{opts: opts, done: make(chan struct{}), changed: make(chan struct{}),
+		live: map[string]bool{}, channels: map[string]chan<- string{}}
+	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.ts.Listener.Close()
+	s.ts.Listener = l
+	s.ts.Start()
+	s.URL = s.ts.URL + "/mcp"
+	t.Cleanup(func() {
+		close(s.done) // hooks holding streams open return ...
+		s.ts.CloseClientConnections()
+		s.ts.Close() // ... so that this does not wait for them
+	})
+	return s
+}
+
+// Requests returns what the fake received so far, in order of arrival.
+func (s *HTTPServer) Requests() []HTTPRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]HTTPRequest(nil), s.reqs...)
+}
+
+// Wait returns the first request received that match accepts, waiting for
+// it until ctx ends or the server closes. match sees each request once, in
+// order of arrival, so it may count.
+func (s *HTTPServer) Wait(ctx context.Context, match func(HTTPRequest) bool) (HTTPRequest, error) {
+	seen := 0
+	for {
+		s.mu.Lock()
+		reqs, changed := s.reqs[seen:], s.changed
+		s.mu.Unlock()
+		for _, r := range reqs {
+			if match(r) {
+				return r, nil
+			}
+		}
+		seen += len(reqs)
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return HTTPRequest{}, context.Cause(ctx)
+		case <-s.done:
+			return HTTPRequest{}, errors.New("mcptest: the server closed")
+		}
+	}
+}
+
+// Expire ends a session as an idle timeout would: requests naming it get 404.
+func (s *HTTPServer) Expire(sessionID string) {
+	s.mu.Lock()
+	delete(s.live, sessionID)
+	s.mu.Unlock()
+}
+
+// Exchange is one request being answered by a hook.
+type Exchange struct {
+	HTTPRequest
+	W http.ResponseWriter
+	R *http.Request
+	s *HTTPServer
+}
+
+// Server is the fake the request came to.
+func (x *Exchange) Server() *HTTPServer { return x.s }
+
+// Result is the JSON text of a success response to the request.
+func (x *Exchange) Result(result string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, x.ID, result)
+}
+
+// Error is the JSON text of an error response to the request.
+func (x *Exchange) Error(code int, message string) string {
+	m, _ := json.Marshal(message)
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, x.ID, code, m)
+}
+
+// Reply answers with one message: a JSON body (an event stream when the
+// options say SSE), or in legacy mode 202 and an event on the session's
+// stream.
+func (x *Exchange) Reply(msg string) {
+	switch {
+	case x.s.opts.Legacy:
+		x.W.WriteHeader(http.StatusAccepted)
+		x.Send(msg)
+	case x.s.opts.SSE:
+		x.SSE().Event("", msg)
+	default:
+		x.Status(http.StatusOK, msg, "Content-Type", "application/json")
+	}
+}
+
+// Send puts msg on the legacy event stream of the request's session; it
+// gives up when that stream has ended.
+func (x *Exchange) Send(msg string) {
+	x.s.mu.Lock()
+	ch := x.s.channels[x.R.URL.Query().Get("session")]
+	x.s.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	select {
+	case ch <- msg:
+	case <-x.R.Context().Done():
+	case <-x.s.done:
+	}
+}
+
+// Status answers with code, the header fields given as name, value pairs,
+// and body.
+func (x *Exchange) Status(code int, body string, header ...string) {
+	for i := 0; i+1 < len(header); i += 2 {
+		x.W.Header().Add(header[i], header[i+1])
+	}
+	x.W.WriteHeader(code)
+	io.WriteString(x.W, body)
+}
+
+// SSE starts an event-stream answer; its headers are sent at once.
+func (x *Exchange) SSE() *SSEWriter {
+	x.W.Header().Set("Content-Type", "text/event-stream")
+	x.W.WriteHeader(http.StatusOK)
+	w := &SSEWriter{w: x.W}
+	w.flush()
+	return w
+}
+
+// Hold waits until the client goes away or the test ends: a stream held open.
+func (x *Exchange) Hold() {
+	select {
+	case <-x.R.Context().Done():
+	case <-x.s.done:
+	}
+}
+
+// SSEWriter writes an event stream; each call is flushed at once.
+type SSEWriter struct{ w http.ResponseWriter }
+
+// Event sends one message event, with an id unless id is "".
+func (e *SSEWriter) Event(id, data string) {
+	if id != "" {
+		fmt.Fprintf(e.w, "id: %s\n", id)
+	}
+	for _, line := range strings.Split(data, "\n") {
+		fmt.Fprintf(e.w, "data: %s\n", line)
+	}
+	io.WriteString(e.w, "\n")
+	e.flush()
+}
+
+// Raw sends text as it is: a priming event ("id: 1\nretry: 10\ndata:\n\n"),
+// a comment, half an event before a cut.
+func (e *SSEWriter) Raw(text string) {
+	io.WriteString(e.w, text)
+	e.flush()
+}
+
+func (e *SSEWriter) flush() { e.w.(http.Flusher).Flush() }
+
+func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	json.Unmarshal(body, &m)
+	x := &Exchange{HTTPRequest: HTTPRequest{
+		Method: r.Method, Path: r.URL.RequestURI(), RPCMethod: m.Method, ID: m.ID,
+		SessionID: r.Header.Get("Mcp-Session-Id"), ProtocolVersion: r.Header.Get("Mcp-Protocol-Version"),
+		LastEventID: r.Header.Get("Last-Event-ID"), Header: r.Header.Clone(), Body: body,
+	}, W: w, R: r, s: s}
+	s.mu.Lock()
+	s.reqs = append(s.reqs, x.HTTPRequest)
+	close(s.changed)
+	s.changed = make(chan struct{})
+	s.mu.Unlock()
+
+	if s.opts.Legacy && r.URL.Path == "/mcp" {
+		s.serveLegacyMain(x)
+		return
+	}
+	if !s.opts.Legacy && !s.opts.Stateless && !s.sessionOK(x) {
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		if s.opts.Post != nil && s.opts.Post(x) {
+			return
+		}
+		s.answer(x)
+	case http.MethodGet:
+		if s.opts.Get == nil {
+			x.Status(http.StatusMethodNotAllowed, "")
+			return
+		}
+		s.opts.Get(x)
+	case http.MethodDelete:
+		s.Expire(x.SessionID)
+		x.Status(http.StatusOK, "")
+	default:
+		x.Status(http.StatusMethodNotAllowed, "")
+	}
+}
+
+// sessionOK answers 404 to a request naming a session that is not live, and
+// 400 to a POST other than initialize that names none.
+func (s *HTTPServer) sessionOK(x *Exchange) bool {
+	if x.SessionID == "" {
+		if x.Method == http.MethodPost && x.RPCMethod != "initialize" {
+			x.Status(http.StatusBadRequest, "Bad Request: missing Mcp-Session-Id")
+			return false
+		}
+		return true
+	}
+	s.mu.Lock()
+	live := s.live[x.SessionID]
+	s.mu.Unlock()
+	if !live {
+		x.Status(http.StatusNotFound, "session not found")
+	}
+	return live
+}
+
+// answer is what the fake says when no hook answered a POST.
+func (s *HTTPServer) answer(x *Exchange) {
+	switch {
+	case x.ID == nil || x.RPCMethod == "":
+		x.Status(http.StatusAccepted, "")
+	case x.RPCMethod == "initialize":
+		var p struct {
+			Params struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			} `json:"params"`
+		}
+		json.Unmarshal(x.Body, &p)
+		if !s.opts.Stateless && !s.opts.Legacy {
+			x.W.Header().Set("Mcp-Session-Id", s.newSession())
+		}
+		x.Reply(x.Result(fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"fake-http","version":"0"}}`, p.Params.ProtocolVersion)))
+	case x.RPCMethod == "ping":
+		x.Reply(x.Result(`{}`))
+	default:
+		x.Reply(x.Error(-32601, "Method not found: "+x.RPCMethod))
+	}
+}
+
+func (s *HTTPServer) newSession() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.issued++
+	sid := fmt.Sprintf("s%d", s.issued)
+	s.live[sid] = true
+	return sid
+}
+
+// serveLegacyMain answers requests to URL in legacy mode: POSTs get
+// LegacyStatus, a GET gets the event stream of a new session.
+func (s *HTTPServer) serveLegacyMain(x *Exchange) {
+	if x.Method == http.MethodPost {
+		code := s.opts.LegacyStatus
+		if code == 0 {
+			code = http.StatusMethodNotAllowed
+		}
+		x.Status(code, "")
+		return
+	}
+	if x.Method != http.MethodGet {
+		x.Status(http.StatusMethodNotAllowed, "")
+		return
+	}
+	if s.opts.Get != nil {
+		s.opts.Get(x)
+		return
+	}
+	sid := s.newSession()
+	ch := make(chan string)
+	s.mu.Lock()
+	s.channels[sid] = ch
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.channels, sid)
+		s.mu.Unlock()
+	}()
+	endpoint := s.opts.Endpoint
+	if endpoint == "" {
+		endpoint = "/messages?session=" + sid
+	}
+	e := x.SSE()
+	e.Raw("event: endpoint\ndata: " + endpoint + "\n\n")
+	for {
+		select {
+		case msg := <-ch:
+			e.Event("", msg)
+		case <-x.R.Context().Done():
+			return
+		case <-s.done:
+			return
+		}
+	}
+}
