@@ -1,11 +1,9 @@
 package commands
 
 import (
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -85,36 +83,5 @@ func TestHTTPTimeoutAndVerbose(t *testing.T) {
 	}
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("took %v", took)
-	}
-}
-
-// TestGoSDKSessionExpiry ends the go-sdk server's session behind mcpv's back
-// (as its idle timeout would) and checks that mcpv starts a new one.
-func TestGoSDKSessionExpiry(t *testing.T) {
-	t.Parallel()
-	server := demoserver.New()
-	inner := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)
-	var once sync.Once
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && r.Method == http.MethodPost {
-			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(strings.NewReader(string(body)))
-			if strings.Contains(string(body), `"tools/list"`) {
-				once.Do(func() { // expire the session: the real server answers 404 from now on
-					del := httptest.NewRequest(http.MethodDelete, "/", nil)
-					del.Header.Set("Mcp-Session-Id", sid)
-					inner.ServeHTTP(httptest.NewRecorder(), del)
-				})
-			}
-		}
-		inner.ServeHTTP(w, r)
-	}))
-	t.Cleanup(ts.Close)
-	r := mcpv(t, "", "-u", ts.URL, "list-tools", "-c", "-q", "[.tools[].name]")
-	if r.code != 0 || r.stdout != `["add","ask","big","echo","fail","log","roots","sample","slow"]`+"\n" {
-		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
-	}
-	if !strings.Contains(r.stderr, "session expired (HTTP 404); starting a new one") {
-		t.Errorf("stderr %q", r.stderr)
 	}
 }

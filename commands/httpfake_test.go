@@ -4,213 +4,33 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpv/mcpv/internal/demoserver"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
-// fakeHTTP is a scripted MCP server over HTTP for the cases a real server
-// rarely shows. It answers initialize itself and hands every other POST to
-// the test's handler; it records every request it gets.
-type fakeHTTP struct {
-	t       *testing.T
-	url     string
-	mu      sync.Mutex // guards log and sessions
-	log     []string   // "METHOD jsonrpc-method headers..." per request
-	body    string     // the last request body
-	session int        // how many sessions were issued
-	// onPost answers a POST other than initialize; it returns false to let
-	// the fake answer (202 for notifications and responses).
-	onPost func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool
-	// onGet answers a GET; nil answers 405.
-	onGet func(w http.ResponseWriter, r *http.Request)
+// newHTTPFake is mcptest's scripted MCP server over HTTP: post answers
+// the POSTs it wants to (returning true) and the fake the rest.
+func newHTTPFake(t *testing.T, post func(x *mcptest.Exchange) bool) *mcptest.HTTPServer {
+	return mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: post})
 }
 
-func newFakeHTTP(t *testing.T) *fakeHTTP {
-	f := &fakeHTTP{t: t}
-	ts := httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(ts.Close)
-	f.url = ts.URL + "/mcp"
-	return f
-}
-
-func (f *fakeHTTP) record(s string) {
-	f.mu.Lock()
-	f.log = append(f.log, s)
-	f.mu.Unlock()
-}
-
-func (f *fakeHTTP) lastBody() string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.body
-}
-
-func (f *fakeHTTP) requests() string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return strings.Join(f.log, "\n")
-}
-
-func (f *fakeHTTP) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
+// requestLog is what the fake received, a line per request:
+// "POST tools/list sid=s1 version=2025-11-25 last-event-id=".
+func requestLog(f *mcptest.HTTPServer) string {
+	var lines []string
+	for _, r := range f.Requests() {
+		lines = append(lines, r.String())
 	}
-	json.Unmarshal(body, &m)
-	f.mu.Lock()
-	f.body = string(body)
-	f.mu.Unlock()
-	f.record(fmt.Sprintf("%s %s sid=%s version=%s last-event-id=%s", r.Method, m.Method,
-		r.Header.Get("Mcp-Session-Id"), r.Header.Get("Mcp-Protocol-Version"), r.Header.Get("Last-Event-ID")))
-	switch {
-	case r.Method == http.MethodPost && f.onPost != nil && f.onPost(w, r, m.Method, m.ID):
-	case r.Method == http.MethodGet:
-		if f.onGet == nil {
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
-		}
-		f.onGet(w, r)
-	case r.Method == http.MethodDelete:
-		w.WriteHeader(http.StatusOK)
-	case m.Method == "initialize":
-		f.mu.Lock()
-		f.session++
-		sid := fmt.Sprintf("s%d", f.session)
-		f.mu.Unlock()
-		w.Header().Set("Mcp-Session-Id", sid)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"fake","version":"0"}}}`, m.ID)
-	case m.Method == "tools/list":
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[]}}`, m.ID)
-	default:
-		w.WriteHeader(http.StatusAccepted)
-	}
-}
-
-func sseHeaders(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(http.StatusOK)
-	w.(http.Flusher).Flush()
-}
-
-func TestHTTPStreamCutMidResponseIsResumed(t *testing.T) {
-	t.Parallel()
-	f := newFakeHTTP(t)
-	f.onPost = func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
-		if method != "tools/list" {
-			return false
-		}
-		sseHeaders(w)
-		// A priming event, a retry delay, then half an event and the cut.
-		fmt.Fprint(w, "id: ev-1\nretry: 100\ndata:\n\n: keep-alive\n")
-		fmt.Fprintf(w, `data: {"jsonrpc":"2.0","id":%s,"result":{"tools":[`, id)
-		w.(http.Flusher).Flush()
-		return true
-	}
-	f.onGet = func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Last-Event-ID") != "ev-1" {
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
-		}
-		sseHeaders(w)
-		// The whole response again, as two data lines of one event.
-		fmt.Fprint(w, "id: ev-2\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\n")
-		fmt.Fprint(w, "data: \"result\":{\"tools\":[{\"name\":\"resumed\"}]}}\n\n")
-	}
-	r := mcpv(t, "", "-u", f.url, "list-tools")
-	if r.code != 0 || r.stdout != `{"tools":[{"name":"resumed"}]}`+"\n" {
-		t.Fatalf("exit %d, stdout %q, stderr %q\nrequests:\n%s", r.code, r.stdout, r.stderr, f.requests())
-	}
-	if !strings.Contains(f.requests(), "GET  sid=s1 version=2025-11-25 last-event-id=ev-1") {
-		t.Errorf("no resumption with Last-Event-ID and session headers:\n%s", f.requests())
-	}
-}
-
-func TestHTTPStreamLostForGood(t *testing.T) {
-	t.Parallel()
-	f := newFakeHTTP(t)
-	f.onPost = func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
-		if method != "tools/list" {
-			return false
-		}
-		sseHeaders(w) // no event id: the stream cannot be resumed
-		fmt.Fprint(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n")
-		return true
-	}
-	r := mcpv(t, "", "-u", f.url, "list-tools")
-	if r.code != 4 || !strings.Contains(r.stderr, "cannot be resumed") {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
-	}
-}
-
-func TestHTTPSessionExpiredReinitializes(t *testing.T) {
-	t.Parallel()
-	f := newFakeHTTP(t)
-	f.onPost = func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
-		if method != "tools/list" {
-			return false
-		}
-		if r.Header.Get("Mcp-Session-Id") == "s1" {
-			w.WriteHeader(http.StatusNotFound)
-			return true
-		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"after-%s"}]}}`, id, r.Header.Get("Mcp-Session-Id"))
-		return true
-	}
-	r := mcpv(t, "", "-u", f.url, "list-tools")
-	if r.code != 0 || r.stdout != `{"tools":[{"name":"after-s2"}]}`+"\n" {
-		t.Fatalf("exit %d, stdout %q, stderr %q\nrequests:\n%s", r.code, r.stdout, r.stderr, f.requests())
-	}
-	want := []string{"POST initialize sid= ", "POST tools/list sid=s1", "POST initialize sid= ", "POST notifications/initialized sid=s2", "POST tools/list sid=s2", "DELETE  sid=s2"}
-	got := f.requests()
-	at := 0
-	for _, w := range want {
-		i := strings.Index(got[at:], w)
-		if i < 0 {
-			t.Fatalf("requests lack %q in order; got:\n%s", w, got)
-		}
-		at += i + len(w)
-	}
-	if !strings.Contains(r.stderr, "session expired") {
-		t.Errorf("stderr %q does not tell about the new session", r.stderr)
-	}
-}
-
-func TestHTTPNotificationAnswers(t *testing.T) {
-	t.Parallel()
-	// The conformance suite's raw server answers notifications with 200 and a
-	// body that is no response to anything; GET with 400.
-	f := newFakeHTTP(t)
-	f.onPost = func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
-		if method == "initialize" {
-			return false
-		}
-		w.Header().Set("Content-Type", "application/json")
-		if method == "ping" {
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, id)
-		} else {
-			fmt.Fprint(w, `{"jsonrpc":"2.0","result":{}}`)
-		}
-		return true
-	}
-	f.onGet = func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusBadRequest) }
-	r := mcpv(t, "", "-u", f.url, "ping")
-	if r.code != 0 || r.stdout != "{}\n" || r.stderr != "" {
-		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
-	}
+	return strings.Join(lines, "\n")
 }
 
 func TestHTTPErrors(t *testing.T) {
@@ -242,15 +62,14 @@ func TestHTTPErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFakeHTTP(t)
-			f.onPost = func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
-				if method != "tools/list" {
+			f := newHTTPFake(t, func(x *mcptest.Exchange) bool {
+				if x.RPCMethod != "tools/list" {
 					return false
 				}
-				tt.answer(w, id)
+				tt.answer(x.W, x.ID)
 				return true
-			}
-			r := mcpv(t, "", "-u", f.url, "list-tools")
+			})
+			r := mcpv(t, "", "-u", f.URL, "list-tools")
 			if r.code != tt.code || !strings.Contains(r.stderr, tt.errHas) {
 				t.Fatalf("exit %d (want %d), stderr %q (want %q)", r.code, tt.code, r.stderr, tt.errHas)
 			}
@@ -263,27 +82,22 @@ func TestHTTPErrors(t *testing.T) {
 
 func TestHTTPTimeoutCancelsByPostThenDeletes(t *testing.T) {
 	t.Parallel()
-	f := newFakeHTTP(t)
-	f.onPost = func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
-		if method != "tools/call" {
+	f := newHTTPFake(t, func(x *mcptest.Exchange) bool {
+		if x.RPCMethod != "tools/call" {
 			return false
 		}
-		sseHeaders(w)
-		<-r.Context().Done() // never answers
+		x.SSE()
+		x.Hold() // never answers
 		return true
-	}
-	start := time.Now()
-	r := mcpv(t, "", "-u", f.url, "--timeout", "200ms", "call", "x")
+	})
+	r := mcpv(t, "", "-u", f.URL, "--timeout", "200ms", "call", "x")
 	if r.code != 124 {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	got := f.requests()
+	got := requestLog(f)
 	c, d := strings.Index(got, "POST notifications/cancelled sid=s1"), strings.Index(got, "DELETE  sid=s1")
 	if c < 0 || d < 0 || c > d {
 		t.Errorf("want the cancellation POSTed, then DELETE; got:\n%s", got)
-	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("took %v", took)
 	}
 }
 
@@ -318,20 +132,18 @@ func TestHTTPUsage(t *testing.T) {
 
 func TestHTTPHeadersAndURLFromEnvironment(t *testing.T) {
 	t.Parallel()
-	f := newFakeHTTP(t)
-	f.onPost = func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
-		if method != "ping" {
+	f := newHTTPFake(t, func(x *mcptest.Exchange) bool {
+		if x.RPCMethod != "ping" {
 			return false
 		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"team":%q,"key":%q}}`, id, r.Header.Get("X-Team"), r.Header.Get("X-Api-Key"))
+		x.Reply(x.Result(fmt.Sprintf(`{"team":%q,"key":%q}`, x.R.Header.Get("X-Team"), x.R.Header.Get("X-Api-Key"))))
 		return true
-	}
+	})
 	file := t.TempDir() + "/headers"
 	if err := os.WriteFile(file, []byte("# credentials\nX-Api-Key: k-123\n\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := mcpvIn(t, with(testEnv(t), "MCPV_URL="+f.url), "", "-H", "X-Team: blue", "--header", "@"+file, "ping")
+	r := mcpvIn(t, with(testEnv(t), "MCPV_URL="+f.URL), "", "-H", "X-Team: blue", "--header", "@"+file, "ping")
 	if r.code != 0 || r.stdout != `{"team":"blue","key":"k-123"}`+"\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}

@@ -1,9 +1,7 @@
 package commands
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,18 +106,15 @@ func TestSecretsTheServerEchoesAreMasked(t *testing.T) {
 	w := newWorld(t)
 	state := t.TempDir()
 	w.setenv("XDG_STATE_HOME", state)
-	f := newFakeHTTP(t)
-	f.onPost = func(rw http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
-		if method != "tools/call" && method != "tools/list" {
+	f := newHTTPFake(t, func(x *mcptest.Exchange) bool {
+		if x.RPCMethod != "tools/call" && x.RPCMethod != "tools/list" {
 			return false
 		}
-		rw.Header().Set("Content-Type", "application/json")
-		echo, _ := json.Marshal(fmt.Sprintf("you sent %s %s %s", r.Header.Get("X-Api-Key"), r.Header.Get("Authorization"), r.URL.RawQuery))
-		fmt.Fprintf(rw, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":%s}}`, id, echo)
+		x.Reply(x.Error(-32000, fmt.Sprintf("you sent %s %s %s", x.R.Header.Get("X-Api-Key"), x.R.Header.Get("Authorization"), x.R.URL.RawQuery)))
 		return true
-	}
+	})
 	// A token stored for this server, as a login would leave it.
-	target := f.url + "?api_key=url-key-0123456789"
+	target := f.URL + "?api_key=url-key-0123456789"
 	server, _ := oauth.CanonicalResource(target)
 	store := &oauth.Store{Dir: filepath.Join(state, "mcpv", "oauth"), Root: state}
 	if err := store.Save(&oauth.Record{Server: server, Issuer: "https://as.example", Resource: server,

@@ -3,9 +3,6 @@ package commands
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/mcpv/mcpv/output"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 func TestTaskPaths(t *testing.T) {
@@ -128,13 +127,11 @@ func TestTaskDetachAndCollectOverHTTP(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	polls := 0
-	f := newFakeHTTP(t)
-	f.onPost = func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
-		w.Header().Set("Content-Type", "application/json")
-		reply := func(result string) { fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result) }
-		switch method {
+	// Stateless: the tasks outlive each invocation's session.
+	f := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: func(x *mcptest.Exchange) bool {
+		reply := func(result string) { x.Reply(x.Result(result)) }
+		switch x.RPCMethod {
 		case "initialize":
-			w.Header().Set("Mcp-Session-Id", "s")
 			reply(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"t","version":"0"}}`)
 		case "tools/list":
 			reply(`{"tools":[{"name":"report","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}]}`)
@@ -155,12 +152,12 @@ func TestTaskDetachAndCollectOverHTTP(t *testing.T) {
 			return false
 		}
 		return true
-	}
-	r := mcpv(t, "", "-u", f.url, "call", "report", "--detach", "-r", "-q", ".task.taskId")
+	}})
+	r := mcpv(t, "", "-u", f.URL, "call", "report", "--detach", "-r", "-q", ".task.taskId")
 	if r.code != 0 || r.stdout != "t-42\n" {
 		t.Fatalf("detach: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	r = mcpv(t, "", "-u", f.url, "tasks", "result", "t-42", "-r", "-q", ".content[0].text")
+	r = mcpv(t, "", "-u", f.URL, "tasks", "result", "t-42", "-r", "-q", ".content[0].text")
 	if r.code != 0 || r.stdout != "the report\n" {
 		t.Fatalf("collect: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
