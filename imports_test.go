@@ -21,7 +21,7 @@ func TestBinaryDoesNotImportTheSDK(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	for _, pkg := range strings.Fields(string(out)) {
+	for pkg := range strings.FieldsSeq(string(out)) {
 		if strings.HasPrefix(pkg, "github.com/modelcontextprotocol/go-sdk") || strings.Contains(pkg, "/mcptest") || strings.Contains(pkg, "/internal/demoserver") {
 			t.Errorf("the mcpv binary depends on %s (allowed in tests and the example server only)", pkg)
 		}

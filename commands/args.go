@@ -25,8 +25,8 @@ func parseStringPairs(words []string, what string) ([]member, error) {
 		if !ok || key == "" || key == ":" {
 			return nil, fmt.Errorf("argument %q: want key=value", w)
 		}
-		if strings.HasSuffix(key, ":") {
-			return nil, fmt.Errorf("argument %q: %s are strings; use %s=VALUE", w, what, strings.TrimSuffix(key, ":"))
+		if name, isJSON := strings.CutSuffix(key, ":"); isJSON {
+			return nil, fmt.Errorf("argument %q: %s are strings; use %s=VALUE", w, what, name)
 		}
 		raw, _ := json.Marshal(val)
 		if seen[key] {

@@ -20,7 +20,7 @@ func TestDryRunPrintsWhatWouldBeSent(t *testing.T) {
 		t.Fatalf("call: exit %d, stderr %q", r.code, r.stderr)
 	}
 	var sent string
-	for _, l := range strings.Split(readLog(t, log2), "\n") {
+	for l := range strings.SplitSeq(readLog(t, log2), "\n") {
 		if strings.Contains(l, `"tools/call"`) {
 			sent = l
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -88,10 +89,8 @@ func (b *lineParser) parseNew(text string) *parsedLine {
 	if err != nil {
 		return &parsedLine{err: usageError(err)}
 	}
-	for _, w := range words {
-		if w == "--" {
-			return &parsedLine{err: usageErrorf("a batch line cannot name a server; the batch has one")}
-		}
+	if slices.Contains(words, "--") {
+		return &parsedLine{err: usageErrorf("a batch line cannot name a server; the batch has one")}
 	}
 	bp, _ := b.parsers.Get().(*batchParser)
 	if bp == nil {

@@ -281,7 +281,7 @@ func completed(line, out string, want []string, some bool) (words []string, dup 
 		prefix = ""
 	}
 	seen := map[string]bool{}
-	for _, w := range strings.Split(out, "\n") {
+	for w := range strings.SplitSeq(out, "\n") {
 		w, _, _ = strings.Cut(w, "\t")
 		w = strings.TrimSuffix(strings.TrimPrefix(w, prefix), "/")
 		switch {
@@ -329,7 +329,7 @@ t() {
 // when split.
 func bashWords(line string, split bool) []string {
 	var words []string
-	for _, f := range strings.Split(line, " ") {
+	for f := range strings.SplitSeq(line, " ") {
 		if !split {
 			words = append(words, f)
 			continue

@@ -47,7 +47,7 @@ type example struct{ command, output string }
 func consoleExamples(md string) []example {
 	var out []example
 	in := false
-	for _, line := range strings.Split(md, "\n") {
+	for line := range strings.SplitSeq(md, "\n") {
 		switch {
 		case strings.HasPrefix(line, "```console"):
 			in = true

@@ -37,7 +37,7 @@ type watchLine struct {
 func parseWatch(t *testing.T, stdout string) []watchLine {
 	t.Helper()
 	var out []watchLine
-	for _, s := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+	for s := range strings.SplitSeq(strings.TrimSuffix(stdout, "\n"), "\n") {
 		if s == "" {
 			continue
 		}

@@ -42,14 +42,12 @@ func TestTwoProcessesShareOneRefresh(t *testing.T) {
 	outs := make([]string, 2)
 	errs := make([]error, 2)
 	for i := range outs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			cmd := exec.Command(mcpvBin, "-u", srv.URL(), "call", "echo", "message=hi", "-q", ".structuredContent.message")
 			cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
 			out, err := cmd.CombinedOutput()
 			outs[i], errs[i] = string(out), err
-		}()
+		})
 	}
 	wg.Wait()
 	for i := range outs {

@@ -255,16 +255,14 @@ func TestPromptOneAtATime(t *testing.T) {
 	var wg sync.WaitGroup
 	results := make([]string, 2)
 	for i := range results {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			o := &Options{Policy: PolicyPrompt, TTY: tty}
 			got, err := o.Handle(context.Background(), json.RawMessage(params))
 			if err != nil {
 				t.Error(err)
 			}
 			results[i] = string(got)
-		}()
+		})
 	}
 	wg.Wait()
 	a, b := `{"action":"accept","content":{"v":"first"}}`, `{"action":"accept","content":{"v":"second"}}`

@@ -102,7 +102,7 @@ func hostWarning(host string) string {
 
 // puny reports whether a host has a punycode label.
 func puny(host string) bool {
-	for _, label := range strings.Split(strings.ToLower(host), ".") {
+	for label := range strings.SplitSeq(strings.ToLower(host), ".") {
 		if strings.HasPrefix(label, "xn--") {
 			return true
 		}
@@ -123,16 +123,17 @@ func DescribeURLRequired(data json.RawMessage) string {
 	}
 	lines := make([]string, len(d.Elicitations))
 	for i, e := range d.Elicitations {
-		s := "the server needs you to open a URL first: " + clean(e.URL)
+		var s strings.Builder
+		s.WriteString("the server needs you to open a URL first: " + clean(e.URL))
 		if e.Message != "" {
-			s += " (" + clean(e.Message) + ")"
+			s.WriteString(" (" + clean(e.Message) + ")")
 		}
 		if u, err := url.Parse(e.URL); err == nil {
 			for _, w := range urlWarnings(u) {
-				s += "; warning: " + w
+				s.WriteString("; warning: " + w)
 			}
 		}
-		lines[i] = s
+		lines[i] = s.String()
 	}
 	return strings.Join(lines, "\n")
 }

@@ -84,7 +84,7 @@ func (fl *field) fromInput(s string) (json.RawMessage, error) {
 // multi splits a multi-select answer on commas.
 func (fl *field) multi(s string, byNumber bool) json.RawMessage {
 	items := []string{}
-	for _, it := range strings.Split(s, ",") {
+	for it := range strings.SplitSeq(s, ",") {
 		if it = strings.TrimSpace(it); it != "" {
 			items = append(items, fl.resolve(it, byNumber))
 		}

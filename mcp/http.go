@@ -222,11 +222,9 @@ func (t *HTTPTransport) Write(ctx context.Context, msg []byte) error {
 		}
 	}
 	if o.id != nil && !o.isResp {
-		t.streams.Add(1)
-		go func() { // ends with the request's answer, its ctx or the transport
-			defer t.streams.Done()
+		t.streams.Go(func() { // ends with the request's answer, its ctx or the transport
 			t.request(ctx, o, msg)
-		}()
+		})
 		return nil
 	}
 	resp, err := t.post(ctx, msg, o)

@@ -184,16 +184,14 @@ func (t *HTTPTransport) openGetStream(ctx context.Context) {
 	t.getOpen = true
 	t.mu.Unlock()
 	opened := make(chan struct{})
-	t.streams.Add(1)
-	go func() { // runs until the transport closes or the server stops offering the stream
-		defer t.streams.Done()
+	t.streams.Go(func() { // runs until the transport closes or the server stops offering the stream
 		defer func() {
 			t.mu.Lock()
 			t.getOpen = false
 			t.mu.Unlock()
 		}()
 		t.runGetStream(opened)
-	}()
+	})
 	wait := time.NewTimer(getStreamWait)
 	defer wait.Stop()
 	select {
@@ -276,14 +274,12 @@ func (t *HTTPTransport) startLegacy(ctx context.Context) error {
 	t.mu.Lock()
 	t.endpoint, t.legacy = u, true
 	t.mu.Unlock()
-	t.streams.Add(1)
-	go func() { // ends with the stream: when the server closes it or the transport closes
-		defer t.streams.Done()
+	t.streams.Go(func() { // ends with the stream: when the server closes it or the transport closes
 		defer cancel()
 		t.pump(sctx, r, nil)
 		resp.Body.Close()
 		t.fail(&TransportError{Op: "legacy SSE", Err: errors.New("the server closed its event stream")})
-	}()
+	})
 	return nil
 }
 

@@ -39,7 +39,7 @@ func TestSessionNotificationsInOrder(t *testing.T) {
 	go func() {
 		for i := range n {
 			select {
-			case m.in <- []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"n":%d}}`, i)):
+			case m.in <- fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"n":%d}}`, i):
 			case <-m.closed:
 				return
 			}
@@ -111,7 +111,7 @@ func TestSessionServerRequestsAreCapped(t *testing.T) {
 	go func() {
 		for i := range n {
 			select {
-			case m.in <- []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":"s%d","method":"roots/list"}`, i)):
+			case m.in <- fmt.Appendf(nil, `{"jsonrpc":"2.0","id":"s%d","method":"roots/list"}`, i):
 				accepted <- struct{}{}
 			case <-m.closed:
 				return

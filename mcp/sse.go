@@ -68,8 +68,8 @@ func (p *sseReader) Next() (sseEvent, error) {
 			continue // a comment, e.g. a keep-alive
 		}
 		field, value := line, []byte(nil)
-		if i := bytes.IndexByte(line, ':'); i >= 0 {
-			field, value = line[:i], line[i+1:]
+		if f, v, ok := bytes.Cut(line, []byte{':'}); ok {
+			field, value = f, v
 			if len(value) > 0 && value[0] == ' ' {
 				value = value[1:]
 			}

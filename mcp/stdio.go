@@ -379,7 +379,7 @@ func (b *tailBuffer) lines(n int) []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var out []string
-	for _, l := range bytes.Split(b.buf, []byte{'\n'}) {
+	for l := range bytes.SplitSeq(b.buf, []byte{'\n'}) {
 		if l = bytes.TrimRight(l, "\r"); len(bytes.TrimSpace(l)) > 0 {
 			out = append(out, string(clip(l, 300)))
 		}

@@ -140,11 +140,9 @@ func TestRefreshRotatesAndIsShared(t *testing.T) {
 	var wg sync.WaitGroup
 	results := make([]int, 4)
 	for i := range results {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			results[i], _, _ = call(t, w.manager(t, dir, ModeStored, noBrowser(t)), w, "tools/list")
-		}()
+		})
 	}
 	wg.Wait()
 	for i, s := range results {

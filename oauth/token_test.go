@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -90,9 +91,7 @@ func TestTokenRequests(t *testing.T) {
 	codeForm := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "code_verifier": {verifier}, "redirect_uri": {redirect}, "resource": {resource}}
 	with := func(base url.Values, kv ...string) url.Values {
 		out := url.Values{}
-		for k, v := range base {
-			out[k] = v
-		}
+		maps.Copy(out, base)
 		for i := 0; i < len(kv); i += 2 {
 			if kv[i+1] == "" {
 				delete(out, kv[i])

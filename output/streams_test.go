@@ -68,18 +68,16 @@ func TestStreamsErrWritesDoNotInterleave(t *testing.T) {
 	const writers, lines = 8, 200
 	var wg sync.WaitGroup
 	for w := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			line := []byte(strings.Repeat(string(rune('a'+w)), 100) + "\n")
 			for range lines {
 				s.Err.Write(line)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	counts := map[string]int{}
-	for _, l := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+	for l := range strings.SplitSeq(strings.TrimSuffix(buf.String(), "\n"), "\n") {
 		if len(l) != 100 || strings.Count(l, l[:1]) != 100 {
 			t.Fatalf("interleaved line %q", l)
 		}

@@ -94,7 +94,7 @@ func URLSecrets(raw string) []string {
 			out = append(out, pw, written)
 		}
 	}
-	for _, kv := range strings.Split(u.RawQuery, "&") {
+	for kv := range strings.SplitSeq(u.RawQuery, "&") {
 		k, v, _ := strings.Cut(kv, "=")
 		name, err1 := url.QueryUnescape(k)
 		value, err2 := url.QueryUnescape(v)

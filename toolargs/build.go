@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -110,11 +111,10 @@ func Check(words []string, readFile func(string) ([]byte, error)) error {
 
 // parseWord splits key=value or key:=JSON and reads @FILE and @- values.
 func parseWord(w string, opts Options, usedStdin *bool) (key string, raw json.RawMessage, text string, err error) {
-	eq := strings.IndexByte(w, '=')
-	if eq < 0 {
+	key, text, ok := strings.Cut(w, "=")
+	if !ok {
 		return "", nil, "", fmt.Errorf("argument %q: want key=value or key:=JSON", w)
 	}
-	key, text = w[:eq], w[eq+1:]
 	asJSON := strings.HasSuffix(key, ":")
 	key = strings.TrimSuffix(key, ":")
 	if key == "" || strings.HasPrefix(key, ".") || strings.HasSuffix(key, ".") || strings.Contains(key, "..") {
@@ -276,10 +276,5 @@ func (v *value) encode(n node, pointer string) (json.RawMessage, error) {
 // scalarAllowed reports whether the schema takes a value other than an array
 // or null (an optional array still wraps a single value).
 func scalarAllowed(n node) bool {
-	for _, t := range []string{"boolean", "integer", "number", "object", "string"} {
-		if n.allows(t) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"boolean", "integer", "number", "object", "string"}, n.allows)
 }

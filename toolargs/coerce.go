@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -90,10 +91,8 @@ func coerce(n node, text string) (json.RawMessage, error) {
 
 func explicitInteger(n node) bool {
 	for _, alt := range n.alternatives() {
-		for _, t := range alt.types() {
-			if t == "integer" {
-				return true
-			}
+		if slices.Contains(alt.types(), "integer") {
+			return true
 		}
 	}
 	return false

@@ -41,7 +41,7 @@ func (n node) deref() node {
 			return n
 		}
 		target := any(n.root)
-		for _, part := range strings.Split(strings.TrimPrefix(strings.TrimPrefix(ref, "#"), "/"), "/") {
+		for part := range strings.SplitSeq(strings.TrimPrefix(strings.TrimPrefix(ref, "#"), "/"), "/") {
 			if part == "" {
 				continue
 			}

@@ -189,7 +189,7 @@ func MaskValue(name, value string) string {
 	if scheme, after, ok := strings.Cut(value, " "); ok && !strings.Contains(scheme, "$") {
 		rest = after
 	}
-	for _, part := range strings.Fields(rest) {
+	for part := range strings.FieldsSeq(rest) {
 		if !strings.HasPrefix(part, "${") || !strings.HasSuffix(part, "}") || strings.Count(part, "${") != 1 {
 			return redact.HeaderValue(name, value)
 		}

@@ -102,9 +102,9 @@ func addTools(s *mcp.Server, cfg config) {
 
 	slowSchema := mustSchema[slowIn]()
 	slowSchema.Properties["seconds"].Default = json.RawMessage("5")
-	slowSchema.Properties["seconds"].Minimum = jsonschema.Ptr(0.0)
+	slowSchema.Properties["seconds"].Minimum = new(0.0)
 	slowSchema.Properties["steps"].Default = json.RawMessage("5")
-	slowSchema.Properties["steps"].Minimum = jsonschema.Ptr(1.0)
+	slowSchema.Properties["steps"].Minimum = new(1.0)
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "slow",
 		Description: "Take a while, reporting progress after each step; honours cancellation.",
@@ -118,8 +118,8 @@ func addTools(s *mcp.Server, cfg config) {
 	})
 
 	bigSchema := mustSchema[bigIn]()
-	bigSchema.Properties["bytes"].Minimum = jsonschema.Ptr(0.0)
-	bigSchema.Properties["bytes"].Maximum = jsonschema.Ptr(float64(MaxBigBytes))
+	bigSchema.Properties["bytes"].Minimum = new(0.0)
+	bigSchema.Properties["bytes"].Maximum = new(float64(MaxBigBytes))
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "big",
 		Description: "Return one text block of the given number of 'x' bytes.",

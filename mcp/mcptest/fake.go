@@ -95,7 +95,7 @@ type config struct {
 
 func parseConfig(s string) (config, error) {
 	c := config{pages: 1, t: taskConfig{support: "optional", poll: 50}}
-	for _, item := range strings.Split(s, ",") {
+	for item := range strings.SplitSeq(s, ",") {
 		k, v, _ := strings.Cut(item, "=")
 		switch k {
 		case "plain", "":

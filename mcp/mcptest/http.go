@@ -237,7 +237,7 @@ func (e *SSEWriter) Event(id, data string) {
 	if id != "" {
 		fmt.Fprintf(e.w, "id: %s\n", id)
 	}
-	for _, line := range strings.Split(data, "\n") {
+	for line := range strings.SplitSeq(data, "\n") {
 		fmt.Fprintf(e.w, "data: %s\n", line)
 	}
 	io.WriteString(e.w, "\n")

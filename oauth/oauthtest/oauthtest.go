@@ -220,7 +220,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.n++
-	access, refresh := fmt.Sprintf("access-%d-%x", s.n, sha256.Sum256([]byte(fmt.Sprint(s.n)))), fmt.Sprintf("refresh-%d", s.n)
+	access, refresh := fmt.Sprintf("access-%d-%x", s.n, sha256.Sum256(fmt.Append(nil, s.n))), fmt.Sprintf("refresh-%d", s.n)
 	s.tokens[access] = scope
 	s.refresh[refresh] = scope
 	w.Header().Set("Content-Type", "application/json")
