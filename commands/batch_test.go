@@ -51,7 +51,7 @@ func TestBatchKeepGoing(t *testing.T) {
 		`{"line":14,"result":null}`,
 		`{"line":15,"error":{"message":"--timeout applies to the whole batch: give it before 'batch'"},"exit":2}`,
 		`{"line":16,"result":"Say hello to Ann."}`,
-		`{"line":17,"error":{"message":"not an operation: invalid JSON"},"exit":2}`,
+		`{"line":17,"error":{"message":"not an operation: invalid JSON at byte 10: unexpected end of JSON input"},"exit":2}`,
 	}
 	if diff := cmp.Diff(want, strings.Split(strings.TrimSpace(r.stdout), "\n")); diff != "" {
 		t.Errorf("stdout (-want +got):\n%s\nstderr: %s", diff, r.stderr)

@@ -39,6 +39,10 @@ func TestFakeServer(t *testing.T) {
 		{name: "max pages keeps cursor", args: []string{"list-tools", "--max-pages", "2", "-q", ".nextCursor"}, behaviour: "pages=3", wantCode: 0, wantOut: `"page-2"` + "\n", errHas: "--cursor"},
 		{name: "cursor one page", args: []string{"list-tools", "--cursor", "page-1"}, behaviour: "pages=3", wantCode: 0,
 			wantOut: `{"tools":[{"name":"tool1","inputSchema":{"type":"object"}}],"nextCursor":"page-2"}` + "\n"},
+		{name: "answer with a NUL", args: []string{"call", "x"}, behaviour: "bad-answer=nul", wantCode: 4, errHas: "tools/call: the server's answer cannot be read: invalid JSON at byte"},
+		{name: "answer with a code that is no integer", args: []string{"call", "x"}, behaviour: "bad-answer=code", wantCode: 4, errHas: "its error is not a JSON-RPC error object"},
+		{name: "answer with an error that is no object", args: []string{"call", "x"}, behaviour: "bad-answer=error", wantCode: 4, errHas: "its error is not a JSON-RPC error object"},
+		{name: "answer nested too deep", args: []string{"call", "x"}, behaviour: "bad-answer=deep", wantCode: 4, errHas: "exceeded max depth"},
 		{name: "single page as sent", args: []string{"list-tools"}, behaviour: "plain", wantCode: 0,
 			wantOut: `{"tools":[{"name":"tool0","inputSchema":{"type":"object"}}]}` + "\n"},
 	}

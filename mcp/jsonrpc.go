@@ -70,6 +70,7 @@ func decodeMessages(data []byte) ([]message, error) {
 func decodeMessage(data []byte) (message, error) {
 	var m message
 	var hasResult bool
+	var bad error // the first member that does not decode; the walk goes on to find the id
 	err := rawjson.ForEachMember(data, func(key string, v []byte) error {
 		switch key {
 		case "id":
@@ -77,7 +78,9 @@ func decodeMessage(data []byte) (message, error) {
 				m.ID = v
 			}
 		case "method":
-			return json.Unmarshal(v, &m.Method)
+			if err := json.Unmarshal(v, &m.Method); err != nil && bad == nil {
+				bad = fmt.Errorf("method is not a string")
+			}
 		case "params":
 			m.Params = v
 		case "result":
@@ -88,10 +91,15 @@ func decodeMessage(data []byte) (message, error) {
 				return nil
 			}
 			m.Error = new(RPCError)
-			return json.Unmarshal(v, m.Error)
+			if err := json.Unmarshal(v, m.Error); err != nil && bad == nil {
+				bad = fmt.Errorf("its error is not a JSON-RPC error object (%v)", err)
+			}
 		}
 		return nil
 	})
+	if err == nil {
+		err = bad
+	}
 	if err != nil {
 		return m, err
 	}
@@ -99,6 +107,37 @@ func decodeMessage(data []byte) (message, error) {
 		return m, errors.New("neither a request, a notification nor a response")
 	}
 	return m, nil
+}
+
+// maxDepth is how deeply a message may nest (encoding/json's limit). No real
+// message comes near it; a deeper one is an error, never a hang.
+const maxDepth = 10000
+
+// answerIn reads what it can of a message that did not decode: the id it
+// carries, when that is a readable number or string at the top level, and
+// whether it looks like a response (a result or error member, no method).
+// It never fails: data may be anything.
+func answerIn(data []byte) (id json.RawMessage, response bool) {
+	defer func() {
+		if recover() != nil {
+			id, response = nil, false // too broken to walk
+		}
+	}()
+	method := false
+	rawjson.ForEachValidMember(data, func(key string, v []byte) error {
+		switch key {
+		case "id":
+			if len(v) > 0 && (v[0] == '"' || v[0] == '-' || v[0] >= '0' && v[0] <= '9') && json.Valid(v) {
+				id = v
+			}
+		case "result", "error":
+			response = true
+		case "method":
+			method = true
+		}
+		return nil
+	})
+	return id, response && !method
 }
 
 // idKey turns a raw id into the key of the pending-call map. mcpv sends integer

@@ -308,8 +308,9 @@ func (s *Session) read() {
 		}
 		msgs, err := decodeMessages(data)
 		if err != nil {
-			if junk++; junk <= maxJunkWarnings {
-				s.opts.Log.Warn(fmt.Sprintf("skipping a message that is not JSON-RPC (%v)", err))
+			if stop := s.undecodable(data, err, &junk); stop != nil {
+				s.stop(stop)
+				return
 			}
 			continue
 		}
@@ -317,6 +318,37 @@ func (s *Session) read() {
 			s.route(msgs[i])
 		}
 	}
+}
+
+// undecodable handles a message that is not valid JSON-RPC. An answer the
+// session can tie to a pending call (its id is readable) fails that call at
+// once; an answer it cannot tie to one, while calls are pending, ends the
+// session, since waiting would only end in their timeouts; anything else is
+// skipped with a warning (a server's stray output). It returns the error
+// that ends the session, or nil.
+func (s *Session) undecodable(data []byte, err error, junk *int) error {
+	id, response := answerIn(data)
+	if id != nil {
+		s.mu.Lock()
+		_, pending := s.pending[idKey(id)]
+		s.mu.Unlock()
+		if pending {
+			s.route(message{ID: id, local: &TransportError{Op: "the server's answer cannot be read", Err: err}})
+			return nil
+		}
+	}
+	if response {
+		s.mu.Lock()
+		waiting := len(s.pending)
+		s.mu.Unlock()
+		if waiting > 0 {
+			return &TransportError{Op: "the server sent an answer that cannot be read or tied to a request", Err: err}
+		}
+	}
+	if *junk++; *junk <= maxJunkWarnings {
+		s.opts.Log.Warn(fmt.Sprintf("skipping a message that is not JSON-RPC (%v)", err))
+	}
+	return nil
 }
 
 func (s *Session) stop(err error) {

@@ -378,3 +378,61 @@ func (h lineHandler) Handle(_ context.Context, r slog.Record) error {
 	_, err := io.WriteString(h.w, prefix+r.Message+"\n")
 	return err
 }
+
+// An answer that cannot be decoded ends its call at once, when its id can
+// be read, instead of leaving the call to its timeout; one that cannot be
+// tied to a call ends the session while calls wait.
+func TestSessionUndecodableAnswers(t *testing.T) {
+	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	tests := []struct {
+		name   string
+		answer func(id string) string
+		errHas string // "" means the answer is accepted
+	}{
+		{"a NUL inside a string", func(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"result":{"s":"a` + "\x00" + `b"}}` }, "invalid character"},
+		{"an error code that is no integer", func(id string) string {
+			return `{"jsonrpc":"2.0","error":{"code":"oops","message":"m"},"id":` + id + `}`
+		}, "not a JSON-RPC error object"},
+		{"an error that is no object", func(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"error":"broken"}` }, "not a JSON-RPC error object"},
+		{"nested too deep", func(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"result":{"x":` + deep(maxDepth+1) + `}}` }, "exceeded max depth"},
+		{"nested deep but within bounds", func(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"result":{"x":` + deep(maxDepth-10) + `}}` }, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s, m := newTestSession(t, SessionOptions{})
+			call := goCall(t.Context(), s.Call, "tools/call", nil)
+			req := m.nextMsg(t)
+			m.send(t, tt.answer(string(req.ID)))
+			r := waitFor(t, call)
+			if tt.errHas == "" {
+				if r.err != nil {
+					t.Fatalf("Call = %v", r.err)
+				}
+				return
+			}
+			var te *TransportError
+			if !errors.As(r.err, &te) || !strings.Contains(r.err.Error(), "the server's answer cannot be read") || !strings.Contains(r.err.Error(), tt.errHas) {
+				t.Errorf("Call = %v, want a TransportError saying %q", r.err, tt.errHas)
+			}
+			// The session goes on.
+			again := goCall(t.Context(), s.Call, "ping", nil)
+			req = m.nextMsg(t)
+			m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{}}`)
+			if r := waitFor(t, again); r.err != nil {
+				t.Errorf("the next call: %v", r.err)
+			}
+		})
+	}
+	t.Run("no readable id", func(t *testing.T) {
+		t.Parallel()
+		s, m := newTestSession(t, SessionOptions{})
+		call := goCall(t.Context(), s.Call, "tools/call", nil)
+		m.nextMsg(t)
+		m.send(t, `{"jsonrpc":"2.0","id":{"odd":1},"result":{"s":"`+"\x00"+`"}}`)
+		r := waitFor(t, call)
+		if !isTransportError(r.err) || !strings.Contains(r.err.Error(), "cannot be read or tied to a request") {
+			t.Errorf("Call = %v", r.err)
+		}
+	})
+}

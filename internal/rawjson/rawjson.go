@@ -26,9 +26,24 @@ func ForEachMember(data []byte, fn func(key string, value []byte) error) error {
 // (quotes and escapes included), for code that must copy it unchanged.
 func ForEachRawMember(data []byte, fn func(key string, rawKey, value []byte) error) error {
 	if !json.Valid(data) {
-		return errors.New("invalid JSON")
+		return invalid(data)
 	}
 	return eachMember(data, fn)
+}
+
+// invalid says what is wrong with data, which json.Valid refused: the
+// decoder's syntax error, with its offset.
+func invalid(data []byte) error {
+	var v json.RawMessage
+	err := json.Unmarshal(data, &v)
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, se)
+	case err != nil:
+		return fmt.Errorf("invalid JSON: %v", err)
+	}
+	return errors.New("invalid JSON")
 }
 
 // ForEachValidMember is ForEachMember for data already known to be valid

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -63,6 +64,11 @@ const (
 //	stderr-env=V  at start, write 32,760 'x' and then $V to stderr in one write,
 //	              so that the value straddles the 32 KiB reads of the reader
 //	supported=V   refuse any other initialize version with -32602 and data.supported
+//	bad-answer=K  tools/call answers with a message that does not decode: nul (a
+//	              raw NUL in a string), code (an error code that is no integer),
+//	              error (an error that is no object) or deep (nested 10001 deep)
+//	ping-flood=N  before answering tools/call, send N pings without waiting
+//	grandchild    at start, leave a child (sleep 300) in the server's process group
 //	tasks=S[/S...]  tasks, and a tool "job" whose task-augmented calls make task-N,
 //	                each tasks/get moving it one status S along (see tasks.go)
 //	task-support=X  job's execution.taskSupport: optional (default), required or forbidden
@@ -90,6 +96,9 @@ type config struct {
 	toolError  bool
 	env        bool
 	stderrEnv  string
+	badAnswer  string
+	pingFlood  int
+	grandchild bool
 	t          taskConfig
 }
 
@@ -145,6 +154,16 @@ func parseConfig(s string) (config, error) {
 			c.typed = v
 		case "supported":
 			c.supported = v
+		case "bad-answer":
+			c.badAnswer = v
+		case "ping-flood":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return c, err
+			}
+			c.pingFlood = n
+		case "grandchild":
+			c.grandchild = true
 		default:
 			if err := parseTaskOption(&c.t, k, v); err != nil {
 				return c, err
@@ -173,6 +192,10 @@ func RunIfRequested() bool {
 	if c.ignoreExit {
 		signal.Ignore(syscall.SIGINT)
 		signal.Notify(terms, syscall.SIGTERM)
+	}
+	if c.grandchild {
+		// It stays in this process's group: only a signal to the group ends it.
+		exec.Command("sleep", "300").Start()
 	}
 	if c.stderrEnv != "" {
 		os.Stderr.Write([]byte(strings.Repeat("x", 32760) + os.Getenv(c.stderrEnv) + "\n"))
@@ -386,6 +409,12 @@ func (s *server) toolsCall(m msg) {
 	case s.c.rpcError:
 		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"Unknown tool: nope"}}`, m.ID))
 		return
+	case s.c.badAnswer != "":
+		s.write(badAnswer(s.c.badAnswer, m.ID))
+		return
+	}
+	for i := range s.c.pingFlood {
+		s.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":"flood-%d","method":"ping"}`, i))
 	}
 	echo := `""`
 	if s.c.pingFirst || s.c.ask != "" {
@@ -436,6 +465,21 @@ func (s *server) toolsCall(m msg) {
 	default:
 		s.result(m.ID, fmt.Sprintf(`{"content":[{"type":"text","text":"ok"}],"echo":%s,"at":%q}`, echo, time.Now().Format(time.RFC3339)))
 	}
+}
+
+// badAnswer is a response to id that does not decode, of the kind named.
+func badAnswer(kind string, id json.RawMessage) string {
+	switch kind {
+	case "nul":
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"a%sb"}]}}`, id, "\x00")
+	case "code":
+		return fmt.Sprintf(`{"jsonrpc":"2.0","error":{"code":"E42","message":"broken"},"id":%s}`, id)
+	case "error":
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":"broken"}`, id)
+	case "deep":
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"x":%s%s}}`, id, strings.Repeat("[", 10001), strings.Repeat("]", 10001))
+	}
+	return "not json at all"
 }
 
 // TinyPNG is a 1x1 PNG, base64-encoded.
