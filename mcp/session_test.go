@@ -394,8 +394,12 @@ func TestSessionUndecodableAnswers(t *testing.T) {
 			return `{"jsonrpc":"2.0","error":{"code":"oops","message":"m"},"id":` + id + `}`
 		}, "not a JSON-RPC error object"},
 		{"an error that is no object", func(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"error":"broken"}` }, "not a JSON-RPC error object"},
-		{"nested too deep", func(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"result":{"x":` + deep(maxDepth+1) + `}}` }, "exceeded max depth"},
-		{"nested deep but within bounds", func(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"result":{"x":` + deep(maxDepth-10) + `}}` }, ""},
+		{"nested too deep", func(id string) string {
+			return `{"jsonrpc":"2.0","id":` + id + `,"result":{"x":` + deep(maxDepth+1) + `}}`
+		}, "exceeded max depth"},
+		{"nested deep but within bounds", func(id string) string {
+			return `{"jsonrpc":"2.0","id":` + id + `,"result":{"x":` + deep(maxDepth-10) + `}}`
+		}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
