@@ -308,3 +308,20 @@ func TestSilentOpenStdin(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, r.stderr.String())
 	}
 }
+
+// A server that floods mcpv with requests (here 300,000 pings before it
+// reads again) is answered, and mcpv's memory stays bounded: its answers
+// wait in a bounded outbox and its handlers are capped.
+func TestServerRequestFloodInBoundedMemory(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "plain,ping-flood=300000")
+	r := start(t, append([]string{"call", "x", "-q", ".content[0].text"}, s.args()...)...)
+	if code, _ := r.wait(t, 60*time.Second); code != 0 || r.stdout.String() != "\"ok\"\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, r.stdout.String(), r.stderr.String())
+	}
+	peak := r.cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
+	t.Logf("peak RSS %d KiB", peak)
+	if peak > 200<<10 {
+		t.Errorf("peak RSS %d MiB for a flood of pings; it should stay bounded", peak>>10)
+	}
+}

@@ -8,12 +8,15 @@ package mcp
 //     to the waiting call's 1-buffered channel, notifications to an unbounded
 //     queue drained in order by one dispatcher goroutine, so a response can
 //     never be stuck behind notifications nobody is consuming yet.
-//   - Server requests run in goroutines of their own, at most
-//     maxServerRequests at once. This is the one place the reader waits: when
-//     every slot is taken it stops reading until a handler ends (every
-//     handler ends within a bound, or when the session closes), so a server
-//     that floods mcpv with requests meets back-pressure instead of growing
-//     mcpv's memory.
+//   - Server requests other than ping run in goroutines of their own, at
+//     most maxServerRequests at once; when every slot is taken the reader
+//     waits for a handler to end. Answers, pings' included, are queued in an
+//     outbox that one goroutine writes in order, so a handler never waits
+//     on a server that is not reading; the outbox holds at most maxOutbox
+//     bytes, and beyond that the reader waits too. A server that floods
+//     mcpv with requests thus meets back-pressure, and mcpv's memory stays
+//     bounded, but a server that sends many pings before it reads again
+//     (one thread doing both) is answered without a stall.
 //   - Call registers its pending entry before writing the request, so a response
 //     can never arrive for an id the reader does not know yet.
 //   - Writes are serialised (a semaphore that gives up with the caller's
@@ -93,6 +96,9 @@ type SessionOptions struct {
 // maxServerRequests bounds the server requests handled at once.
 const maxServerRequests = 64
 
+// maxOutbox bounds the bytes of answers waiting to be written.
+const maxOutbox = 16 << 20
+
 // answerWriteTimeout bounds writing the answer to a server request.
 const answerWriteTimeout = 30 * time.Second
 
@@ -118,6 +124,7 @@ type Session struct {
 	notes    noteQueue          // reader → dispatcher; closed by the reader when it stops
 	noted    chan struct{}      // closed when the dispatcher has drained notes
 	slots    chan struct{}      // one token per server request being handled
+	out      outbox             // answers to server requests, waiting to be written
 	base     context.Context    // parent of server-request contexts
 	cancelFn context.CancelFunc // cancels base when the reader stops or Close is called
 }
@@ -136,13 +143,15 @@ func NewSession(t Transport, opts SessionOptions) *Session {
 		notes:    noteQueue{wake: make(chan struct{}, 1)},
 		noted:    make(chan struct{}),
 		slots:    make(chan struct{}, maxServerRequests),
+		out:      outbox{wake: make(chan struct{}, 1), room: make(chan struct{}, 1)},
 	}
 	if c, ok := t.(ConcurrentWriter); !ok || !c.ConcurrentWrites() {
 		s.wsem = make(chan struct{}, 1)
 	}
 	s.base, s.cancelFn = context.WithCancel(context.Background())
-	go s.read()     // stops when t.Read fails
-	go s.dispatch() // stops when the reader closes s.notes
+	go s.read()         // stops when t.Read fails
+	go s.dispatch()     // stops when the reader closes s.notes
+	go s.writeAnswers() // stops when the session ends (base is cancelled)
 	return s
 }
 
@@ -425,21 +434,14 @@ func (q *noteQueue) push(m message) {
 	q.mu.Lock()
 	q.items = append(q.items, m)
 	q.mu.Unlock()
-	q.signal()
+	signal(q.wake)
 }
 
 func (q *noteQueue) close() {
 	q.mu.Lock()
 	q.closed = true
 	q.mu.Unlock()
-	q.signal()
-}
-
-func (q *noteQueue) signal() {
-	select {
-	case q.wake <- struct{}{}:
-	default: // a wake-up is already pending
-	}
+	signal(q.wake)
 }
 
 // take waits for notifications and returns all that are queued, oldest
@@ -460,12 +462,17 @@ func (q *noteQueue) take() ([]message, bool) {
 	}
 }
 
-// serve answers one server request on its own goroutine, which ends when the
-// handler returns and its answer is written (bounded); the handler's context
-// ends when the server cancels the request or the session stops. When
-// maxServerRequests are being handled the reader waits here for a slot; a
-// request that arrives as the session closes is dropped.
+// serve answers one server request: a ping at once, anything else on a
+// goroutine of its own, which ends when the handler returns; the handler's
+// context ends when the server cancels the request or the session stops.
+// When maxServerRequests are being handled the reader waits here for a
+// slot; a request that arrives as the session closes is dropped.
 func (s *Session) serve(m message) {
+	if m.Method == "ping" {
+		msg, _ := encodeResponse(m.ID, json.RawMessage(`{}`), nil)
+		s.answer(msg)
+		return
+	}
 	select {
 	case s.slots <- struct{}{}:
 	case <-s.base.Done():
@@ -501,16 +508,91 @@ func (s *Session) serve(m message) {
 		if err != nil {
 			msg, _ = encodeResponse(m.ID, nil, &RPCError{Code: CodeInternalError, Message: err.Error()})
 		}
-		wctx, wcancel := context.WithTimeout(s.base, answerWriteTimeout)
-		defer wcancel()
-		_ = s.write(wctx, msg)
+		s.answer(msg)
 	}()
 }
 
-func (s *Session) handle(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if method == "ping" {
-		return json.RawMessage(`{}`), nil
+// answer queues msg for the answer writer; it waits while the outbox is
+// full, and drops msg when the session ends first.
+func (s *Session) answer(msg []byte) {
+	for !s.out.push(msg) {
+		select {
+		case <-s.out.room:
+		case <-s.base.Done():
+			return
+		}
 	}
+}
+
+// writeAnswers writes queued answers in order. An answer the server does
+// not take within answerWriteTimeout is dropped, and the next one tried.
+func (s *Session) writeAnswers() {
+	for {
+		batch, ok := s.out.take(s.base.Done())
+		if !ok {
+			return
+		}
+		for _, msg := range batch {
+			ctx, cancel := context.WithTimeout(s.base, answerWriteTimeout)
+			s.write(ctx, msg)
+			cancel()
+		}
+	}
+}
+
+// outbox is the queue of answers: many producers (handlers, the reader for
+// pings), one consumer (writeAnswers). push never blocks; it refuses when
+// the queue holds maxOutbox bytes already.
+type outbox struct {
+	mu    sync.Mutex    // guards items and bytes
+	items [][]byte      // waiting, oldest first
+	bytes int           // their total size
+	wake  chan struct{} // 1-buffered: something was pushed
+	room  chan struct{} // 1-buffered: something was taken
+}
+
+func (o *outbox) push(msg []byte) bool {
+	o.mu.Lock()
+	if o.bytes > 0 && o.bytes+len(msg) > maxOutbox {
+		o.mu.Unlock()
+		return false
+	}
+	o.items = append(o.items, msg)
+	o.bytes += len(msg)
+	o.mu.Unlock()
+	signal(o.wake)
+	return true
+}
+
+// take waits for answers and returns all that are queued; false once done
+// is closed.
+func (o *outbox) take(done <-chan struct{}) ([][]byte, bool) {
+	for {
+		o.mu.Lock()
+		items := o.items
+		o.items, o.bytes = nil, 0
+		o.mu.Unlock()
+		if len(items) > 0 {
+			signal(o.room)
+			return items, true
+		}
+		select {
+		case <-o.wake:
+		case <-done:
+			return nil, false
+		}
+	}
+}
+
+// signal wakes whoever waits on a 1-buffered channel, if nobody has yet.
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Session) handle(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if s.opts.Handler != nil {
 		return s.opts.Handler(ctx, method, params)
 	}
