@@ -8,11 +8,14 @@ import (
 	"syscall"
 
 	"github.com/mcpv/mcpv/commands"
+	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 )
 
 func main() {
 	ctx, cancel := context.WithCancelCause(context.Background())
+	ios := output.System()
+	var servers mcp.ProcessGroups // the stdio servers running, to kill at once on a second signal
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	// A write to a closed stdout must return EPIPE, not kill mcpv; unlike
@@ -20,9 +23,11 @@ func main() {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	go func() { // lives as long as the process
 		<-sigs
+		ios.Status.Stop()
 		cancel(commands.ErrInterrupted) // first: cancel on the wire, shut down in order
 		<-sigs
-		os.Exit(130) // second: at once; the server dies with mcpv
+		servers.Kill() // second: at once, every process of every server's group
+		os.Exit(130)
 	}()
-	os.Exit(commands.Main(ctx, os.Args[1:], output.System()))
+	os.Exit(commands.Main(ctx, os.Args[1:], ios, &servers))
 }

@@ -130,19 +130,25 @@ type (
 	noServer interface{ noServer() }
 )
 
-// Main runs mcpv with args (without the program name) and returns the exit code.
-func Main(ctx context.Context, args []string, ios *output.Streams) int {
+// Main runs mcpv with args (without the program name) and returns the exit
+// code. servers records the stdio servers it starts while they run, for a
+// caller that must kill them at once (a second Ctrl-C); nil records nothing.
+func Main(ctx context.Context, args []string, ios *output.Streams, servers *mcp.ProcessGroups) int {
 	env, err := connect.System()
 	if err != nil {
 		fmt.Fprintf(ios.Err, "mcpv: %v\n", err)
 		return exitTransport
 	}
-	return run(ctx, args, ios, env)
+	return runWith(ctx, args, ios, env, servers)
 }
 
 // run is Main in a world of its own: the environment, working directory
 // and streams are all given.
-func run(ctx context.Context, args []string, ios *output.Streams, env connect.Env) (code int) {
+func run(ctx context.Context, args []string, ios *output.Streams, env connect.Env) int {
+	return runWith(ctx, args, ios, env, nil)
+}
+
+func runWith(ctx context.Context, args []string, ios *output.Streams, env connect.Env, servers *mcp.ProcessGroups) (code int) {
 	args, server := splitServer(args)
 	var c cli
 	c.environ = env.Environ
@@ -205,11 +211,17 @@ func run(ctx context.Context, args []string, ios *output.Streams, env connect.En
 		closers = append(closers, f.Close)
 		events = connect.NewEventLog(f)
 	}
-	s := &session{settings: settings, env: env, hooks: hooks(ios, env, events, scrub, &closers)}
-	defer ios.Status.Clear()
+	h := hooks(ios, env, events, scrub, &closers)
+	h.Groups = servers
+	s := &session{settings: settings, env: env, hooks: h}
 	defer s.close()
+	// After an interrupt, progress that still arrives while the server
+	// shuts down is not drawn: the terminal is left clean.
+	defer context.AfterFunc(ctx, ios.Status.Stop)()
 	kctx.Bind(s, newConsole(ios, &c.outputFlags, env))
-	return report(ios, kctx.Run())
+	err = kctx.Run()
+	ios.Status.Stop() // the run is over: no progress line after its last word
+	return report(ios, err)
 }
 
 // splitServer cuts args at the first "--": the rest is the server command.

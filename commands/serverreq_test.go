@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpv/mcpv/output"
 )
@@ -183,5 +184,36 @@ func TestProgressLineOnATerminal(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "\x1b") || !strings.Contains(out.String(), "done after 0.3s") {
 		t.Errorf("stdout %q", out.String())
+	}
+}
+
+// After Ctrl-C the progress line is gone for good: progress that still
+// arrives while the server stops is not drawn, and the terminal is left on
+// a clean line.
+func TestProgressLineStopsAtAnInterrupt(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	term := newSignalWriter("mcpv: progress 1/")
+	ios := output.NewStreams(strings.NewReader(""), &out, term)
+	ios.Status = output.NewStatusLine(term, true)
+	ios.Err, ios.ErrTTY = ios.Status, true
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, args([]string{"--elicitation", "decline", "call", "slow", "seconds:=2", "steps:=40"}, demo()), ios, testEnv(t))
+	}()
+	select {
+	case <-term.seen:
+	case <-time.After(testWait):
+		t.Fatalf("no progress shown: %q", term)
+	}
+	cancel(ErrInterrupted)
+	if code := <-done; code != 130 {
+		t.Fatalf("exit %d: %q", code, term)
+	}
+	shown := term.String()
+	at := strings.Index(shown, "mcpv: interrupted")
+	if at < 0 || strings.Contains(shown[at:], "mcpv: progress") || !strings.HasSuffix(shown, "\n") {
+		t.Errorf("after the interrupt the terminal shows %q", shown[max(0, at-40):])
 	}
 }

@@ -227,9 +227,11 @@ func TestCtrlC(t *testing.T) {
 	t.Logf("exit after Ctrl-C took %v", took)
 }
 
+// A second Ctrl-C ends mcpv at once, and with it every process of the
+// server's group: the server's own children too.
 func TestSecondCtrlCKillsAtOnce(t *testing.T) {
 	t.Parallel()
-	s := newServer(t, "hang,ignore-exit")
+	s := newServer(t, "hang,ignore-exit,grandchild")
 	r := start(t, append([]string{"call", "slow"}, s.args()...)...)
 	s.waitFor(t, `"tools/call"`)
 	r.cmd.Process.Signal(os.Interrupt)

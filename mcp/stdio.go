@@ -49,6 +49,9 @@ type CommandOptions struct {
 	// ExitDrain is how long a read waits for more output once the server
 	// has exited (a grandchild may keep its stdout open); zero means 1 s.
 	ExitDrain time.Duration
+	// Groups, if set, records the server's process group while it may be
+	// alive, for a caller that must be able to kill it at any moment.
+	Groups *ProcessGroups
 }
 
 // DefaultGrace is the default wait between the steps of a stdio shutdown.
@@ -116,6 +119,7 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 		closeAll(inW, outR, errR)
 		return nil, &TransportError{Op: fmt.Sprintf("start server %q", opts.Path), Err: unwrapExec(err)}
 	}
+	opts.Groups.add(cmd.Process.Pid)
 	t := &CommandTransport{
 		opts:    opts,
 		cmd:     cmd,
@@ -336,6 +340,7 @@ func (t *CommandTransport) Close(ctx context.Context) error {
 	}
 	// The server is gone; anything it left behind in its group goes too.
 	killGroup(pid, syscall.SIGKILL)
+	t.opts.Groups.remove(pid)
 	t.stdout.Close()
 	return nil
 }

@@ -18,6 +18,7 @@ type StatusLine struct {
 	text    string
 	drawn   bool // text is on the screen now
 	midLine bool // the last write did not end its line: do not draw over it
+	stopped bool // Stop was called: nothing is drawn any more
 }
 
 // NewStatusLine wraps w; enabled says whether w is a terminal.
@@ -46,7 +47,7 @@ func (s *StatusLine) Write(p []byte) (int, error) {
 func (s *StatusLine) Set(text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.enabled {
+	if !s.enabled || s.stopped {
 		return
 	}
 	text = string(bytes.ReplaceAll([]byte(text), []byte("\n"), []byte(" ")))
@@ -60,6 +61,19 @@ func (s *StatusLine) Set(text string) {
 
 // Clear removes the status line.
 func (s *StatusLine) Clear() { s.Set("") }
+
+// Stop removes the status line for good: after an interrupt, progress that
+// still arrives while the server shuts down is not shown, and the terminal
+// is left clean, even if the process exits at once.
+func (s *StatusLine) Stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.drawn {
+		io.WriteString(s.w, eraseLine)
+		s.drawn = false
+	}
+	s.text, s.stopped = "", true
+}
 
 func (s *StatusLine) draw() {
 	if s.enabled && s.text != "" && !s.midLine && !s.drawn {

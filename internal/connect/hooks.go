@@ -37,6 +37,8 @@ type Hooks struct {
 	// Secret is told the secrets mcpv learns during the session (OAuth
 	// tokens, a registered client's secret), to mask them from then on.
 	Secret func(values ...string)
+	// Groups records the process group of a stdio server while it runs.
+	Groups *mcp.ProcessGroups
 	// OnNotification sees every notification after mcpv has handled it, in
 	// order, on the session's dispatcher goroutine; it must not block for
 	// long.
