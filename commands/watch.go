@@ -3,11 +3,12 @@ package commands
 // watch subscribes to resources and prints one line per change.
 //
 // Notifications arrive on the session's dispatcher goroutine (s.listen); the
-// listener only stamps them and hands them to Run's goroutine through a
-// channel, which does the printing and the optional resources/read. When the
-// consumer is slow the listener waits (nothing is dropped), but never after
-// Run has returned: it gives up once done is closed, so the dispatcher, and
-// with it the session's Close, can never hang on a watch that ended.
+// listener only stamps them and queues them for Run's goroutine, which does
+// the printing and the optional resources/read. The queue is unbounded, like
+// the session's own notification queue, so the listener never waits: a call
+// returns only once the notifications that came before its response are
+// handled, and a listener waiting for Run, itself in resources/read, would
+// wait for ever. Nothing is dropped.
 
 import (
 	"bytes"
@@ -15,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -73,8 +75,8 @@ var listChanges = map[string]string{
 func (c *watchCmd) notInBatch() {}
 
 func (c *watchCmd) Run(ctx context.Context, s *session, out *console) error {
-	events := make(chan watchEvent, 64)
-	done := make(chan struct{}) // closed when Run stops consuming events
+	var events eventQueue
+	events.wake = make(chan struct{}, 1)
 	s.listen(func(method string, params json.RawMessage) {
 		e := watchEvent{time: time.Now()}
 		switch {
@@ -89,18 +91,12 @@ func (c *watchCmd) Run(ctx context.Context, s *session, out *console) error {
 		default:
 			return
 		}
-		select {
-		case events <- e:
-		case <-done:
-		}
+		events.push(e)
 	})
 
 	var subscribed []string
 	var client *mcp.Client
-	defer func() {
-		close(done)
-		c.unsubscribe(ctx, out, client, subscribed)
-	}()
+	defer func() { c.unsubscribe(ctx, out, client, subscribed) }()
 	client, err := s.client(ctx)
 	if err != nil {
 		return err
@@ -129,18 +125,21 @@ func (c *watchCmd) Run(ctx context.Context, s *session, out *console) error {
 	p.Format.Pretty = out.flags.Pretty // one line per event, even on a terminal
 	var falsy error
 	for n := 0; c.Count == 0 || n < c.Count; n++ {
-		var e watchEvent
-		select {
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		case <-deadline:
-			return falsy
-		case <-client.Done():
-			if err := client.Err(); err != nil {
-				return err
+		e, ok := events.pop()
+		for !ok {
+			select {
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			case <-deadline:
+				return falsy
+			case <-client.Done():
+				if err := client.Err(); err != nil {
+					return err
+				}
+				return &mcp.TransportError{Op: "watch", Err: errors.New("the session ended")}
+			case <-events.wake:
 			}
-			return &mcp.TransportError{Op: "watch", Err: errors.New("the session ended")}
-		case e = <-events:
+			e, ok = events.pop()
 		}
 		line, err := c.line(ctx, out, client, e)
 		if err != nil {
@@ -157,6 +156,36 @@ func (c *watchCmd) Run(ctx context.Context, s *session, out *console) error {
 		}
 	}
 	return falsy
+}
+
+// eventQueue is an unbounded FIFO of events: push never blocks.
+type eventQueue struct {
+	mu    sync.Mutex
+	items []watchEvent
+	wake  chan struct{} // 1-buffered: a push since the consumer last looked
+}
+
+func (q *eventQueue) push(e watchEvent) {
+	q.mu.Lock()
+	q.items = append(q.items, e)
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// pop takes the oldest event, if there is one.
+func (q *eventQueue) pop() (watchEvent, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.items) == 0 {
+		return watchEvent{}, false
+	}
+	e := q.items[0]
+	q.items[0] = watchEvent{}
+	q.items = q.items[1:]
+	return e, true
 }
 
 // line renders one event; with --read it reads the updated resource first.

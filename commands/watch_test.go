@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -355,5 +356,21 @@ func TestMarshalLineKeepsText(t *testing.T) {
 	}{"x://a?b=1&c=<2>", json.RawMessage(`[ {"text": "<&>", "n": 1.50} ]`)})
 	if want := `{"uri":"x://a?b=1&c=<2>","contents":[{"text":"<&>","n":1.50}]}`; err != nil || string(got) != want {
 		t.Errorf("marshalLine = %s, %v; want %s", got, err, want)
+	}
+}
+
+// A server that sends thousands of updates before each answer to
+// resources/read: every read is answered, in time, and every update becomes
+// a line (the first, after the subscription, and then 3000 per read).
+func TestWatchReadAmidABurstOfUpdates(t *testing.T) {
+	t.Parallel()
+	const burst = 3000
+	r := mcpv(t, "", args([]string{"--timeout", "20s", "watch", "fake://a", "--read", "--count", "4", "-r", "-q", ".contents[0].text"}, fake(fmt.Sprintf("updates=%d", burst)))...)
+	if r.code != 0 || r.stdout != "A\nA\nA\nA\n" {
+		t.Fatalf("exit %d, stdout %q; stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = mcpv(t, "", args([]string{"--timeout", "20s", "watch", "fake://a", "--read", "--count", "2002", "-q", "length"}, fake(fmt.Sprintf("updates=%d", 1000)))...)
+	if r.code != 0 || strings.Count(r.stdout, "\n") != 2002 {
+		t.Errorf("exit %d, %d lines; stderr:\n%s", r.code, strings.Count(r.stdout, "\n"), r.stderr)
 	}
 }

@@ -32,7 +32,8 @@ type message struct {
 	Params json.RawMessage
 	Result json.RawMessage
 	Error  *RPCError
-	local  error // a transport failure that belongs to this request (*RequestError)
+	local  error  // a transport failure that belongs to this request (*RequestError)
+	notes  uint64 // for a response: how many notifications the reader had queued before it
 }
 
 func (m *message) isRequest() bool      { return m.Method != "" && m.ID != nil }

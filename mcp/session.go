@@ -7,7 +7,10 @@ package mcp
 //     message. It never runs user code and never waits on a caller: responses go
 //     to the waiting call's 1-buffered channel, notifications to an unbounded
 //     queue drained in order by one dispatcher goroutine, so a response can
-//     never be stuck behind notifications nobody is consuming yet.
+//     never be stuck behind notifications nobody is consuming yet. A call
+//     returns only once the notifications that arrived before its response
+//     have been handled (progress shown, events logged), unless its context
+//     ends first.
 //   - Server requests other than ping run in goroutines of their own, at
 //     most maxServerRequests at once; when every slot is taken the reader
 //     waits for a handler to end. Answers, pings' included, are queued in an
@@ -85,7 +88,10 @@ type SessionOptions struct {
 	// Handler answers server requests; nil answers each with method-not-found.
 	Handler RequestHandler
 	// OnNotification receives every server notification, in order, on one
-	// goroutine of its own. It must not call back into the session synchronously.
+	// goroutine of its own. It must not call back into the session
+	// synchronously: a call returns only after the notifications that came
+	// before its response have been handled, so such a call would wait for
+	// itself.
 	OnNotification func(method string, params json.RawMessage)
 	// Trace sees every message sent (out=true) or received.
 	Trace func(out bool, msg []byte)
@@ -187,6 +193,7 @@ func (s *Session) Call(ctx context.Context, method string, params json.RawMessag
 
 	select {
 	case m := <-ch:
+		s.notes.wait(ctx, s.noted, m.notes)
 		return response(method, m)
 	case <-ctx.Done():
 		if !s.forget(key) {
@@ -400,6 +407,7 @@ func (s *Session) route(m message) {
 		delete(s.pending, idKey(m.ID))
 		s.mu.Unlock()
 		if ok {
+			m.notes = s.notes.count()
 			ch <- m // buffered: never blocks
 		}
 		// Responses to unknown or cancelled ids are ignored.
@@ -418,23 +426,70 @@ func (s *Session) dispatch() {
 				s.opts.OnNotification(m.Method, m.Params)
 			}
 		}
+		s.notes.handled(len(batch))
 	}
 }
 
 // noteQueue is an unbounded FIFO of notifications with one producer (the
 // reader) and one consumer (the dispatcher). push never blocks.
 type noteQueue struct {
-	mu     sync.Mutex    // guards items and closed
+	mu     sync.Mutex    // guards the fields below
 	items  []message     // waiting, oldest first
 	closed bool          // no more pushes; take drains what is left
 	wake   chan struct{} // 1-buffered: a push or close since the consumer last looked
+	pushed uint64        // notifications queued so far
+	done   uint64        // notifications handled so far
+	moved  chan struct{} // closed when done advances; nil until someone waits
 }
 
 func (q *noteQueue) push(m message) {
 	q.mu.Lock()
 	q.items = append(q.items, m)
+	q.pushed++
 	q.mu.Unlock()
 	signal(q.wake)
+}
+
+// count reports how many notifications have been queued so far.
+func (q *noteQueue) count() uint64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.pushed
+}
+
+// handled records that the consumer has handled n more notifications.
+func (q *noteQueue) handled(n int) {
+	q.mu.Lock()
+	q.done += uint64(n)
+	if q.moved != nil {
+		close(q.moved)
+		q.moved = nil
+	}
+	q.mu.Unlock()
+}
+
+// wait returns once the first n notifications have been handled, ctx has
+// ended, or stopped (the consumer's end) is closed.
+func (q *noteQueue) wait(ctx context.Context, stopped <-chan struct{}, n uint64) {
+	for {
+		q.mu.Lock()
+		if q.done >= n {
+			q.mu.Unlock()
+			return
+		}
+		if q.moved == nil {
+			q.moved = make(chan struct{})
+		}
+		moved := q.moved
+		q.mu.Unlock()
+		select {
+		case <-moved:
+		case <-ctx.Done():
+			return
+		case <-stopped:
+			return
+		}
+	}
 }
 
 func (q *noteQueue) close() {

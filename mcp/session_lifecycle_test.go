@@ -53,36 +53,73 @@ func TestSessionNotificationsInOrder(t *testing.T) {
 	}
 }
 
-// A consumer of notifications that waits for a response (watch --read does)
-// must get it, however many notifications arrive before it.
+// The reader never waits for the consumer of notifications: a server that
+// sends thousands of them before a response gets everything read at once,
+// however busy the consumer is. The call then returns once the consumer has
+// handled every notification that came before its response, so what the
+// server said first (progress, log lines) is shown first.
 func TestSessionResponseNotStuckBehindNotifications(t *testing.T) {
 	const n = 5000
-	answered := make(chan struct{})
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	defer free() // even when the test fails early, so that the session can close
 	var delivered atomic.Int64
 	s, m := newTestSession(t, SessionOptions{OnNotification: func(string, json.RawMessage) {
-		<-answered // the consumer is busy until the call returns
+		<-release // the consumer is busy
 		delivered.Add(1)
 	}})
 	call := goCall(t.Context(), s.Call, "resources/read", rawJSON(`{"uri":"demo://x"}`))
 	req := m.nextMsg(t)
+	sent := make(chan struct{})
 	go func() {
 		for i := range n {
 			m.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"demo://x","n":%d}}`, i))
 		}
 		m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"contents":[]}}`)
+		m.send(t, `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"demo://x","n":"after"}}`)
+		close(sent)
 	}()
+	waitFor(t, sent) // the reader took every message while the consumer was stuck
+	select {
+	case r := <-call:
+		t.Fatalf("the call returned before its notifications were handled: %s, %v", r.result, r.err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	free()
 	r := waitFor(t, call)
 	if r.err != nil || string(r.result) != `{"contents":[]}` {
 		t.Fatalf("Call = %s, %v", r.result, r.err)
 	}
-	close(answered)
+	if got := delivered.Load(); got < n {
+		t.Errorf("the call returned after %d of the %d notifications before it", got, n)
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), testWait)
 	defer cancel()
 	if err := s.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := delivered.Load(); got != n {
-		t.Errorf("%d notifications delivered, want %d", got, n)
+	if got := delivered.Load(); got != n+1 {
+		t.Errorf("%d notifications delivered, want %d", got, n+1)
+	}
+}
+
+// A call whose context ends while the notifications before its response
+// are still being handled returns its response at once.
+func TestSessionResponseWaitEndsWithTheContext(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	s, m := newTestSession(t, SessionOptions{OnNotification: func(string, json.RawMessage) { <-release }})
+	ctx, cancel := context.WithCancel(t.Context())
+	call := goCall(ctx, s.Call, "tools/call", rawJSON(`{}`))
+	req := m.nextMsg(t)
+	m.send(t, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}`)
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"ok":true}}`)
+	time.Sleep(20 * time.Millisecond)
+	cancel()
+	r := waitFor(t, call)
+	if r.err != nil || string(r.result) != `{"ok":true}` {
+		t.Fatalf("Call = %s, %v", r.result, r.err)
 	}
 }
 

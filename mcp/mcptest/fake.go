@@ -69,6 +69,9 @@ const (
 //	              error (an error that is no object) or deep (nested 10001 deep)
 //	ping-flood=N  before answering tools/call, send N pings without waiting
 //	grandchild    at start, leave a child (sleep 300) in the server's process group
+//	updates=N     resources.subscribe: each resources/subscribe is followed by one
+//	              notifications/resources/updated, and each resources/read is
+//	              preceded by N of them
 //	tasks=S[/S...]  tasks, and a tool "job" whose task-augmented calls make task-N,
 //	                each tasks/get moving it one status S along (see tasks.go)
 //	task-support=X  job's execution.taskSupport: optional (default), required or forbidden
@@ -99,6 +102,7 @@ type config struct {
 	badAnswer  string
 	pingFlood  int
 	grandchild bool
+	updates    int
 	t          taskConfig
 }
 
@@ -108,6 +112,12 @@ func parseConfig(s string) (config, error) {
 		k, v, _ := strings.Cut(item, "=")
 		switch k {
 		case "plain", "":
+		case "updates":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return c, err
+			}
+			c.updates = n
 		case "version":
 			c.version = v
 		case "no-tools":
@@ -341,6 +351,9 @@ func (s *server) answer(m msg) {
 			version = p.ProtocolVersion
 		}
 		caps := `{"tools":{},"resources":{},"prompts":{}}`
+		if s.c.updates > 0 {
+			caps = `{"tools":{},"resources":{"subscribe":true},"prompts":{}}`
+		}
 		if s.c.noTools {
 			caps = `{}`
 		} else if s.c.t.on() {
@@ -358,7 +371,15 @@ func (s *server) answer(m msg) {
 	case "resources/templates/list":
 		s.result(m.ID, `{"resourceTemplates":[{"uriTemplate":"fake://{x}","name":"x"}]}`)
 	case "resources/read":
+		for range s.c.updates {
+			s.write(updated)
+		}
 		s.result(m.ID, `{"contents":[{"uri":"fake://a","text":"A"}]}`)
+	case "resources/subscribe", "resources/unsubscribe":
+		s.result(m.ID, `{}`)
+		if m.Method == "resources/subscribe" && s.c.updates > 0 {
+			s.write(updated)
+		}
 	case "prompts/list":
 		s.result(m.ID, `{"prompts":[{"name":"p"}]}`)
 	case "prompts/get":
@@ -371,6 +392,8 @@ func (s *server) answer(m msg) {
 		s.fail(m.ID, -32601, "Method not found")
 	}
 }
+
+const updated = `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"fake://a"}}`
 
 func (s *server) toolsList(m msg) {
 	var p struct {
