@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestDryRunPrintsWhatWouldBeSent(t *testing.T) {
@@ -93,4 +94,57 @@ func TestTextAndSaveDir(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); r.code != 0 || len(lines) != 2 || lines[0] != "n is 7" || !strings.HasPrefix(lines[1], dir+"/") {
 		t.Errorf("--save-dir --text: exit %d, stdout %q", r.code, r.stdout)
 	}
+}
+
+// A schema too deep to check is said so in a warning, and the call goes on;
+// one that takes long to compile is bounded by --timeout and by Ctrl-C.
+func TestHostileSchemas(t *testing.T) {
+	t.Parallel()
+	t.Run("too deep", func(t *testing.T) {
+		t.Parallel()
+		tail, log := fakeLogged(t, "schema=deep:4900")
+		start := time.Now()
+		r := mcpv(t, "", args([]string{"call", "shaped", `a:={"a":1}`}, tail)...)
+		if r.code != 0 || !strings.Contains(r.stderr, `warning: tool "shaped"'s inputSchema is not checked: it nests 9801 levels deep, more than the 128 mcpv checks`) {
+			t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+		}
+		if !strings.Contains(readLog(t, log), `"arguments":{"a":{"a":1}}`) {
+			t.Errorf("the call was not sent:\n%s", readLog(t, log))
+		}
+		if took := time.Since(start); took > 10*time.Second {
+			t.Errorf("took %v", took)
+		}
+	})
+	t.Run("timeout", func(t *testing.T) {
+		t.Parallel()
+		tail, log := fakeLogged(t, "schema=wide:60000")
+		start := time.Now()
+		r := mcpv(t, "", args([]string{"--timeout", "2s", "call", "shaped", "p1:={}"}, tail)...)
+		if r.code != 124 || !strings.Contains(r.stderr, "checking the inputSchema of tool shaped") {
+			t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+		}
+		if took := time.Since(start); took > 10*time.Second {
+			t.Errorf("took %v", took)
+		}
+		if strings.Contains(readLog(t, log), `"tools/call"`) {
+			t.Error("the call was sent")
+		}
+	})
+	t.Run("interrupt", func(t *testing.T) {
+		t.Parallel()
+		_, stderr, cancel, wait := background(t, args([]string{"-v", "call", "shaped", "p1:={}"}, fake("schema=wide:60000"))...)
+		stderr.waitFor(t, `"shaped"`) // tools/list answered: the check begins
+		time.Sleep(100 * time.Millisecond)
+		cancel(ErrInterrupted)
+		start := time.Now()
+		if code := wait(); code != 130 {
+			t.Fatalf("exit %d; stderr:\n%.2000s", code, stderr)
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("took %v to stop", took)
+		}
+		if strings.Contains(stderr.String(), `"method":"tools/call"`) {
+			t.Error("the call was sent")
+		}
+	})
 }

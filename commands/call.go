@@ -112,7 +112,7 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 			return err
 		}
 	}
-	args, err := c.arguments(out, base, def, readFile)
+	args, err := c.arguments(ctx, s, out, base, def, readFile)
 	if err != nil {
 		return err
 	}
@@ -144,13 +144,13 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		if c.Detach {
 			return out.print(res)
 		}
-		return followTask(ctx, client, out, t, true, c.result(out, def))
+		return followTask(ctx, client, out, t, true, c.result(ctx, s, out, def))
 	}
-	return c.result(out, def)(res)
+	return c.result(ctx, s, out, def)(res)
 }
 
 // arguments builds and checks the arguments object (exit 2 on a mistake).
-func (c *callCmd) arguments(out *console, base json.RawMessage, def mcp.Tool, readFile func(string) ([]byte, error)) (json.RawMessage, error) {
+func (c *callCmd) arguments(ctx context.Context, s *session, out *console, base json.RawMessage, def mcp.Tool, readFile func(string) ([]byte, error)) (json.RawMessage, error) {
 	args, err := toolargs.Build(c.Pairs, base, toolargs.Options{
 		Schema:   def.InputSchema,
 		NoCoerce: c.NoCoerce,
@@ -163,23 +163,51 @@ func (c *callCmd) arguments(out *console, base json.RawMessage, def mcp.Tool, re
 	if c.NoValidate || len(def.InputSchema) == 0 {
 		return args, nil
 	}
-	v, err := toolargs.Compile(def.InputSchema)
+	violation, err := c.check(ctx, s, out, "inputSchema", def.InputSchema, args)
 	if err != nil {
-		out.warnf("tool %q has an invalid inputSchema (%v); arguments not checked", c.Tool, err)
-		return args, nil
+		return nil, err
 	}
-	if err := v.Validate(args); err != nil {
-		return nil, usageErrorf("arguments %v; nothing sent (--no-validate sends anyway)", err)
+	if violation != nil {
+		return nil, usageErrorf("arguments %v; nothing sent (--no-validate sends anyway)", violation)
 	}
 	return args, nil
 }
 
+// check validates value against one of the tool's schemas: a violation, or
+// an error that ends the command (a timeout, an interrupt). A schema mcpv
+// cannot use (invalid, or nested too deep) is said so in a warning, and
+// nothing is checked. The work is bounded by --timeout and ends at Ctrl-C.
+func (c *callCmd) check(ctx context.Context, s *session, out *console, which string, schema, value json.RawMessage) (violation, err error) {
+	if d := s.settings.Timeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, d, &mcp.TimeoutError{Method: "checking the " + which + " of tool " + c.Tool, Timeout: d})
+		defer cancel()
+	}
+	v, err := toolargs.Compile(ctx, schema)
+	var limit *toolargs.LimitError
+	switch {
+	case ctx.Err() != nil:
+		return nil, context.Cause(ctx)
+	case errors.As(err, &limit):
+		out.warnf("tool %q's %s is not checked: %v", c.Tool, which, err)
+		return nil, nil
+	case err != nil:
+		out.warnf("tool %q has an invalid %s (%v); not checked", c.Tool, which, err)
+		return nil, nil
+	}
+	violation = v.Validate(ctx, value)
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
+	return violation, nil
+}
+
 // result handles a CallToolResult: output validation, --save-dir, --text or
 // JSON, and exit 1 for isError.
-func (c *callCmd) result(out *console, def mcp.Tool) func(json.RawMessage) error {
+func (c *callCmd) result(ctx context.Context, s *session, out *console, def mcp.Tool) func(json.RawMessage) error {
 	return func(res json.RawMessage) error {
 		f := toolResultFields(res)
-		outErr := c.checkOutput(out, def, f)
+		outErr := c.checkOutput(ctx, s, out, def, f)
 		if err := out.printResult(res, c.Text, c.SaveDir); err != nil {
 			return err
 		}
@@ -191,7 +219,7 @@ func (c *callCmd) result(out *console, def mcp.Tool) func(json.RawMessage) error
 }
 
 // checkOutput validates structuredContent against the outputSchema.
-func (c *callCmd) checkOutput(out *console, def mcp.Tool, f resultFields) error {
+func (c *callCmd) checkOutput(ctx context.Context, s *session, out *console, def mcp.Tool, f resultFields) error {
 	if c.ValidateOutput == "off" || len(def.OutputSchema) == 0 || f.isError {
 		return nil
 	}
@@ -199,13 +227,12 @@ func (c *callCmd) checkOutput(out *console, def mcp.Tool, f resultFields) error 
 	if structured == nil {
 		return c.outputProblem(out, "the result has no structuredContent, though the tool declares an outputSchema")
 	}
-	v, err := toolargs.Compile(def.OutputSchema)
+	violation, err := c.check(ctx, s, out, "outputSchema", def.OutputSchema, structured)
 	if err != nil {
-		out.warnf("tool %q has an invalid outputSchema (%v); result not checked", c.Tool, err)
-		return nil
+		return err
 	}
-	if err := v.Validate(structured); err != nil {
-		return c.outputProblem(out, fmt.Sprintf("structuredContent %v, against the tool's outputSchema", err))
+	if violation != nil {
+		return c.outputProblem(out, fmt.Sprintf("structuredContent %v, against the tool's outputSchema", violation))
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package toolargs
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -156,11 +157,11 @@ func TestValidate(t *testing.T) {
 		{refSchema, `{"user":{"id":"x"}}`, `/user/id: got string, want integer (type)`},
 	}
 	for _, tt := range tests {
-		v, err := Compile(json.RawMessage(tt.schema))
+		v, err := Compile(t.Context(), json.RawMessage(tt.schema))
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = v.Validate(json.RawMessage(tt.value))
+		err = v.Validate(t.Context(), json.RawMessage(tt.value))
 		var viol *Violation
 		switch {
 		case tt.want == "" && err != nil:
@@ -178,7 +179,7 @@ func TestCompileRefusesRemoteAndBadSchemas(t *testing.T) {
 		`{"type":"object","properties":{"a":{"type":"no-such-type"}}}`,
 		`{"type":`,
 	} {
-		if _, err := Compile(json.RawMessage(s)); err == nil {
+		if _, err := Compile(t.Context(), json.RawMessage(s)); err == nil {
 			t.Errorf("%s compiled", s)
 		}
 	}
@@ -194,4 +195,32 @@ func FuzzBuild(f *testing.F) {
 			t.Fatalf("Build(%q, %q) = %s: not JSON", w1, w2, got)
 		}
 	})
+}
+
+// A schema nested deeper than MaxDepth is not compiled (that took minutes
+// at a few thousand levels): the caller is told which limit was hit. One
+// within the limit compiles in little time, and Compile gives up when its
+// context ends.
+func TestSchemaDepthIsBounded(t *testing.T) {
+	deep := func(n int) json.RawMessage {
+		return json.RawMessage(strings.Repeat(`{"type":"object","properties":{"a":`, n) + `{"type":"string"}` + strings.Repeat(`}}`, n))
+	}
+	_, err := Compile(t.Context(), deep(2000))
+	var le *LimitError
+	if !errors.As(err, &le) || le.Depth != 4001 || !strings.Contains(err.Error(), "nests 4001 levels deep, more than the 128 mcpv checks") {
+		t.Errorf("2000 levels: %v", err)
+	}
+	v, err := Compile(t.Context(), deep(MaxDepth/2-1))
+	if err != nil {
+		t.Fatalf("within the limit: %v", err)
+	}
+	if err := v.Validate(t.Context(), json.RawMessage(`{"a":{"a":1}}`)); err == nil {
+		t.Error("a wrong value passed")
+	}
+	ctx, cancel := context.WithCancelCause(t.Context())
+	stop := errors.New("interrupted")
+	cancel(stop)
+	if _, err := Compile(ctx, deep(10)); !errors.Is(err, stop) {
+		t.Errorf("with its context ended: %v", err)
+	}
 }

@@ -123,6 +123,44 @@ func ForEachElement(arr []byte, fn func(i int, el []byte)) {
 	}
 }
 
+// Depth is how deeply the arrays and objects of valid JSON data nest: 0 for
+// a scalar, 1 for [] or {}, 2 for [[]]. It reads data once.
+func Depth(data []byte) int {
+	deepest := 0
+	nesting(data, 0, func(depth int) bool {
+		deepest = max(deepest, depth)
+		return false
+	})
+	return deepest
+}
+
+// nesting reads valid JSON data from i, skipping strings, and calls step
+// after each bracket with the depth it leaves (1 after the first opening
+// one). It returns the index just past the bracket where step reported
+// true, or len(data).
+func nesting(data []byte, i int, step func(depth int) bool) int {
+	depth := 0
+	for i < len(data) {
+		switch data[i] {
+		case '"':
+			i = stringEnd(data, i)
+			continue
+		case '{', '[':
+			depth++
+			if step(depth) {
+				return i + 1
+			}
+		case '}', ']':
+			depth--
+			if step(depth) {
+				return i + 1
+			}
+		}
+		i++
+	}
+	return i
+}
+
 // IsObject reports whether data holds a JSON object (it does not validate it).
 func IsObject(data []byte) bool {
 	i := SkipSpace(data, 0)
@@ -149,23 +187,7 @@ func valueEnd(data []byte, i int) int {
 	case '"':
 		return stringEnd(data, i)
 	case '{', '[':
-		depth := 0
-		for i < len(data) {
-			switch data[i] {
-			case '"':
-				i = stringEnd(data, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
+		return nesting(data, i, func(depth int) bool { return depth == 0 })
 	default:
 		for i < len(data) {
 			switch data[i] {

@@ -262,3 +262,20 @@ func FuzzForEachMember(f *testing.F) {
 		}
 	})
 }
+
+func TestDepth(t *testing.T) {
+	for in, want := range map[string]int{
+		`1`:                           0,
+		`"[{"`:                        0,
+		`[]`:                          1,
+		`{}`:                          1,
+		`[[]]`:                        2,
+		`{"a":[1,{"b":"]}"}],"c":{}}`: 3,
+		` [ [ ] , [ [ ] ] ] `:         3,
+		`{"\"[":["\\",[[]]]}`:         4,
+	} {
+		if got := Depth([]byte(in)); got != want {
+			t.Errorf("Depth(%s) = %d, want %d", in, got, want)
+		}
+	}
+}

@@ -69,6 +69,9 @@ const (
 //	              error (an error that is no object) or deep (nested 10001 deep)
 //	ping-flood=N  before answering tools/call, send N pings without waiting
 //	grandchild    at start, leave a child (sleep 300) in the server's process group
+//	schema=K:N    tools/list adds tool "shaped", whose inputSchema is deep:N (N
+//	              object schemas nested under property a) or wide:N (N object
+//	              properties, each of one integer property)
 //	updates=N     resources.subscribe: each resources/subscribe is followed by one
 //	              notifications/resources/updated, and each resources/read is
 //	              preceded by N of them
@@ -103,6 +106,7 @@ type config struct {
 	pingFlood  int
 	grandchild bool
 	updates    int
+	schema     string
 	t          taskConfig
 }
 
@@ -112,6 +116,11 @@ func parseConfig(s string) (config, error) {
 		k, v, _ := strings.Cut(item, "=")
 		switch k {
 		case "plain", "":
+		case "schema":
+			if _, err := shapedSchema(v); err != nil {
+				return c, err
+			}
+			c.schema = v
 		case "updates":
 			n, err := strconv.Atoi(v)
 			if err != nil {
@@ -393,6 +402,34 @@ func (s *server) answer(m msg) {
 	}
 }
 
+// shapedSchema builds the inputSchema that schema=K:N names.
+func shapedSchema(spec string) (string, error) {
+	kind, count, _ := strings.Cut(spec, ":")
+	n, err := strconv.Atoi(count)
+	if err != nil || n < 0 {
+		return "", fmt.Errorf("schema=%s: want deep:N or wide:N", spec)
+	}
+	var b strings.Builder
+	switch kind {
+	case "deep":
+		b.WriteString(strings.Repeat(`{"type":"object","properties":{"a":`, n))
+		b.WriteString(`{"type":"string"}`)
+		b.WriteString(strings.Repeat(`}}`, n))
+	case "wide":
+		b.WriteString(`{"type":"object","properties":{`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"p%d":{"type":"object","properties":{"a":{"type":"integer"}}}`, i)
+		}
+		b.WriteString(`}}`)
+	default:
+		return "", fmt.Errorf("schema=%s: want deep:N or wide:N", spec)
+	}
+	return b.String(), nil
+}
+
 const updated = `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"fake://a"}}`
 
 func (s *server) toolsList(m msg) {
@@ -411,6 +448,10 @@ func (s *server) toolsList(m msg) {
 	job := ""
 	if page == 0 && s.c.typed != "" {
 		job += `,{"name":"typed","inputSchema":{"type":"object","properties":{"n":{"type":"integer"}}},"outputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}}`
+	}
+	if page == 0 && s.c.schema != "" {
+		schema, _ := shapedSchema(s.c.schema)
+		job += `,{"name":"shaped","inputSchema":` + schema + `}`
 	}
 	if page == 0 && s.c.t.on() {
 		job = fmt.Sprintf(`,{"name":"job","description":"A slow job","inputSchema":{"type":"object"},"execution":{"taskSupport":%q}}`, s.c.t.support)
