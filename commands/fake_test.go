@@ -43,6 +43,11 @@ func TestFakeServer(t *testing.T) {
 		{name: "answer with a code that is no integer", args: []string{"call", "x"}, behaviour: "bad-answer=code", wantCode: 4, errHas: "its error is not a JSON-RPC error object"},
 		{name: "answer with an error that is no object", args: []string{"call", "x"}, behaviour: "bad-answer=error", wantCode: 4, errHas: "its error is not a JSON-RPC error object"},
 		{name: "answer nested too deep", args: []string{"call", "x"}, behaviour: "bad-answer=deep", wantCode: 4, errHas: "exceeded max depth"},
+		{name: "content-length framing learnt from an error reply", args: []string{"call", "x", "-q", ".content[0].text"}, behaviour: "content-length", wantCode: 0, wantOut: `"ok"` + "\n",
+			errHas: "speaking them back\nmcpv: warning: server reported an error without a request id: server error -32700"},
+		{name: "content-length framing learnt from a greeting", args: []string{"call", "x", "-q", ".content[0].text"}, behaviour: "content-length=greet", wantCode: 0, wantOut: `"ok"` + "\n",
+			errHas: "server[info]: framed fake ready"},
+		{name: "content-length framing with a large answer", args: []string{"call", "x", "-q", ".content[0].text | length"}, behaviour: "content-length,big=300000", wantCode: 0, wantOut: "300000\n"},
 		{name: "single page as sent", args: []string{"list-tools"}, behaviour: "plain", wantCode: 0,
 			wantOut: `{"tools":[{"name":"tool0","inputSchema":{"type":"object"}}]}` + "\n"},
 	}

@@ -230,10 +230,10 @@ type stdioFeed struct {
 func newStdioFeed(resp *largeResponse) *stdioFeed {
 	feed := newFeedReader()
 	ct := &CommandTransport{
-		opts:  CommandOptions{Grace: time.Millisecond},
-		lines: bufio.NewReaderSize(feed, readBufferSize),
-		tail:  &tailBuffer{max: stderrTailBytes},
+		opts: CommandOptions{Grace: time.Millisecond},
+		tail: &tailBuffer{max: stderrTailBytes},
 	}
+	ct.msgs = messageReader{r: bufio.NewReaderSize(feed, readBufferSize), junk: ct.warnJunk}
 	return &stdioFeed{ct: ct, feed: feed, resp: resp}
 }
 

@@ -3,6 +3,8 @@ package mcp
 // The stdio transport (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio):
 // the server is a child process; messages
 // are newline-delimited JSON on its stdin and stdout; its stderr is a log.
+// A server that frames messages with Content-Length headers instead is
+// spoken to in its framing once its first bytes show it (framing.go).
 //
 // Design:
 //   - The child runs in its own process group, so a terminal's Ctrl-C reaches
@@ -26,7 +28,9 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -64,6 +68,7 @@ const (
 	stderrTailBytes = 8 << 10
 	stderrTailLines = 10
 	smallMessage    = 64 << 10 // written with its newline in one write
+	maxEarly        = 64       // messages kept until the server's framing is known
 )
 
 // CommandTransport is a Transport to a server run as a child process.
@@ -72,8 +77,16 @@ type CommandTransport struct {
 	cmd    *exec.Cmd
 	stdin  *os.File
 	stdout *os.File
-	lines  *bufio.Reader // only the session's reader goroutine uses it
+	msgs   messageReader // only the session's reader goroutine uses it
 	junk   int           // non-JSON lines seen; reader goroutine only
+
+	// heard is the framing the reader has seen the server use (a framing).
+	heard atomic.Int32
+	// omu serialises writing to stdin: Write, and the catch-up once the
+	// server turns out to want headers. It guards framed and early.
+	omu    sync.Mutex
+	framed bool     // write header blocks
+	early  [][]byte // copies of what was written before the server's framing was known
 
 	wmu      sync.Mutex // guards deadline arming of stdin (see Write)
 	wactive  bool
@@ -129,7 +142,11 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 		errDone: make(chan struct{}),
 		tail:    &tailBuffer{max: stderrTailBytes},
 	}
-	t.lines = bufio.NewReaderSize(&drainReader{f: outR, exited: t.exited, wait: opts.ExitDrain}, readBufferSize)
+	t.msgs = messageReader{
+		r:       bufio.NewReaderSize(&drainReader{f: outR, exited: t.exited, wait: opts.ExitDrain}, readBufferSize),
+		junk:    t.warnJunk,
+		decided: t.decided,
+	}
 	go t.copyStderr(errR) // stops at EOF: when every holder of the pipe has exited
 	go func() {           // stops when the process exits
 		t.waitErr = cmd.Wait()
@@ -182,22 +199,56 @@ func closeAll(files ...*os.File) {
 	}
 }
 
-// Read returns the next JSON line from the server's stdout. Lines that are not
-// JSON are skipped with a warning; blank lines silently.
+// Read returns the next message from the server's stdout: a JSON line, or
+// the body of a Content-Length frame. Lines that are not JSON are skipped
+// with a warning; blank lines silently.
 func (t *CommandTransport) Read() ([]byte, error) {
-	for {
-		line, err := t.lines.ReadBytes('\n')
-		line = bytes.TrimRight(line, "\r\n")
-		if len(bytes.TrimSpace(line)) > 0 {
-			if first := bytes.TrimLeft(line, " \t")[0]; first == '{' || first == '[' {
-				return line, nil
+	msg, err := t.msgs.next()
+	var broken *FramingError
+	switch {
+	case errors.As(err, &broken):
+		return nil, &TransportError{Op: "read from server", Err: err, StderrTail: t.tail.lines(stderrTailLines)}
+	case err != nil:
+		return nil, t.endError(err)
+	}
+	return msg, nil
+}
+
+// decided is told, on the reader goroutine, which framing the server uses.
+// For headers, what was written before is written again, framed, by a
+// goroutine of its own so that the reader never waits on stdin.
+func (t *CommandTransport) decided(f framing) {
+	t.heard.Store(int32(f))
+	if f == framingHeaders {
+		t.opts.Log.Info("the server frames its messages with Content-Length headers; speaking them back")
+		go func() { // ends when the catch-up is written, or stdin fails
+			t.omu.Lock()
+			defer t.omu.Unlock()
+			t.catchUpLocked()
+		}()
+	}
+}
+
+// catchUpLocked applies the framing the reader has learnt, if it has: with
+// headers, the early messages, which the server could not read, are sent
+// again in its framing. omu must be held.
+func (t *CommandTransport) catchUpLocked() error {
+	switch framing(t.heard.Load()) {
+	case framingUnknown:
+		return nil
+	case framingHeaders:
+		if !t.framed {
+			t.framed = true
+			for _, m := range t.early {
+				if _, err := t.stdin.Write(frame(m)); err != nil {
+					t.early = nil
+					return err
+				}
 			}
-			t.warnJunk(line)
-		}
-		if err != nil {
-			return nil, t.endError(err)
 		}
 	}
+	t.early = nil
+	return nil
 }
 
 func (t *CommandTransport) warnJunk(line []byte) {
@@ -277,10 +328,13 @@ func (t *CommandTransport) copyStderr(r *os.File) {
 	}
 }
 
-// Write sends one message and its newline. When ctx ends mid-write the pipe's
-// deadline fires and the half-written line leaves the connection unusable, so
-// stdin is closed.
+// Write sends one message and its newline (or, to a server that frames
+// with headers, its header block and the message). When ctx ends mid-write
+// the pipe's deadline fires and the half-written message leaves the
+// connection unusable, so stdin is closed.
 func (t *CommandTransport) Write(ctx context.Context, msg []byte) error {
+	t.omu.Lock()
+	defer t.omu.Unlock()
 	t.wmu.Lock()
 	t.wactive = true
 	t.stdin.SetWriteDeadline(time.Time{})
@@ -292,16 +346,9 @@ func (t *CommandTransport) Write(ctx context.Context, msg []byte) error {
 		}
 		t.wmu.Unlock()
 	})
-	var err error
-	if len(msg) < smallMessage {
-		// One write, so the server never reads a message without its
-		// newline; a large one is not worth copying.
-		line := make([]byte, len(msg)+1)
-		copy(line, msg)
-		line[len(msg)] = '\n'
-		_, err = t.stdin.Write(line)
-	} else if _, err = t.stdin.Write(msg); err == nil {
-		_, err = t.stdin.Write([]byte{'\n'})
+	err := t.catchUpLocked()
+	if err == nil {
+		err = t.writeMessage(msg)
 	}
 	stop()
 	t.wmu.Lock()
@@ -318,6 +365,40 @@ func (t *CommandTransport) Write(ctx context.Context, msg []byte) error {
 		return &TransportError{Op: "write to server", Err: err}
 	}
 	return nil
+}
+
+// writeMessage writes msg in the server's framing; omu must be held. Until
+// the server has shown its framing, a copy is kept for catchUpLocked (a
+// session sends little before the first answer: initialize, mostly).
+func (t *CommandTransport) writeMessage(msg []byte) error {
+	if framing(t.heard.Load()) == framingUnknown && len(t.early) < maxEarly {
+		t.early = append(t.early, bytes.Clone(msg))
+	}
+	if t.framed {
+		if len(msg) < smallMessage {
+			_, err := t.stdin.Write(frame(msg))
+			return err
+		}
+		if _, err := io.WriteString(t.stdin, "Content-Length: "+strconv.Itoa(len(msg))+"\r\n\r\n"); err != nil {
+			return err
+		}
+		_, err := t.stdin.Write(msg)
+		return err
+	}
+	if len(msg) < smallMessage {
+		// One write, so the server never reads a message without its
+		// newline; a large one is not worth copying.
+		line := make([]byte, len(msg)+1)
+		copy(line, msg)
+		line[len(msg)] = '\n'
+		_, err := t.stdin.Write(line)
+		return err
+	}
+	if _, err := t.stdin.Write(msg); err != nil {
+		return err
+	}
+	_, err := t.stdin.Write([]byte{'\n'})
+	return err
 }
 
 // Close shuts the server down: close stdin, wait; SIGTERM to its process group,

@@ -72,6 +72,10 @@ const (
 //	schema=K:N    tools/list adds tool "shaped", whose inputSchema is deep:N (N
 //	              object schemas nested under property a) or wide:N (N object
 //	              properties, each of one integer property)
+//	content-length  frame messages LSP-style, both ways (Content-Length: N, a
+//	              blank line, N bytes); a header line that is not one is answered
+//	              with a framed parse error. content-length=greet instead sends a
+//	              framed log message at start and skips such lines silently
 //	updates=N     resources.subscribe: each resources/subscribe is followed by one
 //	              notifications/resources/updated, and each resources/read is
 //	              preceded by N of them
@@ -107,6 +111,7 @@ type config struct {
 	grandchild bool
 	updates    int
 	schema     string
+	framed     string // "" (lines), "reply" or "greet"
 	t          taskConfig
 }
 
@@ -116,6 +121,11 @@ func parseConfig(s string) (config, error) {
 		k, v, _ := strings.Cut(item, "=")
 		switch k {
 		case "plain", "":
+		case "content-length":
+			c.framed = "reply"
+			if v == "greet" {
+				c.framed = v
+			}
 		case "schema":
 			if _, err := shapedSchema(v); err != nil {
 				return c, err
@@ -233,7 +243,11 @@ func RunIfRequested() bool {
 			fmt.Fprintln(log, `{"fake":"SIGTERM"}`)
 		}
 	}()
-	newServer(c, os.Stdin, os.Stdout, log).serve()
+	var out io.Writer = os.Stdout
+	if c.framed != "" {
+		out = framedWriter{os.Stdout}
+	}
+	newServer(c, os.Stdin, out, log).serve()
 	if c.ignoreExit {
 		select {} // wait for SIGKILL
 	}
@@ -275,6 +289,10 @@ type msg struct {
 // waiting for the client's answer does not stop the others being served.
 func (s *server) readLoop() {
 	defer close(s.msgs)
+	if s.c.framed != "" {
+		s.readFramed()
+		return
+	}
 	for {
 		line, err := s.in.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
@@ -288,6 +306,60 @@ func (s *server) readLoop() {
 			return
 		}
 	}
+}
+
+// readFramed is readLoop for content-length: header blocks, then bodies.
+func (s *server) readFramed() {
+	if s.c.framed == "greet" {
+		s.write(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"framed fake ready"}}`)
+	}
+	for {
+		length := -1
+		for {
+			line, err := s.in.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			line = bytes.TrimRight(line, "\r\n")
+			if len(line) == 0 {
+				if length >= 0 {
+					break
+				}
+				continue
+			}
+			name, value, ok := strings.Cut(string(line), ":")
+			if !ok || strings.ContainsAny(name, `{}" `) {
+				if s.c.framed == "reply" {
+					s.write(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: not a header line"}}`)
+				}
+				continue
+			}
+			if strings.EqualFold(name, "Content-Length") {
+				length, _ = strconv.Atoi(strings.TrimSpace(value))
+			}
+		}
+		body := make([]byte, length)
+		if _, err := io.ReadFull(s.in, body); err != nil {
+			return
+		}
+		s.log.Write(append(body, '\n'))
+		var m msg
+		if json.Unmarshal(body, &m) == nil {
+			s.msgs <- m
+		}
+	}
+}
+
+// framedWriter sends each write, one message and its newline, as a
+// Content-Length frame.
+type framedWriter struct{ w io.Writer }
+
+func (f framedWriter) Write(p []byte) (int, error) {
+	body := bytes.TrimSuffix(p, []byte("\n"))
+	if _, err := fmt.Fprintf(f.w, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // serve answers requests until stdin ends, then waits for the requests

@@ -1,0 +1,195 @@
+package mcp
+
+// Framing of the stdio transport. MCP's stdio messages are JSON, one per
+// line. Some servers frame them as the Language Server Protocol does
+// instead: a header block ("Content-Length: N", other headers, a blank line)
+// and then exactly N bytes of JSON. Such a server cannot read mcpv's first
+// line, so mcpv learns the framing from the first bytes the server writes:
+// a header block there switches reading, and writing, to headers for the
+// rest of the session (see CommandTransport). Until the server has written
+// anything, mcpv writes lines.
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// framing is how the server's stdout is split into messages.
+type framing int
+
+const (
+	framingUnknown framing = iota // nothing but blank lines read yet
+	framingLines                  // newline-delimited JSON (MCP's own)
+	framingHeaders                // Content-Length header blocks (LSP's)
+)
+
+// maxHeaderBlock bounds the header block of one framed message: a server
+// that never ends its headers must not make mcpv buffer without end.
+const maxHeaderBlock = 64 << 10
+
+// messageReader splits the server's stdout into messages. Only the
+// session's reader goroutine uses it.
+type messageReader struct {
+	r    *bufio.Reader
+	mode framing
+	// junk is told about every line skipped in line framing.
+	junk func(line []byte)
+	// decided is told the framing once, when the server's first bytes show it.
+	decided func(framing)
+}
+
+func (m *messageReader) decide(f framing) {
+	if m.mode != framingUnknown {
+		return
+	}
+	m.mode = f
+	if m.decided != nil {
+		m.decided(f)
+	}
+}
+
+// next returns the next message: a JSON line, or the body of a framed message.
+func (m *messageReader) next() ([]byte, error) {
+	if m.mode == framingHeaders {
+		return m.nextFramed()
+	}
+	for {
+		line, err := m.r.ReadBytes('\n')
+		line = bytes.TrimRight(line, "\r\n")
+		if trimmed := bytes.TrimLeft(line, " \t"); len(trimmed) > 0 {
+			if first := trimmed[0]; first == '{' || first == '[' {
+				m.decide(framingLines)
+				return line, nil
+			}
+			if m.mode == framingUnknown && isFramingHeader(trimmed) {
+				m.decide(framingHeaders)
+				return m.framedBody(headerBlock{length: -1}, line)
+			}
+			m.decide(framingLines)
+			m.junk(line)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// nextFramed reads one header block and the body it announces.
+func (m *messageReader) nextFramed() ([]byte, error) {
+	for {
+		line, err := m.r.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			return m.framedBody(headerBlock{length: -1}, bytes.TrimRight(line, "\r\n"))
+		}
+		if err != nil {
+			return nil, err // blank lines between messages are tolerated
+		}
+	}
+}
+
+// headerBlock is what mcpv needs of one message's headers.
+type headerBlock struct {
+	length int64 // -1 until Content-Length is read
+	size   int   // bytes of headers read so far
+}
+
+// framedBody reads the rest of a header block whose first line is first,
+// then the body.
+func (m *messageReader) framedBody(h headerBlock, first []byte) ([]byte, error) {
+	line := first
+	for {
+		if err := h.add(line); err != nil {
+			return nil, &FramingError{Err: err}
+		}
+		raw, err := m.r.ReadBytes('\n')
+		if err != nil {
+			if errors.Is(err, io.EOF) && len(raw) > 0 {
+				return nil, &FramingError{Err: errors.New("the server's output ended inside a header block")}
+			}
+			return nil, err
+		}
+		line = bytes.TrimRight(raw, "\r\n")
+		if len(line) == 0 {
+			break
+		}
+	}
+	if h.length < 0 {
+		return nil, &FramingError{Err: errors.New("a header block without Content-Length")}
+	}
+	// The buffer grows as bytes arrive, so a Content-Length the server
+	// never sends costs nothing.
+	var body bytes.Buffer
+	n, err := io.CopyN(&body, m.r, h.length)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &FramingError{Err: fmt.Errorf("the server's output ended after %d of the %d bytes its Content-Length announced", n, h.length)}
+		}
+		return nil, err
+	}
+	return body.Bytes(), nil
+}
+
+// add takes one header line.
+func (h *headerBlock) add(line []byte) error {
+	h.size += len(line) + 2
+	if h.size > maxHeaderBlock {
+		return fmt.Errorf("a header block longer than %d bytes", maxHeaderBlock)
+	}
+	name, value, ok := bytes.Cut(line, []byte(":"))
+	if !ok || !isHeaderName(bytes.TrimSpace(name)) {
+		return fmt.Errorf("not a header line: %s", quoteClip(line, 80))
+	}
+	if !strings.EqualFold(string(bytes.TrimSpace(name)), "Content-Length") {
+		return nil // Content-Type and the like say nothing mcpv needs
+	}
+	n, err := strconv.ParseInt(string(bytes.TrimSpace(value)), 10, 64)
+	if err != nil || n < 0 {
+		return fmt.Errorf("a Content-Length that is not a length: %s", quoteClip(value, 40))
+	}
+	if h.length >= 0 && h.length != n {
+		return errors.New("two different Content-Length headers")
+	}
+	h.length = n
+	return nil
+}
+
+// isFramingHeader reports whether line is one of the headers that begin
+// an LSP-style header block: Content-Length or Content-Type.
+func isFramingHeader(line []byte) bool {
+	name, _, ok := bytes.Cut(line, []byte(":"))
+	n := string(bytes.TrimSpace(name))
+	return ok && (strings.EqualFold(n, "Content-Length") || strings.EqualFold(n, "Content-Type"))
+}
+
+// isHeaderName reports whether name is a header name: letters, digits and
+// hyphens (a JSON line, say, is not).
+func isHeaderName(name []byte) bool {
+	for _, c := range name {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return len(name) > 0
+}
+
+// frame returns msg with its Content-Length header block.
+func frame(msg []byte) []byte {
+	header := "Content-Length: " + strconv.Itoa(len(msg)) + "\r\n\r\n"
+	b := make([]byte, 0, len(header)+len(msg))
+	return append(append(b, header...), msg...)
+}
+
+// FramingError is a server's stdout that breaks the Content-Length framing
+// it chose: the stream cannot be followed any further.
+type FramingError struct{ Err error }
+
+func (e *FramingError) Error() string {
+	return "the server's Content-Length framing is broken: " + e.Err.Error()
+}
+
+func (e *FramingError) Unwrap() error { return e.Err }
