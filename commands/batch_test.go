@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -208,12 +209,44 @@ func TestBatchTextResultsAreStrings(t *testing.T) {
 	t.Parallel()
 	in := "call echo message=42 -r -q .content[0].text\ncall echo message=null --text\ncall echo message=42 -q .structuredContent.message\n"
 	r := mcpv(t, in, args([]string{"batch"}, demo())...)
-	want := `{"line":1,"result":"42\n"}` + "\n" + `{"line":2,"result":"null\n"}` + "\n" + `{"line":3,"result":"42"}` + "\n"
+	want := `{"line":1,"result":"42"}` + "\n" + `{"line":2,"result":"null"}` + "\n" + `{"line":3,"result":"42"}` + "\n"
 	if r.code != 0 || r.stdout != want {
 		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
 	}
 	if r := mcpv(t, "", args([]string{"batch", "--parallel", "5000"}, demo())...); r.code != 2 {
 		t.Errorf("--parallel 5000: exit %d", r.code)
+	}
+}
+
+// The output flags mean something per line, not for the batch: given
+// before 'batch' they are refused before any server starts (the server
+// here cannot start, which would be exit 3). --text and --jq exclude each
+// other, on the command line and on a line.
+func TestBatchRefusesWholeBatchOutputFlags(t *testing.T) {
+	t.Parallel()
+	missing := []string{"--", filepath.Join(t.TempDir(), "no-such-server")}
+	for _, tt := range []struct {
+		flags  []string
+		errHas string
+	}{
+		{[]string{"-q", ".result"}, "--jq applies to each line of a batch"},
+		{[]string{"-r", "-q", "."}, "--jq applies to each line of a batch"},
+		{[]string{"--pretty"}, "--pretty has no effect on batch output"},
+		{[]string{"--color", "always"}, "--color has no effect on batch output"},
+	} {
+		r := mcpv(t, "ping\n", append(append(tt.flags, "batch"), missing...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, tt.errHas) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("%v batch: exit %d, stderr %q; want 2 and one line with %q", tt.flags, r.code, r.stderr, tt.errHas)
+		}
+	}
+	r := mcpv(t, "", append([]string{"call", "echo", "message=hi", "--text", "-q", "."}, missing...)...)
+	if r.code != 2 || !strings.Contains(r.stderr, "give one of them") {
+		t.Errorf("call --text -q: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = mcpv(t, "call echo message=hi --text -q .\ncall echo message=hi --text\n", args([]string{"batch", "--keep-going", "-c"}, demo())...)
+	want := `{"line":1,"error":{"message":"--text prints the text of the content blocks and --jq filters JSON: give one of them (for example -r -q '.content[0].text')"},"exit":2}` + "\n" + `{"line":2,"result":"hi"}` + "\n"
+	if d := cmp.Diff(want, r.stdout); d != "" || r.code != 2 {
+		t.Errorf("exit %d; stdout (-want +got):\n%s", r.code, d)
 	}
 }
 

@@ -32,7 +32,13 @@ func runBatchCommand(ctx context.Context, s *session, out *console, lines *lineP
 	cmd, lineOut := pl.instance(out, &buf)
 	runErr := cmd.Run(ctx, s, lineOut)
 	if pl.text {
-		return printedText(buf.Bytes()), runErr
+		b := buf.Bytes()
+		if pl.output.RawOutput {
+			// -r ends each output with a newline; the last one ends the
+			// output rather than belonging to the string.
+			b = bytes.TrimSuffix(b, []byte("\n"))
+		}
+		return printedText(b), runErr
 	}
 	return printedValue(buf.Bytes()), runErr
 }
@@ -66,7 +72,9 @@ func (pl *parsedLine) instance(out *console, buf *bytes.Buffer) (serverCommand, 
 	ios := output.NewStreams(bytes.NewReader(nil), buf, out.ios.Err)
 	ios.Status = out.ios.Status
 	flags := pl.output
-	return cmd.Interface().(serverCommand), newConsole(ios, &flags, out.env)
+	c := newConsole(ios, &flags, out.env)
+	c.embedded = true
+	return cmd.Interface().(serverCommand), c
 }
 
 func (b *lineParser) parse(text string) (*parsedLine, error) {

@@ -70,6 +70,11 @@ func (c *callCmd) Validate() error {
 }
 
 func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
+	if c.Text {
+		if err := out.flags.notWithText(); err != nil {
+			return err
+		}
+	}
 	// Everything read from files and stdin is read, and checked, before the
 	// server starts; each @FILE once.
 	files := map[string][]byte{}

@@ -18,6 +18,9 @@ type console struct {
 	flags   *outputFlags
 	printer *output.Printer
 	env     connect.Env
+	// embedded prints text exactly as it is, for a batch line's result
+	// string: no newline is added to end the output.
+	embedded bool
 }
 
 func newConsole(ios *output.Streams, f *outputFlags, env connect.Env) *console {
@@ -48,7 +51,7 @@ func (c *console) printResult(res json.RawMessage, text bool, saveDir string) er
 		return fmt.Errorf("--text: %w", err)
 	}
 	c.ios.Status.Clear()
-	if s != "" && s[len(s)-1] != '\n' {
+	if s != "" && s[len(s)-1] != '\n' && !c.embedded {
 		s += "\n"
 	}
 	if _, err := io.WriteString(c.ios.Out, s); err != nil {

@@ -131,9 +131,9 @@ func TestLogMessages(t *testing.T) {
 func TestEventsAndProgress(t *testing.T) {
 	t.Parallel()
 	events := filepath.Join(t.TempDir(), "events.ndjson")
-	// Each step takes 200 ms, the whole call 1.2 s: only progress keeps the
-	// 500 ms timeout from expiring.
-	r := mcpv(t, "", args([]string{"--events", events, "--timeout", "500ms", "call", "slow", "seconds:=1.2", "steps:=6"}, demo())...)
+	// Each step takes 400 ms, the whole call 2.4 s: only progress keeps the
+	// 1.2 s timeout from expiring.
+	r := mcpv(t, "", args([]string{"--events", events, "--timeout", "1.2s", "call", "slow", "seconds:=2.4", "steps:=6"}, demo())...)
 	if r.code != 0 {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
