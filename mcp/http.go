@@ -29,6 +29,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"log/slog"
 	"mime"
@@ -422,11 +423,49 @@ func statusError(resp *http.Response, o outgoing) error {
 		}
 		return &CallError{Method: method, Err: rerr}
 	}
-	detail := strings.TrimSpace(string(clip(body, 300)))
+	detail := bodySummary(body, resp.Header.Get("Content-Type"))
 	if detail != "" {
 		detail = ": " + detail
 	}
 	return &TransportError{Op: what, Err: &StatusError{Status: resp.StatusCode, Text: resp.Status, URL: displayURL(resp.Request.URL), Detail: detail}}
+}
+
+// bodySummary is the start of an error answer's body on one line. An HTML
+// page (a proxy's or a framework's error page) is named by its title rather
+// than pasted.
+func bodySummary(body []byte, contentType string) string {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	start := bytes.ToLower(bytes.TrimSpace(body[:min(len(body), 512)]))
+	if mt == "text/html" || mt == "application/xhtml+xml" || bytes.HasPrefix(start, []byte("<!doctype html")) || bytes.HasPrefix(start, []byte("<html")) {
+		if title := htmlTitle(body); title != "" {
+			return fmt.Sprintf("an HTML page titled %q", title)
+		}
+		return "an HTML page"
+	}
+	return string(clip([]byte(strings.Join(strings.Fields(string(body)), " ")), 300))
+}
+
+// htmlTitle is the text of a page's <title> element, on one line, or "".
+func htmlTitle(page []byte) string {
+	lower := bytes.ToLower(page)
+	open := bytes.Index(lower, []byte("<title"))
+	if open < 0 {
+		return ""
+	}
+	gt := bytes.IndexByte(lower[open:], '>')
+	if gt < 0 {
+		return ""
+	}
+	text := page[open+gt+1:]
+	end := bytes.Index(lower[open+gt+1:], []byte("</title"))
+	if end < 0 {
+		return ""
+	}
+	title := strings.Join(strings.Fields(html.UnescapeString(string(text[:end]))), " ")
+	if r := []rune(title); len(r) > 100 {
+		title = string(r[:100]) + "…"
+	}
+	return title
 }
 
 // rpcErrorIn returns the JSON-RPC error in an HTTP body, if it holds one.

@@ -29,7 +29,13 @@ func TestHTTPStatusErrors(t *testing.T) {
 			"tools/list: POST: HTTP 500 Internal Server Error from SRV: database down " + long[:286] + "… (114 more bytes)", false, nil},
 		{"HTML error page", func(x *mcptest.Exchange) {
 			x.Status(http.StatusBadGateway, "<html><body>\n<h1>502 Bad Gateway</h1>\n</body></html>\n", "Content-Type", "text/html")
-		}, "tools/list: POST: HTTP 502 Bad Gateway from SRV: <html><body>\n<h1>502 Bad Gateway</h1>\n</body></html>", false, nil},
+		}, "tools/list: POST: HTTP 502 Bad Gateway from SRV: an HTML page", false, nil},
+		{"HTML error page with a title", func(x *mcptest.Exchange) {
+			x.Status(http.StatusBadGateway, "<!DOCTYPE html>\n<html><head><TITLE>\n  502 Bad &amp; Gateway\n</TITLE><style>body{}</style></head><body>"+long+"</body></html>", "Content-Type", "text/plain")
+		}, `tools/list: POST: HTTP 502 Bad Gateway from SRV: an HTML page titled "502 Bad & Gateway"`, false, nil},
+		{"a text body over several lines", func(x *mcptest.Exchange) {
+			x.Status(http.StatusServiceUnavailable, "upstream\r\n\tnot ready\n\nretry later\n")
+		}, "tools/list: POST: HTTP 503 Service Unavailable from SRV: upstream not ready retry later", false, nil},
 		{"an HTML page with 200", func(x *mcptest.Exchange) {
 			x.Status(http.StatusOK, "<html>login</html>", "Content-Type", "text/html")
 		}, `tools/list: tools/list: unexpected answer: HTTP 200 OK, Content-Type "text/html"`, false, nil},
