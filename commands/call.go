@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpv/mcpv/content"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/toolargs"
@@ -219,7 +220,7 @@ func (c *callCmd) result(ctx context.Context, s *session, out *console, def mcp.
 		if outErr != nil {
 			return outErr
 		}
-		return f.exitErr()
+		return f.exitErr(res)
 	}
 }
 
@@ -273,12 +274,13 @@ func toolResultFields(res json.RawMessage) resultFields {
 	return f
 }
 
-// exitErr is errToolFailed for isError: true.
-func (f resultFields) exitErr() error {
-	if f.isError {
-		return errToolFailed
+// exitErr is a *toolFailedError for isError: true.
+func (f resultFields) exitErr(res json.RawMessage) error {
+	if !f.isError {
+		return nil
 	}
-	return nil
+	text, _ := content.Text(res)
+	return &toolFailedError{text: text}
 }
 
 // taskRequest is the task member of tools/call params: {} or {"ttl": ms}.

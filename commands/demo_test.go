@@ -70,6 +70,8 @@ var demoCases = []demoCase{
 	{"request", []string{"request", "completion/complete", `{"ref":{"type":"ref/prompt","name":"review"},"argument":{"name":"language","value":"ja"}}`, "-q", ".completion.values"}, "", 0, `["java","javascript"]`},
 	{"request unknown method", []string{"request", "nope/nothing"}, "", 3, ``},
 	{"request notification", []string{"request", "notifications/roots/list_changed"}, "", 0, ``},
+	{"jq runtime error", []string{"call", "echo", "message=x", "-q", ".content[0].text.a"}, "", 6, ``},
+	{"jq outputs before a runtime error", []string{"call", "echo", "message=x", "-q", `.content[0].text, error("stop")`}, "", 6, `"x"`},
 	{"exit status false", []string{"call", "echo", "message=x", "-e", "-q", ".isError"}, "", 1, `null`},
 }
 
@@ -100,5 +102,22 @@ func TestDemoSlowCallCancelled(t *testing.T) {
 	// at stdin EOF, so the whole run is far shorter than the tool's 30 s.
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("took %v", took)
+	}
+}
+
+// A tool result with isError: true goes to stdout as it is, and one line on
+// stderr says why, in the tool's words made safe for a terminal.
+func TestToolErrorHasOneLine(t *testing.T) {
+	t.Parallel()
+	r := mcpv(t, "", args([]string{"call", "fail", "reason=disk\nfull \x1b[2J"}, demo())...)
+	if r.code != 1 || !strings.Contains(r.stdout, `"isError":true`) {
+		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
+	}
+	if want := `mcpv: the tool reported an error: failed: disk full \x1b[2J` + "\n"; r.stderr != want {
+		t.Errorf("stderr %q, want %q", r.stderr, want)
+	}
+	r = mcpv(t, "", args([]string{"call", "fail", "--text"}, demo())...)
+	if r.code != 1 || r.stdout != "failed: as asked\n" || r.stderr != "mcpv: the tool reported an error: failed: as asked\n" {
+		t.Errorf("--text: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpv/mcpv/elicit"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/safedir"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/oauth"
 	"github.com/mcpv/mcpv/output"
@@ -22,6 +23,7 @@ const (
 	exitServer    = 3
 	exitTransport = 4
 	exitAuth      = 5
+	exitFilter    = 6
 	exitTimeout   = 124
 	exitInterrupt = 130
 )
@@ -43,6 +45,26 @@ func configError(err error) error { return &connect.ConfigError{Err: err} }
 
 // errToolFailed means the tool's result had isError: true; the result was printed.
 var errToolFailed = errors.New("the tool reported an error")
+
+// toolFailedError is errToolFailed with the text of the result, for the
+// one line on stderr that says why (the result itself went to stdout).
+type toolFailedError struct{ text string }
+
+// maxToolErrorLine bounds the text quoted from a failed tool's result.
+const maxToolErrorLine = 300
+
+func (e *toolFailedError) Error() string {
+	text := safetext.Prose(strings.TrimSpace(e.text))
+	if text == "" {
+		return errToolFailed.Error() + " (isError: true) without text"
+	}
+	if r := []rune(text); len(r) > maxToolErrorLine {
+		text = string(r[:maxToolErrorLine]) + "…"
+	}
+	return errToolFailed.Error() + ": " + text
+}
+
+func (e *toolFailedError) Is(target error) bool { return target == errToolFailed }
 
 // exitCode maps an error to its exit code; this is the only place that does.
 func exitCode(err error) int {
@@ -81,6 +103,8 @@ func exitCode(err error) int {
 		return exitAuth
 	case errors.Is(err, errToolFailed), errors.Is(err, output.ErrFalsy):
 		return exitToolError
+	case errors.As(err, &filterErr) && filterErr.Runtime:
+		return exitFilter
 	case errors.As(err, &usage), errors.As(err, &filterErr), errors.As(err, &confErr):
 		return exitUsage
 	case errors.As(err, &callErr), errors.As(err, &capErr), errors.As(err, &refused), errors.As(err, &declined):
@@ -103,7 +127,7 @@ func silent(err error) bool {
 	if errors.As(err, &quiet) || errors.As(err, &batch) {
 		return true
 	}
-	return errors.Is(err, errToolFailed) || errors.Is(err, output.ErrFalsy) || isClosedStdout(err)
+	return errors.Is(err, output.ErrFalsy) || isClosedStdout(err)
 }
 
 // isClosedStdout reports a write to stdout that failed because its reader

@@ -80,6 +80,8 @@ Exit codes:
     4    transport: the server could not be started, exited early,
          or broke the protocol
     5    authentication or authorization failed or is required
+    6    the --jq expression failed on the result (outputs before the
+         failure are printed)
     124  a timeout expired (the request was cancelled on the wire first)
     130  interrupted by Ctrl-C (the request was cancelled on the wire first)
 

@@ -158,7 +158,7 @@ func TestEventsAndProgress(t *testing.T) {
 		}
 	}
 	// The absolute cap still ends it.
-	r = mcpv(t, "", args([]string{"--timeout", "500ms", "--max-timeout", "700ms", "call", "slow", "seconds:=3", "steps:=15"}, demo())...)
+	r = mcpv(t, "", args([]string{"--timeout", "1s", "--max-timeout", "1.5s", "call", "slow", "seconds:=4", "steps:=20"}, demo())...)
 	if r.code != 124 || !strings.Contains(r.stderr, "cap (--max-timeout)") {
 		t.Errorf("cap: exit %d, stderr %q", r.code, r.stderr)
 	}

@@ -68,7 +68,7 @@ func (c *tasksResultCmd) Run(ctx context.Context, s *session, out *console) erro
 		if err := out.print(res); err != nil {
 			return err
 		}
-		return toolResultFields(res).exitErr()
+		return toolResultFields(res).exitErr(res)
 	})
 }
 

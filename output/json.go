@@ -117,7 +117,7 @@ func (p *Printer) runFilter(w *bufio.Writer, raw []byte) error {
 			if errors.As(ferr, &halt) && halt.Value() == nil {
 				break
 			}
-			return &FilterError{Err: ferr}
+			return &FilterError{Err: ferr, Runtime: true}
 		}
 		last, got = out, true
 		if err := p.writeValue(w, out); err != nil {
@@ -162,6 +162,9 @@ type Filter struct {
 // FilterError is a jq expression that failed to parse or to run.
 type FilterError struct {
 	Err error
+	// Runtime is set for an error while running on a result (such as
+	// `.a` on a string), as opposed to one in the expression itself.
+	Runtime bool
 }
 
 func (e *FilterError) Error() string { return "jq: " + e.Err.Error() }
