@@ -218,7 +218,7 @@ func (t *HTTPTransport) Write(ctx context.Context, msg []byte) error {
 		t.mu.Unlock()
 		if t.opts.Mode == ModeSSE {
 			if err := t.startLegacy(ctx); err != nil {
-				return err
+				return t.notLegacy(ctx, msg, err)
 			}
 		}
 	}
@@ -323,6 +323,47 @@ func (t *HTTPTransport) post(ctx context.Context, msg []byte, o outgoing) (*http
 		return nil, err
 	}
 	return resp, nil
+}
+
+// notLegacy is the error of a legacy SSE connection that failed with err:
+// when the URL answers msg (initialize) as a Streamable HTTP server would,
+// the error says that it is one. The session the probe opened is ended.
+func (t *HTTPTransport) notLegacy(ctx context.Context, msg []byte, err error) error {
+	var ae *AuthError
+	if errors.As(err, &ae) || ctx.Err() != nil {
+		return err
+	}
+	resp, _, perr := t.send(ctx, msg)
+	if perr != nil {
+		return err
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	streamable := resp.StatusCode/100 == 2 && (mt == "application/json" || mt == "text/event-stream")
+	resp.Body.Close() // an event stream may not end: not drained
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+		dctx, cancel := context.WithTimeout(ctx, deleteTimeout)
+		defer cancel()
+		if req, rerr := http.NewRequestWithContext(dctx, http.MethodDelete, t.url.String(), nil); rerr == nil {
+			t.setHeaders(req, sid, "")
+			if resp, derr := t.do(req); derr == nil {
+				drain(resp)
+			}
+		}
+	}
+	if !streamable {
+		return err
+	}
+	return &TransportError{Op: "legacy SSE", Err: fmt.Errorf("%s is a Streamable HTTP server, not a legacy HTTP+SSE one (its GET: %v); drop --transport sse", displayURL(t.url), unwrapTransport(err))}
+}
+
+// unwrapTransport is the cause inside a *TransportError, for quoting it
+// within another.
+func unwrapTransport(err error) error {
+	var te *TransportError
+	if errors.As(err, &te) && te.Err != nil {
+		return te.Err
+	}
+	return err
 }
 
 // send POSTs msg once with the current session headers; it returns the

@@ -87,6 +87,20 @@ func TestHTTPModes(t *testing.T) {
 			t.Errorf("requests (-want +got):\n%s", d)
 		}
 	})
+	t.Run("sse against a Streamable HTTP server", func(t *testing.T) {
+		t.Parallel()
+		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{})
+		h := dialHTTP(t, HTTPOptions{URL: srv.URL, Mode: ModeSSE}, SessionOptions{})
+		_, err := Initialize(testCtx(t), h.s, ClientOptions{Info: testInfo()})
+		if err == nil || !strings.Contains(err.Error(), srv.URL+" is a Streamable HTTP server, not a legacy HTTP+SSE one (its GET: HTTP 405") ||
+			!strings.HasSuffix(err.Error(), "; drop --transport sse") {
+			t.Errorf("got %v", err)
+		}
+		// The probe's session is ended.
+		if d := cmp.Diff([]string{"GET /mcp", "POST /mcp initialize", "DELETE /mcp"}, paths(srv.Requests())); d != "" {
+			t.Errorf("requests (-want +got):\n%s", d)
+		}
+	})
 	t.Run("streamable-http", func(t *testing.T) {
 		t.Parallel()
 		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Legacy: true})

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mcpv/mcpv/redact"
@@ -33,6 +34,7 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 		return nil
 	}
 	lastID, retry := r.LastID, r.Retry
+	var lastErr error // why the last resumption failed, if it did
 	for attempt := 1; attempt <= t.opts.MaxResumes; attempt++ {
 		if lastID == "" {
 			return &TransportError{Op: "read answer", Err: errors.New("the stream ended before the response, and without an event id it cannot be resumed")}
@@ -50,9 +52,14 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 				return err
 			case ctx.Err() != nil:
 				return ctx.Err()
-			case errors.As(err, &se) && se.Status < 500:
+			case errors.As(err, &se) && se.Status < 500,
+				errors.Is(err, syscall.ECONNREFUSED):
+				// Refused: asking again will not help. Nothing listens
+				// any more: the server has died; waiting out the
+				// backoff would only hide that.
 				return &TransportError{Op: "resume the answer's stream", Err: err}
 			}
+			lastErr = err
 			continue
 		}
 		r = newSSEReader(resp.Body)
@@ -66,6 +73,10 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 			attempt = 0
 		}
 		lastID, retry = r.LastID, r.Retry
+		lastErr = nil
+	}
+	if lastErr != nil {
+		return &TransportError{Op: "read answer", Err: fmt.Errorf("the stream ended before the response; gave up after %d reconnections, the last: %w", t.opts.MaxResumes, lastErr)}
 	}
 	return &TransportError{Op: "read answer", Err: fmt.Errorf("the stream ended before the response; gave up after %d reconnections", t.opts.MaxResumes)}
 }

@@ -264,6 +264,50 @@ func TestRetryDelay(t *testing.T) {
 	}
 }
 
+// A server that dies mid-answer is not waited for: nothing listens, so the
+// first resumption is refused and the call fails at once, saying so,
+// rather than after the whole backoff (about 27 s by default).
+func TestHTTPServerDiesMidAnswer(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: answerTo("tools/list", func(x *mcptest.Exchange) {
+		e := x.SSE()
+		e.Raw("retry: 10\n")
+		e.Event("ev-1", note("working"))
+		x.Server().Die()
+	})})
+	h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+	c := h.initialize(t)
+	start := time.Now()
+	_, err := c.Call(testCtx(t), "tools/list", nil)
+	var te *TransportError
+	if !errors.As(err, &te) || !strings.Contains(err.Error(), "resume the answer's stream") || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("got %v, want a *TransportError saying the resumption was refused", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the call took %v to fail", took)
+	}
+}
+
+// When every resumption fails, the error says how the last one did.
+func TestHTTPResumeGivesUpWithTheLastError(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{
+		Post: answerTo("tools/list", func(x *mcptest.Exchange) {
+			e := x.SSE()
+			e.Raw("retry: 1\n")
+			e.Event("ev-1", note("working"))
+		}),
+		Get: func(x *mcptest.Exchange) { x.Status(http.StatusBadGateway, "<title>upstream gone</title>", "Content-Type", "text/html") },
+	})
+	h := dialHTTP(t, HTTPOptions{URL: srv.URL, MaxResumes: 2}, SessionOptions{})
+	c := h.initialize(t)
+	_, err := c.Call(testCtx(t), "tools/list", nil)
+	if err == nil || !strings.Contains(err.Error(), `gave up after 2 reconnections, the last: GET: HTTP 502 Bad Gateway from `) ||
+		!strings.Contains(err.Error(), `an HTML page titled "upstream gone"`) {
+		t.Fatalf("got %v", err)
+	}
+}
+
 func TestHTTPResumeWaitEndsWithTheCall(t *testing.T) {
 	t.Parallel()
 	// The server asks for a long retry; cancelling the call must not wait it out.

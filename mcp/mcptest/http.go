@@ -149,6 +149,13 @@ func (s *HTTPServer) Expire(sessionID string) {
 	s.mu.Unlock()
 }
 
+// Die ends the server as a crash would: nothing listens on its port any
+// more and every connection is cut. A hook may call it.
+func (s *HTTPServer) Die() {
+	s.ts.Listener.Close()
+	s.ts.CloseClientConnections()
+}
+
 // Exchange is one request being answered by a hook.
 type Exchange struct {
 	HTTPRequest
