@@ -3,9 +3,11 @@ package commands
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -164,6 +166,48 @@ func TestOAuthClientCredentials(t *testing.T) {
 	}
 	if r := w.mcpv(t, "", "--grant", "client-credentials", "-u", srv.URL(), "ping"); r.code != 2 || !strings.Contains(r.stderr, "--client-id") {
 		t.Fatalf("no client id: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// 'auth login' against a server that has no OAuth says so, rather than
+// guessing endpoints (2025-03-26's defaults) and failing at /register. A
+// server that publishes nothing but does answer 401 still gets the guess.
+func TestAuthLoginWithoutOAuth(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var paths []string
+	serve := func(h http.Handler) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			paths = append(paths, r.Method+" "+r.URL.Path)
+			mu.Unlock()
+			h.ServeHTTP(w, r)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	server := demoserver.New()
+	open := serve(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
+	w := newWorld(t)
+	w.setenv("XDG_STATE_HOME", t.TempDir())
+	w.setenv("BROWSER", "false")
+	r := w.mcpv(t, "", "auth", "login", "-u", open+"/mcp")
+	if r.code != 5 || r.stderr != "mcpv: oauth metadata: "+open+"/mcp does not use OAuth: it publishes no OAuth metadata and answers without asking for authorization; nothing to log in to\n" {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	mu.Lock()
+	for _, p := range paths {
+		if strings.HasSuffix(p, "/register") || strings.HasSuffix(p, "/authorize") {
+			t.Errorf("requested %s", p)
+		}
+	}
+	mu.Unlock()
+	locked := serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no", http.StatusUnauthorized)
+	}))
+	r = w.mcpv(t, "", "auth", "login", "-u", locked+"/mcp")
+	if r.code != 5 || !strings.Contains(r.stderr, "oauth registration: "+locked+"/register answered 401") {
+		t.Errorf("a server that asks: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
 

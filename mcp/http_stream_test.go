@@ -297,7 +297,9 @@ func TestHTTPResumeGivesUpWithTheLastError(t *testing.T) {
 			e.Raw("retry: 1\n")
 			e.Event("ev-1", note("working"))
 		}),
-		Get: func(x *mcptest.Exchange) { x.Status(http.StatusBadGateway, "<title>upstream gone</title>", "Content-Type", "text/html") },
+		Get: func(x *mcptest.Exchange) {
+			x.Status(http.StatusBadGateway, "<title>upstream gone</title>", "Content-Type", "text/html")
+		},
 	})
 	h := dialHTTP(t, HTTPOptions{URL: srv.URL, MaxResumes: 2}, SessionOptions{})
 	c := h.initialize(t)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -37,6 +38,17 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 		}
 	} else if md, err = LegacyServer(ctx, hc, m.opts.ServerURL); err != nil {
 		return err
+	} else if md.Legacy && ch == nil {
+		// Nothing published, and no 401 led here (a login asked for in
+		// advance): the default endpoints are a guess worth making only
+		// for a server that does ask for authorization.
+		asks, err := asksForAuthorization(ctx, hc, m.opts.ServerURL)
+		if err != nil {
+			return &Error{Step: StepMetadata, Err: err}
+		}
+		if !asks {
+			return &Error{Step: StepMetadata, Description: m.server + " does not use OAuth: it publishes no OAuth metadata and answers without asking for authorization; nothing to log in to"}
+		}
 	}
 	if err := checkSecure(md, resourceHTTPS); err != nil {
 		return err
@@ -203,4 +215,37 @@ func (m *Manager) identify(ctx context.Context, md *ServerMetadata, scopes []str
 	finish()
 	return nil, r, func() {}, &Error{Step: StepRegistration, Need: NeedClient, Description: md.Issuer +
 		" offers no dynamic registration and no client ID metadata documents"}
+}
+
+// probeInitialize is the request that asks a server whether it wants
+// authorization: what any client would send first.
+const probeInitialize = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpv","version":"oauth-probe"}}}`
+
+// asksForAuthorization reports whether the MCP server at serverURL answers
+// an unauthenticated initialize with 401. A session the probe opened is
+// ended at once.
+func asksForAuthorization(ctx context.Context, hc *http.Client, serverURL string) (bool, error) {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, strings.NewReader(probeInitialize))
+	if err != nil {
+		return false, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return false, err
+	}
+	drainClose(resp)
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+		if del, err := http.NewRequestWithContext(ctx, http.MethodDelete, serverURL, nil); err == nil {
+			del.Header.Set("Mcp-Session-Id", sid)
+			if resp, err := hc.Do(del); err == nil {
+				drainClose(resp)
+			}
+		}
+	}
+	return resp.StatusCode == http.StatusUnauthorized, nil
 }
