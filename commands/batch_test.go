@@ -43,7 +43,7 @@ func TestBatchKeepGoing(t *testing.T) {
 		`{"line":5,"result":{"content":[{"type":"text","text":"hi there"}],"structuredContent":{"message":"hi there"}}}`,
 		`{"line":6,"result":5}`,
 		`{"line":7,"result":"failed: boom","exit":1}`,
-		`{"line":8,"error":{"code":-32602,"message":"unknown tool \"nope\""},"exit":3}`,
+		`{"line":8,"error":{"message":"the server lists no tool \"nope\" (see mcpv list-tools); nothing sent (--no-validate sends anyway)"},"exit":3}`,
 		`{"line":9,"result":["add","ask","big","echo","fail","log","roots","sample","slow"]}`,
 		`{"line":10,"id":7,"error":{"code":-32601,"message":"method not found: \"no/such/method\""},"exit":3}`,
 		`{"line":11,"error":{"message":"argument a: \"two\" is not number"},"exit":2}`,
@@ -66,7 +66,7 @@ func TestBatchStopsAtTheFirstFailure(t *testing.T) {
 	t.Parallel()
 	for _, parallel := range []string{"1", "4"} {
 		r := mcpv(t, "ping\ncall nope\nping\nping\n", args([]string{"batch", "--parallel", parallel}, demo())...)
-		want := `{"line":1,"result":{}}` + "\n" + `{"line":2,"error":{"code":-32602,"message":"unknown tool \"nope\""},"exit":3}` + "\n"
+		want := `{"line":1,"result":{}}` + "\n" + `{"line":2,"error":{"message":"the server lists no tool \"nope\" (see mcpv list-tools); nothing sent (--no-validate sends anyway)"},"exit":3}` + "\n"
 		if r.stdout != want || r.code != 3 {
 			t.Errorf("--parallel %s: exit %d, stdout %q", parallel, r.code, r.stdout)
 		}
@@ -244,7 +244,7 @@ func TestBatchRefusesWholeBatchOutputFlags(t *testing.T) {
 		t.Errorf("call --text -q: exit %d, stderr %q", r.code, r.stderr)
 	}
 	r = mcpv(t, "call echo message=hi --text -q .\ncall echo message=hi --text\n", args([]string{"batch", "--keep-going", "-c"}, demo())...)
-	want := `{"line":1,"error":{"message":"--text prints the text of the content blocks and --jq filters JSON: give one of them (for example -r -q '.content[0].text')"},"exit":2}` + "\n" + `{"line":2,"result":"hi"}` + "\n"
+	want := `{"line":1,"error":{"message":"--text prints text and --jq filters JSON: give one of them (-r -q prints a string raw)"},"exit":2}` + "\n" + `{"line":2,"result":"hi"}` + "\n"
 	if d := cmp.Diff(want, r.stdout); d != "" || r.code != 2 {
 		t.Errorf("exit %d; stdout (-want +got):\n%s", r.code, d)
 	}

@@ -60,7 +60,7 @@ const maxParsedLines = 4096
 type parsedLine struct {
 	cmd    reflect.Value // the selected command's struct, as parsed
 	output outputFlags
-	text   bool // the line prints text (-r, call --text): its result is a string
+	text   bool // the line prints text (-r, call --text, read --text): its result is a string
 	err    error
 }
 
@@ -123,7 +123,7 @@ func (b *lineParser) parseNew(text string) *parsedLine {
 			return &parsedLine{err: usageErrorf("--%s applies to the whole batch: give it before 'batch'", p.Flag.Name)}
 		}
 	}
-	pl := &parsedLine{cmd: reflect.New(target.Type()).Elem(), output: bp.c.outputFlags, text: bp.c.RawOutput || bp.c.Call.Text}
+	pl := &parsedLine{cmd: reflect.New(target.Type()).Elem(), output: bp.c.outputFlags, text: bp.c.RawOutput || bp.c.Call.Text || bp.c.Read.Text}
 	pl.cmd.Set(target)
 	pl.output.Pretty, pl.output.Compact, pl.output.Color = false, true, "never" // one JSON value per line, to embed
 	return pl

@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/mcpv/mcpv/content"
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/suggest"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/toolargs"
 )
@@ -25,7 +28,7 @@ type callCmd struct {
 	NoValidate     bool   `name:"no-validate" help:"Send the arguments without checking them against the tool's inputSchema."`
 	ValidateOutput string `name:"validate-output" enum:"off,warn,strict" default:"warn" help:"Check structuredContent against the tool's outputSchema: off, warn (on stderr), or strict (exit 3). The result is printed in full either way."`
 	DryRun         bool   `name:"dry-run" help:"Print the JSON-RPC request that would be sent, and send nothing (the server is still started, for the tool's schema)."`
-	Text           bool   `name:"text" help:"Print the text of the result's content blocks (and text resources), raw, one after another."`
+	Text           bool   `name:"text" help:"Print the text of the result's content blocks (and text resources, and the URIs of resource links), raw, one after another."`
 	SaveDir        string `name:"save-dir" placeholder:"DIR" help:"Write image, audio and blob content to files in DIR and print their paths instead of the base64."`
 
 	Task   bool          `name:"task" help:"Run the call as a task, if the tool allows it: report its id, poll its status, print its result. A tool that requires a task gets one without asking."`
@@ -109,12 +112,22 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		return err
 	}
 	def := mcp.Tool{Name: c.Tool}
+	if (c.Task || c.Detach) && !client.HasCapability("tasks.requests.tools.call") {
+		_, err := client.TaskWanted(def, true) // a server without tasks: said first, whatever the tool
+		return err
+	}
 	if needed := !c.NoValidate || (!c.NoCoerce && len(c.Pairs) > 0) || c.ValidateOutput != "off" || client.HasCapability("tasks.requests.tools.call"); needed {
 		def, err = s.findTool(ctx, client, c.Tool)
 		var ce *mcp.CallError
-		if errors.As(err, &ce) {
+		var nl *mcp.ToolNotListedError
+		switch {
+		case errors.As(err, &ce):
 			out.warnf("could not list the tools (%v); arguments not typed or checked", err)
-		} else if err != nil {
+		case errors.As(err, &nl) && c.NoValidate:
+			// Sent as asked: a server may take a tool it does not list.
+		case errors.As(err, &nl):
+			return &refusal{toolNotListed(err).Error() + "; nothing sent (--no-validate sends anyway)"}
+		case err != nil:
 			return err
 		}
 	}
@@ -174,9 +187,49 @@ func (c *callCmd) arguments(ctx context.Context, s *session, out *console, base 
 		return nil, err
 	}
 	if violation != nil {
-		return nil, usageErrorf("arguments %v; nothing sent (--no-validate sends anyway)", violation)
+		return nil, usageErrorf("%s; nothing sent (--no-validate sends anyway; see mcpv list-tools %s)", argumentProblem(c.Tool, def.InputSchema, args, violation), connect.QuoteWord(c.Tool))
 	}
 	return args, nil
+}
+
+// toolNotListed is the error for a tool name the server does not list,
+// with the nearest name it does.
+func toolNotListed(err error) error {
+	var nl *mcp.ToolNotListedError
+	if !errors.As(err, &nl) {
+		return err
+	}
+	return &refusal{fmt.Sprintf("the server lists no tool %q%s (see mcpv list-tools)", nl.Name, suggest.DidYouMean(nl.Name, nl.Listed))}
+}
+
+// argumentProblem says what is wrong with args: for a violation at the top
+// of the arguments that comes from a misspelt name (an argument the schema
+// does not allow, or a required one missing beside one it does not
+// declare), the name and the nearest declared one.
+func argumentProblem(tool string, schema, args json.RawMessage, violation error) string {
+	var v *toolargs.Violation
+	if !errors.As(violation, &v) || v.Pointer != "" {
+		return fmt.Sprintf("arguments %v", violation)
+	}
+	declared := toolargs.PropertyNames(schema)
+	var unknown []string
+	rawjson.ForEachValidMember(args, func(k string, _ []byte) error {
+		if !slices.Contains(declared, k) {
+			unknown = append(unknown, k)
+		}
+		return nil
+	})
+	switch {
+	case v.Rule == "additionalProperties" && len(unknown) > 0:
+		return fmt.Sprintf("tool %q has no argument %q%s (it takes: %s)", tool, unknown[0], suggest.DidYouMean(unknown[0], declared), strings.Join(declared, ", "))
+	case v.Rule == "required" && len(unknown) > 0:
+		for _, k := range unknown {
+			if near, ok := suggest.Nearest(k, v.Missing); ok {
+				return fmt.Sprintf("tool %q has no argument %q; did you mean %q? (it takes: %s)", tool, k, near, strings.Join(declared, ", "))
+			}
+		}
+	}
+	return fmt.Sprintf("arguments %v", violation)
 }
 
 // check validates value against one of the tool's schemas: a violation, or

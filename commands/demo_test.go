@@ -121,3 +121,34 @@ func TestToolErrorHasOneLine(t *testing.T) {
 		t.Errorf("--text: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A misspelt tool or argument name is caught with the nearest right one,
+// before anything is sent; list-tools NAME shows one tool's definition.
+func TestMisspelledNames(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"call", "ecoh", "message=hi"}, 3,
+			`mcpv: the server lists no tool "ecoh"; did you mean "echo"? (see mcpv list-tools); nothing sent (--no-validate sends anyway)`},
+		{[]string{"call", "zzz"}, 3, `mcpv: the server lists no tool "zzz" (see mcpv list-tools); nothing sent (--no-validate sends anyway)`},
+		{[]string{"call", "ecoh", "--no-validate", "message=hi"}, 3, `mcpv: tools/call: server error -32602: unknown tool "ecoh"`},
+		{[]string{"call", "echo", "mesage=hi"}, 2,
+			`mcpv: tool "echo" has no argument "mesage"; did you mean "message"? (it takes: message); nothing sent (--no-validate sends anyway; see mcpv list-tools echo)`},
+		{[]string{"call", "echo", "message=hi", "extra=1"}, 2,
+			`mcpv: tool "echo" has no argument "extra" (it takes: message); nothing sent (--no-validate sends anyway; see mcpv list-tools echo)`},
+		{[]string{"list-tools", "ech"}, 3, `mcpv: the server lists no tool "ech"; did you mean "echo"? (see mcpv list-tools)`},
+		{[]string{"list-tools", "echo", "--max-pages", "1"}, 2, `mcpv: --cursor and --max-pages list pages; with a tool name every page is searched (see mcpv --help)`},
+	} {
+		r := mcpv(t, "", args(tt.args, demo())...)
+		if r.code != tt.code || r.stderr != tt.stderr+"\n" {
+			t.Errorf("%v: exit %d, stderr %q; want %d, %q", tt.args, r.code, r.stderr, tt.code, tt.stderr)
+		}
+	}
+	r := mcpv(t, "", args([]string{"list-tools", "echo", "-c", "-q", "[.name, .inputSchema.required]"}, demo())...)
+	if r.code != 0 || r.stdout != `["echo",["message"]]`+"\n" {
+		t.Errorf("list-tools echo: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}

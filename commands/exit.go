@@ -166,7 +166,7 @@ func report(ios *output.Streams, err error) int {
 		msg += hint(err)
 		var confErr *connect.ConfigError
 		var stateErr *safedir.Error
-		if code == exitUsage && !strings.Contains(msg, "\n") && !errors.As(err, &confErr) && !errors.As(err, &stateErr) {
+		if code == exitUsage && !strings.Contains(msg, "\n") && !strings.Contains(msg, "see mcpv ") && !errors.As(err, &confErr) && !errors.As(err, &stateErr) {
 			msg += " (see mcpv --help)"
 		}
 		fmt.Fprintf(ios.Err, "mcpv: %s\n", msg)

@@ -35,7 +35,7 @@ func TestFakeServer(t *testing.T) {
 		{name: "crash quotes stderr", args: []string{"--quiet", "call", "x"}, behaviour: "crash", wantCode: 4, errHas: "| fake: panic: something broke"},
 		{name: "version retry", args: []string{"info", "-q", ".protocolVersion"}, behaviour: "supported=2025-06-18", wantCode: 0, wantOut: `"2025-06-18"` + "\n"},
 		{name: "version refused", args: []string{"ping"}, behaviour: "supported=1999-01-01", wantCode: 4, errHas: `refused protocol version "2025-11-25" and supports only 1999-01-01`},
-		{name: "pages merged", args: []string{"list-tools", "-q", "[.tools[].name]"}, behaviour: "pages=3", wantCode: 0, wantOut: `["tool0","tool1","tool2"]` + "\n"},
+		{name: "pages merged", args: []string{"list-tools", "-q", "[.tools[].name]"}, behaviour: "pages=3", wantCode: 0, wantOut: `["tool0","tool1","tool2","x"]` + "\n"},
 		{name: "max pages keeps cursor", args: []string{"list-tools", "--max-pages", "2", "-q", ".nextCursor"}, behaviour: "pages=3", wantCode: 0, wantOut: `"page-2"` + "\n", errHas: "--cursor"},
 		{name: "cursor one page", args: []string{"list-tools", "--cursor", "page-1"}, behaviour: "pages=3", wantCode: 0,
 			wantOut: `{"tools":[{"name":"tool1","inputSchema":{"type":"object"}}],"nextCursor":"page-2"}` + "\n"},
@@ -49,7 +49,7 @@ func TestFakeServer(t *testing.T) {
 			errHas: "server[info]: framed fake ready"},
 		{name: "content-length framing with a large answer", args: []string{"call", "x", "-q", ".content[0].text | length"}, behaviour: "content-length,big=300000", wantCode: 0, wantOut: "300000\n"},
 		{name: "single page as sent", args: []string{"list-tools"}, behaviour: "plain", wantCode: 0,
-			wantOut: `{"tools":[{"name":"tool0","inputSchema":{"type":"object"}}]}` + "\n"},
+			wantOut: `{"tools":[{"name":"tool0","inputSchema":{"type":"object"}},{"name":"x","inputSchema":{"type":"object"}}]}` + "\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,17 +39,40 @@ func list(ctx context.Context, s *session, out *console, p pageFlags, capability
 	return out.print(res)
 }
 
-type listToolsCmd struct{ pageFlags }
+type listToolsCmd struct {
+	pageFlags
+	Name string `arg:"" optional:"" name:"tool" help:"Print only this tool's definition: its description and the arguments its inputSchema takes."`
+}
 
 func (c *listToolsCmd) Help() string {
-	return `Examples:
+	return `With a tool name, prints that tool's definition alone (exit 3, with the nearest name, when the server lists no such tool).
+
+Examples:
 
     $ mcpv list-tools -- ./server
-    $ mcpv list-tools -r -q '.tools[].name' -- ./server`
+    $ mcpv list-tools -r -q '.tools[].name' -- ./server
+    $ mcpv list-tools echo -q .inputSchema.properties -- ./server`
 }
 
 func (c *listToolsCmd) Run(ctx context.Context, s *session, out *console) error {
-	return list(ctx, s, out, c.pageFlags, "tools", "tools/list", "tools")
+	if c.Name == "" {
+		return list(ctx, s, out, c.pageFlags, "tools", "tools/list", "tools")
+	}
+	if c.Cursor != "" || c.MaxPages != 0 {
+		return usageErrorf("--cursor and --max-pages list pages; with a tool name every page is searched")
+	}
+	client, err := s.client(ctx)
+	if err != nil {
+		return err
+	}
+	if err := client.Require("tools", "tools/list"); err != nil {
+		return err
+	}
+	def, err := s.findTool(ctx, client, c.Name)
+	if err != nil {
+		return toolNotListed(err)
+	}
+	return out.print(def.Raw)
 }
 
 type listResourcesCmd struct{ pageFlags }

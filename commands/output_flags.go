@@ -73,7 +73,7 @@ func (f *outputFlags) perLineOnly() error {
 // JSON for a filter.
 func (f *outputFlags) notWithText() error {
 	if f.Jq != "" {
-		return usageErrorf("--text prints the text of the content blocks and --jq filters JSON: give one of them (for example -r -q '.content[0].text')")
+		return usageErrorf("--text prints text and --jq filters JSON: give one of them (-r -q prints a string raw)")
 	}
 	return nil
 }

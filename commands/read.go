@@ -6,17 +6,30 @@ import (
 )
 
 type readCmd struct {
-	URI string `arg:"" name:"uri" help:"The resource's URI."`
+	URI     string `arg:"" name:"uri" help:"The resource's URI."`
+	Text    bool   `name:"text" help:"Print the text of the resource's text contents, raw, one after another (blob contents are skipped, or their paths printed with --save-dir)."`
+	SaveDir string `name:"save-dir" placeholder:"DIR" help:"Write blob contents to files in DIR (named after the URI's last segment) and print their paths instead of the base64."`
 }
 
 func (c *readCmd) Help() string {
-	return `Examples:
+	return `Reads the resource with resources/read and prints the result as JSON: {"contents":[...]}, each item with "text" or a base64 "blob".
+
+--text prints the text of every text item instead, raw, one after another. --save-dir DIR writes every blob to a new file in DIR, named as call --save-dir names resource files (the URI's last segment, made safe, with an extension from the mimeType when it has none), never overwriting a file, and prints the result with "path" in place of each "blob"; with --text too, the paths are printed as lines among the text.
+
+Examples:
 
     $ mcpv read file:///etc/hosts -- ./server
+    $ mcpv read demo://readme --text -- ./server
+    $ mcpv read demo://logo.png --save-dir images -- ./server
     $ mcpv read demo://readme -r -q '.contents[0].text' -- ./server`
 }
 
 func (c *readCmd) Run(ctx context.Context, s *session, out *console) error {
+	if c.Text {
+		if err := out.flags.notWithText(); err != nil {
+			return err
+		}
+	}
 	params, _ := json.Marshal(struct {
 		URI string `json:"uri"`
 	}{c.URI})
@@ -24,5 +37,5 @@ func (c *readCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err != nil {
 		return err
 	}
-	return out.print(res)
+	return out.printResult(res, c.Text, c.SaveDir)
 }

@@ -332,6 +332,11 @@ func TestServersListing(t *testing.T) {
 	if r := w.mcpv(t, "", "servers", "nope"); r.code != 2 || !strings.Contains(r.stderr, `no server named "nope" in `+filepath.Join(w.proj, ".mcp.json")+", "+cursor) {
 		t.Errorf("unknown: exit %d, stderr %q", r.code, r.stderr)
 	}
+	for _, argv := range [][]string{{"servers", "remot"}, {"-s", "Remote", "ping"}} {
+		if r := w.mcpv(t, "", argv...); r.code != 2 || !strings.HasSuffix(r.stderr, `; did you mean "remote"?`+"\n") {
+			t.Errorf("%v: exit %d, stderr %q", argv, r.code, r.stderr)
+		}
+	}
 	// A broken file of another program's is skipped, with a warning that
 	// says where it is broken; it does not stop every lookup.
 	w.write(t, ".mcp.json", "{\"mcpServers\": {\n  \"x\": {\"command\": 1}}}")

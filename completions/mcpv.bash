@@ -19,6 +19,7 @@ __mcpv_flags() {
     'call') flags='--args --no-coerce --no-validate --validate-output --dry-run --text --save-dir --task --ttl --detach' ;;
     'list-resources') flags='--cursor --max-pages' ;;
     'list-resource-templates') flags='--cursor --max-pages' ;;
+    'read') flags='--text --save-dir' ;;
     'list-prompts') flags='--cursor --max-pages' ;;
     'get-prompt') flags='--no-validate' ;;
     'complete') flags='--prompt --template --arg --context' ;;
@@ -91,6 +92,8 @@ __mcpv_flag() {
         'list-resources:--max-pages') kind='none'; return ;;
         'list-resource-templates:--cursor') kind='none'; return ;;
         'list-resource-templates:--max-pages') kind='none'; return ;;
+        'read:--text') kind='bool'; return ;;
+        'read:--save-dir') kind='dir'; return ;;
         'list-prompts:--cursor') kind='none'; return ;;
         'list-prompts:--max-pages') kind='none'; return ;;
         'get-prompt:--no-validate') kind='bool'; return ;;

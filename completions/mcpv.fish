@@ -28,6 +28,8 @@ function __mcpv_takes
                 return 0
             case 'list-resource-templates:--cursor' 'list-resource-templates:--max-pages'
                 return 0
+            case 'read:--save-dir'
+                return 0
             case 'list-prompts:--cursor' 'list-prompts:--max-pages'
                 return 0
             case 'complete:--prompt' 'complete:--template' 'complete:--arg' 'complete:--context'
@@ -212,7 +214,7 @@ complete -c mcpv -n '__mcpv_in "call"' -l no-coerce -d 'Keep every key=value a s
 complete -c mcpv -n '__mcpv_in "call"' -l no-validate -d 'Send the arguments without checking them against the tool\'s inputSchema.'
 complete -c mcpv -n '__mcpv_in "call"' -l validate-output -x -a 'off warn strict' -d 'Check structuredContent against the tool\'s outputSchema: off, warn (on stderr), or strict (exit 3). The result is printed in full either way.'
 complete -c mcpv -n '__mcpv_in "call"' -l dry-run -d 'Print the JSON-RPC request that would be sent, and send nothing (the server is still started, for the tool\'s schema).'
-complete -c mcpv -n '__mcpv_in "call"' -l text -d 'Print the text of the result\'s content blocks (and text resources), raw, one after another.'
+complete -c mcpv -n '__mcpv_in "call"' -l text -d 'Print the text of the result\'s content blocks (and text resources, and the URIs of resource links), raw, one after another.'
 complete -c mcpv -n '__mcpv_in "call"' -l save-dir -x -a '(__fish_complete_directories)' -d 'Write image, audio and blob content to files in DIR and print their paths instead of the base64.'
 complete -c mcpv -n '__mcpv_in "call"' -l task -d 'Run the call as a task, if the tool allows it: report its id, poll its status, print its result. A tool that requires a task gets one without asking.'
 complete -c mcpv -n '__mcpv_in "call"' -l ttl -x -d 'Ask the server to keep the task (and its result) this long.'
@@ -221,6 +223,8 @@ complete -c mcpv -n '__mcpv_in "list-resources"' -l cursor -x -d 'Fetch the one 
 complete -c mcpv -n '__mcpv_in "list-resources"' -l max-pages -x -d 'Stop after N pages (the output then keeps nextCursor).'
 complete -c mcpv -n '__mcpv_in "list-resource-templates"' -l cursor -x -d 'Fetch the one page that starts at this cursor; its nextCursor is kept.'
 complete -c mcpv -n '__mcpv_in "list-resource-templates"' -l max-pages -x -d 'Stop after N pages (the output then keeps nextCursor).'
+complete -c mcpv -n '__mcpv_in "read"' -l text -d 'Print the text of the resource\'s text contents, raw, one after another (blob contents are skipped, or their paths printed with --save-dir).'
+complete -c mcpv -n '__mcpv_in "read"' -l save-dir -x -a '(__fish_complete_directories)' -d 'Write blob contents to files in DIR (named after the URI\'s last segment) and print their paths instead of the base64.'
 complete -c mcpv -n '__mcpv_in "list-prompts"' -l cursor -x -d 'Fetch the one page that starts at this cursor; its nextCursor is kept.'
 complete -c mcpv -n '__mcpv_in "list-prompts"' -l max-pages -x -d 'Stop after N pages (the output then keeps nextCursor).'
 complete -c mcpv -n '__mcpv_in "get-prompt"' -l no-validate -d 'Send the arguments without checking them against the prompt\'s declared arguments.'

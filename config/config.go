@@ -10,8 +10,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/suggest"
 )
 
 // Kind says how far a config file is trusted.
@@ -267,13 +270,14 @@ func unwrapPathError(err error) error {
 type NotFoundError struct {
 	Name     string
 	Searched []string // the files that exist and were read
+	Known    []string // the names they define, in order, without repeats
 }
 
 func (e *NotFoundError) Error() string {
 	if len(e.Searched) == 0 {
 		return fmt.Sprintf("no server named %q: no config file found (see 'mcpv servers --help')", e.Name)
 	}
-	return fmt.Sprintf("no server named %q in %s", e.Name, strings.Join(e.Searched, ", "))
+	return fmt.Sprintf("no server named %q in %s%s", e.Name, strings.Join(e.Searched, ", "), suggest.DidYouMean(e.Name, e.Known))
 }
 
 // Find returns the first server called name, reading the sources in order
@@ -281,7 +285,7 @@ func (e *NotFoundError) Error() string {
 // or parsed is skipped and returned in skipped, for a warning; a broken file
 // of mcpv's own is an error.
 func Find(env Env, name string) (s *Server, skipped []*FileError, err error) {
-	var searched []string
+	var searched, known []string
 	err = walk(env, &skipped, func(f *File) bool {
 		searched = append(searched, f.Path)
 		for _, def := range f.Servers {
@@ -289,11 +293,14 @@ func Find(env Env, name string) (s *Server, skipped []*FileError, err error) {
 				s = def
 				return true
 			}
+			if !slices.Contains(known, def.Name) {
+				known = append(known, def.Name)
+			}
 		}
 		return false
 	})
 	if err == nil && s == nil {
-		err = &NotFoundError{Name: name, Searched: searched}
+		err = &NotFoundError{Name: name, Searched: searched, Known: known}
 	}
 	return s, skipped, err
 }

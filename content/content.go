@@ -63,14 +63,16 @@ func locate(raw []byte) (arr []byte, s shape, err error) {
 }
 
 // Text returns the text of a CallToolResult's content blocks, in order, joined
-// by "\n": "text" blocks' text, and embedded "resource" blocks whose resource
-// has "text". It also works for a resources/read result ({"contents":[...]}:
-// each item with "text") and a prompts/get result ({"messages":[{"content":
-// {...block...}}]}; a "content" array of blocks is read too).
+// by "\n": "text" blocks' text, embedded "resource" blocks whose resource has
+// "text", and the "uri" of "resource_link" blocks (a link has no text of its
+// own; its URI is what a script can read next). It also works for a
+// resources/read result ({"contents":[...]}: each item with "text") and a
+// prompts/get result ({"messages":[{"content":{...block...}}]}; a "content"
+// array of blocks is read too).
 //
-// Blocks without text (images, audio, blobs, resource_link, unknown types, and
-// anything that is not an object) are skipped, but if a block was saved by
-// Save (it has "path"), its path is included as a line instead.
+// Blocks without text (images, audio, blobs, unknown types, and anything that
+// is not an object) are skipped, but if a block was saved by Save (it has
+// "path"), its path is included as a line instead.
 //
 // It returns an error when raw is not one of these shapes (no "content",
 // "contents" or "messages" array).
@@ -104,13 +106,15 @@ func blockText(block []byte) (string, bool) {
 		return "", false
 	}
 	var typ string
-	var text, resource, path []byte
+	var text, uri, resource, path []byte
 	_ = rawjson.ForEachValidMember(block, func(key string, value []byte) error {
 		switch key {
 		case "type":
 			typ, _ = jsonString(value)
 		case "text":
 			text = value
+		case "uri":
+			uri = value
 		case "resource":
 			resource = value
 		case "path":
@@ -125,6 +129,10 @@ func blockText(block []byte) (string, bool) {
 		}
 	case "resource":
 		if s, ok := contentsText(resource); ok {
+			return s, true
+		}
+	case "resource_link":
+		if s, ok := jsonString(uri); ok {
 			return s, true
 		}
 	}

@@ -48,7 +48,7 @@ func TestText(t *testing.T) {
 				{"type":"audio","data":"` + wavB64 + `","mimeType":"audio/wav"},
 				{"type":"text","text":"bye\nsecond line, \"quoted\", caf\u00e9"}
 			],"isError":false,"structuredContent":{"text":"not this"}}`,
-			want: "hello\nresource text\nbye\nsecond line, \"quoted\", café",
+			want: "hello\nresource text\ndemo://l\nbye\nsecond line, \"quoted\", café",
 		},
 		{
 			name: "non-object and odd blocks are skipped",
@@ -99,6 +99,44 @@ func TestText(t *testing.T) {
 			in:   `{"contents":[{"uri":"demo://a","path":"a.png"},{"uri":"demo://b","text":"b"}]}`,
 			want: "a.png\nb",
 		},
+		// A resource_link block is printed as its URI, in its place among the
+		// other blocks' lines.
+		{
+			name: "links among text blocks",
+			in: `{"content":[
+				{"type":"text","text":"found 2 files:"},
+				{"type":"resource_link","uri":"file:///a.txt","name":"a.txt","mimeType":"text/plain"},
+				{"type":"image","data":"` + pngB64 + `","mimeType":"image/png"},
+				{"name":"b","uri":"file:///dir/b%20c.md","type":"resource_link","description":"the text is not printed"},
+				{"type":"text","text":"done"}
+			]}`,
+			want: "found 2 files:\nfile:///a.txt\nfile:///dir/b%20c.md\ndone",
+		},
+		{
+			name: "only links",
+			in:   `{"content":[{"type":"resource_link","uri":"demo://one","name":"one"},{"type":"resource_link","uri":"demo://two","name":"two"}]}`,
+			want: "demo://one\ndemo://two",
+		},
+		{
+			name: "links without a string uri are skipped",
+			in:   `{"content":[{"type":"resource_link","name":"no uri"},{"type":"resource_link","uri":7},{"type":"resource_link","uri":null},{"type":"resource_link","uri":"demo://ok"}]}`,
+			want: "demo://ok",
+		},
+		{
+			name: "a uri on another block type is not printed",
+			in:   `{"content":[{"type":"image","uri":"demo://img","data":"` + pngB64 + `"},{"type":"text","text":"t","uri":"demo://t"}]}`,
+			want: "t",
+		},
+		{
+			name: "escaped uri is decoded",
+			in:   `{"content":[{"type":"resource_link","uri":"demo://caf\u00e9?q=\"x\"","name":"n"}]}`,
+			want: `demo://café?q="x"`,
+		},
+		{
+			name: "prompts/get messages with links",
+			in:   `{"messages":[{"role":"user","content":{"type":"text","text":"read this"}},{"role":"user","content":{"type":"resource_link","uri":"demo://readme","name":"readme"}}]}`,
+			want: "read this\ndemo://readme",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,6 +148,63 @@ func TestText(t *testing.T) {
 				t.Errorf("Text (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A resources/read result, as mcpv read --text and --save-dir see it: the
+// text items are the text, raw and in order; blobs are skipped by Text until
+// Save has written them, and then their paths take their places.
+func TestReadResult(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "saved")
+	in := `{"contents":[
+		{"uri":"demo://readme","mimeType":"text/markdown","text":"# title\n\nbody\n"},
+		{"uri":"demo://logo.png","mimeType":"image/png","blob":"` + pngB64 + `"},
+		{"uri":"demo://empty","text":""},
+		{"uri":"demo://data/table","mimeType":"application/json","blob":"` + blobB64 + `","_meta":{"blob":"not this"}},
+		{"uri":"demo://last","text":"last"}
+	],"_meta":{"contents":[]}}`
+	got, err := Text([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff("# title\n\nbody\n\n\nlast", got); diff != "" {
+		t.Errorf("Text (-want +got):\n%s", diff)
+	}
+	saved, paths, err := Save([]byte(in), dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logo, table := filepath.Join(dir, "logo.png"), filepath.Join(dir, "table.json")
+	if diff := cmp.Diff([]string{logo, table}, paths); diff != "" {
+		t.Errorf("paths (-want +got):\n%s", diff)
+	}
+	want := strings.NewReplacer(
+		`"blob":"`+pngB64+`"`, `"path":`+string(quote(logo)),
+		`"blob":"`+blobB64+`"`, `"path":`+string(quote(table)),
+	).Replace(in)
+	if diff := cmp.Diff(want, string(saved)); diff != "" {
+		t.Errorf("Save (-want +got):\n%s", diff)
+	}
+	for p, b64 := range map[string]string{logo: pngB64, table: blobB64} {
+		checkInside(t, dir, p)
+		if data, err := os.ReadFile(p); err != nil || string(data) != mustB64(t, b64) {
+			t.Errorf("%s: %q, %v", p, data, err)
+		}
+	}
+	after, err := Text(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff("# title\n\nbody\n\n"+logo+"\n\n"+table+"\nlast", after); diff != "" {
+		t.Errorf("Text after Save (-want +got):\n%s", diff)
+	}
+	// A second read into the same directory never overwrites the first.
+	_, paths2, err := Save([]byte(in), dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{filepath.Join(dir, "logo-2.png"), filepath.Join(dir, "table-2.json")}, paths2); diff != "" {
+		t.Errorf("second Save paths (-want +got):\n%s", diff)
 	}
 }
 
@@ -463,7 +558,7 @@ func TestTextAfterSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff("Here is the chart:\nnotes", before); diff != "" {
+	if diff := cmp.Diff("Here is the chart:\nnotes\ndemo://elsewhere", before); diff != "" {
 		t.Errorf("Text before Save (-want +got):\n%s", diff)
 	}
 	saved, paths, err := Save([]byte(in), dir, "")
@@ -479,6 +574,7 @@ func TestTextAfterSave(t *testing.T) {
 		filepath.Join(dir, "content-2.png"),
 		filepath.Join(dir, "table.json"),
 		"notes",
+		"demo://elsewhere",
 		filepath.Join(dir, "content-6.wav"),
 	}, "\n")
 	if diff := cmp.Diff(want, after); diff != "" {

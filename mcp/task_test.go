@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -229,7 +230,14 @@ func TestToolCache(t *testing.T) {
 	var tc ToolCache
 	for _, name := range []string{"b", "a", "nope", "b"} {
 		tool, err := tc.Find(t.Context(), c, name)
-		if err != nil || tool.Name != name || (name != "nope") != (tool.Raw != nil) {
+		var nl *ToolNotListedError
+		if name == "nope" {
+			if !errors.As(err, &nl) || nl.Name != "nope" || !slices.Equal(nl.Listed, []string{"a", "b"}) || tool.Name != name || tool.Raw != nil {
+				t.Fatalf("Find(nope) = %+v, %v; want a ToolNotListedError listing a and b", tool, err)
+			}
+			continue
+		}
+		if err != nil || tool.Name != name || tool.Raw == nil {
 			t.Fatalf("Find(%s) = %+v, %v", name, tool, err)
 		}
 		if name == "b" && tool.TaskSupport != "optional" {
@@ -249,5 +257,10 @@ func TestToolCache(t *testing.T) {
 	found, err := c.FindTool(t.Context(), "a")
 	if err != nil || found.Raw == nil || len(log.methods()) != 5 {
 		t.Errorf("FindTool(a) = %+v, %v after %d requests; want it found on the first page", found, err, len(log.methods()))
+	}
+	found, err = c.FindTool(t.Context(), "c")
+	var nl *ToolNotListedError
+	if !errors.As(err, &nl) || !slices.Equal(nl.Listed, []string{"a", "b"}) || found.Raw != nil || len(log.methods()) != 7 {
+		t.Errorf("FindTool(c) = %+v, %v after %d requests; want every page walked and a ToolNotListedError", found, err, len(log.methods()))
 	}
 }

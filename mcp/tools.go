@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -36,12 +38,16 @@ func parseTool(raw json.RawMessage) (Tool, bool) {
 }
 
 // FindTool walks tools/list page by page for the tool called name and stops
-// at it. A tool the server does not list comes back with only its Name set.
+// at it. A tool the server does not list comes back with only its Name
+// set, and a *ToolNotListedError.
 func (c *Client) FindTool(ctx context.Context, name string) (Tool, error) {
 	found := Tool{Name: name}
+	var listed []string
 	err := c.Each(ctx, "tools/list", "tools", func(items []json.RawMessage) bool {
 		for _, raw := range items {
-			if !toolNamed(raw, name) {
+			n := toolName(raw)
+			if n != name {
+				listed = append(listed, n)
 				continue
 			}
 			if t, ok := parseTool(raw); ok {
@@ -51,20 +57,32 @@ func (c *Client) FindTool(ctx context.Context, name string) (Tool, error) {
 		}
 		return false
 	})
+	if err == nil && found.Raw == nil {
+		err = &ToolNotListedError{Name: name, Listed: listed}
+	}
 	return found, err
 }
 
-// toolNamed checks a definition's name without decoding the rest of it.
-func toolNamed(raw json.RawMessage, name string) bool {
-	match := false
+// toolName reads a definition's name without decoding the rest of it.
+func toolName(raw json.RawMessage) string {
+	var name string
 	rawjson.ForEachValidMember(raw, func(k string, v []byte) error {
 		if k == "name" {
-			var n string
-			match = json.Unmarshal(v, &n) == nil && n == name
+			json.Unmarshal(v, &name)
 		}
 		return nil
 	})
-	return match
+	return name
+}
+
+// ToolNotListedError is a tool name that tools/list does not hold.
+type ToolNotListedError struct {
+	Name   string
+	Listed []string // the names it does hold, in its order
+}
+
+func (e *ToolNotListedError) Error() string {
+	return fmt.Sprintf("the server lists no tool %q (it has %d)", e.Name, len(e.Listed))
 }
 
 // ToolCache keeps a session's tool definitions, so that many calls in one
@@ -80,7 +98,8 @@ type ToolCache struct {
 }
 
 // Find returns the tool called name, listing every tool first if the cache
-// is empty. A tool the server does not list comes back with only its Name.
+// is empty. A tool the server does not list comes back with only its Name,
+// and a *ToolNotListedError.
 func (tc *ToolCache) Find(ctx context.Context, c *Client, name string) (Tool, error) {
 	tc.walk.Lock()
 	defer tc.walk.Unlock()
@@ -109,7 +128,12 @@ func (tc *ToolCache) Find(ctx context.Context, c *Client, name string) (Tool, er
 	if t, ok := tools[name]; ok {
 		return t, nil
 	}
-	return Tool{Name: name}, nil
+	listed := make([]string, 0, len(tools))
+	for n := range tools {
+		listed = append(listed, n)
+	}
+	slices.Sort(listed)
+	return Tool{Name: name}, &ToolNotListedError{Name: name, Listed: listed}
 }
 
 // Reset forgets every definition; the next Find lists the tools again.

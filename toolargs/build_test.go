@@ -151,7 +151,15 @@ func TestValidate(t *testing.T) {
 	}{
 		{searchSchema, `{"query":"q","limit":10}`, ""},
 		{searchSchema, `{"limit":10}`, `/: missing property 'query' (required)`},
-		{searchSchema, `{"query":"q","limit":1000}`, `/limit: maximum: got 1000, want 100 (maximum)`},
+		{searchSchema, `{"query":"q","limit":1000}`, `/limit: got 1000, want at most 100 (maximum)`},
+		{`{"properties":{"n":{"maximum":300000000}}}`, `{"n":300000001}`, `/n: got 300000001, want at most 300000000 (maximum)`},
+		{`{"properties":{"n":{"minimum":0.5}}}`, `{"n":0.25}`, `/n: got 0.25, want at least 0.5 (minimum)`},
+		{`{"properties":{"n":{"exclusiveMaximum":1e10}}}`, `{"n":12345678901.5}`, `/n: got 12345678901.5, want less than 10000000000 (exclusiveMaximum)`},
+		{`{"properties":{"n":{"exclusiveMinimum":-2}}}`, `{"n":-3}`, `/n: got -3, want more than -2 (exclusiveMinimum)`},
+		{`{"properties":{"n":{"multipleOf":0.01}}}`, `{"n":0.123}`, `/n: got 0.123, want a multiple of 0.01 (multipleOf)`},
+		{`{"properties":{"s":{"maxLength":3}}}`, `{"s":"abcdef"}`, `/s: got 6 characters, want at most 3 (maxLength)`},
+		{`{"properties":{"a":{"minItems":2}}}`, `{"a":[1]}`, `/a: got 1 items, want at least 2 (minItems)`},
+		{`{"properties":{"s":{"enum":[1000000,2]}}}`, `{"s":3}`, `/s: value must be one of 1000000, 2 (enum)`},
 		{searchSchema, `{"query":"q","filter":{"since":"x"}}`, `/filter/since: got string, want integer (type)`},
 		{draft7Schema, `{"n":1,"extra":true}`, `additionalProperties`},
 		{refSchema, `{"user":{"id":"x"}}`, `/user/id: got string, want integer (type)`},
@@ -168,6 +176,8 @@ func TestValidate(t *testing.T) {
 			t.Errorf("%s: %v", tt.value, err)
 		case tt.want != "" && (!errors.As(err, &viol) || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("%s: err = %v, want %q", tt.value, err, tt.want)
+		case tt.want != "" && strings.Count(err.Error(), viol.Rule) != 1:
+			t.Errorf("%s: err = %v names its rule more than once", tt.value, err)
 		}
 	}
 }

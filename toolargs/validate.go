@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"regexp"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
@@ -27,6 +29,7 @@ type Violation struct {
 	Pointer string // JSON pointer into the value, "" for the whole value
 	Rule    string // the schema keyword, e.g. "type", "required", "minimum"
 	Message string
+	Missing []string // for "required": the properties missing
 }
 
 func (v *Violation) Error() string {
@@ -147,9 +150,81 @@ func (v *Validator) validate(value json.RawMessage) error {
 	if kp := ve.ErrorKind.KeywordPath(); len(kp) > 0 {
 		rule = kp[len(kp)-1]
 	}
-	msg := ve.ErrorKind.LocalizedString(english)
+	var missing []string
+	if r, ok := ve.ErrorKind.(*kind.Required); ok {
+		missing = r.Missing
+	}
+	return &Violation{Pointer: ptr.String(), Rule: rule, Message: describe(ve.ErrorKind, rule), Missing: missing}
+}
+
+// describe describes a broken rule without naming it (Violation.Error adds
+// the rule's name once) and with numbers as JSON writes them: 300000001,
+// not the library's 3.00000001×10⁰⁸.
+func describe(k jsonschema.ErrorKind, rule string) string {
+	switch k := k.(type) {
+	case *kind.Minimum:
+		return fmt.Sprintf("got %s, want at least %s", decimal(k.Got), decimal(k.Want))
+	case *kind.Maximum:
+		return fmt.Sprintf("got %s, want at most %s", decimal(k.Got), decimal(k.Want))
+	case *kind.ExclusiveMinimum:
+		return fmt.Sprintf("got %s, want more than %s", decimal(k.Got), decimal(k.Want))
+	case *kind.ExclusiveMaximum:
+		return fmt.Sprintf("got %s, want less than %s", decimal(k.Got), decimal(k.Want))
+	case *kind.MultipleOf:
+		return fmt.Sprintf("got %s, want a multiple of %s", decimal(k.Got), decimal(k.Want))
+	case *kind.MinLength:
+		return fmt.Sprintf("got %d characters, want at least %d", k.Got, k.Want)
+	case *kind.MaxLength:
+		return fmt.Sprintf("got %d characters, want at most %d", k.Got, k.Want)
+	case *kind.MinItems:
+		return fmt.Sprintf("got %d items, want at least %d", k.Got, k.Want)
+	case *kind.MaxItems:
+		return fmt.Sprintf("got %d items, want at most %d", k.Got, k.Want)
+	case *kind.MinProperties:
+		return fmt.Sprintf("got %d properties, want at least %d", k.Got, k.Want)
+	case *kind.MaxProperties:
+		return fmt.Sprintf("got %d properties, want at most %d", k.Got, k.Want)
+	}
+	msg := k.LocalizedString(english)
 	for digitGroups.MatchString(msg) { // the printer groups thousands: 1,000
 		msg = digitGroups.ReplaceAllString(msg, "$1$2")
 	}
-	return &Violation{Pointer: ptr.String(), Rule: rule, Message: msg}
+	return strings.TrimPrefix(msg, rule+": ")
+}
+
+// decimal writes r in plain decimal notation, exactly: every JSON number
+// has such a form. A rational that has none (never from JSON) is written
+// as a fraction.
+func decimal(r *big.Rat) string {
+	if r == nil {
+		return "?"
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	scaled := new(big.Rat).Set(r)
+	ten := big.NewRat(10, 1)
+	for places := 1; places <= 400; places++ {
+		scaled.Mul(scaled, ten)
+		if scaled.IsInt() {
+			return r.FloatString(places)
+		}
+	}
+	return r.RatString()
+}
+
+// PropertyNames returns the names in a schema's top-level "properties", in
+// the schema's order; nil when it has none.
+func PropertyNames(schema json.RawMessage) []string {
+	var names []string
+	rawjson.ForEachValidMember(schema, func(k string, v []byte) error {
+		if k == "properties" {
+			rawjson.ForEachValidMember(v, func(name string, _ []byte) error {
+				names = append(names, name)
+				return nil
+			})
+		}
+		return nil
+	})
+	return names
 }

@@ -53,7 +53,8 @@ const (
 //	hang          never answer tools/call
 //	rpc-error     tools/call answers with a JSON-RPC error
 //	stray-id      send a response to an unknown id before each answer
-//	pages=N       tools/list in N pages of one tool each
+//	pages=N       tools/list in N pages of one tool each (the last also
+//	              lists tool "x"; tools/call answers any name)
 //	ask=METHOD    before answering tools/call, send the client a METHOD request
 //	tool-error    tools/call answers with isError: true
 //	typed=OUT     tools/list adds tool "typed" (outputSchema: integer n, required);
@@ -527,6 +528,9 @@ func (s *server) toolsList(m msg) {
 	}
 	if page == 0 && s.c.t.on() {
 		job = fmt.Sprintf(`,{"name":"job","description":"A slow job","inputSchema":{"type":"object"},"execution":{"taskSupport":%q}}`, s.c.t.support)
+	}
+	if next == "" {
+		job += `,{"name":"x","inputSchema":{"type":"object"}}` // the tool tests call
 	}
 	s.result(m.ID, fmt.Sprintf(`{"tools":[{"name":"tool%d","inputSchema":{"type":"object"}}%s]%s}`, page, job, next))
 }

@@ -157,7 +157,7 @@ func TestTaskCapabilitiesAndTool(t *testing.T) {
 	if got := c.call(1, "tools/list", `{}`); !strings.Contains(got, want) {
 		t.Errorf("tools/list: %s", got)
 	}
-	if got := c.call(2, "tools/list", `{"cursor":"page-1"}`); !strings.Contains(got, `{"tools":[{"name":"tool1","inputSchema":{"type":"object"}}]}`) {
+	if got := c.call(2, "tools/list", `{"cursor":"page-1"}`); !strings.Contains(got, `{"tools":[{"name":"tool1","inputSchema":{"type":"object"}},{"name":"x","inputSchema":{"type":"object"}}]}`) {
 		t.Errorf("tools/list page 2: %s", got)
 	}
 	wantError(t, open(t, "plain").call(1, "tasks/get", `{"taskId":"task-1"}`), -32601, "Method not found")
