@@ -149,6 +149,8 @@ func hint(err error) string {
 		return "; give a pre-registered --client-id (with --client-secret or --client-key for a machine grant)"
 	case errors.As(err, &oe) && oe.Need == oauth.NeedLogin:
 		return "; run 'mcpv auth login' with the same server, or use --auth auto"
+	case errors.Is(err, mcp.ErrNotLegacy):
+		return "; drop --transport sse"
 	}
 	return ""
 }

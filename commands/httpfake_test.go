@@ -171,3 +171,15 @@ func TestHTTPSWithCACert(t *testing.T) {
 		t.Errorf("bad --cacert: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// --transport sse against a Streamable HTTP server says what the server is
+// and what to do, on one line.
+func TestTransportSSEAgainstStreamableHTTP(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{})
+	r := mcpv(t, "", "--transport", "sse", "-u", srv.URL, "ping")
+	want := "mcpv: initialize: legacy SSE: " + srv.URL + " is a Streamable HTTP server, not a legacy HTTP+SSE one (its GET: HTTP 405 Method Not Allowed from " + srv.URL + "); drop --transport sse\n"
+	if r.code != 4 || r.stderr != want {
+		t.Errorf("exit %d, stderr %q\nwant %q", r.code, r.stderr, want)
+	}
+}

@@ -180,7 +180,7 @@ func TestHundredMegabyteResult(t *testing.T) {
 	t.Parallel()
 	const size = 100 << 20
 	s := newServer(t, fmt.Sprintf("big=%d", size))
-	cmd := exec.Command(mcpvBin, append([]string{"call", "big"}, s.args()...)...)
+	cmd := exec.Command(mcpvBin, append([]string{"call", "big", "--no-validate"}, s.args()...)...)
 	var out countingWriter
 	var errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -212,7 +212,7 @@ func TestAuthRequiredIsExit5(t *testing.T) {
 func TestCtrlC(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, "hang")
-	r := start(t, append([]string{"call", "slow"}, s.args()...)...)
+	r := start(t, append([]string{"call", "slow", "--no-validate"}, s.args()...)...)
 	s.waitFor(t, `"tools/call"`)
 	r.cmd.Process.Signal(os.Interrupt)
 	code, took := r.wait(t, 10*time.Second)
@@ -232,7 +232,7 @@ func TestCtrlC(t *testing.T) {
 func TestSecondCtrlCKillsAtOnce(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, "hang,ignore-exit,grandchild")
-	r := start(t, append([]string{"call", "slow"}, s.args()...)...)
+	r := start(t, append([]string{"call", "slow", "--no-validate"}, s.args()...)...)
 	s.waitFor(t, `"tools/call"`)
 	r.cmd.Process.Signal(os.Interrupt)
 	s.waitFor(t, `notifications/cancelled`) // the first Ctrl-C has been handled
@@ -253,7 +253,7 @@ func TestSecondCtrlCKillsAtOnce(t *testing.T) {
 func TestServerDiesWithKilledMcpv(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, "hang,ignore-exit")
-	r := start(t, append([]string{"call", "slow"}, s.args()...)...)
+	r := start(t, append([]string{"call", "slow", "--no-validate"}, s.args()...)...)
 	s.waitFor(t, `"tools/call"`)
 	r.cmd.Process.Kill()
 	r.wait(t, 5*time.Second)

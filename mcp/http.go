@@ -325,6 +325,10 @@ func (t *HTTPTransport) post(ctx context.Context, msg []byte, o outgoing) (*http
 	return resp, nil
 }
 
+// ErrNotLegacy is a server reached as a legacy HTTP+SSE server that
+// speaks Streamable HTTP.
+var ErrNotLegacy = errors.New("a Streamable HTTP server, not a legacy HTTP+SSE one")
+
 // notLegacy is the error of a legacy SSE connection that failed with err:
 // when the URL answers msg (initialize) as a Streamable HTTP server would,
 // the error says that it is one. The session the probe opened is ended.
@@ -353,7 +357,7 @@ func (t *HTTPTransport) notLegacy(ctx context.Context, msg []byte, err error) er
 	if !streamable {
 		return err
 	}
-	return &TransportError{Op: "legacy SSE", Err: fmt.Errorf("%s is a Streamable HTTP server, not a legacy HTTP+SSE one (its GET: %v); drop --transport sse", displayURL(t.url), unwrapTransport(err))}
+	return &TransportError{Op: "legacy SSE", Err: fmt.Errorf("%s is %w (its GET: %v)", displayURL(t.url), ErrNotLegacy, unwrapTransport(err))}
 }
 
 // unwrapTransport is the cause inside a *TransportError, for quoting it

@@ -92,8 +92,7 @@ func TestHTTPModes(t *testing.T) {
 		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{})
 		h := dialHTTP(t, HTTPOptions{URL: srv.URL, Mode: ModeSSE}, SessionOptions{})
 		_, err := Initialize(testCtx(t), h.s, ClientOptions{Info: testInfo()})
-		if err == nil || !strings.Contains(err.Error(), srv.URL+" is a Streamable HTTP server, not a legacy HTTP+SSE one (its GET: HTTP 405") ||
-			!strings.HasSuffix(err.Error(), "; drop --transport sse") {
+		if !errors.Is(err, ErrNotLegacy) || !strings.Contains(err.Error(), srv.URL+" is a Streamable HTTP server, not a legacy HTTP+SSE one (its GET: HTTP 405") {
 			t.Errorf("got %v", err)
 		}
 		// The probe's session is ended.
