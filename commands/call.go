@@ -37,7 +37,7 @@ type callCmd struct {
 }
 
 func (c *callCmd) Help() string {
-	return `Calls the tool and prints its result. A result with isError: true is printed and exits 1.
+	return `Calls the tool and prints its result. A result with isError: true is printed and exits 1, with its text on stderr. A tool name the server does not list is refused (exit 3, with the nearest name); 'mcpv list-tools TOOL' shows what a tool takes.
 
 Arguments are typed by the tool's inputSchema (fetched with tools/list): integers, numbers, booleans, null, enums, and objects or arrays written as JSON; a string property keeps the text as is (007 stays "007"). Union types are tried in the order null, boolean, integer, number, object, array, string. key:=JSON is never guessed at. The arguments are checked against the schema before anything is sent (exit 2 names the JSON pointer and the rule).
 

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,6 +17,30 @@ var update = flag.Bool("update", false, "rewrite the help golden files")
 // Help output is part of the interface: the help of mcpv and of every
 // command in the grammar is pinned here, and
 // `go test ./commands -run TestHelp -update` rewrites it after a deliberate change.
+// 'mcpv help COMMAND' is 'mcpv COMMAND --help'; a command's help names the
+// global flags once, briefly, after its own.
+func TestHelpCommand(t *testing.T) {
+	t.Parallel()
+	for _, argv := range [][]string{{"ping"}, {"auth", "login"}, {}} {
+		want := mcpv(t, "", append(slices.Clone(argv), "--help")...)
+		got := mcpv(t, "", append([]string{"help"}, argv...)...)
+		if got.code != 0 || got.stdout != want.stdout || got.stdout == "" {
+			t.Errorf("help %v: exit %d, stdout differs from --help: %q", argv, got.code, got.stdout)
+		}
+	}
+	r := mcpv(t, "", "help", "pnig")
+	if r.code != 2 || !strings.Contains(r.stderr, "unexpected argument pnig") {
+		t.Errorf("help pnig: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = mcpv(t, "", "ping", "--help")
+	if strings.Count(r.stdout, "--timeout") != 1 || strings.Contains(r.stdout, "Give up on a request") || !strings.Contains(r.stdout, "Global flags") {
+		t.Errorf("ping --help describes the global flags in full:\n%s", r.stdout)
+	}
+	if r := mcpv(t, "", "--help"); !strings.Contains(r.stdout, "Give up on a request") {
+		t.Errorf("mcpv --help does not describe --timeout")
+	}
+}
+
 func TestHelp(t *testing.T) {
 	t.Parallel()
 	commands := []string{""}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -68,6 +69,7 @@ func (c *cli) Help() string {
     mcpv [flags] <command> [args] -- SERVER-COMMAND [ARGS...]
     mcpv [flags] --url URL <command> [args]
     mcpv [flags] --server NAME <command> [args]
+    mcpv help <command>          (the same as mcpv <command> --help)
 
 Exit codes:
 
@@ -103,6 +105,7 @@ func parser(c *cli, ios *output.Streams, exit func(int)) (*kong.Kong, error) {
 		kong.Writers(ios.Out, ios.Err),
 		kong.Exit(exit),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: true}),
+		kong.Help(printHelp),
 		kong.Vars{
 			"version":            "mcpv " + Version,
 			"latest_version":     mcp.LatestVersion,
@@ -152,6 +155,10 @@ func run(ctx context.Context, args []string, ios *output.Streams, env connect.En
 
 func runWith(ctx context.Context, args []string, ios *output.Streams, env connect.Env, servers *mcp.ProcessGroups) (code int) {
 	args, server := splitServer(args)
+	if len(args) > 0 && args[0] == "help" {
+		// 'mcpv help [COMMAND...]' is 'mcpv [COMMAND...] --help'.
+		args = append(slices.Clone(args[1:]), "--help")
+	}
 	var c cli
 	c.environ = env.Environ
 	k, err := parser(&c, ios, func(code int) { panic(exitRequest{code}) })
