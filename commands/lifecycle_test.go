@@ -246,3 +246,27 @@ func TestServerExitWhileGrandchildHoldsStdout(t *testing.T) {
 		t.Errorf("took %v: mcpv waited on the grandchild's stdout", took)
 	}
 }
+
+// A server that never answers initialize, ignores stdin's end and SIGTERM
+// is stopped soon after --connect-timeout or Ctrl-C: the full grace periods
+// (2 s + 2 s) are for servers that got through start-up.
+func TestStartUpEndsPromptly(t *testing.T) {
+	t.Parallel()
+	stubborn := []string{"--", "/bin/sh", "-c", `trap "" TERM; echo started >&2; sleep 30`}
+	start := time.Now()
+	r := mcpv(t, "", append([]string{"--connect-timeout", "300ms", "ping"}, stubborn...)...)
+	if r.code != 124 || !strings.Contains(r.stderr, "initialize: no answer within 300ms") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if took := time.Since(start); took > 2500*time.Millisecond {
+		t.Errorf("--connect-timeout 300ms ended mcpv after %v", took)
+	}
+	start = time.Now()
+	code, stderr := interruptWhen(t, `"method":"initialize"`, append([]string{"ping"}, stubborn...))
+	if code != 130 {
+		t.Errorf("Ctrl-C during start-up: exit %d, stderr %q", code, stderr)
+	}
+	if took := time.Since(start); took > 2500*time.Millisecond {
+		t.Errorf("Ctrl-C during start-up ended mcpv after %v", took)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/redact"
@@ -57,7 +58,13 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		MaxTimeout:      s.MaxTimeout,
 	})
 	if err != nil {
-		session.Close(context.Background())
+		// A server that did not get through start-up (timed out,
+		// interrupted, refused) gets a short goodbye, not the full grace
+		// periods: the user asked to stop, or it has shown it is not
+		// answering.
+		cctx, cancel := context.WithTimeout(context.Background(), startupCloseWait)
+		session.Close(cctx)
+		cancel()
 		return nil, err
 	}
 	c.Client = client
@@ -67,6 +74,10 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	}
 	return c, nil
 }
+
+// startupCloseWait bounds the stop of a server whose start-up failed: stdin
+// closed (or the HTTP session deleted), then, at the end, SIGKILL.
+const startupCloseWait = 500 * time.Millisecond
 
 // transport starts the stdio server or prepares the HTTP connection.
 func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
