@@ -327,3 +327,37 @@ func TestServerRequestFloodInBoundedMemory(t *testing.T) {
 		t.Errorf("peak RSS %d MiB for a flood of pings; it should stay bounded", peak>>10)
 	}
 }
+
+// The README's "In a script" snippet runs as printed, against the demo
+// server, and reports the real exit code.
+func TestReadmeScript(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "In a script:\n\n```sh\n")
+	script, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("no \"In a script\" block in the README")
+	}
+	dir := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(dir, "demo-server"), "../examples/demo-server")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the demo server: %v\n%s", err, out)
+	}
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(mcpvBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the script failed: %v\nstderr: %s", err, stderr.String())
+	}
+	if stdout.String() != "no deploy tool\n" {
+		t.Errorf("stdout %q", stdout.String())
+	}
+	want := "mcpv: the tool reported an error: failed: disk\nfailed (exit 1): failed: disk\n"
+	if stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+}
