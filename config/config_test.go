@@ -207,7 +207,7 @@ func TestParseErrorsHaveLineAndColumn(t *testing.T) {
 		{"yaml syntax", "a.yaml", "servers:\n  a:\n    command: x\n   args: [1\n", ":4:4: did not find expected key"},
 		{"yaml tab", "a.yaml", "servers:\n\tx: 1\n", ":2:1: found character that cannot start any token"},
 		{"yaml duplicate", "a.yaml", "servers:\n  a: {command: x}\n  a: {command: y}\n", `:3:3: "a" is already defined on line 2`},
-		{"yaml timeout", "a.yaml", "servers:\n  a:\n    command: x\n    timeout: soon\n", `:4:14: server "a": timeout must be a duration`},
+		{"yaml timeout", "a.yaml", "servers:\n  a:\n    command: x\n    timeout: soon\n", `:4:14: server "a": timeout "soon" is not a duration: want e.g. 30s, 1m30s or a number of seconds`},
 		{"yaml http", "a.yaml", "servers:\n  a:\n    transport: sse\n    http: [1]\n", `:4:11: server "a": http must be an object, not an array`},
 		{"yaml transport", "a.yaml", "servers:\n  a:\n    transport: websocket\n    command: x\n", `:3:16: server "a": unknown transport "websocket"`},
 		{"yaml root", "a.yaml", "- 1\n", `:1:1: want a mapping with "servers", found an array`},

@@ -275,12 +275,26 @@ func parseYAML(data []byte) (*node, error) {
 	if doc.Kind == 0 { // an empty file
 		return &node{kind: kindObject, line: 1, col: 1}, nil
 	}
-	return yamlNode(&doc, 0)
+	c := &yamlConverter{budget: maxYAMLNodes + 2*len(data)}
+	return c.node(&doc, 0)
 }
 
-func yamlNode(y *yaml.Node, depth int) (*node, error) {
+// maxYAMLNodes (and two per byte of the file) bound the values a YAML file
+// becomes once its aliases are expanded: without a bound, a few hundred
+// bytes of aliases of aliases ("billion laughs") expand to 10⁸ values and
+// more, and mcpv hangs filling its memory. A file without aliases makes
+// at most about one and a half values per byte ("[:,:,:]").
+const maxYAMLNodes = 100_000
+
+// yamlConverter turns yaml.Nodes into nodes, within its budget.
+type yamlConverter struct{ budget int }
+
+func (c *yamlConverter) node(y *yaml.Node, depth int) (*node, error) {
 	if depth > 100 {
 		return nil, &posError{line: y.Line, col: y.Column, msg: "nested too deeply (or an alias loop)"}
+	}
+	if c.budget--; c.budget < 0 {
+		return nil, &posError{line: y.Line, col: y.Column, msg: "too many values: aliases expand the file beyond what mcpv reads"}
 	}
 	n := &node{line: y.Line, col: y.Column}
 	switch y.Kind {
@@ -288,13 +302,13 @@ func yamlNode(y *yaml.Node, depth int) (*node, error) {
 		if len(y.Content) == 0 {
 			return &node{kind: kindObject, line: 1, col: 1}, nil
 		}
-		return yamlNode(y.Content[0], depth+1)
+		return c.node(y.Content[0], depth+1)
 	case yaml.AliasNode:
-		return yamlNode(y.Alias, depth+1)
+		return c.node(y.Alias, depth+1)
 	case yaml.SequenceNode:
 		n.kind = kindArray
-		for _, c := range y.Content {
-			item, err := yamlNode(c, depth+1)
+		for _, it := range y.Content {
+			item, err := c.node(it, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -312,7 +326,7 @@ func yamlNode(y *yaml.Node, depth int) (*node, error) {
 				return nil, &posError{line: k.Line, col: k.Column, msg: fmt.Sprintf("%q is already defined on line %d", k.Value, at)}
 			}
 			seen[k.Value] = k.Line
-			val, err := yamlNode(y.Content[i+1], depth+1)
+			val, err := c.node(y.Content[i+1], depth+1)
 			if err != nil {
 				return nil, err
 			}

@@ -1,9 +1,10 @@
 package config
 
 import (
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/duration"
 )
 
 // parse fills f.Servers from f.Data. Every format has its servers in an
@@ -126,7 +127,7 @@ func (f *File) entry(name string, n *node) (*Server, error) {
 		s.Headers = append(s.Headers, more...)
 	}
 	if t := n.get("timeout"); t != nil {
-		if s.Timeout, err = duration(name, t); err != nil {
+		if s.Timeout, err = timeoutOf(name, t); err != nil {
 			return nil, err
 		}
 	}
@@ -260,19 +261,16 @@ func vars(name, field string, n *node) ([]Var, error) {
 	return out, nil
 }
 
-// duration reads a timeout: a Go duration ("30s", "2m") or a number of seconds.
-func duration(name string, n *node) (time.Duration, error) {
-	switch n.kind {
-	case kindNumber:
-		secs, err := strconv.ParseFloat(n.text, 64)
-		if err == nil && secs >= 0 {
-			return time.Duration(secs * float64(time.Second)), nil
-		}
-	case kindString:
-		d, err := time.ParseDuration(n.text)
-		if err == nil && d >= 0 {
-			return d, nil
-		}
+// timeoutOf reads a timeout as --timeout does (duration.Parse): a Go
+// duration ("30s", "2m") or a number of seconds, written as a number or as
+// a string.
+func timeoutOf(name string, n *node) (time.Duration, error) {
+	if n.kind != kindNumber && n.kind != kindString {
+		return 0, errorAt(n, "server %q: timeout must be a duration such as \"30s\" or a number of seconds, not %s", name, n.kind)
 	}
-	return 0, errorAt(n, "server %q: timeout must be a duration such as \"30s\" or a number of seconds", name)
+	d, err := duration.Parse(n.text)
+	if err != nil {
+		return 0, errorAt(n, "server %q: timeout %v", name, err)
+	}
+	return d, nil
 }

@@ -3,12 +3,15 @@ package connect
 import (
 	"fmt"
 	"strings"
-	"time"
+
+	"github.com/mcpv/mcpv/internal/duration"
 )
 
 // The flags that shape a session, as the user gave them. commands embeds
 // these groups in its grammar; their tags are kong's. Resolve and Merge
-// turn them, with a config entry and the environment, into Settings.
+// turn them, with a config entry and the environment, into Settings. The
+// timeouts are duration.Flag: a Go duration or a number of seconds, as a
+// config entry's timeout.
 
 // ServerFlags choose and shape the server connection.
 type ServerFlags struct {
@@ -21,8 +24,8 @@ type ServerFlags struct {
 	Transport       string        `name:"transport" enum:"auto,streamable-http,sse" default:"auto" help:"HTTP transport: auto (Streamable HTTP, falling back to legacy SSE), streamable-http or sse." group:"Server"`
 	Env             []string      `name:"env" sep:"none" placeholder:"KEY=VAL" help:"Set a variable in the stdio server's environment (repeatable)." group:"Server"`
 	Cwd             string        `name:"cwd" placeholder:"DIR" help:"Working directory of the stdio server." group:"Server" type:"existingdir"`
-	Timeout         time.Duration `name:"timeout" default:"10m" help:"Give up on a request after this long; 0 waits forever." group:"Server"`
-	ConnectTimeout  time.Duration `name:"connect-timeout" default:"60s" help:"Give up if the server has not started and answered initialize within this long." group:"Server"`
+	Timeout         duration.Flag `name:"timeout" default:"10m" help:"Give up on a request after this long; 0 waits forever." group:"Server"`
+	ConnectTimeout  duration.Flag `name:"connect-timeout" default:"60s" help:"Give up if the server has not started and answered initialize within this long." group:"Server"`
 	ProtocolVersion string        `name:"protocol-version" placeholder:"VERSION" help:"Offer this protocol version and accept no other (default: offer ${latest_version}, accept ${supported_versions})." group:"Server"`
 	Quiet           bool          `name:"quiet" help:"Do not show the server's stderr (its last lines still appear in errors)." group:"Server"`
 	Verbose         bool          `short:"v" name:"verbose" help:"Trace the JSON-RPC messages on stderr." group:"Server"`
@@ -64,7 +67,7 @@ type AuthFlags struct {
 
 // ClientFlags decide how mcpv answers what the server asks and shows what it reports.
 type ClientFlags struct {
-	MaxTimeout  time.Duration `name:"max-timeout" default:"1h" help:"Progress notifications restart --timeout, but a request never runs longer than this; 0 means no cap." group:"Server requests"`
+	MaxTimeout  duration.Flag `name:"max-timeout" default:"1h" help:"Progress notifications restart --timeout, but a request never runs longer than this; 0 means no cap." group:"Server requests"`
 	Events      string        `name:"events" placeholder:"FILE" help:"Write every notification from the server to FILE as NDJSON, with a timestamp." group:"Server requests"`
 	LogLevel    string        `name:"log-level" enum:",debug,info,notice,warning,error,critical,alert,emergency" default:"" placeholder:"LEVEL" help:"Ask the server to send log messages at LEVEL and above (logging/setLevel)." group:"Server requests"`
 	Root        []string      `name:"root" sep:"none" placeholder:"DIR" help:"Offer this directory as a root (repeatable); without --root mcpv declares no roots." group:"Server requests"`

@@ -91,9 +91,9 @@ type Source struct {
 // values; -H and --env add to them (-H replaces a header of the same name).
 func Merge(f Flags, explicit map[string]bool, src Source, env Env) (*Settings, error) {
 	s := &Settings{
-		Timeout:         f.Timeout,
-		ConnectTimeout:  f.ConnectTimeout,
-		MaxTimeout:      f.MaxTimeout,
+		Timeout:         time.Duration(f.Timeout),
+		ConnectTimeout:  time.Duration(f.ConnectTimeout),
+		MaxTimeout:      time.Duration(f.MaxTimeout),
 		ProtocolVersion: f.ProtocolVersion,
 		Quiet:           f.Quiet,
 		Verbose:         f.Verbose,

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -17,9 +18,9 @@ import (
 func defaults() Flags {
 	var f Flags
 	f.Transport = "auto"
-	f.Timeout = 10 * time.Minute
-	f.ConnectTimeout = time.Minute
-	f.MaxTimeout = time.Hour
+	f.Timeout = duration.Flag(10 * time.Minute)
+	f.ConnectTimeout = duration.Flag(time.Minute)
+	f.MaxTimeout = duration.Flag(time.Hour)
 	f.Grant = "authorization-code"
 	return f
 }
@@ -124,7 +125,7 @@ func TestMerge(t *testing.T) {
 		{
 			name: "explicit flags beat the entry; -H replaces a header of the same name",
 			flags: func(f *Flags) {
-				f.Timeout, f.ProtocolVersion, f.Transport, f.Grant = time.Second, "2025-11-25", "sse", "authorization-code"
+				f.Timeout, f.ProtocolVersion, f.Transport, f.Grant = duration.Flag(time.Second), "2025-11-25", "sse", "authorization-code"
 				f.ClientID = "flag-client"
 			},
 			explicit: []string{"timeout", "protocol-version", "transport", "grant"},
@@ -193,7 +194,7 @@ func TestMerge(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := &Settings{
-				Timeout: f.Timeout, ConnectTimeout: f.ConnectTimeout, MaxTimeout: f.MaxTimeout,
+				Timeout: time.Duration(f.Timeout), ConnectTimeout: time.Duration(f.ConnectTimeout), MaxTimeout: time.Duration(f.MaxTimeout),
 				Auth: Auth{Mode: f.Auth, Grant: "authorization_code", ClientID: f.ClientID},
 			}
 			tt.want(want)
