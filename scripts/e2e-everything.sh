@@ -353,10 +353,10 @@ common_checks() {
 		'{"id":"s","method":"tools/call","params":{"name":"get-sum","arguments":{"a":2,"b":3}}}' \
 		'call no-such-tool' ping >"$tmp/batch.in"
 	stdin=$tmp/batch.in run --quiet batch --keep-going --parallel 2
-	want_rc 1 # this server reports an unknown tool as a tool error
+	want_rc 3 # a tool the server does not list is refused, and nothing is sent
 	sed -n 1p "$tmp/out" | grep -qxF '{"line":1,"result":"Echo: one"}' || because "line 1 is not the echo's text"
 	sed -n 2p "$tmp/out" | grep -q '^{"line":2,"id":"s","result":{"content":\[' || because "line 2 is not get-sum's result"
-	sed -n 3p "$tmp/out" | grep -q '^{"line":3,"result":{.*"isError":true},"exit":1}$' || because "line 3 is not a tool error with exit 1"
+	sed -n 3p "$tmp/out" | grep -qxF '{"line":3,"error":{"message":"the server lists no tool \"no-such-tool\" (see mcpv list-tools); nothing sent (--no-validate sends anyway)"},"exit":3}' || because "line 3 is not the refusal of an unlisted tool"
 	sed -n 4p "$tmp/out" | grep -qxF '{"line":4,"result":{}}' || because "line 4 is not the ping"
 	verdict batch-mixed
 	check_jq call-get-tiny-image \
@@ -443,10 +443,13 @@ common_checks() {
 		call --no-validate get-sum a:='"x"' b:=3
 	check_err call-invalid-arguments-not-sent 2 'arguments /a: got string, want number (type)' call get-sum a:='"x"' b:=3
 	check_err call-untyped-text 2 'argument a: "two" is not number' call get-sum a=two b=3
-	# The server reports an unknown tool as a tool result with isError, not as a JSON-RPC error.
-	check_out call-unknown-tool 1 \
+	# A tool the server does not list is refused with the nearest name, and
+	# nothing is sent; --no-validate sends it anyway, and this server reports
+	# an unknown tool as a tool result with isError, not as a JSON-RPC error.
+	check_err call-unknown-tool 3 'the server lists no tool "get-summ"; did you mean "get-sum"?' call get-summ a:=1 b:=2
+	check_out call-unknown-tool-sent 1 \
 		'{"content":[{"type":"text","text":"MCP error -32602: Tool no-such-tool not found"}],"isError":true}' \
-		call no-such-tool
+		call no-such-tool --no-validate
 	check_err request-unknown-method 3 'error -32601' request nope/nothing
 	check_err get-prompt-unknown 3 'error -32602' get-prompt no-such-prompt
 	check_err read-unknown 3 'error -32602' read demo://no/such/resource
@@ -671,6 +674,57 @@ cd "$saved_pwd"
 export HOME=$saved_home
 kill "$http_pid" 2>/dev/null || true
 label=""
+
+# ---------------------------------------------------------------- hostile fixtures
+
+# The project's own scripted fake server (mcp/mcptest), run from the e2e test
+# binary, plays the servers that once broke mcpv.
+echo "--- hostile fixture servers"
+(cd "$repo" && go test -c -o "$dir/fake" ./e2e) || die "go test -c ./e2e failed"
+fixture() { server_cmd=(env "MCPV_FAKE=$1" "$dir/fake"); }
+
+fixture bad-answer=nul
+why=""
+run --quiet call x
+want_rc 4
+[ "$elapsed" -lt 5000 ] || because "took $(secs "$elapsed"), want < 5 s: the call waited instead of failing"
+verdict "undecodable-answer-fails-at-once ($(secs "$elapsed"))"
+
+fixture content-length
+check_out content-length-framing 0 '"ok"' call x -q .content[0].text
+
+fixture schema=deep:3000
+why=""
+run --quiet call shaped -q .content[0].text
+want_rc 0
+want_stderr_has "is not checked"
+[ "$elapsed" -lt 5000 ] || because "took $(secs "$elapsed"), want < 5 s"
+verdict "deep-schema-bounded ($(secs "$elapsed"))"
+
+fixture ping-flood=300000
+why=""
+rss_kb=""
+if [ -x /usr/bin/time ] && /usr/bin/time -f '%M' -o "$tmp/rss" "$mcpv" --quiet call x -- "${server_cmd[@]}" </dev/null >"$tmp/out" 2>/dev/null; then
+	rss_kb=$(tail -1 "$tmp/rss")
+else
+	"$mcpv" --quiet call x -- "${server_cmd[@]}" </dev/null >"$tmp/out" 2>/dev/null || because "exit status $?"
+fi
+grep -q '"ok"' "$tmp/out" || because "the call did not complete: $(head -c 200 "$tmp/out")"
+if [[ $rss_kb =~ ^[0-9]+$ ]]; then
+	[ "$rss_kb" -lt 300000 ] || because "peak RSS $((rss_kb / 1024)) MB, want < 300 MB"
+	verdict "ping-flood-bounded (peak RSS $((rss_kb / 1024)) MB)"
+else
+	verdict "ping-flood-completes (no /usr/bin/time for RSS)"
+fi
+
+fixture grandchild,hang
+why=""
+run_bg 800 8 --quiet call x
+[ "$hung" = 0 ] || because "still running 8 s after SIGINT (killed)"
+want_rc 130
+verdict "grandchild-sigint-exit-130"
+check_no_leftover grandchild-no-leftover
+server_cmd=("${server[@]}")
 
 # ---------------------------------------------------------------- summary
 
