@@ -83,6 +83,7 @@ func exitCode(err error) int {
 		permErr   *oauth.PermissionError
 		refused   *refusal
 		declined  *mcp.RefusedError
+		resType   *mcp.ResultTypeError
 		ended     *mcp.TaskEndedError
 		stateDir  *safedir.Error
 	)
@@ -107,7 +108,7 @@ func exitCode(err error) int {
 		return exitFilter
 	case errors.As(err, &usage), errors.As(err, &filterErr), errors.As(err, &confErr):
 		return exitUsage
-	case errors.As(err, &callErr), errors.As(err, &capErr), errors.As(err, &refused), errors.As(err, &declined):
+	case errors.As(err, &callErr), errors.As(err, &capErr), errors.As(err, &refused), errors.As(err, &declined), errors.As(err, &resType):
 		return exitServer
 	case errors.As(err, &ended):
 		if ended.Failed() {

@@ -85,3 +85,36 @@ func TestHTTPTimeoutAndVerbose(t *testing.T) {
 		t.Errorf("took %v", took)
 	}
 }
+
+// TestDemoServerModern runs the table of TestDemoServer in the modern era
+// (2026-07-28: server/discover, no initialize, _meta on every request)
+// against the go-sdk server over stdio and stateless Streamable HTTP.
+func TestDemoServerModern(t *testing.T) {
+	t.Parallel()
+	targets := map[string]func(t *testing.T) []string{
+		"stdio": func(t *testing.T) []string { return demo() },
+		"http":  func(t *testing.T) []string { return []string{"-u", demoHTTP(t, httpModes["stateless"])} },
+	}
+	for name, target := range targets {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			server := target(t)
+			for _, tt := range demoCases {
+				switch tt.name {
+				case "info":
+					tt.wantOut = `["2026-07-28","mcpv-demo"]`
+				case "call echo": // printed as sent: a modern result names its server and its type
+					tt.wantOut = `{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcpv-demo","version":"1.0.0"}},` +
+						`"content":[{"type":"text","text":"hi there"}],"structuredContent":{"message":"hi there"},"resultType":"complete"}`
+				}
+				r := mcpv(t, tt.stdin, args(append([]string{"--protocol-version", "2026-07-28"}, tt.args...), server)...)
+				if r.code != tt.wantCode {
+					t.Errorf("%s: exit code %d, want %d; stderr:\n%s", tt.name, r.code, tt.wantCode, r.stderr)
+				}
+				if d := cmp.Diff(tt.wantOut, strings.TrimSuffix(r.stdout, "\n")); d != "" {
+					t.Errorf("%s: stdout (-want +got):\n%s", tt.name, d)
+				}
+			}
+		})
+	}
+}

@@ -1,13 +1,18 @@
 package commands
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 type pingCmd struct{}
 
 func (c *pingCmd) Help() string {
 	return `Examples:
 
-    $ mcpv ping -- ./server`
+    $ mcpv ping -- ./server
+
+Against a server of the modern era (2026-07-28), which has no ping, it sends server/discover and prints {} when it is answered.`
 }
 
 func (c *pingCmd) Run(ctx context.Context, s *session, out *console) error {
@@ -15,7 +20,17 @@ func (c *pingCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err != nil {
 		return err
 	}
-	res, err := client.Call(ctx, "ping", nil)
+	method := "ping"
+	if client.Modern() {
+		// The modern era has no ping: server/discover is the cheapest
+		// request a server must answer. Its result is not printed, so
+		// that ping prints {} in both eras.
+		method = "server/discover"
+	}
+	res, err := client.Call(ctx, method, nil)
+	if client.Modern() && err == nil {
+		res = json.RawMessage(`{}`)
+	}
 	if err != nil {
 		return err
 	}

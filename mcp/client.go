@@ -41,6 +41,9 @@ type ClientOptions struct {
 	Timeout time.Duration
 	// ...but never beyond MaxTimeout from the request's start; zero means no cap.
 	MaxTimeout time.Duration
+	// LogLevel, in the modern era, asks for log messages at this level and
+	// above with every request (_meta io.modelcontextprotocol/logLevel).
+	LogLevel string
 }
 
 // Client is an initialized MCP session: the lifecycle, capabilities,
@@ -53,6 +56,7 @@ type Client struct {
 	version      string                     // the negotiated protocol version
 	capabilities map[string]json.RawMessage // the server's, by top-level key
 	lastToken    atomic.Int64               // progress tokens are unique in the session
+	modern       bool                       // the modern era: no session, _meta on every request
 }
 
 // Initialize runs the lifecycle handshake on s: initialize, check the
@@ -60,7 +64,14 @@ type Client struct {
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle).
 // ctx bounds the whole handshake. On failure the session is left open for
 // the caller to close.
+//
+// A pinned modern version (2026-07-28) sends no initialize: server/discover
+// negotiates instead. A server that refuses initialize with -32022 and
+// lists only modern versions is spoken to in the modern era.
 func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, error) {
+	if IsModern(opts.ProtocolVersion) {
+		return discover(ctx, s, opts, opts.ProtocolVersion)
+	}
 	offered := opts.ProtocolVersion
 	if offered == "" {
 		offered = LatestVersion
@@ -70,12 +81,23 @@ func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, e
 		caps = json.RawMessage(`{}`)
 	}
 	raw, err := initialize(ctx, s, offered, caps, opts.Info)
+	if supported, ok := unsupportedVersion(err); ok && opts.ProtocolVersion == "" {
+		if v := newestModern(supported); v != "" {
+			return discover(ctx, s, opts, v)
+		}
+		if v := mutualVersion(supported); v != "" && v != offered {
+			offered = v
+			raw, err = initialize(ctx, s, offered, caps, opts.Info)
+		} else {
+			return nil, &VersionError{Offered: offered, ServerSupports: supported, Accepted: accepted(opts)}
+		}
+	}
 	var ce *CallError
 	if errors.As(err, &ce) {
 		// A server may refuse our version with -32602 and data.supported
 		// (lifecycle, "Version Negotiation"): retry once with the newest
 		// version both sides speak, unless the caller pinned the version.
-		if supported, ok := serverVersions(ce.Err); ok {
+		if supported, ok := serverVersions(ce.Err, CodeInvalidParams); ok {
 			v := mutualVersion(supported)
 			if opts.ProtocolVersion != "" || v == "" || v == offered {
 				return nil, &VersionError{Offered: offered, ServerSupports: supported, Accepted: accepted(opts)}
@@ -153,9 +175,10 @@ func initialize(ctx context.Context, s *Session, version string, caps json.RawMe
 }
 
 // serverVersions reads the versions listed by an "unsupported protocol
-// version" error (-32602 with data.supported).
-func serverVersions(e *RPCError) (supported []string, ok bool) {
-	if e.Code != CodeInvalidParams {
+// version" error: code (-32602 for initialize, -32022 in the modern era)
+// with data.supported.
+func serverVersions(e *RPCError, code int) (supported []string, ok bool) {
+	if e.Code != code {
 		return nil, false
 	}
 	var data struct {
@@ -232,12 +255,19 @@ func (c *Client) Call(ctx context.Context, method string, params json.RawMessage
 		hard := time.AfterFunc(d, func() { cancel(&TimeoutError{Method: method, Timeout: d, Cap: true}) })
 		defer hard.Stop()
 	}
-	return c.s.Call(ctx, method, params)
+	res, err := c.s.Call(ctx, method, params)
+	if err == nil && c.modern {
+		err = checkResultType(method, res)
+	}
+	return res, err
 }
 
 // prepare adds a progress token of its own to a request that may run long,
 // unless params already carry one.
 func (c *Client) prepare(method string, params json.RawMessage) (json.RawMessage, json.RawMessage, error) {
+	if c.modern {
+		params = c.stamp(params)
+	}
 	if !progressMethods[method] {
 		return params, nil, nil
 	}

@@ -26,6 +26,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -381,10 +382,53 @@ func (t *HTTPTransport) send(ctx context.Context, msg []byte) (*http.Response, s
 		return nil, "", &TransportError{Op: "POST", Err: err}
 	}
 	t.setHeaders(req, sid, version)
+	if IsModern(version) {
+		setStandardHeaders(req.Header, msg)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := t.do(req)
 	return resp, sid, err
+}
+
+// setStandardHeaders sets the modern era's request headers
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports):
+// Mcp-Method, and Mcp-Name for the methods that name a tool, prompt or
+// resource, so that a gateway can route without reading the body.
+func setStandardHeaders(h http.Header, msg []byte) {
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+			URI  string `json:"uri"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(msg, &m) != nil || m.Method == "" {
+		return
+	}
+	h.Set("Mcp-Method", headerValue(m.Method))
+	switch m.Method {
+	case "tools/call", "prompts/get":
+		h.Set("Mcp-Name", headerValue(m.Params.Name))
+	case "resources/read":
+		h.Set("Mcp-Name", headerValue(m.Params.URI))
+	}
+}
+
+// headerValue writes s as a header value: as it is when it is printable
+// ASCII without leading or trailing blanks, else as =?base64?...?= (as is a
+// value that already looks like one, so that it cannot be misread).
+func headerValue(s string) string {
+	plain := !strings.HasPrefix(s, " ") && !strings.HasPrefix(s, "\t") &&
+		!strings.HasSuffix(s, " ") && !strings.HasSuffix(s, "\t") &&
+		!(strings.HasPrefix(s, "=?base64?") && strings.HasSuffix(s, "?="))
+	for i := 0; plain && i < len(s); i++ {
+		plain = s[i] >= 0x20 && s[i] <= 0x7e
+	}
+	if plain {
+		return s
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
 }
 
 func (t *HTTPTransport) setHeaders(req *http.Request, sid, version string) {

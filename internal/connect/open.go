@@ -56,6 +56,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		Capabilities:    ans.capabilities(),
 		Timeout:         s.Timeout,
 		MaxTimeout:      s.MaxTimeout,
+		LogLevel:        s.Answers.LogLevel, // the modern era sends it with each request
 	})
 	if err != nil {
 		// A server that did not get through start-up (timed out,
@@ -105,8 +106,8 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 
 // setLogLevel sends --log-level when the server declares logging.
 func (c *Conn) setLogLevel(ctx context.Context, level string) error {
-	if level == "" {
-		return nil
+	if level == "" || c.Client.Modern() {
+		return nil // a modern request carries the level in its _meta
 	}
 	if !c.Client.HasCapability("logging") {
 		c.hooks.Log.Warn(fmt.Sprintf("the server does not declare logging; --log-level %s not sent", level))

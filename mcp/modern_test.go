@@ -1,0 +1,115 @@
+package mcp
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// modernMeta is the _meta every modern request of the test client carries.
+const modernMeta = `"_meta":{"io.modelcontextprotocol/clientInfo":{"name":"mcpv-test","version":"0.0.1"},` +
+	`"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`
+
+const discovered = `{"supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{"tools":{}},"instructions":"hi",` +
+	`"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}},"resultType":"complete"}`
+
+// A pinned modern version sends server/discover, never initialize or
+// notifications/initialized, and every later request carries the
+// protocol version, the client's capabilities and identity in _meta.
+func TestModernDiscover(t *testing.T) {
+	s, m := newTestSession(t, SessionOptions{})
+	init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), ProtocolVersion: ModernVersion, LogLevel: "debug"})
+	req := m.nextMsg(t)
+	want := `{"_meta":{"io.modelcontextprotocol/logLevel":"debug",` + strings.TrimPrefix(modernMeta, `"_meta":{`) + `}`
+	if req.Method != "server/discover" || string(req.Params) != want {
+		t.Fatalf("first message %s %s, want server/discover with %s", req.Method, req.Params, want)
+	}
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":`+discovered+`}`)
+	r := waitFor(t, init)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	c := r.c
+	if !c.Modern() || c.ProtocolVersion() != ModernVersion || !c.HasCapability("tools") || c.HasCapability("prompts") {
+		t.Errorf("client: modern %v, version %s, tools %v", c.Modern(), c.ProtocolVersion(), c.HasCapability("tools"))
+	}
+	wantInfo := `{"protocolVersion":"2026-07-28","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"},"instructions":"hi","supportedVersions":["2026-07-28","2025-11-25"]}`
+	if d := cmp.Diff(wantInfo, string(c.InitializeResult())); d != "" {
+		t.Errorf("info (-want +got):\n%s", d)
+	}
+	call := goCall(t.Context(), c.Call, "tools/list", []byte(`{"cursor":"c1"}`))
+	req = m.nextMsg(t)
+	if req.Method != "tools/list" || !strings.Contains(string(req.Params), `"cursor":"c1"`) ||
+		!strings.Contains(string(req.Params), `"io.modelcontextprotocol/protocolVersion":"2026-07-28"`) ||
+		!strings.Contains(string(req.Params), `"io.modelcontextprotocol/clientInfo"`) {
+		t.Errorf("tools/list params %s lack the modern _meta", req.Params)
+	}
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"tools":[],"resultType":"complete"}}`)
+	if r := waitFor(t, call); r.err != nil {
+		t.Errorf("tools/list: %v", r.err)
+	}
+	// A result that is not complete is never a success.
+	call = goCall(t.Context(), c.Call, "tools/call", []byte(`{"name":"x"}`))
+	req = m.nextMsg(t)
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"resultType":"input_required","inputRequests":{}}}`)
+	var rte *ResultTypeError
+	if r := waitFor(t, call); !errors.As(r.err, &rte) || rte.Type != "input_required" {
+		t.Errorf("an input_required result gave %v", r.err)
+	}
+}
+
+// A server that refuses initialize with -32022 and supports only modern
+// versions is spoken to in the modern era; one whose discover result lists
+// no version mcpv speaks is a VersionError.
+func TestModernNegotiation(t *testing.T) {
+	s, m := newTestSession(t, SessionOptions{})
+	init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo()})
+	req := readInitialize(t, m, initParams(LatestVersion))
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2025-11-25"}}}`)
+	req = m.nextMsg(t)
+	if req.Method != "server/discover" {
+		t.Fatalf("after -32022: %s, want server/discover", req.Method)
+	}
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":`+discovered+`}`)
+	if r := waitFor(t, init); r.err != nil || !r.c.Modern() {
+		t.Fatalf("Initialize = %v", r.err)
+	}
+
+	s, m = newTestSession(t, SessionOptions{})
+	init = goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), ProtocolVersion: ModernVersion})
+	req = m.nextMsg(t)
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"supportedVersions":["2025-11-25"],"capabilities":{}}}`)
+	var ve *VersionError
+	if r := waitFor(t, init); !errors.As(r.err, &ve) || !cmp.Equal(ve.ServerSupports, []string{"2025-11-25"}) {
+		t.Fatalf("Initialize = %v, want a VersionError listing 2025-11-25", r.err)
+	}
+
+	s, m = newTestSession(t, SessionOptions{})
+	init = goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), ProtocolVersion: ModernVersion})
+	req = m.nextMsg(t)
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"error":{"code":-32022,"message":"no","data":{"supported":["2025-06-18"],"requested":"2026-07-28"}}}`)
+	if r := waitFor(t, init); !errors.As(r.err, &ve) || !strings.Contains(r.err.Error(), "supports only 2025-06-18; mcpv accepts 2026-07-28") {
+		t.Fatalf("Initialize = %v", r.err)
+	}
+}
+
+func TestStandardHeaders(t *testing.T) {
+	for _, tt := range []struct {
+		msg, method, name string
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`, "tools/call", "echo"},
+		{`{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":" padded "}}`, "prompts/get", "=?base64?IHBhZGRlZCA=?="},
+		{`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///caf\u00e9"}}`, "resources/read", "=?base64?ZmlsZTovLy9jYWbDqQ==?="},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"=?base64?eA==?="}}`, "tools/call", "=?base64?PT9iYXNlNjQ/ZUE9PT89?="},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "tools/list", ""},
+	} {
+		h := http.Header{}
+		setStandardHeaders(h, []byte(tt.msg))
+		if h.Get("Mcp-Method") != tt.method || h.Get("Mcp-Name") != tt.name {
+			t.Errorf("%s: Mcp-Method %q, Mcp-Name %q; want %q, %q", tt.msg, h.Get("Mcp-Method"), h.Get("Mcp-Name"), tt.method, tt.name)
+		}
+	}
+}
