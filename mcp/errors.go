@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +21,14 @@ type RPCError struct {
 // Error shows the server's message and data escaped where they hold
 // characters a terminal would act on (internal/safetext).
 func (e *RPCError) Error() string {
+	switch e.Code {
+	case CodeMissingRequiredClientCapabilities:
+		if caps := requiredCapabilities(e.Data); caps != "" {
+			return fmt.Sprintf("server error %d: %s: the server needs client capabilities mcpv did not declare: %s", e.Code, safetext.Line(e.Message), caps)
+		}
+	case CodeHeaderMismatch:
+		return fmt.Sprintf("server error %d: %s: the server found the request's HTTP headers missing or not matching its body", e.Code, safetext.Line(e.Message))
+	}
 	s := fmt.Sprintf("server error %d: %s", e.Code, safetext.Line(e.Message))
 	if len(e.Data) > 0 && len(e.Data) <= 500 {
 		s += " (data: " + safetext.Line(string(e.Data)) + ")"
@@ -144,4 +153,28 @@ func orDiscard(l *slog.Logger) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return l
+}
+
+// requiredCapabilities names the capabilities in a -32021 error's
+// data.requiredCapabilities, as dotted paths: "elicitation.url, sampling".
+func requiredCapabilities(data json.RawMessage) string {
+	var d struct {
+		Required map[string]json.RawMessage `json:"requiredCapabilities"`
+	}
+	if json.Unmarshal(data, &d) != nil || len(d.Required) == 0 {
+		return ""
+	}
+	var names []string
+	for k, v := range d.Required {
+		var sub map[string]json.RawMessage
+		if json.Unmarshal(v, &sub) == nil && len(sub) > 0 {
+			for sk := range sub {
+				names = append(names, k+"."+sk)
+			}
+			continue
+		}
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return safetext.Line(strings.Join(names, ", "))
 }

@@ -113,3 +113,21 @@ func TestStandardHeaders(t *testing.T) {
 		}
 	}
 }
+
+// -32021 names the capabilities the server wants; -32020 says what it means.
+func TestModernErrorMessages(t *testing.T) {
+	for _, tt := range []struct {
+		err  RPCError
+		want string
+	}{
+		{RPCError{Code: -32021, Message: "Missing capabilities", Data: []byte(`{"requiredCapabilities":{"elicitation":{"url":{}},"sampling":{}}}`)},
+			"server error -32021: Missing capabilities: the server needs client capabilities mcpv did not declare: elicitation.url, sampling"},
+		{RPCError{Code: -32021, Message: "Missing capabilities"}, "server error -32021: Missing capabilities"},
+		{RPCError{Code: -32020, Message: "Header mismatch"},
+			"server error -32020: Header mismatch: the server found the request's HTTP headers missing or not matching its body"},
+	} {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("got %q\nwant %q", got, tt.want)
+		}
+	}
+}
