@@ -118,3 +118,30 @@ func TestDemoServerModern(t *testing.T) {
 		})
 	}
 }
+
+// In the modern era a server asks for input by returning input_required:
+// mcpv answers from --answer, --root and --sampling-cmd as it answers the
+// initialize era's server requests, and sends the call again.
+func TestModernInputRequired(t *testing.T) {
+	t.Parallel()
+	sampler := `echo '{"role":"assistant","content":{"type":"text","text":"yo"},"model":"m"}'`
+	for name, server := range map[string][]string{
+		"stdio": demo(),
+		"http":  {"-u", demoHTTP(t, httpModes["stateless"])},
+	} {
+		for _, tt := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"call", "ask", "--answer", "name=Ada", "--answer", "age=36"}, `{"action":"accept","content":{"age":36,"color":"green","name":"Ada","subscribe":false}}`},
+			{[]string{"--root", "/tmp", "call", "roots"}, `{"roots":[{"name":"tmp","uri":"file:///tmp"}]}`},
+			{[]string{"--sampling-cmd", sampler, "call", "sample", "prompt=hi"}, `{"content":{"type":"text","text":"yo"},"model":"m","role":"assistant"}`},
+		} {
+			argv := append([]string{"--protocol-version", "2026-07-28"}, tt.args...)
+			r := mcpv(t, "", args(append(argv, "-r", "-q", ".content[0].text"), server)...)
+			if r.code != 0 || r.stdout != tt.want+"\n" {
+				t.Errorf("%s %v: exit %d, stdout %q, stderr %q", name, tt.args, r.code, r.stdout, r.stderr)
+			}
+		}
+	}
+}

@@ -255,11 +255,10 @@ func (c *Client) Call(ctx context.Context, method string, params json.RawMessage
 		hard := time.AfterFunc(d, func() { cancel(&TimeoutError{Method: method, Timeout: d, Cap: true}) })
 		defer hard.Stop()
 	}
-	res, err := c.s.Call(ctx, method, params)
-	if err == nil && c.modern {
-		err = checkResultType(method, res)
+	if c.modern {
+		return c.rounds(ctx, method, params)
 	}
-	return res, err
+	return c.s.Call(ctx, method, params)
 }
 
 // prepare adds a progress token of its own to a request that may run long,

@@ -7,10 +7,12 @@ package mcp
 // version, the client's capabilities and its identity in params._meta.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -197,29 +199,128 @@ func (c *Client) Modern() bool { return c.modern }
 // handle: never to be taken for a success.
 type ResultTypeError struct {
 	Method, Type string
+	Rounds       int // set when the server still asked for input after this many rounds
 }
 
 func (e *ResultTypeError) Error() string {
+	if e.Rounds > 0 {
+		return fmt.Sprintf("%s: the server still asks for input after %d rounds; giving up", e.Method, e.Rounds)
+	}
 	if e.Type == "input_required" {
-		return fmt.Sprintf("%s: the server needs input first (resultType input_required), which mcpv does not answer", e.Method)
+		return fmt.Sprintf("%s: the server asks for input (resultType input_required), which this method cannot take", e.Method)
 	}
 	return fmt.Sprintf("%s: the result is of an unknown resultType %q", e.Method, e.Type)
 }
 
-// checkResultType accepts a result that is complete: resultType
-// "complete", or none (servers of the initialize era send none).
-func checkResultType(method string, res json.RawMessage) error {
-	var typ string
+// MaxInputRounds bounds the rounds of a multi-round-trip request: a server
+// that keeps asking for input is not followed for ever.
+const MaxInputRounds = 16
+
+// inputMethods may answer input_required: the client fulfils the server's
+// input requests and sends the request again with the responses
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns).
+var inputMethods = map[string]bool{"tools/call": true, "resources/read": true, "prompts/get": true}
+
+// rounds sends a modern request, fulfilling input_required results with the
+// session's Handler (the same answers as the initialize era's server
+// requests: elicitation, sampling, roots) and retrying with a new id, the
+// inputResponses and the exact requestState, up to MaxInputRounds.
+func (c *Client) rounds(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	for round := 1; ; round++ {
+		res, err := c.s.Call(ctx, method, params)
+		if err != nil {
+			return nil, err
+		}
+		typ, requests, state := resultKind(res)
+		switch {
+		case typ == "" || typ == "complete":
+			return res, nil
+		case typ != "input_required" || !inputMethods[method]:
+			return nil, &ResultTypeError{Method: method, Type: typ}
+		case round >= MaxInputRounds:
+			return nil, &ResultTypeError{Method: method, Type: typ, Rounds: round}
+		}
+		responses, err := c.fulfil(ctx, requests)
+		if err != nil {
+			return nil, err
+		}
+		if params, err = retryParams(params, responses, state); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// resultKind reads a result's resultType, inputRequests and requestState.
+func resultKind(res json.RawMessage) (typ string, requests map[string]json.RawMessage, state json.RawMessage) {
 	rawjson.ForEachValidMember(res, func(k string, v []byte) error {
-		if k == "resultType" {
+		switch k {
+		case "resultType":
 			if json.Unmarshal(v, &typ) != nil {
 				typ = string(v)
 			}
+		case "inputRequests":
+			json.Unmarshal(v, &requests)
+		case "requestState":
+			state = v
 		}
 		return nil
 	})
-	if typ == "" || typ == "complete" {
-		return nil
+	return typ, requests, state
+}
+
+// fulfil answers each input request as the server request it stands for.
+func (c *Client) fulfil(ctx context.Context, requests map[string]json.RawMessage) (json.RawMessage, error) {
+	responses := map[string]json.RawMessage{}
+	for _, id := range slices.Sorted(maps.Keys(requests)) {
+		var r struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal(requests[id], &r); err != nil || r.Method == "" {
+			return nil, &TransportError{Op: "input_required", Err: fmt.Errorf("input request %q is not a request", id)}
+		}
+		res, err := c.s.handle(ctx, r.Method, r.Params)
+		if err != nil {
+			var rpc *RPCError
+			if errors.As(err, &rpc) {
+				return nil, &CallError{Method: r.Method + " (input request " + id + ")", Err: rpc}
+			}
+			return nil, err
+		}
+		responses[id] = res
 	}
-	return &ResultTypeError{Method: method, Type: typ}
+	return json.Marshal(responses)
+}
+
+// retryParams is params with inputResponses and requestState set, and the
+// rest kept as it was.
+func retryParams(params, responses, state json.RawMessage) (json.RawMessage, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	err := rawjson.ForEachRawMember(params, func(k string, rawKey, v []byte) error {
+		if k == "inputResponses" || k == "requestState" {
+			return nil
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.Write(rawKey)
+		b.WriteByte(':')
+		b.Write(v)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("params: %w", err)
+	}
+	if b.Len() > 1 {
+		b.WriteByte(',')
+	}
+	b.WriteString(`"inputResponses":`)
+	b.Write(responses)
+	if state != nil {
+		b.WriteString(`,"requestState":`)
+		b.Write(state)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }

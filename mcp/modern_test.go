@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -51,13 +53,90 @@ func TestModernDiscover(t *testing.T) {
 	if r := waitFor(t, call); r.err != nil {
 		t.Errorf("tools/list: %v", r.err)
 	}
-	// A result that is not complete is never a success.
+	// A result of a type mcpv does not know is never a success.
 	call = goCall(t.Context(), c.Call, "tools/call", []byte(`{"name":"x"}`))
 	req = m.nextMsg(t)
-	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"resultType":"input_required","inputRequests":{}}}`)
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"resultType":"later"}}`)
 	var rte *ResultTypeError
-	if r := waitFor(t, call); !errors.As(r.err, &rte) || rte.Type != "input_required" {
-		t.Errorf("an input_required result gave %v", r.err)
+	if r := waitFor(t, call); !errors.As(r.err, &rte) || rte.Type != "later" {
+		t.Errorf("a result of type later gave %v", r.err)
+	}
+}
+
+// An input_required result is fulfilled with the session's handler and the
+// request sent again, with a new id, the responses and the exact
+// requestState; a server that never stops asking is given up on.
+func TestModernInputRequired(t *testing.T) {
+	var asked []string
+	handler := func(_ context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+		asked = append(asked, method+" "+string(params))
+		if method == "roots/list" {
+			return nil, &RPCError{Code: CodeMethodNotFound, Message: "no roots"}
+		}
+		return json.RawMessage(`{"action":"accept","content":{"name":"Ada"}}`), nil
+	}
+	s, m := newTestSession(t, SessionOptions{Handler: handler})
+	init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), ProtocolVersion: ModernVersion})
+	req := m.nextMsg(t)
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":`+discovered+`}`)
+	c := waitFor(t, init).c
+
+	call := goCall(t.Context(), c.Call, "tools/call", json.RawMessage(`{"name":"greet","arguments":{"x":1}}`))
+	first := m.nextMsg(t)
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(first.ID)+`,"result":{"resultType":"input_required",`+
+		`"inputRequests":{"e1":{"method":"elicitation/create","params":{"message":"name?","requestedSchema":{"type":"object"}}}},`+
+		`"requestState":"opaque \u00e9 state"}}`)
+	second := m.nextMsg(t)
+	if second.Method != "tools/call" || string(second.ID) == string(first.ID) {
+		t.Fatalf("retry: %s id %s after id %s", second.Method, second.ID, first.ID)
+	}
+	var p struct {
+		Name           string                     `json:"name"`
+		Arguments      json.RawMessage            `json:"arguments"`
+		InputResponses map[string]json.RawMessage `json:"inputResponses"`
+		RequestState   json.RawMessage            `json:"requestState"`
+		Meta           map[string]json.RawMessage `json:"_meta"`
+	}
+	if err := json.Unmarshal(second.Params, &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "greet" || string(p.Arguments) != `{"x":1}` || string(p.RequestState) != `"opaque \u00e9 state"` ||
+		string(p.InputResponses["e1"]) != `{"action":"accept","content":{"name":"Ada"}}` || p.Meta[MetaProtocolVersion] == nil {
+		t.Errorf("retry params %s", second.Params)
+	}
+	if len(asked) != 1 || !strings.HasPrefix(asked[0], `elicitation/create {"message":"name?"`) {
+		t.Errorf("handler asked %q", asked)
+	}
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(second.ID)+`,"result":{"content":[],"resultType":"complete"}}`)
+	if r := waitFor(t, call); r.err != nil || string(r.result) != `{"content":[],"resultType":"complete"}` {
+		t.Errorf("result %s, %v", r.result, r.err)
+	}
+
+	// A refused input request fails the call with what the handler said.
+	call = goCall(t.Context(), c.Call, "resources/read", json.RawMessage(`{"uri":"demo://x"}`))
+	req = m.nextMsg(t)
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}}}}`)
+	if r := waitFor(t, call); r.err == nil || !strings.Contains(r.err.Error(), "roots/list (input request r): server error -32601: no roots") {
+		t.Errorf("refused input: %v", r.err)
+	}
+
+	// Rounds are bounded.
+	call = goCall(t.Context(), c.Call, "prompts/get", json.RawMessage(`{"name":"p"}`))
+	for range MaxInputRounds {
+		req = m.nextMsg(t)
+		m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"resultType":"input_required","inputRequests":{}}}`)
+	}
+	var rte *ResultTypeError
+	if r := waitFor(t, call); !errors.As(r.err, &rte) || rte.Rounds != MaxInputRounds {
+		t.Errorf("endless input: %v", r.err)
+	}
+
+	// Only the three methods may ask.
+	call = goCall(t.Context(), c.Call, "tools/list", nil)
+	req = m.nextMsg(t)
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"resultType":"input_required","inputRequests":{}}}`)
+	if r := waitFor(t, call); !errors.As(r.err, &rte) || rte.Type != "input_required" || rte.Rounds != 0 {
+		t.Errorf("tools/list asking for input: %v", r.err)
 	}
 }
 

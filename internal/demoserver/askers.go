@@ -33,13 +33,21 @@ var askSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"required":["name","age"]}`)
 
 func addAskers(s *mcp.Server) {
+	// A client of the modern era (2026-07-28) gets what a tool needs as an
+	// input request and sends the call again with the answer
+	// (multi-round-trip requests); a client of the initialize era gets a
+	// server request while the call runs.
 	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "Ask the user for a name, an age, a colour and a yes/no by elicitation; return the answer."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*mcp.CallToolResult, any, error) {
 			msg := in.Message
 			if msg == "" {
 				msg = "Who are you?"
 			}
-			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: msg, RequestedSchema: askSchema})
+			params := &mcp.ElicitParams{Message: msg, RequestedSchema: askSchema}
+			if modern(req) {
+				return roundTrip(req, "ask", params)
+			}
+			res, err := req.Session.Elicit(ctx, params)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -47,10 +55,14 @@ func addAskers(s *mcp.Server) {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "sample", Description: "Ask the client's model to answer the prompt (sampling); return its message."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in sampleIn) (*mcp.CallToolResult, any, error) {
-			res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{
+			params := &mcp.CreateMessageParams{
 				MaxTokens: 100,
 				Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Prompt}}},
-			})
+			}
+			if modern(req) {
+				return roundTrip(req, "sample", params)
+			}
+			res, err := req.Session.CreateMessage(ctx, params)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -58,6 +70,9 @@ func addAskers(s *mcp.Server) {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "roots", Description: "Return the client's roots."},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			if modern(req) {
+				return roundTrip(req, "roots", &mcp.ListRootsParams{})
+			}
 			res, err := req.Session.ListRoots(ctx, nil)
 			if err != nil {
 				return nil, nil, err
@@ -76,6 +91,18 @@ func addAskers(s *mcp.Server) {
 			}
 			return &mcp.CallToolResult{Content: text("logged")}, nil, nil
 		})
+}
+
+// modern reports whether the call follows the modern era's protocol.
+func modern(req *mcp.CallToolRequest) bool { return req.ProtocolVersion() >= "2026-07-28" }
+
+// roundTrip asks for one input, as id, and returns the answer once the
+// client has sent the call again with it.
+func roundTrip(req *mcp.CallToolRequest, id string, ask mcp.InputRequest) (*mcp.CallToolResult, any, error) {
+	if answer, ok := req.Params.InputResponses[id]; ok {
+		return jsonResult(answer)
+	}
+	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{id: ask}}, nil, nil
 }
 
 func jsonResult(v any) (*mcp.CallToolResult, any, error) {
