@@ -145,3 +145,21 @@ func TestModernInputRequired(t *testing.T) {
 		}
 	}
 }
+
+// In the modern era watch subscribes with one subscriptions/listen stream
+// instead of resources/subscribe, with the same output.
+func TestModernWatch(t *testing.T) {
+	t.Parallel()
+	for name, server := range map[string][]string{
+		"stdio": demo(),
+		"http":  {"-u", demoHTTP(t, httpModes["stateless"])},
+	} {
+		r := mcpv(t, "", args([]string{"--protocol-version", "2026-07-28", "-v", "watch", "demo://clock", "--count", "2", "--read", "-c", "-q", "[.uri, (.contents | length)]"}, server)...)
+		if r.code != 0 || r.stdout != "[\"demo://clock\",1]\n[\"demo://clock\",1]\n" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %s", name, r.code, r.stdout, r.stderr)
+		}
+		if !strings.Contains(r.stderr, `"method":"subscriptions/listen"`) || strings.Contains(r.stderr, `"method":"resources/subscribe"`) {
+			t.Errorf("%s: not subscribed by subscriptions/listen:\n%s", name, r.stderr)
+		}
+	}
+}

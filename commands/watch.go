@@ -77,9 +77,16 @@ func (c *watchCmd) notInBatch() {}
 func (c *watchCmd) Run(ctx context.Context, s *session, out *console) error {
 	var events eventQueue
 	events.wake = make(chan struct{}, 1)
+	acked := make(chan json.RawMessage, 1)
 	s.listen(func(method string, params json.RawMessage) {
 		e := watchEvent{time: time.Now()}
 		switch {
+		case method == "notifications/subscriptions/acknowledged":
+			select {
+			case acked <- params:
+			default:
+			}
+			return
 		case method == "notifications/resources/updated":
 			var p struct {
 				URI string `json:"uri"`
@@ -104,7 +111,19 @@ func (c *watchCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err := client.Require("resources.subscribe", "resources/subscribe"); err != nil {
 		return err
 	}
+	var streamEnded <-chan error // the modern era's subscription stream, if it ends
+	if client.Modern() {
+		stop, ended, err := c.listen(ctx, s, client, acked)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		streamEnded = ended
+	}
 	for _, uri := range c.URIs {
+		if client.Modern() {
+			break // subscriptions/listen holds them
+		}
 		_, err := client.Call(ctx, "resources/subscribe", uriParams(uri))
 		var refused *mcp.CallError
 		if !errors.As(err, &refused) {
@@ -137,6 +156,8 @@ func (c *watchCmd) Run(ctx context.Context, s *session, out *console) error {
 					return err
 				}
 				return &mcp.TransportError{Op: "watch", Err: errors.New("the session ended")}
+			case err := <-streamEnded:
+				return err
 			case <-events.wake:
 			}
 			e, ok = events.pop()
@@ -156,6 +177,56 @@ func (c *watchCmd) Run(ctx context.Context, s *session, out *console) error {
 		}
 	}
 	return falsy
+}
+
+// listen opens the modern era's subscriptions/listen stream for the URIs
+// (and the list changes, with --lists) and waits for the server's
+// acknowledgement. stop ends the stream: on stdio a notifications/cancelled,
+// over HTTP the response stream is closed.
+func (c *watchCmd) listen(ctx context.Context, s *session, client *mcp.Client, acked <-chan json.RawMessage) (stop func(), ended <-chan error, err error) {
+	params := mustJSON(map[string]any{"notifications": map[string]any{
+		"resourceSubscriptions": c.URIs,
+		"resourcesListChanged":  c.Lists,
+		"toolsListChanged":      c.Lists,
+		"promptsListChanged":    c.Lists,
+	}})
+	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	result := make(chan error, 1)
+	stopped := make(chan struct{})
+	go func() { // ends when the stream does: stop, or the server ends it
+		_, err := client.Stream(lctx, "subscriptions/listen", params)
+		if err == nil {
+			err = &mcp.TransportError{Op: "subscriptions/listen", Err: errors.New("the server ended the subscription")}
+		}
+		result <- err
+		close(stopped)
+	}()
+	stop = func() {
+		cancel()
+		select {
+		case <-stopped:
+		case <-time.After(unsubscribeWait):
+		}
+	}
+	var wait <-chan time.Time
+	if d := s.settings.Timeout; d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		wait = t.C
+	}
+	select {
+	case <-acked:
+		return stop, result, nil
+	case err := <-result:
+		cancel()
+		return nil, nil, err
+	case <-ctx.Done():
+		stop()
+		return nil, nil, context.Cause(ctx)
+	case <-wait:
+		stop()
+		return nil, nil, &mcp.TimeoutError{Method: "subscriptions/listen (its acknowledgement)", Timeout: s.settings.Timeout}
+	}
 }
 
 // eventQueue is an unbounded FIFO of events: push never blocks.

@@ -324,3 +324,13 @@ func retryParams(params, responses, state json.RawMessage) (json.RawMessage, err
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }
+
+// Stream sends a request that lasts as long as ctx, such as
+// subscriptions/listen: modern _meta and all, but no timeout. It returns
+// the result the server ends it with, or why it ended.
+func (c *Client) Stream(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if c.modern {
+		params = c.stamp(params)
+	}
+	return c.s.Call(ctx, method, params)
+}
