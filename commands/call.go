@@ -151,7 +151,7 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		}
 		return out.print(req)
 	}
-	res, err := client.Call(ctx, "tools/call", params)
+	res, err := c.send(ctx, s, client, def, params)
 	if err != nil {
 		return err
 	}
@@ -166,6 +166,43 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		return followTask(ctx, client, out, t, true, c.result(ctx, s, out, def))
 	}
 	return c.result(ctx, s, out, def)(res)
+}
+
+// send sends the tools/call. In the modern era the tool's x-mcp-header
+// annotations decide headers over HTTP: a tool whose annotations are invalid
+// is not called, and a server that finds the headers wrong (-32020, its
+// tools may have changed) gets one more try after the tools are listed
+// again.
+func (c *callCmd) send(ctx context.Context, s *session, client *mcp.Client, def mcp.Tool, params json.RawMessage) (json.RawMessage, error) {
+	if !client.Modern() {
+		return client.Call(ctx, "tools/call", params)
+	}
+	if err := headersUsable(def); err != nil {
+		return nil, err
+	}
+	res, err := client.Call(mcp.WithTool(ctx, def), "tools/call", params)
+	var ce *mcp.CallError
+	if !errors.As(err, &ce) || ce.Err.Code != mcp.CodeHeaderMismatch || def.Raw == nil {
+		return res, err
+	}
+	if s.conn != nil {
+		s.conn.Tools.Reset()
+	}
+	if def, err = s.findTool(ctx, client, c.Tool); err != nil {
+		return nil, err
+	}
+	if err := headersUsable(def); err != nil {
+		return nil, err
+	}
+	return client.Call(mcp.WithTool(ctx, def), "tools/call", params)
+}
+
+// headersUsable refuses a tool whose x-mcp-header annotations are invalid.
+func headersUsable(def mcp.Tool) error {
+	if _, err := mcp.ParamHeaders(def.InputSchema); err != nil {
+		return &refusal{fmt.Sprintf("tool %q has an invalid x-mcp-header annotation (%v); mcpv does not call it", def.Name, err)}
+	}
+	return nil
 }
 
 // arguments builds and checks the arguments object (exit 2 on a mistake).

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -181,5 +182,56 @@ func TestTransportSSEAgainstStreamableHTTP(t *testing.T) {
 	want := "mcpv: initialize: legacy SSE: " + srv.URL + " is a Streamable HTTP server, not a legacy HTTP+SSE one (its GET: HTTP 405 Method Not Allowed from " + srv.URL + "); drop --transport sse\n"
 	if r.code != 4 || r.stderr != want {
 		t.Errorf("exit %d, stderr %q\nwant %q", r.code, r.stderr, want)
+	}
+}
+
+// In the modern era a tool whose x-mcp-header annotations are invalid is
+// not called; a -32020 (headers wrong) gets one more try after the tools
+// are listed again.
+func TestModernParamHeaders(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	calls := 0
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: func(x *mcptest.Exchange) bool {
+		switch x.RPCMethod {
+		case "server/discover":
+			x.Reply(x.Result(`{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"f","version":"1"}}}`))
+		case "tools/list":
+			x.Reply(x.Result(`{"tools":[{"name":"bad","inputSchema":{"type":"object","properties":{"f":{"type":"number","x-mcp-header":"F"}}}},` +
+				`{"name":"ok","inputSchema":{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"Region"}}}}]}`))
+		case "tools/call":
+			mu.Lock()
+			calls++
+			first := calls == 1
+			mu.Unlock()
+			if first {
+				x.Reply(x.Error(-32020, "Header mismatch"))
+			} else {
+				x.Reply(x.Result(`{"content":[{"type":"text","text":"` + x.Header.Get("Mcp-Param-Region") + `"}]}`))
+			}
+		default:
+			return false
+		}
+		return true
+	}})
+	r := mcpv(t, "", "--protocol-version", "2026-07-28", "-u", srv.URL, "call", "bad", "f:=1.5")
+	if r.code != 3 || !strings.Contains(r.stderr, `tool "bad" has an invalid x-mcp-header annotation (property "f": x-mcp-header on a property of type "number"`) {
+		t.Errorf("bad: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = mcpv(t, "", "--protocol-version", "2026-07-28", "-u", srv.URL, "call", "ok", "r=eu", "-r", "-q", ".content[0].text")
+	if r.code != 0 || r.stdout != "eu\n" {
+		t.Errorf("ok: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	var lists, toolCalls int
+	for _, q := range srv.Requests() {
+		switch q.RPCMethod {
+		case "tools/list":
+			lists++
+		case "tools/call":
+			toolCalls++
+		}
+	}
+	if lists != 3 || toolCalls != 2 { // bad: one list; ok: a list, the -32020, a list again, the retry
+		t.Errorf("%d tools/list and %d tools/call, want 3 and 2", lists, toolCalls)
 	}
 }
