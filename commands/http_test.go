@@ -163,3 +163,33 @@ func TestModernWatch(t *testing.T) {
 		}
 	}
 }
+
+// --protocol-era picks how the era is found: auto probes with
+// server/discover and falls back to initialize; modern never sends
+// initialize; legacy (the default) starts with initialize.
+func TestProtocolEras(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args   []string
+		server []string
+		code   int
+		out    string
+		errHas string
+	}{
+		{[]string{"--protocol-era", "auto", "info", "-r", "-q", ".protocolVersion"}, demo(), 0, "2026-07-28\n", ""},
+		{[]string{"--protocol-era", "auto", "-v", "info", "-r", "-q", ".protocolVersion"}, fake("plain"), 0, "2025-11-25\n",
+			`-> {"jsonrpc":"2.0","id":1,"method":"server/discover"`},
+		{[]string{"info", "-r", "-q", ".protocolVersion"}, demo(), 0, "2025-11-25\n", ""},
+		{[]string{"--protocol-era", "modern", "info", "-r", "-q", ".protocolVersion"}, demo(), 0, "2026-07-28\n", ""},
+		{[]string{"--protocol-era", "modern", "ping"}, fake("plain"), 3, "", "server/discover: server error -32601"},
+		{[]string{"--protocol-era", "modern", "--protocol-version", "2025-11-25", "ping"}, demo(), 2, "", "exclude each other"},
+	} {
+		r := mcpv(t, "", args(tt.args, tt.server)...)
+		if r.code != tt.code || r.stdout != tt.out || !strings.Contains(r.stderr, tt.errHas) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", tt.args, r.code, r.stdout, r.stderr)
+		}
+		if strings.Contains(r.stderr, "notifications/cancelled") {
+			t.Errorf("%v: the probe was cancelled on the wire:\n%s", tt.args, r.stderr)
+		}
+	}
+}

@@ -44,6 +44,13 @@ type ClientOptions struct {
 	// LogLevel, in the modern era, asks for log messages at this level and
 	// above with every request (_meta io.modelcontextprotocol/logLevel).
 	LogLevel string
+	// Probe, with no ProtocolVersion pinned, tries the modern era first
+	// with server/discover, as a client of both eras should, and falls back
+	// to initialize when the server does not answer as a modern one.
+	Probe bool
+	// DiscoverWait bounds the server/discover probe; zero means
+	// DefaultDiscoverWait.
+	DiscoverWait time.Duration
 }
 
 // Client is an initialized MCP session: the lifecycle, capabilities,
@@ -71,6 +78,11 @@ type Client struct {
 func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, error) {
 	if IsModern(opts.ProtocolVersion) {
 		return discover(ctx, s, opts, opts.ProtocolVersion)
+	}
+	if opts.ProtocolVersion == "" && opts.Probe {
+		if c, err, final := probe(ctx, s, opts); final {
+			return c, err
+		}
 	}
 	offered := opts.ProtocolVersion
 	if offered == "" {

@@ -229,6 +229,11 @@ func (t *HTTPTransport) Write(ctx context.Context, msg []byte) error {
 		})
 		return nil
 	}
+	if o.method == "notifications/cancelled" && IsModern(t.protocolVersion()) {
+		// The modern era cancels over HTTP by closing the response stream,
+		// which the request's context has done; it defines no notification.
+		return nil
+	}
 	resp, err := t.post(ctx, msg, o)
 	if err != nil {
 		return err
@@ -243,6 +248,12 @@ func (t *HTTPTransport) Write(ctx context.Context, msg []byte) error {
 // ConcurrentWrites tells the session that messages need not wait for each
 // other: each is its own POST.
 func (t *HTTPTransport) ConcurrentWrites() bool { return true }
+
+func (t *HTTPTransport) protocolVersion() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.version
+}
 
 // SetProtocolVersion records the negotiated version, sent as
 // MCP-Protocol-Version on every later request.

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
@@ -43,6 +44,48 @@ const (
 	CodeUnsupportedProtocolVersion        = -32022
 )
 
+// DefaultDiscoverWait bounds the server/discover probe: a server of the
+// initialize era may leave a request it does not know before initialize
+// unanswered.
+const DefaultDiscoverWait = 5 * time.Second
+
+// probe tries the modern era first, as a client of both eras should
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio#backward-compatibility):
+// it sends server/discover and takes the answer of a modern server. A
+// modern server's error (-32020, -32021, -32022 again) is final, and so is
+// no version in common in either era, the caller's context ending, or the
+// server wanting authorization. Any other outcome (another error, a result
+// without a modern version, no answer within the wait) leaves the decision
+// to initialize.
+func probe(ctx context.Context, s *Session, opts ClientOptions) (c *Client, err error, final bool) {
+	wait := opts.DiscoverWait
+	if wait <= 0 {
+		wait = DefaultDiscoverWait
+	}
+	pctx, cancel := context.WithTimeout(withSilentCancel(ctx), wait)
+	defer cancel()
+	c, err = discover(pctx, s, opts, ModernVersion)
+	var auth *AuthError
+	var ce *CallError
+	var ve *VersionError
+	switch {
+	case err == nil:
+		return c, nil, true
+	case ctx.Err() != nil:
+		return nil, context.Cause(ctx), true
+	case errors.As(err, &auth):
+		return nil, err, true
+	case errors.As(err, &ce) && (ce.Err.Code == CodeHeaderMismatch || ce.Err.Code == CodeMissingRequiredClientCapabilities || ce.Err.Code == CodeUnsupportedProtocolVersion):
+		return nil, err, true // a modern server's own error: no falling back
+	case errors.As(err, &ve) && ve.ServerSupports != nil && mutualVersion(ve.ServerSupports) == "":
+		return nil, err, true // nothing in common, in either era
+	}
+	if v, ok := s.t.(VersionSetter); ok {
+		v.SetProtocolVersion("") // initialize goes out without a version header
+	}
+	return nil, nil, false
+}
+
 // discover negotiates the modern era with server/discover: the newest
 // version both sides speak, offered first as version. It returns the
 // client, or an error saying why the server is not (or not in a version
@@ -54,8 +97,10 @@ func discover(ctx context.Context, s *Session, opts ClientOptions, version strin
 	}
 	raw, err := c.s.Call(ctx, "server/discover", c.stamp(nil))
 	if supported, ok := unsupportedVersion(err); ok {
+		// One retry with the newest version both speak, even the same
+		// one: a server may refuse a first request for reasons of its own.
 		v := newestModern(supported)
-		if v == "" || v == version || opts.ProtocolVersion != "" {
+		if v == "" || (opts.ProtocolVersion != "" && v != opts.ProtocolVersion) {
 			return nil, &VersionError{Offered: version, ServerSupports: supported, Accepted: acceptedModern(opts)}
 		}
 		c.version = v

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -208,5 +209,77 @@ func TestModernErrorMessages(t *testing.T) {
 		if got := tt.err.Error(); got != tt.want {
 			t.Errorf("got %q\nwant %q", got, tt.want)
 		}
+	}
+}
+
+// By default a client probes with server/discover: a modern server is
+// spoken to in the modern era; an error answer, a discover result without
+// a modern version, or silence past the wait leads to initialize.
+func TestProbe(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		answer string // "" sends nothing
+		modern bool
+	}{
+		{"modern", `"result":` + discovered, true},
+		{"method not found", `"error":{"code":-32601,"message":"Method not found"}`, false},
+		{"not initialized", `"error":{"code":-32002,"message":"Server not initialized"}`, false},
+		{"only older versions", `"result":{"supportedVersions":["2025-11-25"],"capabilities":{}}`, false},
+		{"silence", "", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, m := newTestSession(t, SessionOptions{})
+			init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), Probe: true, DiscoverWait: 100 * time.Millisecond})
+			req := m.nextMsg(t)
+			if req.Method != "server/discover" {
+				t.Fatalf("first message %s, want server/discover", req.Method)
+			}
+			if tt.answer != "" {
+				m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,`+tt.answer+`}`)
+			}
+			if tt.modern {
+				if r := waitFor(t, init); r.err != nil || !r.c.Modern() {
+					t.Fatalf("Initialize = %v", r.err)
+				}
+				return
+			}
+			next := m.nextMsg(t)
+			if next.Method != "initialize" { // nothing about the probe before initialize, not even its cancellation
+				t.Fatalf("after the probe: %s, want initialize", next.Method)
+			}
+			m.send(t, `{"jsonrpc":"2.0","id":`+string(next.ID)+`,"result":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+			if r := waitFor(t, init); r.err != nil || r.c.Modern() || r.c.ProtocolVersion() != "2025-11-25" {
+				t.Fatalf("Initialize = %v", r.err)
+			}
+		})
+	}
+}
+
+// A modern server's own errors end the probe: there is no falling back.
+func TestProbeFinalErrors(t *testing.T) {
+	for _, answer := range []string{
+		`"error":{"code":-32021,"message":"Missing capabilities","data":{"requiredCapabilities":{"sampling":{}}}}`,
+		`"error":{"code":-32022,"message":"Unsupported","data":{"supported":["2030-01-01"],"requested":"2026-07-28"}}`,
+	} {
+		s, m := newTestSession(t, SessionOptions{})
+		init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), Probe: true})
+		req := m.nextMsg(t)
+		m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,`+answer+`}`)
+		if r := waitFor(t, init); r.err == nil {
+			t.Errorf("%s: Initialize succeeded", answer)
+		}
+	}
+	// -32022 naming an older version mcpv speaks: initialize, as a legacy server.
+	s, m := newTestSession(t, SessionOptions{})
+	init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), Probe: true})
+	req := m.nextMsg(t)
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"error":{"code":-32022,"message":"no","data":{"supported":["2025-11-25"],"requested":"2026-07-28"}}}`)
+	next := m.nextMsg(t)
+	if next.Method != "initialize" {
+		t.Fatalf("after -32022 listing 2025-11-25: %s", next.Method)
+	}
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(next.ID)+`,"result":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	if r := waitFor(t, init); r.err != nil {
+		t.Fatal(r.err)
 	}
 }

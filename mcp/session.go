@@ -200,7 +200,7 @@ func (s *Session) Call(ctx context.Context, method string, params json.RawMessag
 			// The reader delivered the response as ctx ended: prefer it.
 			return response(method, <-ch)
 		}
-		if method != "initialize" {
+		if method != "initialize" && !silentCancel(ctx) {
 			s.cancelRemote(id, context.Cause(ctx))
 		}
 		return nil, context.Cause(ctx)
@@ -234,6 +234,17 @@ func (s *Session) forget(key string) bool {
 	delete(s.pending, key)
 	return true
 }
+
+type silentKey struct{}
+
+// withSilentCancel marks a request whose end is not told to the server:
+// the server/discover probe, which a server of the initialize era must not
+// get a notification about before initialize.
+func withSilentCancel(ctx context.Context) context.Context {
+	return context.WithValue(ctx, silentKey{}, true)
+}
+
+func silentCancel(ctx context.Context) bool { return ctx.Value(silentKey{}) != nil }
 
 // cancelRemote tells the server to stop working on request id. Any late
 // response to it is ignored because the id is no longer pending.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/duration"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // The flags that shape a session, as the user gave them. commands embeds
@@ -27,12 +28,16 @@ type ServerFlags struct {
 	Timeout         duration.Flag `name:"timeout" default:"10m" help:"Give up on a request after this long; 0 waits forever." group:"Server"`
 	ConnectTimeout  duration.Flag `name:"connect-timeout" default:"60s" help:"Give up if the server has not started and answered initialize within this long." group:"Server"`
 	ProtocolVersion string        `name:"protocol-version" placeholder:"VERSION" help:"Offer this protocol version and accept no other (default: offer ${latest_version}, accept ${supported_versions}); 2026-07-28 speaks the modern era (server/discover, no initialize)." group:"Server"`
+	ProtocolEra     string        `name:"protocol-era" enum:"legacy,auto,modern" default:"legacy" help:"legacy: start with initialize (a server that refuses it for 2026-07-28 is still spoken to in that era); auto: probe with server/discover first and fall back to initialize; modern: 2026-07-28 only." group:"Server"`
 	Quiet           bool          `name:"quiet" help:"Do not show the server's stderr (its last lines still appear in errors)." group:"Server"`
 	Verbose         bool          `short:"v" name:"verbose" help:"Trace the JSON-RPC messages on stderr." group:"Server"`
 }
 
 // Validate checks what needs no I/O.
 func (f *ServerFlags) Validate() error {
+	if f.ProtocolEra == "modern" && f.ProtocolVersion != "" && !mcp.IsModern(f.ProtocolVersion) {
+		return fmt.Errorf("--protocol-era modern and --protocol-version %s (a version of the initialize era) exclude each other", f.ProtocolVersion)
+	}
 	for _, kv := range f.Env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
 			return fmt.Errorf("--env %q: want KEY=VALUE", kv)

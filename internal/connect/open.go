@@ -50,9 +50,14 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 			&mcp.TimeoutError{Method: "initialize", Timeout: s.ConnectTimeout})
 		defer cancel()
 	}
+	version := s.ProtocolVersion
+	if s.ProtocolEra == "modern" && version == "" {
+		version = mcp.ModernVersion
+	}
 	client, err := mcp.Initialize(ictx, session, mcp.ClientOptions{
 		Info:            h.Client,
-		ProtocolVersion: s.ProtocolVersion,
+		ProtocolVersion: version,
+		Probe:           s.ProtocolEra == "auto",
 		Capabilities:    ans.capabilities(),
 		Timeout:         s.Timeout,
 		MaxTimeout:      s.MaxTimeout,

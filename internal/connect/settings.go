@@ -32,6 +32,7 @@ type Settings struct {
 	ConnectTimeout  time.Duration // start-up and initialize
 	MaxTimeout      time.Duration // the cap progress cannot extend a request past
 	ProtocolVersion string        // offer this one and accept no other
+	ProtocolEra     string        // legacy, auto or modern
 	Quiet           bool          // hide the server's stderr
 	Verbose         bool          // trace the JSON-RPC traffic
 
@@ -95,6 +96,7 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (*Settings, e
 		ConnectTimeout:  time.Duration(f.ConnectTimeout),
 		MaxTimeout:      time.Duration(f.MaxTimeout),
 		ProtocolVersion: f.ProtocolVersion,
+		ProtocolEra:     f.ProtocolEra,
 		Quiet:           f.Quiet,
 		Verbose:         f.Verbose,
 		Untrusted:       src.Untrusted,
