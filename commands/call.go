@@ -155,7 +155,7 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err != nil {
 		return err
 	}
-	if asTask {
+	if asTask || client.Modern() && mcp.IsTaskResult(res) { // in the modern era the server decides
 		t, err := createdTask(s, out, res)
 		if err != nil {
 			return err

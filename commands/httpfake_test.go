@@ -235,3 +235,42 @@ func TestModernParamHeaders(t *testing.T) {
 		t.Errorf("%d tools/list and %d tools/call, want 3 and 2", lists, toolCalls)
 	}
 }
+
+// Against a modern server with the tasks extension, a call the server turns
+// into a task is followed to its result; tasks list says there is none.
+func TestModernTaskCall(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	polls := 0
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: func(x *mcptest.Exchange) bool {
+		switch x.RPCMethod {
+		case "server/discover":
+			x.Reply(x.Result(`{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}}`))
+		case "tools/list":
+			x.Reply(x.Result(`{"tools":[{"name":"job","inputSchema":{"type":"object"}}]}`))
+		case "tools/call":
+			x.Reply(x.Result(`{"resultType":"task","taskId":"t-1","status":"working","pollIntervalMs":20,"ttlMs":null}`))
+		case "tasks/get":
+			mu.Lock()
+			polls++
+			n := polls
+			mu.Unlock()
+			if n < 3 || x.Header.Get("Mcp-Name") != "t-1" {
+				x.Reply(x.Result(`{"taskId":"t-1","status":"working","statusMessage":"busy","pollIntervalMs":20}`))
+			} else {
+				x.Reply(x.Result(`{"taskId":"t-1","status":"completed","result":{"content":[{"type":"text","text":"done"}]}}`))
+			}
+		default:
+			return false
+		}
+		return true
+	}})
+	r := mcpv(t, "", "--protocol-version", "2026-07-28", "-u", srv.URL, "call", "job", "-r", "-q", ".content[0].text")
+	if r.code != 0 || r.stdout != "done\n" || !strings.Contains(r.stderr, "task t-1 created (working)") {
+		t.Errorf("call: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = mcpv(t, "", "--protocol-version", "2026-07-28", "-u", srv.URL, "tasks", "list")
+	if r.code != 3 || !strings.Contains(r.stderr, "has no tasks/list") {
+		t.Errorf("tasks list: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -17,6 +17,8 @@ type tasksCmd struct {
 func (c *tasksCmd) Help() string {
 	return `Tasks are tool calls the server runs in the background (mcpv call --task). These commands look after tasks created earlier, by this or another session.
 
+Against a server of the 2026-07-28 era tasks are an extension (io.modelcontextprotocol/tasks): the server decides which calls become tasks, get, result and cancel work by id (result polls tasks/get until the task ends), and there is no list.
+
 Examples:
 
     $ mcpv tasks list -u https://example.com/mcp
@@ -27,6 +29,13 @@ Examples:
 type tasksListCmd struct{ pageFlags }
 
 func (c *tasksListCmd) Run(ctx context.Context, s *session, out *console) error {
+	client, err := s.client(ctx)
+	if err != nil {
+		return err
+	}
+	if client.Modern() {
+		return &refusal{"a server of the 2026-07-28 era has no tasks/list: tasks are looked after by id (tasks get, result, cancel)"}
+	}
 	return list(ctx, s, out, c.pageFlags, "tasks.list", "tasks/list", "tasks")
 }
 

@@ -64,6 +64,7 @@ type Client struct {
 	capabilities map[string]json.RawMessage // the server's, by top-level key
 	lastToken    atomic.Int64               // progress tokens are unique in the session
 	modern       bool                       // the modern era: no session, _meta on every request
+	modernCaps   json.RawMessage            // the capabilities each modern request declares
 }
 
 // Initialize runs the lifecycle handshake on s: initialize, check the
@@ -216,6 +217,11 @@ func mutualVersion(supported []string) string {
 // dotted path (e.g. "tools", "resources.subscribe"). A capability is declared
 // when its value is present and neither null nor false.
 func (c *Client) HasCapability(path string) bool {
+	if c.modern {
+		if has, known := c.modernCapability(path); known {
+			return has
+		}
+	}
 	keys := strings.Split(path, ".")
 	v, ok := c.capabilities[keys[0]]
 	for _, k := range keys[1:] {

@@ -415,8 +415,9 @@ func setStandardHeaders(h http.Header, msg []byte) {
 	var m struct {
 		Method string `json:"method"`
 		Params struct {
-			Name string `json:"name"`
-			URI  string `json:"uri"`
+			Name   string `json:"name"`
+			URI    string `json:"uri"`
+			TaskID string `json:"taskId"`
 		} `json:"params"`
 	}
 	if json.Unmarshal(msg, &m) != nil || m.Method == "" {
@@ -428,6 +429,8 @@ func setStandardHeaders(h http.Header, msg []byte) {
 		h.Set("Mcp-Name", headerValue(m.Params.Name))
 	case "resources/read":
 		h.Set("Mcp-Name", headerValue(m.Params.URI))
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		h.Set("Mcp-Name", headerValue(m.Params.TaskID))
 	}
 }
 

@@ -91,7 +91,7 @@ func probe(ctx context.Context, s *Session, opts ClientOptions) (c *Client, err 
 // client, or an error saying why the server is not (or not in a version
 // mcpv speaks) a modern one.
 func discover(ctx context.Context, s *Session, opts ClientOptions, version string) (*Client, error) {
-	c := &Client{s: s, opts: opts, version: version, modern: true}
+	c := &Client{s: s, opts: opts, version: version, modern: true, modernCaps: withTasksExtension(opts.Capabilities)}
 	if v, ok := s.t.(VersionSetter); ok {
 		v.SetProtocolVersion(version) // HTTP: MCP-Protocol-Version from the first request on
 	}
@@ -168,10 +168,7 @@ func discoveredInfo(version string, discovered json.RawMessage, serverInfo json.
 // version, the client's capabilities and identity, and the log level when
 // one was asked for. Keys the params already carry are kept.
 func (c *Client) stamp(params json.RawMessage) json.RawMessage {
-	caps := c.opts.Capabilities
-	if caps == nil {
-		caps = json.RawMessage(`{}`)
-	}
+	caps := c.modernCaps
 	entries := []struct {
 		key   string
 		value json.RawMessage
@@ -280,6 +277,8 @@ func (c *Client) rounds(ctx context.Context, method string, params json.RawMessa
 		switch {
 		case typ == "" || typ == "complete":
 			return res, nil
+		case typ == "task" && method == "tools/call":
+			return res, nil // a CreateTaskResult: WaitTask follows it
 		case typ != "input_required" || !inputMethods[method]:
 			return nil, &ResultTypeError{Method: method, Type: typ}
 		case round >= MaxInputRounds:
@@ -378,4 +377,112 @@ func (c *Client) Stream(ctx context.Context, method string, params json.RawMessa
 		params = c.stamp(params)
 	}
 	return c.s.Call(ctx, method, params)
+}
+
+// TasksExtension is the extension that carries tasks in the modern era
+// (https://modelcontextprotocol.io/extensions/tasks/overview): the server
+// may answer a tools/call with a task (resultType "task"), followed with
+// tasks/get and answered with tasks/update; there is no tasks/list and no
+// blocking tasks/result.
+const TasksExtension = "io.modelcontextprotocol/tasks"
+
+// withTasksExtension adds the tasks extension to the client's
+// capabilities: mcpv follows any task a server makes of a call.
+func withTasksExtension(caps json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(caps, &m) != nil || m == nil {
+		m = map[string]json.RawMessage{}
+	}
+	var ext map[string]json.RawMessage
+	json.Unmarshal(m["extensions"], &ext)
+	if ext == nil {
+		ext = map[string]json.RawMessage{}
+	}
+	ext[TasksExtension] = json.RawMessage(`{}`)
+	m["extensions"] = mustJSON(ext)
+	return mustJSON(m)
+}
+
+// hasTasksExtension reports whether the server declared the tasks extension.
+func (c *Client) hasTasksExtension() bool {
+	var ext map[string]json.RawMessage
+	if json.Unmarshal(c.capabilities["extensions"], &ext) != nil {
+		return false
+	}
+	v, ok := ext[TasksExtension]
+	return ok && string(v) != "null" && string(v) != "false"
+}
+
+// modernCapability answers HasCapability for the task capabilities of the
+// initialize era, which the tasks extension replaces: tasks, tasks.cancel
+// and tasks.requests.tools.call come with it; tasks.list does not exist.
+func (c *Client) modernCapability(path string) (has, known bool) {
+	switch path {
+	case "tasks", "tasks.cancel", "tasks.requests", "tasks.requests.tools", "tasks.requests.tools.call":
+		return c.hasTasksExtension(), true
+	case "tasks.list":
+		return false, true
+	}
+	return false, false
+}
+
+// IsTaskResult reports whether a tools/call result is a modern
+// CreateTaskResult (resultType "task").
+func IsTaskResult(res json.RawMessage) bool {
+	typ, _, _ := resultKind(res)
+	return typ == "task"
+}
+
+// waitModern follows a task of the modern era: tasks/get at the server's
+// interval until it ends, answering its input requests with tasks/update
+// (each once, however many polls show it). A completed task returns its
+// result; a failed or cancelled one is a *TaskEndedError.
+func (c *Client) waitModern(ctx context.Context, t Task, onStatus func(Task)) (json.RawMessage, Task, error) {
+	answered := map[string]bool{}
+	var last json.RawMessage
+	for {
+		if t.Status == TaskInputRequired && last != nil {
+			_, requests, _ := resultKind(last)
+			for id := range requests {
+				if answered[id] {
+					delete(requests, id)
+				}
+			}
+			if len(requests) > 0 {
+				responses, err := c.fulfil(ctx, requests)
+				if err != nil {
+					return nil, t, err
+				}
+				params, _ := retryParams(TaskParams(t.TaskID), responses, nil)
+				if _, err := c.Call(ctx, "tasks/update", params); err != nil {
+					return nil, t, err
+				}
+				for id := range requests {
+					answered[id] = true
+				}
+			}
+		}
+		if t.Terminal() {
+			break
+		}
+		next, raw, err := c.nextStatus(ctx, t, onStatus)
+		if err != nil {
+			return nil, t, err
+		}
+		t, last = next, raw
+	}
+	var ended struct {
+		Result json.RawMessage `json:"result"`
+		Error  *RPCError       `json:"error"`
+	}
+	json.Unmarshal(last, &ended)
+	switch {
+	case t.Status == TaskCompleted && ended.Result != nil:
+		return ended.Result, t, nil
+	case t.Status == TaskCompleted:
+		return nil, t, &TransportError{Op: "tasks/get", Err: fmt.Errorf("task %s completed without a result", t.TaskID)}
+	case t.Status == TaskFailed && ended.Error != nil && t.StatusMessage == "":
+		t.StatusMessage = ended.Error.Error()
+	}
+	return nil, t, &TaskEndedError{Task: t}
 }

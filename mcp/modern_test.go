@@ -14,7 +14,7 @@ import (
 
 // modernMeta is the _meta every modern request of the test client carries.
 const modernMeta = `"_meta":{"io.modelcontextprotocol/clientInfo":{"name":"mcpv-test","version":"0.0.1"},` +
-	`"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`
+	`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`
 
 const discovered = `{"supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{"tools":{}},"instructions":"hi",` +
 	`"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}},"resultType":"complete"}`
@@ -281,5 +281,80 @@ func TestProbeFinalErrors(t *testing.T) {
 	m.send(t, `{"jsonrpc":"2.0","id":`+string(next.ID)+`,"result":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
 	if r := waitFor(t, init); r.err != nil {
 		t.Fatal(r.err)
+	}
+}
+
+// A modern server may answer a tools/call with a task: WaitTask polls
+// tasks/get, answers the task's input requests once with tasks/update, and
+// returns the result the completed task carries.
+func TestModernTask(t *testing.T) {
+	handler := func(_ context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+		return json.RawMessage(`{"action":"accept","content":{"ok":true}}`), nil
+	}
+	s, m := newTestSession(t, SessionOptions{Handler: handler})
+	init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), ProtocolVersion: ModernVersion})
+	req := m.nextMsg(t)
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}}}`)
+	c := waitFor(t, init).c
+	if !c.HasCapability("tasks.cancel") || c.HasCapability("tasks.list") {
+		t.Errorf("task capabilities: cancel %v, list %v", c.HasCapability("tasks.cancel"), c.HasCapability("tasks.list"))
+	}
+	if asTask, err := c.TaskWanted(Tool{Name: "x"}, true); asTask || err != nil {
+		t.Errorf("TaskWanted = %v, %v; the modern server decides", asTask, err)
+	}
+	call := goCall(t.Context(), c.Call, "tools/call", json.RawMessage(`{"name":"x"}`))
+	req = m.nextMsg(t)
+	created := `{"resultType":"task","taskId":"t1","status":"working","pollIntervalMs":10,"createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":null}`
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":`+created+`}`)
+	r := waitFor(t, call)
+	if r.err != nil || !IsTaskResult(r.result) {
+		t.Fatalf("tools/call = %s, %v", r.result, r.err)
+	}
+	task, _, err := CreatedTask(r.result)
+	if err != nil || task.TaskID != "t1" || task.Poll() != 50*time.Millisecond {
+		t.Fatalf("CreatedTask = %+v, %v", task, err)
+	}
+	type waited struct {
+		res  json.RawMessage
+		task Task
+		err  error
+	}
+	done := make(chan waited, 1)
+	go func() {
+		res, final, err := c.WaitTask(t.Context(), task, nil)
+		done <- waited{res, final, err}
+	}()
+	ask := `"inputRequests":{"q1":{"method":"elicitation/create","params":{"message":"sure?","requestedSchema":{"type":"object"}}}}`
+	answer := func(result string) {
+		req := m.nextMsg(t)
+		if req.Method != "tasks/get" || !strings.Contains(string(req.Params), `"taskId":"t1"`) {
+			t.Fatalf("poll: %s %s", req.Method, req.Params)
+		}
+		m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":`+result+`}`)
+	}
+	answer(`{"resultType":"complete","taskId":"t1","status":"input_required",` + ask + `}`)
+	upd := m.nextMsg(t)
+	if upd.Method != "tasks/update" || !strings.Contains(string(upd.Params), `"inputResponses":{"q1":{"action":"accept","content":{"ok":true}}}`) {
+		t.Fatalf("update: %s %s", upd.Method, upd.Params)
+	}
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(upd.ID)+`,"result":{"resultType":"complete"}}`)
+	answer(`{"resultType":"complete","taskId":"t1","status":"input_required",` + ask + `}`) // the same question again: not answered twice
+	answer(`{"resultType":"complete","taskId":"t1","status":"completed","result":{"content":[{"type":"text","text":"done"}]}}`)
+	w := <-done
+	if w.err != nil || string(w.res) != `{"content":[{"type":"text","text":"done"}]}` || w.task.Status != TaskCompleted {
+		t.Errorf("WaitTask = %s, %+v, %v", w.res, w.task, w.err)
+	}
+
+	// A failed task ends with its error.
+	go func() {
+		res, final, err := c.WaitTask(t.Context(), Task{TaskID: "t2", Status: TaskWorking}, nil)
+		done <- waited{res, final, err}
+	}()
+	req = m.nextMsg(t)
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"resultType":"complete","taskId":"t2","status":"failed","error":{"code":-32603,"message":"disk full"}}}`)
+	w = <-done
+	var ended *TaskEndedError
+	if !errors.As(w.err, &ended) || !ended.Failed() || !strings.Contains(w.err.Error(), "disk full") {
+		t.Errorf("failed task: %v", w.err)
 	}
 }

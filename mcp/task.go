@@ -41,6 +41,9 @@ type Task struct {
 	StatusMessage string `json:"statusMessage"`
 	PollInterval  *int64 `json:"pollInterval"` // milliseconds
 	TTL           *int64 `json:"ttl"`          // milliseconds
+	// The modern era's names for the same.
+	PollIntervalMs *int64 `json:"pollIntervalMs"`
+	TTLMs          *int64 `json:"ttlMs"`
 }
 
 // Terminal reports whether the task has ended: completed, failed or cancelled.
@@ -51,10 +54,14 @@ func (t Task) Terminal() bool {
 // Poll is how long to wait before asking tasks/get again: the server's
 // pollInterval, at least minPollInterval, or a second when it gave none.
 func (t Task) Poll() time.Duration {
-	if t.PollInterval == nil {
+	ms := t.PollInterval
+	if ms == nil {
+		ms = t.PollIntervalMs
+	}
+	if ms == nil {
 		return defaultPollInterval
 	}
-	return max(time.Duration(*t.PollInterval)*time.Millisecond, minPollInterval)
+	return max(time.Duration(*ms)*time.Millisecond, minPollInterval)
 }
 
 // TaskEndedError reports a task that ended without a result: cancelled, or
@@ -85,6 +92,12 @@ func CreatedTask(res json.RawMessage) (Task, json.RawMessage, error) {
 		Task json.RawMessage `json:"task"`
 	}
 	var t Task
+	if IsTaskResult(res) { // the modern era: the task is the result itself
+		if json.Unmarshal(res, &t) != nil || t.TaskID == "" {
+			return t, nil, &TransportError{Op: "tools/call", Err: errors.New("the server's task result has no taskId")}
+		}
+		return t, res, nil
+	}
 	if err := json.Unmarshal(res, &created); err != nil || json.Unmarshal(created.Task, &t) != nil || t.TaskID == "" {
 		return t, nil, &TransportError{Op: "tools/call", Err: errors.New("the server's answer to a task-augmented call has no task")}
 	}
@@ -116,18 +129,11 @@ func (c *Client) WaitTask(ctx context.Context, t Task, onStatus func(Task)) (jso
 		ctx, cancel = context.WithTimeoutCause(ctx, d, &TimeoutError{Method: "task " + t.TaskID, Timeout: d})
 		defer cancel()
 	}
+	if c.modern {
+		return c.waitModern(ctx, t, onStatus)
+	}
 	for !t.Terminal() && t.Status != TaskInputRequired {
-		if onStatus != nil {
-			onStatus(t)
-		}
-		timer := time.NewTimer(t.Poll())
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, t, context.Cause(ctx)
-		case <-timer.C:
-		}
-		next, _, err := c.GetTask(ctx, t.TaskID)
+		next, _, err := c.nextStatus(ctx, t, onStatus)
 		if err != nil {
 			return nil, t, err
 		}
@@ -154,6 +160,22 @@ func (c *Client) WaitTask(ctx context.Context, t Task, onStatus func(Task)) (jso
 		return nil, t, err
 	}
 	return res, t, nil
+}
+
+// nextStatus reports t to onStatus (if set), waits its poll interval and
+// asks tasks/get again: the task as it is now, and as the server sent it.
+func (c *Client) nextStatus(ctx context.Context, t Task, onStatus func(Task)) (Task, json.RawMessage, error) {
+	if onStatus != nil {
+		onStatus(t)
+	}
+	timer := time.NewTimer(t.Poll())
+	select {
+	case <-ctx.Done():
+		timer.Stop()
+		return t, nil, context.Cause(ctx)
+	case <-timer.C:
+	}
+	return c.GetTask(ctx, t.TaskID)
 }
 
 // ErrNoTaskCancel means the server did not declare tasks.cancel.
@@ -183,6 +205,14 @@ func (e *RefusedError) Error() string { return e.Msg }
 // "optional" (and the caller asked) or "required". Asking for a task the
 // server or tool does not allow is a *CapabilityError or *RefusedError.
 func (c *Client) TaskWanted(tool Tool, asked bool) (bool, error) {
+	if c.modern {
+		// The server decides per call and answers with a task or not;
+		// the request asks for nothing.
+		if asked && !c.hasTasksExtension() {
+			return false, &CapabilityError{Capability: "extensions." + TasksExtension, Method: "tools/call as a task"}
+		}
+		return false, nil
+	}
 	if !c.HasCapability("tasks.requests.tools.call") {
 		if asked {
 			return false, &CapabilityError{Capability: "tasks.requests.tools.call", Method: "tools/call with a task"}
