@@ -205,6 +205,7 @@ func (m *Manager) identify(ctx context.Context, md *ServerMetadata, scopes []str
 			ResponseTypes:           []string{"code"},
 			TokenEndpointAuthMethod: ChooseAuthMethod(md, false),
 			Scope:                   strings.Join(scopes, " "),
+			ApplicationType:         "native",
 		})
 		if err != nil {
 			finish()

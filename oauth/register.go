@@ -20,6 +20,10 @@ type RegistrationRequest struct {
 	ResponseTypes           []string `json:"response_types,omitempty"`
 	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method,omitempty"`
 	Scope                   string   `json:"scope,omitempty"`
+	// ApplicationType is "native" for a client on the user's machine with a
+	// loopback redirect, as mcpv is (OpenID Connect Registration; MCP
+	// 2026-07-28 asks clients to say it).
+	ApplicationType string `json:"application_type,omitempty"`
 }
 
 // registrationResponse is the part of a client information response (RFC

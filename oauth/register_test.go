@@ -23,6 +23,7 @@ func TestRegister(t *testing.T) {
 		GrantTypes:              []string{"authorization_code", "refresh_token"},
 		ResponseTypes:           []string{"code"},
 		TokenEndpointAuthMethod: AuthNone,
+		ApplicationType:         "native",
 	}
 	tests := []struct {
 		name    string
@@ -114,6 +115,7 @@ func TestRegister(t *testing.T) {
 				"grant_types":                []any{"authorization_code", "refresh_token"},
 				"response_types":             []any{"code"},
 				"token_endpoint_auth_method": "none",
+				"application_type":           "native",
 			}
 			if diff := cmp.Diff(wantReq, gotReq); diff != "" {
 				t.Errorf("request mismatch (-want +got):\n%s", diff)
