@@ -169,6 +169,36 @@ func TestOAuthClientCredentials(t *testing.T) {
 	}
 }
 
+// --grant jwt-bearer trades a workload's JWT for a token: no browser, no
+// registration, and the JWT is never shown.
+func TestOAuthJWTBearer(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	srv, opened := authWorld(t, w)
+	const jwt = "eyJhbGciOiJFUzI1NiJ9.workload-claims.signature"
+	srv.Assertions[jwt] = "ci-workload"
+	file := filepath.Join(t.TempDir(), "oidc-token")
+	os.WriteFile(file, []byte(jwt+"\n"), 0o600)
+	r := w.mcpv(t, "", "-v", "--grant", "jwt-bearer", "--client-id", "ci-workload", "--assertion", "@"+file,
+		"-u", srv.URL(), "list-tools", "-c", "-q", "[.tools[].name]")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != demoTools || strings.Contains(r.stderr, jwt) {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(opened); err == nil || srv.Count("authorize") != 0 || srv.Count("register") != 0 {
+		t.Error("the jwt-bearer grant opened a browser or registered")
+	}
+	w.setenv("XDG_STATE_HOME", t.TempDir())
+	w.setenv("MCPV_ASSERTION", "forged.jwt.value")
+	r = w.mcpv(t, "", "--grant", "jwt-bearer", "--client-id", "ci-workload", "-u", srv.URL(), "ping")
+	if r.code != 5 || !strings.Contains(r.stderr, "invalid_grant (bad assertion)") || strings.Contains(r.stderr, "forged.jwt.value") {
+		t.Fatalf("bad assertion: exit %d, stderr %q", r.code, r.stderr)
+	}
+	w.setenv("MCPV_ASSERTION", "")
+	if r := w.mcpv(t, "", "--grant", "jwt-bearer", "--client-id", "ci-workload", "-u", srv.URL(), "ping"); r.code != 2 || !strings.Contains(r.stderr, "needs --client-id and --assertion") {
+		t.Fatalf("no assertion: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
 // 'auth login' against a server that has no OAuth says so, rather than
 // guessing endpoints (2025-03-26's defaults) and failing at /register. A
 // server that publishes nothing but does answer 401 still gets the guess.

@@ -18,7 +18,7 @@ function __mcpv_takes
     set -l c $argv[1]
     while true
         switch "$c:$argv[2]"
-            case ':--url' ':-u' ':--server' ':-s' ':--config' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color'
+            case ':--url' ':-u' ':--server' ':-s' ':--config' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color'
                 return 0
             case 'list-tools:--cursor' 'list-tools:--max-pages'
                 return 0
@@ -189,10 +189,11 @@ complete -c mcpv -n '__mcpv_in ""' -l client-id -x -d 'A pre-registered OAuth cl
 complete -c mcpv -n '__mcpv_in ""' -l client-secret -x -d 'Its secret; @FILE reads it from FILE (default: MCPV_CLIENT_SECRET).'
 complete -c mcpv -n '__mcpv_in ""' -l client-key -r -F -d 'Authenticate the client with a JWT signed by the EC P-256 key in FILE (PEM) instead of a secret.'
 complete -c mcpv -n '__mcpv_in ""' -l client-metadata-url -x -d 'Use this client ID metadata document URL as the client id where the server supports them.'
-complete -c mcpv -n '__mcpv_in ""' -l grant -x -a 'authorization-code client-credentials cross-app' -d 'authorization-code (a user in a browser), client-credentials (a machine, e.g. CI) or cross-app (an identity provider\'s ID token, SEP-990).'
+complete -c mcpv -n '__mcpv_in ""' -l grant -x -a 'authorization-code client-credentials cross-app jwt-bearer' -d 'authorization-code (a user in a browser), client-credentials (a machine, e.g. CI), cross-app (an identity provider\'s ID token, SEP-990) or jwt-bearer (a workload\'s own JWT, e.g. a CI job\'s OIDC token, traded for access).'
 complete -c mcpv -n '__mcpv_in ""' -l idp-token-endpoint -x -d 'For --grant cross-app: the identity provider\'s token endpoint.'
 complete -c mcpv -n '__mcpv_in ""' -l idp-client-id -x -d 'For --grant cross-app: mcpv\'s client id at the identity provider.'
 complete -c mcpv -n '__mcpv_in ""' -l id-token -x -d 'For --grant cross-app: the user\'s ID token; @FILE reads it from FILE (default: MCPV_ID_TOKEN).'
+complete -c mcpv -n '__mcpv_in ""' -l assertion -x -d 'For --grant jwt-bearer: the workload\'s JWT; @FILE reads it from FILE (default: MCPV_ASSERTION).'
 complete -c mcpv -n '__mcpv_in ""' -l max-timeout -x -d 'Progress notifications restart --timeout, but a request never runs longer than this; 0 means no cap.'
 complete -c mcpv -n '__mcpv_in ""' -l events -r -F -d 'Write every notification from the server to FILE as NDJSON, with a timestamp.'
 complete -c mcpv -n '__mcpv_in ""' -l log-level -x -a 'debug info notice warning error critical alert emergency' -d 'Ask the server to send log messages at LEVEL and above (logging/setLevel).'

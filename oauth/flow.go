@@ -67,6 +67,8 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 		tok, err = ClientCredentials(ctx, hc, md, client, resource, strings.Join(scopes, " "))
 	case GrantCrossApp:
 		tok, err = m.crossApp(ctx, md, client, resource, strings.Join(scopes, " "))
+	case GrantJWTBearer:
+		tok, err = JWTBearer(ctx, hc, md, client, m.opts.Assertion, resource, strings.Join(scopes, " "))
 	default:
 		var code, verifier string
 		code, verifier, err = Authorize(ctx, AuthorizeRequest{
@@ -145,7 +147,7 @@ func (m *Manager) scopes(ch *Challenge, prm *ResourceMetadata, md *ServerMetadat
 // used again for the code flow.
 func (m *Manager) reusable(md *ServerMetadata) bool {
 	prev := m.rec
-	return prev != nil && prev.Issuer == md.Issuer && prev.Grant != GrantClientCredentials && prev.Grant != GrantCrossApp &&
+	return prev != nil && prev.Issuer == md.Issuer && prev.Grant != GrantClientCredentials && prev.Grant != GrantCrossApp && prev.Grant != GrantJWTBearer &&
 		prev.Client.ID != "" && prev.Client.ID != m.opts.ClientMetadataURL && len(prev.Client.RedirectURIs) > 0
 }
 

@@ -40,6 +40,9 @@ const (
 	GrantAuthorizationCode = "authorization_code"
 	GrantClientCredentials = "client_credentials"
 	GrantCrossApp          = "cross_app" // SEP-990: an identity provider's ID-JAG, then a JWT bearer grant
+	// GrantJWTBearer trades a workload's own JWT (a CI job's OIDC token,
+	// say) for an access token (RFC 7523; workload identity federation).
+	GrantJWTBearer = "jwt_bearer"
 )
 
 // refreshLeeway is how long before expiry a token is refreshed.
@@ -59,6 +62,7 @@ type Options struct {
 	ClientMetadataURL string            // a client ID metadata document URL
 	ClientName        string
 	IdentityProvider  *IdentityProvider // for GrantCrossApp
+	Assertion         string            // for GrantJWTBearer: the workload's JWT
 
 	Open func(url string) error // opens a browser
 	Log  *slog.Logger           // what the user should know; nil discards it
@@ -269,6 +273,9 @@ func (m *Manager) refreshLocked(ctx context.Context) error {
 	case rec.Grant == GrantCrossApp && m.opts.IdentityProvider != nil:
 		client := rec.Client
 		tok, err = m.crossApp(ctx, rec.Metadata, &client, rec.Resource, rec.Token.Scope)
+	case rec.Grant == GrantJWTBearer && m.opts.Assertion != "":
+		client := rec.Client
+		tok, err = JWTBearer(ctx, m.opts.HTTP, rec.Metadata, &client, m.opts.Assertion, rec.Resource, rec.Token.Scope)
 	case rec.Token.RefreshToken != "":
 		client := rec.Client
 		m.applyKey(&client)

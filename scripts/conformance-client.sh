@@ -37,6 +37,11 @@ if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
 		context idp_id_token >"$state/id-token"
 		auth+=(--grant cross-app --idp-token-endpoint "$idp" --idp-client-id "$(context idp_client_id)" --id-token "@$state/id-token")
 	fi
+	jwt=$(context valid_jwt) # a workload's own JWT, for the jwt-bearer grant
+	if [ -n "$jwt" ]; then
+		printf '%s' "$jwt" >"$state/workload.jwt"
+		auth+=(--grant jwt-bearer --assertion "@$state/workload.jwt")
+	fi
 	key=$(context private_key_pem)
 	if [ -n "$key" ]; then
 		printf '%s\n' "$key" >"$state/key.pem"

@@ -54,13 +54,13 @@ required_2026=(
 	auth/iss-not-advertised@2026-07-28 auth/iss-supported-missing@2026-07-28
 	auth/iss-wrong-issuer@2026-07-28 auth/iss-unexpected@2026-07-28 auth/iss-normalized@2026-07-28
 	auth/metadata-issuer-mismatch@2026-07-28 auth/client-credentials-jwt@default
-	auth/client-credentials-basic@default auth/enterprise-managed-authorization@default
+	auth/client-credentials-basic@default auth/enterprise-managed-authorization@default auth/wif-jwt-bearer@default
 	sep-2322-client-request-state@2026-07-28 http-standard-headers@2026-07-28
 	http-custom-headers@2026-07-28 http-invalid-tool-headers@2026-07-28
 	json-schema-ref-no-deref@2026-07-28 json-schema-2020-12-preservation@2025-11-25
 	json-schema-2020-12-preservation@2026-07-28)
-# Expected to fail, not built yet: auth/dpop, auth/dpop-nonce and auth/wif-jwt-bearer
-# (authorization extensions), and the sep-2640-client-* skills extension scenarios.
+# Expected to fail, not built yet: auth/dpop and auth/dpop-nonce (an
+# authorization extension), and the sep-2640-client-* skills extension scenarios.
 
 verbose=0
 only=()

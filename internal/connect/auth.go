@@ -89,7 +89,12 @@ func oauthManager(s *Settings, plain *http.Client, mode string, env Env, h Hooks
 		}
 		opts.ClientKey = key
 	}
-	if opts.Grant != oauth.GrantAuthorizationCode && (opts.ClientID == "" || (opts.ClientSecret == "" && opts.ClientKey == nil)) {
+	if opts.Grant == oauth.GrantJWTBearer {
+		if opts.ClientID == "" || a.Assertion == "" {
+			return nil, Usagef("--grant jwt-bearer needs --client-id and --assertion")
+		}
+		opts.Assertion = a.Assertion
+	} else if opts.Grant != oauth.GrantAuthorizationCode && (opts.ClientID == "" || (opts.ClientSecret == "" && opts.ClientKey == nil)) {
 		return nil, Usagef("--grant %s needs --client-id and --client-secret or --client-key", strings.ReplaceAll(opts.Grant, "_", "-"))
 	}
 	if opts.Grant == oauth.GrantCrossApp {

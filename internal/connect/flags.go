@@ -64,10 +64,11 @@ type AuthFlags struct {
 	ClientSecret      string `name:"client-secret" placeholder:"SECRET" help:"Its secret; @FILE reads it from FILE (default: MCPV_CLIENT_SECRET)." group:"Authorization"`
 	ClientKey         string `name:"client-key" placeholder:"FILE" type:"existingfile" help:"Authenticate the client with a JWT signed by the EC P-256 key in FILE (PEM) instead of a secret." group:"Authorization"`
 	ClientMetadataURL string `name:"client-metadata-url" placeholder:"URL" help:"Use this client ID metadata document URL as the client id where the server supports them." group:"Authorization"`
-	Grant             string `name:"grant" enum:"authorization-code,client-credentials,cross-app" default:"authorization-code" help:"authorization-code (a user in a browser), client-credentials (a machine, e.g. CI) or cross-app (an identity provider's ID token, SEP-990)." group:"Authorization"`
+	Grant             string `name:"grant" enum:"authorization-code,client-credentials,cross-app,jwt-bearer" default:"authorization-code" help:"authorization-code (a user in a browser), client-credentials (a machine, e.g. CI), cross-app (an identity provider's ID token, SEP-990) or jwt-bearer (a workload's own JWT, e.g. a CI job's OIDC token, traded for access)." group:"Authorization"`
 	IDPTokenEndpoint  string `name:"idp-token-endpoint" placeholder:"URL" help:"For --grant cross-app: the identity provider's token endpoint." group:"Authorization"`
 	IDPClientID       string `name:"idp-client-id" placeholder:"ID" help:"For --grant cross-app: mcpv's client id at the identity provider." group:"Authorization"`
 	IDToken           string `name:"id-token" placeholder:"TOKEN" help:"For --grant cross-app: the user's ID token; @FILE reads it from FILE (default: MCPV_ID_TOKEN)." group:"Authorization"`
+	Assertion         string `name:"assertion" placeholder:"JWT" help:"For --grant jwt-bearer: the workload's JWT; @FILE reads it from FILE (default: MCPV_ASSERTION)." group:"Authorization"`
 }
 
 // ClientFlags decide how mcpv answers what the server asks and shows what it reports.

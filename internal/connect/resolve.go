@@ -58,6 +58,9 @@ func Resolve(f Flags, explicit map[string]bool, server []string, env Env, log *s
 		if src.IDToken, err = secretFlag("--id-token", f.IDToken, "MCPV_ID_TOKEN", env); err != nil {
 			return nil, err
 		}
+		if src.Assertion, err = secretFlag("--assertion", f.Assertion, "MCPV_ASSERTION", env); err != nil {
+			return nil, err
+		}
 	}
 	return Merge(f, explicit, src, env)
 }
@@ -153,7 +156,7 @@ func checkUntrusted(f Flags, env Env, s *config.Server) (untrusted bool, err err
 		return false, refuse(fmt.Sprintf("send ${%s} to %s", strings.Join(s.References(), "}, ${"), u))
 	case s.OAuth != (config.OAuth{}):
 		return false, refuse("authenticate an OAuth client at " + u)
-	case len(f.Header) > 0 || f.ClientID != "" || f.ClientSecret != "" || f.ClientKey != "" || f.IDToken != "":
+	case len(f.Header) > 0 || f.ClientID != "" || f.ClientSecret != "" || f.ClientKey != "" || f.IDToken != "" || f.Assertion != "":
 		return false, refuse("receive your --header or OAuth credentials at " + u)
 	}
 	return true, nil

@@ -58,6 +58,7 @@ type Auth struct {
 	IDPTokenEndpoint  string
 	IDPClientID       string
 	IDToken           string // the value
+	Assertion         string // --assertion's value, for --grant jwt-bearer
 }
 
 // Answers are how mcpv answers the server's requests and shows what it reports.
@@ -83,6 +84,7 @@ type Source struct {
 	Headers      [][2]string
 	ClientSecret string // --client-secret, its @FILE or MCPV_CLIENT_SECRET
 	IDToken      string // --id-token, its @FILE or MCPV_ID_TOKEN
+	Assertion    string // --assertion, its @FILE or MCPV_ASSERTION
 }
 
 // Merge builds the settings of a session from the flags (explicit says
@@ -224,6 +226,7 @@ func mergeAuth(f AuthFlags, explicit map[string]bool, src Source) Auth {
 		IDPTokenEndpoint:  f.IDPTokenEndpoint,
 		IDPClientID:       f.IDPClientID,
 		IDToken:           src.IDToken,
+		Assertion:         src.Assertion,
 	}
 	if !explicit["grant"] && conf.Grant != "" {
 		a.Grant = conf.Grant
@@ -231,7 +234,7 @@ func mergeAuth(f AuthFlags, explicit map[string]bool, src Source) Auth {
 	if src.Untrusted {
 		// Nothing of the user's reaches an untrusted entry: no secret, no
 		// stored token, no browser flow that could show a look-alike page.
-		a.Mode, a.ClientSecret, a.IDToken = "none", "", ""
+		a.Mode, a.ClientSecret, a.IDToken, a.Assertion = "none", "", "", ""
 	}
 	return a
 }
@@ -259,7 +262,7 @@ func MinimalEnv(environ []string, goos string) []string {
 // secret and the ID token.
 func flagSecrets(f Flags, src Source) []string {
 	var out []string
-	for _, s := range []string{src.ClientSecret, src.IDToken} {
+	for _, s := range []string{src.ClientSecret, src.IDToken, src.Assertion} {
 		if s != "" {
 			out = append(out, s)
 		}

@@ -26,14 +26,17 @@ type Server struct {
 	AS, RS *httptest.Server
 
 	// Set before the first request:
-	Scopes    []string          // the resource's scopes_supported
-	Need      map[string]string // JSON-RPC method → the scope it needs (403 insufficient_scope without it)
-	TTL       int               // expires_in of issued tokens (default 3600)
-	Clients   map[string]string // client_credentials: id → secret (HTTP Basic)
-	ForbidAll bool              // every authenticated request gets 403
-	CIMD      bool              // advertise client ID metadata documents
-	NoDCR     bool              // offer no registration endpoint
-	Delay     time.Duration     // how long the token endpoint takes to answer
+	Scopes  []string          // the resource's scopes_supported
+	Need    map[string]string // JSON-RPC method → the scope it needs (403 insufficient_scope without it)
+	TTL     int               // expires_in of issued tokens (default 3600)
+	Clients map[string]string // client_credentials: id → secret (HTTP Basic)
+	// Assertions are the workload JWTs the jwt-bearer grant takes: JWT →
+	// the client id it must come with.
+	Assertions map[string]string
+	ForbidAll  bool          // every authenticated request gets 403
+	CIMD       bool          // advertise client ID metadata documents
+	NoDCR      bool          // offer no registration endpoint
+	Delay      time.Duration // how long the token endpoint takes to answer
 
 	mu      sync.Mutex
 	tokens  map[string]string // access token → scope
@@ -48,7 +51,7 @@ type grant struct{ scope, challenge string }
 
 // New starts the servers; mcp is the MCP handler behind the guard, at /mcp.
 func New(t testing.TB, mcp http.Handler) *Server {
-	s := &Server{TTL: 3600, Need: map[string]string{}, Clients: map[string]string{},
+	s := &Server{TTL: 3600, Need: map[string]string{}, Clients: map[string]string{}, Assertions: map[string]string{},
 		tokens: map[string]string{}, refresh: map[string]string{}, codes: map[string]grant{}, counts: map[string]int{}}
 	s.AS = httptest.NewServer(http.HandlerFunc(s.serveAS))
 	mux := http.NewServeMux()
@@ -208,6 +211,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		}
 		delete(s.refresh, r.Form.Get("refresh_token")) // rotation
 		scope = sc
+	case "urn:ietf:params:oauth:grant-type:jwt-bearer":
+		if id, ok := s.Assertions[r.Form.Get("assertion")]; !ok || id != r.Form.Get("client_id") {
+			fail("invalid_grant", "bad assertion")
+			return
+		}
+		scope = r.Form.Get("scope")
 	case "client_credentials":
 		id, secret, _ := r.BasicAuth()
 		if want, ok := s.Clients[id]; !ok || want != secret {
