@@ -267,6 +267,18 @@ func (t *HTTPTransport) SetProtocolVersion(v string) {
 func (t *HTTPTransport) request(ctx context.Context, o outgoing, msg []byte) {
 	ctx, stop := t.bind(ctx)
 	defer stop()
+	if IsModern(t.protocolVersion()) {
+		err := t.reissue(ctx, o, msg)
+		var ae *AuthError
+		switch {
+		case err == nil, ctx.Err() != nil:
+		case errors.As(err, &ae):
+			t.fail(err)
+		default:
+			t.push(inbound{err: &RequestError{ID: o.id, Err: err}})
+		}
+		return
+	}
 	resp, err := t.post(ctx, msg, o)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -84,6 +84,12 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 // pump hands the data of each event to the session; it stops at the end of the
 // stream or once the response to id has been handed over.
 func (t *HTTPTransport) pump(ctx context.Context, r *sseReader, id json.RawMessage) (got, progressed bool, err error) {
+	return t.pumpAs(ctx, r, id, nil)
+}
+
+// pumpAs is pump for a request re-issued under the id wire: its response
+// reaches the session under the id the session gave it, as.
+func (t *HTTPTransport) pumpAs(ctx context.Context, r *sseReader, id, as json.RawMessage) (got, progressed bool, err error) {
 	for {
 		ev, err := r.Next()
 		if err != nil {
@@ -93,8 +99,13 @@ func (t *HTTPTransport) pump(ctx context.Context, r *sseReader, id json.RawMessa
 		if ev.Type != "" && ev.Type != "message" {
 			continue
 		}
-		t.push(inbound{data: ev.Data})
-		if id != nil && isResponseTo(ev.Data, id) {
+		response := id != nil && isResponseTo(ev.Data, id)
+		data := ev.Data
+		if response && as != nil {
+			data = withID(data, as)
+		}
+		t.push(inbound{data: data})
+		if response {
 			return true, true, nil
 		}
 		if ctx.Err() != nil {
@@ -403,4 +414,72 @@ func maskedHeaders(h http.Header) string {
 	}
 	b.WriteByte('}')
 	return b.String()
+}
+
+// reissue follows a request of the modern era, which has no resumable
+// streams: a response stream that ends before the response loses the
+// request, and it is sent again as a new request with a new id
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http),
+// after the server's retry delay, up to MaxResumes times. The response
+// reaches the session under the session's own id.
+func (t *HTTPTransport) reissue(ctx context.Context, o outgoing, msg []byte) error {
+	wire := o.id
+	for attempt := 0; ; attempt++ {
+		resp, err := t.post(ctx, msg, o)
+		if err != nil {
+			return err
+		}
+		mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		if mt != "text/event-stream" && string(wire) == string(o.id) {
+			err := t.readAnswer(ctx, resp, o)
+			resp.Body.Close()
+			return err
+		}
+		if mt != "text/event-stream" { // the answer to a request sent again
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			switch {
+			case err != nil:
+				return &TransportError{Op: o.method, Err: fmt.Errorf("read answer: %w", err)}
+			case isResponseTo(body, wire):
+				t.push(inbound{data: withID(body, o.id)})
+				return nil
+			}
+			return &TransportError{Op: o.method, Err: fmt.Errorf("the server's answer holds no response to request %s", wire)}
+		}
+		r := newSSEReader(resp.Body)
+		got, _, _ := t.pumpAs(ctx, r, wire, o.id)
+		resp.Body.Close()
+		if got || ctx.Err() != nil {
+			return nil
+		}
+		if attempt >= t.opts.MaxResumes {
+			return &TransportError{Op: "read answer", Err: fmt.Errorf("the response stream ended before the response %d times; the request was sent again each time", attempt+1)}
+		}
+		if !sleep(ctx, retryDelay(r.Retry, attempt+1)) {
+			return nil
+		}
+		wire = mustJSON(fmt.Sprintf("%s-again-%d", bytes.Trim(o.id, `"`), attempt+1))
+		msg = withID(msg, wire)
+	}
+}
+
+// withID is msg with its id replaced.
+func withID(msg, id json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	rawjson.ForEachRawMember(msg, func(k string, rawKey, v []byte) error {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.Write(rawKey)
+		b.WriteByte(':')
+		if k == "id" {
+			v = id
+		}
+		b.Write(v)
+		return nil
+	})
+	b.WriteByte('}')
+	return b.Bytes()
 }
