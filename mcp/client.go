@@ -74,8 +74,9 @@ type Client struct {
 // the caller to close.
 //
 // A pinned modern version (2026-07-28) sends no initialize: server/discover
-// negotiates instead. A server that refuses initialize with -32022 and
-// lists only modern versions is spoken to in the modern era.
+// negotiates instead. A server that shows it is modern when it gets
+// initialize (-32022 listing only modern versions, -32020 or -32021, or an
+// answer naming a modern version) is spoken to in the modern era.
 func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, error) {
 	if IsModern(opts.ProtocolVersion) {
 		return discover(ctx, s, opts, opts.ProtocolVersion)
@@ -94,7 +95,9 @@ func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, e
 		caps = json.RawMessage(`{}`)
 	}
 	raw, err := initialize(ctx, s, offered, caps, opts.Info)
-	if supported, ok := unsupportedVersion(err); ok && opts.ProtocolVersion == "" {
+	if supported, ok := unsupportedVersion(err); ok && opts.ProtocolVersion != "" {
+		return nil, &VersionError{Offered: offered, ServerSupports: supported, Accepted: accepted(opts)}
+	} else if ok {
 		if v := newestModern(supported); v != "" {
 			return discover(ctx, s, opts, v)
 		}
@@ -106,6 +109,19 @@ func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, e
 		}
 	}
 	var ce *CallError
+	if errors.As(err, &ce) && opts.ProtocolVersion == "" &&
+		(ce.Err.Code == CodeHeaderMismatch || ce.Err.Code == CodeMissingRequiredClientCapabilities) {
+		// A modern server's own error: it wants the modern era's headers
+		// or _meta, which initialize does not carry.
+		return discover(ctx, s, opts, ModernVersion)
+	}
+	if errors.As(err, &ce) && opts.ProtocolVersion == "" && ce.Err.Code == CodeMethodNotFound {
+		// No initialize at all: perhaps a server of the modern era only.
+		if c, derr := discover(ctx, s, opts, ModernVersion); derr == nil {
+			return c, nil
+		}
+		return nil, err
+	}
 	if errors.As(err, &ce) {
 		// A server may refuse our version with -32602 and data.supported
 		// (lifecycle, "Version Negotiation"): retry once with the newest
@@ -128,6 +144,11 @@ func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, e
 	}
 	if err := json.Unmarshal(raw, &res); err != nil || !rawjson.IsObject(raw) {
 		return nil, &TransportError{Op: "initialize", Err: fmt.Errorf("malformed result: %.200s", raw)}
+	}
+	if opts.ProtocolVersion == "" && IsModern(res.ProtocolVersion) {
+		// It answers initialize with a modern version: it speaks the
+		// modern era, which has no initialize to complete.
+		return discover(ctx, s, opts, res.ProtocolVersion)
 	}
 	if !slices.Contains(accepted(opts), res.ProtocolVersion) {
 		return nil, &VersionError{Offered: offered, Answered: res.ProtocolVersion, Accepted: accepted(opts)}

@@ -398,3 +398,39 @@ func TestModernStreamLostIsReissued(t *testing.T) {
 		t.Errorf("ids sent: %v, want three different ones", ids)
 	}
 }
+
+// A pinned older version refused with -32022 is a VersionError naming both
+// lists, not the server's bare error.
+func TestPinnedVersionRefusedByAModernServer(t *testing.T) {
+	s, m := newTestSession(t, SessionOptions{})
+	init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), ProtocolVersion: "2025-11-25"})
+	req := readInitialize(t, m, initParams("2025-11-25"))
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2025-11-25"}}}`)
+	var ve *VersionError
+	if r := waitFor(t, init); !errors.As(r.err, &ve) || r.err.Error() != `server refused protocol version "2025-11-25" and supports only 2026-07-28; mcpv accepts 2025-11-25` {
+		t.Fatalf("Initialize = %v", r.err)
+	}
+}
+
+// A server that answers initialize as only a modern one would (-32020 for
+// missing headers, or a modern version) is spoken to in the modern era.
+func TestInitializeFindsAModernServer(t *testing.T) {
+	for _, answer := range []string{
+		`"error":{"code":-32020,"message":"Missing MCP-Protocol-Version header"}`,
+		`"error":{"code":-32601,"message":"Method not found: initialize"}`,
+		`"result":{"protocolVersion":"2026-07-28","capabilities":{}}`,
+	} {
+		s, m := newTestSession(t, SessionOptions{})
+		init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo()})
+		req := readInitialize(t, m, initParams(LatestVersion))
+		m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,`+answer+`}`)
+		req = m.nextMsg(t)
+		if req.Method != "server/discover" {
+			t.Fatalf("%s: then %s, want server/discover", answer, req.Method)
+		}
+		m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":`+discovered+`}`)
+		if r := waitFor(t, init); r.err != nil || !r.c.Modern() {
+			t.Fatalf("%s: Initialize = %v", answer, r.err)
+		}
+	}
+}

@@ -675,6 +675,25 @@ export HOME=$saved_home
 kill "$http_pid" 2>/dev/null || true
 label=""
 
+# ---------------------------------------------------------------- a server of 2026-07-28 only
+
+# The TypeScript SDK v2 serving the modern era alone: it refuses initialize,
+# so every command must reach it through server/discover and per-request
+# _meta; a client pinned to the initialize era gets a clear refusal.
+echo "--- modern-only server (TypeScript SDK v2, 2026-07-28)"
+cp "$repo/scripts/npm/modern-server.mjs" "$dir/modern-server.mjs"
+server_cmd=(node "$dir/modern-server.mjs")
+check_jq modern:info '.protocolVersion == "2026-07-28" and .serverInfo.name == "modern-only" and .supportedVersions == ["2026-07-28"]' info
+check_out modern:ping 0 '{}' ping
+check_jq modern:list-tools '[.tools[].name] == ["echo", "add"]' list-tools
+check_jq modern:call-echo '.content[0].text == "hi" and .structuredContent.message == "hi" and .resultType == "complete"' call echo message=hi
+check_jq modern:call-typed '.structuredContent.sum == 5' call add a=2 b=3
+check_jq modern:read '.contents[0].text == "a modern server"' read modern://readme
+check_jq modern:get-prompt '.messages[0].content.text == "Say hello to Ada."' get-prompt greet name=Ada
+check_jq modern:era-auto '.protocolVersion == "2026-07-28"' --protocol-era auto info
+check_err modern:pinned-legacy 4 'supports only 2026-07-28; mcpv accepts 2025-11-25' --protocol-version 2025-11-25 ping
+server_cmd=("${server[@]}")
+
 # ---------------------------------------------------------------- hostile fixtures
 
 # The project's own scripted fake server (mcp/mcptest), run from the e2e test
