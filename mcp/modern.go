@@ -65,25 +65,42 @@ func probe(ctx context.Context, s *Session, opts ClientOptions) (c *Client, err 
 	pctx, cancel := context.WithTimeout(withSilentCancel(ctx), wait)
 	defer cancel()
 	c, err = discover(pctx, s, opts, ModernVersion)
-	var auth *AuthError
-	var ce *CallError
-	var ve *VersionError
-	switch {
-	case err == nil:
+	if err == nil {
 		return c, nil, true
-	case ctx.Err() != nil:
-		return nil, context.Cause(ctx), true
-	case errors.As(err, &auth):
+	}
+	if !legacyAnswer(ctx, pctx, err) {
 		return nil, err, true
-	case errors.As(err, &ce) && (ce.Err.Code == CodeHeaderMismatch || ce.Err.Code == CodeMissingRequiredClientCapabilities || ce.Err.Code == CodeUnsupportedProtocolVersion):
-		return nil, err, true // a modern server's own error: no falling back
-	case errors.As(err, &ve) && ve.ServerSupports != nil && mutualVersion(ve.ServerSupports) == "":
-		return nil, err, true // nothing in common, in either era
 	}
 	if v, ok := s.t.(VersionSetter); ok {
 		v.SetProtocolVersion("") // initialize goes out without a version header
 	}
 	return nil, nil, false
+}
+
+// legacyAnswer reports whether the probe's failure err says "a server of
+// the initialize era": a JSON-RPC error that is not a modern one, a
+// discover result with no modern version but an older one in common, an
+// HTTP 4xx without a JSON-RPC body, or no answer within the probe's wait.
+// Anything else (the caller giving up, authorization failing, the server
+// gone) is an answer in itself.
+func legacyAnswer(ctx, probeCtx context.Context, err error) bool {
+	var ce *CallError
+	var ve *VersionError
+	var se *StatusError
+	switch {
+	case ctx.Err() != nil:
+		return false
+	case probeCtx.Err() != nil:
+		return true // silence
+	case errors.As(err, &ce):
+		code := ce.Err.Code
+		return code != CodeHeaderMismatch && code != CodeMissingRequiredClientCapabilities && code != CodeUnsupportedProtocolVersion
+	case errors.As(err, &ve):
+		return ve.ServerSupports == nil || mutualVersion(ve.ServerSupports) != ""
+	case errors.As(err, &se):
+		return se.Status >= 400 && se.Status < 500 && se.Status != 401 && se.Status != 403
+	}
+	return false
 }
 
 // discover negotiates the modern era with server/discover: the newest

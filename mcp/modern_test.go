@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -431,6 +432,32 @@ func TestInitializeFindsAModernServer(t *testing.T) {
 		m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":`+discovered+`}`)
 		if r := waitFor(t, init); r.err != nil || !r.c.Modern() {
 			t.Fatalf("%s: Initialize = %v", answer, r.err)
+		}
+	}
+}
+
+// Over HTTP the probe falls back on a 4xx without a JSON-RPC body, and
+// stops at what is an answer in itself: a 401 goes to authorization, not to
+// initialize.
+func TestProbeOverHTTP(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		status     int
+		initialize bool
+	}{
+		{http.StatusBadRequest, true},
+		{http.StatusNotFound, true},
+		{http.StatusUnauthorized, false},
+		{http.StatusInternalServerError, false},
+	} {
+		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: answerTo("server/discover", func(x *mcptest.Exchange) {
+			x.Status(tt.status, "no")
+		})})
+		h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+		_, err := Initialize(testCtx(t), h.s, ClientOptions{Info: testInfo(), Probe: true})
+		sent := slices.ContainsFunc(srv.Requests(), func(r mcptest.HTTPRequest) bool { return r.RPCMethod == "initialize" })
+		if sent != tt.initialize || (tt.initialize && err != nil) || (!tt.initialize && err == nil) {
+			t.Errorf("HTTP %d: initialize sent %v, error %v", tt.status, sent, err)
 		}
 	}
 }
