@@ -74,6 +74,17 @@ func (o *Options) urlMode() bool {
 // params (-32602); ctx.Err() means ctx ended while the user was being asked and
 // nothing should be sent. The package comment has the rules.
 func (o *Options) Handle(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return o.handle(ctx, params, true)
+}
+
+// HandleInput answers an elicitation that a server of MCP 2026-07-28 asks
+// for as an input request: the same, but a URL elicitation there carries no
+// elicitationId.
+func (o *Options) HandleInput(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return o.handle(ctx, params, false)
+}
+
+func (o *Options) handle(ctx context.Context, params json.RawMessage, needID bool) (json.RawMessage, error) {
 	var head struct {
 		Mode *string `json:"mode"`
 	}
@@ -98,6 +109,9 @@ func (o *Options) Handle(ctx context.Context, params json.RawMessage) (json.RawM
 		var p urlParams
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, paramsErrorf("elicitation/create: %v", err)
+		}
+		if needID && p.ElicitationID == "" {
+			return nil, paramsErrorf("elicitation/create: url mode needs an elicitationId")
 		}
 		return o.handleURL(ctx, p)
 	}

@@ -19,9 +19,6 @@ type urlParams struct {
 
 // handleURL shows the URL and asks before opening it; it never fetches it.
 func (o *Options) handleURL(ctx context.Context, p urlParams) (json.RawMessage, error) {
-	if p.ElicitationID == "" {
-		return nil, paramsErrorf("elicitation/create: url mode needs an elicitationId")
-	}
 	u, err := url.Parse(p.URL)
 	if err != nil || u.Scheme == "" {
 		return nil, paramsErrorf("elicitation/create: url %s is not an absolute URL", quote(clean(p.URL)))

@@ -239,3 +239,14 @@ func TestHostWarning(t *testing.T) {
 		}
 	}
 }
+
+// A URL elicitation of MCP 2026-07-28 comes as an input request and has no
+// elicitationId: HandleInput takes it.
+func TestURLModeInputRequestNeedsNoID(t *testing.T) {
+	var opened string
+	o := Options{Policy: PolicyPrompt, TTY: newTTY("y"), OpenURL: func(u string) error { opened = u; return nil }, Advice: testAdvice}
+	got, err := o.HandleInput(context.Background(), json.RawMessage(`{"mode":"url","message":"sign in","url":"https://example.com/login"}`))
+	if err != nil || string(got) != `{"action":"accept"}` || opened != "https://example.com/login" {
+		t.Errorf("HandleInput = %s, %v; opened %q", got, err, opened)
+	}
+}

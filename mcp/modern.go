@@ -340,7 +340,7 @@ func (c *Client) fulfil(ctx context.Context, requests map[string]json.RawMessage
 		if err := json.Unmarshal(requests[id], &r); err != nil || r.Method == "" {
 			return nil, &TransportError{Op: "input_required", Err: fmt.Errorf("input request %q is not a request", id)}
 		}
-		res, err := c.s.handle(ctx, r.Method, r.Params)
+		res, err := c.s.handle(context.WithValue(ctx, inputKey{}, true), r.Method, r.Params)
 		if err != nil {
 			var rpc *RPCError
 			if errors.As(err, &rpc) {
@@ -352,6 +352,13 @@ func (c *Client) fulfil(ctx context.Context, requests map[string]json.RawMessage
 	}
 	return json.Marshal(responses)
 }
+
+type inputKey struct{}
+
+// IsInputRequest reports whether a RequestHandler is answering a modern
+// server's input request (multi-round-trip requests) rather than a server
+// request of the initialize era.
+func IsInputRequest(ctx context.Context) bool { return ctx.Value(inputKey{}) != nil }
 
 // retryParams is params with inputResponses and requestState set, and the
 // rest kept as it was.

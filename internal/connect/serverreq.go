@@ -149,7 +149,11 @@ func (a *answerer) answer(ctx context.Context, method string, params json.RawMes
 		return a.sample(ctx, params)
 	case method == "elicitation/create" && a.elicit != nil:
 		a.hooks.clearStatus()
-		res, err := a.elicit.Handle(ctx, params)
+		handle := a.elicit.Handle
+		if mcp.IsInputRequest(ctx) {
+			handle = a.elicit.HandleInput
+		}
+		res, err := handle(ctx, params)
 		var pe *elicit.ParamsError
 		if errors.As(err, &pe) {
 			return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: pe.Error()}
