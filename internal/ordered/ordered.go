@@ -99,6 +99,8 @@ func Run[T, R any](ctx context.Context, o Options[T, R]) error {
 		}
 		r, ok, err := result(ctx, it, idle)
 		if err != nil {
+			stop(err)
+			<-it.done // the job being waited for is in flight too
 			return end(err)
 		}
 		if !ok {

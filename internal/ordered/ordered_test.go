@@ -235,3 +235,40 @@ func TestNoWorkers(t *testing.T) {
 		t.Errorf("Run = %v", err)
 	}
 }
+
+// When the run stops while the writer waits for a job, Run returns only
+// after that job has finished its cancellation (mcpv batch tells the server
+// what it cancels before the session closes).
+func TestStopWaitsForTheJobInFlight(t *testing.T) {
+	interrupted := errors.New("interrupted")
+	ctx, cancel := context.WithCancelCause(t.Context())
+	started := make(chan struct{})
+	var finished atomic.Bool
+	done := make(chan error, 1)
+	n := 0
+	go func() {
+		done <- Run(ctx, Options[int, int]{
+			Workers: 1,
+			Next: func(context.Context) (int, bool, error) {
+				n++
+				return n, n == 1, nil
+			},
+			Do: func(ctx context.Context, job int) int {
+				close(started)
+				<-ctx.Done()
+				time.Sleep(50 * time.Millisecond) // telling the server takes a while
+				finished.Store(true)
+				return job
+			},
+			Emit: func(int) error { return nil },
+		})
+	}()
+	<-started
+	cancel(interrupted)
+	if err := <-done; !errors.Is(err, interrupted) {
+		t.Fatalf("Run = %v", err)
+	}
+	if !finished.Load() {
+		t.Error("Run returned before the job in flight had finished")
+	}
+}
