@@ -36,7 +36,7 @@ get-prompt greet name=Ann -q .messages[0].content.text
 
 func TestBatchKeepGoing(t *testing.T) {
 	t.Parallel()
-	r := mcpv(t, batchInput, args([]string{"batch", "--keep-going"}, demo())...)
+	r := mcpv(t, batchInput, args([]string{"batch", "--keep-going"}, demoLegacy())...)
 	want := []string{
 		`{"line":1,"result":{}}`,
 		`{"line":2,"id":"a","result":{}}`,
@@ -168,7 +168,7 @@ func TestBatchDoesNotWaitForInputToStop(t *testing.T) {
 		want      int
 	}{
 		{"failure", "call nope\n", "", 3},
-		{"interrupt while idle", "", `-> {"jsonrpc":"2.0","method":"notifications/initialized"}`, 130},
+		{"interrupt while idle", "", `<- {"jsonrpc":"2.0","id":1,"result"`, 130}, // the session is open
 		{"interrupt in flight", "call slow seconds:=30\n", `"method":"tools/call"`, 130},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

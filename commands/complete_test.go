@@ -36,7 +36,7 @@ func TestComplete(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r := mcpv(t, "", args(tt.args, demo())...)
+			r := mcpv(t, "", args(tt.args, demoLegacy())...)
 			if r.code != tt.wantCode {
 				t.Errorf("exit code %d, want %d; stderr:\n%s", r.code, tt.wantCode, r.stderr)
 			}
@@ -62,7 +62,7 @@ func TestCompleteOverHTTP(t *testing.T) {
 // TestCompleteParams checks what goes on the wire, through the verbose trace.
 func TestCompleteParams(t *testing.T) {
 	t.Parallel()
-	r := mcpv(t, "", args([]string{"-v", "complete", "--template", "db://{schema}/{table}", "--arg", "table=us", "--context", "schema=public", "--context", "db=main"}, demo())...)
+	r := mcpv(t, "", args([]string{"-v", "complete", "--template", "db://{schema}/{table}", "--arg", "table=us", "--context", "schema=public", "--context", "db=main"}, demoLegacy())...)
 	if r.code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
 	}

@@ -34,6 +34,12 @@ func demo() []string {
 	return []string{"--env", demoEnv + "=1", "--", os.Args[0]}
 }
 
+// demoLegacy is demo in the initialize era: the go-sdk server speaks both
+// eras, and by default mcpv takes the modern one.
+func demoLegacy() []string {
+	return append([]string{"--protocol-era", "legacy"}, demo()...)
+}
+
 type demoCase struct {
 	name     string
 	args     []string
@@ -80,7 +86,7 @@ func TestDemoServer(t *testing.T) {
 	for _, tt := range demoCases {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r := mcpv(t, tt.stdin, args(tt.args, demo())...)
+			r := mcpv(t, tt.stdin, args(tt.args, demoLegacy())...)
 			if r.code != tt.wantCode {
 				t.Errorf("exit code %d, want %d; stderr:\n%s", r.code, tt.wantCode, r.stderr)
 			}

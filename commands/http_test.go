@@ -55,7 +55,7 @@ func TestDemoServerOverHTTP(t *testing.T) {
 					// 400, not a JSON-RPC error: a transport failure to mcpv.
 					tt.wantCode = 4
 				}
-				r := mcpv(t, tt.stdin, append([]string{"-u", u}, tt.args...)...)
+				r := mcpv(t, tt.stdin, append([]string{"--protocol-era", "legacy", "-u", u}, tt.args...)...)
 				if r.code != tt.wantCode {
 					t.Errorf("%s: exit code %d, want %d; stderr:\n%s", tt.name, r.code, tt.wantCode, r.stderr)
 				}
@@ -164,9 +164,9 @@ func TestModernWatch(t *testing.T) {
 	}
 }
 
-// --protocol-era picks how the era is found: auto probes with
-// server/discover and falls back to initialize; modern never sends
-// initialize; legacy (the default) starts with initialize.
+// --protocol-era picks how the era is found: auto (the default) probes
+// with server/discover and falls back to initialize; modern never sends
+// initialize; legacy starts with initialize.
 func TestProtocolEras(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -179,7 +179,8 @@ func TestProtocolEras(t *testing.T) {
 		{[]string{"--protocol-era", "auto", "info", "-r", "-q", ".protocolVersion"}, demo(), 0, "2026-07-28\n", ""},
 		{[]string{"--protocol-era", "auto", "-v", "info", "-r", "-q", ".protocolVersion"}, fake("plain"), 0, "2025-11-25\n",
 			`-> {"jsonrpc":"2.0","id":1,"method":"server/discover"`},
-		{[]string{"info", "-r", "-q", ".protocolVersion"}, demo(), 0, "2025-11-25\n", ""},
+		{[]string{"info", "-r", "-q", ".protocolVersion"}, demo(), 0, "2026-07-28\n", ""}, // auto, the default
+		{[]string{"--protocol-era", "legacy", "info", "-r", "-q", ".protocolVersion"}, demo(), 0, "2025-11-25\n", ""},
 		{[]string{"--protocol-era", "modern", "info", "-r", "-q", ".protocolVersion"}, demo(), 0, "2026-07-28\n", ""},
 		{[]string{"--protocol-era", "modern", "ping"}, fake("plain"), 3, "", "server/discover: server error -32601"},
 		{[]string{"--protocol-era", "modern", "--protocol-version", "2025-11-25", "ping"}, demo(), 2, "", "exclude each other"},

@@ -55,7 +55,7 @@ func TestTimeoutCancelsOnTheWire(t *testing.T) {
 	if !strings.Contains(r.stderr, "tools/call: no answer within 300ms") {
 		t.Errorf("stderr = %q", r.stderr)
 	}
-	if !logHas(log, `"method":"notifications/cancelled","params":{"requestId":3,`) {
+	if !logHas(log, `"method":"notifications/cancelled","params":{"requestId":4,`) {
 		t.Errorf("server did not receive the cancellation of request 3; it got:\n%s", readLog(t, log))
 	}
 }
@@ -67,7 +67,7 @@ func TestInterruptCancelsOnTheWire(t *testing.T) {
 	if code != 130 {
 		t.Fatalf("exit code = %d, want 130; stderr: %s", code, stderr)
 	}
-	if !logHas(log, `"notifications/cancelled","params":{"requestId":3,"reason":"interrupted"}`) {
+	if !logHas(log, `"notifications/cancelled","params":{"requestId":4,"reason":"interrupted"}`) {
 		t.Errorf("no cancellation on the wire; server got:\n%s", readLog(t, log))
 	}
 }
@@ -262,7 +262,7 @@ func TestStartUpEndsPromptly(t *testing.T) {
 		t.Errorf("--connect-timeout 300ms ended mcpv after %v", took)
 	}
 	start = time.Now()
-	code, stderr := interruptWhen(t, `"method":"initialize"`, append([]string{"ping"}, stubborn...))
+	code, stderr := interruptWhen(t, `-> {"jsonrpc":"2.0","id":1,`, append([]string{"ping"}, stubborn...)) // the first request
 	if code != 130 {
 		t.Errorf("Ctrl-C during start-up: exit %d, stderr %q", code, stderr)
 	}

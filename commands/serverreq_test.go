@@ -37,7 +37,7 @@ func jsonEqual(a, b string) bool {
 func TestRoots(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	r := mcpv(t, "", args([]string{"--root", dir, "call", "roots"}, demo())...)
+	r := mcpv(t, "", args([]string{"--root", dir, "call", "roots"}, demoLegacy())...)
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -46,11 +46,11 @@ func TestRoots(t *testing.T) {
 		t.Errorf("roots = %s, want %s", got, want)
 	}
 	// Without --root, mcpv declares no roots and refuses the request.
-	r = mcpv(t, "", args([]string{"call", "roots"}, demo())...)
+	r = mcpv(t, "", args([]string{"call", "roots"}, demoLegacy())...)
 	if r.code != 1 || !strings.Contains(r.stdout, "Method not found") {
 		t.Errorf("without --root: exit %d, stdout %q", r.code, r.stdout)
 	}
-	if r := mcpv(t, "", args([]string{"--root", "/nonexistent/dir", "ping"}, demo())...); r.code != 2 {
+	if r := mcpv(t, "", args([]string{"--root", "/nonexistent/dir", "ping"}, demoLegacy())...); r.code != 2 {
 		t.Errorf("bad --root: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -59,7 +59,7 @@ func TestSamplingCommand(t *testing.T) {
 	t.Parallel()
 	seen := filepath.Join(t.TempDir(), "params.json")
 	cmd := `cat > ` + seen + `; echo '{"role":"assistant","content":{"type":"text","text":"hi from the model"},"model":"fake-1"}'`
-	r := mcpv(t, "", args([]string{"--sampling-cmd", cmd, "call", "sample", "prompt=say hi"}, demo())...)
+	r := mcpv(t, "", args([]string{"--sampling-cmd", cmd, "call", "sample", "prompt=say hi"}, demoLegacy())...)
 	if r.code != 0 || !strings.Contains(toolText(t, r.stdout), `"hi from the model"`) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
@@ -68,11 +68,11 @@ func TestSamplingCommand(t *testing.T) {
 		t.Errorf("the command got %s", params)
 	}
 
-	r = mcpv(t, "", args([]string{"--sampling-cmd", "echo not json", "call", "sample", "prompt=x"}, demo())...)
+	r = mcpv(t, "", args([]string{"--sampling-cmd", "echo not json", "call", "sample", "prompt=x"}, demoLegacy())...)
 	if r.code != 1 || !strings.Contains(r.stderr, "--sampling-cmd printed no JSON object") {
 		t.Errorf("bad output: exit %d, stderr %q", r.code, r.stderr)
 	}
-	r = mcpv(t, "", args([]string{"call", "sample", "prompt=x"}, demo())...)
+	r = mcpv(t, "", args([]string{"call", "sample", "prompt=x"}, demoLegacy())...)
 	if r.code != 1 || !strings.Contains(r.stdout, "Method not found") {
 		t.Errorf("without --sampling-cmd: exit %d, stdout %q", r.code, r.stdout)
 	}

@@ -59,7 +59,7 @@ func parseWatch(t *testing.T, stdout string) []watchLine {
 // watchTargets are the demo server over stdio and over Streamable HTTP.
 func watchTargets(t *testing.T) map[string][]string {
 	return map[string][]string{
-		"stdio": demo(),
+		"stdio": demoLegacy(),
 		"http":  {"-u", demoHTTP(t, httpModes["sse"])},
 	}
 }

@@ -220,7 +220,7 @@ func TestCtrlC(t *testing.T) {
 		t.Errorf("exit code %d, want 130; stderr:\n%s", code, r.stderr.String())
 	}
 	// The fake logs what it reads on a goroutine of its own: allow it a moment.
-	s.waitFor(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"interrupted"}}`)
+	s.waitFor(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4,"reason":"interrupted"}}`)
 	if !s.gone(t) {
 		t.Error("the server outlived mcpv")
 	}
