@@ -274,3 +274,35 @@ func TestModernTaskCall(t *testing.T) {
 		t.Errorf("tasks list: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// A subscriptions/listen acknowledgement that leaves a URI out is warned
+// about; one that leaves all out ends the watch.
+func TestModernWatchAcknowledgement(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: func(x *mcptest.Exchange) bool {
+		switch x.RPCMethod {
+		case "server/discover":
+			x.Reply(x.Result(`{"supportedVersions":["2026-07-28"],"capabilities":{"resources":{"subscribe":true}}}`))
+		case "subscriptions/listen":
+			e := x.SSE()
+			acked := `[]`
+			if strings.Contains(string(x.Body), "a://kept") {
+				acked = `["a://kept"]`
+			}
+			e.Event("", `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"resourceSubscriptions":`+acked+`}}}`)
+			e.Event("", `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"a://kept"}}`)
+			x.Hold()
+		default:
+			return false
+		}
+		return true
+	}})
+	r := mcpv(t, "", "--protocol-version", "2026-07-28", "-u", srv.URL, "watch", "a://kept", "a://gone", "--count", "1", "-c", "-q", ".uri")
+	if r.code != 0 || r.stdout != "\"a://kept\"\n" || !strings.Contains(r.stderr, "warning: the server left a://gone out of its acknowledgement") {
+		t.Errorf("partial: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = mcpv(t, "", "--protocol-version", "2026-07-28", "-u", srv.URL, "watch", "a://gone", "--count", "1")
+	if r.code != 3 || !strings.Contains(r.stderr, "acknowledged none of the subscriptions (a://gone)") {
+		t.Errorf("none: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

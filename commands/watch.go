@@ -16,6 +16,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -113,7 +115,7 @@ func (c *watchCmd) Run(ctx context.Context, s *session, out *console) error {
 	}
 	var streamEnded <-chan error // the modern era's subscription stream, if it ends
 	if client.Modern() {
-		stop, ended, err := c.listen(ctx, s, client, acked)
+		stop, ended, err := c.listen(ctx, s, out, client, acked)
 		if err != nil {
 			return err
 		}
@@ -183,7 +185,7 @@ func (c *watchCmd) Run(ctx context.Context, s *session, out *console) error {
 // (and the list changes, with --lists) and waits for the server's
 // acknowledgement. stop ends the stream: on stdio a notifications/cancelled,
 // over HTTP the response stream is closed.
-func (c *watchCmd) listen(ctx context.Context, s *session, client *mcp.Client, acked <-chan json.RawMessage) (stop func(), ended <-chan error, err error) {
+func (c *watchCmd) listen(ctx context.Context, s *session, out *console, client *mcp.Client, acked <-chan json.RawMessage) (stop func(), ended <-chan error, err error) {
 	params := mustJSON(map[string]any{"notifications": map[string]any{
 		"resourceSubscriptions": c.URIs,
 		"resourcesListChanged":  c.Lists,
@@ -215,7 +217,11 @@ func (c *watchCmd) listen(ctx context.Context, s *session, client *mcp.Client, a
 		wait = t.C
 	}
 	select {
-	case <-acked:
+	case ack := <-acked:
+		if err := c.checkAck(out, ack); err != nil {
+			stop()
+			return nil, nil, err
+		}
 		return stop, result, nil
 	case err := <-result:
 		cancel()
@@ -227,6 +233,33 @@ func (c *watchCmd) listen(ctx context.Context, s *session, client *mcp.Client, a
 		stop()
 		return nil, nil, &mcp.TimeoutError{Method: "subscriptions/listen (its acknowledgement)", Timeout: s.settings.Timeout}
 	}
+}
+
+// checkAck compares the subscriptions the server acknowledged with those
+// asked for: a URI it left out gets a warning, and none at all is a
+// refusal, since the watch would print nothing.
+func (c *watchCmd) checkAck(out *console, ack json.RawMessage) error {
+	var a struct {
+		Notifications struct {
+			Resources []string `json:"resourceSubscriptions"`
+		} `json:"notifications"`
+	}
+	if json.Unmarshal(ack, &a) != nil {
+		return nil
+	}
+	var missing []string
+	for _, u := range c.URIs {
+		if !slices.Contains(a.Notifications.Resources, u) {
+			missing = append(missing, u)
+		}
+	}
+	switch {
+	case len(missing) == len(c.URIs):
+		return &refusal{fmt.Sprintf("the server acknowledged none of the subscriptions (%s)", strings.Join(missing, ", "))}
+	case len(missing) > 0:
+		out.warnf("the server left %s out of its acknowledgement: no updates for it", strings.Join(missing, ", "))
+	}
+	return nil
 }
 
 // eventQueue is an unbounded FIFO of events: push never blocks.
