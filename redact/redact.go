@@ -42,7 +42,12 @@ var jsonSecretMember = regexp.MustCompile(`("[^"\\]*(?i:token|secret|password|pa
 // JSON masks the string values of secret-named members in JSON text (whole
 // or clipped), as a trace of the messages shows them.
 func JSON(msg []byte) []byte {
-	return jsonSecretMember.ReplaceAll(msg, []byte(`$1"***"`))
+	return jsonSecretMember.ReplaceAllFunc(msg, func(m []byte) []byte {
+		if bytes.HasPrefix(m, []byte(`"progressToken"`)) {
+			return m // MCP's progress token names a request, it opens nothing
+		}
+		return append(jsonSecretMember.FindSubmatch(m)[1], `"***"`...)
+	})
 }
 
 // URL masks the credentials in a URL: the password of its user info and the

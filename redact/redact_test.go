@@ -109,6 +109,7 @@ func TestJSON(t *testing.T) {
 		`{"client_secret":"clipped-in-the-mid`:           `{"client_secret":"***"`,
 		`{"password":"ends-with-escape\`:                 `{"password":"***"`,
 		`{"progressToken":7}`:                            `{"progressToken":7}`,
+		`{"progressToken":"mcpv-1","accessToken":"t"}`:   `{"progressToken":"mcpv-1","accessToken":"***"}`,
 	} {
 		if got := string(JSON([]byte(in))); got != want {
 			t.Errorf("JSON(%s) = %s, want %s", in, got, want)
