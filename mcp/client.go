@@ -341,13 +341,41 @@ func progressToken(params json.RawMessage) json.RawMessage {
 }
 
 // WithMeta sets params._meta[key] = value in a JSON object (request params
-// or a result), keeping everything else as it was.
+// or a result), keeping everything else as it was; a key _meta already has
+// keeps its value.
 func WithMeta(params json.RawMessage, key string, value json.RawMessage) (json.RawMessage, error) {
-	entry := append(append(append([]byte{'{'}, mustJSON(key)...), ':'), value...)
-	if len(bytes.TrimSpace(params)) == 0 || string(params) == "null" {
-		return append(append([]byte(`{"_meta":`), entry...), "}}"...), nil
-	}
+	return withMeta(params, []metaEntry{{key, value}})
+}
+
+// metaEntry is one member of params._meta.
+type metaEntry struct {
+	key   string
+	value json.RawMessage
+}
+
+// withMeta adds entries to params._meta in one pass over params; an entry
+// whose key _meta already has is left out.
+func withMeta(params json.RawMessage, entries []metaEntry) (json.RawMessage, error) {
 	var b bytes.Buffer
+	writeEntries := func(seen map[string]bool) {
+		for _, e := range entries {
+			if seen[e.key] {
+				continue
+			}
+			if b.Len() > 0 && b.Bytes()[b.Len()-1] != '{' {
+				b.WriteByte(',')
+			}
+			b.Write(mustJSON(e.key))
+			b.WriteByte(':')
+			b.Write(e.value)
+		}
+	}
+	if len(bytes.TrimSpace(params)) == 0 || string(params) == "null" {
+		b.WriteString(`{"_meta":{`)
+		writeEntries(nil)
+		b.WriteString("}}")
+		return b.Bytes(), nil
+	}
 	b.WriteByte('{')
 	hasMeta := false
 	err := rawjson.ForEachRawMember(params, func(k string, rawKey, v []byte) error {
@@ -364,14 +392,21 @@ func WithMeta(params json.RawMessage, key string, value json.RawMessage) (json.R
 		if !rawjson.IsObject(v) {
 			return fmt.Errorf("params._meta is not an object")
 		}
-		inner := bytes.TrimSpace(v)
-		b.Write(entry)
-		if body := bytes.TrimSpace(inner[1 : len(inner)-1]); len(body) > 0 {
-			b.WriteByte(',')
-			b.Write(body)
-		}
+		b.WriteByte('{')
+		seen := map[string]bool{}
+		err := rawjson.ForEachRawMember(v, func(mk string, mRawKey, mv []byte) error {
+			seen[mk] = true
+			if b.Bytes()[b.Len()-1] != '{' {
+				b.WriteByte(',')
+			}
+			b.Write(mRawKey)
+			b.WriteByte(':')
+			b.Write(mv)
+			return nil
+		})
+		writeEntries(seen)
 		b.WriteByte('}')
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("params: %w", err)
@@ -380,8 +415,8 @@ func WithMeta(params json.RawMessage, key string, value json.RawMessage) (json.R
 		if b.Len() > 1 {
 			b.WriteByte(',')
 		}
-		b.WriteString(`"_meta":`)
-		b.Write(entry)
+		b.WriteString(`"_meta":{`)
+		writeEntries(nil)
 		b.WriteByte('}')
 	}
 	b.WriteByte('}')

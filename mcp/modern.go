@@ -185,42 +185,18 @@ func discoveredInfo(version string, discovered json.RawMessage, serverInfo json.
 // version, the client's capabilities and identity, and the log level when
 // one was asked for. Keys the params already carry are kept.
 func (c *Client) stamp(params json.RawMessage) json.RawMessage {
-	caps := c.modernCaps
-	entries := []struct {
-		key   string
-		value json.RawMessage
-	}{
+	entries := []metaEntry{
 		{MetaProtocolVersion, mustJSON(c.version)},
-		{MetaClientCapabilities, caps},
+		{MetaClientCapabilities, c.modernCaps},
 		{MetaClientInfo, mustJSON(c.opts.Info)},
 	}
 	if c.opts.LogLevel != "" {
-		entries = append(entries, struct {
-			key   string
-			value json.RawMessage
-		}{MetaLogLevel, mustJSON(c.opts.LogLevel)})
+		entries = append(entries, metaEntry{MetaLogLevel, mustJSON(c.opts.LogLevel)})
 	}
-	for _, e := range entries {
-		if hasMeta(params, e.key) {
-			continue
-		}
-		if p, err := WithMeta(params, e.key, e.value); err == nil {
-			params = p
-		}
+	if p, err := withMeta(params, entries); err == nil {
+		params = p
 	}
 	return params
-}
-
-// hasMeta reports whether params._meta holds key.
-func hasMeta(params json.RawMessage, key string) bool {
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return false
-	}
-	_, ok := p.Meta[key]
-	return ok
 }
 
 // unsupportedVersion reads the versions a server lists when it refuses the

@@ -16,10 +16,6 @@ import (
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
-// modernMeta is the _meta every modern request of the test client carries.
-const modernMeta = `"_meta":{"io.modelcontextprotocol/clientInfo":{"name":"mcpv-test","version":"0.0.1"},` +
-	`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`
-
 const discovered = `{"supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{"tools":{}},"instructions":"hi",` +
 	`"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}},"resultType":"complete"}`
 
@@ -30,7 +26,8 @@ func TestModernDiscover(t *testing.T) {
 	s, m := newTestSession(t, SessionOptions{})
 	init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), ProtocolVersion: ModernVersion, LogLevel: "debug"})
 	req := m.nextMsg(t)
-	want := `{"_meta":{"io.modelcontextprotocol/logLevel":"debug",` + strings.TrimPrefix(modernMeta, `"_meta":{`) + `}`
+	want := `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"mcpv-test","version":"0.0.1"},"io.modelcontextprotocol/logLevel":"debug"}}`
 	if req.Method != "server/discover" || string(req.Params) != want {
 		t.Fatalf("first message %s %s, want server/discover with %s", req.Method, req.Params, want)
 	}
@@ -459,5 +456,28 @@ func TestProbeOverHTTP(t *testing.T) {
 		if sent != tt.initialize || (tt.initialize && err != nil) || (!tt.initialize && err == nil) {
 			t.Errorf("HTTP %d: initialize sent %v, error %v", tt.status, sent, err)
 		}
+	}
+}
+
+// withMeta adds _meta members in one pass; a key the params carry keeps
+// its value and is never written twice.
+func TestWithMeta(t *testing.T) {
+	entries := []metaEntry{{"a", json.RawMessage(`1`)}, {"b", json.RawMessage(`"x"`)}}
+	for _, tt := range []struct{ in, want string }{
+		{``, `{"_meta":{"a":1,"b":"x"}}`},
+		{`null`, `{"_meta":{"a":1,"b":"x"}}`},
+		{`{}`, `{"_meta":{"a":1,"b":"x"}}`},
+		{`{"name":"t"}`, `{"name":"t","_meta":{"a":1,"b":"x"}}`},
+		{`{"_meta":{},"name":"t"}`, `{"_meta":{"a":1,"b":"x"},"name":"t"}`},
+		{`{"_meta":{"b":"mine","c":true}}`, `{"_meta":{"b":"mine","c":true,"a":1}}`},
+		{`{"_meta":{"a":2,"b":3}}`, `{"_meta":{"a":2,"b":3}}`},
+	} {
+		got, err := withMeta(json.RawMessage(tt.in), entries)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("withMeta(%s) = %s, %v; want %s", tt.in, got, err, tt.want)
+		}
+	}
+	if _, err := withMeta(json.RawMessage(`{"_meta":[1]}`), entries); err == nil {
+		t.Error("a _meta that is no object was accepted")
 	}
 }
