@@ -224,7 +224,7 @@ func (c *callCmd) arguments(ctx context.Context, s *session, out *console, base 
 		return nil, err
 	}
 	if violation != nil {
-		return nil, usageErrorf("%s; nothing sent (--no-validate sends anyway; see mcpv list-tools %s)", argumentProblem(c.Tool, def.InputSchema, args, violation), connect.QuoteWord(c.Tool))
+		return nil, pointedUsageErrorf("%s; nothing sent (--no-validate sends anyway; see mcpv list-tools %s)", argumentProblem(c.Tool, def.InputSchema, args, violation), connect.QuoteWord(c.Tool))
 	}
 	return args, nil
 }

@@ -39,6 +39,12 @@ func usageError(err error) error { return connect.Usage(err) }
 
 func usageErrorf(format string, args ...any) error { return connect.Usagef(format, args...) }
 
+// pointedUsageErrorf is usageErrorf for a message that says itself where
+// to look for help.
+func pointedUsageErrorf(format string, args ...any) error {
+	return &connect.UsageError{Err: fmt.Errorf(format, args...), Pointed: true}
+}
+
 // configError is a problem with a config file or a refusal to use one: exit
 // 2 like a usage error, but the message says all there is to say.
 func configError(err error) error { return &connect.ConfigError{Err: err} }
@@ -169,7 +175,9 @@ func report(ios *output.Streams, err error) int {
 		msg += hint(err)
 		var confErr *connect.ConfigError
 		var stateErr *safedir.Error
-		if code == exitUsage && !strings.Contains(msg, "\n") && !strings.Contains(msg, "see mcpv ") && !errors.As(err, &confErr) && !errors.As(err, &stateErr) {
+		var usage *connect.UsageError
+		pointed := errors.As(err, &usage) && usage.Pointed
+		if code == exitUsage && !strings.Contains(msg, "\n") && !pointed && !errors.As(err, &confErr) && !errors.As(err, &stateErr) {
 			msg += " (see mcpv --help)"
 		}
 		fmt.Fprintf(ios.Err, "mcpv: %s\n", msg)

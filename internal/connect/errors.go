@@ -4,7 +4,13 @@ import "fmt"
 
 // UsageError is a mistake on the command line, found before any server
 // starts (exit 2).
-type UsageError struct{ Err error }
+type UsageError struct {
+	Err error
+	// Pointed, when set, means the message already says where to look
+	// (for example 'see mcpv list-tools T'), so no general pointer to
+	// --help is added.
+	Pointed bool
+}
 
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
