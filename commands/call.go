@@ -177,32 +177,23 @@ func (c *callCmd) send(ctx context.Context, s *session, client *mcp.Client, def 
 	if !client.Modern() {
 		return client.Call(ctx, "tools/call", params)
 	}
-	if err := headersUsable(def); err != nil {
-		return nil, err
+	for retried := false; ; retried = true {
+		headers, err := mcp.ParamHeaders(def.InputSchema)
+		if err != nil {
+			return nil, &refusal{fmt.Sprintf("tool %q has an invalid x-mcp-header annotation (%v); mcpv does not call it", def.Name, err)}
+		}
+		res, err := client.Call(mcp.WithParamHeaders(ctx, headers), "tools/call", params)
+		var ce *mcp.CallError
+		if retried || !errors.As(err, &ce) || ce.Err.Code != mcp.CodeHeaderMismatch || def.Raw == nil {
+			return res, err
+		}
+		if s.conn != nil {
+			s.conn.Tools.Reset()
+		}
+		if def, err = s.findTool(ctx, client, c.Tool); err != nil {
+			return nil, err
+		}
 	}
-	res, err := client.Call(mcp.WithTool(ctx, def), "tools/call", params)
-	var ce *mcp.CallError
-	if !errors.As(err, &ce) || ce.Err.Code != mcp.CodeHeaderMismatch || def.Raw == nil {
-		return res, err
-	}
-	if s.conn != nil {
-		s.conn.Tools.Reset()
-	}
-	if def, err = s.findTool(ctx, client, c.Tool); err != nil {
-		return nil, err
-	}
-	if err := headersUsable(def); err != nil {
-		return nil, err
-	}
-	return client.Call(mcp.WithTool(ctx, def), "tools/call", params)
-}
-
-// headersUsable refuses a tool whose x-mcp-header annotations are invalid.
-func headersUsable(def mcp.Tool) error {
-	if _, err := mcp.ParamHeaders(def.InputSchema); err != nil {
-		return &refusal{fmt.Sprintf("tool %q has an invalid x-mcp-header annotation (%v); mcpv does not call it", def.Name, err)}
-	}
-	return nil
 }
 
 // arguments builds and checks the arguments object (exit 2 on a mistake).

@@ -407,10 +407,8 @@ func (t *HTTPTransport) send(ctx context.Context, msg []byte) (*http.Response, s
 	t.setHeaders(req, sid, version)
 	if IsModern(version) {
 		setStandardHeaders(req.Header, msg)
-		if t, ok := toolFrom(ctx); ok {
-			if headers, err := ParamHeaders(t.InputSchema); err == nil && classify(msg).method == "tools/call" {
-				setParamHeaders(req.Header, headers, msg)
-			}
+		if headers := paramHeadersFrom(ctx); headers != nil && classify(msg).method == "tools/call" {
+			setParamHeaders(req.Header, headers, msg)
 		}
 	}
 	req.Header.Set("Content-Type", "application/json")

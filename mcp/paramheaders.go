@@ -18,9 +18,9 @@ import (
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
-// paramHeader is one annotated property: its path from the arguments
+// ParamHeader is one annotated property: its path from the arguments
 // object, and the header name it asks for.
-type paramHeader struct {
+type ParamHeader struct {
 	path []string
 	name string
 }
@@ -29,8 +29,8 @@ type paramHeader struct {
 // an error naming the first that is invalid: on a property that is not a
 // string, integer or boolean, not a header token, or a repeated name
 // (compared without case).
-func ParamHeaders(schema json.RawMessage) ([]paramHeader, error) {
-	var out []paramHeader
+func ParamHeaders(schema json.RawMessage) ([]ParamHeader, error) {
+	var out []ParamHeader
 	seen := map[string]bool{}
 	var walk func(props json.RawMessage, prefix []string) error
 	walk = func(props json.RawMessage, prefix []string) error {
@@ -58,7 +58,7 @@ func ParamHeaders(schema json.RawMessage) ([]paramHeader, error) {
 					return fmt.Errorf("property %q: x-mcp-header %q is used twice", where, header)
 				}
 				seen[strings.ToLower(header)] = true
-				out = append(out, paramHeader{path: path, name: header})
+				out = append(out, ParamHeader{path: path, name: header})
 			}
 			if p.Properties != nil {
 				return walk(p.Properties, path)
@@ -90,7 +90,7 @@ func isToken(s string) bool {
 // in a tools/call message: strings as they are (base64 when they must be),
 // booleans as true or false, integers in decimal. Absent and null
 // arguments, and values of another type, set nothing.
-func setParamHeaders(h http.Header, headers []paramHeader, msg []byte) {
+func setParamHeaders(h http.Header, headers []ParamHeader, msg []byte) {
 	var m struct {
 		Params struct {
 			Arguments json.RawMessage `json:"arguments"`
@@ -139,15 +139,15 @@ func headerText(v json.RawMessage) (string, bool) {
 	return "", false
 }
 
-type toolKey struct{}
+type paramHeadersKey struct{}
 
-// WithTool tells the transport which tool a tools/call sent with ctx
-// calls, for the headers its inputSchema asks for.
-func WithTool(ctx context.Context, t Tool) context.Context {
-	return context.WithValue(ctx, toolKey{}, t)
+// WithParamHeaders tells the transport the x-mcp-header annotations of the
+// tool a tools/call sent with ctx calls (ParamHeaders of its inputSchema).
+func WithParamHeaders(ctx context.Context, headers []ParamHeader) context.Context {
+	return context.WithValue(ctx, paramHeadersKey{}, headers)
 }
 
-func toolFrom(ctx context.Context) (Tool, bool) {
-	t, ok := ctx.Value(toolKey{}).(Tool)
-	return t, ok
+func paramHeadersFrom(ctx context.Context) []ParamHeader {
+	h, _ := ctx.Value(paramHeadersKey{}).([]ParamHeader)
+	return h
 }

@@ -49,11 +49,14 @@ func TestParamHeadersOnTheWire(t *testing.T) {
 	tr := newHTTPTransport(t, HTTPOptions{URL: srv.URL})
 	defer tr.Close(testCtx(t))
 	tr.SetProtocolVersion(ModernVersion)
-	tool := Tool{Name: "deploy", InputSchema: json.RawMessage(`{"properties":{"region":{"type":"string","x-mcp-header":"Region"},` +
+	headers, err := ParamHeaders(json.RawMessage(`{"properties":{"region":{"type":"string","x-mcp-header":"Region"},` +
 		`"dry":{"type":"boolean","x-mcp-header":"Dry"},"n":{"type":"integer","x-mcp-header":"N"},"big":{"type":"integer","x-mcp-header":"Big"},` +
-		`"none":{"type":"string","x-mcp-header":"None"},"gone":{"type":"string","x-mcp-header":"Gone"}}}`)}
+		`"none":{"type":"string","x-mcp-header":"None"},"gone":{"type":"string","x-mcp-header":"Gone"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{"region":"eu west ","dry":true,"n":42,"big":9007199254740993,"none":null}}}`
-	if err := tr.Write(WithTool(testCtx(t), tool), []byte(msg)); err != nil {
+	if err := tr.Write(WithParamHeaders(testCtx(t), headers), []byte(msg)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tr.Read(); err != nil {
