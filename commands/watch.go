@@ -317,7 +317,7 @@ func (c *watchCmd) line(ctx context.Context, out *console, client *mcp.Client, e
 		case err != nil:
 			return nil, err
 		default:
-			line.Contents = memberValue(res, "contents")
+			line.Contents = rawjson.Member(res, "contents")
 			if line.Contents == nil {
 				line.Contents = json.RawMessage("null")
 			}
@@ -357,16 +357,4 @@ func uriParams(uri string) json.RawMessage {
 	return mustJSON(struct {
 		URI string `json:"uri"`
 	}{uri})
-}
-
-// memberValue returns the raw value of key in the JSON object obj, or nil.
-func memberValue(obj json.RawMessage, key string) json.RawMessage {
-	var v json.RawMessage
-	rawjson.ForEachMember(obj, func(k string, value []byte) error {
-		if k == key {
-			v = value
-		}
-		return nil
-	})
-	return v
 }

@@ -421,27 +421,27 @@ func (t *HTTPTransport) send(ctx context.Context, msg []byte) (*http.Response, s
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports):
 // Mcp-Method, and Mcp-Name for the methods that name a tool, prompt or
 // resource, so that a gateway can route without reading the body.
+// The message is walked, not decoded: a tools/call may carry megabytes of
+// arguments, and only a short string or two is needed.
 func setStandardHeaders(h http.Header, msg []byte) {
-	var m struct {
-		Method string `json:"method"`
-		Params struct {
-			Name   string `json:"name"`
-			URI    string `json:"uri"`
-			TaskID string `json:"taskId"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(msg, &m) != nil || m.Method == "" {
+	method, _ := rawjson.String(rawjson.Member(msg, "method"))
+	if method == "" {
 		return
 	}
-	h.Set("Mcp-Method", headerValue(m.Method))
-	switch m.Method {
+	h.Set("Mcp-Method", headerValue(method))
+	name := ""
+	switch method {
 	case "tools/call", "prompts/get":
-		h.Set("Mcp-Name", headerValue(m.Params.Name))
+		name = "name"
 	case "resources/read":
-		h.Set("Mcp-Name", headerValue(m.Params.URI))
+		name = "uri"
 	case "tasks/get", "tasks/update", "tasks/cancel":
-		h.Set("Mcp-Name", headerValue(m.Params.TaskID))
+		name = "taskId"
+	default:
+		return
 	}
+	v, _ := rawjson.String(rawjson.Member(rawjson.Member(msg, "params"), name))
+	h.Set("Mcp-Name", headerValue(v))
 }
 
 // headerValue writes s as a header value: as it is when it is printable

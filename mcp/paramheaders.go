@@ -91,23 +91,11 @@ func isToken(s string) bool {
 // booleans as true or false, integers in decimal. Absent and null
 // arguments, and values of another type, set nothing.
 func setParamHeaders(h http.Header, headers []ParamHeader, msg []byte) {
-	var m struct {
-		Params struct {
-			Arguments json.RawMessage `json:"arguments"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(msg, &m) != nil {
-		return
-	}
+	args := rawjson.Member(rawjson.Member(msg, "params"), "arguments")
 	for _, ph := range headers {
-		v := m.Params.Arguments
+		v := args
 		for _, k := range ph.path {
-			var obj map[string]json.RawMessage
-			if json.Unmarshal(v, &obj) != nil {
-				v = nil
-				break
-			}
-			v = obj[k]
+			v = rawjson.Member(v, k)
 		}
 		if text, ok := headerText(v); ok {
 			h.Set("Mcp-Param-"+ph.name, text)

@@ -54,6 +54,23 @@ func ForEachValidMember(data []byte, fn func(key string, value []byte) error) er
 	return eachMember(data, func(key string, _, value []byte) error { return fn(key, value) })
 }
 
+// errFound stops a walk once the member sought is found.
+var errFound = errors.New("found")
+
+// Member returns the value of the member key of a valid JSON object, nil
+// when there is none; the walk stops at it.
+func Member(obj []byte, key string) []byte {
+	var v []byte
+	ForEachValidMember(obj, func(k string, value []byte) error {
+		if k == key {
+			v = value
+			return errFound
+		}
+		return nil
+	})
+	return v
+}
+
 // ForEachValidRawMember is ForEachRawMember for data already known to be
 // valid JSON.
 func ForEachValidRawMember(data []byte, fn func(key string, rawKey, value []byte) error) error {

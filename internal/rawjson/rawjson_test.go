@@ -279,3 +279,15 @@ func TestDepth(t *testing.T) {
 		}
 	}
 }
+
+func TestMember(t *testing.T) {
+	obj := []byte(`{"a":1,"b":{"c":"x"},"a":2}`)
+	for _, tt := range []struct{ key, want string }{{"a", "1"}, {"b", `{"c":"x"}`}, {"z", ""}} {
+		if got := string(Member(obj, tt.key)); got != tt.want {
+			t.Errorf("Member(%s) = %q, want %q", tt.key, got, tt.want)
+		}
+	}
+	if Member(nil, "a") != nil || Member([]byte(`[1]`), "a") != nil {
+		t.Error("Member of no object found something")
+	}
+}
