@@ -14,6 +14,7 @@ import (
 	"github.com/mcpv/mcpv/content"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/suggest"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/toolargs"
@@ -247,13 +248,14 @@ func argumentProblem(tool string, schema, args json.RawMessage, violation error)
 		}
 		return nil
 	})
+	takes := safetext.Line(strings.Join(declared, ", ")) // names the server chose
 	switch {
 	case v.Rule == "additionalProperties" && len(unknown) > 0:
-		return fmt.Sprintf("tool %q has no argument %q%s (it takes: %s)", tool, unknown[0], suggest.DidYouMean(unknown[0], declared), strings.Join(declared, ", "))
+		return fmt.Sprintf("tool %q has no argument %q%s (it takes: %s)", tool, unknown[0], suggest.DidYouMean(unknown[0], declared), takes)
 	case v.Rule == "required" && len(unknown) > 0:
 		for _, k := range unknown {
-			if near, ok := suggest.Nearest(k, v.Missing); ok {
-				return fmt.Sprintf("tool %q has no argument %q; did you mean %q? (it takes: %s)", tool, k, near, strings.Join(declared, ", "))
+			if hint := suggest.DidYouMean(k, v.Missing); hint != "" {
+				return fmt.Sprintf("tool %q has no argument %q%s (it takes: %s)", tool, k, hint, takes)
 			}
 		}
 	}

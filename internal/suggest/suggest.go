@@ -2,6 +2,7 @@
 package suggest
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -26,14 +27,14 @@ func Nearest(name string, candidates []string) (string, bool) {
 }
 
 // DidYouMean is "; did you mean \"X\"?" for the nearest candidate, or "".
+// The name is quoted as Go quotes strings, so a candidate a server or a
+// project file chose cannot carry terminal controls to the user.
 func DidYouMean(name string, candidates []string) string {
 	if near, ok := Nearest(name, candidates); ok {
-		return "; did you mean " + quote(near) + "?"
+		return "; did you mean " + strconv.Quote(near) + "?"
 	}
 	return ""
 }
-
-func quote(s string) string { return `"` + s + `"` }
 
 // distance is the optimal string alignment distance between a and b, in
 // runes: Levenshtein's, plus the swap of two neighbouring runes as one edit.

@@ -48,3 +48,14 @@ func TestDistance(t *testing.T) {
 		}
 	}
 }
+
+// A candidate comes from a server or a project file: its controls are shown
+// escaped, never sent to the terminal.
+func TestDidYouMeanEscapes(t *testing.T) {
+	if got := DidYouMean("echo", []string{"ech\x1bo", "zzz"}); got != `; did you mean "ech\x1bo"?` {
+		t.Errorf("DidYouMean = %q", got)
+	}
+	if got := DidYouMean("admin", []string{"admin\u202e"}); got != `; did you mean "admin\u202e"?` {
+		t.Errorf("DidYouMean = %q", got)
+	}
+}
