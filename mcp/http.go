@@ -565,7 +565,15 @@ func bodySummary(body []byte, contentType string) string {
 
 // htmlTitle is the text of a page's <title> element, on one line, or "".
 func htmlTitle(page []byte) string {
-	lower := bytes.ToLower(page)
+	// Lower ASCII letters only: offsets in lower must be offsets in page,
+	// and bytes.ToLower changes lengths (an invalid byte becomes U+FFFD).
+	lower := make([]byte, len(page))
+	for i, c := range page {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
 	open := bytes.Index(lower, []byte("<title"))
 	if open < 0 {
 		return ""

@@ -33,6 +33,9 @@ func TestHTTPStatusErrors(t *testing.T) {
 		{"HTML error page with a title", func(x *mcptest.Exchange) {
 			x.Status(http.StatusBadGateway, "<!DOCTYPE html>\n<html><head><TITLE>\n  502 Bad &amp; Gateway\n</TITLE><style>body{}</style></head><body>"+long+"</body></html>", "Content-Type", "text/plain")
 		}, `tools/list: POST: HTTP 502 Bad Gateway from SRV: an HTML page titled "502 Bad & Gateway"`, false, nil},
+		{"HTML error page in Latin-1", func(x *mcptest.Exchange) {
+			x.Status(http.StatusBadGateway, "<html><title>Passerelle \xe9\xe9\xe9\xe9\xe9\xe9 hors service</title></html>", "Content-Type", "text/html; charset=iso-8859-1")
+		}, "tools/list: POST: HTTP 502 Bad Gateway from SRV: an HTML page titled \"Passerelle \\xe9\\xe9\\xe9\\xe9\\xe9\\xe9 hors service\"", false, nil},
 		{"a text body over several lines", func(x *mcptest.Exchange) {
 			x.Status(http.StatusServiceUnavailable, "upstream\r\n\tnot ready\n\nretry later\n")
 		}, "tools/list: POST: HTTP 503 Service Unavailable from SRV: upstream not ready retry later", false, nil},
