@@ -84,9 +84,9 @@ type CommandTransport struct {
 	heard atomic.Int32
 	// omu serialises writing to stdin: Write, and the catch-up once the
 	// server turns out to want headers. It guards framed and early.
-	omu    sync.Mutex
-	framed bool     // write header blocks
-	early  [][]byte // copies of what was written before the server's framing was known
+	omu    chan struct{} // 1-slot: a Write waits for it as long as its context allows
+	framed bool          // write header blocks
+	early  [][]byte      // copies of what was written before the server's framing was known
 
 	wmu      sync.Mutex // guards deadline arming of stdin (see Write)
 	wactive  bool
@@ -140,6 +140,7 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 		stdout:  outR,
 		exited:  make(chan struct{}),
 		errDone: make(chan struct{}),
+		omu:     make(chan struct{}, 1),
 		tail:    &tailBuffer{max: stderrTailBytes},
 	}
 	t.msgs = messageReader{
@@ -222,8 +223,8 @@ func (t *CommandTransport) decided(f framing) {
 	if f == framingHeaders {
 		t.opts.Log.Info("the server frames its messages with Content-Length headers; speaking them back")
 		go func() { // ends when the catch-up is written, or stdin fails
-			t.omu.Lock()
-			defer t.omu.Unlock()
+			t.omu <- struct{}{}
+			defer func() { <-t.omu }()
 			t.catchUpLocked()
 		}()
 	}
@@ -333,8 +334,12 @@ func (t *CommandTransport) copyStderr(r *os.File) {
 // the pipe's deadline fires and the half-written message leaves the
 // connection unusable, so stdin is closed.
 func (t *CommandTransport) Write(ctx context.Context, msg []byte) error {
-	t.omu.Lock()
-	defer t.omu.Unlock()
+	select {
+	case t.omu <- struct{}{}:
+		defer func() { <-t.omu }()
+	case <-ctx.Done():
+		return context.Cause(ctx) // the catch-up holds stdin, and a server that does not read blocks it
+	}
 	t.wmu.Lock()
 	t.wactive = true
 	t.stdin.SetWriteDeadline(time.Time{})
