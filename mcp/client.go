@@ -110,13 +110,11 @@ func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, e
 	}
 	var ce *CallError
 	if errors.As(err, &ce) && opts.ProtocolVersion == "" &&
-		(ce.Err.Code == CodeHeaderMismatch || ce.Err.Code == CodeMissingRequiredClientCapabilities) {
-		// A modern server's own error: it wants the modern era's headers
-		// or _meta, which initialize does not carry.
-		return discover(ctx, s, opts, ModernVersion)
-	}
-	if errors.As(err, &ce) && opts.ProtocolVersion == "" && ce.Err.Code == CodeMethodNotFound {
-		// No initialize at all: perhaps a server of the modern era only.
+		(ce.Err.Code == CodeHeaderMismatch || ce.Err.Code == CodeMissingRequiredClientCapabilities || ce.Err.Code == CodeMethodNotFound) {
+		// Perhaps a server of the modern era only: it wants the era's
+		// headers or _meta, or has no initialize at all. These codes may
+		// also be an older server's own, so its error stands unless
+		// server/discover proves it modern.
 		if c, derr := discover(ctx, s, opts, ModernVersion); derr == nil {
 			return c, nil
 		}
