@@ -30,11 +30,12 @@ func printHelp(options kong.HelpOptions, ctx *kong.Context) error {
 			folded = append(folded, f)
 		}
 	}
-	err := kong.DefaultHelpPrinter(options, ctx)
-	for _, f := range folded {
-		f.Hidden = false
-	}
-	if err != nil {
+	defer func() {
+		for _, f := range folded {
+			f.Hidden = false
+		}
+	}()
+	if err := kong.DefaultHelpPrinter(options, ctx); err != nil {
 		return err
 	}
 	return writeGlobalFlags(ctx.Stdout, folded)

@@ -185,7 +185,7 @@ func TestProtocolEras(t *testing.T) {
 		{[]string{"--protocol-era", "modern", "ping"}, fake("plain"), 3, "", "server/discover: server error -32601"},
 		{[]string{"--protocol-era", "modern", "--protocol-version", "2025-11-25", "ping"}, demo(), 2, "", "exclude each other"},
 	} {
-		r := mcpv(t, "", args(tt.args, tt.server)...)
+		r := mcpv(t, "", args(append([]string{"-v"}, tt.args...), tt.server)...) // -v: the trace shows what was cancelled
 		if r.code != tt.code || r.stdout != tt.out || !strings.Contains(r.stderr, tt.errHas) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", tt.args, r.code, r.stdout, r.stderr)
 		}

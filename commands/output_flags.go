@@ -50,23 +50,17 @@ func (f *outputFlags) printer(ios *output.Streams, getenv func(string) string) *
 // perLineOnly refuses the output flags that have no meaning for a batch as
 // a whole: its output is one compact JSON line per operation, uncoloured.
 // They belong on the lines.
+// (-r and -e come only with --jq: Validate has seen to that.)
 func (f *outputFlags) perLineOnly() error {
-	var given string
 	switch {
 	case f.Jq != "":
-		given = "--jq"
-	case f.RawOutput:
-		given = "--raw-output"
-	case f.ExitStatus:
-		given = "--exit-status"
+		return usageErrorf("--jq applies to each line of a batch, not to the batch: put it on the lines (for example 'call echo message=hi -q ...')")
 	case f.Pretty:
 		return usageErrorf("--pretty has no effect on batch output, which is one compact JSON line per operation")
 	case f.Color != "auto":
 		return usageErrorf("--color has no effect on batch output, which is never coloured")
-	default:
-		return nil
 	}
-	return usageErrorf("%s applies to each line of a batch, not to the batch: put it on the lines (for example 'call echo message=hi %s ...')", given, given)
+	return nil
 }
 
 // notWithText refuses the --jq flags beside --text, which prints text, not
