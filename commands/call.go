@@ -175,8 +175,8 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 // tools may have changed) gets one more try after the tools are listed
 // again.
 func (c *callCmd) send(ctx context.Context, s *session, client *mcp.Client, def mcp.Tool, params json.RawMessage) (json.RawMessage, error) {
-	if !client.Modern() {
-		return client.Call(ctx, "tools/call", params)
+	if !client.Modern() || s.settings.URL == "" {
+		return client.Call(ctx, "tools/call", params) // x-mcp-header is for HTTP
 	}
 	for retried := false; ; retried = true {
 		headers, err := mcp.ParamHeaders(def.InputSchema)
