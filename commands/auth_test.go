@@ -232,6 +232,22 @@ func TestAuthLoginWithoutOAuth(t *testing.T) {
 		}
 	}
 	mu.Unlock()
+	// A server that answers with an event stream it keeps open: the probe
+	// reads the status, not the stream.
+	streaming := serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	r = w.mcpv(t, "", "--timeout", "20s", "auth", "login", "-u", streaming+"/mcp")
+	if r.code != 5 || !strings.Contains(r.stderr, "does not use OAuth") {
+		t.Errorf("a streaming server: exit %d, stderr %q", r.code, r.stderr)
+	}
 	locked := serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no", http.StatusUnauthorized)
 	}))

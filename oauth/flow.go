@@ -147,7 +147,7 @@ func (m *Manager) scopes(ch *Challenge, prm *ResourceMetadata, md *ServerMetadat
 // used again for the code flow.
 func (m *Manager) reusable(md *ServerMetadata) bool {
 	prev := m.rec
-	return prev != nil && prev.Issuer == md.Issuer && prev.Grant != GrantClientCredentials && prev.Grant != GrantCrossApp && prev.Grant != GrantJWTBearer &&
+	return prev != nil && prev.Issuer == md.Issuer && (prev.Grant == "" || prev.Grant == GrantAuthorizationCode) &&
 		prev.Client.ID != "" && prev.Client.ID != m.opts.ClientMetadataURL && len(prev.Client.RedirectURIs) > 0
 }
 
@@ -220,6 +220,9 @@ func (m *Manager) identify(ctx context.Context, md *ServerMetadata, scopes []str
 		" offers no dynamic registration and no client ID metadata documents"}
 }
 
+// probeDeleteWait bounds the ending of the session a probe opened.
+const probeDeleteWait = 2 * time.Second
+
 // probeInitialize is the request that asks a server whether it wants
 // authorization: what any client would send first.
 const probeInitialize = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpv","version":"oauth-probe"}}}`
@@ -241,9 +244,11 @@ func asksForAuthorization(ctx context.Context, hc *http.Client, serverURL string
 	if err != nil {
 		return false, err
 	}
-	drainClose(resp)
+	resp.Body.Close() // an event stream may not end: the status says enough
 	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
-		if del, err := http.NewRequestWithContext(ctx, http.MethodDelete, serverURL, nil); err == nil {
+		dctx, cancel := context.WithTimeout(ctx, probeDeleteWait)
+		defer cancel()
+		if del, err := http.NewRequestWithContext(dctx, http.MethodDelete, serverURL, nil); err == nil {
 			del.Header.Set("Mcp-Session-Id", sid)
 			if resp, err := hc.Do(del); err == nil {
 				drainClose(resp)
