@@ -199,16 +199,8 @@ func decimal(r *big.Rat) string {
 	if r == nil {
 		return "?"
 	}
-	if r.IsInt() {
-		return r.Num().String()
-	}
-	scaled := new(big.Rat).Set(r)
-	ten := big.NewRat(10, 1)
-	for places := 1; places <= 400; places++ {
-		scaled.Mul(scaled, ten)
-		if scaled.IsInt() {
-			return r.FloatString(places)
-		}
+	if n, exact := r.FloatPrec(); exact {
+		return r.FloatString(n)
 	}
 	return r.RatString()
 }
