@@ -723,11 +723,11 @@ verdict "deep-schema-bounded ($(secs "$elapsed"))"
 fixture ping-flood=300000
 why=""
 rss_kb=""
-if [ -x /usr/bin/time ] && /usr/bin/time -f '%M' -o "$tmp/rss" "$mcpv" --quiet call x -- "${server_cmd[@]}" </dev/null >"$tmp/out" 2>/dev/null; then
-	rss_kb=$(tail -1 "$tmp/rss")
-else
-	"$mcpv" --quiet call x -- "${server_cmd[@]}" </dev/null >"$tmp/out" 2>/dev/null || because "exit status $?"
-fi
+measure=()
+[ ! -x /usr/bin/time ] || measure=(/usr/bin/time -f '%M' -o "$tmp/rss")
+timeout -s KILL 60 "${measure[@]}" "$mcpv" --quiet call x -- "${server_cmd[@]}" </dev/null >"$tmp/out" 2>/dev/null ||
+	because "exit status $? (137: still running after 60 s)"
+[ ! -s "$tmp/rss" ] || rss_kb=$(tail -1 "$tmp/rss")
 grep -q '"ok"' "$tmp/out" || because "the call did not complete: $(head -c 200 "$tmp/out")"
 if [[ $rss_kb =~ ^[0-9]+$ ]]; then
 	[ "$rss_kb" -lt 300000 ] || because "peak RSS $((rss_kb / 1024)) MB, want < 300 MB"
