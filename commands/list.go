@@ -22,11 +22,16 @@ func (f *pageFlags) Validate() error {
 
 // list runs one paginated list command: check the capability, walk the pages, print.
 func list(ctx context.Context, s *session, out *console, p pageFlags, capability, method, key string) error {
+	return listChecked(ctx, s, out, p, func(c *mcp.Client) error { return c.Require(capability, method) }, method, key)
+}
+
+// listChecked is list with the server's declaration checked by require.
+func listChecked(ctx context.Context, s *session, out *console, p pageFlags, require func(*mcp.Client) error, method, key string) error {
 	client, err := s.client(ctx)
 	if err != nil {
 		return err
 	}
-	if err := client.Require(capability, method); err != nil {
+	if err := require(client); err != nil {
 		return err
 	}
 	res, next, err := client.List(ctx, method, key, mcp.Pages{Cursor: p.Cursor, Max: p.MaxPages})

@@ -51,6 +51,7 @@ type cli struct {
 	Complete              completeCmd              `cmd:"" help:"Ask for completions of a prompt or resource-template argument."`
 	Watch                 watchCmd                 `cmd:"" help:"Subscribe to resources and print a JSON line per change."`
 	Tasks                 tasksCmd                 `cmd:"" help:"List, inspect, collect or cancel tasks."`
+	Skills                skillsCmd                `cmd:"" help:"List, inspect, read or pull the skills a server publishes."`
 	Request               requestCmd               `cmd:"" help:"Send any request (or notification) with raw JSON params."`
 	Batch                 batchCmd                 `cmd:"" help:"Run operations from stdin, one per line, in one session; print a JSON line for each."`
 	Servers               serversCmd               `cmd:"" help:"List the servers named in config files, or show one."`

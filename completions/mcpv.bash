@@ -4,8 +4,9 @@
 # __mcpv_subs CMD sets subs to the subcommands of CMD ("" for mcpv itself, "tasks", ...).
 __mcpv_subs() {
     case $1 in
-    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks request batch servers trust auth completions' ;;
+    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch servers trust auth completions' ;;
     'tasks') subs='list get result cancel' ;;
+    'skills') subs='list get read pull' ;;
     'auth') subs='login status logout token' ;;
     *) subs= ;;
     esac
@@ -25,6 +26,9 @@ __mcpv_flags() {
     'complete') flags='--prompt --template --arg --context' ;;
     'watch') flags='--read --lists --count --for' ;;
     'tasks list') flags='--cursor --max-pages' ;;
+    'skills list') flags='--cursor --max-pages' ;;
+    'skills read') flags='--text --save-dir' ;;
+    'skills pull') flags='--force' ;;
     'batch') flags='--parallel --keep-going' ;;
     'trust') flags='--revoke' ;;
     *) flags= ;;
@@ -109,6 +113,11 @@ __mcpv_flag() {
         'watch:--for') kind='none'; return ;;
         'tasks list:--cursor') kind='none'; return ;;
         'tasks list:--max-pages') kind='none'; return ;;
+        'skills list:--cursor') kind='none'; return ;;
+        'skills list:--max-pages') kind='none'; return ;;
+        'skills read:--text') kind='bool'; return ;;
+        'skills read:--save-dir') kind='dir'; return ;;
+        'skills pull:--force') kind='bool'; return ;;
         'batch:--parallel') kind='none'; return ;;
         'batch:--keep-going') kind='bool'; return ;;
         'trust:--revoke') kind='bool'; return ;;

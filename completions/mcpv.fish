@@ -5,9 +5,11 @@
 function __mcpv_subs
     switch "$argv[1]"
         case ''
-            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks request batch servers trust auth completions
+            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch servers trust auth completions
         case 'tasks'
             printf '%s\n' list get result cancel
+        case 'skills'
+            printf '%s\n' list get read pull
         case 'auth'
             printf '%s\n' login status logout token
     end
@@ -37,6 +39,10 @@ function __mcpv_takes
             case 'watch:--count' 'watch:--for'
                 return 0
             case 'tasks list:--cursor' 'tasks list:--max-pages'
+                return 0
+            case 'skills list:--cursor' 'skills list:--max-pages'
+                return 0
+            case 'skills read:--save-dir'
                 return 0
             case 'batch:--parallel'
                 return 0
@@ -162,6 +168,7 @@ complete -c mcpv -n '__mcpv_at "" 0' -a get-prompt -d 'Get a prompt, filled with
 complete -c mcpv -n '__mcpv_at "" 0' -a complete -d 'Ask for completions of a prompt or resource-template argument.'
 complete -c mcpv -n '__mcpv_at "" 0' -a watch -d 'Subscribe to resources and print a JSON line per change.'
 complete -c mcpv -n '__mcpv_at "" 0' -a tasks -d 'List, inspect, collect or cancel tasks.'
+complete -c mcpv -n '__mcpv_at "" 0' -a skills -d 'List, inspect, read or pull the skills a server publishes.'
 complete -c mcpv -n '__mcpv_at "" 0' -a request -d 'Send any request (or notification) with raw JSON params.'
 complete -c mcpv -n '__mcpv_at "" 0' -a batch -d 'Run operations from stdin, one per line, in one session; print a JSON line for each.'
 complete -c mcpv -n '__mcpv_at "" 0' -a servers -d 'List the servers named in config files, or show one.'
@@ -244,6 +251,15 @@ complete -c mcpv -n '__mcpv_at "tasks" 0' -a result -d 'Wait for a task to end a
 complete -c mcpv -n '__mcpv_at "tasks" 0' -a cancel -d 'Cancel a task.'
 complete -c mcpv -n '__mcpv_in "tasks list"' -l cursor -x -d 'Fetch the one page that starts at this cursor; its nextCursor is kept.'
 complete -c mcpv -n '__mcpv_in "tasks list"' -l max-pages -x -d 'Stop after N pages (the output then keeps nextCursor).'
+complete -c mcpv -n '__mcpv_at "skills" 0' -a list -d 'List the skills the server publishes (every page).'
+complete -c mcpv -n '__mcpv_at "skills" 0' -a get -d 'Print one skill\'s entry: its frontmatter and the manifest of its files.'
+complete -c mcpv -n '__mcpv_at "skills" 0' -a read -d 'Load a skill and print its SKILL.md, or one of its files, verified.'
+complete -c mcpv -n '__mcpv_at "skills" 0' -a pull -d 'Load a skill and write all its files, verified, into a directory.'
+complete -c mcpv -n '__mcpv_in "skills list"' -l cursor -x -d 'Fetch the one page that starts at this cursor; its nextCursor is kept.'
+complete -c mcpv -n '__mcpv_in "skills list"' -l max-pages -x -d 'Stop after N pages (the output then keeps nextCursor).'
+complete -c mcpv -n '__mcpv_in "skills read"' -l text -d 'Print the file\'s text, raw, instead of the resources/read result.'
+complete -c mcpv -n '__mcpv_in "skills read"' -l save-dir -x -a '(__fish_complete_directories)' -d 'Write a binary file\'s blob to a file in DIR, as read --save-dir does.'
+complete -c mcpv -n '__mcpv_in "skills pull"' -l force -d 'Replace DIR/NAME when it exists.'
 complete -c mcpv -n '__mcpv_in "batch"' -l parallel -x -d 'Run up to N operations at once; results still come out in input order.'
 complete -c mcpv -n '__mcpv_in "batch"' -l keep-going -d 'Run every line even after a failure; the exit code is still the first failure\'s.'
 complete -c mcpv -n '__mcpv_at "servers" 0' -x -a '(__mcpv_servers)'

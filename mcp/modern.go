@@ -108,7 +108,7 @@ func legacyAnswer(ctx, probeCtx context.Context, err error) bool {
 // client, or an error saying why the server is not (or not in a version
 // mcpv speaks) a modern one.
 func discover(ctx context.Context, s *Session, opts ClientOptions, version string) (*Client, error) {
-	c := &Client{s: s, opts: opts, version: version, modern: true, modernCaps: withTasksExtension(opts.Capabilities)}
+	c := &Client{s: s, opts: opts, version: version, modern: true, modernCaps: withExtensions(opts.Capabilities)}
 	if v, ok := s.t.(VersionSetter); ok {
 		v.SetProtocolVersion(version) // HTTP: MCP-Protocol-Version from the first request on
 	}
@@ -386,9 +386,10 @@ func (c *Client) Stream(ctx context.Context, method string, params json.RawMessa
 // blocking tasks/result.
 const TasksExtension = "io.modelcontextprotocol/tasks"
 
-// withTasksExtension adds the tasks extension to the client's
-// capabilities: mcpv follows any task a server makes of a call.
-func withTasksExtension(caps json.RawMessage) json.RawMessage {
+// withExtensions adds the extensions mcpv implements to the client's
+// capabilities: tasks (mcpv follows any task a server makes of a call) and
+// skills (mcpv skills lists, loads and verifies them).
+func withExtensions(caps json.RawMessage) json.RawMessage {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(caps, &m) != nil || m == nil {
 		m = map[string]json.RawMessage{}
@@ -399,19 +400,13 @@ func withTasksExtension(caps json.RawMessage) json.RawMessage {
 		ext = map[string]json.RawMessage{}
 	}
 	ext[TasksExtension] = json.RawMessage(`{}`)
+	ext[SkillsExtension] = json.RawMessage(`{}`)
 	m["extensions"] = mustJSON(ext)
 	return mustJSON(m)
 }
 
 // hasTasksExtension reports whether the server declared the tasks extension.
-func (c *Client) hasTasksExtension() bool {
-	var ext map[string]json.RawMessage
-	if json.Unmarshal(c.capabilities["extensions"], &ext) != nil {
-		return false
-	}
-	v, ok := ext[TasksExtension]
-	return ok && string(v) != "null" && string(v) != "false"
-}
+func (c *Client) hasTasksExtension() bool { return c.HasExtension(TasksExtension) }
 
 // modernCapability answers HasCapability for the task capabilities of the
 // initialize era, which the tasks extension replaces: tasks, tasks.cancel

@@ -78,6 +78,8 @@ json-schema-2020-12-preservation)
 	schema=$(mcpv -u "$url" list-tools json_schema_2020_12_tool -c -q .inputSchema)
 	mcpv -u "$url" call json_schema_echo --args "{\"schema\":$schema}" ;;
 sse-retry) mcpv -u "$url" call test_reconnection ;;
+sep-2640-client-no-prefetch) mcpv -u "$url" skills list ;;
+sep-2640-client-verify-*) mcpv -u "$url" skills pull pdf-processing "$state" ;; # refused: the skill is tampered with
 elicitation-sep1034-client-defaults) mcpv -u "$url" --elicitation accept call test_client_elicitation_defaults ;;
 auth/scope-step-up) mcpv "${auth[@]}" -u "$url" call test-tool ;;
 auth/client-credentials-*) mcpv "${auth[@]}" --grant client-credentials -u "$url" list-tools ;;

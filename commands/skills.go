@@ -1,0 +1,274 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/suggest"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+type skillsCmd struct {
+	List skillsListCmd `cmd:"" help:"List the skills the server publishes (every page)."`
+	Get  skillsGetCmd  `cmd:"" help:"Print one skill's entry: its frontmatter and the manifest of its files."`
+	Read skillsReadCmd `cmd:"" help:"Load a skill and print its SKILL.md, or one of its files, verified."`
+	Pull skillsPullCmd `cmd:"" help:"Load a skill and write all its files, verified, into a directory."`
+}
+
+func (c *skillsCmd) Help() string {
+	return `Skills are directories of instructions (a SKILL.md with YAML frontmatter, and supporting files) that a server publishes through the skills extension (io.modelcontextprotocol/skills); each file is a resource. These commands need a server that declares the extension (exit 3 otherwise).
+
+A SKILL argument is the URI of the skill's SKILL.md (skill://pdf-processing/SKILL.md), which is looked up with skills/get, or a skill's name or path (pdf-processing, acme/billing/refunds), which is looked up in skills/list; a name two skills share is refused with both URIs.
+
+Nothing is read ahead of need: list and get read no file. read and pull verify every file they read against the skill's entry (its size and SHA-256 digest), and SKILL.md's frontmatter field by field against the entry's; on any mismatch the content is not printed or written, and mcpv exits 4. A skill whose entry is invalid (a file outside its directory, no SKILL.md in its manifest, over 512 files or 16 MiB) is refused before any file is read. A skill with "resources": "dynamic" publishes no digests: read warns that its content is unverified, and pull refuses it.
+
+Examples:
+
+    $ mcpv skills list -r -q '.skills[].frontmatter.name' -- ./server
+    $ mcpv skills get pdf-processing -- ./server
+    $ mcpv skills read pdf-processing --text -- ./server
+    $ mcpv skills read pdf-processing references/FORMS.md --text -- ./server
+    $ mcpv skills pull pdf-processing ~/.claude/skills -- ./server`
+}
+
+type skillsListCmd struct{ pageFlags }
+
+func (c *skillsListCmd) Run(ctx context.Context, s *session, out *console) error {
+	return listChecked(ctx, s, out, c.pageFlags, func(c *mcp.Client) error { return c.RequireSkills("skills/list") }, "skills/list", "skills")
+}
+
+type skillArg struct {
+	Skill string `arg:"" name:"skill" help:"The skill: the URI of its SKILL.md, or its name or path."`
+}
+
+// find opens the session and returns the skill's entry.
+func (a skillArg) find(ctx context.Context, s *session) (*mcp.Client, mcp.Skill, error) {
+	client, err := s.client(ctx)
+	if err != nil {
+		return nil, mcp.Skill{}, err
+	}
+	skill, err := findSkill(ctx, client, a.Skill)
+	return client, skill, err
+}
+
+type skillsGetCmd struct{ skillArg }
+
+func (c *skillsGetCmd) Run(ctx context.Context, s *session, out *console) error {
+	_, skill, err := c.find(ctx, s)
+	if err != nil {
+		return err
+	}
+	return out.print(skill.Raw)
+}
+
+type skillsReadCmd struct {
+	skillArg
+	File    string `arg:"" optional:"" name:"file" help:"A file of the skill, by its path in the skill's directory (references/FORMS.md); SKILL.md when absent."`
+	Text    bool   `name:"text" help:"Print the file's text, raw, instead of the resources/read result."`
+	SaveDir string `name:"save-dir" placeholder:"DIR" help:"Write a binary file's blob to a file in DIR, as read --save-dir does."`
+}
+
+func (c *skillsReadCmd) Help() string {
+	return `Loads the skill (its entry, then SKILL.md, verified) and prints the resources/read result of SKILL.md, or of FILE, which must be listed in the skill's entry and is verified too. --text prints the text alone.`
+}
+
+func (c *skillsReadCmd) Run(ctx context.Context, s *session, out *console) error {
+	if c.Text {
+		if err := out.flags.notWithText(); err != nil {
+			return err
+		}
+	}
+	client, skill, err := c.find(ctx, s)
+	if err != nil {
+		return err
+	}
+	_, res, err := loadSkill(ctx, client, out, skill)
+	if err != nil {
+		return err
+	}
+	if c.File != "" && c.File != "SKILL.md" {
+		r, err := skill.Resolve(c.File)
+		if err != nil {
+			return err
+		}
+		if _, res, err = client.ReadSkillFile(ctx, r); err != nil {
+			return err
+		}
+	}
+	return out.printResult(res, c.Text, c.SaveDir)
+}
+
+type skillsPullCmd struct {
+	skillArg
+	Dir   string `arg:"" name:"dir" help:"The directory to write the skill into, as DIR/NAME/..."`
+	Force bool   `name:"force" help:"Replace DIR/NAME when it exists."`
+}
+
+func (c *skillsPullCmd) Help() string {
+	return `Loads the skill and reads every file its entry lists, each verified, then writes them under DIR/NAME (NAME is the skill's name), keeping the skill's own layout: the files a coding agent reads from a skills directory. Nothing is written unless every file verified; the directory appears whole or not at all. An existing DIR/NAME is refused unless --force replaces it.
+
+Prints {"uri","dir","files":[{"uri","path","size","digest"}]}.`
+}
+
+func (c *skillsPullCmd) Run(ctx context.Context, s *session, out *console) error {
+	parent := c.Dir
+	if !filepath.IsAbs(parent) {
+		parent = filepath.Join(out.env.Cwd, parent)
+	}
+	if fi, err := os.Stat(parent); err != nil || !fi.IsDir() {
+		return usageErrorf("skills pull: %s is not a directory", c.Dir)
+	}
+	client, skill, err := c.find(ctx, s)
+	if err != nil {
+		return err
+	}
+	if skill.Dynamic {
+		return &refusal{fmt.Sprintf("skill %s publishes dynamic content, with no manifest to verify against: read its files one by one with skills read", skill.URI)}
+	}
+	if !safeName(skill.Name) {
+		return &mcp.SkillError{URI: skill.URI, Msg: fmt.Sprintf("the skill's name %s cannot name a directory", strconv.Quote(skill.Name))}
+	}
+	dest := filepath.Join(parent, skill.Name)
+	if _, err := os.Lstat(dest); err == nil && !c.Force {
+		return &refusal{fmt.Sprintf("%s exists; pass --force to replace it", dest)}
+	}
+	// Every file is read and verified before anything is written, SKILL.md
+	// (the load) first: a skill that fails there has no file read.
+	skillMD, _, err := loadSkill(ctx, client, out, skill)
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{skill.URI: skillMD}
+	for _, r := range skill.Resources {
+		if r.URI == skill.URI {
+			continue
+		}
+		data, _, err := client.ReadSkillFile(ctx, r)
+		if err != nil {
+			return err
+		}
+		files[r.URI] = data
+	}
+	type written struct {
+		URI    string `json:"uri"`
+		Path   string `json:"path"`
+		Size   int64  `json:"size"`
+		Digest string `json:"digest"`
+	}
+	tmp, err := os.MkdirTemp(parent, "."+skill.Name+".")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	list := make([]written, 0, len(skill.Resources))
+	for _, r := range skill.Resources {
+		rel := skill.Rel(r)
+		if !filepath.IsLocal(filepath.FromSlash(rel)) {
+			return &mcp.SkillError{URI: r.URI, Msg: "the file's path leaves the skill's directory"}
+		}
+		p := filepath.Join(tmp, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, files[r.URI], 0o644); err != nil {
+			return err
+		}
+		list = append(list, written{r.URI, filepath.Join(dest, filepath.FromSlash(rel)), r.Size, r.Digest})
+	}
+	if c.Force {
+		if err := os.RemoveAll(dest); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(tmp, dest); err != nil {
+		return err
+	}
+	return out.print(mustJSON(struct {
+		URI   string    `json:"uri"`
+		Dir   string    `json:"dir"`
+		Files []written `json:"files"`
+	}{skill.URI, dest, list}))
+}
+
+// safeName reports whether a skill's name can be one directory's name.
+func safeName(name string) bool {
+	return name != "" && name != "." && name != ".." && filepath.IsLocal(name) && !strings.ContainsAny(name, `/\`) && safetext.Prose(name) == name
+}
+
+// findSkill returns the entry of the skill arg names: a SKILL.md URI by
+// skills/get, a name or path by skills/list.
+func findSkill(ctx context.Context, client *mcp.Client, arg string) (mcp.Skill, error) {
+	if strings.Contains(arg, "://") {
+		if err := client.RequireSkills("skills/get"); err != nil {
+			return mcp.Skill{}, err
+		}
+		return client.GetSkill(ctx, arg)
+	}
+	if err := client.RequireSkills("skills/list"); err != nil {
+		return mcp.Skill{}, err
+	}
+	var matches []json.RawMessage
+	var names []string
+	err := client.Each(ctx, "skills/list", "skills", func(items []json.RawMessage) bool {
+		for _, raw := range items {
+			var e struct {
+				URI         string `json:"uri"`
+				Frontmatter struct {
+					Name string `json:"name"`
+				} `json:"frontmatter"`
+			}
+			if json.Unmarshal(raw, &e) != nil {
+				continue
+			}
+			root := strings.TrimSuffix(e.URI, "/SKILL.md")
+			if e.Frontmatter.Name == arg || strings.HasSuffix(root, "/"+arg) {
+				matches = append(matches, raw)
+			}
+			names = append(names, e.Frontmatter.Name)
+		}
+		return false
+	})
+	if err != nil {
+		return mcp.Skill{}, err
+	}
+	switch len(matches) {
+	case 0:
+		return mcp.Skill{}, &refusal{fmt.Sprintf("the server lists no skill %s%s (a skill it does not list can be named by its SKILL.md URI)", strconv.Quote(arg), suggest.DidYouMean(arg, names))}
+	case 1:
+		return mcp.ParseSkill(matches[0])
+	}
+	uris := make([]string, len(matches))
+	for i, raw := range matches {
+		var e struct {
+			URI string `json:"uri"`
+		}
+		json.Unmarshal(raw, &e)
+		uris[i] = strconv.Quote(e.URI)
+	}
+	return mcp.Skill{}, &refusal{fmt.Sprintf("%d skills are called %s: name one by its URI (%s)", len(matches), strconv.Quote(arg), strings.Join(uris, ", "))}
+}
+
+// loadSkill reads the skill's SKILL.md and verifies it, digest and
+// frontmatter, returning its bytes and its resources/read result.
+func loadSkill(ctx context.Context, client *mcp.Client, out *console, skill mcp.Skill) ([]byte, json.RawMessage, error) {
+	r := mcp.SkillResource{URI: skill.URI}
+	if !skill.Dynamic {
+		r, _ = skill.Resolve("SKILL.md")
+	} else {
+		out.warnf("skill %s publishes dynamic content: what is read is not verified against digests", skill.URI)
+	}
+	data, res, err := client.ReadSkillFile(ctx, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := skill.VerifyFrontmatter(data); err != nil {
+		return nil, nil, err
+	}
+	return data, res, nil
+}

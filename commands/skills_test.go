@@ -1,0 +1,206 @@
+package commands
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
+)
+
+const (
+	skillMD = "---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\nmetadata:\n  version: 2.1\n---\n\nSkill body.\n"
+	formsMD = "Supporting content.\n"
+)
+
+func sha(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// skillsServer is a modern HTTP server with the skills extension: the
+// pdf-processing skill (two files), and two skills called refunds. While
+// tamper is set, FORMS.md is served with other bytes than its entry says.
+func skillsServer(t *testing.T, extension bool, tamper *atomic.Bool) *mcptest.HTTPServer {
+	pdf := fmt.Sprintf(`{"uri":"skill://pdf-processing/SKILL.md","frontmatter":{"name":"pdf-processing","description":"Extract, fill, and assemble PDF documents","metadata":{"version":2.1}},`+
+		`"resources":[{"uri":"skill://pdf-processing/SKILL.md","digest":%q,"size":%d},{"uri":"skill://pdf-processing/references/FORMS.md","digest":%q,"size":%d}]}`,
+		sha(skillMD), len(skillMD), sha(formsMD), len(formsMD))
+	refunds := func(prefix string) string {
+		return fmt.Sprintf(`{"uri":"skill://%s/refunds/SKILL.md","frontmatter":{"name":"refunds","description":"d"},"resources":"dynamic"}`, prefix)
+	}
+	caps := `{"resources":{}}`
+	if extension {
+		caps = `{"resources":{},"extensions":{"io.modelcontextprotocol/skills":{}}}`
+	}
+	return mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: func(x *mcptest.Exchange) bool {
+		var p struct {
+			URI    string `json:"uri"`
+			Cursor string `json:"cursor"`
+		}
+		var body struct {
+			Params json.RawMessage `json:"params"`
+		}
+		json.Unmarshal(x.Body, &body)
+		json.Unmarshal(body.Params, &p)
+		switch x.RPCMethod {
+		case "server/discover":
+			x.Reply(x.Result(`{"supportedVersions":["2026-07-28"],"capabilities":` + caps + `,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"f","version":"1"}}}`))
+		case "skills/list":
+			if p.Cursor == "" {
+				x.Reply(x.Result(`{"resultType":"complete","ttlMs":0,"cacheScope":"public","skills":[` + pdf + `,` + refunds("acme/billing") + `],"nextCursor":"2"}`))
+			} else {
+				x.Reply(x.Result(`{"resultType":"complete","ttlMs":0,"cacheScope":"public","skills":[` + refunds("acme/support") + `]}`))
+			}
+		case "skills/get":
+			if p.URI != "skill://pdf-processing/SKILL.md" {
+				x.Reply(x.Error(-32602, "no such skill"))
+			} else {
+				x.Reply(x.Result(`{"resultType":"complete","ttlMs":0,"cacheScope":"public","skill":` + pdf + `}`))
+			}
+		case "resources/read":
+			text := map[string]string{"skill://pdf-processing/SKILL.md": skillMD, "skill://pdf-processing/references/FORMS.md": formsMD}[p.URI]
+			if tamper.Load() && strings.HasSuffix(p.URI, "FORMS.md") {
+				text = "Supporting content!\n"
+			}
+			b, _ := json.Marshal(text)
+			x.Reply(x.Result(fmt.Sprintf(`{"resultType":"complete","contents":[{"uri":%q,"mimeType":"text/markdown","text":%s}]}`, p.URI, b)))
+		default:
+			return false
+		}
+		return true
+	}})
+}
+
+// reads lists the resources/read requests the server received, in order.
+func reads(srv *mcptest.HTTPServer) []string {
+	var uris []string
+	for _, q := range srv.Requests() {
+		if q.RPCMethod == "resources/read" {
+			var body struct {
+				Params struct {
+					URI string `json:"uri"`
+				} `json:"params"`
+			}
+			json.Unmarshal(q.Body, &body)
+			uris = append(uris, strings.TrimPrefix(body.Params.URI, "skill://pdf-processing/"))
+		}
+	}
+	return uris
+}
+
+func TestSkills(t *testing.T) {
+	t.Parallel()
+	var tamper atomic.Bool
+	srv := skillsServer(t, true, &tamper)
+	run := func(a ...string) result { return mcpv(t, "", append([]string{"-u", srv.URL}, a...)...) }
+
+	r := run("skills", "list", "-c", "-q", "[.skills[].uri]")
+	if r.code != 0 || r.stdout != `["skill://pdf-processing/SKILL.md","skill://acme/billing/refunds/SKILL.md","skill://acme/support/refunds/SKILL.md"]`+"\n" {
+		t.Errorf("list: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if got := reads(srv); len(got) != 0 {
+		t.Errorf("list read %v; nothing is read ahead of need", got)
+	}
+	for _, name := range []string{"pdf-processing", "skill://pdf-processing/SKILL.md"} {
+		r = run("skills", "get", name, "-r", "-q", ".frontmatter.description")
+		if r.code != 0 || r.stdout != "Extract, fill, and assemble PDF documents\n" {
+			t.Errorf("get %s: exit %d, stdout %q, stderr %q", name, r.code, r.stdout, r.stderr)
+		}
+	}
+	r = run("skills", "get", "refunds")
+	if r.code != 3 || !strings.Contains(r.stderr, `2 skills are called "refunds": name one by its URI ("skill://acme/billing/refunds/SKILL.md", "skill://acme/support/refunds/SKILL.md")`) {
+		t.Errorf("ambiguous get: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = run("skills", "get", "acme/support/refunds", "-r", "-q", ".uri")
+	if r.code != 0 || r.stdout != "skill://acme/support/refunds/SKILL.md\n" {
+		t.Errorf("get by path: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = run("skills", "get", "pdf-procesing")
+	if r.code != 3 || !strings.Contains(r.stderr, `lists no skill "pdf-procesing"; did you mean "pdf-processing"?`) {
+		t.Errorf("unknown get: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if got := reads(srv); len(got) != 0 {
+		t.Errorf("get read %v", got)
+	}
+
+	r = run("skills", "read", "pdf-processing", "--text")
+	if r.code != 0 || r.stdout != skillMD {
+		t.Errorf("read: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = run("skills", "read", "pdf-processing", "references/FORMS.md", "--text")
+	if r.code != 0 || r.stdout != formsMD {
+		t.Errorf("read FORMS.md: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if got, want := strings.Join(reads(srv), " "), "SKILL.md SKILL.md references/FORMS.md"; got != want {
+		t.Errorf("reads %q, want %q: SKILL.md is loaded before a file of the skill", got, want)
+	}
+	for file, msg := range map[string]string{
+		"../other/SKILL.md":    `"../other/SKILL.md" is not a plain path inside the skill's directory`,
+		"scripts/unlisted.py":  "the skill lists no file scripts/unlisted.py",
+		"/references/FORMS.md": `"/references/FORMS.md" is not a plain path`,
+	} {
+		r = run("skills", "read", "pdf-processing", file)
+		if r.code != 4 || !strings.Contains(r.stderr, msg) {
+			t.Errorf("read %s: exit %d, stderr %q, want %q", file, r.code, r.stderr, msg)
+		}
+	}
+
+	dir := t.TempDir()
+	r = run("skills", "pull", "pdf-processing", dir, "-c", "-q", "[.files[].path]")
+	want := fmt.Sprintf(`[%q,%q]`, filepath.Join(dir, "pdf-processing", "SKILL.md"), filepath.Join(dir, "pdf-processing", "references", "FORMS.md"))
+	if r.code != 0 || r.stdout != want+"\n" {
+		t.Errorf("pull: exit %d, stdout %q, want %q, stderr %q", r.code, r.stdout, want, r.stderr)
+	}
+	for rel, content := range map[string]string{"SKILL.md": skillMD, "references/FORMS.md": formsMD} {
+		if b, err := os.ReadFile(filepath.Join(dir, "pdf-processing", rel)); err != nil || string(b) != content {
+			t.Errorf("%s: %q, %v", rel, b, err)
+		}
+	}
+	r = run("skills", "pull", "pdf-processing", dir)
+	if r.code != 3 || !strings.Contains(r.stderr, "exists; pass --force to replace it") {
+		t.Errorf("pull again: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = run("skills", "pull", "acme/billing/refunds", dir)
+	if r.code != 3 || !strings.Contains(r.stderr, "publishes dynamic content") {
+		t.Errorf("pull dynamic: exit %d, stderr %q", r.code, r.stderr)
+	}
+
+	// A tampered file is not used: nothing printed, nothing written, and
+	// the directory that was there is left as it was.
+	tamper.Store(true)
+	r = run("skills", "read", "pdf-processing", "references/FORMS.md", "--text")
+	if r.code != 4 || r.stdout != "" || !strings.Contains(r.stderr, "references/FORMS.md: content digest sha256:") {
+		t.Errorf("tampered read: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = run("skills", "pull", "pdf-processing", dir, "--force")
+	if r.code != 4 || r.stdout != "" || !strings.Contains(r.stderr, "does not match the skill's entry") {
+		t.Errorf("tampered pull: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "pdf-processing", "references", "FORMS.md")); err != nil || string(b) != formsMD {
+		t.Errorf("FORMS.md after a refused pull: %q, %v", b, err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("%d entries in %s after a refused pull, want the one skill directory", len(entries), dir)
+	}
+}
+
+func TestSkillsNeedTheExtension(t *testing.T) {
+	t.Parallel()
+	srv := skillsServer(t, false, new(atomic.Bool))
+	r := mcpv(t, "", "-u", srv.URL, "skills", "list")
+	if r.code != 3 || !strings.Contains(r.stderr, `server does not declare the "extensions.io.modelcontextprotocol/skills" capability needed for skills/list`) {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, q := range srv.Requests() {
+		if strings.HasPrefix(q.RPCMethod, "skills/") {
+			t.Errorf("sent %s to a server without the extension", q.RPCMethod)
+		}
+	}
+}
