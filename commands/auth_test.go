@@ -297,3 +297,49 @@ func TestOAuthFromConfigEntry(t *testing.T) {
 		}
 	}
 }
+
+// A CI job's config entry: the jwt-bearer grant with the job's OIDC token
+// from the environment, against a resource that takes only DPoP-bound tokens.
+func TestOAuthJWTBearerAndDPoPFromConfigEntry(t *testing.T) {
+	t.Parallel()
+	w := newCfgWorld(t)
+	srv, opened := authWorld(t, w.world)
+	srv.Assertions["workload-jwt-8910"] = "ci-workload"
+	srv.DPoP, srv.DPoPNonce = true, "nonce-7"
+	w.setenv("CI_OIDC_TOKEN", "workload-jwt-8910")
+	w.write(t, filepath.Join(w.home, ".config", "mcpv", "servers.yaml"), `servers:
+  api:
+    transport: streamable_http
+    http: {endpoint: `+q(srv.URL())+`}
+    oauth:
+      client_id: ci-workload
+      assertion: ${CI_OIDC_TOKEN}
+      grant: jwt_bearer
+      dpop: auto
+`)
+	r := w.mcpv(t, "", "-v", "list-tools", "-s", "api", "-c", "-q", "[.tools[].name]")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != demoTools {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(opened); err == nil {
+		t.Error("a browser was opened")
+	}
+	if srv.Count("token:urn:ietf:params:oauth:grant-type:jwt-bearer") != 2 || srv.Count("dpop-nonce:as") != 1 || srv.Count("dpop-nonce:rs") != 1 {
+		t.Errorf("%d jwt-bearer token requests, %d and %d nonce challenges", srv.Count("token:urn:ietf:params:oauth:grant-type:jwt-bearer"),
+			srv.Count("dpop-nonce:as"), srv.Count("dpop-nonce:rs"))
+	}
+	s := w.mcpv(t, "", "servers", "api", "-c", "-q", ".oauth")
+	if s.stdout != `{"assertion":"${CI_OIDC_TOKEN}","client_id":"ci-workload","dpop":"auto","grant":"jwt_bearer"}`+"\n" {
+		t.Errorf("servers: %q", s.stdout)
+	}
+	for _, out := range []string{r.stdout, r.stderr, s.stdout, s.stderr} {
+		if strings.Contains(out, "workload-jwt-8910") {
+			t.Errorf("output shows the assertion: %s", out)
+		}
+	}
+	w.write(t, filepath.Join(w.home, ".config", "mcpv", "servers.yaml"), "servers:\n  api:\n    url: "+q(srv.URL())+"\n    oauth: {dpop: sometimes}\n")
+	r = w.mcpv(t, "", "servers", "api")
+	if r.code != 2 || !strings.Contains(r.stderr, `unknown oauth.dpop "sometimes" (want auto, always or never)`) {
+		t.Errorf("bad dpop: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -113,7 +113,8 @@ func describeServer(s *config.Server, store interface {
 	}
 	if o := s.OAuth; o != (config.OAuth{}) {
 		v.OAuth = &oauthView{ClientID: o.ClientID, ClientSecret: connect.MaskValue("client_secret", o.ClientSecret),
-			ClientKey: o.ClientKey, ClientMetadataURL: o.ClientMetadataURL, Grant: o.Grant}
+			ClientKey: o.ClientKey, ClientMetadataURL: o.ClientMetadataURL, Grant: o.Grant,
+			Assertion: connect.MaskValue("client_secret", o.Assertion), DPoP: o.DPoP}
 	}
 	if s.File.Kind == config.Project {
 		ok, _ := store.Trusted(s.File.Path, s.File.Data)
@@ -128,6 +129,8 @@ type oauthView struct {
 	ClientKey         string `json:"client_key,omitempty"`
 	ClientMetadataURL string `json:"client_metadata_url,omitempty"`
 	Grant             string `json:"grant,omitempty"`
+	Assertion         string `json:"assertion,omitempty"`
+	DPoP              string `json:"dpop,omitempty"`
 }
 
 // orderedVars marshals name/value pairs as an object in file order.

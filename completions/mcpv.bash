@@ -15,7 +15,7 @@ __mcpv_subs() {
 # __mcpv_flags CMD sets flags to the flags of CMD alone; those of its ancestors apply too.
 __mcpv_flags() {
     case $1 in
-    '') flags='--help -h --url -u --server -s --config --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --jq -q --raw-output -r --exit-status -e --pretty --compact -c --color --version' ;;
+    '') flags='--help -h --url -u --server -s --config --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --jq -q --raw-output -r --exit-status -e --pretty --compact -c --color --version' ;;
     'list-tools') flags='--cursor --max-pages' ;;
     'call') flags='--args --no-coerce --no-validate --validate-output --dry-run --text --save-dir --task --ttl --detach' ;;
     'list-resources') flags='--cursor --max-pages' ;;
@@ -67,6 +67,7 @@ __mcpv_flag() {
         ':--idp-client-id') kind='none'; return ;;
         ':--id-token') kind='none'; return ;;
         ':--assertion') kind='none'; return ;;
+        ':--dpop') kind='enum auto always never'; return ;;
         ':--max-timeout') kind='none'; return ;;
         ':--events') kind='file'; return ;;
         ':--log-level') kind='enum debug info notice warning error critical alert emergency'; return ;;

@@ -20,7 +20,7 @@ function __mcpv_takes
     set -l c $argv[1]
     while true
         switch "$c:$argv[2]"
-            case ':--url' ':-u' ':--server' ':-s' ':--config' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color'
+            case ':--url' ':-u' ':--server' ':-s' ':--config' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color'
                 return 0
             case 'list-tools:--cursor' 'list-tools:--max-pages'
                 return 0
@@ -201,6 +201,7 @@ complete -c mcpv -n '__mcpv_in ""' -l idp-token-endpoint -x -d 'For --grant cros
 complete -c mcpv -n '__mcpv_in ""' -l idp-client-id -x -d 'For --grant cross-app: mcpv\'s client id at the identity provider.'
 complete -c mcpv -n '__mcpv_in ""' -l id-token -x -d 'For --grant cross-app: the user\'s ID token; @FILE reads it from FILE (default: MCPV_ID_TOKEN).'
 complete -c mcpv -n '__mcpv_in ""' -l assertion -x -d 'For --grant jwt-bearer: the workload\'s JWT; @FILE reads it from FILE (default: MCPV_ASSERTION).'
+complete -c mcpv -n '__mcpv_in ""' -l dpop -x -a 'auto always never' -d 'DPoP-bound tokens (RFC 9449): auto (when the server asks for them; the default), always (whenever the authorization server takes ES256 proofs) or never.'
 complete -c mcpv -n '__mcpv_in ""' -l max-timeout -x -d 'Progress notifications restart --timeout, but a request never runs longer than this; 0 means no cap.'
 complete -c mcpv -n '__mcpv_in ""' -l events -r -F -d 'Write every notification from the server to FILE as NDJSON, with a timestamp.'
 complete -c mcpv -n '__mcpv_in ""' -l log-level -x -a 'debug info notice warning error critical alert emergency' -d 'Ask the server to send log messages at LEVEL and above (logging/setLevel).'

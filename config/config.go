@@ -217,7 +217,9 @@ type OAuth struct {
 	ClientSecret      string
 	ClientKey         string // a PEM file with an EC P-256 key (private_key_jwt)
 	ClientMetadataURL string
-	Grant             string // "authorization_code" or "client_credentials"
+	Grant             string // "authorization_code", "client_credentials" or "jwt_bearer"
+	Assertion         string // for jwt_bearer: the workload's JWT (typically ${VAR})
+	DPoP              string // "auto", "always", "never" or ""
 }
 
 // Var is a name and value, kept in file order.

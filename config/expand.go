@@ -84,12 +84,16 @@ func (s *Server) Expand(env Env) (*Expanded, error) {
 		ClientKey:         expand(s.OAuth.ClientKey),
 		ClientMetadataURL: expand(s.OAuth.ClientMetadataURL),
 		Grant:             s.OAuth.Grant,
+		Assertion:         expand(s.OAuth.Assertion),
+		DPoP:              s.OAuth.DPoP,
 	}
 	if x.OAuth.ClientKey != "" && !filepath.IsAbs(x.OAuth.ClientKey) {
 		x.OAuth.ClientKey = filepath.Join(s.File.Folder, x.OAuth.ClientKey)
 	}
-	if x.OAuth.ClientSecret != "" {
-		x.Secrets = append(x.Secrets, x.OAuth.ClientSecret)
+	for _, secret := range []string{x.OAuth.ClientSecret, x.OAuth.Assertion} {
+		if secret != "" {
+			x.Secrets = append(x.Secrets, secret)
+		}
 	}
 	if err != nil {
 		return nil, err

@@ -213,9 +213,14 @@ func checkServers(t *testing.T, file *File) {
 			}
 		}
 		switch s.OAuth.Grant {
-		case "", "authorization_code", "client_credentials":
+		case "", "authorization_code", "client_credentials", "jwt_bearer":
 		default:
 			t.Errorf("server %q: oauth grant %q", s.Name, s.OAuth.Grant)
+		}
+		switch s.OAuth.DPoP {
+		case "", "auto", "always", "never":
+		default:
+			t.Errorf("server %q: oauth dpop %q", s.Name, s.OAuth.DPoP)
 		}
 	}
 }

@@ -201,6 +201,8 @@ func oauthOf(name string, n *node) (OAuth, error) {
 		{[]string{"client_key", "clientKey"}, &o.ClientKey},
 		{[]string{"client_metadata_url", "clientMetadataUrl"}, &o.ClientMetadataURL},
 		{[]string{"grant"}, &o.Grant},
+		{[]string{"assertion"}, &o.Assertion},
+		{[]string{"dpop"}, &o.DPoP},
 	}
 	for _, f := range fields {
 		for _, key := range f.names {
@@ -213,10 +215,15 @@ func oauthOf(name string, n *node) (OAuth, error) {
 		}
 	}
 	switch strings.ReplaceAll(o.Grant, "-", "_") {
-	case "", "authorization_code", "client_credentials":
+	case "", "authorization_code", "client_credentials", "jwt_bearer":
 		o.Grant = strings.ReplaceAll(o.Grant, "-", "_")
 	default:
-		return OAuth{}, errorAt(n.get("grant"), "server %q: unknown oauth.grant %q (want authorization_code or client_credentials)", name, o.Grant)
+		return OAuth{}, errorAt(n.get("grant"), "server %q: unknown oauth.grant %q (want authorization_code, client_credentials or jwt_bearer)", name, o.Grant)
+	}
+	switch o.DPoP {
+	case "", "auto", "always", "never":
+	default:
+		return OAuth{}, errorAt(n.get("dpop"), "server %q: unknown oauth.dpop %q (want auto, always or never)", name, o.DPoP)
 	}
 	return o, nil
 }

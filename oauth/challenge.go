@@ -38,8 +38,22 @@ func ParseChallenges(values []string) []Challenge {
 // BearerChallenge returns the first Bearer challenge (RFC 6750 §3) of h's
 // WWW-Authenticate fields; the scheme is compared case-insensitively.
 func BearerChallenge(h http.Header) (Challenge, bool) {
+	return firstChallenge(h, "Bearer")
+}
+
+// AuthChallenge returns the challenge a client of an OAuth resource
+// answers: the first DPoP challenge (RFC 9449 §7.1), which asks for a
+// DPoP-bound token, else the first Bearer one.
+func AuthChallenge(h http.Header) (Challenge, bool) {
+	if c, ok := firstChallenge(h, "DPoP"); ok {
+		return c, true
+	}
+	return firstChallenge(h, "Bearer")
+}
+
+func firstChallenge(h http.Header, scheme string) (Challenge, bool) {
 	for _, c := range ParseChallenges(h.Values("WWW-Authenticate")) {
-		if strings.EqualFold(c.Scheme, "Bearer") {
+		if strings.EqualFold(c.Scheme, scheme) {
 			return c, true
 		}
 	}

@@ -60,6 +60,20 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 		return err
 	}
 	defer finish()
+	var dpop *DPoPKey
+	if m.wantDPoP(ch, prm) {
+		if !md.supportsES256() {
+			return &Error{Step: StepToken, Description: fmt.Sprintf("the resource asks for DPoP-bound tokens and the authorization server %s accepts no ES256 proofs (it lists %s)",
+				messageSafe(md.Issuer), messageSafe(strings.Join(md.DPoPSigningAlgs, ", ")))}
+		}
+		if dpop, err = NewDPoPKey(); err != nil {
+			return &Error{Step: StepToken, Err: err}
+		}
+		dpop.keepNonces(m.dpop)
+		c := *client
+		c.DPoP = dpop
+		client = &c
+	}
 
 	var tok *Token
 	switch m.opts.Grant {
@@ -87,8 +101,12 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 	}
 	stored := *client
 	stored.Key = nil
+	stored.DPoP = nil
 	rec := &Record{Server: m.server, Issuer: md.Issuer, Resource: resource, Metadata: md, Client: stored,
 		Token: *tok, Grant: m.opts.Grant, Updated: time.Now()}
+	if dpop != nil && tok.TokenType == "DPoP" {
+		rec.DPoPKey = dpop.String()
+	}
 	unlock, err := m.opts.Store.Lock(ctx, rec.Issuer, rec.Resource)
 	if err != nil {
 		return &Error{Step: StepToken, Err: err}
@@ -98,7 +116,23 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 		return &Error{Step: StepToken, Err: fmt.Errorf("saving the token: %w", err)}
 	}
 	m.use(rec)
+	if m.dpop != nil {
+		m.dpop.keepNonces(dpop) // what the token endpoint said during the grant
+	}
 	return nil
+}
+
+// wantDPoP reports whether to ask for a DPoP-bound token: always, never,
+// or (auto) when the resource asks for one, by a DPoP challenge or its
+// metadata's dpop_bound_access_tokens_required.
+func (m *Manager) wantDPoP(ch *Challenge, prm *ResourceMetadata) bool {
+	switch m.opts.DPoP {
+	case DPoPAlways:
+		return true
+	case DPoPNever:
+		return false
+	}
+	return ch != nil && strings.EqualFold(ch.Scheme, "DPoP") || prm != nil && prm.DPoPBoundAccessTokensRequired
 }
 
 // pickServer fetches the metadata of the first authorization server the

@@ -91,12 +91,18 @@ func signClientAssertion(key *ecdsa.PrivateKey, clientID, audience string, now t
 	if err != nil {
 		return "", err
 	}
+	return signES256(key, []byte(`{"alg":"ES256","typ":"JWT"}`), claims)
+}
+
+// signES256 makes a JWS in compact serialisation of header and claims,
+// signed with key (RFC 7515, RFC 7518 §3.4).
+func signES256(key *ecdsa.PrivateKey, header, claims []byte) (string, error) {
 	enc := base64.RawURLEncoding
-	signingInput := enc.EncodeToString([]byte(`{"alg":"ES256","typ":"JWT"}`)) + "." + enc.EncodeToString(claims)
+	signingInput := enc.EncodeToString(header) + "." + enc.EncodeToString(claims)
 	digest := sha256.Sum256([]byte(signingInput))
 	r, s, err := ecdsa.Sign(rand.Reader, key, digest[:])
 	if err != nil {
-		return "", fmt.Errorf("signing the client assertion: %w", err)
+		return "", fmt.Errorf("signing a JWT: %w", err)
 	}
 	// RFC 7518 §3.4: the signature is R and S as 32-byte big-endian
 	// integers, concatenated; not ASN.1.

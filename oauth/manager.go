@@ -63,6 +63,7 @@ type Options struct {
 	ClientName        string
 	IdentityProvider  *IdentityProvider // for GrantCrossApp
 	Assertion         string            // for GrantJWTBearer: the workload's JWT
+	DPoP              string            // DPoPAuto (default), DPoPAlways or DPoPNever
 
 	Open func(url string) error // opens a browser
 	Log  *slog.Logger           // what the user should know; nil discards it
@@ -82,6 +83,7 @@ type Manager struct {
 
 	mu             sync.Mutex // guards the fields below and serialises flows
 	rec            *Record    // the record in use; nil before the first token
+	dpop           *DPoPKey   // the key rec's token is bound to; nil for a bearer token
 	loaded         bool       // the store has been consulted
 	gen            int        // bumped whenever rec's token changes
 	authorizations int
@@ -103,6 +105,9 @@ func NewManager(opts Options, base http.RoundTripper) (*Manager, error) {
 	if opts.Grant == "" {
 		opts.Grant = GrantAuthorizationCode
 	}
+	if opts.DPoP == "" {
+		opts.DPoP = DPoPAuto
+	}
 	if opts.ClientName == "" {
 		opts.ClientName = "mcpv"
 	}
@@ -123,34 +128,54 @@ func NewManager(opts Options, base http.RoundTripper) (*Manager, error) {
 // Server is the canonical URL of the server the Manager authorizes for.
 func (m *Manager) Server() string { return m.server }
 
+// credential is what authorizes a request: a token, and the key it is
+// bound to when it is a DPoP token.
+type credential struct {
+	token string
+	dpop  *DPoPKey
+}
+
 // RoundTrip implements http.RoundTripper.
 func (m *Manager) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Header.Get("Authorization") != "" {
 		return m.base.RoundTrip(req) // the caller brought its own credentials
 	}
 	ctx := req.Context()
-	token, gen, err := m.token(ctx)
+	cred, gen, err := m.token(ctx)
 	if err != nil {
 		return nil, err
 	}
+	nonceRetried := false
 	for attempt := 0; ; attempt++ {
-		resp, err := m.base.RoundTrip(withToken(req, token))
-		if err != nil || (resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden) {
+		r, err := withCredential(req, cred)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := m.base.RoundTrip(r)
+		if err != nil {
 			return resp, err
 		}
-		ch, _ := BearerChallenge(resp.Header)
+		newNonce := cred.dpop != nil && cred.dpop.Observe(req.URL, resp.Header)
+		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
+			return resp, nil
+		}
+		ch, _ := AuthChallenge(resp.Header)
 		if resp.StatusCode == http.StatusForbidden && !strings.EqualFold(ch.Params["error"], "insufficient_scope") {
 			return resp, nil // refused for another reason: not ours to fix
 		}
-		if attempt > 0 && gen == m.generation() && resp.StatusCode == http.StatusUnauthorized {
+		// RFC 9449 §9: the resource wants its nonce in the proof; once.
+		useNonce := newNonce && !nonceRetried && strings.EqualFold(ch.Scheme, "DPoP") && ch.Params["error"] == "use_dpop_nonce"
+		if !useNonce && attempt > 0 && gen == m.generation() && resp.StatusCode == http.StatusUnauthorized {
 			return resp, nil // a fresh token was refused too
 		}
 		if req.Body != nil && req.GetBody == nil {
 			return resp, nil // cannot send it again
 		}
 		drainClose(resp)
-		token, gen, err = m.recover(ctx, resp, &ch, gen)
-		if err != nil {
+		if useNonce {
+			nonceRetried = true
+			attempt--
+		} else if cred, gen, err = m.recover(ctx, resp, &ch, gen); err != nil {
 			return nil, err
 		}
 		if req.GetBody != nil {
@@ -170,52 +195,57 @@ func (m *Manager) generation() int {
 	return m.gen
 }
 
-// token returns the access token to send now (refreshed if about to expire),
-// or "" when there is none yet.
-func (m *Manager) token(ctx context.Context) (string, int, error) {
+// token returns the credential to send now (refreshed if about to expire),
+// or none when there is none yet.
+func (m *Manager) token(ctx context.Context) (credential, int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.insecure != nil {
-		return "", m.gen, nil // never a token in cleartext; a 401 says why
+		return credential{}, m.gen, nil // never a token in cleartext; a 401 says why
 	}
 	if !m.loaded {
 		m.loaded = true
 		recs, err := m.opts.Store.Find(m.server)
 		if err != nil {
-			return "", 0, &Error{Step: StepToken, Err: err}
+			return credential{}, 0, &Error{Step: StepToken, Err: err}
 		}
 		if len(recs) > 0 {
 			m.use(recs[0])
 		}
 	}
 	if m.rec == nil {
-		return "", m.gen, nil
+		return credential{}, m.gen, nil
 	}
 	if m.rec.Token.Expired(time.Now(), refreshLeeway) {
 		if err := m.refreshLocked(ctx); err != nil {
 			m.opts.Log.Warn(fmt.Sprintf("could not refresh the stored token: %v", err))
-			return "", m.gen, nil // the server's 401 decides what happens next
+			return credential{}, m.gen, nil // the server's 401 decides what happens next
 		}
 	}
-	return m.rec.Token.AccessToken, m.gen, nil
+	return m.current(), m.gen, nil
+}
+
+// current is the credential of the record in use (m.mu held).
+func (m *Manager) current() credential {
+	return credential{token: m.rec.Token.AccessToken, dpop: m.dpop}
 }
 
 // recover gets a token that may succeed where the last one (of generation
 // gen) got status: a newer one another request obtained, a refreshed one, or
 // a new authorization.
-func (m *Manager) recover(ctx context.Context, resp *http.Response, ch *Challenge, gen int) (string, int, error) {
+func (m *Manager) recover(ctx context.Context, resp *http.Response, ch *Challenge, gen int) (credential, int, error) {
 	status := resp.StatusCode
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.insecure != nil {
-		return "", 0, m.insecure
+		return credential{}, 0, m.insecure
 	}
 	if m.gen != gen && m.rec != nil {
-		return m.rec.Token.AccessToken, m.gen, nil
+		return m.current(), m.gen, nil
 	}
 	if status == http.StatusUnauthorized && m.rec != nil && m.rec.Token.RefreshToken != "" {
 		if err := m.refreshLocked(ctx); err == nil {
-			return m.rec.Token.AccessToken, m.gen, nil
+			return m.current(), m.gen, nil
 		} else {
 			m.opts.Log.Warn(fmt.Sprintf("could not refresh the stored token: %v", err))
 		}
@@ -228,20 +258,20 @@ func (m *Manager) recover(ctx context.Context, resp *http.Response, ch *Challeng
 		if c := resp.Header.Values("WWW-Authenticate"); len(c) > 0 {
 			what += " (" + messageSafeText(strings.Join(c, ", ")) + ")"
 		}
-		return "", 0, &Error{Step: StepAuthorization, Need: NeedLogin,
+		return credential{}, 0, &Error{Step: StepAuthorization, Need: NeedLogin,
 			Description: fmt.Sprintf("the server %s (HTTP %d) and mode %q does not start a browser flow", what, status, m.opts.Mode)}
 	}
 	if m.authorizations >= m.opts.MaxAuthorizations {
-		return "", 0, &Error{Step: StepAuthorization, Description: fmt.Sprintf("the server still refuses after %d authorizations; giving up", m.authorizations)}
+		return credential{}, 0, &Error{Step: StepAuthorization, Description: fmt.Sprintf("the server still refuses after %d authorizations; giving up", m.authorizations)}
 	}
 	var scopes []string
 	if status == http.StatusForbidden && m.rec != nil {
 		scopes = strings.Fields(m.rec.Token.Scope) // step up: keep what was granted
 	}
 	if err := m.authorizeLocked(ctx, ch, scopes); err != nil {
-		return "", 0, err
+		return credential{}, 0, err
 	}
-	return m.rec.Token.AccessToken, m.gen, nil
+	return m.current(), m.gen, nil
 }
 
 // refreshLocked refreshes m.rec's token under the store lock. Another
@@ -265,19 +295,17 @@ func (m *Manager) refreshLocked(ctx context.Context) error {
 		return err // a record stored before mcpv checked, or edited by hand
 	}
 	var tok *Token
+	client := rec.Client
+	client.DPoP = m.dpop // a bound token's refresh is bound to the same key (RFC 9449 §5)
 	switch {
 	case rec.Grant == GrantClientCredentials:
-		client := rec.Client
 		m.applyKey(&client)
 		tok, err = ClientCredentials(ctx, m.opts.HTTP, rec.Metadata, &client, rec.Resource, rec.Token.Scope)
 	case rec.Grant == GrantCrossApp && m.opts.IdentityProvider != nil:
-		client := rec.Client
 		tok, err = m.crossApp(ctx, rec.Metadata, &client, rec.Resource, rec.Token.Scope)
 	case rec.Grant == GrantJWTBearer && m.opts.Assertion != "":
-		client := rec.Client
 		tok, err = JWTBearer(ctx, m.opts.HTTP, rec.Metadata, &client, m.opts.Assertion, rec.Resource, rec.Token.Scope)
 	case rec.Token.RefreshToken != "":
-		client := rec.Client
 		m.applyKey(&client)
 		tok, err = Refresh(ctx, m.opts.HTTP, rec.Metadata, &client, rec.Token.RefreshToken, rec.Resource, "")
 	default:
@@ -291,6 +319,9 @@ func (m *Manager) refreshLocked(ctx context.Context) error {
 	}
 	next := *rec
 	next.Token, next.Updated = *tok, time.Now()
+	if tok.TokenType != "DPoP" {
+		next.DPoPKey = "" // the server issued a bearer token after all
+	}
 	if err := m.opts.Store.Save(&next); err != nil {
 		return &Error{Step: StepToken, Err: fmt.Errorf("saving the refreshed token: %w", err)}
 	}
@@ -299,9 +330,21 @@ func (m *Manager) refreshLocked(ctx context.Context) error {
 }
 
 // use makes rec the record in use (m.mu held), telling Secret what it holds.
+// A DPoP token whose key cannot be read is used as it is: the server's
+// refusal leads to a new authorization.
 func (m *Manager) use(rec *Record) {
-	m.opts.Secret(rec.Token.AccessToken, rec.Token.RefreshToken, rec.Client.Secret)
-	m.rec = rec
+	m.opts.Secret(rec.Token.AccessToken, rec.Token.RefreshToken, rec.Client.Secret, rec.DPoPKey)
+	prev := m.dpop
+	m.rec, m.dpop = rec, nil
+	if rec.DPoPKey != "" && rec.Token.TokenType == "DPoP" {
+		k, err := ParseDPoPKey(rec.DPoPKey)
+		if err != nil {
+			m.opts.Log.Warn(fmt.Sprintf("the stored token's %v", err))
+		} else {
+			k.keepNonces(prev)
+		}
+		m.dpop = k
+	}
 	m.gen++
 }
 
@@ -352,19 +395,30 @@ func (m *Manager) Current(ctx context.Context) (*Record, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if tok == "" || m.rec.Token.Expired(time.Now(), 0) {
+	if tok.token == "" || m.rec.Token.Expired(time.Now(), 0) {
 		return nil, &Error{Step: StepToken, Description: "no valid token is stored for " + m.server + "; run 'mcpv auth login'"}
 	}
 	return m.rec, nil
 }
 
-func withToken(req *http.Request, token string) *http.Request {
-	if token == "" {
-		return req
+// withCredential is req with cred's Authorization: a bearer token, or a
+// DPoP token with a fresh proof (RFC 9449 §7.1).
+func withCredential(req *http.Request, cred credential) (*http.Request, error) {
+	if cred.token == "" {
+		return req, nil
 	}
 	r := req.Clone(req.Context())
-	r.Header.Set("Authorization", "Bearer "+token)
-	return r
+	if cred.dpop == nil {
+		r.Header.Set("Authorization", "Bearer "+cred.token)
+		return r, nil
+	}
+	proof, err := cred.dpop.Proof(req.Method, req.URL, cred.token)
+	if err != nil {
+		return nil, &Error{Step: StepToken, Err: err}
+	}
+	r.Header.Set("Authorization", "DPoP "+cred.token)
+	r.Header.Set("DPoP", proof)
+	return r, nil
 }
 
 func drainClose(resp *http.Response) {

@@ -26,7 +26,7 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	w := &world{}
 	w.Server = oauthtest.New(t, http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		_, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ") // Bearer or DPoP
 		fmt.Fprintf(rw, `{"scope":%q}`, w.ScopeOf(tok))
 	}))
 	w.Scopes = []string{"read"}

@@ -80,6 +80,8 @@ type ResourceMetadata struct {
 	Resource             string   `json:"resource"`
 	AuthorizationServers []string `json:"authorization_servers"`
 	ScopesSupported      []string `json:"scopes_supported,omitempty"`
+	// RFC 9449 §5.2: the resource accepts only DPoP-bound tokens.
+	DPoPBoundAccessTokensRequired bool `json:"dpop_bound_access_tokens_required,omitempty"`
 
 	URL string `json:"-"` // where it was fetched from
 }
@@ -99,6 +101,8 @@ type ServerMetadata struct {
 	ClientIDMetadataDocumentSupported bool     `json:"client_id_metadata_document_supported,omitempty"`
 	// RFC 9207: the server puts iss in its authorization responses.
 	AuthorizationResponseIssParameterSupported bool `json:"authorization_response_iss_parameter_supported,omitempty"`
+	// RFC 9449 §5.1: the algorithms the server accepts in DPoP proofs.
+	DPoPSigningAlgs []string `json:"dpop_signing_alg_values_supported,omitempty"`
 
 	// Legacy is set for a 2025-03-26 server without metadata, whose
 	// endpoints were taken to be /authorize, /token and /register.
@@ -126,6 +130,9 @@ type Client struct {
 
 	// Key signs private_key_jwt assertions (ES256); it is never stored.
 	Key *ecdsa.PrivateKey `json:"-"`
+	// DPoP, when set, proves possession of the key the tokens this client
+	// asks for are bound to (RFC 9449 §5); the record keeps it.
+	DPoP *DPoPKey `json:"-"`
 
 	RedirectURIs []string `json:"redirect_uris,omitempty"` // as registered
 }

@@ -28,7 +28,10 @@ type Record struct {
 	Client   Client          `json:"client"`
 	Token    Token           `json:"token"`
 	Grant    string          `json:"grant,omitempty"` // GrantClientCredentials, or the code flow
-	Updated  time.Time       `json:"updated"`
+	// DPoPKey is the private key a DPoP-bound token (Token.TokenType
+	// "DPoP") is bound to, PKCS#8 in base64url; "" for a bearer token.
+	DPoPKey string    `json:"dpop_key,omitempty"`
+	Updated time.Time `json:"updated"`
 }
 
 // Store keeps records as files in Dir (mode 0700), one per issuer and

@@ -114,28 +114,21 @@ func postTokenFormOf(ctx context.Context, hc *http.Client, md *ServerMetadata, c
 	if err := authenticateClient(header, form, md, c); err != nil {
 		return nil, &Error{Step: StepToken, Err: err}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, md.TokenEndpoint, strings.NewReader(form.Encode()))
-	if err != nil {
-		return nil, stepErrorf(StepToken, "bad token endpoint: %w", err)
-	}
-	req.Header = header
-
 	start := time.Now() // expires_in counts from the answer; starting earlier errs on the safe side
-	resp, err := hc.Do(req)
+	resp, body, newNonce, err := sendTokenRequest(ctx, hc, md.TokenEndpoint, header, form, c.DPoP)
 	if err != nil {
-		return nil, &Error{Step: StepToken, Err: err} // a *url.Error names the endpoint, never the body
+		return nil, err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxTokenBody+1))
-	if err != nil {
-		return nil, stepErrorf(StepToken, "reading the answer of %s: %w", md.TokenEndpoint, err)
-	}
-	if len(body) > maxTokenBody {
-		return nil, stepErrorf(StepToken, "the answer of %s is larger than %d bytes", md.TokenEndpoint, maxTokenBody)
-	}
-
 	var tr tokenResponse
 	jsonErr := json.Unmarshal(body, &tr)
+	if tr.Error == "use_dpop_nonce" && newNonce {
+		// RFC 9449 §8: the server wants its nonce in the proof; once.
+		if resp, body, _, err = sendTokenRequest(ctx, hc, md.TokenEndpoint, header, form, c.DPoP); err != nil {
+			return nil, err
+		}
+		tr = tokenResponse{}
+		jsonErr = json.Unmarshal(body, &tr)
+	}
 	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
 	switch {
 	case jsonErr == nil && tr.Error != "":
@@ -148,14 +141,19 @@ func postTokenFormOf(ctx context.Context, hc *http.Client, md *ServerMetadata, c
 		return nil, stepErrorf(StepToken, "the answer of %s is not a JSON token response (Content-Type %q)", md.TokenEndpoint, ct)
 	case tr.AccessToken == "":
 		return nil, stepErrorf(StepToken, "the answer of %s has no access_token", md.TokenEndpoint)
+	case bearer && c.DPoP != nil && strings.EqualFold(tr.TokenType, "DPoP"):
 	case bearer && tr.TokenType != "" && !strings.EqualFold(tr.TokenType, "Bearer"):
 		// RFC 6749 §7.1: a client must not use a token whose type it does
-		// not understand; MCP uses bearer tokens (RFC 6750).
+		// not understand; MCP uses bearer tokens (RFC 6750), or DPoP-bound
+		// ones when mcpv asked for them (RFC 9449 §5).
 		return nil, stepErrorf(StepToken, "the token type %s is not Bearer", messageSafe(tr.TokenType))
 	}
 	tokenType := "Bearer"
-	if !bearer {
+	switch {
+	case !bearer:
 		tokenType = tr.TokenType
+	case strings.EqualFold(tr.TokenType, "DPoP"):
+		tokenType = "DPoP"
 	}
 	tok := &Token{
 		AccessToken:  tr.AccessToken,
@@ -170,6 +168,40 @@ func postTokenFormOf(ctx context.Context, hc *http.Client, md *ServerMetadata, c
 		tok.ExpiresAt = start.Add(d)
 	}
 	return tok, nil
+}
+
+// sendTokenRequest posts form to endpoint, with a fresh DPoP proof when
+// dpop is set, and reads the answer (at most maxTokenBody bytes). newNonce
+// reports a DPoP-Nonce the server had not given before.
+func sendTokenRequest(ctx context.Context, hc *http.Client, endpoint string, header http.Header, form url.Values, dpop *DPoPKey) (resp *http.Response, body []byte, newNonce bool, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, nil, false, stepErrorf(StepToken, "bad token endpoint: %w", err)
+	}
+	req.Header = header.Clone()
+	if dpop != nil {
+		proof, err := dpop.Proof(http.MethodPost, req.URL, "")
+		if err != nil {
+			return nil, nil, false, &Error{Step: StepToken, Err: err}
+		}
+		req.Header.Set("DPoP", proof)
+	}
+	resp, err = hc.Do(req)
+	if err != nil {
+		return nil, nil, false, &Error{Step: StepToken, Err: err} // a *url.Error names the endpoint, never the body
+	}
+	defer resp.Body.Close()
+	body, err = io.ReadAll(io.LimitReader(resp.Body, maxTokenBody+1))
+	if err != nil {
+		return nil, nil, false, stepErrorf(StepToken, "reading the answer of %s: %w", endpoint, err)
+	}
+	if len(body) > maxTokenBody {
+		return nil, nil, false, stepErrorf(StepToken, "the answer of %s is larger than %d bytes", endpoint, maxTokenBody)
+	}
+	if dpop != nil {
+		newNonce = dpop.Observe(req.URL, resp.Header)
+	}
+	return resp, body, newNonce, nil
 }
 
 // expiresIn reads expires_in (RFC 6749 §5.1), a number of seconds; some

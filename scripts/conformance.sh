@@ -54,8 +54,10 @@ required_2026=(
 	auth/authorization-server-migration@2026-07-28 auth/iss-supported@2026-07-28
 	auth/iss-not-advertised@2026-07-28 auth/iss-supported-missing@2026-07-28
 	auth/iss-wrong-issuer@2026-07-28 auth/iss-unexpected@2026-07-28 auth/iss-normalized@2026-07-28
-	auth/metadata-issuer-mismatch@2026-07-28 auth/client-credentials-jwt@default
-	auth/client-credentials-basic@default auth/enterprise-managed-authorization@default auth/wif-jwt-bearer@default
+	auth/metadata-issuer-mismatch@2026-07-28 auth/client-credentials-jwt@2025-11-25 auth/client-credentials-jwt@2026-07-28
+	auth/client-credentials-basic@2025-11-25 auth/client-credentials-basic@2026-07-28
+	auth/enterprise-managed-authorization@2025-11-25 auth/enterprise-managed-authorization@2026-07-28
+	auth/wif-jwt-bearer@2025-11-25 auth/wif-jwt-bearer@2026-07-28
 	sep-2322-client-request-state@2026-07-28 http-standard-headers@2026-07-28
 	http-custom-headers@2026-07-28 http-invalid-tool-headers@2026-07-28
 	json-schema-ref-no-deref@2026-07-28 json-schema-2020-12-preservation@2025-11-25
@@ -63,9 +65,8 @@ required_2026=(
 	sep-2640-client-no-prefetch@2025-11-25 sep-2640-client-no-prefetch@2026-07-28
 	sep-2640-client-verify-digest@2025-11-25 sep-2640-client-verify-digest@2026-07-28
 	sep-2640-client-verify-size@2025-11-25 sep-2640-client-verify-size@2026-07-28
-	sep-2640-client-verify-frontmatter@2025-11-25 sep-2640-client-verify-frontmatter@2026-07-28)
-# Expected to fail, not built yet: auth/dpop and auth/dpop-nonce (an
-# authorization extension).
+	sep-2640-client-verify-frontmatter@2025-11-25 sep-2640-client-verify-frontmatter@2026-07-28
+	auth/dpop@2025-11-25 auth/dpop@2026-07-28 auth/dpop-nonce@2025-11-25 auth/dpop-nonce@2026-07-28)
 
 verbose=0
 only=()

@@ -81,6 +81,7 @@ func oauthManager(s *Settings, plain *http.Client, mode string, env Env, h Hooks
 		Log:               h.Log,
 		Secret:            h.Secret,
 		Store:             env.OAuthStore(),
+		DPoP:              a.DPoP,
 	}
 	if a.ClientKey != "" {
 		key, err := readClientKey(env.Path(a.ClientKey))

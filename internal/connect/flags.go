@@ -69,6 +69,7 @@ type AuthFlags struct {
 	IDPClientID       string `name:"idp-client-id" placeholder:"ID" help:"For --grant cross-app: mcpv's client id at the identity provider." group:"Authorization"`
 	IDToken           string `name:"id-token" placeholder:"TOKEN" help:"For --grant cross-app: the user's ID token; @FILE reads it from FILE (default: MCPV_ID_TOKEN)." group:"Authorization"`
 	Assertion         string `name:"assertion" placeholder:"JWT" help:"For --grant jwt-bearer: the workload's JWT; @FILE reads it from FILE (default: MCPV_ASSERTION)." group:"Authorization"`
+	DPoP              string `name:"dpop" enum:",auto,always,never" default:"" placeholder:"WHEN" help:"DPoP-bound tokens (RFC 9449): auto (when the server asks for them; the default), always (whenever the authorization server takes ES256 proofs) or never." group:"Authorization"`
 }
 
 // ClientFlags decide how mcpv answers what the server asks and shows what it reports.

@@ -59,6 +59,7 @@ type Auth struct {
 	IDPClientID       string
 	IDToken           string // the value
 	Assertion         string // --assertion's value, for --grant jwt-bearer
+	DPoP              string // auto, always, never, or "" for auto
 }
 
 // Answers are how mcpv answers the server's requests and shows what it reports.
@@ -226,7 +227,8 @@ func mergeAuth(f AuthFlags, explicit map[string]bool, src Source) Auth {
 		IDPTokenEndpoint:  f.IDPTokenEndpoint,
 		IDPClientID:       f.IDPClientID,
 		IDToken:           src.IDToken,
-		Assertion:         src.Assertion,
+		Assertion:         pick(src.Assertion, conf.Assertion),
+		DPoP:              pick(f.DPoP, conf.DPoP),
 	}
 	if !explicit["grant"] && conf.Grant != "" {
 		a.Grant = conf.Grant

@@ -7,11 +7,15 @@
 package oauthtest
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -37,6 +41,12 @@ type Server struct {
 	CIMD       bool          // advertise client ID metadata documents
 	NoDCR      bool          // offer no registration endpoint
 	Delay      time.Duration // how long the token endpoint takes to answer
+	// DPoP makes the resource take only DPoP-bound tokens (RFC 9449): it
+	// challenges with the DPoP scheme, and the token endpoint binds each
+	// token to the key of the proof its request carried. DPoPNonce, when
+	// set, is a nonce both demand in every proof.
+	DPoP      bool
+	DPoPNonce string
 
 	mu      sync.Mutex
 	tokens  map[string]string // access token → scope
@@ -44,7 +54,9 @@ type Server struct {
 	codes   map[string]grant
 	n       int
 	counts  map[string]int
-	clients []string // the client_id of each authorization request
+	clients []string          // the client_id of each authorization request
+	bound   map[string]string // access token → the jkt it is bound to
+	jtis    map[string]bool   // DPoP proof ids seen
 }
 
 type grant struct{ scope, challenge string }
@@ -52,11 +64,13 @@ type grant struct{ scope, challenge string }
 // New starts the servers; mcp is the MCP handler behind the guard, at /mcp.
 func New(t testing.TB, mcp http.Handler) *Server {
 	s := &Server{TTL: 3600, Need: map[string]string{}, Clients: map[string]string{}, Assertions: map[string]string{},
-		tokens: map[string]string{}, refresh: map[string]string{}, codes: map[string]grant{}, counts: map[string]int{}}
+		tokens: map[string]string{}, refresh: map[string]string{}, codes: map[string]grant{}, counts: map[string]int{},
+		bound: map[string]string{}, jtis: map[string]bool{}}
 	s.AS = httptest.NewServer(http.HandlerFunc(s.serveAS))
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(map[string]any{"resource": s.RS.URL + "/mcp", "authorization_servers": []string{s.AS.URL}, "scopes_supported": s.Scopes})
+		json.NewEncoder(w).Encode(map[string]any{"resource": s.RS.URL + "/mcp", "authorization_servers": []string{s.AS.URL}, "scopes_supported": s.Scopes,
+			"dpop_bound_access_tokens_required": s.DPoP})
 	})
 	mux.Handle("/mcp", s.guard(mcp))
 	s.RS = httptest.NewServer(mux)
@@ -120,12 +134,30 @@ func (s *Server) Revoke() {
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		prm := fmt.Sprintf(`resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, s.RS.URL)
-		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		scheme := "Bearer"
+		if s.DPoP {
+			scheme = "DPoP"
+		}
+		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), scheme+" ")
 		s.mu.Lock()
 		scope, ok := s.tokens[tok]
+		if ok && s.DPoP {
+			jkt, nonce, err := s.checkProof(r, s.RS.URL+"/mcp", tok)
+			switch {
+			case err != nil || jkt != s.bound[tok]:
+				ok = false
+			case s.DPoPNonce != "" && nonce != s.DPoPNonce:
+				s.counts["dpop-nonce:rs"]++
+				s.mu.Unlock()
+				w.Header().Set("DPoP-Nonce", s.DPoPNonce)
+				w.Header().Set("WWW-Authenticate", `DPoP error="use_dpop_nonce", `+prm)
+				http.Error(w, "nonce", http.StatusUnauthorized)
+				return
+			}
+		}
 		s.mu.Unlock()
 		if !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="no valid token", `+prm)
+			w.Header().Set("WWW-Authenticate", scheme+` error="invalid_token", error_description="no valid token", `+prm)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
@@ -156,6 +188,9 @@ func (s *Server) serveAS(w http.ResponseWriter, r *http.Request) {
 			"code_challenge_methods_supported": []string{"S256"}, "scopes_supported": append([]string{"offline_access"}, s.Scopes...),
 			"token_endpoint_auth_methods_supported": []string{"none", "client_secret_basic"},
 			"client_id_metadata_document_supported": s.CIMD}
+		if s.DPoP {
+			md["dpop_signing_alg_values_supported"] = []string{"ES256"}
+		}
 		if s.NoDCR {
 			delete(md, "registration_endpoint")
 		}
@@ -191,6 +226,23 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
 		fmt.Fprintf(w, `{"error":%q,"error_description":%q}`, code, desc)
+	}
+	var jkt string
+	if s.DPoP && r.Header.Get("DPoP") != "" {
+		var nonce string
+		var err error
+		if jkt, nonce, err = s.checkProof(r, s.AS.URL+"/token", ""); err != nil {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"error":"invalid_dpop_proof","error_description":%q}`, err.Error())
+			return
+		}
+		if s.DPoPNonce != "" && nonce != s.DPoPNonce {
+			s.counts["dpop-nonce:as"]++
+			w.Header().Set("DPoP-Nonce", s.DPoPNonce)
+			fail("use_dpop_nonce", "a nonce is required")
+			return
+		}
 	}
 	var scope string
 	switch g {
@@ -232,6 +284,79 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	access, refresh := fmt.Sprintf("access-%d-%x", s.n, sha256.Sum256(fmt.Append(nil, s.n))), fmt.Sprintf("refresh-%d", s.n)
 	s.tokens[access] = scope
 	s.refresh[refresh] = scope
+	typ := "Bearer"
+	if jkt != "" {
+		typ = "DPoP"
+		s.bound[access] = jkt
+	}
 	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"access_token":%q,"token_type":"Bearer","expires_in":%d,"refresh_token":%q,"scope":%q}`, access, s.TTL, refresh, scope)
+	fmt.Fprintf(w, `{"access_token":%q,"token_type":%q,"expires_in":%d,"refresh_token":%q,"scope":%q}`, access, typ, s.TTL, refresh, scope)
+}
+
+// BoundTo is the JWK thumbprint an access token is bound to; "" for a
+// bearer token.
+func (s *Server) BoundTo(token string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bound[token]
+}
+
+// checkProof verifies the DPoP proof of r (RFC 9449 §4.3) for a request to
+// htu, bound to token when it is set, and returns the thumbprint of its key
+// and its nonce. s.mu is held.
+func (s *Server) checkProof(r *http.Request, htu, token string) (jkt, nonce string, err error) {
+	proofs := r.Header.Values("DPoP")
+	if len(proofs) != 1 {
+		return "", "", fmt.Errorf("%d DPoP headers", len(proofs))
+	}
+	parts := strings.Split(proofs[0], ".")
+	if len(parts) != 3 {
+		return "", "", errors.New("not a JWS")
+	}
+	dec := base64.RawURLEncoding
+	var h struct {
+		Typ, Alg string
+		JWK      struct{ Kty, Crv, X, Y, D string }
+	}
+	var c struct {
+		Jti, Htm, Htu, Ath, Nonce string
+		Iat                       int64
+	}
+	hb, _ := dec.DecodeString(parts[0])
+	cb, _ := dec.DecodeString(parts[1])
+	sig, _ := dec.DecodeString(parts[2])
+	if json.Unmarshal(hb, &h) != nil || json.Unmarshal(cb, &c) != nil {
+		return "", "", errors.New("bad header or claims")
+	}
+	if h.Typ != "dpop+jwt" || h.Alg != "ES256" || h.JWK.Kty != "EC" || h.JWK.Crv != "P-256" || h.JWK.D != "" {
+		return "", "", fmt.Errorf("bad header %s", hb)
+	}
+	x, _ := dec.DecodeString(h.JWK.X)
+	y, _ := dec.DecodeString(h.JWK.Y)
+	pub, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), append(append([]byte{4}, x...), y...))
+	if err != nil || len(sig) != 64 {
+		return "", "", errors.New("bad key or signature")
+	}
+	digest := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	if !ecdsa.Verify(pub, digest[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
+		return "", "", errors.New("the signature does not verify")
+	}
+	ath := ""
+	if token != "" {
+		sum := sha256.Sum256([]byte(token))
+		ath = dec.EncodeToString(sum[:])
+	}
+	switch {
+	case c.Jti == "" || s.jtis[c.Jti]:
+		return "", "", errors.New("jti missing or replayed")
+	case c.Htm != r.Method || c.Htu != htu:
+		return "", "", fmt.Errorf("htm %s htu %s", c.Htm, c.Htu)
+	case c.Iat < time.Now().Add(-time.Minute).Unix() || c.Iat > time.Now().Add(time.Minute).Unix():
+		return "", "", errors.New("iat out of range")
+	case c.Ath != ath:
+		return "", "", errors.New("ath does not match the token")
+	}
+	s.jtis[c.Jti] = true
+	thumb := sha256.Sum256(fmt.Appendf(nil, `{"crv":"P-256","kty":"EC","x":%q,"y":%q}`, h.JWK.X, h.JWK.Y))
+	return dec.EncodeToString(thumb[:]), c.Nonce, nil
 }
