@@ -125,6 +125,13 @@ func read[T, R any](ctx context.Context, next func(context.Context) (T, bool, er
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		}
+		// A select with both cases ready picks one at random: a job queued
+		// after the run stopped (and so after drainReady looked) must not
+		// reach a worker, which would run it after Run returned.
+		if ctx.Err() != nil {
+			close(it.done)
+			return context.Cause(ctx)
+		}
 		select {
 		case work <- it:
 		case <-ctx.Done():
