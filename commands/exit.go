@@ -92,12 +92,15 @@ func exitCode(err error) int {
 		resType   *mcp.ResultTypeError
 		ended     *mcp.TaskEndedError
 		stateDir  *safedir.Error
+		keeperErr *keeperError
 	)
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &batchErr):
 		return batchErr.code
+	case errors.As(err, &keeperErr):
+		return keeperErr.code
 	case isClosedStdout(err):
 		return exitOK // stdout closed by the reader, e.g. | head -1
 	case errors.Is(err, ErrInterrupted):

@@ -57,6 +57,7 @@ type cli struct {
 	Servers               serversCmd               `cmd:"" help:"List the servers named in config files, or show one."`
 	Trust                 trustCmd                 `cmd:"" help:"Trust a project config file as it is now, so its servers may start."`
 	AuthCmd               authCmd                  `cmd:"" name:"auth" help:"Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one."`
+	Session               sessionCmd               `cmd:"" help:"Keep a session open in the background for many commands: start, list, stop."`
 	Completions           completionsCmd           `cmd:"" help:"Print a shell completion script for bash, zsh or fish."`
 }
 
@@ -155,6 +156,9 @@ func run(ctx context.Context, args []string, ios *output.Streams, env connect.En
 }
 
 func runWith(ctx context.Context, args []string, ios *output.Streams, env connect.Env, servers *mcp.ProcessGroups) (code int) {
+	if len(args) == 1 && args[0] == keeperArg {
+		return runKeeper(ctx, ios, env)
+	}
 	args, server := splitServer(args)
 	if len(args) > 0 && args[0] == "help" {
 		// 'mcpv help [COMMAND...]' is 'mcpv [COMMAND...] --help'.

@@ -3,9 +3,11 @@ package commands
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/keeper"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -36,7 +38,13 @@ func (s *session) client(ctx context.Context) (*mcp.Client, error) {
 	if s.conn == nil {
 		h := s.hooks
 		h.OnNotification = s.notify
-		conn, err := connect.Open(ctx, s.settings, s.env, h)
+		var conn *connect.Conn
+		var err error
+		if s.settings.Session != "" {
+			conn, err = attach(ctx, s.settings, s.env, h)
+		} else {
+			conn, err = connect.Open(ctx, s.settings, s.env, h)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -56,6 +64,23 @@ func (s *session) request(ctx context.Context, capability, method string, params
 		return nil, err
 	}
 	return client.Call(ctx, method, params)
+}
+
+// attach opens the running session the settings name, through its keeper.
+func attach(ctx context.Context, settings *connect.Settings, env connect.Env, h connect.Hooks) (*connect.Conn, error) {
+	dir, err := sessionDir(env)
+	if err != nil {
+		return nil, err
+	}
+	t, st, _, err := keeper.Attach(ctx, dir, settings.Session)
+	if err != nil {
+		var none *keeper.ErrNoSession
+		if errors.As(err, &none) {
+			return nil, &mcp.TransportError{Op: "session", Err: err}
+		}
+		return nil, err
+	}
+	return connect.Attach(settings, env, h, t, st)
 }
 
 // findTool returns the definition of the tool called name.

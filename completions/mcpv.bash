@@ -4,10 +4,11 @@
 # __mcpv_subs CMD sets subs to the subcommands of CMD ("" for mcpv itself, "tasks", ...).
 __mcpv_subs() {
     case $1 in
-    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch servers trust auth completions' ;;
+    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch servers trust auth session completions' ;;
     'tasks') subs='list get result cancel' ;;
     'skills') subs='list get read pull' ;;
     'auth') subs='login status logout token' ;;
+    'session') subs='start list stop' ;;
     *) subs= ;;
     esac
 }
@@ -15,7 +16,7 @@ __mcpv_subs() {
 # __mcpv_flags CMD sets flags to the flags of CMD alone; those of its ancestors apply too.
 __mcpv_flags() {
     case $1 in
-    '') flags='--help -h --url -u --server -s --config --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --jq -q --raw-output -r --exit-status -e --pretty --compact -c --color --version' ;;
+    '') flags='--help -h --url -u --server -s --session --config --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --jq -q --raw-output -r --exit-status -e --pretty --compact -c --color --version' ;;
     'list-tools') flags='--cursor --max-pages' ;;
     'call') flags='--args --no-coerce --no-validate --validate-output --dry-run --text --save-dir --task --ttl --detach' ;;
     'list-resources') flags='--cursor --max-pages' ;;
@@ -31,6 +32,8 @@ __mcpv_flags() {
     'skills pull') flags='--force' ;;
     'batch') flags='--parallel --keep-going' ;;
     'trust') flags='--revoke' ;;
+    'session start') flags='--idle' ;;
+    'session stop') flags='--all' ;;
     *) flags= ;;
     esac
 }
@@ -44,6 +47,7 @@ __mcpv_flag() {
         ':--help'|':-h') kind='bool'; return ;;
         ':--url'|':-u') kind='none'; return ;;
         ':--server'|':-s') kind='server'; return ;;
+        ':--session') kind='none'; return ;;
         ':--config') kind='file'; return ;;
         ':--inherit-env') kind='bool'; return ;;
         ':--header'|':-H') kind='none'; return ;;
@@ -122,6 +126,8 @@ __mcpv_flag() {
         'batch:--parallel') kind='none'; return ;;
         'batch:--keep-going') kind='bool'; return ;;
         'trust:--revoke') kind='bool'; return ;;
+        'session start:--idle') kind='none'; return ;;
+        'session stop:--all') kind='bool'; return ;;
         esac
         [[ -n $c ]] || return 1
         [[ $c == *' '* ]] && c=${c% *} || c=

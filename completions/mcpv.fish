@@ -5,13 +5,15 @@
 function __mcpv_subs
     switch "$argv[1]"
         case ''
-            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch servers trust auth completions
+            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch servers trust auth session completions
         case 'tasks'
             printf '%s\n' list get result cancel
         case 'skills'
             printf '%s\n' list get read pull
         case 'auth'
             printf '%s\n' login status logout token
+        case 'session'
+            printf '%s\n' start list stop
     end
 end
 
@@ -20,7 +22,7 @@ function __mcpv_takes
     set -l c $argv[1]
     while true
         switch "$c:$argv[2]"
-            case ':--url' ':-u' ':--server' ':-s' ':--config' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color'
+            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--config' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color'
                 return 0
             case 'list-tools:--cursor' 'list-tools:--max-pages'
                 return 0
@@ -45,6 +47,8 @@ function __mcpv_takes
             case 'skills read:--save-dir'
                 return 0
             case 'batch:--parallel'
+                return 0
+            case 'session start:--idle'
                 return 0
         end
         test -n "$c"; or return 1
@@ -174,10 +178,12 @@ complete -c mcpv -n '__mcpv_at "" 0' -a batch -d 'Run operations from stdin, one
 complete -c mcpv -n '__mcpv_at "" 0' -a servers -d 'List the servers named in config files, or show one.'
 complete -c mcpv -n '__mcpv_at "" 0' -a trust -d 'Trust a project config file as it is now, so its servers may start.'
 complete -c mcpv -n '__mcpv_at "" 0' -a auth -d 'Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.'
+complete -c mcpv -n '__mcpv_at "" 0' -a session -d 'Keep a session open in the background for many commands: start, list, stop.'
 complete -c mcpv -n '__mcpv_at "" 0' -a completions -d 'Print a shell completion script for bash, zsh or fish.'
 complete -c mcpv -n '__mcpv_in ""' -s h -l help -d 'Show context-sensitive help.'
 complete -c mcpv -n '__mcpv_in ""' -s u -l url -x -d 'Talk to the server at this Streamable HTTP (or legacy SSE) URL instead of starting one (default: MCPV_URL).'
 complete -c mcpv -n '__mcpv_in ""' -s s -l server -x -a '(__mcpv_servers)' -d 'Use the server named NAME in a config file; see \'mcpv servers\' (default: MCPV_SERVER).'
+complete -c mcpv -n '__mcpv_in ""' -l session -x -d 'Go through the running session NAME (see \'mcpv session\'); nothing is started (default: MCPV_SESSION).'
 complete -c mcpv -n '__mcpv_in ""' -l config -r -F -d 'Look for --server names in FILE before the other config files (MCPV_CONFIG is next).'
 complete -c mcpv -n '__mcpv_in ""' -l inherit-env -d 'Give a stdio server from config mcpv\'s whole environment, not a minimal one.'
 complete -c mcpv -n '__mcpv_in ""' -s H -l header -x -d 'Send this HTTP header (repeatable); @FILE reads one header per line.'
@@ -270,4 +276,9 @@ complete -c mcpv -n '__mcpv_at "auth" 0' -a login -d 'Authorize mcpv at the serv
 complete -c mcpv -n '__mcpv_at "auth" 0' -a status -d 'Show what is stored for the server (never the tokens); exit 5 when nothing usable is.'
 complete -c mcpv -n '__mcpv_at "auth" 0' -a logout -d 'Forget the server\'s stored tokens and client.'
 complete -c mcpv -n '__mcpv_at "auth" 0' -a token -d 'Print a valid access token for the server, refreshing it if needed.'
+complete -c mcpv -n '__mcpv_at "session" 0' -a start -d 'Open a session in the background, for later commands\' --session NAME.'
+complete -c mcpv -n '__mcpv_at "session" 0' -a list -d 'List the running sessions.'
+complete -c mcpv -n '__mcpv_at "session" 0' -a stop -d 'End a session (or --all): the server is shut down as a one-shot command would.'
+complete -c mcpv -n '__mcpv_in "session start"' -l idle -x -d 'End the session after this long without commands; 0 never.'
+complete -c mcpv -n '__mcpv_in "session stop"' -l all -d 'End every running session.'
 complete -c mcpv -n '__mcpv_at "completions" 0' -x -a 'bash zsh fish'

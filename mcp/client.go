@@ -425,3 +425,46 @@ func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
 }
+
+// State is what a negotiated session carries, for a Client attached to a
+// session another process opened (a session keeper): the version, the era,
+// the server's initialize (or server/discover) result and capabilities.
+type State struct {
+	Version          string          `json:"protocolVersion"`
+	Modern           bool            `json:"modern"`
+	InitializeResult json.RawMessage `json:"initializeResult"`
+}
+
+// State returns what Attach needs to speak on this session.
+func (c *Client) State() State {
+	return State{Version: c.version, Modern: c.modern, InitializeResult: c.initResult}
+}
+
+// Attach makes a Client on s for a session negotiated elsewhere, as State
+// describes it: nothing is sent. The capabilities the client declares in
+// the modern era are opts.Capabilities (with the extensions mcpv speaks).
+func Attach(s *Session, opts ClientOptions, st State) (*Client, error) {
+	var res struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+	}
+	if err := json.Unmarshal(st.InitializeResult, &res); err != nil {
+		return nil, &TransportError{Op: "attach", Err: fmt.Errorf("malformed session state: %w", err)}
+	}
+	c := &Client{s: s, opts: opts, version: st.Version, modern: st.Modern, initResult: st.InitializeResult, capabilities: res.Capabilities}
+	if st.Modern {
+		c.modernCaps = withExtensions(opts.Capabilities)
+	}
+	return c, nil
+}
+
+// Forward sends a request as it is, with no _meta, progress token or
+// timeout of the client's own: a keeper relays its clients' requests,
+// which carry theirs.
+func (c *Client) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	return c.s.Call(ctx, method, params)
+}
+
+// ForwardNotification sends a client's notification as it is.
+func (c *Client) ForwardNotification(ctx context.Context, method string, params json.RawMessage) error {
+	return c.s.Notify(ctx, method, params)
+}

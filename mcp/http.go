@@ -407,7 +407,7 @@ func (t *HTTPTransport) send(ctx context.Context, msg []byte) (*http.Response, s
 	t.setHeaders(req, sid, version)
 	if IsModern(version) {
 		setStandardHeaders(req.Header, msg)
-		if headers := paramHeadersFrom(ctx); headers != nil && classify(msg).method == "tools/call" {
+		if headers := ParamHeadersFrom(ctx); headers != nil && classify(msg).method == "tools/call" {
 			setParamHeaders(req.Header, headers, msg)
 		}
 	}

@@ -135,7 +135,29 @@ func WithParamHeaders(ctx context.Context, headers []ParamHeader) context.Contex
 	return context.WithValue(ctx, paramHeadersKey{}, headers)
 }
 
-func paramHeadersFrom(ctx context.Context) []ParamHeader {
+// ParamHeadersFrom returns what WithParamHeaders put in ctx.
+func ParamHeadersFrom(ctx context.Context) []ParamHeader {
 	h, _ := ctx.Value(paramHeadersKey{}).([]ParamHeader)
 	return h
+}
+
+type paramHeaderJSON struct {
+	Path []string `json:"path"`
+	Name string   `json:"name"`
+}
+
+// MarshalJSON lets an annotation travel to the process that sends the
+// request (a session keeper).
+func (h ParamHeader) MarshalJSON() ([]byte, error) {
+	return json.Marshal(paramHeaderJSON{h.path, h.name})
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (h *ParamHeader) UnmarshalJSON(b []byte) error {
+	var v paramHeaderJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	h.path, h.name = v.Path, v.Name
+	return nil
 }

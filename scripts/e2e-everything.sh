@@ -97,9 +97,13 @@ echo "server: ${server[*]}"
 # ---------------------------------------------------------------- harness
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcpv-e2e.XXXXXX")
+# Session keepers put their sockets here, away from the user's own.
+export XDG_RUNTIME_DIR=$tmp/rt
+mkdir -m 700 "$XDG_RUNTIME_DIR"
 bg_pids=""
 cleanup() {
 	local p
+	"$mcpv" session stop --all >/dev/null 2>&1 || true
 	for p in $bg_pids; do kill -KILL "$p" 2>/dev/null || true; done
 	rm -rf "$tmp"
 }
@@ -171,8 +175,11 @@ quote() {
 server_cmd=("${server[@]}")
 url=""
 cfg_server=""
+session="" # when set, commands go through this session instead
 target() { # the words that name the server, after mcpv's own arguments
-	if [ -n "$cfg_server" ]; then
+	if [ -n "$session" ]; then
+		printf '%s\0' --session "$session"
+	elif [ -n "$cfg_server" ]; then
 		printf '%s\0' -s "$cfg_server"
 	elif [ -n "$url" ]; then
 		printf '%s\0' -u "$url"
@@ -240,6 +247,41 @@ check_err() {
 	want_stdout ""
 	want_stderr_has "$msg"
 	verdict "$name"
+}
+
+# session_checks NAME: a session on the current server: a task detached by
+# one command is collected by a later one (the everything server keeps tasks
+# per session), and stop leaves neither keeper nor server.
+session_checks() {
+	local name=$1 keeper_pid server_pids id p
+	echo "--- sessions"
+	why=""
+	run --quiet -c session start "$name"
+	want_rc 0
+	keeper_pid=$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' "$tmp/out")
+	[ -n "$keeper_pid" ] || because "session start printed no pid"
+	verdict "session-start ($(secs "$elapsed"))"
+	server_pids=""
+	[ -z "$keeper_pid" ] || server_pids=$(pgrep -P "$keeper_pid" || true)
+	why=""
+	session=$name run --quiet -r -q .task.taskId call simulate-research-query topic=mcp --task --detach
+	want_rc 0
+	id=$(cat "$tmp/out")
+	[ -n "$id" ] || because "no task id"
+	verdict session-task-detach
+	session=$name check_jq session-task-result '.content[0].text | contains("Research Report: mcp")' tasks result "$id"
+	session=$name check_jq session-state-kept '.taskId == "'"$id"'"' tasks get "$id"
+	check_err session-one-shot-has-no-such-task 3 'Task not found' tasks get "$id"
+	why=""
+	cmdline="mcpv session stop $name"
+	rc=0
+	"$mcpv" session stop "$name" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	want_rc 0
+	want_stdout '{"stopped":["'"$name"'"]}'
+	for p in $keeper_pid $server_pids; do
+		if alive "$p"; then because "process $p outlived session stop"; fi
+	done
+	verdict session-stop-leaves-nothing
 }
 
 alive() { # PID: exists and is not a zombie
@@ -479,6 +521,20 @@ want_stderr_has 'Starting default (STDIO) server...'
 verdict server-stderr-shown
 
 common_checks
+session_checks e2e
+
+# A stateful server through a session: what one command stores, the next
+# reads back from the same server process.
+why=""
+cmdline="MEMORY_FILE_PATH=... mcpv session start mem -- node server-memory"
+rc=0
+MEMORY_FILE_PATH=$tmp/memory.jsonl "$mcpv" session start mem -- node "$dir/node_modules/@modelcontextprotocol/server-memory/dist/index.js" >"$tmp/out" 2>"$tmp/err" || rc=$?
+want_rc 0
+verdict memory-session-start
+session=mem check_jq memory-create-entities '.content | length > 0' \
+	call create_entities --args '{"entities":[{"name":"mcpv","entityType":"tool","observations":["speaks MCP"]}]}'
+session=mem check_jq memory-read-back '(.structuredContent // (.content[0].text | fromjson)) | .entities | map(.name) | index("mcpv") != null' call read_graph
+"$mcpv" session stop mem >/dev/null 2>&1 || true
 server_cmd=(node "$dir/no-such-server.js")
 check_err transport-server-exits 4 'Cannot find module' ping
 server_cmd=("${server[@]}")
@@ -581,6 +637,7 @@ label=http:
 check_jq info '.protocolVersion == "2025-11-25" and .serverInfo.name == "mcp-servers/everything"' info
 check_out ping 0 '{}' ping
 common_checks
+session_checks e2e
 
 why=""
 run_bg 0 20 --quiet -v --timeout 1s call trigger-long-running-operation duration:=10 steps:=10

@@ -79,3 +79,14 @@ func (e Env) OAuthStore() *oauth.Store {
 	state := trust.StateDir(e.Getenv, e.Home())
 	return &oauth.Store{Dir: filepath.Join(state, "oauth"), Root: filepath.Dir(state)}
 }
+
+// SessionDir is where session keepers put their sockets: $XDG_RUNTIME_DIR/mcpv,
+// else sessions under the state directory. root is the directory above,
+// from which every directory must be the user's alone.
+func (e Env) SessionDir() (dir, root string) {
+	if rt := e.Getenv("XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) {
+		return filepath.Join(rt, "mcpv"), rt
+	}
+	state := trust.StateDir(e.Getenv, e.Home())
+	return filepath.Join(state, "sessions"), filepath.Dir(state)
+}

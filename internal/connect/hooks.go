@@ -1,6 +1,7 @@
 package connect
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -43,6 +44,10 @@ type Hooks struct {
 	// order, on the session's dispatcher goroutine; it must not block for
 	// long.
 	OnNotification func(method string, params json.RawMessage)
+	// Route, when set, may answer a server request before mcpv's own
+	// answers do (a session keeper hands it to the command it belongs
+	// to); handled false leaves it to them.
+	Route func(ctx context.Context, method string, params json.RawMessage) (res json.RawMessage, handled bool, err error)
 }
 
 // Status is a transient line of progress.

@@ -35,13 +35,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Conn{Tools: &mcp.ToolCache{}, hooks: h}
-	c.notes = &notifier{hooks: h, quiet: s.Quiet, tools: c.Tools}
-	sopts := mcp.SessionOptions{Log: h.Log, Handler: ans.serve, OnNotification: c.notes.notify}
-	if s.Verbose {
-		sopts.Trace = tracer(h.Stderr)
-	}
-	session := mcp.NewSession(t, sopts)
+	c, session := newConn(s, h, ans, t)
 
 	ictx := ctx
 	if s.ConnectTimeout > 0 {
@@ -79,6 +73,40 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// Attach opens a session another process negotiated (a session keeper)
+// over t, as st describes it: nothing is sent, and the server's requests
+// that reach t are answered as Open's are.
+func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn, error) {
+	h = h.withDefaults()
+	ans, err := newAnswerer(s, env, h)
+	if err != nil {
+		t.Close(context.Background())
+		return nil, err
+	}
+	c, session := newConn(s, h, ans, t)
+	client, err := mcp.Attach(session, mcp.ClientOptions{
+		Info: h.Client, Capabilities: ans.capabilities(), Timeout: s.Timeout, MaxTimeout: s.MaxTimeout, LogLevel: s.Answers.LogLevel,
+	}, st)
+	if err != nil {
+		session.Close(context.Background())
+		return nil, err
+	}
+	c.Client = client
+	return c, nil
+}
+
+// newConn starts the session on t: the server's requests answered, its
+// notifications shown.
+func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport) (*Conn, *mcp.Session) {
+	c := &Conn{Tools: &mcp.ToolCache{}, hooks: h}
+	c.notes = &notifier{hooks: h, quiet: s.Quiet, tools: c.Tools}
+	sopts := mcp.SessionOptions{Log: h.Log, Handler: ans.handler(), OnNotification: c.notes.notify}
+	if s.Verbose {
+		sopts.Trace = tracer(h.Stderr)
+	}
+	return c, mcp.NewSession(t, sopts)
 }
 
 // startupCloseWait bounds the stop of a server whose start-up failed: stdin

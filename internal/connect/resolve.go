@@ -23,20 +23,25 @@ import (
 // about the entry go to log.
 func Resolve(f Flags, explicit map[string]bool, server []string, env Env, log *slog.Logger) (*Settings, error) {
 	given := 0
-	for _, set := range []bool{f.URL != "", f.Server != "", len(server) > 0} {
+	for _, set := range []bool{f.URL != "", f.Server != "", len(server) > 0, f.Session != ""} {
 		if set {
 			given++
 		}
 	}
 	if given > 1 {
-		return nil, Usagef("give one server: --url URL, --server NAME or -- COMMAND")
+		return nil, Usagef("give one server: --url URL, --server NAME, -- COMMAND or --session NAME")
 	}
-	if given == 0 {
+	if given == 0 && env.Getenv("MCPV_SESSION") != "" {
+		f.Session = env.Getenv("MCPV_SESSION")
+	} else if given == 0 {
 		u, s := env.Getenv("MCPV_URL"), env.Getenv("MCPV_SERVER")
 		if u != "" && s != "" {
 			return nil, Usagef("MCPV_URL and MCPV_SERVER are both set; unset one, or give --url or --server")
 		}
 		f.URL, f.Server = u, s
+	}
+	if f.Session != "" {
+		return Merge(f, explicit, Source{Session: f.Session}, env)
 	}
 	src := Source{URL: f.URL, Command: server}
 	if f.Server != "" {

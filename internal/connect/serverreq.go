@@ -120,6 +120,19 @@ func ElicitAdvice(u elicit.Unanswered) string {
 
 // serve answers one server request; everything not declared is
 // method-not-found.
+// handler answers the server's requests: the Route hook first, if any.
+func (a *answerer) handler() mcp.RequestHandler {
+	if a.hooks.Route == nil {
+		return a.serve
+	}
+	return func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+		if res, handled, err := a.hooks.Route(ctx, method, params); handled {
+			return res, err
+		}
+		return a.serve(ctx, method, params)
+	}
+}
+
 func (a *answerer) serve(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	res, err := a.answer(ctx, method, params)
 	if err != nil || res == nil {

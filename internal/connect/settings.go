@@ -18,6 +18,10 @@ type Settings struct {
 	// its URL's host, or its program.
 	Name string
 
+	// Session, when set, is the running session the command goes through
+	// (--session): nothing is started and no server is named.
+	Session string
+
 	// A stdio server (Command set) or an HTTP one (URL set), never both.
 	Command []string // the program and its arguments
 	Env     []string // the server's whole environment
@@ -76,6 +80,7 @@ type Answers struct {
 // Source is what Resolve found before merging: the target, and the values
 // it read from files and the environment.
 type Source struct {
+	Session string           // --session or MCPV_SESSION
 	URL     string           // --url or MCPV_URL
 	Command []string         // the words after --
 	Entry   *config.Expanded // --server or MCPV_SERVER, expanded
@@ -115,6 +120,11 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (*Settings, e
 	}
 	x := src.Entry
 	switch {
+	case src.Session != "":
+		s.Session, s.Name = src.Session, src.Session
+		if err := sessionFlags(explicit); err != nil {
+			return nil, err
+		}
 	case src.URL != "":
 		s.URL, s.Mode = src.URL, f.Transport
 		s.Name = hostOf(src.URL)
@@ -155,6 +165,21 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (*Settings, e
 	}
 	s.Secrets = uniq(append(s.Secrets, flagSecrets(f, src)...))
 	return s, nil
+}
+
+// sessionShaping are the flags that shape a session: they are given to
+// 'mcpv session start', not to a command that goes through the session.
+var sessionShaping = []string{"header", "env", "cwd", "cacert", "transport", "inherit-env", "config", "root",
+	"protocol-version", "protocol-era", "connect-timeout", "log-level", "auth", "client-id", "client-secret",
+	"client-key", "client-metadata-url", "grant", "idp-token-endpoint", "idp-client-id", "id-token", "assertion", "dpop"}
+
+func sessionFlags(explicit map[string]bool) error {
+	for _, f := range sessionShaping {
+		if explicit[f] {
+			return Usagef("--%s shapes the session: give it to 'mcpv session start', not with --session", f)
+		}
+	}
+	return nil
 }
 
 // uniq drops empty and repeated strings, keeping the first of each.

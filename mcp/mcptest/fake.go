@@ -50,7 +50,8 @@ const (
 //	batch         wrap every answer in a JSON array, with a notification
 //	odd-content   tools/call answers with unknown content, odd spacing and numbers
 //	ping-first    before answering tools/call, ping the client and wait for its answer
-//	hang          never answer tools/call
+//	hang          never answer tools/call (otherwise a call is answered "ok", with
+//	              the call's arguments in the result's "arguments")
 //	rpc-error     tools/call answers with a JSON-RPC error
 //	stray-id      send a response to an unknown id before each answer
 //	pages=N       tools/list in N pages of one tool each (the last also
@@ -603,7 +604,15 @@ func (s *server) toolsCall(m msg) {
 		text, _ := json.Marshal("n is " + s.c.typed)
 		s.result(m.ID, fmt.Sprintf(`{"content":[{"type":"text","text":%s},{"type":"image","mimeType":"image/png","data":%q}],"structuredContent":{"n":%s}}`, text, TinyPNG, s.c.typed))
 	default:
-		s.result(m.ID, fmt.Sprintf(`{"content":[{"type":"text","text":"ok"}],"echo":%s,"at":%q}`, echo, time.Now().Format(time.RFC3339)))
+		var p struct {
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		json.Unmarshal(m.Params, &p)
+		args := "null"
+		if len(p.Arguments) > 0 {
+			args = string(p.Arguments)
+		}
+		s.result(m.ID, fmt.Sprintf(`{"content":[{"type":"text","text":"ok"}],"echo":%s,"arguments":%s,"at":%q}`, echo, args, time.Now().Format(time.RFC3339)))
 	}
 }
 

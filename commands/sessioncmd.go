@@ -1,0 +1,342 @@
+package commands
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/duration"
+	"github.com/mcpv/mcpv/internal/keeper"
+	"github.com/mcpv/mcpv/internal/safedir"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/output"
+	"github.com/mcpv/mcpv/redact"
+)
+
+type sessionCmd struct {
+	Start sessionStartCmd `cmd:"" help:"Open a session in the background, for later commands' --session NAME."`
+	List  sessionListCmd  `cmd:"" help:"List the running sessions."`
+	Stop  sessionStopCmd  `cmd:"" help:"End a session (or --all): the server is shut down as a one-shot command would."`
+}
+
+func (c *sessionCmd) Help() string {
+	return `A session outlives one command: 'mcpv session start NAME' starts a keeper (mcpv itself, in the background) that starts the server or connects to it once, with every session-shaping flag of the command line (the server, --env, -H, --root, --elicitation, --sampling-cmd, the protocol pin, OAuth), and serves later commands given --session NAME (or MCPV_SESSION) on a Unix socket only the user can use. A stateful server keeps its state between them, tasks made in one command can be collected in another, and no command pays for a server's start-up.
+
+Commands through a session print, exit and stop on Ctrl-C exactly as one-shot commands do; Ctrl-C cancels only that command's request. Several may use one session at once. A question the server asks (elicitation, sampling) goes to the command whose request it came with when one command is waiting, else it is answered by the session's flags.
+
+A keeper ends after --idle without commands (default 30m; 0 never), when its server exits (its commands then exit 4 with the server's stderr), on 'mcpv session stop', or on SIGTERM; it shuts its server down in order and removes its socket. Its log is next to its socket. OAuth: log in first ('mcpv auth login'); the keeper uses and refreshes the stored tokens but opens no browser.
+
+Examples:
+
+    $ mcpv session start mem -- npx -y @modelcontextprotocol/server-memory
+    $ mcpv --session mem call create_entities --args @entities.json
+    $ MCPV_SESSION=mem mcpv call read_graph
+    $ mcpv session list -q '.sessions[].name'
+    $ mcpv session stop mem`
+}
+
+type sessionStartCmd struct {
+	Name string        `arg:"" name:"name" help:"The session's name: letters, digits, '.', '_' and '-'."`
+	Idle duration.Flag `name:"idle" default:"30m" help:"End the session after this long without commands; 0 never."`
+}
+
+func (c *sessionStartCmd) Help() string {
+	return `Returns when the session is open: exit 0 and one JSON line describing it ({"name","target","pid","protocolVersion","era","started",...}), or the error and exit code the same command line would give a one-shot command, with no keeper left behind.`
+}
+
+// keeperArg starts mcpv as a session keeper; it is not part of the grammar.
+const keeperArg = "__mcpv-session-keeper"
+
+// keeperStart is what session start hands the keeper on its fd 3.
+type keeperStart struct {
+	Name     string            `json:"name"`
+	Idle     time.Duration     `json:"idle"`
+	Target   string            `json:"target"`
+	Settings *connect.Settings `json:"settings"`
+}
+
+// keeperReady is the keeper's one line on its fd 4.
+type keeperReady struct {
+	Info  *keeper.Info `json:"info,omitempty"`
+	Error string       `json:"error,omitempty"`
+	Code  int          `json:"code,omitempty"`
+}
+
+func (c *sessionStartCmd) Validate() error { return keeper.CheckName(c.Name) }
+
+func (c *sessionStartCmd) notInBatch() {}
+
+func (c *sessionStartCmd) Run(ctx context.Context, s *session, out *console) error {
+	if s.settings.Session != "" {
+		return usageErrorf("session start opens a session of its own: give it a server, not --session")
+	}
+	dir, err := sessionDir(s.env)
+	if err != nil {
+		return err
+	}
+	paths := keeper.PathsOf(dir, c.Name)
+	if _, err := keeper.Status(dir, c.Name); err == nil {
+		return &refusal{fmt.Sprintf("session %q is already running; stop it with 'mcpv session stop %s'", c.Name, c.Name)}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	logf, err := os.OpenFile(paths.Log, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cfgR, cfgW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	readyR, readyW, err := os.Pipe()
+	if err != nil {
+		cfgR.Close()
+		cfgW.Close()
+		return err
+	}
+	defer readyR.Close()
+	cmd := exec.Command(exe, keeperArg)
+	cmd.Env, cmd.Dir = s.env.Environ, s.env.Cwd
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.ExtraFiles = []*os.File{cfgR, readyW}
+	cmd.SysProcAttr = keeperProcAttr()
+	err = cmd.Start()
+	cfgR.Close()
+	readyW.Close()
+	if err != nil {
+		cfgW.Close()
+		return &mcp.TransportError{Op: "start the session keeper", Err: err}
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	start := keeperStart{Name: c.Name, Idle: time.Duration(c.Idle), Target: describeTarget(s.settings), Settings: s.settings}
+	json.NewEncoder(cfgW).Encode(start)
+	cfgW.Close()
+
+	lines := make(chan keeperReady, 1)
+	go func() {
+		var r keeperReady
+		line, err := bufio.NewReader(readyR).ReadBytes('\n')
+		if err != nil || json.Unmarshal(line, &r) != nil {
+			r = keeperReady{Error: "the session keeper ended before the session was open", Code: exitTransport}
+		}
+		lines <- r
+	}()
+	wait := s.settings.ConnectTimeout + 30*time.Second
+	if s.settings.ConnectTimeout == 0 {
+		wait = 24 * time.Hour
+	}
+	var r keeperReady
+	select {
+	case r = <-lines:
+	case <-ctx.Done():
+		stopKeeper(cmd, exited)
+		return context.Cause(ctx)
+	case <-time.After(wait):
+		stopKeeper(cmd, exited)
+		return &mcp.TimeoutError{Method: "session start", Timeout: wait}
+	}
+	if r.Info == nil {
+		stopKeeper(cmd, exited) // it has said why; it must not stay
+		return &keeperError{msg: r.Error, code: r.Code}
+	}
+	return out.print(mustJSON(r.Info))
+}
+
+// keeperError is a keeper's failure to open the session, with the exit
+// code the same failure has in a one-shot command.
+type keeperError struct {
+	msg  string
+	code int
+}
+
+func (e *keeperError) Error() string { return e.msg }
+
+// stopKeeper ends a keeper that is not to stay: SIGTERM (it closes its
+// server in order), then SIGKILL of its process group.
+func stopKeeper(cmd *exec.Cmd, exited chan struct{}) {
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+	}
+}
+
+func keeperProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+
+// describeTarget is the session's server for session list, secrets masked.
+func describeTarget(s *connect.Settings) string {
+	if s.URL != "" {
+		return redact.URL(s.URL)
+	}
+	args := redact.ArgSecrets(s.Command)
+	words := slices.Clone(s.Command)
+	for i, w := range words {
+		for _, secret := range args {
+			w = strings.ReplaceAll(w, secret, "***")
+		}
+		words[i] = w
+	}
+	return strings.Join(words, " ")
+}
+
+// sessionDir is the directory of the session sockets, made private.
+func sessionDir(env connect.Env) (string, error) {
+	dir, root := env.SessionDir()
+	if err := safedir.MkdirAll(root, dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+type sessionListCmd struct{}
+
+func (c *sessionListCmd) noServer() {}
+
+func (c *sessionListCmd) Help() string {
+	return `Prints {"sessions":[{"name","target","pid","protocolVersion","era","started","lastUsed","state","clients","idle","socket","log"}]}, targets with secrets masked. The files of a keeper that died are removed.`
+}
+
+func (c *sessionListCmd) Run(out *console, env connect.Env) error {
+	dir, err := sessionDir(env)
+	if err != nil {
+		return err
+	}
+	names, err := keeper.Names(dir)
+	if err != nil {
+		return err
+	}
+	list := []keeper.Info{}
+	for _, name := range names {
+		info, err := keeper.Status(dir, name)
+		if err != nil {
+			var none *keeper.ErrNoSession
+			if !errors.As(err, &none) {
+				out.warnf("%v", err)
+			}
+			continue
+		}
+		list = append(list, info)
+	}
+	return out.print(mustJSON(map[string]any{"sessions": list}))
+}
+
+type sessionStopCmd struct {
+	Name string `arg:"" optional:"" name:"name" help:"The session to end."`
+	All  bool   `name:"all" help:"End every running session."`
+}
+
+func (c *sessionStopCmd) noServer() {}
+
+func (c *sessionStopCmd) Run(out *console, env connect.Env) error {
+	if (c.Name == "") == !c.All {
+		return usageErrorf("session stop: give a session name or --all")
+	}
+	dir, err := sessionDir(env)
+	if err != nil {
+		return err
+	}
+	names := []string{c.Name}
+	if c.All {
+		if names, err = keeper.Names(dir); err != nil {
+			return err
+		}
+	}
+	stopped := []string{}
+	var first error
+	for _, name := range names {
+		err := keeper.Stop(dir, name, 45*time.Second)
+		var none *keeper.ErrNoSession
+		switch {
+		case err == nil:
+			stopped = append(stopped, name)
+		case errors.As(err, &none) && c.All:
+		case first == nil:
+			first = err
+		}
+	}
+	if first != nil {
+		var none *keeper.ErrNoSession
+		if errors.As(first, &none) {
+			return &refusal{first.Error()}
+		}
+		return first
+	}
+	return out.print(mustJSON(map[string]any{"stopped": stopped}))
+}
+
+// runKeeper is the keeper process: it reads what session start sent on fd
+// 3, opens the session, says so on fd 4 and serves until the session ends.
+func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env) int {
+	cfg, ready := os.NewFile(3, "start"), os.NewFile(4, "ready")
+	say := func(r keeperReady) {
+		b, _ := json.Marshal(r)
+		ready.Write(append(b, '\n'))
+		ready.Close()
+	}
+	var start keeperStart
+	if cfg == nil || ready == nil || json.NewDecoder(cfg).Decode(&start) != nil || start.Settings == nil {
+		fmt.Fprintln(ios.Err, "mcpv: the session keeper is started by 'mcpv session start'")
+		return exitUsage
+	}
+	cfg.Close()
+	log := output.NewLogger(ios.Err)
+	fail := func(err error) int {
+		code := exitCode(err)
+		say(keeperReady{Error: err.Error() + hint(err), Code: code})
+		log.Error(err.Error())
+		return code
+	}
+	dir, err := sessionDir(env)
+	if err != nil {
+		return fail(err)
+	}
+	ln, paths, err := keeper.Listen(dir, start.Name)
+	if err != nil {
+		return fail(&refusal{err.Error()})
+	}
+	scrub := redact.NewScrubber(ios.Err)
+	scrub.Add(start.Settings.Secrets...)
+	defer scrub.Flush()
+	k := &keeper.Keeper{Log: output.NewLogger(scrub)}
+	h := connect.Hooks{
+		Client:         mcp.Implementation{Name: "mcpv", Version: Version},
+		Stderr:         scrub,
+		Log:            k.Log,
+		Secret:         scrub.Add,
+		OnNotification: k.Notify,
+		Route:          k.Route,
+	}
+	conn, err := connect.Open(ctx, start.Settings, env, h)
+	if err != nil {
+		ln.Close()
+		return fail(err)
+	}
+	k.Client = conn.Client
+	era := "legacy"
+	if conn.Client.Modern() {
+		era = "modern"
+	}
+	k.Info = keeper.Info{Name: start.Name, Target: start.Target, PID: os.Getpid(), ProtocolVersion: conn.Client.ProtocolVersion(),
+		Era: era, Started: time.Now().UTC().Truncate(time.Second), Socket: paths.Socket, Log: paths.Log}
+	info := k.Info
+	info.State, info.Idle, info.LastUsed = "ready", start.Idle.String(), info.Started
+	say(keeperReady{Info: &info})
+	why := k.Serve(ctx, ln, paths, start.Idle)
+	fmt.Fprintf(scrub, "mcpv: %s\n", why)
+	return exitOK
+}

@@ -1,0 +1,230 @@
+package e2e
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// sessions is a private world for session keepers: its own runtime
+// directory (so that the sockets of parallel tests never meet) and every
+// keeper stopped at the end.
+type sessions struct {
+	t   *testing.T
+	env []string
+	dir string
+}
+
+func newSessions(t *testing.T) *sessions {
+	rt, err := os.MkdirTemp("", "rt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(rt, 0o700)
+	s := &sessions{t: t, env: append(os.Environ(), "XDG_RUNTIME_DIR="+rt), dir: filepath.Join(rt, "mcpv")}
+	t.Cleanup(func() {
+		s.mcpv("session", "stop", "--all")
+		os.RemoveAll(rt)
+	})
+	return s
+}
+
+// mcpv runs mcpv to the end in the world.
+func (s *sessions) mcpv(args ...string) (code int, stdout, stderr string) {
+	r := s.start(args...)
+	code, _ = r.wait(s.t, 60*time.Second)
+	return code, r.stdout.String(), r.stderr.String()
+}
+
+func (s *sessions) start(args ...string) *run {
+	r := &run{cmd: exec.Command(mcpvBin, args...)}
+	r.cmd.Env = s.env
+	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
+	if err := r.cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(func() { r.cmd.Process.Kill() })
+	return r
+}
+
+// keeperPID starts session name on the fake server and returns the
+// keeper's pid, from the JSON line session start prints.
+func (s *sessions) startSession(name string, srv *server, flags ...string) int {
+	s.t.Helper()
+	args := append(append([]string{"session", "start", name}, flags...), srv.args()...)
+	code, out, errs := s.mcpv(args...)
+	var info struct {
+		Name, Era string
+		PID       int
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &info) != nil || info.Name != name || info.PID == 0 {
+		s.t.Fatalf("session start: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	return info.PID
+}
+
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil && !zombie(pid) }
+
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	return err == nil && strings.Contains(string(b), ") Z ")
+}
+
+func waitGone(pid int) bool {
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if !alive(pid) {
+			return true
+		}
+	}
+	return false
+}
+
+// One session, many commands: state kept (a task made by one command is
+// collected by another), sixteen commands at once each get their own
+// answer, and stop leaves no process and no file behind.
+func TestSessionManyCommands(t *testing.T) {
+	t.Parallel()
+	w := newSessions(t)
+	srv := newServer(t, "tasks=working/completed")
+	pid := w.startSession("tasks", srv)
+
+	code, out, errs := w.mcpv("--session", "tasks", "call", "job", "--task", "--detach", "-r", "-q", ".task.taskId")
+	id := strings.TrimSpace(out)
+	if code != 0 || id == "" {
+		t.Fatalf("detach: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, errs = w.mcpv("--session", "tasks", "tasks", "result", id, "-r", "-q", ".content[0].text")
+	if code != 0 || !strings.Contains(out, "job") {
+		t.Errorf("tasks result in a later command: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if n := strings.Count(srv.received(), `"method":"initialize"`); n != 1 {
+		t.Errorf("the server was initialized %d times, want once", n)
+	}
+
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := w.start("--session", "tasks", "call", "x", "--no-validate", "--args", fmt.Sprintf(`{"n":%d}`, i), "-q", ".arguments.n")
+			code, _ := r.wait(t, 60*time.Second)
+			if code != 0 || r.stdout.String() != fmt.Sprintf("%d\n", i) {
+				t.Errorf("command %d: exit %d, stdout %q, stderr %q", i, code, r.stdout.String(), r.stderr.String())
+			}
+		}()
+	}
+	wg.Wait()
+
+	code, out, _ = w.mcpv("session", "list", "-r", "-q", ".sessions[] | [.name, .state, .era, .pid] | @tsv")
+	if code != 0 || out != fmt.Sprintf("tasks\tready\tlegacy\t%d\n", pid) {
+		t.Errorf("session list: exit %d, %q", code, out)
+	}
+	code, out, errs = w.mcpv("session", "stop", "tasks")
+	if code != 0 || out != `{"stopped":["tasks"]}`+"\n" {
+		t.Errorf("session stop: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if !waitGone(pid) || !srv.gone(t) {
+		t.Error("a process outlived session stop")
+	}
+	if _, err := os.Stat(filepath.Join(w.dir, "tasks.sock")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the socket is still there: %v", err)
+	}
+	code, _, errs = w.mcpv("--session", "tasks", "ping")
+	if code != 4 || !strings.Contains(errs, `no session "tasks" is running`) {
+		t.Errorf("after stop: exit %d, stderr %q", code, errs)
+	}
+}
+
+// Ctrl-C in one command cancels its request on the wire and nothing else:
+// another command on the session goes on, and the session stays.
+func TestSessionCtrlCCancelsOneCommand(t *testing.T) {
+	t.Parallel()
+	w := newSessions(t)
+	srv := newServer(t, "hang")
+	w.startSession("h", srv)
+	r := w.start("--session", "h", "call", "slow", "--no-validate")
+	srv.waitFor(t, `"tools/call"`)
+	if code, out, errs := w.mcpv("--session", "h", "list-tools", "-c", "-q", "[.tools[].name]"); code != 0 || out != `["tool0","x"]`+"\n" {
+		t.Errorf("a second command meanwhile: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	r.cmd.Process.Signal(os.Interrupt)
+	if code, _ := r.wait(t, 10*time.Second); code != 130 {
+		t.Errorf("exit code %d, want 130; stderr:\n%s", code, r.stderr.String())
+	}
+	srv.waitFor(t, `"method":"notifications/cancelled"`)
+	if code, out, errs := w.mcpv("--session", "h", "ping"); code != 0 || out != "{}\n" {
+		t.Errorf("the session after Ctrl-C: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// A server that dies under a live session ends it: the command waiting
+// gets exit 4 with why, and the keeper does not stay.
+func TestSessionServerKilled(t *testing.T) {
+	t.Parallel()
+	w := newSessions(t)
+	srv := newServer(t, "hang")
+	pid := w.startSession("k", srv)
+	r := w.start("--session", "k", "call", "slow", "--no-validate")
+	srv.waitFor(t, `"tools/call"`)
+	b, _ := os.ReadFile(srv.pid)
+	spid, _ := strconv.Atoi(string(b))
+	syscall.Kill(spid, syscall.SIGKILL)
+	code, _ := r.wait(t, 15*time.Second)
+	if code != 4 || !strings.Contains(r.stderr.String(), "session k: the server's session ended") {
+		t.Errorf("exit %d, stderr %q", code, r.stderr.String())
+	}
+	if !waitGone(pid) {
+		t.Error("the keeper outlived its server")
+	}
+}
+
+// A keeper ends by itself after --idle without commands.
+func TestSessionIdle(t *testing.T) {
+	t.Parallel()
+	w := newSessions(t)
+	srv := newServer(t, "plain")
+	pid := w.startSession("idle", srv, "--idle", "300ms")
+	if !waitGone(pid) || !srv.gone(t) {
+		t.Fatal("the keeper did not end after --idle")
+	}
+	if code, out, _ := w.mcpv("session", "list", "-c"); code != 0 || out != `{"sessions":[]}`+"\n" {
+		t.Errorf("session list after idle expiry: %d %q", code, out)
+	}
+}
+
+// A session that cannot open says why as a one-shot command would, with
+// its exit code, and leaves no keeper; flags that shape a session are
+// refused on a command that goes through one.
+func TestSessionStartFailsLikeOneShot(t *testing.T) {
+	t.Parallel()
+	w := newSessions(t)
+	srv := newServer(t, "crash,version=1999-01-01")
+	oneCode, _, oneErr := w.mcpv(append([]string{"ping"}, srv.args()...)...)
+	code, out, errs := w.mcpv(append([]string{"session", "start", "bad"}, srv.args()...)...)
+	if code != oneCode || code != 4 || out != "" || !strings.Contains(errs, `"1999-01-01" to our "2025-11-25"`) {
+		t.Errorf("session start: exit %d (one-shot %d), stdout %q, stderr %q (one-shot %q)", code, oneCode, out, errs, oneErr)
+	}
+	if b, err := exec.Command("pgrep", "-f", "__mcpv-session-keeper").Output(); err == nil {
+		for _, p := range strings.Fields(string(b)) {
+			if n, _ := strconv.Atoi(p); n > 0 && alive(n) {
+				env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", n))
+				if strings.Contains(string(env), w.dir[:len(w.dir)-len("/mcpv")]) {
+					t.Errorf("keeper %d left behind", n)
+				}
+			}
+		}
+	}
+	code, _, errs = w.mcpv("--session", "bad", "--root", "/tmp", "ping")
+	if code != 2 || !strings.Contains(errs, "--root shapes the session: give it to 'mcpv session start'") {
+		t.Errorf("--root with --session: exit %d, stderr %q", code, errs)
+	}
+}

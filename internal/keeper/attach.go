@@ -1,0 +1,97 @@
+package keeper
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// Attach connects to the keeper of session name and returns a transport
+// that speaks to the server through it, with the state of the session.
+func Attach(ctx context.Context, dir, name string) (*Transport, mcp.State, Info, error) {
+	c, r, err := dial(dir, name, control{Attach: &struct{}{}})
+	if err != nil {
+		return nil, mcp.State{}, Info{}, err
+	}
+	stop := context.AfterFunc(ctx, func() { c.SetReadDeadline(time.Now()) })
+	ctl, err := readControl(r)
+	stop()
+	c.SetReadDeadline(time.Time{})
+	switch {
+	case ctx.Err() != nil:
+		c.Close()
+		return nil, mcp.State{}, Info{}, context.Cause(ctx)
+	case err != nil:
+		c.Close()
+		return nil, mcp.State{}, Info{}, &mcp.TransportError{Op: "session " + name, Err: fmt.Errorf("the keeper did not say hello: %w", err)}
+	case ctl.Closed != nil:
+		c.Close()
+		return nil, mcp.State{}, Info{}, &mcp.TransportError{Op: "session " + name, Err: errors.New(*ctl.Closed)}
+	case ctl.Hello == nil:
+		c.Close()
+		return nil, mcp.State{}, Info{}, &mcp.TransportError{Op: "session " + name, Err: errors.New("the keeper did not say hello")}
+	}
+	return &Transport{c: c, r: r, name: name}, ctl.Hello.State, ctl.Hello.Info, nil
+}
+
+// Transport is an mcp.Transport to the server through its keeper.
+type Transport struct {
+	c    net.Conn
+	r    *bufio.Reader
+	name string
+
+	wmu    sync.Mutex
+	closed sync.Once
+}
+
+// Read returns the next JSON-RPC message the keeper relays; the keeper's
+// last line, when the session ends, becomes a transport error.
+func (t *Transport) Read() ([]byte, error) {
+	line, err := readLine(t.r)
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
+			return nil, &mcp.TransportError{Op: "session " + t.name, Err: errors.New("the session keeper went away")}
+		}
+		return nil, &mcp.TransportError{Op: "session " + t.name, Err: err}
+	}
+	if !bytes.Contains(line, []byte(`"jsonrpc"`)) {
+		var ctl control
+		if json.Unmarshal(line, &ctl) == nil && ctl.Closed != nil {
+			return nil, &mcp.TransportError{Op: "session " + t.name, Err: errors.New(*ctl.Closed)}
+		}
+	}
+	return line, nil
+}
+
+// Write sends one message, with the x-mcp-header annotations of ctx.
+func (t *Transport) Write(ctx context.Context, msg []byte) error {
+	b, err := json.Marshal(envelope{Msg: msg, Headers: mcp.ParamHeadersFrom(ctx)})
+	if err != nil {
+		return err
+	}
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
+	if d, ok := ctx.Deadline(); ok {
+		t.c.SetWriteDeadline(d)
+		defer t.c.SetWriteDeadline(time.Time{})
+	}
+	if _, err := t.c.Write(append(b, '\n')); err != nil {
+		return &mcp.TransportError{Op: "session " + t.name, Err: err}
+	}
+	return nil
+}
+
+// Close leaves the session; the keeper cancels what is still in flight.
+func (t *Transport) Close(context.Context) error {
+	t.closed.Do(func() { t.c.Close() })
+	return nil
+}

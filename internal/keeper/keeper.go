@@ -1,0 +1,226 @@
+// Package keeper keeps an MCP session open between mcpv commands. A keeper
+// is an mcpv process in the background that opened the session once and
+// serves commands on a Unix socket (0600, in a 0700 directory, the peer's
+// uid checked); each command attaches, speaks JSON-RPC through it as it
+// would to the server, and leaves. The keeper relays each command's
+// requests with ids of its own toward the server, routes answers, progress
+// and the server's questions back to the command they belong to, and
+// answers what belongs to no command by the session's own settings.
+//
+// On the socket, each line is one JSON object. A command first sends a
+// control line ({"attach":{}}, {"status":{}} or {"stop":{}}); an attach is
+// answered with {"hello":{...}}, then the command's lines are envelopes
+// {"msg":JSON-RPC,"headers":[...]} and the keeper's are JSON-RPC messages,
+// until a last {"closed":"why"} when the session ends.
+package keeper
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// Info describes a running keeper: what session start prints and session
+// list shows (secrets masked).
+type Info struct {
+	Name            string    `json:"name"`
+	Target          string    `json:"target"`
+	PID             int       `json:"pid"`
+	ProtocolVersion string    `json:"protocolVersion"`
+	Era             string    `json:"era"`
+	Started         time.Time `json:"started"`
+	LastUsed        time.Time `json:"lastUsed"`
+	State           string    `json:"state"` // ready, or stopping
+	Clients         int       `json:"clients"`
+	Idle            string    `json:"idle"` // the idle limit; "0s" never
+	Socket          string    `json:"socket"`
+	Log             string    `json:"log"`
+}
+
+// hello is the keeper's answer to an attach.
+type hello struct {
+	Info  Info      `json:"info"`
+	State mcp.State `json:"state"`
+}
+
+// control is a command's first line, or a keeper's control line.
+type control struct {
+	Attach *struct{} `json:"attach,omitempty"`
+	Status *struct{} `json:"status,omitempty"`
+	Stop   *struct{} `json:"stop,omitempty"`
+
+	Hello   *hello  `json:"hello,omitempty"`
+	Info    *Info   `json:"info,omitempty"`
+	Closed  *string `json:"closed,omitempty"`
+	Stopped *bool   `json:"stopped,omitempty"`
+}
+
+// envelope carries a command's JSON-RPC message with what the transport
+// toward the server needs beside it.
+type envelope struct {
+	Msg     json.RawMessage   `json:"msg"`
+	Headers []mcp.ParamHeader `json:"headers,omitempty"`
+}
+
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// CheckName refuses a session name that could not be a file name.
+func CheckName(name string) error {
+	if !namePattern.MatchString(name) {
+		return fmt.Errorf("session name %q: use up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
+	}
+	return nil
+}
+
+// Paths are a session's files in dir.
+type Paths struct{ Socket, Info, Log string }
+
+// PathsOf names the files of session name in dir.
+func PathsOf(dir, name string) Paths {
+	base := filepath.Join(dir, name)
+	return Paths{Socket: base + ".sock", Info: base + ".json", Log: base + ".log"}
+}
+
+// ErrNoSession is a session that is not running.
+type ErrNoSession struct{ Name string }
+
+func (e *ErrNoSession) Error() string {
+	return fmt.Sprintf("no session %q is running; start it with 'mcpv session start %s ...'", e.Name, e.Name)
+}
+
+// dial connects to the keeper of name and sends the first line.
+func dial(dir, name string, first control) (net.Conn, *bufio.Reader, error) {
+	p := PathsOf(dir, name)
+	c, err := net.DialTimeout("unix", p.Socket, 5*time.Second)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || isRefused(err) {
+			cleanStale(p)
+			return nil, nil, &ErrNoSession{name}
+		}
+		return nil, nil, err
+	}
+	if err := writeLine(c, first); err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	return c, bufio.NewReaderSize(c, 64<<10), nil
+}
+
+// isRefused: a socket file no keeper listens on any more.
+func isRefused(err error) bool {
+	return strings.Contains(err.Error(), "connection refused")
+}
+
+// cleanStale removes the files of a keeper that died without removing them.
+func cleanStale(p Paths) {
+	os.Remove(p.Socket)
+	os.Remove(p.Info)
+}
+
+// readControl reads one control line.
+func readControl(r *bufio.Reader) (control, error) {
+	line, err := readLine(r)
+	if err != nil {
+		return control{}, err
+	}
+	var c control
+	if err := json.Unmarshal(line, &c); err != nil {
+		return control{}, fmt.Errorf("the session keeper sent a line that is not JSON")
+	}
+	return c, nil
+}
+
+// maxLine bounds one line on the socket, as a stdio server's are bounded.
+const maxLine = 256 << 20
+
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		line = append(line, chunk...)
+		if err == nil {
+			return line[:len(line)-1], nil
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return nil, err
+		}
+		if len(line) > maxLine {
+			return nil, fmt.Errorf("a line longer than %d bytes", maxLine)
+		}
+	}
+}
+
+func writeLine(c net.Conn, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = c.Write(append(b, '\n'))
+	return err
+}
+
+// Status asks a running keeper for its Info.
+func Status(dir, name string) (Info, error) {
+	c, r, err := dial(dir, name, control{Status: &struct{}{}})
+	if err != nil {
+		return Info{}, err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	ctl, err := readControl(r)
+	if err != nil || ctl.Info == nil {
+		return Info{}, fmt.Errorf("session %q did not answer its status: %v", name, err)
+	}
+	return *ctl.Info, nil
+}
+
+// Names lists the sessions that have files in dir.
+func Names(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if name, ok := strings.CutSuffix(e.Name(), ".sock"); ok && CheckName(name) == nil {
+			names = append(names, name)
+		}
+	}
+	return names, nil
+}
+
+// Stop asks the keeper of name to end the session, and waits (up to wait)
+// until it has: the server shut down and the socket gone.
+func Stop(dir, name string, wait time.Duration) error {
+	c, r, err := dial(dir, name, control{Stop: &struct{}{}})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(wait))
+	for {
+		ctl, err := readControl(r)
+		if err != nil {
+			// The keeper closes the connection when it is done.
+			if _, serr := os.Stat(PathsOf(dir, name).Socket); errors.Is(serr, os.ErrNotExist) {
+				return nil
+			}
+			return fmt.Errorf("session %q did not stop within %v", name, wait)
+		}
+		if ctl.Stopped != nil {
+			return nil
+		}
+	}
+}
