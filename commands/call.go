@@ -162,6 +162,9 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 			return err
 		}
 		if c.Detach {
+			if err := s.keepForTask(out, t.TaskID); err != nil {
+				return err
+			}
 			return out.print(res)
 		}
 		return followTask(ctx, client, out, t, true, c.result(ctx, s, out, def))

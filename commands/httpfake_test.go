@@ -306,3 +306,67 @@ func TestModernWatchAcknowledgement(t *testing.T) {
 		t.Errorf("none: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// A server that keeps tasks per session: call --detach keeps the HTTP
+// session open (no DELETE) and names it; a later command resumes it with
+// --session-id, without initializing again, and collects the task.
+func TestDetachKeepsTheHTTPSession(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	owner := map[string]string{} // task id -> the session that made it
+	task := func(id, status string) string {
+		return fmt.Sprintf(`{"taskId":%q,"status":%q,"createdAt":"2026-11-23T00:00:00Z","lastUpdatedAt":"2026-11-23T00:00:00Z","ttl":null,"pollInterval":10}`, id, status)
+	}
+	srv := newHTTPFake(t, func(x *mcptest.Exchange) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		switch x.RPCMethod {
+		case "initialize":
+			x.W.Header().Set("Mcp-Session-Id", x.Server().NewSession())
+			x.Reply(x.Result(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"tasks":{"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"f","version":"1"}}`))
+		case "tools/list":
+			x.Reply(x.Result(`{"tools":[{"name":"job","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}}]}`))
+		case "tools/call":
+			owner["t-1"] = x.SessionID
+			x.Reply(x.Result(`{"task":` + task("t-1", "working") + `}`))
+		case "tasks/get", "tasks/result":
+			if owner["t-1"] != x.SessionID {
+				x.Reply(x.Error(-32602, "Task not found"))
+			} else if x.RPCMethod == "tasks/get" {
+				x.Reply(x.Result(task("t-1", "completed")))
+			} else {
+				x.Reply(x.Result(`{"content":[{"type":"text","text":"done"}]}`))
+			}
+		default:
+			return false
+		}
+		return true
+	})
+	w := testEnv(t)
+	r := mcpvIn(t, w, "", "-u", srv.URL, "call", "job", "--detach", "-r", "-q", ".task.taskId")
+	if r.code != 0 || r.stdout != "t-1\n" || !strings.Contains(r.stderr, "the HTTP session stays open for task t-1: collect it with mcpv tasks result t-1 --session-id s1") {
+		t.Fatalf("detach: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	before := len(srv.Requests())
+	r = mcpvIn(t, w, "", "-u", srv.URL, "tasks", "result", "t-1", "--session-id", "s1", "-r", "-q", ".content[0].text")
+	if r.code != 0 || r.stdout != "done\n" {
+		t.Errorf("resumed: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	for i, q := range srv.Requests() {
+		if q.Method == "DELETE" || i >= before && (q.RPCMethod == "initialize" || q.SessionID != "s1") {
+			t.Errorf("request %d: %s", i, q.String())
+		}
+	}
+	r = mcpvIn(t, w, "", "-u", srv.URL, "tasks", "get", "t-1")
+	if r.code != 3 || !strings.Contains(r.stderr, "Task not found") {
+		t.Errorf("a new session: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = mcpvIn(t, w, "", "-u", srv.URL, "tasks", "get", "t-1", "--session-id", "s9")
+	if r.code != 2 || !strings.Contains(r.stderr, `--session-id: no session "s9" of `+srv.URL+` was kept here`) {
+		t.Errorf("unknown session id: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = mcpvIn(t, w, "", "tasks", "get", "t-1", "--session-id", "s1", "--", "./server")
+	if r.code != 2 || !strings.Contains(r.stderr, "--session-id resumes an HTTP session") {
+		t.Errorf("stdio: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/keeper"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -64,6 +65,21 @@ func (s *session) request(ctx context.Context, capability, method string, params
 		return nil, err
 	}
 	return client.Call(ctx, method, params)
+}
+
+// keepForTask leaves an HTTP session open for a detached task, which a
+// server may keep only as long as its session, and says how to resume it.
+func (s *session) keepForTask(out *console, taskID string) error {
+	if s.settings.Session != "" || s.conn == nil {
+		return nil // a keeper holds the session
+	}
+	sid, err := s.conn.Keep()
+	if err != nil || sid == "" {
+		return err
+	}
+	id, sid := safetext.Line(taskID), safetext.Line(sid)
+	out.notef("the HTTP session stays open for task %s: collect it with mcpv tasks result %s --session-id %s and the same server", id, id, sid)
+	return nil
 }
 
 // attach opens the running session the settings name, through its keeper.

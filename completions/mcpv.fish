@@ -22,7 +22,7 @@ function __mcpv_takes
     set -l c $argv[1]
     while true
         switch "$c:$argv[2]"
-            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--config' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color'
+            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--session-id' ':--config' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color'
                 return 0
             case 'list-tools:--cursor' 'list-tools:--max-pages'
                 return 0
@@ -184,6 +184,7 @@ complete -c mcpv -n '__mcpv_in ""' -s h -l help -d 'Show context-sensitive help.
 complete -c mcpv -n '__mcpv_in ""' -s u -l url -x -d 'Talk to the server at this Streamable HTTP (or legacy SSE) URL instead of starting one (default: MCPV_URL).'
 complete -c mcpv -n '__mcpv_in ""' -s s -l server -x -a '(__mcpv_servers)' -d 'Use the server named NAME in a config file; see \'mcpv servers\' (default: MCPV_SERVER).'
 complete -c mcpv -n '__mcpv_in ""' -l session -x -d 'Go through the running session NAME (see \'mcpv session\'); nothing is started (default: MCPV_SESSION).'
+complete -c mcpv -n '__mcpv_in ""' -l session-id -x -d 'Resume the HTTP session that \'call --detach\' kept open, instead of starting one.'
 complete -c mcpv -n '__mcpv_in ""' -l config -r -F -d 'Look for --server names in FILE before the other config files (MCPV_CONFIG is next).'
 complete -c mcpv -n '__mcpv_in ""' -l inherit-env -d 'Give a stdio server from config mcpv\'s whole environment, not a minimal one.'
 complete -c mcpv -n '__mcpv_in ""' -s H -l header -x -d 'Send this HTTP header (repeatable); @FILE reads one header per line.'

@@ -67,6 +67,9 @@ type HTTPOptions struct {
 	Trace func(line string)
 	// MaxResumes bounds reconnections of one stream; 0 means DefaultMaxResumes.
 	MaxResumes int
+	// SessionID resumes a session an earlier run opened and kept (Keep),
+	// at the ProtocolVersion it negotiated: nothing is initialized again.
+	SessionID, ProtocolVersion string
 }
 
 // DefaultMaxResumes is how many times a broken stream is resumed in a row.
@@ -105,6 +108,7 @@ type HTTPTransport struct {
 	legacy     bool
 	getOpen    bool // the standalone GET stream is running
 	closed     bool
+	keep       bool // Close leaves the session open: no DELETE
 	failOnce   sync.Once
 }
 
@@ -150,6 +154,9 @@ func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
 		incoming: make(chan inbound, 64),
 		failed:   make(chan struct{}),
 		endpoint: u,
+
+		sessionID: opts.SessionID,
+		version:   opts.ProtocolVersion,
 	}, nil
 }
 
@@ -663,8 +670,23 @@ func drain(resp *http.Response) {
 	resp.Body.Close()
 }
 
+// SessionID is the server's session id (Mcp-Session-Id), once it has one.
+func (t *HTTPTransport) SessionID() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sessionID
+}
+
+// Keep makes Close leave the server's session open, for a later run to
+// resume with HTTPOptions.SessionID.
+func (t *HTTPTransport) Keep() {
+	t.mu.Lock()
+	t.keep = true
+	t.mu.Unlock()
+}
+
 // Close ends the session: waits briefly for requests still being answered,
-// DELETEs the session, and ends every stream.
+// DELETEs the session (unless kept), and ends every stream.
 func (t *HTTPTransport) Close(ctx context.Context) error {
 	t.mu.Lock()
 	if t.closed {
@@ -673,8 +695,9 @@ func (t *HTTPTransport) Close(ctx context.Context) error {
 	}
 	t.closed = true
 	endpoint, sid, version := t.endpoint, t.sessionID, t.version
+	keep := t.keep
 	t.mu.Unlock()
-	if sid != "" && ctx.Err() == nil {
+	if sid != "" && !keep && ctx.Err() == nil {
 		dctx, cancel := context.WithTimeout(ctx, deleteTimeout)
 		req, err := http.NewRequestWithContext(dctx, http.MethodDelete, endpoint.String(), nil)
 		if err == nil {

@@ -317,7 +317,11 @@ func (t *HTTPTransport) reinitialize(ctx context.Context, stale string) error {
 		t.mu.Unlock()
 		return nil // another request already started the new session
 	}
-	if t.reinitDone || t.initMsg == nil {
+	if t.initMsg == nil {
+		t.mu.Unlock()
+		return &TransportError{Op: "POST", Err: fmt.Errorf("the server no longer has session %s (HTTP 404)", stale)}
+	}
+	if t.reinitDone {
 		t.mu.Unlock()
 		return &TransportError{Op: "POST", Err: errors.New("the server's session expired (HTTP 404) again")}
 	}

@@ -272,6 +272,17 @@ session_checks() {
 	session=$name check_jq session-task-result '.content[0].text | contains("Research Report: mcp")' tasks result "$id"
 	session=$name check_jq session-state-kept '.taskId == "'"$id"'"' tasks get "$id"
 	check_err session-one-shot-has-no-such-task 3 'Task not found' tasks get "$id"
+	if [ -n "$url" ]; then
+		# Without a session, --detach keeps the HTTP session for the task.
+		why=""
+		run --quiet -r -q .task.taskId call simulate-research-query topic=mcp --task --detach
+		want_rc 0
+		id=$(cat "$tmp/out")
+		sid=$(sed -n 's/.* --session-id \([^ ]*\) .*/\1/p' "$tmp/err")
+		[ -n "$sid" ] || because "no session id on stderr"
+		verdict detach-keeps-http-session
+		check_jq detach-resumed-by-session-id '.content[0].text | contains("Research Report: mcp")' tasks result "$id" --session-id "$sid"
+	fi
 	why=""
 	cmdline="mcpv session stop $name"
 	rc=0

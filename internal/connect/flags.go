@@ -19,6 +19,7 @@ type ServerFlags struct {
 	URL             string        `short:"u" name:"url" placeholder:"URL" help:"Talk to the server at this Streamable HTTP (or legacy SSE) URL instead of starting one (default: MCPV_URL)." group:"Server"`
 	Server          string        `short:"s" name:"server" placeholder:"NAME" help:"Use the server named NAME in a config file; see 'mcpv servers' (default: MCPV_SERVER)." group:"Server"`
 	Session         string        `name:"session" placeholder:"NAME" help:"Go through the running session NAME (see 'mcpv session'); nothing is started (default: MCPV_SESSION)." group:"Server"`
+	SessionID       string        `name:"session-id" placeholder:"ID" help:"Resume the HTTP session that 'call --detach' kept open, instead of starting one." group:"Server"`
 	Config          string        `name:"config" placeholder:"FILE" type:"existingfile" help:"Look for --server names in FILE before the other config files (MCPV_CONFIG is next)." group:"Server"`
 	InheritEnv      bool          `name:"inherit-env" help:"Give a stdio server from config mcpv's whole environment, not a minimal one." group:"Server"`
 	Header          []string      `short:"H" name:"header" sep:"none" placeholder:"'NAME: VALUE'" help:"Send this HTTP header (repeatable); @FILE reads one header per line." group:"Server"`

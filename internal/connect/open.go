@@ -20,6 +20,10 @@ type Conn struct {
 
 	notes *notifier
 	hooks Hooks
+
+	http     *mcp.HTTPTransport // the HTTP transport, for Keep
+	settings *Settings
+	env      Env
 }
 
 // Open starts the server (or prepares the HTTP connection), initializes the
@@ -31,11 +35,16 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.ResumeSession != "" {
+		return resume(s, env, h, ans)
+	}
 	t, err := transport(s, env, h)
 	if err != nil {
 		return nil, err
 	}
 	c, session := newConn(s, h, ans, t)
+	c.http, _ = t.(*mcp.HTTPTransport)
+	c.settings, c.env = s, env
 
 	ictx := ctx
 	if s.ConnectTimeout > 0 {

@@ -21,6 +21,9 @@ type Settings struct {
 	// Session, when set, is the running session the command goes through
 	// (--session): nothing is started and no server is named.
 	Session string
+	// ResumeSession is an HTTP session id kept by call --detach, resumed
+	// instead of initializing (--session-id).
+	ResumeSession string
 
 	// A stdio server (Command set) or an HTTP one (URL set), never both.
 	Command []string // the program and its arguments
@@ -144,6 +147,10 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (*Settings, e
 	if s.URL != "" && (len(f.Env) > 0 || f.Cwd != "") {
 		return nil, Usagef("--env and --cwd are for stdio servers")
 	}
+	if f.SessionID != "" && s.URL == "" {
+		return nil, Usagef("--session-id resumes an HTTP session: give the server's --url (or an HTTP --server)")
+	}
+	s.ResumeSession = f.SessionID
 	if f.Cwd != "" {
 		s.Dir = env.Path(f.Cwd)
 	}
@@ -171,7 +178,7 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (*Settings, e
 // 'mcpv session start', not to a command that goes through the session.
 var sessionShaping = []string{"header", "env", "cwd", "cacert", "transport", "inherit-env", "config", "root",
 	"protocol-version", "protocol-era", "connect-timeout", "log-level", "auth", "client-id", "client-secret",
-	"client-key", "client-metadata-url", "grant", "idp-token-endpoint", "idp-client-id", "id-token", "assertion", "dpop"}
+	"client-key", "client-metadata-url", "grant", "idp-token-endpoint", "idp-client-id", "id-token", "assertion", "dpop", "session-id"}
 
 func sessionFlags(explicit map[string]bool) error {
 	for _, f := range sessionShaping {

@@ -347,6 +347,10 @@ func (s *HTTPServer) answer(x *Exchange) {
 	}
 }
 
+// NewSession starts a session, as the fake's own initialize does, and
+// returns its id, for a Post hook that answers initialize itself.
+func (s *HTTPServer) NewSession() string { return s.newSession() }
+
 func (s *HTTPServer) newSession() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
