@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -33,7 +34,7 @@ func (c *sessionCmd) Help() string {
 
 Commands through a session print, exit and stop on Ctrl-C exactly as one-shot commands do; Ctrl-C cancels only that command's request. Several may use one session at once. A question the server asks (elicitation, sampling) goes to the command whose request it came with when one command is waiting, else it is answered by the session's flags.
 
-A keeper ends after --idle without commands (default 30m; 0 never), when its server exits (its commands then exit 4 with the server's stderr), on 'mcpv session stop', or on SIGTERM; it shuts its server down in order and removes its socket. Its log is next to its socket. OAuth: log in first ('mcpv auth login'); the keeper uses and refreshes the stored tokens but opens no browser.
+A keeper ends after --idle without commands (default 30m; 0 never), when its server exits (its commands then exit 4 with the server's stderr), on 'mcpv session stop', or on SIGTERM; it shuts its server down in order and removes its socket. Its log is sessions/NAME.log under the state directory (~/.local/state/mcpv). OAuth: log in first ('mcpv auth login'); the keeper uses and refreshes the stored tokens but opens no browser.
 
 Examples:
 
@@ -61,6 +62,7 @@ type keeperStart struct {
 	Name     string            `json:"name"`
 	Idle     time.Duration     `json:"idle"`
 	Target   string            `json:"target"`
+	Log      string            `json:"log"`
 	Settings *connect.Settings `json:"settings"`
 }
 
@@ -83,7 +85,6 @@ func (c *sessionStartCmd) Run(ctx context.Context, s *session, out *console) err
 	if err != nil {
 		return err
 	}
-	paths := keeper.PathsOf(dir, c.Name)
 	if _, err := keeper.Status(dir, c.Name); err == nil {
 		return &refusal{fmt.Sprintf("session %q is already running; stop it with 'mcpv session stop %s'", c.Name, c.Name)}
 	}
@@ -91,7 +92,12 @@ func (c *sessionStartCmd) Run(ctx context.Context, s *session, out *console) err
 	if err != nil {
 		return err
 	}
-	logf, err := os.OpenFile(paths.Log, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	logDir, logRoot := s.env.SessionLogDir()
+	if err := safedir.MkdirAll(logRoot, logDir); err != nil {
+		return err
+	}
+	logPath := filepath.Join(logDir, c.Name+".log")
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}
@@ -121,7 +127,7 @@ func (c *sessionStartCmd) Run(ctx context.Context, s *session, out *console) err
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
-	start := keeperStart{Name: c.Name, Idle: time.Duration(c.Idle), Target: describeTarget(s.settings), Settings: s.settings}
+	start := keeperStart{Name: c.Name, Idle: time.Duration(c.Idle), Target: describeTarget(s.settings), Settings: s.settings, Log: logPath}
 	json.NewEncoder(cfgW).Encode(start)
 	cfgW.Close()
 
@@ -332,7 +338,7 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env) int {
 		era = "modern"
 	}
 	k.Info = keeper.Info{Name: start.Name, Target: start.Target, PID: os.Getpid(), ProtocolVersion: conn.Client.ProtocolVersion(),
-		Era: era, Started: time.Now().UTC().Truncate(time.Second), Socket: paths.Socket, Log: paths.Log}
+		Era: era, Started: time.Now().UTC().Truncate(time.Second), Socket: paths.Socket, Log: start.Log}
 	info := k.Info
 	info.State, info.Idle, info.LastUsed = "ready", start.Idle.String(), info.Started
 	say(keeperReady{Info: &info})

@@ -19,9 +19,10 @@ import (
 // directory (so that the sockets of parallel tests never meet) and every
 // keeper stopped at the end.
 type sessions struct {
-	t   *testing.T
-	env []string
-	dir string
+	t     *testing.T
+	env   []string
+	dir   string // the sockets
+	state string // XDG_STATE_HOME: the logs
 }
 
 func newSessions(t *testing.T) *sessions {
@@ -30,7 +31,8 @@ func newSessions(t *testing.T) *sessions {
 		t.Fatal(err)
 	}
 	os.Chmod(rt, 0o700)
-	s := &sessions{t: t, env: append(os.Environ(), "XDG_RUNTIME_DIR="+rt), dir: filepath.Join(rt, "mcpv")}
+	state := filepath.Join(rt, "state")
+	s := &sessions{t: t, env: append(os.Environ(), "XDG_RUNTIME_DIR="+rt, "XDG_STATE_HOME="+state), dir: filepath.Join(rt, "mcpv"), state: state}
 	t.Cleanup(func() {
 		s.mcpv("session", "stop", "--all")
 		os.RemoveAll(rt)
@@ -128,7 +130,7 @@ func TestSessionManyCommands(t *testing.T) {
 	if code != 0 || out != fmt.Sprintf("tasks\tready\tlegacy\t%d\n", pid) {
 		t.Errorf("session list: exit %d, %q", code, out)
 	}
-	code, out, errs = w.mcpv("session", "stop", "tasks")
+	code, out, errs = w.mcpv("session", "stop", "--all")
 	if code != 0 || out != `{"stopped":["tasks"]}`+"\n" {
 		t.Errorf("session stop: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
@@ -226,5 +228,35 @@ func TestSessionStartFailsLikeOneShot(t *testing.T) {
 	code, _, errs = w.mcpv("--session", "bad", "--root", "/tmp", "ping")
 	if code != 2 || !strings.Contains(errs, "--root shapes the session: give it to 'mcpv session start'") {
 		t.Errorf("--root with --session: exit %d, stderr %q", code, errs)
+	}
+}
+
+// What a keeper holds stays out of what it shows: a secret on the server's
+// command line is masked in session start's line, in session list and in
+// the keeper's log, and the settings never appear on its command line.
+func TestSessionKeepsSecrets(t *testing.T) {
+	t.Parallel()
+	w := newSessions(t)
+	srv := newServer(t, "plain")
+	const secret = "sekrit-token-4711"
+	args := append([]string{"session", "start", "sec", "--env", "API_TOKEN=" + secret}, srv.args()...)
+	args = append(args, "--api-key", secret) // an argument of the server's
+	code, out, errs := w.mcpv(args...)
+	var info struct{ PID int }
+	if code != 0 || json.Unmarshal([]byte(out), &info) != nil {
+		t.Fatalf("session start: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	_, list, _ := w.mcpv("session", "list")
+	if !strings.Contains(list, "--api-key ***") {
+		t.Errorf("session list does not show the masked argument: %s", list)
+	}
+	w.mcpv("--session", "sec", "call", "x", "--no-validate")
+	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", info.PID))
+	logb, _ := os.ReadFile(filepath.Join(w.state, "mcpv", "sessions", "sec.log"))
+	infob, _ := os.ReadFile(filepath.Join(w.dir, "sec.json"))
+	for what, text := range map[string]string{"start": out, "list": list, "keeper command line": string(cmdline), "log": string(logb), "info file": string(infob)} {
+		if strings.Contains(text, secret) {
+			t.Errorf("the %s shows the secret: %s", what, text)
+		}
 	}
 }

@@ -80,6 +80,14 @@ func (e Env) OAuthStore() *oauth.Store {
 	return &oauth.Store{Dir: filepath.Join(state, "oauth"), Root: filepath.Dir(state)}
 }
 
+// SessionLogDir is where session keepers write their logs: sessions under
+// the state directory, which outlives a login (the runtime directory does
+// not), and the state root above.
+func (e Env) SessionLogDir() (dir, root string) {
+	state := trust.StateDir(e.Getenv, e.Home())
+	return filepath.Join(state, "sessions"), filepath.Dir(state)
+}
+
 // SessionDir is where session keepers put their sockets: $XDG_RUNTIME_DIR/mcpv,
 // else sessions under the state directory. root is the directory above,
 // from which every directory must be the user's alone.

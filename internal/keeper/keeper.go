@@ -81,13 +81,13 @@ func CheckName(name string) error {
 	return nil
 }
 
-// Paths are a session's files in dir.
-type Paths struct{ Socket, Info, Log string }
+// Paths are a session's socket and info file in dir.
+type Paths struct{ Socket, Info string }
 
 // PathsOf names the files of session name in dir.
 func PathsOf(dir, name string) Paths {
 	base := filepath.Join(dir, name)
-	return Paths{Socket: base + ".sock", Info: base + ".json", Log: base + ".log"}
+	return Paths{Socket: base + ".sock", Info: base + ".json"}
 }
 
 // ErrNoSession is a session that is not running.
