@@ -14,7 +14,10 @@
 #   - a 100 MB tool result (wall time and peak memory);
 #   - a batch of a million lines (peak memory, against 10,000 lines);
 #   - one list-tools against the npm "everything" server, against the MCP
-#     Inspector CLI doing the same (when npm can install them).
+#     Inspector CLI doing the same (when npm can install them);
+#   - twenty calls through a session against twenty one-shot commands, and
+#     one call through a warm session against mcpv --version plus one
+#     round trip (the same npm server).
 # Peers are built or installed OUTSIDE the repository, in
 #   ${MCPV_BENCH_DIR:-${TMPDIR:-/tmp}/mcpv-bench}
 # Needs go, GNU time (/usr/bin/time); node and npm for the last comparison.
@@ -26,7 +29,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	-n) runs=$2; shift ;;
 	--quick) quick=1; runs=5 ;;
-	-h | --help) sed -n '2,21p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,23p' "$0"; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -45,6 +48,9 @@ echo "building mcpv and the demo server into $dir"
 (cd "$repo" && go build -o "$dir/mcpv" . && go build -o "$dir/demo-server" ./examples/demo-server) || die "go build failed"
 mcpv=$dir/mcpv
 demo=$dir/demo-server
+# The comparisons with a raw floor speak the initialize era, as the floor's
+# messages do (the demo server speaks both; the big fake only that one).
+legacy=(--protocol-version 2025-11-25)
 
 usecs() { local t=${EPOCHREALTIME//[!0-9]/}; echo $((10#$t)); }
 # measure_in NAME FILE CMD...: run CMD once with stdin from FILE; append
@@ -82,7 +88,7 @@ printf '%-58s %-22s %-22s %s\n' WHAT MCPV REFERENCE RATIO
 printf '%s\n%s\n%s\n' "$init" "$inited" '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' >"$dir/raw-list.jsonl"
 reset list raw-list
 for _ in $(seq "$runs"); do
-	measure list "$mcpv" list-tools -- "$demo"
+	measure list "$mcpv" "${legacy[@]}" list-tools -- "$demo"
 	measure_in raw-list "$dir/raw-list.jsonl" "$demo"
 done
 row "one list-tools, go-sdk demo server, stdio" "$(secs "$(median 1 list)"), $(mb "$(median 2 list)")" \
@@ -97,9 +103,9 @@ lines "$pings" '{"method":"ping"}' >"$dir/pings.jsonl"
 brun=$(( runs < 5 ? runs : 5 ))
 reset batch-cmd batch-json batch-seq raw-pings
 for _ in $(seq "$brun"); do
-	measure_in batch-json "$dir/pings.jsonl" "$mcpv" batch --parallel 64 -- "$demo"
-	measure_in batch-cmd "$dir/pings.txt" "$mcpv" batch --parallel 64 -- "$demo"
-	measure_in batch-seq "$dir/pings.txt" "$mcpv" batch -- "$demo"
+	measure_in batch-json "$dir/pings.jsonl" "$mcpv" "${legacy[@]}" batch --parallel 64 -- "$demo"
+	measure_in batch-cmd "$dir/pings.txt" "$mcpv" "${legacy[@]}" batch --parallel 64 -- "$demo"
+	measure_in batch-seq "$dir/pings.txt" "$mcpv" "${legacy[@]}" batch -- "$demo"
 	measure_in raw-pings "$dir/raw-pings.jsonl" "$demo"
 done
 raw=$(median 1 raw-pings)
@@ -131,8 +137,8 @@ chmod +x "$dir/big-server.sh"
 size=100000000
 reset big big-jq
 for _ in $(seq "$brun"); do
-	measure big "$mcpv" call big -- "$dir/big-server.sh" "$size"
-	measure big-jq "$mcpv" call big -q '.content[0].text | length' -- "$dir/big-server.sh" "$size"
+	measure big "$mcpv" "${legacy[@]}" call big -- "$dir/big-server.sh" "$size"
+	measure big-jq "$mcpv" "${legacy[@]}" call big -q '.content[0].text | length' -- "$dir/big-server.sh" "$size"
 done
 big_rss=$(median 2 big)
 row "a 100 MB tool result, stdio, to /dev/null" "$(secs "$(median 1 big)"), $(mb "$big_rss")" "the result: 95 MB" \
@@ -145,9 +151,9 @@ long=1000000
 [ "$quick" = 0 ] || long=100000
 reset batch-long batch-short
 lines 10000 '{"method":"ping"}' >"$dir/short.jsonl"
-measure_in batch-short "$dir/short.jsonl" "$mcpv" batch --parallel 64 -- "$demo"
+measure_in batch-short "$dir/short.jsonl" "$mcpv" "${legacy[@]}" batch --parallel 64 -- "$demo"
 lines "$long" '{"method":"ping"}' >"$dir/long.jsonl"
-measure_in batch-long "$dir/long.jsonl" "$mcpv" batch --parallel 64 -- "$demo"
+measure_in batch-long "$dir/long.jsonl" "$mcpv" "${legacy[@]}" batch --parallel 64 -- "$demo"
 row "batch of $long lines: peak memory (and time)" "$(mb "$(median 2 batch-long)") ($(secs "$(median 1 batch-long)"))" \
 	"10,000 lines: $(mb "$(median 2 batch-short)")" "$(ratio "$(median 2 batch-long)" "$(median 2 batch-short)")"
 
@@ -176,6 +182,32 @@ if command -v npm >/dev/null && command -v node >/dev/null; then
 		done
 		row "one list-tools, go-sdk demo server: the clients alone" "$(secs "$(median 1 list)"), $(mb "$(median 2 list)")" \
 			"Inspector CLI $(secs "$(median 1 demo-inspector)"), $(mb "$(median 2 demo-inspector)")" "$(ratio "$(median 1 demo-inspector)" "$(median 1 list)") faster"
+		# Sessions: twenty calls through one session against twenty one-shot
+		# commands, each starting the server (side by side, a few rounds:
+		# the one-shot loop takes seconds).
+		export XDG_RUNTIME_DIR=$dir/rt
+		mkdir -p -m 700 "$XDG_RUNTIME_DIR"
+		"$mcpv" session stop bench >/dev/null 2>&1 || true
+		env GZIP_ALLOWED_DOMAINS=localhost "$mcpv" session start bench -- node "$everything" stdio >/dev/null || die "session start failed"
+		cat >"$dir/twenty.sh" <<'EOS'
+#!/bin/sh
+# twenty MCPV FLAG VALUE [SERVER...]: twenty sequential calls, through the
+# session (FLAG --session) or each starting SERVER (FLAG --, VALUE its program).
+m=$1; shift
+i=0
+while [ $i -lt 20 ]; do "$m" call echo message=x "$@" >/dev/null || exit 1; i=$((i + 1)); done
+EOS
+		chmod +x "$dir/twenty.sh"
+		reset twenty-session twenty-oneshot warm-call
+		for _ in $(seq 3); do
+			measure twenty-session "$dir/twenty.sh" "$mcpv" --session bench
+			measure twenty-oneshot env GZIP_ALLOWED_DOMAINS=localhost "$dir/twenty.sh" "$mcpv" -- node "$everything" stdio
+		done
+		for _ in $(seq "$runs"); do measure warm-call "$mcpv" --session bench call echo message=x; done
+		"$mcpv" session stop bench >/dev/null
+		row "20 sequential calls, npm everything server, stdio: --session" "$(secs "$(median 1 twenty-session)")" \
+			"20 one-shot commands $(secs "$(median 1 twenty-oneshot)")" "$(ratio "$(median 1 twenty-oneshot)" "$(median 1 twenty-session)") faster"
+		warm_call=$(median 1 warm-call)
 	else
 		echo "(npm could not install the everything server and the Inspector CLI: that comparison is left out)"
 	fi
@@ -187,6 +219,13 @@ fi
 reset version
 for _ in $(seq "$runs"); do measure version "$mcpv" --version; done
 row "mcpv --version (start-up alone)" "$(secs "$(median 1 version)"), $(mb "$(median 2 version)")" "" ""
+if [ -n "${warm_call:-}" ]; then
+	# The floor of a call through a warm session: mcpv's own start-up and
+	# one round trip with the server (the raw floor's time per ping).
+	floor=$(awk -v v="$(median 1 version)" -v r="$raw" -v n="$pings" 'BEGIN{printf "%.4f", v + r/n}')
+	row "one call through a warm session (npm everything server)" "$(secs "$warm_call")" \
+		"--version + one round trip $(secs "$floor")" "$(ratio "$warm_call" "$floor")"
+fi
 
 # The report.
 out=$repo/docs/BENCHMARKS.md
