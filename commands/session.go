@@ -84,6 +84,9 @@ func (s *session) keepForTask(out *console, taskID string) error {
 
 // attach opens the running session the settings name, through its keeper.
 func attach(ctx context.Context, settings *connect.Settings, env connect.Env, h connect.Hooks) (*connect.Conn, error) {
+	if err := sessionsSupported(); err != nil {
+		return nil, &refusal{err.Error()}
+	}
 	dir, err := sessionDir(env)
 	if err != nil {
 		return nil, err

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
@@ -80,6 +79,9 @@ func (c *sessionStartCmd) notInBatch() {}
 func (c *sessionStartCmd) Run(ctx context.Context, s *session, out *console) error {
 	if s.settings.Session != "" {
 		return usageErrorf("session start opens a session of its own: give it a server, not --session")
+	}
+	if err := sessionsSupported(); err != nil {
+		return &refusal{err.Error()}
 	}
 	dir, err := sessionDir(s.env)
 	if err != nil {
@@ -169,20 +171,6 @@ type keeperError struct {
 }
 
 func (e *keeperError) Error() string { return e.msg }
-
-// stopKeeper ends a keeper that is not to stay: SIGTERM (it closes its
-// server in order), then SIGKILL of its process group.
-func stopKeeper(cmd *exec.Cmd, exited chan struct{}) {
-	cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-exited:
-	case <-time.After(10 * time.Second):
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
-	}
-}
-
-func keeperProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
 
 // describeTarget is the session's server for session list, secrets masked.
 func describeTarget(s *connect.Settings) string {

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package e2e runs the mcpv binary as a user would: real processes, real
 // signals, real pipes. The test binary doubles as the fake server.
 package e2e

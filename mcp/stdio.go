@@ -132,6 +132,12 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 		closeAll(inW, outR, errR)
 		return nil, &TransportError{Op: fmt.Sprintf("start server %q", opts.Path), Err: unwrapExec(err)}
 	}
+	if err := afterStart(cmd.Process.Pid); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		closeAll(inW, outR, errR)
+		return nil, &TransportError{Op: fmt.Sprintf("start server %q", opts.Path), Err: err}
+	}
 	opts.Groups.add(cmd.Process.Pid)
 	t := &CommandTransport{
 		opts:    opts,

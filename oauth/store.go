@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/safedir"
@@ -81,7 +80,7 @@ func (e *PermissionError) Error() string {
 
 // readRecord reads one record file, refusing one with loose permissions.
 func readRecord(path string) (*Record, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := openNoFollow(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +89,9 @@ func readRecord(path string) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fi.Mode().Perm()&0o077 != 0 {
+	if others, err := readableByOthers(f, fi); err != nil {
+		return nil, err
+	} else if others {
 		return nil, &PermissionError{Path: path, Mode: fi.Mode()}
 	}
 	var r Record
@@ -160,7 +161,7 @@ func (s *Store) Save(r *Record) error {
 		return err
 	}
 	_, werr := tmp.Write(append(data, '\n'))
-	if err := errors.Join(werr, tmp.Close()); err != nil {
+	if err := errors.Join(werr, tmp.Close(), protect(tmp.Name())); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
@@ -199,19 +200,19 @@ func (s *Store) Lock(ctx context.Context, issuer, resource string) (func(), erro
 		return nil, err
 	}
 	path := strings.TrimSuffix(s.path(issuer, resource), ".json") + ".lock"
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
+	f, err := openNoFollow(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err
 	}
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
+		locked, err := tryLock(f)
+		if locked {
 			return func() {
-				syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+				unlock(f)
 				f.Close()
 			}, nil
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("locking %s: %w", path, err)
 		}

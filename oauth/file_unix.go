@@ -1,0 +1,36 @@
+//go:build unix
+
+package oauth
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// openNoFollow opens path, refusing a symbolic link.
+func openNoFollow(path string, flag int, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(path, flag|syscall.O_NOFOLLOW, perm)
+}
+
+// tryLock takes an exclusive lock on f without waiting: false when another
+// holds it.
+func tryLock(f *os.File) (bool, error) {
+	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) || errors.Is(err, syscall.EINTR) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func unlock(f *os.File) { syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// readableByOthers reports whether users other than the owner may read the
+// open token file: its mode bits.
+func readableByOthers(_ *os.File, fi os.FileInfo) (bool, error) {
+	return fi.Mode().Perm()&0o077 != 0, nil
+}
+
+// protect makes a new token file the owner's alone; on Unix, CreateTemp's
+// mode 0600 already does.
+func protect(string) error { return nil }
