@@ -138,15 +138,18 @@ func TestDPoPModes(t *testing.T) {
 	// auto against a bearer resource: bearer tokens, no key kept.
 	w := newWorld(t)
 	m := w.manager(t, t.TempDir(), ModeAuto, browser(t))
-	if status, _, err := call(t, m, w, "tools/list"); err != nil || status != 200 || m.dpop != nil || m.rec.DPoPKey != "" || m.rec.Token.TokenType != "Bearer" {
-		t.Errorf("auto, bearer resource: %d %v, type %q", status, err, m.rec.Token.TokenType)
+	if status, _, err := call(t, m, w, "tools/list"); err != nil || status != 200 {
+		t.Fatalf("auto, bearer resource: %d %v", status, err)
+	}
+	if m.dpop != nil || m.rec.DPoPKey != "" || m.rec.Token.TokenType != "Bearer" {
+		t.Errorf("auto, bearer resource: token type %q, key kept: %v", m.rec.Token.TokenType, m.dpop != nil || m.rec.DPoPKey != "")
 	}
 	// always: DPoP even where nothing asks (the server binds the token).
 	w = newWorld(t)
 	w.DPoP = true
 	m, _ = NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()}, Mode: ModeAuto,
 		Open: browser(t), DPoP: DPoPAlways}, http.DefaultTransport)
-	if status, _, err := call(t, m, w, "tools/list"); err != nil || status != 200 || m.rec.Token.TokenType != "DPoP" {
+	if status, _, err := call(t, m, w, "tools/list"); err != nil || status != 200 || m.rec == nil || m.rec.Token.TokenType != "DPoP" {
 		t.Errorf("always: %d %v", status, err)
 	}
 	// never: a resource that takes only DPoP tokens keeps refusing.
@@ -154,7 +157,7 @@ func TestDPoPModes(t *testing.T) {
 	m, _ = NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()}, Mode: ModeAuto,
 		Open: browser(t), DPoP: DPoPNever}, http.DefaultTransport)
 	status, _, err := call(t, m, w, "tools/list")
-	if err != nil || status != 401 || w.count("dpop-nonce:as") != 0 || m.rec.Token.TokenType != "Bearer" {
+	if err != nil || status != 401 || w.count("dpop-nonce:as") != 0 || m.rec == nil || m.rec.Token.TokenType != "Bearer" {
 		t.Errorf("never: %d %v, %d nonce challenges", status, err, w.count("dpop-nonce:as"))
 	}
 }

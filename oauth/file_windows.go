@@ -2,11 +2,11 @@ package oauth
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/mcpv/mcpv/internal/winacl"
 )
 
 // openNoFollow opens path, refusing a symbolic link (a reparse point).
@@ -36,50 +36,13 @@ func unlock(f *os.File) {
 // its owner, SYSTEM and the Administrators read it. Windows reports every
 // writable file as mode 0666, so the mode says nothing.
 func readableByOthers(f *os.File, _ os.FileInfo) (bool, error) {
-	sd, err := windows.GetSecurityInfo(windows.Handle(f.Fd()), windows.SE_FILE_OBJECT,
-		windows.OWNER_SECURITY_INFORMATION|windows.DACL_SECURITY_INFORMATION)
+	owner, aces, noDACL, err := winacl.OfHandle(windows.Handle(f.Fd()))
 	if err != nil {
 		return false, err
 	}
-	owner, _, err := sd.Owner()
-	if err != nil {
-		return false, err
-	}
-	dacl, _, err := sd.DACL()
-	if err != nil {
-		return false, err
-	}
-	if dacl == nil {
-		return true, nil // no DACL: everyone has full access
-	}
-	var aces []ace
-	for i := range uint32(dacl.AceCount) {
-		var a *windows.ACCESS_ALLOWED_ACE
-		if err := windows.GetAce(dacl, i, &a); err != nil {
-			return false, err
-		}
-		sid := (*windows.SID)(unsafe.Pointer(&a.SidStart))
-		aces = append(aces, ace{allow: a.Header.AceType == windows.ACCESS_ALLOWED_ACE_TYPE, sid: sid.String(), mask: uint32(a.Mask)})
-	}
-	return othersMayRead(owner.String(), aces), nil
+	return winacl.OthersMayRead(owner, aces, noDACL), nil
 }
 
 // protect gives a new token file a DACL that lets its owner alone in, not
 // inherited from the directory.
-func protect(path string) error {
-	tok := windows.GetCurrentProcessToken()
-	user, err := tok.GetTokenUser()
-	if err != nil {
-		return err
-	}
-	sd, err := windows.SecurityDescriptorFromString(fmt.Sprintf("D:P(A;;FA;;;%s)", user.User.Sid.String()))
-	if err != nil {
-		return err
-	}
-	dacl, _, err := sd.DACL()
-	if err != nil {
-		return err
-	}
-	return windows.SetNamedSecurityInfo(path, windows.SE_FILE_OBJECT,
-		windows.DACL_SECURITY_INFORMATION|windows.PROTECTED_DACL_SECURITY_INFORMATION, nil, nil, dacl, nil)
-}
+func protect(path string) error { return winacl.Protect(path) }

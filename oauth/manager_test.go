@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -95,13 +96,16 @@ func TestFlowThenStoredToken(t *testing.T) {
 		t.Errorf("%d registrations, %d authorizations", w.count("register"), w.count("authorize"))
 	}
 	entries, _ := os.ReadDir(dir)
+	if runtime.GOOS == "windows" {
+		entries = nil // no mode bits there: internal/winacl's TestProtect checks the DACL
+	}
 	for _, e := range entries {
 		info, _ := e.Info()
 		if strings.HasSuffix(e.Name(), ".json") && info.Mode().Perm() != 0o600 {
 			t.Errorf("%s has mode %v", e.Name(), info.Mode())
 		}
 	}
-	if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o700 {
+	if fi, _ := os.Stat(dir); runtime.GOOS != "windows" && fi.Mode().Perm() != 0o700 {
 		t.Errorf("store dir mode %v", fi.Mode())
 	}
 	// A new run (stored mode: no flow allowed) uses the stored token.
@@ -131,7 +135,10 @@ func TestRefreshRotatesAndIsShared(t *testing.T) {
 	}
 	// Expire the stored token.
 	expire := func() {
-		recs, _ := (&Store{Dir: dir}).Find(w.rs.URL + "/mcp")
+		recs, err := (&Store{Dir: dir}).Find(w.rs.URL + "/mcp")
+		if len(recs) == 0 {
+			t.Fatalf("no stored token to expire: %v", err)
+		}
 		recs[0].Token.ExpiresAt = time.Now().Add(-time.Minute)
 		(&Store{Dir: dir}).Save(recs[0])
 	}

@@ -1,9 +1,10 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package safedir
 
 import "io/fs"
 
-// foreign has no owner to compare here: Windows protects a user's profile
-// directories with their ACLs.
-func foreign(fs.FileInfo) string { return "" }
+// notPrivate has no owner to compare here, only the mode.
+func notPrivate(d string, fi fs.FileInfo) (why, fix string, err error) { return modeWritable(d, fi) }
+
+func removeCommand(d string) string { return "rm " + quote(d) }

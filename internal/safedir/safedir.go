@@ -79,20 +79,24 @@ func chain(root, dir string) []string {
 func checkOne(d string, fi fs.FileInfo) error {
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return &Error{Path: d, Why: "is a symbolic link", Fix: "rm " + quote(d) + " (mcpv makes it again)"}
+		return &Error{Path: d, Why: "is a symbolic link", Fix: removeCommand(d) + " (mcpv makes it again)"}
 	case !fi.IsDir():
-		return &Error{Path: d, Why: "is not a directory", Fix: "rm " + quote(d)}
+		return &Error{Path: d, Why: "is not a directory", Fix: removeCommand(d)}
 	}
-	if why := foreign(fi); why != "" {
-		return &Error{Path: d, Why: why, Fix: "chown \"$(id -u)\" " + quote(d)}
+	why, fix, err := notPrivate(d, fi)
+	if err != nil {
+		return err
 	}
-	if perm := fi.Mode().Perm(); perm&0o022 != 0 && fi.Mode()&fs.ModeSticky == 0 {
-		return &Error{Path: d, Why: fmt.Sprintf("can be written by others (mode %04o)", perm), Fix: "chmod go-w " + quote(d)}
+	if why != "" {
+		return &Error{Path: d, Why: why, Fix: fix}
 	}
 	return nil
 }
 
-// quote quotes a path for a POSIX shell.
-func quote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+// modeWritable judges a directory by its mode bits, as Unix keeps them.
+func modeWritable(d string, fi fs.FileInfo) (why, fix string, err error) {
+	if perm := fi.Mode().Perm(); perm&0o022 != 0 && fi.Mode()&fs.ModeSticky == 0 {
+		return fmt.Sprintf("can be written by others (mode %04o)", perm), "chmod go-w " + quote(d), nil
+	}
+	return "", "", nil
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package safedir
 
 import (
@@ -45,6 +47,9 @@ func TestCheck(t *testing.T) {
 		t.Error("MkdirAll went through a symbolic link")
 	}
 }
+
+// Modes, owners and symbolic links as Unix keeps them; on Windows the
+// DACL decides (internal/winacl).
 
 // Another user's directory is refused; only root can make one to test with.
 func TestCheckOwner(t *testing.T) {
