@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"os"
 	"os/exec"
 
 	"github.com/mcpv/mcpv/elicit"
@@ -39,38 +38,55 @@ func hooks(ios *output.Streams, env connect.Env, events *connect.EventLog, scrub
 	}
 }
 
-// openTerminal opens /dev/tty for questions when stderr is a terminal; nil
+// openTerminal opens the terminal for questions when stderr is one (on
+// Unix /dev/tty, on Windows the console's CONIN$ and CONOUT$); nil
 // otherwise.
 func openTerminal(ios *output.Streams, closers *[]func() error) elicit.Terminal {
 	if !ios.ErrTTY {
 		return nil
 	}
-	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	in, out, err := openConsole()
 	if err != nil {
 		return nil
 	}
-	*closers = append(*closers, f.Close)
-	return elicit.NewTerminal(f, f)
+	*closers = append(*closers, in.Close)
+	if out != in {
+		*closers = append(*closers, out.Close)
+	}
+	return elicit.NewTerminal(in, out)
 }
 
 // browser opens a URL with $BROWSER, else the platform's opener. It does
 // not wait for the browser; the URL is shown on stderr either way.
 func browser(env connect.Env) func(url string) error {
 	return func(url string) error {
-		var cmd *exec.Cmd
-		switch b := env.Getenv("BROWSER"); {
-		case b != "":
-			cmd = exec.Command("sh", "-c", b+` "$1"`, "browser", url)
-		case env.GOOS == "darwin":
-			cmd = exec.Command("open", url)
-		default:
-			cmd = exec.Command("xdg-open", url)
-		}
+		name, args := browserCommand(env.GOOS, env.Getenv("BROWSER"), url)
+		cmd := exec.Command(name, args...)
 		cmd.Env = env.Environ
 		if err := cmd.Start(); err != nil {
 			return err
 		}
 		go cmd.Wait() // reaps the opener; it ends on its own, mcpv does not wait for it
 		return nil
+	}
+}
+
+// browserCommand is the program that opens url, and its arguments. The URL
+// is always an argument of its own, never part of a line a shell parses.
+// On Unix $BROWSER is a shell command, as xdg-open and git read it; on
+// Windows it is the browser's path, and the platform's opener is the URL
+// protocol handler (what a double-click on a link runs).
+func browserCommand(goos, browserEnv, url string) (string, []string) {
+	switch {
+	case browserEnv != "" && goos == "windows":
+		return browserEnv, []string{url}
+	case browserEnv != "":
+		return "sh", []string{"-c", browserEnv + ` "$1"`, "browser", url}
+	case goos == "darwin":
+		return "open", []string{url}
+	case goos == "windows":
+		return "rundll32", []string{"url.dll,FileProtocolHandler", url}
+	default:
+		return "xdg-open", []string{url}
 	}
 }

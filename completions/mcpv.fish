@@ -213,7 +213,7 @@ complete -c mcpv -n '__mcpv_in ""' -l max-timeout -x -d 'Progress notifications 
 complete -c mcpv -n '__mcpv_in ""' -l events -r -F -d 'Write every notification from the server to FILE as NDJSON, with a timestamp.'
 complete -c mcpv -n '__mcpv_in ""' -l log-level -x -a 'debug info notice warning error critical alert emergency' -d 'Ask the server to send log messages at LEVEL and above (logging/setLevel).'
 complete -c mcpv -n '__mcpv_in ""' -l root -x -a '(__fish_complete_directories)' -d 'Offer this directory as a root (repeatable); without --root mcpv declares no roots.'
-complete -c mcpv -n '__mcpv_in ""' -l sampling-cmd -x -d 'Answer sampling/createMessage by running CMD (sh -c) with the request\'s params as JSON on stdin; it prints a CreateMessageResult.'
+complete -c mcpv -n '__mcpv_in ""' -l sampling-cmd -x -d 'Answer sampling/createMessage by running CMD (sh -c; on Windows cmd.exe /c) with the request\'s params as JSON on stdin; it prints a CreateMessageResult.'
 complete -c mcpv -n '__mcpv_in ""' -l answer -x -d 'Answer a field of an elicitation form (repeatable), typed by the requested schema.'
 complete -c mcpv -n '__mcpv_in ""' -l answers -r -F -d 'Answer elicitation forms from a JSON object in FILE.'
 complete -c mcpv -n '__mcpv_in ""' -l elicitation -x -a 'prompt accept decline cancel' -d 'What to do with an elicitation that the answers do not complete: prompt (the default on a terminal), accept (fill defaults), decline (the default otherwise) or cancel.'

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -74,12 +73,27 @@ func rootList(paths []string, env Env) (json.RawMessage, error) {
 		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 			return nil, Usagef("--root %s: not a directory", p)
 		}
-		u := url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Clean(abs))}
-		roots = append(roots, root{URI: u.String(), Name: filepath.Base(abs)})
+		roots = append(roots, root{URI: fileURI(filepath.Clean(abs), env.GOOS), Name: filepath.Base(abs)})
 	}
 	return json.Marshal(struct {
 		Roots []root `json:"roots"`
 	}{roots})
+}
+
+// fileURI is the file: URI of an absolute, clean path: file:///home/me,
+// and on Windows file:///C:/tools for C:\tools and file://server/share for
+// \\server\share (RFC 8089).
+func fileURI(path, goos string) string {
+	u := url.URL{Scheme: "file", Path: path}
+	if goos == "windows" {
+		p := strings.ReplaceAll(path, `\`, "/")
+		if host, rest, unc := strings.Cut(strings.TrimPrefix(p, "//"), "/"); strings.HasPrefix(p, "//") && unc {
+			u.Host, u.Path = host, "/"+rest
+		} else {
+			u.Path = "/" + strings.TrimPrefix(p, "/")
+		}
+	}
+	return u.String()
 }
 
 // elicitation prepares the answers to elicitation/create.
@@ -179,7 +193,7 @@ func (a *answerer) answer(ctx context.Context, method string, params json.RawMes
 // sample runs --sampling-cmd with the request's params on stdin and returns
 // its stdout, once it is checked to be a CreateMessageResult.
 func (a *answerer) sample(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	cmd := exec.CommandContext(ctx, "sh", "-c", a.sampling)
+	cmd := shellCommand(ctx, a.sampling)
 	cmd.Stdin = bytes.NewReader(params)
 	cmd.Stderr = a.hooks.Stderr
 	cmd.WaitDelay = time.Second // a background child must not hold its stdout open for ever
