@@ -17,7 +17,8 @@ func main() {
 	ios := output.System()
 	var servers mcp.ProcessGroups // the stdio servers running, to kill at once on a second signal
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// SIGHUP: the terminal was closed; the same orderly shutdown.
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	// A write to a closed stdout must return EPIPE, not kill mcpv; unlike
 	// signal.Ignore, this does not pass SIG_IGN on to the server.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)

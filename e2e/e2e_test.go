@@ -229,6 +229,23 @@ func TestCtrlC(t *testing.T) {
 	t.Logf("exit after Ctrl-C took %v", took)
 }
 
+// Closing the terminal (SIGHUP) shuts down as Ctrl-C does: the request is
+// cancelled on the wire and the server ends in order, on every Unix.
+func TestHangUpShutsDownInOrder(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "hang")
+	r := start(t, append([]string{"call", "slow", "--no-validate"}, s.args()...)...)
+	s.waitFor(t, `"tools/call"`)
+	r.cmd.Process.Signal(syscall.SIGHUP)
+	if code, _ := r.wait(t, 10*time.Second); code != 130 {
+		t.Errorf("exit code %d, want 130; stderr:\n%s", code, r.stderr.String())
+	}
+	s.waitFor(t, `"method":"notifications/cancelled"`)
+	if !s.gone(t) {
+		t.Error("the server outlived mcpv")
+	}
+}
+
 // A second Ctrl-C ends mcpv at once, and with it every process of the
 // server's group: the server's own children too.
 func TestSecondCtrlCKillsAtOnce(t *testing.T) {
