@@ -11,6 +11,9 @@ import (
 
 // comSpec is cmd.exe's path: %ComSpec%, else the one under %SystemRoot%.
 func comSpec(getenv func(string) string) string {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
 	if c := getenv("ComSpec"); filepath.IsAbs(c) || strings.Contains(c, `:\`) {
 		return c
 	}

@@ -2,15 +2,14 @@ package connect
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"syscall"
 )
 
 // shellCommand runs line with cmd.exe /d /s /c, passed as typed (os/exec
 // would quote it again).
-func shellCommand(ctx context.Context, line string) *exec.Cmd {
-	comspec := comSpec(os.Getenv)
+func shellCommand(ctx context.Context, line string, getenv func(string) string) *exec.Cmd {
+	comspec := comSpec(getenv)
 	cmd := exec.CommandContext(ctx, comspec)
 	cmd.SysProcAttr = &syscall.SysProcAttr{CmdLine: cmdLine(comspec, line)}
 	return cmd
