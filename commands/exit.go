@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"syscall"
 
 	"github.com/mcpv/mcpv/elicit"
+	"github.com/mcpv/mcpv/internal/brokenpipe"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/safetext"
@@ -144,7 +144,7 @@ func silent(err error) bool {
 // went away; a server's closed stdin is not that.
 func isClosedStdout(err error) bool {
 	var ce *output.ClosedError
-	return errors.As(err, &ce) && errors.Is(ce.Err, syscall.EPIPE)
+	return errors.As(err, &ce) && brokenpipe.Is(ce.Err)
 }
 
 // hint is what the command line can add to a library's error: the flags

@@ -10,10 +10,10 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/alecthomas/kong"
 
+	"github.com/mcpv/mcpv/internal/brokenpipe"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
@@ -181,7 +181,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 		}
 	}()
 	kctx, err := k.Parse(args)
-	if errors.Is(err, syscall.EPIPE) {
+	if brokenpipe.Is(err) {
 		return exitOK // --help | head
 	}
 	if err != nil {
