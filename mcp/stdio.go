@@ -9,11 +9,14 @@ package mcp
 // Design:
 //   - The child runs in its own process group, so a terminal's Ctrl-C reaches
 //     mcpv alone and mcpv can cancel on the wire before shutting it down; on
-//     Linux it also gets SIGKILL if mcpv dies (PR_SET_PDEATHSIG).
+//     Linux it also gets SIGKILL if mcpv dies (PR_SET_PDEATHSIG), on other
+//     Unix systems a watcher ends its group then (watch_unix.go), and on
+//     Windows a kill-on-close Job Object holds its whole tree.
 //   - Lines have no size limit: bufio.Reader.ReadBytes gathers a line of any
 //     length into one fresh slice, which the session keeps without copying.
 //   - All three pipes are *os.File, so writes honour deadlines and Wait never
-//     blocks on copying; one goroutine copies stderr (to the user and to a tail
+//     blocks on copying (on Windows mcpv's ends of stdin and stdout are
+//     overlapped named pipes, since anonymous pipes take no deadlines there); one goroutine copies stderr (to the user and to a tail
 //     kept for error messages) and one waits for the process to exit.
 //   - Close: close stdin, wait; SIGTERM the group, wait; SIGKILL the group,
 //     wait. Every wait is bounded.
@@ -33,6 +36,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/brokenpipe"
 )
 
 // CommandOptions describe a stdio server to start.
@@ -107,11 +112,11 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 		opts.ExitDrain = exitDrainWait
 	}
 	opts.Log = orDiscard(opts.Log)
-	inR, inW, err := os.Pipe()
+	inR, inW, err := serverPipe(false)
 	if err != nil {
 		return nil, &TransportError{Op: "start server", Err: err}
 	}
-	outR, outW, err := os.Pipe()
+	outW, outR, err := serverPipe(true)
 	if err != nil {
 		closeAll(inR, inW)
 		return nil, &TransportError{Op: "start server", Err: err}
@@ -370,7 +375,7 @@ func (t *CommandTransport) Write(ctx context.Context, msg []byte) error {
 			t.stdin.Close()
 			return context.Cause(ctx)
 		}
-		if errors.Is(err, syscall.EPIPE) {
+		if brokenpipe.Is(err) {
 			return t.endError(io.EOF) // the server is gone: say how it ended
 		}
 		return &TransportError{Op: "write to server", Err: err}
@@ -432,6 +437,7 @@ func (t *CommandTransport) Close(ctx context.Context) error {
 	}
 	// The server is gone; anything it left behind in its group goes too.
 	killGroup(pid, syscall.SIGKILL)
+	groupEnded(pid)
 	t.opts.Groups.remove(pid)
 	t.stdout.Close()
 	return nil

@@ -2,9 +2,45 @@
 
 package mcp
 
-import "syscall"
+import (
+	"sync"
+	"syscall"
+)
 
 func sysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
 // killGroup signals the server's whole process group.
 func killGroup(pid int, sig syscall.Signal) { _ = syscall.Kill(-pid, sig) }
+
+// These systems have no parent-death signal: a watcher ends the server's
+// group if mcpv dies first (watch_unix.go).
+var watchers struct {
+	sync.Mutex
+	byPID map[int]*groupWatcher
+}
+
+// afterStart starts the watcher of the server's group.
+func afterStart(pid int) error {
+	g, err := watchGroup(pid)
+	if err != nil {
+		return err
+	}
+	watchers.Lock()
+	if watchers.byPID == nil {
+		watchers.byPID = map[int]*groupWatcher{}
+	}
+	watchers.byPID[pid] = g
+	watchers.Unlock()
+	return nil
+}
+
+// groupEnded lets the watcher go once mcpv has ended the group itself.
+func groupEnded(pid int) {
+	watchers.Lock()
+	g := watchers.byPID[pid]
+	delete(watchers.byPID, pid)
+	watchers.Unlock()
+	if g != nil {
+		g.done()
+	}
+}
