@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mcpv/mcpv/redact"
@@ -53,7 +52,7 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 			case ctx.Err() != nil:
 				return ctx.Err()
 			case errors.As(err, &se) && se.Status < 500,
-				errors.Is(err, syscall.ECONNREFUSED):
+				connRefused(err):
 				// Refused: asking again will not help. Nothing listens
 				// any more: the server has died; waiting out the
 				// backoff would only hide that.
