@@ -91,7 +91,7 @@ func TestTextAndSaveDir(t *testing.T) {
 		t.Errorf("saved %s: %v", res.Content[1].Path, err)
 	}
 	r = mcpv(t, "", args([]string{"call", "typed", "--save-dir", dir, "--text"}, fake("typed=7"))...)
-	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); r.code != 0 || len(lines) != 2 || lines[0] != "n is 7" || !strings.HasPrefix(lines[1], dir+"/") {
+	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); r.code != 0 || len(lines) != 2 || lines[0] != "n is 7" || !strings.HasPrefix(lines[1], dir+string(filepath.Separator)) {
 		t.Errorf("--save-dir --text: exit %d, stdout %q", r.code, r.stdout)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +25,9 @@ func runBrowserIfRequested() bool {
 	if os.Getenv("MCPV_TEST_BROWSER") == "" {
 		return false
 	}
+	if mark := os.Getenv("MCPV_TEST_BROWSER"); mark != "1" {
+		os.WriteFile(mark, nil, 0o600) // where $BROWSER is a program, not a shell command
+	}
 	resp, err := http.Get(os.Args[len(os.Args)-1])
 	if err != nil {
 		os.Exit(1)
@@ -41,6 +45,11 @@ func authWorld(t *testing.T, w *world) (srv *oauthtest.Server, opened string) {
 	srv.Scopes = []string{"mcp:tools"}
 	w.setenv("XDG_STATE_HOME", t.TempDir())
 	opened = filepath.Join(t.TempDir(), "opened")
+	if runtime.GOOS == "windows" { // $BROWSER is the browser's path there
+		w.setenv("MCPV_TEST_BROWSER", opened)
+		w.setenv("BROWSER", os.Args[0])
+		return srv, opened
+	}
 	w.setenv("BROWSER", "touch "+connect.QuoteWord(opened)+"; MCPV_TEST_BROWSER=1 "+connect.QuoteWord(os.Args[0]))
 	return srv, opened
 }

@@ -3,6 +3,8 @@ package commands
 import (
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -124,7 +126,9 @@ func TestDemoServerModern(t *testing.T) {
 // initialize era's server requests, and sends the call again.
 func TestModernInputRequired(t *testing.T) {
 	t.Parallel()
-	sampler := `echo '{"role":"assistant","content":{"type":"text","text":"yo"},"model":"m"}'`
+	sampler := shellEcho(`{"role":"assistant","content":{"type":"text","text":"yo"},"model":"m"}`)
+	root := t.TempDir()
+	rootURI := url.URL{Scheme: "file", Path: "/" + strings.TrimPrefix(filepath.ToSlash(root), "/")}
 	for name, server := range map[string][]string{
 		"stdio": demo(),
 		"http":  {"-u", demoHTTP(t, httpModes["stateless"])},
@@ -134,7 +138,7 @@ func TestModernInputRequired(t *testing.T) {
 			want string
 		}{
 			{[]string{"call", "ask", "--answer", "name=Ada", "--answer", "age=36"}, `{"action":"accept","content":{"age":36,"color":"green","name":"Ada","subscribe":false}}`},
-			{[]string{"--root", "/tmp", "call", "roots"}, `{"roots":[{"name":"tmp","uri":"file:///tmp"}]}`},
+			{[]string{"--root", root, "call", "roots"}, `{"roots":[{"name":"` + filepath.Base(root) + `","uri":"` + rootURI.String() + `"}]}`},
 			{[]string{"--sampling-cmd", sampler, "call", "sample", "prompt=hi"}, `{"content":{"type":"text","text":"yo"},"model":"m","role":"assistant"}`},
 		} {
 			argv := append([]string{"--protocol-version", "2026-07-28"}, tt.args...)

@@ -126,7 +126,7 @@ func TestHTTPUsage(t *testing.T) {
 			t.Errorf("%q: stderr shows a secret: %q", tt.args, r.stderr)
 		}
 	}
-	if r := mcpv(t, "", "-u", "http://127.0.0.1:1/mcp", "ping"); r.code != 4 || !strings.Contains(r.stderr, "connection refused") {
+	if r := mcpv(t, "", "-u", "http://127.0.0.1:1/mcp", "ping"); r.code != 4 || !osText(r.stderr, "connection refused") {
 		t.Errorf("unreachable server: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

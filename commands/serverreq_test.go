@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -41,7 +42,8 @@ func TestRoots(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	want := `{"roots":[{"uri":"file://` + filepath.ToSlash(dir) + `","name":"` + filepath.Base(dir) + `"}]}`
+	uri := url.URL{Scheme: "file", Path: "/" + strings.TrimPrefix(filepath.ToSlash(dir), "/")} // file:///tmp/x, file:///C:/x
+	want := `{"roots":[{"uri":"` + uri.String() + `","name":"` + filepath.Base(dir) + `"}]}`
 	if got := toolText(t, r.stdout); !jsonEqual(got, want) {
 		t.Errorf("roots = %s, want %s", got, want)
 	}
@@ -58,7 +60,7 @@ func TestRoots(t *testing.T) {
 func TestSamplingCommand(t *testing.T) {
 	t.Parallel()
 	seen := filepath.Join(t.TempDir(), "params.json")
-	cmd := `cat > ` + seen + `; echo '{"role":"assistant","content":{"type":"text","text":"hi from the model"},"model":"fake-1"}'`
+	cmd := shellThen(shellSaveStdin(seen), shellEcho(`{"role":"assistant","content":{"type":"text","text":"hi from the model"},"model":"fake-1"}`))
 	r := mcpv(t, "", args([]string{"--sampling-cmd", cmd, "call", "sample", "prompt=say hi"}, demoLegacy())...)
 	if r.code != 0 || !strings.Contains(toolText(t, r.stdout), `"hi from the model"`) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)

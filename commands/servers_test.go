@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -156,7 +157,7 @@ func TestUntrustedProjectFile(t *testing.T) {
 	w.write(t, ".mcp.json", `{"mcpServers": {"local": `+entry+`}}`)
 
 	r := w.mcpv(t, "", "ping", "-s", "local")
-	wantCmd := "would run: env MCPV_FAKE=plain MCPV_FAKE_LOG=" + logPath + " " + os.Args[0] + " '--api-key=***' serve; review the file, then run: mcpv trust .mcp.json"
+	wantCmd := "would run: env MCPV_FAKE=plain MCPV_FAKE_LOG=" + connect.QuoteWord(logPath) + " " + connect.QuoteWord(os.Args[0]) + " '--api-key=***' serve; review the file, then run: mcpv trust .mcp.json"
 	if r.code != 2 || !strings.Contains(r.stderr, ".mcp.json is not trusted") || !strings.Contains(r.stderr, wantCmd) {
 		t.Fatalf("untrusted: exit %d, stderr %q\nwant %q", r.code, r.stderr, wantCmd)
 	}
@@ -205,7 +206,7 @@ func TestUntrustedProjectFile(t *testing.T) {
 
 	// Any file under the repository is a project file; one outside is the user's.
 	inRepo := w.write(t, "conf/servers.json", `{"mcpServers": {"deep": `+fakeEntry("plain")+`}}`)
-	if r := w.mcpv(t, "", "--config", inRepo, "ping", "-s", "deep"); r.code != 2 || !strings.Contains(r.stderr, "conf/servers.json is not trusted") {
+	if r := w.mcpv(t, "", "--config", inRepo, "ping", "-s", "deep"); r.code != 2 || !strings.Contains(r.stderr, filepath.Join("conf", "servers.json")+" is not trusted") {
 		t.Errorf("--config in the repository: exit %d, stderr %q", r.code, r.stderr)
 	}
 	outside := w.write(t, filepath.Join(w.root, "mine.json"), `{"mcpServers": {"deep": `+fakeEntry("plain")+`}}`)
@@ -405,6 +406,7 @@ func TestUntrustedHTTPEntriesGetNothingOfTheUsers(t *testing.T) {
 // Trust belongs to the path as found: a link to a trusted file from another
 // project does not run that project's programs.
 func TestTrustDoesNotFollowSymlinks(t *testing.T) {
+	unixOnly(t, "symbolic links and a server written in sh")
 	t.Parallel()
 	w := newCfgWorld(t)
 	entry := `{"mcpServers": {"local": {"command": "./server", "env": {"` + mcptest.EnvVar + `": "env"}}}}`
@@ -481,6 +483,7 @@ func TestUntrustedHTTPEntryStartsNoBrowserFlow(t *testing.T) {
 // A state directory another user can write to is not used: neither trust
 // nor tokens are read from it, and the message says what to run.
 func TestStateDirectoryMustBeTheUsers(t *testing.T) {
+	unixOnly(t, "Unix modes; internal/safedir and internal/winacl check Windows ACLs")
 	t.Parallel()
 	w := newCfgWorld(t)
 	state := t.TempDir()

@@ -71,6 +71,7 @@ func TestTimeoutFlagsTakeSeconds(t *testing.T) {
 
 // A bare number is seconds all the way down: 0.2 is 200ms.
 func TestConnectTimeoutInSeconds(t *testing.T) {
+	unixOnly(t, "a server that never answers: sleep")
 	t.Parallel()
 	r := mcpv(t, "", "--connect-timeout", "0.2", "ping", "--", "sleep", "30")
 	if r.code != 124 || !strings.Contains(r.stderr, "initialize: no answer within 200ms") {

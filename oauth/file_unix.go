@@ -4,6 +4,7 @@ package oauth
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"syscall"
 )
@@ -34,3 +35,7 @@ func readableByOthers(_ *os.File, fi os.FileInfo) (bool, error) {
 // protect makes a new token file the owner's alone; on Unix, CreateTemp's
 // mode 0600 already does.
 func protect(string) error { return nil }
+
+// looseWhy and looseFix word a PermissionError.
+func looseWhy(mode os.FileMode) string { return fmt.Sprintf("mode %04o", mode.Perm()) }
+func looseFix(string) string           { return "chmod 600" }

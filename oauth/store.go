@@ -75,7 +75,7 @@ type PermissionError struct {
 }
 
 func (e *PermissionError) Error() string {
-	return fmt.Sprintf("the token file %s can be read by others (mode %04o); fix it with chmod 600, or remove it with mcpv auth logout", e.Path, e.Mode.Perm())
+	return fmt.Sprintf("the token file %s can be read by others (%s); fix it with %s, or remove it with mcpv auth logout", e.Path, looseWhy(e.Mode), looseFix(e.Path))
 }
 
 // readRecord reads one record file, refusing one with loose permissions.
