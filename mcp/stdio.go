@@ -131,6 +131,10 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 	cmd.Dir = opts.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = sysProcAttr()
+	if err := prepareCommand(cmd); err != nil {
+		closeAll(inR, inW, outR, outW, errR, errW)
+		return nil, &TransportError{Op: fmt.Sprintf("start server %q", opts.Path), Err: err}
+	}
 	err = cmd.Start()
 	closeAll(inR, outW, errW) // the child has its own copies
 	if err != nil {
