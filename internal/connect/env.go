@@ -30,10 +30,11 @@ func System() (Env, error) {
 	return Env{Environ: os.Environ(), Cwd: cwd, GOOS: runtime.GOOS}, nil
 }
 
-// Lookup returns a variable's value and whether it is set at all.
+// Lookup returns a variable's value and whether it is set at all. Names
+// are compared without regard to case on Windows, as Windows does.
 func (e Env) Lookup(key string) (string, bool) {
 	for i := len(e.Environ) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(e.Environ[i], "="); ok && k == key {
+		if k, v, ok := strings.Cut(e.Environ[i], "="); ok && (k == key || e.GOOS == "windows" && strings.EqualFold(k, key)) {
 			return v, true
 		}
 	}
@@ -70,13 +71,13 @@ func (e Env) Config(flag string) config.Env {
 
 // TrustStore is where trusted project files are recorded.
 func (e Env) TrustStore() trust.Store {
-	state := trust.StateDir(e.Getenv, e.Home())
+	state := trust.StateDir(e.Getenv, e.Home(), e.GOOS)
 	return trust.Store{Dir: filepath.Join(state, "trusted"), Root: filepath.Dir(state)}
 }
 
 // OAuthStore is where tokens are kept.
 func (e Env) OAuthStore() *oauth.Store {
-	state := trust.StateDir(e.Getenv, e.Home())
+	state := trust.StateDir(e.Getenv, e.Home(), e.GOOS)
 	return &oauth.Store{Dir: filepath.Join(state, "oauth"), Root: filepath.Dir(state)}
 }
 
@@ -84,7 +85,7 @@ func (e Env) OAuthStore() *oauth.Store {
 // the state directory, which outlives a login (the runtime directory does
 // not), and the state root above.
 func (e Env) SessionLogDir() (dir, root string) {
-	state := trust.StateDir(e.Getenv, e.Home())
+	state := trust.StateDir(e.Getenv, e.Home(), e.GOOS)
 	return filepath.Join(state, "sessions"), filepath.Dir(state)
 }
 
@@ -95,6 +96,6 @@ func (e Env) SessionDir() (dir, root string) {
 	if rt := e.Getenv("XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) {
 		return filepath.Join(rt, "mcpv"), rt
 	}
-	state := trust.StateDir(e.Getenv, e.Home())
+	state := trust.StateDir(e.Getenv, e.Home(), e.GOOS)
 	return filepath.Join(state, "sessions"), filepath.Dir(state)
 }

@@ -275,20 +275,42 @@ func mergeAuth(f AuthFlags, explicit map[string]bool, src Source) Auth {
 
 // MinimalEnv is the environment a server from config starts with: enough
 // to find programs and behave like a login shell, nothing of the user's
-// tokens.
+// tokens. On Windows names are compared without regard to case (Windows
+// spells it Path) and the list is what Windows programs need to start,
+// find their profile and temporary directory, and run .cmd shims: the MCP
+// TypeScript SDK's default list for win32 (APPDATA ... USERPROFILE), plus
+// PATHEXT, COMSPEC and the like, without which npx.cmd and node fail.
 func MinimalEnv(environ []string, goos string) []string {
 	keep := []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "TMPDIR"}
-	if goos == "darwin" {
+	switch goos {
+	case "darwin":
 		keep = append(keep, "__CF_USER_TEXT_ENCODING")
+	case "windows":
+		keep = append(keep, windowsEnv...)
 	}
 	var out []string
 	for _, kv := range environ {
 		k, _, _ := strings.Cut(kv, "=")
+		if goos == "windows" {
+			k = strings.ToUpper(k)
+		}
 		if slices.Contains(keep, k) || strings.HasPrefix(k, "LC_") {
 			out = append(out, kv)
 		}
 	}
 	return out
+}
+
+// windowsEnv is what MinimalEnv keeps on Windows besides the common names,
+// in upper case.
+var windowsEnv = []string{
+	// The TypeScript SDK's default inherited variables for win32.
+	"APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PROCESSOR_ARCHITECTURE",
+	"SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE", "PROGRAMFILES",
+	// What programs and shims also look for.
+	"PATHEXT", "COMSPEC", "WINDIR", "TMP", "PROGRAMFILES(X86)", "PROGRAMW6432", "PROGRAMDATA",
+	"COMMONPROGRAMFILES", "COMMONPROGRAMFILES(X86)", "ALLUSERSPROFILE", "PUBLIC",
+	"NUMBER_OF_PROCESSORS", "OS", "USERDOMAIN", "COMPUTERNAME",
 }
 
 // flagSecrets are the secrets given on the command line or read for it:

@@ -3,6 +3,7 @@ package connect
 import (
 	"errors"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -213,9 +214,33 @@ func TestMinimalEnv(t *testing.T) {
 	if d := cmp.Diff([]string{"PATH=/bin", "LC_TIME=C", "__CF_USER_TEXT_ENCODING=0x1F5", "TMPDIR=/t"}, MinimalEnv(environ, "darwin")); d != "" {
 		t.Errorf("darwin (-want +got):\n%s", d)
 	}
+	// Windows: names in any case, the variables Windows programs need kept
+	// as they are spelled, the user's secrets dropped.
+	windows := []string{`Path=C:\Windows\system32`, `SystemRoot=C:\Windows`, `ComSpec=C:\Windows\system32\cmd.exe`,
+		"PATHEXT=.COM;.EXE;.BAT;.CMD", `APPDATA=C:\Users\me\AppData\Roaming`, `LOCALAPPDATA=C:\Users\me\AppData\Local`,
+		`USERPROFILE=C:\Users\me`, `TEMP=C:\Users\me\AppData\Local\Temp`, `TMP=C:\Users\me\AppData\Local\Temp`,
+		`ProgramFiles=C:\Program Files`, `ProgramFiles(x86)=C:\Program Files (x86)`, "USERNAME=me", "OS=Windows_NT",
+		"GITHUB_TOKEN=ghp_x", "AWS_SECRET_ACCESS_KEY=s", "OneDrive=C:\\Users\\me\\OneDrive"}
+	want := windows[:len(windows)-3]
+	if d := cmp.Diff(want, MinimalEnv(windows, "windows")); d != "" {
+		t.Errorf("windows (-want +got):\n%s", d)
+	}
+	if got := MinimalEnv(windows, "linux"); len(got) != 0 {
+		t.Errorf("linux keeps Windows' spellings: %q", got)
+	}
 }
 
 func TestEnv(t *testing.T) {
+	win := Env{Environ: []string{`Path=C:\bin`, `LocalAppData=C:\L`}, GOOS: "windows"}
+	if v, ok := win.Lookup("PATH"); v != `C:\bin` || !ok || win.Getenv("LOCALAPPDATA") != `C:\L` {
+		t.Errorf("windows: Lookup(PATH) = %q, %v: names are compared without regard to case there", v, ok)
+	}
+	if _, ok := (Env{Environ: []string{"Path=x"}, GOOS: "linux"}).Lookup("PATH"); ok {
+		t.Error("linux: Path is not PATH")
+	}
+	if runtime.GOOS == "windows" {
+		return // what follows is Unix paths
+	}
 	env := Env{Environ: []string{"A=1", "EMPTY=", "A=2", "HOME=/h"}, Cwd: "/c"}
 	if v, ok := env.Lookup("A"); v != "2" || !ok {
 		t.Errorf("Lookup(A) = %q, %v; a later entry wins", v, ok)
