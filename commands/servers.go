@@ -19,10 +19,12 @@ func (c *serversCmd) Help() string {
 
     --config FILE, then $MCPV_CONFIG
     ./.mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json      (project files)
-    $XDG_CONFIG_HOME/mcpv/servers.yaml (or servers.json)    (default ~/.config)
+    $XDG_CONFIG_HOME/mcpv/servers.yaml (or .yml, .json)      (mcpv's catalog; default ~/.config;
+                                     macOS also ~/Library/Application Support/mcpv; Windows %APPDATA%\mcpv)
     ~/.claude.json                                           (Claude Code)
-    ~/.config/Claude/claude_desktop_config.json              (Claude Desktop on Linux)
-    ~/Library/Application Support/Claude/claude_desktop_config.json   (on macOS)
+    Claude/claude_desktop_config.json in ~/.config (Linux), ~/Library/Application Support (macOS),
+                                     %APPDATA% (Windows)     (Claude Desktop)
+    Code/User/mcp.json in the same places                    (VS Code)
     ~/.cursor/mcp.json                                       (Cursor)
 
 A stdio server from a project file, or from any file under the current repository, starts only after 'mcpv trust FILE'. The list shows entries as written, with secrets masked; a name defined again in a later file is marked "shadowed".

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/osdirs"
 	"github.com/mcpv/mcpv/internal/suggest"
 )
 
@@ -98,23 +99,59 @@ func Sources(env Env) []Source {
 		}
 	}
 
-	configHome := env.Getenv("XDG_CONFIG_HOME")
-	if configHome == "" || !filepath.IsAbs(configHome) {
-		configHome = filepath.Join(env.Home, ".config")
-	}
-	for _, name := range []string{"servers.yaml", "servers.yml", "servers.json"} {
-		add(Source{Path: filepath.Join(configHome, "mcpv", name), Label: "mcpv catalog"})
+	for _, dir := range catalogDirs(env) {
+		for _, name := range []string{"servers.yaml", "servers.yml", "servers.json"} {
+			add(Source{Path: osdirs.Join(env.GOOS, dir, name), Label: "mcpv catalog"})
+		}
 	}
 	if env.Home != "" {
-		add(Source{Path: filepath.Join(env.Home, ".claude.json"), Label: "Claude Code", project: env.Cwd, Foreign: true})
-		if env.GOOS == "darwin" {
-			add(Source{Path: filepath.Join(env.Home, "Library", "Application Support", "Claude", "claude_desktop_config.json"), Label: "Claude Desktop", Foreign: true})
-		} else {
-			add(Source{Path: filepath.Join(configHome, "Claude", "claude_desktop_config.json"), Label: "Claude Desktop", Foreign: true})
-		}
-		add(Source{Path: filepath.Join(env.Home, ".cursor", "mcp.json"), Label: "Cursor", Foreign: true})
+		add(Source{Path: osdirs.Join(env.GOOS, env.Home, ".claude.json"), Label: "Claude Code", project: env.Cwd, Foreign: true})
+		add(Source{Path: osdirs.Join(env.GOOS, appConfigDir(env), "Claude", "claude_desktop_config.json"), Label: "Claude Desktop", Foreign: true})
+		add(Source{Path: osdirs.Join(env.GOOS, appConfigDir(env), "Code", "User", "mcp.json"), Label: "VS Code", Foreign: true})
+		add(Source{Path: osdirs.Join(env.GOOS, env.Home, ".cursor", "mcp.json"), Label: "Cursor", Foreign: true})
 	}
 	return classify(out, env.Cwd)
+}
+
+// xdgConfigHome is $XDG_CONFIG_HOME when set and absolute, else ~/.config.
+func xdgConfigHome(env Env) string {
+	if d := env.Getenv("XDG_CONFIG_HOME"); osdirs.IsAbs(env.GOOS, d) {
+		return d
+	}
+	return osdirs.Join(env.GOOS, env.Home, ".config")
+}
+
+// appConfigDir is where desktop programs keep their settings (what
+// os.UserConfigDir says on each OS): %APPDATA% on Windows,
+// ~/Library/Application Support on macOS, the XDG config home elsewhere.
+func appConfigDir(env Env) string {
+	switch env.GOOS {
+	case "windows":
+		if d := env.Getenv("APPDATA"); osdirs.IsAbs(env.GOOS, d) {
+			return d
+		}
+		return osdirs.Join(env.GOOS, env.Home, "AppData", "Roaming")
+	case "darwin":
+		return osdirs.Join(env.GOOS, env.Home, "Library", "Application Support")
+	}
+	return xdgConfigHome(env)
+}
+
+// catalogDirs are where mcpv's own catalog may be, first match wins: the
+// XDG config home on Linux and the BSDs (and on macOS when
+// XDG_CONFIG_HOME is set); on macOS ~/.config/mcpv, where command-line
+// users keep such files, then ~/Library/Application Support/mcpv; on
+// Windows %APPDATA%\mcpv.
+func catalogDirs(env Env) []string {
+	switch env.GOOS {
+	case "windows":
+		return []string{osdirs.Join(env.GOOS, appConfigDir(env), "mcpv")}
+	case "darwin":
+		if env.Getenv("XDG_CONFIG_HOME") == "" {
+			return []string{osdirs.Join(env.GOOS, env.Home, ".config", "mcpv"), osdirs.Join(env.GOOS, appConfigDir(env), "mcpv")}
+		}
+	}
+	return []string{osdirs.Join(env.GOOS, xdgConfigHome(env), "mcpv")}
 }
 
 // classify marks as Project the --config and MCPV_CONFIG files that lie

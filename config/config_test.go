@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -210,6 +211,9 @@ func TestParseErrorsHaveLineAndColumn(t *testing.T) {
 		{"yaml http", "a.yaml", "servers:\n  a:\n    transport: sse\n    http: [1]\n", `:4:11: server "a": http must be an object, not an array`},
 		{"yaml transport", "a.yaml", "servers:\n  a:\n    transport: websocket\n    command: x\n", `:3:16: server "a": unknown transport "websocket"`},
 		{"yaml root", "a.yaml", "- 1\n", `:1:1: want a mapping with "servers", found an array`},
+		// After a byte-order mark, positions are those an editor shows.
+		{"json BOM", "a.json", "\xEF\xBB\xBF{\"mcpServers\": {\"x\": 3}}", `:1:22: server "x": want an object, found a number`},
+		{"yaml BOM", "a.yaml", "\xEF\xBB\xBFservers:\n  a:\n    transport: websocket\n    command: x\n", `:3:16: server "a": unknown transport "websocket"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -413,5 +417,84 @@ func TestBrokenForeignFilesAreSkipped(t *testing.T) {
 	put(t, filepath.Join(w.home, ".config", "mcpv", "servers.yaml"), "servers: [")
 	if _, _, err := Find(w.env("linux"), "s"); err == nil || !strings.Contains(err.Error(), "servers.yaml") {
 		t.Errorf("a broken catalog: %v", err)
+	}
+}
+
+// Where each OS keeps the files mcpv reads, for a user who has them all.
+func TestSourcesPerOS(t *testing.T) {
+	paths := func(env Env) map[string][]string {
+		out := map[string][]string{}
+		for _, s := range Sources(env) {
+			if s.Kind == User {
+				out[s.Label] = append(out[s.Label], s.Path)
+			}
+		}
+		return out
+	}
+	get := func(vars map[string]string) func(string) string { return func(k string) string { return vars[k] } }
+	tests := []struct {
+		name string
+		env  Env
+		want map[string][]string
+	}{
+		{"windows", Env{GOOS: "windows", Home: `C:\Users\me`, Cwd: `C:\work`, Getenv: get(map[string]string{"APPDATA": `C:\Users\me\AppData\Roaming`})},
+			map[string][]string{
+				"mcpv catalog":   {`C:\Users\me\AppData\Roaming\mcpv\servers.yaml`, `C:\Users\me\AppData\Roaming\mcpv\servers.yml`, `C:\Users\me\AppData\Roaming\mcpv\servers.json`},
+				"Claude Code":    {`C:\Users\me\.claude.json`},
+				"Claude Desktop": {`C:\Users\me\AppData\Roaming\Claude\claude_desktop_config.json`},
+				"VS Code":        {`C:\Users\me\AppData\Roaming\Code\User\mcp.json`},
+				"Cursor":         {`C:\Users\me\.cursor\mcp.json`},
+			}},
+		{"darwin", Env{GOOS: "darwin", Home: "/Users/me", Cwd: "/w", Getenv: get(nil)},
+			map[string][]string{
+				"mcpv catalog": {"/Users/me/.config/mcpv/servers.yaml", "/Users/me/.config/mcpv/servers.yml", "/Users/me/.config/mcpv/servers.json",
+					"/Users/me/Library/Application Support/mcpv/servers.yaml", "/Users/me/Library/Application Support/mcpv/servers.yml", "/Users/me/Library/Application Support/mcpv/servers.json"},
+				"Claude Code":    {"/Users/me/.claude.json"},
+				"Claude Desktop": {"/Users/me/Library/Application Support/Claude/claude_desktop_config.json"},
+				"VS Code":        {"/Users/me/Library/Application Support/Code/User/mcp.json"},
+				"Cursor":         {"/Users/me/.cursor/mcp.json"},
+			}},
+		{"linux", Env{GOOS: "linux", Home: "/home/me", Cwd: "/w", Getenv: get(map[string]string{"XDG_CONFIG_HOME": "/cfg"})},
+			map[string][]string{
+				"mcpv catalog":   {"/cfg/mcpv/servers.yaml", "/cfg/mcpv/servers.yml", "/cfg/mcpv/servers.json"},
+				"Claude Code":    {"/home/me/.claude.json"},
+				"Claude Desktop": {"/cfg/Claude/claude_desktop_config.json"},
+				"VS Code":        {"/cfg/Code/User/mcp.json"},
+				"Cursor":         {"/home/me/.cursor/mcp.json"},
+			}},
+	}
+	for _, tt := range tests {
+		if runtime.GOOS == "windows" && tt.name != "windows" {
+			continue // Unix paths, which Windows would join its own way
+		}
+		if d := cmp.Diff(tt.want, paths(tt.env)); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, d)
+		}
+	}
+}
+
+// PowerShell 5.1 writes UTF-8 files with a byte-order mark: every config
+// file is read with or without one, and trust covers the bytes as they are.
+func TestByteOrderMark(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"a.json":    "\xEF\xBB\xBF{\"mcpServers\": {\"x\": {\"command\": \"npx\", \"args\": [\"-y\", \"pkg\"]}}}\r\n",
+		"vs.json":   "\xEF\xBB\xBF{\"servers\": {\"x\": {\"type\": \"stdio\", \"command\": \"npx\", \"args\": [\"-y\", \"pkg\"]}}}",
+		"b.yaml":    "\xEF\xBB\xBFservers:\r\n  x:\r\n    command: npx\r\n    args: [-y, pkg]\r\n",
+		"plain.yml": "servers:\n  x:\n    command: npx\n    args: [-y, pkg]\n",
+	} {
+		path := filepath.Join(dir, name)
+		put(t, path, content)
+		f, err := Load(Source{Path: path, Required: true, YAML: !strings.HasSuffix(name, ".json")})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if len(f.Servers) != 1 || f.Servers[0].Command != "npx" || strings.Join(f.Servers[0].Args, " ") != "-y pkg" {
+			t.Errorf("%s: %+v", name, f.Servers)
+		}
+		if string(f.Data) != content {
+			t.Errorf("%s: Data is not the file's bytes", name)
+		}
 	}
 }

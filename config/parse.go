@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"strings"
 	"time"
 
@@ -13,9 +14,12 @@ import (
 // the current project under "projects" → path → "mcpServers", which come
 // first there, as in Claude Code.
 func (f *File) parse() error {
+	// A UTF-8 byte-order mark (PowerShell 5.1 writes one) is not part of
+	// the document; trust is still given to the file's bytes, mark and all.
+	text := bytes.TrimPrefix(f.Data, []byte("\xEF\xBB\xBF"))
 	var tables []*node
 	if f.YAML {
-		root, err := parseYAML(f.Data)
+		root, err := parseYAML(text)
 		if err != nil {
 			return err
 		}
@@ -24,7 +28,7 @@ func (f *File) parse() error {
 		}
 		tables = []*node{root.get("servers"), root.get("mcpServers")}
 	} else {
-		data, err := checkJSON(f.Data)
+		data, err := checkJSON(text)
 		if err != nil {
 			return err
 		}

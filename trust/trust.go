@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/osdirs"
 	"github.com/mcpv/mcpv/internal/safedir"
 )
 
@@ -28,13 +29,29 @@ func (s Store) root() string {
 	return s.Root
 }
 
-// StateDir is mcpv's state directory: $XDG_STATE_HOME/mcpv, else
+// StateDir is mcpv's state directory on goos: $XDG_STATE_HOME/mcpv when
+// that is set (on every OS), else on Windows %LOCALAPPDATA%\mcpv, on macOS
+// ~/Library/Application Support/mcpv (or ~/.local/state/mcpv where an
+// earlier mcpv made it, so its tokens and trust stay), elsewhere
 // ~/.local/state/mcpv.
-func StateDir(getenv func(string) string, home string) string {
-	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "mcpv")
+func StateDir(getenv func(string) string, home, goos string) string {
+	if d := getenv("XDG_STATE_HOME"); osdirs.IsAbs(goos, d) {
+		return osdirs.Join(goos, d, "mcpv")
 	}
-	return filepath.Join(home, ".local", "state", "mcpv")
+	xdg := osdirs.Join(goos, home, ".local", "state", "mcpv")
+	switch goos {
+	case "windows":
+		if d := getenv("LOCALAPPDATA"); osdirs.IsAbs(goos, d) {
+			return osdirs.Join(goos, d, "mcpv")
+		}
+		return osdirs.Join(goos, home, "AppData", "Local", "mcpv")
+	case "darwin":
+		if _, err := os.Stat(xdg); err == nil {
+			return xdg
+		}
+		return osdirs.Join(goos, home, "Library", "Application Support", "mcpv")
+	}
+	return xdg
 }
 
 // Hash is the content hash trust is given to.

@@ -3,6 +3,7 @@ package trust
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -53,17 +54,37 @@ func TestTrustFollowsContent(t *testing.T) {
 }
 
 func TestStateDir(t *testing.T) {
-	env := map[string]string{}
-	get := func(k string) string { return env[k] }
-	if got := StateDir(get, "/home/u"); got != "/home/u/.local/state/mcpv" {
-		t.Errorf("default: %s", got)
+	home := t.TempDir() // on macOS an earlier ~/.local/state/mcpv decides
+	tests := []struct {
+		goos string
+		env  map[string]string
+		want string
+	}{
+		{"linux", nil, filepath.Join(home, ".local", "state", "mcpv")},
+		{"linux", map[string]string{"XDG_STATE_HOME": "relative"}, filepath.Join(home, ".local", "state", "mcpv")},
+		{"linux", map[string]string{"XDG_STATE_HOME": "/st"}, filepath.Join("/st", "mcpv")},
+		{"darwin", nil, filepath.Join(home, "Library", "Application Support", "mcpv")},
+		{"windows", map[string]string{"LOCALAPPDATA": `C:\Users\me\AppData\Local`}, `C:\Users\me\AppData\Local\mcpv`},
+		{"windows", map[string]string{"LOCALAPPDATA": `C:\Users\me\AppData\Local`, "XDG_STATE_HOME": `D:\state`}, `D:\state\mcpv`},
 	}
-	env["XDG_STATE_HOME"] = "relative"
-	if got := StateDir(get, "/home/u"); got != "/home/u/.local/state/mcpv" {
-		t.Errorf("a relative XDG_STATE_HOME must be ignored: %s", got)
+	for _, tt := range tests {
+		if runtime.GOOS == "windows" && tt.goos != "windows" {
+			continue // Unix paths joined by Windows' rules are another test
+		}
+		get := func(k string) string { return tt.env[k] }
+		if got := StateDir(get, home, tt.goos); got != tt.want {
+			t.Errorf("%s %v: %s, want %s", tt.goos, tt.env, got, tt.want)
+		}
 	}
-	env["XDG_STATE_HOME"] = "/st"
-	if got := StateDir(get, "/home/u"); got != "/st/mcpv" {
-		t.Errorf("xdg: %s", got)
+	if got := StateDir(func(string) string { return "" }, `C:\Users\me`, "windows"); got != `C:\Users\me\AppData\Local\mcpv` {
+		t.Errorf("windows without LOCALAPPDATA: %s", got)
+	}
+	// An upgrade on macOS keeps the state an earlier mcpv made.
+	old := filepath.Join(home, ".local", "state", "mcpv")
+	if err := os.MkdirAll(old, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if got := StateDir(func(string) string { return "" }, home, "darwin"); got != old {
+		t.Errorf("darwin with an earlier state directory: %s, want %s", got, old)
 	}
 }

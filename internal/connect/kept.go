@@ -29,7 +29,7 @@ type keptSession struct {
 
 // keptDir is where kept sessions are recorded, and the state root above.
 func (e Env) keptDir() (dir, root string) {
-	state := trust.StateDir(e.Getenv, e.Home())
+	state := trust.StateDir(e.Getenv, e.Home(), e.GOOS)
 	return filepath.Join(state, "http-sessions"), filepath.Dir(state)
 }
 
