@@ -96,6 +96,15 @@ func TestOAuthCodeFlowAndStoredTokens(t *testing.T) {
 		t.Fatalf("the authorization URL was not opened and shown: %q", r.stderr)
 	}
 	os.Remove(opened)
+	// Every request of mcpv's names it (the browser's are the browser's).
+	for req, agent := range srv.Agents() {
+		if req != "GET /authorize" && agent != "mcpv/"+Version {
+			t.Errorf("%s: User-Agent %q, want mcpv/%s", req, agent, Version)
+		}
+	}
+	if len(srv.Agents()) < 5 {
+		t.Errorf("requests seen: %v", srv.Agents())
+	}
 
 	// Later runs use the stored token; a refused one is refreshed.
 	if r := run("", "-u", url, "ping"); r.code != 0 {

@@ -11,9 +11,10 @@ import (
 
 // httpClient is the client every HTTP request goes through: the system's
 // roots plus cacert, the proxy from the environment, no timeout of its own
-// (streams live long; requests have their own). An authorization layer can
-// wrap its Transport.
-func httpClient(cacert string) (*http.Client, error) {
+// (streams live long; requests have their own), and userAgent on every
+// request that has none of its own (-H "User-Agent: ..." wins). An
+// authorization layer can wrap its Transport.
+func httpClient(cacert, userAgent string) (*http.Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	if cacert != "" {
 		pem, err := os.ReadFile(cacert)
@@ -29,7 +30,30 @@ func httpClient(cacert string) (*http.Client, error) {
 		}
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
-	return &http.Client{Transport: tr, CheckRedirect: sameOrigin}, nil
+	return &http.Client{Transport: agentTransport{tr, userAgent}, CheckRedirect: sameOrigin}, nil
+}
+
+// agentTransport names mcpv in each request's User-Agent.
+type agentTransport struct {
+	base  http.RoundTripper
+	agent string
+}
+
+func (t agentTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.agent == "" || req.Header.Get("User-Agent") != "" {
+		return t.base.RoundTrip(req)
+	}
+	r := req.Clone(req.Context()) // a RoundTripper must not change the caller's request
+	r.Header.Set("User-Agent", t.agent)
+	return t.base.RoundTrip(r)
+}
+
+// userAgent is "mcpv/VERSION", from the client info given to the session.
+func userAgent(h Hooks) string {
+	if h.Client.Name == "" {
+		return ""
+	}
+	return h.Client.Name + "/" + h.Client.Version
 }
 
 // sameOrigin follows redirects only within the server's origin: -H headers

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -57,6 +58,7 @@ type Server struct {
 	clients []string          // the client_id of each authorization request
 	bound   map[string]string // access token → the jkt it is bound to
 	jtis    map[string]bool   // DPoP proof ids seen
+	agents  map[string]string // "METHOD /path" → the last User-Agent it got
 }
 
 type grant struct{ scope, challenge string }
@@ -65,18 +67,35 @@ type grant struct{ scope, challenge string }
 func New(t testing.TB, mcp http.Handler) *Server {
 	s := &Server{TTL: 3600, Need: map[string]string{}, Clients: map[string]string{}, Assertions: map[string]string{},
 		tokens: map[string]string{}, refresh: map[string]string{}, codes: map[string]grant{}, counts: map[string]int{},
-		bound: map[string]string{}, jtis: map[string]bool{}}
-	s.AS = httptest.NewServer(http.HandlerFunc(s.serveAS))
+		bound: map[string]string{}, jtis: map[string]bool{}, agents: map[string]string{}}
+	s.AS = httptest.NewServer(s.noteAgent(http.HandlerFunc(s.serveAS)))
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(map[string]any{"resource": s.RS.URL + "/mcp", "authorization_servers": []string{s.AS.URL}, "scopes_supported": s.Scopes,
 			"dpop_bound_access_tokens_required": s.DPoP})
 	})
 	mux.Handle("/mcp", s.guard(mcp))
-	s.RS = httptest.NewServer(mux)
+	s.RS = httptest.NewServer(s.noteAgent(mux))
 	t.Cleanup(s.RS.Close)
 	t.Cleanup(s.AS.Close)
 	return s
+}
+
+// noteAgent records each request's User-Agent.
+func (s *Server) noteAgent(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.agents[r.Method+" "+r.URL.Path] = r.Header.Get("User-Agent")
+		s.mu.Unlock()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Agents is the last User-Agent of each "METHOD /path" both servers got.
+func (s *Server) Agents() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.agents)
 }
 
 // URL is the MCP endpoint.
