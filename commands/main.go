@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -20,17 +21,65 @@ import (
 	"github.com/mcpv/mcpv/redact"
 )
 
-// Version is mcpv's version, set at build time with -ldflags "-X ...Version=v1.2.3".
-var Version = ""
+// Version, Commit and Date describe the build: a release sets them with
+// -ldflags "-X github.com/mcpv/mcpv/commands.Version=v1.2.3 ..."; otherwise
+// they come from what the Go toolchain stamped (the module version of a
+// go install, the VCS revision and time of a build in a checkout).
+var Version, Commit, Date string
 
 func init() {
-	if Version != "" {
-		return
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		bi = &debug.BuildInfo{}
 	}
-	Version = "dev"
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		Version = bi.Main.Version
+	Version, Commit, Date = stamp(Version, Commit, Date, bi)
+}
+
+// stamp fills what -ldflags left empty from the build information.
+func stamp(version, commit, date string, bi *debug.BuildInfo) (string, string, string) {
+	if version == "" {
+		version = "dev"
+		if v := bi.Main.Version; v != "" && v != "(devel)" {
+			version = v
+		}
 	}
+	var modified, fromVCS bool
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			if commit == "" {
+				commit, fromVCS = s.Value, true
+			}
+		case "vcs.time":
+			if date == "" {
+				date = s.Value
+			}
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	if modified && fromVCS {
+		commit += "-dirty"
+	}
+	return version, commit, date
+}
+
+// versionLine is what --version prints: "mcpv v1.2.3 (commit abc123def456,
+// built 2026-11-23T10:00:00Z, go1.26.8 linux/amd64)", leaving out what is
+// not known.
+func versionLine(version, commit, date, goVersion, platform string) string {
+	var parts []string
+	if commit != "" {
+		parts = append(parts, "commit "+commit)
+	}
+	if date != "" {
+		parts = append(parts, "built "+date)
+	}
+	parts = append(parts, goVersion+" "+platform)
+	return "mcpv " + version + " (" + strings.Join(parts, ", ") + ")"
 }
 
 // cli is the whole grammar.
@@ -109,7 +158,7 @@ func parser(c *cli, ios *output.Streams, exit func(int)) (*kong.Kong, error) {
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: true}),
 		kong.Help(printHelp),
 		kong.Vars{
-			"version":            "mcpv " + Version,
+			"version":            versionLine(Version, Commit, Date, runtime.Version(), runtime.GOOS+"/"+runtime.GOARCH),
 			"latest_version":     mcp.LatestVersion,
 			"supported_versions": strings.Join(mcp.SupportedVersions, ", "),
 		},

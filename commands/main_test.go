@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -140,4 +141,21 @@ func (w *signalWriter) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.buf.String()
+}
+
+func TestVersionLine(t *testing.T) {
+	bi := &debug.BuildInfo{Main: debug.Module{Version: "v1.4.0"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.time", Value: "2026-11-23T10:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
+	v, c, d := stamp("", "", "", bi)
+	if got := versionLine(v, c, d, "go1.26.8", "linux/amd64"); got != "mcpv v1.4.0 (commit 0123456789ab-dirty, built 2026-11-23T10:00:00Z, go1.26.8 linux/amd64)" {
+		t.Errorf("from build info: %s", got)
+	}
+	v, c, d = stamp("v2.0.0", "feedbeef", "2026-12-01T00:00:00Z", bi) // -ldflags win
+	if got := versionLine(v, c, d, "go1.26.8", "windows/arm64"); got != "mcpv v2.0.0 (commit feedbeef, built 2026-12-01T00:00:00Z, go1.26.8 windows/arm64)" {
+		t.Errorf("from -ldflags: %s", got)
+	}
+	v, c, d = stamp("", "", "", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}})
+	if got := versionLine(v, c, d, "go1.26.8", "darwin/arm64"); got != "mcpv dev (go1.26.8 darwin/arm64)" {
+		t.Errorf("nothing known: %s", got)
+	}
 }

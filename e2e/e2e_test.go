@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -378,5 +379,36 @@ func TestReadmeScript(t *testing.T) {
 	want := "mcpv: the tool reported an error: failed: disk\nfailed (exit 1): failed: disk\n"
 	if stderr.String() != want {
 		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+}
+
+// --version says what was built: the release's stamps, or what the
+// toolchain stamped from the checkout.
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "mcpv")
+	const pkg = "github.com/mcpv/mcpv/commands"
+	build := exec.Command("go", "build", "-o", bin, "-ldflags",
+		"-X "+pkg+".Version=v9.9.9 -X "+pkg+".Commit=abc1234 -X "+pkg+".Date=2026-01-02T03:04:05Z", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	want := fmt.Sprintf("mcpv v9.9.9 (commit abc1234, built 2026-01-02T03:04:05Z, %s %s/%s)\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if err != nil || string(out) != want {
+		t.Errorf("release build: %q, %v; want %q", out, err, want)
+	}
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skip("not a git checkout: no revision to stamp")
+	}
+	build = exec.Command("go", "build", "-buildvcs=true", "-o", bin, "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	out, _ = exec.Command(bin, "--version").Output()
+	if !strings.HasPrefix(string(out), "mcpv ") || !strings.Contains(string(out), "(commit "+string(head[:12])) || !strings.Contains(string(out), ", built 20") {
+		t.Errorf("checkout build: %q, want the revision %s and its time", out, head[:12])
 	}
 }
