@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/brokenpipe"
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/envdoc"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
@@ -145,7 +146,17 @@ Examples:
     $ mcpv call add a:=2 b:=3 -q '.structuredContent.sum' -- ./server
     $ mcpv list-tools -r -q '.tools[].name' -- ./server
     $ mcpv list-tools -u http://127.0.0.1:3000/mcp
-    $ mcpv call -s github search_repositories query=mcpv`
+    $ mcpv call -s github search_repositories query=mcpv` + "\n\n" + environmentHelp()
+}
+
+// environmentHelp lists the environment variables mcpv reads.
+func environmentHelp() string {
+	var b strings.Builder
+	b.WriteString("Environment:\n")
+	for _, v := range envdoc.Vars {
+		fmt.Fprintf(&b, "\n    %-16s %s", v.Name, v.Help)
+	}
+	return b.String()
 }
 
 // parser builds the kong parser; Main, tests and the help goldens share it.

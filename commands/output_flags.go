@@ -13,7 +13,7 @@ type outputFlags struct {
 	ExitStatus bool   `short:"e" name:"exit-status" help:"Exit 1 when the last --jq output is false or null, or there is none." group:"Output"`
 	Pretty     bool   `name:"pretty" xor:"layout" help:"Indent the JSON (the default on a terminal)." group:"Output"`
 	Compact    bool   `short:"c" name:"compact" xor:"layout" help:"One JSON value per line (the default in pipes)." group:"Output"`
-	Color      string `name:"color" enum:"auto,always,never" default:"auto" help:"Colour the JSON: auto, always or never (NO_COLOR is honoured)." group:"Output"`
+	Color      string `name:"color" enum:"auto,always,never" default:"auto" help:"Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb)." group:"Output"`
 
 	filter  *output.Filter
 	environ []string // what $ENV shows in --jq; set before parsing
@@ -39,7 +39,7 @@ func (f *outputFlags) printer(ios *output.Streams, getenv func(string) string) *
 		Out: ios.Out,
 		Format: output.Format{
 			Pretty: f.Pretty || (ios.OutTTY && !f.Compact),
-			Color:  output.UseColor(f.Color, ios.OutTTY, getenv),
+			Color:  output.UseColor(f.Color, ios.OutTTY && !ios.NoANSI, getenv),
 			Raw:    f.RawOutput,
 		},
 		Filter:     f.filter,

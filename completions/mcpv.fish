@@ -222,7 +222,7 @@ complete -c mcpv -n '__mcpv_in ""' -s r -l raw-output -d 'Write strings from --j
 complete -c mcpv -n '__mcpv_in ""' -s e -l exit-status -d 'Exit 1 when the last --jq output is false or null, or there is none.'
 complete -c mcpv -n '__mcpv_in ""' -l pretty -d 'Indent the JSON (the default on a terminal).'
 complete -c mcpv -n '__mcpv_in ""' -s c -l compact -d 'One JSON value per line (the default in pipes).'
-complete -c mcpv -n '__mcpv_in ""' -l color -x -a 'auto always never' -d 'Colour the JSON: auto, always or never (NO_COLOR is honoured).'
+complete -c mcpv -n '__mcpv_in ""' -l color -x -a 'auto always never' -d 'Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb).'
 complete -c mcpv -n '__mcpv_in ""' -l version -d 'Print mcpv\'s version and exit.'
 complete -c mcpv -n '__mcpv_in "list-tools"' -l cursor -x -d 'Fetch the one page that starts at this cursor; its nextCursor is kept.'
 complete -c mcpv -n '__mcpv_in "list-tools"' -l max-pages -x -d 'Stop after N pages (the output then keeps nextCursor).'

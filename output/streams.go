@@ -20,20 +20,28 @@ type Streams struct {
 	Status *StatusLine
 
 	InTTY, OutTTY, ErrTTY bool
+	// NoANSI: stdout is a terminal that shows escape sequences as text.
+	NoANSI bool
 }
 
-// System returns the process's own streams.
+// System returns the process's own streams. A terminal that cannot show
+// escape sequences (TERM=dumb, or a Windows console where virtual-terminal
+// processing cannot be turned on) gets no redrawn progress line, and its
+// stdout counts as no terminal for colour.
 func System() *Streams {
+	dumb := os.Getenv("TERM") == "dumb"
 	errTTY := isTerminal(os.Stderr)
-	status := NewStatusLine(os.Stderr, errTTY)
+	outTTY := isTerminal(os.Stdout)
+	status := NewStatusLine(os.Stderr, errTTY && !dumb && enableVT(os.Stderr))
 	return &Streams{
 		In:     os.Stdin,
 		Out:    os.Stdout,
 		Err:    status,
 		Status: status,
 		InTTY:  isTerminal(os.Stdin),
-		OutTTY: isTerminal(os.Stdout),
+		OutTTY: outTTY,
 		ErrTTY: errTTY,
+		NoANSI: outTTY && (dumb || !enableVT(os.Stdout)),
 	}
 }
 
@@ -47,8 +55,10 @@ func isTerminal(f *os.File) bool {
 	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
 }
 
-// UseColor decides colour: the --color flag, then NO_COLOR, then TERM=dumb,
-// then whether stdout is a terminal. getenv is os.Getenv outside tests.
+// UseColor decides colour as gh does: the --color flag; then NO_COLOR
+// (set: never); CLICOLOR_FORCE or FORCE_COLOR (set and not 0: always, even
+// into a pipe); CLICOLOR=0 (never); TERM=dumb (never); else whether stdout
+// is a terminal that shows colours. getenv is os.Getenv outside tests.
 func UseColor(flag string, outTTY bool, getenv func(string) string) bool {
 	switch flag {
 	case "always":
@@ -56,7 +66,13 @@ func UseColor(flag string, outTTY bool, getenv func(string) string) bool {
 	case "never":
 		return false
 	}
-	if getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
+	forced := func(k string) bool { v := getenv(k); return v != "" && v != "0" }
+	switch {
+	case getenv("NO_COLOR") != "":
+		return false
+	case forced("CLICOLOR_FORCE") || forced("FORCE_COLOR"):
+		return true
+	case getenv("CLICOLOR") == "0", getenv("TERM") == "dumb":
 		return false
 	}
 	return outTTY

@@ -12,36 +12,33 @@ import (
 )
 
 func TestUseColor(t *testing.T) {
-	type env struct {
-		noColor, term string
+	tests := []struct {
+		flag string
+		env  map[string]string
+		tty  bool
+		want bool
+	}{
+		{"auto", nil, true, true},
+		{"auto", nil, false, false},
+		{"auto", map[string]string{"TERM": "xterm-256color"}, true, true},
+		{"auto", map[string]string{"NO_COLOR": "1"}, true, false},
+		{"auto", map[string]string{"TERM": "dumb"}, true, false},
+		{"auto", map[string]string{"CLICOLOR": "0"}, true, false},
+		{"auto", map[string]string{"CLICOLOR": "1"}, false, false}, // CLICOLOR=1 does not force
+		{"auto", map[string]string{"CLICOLOR_FORCE": "1"}, false, true},
+		{"auto", map[string]string{"CLICOLOR_FORCE": "0"}, false, false},
+		{"auto", map[string]string{"FORCE_COLOR": "1"}, false, true},
+		{"auto", map[string]string{"FORCE_COLOR": "true", "TERM": "dumb"}, false, true},
+		{"auto", map[string]string{"FORCE_COLOR": "1", "NO_COLOR": "1"}, true, false}, // NO_COLOR first
+		{"auto", map[string]string{"CLICOLOR_FORCE": "1", "CLICOLOR": "0"}, true, true},
+		{"always", map[string]string{"NO_COLOR": "1", "TERM": "dumb"}, false, true}, // the flag wins
+		{"never", map[string]string{"FORCE_COLOR": "1"}, true, false},
+		{"", nil, true, true},
 	}
-	envs := []env{{"", ""}, {"", "xterm-256color"}, {"1", "xterm"}, {"", "dumb"}, {"1", "dumb"}}
-	for _, flag := range []string{"always", "never", "auto", ""} {
-		for _, e := range envs {
-			for _, tty := range []bool{true, false} {
-				var want bool
-				switch flag {
-				case "always":
-					want = true
-				case "never":
-					want = false
-				default:
-					want = tty && e.noColor == "" && e.term != "dumb"
-				}
-				getenv := func(k string) string {
-					switch k {
-					case "NO_COLOR":
-						return e.noColor
-					case "TERM":
-						return e.term
-					}
-					t.Errorf("UseColor read %s", k)
-					return ""
-				}
-				if got := UseColor(flag, tty, getenv); got != want {
-					t.Errorf("UseColor(%q, tty=%v) with NO_COLOR=%q TERM=%q = %v, want %v", flag, tty, e.noColor, e.term, got, want)
-				}
-			}
+	for _, tt := range tests {
+		getenv := func(k string) string { return tt.env[k] }
+		if got := UseColor(tt.flag, tt.tty, getenv); got != tt.want {
+			t.Errorf("UseColor(%q, tty=%v) with %v = %v, want %v", tt.flag, tt.tty, tt.env, got, tt.want)
 		}
 	}
 }

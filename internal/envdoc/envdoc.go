@@ -1,0 +1,35 @@
+// Package envdoc is the one list of the environment variables mcpv reads,
+// shown by 'mcpv --help', the man page and the README; a test keeps it
+// equal to what the code reads.
+package envdoc
+
+// Var is one environment variable and what mcpv does with it.
+type Var struct {
+	Name, Help string
+	// Library: read by a library mcpv uses (Go's net/http), not by mcpv's
+	// own code.
+	Library bool
+}
+
+// Vars are the variables mcpv reads, in the order they are shown.
+var Vars = []Var{
+	{Name: "MCPV_SERVER", Help: "the server name when --server is not given"},
+	{Name: "MCPV_URL", Help: "the server URL when --url is not given"},
+	{Name: "MCPV_CONFIG", Help: "a config file read before the project's and the user's"},
+	{Name: "MCPV_SESSION", Help: "the session to use when --session is not given"},
+	{Name: "NO_COLOR", Help: "set: no colour"},
+	{Name: "CLICOLOR", Help: "0: no colour"},
+	{Name: "CLICOLOR_FORCE", Help: "set and not 0: colour even when stdout is not a terminal"},
+	{Name: "FORCE_COLOR", Help: "the same as CLICOLOR_FORCE"},
+	{Name: "TERM", Help: "dumb: no colour and no progress line"},
+	{Name: "BROWSER", Help: "the browser for OAuth logins (a shell command; on Windows a program)"},
+	{Name: "HOME", Help: "the home directory, for config files and the state directory"},
+	{Name: "XDG_CONFIG_HOME", Help: "where mcpv's catalog and Claude Desktop's and VS Code's files are (default ~/.config)"},
+	{Name: "XDG_STATE_HOME", Help: "the state directory's parent (default ~/.local/state)"},
+	{Name: "XDG_RUNTIME_DIR", Help: "where session sockets live"},
+	{Name: "APPDATA", Help: "Windows: where the catalog and Claude Desktop's and VS Code's files are"},
+	{Name: "LOCALAPPDATA", Help: "Windows: the state directory's parent"},
+	{Name: "ComSpec", Help: "Windows: the cmd.exe that runs --sampling-cmd"},
+	{Name: "SystemRoot", Help: "Windows: where cmd.exe is when ComSpec is unset"},
+	{Name: "HTTPS_PROXY", Help: "the proxy for HTTPS servers (also HTTP_PROXY, NO_PROXY)", Library: true},
+}
