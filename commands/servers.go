@@ -18,14 +18,19 @@ func (c *serversCmd) Help() string {
 	return `Servers are looked up by name in these files, and the first file that names it wins:
 
     --config FILE, then $MCPV_CONFIG
-    ./.mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json      (project files)
-    $XDG_CONFIG_HOME/mcpv/servers.yaml (or .yml, .json)      (mcpv's catalog; default ~/.config;
-                                     macOS also ~/Library/Application Support/mcpv; Windows %APPDATA%\mcpv)
-    ~/.claude.json                                           (Claude Code)
-    Claude/claude_desktop_config.json in ~/.config (Linux), ~/Library/Application Support (macOS),
-                                     %APPDATA% (Windows)     (Claude Desktop)
-    Code/User/mcp.json in the same places                    (VS Code)
-    ~/.cursor/mcp.json                                       (Cursor)
+    ./.mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json   (project files)
+    CONFIG/mcpv/servers.yaml (or .yml, .json)             (mcpv's catalog)
+    ~/.claude.json                                        (Claude Code)
+    APPS/Claude/claude_desktop_config.json                (Claude Desktop)
+    APPS/Code/User/mcp.json                               (VS Code)
+    ~/.cursor/mcp.json                                    (Cursor)
+
+    Linux:    CONFIG and APPS are $XDG_CONFIG_HOME (default ~/.config)
+    macOS:    CONFIG is $XDG_CONFIG_HOME if set, else ~/.config, then
+              ~/Library/Application Support; APPS is ~/Library/Application Support
+    Windows:  CONFIG and APPS are %APPDATA%, and ~ is %USERPROFILE%
+
+The README's "Files mcpv reads and writes" lists every file mcpv uses on each OS.
 
 A stdio server from a project file, or from any file under the current repository, starts only after 'mcpv trust FILE'. The list shows entries as written, with secrets masked; a name defined again in a later file is marked "shadowed".
 

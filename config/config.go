@@ -147,7 +147,7 @@ func catalogDirs(env Env) []string {
 	case "windows":
 		return []string{osdirs.Join(env.GOOS, appConfigDir(env), "mcpv")}
 	case "darwin":
-		if env.Getenv("XDG_CONFIG_HOME") == "" {
+		if !osdirs.IsAbs(env.GOOS, env.Getenv("XDG_CONFIG_HOME")) {
 			return []string{osdirs.Join(env.GOOS, env.Home, ".config", "mcpv"), osdirs.Join(env.GOOS, appConfigDir(env), "mcpv")}
 		}
 	}

@@ -61,6 +61,7 @@ func TestFormats(t *testing.T) {
 	put(t, filepath.Join(w.home, ".cursor", "mcp.json"), "cursor_mcp.json")
 	put(t, filepath.Join(w.project, ".vscode", "mcp.json"), "vscode_mcp.json")
 	put(t, filepath.Join(w.home, ".config", "mcpv", "servers.yaml"), "servers.yaml")
+	put(t, filepath.Join(w.home, ".config", "Code", "User", "mcp.json"), "vscode_mcp.json") // VS Code's user file, same format
 
 	type view struct {
 		Transport, Command, URL, Cwd, From string
@@ -86,6 +87,7 @@ func TestFormats(t *testing.T) {
 		"project (VS Code)/memory", "project (VS Code)/web", "project (VS Code)/api",
 		"mcpv catalog/demo", "mcpv catalog/remote",
 		"Claude Desktop/filesystem", "Claude Desktop/github",
+		"VS Code/memory", "VS Code/web", "VS Code/api",
 		"Cursor/remote", "Cursor/local",
 	}
 	if diff := cmp.Diff(wantOrder, order); diff != "" {
@@ -102,8 +104,11 @@ func TestFormats(t *testing.T) {
 		"Claude Desktop/filesystem": {Transport: "stdio", Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/Users/me/Desktop"}, From: "Claude Desktop", Line: 3},
 		"Claude Desktop/github": {Transport: "stdio", Command: "docker", Args: []string{"run", "-i", "--rm", "-e", "GITHUB_PERSONAL_ACCESS_TOKEN", "ghcr.io/github/github-mcp-server"},
 			Env: []Var{{"GITHUB_PERSONAL_ACCESS_TOKEN", "ghp_plantedSecret123"}}, From: "Claude Desktop", Line: 7},
-		"Cursor/remote": {Transport: "auto", URL: "https://example.com/mcp", Headers: []Var{{"Authorization", "Bearer ${API_TOKEN}"}}, From: "Cursor", Line: 3},
-		"Cursor/local":  {Transport: "stdio", Command: "python", Args: []string{"server.py"}, Env: []Var{{"LOG_LEVEL", "debug"}}, From: "Cursor", Line: 7},
+		"VS Code/memory": {Transport: "stdio", Command: "node", Args: []string{"${workspaceFolder}/server.js"}, Cwd: "sub", From: "VS Code", Line: 5},
+		"VS Code/web":    {Transport: "sse", URL: "http://127.0.0.1:9/sse", From: "VS Code", Line: 12},
+		"VS Code/api":    {Transport: "streamable-http", URL: "http://127.0.0.1:9/mcp", Headers: []Var{{"X-Api-Key", "${env:API_KEY}"}}, From: "VS Code", Line: 13},
+		"Cursor/remote":  {Transport: "auto", URL: "https://example.com/mcp", Headers: []Var{{"Authorization", "Bearer ${API_TOKEN}"}}, From: "Cursor", Line: 3},
+		"Cursor/local":   {Transport: "stdio", Command: "python", Args: []string{"server.py"}, Env: []Var{{"LOG_LEVEL", "debug"}}, From: "Cursor", Line: 7},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("servers (-want +got):\n%s", diff)
@@ -128,6 +133,7 @@ func TestSourceOrder(t *testing.T) {
 		{filepath.Join(w.home, "xdg", "mcpv", "servers.json"), "catalog-json", nil},
 		{filepath.Join(w.home, ".claude.json"), "claude-code", nil},
 		{filepath.Join(w.home, "xdg", "Claude", "claude_desktop_config.json"), "claude-desktop", nil},
+		{filepath.Join(w.home, "xdg", "Code", "User", "mcp.json"), "vscode-user", nil},
 		{filepath.Join(w.home, ".cursor", "mcp.json"), "cursor", nil},
 	}
 	for _, l := range layers {
@@ -213,6 +219,8 @@ func TestParseErrorsHaveLineAndColumn(t *testing.T) {
 		{"yaml root", "a.yaml", "- 1\n", `:1:1: want a mapping with "servers", found an array`},
 		// After a byte-order mark, positions are those an editor shows.
 		{"json BOM", "a.json", "\xEF\xBB\xBF{\"mcpServers\": {\"x\": 3}}", `:1:22: server "x": want an object, found a number`},
+		{"json syntax BOM", "a.json", "\xEF\xBB\xBF{\"mcpServers\": {\"x\": {\"command\": \"a\",} \"y\": 1}}", ":1:40: invalid character '\"' after object key:value pair"},
+		{"yaml syntax BOM", "a.yaml", "\xEF\xBB\xBFservers: [1\n", ":2:1: did not find expected ',' or ']'"},
 		{"yaml BOM", "a.yaml", "\xEF\xBB\xBFservers:\n  a:\n    transport: websocket\n    command: x\n", `:3:16: server "a": unknown transport "websocket"`},
 	}
 	for _, c := range cases {
@@ -428,6 +436,9 @@ func TestSourcesPerOS(t *testing.T) {
 			if s.Kind == User {
 				out[s.Label] = append(out[s.Label], s.Path)
 			}
+			if s.Label == "VS Code" && (!s.Foreign || s.Kind != User) {
+				t.Errorf("VS Code's user file is the user's, written by another program: %+v", s)
+			}
 		}
 		return out
 	}
@@ -445,7 +456,7 @@ func TestSourcesPerOS(t *testing.T) {
 				"VS Code":        {`C:\Users\me\AppData\Roaming\Code\User\mcp.json`},
 				"Cursor":         {`C:\Users\me\.cursor\mcp.json`},
 			}},
-		{"darwin", Env{GOOS: "darwin", Home: "/Users/me", Cwd: "/w", Getenv: get(nil)},
+		{"darwin", Env{GOOS: "darwin", Home: "/Users/me", Cwd: "/w", Getenv: get(map[string]string{"XDG_CONFIG_HOME": "relative"})},
 			map[string][]string{
 				"mcpv catalog": {"/Users/me/.config/mcpv/servers.yaml", "/Users/me/.config/mcpv/servers.yml", "/Users/me/.config/mcpv/servers.json",
 					"/Users/me/Library/Application Support/mcpv/servers.yaml", "/Users/me/Library/Application Support/mcpv/servers.yml", "/Users/me/Library/Application Support/mcpv/servers.json"},
@@ -462,9 +473,33 @@ func TestSourcesPerOS(t *testing.T) {
 				"VS Code":        {"/cfg/Code/User/mcp.json"},
 				"Cursor":         {"/home/me/.cursor/mcp.json"},
 			}},
+		{"windows without APPDATA", Env{GOOS: "windows", Home: `C:\Users\me`, Cwd: `C:\work`, Getenv: get(map[string]string{"XDG_CONFIG_HOME": `C:\cfg`})},
+			map[string][]string{
+				"mcpv catalog":   {`C:\Users\me\AppData\Roaming\mcpv\servers.yaml`, `C:\Users\me\AppData\Roaming\mcpv\servers.yml`, `C:\Users\me\AppData\Roaming\mcpv\servers.json`},
+				"Claude Code":    {`C:\Users\me\.claude.json`},
+				"Claude Desktop": {`C:\Users\me\AppData\Roaming\Claude\claude_desktop_config.json`},
+				"VS Code":        {`C:\Users\me\AppData\Roaming\Code\User\mcp.json`},
+				"Cursor":         {`C:\Users\me\.cursor\mcp.json`},
+			}},
+		{"darwin with XDG_CONFIG_HOME", Env{GOOS: "darwin", Home: "/Users/me", Cwd: "/w", Getenv: get(map[string]string{"XDG_CONFIG_HOME": "/cfg"})},
+			map[string][]string{
+				"mcpv catalog":   {"/cfg/mcpv/servers.yaml", "/cfg/mcpv/servers.yml", "/cfg/mcpv/servers.json"},
+				"Claude Code":    {"/Users/me/.claude.json"},
+				"Claude Desktop": {"/Users/me/Library/Application Support/Claude/claude_desktop_config.json"},
+				"VS Code":        {"/Users/me/Library/Application Support/Code/User/mcp.json"},
+				"Cursor":         {"/Users/me/.cursor/mcp.json"},
+			}},
+		{"linux without XDG_CONFIG_HOME (a relative one is ignored)", Env{GOOS: "linux", Home: "/home/me", Cwd: "/w", Getenv: get(map[string]string{"XDG_CONFIG_HOME": "cfg"})},
+			map[string][]string{
+				"mcpv catalog":   {"/home/me/.config/mcpv/servers.yaml", "/home/me/.config/mcpv/servers.yml", "/home/me/.config/mcpv/servers.json"},
+				"Claude Code":    {"/home/me/.claude.json"},
+				"Claude Desktop": {"/home/me/.config/Claude/claude_desktop_config.json"},
+				"VS Code":        {"/home/me/.config/Code/User/mcp.json"},
+				"Cursor":         {"/home/me/.cursor/mcp.json"},
+			}},
 	}
 	for _, tt := range tests {
-		if runtime.GOOS == "windows" && tt.name != "windows" {
+		if runtime.GOOS == "windows" && tt.env.GOOS != "windows" {
 			continue // Unix paths, which Windows would join its own way
 		}
 		if d := cmp.Diff(tt.want, paths(tt.env)); d != "" {

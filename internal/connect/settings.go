@@ -136,7 +136,7 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (*Settings, e
 		mergeEntry(s, f, explicit, x, env)
 	case len(src.Command) > 0:
 		s.Command = src.Command
-		s.Env = append(slices.Clone(env.Environ), f.Env...)
+		s.Env = setVars(env.Environ, f.Env, env.GOOS)
 		s.Name = baseName(src.Command[0])
 	default:
 		return nil, Usagef("no server given: add -- COMMAND [ARGS...] after the command, --url URL or --server NAME")
@@ -224,12 +224,13 @@ func mergeEntry(s *Settings, f Flags, explicit map[string]bool, x *config.Expand
 	s.Command = append([]string{x.Command}, x.Args...)
 	base := MinimalEnv(env.Environ, env.GOOS)
 	if f.InheritEnv {
-		base = slices.Clone(env.Environ)
+		base = env.Environ
 	}
+	vars := make([]string, 0, len(x.Env)+len(f.Env))
 	for _, v := range x.Env {
-		base = append(base, v.Name+"="+v.Value)
+		vars = append(vars, v.Name+"="+v.Value)
 	}
-	s.Env = append(base, f.Env...)
+	s.Env = setVars(base, append(vars, f.Env...), env.GOOS)
 	s.Dir = x.Cwd
 	if s.Dir == "" && x.File.Kind == config.Project {
 		s.Dir = x.File.Folder // the programs the user trusted, not those of wherever mcpv runs
@@ -299,6 +300,33 @@ func MinimalEnv(environ []string, goos string) []string {
 		}
 	}
 	return out
+}
+
+// setVars is environ with each NAME=value of vars set in turn: an earlier
+// entry of the same name is removed and the new one added at the end. On
+// Windows names match without regard to case, so an entry's PATH replaces
+// the inherited Path instead of standing beside it. environ is not changed.
+func setVars(environ, vars []string, goos string) []string {
+	out := slices.Clone(environ)
+	for _, kv := range vars {
+		name, _, _ := strings.Cut(kv, "=")
+		out = slices.DeleteFunc(out, func(e string) bool {
+			k, _, _ := strings.Cut(e, "=")
+			return sameVar(k, name, goos)
+		})
+		out = append(out, kv)
+	}
+	return out
+}
+
+// sameVar reports whether a and b name the same environment variable on
+// goos. Windows' hidden per-drive entries (=C:=C:\dir) have an empty name
+// here and match nothing.
+func sameVar(a, b, goos string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	return a == b || goos == "windows" && strings.EqualFold(a, b)
 }
 
 // windowsEnv is what MinimalEnv keeps on Windows besides the common names,

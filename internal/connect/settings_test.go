@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -201,6 +202,64 @@ func TestMerge(t *testing.T) {
 			tt.want(want)
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// An entry's env and --env replace an inherited variable of the same name
+// instead of standing beside it; on Windows names match in any case.
+func TestServerEnvOverrides(t *testing.T) {
+	winEnv := []string{`Path=C:\Windows`, `SystemRoot=C:\Windows`, "GITHUB_TOKEN=t0k", `=C:=C:\w`}
+	tests := []struct {
+		name    string
+		goos    string
+		environ []string
+		inherit bool
+		entry   []config.Var // nil: a command after --
+		flags   []string
+		want    []string
+	}{
+		{name: "windows: an entry's PATH replaces Path", goos: "windows", environ: winEnv,
+			entry: []config.Var{{Name: "PATH", Value: `C:\node;C:\Windows`}},
+			want:  []string{`SystemRoot=C:\Windows`, `PATH=C:\node;C:\Windows`}},
+		{name: "windows: --env path over the entry's PATH", goos: "windows", environ: winEnv,
+			entry: []config.Var{{Name: "PATH", Value: `C:\node`}, {Name: "DEBUG", Value: "1"}}, flags: []string{`path=C:\py`},
+			want: []string{`SystemRoot=C:\Windows`, "DEBUG=1", `path=C:\py`}},
+		{name: "windows: --inherit-env keeps the rest, drive entries too", goos: "windows", environ: winEnv, inherit: true,
+			entry: []config.Var{{Name: "systemroot", Value: `D:\Win`}},
+			want:  []string{`Path=C:\Windows`, "GITHUB_TOKEN=t0k", `=C:=C:\w`, `systemroot=D:\Win`}},
+		{name: "windows: --env PATH for a command", goos: "windows", environ: winEnv, flags: []string{`PATH=C:\bin`},
+			want: []string{`SystemRoot=C:\Windows`, "GITHUB_TOKEN=t0k", `=C:=C:\w`, `PATH=C:\bin`}},
+		{name: "linux: Path is another variable than PATH", goos: "linux", environ: []string{"PATH=/bin", "HOME=/h"},
+			entry: []config.Var{{Name: "Path", Value: "/x"}},
+			want:  []string{"PATH=/bin", "HOME=/h", "Path=/x"}},
+		{name: "linux: an entry's PATH replaces PATH", goos: "linux", environ: []string{"PATH=/bin", "HOME=/h"},
+			entry: []config.Var{{Name: "PATH", Value: "/opt/bin:/bin"}}, flags: []string{"HOME=/other"},
+			want: []string{"PATH=/opt/bin:/bin", "HOME=/other"}},
+		{name: "darwin: case matters", goos: "darwin", environ: []string{"PATH=/bin", "TMPDIR=/t"}, flags: []string{"tmpdir=/u"},
+			want: []string{"PATH=/bin", "TMPDIR=/t", "tmpdir=/u"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := defaults()
+			f.InheritEnv, f.Env = tt.inherit, tt.flags
+			src := Source{Command: []string{"srv"}}
+			if tt.entry != nil {
+				src = Source{Entry: entry(config.User, func(x *config.Expanded) {
+					x.Transport, x.Command, x.Env = "stdio", "srv", tt.entry
+				})}
+			}
+			environ := slices.Clone(tt.environ)
+			got, err := Merge(f, map[string]bool{}, src, Env{Environ: environ, Cwd: "/w", GOOS: tt.goos})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, got.Env); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+			if !slices.Equal(environ, tt.environ) {
+				t.Errorf("the process environment was changed: %q", environ)
 			}
 		})
 	}
