@@ -28,7 +28,8 @@ func (c *serversCmd) Help() string {
     Linux:    CONFIG and APPS are $XDG_CONFIG_HOME (default ~/.config)
     macOS:    CONFIG is $XDG_CONFIG_HOME if set, else ~/.config, then
               ~/Library/Application Support; APPS is ~/Library/Application Support
-    Windows:  CONFIG and APPS are %APPDATA%, and ~ is %USERPROFILE%
+    Windows:  CONFIG is $XDG_CONFIG_HOME if set, else %APPDATA%; APPS is %APPDATA%;
+              ~ is %USERPROFILE%
 
 The README's "Files mcpv reads and writes" lists every file mcpv uses on each OS.
 

@@ -141,10 +141,13 @@ func appConfigDir(env Env) string {
 // XDG config home on Linux and the BSDs (and on macOS when
 // XDG_CONFIG_HOME is set); on macOS ~/.config/mcpv, where command-line
 // users keep such files, then ~/Library/Application Support/mcpv; on
-// Windows %APPDATA%\mcpv.
+// Windows $XDG_CONFIG_HOME\mcpv when set, else %APPDATA%\mcpv.
 func catalogDirs(env Env) []string {
 	switch env.GOOS {
 	case "windows":
+		if osdirs.IsAbs(env.GOOS, env.Getenv("XDG_CONFIG_HOME")) { // set on purpose, as gh honours it
+			break
+		}
 		return []string{osdirs.Join(env.GOOS, appConfigDir(env), "mcpv")}
 	case "darwin":
 		if !osdirs.IsAbs(env.GOOS, env.Getenv("XDG_CONFIG_HOME")) {

@@ -473,7 +473,7 @@ func TestSourcesPerOS(t *testing.T) {
 				"VS Code":        {"/cfg/Code/User/mcp.json"},
 				"Cursor":         {"/home/me/.cursor/mcp.json"},
 			}},
-		{"windows without APPDATA", Env{GOOS: "windows", Home: `C:\Users\me`, Cwd: `C:\work`, Getenv: get(map[string]string{"XDG_CONFIG_HOME": `C:\cfg`})},
+		{"windows without APPDATA", Env{GOOS: "windows", Home: `C:\Users\me`, Cwd: `C:\work`, Getenv: get(nil)},
 			map[string][]string{
 				"mcpv catalog":   {`C:\Users\me\AppData\Roaming\mcpv\servers.yaml`, `C:\Users\me\AppData\Roaming\mcpv\servers.yml`, `C:\Users\me\AppData\Roaming\mcpv\servers.json`},
 				"Claude Code":    {`C:\Users\me\.claude.json`},
@@ -531,5 +531,28 @@ func TestByteOrderMark(t *testing.T) {
 		if string(f.Data) != content {
 			t.Errorf("%s: Data is not the file's bytes", name)
 		}
+	}
+}
+
+// On Windows an XDG_CONFIG_HOME set on purpose holds mcpv's catalog (as gh
+// honours it); the desktop programs' files stay under %APPDATA%.
+func TestWindowsCatalogHonoursXDGConfigHome(t *testing.T) {
+	env := Env{GOOS: "windows", Home: `C:\Users\me`, Cwd: `C:\work`, Getenv: func(k string) string {
+		return map[string]string{"APPDATA": `C:\Users\me\AppData\Roaming`, "XDG_CONFIG_HOME": `D:\cfg`}[k]
+	}}
+	var catalog, claude []string
+	for _, s := range Sources(env) {
+		switch s.Label {
+		case "mcpv catalog":
+			catalog = append(catalog, s.Path)
+		case "Claude Desktop":
+			claude = append(claude, s.Path)
+		}
+	}
+	if len(catalog) != 3 || catalog[0] != `D:\cfg\mcpv\servers.yaml` {
+		t.Errorf("catalog %q", catalog)
+	}
+	if len(claude) != 1 || claude[0] != `C:\Users\me\AppData\Roaming\Claude\claude_desktop_config.json` {
+		t.Errorf("Claude Desktop %q", claude)
 	}
 }
