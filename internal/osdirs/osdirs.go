@@ -4,15 +4,20 @@
 package osdirs
 
 import (
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
 )
 
-// Join joins path elements with goos's separator.
+// Join joins path elements with goos's separator. For the OS mcpv runs on
+// it is filepath.Join; for another it follows that OS's rules.
 func Join(goos string, elem ...string) string {
-	if goos != "windows" || runtime.GOOS == "windows" {
+	switch {
+	case goos == runtime.GOOS:
 		return filepath.Join(elem...)
+	case goos != "windows":
+		return path.Join(elem...)
 	}
 	var parts []string
 	for _, e := range elem {
@@ -25,8 +30,11 @@ func Join(goos string, elem ...string) string {
 
 // IsAbs reports whether p is absolute on goos.
 func IsAbs(goos, p string) bool {
-	if goos != "windows" || runtime.GOOS == "windows" {
+	switch {
+	case goos == runtime.GOOS:
 		return filepath.IsAbs(p)
+	case goos != "windows":
+		return strings.HasPrefix(p, "/")
 	}
 	if strings.HasPrefix(p, `\\`) {
 		return true

@@ -1,15 +1,12 @@
 package osdirs
 
-import (
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
 func TestJoin(t *testing.T) {
 	if got := Join("windows", `C:\Users\me\AppData\Roaming\`, "Claude", "claude_desktop_config.json"); got != `C:\Users\me\AppData\Roaming\Claude\claude_desktop_config.json` {
 		t.Errorf("windows: %s", got)
 	}
-	if got := Join("linux", "/home/me/", ".config", "mcpv"); got != filepath.Join("/home/me", ".config", "mcpv") {
+	if got := Join("linux", "/home/me/", ".config", "mcpv"); got != "/home/me/.config/mcpv" {
 		t.Errorf("linux: %s", got)
 	}
 }
