@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -106,6 +107,9 @@ func TestMessageReader(t *testing.T) {
 // framing: what mcpv wrote before it knew is written again, framed, ahead
 // of what follows.
 func TestCommandSpeaksContentLengthBack(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("needs /bin/sh")
+	}
 	got := filepath.Join(t.TempDir(), "stdin")
 	var diag bytes.Buffer
 	opts := CommandOptions{Log: lineLogger(&diag), Grace: 5 * time.Second}
