@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/windows"
 )
@@ -12,7 +14,11 @@ import (
 // read as the arguments given (batchCommandLine). cmd.exe is the one in
 // the system directory, not whatever %ComSpec% says.
 func prepareCommand(cmd *exec.Cmd) error {
-	if cmd.Err != nil || !isBatch(cmd.Path) {
+	if cmd.Err != nil || cmd.Path == "" {
+		return nil // Start reports it
+	}
+	bat, ok := batchFile(startedPath(cmd))
+	if !ok {
 		return nil
 	}
 	sys, err := windows.GetSystemDirectory()
@@ -20,11 +26,28 @@ func prepareCommand(cmd *exec.Cmd) error {
 		return err
 	}
 	comspec := filepath.Join(sys, "cmd.exe")
-	line, err := batchCommandLine(comspec, cmd.Path, cmd.Args[1:])
+	line, err := batchCommandLine(comspec, filepath.FromSlash(bat), cmd.Args[1:])
 	if err != nil {
 		return err
 	}
 	cmd.Path = comspec
 	cmd.SysProcAttr.CmdLine = line
 	return nil
+}
+
+// startedPath is the file cmd.Start would run. exec.Command puts a bare
+// name's PATH and PATHEXT lookup (npx → C:\...\npx.cmd) in cmd.Path, but
+// gives any other path its PATHEXT extension only in Start (C:\nodejs\npx,
+// or node_modules\.bin\server from cmd.Dir), so that is done here the
+// same way. cmd.Path must not be "".
+func startedPath(cmd *exec.Cmd) string {
+	path := cmd.Path
+	full := path
+	if cmd.Dir != "" && filepath.VolumeName(path) == "" && !os.IsPathSeparator(path[0]) {
+		full = filepath.Join(cmd.Dir, path)
+	}
+	if lp, err := exec.LookPath(full); err == nil && strings.HasPrefix(lp, full) {
+		return path + lp[len(full):]
+	}
+	return path
 }

@@ -20,6 +20,10 @@ package mcp
 //     kept for error messages) and one waits for the process to exit.
 //   - Close: close stdin, wait; SIGTERM the group, wait; SIGKILL the group,
 //     wait. Every wait is bounded.
+//   - On Windows a .cmd or .bat server (npx.cmd) runs through cmd.exe, with
+//     a command line on which cmd acts on nothing and the program behind
+//     the shim gets every argument as given (cmdline.go); an argument no
+//     quoting can carry (a line break) fails the start.
 
 import (
 	"bufio"
