@@ -29,7 +29,7 @@ type batchCmd struct {
 }
 
 func (c *batchCmd) Help() string {
-	return `Reads operations from stdin, one per line, and runs them all in one session, so a script pays the server's start-up once. A line is either a JSON object {"id"?, "method", "params"?}, sent as is (a notifications/ method as a notification), or an mcpv command line such as 'call echo message=hi', parsed and checked exactly as on the command line (typed arguments, pagination, capability checks; --jq, -r and -e work per line and are refused before 'batch' (its output is always compact JSON lines), and a line that prints text, with -r, call --text or read --text, has that text as its result string). Blank lines and lines starting with # are skipped.
+	return `Reads operations from stdin, one per line, and runs them all in one session, so a script pays the server's start-up once. A line is either a JSON object {"id"?, "method", "params"?}, sent as is (a notifications/ method as a notification), or an mcpv command line such as 'call echo message=hi', parsed and checked exactly as on the command line (typed arguments, pagination, capability checks; --jq, -r and -e work per line and are refused before 'batch' (its output is always compact JSON lines), while --jq-arg and --jq-argjson before 'batch' set variables for every line's --jq, and a line that prints text, with -r, call --text or read --text, has that text as its result string). Blank lines and lines starting with # are skipped.
 
 Each operation writes one JSON line, in input order:
 
@@ -78,7 +78,7 @@ func (c *batchCmd) Run(ctx context.Context, s *session, out *console) error {
 		return err
 	}
 	s.cacheTools = true
-	lines := &lineParser{environ: out.env.Environ, lines: map[string]*parsedLine{}}
+	lines := &lineParser{environ: out.env.Environ, vars: out.flags.variables(), lines: map[string]*parsedLine{}}
 	in := bufio.NewReaderSize(out.ios.In, 64<<10)
 	n := 0
 	// Results are buffered while the next one is ready, and flushed before

@@ -48,6 +48,7 @@ func runBatchCommand(ctx context.Context, s *session, out *console, lines *lineP
 // parses it once.
 type lineParser struct {
 	environ []string  // what $ENV shows in a line's --jq
+	vars    []jqVar   // the batch's --jq variables, which a line's own follow
 	parsers sync.Pool // of *batchParser
 	mu      sync.Mutex
 	lines   map[string]*parsedLine // guarded by mu; at most maxParsedLines
@@ -106,7 +107,7 @@ func (b *lineParser) parseNew(text string) *parsedLine {
 	}
 	defer b.parsers.Put(bp)
 	*bp.c = cli{} // nothing of the last line may remain; kong sets the defaults again
-	bp.c.environ = b.environ
+	bp.c.environ, bp.c.inherited = b.environ, b.vars
 	kctx, err := parseBatchLine(bp.k, words)
 	if err != nil {
 		return &parsedLine{err: usageError(err)}

@@ -10,7 +10,7 @@ import (
 )
 
 type completionsCmd struct {
-	Shell string `arg:"" enum:"bash,zsh,fish" help:"The shell: bash, zsh or fish."`
+	Shell string `arg:"" enum:"bash,zsh,fish,powershell" help:"The shell: bash, zsh, fish or powershell."`
 }
 
 func (c *completionsCmd) Help() string {
@@ -20,7 +20,8 @@ Examples:
 
     $ source <(mcpv completions bash)
     $ mcpv completions zsh > "${fpath[1]}/_mcpv"
-    $ mcpv completions fish > ~/.config/fish/completions/mcpv.fish`
+    $ mcpv completions fish > ~/.config/fish/completions/mcpv.fish
+    PS> mcpv completions powershell | Out-String | Invoke-Expression`
 }
 
 func (c *completionsCmd) noServer() {}

@@ -22,9 +22,10 @@ import (
 
 // completionFiles are the committed scripts, by shell.
 var completionFiles = map[string]string{
-	"bash": "../completions/mcpv.bash",
-	"zsh":  "../completions/_mcpv",
-	"fish": "../completions/mcpv.fish",
+	"bash":       "../completions/mcpv.bash",
+	"zsh":        "../completions/_mcpv",
+	"fish":       "../completions/mcpv.fish",
+	"powershell": "../completions/mcpv.ps1",
 }
 
 func grammar(t *testing.T) *kong.Application {
@@ -41,7 +42,7 @@ func grammar(t *testing.T) *kong.Application {
 // `go test ./commands -run TestCompletions -update` rewrites the scripts in completions/.
 func TestCompletionsAreFresh(t *testing.T) {
 	app := grammar(t)
-	for _, shell := range []string{"bash", "zsh", "fish"} {
+	for _, shell := range completion.Shells {
 		file := completionFiles[shell]
 		got := script(t, app, shell)
 		if *update {
@@ -61,7 +62,7 @@ func TestCompletionsAreFresh(t *testing.T) {
 
 func TestCompletionsCommand(t *testing.T) {
 	app := grammar(t)
-	for _, shell := range []string{"bash", "zsh", "fish"} {
+	for _, shell := range completion.Shells {
 		r := mcpv(t, "", "completions", shell)
 		if r.code != 0 || r.stderr != "" || r.stdout != script(t, app, shell) {
 			t.Errorf("completions %s: exit code %d, stderr %q, stdout %.100q", shell, r.code, r.stderr, r.stdout)
@@ -178,7 +179,14 @@ var shellCases = []struct {
 	{line: "mcpv call echo --validate-output s", want: []string{"strict"}},
 	{line: "mcpv -rq .x ta", want: []string{"tasks"}},
 	{line: "mcpv --jq ", want: nil},
-	{line: "mcpv completions ", want: []string{"bash", "fish", "zsh"}},
+	{line: "mcpv --jq-arg ta", want: nil},                   // NAME
+	{line: "mcpv --jq-arg n ta", want: nil},                 // VALUE
+	{line: "mcpv --jq-arg n v ta", want: []string{"tasks"}}, // the flag's words are behind
+	{line: "mcpv --jq-arg=n ta", want: nil},
+	{line: "mcpv --jq-arg=n v ta", want: []string{"tasks"}},
+	{line: "mcpv tasks --jq-argjson n 1 ", want: []string{"cancel", "get", "list", "result"}},
+	{line: "mcpv --jq-arg n v -s ", want: []string{"alpha", "gamma"}},
+	{line: "mcpv completions ", want: []string{"bash", "fish", "powershell", "zsh"}},
 	{line: "mcpv -s ", want: []string{"alpha", "gamma"}},
 	{line: "mcpv --config c.json -s ", want: []string{"alpha", "beta", "gamma"}},
 	{line: "mcpv --config=c.json servers ", want: []string{"alpha", "beta", "gamma"}},
@@ -209,6 +217,8 @@ func TestCompletionsInShells(t *testing.T) {
 		"fpath/_mcpv": script(t, app, "zsh"),
 		"mcpv.bash":   script(t, app, "bash"),
 		"mcpv.fish":   script(t, app, "fish"),
+		"mcpv.ps1":    script(t, app, "powershell"),
+		"drive.ps1":   pwshDrive,
 		"zsh-init":    zshInit,
 		"zsh-drive":   zshDrive,
 	})
@@ -232,6 +242,7 @@ func TestCompletionsInShells(t *testing.T) {
 		{"zsh", append([]string{"zsh", "-f", filepath.Join(scripts, "zsh-drive"), "fpath"}, lines...)},
 		{"zsh-source", append([]string{"zsh", "-f", filepath.Join(scripts, "zsh-drive"), "source"}, lines...)},
 		{"fish", append([]string{"fish", "--no-config", "-c", fishDrive}, lines...)},
+		{"pwsh", append([]string{"pwsh", "-NoProfile", "-NonInteractive", "-File", filepath.Join(scripts, "drive.ps1")}, lines...)},
 	}
 	for _, sh := range shells {
 		t.Run(sh.name, func(t *testing.T) {
@@ -347,6 +358,18 @@ func bashWords(line string, split bool) []string {
 	}
 	return words
 }
+
+// pwshDrive completes each line as PowerShell's Tab would, printing what each match would
+// put on the line, without PowerShell's ./ before a relative path or / after a directory.
+const pwshDrive = `. (Join-Path $env:S mcpv.ps1)
+foreach ($line in $args) {
+    $r = TabExpansion2 -inputScript $line -cursorColumn $line.Length
+    foreach ($m in $r.CompletionMatches) {
+        $m.CompletionText -replace '^(--[^=]+=)?\.[/\\]', '$1' -replace '[/\\]$', ''
+    }
+    '<<END>>'
+}
+`
 
 const fishDrive = `source $S/mcpv.fish
 for line in $argv

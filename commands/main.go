@@ -108,7 +108,7 @@ type cli struct {
 	Trust                 trustCmd                 `cmd:"" help:"Trust a project config file as it is now, so its servers may start."`
 	AuthCmd               authCmd                  `cmd:"" name:"auth" help:"Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one."`
 	Session               sessionCmd               `cmd:"" help:"Keep a session open in the background for many commands: start, list, stop."`
-	Completions           completionsCmd           `cmd:"" help:"Print a shell completion script for bash, zsh or fish."`
+	Completions           completionsCmd           `cmd:"" help:"Print a shell completion script for bash, zsh, fish or PowerShell."`
 }
 
 // Validate checks the output flags; kong checks the embedded connect flag
@@ -122,6 +122,8 @@ func (c *cli) Help() string {
     mcpv [flags] --url URL <command> [args]
     mcpv [flags] --server NAME <command> [args]
     mcpv help <command>          (the same as mcpv <command> --help)
+
+--jq filters as jq does: --jq-arg NAME VALUE and --jq-argjson NAME JSON set $NAME (jq's --arg and --argjson, renamed because complete has an --arg of its own), and $ENV and env are mcpv's environment. jq's positional --args and --jsonargs have no place here, since the words after the command are the command's and those after -- the server's; and -s is --server, so to slurp the outputs, pipe them through jq -s.
 
 Exit codes:
 
@@ -145,6 +147,7 @@ Examples:
     $ mcpv call echo message=hi -- ./server
     $ mcpv call add a:=2 b:=3 -q '.structuredContent.sum' -- ./server
     $ mcpv list-tools -r -q '.tools[].name' -- ./server
+    $ mcpv list-tools -q '.tools[] | select(.name == $tool)' --jq-arg tool "$TOOL" -- ./server
     $ mcpv list-tools -u http://127.0.0.1:3000/mcp
     $ mcpv call -s github search_repositories query=mcpv` + "\n\n" + environmentHelp()
 }
@@ -153,8 +156,12 @@ Examples:
 func environmentHelp() string {
 	var b strings.Builder
 	b.WriteString("Environment:\n")
+	width := 0
 	for _, v := range envdoc.Vars {
-		fmt.Fprintf(&b, "\n    %-16s %s", v.Name, v.Help)
+		width = max(width, len(v.Name))
+	}
+	for _, v := range envdoc.Vars {
+		fmt.Fprintf(&b, "\n    %-*s  %s", width, v.Name, v.Help)
 	}
 	return b.String()
 }
@@ -168,6 +175,7 @@ func parser(c *cli, ios *output.Streams, exit func(int)) (*kong.Kong, error) {
 		kong.Exit(exit),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: true}),
 		kong.Help(printHelp),
+		jqVarMappers(),
 		kong.Vars{
 			"version":            versionLine(Version, Commit, Date, runtime.Version(), runtime.GOOS+"/"+runtime.GOARCH),
 			"latest_version":     mcp.LatestVersion,

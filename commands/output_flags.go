@@ -2,21 +2,47 @@ package commands
 
 import (
 	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/alecthomas/kong"
 
 	"github.com/mcpv/mcpv/output"
 )
 
 // outputFlags shape what reaches stdout.
 type outputFlags struct {
-	Jq         string `short:"q" name:"jq" placeholder:"EXPR" help:"Filter the result with a jq expression." group:"Output"`
-	RawOutput  bool   `short:"r" name:"raw-output" help:"Write strings from --jq without quotes." group:"Output"`
-	ExitStatus bool   `short:"e" name:"exit-status" help:"Exit 1 when the last --jq output is false or null, or there is none." group:"Output"`
-	Pretty     bool   `name:"pretty" xor:"layout" help:"Indent the JSON (the default on a terminal)." group:"Output"`
-	Compact    bool   `short:"c" name:"compact" xor:"layout" help:"One JSON value per line (the default in pipes)." group:"Output"`
-	Color      string `name:"color" enum:"auto,always,never" default:"auto" help:"Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb)." group:"Output"`
+	Jq         string  `short:"q" name:"jq" placeholder:"EXPR" help:"Filter the result with a jq expression." group:"Output"`
+	JqArg      []jqVar `name:"jq-arg" type:"jqarg" placeholder:"NAME VALUE" help:"Set $NAME in --jq to the string VALUE, as jq's --arg does (repeatable)." group:"Output"`
+	JqArgJSON  []jqVar `name:"jq-argjson" type:"jqargjson" placeholder:"NAME JSON" help:"Set $NAME in --jq to a JSON value, as jq's --argjson does (repeatable)." group:"Output"`
+	RawOutput  bool    `short:"r" name:"raw-output" help:"Write strings from --jq without quotes." group:"Output"`
+	ExitStatus bool    `short:"e" name:"exit-status" help:"Exit 1 when the last --jq output is false or null, or there is none." group:"Output"`
+	Pretty     bool    `name:"pretty" xor:"layout" help:"Indent the JSON (the default on a terminal)." group:"Output"`
+	Compact    bool    `short:"c" name:"compact" xor:"layout" help:"One JSON value per line (the default in pipes)." group:"Output"`
+	Color      string  `name:"color" enum:"auto,always,never" default:"auto" help:"Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb)." group:"Output"`
 
 	filter  *output.Filter
 	environ []string // what $ENV shows in --jq; set before parsing
+	// inherited are variables from outside the command line, set before
+	// parsing: a batch line's --jq sees the batch's.
+	inherited []jqVar
+}
+
+// jqVar is a --jq-arg or --jq-argjson: at orders them as given (the last
+// of a name wins, as in jq).
+type jqVar struct {
+	output.Variable
+	at int
+}
+
+// variables are the --jq variables: the inherited ones first, then those
+// of the command line in the order given.
+func (f *outputFlags) variables() []jqVar {
+	given := append(slices.Clone(f.JqArg), f.JqArgJSON...)
+	slices.SortStableFunc(given, func(a, b jqVar) int { return a.at - b.at })
+	return append(slices.Clone(f.inherited), given...)
 }
 
 func (f *outputFlags) Validate() error {
@@ -26,7 +52,11 @@ func (f *outputFlags) Validate() error {
 		}
 		return nil
 	}
-	filter, err := output.CompileFilter(f.Jq, f.environ)
+	var vars []output.Variable
+	for _, v := range f.variables() {
+		vars = append(vars, v.Variable)
+	}
+	filter, err := output.CompileFilter(f.Jq, f.environ, vars...)
 	if err != nil {
 		return err
 	}
@@ -69,5 +99,54 @@ func (f *outputFlags) notWithText() error {
 	if f.Jq != "" {
 		return usageErrorf("--text prints text and --jq filters JSON: give one of them (-r -q prints a string raw)")
 	}
+	return nil
+}
+
+// jqVarMappers decode --jq-arg and --jq-argjson, which take two words each,
+// NAME and VALUE, as jq's --arg and --argjson do (--jq-arg=NAME VALUE too).
+func jqVarMappers() kong.Option {
+	return kong.OptionFunc(func(k *kong.Kong) error {
+		for _, o := range []kong.Option{kong.NamedMapper("jqarg", jqVarMapper{}), kong.NamedMapper("jqargjson", jqVarMapper{json: true})} {
+			if err := o.Apply(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+type jqVarMapper struct{ json bool }
+
+var jqVarName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (m jqVarMapper) Decode(ctx *kong.DecodeContext, target reflect.Value) error {
+	what := "VALUE"
+	if m.json {
+		what = "JSON"
+	}
+	at := -ctx.Scan.Len() // fewer words left: given later
+	name := ctx.Scan.Pop()
+	if name.IsEOL() {
+		return fmt.Errorf("give NAME and %s", what)
+	}
+	if n := name.String(); !jqVarName.MatchString(n) {
+		if strings.Contains(n, "=") {
+			return fmt.Errorf("%q: give NAME and %s as two words (as jq's --arg takes them), not NAME=%s", n, what, what)
+		}
+		return fmt.Errorf("%q is not a jq variable name (letters, digits and _, not first a digit)", n)
+	}
+	value := ctx.Scan.Pop()
+	if value.IsEOL() {
+		return fmt.Errorf("$%s: give its %s after the name", name, what)
+	}
+	v := output.Variable{Name: name.String(), Value: value.String()}
+	if m.json {
+		decoded, err := output.DecodeJSON([]byte(value.String()))
+		if err != nil {
+			return fmt.Errorf("$%s: invalid JSON: %v", name, err)
+		}
+		v.Value = decoded
+	}
+	target.Set(reflect.Append(target, reflect.ValueOf(jqVar{Variable: v, at: at})))
 	return nil
 }

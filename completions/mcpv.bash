@@ -16,7 +16,7 @@ __mcpv_subs() {
 # __mcpv_flags CMD sets flags to the flags of CMD alone; those of its ancestors apply too.
 __mcpv_flags() {
     case $1 in
-    '') flags='--help -h --url -u --server -s --session --session-id --config --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --jq -q --raw-output -r --exit-status -e --pretty --compact -c --color --version' ;;
+    '') flags='--help -h --url -u --server -s --session --session-id --config --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --jq -q --jq-arg --jq-argjson --raw-output -r --exit-status -e --pretty --compact -c --color --version' ;;
     'list-tools') flags='--cursor --max-pages' ;;
     'call') flags='--args --no-coerce --no-validate --validate-output --dry-run --text --save-dir --task --ttl --detach' ;;
     'list-resources') flags='--cursor --max-pages' ;;
@@ -39,7 +39,8 @@ __mcpv_flags() {
 }
 
 # __mcpv_flag CMD FLAG sets kind to what FLAG, of CMD or an ancestor, takes:
-# bool, none, file, dir, server or "enum VALUE...". It fails for an unknown flag.
+# bool, none, file, dir, server, "enum VALUE..." or "words N" (N words, none
+# completed). It fails for an unknown flag.
 __mcpv_flag() {
     local c=$1
     while :; do
@@ -82,6 +83,8 @@ __mcpv_flag() {
         ':--answers') kind='file'; return ;;
         ':--elicitation') kind='enum prompt accept decline cancel'; return ;;
         ':--jq'|':-q') kind='none'; return ;;
+        ':--jq-arg') kind='words 2'; return ;;
+        ':--jq-argjson') kind='words 2'; return ;;
         ':--raw-output'|':-r') kind='bool'; return ;;
         ':--exit-status'|':-e') kind='bool'; return ;;
         ':--pretty') kind='bool'; return ;;
@@ -140,7 +143,7 @@ __mcpv_arg() {
     case "$1:$2" in
     'servers:0') kind='server' ;;
     'trust:'*) kind='file' ;;
-    'completions:0') kind='enum bash zsh fish' ;;
+    'completions:0') kind='enum bash zsh fish powershell' ;;
     *) kind=none ;;
     esac
 }
@@ -197,11 +200,19 @@ _mcpv() {
         case $w in
         --) dd=$i; break ;;
         --config=*) cfg=${w#*=} ;;
-        --*=*) ;;
+        --*=*)
+            # --flag=FIRST of a flag of several words: the others follow.
+            __mcpv_flag "$cmd" "${w%%=*}" && [[ $kind == words\ * ]] || continue
+            k=$((${kind#words } - 1))
+            ((i + k >= cword)) && { valflag=${w%%=*}; break; }
+            ((i += k))
+            ;;
         --?*)
             __mcpv_flag "$cmd" "$w" && [[ $kind != bool ]] || continue
-            ((i + 1 == cword)) && { valflag=$w; break; }
-            ((i++))
+            k=1
+            [[ $kind == words\ * ]] && k=${kind#words }
+            ((i + k >= cword)) && { valflag=$w; break; }
+            ((i += k))
             [[ $w == --config ]] && cfg=${words[i]}
             ;;
         -?*)

@@ -17,38 +17,56 @@ function __mcpv_subs
     end
 end
 
-# __mcpv_takes CMD FLAG succeeds if FLAG, of CMD or an ancestor, takes a value.
+# __mcpv_takes CMD FLAG prints how many words FLAG, of CMD or an ancestor, takes, and fails
+# if it takes none.
 function __mcpv_takes
     set -l c $argv[1]
     while true
         switch "$c:$argv[2]"
             case ':--url' ':-u' ':--server' ':-s' ':--session' ':--session-id' ':--config' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color'
+                echo 1
+                return 0
+            case ':--jq-arg' ':--jq-argjson'
+                echo 2
                 return 0
             case 'list-tools:--cursor' 'list-tools:--max-pages'
+                echo 1
                 return 0
             case 'call:--args' 'call:--validate-output' 'call:--save-dir' 'call:--ttl'
+                echo 1
                 return 0
             case 'list-resources:--cursor' 'list-resources:--max-pages'
+                echo 1
                 return 0
             case 'list-resource-templates:--cursor' 'list-resource-templates:--max-pages'
+                echo 1
                 return 0
             case 'read:--save-dir'
+                echo 1
                 return 0
             case 'list-prompts:--cursor' 'list-prompts:--max-pages'
+                echo 1
                 return 0
             case 'complete:--prompt' 'complete:--template' 'complete:--arg' 'complete:--context'
+                echo 1
                 return 0
             case 'watch:--count' 'watch:--for'
+                echo 1
                 return 0
             case 'tasks list:--cursor' 'tasks list:--max-pages'
+                echo 1
                 return 0
             case 'skills list:--cursor' 'skills list:--max-pages'
+                echo 1
                 return 0
             case 'skills read:--save-dir'
+                echo 1
                 return 0
             case 'batch:--parallel'
+                echo 1
                 return 0
             case 'session start:--idle'
+                echo 1
                 return 0
         end
         test -n "$c"; or return 1
@@ -57,7 +75,8 @@ function __mcpv_takes
 end
 
 # __mcpv_state prints "N:CMD" for the line before the cursor: the command and the number of
-# its arguments so far; or "--" after a bare --.
+# its arguments so far; "--" after a bare --; or "=" on a later word of a flag of several
+# words, where nothing is offered.
 function __mcpv_state
     set -l tokens (commandline -opc)
     if test "$tokens" = "$__mcpv_state_line"
@@ -77,12 +96,18 @@ function __mcpv_state
                 printf '%s\n' --
                 return
             case '--*=*'
+                # --flag=FIRST: a flag of several words has the others after it.
+                set -l k (__mcpv_takes "$cmd" (string split -m 1 = -- $w)[1]); or continue
+                __mcpv_on_later_word 0 (math $k - 1) (count $tokens); and return
+                __mcpv_skip (math $k - 1)
             case '--?*'
-                __mcpv_takes "$cmd" $w; and set -e tokens[1]
+                set -l k (__mcpv_takes "$cmd" $w); or continue
+                __mcpv_on_later_word 1 $k (count $tokens); and return
+                __mcpv_skip $k
             case '-?*'
                 for k in (seq 2 (string length -- $w))
                     set -l f -(string sub -s $k -l 1 -- $w)
-                    __mcpv_takes "$cmd" $f; or continue
+                    __mcpv_takes "$cmd" $f >/dev/null; or continue
                     test $k -eq (string length -- $w); and set -e tokens[1]
                     break
                 end
@@ -97,6 +122,24 @@ function __mcpv_state
     end
     set -g __mcpv_state_value "$n:$cmd"
     printf '%s\n' "$n:$cmd"
+end
+
+# __mcpv_on_later_word FROM TO N, in __mcpv_state with N words left after a flag, succeeds
+# and prints the state "=" when FROM <= N < TO: the cursor is on a word of the flag after
+# its first (which fish completes as the flag's value), where nothing is offered.
+function __mcpv_on_later_word
+    test $argv[3] -ge $argv[1] -a $argv[3] -lt $argv[2]; or return 1
+    set -g __mcpv_state_value =
+    printf '%s\n' =
+end
+
+# __mcpv_skip K, in __mcpv_state, drops the next K words: a flag's.
+function __mcpv_skip --no-scope-shadowing
+    set -l __mcpv_k $argv[1]
+    while test $__mcpv_k -gt 0
+        set -e tokens[1]
+        set __mcpv_k (math $__mcpv_k - 1)
+    end
 end
 
 function __mcpv_dashdash
@@ -179,7 +222,7 @@ complete -c mcpv -n '__mcpv_at "" 0' -a servers -d 'List the servers named in co
 complete -c mcpv -n '__mcpv_at "" 0' -a trust -d 'Trust a project config file as it is now, so its servers may start.'
 complete -c mcpv -n '__mcpv_at "" 0' -a auth -d 'Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.'
 complete -c mcpv -n '__mcpv_at "" 0' -a session -d 'Keep a session open in the background for many commands: start, list, stop.'
-complete -c mcpv -n '__mcpv_at "" 0' -a completions -d 'Print a shell completion script for bash, zsh or fish.'
+complete -c mcpv -n '__mcpv_at "" 0' -a completions -d 'Print a shell completion script for bash, zsh, fish or PowerShell.'
 complete -c mcpv -n '__mcpv_in ""' -s h -l help -d 'Show context-sensitive help.'
 complete -c mcpv -n '__mcpv_in ""' -s u -l url -x -d 'Talk to the server at this Streamable HTTP (or legacy SSE) URL instead of starting one (default: MCPV_URL).'
 complete -c mcpv -n '__mcpv_in ""' -s s -l server -x -a '(__mcpv_servers)' -d 'Use the server named NAME in a config file; see \'mcpv servers\' (default: MCPV_SERVER).'
@@ -218,6 +261,8 @@ complete -c mcpv -n '__mcpv_in ""' -l answer -x -d 'Answer a field of an elicita
 complete -c mcpv -n '__mcpv_in ""' -l answers -r -F -d 'Answer elicitation forms from a JSON object in FILE.'
 complete -c mcpv -n '__mcpv_in ""' -l elicitation -x -a 'prompt accept decline cancel' -d 'What to do with an elicitation that the answers do not complete: prompt (the default on a terminal), accept (fill defaults), decline (the default otherwise) or cancel.'
 complete -c mcpv -n '__mcpv_in ""' -s q -l jq -x -d 'Filter the result with a jq expression.'
+complete -c mcpv -n '__mcpv_in ""' -l jq-arg -x -d 'Set $NAME in --jq to the string VALUE, as jq\'s --arg does (repeatable).'
+complete -c mcpv -n '__mcpv_in ""' -l jq-argjson -x -d 'Set $NAME in --jq to a JSON value, as jq\'s --argjson does (repeatable).'
 complete -c mcpv -n '__mcpv_in ""' -s r -l raw-output -d 'Write strings from --jq without quotes.'
 complete -c mcpv -n '__mcpv_in ""' -s e -l exit-status -d 'Exit 1 when the last --jq output is false or null, or there is none.'
 complete -c mcpv -n '__mcpv_in ""' -l pretty -d 'Indent the JSON (the default on a terminal).'
@@ -282,4 +327,4 @@ complete -c mcpv -n '__mcpv_at "session" 0' -a list -d 'List the running session
 complete -c mcpv -n '__mcpv_at "session" 0' -a stop -d 'End a session (or --all): the server is shut down as a one-shot command would.'
 complete -c mcpv -n '__mcpv_in "session start"' -l idle -x -d 'End the session after this long without commands; 0 never.'
 complete -c mcpv -n '__mcpv_in "session stop"' -l all -d 'End every running session.'
-complete -c mcpv -n '__mcpv_at "completions" 0' -x -a 'bash zsh fish'
+complete -c mcpv -n '__mcpv_at "completions" 0' -x -a 'bash zsh fish powershell'

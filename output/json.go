@@ -104,7 +104,7 @@ func (p *Printer) runFilter(w *bufio.Writer, raw []byte) error {
 	if err != nil {
 		return fmt.Errorf("decode result for --jq: %w", err)
 	}
-	iter := p.Filter.code.Run(v)
+	iter := p.Filter.code.Run(v, p.Filter.values...)
 	var last any
 	got := false
 	for {
@@ -154,9 +154,17 @@ func decodeExact(raw []byte) (any, error) {
 	return v, nil
 }
 
-// Filter is a compiled jq expression.
+// Filter is a compiled jq expression and the values of its variables.
 type Filter struct {
-	code *gojq.Code
+	code   *gojq.Code
+	values []any // of the variables, in the order they were compiled
+}
+
+// Variable is a jq variable set from outside the expression, as jq's --arg
+// and --argjson set them: $Name in the expression.
+type Variable struct {
+	Name  string
+	Value any // a string, or a JSON value as DecodeJSON returns it
 }
 
 // FilterError is a jq expression that failed to parse or to run.
@@ -171,9 +179,10 @@ func (e *FilterError) Error() string { return "jq: " + e.Err.Error() }
 func (e *FilterError) Unwrap() error { return e.Err }
 
 // CompileFilter parses and compiles a jq expression; environ (KEY=VALUE
-// entries) is what $ENV and env show. Parse errors point at the offending
-// column.
-func CompileFilter(expr string, environ []string) (*Filter, error) {
+// entries) is what $ENV and env show, and vars are its variables (a later
+// one of the same name wins), also gathered in $ARGS.named as jq does.
+// Parse errors point at the offending column.
+func CompileFilter(expr string, environ []string, vars ...Variable) (*Filter, error) {
 	q, err := gojq.Parse(expr)
 	if err != nil {
 		var pe *gojq.ParseError
@@ -182,11 +191,43 @@ func CompileFilter(expr string, environ []string) (*Filter, error) {
 		}
 		return nil, &FilterError{Err: err}
 	}
-	code, err := gojq.Compile(q, gojq.WithEnvironLoader(func() []string { return environ }))
+	names, values := variables(vars)
+	code, err := gojq.Compile(q, gojq.WithEnvironLoader(func() []string { return environ }), gojq.WithVariables(names))
 	if err != nil {
 		return nil, &FilterError{Err: err}
 	}
-	return &Filter{code: code}, nil
+	return &Filter{code: code, values: values}, nil
+}
+
+// variables returns gojq's names ("$x") and values for vars, each name
+// once, and $ARGS unless a variable is named so.
+func variables(vars []Variable) (names []string, values []any) {
+	named := map[string]any{}
+	for _, v := range vars {
+		named[v.Name] = v.Value
+	}
+	if _, ok := named["ARGS"]; !ok {
+		names, values = append(names, "$ARGS"), append(values, map[string]any{"positional": []any{}, "named": named})
+	}
+	seen := map[string]bool{}
+	for _, v := range vars {
+		if !seen[v.Name] {
+			seen[v.Name] = true
+			names, values = append(names, "$"+v.Name), append(values, named[v.Name])
+		}
+	}
+	return names, values
+}
+
+// DecodeJSON decodes one JSON text as a filter sees JSON: numbers stay
+// exact (json.Number). Anything after the value is an error.
+func DecodeJSON(text []byte) (any, error) {
+	if !json.Valid(text) {
+		var v any
+		err := json.Unmarshal(text, &v) // says what is wrong, and where
+		return nil, err
+	}
+	return decodeExact(text)
 }
 
 func caretColumn(expr string, offset int) int {

@@ -29,10 +29,10 @@ type Streams struct {
 // processing cannot be turned on) gets no redrawn progress line, and its
 // stdout counts as no terminal for colour.
 func System() *Streams {
-	dumb := os.Getenv("TERM") == "dumb"
+	term := os.Getenv("TERM")
 	errTTY := isTerminal(os.Stderr)
 	outTTY := isTerminal(os.Stdout)
-	status := NewStatusLine(os.Stderr, errTTY && !dumb && enableVT(os.Stderr))
+	status := NewStatusLine(os.Stderr, showsEscapes(errTTY, term, func() bool { return enableVT(os.Stderr) }))
 	return &Streams{
 		In:     os.Stdin,
 		Out:    os.Stdout,
@@ -41,8 +41,17 @@ func System() *Streams {
 		InTTY:  isTerminal(os.Stdin),
 		OutTTY: outTTY,
 		ErrTTY: errTTY,
-		NoANSI: outTTY && (dumb || !enableVT(os.Stdout)),
+		NoANSI: outTTY && !showsEscapes(outTTY, term, func() bool { return enableVT(os.Stdout) }),
 	}
+}
+
+// showsEscapes decides whether a stream shows escape sequences (colours, a
+// redrawn progress line) rather than printing them as text: it must be a
+// terminal, TERM must not be dumb, and virtual-terminal processing must be
+// on (enableVT turns it on for a Windows console and is true elsewhere; it
+// is asked only when the rest holds, so a pipe's mode is never touched).
+func showsEscapes(tty bool, term string, enableVT func() bool) bool {
+	return tty && term != "dumb" && enableVT()
 }
 
 // NewStreams returns streams over the given readers and writers, none a terminal.

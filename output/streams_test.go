@@ -95,3 +95,27 @@ func TestSystemStreams(t *testing.T) {
 		t.Errorf("System().Err is %T, want its StatusLine", s.Err)
 	}
 }
+
+func TestShowsEscapes(t *testing.T) {
+	tests := []struct {
+		tty   bool
+		term  string
+		vt    bool // what enableVT answers: false for a console without virtual-terminal processing
+		want  bool
+		askVT bool // enableVT is called
+	}{
+		{tty: true, term: "xterm-256color", vt: true, want: true, askVT: true},
+		{tty: true, term: "", vt: true, want: true, askVT: true}, // a Windows console has no TERM
+		{tty: true, term: "", vt: false, want: false, askVT: true},
+		{tty: true, term: "dumb", vt: true, want: false},
+		{tty: false, term: "xterm", vt: true, want: false},
+		{tty: false, term: "", vt: false, want: false},
+	}
+	for _, tt := range tests {
+		asked := false
+		got := showsEscapes(tt.tty, tt.term, func() bool { asked = true; return tt.vt })
+		if got != tt.want || asked != tt.askVT {
+			t.Errorf("showsEscapes(tty=%v, TERM=%q, vt=%v) = %v (enableVT called: %v), want %v (%v)", tt.tty, tt.term, tt.vt, got, asked, tt.want, tt.askVT)
+		}
+	}
+}

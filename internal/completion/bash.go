@@ -45,7 +45,8 @@ __mcpv_flags() {
 }
 
 # __mcpv_flag CMD FLAG sets kind to what FLAG, of CMD or an ancestor, takes:
-# bool, none, file, dir, server or "enum VALUE...". It fails for an unknown flag.
+# bool, none, file, dir, server, "enum VALUE..." or "words N" (N words, none
+# completed). It fails for an unknown flag.
 __mcpv_flag() {
     local c=$1
     while :; do
@@ -58,7 +59,10 @@ __mcpv_flag() {
 				pats = append(pats, shellQuote(c.Path+":"+n))
 			}
 			kind := "bool"
-			if f.Takes() {
+			switch {
+			case f.Words() > 1:
+				kind = fmt.Sprintf("words %d", f.Words())
+			case f.Takes():
 				kind = bashKind(f.Value)
 			}
 			fmt.Fprintf(&b, "        %s) kind=%s; return ;;\n", strings.Join(pats, "|"), shellQuote(kind))
@@ -169,11 +173,19 @@ _mcpv() {
         case $w in
         --) dd=$i; break ;;
         --config=*) cfg=${w#*=} ;;
-        --*=*) ;;
+        --*=*)
+            # --flag=FIRST of a flag of several words: the others follow.
+            __mcpv_flag "$cmd" "${w%%=*}" && [[ $kind == words\ * ]] || continue
+            k=$((${kind#words } - 1))
+            ((i + k >= cword)) && { valflag=${w%%=*}; break; }
+            ((i += k))
+            ;;
         --?*)
             __mcpv_flag "$cmd" "$w" && [[ $kind != bool ]] || continue
-            ((i + 1 == cword)) && { valflag=$w; break; }
-            ((i++))
+            k=1
+            [[ $kind == words\ * ]] && k=${kind#words }
+            ((i + k >= cword)) && { valflag=$w; break; }
+            ((i += k))
             [[ $w == --config ]] && cfg=${words[i]}
             ;;
         -?*)

@@ -1,8 +1,9 @@
-// Package completion writes mcpv's shell completion scripts for bash, zsh
-// and fish. They are a pure function of the kong model: Model reads every
-// command, flag and positional argument with its help, and what completes
-// its value (an enum's values, files, directories); Script renders the model
-// for one shell. Two things are mcpv's own: the values that are server
+// Package completion writes mcpv's shell completion scripts for bash, zsh,
+// fish and PowerShell. They are a pure function of the kong model: Model
+// reads every command, flag and positional argument with its help, and what
+// completes its value (an enum's values, files, directories); Script renders
+// the model for one shell. A flag whose placeholder is several words
+// (--jq-arg=NAME VALUE) takes that many words. Two things are mcpv's own: the values that are server
 // names (completed by running "mcpv servers", with the line's --config), and
 // the command name the scripts are for.
 package completion
@@ -15,7 +16,7 @@ import (
 )
 
 // Shells are the shells Script writes for.
-var Shells = []string{"bash", "zsh", "fish"}
+var Shells = []string{"bash", "zsh", "fish", "powershell"}
 
 // Script generates the completion script for shell from the grammar.
 func Script(app *kong.Application, shell string) (string, error) {
@@ -27,6 +28,8 @@ func Script(app *kong.Application, shell string) (string, error) {
 		return zshScript(root), nil
 	case "fish":
 		return fishScript(root), nil
+	case "powershell":
+		return powershellScript(root), nil
 	}
 	return "", fmt.Errorf("no completion script for %q: the shells are %s", shell, strings.Join(Shells, ", "))
 }
@@ -60,6 +63,9 @@ type Flag struct {
 	Long, Short string
 	Excludes    []string // the flag's names, unless repeatable, and those of its xor partners, with dashes
 	Value
+	// More names the words the flag takes after its value, which is then
+	// the first word (Name: "NAME" and More: ["VALUE"] for --jq-arg NAME VALUE).
+	More []string
 }
 
 // Value is a flag's value or a positional argument.
@@ -81,6 +87,14 @@ func (f Flag) Names() []string {
 
 // Takes reports whether the flag takes a value.
 func (f Flag) Takes() bool { return f.Name != "" }
+
+// Words is the number of words the flag takes after its name.
+func (f Flag) Words() int {
+	if !f.Takes() {
+		return 0
+	}
+	return 1 + len(f.More)
+}
 
 // Model reads the grammar's visible commands, flags and arguments.
 func Model(app *kong.Application) *Command {
@@ -125,6 +139,10 @@ func flagOf(f *kong.Flag, xor map[string][]*kong.Flag) Flag {
 		cf.Kind = KindNone
 	case f.PlaceHolder != "":
 		cf.Name = f.PlaceHolder
+		if words := strings.Fields(f.PlaceHolder); len(words) > 1 && !strings.ContainsAny(f.PlaceHolder[:1], `'"`) {
+			cf.Name, cf.More = words[0], words[1:]
+			cf.Kind, cf.Enum = KindNone, nil // nothing is offered for any of the words
+		}
 	default:
 		cf.Name = strings.ToUpper(f.Name)
 	}

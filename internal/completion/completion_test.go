@@ -22,6 +22,7 @@ type toy struct {
 	Compact bool     `short:"c" xor:"layout" help:"Compact."`
 	Tag     []string `help:"Tags."`
 	Server  string   `short:"s" help:"A server."`
+	Var     []string `placeholder:"NAME VALUE" help:"A variable."`
 	Run     struct {
 		Files []string `arg:"" optional:"" type:"path" help:"Files."`
 	} `cmd:"" help:"Run it."`
@@ -61,6 +62,7 @@ func TestModel(t *testing.T) {
 		flag("compact", "c", []string{"--compact", "-c", "--pretty"}, Value{Help: "Compact."}),
 		flag("tag", "", nil, Value{Name: "TAG", Help: "Tags.", Repeat: true}),
 		flag("server", "s", []string{"--server", "-s"}, Value{Name: "SERVER", Help: "A server.", Kind: KindServer}),
+		{Long: "var", Value: Value{Name: "NAME", Help: "A variable.", Repeat: true}, More: []string{"VALUE"}},
 	}, Subs: []*Command{
 		{Path: "run", Name: "run", Help: "Run it.", Args: []Value{{Name: "FILES", Help: "Files.", Kind: KindFile, Repeat: true}}},
 		{Path: "take", Name: "take", Help: "Take one.", Args: []Value{
@@ -88,7 +90,11 @@ func TestScriptsCoverTheGrammar(t *testing.T) {
 			want = []string{"run", "take", " -l name ", " -s n ", " -l level ", " -s c ", `'A name: [x] \'y\'.'`, "'Take one.'"}
 		}
 		if shell == "zsh" {
-			want = append(want, `A name\: \[x\] '\''y'\''.`, "Take one.")
+			want = append(want, `A name\: \[x\] '\''y'\''.`, "Take one.", "'*--var=[A variable.]:NAME: :VALUE: '")
+		}
+		if shell == "powershell" {
+			want = []string{"'run'", "'take'", "@('--name', '-n')", "@('--level')", "@('a', 'b')", "@('--compact', '-c')", "@('one', 'two')",
+				`'A name: [x] ''y''.'`, "'Take one.'", "@('--var'); Words = 2"}
 		}
 		for _, w := range want {
 			if !strings.Contains(s, w) {
@@ -105,7 +111,7 @@ func TestScriptsCoverTheGrammar(t *testing.T) {
 
 func TestUnknownShell(t *testing.T) {
 	t.Parallel()
-	if _, err := Script(toyModel(t), "tcsh"); err == nil || !strings.Contains(err.Error(), "bash, zsh, fish") {
+	if _, err := Script(toyModel(t), "tcsh"); err == nil || !strings.Contains(err.Error(), "bash, zsh, fish, powershell") {
 		t.Errorf("err = %v", err)
 	}
 }

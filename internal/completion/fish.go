@@ -30,23 +30,27 @@ function __mcpv_subs
 	b.WriteString(`    end
 end
 
-# __mcpv_takes CMD FLAG succeeds if FLAG, of CMD or an ancestor, takes a value.
+# __mcpv_takes CMD FLAG prints how many words FLAG, of CMD or an ancestor, takes, and fails
+# if it takes none.
 function __mcpv_takes
     set -l c $argv[1]
     while true
         switch "$c:$argv[2]"
 `)
 	root.Walk(func(c *Command) {
-		var pats []string
+		pats := map[int][]string{}
 		for _, f := range c.Flags {
-			if f.Takes() {
-				for _, n := range f.Names() {
-					pats = append(pats, fishQuote(c.Path+":"+n))
+			for _, n := range f.Names() {
+				if k := f.Words(); k > 0 {
+					pats[k] = append(pats[k], fishQuote(c.Path+":"+n))
 				}
 			}
 		}
-		if len(pats) > 0 {
-			fmt.Fprintf(&b, "            case %s\n                return 0\n", strings.Join(pats, " "))
+		for k := 1; len(pats) > 0; k++ {
+			if len(pats[k]) > 0 {
+				fmt.Fprintf(&b, "            case %s\n                echo %d\n                return 0\n", strings.Join(pats[k], " "), k)
+			}
+			delete(pats, k)
 		}
 	})
 	b.WriteString(fishFunctions)
@@ -62,7 +66,8 @@ const fishFunctions = `        end
 end
 
 # __mcpv_state prints "N:CMD" for the line before the cursor: the command and the number of
-# its arguments so far; or "--" after a bare --.
+# its arguments so far; "--" after a bare --; or "=" on a later word of a flag of several
+# words, where nothing is offered.
 function __mcpv_state
     set -l tokens (commandline -opc)
     if test "$tokens" = "$__mcpv_state_line"
@@ -82,12 +87,18 @@ function __mcpv_state
                 printf '%s\n' --
                 return
             case '--*=*'
+                # --flag=FIRST: a flag of several words has the others after it.
+                set -l k (__mcpv_takes "$cmd" (string split -m 1 = -- $w)[1]); or continue
+                __mcpv_on_later_word 0 (math $k - 1) (count $tokens); and return
+                __mcpv_skip (math $k - 1)
             case '--?*'
-                __mcpv_takes "$cmd" $w; and set -e tokens[1]
+                set -l k (__mcpv_takes "$cmd" $w); or continue
+                __mcpv_on_later_word 1 $k (count $tokens); and return
+                __mcpv_skip $k
             case '-?*'
                 for k in (seq 2 (string length -- $w))
                     set -l f -(string sub -s $k -l 1 -- $w)
-                    __mcpv_takes "$cmd" $f; or continue
+                    __mcpv_takes "$cmd" $f >/dev/null; or continue
                     test $k -eq (string length -- $w); and set -e tokens[1]
                     break
                 end
@@ -102,6 +113,24 @@ function __mcpv_state
     end
     set -g __mcpv_state_value "$n:$cmd"
     printf '%s\n' "$n:$cmd"
+end
+
+# __mcpv_on_later_word FROM TO N, in __mcpv_state with N words left after a flag, succeeds
+# and prints the state "=" when FROM <= N < TO: the cursor is on a word of the flag after
+# its first (which fish completes as the flag's value), where nothing is offered.
+function __mcpv_on_later_word
+    test $argv[3] -ge $argv[1] -a $argv[3] -lt $argv[2]; or return 1
+    set -g __mcpv_state_value =
+    printf '%s\n' =
+end
+
+# __mcpv_skip K, in __mcpv_state, drops the next K words: a flag's.
+function __mcpv_skip --no-scope-shadowing
+    set -l __mcpv_k $argv[1]
+    while test $__mcpv_k -gt 0
+        set -e tokens[1]
+        set __mcpv_k (math $__mcpv_k - 1)
+    end
 end
 
 function __mcpv_dashdash

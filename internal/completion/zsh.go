@@ -118,6 +118,9 @@ func zshFlagSpecs(f Flag) []string {
 	arg := ""
 	if f.Takes() {
 		arg = ":" + zshEscape(f.Name, `:\`) + ":" + zshAction(f.Value)
+		for _, w := range f.More {
+			arg += ":" + zshEscape(w, `:\`) + ": "
+		}
 	}
 	long, short := "--"+f.Long, "-"+f.Short
 	if f.Takes() {
