@@ -36,7 +36,7 @@ func AuthManager(s *Settings, mode string, env Env, h Hooks) (*oauth.Manager, er
 	if err := s.RequireHTTP(); err != nil {
 		return nil, err
 	}
-	plain, err := httpClient(s.CACert, userAgent(h))
+	plain, err := httpClient(s.CACert, userAgent(s, h))
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +46,7 @@ func AuthManager(s *Settings, mode string, env Env, h Hooks) (*oauth.Manager, er
 // authorizedClient is the HTTP client for the server: with the OAuth layer
 // unless its mode is none or the user sends an Authorization header.
 func authorizedClient(s *Settings, env Env, h Hooks) (*http.Client, error) {
-	plain, err := httpClient(s.CACert, userAgent(h))
+	plain, err := httpClient(s.CACert, userAgent(s, h))
 	if err != nil {
 		return nil, err
 	}

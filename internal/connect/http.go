@@ -48,8 +48,13 @@ func (t agentTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.base.RoundTrip(r)
 }
 
-// userAgent is "mcpv/VERSION", from the client info given to the session.
-func userAgent(h Hooks) string {
+// userAgent is the User-Agent of every request of the run: the one given
+// with -H, which the user means for the authorization server too, else
+// "mcpv/VERSION" from the client info given to the session.
+func userAgent(s *Settings, h Hooks) string {
+	if ua := s.Header.Get("User-Agent"); ua != "" {
+		return ua
+	}
 	if h.Client.Name == "" {
 		return ""
 	}

@@ -12,7 +12,7 @@ func TestUserAgent(t *testing.T) {
 	got := make(chan string, 2)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got <- r.Header.Get("User-Agent") }))
 	defer srv.Close()
-	c, err := httpClient("", userAgent(Hooks{Client: mcp.Implementation{Name: "mcpv", Version: "v1.2.3"}}))
+	c, err := httpClient("", userAgent(&Settings{}, Hooks{Client: mcp.Implementation{Name: "mcpv", Version: "v1.2.3"}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,5 +33,16 @@ func TestUserAgent(t *testing.T) {
 	}
 	if req.Header.Get("User-Agent") != "mine/1" {
 		t.Error("the caller's request was changed")
+	}
+}
+
+func TestUserAgentFromHeader(t *testing.T) {
+	h := Hooks{Client: mcp.Implementation{Name: "mcpv", Version: "v1.2.3"}}
+	s := &Settings{Header: http.Header{"User-Agent": {"probe/1"}}}
+	if ua := userAgent(s, h); ua != "probe/1" {
+		t.Errorf("with -H: %q, want probe/1", ua)
+	}
+	if ua := userAgent(&Settings{}, Hooks{}); ua != "" {
+		t.Errorf("without client info: %q, want none (Go's own)", ua)
 	}
 }
