@@ -1,0 +1,250 @@
+package manpage
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/mcpv/mcpv/commands"
+)
+
+type toyCLI struct {
+	Verbose bool   `short:"v" help:"Say more."`
+	Level   string `enum:"low,high" default:"low" help:"How hard to try." group:"Tuning"`
+	Secret  string `hidden:"" help:"Not shown."`
+
+	Fetch  fetchCmd `cmd:"" help:"Fetch a thing."`
+	Remote struct {
+		Add struct {
+			Name string `arg:"" help:"The remote's name."`
+		} `cmd:"" help:"Add a remote."`
+	} `cmd:"" help:"Manage remotes."`
+	Internal struct{} `cmd:"" hidden:"" help:"Not shown either."`
+}
+
+type fetchCmd struct {
+	URL   string        `arg:"" help:"Where from."`
+	Files []string      `arg:"" optional:"" placeholder:"FILE" help:"What to keep."`
+	Depth int           `default:"1" help:"How deep to go."`
+	Wait  time.Duration `placeholder:"DURATION" help:".5s or more; 'quoted' first words are fine."`
+	Path  string        `help:"A Windows path: C:\\toy."`
+}
+
+func (fetchCmd) Help() string {
+	return "Fetches URL.\n\nExamples:\n\n    $ toy fetch --depth 2 https://example.com"
+}
+
+func (toyCLI) Help() string {
+	return `toy does toy things, one per run.
+
+    toy [flags] <command> [args]
+    toy help <command>          (the same as --help)
+
+Exit codes:
+
+    0    success
+    3    the remote said no,
+         politely
+
+Environment:
+
+    TOY_HOME  where toy lives
+
+Examples:
+
+    $ toy fetch https://example.com`
+}
+
+// toyPlus is toy with one more command.
+type toyPlus struct {
+	toyCLI `embed:""`
+	Sync   struct{} `cmd:"" help:"Sync everything."`
+}
+
+func model(t *testing.T, grammar any) *kong.Application {
+	t.Helper()
+	k, err := kong.New(grammar, kong.Name("toy"), kong.Description("Does toy things."), kong.Exit(func(int) {}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k.Model
+}
+
+var toyPage = Page{Section: "1", Date: "2026-01-02", Source: "toy v0.1", Manual: "User Commands",
+	Files: []Entry{{"~/.toy", "toy's state."}}, SeeAlso: []string{"jq(1)", "https://example.com/toy"}}
+
+func TestRenderToy(t *testing.T) {
+	page := Render(model(t, &toyCLI{}), toyPage)
+	for _, want := range []string{
+		`.TH "TOY" "1" "2026\-01\-02" "toy v0.1" "User Commands"`,
+		".SH NAME\ntoy \\- does toy things\n",
+		".SH SYNOPSIS\n.nf\n\\fBtoy\\fR [\\fIflags\\fR] \\fIcommand\\fR [\\fIargs\\fR]\n\\fBtoy\\fR \\fBhelp\\fR \\fIcommand\\fR (the same as \\-\\-help)\n.fi\n",
+		".SH DESCRIPTION\n.PP\ntoy does toy things, one per run.\n",
+		".SS \"toy fetch\"\n\\fBtoy fetch\\fR \\fIurl\\fR [\\fIFILE\\fR ...] [\\fIflags\\fR]\n.PP\nFetch a thing.\n.PP\nFetches URL.\n",
+		".RS 4\n.nf\n$ toy fetch \\-\\-depth 2 https://example.com\n.fi\n.RE\n",
+		".TP\n\\fIurl\\fR\nWhere from.\n",
+		".TP\n[\\fIFILE\\fR ...]\nWhat to keep.\n",
+		".TP\n\\fB\\-\\-depth\\fR=\\fIN\\fR\nHow deep to go. Default: 1.\n",
+		".TP\n\\fB\\-\\-wait\\fR=\\fIDURATION\\fR\n\\&.5s or more; 'quoted' first words are fine.\n",
+		"A Windows path: C:\\etoy.\n",
+		".SS \"toy remote\"\n\\fBtoy remote\\fR \\fIcommand\\fR [\\fIflags\\fR]\n",
+		".SS \"toy remote add\"\n\\fBtoy remote add\\fR \\fIname\\fR [\\fIflags\\fR]\n",
+		".SH \"GLOBAL FLAGS\"\nThese flags may be given before or after the command.\n",
+		".TP\n\\fB\\-v\\fR, \\fB\\-\\-verbose\\fR\nSay more.\n",
+		".SS \"Tuning\"\n.TP\n\\fB\\-\\-level\\fR=\\fIlow|high\\fR\nHow hard to try. Default: low.\n",
+		".SH \"EXIT STATUS\"\n.TP\n\\fB0\\fR\nsuccess\n.TP\n\\fB3\\fR\nthe remote said no, politely\n",
+		".SH ENVIRONMENT\n.TP\n\\fBTOY_HOME\\fR\nwhere toy lives\n",
+		".SH FILES\n.TP\n\\fI~/.toy\\fR\ntoy's state.\n",
+		".SH EXAMPLES\n.PP\n.RS 4\n.nf\n$ toy fetch https://example.com\n.fi\n.RE\n",
+		".SH \"SEE ALSO\"\n\\fBjq\\fR(1),\nhttps://example.com/toy\n",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks\n%s\n--- page:\n%s", want, page)
+		}
+	}
+	for _, unwanted := range []string{"secret", "toy internal", "Not shown", "Exit codes:", "Environment:", "toy [flags] <command>"} {
+		if strings.Contains(page, unwanted) {
+			t.Errorf("the page has %q", unwanted)
+		}
+	}
+	var order []string
+	for _, m := range regexp.MustCompile(`(?m)^\.SH (.*)$`).FindAllStringSubmatch(page, -1) {
+		order = append(order, strings.Trim(m[1], `"`))
+	}
+	if got, want := strings.Join(order, ", "), "NAME, SYNOPSIS, DESCRIPTION, COMMANDS, GLOBAL FLAGS, EXIT STATUS, ENVIRONMENT, FILES, EXAMPLES, SEE ALSO"; got != want {
+		t.Errorf("sections %s, want %s", got, want)
+	}
+	// The page's own list of variables wins over the help's.
+	p := toyPage
+	p.Environment = []Entry{{"TOY_DEBUG", "set: debug"}}
+	if page := Render(model(t, &toyCLI{}), p); !strings.Contains(page, "\\fBTOY_DEBUG\\fR\nset: debug\n") || strings.Contains(page, "TOY_HOME") {
+		t.Errorf("ENVIRONMENT from the page:\n%s", page)
+	}
+}
+
+// A command added to the grammar is on the page, with nothing else to do.
+func TestNewCommandIsDocumented(t *testing.T) {
+	before := Render(model(t, &toyCLI{}), toyPage)
+	after := Render(model(t, &toyPlus{}), toyPage)
+	heading := ".SS \"toy sync\"\n\\fBtoy sync\\fR [\\fIflags\\fR]\n.PP\nSync everything.\n"
+	if strings.Contains(before, "toy sync") || !strings.Contains(after, heading) {
+		t.Errorf("toy sync: before %v, after %v; want only after", strings.Contains(before, "toy sync"), strings.Contains(after, heading))
+	}
+}
+
+// mcpvCommands are the visible commands of the grammar, as typed
+// ("mcpv tasks list"), and each one's visible flags ("--max-pages").
+func mcpvCommands(t *testing.T) (*kong.Application, map[string][]string) {
+	t.Helper()
+	app, err := commands.Grammar()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	var walk func(n *kong.Node)
+	walk = func(n *kong.Node) {
+		if n.Hidden || n.Type == kong.ArgumentNode {
+			return
+		}
+		path := commandPath(n)
+		for _, f := range n.Flags {
+			if !f.Hidden {
+				out[path] = append(out[path], "--"+f.Name)
+			}
+		}
+		if _, ok := out[path]; !ok {
+			out[path] = nil
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(app.Node)
+	if len(out) < 20 || len(out["mcpv"]) < 20 {
+		t.Fatalf("the grammar has %d commands, and %d global flags", len(out), len(out["mcpv"]))
+	}
+	return app, out
+}
+
+// Every command and flag of mcpv's grammar is on its page, each command
+// under a heading of its own.
+func TestEveryCommandAndFlagIsDocumented(t *testing.T) {
+	app, cmds := mcpvCommands(t)
+	page := Render(app, MCPV("v0.0.0-test", "2026-01-02"))
+	headings := regexp.MustCompile(`(?m)^\.SS "mcpv `).FindAllString(page, -1)
+	if len(headings) != len(cmds)-1 {
+		t.Errorf("%d command headings for %d commands", len(headings), len(cmds)-1)
+	}
+	for path, flags := range cmds {
+		if path != "mcpv" && !strings.Contains(page, "\n.SS "+quoted(path)+"\n") {
+			t.Errorf("no heading for %s", path)
+		}
+		for _, f := range flags {
+			if !strings.Contains(page, `\fB`+escape(f)+`\fR`) {
+				t.Errorf("%s: no %s", path, f)
+			}
+		}
+	}
+	for _, want := range []string{"\n.TP\n\\fB130\\fR\n", "\n.TP\n\\fBMCPV_URL\\fR\n", "\n.TP\n\\fBNO_COLOR\\fR\n"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}
+
+// The page renders without complaint in man (or groff), and the text a
+// reader sees has every command, flag and section.
+func TestRendersInMan(t *testing.T) {
+	app, cmds := mcpvCommands(t)
+	file := filepath.Join(t.TempDir(), "mcpv.1")
+	if err := os.WriteFile(file, []byte(Render(app, MCPV("v0.0.0-test", "2026-01-02"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var cmd *exec.Cmd
+	if path, err := exec.LookPath("man"); err == nil {
+		cmd = exec.Command(path, "-l", file)
+	} else if path, err := exec.LookPath("groff"); err == nil {
+		cmd = exec.Command(path, "-man", "-Tascii", "-ww", "-P-cbou", file)
+	} else {
+		t.Skip("neither man nor groff is installed")
+	}
+	// ASCII: \- is "-" there, as a reader types it.
+	cmd.Env = append(os.Environ(), "MANWIDTH=80", "LC_ALL=C", "LANG=C", "MANPAGER=cat", "PAGER=cat", "MAN_KEEP_FORMATTING=", "GROFF_NO_SGR=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\n%s", cmd, err, stderr.String())
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("%s: %s", cmd, stderr.String())
+	}
+	shown := regexp.MustCompile(".\b").ReplaceAllString(stdout.String(), "") // overstrikes, if any
+	for _, section := range []string{"NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "GLOBAL FLAGS", "EXIT STATUS", "ENVIRONMENT", "FILES", "SEE ALSO"} {
+		if !regexp.MustCompile(`(?m)^` + section + `$`).MatchString(shown) {
+			t.Errorf("no section %s", section)
+		}
+	}
+	for path, flags := range cmds {
+		if path != "mcpv" && !regexp.MustCompile(`(?m)^\s+`+regexp.QuoteMeta(path)+`$`).MatchString(shown) {
+			t.Errorf("no heading %q", path)
+		}
+		for _, f := range flags {
+			if !regexp.MustCompile(`(?m)^\s+(-., )?` + regexp.QuoteMeta(f) + `\b`).MatchString(shown) {
+				t.Errorf("%s: no %s", path, f)
+			}
+		}
+	}
+	if strings.Contains(shown, `\f`) || strings.Contains(shown, `\-`) || strings.Contains(shown, `\[`) {
+		t.Error("an escape was not understood: the page shows a backslash sequence")
+	}
+	if t.Failed() {
+		t.Logf("shown:\n%s", shown)
+	}
+}

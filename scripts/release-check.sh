@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Checks the release configuration (.goreleaser.yaml) and builds a snapshot
+# release into dist/ without publishing anything, then checks what it built:
+# the checksums, the contents of every archive, the version the host's binary
+# reports, and that the packaged man page renders.
+#
+#   bash scripts/release-check.sh
+#
+# For maintainers before tagging a release; not part of CI (it compiles
+# GoReleaser and six binaries). Needs go, git, tar, unzip and sha256sum (or
+# shasum); man is used when present. The first run downloads and compiles
+# GoReleaser, which takes a few minutes.
+#
+# Exit status: 0 all good, 1 a check failed, 2 missing tool.
+set -euo pipefail
+
+goreleaser=(go run github.com/goreleaser/goreleaser/v2@v2.15.1)
+
+die() {
+	printf 'release-check: %s\n' "$*" >&2
+	exit "${2:-1}"
+}
+for tool in go git tar unzip; do
+	command -v "$tool" >/dev/null 2>&1 || die "$tool is required but was not found in PATH" 2
+done
+if command -v sha256sum >/dev/null 2>&1; then
+	sha256=(sha256sum)
+elif command -v shasum >/dev/null 2>&1; then
+	sha256=(shasum -a 256)
+else
+	die "sha256sum or shasum is required" 2
+fi
+
+cd "$(dirname "$0")/.."
+
+# GoReleaser reads the commit, its date and the remote's URL from git; a
+# checkout without a remote gets the project's URL for this run only (the
+# repository's own config is left as it is).
+if [ -z "$(git remote)" ]; then
+	export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/mcpv/mcpv.git
+fi
+
+"${goreleaser[@]}" check
+"${goreleaser[@]}" release --snapshot --clean --skip=publish
+
+echo
+echo "== checksums"
+(cd dist && "${sha256[@]}" -c checksums.txt) || die "checksums.txt does not match the archives"
+
+echo
+echo "== archives"
+want=(README.md LICENSE completions/mcpv.bash completions/_mcpv completions/mcpv.fish completions/mcpv.ps1 manpages/mcpv.1)
+for archive in dist/*.tar.gz dist/*.zip; do
+	case $archive in
+	*.zip) list=$(unzip -Z1 "$archive") bin=mcpv.exe ;;
+	*) list=$(tar -tzf "$archive") bin=mcpv ;;
+	esac
+	for f in "$bin" "${want[@]}"; do
+		grep -qx "$f" <<<"$list" || die "$archive lacks $f"
+	done
+	printf '%10s  %s\n' "$(wc -c <"$archive" | tr -d ' ')" "$archive"
+done
+
+echo
+echo "== the host's binary"
+host=$(go env GOOS)_$(go env GOARCH)
+bin=$(ls -d dist/mcpv_"$host"*/mcpv* 2>/dev/null | head -1)
+[ -n "$bin" ] || die "no binary for $host in dist/"
+"$bin" --version
+"$bin" --version | grep -q "^mcpv v.* (commit [0-9a-f]\{12\}, built 20" || die "--version does not say version, commit and date"
+
+if command -v man >/dev/null 2>&1; then
+	echo
+	echo "== the man page"
+	page=$(mktemp -d)
+	trap 'rm -rf "$page"' EXIT
+	archive=$(ls dist/mcpv_*_"$(go env GOOS)"_*.tar.gz 2>/dev/null | head -1)
+	if [ -n "$archive" ]; then
+		tar -xzf "$archive" -C "$page" manpages/mcpv.1
+		MANWIDTH=80 man -l "$page/manpages/mcpv.1" 2>&1 >"$page/shown" | grep -v "can't break line" >&2 || true
+		head -20 "$page/shown"
+		echo "... $(wc -l <"$page/shown" | tr -d ' ') lines"
+	fi
+fi
+
+echo
+echo "release-check: ok (dist/ holds the snapshot; nothing was published)"
