@@ -105,3 +105,14 @@ func TestJqVariablesInBatch(t *testing.T) {
 		t.Errorf("undefined in a line: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A jq user's --arg and --argjson are pointed to their names here.
+func TestJqFlagHint(t *testing.T) {
+	t.Parallel()
+	for _, f := range []string{"--arg", "--argjson"} {
+		r := mcpv(t, "", "call", "x", f, "n", "v", "--", "true")
+		if r.code != 2 || r.stderr != "mcpv: unknown flag "+f+": jq's "+f+" is --jq-"+f[2:]+" here (see mcpv --help)\n" {
+			t.Errorf("%s: exit %d, stderr %q", f, r.code, r.stderr)
+		}
+	}
+}

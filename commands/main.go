@@ -184,6 +184,17 @@ func parser(c *cli, ios *output.Streams, exit func(int)) (*kong.Kong, error) {
 	)
 }
 
+// jqFlagHint points a jq user's --arg or --argjson to mcpv's names for
+// them; kong would suggest --args, which is something else.
+func jqFlagHint(err error) error {
+	for _, f := range []string{"--arg", "--argjson"} {
+		if m := err.Error(); m == "unknown flag "+f || strings.HasPrefix(m, "unknown flag "+f+",") {
+			return pointedUsageErrorf("unknown flag %s: jq's %s is --jq-%s here (see mcpv --help)", f, f, f[2:])
+		}
+	}
+	return err
+}
+
 // ErrInterrupted is the cause main gives the context when the user presses Ctrl-C.
 var ErrInterrupted = errors.New("interrupted")
 
@@ -253,7 +264,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 		return exitOK // --help | head
 	}
 	if err != nil {
-		return report(ios, usageError(err))
+		return report(ios, jqFlagHint(usageError(err)))
 	}
 	var closers []func() error
 	defer func() {
