@@ -60,6 +60,10 @@ func TestPackageRules(t *testing.T) {
 		dir:           "internal/completion",
 		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/output", "github.com/mcpv/mcpv/internal/connect"},
 	}, rule{
+		// The man page is a function of the grammar alone.
+		dir:           "internal/manpage",
+		forbidImports: []string{"github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/output", "github.com/mcpv/mcpv/internal/connect"},
+	}, rule{
 		dir:           "internal/safetext",
 		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/output", "github.com/mcpv/mcpv/internal/connect"},
 	}, rule{
