@@ -203,18 +203,19 @@ func TestEveryCommandAndFlagIsDocumented(t *testing.T) {
 // reader sees has every command, flag and section.
 func TestRendersInMan(t *testing.T) {
 	app, cmds := mcpvCommands(t)
+	var cmd *exec.Cmd
+	if path, err := exec.LookPath("man"); err == nil {
+		cmd = exec.Command(path, "-l")
+	} else if path, err := exec.LookPath("groff"); err == nil {
+		cmd = exec.Command(path, "-man", "-Tascii", "-ww", "-P-cbou")
+	} else {
+		t.Skip("neither man nor groff is installed")
+	}
 	file := filepath.Join(t.TempDir(), "mcpv.1")
 	if err := os.WriteFile(file, []byte(Render(app, MCPV("v0.0.0-test", "2026-01-02"))), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var cmd *exec.Cmd
-	if path, err := exec.LookPath("man"); err == nil {
-		cmd = exec.Command(path, "-l", file)
-	} else if path, err := exec.LookPath("groff"); err == nil {
-		cmd = exec.Command(path, "-man", "-Tascii", "-ww", "-P-cbou", file)
-	} else {
-		t.Skip("neither man nor groff is installed")
-	}
+	cmd.Args = append(cmd.Args, file)
 	// ASCII: \- is "-" there, as a reader types it.
 	cmd.Env = append(os.Environ(), "MANWIDTH=80", "LC_ALL=C", "LANG=C", "MANPAGER=cat", "PAGER=cat", "MAN_KEEP_FORMATTING=", "GROFF_NO_SGR=1")
 	var stdout, stderr bytes.Buffer
