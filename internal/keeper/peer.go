@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"syscall"
 )
 
 // checkPeer refuses a connection from another user than the keeper's.
@@ -30,13 +29,4 @@ func samePeer(peer, own int) error {
 		return fmt.Errorf("the peer is uid %d, not the session's owner (uid %d)", peer, own)
 	}
 	return nil
-}
-
-// uidOf runs get on the connection's descriptor.
-func uidOf(raw syscall.RawConn, get func(fd int) (int, error)) (int, error) {
-	uid, gerr := -1, error(nil)
-	if err := raw.Control(func(fd uintptr) { uid, gerr = get(int(fd)) }); err != nil {
-		return -1, err
-	}
-	return uid, gerr
 }
