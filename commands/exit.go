@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/elicit"
-	"github.com/mcpv/mcpv/internal/brokenpipe"
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/mcp"
@@ -144,7 +144,7 @@ func silent(err error) bool {
 // went away; a server's closed stdin is not that.
 func isClosedStdout(err error) bool {
 	var ce *output.ClosedError
-	return errors.As(err, &ce) && brokenpipe.Is(ce.Err)
+	return errors.As(err, &ce) && oserr.BrokenPipe(ce.Err)
 }
 
 // hint is what the command line can add to a library's error: the flags

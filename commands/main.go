@@ -14,9 +14,9 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/mcpv/mcpv/internal/brokenpipe"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/envdoc"
+	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
@@ -260,7 +260,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 		}
 	}()
 	kctx, err := k.Parse(args)
-	if brokenpipe.Is(err) {
+	if oserr.BrokenPipe(err) {
 		return exitOK // --help | head
 	}
 	if err != nil {

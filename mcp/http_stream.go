@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpv/mcpv/redact"
 
+	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
@@ -52,7 +53,7 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 			case ctx.Err() != nil:
 				return ctx.Err()
 			case errors.As(err, &se) && se.Status < 500,
-				connRefused(err):
+				oserr.Refused(err):
 				// Refused: asking again will not help. Nothing listens
 				// any more: the server has died; waiting out the
 				// backoff would only hide that.

@@ -41,7 +41,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/brokenpipe"
+	"github.com/mcpv/mcpv/internal/oserr"
 )
 
 // CommandOptions describe a stdio server to start.
@@ -383,7 +383,7 @@ func (t *CommandTransport) Write(ctx context.Context, msg []byte) error {
 			t.stdin.Close()
 			return context.Cause(ctx)
 		}
-		if brokenpipe.Is(err) {
+		if oserr.BrokenPipe(err) {
 			return t.endError(io.EOF) // the server is gone: say how it ended
 		}
 		return &TransportError{Op: "write to server", Err: err}

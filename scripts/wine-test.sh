@@ -52,7 +52,7 @@ go build -o "$work/testsummary" ./internal/wintest/testsummary || exit 1
 pkgs=("$@")
 e2e_only=false filter=.
 if [ "${1:-}" = --e2e ]; then # and the stdio transport's and broken-pipe tests
-  e2e_only=true pkgs=(./mcp ./internal/brokenpipe) filter='^(TestPortable|TestIs$|TestBatch|TestPrepareCommand|TestStartCommand)'
+  e2e_only=true pkgs=(./mcp ./internal/oserr) filter='^(TestPortable|TestBrokenPipe|TestRefused|TestBatch|TestPrepareCommand|TestStartCommand)'
 fi
 # The packages with tests that build for Windows (e2e is Unix-only).
 [ ${#pkgs[@]} -eq 0 ] && ! $e2e_only && mapfile -t pkgs < <(GOOS=windows go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...)

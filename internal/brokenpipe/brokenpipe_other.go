@@ -1,5 +1,0 @@
-//go:build !windows
-
-package brokenpipe
-
-var platform []error

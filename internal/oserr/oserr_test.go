@@ -1,0 +1,49 @@
+package oserr
+
+import (
+	"errors"
+	"io/fs"
+	"net"
+	"os"
+	"syscall"
+	"testing"
+)
+
+func TestBrokenPipe(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	_, werr := w.Write([]byte("x")) // the real error of this OS
+	w.Close()
+	if !BrokenPipe(werr) {
+		t.Errorf("a write to a pipe without a reader: %#v is not recognised", werr)
+	}
+	if !BrokenPipe(&fs.PathError{Op: "write", Path: "|1", Err: syscall.EPIPE}) {
+		t.Error("EPIPE is not recognised")
+	}
+	for _, e := range []error{errors.New("disk full"), syscall.ENOSPC, os.ErrDeadlineExceeded, nil} {
+		if BrokenPipe(e) {
+			t.Errorf("%v taken for a broken pipe", e)
+		}
+	}
+}
+
+func TestRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()                       // nothing listens there now
+	_, derr := net.Dial("tcp", addr) // the real error of this OS
+	if !Refused(derr) {
+		t.Errorf("a dial nothing answered: %#v is not recognised", derr)
+	}
+	for _, e := range []error{errors.New("timeout"), syscall.EPIPE, nil} {
+		if Refused(e) {
+			t.Errorf("%v taken for a refused connection", e)
+		}
+	}
+}
