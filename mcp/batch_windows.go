@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/sys/windows"
+	"github.com/mcpv/mcpv/internal/osdirs"
 )
 
 // prepareCommand runs a batch file server (npx.cmd, a uvx shim) through
@@ -21,11 +21,10 @@ func prepareCommand(cmd *exec.Cmd) error {
 	if !ok {
 		return nil
 	}
-	sys, err := windows.GetSystemDirectory()
+	comspec, err := osdirs.CmdExe()
 	if err != nil {
 		return err
 	}
-	comspec := filepath.Join(sys, "cmd.exe")
 	line, err := batchCommandLine(comspec, filepath.FromSlash(bat), cmd.Args[1:])
 	if err != nil {
 		return err

@@ -26,11 +26,10 @@ type answerer struct {
 	sampling string          // --sampling-cmd
 	elicit   *elicit.Options
 	hooks    Hooks
-	getenv   func(string) string
 }
 
 func newAnswerer(s *Settings, env Env, h Hooks) (*answerer, error) {
-	a := &answerer{sampling: s.Answers.SamplingCmd, hooks: h, getenv: env.Getenv}
+	a := &answerer{sampling: s.Answers.SamplingCmd, hooks: h}
 	if len(s.Answers.Roots) > 0 {
 		roots, err := rootList(s.Answers.Roots, env)
 		if err != nil {
@@ -194,7 +193,7 @@ func (a *answerer) answer(ctx context.Context, method string, params json.RawMes
 // sample runs --sampling-cmd with the request's params on stdin and returns
 // its stdout, once it is checked to be a CreateMessageResult.
 func (a *answerer) sample(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	cmd := shellCommand(ctx, a.sampling, a.getenv)
+	cmd := shellCommand(ctx, a.sampling)
 	cmd.Stdin = bytes.NewReader(params)
 	cmd.Stderr = a.hooks.Stderr
 	cmd.WaitDelay = time.Second // a background child must not hold its stdout open for ever

@@ -8,6 +8,6 @@ import (
 )
 
 // shellCommand runs line with sh -c.
-func shellCommand(ctx context.Context, line string, _ func(string) string) *exec.Cmd {
+func shellCommand(ctx context.Context, line string) *exec.Cmd {
 	return exec.CommandContext(ctx, "sh", "-c", line)
 }

@@ -4,13 +4,18 @@ import (
 	"context"
 	"os/exec"
 	"syscall"
+
+	"github.com/mcpv/mcpv/internal/osdirs"
 )
 
 // shellCommand runs line with cmd.exe /d /s /c, passed as typed (os/exec
 // would quote it again).
-func shellCommand(ctx context.Context, line string, getenv func(string) string) *exec.Cmd {
-	comspec := comSpec(getenv)
-	cmd := exec.CommandContext(ctx, comspec)
-	cmd.SysProcAttr = &syscall.SysProcAttr{CmdLine: cmdLine(comspec, line)}
+func shellCommand(ctx context.Context, line string) *exec.Cmd {
+	cmdExe, err := osdirs.CmdExe()
+	if err != nil {
+		cmdExe = `C:\Windows\System32\cmd.exe`
+	}
+	cmd := exec.CommandContext(ctx, cmdExe)
+	cmd.SysProcAttr = &syscall.SysProcAttr{CmdLine: cmdLine(cmdExe, line)}
 	return cmd
 }

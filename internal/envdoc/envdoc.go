@@ -33,7 +33,5 @@ var Vars = []Var{
 	{Name: "XDG_RUNTIME_DIR", Help: "where session sockets live"},
 	{Name: "APPDATA", Help: "Windows: where the catalog and Claude Desktop's and VS Code's files are"},
 	{Name: "LOCALAPPDATA", Help: "Windows: the state directory's parent"},
-	{Name: "ComSpec", Help: "Windows: the cmd.exe that runs --sampling-cmd"},
-	{Name: "SystemRoot", Help: "Windows: where cmd.exe is when ComSpec is unset"},
 	{Name: "HTTPS_PROXY", Help: "the proxy for HTTPS servers (also HTTP_PROXY, NO_PROXY)", Library: true},
 }
