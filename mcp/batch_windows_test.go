@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -201,21 +200,5 @@ func TestStartCommandRunsABatchServer(t *testing.T) {
 	if got, err := tr.Read(); err != nil || string(got) != msg {
 		t.Fatalf("Read = %s, %v", got, err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(beat); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server's child never wrote %s", beat)
-		}
-	}
-	if err := tr.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(300 * time.Millisecond) // a write under way finishes
-	first, _ := os.ReadFile(beat)
-	time.Sleep(500 * time.Millisecond)
-	if second, _ := os.ReadFile(beat); !bytes.Equal(first, second) {
-		t.Error("the server's child outlived Close")
-	}
+	closeEndsTheTree(t, tr, beat)
 }

@@ -115,16 +115,20 @@ func TestPortableWriteHonoursContext(t *testing.T) {
 func TestPortableCloseEndsTheTree(t *testing.T) {
 	t.Parallel()
 	beat := filepath.Join(t.TempDir(), "beat")
-	tr := startHelper(t, "tree", beat)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	closeEndsTheTree(t, startHelper(t, "tree", beat), beat)
+}
+
+// closeEndsTheTree waits for the child of a "tree" server to beat, closes
+// the transport and checks that the beat stops.
+func closeEndsTheTree(t *testing.T, tr *CommandTransport, beat string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if _, err := os.Stat(beat); err == nil {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the server's child never started")
+			t.Fatalf("the server's child never wrote %s", beat)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 	if err := tr.Close(context.Background()); err != nil {
 		t.Fatal(err)
