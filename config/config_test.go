@@ -442,65 +442,55 @@ func TestSourcesPerOS(t *testing.T) {
 		}
 		return out
 	}
+	// want lists the user's files for a home, the directories the catalog
+	// is looked for in, and where desktop programs keep their settings.
+	want := func(sep, home, apps string, catalogs ...string) map[string][]string {
+		j := func(elem ...string) string { return strings.Join(elem, sep) }
+		m := map[string][]string{
+			"Claude Code":    {j(home, ".claude.json")},
+			"Claude Desktop": {j(apps, "Claude", "claude_desktop_config.json")},
+			"VS Code":        {j(apps, "Code", "User", "mcp.json")},
+			"Cursor":         {j(home, ".cursor", "mcp.json")},
+		}
+		for _, dir := range catalogs {
+			for _, name := range []string{"servers.yaml", "servers.yml", "servers.json"} {
+				m["mcpv catalog"] = append(m["mcpv catalog"], j(dir, "mcpv", name))
+			}
+		}
+		return m
+	}
 	get := func(vars map[string]string) func(string) string { return func(k string) string { return vars[k] } }
+	const winHome, roaming, macApps = `C:\Users\me`, `C:\Users\me\AppData\Roaming`, "/Users/me/Library/Application Support"
 	tests := []struct {
 		name string
+		vars map[string]string
 		env  Env
 		want map[string][]string
 	}{
-		{"windows", Env{GOOS: "windows", Home: `C:\Users\me`, Cwd: `C:\work`, Getenv: get(map[string]string{"APPDATA": `C:\Users\me\AppData\Roaming`})},
-			map[string][]string{
-				"mcpv catalog":   {`C:\Users\me\AppData\Roaming\mcpv\servers.yaml`, `C:\Users\me\AppData\Roaming\mcpv\servers.yml`, `C:\Users\me\AppData\Roaming\mcpv\servers.json`},
-				"Claude Code":    {`C:\Users\me\.claude.json`},
-				"Claude Desktop": {`C:\Users\me\AppData\Roaming\Claude\claude_desktop_config.json`},
-				"VS Code":        {`C:\Users\me\AppData\Roaming\Code\User\mcp.json`},
-				"Cursor":         {`C:\Users\me\.cursor\mcp.json`},
-			}},
-		{"darwin", Env{GOOS: "darwin", Home: "/Users/me", Cwd: "/w", Getenv: get(map[string]string{"XDG_CONFIG_HOME": "relative"})},
-			map[string][]string{
-				"mcpv catalog": {"/Users/me/.config/mcpv/servers.yaml", "/Users/me/.config/mcpv/servers.yml", "/Users/me/.config/mcpv/servers.json",
-					"/Users/me/Library/Application Support/mcpv/servers.yaml", "/Users/me/Library/Application Support/mcpv/servers.yml", "/Users/me/Library/Application Support/mcpv/servers.json"},
-				"Claude Code":    {"/Users/me/.claude.json"},
-				"Claude Desktop": {"/Users/me/Library/Application Support/Claude/claude_desktop_config.json"},
-				"VS Code":        {"/Users/me/Library/Application Support/Code/User/mcp.json"},
-				"Cursor":         {"/Users/me/.cursor/mcp.json"},
-			}},
-		{"linux", Env{GOOS: "linux", Home: "/home/me", Cwd: "/w", Getenv: get(map[string]string{"XDG_CONFIG_HOME": "/cfg"})},
-			map[string][]string{
-				"mcpv catalog":   {"/cfg/mcpv/servers.yaml", "/cfg/mcpv/servers.yml", "/cfg/mcpv/servers.json"},
-				"Claude Code":    {"/home/me/.claude.json"},
-				"Claude Desktop": {"/cfg/Claude/claude_desktop_config.json"},
-				"VS Code":        {"/cfg/Code/User/mcp.json"},
-				"Cursor":         {"/home/me/.cursor/mcp.json"},
-			}},
-		{"windows without APPDATA", Env{GOOS: "windows", Home: `C:\Users\me`, Cwd: `C:\work`, Getenv: get(nil)},
-			map[string][]string{
-				"mcpv catalog":   {`C:\Users\me\AppData\Roaming\mcpv\servers.yaml`, `C:\Users\me\AppData\Roaming\mcpv\servers.yml`, `C:\Users\me\AppData\Roaming\mcpv\servers.json`},
-				"Claude Code":    {`C:\Users\me\.claude.json`},
-				"Claude Desktop": {`C:\Users\me\AppData\Roaming\Claude\claude_desktop_config.json`},
-				"VS Code":        {`C:\Users\me\AppData\Roaming\Code\User\mcp.json`},
-				"Cursor":         {`C:\Users\me\.cursor\mcp.json`},
-			}},
-		{"darwin with XDG_CONFIG_HOME", Env{GOOS: "darwin", Home: "/Users/me", Cwd: "/w", Getenv: get(map[string]string{"XDG_CONFIG_HOME": "/cfg"})},
-			map[string][]string{
-				"mcpv catalog":   {"/cfg/mcpv/servers.yaml", "/cfg/mcpv/servers.yml", "/cfg/mcpv/servers.json"},
-				"Claude Code":    {"/Users/me/.claude.json"},
-				"Claude Desktop": {"/Users/me/Library/Application Support/Claude/claude_desktop_config.json"},
-				"VS Code":        {"/Users/me/Library/Application Support/Code/User/mcp.json"},
-				"Cursor":         {"/Users/me/.cursor/mcp.json"},
-			}},
-		{"linux without XDG_CONFIG_HOME (a relative one is ignored)", Env{GOOS: "linux", Home: "/home/me", Cwd: "/w", Getenv: get(map[string]string{"XDG_CONFIG_HOME": "cfg"})},
-			map[string][]string{
-				"mcpv catalog":   {"/home/me/.config/mcpv/servers.yaml", "/home/me/.config/mcpv/servers.yml", "/home/me/.config/mcpv/servers.json"},
-				"Claude Code":    {"/home/me/.claude.json"},
-				"Claude Desktop": {"/home/me/.config/Claude/claude_desktop_config.json"},
-				"VS Code":        {"/home/me/.config/Code/User/mcp.json"},
-				"Cursor":         {"/home/me/.cursor/mcp.json"},
-			}},
+		{"windows", map[string]string{"APPDATA": roaming}, Env{GOOS: "windows", Home: winHome},
+			want(`\`, winHome, roaming, roaming)},
+		{"windows without APPDATA", nil, Env{GOOS: "windows", Home: winHome},
+			want(`\`, winHome, roaming, roaming)},
+		// mcpv's catalog follows an XDG_CONFIG_HOME set on purpose, as gh
+		// does; the desktop programs' files stay under %APPDATA%.
+		{"windows with XDG_CONFIG_HOME", map[string]string{"APPDATA": roaming, "XDG_CONFIG_HOME": `D:\cfg`}, Env{GOOS: "windows", Home: winHome},
+			want(`\`, winHome, roaming, `D:\cfg`)},
+		{"darwin (a relative XDG_CONFIG_HOME is ignored)", map[string]string{"XDG_CONFIG_HOME": "relative"}, Env{GOOS: "darwin", Home: "/Users/me"},
+			want("/", "/Users/me", macApps, "/Users/me/.config", macApps)},
+		{"darwin with XDG_CONFIG_HOME", map[string]string{"XDG_CONFIG_HOME": "/cfg"}, Env{GOOS: "darwin", Home: "/Users/me"},
+			want("/", "/Users/me", macApps, "/cfg")},
+		{"linux", map[string]string{"XDG_CONFIG_HOME": "/cfg"}, Env{GOOS: "linux", Home: "/home/me"},
+			want("/", "/home/me", "/cfg", "/cfg")},
+		{"linux without XDG_CONFIG_HOME (a relative one is ignored)", map[string]string{"XDG_CONFIG_HOME": "cfg"}, Env{GOOS: "linux", Home: "/home/me"},
+			want("/", "/home/me", "/home/me/.config", "/home/me/.config")},
 	}
 	for _, tt := range tests {
 		if runtime.GOOS == "windows" && tt.env.GOOS != "windows" {
 			continue // Unix paths, which Windows would join its own way
+		}
+		tt.env.Getenv, tt.env.Cwd = get(tt.vars), "/w"
+		if tt.env.GOOS == "windows" {
+			tt.env.Cwd = `C:\work`
 		}
 		if d := cmp.Diff(tt.want, paths(tt.env)); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, d)
@@ -531,28 +521,5 @@ func TestByteOrderMark(t *testing.T) {
 		if string(f.Data) != content {
 			t.Errorf("%s: Data is not the file's bytes", name)
 		}
-	}
-}
-
-// On Windows an XDG_CONFIG_HOME set on purpose holds mcpv's catalog (as gh
-// honours it); the desktop programs' files stay under %APPDATA%.
-func TestWindowsCatalogHonoursXDGConfigHome(t *testing.T) {
-	env := Env{GOOS: "windows", Home: `C:\Users\me`, Cwd: `C:\work`, Getenv: func(k string) string {
-		return map[string]string{"APPDATA": `C:\Users\me\AppData\Roaming`, "XDG_CONFIG_HOME": `D:\cfg`}[k]
-	}}
-	var catalog, claude []string
-	for _, s := range Sources(env) {
-		switch s.Label {
-		case "mcpv catalog":
-			catalog = append(catalog, s.Path)
-		case "Claude Desktop":
-			claude = append(claude, s.Path)
-		}
-	}
-	if len(catalog) != 3 || catalog[0] != `D:\cfg\mcpv\servers.yaml` {
-		t.Errorf("catalog %q", catalog)
-	}
-	if len(claude) != 1 || claude[0] != `C:\Users\me\AppData\Roaming\Claude\claude_desktop_config.json` {
-		t.Errorf("Claude Desktop %q", claude)
 	}
 }
