@@ -29,6 +29,9 @@ import (
 var Version, Commit, Date string
 
 func init() {
+	if Version != "" && Commit != "" && Date != "" {
+		return // a release: -ldflags said it all
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		bi = &debug.BuildInfo{}
