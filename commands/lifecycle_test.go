@@ -61,7 +61,10 @@ func TestTimeoutCancelsOnTheWire(t *testing.T) {
 func TestInterruptCancelsOnTheWire(t *testing.T) {
 	t.Parallel()
 	tail, log := fakeLogged(t, "hang")
-	code, stderr := interruptWhen(t, `"method":"tools/call"`, args([]string{"call", "x"}, tail))
+	// The trace shows the request as it is handed to the transport; the
+	// interrupt waits until the server has it, or there is nothing to cancel.
+	reached := func() bool { return logHas(log, `"method":"tools/call"`) }
+	code, stderr := interruptWhen(t, `"method":"tools/call"`, args([]string{"call", "x"}, tail), reached)
 	if code != 130 {
 		t.Fatalf("exit code = %d, want 130; stderr: %s", code, stderr)
 	}
@@ -71,8 +74,9 @@ func TestInterruptCancelsOnTheWire(t *testing.T) {
 }
 
 // interruptWhen runs mcpv with argv and -v, interrupts it once its trace
-// shows want, and returns its exit code and stderr.
-func interruptWhen(t *testing.T, want string, argv []string) (int, string) {
+// shows want (and ready, when given, holds), and returns its exit code and
+// stderr.
+func interruptWhen(t *testing.T, want string, argv []string, ready ...func() bool) (int, string) {
 	t.Helper()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
@@ -87,6 +91,11 @@ func interruptWhen(t *testing.T, want string, argv []string) (int, string) {
 		t.Fatalf("exit %d before the trace showed %s:\n%s", code, want, trace)
 	case <-time.After(testWait):
 		t.Fatalf("the trace never showed %s:\n%s", want, trace)
+	}
+	for _, ok := range ready {
+		if !ok() {
+			t.Fatalf("the trace showed %s, but the server never got it", want)
+		}
 	}
 	cancel(ErrInterrupted)
 	select {
