@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/kong"
 
@@ -170,8 +172,9 @@ func environmentHelp() string {
 }
 
 // parser builds the kong parser; Main, tests and the help goldens share it.
-func parser(c *cli, ios *output.Streams, exit func(int)) (*kong.Kong, error) {
-	return kong.New(c,
+// options (leanGrammar's) come after mcpv's own.
+func parser(c *cli, ios *output.Streams, exit func(int), options ...kong.Option) (*kong.Kong, error) {
+	return kong.New(c, append([]kong.Option{
 		kong.Name("mcpv"),
 		kong.Description("A scriptable command-line client for the Model Context Protocol."),
 		kong.Writers(ios.Out, ios.Err),
@@ -184,7 +187,62 @@ func parser(c *cli, ios *output.Streams, exit func(int)) (*kong.Kong, error) {
 			"latest_version":     mcp.LatestVersion,
 			"supported_versions": strings.Join(mcp.SupportedVersions, ", "),
 		},
-	)
+	}, options...)...)
+}
+
+// commandFields maps each top-level command's name to its field in cli,
+// read from the grammar's tags (TestCommandFields holds it to kong's model).
+var commandFields = sync.OnceValue(func() map[string]string {
+	fields := map[string]string{}
+	t := reflect.TypeFor[cli]()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if _, ok := f.Tag.Lookup("cmd"); !ok {
+			continue
+		}
+		name := f.Tag.Get("name")
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		fields[name] = f.Name
+	}
+	return fields
+})
+
+// leanGrammar is the option that leaves out of kong's model every command
+// not named in args, or nil when the whole grammar is needed. kong builds
+// its model by reflection over every command, flag and help text, which
+// costs more than the rest of a short run's start-up; a run needs only the
+// command it runs. Every command whose name is among args stays (a tool
+// called "info" keeps info as well as call), so the command kong selects is
+// always in the model. Help and the completion scripts show the whole
+// grammar; a command line that does not parse is parsed again with the whole
+// grammar, so its error and suggestions are the same.
+func leanGrammar(args []string) kong.Option {
+	fields := commandFields()
+	keep := map[string]bool{}
+	for _, a := range args {
+		if a == "-h" || a == "--help" {
+			return nil
+		}
+		if f, ok := fields[a]; ok {
+			keep[f] = true
+		}
+	}
+	if keep["Completions"] {
+		return nil
+	}
+	var drop []string
+	for _, f := range fields {
+		if !keep[f] {
+			drop = append(drop, f)
+		}
+	}
+	if len(drop) == 0 {
+		return nil
+	}
+	slices.Sort(drop) // no command named: none (--version needs none; no command at all is an error, from the whole grammar)
+	return kong.IgnoreFields(`^cli\.(?:` + strings.Join(drop, "|") + `)$`)
 }
 
 // jqFlagHint points a jq user's --arg or --argjson to mcpv's names for
@@ -246,13 +304,6 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 		// 'mcpv help [COMMAND...]' is 'mcpv [COMMAND...] --help'.
 		args = append(slices.Clone(args[1:]), "--help")
 	}
-	var c cli
-	c.environ = env.Environ
-	k, err := parser(&c, ios, func(code int) { panic(exitRequest{code}) })
-	if err != nil {
-		fmt.Fprintf(ios.Err, "mcpv: %v\n", err)
-		return exitUsage
-	}
 	defer func() {
 		if r := recover(); r != nil {
 			er, ok := r.(exitRequest)
@@ -262,7 +313,20 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 			code = er.code
 		}
 	}()
-	kctx, err := k.Parse(args)
+	var c cli
+	kctx, err := parse(&c, args, ios, env, leanGrammar(args))
+	if err != nil && !errors.As(err, new(*grammarError)) || err == nil && kctx.Selected() == nil {
+		// The lean grammar's error may differ from the whole one's (a
+		// suggestion among the commands left out), and without the
+		// commands no command is no error: parse again.
+		c = cli{}
+		kctx, err = parse(&c, args, ios, env, nil)
+	}
+	var ge *grammarError
+	if errors.As(err, &ge) {
+		fmt.Fprintf(ios.Err, "mcpv: %v\n", ge.err)
+		return exitUsage
+	}
 	if oserr.BrokenPipe(err) {
 		return exitOK // --help | head
 	}
@@ -318,6 +382,26 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	err = kctx.Run()
 	ios.Status.Stop() // the run is over: no progress line after its last word
 	return report(ios, err)
+}
+
+// grammarError is a grammar kong refuses to build (a bug in mcpv).
+type grammarError struct{ err error }
+
+func (e *grammarError) Error() string { return e.err.Error() }
+
+// parse builds a parser over c, with lean (nil: the whole grammar), and
+// parses args.
+func parse(c *cli, args []string, ios *output.Streams, env connect.Env, lean kong.Option) (*kong.Context, error) {
+	c.environ = env.Environ
+	var options []kong.Option
+	if lean != nil {
+		options = append(options, lean)
+	}
+	k, err := parser(c, ios, func(code int) { panic(exitRequest{code}) }, options...)
+	if err != nil {
+		return nil, &grammarError{err}
+	}
+	return k.Parse(args)
 }
 
 // splitServer cuts args at the first "--": the rest is the server command.

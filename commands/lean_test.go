@@ -1,0 +1,179 @@
+package commands
+
+import (
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/mcpv/mcpv/output"
+)
+
+// TestCommandFields: the names leanGrammar reads from cli's tags are the
+// commands kong's model has, each with its field.
+func TestCommandFields(t *testing.T) {
+	model, err := Grammar()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := commandFields()
+	var names []string
+	for _, n := range model.Children {
+		names = append(names, n.Name)
+		f, ok := fields[n.Name]
+		if !ok {
+			t.Errorf("command %s: no field in commandFields", n.Name)
+			continue
+		}
+		if got := n.Target.Type(); got != reflect.ValueOf(cli{}).FieldByName(f).Type() {
+			t.Errorf("command %s: field %s is a %v, kong's target a %v", n.Name, f, reflect.ValueOf(cli{}).FieldByName(f).Type(), got)
+		}
+	}
+	if len(names) != len(fields) {
+		t.Errorf("kong has %d commands %v, commandFields %d: %v", len(names), names, len(fields), fields)
+	}
+}
+
+// TestLeanGrammarParsesAsTheWhole: a command line parsed with only the
+// commands it names gives the same command, flags and arguments as with the
+// whole grammar.
+func TestLeanGrammarParsesAsTheWhole(t *testing.T) {
+	lines := []string{
+		"--version",
+		"info",
+		"call echo message=hi",
+		"call info a:=1 --timeout 3s -q .content",
+		"-q .ping call echo",
+		"--protocol-era modern list-tools -r -q .tools[].name",
+		"read file:///x --text",
+		"get-prompt greet name=x",
+		"complete --prompt greet --arg a=b",
+		"tasks result abc",
+		"session start s1 --idle 5m",
+		"servers",
+		"trust .mcp.json",
+		"batch --parallel 4",
+		"skills pull x /tmp/y --force",
+		"auth status",
+		"watch file:///a",
+		"request tools/list {}",
+		"--jq-arg tool x list-tools -q .",
+	}
+	ios := output.NewStreams(strings.NewReader(""), io.Discard, io.Discard)
+	parse := func(line string, lean bool) (*cli, string, error) {
+		var c cli
+		var opts []kong.Option
+		words := strings.Fields(line)
+		if lean {
+			if o := leanGrammar(words); o != nil {
+				opts = append(opts, o)
+			}
+		}
+		exited := false
+		k, err := parser(&c, ios, func(int) { exited = true; panic(exitRequest{}) }, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kctx *kong.Context
+		func() {
+			defer func() {
+				if r := recover(); r != nil && !exited {
+					panic(r)
+				}
+			}()
+			kctx, err = k.Parse(words)
+		}()
+		if exited {
+			return &c, "(exit)", nil
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		return &c, kctx.Command(), nil
+	}
+	for _, line := range lines {
+		whole, wholeCmd, err := parse(line, false)
+		if err != nil {
+			t.Errorf("%s: the whole grammar refuses it: %v", line, err)
+			continue
+		}
+		lean, leanCmd, err := parse(line, true)
+		if err != nil {
+			t.Errorf("%s: the lean grammar refuses it: %v", line, err)
+			continue
+		}
+		if leanCmd != wholeCmd {
+			t.Errorf("%s: lean selects %q, whole %q", line, leanCmd, wholeCmd)
+		}
+		if !reflect.DeepEqual(lean.Flags, whole.Flags) || !reflect.DeepEqual(lean.outputFlags, whole.outputFlags) {
+			t.Errorf("%s: global flags differ:\nlean  %+v %+v\nwhole %+v %+v", line, lean.Flags, lean.outputFlags, whole.Flags, whole.outputFlags)
+		}
+		if wholeCmd == "(exit)" {
+			continue
+		}
+		f := commandFields()[strings.Fields(wholeCmd)[0]]
+		if l, w := reflect.ValueOf(*lean).FieldByName(f).Interface(), reflect.ValueOf(*whole).FieldByName(f).Interface(); !reflect.DeepEqual(l, w) {
+			t.Errorf("%s: the command's values differ:\nlean  %+v\nwhole %+v", line, l, w)
+		}
+	}
+}
+
+// TestLeanGrammarErrorsAsTheWhole: a command line that does not parse gets
+// the whole grammar's error, suggestions included, and help and
+// completions see every command.
+func TestLeanGrammarErrorsAsTheWhole(t *testing.T) {
+	env := testEnv(t)
+	for _, tc := range []struct{ args, stderr string }{
+		{"cal info", `mcpv: unexpected argument cal, did you mean "call"? (see mcpv --help)`},
+		{"", `mcpv: expected one of "info", "ping", "list-tools", "call", "list-resources", ... (see mcpv --help)`},
+		{"call", `mcpv: expected "<tool>" (see mcpv --help)`},
+		{"ping --nope", `mcpv: unknown flag --nope (see mcpv --help)`},
+	} {
+		r := mcpvIn(t, env, "", strings.Fields(tc.args)...)
+		if r.code != exitUsage || strings.TrimSpace(r.stderr) != tc.stderr {
+			t.Errorf("mcpv %s: exit %d, stderr %q; want 2 and %q", tc.args, r.code, r.stderr, tc.stderr)
+		}
+	}
+	r := mcpvIn(t, env, "", "call", "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "Call a tool.") {
+		t.Errorf("call --help: exit %d, %q", r.code, r.stdout)
+	}
+	r = mcpvIn(t, env, "", "completions", "bash")
+	if r.code != 0 || !strings.Contains(r.stdout, "list-resource-templates") {
+		t.Errorf("completions bash: exit %d, lacks a command not named: %.200q", r.code, r.stdout)
+	}
+}
+
+// BenchmarkParse: building kong's model and parsing one command line, with
+// the whole grammar and with only the commands the line names.
+func BenchmarkParse(b *testing.B) {
+	ios := output.NewStreams(strings.NewReader(""), io.Discard, io.Discard)
+	for _, line := range []string{"call echo message=hi", "list-tools"} {
+		words := strings.Fields(line)
+		for _, lean := range []bool{false, true} {
+			name := line + "/whole"
+			if lean {
+				name = line + "/lean"
+			}
+			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					var c cli
+					var opts []kong.Option
+					if lean {
+						opts = append(opts, leanGrammar(words))
+					}
+					k, err := parser(&c, ios, func(int) {}, opts...)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := k.Parse(words); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
