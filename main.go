@@ -8,11 +8,19 @@ import (
 	"syscall"
 
 	"github.com/mcpv/mcpv/commands"
+	"github.com/mcpv/mcpv/internal/gcstart"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 )
 
+// startHeap is how large the heap grows before the first collection (see
+// gcstart): more than a short run allocates, little beside a large result.
+const startHeap = 32 << 20
+
 func main() {
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		gcstart.Defer(startHeap, 100, nil)
+	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ios := output.System()
 	var servers mcp.ProcessGroups // the stdio servers running, to kill at once on a second signal

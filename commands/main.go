@@ -190,6 +190,9 @@ func parser(c *cli, ios *output.Streams, exit func(int), options ...kong.Option)
 	}, options...)...)
 }
 
+// cmdTag is the tag kong marks a command with.
+const cmdTag = "cmd"
+
 // commandFields maps each top-level command's name to its field in cli,
 // read from the grammar's tags (TestCommandFields holds it to kong's model).
 var commandFields = sync.OnceValue(func() map[string]string {
@@ -197,7 +200,7 @@ var commandFields = sync.OnceValue(func() map[string]string {
 	t := reflect.TypeFor[cli]()
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if _, ok := f.Tag.Lookup("cmd"); !ok {
+		if _, ok := f.Tag.Lookup(cmdTag); !ok {
 			continue
 		}
 		name := f.Tag.Get("name")
