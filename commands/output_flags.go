@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/kong"
 
@@ -117,7 +118,7 @@ func jqVarMappers() kong.Option {
 
 type jqVarMapper struct{ json bool }
 
-var jqVarName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var jqVarName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 func (m jqVarMapper) Decode(ctx *kong.DecodeContext, target reflect.Value) error {
 	what := "VALUE"
@@ -129,7 +130,7 @@ func (m jqVarMapper) Decode(ctx *kong.DecodeContext, target reflect.Value) error
 	if name.IsEOL() {
 		return fmt.Errorf("give NAME and %s", what)
 	}
-	if n := name.String(); !jqVarName.MatchString(n) {
+	if n := name.String(); !jqVarName().MatchString(n) {
 		if strings.Contains(n, "=") {
 			return fmt.Errorf("%q: give NAME and %s as two words (as jq's --arg takes them), not NAME=%s", n, what, what)
 		}

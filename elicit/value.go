@@ -7,11 +7,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 var (
-	integerText = regexp.MustCompile(`^[+-]?[0-9]+$`)
-	numberText  = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+	integerText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[+-]?[0-9]+$`) })
+	numberText  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`) })
 )
 
 // fromText types the text of an answer by fl's schema. It checks only that the
@@ -20,7 +21,7 @@ func (fl *field) fromText(s string) (json.RawMessage, error) {
 	switch fl.kind {
 	case kindInteger:
 		t := strings.TrimSpace(s)
-		if !integerText.MatchString(t) {
+		if !integerText().MatchString(t) {
 			return nil, fl.typeError()
 		}
 		neg := t[0] == '-'
@@ -34,7 +35,7 @@ func (fl *field) fromText(s string) (json.RawMessage, error) {
 		return json.RawMessage(t), nil
 	case kindNumber:
 		t := strings.TrimSpace(s)
-		if !numberText.MatchString(t) {
+		if !numberText().MatchString(t) {
 			return nil, fl.typeError()
 		}
 		return json.RawMessage(t), nil

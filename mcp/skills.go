@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v4"
 )
@@ -55,7 +56,7 @@ type SkillError struct {
 
 func (e *SkillError) Error() string { return e.URI + ": " + e.Msg }
 
-var digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+var digestPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sha256:[0-9a-f]{64}$`) })
 
 // ParseSkill checks an entry as the extension requires before a host loads
 // it: a SKILL.md URI whose last directory is the frontmatter's name, a name
@@ -112,7 +113,7 @@ func ParseSkill(raw json.RawMessage) (Skill, error) {
 			return bad("lists %s, which is outside the skill's directory", r.URI)
 		case seen[r.URI]:
 			return bad("lists %s twice", r.URI)
-		case !digestPattern.MatchString(r.Digest):
+		case !digestPattern().MatchString(r.Digest):
 			return bad("the digest of %s is not sha256: and 64 lowercase hex digits", r.URI)
 		case r.Size < 0:
 			return bad("the size of %s is negative", r.URI)
@@ -183,13 +184,13 @@ func (r SkillResource) Verify(data []byte) error {
 	return nil
 }
 
-var frontmatterPattern = regexp.MustCompile(`^---\r?\n((?s:.*?))\r?\n---[ \t]*(?:\r?\n|$)`)
+var frontmatterPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^---\r?\n((?s:.*?))\r?\n---[ \t]*(?:\r?\n|$)`) })
 
 // VerifyFrontmatter parses SKILL.md's YAML frontmatter and compares it,
 // field by field, with the entry's: a skill whose file says something else
 // than what was listed must not be loaded.
 func (s Skill) VerifyFrontmatter(skillMD []byte) error {
-	m := frontmatterPattern.FindSubmatch(bytes.TrimPrefix(skillMD, []byte("\ufeff")))
+	m := frontmatterPattern().FindSubmatch(bytes.TrimPrefix(skillMD, []byte("\ufeff")))
 	if m == nil {
 		return &SkillError{s.URI, "SKILL.md does not begin with YAML frontmatter; the skill is not loaded"}
 	}

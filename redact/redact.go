@@ -37,16 +37,18 @@ func Name(name string) bool {
 // "key" and "session" are ordinary words of tool arguments. The closing
 // quote may be missing, so that a message clipped inside a secret still
 // loses it.
-var jsonSecretMember = regexp.MustCompile(`("[^"\\]*(?i:token|secret|password|passwd|api[_-]?key|authorization|credential|cookie)[^"\\]*"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\\?\z)`)
+var jsonSecretMember = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`("[^"\\]*(?i:token|secret|password|passwd|api[_-]?key|authorization|credential|cookie)[^"\\]*"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\\?\z)`)
+})
 
 // JSON masks the string values of secret-named members in JSON text (whole
 // or clipped), as a trace of the messages shows them.
 func JSON(msg []byte) []byte {
-	return jsonSecretMember.ReplaceAllFunc(msg, func(m []byte) []byte {
+	return jsonSecretMember().ReplaceAllFunc(msg, func(m []byte) []byte {
 		if bytes.HasPrefix(m, []byte(`"progressToken"`)) {
 			return m // MCP's progress token names a request, it opens nothing
 		}
-		return append(jsonSecretMember.FindSubmatch(m)[1], `"***"`...)
+		return append(jsonSecretMember().FindSubmatch(m)[1], `"***"`...)
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Typing a key=value text by its schema. The rules, in order:
@@ -24,7 +25,7 @@ import (
 //     JSON), and string last.
 //  6. Nothing fits: an error naming the allowed types.
 
-var integerText = regexp.MustCompile(`^[+-]?[0-9]+$`)
+var integerText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[+-]?[0-9]+$`) })
 
 func coerce(n node, text string) (json.RawMessage, error) {
 	if !n.valid() || !n.typed() {
@@ -54,7 +55,7 @@ func coerce(n node, text string) (json.RawMessage, error) {
 	if n.allows("boolean") && (text == "true" || text == "false") {
 		return json.RawMessage(text), nil
 	}
-	if n.allows("integer") && integerText.MatchString(text) {
+	if n.allows("integer") && integerText().MatchString(text) {
 		return canonicalInteger(text), nil
 	}
 	if n.allows("integer") && !n.allows("number") {

@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpv/mcpv/mcp"
@@ -71,11 +72,11 @@ type envelope struct {
 	Headers []mcp.ParamHeader `json:"headers,omitempty"`
 }
 
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // CheckName refuses a session name that could not be a file name.
 func CheckName(name string) error {
-	if !namePattern.MatchString(name) {
+	if !namePattern().MatchString(name) {
 		return fmt.Errorf("session name %q: use up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
 	}
 	return nil
