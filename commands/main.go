@@ -92,7 +92,7 @@ func versionLine(version, commit, date, goVersion, platform string) string {
 type cli struct {
 	connect.Flags
 	outputFlags
-	VersionFlag kong.VersionFlag `name:"version" help:"Print mcpv's version and exit."`
+	VersionFlag versionFlag `name:"version" help:"Print mcpv's version and exit."`
 
 	Info                  infoCmd                  `cmd:"" help:"Print the server's initialize result: protocol version, server info, capabilities, instructions."`
 	Ping                  pingCmd                  `cmd:"" help:"Ping the server."`
@@ -182,12 +182,31 @@ func parser(c *cli, ios *output.Streams, exit func(int), options ...kong.Option)
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: true}),
 		kong.Help(printHelp),
 		jqVarMappers(),
-		kong.Vars{
-			"version":            versionLine(Version, Commit, Date, runtime.Version(), runtime.GOOS+"/"+runtime.GOARCH),
-			"latest_version":     mcp.LatestVersion,
-			"supported_versions": strings.Join(mcp.SupportedVersions, ", "),
-		},
+		kong.PostBuild(fillHelp),
 	}, options...)...)
+}
+
+// versionFlag prints the version line and exits, as kong.VersionFlag does
+// but without a kong variable: kong interpolates every variable for every
+// flag of the model it builds, so mcpv defines none.
+type versionFlag bool
+
+func (versionFlag) BeforeReset(app *kong.Kong) error {
+	fmt.Fprintln(app.Stdout, versionLine(Version, Commit, Date, runtime.Version(), runtime.GOOS+"/"+runtime.GOARCH))
+	app.Exit(0)
+	return nil
+}
+
+// fillHelp puts in the help texts what depends on mcpv's own constants
+// (written {latest_version} and {supported_versions} in the tags).
+func fillHelp(k *kong.Kong) error {
+	r := strings.NewReplacer("{latest_version}", mcp.LatestVersion, "{supported_versions}", strings.Join(mcp.SupportedVersions, ", "))
+	for _, f := range k.Model.Flags {
+		if strings.Contains(f.Help, "{") {
+			f.Help = r.Replace(f.Help)
+		}
+	}
+	return nil
 }
 
 // cmdTag is the tag kong marks a command with.

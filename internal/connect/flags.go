@@ -29,7 +29,7 @@ type ServerFlags struct {
 	Cwd             string        `name:"cwd" placeholder:"DIR" help:"Working directory of the stdio server." group:"Server" type:"existingdir"`
 	Timeout         duration.Flag `name:"timeout" default:"10m" help:"Give up on a request after this long; 0 waits forever." group:"Server"`
 	ConnectTimeout  duration.Flag `name:"connect-timeout" default:"60s" help:"Give up if the server has not started and answered initialize within this long." group:"Server"`
-	ProtocolVersion string        `name:"protocol-version" placeholder:"VERSION" help:"Offer this protocol version and accept no other (default: offer ${latest_version}, accept ${supported_versions}); 2026-07-28 speaks the modern era (server/discover, no initialize)." group:"Server"`
+	ProtocolVersion string        `name:"protocol-version" placeholder:"VERSION" help:"Offer this protocol version and accept no other (default: offer {latest_version}, accept {supported_versions}); 2026-07-28 speaks the modern era (server/discover, no initialize)." group:"Server"`
 	ProtocolEra     string        `name:"protocol-era" enum:"legacy,auto,modern" default:"auto" help:"auto: probe with server/discover (MCP 2026-07-28) and fall back to initialize for older servers; legacy: start with initialize (a server that shows it is of 2026-07-28 only is still spoken to in that era); modern: 2026-07-28 only." group:"Server"`
 	Quiet           bool          `name:"quiet" help:"Do not show the server's stderr (its last lines still appear in errors)." group:"Server"`
 	Verbose         bool          `short:"v" name:"verbose" help:"Trace the JSON-RPC messages on stderr." group:"Server"`
