@@ -1,0 +1,36 @@
+// Command fixture-server is an MCP server over stdio whose whole surface
+// comes from a JSON spec file (see package fixtureserver):
+//
+//	fixture-server SPEC.json
+//
+// It serves until its stdin ends.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mcpv/mcpv/internal/fixtureserver"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "usage: fixture-server SPEC.json")
+		return 2
+	}
+	spec, err := fixtureserver.Load(args[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "fixture-server: %v\n", err)
+		return 2
+	}
+	if err := fixtureserver.Serve(spec, stdin, stdout); err != nil {
+		fmt.Fprintf(stderr, "fixture-server: %v\n", err)
+		return 1
+	}
+	return 0
+}

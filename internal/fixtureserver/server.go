@@ -1,0 +1,282 @@
+package fixtureserver
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+)
+
+// JSON-RPC error codes the server answers with.
+const (
+	codeParseError       = -32700
+	codeInvalidRequest   = -32600
+	codeMethodNotFound   = -32601
+	codeInvalidParams    = -32602
+	codeResourceNotFound = -32002
+)
+
+// lists are the paginated methods, by the key their items are under.
+var lists = map[string]string{
+	"tools/list":               "tools",
+	"prompts/list":             "prompts",
+	"resources/list":           "resources",
+	"resources/templates/list": "resourceTemplates",
+}
+
+// gates are the methods served only with a capability declared.
+var gates = map[string]string{
+	"tools/list":               "tools",
+	"tools/call":               "tools",
+	"prompts/list":             "prompts",
+	"prompts/get":              "prompts",
+	"resources/list":           "resources",
+	"resources/templates/list": "resources",
+	"resources/read":           "resources",
+}
+
+// repeatedCursor is every page's nextCursor for a method in RepeatCursor.
+const repeatedCursor = "again"
+
+type request struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+type response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
+}
+
+// Serve answers the requests read from r, one JSON-RPC message a line, on
+// w, in order, until r ends (nil) or fails, or a write fails. It reads
+// lines of any length. Notifications and responses are read and ignored.
+func Serve(spec *Spec, r io.Reader, w io.Writer) error {
+	in := bufio.NewReader(r)
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			if werr := answer(spec, line, w); werr != nil {
+				return werr
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// answer handles one line, writing the response to a request.
+func answer(spec *Spec, line []byte, w io.Writer) error {
+	line = bytes.TrimSpace(line)
+	if line[0] == '[' {
+		return write(w, response{ID: json.RawMessage("null"), Error: &rpcError{codeInvalidRequest, "batches are not served"}})
+	}
+	var req request
+	if err := json.Unmarshal(line, &req); err != nil {
+		return write(w, response{ID: json.RawMessage("null"), Error: &rpcError{codeParseError, "parse error: " + err.Error()}})
+	}
+	if req.ID == nil || string(req.ID) == "null" || req.Method == "" {
+		return nil // a notification, or a response to nothing the server asked
+	}
+	result, rerr := handle(spec, req.Method, req.Params)
+	return write(w, response{ID: req.ID, Result: result, Error: rerr})
+}
+
+// write sends one message on a line of its own, in one write. Results go
+// out with the spec's bytes, only compacted.
+func write(w io.Writer, resp response) error {
+	resp.JSONRPC = "2.0"
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(resp); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func handle(spec *Spec, method string, params json.RawMessage) (json.RawMessage, *rpcError) {
+	if slices.Contains(spec.MethodNotFound, method) {
+		return nil, notFound(method)
+	}
+	if c, gated := gates[method]; gated && !spec.declares(c) && !slices.Contains(spec.ServeUndeclared, method) {
+		return nil, notFound(method)
+	}
+	if res, ok := spec.Answers[method]; ok {
+		return res, nil
+	}
+	modern := spec.Era == "modern"
+	switch method {
+	case "ping":
+		return json.RawMessage(`{}`), nil
+	case "initialize":
+		if modern {
+			return nil, notFound(method)
+		}
+		return initialize(spec, params)
+	case "server/discover":
+		if !modern {
+			return nil, notFound(method)
+		}
+		return discover(spec), nil
+	case "tools/list":
+		return page(spec, method, spec.Tools, params)
+	case "prompts/list":
+		return page(spec, method, spec.Prompts, params)
+	case "resources/list":
+		return page(spec, method, spec.Resources, params)
+	case "resources/templates/list":
+		return page(spec, method, spec.ResourceTemplates, params)
+	case "tools/call":
+		return canned(params, "name", spec.CallResults, spec.Tools, "name", "tool", codeInvalidParams, func(name string) any {
+			return map[string]any{"content": []any{map[string]any{"type": "text", "text": "called " + name}}}
+		})
+	case "prompts/get":
+		return canned(params, "name", spec.PromptResults, spec.Prompts, "name", "prompt", codeInvalidParams, func(name string) any {
+			return map[string]any{"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": name}}}}
+		})
+	case "resources/read":
+		return canned(params, "uri", spec.ReadResults, spec.Resources, "uri", "resource", codeResourceNotFound, func(uri string) any {
+			return map[string]any{"contents": []any{map[string]any{"uri": uri, "text": ""}}}
+		})
+	}
+	return nil, notFound(method)
+}
+
+func notFound(method string) *rpcError {
+	return &rpcError{codeMethodNotFound, "method not found: " + method}
+}
+
+func initialize(spec *Spec, params json.RawMessage) (json.RawMessage, *rpcError) {
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, &rpcError{codeInvalidParams, "initialize: " + err.Error()}
+	}
+	version := spec.ProtocolVersion
+	if version == "" {
+		version = LatestVersion
+	}
+	if slices.Contains(knownVersions, p.ProtocolVersion) {
+		version = p.ProtocolVersion
+	}
+	res := struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ServerInfo      json.RawMessage `json:"serverInfo"`
+		Instructions    string          `json:"instructions,omitempty"`
+	}{version, spec.capabilities(), spec.serverInfo(), spec.Instructions}
+	return mustJSON(res), nil
+}
+
+// discover answers server/discover
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/discover).
+func discover(spec *Spec) json.RawMessage {
+	res := struct {
+		SupportedVersions []string                   `json:"supportedVersions"`
+		Capabilities      json.RawMessage            `json:"capabilities"`
+		Instructions      string                     `json:"instructions,omitempty"`
+		Meta              map[string]json.RawMessage `json:"_meta"`
+	}{[]string{ModernVersion}, spec.capabilities(), spec.Instructions,
+		map[string]json.RawMessage{"io.modelcontextprotocol/serverInfo": spec.serverInfo()}}
+	return mustJSON(res)
+}
+
+// page answers one page of a list. A cursor is the offset of the page's
+// first item, in decimal; RepeatCursor's cursor stands for the second page.
+func page(spec *Spec, method string, items []json.RawMessage, params json.RawMessage) (json.RawMessage, *rpcError) {
+	var p struct {
+		Cursor *string `json:"cursor"`
+	}
+	if len(params) > 0 {
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, &rpcError{codeInvalidParams, method + ": " + err.Error()}
+		}
+	}
+	size := spec.PageSize
+	if size == 0 {
+		size = max(len(items), 1)
+	}
+	repeat := slices.Contains(spec.RepeatCursor, method)
+	start := 0
+	if p.Cursor != nil {
+		n, err := strconv.Atoi(*p.Cursor)
+		switch {
+		case repeat && *p.Cursor == repeatedCursor:
+			start = size
+		case err != nil || n < 0:
+			return nil, &rpcError{codeInvalidParams, fmt.Sprintf("%s: invalid cursor %q", method, *p.Cursor)}
+		default:
+			start = n
+		}
+	}
+	end := min(start+size, len(items))
+	pageItems := []json.RawMessage{}
+	if start < end {
+		pageItems = items[start:end]
+	}
+	next := ""
+	switch {
+	case repeat:
+		next = repeatedCursor
+	case slices.Contains(spec.EndlessCursor, method):
+		next = strconv.Itoa(start + size)
+	case end < len(items):
+		next = strconv.Itoa(end)
+	}
+	res := map[string]any{lists[method]: pageItems}
+	if next != "" {
+		res["nextCursor"] = next
+	}
+	return mustJSON(res), nil
+}
+
+// canned answers a call on a named thing (a tool, a prompt, a resource):
+// its canned result, or a default one for a listed thing, or an error.
+func canned(params json.RawMessage, param string, results map[string]json.RawMessage, listed []json.RawMessage, key, what string, missing int, def func(string) any) (json.RawMessage, *rpcError) {
+	var p map[string]json.RawMessage
+	var name string
+	if json.Unmarshal(params, &p) != nil || json.Unmarshal(p[param], &name) != nil {
+		return nil, &rpcError{codeInvalidParams, fmt.Sprintf("params.%s: want a string", param)}
+	}
+	if res, ok := results[name]; ok {
+		return res, nil
+	}
+	for _, item := range listed {
+		var m map[string]json.RawMessage
+		var n string
+		if json.Unmarshal(item, &m) == nil && json.Unmarshal(m[key], &n) == nil && n == name {
+			return mustJSON(def(name)), nil
+		}
+	}
+	return nil, &rpcError{missing, fmt.Sprintf("unknown %s %q", what, name)}
+}
+
+// mustJSON encodes v, which holds only values that encode.
+func mustJSON(v any) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}

@@ -1,0 +1,218 @@
+package fixtureserver
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// exchange serves the request lines and returns the answer lines.
+func exchange(t *testing.T, spec string, requests ...string) []string {
+	t.Helper()
+	s, err := Parse([]byte(spec))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	var out bytes.Buffer
+	if err := Serve(s, strings.NewReader(strings.Join(requests, "\n")), &out); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	return strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+}
+
+func req(id, method, params string) string {
+	if params == "" {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `"}`
+	}
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + params + `}`
+}
+
+func result(id, res string) string { return `{"jsonrpc":"2.0","id":` + id + `,"result":` + res + `}` }
+
+func rpcErr(id string, code, msg string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":` + code + `,"message":"` + msg + `"}}`
+}
+
+func TestLifecycle(t *testing.T) {
+	spec := `{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"instructions":"Be kind."}`
+	got := exchange(t, spec,
+		req("1", "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`),
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		req(`"p"`, "ping", ""),
+		req("2", "initialize", `{"protocolVersion":"2099-01-01"}`),
+		req("3", "server/discover", `{}`),
+		req("4", "logging/setLevel", `{"level":"debug"}`),
+		`{"jsonrpc":"2.0","id":9,"result":{}}`,
+		``,
+		`not json`,
+		`[{"jsonrpc":"2.0","id":5,"method":"ping"}]`,
+	)
+	want := []string{
+		result("1", `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"fixture-server","version":"0"},"instructions":"Be kind."}`),
+		result(`"p"`, `{}`),
+		result("2", `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"fixture-server","version":"0"},"instructions":"Be kind."}`),
+		rpcErr("3", "-32601", "method not found: server/discover"),
+		rpcErr("4", "-32601", "method not found: logging/setLevel"),
+		rpcErr("null", "-32700", "parse error: "),
+		rpcErr("null", "-32600", "batches are not served"),
+	}
+	// The decoder's own words after "parse error: " are not pinned.
+	if len(got) == len(want) && strings.HasPrefix(got[5], strings.TrimSuffix(want[5], `"}}`)) {
+		got[5] = want[5]
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+}
+
+func TestModernEra(t *testing.T) {
+	got := exchange(t, `{"era":"modern","serverInfo":{"name":"m","version":"2"},"capabilities":{"prompts":{}}}`,
+		req("1", "server/discover", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`),
+		req("2", "initialize", `{"protocolVersion":"2025-11-25"}`),
+		req("3", "prompts/list", `{"_meta":{}}`),
+	)
+	want := []string{
+		result("1", `{"supportedVersions":["2026-07-28"],"capabilities":{"prompts":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"m","version":"2"}}}`),
+		rpcErr("2", "-32601", "method not found: initialize"),
+		result("3", `{"prompts":[]}`),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+}
+
+func TestPages(t *testing.T) {
+	spec := `{"pageSize":2,"tools":[{"name":"a"},{"name":"b"},{"name":"c"}],
+		"prompts":[{"name":"p"}],"repeatCursor":["prompts/list"],
+		"resources":[{"uri":"x:///1","name":"1"}],"endlessCursor":["resources/list"],
+		"capabilities":{"tools":{},"prompts":{},"resources":{}}}`
+	got := exchange(t, spec,
+		req("1", "tools/list", ""),
+		req("2", "tools/list", `{"cursor":"2"}`),
+		req("3", "tools/list", `{"cursor":"bogus"}`),
+		req("4", "prompts/list", `{}`),
+		req("5", "prompts/list", `{"cursor":"again"}`),
+		req("6", "resources/list", `{"cursor":"2"}`),
+		req("7", "resources/list", `{"cursor":"4"}`),
+		req("8", "resources/templates/list", ""),
+	)
+	want := []string{
+		result("1", `{"nextCursor":"2","tools":[{"name":"a"},{"name":"b"}]}`),
+		result("2", `{"tools":[{"name":"c"}]}`),
+		rpcErr("3", "-32602", `tools/list: invalid cursor \"bogus\"`),
+		result("4", `{"nextCursor":"again","prompts":[{"name":"p"}]}`),
+		result("5", `{"nextCursor":"again","prompts":[]}`),
+		result("6", `{"nextCursor":"4","resources":[]}`),
+		result("7", `{"nextCursor":"6","resources":[]}`),
+		result("8", `{"resourceTemplates":[]}`),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+}
+
+func TestCapabilitiesAndFaults(t *testing.T) {
+	spec := `{"capabilities":{"tools":{}},"tools":[{"name":"a"}],"prompts":[{"name":"p"}],
+		"resourceTemplates":[{"name":"t","uriTemplate":"x:///{y}"}],
+		"methodNotFound":["tools/list"],"serveUndeclared":["resources/templates/list"],
+		"answers":{"tools/call":{"content":"not a list"}}}`
+	got := exchange(t, spec,
+		req("1", "tools/list", ""),
+		req("2", "prompts/list", ""),
+		req("3", "resources/templates/list", ""),
+		req("4", "tools/call", `{"name":"a"}`),
+	)
+	want := []string{
+		rpcErr("1", "-32601", "method not found: tools/list"),
+		rpcErr("2", "-32601", "method not found: prompts/list"),
+		result("3", `{"resourceTemplates":[{"name":"t","uriTemplate":"x:///{y}"}]}`),
+		result("4", `{"content":"not a list"}`),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+	// Without capabilities, the lists that are not empty are declared.
+	got = exchange(t, `{"prompts":[{"name":"p"}],"resourceTemplates":[{"name":"t","uriTemplate":"x:///{y}"}]}`,
+		req("1", "initialize", `{"protocolVersion":"2025-11-25"}`))
+	if want := result("1", `{"protocolVersion":"2025-11-25","capabilities":{"prompts":{},"resources":{}},"serverInfo":{"name":"fixture-server","version":"0"}}`); got[0] != want {
+		t.Errorf("initialize = %s, want %s", got[0], want)
+	}
+}
+
+func TestCannedAnswers(t *testing.T) {
+	spec := `{
+		"tools":[{"name":"echo"},{"name":"typed"}],
+		"prompts":[{"name":"greet"}],
+		"resources":[{"uri":"file:///a","name":"a"}],
+		"callResults":{"typed":{"content":[],"structuredContent":{"n":1.50,"s":"<&>"}}},
+		"promptResults":{"canned":{"messages":[]}},
+		"readResults":{"file:///b":{"contents":[{"uri":"file:///b","text":"B"}]}}}`
+	got := exchange(t, spec,
+		req("1", "tools/call", `{"name":"echo","arguments":{}}`),
+		req("2", "tools/call", `{"name":"typed"}`),
+		req("3", "tools/call", `{"name":"nope"}`),
+		req("4", "tools/call", `{"arguments":{}}`),
+		req("5", "prompts/get", `{"name":"greet"}`),
+		req("6", "prompts/get", `{"name":"canned"}`),
+		req("7", "prompts/get", `{"name":"nope"}`),
+		req("8", "resources/read", `{"uri":"file:///a"}`),
+		req("9", "resources/read", `{"uri":"file:///b"}`),
+		req("10", "resources/read", `{"uri":"file:///c"}`),
+	)
+	want := []string{
+		result("1", `{"content":[{"text":"called echo","type":"text"}]}`),
+		result("2", `{"content":[],"structuredContent":{"n":1.50,"s":"<&>"}}`),
+		rpcErr("3", "-32602", `unknown tool \"nope\"`),
+		rpcErr("4", "-32602", "params.name: want a string"),
+		result("5", `{"messages":[{"content":{"text":"greet","type":"text"},"role":"user"}]}`),
+		result("6", `{"messages":[]}`),
+		rpcErr("7", "-32602", `unknown prompt \"nope\"`),
+		result("8", `{"contents":[{"text":"","uri":"file:///a"}]}`),
+		result("9", `{"contents":[{"uri":"file:///b","text":"B"}]}`),
+		rpcErr("10", "-32002", `unknown resource \"file:///c\"`),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+}
+
+func TestLongLines(t *testing.T) {
+	// A request far longer than any default line buffer.
+	long := req("1", "tools/call", `{"name":"a","arguments":{"x":"`+strings.Repeat("x", 1<<20)+`"}}`)
+	got := exchange(t, `{"tools":[{"name":"a"}]}`, long)
+	if want := result("1", `{"content":[{"text":"called a","type":"text"}]}`); len(got) != 1 || got[0] != want {
+		t.Errorf("answers = %.200q", got)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("closed") }
+
+func TestServeStopsWhenWritesFail(t *testing.T) {
+	s, _ := Parse([]byte(`{}`))
+	if err := Serve(s, strings.NewReader(req("1", "ping", "")+"\n"), failingWriter{}); err == nil || err.Error() != "closed" {
+		t.Errorf("Serve = %v, want the write's error", err)
+	}
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct{ spec, want string }{
+		{`{"tool":[]}`, `unknown field "tool"`},
+		{`{"era":"future"}`, `era "future": want "initialize" or "modern"`},
+		{`{"pageSize":-1}`, "pageSize -1 is negative"},
+		{`{"repeatCursor":["tools/call"]}`, `"tools/call" is not a list method`},
+		{`{} {}`, "more than one JSON value"},
+	}
+	for _, tt := range tests {
+		if _, err := Parse([]byte(tt.spec)); err == nil || !strings.HasSuffix(err.Error(), tt.want) {
+			t.Errorf("Parse(%s) = %v, want %q", tt.spec, err, tt.want)
+		}
+	}
+	if _, err := Load("testdata/none.json"); err == nil {
+		t.Error("Load of a missing file: no error")
+	}
+}

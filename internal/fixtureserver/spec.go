@@ -1,0 +1,159 @@
+// Package fixtureserver is an MCP server whose whole surface comes from a
+// JSON spec: the tools, prompts, resources and resource templates it lists
+// (names and schemas as written, valid or not), the capabilities it
+// declares, canned answers, and faults to plant (a cursor that repeats or
+// never ends, a method answered as not found, a result that is not what
+// the method should return). Tests run Serve over pipes, or start the
+// program in cmd/fixture-server.
+//
+// It speaks newline-delimited JSON-RPC, one message a line, in the
+// initialize era (2025-11-25 and the versions before it) or, with era
+// "modern", in the 2026-07-28 era (server/discover, no initialize). Like
+// most servers, it answers a method of a capability it does not declare
+// (tools/*, prompts/*, resources/*) as not found, unless the spec names
+// the method in ServeUndeclared.
+package fixtureserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+)
+
+// Spec is a fixture server's surface. Every field is optional.
+type Spec struct {
+	// Era is "" or "initialize" (the initialize handshake; server/discover
+	// is not found) or "modern" (server/discover; initialize is not found).
+	Era string `json:"era,omitempty"`
+	// ProtocolVersion is the version answered to an initialize that asks
+	// for one the server does not know; default LatestVersion.
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	// ServerInfo is sent as is; default {"name":"fixture-server","version":"0"}.
+	ServerInfo json.RawMessage `json:"serverInfo,omitempty"`
+	// Capabilities is sent as is. Absent, the server declares tools,
+	// prompts and resources for each of its lists that is not empty.
+	Capabilities json.RawMessage `json:"capabilities,omitempty"`
+	Instructions string          `json:"instructions,omitempty"`
+
+	// The lists, each item sent as written.
+	Tools             []json.RawMessage `json:"tools,omitempty"`
+	Prompts           []json.RawMessage `json:"prompts,omitempty"`
+	Resources         []json.RawMessage `json:"resources,omitempty"`
+	ResourceTemplates []json.RawMessage `json:"resourceTemplates,omitempty"`
+
+	// CallResults are tools/call results by tool name. A listed tool with
+	// none answers one text block, "called NAME"; any other name -32602.
+	CallResults map[string]json.RawMessage `json:"callResults,omitempty"`
+	// PromptResults are prompts/get results by prompt name. A listed
+	// prompt with none answers one user message, its name.
+	PromptResults map[string]json.RawMessage `json:"promptResults,omitempty"`
+	// ReadResults are resources/read results by URI. A listed resource
+	// with none answers one empty text content.
+	ReadResults map[string]json.RawMessage `json:"readResults,omitempty"`
+	// Answers are results by method, sent as written instead of whatever
+	// the server would answer: a malformed page, say.
+	Answers map[string]json.RawMessage `json:"answers,omitempty"`
+
+	// PageSize is how many items a list page holds; 0 is all of them.
+	PageSize int `json:"pageSize,omitempty"`
+	// RepeatCursor names list methods whose every page has nextCursor
+	// "again": a client that follows it never reaches the end.
+	RepeatCursor []string `json:"repeatCursor,omitempty"`
+	// EndlessCursor names list methods whose pages never end: each page
+	// has a new nextCursor, past the last item with no items at all.
+	EndlessCursor []string `json:"endlessCursor,omitempty"`
+	// MethodNotFound names methods answered with -32601, served or not.
+	MethodNotFound []string `json:"methodNotFound,omitempty"`
+	// ServeUndeclared names methods served though their capability is
+	// not declared.
+	ServeUndeclared []string `json:"serveUndeclared,omitempty"`
+}
+
+// LatestVersion is the initialize-era version the server speaks by default.
+const LatestVersion = "2025-11-25"
+
+// ModernVersion is the version of the modern era.
+const ModernVersion = "2026-07-28"
+
+// knownVersions are the initialize-era versions echoed when a client asks
+// for one.
+var knownVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// Load reads a spec file.
+func Load(path string) (*Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Parse reads a spec. A member the spec does not have is an error: a
+// misspelt fault must not pass for a server without it.
+func Parse(data []byte) (*Spec, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	var s Spec
+	if err := d.Decode(&s); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, fmt.Errorf("more than one JSON value")
+	}
+	switch s.Era {
+	case "", "initialize", "modern":
+	default:
+		return nil, fmt.Errorf("era %q: want \"initialize\" or \"modern\"", s.Era)
+	}
+	if s.PageSize < 0 {
+		return nil, fmt.Errorf("pageSize %d is negative", s.PageSize)
+	}
+	for _, m := range slices.Concat(s.RepeatCursor, s.EndlessCursor) {
+		if _, ok := lists[m]; !ok {
+			return nil, fmt.Errorf("%q is not a list method", m)
+		}
+	}
+	return &s, nil
+}
+
+// declares reports whether the server declares the top-level capability.
+func (s *Spec) declares(capability string) bool {
+	var caps map[string]json.RawMessage
+	if json.Unmarshal(s.capabilities(), &caps) != nil {
+		return false
+	}
+	v, ok := caps[capability]
+	return ok && string(v) != "null" && string(v) != "false"
+}
+
+// capabilities is what the server declares.
+func (s *Spec) capabilities() json.RawMessage {
+	if s.Capabilities != nil {
+		return s.Capabilities
+	}
+	caps := map[string]struct{}{}
+	if len(s.Tools) > 0 {
+		caps["tools"] = struct{}{}
+	}
+	if len(s.Prompts) > 0 {
+		caps["prompts"] = struct{}{}
+	}
+	if len(s.Resources) > 0 || len(s.ResourceTemplates) > 0 {
+		caps["resources"] = struct{}{}
+	}
+	b, _ := json.Marshal(caps)
+	return b
+}
+
+func (s *Spec) serverInfo() json.RawMessage {
+	if s.ServerInfo != nil {
+		return s.ServerInfo
+	}
+	return json.RawMessage(`{"name":"fixture-server","version":"0"}`)
+}

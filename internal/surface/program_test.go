@@ -1,0 +1,124 @@
+package surface
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// wantV1toV2 is how testdata/good-v2-breaking.json differs from
+// good-v1.json: search's inputSchema loses a property, gains a required
+// one, narrows a type and drops an enum value; the rest does not break.
+var wantV1toV2 = []Change{
+	{Object: `tool "echo"`, Path: "description", Message: "description changed"},
+	{Breaking: true, Object: `tool "search"`, Path: "inputSchema.properties.filter", Message: `argument "filter" removed`},
+	{Breaking: true, Object: `tool "search"`, Path: "inputSchema.properties.index", Message: `new required argument "index"`},
+	{Breaking: true, Object: `tool "search"`, Path: "inputSchema.properties.limit.type", Message: `type narrowed from ["integer","string"] to "integer"`},
+	{Breaking: true, Object: `tool "search"`, Path: "inputSchema.properties.mode.enum", Message: `enum value "fast" removed`},
+	{Object: `tool "search"`, Path: "inputSchema.properties.mode.enum", Message: `enum value "exhaustive" added`},
+	{Object: `tool "stats"`, Message: "added"},
+}
+
+func TestSnapshotDiffInProcess(t *testing.T) {
+	old, err := Gather(t.Context(), serve(t, loadSpec(t, "good-v1.json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	new, err := Gather(t.Context(), serve(t, loadSpec(t, "good-v2-breaking.json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantV1toV2, Diff(old, new)); diff != "" {
+		t.Errorf("Diff (-want +got):\n%s", diff)
+	}
+	if d := Diff(new, new); len(d) != 0 {
+		t.Errorf("Diff(new, new) = %v", d)
+	}
+}
+
+// The fixture server as a program, started as mcpv starts a server: a
+// snapshot taken and written, the server's schema changed, the breaking
+// changes reported; lint finding each fault planted in the bad server.
+func TestFixtureServerProgram(t *testing.T) {
+	bin := buildFixtureServer(t)
+
+	t.Run("snapshot", func(t *testing.T) {
+		v1 := startFixtureServer(t, bin, "good-v1.json")
+		snap, err := Gather(t.Context(), v1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(t.TempDir(), "surface.json")
+		if err := os.WriteFile(file, snap.Marshal(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+
+		v2 := startFixtureServer(t, bin, "good-v2-breaking.json")
+		now, err := Gather(t.Context(), v2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recorded, err := ParseSnapshot(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changes := Diff(recorded, now)
+		if diff := cmp.Diff(wantV1toV2, changes); diff != "" {
+			t.Errorf("Diff (-want +got):\n%s", diff)
+		}
+		var lines []string
+		for _, c := range changes {
+			if c.Breaking {
+				lines = append(lines, c.String())
+			}
+		}
+		want := `tool "search" inputSchema.properties.filter: argument "filter" removed (breaking)
+tool "search" inputSchema.properties.index: new required argument "index" (breaking)
+tool "search" inputSchema.properties.limit.type: type narrowed from ["integer","string"] to "integer" (breaking)
+tool "search" inputSchema.properties.mode.enum: enum value "fast" removed (breaking)`
+		if diff := cmp.Diff(want, strings.Join(lines, "\n")); diff != "" {
+			t.Errorf("breaking changes (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("lint", func(t *testing.T) {
+		good, err := Lint(t.Context(), startFixtureServer(t, bin, "good-v1.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(good) != 0 {
+			t.Errorf("the good server: %v", good)
+		}
+		c := startFixtureServer(t, bin, "bad.json")
+		findings, err := Lint(t.Context(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBadFindings(t, findings)
+		tools, _, err := walk(t.Context(), c, toolsList)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range tools {
+			if nameOf(tool) != "report" {
+				continue
+			}
+			res, err := c.Call(t.Context(), "tools/call", json.RawMessage(`{"name":"report","arguments":{}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := CheckResult(tool, res)
+			if len(f) != 1 || f[0].Rule != RuleStructuredResult || !strings.HasPrefix(f[0].Message, `structuredContent at /count breaks "type": `) {
+				t.Errorf("CheckResult(report) = %v", f)
+			}
+		}
+	})
+}

@@ -1,0 +1,142 @@
+package surface
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/fixtureserver"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// pipeTransport carries newline-delimited messages to a fixture server
+// running in the test process.
+type pipeTransport struct {
+	in   *bufio.Reader  // from the server
+	inR  *io.PipeReader // the same, to close
+	out  *io.PipeWriter // to the server
+	done chan struct{}  // closed when the server has returned
+}
+
+func (p *pipeTransport) Read() ([]byte, error) {
+	for {
+		line, err := p.in.ReadBytes('\n')
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			return t, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (p *pipeTransport) Write(_ context.Context, msg []byte) error {
+	_, err := p.out.Write(append(slices.Clip(msg), '\n'))
+	return err
+}
+
+func (p *pipeTransport) Close(context.Context) error {
+	p.out.Close() // the server reads EOF and returns
+	<-p.done
+	p.inR.Close()
+	return nil
+}
+
+// serve runs a fixture server of spec over pipes and returns a client that
+// has negotiated with it as mcpv does by default (server/discover first,
+// then initialize), closed when the test ends.
+func serve(t *testing.T, spec *fixtureserver.Spec) *mcp.Client {
+	t.Helper()
+	toServerR, toServerW := io.Pipe()
+	fromServerR, fromServerW := io.Pipe()
+	done := make(chan struct{})
+	go func() { // stops when the transport closes the server's stdin
+		defer close(done)
+		fixtureserver.Serve(spec, toServerR, fromServerW)
+		fromServerW.Close()
+	}()
+	tr := &pipeTransport{in: bufio.NewReader(fromServerR), inR: fromServerR, out: toServerW, done: done}
+	return connect(t, tr)
+}
+
+// connect initializes a client over tr and closes it when the test ends.
+func connect(t *testing.T, tr mcp.Transport) *mcp.Client {
+	t.Helper()
+	s := mcp.NewSession(tr, mcp.SessionOptions{})
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	c, err := mcp.Initialize(ctx, s, mcp.ClientOptions{
+		Info:    mcp.Implementation{Name: "surface-test", Version: "0"},
+		Probe:   true,
+		Timeout: 10 * time.Second,
+	})
+	if err != nil {
+		s.Close(context.Background())
+		t.Fatalf("initialize: %v", err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
+}
+
+// loadSpec reads a spec from testdata.
+func loadSpec(t *testing.T, name string) *fixtureserver.Spec {
+	t.Helper()
+	spec, err := fixtureserver.Load(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+// parseSpec reads a spec written in a test.
+func parseSpec(t *testing.T, text string) *fixtureserver.Spec {
+	t.Helper()
+	spec, err := fixtureserver.Parse([]byte(text))
+	if err != nil {
+		t.Fatalf("spec: %v\n%s", err, text)
+	}
+	return spec
+}
+
+// buildFixtureServer builds the fixture-server program into a temporary
+// directory.
+func buildFixtureServer(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("needs the go command")
+	}
+	bin := filepath.Join(t.TempDir(), "fixture-server")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	out, err := exec.Command("go", "build", "-o", bin, "../fixtureserver/cmd/fixture-server").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startFixtureServer starts the program with a spec file from testdata.
+func startFixtureServer(t *testing.T, bin, spec string) *mcp.Client {
+	t.Helper()
+	path, err := filepath.Abs(filepath.Join("testdata", spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := mcp.StartCommand(mcp.CommandOptions{Path: bin, Args: []string{path}, Grace: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return connect(t, tr)
+}

@@ -1,0 +1,161 @@
+// Package surface reads what an MCP server offers (its tools, prompts and
+// resource templates), records it as a snapshot, tells how two snapshots
+// differ and which differences break clients, and checks the server
+// against the rules of the specification (lint). It serves mcpv test.
+//
+// Everything works on the server's JSON as sent: a snapshot keeps each
+// item's bytes, so that it diffs well under version control and shows
+// what the server really said.
+package surface
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// Snapshot is a server's surface as listed: every tool, prompt and
+// resource template, each item as the server sent it.
+type Snapshot struct {
+	Tools             []json.RawMessage
+	Prompts           []json.RawMessage
+	ResourceTemplates []json.RawMessage
+}
+
+// SnapshotVersion is the format of a snapshot file that Marshal writes
+// and ParseSnapshot reads.
+const SnapshotVersion = 1
+
+// Gather lists every page of each list the server declares a capability
+// for: tools/list (tools), prompts/list (prompts) and
+// resources/templates/list (resources). A list the server declares no
+// capability for is empty. A list that does not end (a cursor sent twice,
+// more than MaxPages pages) or whose page is no list page is a
+// *mcp.TransportError for its method, as the client's own walk reports it;
+// the client's errors come back as they are.
+func Gather(ctx context.Context, c *mcp.Client) (Snapshot, error) {
+	var s Snapshot
+	for _, g := range []struct {
+		l    list
+		dest *[]json.RawMessage
+	}{{toolsList, &s.Tools}, {promptsList, &s.Prompts}, {templatesList, &s.ResourceTemplates}} {
+		if !c.HasCapability(g.l.capability) {
+			continue
+		}
+		items, _, err := walk(ctx, c, g.l)
+		var le *listError
+		if errors.As(err, &le) {
+			return Snapshot{}, &mcp.TransportError{Op: le.Method, Err: errors.New(le.Msg)}
+		}
+		if err != nil {
+			return Snapshot{}, err
+		}
+		*g.dest = items
+	}
+	return s, nil
+}
+
+// snapshotFile is a snapshot on disk.
+type snapshotFile struct {
+	Version           int               `json:"mcpvSnapshot"`
+	Tools             []json.RawMessage `json:"tools"`
+	Prompts           []json.RawMessage `json:"prompts"`
+	ResourceTemplates []json.RawMessage `json:"resourceTemplates"`
+}
+
+// Marshal writes s as a stable, diff-friendly JSON document: the format
+// version, then each list with its items sorted by name (templates with
+// the same name by uriTemplate; items alike keep their order), two-space
+// indent, a trailing newline. Each item keeps its JSON as the server sent
+// it (key order, number text, string escapes) apart from indentation.
+// Items must be valid JSON, as Gather and ParseSnapshot give them.
+func (s Snapshot) Marshal() []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "{\n  \"mcpvSnapshot\": %d,\n", SnapshotVersion)
+	writeList(&b, "tools", sorted(s.Tools, nameOf))
+	b.WriteString(",\n")
+	writeList(&b, "prompts", sorted(s.Prompts, nameOf))
+	b.WriteString(",\n")
+	writeList(&b, "resourceTemplates", sorted(s.ResourceTemplates, func(raw json.RawMessage) string {
+		return nameOf(raw) + "\x00" + stringMember(raw, "uriTemplate")
+	}))
+	b.WriteString("\n}\n")
+	return b.Bytes()
+}
+
+func writeList(b *bytes.Buffer, key string, items []json.RawMessage) {
+	fmt.Fprintf(b, "  %q: [", key)
+	if len(items) == 0 {
+		b.WriteString("]")
+		return
+	}
+	for i, item := range items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n    ")
+		if err := json.Indent(b, item, "    ", "  "); err != nil {
+			b.Write(bytes.TrimSpace(item))
+		}
+	}
+	b.WriteString("\n  ]")
+}
+
+// sorted returns a copy of items in the order of key, stable.
+func sorted(items []json.RawMessage, key func(json.RawMessage) string) []json.RawMessage {
+	type keyed struct {
+		k    string
+		item json.RawMessage
+	}
+	ks := make([]keyed, len(items))
+	for i, it := range items {
+		ks[i] = keyed{key(it), it}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int { return cmp.Compare(a.k, b.k) })
+	out := make([]json.RawMessage, len(ks))
+	for i, k := range ks {
+		out[i] = k.item
+	}
+	return out
+}
+
+// ParseSnapshot reads what Marshal wrote. A member it does not know, or a
+// format version newer than SnapshotVersion, is an error; so is a list
+// that is not an array. Items are kept as they are in data.
+func ParseSnapshot(data []byte) (Snapshot, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	var f snapshotFile
+	if err := d.Decode(&f); err != nil {
+		return Snapshot{}, fmt.Errorf("not a snapshot: %w", err)
+	}
+	if d.More() {
+		return Snapshot{}, errors.New("not a snapshot: more than one JSON value")
+	}
+	if f.Version == 0 {
+		return Snapshot{}, errors.New("not a snapshot: it has no mcpvSnapshot version")
+	}
+	if f.Version < 0 || f.Version > SnapshotVersion {
+		return Snapshot{}, fmt.Errorf("snapshot format %d: this mcpv reads format %d", f.Version, SnapshotVersion)
+	}
+	return Snapshot{Tools: f.Tools, Prompts: f.Prompts, ResourceTemplates: f.ResourceTemplates}, nil
+}
+
+// nameOf is an item's name, or "" when it has none.
+func nameOf(raw json.RawMessage) string { return stringMember(raw, "name") }
+
+// stringMember is the string member key of a JSON object, or "".
+func stringMember(raw json.RawMessage, key string) string {
+	var m map[string]json.RawMessage
+	var s string
+	if json.Unmarshal(raw, &m) == nil {
+		json.Unmarshal(m[key], &s)
+	}
+	return s
+}
