@@ -117,7 +117,7 @@ func TestHostileSchemas(t *testing.T) {
 	})
 	t.Run("timeout", func(t *testing.T) {
 		t.Parallel()
-		tail, log := fakeLogged(t, "schema=wide:60000")
+		tail, log := fakeLogged(t, "schema=anyof:40")
 		start := time.Now()
 		r := mcpv(t, "", args([]string{"--timeout", "2s", "call", "shaped", "p1:={}"}, tail)...)
 		if r.code != 124 || !strings.Contains(r.stderr, "checking the inputSchema of tool shaped") {
@@ -132,7 +132,7 @@ func TestHostileSchemas(t *testing.T) {
 	})
 	t.Run("interrupt", func(t *testing.T) {
 		t.Parallel()
-		_, stderr, cancel, wait := background(t, args([]string{"-v", "call", "shaped", "p1:={}"}, fake("schema=wide:60000"))...)
+		_, stderr, cancel, wait := background(t, args([]string{"-v", "call", "shaped", "p1:={}"}, fake("schema=anyof:40"))...)
 		stderr.waitFor(t, `"shaped"`) // tools/list answered: the check begins
 		time.Sleep(100 * time.Millisecond)
 		cancel(ErrInterrupted)

@@ -72,8 +72,11 @@ const (
 //	ping-flood=N  before answering tools/call, send N pings without waiting
 //	grandchild    at start, leave a child (sleep 300) in the server's process group
 //	schema=K:N    tools/list adds tool "shaped", whose inputSchema is deep:N (N
-//	              object schemas nested under property a) or wide:N (N object
-//	              properties, each of one integer property)
+//	              object schemas nested under property a), wide:N (N object
+//	              properties, each of one integer property) or anyof:N
+//	              (property p1 is a chain of N anyOf levels, each of two
+//	              references to the level below, ending in a string: quick to
+//	              compile, and 2^N steps to find that a value is no string)
 //	content-length  frame messages LSP-style, both ways (Content-Length: N, a
 //	              blank line, N bytes); a header line that is not one is answered
 //	              with a framed parse error. content-length=greet instead sends a
@@ -481,7 +484,7 @@ func shapedSchema(spec string) (string, error) {
 	kind, count, _ := strings.Cut(spec, ":")
 	n, err := strconv.Atoi(count)
 	if err != nil || n < 0 {
-		return "", fmt.Errorf("schema=%s: want deep:N or wide:N", spec)
+		return "", fmt.Errorf("schema=%s: want deep:N, wide:N or anyof:N", spec)
 	}
 	var b strings.Builder
 	switch kind {
@@ -498,8 +501,14 @@ func shapedSchema(spec string) (string, error) {
 			fmt.Fprintf(&b, `"p%d":{"type":"object","properties":{"a":{"type":"integer"}}}`, i)
 		}
 		b.WriteString(`}}`)
+	case "anyof":
+		b.WriteString(`{"type":"object","$defs":{"d0":{"type":"string"}`)
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&b, `,"d%d":{"anyOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, i-1, i-1)
+		}
+		fmt.Fprintf(&b, `},"properties":{"p1":{"$ref":"#/$defs/d%d"}}}`, n)
 	default:
-		return "", fmt.Errorf("schema=%s: want deep:N or wide:N", spec)
+		return "", fmt.Errorf("schema=%s: want deep:N, wide:N or anyof:N", spec)
 	}
 	return b.String(), nil
 }

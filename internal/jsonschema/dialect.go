@@ -1,0 +1,119 @@
+package jsonschema
+
+import "strings"
+
+// dialect is a JSON Schema draft. The order matters: later drafts compare
+// greater.
+type dialect uint8
+
+const (
+	draft4 dialect = iota + 1
+	draft6
+	draft7
+	draft2019
+	draft2020
+)
+
+func (d dialect) String() string {
+	switch d {
+	case draft4:
+		return "draft-04"
+	case draft6:
+		return "draft-06"
+	case draft7:
+		return "draft-07"
+	case draft2019:
+		return "2019-09"
+	}
+	return "2020-12"
+}
+
+// dialectOf reads a $schema value: the metaschema URLs as the drafts write
+// them, with or without the empty fragment, over http or https.
+func dialectOf(uri string) (dialect, bool) {
+	u := strings.TrimSuffix(uri, "#")
+	if rest, ok := strings.CutPrefix(u, "http://"); ok {
+		u = rest
+	} else if rest, ok := strings.CutPrefix(u, "https://"); ok {
+		u = rest
+	} else {
+		return 0, false
+	}
+	switch u {
+	case "json-schema.org/draft-04/schema":
+		return draft4, true
+	case "json-schema.org/draft-06/schema":
+		return draft6, true
+	case "json-schema.org/draft-07/schema":
+		return draft7, true
+	case "json-schema.org/draft/2019-09/schema":
+		return draft2019, true
+	case "json-schema.org/draft/2020-12/schema", "json-schema.org/schema":
+		return draft2020, true
+	}
+	return 0, false
+}
+
+// idKeyword is the keyword that gives a schema its URI.
+func (d dialect) idKeyword() string {
+	if d == draft4 {
+		return "id"
+	}
+	return "$id"
+}
+
+// The shapes a keyword's value takes where it holds schemas.
+const (
+	holdsSchema     = iota + 1 // a schema
+	holdsSchemaList            // a non-empty array of schemas
+	holdsSchemaMap             // an object whose members are schemas
+	holdsItems                 // a schema, or before 2020-12 an array of schemas
+	holdsDependency            // an object whose members are schemas or arrays of names
+)
+
+// shape says whether keyword holds schemas in d, and how (0 when it does
+// not): identifiers and anchors count only there, and the compiler checks
+// and compiles only there. "definitions" and "dependencies" keep their
+// meaning in 2019-09 and 2020-12, whose metaschemas still describe them.
+func (d dialect) shape(keyword string) int {
+	switch keyword {
+	case "definitions", "properties", "patternProperties":
+		return holdsSchemaMap
+	case "not", "additionalProperties":
+		return holdsSchema
+	case "allOf", "anyOf", "oneOf":
+		return holdsSchemaList
+	case "items":
+		if d >= draft2020 {
+			return holdsSchema
+		}
+		return holdsItems
+	case "dependencies":
+		return holdsDependency
+	case "additionalItems":
+		if d < draft2020 {
+			return holdsSchema
+		}
+	case "propertyNames", "contains":
+		if d >= draft6 {
+			return holdsSchema
+		}
+	case "if", "then", "else":
+		if d >= draft7 {
+			return holdsSchema
+		}
+	case "$defs", "dependentSchemas":
+		if d >= draft2019 {
+			return holdsSchemaMap
+		}
+	case "unevaluatedProperties", "unevaluatedItems", "contentSchema":
+		if d >= draft2019 {
+			return holdsSchema
+		}
+	case "prefixItems":
+		if d >= draft2020 {
+			return holdsSchemaList
+		}
+	}
+	return 0
+}

@@ -1,0 +1,368 @@
+package jsonschema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	sant "github.com/santhosh-tekuri/jsonschema/v6"
+	otherkind "github.com/santhosh-tekuri/jsonschema/v6/kind"
+)
+
+// A second implementation, santhosh-tekuri/jsonschema (configured as mcpv
+// configured it before it had its own validator), must reach the same
+// verdicts and find the first violation at the same place.
+
+type refuseLoading struct{}
+
+func (refuseLoading) Load(url string) (any, error) { return nil, fmt.Errorf("not fetching %s", url) }
+
+func otherCompile(schema string) (*sant.Schema, error) {
+	doc, err := sant.UnmarshalJSON(strings.NewReader(schema))
+	if err != nil {
+		return nil, err
+	}
+	c := sant.NewCompiler()
+	c.UseLoader(refuseLoading{})
+	if err := c.AddResource(defaultBase, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(defaultBase)
+}
+
+// otherPointer is where the other implementation puts the first
+// violation: down its tree of causes, first cause first. Its tree keeps the
+// failures of single items under contains and minContains, though an item
+// may fail contains; and the causes under propertyNames are relative to
+// the name, not the value. There the violation is the keyword's own.
+func otherPointer(err error) (string, bool) {
+	var ve *sant.ValidationError
+	if !errors.As(err, &ve) {
+		return "", false
+	}
+	for len(ve.Causes) > 0 {
+		switch ve.ErrorKind.(type) {
+		case *otherkind.Contains, *otherkind.MinContains, *otherkind.PropertyNames:
+		default:
+			ve = ve.Causes[0]
+			continue
+		}
+		break
+	}
+	var b strings.Builder
+	for _, tok := range ve.InstanceLocation {
+		b.WriteString("/" + escapeToken(tok))
+	}
+	return b.String(), true
+}
+
+// hugeExponent is a number the other implementation would take minutes to
+// turn into a fraction.
+var hugeExponent = regexp.MustCompile(`[eE][+-]?0*[0-9]{4,}`)
+
+// signedField is a sign where a time or an IPv4 address has a number.
+var signedField = regexp.MustCompile(`["\[:.][+-][0-9]`)
+
+// opaqueID is an identifier with a scheme and no authority.
+var opaqueID = regexp.MustCompile(`"\$?id"\s*:\s*"[A-Za-z][A-Za-z0-9+.-]*:[^/]`)
+
+// compare checks one schema and value with both implementations.
+func compare(t *testing.T, schema, instance string) {
+	t.Helper()
+	mine, myErr := Compile([]byte(schema))
+	other, otherErr := otherCompile(schema)
+	if (myErr == nil) != (otherErr == nil) {
+		t.Fatalf("schema %s: compiles here: %v; there: %v", schema, myErr, otherErr)
+	}
+	if myErr != nil || hugeExponent.MatchString(instance) {
+		return
+	}
+	got := mine.Validate([]byte(instance))
+	var syntax *SyntaxError
+	inst, parseErr := sant.UnmarshalJSON(strings.NewReader(instance))
+	if errors.As(got, &syntax) != (parseErr != nil) {
+		t.Fatalf("value %q: JSON here: %v; there: %v", instance, got, parseErr)
+	}
+	if parseErr != nil {
+		return
+	}
+	want := other.Validate(inst)
+	var ve *ValidationError
+	switch {
+	case got != nil && want == nil && errors.As(got, &ve) && ve.Keyword == "format" && signedField.MatchString(instance):
+		return // the other implementation reads "+1" and "-0" as numbers in times and addresses
+	case (got == nil) != (want == nil) && strings.Contains(fmt.Sprint(got, want), "not valid uri-template"):
+		return // it checks the braces of a template in some paths only
+	}
+	if (got == nil) != (want == nil) {
+		t.Fatalf("schema %s, value %s: here %v; there %v", schema, instance, got, want)
+	}
+	if got == nil {
+		return
+	}
+	if !errors.As(got, &ve) {
+		t.Fatalf("schema %s, value %s: %v, want a *ValidationError", schema, instance, got)
+	}
+	// The other implementation walks objects in a random order: one of its
+	// runs must agree, or put first a violation at a sibling of this one
+	// and have this one too.
+	var seen []string
+	for run := 0; run < 64; run++ {
+		if run > 0 {
+			inst, _ = sant.UnmarshalJSON(strings.NewReader(instance))
+			want = other.Validate(inst)
+		}
+		p, ok := otherPointer(want)
+		if !ok || p == ve.Pointer || parent(p) == parent(ve.Pointer) && slices.Contains(otherPointers(want), ve.Pointer) {
+			return
+		}
+		if !slices.Contains(seen, p) {
+			seen = append(seen, p)
+		}
+	}
+	t.Fatalf("schema %s, value %s: violation at %q (%v); there at %q (%v)", schema, instance, ve.Pointer, ve, seen, want)
+}
+
+func parent(ptr string) string {
+	return ptr[:max(strings.LastIndexByte(ptr, '/'), 0)]
+}
+
+// otherPointers are the places of all the violations the other
+// implementation found, cut as otherPointer cuts its tree.
+func otherPointers(err error) []string {
+	var ve *sant.ValidationError
+	if !errors.As(err, &ve) {
+		return nil
+	}
+	var out []string
+	var walk func(ve *sant.ValidationError)
+	walk = func(ve *sant.ValidationError) {
+		switch ve.ErrorKind.(type) {
+		case *otherkind.Contains, *otherkind.MinContains, *otherkind.PropertyNames:
+		default:
+			if len(ve.Causes) > 0 {
+				for _, c := range ve.Causes {
+					walk(c)
+				}
+				return
+			}
+		}
+		p, _ := otherPointer(ve)
+		out = append(out, p)
+	}
+	walk(ve)
+	return out
+}
+
+func TestDifferentialCorpus(t *testing.T) {
+	for _, c := range corpus {
+		t.Run(c.name, func(t *testing.T) {
+			for _, v := range append(slices.Clone(c.valid), c.invalid...) {
+				compare(t, c.schema, v)
+			}
+		})
+	}
+}
+
+func TestDifferentialInvalidSchemas(t *testing.T) {
+	for _, c := range invalidSchemas {
+		if _, err := otherCompile(c.schema); err == nil {
+			t.Errorf("%s compiles there", c.schema)
+		}
+	}
+}
+
+// fuzzSchemas are the corpus's schemas and its values' vocabulary: the
+// names and strings they mention.
+func fuzzSchemas() (schemas []string, words []string) {
+	seen := map[string]bool{}
+	var walk func(v *value)
+	walk = func(v *value) {
+		switch v.kind {
+		case kindString:
+			if !seen[v.str] && len(v.str) < 40 {
+				seen[v.str] = true
+				words = append(words, v.str)
+			}
+		case kindArray:
+			for i := range v.arr {
+				walk(&v.arr[i])
+			}
+		case kindObject:
+			for i := range v.obj {
+				walk(&value{kind: kindString, str: v.obj[i].key})
+				walk(&v.obj[i].val)
+			}
+		}
+	}
+	for _, c := range corpus {
+		schemas = append(schemas, c.schema)
+		for _, s := range append(append([]string{c.schema}, c.valid...), c.invalid...) {
+			if v, err := parse([]byte(s)); err == nil {
+				walk(&v)
+			}
+		}
+	}
+	return schemas, words
+}
+
+// numbers are literals that make good trouble.
+var numbers = []string{"0", "-0", "1", "-1", "1.0", "1.5", "2", "3", "0.5", "0.01", "0.123", "100", "101", "1e2", "1E-2",
+	"300000000", "300000001", "9007199254740993", "-2.5", "1e10", "12345678901.5", "0.0075", "4.75", "583231"}
+
+// generate builds a JSON value from fuzz bytes, with the vocabulary of the
+// schemas, so that most inputs say something the schemas care about.
+func generate(data []byte, words []string) string {
+	var b strings.Builder
+	next := func() int {
+		if len(data) == 0 {
+			return 0
+		}
+		c := int(data[0])
+		data = data[1:]
+		return c
+	}
+	var value func(depth int)
+	value = func(depth int) {
+		c := next()
+		switch k := c % 9; {
+		case k == 0:
+			b.WriteString([]string{"null", "true", "false"}[next()%3])
+		case k <= 2:
+			b.WriteString(numbers[next()%len(numbers)])
+		case k <= 4:
+			if next()%4 == 0 {
+				n := next() % 8
+				s := data[:min(len(data), n)]
+				data = data[len(s):]
+				q, _ := json.Marshal(string(s))
+				b.Write(q)
+			} else {
+				q, _ := json.Marshal(words[next()%len(words)])
+				b.Write(q)
+			}
+		case k <= 6 && depth < 5:
+			b.WriteByte('{')
+			for i := range next() % 5 {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				q, _ := json.Marshal(words[next()%len(words)])
+				b.Write(q)
+				b.WriteByte(':')
+				value(depth + 1)
+			}
+			b.WriteByte('}')
+		case depth < 5:
+			b.WriteByte('[')
+			for i := range next() % 5 {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				value(depth + 1)
+			}
+			b.WriteByte(']')
+		default:
+			b.WriteString(strconv.Itoa(c))
+		}
+	}
+	value(0)
+	return b.String()
+}
+
+func FuzzValidate(f *testing.F) {
+	schemas, words := fuzzSchemas()
+	for i, c := range corpus {
+		for _, v := range append(slices.Clone(c.valid), c.invalid...) {
+			f.Add(uint16(i), []byte(v))
+		}
+	}
+	f.Add(uint16(0), []byte{3, 7, 5, 1, 2, 9, 4})
+	f.Fuzz(func(t *testing.T, which uint16, data []byte) {
+		schema := schemas[int(which)%len(schemas)]
+		instance := string(data)
+		if !json.Valid(data) {
+			instance = generate(data, words)
+		}
+		if bytes.Count(data, []byte("[")) > 1000 {
+			return
+		}
+		compare(t, schema, instance)
+	})
+}
+
+// FuzzCompile builds schemas from the corpus's vocabulary: both
+// implementations must agree on which are valid. There are three known
+// differences. References to the metaschemas: the other implementation has
+// copies of them; here they are outside the document. The other
+// implementation resolves references and compiles patternProperties only
+// in the schemas it reaches from the root, while here every schema in the
+// document is compiled: an unused definition that refers nowhere is an
+// error here, and there too once compiled on its own. It follows
+// $recursiveRef in 2020-12 too, where $dynamicRef replaced it. And under
+// an identifier with no authority (urn:a:b) it resolves a relative
+// reference to the identifier itself, not as RFC 3986 says.
+func FuzzCompile(f *testing.F) {
+	_, words := fuzzSchemas()
+	for _, c := range corpus {
+		f.Add([]byte(c.schema))
+	}
+	f.Add([]byte{5, 1, 2, 3})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		schema := string(data)
+		if !json.Valid(data) {
+			schema = generate(data, words)
+		}
+		if hugeExponent.MatchString(schema) || bytes.Count(data, []byte("[")) > 1000 ||
+			strings.Contains(schema, "$recursiveRef") && !strings.Contains(schema, "2019-09") || opaqueID.MatchString(schema) {
+			return
+		}
+		_, myErr := Compile([]byte(schema))
+		_, otherErr := otherCompile(schema)
+		if (myErr == nil) == (otherErr == nil) {
+			return
+		}
+		var se *SchemaError
+		if errors.As(myErr, &se) && otherErr == nil {
+			if strings.Contains(se.Message, "outside the document") && strings.Contains(schema, "json-schema.org") {
+				return
+			}
+			if otherCompileAt(schema, se.Pointer) != nil {
+				return // the other implementation had not reached it
+			}
+		}
+		t.Fatalf("schema %s: compiles here: %v; there: %v", schema, myErr, otherErr)
+	})
+}
+
+// otherCompileAt compiles, with the other implementation, the schema that
+// holds the value at ptr: the nearest of its two parents that compiles
+// differently from the whole document, or nil.
+func otherCompileAt(schema, ptr string) error {
+	for range 2 {
+		i := strings.LastIndexByte(ptr, '/')
+		if i < 0 {
+			return nil
+		}
+		ptr = ptr[:i]
+		doc, err := sant.UnmarshalJSON(strings.NewReader(schema))
+		if err != nil {
+			return err
+		}
+		c := sant.NewCompiler()
+		c.UseLoader(refuseLoading{})
+		if err := c.AddResource(defaultBase, doc); err != nil {
+			return err
+		}
+		if _, err := c.Compile(defaultBase + "#" + ptr); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,351 @@
+package jsonschema
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// formatCheck returns the check for a format name, nil for a name with
+// none. The checks apply in draft-04, -06 and -07, whose validators
+// commonly assert formats; from 2019-09 on "format" is an annotation.
+func formatCheck(name string) func(string) error {
+	switch name {
+	case "date-time":
+		return formatDateTime
+	case "date":
+		return formatDate
+	case "time":
+		return formatTime
+	case "duration":
+		return formatDuration
+	case "period":
+		return formatPeriod
+	case "email":
+		return formatEmail
+	case "hostname":
+		return formatHostname
+	case "ipv4":
+		return formatIPv4
+	case "ipv6":
+		return formatIPv6
+	case "uri", "iri":
+		return formatURI
+	case "uri-reference", "iri-reference":
+		return formatURIReference
+	case "uri-template":
+		return formatURITemplate
+	case "json-pointer":
+		return formatJSONPointer
+	case "relative-json-pointer":
+		return formatRelativeJSONPointer
+	case "uuid":
+		return formatUUID
+	case "regex":
+		return formatRegex
+	case "semver":
+		return formatSemver
+	}
+	return nil
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// digitsValue reads s as a decimal number, false when it is empty or has
+// anything but digits.
+func digitsValue(s string) (int, bool) {
+	if s == "" {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
+}
+
+// formatHostname is an RFC 1123 host name: dot-separated labels of 1 to 63
+// letters, digits and inner hyphens, 253 characters in all.
+func formatHostname(s string) error {
+	s = strings.TrimSuffix(s, ".")
+	if len(s) > 253 {
+		return errors.New("longer than 253 characters")
+	}
+	for label := range strings.SplitSeq(s, ".") {
+		if len(label) == 0 || len(label) > 63 {
+			return errors.New("a label not 1 to 63 characters long")
+		}
+		if label[0] == '-' || label[len(label)-1] == '-' {
+			return errors.New("a label that starts or ends with a hyphen")
+		}
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '-') {
+				return fmt.Errorf("invalid character %q", c)
+			}
+		}
+	}
+	return nil
+}
+
+// formatEmail is an address as RFC 5321 writes one: a dot-atom or quoted
+// local part, @, a host name or a bracketed IP address.
+func formatEmail(s string) error {
+	if len(s) > 254 {
+		return errors.New("longer than 254 characters")
+	}
+	at := strings.LastIndexByte(s, '@')
+	if at < 0 {
+		return errors.New("missing @")
+	}
+	local, domain := s[:at], s[at+1:]
+	if len(local) > 64 {
+		return errors.New("local part longer than 64 characters")
+	}
+	if len(local) > 1 && local[0] == '"' && local[len(local)-1] == '"' {
+		if strings.ContainsAny(local[1:len(local)-1], `"\`) {
+			return errors.New(`a quote or backslash in the quoted local part`)
+		}
+	} else {
+		if strings.HasPrefix(local, ".") || strings.HasSuffix(local, ".") || strings.Contains(local, "..") {
+			return errors.New("a misplaced dot in the local part")
+		}
+		for _, c := range local {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune(".!#$%&'*+-/=?^_`{|}~", c)) {
+				return fmt.Errorf("invalid character %q in the local part", c)
+			}
+		}
+	}
+	if len(domain) > 1 && domain[0] == '[' && domain[len(domain)-1] == ']' {
+		ip := domain[1 : len(domain)-1]
+		if v6, ok := strings.CutPrefix(ip, "IPv6:"); ok {
+			return formatIPv6(v6)
+		}
+		return formatIPv4(ip)
+	}
+	if err := formatHostname(domain); err != nil {
+		return fmt.Errorf("domain: %v", err)
+	}
+	return nil
+}
+
+// formatIPv4 is dotted-quad notation without leading zeros.
+func formatIPv4(s string) error {
+	parts := strings.Split(s, ".")
+	if len(parts) != 4 {
+		return errors.New("want four decimal numbers")
+	}
+	for _, p := range parts {
+		n, ok := digitsValue(p)
+		if !ok || len(p) > 3 {
+			return errors.New("want four decimal numbers")
+		}
+		if len(p) > 1 && p[0] == '0' {
+			return errors.New("a leading zero")
+		}
+		if n > 255 {
+			return errors.New("a number above 255")
+		}
+	}
+	return nil
+}
+
+// formatIPv6 is an RFC 4291 address, without a zone.
+func formatIPv6(s string) error {
+	if !strings.Contains(s, ":") {
+		return errors.New("missing colon")
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return err
+	}
+	if a.Zone() != "" {
+		return errors.New("a zone is not part of an address")
+	}
+	return nil
+}
+
+// parseURI parses a URI reference, checking an IPv6 host too.
+func parseURI(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	if host := u.Hostname(); strings.Contains(host, ":") {
+		if !strings.Contains(u.Host, "[") {
+			return nil, errors.New("an IPv6 host not in brackets")
+		}
+		if err := formatIPv6(host); err != nil {
+			return nil, err
+		}
+	}
+	return u, nil
+}
+
+// formatURI is an absolute URI.
+func formatURI(s string) error {
+	u, err := parseURI(s)
+	if err != nil {
+		return err
+	}
+	if !u.IsAbs() {
+		return errors.New("not absolute")
+	}
+	return nil
+}
+
+// formatURIReference is a URI or a relative reference.
+func formatURIReference(s string) error {
+	if strings.Contains(s, `\`) {
+		return errors.New(`contains \`)
+	}
+	_, err := parseURI(s)
+	return err
+}
+
+// formatURITemplate is a URI with RFC 6570 expressions in braces, which do
+// not nest.
+func formatURITemplate(s string) error {
+	if _, err := parseURI(s); err != nil {
+		return err
+	}
+	open := false
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			if open {
+				return errors.New("nested braces")
+			}
+			open = true
+		case '}':
+			if !open {
+				return errors.New("a closing brace without an opening one")
+			}
+			open = false
+		}
+	}
+	if open {
+		return errors.New("an unclosed brace")
+	}
+	return nil
+}
+
+// formatJSONPointer is an RFC 6901 JSON pointer.
+func formatJSONPointer(s string) error {
+	if s == "" {
+		return nil
+	}
+	if s[0] != '/' {
+		return errors.New("does not start with /")
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '~' && (i+1 == len(s) || s[i+1] != '0' && s[i+1] != '1') {
+			return errors.New("~ not followed by 0 or 1")
+		}
+	}
+	return nil
+}
+
+// formatRelativeJSONPointer is a non-negative integer, then # or a JSON
+// pointer.
+func formatRelativeJSONPointer(s string) error {
+	i := 0
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	if i == 0 {
+		return errors.New("does not start with a number")
+	}
+	if i > 1 && s[0] == '0' {
+		return errors.New("a leading zero")
+	}
+	if s[i:] == "#" {
+		return nil
+	}
+	return formatJSONPointer(s[i:])
+}
+
+// formatUUID is RFC 4122's 8-4-4-4-12 hexadecimal digits.
+func formatUUID(s string) error {
+	if len(s) != 36 {
+		return errors.New("want 8-4-4-4-12 hexadecimal digits")
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if c != '-' {
+				return errors.New("want 8-4-4-4-12 hexadecimal digits")
+			}
+			continue
+		}
+		if !(isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return fmt.Errorf("non-hexadecimal character %q", c)
+		}
+	}
+	return nil
+}
+
+// formatRegex is a regular expression (Go's syntax, as pattern uses).
+func formatRegex(s string) error {
+	_, err := regexp.Compile(s)
+	return err
+}
+
+// formatSemver is a semantic version (semver.org 2.0.0).
+func formatSemver(s string) error {
+	ident := func(id string, numericNoZero bool) error {
+		if id == "" {
+			return errors.New("an empty identifier")
+		}
+		numeric := true
+		for i := 0; i < len(id); i++ {
+			c := id[i]
+			switch {
+			case isDigit(c):
+			case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-':
+				numeric = false
+			default:
+				return fmt.Errorf("invalid character %q", c)
+			}
+		}
+		if numericNoZero && numeric && len(id) > 1 && id[0] == '0' {
+			return errors.New("a numeric identifier with a leading zero")
+		}
+		return nil
+	}
+	core, build, hasBuild := strings.Cut(s, "+")
+	if hasBuild {
+		for id := range strings.SplitSeq(build, ".") {
+			if err := ident(id, false); err != nil {
+				return fmt.Errorf("build: %v", err)
+			}
+		}
+	}
+	core, pre, hasPre := strings.Cut(core, "-")
+	if hasPre {
+		for id := range strings.SplitSeq(pre, ".") {
+			if err := ident(id, true); err != nil {
+				return fmt.Errorf("pre-release: %v", err)
+			}
+		}
+	}
+	nums := strings.Split(core, ".")
+	if len(nums) != 3 {
+		return errors.New("want major.minor.patch")
+	}
+	for _, p := range nums {
+		if _, ok := digitsValue(p); !ok {
+			return errors.New("want major.minor.patch")
+		}
+		if len(p) > 1 && p[0] == '0' {
+			return errors.New("a version number with a leading zero")
+		}
+	}
+	return nil
+}

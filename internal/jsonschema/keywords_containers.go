@@ -1,0 +1,175 @@
+package jsonschema
+
+import "regexp"
+
+// container compiles the keywords of arrays and objects; false for another
+// keyword.
+func (k *keywords) container(key string, v *value) (bool, error) {
+	d := k.loc.d
+	n := k.n
+	switch key {
+	// Arrays.
+	case "items":
+		if d < draft2020 && v.kind == kindArray {
+			list, err := k.schemaList(key, v)
+			n.prefixItems, k.itemsList = list, v
+			return true, err
+		}
+		var err error
+		n.items, err = k.sub(key, v)
+		n.itemsKeyword = "items"
+		return true, err
+	case "prefixItems":
+		if d < draft2020 {
+			return true, nil
+		}
+		var err error
+		n.prefixItems, err = k.schemaList(key, v)
+		return true, err
+	case "additionalItems":
+		if d >= draft2020 {
+			return true, nil
+		}
+		if _, err := k.sub(key, v); err != nil {
+			return true, err
+		}
+		k.additionalItems = v
+		return true, nil
+	case "maxItems":
+		return true, k.count(key, v, &n.maxItems)
+	case "minItems":
+		return true, k.count(key, v, &n.minItems)
+	case "uniqueItems":
+		if err := k.wantBool(key, v); err != nil {
+			return true, err
+		}
+		n.uniqueItems = v.kind == kindTrue
+		return true, nil
+	case "contains":
+		if d < draft6 {
+			return true, nil
+		}
+		var err error
+		n.contains, err = k.sub(key, v)
+		return true, err
+	case "maxContains", "minContains":
+		if d < draft2019 {
+			return true, nil
+		}
+		if key == "maxContains" {
+			return true, k.count(key, v, &n.maxContains)
+		}
+		return true, k.count(key, v, &n.minContains)
+	case "unevaluatedItems", "unevaluatedProperties":
+		if d < draft2019 {
+			return true, nil
+		}
+		s, err := k.sub(key, v)
+		if key == "unevaluatedItems" {
+			n.unevaluatedItems = s
+		} else {
+			n.unevaluatedProperties = s
+		}
+		k.c.tracked = true
+		return true, err
+
+	// Objects.
+	case "maxProperties":
+		return true, k.count(key, v, &n.maxProperties)
+	case "minProperties":
+		return true, k.count(key, v, &n.minProperties)
+	case "required":
+		names, err := k.names(key, v, d == draft4)
+		n.required = names
+		return true, err
+	case "properties":
+		m, err := k.schemaMap(key, v)
+		n.properties = m
+		if len(m) > 8 {
+			n.propertyIndex = make(map[string]*node, len(m))
+			for _, p := range m {
+				n.propertyIndex[p.name] = p.node
+			}
+		}
+		return true, err
+	case "patternProperties":
+		if v.kind == kindObject {
+			for i := range v.obj {
+				re, err := regexp.Compile(v.obj[i].key)
+				if err != nil {
+					return true, k.failAt(key, v.obj[i].key, "%s is not a valid regular expression: %v", quote(v.obj[i].key), err)
+				}
+				s, err := k.sub(key, &v.obj[i].val, v.obj[i].key)
+				if err != nil {
+					return true, err
+				}
+				n.patternProperties = append(n.patternProperties, patterned{re, s})
+			}
+			return true, nil
+		}
+		_, err := k.schemaMap(key, v)
+		return true, err
+	case "additionalProperties":
+		if v.kind == kindFalse {
+			n.noMoreProperties = true
+		}
+		s, err := k.sub(key, v)
+		if v.kind != kindFalse {
+			n.additionalProperties = s // true too: it evaluates the members
+		}
+		return true, err
+	case "propertyNames":
+		if d < draft6 {
+			return true, nil
+		}
+		var err error
+		n.propertyNames, err = k.sub(key, v)
+		return true, err
+	case "dependencies":
+		if v.kind != kindObject {
+			return true, k.fail(key, "got %s, want an object", v.typeName())
+		}
+		for i := range v.obj {
+			m := &v.obj[i]
+			dep := dependency{name: m.key}
+			if m.val.kind == kindArray {
+				names, err := k.names(key, &m.val, d == draft4, m.key)
+				if err != nil {
+					return true, err
+				}
+				dep.required = names
+			} else {
+				s, err := k.sub(key, &m.val, m.key)
+				if err != nil {
+					return true, err
+				}
+				dep.schema = s
+			}
+			n.dependencies = append(n.dependencies, dep)
+		}
+		return true, nil
+	case "dependentSchemas":
+		if d < draft2019 {
+			return true, nil
+		}
+		var err error
+		n.dependentSchemas, err = k.schemaMap(key, v)
+		return true, err
+	case "dependentRequired":
+		if d < draft2019 {
+			return true, nil
+		}
+		if v.kind != kindObject {
+			return true, k.fail(key, "got %s, want an object", v.typeName())
+		}
+		for i := range v.obj {
+			names, err := k.names(key, &v.obj[i].val, false, v.obj[i].key)
+			if err != nil {
+				return true, err
+			}
+			n.dependentRequired = append(n.dependentRequired, dependency{name: v.obj[i].key, required: names})
+		}
+		return true, nil
+	}
+	return false, nil
+}

@@ -1,0 +1,180 @@
+package jsonschema
+
+// core compiles the keywords of the core, meta-data and content
+// vocabularies; false for another keyword.
+func (k *keywords) core(key string, v *value) (bool, error) {
+	d := k.loc.d
+	n := k.n
+	switch key {
+	// The core vocabulary.
+	case "$schema":
+		if v.kind != kindString {
+			return true, k.fail(key, "got %s, want a URI string", v.typeName())
+		}
+		if _, ok := dialectOf(v.str); !ok && k.loc.ptr == nil {
+			return true, k.fail(key, "unknown dialect %s", quote(v.str))
+		}
+		return true, k.uri(key, v, true)
+	case "id", "$id":
+		if key != d.idKeyword() {
+			return true, nil
+		}
+		if v.kind != kindString {
+			return true, k.fail(key, "got %s, want a URI-reference string", v.typeName())
+		}
+		if d >= draft2019 {
+			if _, frag, _ := cutFragment(v.str); frag != "" {
+				return true, k.fail(key, "%s has a fragment, which %s ids may not have (use $anchor)", quote(v.str), d)
+			}
+		}
+		if d == draft4 {
+			return true, nil
+		}
+		return true, k.uri(key, v, false)
+	case "$ref":
+		if v.kind != kindString {
+			return true, k.fail(key, "got %s, want a URI-reference string", v.typeName())
+		}
+		if d >= draft6 {
+			if err := k.uri(key, v, false); err != nil {
+				return true, err
+			}
+		}
+		target, loc, err := k.c.resolve(v.str, k.loc, k.loc.ptr, key)
+		if err != nil {
+			return true, err
+		}
+		n.refOnly = d < draft2019
+		n.ref, err = k.c.compile(target, loc, key)
+		return true, err
+	case "$anchor":
+		if d < draft2019 {
+			return true, nil
+		}
+		return true, k.anchorName(key, v)
+	case "$dynamicAnchor":
+		if d < draft2020 {
+			return true, nil
+		}
+		return true, k.anchorName(key, v)
+	case "$dynamicRef":
+		if d < draft2020 {
+			return true, nil
+		}
+		if v.kind != kindString {
+			return true, k.fail(key, "got %s, want a URI-reference string", v.typeName())
+		}
+		if err := k.uri(key, v, false); err != nil {
+			return true, err
+		}
+		target, loc, err := k.c.resolve(v.str, k.loc, k.loc.ptr, key)
+		if err != nil {
+			return true, err
+		}
+		if n.dynamicRef, err = k.c.compile(target, loc, key); err != nil {
+			return true, err
+		}
+		// The scope decides only when the first target has the anchor named.
+		if _, frag, _ := cutFragment(v.str); frag != "" {
+			if a := target.member("$dynamicAnchor"); a != nil && a.kind == kindString && a.str == frag {
+				n.dynamicName = frag
+			}
+		}
+		return true, nil
+	case "$recursiveRef":
+		if d < draft2019 {
+			return true, nil
+		}
+		if v.kind != kindString {
+			return true, k.fail(key, "got %s, want a URI-reference string", v.typeName())
+		}
+		if err := k.uri(key, v, false); err != nil || d != draft2019 {
+			return true, err
+		}
+		target, loc, err := k.c.resolve(v.str, k.loc, k.loc.ptr, key)
+		if err != nil {
+			return true, err
+		}
+		n.recursiveRef, err = k.c.compile(target, loc, key)
+		return true, err
+	case "$recursiveAnchor":
+		switch d {
+		case draft2019:
+			if v.kind != kindTrue && v.kind != kindFalse {
+				return true, k.fail(key, "got %s, want a boolean", v.typeName())
+			}
+		case draft2020:
+			return true, k.anchorName(key, v)
+		}
+		return true, nil
+	case "$vocabulary":
+		if d < draft2019 {
+			return true, nil
+		}
+		if v.kind != kindObject {
+			return true, k.fail(key, "got %s, want an object", v.typeName())
+		}
+		for i := range v.obj {
+			m := &v.obj[i]
+			if err := formatURI(m.key); err != nil {
+				return true, k.failAt(key, m.key, "%s is not a URI: %v", quote(m.key), err)
+			}
+			if m.val.kind != kindTrue && m.val.kind != kindFalse {
+				return true, k.failAt(key, m.key, "got %s, want a boolean", m.val.typeName())
+			}
+		}
+		return true, nil
+	case "$comment":
+		if d < draft7 {
+			return true, nil
+		}
+		return true, k.wantString(key, v)
+	case "definitions", "$defs":
+		if d.shape(key) == 0 {
+			return true, nil
+		}
+		_, err := k.schemaMap(key, v)
+		return true, err
+
+	// Meta-data and content.
+	case "title", "description", "format":
+		if err := k.wantString(key, v); err != nil || key != "format" {
+			return true, err
+		}
+		if d <= draft7 {
+			n.format, n.formatStr = formatCheck(v.str), v.str
+		}
+		return true, nil
+	case "readOnly", "writeOnly":
+		if d < draft7 {
+			return true, nil
+		}
+		return true, k.wantBool(key, v)
+	case "deprecated":
+		if d < draft2019 {
+			return true, nil
+		}
+		return true, k.wantBool(key, v)
+	case "examples":
+		if d < draft7 {
+			return true, nil
+		}
+		if v.kind != kindArray {
+			return true, k.fail(key, "got %s, want an array", v.typeName())
+		}
+		return true, nil
+	case "contentMediaType", "contentEncoding":
+		if d < draft7 {
+			return true, nil
+		}
+		return true, k.wantString(key, v)
+	case "contentSchema":
+		if d < draft2019 {
+			return true, nil
+		}
+		_, err := k.sub(key, v) // an annotation: checked, never applied
+		return true, err
+
+	}
+	return false, nil
+}

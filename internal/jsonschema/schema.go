@@ -1,0 +1,136 @@
+package jsonschema
+
+import (
+	"regexp"
+)
+
+// Schema is a compiled schema document, safe for concurrent use.
+type Schema struct {
+	root *node
+	// tracked is set when some schema in the document uses
+	// unevaluatedProperties or unevaluatedItems: only then does validation
+	// keep track of which members and items were evaluated.
+	tracked bool
+}
+
+// node is one compiled schema: an object or a boolean in the document.
+type node struct {
+	ptr   *pointer  // where it is in the document
+	d     dialect   // the dialect of its resource
+	res   *resource // the resource it belongs to
+	never bool      // false, or a schema nothing can satisfy as written
+	empty bool      // true or {}: everything is valid, nothing to do
+
+	ref          *node // $ref; before 2019-09 the only keyword that counts
+	refOnly      bool
+	recursiveRef *node // $recursiveRef's target before the dynamic scope is consulted
+	dynamicRef   *node // $dynamicRef's initial target
+	dynamicName  string
+
+	types     typeSet
+	typeNames []string // as written, for messages
+	constVal  *value
+	enum      *value // the array
+	format    func(string) error
+	formatStr string
+
+	minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf *decimal
+
+	minLength, maxLength int // -1 when absent
+	pattern              *regexp.Regexp
+
+	minItems, maxItems int
+	uniqueItems        bool
+	prefixItems        []*node // items as an array before 2020-12, prefixItems after
+	items              *node   // every item after the prefix
+	itemsKeyword       string  // "items" or "additionalItems"
+	noMoreItems        bool    // additionalItems: false
+	contains           *node
+	minContains        int
+	maxContains        int
+
+	minProperties, maxProperties int
+	required                     []string
+	dependencies                 []dependency // draft-04 to draft-07 "dependencies"
+	properties                   []named
+	propertyIndex                map[string]*node // for objects with many properties
+	patternProperties            []patterned
+	additionalProperties         *node
+	noMoreProperties             bool // additionalProperties: false
+	propertyNames                *node
+	dependentSchemas             []named
+	dependentRequired            []dependency
+
+	allOf, anyOf, oneOf []*node
+	not                 *node
+	ifSchema            *node
+	thenSchema          *node
+	elseSchema          *node
+
+	unevaluatedProperties, unevaluatedItems *node
+}
+
+type named struct {
+	name string
+	node *node
+}
+
+type patterned struct {
+	re   *regexp.Regexp
+	node *node
+}
+
+// dependency is a property that, when present, requires other properties
+// or a schema.
+type dependency struct {
+	name     string
+	required []string
+	schema   *node
+}
+
+// typeSet is a set of JSON Schema type names.
+type typeSet uint8
+
+const (
+	typeNull typeSet = 1 << iota
+	typeBoolean
+	typeInteger
+	typeNumber
+	typeString
+	typeArray
+	typeObject
+)
+
+func typeBit(name string) typeSet {
+	switch name {
+	case "null":
+		return typeNull
+	case "boolean":
+		return typeBoolean
+	case "integer":
+		return typeInteger
+	case "number":
+		return typeNumber
+	case "string":
+		return typeString
+	case "array":
+		return typeArray
+	case "object":
+		return typeObject
+	}
+	return 0
+}
+
+// resource is a schema with its own URI: the document, or a schema in it
+// with $id (id in draft-04).
+type resource struct {
+	uri             string
+	val             *value
+	ptr             *pointer
+	d               dialect
+	anchors         map[string]*value // $anchor, $dynamicAnchor, and "#name" ids before 2019-09
+	dynamic         map[string]*node  // $dynamicAnchor, compiled
+	dynamicVals     map[string]*value
+	recursiveAnchor bool
+	root            *node
+}
