@@ -1,0 +1,72 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// initBudget is what a package outside the standard library may allocate
+// in its init, by the bytes and allocations GODEBUG=inittrace=1 reports:
+// nothing is paid at start-up on a path that does not use it (tables,
+// regular expressions and schemas are built on first use). The exceptions
+// are libraries that build tables mcpv cannot defer.
+var initBudget = map[string]struct{ bytes, allocs int }{
+	// gojq's builtin function definitions (a map literal, built at init).
+	"github.com/itchyny/gojq": {256 << 10, 2600},
+	// libyaml's tables.
+	"go.yaml.in/yaml/v4/internal/libyaml": {40 << 10, 420},
+	// The build information of a build without -ldflags (a release sets
+	// the version, commit and date and reads none).
+	"github.com/mcpv/mcpv/commands": {40 << 10, 420},
+}
+
+// defaultBudget is every other package's.
+var defaultBudget = struct{ bytes, allocs int }{8 << 10, 80}
+
+// TestStartupInitCost: each package's init, as the mcpv binary runs it,
+// within its budget. Allocations are counted, not timed: they are the same
+// on every machine.
+func TestStartupInitCost(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("needs the go command")
+	}
+	bin := filepath.Join(t.TempDir(), "mcpv")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "--version")
+	cmd.Env = append(cmd.Environ(), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mcpv --version: %v\n%s", err, out)
+	}
+	line := regexp.MustCompile(`^init (\S+) @\S+ ms, \S+ ms clock, (\d+) bytes, (\d+) allocs$`)
+	seen := 0
+	for l := range strings.Lines(string(out)) {
+		m := line.FindStringSubmatch(strings.TrimSpace(l))
+		if m == nil {
+			continue
+		}
+		seen++
+		pkg := m[1]
+		if !strings.Contains(strings.Split(pkg, "/")[0], ".") {
+			continue // the standard library
+		}
+		bytes, _ := strconv.Atoi(m[2])
+		allocs, _ := strconv.Atoi(m[3])
+		budget, ok := initBudget[pkg]
+		if !ok {
+			budget = defaultBudget
+		}
+		if bytes > budget.bytes || allocs > budget.allocs {
+			t.Errorf("init %s: %d bytes in %d allocations, over its budget of %d bytes in %d", pkg, bytes, allocs, budget.bytes, budget.allocs)
+		}
+	}
+	if seen < 20 {
+		t.Fatalf("only %d init lines in:\n%s", seen, out)
+	}
+}
