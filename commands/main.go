@@ -109,6 +109,7 @@ type cli struct {
 	Skills                skillsCmd                `cmd:"" help:"List, inspect, read or pull the skills a server publishes."`
 	Request               requestCmd               `cmd:"" help:"Send any request (or notification) with raw JSON params."`
 	Batch                 batchCmd                 `cmd:"" help:"Run operations from stdin, one per line, in one session; print a JSON line for each."`
+	Test                  testCmd                  `cmd:"" help:"Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON)."`
 	Servers               serversCmd               `cmd:"" help:"List the servers named in config files, or show one."`
 	Trust                 trustCmd                 `cmd:"" help:"Trust a project config file as it is now, so its servers may start."`
 	AuthCmd               authCmd                  `cmd:"" name:"auth" help:"Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one."`
@@ -367,7 +368,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 		if len(server) > 0 {
 			return report(ios, usageErrorf("%s takes no server command", kctx.Selected().Name))
 		}
-		kctx.Bind(newConsole(ios, &c.outputFlags, env), &c.ServerFlags)
+		kctx.Bind(newConsole(ios, &c.outputFlags, env), &c.ServerFlags, servers)
 		return report(ios, kctx.Run())
 	}
 

@@ -4,7 +4,7 @@
 # __mcpv_subs CMD sets subs to the subcommands of CMD ("" for mcpv itself, "tasks", ...).
 __mcpv_subs() {
     case $1 in
-    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch servers trust auth session completions' ;;
+    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test servers trust auth session completions' ;;
     'tasks') subs='list get result cancel' ;;
     'skills') subs='list get read pull' ;;
     'auth') subs='login status logout token' ;;
@@ -31,6 +31,7 @@ __mcpv_flags() {
     'skills read') flags='--text --save-dir' ;;
     'skills pull') flags='--force' ;;
     'batch') flags='--parallel --keep-going' ;;
+    'test') flags='--format --output --parallel --fail-fast --filter --lint --snapshot --update' ;;
     'trust') flags='--revoke' ;;
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
@@ -129,6 +130,14 @@ __mcpv_flag() {
         'skills pull:--force') kind='bool'; return ;;
         'batch:--parallel') kind='none'; return ;;
         'batch:--keep-going') kind='bool'; return ;;
+        'test:--format') kind='enum text junit tap json'; return ;;
+        'test:--output') kind='file'; return ;;
+        'test:--parallel') kind='none'; return ;;
+        'test:--fail-fast') kind='bool'; return ;;
+        'test:--filter') kind='none'; return ;;
+        'test:--lint') kind='bool'; return ;;
+        'test:--snapshot') kind='bool'; return ;;
+        'test:--update') kind='bool'; return ;;
         'trust:--revoke') kind='bool'; return ;;
         'session start:--idle') kind='none'; return ;;
         'session stop:--all') kind='bool'; return ;;
@@ -141,6 +150,7 @@ __mcpv_flag() {
 # __mcpv_arg CMD N sets kind to what the positional argument N (from 0) of CMD takes.
 __mcpv_arg() {
     case "$1:$2" in
+    'test:'*) kind='file' ;;
     'servers:0') kind='server' ;;
     'trust:'*) kind='file' ;;
     'completions:0') kind='enum bash zsh fish powershell' ;;

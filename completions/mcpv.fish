@@ -5,7 +5,7 @@
 function __mcpv_subs
     switch "$argv[1]"
         case ''
-            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch servers trust auth session completions
+            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test servers trust auth session completions
         case 'tasks'
             printf '%s\n' list get result cancel
         case 'skills'
@@ -63,6 +63,9 @@ function __mcpv_takes
                 echo 1
                 return 0
             case 'batch:--parallel'
+                echo 1
+                return 0
+            case 'test:--format' 'test:--output' 'test:--parallel' 'test:--filter'
                 echo 1
                 return 0
             case 'session start:--idle'
@@ -218,6 +221,7 @@ complete -c mcpv -n '__mcpv_at "" 0' -a tasks -d 'List, inspect, collect or canc
 complete -c mcpv -n '__mcpv_at "" 0' -a skills -d 'List, inspect, read or pull the skills a server publishes.'
 complete -c mcpv -n '__mcpv_at "" 0' -a request -d 'Send any request (or notification) with raw JSON params.'
 complete -c mcpv -n '__mcpv_at "" 0' -a batch -d 'Run operations from stdin, one per line, in one session; print a JSON line for each.'
+complete -c mcpv -n '__mcpv_at "" 0' -a test -d 'Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).'
 complete -c mcpv -n '__mcpv_at "" 0' -a servers -d 'List the servers named in config files, or show one.'
 complete -c mcpv -n '__mcpv_at "" 0' -a trust -d 'Trust a project config file as it is now, so its servers may start.'
 complete -c mcpv -n '__mcpv_at "" 0' -a auth -d 'Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.'
@@ -315,6 +319,15 @@ complete -c mcpv -n '__mcpv_in "skills read"' -l save-dir -x -a '(__fish_complet
 complete -c mcpv -n '__mcpv_in "skills pull"' -l force -d 'Replace DIR/NAME when it exists.'
 complete -c mcpv -n '__mcpv_in "batch"' -l parallel -x -d 'Run up to N operations at once; results still come out in input order.'
 complete -c mcpv -n '__mcpv_in "batch"' -l keep-going -d 'Run every line even after a failure; the exit code is still the first failure\'s.'
+complete -c mcpv -n '__mcpv_in "test"' -l format -x -a 'text junit tap json' -d 'Report format: text (a line per step), junit (JUnit XML), tap (TAP version 14) or json.'
+complete -c mcpv -n '__mcpv_in "test"' -l output -r -F -d 'Write the report to FILE (made before any server starts); with a --format other than text, the text report still goes to stdout.'
+complete -c mcpv -n '__mcpv_in "test"' -l parallel -x -d 'Run up to N files at once; the report keeps their order.'
+complete -c mcpv -n '__mcpv_in "test"' -l fail-fast -d 'Start no more steps after the first failure.'
+complete -c mcpv -n '__mcpv_in "test"' -l filter -x -d 'Run only the steps whose FILE-NAME/STEP-NAME matches this regular expression (and the steps whose captures they use).'
+complete -c mcpv -n '__mcpv_in "test"' -l lint -d 'Check each server against the specification\'s rules (a lint step first in every file), and every tool result against its tool\'s outputSchema.'
+complete -c mcpv -n '__mcpv_in "test"' -l snapshot -d 'Compare each server\'s tools, prompts and resource templates with FILE.snapshot.json beside its test file (a snapshot step first in every file).'
+complete -c mcpv -n '__mcpv_in "test"' -l update -d 'Write snapshots anew: accept every change, breaking or not.'
+complete -c mcpv -n '__mcpv_at "test" 0+' -F
 complete -c mcpv -n '__mcpv_at "servers" 0' -x -a '(__mcpv_servers)'
 complete -c mcpv -n '__mcpv_in "trust"' -l revoke -d 'Forget the trust instead.'
 complete -c mcpv -n '__mcpv_at "trust" 0+' -F

@@ -22,6 +22,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'skills'; H = 'List, inspect, read or pull the skills a server publishes.' }
             @{ N = 'request'; H = 'Send any request (or notification) with raw JSON params.' }
             @{ N = 'batch'; H = 'Run operations from stdin, one per line, in one session; print a JSON line for each.' }
+            @{ N = 'test'; H = 'Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).' }
             @{ N = 'servers'; H = 'List the servers named in config files, or show one.' }
             @{ N = 'trust'; H = 'Trust a project config file as it is now, so its servers may start.' }
             @{ N = 'auth'; H = 'Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.' }
@@ -169,6 +170,16 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--parallel'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run up to N operations at once; results still come out in input order.' }
             @{ Names = @('--keep-going'); Words = 0; Kind = 'none'; Enum = @(); H = 'Run every line even after a failure; the exit code is still the first failure''s.' }
         )
+        'test' = @(
+            @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'junit', 'tap', 'json'); H = 'Report format: text (a line per step), junit (JUnit XML), tap (TAP version 14) or json.' }
+            @{ Names = @('--output'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write the report to FILE (made before any server starts); with a --format other than text, the text report still goes to stdout.' }
+            @{ Names = @('--parallel'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run up to N files at once; the report keeps their order.' }
+            @{ Names = @('--fail-fast'); Words = 0; Kind = 'none'; Enum = @(); H = 'Start no more steps after the first failure.' }
+            @{ Names = @('--filter'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run only the steps whose FILE-NAME/STEP-NAME matches this regular expression (and the steps whose captures they use).' }
+            @{ Names = @('--lint'); Words = 0; Kind = 'none'; Enum = @(); H = 'Check each server against the specification''s rules (a lint step first in every file), and every tool result against its tool''s outputSchema.' }
+            @{ Names = @('--snapshot'); Words = 0; Kind = 'none'; Enum = @(); H = 'Compare each server''s tools, prompts and resource templates with FILE.snapshot.json beside its test file (a snapshot step first in every file).' }
+            @{ Names = @('--update'); Words = 0; Kind = 'none'; Enum = @(); H = 'Write snapshots anew: accept every change, breaking or not.' }
+        )
         'trust' = @(
             @{ Names = @('--revoke'); Words = 0; Kind = 'none'; Enum = @(); H = 'Forget the trust instead.' }
         )
@@ -181,6 +192,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
     }
     # The positional arguments of the commands that complete one.
     $positional = @{
+        'test' = @(
+            @{ Kind = 'file'; Enum = @(); Repeat = $true }
+        )
         'servers' = @(
             @{ Kind = 'server'; Enum = @(); Repeat = $false }
         )

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -152,41 +153,66 @@ func (s *Server) expandText(text string, env Env, secrets *[]string) (string, er
 		}
 		ref := text[i+2 : i+j]
 		text = text[i+j+1:]
-		val, err := s.lookup(ref, env)
-		if err != nil {
-			return "", err
+		val, secret, err := LookupVar(ref, env, s.File.Folder)
+		var ve *VarError
+		switch {
+		case errors.As(err, &ve) && ve.Unset:
+			return "", &UnsetError{Server: s, Var: ve.Name}
+		case err != nil:
+			return "", fmt.Errorf("%s: server %q: %w", s.Where(), s.Name, err)
 		}
-		name, _, _ := strings.Cut(strings.TrimPrefix(ref, "env:"), ":-")
-		if redact.Name(name) {
+		if secret {
 			*secrets = append(*secrets, val)
 		}
 		b.WriteString(val)
 	}
 }
 
-func (s *Server) lookup(ref string, env Env) (string, error) {
+// VarError is a ${...} that cannot be expanded: its variable is not set
+// (Unset), or it is not one mcpv expands.
+type VarError struct {
+	Ref   string // what is between ${ and }
+	Name  string // the variable
+	Unset bool
+}
+
+func (e *VarError) Error() string {
+	if e.Unset {
+		return fmt.Sprintf("environment variable %s is not set", e.Name)
+	}
+	return fmt.Sprintf("mcpv cannot expand ${%s}; use ${VAR}, ${env:VAR} or ${VAR:-default}", e.Ref)
+}
+
+// LookupVar is the value of ${ref} in a file in folder, as every file mcpv
+// reads expands it: ${workspaceFolder} is folder, ${userHome} the home
+// directory, and ${VAR}, ${env:VAR} and ${VAR:-default} come from the
+// environment, where an empty variable takes the default and an unset one
+// without a default is an error (a *VarError), never an empty string.
+// secret says the value is a secret-named variable's, not to be shown.
+func LookupVar(ref string, env Env, folder string) (value string, secret bool, err error) {
 	switch ref {
 	case "workspaceFolder":
-		return s.File.Folder, nil
+		return folder, false, nil
 	case "userHome":
-		return env.Home, nil
+		return env.Home, false, nil
 	}
 	name, def, hasDefault := strings.Cut(strings.TrimPrefix(ref, "env:"), ":-")
 	if !validName(name) {
-		return "", fmt.Errorf("%s: server %q: mcpv cannot expand ${%s}; use ${VAR} or ${env:VAR}", s.Where(), s.Name, ref)
+		return "", false, &VarError{Ref: ref, Name: name}
 	}
+	secret = redact.Name(name)
 	if v := env.Getenv(name); v != "" {
-		return v, nil
+		return v, secret, nil
 	}
 	if hasDefault {
-		return def, nil
+		return def, secret, nil
 	}
 	if env.Lookup != nil {
 		if v, ok := env.Lookup(name); ok {
-			return v, nil
+			return v, secret, nil
 		}
 	}
-	return "", &UnsetError{Server: s, Var: name}
+	return "", false, &VarError{Ref: ref, Name: name, Unset: true}
 }
 
 func validName(name string) bool {

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"go.yaml.in/yaml/v4"
-
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/yamlnode"
 )
 
 // node is one value of a config file with where it was written, so that every
@@ -264,86 +263,35 @@ func jsonNode(data *cursor, base int, sub []byte, dec *json.Decoder) (*node, err
 
 // parseYAML parses one YAML document into a node.
 func parseYAML(data []byte) (*node, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		var le *yaml.LoadError
-		if errors.As(err, &le) && le.Mark.Line > 0 {
-			return nil, &posError{line: le.Mark.Line, col: max(le.Mark.Column, 1), msg: le.Message}
+	y, err := yamlnode.Parse(data, yamlnode.Options{What: "a config file", MaxNodes: maxYAMLNodes})
+	if err != nil {
+		var ye *yamlnode.Error
+		if errors.As(err, &ye) {
+			return nil, &posError{line: ye.Line, col: ye.Col, msg: ye.Msg}
 		}
 		return nil, err
 	}
-	if doc.Kind == 0 { // an empty file
-		return &node{kind: kindObject, line: 1, col: 1}, nil
-	}
-	c := &yamlConverter{budget: maxYAMLNodes + 2*len(data)}
-	return c.node(&doc, 0)
+	return yamlNode(y), nil
 }
 
 // maxYAMLNodes (and two per byte of the file) bound the values a YAML file
 // becomes once its aliases are expanded: without a bound, a few hundred
 // bytes of aliases of aliases ("billion laughs") expand to 10⁸ values and
-// more, and mcpv hangs filling its memory. A file without aliases makes
-// at most about one and a half values per byte ("[:,:,:]").
+// more, and mcpv hangs filling its memory.
 const maxYAMLNodes = 100_000
 
-// yamlConverter turns yaml.Nodes into nodes, within its budget.
-type yamlConverter struct{ budget int }
+// kinds are the kinds of yamlnode's values.
+var kinds = [...]kind{yamlnode.Null: kindNull, yamlnode.Bool: kindBool, yamlnode.Number: kindNumber,
+	yamlnode.String: kindString, yamlnode.Array: kindArray, yamlnode.Object: kindObject}
 
-func (c *yamlConverter) node(y *yaml.Node, depth int) (*node, error) {
-	if depth > 100 {
-		return nil, &posError{line: y.Line, col: y.Column, msg: "nested too deeply (or an alias loop)"}
+// yamlNode is y as a node: scalars as written.
+func yamlNode(y *yamlnode.Node) *node {
+	n := &node{kind: kinds[y.Kind], text: y.Text, line: y.Line, col: y.Col}
+	for _, it := range y.Items {
+		n.items = append(n.items, yamlNode(it))
 	}
-	if c.budget--; c.budget < 0 {
-		return nil, &posError{line: y.Line, col: y.Column, msg: "too many values: aliases expand the file beyond what mcpv reads"}
+	for i, k := range y.Keys {
+		n.members = append(n.members, member{key: k.Text, val: yamlNode(y.Vals[i])})
 	}
-	n := &node{line: y.Line, col: y.Column}
-	switch y.Kind {
-	case yaml.DocumentNode:
-		if len(y.Content) == 0 {
-			return &node{kind: kindObject, line: 1, col: 1}, nil
-		}
-		return c.node(y.Content[0], depth+1)
-	case yaml.AliasNode:
-		return c.node(y.Alias, depth+1)
-	case yaml.SequenceNode:
-		n.kind = kindArray
-		for _, it := range y.Content {
-			item, err := c.node(it, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			n.items = append(n.items, item)
-		}
-	case yaml.MappingNode:
-		n.kind = kindObject
-		seen := map[string]int{}
-		for i := 0; i+1 < len(y.Content); i += 2 {
-			k := y.Content[i]
-			if k.Kind != yaml.ScalarNode {
-				return nil, &posError{line: k.Line, col: k.Column, msg: "a key must be a plain string"}
-			}
-			if at, dup := seen[k.Value]; dup {
-				return nil, &posError{line: k.Line, col: k.Column, msg: fmt.Sprintf("%q is already defined on line %d", k.Value, at)}
-			}
-			seen[k.Value] = k.Line
-			val, err := c.node(y.Content[i+1], depth+1)
-			if err != nil {
-				return nil, err
-			}
-			n.members = append(n.members, member{key: k.Value, val: val})
-		}
-	case yaml.ScalarNode:
-		n.text = y.Value
-		switch y.ShortTag() {
-		case "!!null":
-			n.kind = kindNull
-		case "!!bool":
-			n.kind = kindBool
-		case "!!int", "!!float":
-			n.kind = kindNumber
-		default:
-			n.kind = kindString
-		}
-	}
-	return n, nil
+	return n
 }

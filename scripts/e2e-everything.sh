@@ -813,6 +813,114 @@ verdict "grandchild-sigint-exit-130"
 check_no_leftover grandchild-no-leftover
 server_cmd=("${server[@]}")
 
+# ---------------------------------------------------------------- mcpv test
+
+# The README's example test file (examples/everything.mcpv.yaml, its npx
+# line replaced by the pinned server) over stdio and Streamable HTTP, and
+# its reports read as CI systems read them: JUnit XML validated against the
+# Jenkins (Ant) format's schema (scripts/report/junit.xsd, with xmllint in
+# WebAssembly: no Java, no native build), TAP parsed by tap-parser. Both are
+# pinned in scripts/report/ and installed outside the repository.
+echo "--- mcpv test"
+rep_src=$repo/scripts/report
+rep_dir=$dir/report
+if [ ! -d "$rep_dir/node_modules" ] || ! cmp -s "$rep_src/package-lock.json" "$rep_dir/package-lock.json" ||
+	! cmp -s "$rep_src/package.json" "$rep_dir/package.json"; then
+	echo "installing the report checkers into $rep_dir (npm ci)"
+	mkdir -p "$rep_dir"
+	cp "$rep_src/package.json" "$rep_src/package-lock.json" "$rep_dir/"
+	if ! (cd "$rep_dir" && npm ci --no-audit --no-fund --loglevel=error); then
+		rm -f "$rep_dir/package-lock.json"
+		die "npm ci failed in $rep_dir"
+	fi
+fi
+cp "$rep_src/junit.xsd" "$rep_src/check-reports.mjs" "$rep_dir/"
+tests=$tmp/mcpv-tests
+mkdir -p "$tests"
+example_with() { # SERVER-LINES: the example with its command line replaced
+	awk -v repl="$1" '/^  command: /{print repl; next} {print}' "$repo/examples/everything.mcpv.yaml"
+}
+example_with "  command: [node, \"$entry\", stdio]" >"$tests/everything.yaml"
+# mcpv_test NAME STATUS MCPV-TEST-ARGS...: mcpv test in $tests must exit STATUS.
+mcpv_test() {
+	local name=$1 status=$2
+	shift 2
+	why=""
+	cmdline="(cd $tests && mcpv test $(quote "$@"))"
+	rc=0
+	(cd "$tests" && timeout -s KILL 120 "$mcpv" test "$@") </dev/null >"$tmp/out" 2>"$tmp/err" || rc=$?
+	want_rc "$status"
+	verdict "$name"
+}
+# check_report NAME KIND FILE [JQ-PREDICATE]: the report checker accepts the
+# report; its summary must satisfy the predicate.
+check_report() {
+	why=""
+	cmdline="node check-reports.mjs $2 $3"
+	rc=0
+	(cd "$rep_dir" && node check-reports.mjs "$2" "$3") >"$tmp/out" 2>"$tmp/err" || rc=$?
+	want_rc 0
+	if [ -n "${4:-}" ]; then
+		node -e 'const s = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); if (!eval(process.argv[2])) process.exit(1)' "$tmp/out" "$4" ||
+			because "the summary does not satisfy: $4"
+	fi
+	verdict "$1"
+}
+
+mcpv_test test-example-stdio 0 --format junit --output report.xml everything.yaml
+sed 's/^/    | /' "$tmp/out"
+why=""
+grep -q '^PASS 14 passed, 0 failed (1 file, ' "$tmp/out" || because "the summary is not 14 passed: $(tail -n 1 "$tmp/out")"
+verdict test-example-summary
+mcpv_test test-example-snapshot-compared 0 everything.yaml
+why=""
+! grep -q 'written to' "$tmp/out" || because "the second run wrote the snapshot again"
+verdict test-example-snapshot-kept
+check_report test-junit-valid junit "$tests/report.xml"
+mcpv_test test-example-tap 0 --format tap --output report.tap everything.yaml
+check_report test-tap-parsed tap "$tests/report.tap" 's.ok && s.count === 1 && s.steps.pass === 14 && s.steps.fail === 0'
+mcpv_test test-lint 0 --lint --format json --output lint.json everything.yaml
+
+# A run that fails every way a report shows: a step that fails, one skipped,
+# and a file whose server cannot start (exit 4, which comes first).
+cat >"$tests/failing.yaml" <<EOF2
+server: {command: [node, "$entry", stdio]}
+steps:
+  - call: echo message=hello
+    expect: {equals: {content: [{type: text, text: "Echo: bye"}]}}
+  - ping:
+    skip: on purpose
+  - call: get-sum a:=1 b:=2
+EOF2
+printf 'server: {command: [node, "%s"]}\nsteps:\n  - ping:\n' "$dir/no-such-server.js" >"$tests/unreachable.yaml"
+mcpv_test test-failing-exit-4 4 --format junit --output failing.xml failing.yaml unreachable.yaml
+check_report test-junit-failing-valid junit "$tests/failing.xml"
+mcpv_test test-failing-tap 4 --format tap --output failing.tap failing.yaml unreachable.yaml
+check_report test-tap-failing-parsed tap "$tests/failing.tap" '!s.ok && s.count === 2 && s.fail === 2 && s.steps.pass === 1 && s.steps.fail === 1 && s.steps.skip === 2'
+# A closed stdout (| head) stops the report, not the run: the exit status
+# is still the verdict, and the text report's file (--output) is whole.
+why=""
+cmdline="(cd $tests && mcpv test failing.yaml unreachable.yaml | head -1)"
+rc=0
+(cd "$tests" && set -o pipefail && timeout -s KILL 120 "$mcpv" test failing.yaml unreachable.yaml </dev/null 2>"$tmp/err" | head -1 >"$tmp/out") || rc=$?
+want_rc 4
+verdict test-closed-stdout-verdict
+mcpv_test test-text-output 4 --output failing.txt failing.yaml unreachable.yaml
+why=""
+[ ! -s "$tmp/out" ] || because "the text report went to stdout as well as --output"
+grep -q '^FAIL 1 passed, 1 failed, 2 skipped (2 files, 1 not run to the end, ' "$tests/failing.txt" || because "failing.txt has no summary line"
+verdict test-text-output-file
+
+start_http streamableHttp
+example_with "  url: http://127.0.0.1:$port/mcp
+  headers: {Authorization: \"Bearer \${E2E_TEST_TOKEN}\"}" >"$tests/everything-http.yaml"
+rm -f "$tests/everything.snapshot.json"
+E2E_TEST_TOKEN=planted-test-token-5d1c mcpv_test test-example-http 0 --verbose everything-http.yaml
+why=""
+! grep -q planted-test-token-5d1c "$tmp/out" "$tmp/err" || because "the report shows the token"
+verdict test-http-token-not-shown
+kill "$http_pid" 2>/dev/null || true
+
 # ---------------------------------------------------------------- summary
 
 t_end=$(date +%s)

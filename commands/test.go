@@ -1,0 +1,471 @@
+package commands
+
+// mcpv test runs declarative test files against MCP servers: each file
+// names its server as the command line would and lists steps, each an mcpv
+// command with expectations. Every file is read and checked, and every
+// server resolved, before any server starts; files then run in parallel,
+// each in one session, and the report comes out in the order the files
+// were given.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/ordered"
+	"github.com/mcpv/mcpv/internal/oserr"
+	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/output"
+)
+
+type testCmd struct {
+	Files    []string `arg:"" optional:"" placeholder:"FILE" help:"Test files, or directories of them (their .yaml and .yml files); default: the *.mcpv.yaml files here and the .yaml files in ./mcpv-tests."`
+	Format   string   `name:"format" enum:"text,junit,tap,json" default:"text" help:"Report format: text (a line per step), junit (JUnit XML), tap (TAP version 14) or json."`
+	Output   string   `name:"output" placeholder:"FILE" help:"Write the report to FILE (made before any server starts); with a --format other than text, the text report still goes to stdout."`
+	Parallel int      `name:"parallel" default:"4" placeholder:"N" help:"Run up to N files at once; the report keeps their order."`
+	FailFast bool     `name:"fail-fast" help:"Start no more steps after the first failure."`
+	Filter   string   `name:"filter" placeholder:"PATTERN" help:"Run only the steps whose FILE-NAME/STEP-NAME matches this regular expression (and the steps whose captures they use)."`
+	Lint     bool     `name:"lint" help:"Check each server against the specification's rules (a lint step first in every file), and every tool result against its tool's outputSchema."`
+	Snapshot bool     `name:"snapshot" help:"Compare each server's tools, prompts and resource templates with FILE.snapshot.json beside its test file (a snapshot step first in every file)."`
+	Update   bool     `name:"update" help:"Write snapshots anew: accept every change, breaking or not."`
+
+	filter *regexp.Regexp
+}
+
+func (c *testCmd) noServer() {}
+
+func (c *testCmd) Validate() error {
+	if c.Parallel < 1 || c.Parallel > maxParallel {
+		return fmt.Errorf("--parallel must be between 1 and %d", maxParallel)
+	}
+	if c.Filter != "" {
+		re, err := regexp.Compile(c.Filter)
+		if err != nil {
+			return fmt.Errorf("--filter: %v", err)
+		}
+		c.filter = re
+	}
+	return nil
+}
+
+func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *console, env connect.Env, groups *mcp.ProcessGroups) error {
+	if err := testOutputFlags(&root.outputFlags); err != nil {
+		return err
+	}
+	global, err := sessionWords(kctx, env)
+	if err != nil {
+		return err
+	}
+	paths, err := c.testFiles(env)
+	if err != nil {
+		return err
+	}
+	fc := &fileContext{env: env, globalWords: global,
+		lines: &lineParser{environ: env.Environ, lines: map[string]*parsedLine{}}}
+	var files []*testFile
+	var errs fileErrors
+	for _, path := range paths {
+		f, ferrs := readTestFile(fc, path)
+		errs = append(errs, ferrs...)
+		if f != nil {
+			c.addFlagSteps(f)
+			files = append(files, f)
+		}
+	}
+	if len(errs) > 0 {
+		for _, e := range errs {
+			fmt.Fprintf(out.ios.Err, "mcpv: %v\n", e)
+		}
+		return batchFailed{exitUsage}
+	}
+	jobs, err := c.resolve(files, global, env, out)
+	if err != nil {
+		return err
+	}
+	// The report's file is made before any server starts: a path that
+	// cannot be written is a mistake found at once.
+	dest := &testOutput{stdout: out.ios.Out}
+	if c.Output != "" {
+		f, err := os.Create(env.Path(c.Output))
+		if err != nil {
+			return usageErrorf("--output: %v", err)
+		}
+		defer f.Close()
+		dest.file = f
+	}
+	r := &testRunner{env: env, lint: c.Lint, update: c.Update, failFast: c.FailFast, groups: groups, surface: surfaceChecks{cwd: env.Cwd}}
+	// The progress line (stderr) and the report (stdout) may share a
+	// terminal: the line is cleared, and not drawn again, while a file's
+	// block is written.
+	var screen sync.Mutex
+	if out.ios.ErrTTY {
+		r.progress = func(file, step string) {
+			screen.Lock()
+			defer screen.Unlock()
+			out.ios.Status.Set(safetext.Line(file + ": " + step))
+		}
+	}
+	textOut, textTTY := dest.text(c.Format)
+	text := &textReport{w: textOut, cwd: env.Cwd,
+		color: output.UseColor(root.Color, textTTY && out.ios.OutTTY && !out.ios.NoANSI, env.Getenv)}
+	begin := time.Now()
+	var reports []*fileReport
+	next := 0
+	// The run itself is not cancelled by Ctrl-C: each file's steps are,
+	// and every file still reports what became of it. Nor does a closed
+	// stdout end it: the exit code is the verdict, so every file runs.
+	err = ordered.Run(context.WithoutCancel(ctx), ordered.Options[job, *fileReport]{
+		Workers: c.Parallel,
+		Next: func(context.Context) (job, bool, error) {
+			if next == len(jobs) {
+				return job{}, false, nil
+			}
+			next++
+			return jobs[next-1], true, nil
+		},
+		Do: func(_ context.Context, j job) *fileReport { return r.run(ctx, j.file, j.settings, j.selected) },
+		Emit: func(fr *fileReport) error {
+			reports = append(reports, fr)
+			screen.Lock()
+			defer screen.Unlock()
+			out.ios.Status.Clear()
+			if textOut != nil {
+				return reportError(text.file(fr))
+			}
+			return nil
+		},
+	})
+	out.ios.Status.Stop()
+	took := time.Since(begin)
+	if err == nil && textOut != nil {
+		err = reportError(text.summary(reports, took))
+	}
+	if err == nil && c.Format != "text" {
+		err = reportError(c.writeReport(dest.report(), reports, took))
+	}
+	if err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	if code := runCode(reports); code != exitOK {
+		return batchFailed{code}
+	}
+	return nil
+}
+
+// job is a file to run, with its server resolved and its steps selected.
+type job struct {
+	file     *testFile
+	settings *connect.Settings
+	selected []bool
+}
+
+// resolve resolves each file's server (as from the file's directory), and
+// keeps the files with a step selected.
+func (c *testCmd) resolve(files []*testFile, global []string, env connect.Env, out *console) ([]job, error) {
+	var jobs []job
+	logger := output.NewLogger(out.ios.Err)
+	for _, f := range files {
+		selected := c.selectSteps(f)
+		if !slices.Contains(selected, true) {
+			continue
+		}
+		flags, explicit, err := parseSessionFlags(append(slices.Clone(global), f.serve.words...))
+		var settings *connect.Settings
+		if err == nil {
+			fenv := env
+			fenv.Cwd = f.dir
+			settings, err = connect.Resolve(flags, explicit, f.serve.command, fenv, logger)
+		}
+		if err != nil {
+			at := f.serve.at
+			fmt.Fprintf(out.ios.Err, "mcpv: %s:%d:%d: server: %s\n", f.path, at.line, at.col, serverMessage(err))
+			return nil, batchFailed{exitCode(err)}
+		}
+		f.serve.display = mask(f.serve.display, fileSecrets(f, settings))
+		jobs = append(jobs, job{f, settings, selected})
+	}
+	if len(jobs) == 0 {
+		return nil, usageErrorf("--filter %q matches no step", c.Filter)
+	}
+	return jobs, nil
+}
+
+// fileSecrets are the values a file's report must not show: the
+// settings' and those of the secret-named variables the file expanded.
+func fileSecrets(f *testFile, settings *connect.Settings) []string {
+	return append(slices.Clone(settings.Secrets), f.secrets...)
+}
+
+// serverMessage says the refusals of a server's settings in a test file's
+// words: its keys, not the command line's flags.
+func serverMessage(err error) string {
+	msg := err.Error()
+	for _, r := range [][2]string{
+		{"give one server: --url URL, --server NAME, -- COMMAND or --session NAME", "give one server: one of command, url, name and session"},
+		{"no server given: add -- COMMAND [ARGS...] after the command, --url URL or --server NAME",
+			"no server given: give server: with command, url, name or session (or set MCPV_URL, MCPV_SERVER or MCPV_SESSION)"},
+	} {
+		msg = strings.ReplaceAll(msg, r[0], r[1])
+	}
+	return msg
+}
+
+// testOutput is where the reports go: stdout, and the --output file. A
+// closed stdout (| head) is written no more, and the run goes on.
+type testOutput struct {
+	stdout io.Writer
+	file   *os.File // --output, or nil
+	closed bool     // stdout's reader went away
+}
+
+// text is where the text report goes, if anywhere, and whether that is
+// stdout: the --output file when the format is text, else stdout.
+func (o *testOutput) text(format string) (io.Writer, bool) {
+	switch {
+	case format == "text" && o.file != nil:
+		return o.file, false
+	case format == "text" || o.file != nil:
+		return o, true
+	}
+	return nil, false
+}
+
+// report is where the report of the chosen format goes.
+func (o *testOutput) report() io.Writer {
+	if o.file != nil {
+		return o.file
+	}
+	return o
+}
+
+// Write writes to stdout until its reader goes away.
+func (o *testOutput) Write(p []byte) (int, error) {
+	if o.closed {
+		return len(p), nil
+	}
+	n, err := o.stdout.Write(p)
+	if err != nil && oserr.BrokenPipe(err) {
+		o.closed = true
+		return len(p), nil
+	}
+	return n, err
+}
+
+// reportError is what a report that could not be written ends the run
+// with (a closed stdout is no error: see testOutput).
+func reportError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("writing the report: %w", err)
+}
+
+// runCode is the exit code of a run: the code of the first file (in the
+// order given) whose server could not be reached or whose session broke;
+// else 1 when a step failed; else 0.
+func runCode(reports []*fileReport) int {
+	failed := false
+	for _, rep := range reports {
+		if rep.code != exitOK {
+			return rep.code
+		}
+		for _, s := range rep.steps {
+			failed = failed || s.status == stepFailed
+		}
+	}
+	if failed {
+		return exitToolError
+	}
+	return exitOK
+}
+
+func (c *testCmd) writeReport(w io.Writer, reports []*fileReport, took time.Duration) error {
+	switch c.Format {
+	case "junit":
+		return writeJUnit(w, reports, took)
+	case "tap":
+		return writeTAP(w, reports)
+	case "json":
+		return writeJSONReport(w, reports, took)
+	}
+	return nil
+}
+
+// testOutputFlags refuses the output flags that have no meaning for a
+// report (--color, which colours the text report, has).
+func testOutputFlags(f *outputFlags) error {
+	if f.Jq != "" || f.Pretty || f.Compact {
+		return usageErrorf("mcpv test prints a report, not a result: --format chooses it (put --jq on a step to filter its result)")
+	}
+	return nil
+}
+
+// sessionWords are the session flags given to mcpv test itself, as words
+// each file's server section follows: the file's own settings win.
+func sessionWords(kctx *kong.Context, env connect.Env) ([]string, error) {
+	var words []string
+	seen := map[string]bool{}
+	for _, p := range kctx.Path {
+		f := p.Flag
+		if f == nil || p.Resolved || f.Group == nil || !batchGroups[f.Group.Key] || seen[f.Name] {
+			continue
+		}
+		seen[f.Name] = true
+		switch f.Name {
+		case "url", "server", "session", "session-id":
+			return nil, usageErrorf("--%s: a test file names its server (its server: section), not mcpv test", f.Name)
+		}
+		v := f.Target
+		value := func(x any) string {
+			s := fmt.Sprint(x)
+			if pathFlags[f.Name] && s != "" {
+				s = env.Path(s)
+			}
+			return "--" + f.Name + "=" + s
+		}
+		switch {
+		case f.IsBool():
+			if v.Bool() {
+				words = append(words, "--"+f.Name)
+			}
+		case f.IsSlice():
+			for i := range v.Len() {
+				words = append(words, value(v.Index(i).Interface()))
+			}
+		default:
+			words = append(words, value(v.Interface()))
+		}
+	}
+	return words, nil
+}
+
+// testDir is where mcpv test looks for files when given none, beside the
+// *.mcpv.yaml files of the current directory.
+const testDir = "mcpv-tests"
+
+// testFiles lists the files to run: those given (a directory stands for
+// its .yaml and .yml files), or the *.mcpv.yaml (and .yml) files of the
+// current directory and the files in ./mcpv-tests.
+func (c *testCmd) testFiles(env connect.Env) ([]string, error) {
+	if len(c.Files) == 0 {
+		return defaultTestFiles(env)
+	}
+	var paths []string
+	for _, g := range c.Files {
+		info, err := os.Stat(env.Path(g))
+		if err != nil {
+			return nil, usageError(err)
+		}
+		if !info.IsDir() {
+			paths = append(paths, g)
+			continue
+		}
+		found, err := yamlFiles(env, g, func(name string) bool { return true })
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, usageErrorf("%s has no .yaml or .yml test files", g)
+		}
+		paths = append(paths, found...)
+	}
+	return paths, nil
+}
+
+func defaultTestFiles(env connect.Env) ([]string, error) {
+	paths, err := yamlFiles(env, ".", func(name string) bool {
+		return strings.HasSuffix(strings.TrimSuffix(name, filepath.Ext(name)), ".mcpv")
+	})
+	if err != nil {
+		return nil, err
+	}
+	if info, err := os.Stat(env.Path(testDir)); err == nil && info.IsDir() {
+		found, err := yamlFiles(env, testDir, func(string) bool { return true })
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, found...)
+	}
+	if len(paths) == 0 {
+		return nil, pointedUsageErrorf("no test files: give FILE..., name them NAME.mcpv.yaml here, or put them in ./%s/ (see mcpv test --help)", testDir)
+	}
+	return paths, nil
+}
+
+// yamlFiles are the .yaml and .yml files in dir that keep says to keep, in
+// name order.
+func yamlFiles(env connect.Env, dir string, keep func(name string) bool) ([]string, error) {
+	entries, err := os.ReadDir(env.Path(dir))
+	if err != nil {
+		return nil, usageError(err)
+	}
+	var paths []string
+	for _, e := range entries {
+		if ext := filepath.Ext(e.Name()); !e.IsDir() && (ext == ".yaml" || ext == ".yml") && keep(e.Name()) {
+			paths = append(paths, filepath.Join(dir, e.Name()))
+		}
+	}
+	return paths, nil
+}
+
+// addFlagSteps puts the steps --lint and --snapshot ask for first in a
+// file that has none of its own.
+func (c *testCmd) addFlagSteps(f *testFile) {
+	has := func(k stepKind) bool {
+		return slices.ContainsFunc(f.steps, func(s *testStep) bool { return s.kind == k })
+	}
+	var first []*testStep
+	if c.Snapshot && !has(stepSnapshot) {
+		base := filepath.Base(f.path)
+		stem := strings.TrimSuffix(base, filepath.Ext(base))
+		first = append(first, &testStep{kind: stepSnapshot, name: "snapshot " + stem + ".snapshot.json",
+			snapshot: filepath.Join(f.dir, stem+".snapshot.json")})
+	}
+	if c.Lint && !has(stepLint) {
+		first = append(first, &testStep{kind: stepLint, name: "lint"})
+	}
+	if len(first) == 0 {
+		return
+	}
+	f.steps = append(first, f.steps...)
+	for i, s := range f.steps {
+		s.index = i + 1
+	}
+}
+
+// selectSteps picks the steps --filter matches, and those whose captures
+// they use.
+func (c *testCmd) selectSteps(f *testFile) []bool {
+	selected := make([]bool, len(f.steps))
+	for i, s := range f.steps {
+		selected[i] = c.filter == nil || c.filter.MatchString(f.name+"/"+s.name)
+	}
+	for i := len(f.steps) - 1; i >= 0; i-- {
+		if !selected[i] {
+			continue
+		}
+		for _, name := range f.steps[i].needs {
+			for j := i - 1; j >= 0; j-- {
+				if slices.ContainsFunc(f.steps[j].capture, func(cs captureSpec) bool { return cs.name == name }) {
+					selected[j] = true
+					break
+				}
+			}
+		}
+	}
+	return selected
+}

@@ -1,0 +1,433 @@
+package commands
+
+// Checking a step's outcome against its expectations. Every expectation
+// is checked, and each one not met is a failure that says what was
+// expected and what came: a jq expression shows the values of its parts.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/itchyny/gojq"
+
+	"github.com/mcpv/mcpv/content"
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/output"
+	"github.com/mcpv/mcpv/toolargs"
+)
+
+// outcome is how a step's command ended.
+type outcome struct {
+	value json.RawMessage // what the line printed (its result after its own --jq), else its error
+	raw   json.RawMessage // the JSON result before the line's --jq; nil when it printed text
+	err   error
+	code  int
+	tool  string // the tool a call named
+}
+
+// checker checks outcomes: env and caps are what jq expressions see.
+type checker struct {
+	environ []string
+	caps    map[string]json.RawMessage
+}
+
+func (c *checker) check(ctx context.Context, e *expectations, o outcome, tool func() (mcp.Tool, error)) []failure {
+	var fs []failure
+	// is-error and error-code say why a step should end with exit 1 or 3;
+	// when it ends otherwise they report it themselves.
+	explained := e.exit == nil && (e.isError != nil && (o.code == exitOK || o.code == exitToolError) || e.errorCode != nil)
+	if want := e.wantExit(); o.code != want && !explained {
+		f := failure{kind: "exit", expected: strconv.Itoa(want), actual: strconv.Itoa(o.code),
+			message: fmt.Sprintf("the step ended with exit %d", o.code)}
+		if o.err != nil {
+			f.message += ": " + safetext.Prose(o.err.Error())
+		}
+		fs = append(fs, f)
+		if o.err != nil && o.value == nil {
+			return fs // nothing else can be checked
+		}
+	}
+	if e.isError != nil {
+		got := errors.Is(o.err, errToolFailed) || o.raw != nil && toolResultFields(o.raw).isError
+		if got != *e.isError {
+			fs = append(fs, failure{kind: "is-error", expected: strconv.FormatBool(*e.isError), actual: strconv.FormatBool(got),
+				message: fmt.Sprintf("the result's isError is %t", got)})
+		}
+	}
+	var ce *mcp.CallError
+	isCall := errors.As(o.err, &ce)
+	if e.errorCode != nil {
+		switch {
+		case !isCall:
+			fs = append(fs, failure{kind: "error-code", expected: strconv.Itoa(*e.errorCode), actual: "none", message: noCallError(o)})
+		case ce.Err.Code != *e.errorCode:
+			fs = append(fs, failure{kind: "error-code", expected: strconv.Itoa(*e.errorCode), actual: strconv.Itoa(ce.Err.Code),
+				message: fmt.Sprintf("another JSON-RPC error: %s", safetext.Prose(ce.Err.Message))})
+		}
+	}
+	if e.errorMessage != nil {
+		switch {
+		case !isCall:
+			fs = append(fs, failure{kind: "error-message", expected: "/" + e.errorMessage.String() + "/", actual: "none", message: noCallError(o)})
+		case !e.errorMessage.MatchString(ce.Err.Message):
+			fs = append(fs, failure{kind: "error-message", expected: "/" + e.errorMessage.String() + "/", actual: quoteText(ce.Err.Message),
+				message: "the error's message does not match"})
+		}
+	}
+	value := o.value
+	if value == nil {
+		value = json.RawMessage("null")
+	}
+	for _, expr := range e.jq {
+		if f := c.jq(expr, value); f != nil {
+			fs = append(fs, *f)
+		}
+	}
+	if e.equals != nil {
+		if path, ok := jsonDiff(e.equals, value); !ok {
+			kind := "equals"
+			if e.equalsFile != "" {
+				kind = "equals-file"
+			}
+			f := failure{kind: kind, expected: clip(compactText(e.equals)), actual: clip(compactText(value)), message: "the value differs"}
+			if e.equalsFile != "" {
+				f.message = "the value differs from " + e.equalsFile
+			}
+			if path != "" {
+				f.message += " at " + path
+			}
+			fs = append(fs, f)
+		}
+	}
+	if len(e.matches) > 0 {
+		text := valueText(value)
+		for _, re := range e.matches {
+			if !re.MatchString(text) {
+				fs = append(fs, failure{kind: "matches", expected: "/" + re.String() + "/", actual: quoteText(text),
+					message: "the text does not match"})
+			}
+		}
+	}
+	if e.schema != nil {
+		if violation := e.schema.Validate(ctx, value); violation != nil {
+			kind := "schema"
+			if e.schemaFile != "" {
+				kind = "schema-file"
+			}
+			fs = append(fs, failure{kind: kind, message: "the value breaks the schema at " + safetext.Line(violation.Error()), actual: clip(compactText(value))})
+		}
+	}
+	if e.outputSchema && (o.raw != nil || len(fs) == 0) {
+		if f := checkOutputSchema(ctx, o, tool); f != nil {
+			fs = append(fs, *f)
+		}
+	}
+	return fs
+}
+
+// noCallError says how a step that should have had a JSON-RPC error ended.
+func noCallError(o outcome) string {
+	if o.err == nil {
+		return fmt.Sprintf("no JSON-RPC error: the step succeeded (exit %d)", o.code)
+	}
+	return fmt.Sprintf("no JSON-RPC error: exit %d: %s", o.code, safetext.Prose(o.err.Error()))
+}
+
+// checkOutputSchema checks the result's structuredContent against the
+// tool's own outputSchema.
+func checkOutputSchema(ctx context.Context, o outcome, tool func() (mcp.Tool, error)) *failure {
+	fail := func(format string, args ...any) *failure {
+		return &failure{kind: "output-schema", message: fmt.Sprintf(format, args...)}
+	}
+	if o.raw == nil {
+		return fail("no result to check")
+	}
+	def, err := tool()
+	schema := def.OutputSchema
+	switch {
+	case err != nil:
+		return fail("could not get the tool's outputSchema: %v", err)
+	case len(schema) == 0:
+		return fail("the tool declares no outputSchema")
+	}
+	structured := toolResultFields(o.raw).structured
+	if structured == nil {
+		return fail("the result has no structuredContent")
+	}
+	v, err := toolargs.Compile(ctx, schema)
+	if err != nil {
+		return fail("the tool's outputSchema cannot be used: %v", err)
+	}
+	if violation := v.Validate(ctx, structured); violation != nil {
+		f := fail("structuredContent breaks the outputSchema at %s", safetext.Line(violation.Error()))
+		f.actual = clip(compactText(structured))
+		return f
+	}
+	return nil
+}
+
+// jq checks that expr is true of value: it has outputs, and none is false
+// or null. A failure shows the outputs, and for a comparison (or the first
+// false part of an and) the values of its two sides.
+func (c *checker) jq(expr string, value json.RawMessage) *failure {
+	outs, err := c.eval(expr, value)
+	if err != nil {
+		return &failure{kind: "jq", message: fmt.Sprintf("%s: %v", expr, err), expected: "true"}
+	}
+	if truthy(outs) {
+		return nil
+	}
+	f := &failure{kind: "jq", message: expr, expected: "true", actual: describeOutputs(outs)}
+	q, perr := gojq.Parse(expr)
+	if perr != nil {
+		return f
+	}
+	for q.Op == gojq.OpAnd {
+		left, _ := c.eval(q.Left.String(), value)
+		if !truthy(left) {
+			q = q.Left
+		} else {
+			q = q.Right
+		}
+		if q.Op != gojq.OpAnd {
+			f.details = append(f.details, "false: "+q.String())
+		}
+	}
+	switch q.Op {
+	case gojq.OpEq, gojq.OpNe, gojq.OpLt, gojq.OpLe, gojq.OpGt, gojq.OpGe:
+		for _, side := range []*gojq.Query{q.Left, q.Right} {
+			if literal(side) {
+				continue // its value is what it says
+			}
+			outs, err := c.eval(side.String(), value)
+			if err != nil {
+				f.details = append(f.details, fmt.Sprintf("%s: %v", side, err))
+			} else {
+				f.details = append(f.details, fmt.Sprintf("%s = %s", side, describeOutputs(outs)))
+			}
+		}
+	}
+	return f
+}
+
+// literal reports a jq expression that is a constant: null, true, false,
+// a number, a string without interpolation, or an array or object of them.
+func literal(q *gojq.Query) bool {
+	switch {
+	case q == nil: // the inside of []
+		return true
+	case q.Op == gojq.OpComma:
+		return literal(q.Left) && literal(q.Right)
+	case q.Op != 0 || q.Term == nil || len(q.FuncDefs) > 0:
+		return false
+	}
+	return literalTerm(q.Term)
+}
+
+func literalTerm(t *gojq.Term) bool {
+	if len(t.SuffixList) > 0 {
+		return false
+	}
+	switch t.Type {
+	case gojq.TermTypeNull, gojq.TermTypeTrue, gojq.TermTypeFalse, gojq.TermTypeNumber:
+		return true
+	case gojq.TermTypeString:
+		return len(t.Str.Queries) == 0
+	case gojq.TermTypeUnary:
+		return literalTerm(t.Unary.Term)
+	case gojq.TermTypeArray:
+		return literal(t.Array.Query)
+	case gojq.TermTypeQuery:
+		return literal(t.Query)
+	case gojq.TermTypeObject:
+		for _, kv := range t.Object.KeyVals {
+			constKey := kv.Key != "" && !strings.HasPrefix(kv.Key, "$") || kv.KeyString != nil && len(kv.KeyString.Queries) == 0
+			if !constKey || kv.Val == nil || !literal(kv.Val) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// eval runs a jq expression on value and returns its outputs as compact
+// JSON, with the captures as variables.
+func (c *checker) eval(expr string, value json.RawMessage) ([]string, error) {
+	var vars []output.Variable
+	for _, v := range captureVars(c.caps) {
+		vars = append(vars, v.Variable)
+	}
+	filter, err := output.CompileFilter(expr, c.environ, vars...)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	p := output.Printer{Out: &buf, Filter: filter}
+	if err := p.Print(value); err != nil {
+		return nil, err
+	}
+	var outs []string
+	for line := range strings.Lines(buf.String()) {
+		outs = append(outs, strings.TrimSuffix(line, "\n"))
+	}
+	return outs, nil
+}
+
+func truthy(outs []string) bool {
+	return len(outs) > 0 && !slices.ContainsFunc(outs, func(o string) bool { return o == "false" || o == "null" })
+}
+
+func describeOutputs(outs []string) string {
+	switch len(outs) {
+	case 0:
+		return "no output"
+	case 1:
+		return clip(outs[0])
+	}
+	return clip(strings.Join(outs, ", "))
+}
+
+// valueText is what matches: looks at: a string as it is; a result's
+// content, resource contents or prompt messages, as --text prints them;
+// anything else as compact JSON.
+func valueText(v json.RawMessage) string {
+	var s string
+	if len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	if t, err := content.Text(v); err == nil {
+		return t
+	}
+	return compactText(v)
+}
+
+func compactText(v json.RawMessage) string {
+	var b bytes.Buffer
+	if rawjson.WriteCompact(&b, v) != nil {
+		return string(v)
+	}
+	return b.String()
+}
+
+// maxShown bounds a value shown in a report.
+const maxShown = 400
+
+func clip(s string) string { return clipRunes(safetext.Line(s), maxShown) }
+
+// clipRunes is s cut to n characters, with an ellipsis where it was cut.
+func clipRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for range n {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i] + "…"
+}
+
+func quoteText(s string) string { return clip(strconv.Quote(s)) }
+
+// jsonDiff compares two JSON values (numbers by value, objects without
+// regard to key order) and returns where they first differ, as a jq path.
+func jsonDiff(want, got json.RawMessage) (string, bool) {
+	a, err1 := output.DecodeJSON(want)
+	b, err2 := output.DecodeJSON(got)
+	if err1 != nil || err2 != nil {
+		return "", bytes.Equal(want, got)
+	}
+	return diffValues(a, b, "")
+}
+
+func diffValues(a, b any, path string) (string, bool) {
+	at := func() string {
+		if path == "" {
+			return "."
+		}
+		return path
+	}
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			return at(), false
+		}
+		keys := make([]string, 0, len(x)+len(y))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		for k := range y {
+			if _, ok := x[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			xv, inX := x[k]
+			yv, inY := y[k]
+			sub := path + jqKey(k)
+			if inX != inY {
+				return sub, false
+			}
+			if p, ok := diffValues(xv, yv, sub); !ok {
+				return p, false
+			}
+		}
+		return "", true
+	case []any:
+		y, ok := b.([]any)
+		if !ok {
+			return at(), false
+		}
+		index := func(i int) string {
+			if path == "" {
+				return fmt.Sprintf(".[%d]", i)
+			}
+			return fmt.Sprintf("%s[%d]", path, i)
+		}
+		for i := range min(len(x), len(y)) {
+			if p, ok := diffValues(x[i], y[i], index(i)); !ok {
+				return p, false
+			}
+		}
+		if len(x) != len(y) {
+			return index(min(len(x), len(y))), false
+		}
+		return "", true
+	case json.Number:
+		y, ok := b.(json.Number)
+		if !ok {
+			return at(), false
+		}
+		rx, okx := new(big.Rat).SetString(string(x))
+		ry, oky := new(big.Rat).SetString(string(y))
+		if okx && oky && rx.Cmp(ry) == 0 || x == y {
+			return "", true
+		}
+		return at(), false
+	}
+	if a != b {
+		return at(), false
+	}
+	return "", true
+}
+
+// jqKey is .key, or ."key" for a key that is not an identifier.
+func jqKey(k string) string {
+	if jqVarName().MatchString(k) {
+		return "." + k
+	}
+	return "." + strconv.Quote(k)
+}

@@ -1,0 +1,207 @@
+package commands
+
+// Text in a test file may use the environment, as config files do, with
+// config's own expansion (${VAR}, ${env:VAR}, ${VAR:-default}, and
+// ${workspaceFolder}, the test file's directory, and ${userHome}), expanded
+// when the file is read, so that an unset variable is a mistake found
+// before any server starts; and the values earlier steps captured
+// ({{name}}, filled in when the step runs; {{{{ is a literal {{). The two
+// never meet: a variable's value is not searched for {{...}}, nor a
+// captured value for ${...}.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/mcpv/mcpv/config"
+)
+
+// tmpl is text with the captures it uses still to be filled.
+type tmpl []tseg
+
+// tseg is literal text, or (capture set) a captured value.
+type tseg struct {
+	lit     string
+	capture string
+}
+
+// captureRef is {{name}}, spaces allowed inside the braces.
+var captureRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`) })
+
+// literalBraces is how a file writes {{ that starts no capture.
+const literalBraces = "{{{{"
+
+// expander expands a file's text: env is the environment and folder the
+// file's directory (${workspaceFolder}), known the captures defined by the
+// steps before (nil where captures are not allowed), and secrets gathers
+// the values of secret-named variables.
+type expander struct {
+	env     config.Env
+	folder  string
+	known   map[string]bool
+	secrets *[]string
+}
+
+// expand turns text into a template, or says what is wrong with it.
+func (x *expander) expand(text string) (tmpl, error) {
+	var t tmpl
+	for len(text) > 0 {
+		i := strings.Index(text, "${")
+		e := strings.Index(text, literalBraces)
+		loc := captureRef().FindStringSubmatchIndex(text)
+		first := func(at int) bool {
+			return at >= 0 && (i < 0 || at <= i) && (e < 0 || at <= e) && (loc == nil || at <= loc[0])
+		}
+		switch {
+		case first(e):
+			t = t.add(text[:e] + "{{")
+			text = text[e+len(literalBraces):]
+		case loc != nil && first(loc[0]):
+			t = t.add(text[:loc[0]])
+			name := text[loc[2]:loc[3]]
+			if x.known == nil {
+				return nil, fmt.Errorf("{{%s}}: captured values cannot be used here", name)
+			}
+			if !x.known[name] {
+				return nil, fmt.Errorf("{{%s}}: no step before this one captures %q", name, name)
+			}
+			t = append(t, tseg{capture: name})
+			text = text[loc[1]:]
+		case first(i):
+			t = t.add(text[:i])
+			j := strings.IndexByte(text[i:], '}')
+			if j < 0 {
+				return nil, fmt.Errorf("unterminated ${ in %q", text)
+			}
+			v, secret, err := config.LookupVar(text[i+2:i+j], x.env, x.folder)
+			if err != nil {
+				return nil, err
+			}
+			if secret && x.secrets != nil {
+				*x.secrets = append(*x.secrets, v)
+			}
+			t = t.add(v)
+			text = text[i+j+1:]
+		default:
+			t = t.add(text)
+			text = ""
+		}
+	}
+	return t, nil
+}
+
+func (t tmpl) add(lit string) tmpl {
+	if lit == "" {
+		return t
+	}
+	if n := len(t); n > 0 && t[n-1].capture == "" {
+		t[n-1].lit += lit
+		return t
+	}
+	return append(t, tseg{lit: lit})
+}
+
+// fill replaces each capture by its text: a string as it is, any other
+// value as compact JSON.
+func (t tmpl) fill(caps map[string]json.RawMessage) string {
+	var b strings.Builder
+	for _, s := range t {
+		if s.capture == "" {
+			b.WriteString(s.lit)
+		} else {
+			b.WriteString(captureText(caps[s.capture]))
+		}
+	}
+	return b.String()
+}
+
+// only is the capture the template consists of, if that is all it is.
+func (t tmpl) only() string {
+	if len(t) == 1 {
+		return t[0].capture
+	}
+	return ""
+}
+
+// uses adds the captures t uses to set.
+func (t tmpl) uses(set map[string]bool) {
+	for _, s := range t {
+		if s.capture != "" {
+			set[s.capture] = true
+		}
+	}
+}
+
+func captureText(v json.RawMessage) string {
+	var s string
+	if len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	return string(v)
+}
+
+// jtmpl is a JSON value from the file whose strings are templates: a
+// string that is exactly {{name}} becomes the captured value itself, of
+// whatever type; other strings have captures filled in as text.
+type jtmpl struct {
+	node *tnode
+	strs map[*tnode]tmpl
+}
+
+func (p *fileParser) jsonTemplate(n *tnode, x *expander) *jtmpl {
+	j := &jtmpl{node: n, strs: map[*tnode]tmpl{}}
+	var walk func(n *tnode)
+	walk = func(n *tnode) {
+		switch n.kind {
+		case tstring:
+			t, err := x.expand(n.text)
+			if err != nil {
+				p.errorf(n, "%v", err)
+			}
+			j.strs[n] = t
+		case tarray:
+			for _, it := range n.items {
+				walk(it)
+			}
+		case tobject:
+			for i := range n.keys {
+				walk(n.vals[i])
+			}
+		}
+	}
+	walk(n)
+	return j
+}
+
+// render is the value with the captures in caps.
+func (j *jtmpl) render(caps map[string]json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	j.node.writeJSON(&b, func(b *bytes.Buffer, n *tnode) {
+		t := j.strs[n]
+		if name := t.only(); name != "" {
+			b.Write(caps[name])
+		} else {
+			b.Write(mustJSON(t.fill(caps)))
+		}
+	})
+	return b.Bytes()
+}
+
+func (j *jtmpl) uses(set map[string]bool) {
+	for _, t := range j.strs {
+		t.uses(set)
+	}
+}
+
+// placeholderCaps are captures all 0, for checking a step before it runs.
+func placeholderCaps(known map[string]bool) map[string]json.RawMessage {
+	caps := map[string]json.RawMessage{}
+	for name := range known {
+		caps[name] = json.RawMessage("0")
+	}
+	return caps
+}

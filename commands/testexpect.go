@@ -1,0 +1,209 @@
+package commands
+
+// A step's expectations, read from its expect: mapping. Each is checked
+// before any server starts: jq expressions compile (with the captures of
+// the steps before as variables), regular expressions compile, schemas
+// compile in their dialect, and files are read.
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"regexp"
+	"strconv"
+
+	"github.com/mcpv/mcpv/output"
+	"github.com/mcpv/mcpv/toolargs"
+)
+
+// expectations are what a step's outcome must be. Without any, the step
+// must succeed (exit 0).
+type expectations struct {
+	at    *tnode
+	given bool
+
+	exit         *int
+	isError      *bool
+	errorCode    *int
+	errorMessage *regexp.Regexp
+	jq           []string
+	equals       json.RawMessage
+	equalsFile   string // as written, for messages; equals holds its content
+	matches      []*regexp.Regexp
+	schema       *toolargs.Validator
+	schemaFile   string
+	outputSchema bool
+}
+
+var expectKeys = []string{"exit", "is-error", "error-code", "error-message", "jq", "equals", "equals-file",
+	"matches", "schema", "schema-file", "output-schema"}
+
+func (p *fileParser) expectations(n *tnode, st *testStep, f *testFile, known map[string]bool) expectations {
+	e := expectations{at: n, given: true}
+	vars := captureVars(placeholderCaps(known))
+	var plain []output.Variable
+	for _, v := range vars {
+		plain = append(plain, v.Variable)
+	}
+	p.members(n, "expect", expectKeys, func(key string, k, v *tnode) {
+		switch key {
+		case "exit":
+			if c, ok := p.integer(v, "exit"); ok {
+				if c < 0 || c > 255 {
+					p.errorf(v, "exit: an exit code is between 0 and 255")
+				}
+				e.exit = &c
+			}
+		case "is-error":
+			if v.kind != tbool {
+				p.errorf(v, "is-error must be true or false, not %s", v.kind)
+				break
+			}
+			b := v.text == "true"
+			e.isError = &b
+		case "error-code":
+			if c, ok := p.integer(v, "error-code"); ok {
+				e.errorCode = &c
+			}
+		case "error-message":
+			e.errorMessage = p.regexp(v, "error-message")
+		case "jq":
+			exprs, _ := p.strs(v, "jq")
+			for _, expr := range exprs {
+				if _, err := output.CompileFilter(expr, nil, plain...); err != nil {
+					p.errorf(v, "%v", err)
+				}
+			}
+			e.jq = exprs
+		case "equals":
+			e.equals = v.json()
+		case "equals-file":
+			if s, ok := p.str(v, "equals-file"); ok {
+				e.equalsFile = s
+				e.equals = p.jsonFile(v, absolute(f.dir, s), s, "equals-file")
+			}
+		case "matches":
+			exprs, _ := p.strs(v, "matches")
+			for _, s := range exprs {
+				if re := p.regexpText(v, "matches", s); re != nil {
+					e.matches = append(e.matches, re)
+				}
+			}
+		case "schema":
+			if v.kind != tobject && v.kind != tbool {
+				p.errorf(v, "schema must be a JSON Schema (a mapping, or true or false), not %s", v.kind)
+				break
+			}
+			e.schema = p.compileSchema(v, v.json(), "schema")
+		case "schema-file":
+			if s, ok := p.str(v, "schema-file"); ok {
+				e.schemaFile = s
+				if raw := p.jsonFile(v, absolute(f.dir, s), s, "schema-file"); raw != nil {
+					e.schema = p.compileSchema(v, raw, "schema-file "+s)
+				}
+			}
+		case "output-schema":
+			if v.kind != tbool {
+				p.errorf(v, "output-schema must be true or false, not %s", v.kind)
+			}
+			e.outputSchema = v.text == "true"
+		}
+	})
+	if e.equals != nil && n.get("equals") != nil && n.get("equals-file") != nil {
+		p.errorf(n.get("equals-file"), "give equals or equals-file, not both")
+	}
+	if n.get("schema") != nil && n.get("schema-file") != nil {
+		p.errorf(n.get("schema-file"), "give schema or schema-file, not both")
+	}
+	if e.exit != nil {
+		if e.isError != nil && *e.isError && *e.exit != exitToolError {
+			p.errorf(n.get("exit"), "is-error: true means exit 1, not %d", *e.exit)
+		}
+		if e.errorCode != nil && *e.exit != exitServer {
+			p.errorf(n.get("exit"), "error-code means exit 3 (a JSON-RPC error), not %d", *e.exit)
+		}
+	}
+	if e.isError != nil && *e.isError && e.errorCode != nil {
+		p.errorf(n.get("error-code"), "a step ends with a tool error (is-error) or a JSON-RPC error (error-code), not both")
+	}
+	if e.errorMessage != nil && e.errorCode == nil && e.exit == nil {
+		three := exitServer
+		e.exit = &three
+	}
+	return e
+}
+
+// wantExit is the exit code the step must end with.
+func (e *expectations) wantExit() int {
+	switch {
+	case e.exit != nil:
+		return *e.exit
+	case e.isError != nil && *e.isError:
+		return exitToolError
+	case e.errorCode != nil:
+		return exitServer
+	}
+	return exitOK
+}
+
+func (p *fileParser) integer(v *tnode, what string) (int, bool) {
+	if v.kind == tnumber {
+		if i, err := strconv.Atoi(v.text); err == nil {
+			return i, true
+		}
+	}
+	p.errorf(v, "%s must be an integer, not %s", what, v.kind)
+	return 0, false
+}
+
+func (p *fileParser) regexp(v *tnode, what string) *regexp.Regexp {
+	s, ok := p.str(v, what)
+	if !ok {
+		return nil
+	}
+	return p.regexpText(v, what, s)
+}
+
+func (p *fileParser) regexpText(v *tnode, what, s string) *regexp.Regexp {
+	re, err := regexp.Compile(s)
+	if err != nil {
+		p.errorf(v, "%s: %v", what, err)
+		return nil
+	}
+	return re
+}
+
+// jsonFile reads a JSON (or YAML) file the test file names: path, written
+// as shown.
+func (p *fileParser) jsonFile(v *tnode, path, shown, what string) json.RawMessage {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		p.errorf(v, "%s: %v", what, err)
+		return nil
+	}
+	n, fe := parseTestYAML(data, "the file")
+	if fe != nil {
+		fe.file = shown
+		p.errorf(v, "%s: %v", what, fe)
+		return nil
+	}
+	return n.json()
+}
+
+func (p *fileParser) compileSchema(v *tnode, raw json.RawMessage, what string) *toolargs.Validator {
+	val, err := toolargs.Compile(context.Background(), raw)
+	if err != nil {
+		p.errorf(v, "%s: not a usable JSON Schema: %v", what, err)
+		return nil
+	}
+	return val
+}
+
+// failure is one expectation a step did not meet.
+type failure struct {
+	kind     string // the expectation: exit, jq, equals, ...
+	message  string // what went wrong, on one line
+	expected string // when the expectation is one value: it, and what came
+	actual   string
+	details  []string // more lines: a jq expression's parts, a snapshot's changes
+}

@@ -1,0 +1,125 @@
+package commands
+
+// The steps that look at the server itself: snapshot (its tools, prompts
+// and resource templates, compared with a file, and breaking changes
+// failing) and lint (the specification's rules), both from
+// internal/surface.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// surfaceChecks runs the surface steps.
+type surfaceChecks struct {
+	cwd string // what snapshot paths in messages are relative to
+}
+
+// snapshot gathers the server's surface and compares it with file: a
+// breaking change fails the step, any other change is a note. A missing
+// file, or update, writes the file.
+func (c surfaceChecks) snapshot(ctx context.Context, client *mcp.Client, file string, update bool) (fs []failure, notes []string, code int) {
+	shown := c.rel(file)
+	now, err := surface.Gather(ctx, client)
+	if err != nil {
+		return []failure{{kind: "snapshot", message: fmt.Sprintf("could not list the server's surface: %v", err)}}, nil, exitCode(err)
+	}
+	data, err := os.ReadFile(file)
+	var changes []surface.Change
+	write := false // the file is written anew
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		notes = append(notes, "written to "+shown)
+		write = true
+	case err != nil:
+		return []failure{{kind: "snapshot", message: err.Error()}}, nil, exitUsage
+	default:
+		old, perr := surface.ParseSnapshot(data)
+		switch {
+		case perr != nil && !update:
+			return []failure{{kind: "snapshot", message: fmt.Sprintf("%s is not a snapshot mcpv can read: %v (--update writes it anew)", shown, perr)}}, nil, exitUsage
+		case perr != nil:
+			notes = append(notes, fmt.Sprintf("written anew to %s, which was not a snapshot mcpv can read (%v)", shown, perr))
+			write = true
+		default:
+			changes = surface.Diff(old, now)
+			write = update && len(changes) > 0
+			if write {
+				notes = append(notes, "updated "+shown)
+			}
+		}
+	}
+	var breaking []string
+	for _, ch := range changes {
+		switch {
+		case ch.Breaking && !update:
+			breaking = append(breaking, ch.String())
+		case ch.Breaking:
+			notes = append(notes, "accepted: "+ch.String())
+		default:
+			notes = append(notes, ch.String())
+		}
+	}
+	if len(breaking) > 0 {
+		what := "change"
+		if len(breaking) > 1 {
+			what = "changes"
+		}
+		return []failure{{kind: "snapshot", message: fmt.Sprintf("%d breaking %s since %s (mcpv test --update accepts them)", len(breaking), what, shown),
+			details: breaking}}, notes, exitOK
+	}
+	if write {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			return []failure{{kind: "snapshot", message: err.Error()}}, notes, exitUsage
+		}
+		if err := os.WriteFile(file, now.Marshal(), 0o644); err != nil {
+			return []failure{{kind: "snapshot", message: err.Error()}}, notes, exitUsage
+		}
+	}
+	return nil, notes, exitOK
+}
+
+// lint checks the server against the specification's rules: an error
+// fails the step, a warning is a note; rules in ignore are not reported.
+func (c surfaceChecks) lint(ctx context.Context, client *mcp.Client, ignore []string) (fs []failure, notes []string, code int) {
+	findings, err := surface.Lint(ctx, client)
+	if err != nil {
+		return []failure{{kind: "lint", message: fmt.Sprintf("could not check the server: %v", err)}}, nil, exitCode(err)
+	}
+	fs, notes = findingsOf(findings, ignore)
+	return fs, notes, exitOK
+}
+
+// checkResult checks a tool's result as lint does (under --lint).
+func (c surfaceChecks) checkResult(tool, result json.RawMessage) ([]failure, []string) {
+	return findingsOf(surface.CheckResult(tool, result), nil)
+}
+
+func findingsOf(findings []surface.Finding, ignore []string) (fs []failure, notes []string) {
+	for _, f := range findings {
+		switch {
+		case slices.Contains(ignore, f.Rule):
+		case f.Severity == surface.SeverityWarning:
+			notes = append(notes, f.String())
+		default: // an error, as the failure says already
+			fs = append(fs, failure{kind: "lint", message: strings.TrimPrefix(f.String(), f.Severity+": ")})
+		}
+	}
+	return fs, notes
+}
+
+func (c surfaceChecks) rel(path string) string {
+	if r, err := filepath.Rel(c.cwd, path); err == nil && filepath.IsLocal(r) {
+		return filepath.ToSlash(r)
+	}
+	return path
+}
