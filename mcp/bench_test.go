@@ -8,7 +8,6 @@ package mcp
 //	go test ./mcp -run XXX -bench DecodeLargeMessage -benchmem -benchtime=3x -count=5
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -233,7 +232,8 @@ func newStdioFeed(resp *largeResponse) *stdioFeed {
 		opts: CommandOptions{Grace: time.Millisecond},
 		tail: &tailBuffer{max: stderrTailBytes},
 	}
-	ct.msgs = messageReader{r: bufio.NewReaderSize(feed, readBufferSize), junk: ct.warnJunk}
+	ct.msgs = newMessageReader(feed, readBufferSize)
+	ct.msgs.junk = ct.warnJunk
 	return &stdioFeed{ct: ct, feed: feed, resp: resp}
 }
 
@@ -266,10 +266,10 @@ func (f *stdioFeed) Close(context.Context) error {
 
 // BenchmarkDecodeLargeMessage delivers one 100 MB response per iteration.
 // session is the whole path of a huge tools/call result: Session.Call, the
-// stdio transport's line reading (bufio.Reader.ReadBytes and the trims),
-// decodeMessages (validation, then the member walk) and routing. stdio-read
-// and decode time the two halves alone. Run with -benchtime=3x: each
-// iteration allocates a few hundred MB.
+// stdio transport's line reading (messageReader and the trims),
+// decodeMessages (one pass that checks the message and finds its members)
+// and routing. stdio-read and decode time the two halves alone. Run with
+// -benchtime=3x: each iteration allocates a few hundred MB.
 func BenchmarkDecodeLargeMessage(b *testing.B) {
 	resp := newLargeResponse()
 	line := resp.line[:len(resp.line)-1] // without its newline

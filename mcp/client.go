@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -298,20 +297,40 @@ func (c *Client) Call(ctx context.Context, method string, params json.RawMessage
 	return c.s.Call(ctx, method, params)
 }
 
-// prepare adds a progress token of its own to a request that may run long,
-// unless params already carry one.
+// prepare stamps params with the modern era's _meta, and adds a progress
+// token of its own to a request that may run long, unless params already
+// carry one. params are read once, their members found as they are
+// checked, and copied once when they change.
 func (c *Client) prepare(method string, params json.RawMessage) (json.RawMessage, json.RawMessage, error) {
+	var entries []metaEntry
 	if c.modern {
-		params = c.stamp(params)
+		entries = c.stampEntries()
 	}
 	if !progressMethods[method] {
+		if len(entries) > 0 {
+			if p, err := withMeta(params, entries); err == nil { // a broken params is sent as it is, and refused on the way
+				params = p
+			}
+		}
 		return params, nil, nil
 	}
-	if token := progressToken(params); token != nil {
+	var buf [8]rawjson.Field
+	var fields []rawjson.Field
+	if !noParams(params) {
+		var err error
+		if fields, err = rawjson.Fields(buf[:0], params); err != nil {
+			return nil, nil, fmt.Errorf("params: %w", err)
+		}
+	}
+	token := progressToken(fields)
+	if token == nil {
+		token, _ = json.Marshal(fmt.Sprintf("mcpv-%d", c.lastToken.Add(1)))
+		entries = append(entries, metaEntry{"progressToken", token})
+	}
+	if len(entries) == 0 {
 		return params, token, nil
 	}
-	token, _ := json.Marshal(fmt.Sprintf("mcpv-%d", c.lastToken.Add(1)))
-	params, err := WithMeta(params, "progressToken", token)
+	params, err := metaWith(params, fields, entries)
 	return params, token, err
 }
 
@@ -323,102 +342,6 @@ func (c *Client) Request(method string, params json.RawMessage) (json.RawMessage
 		return nil, err
 	}
 	return encodeRequest(intID(c.s.lastID.Load()+1), method, params)
-}
-
-// progressToken returns the token already in params._meta, if any.
-func progressToken(params json.RawMessage) json.RawMessage {
-	var p struct {
-		Meta struct {
-			Token json.RawMessage `json:"progressToken"`
-		} `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil || string(p.Meta.Token) == "null" {
-		return nil
-	}
-	return p.Meta.Token
-}
-
-// WithMeta sets params._meta[key] = value in a JSON object (request params
-// or a result), keeping everything else as it was; a key _meta already has
-// keeps its value.
-func WithMeta(params json.RawMessage, key string, value json.RawMessage) (json.RawMessage, error) {
-	return withMeta(params, []metaEntry{{key, value}})
-}
-
-// metaEntry is one member of params._meta.
-type metaEntry struct {
-	key   string
-	value json.RawMessage
-}
-
-// withMeta adds entries to params._meta in one pass over params; an entry
-// whose key _meta already has is left out.
-func withMeta(params json.RawMessage, entries []metaEntry) (json.RawMessage, error) {
-	var b bytes.Buffer
-	writeEntries := func(seen map[string]bool) {
-		for _, e := range entries {
-			if seen[e.key] {
-				continue
-			}
-			if b.Len() > 0 && b.Bytes()[b.Len()-1] != '{' {
-				b.WriteByte(',')
-			}
-			b.Write(mustJSON(e.key))
-			b.WriteByte(':')
-			b.Write(e.value)
-		}
-	}
-	if len(bytes.TrimSpace(params)) == 0 || string(params) == "null" {
-		b.WriteString(`{"_meta":{`)
-		writeEntries(nil)
-		b.WriteString("}}")
-		return b.Bytes(), nil
-	}
-	b.WriteByte('{')
-	hasMeta := false
-	err := rawjson.ForEachRawMember(params, func(k string, rawKey, v []byte) error {
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		b.Write(rawKey)
-		b.WriteByte(':')
-		if k != "_meta" {
-			b.Write(v)
-			return nil
-		}
-		hasMeta = true
-		if !rawjson.IsObject(v) {
-			return fmt.Errorf("params._meta is not an object")
-		}
-		b.WriteByte('{')
-		seen := map[string]bool{}
-		err := rawjson.ForEachRawMember(v, func(mk string, mRawKey, mv []byte) error {
-			seen[mk] = true
-			if b.Bytes()[b.Len()-1] != '{' {
-				b.WriteByte(',')
-			}
-			b.Write(mRawKey)
-			b.WriteByte(':')
-			b.Write(mv)
-			return nil
-		})
-		writeEntries(seen)
-		b.WriteByte('}')
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("params: %w", err)
-	}
-	if !hasMeta {
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		b.WriteString(`"_meta":{`)
-		writeEntries(nil)
-		b.WriteByte('}')
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
 }
 
 func mustJSON(v any) []byte {

@@ -10,7 +10,6 @@ package mcp
 // anything, mcpv writes lines.
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -33,14 +32,22 @@ const (
 const maxHeaderBlock = 64 << 10
 
 // messageReader splits the server's stdout into messages. Only the
-// session's reader goroutine uses it.
+// session's reader goroutine uses it. Its lines and bodies are read as
+// lines.go says: a large message is read straight from the pipe and copied
+// once more at most, and a dropped line is not copied.
 type messageReader struct {
-	r    *bufio.Reader
-	mode framing
+	lines lineReader
+	mode  framing
 	// junk is told about every line skipped in line framing.
 	junk func(line []byte)
 	// decided is told the framing once, when the server's first bytes show it.
 	decided func(framing)
+}
+
+// newMessageReader reads from src through a buffer of size bytes (at
+// least 16).
+func newMessageReader(src io.Reader, size int) *messageReader {
+	return &messageReader{lines: newLineReader(src, size, false)}
 }
 
 func (m *messageReader) decide(f framing) {
@@ -53,17 +60,21 @@ func (m *messageReader) decide(f framing) {
 	}
 }
 
-// next returns the next message: a JSON line, or the body of a framed message.
+// next returns the next message: a JSON line, or the body of a framed
+// message. The slice is the caller's to keep.
 func (m *messageReader) next() ([]byte, error) {
 	if m.mode == framingHeaders {
 		return m.nextFramed()
 	}
 	for {
-		line, err := m.r.ReadBytes('\n')
+		line, own, err := m.lines.line()
 		line = bytes.TrimRight(line, "\r\n")
 		if trimmed := bytes.TrimLeft(line, " \t"); len(trimmed) > 0 {
 			if first := trimmed[0]; first == '{' || first == '[' {
 				m.decide(framingLines)
+				if !own {
+					line = bytes.Clone(line)
+				}
 				return line, nil
 			}
 			if m.mode == framingUnknown && isFramingHeader(trimmed) {
@@ -82,7 +93,7 @@ func (m *messageReader) next() ([]byte, error) {
 // nextFramed reads one header block and the body it announces.
 func (m *messageReader) nextFramed() ([]byte, error) {
 	for {
-		line, err := m.r.ReadBytes('\n')
+		line, _, err := m.lines.line()
 		if len(bytes.TrimSpace(line)) > 0 {
 			return m.framedBody(headerBlock{length: -1}, bytes.TrimRight(line, "\r\n"))
 		}
@@ -106,7 +117,7 @@ func (m *messageReader) framedBody(h headerBlock, first []byte) ([]byte, error) 
 		if err := h.add(line); err != nil {
 			return nil, &FramingError{Err: err}
 		}
-		raw, err := m.r.ReadBytes('\n')
+		raw, _, err := m.lines.line()
 		if err != nil {
 			if errors.Is(err, io.EOF) && len(raw) > 0 {
 				return nil, &FramingError{Err: errors.New("the server's output ended inside a header block")}
@@ -121,17 +132,14 @@ func (m *messageReader) framedBody(h headerBlock, first []byte) ([]byte, error) 
 	if h.length < 0 {
 		return nil, &FramingError{Err: errors.New("a header block without Content-Length")}
 	}
-	// The buffer grows as bytes arrive, so a Content-Length the server
-	// never sends costs nothing.
-	var body bytes.Buffer
-	n, err := io.CopyN(&body, m.r, h.length)
+	body, err := m.lines.body(h.length)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, &FramingError{Err: fmt.Errorf("the server's output ended after %d of the %d bytes its Content-Length announced", n, h.length)}
+			return nil, &FramingError{Err: fmt.Errorf("the server's output ended after %d of the %d bytes its Content-Length announced", len(body), h.length)}
 		}
 		return nil, err
 	}
-	return body.Bytes(), nil
+	return body, nil
 }
 
 // add takes one header line.

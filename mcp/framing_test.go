@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -18,10 +17,8 @@ import (
 
 // readMessages runs a messageReader over input until it fails.
 func readMessages(input string) (msgs []string, mode framing, junk []string, err error) {
-	m := messageReader{
-		r:    bufio.NewReaderSize(strings.NewReader(input), 16),
-		junk: func(line []byte) { junk = append(junk, string(line)) },
-	}
+	m := newMessageReader(strings.NewReader(input), 16)
+	m.junk = func(line []byte) { junk = append(junk, string(line)) }
 	for {
 		msg, err := m.next()
 		if err != nil {

@@ -200,13 +200,16 @@ type outgoing struct {
 	isResp bool            // a response to a server request
 }
 
-// classify reads a message mcpv encoded itself (valid by construction).
+// classify reads a message mcpv encoded itself (valid by construction,
+// its id before its method): the walk stops at the method, before params
+// that may be large.
 func classify(msg []byte) outgoing {
 	var o outgoing
 	rawjson.ForEachValidMember(msg, func(k string, v []byte) error {
 		switch k {
 		case "method":
 			json.Unmarshal(v, &o.method)
+			return errClassified
 		case "id":
 			o.id = v
 		}
@@ -215,6 +218,9 @@ func classify(msg []byte) outgoing {
 	o.isResp = o.method == "" && o.id != nil
 	return o
 }
+
+// errClassified stops classify's walk.
+var errClassified = errors.New("classified")
 
 // Write sends one message. Requests are answered asynchronously; see the
 // design note at the top of this file.

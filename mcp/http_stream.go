@@ -114,31 +114,28 @@ func (t *HTTPTransport) pumpAs(ctx context.Context, r *sseReader, id, as json.Ra
 	}
 }
 
-// isResponseTo reports whether data is (or, in a batch, holds) the response to id.
+// isResponseTo reports whether data is (or, in a batch, holds) the response
+// to id. It looks without checking: the session checks each message once,
+// as it decodes it. For data that is not valid JSON the answer means
+// little, and either way the session finds the message unreadable (and
+// fails the call whose id it can read in it).
 func isResponseTo(data []byte, id json.RawMessage) bool {
 	if i := rawjson.SkipSpace(data, 0); i < len(data) && data[i] == '[' {
-		var items []json.RawMessage
-		if json.Unmarshal(data, &items) != nil {
-			return false
-		}
-		for _, it := range items {
-			if isResponseTo(it, id) {
-				return true
-			}
-		}
-		return false
+		found := false
+		rawjson.ScanElements(data, func(el []byte) { found = found || rawjson.IsObject(el) && isResponseTo(el, id) })
+		return found
 	}
-	var gotID json.RawMessage
+	var buf [8]rawjson.Field
+	var gotID []byte
 	method := false
-	rawjson.ForEachMember(data, func(k string, v []byte) error {
-		switch k {
-		case "id":
-			gotID = v
-		case "method":
+	for _, f := range rawjson.ScanFields(buf[:0], data) {
+		switch {
+		case f.KeyIs("id"):
+			gotID = f.Value
+		case f.KeyIs("method"):
 			method = true
 		}
-		return nil
-	})
+	}
 	return !method && bytes.Equal(gotID, id)
 }
 

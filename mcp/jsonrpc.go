@@ -1,9 +1,11 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -41,68 +43,106 @@ func (m *message) isNotification() bool { return m.Method != "" && m.ID == nil }
 
 // decodeMessages decodes one wire unit: a JSON object, or a JSON array of
 // objects (a batch, which 2025-03-26 peers may send). Values are sub-slices of data.
-func decodeMessages(data []byte) ([]message, error) {
+func decodeMessages(data []byte) ([]message, error) { return appendMessages(nil, data) }
+
+// appendMessages is decodeMessages appending to dst, which the session's
+// reader reuses from one wire unit to the next; on an error dst comes back
+// as it was given. The data is read once to check it, then its members are
+// taken where they lie.
+func appendMessages(dst []message, data []byte) ([]message, error) {
 	i := rawjson.SkipSpace(data, 0)
 	if i < len(data) && data[i] == '[' {
-		var items []json.RawMessage
-		if err := json.Unmarshal(data, &items); err != nil {
-			return nil, err
-		}
-		if len(items) == 0 {
-			return nil, errors.New("empty batch")
-		}
-		msgs := make([]message, 0, len(items))
-		for _, item := range items {
-			m, err := decodeMessage(item)
-			if err != nil {
-				return nil, err
-			}
-			msgs = append(msgs, m)
-		}
-		return msgs, nil
+		return appendBatch(dst, data)
 	}
 	m, err := decodeMessage(data)
 	if err != nil {
-		return nil, err
+		return dst, err
 	}
-	return []message{m}, nil
+	return append(dst, m), nil
 }
 
+// appendBatch decodes a batch. Its elements are found by the pass that
+// checks the whole array, and each is then walked without a second check.
+func appendBatch(dst []message, data []byte) ([]message, error) {
+	var buf [16][]byte
+	items, ok := rawjson.Elements(buf[:0], data)
+	if !ok {
+		var v []json.RawMessage
+		return dst, json.Unmarshal(data, &v) // says what is wrong, and where
+	}
+	if len(items) == 0 {
+		return dst, errors.New("empty batch")
+	}
+	given := dst
+	var fields [8]rawjson.Field
+	for _, item := range items {
+		var m message
+		var err error
+		if rawjson.IsObject(item) {
+			m, err = messageOf(rawjson.ValidFields(fields[:0], item))
+		} else {
+			_, err = decodeMessage(item) // the error a lone message would get
+		}
+		if err != nil {
+			clear(dst[len(given):]) // keep no message alive
+			return given, err
+		}
+		dst = append(dst, m)
+	}
+	return dst, nil
+}
+
+// decodeMessage decodes one JSON-RPC message, checking that data is one
+// valid JSON object as it goes.
 func decodeMessage(data []byte) (message, error) {
+	var buf [8]rawjson.Field // a message has four or five members
+	fields, err := rawjson.Fields(buf[:0], data)
+	if err != nil {
+		return message{}, err
+	}
+	return messageOf(fields)
+}
+
+// messageOf reads a message from the members of its object, in order.
+func messageOf(fields []rawjson.Field) (message, error) {
 	var m message
 	var hasResult bool
 	var bad error // the first member that does not decode; the walk goes on to find the id
-	err := rawjson.ForEachMember(data, func(key string, v []byte) error {
-		switch key {
-		case "id":
+	for _, f := range fields {
+		v := f.Value
+		switch {
+		case f.KeyIs("id"):
 			if string(v) != "null" {
 				m.ID = v
 			}
-		case "method":
-			if err := json.Unmarshal(v, &m.Method); err != nil && bad == nil {
+		case f.KeyIs("method"):
+			if string(v) == "null" {
+				continue
+			}
+			method, err := rawjson.String(v)
+			if err != nil && bad == nil {
 				bad = fmt.Errorf("method is not a string")
 			}
-		case "params":
+			if err == nil {
+				m.Method = method
+			}
+		case f.KeyIs("params"):
 			m.Params = v
-		case "result":
+		case f.KeyIs("result"):
 			m.Result = v
 			hasResult = true
-		case "error":
+		case f.KeyIs("error"):
 			if string(v) == "null" {
-				return nil
+				continue
 			}
 			m.Error = new(RPCError)
 			if err := json.Unmarshal(v, m.Error); err != nil && bad == nil {
 				bad = fmt.Errorf("its error is not a JSON-RPC error object (%v)", err)
 			}
 		}
-		return nil
-	})
-	if err == nil {
-		err = bad
 	}
-	if err != nil {
-		return m, err
+	if bad != nil {
+		return m, bad
 	}
 	if m.Method == "" && !hasResult && m.Error == nil {
 		return m, errors.New("neither a request, a notification nor a response")
@@ -128,7 +168,7 @@ func answerIn(data []byte) (id json.RawMessage, response bool) {
 	rawjson.ForEachValidMember(data, func(key string, v []byte) error {
 		switch key {
 		case "id":
-			if len(v) > 0 && (v[0] == '"' || v[0] == '-' || v[0] >= '0' && v[0] <= '9') && json.Valid(v) {
+			if len(v) > 0 && (v[0] == '"' || v[0] == '-' || v[0] >= '0' && v[0] <= '9') && rawjson.Valid(v) {
 				id = v
 			}
 		case "result", "error":
@@ -141,9 +181,28 @@ func answerIn(data []byte) (id json.RawMessage, response bool) {
 	return id, response && !method
 }
 
-// idKey turns a raw id into the key of the pending-call map. mcpv sends integer
-// ids, so a response id that is not the same integer text matches nothing.
+// idKey turns a raw id into the key of a map of server requests.
 func idKey(id json.RawMessage) string { return string(id) }
+
+// ourID reads a response's raw id as one of the ids mcpv sends: positive
+// integers written as strconv writes them. Any other text (1.0, "1", 01)
+// matches none of them.
+func ourID(id json.RawMessage) (int64, bool) {
+	if len(id) == 0 || len(id) > 19 || id[0] < '1' || id[0] > '9' {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range id {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	if n > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(n), true
+}
 
 func intID(n int64) json.RawMessage { return json.RawMessage(strconv.FormatInt(n, 10)) }
 
@@ -163,12 +222,55 @@ type wireResponse struct {
 	Error   *RPCError       `json:"error,omitempty"`
 }
 
+// encodeRequest writes a request (a notification when id is nil) as
+// json.Marshal writes a wireRequest. Nearly always the method is plain
+// ASCII and the id and params are JSON that json.Marshal would leave as
+// they are (compact, nothing it escapes): then the message is built
+// directly, at its size, after one pass over params that checks them.
+// Anything else goes through json.Marshal, which compacts and escapes.
 func encodeRequest(id json.RawMessage, method string, params json.RawMessage) ([]byte, error) {
-	b, err := json.Marshal(wireRequest{JSONRPC: "2.0", ID: id, Method: method, Params: params})
-	if err != nil {
-		return nil, fmt.Errorf("encode %s: %w", method, err)
+	if !plainMethod(method) || !asMarshaled(id) || !asMarshaled(params) {
+		b, err := json.Marshal(wireRequest{JSONRPC: "2.0", ID: bytes.Clone(id), Method: method, Params: params})
+		if err != nil {
+			return nil, fmt.Errorf("encode %s: %w", method, err)
+		}
+		return b, nil
 	}
-	return b, nil
+	const head, idMember, methodMember, paramsMember = `{"jsonrpc":"2.0"`, `,"id":`, `,"method":"`, `","params":`
+	b := make([]byte, 0, len(head)+len(idMember)+len(id)+len(methodMember)+len(method)+len(paramsMember)+len(params)+2)
+	b = append(b, head...)
+	if len(id) > 0 {
+		b = append(append(b, idMember...), id...)
+	}
+	b = append(append(b, methodMember...), method...)
+	if len(params) == 0 {
+		return append(b, `"}`...), nil
+	}
+	b = append(append(b, paramsMember...), params...)
+	return append(b, '}'), nil
+}
+
+// asMarshaled reports whether json.Marshal writes raw (a json.RawMessage
+// field with omitempty) as it is: empty, or valid JSON with nothing to
+// compact or escape.
+func asMarshaled(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return true
+	}
+	_, marshaled := rawjson.Marshaled(raw)
+	return marshaled
+}
+
+// plainMethod reports whether json.Marshal writes method as it is, between
+// quotes: printable ASCII with nothing it escapes.
+func plainMethod(method string) bool {
+	for i := 0; i < len(method); i++ {
+		switch c := method[i]; {
+		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }
 
 func encodeResponse(id json.RawMessage, result json.RawMessage, rerr *RPCError) ([]byte, error) {

@@ -185,6 +185,14 @@ func discoveredInfo(version string, discovered json.RawMessage, serverInfo json.
 // version, the client's capabilities and identity, and the log level when
 // one was asked for. Keys the params already carry are kept.
 func (c *Client) stamp(params json.RawMessage) json.RawMessage {
+	if p, err := withMeta(params, c.stampEntries()); err == nil {
+		params = p
+	}
+	return params
+}
+
+// stampEntries are the _meta members every modern request carries.
+func (c *Client) stampEntries() []metaEntry {
 	entries := []metaEntry{
 		{MetaProtocolVersion, mustJSON(c.version)},
 		{MetaClientCapabilities, c.modernCaps},
@@ -193,10 +201,7 @@ func (c *Client) stamp(params json.RawMessage) json.RawMessage {
 	if c.opts.LogLevel != "" {
 		entries = append(entries, metaEntry{MetaLogLevel, mustJSON(c.opts.LogLevel)})
 	}
-	if p, err := withMeta(params, entries); err == nil {
-		params = p
-	}
-	return params
+	return entries
 }
 
 // unsupportedVersion reads the versions a server lists when it refuses the

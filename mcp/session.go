@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -120,7 +121,7 @@ type Session struct {
 	lastID atomic.Int64  // last request id used; ids are never reused
 
 	mu       sync.Mutex                    // guards the fields below
-	pending  map[string]chan message       // our requests awaiting a response, by id
+	pending  map[int64]chan message        // our requests awaiting a response, by id
 	incoming map[string]context.CancelFunc // server requests being handled, by raw id
 	progress map[string]func()             // progress watchers, by raw progress token
 	err      error                         // why the reader stopped; set once
@@ -142,7 +143,7 @@ func NewSession(t Transport, opts SessionOptions) *Session {
 	s := &Session{
 		t:        t,
 		opts:     opts,
-		pending:  make(map[string]chan message),
+		pending:  make(map[int64]chan message),
 		incoming: make(map[string]context.CancelFunc),
 		progress: make(map[string]func()),
 		done:     make(chan struct{}),
@@ -167,24 +168,27 @@ func NewSession(t Transport, opts SessionOptions) *Session {
 // initialize: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation);
 // or the session's terminal error.
 func (s *Session) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	id := intID(s.lastID.Add(1))
-	key := idKey(id)
-	ch := make(chan message, 1)
+	n := s.lastID.Add(1)
+	ch := replies.Get().(chan message)
 	s.mu.Lock()
 	if s.err != nil {
 		err := s.err
 		s.mu.Unlock()
+		replies.Put(ch)
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
-	s.pending[key] = ch
+	s.pending[n] = ch
 	s.mu.Unlock()
 
-	msg, err := encodeRequest(id, method, params)
+	var idText [20]byte
+	msg, err := encodeRequest(strconv.AppendInt(idText[:0], n, 10), method, params)
 	if err == nil {
 		err = s.write(ctx, msg)
 	}
 	if err != nil {
-		s.forget(key)
+		if s.forget(n) {
+			replies.Put(ch)
+		}
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
@@ -193,15 +197,19 @@ func (s *Session) Call(ctx context.Context, method string, params json.RawMessag
 
 	select {
 	case m := <-ch:
+		replies.Put(ch)
 		s.notes.wait(ctx, s.noted, m.notes)
 		return response(method, m)
 	case <-ctx.Done():
-		if !s.forget(key) {
+		if !s.forget(n) {
 			// The reader delivered the response as ctx ended: prefer it.
-			return response(method, <-ch)
+			m := <-ch
+			replies.Put(ch)
+			return response(method, m)
 		}
+		replies.Put(ch)
 		if method != "initialize" && !silentCancel(ctx) {
-			s.cancelRemote(id, context.Cause(ctx))
+			s.cancelRemote(intID(n), context.Cause(ctx))
 		}
 		return nil, context.Cause(ctx)
 	case <-s.done:
@@ -214,6 +222,12 @@ func (s *Session) Call(ctx context.Context, method string, params json.RawMessag
 	}
 }
 
+// replies holds the channels that calls wait on, for reuse. A channel goes
+// back only once no response can reach it any more: its call has taken
+// the response, or taken its id out of pending before the reader found it.
+// (One left in pending when the session ended is left to the collector.)
+var replies = sync.Pool{New: func() any { return make(chan message, 1) }}
+
 func response(method string, m message) (json.RawMessage, error) {
 	if m.local != nil {
 		return nil, fmt.Errorf("%s: %w", method, m.local)
@@ -225,13 +239,13 @@ func response(method string, m message) (json.RawMessage, error) {
 }
 
 // forget removes a pending call; it reports false when the reader already took it.
-func (s *Session) forget(key string) bool {
+func (s *Session) forget(id int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.pending[key]; !ok {
+	if _, ok := s.pending[id]; !ok {
 		return false
 	}
-	delete(s.pending, key)
+	delete(s.pending, id)
 	return true
 }
 
@@ -319,21 +333,24 @@ func (s *Session) Close(ctx context.Context) error {
 
 func (s *Session) read() {
 	junk := 0 // messages skipped so far; warnings stop after maxJunkWarnings
+	// msgs is reused from one wire unit to the next, and cleared after
+	// routing so that it keeps no message's bytes alive.
+	var msgs []message
 	for {
 		data, err := s.t.Read()
-		var rerr *RequestError
-		if errors.As(err, &rerr) {
-			s.route(message{ID: rerr.ID, local: rerr.Err})
-			continue
-		}
 		if err != nil {
+			var rerr *RequestError
+			if errors.As(err, &rerr) {
+				s.route(message{ID: rerr.ID, local: rerr.Err})
+				continue
+			}
 			s.stop(err)
 			return
 		}
 		if s.opts.Trace != nil {
 			s.opts.Trace(false, data)
 		}
-		msgs, err := decodeMessages(data)
+		msgs, err = appendMessages(msgs[:0], data)
 		if err != nil {
 			if stop := s.undecodable(data, err, &junk); stop != nil {
 				s.stop(stop)
@@ -344,6 +361,7 @@ func (s *Session) read() {
 		for i := range msgs {
 			s.route(msgs[i])
 		}
+		clear(msgs)
 	}
 }
 
@@ -355,9 +373,9 @@ func (s *Session) read() {
 // that ends the session, or nil.
 func (s *Session) undecodable(data []byte, err error, junk *int) error {
 	id, response := answerIn(data)
-	if id != nil {
+	if n, ours := ourID(id); ours {
 		s.mu.Lock()
-		_, pending := s.pending[idKey(id)]
+		_, pending := s.pending[n]
 		s.mu.Unlock()
 		if pending {
 			s.route(message{ID: id, local: &TransportError{Op: "the server's answer cannot be read", Err: err}})
@@ -413,9 +431,13 @@ func (s *Session) route(m message) {
 			s.opts.Log.Warn(fmt.Sprintf("server reported an error without a request id: %v", m.Error))
 		}
 	default:
+		n, ours := ourID(m.ID)
+		if !ours {
+			return // an id mcpv never sends
+		}
 		s.mu.Lock()
-		ch, ok := s.pending[idKey(m.ID)]
-		delete(s.pending, idKey(m.ID))
+		ch, ok := s.pending[n]
+		delete(s.pending, n)
 		s.mu.Unlock()
 		if ok {
 			m.notes = s.notes.count()

@@ -5,10 +5,10 @@ package mcp
 // comments and retry.
 // Events without data (a priming event carries only an id) update LastID and
 // Retry but are not returned. There is no event size limit: a 100 MB data line
-// is one event, gathered with bulk copies.
+// is one event, read as lines.go says and handed over without another copy;
+// comments and fields mcpv ignores are not copied at all.
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -23,9 +23,8 @@ type sseEvent struct {
 }
 
 type sseReader struct {
-	r       *bufio.Reader
+	lines   lineReader
 	started bool // the leading BOM has been checked
-	skipLF  bool // the last line ended in CR: a LF right after it belongs to it
 
 	// LastID is the last event id seen (the Last-Event-ID to resume from).
 	LastID string
@@ -34,18 +33,22 @@ type sseReader struct {
 }
 
 func newSSEReader(r io.Reader) *sseReader {
-	return &sseReader{r: bufio.NewReaderSize(r, 64<<10)}
+	return &sseReader{lines: newLineReader(r, 64<<10, true)}
 }
 
 // Next returns the next event that carries data; io.EOF at the end of the stream.
 func (p *sseReader) Next() (sseEvent, error) {
+	if !p.started {
+		p.started = true
+		p.lines.skipPrefix("\xef\xbb\xbf")
+	}
 	var (
 		typ     string
-		data    []byte
+		data    eventData
 		hasData bool
 	)
 	for {
-		line, err := p.readLine()
+		line, own, err := p.lines.line()
 		if err != nil {
 			if errors.Is(err, io.EOF) && len(line) == 0 {
 				return sseEvent{}, io.EOF // an unterminated event is dropped
@@ -58,10 +61,10 @@ func (p *sseReader) Next() (sseEvent, error) {
 			if err != nil {
 				return sseEvent{}, io.EOF
 			}
-			if hasData && len(data) > 0 {
-				return sseEvent{Type: typ, ID: p.LastID, Data: data}, nil
+			if hasData && data.size > 0 {
+				return sseEvent{Type: typ, ID: p.LastID, Data: data.bytes()}, nil
 			}
-			typ, data, hasData = "", nil, false
+			typ, data, hasData = "", eventData{}, false
 			continue
 		}
 		if line[0] == ':' {
@@ -78,11 +81,11 @@ func (p *sseReader) Next() (sseEvent, error) {
 		case "event":
 			typ = string(value)
 		case "data":
-			if !hasData {
-				data, hasData = value, true // the line is ours: no copy
-			} else {
-				data = append(append(data, '\n'), value...)
+			if hasData {
+				data.add([]byte{'\n'}, false)
 			}
+			data.add(value, own)
+			hasData = true
 		case "id":
 			if bytes.IndexByte(value, 0) < 0 {
 				p.LastID = string(value)
@@ -98,48 +101,53 @@ func (p *sseReader) Next() (sseEvent, error) {
 	}
 }
 
-// readLine returns the next line without its terminator (CRLF, LF or CR) in
-// a fresh slice; at the end of the stream it returns what is left and io.EOF.
-func (p *sseReader) readLine() ([]byte, error) {
-	var line []byte
-	for {
-		if p.r.Buffered() == 0 {
-			if _, err := p.r.Peek(1); err != nil {
-				return line, err
-			}
+// eventData gathers the data lines of one event. Each byte is copied once
+// into a piece, pieces growing as the event does; an event whose data is one
+// piece is handed out as it is, and one of several pieces is joined once
+// into a slice of its exact size. A long line the reader handed over as
+// its own becomes a piece without a copy.
+type eventData struct {
+	pieces [][]byte // full pieces, oldest first
+	cur    []byte   // the piece being filled
+	size   int      // bytes gathered
+}
+
+// maxDataPiece bounds the pieces eventData allocates.
+const maxDataPiece = 4 << 20
+
+// add appends b; own says that b is the caller's to give away.
+func (d *eventData) add(b []byte, own bool) {
+	d.size += len(b)
+	if own && len(b) > 0 {
+		if d.cur != nil {
+			d.pieces = append(d.pieces, d.cur)
 		}
-		buf, _ := p.r.Peek(p.r.Buffered())
-		if p.skipLF {
-			p.skipLF = false
-			if buf[0] == '\n' {
-				p.r.Discard(1)
-				continue
-			}
-		}
-		if !p.started {
-			p.started = true
-			if buf[0] == 0xef { // perhaps a BOM: wait for its three bytes
-				if bom, _ := p.r.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
-					p.r.Discard(3)
-				}
-				continue
-			}
-		}
-		i := bytes.IndexAny(buf, "\r\n")
-		if i < 0 {
-			line = append(line, buf...)
-			p.r.Discard(len(buf))
-			continue
-		}
-		line = append(line, buf[:i]...)
-		p.r.Discard(i + 1)
-		if buf[i] == '\r' {
-			// Do not wait for the next byte: a CR alone ends a line too.
-			p.skipLF = true
-		}
-		if line == nil {
-			line = []byte{}
-		}
-		return line, nil
+		d.cur = b[:len(b):len(b)] // full: the next add starts a new piece
+		return
 	}
+	for len(b) > 0 {
+		if len(d.cur) == cap(d.cur) {
+			if d.cur != nil {
+				d.pieces = append(d.pieces, d.cur)
+			}
+			// The first piece is exactly the first line, the usual event's
+			// whole data; later ones grow with the event.
+			size := len(b)
+			if d.cur != nil {
+				size = max(size, min(2*cap(d.cur), maxDataPiece))
+			}
+			d.cur = make([]byte, 0, size)
+		}
+		n := min(len(b), cap(d.cur)-len(d.cur))
+		d.cur = append(d.cur, b[:n]...)
+		b = b[n:]
+	}
+}
+
+// bytes returns the data gathered.
+func (d *eventData) bytes() []byte {
+	if len(d.pieces) == 0 {
+		return d.cur
+	}
+	return bytes.Join(append(d.pieces, d.cur), nil)
 }

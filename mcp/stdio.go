@@ -12,8 +12,8 @@ package mcp
 //     Linux it also gets SIGKILL if mcpv dies (PR_SET_PDEATHSIG), on other
 //     Unix systems a watcher ends its group then (watch_unix.go), and on
 //     Windows a kill-on-close Job Object holds its whole tree.
-//   - Lines have no size limit: bufio.Reader.ReadBytes gathers a line of any
-//     length into one fresh slice, which the session keeps without copying.
+//   - Lines have no size limit: a line of any length ends up in one slice of
+//     its own, which the session keeps without copying (lines.go).
 //   - All three pipes are *os.File, so writes honour deadlines and Wait never
 //     blocks on copying (on Windows mcpv's ends of stdin and stdout are
 //     overlapped named pipes, since anonymous pipes take no deadlines there); one goroutine copies stderr (to the user and to a tail
@@ -26,7 +26,6 @@ package mcp
 //     quoting can carry (a line break) fails the start.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -86,8 +85,8 @@ type CommandTransport struct {
 	cmd    *exec.Cmd
 	stdin  *os.File
 	stdout *os.File
-	msgs   messageReader // only the session's reader goroutine uses it
-	junk   int           // non-JSON lines seen; reader goroutine only
+	msgs   *messageReader // only the session's reader goroutine uses it
+	junk   int            // non-JSON lines seen; reader goroutine only
 
 	// heard is the framing the reader has seen the server use (a framing).
 	heard atomic.Int32
@@ -162,11 +161,8 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 		omu:     make(chan struct{}, 1),
 		tail:    &tailBuffer{max: stderrTailBytes},
 	}
-	t.msgs = messageReader{
-		r:       bufio.NewReaderSize(&drainReader{f: outR, exited: t.exited, wait: opts.ExitDrain}, readBufferSize),
-		junk:    t.warnJunk,
-		decided: t.decided,
-	}
+	t.msgs = newMessageReader(&drainReader{f: outR, exited: t.exited, wait: opts.ExitDrain}, readBufferSize)
+	t.msgs.junk, t.msgs.decided = t.warnJunk, t.decided
 	go t.copyStderr(errR) // stops at EOF: when every holder of the pipe has exited
 	go func() {           // stops when the process exits
 		t.waitErr = cmd.Wait()

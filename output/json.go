@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -99,7 +100,22 @@ func (p *Printer) writeRaw(w *bufio.Writer, raw []byte) error {
 	return w.WriteByte('\n')
 }
 
+// collectBefore is the size of a result from which a filter collects
+// garbage before decoding it (see runFilter).
+const collectBefore = 32 << 20
+
 func (p *Printer) runFilter(w *bufio.Writer, raw []byte) error {
+	if len(raw) >= collectBefore {
+		// Reading a large result left about as much garbage behind (the
+		// pieces a stdio line was read in, a body's buffer as it grew).
+		// Collected and handed back to the system now, it is not still
+		// held when the decoded copy is made: a 100 MB result's peak is
+		// then about twice its size, not three times. (A collection alone
+		// is not enough: the copy cannot always reuse the garbage's
+		// memory, which is in pieces.) Both cost little next to decoding
+		// such a result.
+		debug.FreeOSMemory()
+	}
 	v, err := decodeExact(raw)
 	if err != nil {
 		return fmt.Errorf("decode result for --jq: %w", err)
@@ -132,26 +148,16 @@ func (p *Printer) runFilter(w *bufio.Writer, raw []byte) error {
 
 func (p *Printer) writeValue(w *bufio.Writer, v any) error {
 	if s, ok := v.(string); ok && p.Format.Raw {
-		_, err := w.WriteString(s + "\n")
-		return err
+		if _, err := w.WriteString(s); err != nil {
+			return err
+		}
+		return w.WriteByte('\n')
 	}
 	b, err := gojq.Marshal(v)
 	if err != nil {
 		return err
 	}
 	return p.writeRaw(w, b)
-}
-
-// decodeExact decodes JSON for gojq keeping numbers exact: integers of any
-// size stay integers and every number keeps its text until jq changes it.
-func decodeExact(raw []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
 }
 
 // Filter is a compiled jq expression and the values of its variables.
@@ -222,12 +228,15 @@ func variables(vars []Variable) (names []string, values []any) {
 // DecodeJSON decodes one JSON text as a filter sees JSON: numbers stay
 // exact (json.Number). Anything after the value is an error.
 func DecodeJSON(text []byte) (any, error) {
+	if v, ok := decodeValue(text); ok {
+		return v, nil
+	}
 	if !json.Valid(text) {
 		var v any
 		err := json.Unmarshal(text, &v) // says what is wrong, and where
 		return nil, err
 	}
-	return decodeExact(text)
+	return decodeStream(text)
 }
 
 func caretColumn(expr string, offset int) int {

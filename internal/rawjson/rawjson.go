@@ -1,7 +1,8 @@
-// Package rawjson reads and writes JSON text without decoding it: the top
-// level of an object, and compaction. Results travel through mcpv as the bytes
-// the server sent; a 100 MB result must not be copied or re-encoded just to
-// find the "id" next to it.
+// Package rawjson reads and writes JSON text without decoding it: checking
+// it (valid.go), the top level of an object or array, and compaction.
+// Results travel through mcpv as the bytes the server sent; a 100 MB result
+// must not be copied or re-encoded just to find the "id" next to it, nor
+// read twice to check it and then find it.
 package rawjson
 
 import (
@@ -25,13 +26,24 @@ func ForEachMember(data []byte, fn func(key string, value []byte) error) error {
 // ForEachRawMember is ForEachMember that also passes each key as written
 // (quotes and escapes included), for code that must copy it unchanged.
 func ForEachRawMember(data []byte, fn func(key string, rawKey, value []byte) error) error {
-	if !json.Valid(data) {
-		return invalid(data)
+	var buf [16]Field // enough for nearly every object, without a heap allocation
+	fields, err := Fields(buf[:0], data)
+	if err != nil {
+		return err
 	}
-	return eachMember(data, fn)
+	for _, f := range fields {
+		key, err := f.Key()
+		if err != nil {
+			return fmt.Errorf("object key: %w", err)
+		}
+		if err := fn(key, f.RawKey, f.Value); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// invalid says what is wrong with data, which json.Valid refused: the
+// invalid says what is wrong with data, which Valid refused: the
 // decoder's syntax error, with its offset.
 func invalid(data []byte) error {
 	var v json.RawMessage
@@ -78,6 +90,18 @@ func ForEachValidRawMember(data []byte, fn func(key string, rawKey, value []byte
 }
 
 func eachMember(data []byte, fn func(key string, rawKey, value []byte) error) error {
+	return walkMembers(data, func(rawKey, value []byte) error {
+		key, err := String(rawKey)
+		if err != nil {
+			return fmt.Errorf("object key: %w", err)
+		}
+		return fn(key, rawKey, value)
+	})
+}
+
+// walkMembers calls fn with the raw key and value of each member of the
+// object in data, which must be known to be valid JSON.
+func walkMembers(data []byte, fn func(rawKey, value []byte) error) error {
 	i := SkipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return errNotObject
@@ -89,14 +113,10 @@ func eachMember(data []byte, fn func(key string, rawKey, value []byte) error) er
 	for i < len(data) {
 		end := valueEnd(data, i)
 		rawKey := data[i:end]
-		key, err := String(rawKey)
-		if err != nil {
-			return fmt.Errorf("object key: %w", err)
-		}
 		i = SkipSpace(data, end)
 		i = SkipSpace(data, i+1) // the ':'
 		end = valueEnd(data, i)
-		if err := fn(key, rawKey, data[i:end]); err != nil {
+		if err := fn(rawKey, data[i:end]); err != nil {
 			return err
 		}
 		i = SkipSpace(data, end)
@@ -260,4 +280,69 @@ func WriteCompact(w io.Writer, src []byte) error {
 	}
 	_, err := w.Write(src[start:])
 	return err
+}
+
+// ScanFields appends what looks like the members of the object in data,
+// which may be any bytes at all: for a valid JSON object they are its
+// members, as Fields finds them, and for anything else some sub-slices of
+// data, or none. It reads no more than the top level (a long string goes
+// by at the speed of bytes.IndexByte), never fails and always ends, so that
+// a message can be looked into before it is checked, by the one pass that
+// decodes it.
+func ScanFields(dst []Field, data []byte) []Field {
+	i := SkipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return dst
+	}
+	for i = SkipSpace(data, i+1); i < len(data) && data[i] != '}'; {
+		keyEnd := skipValue(data, i)
+		key := data[i:keyEnd]
+		if i = SkipSpace(data, keyEnd); i < len(data) && data[i] == ':' {
+			i = SkipSpace(data, i+1)
+		}
+		if i >= len(data) {
+			break
+		}
+		end := skipValue(data, i)
+		dst = append(dst, Field{RawKey: key, Value: data[i:end]})
+		if i = SkipSpace(data, end); i < len(data) && data[i] == ',' {
+			i = SkipSpace(data, i+1)
+		}
+	}
+	return dst
+}
+
+// ScanElements calls fn with what looks like each element of the array in
+// data, which may be any bytes at all, as ScanFields does for an object.
+func ScanElements(data []byte, fn func(el []byte)) {
+	i := SkipSpace(data, 0)
+	if i >= len(data) || data[i] != '[' {
+		return
+	}
+	for i = SkipSpace(data, i+1); i < len(data) && data[i] != ']'; {
+		end := skipValue(data, i)
+		fn(data[i:end])
+		if i = SkipSpace(data, end); i < len(data) && data[i] == ',' {
+			i = SkipSpace(data, i+1)
+		}
+	}
+}
+
+// skipValue returns the index just past what looks like the value at
+// data[i] (i < len(data)) in text that may be invalid: at least i+1, and no
+// more than len(data).
+func skipValue(data []byte, i int) int {
+	switch data[i] {
+	case '"':
+		return stringEnd(data, i)
+	case '{', '[':
+		return nesting(data, i, func(depth int) bool { return depth == 0 })
+	}
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case ',', '}', ']', ':', ' ', '\t', '\r', '\n':
+			return j
+		}
+	}
+	return len(data)
 }

@@ -1,0 +1,140 @@
+package rawjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// validCases are texts on every edge of the grammar, valid or not.
+var validCases = []string{
+	``, ` `, `1`, ` 1 `, `-`, `-0`, `-01`, `01`, `0.`, `0.5`, `.5`, `1e`, `1e+`, `1E-7`, `1e5.0`, `-1.5e+10`,
+	`12345678901234567890123`, `1 2`, `1,`, `+1`, `0x1`, `Infinity`, `NaN`,
+	`true`, `tru`, `truex`, `false`, `null`, `nul`, `True`, `[true,false,null]`,
+	`""`, `"`, `"a`, `"\"`, `"\\"`, `"\/"`, `"\x"`, `"\u00e9"`, `"\u00E9"`, `"\u00g9"`, `"\u00"`, `"\ud800"`,
+	"\"tab\there\"", "\"nl\nhere\"", "\"\x00\"", "\"\x1f\"", "\"\x7f\"", "\"\xff\xfe\"", "\"é\"",
+	`"<a>&amp;"`, "\"\u2028\u2029\"", "\"\xe2\x80\"", "\"\xe2\x80\xa8", "\"\xe2\x80\xa7\"",
+	`[]`, `[ ]`, `[1,]`, `[,1]`, `[1 2]`, `[1,2`, `[[[]]]`, `[[[]]`, `]`, `[}`,
+	`{}`, `{ }`, `{"a":1}`, `{"a" : 1 , "b" : [ ] }`, `{"a":1,}`, `{"a"}`, `{"a":}`, `{a:1}`, `{"a":1 "b":2}`,
+	`{1:2}`, `{"a":1}}`, `{"a":{"b":{"c":[{}]}}}`, "\t\r\n{\"a\":1}\n", `{"a":1}x`, "\xef\xbb\xbf{}",
+	`{"\u0069d":1}`, `{"":""}`,
+}
+
+func TestValidAgreesWithEncodingJSON(t *testing.T) {
+	for _, in := range validCases {
+		checkValid(t, []byte(in))
+	}
+}
+
+// checkValid fails unless Valid and Marshaled say what encoding/json says.
+func checkValid(t *testing.T, in []byte) {
+	t.Helper()
+	want := json.Valid(in)
+	if got := Valid(in); got != want {
+		t.Errorf("Valid(%q) = %v, json.Valid says %v", in, got, want)
+	}
+	valid, marshaled := Marshaled(in)
+	if valid != want {
+		t.Errorf("Marshaled(%q) valid = %v, json.Valid says %v", in, valid, want)
+	}
+	if want {
+		out, err := json.Marshal(json.RawMessage(in))
+		if err != nil {
+			t.Fatalf("json.Marshal(%q): %v", in, err)
+		}
+		if same := bytes.Equal(out, in); marshaled != same {
+			t.Errorf("Marshaled(%q) = %v, but json.Marshal writes %q", in, marshaled, out)
+		}
+	}
+}
+
+func TestValidDepth(t *testing.T) {
+	for _, depth := range []int{maxDepth - 1, maxDepth, maxDepth + 1} {
+		arrays := strings.Repeat("[", depth) + strings.Repeat("]", depth)
+		objects := strings.Repeat(`{"a":`, depth-1) + "{}" + strings.Repeat("}", depth-1)
+		for _, in := range []string{arrays, objects} {
+			if got, want := Valid([]byte(in)), json.Valid([]byte(in)); got != want || want != (depth <= maxDepth) {
+				t.Errorf("depth %d: Valid = %v, json.Valid = %v", depth, got, want)
+			}
+		}
+	}
+}
+
+func TestFields(t *testing.T) {
+	in := []byte(` {"a" : 1, "b\u0022":"x", "\u0069d": [1, {"c":2}] } `)
+	fields, err := Fields(nil, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range fields {
+		key, err := f.Key()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if subSliceOffset(in, f.Value) < 0 || subSliceOffset(in, f.RawKey) < 0 {
+			t.Errorf("member %q is not a sub-slice of the input", key)
+		}
+		got = append(got, key+"="+string(f.Value))
+	}
+	if d := cmp.Diff([]string{`a=1`, `b"="x"`, `id=[1, {"c":2}]`}, got); d != "" {
+		t.Errorf("fields (-want +got):\n%s", d)
+	}
+	if !fields[2].KeyIs("id") || fields[2].KeyIs("i") || !fields[0].KeyIs("a") || fields[0].KeyIs("b") || !fields[1].KeyIs(`b"`) {
+		t.Error("KeyIs does not compare decoded keys")
+	}
+	// The error is ForEachMember's, and dst comes back as it was given.
+	dst := []Field{{Value: []byte("kept")}}
+	for in, want := range map[string]string{
+		`{"a":1,}`: "invalid JSON at byte 8",
+		`[1]`:      "not a JSON object",
+		`{"a":1}x`: "invalid JSON at byte 8",
+		``:         "invalid JSON",
+	} {
+		got, err := Fields(dst, []byte(in))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Fields(%q) error = %v, want %q", in, err, want)
+		}
+		if len(got) != 1 || string(got[0].Value) != "kept" {
+			t.Errorf("Fields(%q) changed dst: %q", in, got)
+		}
+	}
+}
+
+// FuzzValid holds Valid and Marshaled to encoding/json's answers, Fields
+// to ForEachValidMember's walk, and ScanFields and ScanElements to Fields
+// and Elements where the input is valid (and to not failing where not).
+func FuzzValid(f *testing.F) {
+	for _, in := range validCases {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		checkValid(t, in)
+		scanned := ScanFields(nil, in) // any input: it must not fail
+		var elements [][]byte
+		ScanElements(in, func(el []byte) { elements = append(elements, el) })
+		if want, ok := Elements(nil, in); ok {
+			if d := cmp.Diff(want, elements); d != "" {
+				t.Errorf("ScanElements(%q) differs from Elements (-want +got):\n%s", in, d)
+			}
+		}
+		fields, err := Fields(nil, in)
+		if err != nil {
+			return
+		}
+		if d := cmp.Diff(fields, scanned); d != "" {
+			t.Errorf("ScanFields(%q) differs from Fields (-want +got):\n%s", in, d)
+		}
+		var walked []Field
+		ForEachValidRawMember(in, func(_ string, rawKey, value []byte) error {
+			walked = append(walked, Field{rawKey, value})
+			return nil
+		})
+		if d := cmp.Diff(walked, fields); d != "" {
+			t.Errorf("Fields(%q) differs from the walk (-walk +fields):\n%s", in, d)
+		}
+	})
+}
