@@ -1,0 +1,53 @@
+package commands
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/connect"
+)
+
+// FuzzTestFile: any bytes as a test file are read without a panic or a
+// hang, and every mistake is reported as FILE:LINE:COLUMN: message, at a
+// place inside the file.
+func FuzzTestFile(f *testing.F) {
+	for _, s := range []string{
+		"server: {command: [srv]}\nsteps:\n  - call: echo message=hi\n    expect: {jq: .content}\n",
+		"server:\n  url: http://127.0.0.1:1/mcp\n  headers: {Authorization: Bearer ${TOKEN}}\nsteps:\n  - list-tools: -q .tools\n    capture: {n: '.tools|length'}\n  - call: {tool: t, args: {n: '{{n}}'}}\n",
+		"x-a: &a {exit: 2}\nserver: {name: s}\nsteps:\n  - run: ping\n    expect: {<<: *a}\n    within: 2s\n",
+		"steps:\n  - snapshot: s.json\n  - lint: {ignore: [description]}\n",
+		"server: {command: x}\nsteps: [{call: 'a {{{{b}}'}, {read: 'file:///x', expect: {matches: '['}}]\n",
+		"---\na: 1\n---\nb: 2\n",
+		"server: {command: x}\nsteps:\n  - call: echo\n    expect: {equals-file: e.json, schema: {type: object}, error-code: -32602}\n",
+	} {
+		f.Add([]byte(s))
+	}
+	dir := f.TempDir()
+	env := connect.Env{Environ: []string{"HOME=" + dir, "TOKEN=t"}, Cwd: dir, GOOS: runtime.GOOS}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "f.mcpv.yaml")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		fc := &fileContext{env: env, lines: &lineParser{environ: env.Environ, lines: map[string]*parsedLine{}}}
+		_, errs := readTestFile(fc, path)
+		if took := time.Since(start); took > 2*time.Second {
+			t.Errorf("took %v", took)
+		}
+		// YAML's line breaks: \r\n, \r and \n.
+		lines := strings.Count(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n") + strings.Count(strings.ReplaceAll(string(data), "\r\n", "\n"), "\r") + 1
+		for _, e := range errs {
+			if e.file != path || e.line < 1 || e.col < 1 || e.line > lines+1 || e.msg == "" {
+				t.Errorf("error outside the file: %q at %d:%d: %q (%d lines)", e.file, e.line, e.col, e.msg, lines)
+			}
+			if strings.ContainsAny(e.msg, "\n") {
+				t.Errorf("error of more than one line: %q", e.msg)
+			}
+		}
+	})
+}
