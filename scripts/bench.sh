@@ -17,7 +17,11 @@
 #     Inspector CLI doing the same (when npm can install them);
 #   - twenty calls through a session against twenty one-shot commands, and
 #     one call through a warm session against mcpv --version plus one
-#     round trip (the same npm server).
+#     round trip (the same npm server);
+#   - mcpv --version against a hello-world Go program built by the same
+#     toolchain, and the package initialisation GODEBUG=inittrace=1 reports;
+#   - list-tools of 10,000 tools over 100 pages against 1,000 over 10;
+#   - every Go benchmark in the repository (medians of 5).
 # Peers are built or installed OUTSIDE the repository, in
 #   ${MCPV_BENCH_DIR:-${TMPDIR:-/tmp}/mcpv-bench}
 # Needs go, GNU time (/usr/bin/time); node and npm for the last comparison.
@@ -29,7 +33,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	-n) runs=$2; shift ;;
 	--quick) quick=1; runs=5 ;;
-	-h | --help) sed -n '2,23p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,27p' "$0"; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -44,8 +48,77 @@ dir=${MCPV_BENCH_DIR:-${TMPDIR:-/tmp}/mcpv-bench}
 mkdir -p "$dir" && dir=$(cd "$dir" && pwd -P)
 case "$dir/" in "$repo"/*) die "MCPV_BENCH_DIR must be outside the repository" ;; esac
 
-echo "building mcpv and the demo server into $dir"
-(cd "$repo" && go build -o "$dir/mcpv" . && go build -o "$dir/demo-server" ./examples/demo-server) || die "go build failed"
+echo "building mcpv, the demo server and the reference programs into $dir"
+# mcpv is built as a release is (.goreleaser.yaml): static, no symbol table.
+(cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dir/mcpv" . && go build -o "$dir/demo-server" ./examples/demo-server) || die "go build failed"
+# A hello-world Go program, built by the same toolchain: the floor of any Go
+# program's start-up on this machine.
+mkdir -p "$dir/hello" "$dir/manytools"
+cat >"$dir/hello/main.go" <<'EOS'
+package main
+
+import "os"
+
+func main() { os.Stdout.WriteString("hello\n") }
+EOS
+printf 'module hello\n\ngo 1.26\n' >"$dir/hello/go.mod"
+# A stdio server with N tools served P to a page (initialize era), for the
+# cost of a large listing.
+cat >"$dir/manytools/main.go" <<'EOS'
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+)
+
+func main() {
+	n, _ := strconv.Atoi(os.Args[1])
+	per, _ := strconv.Atoi(os.Args[2])
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(nil, 1<<20)
+	out := bufio.NewWriter(os.Stdout)
+	for in.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Cursor string `json:"cursor"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(in.Bytes(), &m) != nil || m.ID == nil {
+			continue
+		}
+		switch m.Method {
+		case "initialize":
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"manytools","version":"1"}}}`+"\n", m.ID)
+		case "tools/list":
+			start, _ := strconv.Atoi(m.Params.Cursor)
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[`, m.ID)
+			for i := start; i < min(start+per, n); i++ {
+				if i > start {
+					out.WriteByte(',')
+				}
+				fmt.Fprintf(out, `{"name":"tool_%d","description":"Tool number %d, which takes a query and a limit.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"what to look for"},"limit":{"type":"integer","minimum":1,"maximum":100}},"required":["query"]}}`, i, i)
+			}
+			out.WriteString("]")
+			if start+per < n {
+				fmt.Fprintf(out, `,"nextCursor":"%d"`, start+per)
+			}
+			out.WriteString("}}\n")
+		default:
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", m.ID)
+		}
+		out.Flush()
+	}
+}
+EOS
+printf 'module manytools\n\ngo 1.26\n' >"$dir/manytools/go.mod"
+(cd "$dir/hello" && go build -o "$dir/hello-world" .) || die "go build of the hello-world program failed"
+(cd "$dir/manytools" && go build -o "$dir/manytools-server" .) || die "go build of the many-tools server failed"
 mcpv=$dir/mcpv
 demo=$dir/demo-server
 # The comparisons with a raw floor speak the initialize era, as the floor's
@@ -215,10 +288,31 @@ else
 	echo "(no node or npm: the Inspector CLI comparison is left out)"
 fi
 
-# 6. Start-up alone.
-reset version
-for _ in $(seq "$runs"); do measure version "$mcpv" --version; done
-row "mcpv --version (start-up alone)" "$(secs "$(median 1 version)"), $(mb "$(median 2 version)")" "" ""
+# 6. Start-up alone, against a hello-world Go program.
+reset version hello
+for _ in $(seq $((runs * 3))); do
+	measure version "$mcpv" --version
+	measure hello "$dir/hello-world"
+done
+row "mcpv --version (start-up alone)" "$(secs "$(median 1 version)"), $(mb "$(median 2 version)")" \
+	"hello-world Go program $(secs "$(median 1 hello)"), $(mb "$(median 2 hello)")" "$(ratio "$(median 1 version)" "$(median 1 hello)")"
+# Package initialisation, as the runtime reports it (ms summed over packages).
+: >"$dir/inittrace.t"
+for _ in $(seq "$runs"); do
+	GODEBUG=inittrace=1 "$mcpv" --version 2>&1 >/dev/null | awk '/^init / {ms += $5; b += $8; a += $10} END {printf "%.3f %d %d\n", ms, b, a}' >>"$dir/inittrace.t"
+done
+row "package initialisation of mcpv --version (GODEBUG=inittrace=1)" \
+	"$(awk '{print $1}' "$dir/inittrace.t" | sort -g | awk '{a[NR]=$1} END{printf "%.2f ms", a[int((NR+1)/2)]}'), $(awk 'NR==1 {printf "%d KB in %d allocations", $2/1024, $3}' "$dir/inittrace.t")" "" ""
+
+# 7. A large listing: 10,000 tools over 100 pages, against 1,000 over 10.
+reset many-10k many-1k
+for _ in $(seq "$runs"); do
+	measure many-10k "$mcpv" "${legacy[@]}" list-tools -- "$dir/manytools-server" 10000 100
+	measure many-1k "$mcpv" "${legacy[@]}" list-tools -- "$dir/manytools-server" 1000 100
+done
+listing=$("$mcpv" "${legacy[@]}" list-tools -- "$dir/manytools-server" 10000 100 | wc -c)
+row "list-tools, 10,000 tools over 100 pages ($(mb $((listing / 1024))) of JSON)" "$(secs "$(median 1 many-10k)"), $(mb "$(median 2 many-10k)")" \
+	"1,000 tools over 10 pages: $(secs "$(median 1 many-1k)"), $(mb "$(median 2 many-1k)")" "$(ratio "$(median 1 many-10k)" "$(median 1 many-1k)") the time"
 if [ -n "${warm_call:-}" ]; then
 	# The floor of a call through a warm session: mcpv's own start-up and
 	# one round trip with the server (the raw floor's time per ping).
@@ -226,6 +320,31 @@ if [ -n "${warm_call:-}" ]; then
 	row "one call through a warm session (npm everything server)" "$(secs "$warm_call")" \
 		"--version + one round trip $(secs "$floor")" "$(ratio "$warm_call" "$floor")"
 fi
+
+# 8. The Go benchmarks, medians of 5 runs each.
+gobench=$dir/gobench.txt
+echo "running the Go benchmarks"
+(cd "$repo" && go test -run '^$' -bench . -benchmem -count 5 ./... 2>&1) | grep -E '^(Benchmark|pkg:)' >"$gobench" || die "go test -bench failed"
+gorows=$(awk '
+	/^pkg:/ { pkg = $2; sub(/^github.com\/mcpv\/mcpv\/?/, "", pkg); if (pkg == "") pkg = "."; next }
+	{
+		name = $1; sub(/-[0-9]+$/, "", name); key = pkg " " name
+		if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+		for (i = 3; i < NF; i++) { u = $(i + 1); if (u ~ /^(ns\/op|MB\/s|B\/op|allocs\/op)$/) { vals[key, u] = vals[key, u] " " $i } }
+	}
+	function med(s,   a, m, i, j, t) {
+		m = split(s, a, " "); if (m == 0) return ""
+		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return a[int((m + 1) / 2)]
+	}
+	END {
+		for (k = 1; k <= n; k++) {
+			key = order[k]; split(key, p, " ")
+			ns = med(vals[key, "ns/op"]); mbs = med(vals[key, "MB/s"])
+			t = (ns >= 1e6) ? sprintf("%.2f ms", ns / 1e6) : (ns >= 1e3) ? sprintf("%.1f µs", ns / 1e3) : sprintf("%.0f ns", ns)
+			printf "| %s | %s | %s | %s | %s | %s |\n", p[1], p[2], t, (mbs == "" ? "" : mbs), med(vals[key, "B/op"]), med(vals[key, "allocs/op"])
+		}
+	}' "$gobench")
 
 # The report.
 out=$repo/docs/BENCHMARKS.md
@@ -246,6 +365,12 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || e
 	echo "| what | mcpv | reference | ratio |"
 	echo "| --- | --- | --- | --- |"
 	printf '%s\n' "${rows[@]}"
+	echo
+	echo "Go benchmarks (\`go test -run '^\$' -bench . -benchmem -count 5 ./...\`, medians):"
+	echo
+	echo "| package | benchmark | time/op | MB/s | B/op | allocs/op |"
+	echo "| --- | --- | --- | --- | --- | --- |"
+	echo "$gorows"
 	if [ -f "$repo/docs/BENCHMARKS.notes.md" ]; then
 		echo
 		cat "$repo/docs/BENCHMARKS.notes.md"
