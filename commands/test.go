@@ -27,6 +27,7 @@ import (
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
+	"github.com/mcpv/mcpv/redact"
 )
 
 type testCmd struct {
@@ -195,7 +196,7 @@ func (c *testCmd) resolve(files []*testFile, global []string, env connect.Env, o
 			fmt.Fprintf(out.ios.Err, "mcpv: %s:%d:%d: server: %s\n", f.path, at.line, at.col, serverMessage(err))
 			return nil, batchFailed{exitCode(err)}
 		}
-		f.serve.display = mask(f.serve.display, fileSecrets(f, settings))
+		f.serve.display = redact.String(f.serve.display, fileSecrets(f, settings))
 		jobs = append(jobs, job{f, settings, selected})
 	}
 	if len(jobs) == 0 {

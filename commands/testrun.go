@@ -150,7 +150,7 @@ func (r *testRunner) run(ctx context.Context, f *testFile, settings *connect.Set
 		}
 		rep.code = exitCode(err)
 		msg, _, _ := strings.Cut(err.Error(), "\n") // the server's stderr is in the report
-		rep.err = mask(msg+hint(err), secrets)
+		rep.err = redact.String(msg+hint(err), secrets)
 		skipRest(0, "not run: the session could not be opened")
 		return rep
 	}
@@ -281,13 +281,13 @@ func (r *testRunner) step(ctx context.Context, s *session, st *testStep, lines *
 	}
 	for i := range sr.failures {
 		f := &sr.failures[i]
-		f.message, f.expected, f.actual = mask(f.message, secrets), mask(f.expected, secrets), mask(f.actual, secrets)
+		f.message, f.expected, f.actual = redact.String(f.message, secrets), redact.String(f.expected, secrets), redact.String(f.actual, secrets)
 		for j := range f.details {
-			f.details[j] = mask(f.details[j], secrets)
+			f.details[j] = redact.String(f.details[j], secrets)
 		}
 	}
 	for i := range sr.notes {
-		sr.notes[i] = mask(sr.notes[i], secrets)
+		sr.notes[i] = redact.String(sr.notes[i], secrets)
 	}
 	return sr
 }
@@ -386,16 +386,6 @@ func finish(o outcome) outcome {
 		o.value = batchError(o.err)
 	}
 	return o
-}
-
-// mask replaces secrets in text a report shows.
-func mask(text string, secrets []string) string {
-	for _, s := range secrets {
-		if len(s) >= redact.MinLength {
-			text = strings.ReplaceAll(text, s, redact.Mask)
-		}
-	}
-	return text
 }
 
 func roundDuration(d time.Duration) time.Duration {

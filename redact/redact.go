@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -241,6 +242,20 @@ func (s *Scrubber) Add(secrets ...string) {
 		s.secrets = append(s.secrets, []byte(sec))
 	}
 	sort.Slice(s.secrets, func(i, j int) bool { return len(s.secrets[i]) > len(s.secrets[j]) })
+}
+
+// String masks every secret in text that is at least MinLength long,
+// longest first, so a secret that contains another is masked whole, as the
+// Scrubber does.
+func String(text string, secrets []string) string {
+	sorted := slices.Clone(secrets)
+	slices.SortFunc(sorted, func(a, b string) int { return len(b) - len(a) })
+	for _, sec := range sorted {
+		if len(sec) >= MinLength {
+			text = strings.ReplaceAll(text, sec, Mask)
+		}
+	}
+	return text
 }
 
 func containsBytes(list [][]byte, s string) bool {

@@ -127,3 +127,13 @@ func TestURLSecrets(t *testing.T) {
 		t.Errorf("ArgSecrets = %q", got)
 	}
 }
+
+// TestString: a secret that contains another is masked whole, whatever
+// the order the secrets come in; short values are left alone.
+func TestString(t *testing.T) {
+	for _, secrets := range [][]string{{"abcd1234", "abcd1234efgh5678"}, {"abcd1234efgh5678", "abcd1234"}} {
+		if got := String("x abcd1234efgh5678 y abcd1234 z", append(secrets, "ab")); got != "x *** y *** z" {
+			t.Errorf("String with %q = %q", secrets, got)
+		}
+	}
+}
