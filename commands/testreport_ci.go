@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -233,19 +234,10 @@ func tapText(s string) string {
 // member on a line of its own, its value as JSON (which YAML reads).
 func writeYAMLBlock(b *bufio.Writer, indent string, v map[string]any) {
 	b.WriteString(indent + "---\n")
-	for _, k := range sortedKeys(v) {
+	for _, k := range slices.Sorted(maps.Keys(v)) {
 		fmt.Fprintf(b, "%s%s: %s\n", indent, k, mustJSON(v[k]))
 	}
 	b.WriteString(indent + "...\n")
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func failureJSON(f failure) map[string]any {

@@ -82,14 +82,7 @@ func templateKey(raw json.RawMessage) string {
 func (d *differ) objects(kind string, old, new []json.RawMessage, key func(json.RawMessage) string,
 	compare func(label string, o, n map[string]any)) {
 	oldBy, newBy := byKey(old, key), byKey(new, key)
-	keys := slices.Sorted(maps.Keys(oldBy))
-	for k := range newBy {
-		if _, ok := oldBy[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range memberKeys(oldBy, newBy) {
 		o, inOld := oldBy[k]
 		n, inNew := newBy[k]
 		switch {
@@ -186,14 +179,7 @@ func (d *differ) prompt(label string, o, n map[string]any) {
 // arguments compares a prompt's argument lists, matched by name.
 func (d *differ) arguments(label string, old, new []any) {
 	oldBy, newBy := argumentsByName(old), argumentsByName(new)
-	names := slices.Sorted(maps.Keys(oldBy))
-	for k := range newBy {
-		if _, ok := oldBy[k]; !ok {
-			names = append(names, k)
-		}
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	for _, name := range memberKeys(oldBy, newBy) {
 		o, inO := oldBy[name]
 		n, inN := newBy[name]
 		path := "arguments" + pathKey(name)
@@ -255,8 +241,8 @@ func (d *differ) member(label, path string, ov any, inO bool, nv any, inN bool) 
 	}
 }
 
-// memberKeys are the keys of o and n but skip, sorted.
-func memberKeys(o, n map[string]any, skip ...string) []string {
+// memberKeys are the keys of o and n but skip, sorted, each once.
+func memberKeys[V any](o, n map[string]V, skip ...string) []string {
 	set := map[string]bool{}
 	for k := range o {
 		set[k] = true

@@ -1,7 +1,6 @@
 package surface
 
 import (
-	"maps"
 	"reflect"
 	"slices"
 )
@@ -179,22 +178,13 @@ func (d *differ) properties(label, path string, o, n map[string]any, dir directi
 		}
 		return
 	}
-	names := map[string]bool{}
-	for _, m := range []map[string]any{oProps, nProps} {
-		for k := range m {
-			names[k] = true
-		}
-	}
-	for _, m := range []map[string]bool{oReq, nReq} {
-		for k := range m {
-			names[k] = true
-		}
-	}
+	names := append(memberKeys(oProps, nProps), memberKeys(oReq, nReq)...)
+	slices.Sort(names)
 	noun := "property"
 	if args {
 		noun = "argument"
 	}
-	for _, name := range slices.Sorted(maps.Keys(names)) {
+	for _, name := range slices.Compact(names) {
 		op, inO := oProps[name]
 		np, inN := nProps[name]
 		p := path + ".properties" + pathKey(name)
