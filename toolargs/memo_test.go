@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -34,15 +35,39 @@ func TestCompileOnce(t *testing.T) {
 			t.Error("an invalid schema compiled")
 		}
 	}
-	// A caller that gives up does not spoil the schema for the next one.
+}
+
+// A compilation its caller gave up on still finishes, once, for the next
+// caller.
+func TestCompileGivenUpFinishes(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	m := schemaMemo{compile: func(s json.RawMessage) (*Validator, error) {
+		calls.Add(1)
+		close(started)
+		<-release
+		return compile(s)
+	}}
+	schema := json.RawMessage(`{"type":"integer"}`)
 	ctx, cancel := context.WithCancelCause(t.Context())
 	stop := errors.New("interrupted")
+	errc := make(chan error, 1)
+	go func() {
+		_, err := m.get(ctx, schema)
+		errc <- err
+	}()
+	<-started
 	cancel(stop)
-	if _, err := Compile(ctx, schema); !errors.Is(err, stop) {
-		t.Errorf("with its context ended: %v", err)
+	if err := <-errc; !errors.Is(err, stop) {
+		t.Fatalf("with its context ended: %v", err)
 	}
-	if v, err := Compile(t.Context(), schema); v != first || err != nil {
-		t.Errorf("after an interrupted caller: %p, %v", v, err)
+	close(release)
+	v, err := m.get(t.Context(), schema)
+	if v == nil || err != nil {
+		t.Fatalf("the next caller: %v, %v", v, err)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("compiled %d times, want once", n)
 	}
 }
 

@@ -53,9 +53,6 @@ func (e *LimitError) Error() string {
 // (the same tool called many times in a batch or a session) get the same
 // Validator.
 func Compile(ctx context.Context, schema json.RawMessage) (*Validator, error) {
-	if d := rawjson.Depth(schema); d > MaxDepth {
-		return nil, &LimitError{Depth: d}
-	}
 	return compiled.get(ctx, schema)
 }
 
@@ -84,7 +81,12 @@ func within[T any](ctx context.Context, fn func() (T, error)) (T, error) {
 	}
 }
 
+// compile compiles a schema the memo has not seen; the depth is checked
+// here, so the memo keeps a *LimitError too.
 func compile(schema json.RawMessage) (*Validator, error) {
+	if d := rawjson.Depth(schema); d > MaxDepth {
+		return nil, &LimitError{Depth: d}
+	}
 	s, err := jsonschema.Compile(schema)
 	if err != nil {
 		return nil, err

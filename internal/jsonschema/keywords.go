@@ -338,13 +338,3 @@ func duplicate(arr []value) (int, int) {
 	}
 	return -1, -1
 }
-
-// cutFragment splits a URI reference at its fragment.
-func cutFragment(ref string) (string, string, bool) {
-	for i := 0; i < len(ref); i++ {
-		if ref[i] == '#' {
-			return ref[:i], ref[i+1:], true
-		}
-	}
-	return ref, "", false
-}

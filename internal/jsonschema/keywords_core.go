@@ -1,5 +1,7 @@
 package jsonschema
 
+import "strings"
+
 // core compiles the keywords of the core, meta-data and content
 // vocabularies; false for another keyword.
 func (k *keywords) core(key string, v *value) (bool, error) {
@@ -23,7 +25,7 @@ func (k *keywords) core(key string, v *value) (bool, error) {
 			return true, k.fail(key, "got %s, want a URI-reference string", v.typeName())
 		}
 		if d >= draft2019 {
-			if _, frag, _ := cutFragment(v.str); frag != "" {
+			if _, frag, _ := strings.Cut(v.str, "#"); frag != "" {
 				return true, k.fail(key, "%s has a fragment, which %s ids may not have (use $anchor)", quote(v.str), d)
 			}
 		}
@@ -75,7 +77,7 @@ func (k *keywords) core(key string, v *value) (bool, error) {
 			return true, err
 		}
 		// The scope decides only when the first target has the anchor named.
-		if _, frag, _ := cutFragment(v.str); frag != "" {
+		if _, frag, _ := strings.Cut(v.str, "#"); frag != "" {
 			if a := target.member("$dynamicAnchor"); a != nil && a.kind == kindString && a.str == frag {
 				n.dynamicName = frag
 			}
