@@ -387,3 +387,24 @@ func TestTestCommandInterruptBeforeAFile(t *testing.T) {
 		t.Error("the second file's server was started after Ctrl-C")
 	}
 }
+
+// A step that expects the tool's outputSchema is not checked against it a
+// second time by --lint: one violation, one failure.
+func TestTestCommandOutputSchemaOnce(t *testing.T) {
+	t.Parallel()
+	fixture := buildTool(t, t.TempDir(), "../internal/fixtureserver/cmd/fixture-server")
+	dir := t.TempDir()
+	spec, err := filepath.Abs(filepath.Join("..", "internal", "surface", "testdata", "bad.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "t.yaml"), []byte("server: {command: [\"${FIXTURE_SERVER}\", \"${FIXTURE_SPEC}\"]}\nsteps:\n  - call: report\n    expect: {output-schema: true}\n"), 0o644)
+	code, stdout, _ := mcpvTest(t, dir, []string{"FIXTURE_SERVER=" + fixture, "FIXTURE_SPEC=" + spec}, "--lint", "t.yaml")
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	got := normalize(stdout, fixture, "FIXTURE_SERVER", spec, "FIXTURE_SPEC")
+	if !strings.Contains(got, "output-schema: structuredContent breaks the outputSchema at /count") || strings.Contains(got, "[structured-result]") {
+		t.Errorf("the step should fail once, on output-schema:\n%s", got)
+	}
+}
