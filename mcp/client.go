@@ -47,8 +47,9 @@ type ClientOptions struct {
 	// with server/discover, as a client of both eras should, and falls back
 	// to initialize when the server does not answer as a modern one.
 	Probe bool
-	// DiscoverWait bounds the server/discover probe; zero means
-	// DefaultDiscoverWait.
+	// DiscoverWait is how long the server/discover probe waits before it
+	// pings the server to learn whether it is up; zero means
+	// DefaultDiscoverWait. It never ends the probe: see probe.
 	DiscoverWait time.Duration
 }
 
@@ -80,11 +81,6 @@ func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, e
 	if IsModern(opts.ProtocolVersion) {
 		return discover(ctx, s, opts, opts.ProtocolVersion)
 	}
-	if opts.ProtocolVersion == "" && opts.Probe {
-		if c, err, final := probe(ctx, s, opts); final {
-			return c, err
-		}
-	}
 	offered := opts.ProtocolVersion
 	if offered == "" {
 		offered = LatestVersion
@@ -93,7 +89,25 @@ func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, e
 	if caps == nil {
 		caps = json.RawMessage(`{}`)
 	}
-	raw, err := initialize(ctx, s, offered, caps, opts.Info)
+	var pending *request
+	if opts.ProtocolVersion == "" && opts.Probe {
+		params, err := initializeParams(offered, caps, opts.Info)
+		if err != nil {
+			return nil, err
+		}
+		c, err, final, init := probe(ctx, s, opts, params)
+		if final {
+			return c, err
+		}
+		pending = init
+	}
+	var raw json.RawMessage
+	var err error
+	if pending != nil {
+		raw, err = pending.wait(ctx)
+	} else {
+		raw, err = initialize(ctx, s, offered, caps, opts.Info)
+	}
 	if supported, ok := unsupportedVersion(err); ok && opts.ProtocolVersion != "" {
 		return nil, &VersionError{Offered: offered, ServerSupports: supported, Accepted: accepted(opts)}
 	} else if ok {
@@ -194,15 +208,19 @@ func accepted(opts ClientOptions) []string {
 }
 
 func initialize(ctx context.Context, s *Session, version string, caps json.RawMessage, info Implementation) (json.RawMessage, error) {
-	params, err := json.Marshal(struct {
-		ProtocolVersion string          `json:"protocolVersion"`
-		Capabilities    json.RawMessage `json:"capabilities"`
-		ClientInfo      Implementation  `json:"clientInfo"`
-	}{version, caps, info})
+	params, err := initializeParams(version, caps, info)
 	if err != nil {
 		return nil, err
 	}
 	return s.Call(ctx, "initialize", params)
+}
+
+func initializeParams(version string, caps json.RawMessage, info Implementation) (json.RawMessage, error) {
+	return json.Marshal(struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ClientInfo      Implementation  `json:"clientInfo"`
+	}{version, caps, info})
 }
 
 // serverVersions reads the versions listed by an "unsupported protocol

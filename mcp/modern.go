@@ -44,9 +44,10 @@ const (
 	CodeUnsupportedProtocolVersion        = -32022
 )
 
-// DefaultDiscoverWait bounds the server/discover probe: a server of the
-// initialize era may leave a request it does not know before initialize
-// unanswered.
+// DefaultDiscoverWait is how long the server/discover probe waits for an
+// answer before it asks whether the server is up at all (a ping). It is no
+// deadline: a server that is still starting (a cold npx, uvx or go run)
+// answers neither, and mcpv waits for it up to the connect timeout.
 const DefaultDiscoverWait = 5 * time.Second
 
 // probe tries the modern era first, as a client of both eras should
@@ -54,44 +55,151 @@ const DefaultDiscoverWait = 5 * time.Second
 // it sends server/discover and takes the answer of a modern server. A
 // modern server's error (-32020, -32021, -32022 again) is final, and so is
 // no version in common in either era, the caller's context ending, or the
-// server wanting authorization. Any other outcome (another error, a result
-// without a modern version, no answer within the wait) leaves the decision
-// to initialize.
-func probe(ctx context.Context, s *Session, opts ClientOptions) (c *Client, err error, final bool) {
+// server wanting authorization. Any other answer (another error, a result
+// without a modern version) means a server of the initialize era.
+//
+// Silence is not an answer. A JSON-RPC server must answer every request,
+// if only with "method not found", so a server that says nothing may still
+// be starting (a cold npx, uvx or go run). After opts.DiscoverWait, probe
+// sends a ping (allowed before initialize in every version): a server that
+// answers the ping but not the server/discover sent before it is up and
+// ignoring the probe, as some servers of the initialize era do with
+// requests before initialize, and only then does initialize go out. The
+// probe stays pending: a modern answer that arrives before initialize's is
+// still taken. The reader delivers responses in the order they arrive, so
+// each decision first looks whether server/discover's response came
+// before the one that prompted it. The outcome depends on what the server
+// answers and in what order, never on how long it takes to start; ctx
+// (the connect timeout) is the only deadline.
+//
+// When the server is of the initialize era, probe returns final false and,
+// when initialize has already gone out, that request.
+func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.RawMessage) (c *Client, err error, final bool, init *request) {
 	wait := opts.DiscoverWait
 	if wait <= 0 {
 		wait = DefaultDiscoverWait
 	}
-	pctx, cancel := context.WithTimeout(withSilentCancel(ctx), wait)
-	defer cancel()
-	c, err = discover(pctx, s, opts, ModernVersion)
-	if err == nil {
-		return c, nil, true
+	// The probe's requests end silently: a server of the initialize era
+	// must get nothing about them before initialize.
+	pctx := withSilentCancel(ctx)
+	c = newModernClient(s, opts, ModernVersion)
+	var disc, ping *request
+	defer func() {
+		for _, r := range []*request{disc, ping} {
+			if r != nil {
+				r.abandon()
+			}
+		}
+	}()
+	// decide settles the probe on server/discover's response.
+	decide := func(m message) (*Client, error, bool, *request) {
+		raw, derr := disc.take(pctx, m)
+		disc = nil
+		c, derr := c.discovered(pctx, raw, derr)
+		if derr == nil || !legacyAnswer(ctx, derr) {
+			if init != nil {
+				init.abandon() // forgotten: the modern era is settled
+				if v, ok := s.t.(VersionSetter); ok && derr == nil {
+					v.SetProtocolVersion(c.version)
+				}
+			}
+			return c, derr, true, nil
+		}
+		if init == nil {
+			if init, err = fallBack(pctx, s, initParams); err != nil {
+				return nil, err, true, nil
+			}
+		}
+		return nil, nil, false, init
 	}
-	if !legacyAnswer(ctx, pctx, err) {
-		return nil, err, true
+	disc, err = s.begin(pctx, "server/discover", c.stamp(nil))
+	if err != nil {
+		if legacyAnswer(ctx, err) {
+			init, err = fallBack(pctx, s, initParams)
+			return nil, err, err != nil, init
+		}
+		return nil, err, true, nil
 	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	var pinged, initialized <-chan message
+	for {
+		select {
+		case m := <-disc.ch:
+			return decide(m)
+		case <-timer.C:
+			if ping, err = s.begin(pctx, "ping", nil); err == nil {
+				pinged = ping.ch
+			}
+		case m := <-pinged:
+			pinged = nil
+			_, perr := ping.take(pctx, m)
+			ping = nil
+			select {
+			case m := <-disc.ch:
+				return decide(m) // it came first
+			default:
+			}
+			if serverAnswered(perr) {
+				if init, err = fallBack(pctx, s, initParams); err != nil {
+					return nil, err, true, nil
+				}
+				initialized = init.ch
+			}
+		case m := <-initialized:
+			select {
+			case dm := <-disc.ch:
+				init.ch <- m // put back (the channel has room again) for whoever takes init
+				return decide(dm)
+			default:
+			}
+			init.ch <- m
+			// initialize answered while server/discover is unanswered:
+			// a server of the initialize era that ignores the probe.
+			return nil, nil, false, init
+		case <-s.done:
+			if init != nil {
+				return nil, nil, false, init // its wait reports the end
+			}
+			return nil, fmt.Errorf("server/discover: %w", s.Err()), true, nil
+		case <-ctx.Done():
+			if init != nil {
+				init.abandon()
+			}
+			return nil, context.Cause(ctx), true, nil
+		}
+	}
+}
+
+// fallBack sends initialize with params, leaving its answer to be taken.
+func fallBack(ctx context.Context, s *Session, params json.RawMessage) (*request, error) {
 	if v, ok := s.t.(VersionSetter); ok {
 		v.SetProtocolVersion("") // initialize goes out without a version header
 	}
-	return nil, nil, false
+	return s.begin(ctx, "initialize", params)
+}
+
+// serverAnswered reports whether a request's outcome came from the server:
+// a result, a JSON-RPC error, or an HTTP status, rather than the
+// connection's end or the caller giving up.
+func serverAnswered(err error) bool {
+	var ce *CallError
+	var se *StatusError
+	return err == nil || errors.As(err, &ce) || errors.As(err, &se)
 }
 
 // legacyAnswer reports whether the probe's failure err says "a server of
 // the initialize era": a JSON-RPC error that is not a modern one, a
-// discover result with no modern version but an older one in common, an
-// HTTP 4xx without a JSON-RPC body, or no answer within the probe's wait.
-// Anything else (the caller giving up, authorization failing, the server
-// gone) is an answer in itself.
-func legacyAnswer(ctx, probeCtx context.Context, err error) bool {
+// discover result with no modern version but an older one in common, or an
+// HTTP 4xx without a JSON-RPC body. Anything else (the caller giving up,
+// authorization failing, the server gone) is an answer in itself.
+func legacyAnswer(ctx context.Context, err error) bool {
 	var ce *CallError
 	var ve *VersionError
 	var se *StatusError
 	switch {
 	case ctx.Err() != nil:
 		return false
-	case probeCtx.Err() != nil:
-		return true // silence
 	case errors.As(err, &ce):
 		code := ce.Err.Code
 		return code != CodeHeaderMismatch && code != CodeMissingRequiredClientCapabilities && code != CodeUnsupportedProtocolVersion
@@ -108,11 +216,25 @@ func legacyAnswer(ctx, probeCtx context.Context, err error) bool {
 // client, or an error saying why the server is not (or not in a version
 // mcpv speaks) a modern one.
 func discover(ctx context.Context, s *Session, opts ClientOptions, version string) (*Client, error) {
+	c := newModernClient(s, opts, version)
+	raw, err := c.s.Call(ctx, "server/discover", c.stamp(nil))
+	return c.discovered(ctx, raw, err)
+}
+
+// newModernClient is a client of the modern era offering version, before
+// server/discover has been answered.
+func newModernClient(s *Session, opts ClientOptions, version string) *Client {
 	c := &Client{s: s, opts: opts, version: version, modern: true, modernCaps: withExtensions(opts.Capabilities)}
 	if v, ok := s.t.(VersionSetter); ok {
 		v.SetProtocolVersion(version) // HTTP: MCP-Protocol-Version from the first request on
 	}
-	raw, err := c.s.Call(ctx, "server/discover", c.stamp(nil))
+	return c
+}
+
+// discovered completes discover with the answer to server/discover: raw,
+// or err.
+func (c *Client) discovered(ctx context.Context, raw json.RawMessage, err error) (*Client, error) {
+	s, opts, version := c.s, c.opts, c.version
 	if supported, ok := unsupportedVersion(err); ok {
 		// One retry with the newest version both speak, even the same
 		// one: a server may refuse a first request for reasons of its own.

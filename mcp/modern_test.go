@@ -214,19 +214,18 @@ func TestModernErrorMessages(t *testing.T) {
 }
 
 // By default a client probes with server/discover: a modern server is
-// spoken to in the modern era; an error answer, a discover result without
-// a modern version, or silence past the wait leads to initialize.
+// spoken to in the modern era; an error answer, or a discover result
+// without a modern version, leads to initialize. (Silence: probe_test.go.)
 func TestProbe(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
-		answer string // "" sends nothing
+		answer string
 		modern bool
 	}{
 		{"modern", `"result":` + discovered, true},
 		{"method not found", `"error":{"code":-32601,"message":"Method not found"}`, false},
 		{"not initialized", `"error":{"code":-32002,"message":"Server not initialized"}`, false},
 		{"only older versions", `"result":{"supportedVersions":["2025-11-25"],"capabilities":{}}`, false},
-		{"silence", "", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s, m := newTestSession(t, SessionOptions{})
@@ -235,9 +234,7 @@ func TestProbe(t *testing.T) {
 			if req.Method != "server/discover" {
 				t.Fatalf("first message %s, want server/discover", req.Method)
 			}
-			if tt.answer != "" {
-				m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,`+tt.answer+`}`)
-			}
+			m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,`+tt.answer+`}`)
 			if tt.modern {
 				if r := waitFor(t, init); r.err != nil || !r.c.Modern() {
 					t.Fatalf("Initialize = %v", r.err)

@@ -168,6 +168,26 @@ func NewSession(t Transport, opts SessionOptions) *Session {
 // initialize: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation);
 // or the session's terminal error.
 func (s *Session) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	r, err := s.begin(ctx, method, params)
+	if err != nil {
+		return nil, err
+	}
+	return r.wait(ctx)
+}
+
+// request is a request on the wire whose response is still to be taken.
+// Exactly one of wait, take or abandon ends it.
+type request struct {
+	s      *Session
+	id     int64
+	method string
+	ch     chan message // 1-buffered; the reader puts the response here
+}
+
+// begin registers a request and writes it, without waiting for the
+// response: Call is begin then wait. The pending entry exists before the
+// write, so no response can arrive unmatched.
+func (s *Session) begin(ctx context.Context, method string, params json.RawMessage) (*request, error) {
 	n := s.lastID.Add(1)
 	ch := replies.Get().(chan message)
 	s.mu.Lock()
@@ -194,32 +214,53 @@ func (s *Session) Call(ctx context.Context, method string, params json.RawMessag
 		}
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
+	return &request{s: s, id: n, method: method, ch: ch}, nil
+}
 
+// wait returns the request's response, as Call does.
+func (r *request) wait(ctx context.Context) (json.RawMessage, error) {
+	s := r.s
 	select {
-	case m := <-ch:
-		replies.Put(ch)
-		s.notes.wait(ctx, s.noted, m.notes)
-		return response(method, m)
+	case m := <-r.ch:
+		return r.take(ctx, m)
 	case <-ctx.Done():
-		if !s.forget(n) {
+		if m, ok := r.abandon(); ok {
 			// The reader delivered the response as ctx ended: prefer it.
-			m := <-ch
-			replies.Put(ch)
-			return response(method, m)
+			return response(r.method, m)
 		}
-		replies.Put(ch)
-		if method != "initialize" && !silentCancel(ctx) {
-			s.cancelRemote(intID(n), context.Cause(ctx))
+		if r.method != "initialize" && !silentCancel(ctx) {
+			s.cancelRemote(intID(r.id), context.Cause(ctx))
 		}
 		return nil, context.Cause(ctx)
 	case <-s.done:
 		select {
-		case m := <-ch:
-			return response(method, m)
+		case m := <-r.ch:
+			return response(r.method, m)
 		default:
 		}
-		return nil, fmt.Errorf("%s: %w", method, s.Err())
+		return nil, fmt.Errorf("%s: %w", r.method, s.Err())
 	}
+}
+
+// take turns m, received from r.ch, into the result: after the
+// notifications that came before it have been handled.
+func (r *request) take(ctx context.Context, m message) (json.RawMessage, error) {
+	replies.Put(r.ch)
+	r.s.notes.wait(ctx, r.s.noted, m.notes)
+	return response(r.method, m)
+}
+
+// abandon forgets the request, telling the server nothing; a response that
+// arrives later is ignored. It returns the response when the reader had
+// already delivered it.
+func (r *request) abandon() (message, bool) {
+	if !r.s.forget(r.id) {
+		m := <-r.ch
+		replies.Put(r.ch)
+		return m, true
+	}
+	replies.Put(r.ch)
+	return message{}, false
 }
 
 // replies holds the channels that calls wait on, for reuse. A channel goes
