@@ -121,7 +121,7 @@ func TestConnectTimeout(t *testing.T) {
 	t.Parallel()
 	// sleep never answers initialize.
 	r := mcpv(t, "", "--connect-timeout", "200ms", "ping", "--", "sleep", "30")
-	if r.code != 124 || !strings.Contains(r.stderr, "initialize: no answer within 200ms") {
+	if r.code != 124 || !strings.Contains(r.stderr, "the server did not answer within 200ms of its start (--connect-timeout); it wrote nothing on its stdout") {
 		t.Fatalf("code %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -266,7 +266,7 @@ func TestStartUpEndsPromptly(t *testing.T) {
 	stubborn := []string{"--", "/bin/sh", "-c", `trap "" TERM; echo started >&2; sleep 30`}
 	start := time.Now()
 	r := mcpv(t, "", append([]string{"--connect-timeout", "300ms", "ping"}, stubborn...)...)
-	if r.code != 124 || !strings.Contains(r.stderr, "initialize: no answer within 300ms") {
+	if r.code != 124 || !strings.Contains(r.stderr, "the server did not answer within 300ms of its start (--connect-timeout)") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	if took := time.Since(start); took > 2500*time.Millisecond {

@@ -23,7 +23,7 @@ function __mcpv_takes
     set -l c $argv[1]
     while true
         switch "$c:$argv[2]"
-            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--session-id' ':--config' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color'
+            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--session-id' ':--config' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--framing' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color'
                 echo 1
                 return 0
             case ':--jq-arg' ':--jq-argjson'
@@ -243,6 +243,7 @@ complete -c mcpv -n '__mcpv_in ""' -l timeout -x -d 'Give up on a request after 
 complete -c mcpv -n '__mcpv_in ""' -l connect-timeout -x -d 'Give up if the server has not started and answered initialize within this long.'
 complete -c mcpv -n '__mcpv_in ""' -l protocol-version -x -d 'Offer this protocol version and accept no other (default: offer 2025-11-25, accept 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05); 2026-07-28 speaks the modern era (server/discover, no initialize).'
 complete -c mcpv -n '__mcpv_in ""' -l protocol-era -x -a 'legacy auto modern' -d 'auto: probe with server/discover (MCP 2026-07-28) and fall back to initialize for older servers; legacy: start with initialize (a server that shows it is of 2026-07-28 only is still spoken to in that era); modern: 2026-07-28 only.'
+complete -c mcpv -n '__mcpv_in ""' -l framing -x -a 'auto lines content-length' -d 'How a stdio server\'s messages are delimited: auto (lines, switching to Content-Length headers when the server\'s first bytes are headers), lines, or content-length (for a server that frames them as LSP does and waits for the client).'
 complete -c mcpv -n '__mcpv_in ""' -l quiet -d 'Do not show the server\'s stderr (its last lines still appear in errors).'
 complete -c mcpv -n '__mcpv_in ""' -s v -l verbose -d 'Trace the JSON-RPC messages on stderr.'
 complete -c mcpv -n '__mcpv_in ""' -l auth -x -a 'auto stored none' -d 'OAuth for HTTP servers: auto (authorize in a browser when needed), stored (only stored or refreshable tokens; exit 5 otherwise) or none. Default: auto when stdin and stderr are terminals, else stored.'

@@ -247,6 +247,7 @@ type Server struct {
 	Headers         []Var
 	Timeout         time.Duration // 0: not set
 	ProtocolVersion string
+	Framing         string // a stdio server's: "auto", "lines", "content-length", or "" (not set)
 	OAuth           OAuth
 	Warnings        []string // fields mcpv understood but cannot honour
 }

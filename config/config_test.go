@@ -216,6 +216,8 @@ func TestParseErrorsHaveLineAndColumn(t *testing.T) {
 		{"yaml timeout", "a.yaml", "servers:\n  a:\n    command: x\n    timeout: soon\n", `:4:14: server "a": timeout "soon" is not a duration: want e.g. 30s, 1m30s or a number of seconds`},
 		{"yaml http", "a.yaml", "servers:\n  a:\n    transport: sse\n    http: [1]\n", `:4:11: server "a": http must be an object, not an array`},
 		{"yaml transport", "a.yaml", "servers:\n  a:\n    transport: websocket\n    command: x\n", `:3:16: server "a": unknown transport "websocket"`},
+		{"yaml framing", "a.yaml", "servers:\n  a:\n    command: x\n    framing: lsp\n", `:4:14: server "a": unknown framing "lsp" (want auto, lines or content-length)`},
+		{"yaml framing for http", "a.yaml", "servers:\n  a:\n    url: http://h/\n    framing: lines\n", `:4:14: server "a": framing is for stdio servers`},
 		{"yaml root", "a.yaml", "- 1\n", `:1:1: want a mapping with "servers", found an array`},
 		// After a byte-order mark, positions are those an editor shows.
 		{"json BOM", "a.json", "\xEF\xBB\xBF{\"mcpServers\": {\"x\": 3}}", `:1:22: server "x": want an object, found a number`},

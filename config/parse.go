@@ -95,6 +95,7 @@ func (f *File) entry(name string, n *node) (*Server, error) {
 	s.URL = str("url")
 	typ := str("type")
 	transport := str("transport")
+	s.Framing = str("framing")
 	s.ProtocolVersion = str("protocol_version")
 	if s.ProtocolVersion == "" {
 		s.ProtocolVersion = str("protocolVersion")
@@ -145,6 +146,14 @@ func (f *File) entry(name string, n *node) (*Server, error) {
 	}
 	if s.Transport, err = transportOf(s, n, typ, transport); err != nil {
 		return nil, err
+	}
+	if s.Framing != "" {
+		switch {
+		case s.Framing != "auto" && s.Framing != "lines" && s.Framing != "content-length":
+			return nil, errorAt(n.get("framing"), "server %q: unknown framing %q (want auto, lines or content-length)", name, s.Framing)
+		case s.Transport != "stdio":
+			return nil, errorAt(n.get("framing"), "server %q: framing is for stdio servers", name)
+		}
 	}
 	return s, nil
 }

@@ -106,9 +106,21 @@ type TimeoutError struct {
 	Method  string
 	Timeout time.Duration
 	Cap     bool // the absolute cap expired, though progress kept coming
+	// Connect marks the connect timeout: the server did not get through
+	// start-up and the handshake (whichever era's) in time. Hint, if set,
+	// is what may be the cause.
+	Connect bool
+	Hint    string
 }
 
 func (e *TimeoutError) Error() string {
+	if e.Connect {
+		msg := fmt.Sprintf("the server did not answer within %s of its start (--connect-timeout)", e.Timeout)
+		if e.Hint != "" {
+			msg += "; " + e.Hint
+		}
+		return msg
+	}
 	if e.Cap {
 		return fmt.Sprintf("%s: not done within the %s cap", e.Method, e.Timeout)
 	}

@@ -64,7 +64,21 @@ type CommandOptions struct {
 	// Groups, if set, records the server's process group while it may be
 	// alive, for a caller that must be able to kill it at any moment.
 	Groups *ProcessGroups
+	// Framing is how messages are delimited on the pipes: FramingAuto
+	// (""), FramingLines or FramingContentLength.
+	Framing string
 }
+
+// The framings a stdio server may be spoken to in. Auto writes lines and
+// switches to Content-Length headers if the server's first bytes are a
+// header block: it finds a server that speaks first, but a framed server
+// that waits for the client never hears a line it can read, and needs
+// FramingContentLength.
+const (
+	FramingAuto          = "auto"
+	FramingLines         = "lines"
+	FramingContentLength = "content-length"
+)
 
 // DefaultGrace is the default wait between the steps of a stdio shutdown.
 const DefaultGrace = 2 * time.Second
@@ -163,6 +177,15 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 	}
 	t.msgs = newMessageReader(&drainReader{f: outR, exited: t.exited, wait: opts.ExitDrain}, readBufferSize)
 	t.msgs.junk, t.msgs.decided = t.warnJunk, t.decided
+	switch opts.Framing {
+	case FramingLines:
+		t.msgs.mode = framingLines
+		t.heard.Store(int32(framingLines))
+	case FramingContentLength:
+		t.msgs.mode = framingHeaders
+		t.heard.Store(int32(framingHeaders))
+		t.framed = true
+	}
 	go t.copyStderr(errR) // stops at EOF: when every holder of the pipe has exited
 	go func() {           // stops when the process exits
 		t.waitErr = cmd.Wait()
@@ -229,6 +252,10 @@ func (t *CommandTransport) Read() ([]byte, error) {
 	}
 	return msg, nil
 }
+
+// Silent reports whether the server has written nothing on its stdout yet
+// (blank lines aside), so that its framing is still unknown.
+func (t *CommandTransport) Silent() bool { return framing(t.heard.Load()) == framingUnknown }
 
 // decided is told, on the reader goroutine, which framing the server uses.
 // For headers, what was written before is written again, framed, by a

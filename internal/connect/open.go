@@ -3,6 +3,7 @@ package connect
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -50,7 +51,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	if s.ConnectTimeout > 0 {
 		var cancel context.CancelFunc
 		ictx, cancel = context.WithTimeoutCause(ctx, s.ConnectTimeout,
-			&mcp.TimeoutError{Method: "initialize", Timeout: s.ConnectTimeout})
+			&mcp.TimeoutError{Connect: true, Timeout: s.ConnectTimeout})
 		defer cancel()
 	}
 	version := s.ProtocolVersion
@@ -67,6 +68,10 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		LogLevel:        s.Answers.LogLevel, // the modern era sends it with each request
 	})
 	if err != nil {
+		var te *mcp.TimeoutError
+		if ct, ok := t.(*mcp.CommandTransport); ok && errors.As(err, &te) && te.Connect && ct.Silent() && s.Framing == mcp.FramingAuto {
+			te.Hint = "it wrote nothing on its stdout (a server that reads only Content-Length frames needs --framing content-length)"
+		}
 		// A server that did not get through start-up (timed out,
 		// interrupted, refused) gets a short goodbye, not the full grace
 		// periods: the user asked to stop, or it has shown it is not
@@ -139,7 +144,7 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 		}
 		return tr, nil
 	}
-	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log, Groups: h.Groups}
+	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log, Groups: h.Groups, Framing: s.Framing}
 	if !s.Quiet {
 		opts.Stderr = h.ServerStderr
 	}

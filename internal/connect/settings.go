@@ -40,6 +40,7 @@ type Settings struct {
 	MaxTimeout      time.Duration // the cap progress cannot extend a request past
 	ProtocolVersion string        // offer this one and accept no other
 	ProtocolEra     string        // legacy, auto or modern
+	Framing         string        // a stdio server's: auto, lines or content-length
 	Quiet           bool          // hide the server's stderr
 	Verbose         bool          // trace the JSON-RPC traffic
 
@@ -108,6 +109,7 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (*Settings, e
 		MaxTimeout:      time.Duration(f.MaxTimeout),
 		ProtocolVersion: f.ProtocolVersion,
 		ProtocolEra:     f.ProtocolEra,
+		Framing:         f.Framing,
 		Quiet:           f.Quiet,
 		Verbose:         f.Verbose,
 		Untrusted:       src.Untrusted,
@@ -147,6 +149,9 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (*Settings, e
 	if s.URL != "" && (len(f.Env) > 0 || f.Cwd != "") {
 		return nil, Usagef("--env and --cwd are for stdio servers")
 	}
+	if s.URL != "" && explicit["framing"] {
+		return nil, Usagef("--framing is for stdio servers")
+	}
 	if f.SessionID != "" && s.URL == "" {
 		return nil, Usagef("--session-id resumes an HTTP session: give the server's --url (or an HTTP --server)")
 	}
@@ -177,7 +182,7 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (*Settings, e
 // sessionShaping are the flags that shape a session: they are given to
 // 'mcpv session start', not to a command that goes through the session.
 var sessionShaping = []string{"header", "env", "cwd", "cacert", "transport", "inherit-env", "config", "root",
-	"protocol-version", "protocol-era", "connect-timeout", "log-level", "auth", "client-id", "client-secret",
+	"protocol-version", "protocol-era", "framing", "connect-timeout", "log-level", "auth", "client-id", "client-secret",
 	"client-key", "client-metadata-url", "grant", "idp-token-endpoint", "idp-client-id", "id-token", "assertion", "dpop", "session-id"}
 
 func sessionFlags(explicit map[string]bool) error {
@@ -220,6 +225,9 @@ func mergeEntry(s *Settings, f Flags, explicit map[string]bool, x *config.Expand
 			s.Header.Add(h.Name, h.Value)
 		}
 		return
+	}
+	if x.Framing != "" && !explicit["framing"] {
+		s.Framing = x.Framing
 	}
 	s.Command = append([]string{x.Command}, x.Args...)
 	base := MinimalEnv(env.Environ, env.GOOS)

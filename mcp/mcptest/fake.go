@@ -80,7 +80,9 @@ const (
 //	content-length  frame messages LSP-style, both ways (Content-Length: N, a
 //	              blank line, N bytes); a header line that is not one is answered
 //	              with a framed parse error. content-length=greet instead sends a
-//	              framed log message at start and skips such lines silently
+//	              framed log message at start and skips such lines silently;
+//	              content-length=strict skips them silently and waits for the
+//	              client to speak first, in frames
 //	updates=N     resources.subscribe: each resources/subscribe is followed by one
 //	              notifications/resources/updated, and each resources/read is
 //	              preceded by N of them
@@ -116,7 +118,7 @@ type config struct {
 	grandchild bool
 	updates    int
 	schema     string
-	framed     string // "" (lines), "reply" or "greet"
+	framed     string // "" (lines), "reply", "greet" or "strict"
 	t          taskConfig
 }
 
@@ -128,7 +130,7 @@ func parseConfig(s string) (config, error) {
 		case "plain", "":
 		case "content-length":
 			c.framed = "reply"
-			if v == "greet" {
+			if v == "greet" || v == "strict" {
 				c.framed = v
 			}
 		case "schema":
