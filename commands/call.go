@@ -201,14 +201,20 @@ func (c *callCmd) send(ctx context.Context, s *session, client *mcp.Client, def 
 }
 
 // arguments builds and checks the arguments object (exit 2 on a mistake).
+// Typing by the schema is bounded by --timeout and ends at Ctrl-C.
 func (c *callCmd) arguments(ctx context.Context, s *session, out *console, base json.RawMessage, def mcp.Tool, readFile func(string) ([]byte, error)) (json.RawMessage, error) {
-	args, err := toolargs.Build(c.Pairs, base, toolargs.Options{
+	typing, cancel := c.bounded(ctx, s, "typing the arguments of tool "+c.Tool)
+	defer cancel()
+	args, err := toolargs.Build(typing, c.Pairs, base, toolargs.Options{
 		Schema:   def.InputSchema,
 		NoCoerce: c.NoCoerce,
 		ReadFile: readFile,
 		Stdin:    func() ([]byte, error) { return io.ReadAll(out.ios.In) },
 	})
-	if err != nil {
+	switch {
+	case typing.Err() != nil:
+		return nil, context.Cause(typing)
+	case err != nil:
 		return nil, usageError(err)
 	}
 	if c.NoValidate || len(def.InputSchema) == 0 {
@@ -270,11 +276,8 @@ func argumentProblem(tool string, schema, args json.RawMessage, violation error)
 // cannot use (invalid, or nested too deep) is said so in a warning, and
 // nothing is checked. The work is bounded by --timeout and ends at Ctrl-C.
 func (c *callCmd) check(ctx context.Context, s *session, out *console, which string, schema, value json.RawMessage) (violation, err error) {
-	if d := s.settings.Timeout; d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, d, &mcp.TimeoutError{Method: "checking the " + which + " of tool " + c.Tool, Timeout: d})
-		defer cancel()
-	}
+	ctx, cancel := c.bounded(ctx, s, "checking the "+which+" of tool "+c.Tool)
+	defer cancel()
 	v, err := toolargs.Compile(ctx, schema)
 	var limit *toolargs.LimitError
 	switch {
@@ -288,10 +291,23 @@ func (c *callCmd) check(ctx context.Context, s *session, out *console, which str
 		return nil, nil
 	}
 	violation = v.Validate(ctx, value)
-	if ctx.Err() != nil {
+	var cost *toolargs.CostError
+	switch {
+	case ctx.Err() != nil:
 		return nil, context.Cause(ctx)
+	case errors.As(violation, &cost):
+		out.warnf("tool %q's %s is not checked: %v", c.Tool, which, violation)
+		return nil, nil
 	}
 	return violation, nil
+}
+
+// bounded is ctx ending after --timeout, as the work named what.
+func (c *callCmd) bounded(ctx context.Context, s *session, what string) (context.Context, context.CancelFunc) {
+	if d := s.settings.Timeout; d > 0 {
+		return context.WithTimeoutCause(ctx, d, &mcp.TimeoutError{Method: what, Timeout: d})
+	}
+	return ctx, func() {}
 }
 
 // result handles a CallToolResult: output validation, --save-dir, --text or

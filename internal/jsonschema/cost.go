@@ -24,8 +24,8 @@ import (
 // subschema and the value alone. Such verdicts are computed again each
 // time; a schema built to make that exponential runs into redoBudget, and
 // the validation ends with a *CostError rather than running on. So does
-// any validation past totalBudget, a backstop far above what the memo
-// allows an honest schema to cost.
+// any validation past 16 steps per byte of schema per byte of value, a
+// backstop far above what the memo allows an honest schema to cost.
 //
 // The dynamic scope decides $recursiveRef and $dynamicRef: in a schema
 // that uses them, a verdict is kept per scope signature (scopeSig), the
@@ -55,7 +55,8 @@ type run struct {
 	ctx    context.Context
 	steps  int64
 	redo   int64 // steps taken inside a check done again
-	budget int64 // totalBudget for this value
+	budget int64 // all the steps this validation may take
+	look   int64 // the step count at which to look at the context next
 	stop   error // the *CostError or context error that ends the run
 	memo   map[memoKey]*verdict
 	sigs   map[sigKey]int // scope signatures, interned
@@ -89,20 +90,28 @@ func newRun(ctx context.Context, schemaSize, valueSize int) *run {
 	return &run{ctx: ctx, budget: budget}
 }
 
-// step counts one step, and says whether the run must stop.
-func (r *run) step(redoing bool) bool {
+// step counts the steps of checking one schema (one, and one for each
+// member of its enum), and says whether the run must stop.
+func (r *run) step(n *node, redoing bool) bool {
 	if r.stop != nil {
 		return true
 	}
-	r.steps++
+	cost := int64(1)
+	if n.enum != nil {
+		cost += int64(len(n.enum.arr))
+	}
+	r.steps += cost
 	if redoing {
-		r.redo++
+		r.redo += cost
 	}
 	switch {
 	case r.redo > redoBudget || r.steps > r.budget:
 		r.stop = &CostError{Steps: r.steps}
-	case r.steps%ctxEvery == 0 && r.ctx.Err() != nil:
-		r.stop = context.Cause(r.ctx)
+	case r.steps >= r.look:
+		r.look = r.steps + ctxEvery
+		if r.ctx.Err() != nil {
+			r.stop = context.Cause(r.ctx)
+		}
 	}
 	return r.stop != nil
 }
@@ -110,7 +119,7 @@ func (r *run) step(redoing bool) bool {
 // validate checks v against n as check does, keeping the verdict of a
 // subschema worth keeping and taking a kept one.
 func (vd *validator) validate(n *node, v *value, ev *evaluated, via string) *ValidationError {
-	if vd.run.step(vd.redoing > 0) {
+	if vd.run.step(n, vd.redoing > 0) {
 		return vd.fail("", func() string { return "stopped" })
 	}
 	if !n.shared || n.empty || n.never {

@@ -76,23 +76,28 @@ func wideEnum(n int) string {
 	return b.String()
 }
 
-// costly are the worst shapes found, each with a value it accepts and one
-// it refuses (the keyword the refusal names).
+// costly are the worst shapes found, built at depth n (small: a depth with
+// the same verdicts, cheap for any validator), each with a value it accepts
+// and one it refuses (the keyword the refusal names).
 var costly = []struct {
 	name           string
-	schema         string
+	build          func(n int) string
+	n, small       int
 	valid, invalid string
 	keyword        string
 }{
-	{"anyOf chain", chain("anyOf", 40, 2, `{"type":"string"}`, ""), `{"p":"s"}`, `{"p":1}`, "type"},
-	{"allOf chain", chain("allOf", 40, 2, `{"type":"string"}`, ""), `{"p":"s"}`, `{"p":1}`, "type"},
-	{"oneOf chain", chain("oneOf", 40, 2, `{"type":"string"}`, `{"allOf":[{"not":REF},{"type":"integer"}]}`), `{"p":"s"}`, `{"p":true}`, "type"},
-	{"not chain", notChain(60), `{"p":"s"}`, `{"p":1}`, "not"},
-	{"$ref fan-out", chain("allOf", 12, 10, `{"type":"string"}`, ""), `{"p":"s"}`, `{"p":1}`, "type"},
-	{"$dynamicRef chain", dynamicChain(30), `{"p":"s"}`, `{"p":1}`, "type"},
-	{"unevaluated chain", strings.Replace(chain("anyOf", 40, 2, `{"type":"object","properties":{"a":true}}`, ""), `"type":"object",`, `"type":"object","unevaluatedProperties":false,`, 1),
-		`{"p":{"a":1}}`, `{"p":1}`, "type"},
-	{"wide enum", wideEnum(10000), `[9999,5000]`, `[1,10000]`, "enum"},
+	{"anyOf chain", func(n int) string { return chain("anyOf", n, 2, `{"type":"string"}`, "") }, 40, 2, `{"p":"s"}`, `{"p":1}`, "type"},
+	{"allOf chain", func(n int) string { return chain("allOf", n, 2, `{"type":"string"}`, "") }, 40, 2, `{"p":"s"}`, `{"p":1}`, "type"},
+	{"oneOf chain", func(n int) string {
+		return chain("oneOf", n, 2, `{"type":"string"}`, `{"allOf":[{"not":REF},{"type":"integer"}]}`)
+	}, 40, 2, `{"p":"s"}`, `{"p":true}`, "type"},
+	{"not chain", notChain, 60, 2, `{"p":"s"}`, `{"p":1}`, "not"},
+	{"$ref fan-out", func(n int) string { return chain("allOf", n, 10, `{"type":"string"}`, "") }, 12, 2, `{"p":"s"}`, `{"p":1}`, "type"},
+	{"$dynamicRef chain", dynamicChain, 30, 2, `{"p":"s"}`, `{"p":1}`, "type"},
+	{"unevaluated chain", func(n int) string {
+		return strings.Replace(chain("anyOf", n, 2, `{"type":"object","properties":{"a":true}}`, ""), `"type":"object",`, `"type":"object","unevaluatedProperties":false,`, 1)
+	}, 40, 2, `{"p":{"a":1}}`, `{"p":1}`, "type"},
+	{"wide enum", wideEnum, 10000, 10000, `[9999,5000]`, `[1,10000]`, "enum"},
 }
 
 // However a schema applies one subschema to one value again and again, a
@@ -101,7 +106,7 @@ var costly = []struct {
 func TestCostlySchemasAreQuick(t *testing.T) {
 	for _, c := range costly {
 		t.Run(c.name, func(t *testing.T) {
-			s := mustCompile(t, c.schema)
+			s := mustCompile(t, c.build(c.n))
 			if err := s.Validate([]byte(c.valid)); err != nil {
 				t.Errorf("valid %s: %v", c.valid, err)
 			}
@@ -144,7 +149,7 @@ func TestLoopingSchemaEndsWithCostError(t *testing.T) {
 func BenchmarkCostly(b *testing.B) {
 	for _, c := range costly {
 		b.Run(strings.ReplaceAll(c.name, " ", "-"), func(b *testing.B) {
-			s := mustCompile(b, c.schema)
+			s := mustCompile(b, c.build(c.n))
 			b.ReportAllocs()
 			for b.Loop() {
 				if s.Validate([]byte(c.invalid)) == nil {
