@@ -90,3 +90,19 @@ func TestCheckingALoopEndsWithCostError(t *testing.T) {
 		t.Errorf("Validate: %v", err)
 	}
 }
+
+// BenchmarkTypingCostly types one key=value by each costly schema.
+func BenchmarkTypingCostly(b *testing.B) {
+	words := []string{"p1=1", "p1.a=true", "p1=1", "p1=1"}
+	for i, name := range []string{"anyOf-chain", "oneOf-chain", "allOf-chain", "loop"} {
+		b.Run(name, func(b *testing.B) {
+			opts := Options{Schema: json.RawMessage(costlySchemas[i])}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Build(b.Context(), []string{words[i]}, nil, opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

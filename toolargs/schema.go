@@ -21,7 +21,8 @@ type document struct {
 	root  map[string]any
 	ctx   context.Context
 	steps int
-	err   error // the cause of ctx, once it has ended
+	err   error              // the cause of ctx, once it has ended
+	alts  map[uintptr][]node // alternatives, by schema
 }
 
 func parseSchema(ctx context.Context, raw json.RawMessage) (node, error) {
@@ -88,8 +89,18 @@ func (n node) alternatives() []node {
 	if !n.valid() {
 		return nil
 	}
+	id := reflect.ValueOf(n.m).Pointer()
+	if out, ok := n.doc.alts[id]; ok {
+		return out
+	}
 	var out []node
 	n.collect(&out, map[uintptr]bool{})
+	if n.doc.err == nil {
+		if n.doc.alts == nil {
+			n.doc.alts = map[uintptr][]node{}
+		}
+		n.doc.alts[id] = out
+	}
 	return out
 }
 
