@@ -7,6 +7,13 @@ import (
 
 // Bounding the cost of a validation.
 //
+// A validation first runs plainly, as long as it applies no more schemas
+// to values than 8 per subschema per value (and a thousand more): what a
+// schema that reaches no subschema twice at one place in the value needs.
+// Past that, it starts again, keeping verdicts. Most validations never get
+// there, and keep nothing: a 100 MB result checked against a schema with
+// a shared definition holds no verdict per item.
+//
 // A schema can apply the same subschema to the same value many times:
 // every $ref, $dynamicRef and $recursiveRef to one definition, and every
 // level of a chain of anyOf, allOf, oneOf or not whose branches refer to
@@ -54,13 +61,25 @@ const (
 type run struct {
 	ctx    context.Context
 	steps  int64
+	calls  int64 // schemas applied to values
+	plain  int64 // without keeping verdicts: the calls allowed, 0 for no limit
 	redo   int64 // steps taken inside a check done again
 	budget int64 // all the steps this validation may take
 	look   int64 // the step count at which to look at the context next
-	stop   error // the *CostError or context error that ends the run
+	stop   error // errKeep, a *CostError, or the context's cause: the run ends
+	keep   bool  // verdicts are kept
 	memo   map[memoKey]*verdict
 	sigs   map[sigKey]int // scope signatures, interned
 }
+
+// errKeep ends a run that does not keep verdicts and has applied more
+// schemas to values than a schema with no subschema reached twice can:
+// the validation starts again, keeping them.
+const errKeep = keepError("keep verdicts")
+
+type keepError string
+
+func (e keepError) Error() string { return string(e) }
 
 type memoKey struct {
 	n   *node
@@ -80,14 +99,23 @@ type sigKey struct {
 	res    *resource
 }
 
-func newRun(ctx context.Context, schemaSize, valueSize int) *run {
-	budget := int64(redoBudget)
-	if schemaSize > 0 && valueSize > 0 && int64(schemaSize) < (1<<62)/16/int64(valueSize) {
-		budget += 16 * int64(schemaSize) * int64(valueSize)
-	} else if schemaSize > 0 && valueSize > 0 {
-		budget = 1 << 62
+// newRun starts a validation: keeping verdicts or not, for a schema of
+// nodes subschemas in schemaSize bytes and a value of values values in
+// valueSize bytes.
+func newRun(ctx context.Context, keep bool, nodes, values, schemaSize, valueSize int) *run {
+	r := &run{ctx: ctx, keep: keep, budget: redoBudget + product(16, schemaSize, valueSize)}
+	if !keep {
+		r.plain = 1024 + product(8, nodes, values)
 	}
-	return &run{ctx: ctx, budget: budget}
+	return r
+}
+
+// product is k*a*b, or a very large number when that overflows.
+func product(k, a, b int) int64 {
+	if a > 0 && b > 0 && int64(a) > (1<<60)/int64(k)/int64(b) {
+		return 1 << 60
+	}
+	return int64(k) * int64(a) * int64(b)
 }
 
 // step counts the steps of checking one schema (one, and one for each
@@ -101,10 +129,13 @@ func (r *run) step(n *node, redoing bool) bool {
 		cost += int64(len(n.enum.arr))
 	}
 	r.steps += cost
+	r.calls++
 	if redoing {
 		r.redo += cost
 	}
 	switch {
+	case r.plain > 0 && r.calls > r.plain:
+		r.stop = errKeep
 	case r.redo > redoBudget || r.steps > r.budget:
 		r.stop = &CostError{Steps: r.steps}
 	case r.steps >= r.look:
@@ -122,7 +153,7 @@ func (vd *validator) validate(n *node, v *value, ev *evaluated, via string) *Val
 	if vd.run.step(n, vd.redoing > 0) {
 		return vd.fail("", func() string { return "stopped" })
 	}
-	if !n.shared || n.empty || n.never {
+	if !vd.run.keep || !n.shared || n.empty || n.never {
 		return vd.check(n, v, ev, via)
 	}
 	key := memoKey{n, v, vd.sig()}

@@ -144,6 +144,21 @@ func TestLoopingSchemaEndsWithCostError(t *testing.T) {
 	}
 }
 
+// An ordinary check keeps no verdict, even over many values and a
+// definition used from two places: a large result holds no memo per item.
+func TestOrdinaryChecksKeepNothing(t *testing.T) {
+	s := mustCompile(t, `{"type":"array","items":{"$ref":"#/$defs/i"},"$defs":{"i":{"type":"object","properties":{"a":{"$ref":"#/$defs/s"},"b":{"$ref":"#/$defs/s"}}},"s":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`)
+	value := "[" + strings.TrimSuffix(strings.Repeat(`{"a":"x","b":null},`, 10000), ",") + "]"
+	v, count, err := parseCount([]byte(value))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRun(t.Context(), false, s.nodes, count, s.size, len(value))
+	if err := s.run(r, &v); err != nil || r.memo != nil {
+		t.Errorf("%v, %d verdicts kept", err, len(r.memo))
+	}
+}
+
 // BenchmarkCostly validates the worst shapes: the invalid value, which
 // walks the most.
 func BenchmarkCostly(b *testing.B) {

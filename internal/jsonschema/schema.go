@@ -13,6 +13,7 @@ type Schema struct {
 	tracked bool
 	dynamic bool // some schema has $recursiveRef or $dynamicRef
 	size    int  // the document's length, for the cost bound
+	nodes   int  // how many schemas it holds
 }
 
 // node is one compiled schema: an object or a boolean in the document.

@@ -31,22 +31,30 @@ func (s *Schema) Validate(instance []byte) error {
 // ValidateContext is Validate, ending early with the cause of ctx when ctx
 // ends, or with a *CostError when the check would take too long.
 func (s *Schema) ValidateContext(ctx context.Context, instance []byte) error {
-	v, err := parse(instance)
+	v, count, err := parseCount(instance)
 	if err != nil {
 		return err
 	}
-	r := newRun(ctx, s.size, len(instance))
+	err = s.run(newRun(ctx, false, s.nodes, count, s.size, len(instance)), &v)
+	if err == errKeep {
+		err = s.run(newRun(ctx, true, s.nodes, count, s.size, len(instance)), &v)
+	}
+	return err
+}
+
+// run validates v in run r.
+func (s *Schema) run(r *run, v *value) error {
 	// Most values are valid: check quietly, building no messages, and
 	// only for an invalid one check again to say where.
 	vd := s.validator(r, true)
-	if vd.validate(s.root, &v, nil, "") == nil && r.stop == nil {
+	if vd.validate(s.root, v, nil, "") == nil && r.stop == nil {
 		return nil
 	}
 	if r.stop != nil {
 		return r.stop
 	}
 	vd = s.validator(r, false)
-	e := vd.validate(s.root, &v, nil, "")
+	e := vd.validate(s.root, v, nil, "")
 	switch {
 	case r.stop != nil:
 		return r.stop
