@@ -35,7 +35,7 @@ import (
 // backstop far above what the memo allows an honest schema to cost.
 //
 // The dynamic scope decides $recursiveRef and $dynamicRef: in a schema
-// that uses them, a verdict is kept per scope signature (scopeSig), the
+// that uses them, a verdict is kept per scope signature (see enter), the
 // resources of the scope that can change where those references go.
 
 // CostError ends a validation that would take too long: a schema whose
