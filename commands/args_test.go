@@ -97,7 +97,8 @@ func TestTextAndSaveDir(t *testing.T) {
 }
 
 // A schema too deep to check is said so in a warning, and the call goes on;
-// one that takes long to compile is bounded by --timeout and by Ctrl-C.
+// a check that takes long (an enum of 100,000 values for each of 100,000
+// items) is bounded by --timeout and by Ctrl-C.
 func TestHostileSchemas(t *testing.T) {
 	t.Parallel()
 	t.Run("too deep", func(t *testing.T) {
@@ -117,9 +118,9 @@ func TestHostileSchemas(t *testing.T) {
 	})
 	t.Run("timeout", func(t *testing.T) {
 		t.Parallel()
-		tail, log := fakeLogged(t, "schema=anyof:40")
+		tail, log := fakeLogged(t, "schema=enum:100000")
 		start := time.Now()
-		r := mcpv(t, "", args([]string{"--timeout", "2s", "call", "shaped", "p1:={}"}, tail)...)
+		r := mcpv(t, "", args([]string{"--timeout", "2s", "call", "shaped", "p1:=@" + longEnumArgument(t)}, tail)...)
 		if r.code != 124 || !strings.Contains(r.stderr, "checking the inputSchema of tool shaped") {
 			t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 		}
@@ -132,7 +133,7 @@ func TestHostileSchemas(t *testing.T) {
 	})
 	t.Run("interrupt", func(t *testing.T) {
 		t.Parallel()
-		_, stderr, cancel, wait := background(t, args([]string{"-v", "call", "shaped", "p1:={}"}, fake("schema=anyof:40"))...)
+		_, stderr, cancel, wait := background(t, args([]string{"-v", "call", "shaped", "p1:=@" + longEnumArgument(t)}, fake("schema=enum:100000"))...)
 		stderr.waitFor(t, `"shaped"`) // tools/list answered: the check begins
 		time.Sleep(100 * time.Millisecond)
 		cancel(ErrInterrupted)
@@ -147,4 +148,14 @@ func TestHostileSchemas(t *testing.T) {
 			t.Error("the call was sent")
 		}
 	})
+}
+
+// longEnumArgument writes a file of 100,000 times 99999, the last value of
+// the enum of schema=enum:100000, and returns its path.
+func longEnumArgument(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "p1.json")
+	if err := os.WriteFile(path, []byte("["+strings.TrimSuffix(strings.Repeat("99999,", 100000), ",")+"]"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -40,7 +40,7 @@ type callCmd struct {
 func (c *callCmd) Help() string {
 	return `Calls the tool and prints its result. A result with isError: true is printed and exits 1, with its text on stderr. A tool name the server does not list is refused (exit 3, with the nearest name); 'mcpv list-tools TOOL' shows what a tool takes.
 
-Arguments are typed by the tool's inputSchema (fetched with tools/list): integers, numbers, booleans, null, enums, and objects or arrays written as JSON; a string property keeps the text as is (007 stays "007"). Union types are tried in the order null, boolean, integer, number, object, array, string. key:=JSON is never guessed at. The arguments are checked against the schema before anything is sent (exit 2 names the JSON pointer and the rule).
+Arguments are typed by the tool's inputSchema (fetched with tools/list): integers, numbers, booleans, null, enums, and objects or arrays written as JSON; a string property keeps the text as is (007 stays "007"). Union types are tried in the order null, boolean, integer, number, object, array, string. key:=JSON is never guessed at. The arguments are checked against the schema before anything is sent (exit 2 names the JSON pointer and the rule). --no-validate skips the check, not the typing (--no-coerce keeps every key=value a string); typing and the check are bounded by --timeout and end at Ctrl-C, and a schema whose check would loop back on itself too long is not checked, with a warning.
 
 As a task (--task, or always for a tool whose execution.taskSupport is required), the call reports the task's id on stderr, polls tasks/get at the server's interval and prints what tasks/result returns: a failed task exits 1 with its status message, a cancelled one exits 3. --timeout bounds the whole wait; on expiry or Ctrl-C the task is cancelled on the server (exit 124 or 130).
 
@@ -201,14 +201,20 @@ func (c *callCmd) send(ctx context.Context, s *session, client *mcp.Client, def 
 }
 
 // arguments builds and checks the arguments object (exit 2 on a mistake).
+// Typing by the schema is bounded by --timeout and ends at Ctrl-C.
 func (c *callCmd) arguments(ctx context.Context, s *session, out *console, base json.RawMessage, def mcp.Tool, readFile func(string) ([]byte, error)) (json.RawMessage, error) {
-	args, err := toolargs.Build(c.Pairs, base, toolargs.Options{
+	typing, cancel := c.bounded(ctx, s, "typing the arguments of tool "+c.Tool)
+	defer cancel()
+	args, err := toolargs.Build(typing, c.Pairs, base, toolargs.Options{
 		Schema:   def.InputSchema,
 		NoCoerce: c.NoCoerce,
 		ReadFile: readFile,
 		Stdin:    func() ([]byte, error) { return io.ReadAll(out.ios.In) },
 	})
-	if err != nil {
+	switch {
+	case typing.Err() != nil:
+		return nil, context.Cause(typing)
+	case err != nil:
 		return nil, usageError(err)
 	}
 	if c.NoValidate || len(def.InputSchema) == 0 {
@@ -270,11 +276,8 @@ func argumentProblem(tool string, schema, args json.RawMessage, violation error)
 // cannot use (invalid, or nested too deep) is said so in a warning, and
 // nothing is checked. The work is bounded by --timeout and ends at Ctrl-C.
 func (c *callCmd) check(ctx context.Context, s *session, out *console, which string, schema, value json.RawMessage) (violation, err error) {
-	if d := s.settings.Timeout; d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, d, &mcp.TimeoutError{Method: "checking the " + which + " of tool " + c.Tool, Timeout: d})
-		defer cancel()
-	}
+	ctx, cancel := c.bounded(ctx, s, "checking the "+which+" of tool "+c.Tool)
+	defer cancel()
 	v, err := toolargs.Compile(ctx, schema)
 	var limit *toolargs.LimitError
 	switch {
@@ -288,10 +291,23 @@ func (c *callCmd) check(ctx context.Context, s *session, out *console, which str
 		return nil, nil
 	}
 	violation = v.Validate(ctx, value)
-	if ctx.Err() != nil {
+	var cost *toolargs.CostError
+	switch {
+	case ctx.Err() != nil:
 		return nil, context.Cause(ctx)
+	case errors.As(violation, &cost):
+		out.warnf("tool %q's %s is not checked: %v", c.Tool, which, violation)
+		return nil, nil
 	}
 	return violation, nil
+}
+
+// bounded is ctx ending after --timeout, as the work named what.
+func (c *callCmd) bounded(ctx context.Context, s *session, what string) (context.Context, context.CancelFunc) {
+	if d := s.settings.Timeout; d > 0 {
+		return context.WithTimeoutCause(ctx, d, &mcp.TimeoutError{Method: what, Timeout: d})
+	}
+	return ctx, func() {}
 }
 
 // result handles a CallToolResult: output validation, --save-dir, --text or

@@ -5,6 +5,7 @@
 package toolargs
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,9 +59,10 @@ func (o *object) get(k string) *value {
 }
 
 // Build returns the arguments object: base (from --args, may be nil) with
-// the words applied over it.
-func Build(words []string, base json.RawMessage, opts Options) (json.RawMessage, error) {
-	schema, err := parseSchema(opts.Schema)
+// the words applied over it; the cause of ctx when ctx ends first. Typing
+// by the schema costs at most a walk of the schema per word.
+func Build(ctx context.Context, words []string, base json.RawMessage, opts Options) (json.RawMessage, error) {
+	schema, err := parseSchema(ctx, opts.Schema)
 	if err != nil {
 		schema = node{}
 	}
@@ -89,7 +91,11 @@ func Build(words []string, base json.RawMessage, opts Options) (json.RawMessage,
 		}
 		v.entries = append(v.entries, entry{raw: raw, text: text})
 	}
-	return root.encode(typing, "")
+	args, err := root.encode(typing, "")
+	if schema.doc != nil && schema.doc.err != nil {
+		return nil, schema.doc.err
+	}
+	return args, err
 }
 
 // Check reports a word that can never be an argument: the checks a command

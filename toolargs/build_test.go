@@ -89,7 +89,7 @@ func TestBuild(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Build(tt.words, json.RawMessage(tt.base), Options{Schema: json.RawMessage(tt.schema)})
+			got, err := Build(t.Context(), tt.words, json.RawMessage(tt.base), Options{Schema: json.RawMessage(tt.schema)})
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v, want %q (got %s)", err, tt.err, got)
@@ -116,29 +116,29 @@ func TestBuildFilesAndStdin(t *testing.T) {
 		ReadFile: os.ReadFile,
 		Stdin:    func() ([]byte, error) { stdinReads++; return []byte("from stdin"), nil },
 	}
-	got, err := Build([]string{"query=@" + dir + "/body.txt", "meta:=@" + dir + "/q.json", "zip=@-"}, nil, opts)
+	got, err := Build(t.Context(), []string{"query=@" + dir + "/body.txt", "meta:=@" + dir + "/q.json", "zip=@-"}, nil, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := `{"query":"line 1\nline 2\n","meta":{"x":[1,2]},"zip":"from stdin"}`; string(got) != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
-	if _, err := Build([]string{"query=@-", "zip=@-"}, nil, opts); err == nil || !strings.Contains(err.Error(), "only once") {
+	if _, err := Build(t.Context(), []string{"query=@-", "zip=@-"}, nil, opts); err == nil || !strings.Contains(err.Error(), "only once") {
 		t.Errorf("second @-: %v", err)
 	}
 	if stdinReads != 2 {
 		t.Errorf("stdin read %d times, want once per Build", stdinReads)
 	}
-	if _, err := Build([]string{"query=@" + dir + "/missing"}, nil, opts); err == nil {
+	if _, err := Build(t.Context(), []string{"query=@" + dir + "/missing"}, nil, opts); err == nil {
 		t.Error("a missing file was not an error")
 	}
-	if got, _ := Build([]string{"query=x"}, nil, Options{Stdin: func() ([]byte, error) { t.Fatal("stdin read"); return nil, nil }}); string(got) != `{"query":"x"}` {
+	if got, _ := Build(t.Context(), []string{"query=x"}, nil, Options{Stdin: func() ([]byte, error) { t.Fatal("stdin read"); return nil, nil }}); string(got) != `{"query":"x"}` {
 		t.Errorf("got %s", got)
 	}
 }
 
 func TestNoCoerce(t *testing.T) {
-	got, err := Build([]string{"limit=10", "ids=1", "a.b=2"}, nil, Options{Schema: json.RawMessage(searchSchema), NoCoerce: true})
+	got, err := Build(t.Context(), []string{"limit=10", "ids=1", "a.b=2"}, nil, Options{Schema: json.RawMessage(searchSchema), NoCoerce: true})
 	if err != nil || string(got) != `{"limit":"10","ids":"1","a.b":"2"}` {
 		t.Errorf("got %s, %v", got, err)
 	}
@@ -196,13 +196,17 @@ func TestCompileRefusesRemoteAndBadSchemas(t *testing.T) {
 }
 
 func FuzzBuild(f *testing.F) {
-	for _, w := range []string{"a=1", "a.b=2", "a:=[1]", `a=\@x`, "a=", ".=.", "a..b=1", "a:=@", "x.y.z=null"} {
+	for _, w := range []string{"a=1", "a.b=2", "a:=[1]", `a=\@x`, "a=", ".=.", "a..b=1", "a:=@", "x.y.z=null", "p1=1", "p1.a=true", "p1=null"} {
 		f.Add(w, "ids=3")
 	}
+	// Each pair is typed by a real schema and by the costly ones, whose
+	// naive typing walks 2^40 paths or loops.
 	f.Fuzz(func(t *testing.T, w1, w2 string) {
-		got, err := Build([]string{w1, w2}, nil, Options{Schema: json.RawMessage(searchSchema)})
-		if err == nil && !json.Valid(got) {
-			t.Fatalf("Build(%q, %q) = %s: not JSON", w1, w2, got)
+		for _, schema := range append([]string{searchSchema}, costlySchemas...) {
+			got, err := Build(t.Context(), []string{w1, w2}, nil, Options{Schema: json.RawMessage(schema)})
+			if err == nil && !json.Valid(got) {
+				t.Fatalf("Build(%q, %q) = %s: not JSON", w1, w2, got)
+			}
 		}
 	})
 }

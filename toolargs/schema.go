@@ -1,18 +1,31 @@
 package toolargs
 
 import (
+	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 )
 
-// node is a JSON Schema (a decoded object) inside a root document, so that
-// $ref can be followed.
+// node is a JSON Schema (a decoded object) inside a document, so that $ref
+// can be followed.
 type node struct {
-	m    map[string]any
-	root map[string]any
+	m   map[string]any
+	doc *document
 }
 
-func parseSchema(raw json.RawMessage) (node, error) {
+// document is a schema being used to type arguments. Typing looks at each
+// schema of the document at most once per question (see alternatives), so
+// its cost is bounded by the schema's size; it stops when ctx ends.
+type document struct {
+	root  map[string]any
+	ctx   context.Context
+	steps int
+	err   error              // the cause of ctx, once it has ended
+	alts  map[uintptr][]node // alternatives, by schema
+}
+
+func parseSchema(ctx context.Context, raw json.RawMessage) (node, error) {
 	var m map[string]any
 	if len(raw) == 0 {
 		return node{}, nil
@@ -22,14 +35,23 @@ func parseSchema(raw json.RawMessage) (node, error) {
 	if err := d.Decode(&m); err != nil {
 		return node{}, err
 	}
-	return node{m: m, root: m}, nil
+	return node{m: m, doc: &document{root: m, ctx: ctx}}, nil
+}
+
+// stopped counts a step and reports whether the context has ended.
+func (d *document) stopped() bool {
+	if d.err == nil && d.steps%256 == 0 && d.ctx.Err() != nil {
+		d.err = context.Cause(d.ctx)
+	}
+	d.steps++
+	return d.err != nil
 }
 
 func (n node) valid() bool { return n.m != nil }
 
 func (n node) child(v any) node {
 	m, _ := v.(map[string]any)
-	return node{m: m, root: n.root}.deref()
+	return node{m: m, doc: n.doc}.deref()
 }
 
 // deref follows local $ref ("#/$defs/x", "#/definitions/x", "#"), a bounded
@@ -40,7 +62,7 @@ func (n node) deref() node {
 		if !ok || !strings.HasPrefix(ref, "#") {
 			return n
 		}
-		target := any(n.root)
+		target := any(n.doc.root)
 		for part := range strings.SplitSeq(strings.TrimPrefix(strings.TrimPrefix(ref, "#"), "/"), "/") {
 			if part == "" {
 				continue
@@ -51,38 +73,65 @@ func (n node) deref() node {
 		}
 		next, _ := target.(map[string]any)
 		if next == nil {
-			return node{root: n.root}
+			return node{doc: n.doc}
 		}
-		n = node{m: next, root: n.root}
+		n = node{m: next, doc: n.doc}
 	}
 	return n
 }
 
 // alternatives are the schemas a value may match: the node itself, or the
-// members of its anyOf/oneOf (each followed through $ref), flattened.
+// members of its anyOf/oneOf (each followed through $ref), flattened. A
+// schema met again (references to one definition from many places, or
+// back to itself) is taken once: a chain of anyOf levels of two references
+// to the level below is a list as long as the chain, not 2^levels.
 func (n node) alternatives() []node {
 	if !n.valid() {
 		return nil
 	}
+	id := reflect.ValueOf(n.m).Pointer()
+	if out, ok := n.doc.alts[id]; ok {
+		return out
+	}
 	var out []node
+	n.collect(&out, map[uintptr]bool{})
+	if n.doc.err == nil {
+		if n.doc.alts == nil {
+			n.doc.alts = map[uintptr][]node{}
+		}
+		n.doc.alts[id] = out
+	}
+	return out
+}
+
+func (n node) collect(out *[]node, seen map[uintptr]bool) {
+	id := reflect.ValueOf(n.m).Pointer()
+	if seen[id] || n.doc.stopped() {
+		return
+	}
+	seen[id] = true
+	self := len(*out)
+	*out = append(*out, n) // kept in front, or taken out below
 	for _, key := range []string{"anyOf", "oneOf"} {
 		if list, ok := n.m[key].([]any); ok {
 			for _, s := range list {
-				out = append(out, n.child(s).alternatives()...)
+				if c := n.child(s); c.valid() {
+					c.collect(out, seen)
+				}
 			}
 		}
 	}
 	if list, ok := n.m["allOf"].([]any); ok {
 		for _, s := range list {
-			if c := n.child(s); c.valid() && len(c.types()) > 0 {
-				out = append(out, c)
+			if c := n.child(s); c.valid() && len(c.types()) > 0 && !seen[reflect.ValueOf(c.m).Pointer()] {
+				seen[reflect.ValueOf(c.m).Pointer()] = true
+				*out = append(*out, c)
 			}
 		}
 	}
-	if len(out) == 0 || len(n.types()) > 0 || n.m["enum"] != nil || n.m["const"] != nil {
-		out = append([]node{n}, out...)
+	if len(*out) > self+1 && len(n.types()) == 0 && n.m["enum"] == nil && n.m["const"] == nil {
+		*out = append((*out)[:self], (*out)[self+1:]...)
 	}
-	return out
 }
 
 // types lists the node's declared types ("type" as a string or an array,
@@ -120,7 +169,7 @@ func (n node) property(name string) (node, bool) {
 			return n.child(ap), true
 		}
 	}
-	return node{root: n.root}, false
+	return node{doc: n.doc}, false
 }
 
 // hasProperty reports whether name is a declared property (used to keep a
@@ -143,7 +192,7 @@ func (n node) items() node {
 			return n.child(it)
 		}
 	}
-	return node{root: n.root}
+	return node{doc: n.doc}
 }
 
 // allows reports whether any alternative allows JSON type t ("integer" is

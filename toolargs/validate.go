@@ -56,31 +56,6 @@ func Compile(ctx context.Context, schema json.RawMessage) (*Validator, error) {
 	return compiled.get(ctx, schema)
 }
 
-// within runs fn, giving up when ctx ends first (fn then finishes on its
-// own, its result unused: the process is about to stop).
-func within[T any](ctx context.Context, fn func() (T, error)) (T, error) {
-	type result struct {
-		v   T
-		err error
-	}
-	if ctx.Err() != nil {
-		var zero T
-		return zero, context.Cause(ctx)
-	}
-	done := make(chan result, 1)
-	go func() { // ends when fn does
-		v, err := fn()
-		done <- result{v, err}
-	}()
-	select {
-	case r := <-done:
-		return r.v, r.err
-	case <-ctx.Done():
-		var zero T
-		return zero, context.Cause(ctx)
-	}
-}
-
 // compile compiles a schema the memo has not seen; the depth is checked
 // here, so the memo keeps a *LimitError too.
 func compile(schema json.RawMessage) (*Validator, error) {
@@ -94,20 +69,29 @@ func compile(schema json.RawMessage) (*Validator, error) {
 	return &Validator{schema: s}, nil
 }
 
-// Validate returns nil or a *Violation for the first rule value breaks, or
-// the cause of ctx when ctx ends first.
-func (v *Validator) Validate(ctx context.Context, value json.RawMessage) error {
-	_, err := within(ctx, func() (struct{}, error) { return struct{}{}, v.validate(value) })
-	return err
+// CostError is a value mcpv did not finish checking because the schema
+// makes the check loop back on itself too many times: see
+// jsonschema.CostError.
+type CostError struct{ Steps int64 }
+
+func (e *CostError) Error() string {
+	return fmt.Sprintf("checking a value against it would take more than %d steps", e.Steps)
 }
 
-func (v *Validator) validate(value json.RawMessage) error {
-	err := v.schema.Validate(value)
+// Validate returns nil or a *Violation for the first rule value breaks, a
+// *CostError, or the cause of ctx when ctx ends first (the check stops
+// then too).
+func (v *Validator) Validate(ctx context.Context, value json.RawMessage) error {
+	err := v.schema.ValidateContext(ctx, value)
 	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return err
+	var ce *jsonschema.CostError
+	switch {
+	case errors.As(err, &ve):
+		return &Violation{Pointer: ve.Pointer, Rule: ve.Keyword, Message: ve.Message, Missing: ve.Missing}
+	case errors.As(err, &ce):
+		return &CostError{Steps: ce.Steps}
 	}
-	return &Violation{Pointer: ve.Pointer, Rule: ve.Keyword, Message: ve.Message, Missing: ve.Missing}
+	return err
 }
 
 // PropertyNames returns the names in a schema's top-level "properties", in

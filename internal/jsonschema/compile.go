@@ -65,7 +65,12 @@ func Compile(doc []byte) (*Schema, error) {
 			}
 		}
 	}
-	return &Schema{root: n, tracked: c.tracked}, nil
+	markShared(c.nodes, c.resources)
+	dynamic := false
+	for _, n := range c.nodes {
+		dynamic = dynamic || n.recursiveRef != nil || n.dynamicRef != nil
+	}
+	return &Schema{root: n, tracked: c.tracked, dynamic: dynamic, size: len(doc), nodes: len(c.nodes)}, nil
 }
 
 type compiler struct {

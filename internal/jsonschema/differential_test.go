@@ -284,8 +284,11 @@ func FuzzValidate(f *testing.F) {
 		}
 	}
 	f.Add(uint16(0), []byte{3, 7, 5, 1, 2, 9, 4})
+	for i, c := range costly {
+		f.Add(uint16(len(schemas)+i), []byte(c.valid))
+		f.Add(uint16(len(schemas)+i), []byte(c.invalid))
+	}
 	f.Fuzz(func(t *testing.T, which uint16, data []byte) {
-		schema := schemas[int(which)%len(schemas)]
 		instance := string(data)
 		if !json.Valid(data) {
 			instance = generate(data, words)
@@ -293,7 +296,20 @@ func FuzzValidate(f *testing.F) {
 		if bytes.Count(data, []byte("[")) > 1000 {
 			return
 		}
-		compare(t, schema, instance)
+		i := int(which) % (len(schemas) + len(costly))
+		if i < len(schemas) {
+			compare(t, schemas[i], instance)
+			return
+		}
+		// A costly shape: compared at a small depth with the other
+		// implementation, and at its full depth with the small one.
+		c := costly[i-len(schemas)]
+		compare(t, c.build(c.small), instance)
+		deep := mustCompile(t, c.build(c.n)).Validate([]byte(instance))
+		small := mustCompile(t, c.build(c.small)).Validate([]byte(instance))
+		if (deep == nil) != (small == nil) {
+			t.Fatalf("%s, %s: at depth %d %v; at depth %d %v", c.name, instance, c.n, deep, c.small, small)
+		}
 	})
 }
 

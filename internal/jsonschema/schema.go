@@ -11,6 +11,9 @@ type Schema struct {
 	// unevaluatedProperties or unevaluatedItems: only then does validation
 	// keep track of which members and items were evaluated.
 	tracked bool
+	dynamic bool // some schema has $recursiveRef or $dynamicRef
+	size    int  // the document's length, for the cost bound
+	nodes   int  // how many schemas it holds
 }
 
 // node is one compiled schema: an object or a boolean in the document.
@@ -20,6 +23,9 @@ type node struct {
 	res   *resource // the resource it belongs to
 	never bool      // false, or a schema nothing can satisfy as written
 	empty bool      // true or {}: everything is valid, nothing to do
+	// shared: the verdicts of this schema are kept during a validation
+	// (it has subschemas, or a reference leads to it)
+	shared bool
 
 	ref          *node // $ref; before 2019-09 the only keyword that counts
 	refOnly      bool

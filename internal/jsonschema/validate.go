@@ -1,7 +1,9 @@
 package jsonschema
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -20,22 +22,50 @@ import (
 // then contains); then $recursiveRef, $dynamicRef, not, allOf, anyOf,
 // oneOf, if/then/else, and last the unevaluated keywords. A violation
 // inside allOf, anyOf or oneOf is that of the first subschema that fails.
+//
+// Its cost is bounded: see CostError.
 func (s *Schema) Validate(instance []byte) error {
-	v, err := parse(instance)
+	return s.ValidateContext(context.Background(), instance)
+}
+
+// ValidateContext is Validate, ending early with the cause of ctx when ctx
+// ends, or with a *CostError when the check would take too long.
+func (s *Schema) ValidateContext(ctx context.Context, instance []byte) error {
+	v, count, err := parseCount(instance)
 	if err != nil {
 		return err
 	}
+	err = s.run(newRun(ctx, false, s.nodes, count, s.size, len(instance)), &v)
+	if err == errKeep {
+		err = s.run(newRun(ctx, true, s.nodes, count, s.size, len(instance)), &v)
+	}
+	return err
+}
+
+// run validates v in run r.
+func (s *Schema) run(r *run, v *value) error {
 	// Most values are valid: check quietly, building no messages, and
 	// only for an invalid one check again to say where.
-	vd := validator{quiet: true, tracked: s.tracked}
-	if vd.validate(s.root, &v, nil, "") == nil {
+	vd := s.validator(r, true)
+	if vd.validate(s.root, v, nil, "") == nil && r.stop == nil {
 		return nil
 	}
-	vd = validator{tracked: s.tracked}
-	if e := vd.validate(s.root, &v, nil, ""); e != nil {
+	if r.stop != nil {
+		return r.stop
+	}
+	vd = s.validator(r, false)
+	e := vd.validate(s.root, v, nil, "")
+	switch {
+	case r.stop != nil:
+		return r.stop
+	case e != nil:
 		return e
 	}
 	return nil
+}
+
+func (s *Schema) validator(r *run, quiet bool) validator {
+	return validator{quiet: quiet, tracked: s.tracked, dynamic: s.dynamic, run: r, loopLow: math.MaxInt}
 }
 
 // validator is the state of one validation.
@@ -46,6 +76,11 @@ type validator struct {
 	quiet   bool        // only the verdict matters, not the message
 	tracked bool        // annotations are collected for unevaluated*
 	failed  *ValidationError
+	dynamic bool  // the schema has dynamic references: verdicts are kept per scope
+	sigs    []int // the scope's signatures, beside scope
+	run     *run
+	redoing int // checks being done again, whose verdicts could not be kept
+	loopLow int // the lowest index in refs a loop has reached back to
 }
 
 // token is one step of a JSON pointer: a member name, or an index when
@@ -140,10 +175,10 @@ func (vd *validator) quietly(fn func() *ValidationError) bool {
 	return err == nil
 }
 
-// validate checks v against n. ev, when not nil, receives the members or
+// check checks v against n. ev, when not nil, receives the members or
 // items n evaluates; via is the keyword that applied n, for a false
 // schema's violation.
-func (vd *validator) validate(n *node, v *value, ev *evaluated, via string) *ValidationError {
+func (vd *validator) check(n *node, v *value, ev *evaluated, via string) *ValidationError {
 	if n.empty {
 		return nil
 	}
@@ -154,8 +189,8 @@ func (vd *validator) validate(n *node, v *value, ev *evaluated, via string) *Val
 		return vd.failf(via, "not allowed")
 	}
 	if len(vd.scope) == 0 || vd.scope[len(vd.scope)-1] != n.res {
-		vd.scope = append(vd.scope, n.res)
-		defer func() { vd.scope = vd.scope[:len(vd.scope)-1] }()
+		vd.enter(n.res)
+		defer vd.leave()
 	}
 	if n.refOnly {
 		return vd.follow(n.ref, v, ev, "$ref")
@@ -205,6 +240,7 @@ func (vd *validator) follow(target *node, v *value, ev *evaluated, keyword strin
 	depth := len(vd.path)
 	for i := len(vd.refs) - 1; i >= 0 && vd.refs[i].depth == depth; i-- {
 		if vd.refs[i].n == target {
+			vd.loopAt(i)
 			return vd.failf(keyword, "the reference to %s leads back to itself without moving into the value", pointerOrRoot(target.ptr.String()))
 		}
 	}

@@ -83,7 +83,8 @@ func (vd *validator) object(n *node, v *value, ev *evaluated) *ValidationError {
 			name := value{kind: kindString, str: v.obj[i].key}
 			if !vd.quietly(func() *ValidationError { return vd.validate(n.propertyNames, &name, nil, "propertyNames") }) {
 				return vd.fail("propertyNames", func() string {
-					inner := validator{tracked: vd.tracked, scope: vd.scope}
+					inner := *vd
+					inner.quiet, inner.failed = false, nil
 					why := inner.validate(n.propertyNames, &name, nil, "propertyNames")
 					return fmt.Sprintf("invalid property name %s: %s", quote(name.str), why.Message)
 				})

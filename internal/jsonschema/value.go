@@ -82,22 +82,30 @@ func (e *SyntaxError) Error() string {
 
 // parse decodes one JSON value (with optional white space around it).
 func parse(data []byte) (value, error) {
+	v, _, err := parseCount(data)
+	return v, err
+}
+
+// parseCount is parse, also counting the values (members, items and the
+// value itself).
+func parseCount(data []byte) (value, int, error) {
 	p := parser{data: data}
 	p.space()
 	v, err := p.value(0)
 	if err != nil {
-		return value{}, err
+		return value{}, 0, err
 	}
 	p.space()
 	if p.i < len(p.data) {
-		return value{}, p.fail("data after the value")
+		return value{}, 0, p.fail("data after the value")
 	}
-	return v, nil
+	return v, p.count, nil
 }
 
 type parser struct {
-	data []byte
-	i    int
+	data  []byte
+	i     int
+	count int // values read
 }
 
 func (p *parser) fail(format string, args ...any) error {
@@ -116,6 +124,7 @@ func (p *parser) space() {
 }
 
 func (p *parser) value(depth int) (value, error) {
+	p.count++
 	if p.i >= len(p.data) {
 		return value{}, p.fail("unexpected end of JSON")
 	}

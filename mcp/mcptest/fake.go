@@ -76,7 +76,10 @@ const (
 //	              properties, each of one integer property) or anyof:N
 //	              (property p1 is a chain of N anyOf levels, each of two
 //	              references to the level below, ending in a string: quick to
-//	              compile, and 2^N steps to find that a value is no string)
+//	              compile, and 2^N paths to find that a value is no string),
+//	              allof:N (the same with allOf: 2^N paths for a string), loop:N
+//	              (the anyOf chain whose bottom refers back to its top) or
+//	              enum:N (p1 is an array of integers from an enum of 0..N-1)
 //	content-length  frame messages LSP-style, both ways (Content-Length: N, a
 //	              blank line, N bytes); a header line that is not one is answered
 //	              with a framed parse error. content-length=greet instead sends a
@@ -486,7 +489,7 @@ func shapedSchema(spec string) (string, error) {
 	kind, count, _ := strings.Cut(spec, ":")
 	n, err := strconv.Atoi(count)
 	if err != nil || n < 0 {
-		return "", fmt.Errorf("schema=%s: want deep:N, wide:N or anyof:N", spec)
+		return "", fmt.Errorf("schema=%s: want deep:N, wide:N, anyof:N, allof:N, loop:N or enum:N", spec)
 	}
 	var b strings.Builder
 	switch kind {
@@ -503,14 +506,31 @@ func shapedSchema(spec string) (string, error) {
 			fmt.Fprintf(&b, `"p%d":{"type":"object","properties":{"a":{"type":"integer"}}}`, i)
 		}
 		b.WriteString(`}}`)
-	case "anyof":
-		b.WriteString(`{"type":"object","$defs":{"d0":{"type":"string"}`)
+	case "anyof", "allof", "loop":
+		bottom := `{"type":"string"}`
+		if kind == "loop" {
+			bottom = fmt.Sprintf(`{"anyOf":[{"type":"integer"},{"$ref":"#/$defs/d%d"}]}`, n)
+		}
+		keyword := map[string]string{"allof": "allOf"}[kind]
+		if keyword == "" {
+			keyword = "anyOf"
+		}
+		b.WriteString(`{"type":"object","$defs":{"d0":` + bottom)
 		for i := 1; i <= n; i++ {
-			fmt.Fprintf(&b, `,"d%d":{"anyOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, i-1, i-1)
+			fmt.Fprintf(&b, `,"d%d":{%q:[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, keyword, i-1, i-1)
 		}
 		fmt.Fprintf(&b, `},"properties":{"p1":{"$ref":"#/$defs/d%d"}}}`, n)
+	case "enum":
+		b.WriteString(`{"type":"object","properties":{"p1":{"type":"array","items":{"enum":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(i))
+		}
+		b.WriteString(`]}}}}`)
 	default:
-		return "", fmt.Errorf("schema=%s: want deep:N, wide:N or anyof:N", spec)
+		return "", fmt.Errorf("schema=%s: want deep:N, wide:N, anyof:N, allof:N, loop:N or enum:N", spec)
 	}
 	return b.String(), nil
 }
