@@ -58,7 +58,8 @@ const DefaultDiscoverWait = 5 * time.Second
 // server wanting authorization. Any other answer (another error, a result
 // without a modern version) means a server of the initialize era.
 //
-// Silence is not an answer. A JSON-RPC server must answer every request,
+// Silence is not an answer. A JSON-RPC server must answer every request
+// (over HTTP every POST gets a status, and the probe waits for it),
 // if only with "method not found", so a server that says nothing may still
 // be starting (a cold npx, uvx or go run). After opts.DiscoverWait, probe
 // sends a ping (allowed before initialize in every version): a server that
@@ -128,6 +129,13 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 		case m := <-disc.ch:
 			return decide(m)
 		case <-timer.C:
+			if _, http := s.t.(*HTTPTransport); http {
+				// Each POST gets an answer of its own, an HTTP status at
+				// least, so the probe's is awaited; and concurrent POSTs
+				// may be answered in any order, which would make a ping's
+				// answer say nothing about the probe's.
+				continue
+			}
 			if ping, err = s.begin(pctx, "ping", nil); err == nil {
 				pinged = ping.ch
 			}

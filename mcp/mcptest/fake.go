@@ -50,6 +50,8 @@ const (
 //	batch         wrap every answer in a JSON array, with a notification
 //	odd-content   tools/call answers with unknown content, odd spacing and numbers
 //	ping-first    before answering tools/call, ping the client and wait for its answer
+//	ignore-early  until initialize, answer only ping and initialize, dropping any
+//	              other request unanswered (as some servers of the initialize era do)
 //	hang          never answer tools/call (otherwise a call is answered "ok", with
 //	              the call's arguments in the result's "arguments")
 //	rpc-error     tools/call answers with a JSON-RPC error
@@ -97,32 +99,33 @@ const (
 //	no-task-list    declare tasks without tasks.list
 //	poll=MS         the tasks' pollInterval (default 50; 0 leaves it out)
 type config struct {
-	supported  string
-	typed      string
-	version    string
-	noTools    bool
-	big        int
-	junk       bool
-	crash      bool
-	ignoreExit bool
-	batch      bool
-	oddContent bool
-	pingFirst  bool
-	hang       bool
-	rpcError   bool
-	strayID    bool
-	pages      int
-	ask        string
-	toolError  bool
-	env        bool
-	stderrEnv  string
-	badAnswer  string
-	pingFlood  int
-	grandchild bool
-	updates    int
-	schema     string
-	framed     string // "" (lines), "reply", "greet" or "strict"
-	t          taskConfig
+	supported   string
+	typed       string
+	version     string
+	noTools     bool
+	big         int
+	junk        bool
+	crash       bool
+	ignoreExit  bool
+	batch       bool
+	oddContent  bool
+	pingFirst   bool
+	ignoreEarly bool
+	hang        bool
+	rpcError    bool
+	strayID     bool
+	pages       int
+	ask         string
+	toolError   bool
+	env         bool
+	stderrEnv   string
+	badAnswer   string
+	pingFlood   int
+	grandchild  bool
+	updates     int
+	schema      string
+	framed      string // "" (lines), "reply", "greet" or "strict"
+	t           taskConfig
 }
 
 func parseConfig(s string) (config, error) {
@@ -169,6 +172,8 @@ func parseConfig(s string) (config, error) {
 			c.oddContent = true
 		case "ping-first":
 			c.pingFirst = true
+		case "ignore-early":
+			c.ignoreEarly = true
 		case "hang":
 			c.hang = true
 		case "rpc-error":
@@ -378,11 +383,15 @@ func (s *server) serve() {
 	go s.readLoop()
 	defer s.wg.Wait()
 	defer close(s.done)
+	initialized := false
 	for m := range s.msgs {
 		switch {
 		case m.Method == "" && m.ID != nil:
 			s.route(m)
+		case s.c.ignoreEarly && !initialized && m.Method != "initialize" && m.Method != "ping":
+			// dropped: not initialized yet
 		case m.Method != "" && m.ID != nil:
+			initialized = initialized || m.Method == "initialize"
 			s.answer(m)
 		}
 	}
