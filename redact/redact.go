@@ -5,6 +5,7 @@ package redact
 
 import (
 	"bytes"
+	"encoding/base64"
 	"io"
 	"net/url"
 	"regexp"
@@ -89,7 +90,9 @@ func URL(raw string) string {
 }
 
 // URLSecrets are the values URL masks, both as written and decoded, since
-// either may turn up in a message.
+// either may turn up in a message. A password in the user info also gives
+// the Basic credential an HTTP client builds from it: "user:password" and
+// its Base64 (padded or not), which a server may echo.
 func URLSecrets(raw string) []string {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -99,7 +102,10 @@ func URLSecrets(raw string) []string {
 	if u.User != nil {
 		if pw, has := u.User.Password(); has {
 			_, written, _ := strings.Cut(u.User.String(), ":")
-			out = append(out, pw, written)
+			basic := u.User.Username() + ":" + pw
+			out = append(out, pw, written, basic,
+				base64.StdEncoding.EncodeToString([]byte(basic)),
+				base64.RawStdEncoding.EncodeToString([]byte(basic)))
 		}
 	}
 	for kv := range strings.SplitSeq(u.RawQuery, "&") {
