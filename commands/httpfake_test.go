@@ -51,6 +51,10 @@ func TestHTTPErrors(t *testing.T) {
 			w.WriteHeader(http.StatusInternalServerError)
 			fmt.Fprint(w, "database down")
 		}, 4, "HTTP 500 Internal Server Error from http://127.0.0.1"},
+		{"escapes in the body are shown escaped", func(w http.ResponseWriter, id json.RawMessage) {
+			w.WriteHeader(http.StatusBadGateway)
+			fmt.Fprint(w, "\x1b]0;pwned\x07 \x1b]52;c;aGk=\x07 \x1b[2J\u009b2J down")
+		}, 4, `: \x1b]0;pwned\x07 \x1b]52;c;aGk=\x07 \x1b[2J\u009b2J down`},
 		{"JSON-RPC error in a 400", func(w http.ResponseWriter, id json.RawMessage) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
@@ -73,6 +77,9 @@ func TestHTTPErrors(t *testing.T) {
 			r := mcpv(t, "", "-u", f.URL, "list-tools")
 			if r.code != tt.code || !strings.Contains(r.stderr, tt.errHas) {
 				t.Fatalf("exit %d (want %d), stderr %q (want %q)", r.code, tt.code, r.stderr, tt.errHas)
+			}
+			if strings.ContainsAny(r.stderr, "\x1b\x07\u009b") {
+				t.Errorf("stderr holds a raw escape: %q", r.stderr)
 			}
 			if strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
 				t.Errorf("stderr is not one line: %q", r.stderr)
