@@ -15,6 +15,8 @@ import (
 	"sync"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 // SkillsExtension is the extension through which a server publishes Agent
@@ -80,6 +82,9 @@ func ParseSkill(raw json.RawMessage) (Skill, error) {
 		}
 		return Skill{}, &SkillError{uri, fmt.Sprintf(format, args...)}
 	}
+	if hasControl(e.URI) {
+		return Skill{}, &SkillError{"skill entry", fmt.Sprintf("uri %q holds control characters", e.URI)}
+	}
 	root, ok := skillRoot(e.URI)
 	if !ok {
 		return bad("uri is not the URI of a SKILL.md")
@@ -109,6 +114,9 @@ func ParseSkill(raw json.RawMessage) (Skill, error) {
 	var total int64
 	for _, r := range s.Resources {
 		switch {
+		case hasControl(r.URI):
+			// Such a path would name a file whose name a terminal acts on.
+			return bad("lists a file whose path holds control characters: %q", strings.TrimPrefix(r.URI, root+"/"))
 		case r.URI != s.URI && !strings.HasPrefix(r.URI, root+"/"):
 			return bad("lists %s, which is outside the skill's directory", r.URI)
 		case seen[r.URI]:
@@ -129,6 +137,10 @@ func ParseSkill(raw json.RawMessage) (Skill, error) {
 	}
 	return s, nil
 }
+
+// hasControl reports whether s holds a character a terminal may act on, or
+// one that is not UTF-8 (what internal/safetext would show escaped).
+func hasControl(s string) bool { return safetext.Line(s) != s }
 
 // skillRoot is the directory of a SKILL.md URI, without a trailing slash.
 func skillRoot(uri string) (string, bool) {
