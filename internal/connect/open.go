@@ -112,6 +112,9 @@ func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport) (*Conn, *mcp.
 	c := &Conn{Tools: &mcp.ToolCache{}, hooks: h}
 	c.notes = &notifier{hooks: h, quiet: s.Quiet, tools: c.Tools}
 	sopts := mcp.SessionOptions{Log: h.Log, Handler: ans.handler(), OnNotification: c.notes.notify}
+	if h.Events != nil {
+		sopts.Record = h.Events.Write // every one, as read: never dropped
+	}
 	if s.Verbose {
 		sopts.Trace = tracer(h.Stderr)
 	}
