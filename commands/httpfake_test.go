@@ -1,9 +1,12 @@
 package commands
 
 import (
+	"bufio"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -375,5 +378,33 @@ func TestDetachKeepsTheHTTPSession(t *testing.T) {
 	r = mcpvIn(t, w, "", "tasks", "get", "t-1", "--session-id", "s1", "--", "./server")
 	if r.code != 2 || !strings.Contains(r.stderr, "--session-id resumes an HTTP session") {
 		t.Errorf("stdio: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// The reason phrase of an HTTP status line is the server's text too: it
+// reaches the error line escaped.
+func TestHTTPStatusTextEscaped(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() { // ends when the listener closes
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				http.ReadRequest(bufio.NewReader(c))
+				io.WriteString(c, "HTTP/1.1 502 Bad\x1b]0;pwned\x07Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+			}()
+		}
+	}()
+	r := mcpv(t, "", "-u", "http://"+l.Addr().String()+"/mcp", "ping")
+	if r.code != 4 || !strings.Contains(r.stderr, `HTTP 502 Bad\x1b]0;pwned\x07Gateway from`) || strings.ContainsAny(r.stderr, "\x1b\x07") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -649,7 +649,7 @@ func (t *HTTPTransport) readAnswer(ctx context.Context, resp *http.Response, o o
 		if t.isLegacy() {
 			return nil // the answer comes on the SSE stream
 		}
-		return &TransportError{Op: o.method, Err: fmt.Errorf("unexpected answer: HTTP %s, Content-Type %q", resp.Status, resp.Header.Get("Content-Type"))}
+		return &TransportError{Op: o.method, Err: fmt.Errorf("unexpected answer: HTTP %s, Content-Type %q", safetext.Line(resp.Status), resp.Header.Get("Content-Type"))}
 	}
 }
 
