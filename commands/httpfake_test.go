@@ -408,3 +408,20 @@ func TestHTTPStatusTextEscaped(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// The verbose trace shows what the server sent, escaped where a terminal
+// would act on it: a C1 control is valid in a JSON string, raw.
+func TestVerboseTraceEscapes(t *testing.T) {
+	t.Parallel()
+	f := newHTTPFake(t, func(x *mcptest.Exchange) bool {
+		if x.RPCMethod != "tools/list" {
+			return false
+		}
+		x.Reply(x.Result("{\"tools\":[{\"name\":\"x\",\"description\":\"\u009b2J\u202egnp.exe\",\"inputSchema\":{\"type\":\"object\"}}]}"))
+		return true
+	})
+	r := mcpv(t, "", "-v", "-u", f.URL, "list-tools")
+	if r.code != 0 || !strings.Contains(r.stderr, `"description":"\u009b2J\u202egnp.exe"`) || strings.ContainsAny(r.stderr, "\u009b\u202e") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/redact"
 )
@@ -134,7 +135,7 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 		}
 		opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, Mode: s.Mode, Log: h.Log}
 		if s.Verbose {
-			opts.Trace = func(line string) { fmt.Fprintf(h.Stderr, "mcpv: http: %s\n", line) }
+			opts.Trace = func(line string) { fmt.Fprintf(h.Stderr, "mcpv: http: %s\n", safetext.Line(line)) }
 		}
 		tr, err := mcp.NewHTTPTransport(opts)
 		if err != nil {
@@ -180,11 +181,13 @@ func tracer(w io.Writer) func(out bool, msg []byte) {
 		if out {
 			dir = "->"
 		}
-		// Clip first: masking scans what is shown, not a 100 MB message.
+		// Clip first: masking and escaping scan what is shown, not a
+		// 100 MB message. What the server sent may hold what a terminal
+		// acts on (C1 controls are valid in JSON strings; junk is junk).
 		if len(msg) > max {
-			fmt.Fprintf(w, "mcpv: %s %s… (%d more bytes)\n", dir, redact.JSON(msg[:max]), len(msg)-max)
+			fmt.Fprintf(w, "mcpv: %s %s… (%d more bytes)\n", dir, safetext.Line(string(redact.JSON(msg[:max]))), len(msg)-max)
 			return
 		}
-		fmt.Fprintf(w, "mcpv: %s %s\n", dir, redact.JSON(msg))
+		fmt.Fprintf(w, "mcpv: %s %s\n", dir, safetext.Line(string(redact.JSON(msg))))
 	}
 }
