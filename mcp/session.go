@@ -91,9 +91,10 @@ type RequestHandler func(ctx context.Context, method string, params json.RawMess
 type SessionOptions struct {
 	// Handler answers server requests; nil answers each with method-not-found.
 	Handler RequestHandler
-	// OnNotification receives every server notification, in order, on one
-	// goroutine of its own. It must not call back into the session
-	// synchronously: a call returns only after the notifications that came
+	// OnNotification receives the server's notifications, in order, on one
+	// goroutine of its own: every one, unless it falls so far behind that
+	// the bounded queue before it thins them (notes.go). It must not call
+	// back into the session synchronously: a call returns only after the notifications that came
 	// before its response have been handled, so such a call would wait for
 	// itself.
 	OnNotification func(method string, params json.RawMessage)
