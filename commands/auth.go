@@ -10,6 +10,7 @@ import (
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/oauth"
 	"github.com/mcpv/mcpv/output"
+	"github.com/mcpv/mcpv/redact"
 )
 
 type authCmd struct {
@@ -90,7 +91,7 @@ func (c *authStatusCmd) Run(ctx context.Context, s *session, out *console) error
 		usable = usable || v.Usable
 		views = append(views, v)
 	}
-	if err := out.print(mustJSON(map[string]any{"server": server, "logged_in": usable, "records": views})); err != nil {
+	if err := out.print(mustJSON(map[string]any{"server": redact.URL(server), "logged_in": usable, "records": views})); err != nil {
 		return err
 	}
 	if !usable {
@@ -111,7 +112,7 @@ func (c *authLogoutCmd) Run(ctx context.Context, s *session, out *console) error
 			return err
 		}
 	}
-	return out.print(mustJSON(map[string]any{"server": server, "removed": len(recs)}))
+	return out.print(mustJSON(map[string]any{"server": redact.URL(server), "removed": len(recs)}))
 }
 
 type authTokenCmd struct{ authSub }
@@ -135,7 +136,7 @@ func (c *authTokenCmd) Run(ctx context.Context, s *session, out *console) error 
 }
 
 // recordView is what auth login and status show of a record: never a token
-// or a secret.
+// or a secret, and URLs with their credentials masked.
 type recordView struct {
 	Issuer        string   `json:"issuer"`
 	Resource      string   `json:"resource"`
@@ -157,7 +158,7 @@ func describeRecord(r *oauth.Record) recordView {
 	}
 	v := recordView{
 		Issuer:      r.Issuer,
-		Resource:    r.Resource,
+		Resource:    redact.URL(r.Resource),
 		ClientID:    r.Client.ID,
 		Grant:       grant,
 		Scopes:      strings.Fields(r.Token.Scope),
@@ -172,7 +173,7 @@ func describeRecord(r *oauth.Record) recordView {
 		v.ExpiresAt = r.Token.ExpiresAt.UTC().Format(time.RFC3339)
 	}
 	if r.Metadata != nil {
-		v.TokenEndpoint = r.Metadata.TokenEndpoint
+		v.TokenEndpoint = redact.URL(r.Metadata.TokenEndpoint)
 	}
 	v.Usable = !v.Expired || v.Refreshable
 	return v

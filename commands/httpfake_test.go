@@ -1,9 +1,12 @@
 package commands
 
 import (
+	"bufio"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -51,6 +54,10 @@ func TestHTTPErrors(t *testing.T) {
 			w.WriteHeader(http.StatusInternalServerError)
 			fmt.Fprint(w, "database down")
 		}, 4, "HTTP 500 Internal Server Error from http://127.0.0.1"},
+		{"escapes in the body are shown escaped", func(w http.ResponseWriter, id json.RawMessage) {
+			w.WriteHeader(http.StatusBadGateway)
+			fmt.Fprint(w, "\x1b]0;pwned\x07 \x1b]52;c;aGk=\x07 \x1b[2J\u009b2J down")
+		}, 4, `: \x1b]0;pwned\x07 \x1b]52;c;aGk=\x07 \x1b[2J\u009b2J down`},
 		{"JSON-RPC error in a 400", func(w http.ResponseWriter, id json.RawMessage) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
@@ -73,6 +80,9 @@ func TestHTTPErrors(t *testing.T) {
 			r := mcpv(t, "", "-u", f.URL, "list-tools")
 			if r.code != tt.code || !strings.Contains(r.stderr, tt.errHas) {
 				t.Fatalf("exit %d (want %d), stderr %q (want %q)", r.code, tt.code, r.stderr, tt.errHas)
+			}
+			if strings.ContainsAny(r.stderr, "\x1b\x07\u009b") {
+				t.Errorf("stderr holds a raw escape: %q", r.stderr)
 			}
 			if strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
 				t.Errorf("stderr is not one line: %q", r.stderr)
@@ -368,5 +378,50 @@ func TestDetachKeepsTheHTTPSession(t *testing.T) {
 	r = mcpvIn(t, w, "", "tasks", "get", "t-1", "--session-id", "s1", "--", "./server")
 	if r.code != 2 || !strings.Contains(r.stderr, "--session-id resumes an HTTP session") {
 		t.Errorf("stdio: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// The reason phrase of an HTTP status line is the server's text too: it
+// reaches the error line escaped.
+func TestHTTPStatusTextEscaped(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() { // ends when the listener closes
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				http.ReadRequest(bufio.NewReader(c))
+				io.WriteString(c, "HTTP/1.1 502 Bad\x1b]0;pwned\x07Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+			}()
+		}
+	}()
+	r := mcpv(t, "", "-u", "http://"+l.Addr().String()+"/mcp", "ping")
+	if r.code != 4 || !strings.Contains(r.stderr, `HTTP 502 Bad\x1b]0;pwned\x07Gateway from`) || strings.ContainsAny(r.stderr, "\x1b\x07") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// The verbose trace shows what the server sent, escaped where a terminal
+// would act on it: a C1 control is valid in a JSON string, raw.
+func TestVerboseTraceEscapes(t *testing.T) {
+	t.Parallel()
+	f := newHTTPFake(t, func(x *mcptest.Exchange) bool {
+		if x.RPCMethod != "tools/list" {
+			return false
+		}
+		x.Reply(x.Result("{\"tools\":[{\"name\":\"x\",\"description\":\"\u009b2J\u202egnp.exe\",\"inputSchema\":{\"type\":\"object\"}}]}"))
+		return true
+	})
+	r := mcpv(t, "", "-v", "-u", f.URL, "list-tools")
+	if r.code != 0 || !strings.Contains(r.stderr, `"description":"\u009b2J\u202egnp.exe"`) || strings.ContainsAny(r.stderr, "\u009b\u202e") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }

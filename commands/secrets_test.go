@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -137,5 +138,59 @@ func TestSecretsTheServerEchoesAreMasked(t *testing.T) {
 	r = w.mcpv(t, "", args([]string{"--env", "DATABASE_URL=postgres://app:db-pass-0123456789@db/x", "ping"}, fake("plain,stderr-env=DATABASE_URL"))...)
 	if r.code != 0 || strings.Contains(r.stderr, "db-pass-0123456789") || !strings.Contains(r.stderr, "postgres://app:***@db/x") {
 		t.Errorf("--env URL password: exit %d, stderr ends %q", r.code, r.stderr[max(0, len(r.stderr)-120):])
+	}
+}
+
+// The Basic credential built from a URL's user:password is masked when the
+// server echoes it, as the header's Base64 and as the text it decodes to.
+func TestBasicCredentialTheServerEchoesIsMasked(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	f := newHTTPFake(t, func(x *mcptest.Exchange) bool {
+		if x.RPCMethod != "tools/call" && x.RPCMethod != "tools/list" {
+			return false
+		}
+		auth := x.R.Header.Get("Authorization")
+		decoded, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(auth, "Basic "))
+		x.Reply(x.Error(-32000, fmt.Sprintf("you sent %s, that is %s", auth, decoded)))
+		return true
+	})
+	target := strings.Replace(f.URL, "http://", "http://user:SECRETPW@", 1)
+	r := w.mcpv(t, "", "-v", "-u", target, "call", "x")
+	if r.code != 3 || !strings.Contains(r.stderr, "you sent Basic ***") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, secret := range []string{"SECRETPW", base64.StdEncoding.EncodeToString([]byte("user:SECRETPW")), "dXNlcjpTRUNSRVRQVw"} {
+		if strings.Contains(r.stderr, secret) {
+			t.Errorf("stderr shows %s:\n%s", secret, r.stderr)
+		}
+	}
+}
+
+// auth status, login and logout name the server and the resource a token
+// is for with the URL's credentials masked, as everywhere else.
+func TestAuthStatusMasksTheURLCredential(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	state := t.TempDir()
+	w.setenv("XDG_STATE_HOME", state)
+	target := "http://127.0.0.1:1/mcp?api_key=url-key-0123456789"
+	server, _ := oauth.CanonicalResource(target)
+	store := &oauth.Store{Dir: filepath.Join(state, "mcpv", "oauth"), Root: state}
+	if err := store.Save(&oauth.Record{Server: server, Issuer: "https://as.example", Resource: server,
+		Token: oauth.Token{AccessToken: "stored-token-0123456789", TokenType: "Bearer"}, Updated: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{"status", "logout"} {
+		r := w.mcpv(t, "", "auth", sub, "-u", target, "-c")
+		if r.code != 0 || !strings.Contains(r.stdout, `"server":"http://127.0.0.1:1/mcp?api_key=***"`) {
+			t.Errorf("auth %s: exit %d, stdout %q, stderr %q", sub, r.code, r.stdout, r.stderr)
+		}
+		if sub == "status" && !strings.Contains(r.stdout, `"resource":"http://127.0.0.1:1/mcp?api_key=***"`) {
+			t.Errorf("auth status: stdout %q", r.stdout)
+		}
+		if strings.Contains(r.stdout+r.stderr, "url-key-0123456789") {
+			t.Errorf("auth %s shows the key: %q %q", sub, r.stdout, r.stderr)
+		}
 	}
 }

@@ -204,3 +204,46 @@ func TestSkillsNeedTheExtension(t *testing.T) {
 		}
 	}
 }
+
+// A skill whose files' paths hold control characters (escapes, a newline)
+// is refused before anything is read or written, the path shown escaped.
+func TestSkillsPullRefusesControlCharactersInPaths(t *testing.T) {
+	t.Parallel()
+	evil := "skill://evil/ref\x1b]0;pwned\x07\nerences.md"
+	md := "---\nname: evil\ndescription: d\n---\n"
+	uri, _ := json.Marshal(evil)
+	entry := fmt.Sprintf(`{"uri":"skill://evil/SKILL.md","frontmatter":{"name":"evil","description":"d"},`+
+		`"resources":[{"uri":"skill://evil/SKILL.md","digest":%q,"size":%d},{"uri":%s,"digest":%q,"size":1}]}`, sha(md), len(md), uri, sha("x"))
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: func(x *mcptest.Exchange) bool {
+		switch x.RPCMethod {
+		case "server/discover":
+			x.Reply(x.Result(`{"supportedVersions":["2026-07-28"],"capabilities":{"resources":{},"extensions":{"io.modelcontextprotocol/skills":{}}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"f","version":"1"}}}`))
+		case "skills/list":
+			x.Reply(x.Result(`{"resultType":"complete","ttlMs":0,"cacheScope":"public","skills":[` + entry + `]}`))
+		case "resources/read":
+			var body struct {
+				Params struct {
+					URI string `json:"uri"`
+				} `json:"params"`
+			}
+			json.Unmarshal(x.Body, &body)
+			text, _ := json.Marshal(map[string]string{"skill://evil/SKILL.md": md, evil: "x"}[body.Params.URI])
+			u, _ := json.Marshal(body.Params.URI)
+			x.Reply(x.Result(fmt.Sprintf(`{"resultType":"complete","contents":[{"uri":%s,"text":%s}]}`, u, text)))
+		default:
+			return false
+		}
+		return true
+	}})
+	dir := t.TempDir()
+	r := mcpv(t, "", "-u", srv.URL, "skills", "pull", "evil", dir)
+	if r.code != 4 || !strings.Contains(r.stderr, `"ref\x1b]0;pwned\a\nerences.md"`) || strings.ContainsAny(r.stderr, "\x1b\x07") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("%d entries written to %s", len(entries), dir)
+	}
+	if got := reads(srv); len(got) != 0 {
+		t.Errorf("read %q before refusing (stderr %q)", got, r.stderr)
+	}
+}

@@ -4,11 +4,12 @@ package commands
 //
 // Notifications arrive on the session's dispatcher goroutine (s.listen); the
 // listener only stamps them and queues them for Run's goroutine, which does
-// the printing and the optional resources/read. The queue is unbounded, like
-// the session's own notification queue, so the listener never waits: a call
-// returns only once the notifications that came before its response are
-// handled, and a listener waiting for Run, itself in resources/read, would
-// wait for ever. Nothing is dropped.
+// the printing and the optional resources/read. The queue is unbounded, so
+// the listener never waits: a call returns only once the notifications that
+// came before its response are handled, and a listener waiting for Run,
+// itself in resources/read, would wait for ever. Nothing is dropped here;
+// the session's own queue, before it, is bounded (mcp/notes.go) and under a
+// flood keeps one update per resource.
 
 import (
 	"bytes"

@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -260,5 +263,28 @@ func TestSessionKeepsSecrets(t *testing.T) {
 		if strings.Contains(text, secret) {
 			t.Errorf("the %s shows the secret: %s", what, text)
 		}
+	}
+}
+
+// An HTTP server's error body reaches session start's message escaped, as
+// it does a one-shot command's, never as escapes a terminal would obey.
+func TestSessionStartHTTPErrorBodyEscaped(t *testing.T) {
+	t.Parallel()
+	w := newSessions(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		rw.WriteHeader(http.StatusBadGateway)
+		fmt.Fprint(rw, "\x1b]0;pwned\x07 \x1b]52;c;aGk=\x07 \x1b[2J down")
+	}))
+	ts.Listener.Close()
+	ts.Listener = l
+	ts.Start()
+	defer ts.Close()
+	code, out, errs := w.mcpv("session", "start", "web", "-u", ts.URL+"/mcp")
+	if code != 4 || out != "" || !strings.Contains(errs, `\x1b]0;pwned\x07 \x1b]52;c;aGk=\x07 \x1b[2J down`) || strings.ContainsAny(errs, "\x1b\x07") {
+		t.Errorf("session start: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }

@@ -45,8 +45,8 @@
 // # Goroutines and what stops them
 //
 //   - Session: the reader (stops when Read fails, which Close brings
-//     about); the dispatcher, which delivers notifications in order from an
-//     unbounded queue (stops when the reader has stopped and the queue is
+//     about); the dispatcher, which delivers notifications in order from a
+//     bounded queue (stops when the reader has stopped and the queue is
 //     drained); one goroutine per server request being handled, at most
 //     maxServerRequests (each ends when its handler returns and its answer
 //     is written, or at once when the session closes).

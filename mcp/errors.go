@@ -152,11 +152,11 @@ type StatusError struct {
 	Status int
 	Text   string // e.g. "405 Method Not Allowed"
 	URL    string
-	Detail string // the start of the body, if any
+	Detail string // the start of the body, if any, already made safe to show
 }
 
 func (e *StatusError) Error() string {
-	return fmt.Sprintf("HTTP %s from %s%s", e.Text, e.URL, e.Detail)
+	return fmt.Sprintf("HTTP %s from %s%s", safetext.Line(e.Text), e.URL, e.Detail)
 }
 
 // orDiscard is l, or a logger that discards everything.

@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 // HTTP transport modes.
@@ -350,7 +351,7 @@ func (t *HTTPTransport) post(ctx context.Context, msg []byte, o outgoing) (*http
 			if errors.As(lerr, &ae) {
 				return nil, lerr
 			}
-			return nil, &TransportError{Op: "POST " + displayURL(t.url), Err: fmt.Errorf("%s; as a legacy SSE server: %w", status, lerr)}
+			return nil, &TransportError{Op: "POST " + displayURL(t.url), Err: fmt.Errorf("%s; as a legacy SSE server: %w", safetext.Line(status), lerr)}
 		}
 		if resp, _, err = t.send(ctx, msg); err != nil {
 			return nil, err
@@ -561,8 +562,9 @@ func statusError(resp *http.Response, o outgoing) error {
 	return &TransportError{Op: what, Err: &StatusError{Status: resp.StatusCode, Text: resp.Status, URL: displayURL(resp.Request.URL), Detail: detail}}
 }
 
-// bodySummary is the start of an error answer's body on one line. An HTML
-// page (a proxy's or a framework's error page) is named by its title rather
+// bodySummary is the start of an error answer's body on one line, with what
+// a terminal would act on shown escaped (internal/safetext). An HTML page
+// (a proxy's or a framework's error page) is named by its title rather
 // than pasted.
 func bodySummary(body []byte, contentType string) string {
 	mt, _, _ := mime.ParseMediaType(contentType)
@@ -573,7 +575,7 @@ func bodySummary(body []byte, contentType string) string {
 		}
 		return "an HTML page"
 	}
-	return string(clip([]byte(strings.Join(strings.Fields(string(body)), " ")), 300))
+	return safetext.Line(string(clip([]byte(strings.Join(strings.Fields(string(body)), " ")), 300)))
 }
 
 // htmlTitle is the text of a page's <title> element, on one line, or "".
@@ -647,7 +649,7 @@ func (t *HTTPTransport) readAnswer(ctx context.Context, resp *http.Response, o o
 		if t.isLegacy() {
 			return nil // the answer comes on the SSE stream
 		}
-		return &TransportError{Op: o.method, Err: fmt.Errorf("unexpected answer: HTTP %s, Content-Type %q", resp.Status, resp.Header.Get("Content-Type"))}
+		return &TransportError{Op: o.method, Err: fmt.Errorf("unexpected answer: HTTP %s, Content-Type %q", safetext.Line(resp.Status), resp.Header.Get("Content-Type"))}
 	}
 }
 

@@ -5,12 +5,15 @@ package mcp
 // Concurrency design (see also the package doc):
 //   - One reader goroutine calls Transport.Read in a loop and routes every
 //     message. It never runs user code and never waits on a caller: responses go
-//     to the waiting call's 1-buffered channel, notifications to an unbounded
+//     to the waiting call's 1-buffered channel, notifications to a bounded
 //     queue drained in order by one dispatcher goroutine, so a response can
-//     never be stuck behind notifications nobody is consuming yet. A call
+//     never be stuck behind notifications nobody is consuming yet. When the
+//     dispatcher falls behind, the queue keeps the latest of what supersedes
+//     (progress per token) and drops the rest, counted (notes.go). A call
 //     returns only once the notifications that arrived before its response
-//     have been handled (progress shown, events logged), unless its context
-//     ends first.
+//     have been handled (progress shown), unless its context ends first.
+//     The one thing the reader may wait for on a notification is
+//     SessionOptions.Record (--events), which it calls as it reads.
 //   - Server requests other than ping run in goroutines of their own, at
 //     most maxServerRequests at once; when every slot is taken the reader
 //     waits for a handler to end. Answers, pings' included, are queued in an
@@ -88,12 +91,20 @@ type RequestHandler func(ctx context.Context, method string, params json.RawMess
 type SessionOptions struct {
 	// Handler answers server requests; nil answers each with method-not-found.
 	Handler RequestHandler
-	// OnNotification receives every server notification, in order, on one
-	// goroutine of its own. It must not call back into the session
-	// synchronously: a call returns only after the notifications that came
+	// OnNotification receives the server's notifications, in order, on one
+	// goroutine of its own: every one, unless it falls so far behind that
+	// the bounded queue before it thins them (notes.go). It must not call
+	// back into the session synchronously: a call returns only after the notifications that came
 	// before its response have been handled, so such a call would wait for
 	// itself.
 	OnNotification func(method string, params json.RawMessage)
+	// Record, when set, sees every server notification as the reader reads
+	// it, before it is queued for OnNotification: for a log that must miss
+	// none, which OnNotification, behind a bounded queue, may. It runs on
+	// the reader goroutine, so while it writes, the server's stream is not
+	// read (back-pressure on the server, not a queue in memory); it must
+	// not call into the session.
+	Record func(method string, params json.RawMessage)
 	// Trace sees every message sent (out=true) or received.
 	Trace func(out bool, msg []byte)
 	// Log receives warnings about what the server sent; nil discards them.
@@ -128,7 +139,7 @@ type Session struct {
 	closing  bool                          // Close was called
 
 	done     chan struct{}      // closed when the reader stops
-	notes    noteQueue          // reader → dispatcher; closed by the reader when it stops
+	notes    noteQueue          // reader → dispatcher, bounded; closed by the reader when it stops
 	noted    chan struct{}      // closed when the dispatcher has drained notes
 	slots    chan struct{}      // one token per server request being handled
 	out      outbox             // answers to server requests, waiting to be written
@@ -147,7 +158,7 @@ func NewSession(t Transport, opts SessionOptions) *Session {
 		incoming: make(map[string]context.CancelFunc),
 		progress: make(map[string]func()),
 		done:     make(chan struct{}),
-		notes:    noteQueue{wake: make(chan struct{}, 1)},
+		notes:    newNoteQueue(),
 		noted:    make(chan struct{}),
 		slots:    make(chan struct{}, maxServerRequests),
 		out:      outbox{wake: make(chan struct{}, 1), room: make(chan struct{}, 1)},
@@ -463,7 +474,10 @@ func (s *Session) route(m message) {
 		case "notifications/progress":
 			s.noteProgress(m.Params)
 		}
-		s.notes.push(m)
+		if s.opts.Record != nil {
+			s.opts.Record(m.Method, m.Params)
+		}
+		s.notes.push(m, supersedeKey(m.Method, m.Params))
 	case m.ID == nil:
 		// An error response the server could not tie to a request (JSON-RPC
 		// 2.0 §5: a parse error has a null id); a result without an id
@@ -485,109 +499,6 @@ func (s *Session) route(m message) {
 			ch <- m // buffered: never blocks
 		}
 		// Responses to unknown or cancelled ids are ignored.
-	}
-}
-
-func (s *Session) dispatch() {
-	defer close(s.noted)
-	for {
-		batch, ok := s.notes.take()
-		if !ok {
-			return
-		}
-		for _, m := range batch {
-			if s.opts.OnNotification != nil {
-				s.opts.OnNotification(m.Method, m.Params)
-			}
-		}
-		s.notes.handled(len(batch))
-	}
-}
-
-// noteQueue is an unbounded FIFO of notifications with one producer (the
-// reader) and one consumer (the dispatcher). push never blocks.
-type noteQueue struct {
-	mu     sync.Mutex    // guards the fields below
-	items  []message     // waiting, oldest first
-	closed bool          // no more pushes; take drains what is left
-	wake   chan struct{} // 1-buffered: a push or close since the consumer last looked
-	pushed uint64        // notifications queued so far
-	done   uint64        // notifications handled so far
-	moved  chan struct{} // closed when done advances; nil until someone waits
-}
-
-func (q *noteQueue) push(m message) {
-	q.mu.Lock()
-	q.items = append(q.items, m)
-	q.pushed++
-	q.mu.Unlock()
-	signal(q.wake)
-}
-
-// count reports how many notifications have been queued so far.
-func (q *noteQueue) count() uint64 {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.pushed
-}
-
-// handled records that the consumer has handled n more notifications.
-func (q *noteQueue) handled(n int) {
-	q.mu.Lock()
-	q.done += uint64(n)
-	if q.moved != nil {
-		close(q.moved)
-		q.moved = nil
-	}
-	q.mu.Unlock()
-}
-
-// wait returns once the first n notifications have been handled, ctx has
-// ended, or stopped (the consumer's end) is closed.
-func (q *noteQueue) wait(ctx context.Context, stopped <-chan struct{}, n uint64) {
-	for {
-		q.mu.Lock()
-		if q.done >= n {
-			q.mu.Unlock()
-			return
-		}
-		if q.moved == nil {
-			q.moved = make(chan struct{})
-		}
-		moved := q.moved
-		q.mu.Unlock()
-		select {
-		case <-moved:
-		case <-ctx.Done():
-			return
-		case <-stopped:
-			return
-		}
-	}
-}
-
-func (q *noteQueue) close() {
-	q.mu.Lock()
-	q.closed = true
-	q.mu.Unlock()
-	signal(q.wake)
-}
-
-// take waits for notifications and returns all that are queued, oldest
-// first; false once the queue is closed and empty.
-func (q *noteQueue) take() ([]message, bool) {
-	for {
-		q.mu.Lock()
-		items, closed := q.items, q.closed
-		q.items = nil
-		q.mu.Unlock()
-		if len(items) > 0 {
-			return items, true
-		}
-		if closed {
-			return nil, false
-		}
-		<-q.wake
 	}
 }
 

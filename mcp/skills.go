@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"reflect"
@@ -14,7 +15,8 @@ import (
 	"strings"
 	"sync"
 
-	"go.yaml.in/yaml/v4"
+	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/yamlnode"
 )
 
 // SkillsExtension is the extension through which a server publishes Agent
@@ -80,6 +82,9 @@ func ParseSkill(raw json.RawMessage) (Skill, error) {
 		}
 		return Skill{}, &SkillError{uri, fmt.Sprintf(format, args...)}
 	}
+	if hasControl(e.URI) {
+		return Skill{}, &SkillError{"skill entry", fmt.Sprintf("uri %q holds control characters", e.URI)}
+	}
 	root, ok := skillRoot(e.URI)
 	if !ok {
 		return bad("uri is not the URI of a SKILL.md")
@@ -109,6 +114,9 @@ func ParseSkill(raw json.RawMessage) (Skill, error) {
 	var total int64
 	for _, r := range s.Resources {
 		switch {
+		case hasControl(r.URI):
+			// Such a path would name a file whose name a terminal acts on.
+			return bad("lists a file whose path holds control characters: %q", strings.TrimPrefix(r.URI, root+"/"))
 		case r.URI != s.URI && !strings.HasPrefix(r.URI, root+"/"):
 			return bad("lists %s, which is outside the skill's directory", r.URI)
 		case seen[r.URI]:
@@ -129,6 +137,10 @@ func ParseSkill(raw json.RawMessage) (Skill, error) {
 	}
 	return s, nil
 }
+
+// hasControl reports whether s holds a character a terminal may act on, or
+// one that is not UTF-8 (what internal/safetext would show escaped).
+func hasControl(s string) bool { return safetext.Line(s) != s }
 
 // skillRoot is the directory of a SKILL.md URI, without a trailing slash.
 func skillRoot(uri string) (string, bool) {
@@ -184,6 +196,10 @@ func (r SkillResource) Verify(data []byte) error {
 	return nil
 }
 
+// maxFrontmatterValues, with two per byte, bounds the values SKILL.md's
+// frontmatter may expand to (yamlnode.Options).
+const maxFrontmatterValues = 10000
+
 var frontmatterPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^---\r?\n((?s:.*?))\r?\n---[ \t]*(?:\r?\n|$)`) })
 
 // VerifyFrontmatter parses SKILL.md's YAML frontmatter and compares it,
@@ -194,11 +210,17 @@ func (s Skill) VerifyFrontmatter(skillMD []byte) error {
 	if m == nil {
 		return &SkillError{s.URI, "SKILL.md does not begin with YAML frontmatter; the skill is not loaded"}
 	}
-	var doc any
-	if err := yaml.Unmarshal(m[1], &doc); err != nil {
+	// The shared reader bounds what aliases expand to and how deep values
+	// nest: the frontmatter is the server's to write.
+	doc, err := yamlnode.Parse(m[1], yamlnode.Options{What: "SKILL.md's frontmatter", MaxNodes: maxFrontmatterValues})
+	if err != nil {
+		var ye *yamlnode.Error
+		if errors.As(err, &ye) {
+			ye.Line++ // a line of SKILL.md, whose first is the opening ---
+		}
 		return &SkillError{s.URI, "SKILL.md's frontmatter is not YAML: " + firstLine(err.Error())}
 	}
-	got, err := jsonValue(doc)
+	got, err := doc.Value()
 	if err != nil {
 		return &SkillError{s.URI, "SKILL.md's frontmatter has no JSON form: " + err.Error()}
 	}
@@ -216,18 +238,6 @@ func (s Skill) VerifyFrontmatter(skillMD []byte) error {
 		}
 	}
 	return nil
-}
-
-// jsonValue gives a decoded YAML value the form encoding/json decodes the
-// same value to, so the two compare with reflect.DeepEqual.
-func jsonValue(v any) (any, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var out any
-	err = json.Unmarshal(b, &out)
-	return out, err
 }
 
 func unionKeys(a, b map[string]any) []string {

@@ -62,6 +62,8 @@ func TestVerifyFrontmatter(t *testing.T) {
 		{"no frontmatter", "# x\n", "does not begin with YAML frontmatter"},
 		{"not YAML", "---\nname: [x\n---\n", "frontmatter is not YAML"},
 		{"not a mapping", "---\n- x\n---\n", "not a mapping"},
+		{"alias bomb", "---\n" + aliasBomb(9) + "---\n", "frontmatter is not YAML: 4:34: too many values: aliases expand the file beyond what mcpv reads"},
+		{"alias loop", "---\nname: x\ndescription: d\nmetadata: &m {tags: [*m]}\n---\n", "frontmatter is not YAML: "},
 	}
 	for _, tt := range tests {
 		err := s.VerifyFrontmatter([]byte(tt.file))
@@ -69,6 +71,17 @@ func TestVerifyFrontmatter(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", tt.name, err, tt.err)
 		}
 	}
+}
+
+// aliasBomb is YAML of a few hundred bytes whose aliases of aliases expand
+// to 10^levels values.
+func aliasBomb(levels int) string {
+	var b strings.Builder
+	b.WriteString("name: x\ndescription: d\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i <= levels; i++ {
+		fmt.Fprintf(&b, "a%d: &a%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*a%d, ", i-1), 10), ", "))
+	}
+	return b.String()
 }
 
 func TestSkillResourceVerify(t *testing.T) {

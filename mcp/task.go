@@ -13,6 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 // RelatedTaskKey is the _meta key that ties a message to a task.
@@ -70,10 +72,12 @@ type TaskEndedError struct {
 	Task Task
 }
 
+// Error shows the server's id, status and message escaped where they hold
+// characters a terminal would act on (internal/safetext).
 func (e *TaskEndedError) Error() string {
-	msg := fmt.Sprintf("task %s %s", e.Task.TaskID, e.Task.Status)
+	msg := fmt.Sprintf("task %s %s", safetext.Line(e.Task.TaskID), safetext.Line(e.Task.Status))
 	if e.Task.StatusMessage != "" {
-		msg += ": " + e.Task.StatusMessage
+		msg += ": " + safetext.Prose(e.Task.StatusMessage)
 	}
 	return msg
 }

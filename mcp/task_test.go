@@ -264,3 +264,12 @@ func TestToolCache(t *testing.T) {
 		t.Errorf("FindTool(c) = %+v, %v after %d requests; want every page walked and a ToolNotListedError", found, err, len(log.methods()))
 	}
 }
+
+// A task's id, status and message are the server's: an ended task's error
+// shows them escaped, as every server string on a terminal.
+func TestTaskEndedErrorEscapes(t *testing.T) {
+	err := &TaskEndedError{Task: Task{TaskID: "t\x1b]0;x\x07", Status: "failed\x1b[2J", StatusMessage: "disk\nfull \x1b]52;c;aGk=\x07"}}
+	if got, want := err.Error(), `task t\x1b]0;x\x07 failed\x1b[2J: disk full \x1b]52;c;aGk=\x07`; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}

@@ -288,7 +288,7 @@ func fetchMetadataJSON(ctx context.Context, hc *http.Client, rawURL string, v an
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return resp.Status, nil
+		return messageSafeText(resp.Status), nil
 	}
 	body, err := readCappedBody(resp.Body)
 	if err != nil {

@@ -86,7 +86,7 @@ func Register(ctx context.Context, hc *http.Client, md *ServerMetadata, req Regi
 		// RFC 7591 §3.2.2: an error response, normally a 400.
 		return nil, &Error{Step: StepRegistration, Code: messageSafeText(r.Error), Description: messageSafeText(r.ErrorDescription)}
 	default:
-		return nil, stepErrorf(StepRegistration, "%s answered %s", endpoint, resp.Status)
+		return nil, stepErrorf(StepRegistration, "%s answered %s", endpoint, messageSafeText(resp.Status))
 	}
 	if !decoded {
 		return nil, stepErrorf(StepRegistration, "the answer of %s is not a client information json object", endpoint)

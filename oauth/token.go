@@ -135,7 +135,7 @@ func postTokenFormOf(ctx context.Context, hc *http.Client, md *ServerMetadata, c
 		// RFC 6749 §5.2; some servers send it with 200.
 		return nil, &Error{Step: StepToken, Code: messageSafeText(tr.Error), Description: messageSafeText(tr.ErrorDescription)}
 	case !ok:
-		return nil, stepErrorf(StepToken, "%s answered %s", md.TokenEndpoint, resp.Status)
+		return nil, stepErrorf(StepToken, "%s answered %s", md.TokenEndpoint, messageSafeText(resp.Status))
 	case jsonErr != nil:
 		ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 		return nil, stepErrorf(StepToken, "the answer of %s is not a JSON token response (Content-Type %q)", md.TokenEndpoint, ct)

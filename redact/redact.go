@@ -5,6 +5,7 @@ package redact
 
 import (
 	"bytes"
+	"encoding/base64"
 	"io"
 	"net/url"
 	"regexp"
@@ -89,7 +90,10 @@ func URL(raw string) string {
 }
 
 // URLSecrets are the values URL masks, both as written and decoded, since
-// either may turn up in a message.
+// either may turn up in a message. A password in the user info also gives
+// the Basic credential an HTTP client builds from it, the Base64 of
+// "user:password" (padded or not), which a server may echo; decoded, the
+// password in it is masked, the user name kept.
 func URLSecrets(raw string) []string {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -99,7 +103,8 @@ func URLSecrets(raw string) []string {
 	if u.User != nil {
 		if pw, has := u.User.Password(); has {
 			_, written, _ := strings.Cut(u.User.String(), ":")
-			out = append(out, pw, written)
+			basic := []byte(u.User.Username() + ":" + pw)
+			out = append(out, pw, written, base64.StdEncoding.EncodeToString(basic), base64.RawStdEncoding.EncodeToString(basic))
 		}
 	}
 	for kv := range strings.SplitSeq(u.RawQuery, "&") {

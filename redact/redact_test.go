@@ -119,7 +119,7 @@ func TestJSON(t *testing.T) {
 
 func TestURLSecrets(t *testing.T) {
 	got := URLSecrets("https://u:p%40ss@h/mcp?token=abcdef&to%6Ben=x%2By&mode=fast#frag")
-	want := []string{"p@ss", "p%40ss", "abcdef", "abcdef", "x%2By", "x+y"}
+	want := []string{"p@ss", "p%40ss", "dTpwQHNz", "dTpwQHNz", "abcdef", "abcdef", "x%2By", "x+y"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Error(diff)
 	}

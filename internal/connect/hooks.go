@@ -42,7 +42,8 @@ type Hooks struct {
 	Groups *mcp.ProcessGroups
 	// OnNotification sees every notification after mcpv has handled it, in
 	// order, on the session's dispatcher goroutine; it must not block for
-	// long.
+	// long: behind a handler that falls far behind, the session's bounded
+	// queue keeps the latest progress and drops log messages (mcp/notes.go).
 	OnNotification func(method string, params json.RawMessage)
 	// Route, when set, may answer a server request before mcpv's own
 	// answers do (a session keeper hands it to the command it belongs

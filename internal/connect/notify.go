@@ -13,10 +13,12 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// notifier sees every server notification, in order, on the session's
-// dispatcher goroutine: it records them in --events, draws progress and
-// task status, shows log messages, empties the tool cache when the tools
-// change, and passes each on to Hooks.OnNotification.
+// notifier sees the server's notifications, in order, on the session's
+// dispatcher goroutine: it draws progress and task status, shows log
+// messages, empties the tool cache when the tools change, and passes each
+// on to Hooks.OnNotification. A flood beyond the session's queue reaches
+// it thinned (mcp/notes.go); --events is written by the session's reader,
+// and misses none.
 type notifier struct {
 	hooks Hooks
 	quiet bool
@@ -24,7 +26,6 @@ type notifier struct {
 }
 
 func (n *notifier) notify(method string, params json.RawMessage) {
-	n.hooks.Events.Write(method, params)
 	switch method {
 	case "notifications/tools/list_changed":
 		n.tools.Reset()

@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/redact"
 )
@@ -117,6 +118,9 @@ func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport) (*Conn, *mcp.
 	c := &Conn{Tools: &mcp.ToolCache{}, hooks: h}
 	c.notes = &notifier{hooks: h, quiet: s.Quiet, tools: c.Tools}
 	sopts := mcp.SessionOptions{Log: h.Log, Handler: ans.handler(), OnNotification: c.notes.notify}
+	if h.Events != nil {
+		sopts.Record = h.Events.Write // every one, as read: never dropped
+	}
 	if s.Verbose {
 		sopts.Trace = tracer(h.Stderr)
 	}
@@ -136,7 +140,7 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 		}
 		opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, Mode: s.Mode, Log: h.Log}
 		if s.Verbose {
-			opts.Trace = func(line string) { fmt.Fprintf(h.Stderr, "mcpv: http: %s\n", line) }
+			opts.Trace = func(line string) { fmt.Fprintf(h.Stderr, "mcpv: http: %s\n", safetext.Line(line)) }
 		}
 		tr, err := mcp.NewHTTPTransport(opts)
 		if err != nil {
@@ -182,11 +186,13 @@ func tracer(w io.Writer) func(out bool, msg []byte) {
 		if out {
 			dir = "->"
 		}
-		// Clip first: masking scans what is shown, not a 100 MB message.
+		// Clip first: masking and escaping scan what is shown, not a
+		// 100 MB message. What the server sent may hold what a terminal
+		// acts on (C1 controls are valid in JSON strings; junk is junk).
 		if len(msg) > max {
-			fmt.Fprintf(w, "mcpv: %s %s… (%d more bytes)\n", dir, redact.JSON(msg[:max]), len(msg)-max)
+			fmt.Fprintf(w, "mcpv: %s %s… (%d more bytes)\n", dir, safetext.Line(string(redact.JSON(msg[:max]))), len(msg)-max)
 			return
 		}
-		fmt.Fprintf(w, "mcpv: %s %s\n", dir, redact.JSON(msg))
+		fmt.Fprintf(w, "mcpv: %s %s\n", dir, safetext.Line(string(redact.JSON(msg))))
 	}
 }

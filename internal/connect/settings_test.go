@@ -88,7 +88,7 @@ func TestMerge(t *testing.T) {
 				s.Name = "h.example"
 				s.URL, s.Mode = "https://bob:pw@h.example/mcp?api_key=q", "sse"
 				s.Header = http.Header{"Authorization": {"Bearer abc"}}
-				s.Secrets = []string{"Bearer abc", "abc", "pw", "q"}
+				s.Secrets = []string{"Bearer abc", "abc", "pw", "Ym9iOnB3", "q"}
 			},
 		},
 		{

@@ -1,6 +1,7 @@
 // Package yamlnode reads one YAML document into values that remember where
 // they were written, for the files mcpv reads whose every mistake names a
-// line and a column: config files and mcpv test files.
+// line and a column: config files and mcpv test files, and for YAML a
+// server writes (a skill's SKILL.md frontmatter), within the same bounds.
 //
 // Aliases are expanded (within a budget: a few bytes of aliases of aliases
 // would otherwise expand beyond memory) and merge keys (<<: *anchor) are
@@ -291,4 +292,43 @@ func number(y *yaml.Node) string {
 		return ""
 	}
 	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// Value is the node as encoding/json decodes its JSON form into an any:
+// nil, bool, float64, string, []any or map[string]any. A number JSON
+// cannot hold (.inf, .nan) is an error at its place.
+func (n *Node) Value() (any, error) {
+	switch n.Kind {
+	case Null:
+		return nil, nil
+	case Bool:
+		return n.JSON == "true", nil
+	case Number:
+		f, err := strconv.ParseFloat(n.JSON, 64)
+		if n.JSON == "" || err != nil {
+			return nil, &Error{Line: n.Line, Col: n.Col, Msg: fmt.Sprintf("the number %s has no JSON form", n.Text)}
+		}
+		return f, nil
+	case Array:
+		out := make([]any, len(n.Items))
+		for i, it := range n.Items {
+			v, err := it.Value()
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	case Object:
+		out := make(map[string]any, len(n.Keys))
+		for i, k := range n.Keys {
+			v, err := n.Vals[i].Value()
+			if err != nil {
+				return nil, err
+			}
+			out[k.Text] = v
+		}
+		return out, nil
+	}
+	return n.Text, nil
 }

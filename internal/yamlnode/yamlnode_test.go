@@ -2,6 +2,7 @@ package yamlnode
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -63,5 +64,22 @@ func TestParseMistakes(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// Value gives what encoding/json decodes the same document's JSON form to.
+func TestValue(t *testing.T) {
+	n, err := Parse([]byte("a: [1, 2.50, -3e2]\nb: {c: null, d: yes, e: \"x\"}\nf: true\n"), Options{What: "a file"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := n.Value()
+	want := map[string]any{"a": []any{1.0, 2.5, -300.0}, "b": map[string]any{"c": nil, "d": "yes", "e": "x"}, "f": true}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Value = %#v, %v; want %#v", got, err, want)
+	}
+	n, _ = Parse([]byte("a:\n  b: .inf\n"), Options{What: "a file"})
+	if _, err := n.Value(); err == nil || err.Error() != "2:6: the number .inf has no JSON form" {
+		t.Errorf("Value of .inf: %v", err)
 	}
 }

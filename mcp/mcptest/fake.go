@@ -72,6 +72,9 @@ const (
 //	              raw NUL in a string), code (an error code that is no integer),
 //	              error (an error that is no object) or deep (nested 10001 deep)
 //	ping-flood=N  before answering tools/call, send N pings without waiting
+//	log-flood=N   before answering tools/call, send N log messages
+//	              (notifications/message, data "log I") and, when the call
+//	              asked for progress, N/10 progress notifications among them
 //	grandchild    at start, leave a child (sleep 300) in the server's process group
 //	schema=K:N    tools/list adds tool "shaped", whose inputSchema is deep:N (N
 //	              object schemas nested under property a), wide:N (N object
@@ -121,6 +124,7 @@ type config struct {
 	stderrEnv   string
 	badAnswer   string
 	pingFlood   int
+	logFlood    int
 	grandchild  bool
 	updates     int
 	schema      string
@@ -206,6 +210,12 @@ func parseConfig(s string) (config, error) {
 				return c, err
 			}
 			c.pingFlood = n
+		case "log-flood":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return c, err
+			}
+			c.logFlood = n
 		case "grandchild":
 			c.grandchild = true
 		default:
@@ -596,6 +606,9 @@ func (s *server) toolsCall(m msg) {
 	}
 	for i := range s.c.pingFlood {
 		s.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":"flood-%d","method":"ping"}`, i))
+	}
+	if s.c.logFlood > 0 {
+		s.floodLogs(m)
 	}
 	echo := `""`
 	if s.c.pingFirst || s.c.ask != "" {

@@ -1,0 +1,283 @@
+package mcp
+
+// The queue of notifications between the session's reader and its
+// dispatcher, and what it keeps when the dispatcher falls behind.
+//
+// The reader never waits for the dispatcher: a notification handler that
+// is slow (a terminal that scrolls, a pipe nobody reads) must not hold up
+// the response a call is waiting for. So the queue is bounded, and when it
+// is full (maxQueuedNotes notifications, or maxQueuedBytes of params):
+//   - a notification that supersedes one still waiting replaces it: the
+//     latest progress per token, the latest status per task, one update
+//     per resource, one change per list. The older one is taken out and
+//     the newer one goes to the end of the queue, so that what is kept
+//     stays in the order it came in;
+//   - any other notification (a log message above all) is dropped and
+//     counted. A notice takes the place of the first one dropped, and
+//     the dispatcher reports there, as one warning, how many were dropped
+//     until it reached it.
+// A log of every notification that must miss none (--events) is written
+// by the reader as it reads (SessionOptions.Record): it slows the reading,
+// never fills the queue.
+//
+// Every queued item has a sequence number; a response records the last one
+// given before it, and its call waits until the dispatcher has handled
+// that far. An item taken out for a newer one leaves that newer one, with
+// a higher number, still to be handled, so the wait always ends.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+)
+
+// The bounds of the notification queue; the dispatcher holds at most as
+// much again, the batch it is handling.
+const (
+	maxQueuedNotes = 10000
+	maxQueuedBytes = 4 << 20
+)
+
+// queuedNote is a notification waiting for the dispatcher, or the notice
+// of the ones dropped.
+type queuedNote struct {
+	method string
+	params json.RawMessage
+	key    string // what it supersedes (supersedeKey)
+	seq    uint64
+	notice bool // where notifications were dropped: report the count here
+	dead   bool // superseded by a later one: skip it
+}
+
+// noteQueue is a bounded FIFO of notifications with one producer (the
+// reader) and one consumer (the dispatcher). push never blocks.
+type noteQueue struct {
+	mu     sync.Mutex     // guards the fields below
+	items  []queuedNote   // waiting, oldest first
+	live   int            // items neither dead nor notices
+	dead   int            // dead items
+	bytes  int            // the params of the live items
+	latest map[string]int // supersession key → index in items of the last item with it
+	closed bool           // no more pushes; take drains what is left
+	wake   chan struct{}  // 1-buffered: a push or close since the consumer last looked
+	seq    uint64         // the sequence number last given
+	done   uint64         // every item up to this number has been handled
+	moved  chan struct{}  // closed when done advances; nil until someone waits
+
+	// Dropped notifications not reported yet, and whether a notice is
+	// queued or being handled, which will report them.
+	droppedLogs, droppedOther int
+	noticeOut                 bool
+}
+
+func newNoteQueue() noteQueue {
+	return noteQueue{wake: make(chan struct{}, 1), latest: map[string]int{}}
+}
+
+// push queues a notification; key names what it supersedes
+// (supersedeKey). A full queue takes it in place of the last item with the
+// same key, or drops it.
+func (q *noteQueue) push(m message, key string) {
+	q.mu.Lock()
+	full := q.live >= maxQueuedNotes || q.live > 0 && q.bytes+len(m.Params) > maxQueuedBytes
+	old, supersedes := q.latest[key]
+	switch {
+	case !full:
+	case key != "" && supersedes:
+		q.kill(old)
+	default:
+		q.drop(m.Method)
+		q.mu.Unlock()
+		return
+	}
+	q.seq++
+	if key != "" {
+		q.latest[key] = len(q.items)
+	}
+	q.items = append(q.items, queuedNote{method: m.Method, params: m.Params, key: key, seq: q.seq})
+	q.live++
+	q.bytes += len(m.Params)
+	if q.dead > 64 && q.dead > len(q.items)/2 {
+		q.compact()
+	}
+	q.mu.Unlock()
+	signal(q.wake)
+}
+
+// kill marks items[i], a live item, superseded: its params are let go and
+// the dispatcher skips it.
+func (q *noteQueue) kill(i int) {
+	it := &q.items[i]
+	q.live--
+	q.dead++
+	q.bytes -= len(it.params)
+	*it = queuedNote{seq: it.seq, dead: true}
+}
+
+// drop counts a notification that did not fit, and queues the notice
+// that will report it unless one is out already.
+func (q *noteQueue) drop(method string) {
+	if method == "notifications/message" {
+		q.droppedLogs++
+	} else {
+		q.droppedOther++
+	}
+	if q.noticeOut {
+		return
+	}
+	q.noticeOut = true
+	q.seq++
+	q.items = append(q.items, queuedNote{seq: q.seq, notice: true})
+}
+
+// compact takes the dead items out of the queue.
+func (q *noteQueue) compact() {
+	kept := q.items[:0]
+	clear(q.latest)
+	for _, it := range q.items {
+		if it.dead {
+			continue
+		}
+		if it.key != "" {
+			q.latest[it.key] = len(kept)
+		}
+		kept = append(kept, it)
+	}
+	clear(q.items[len(kept):])
+	q.items, q.dead = kept, 0
+}
+
+// dropped returns the count of dropped notifications not reported yet, and
+// lets the next drop queue a notice of its own.
+func (q *noteQueue) dropped() (logs, other int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	logs, other = q.droppedLogs, q.droppedOther
+	q.droppedLogs, q.droppedOther, q.noticeOut = 0, 0, false
+	return logs, other
+}
+
+// count reports the sequence number given last.
+func (q *noteQueue) count() uint64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.seq
+}
+
+// handled records that the consumer has handled every item up to seq.
+func (q *noteQueue) handled(seq uint64) {
+	q.mu.Lock()
+	q.done = max(q.done, seq)
+	if q.moved != nil {
+		close(q.moved)
+		q.moved = nil
+	}
+	q.mu.Unlock()
+}
+
+// wait returns once every item up to seq n has been handled, ctx has
+// ended, or stopped (the consumer's end) is closed.
+func (q *noteQueue) wait(ctx context.Context, stopped <-chan struct{}, n uint64) {
+	for {
+		q.mu.Lock()
+		if q.done >= n {
+			q.mu.Unlock()
+			return
+		}
+		if q.moved == nil {
+			q.moved = make(chan struct{})
+		}
+		moved := q.moved
+		q.mu.Unlock()
+		select {
+		case <-moved:
+		case <-ctx.Done():
+			return
+		case <-stopped:
+			return
+		}
+	}
+}
+
+func (q *noteQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	signal(q.wake)
+}
+
+// take waits for items and returns all that are queued, oldest first;
+// false once the queue is closed and empty.
+func (q *noteQueue) take() ([]queuedNote, bool) {
+	for {
+		q.mu.Lock()
+		items, closed := q.items, q.closed
+		q.items, q.live, q.dead, q.bytes = nil, 0, 0, 0
+		clear(q.latest)
+		q.mu.Unlock()
+		if len(items) > 0 {
+			return items, true
+		}
+		if closed {
+			return nil, false
+		}
+		<-q.wake
+	}
+}
+
+// dispatch hands the queued notifications to OnNotification in order, and
+// reports dropped ones where their notice stands.
+func (s *Session) dispatch() {
+	defer close(s.noted)
+	for {
+		batch, ok := s.notes.take()
+		if !ok {
+			return
+		}
+		for _, it := range batch {
+			switch {
+			case it.notice:
+				s.reportDropped()
+			case it.dead:
+			case s.opts.OnNotification != nil:
+				s.opts.OnNotification(it.method, it.params)
+			}
+		}
+		s.notes.handled(batch[len(batch)-1].seq)
+	}
+}
+
+func (s *Session) reportDropped() {
+	logs, other := s.notes.dropped()
+	switch {
+	case other == 0:
+		s.opts.Log.Warn(fmt.Sprintf("dropped %d log messages from the server: they came faster than they could be shown", logs))
+	default:
+		s.opts.Log.Warn(fmt.Sprintf("dropped %d notifications from the server (%d of them log messages): they came faster than they could be handled", logs+other, logs))
+	}
+}
+
+// supersedeKey names what a notification supersedes when the queue is
+// full: an earlier progress for the same token, status of the same task,
+// update of the same resource, change of the same list; "" for nothing.
+func supersedeKey(method string, params json.RawMessage) string {
+	var field string
+	switch method {
+	case "notifications/progress":
+		field = "progressToken"
+	case "notifications/tasks/status":
+		field = "taskId"
+	case "notifications/resources/updated":
+		field = "uri"
+	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed", "notifications/roots/list_changed":
+		return method
+	default:
+		return ""
+	}
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil || p[field] == nil {
+		return ""
+	}
+	return method + " " + string(p[field])
+}

@@ -1,0 +1,156 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// heldSession is a session whose notification handler is held at the first
+// notification until release: what it delivers, what Record saw, and what
+// it logged.
+type heldSession struct {
+	s         *Session
+	m         *memTransport
+	release   func()
+	mu        sync.Mutex // guards delivered and recorded
+	delivered []string   // "METHOD PARAMS"
+	recorded  int
+	diag      syncBuffer
+}
+
+func newHeldSession(t *testing.T) *heldSession {
+	h := &heldSession{}
+	gate := make(chan struct{})
+	var once sync.Once
+	h.release = func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(h.release) // before the session closes, even when the test fails early
+	h.s, h.m = newTestSession(t, SessionOptions{
+		Log: lineLogger(&h.diag),
+		OnNotification: func(method string, params json.RawMessage) {
+			<-gate
+			h.mu.Lock()
+			h.delivered = append(h.delivered, method+" "+string(params))
+			h.mu.Unlock()
+		},
+		Record: func(string, json.RawMessage) {
+			h.mu.Lock()
+			h.recorded++
+			h.mu.Unlock()
+		},
+	})
+	return h
+}
+
+// A flood of log messages, with progress among them, before a response,
+// while the handler is held: the reader reads it all and Record sees every
+// one; the handler gets a bounded part of the log messages, in order, the
+// latest progress, and one warning counting the log messages dropped.
+func TestSessionNotificationFloodIsBounded(t *testing.T) {
+	const n = 50000
+	h := newHeldSession(t)
+	call := goCall(t.Context(), h.s.Call, "tools/call", rawJSON(`{"name":"x","_meta":{"progressToken":"t"}}`))
+	req := h.m.nextMsg(t)
+	for i := range n {
+		h.m.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":%d}}`, i))
+		if i%10 == 9 {
+			h.m.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":%d}}`, i/10+1))
+		}
+	}
+	h.m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"content":[]}}`)
+	h.release()
+	if r := waitFor(t, call); r.err != nil || string(r.result) != `{"content":[]}` {
+		t.Fatalf("Call = %s, %v", r.result, r.err)
+	}
+
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.recorded != n+n/10 {
+		t.Errorf("Record saw %d notifications, want %d", h.recorded, n+n/10)
+	}
+	logs, delivered, lastProgress := 0, 0, 0
+	var p struct {
+		Data     *int
+		Progress int
+	}
+	for _, d := range h.delivered {
+		method, params, _ := strings.Cut(d, " ")
+		p.Data = nil
+		json.Unmarshal([]byte(params), &p)
+		switch method {
+		case "notifications/message":
+			if *p.Data < logs {
+				t.Fatalf("log message %d delivered after %d", *p.Data, logs-1)
+			}
+			logs = *p.Data + 1
+			delivered++
+		case "notifications/progress":
+			if p.Progress <= lastProgress {
+				t.Fatalf("progress %d delivered after %d", p.Progress, lastProgress)
+			}
+			lastProgress = p.Progress
+		}
+	}
+	if lastProgress != n/10 {
+		t.Errorf("the last progress delivered is %d, want the latest, %d", lastProgress, n/10)
+	}
+	if delivered > 2*maxQueuedNotes {
+		t.Errorf("%d log messages delivered: more than the queue and a batch in hand hold", delivered)
+	}
+	notices := regexp.MustCompile(`(?m)^warning: dropped (\d+) log messages from the server: they came faster than they could be shown$`).FindAllStringSubmatch(h.diag.String(), -1)
+	if len(notices) != 1 {
+		t.Fatalf("%d notices, want 1:\n%s", len(notices), h.diag.String())
+	}
+	if dropped, _ := strconv.Atoi(notices[0][1]); dropped+delivered != n {
+		t.Errorf("%d log messages delivered and %d counted as dropped, want %d in all", delivered, dropped, n)
+	}
+}
+
+// Large notifications fill the queue by their size: held, twenty of 1 MB
+// are not all kept, and what is dropped is counted, whatever its method.
+func TestSessionNotificationQueueBoundedInBytes(t *testing.T) {
+	const n = 20
+	h := newHeldSession(t)
+	big := strings.Repeat("x", 1<<20)
+	for i := range n {
+		h.m.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/x-custom","params":{"n":%d,"pad":%q}}`, i, big))
+	}
+	h.m.send(t, `{"jsonrpc":"2.0","id":"srv-1","method":"ping"}`) // answered by the reader: every notification is read
+	h.m.nextMsg(t)
+	h.release()
+	if err := h.s.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m := regexp.MustCompile(`(?m)^warning: dropped (\d+) notifications from the server \(0 of them log messages\)`).FindStringSubmatch(h.diag.String())
+	if m == nil {
+		t.Fatalf("no notice of dropped notifications; %d delivered:\n%s", len(h.delivered), h.diag.String())
+	}
+	if dropped, _ := strconv.Atoi(m[1]); dropped+len(h.delivered) != n || len(h.delivered) > 2*maxQueuedBytes>>20+2 {
+		t.Errorf("%d delivered, %d dropped, want at most %d delivered and %d in all", len(h.delivered), dropped, 2*maxQueuedBytes>>20+2, n)
+	}
+}
+
+// Only what a later notification makes stale is superseded: progress per
+// token, status per task, an update per resource, a change per list.
+func TestSupersedeKey(t *testing.T) {
+	for _, tt := range []struct{ method, params, want string }{
+		{"notifications/progress", `{"progressToken":"t","progress":1}`, `notifications/progress "t"`},
+		{"notifications/progress", `{"progressToken":7}`, `notifications/progress 7`},
+		{"notifications/tasks/status", `{"taskId":"a","status":"working"}`, `notifications/tasks/status "a"`},
+		{"notifications/resources/updated", `{"uri":"file:///x"}`, `notifications/resources/updated "file:///x"`},
+		{"notifications/tools/list_changed", ``, `notifications/tools/list_changed`},
+		{"notifications/progress", `{"progress":1}`, ``},
+		{"notifications/message", `{"level":"info","data":"x"}`, ``},
+		{"notifications/cancelled", `{"requestId":1}`, ``},
+	} {
+		if got := supersedeKey(tt.method, json.RawMessage(tt.params)); got != tt.want {
+			t.Errorf("supersedeKey(%s, %s) = %q, want %q", tt.method, tt.params, got, tt.want)
+		}
+	}
+}
