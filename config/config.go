@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/osdirs"
 	"github.com/mcpv/mcpv/internal/suggest"
+	"github.com/mcpv/mcpv/internal/yamlnode"
 )
 
 // Kind says how far a config file is trusted.
@@ -275,7 +276,7 @@ type FileError struct {
 }
 
 func (e *FileError) Error() string {
-	var pe *posError
+	var pe *yamlnode.Error
 	if errors.As(e.Err, &pe) {
 		return fmt.Sprintf("%s:%s", e.Path, pe.Error())
 	}

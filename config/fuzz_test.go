@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/mcpv/mcpv/internal/yamlnode"
 )
 
 // The fuzz targets feed arbitrary bytes to the parsers of the config
@@ -148,11 +149,11 @@ func checkParse(t *testing.T, src Source, data []byte) {
 	if err != nil {
 		// Every error names a place, but for the YAML reader's own that
 		// come without one ("yaml: incomplete UTF-8 octet sequence").
-		var pe *posError
+		var pe *yamlnode.Error
 		switch {
 		case errors.As(err, &pe):
-			if pe.line < 1 || pe.col < 1 {
-				t.Fatalf("an error at %d:%d: %v", pe.line, pe.col, err)
+			if pe.Line < 1 || pe.Col < 1 {
+				t.Fatalf("an error at %d:%d: %v", pe.Line, pe.Col, err)
 			}
 		case !src.YAML || !strings.HasPrefix(err.Error(), "yaml: "):
 			t.Fatalf("an error without a place: %v", err)
