@@ -50,6 +50,7 @@ type Source struct {
 	Kind     Kind
 	Required bool   // a missing file is an error (--config, MCPV_CONFIG)
 	Foreign  bool   // another program's file: a broken one is skipped with a warning
+	Own      bool   // mcpv's catalog: a key mcpv does not read at its top is a mistake (so in any YAML file)
 	YAML     bool   // parsed as YAML; otherwise JSON (comments allowed)
 	Folder   string // ${workspaceFolder}, and the base of a relative cwd
 	project  string // ~/.claude.json: the key of the current project
@@ -102,7 +103,7 @@ func Sources(env Env) []Source {
 
 	for _, dir := range catalogDirs(env) {
 		for _, name := range []string{"servers.yaml", "servers.yml", "servers.json"} {
-			add(Source{Path: osdirs.Join(env.GOOS, dir, name), Label: "mcpv catalog"})
+			add(Source{Path: osdirs.Join(env.GOOS, dir, name), Label: "mcpv catalog", Own: true})
 		}
 	}
 	if env.Home != "" {

@@ -3,49 +3,23 @@ package config
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/duration"
+	"github.com/mcpv/mcpv/internal/suggest"
 	"github.com/mcpv/mcpv/internal/yamlnode"
 )
 
-// parse fills f.Servers from f.Data. Every format has its servers in an
-// object of name → entry: "mcpServers" (Claude Desktop, Claude Code, Cursor),
-// "servers" (VS Code, the mcpv catalog); ~/.claude.json adds the entries of
-// the current project under "projects" → path → "mcpServers", which come
-// first there, as in Claude Code.
+// parse fills f.Servers from f.Data.
 func (f *File) parse() error {
 	// A UTF-8 byte-order mark (PowerShell 5.1 writes one) is not part of
 	// the document; trust is still given to the file's bytes, mark and all.
 	text := bytes.TrimPrefix(f.Data, []byte("\xEF\xBB\xBF"))
-	var tables []*yamlnode.Node
-	if f.YAML {
-		root, err := parseYAML(text)
-		if err != nil {
-			return err
-		}
-		if root.Kind != yamlnode.Object {
-			return errorAt(root, "want a mapping with \"servers\", found %s", kindName(root))
-		}
-		tables = []*yamlnode.Node{root.Get("servers"), root.Get("mcpServers")}
-	} else {
-		data, err := checkJSON(text)
-		if err != nil {
-			return err
-		}
-		var paths [][]string
-		if f.project != "" {
-			paths = append(paths, []string{"projects", f.project, "mcpServers"})
-		}
-		paths = append(paths, []string{"mcpServers"}, []string{"servers"})
-		for _, p := range paths {
-			n, err := jsonAt(data, p...)
-			if err != nil {
-				return err
-			}
-			tables = append(tables, n)
-		}
+	tables, err := f.tables(text)
+	if err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for _, t := range tables {
@@ -66,6 +40,91 @@ func (f *File) parse() error {
 			}
 			f.Servers = append(f.Servers, s)
 		}
+	}
+	return nil
+}
+
+// tables are the objects of servers in the file, in the order their
+// entries count. Every format has its servers in an object of name →
+// entry: "mcpServers" (Claude Desktop, Claude Code, Cursor), "servers"
+// (VS Code, the mcpv catalog); ~/.claude.json adds the entries of the
+// current project under "projects" → path → "mcpServers", which come
+// first there, as in Claude Code. Another program's file is skimmed for
+// them, whatever else it holds; mcpv's own files hold nothing else.
+func (f *File) tables(text []byte) ([]*yamlnode.Node, error) {
+	var root *yamlnode.Node
+	if f.YAML {
+		var err error
+		if root, err = parseYAML(text); err != nil {
+			return nil, err
+		}
+	} else {
+		data, err := checkJSON(text)
+		if err != nil {
+			return nil, err
+		}
+		if !f.Own {
+			return f.skim(data)
+		}
+		if root, err = jsonAt(data); err != nil {
+			return nil, err
+		}
+	}
+	if root.Kind != yamlnode.Object {
+		want := "an object"
+		if f.YAML {
+			want = "a mapping"
+		}
+		return nil, errorAt(root, "want %s with \"servers\", found %s", want, kindName(root))
+	}
+	if err := checkTopKeys(root); err != nil {
+		return nil, err
+	}
+	if f.YAML {
+		return []*yamlnode.Node{root.Get("servers"), root.Get("mcpServers")}, nil
+	}
+	return []*yamlnode.Node{root.Get("mcpServers"), root.Get("servers")}, nil
+}
+
+// skim finds the objects of servers in another program's JSON file,
+// converting only them: ~/.claude.json may be large.
+func (f *File) skim(data []byte) ([]*yamlnode.Node, error) {
+	var paths [][]string
+	if f.project != "" {
+		paths = append(paths, []string{"projects", f.project, "mcpServers"})
+	}
+	paths = append(paths, []string{"mcpServers"}, []string{"servers"})
+	var tables []*yamlnode.Node
+	for _, p := range paths {
+		n, err := jsonAt(data, p...)
+		if err != nil {
+			return nil, err
+		}
+		tables = append(tables, n)
+	}
+	return tables, nil
+}
+
+// topKeys are the keys mcpv reads at the top of its own files.
+var topKeys = []string{"servers", "mcpServers"}
+
+// checkTopKeys refuses a key at the top of one of mcpv's own files that
+// mcpv does not read: a catalog whose servers were written at the top, or
+// under a misspelt "servers", would otherwise be read as empty without a
+// word. Keys starting with x- are left alone, a place for YAML anchors.
+// A YAML file is in mcpv's format (no program whose files mcpv reads
+// writes YAML); another program's JSON file, even one named by --config,
+// is skimmed for its servers, whatever else it holds.
+func checkTopKeys(root *yamlnode.Node) error {
+	for _, k := range root.Keys {
+		if slices.Contains(topKeys, k.Text) || strings.HasPrefix(k.Text, "x-") {
+			continue
+		}
+		hint := suggest.DidYouMean(k.Text, topKeys)
+		if hint == "" {
+			hint = " (servers go under \"servers\"; keys starting with x- are left alone)"
+		}
+		return errorAt(k, "unknown key %q at the top of the file%s", k.Text, hint)
 	}
 	return nil
 }
