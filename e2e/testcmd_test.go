@@ -230,7 +230,7 @@ func TestTestCommandUnreachableServer(t *testing.T) {
 // --update accepts them, and the run after passes.
 func TestTestCommandSnapshot(t *testing.T) {
 	t.Parallel()
-	fixture := buildTool(t, t.TempDir(), "../internal/fixtureserver/cmd/fixture-server")
+	fixture := buildTool(t, t.TempDir(), "../mcp/mcptest/cmd/fixture-server")
 	dir := copyDir(t, "snapshot")
 	spec := filepath.Join(dir, "spec.json")
 	use := func(name string) {
@@ -270,7 +270,7 @@ func TestTestCommandSnapshot(t *testing.T) {
 // one of them, and the result of a call that breaks its outputSchema.
 func TestTestCommandLint(t *testing.T) {
 	t.Parallel()
-	fixture := buildTool(t, t.TempDir(), "../internal/fixtureserver/cmd/fixture-server")
+	fixture := buildTool(t, t.TempDir(), "../mcp/mcptest/cmd/fixture-server")
 	dir := copyDir(t, "lint")
 	spec, err := filepath.Abs(filepath.Join("..", "internal", "surface", "testdata", "bad.json"))
 	if err != nil {
@@ -355,7 +355,7 @@ func TestTestCommandInterrupt(t *testing.T) {
 // exit code is 1, not 4.
 func TestTestCommandEndlessListing(t *testing.T) {
 	t.Parallel()
-	fixture := buildTool(t, t.TempDir(), "../internal/fixtureserver/cmd/fixture-server")
+	fixture := buildTool(t, t.TempDir(), "../mcp/mcptest/cmd/fixture-server")
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "spec.json"), []byte(`{"capabilities": {"tools": {}}, "repeatCursor": ["tools/list"],
 		"tools": [{"name": "a", "description": "A tool.", "inputSchema": {"type": "object"}}]}`), 0o644)
@@ -406,7 +406,7 @@ func TestTestCommandInterruptBeforeAFile(t *testing.T) {
 // second time by --lint: one violation, one failure.
 func TestTestCommandOutputSchemaOnce(t *testing.T) {
 	t.Parallel()
-	fixture := buildTool(t, t.TempDir(), "../internal/fixtureserver/cmd/fixture-server")
+	fixture := buildTool(t, t.TempDir(), "../mcp/mcptest/cmd/fixture-server")
 	dir := t.TempDir()
 	spec, err := filepath.Abs(filepath.Join("..", "internal", "surface", "testdata", "bad.json"))
 	if err != nil {
