@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/osdirs"
 	"github.com/mcpv/mcpv/internal/suggest"
+	"github.com/mcpv/mcpv/internal/yamlnode"
 )
 
 // Kind says how far a config file is trusted.
@@ -49,6 +50,7 @@ type Source struct {
 	Kind     Kind
 	Required bool   // a missing file is an error (--config, MCPV_CONFIG)
 	Foreign  bool   // another program's file: a broken one is skipped with a warning
+	Own      bool   // mcpv's catalog: a key mcpv does not read at its top is a mistake (so in any YAML file)
 	YAML     bool   // parsed as YAML; otherwise JSON (comments allowed)
 	Folder   string // ${workspaceFolder}, and the base of a relative cwd
 	project  string // ~/.claude.json: the key of the current project
@@ -101,7 +103,7 @@ func Sources(env Env) []Source {
 
 	for _, dir := range catalogDirs(env) {
 		for _, name := range []string{"servers.yaml", "servers.yml", "servers.json"} {
-			add(Source{Path: osdirs.Join(env.GOOS, dir, name), Label: "mcpv catalog"})
+			add(Source{Path: osdirs.Join(env.GOOS, dir, name), Label: "mcpv catalog", Own: true})
 		}
 	}
 	if env.Home != "" {
@@ -276,7 +278,7 @@ type FileError struct {
 }
 
 func (e *FileError) Error() string {
-	var pe *posError
+	var pe *yamlnode.Error
 	if errors.As(e.Err, &pe) {
 		return fmt.Sprintf("%s:%s", e.Path, pe.Error())
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/mcpv/mcpv/internal/yamlnode"
 )
 
 // The fuzz targets feed arbitrary bytes to the parsers of the config
@@ -65,12 +66,13 @@ func FuzzParseYAML(f *testing.F) {
 		"servers:\n  s:\n    command: x\n    args: [-v, 1, true, ~x]\n    env: {A: '1', B: 2}\n    timeout: 1.5\n",
 		"mcpServers:\n  h:\n    type: sse\n    url: http://h/sse\n    headers:\n      X-Key: ${env:KEY}\n    timeout: \"30\"\n",
 		"servers:\n  h:\n    transport: streamable_http\n    http:\n      endpoint: http://h/\n    oauth:\n      client_id: c\n      grant: authorization_code\n",
-		"common: &env {A: x, B: y}\nservers:\n  a: {command: a, env: *env}\n  b: {command: b, env: *env}\n",
+		"x-common: &env {A: x, B: y}\nservers:\n  a: {command: a, env: *env}\n  b: {command: b, env: *env}\n",
 		"servers:\n  a: {command: x}\n  a: {command: y}\n",
 		"servers:\n  a:\n    command: x\n    timeout: -5s\n",
 		"servers: [1, 2]\n",
 		"- 1\n",
-		"a: &a [x, x]\nb: &b [*a, *a]\nc: &c [*b, *b]\nservers: {}\n",
+		"x-a: &a [x, x]\nx-b: &b [*a, *a]\nx-c: &c [*b, *b]\nservers: {}\n",
+		"notes:\n  command: x\nservers: {}\n",
 		"servers:\n  1: {command: x, protocol_version: 2025-06-18}\n  ~: {url: 'http://h/'}\n",
 	} {
 		f.Add([]byte(s))
@@ -148,11 +150,11 @@ func checkParse(t *testing.T, src Source, data []byte) {
 	if err != nil {
 		// Every error names a place, but for the YAML reader's own that
 		// come without one ("yaml: incomplete UTF-8 octet sequence").
-		var pe *posError
+		var pe *yamlnode.Error
 		switch {
 		case errors.As(err, &pe):
-			if pe.line < 1 || pe.col < 1 {
-				t.Fatalf("an error at %d:%d: %v", pe.line, pe.col, err)
+			if pe.Line < 1 || pe.Col < 1 {
+				t.Fatalf("an error at %d:%d: %v", pe.Line, pe.Col, err)
 			}
 		case !src.YAML || !strings.HasPrefix(err.Error(), "yaml: "):
 			t.Fatalf("an error without a place: %v", err)
@@ -164,7 +166,7 @@ func checkParse(t *testing.T, src Source, data []byte) {
 	// Written out as mcpv's JSON catalog and read back, the servers are
 	// the same.
 	catalog := writeCatalog(t, file.Servers)
-	back, err := parseIn(Source{Path: "/p/servers.json", Folder: "/p"}, catalog)
+	back, err := parseIn(Source{Path: "/p/servers.json", Folder: "/p", Own: true}, catalog)
 	if err != nil {
 		t.Fatalf("the servers written back do not parse: %v\n%s", err, catalog)
 	}
@@ -339,7 +341,7 @@ func TestYAMLAliasBomb(t *testing.T) {
 		t.Errorf("took %v", d)
 	}
 	// Aliases within reason still work.
-	file, err := parseIn(Source{YAML: true}, []byte("env: &env {A: x}\nservers:\n  a: {command: a, env: *env}\n  b: {command: b, env: *env}\n"))
+	file, err := parseIn(Source{YAML: true}, []byte("x-env: &env {A: x}\nservers:\n  a: {command: a, env: *env}\n  b: {command: b, env: *env}\n"))
 	if err != nil || len(file.Servers) != 2 || len(file.Servers[1].Env) != 1 {
 		t.Errorf("got %v, %v", file, err)
 	}

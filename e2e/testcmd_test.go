@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden reports of mcpv test")
@@ -228,7 +230,7 @@ func TestTestCommandUnreachableServer(t *testing.T) {
 // --update accepts them, and the run after passes.
 func TestTestCommandSnapshot(t *testing.T) {
 	t.Parallel()
-	fixture := buildTool(t, t.TempDir(), "../internal/fixtureserver/cmd/fixture-server")
+	fixture := buildTool(t, t.TempDir(), "../mcp/mcptest/cmd/fixture-server")
 	dir := copyDir(t, "snapshot")
 	spec := filepath.Join(dir, "spec.json")
 	use := func(name string) {
@@ -268,7 +270,7 @@ func TestTestCommandSnapshot(t *testing.T) {
 // one of them, and the result of a call that breaks its outputSchema.
 func TestTestCommandLint(t *testing.T) {
 	t.Parallel()
-	fixture := buildTool(t, t.TempDir(), "../internal/fixtureserver/cmd/fixture-server")
+	fixture := buildTool(t, t.TempDir(), "../mcp/mcptest/cmd/fixture-server")
 	dir := copyDir(t, "lint")
 	spec, err := filepath.Abs(filepath.Join("..", "internal", "surface", "testdata", "bad.json"))
 	if err != nil {
@@ -301,9 +303,10 @@ func TestTestCommandBadFile(t *testing.T) {
 	}
 }
 
-// interruptedTest runs mcpv test in dir, presses Ctrl-C after a second,
-// and checks that it exits 130.
-func interruptedTest(t *testing.T, dir string, args ...string) *run {
+// interruptedTest runs mcpv test in dir, presses Ctrl-C once inFlight has
+// seen the server receive the step to interrupt, and checks that mcpv
+// exits 130.
+func interruptedTest(t *testing.T, dir string, inFlight *server, args ...string) *run {
 	t.Helper()
 	r := &run{cmd: exec.Command(mcpvBin, append([]string{"test"}, args...)...)}
 	r.cmd.Dir = dir
@@ -312,7 +315,7 @@ func interruptedTest(t *testing.T, dir string, args ...string) *run {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.cmd.Process.Kill() })
-	time.Sleep(time.Second)
+	inFlight.waitFor(t, `"method":"tools/call"`)
 	r.cmd.Process.Signal(os.Interrupt)
 	if code, _ := r.wait(t, 10*time.Second); code != 130 {
 		t.Errorf("exit %d, want 130; stderr:\n%s", code, r.stderr.String())
@@ -320,18 +323,29 @@ func interruptedTest(t *testing.T, dir string, args ...string) *run {
 	return r
 }
 
-// Ctrl-C stops the steps in flight (cancelled on the wire), the servers
-// end, the report says what ran, and the exit code is 130.
+// hangingServer is the server section of a test file for a fake server
+// that never answers tools/call and logs what it receives.
+func hangingServer(s *server) string {
+	return fmt.Sprintf("server:\n  command: [%q]\n  env: {%s: %q, %s: %q, %s: %q}\n",
+		os.Args[0], mcptest.EnvVar, s.behaviour, mcptest.EnvLog, s.log, mcptest.EnvPid, s.pid)
+}
+
+// Ctrl-C stops the step in flight (cancelled on the wire), the server
+// ends, the report says what ran, and the exit code is 130.
 func TestTestCommandInterrupt(t *testing.T) {
 	t.Parallel()
-	demo := buildTool(t, t.TempDir(), "../examples/demo-server")
+	srv := newServer(t, "hang")
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "slow.yaml"), []byte("server: {command: [\""+demo+"\"]}\nsteps:\n  - ping:\n  - call: slow seconds:=30 steps:=30\n  - ping:\n"), 0o644)
-	r := interruptedTest(t, dir, "slow.yaml")
+	os.WriteFile(filepath.Join(dir, "slow.yaml"), []byte(hangingServer(srv)+"steps:\n  - ping:\n  - call: x n:=1\n  - ping:\n"), 0o644)
+	r := interruptedTest(t, dir, srv, "slow.yaml")
 	got := normalize(r.stdout.String())
-	if !regexp.MustCompile(`  ○ call slow seconds:=30 steps:=30  skipped: (not run: )?interrupted\n  ○ ping  skipped: not run: interrupted\n`).MatchString(got) ||
+	if !strings.Contains(got, "  ✓ ping  T\n  ○ call x n:=1  skipped: interrupted\n  ○ ping  skipped: not run: interrupted\n") ||
 		!strings.HasPrefix(lastLine(got), "INTERRUPTED ") || !strings.Contains(lastLine(got), " 0 failed, ") {
 		t.Errorf("report:\n%s", got)
+	}
+	srv.waitFor(t, `"method":"notifications/cancelled"`)
+	if !srv.gone(t) {
+		t.Error("the server outlived mcpv test")
 	}
 }
 
@@ -341,7 +355,7 @@ func TestTestCommandInterrupt(t *testing.T) {
 // exit code is 1, not 4.
 func TestTestCommandEndlessListing(t *testing.T) {
 	t.Parallel()
-	fixture := buildTool(t, t.TempDir(), "../internal/fixtureserver/cmd/fixture-server")
+	fixture := buildTool(t, t.TempDir(), "../mcp/mcptest/cmd/fixture-server")
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "spec.json"), []byte(`{"capabilities": {"tools": {}}, "repeatCursor": ["tools/list"],
 		"tools": [{"name": "a", "description": "A tool.", "inputSchema": {"type": "object"}}]}`), 0o644)
@@ -366,11 +380,11 @@ func TestTestCommandEndlessListing(t *testing.T) {
 // steps are not run, and it does not fail.
 func TestTestCommandInterruptBeforeAFile(t *testing.T) {
 	t.Parallel()
-	demo := buildTool(t, t.TempDir(), "../examples/demo-server")
+	srv := newServer(t, "hang")
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("server: {command: [\""+demo+"\"]}\nsteps:\n  - call: slow seconds:=30 steps:=30\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "b.yaml"), []byte("server: {command: [sh, -c, 'echo started > started; exec \""+demo+"\"']}\nsteps:\n  - ping:\n"), 0o644)
-	r := interruptedTest(t, dir, "--parallel", "1", "--format", "junit", "a.yaml", "b.yaml")
+	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(hangingServer(srv)+"steps:\n  - call: x n:=1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.yaml"), []byte("server: {command: [sh, -c, 'echo started > started; "+mcptest.EnvVar+"=plain exec \""+os.Args[0]+"\"']}\nsteps:\n  - ping:\n"), 0o644)
+	r := interruptedTest(t, dir, srv, "--parallel", "1", "--format", "junit", "a.yaml", "b.yaml")
 	var suites struct {
 		Errors int `xml:"errors,attr"`
 		Suites []struct {
@@ -392,7 +406,7 @@ func TestTestCommandInterruptBeforeAFile(t *testing.T) {
 // second time by --lint: one violation, one failure.
 func TestTestCommandOutputSchemaOnce(t *testing.T) {
 	t.Parallel()
-	fixture := buildTool(t, t.TempDir(), "../internal/fixtureserver/cmd/fixture-server")
+	fixture := buildTool(t, t.TempDir(), "../mcp/mcptest/cmd/fixture-server")
 	dir := t.TempDir()
 	spec, err := filepath.Abs(filepath.Join("..", "internal", "surface", "testdata", "bad.json"))
 	if err != nil {

@@ -107,15 +107,18 @@ type TimeoutError struct {
 	Timeout time.Duration
 	Cap     bool // the absolute cap expired, though progress kept coming
 	// Connect marks the connect timeout: the server did not get through
-	// start-up and the handshake (whichever era's) in time. Hint, if set,
-	// is what may be the cause.
-	Connect bool
-	Hint    string
+	// start-up and the handshake (whichever era's) in time. Setting names
+	// what set the timeout; Hint, if set, is what may be the cause.
+	Connect       bool
+	Setting, Hint string
 }
 
 func (e *TimeoutError) Error() string {
 	if e.Connect {
-		msg := fmt.Sprintf("the server did not answer within %s of its start (--connect-timeout)", e.Timeout)
+		msg := fmt.Sprintf("the server did not answer within %s of its start", e.Timeout)
+		if e.Setting != "" {
+			msg += " (" + e.Setting + ")"
+		}
 		if e.Hint != "" {
 			msg += "; " + e.Hint
 		}

@@ -115,7 +115,13 @@ func TestSessionResponseWaitEndsWithTheContext(t *testing.T) {
 	req := m.nextMsg(t)
 	m.send(t, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}`)
 	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"ok":true}}`)
-	time.Sleep(20 * time.Millisecond)
+	// The reader answers a ping itself, in the order it reads: once the
+	// answer is out, the response has reached the call, which now waits
+	// for the notification before it.
+	m.send(t, `{"jsonrpc":"2.0","id":"after","method":"ping"}`)
+	if a := m.nextMsg(t); string(a.ID) != `"after"` {
+		t.Fatalf("client sent %+v, want the answer to the ping", a)
+	}
 	cancel()
 	r := waitFor(t, call)
 	if r.err != nil || string(r.result) != `{"ok":true}` {

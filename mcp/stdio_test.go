@@ -229,14 +229,27 @@ func TestCommandWriteAfterExit(t *testing.T) {
 	}
 }
 
+// A write blocked on a server that stopped reading ends when its context
+// does. The server reads the first 64 KiB of the message, says so, and
+// reads no more: the context is cancelled only then, once the write is
+// under way and blocked (8 MiB is more than any pipe holds).
 func TestCommandWriteHonoursContext(t *testing.T) {
-	tr := startSh(t, `exec sleep 60`, CommandOptions{}) // never reads stdin
+	tr := startSh(t, `head -c 65536 >/dev/null; echo '{"read":65536}'; exec sleep 60`, CommandOptions{})
 	cause := errors.New("write took too long")
-	ctx, cancel := context.WithTimeoutCause(context.Background(), 100*time.Millisecond, cause)
-	defer cancel()
-	big := bytes.Repeat([]byte("x"), 8<<20) // more than any pipe buffer
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	big := bytes.Repeat([]byte("x"), 8<<20)
 	done := make(chan error, 1)
 	go func() { done <- tr.Write(ctx, big) }()
+	if m, err := tr.Read(); err != nil || string(m) != `{"read":65536}` {
+		t.Fatalf("Read = %s, %v; want the server's word that it stopped reading", m, err)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("Write = %v before its context ended, to a server that reads no more", err)
+	default:
+	}
+	cancel(cause)
 	if err := waitFor(t, done); err != cause {
 		t.Errorf("Write = %v, want the context's cause", err)
 	}

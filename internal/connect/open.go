@@ -52,7 +52,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	if s.ConnectTimeout > 0 {
 		var cancel context.CancelFunc
 		ictx, cancel = context.WithTimeoutCause(ctx, s.ConnectTimeout,
-			&mcp.TimeoutError{Connect: true, Timeout: s.ConnectTimeout})
+			&mcp.TimeoutError{Connect: true, Setting: "--connect-timeout", Timeout: s.ConnectTimeout})
 		defer cancel()
 	}
 	version := s.ProtocolVersion

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/fixtureserver"
 	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 // pipeTransport carries newline-delimited messages to a fixture server
@@ -53,14 +53,14 @@ func (p *pipeTransport) Close(context.Context) error {
 // serve runs a fixture server of spec over pipes and returns a client that
 // has negotiated with it as mcpv does by default (server/discover first,
 // then initialize), closed when the test ends.
-func serve(t *testing.T, spec *fixtureserver.Spec) *mcp.Client {
+func serve(t *testing.T, spec *mcptest.Spec) *mcp.Client {
 	t.Helper()
 	toServerR, toServerW := io.Pipe()
 	fromServerR, fromServerW := io.Pipe()
 	done := make(chan struct{})
 	go func() { // stops when the transport closes the server's stdin
 		defer close(done)
-		fixtureserver.Serve(spec, toServerR, fromServerW)
+		mcptest.ServeSpec(spec, toServerR, fromServerW)
 		fromServerW.Close()
 	}()
 	tr := &pipeTransport{in: bufio.NewReader(fromServerR), inR: fromServerR, out: toServerW, done: done}
@@ -87,9 +87,9 @@ func connect(t *testing.T, tr mcp.Transport) *mcp.Client {
 }
 
 // loadSpec reads a spec from testdata.
-func loadSpec(t *testing.T, name string) *fixtureserver.Spec {
+func loadSpec(t *testing.T, name string) *mcptest.Spec {
 	t.Helper()
-	spec, err := fixtureserver.Load(filepath.Join("testdata", name))
+	spec, err := mcptest.LoadSpec(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,9 +97,9 @@ func loadSpec(t *testing.T, name string) *fixtureserver.Spec {
 }
 
 // parseSpec reads a spec written in a test.
-func parseSpec(t *testing.T, text string) *fixtureserver.Spec {
+func parseSpec(t *testing.T, text string) *mcptest.Spec {
 	t.Helper()
-	spec, err := fixtureserver.Parse([]byte(text))
+	spec, err := mcptest.ParseSpec([]byte(text))
 	if err != nil {
 		t.Fatalf("spec: %v\n%s", err, text)
 	}
@@ -117,7 +117,7 @@ func buildFixtureServer(t *testing.T) string {
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
-	out, err := exec.Command("go", "build", "-o", bin, "../fixtureserver/cmd/fixture-server").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, "../../mcp/mcptest/cmd/fixture-server").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -53,6 +53,22 @@ type Node struct {
 	Line, Col  int
 }
 
+// Get returns the value of the member called key, or nil when n is nil or
+// no object. Parse refuses a key given twice; of a Node built another way
+// (from JSON) that holds one, the last wins, as in encoding/json.
+func (n *Node) Get(key string) *Node {
+	if n == nil || n.Kind != Object {
+		return nil
+	}
+	var found *Node
+	for i, k := range n.Keys {
+		if k.Text == key {
+			found = n.Vals[i]
+		}
+	}
+	return found
+}
+
 // Error is a mistake at a place in the document.
 type Error struct {
 	Line, Col int

@@ -83,3 +83,28 @@ func TestValue(t *testing.T) {
 		t.Errorf("Value of .inf: %v", err)
 	}
 }
+
+func TestGet(t *testing.T) {
+	n, err := Parse([]byte("a: 1\nb: [2]\n"), Options{What: "a file", MaxNodes: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Get("a"); got == nil || got.JSON != "1" {
+		t.Errorf("Get(a) = %v", got)
+	}
+	if got := n.Get("c"); got != nil {
+		t.Errorf("Get(c) = %v, want nil", got)
+	}
+	if got := n.Get("b").Get("x"); got != nil {
+		t.Errorf("Get on an array = %v, want nil", got)
+	}
+	var none *Node
+	if got := none.Get("a"); got != nil {
+		t.Errorf("Get on nil = %v, want nil", got)
+	}
+	// A Node built from JSON may hold a key twice: the last wins.
+	dup := &Node{Kind: Object, Keys: []*Node{{Text: "k"}, {Text: "k"}}, Vals: []*Node{{Text: "first"}, {Text: "last"}}}
+	if got := dup.Get("k"); got == nil || got.Text != "last" {
+		t.Errorf("Get of a key given twice = %v, want the last", got)
+	}
+}

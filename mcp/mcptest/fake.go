@@ -1,6 +1,8 @@
-// Package mcptest provides a scripted fake MCP server for tests: a stdio
-// server whose misbehaviour is chosen by name, to provoke the cases a real
-// server rarely shows (huge lines, junk on stdout, crashes, hangs, batches).
+// Package mcptest provides fake MCP servers for tests, on one JSON-RPC
+// loop: a stdio server whose misbehaviour is chosen by name, to provoke the
+// cases a real server rarely shows (huge lines, junk on stdout, crashes,
+// hangs, batches), or whose whole surface comes from a JSON spec (spec.go);
+// and a scripted Streamable HTTP server (http.go).
 //
 // A test binary serves as the fake when the environment names a behaviour:
 //
@@ -36,196 +38,6 @@ const (
 	EnvLog = "MCPV_FAKE_LOG"
 	EnvPid = "MCPV_FAKE_PID"
 )
-
-// Behaviours, combined with commas in MCPV_FAKE:
-//
-//	plain         a well-behaved server with tools, resources and prompts
-//	version=V     answer initialize with protocol version V
-//	no-tools      declare no capabilities at all
-//	big=N         tools/call answers with one text block of N bytes
-//	junk          write non-JSON lines on stdout before every answer
-//	crash         tools/call writes to stderr and exits with status 3
-//	ignore-exit   ignore stdin EOF, SIGINT and SIGTERM (only SIGKILL ends it);
-//	              each SIGTERM is logged as {"fake":"SIGTERM"}
-//	batch         wrap every answer in a JSON array, with a notification
-//	odd-content   tools/call answers with unknown content, odd spacing and numbers
-//	ping-first    before answering tools/call, ping the client and wait for its answer
-//	ignore-early  until initialize, answer only ping and initialize, dropping any
-//	              other request unanswered (as some servers of the initialize era do)
-//	hang          never answer tools/call (otherwise a call is answered "ok", with
-//	              the call's arguments in the result's "arguments")
-//	rpc-error     tools/call answers with a JSON-RPC error
-//	stray-id      send a response to an unknown id before each answer
-//	pages=N       tools/list in N pages of one tool each (the last also
-//	              lists tool "x"; tools/call answers any name)
-//	ask=METHOD    before answering tools/call, send the client a METHOD request
-//	tool-error    tools/call answers with isError: true
-//	typed=OUT     tools/list adds tool "typed" (outputSchema: integer n, required);
-//	              calling it answers structuredContent {"n":OUT} (raw JSON), an
-//	              image block and a text block
-//	env           tools/call answers structuredContent {"env":{...},"cwd":DIR}: the
-//	              server's own environment and working directory
-//	stderr-env=V  at start, write 32,760 'x' and then $V to stderr in one write,
-//	              so that the value straddles the 32 KiB reads of the reader
-//	supported=V   refuse any other initialize version with -32602 and data.supported
-//	bad-answer=K  tools/call answers with a message that does not decode: nul (a
-//	              raw NUL in a string), code (an error code that is no integer),
-//	              error (an error that is no object) or deep (nested 10001 deep)
-//	ping-flood=N  before answering tools/call, send N pings without waiting
-//	log-flood=N   before answering tools/call, send N log messages
-//	              (notifications/message, data "log I") and, when the call
-//	              asked for progress, N/10 progress notifications among them
-//	grandchild    at start, leave a child (sleep 300) in the server's process group
-//	schema=K:N    tools/list adds tool "shaped", whose inputSchema is deep:N (N
-//	              object schemas nested under property a), wide:N (N object
-//	              properties, each of one integer property) or anyof:N
-//	              (property p1 is a chain of N anyOf levels, each of two
-//	              references to the level below, ending in a string: quick to
-//	              compile, and 2^N paths to find that a value is no string),
-//	              allof:N (the same with allOf: 2^N paths for a string), loop:N
-//	              (the anyOf chain whose bottom refers back to its top) or
-//	              enum:N (p1 is an array of integers from an enum of 0..N-1)
-//	content-length  frame messages LSP-style, both ways (Content-Length: N, a
-//	              blank line, N bytes); a header line that is not one is answered
-//	              with a framed parse error. content-length=greet instead sends a
-//	              framed log message at start and skips such lines silently;
-//	              content-length=strict skips them silently and waits for the
-//	              client to speak first, in frames
-//	updates=N     resources.subscribe: each resources/subscribe is followed by one
-//	              notifications/resources/updated, and each resources/read is
-//	              preceded by N of them
-//	tasks=S[/S...]  tasks, and a tool "job" whose task-augmented calls make task-N,
-//	                each tasks/get moving it one status S along (see tasks.go)
-//	task-support=X  job's execution.taskSupport: optional (default), required or forbidden
-//	task-ttl=MS     grant ttl MS whatever was asked (default: the ttl asked, or null)
-//	no-task-cancel  declare tasks without tasks.cancel
-//	no-task-list    declare tasks without tasks.list
-//	poll=MS         the tasks' pollInterval (default 50; 0 leaves it out)
-type config struct {
-	supported   string
-	typed       string
-	version     string
-	noTools     bool
-	big         int
-	junk        bool
-	crash       bool
-	ignoreExit  bool
-	batch       bool
-	oddContent  bool
-	pingFirst   bool
-	ignoreEarly bool
-	hang        bool
-	rpcError    bool
-	strayID     bool
-	pages       int
-	ask         string
-	toolError   bool
-	env         bool
-	stderrEnv   string
-	badAnswer   string
-	pingFlood   int
-	logFlood    int
-	grandchild  bool
-	updates     int
-	schema      string
-	framed      string // "" (lines), "reply", "greet" or "strict"
-	t           taskConfig
-}
-
-func parseConfig(s string) (config, error) {
-	c := config{pages: 1, t: taskConfig{support: "optional", poll: 50}}
-	for item := range strings.SplitSeq(s, ",") {
-		k, v, _ := strings.Cut(item, "=")
-		switch k {
-		case "plain", "":
-		case "content-length":
-			c.framed = "reply"
-			if v == "greet" || v == "strict" {
-				c.framed = v
-			}
-		case "schema":
-			if _, err := shapedSchema(v); err != nil {
-				return c, err
-			}
-			c.schema = v
-		case "updates":
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return c, err
-			}
-			c.updates = n
-		case "version":
-			c.version = v
-		case "no-tools":
-			c.noTools = true
-		case "big":
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return c, err
-			}
-			c.big = n
-		case "junk":
-			c.junk = true
-		case "crash":
-			c.crash = true
-		case "ignore-exit":
-			c.ignoreExit = true
-		case "batch":
-			c.batch = true
-		case "odd-content":
-			c.oddContent = true
-		case "ping-first":
-			c.pingFirst = true
-		case "ignore-early":
-			c.ignoreEarly = true
-		case "hang":
-			c.hang = true
-		case "rpc-error":
-			c.rpcError = true
-		case "stray-id":
-			c.strayID = true
-		case "pages":
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return c, err
-			}
-			c.pages = n
-		case "ask":
-			c.ask = v
-		case "env":
-			c.env = true
-		case "stderr-env":
-			c.stderrEnv = v
-		case "tool-error":
-			c.toolError = true
-		case "typed":
-			c.typed = v
-		case "supported":
-			c.supported = v
-		case "bad-answer":
-			c.badAnswer = v
-		case "ping-flood":
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return c, err
-			}
-			c.pingFlood = n
-		case "log-flood":
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return c, err
-			}
-			c.logFlood = n
-		case "grandchild":
-			c.grandchild = true
-		default:
-			if err := parseTaskOption(&c.t, k, v); err != nil {
-				return c, err
-			}
-		}
-	}
-	return c, nil
-}
 
 // RunIfRequested runs the fake server on stdin and stdout when EnvVar is set,
 // then exits the process. It returns false when EnvVar is not set.
@@ -288,9 +100,10 @@ type server struct {
 	done chan struct{} // closed once stdin has ended
 	wg   sync.WaitGroup
 
-	wmu sync.Mutex // guards out and seq; taken after tmu, never before
-	out io.Writer
-	seq int
+	wmu  sync.Mutex // guards out, seq and werr; taken after tmu, never before
+	out  io.Writer
+	seq  int
+	werr error // the first write that failed
 
 	tmu     sync.Mutex // guards tasks and pending
 	tasks   []*task
@@ -308,6 +121,9 @@ type msg struct {
 	Params json.RawMessage `json:"params,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"`
 	Error  json.RawMessage `json:"error,omitempty"`
+	// invalid is a spec server's answer to a line that is no request,
+	// answered in turn with the others.
+	invalid *specError
 }
 
 // readLoop logs and forwards every message on stdin, so that a tasks/result
@@ -323,8 +139,14 @@ func (s *server) readLoop() {
 		if len(bytes.TrimSpace(line)) > 0 {
 			s.log.Write(line)
 			var m msg
-			if json.Unmarshal(line, &m) == nil {
-				s.msgs <- m
+			if json.Unmarshal(line, &m) != nil {
+				if s.c.spec == nil {
+					continue
+				}
+				m = msg{invalid: invalid(line)}
+			}
+			if !s.deliver(m) {
+				return
 			}
 		}
 		if err != nil {
@@ -333,58 +155,15 @@ func (s *server) readLoop() {
 	}
 }
 
-// readFramed is readLoop for content-length: header blocks, then bodies.
-func (s *server) readFramed() {
-	if s.c.framed == "greet" {
-		s.write(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"framed fake ready"}}`)
+// deliver hands m to serve; false once serve has stopped answering (a
+// write failed).
+func (s *server) deliver(m msg) bool {
+	select {
+	case s.msgs <- m:
+		return true
+	case <-s.done:
+		return false
 	}
-	for {
-		length := -1
-		for {
-			line, err := s.in.ReadBytes('\n')
-			if err != nil {
-				return
-			}
-			line = bytes.TrimRight(line, "\r\n")
-			if len(line) == 0 {
-				if length >= 0 {
-					break
-				}
-				continue
-			}
-			name, value, ok := strings.Cut(string(line), ":")
-			if !ok || strings.ContainsAny(name, `{}" `) {
-				if s.c.framed == "reply" {
-					s.write(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: not a header line"}}`)
-				}
-				continue
-			}
-			if strings.EqualFold(name, "Content-Length") {
-				length, _ = strconv.Atoi(strings.TrimSpace(value))
-			}
-		}
-		body := make([]byte, length)
-		if _, err := io.ReadFull(s.in, body); err != nil {
-			return
-		}
-		s.log.Write(append(body, '\n'))
-		var m msg
-		if json.Unmarshal(body, &m) == nil {
-			s.msgs <- m
-		}
-	}
-}
-
-// framedWriter sends each write, one message and its newline, as a
-// Content-Length frame.
-type framedWriter struct{ w io.Writer }
-
-func (f framedWriter) Write(p []byte) (int, error) {
-	body := bytes.TrimSuffix(p, []byte("\n"))
-	if _, err := fmt.Fprintf(f.w, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }
 
 // serve answers requests until stdin ends, then waits for the requests
@@ -396,13 +175,20 @@ func (s *server) serve() {
 	initialized := false
 	for m := range s.msgs {
 		switch {
+		case m.invalid != nil:
+			s.fail(json.RawMessage("null"), m.invalid.code, m.invalid.message)
 		case m.Method == "" && m.ID != nil:
 			s.route(m)
 		case s.c.ignoreEarly && !initialized && m.Method != "initialize" && m.Method != "ping":
 			// dropped: not initialized yet
+		case m.Method != "" && m.ID != nil && s.c.spec != nil:
+			s.serveSpec(m)
 		case m.Method != "" && m.ID != nil:
 			initialized = initialized || m.Method == "initialize"
 			s.answer(m)
+		}
+		if s.failed() {
+			return
 		}
 	}
 }
@@ -411,7 +197,21 @@ func (s *server) serve() {
 func (s *server) write(line string) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	io.WriteString(s.out, line+"\n")
+	s.put(line + "\n")
+}
+
+// put writes text, keeping the first error; wmu must be held.
+func (s *server) put(text string) {
+	if _, err := io.WriteString(s.out, text); err != nil && s.werr == nil {
+		s.werr = err
+	}
+}
+
+// failed reports whether a write has failed.
+func (s *server) failed() bool {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.werr != nil
 }
 
 func (s *server) nextID() string {
@@ -425,15 +225,15 @@ func (s *server) send(v string) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if s.c.junk {
-		io.WriteString(s.out, "this is not JSON\n")
+		s.put("this is not JSON\n")
 	}
 	if s.c.strayID {
-		io.WriteString(s.out, `{"jsonrpc":"2.0","id":987654,"result":{"stray":true}}`+"\n")
+		s.put(`{"jsonrpc":"2.0","id":987654,"result":{"stray":true}}` + "\n")
 	}
 	if s.c.batch {
 		v = `[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"batched"}},` + v + `]`
 	}
-	io.WriteString(s.out, v+"\n")
+	s.put(v + "\n")
 }
 
 func (s *server) result(id json.RawMessage, result string) {

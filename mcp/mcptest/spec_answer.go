@@ -1,10 +1,8 @@
-package fixtureserver
+package mcptest
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -42,77 +40,48 @@ var gates = map[string]string{
 // repeatedCursor is every page's nextCursor for a method in RepeatCursor.
 const repeatedCursor = "again"
 
-type request struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
+// specError is a JSON-RPC error a spec server answers.
+type specError struct {
+	code    int
+	message string
 }
 
-type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-}
-
-type response struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *rpcError       `json:"error,omitempty"`
-}
-
-// Serve answers the requests read from r, one JSON-RPC message a line, on
-// w, in order, until r ends (nil) or fails, or a write fails. It reads
-// lines of any length. Notifications and responses are read and ignored.
-func Serve(spec *Spec, r io.Reader, w io.Writer) error {
-	in := bufio.NewReader(r)
-	for {
-		line, err := in.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			if werr := answer(spec, line, w); werr != nil {
-				return werr
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+// serveSpec answers request m from the spec.
+func (s *server) serveSpec(m msg) {
+	res, err := s.c.spec.handle(m.Method, m.Params)
+	if err != nil {
+		s.fail(m.ID, err.code, err.message)
+		return
 	}
-}
-
-// answer handles one line, writing the response to a request.
-func answer(spec *Spec, line []byte, w io.Writer) error {
-	line = bytes.TrimSpace(line)
-	if line[0] == '[' {
-		return write(w, response{ID: json.RawMessage("null"), Error: &rpcError{codeInvalidRequest, "batches are not served"}})
-	}
-	var req request
-	if err := json.Unmarshal(line, &req); err != nil {
-		return write(w, response{ID: json.RawMessage("null"), Error: &rpcError{codeParseError, "parse error: " + err.Error()}})
-	}
-	if req.ID == nil || string(req.ID) == "null" || req.Method == "" {
-		return nil // a notification, or a response to nothing the server asked
-	}
-	result, rerr := handle(spec, req.Method, req.Params)
-	return write(w, response{ID: req.ID, Result: result, Error: rerr})
-}
-
-// write sends one message on a line of its own, in one write. Results go
-// out with the spec's bytes, only compacted.
-func write(w io.Writer, resp response) error {
-	resp.JSONRPC = "2.0"
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(resp); err != nil {
-		return err
-	}
-	_, err := w.Write(b.Bytes())
-	return err
+	json.Compact(&b, res) // the spec's own bytes, valid JSON: one line
+	s.result(m.ID, b.String())
 }
 
-func handle(spec *Spec, method string, params json.RawMessage) (json.RawMessage, *rpcError) {
+// invalid is the error a spec server answers to a line that is no request
+// it serves: a batch, or no JSON.
+func invalid(line []byte) *specError {
+	if line = bytes.TrimSpace(line); len(line) > 0 && line[0] == '[' {
+		return &specError{codeInvalidRequest, "batches are not served"}
+	}
+	var v any
+	if err := json.Unmarshal(line, &v); err != nil {
+		return &specError{codeParseError, "parse error: " + err.Error()}
+	}
+	return nil
+}
+
+// ServeSpec serves spec on r and w, one JSON-RPC message a line, answering
+// each request in turn, until r ends (nil) or fails, or a write fails (its
+// error). It reads lines of any length; a line that is no JSON is answered
+// with a parse error, a batch as an invalid request.
+func ServeSpec(spec *Spec, r io.Reader, w io.Writer) error {
+	s := newServer(config{spec: spec}, r, w, io.Discard)
+	s.serve()
+	return s.werr
+}
+
+func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage, *specError) {
 	if slices.Contains(spec.MethodNotFound, method) {
 		return nil, notFound(method)
 	}
@@ -160,20 +129,20 @@ func handle(spec *Spec, method string, params json.RawMessage) (json.RawMessage,
 	return nil, notFound(method)
 }
 
-func notFound(method string) *rpcError {
-	return &rpcError{codeMethodNotFound, "method not found: " + method}
+func notFound(method string) *specError {
+	return &specError{codeMethodNotFound, "method not found: " + method}
 }
 
-func initialize(spec *Spec, params json.RawMessage) (json.RawMessage, *rpcError) {
+func initialize(spec *Spec, params json.RawMessage) (json.RawMessage, *specError) {
 	var p struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, &rpcError{codeInvalidParams, "initialize: " + err.Error()}
+		return nil, &specError{codeInvalidParams, "initialize: " + err.Error()}
 	}
 	version := spec.ProtocolVersion
 	if version == "" {
-		version = LatestVersion
+		version = SpecLatestVersion
 	}
 	if slices.Contains(knownVersions, p.ProtocolVersion) {
 		version = p.ProtocolVersion
@@ -195,20 +164,20 @@ func discover(spec *Spec) json.RawMessage {
 		Capabilities      json.RawMessage            `json:"capabilities"`
 		Instructions      string                     `json:"instructions,omitempty"`
 		Meta              map[string]json.RawMessage `json:"_meta"`
-	}{[]string{ModernVersion}, spec.capabilities(), spec.Instructions,
+	}{[]string{SpecModernVersion}, spec.capabilities(), spec.Instructions,
 		map[string]json.RawMessage{"io.modelcontextprotocol/serverInfo": spec.serverInfo()}}
 	return mustJSON(res)
 }
 
 // page answers one page of a list. A cursor is the offset of the page's
 // first item, in decimal; RepeatCursor's cursor stands for the second page.
-func page(spec *Spec, method string, items []json.RawMessage, params json.RawMessage) (json.RawMessage, *rpcError) {
+func page(spec *Spec, method string, items []json.RawMessage, params json.RawMessage) (json.RawMessage, *specError) {
 	var p struct {
 		Cursor *string `json:"cursor"`
 	}
 	if len(params) > 0 {
 		if err := json.Unmarshal(params, &p); err != nil {
-			return nil, &rpcError{codeInvalidParams, method + ": " + err.Error()}
+			return nil, &specError{codeInvalidParams, method + ": " + err.Error()}
 		}
 	}
 	size := spec.PageSize
@@ -223,7 +192,7 @@ func page(spec *Spec, method string, items []json.RawMessage, params json.RawMes
 		case repeat && *p.Cursor == repeatedCursor:
 			start = size
 		case err != nil || n < 0:
-			return nil, &rpcError{codeInvalidParams, fmt.Sprintf("%s: invalid cursor %q", method, *p.Cursor)}
+			return nil, &specError{codeInvalidParams, fmt.Sprintf("%s: invalid cursor %q", method, *p.Cursor)}
 		default:
 			start = n
 		}
@@ -251,11 +220,11 @@ func page(spec *Spec, method string, items []json.RawMessage, params json.RawMes
 
 // canned answers a call on a named thing (a tool, a prompt, a resource):
 // its canned result, or a default one for a listed thing, or an error.
-func canned(params json.RawMessage, param string, results map[string]json.RawMessage, listed []json.RawMessage, key, what string, missing int, def func(string) any) (json.RawMessage, *rpcError) {
+func canned(params json.RawMessage, param string, results map[string]json.RawMessage, listed []json.RawMessage, key, what string, missing int, def func(string) any) (json.RawMessage, *specError) {
 	var p map[string]json.RawMessage
 	var name string
 	if json.Unmarshal(params, &p) != nil || json.Unmarshal(p[param], &name) != nil {
-		return nil, &rpcError{codeInvalidParams, fmt.Sprintf("params.%s: want a string", param)}
+		return nil, &specError{codeInvalidParams, fmt.Sprintf("params.%s: want a string", param)}
 	}
 	if res, ok := results[name]; ok {
 		return res, nil
@@ -267,7 +236,7 @@ func canned(params json.RawMessage, param string, results map[string]json.RawMes
 			return mustJSON(def(name)), nil
 		}
 	}
-	return nil, &rpcError{missing, fmt.Sprintf("unknown %s %q", what, name)}
+	return nil, &specError{missing, fmt.Sprintf("unknown %s %q", what, name)}
 }
 
 // mustJSON encodes v, which holds only values that encode.

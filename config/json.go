@@ -1,10 +1,13 @@
 package config
 
+// Reading the JSON config files (with the comments and trailing commas VS
+// Code and Cursor accept) into yamlnode's values, which YAML files become
+// too, so that every complaint names a line and column.
+
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -13,69 +16,10 @@ import (
 	"github.com/mcpv/mcpv/internal/yamlnode"
 )
 
-// node is one value of a config file with where it was written, so that every
-// complaint about it can name a line and column. JSON and YAML files both
-// become nodes; only the parts mcpv reads are converted.
-type node struct {
-	kind      kind
-	text      string   // a scalar's value (a number as written)
-	members   []member // an object's members, in file order
-	items     []*node  // an array's elements
-	line, col int
-}
-
-type kind int
-
-const (
-	kindNull kind = iota
-	kindBool
-	kindNumber
-	kindString
-	kindArray
-	kindObject
-)
-
-func (k kind) String() string {
-	return [...]string{"null", "a boolean", "a number", "a string", "an array", "an object"}[k]
-}
-
-type member struct {
-	key string
-	val *node
-}
-
-// get returns the member called key, or nil.
-func (n *node) get(key string) *node {
-	if n == nil || n.kind != kindObject {
-		return nil
-	}
-	var found *node
-	for _, m := range n.members {
-		if m.key == key {
-			found = m.val // the last one wins, as in encoding/json
-		}
-	}
-	return found
-}
-
-// posError is a problem at a place in a file.
-type posError struct {
-	line, col int
-	msg       string
-}
-
-func (e *posError) Error() string { return fmt.Sprintf("%d:%d: %s", e.line, e.col, e.msg) }
-
-func errorAt(n *node, format string, args ...any) error {
-	return &posError{line: n.line, col: n.col, msg: fmt.Sprintf(format, args...)}
-}
-
 // lineCol turns a byte offset into a 1-based line and column (in characters).
 func lineCol(data []byte, off int) (line, col int) {
 	return (&cursor{data: data}).at(off)
 }
-
-// --- JSON ---
 
 // stripJSONC blanks out // and /* */ comments and trailing commas, which
 // VS Code and Cursor accept in their files, keeping every other byte where it
@@ -148,7 +92,7 @@ func checkJSON(data []byte) ([]byte, error) {
 				off--
 			}
 			line, col := lineCol(data, off)
-			return nil, &posError{line: line, col: col, msg: strings.TrimPrefix(syn.Error(), "json: ")}
+			return nil, &yamlnode.Error{Line: line, Col: col, Msg: strings.TrimPrefix(syn.Error(), "json: ")}
 		}
 		return nil, err
 	}
@@ -158,7 +102,7 @@ func checkJSON(data []byte) ([]byte, error) {
 // jsonAt returns the node at path (object keys) in data, which checkJSON has
 // passed, or nil when some key is missing. Only that value is converted: a
 // large file (~/.claude.json) is skimmed, not decoded whole.
-func jsonAt(data []byte, path ...string) (*node, error) {
+func jsonAt(data []byte, path ...string) (*yamlnode.Node, error) {
 	v := data
 	for _, key := range path {
 		if !rawjson.IsObject(v) {
@@ -207,32 +151,30 @@ func (c *cursor) at(off int) (line, col int) {
 }
 
 // jsonNode reads the next value from dec, which reads sub, a part of the
-// cursor's data that starts at offset base.
-func jsonNode(data *cursor, base int, sub []byte, dec *json.Decoder) (*node, error) {
-	start := int(dec.InputOffset())
-	for start < len(sub) && bytes.IndexByte([]byte(" \t\r\n:,"), sub[start]) >= 0 {
-		start++
-	}
-	line, col := data.at(base + start)
+// cursor's data that starts at offset base. Booleans and numbers keep
+// their JSON text in both Text and JSON, as yamlnode's do.
+func jsonNode(data *cursor, base int, sub []byte, dec *json.Decoder) (*yamlnode.Node, error) {
+	line, col := nextAt(data, base, sub, dec)
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
 	}
-	n := &node{line: line, col: col}
+	n := &yamlnode.Node{Line: line, Col: col}
 	switch t := tok.(type) {
 	case json.Delim:
 		if t == '[' {
-			n.kind = kindArray
+			n.Kind = yamlnode.Array
 			for dec.More() {
 				item, err := jsonNode(data, base, sub, dec)
 				if err != nil {
 					return nil, err
 				}
-				n.items = append(n.items, item)
+				n.Items = append(n.Items, item)
 			}
 		} else {
-			n.kind = kindObject
+			n.Kind = yamlnode.Object
 			for dec.More() {
+				kline, kcol := nextAt(data, base, sub, dec)
 				kt, err := dec.Token()
 				if err != nil {
 					return nil, err
@@ -241,57 +183,30 @@ func jsonNode(data *cursor, base int, sub []byte, dec *json.Decoder) (*node, err
 				if err != nil {
 					return nil, err
 				}
-				n.members = append(n.members, member{key: kt.(string), val: val})
+				n.Keys = append(n.Keys, &yamlnode.Node{Kind: yamlnode.String, Text: kt.(string), Line: kline, Col: kcol})
+				n.Vals = append(n.Vals, val)
 			}
 		}
 		if _, err := dec.Token(); err != nil { // the closing delimiter
 			return nil, err
 		}
 	case string:
-		n.kind, n.text = kindString, t
+		n.Kind, n.Text = yamlnode.String, t
 	case json.Number:
-		n.kind, n.text = kindNumber, t.String()
+		n.Kind, n.Text, n.JSON = yamlnode.Number, t.String(), t.String()
 	case bool:
-		n.kind, n.text = kindBool, strconv.FormatBool(t)
+		n.Kind, n.Text, n.JSON = yamlnode.Bool, strconv.FormatBool(t), strconv.FormatBool(t)
 	case nil:
-		n.kind = kindNull
+		n.Kind = yamlnode.Null
 	}
 	return n, nil
 }
 
-// --- YAML ---
-
-// parseYAML parses one YAML document into a node.
-func parseYAML(data []byte) (*node, error) {
-	y, err := yamlnode.Parse(data, yamlnode.Options{What: "a config file", MaxNodes: maxYAMLNodes})
-	if err != nil {
-		var ye *yamlnode.Error
-		if errors.As(err, &ye) {
-			return nil, &posError{line: ye.Line, col: ye.Col, msg: ye.Msg}
-		}
-		return nil, err
+// nextAt is the line and column of the next token dec reads.
+func nextAt(data *cursor, base int, sub []byte, dec *json.Decoder) (line, col int) {
+	start := int(dec.InputOffset())
+	for start < len(sub) && bytes.IndexByte([]byte(" \t\r\n:,"), sub[start]) >= 0 {
+		start++
 	}
-	return yamlNode(y), nil
-}
-
-// maxYAMLNodes (and two per byte of the file) bound the values a YAML file
-// becomes once its aliases are expanded: without a bound, a few hundred
-// bytes of aliases of aliases ("billion laughs") expand to 10⁸ values and
-// more, and mcpv hangs filling its memory.
-const maxYAMLNodes = 100_000
-
-// kinds are the kinds of yamlnode's values.
-var kinds = [...]kind{yamlnode.Null: kindNull, yamlnode.Bool: kindBool, yamlnode.Number: kindNumber,
-	yamlnode.String: kindString, yamlnode.Array: kindArray, yamlnode.Object: kindObject}
-
-// yamlNode is y as a node: scalars as written.
-func yamlNode(y *yamlnode.Node) *node {
-	n := &node{kind: kinds[y.Kind], text: y.Text, line: y.Line, col: y.Col}
-	for _, it := range y.Items {
-		n.items = append(n.items, yamlNode(it))
-	}
-	for i, k := range y.Keys {
-		n.members = append(n.members, member{key: k.Text, val: yamlNode(y.Vals[i])})
-	}
-	return n
+	return data.at(base + start)
 }

@@ -1,18 +1,18 @@
-// Package fixtureserver is an MCP server whose whole surface comes from a
-// JSON spec: the tools, prompts, resources and resource templates it lists
-// (names and schemas as written, valid or not), the capabilities it
-// declares, canned answers, and faults to plant (a cursor that repeats or
-// never ends, a method answered as not found, a result that is not what
-// the method should return). Tests run Serve over pipes, or start the
-// program in cmd/fixture-server.
+package mcptest
+
+// A fake server whose whole surface comes from a JSON spec: the tools,
+// prompts, resources and resource templates it lists (names and schemas as
+// written, valid or not), the capabilities it declares, canned answers, and
+// faults to plant (a cursor that repeats or never ends, a method answered
+// as not found, a result that is not what the method should return). It is
+// the behaviour spec=FILE of the fake, served by ServeSpec over any reader
+// and writer, or by the program in cmd/fixture-server.
 //
-// It speaks newline-delimited JSON-RPC, one message a line, in the
-// initialize era (2025-11-25 and the versions before it) or, with era
-// "modern", in the 2026-07-28 era (server/discover, no initialize). Like
-// most servers, it answers a method of a capability it does not declare
-// (tools/*, prompts/*, resources/*) as not found, unless the spec names
-// the method in ServeUndeclared.
-package fixtureserver
+// It speaks in the initialize era (2025-11-25 and the versions before it)
+// or, with era "modern", in the 2026-07-28 era (server/discover, no
+// initialize). Like most servers, it answers a method of a capability it
+// does not declare (tools/*, prompts/*, resources/*) as not found, unless
+// the spec names the method in ServeUndeclared.
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ type Spec struct {
 	// is not found) or "modern" (server/discover; initialize is not found).
 	Era string `json:"era,omitempty"`
 	// ProtocolVersion is the version answered to an initialize that asks
-	// for one the server does not know; default LatestVersion.
+	// for one the server does not know; default SpecLatestVersion.
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	// ServerInfo is sent as is; default {"name":"fixture-server","version":"0"}.
 	ServerInfo json.RawMessage `json:"serverInfo,omitempty"`
@@ -71,32 +71,32 @@ type Spec struct {
 	ServeUndeclared []string `json:"serveUndeclared,omitempty"`
 }
 
-// LatestVersion is the initialize-era version the server speaks by default.
-const LatestVersion = "2025-11-25"
+// SpecLatestVersion is the initialize-era version a spec server speaks by default.
+const SpecLatestVersion = "2025-11-25"
 
-// ModernVersion is the version of the modern era.
-const ModernVersion = "2026-07-28"
+// SpecModernVersion is the version of the modern era.
+const SpecModernVersion = "2026-07-28"
 
 // knownVersions are the initialize-era versions echoed when a client asks
 // for one.
 var knownVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
-// Load reads a spec file.
-func Load(path string) (*Spec, error) {
+// LoadSpec reads a spec file.
+func LoadSpec(path string) (*Spec, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	s, err := Parse(data)
+	s, err := ParseSpec(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
 }
 
-// Parse reads a spec. A member the spec does not have is an error: a
+// ParseSpec reads a spec. A member the spec does not have is an error: a
 // misspelt fault must not pass for a server without it.
-func Parse(data []byte) (*Spec, error) {
+func ParseSpec(data []byte) (*Spec, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	var s Spec

@@ -1,5 +1,5 @@
 // Command fixture-server is an MCP server over stdio whose whole surface
-// comes from a JSON spec file (see package fixtureserver):
+// comes from a JSON spec file (see mcptest.Spec):
 //
 //	fixture-server SPEC.json
 //
@@ -11,7 +11,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/mcpv/mcpv/internal/fixtureserver"
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 func main() {
@@ -23,12 +23,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: fixture-server SPEC.json")
 		return 2
 	}
-	spec, err := fixtureserver.Load(args[0])
+	spec, err := mcptest.LoadSpec(args[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "fixture-server: %v\n", err)
 		return 2
 	}
-	if err := fixtureserver.Serve(spec, stdin, stdout); err != nil {
+	if err := mcptest.ServeSpec(spec, stdin, stdout); err != nil {
 		fmt.Fprintf(stderr, "fixture-server: %v\n", err)
 		return 1
 	}

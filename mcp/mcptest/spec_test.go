@@ -1,8 +1,11 @@
-package fixtureserver
+package mcptest
 
 import (
 	"bytes"
 	"errors"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,13 +15,13 @@ import (
 // exchange serves the request lines and returns the answer lines.
 func exchange(t *testing.T, spec string, requests ...string) []string {
 	t.Helper()
-	s, err := Parse([]byte(spec))
+	s, err := ParseSpec([]byte(spec))
 	if err != nil {
-		t.Fatalf("Parse: %v", err)
+		t.Fatalf("ParseSpec: %v", err)
 	}
 	var out bytes.Buffer
-	if err := Serve(s, strings.NewReader(strings.Join(requests, "\n")), &out); err != nil {
-		t.Fatalf("Serve: %v", err)
+	if err := ServeSpec(s, strings.NewReader(strings.Join(requests, "\n")), &out); err != nil {
+		t.Fatalf("ServeSpec: %v", err)
 	}
 	return strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 }
@@ -192,14 +195,14 @@ type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("closed") }
 
-func TestServeStopsWhenWritesFail(t *testing.T) {
-	s, _ := Parse([]byte(`{}`))
-	if err := Serve(s, strings.NewReader(req("1", "ping", "")+"\n"), failingWriter{}); err == nil || err.Error() != "closed" {
-		t.Errorf("Serve = %v, want the write's error", err)
+func TestServeSpecStopsWhenWritesFail(t *testing.T) {
+	s, _ := ParseSpec([]byte(`{}`))
+	if err := ServeSpec(s, strings.NewReader(req("1", "ping", "")+"\n"), failingWriter{}); err == nil || err.Error() != "closed" {
+		t.Errorf("ServeSpec = %v, want the write's error", err)
 	}
 }
 
-func TestParse(t *testing.T) {
+func TestParseSpec(t *testing.T) {
 	tests := []struct{ spec, want string }{
 		{`{"tool":[]}`, `unknown field "tool"`},
 		{`{"era":"future"}`, `era "future": want "initialize" or "modern"`},
@@ -208,11 +211,33 @@ func TestParse(t *testing.T) {
 		{`{} {}`, "more than one JSON value"},
 	}
 	for _, tt := range tests {
-		if _, err := Parse([]byte(tt.spec)); err == nil || !strings.HasSuffix(err.Error(), tt.want) {
-			t.Errorf("Parse(%s) = %v, want %q", tt.spec, err, tt.want)
+		if _, err := ParseSpec([]byte(tt.spec)); err == nil || !strings.HasSuffix(err.Error(), tt.want) {
+			t.Errorf("ParseSpec(%s) = %v, want %q", tt.spec, err, tt.want)
 		}
 	}
-	if _, err := Load("testdata/none.json"); err == nil {
-		t.Error("Load of a missing file: no error")
+	if _, err := LoadSpec("testdata/none.json"); err == nil {
+		t.Error("LoadSpec of a missing file: no error")
+	}
+}
+
+// spec=FILE serves the spec on the fake's loop, where the behaviours that
+// shape what goes out still apply.
+func TestSpecBehaviour(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "spec.json")
+	if err := os.WriteFile(path, []byte(`{"tools":[{"name":"a"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := parseConfig("spec=" + path + ",junk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	newServer(c, strings.NewReader(req("1", "tools/call", `{"name":"a"}`)+"\n"), &out, io.Discard).serve()
+	want := "this is not JSON\n" + result("1", `{"content":[{"text":"called a","type":"text"}]}`) + "\n"
+	if out.String() != want {
+		t.Errorf("served %q, want %q", out.String(), want)
+	}
+	if _, err := parseConfig("spec=" + filepath.Join(t.TempDir(), "none.json")); err == nil {
+		t.Error("spec= of a missing file: no error")
 	}
 }

@@ -1,0 +1,279 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"go/build"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// docs/ARCHITECTURE.md is the map of the code: a line for every package
+// under "## Packages", and under "## Who imports whom" a line for every
+// package that imports others of the module. This test keeps the map true:
+// a package or an import without its line, or a line for one that is gone,
+// fails, with the line to write.
+
+const (
+	mapFile        = "docs/ARCHITECTURE.md"
+	packagesTable  = "## Packages"
+	importsTable   = "## Who imports whom"
+	modulePath     = "github.com/mcpv/mcpv"
+	rootPackageTag = "main" // the map's name for the module's root package
+)
+
+// mapOSes are the systems whose builds the map covers: an import made on
+// one of them only (a Windows file's) is on the map too.
+var mapOSes = []string{"linux", "darwin", "windows"}
+
+func TestArchitectureMapIsTrue(t *testing.T) {
+	doc, err := os.ReadFile(mapFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs := map[string]*mapPackage{}
+	for _, goos := range mapOSes {
+		if err := listPackages(goos, pkgs); err != nil {
+			t.Fatalf("reading the packages as %s builds them: %v", goos, err)
+		}
+	}
+	for _, problem := range checkMap(doc, pkgs) {
+		t.Error(problem)
+	}
+}
+
+// mapPackage is what the map says of a package.
+type mapPackage struct {
+	doc     string          // its doc comment's first sentence
+	imports map[string]bool // the module's packages its code imports, on any of mapOSes
+}
+
+// listPackages adds the module's packages, as goos builds them, to pkgs:
+// the packages "go list ./..." names, read with go/build, which opens every
+// directory and file it reads, so that go test's cache of this test's
+// result ends when a package or an import is added.
+func listPackages(goos string, pkgs map[string]*mapPackage) error {
+	ctx := build.Default
+	ctx.GOOS = goos
+	ctx.CgoEnabled = false
+	return filepath.WalkDir(".", func(dir string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if base := d.Name(); dir != "." && (base == "testdata" || strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_")) {
+			return filepath.SkipDir
+		}
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && dir != "." {
+			return filepath.SkipDir // another module
+		}
+		p, err := ctx.ImportDir(dir, 0)
+		var none *build.NoGoError
+		if errors.As(err, &none) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		name, _ := mapName(path.Join(modulePath, filepath.ToSlash(dir)))
+		mp := pkgs[name]
+		if mp == nil {
+			mp = &mapPackage{doc: p.Doc, imports: map[string]bool{}}
+			pkgs[name] = mp
+		}
+		for _, imp := range p.Imports {
+			if n, ours := mapName(imp); ours {
+				mp.imports[n] = true
+			}
+		}
+		return nil
+	})
+}
+
+// mapName is the map's name for an import path: the path in the module,
+// or "main" for its root.
+func mapName(importPath string) (string, bool) {
+	if importPath == modulePath {
+		return rootPackageTag, true
+	}
+	rest, ours := strings.CutPrefix(importPath, modulePath+"/")
+	return rest, ours
+}
+
+// mapRow is a line of one of the map's tables.
+type mapRow struct {
+	line  int    // in the file
+	cells string // what follows the package's cell
+}
+
+var (
+	rowPattern  = regexp.MustCompile("^\\|\\s*`([^`]+)`\\s*\\|(.*)\\|\\s*$")
+	namePattern = regexp.MustCompile("`([^`]+)`")
+)
+
+// mapTable reads the table under heading: its rows by package, and the
+// problems of a row that is no package's or a package's second.
+func mapTable(doc []byte, heading string) (map[string]mapRow, []string) {
+	rows := map[string]mapRow{}
+	var problems []string
+	in, started := false, false
+	sc := bufio.NewScanner(bytes.NewReader(doc))
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "## "):
+			in = line == heading
+			continue
+		case !in:
+			continue
+		case !strings.HasPrefix(line, "|"):
+			if started {
+				return rows, problems
+			}
+			continue
+		}
+		started = true
+		m := rowPattern.FindStringSubmatch(line)
+		if m == nil {
+			if !strings.HasPrefix(line, "| package |") && !strings.HasPrefix(line, "| --- |") {
+				problems = append(problems, fmt.Sprintf("%s:%d: under %q, a line that names no package: %s", mapFile, n, heading, line))
+			}
+			continue
+		}
+		if first, dup := rows[m[1]]; dup {
+			problems = append(problems, fmt.Sprintf("%s:%d: under %q, a second line for %s (the first is on line %d); keep one", mapFile, n, heading, m[1], first.line))
+			continue
+		}
+		rows[m[1]] = mapRow{line: n, cells: m[2]}
+	}
+	if !started {
+		problems = append(problems, fmt.Sprintf("%s: no table under %q", mapFile, heading))
+	}
+	return rows, problems
+}
+
+// checkMap compares the map in doc with the packages go list found.
+func checkMap(doc []byte, pkgs map[string]*mapPackage) []string {
+	jobs, problems := mapTable(doc, packagesTable)
+	imports, more := mapTable(doc, importsTable)
+	problems = append(problems, more...)
+	names := slices.Sorted(maps.Keys(pkgs))
+
+	for _, name := range names {
+		if _, ok := jobs[name]; !ok {
+			problems = append(problems, fmt.Sprintf("%s: package %s has no line under %q; add one:\n\t| `%s` | %s |",
+				mapFile, name, packagesTable, name, jobHint(pkgs[name].doc)))
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(jobs)) {
+		if pkgs[name] == nil {
+			problems = append(problems, fmt.Sprintf("%s:%d: under %q, %s is no package of the module (on %s); remove its line",
+				mapFile, jobs[name].line, packagesTable, name, strings.Join(mapOSes, ", ")))
+		}
+	}
+
+	for _, name := range names {
+		want := slices.Sorted(maps.Keys(pkgs[name].imports))
+		row, listed := imports[name]
+		var got []string
+		for _, m := range namePattern.FindAllStringSubmatch(row.cells, -1) {
+			got = append(got, m[1])
+		}
+		slices.Sort(got)
+		switch {
+		case !listed && len(want) == 0:
+		case !listed:
+			problems = append(problems, fmt.Sprintf("%s: %s imports %s, and has no line under %q; add one:\n\t%s",
+				mapFile, name, strings.Join(want, ", "), importsTable, importsRow(name, want)))
+		case len(want) == 0:
+			problems = append(problems, fmt.Sprintf("%s:%d: under %q, %s imports no package of the module; remove its line",
+				mapFile, row.line, importsTable, name))
+		case !slices.Equal(got, want):
+			problems = append(problems, fmt.Sprintf("%s:%d: under %q, the line for %s %s; write it as:\n\t%s",
+				mapFile, row.line, importsTable, name, importsDiff(got, want), importsRow(name, want)))
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(imports)) {
+		if pkgs[name] == nil {
+			problems = append(problems, fmt.Sprintf("%s:%d: under %q, %s is no package of the module; remove its line",
+				mapFile, imports[name].line, importsTable, name))
+		}
+	}
+	return problems
+}
+
+// importsRow is the line of the imports table for name.
+func importsRow(name string, imports []string) string {
+	quoted := make([]string, len(imports))
+	for i, imp := range imports {
+		quoted[i] = "`" + imp + "`"
+	}
+	return fmt.Sprintf("| `%s` | %s |", name, strings.Join(quoted, ", "))
+}
+
+// importsDiff says how the imports a line lists differ from the real ones.
+func importsDiff(got, want []string) string {
+	var parts []string
+	if missing := without(want, got); len(missing) > 0 {
+		parts = append(parts, "leaves out "+strings.Join(missing, ", "))
+	}
+	if gone := without(got, want); len(gone) > 0 {
+		parts = append(parts, "lists "+strings.Join(gone, ", ")+", not imported")
+	}
+	return strings.Join(parts, " and ")
+}
+
+// without is a's names that b lacks.
+func without(a, b []string) []string {
+	var out []string
+	for _, s := range a {
+		if !slices.Contains(b, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// jobHint is what a missing line of the package table might say: the
+// package's doc comment, or a request for one.
+func jobHint(doc string) string {
+	if doc == "" {
+		return "its one job (the package has no doc comment to start from)"
+	}
+	return doc
+}
+
+// The map's problems name the line to add, change or remove.
+func TestArchitectureMapProblems(t *testing.T) {
+	doc := []byte("# Map\n\n## Packages\n\n| package | its one job |\n| --- | --- |\n" +
+		"| `main` | runs |\n| `gone` | was here |\n| `lib` | works |\n| `lib` | again |\n\n" +
+		"## Who imports whom\n\n| package | imports from mcpv |\n| --- | --- |\n" +
+		"| `main` | `lib`, `old` |\n| `lib` | `leaf` |\n\n## After\n\n| `x` | not a map table |\n")
+	pkgs := map[string]*mapPackage{
+		"main": {imports: map[string]bool{"lib": true, "leaf": true}},
+		"lib":  {imports: map[string]bool{}},
+		"leaf": {doc: "Package leaf grows.", imports: map[string]bool{}},
+		"new":  {imports: map[string]bool{"leaf": true}},
+	}
+	want := []string{
+		"docs/ARCHITECTURE.md:10: under \"## Packages\", a second line for lib (the first is on line 9); keep one",
+		"docs/ARCHITECTURE.md: package leaf has no line under \"## Packages\"; add one:\n\t| `leaf` | Package leaf grows. |",
+		"docs/ARCHITECTURE.md: package new has no line under \"## Packages\"; add one:\n\t| `new` | its one job (the package has no doc comment to start from) |",
+		"docs/ARCHITECTURE.md:8: under \"## Packages\", gone is no package of the module (on linux, darwin, windows); remove its line",
+		"docs/ARCHITECTURE.md:17: under \"## Who imports whom\", lib imports no package of the module; remove its line",
+		"docs/ARCHITECTURE.md:16: under \"## Who imports whom\", the line for main leaves out leaf and lists old, not imported; write it as:\n\t| `main` | `leaf`, `lib` |",
+		"docs/ARCHITECTURE.md: new imports leaf, and has no line under \"## Who imports whom\"; add one:\n\t| `new` | `leaf` |",
+	}
+	if diff := cmp.Diff(want, checkMap(doc, pkgs)); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,206 @@
+package mcptest
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Behaviours, combined with commas in MCPV_FAKE:
+//
+//	plain         a well-behaved server with tools, resources and prompts
+//	version=V     answer initialize with protocol version V
+//	no-tools      declare no capabilities at all
+//	big=N         tools/call answers with one text block of N bytes
+//	junk          write non-JSON lines on stdout before every answer
+//	crash         tools/call writes to stderr and exits with status 3
+//	ignore-exit   ignore stdin EOF, SIGINT and SIGTERM (only SIGKILL ends it);
+//	              each SIGTERM is logged as {"fake":"SIGTERM"}
+//	batch         wrap every answer in a JSON array, with a notification
+//	odd-content   tools/call answers with unknown content, odd spacing and numbers
+//	ping-first    before answering tools/call, ping the client and wait for its answer
+//	ignore-early  until initialize, answer only ping and initialize, dropping any
+//	              other request unanswered (as some servers of the initialize era do)
+//	hang          never answer tools/call (otherwise a call is answered "ok", with
+//	              the call's arguments in the result's "arguments")
+//	rpc-error     tools/call answers with a JSON-RPC error
+//	stray-id      send a response to an unknown id before each answer
+//	pages=N       tools/list in N pages of one tool each (the last also
+//	              lists tool "x"; tools/call answers any name)
+//	ask=METHOD    before answering tools/call, send the client a METHOD request
+//	tool-error    tools/call answers with isError: true
+//	typed=OUT     tools/list adds tool "typed" (outputSchema: integer n, required);
+//	              calling it answers structuredContent {"n":OUT} (raw JSON), an
+//	              image block and a text block
+//	env           tools/call answers structuredContent {"env":{...},"cwd":DIR}: the
+//	              server's own environment and working directory
+//	stderr-env=V  at start, write 32,760 'x' and then $V to stderr in one write,
+//	              so that the value straddles the 32 KiB reads of the reader
+//	supported=V   refuse any other initialize version with -32602 and data.supported
+//	bad-answer=K  tools/call answers with a message that does not decode: nul (a
+//	              raw NUL in a string), code (an error code that is no integer),
+//	              error (an error that is no object) or deep (nested 10001 deep)
+//	ping-flood=N  before answering tools/call, send N pings without waiting
+//	log-flood=N   before answering tools/call, send N log messages
+//	              (notifications/message, data "log I") and, when the call
+//	              asked for progress, N/10 progress notifications among them
+//	grandchild    at start, leave a child (sleep 300) in the server's process group
+//	schema=K:N    tools/list adds tool "shaped", whose inputSchema is deep:N (N
+//	              object schemas nested under property a), wide:N (N object
+//	              properties, each of one integer property) or anyof:N
+//	              (property p1 is a chain of N anyOf levels, each of two
+//	              references to the level below, ending in a string: quick to
+//	              compile, and 2^N paths to find that a value is no string),
+//	              allof:N (the same with allOf: 2^N paths for a string), loop:N
+//	              (the anyOf chain whose bottom refers back to its top) or
+//	              enum:N (p1 is an array of integers from an enum of 0..N-1)
+//	content-length  frame messages LSP-style, both ways (Content-Length: N, a
+//	              blank line, N bytes); a header line that is not one is answered
+//	              with a framed parse error. content-length=greet instead sends a
+//	              framed log message at start and skips such lines silently;
+//	              content-length=strict skips them silently and waits for the
+//	              client to speak first, in frames
+//	updates=N     resources.subscribe: each resources/subscribe is followed by one
+//	              notifications/resources/updated, and each resources/read is
+//	              preceded by N of them
+//	tasks=S[/S...]  tasks, and a tool "job" whose task-augmented calls make task-N,
+//	                each tasks/get moving it one status S along (see tasks.go)
+//	task-support=X  job's execution.taskSupport: optional (default), required or forbidden
+//	task-ttl=MS     grant ttl MS whatever was asked (default: the ttl asked, or null)
+//	no-task-cancel  declare tasks without tasks.cancel
+//	no-task-list    declare tasks without tasks.list
+//	poll=MS         the tasks' pollInterval (default 50; 0 leaves it out)
+//	spec=FILE       answer every request from the JSON spec in FILE (see Spec)
+//	                instead; junk, stray-id, batch, content-length, ignore-exit,
+//	                grandchild and stderr-env still apply
+type config struct {
+	supported   string
+	typed       string
+	version     string
+	noTools     bool
+	big         int
+	junk        bool
+	crash       bool
+	ignoreExit  bool
+	batch       bool
+	oddContent  bool
+	pingFirst   bool
+	ignoreEarly bool
+	hang        bool
+	rpcError    bool
+	strayID     bool
+	pages       int
+	ask         string
+	toolError   bool
+	env         bool
+	stderrEnv   string
+	badAnswer   string
+	pingFlood   int
+	logFlood    int
+	grandchild  bool
+	updates     int
+	schema      string
+	framed      string // "" (lines), "reply", "greet" or "strict"
+	t           taskConfig
+	spec        *Spec
+}
+
+func parseConfig(s string) (config, error) {
+	c := config{pages: 1, t: taskConfig{support: "optional", poll: 50}}
+	for item := range strings.SplitSeq(s, ",") {
+		k, v, _ := strings.Cut(item, "=")
+		switch k {
+		case "plain", "":
+		case "content-length":
+			c.framed = "reply"
+			if v == "greet" || v == "strict" {
+				c.framed = v
+			}
+		case "schema":
+			if _, err := shapedSchema(v); err != nil {
+				return c, err
+			}
+			c.schema = v
+		case "updates":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return c, err
+			}
+			c.updates = n
+		case "version":
+			c.version = v
+		case "no-tools":
+			c.noTools = true
+		case "big":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return c, err
+			}
+			c.big = n
+		case "junk":
+			c.junk = true
+		case "crash":
+			c.crash = true
+		case "ignore-exit":
+			c.ignoreExit = true
+		case "batch":
+			c.batch = true
+		case "odd-content":
+			c.oddContent = true
+		case "ping-first":
+			c.pingFirst = true
+		case "ignore-early":
+			c.ignoreEarly = true
+		case "log-flood":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return c, err
+			}
+			c.logFlood = n
+		case "hang":
+			c.hang = true
+		case "rpc-error":
+			c.rpcError = true
+		case "stray-id":
+			c.strayID = true
+		case "pages":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return c, err
+			}
+			c.pages = n
+		case "ask":
+			c.ask = v
+		case "env":
+			c.env = true
+		case "stderr-env":
+			c.stderrEnv = v
+		case "tool-error":
+			c.toolError = true
+		case "typed":
+			c.typed = v
+		case "supported":
+			c.supported = v
+		case "bad-answer":
+			c.badAnswer = v
+		case "ping-flood":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return c, err
+			}
+			c.pingFlood = n
+		case "grandchild":
+			c.grandchild = true
+		case "spec":
+			spec, err := LoadSpec(v)
+			if err != nil {
+				return c, err
+			}
+			c.spec = spec
+		default:
+			if err := parseTaskOption(&c.t, k, v); err != nil {
+				return c, err
+			}
+		}
+	}
+	return c, nil
+}
