@@ -106,7 +106,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'list-tools' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
-            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor).' }
+            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default a list longer than 1000 pages fails.' }
         )
         'call' = @(
             @{ Names = @('--args'); Words = 1; Kind = 'none'; Enum = @(); H = 'Arguments as a JSON object, from a file (@FILE) or stdin (-); key=value pairs override its members.' }
@@ -122,11 +122,11 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'list-resources' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
-            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor).' }
+            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default a list longer than 1000 pages fails.' }
         )
         'list-resource-templates' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
-            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor).' }
+            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default a list longer than 1000 pages fails.' }
         )
         'read' = @(
             @{ Names = @('--text'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print the text of the resource''s text contents, raw, one after another (blob contents are skipped, or their paths printed with --save-dir).' }
@@ -134,7 +134,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'list-prompts' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
-            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor).' }
+            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default a list longer than 1000 pages fails.' }
         )
         'get-prompt' = @(
             @{ Names = @('--no-validate'); Words = 0; Kind = 'none'; Enum = @(); H = 'Send the arguments without checking them against the prompt''s declared arguments.' }
@@ -153,11 +153,11 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'tasks list' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
-            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor).' }
+            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default a list longer than 1000 pages fails.' }
         )
         'skills list' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
-            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor).' }
+            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default a list longer than 1000 pages fails.' }
         )
         'skills read' = @(
             @{ Names = @('--text'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print the file''s text, raw, instead of the resources/read result.' }

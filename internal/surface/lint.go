@@ -57,8 +57,8 @@ const (
 	// outputSchema, not isError, has no structuredContent or one the
 	// schema does not accept (CheckResult). Error.
 	RuleStructuredResult = "structured-result"
-	// RulePagination: a list repeats a cursor or has more than MaxPages
-	// pages. Error.
+	// RulePagination: a list repeats a cursor or has more than
+	// mcp.DefaultMaxPages pages. Error.
 	RulePagination = "pagination"
 	// RuleCapabilities: a declared capability whose list method is not
 	// found, or a list method that answers though its capability is not
@@ -148,15 +148,15 @@ func (l *linter) list(ctx context.Context, li list) ([]json.RawMessage, error) {
 	for _, n := range notes {
 		l.add(RuleList, SeverityError, "server", "%s", n)
 	}
-	var le *listError
 	var ce *mcp.CallError
 	var te *mcp.TimeoutError
+	rule, broken := brokenList(err)
 	switch {
 	case err == nil:
 	case gone(ctx, l.c) || errors.As(err, &te):
 		return nil, err
-	case errors.As(err, &le):
-		l.add(le.Rule, SeverityError, "server", "%s", le.Error())
+	case broken:
+		l.add(rule, SeverityError, "server", "%s", safetext.Line(err.Error()))
 	case errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound:
 		l.add(RuleCapabilities, SeverityError, "capabilities", "%q is declared, but %s answers method not found", li.capability, li.method)
 	default:

@@ -35,10 +35,10 @@ const SnapshotVersion = 1
 // Gather lists every page of each list the server declares a capability
 // for: tools/list (tools), prompts/list (prompts) and
 // resources/templates/list (resources). A list the server declares no
-// capability for is empty. A list that does not end (a cursor sent twice,
-// more than MaxPages pages) or whose page is no list page is a
-// *mcp.TransportError for its method, as the client's own walk reports it;
-// the client's errors come back as they are.
+// capability for is empty. The client's errors come back as they are: a
+// list that does not end (a cursor sent twice, more than
+// mcp.DefaultMaxPages pages) or whose page is no list page is a
+// *mcp.TransportError for its method.
 func Gather(ctx context.Context, c *mcp.Client) (Snapshot, error) {
 	var s Snapshot
 	for _, g := range []struct {
@@ -49,10 +49,6 @@ func Gather(ctx context.Context, c *mcp.Client) (Snapshot, error) {
 			continue
 		}
 		items, _, err := walk(ctx, c, g.l)
-		var le *listError
-		if errors.As(err, &le) {
-			return Snapshot{}, &mcp.TransportError{Op: le.Method, Err: errors.New(le.Msg)}
-		}
 		if err != nil {
 			return Snapshot{}, err
 		}
