@@ -8,10 +8,10 @@ package commands
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"regexp"
 	"strconv"
 
+	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/toolargs"
 )
@@ -176,7 +176,7 @@ func (p *fileParser) regexpText(v *tnode, what, s string) *regexp.Regexp {
 // jsonFile reads a JSON (or YAML) file the test file names: path, written
 // as shown.
 func (p *fileParser) jsonFile(v *tnode, path, shown, what string) json.RawMessage {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path)
 	if err != nil {
 		p.errorf(v, "%s: %v", what, err)
 		return nil

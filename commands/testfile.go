@@ -6,7 +6,6 @@ package commands
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/duration"
+	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -116,7 +116,7 @@ type fileContext struct {
 // readTestFile reads and checks one test file.
 func readTestFile(fc *fileContext, path string) (*testFile, fileErrors) {
 	p := &fileParser{file: path}
-	data, err := os.ReadFile(fc.env.Path(path))
+	data, err := safefile.Read(fc.env.Path(path))
 	if err != nil {
 		return nil, fileErrors{{file: path, line: 1, col: 1, msg: err.Error()}}
 	}

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -33,7 +34,7 @@ func (c surfaceChecks) snapshot(ctx context.Context, client *mcp.Client, file st
 	if err != nil {
 		return []failure{{kind: "snapshot", message: fmt.Sprintf("could not list the server's surface: %v", err)}}, nil, exitCode(err)
 	}
-	data, err := os.ReadFile(file)
+	data, err := safefile.Read(file)
 	var changes []surface.Change
 	write := false // the file is written anew
 	switch {
