@@ -24,6 +24,7 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/ordered"
 	"github.com/mcpv/mcpv/internal/oserr"
+	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
@@ -98,7 +99,7 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	// cannot be written is a mistake found at once.
 	dest := &testOutput{stdout: out.ios.Out}
 	if c.Output != "" {
-		f, err := os.Create(env.Path(c.Output))
+		f, err := safefile.CreateNoFollow(env.Path(c.Output))
 		if err != nil {
 			return usageErrorf("--output: %v", err)
 		}

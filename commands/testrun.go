@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
@@ -121,7 +122,7 @@ func (r *testRunner) run(ctx context.Context, f *testFile, settings *connect.Set
 	var closers []func() error
 	var events *connect.EventLog
 	if path := settings.Answers.Events; path != "" {
-		ef, err := os.OpenFile(fenv.Path(path), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		ef, err := r.eventsFile(f, fenv.Path(path))
 		if err != nil {
 			rep.code, rep.err = exitUsage, fmt.Sprintf("--events: %v", err)
 			skipRest(0, "not run: the session could not be opened")
@@ -205,6 +206,15 @@ func (r *testRunner) run(ctx context.Context, f *testFile, settings *connect.Set
 	return rep
 }
 
+// eventsFile creates the --events file: inside the test file's tree when
+// the file named it, anywhere (but not through a link) when the user did.
+func (r *testRunner) eventsFile(f *testFile, path string) (*os.File, error) {
+	if f.serve.keyAt["events"] != nil {
+		return (&safefile.Tree{Dir: f.dir}).Create(path)
+	}
+	return safefile.CreateNoFollow(path)
+}
+
 // surfaceStep runs a snapshot or lint step. Only authorization failing or
 // the connection ending breaks the session: a list that never ends (a
 // cursor sent twice) is the step's failure, which a lint step after it
@@ -216,7 +226,7 @@ func (r *testRunner) surfaceStep(ctx context.Context, s *session, st *testStep, 
 		sr.failures, sr.exit, sr.broke = []failure{{kind: "session", message: err.Error()}}, exitCode(err), true
 		return
 	case st.kind == stepSnapshot:
-		sr.failures, sr.notes, sr.exit = r.surface.snapshot(ctx, client, st.snapshot, r.update)
+		sr.failures, sr.notes, sr.exit = r.surface.snapshot(ctx, client, safefile.Tree{Dir: s.env.Cwd}, st.snapshot, r.update)
 	default:
 		sr.failures, sr.notes, sr.exit = r.surface.lint(ctx, client, st.ignore)
 	}
@@ -302,6 +312,7 @@ func (r *testRunner) lineStep(ctx context.Context, s *session, st *testStep, lin
 	lines.lines = map[string]*parsedLine{}
 	fios := output.NewStreams(strings.NewReader(""), io.Discard, stderr)
 	out := newConsole(fios, &outputFlags{Color: "never"}, s.env)
+	out.files = &safefile.Tree{Dir: s.env.Cwd} // the test file's directory
 	o := runStepLine(ctx, s, out, lines, joinWords(words))
 	sr.exit = o.code
 	if errors.Is(context.Cause(ctx), errOverBudget) {

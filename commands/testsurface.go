@@ -25,16 +25,16 @@ type surfaceChecks struct {
 	cwd string // what snapshot paths in messages are relative to
 }
 
-// snapshot gathers the server's surface and compares it with file: a
-// breaking change fails the step, any other change is a note. A missing
-// file, or update, writes the file.
-func (c surfaceChecks) snapshot(ctx context.Context, client *mcp.Client, file string, update bool) (fs []failure, notes []string, code int) {
+// snapshot gathers the server's surface and compares it with file, in
+// tree: a breaking change fails the step, any other change is a note. A
+// missing file, or update, writes the file.
+func (c surfaceChecks) snapshot(ctx context.Context, client *mcp.Client, tree safefile.Tree, file string, update bool) (fs []failure, notes []string, code int) {
 	shown := c.rel(file)
 	now, err := surface.Gather(ctx, client)
 	if err != nil {
 		return []failure{{kind: "snapshot", message: fmt.Sprintf("could not list the server's surface: %v", err)}}, nil, exitCode(err)
 	}
-	data, err := safefile.Read(file)
+	data, err := tree.Read(file)
 	var changes []surface.Change
 	write := false // the file is written anew
 	switch {
@@ -79,10 +79,7 @@ func (c surfaceChecks) snapshot(ctx context.Context, client *mcp.Client, file st
 			details: breaking}}, notes, exitOK
 	}
 	if write {
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			return []failure{{kind: "snapshot", message: err.Error()}}, notes, exitUsage
-		}
-		if err := os.WriteFile(file, now.Marshal(), 0o644); err != nil {
+		if err := tree.WriteFile(file, now.Marshal()); err != nil {
 			return []failure{{kind: "snapshot", message: err.Error()}}, notes, exitUsage
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"syscall"
 )
 
 // MaxSize bounds what is read of one file. Claude Code's ~/.claude.json
@@ -20,7 +19,7 @@ const MaxSize = 128 << 20
 // under the file's name is refused instead of hanging mcpv, reading
 // keystrokes or filling memory; a file larger than MaxSize is refused.
 func Read(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
 		return nil, err
 	}
