@@ -73,7 +73,7 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	if err != nil {
 		return err
 	}
-	fc := &fileContext{env: env, globalWords: global,
+	fc := &fileContext{env: env, globalWords: global, found: len(c.Files) == 0,
 		lines: &lineParser{environ: env.Environ, lines: map[string]*parsedLine{}}}
 	var files []*testFile
 	var errs fileErrors

@@ -111,6 +111,9 @@ type fileContext struct {
 	// globalWords are the session flags given to mcpv test itself, which
 	// every file's own server settings follow.
 	globalWords []string
+	// found: mcpv test found the files by itself, and runs only those
+	// the user has trusted.
+	found bool
 }
 
 // readTestFile reads and checks one test file.
@@ -119,6 +122,11 @@ func readTestFile(fc *fileContext, path string) (*testFile, fileErrors) {
 	data, err := safefile.Read(fc.env.Path(path))
 	if err != nil {
 		return nil, fileErrors{{file: path, line: 1, col: 1, msg: err.Error()}}
+	}
+	if fc.found {
+		if err := checkFoundTrusted(fc.env, path, data); err != nil {
+			return nil, fileErrors{{msg: err.Error()}}
+		}
 	}
 	root, fe := parseTestYAML(data, "a test file")
 	if fe != nil {
