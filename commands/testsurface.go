@@ -34,6 +34,9 @@ func (c surfaceChecks) snapshot(ctx context.Context, client *mcp.Client, tree sa
 	if err != nil {
 		return []failure{{kind: "snapshot", message: fmt.Sprintf("could not list the server's surface: %v", err)}}, nil, exitCode(err)
 	}
+	if len(now.Unimplemented) > 0 {
+		notes = append(notes, fmt.Sprintf("the server answers %s with method not found: taken as empty", strings.Join(now.Unimplemented, ", ")))
+	}
 	data, err := tree.Read(file)
 	var changes []surface.Change
 	write := false // the file is written anew

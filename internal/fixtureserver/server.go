@@ -116,6 +116,9 @@ func handle(spec *Spec, method string, params json.RawMessage) (json.RawMessage,
 	if slices.Contains(spec.MethodNotFound, method) {
 		return nil, notFound(method)
 	}
+	if e, ok := spec.Errors[method]; ok {
+		return nil, &e
+	}
 	if c, gated := gates[method]; gated && !spec.declares(c) && !slices.Contains(spec.ServeUndeclared, method) {
 		return nil, notFound(method)
 	}

@@ -60,9 +60,10 @@ const (
 	// RulePagination: a list repeats a cursor or has more than
 	// mcp.DefaultMaxPages pages. Error.
 	RulePagination = "pagination"
-	// RuleCapabilities: a declared capability whose list method is not
-	// found, or a list method that answers though its capability is not
-	// declared. Error.
+	// RuleCapabilities: a list method that answers though its capability
+	// is not declared (an error), or a declared capability whose list
+	// method is not found (a warning: many servers leave
+	// resources/templates/list out, and the list is taken as empty).
 	RuleCapabilities = "capabilities"
 	// RuleList: a declared list method fails, or a page or an item in it
 	// does not have the shape the specification gives (a page with no
@@ -158,7 +159,7 @@ func (l *linter) list(ctx context.Context, li list) ([]json.RawMessage, error) {
 	case broken:
 		l.add(rule, SeverityError, "server", "%s", safetext.Line(err.Error()))
 	case errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound:
-		l.add(RuleCapabilities, SeverityError, "capabilities", "%q is declared, but %s answers method not found", li.capability, li.method)
+		l.add(RuleCapabilities, SeverityWarning, "capabilities", "%q is declared, but %s answers method not found (taken as an empty list)", li.capability, li.method)
 	default:
 		l.add(RuleList, SeverityError, "server", "%s", safetext.Line(err.Error()))
 	}

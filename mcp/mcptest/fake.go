@@ -42,6 +42,7 @@ const (
 //	plain         a well-behaved server with tools, resources and prompts
 //	version=V     answer initialize with protocol version V
 //	no-tools      declare no capabilities at all
+//	not-found=M   answer method M with -32601 (method not found), declared or not
 //	big=N         tools/call answers with one text block of N bytes
 //	junk          write non-JSON lines on stdout before every answer
 //	crash         tools/call writes to stderr and exits with status 3
@@ -105,6 +106,7 @@ type config struct {
 	pingFirst  bool
 	hang       bool
 	rpcError   bool
+	notFound   string
 	strayID    bool
 	pages      int
 	ask        string
@@ -146,6 +148,8 @@ func parseConfig(s string) (config, error) {
 			c.version = v
 		case "no-tools":
 			c.noTools = true
+		case "not-found":
+			c.notFound = v
 		case "big":
 			n, err := strconv.Atoi(v)
 			if err != nil {
@@ -422,6 +426,10 @@ func (s *server) fail(id json.RawMessage, code int, message string) {
 }
 
 func (s *server) answer(m msg) {
+	if s.c.notFound != "" && m.Method == s.c.notFound {
+		s.fail(m.ID, -32601, "Method not found")
+		return
+	}
 	switch m.Method {
 	case "initialize":
 		var p struct {
