@@ -41,6 +41,7 @@ type testCmd struct {
 	Lint     bool     `name:"lint" help:"Check each server against the specification's rules (a lint step first in every file), and every tool result against its tool's outputSchema."`
 	Snapshot bool     `name:"snapshot" help:"Compare each server's tools, prompts and resource templates with FILE.snapshot.json beside its test file (a snapshot step first in every file)."`
 	Update   bool     `name:"update" help:"Write snapshots anew: accept every change, breaking or not."`
+	CI       bool     `name:"ci" negatable:"no-ci" help:"Fail a snapshot step whose snapshot file is missing instead of writing it (the default when the CI environment variable is set; --no-ci writes it)."`
 
 	filter *regexp.Regexp
 }
@@ -106,7 +107,8 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 		defer f.Close()
 		dest.file = f
 	}
-	r := &testRunner{env: env, lint: c.Lint, update: c.Update, failFast: c.FailFast, groups: groups, surface: surfaceChecks{cwd: env.Cwd}}
+	r := &testRunner{env: env, lint: c.Lint, update: c.Update, failFast: c.FailFast, groups: groups,
+		surface: surfaceChecks{cwd: env.Cwd, ci: ciMode(c.CI, explicitFlags(kctx)["ci"], env)}}
 	// The progress line (stderr) and the report (stdout) may share a
 	// terminal: the line is cleared, and not drawn again, while a file's
 	// block is written.

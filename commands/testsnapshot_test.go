@@ -31,3 +31,43 @@ func TestTestSnapshotOfAnUnimplementedList(t *testing.T) {
 		t.Errorf("again: exit %d:\n%s", r.code, r.stdout)
 	}
 }
+
+// In CI (the CI variable set, or --ci), a missing snapshot fails its step
+// with the command that records it, instead of being written unseen.
+func TestTestMissingSnapshotInCI(t *testing.T) {
+	t.Parallel()
+	file := "server:\n  command: [\"${TEST_BINARY}\"]\n  env: {" + mcptest.EnvVar + ": plain}\nsteps:\n  - snapshot: s.json\n"
+	fail := "✗ snapshot s.json"
+	why := "s.json does not exist, and a missing snapshot is not written in CI (--ci): record it with 'mcpv test --no-ci t.yaml' and commit it"
+	tests := []struct {
+		name    string
+		ci      string // the CI variable, if set
+		args    []string
+		written bool
+	}{
+		{"CI set", "true", nil, false},
+		{"CI=1", "1", nil, false},
+		{"--ci", "", []string{"--ci"}, false},
+		{"CI set, --no-ci", "true", []string{"--no-ci"}, true},
+		{"CI set, --update", "true", []string{"--update"}, true},
+		{"CI=false", "false", nil, true},
+		{"not in CI", "", nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w, dir := testWorld(t, map[string]string{"t.yaml": file})
+			if tt.ci != "" {
+				w.setenv("CI", tt.ci)
+			}
+			r := w.mcpv(t, "", append(append([]string{"test"}, tt.args...), "t.yaml")...)
+			_, err := os.Stat(filepath.Join(dir, "s.json"))
+			switch {
+			case tt.written && (r.code != 0 || err != nil || !strings.Contains(r.stdout, "written to s.json")):
+				t.Errorf("exit %d, snapshot %v:\n%s", r.code, err, r.stdout)
+			case !tt.written && (r.code != exitToolError || err == nil || !strings.Contains(r.stdout, fail) || !strings.Contains(r.stdout, why)):
+				t.Errorf("exit %d, snapshot written: %v:\n%s", r.code, err == nil, r.stdout)
+			}
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
@@ -23,12 +24,28 @@ import (
 // surfaceChecks runs the surface steps.
 type surfaceChecks struct {
 	cwd string // what snapshot paths in messages are relative to
+	// ci: a missing snapshot fails its step rather than being written,
+	// so that a snapshot never committed is not recorded, unseen, in CI.
+	ci bool
+}
+
+// ciMode is whether mcpv test runs as in CI (--ci): as the flag says when
+// it is given, else when the CI environment variable is set (to anything
+// but "false" or "0"), as CI systems set it.
+func ciMode(flag, given bool, env connect.Env) bool {
+	if given {
+		return flag
+	}
+	v := strings.ToLower(env.Getenv("CI"))
+	return v != "" && v != "false" && v != "0"
 }
 
 // snapshot gathers the server's surface and compares it with file, in
 // tree: a breaking change fails the step, any other change is a note. A
-// missing file, or update, writes the file.
-func (c surfaceChecks) snapshot(ctx context.Context, client *mcp.Client, tree safefile.Tree, file string, update bool) (fs []failure, notes []string, code int) {
+// missing file, or update, writes the file; in CI mode a missing file
+// fails the step, naming the command that records it (for the test file
+// testFile), unless update.
+func (c surfaceChecks) snapshot(ctx context.Context, client *mcp.Client, tree safefile.Tree, file, testFile string, update bool) (fs []failure, notes []string, code int) {
 	shown := c.rel(file)
 	now, err := surface.Gather(ctx, client)
 	if err != nil {
@@ -41,6 +58,9 @@ func (c surfaceChecks) snapshot(ctx context.Context, client *mcp.Client, tree sa
 	var changes []surface.Change
 	write := false // the file is written anew
 	switch {
+	case errors.Is(err, os.ErrNotExist) && c.ci && !update:
+		return []failure{{kind: "snapshot", message: fmt.Sprintf("%s does not exist, and a missing snapshot is not written in CI (--ci): record it with 'mcpv test --no-ci %s' and commit it",
+			shown, connect.QuoteWord(testFile))}}, notes, exitOK
 	case errors.Is(err, os.ErrNotExist):
 		notes = append(notes, "written to "+shown)
 		write = true

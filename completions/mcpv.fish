@@ -327,6 +327,7 @@ complete -c mcpv -n '__mcpv_in "test"' -l filter -x -d 'Run only the steps whose
 complete -c mcpv -n '__mcpv_in "test"' -l lint -d 'Check each server against the specification\'s rules (a lint step first in every file), and every tool result against its tool\'s outputSchema.'
 complete -c mcpv -n '__mcpv_in "test"' -l snapshot -d 'Compare each server\'s tools, prompts and resource templates with FILE.snapshot.json beside its test file (a snapshot step first in every file).'
 complete -c mcpv -n '__mcpv_in "test"' -l update -d 'Write snapshots anew: accept every change, breaking or not.'
+complete -c mcpv -n '__mcpv_in "test"' -l ci -d 'Fail a snapshot step whose snapshot file is missing instead of writing it (the default when the CI environment variable is set; --no-ci writes it).'
 complete -c mcpv -n '__mcpv_at "test" 0+' -F
 complete -c mcpv -n '__mcpv_at "servers" 0' -x -a '(__mcpv_servers)'
 complete -c mcpv -n '__mcpv_in "trust"' -l revoke -d 'Forget the trust instead.'
