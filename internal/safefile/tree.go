@@ -131,7 +131,8 @@ func (t Tree) Create(name string) (*os.File, error) {
 	if err := t.mkdirAll(filepath.Dir(abs)); err != nil {
 		return nil, err
 	}
-	return emptied(t.open(name, os.O_WRONLY|os.O_CREATE|nonBlock, 0o644))
+	f, err := t.open(name, os.O_WRONLY|os.O_CREATE|nonBlock, 0o644)
+	return emptied(f, err, false)
 }
 
 // WriteFile writes data to name in the tree as Create makes it.
@@ -163,26 +164,30 @@ func (t Tree) mkdirAll(dir string) error {
 
 // CreateNoFollow creates or truncates the file at path, anywhere, but not
 // through a symbolic link at path itself: a link someone else put there
-// is refused rather than written through. It must be a regular file.
+// is refused rather than written through. A path the user names may be a
+// device or a named pipe (/dev/null, a pipe a reader waits on), which is
+// opened as it is.
 func CreateNoFollow(path string) (*os.File, error) {
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		return nil, &EscapeError{path, "is a symbolic link, which is not followed"}
 	}
-	return emptied(os.OpenFile(path, os.O_WRONLY|os.O_CREATE|noFollow|nonBlock, 0o644))
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|noFollow, 0o644)
+	return emptied(f, err, true)
 }
 
-// emptied truncates a file just opened for writing, which must be a
-// regular file: a FIFO or a device is closed and refused.
-func emptied(f *os.File, err error) (*os.File, error) {
+// emptied truncates a regular file just opened for writing; any other
+// file is closed and refused, unless special.
+func emptied(f *os.File, err error, special bool) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
 	st, err := f.Stat()
-	if err == nil && !st.Mode().IsRegular() {
-		err = fmt.Errorf("not a regular file but %s", kindOf(st.Mode()))
-	}
-	if err == nil {
+	switch {
+	case err != nil:
+	case st.Mode().IsRegular():
 		err = f.Truncate(0)
+	case !special:
+		err = fmt.Errorf("not a regular file but %s", kindOf(st.Mode()))
 	}
 	if err != nil {
 		f.Close()
