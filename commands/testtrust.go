@@ -14,6 +14,7 @@ import (
 	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/trust"
 )
 
@@ -33,8 +34,9 @@ func checkFoundTrusted(env connect.Env, path string, data []byte) error {
 	if ok {
 		return nil
 	}
-	q := connect.QuoteWord(path)
-	return connect.Configf("%s is not trusted: a test file found without being named runs only once trusted; review it, then run: mcpv trust %s (or name it: mcpv test %s)", path, q, q)
+	shown := safetext.Line(path) // a cloned repository names its files
+	q := connect.QuoteWord(shown)
+	return connect.Configf("%s is not trusted: a test file found without being named runs only once trusted; review it, then run: mcpv trust %s (or name it: mcpv test %s)", shown, q, q)
 }
 
 // isTestFileName says whether mcpv test would find path by itself: a

@@ -57,3 +57,17 @@ func TestTestFoundFilesNeedTrust(t *testing.T) {
 		t.Errorf("named: exit %d, stderr %q:\n%s", r.code, r.stderr, r.stdout)
 	}
 }
+
+// A found file's name is the repository's: it is shown escaped.
+func TestTestUntrustedNameEscaped(t *testing.T) {
+	t.Parallel()
+	name := "a\x1b]0;owned\a.mcpv.yaml"
+	w, _ := testWorld(t, map[string]string{})
+	if err := os.WriteFile(filepath.Join(w.env.Cwd, name), []byte(demoServer+"steps:\n  - ping:\n"), 0o644); err != nil {
+		t.Skip("no such file names here:", err)
+	}
+	r := w.mcpv(t, "", "test")
+	if r.code != exitUsage || strings.ContainsAny(r.stderr, "\x1b\a") || !strings.Contains(r.stderr, `a\x1b]0;owned\x07.mcpv.yaml is not trusted`) {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
