@@ -692,7 +692,7 @@ func TestJQDetails(t *testing.T) {
 			t.Errorf("%s: no failure", tt.expr)
 			continue
 		}
-		if d := cmp.Diff(tt.details, f.details); d != "" {
+		if d := cmp.Diff(tt.details, f.Details); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.expr, d)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/testreport"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/toolargs"
 )
@@ -200,10 +201,4 @@ func (p *fileParser) compileSchema(v *tnode, raw json.RawMessage, what string) *
 }
 
 // failure is one expectation a step did not meet.
-type failure struct {
-	kind     string // the expectation: exit, jq, equals, ...
-	message  string // what went wrong, on one line
-	expected string // when the expectation is one value: it, and what came
-	actual   string
-	details  []string // more lines: a jq expression's parts, a snapshot's changes
-}
+type failure = testreport.Failure

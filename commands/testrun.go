@@ -19,20 +19,19 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/testreport"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
 )
 
-type stepStatus int
+type stepStatus = testreport.Status
 
 const (
-	stepPassed stepStatus = iota
-	stepFailed
-	stepSkipped
+	stepPassed  = testreport.Passed
+	stepFailed  = testreport.Failed
+	stepSkipped = testreport.Skipped
 )
-
-func (s stepStatus) String() string { return [...]string{"passed", "failed", "skipped"}[s] }
 
 // fileReport is what became of a file.
 type fileReport struct {
@@ -223,7 +222,7 @@ func (r *testRunner) surfaceStep(ctx context.Context, s *session, f *testFile, s
 	client, err := s.client(ctx) // open already
 	switch {
 	case err != nil:
-		sr.failures, sr.exit, sr.broke = []failure{{kind: "session", message: err.Error()}}, exitCode(err), true
+		sr.failures, sr.exit, sr.broke = []failure{{Kind: "session", Message: err.Error()}}, exitCode(err), true
 		return
 	case st.kind == stepSnapshot:
 		sr.failures, sr.notes, sr.exit = r.surface.snapshot(ctx, client, safefile.Tree{Dir: f.dir}, st.snapshot, f.path, r.update)
@@ -265,11 +264,11 @@ func (r *testRunner) step(ctx context.Context, s *session, f *testFile, st *test
 	}
 	sr.took = time.Since(begin)
 	if st.within > 0 && (sr.took > st.within || errors.Is(context.Cause(stepCtx), errOverBudget)) {
-		f := failure{kind: "within", expected: st.within.String(), actual: roundDuration(sr.took).String(),
-			message: "the step took longer than its budget"}
+		f := failure{Kind: "within", Expected: st.within.String(), Actual: testreport.RoundDuration(sr.took).String(),
+			Message: "the step took longer than its budget"}
 		if errors.Is(context.Cause(stepCtx), errOverBudget) {
-			f.message = "the step was still running when its budget ran out: cancelled"
-			f.actual = fmt.Sprintf("more (cancelled after %v)", roundDuration(sr.took))
+			f.Message = "the step was still running when its budget ran out: cancelled"
+			f.Actual = fmt.Sprintf("more (cancelled after %v)", testreport.RoundDuration(sr.took))
 			sr.failures = nil // what the cut-off step returned says nothing more
 			sr.exit = exitTimeout
 		}
@@ -291,9 +290,9 @@ func (r *testRunner) step(ctx context.Context, s *session, f *testFile, st *test
 	}
 	for i := range sr.failures {
 		f := &sr.failures[i]
-		f.message, f.expected, f.actual = redact.String(f.message, secrets), redact.String(f.expected, secrets), redact.String(f.actual, secrets)
-		for j := range f.details {
-			f.details[j] = redact.String(f.details[j], secrets)
+		f.Message, f.Expected, f.Actual = redact.String(f.Message, secrets), redact.String(f.Expected, secrets), redact.String(f.Actual, secrets)
+		for j := range f.Details {
+			f.Details[j] = redact.String(f.Details[j], secrets)
 		}
 	}
 	for i := range sr.notes {
@@ -347,9 +346,9 @@ func (r *testRunner) lineStep(ctx context.Context, s *session, st *testStep, lin
 		outs, err := c.eval(cs.expr, value)
 		switch {
 		case err != nil:
-			sr.failures = append(sr.failures, failure{kind: "capture", message: fmt.Sprintf("%s: %s: %v", cs.name, cs.expr, err)})
+			sr.failures = append(sr.failures, failure{Kind: "capture", Message: fmt.Sprintf("%s: %s: %v", cs.name, cs.expr, err)})
 		case len(outs) == 0:
-			sr.failures = append(sr.failures, failure{kind: "capture", message: fmt.Sprintf("%s: %s gave no value", cs.name, cs.expr)})
+			sr.failures = append(sr.failures, failure{Kind: "capture", Message: fmt.Sprintf("%s: %s gave no value", cs.name, cs.expr)})
 		default:
 			caps[cs.name] = json.RawMessage(outs[0])
 		}
@@ -401,14 +400,26 @@ func finish(o outcome) outcome {
 	return o
 }
 
-func roundDuration(d time.Duration) time.Duration {
-	switch {
-	case d >= time.Second:
-		return d.Round(10 * time.Millisecond)
-	case d >= time.Millisecond:
-		return d.Round(time.Millisecond)
+// data is what became of the file, for the reports.
+func (rep *fileReport) data() testreport.File {
+	f := rep.file
+	d := testreport.File{Path: f.path, Name: f.name, Named: f.name != fileStem(f.path), Server: f.serve.display,
+		Code: rep.code, Err: rep.err, Stderr: rep.stderr, Started: rep.started, Took: rep.took, Interrupted: rep.interrupted}
+	for _, sr := range rep.steps {
+		s := testreport.Step{Index: sr.step.index, Name: sr.step.name, Line: sr.step.line, Status: sr.status, Reason: sr.reason,
+			Took: sr.took, Exit: sr.exit, Failures: sr.failures, Notes: sr.notes, Interrupted: sr.interrupted}
+		d.Steps = append(d.Steps, s)
 	}
-	return d.Round(time.Microsecond)
+	return d
+}
+
+// reportData is what became of each file, for the reports.
+func reportData(reports []*fileReport) []testreport.File {
+	out := make([]testreport.File, len(reports))
+	for i, rep := range reports {
+		out[i] = rep.data()
+	}
+	return out
 }
 
 // tailBuffer keeps the last max bytes written to it, from a line start.

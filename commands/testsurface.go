@@ -49,7 +49,7 @@ func (c surfaceChecks) snapshot(ctx context.Context, client *mcp.Client, tree sa
 	shown := c.rel(file)
 	now, err := surface.Gather(ctx, client)
 	if err != nil {
-		return []failure{{kind: "snapshot", message: fmt.Sprintf("could not list the server's surface: %v", err)}}, nil, exitCode(err)
+		return []failure{{Kind: "snapshot", Message: fmt.Sprintf("could not list the server's surface: %v", err)}}, nil, exitCode(err)
 	}
 	if len(now.Unimplemented) > 0 {
 		notes = append(notes, fmt.Sprintf("the server answers %s with method not found: taken as empty", strings.Join(now.Unimplemented, ", ")))
@@ -59,18 +59,18 @@ func (c surfaceChecks) snapshot(ctx context.Context, client *mcp.Client, tree sa
 	write := false // the file is written anew
 	switch {
 	case errors.Is(err, os.ErrNotExist) && c.ci && !update:
-		return []failure{{kind: "snapshot", message: fmt.Sprintf("%s does not exist, and a missing snapshot is not written in CI (--ci): record it with 'mcpv test --no-ci %s' and commit it",
+		return []failure{{Kind: "snapshot", Message: fmt.Sprintf("%s does not exist, and a missing snapshot is not written in CI (--ci): record it with 'mcpv test --no-ci %s' and commit it",
 			shown, connect.QuoteWord(testFile))}}, notes, exitOK
 	case errors.Is(err, os.ErrNotExist):
 		notes = append(notes, "written to "+shown)
 		write = true
 	case err != nil:
-		return []failure{{kind: "snapshot", message: err.Error()}}, nil, exitUsage
+		return []failure{{Kind: "snapshot", Message: err.Error()}}, nil, exitUsage
 	default:
 		old, perr := surface.ParseSnapshot(data)
 		switch {
 		case perr != nil && !update:
-			return []failure{{kind: "snapshot", message: fmt.Sprintf("%s is not a snapshot mcpv can read: %v (--update writes it anew)", shown, perr)}}, nil, exitUsage
+			return []failure{{Kind: "snapshot", Message: fmt.Sprintf("%s is not a snapshot mcpv can read: %v (--update writes it anew)", shown, perr)}}, nil, exitUsage
 		case perr != nil:
 			notes = append(notes, fmt.Sprintf("written anew to %s, which was not a snapshot mcpv can read (%v)", shown, perr))
 			write = true
@@ -98,12 +98,12 @@ func (c surfaceChecks) snapshot(ctx context.Context, client *mcp.Client, tree sa
 		if len(breaking) > 1 {
 			what = "changes"
 		}
-		return []failure{{kind: "snapshot", message: fmt.Sprintf("%d breaking %s since %s (mcpv test --update accepts them)", len(breaking), what, shown),
-			details: breaking}}, notes, exitOK
+		return []failure{{Kind: "snapshot", Message: fmt.Sprintf("%d breaking %s since %s (mcpv test --update accepts them)", len(breaking), what, shown),
+			Details: breaking}}, notes, exitOK
 	}
 	if write {
 		if err := tree.WriteFile(file, now.Marshal()); err != nil {
-			return []failure{{kind: "snapshot", message: err.Error()}}, notes, exitUsage
+			return []failure{{Kind: "snapshot", Message: err.Error()}}, notes, exitUsage
 		}
 	}
 	return nil, notes, exitOK
@@ -114,7 +114,7 @@ func (c surfaceChecks) snapshot(ctx context.Context, client *mcp.Client, tree sa
 func (c surfaceChecks) lint(ctx context.Context, client *mcp.Client, ignore []string) (fs []failure, notes []string, code int) {
 	findings, err := surface.Lint(ctx, client)
 	if err != nil {
-		return []failure{{kind: "lint", message: fmt.Sprintf("could not check the server: %v", err)}}, nil, exitCode(err)
+		return []failure{{Kind: "lint", Message: fmt.Sprintf("could not check the server: %v", err)}}, nil, exitCode(err)
 	}
 	fs, notes = findingsOf(findings, ignore)
 	return fs, notes, exitOK
@@ -132,7 +132,7 @@ func findingsOf(findings []surface.Finding, ignore []string) (fs []failure, note
 		case f.Severity == surface.SeverityWarning:
 			notes = append(notes, f.String())
 		default: // an error, as the failure says already
-			fs = append(fs, failure{kind: "lint", message: strings.TrimPrefix(f.String(), f.Severity+": ")})
+			fs = append(fs, failure{Kind: "lint", Message: strings.TrimPrefix(f.String(), f.Severity+": ")})
 		}
 	}
 	return fs, notes
