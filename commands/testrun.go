@@ -156,6 +156,7 @@ func (r *testRunner) run(ctx context.Context, f *testFile, settings *connect.Set
 	}
 	s.cacheTools = true
 	lines := &lineParser{environ: r.env.Environ, lines: map[string]*parsedLine{}}
+	lists := &surfaceLists{}
 	caps := map[string]json.RawMessage{}
 	capturedBy := map[string]int{}
 	for i, st := range f.steps {
@@ -183,7 +184,7 @@ func (r *testRunner) run(ctx context.Context, f *testFile, settings *connect.Set
 		if r.progress != nil {
 			r.progress(f.path, st.name)
 		}
-		sr := r.step(ctx, s, f, st, lines, caps, secrets)
+		sr := r.step(ctx, s, f, st, lines, caps, secrets, lists)
 		rep.steps = append(rep.steps, sr)
 		for _, c := range st.capture {
 			capturedBy[c.name] = st.index
@@ -218,16 +219,16 @@ func (r *testRunner) eventsFile(f *testFile, path string) (*os.File, error) {
 // the connection ending breaks the session: a list that never ends (a
 // cursor sent twice) is the step's failure, which a lint step after it
 // reports by its rule.
-func (r *testRunner) surfaceStep(ctx context.Context, s *session, f *testFile, st *testStep, sr *stepReport) {
+func (r *testRunner) surfaceStep(ctx context.Context, s *session, f *testFile, st *testStep, sr *stepReport, lists *surfaceLists) {
 	client, err := s.client(ctx) // open already
 	switch {
 	case err != nil:
 		sr.failures, sr.exit, sr.broke = []failure{{Kind: "session", Message: err.Error()}}, exitCode(err), true
 		return
 	case st.kind == stepSnapshot:
-		sr.failures, sr.notes, sr.exit = r.surface.snapshot(ctx, client, safefile.Tree{Dir: f.dir}, st.snapshot, f.path, r.update)
+		sr.failures, sr.notes, sr.exit = r.surface.snapshot(ctx, lists.of(client), safefile.Tree{Dir: f.dir}, st.snapshot, f.path, r.update)
 	default:
-		sr.failures, sr.notes, sr.exit = r.surface.lint(ctx, client, st.ignore)
+		sr.failures, sr.notes, sr.exit = r.surface.lint(ctx, lists.of(client), st.ignore)
 	}
 	select {
 	case <-client.Done():
@@ -247,7 +248,7 @@ func missingCapture(st *testStep, caps map[string]json.RawMessage) string {
 }
 
 // step runs one step and checks it.
-func (r *testRunner) step(ctx context.Context, s *session, f *testFile, st *testStep, lines *lineParser, caps map[string]json.RawMessage, secrets []string) *stepReport {
+func (r *testRunner) step(ctx context.Context, s *session, f *testFile, st *testStep, lines *lineParser, caps map[string]json.RawMessage, secrets []string, lists *surfaceLists) *stepReport {
 	sr := &stepReport{step: st}
 	stepCtx := ctx
 	if st.within > 0 {
@@ -258,9 +259,10 @@ func (r *testRunner) step(ctx context.Context, s *session, f *testFile, st *test
 	var stderr bytes.Buffer
 	begin := time.Now()
 	if st.kind == stepLine {
+		lists.forget() // the command may change what the server lists
 		r.lineStep(stepCtx, s, st, lines, caps, &stderr, sr)
 	} else {
-		r.surfaceStep(stepCtx, s, f, st, sr)
+		r.surfaceStep(stepCtx, s, f, st, sr, lists)
 	}
 	sr.took = time.Since(begin)
 	if st.within > 0 && (sr.took > st.within || errors.Is(context.Cause(stepCtx), errOverBudget)) {

@@ -71,3 +71,35 @@ func TestTestMissingSnapshotInCI(t *testing.T) {
 		})
 	}
 }
+
+// --snapshot and --lint list the server once between them; a command
+// step between two surface steps has them list it again.
+func TestTestSnapshotAndLintListOnce(t *testing.T) {
+	t.Parallel()
+	log := filepath.Join(t.TempDir(), "log")
+	server := "server:\n  command: [\"${TEST_BINARY}\"]\n  env: {" + mcptest.EnvVar + ": 'pages=3', " + mcptest.EnvLog + ": '" + log + "'}\n"
+	w, dir := testWorld(t, map[string]string{
+		"t.yaml": server + "steps:\n  - ping:\n",
+		"u.yaml": server + "steps:\n  - snapshot: u.json\n  - ping:\n  - lint:\n",
+	})
+	pages := func() int {
+		data, _ := os.ReadFile(log)
+		os.Remove(log)
+		return strings.Count(string(data), `"method":"tools/list"`)
+	}
+	if r := w.mcpv(t, "", "test", "--snapshot", "--lint", "t.yaml"); r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stdout)
+	}
+	if n := pages(); n != 3 {
+		t.Errorf("--snapshot --lint asked for %d pages of tools, want the 3 once", n)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "t.snapshot.json")); err != nil {
+		t.Error(err)
+	}
+	if r := w.mcpv(t, "", "test", "u.yaml"); r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stdout)
+	}
+	if n := pages(); n != 6 {
+		t.Errorf("with a step between, %d pages of tools, want 6", n)
+	}
+}

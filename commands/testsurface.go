@@ -29,6 +29,20 @@ type surfaceChecks struct {
 	ci bool
 }
 
+// surfaceLists keeps a file's server lists from one surface step to the
+// next (--snapshot and --lint list the server once between them), until
+// a command step runs, which may change them.
+type surfaceLists struct{ l *surface.Lister }
+
+func (sl *surfaceLists) of(c *mcp.Client) *surface.Lister {
+	if sl.l == nil {
+		sl.l = surface.NewLister(c)
+	}
+	return sl.l
+}
+
+func (sl *surfaceLists) forget() { sl.l = nil }
+
 // ciMode is whether mcpv test runs as in CI (--ci): as the flag says when
 // it is given, else when the CI environment variable is set (to anything
 // but "false" or "0"), as CI systems set it.
@@ -45,9 +59,9 @@ func ciMode(flag, given bool, env connect.Env) bool {
 // missing file, or update, writes the file; in CI mode a missing file
 // fails the step, naming the command that records it (for the test file
 // testFile), unless update.
-func (c surfaceChecks) snapshot(ctx context.Context, client *mcp.Client, tree safefile.Tree, file, testFile string, update bool) (fs []failure, notes []string, code int) {
+func (c surfaceChecks) snapshot(ctx context.Context, lists *surface.Lister, tree safefile.Tree, file, testFile string, update bool) (fs []failure, notes []string, code int) {
 	shown := c.rel(file)
-	now, err := surface.Gather(ctx, client)
+	now, err := lists.Gather(ctx)
 	if err != nil {
 		return []failure{{Kind: "snapshot", Message: fmt.Sprintf("could not list the server's surface: %v", err)}}, nil, exitCode(err)
 	}
@@ -111,8 +125,8 @@ func (c surfaceChecks) snapshot(ctx context.Context, client *mcp.Client, tree sa
 
 // lint checks the server against the specification's rules: an error
 // fails the step, a warning is a note; rules in ignore are not reported.
-func (c surfaceChecks) lint(ctx context.Context, client *mcp.Client, ignore []string) (fs []failure, notes []string, code int) {
-	findings, err := surface.Lint(ctx, client)
+func (c surfaceChecks) lint(ctx context.Context, lists *surface.Lister, ignore []string) (fs []failure, notes []string, code int) {
+	findings, err := lists.Lint(ctx)
 	if err != nil {
 		return []failure{{Kind: "lint", Message: fmt.Sprintf("could not check the server: %v", err)}}, nil, exitCode(err)
 	}

@@ -98,7 +98,12 @@ const maxToolName = 128
 // server's order. The error is non-nil only when the server could not be
 // talked to (the session ended, a request timed out, ctx ended).
 func Lint(ctx context.Context, c *mcp.Client) ([]Finding, error) {
-	l := &linter{c: c}
+	return NewLister(c).Lint(ctx)
+}
+
+// Lint is Lint, with the lists ls has walked already.
+func (ls *Lister) Lint(ctx context.Context) ([]Finding, error) {
+	l := &linter{c: ls.c, lister: ls}
 	var tools, prompts, templates []json.RawMessage
 	for _, g := range []struct {
 		l    list
@@ -123,6 +128,7 @@ func Lint(ctx context.Context, c *mcp.Client) ([]Finding, error) {
 
 type linter struct {
 	c        *mcp.Client
+	lister   *Lister
 	findings []Finding
 }
 
@@ -145,7 +151,7 @@ func (l *linter) list(ctx context.Context, li list) ([]json.RawMessage, error) {
 		}
 		return nil, nil
 	}
-	items, notes, err := walk(ctx, l.c, li)
+	items, notes, err := l.lister.walk(ctx, li)
 	for _, n := range notes {
 		l.add(RuleList, SeverityError, "server", "%s", n)
 	}

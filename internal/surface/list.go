@@ -22,6 +22,39 @@ var (
 	templatesList = list{"resources/templates/list", "resourceTemplates", "resources"}
 )
 
+// Lister walks each of a server's lists once, for Gather and Lint to
+// share: a snapshot and a lint of the same server, one after the other,
+// list it once between them. A walk that ended because the server could
+// not be talked to (ctx ended, the session broke, a request timed out) is
+// not kept. A Lister is for one goroutine, and for as long as the
+// server's lists stay as they are.
+type Lister struct {
+	c      *mcp.Client
+	walked map[string]walked // by method
+}
+
+type walked struct {
+	items []json.RawMessage
+	notes []string
+	err   error
+}
+
+// NewLister is a Lister of c's lists, none walked yet.
+func NewLister(c *mcp.Client) *Lister { return &Lister{c: c, walked: map[string]walked{}} }
+
+// walk is walk, once per list.
+func (l *Lister) walk(ctx context.Context, li list) ([]json.RawMessage, []string, error) {
+	if w, ok := l.walked[li.method]; ok {
+		return w.items, w.notes, w.err
+	}
+	items, notes, err := walk(ctx, l.c, li)
+	var te *mcp.TimeoutError
+	if err == nil || !gone(ctx, l.c) && !errors.As(err, &te) {
+		l.walked[li.method] = walked{items, notes, err}
+	}
+	return items, notes, err
+}
+
 // walk lists every page of l from the start, up to mcp.DefaultMaxPages,
 // and returns the items as the server sent them. A page whose list is
 // missing or null counts as empty, and is noted. The walk's errors are the

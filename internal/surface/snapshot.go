@@ -48,6 +48,12 @@ const SnapshotVersion = 2
 // mcp.DefaultMaxPages pages) or whose page is no list page is a
 // *mcp.TransportError for its method.
 func Gather(ctx context.Context, c *mcp.Client) (Snapshot, error) {
+	return NewLister(c).Gather(ctx)
+}
+
+// Gather is Gather, with the lists l has walked already.
+func (l *Lister) Gather(ctx context.Context) (Snapshot, error) {
+	c := l.c
 	var s Snapshot
 	for _, g := range []struct {
 		l    list
@@ -56,7 +62,7 @@ func Gather(ctx context.Context, c *mcp.Client) (Snapshot, error) {
 		if !c.HasCapability(g.l.capability) {
 			continue
 		}
-		items, _, err := walk(ctx, c, g.l)
+		items, _, err := l.walk(ctx, g.l)
 		if len(items) == 0 && unimplemented(err) {
 			s.Unimplemented = append(s.Unimplemented, g.l.method)
 			continue
