@@ -1,14 +1,10 @@
 package surface
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"sync"
 	"testing"
-
-	"github.com/mcpv/mcpv/internal/fixtureserver"
 )
 
 // countingTransport counts the requests of each method a client sends.
@@ -39,15 +35,7 @@ func (c *countingTransport) count(method string) int {
 // them, every page of every list.
 func TestListerListsOnce(t *testing.T) {
 	spec := loadSpec(t, "good-v1.json") // pageSize 2: three tools in two pages
-	toServerR, toServerW := io.Pipe()
-	fromServerR, fromServerW := io.Pipe()
-	done := make(chan struct{})
-	go func() { // stops when the transport closes the server's stdin
-		defer close(done)
-		fixtureserver.Serve(spec, toServerR, fromServerW)
-		fromServerW.Close()
-	}()
-	tr := &countingTransport{pipeTransport: &pipeTransport{in: bufio.NewReader(fromServerR), inR: fromServerR, out: toServerW, done: done}, sent: map[string]int{}}
+	tr := &countingTransport{pipeTransport: pipes(spec), sent: map[string]int{}}
 	c := connect(t, tr)
 
 	l := NewLister(c)
