@@ -76,6 +76,10 @@ func TestPackageRules(t *testing.T) {
 		dir:           "internal/safedir",
 		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/output", "github.com/mcpv/mcpv/internal/connect"},
 	}, rule{
+		// The reports are written from data alone.
+		dir:           "internal/testreport",
+		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/output", "github.com/mcpv/mcpv/internal/connect", "github.com/alecthomas/kong"},
+	}, rule{
 		dir:           "internal/ordered",
 		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/output", "github.com/alecthomas/kong"},
 	})

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 )
 
@@ -50,7 +49,7 @@ func readJSONArg(flag, v string, out *console) (json.RawMessage, error) {
 		}
 		data = b
 	case strings.HasPrefix(v, "@"):
-		b, err := os.ReadFile(out.env.Path(v[1:]))
+		b, err := out.readFile(v[1:])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", flag, err)
 		}

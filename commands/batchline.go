@@ -75,6 +75,7 @@ func (pl *parsedLine) instance(out *console, buf *bytes.Buffer) (serverCommand, 
 	flags := pl.output
 	c := newConsole(ios, &flags, out.env)
 	c.embedded = true
+	c.files = out.files
 	return cmd.Interface().(serverCommand), c
 }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -87,7 +86,7 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		if data, ok := files[path]; ok {
 			return data, nil
 		}
-		data, err := os.ReadFile(out.env.Path(path))
+		data, err := out.readFile(path)
 		files[path] = data
 		return data, err
 	}

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/mcpv/mcpv/content"
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -21,6 +23,17 @@ type console struct {
 	// embedded prints text exactly as it is, for a batch line's result
 	// string: no newline is added to end the output.
 	embedded bool
+	// files, when set, confines the files the command reads (@FILE) to a
+	// test file's tree: a step's path may come from what a server sent.
+	files *safefile.Tree
+}
+
+// readFile reads a file the command line names (@FILE).
+func (c *console) readFile(path string) ([]byte, error) {
+	if c.files != nil {
+		return c.files.Read(path)
+	}
+	return os.ReadFile(c.env.Path(path))
 }
 
 func newConsole(ios *output.Streams, f *outputFlags, env connect.Env) *console {

@@ -37,7 +37,7 @@ func testEnv(t *testing.T) connect.Env {
 	var environ []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "HOME" || k == "BROWSER" || k == "NO_COLOR" || k == "GORACE" || strings.HasPrefix(k, "XDG_") || strings.HasPrefix(k, "MCPV_") {
+		if k == "HOME" || k == "CI" || k == "BROWSER" || k == "NO_COLOR" || k == "GORACE" || strings.HasPrefix(k, "XDG_") || strings.HasPrefix(k, "MCPV_") {
 			continue
 		}
 		environ = append(environ, kv)

@@ -247,3 +247,33 @@ func TestSkillsPullRefusesControlCharactersInPaths(t *testing.T) {
 		t.Errorf("read %q before refusing (stderr %q)", got, r.stderr)
 	}
 }
+
+// A skills list whose every page names a new cursor stops at the page
+// cap, as every list does.
+func TestSkillsListEnds(t *testing.T) {
+	t.Parallel()
+	var pages atomic.Int64
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: func(x *mcptest.Exchange) bool {
+		switch x.RPCMethod {
+		case "server/discover":
+			x.Reply(x.Result(`{"supportedVersions":["2026-07-28"],"capabilities":{"extensions":{"io.modelcontextprotocol/skills":{}}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"f","version":"1"}}}`))
+		case "skills/list":
+			next := ""
+			if n := pages.Add(1); n < 1500 { // ends after all, so that a walk with no cap fails the test rather than hangs
+				next = fmt.Sprintf(`,"nextCursor":"c%d"`, n)
+			}
+			x.Reply(x.Result(`{"resultType":"complete","ttlMs":0,"cacheScope":"public","skills":[]` + next + `}`))
+		default:
+			return false
+		}
+		return true
+	}})
+	r := mcpv(t, "", "-u", srv.URL, "skills", "list")
+	want := "mcpv: skills/list: still not at the end after 1000 pages (--max-pages N takes N pages, keeping nextCursor)\n"
+	if r.code != 4 || r.stderr != want {
+		t.Errorf("exit %d, stderr %q; want exit 4, %q", r.code, r.stderr, want)
+	}
+	if n := pages.Load(); n != 1000 {
+		t.Errorf("the server was asked for %d pages, want 1000", n)
+	}
+}

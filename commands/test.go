@@ -24,7 +24,9 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/ordered"
 	"github.com/mcpv/mcpv/internal/oserr"
+	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/testreport"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
@@ -40,6 +42,7 @@ type testCmd struct {
 	Lint     bool     `name:"lint" help:"Check each server against the specification's rules (a lint step first in every file), and every tool result against its tool's outputSchema."`
 	Snapshot bool     `name:"snapshot" help:"Compare each server's tools, prompts and resource templates with FILE.snapshot.json beside its test file (a snapshot step first in every file)."`
 	Update   bool     `name:"update" help:"Write snapshots anew: accept every change, breaking or not."`
+	CI       bool     `name:"ci" negatable:"no-ci" help:"Fail a snapshot step whose snapshot file is missing instead of writing it (the default when the CI environment variable is set; --no-ci writes it)."`
 
 	filter *regexp.Regexp
 }
@@ -72,7 +75,7 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	if err != nil {
 		return err
 	}
-	fc := &fileContext{env: env, globalWords: global,
+	fc := &fileContext{env: env, globalWords: global, found: len(c.Files) == 0,
 		lines: &lineParser{environ: env.Environ, lines: map[string]*parsedLine{}}}
 	var files []*testFile
 	var errs fileErrors
@@ -98,14 +101,15 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	// cannot be written is a mistake found at once.
 	dest := &testOutput{stdout: out.ios.Out}
 	if c.Output != "" {
-		f, err := os.Create(env.Path(c.Output))
+		f, err := safefile.CreateNoFollow(env.Path(c.Output))
 		if err != nil {
 			return usageErrorf("--output: %v", err)
 		}
 		defer f.Close()
 		dest.file = f
 	}
-	r := &testRunner{env: env, lint: c.Lint, update: c.Update, failFast: c.FailFast, groups: groups, surface: surfaceChecks{cwd: env.Cwd}}
+	r := &testRunner{env: env, lint: c.Lint, update: c.Update, failFast: c.FailFast, groups: groups,
+		surface: surfaceChecks{cwd: env.Cwd, ci: ciMode(c.CI, explicitFlags(kctx)["ci"], env)}}
 	// The progress line (stderr) and the report (stdout) may share a
 	// terminal: the line is cleared, and not drawn again, while a file's
 	// block is written.
@@ -118,8 +122,7 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 		}
 	}
 	textOut, textTTY := dest.text(c.Format)
-	text := &textReport{w: textOut, cwd: env.Cwd,
-		color: output.UseColor(root.Color, textTTY && out.ios.OutTTY && !out.ios.NoANSI, env.Getenv)}
+	text := &testreport.Text{W: textOut, Color: output.UseColor(root.Color, textTTY && out.ios.OutTTY && !out.ios.NoANSI, env.Getenv)}
 	begin := time.Now()
 	var reports []*fileReport
 	next := 0
@@ -142,18 +145,19 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 			defer screen.Unlock()
 			out.ios.Status.Clear()
 			if textOut != nil {
-				return reportError(text.file(fr))
+				return reportError(text.File(fr.data()))
 			}
 			return nil
 		},
 	})
 	out.ios.Status.Stop()
 	took := time.Since(begin)
+	data := reportData(reports)
 	if err == nil && textOut != nil {
-		err = reportError(text.summary(reports, took))
+		err = reportError(text.Summary(data, took))
 	}
 	if err == nil && c.Format != "text" {
-		err = reportError(c.writeReport(dest.report(), reports, took))
+		err = reportError(c.writeReport(dest.report(), data, took))
 	}
 	if err != nil {
 		return err
@@ -161,7 +165,7 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	if code := runCode(reports); code != exitOK {
+	if code := testreport.Code(data); code != exitOK {
 		return batchFailed{code}
 	}
 	return nil
@@ -275,33 +279,14 @@ func reportError(err error) error {
 	return fmt.Errorf("writing the report: %w", err)
 }
 
-// runCode is the exit code of a run: the code of the first file (in the
-// order given) whose server could not be reached or whose session broke;
-// else 1 when a step failed; else 0.
-func runCode(reports []*fileReport) int {
-	failed := false
-	for _, rep := range reports {
-		if rep.code != exitOK {
-			return rep.code
-		}
-		for _, s := range rep.steps {
-			failed = failed || s.status == stepFailed
-		}
-	}
-	if failed {
-		return exitToolError
-	}
-	return exitOK
-}
-
-func (c *testCmd) writeReport(w io.Writer, reports []*fileReport, took time.Duration) error {
+func (c *testCmd) writeReport(w io.Writer, files []testreport.File, took time.Duration) error {
 	switch c.Format {
 	case "junit":
-		return writeJUnit(w, reports, took)
+		return testreport.JUnit(w, files, took)
 	case "tap":
-		return writeTAP(w, reports)
+		return testreport.TAP(w, files)
 	case "json":
-		return writeJSONReport(w, reports, took)
+		return testreport.JSON(w, files, took)
 	}
 	return nil
 }

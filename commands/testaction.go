@@ -233,6 +233,10 @@ var sessionFlags = sync.OnceValue(func() map[string]sessionFlag {
 // pathFlags name files or directories: relative to the test file.
 var pathFlags = map[string]bool{"config": true, "cacert": true, "cwd": true, "client-key": true, "answers": true, "events": true, "root": true}
 
+// treeFlags name files whose content goes to the server or which are
+// written: they stay inside the test file's tree, as @FILE values do.
+var treeFlags = map[string]bool{"answers": true, "events": true}
+
 // atFileFlags may read their value from @FILE: relative to the test file.
 var atFileFlags = map[string]bool{"header": true, "client-secret": true, "id-token": true, "assertion": true}
 
@@ -255,10 +259,12 @@ func (p *fileParser) server(v *tnode, x *expander, fc *fileContext, dir string) 
 	add := func(name string, n *tnode, value string) {
 		spec.keyAt[name] = n
 		switch {
+		case treeFlags[name] && value != "":
+			value = p.inTree(n, dir, value, name)
 		case pathFlags[name] && value != "":
 			value = absolute(dir, value)
 		case atFileFlags[name] && strings.HasPrefix(value, "@"):
-			value = "@" + absolute(dir, value[1:])
+			value = "@" + p.inTree(n, dir, value[1:], name)
 		}
 		spec.words = append(spec.words, "--"+name+"="+value)
 	}

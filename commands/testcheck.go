@@ -47,10 +47,10 @@ func (c *checker) check(ctx context.Context, e *expectations, o outcome, tool fu
 	// when it ends otherwise they report it themselves.
 	explained := e.exit == nil && (e.isError != nil && (o.code == exitOK || o.code == exitToolError) || e.errorCode != nil)
 	if want := e.wantExit(); o.code != want && !explained {
-		f := failure{kind: "exit", expected: strconv.Itoa(want), actual: strconv.Itoa(o.code),
-			message: fmt.Sprintf("the step ended with exit %d", o.code)}
+		f := failure{Kind: "exit", Expected: strconv.Itoa(want), Actual: strconv.Itoa(o.code),
+			Message: fmt.Sprintf("the step ended with exit %d", o.code)}
 		if o.err != nil {
-			f.message += ": " + safetext.Prose(o.err.Error())
+			f.Message += ": " + safetext.Prose(o.err.Error())
 		}
 		fs = append(fs, f)
 		if o.err != nil && o.value == nil {
@@ -60,8 +60,8 @@ func (c *checker) check(ctx context.Context, e *expectations, o outcome, tool fu
 	if e.isError != nil {
 		got := errors.Is(o.err, errToolFailed) || o.raw != nil && toolResultFields(o.raw).isError
 		if got != *e.isError {
-			fs = append(fs, failure{kind: "is-error", expected: strconv.FormatBool(*e.isError), actual: strconv.FormatBool(got),
-				message: fmt.Sprintf("the result's isError is %t", got)})
+			fs = append(fs, failure{Kind: "is-error", Expected: strconv.FormatBool(*e.isError), Actual: strconv.FormatBool(got),
+				Message: fmt.Sprintf("the result's isError is %t", got)})
 		}
 	}
 	var ce *mcp.CallError
@@ -69,19 +69,19 @@ func (c *checker) check(ctx context.Context, e *expectations, o outcome, tool fu
 	if e.errorCode != nil {
 		switch {
 		case !isCall:
-			fs = append(fs, failure{kind: "error-code", expected: strconv.Itoa(*e.errorCode), actual: "none", message: noCallError(o)})
+			fs = append(fs, failure{Kind: "error-code", Expected: strconv.Itoa(*e.errorCode), Actual: "none", Message: noCallError(o)})
 		case ce.Err.Code != *e.errorCode:
-			fs = append(fs, failure{kind: "error-code", expected: strconv.Itoa(*e.errorCode), actual: strconv.Itoa(ce.Err.Code),
-				message: fmt.Sprintf("another JSON-RPC error: %s", safetext.Prose(ce.Err.Message))})
+			fs = append(fs, failure{Kind: "error-code", Expected: strconv.Itoa(*e.errorCode), Actual: strconv.Itoa(ce.Err.Code),
+				Message: fmt.Sprintf("another JSON-RPC error: %s", safetext.Prose(ce.Err.Message))})
 		}
 	}
 	if e.errorMessage != nil {
 		switch {
 		case !isCall:
-			fs = append(fs, failure{kind: "error-message", expected: "/" + e.errorMessage.String() + "/", actual: "none", message: noCallError(o)})
+			fs = append(fs, failure{Kind: "error-message", Expected: "/" + e.errorMessage.String() + "/", Actual: "none", Message: noCallError(o)})
 		case !e.errorMessage.MatchString(ce.Err.Message):
-			fs = append(fs, failure{kind: "error-message", expected: "/" + e.errorMessage.String() + "/", actual: quoteText(ce.Err.Message),
-				message: "the error's message does not match"})
+			fs = append(fs, failure{Kind: "error-message", Expected: "/" + e.errorMessage.String() + "/", Actual: quoteText(ce.Err.Message),
+				Message: "the error's message does not match"})
 		}
 	}
 	value := o.value
@@ -99,12 +99,12 @@ func (c *checker) check(ctx context.Context, e *expectations, o outcome, tool fu
 			if e.equalsFile != "" {
 				kind = "equals-file"
 			}
-			f := failure{kind: kind, expected: clip(compactText(e.equals)), actual: clip(compactText(value)), message: "the value differs"}
+			f := failure{Kind: kind, Expected: clip(compactText(e.equals)), Actual: clip(compactText(value)), Message: "the value differs"}
 			if e.equalsFile != "" {
-				f.message = "the value differs from " + e.equalsFile
+				f.Message = "the value differs from " + e.equalsFile
 			}
 			if path != "" {
-				f.message += " at " + path
+				f.Message += " at " + path
 			}
 			fs = append(fs, f)
 		}
@@ -113,8 +113,8 @@ func (c *checker) check(ctx context.Context, e *expectations, o outcome, tool fu
 		text := valueText(value)
 		for _, re := range e.matches {
 			if !re.MatchString(text) {
-				fs = append(fs, failure{kind: "matches", expected: "/" + re.String() + "/", actual: quoteText(text),
-					message: "the text does not match"})
+				fs = append(fs, failure{Kind: "matches", Expected: "/" + re.String() + "/", Actual: quoteText(text),
+					Message: "the text does not match"})
 			}
 		}
 	}
@@ -124,7 +124,7 @@ func (c *checker) check(ctx context.Context, e *expectations, o outcome, tool fu
 			if e.schemaFile != "" {
 				kind = "schema-file"
 			}
-			fs = append(fs, failure{kind: kind, message: "the value breaks the schema at " + safetext.Line(violation.Error()), actual: clip(compactText(value))})
+			fs = append(fs, failure{Kind: kind, Message: "the value breaks the schema at " + safetext.Line(violation.Error()), Actual: clip(compactText(value))})
 		}
 	}
 	if e.outputSchema && (o.raw != nil || len(fs) == 0) {
@@ -147,7 +147,7 @@ func noCallError(o outcome) string {
 // tool's own outputSchema.
 func checkOutputSchema(ctx context.Context, o outcome, tool func() (mcp.Tool, error)) *failure {
 	fail := func(format string, args ...any) *failure {
-		return &failure{kind: "output-schema", message: fmt.Sprintf(format, args...)}
+		return &failure{Kind: "output-schema", Message: fmt.Sprintf(format, args...)}
 	}
 	if o.raw == nil {
 		return fail("no result to check")
@@ -170,7 +170,7 @@ func checkOutputSchema(ctx context.Context, o outcome, tool func() (mcp.Tool, er
 	}
 	if violation := v.Validate(ctx, structured); violation != nil {
 		f := fail("structuredContent breaks the outputSchema at %s", safetext.Line(violation.Error()))
-		f.actual = clip(compactText(structured))
+		f.Actual = clip(compactText(structured))
 		return f
 	}
 	return nil
@@ -182,12 +182,12 @@ func checkOutputSchema(ctx context.Context, o outcome, tool func() (mcp.Tool, er
 func (c *checker) jq(expr string, value json.RawMessage) *failure {
 	outs, err := c.eval(expr, value)
 	if err != nil {
-		return &failure{kind: "jq", message: fmt.Sprintf("%s: %v", expr, err), expected: "true"}
+		return &failure{Kind: "jq", Message: fmt.Sprintf("%s: %v", expr, err), Expected: "true"}
 	}
 	if truthy(outs) {
 		return nil
 	}
-	f := &failure{kind: "jq", message: expr, expected: "true", actual: describeOutputs(outs)}
+	f := &failure{Kind: "jq", Message: expr, Expected: "true", Actual: describeOutputs(outs)}
 	q, perr := gojq.Parse(expr)
 	if perr != nil {
 		return f
@@ -200,7 +200,7 @@ func (c *checker) jq(expr string, value json.RawMessage) *failure {
 			q = q.Right
 		}
 		if q.Op != gojq.OpAnd {
-			f.details = append(f.details, "false: "+q.String())
+			f.Details = append(f.Details, "false: "+q.String())
 		}
 	}
 	switch q.Op {
@@ -211,9 +211,9 @@ func (c *checker) jq(expr string, value json.RawMessage) *failure {
 			}
 			outs, err := c.eval(side.String(), value)
 			if err != nil {
-				f.details = append(f.details, fmt.Sprintf("%s: %v", side, err))
+				f.Details = append(f.Details, fmt.Sprintf("%s: %v", side, err))
 			} else {
-				f.details = append(f.details, fmt.Sprintf("%s = %s", side, describeOutputs(outs)))
+				f.Details = append(f.Details, fmt.Sprintf("%s = %s", side, describeOutputs(outs)))
 			}
 		}
 	}

@@ -406,6 +406,9 @@ func TestTestDefaultFiles(t *testing.T) {
 	t.Parallel()
 	ping := demoServer + "steps:\n  - ping:\n"
 	w, dir := testWorld(t, map[string]string{"smoke.mcpv.yaml": ping, "compose.yaml": "services: {}\n"})
+	if r := w.mcpv(t, "", "trust", "smoke.mcpv.yaml"); r.code != 0 { // found files run once trusted
+		t.Fatalf("trust: exit %d, stderr %q", r.code, r.stderr)
+	}
 	r := w.mcpv(t, "", "test")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "smoke.mcpv.yaml ") || !strings.Contains(r.stdout, "(1 file, ") {
 		t.Errorf("exit %d, stderr %q:\n%s", r.code, r.stderr, r.stdout)
@@ -415,6 +418,9 @@ func TestTestDefaultFiles(t *testing.T) {
 	}
 	if err := os.WriteFile(filepath.Join(dir, testDir, "more.yaml"), []byte(ping), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if r := w.mcpv(t, "", "trust", testDir+"/more.yaml"); r.code != 0 {
+		t.Fatalf("trust: exit %d, stderr %q", r.code, r.stderr)
 	}
 	if r := w.mcpv(t, "", "test"); r.code != 0 || !strings.Contains(r.stdout, "(2 files, ") {
 		t.Errorf("with ./mcpv-tests: exit %d, stderr %q:\n%s", r.code, r.stderr, r.stdout)
@@ -686,7 +692,7 @@ func TestJQDetails(t *testing.T) {
 			t.Errorf("%s: no failure", tt.expr)
 			continue
 		}
-		if d := cmp.Diff(tt.details, f.details); d != "" {
+		if d := cmp.Diff(tt.details, f.Details); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.expr, d)
 		}
 	}

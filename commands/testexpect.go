@@ -8,10 +8,11 @@ package commands
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"regexp"
 	"strconv"
 
+	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/testreport"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/toolargs"
 )
@@ -80,7 +81,7 @@ func (p *fileParser) expectations(n *tnode, st *testStep, f *testFile, known map
 		case "equals-file":
 			if s, ok := p.str(v, "equals-file"); ok {
 				e.equalsFile = s
-				e.equals = p.jsonFile(v, absolute(f.dir, s), s, "equals-file")
+				e.equals = p.jsonFile(v, f.dir, s, "equals-file")
 			}
 		case "matches":
 			exprs, _ := p.strs(v, "matches")
@@ -98,7 +99,7 @@ func (p *fileParser) expectations(n *tnode, st *testStep, f *testFile, known map
 		case "schema-file":
 			if s, ok := p.str(v, "schema-file"); ok {
 				e.schemaFile = s
-				if raw := p.jsonFile(v, absolute(f.dir, s), s, "schema-file"); raw != nil {
+				if raw := p.jsonFile(v, f.dir, s, "schema-file"); raw != nil {
 					e.schema = p.compileSchema(v, raw, "schema-file "+s)
 				}
 			}
@@ -173,17 +174,17 @@ func (p *fileParser) regexpText(v *tnode, what, s string) *regexp.Regexp {
 	return re
 }
 
-// jsonFile reads a JSON (or YAML) file the test file names: path, written
-// as shown.
-func (p *fileParser) jsonFile(v *tnode, path, shown, what string) json.RawMessage {
-	data, err := os.ReadFile(path)
+// jsonFile reads a JSON (or YAML) file the test file in dir names: path,
+// as written, inside dir's tree.
+func (p *fileParser) jsonFile(v *tnode, dir, path, what string) json.RawMessage {
+	data, err := (&safefile.Tree{Dir: dir}).Read(path)
 	if err != nil {
 		p.errorf(v, "%s: %v", what, err)
 		return nil
 	}
 	n, fe := parseTestYAML(data, "the file")
 	if fe != nil {
-		fe.file = shown
+		fe.file = path
 		p.errorf(v, "%s: %v", what, fe)
 		return nil
 	}
@@ -200,10 +201,4 @@ func (p *fileParser) compileSchema(v *tnode, raw json.RawMessage, what string) *
 }
 
 // failure is one expectation a step did not meet.
-type failure struct {
-	kind     string // the expectation: exit, jq, equals, ...
-	message  string // what went wrong, on one line
-	expected string // when the expectation is one value: it, and what came
-	actual   string
-	details  []string // more lines: a jq expression's parts, a snapshot's changes
-}
+type failure = testreport.Failure

@@ -6,7 +6,6 @@ package commands
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/duration"
+	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -111,14 +111,22 @@ type fileContext struct {
 	// globalWords are the session flags given to mcpv test itself, which
 	// every file's own server settings follow.
 	globalWords []string
+	// found: mcpv test found the files by itself, and runs only those
+	// the user has trusted.
+	found bool
 }
 
 // readTestFile reads and checks one test file.
 func readTestFile(fc *fileContext, path string) (*testFile, fileErrors) {
 	p := &fileParser{file: path}
-	data, err := os.ReadFile(fc.env.Path(path))
+	data, err := safefile.Read(fc.env.Path(path))
 	if err != nil {
 		return nil, fileErrors{{file: path, line: 1, col: 1, msg: err.Error()}}
+	}
+	if fc.found {
+		if err := checkFoundTrusted(fc.env, path, data); err != nil {
+			return nil, fileErrors{{msg: err.Error()}}
+		}
 	}
 	root, fe := parseTestYAML(data, "a test file")
 	if fe != nil {
@@ -242,7 +250,7 @@ func (p *fileParser) step(n *tnode, index int, f *testFile, x *expander, known m
 		case "snapshot":
 			st.kind = stepSnapshot
 			if s, ok := p.str(v, "snapshot"); ok && s != "" {
-				st.snapshot = absolute(f.dir, s)
+				st.snapshot = p.inTree(v, f.dir, s, "snapshot")
 				p.name(st, "snapshot "+s)
 			} else if ok {
 				p.errorf(v, "snapshot: give the snapshot file's path")
@@ -376,6 +384,9 @@ func (p *fileParser) checkLine(st *testStep, at *tnode, known map[string]bool, f
 			p.errorf(at, "%s: a test step has no stdin; give the JSON in the step (args:) or in a file (--args @FILE)", stdin)
 		}
 	}
+	if w := writesFiles(pl.cmd.Interface()); w != "" {
+		p.errorf(at, "%s writes files: not in a test step, whose files stay in its tree", w)
+	}
 	if r, ok := pl.cmd.Interface().(requestCmd); ok && r.Params == "-" {
 		p.errorf(at, "params -: a test step has no stdin; give the JSON in the step (params:) or in a file (@FILE)")
 	}
@@ -385,6 +396,39 @@ func (p *fileParser) checkLine(st *testStep, at *tnode, known map[string]bool, f
 	if st.expect.outputSchema && pl.text && !pl.output.RawOutput {
 		p.errorf(st.expect.at, "output-schema needs the JSON result: drop --text")
 	}
+}
+
+// writesFiles names what in a step's command would write files where a
+// server's answer says, or "".
+func writesFiles(cmd any) string {
+	switch c := cmd.(type) {
+	case skillsPullCmd:
+		return "skills pull"
+	case skillsReadCmd:
+		if c.SaveDir != "" {
+			return "--save-dir"
+		}
+	case callCmd:
+		if c.SaveDir != "" {
+			return "--save-dir"
+		}
+	case readCmd:
+		if c.SaveDir != "" {
+			return "--save-dir"
+		}
+	}
+	return ""
+}
+
+// inTree is path, written at v in a test file in dir, made absolute: it
+// must stay inside dir's tree (an error at v otherwise).
+func (p *fileParser) inTree(v *tnode, dir, path, what string) string {
+	abs, err := (&safefile.Tree{Dir: dir}).Path(path)
+	if err != nil {
+		p.errorf(v, "%s: %v", what, err)
+		return absolute(dir, path)
+	}
+	return abs
 }
 
 // stdinWord is the word of a call that would read stdin, or "".

@@ -52,7 +52,12 @@ type fileError struct {
 	msg       string
 }
 
-func (e *fileError) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.file, e.line, e.col, e.msg) }
+func (e *fileError) Error() string {
+	if e.line == 0 { // about the file as a whole, which msg names
+		return e.msg
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.file, e.line, e.col, e.msg)
+}
 
 // fileErrors are every mistake found in the test files.
 type fileErrors []*fileError

@@ -18,20 +18,20 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/testreport"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
 )
 
-type stepStatus int
+type stepStatus = testreport.Status
 
 const (
-	stepPassed stepStatus = iota
-	stepFailed
-	stepSkipped
+	stepPassed  = testreport.Passed
+	stepFailed  = testreport.Failed
+	stepSkipped = testreport.Skipped
 )
-
-func (s stepStatus) String() string { return [...]string{"passed", "failed", "skipped"}[s] }
 
 // fileReport is what became of a file.
 type fileReport struct {
@@ -121,7 +121,7 @@ func (r *testRunner) run(ctx context.Context, f *testFile, settings *connect.Set
 	var closers []func() error
 	var events *connect.EventLog
 	if path := settings.Answers.Events; path != "" {
-		ef, err := os.OpenFile(fenv.Path(path), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		ef, err := r.eventsFile(f, fenv.Path(path))
 		if err != nil {
 			rep.code, rep.err = exitUsage, fmt.Sprintf("--events: %v", err)
 			skipRest(0, "not run: the session could not be opened")
@@ -156,6 +156,7 @@ func (r *testRunner) run(ctx context.Context, f *testFile, settings *connect.Set
 	}
 	s.cacheTools = true
 	lines := &lineParser{environ: r.env.Environ, lines: map[string]*parsedLine{}}
+	lists := &surfaceLists{}
 	caps := map[string]json.RawMessage{}
 	capturedBy := map[string]int{}
 	for i, st := range f.steps {
@@ -183,7 +184,7 @@ func (r *testRunner) run(ctx context.Context, f *testFile, settings *connect.Set
 		if r.progress != nil {
 			r.progress(f.path, st.name)
 		}
-		sr := r.step(ctx, s, st, lines, caps, secrets)
+		sr := r.step(ctx, s, f, st, lines, caps, secrets, lists)
 		rep.steps = append(rep.steps, sr)
 		for _, c := range st.capture {
 			capturedBy[c.name] = st.index
@@ -205,20 +206,29 @@ func (r *testRunner) run(ctx context.Context, f *testFile, settings *connect.Set
 	return rep
 }
 
+// eventsFile creates the --events file: inside the test file's tree when
+// the file named it; where the user says when the user did.
+func (r *testRunner) eventsFile(f *testFile, path string) (*os.File, error) {
+	if f.serve.keyAt["events"] != nil {
+		return (&safefile.Tree{Dir: f.dir}).Create(path)
+	}
+	return os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+}
+
 // surfaceStep runs a snapshot or lint step. Only authorization failing or
 // the connection ending breaks the session: a list that never ends (a
 // cursor sent twice) is the step's failure, which a lint step after it
 // reports by its rule.
-func (r *testRunner) surfaceStep(ctx context.Context, s *session, st *testStep, sr *stepReport) {
+func (r *testRunner) surfaceStep(ctx context.Context, s *session, f *testFile, st *testStep, sr *stepReport, lists *surfaceLists) {
 	client, err := s.client(ctx) // open already
 	switch {
 	case err != nil:
-		sr.failures, sr.exit, sr.broke = []failure{{kind: "session", message: err.Error()}}, exitCode(err), true
+		sr.failures, sr.exit, sr.broke = []failure{{Kind: "session", Message: err.Error()}}, exitCode(err), true
 		return
 	case st.kind == stepSnapshot:
-		sr.failures, sr.notes, sr.exit = r.surface.snapshot(ctx, client, st.snapshot, r.update)
+		sr.failures, sr.notes, sr.exit = r.surface.snapshot(ctx, lists.of(client), safefile.Tree{Dir: f.dir}, st.snapshot, f.path, r.update)
 	default:
-		sr.failures, sr.notes, sr.exit = r.surface.lint(ctx, client, st.ignore)
+		sr.failures, sr.notes, sr.exit = r.surface.lint(ctx, lists.of(client), st.ignore)
 	}
 	select {
 	case <-client.Done():
@@ -238,7 +248,7 @@ func missingCapture(st *testStep, caps map[string]json.RawMessage) string {
 }
 
 // step runs one step and checks it.
-func (r *testRunner) step(ctx context.Context, s *session, st *testStep, lines *lineParser, caps map[string]json.RawMessage, secrets []string) *stepReport {
+func (r *testRunner) step(ctx context.Context, s *session, f *testFile, st *testStep, lines *lineParser, caps map[string]json.RawMessage, secrets []string, lists *surfaceLists) *stepReport {
 	sr := &stepReport{step: st}
 	stepCtx := ctx
 	if st.within > 0 {
@@ -249,17 +259,18 @@ func (r *testRunner) step(ctx context.Context, s *session, st *testStep, lines *
 	var stderr bytes.Buffer
 	begin := time.Now()
 	if st.kind == stepLine {
+		lists.forget() // the command may change what the server lists
 		r.lineStep(stepCtx, s, st, lines, caps, &stderr, sr)
 	} else {
-		r.surfaceStep(stepCtx, s, st, sr)
+		r.surfaceStep(stepCtx, s, f, st, sr, lists)
 	}
 	sr.took = time.Since(begin)
 	if st.within > 0 && (sr.took > st.within || errors.Is(context.Cause(stepCtx), errOverBudget)) {
-		f := failure{kind: "within", expected: st.within.String(), actual: roundDuration(sr.took).String(),
-			message: "the step took longer than its budget"}
+		f := failure{Kind: "within", Expected: st.within.String(), Actual: testreport.RoundDuration(sr.took).String(),
+			Message: "the step took longer than its budget"}
 		if errors.Is(context.Cause(stepCtx), errOverBudget) {
-			f.message = "the step was still running when its budget ran out: cancelled"
-			f.actual = fmt.Sprintf("more (cancelled after %v)", roundDuration(sr.took))
+			f.Message = "the step was still running when its budget ran out: cancelled"
+			f.Actual = fmt.Sprintf("more (cancelled after %v)", testreport.RoundDuration(sr.took))
 			sr.failures = nil // what the cut-off step returned says nothing more
 			sr.exit = exitTimeout
 		}
@@ -281,9 +292,9 @@ func (r *testRunner) step(ctx context.Context, s *session, st *testStep, lines *
 	}
 	for i := range sr.failures {
 		f := &sr.failures[i]
-		f.message, f.expected, f.actual = redact.String(f.message, secrets), redact.String(f.expected, secrets), redact.String(f.actual, secrets)
-		for j := range f.details {
-			f.details[j] = redact.String(f.details[j], secrets)
+		f.Message, f.Expected, f.Actual = redact.String(f.Message, secrets), redact.String(f.Expected, secrets), redact.String(f.Actual, secrets)
+		for j := range f.Details {
+			f.Details[j] = redact.String(f.Details[j], secrets)
 		}
 	}
 	for i := range sr.notes {
@@ -302,6 +313,7 @@ func (r *testRunner) lineStep(ctx context.Context, s *session, st *testStep, lin
 	lines.lines = map[string]*parsedLine{}
 	fios := output.NewStreams(strings.NewReader(""), io.Discard, stderr)
 	out := newConsole(fios, &outputFlags{Color: "never"}, s.env)
+	out.files = &safefile.Tree{Dir: s.env.Cwd} // the test file's directory
 	o := runStepLine(ctx, s, out, lines, joinWords(words))
 	sr.exit = o.code
 	if errors.Is(context.Cause(ctx), errOverBudget) {
@@ -336,9 +348,9 @@ func (r *testRunner) lineStep(ctx context.Context, s *session, st *testStep, lin
 		outs, err := c.eval(cs.expr, value)
 		switch {
 		case err != nil:
-			sr.failures = append(sr.failures, failure{kind: "capture", message: fmt.Sprintf("%s: %s: %v", cs.name, cs.expr, err)})
+			sr.failures = append(sr.failures, failure{Kind: "capture", Message: fmt.Sprintf("%s: %s: %v", cs.name, cs.expr, err)})
 		case len(outs) == 0:
-			sr.failures = append(sr.failures, failure{kind: "capture", message: fmt.Sprintf("%s: %s gave no value", cs.name, cs.expr)})
+			sr.failures = append(sr.failures, failure{Kind: "capture", Message: fmt.Sprintf("%s: %s gave no value", cs.name, cs.expr)})
 		default:
 			caps[cs.name] = json.RawMessage(outs[0])
 		}
@@ -390,14 +402,26 @@ func finish(o outcome) outcome {
 	return o
 }
 
-func roundDuration(d time.Duration) time.Duration {
-	switch {
-	case d >= time.Second:
-		return d.Round(10 * time.Millisecond)
-	case d >= time.Millisecond:
-		return d.Round(time.Millisecond)
+// data is what became of the file, for the reports.
+func (rep *fileReport) data() testreport.File {
+	f := rep.file
+	d := testreport.File{Path: f.path, Name: f.name, Named: f.name != fileStem(f.path), Server: f.serve.display,
+		Code: rep.code, Err: rep.err, Stderr: rep.stderr, Started: rep.started, Took: rep.took, Interrupted: rep.interrupted}
+	for _, sr := range rep.steps {
+		s := testreport.Step{Index: sr.step.index, Name: sr.step.name, Line: sr.step.line, Status: sr.status, Reason: sr.reason,
+			Took: sr.took, Exit: sr.exit, Failures: sr.failures, Notes: sr.notes, Interrupted: sr.interrupted}
+		d.Steps = append(d.Steps, s)
 	}
-	return d.Round(time.Microsecond)
+	return d
+}
+
+// reportData is what became of each file, for the reports.
+func reportData(reports []*fileReport) []testreport.File {
+	out := make([]testreport.File, len(reports))
+	for i, rep := range reports {
+		out[i] = rep.data()
+	}
+	return out
 }
 
 // tailBuffer keeps the last max bytes written to it, from a line start.

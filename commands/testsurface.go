@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -22,31 +24,67 @@ import (
 // surfaceChecks runs the surface steps.
 type surfaceChecks struct {
 	cwd string // what snapshot paths in messages are relative to
+	// ci: a missing snapshot fails its step rather than being written,
+	// so that a snapshot never committed is not recorded, unseen, in CI.
+	ci bool
 }
 
-// snapshot gathers the server's surface and compares it with file: a
-// breaking change fails the step, any other change is a note. A missing
-// file, or update, writes the file.
-func (c surfaceChecks) snapshot(ctx context.Context, client *mcp.Client, file string, update bool) (fs []failure, notes []string, code int) {
-	shown := c.rel(file)
-	now, err := surface.Gather(ctx, client)
-	if err != nil {
-		return []failure{{kind: "snapshot", message: fmt.Sprintf("could not list the server's surface: %v", err)}}, nil, exitCode(err)
+// surfaceLists keeps a file's server lists from one surface step to the
+// next (--snapshot and --lint list the server once between them), until
+// a command step runs, which may change them.
+type surfaceLists struct{ l *surface.Lister }
+
+func (sl *surfaceLists) of(c *mcp.Client) *surface.Lister {
+	if sl.l == nil {
+		sl.l = surface.NewLister(c)
 	}
-	data, err := os.ReadFile(file)
+	return sl.l
+}
+
+func (sl *surfaceLists) forget() { sl.l = nil }
+
+// ciMode is whether mcpv test runs as in CI (--ci): as the flag says when
+// it is given, else when the CI environment variable is set (to anything
+// but "false" or "0"), as CI systems set it.
+func ciMode(flag, given bool, env connect.Env) bool {
+	if given {
+		return flag
+	}
+	v := strings.ToLower(env.Getenv("CI"))
+	return v != "" && v != "false" && v != "0"
+}
+
+// snapshot gathers the server's surface and compares it with file, in
+// tree: a breaking change fails the step, any other change is a note. A
+// missing file, or update, writes the file; in CI mode a missing file
+// fails the step, naming the command that records it (for the test file
+// testFile), unless update.
+func (c surfaceChecks) snapshot(ctx context.Context, lists *surface.Lister, tree safefile.Tree, file, testFile string, update bool) (fs []failure, notes []string, code int) {
+	shown := c.rel(file)
+	now, err := lists.Gather(ctx)
+	if err != nil {
+		return []failure{{Kind: "snapshot", Message: fmt.Sprintf("could not list the server's surface: %v", err)}}, nil, exitCode(err)
+	}
+	if len(now.Unimplemented) > 0 {
+		notes = append(notes, fmt.Sprintf("the server answers %s with method not found: taken as empty", strings.Join(now.Unimplemented, ", ")))
+	}
+	data, err := tree.Read(file)
 	var changes []surface.Change
 	write := false // the file is written anew
 	switch {
+	case errors.Is(err, os.ErrNotExist) && c.ci && !update:
+		return []failure{{Kind: "snapshot", Message: fmt.Sprintf("%s does not exist, and a missing snapshot is not written in CI (--ci): record it with 'mcpv test --no-ci %s' and commit it",
+			shown, connect.QuoteWord(testFile))}}, notes, exitOK
 	case errors.Is(err, os.ErrNotExist):
 		notes = append(notes, "written to "+shown)
 		write = true
 	case err != nil:
-		return []failure{{kind: "snapshot", message: err.Error()}}, nil, exitUsage
+		return []failure{{Kind: "snapshot", Message: err.Error()}}, nil, exitUsage
 	default:
 		old, perr := surface.ParseSnapshot(data)
 		switch {
 		case perr != nil && !update:
-			return []failure{{kind: "snapshot", message: fmt.Sprintf("%s is not a snapshot mcpv can read: %v (--update writes it anew)", shown, perr)}}, nil, exitUsage
+			return []failure{{Kind: "snapshot", Message: fmt.Sprintf("%s is not a snapshot mcpv can read: %v (--update writes it anew)", shown, perr)}}, nil, exitUsage
 		case perr != nil:
 			notes = append(notes, fmt.Sprintf("written anew to %s, which was not a snapshot mcpv can read (%v)", shown, perr))
 			write = true
@@ -74,15 +112,12 @@ func (c surfaceChecks) snapshot(ctx context.Context, client *mcp.Client, file st
 		if len(breaking) > 1 {
 			what = "changes"
 		}
-		return []failure{{kind: "snapshot", message: fmt.Sprintf("%d breaking %s since %s (mcpv test --update accepts them)", len(breaking), what, shown),
-			details: breaking}}, notes, exitOK
+		return []failure{{Kind: "snapshot", Message: fmt.Sprintf("%d breaking %s since %s (mcpv test --update accepts them)", len(breaking), what, shown),
+			Details: breaking}}, notes, exitOK
 	}
 	if write {
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			return []failure{{kind: "snapshot", message: err.Error()}}, notes, exitUsage
-		}
-		if err := os.WriteFile(file, now.Marshal(), 0o644); err != nil {
-			return []failure{{kind: "snapshot", message: err.Error()}}, notes, exitUsage
+		if err := tree.WriteFile(file, now.Marshal()); err != nil {
+			return []failure{{Kind: "snapshot", Message: err.Error()}}, notes, exitUsage
 		}
 	}
 	return nil, notes, exitOK
@@ -90,10 +125,10 @@ func (c surfaceChecks) snapshot(ctx context.Context, client *mcp.Client, file st
 
 // lint checks the server against the specification's rules: an error
 // fails the step, a warning is a note; rules in ignore are not reported.
-func (c surfaceChecks) lint(ctx context.Context, client *mcp.Client, ignore []string) (fs []failure, notes []string, code int) {
-	findings, err := surface.Lint(ctx, client)
+func (c surfaceChecks) lint(ctx context.Context, lists *surface.Lister, ignore []string) (fs []failure, notes []string, code int) {
+	findings, err := lists.Lint(ctx)
 	if err != nil {
-		return []failure{{kind: "lint", message: fmt.Sprintf("could not check the server: %v", err)}}, nil, exitCode(err)
+		return []failure{{Kind: "lint", Message: fmt.Sprintf("could not check the server: %v", err)}}, nil, exitCode(err)
 	}
 	fs, notes = findingsOf(findings, ignore)
 	return fs, notes, exitOK
@@ -111,7 +146,7 @@ func findingsOf(findings []surface.Finding, ignore []string) (fs []failure, note
 		case f.Severity == surface.SeverityWarning:
 			notes = append(notes, f.String())
 		default: // an error, as the failure says already
-			fs = append(fs, failure{kind: "lint", message: strings.TrimPrefix(f.String(), f.Severity+": ")})
+			fs = append(fs, failure{Kind: "lint", Message: strings.TrimPrefix(f.String(), f.Severity+": ")})
 		}
 	}
 	return fs, notes

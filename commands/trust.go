@@ -11,12 +11,12 @@ import (
 )
 
 type trustCmd struct {
-	Files  []string `arg:"" optional:"" placeholder:"FILE" help:"The config files (default: the project's .mcp.json, .vscode/mcp.json and .cursor/mcp.json)."`
+	Files  []string `arg:"" optional:"" placeholder:"FILE" help:"The config files or test files (default: the project's .mcp.json, .vscode/mcp.json and .cursor/mcp.json)."`
 	Revoke bool     `name:"revoke" help:"Forget the trust instead."`
 }
 
 func (c *trustCmd) Help() string {
-	return `A stdio server from a project file (./.mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json, or any file under the current repository) starts only once its file is trusted. Trust is given to the file's content as it is now: after any change, mcpv refuses again until it is trusted again. Read the file before you trust it; 'mcpv servers' shows what each entry would run.
+	return `A stdio server from a project file (./.mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json, or any file under the current repository) starts only once its file is trusted. Trust is given to the file's content as it is now: after any change, mcpv refuses again until it is trusted again. Read the file before you trust it; 'mcpv servers' shows what each entry would run. A test file that mcpv test finds by itself (NAME.mcpv.yaml, or a .yaml file in mcpv-tests/) runs only once trusted in the same way.
 
 Trust is kept in trusted/ under the state directory (on Linux $XDG_STATE_HOME/mcpv, default ~/.local/state/mcpv; on macOS ~/Library/Application Support/mcpv; on Windows %LOCALAPPDATA%\mcpv; the README's "Files mcpv reads and writes" has every case). Each file trusted (or revoked) is printed as a JSON line.
 
@@ -25,6 +25,7 @@ Examples:
     $ mcpv servers -q '.servers[] | select(.trusted == false)'
     $ mcpv trust
     $ mcpv trust .vscode/mcp.json
+    $ mcpv trust smoke.mcpv.yaml
     $ mcpv trust --revoke .mcp.json`
 }
 
@@ -44,6 +45,12 @@ func (c *trustCmd) Run(out *console, env connect.Env) error {
 	}
 	store := env.TrustStore()
 	for _, p := range files {
+		if !c.Revoke && isTestFileName(p) {
+			if err := trustTestFile(out, env, store, p); err != nil {
+				return err
+			}
+			continue
+		}
 		src := config.FileSource(p, env.Cwd, "trust")
 		path := src.Path // as found: trust belongs to the path, not what it links to
 		if c.Revoke {

@@ -31,7 +31,7 @@ __mcpv_flags() {
     'skills read') flags='--text --save-dir' ;;
     'skills pull') flags='--force' ;;
     'batch') flags='--parallel --keep-going' ;;
-    'test') flags='--format --output --parallel --fail-fast --filter --lint --snapshot --update' ;;
+    'test') flags='--format --output --parallel --fail-fast --filter --lint --snapshot --update --ci' ;;
     'trust') flags='--revoke' ;;
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
@@ -139,6 +139,7 @@ __mcpv_flag() {
         'test:--lint') kind='bool'; return ;;
         'test:--snapshot') kind='bool'; return ;;
         'test:--update') kind='bool'; return ;;
+        'test:--ci') kind='bool'; return ;;
         'trust:--revoke') kind='bool'; return ;;
         'session start:--idle') kind='none'; return ;;
         'session stop:--all') kind='bool'; return ;;

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/osdirs"
+	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/suggest"
 	"github.com/mcpv/mcpv/internal/yamlnode"
 )
@@ -289,7 +290,7 @@ func (e *FileError) Unwrap() error { return e.Err }
 
 // Load reads and parses the source. A missing optional file is (nil, nil).
 func Load(src Source) (*File, error) {
-	data, err := readFile(src.Path)
+	data, err := safefile.Read(src.Path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && !src.Required {
 			return nil, nil

@@ -49,7 +49,7 @@ func mcpvTest(t *testing.T, dir string, extra []string, args ...string) (code in
 	t.Helper()
 	cmd := exec.Command(mcpvBin, append([]string{"test"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "CI=") // not in CI mode: a first run writes its snapshot
 	cmd.Env = append(cmd.Env, extra...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -15,9 +15,58 @@ type Pages struct {
 	// Cursor, when set, fetches the single page that starts there; the page is
 	// returned as sent, nextCursor included.
 	Cursor string
-	// Max caps the number of pages walked from the start; 0 means no cap.
+	// Max stops the walk from the start after Max pages, the result keeping
+	// nextCursor; 0 walks to the end, up to DefaultMaxPages.
 	Max int
 }
+
+// DefaultMaxPages caps a walk that sets no cap of its own: a server that
+// hands out a new cursor with every page would otherwise be followed until
+// memory runs out. Real lists are far shorter.
+const DefaultMaxPages = 1000
+
+// Page is one page of a walk.
+type Page struct {
+	N     int             // from 1
+	Raw   json.RawMessage // the result as sent
+	List  json.RawMessage // the member the items are under, as sent; nil when the page has none
+	Items []json.RawMessage
+	Next  string // "" on the last page
+}
+
+// A walk that cannot reach the end of a list though the server answered
+// every request ends with one of these errors, inside a *TransportError
+// whose Op is the method: the list is broken, whatever the request was.
+
+// RepeatedCursorError is a nextCursor the server sent before: following it
+// would go round for ever.
+type RepeatedCursorError struct {
+	Page   int // the page that repeats it
+	Cursor string
+}
+
+func (e *RepeatedCursorError) Error() string {
+	return fmt.Sprintf("page %d repeats nextCursor %.60q, so the list never ends", e.Page, e.Cursor)
+}
+
+// PageCapError is a walk stopped by its cap with pages still to come.
+type PageCapError struct {
+	Pages int // the cap
+	Next  string
+}
+
+func (e *PageCapError) Error() string {
+	return fmt.Sprintf("still not at the end after %d pages", e.Pages)
+}
+
+// NotAListError is a page that is not a list page: not an object, items
+// that are not an array, or a nextCursor that is not a string.
+type NotAListError struct {
+	Page   int
+	Reason string
+}
+
+func (e *NotAListError) Error() string { return fmt.Sprintf("page %d: %s", e.Page, e.Reason) }
 
 // List fetches a paginated list (tools/list, resources/list, ...) whose items
 // are under key. Walking from the start, it follows nextCursor to the end and
@@ -31,21 +80,21 @@ func (c *Client) List(ctx context.Context, method, key string, p Pages) (result 
 	}
 	var first json.RawMessage
 	var items []json.RawMessage
-	err = c.walk(ctx, method, key, func(n int, page json.RawMessage, pageItems []json.RawMessage, nextCursor string) bool {
+	err = c.Walk(ctx, method, key, p.Max, func(pg Page) bool {
 		if first == nil {
-			if nextCursor == "" {
-				result = page
+			if pg.Next == "" {
+				result = pg.Raw
 				return true
 			}
-			first = page
+			first = pg.Raw
 		}
-		items = append(items, pageItems...)
-		if nextCursor == "" {
+		items = append(items, pg.Items...)
+		if pg.Next == "" {
 			result = mergePages(first, key, items, "")
 			return true
 		}
-		if p.Max > 0 && n >= p.Max {
-			result, next = mergePages(first, key, items, nextCursor), nextCursor
+		if p.Max > 0 && pg.N >= p.Max {
+			result, next = mergePages(first, key, items, pg.Next), pg.Next
 			return true
 		}
 		return false
@@ -56,18 +105,25 @@ func (c *Client) List(ctx context.Context, method, key string, p Pages) (result 
 	return result, next, nil
 }
 
-// Each walks a paginated list page by page, calling fn with each page's
-// items until fn returns true or the list ends.
+// Each walks a paginated list page by page, up to DefaultMaxPages, calling
+// fn with each page's items until fn returns true or the list ends.
 func (c *Client) Each(ctx context.Context, method, key string, fn func(items []json.RawMessage) (stop bool)) error {
-	return c.walk(ctx, method, key, func(_ int, _ json.RawMessage, items []json.RawMessage, next string) bool {
-		return fn(items) || next == ""
+	return c.Walk(ctx, method, key, 0, func(p Page) bool {
+		return fn(p.Items) || p.Next == ""
 	})
 }
 
-// walk follows nextCursor from the start, calling fn with page n (from 1),
-// its items and its nextCursor, until fn returns true. A server that sends
-// a cursor twice would loop for ever: that is a transport error.
-func (c *Client) walk(ctx context.Context, method, key string, fn func(n int, page json.RawMessage, items []json.RawMessage, next string) bool) error {
+// Walk follows nextCursor from the start, calling fn with each page until
+// fn returns true or the list ends. A list member that is missing or null
+// holds no items. Unless fn stops it first, the walk fails on a page that
+// is no list page (*NotAListError), a cursor sent twice
+// (*RepeatedCursorError), or when max pages are read and more remain
+// (*PageCapError; max 0 is DefaultMaxPages), each inside a
+// *TransportError for method.
+func (c *Client) Walk(ctx context.Context, method, key string, max int, fn func(Page) (stop bool)) error {
+	if max <= 0 {
+		max = DefaultMaxPages
+	}
 	seen := map[string]bool{}
 	cursor := ""
 	for n := 1; ; n++ {
@@ -75,22 +131,28 @@ func (c *Client) walk(ctx context.Context, method, key string, fn func(n int, pa
 		if cursor != "" {
 			params = cursorParams(cursor)
 		}
-		page, err := c.Call(ctx, method, params)
+		raw, err := c.Call(ctx, method, params)
 		if err != nil {
 			return err
 		}
-		items, nextCursor, err := splitPage(page, key)
+		p, err := splitPage(raw, key)
 		if err != nil {
-			return &TransportError{Op: method, Err: err}
+			return &TransportError{Op: method, Err: &NotAListError{Page: n, Reason: err.Error()}}
 		}
-		if fn(n, page, items, nextCursor) {
+		p.N = n
+		if fn(p) {
 			return nil
 		}
-		if seen[nextCursor] {
-			return &TransportError{Op: method, Err: fmt.Errorf("server sent cursor %q twice; stopped after %d pages", nextCursor, n)}
+		switch {
+		case p.Next == "":
+			return nil
+		case seen[p.Next]:
+			return &TransportError{Op: method, Err: &RepeatedCursorError{Page: n, Cursor: p.Next}}
+		case n >= max:
+			return &TransportError{Op: method, Err: &PageCapError{Pages: max, Next: p.Next}}
 		}
-		seen[nextCursor] = true
-		cursor = nextCursor
+		seen[p.Next] = true
+		cursor = p.Next
 	}
 }
 
@@ -101,12 +163,14 @@ func cursorParams(cursor string) json.RawMessage {
 	return b
 }
 
-// splitPage returns a page's items and its nextCursor ("" at the end; some
-// servers send "" or null for the last page).
-func splitPage(page json.RawMessage, key string) (items []json.RawMessage, next string, err error) {
+// splitPage reads a page's list member, items and nextCursor ("" at the
+// end; some servers send "" or null for the last page).
+func splitPage(page json.RawMessage, key string) (p Page, err error) {
+	p.Raw = page
 	err = rawjson.ForEachValidMember(page, func(k string, v []byte) error {
 		switch k {
 		case key:
+			p.List = v
 			if string(v) == "null" {
 				return nil
 			}
@@ -115,17 +179,17 @@ func splitPage(page json.RawMessage, key string) (items []json.RawMessage, next 
 			}
 			// Sub-slices of the page, which the session has checked: no
 			// second scan, no copy per item.
-			rawjson.ForEachElement(v, func(_ int, el []byte) { items = append(items, el) })
+			rawjson.ForEachElement(v, func(_ int, el []byte) { p.Items = append(p.Items, el) })
 		case "nextCursor":
 			if string(v) != "null" {
-				if err := json.Unmarshal(v, &next); err != nil {
+				if err := json.Unmarshal(v, &p.Next); err != nil {
 					return fmt.Errorf("nextCursor is not a string")
 				}
 			}
 		}
 		return nil
 	})
-	return items, next, err
+	return p, err
 }
 
 // mergePages rebuilds first with key set to items and nextCursor set to next

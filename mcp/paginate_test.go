@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -139,18 +140,18 @@ func TestListErrors(t *testing.T) {
 		{"repeated cursor", map[string]string{
 			"":   `{"tools":[1],"nextCursor":"c1"}`,
 			"c1": `{"tools":[2],"nextCursor":"c1"}`,
-		}, transportErrorSaying(`"c1" twice`), []string{"", `{"cursor":"c1"}`}},
+		}, listError(&RepeatedCursorError{Page: 2, Cursor: "c1"}), []string{"", `{"cursor":"c1"}`}},
 		{"cursor cycle", map[string]string{
 			"":   `{"tools":[1],"nextCursor":"c1"}`,
 			"c1": `{"tools":[2],"nextCursor":"c2"}`,
 			"c2": `{"tools":[3],"nextCursor":"c1"}`,
-		}, transportErrorSaying(`"c1" twice`), []string{"", `{"cursor":"c1"}`, `{"cursor":"c2"}`}},
+		}, listError(&RepeatedCursorError{Page: 3, Cursor: "c1"}), []string{"", `{"cursor":"c1"}`, `{"cursor":"c2"}`}},
 		{"items not an array", map[string]string{"": `{"tools":{}}`},
-			transportErrorSaying(`"tools" is not an array`), []string{""}},
+			listError(&NotAListError{Page: 1, Reason: `"tools" is not an array`}), []string{""}},
 		{"nextCursor not a string", map[string]string{"": `{"tools":[],"nextCursor":5}`},
-			transportErrorSaying("nextCursor is not a string"), []string{""}},
+			listError(&NotAListError{Page: 1, Reason: "nextCursor is not a string"}), []string{""}},
 		{"page not an object", map[string]string{"": `[]`},
-			transportErrorSaying("not a JSON object"), []string{""}},
+			transportErrorSaying("page 1: not a JSON object"), []string{""}},
 		{"error on a later page", map[string]string{"": `{"tools":[1],"nextCursor":"gone"}`},
 			func(err error) bool {
 				var ce *CallError
@@ -167,6 +168,16 @@ func TestListErrors(t *testing.T) {
 				t.Errorf("request params (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// listError matches a *TransportError for tools/list holding want, of
+// want's type and equal to it.
+func listError[E error](want E) func(error) bool {
+	return func(err error) bool {
+		var te *TransportError
+		var got E
+		return errors.As(err, &te) && te.Op == "tools/list" && errors.As(te.Err, &got) && cmp.Equal(got, want)
 	}
 }
 
@@ -191,5 +202,59 @@ func TestListMergeKeepsKeyBytes(t *testing.T) {
 	want := `{"a<b&c>":1,"caf\u00e9":2,"tools":[1,2]}`
 	if diff := cmp.Diff(want, string(r.result)); diff != "" {
 		t.Errorf("merged (-want +got):\n%s", diff)
+	}
+}
+
+// A server that hands out a new cursor with every page is followed up to
+// the cap, then the walk fails with the cursor it stopped at; --max-pages
+// style caps (Pages.Max) still stop quietly with nextCursor.
+func TestListStopsAtThePageCap(t *testing.T) {
+	tests := []struct {
+		name      string
+		p         Pages
+		wantPages int
+		wantErr   error
+		wantNext  string
+	}{
+		{"default cap", Pages{}, DefaultMaxPages, &PageCapError{Pages: DefaultMaxPages, Next: "c1000"}, ""},
+		{"Max above the default stops quietly", Pages{Max: DefaultMaxPages + 5}, DefaultMaxPages + 5, nil, "c1005"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, m := newTestSession(t, SessionOptions{})
+			c := &Client{s: s}
+			done := make(chan listResult, 1)
+			go func() {
+				r, next, err := c.List(t.Context(), "tools/list", "tools", tt.p)
+				done <- listResult{r, next, err}
+			}()
+			for n := 1; ; n++ {
+				select {
+				case r := <-done:
+					if got := n - 1; got != tt.wantPages {
+						t.Errorf("List asked for %d pages, want %d", got, tt.wantPages)
+					}
+					if tt.wantErr != nil {
+						if !listError(tt.wantErr.(*PageCapError))(r.err) {
+							t.Errorf("List error = %v, want a *PageCapError %v", r.err, tt.wantErr)
+						}
+						return
+					}
+					if r.err != nil || r.next != tt.wantNext {
+						t.Errorf("List = next %q, %v; want next %q", r.next, r.err, tt.wantNext)
+					}
+					return
+				case b := <-m.out:
+					var req wireMsg
+					if err := json.Unmarshal(b, &req); err != nil {
+						t.Fatal(err)
+					}
+					if n > 2*DefaultMaxPages {
+						t.Fatal("List does not stop")
+					}
+					m.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[%d],"nextCursor":"c%d"}}`, req.ID, n, n))
+				}
+			}
+		})
 	}
 }

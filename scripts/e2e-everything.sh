@@ -841,14 +841,15 @@ example_with() { # SERVER-LINES: the example with its command line replaced
 	awk -v repl="$1" '/^  command: /{print repl; next} {print}' "$repo/examples/everything.mcpv.yaml"
 }
 example_with "  command: [node, \"$entry\", stdio]" >"$tests/everything.yaml"
-# mcpv_test NAME STATUS MCPV-TEST-ARGS...: mcpv test in $tests must exit STATUS.
+# mcpv_test NAME STATUS MCPV-TEST-ARGS...: mcpv test in $tests must exit STATUS,
+# outside CI mode (the first run records the snapshot, which CI mode refuses).
 mcpv_test() {
 	local name=$1 status=$2
 	shift 2
 	why=""
 	cmdline="(cd $tests && mcpv test $(quote "$@"))"
 	rc=0
-	(cd "$tests" && timeout -s KILL 120 "$mcpv" test "$@") </dev/null >"$tmp/out" 2>"$tmp/err" || rc=$?
+	(cd "$tests" && CI= timeout -s KILL 120 "$mcpv" test "$@") </dev/null >"$tmp/out" 2>"$tmp/err" || rc=$?
 	want_rc "$status"
 	verdict "$name"
 }

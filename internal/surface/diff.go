@@ -58,6 +58,16 @@ func Diff(old, new Snapshot) []Change {
 	d.objects("tool", old.Tools, new.Tools, nameOf, d.tool)
 	d.objects("prompt", old.Prompts, new.Prompts, nameOf, d.prompt)
 	d.objects("resource template", old.ResourceTemplates, new.ResourceTemplates, templateKey, d.template)
+	for _, m := range new.Unimplemented {
+		if !slices.Contains(old.Unimplemented, m) {
+			d.add(false, m, "", "now answers method not found (taken as an empty list)")
+		}
+	}
+	for _, m := range old.Unimplemented {
+		if !slices.Contains(new.Unimplemented, m) {
+			d.add(false, m, "", "now implemented")
+		}
+	}
 	return d.changes
 }
 

@@ -242,7 +242,7 @@ func TestDiffObjects(t *testing.T) {
 			}
 			return out
 		}
-		return Snapshot{r(s.Tools), r(s.Prompts), r(s.ResourceTemplates)}
+		return Snapshot{Tools: r(s.Tools), Prompts: r(s.Prompts), ResourceTemplates: r(s.ResourceTemplates)}
 	}
 	if diff := cmp.Diff(want, Diff(rev(old), rev(new))); diff != "" {
 		t.Errorf("Diff of the lists reversed (-want +got):\n%s", diff)

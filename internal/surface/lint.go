@@ -57,12 +57,13 @@ const (
 	// outputSchema, not isError, has no structuredContent or one the
 	// schema does not accept (CheckResult). Error.
 	RuleStructuredResult = "structured-result"
-	// RulePagination: a list repeats a cursor or has more than MaxPages
-	// pages. Error.
+	// RulePagination: a list repeats a cursor or has more than
+	// mcp.DefaultMaxPages pages. Error.
 	RulePagination = "pagination"
-	// RuleCapabilities: a declared capability whose list method is not
-	// found, or a list method that answers though its capability is not
-	// declared. Error.
+	// RuleCapabilities: a list method that answers though its capability
+	// is not declared (an error), or a declared capability whose list
+	// method is not found (a warning: many servers leave
+	// resources/templates/list out, and the list is taken as empty).
 	RuleCapabilities = "capabilities"
 	// RuleList: a declared list method fails, or a page or an item in it
 	// does not have the shape the specification gives (a page with no
@@ -97,7 +98,12 @@ const maxToolName = 128
 // server's order. The error is non-nil only when the server could not be
 // talked to (the session ended, a request timed out, ctx ended).
 func Lint(ctx context.Context, c *mcp.Client) ([]Finding, error) {
-	l := &linter{c: c}
+	return NewLister(c).Lint(ctx)
+}
+
+// Lint is Lint, with the lists ls has walked already.
+func (ls *Lister) Lint(ctx context.Context) ([]Finding, error) {
+	l := &linter{c: ls.c, lister: ls}
 	var tools, prompts, templates []json.RawMessage
 	for _, g := range []struct {
 		l    list
@@ -122,6 +128,7 @@ func Lint(ctx context.Context, c *mcp.Client) ([]Finding, error) {
 
 type linter struct {
 	c        *mcp.Client
+	lister   *Lister
 	findings []Finding
 }
 
@@ -144,21 +151,21 @@ func (l *linter) list(ctx context.Context, li list) ([]json.RawMessage, error) {
 		}
 		return nil, nil
 	}
-	items, notes, err := walk(ctx, l.c, li)
+	items, notes, err := l.lister.walk(ctx, li)
 	for _, n := range notes {
 		l.add(RuleList, SeverityError, "server", "%s", n)
 	}
-	var le *listError
 	var ce *mcp.CallError
 	var te *mcp.TimeoutError
+	rule, broken := brokenList(err)
 	switch {
 	case err == nil:
 	case gone(ctx, l.c) || errors.As(err, &te):
 		return nil, err
-	case errors.As(err, &le):
-		l.add(le.Rule, SeverityError, "server", "%s", le.Error())
+	case broken:
+		l.add(rule, SeverityError, "server", "%s", safetext.Line(err.Error()))
 	case errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound:
-		l.add(RuleCapabilities, SeverityError, "capabilities", "%q is declared, but %s answers method not found", li.capability, li.method)
+		l.add(RuleCapabilities, SeverityWarning, "capabilities", "%q is declared, but %s answers method not found (taken as an empty list)", li.capability, li.method)
 	default:
 		l.add(RuleList, SeverityError, "server", "%s", safetext.Line(err.Error()))
 	}

@@ -203,8 +203,8 @@ func TestLintLists(t *testing.T) {
 		{"declared but not found",
 			`{"capabilities":{"tools":{},"resources":{}},"methodNotFound":["tools/list","resources/templates/list"]}`,
 			[]Finding{
-				{Object: "capabilities", Rule: RuleCapabilities, Severity: SeverityError, Message: `"tools" is declared, but tools/list answers method not found`},
-				{Object: "capabilities", Rule: RuleCapabilities, Severity: SeverityError, Message: `"resources" is declared, but resources/templates/list answers method not found`},
+				{Object: "capabilities", Rule: RuleCapabilities, Severity: SeverityWarning, Message: `"tools" is declared, but tools/list answers method not found (taken as an empty list)`},
+				{Object: "capabilities", Rule: RuleCapabilities, Severity: SeverityWarning, Message: `"resources" is declared, but resources/templates/list answers method not found (taken as an empty list)`},
 			}},
 		{"served but not declared",
 			`{"capabilities":{},"serveUndeclared":["tools/list","resources/list","resources/templates/list"]}`,

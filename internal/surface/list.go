@@ -3,15 +3,11 @@ package surface
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/mcpv/mcpv/mcp"
 )
-
-// MaxPages caps a list walk: a server whose every page has a new cursor is
-// stopped there rather than followed for ever. Lists of tools, prompts
-// and templates are far shorter.
-const MaxPages = 1000
 
 // list is one paginated list method: the capability that gates it and the
 // key its items are under.
@@ -26,82 +22,71 @@ var (
 	templatesList = list{"resources/templates/list", "resourceTemplates", "resources"}
 )
 
-// listError is a list that could not be walked to its end though the
-// server answered every request: a cursor sent twice, the page cap, or a
-// page that is no list page. Rule is the lint rule it breaks.
-type listError struct {
-	Method string
-	Rule   string // RulePagination or RuleList
-	Msg    string
+// Lister walks each of a server's lists once, for Gather and Lint to
+// share: a snapshot and a lint of the same server, one after the other,
+// list it once between them. A walk that ended because the server could
+// not be talked to (ctx ended, the session broke, a request timed out) is
+// not kept. A Lister is for one goroutine, and for as long as the
+// server's lists stay as they are.
+type Lister struct {
+	c      *mcp.Client
+	walked map[string]walked // by method
 }
 
-func (e *listError) Error() string { return e.Method + ": " + e.Msg }
+type walked struct {
+	items []json.RawMessage
+	notes []string
+	err   error
+}
 
-// walk lists every page of l from the start and returns the items. Items
-// are the server's bytes. A page whose list is missing or null counts as
-// empty, and is noted. On a *listError the items of the pages read so far
-// come back too.
-//
-// The client's own page walk stops at a repeated cursor but has no page
-// cap and does not say which of its errors is which; this one does both.
+// NewLister is a Lister of c's lists, none walked yet.
+func NewLister(c *mcp.Client) *Lister { return &Lister{c: c, walked: map[string]walked{}} }
+
+// walk is walk, once per list.
+func (l *Lister) walk(ctx context.Context, li list) ([]json.RawMessage, []string, error) {
+	if w, ok := l.walked[li.method]; ok {
+		return w.items, w.notes, w.err
+	}
+	items, notes, err := walk(ctx, l.c, li)
+	var te *mcp.TimeoutError
+	if err == nil || !gone(ctx, l.c) && !errors.As(err, &te) {
+		l.walked[li.method] = walked{items, notes, err}
+	}
+	return items, notes, err
+}
+
+// walk lists every page of l from the start, up to mcp.DefaultMaxPages,
+// and returns the items as the server sent them. A page whose list is
+// missing or null counts as empty, and is noted. The walk's errors are the
+// client's; with one of them the items of the pages read so far come back
+// too.
 func walk(ctx context.Context, c *mcp.Client, l list) (items []json.RawMessage, notes []string, err error) {
-	seen := map[string]bool{}
-	cursor := ""
-	for n := 1; ; n++ {
-		var params json.RawMessage
-		if cursor != "" {
-			params, _ = json.Marshal(map[string]string{"cursor": cursor})
-		}
-		page, err := c.Call(ctx, l.method, params)
-		if err != nil {
-			return items, notes, err
-		}
-		got, next, note, err := splitPage(page, l.key)
-		if err != nil {
-			return items, notes, &listError{l.method, RuleList, fmt.Sprintf("page %d: %v", n, err)}
-		}
-		if note != "" {
-			notes = append(notes, fmt.Sprintf("%s: page %d: %s", l.method, n, note))
-		}
-		items = append(items, got...)
+	err = c.Walk(ctx, l.method, l.key, 0, func(p mcp.Page) bool {
 		switch {
-		case next == "":
-			return items, notes, nil
-		case seen[next]:
-			return items, notes, &listError{l.method, RulePagination,
-				fmt.Sprintf("page %d repeats nextCursor %.60q, so the list never ends", n, next)}
-		case n >= MaxPages:
-			return items, notes, &listError{l.method, RulePagination,
-				fmt.Sprintf("still not at the end after %d pages", MaxPages)}
+		case p.List == nil:
+			notes = append(notes, fmt.Sprintf("%s: page %d: the result has no %q", l.method, p.N, l.key))
+		case string(p.List) == "null":
+			notes = append(notes, fmt.Sprintf("%s: page %d: %q is null, not an array", l.method, p.N, l.key))
 		}
-		seen[next] = true
-		cursor = next
-	}
+		items = append(items, p.Items...)
+		return false
+	})
+	return items, notes, err
 }
 
-// splitPage returns a page's items and nextCursor ("" at the end; some
-// servers send "" or null for the last page), or an error for a page that
-// is not an object, a list that is not an array or a cursor that is not a
-// string. A missing or null list is a note, and no items.
-func splitPage(page json.RawMessage, key string) (items []json.RawMessage, next, note string, err error) {
-	var p map[string]json.RawMessage
-	if json.Unmarshal(page, &p) != nil || p == nil {
-		return nil, "", "", fmt.Errorf("the result is not a JSON object")
+// brokenList says which rule a walk's error breaks, when it is a list
+// that cannot be walked to its end though the server answered every
+// request: RulePagination for a repeated cursor or the page cap, RuleList
+// for a page that is no list page.
+func brokenList(err error) (rule string, ok bool) {
+	var rc *mcp.RepeatedCursorError
+	var pc *mcp.PageCapError
+	var na *mcp.NotAListError
+	switch {
+	case errors.As(err, &rc), errors.As(err, &pc):
+		return RulePagination, true
+	case errors.As(err, &na):
+		return RuleList, true
 	}
-	switch raw, ok := p[key]; {
-	case !ok:
-		note = fmt.Sprintf("the result has no %q", key)
-	case string(raw) == "null":
-		note = fmt.Sprintf("%q is null, not an array", key)
-	default:
-		if json.Unmarshal(raw, &items) != nil || items == nil {
-			return nil, "", "", fmt.Errorf("%q is not an array", key)
-		}
-	}
-	if raw, ok := p["nextCursor"]; ok && string(raw) != "null" {
-		if json.Unmarshal(raw, &next) != nil {
-			return nil, "", "", fmt.Errorf("nextCursor is not a string")
-		}
-	}
-	return items, next, note, nil
+	return "", false
 }

@@ -55,6 +55,12 @@ func (p *pipeTransport) Close(context.Context) error {
 // then initialize), closed when the test ends.
 func serve(t *testing.T, spec *mcptest.Spec) *mcp.Client {
 	t.Helper()
+	return connect(t, pipes(spec))
+}
+
+// pipes runs a fixture server of spec over pipes, and is the transport to
+// it.
+func pipes(spec *mcptest.Spec) *pipeTransport {
 	toServerR, toServerW := io.Pipe()
 	fromServerR, fromServerW := io.Pipe()
 	done := make(chan struct{})
@@ -63,8 +69,7 @@ func serve(t *testing.T, spec *mcptest.Spec) *mcp.Client {
 		mcptest.ServeSpec(spec, toServerR, fromServerW)
 		fromServerW.Close()
 	}()
-	tr := &pipeTransport{in: bufio.NewReader(fromServerR), inR: fromServerR, out: toServerW, done: done}
-	return connect(t, tr)
+	return &pipeTransport{in: bufio.NewReader(fromServerR), inR: fromServerR, out: toServerW, done: done}
 }
 
 // connect initializes a client over tr and closes it when the test ends.

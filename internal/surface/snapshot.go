@@ -26,20 +26,34 @@ type Snapshot struct {
 	Tools             []json.RawMessage
 	Prompts           []json.RawMessage
 	ResourceTemplates []json.RawMessage
+	// Unimplemented are the list methods the server declares a capability
+	// for but answers "method not found" (many real servers do so for
+	// resources/templates/list): their lists are taken as empty.
+	Unimplemented []string
 }
 
-// SnapshotVersion is the format of a snapshot file that Marshal writes
-// and ParseSnapshot reads.
-const SnapshotVersion = 1
+// SnapshotVersion is the newest format of a snapshot file, which
+// ParseSnapshot reads with every older one. Marshal writes format 1, or
+// format 2 (which adds "unimplemented") when the server has a list it does
+// not implement, so that other snapshots read in any mcpv.
+const SnapshotVersion = 2
 
 // Gather lists every page of each list the server declares a capability
 // for: tools/list (tools), prompts/list (prompts) and
 // resources/templates/list (resources). A list the server declares no
-// capability for is empty. A list that does not end (a cursor sent twice,
-// more than MaxPages pages) or whose page is no list page is a
-// *mcp.TransportError for its method, as the client's own walk reports it;
-// the client's errors come back as they are.
+// capability for is empty, and so is a list it declares but answers with
+// "method not found" to (recorded in Unimplemented). The client's errors
+// come back as they are: a
+// list that does not end (a cursor sent twice, more than
+// mcp.DefaultMaxPages pages) or whose page is no list page is a
+// *mcp.TransportError for its method.
 func Gather(ctx context.Context, c *mcp.Client) (Snapshot, error) {
+	return NewLister(c).Gather(ctx)
+}
+
+// Gather is Gather, with the lists l has walked already.
+func (l *Lister) Gather(ctx context.Context) (Snapshot, error) {
+	c := l.c
 	var s Snapshot
 	for _, g := range []struct {
 		l    list
@@ -48,10 +62,10 @@ func Gather(ctx context.Context, c *mcp.Client) (Snapshot, error) {
 		if !c.HasCapability(g.l.capability) {
 			continue
 		}
-		items, _, err := walk(ctx, c, g.l)
-		var le *listError
-		if errors.As(err, &le) {
-			return Snapshot{}, &mcp.TransportError{Op: le.Method, Err: errors.New(le.Msg)}
+		items, _, err := l.walk(ctx, g.l)
+		if len(items) == 0 && unimplemented(err) {
+			s.Unimplemented = append(s.Unimplemented, g.l.method)
+			continue
 		}
 		if err != nil {
 			return Snapshot{}, err
@@ -61,12 +75,19 @@ func Gather(ctx context.Context, c *mcp.Client) (Snapshot, error) {
 	return s, nil
 }
 
+// unimplemented reports a list method answered with "method not found".
+func unimplemented(err error) bool {
+	var ce *mcp.CallError
+	return errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound
+}
+
 // snapshotFile is a snapshot on disk.
 type snapshotFile struct {
 	Version           int               `json:"mcpvSnapshot"`
 	Tools             []json.RawMessage `json:"tools"`
 	Prompts           []json.RawMessage `json:"prompts"`
 	ResourceTemplates []json.RawMessage `json:"resourceTemplates"`
+	Unimplemented     []string          `json:"unimplemented"`
 }
 
 // Marshal writes s as a stable, diff-friendly JSON document: the format
@@ -74,10 +95,15 @@ type snapshotFile struct {
 // the same name by uriTemplate; items alike keep their order), two-space
 // indent, a trailing newline. Each item keeps its JSON as the server sent
 // it (key order, number text, string escapes) apart from indentation.
-// Items must be valid JSON, as Gather and ParseSnapshot give them.
+// The methods not implemented follow, sorted, when there are any. Items
+// must be valid JSON, as Gather and ParseSnapshot give them.
 func (s Snapshot) Marshal() []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "{\n  \"mcpvSnapshot\": %d,\n", SnapshotVersion)
+	version := 1
+	if len(s.Unimplemented) > 0 {
+		version = 2
+	}
+	fmt.Fprintf(&b, "{\n  \"mcpvSnapshot\": %d,\n", version)
 	writeList(&b, "tools", sorted(s.Tools, nameOf))
 	b.WriteString(",\n")
 	writeList(&b, "prompts", sorted(s.Prompts, nameOf))
@@ -85,6 +111,10 @@ func (s Snapshot) Marshal() []byte {
 	writeList(&b, "resourceTemplates", sorted(s.ResourceTemplates, func(raw json.RawMessage) string {
 		return nameOf(raw) + "\x00" + stringMember(raw, "uriTemplate")
 	}))
+	if len(s.Unimplemented) > 0 {
+		methods, _ := json.Marshal(slices.Sorted(slices.Values(s.Unimplemented)))
+		fmt.Fprintf(&b, ",\n  \"unimplemented\": %s", methods)
+	}
 	b.WriteString("\n}\n")
 	return b.Bytes()
 }
@@ -144,7 +174,10 @@ func ParseSnapshot(data []byte) (Snapshot, error) {
 	if f.Version < 0 || f.Version > SnapshotVersion {
 		return Snapshot{}, fmt.Errorf("snapshot format %d: this mcpv reads format %d", f.Version, SnapshotVersion)
 	}
-	return Snapshot{Tools: f.Tools, Prompts: f.Prompts, ResourceTemplates: f.ResourceTemplates}, nil
+	if f.Version < 2 && f.Unimplemented != nil {
+		return Snapshot{}, errors.New(`not a snapshot: "unimplemented" is new in format 2`)
+	}
+	return Snapshot{Tools: f.Tools, Prompts: f.Prompts, ResourceTemplates: f.ResourceTemplates, Unimplemented: f.Unimplemented}, nil
 }
 
 // nameOf is an item's name, or "" when it has none.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -115,11 +116,45 @@ func TestGatherStopsAListThatNeverEnds(t *testing.T) {
 }
 
 func TestGatherPassesOnServerErrors(t *testing.T) {
-	c := serve(t, parseSpec(t, `{"capabilities":{"tools":{}},"methodNotFound":["tools/list"]}`))
+	c := serve(t, parseSpec(t, `{"capabilities":{"tools":{}},"errors":{"tools/list":{"code":-32603,"message":"broken"}}}`))
 	_, err := Gather(t.Context(), c)
 	var ce *mcp.CallError
-	if !errors.As(err, &ce) || ce.Err.Code != mcp.CodeMethodNotFound {
-		t.Fatalf("Gather = %v, want the server's -32601", err)
+	if !errors.As(err, &ce) || ce.Err.Code != -32603 {
+		t.Fatalf("Gather = %v, want the server's -32603", err)
+	}
+}
+
+// Many real servers declare resources but answer resources/templates/list
+// with "method not found": a list the server does not implement is empty,
+// and recorded as such. So for every list, and for a server that declares
+// no capabilities at all (its lists are not asked for).
+func TestGatherTakesUnimplementedListsAsEmpty(t *testing.T) {
+	tests := []struct {
+		name, spec string
+		want       []string
+		tools      int
+	}{
+		{"templates", `{"capabilities":{"tools":{},"resources":{}},"tools":[{"name":"a","inputSchema":{"type":"object"}}],"methodNotFound":["resources/templates/list"]}`,
+			[]string{"resources/templates/list"}, 1},
+		{"every list", `{"capabilities":{"tools":{},"prompts":{},"resources":{}},"methodNotFound":["tools/list","prompts/list","resources/list","resources/templates/list"]}`,
+			[]string{"tools/list", "prompts/list", "resources/templates/list"}, 0},
+		{"no capabilities", `{"capabilities":{},"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`, nil, 0},
+		{"capabilities null", `{"capabilities":null,"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`, nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Gather(t.Context(), serve(t, parseSpec(t, tt.spec)))
+			if err != nil {
+				t.Fatalf("Gather: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, s.Unimplemented); diff != "" || len(s.Tools) != tt.tools {
+				t.Errorf("%d tools; unimplemented (-want +got):\n%s", len(s.Tools), diff)
+			}
+			back, err := ParseSnapshot(s.Marshal())
+			if err != nil || !cmp.Equal(back.Unimplemented, slices.Sorted(slices.Values(tt.want))) {
+				t.Errorf("read back: %v, %v", back.Unimplemented, err)
+			}
+		})
 	}
 }
 
@@ -208,7 +243,8 @@ func TestParseSnapshotErrors(t *testing.T) {
 	tests := []struct{ name, data, want string }{
 		{"not JSON", `{`, "not a snapshot: "},
 		{"no version", `{"tools":[]}`, "not a snapshot: it has no mcpvSnapshot version"},
-		{"newer format", `{"mcpvSnapshot":2,"tools":[]}`, "snapshot format 2: this mcpv reads format 1"},
+		{"newer format", `{"mcpvSnapshot":3,"tools":[]}`, "snapshot format 3: this mcpv reads format 2"},
+		{"unimplemented in format 1", `{"mcpvSnapshot":1,"unimplemented":["resources/templates/list"]}`, `not a snapshot: "unimplemented" is new in format 2`},
 		{"unknown member", `{"mcpvSnapshot":1,"tool":[]}`, "not a snapshot: "},
 		{"list not an array", `{"mcpvSnapshot":1,"tools":{}}`, "not a snapshot: "},
 		{"two values", `{"mcpvSnapshot":1} {}`, "not a snapshot: more than one JSON value"},

@@ -10,6 +10,7 @@ import (
 //	plain         a well-behaved server with tools, resources and prompts
 //	version=V     answer initialize with protocol version V
 //	no-tools      declare no capabilities at all
+//	not-found=M   answer method M with -32601 (method not found), declared or not
 //	big=N         tools/call answers with one text block of N bytes
 //	junk          write non-JSON lines on stdout before every answer
 //	crash         tools/call writes to stderr and exits with status 3
@@ -77,6 +78,7 @@ type config struct {
 	typed       string
 	version     string
 	noTools     bool
+	notFound    string
 	big         int
 	junk        bool
 	crash       bool
@@ -130,6 +132,8 @@ func parseConfig(s string) (config, error) {
 			c.version = v
 		case "no-tools":
 			c.noTools = true
+		case "not-found":
+			c.notFound = v
 		case "big":
 			n, err := strconv.Atoi(v)
 			if err != nil {

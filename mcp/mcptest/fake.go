@@ -176,7 +176,7 @@ func (s *server) serve() {
 	for m := range s.msgs {
 		switch {
 		case m.invalid != nil:
-			s.fail(json.RawMessage("null"), m.invalid.code, m.invalid.message)
+			s.fail(json.RawMessage("null"), m.invalid.Code, m.invalid.Message)
 		case m.Method == "" && m.ID != nil:
 			s.route(m)
 		case s.c.ignoreEarly && !initialized && m.Method != "initialize" && m.Method != "ping":
@@ -246,6 +246,10 @@ func (s *server) fail(id json.RawMessage, code int, message string) {
 }
 
 func (s *server) answer(m msg) {
+	if s.c.notFound != "" && m.Method == s.c.notFound {
+		s.fail(m.ID, -32601, "Method not found")
+		return
+	}
 	switch m.Method {
 	case "initialize":
 		var p struct {

@@ -66,6 +66,9 @@ type Spec struct {
 	EndlessCursor []string `json:"endlessCursor,omitempty"`
 	// MethodNotFound names methods answered with -32601, served or not.
 	MethodNotFound []string `json:"methodNotFound,omitempty"`
+	// Errors are JSON-RPC errors ({"code", "message"}) by method, sent
+	// instead of any answer.
+	Errors map[string]specError `json:"errors,omitempty"`
 	// ServeUndeclared names methods served though their capability is
 	// not declared.
 	ServeUndeclared []string `json:"serveUndeclared,omitempty"`

@@ -42,15 +42,15 @@ const repeatedCursor = "again"
 
 // specError is a JSON-RPC error a spec server answers.
 type specError struct {
-	code    int
-	message string
+	Code    int    `json:"code"`
+	Message string `json:"message"`
 }
 
 // serveSpec answers request m from the spec.
 func (s *server) serveSpec(m msg) {
 	res, err := s.c.spec.handle(m.Method, m.Params)
 	if err != nil {
-		s.fail(m.ID, err.code, err.message)
+		s.fail(m.ID, err.Code, err.Message)
 		return
 	}
 	var b bytes.Buffer
@@ -84,6 +84,9 @@ func ServeSpec(spec *Spec, r io.Reader, w io.Writer) error {
 func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage, *specError) {
 	if slices.Contains(spec.MethodNotFound, method) {
 		return nil, notFound(method)
+	}
+	if e, ok := spec.Errors[method]; ok {
+		return nil, &e
 	}
 	if c, gated := gates[method]; gated && !spec.declares(c) && !slices.Contains(spec.ServeUndeclared, method) {
 		return nil, notFound(method)

@@ -1,4 +1,4 @@
-package commands
+package testreport
 
 // The reports for CI systems: JUnit XML in the Jenkins (Ant) format that
 // CI systems read (a testsuite per file, a testcase per step), TAP version
@@ -87,42 +87,42 @@ func newJUnitText(s string) *junitText {
 
 func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) }
 
-// writeJUnit writes the JUnit XML report. A file whose session could not
+// JUnit writes the JUnit XML report. A file whose session could not
 // be opened, or broke, has a testcase "session" with an error; the step
 // Ctrl-C stopped is an error too. Attributes show controls escaped, as
 // the text report does (XML cannot hold most of them).
-func writeJUnit(w io.Writer, reports []*fileReport, took time.Duration) error {
+func JUnit(w io.Writer, files []File, took time.Duration) error {
 	all := junitSuites{Name: "mcpv test", Time: seconds(took)}
-	for _, rep := range reports {
-		name, path := safetext.Line(rep.file.name), safetext.Line(rep.file.path)
-		s := junitSuite{Name: name, Time: seconds(rep.took), Timestamp: rep.started.UTC().Format("2006-01-02T15:04:05"),
-			File: path, Properties: []junitProperty{{"server", safetext.Line(rep.file.serve.display)}}}
-		if rep.code != exitOK {
+	for _, f := range files {
+		name, path := safetext.Line(f.Name), safetext.Line(f.Path)
+		s := junitSuite{Name: name, Time: seconds(f.Took), Timestamp: f.Started.UTC().Format("2006-01-02T15:04:05"),
+			File: path, Properties: []junitProperty{{"server", safetext.Line(f.Server)}}}
+		if f.Code != 0 {
 			s.Errors++
 			s.Cases = append(s.Cases, junitCase{Name: "session", Classname: name, Time: "0.000", File: path,
-				Error: &junitProblem{Message: safetext.Line(rep.err), Type: "exit " + strconv.Itoa(rep.code), Text: safetext.Text(rep.err)}})
+				Error: &junitProblem{Message: safetext.Line(f.Err), Type: "exit " + strconv.Itoa(f.Code), Text: safetext.Text(f.Err)}})
 		}
-		for _, sr := range rep.steps {
-			c := junitCase{Name: safetext.Line(sr.step.name), Classname: name, Time: seconds(sr.took), File: path, Line: sr.step.line}
+		for _, sr := range f.Steps {
+			c := junitCase{Name: safetext.Line(sr.Name), Classname: name, Time: seconds(sr.Took), File: path, Line: sr.Line}
 			switch {
-			case sr.interrupted:
+			case sr.Interrupted:
 				s.Errors++
-				c.Error = &junitProblem{Message: "interrupted (Ctrl-C)", Type: "interrupted", Text: safetext.Text(sr.reason)}
-			case sr.status == stepSkipped:
+				c.Error = &junitProblem{Message: "interrupted (Ctrl-C)", Type: "interrupted", Text: safetext.Text(sr.Reason)}
+			case sr.Status == Skipped:
 				s.Skipped++
-				c.Skipped = &junitSkipped{Message: safetext.Line(sr.reason)}
-			case sr.status == stepFailed:
+				c.Skipped = &junitSkipped{Message: safetext.Line(sr.Reason)}
+			case sr.Status == Failed:
 				s.Failures++
-				c.Failure = &junitProblem{Message: safetext.Line(failureSummary(sr.failures)), Type: sr.failures[0].kind, Text: safetext.Text(failureText(sr))}
+				c.Failure = &junitProblem{Message: safetext.Line(failureSummary(sr.Failures)), Type: sr.Failures[0].Kind, Text: safetext.Text(failureText(sr))}
 			}
-			if len(sr.notes) > 0 && sr.status != stepFailed {
-				c.SystemOut = newJUnitText(strings.Join(sr.notes, "\n"))
+			if len(sr.Notes) > 0 && sr.Status != Failed {
+				c.SystemOut = newJUnitText(strings.Join(sr.Notes, "\n"))
 			}
 			s.Cases = append(s.Cases, c)
 		}
 		s.Tests = len(s.Cases)
-		if rep.code != exitOK || s.Failures > 0 {
-			s.SystemErr = newJUnitText(rep.stderr)
+		if f.Code != 0 || s.Failures > 0 {
+			s.SystemErr = newJUnitText(f.Stderr)
 		}
 		all.Tests, all.Failures, all.Errors = all.Tests+s.Tests, all.Failures+s.Failures, all.Errors+s.Errors
 		all.Suites = append(all.Suites, s)
@@ -139,8 +139,8 @@ func writeJUnit(w io.Writer, reports []*fileReport, took time.Duration) error {
 }
 
 // failureSummary is one line for all of a step's failures.
-func failureSummary(fs []failure) string {
-	s := fs[0].kind + ": " + fs[0].message
+func failureSummary(fs []Failure) string {
+	s := fs[0].Kind + ": " + fs[0].Message
 	if len(fs) > 1 {
 		s += fmt.Sprintf(" (and %d more)", len(fs)-1)
 	}
@@ -149,76 +149,76 @@ func failureSummary(fs []failure) string {
 
 // failureText is every failure of a step with its values, as the text
 // report shows them.
-func failureText(sr *stepReport) string {
+func failureText(sr Step) string {
 	var b strings.Builder
-	for _, f := range sr.failures {
-		fmt.Fprintf(&b, "%s: %s\n", f.kind, safetext.Line(f.message))
-		if f.expected != "" {
-			fmt.Fprintf(&b, "  expected: %s\n", f.expected)
+	for _, f := range sr.Failures {
+		fmt.Fprintf(&b, "%s: %s\n", f.Kind, safetext.Line(f.Message))
+		if f.Expected != "" {
+			fmt.Fprintf(&b, "  expected: %s\n", f.Expected)
 		}
-		if f.actual != "" {
-			fmt.Fprintf(&b, "  actual:   %s\n", f.actual)
+		if f.Actual != "" {
+			fmt.Fprintf(&b, "  actual:   %s\n", f.Actual)
 		}
-		for _, d := range f.details {
+		for _, d := range f.Details {
 			fmt.Fprintf(&b, "  %s\n", safetext.Line(d))
 		}
 	}
-	for _, n := range sr.notes {
+	for _, n := range sr.Notes {
 		fmt.Fprintf(&b, "%s\n", n)
 	}
 	return b.String()
 }
 
-// writeTAP writes TAP version 14: a test point per file, with its steps
+// TAP writes TAP version 14: a test point per file, with its steps
 // as a subtest; a failure's expectations as YAML diagnostics.
-func writeTAP(w io.Writer, reports []*fileReport) error {
+func TAP(w io.Writer, files []File) error {
 	b := bufio.NewWriter(w)
-	fmt.Fprintf(b, "TAP version 14\n1..%d\n", len(reports))
-	for i, rep := range reports {
-		fmt.Fprintf(b, "# Subtest: %s\n", tapText(rep.file.name))
-		fmt.Fprintf(b, "    1..%d\n", len(rep.steps))
-		for j, sr := range rep.steps {
+	fmt.Fprintf(b, "TAP version 14\n1..%d\n", len(files))
+	for i, f := range files {
+		fmt.Fprintf(b, "# Subtest: %s\n", tapText(f.Name))
+		fmt.Fprintf(b, "    1..%d\n", len(f.Steps))
+		for j, sr := range f.Steps {
 			switch {
-			case sr.interrupted:
-				fmt.Fprintf(b, "    not ok %d - %s\n", j+1, tapText(sr.step.name))
+			case sr.Interrupted:
+				fmt.Fprintf(b, "    not ok %d - %s\n", j+1, tapText(sr.Name))
 				writeYAMLBlock(b, "      ", map[string]any{"message": "interrupted (Ctrl-C)", "severity": "fail",
-					"at": map[string]any{"file": rep.file.path, "line": sr.step.line}})
-			case sr.status == stepPassed:
-				fmt.Fprintf(b, "    ok %d - %s\n", j+1, tapText(sr.step.name))
-			case sr.status == stepSkipped:
-				fmt.Fprintf(b, "    ok %d - %s # SKIP %s\n", j+1, tapText(sr.step.name), tapText(sr.reason))
-			case sr.status == stepFailed:
-				fmt.Fprintf(b, "    not ok %d - %s\n", j+1, tapText(sr.step.name))
-				diag := map[string]any{"message": failureSummary(sr.failures), "severity": "fail",
-					"at": map[string]any{"file": rep.file.path, "line": sr.step.line}, "duration_ms": millis(sr.took)}
+					"at": map[string]any{"file": f.Path, "line": sr.Line}})
+			case sr.Status == Passed:
+				fmt.Fprintf(b, "    ok %d - %s\n", j+1, tapText(sr.Name))
+			case sr.Status == Skipped:
+				fmt.Fprintf(b, "    ok %d - %s # SKIP %s\n", j+1, tapText(sr.Name), tapText(sr.Reason))
+			case sr.Status == Failed:
+				fmt.Fprintf(b, "    not ok %d - %s\n", j+1, tapText(sr.Name))
+				diag := map[string]any{"message": failureSummary(sr.Failures), "severity": "fail",
+					"at": map[string]any{"file": f.Path, "line": sr.Line}, "duration_ms": millis(sr.Took)}
 				var fs []map[string]any
-				for _, f := range sr.failures {
-					fs = append(fs, failureJSON(f))
+				for _, fl := range sr.Failures {
+					fs = append(fs, failureJSON(fl))
 				}
 				diag["failures"] = fs
-				if len(sr.notes) > 0 {
-					diag["notes"] = sr.notes
+				if len(sr.Notes) > 0 {
+					diag["notes"] = sr.Notes
 				}
 				writeYAMLBlock(b, "      ", diag)
 			}
 		}
-		counts := countSteps(rep.steps)
-		stopped := slices.ContainsFunc(rep.steps, func(sr *stepReport) bool { return sr.interrupted })
-		if rep.code == exitOK && counts.failed == 0 && !stopped {
-			fmt.Fprintf(b, "ok %d - %s\n", i+1, tapText(rep.file.name))
+		counts := countSteps(f.Steps)
+		stopped := slices.ContainsFunc(f.Steps, func(sr Step) bool { return sr.Interrupted })
+		if f.Code == 0 && counts.failed == 0 && !stopped {
+			fmt.Fprintf(b, "ok %d - %s\n", i+1, tapText(f.Name))
 			continue
 		}
-		fmt.Fprintf(b, "not ok %d - %s\n", i+1, tapText(rep.file.name))
-		diag := map[string]any{"message": fmt.Sprintf("%s: %s", rep.file.path, counts), "severity": "fail"}
+		fmt.Fprintf(b, "not ok %d - %s\n", i+1, tapText(f.Name))
+		diag := map[string]any{"message": fmt.Sprintf("%s: %s", f.Path, counts), "severity": "fail"}
 		if stopped {
-			diag["message"] = fmt.Sprintf("%s: interrupted (Ctrl-C): %s", rep.file.path, counts)
+			diag["message"] = fmt.Sprintf("%s: interrupted (Ctrl-C): %s", f.Path, counts)
 		}
-		if rep.code != exitOK {
-			diag["message"] = rep.err
-			diag["exit"] = rep.code
+		if f.Code != 0 {
+			diag["message"] = f.Err
+			diag["exit"] = f.Code
 		}
-		if rep.stderr != "" {
-			diag["stderr"] = rep.stderr
+		if f.Stderr != "" {
+			diag["stderr"] = f.Stderr
 		}
 		writeYAMLBlock(b, "  ", diag)
 	}
@@ -240,16 +240,16 @@ func writeYAMLBlock(b *bufio.Writer, indent string, v map[string]any) {
 	b.WriteString(indent + "...\n")
 }
 
-func failureJSON(f failure) map[string]any {
-	m := map[string]any{"expectation": f.kind, "message": f.message}
-	if f.expected != "" {
-		m["expected"] = f.expected
+func failureJSON(f Failure) map[string]any {
+	m := map[string]any{"expectation": f.Kind, "message": f.Message}
+	if f.Expected != "" {
+		m["expected"] = f.Expected
 	}
-	if f.actual != "" {
-		m["actual"] = f.actual
+	if f.Actual != "" {
+		m["actual"] = f.Actual
 	}
-	if len(f.details) > 0 {
-		m["details"] = f.details
+	if len(f.Details) > 0 {
+		m["details"] = f.Details
 	}
 	return m
 }
@@ -296,20 +296,21 @@ type jsonStepOf struct {
 	Notes      []string         `json:"notes,omitempty"`
 }
 
-func writeJSONReport(w io.Writer, reports []*fileReport, took time.Duration) error {
-	r := jsonReport{Passed: runCode(reports) == exitOK && !slices.ContainsFunc(reports, func(f *fileReport) bool { return f.interrupted }), DurationMs: millis(took), Files: []jsonFileOf{}}
-	r.Counts.Files = len(reports)
-	for _, rep := range reports {
-		c := countSteps(rep.steps)
+// JSON writes the JSON report, whose shape mcpv test --help documents.
+func JSON(w io.Writer, files []File, took time.Duration) error {
+	r := jsonReport{Passed: Code(files) == 0 && !slices.ContainsFunc(files, func(f File) bool { return f.Interrupted }), DurationMs: millis(took), Files: []jsonFileOf{}}
+	r.Counts.Files = len(files)
+	for _, f := range files {
+		c := countSteps(f.Steps)
 		r.Counts.Passed, r.Counts.Failed, r.Counts.Skipped = r.Counts.Passed+c.passed, r.Counts.Failed+c.failed, r.Counts.Skipped+c.skipped
-		jf := jsonFileOf{File: rep.file.path, Name: rep.file.name, Server: rep.file.serve.display, Passed: rep.code == exitOK && c.failed == 0,
-			Exit: rep.code, Error: rep.err, DurationMs: millis(rep.took), Stderr: rep.stderr, Steps: []jsonStepOf{},
+		jf := jsonFileOf{File: f.Path, Name: f.Name, Server: f.Server, Passed: f.Code == 0 && c.failed == 0,
+			Exit: f.Code, Error: f.Err, DurationMs: millis(f.Took), Stderr: f.Stderr, Steps: []jsonStepOf{},
 			Counts: map[string]int{"passed": c.passed, "failed": c.failed, "skipped": c.skipped}}
-		for _, sr := range rep.steps {
-			js := jsonStepOf{Index: sr.step.index, Name: sr.step.name, Line: sr.step.line, Status: sr.status.String(), Reason: sr.reason,
-				Exit: sr.exit, DurationMs: millis(sr.took), Notes: sr.notes}
-			for _, f := range sr.failures {
-				js.Failures = append(js.Failures, failureJSON(f))
+		for _, sr := range f.Steps {
+			js := jsonStepOf{Index: sr.Index, Name: sr.Name, Line: sr.Line, Status: sr.Status.String(), Reason: sr.Reason,
+				Exit: sr.Exit, DurationMs: millis(sr.Took), Notes: sr.Notes}
+			for _, fl := range sr.Failures {
+				js.Failures = append(js.Failures, failureJSON(fl))
 			}
 			jf.Steps = append(jf.Steps, js)
 		}

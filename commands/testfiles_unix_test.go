@@ -1,0 +1,76 @@
+//go:build unix
+
+package commands
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// feedFIFO writes data to the FIFO at path whenever a reader has it open,
+// until the test ends: a read that blocks on the FIFO then ends, so that a
+// test of code that should not block fails instead of hanging.
+func feedFIFO(t *testing.T, path, data string) {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	t.Cleanup(func() { close(done); <-stopped })
+	go func() { // stopped by the test's end
+		defer close(stopped)
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+			f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+			if err != nil {
+				continue // no reader yet
+			}
+			f.WriteString(data)
+			f.Close()
+		}
+	}()
+}
+
+// A test file, and a file a test file names, is read as a config file
+// is: a regular file, opened without blocking. A FIFO would hang mcpv
+// and /dev/zero fill its memory.
+func TestTestFilesMustBeRegular(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, file, fifo, arg, want string
+	}{
+		{"test file a FIFO", "", "f.yaml", "f.yaml", "mcpv: f.yaml:1:1: not a regular file but a named pipe\n"},
+		{"test file in a directory a FIFO", "", "d/f.yaml", "d", "mcpv: d/f.yaml:1:1: not a regular file but a named pipe\n"},
+		{"equals-file a FIFO", demoServer + "steps:\n  - ping:\n    expect: {equals-file: v.json}\n", "v.json", "t.yaml",
+			"mcpv: t.yaml:6:27: equals-file: not a regular file but a named pipe\n"},
+		{"schema-file a FIFO", demoServer + "steps:\n  - ping:\n    expect: {schema-file: s.json}\n", "s.json", "t.yaml",
+			"mcpv: t.yaml:6:27: schema-file: not a regular file but a named pipe\n"},
+		{"test file /dev/zero", "", "", "/dev/zero", "mcpv: /dev/zero:1:1: not a regular file but a character device\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w, dir := testWorld(t, map[string]string{"t.yaml": tt.file})
+			os.Mkdir(filepath.Join(dir, "d"), 0o755)
+			if tt.fifo != "" {
+				feedFIFO(t, filepath.Join(dir, tt.fifo), demoServer+"steps:\n  - ping:\n")
+			}
+			r := w.mcpv(t, "", "test", tt.arg)
+			if r.code != exitUsage || r.stderr != tt.want {
+				t.Errorf("exit %d, stderr %q; want exit 2, %q", r.code, r.stderr, tt.want)
+			}
+			if strings.Contains(r.stdout, "passed") {
+				t.Errorf("steps ran: %s", r.stdout)
+			}
+		})
+	}
+}

@@ -1,0 +1,117 @@
+//go:build unix
+
+package commands
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
+)
+
+// outsideFile is a file beside the test files' directory, standing for
+// the user's ~/.bashrc: no test file may write it or read it.
+func outsideFile(t *testing.T, dir string) string {
+	t.Helper()
+	out := filepath.Join(filepath.Dir(dir), filepath.Base(dir)+"-home")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(out, ".bashrc")
+	if err := os.WriteFile(path, []byte("keep me\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(out) })
+	return path
+}
+
+func unchanged(t *testing.T, path string) {
+	t.Helper()
+	if data, err := os.ReadFile(path); err != nil || string(data) != "keep me\n" {
+		t.Errorf("%s now holds %q (%v)", path, data, err)
+	}
+}
+
+const plainServer = "server:\n  command: [\"${TEST_BINARY}\"]\n  env: {" + mcptest.EnvVar + ": plain}\n"
+
+// Paths a test file names resolve inside its directory's tree, and are
+// refused before any server starts, with their line and column, when they
+// lead out of it: by "..", as absolute paths, or through a link.
+func TestTestFilePathsStayInTheTree(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, file, want string
+	}{
+		{"events outside", plainServer + "  events: OUTSIDE\nsteps:\n  - ping:\n", "t.yaml:4:11: events: OUTSIDE leads out of DIR"},
+		{"events by ..", plainServer + "  events: ../NAME-home/.bashrc\nsteps:\n  - ping:\n", "t.yaml:4:11: events: ../NAME-home/.bashrc leads out of DIR"},
+		{"events through a link", plainServer + "  events: link\nsteps:\n  - ping:\n", "t.yaml:4:11: events: link is a symbolic link, which is not followed"},
+		{"answers through a linked directory", plainServer + "  answers: home/.bashrc\nsteps:\n  - ping:\n", "t.yaml:4:12: answers: home/.bashrc leads out of DIR through a symbolic link"},
+		{"header @FILE outside", "server:\n  url: http://127.0.0.1:1/\n  header: ['@OUTSIDE']\nsteps:\n  - ping:\n", "t.yaml:3:11: header: OUTSIDE leads out of DIR"},
+		{"snapshot by ..", plainServer + "steps:\n  - snapshot: ../NAME-home/.bashrc\n", "t.yaml:5:15: snapshot: ../NAME-home/.bashrc leads out of DIR"},
+		{"snapshot a link", plainServer + "steps:\n  - snapshot: link\n", "t.yaml:5:15: snapshot: link is a symbolic link, which is not followed"},
+		{"equals-file outside", plainServer + "steps:\n  - ping:\n    expect: {equals-file: OUTSIDE}\n", "t.yaml:6:27: equals-file: OUTSIDE leads out of DIR"},
+		{"schema-file a link", plainServer + "steps:\n  - ping:\n    expect: {schema-file: link}\n", "t.yaml:6:27: schema-file: link is a symbolic link, which is not followed"},
+		{"skills pull", plainServer + "steps:\n  - run: skills pull s ../x --force\n", "t.yaml:5:5: skills pull writes files: not in a test step"},
+		{"save-dir", plainServer + "steps:\n  - call: x --save-dir out\n", "t.yaml:5:5: --save-dir writes files: not in a test step"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w, dir := testWorld(t, nil)
+			outside := outsideFile(t, dir)
+			os.Symlink(outside, filepath.Join(dir, "link"))
+			os.Symlink(filepath.Dir(outside), filepath.Join(dir, "home"))
+			r := strings.NewReplacer("OUTSIDE", outside, "NAME", filepath.Base(dir), "DIR", dir)
+			os.WriteFile(filepath.Join(dir, "t.yaml"), []byte(r.Replace(tt.file)), 0o644)
+			got := w.mcpv(t, "", "test", "t.yaml")
+			if want := "mcpv: " + r.Replace(tt.want); got.code != exitUsage || got.stdout != "" || !strings.HasPrefix(got.stderr, want) {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 2 and: %s", got.code, got.stdout, got.stderr, want)
+			}
+			unchanged(t, outside)
+		})
+	}
+}
+
+// What the run writes goes nowhere a link leads: the snapshot beside a
+// file (--snapshot), and --output, which may name any path but is not
+// written through a link there.
+func TestTestWritesFollowNoLink(t *testing.T) {
+	t.Parallel()
+	w, dir := testWorld(t, map[string]string{"t.yaml": plainServer + "steps:\n  - ping:\n"})
+	outside := outsideFile(t, dir)
+	os.Symlink(outside, filepath.Join(dir, "t.snapshot.json"))
+	os.Symlink(outside, filepath.Join(dir, "report.xml"))
+
+	r := w.mcpv(t, "", "test", "--snapshot", "t.yaml")
+	if r.code != exitToolError || !strings.Contains(r.stdout, "t.snapshot.json is a symbolic link, which is not followed") {
+		t.Errorf("--snapshot through a link: exit %d:\n%s", r.code, r.stdout)
+	}
+	unchanged(t, outside)
+
+	r = w.mcpv(t, "", "test", "--format", "junit", "--output", "report.xml", "t.yaml")
+	if want := "mcpv: --output: " + filepath.Join(dir, "report.xml") + " is a symbolic link"; r.code != exitUsage || !strings.HasPrefix(r.stderr, want) {
+		t.Errorf("--output through a link: exit %d, stderr %q; want %q", r.code, r.stderr, want)
+	}
+	unchanged(t, outside)
+}
+
+// A step's @FILE may be filled from what a server sent: it is read only
+// inside the test file's tree.
+func TestTestStepFilesStayInTheTree(t *testing.T) {
+	t.Parallel()
+	w, dir := testWorld(t, nil)
+	outside := outsideFile(t, dir)
+	rel := "../" + filepath.Base(filepath.Dir(outside)) + "/.bashrc"
+	os.WriteFile(filepath.Join(dir, "t.yaml"), []byte(demoServer+`steps:
+  - call: echo message=`+rel+`
+    capture: {p: .structuredContent.message}
+  - call: echo message=@{{p}}
+    expect: {jq: .structuredContent.message == "x"}
+`), 0o644)
+	r := w.mcpv(t, "", "test", "t.yaml")
+	if r.code != exitToolError || strings.Contains(r.stdout, "keep me") || !strings.Contains(r.stdout, rel+" leads out of "+dir) {
+		t.Errorf("exit %d:\n%s", r.code, r.stdout)
+	}
+}

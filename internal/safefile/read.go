@@ -1,0 +1,67 @@
+// Package safefile reads and writes files whose names someone else may
+// have chosen (a project's config file, a test file and the files it
+// names), so that no name can hang mcpv, fill its memory, or lead it out
+// of the directory tree it was given.
+package safefile
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// MaxSize bounds what is read of one file. Claude Code's ~/.claude.json
+// grows with its history; a few tens of megabytes are seen.
+const MaxSize = 128 << 20
+
+// Read reads a file that must be a regular file (through symbolic links).
+// It is opened without blocking, so a FIFO, a terminal or a device planted
+// under the file's name is refused instead of hanging mcpv, reading
+// keystrokes or filling memory; a file larger than MaxSize is refused.
+func Read(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readOpen(f)
+}
+
+// readOpen reads a file opened without blocking, by the rule of Read.
+func readOpen(f *os.File) ([]byte, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file but %s", kindOf(st.Mode()))
+	}
+	if st.Size() > MaxSize {
+		return nil, fmt.Errorf("larger than %d MiB", MaxSize>>20)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxSize {
+		return nil, fmt.Errorf("larger than %d MiB", MaxSize>>20)
+	}
+	return data, nil
+}
+
+// kindOf names what a path that is not a regular file is.
+func kindOf(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}

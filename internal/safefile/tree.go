@@ -1,0 +1,197 @@
+package safefile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Tree is a directory and everything under it. The paths a file names
+// (a test file's snapshot, its expected values, its event log) are
+// confined to the tree the file is in: a path that leads out of it, by
+// "..", by an absolute path or through a symbolic link of a directory,
+// is refused, and the file itself is never a symbolic link that is
+// followed, so that what a file in a cloned repository reads and writes
+// stays inside the repository.
+type Tree struct {
+	Dir string // absolute
+}
+
+// EscapeError is a path that leads out of its tree, or is a symbolic link.
+type EscapeError struct {
+	Path   string // as named
+	Reason string
+}
+
+func (e *EscapeError) Error() string { return e.Path + " " + e.Reason }
+
+// Path checks name (relative to the tree's directory, or absolute) and
+// returns it absolute and clean. Cleaned, it must lie inside the tree;
+// with the symbolic links of the directories above it resolved (those
+// that exist yet), still inside the tree's own resolved directory; and it
+// must not itself be a symbolic link.
+func (t Tree) Path(name string) (string, error) {
+	abs := name
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(t.Dir, abs)
+	}
+	abs = filepath.Clean(abs)
+	if !inside(t.Dir, abs) {
+		return "", &EscapeError{name, "leads out of " + t.Dir}
+	}
+	realDir, err := filepath.EvalSymlinks(t.Dir)
+	if err != nil {
+		return "", err
+	}
+	parent := filepath.Dir(abs)
+	for { // the nearest directory above that exists
+		if _, err := os.Lstat(parent); err == nil || parent == t.Dir {
+			break
+		}
+		parent = filepath.Dir(parent)
+	}
+	realParent, err := filepath.EvalSymlinks(parent)
+	if err != nil {
+		return "", err
+	}
+	if !inside(realDir, realParent) {
+		return "", &EscapeError{name, "leads out of " + t.Dir + " through a symbolic link"}
+	}
+	if fi, err := os.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return "", &EscapeError{name, "is a symbolic link, which is not followed"}
+	}
+	return abs, nil
+}
+
+// inside reports whether path is dir or under it; both are clean and
+// absolute.
+func inside(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && (rel == "." || filepath.IsLocal(rel))
+}
+
+// open opens name in the tree with flag: checked by Path, then opened
+// through an os.Root on the tree (each directory opened in turn without
+// following a link out of it), and refused when what was opened is not
+// the file Path saw (a link put in its place).
+func (t Tree) open(name string, flag int, perm os.FileMode) (*os.File, error) {
+	abs, err := t.Path(name)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := filepath.Rel(t.Dir, abs)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(t.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := root.OpenFile(rel, flag|noFollow, perm)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: pe.Err} // as named, not "openat" a path relative to the root
+	}
+	if err != nil {
+		return nil, err
+	}
+	lfi, lerr := root.Lstat(rel)
+	fi, err := f.Stat()
+	if err == nil && (lerr != nil || !os.SameFile(fi, lfi)) {
+		err = &EscapeError{name, "is a symbolic link, which is not followed"}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// Read reads name in the tree by Read's rule (a regular file, opened
+// without blocking, at most MaxSize), without following a link.
+func (t Tree) Read(name string) ([]byte, error) {
+	f, err := t.open(name, os.O_RDONLY|nonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readOpen(f)
+}
+
+// Create creates name in the tree, or truncates it, with the directories
+// above it, without following a link; it must be a regular file.
+func (t Tree) Create(name string) (*os.File, error) {
+	abs, err := t.Path(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.mkdirAll(filepath.Dir(abs)); err != nil {
+		return nil, err
+	}
+	f, err := t.open(name, os.O_WRONLY|os.O_CREATE|nonBlock, 0o644)
+	return emptied(f, err, false)
+}
+
+// WriteFile writes data to name in the tree as Create makes it.
+func (t Tree) WriteFile(name string, data []byte) error {
+	f, err := t.Create(name)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	return errors.Join(werr, f.Close())
+}
+
+// mkdirAll makes dir, absolute and inside the tree, through an os.Root.
+func (t Tree) mkdirAll(dir string) error {
+	rel, err := filepath.Rel(t.Dir, dir)
+	if err != nil {
+		return err
+	}
+	if rel == "." {
+		return nil
+	}
+	root, err := os.OpenRoot(t.Dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return root.MkdirAll(rel, 0o755)
+}
+
+// CreateNoFollow creates or truncates the file at path, anywhere, but not
+// through a symbolic link at path itself: a link someone else put there
+// is refused rather than written through. A path the user names may be a
+// device or a named pipe (/dev/null, a pipe a reader waits on), which is
+// opened as it is.
+func CreateNoFollow(path string) (*os.File, error) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, &EscapeError{path, "is a symbolic link, which is not followed"}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|noFollow, 0o644)
+	return emptied(f, err, true)
+}
+
+// emptied truncates a regular file just opened for writing; any other
+// file is closed and refused, unless special.
+func emptied(f *os.File, err error, special bool) (*os.File, error) {
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+	case st.Mode().IsRegular():
+		err = f.Truncate(0)
+	case !special:
+		err = fmt.Errorf("not a regular file but %s", kindOf(st.Mode()))
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}

@@ -1,0 +1,114 @@
+//go:build unix
+
+package safefile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// tree makes a directory tree with links in and out of it:
+//
+//	outside/secret
+//	in/a.json
+//	in/sub/b.json
+//	in/link.json -> ../outside/secret
+//	in/out -> ../outside
+//	in/alias -> sub
+//	in/fifo
+func tree(t *testing.T) (Tree, string) {
+	t.Helper()
+	base := t.TempDir()
+	outside, in := filepath.Join(base, "outside"), filepath.Join(base, "in")
+	for _, d := range []string{outside, in, filepath.Join(in, "sub")} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, data := range map[string]string{"outside/secret": "secret", "in/a.json": "1", "in/sub/b.json": "2"} {
+		if err := os.WriteFile(filepath.Join(base, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"in/link.json": "../outside/secret", "in/out": "../outside", "in/alias": "sub"} {
+		if err := os.Symlink(target, filepath.Join(base, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(in, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return Tree{Dir: in}, base
+}
+
+func TestTreeRead(t *testing.T) {
+	tr, base := tree(t)
+	tests := []struct {
+		name, want, err string
+	}{
+		{"a.json", "1", ""},
+		{"sub/b.json", "2", ""},
+		{"./sub/../a.json", "1", ""},
+		{"alias/b.json", "2", ""}, // a link of a directory that stays inside
+		{filepath.Join(base, "in", "a.json"), "1", ""},
+		{"../outside/secret", "", "leads out of"},
+		{filepath.Join(base, "outside", "secret"), "", "leads out of"},
+		{"link.json", "", "is a symbolic link"},
+		{"out/secret", "", "through a symbolic link"},
+		{"fifo", "", "not a regular file but a named pipe"},
+		{"none.json", "", "no such file"},
+	}
+	for _, tt := range tests {
+		got, err := tr.Read(tt.name)
+		switch {
+		case tt.err == "" && (err != nil || string(got) != tt.want):
+			t.Errorf("Read(%q) = %q, %v; want %q", tt.name, got, err, tt.want)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("Read(%q) = %q, %v; want an error saying %q", tt.name, got, err, tt.err)
+		}
+	}
+}
+
+func TestTreeCreate(t *testing.T) {
+	tr, base := tree(t)
+	for _, name := range []string{"new/deep/c.json", "a.json", "alias/d.json"} {
+		if err := tr.WriteFile(name, []byte("x")); err != nil {
+			t.Errorf("WriteFile(%q): %v", name, err)
+		}
+		if got, err := os.ReadFile(filepath.Join(tr.Dir, name)); err != nil || string(got) != "x" {
+			t.Errorf("%s holds %q, %v", name, got, err)
+		}
+	}
+	for _, name := range []string{"../outside/secret", "link.json", "out/secret", "out/new.json", "fifo"} {
+		var ee *EscapeError
+		err := tr.WriteFile(name, []byte("x"))
+		if err == nil || name != "fifo" && !errors.As(err, &ee) {
+			t.Errorf("WriteFile(%q) = %v, want it refused", name, err)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(base, "outside", "secret")); string(got) != "secret" {
+		t.Errorf("the file outside was written: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(base, "outside", "new.json")); err == nil {
+		t.Error("a file was made outside the tree")
+	}
+}
+
+func TestCreateNoFollow(t *testing.T) {
+	_, base := tree(t)
+	if _, err := CreateNoFollow(filepath.Join(base, "in", "link.json")); err == nil {
+		t.Error("CreateNoFollow wrote through a link")
+	}
+	f, err := CreateNoFollow(filepath.Join(base, "outside", "report.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if got, _ := os.ReadFile(filepath.Join(base, "outside", "secret")); string(got) != "secret" {
+		t.Errorf("the file behind the link was written: %q", got)
+	}
+}

@@ -1,0 +1,126 @@
+// Package testreport writes the reports of an mcpv test run (the text
+// report for people, JUnit XML, TAP version 14 and JSON for CI systems)
+// from data alone: what became of each file and step, as the runner
+// recorded it. Nothing here starts a server or knows the command line.
+package testreport
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Status is what became of a step.
+type Status int
+
+const (
+	Passed Status = iota
+	Failed
+	Skipped
+)
+
+func (s Status) String() string { return [...]string{"passed", "failed", "skipped"}[s] }
+
+// File is what became of a test file.
+type File struct {
+	Path   string // as given
+	Name   string // name:, or the file's stem
+	Named  bool   // Name was given by the file, and differs from its stem
+	Server string // how the file's server is named, secrets masked
+	// Code is 0, or the exit code of what kept the file's steps from
+	// running to the end (its server could not be reached, its session
+	// broke); Err says what that was.
+	Code        int
+	Err         string
+	Stderr      string // the tail of what the server and the session wrote on stderr
+	Started     time.Time
+	Took        time.Duration
+	Interrupted bool // Ctrl-C stopped the file's steps
+	Steps       []Step
+}
+
+// Step is what became of a step.
+type Step struct {
+	Index    int // 1-based, in its file
+	Name     string
+	Line     int
+	Status   Status
+	Reason   string // why it was skipped
+	Took     time.Duration
+	Exit     int // the exit code the step's command ended with
+	Failures []Failure
+	Notes    []string
+	// Interrupted: Ctrl-C stopped the file here (the step in flight, or
+	// the first not run when none was).
+	Interrupted bool
+}
+
+// Failure is one expectation a step did not meet.
+type Failure struct {
+	Kind     string // the expectation: exit, jq, equals, ...
+	Message  string // what went wrong, on one line
+	Expected string // when the expectation is one value: it, and what came
+	Actual   string
+	Details  []string // more lines: a jq expression's parts, a snapshot's changes
+}
+
+// Code is the exit code of a run: the code of the first file (in the
+// order given) whose server could not be reached or whose session broke;
+// else 1 when a step failed; else 0.
+func Code(files []File) int {
+	failed := false
+	for _, f := range files {
+		if f.Code != 0 {
+			return f.Code
+		}
+		for _, s := range f.Steps {
+			failed = failed || s.Status == Failed
+		}
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+// RoundDuration rounds a duration for a report: to 10 ms from a second, to
+// the millisecond from a millisecond, else to the microsecond.
+func RoundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Microsecond)
+}
+
+type counts struct{ passed, failed, skipped int }
+
+func (c counts) String() string {
+	s := fmt.Sprintf("%d passed, %d failed", c.passed, c.failed)
+	if c.skipped > 0 {
+		s += fmt.Sprintf(", %d skipped", c.skipped)
+	}
+	return s
+}
+
+func countSteps(steps []Step) counts {
+	var c counts
+	for _, s := range steps {
+		switch s.Status {
+		case Passed:
+			c.passed++
+		case Failed:
+			c.failed++
+		case Skipped:
+			c.skipped++
+		}
+	}
+	return c
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}

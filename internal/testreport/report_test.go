@@ -1,0 +1,163 @@
+package testreport
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// run is a run of three files: one with a step of each status, one whose
+// server could not be reached, one stopped by Ctrl-C; names and a failure
+// hold what a server or a file may put there (escapes, # and \).
+func run() []File {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	return []File{
+		{Path: "a.yaml", Name: "demo \x1b[2J", Named: true, Server: "./server", Started: at, Took: 1500 * time.Millisecond, Stderr: "ready\nbye\n",
+			Steps: []Step{
+				{Index: 1, Name: "ping", Line: 4, Status: Passed, Took: 2 * time.Millisecond, Notes: []string{"written to s.json"}},
+				{Index: 2, Name: "call add #1 \\ x", Line: 5, Status: Failed, Took: 3500 * time.Microsecond, Exit: 0,
+					Failures: []Failure{{Kind: "jq", Message: ".sum == 3", Expected: "true", Actual: "false", Details: []string{".sum = 2\x07"}}, {Kind: "exit", Message: "exit 0, want 1"}}},
+				{Index: 3, Name: "info", Line: 7, Status: Skipped, Reason: "not now"},
+			}},
+		{Path: "b.yaml", Name: "b", Server: "http://127.0.0.1:1/", Code: 4, Err: "server/discover: connection refused", Started: at,
+			Steps: []Step{{Index: 1, Name: "ping", Line: 3, Status: Skipped, Reason: "not run: the session could not be opened"}}},
+		{Path: "c.yaml", Name: "c", Server: "./server", Interrupted: true, Started: at,
+			Steps: []Step{{Index: 1, Name: "slow", Line: 3, Status: Skipped, Reason: "interrupted", Interrupted: true}}},
+	}
+}
+
+func TestText(t *testing.T) {
+	var b bytes.Buffer
+	text := &Text{W: &b}
+	for _, f := range run() {
+		if err := text.File(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := text.Summary(run(), 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	want := `a.yaml demo \x1b[2J (./server)
+  ✓ ping  2ms
+      written to s.json
+  ✗ call add #1 \ x  4ms
+      jq: .sum == 3
+        expected: true
+        actual:   false
+        .sum = 2\x07
+      exit: exit 0, want 1
+  ○ info  skipped: not now
+  stderr (the last lines):
+    | ready
+    | bye
+  FAIL 1 passed, 1 failed, 1 skipped  1.5s
+
+b.yaml (http://127.0.0.1:1/)
+  ✗ exit 4: server/discover: connection refused
+  ○ ping  skipped: not run: the session could not be opened
+  FAIL 0 passed, 0 failed, 1 skipped  0s
+
+c.yaml (./server)
+  ○ slow  skipped: interrupted
+  INTERRUPTED 0 passed, 0 failed, 1 skipped  0s
+
+FAIL 1 passed, 1 failed, 3 skipped (3 files, 1 not run to the end, 2s)
+`
+	if d := cmp.Diff(want, b.String()); d != "" {
+		t.Errorf("text report (-want +got):\n%s", d)
+	}
+	b.Reset()
+	(&Text{W: &b, Color: true}).File(run()[0])
+	if !strings.Contains(b.String(), "\x1b[31m✗\x1b[0m call add") || !strings.Contains(b.String(), "\x1b[32m✓\x1b[0m ping") {
+		t.Errorf("no colour:\n%q", b.String())
+	}
+}
+
+func TestJUnit(t *testing.T) {
+	var b bytes.Buffer
+	if err := JUnit(&b, run(), 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var got junitSuites
+	if err := xml.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatalf("not XML: %v\n%s", err, b.String())
+	}
+	if got.Tests != 6 || got.Failures != 1 || got.Errors != 2 || len(got.Suites) != 3 {
+		t.Fatalf("totals %d tests, %d failures, %d errors, %d suites", got.Tests, got.Failures, got.Errors, len(got.Suites))
+	}
+	a := got.Suites[0]
+	if a.Name != `demo \x1b[2J` || a.Timestamp != "2026-01-02T03:04:05" || a.Time != "1.500" || a.Skipped != 1 || a.SystemErr == nil {
+		t.Errorf("suite a: %+v", a)
+	}
+	if f := a.Cases[1].Failure; f == nil || f.Type != "jq" || f.Message != "jq: .sum == 3 (and 1 more)" || !strings.Contains(f.Text, `.sum = 2\x07`) {
+		t.Errorf("failure %+v", f)
+	}
+	if c := got.Suites[1].Cases[0]; c.Name != "session" || c.Error == nil || c.Error.Type != "exit 4" {
+		t.Errorf("the unreachable server: %+v", c)
+	}
+	if c := got.Suites[2].Cases[0]; c.Error == nil || c.Error.Type != "interrupted" {
+		t.Errorf("the interrupted step: %+v", c)
+	}
+	if strings.ContainsAny(b.String(), "\x1b\x07") {
+		t.Error("controls in the XML")
+	}
+}
+
+func TestTAP(t *testing.T) {
+	var b bytes.Buffer
+	if err := TAP(&b, run()); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"TAP version 14\n1..3\n# Subtest: demo \\\\x1b[2J\n    1..3\n    ok 1 - ping\n    not ok 2 - call add \\#1 \\\\ x\n      ---\n",
+		"      message: \"jq: .sum == 3 (and 1 more)\"\n",
+		"    ok 3 - info # SKIP not now\nnot ok 1 - demo \\\\x1b[2J\n  ---\n  message: \"a.yaml: 1 passed, 1 failed, 1 skipped\"\n",
+		"not ok 2 - b\n  ---\n  exit: 4\n  message: \"server/discover: connection refused\"\n",
+		"    not ok 1 - slow\n", "not ok 3 - c\n  ---\n  message: \"c.yaml: interrupted (Ctrl-C): 0 passed, 0 failed, 1 skipped\"\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+}
+
+func TestJSON(t *testing.T) {
+	var b bytes.Buffer
+	if err := JSON(&b, run(), 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var got jsonReport
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := jsonCounts{Files: 3, Passed: 1, Failed: 1, Skipped: 3}
+	if got.Passed || got.Counts != want || got.DurationMs != 2000 || len(got.Files) != 3 {
+		t.Fatalf("report %+v", got)
+	}
+	step := got.Files[0].Steps[1]
+	if step.Status != "failed" || step.Index != 2 || step.Line != 5 || step.DurationMs != 3.5 || len(step.Failures) != 2 || step.Failures[0]["expected"] != "true" {
+		t.Errorf("step %+v", step)
+	}
+	if f := got.Files[1]; f.Exit != 4 || f.Passed || f.Error == "" {
+		t.Errorf("file b %+v", f)
+	}
+}
+
+func TestCode(t *testing.T) {
+	files := run()
+	if got := Code(files); got != 4 {
+		t.Errorf("Code = %d, want 4 (the first file whose server could not be reached)", got)
+	}
+	if got := Code(files[:1]); got != 1 {
+		t.Errorf("Code = %d, want 1 (a step failed)", got)
+	}
+	if got := Code(files[2:]); got != 0 {
+		t.Errorf("Code = %d, want 0", got)
+	}
+}

@@ -1,0 +1,134 @@
+package testreport
+
+// The text report: a block per file, a line per step, and under a failed
+// step each expectation it missed with what was expected and what came;
+// then one summary line. Colour follows the console's decision.
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/safetext"
+)
+
+// ANSI styles.
+const (
+	styleBold   = "\x1b[1m"
+	styleGreen  = "\x1b[32m"
+	styleRed    = "\x1b[31m"
+	styleYellow = "\x1b[33m"
+	styleDim    = "\x1b[2m"
+	styleReset  = "\x1b[0m"
+)
+
+// maxStderrLines is how many of a failed file's last stderr lines are shown.
+const maxStderrLines = 20
+
+// Text is the text report, written to W, coloured when Color.
+type Text struct {
+	W     io.Writer
+	Color bool
+}
+
+func (t *Text) style(s, text string) string {
+	if !t.Color {
+		return text
+	}
+	return s + text + styleReset
+}
+
+// File writes one file's block.
+func (t *Text) File(f File) error {
+	b := bufio.NewWriter(t.W)
+	header := t.style(styleBold, f.Path)
+	if f.Named {
+		header += " " + safetext.Line(f.Name)
+	}
+	fmt.Fprintf(b, "%s %s\n", header, t.style(styleDim, "("+safetext.Line(f.Server)+")"))
+	if f.Code != 0 && f.Err != "" {
+		fmt.Fprintf(b, "  %s %s\n", t.style(styleRed, "✗"), t.style(styleRed, fmt.Sprintf("exit %d: %s", f.Code, safetext.Line(f.Err))))
+	}
+	counts := countSteps(f.Steps)
+	for _, s := range f.Steps {
+		took := t.style(styleDim, RoundDuration(s.Took).String())
+		switch s.Status {
+		case Passed:
+			fmt.Fprintf(b, "  %s %s  %s\n", t.style(styleGreen, "✓"), safetext.Line(s.Name), took)
+		case Failed:
+			fmt.Fprintf(b, "  %s %s  %s\n", t.style(styleRed, "✗"), safetext.Line(s.Name), took)
+		case Skipped:
+			fmt.Fprintf(b, "  %s %s  %s\n", t.style(styleYellow, "○"), safetext.Line(s.Name), t.style(styleYellow, "skipped: "+safetext.Line(s.Reason)))
+		}
+		for _, fl := range s.Failures {
+			fmt.Fprintf(b, "      %s %s\n", t.style(styleRed, fl.Kind+":"), safetext.Line(fl.Message))
+			if fl.Expected != "" {
+				fmt.Fprintf(b, "        expected: %s\n", fl.Expected)
+			}
+			if fl.Actual != "" {
+				fmt.Fprintf(b, "        actual:   %s\n", fl.Actual)
+			}
+			for _, d := range fl.Details {
+				fmt.Fprintf(b, "        %s\n", safetext.Line(d))
+			}
+		}
+		for _, n := range s.Notes {
+			fmt.Fprintf(b, "      %s\n", t.style(styleDim, safetext.Line(n)))
+		}
+	}
+	if (f.Code != 0 || counts.failed > 0) && strings.TrimSpace(f.Stderr) != "" {
+		fmt.Fprintf(b, "  %s\n", t.style(styleDim, "stderr (the last lines):"))
+		for _, line := range lastLines(f.Stderr, maxStderrLines) {
+			fmt.Fprintf(b, "    | %s\n", safetext.Line(line))
+		}
+	}
+	verdict := t.style(styleGreen, "ok")
+	switch {
+	case f.Code != 0 || counts.failed > 0:
+		verdict = t.style(styleRed, "FAIL")
+	case f.Interrupted:
+		verdict = t.style(styleYellow, "INTERRUPTED")
+	}
+	fmt.Fprintf(b, "  %s %s  %s\n\n", verdict, counts, t.style(styleDim, RoundDuration(f.Took).String()))
+	return b.Flush()
+}
+
+// Summary writes the last line: what passed, failed and was skipped.
+func (t *Text) Summary(files []File, took time.Duration) error {
+	var all counts
+	broken, interrupted := 0, false
+	for _, f := range files {
+		interrupted = interrupted || f.Interrupted
+		c := countSteps(f.Steps)
+		all.passed, all.failed, all.skipped = all.passed+c.passed, all.failed+c.failed, all.skipped+c.skipped
+		if f.Code != 0 {
+			broken++
+		}
+	}
+	n := fmt.Sprintf("%d files", len(files))
+	if len(files) == 1 {
+		n = "1 file"
+	}
+	if broken > 0 {
+		n += fmt.Sprintf(", %d not run to the end", broken)
+	}
+	verdict := t.style(styleGreen+styleBold, "PASS")
+	switch {
+	case all.failed > 0 || broken > 0:
+		verdict = t.style(styleRed+styleBold, "FAIL")
+	case interrupted:
+		verdict = t.style(styleYellow+styleBold, "INTERRUPTED")
+	}
+	_, err := fmt.Fprintf(t.W, "%s %s (%s, %s)\n", verdict, all, n, RoundDuration(took))
+	return err
+}
+
+func lastLines(text string, n int) []string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
+}
