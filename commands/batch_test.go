@@ -46,7 +46,7 @@ func TestBatchKeepGoing(t *testing.T) {
 		`{"line":8,"error":{"message":"the server lists no tool \"nope\" (see mcpv list-tools); nothing sent (--no-validate sends anyway)"},"exit":3}`,
 		`{"line":9,"result":["add","ask","big","echo","fail","log","roots","sample","slow"]}`,
 		`{"line":10,"id":7,"error":{"code":-32601,"message":"method not found: \"no/such/method\""},"exit":3}`,
-		`{"line":11,"error":{"message":"argument a: \"two\" is not number"},"exit":2}`,
+		`{"line":11,"error":{"message":"argument a: \"two\" is not a number"},"exit":2}`,
 		`{"line":12,"error":{"code":-32602,"message":"Resource not found","data":{"uri":"demo://nope"}},"exit":3}`,
 		`{"line":13,"error":{"message":"watch cannot run in a batch"},"exit":2}`,
 		`{"line":14,"result":null}`,

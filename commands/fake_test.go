@@ -80,3 +80,17 @@ func TestFakeServer(t *testing.T) {
 		})
 	}
 }
+
+// Stray output is warned with the line quoted, whatever the line starts
+// with, and the warnings are not lost to a server that exits at once (its
+// end was once reported before its output was read, in about 1 run of 20).
+func TestStrayOutputOfAServerThatExitsAtOnce(t *testing.T) {
+	unixOnly(t, "a server written in sh")
+	t.Parallel()
+	for range 20 {
+		r := mcpv(t, "", "ping", "--", "sh", "-c", `echo "[not json"; echo "junk line"; exit 0`)
+		if r.code != 4 || !strings.Contains(r.stderr, `not JSON-RPC: "[not json"`) || !strings.Contains(r.stderr, `not JSON: "junk line"`) {
+			t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+		}
+	}
+}

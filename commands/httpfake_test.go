@@ -49,7 +49,17 @@ func TestHTTPErrors(t *testing.T) {
 			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://x/.well-known/oauth-protected-resource", scope="tools:read"`)
 			w.WriteHeader(http.StatusUnauthorized)
 		}, 5, `scope="tools:read"`},
-		{"403", func(w http.ResponseWriter, id json.RawMessage) { w.WriteHeader(http.StatusForbidden) }, 5, "refused access (HTTP 403"},
+		// A 403 with no challenge to a request without credentials is no
+		// authentication matter (here a Host check): its reason is quoted, exit 4.
+		{"403 for reasons of the server's own", func(w http.ResponseWriter, id json.RawMessage) {
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, "Access is only allowed at localhost:3108")
+		}, 4, "/mcp: Access is only allowed at localhost:3108"},
+		{"403 with a challenge is authorization", func(w http.ResponseWriter, id json.RawMessage) {
+			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="tools:write"`)
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, "need tools:write")
+		}, 5, `the server needs more scopes (Bearer error="insufficient_scope", scope="tools:write") (HTTP 403)`},
 		{"500", func(w http.ResponseWriter, id json.RawMessage) {
 			w.WriteHeader(http.StatusInternalServerError)
 			fmt.Fprint(w, "database down")
@@ -423,5 +433,22 @@ func TestVerboseTraceEscapes(t *testing.T) {
 	r := mcpv(t, "", "-v", "-u", f.URL, "list-tools")
 	if r.code != 0 || !strings.Contains(r.stderr, `"description":"\u009b2J\u202egnp.exe"`) || strings.ContainsAny(r.stderr, "\u009b\u202e") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// A 403 to a request that carried credentials refuses them: exit 5, with
+// the server's reason.
+func TestHTTP403ToCredentialsIsAuthorization(t *testing.T) {
+	t.Parallel()
+	f := newHTTPFake(t, func(x *mcptest.Exchange) bool {
+		if x.RPCMethod != "tools/list" {
+			return false
+		}
+		x.Status(http.StatusForbidden, "this token may not list tools")
+		return true
+	})
+	r := mcpv(t, "", "-u", f.URL, "-H", "Authorization: Bearer s3cr3t-t0ken", "list-tools")
+	if r.code != 5 || !strings.Contains(r.stderr, "refused access (HTTP 403") || !strings.Contains(r.stderr, "it says: this token may not list tools") || strings.Contains(r.stderr, "s3cr3t") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -301,6 +302,10 @@ func TestErrorMessages(t *testing.T) {
 			`server answered protocol version "2099-01-01" to our "2025-11-25"; mcpv accepts 2025-11-25, 2025-06-18`},
 		{&VersionError{Offered: "2025-11-25", ServerSupports: []string{"1999-01-01"}, Accepted: []string{"2025-11-25"}},
 			`server refused protocol version "2025-11-25" and supports only 1999-01-01; mcpv accepts 2025-11-25`},
+		// What the server sends is quoted in part: a line stays a line.
+		{&VersionError{Offered: "2025-11-25", ServerSupports: manyVersions(1_000_000), Accepted: []string{"2025-11-25"}},
+			`server refused protocol version "2025-11-25" and supports only v0, v1, v2, v3, v4, v5, v6, v7, v8, v9 and 999990 more; mcpv accepts 2025-11-25`},
+		{&RPCError{Code: 7, Message: strings.Repeat("é", 600)}, "server error 7: " + strings.Repeat("é", 500) + "… (200 more bytes)"},
 		// An answer without a protocolVersion is an answer, not a refusal.
 		{&VersionError{Offered: "2025-11-25", Answered: "", Accepted: []string{"2025-11-25"}},
 			`server answered protocol version "" to our "2025-11-25"; mcpv accepts 2025-11-25`},
@@ -310,4 +315,12 @@ func TestErrorMessages(t *testing.T) {
 			t.Errorf("Error() = %q, want %q", got, tt.want)
 		}
 	}
+}
+
+func manyVersions(n int) []string {
+	v := make([]string, n)
+	for i := range v {
+		v[i] = "v" + strconv.Itoa(i)
+	}
+	return v
 }

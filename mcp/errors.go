@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,12 +25,12 @@ func (e *RPCError) Error() string {
 	switch e.Code {
 	case CodeMissingRequiredClientCapabilities:
 		if caps := requiredCapabilities(e.Data); caps != "" {
-			return fmt.Sprintf("server error %d: %s: the server needs client capabilities mcpv did not declare: %s", e.Code, safetext.Line(e.Message), caps)
+			return fmt.Sprintf("server error %d: %s: the server needs client capabilities mcpv did not declare: %s", e.Code, safetext.Line(safetext.Clip(e.Message, maxQuoted)), caps)
 		}
 	case CodeHeaderMismatch:
-		return fmt.Sprintf("server error %d: %s: the server found the request's HTTP headers missing or not matching its body", e.Code, safetext.Line(e.Message))
+		return fmt.Sprintf("server error %d: %s: the server found the request's HTTP headers missing or not matching its body", e.Code, safetext.Line(safetext.Clip(e.Message, maxQuoted)))
 	}
-	s := fmt.Sprintf("server error %d: %s", e.Code, safetext.Line(e.Message))
+	s := fmt.Sprintf("server error %d: %s", e.Code, safetext.Line(safetext.Clip(e.Message, maxQuoted)))
 	if len(e.Data) > 0 && len(e.Data) <= 500 {
 		s += " (data: " + safetext.Line(string(e.Data)) + ")"
 	}
@@ -95,11 +96,33 @@ type VersionError struct {
 func (e *VersionError) Error() string {
 	if e.ServerSupports != nil {
 		return fmt.Sprintf("server refused protocol version %q and supports only %s; mcpv accepts %s",
-			e.Offered, strings.Join(e.ServerSupports, ", "), strings.Join(e.Accepted, ", "))
+			e.Offered, quotedList(e.ServerSupports), strings.Join(e.Accepted, ", "))
 	}
-	return fmt.Sprintf("server answered protocol version %q to our %q; mcpv accepts %s",
-		e.Answered, e.Offered, strings.Join(e.Accepted, ", "))
+	return fmt.Sprintf("server answered protocol version %s to our %q; mcpv accepts %s",
+		strconv.Quote(safetext.Clip(e.Answered, 40)), e.Offered, strings.Join(e.Accepted, ", "))
 }
+
+// quotedList shows a list the server sent: its first items, each clipped,
+// and the count of the rest.
+func quotedList(items []string) string {
+	shown := items[:min(len(items), maxListed)]
+	parts := make([]string, len(shown))
+	for i, v := range shown {
+		parts[i] = safetext.Line(safetext.Clip(v, 40))
+	}
+	list := strings.Join(parts, ", ")
+	if more := len(items) - len(shown); more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
+	return list
+}
+
+// What a message quotes of the server's is bounded: so many bytes of one
+// string, so many items of a list (safetext.Clip, safetext.List).
+const (
+	maxQuoted = 1000
+	maxListed = 10
+)
 
 // TimeoutError is the cause of a request's context when its timeout expires.
 type TimeoutError struct {
@@ -136,6 +159,7 @@ type AuthError struct {
 	Status    int
 	URL       string
 	Challenge []string
+	Reason    string // the start of the body, already made safe to show; "" if none
 }
 
 func (e *AuthError) Error() string {
@@ -145,9 +169,14 @@ func (e *AuthError) Error() string {
 	}
 	s := fmt.Sprintf("the server %s (HTTP %d from %s)", what, e.Status, e.URL)
 	if len(e.Challenge) == 0 {
-		return s + " and sent no WWW-Authenticate challenge"
+		s += " and sent no WWW-Authenticate challenge"
+	} else {
+		s += "; it asks for: " + safetext.Line(safetext.Clip(strings.Join(e.Challenge, "; "), maxQuoted))
 	}
-	return s + "; it asks for: " + strings.Join(e.Challenge, "; ")
+	if e.Reason != "" {
+		s += "; it says: " + e.Reason
+	}
+	return s
 }
 
 // StatusError is an HTTP answer with an unexpected status.

@@ -537,15 +537,30 @@ func unwrapURLError(err error) error {
 }
 
 // statusError turns a non-2xx answer into an error: *AuthError for 401 and
-// 403, a JSON-RPC error body passed through as such, else a *TransportError.
+// a 403 about credentials, a JSON-RPC error body passed through as such,
+// else a *TransportError.
+
+// oddAnswer marks an HTTP answer that came from the server but holds no
+// JSON-RPC response to the request: to the era probe, the answer of a
+// server that is not a modern one.
+type oddAnswer struct{ error }
+
+func (o oddAnswer) Unwrap() error { return o.error }
+
 func statusError(resp *http.Response, o outgoing) error {
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return nil
 	}
 	defer drain(resp)
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		return &AuthError{Status: resp.StatusCode, Challenge: resp.Header.Values("Www-Authenticate"), URL: displayURL(resp.Request.URL)}
+	challenge := resp.Header.Values("Www-Authenticate")
+	detail := bodySummary(body, resp.Header.Get("Content-Type"))
+	// A 403 is about authorization when the server asks for credentials or
+	// refuses the ones sent. Without either it refuses for reasons of its
+	// own (a Host or origin check, a forbidden path), which its body says.
+	if resp.StatusCode == http.StatusUnauthorized ||
+		resp.StatusCode == http.StatusForbidden && (len(challenge) > 0 || resp.Request.Header.Get("Authorization") != "") {
+		return &AuthError{Status: resp.StatusCode, Challenge: challenge, URL: displayURL(resp.Request.URL), Reason: detail}
 	}
 	what := resp.Request.Method
 	if rerr := rpcErrorIn(body); rerr != nil {
@@ -555,7 +570,6 @@ func statusError(resp *http.Response, o outgoing) error {
 		}
 		return &CallError{Method: method, Err: rerr}
 	}
-	detail := bodySummary(body, resp.Header.Get("Content-Type"))
 	if detail != "" {
 		detail = ": " + detail
 	}
@@ -634,7 +648,7 @@ func (t *HTTPTransport) readAnswer(ctx context.Context, resp *http.Response, o o
 			return &TransportError{Op: o.method, Err: fmt.Errorf("read answer: %w", err)}
 		}
 		if len(bytes.TrimSpace(body)) == 0 {
-			return &TransportError{Op: o.method, Err: errors.New("the server answered with an empty body")}
+			return &TransportError{Op: o.method, Err: oddAnswer{errors.New("the server answered with an empty body")}}
 		}
 		if isResponseTo(body, o.id) {
 			t.push(inbound{data: body})
@@ -644,12 +658,12 @@ func (t *HTTPTransport) readAnswer(ctx context.Context, resp *http.Response, o o
 			return &CallError{Method: o.method, Err: rerr} // an error it could not tie to our id
 		}
 		t.push(inbound{data: body}) // notifications, perhaps
-		return &TransportError{Op: o.method, Err: fmt.Errorf("the server's answer holds no response to request %s", o.id)}
+		return &TransportError{Op: o.method, Err: oddAnswer{fmt.Errorf("the server's answer holds no response to request %s", o.id)}}
 	default:
 		if t.isLegacy() {
 			return nil // the answer comes on the SSE stream
 		}
-		return &TransportError{Op: o.method, Err: fmt.Errorf("unexpected answer: HTTP %s, Content-Type %q", safetext.Line(resp.Status), resp.Header.Get("Content-Type"))}
+		return &TransportError{Op: o.method, Err: oddAnswer{fmt.Errorf("unexpected answer: HTTP %s, Content-Type %q", safetext.Line(resp.Status), safetext.Line(resp.Header.Get("Content-Type")))}}
 	}
 }
 

@@ -446,7 +446,7 @@ func (t *HTTPTransport) reissue(ctx context.Context, o outgoing, msg []byte) err
 				t.push(inbound{data: withID(body, o.id)})
 				return nil
 			}
-			return &TransportError{Op: o.method, Err: fmt.Errorf("the server's answer holds no response to request %s", wire)}
+			return &TransportError{Op: o.method, Err: oddAnswer{fmt.Errorf("the server's answer holds no response to request %s", wire)}}
 		}
 		r := newSSEReader(resp.Body)
 		got, _, _ := t.pumpAs(ctx, r, wire, o.id)

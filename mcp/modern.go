@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -98,6 +99,7 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 		disc = nil
 		c, derr := c.discovered(pctx, raw, derr)
 		if derr == nil || !legacyAnswer(ctx, derr) {
+			derr = unprobed(ctx, derr)
 			if init != nil {
 				init.abandon() // forgotten: the modern era is settled
 				if v, ok := s.t.(VersionSetter); ok && derr == nil {
@@ -119,7 +121,7 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 			init, err = fallBack(pctx, s, initParams)
 			return nil, err, err != nil, init
 		}
-		return nil, err, true, nil
+		return nil, unprobed(ctx, err), true, nil
 	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
@@ -169,7 +171,7 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 			if init != nil {
 				return nil, nil, false, init // its wait reports the end
 			}
-			return nil, fmt.Errorf("server/discover: %w", s.Err()), true, nil
+			return nil, s.Err(), true, nil
 		case <-ctx.Done():
 			if init != nil {
 				init.abandon()
@@ -215,8 +217,30 @@ func legacyAnswer(ctx context.Context, err error) bool {
 		return ve.ServerSupports == nil || mutualVersion(ve.ServerSupports) != ""
 	case errors.As(err, &se):
 		return se.Status >= 400 && se.Status < 500 && se.Status != 401 && se.Status != 403
+	case errors.As(err, new(oddAnswer)):
+		return true // an HTTP answer with no JSON-RPC response in it
 	}
 	return false
+}
+
+// probeFailure is a failure of the probe that no modern server's answer
+// explains (the server unreachable, gone, or refusing at the HTTP level):
+// its message leaves out server/discover, which the user did not ask for
+// and the server may never have heard of. --verbose shows the request.
+type probeFailure struct{ err error }
+
+func (p *probeFailure) Error() string { return strings.TrimPrefix(p.err.Error(), "server/discover: ") }
+func (p *probeFailure) Unwrap() error { return p.err }
+
+// unprobed wraps err as a *probeFailure unless it is a server's JSON-RPC
+// answer, a version mismatch or the caller's own end.
+func unprobed(ctx context.Context, err error) error {
+	var ce *CallError
+	var ve *VersionError
+	if err == nil || ctx.Err() != nil || errors.As(err, &ce) || errors.As(err, &ve) {
+		return err
+	}
+	return &probeFailure{err}
 }
 
 // discover negotiates the modern era with server/discover: the newest

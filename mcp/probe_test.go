@@ -1,8 +1,13 @@
 package mcp
 
 import (
+	"errors"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 // The era probe's outcome depends on what the server answers, never on how
@@ -108,4 +113,38 @@ func fallenBack(t *testing.T) (*Session, *memTransport, <-chan initResult, wireM
 		t.Fatalf("after the ping's answer: %s, want initialize", ini.Method)
 	}
 	return s, m, init, disc, ini
+}
+
+// Over HTTP, an answer to the probe that holds no JSON-RPC response (an
+// HTML page with 200, an empty body) is a server that is not modern:
+// initialize follows. A failure that no server's answer explains names
+// no server/discover, and no message names a request twice.
+func TestProbeMessagesOverHTTP(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: answerTo("server/discover", func(x *mcptest.Exchange) {
+		x.W.Header().Set("Content-Type", "text/html")
+		x.W.Write([]byte("<html><title>hello</title></html>"))
+	})})
+	h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+	if c, err := Initialize(testCtx(t), h.s, ClientOptions{Info: testInfo(), Probe: true}); err != nil || c.Modern() {
+		t.Fatalf("an HTML answer to the probe: %v; want the initialize era", err)
+	}
+
+	// Pinned modern: server/discover is the user's choice, named once.
+	h = dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+	_, err := Initialize(testCtx(t), h.s, ClientOptions{Info: testInfo(), ProtocolVersion: ModernVersion})
+	if err == nil || strings.Count(err.Error(), "server/discover") != 1 {
+		t.Errorf("pinned modern, an HTML answer: %v; want server/discover named once", err)
+	}
+
+	// Auto, a 500: the probe is not named.
+	down := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: answerTo("server/discover", func(x *mcptest.Exchange) {
+		x.Status(http.StatusInternalServerError, "database down")
+	})})
+	h = dialHTTP(t, HTTPOptions{URL: down.URL}, SessionOptions{})
+	_, err = Initialize(testCtx(t), h.s, ClientOptions{Info: testInfo(), Probe: true})
+	var te *TransportError
+	if !errors.As(err, &te) || strings.Contains(err.Error(), "server/discover") || !strings.Contains(err.Error(), "database down") {
+		t.Errorf("auto, HTTP 500: %v; want a transport error quoting the server, without server/discover", err)
+	}
 }

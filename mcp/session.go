@@ -39,6 +39,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -223,7 +224,7 @@ func (s *Session) begin(ctx context.Context, method string, params json.RawMessa
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
-		return nil, fmt.Errorf("%s: %w", method, err)
+		return nil, named(method, err)
 	}
 	return &request{s: s, id: n, method: method, ch: ch}, nil
 }
@@ -282,12 +283,21 @@ var replies = sync.Pool{New: func() any { return make(chan message, 1) }}
 
 func response(method string, m message) (json.RawMessage, error) {
 	if m.local != nil {
-		return nil, fmt.Errorf("%s: %w", method, m.local)
+		return nil, named(method, m.local)
 	}
 	if m.Error != nil {
 		return nil, &CallError{Method: method, Err: m.Error}
 	}
 	return m.Result, nil
+}
+
+// named is err said of the request method: prefixed with its name unless
+// it names it already.
+func named(method string, err error) error {
+	if strings.HasPrefix(err.Error(), method+": ") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", method, err)
 }
 
 // forget removes a pending call; it reports false when the reader already took it.
@@ -443,7 +453,7 @@ func (s *Session) undecodable(data []byte, err error, junk *int) error {
 		}
 	}
 	if *junk++; *junk <= maxJunkWarnings {
-		s.opts.Log.Warn(fmt.Sprintf("skipping a message that is not JSON-RPC (%v)", err))
+		s.opts.Log.Warn(fmt.Sprintf("skipping a message that is not JSON-RPC: %s (%v)", quoteClip(data, 200), err))
 	}
 	return nil
 }

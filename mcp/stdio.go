@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/oserr"
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 // CommandOptions describe a stdio server to start.
@@ -115,6 +116,8 @@ type CommandTransport struct {
 	exited   chan struct{} // closed when the process has exited and been reaped
 	waitErr  error         // set before exited is closed
 	errDone  chan struct{} // closed when the stderr copy reached EOF
+	readDone chan struct{} // closed when Read has met the end of stdout
+	readEnd  sync.Once     // closes readDone
 	tail     *tailBuffer
 	closeMu  sync.Mutex // serialises Close
 	isClosed bool
@@ -166,14 +169,15 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 	}
 	opts.Groups.add(cmd.Process.Pid)
 	t := &CommandTransport{
-		opts:    opts,
-		cmd:     cmd,
-		stdin:   inW,
-		stdout:  outR,
-		exited:  make(chan struct{}),
-		errDone: make(chan struct{}),
-		omu:     make(chan struct{}, 1),
-		tail:    &tailBuffer{max: stderrTailBytes},
+		opts:     opts,
+		cmd:      cmd,
+		stdin:    inW,
+		stdout:   outR,
+		exited:   make(chan struct{}),
+		errDone:  make(chan struct{}),
+		omu:      make(chan struct{}, 1),
+		readDone: make(chan struct{}),
+		tail:     &tailBuffer{max: stderrTailBytes},
 	}
 	t.msgs = newMessageReader(&drainReader{f: outR, exited: t.exited, wait: opts.ExitDrain}, readBufferSize)
 	t.msgs.junk, t.msgs.decided = t.warnJunk, t.decided
@@ -246,8 +250,10 @@ func (t *CommandTransport) Read() ([]byte, error) {
 	var broken *FramingError
 	switch {
 	case errors.As(err, &broken):
+		t.readEnd.Do(func() { close(t.readDone) })
 		return nil, &TransportError{Op: "read from server", Err: err, StderrTail: t.tail.lines(stderrTailLines)}
 	case err != nil:
+		t.readEnd.Do(func() { close(t.readDone) })
 		return nil, t.endError(err)
 	}
 	return msg, nil
@@ -407,7 +413,14 @@ func (t *CommandTransport) Write(ctx context.Context, msg []byte) error {
 			return context.Cause(ctx)
 		}
 		if oserr.BrokenPipe(err) {
-			return t.endError(io.EOF) // the server is gone: say how it ended
+			// The server is gone. What it wrote before it went is read
+			// first, so that its warnings are not lost to this error;
+			// the read ends within ExitDrain once the server has exited.
+			select {
+			case <-t.readDone:
+			case <-time.After(t.opts.ExitDrain + time.Second):
+			}
+			return t.endError(io.EOF) // say how it ended
 		}
 		return &TransportError{Op: "write to server", Err: err}
 	}
@@ -528,7 +541,7 @@ func clip(b []byte, n int) []byte {
 	if len(b) <= n {
 		return b
 	}
-	return append(append([]byte{}, b[:n]...), fmt.Sprintf("… (%d more bytes)", len(b)-n)...)
+	return []byte(safetext.Clip(string(b), n))
 }
 
 func quoteClip(b []byte, n int) string {

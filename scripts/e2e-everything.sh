@@ -495,7 +495,7 @@ common_checks() {
 		'{"content":[{"type":"text","text":"MCP error -32602: Input validation error: Invalid arguments for tool get-sum: Invalid input: expected number, received string at a"}],"isError":true}' \
 		call --no-validate get-sum a:='"x"' b:=3
 	check_err call-invalid-arguments-not-sent 2 'arguments /a: got string, want number (type)' call get-sum a:='"x"' b:=3
-	check_err call-untyped-text 2 'argument a: "two" is not number' call get-sum a=two b=3
+	check_err call-untyped-text 2 'argument a: "two" is not a number' call get-sum a=two b=3
 	# A tool the server does not list is refused with the nearest name, and
 	# nothing is sent; --no-validate sends it anyway, and this server reports
 	# an unknown tool as a tool result with isError, not as a JSON-RPC error.

@@ -87,8 +87,15 @@ func coerce(n node, text string) (json.RawMessage, error) {
 	if len(want) == 0 {
 		return nil, fmt.Errorf("%q matches none of the allowed values", text)
 	}
+	for i, t := range want {
+		want[i] = typeNoun[t]
+	}
 	return nil, fmt.Errorf("%q is not %s", text, strings.Join(want, " or "))
 }
+
+// typeNoun names a JSON type in a sentence: "two" is not a number.
+var typeNoun = map[string]string{"null": "null", "boolean": "a boolean", "integer": "an integer",
+	"number": "a number", "object": "an object", "array": "an array"}
 
 func explicitInteger(n node) bool {
 	for _, alt := range n.alternatives() {

@@ -49,7 +49,7 @@ func TestTypingCostlySchemas(t *testing.T) {
 			t.Errorf("Build(%q) = %s, %v; want %s", tt.words, got, err, tt.want)
 		}
 	}
-	if _, err := Build(t.Context(), []string{"p1=x"}, nil, Options{Schema: json.RawMessage(costlySchemas[0])}); err == nil || err.Error() != `argument p1: "x" is not integer` {
+	if _, err := Build(t.Context(), []string{"p1=x"}, nil, Options{Schema: json.RawMessage(costlySchemas[0])}); err == nil || err.Error() != `argument p1: "x" is not an integer` {
 		t.Errorf("a wrong value: %v", err)
 	}
 }

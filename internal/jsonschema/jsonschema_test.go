@@ -62,6 +62,8 @@ func TestSchemaErrorText(t *testing.T) {
 		{`{"required":["a",1]}`, `/required: item 1 is number, want an array of unique strings (required)`},
 		{`{"pattern":"a("}`, "/pattern: 'a(' is not a valid regular expression: error parsing regexp: missing closing ): `a(` (pattern)"},
 		{`[]`, `/: got array, want a schema (an object or a boolean)`},
+		// A huge pattern is quoted in part.
+		{`{"pattern":"(` + strings.Repeat("a", 1<<20) + `"}`, "/pattern: '(" + strings.Repeat("a", 199) + "'… (1048377 more bytes) is not a valid regular expression: error parsing regexp: missing closing ): `(" + strings.Repeat("a", 199) + "`… (1048377 more bytes) (pattern)"},
 	} {
 		_, err := Compile([]byte(tt.schema))
 		if err == nil || err.Error() != tt.want {
@@ -220,4 +222,18 @@ func TestConcurrentValidation(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// A violation quotes the value and the pattern in part: one line, whatever
+// the server's schema holds.
+func TestViolationQuotesAreBounded(t *testing.T) {
+	pattern := "^" + strings.Repeat("a", 1<<16) + "$"
+	s, err := Compile([]byte(`{"pattern":"` + pattern + `"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Validate([]byte(`"` + strings.Repeat("b", 1<<16) + `"`))
+	if err == nil || len(err.Error()) > 1000 || !strings.Contains(err.Error(), "… (65338 more bytes)") || !strings.Contains(err.Error(), "… (65336 more bytes)") {
+		t.Errorf("got a message of %d bytes: %.300v", len(err.Error()), err)
+	}
 }

@@ -97,7 +97,7 @@ func (k *keywords) container(key string, v *value) (bool, error) {
 			for i := range v.obj {
 				re, err := regexp.Compile(v.obj[i].key)
 				if err != nil {
-					return true, k.failAt(key, v.obj[i].key, "%s is not a valid regular expression: %v", quote(v.obj[i].key), err)
+					return true, k.failAt(key, v.obj[i].key, "%s is not a valid regular expression: %s", quote(v.obj[i].key), regexpError(err))
 				}
 				s, err := k.sub(key, &v.obj[i].val, v.obj[i].key)
 				if err != nil {

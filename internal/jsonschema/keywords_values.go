@@ -117,7 +117,7 @@ func (k *keywords) assertion(key string, v *value) (bool, error) {
 		}
 		re, err := regexp.Compile(v.str)
 		if err != nil {
-			return true, k.fail(key, "%s is not a valid regular expression: %v", quote(v.str), err)
+			return true, k.fail(key, "%s is not a valid regular expression: %s", quote(v.str), regexpError(err))
 		}
 		n.pattern = re
 		return true, nil

@@ -90,3 +90,17 @@ func unsafe(r rune) bool {
 	}
 	return false
 }
+
+// Clip bounds a server's text quoted in a message: s cut to at most n
+// bytes (at a character boundary) and, when cut, the count of what was
+// left out. A line about a failure stays a line whatever the server sent.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d more bytes)", s[:cut], len(s)-cut)
+}
