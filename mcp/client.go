@@ -95,7 +95,7 @@ func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, e
 		if err != nil {
 			return nil, err
 		}
-		c, err, final, init := probe(ctx, s, opts, params)
+		c, init, final, err := probe(ctx, s, opts, params)
 		if final {
 			return c, err
 		}

@@ -76,7 +76,7 @@ const DefaultDiscoverWait = 5 * time.Second
 //
 // When the server is of the initialize era, probe returns final false and,
 // when initialize has already gone out, that request.
-func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.RawMessage) (c *Client, err error, final bool, init *request) {
+func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.RawMessage) (c *Client, init *request, final bool, err error) {
 	wait := opts.DiscoverWait
 	if wait <= 0 {
 		wait = DefaultDiscoverWait
@@ -94,7 +94,7 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 		}
 	}()
 	// decide settles the probe on server/discover's response.
-	decide := func(m message) (*Client, error, bool, *request) {
+	decide := func(m message) (*Client, *request, bool, error) {
 		raw, derr := disc.take(pctx, m)
 		disc = nil
 		c, derr := c.discovered(pctx, raw, derr)
@@ -106,22 +106,22 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 					v.SetProtocolVersion(c.version)
 				}
 			}
-			return c, derr, true, nil
+			return c, nil, true, derr
 		}
 		if init == nil {
 			if init, err = fallBack(pctx, s, initParams); err != nil {
-				return nil, err, true, nil
+				return nil, nil, true, err
 			}
 		}
-		return nil, nil, false, init
+		return nil, init, false, nil
 	}
 	disc, err = s.begin(pctx, "server/discover", c.stamp(nil))
 	if err != nil {
 		if legacyAnswer(ctx, err) {
 			init, err = fallBack(pctx, s, initParams)
-			return nil, err, err != nil, init
+			return nil, init, err != nil, err
 		}
-		return nil, unprobed(ctx, err), true, nil
+		return nil, nil, true, unprobed(ctx, err)
 	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
@@ -152,7 +152,7 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 			}
 			if serverAnswered(perr) {
 				if init, err = fallBack(pctx, s, initParams); err != nil {
-					return nil, err, true, nil
+					return nil, nil, true, err
 				}
 				initialized = init.ch
 			}
@@ -166,17 +166,17 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 			init.ch <- m
 			// initialize answered while server/discover is unanswered:
 			// a server of the initialize era that ignores the probe.
-			return nil, nil, false, init
+			return nil, init, false, nil
 		case <-s.done:
 			if init != nil {
-				return nil, nil, false, init // its wait reports the end
+				return nil, init, false, nil // its wait reports the end
 			}
-			return nil, s.Err(), true, nil
+			return nil, nil, true, s.Err()
 		case <-ctx.Done():
 			if init != nil {
 				init.abandon()
 			}
-			return nil, context.Cause(ctx), true, nil
+			return nil, nil, true, context.Cause(ctx)
 		}
 	}
 }
