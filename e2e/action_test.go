@@ -7,17 +7,10 @@ package e2e
 // installing mcpv from a snapshot release served on 127.0.0.1.
 
 import (
-	"archive/tar"
 	"bufio"
 	"bytes"
-	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/xml"
 	"fmt"
-	"maps"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,126 +18,16 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.yaml.in/yaml/v4"
 )
 
-// snapshotVersion is the version of the release the test builds.
-const snapshotVersion = "0.0.0-SNAPSHOT-e2e"
-
-// snapshotRelease returns a directory holding a release as GoReleaser
-// lays it out in dist/: checksums.txt and the archives. With
-// MCPV_RELEASE_DIST set (to the dist/ of scripts/release-check.sh) it is
-// that one; otherwise the test builds the archive of this machine as
-// .goreleaser.yaml does (go build -trimpath with the version in -ldflags;
-// the binary, README.md and LICENSE in a tar.gz named
-// mcpv_VERSION_OS_ARCH.tar.gz; sha256 lines in checksums.txt), beside a
-// stand-in archive for another system, which the action must not take.
-func snapshotRelease(t *testing.T) string {
-	t.Helper()
-	if dist := os.Getenv("MCPV_RELEASE_DIST"); dist != "" {
-		abs, err := filepath.Abs(dist)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return abs
-	}
-	dist, build := t.TempDir(), t.TempDir()
-	bin := filepath.Join(build, "mcpv")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "-ldflags",
-		"-s -w -X github.com/mcpv/mcpv/commands.Version=v"+snapshotVersion+
-			" -X github.com/mcpv/mcpv/commands.Commit=0123456789abcdef -X github.com/mcpv/mcpv/commands.Date=2026-01-02T03:04:05Z", "..")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build the release's mcpv: %v\n%s", err, out)
-	}
-	host := fmt.Sprintf("mcpv_%s_%s_%s.tar.gz", snapshotVersion, runtime.GOOS, runtime.GOARCH)
-	other := "linux"
-	if runtime.GOOS == "linux" {
-		other = "darwin"
-	}
-	archives := map[string][]byte{
-		host: tarGz(t, map[string]string{"mcpv": bin, "README.md": "../README.md", "LICENSE": "../LICENSE"}),
-		fmt.Sprintf("mcpv_%s_%s_%s.tar.gz", snapshotVersion, other, runtime.GOARCH): []byte("not this system's"),
-	}
-	var sums strings.Builder
-	for _, name := range slices.Sorted(maps.Keys(archives)) {
-		sum := sha256.Sum256(archives[name])
-		fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(sum[:]), name)
-		if err := os.WriteFile(filepath.Join(dist, name), archives[name], 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(dist, "checksums.txt"), []byte(sums.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dist
-}
-
-// tarGz makes a tar.gz of files (name in the archive: file on disk).
-func tarGz(t *testing.T, files map[string]string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	for name, path := range files {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mode := int64(0o644)
-		if name == "mcpv" {
-			mode = 0o755
-		}
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: mode, Size: int64(len(data)), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-		tw.Write(data)
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	gz.Close()
-	return buf.Bytes()
-}
-
-// releaseServer serves dist on 127.0.0.1; tamper, when set, serves
-// another archive, sound but not the release's, in place of every archive.
-type releaseServer struct {
-	url    string
-	mu     sync.Mutex
-	tamper bool
-	served []string
-}
-
-func serveRelease(t *testing.T, dist string) *releaseServer {
-	rs := &releaseServer{}
-	files := http.FileServer(http.Dir(dist))
-	impostor := filepath.Join(t.TempDir(), "mcpv")
-	os.WriteFile(impostor, []byte("#!/bin/sh\necho mcpv v6.6.6\n"), 0o755)
-	other := tarGz(t, map[string]string{"mcpv": impostor})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rs.mu.Lock()
-		rs.served = append(rs.served, r.URL.Path)
-		tamper := rs.tamper
-		rs.mu.Unlock()
-		if tamper && strings.HasPrefix(r.URL.Path, "/mcpv_") {
-			w.Write(other)
-			return
-		}
-		files.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	rs.url = srv.URL
-	return rs
-}
-
 // action is action.yml, as much of it as a runner reads to run it.
 type action struct {
 	Inputs map[string]struct {
-		Default string `yaml:"default"`
+		Default  string `yaml:"default"`
+		Required bool   `yaml:"required"`
 	} `yaml:"inputs"`
 	Outputs map[string]struct {
 		Value string `yaml:"value"`
@@ -278,6 +161,23 @@ func runAction(t *testing.T, workspace string, inputs map[string]string, env ...
 	return res
 }
 
+// junitCounts reads a JUnit report's counts of tests and failures.
+func junitCounts(t *testing.T, file string) (tests, failures int) {
+	t.Helper()
+	var report struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("the JUnit report: %v", err)
+	}
+	if err := xml.Unmarshal(data, &report); err != nil {
+		t.Fatalf("the JUnit report: %v\n%s", err, data)
+	}
+	return report.Tests, report.Failures
+}
+
 // readOutputs reads a GITHUB_OUTPUT file of name=value lines.
 func readOutputs(t *testing.T, file string) map[string]string {
 	t.Helper()
@@ -320,10 +220,6 @@ func TestGitHubAction(t *testing.T) {
 	demo := buildTool(t, t.TempDir(), "../examples/demo-server")
 	dist := snapshotRelease(t)
 	release := serveRelease(t, dist)
-	sums, err := os.ReadFile(filepath.Join(dist, "checksums.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	workspace := t.TempDir()
 	tests := filepath.Join(workspace, "mcp tests")
 	os.Mkdir(tests, 0o755)
@@ -344,37 +240,15 @@ func TestGitHubAction(t *testing.T) {
 		}
 		return in
 	}
-	junit := func(file string) (tests, failures int) {
-		var report struct {
-			Tests    int `xml:"tests,attr"`
-			Failures int `xml:"failures,attr"`
-		}
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatalf("the JUnit report: %v", err)
-		}
-		if err := xml.Unmarshal(data, &report); err != nil {
-			t.Fatalf("the JUnit report: %v\n%s", err, data)
-		}
-		return report.Tests, report.Failures
-	}
 
 	t.Run("passes", func(t *testing.T) {
 		r := runAction(t, workspace, inputs("good one.yaml"), env)
 		if r.code != 0 {
 			t.Fatalf("exit %d at step %s:\n%s", r.code, r.failed, r.log)
 		}
-		archive := ""
-		for line := range strings.Lines(string(sums)) {
-			if f := strings.Fields(line); len(f) == 2 && strings.HasSuffix(f[1], "_"+runtime.GOOS+"_"+runtime.GOARCH+".tar.gz") {
-				archive = f[1]
-				if want := "mcpv-ci: " + f[1] + ": sha256 " + f[0] + ", as checksums.txt says\n"; !strings.Contains(r.log, want) {
-					t.Errorf("the log does not say the checksum was checked (%q):\n%s", want, r.log)
-				}
-			}
-		}
-		if archive == "" {
-			t.Fatalf("checksums.txt names no archive for this machine:\n%s", sums)
+		archive, sum, _ := hostArchive(t, dist)
+		if want := "mcpv-ci: " + archive + ": sha256 " + sum + ", as checksums.txt says\n"; !strings.Contains(r.log, want) {
+			t.Errorf("the log does not say the checksum was checked (%q):\n%s", want, r.log)
 		}
 		if !slices.Contains(release.served, "/"+archive) || !slices.Contains(release.served, "/checksums.txt") {
 			t.Errorf("served %q, not checksums.txt and %s", release.served, archive)
@@ -389,7 +263,7 @@ func TestGitHubAction(t *testing.T) {
 		if r.outputs["exit-code"] != "0" || r.outputs["report"] != report {
 			t.Errorf("outputs %v", r.outputs)
 		}
-		if n, f := junit(report); n != 2 || f != 0 {
+		if n, f := junitCounts(t, report); n != 2 || f != 0 {
 			t.Errorf("the JUnit report has %d tests, %d failures", n, f)
 		}
 		for _, want := range []string{"### ✅ mcpv test passed\n\nPASS 2 passed, 0 failed (1 file, ",
@@ -406,7 +280,7 @@ func TestGitHubAction(t *testing.T) {
 		if r.code != 1 || r.failed != "test" || r.outputs["exit-code"] != "1" {
 			t.Fatalf("exit %d at step %q, outputs %v:\n%s", r.code, r.failed, r.outputs, r.log)
 		}
-		if n, f := junit(filepath.Join(tests, "out", "junit.xml")); n != 3 || f != 2 {
+		if n, f := junitCounts(t, filepath.Join(tests, "out", "junit.xml")); n != 3 || f != 2 {
 			t.Errorf("the JUnit report has %d tests, %d failures (want 3 and 2: the filter leaves two steps of bad.yaml, one of the other)", n, f)
 		}
 		// What the server and the test file said is shown, never taken as
@@ -443,10 +317,8 @@ func TestGitHubAction(t *testing.T) {
 	})
 
 	t.Run("a tampered archive is refused", func(t *testing.T) {
-		release.mu.Lock()
-		release.tamper = true
-		release.mu.Unlock()
-		defer func() { release.mu.Lock(); release.tamper = false; release.mu.Unlock() }()
+		release.setTamper(true)
+		defer release.setTamper(false)
 		r := runAction(t, workspace, inputs("good one.yaml"), env)
 		if r.code != 1 || r.failed != "install" || r.outputs["path"] != "" || r.summary != "" {
 			t.Fatalf("exit %d at step %q, outputs %v:\n%s", r.code, r.failed, r.outputs, r.log)

@@ -45,10 +45,17 @@ die() { # MESSAGE [CODE]
 }
 say() { printf 'mcpv-ci: %s\n' "$*" >&2; }
 
+# posix PATH is PATH as bash writes it: a runner's Windows paths become
+# Git Bash's (D:\a\_temp is /d/a/_temp).
+posix() {
+	if command -v cygpath >/dev/null 2>&1; then cygpath -u "$1"; else printf '%s\n' "$1"; fi
+}
+temp=$(posix "${RUNNER_TEMP:-${TMPDIR:-/tmp}}")
+
 # scratch makes the directory work, removed when the script exits.
 work=
 scratch() {
-	work=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/mcpv-ci.XXXXXX")
+	work=$(mktemp -d "$temp/mcpv-ci.XXXXXX")
 	trap 'rm -rf "$work"' EXIT
 }
 
@@ -139,7 +146,7 @@ install() {
 
 	case $plat in windows_*) exe=.exe ;; esac
 	stem=${archive%.tar.gz}
-	bin=${MCPV_INSTALL_DIR:-${RUNNER_TEMP:-${TMPDIR:-/tmp}}/${stem%.zip}}
+	bin=${MCPV_INSTALL_DIR:-$temp/${stem%.zip}}
 	mkdir -p "$bin"
 	case $archive in
 	*.zip)
@@ -238,8 +245,10 @@ summary() {
 }
 
 run_test() {
-	local mcpv=${MCPV:-mcpv} format=${MCPV_FORMAT:-junit} report line code
+	local mcpv format=${MCPV_FORMAT:-junit} report line code
 	local -a files args
+	mcpv=mcpv
+	[ -z "${MCPV:-}" ] || mcpv=$(posix "$MCPV")
 	case $format in
 	junit) report=${MCPV_REPORT:-mcpv-junit.xml} ;;
 	tap) report=${MCPV_REPORT:-mcpv-report.tap} ;;
