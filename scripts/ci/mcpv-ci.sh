@@ -199,12 +199,18 @@ html() { sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' "$1"; }
 # attributes escaped (no raw quote inside a value), which is all this reads.
 junit_markdown() {
 	awk '
-	function attr(line, name,    s) {
+	function attr(line, name) {
 		if (!match(line, " " name "=\"[^\"]*\"")) return ""
-		s = substr(line, RSTART + length(name) + 3, RLENGTH - length(name) - 4)
-		return s
+		return substr(line, RSTART + length(name) + 3, RLENGTH - length(name) - 4)
 	}
-	function md(s) { gsub(/[]\\`*_[|~]/, "\\\\&", s); return s }
+	function md(s,    out, i, c) { # a backslash before each character Markdown would read
+		for (i = 1; i <= length(s); i++) {
+			c = substr(s, i, 1)
+			if (index("\\`*_[]|~", c)) out = out "\\"
+			out = out c
+		}
+		return out
+	}
 	/^ *<testsuite / {
 		tests = attr($0, "tests"); f = attr($0, "failures"); e = attr($0, "errors"); sk = attr($0, "skipped")
 		rows[++n] = "| " md(attr($0, "name")) " | " md(attr($0, "file")) " | " (tests - f - e - sk) " | " (f + e) " | " (sk + 0) " | " attr($0, "time") " s |"
@@ -231,7 +237,7 @@ summary() {
 	last=$(awk 'NF { l = $0 } END { print l }' "$2")
 	if [ "$1" = 0 ]; then verdict="✅ mcpv test passed"; else verdict="❌ mcpv test failed (exit $1: $(meaning "$1"))"; fi
 	printf '### %s\n\n' "$verdict"
-	[ -z "$last" ] || printf '%s\n\n' "$(printf '%s' "$last" | sed -e 's/[\\`*_[|~]/\\&/g' -e 's/\]/\\]/g')"
+	[ -z "$last" ] || printf '%s\n\n' "$last" # mcpv test's own line: PASS 2 passed, 0 failed (...)
 	if [ "$4" = junit ] && [ -s "$5" ]; then
 		junit_markdown "$5"
 		echo
