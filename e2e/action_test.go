@@ -246,15 +246,15 @@ func TestGitHubAction(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("exit %d at step %s:\n%s", r.code, r.failed, r.log)
 		}
-		archive, sum, _ := hostArchive(t, dist)
+		archive, sum, version := hostArchive(t, dist)
 		if want := "mcpv-ci: " + archive + ": sha256 " + sum + ", as checksums.txt says\n"; !strings.Contains(r.log, want) {
 			t.Errorf("the log does not say the checksum was checked (%q):\n%s", want, r.log)
 		}
-		if !slices.Contains(release.served, "/"+archive) || !slices.Contains(release.served, "/checksums.txt") {
-			t.Errorf("served %q, not checksums.txt and %s", release.served, archive)
+		if served := release.servedPaths(); !slices.Contains(served, "/"+archive) || !slices.Contains(served, "/checksums.txt") {
+			t.Errorf("served %q, not checksums.txt and %s", served, archive)
 		}
-		if !strings.HasPrefix(r.outputs["version"], "v0.") || !strings.Contains(r.outputs["version"], "-SNAPSHOT-") {
-			t.Errorf("the version installed is %q, not the snapshot's", r.outputs["version"])
+		if r.outputs["version"] != version {
+			t.Errorf("the version installed is %q, not the snapshot's %s", r.outputs["version"], version)
 		}
 		if !strings.HasSuffix(r.outputs["path"], "/mcpv") || strings.HasPrefix(r.outputs["path"], filepath.Dir(mcpvBin)) {
 			t.Errorf("mcpv installed at %q", r.outputs["path"])
@@ -325,6 +325,21 @@ func TestGitHubAction(t *testing.T) {
 		}
 		if !regexp.MustCompile(`mcpv-ci: mcpv_\S+ does not match checksums.txt \(sha256 [0-9a-f]{64}, expected [0-9a-f]{64}\): refused\n`).MatchString(r.log) {
 			t.Errorf("the log does not say why:\n%s", r.log)
+		}
+	})
+
+	t.Run("the repository's releases", func(t *testing.T) {
+		for _, version := range []string{"latest", release.tag, strings.TrimPrefix(release.tag, "v")} {
+			in := inputs("good one.yaml", "version", version)
+			delete(in, "release-url")
+			r := runAction(t, workspace, in, env, "MCPV_RELEASES="+release.url+"/releases")
+			if r.code != 0 || r.outputs["version"] != release.tag {
+				t.Errorf("version %s: exit %d at step %q, outputs %v:\n%s", version, r.code, r.failed, r.outputs, r.log)
+			}
+		}
+		if served := release.servedPaths(); !slices.Contains(served, "/releases/latest/download/checksums.txt") ||
+			!slices.Contains(served, "/releases/download/"+release.tag+"/checksums.txt") {
+			t.Errorf("served %q", served)
 		}
 	})
 

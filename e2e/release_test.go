@@ -108,13 +108,15 @@ func tarGz(t *testing.T, files map[string]string) []byte {
 // another archive, sound but not the release's, in place of every archive.
 type releaseServer struct {
 	url    string
+	tag    string // the release's tag: v and its version
 	mu     sync.Mutex
 	tamper bool
 	served []string
 }
 
 func serveRelease(t *testing.T, dist string) *releaseServer {
-	rs := &releaseServer{}
+	_, _, version := hostArchive(t, dist)
+	rs := &releaseServer{tag: version}
 	files := http.FileServer(http.Dir(dist))
 	impostor := filepath.Join(t.TempDir(), "mcpv")
 	os.WriteFile(impostor, []byte("#!/bin/sh\necho mcpv v6.6.6\n"), 0o755)
@@ -124,6 +126,13 @@ func serveRelease(t *testing.T, dist string) *releaseServer {
 		rs.served = append(rs.served, r.URL.Path)
 		tamper := rs.tamper
 		rs.mu.Unlock()
+		// As GitHub serves a repository's releases: /releases/latest/download/
+		// and /releases/download/TAG/ lead to the files of this one.
+		if rest, ok := strings.CutPrefix(r.URL.Path, "/releases/latest/download/"); ok {
+			r.URL.Path = "/" + rest
+		} else if rest, ok := strings.CutPrefix(r.URL.Path, "/releases/download/"+rs.tag+"/"); ok {
+			r.URL.Path = "/" + rest
+		}
 		if tamper && strings.HasPrefix(r.URL.Path, "/mcpv_") {
 			w.Write(other)
 			return
@@ -139,6 +148,12 @@ func (rs *releaseServer) setTamper(on bool) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	rs.tamper = on
+}
+
+func (rs *releaseServer) servedPaths() []string {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return slices.Clone(rs.served)
 }
 
 // hostArchive finds this machine's archive in the release's checksums.txt:

@@ -10,6 +10,8 @@
 #   MCPV_VERSION      latest (the default), or a release's tag: v1.2.3
 #   MCPV_RELEASE_URL  where the release's files are (default: the GitHub release
 #                     of MCPV_VERSION); https://, http:// or file://
+#   MCPV_RELEASES     the releases of another repository, a fork's
+#                     (default https://github.com/mcpv/mcpv/releases)
 #   MCPV_INSTALL_DIR  where the binary goes (default: a directory under
 #                     RUNNER_TEMP, TMPDIR or /tmp)
 # It downloads checksums.txt, picks the archive of this OS and architecture
@@ -112,10 +114,11 @@ platform() {
 
 install() {
 	local version=${MCPV_VERSION:-latest} base plat sums archive want got stem bin exe=
+	local releases=${MCPV_RELEASES:-https://github.com/mcpv/mcpv/releases}
 	case $version in
-	latest) base=https://github.com/mcpv/mcpv/releases/latest/download ;;
-	v[0-9]*) base=https://github.com/mcpv/mcpv/releases/download/$version ;;
-	[0-9]*) version=v$version base=https://github.com/mcpv/mcpv/releases/download/v$version ;;
+	latest) base=$releases/latest/download ;;
+	v[0-9]*) base=$releases/download/$version ;;
+	[0-9]*) version=v$version base=$releases/download/$version ;; # (assigned left to right)
 	*) die "version must be latest or a release's tag (v1.2.3), not \"$version\"" ;;
 	esac
 	base=${MCPV_RELEASE_URL:-$base}
