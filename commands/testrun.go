@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -132,6 +133,8 @@ func (r *testRunner) run(ctx context.Context, f *testFile, settings *connect.Set
 	}
 	h := hooks(fios, fenv, events, scrub, &closers)
 	h.Groups = r.groups
+	stray := newStrayOutput(h.Log.Handler())
+	h.Log = slog.New(stray)
 	s := &session{settings: settings, env: fenv, hooks: h}
 	defer func() {
 		s.close()
@@ -140,6 +143,7 @@ func (r *testRunner) run(ctx context.Context, f *testFile, settings *connect.Set
 		}
 		scrub.Flush()
 		rep.stderr = tail.String()
+		noteStrayOutput(rep, stray, secrets)
 	}()
 	if r.progress != nil {
 		r.progress(f.path, "starting the server")

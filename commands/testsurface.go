@@ -10,15 +10,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/redact"
 )
 
 // surfaceChecks runs the surface steps.
@@ -157,4 +160,88 @@ func (c surfaceChecks) rel(path string) string {
 		return filepath.ToSlash(r)
 	}
 	return path
+}
+
+// ruleStrayOutput: a stdio server wrote lines on its stdout that are not
+// JSON-RPC messages, which a stdio server must not do (server/transports,
+// "stdio"). A warning: mcpv skips them.
+const ruleStrayOutput = "stray-output"
+
+// strayOutput counts the session's warnings about a server's stray output
+// (mcp/stdio.go and mcp/session.go word them), passing every record on.
+type strayOutput struct {
+	slog.Handler
+	mu    *sync.Mutex // guards n and first: the session's goroutines log at once
+	n     *int
+	first *string
+}
+
+// strayPrefixes begin the session's warnings about stray output.
+var strayPrefixes = []string{"skipped a line on the server's stdout that is not JSON", "more non-JSON lines on the server's stdout",
+	"skipping a message that is not JSON-RPC"}
+
+func newStrayOutput(h slog.Handler) *strayOutput {
+	return &strayOutput{Handler: h, mu: new(sync.Mutex), n: new(int), first: new(string)}
+}
+
+func (s *strayOutput) Handle(ctx context.Context, r slog.Record) error {
+	if slices.ContainsFunc(strayPrefixes, func(p string) bool { return strings.HasPrefix(r.Message, p) }) {
+		s.mu.Lock()
+		if *s.n++; *s.n == 1 {
+			*s.first = r.Message
+		}
+		s.mu.Unlock()
+	}
+	return s.Handler.Handle(ctx, r)
+}
+
+func (s *strayOutput) WithAttrs(attrs []slog.Attr) slog.Handler {
+	c := *s
+	c.Handler = s.Handler.WithAttrs(attrs)
+	return &c
+}
+
+func (s *strayOutput) WithGroup(name string) slog.Handler {
+	c := *s
+	c.Handler = s.Handler.WithGroup(name)
+	return &c
+}
+
+// finding is the lint finding for the stray output seen, if any.
+func (s *strayOutput) finding() (surface.Finding, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if *s.n == 0 {
+		return surface.Finding{}, false
+	}
+	count := fmt.Sprintf("%d times", *s.n)
+	if *s.n > maxStrayWarnings {
+		count = fmt.Sprintf("more than %d times", maxStrayWarnings)
+	}
+	return surface.Finding{Object: "the server's stdout", Rule: ruleStrayOutput, Severity: surface.SeverityWarning,
+		Message: fmt.Sprintf("output that is not JSON-RPC, %s (first: %s)", count, *s.first)}, true
+}
+
+// maxStrayWarnings is how many stray lines the session warns about before
+// it stops counting them aloud.
+const maxStrayWarnings = 10
+
+// noteStrayOutput adds the stray output seen in a file's session to its
+// last lint step that ran, as that step's finding.
+func noteStrayOutput(rep *fileReport, stray *strayOutput, secrets []string) {
+	f, ok := stray.finding()
+	if !ok {
+		return
+	}
+	for i := len(rep.steps) - 1; i >= 0; i-- {
+		sr := rep.steps[i]
+		if sr.step.kind != stepLint || sr.status == stepSkipped {
+			continue
+		}
+		_, notes := findingsOf([]surface.Finding{f}, sr.step.ignore)
+		for _, n := range notes {
+			sr.notes = append(sr.notes, redact.String(n, secrets))
+		}
+		return
+	}
 }
