@@ -26,6 +26,7 @@ import (
 	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/testreport"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
@@ -48,6 +49,8 @@ type testCmd struct {
 }
 
 func (c *testCmd) noServer() {}
+
+func (c *testCmd) Help() string { return testfile.Help }
 
 func (c *testCmd) Validate() error {
 	if c.Parallel < 1 || c.Parallel > maxParallel {
@@ -75,15 +78,14 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	if err != nil {
 		return err
 	}
-	fc := &fileContext{env: env, globalWords: global, found: len(c.Files) == 0,
-		lines: &lineParser{environ: env.Environ, lines: map[string]*parsedLine{}}}
-	var files []*testFile
-	var errs fileErrors
+	opts := readOptions(env, global, len(c.Files) == 0)
+	var files []*testfile.File
+	var errs testfile.Errors
 	for _, path := range paths {
-		f, ferrs := readTestFile(fc, path)
+		f, ferrs := testfile.Read(opts, path)
 		errs = append(errs, ferrs...)
 		if f != nil {
-			c.addFlagSteps(f)
+			f.AddFirst(c.Snapshot, c.Lint)
 			files = append(files, f)
 		}
 	}
@@ -173,34 +175,34 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 
 // job is a file to run, with its server resolved and its steps selected.
 type job struct {
-	file     *testFile
+	file     *testfile.File
 	settings *connect.Settings
 	selected []bool
 }
 
 // resolve resolves each file's server (as from the file's directory), and
 // keeps the files with a step selected.
-func (c *testCmd) resolve(files []*testFile, global []string, env connect.Env, out *console) ([]job, error) {
+func (c *testCmd) resolve(files []*testfile.File, global []string, env connect.Env, out *console) ([]job, error) {
 	var jobs []job
 	logger := output.NewLogger(out.ios.Err)
 	for _, f := range files {
-		selected := c.selectSteps(f)
+		selected := f.Select(c.filter)
 		if !slices.Contains(selected, true) {
 			continue
 		}
-		flags, explicit, err := parseSessionFlags(append(slices.Clone(global), f.serve.words...))
+		flags, explicit, err := parseSessionFlags(append(slices.Clone(global), f.Server.Words...))
 		var settings *connect.Settings
 		if err == nil {
 			fenv := env
-			fenv.Cwd = f.dir
-			settings, err = connect.Resolve(flags, explicit, f.serve.command, fenv, logger)
+			fenv.Cwd = f.Dir
+			settings, err = connect.Resolve(flags, explicit, f.Server.Command, fenv, logger)
 		}
 		if err != nil {
-			at := f.serve.at
-			fmt.Fprintf(out.ios.Err, "mcpv: %s:%d:%d: server: %s\n", f.path, at.line, at.col, serverMessage(err))
+			at := f.Server.At
+			fmt.Fprintf(out.ios.Err, "mcpv: %s:%d:%d: server: %s\n", f.Path, at.Line, at.Col, serverMessage(err))
 			return nil, batchFailed{exitCode(err)}
 		}
-		f.serve.display = redact.String(f.serve.display, fileSecrets(f, settings))
+		f.Server.Display = redact.String(f.Server.Display, fileSecrets(f, settings))
 		jobs = append(jobs, job{f, settings, selected})
 	}
 	if len(jobs) == 0 {
@@ -211,8 +213,8 @@ func (c *testCmd) resolve(files []*testFile, global []string, env connect.Env, o
 
 // fileSecrets are the values a file's report must not show: the
 // settings' and those of the secret-named variables the file expanded.
-func fileSecrets(f *testFile, settings *connect.Settings) []string {
-	return append(slices.Clone(settings.Secrets), f.secrets...)
+func fileSecrets(f *testfile.File, settings *connect.Settings) []string {
+	return append(slices.Clone(settings.Secrets), f.Secrets...)
 }
 
 // serverMessage says the refusals of a server's settings in a test file's
@@ -318,7 +320,7 @@ func sessionWords(kctx *kong.Context, env connect.Env) ([]string, error) {
 		v := f.Target
 		value := func(x any) string {
 			s := fmt.Sprint(x)
-			if pathFlags[f.Name] && s != "" {
+			if testfile.PathFlags[f.Name] && s != "" {
 				s = env.Path(s)
 			}
 			return "--" + f.Name + "=" + s
@@ -406,52 +408,4 @@ func yamlFiles(env connect.Env, dir string, keep func(name string) bool) ([]stri
 		}
 	}
 	return paths, nil
-}
-
-// addFlagSteps puts the steps --lint and --snapshot ask for first in a
-// file that has none of its own.
-func (c *testCmd) addFlagSteps(f *testFile) {
-	has := func(k stepKind) bool {
-		return slices.ContainsFunc(f.steps, func(s *testStep) bool { return s.kind == k })
-	}
-	var first []*testStep
-	if c.Snapshot && !has(stepSnapshot) {
-		base := filepath.Base(f.path)
-		stem := strings.TrimSuffix(base, filepath.Ext(base))
-		first = append(first, &testStep{kind: stepSnapshot, name: "snapshot " + stem + ".snapshot.json",
-			snapshot: filepath.Join(f.dir, stem+".snapshot.json")})
-	}
-	if c.Lint && !has(stepLint) {
-		first = append(first, &testStep{kind: stepLint, name: "lint"})
-	}
-	if len(first) == 0 {
-		return
-	}
-	f.steps = append(first, f.steps...)
-	for i, s := range f.steps {
-		s.index = i + 1
-	}
-}
-
-// selectSteps picks the steps --filter matches, and those whose captures
-// they use.
-func (c *testCmd) selectSteps(f *testFile) []bool {
-	selected := make([]bool, len(f.steps))
-	for i, s := range f.steps {
-		selected[i] = c.filter == nil || c.filter.MatchString(f.name+"/"+s.name)
-	}
-	for i := len(f.steps) - 1; i >= 0; i-- {
-		if !selected[i] {
-			continue
-		}
-		for _, name := range f.steps[i].needs {
-			for j := i - 1; j >= 0; j-- {
-				if slices.ContainsFunc(f.steps[j].capture, func(cs captureSpec) bool { return cs.name == name }) {
-					selected[j] = true
-					break
-				}
-			}
-		}
-	}
-	return selected
 }

@@ -20,6 +20,8 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/shellwords"
+	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/testreport"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
@@ -36,7 +38,7 @@ const (
 
 // fileReport is what became of a file.
 type fileReport struct {
-	file    *testFile
+	file    *testfile.File
 	steps   []*stepReport
 	code    int    // exitOK, or the code of what kept the file's steps from running
 	err     string // what that was
@@ -49,12 +51,12 @@ type fileReport struct {
 
 // stepReport is what became of a step.
 type stepReport struct {
-	step     *testStep
+	step     *testfile.Step
 	status   stepStatus
 	reason   string // why it was skipped
 	took     time.Duration
 	exit     int
-	failures []failure
+	failures []testreport.Failure
 	notes    []string
 	// broke: after this step the session cannot go on.
 	broke bool
@@ -82,13 +84,13 @@ var errOverBudget = errors.New("over its time budget")
 const maxStderrTail = 8 << 10
 
 // run runs a resolved file's selected steps.
-func (r *testRunner) run(ctx context.Context, f *testFile, settings *connect.Settings, selected []bool) *fileReport {
+func (r *testRunner) run(ctx context.Context, f *testfile.File, settings *connect.Settings, selected []bool) *fileReport {
 	rep := &fileReport{file: f, started: time.Now()}
 	defer func() { rep.took = time.Since(rep.started) }()
 	skipRest := func(from int, reason string) {
-		for i := from; i < len(f.steps); i++ {
+		for i := from; i < len(f.Steps); i++ {
 			if selected[i] {
-				rep.steps = append(rep.steps, &stepReport{step: f.steps[i], status: stepSkipped, reason: reason})
+				rep.steps = append(rep.steps, &stepReport{step: f.Steps[i], status: stepSkipped, reason: reason})
 			}
 		}
 	}
@@ -117,7 +119,7 @@ func (r *testRunner) run(ctx context.Context, f *testFile, settings *connect.Set
 	scrub := redact.NewScrubber(tail)
 	scrub.Add(secrets...)
 	fenv := r.env
-	fenv.Cwd = f.dir
+	fenv.Cwd = f.Dir
 	fios := output.NewStreams(strings.NewReader(""), io.Discard, scrub)
 	var closers []func() error
 	var events *connect.EventLog
@@ -146,7 +148,7 @@ func (r *testRunner) run(ctx context.Context, f *testFile, settings *connect.Set
 		noteStrayOutput(rep, stray, secrets)
 	}()
 	if r.progress != nil {
-		r.progress(f.path, "starting the server")
+		r.progress(f.Path, "starting the server")
 	}
 	if _, err := s.client(ctx); err != nil {
 		if ctx.Err() != nil {
@@ -163,7 +165,7 @@ func (r *testRunner) run(ctx context.Context, f *testFile, settings *connect.Set
 	lists := &surfaceLists{}
 	caps := map[string]json.RawMessage{}
 	capturedBy := map[string]int{}
-	for i, st := range f.steps {
+	for i, st := range f.Steps {
 		if !selected[i] {
 			continue
 		}
@@ -173,8 +175,8 @@ func (r *testRunner) run(ctx context.Context, f *testFile, settings *connect.Set
 		case r.stopped.Load():
 			skipRest(i, "not run: --fail-fast, after an earlier failure")
 			return rep
-		case st.skip != "":
-			rep.steps = append(rep.steps, &stepReport{step: st, status: stepSkipped, reason: st.skip})
+		case st.Skip != "":
+			rep.steps = append(rep.steps, &stepReport{step: st, status: stepSkipped, reason: st.Skip})
 			continue
 		}
 		if missing := missingCapture(st, caps); missing != "" {
@@ -186,12 +188,12 @@ func (r *testRunner) run(ctx context.Context, f *testFile, settings *connect.Set
 			continue
 		}
 		if r.progress != nil {
-			r.progress(f.path, st.name)
+			r.progress(f.Path, st.Name)
 		}
 		sr := r.step(ctx, s, f, st, lines, caps, secrets, lists)
 		rep.steps = append(rep.steps, sr)
-		for _, c := range st.capture {
-			capturedBy[c.name] = st.index
+		for _, c := range st.Captures {
+			capturedBy[c.Name] = st.Index
 		}
 		if sr.status == stepFailed && r.failFast {
 			r.stopped.Store(true)
@@ -202,8 +204,8 @@ func (r *testRunner) run(ctx context.Context, f *testFile, settings *connect.Set
 		}
 		if sr.broke {
 			rep.code = sr.exit
-			rep.err = fmt.Sprintf("the session broke at step %d", st.index)
-			skipRest(i+1, fmt.Sprintf("not run: the session broke at step %d", st.index))
+			rep.err = fmt.Sprintf("the session broke at step %d", st.Index)
+			skipRest(i+1, fmt.Sprintf("not run: the session broke at step %d", st.Index))
 			return rep
 		}
 	}
@@ -212,9 +214,9 @@ func (r *testRunner) run(ctx context.Context, f *testFile, settings *connect.Set
 
 // eventsFile creates the --events file: inside the test file's tree when
 // the file named it; where the user says when the user did.
-func (r *testRunner) eventsFile(f *testFile, path string) (*os.File, error) {
-	if f.serve.keyAt["events"] != nil {
-		return (&safefile.Tree{Dir: f.dir}).Create(path)
+func (r *testRunner) eventsFile(f *testfile.File, path string) (*os.File, error) {
+	if f.Server.KeyAt["events"] != nil {
+		return (&safefile.Tree{Dir: f.Dir}).Create(path)
 	}
 	return os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 }
@@ -223,16 +225,16 @@ func (r *testRunner) eventsFile(f *testFile, path string) (*os.File, error) {
 // the connection ending breaks the session: a list that never ends (a
 // cursor sent twice) is the step's failure, which a lint step after it
 // reports by its rule.
-func (r *testRunner) surfaceStep(ctx context.Context, s *session, f *testFile, st *testStep, sr *stepReport, lists *surfaceLists) {
+func (r *testRunner) surfaceStep(ctx context.Context, s *session, f *testfile.File, st *testfile.Step, sr *stepReport, lists *surfaceLists) {
 	client, err := s.client(ctx) // open already
 	switch {
 	case err != nil:
-		sr.failures, sr.exit, sr.broke = []failure{{Kind: "session", Message: err.Error()}}, exitCode(err), true
+		sr.failures, sr.exit, sr.broke = []testreport.Failure{{Kind: "session", Message: err.Error()}}, exitCode(err), true
 		return
-	case st.kind == stepSnapshot:
-		sr.failures, sr.notes, sr.exit = r.surface.snapshot(ctx, lists.of(client), safefile.Tree{Dir: f.dir}, st.snapshot, f.path, r.update)
+	case st.Kind == testfile.StepSnapshot:
+		sr.failures, sr.notes, sr.exit = r.surface.snapshot(ctx, lists.of(client), safefile.Tree{Dir: f.Dir}, st.Snapshot, f.Path, r.update)
 	default:
-		sr.failures, sr.notes, sr.exit = r.surface.lint(ctx, lists.of(client), st.ignore)
+		sr.failures, sr.notes, sr.exit = r.surface.lint(ctx, lists.of(client), st.Ignore)
 	}
 	select {
 	case <-client.Done():
@@ -242,8 +244,8 @@ func (r *testRunner) surfaceStep(ctx context.Context, s *session, f *testFile, s
 	}
 }
 
-func missingCapture(st *testStep, caps map[string]json.RawMessage) string {
-	for _, name := range st.needs {
+func missingCapture(st *testfile.Step, caps map[string]json.RawMessage) string {
+	for _, name := range st.Needs {
 		if _, ok := caps[name]; !ok {
 			return name
 		}
@@ -252,25 +254,25 @@ func missingCapture(st *testStep, caps map[string]json.RawMessage) string {
 }
 
 // step runs one step and checks it.
-func (r *testRunner) step(ctx context.Context, s *session, f *testFile, st *testStep, lines *lineParser, caps map[string]json.RawMessage, secrets []string, lists *surfaceLists) *stepReport {
+func (r *testRunner) step(ctx context.Context, s *session, f *testfile.File, st *testfile.Step, lines *lineParser, caps map[string]json.RawMessage, secrets []string, lists *surfaceLists) *stepReport {
 	sr := &stepReport{step: st}
 	stepCtx := ctx
-	if st.within > 0 {
+	if st.Within > 0 {
 		var cancel context.CancelFunc
-		stepCtx, cancel = context.WithTimeoutCause(ctx, st.within, errOverBudget)
+		stepCtx, cancel = context.WithTimeoutCause(ctx, st.Within, errOverBudget)
 		defer cancel()
 	}
 	var stderr bytes.Buffer
 	begin := time.Now()
-	if st.kind == stepLine {
+	if st.Kind == testfile.StepLine {
 		lists.forget() // the command may change what the server lists
 		r.lineStep(stepCtx, s, st, lines, caps, &stderr, sr)
 	} else {
 		r.surfaceStep(stepCtx, s, f, st, sr, lists)
 	}
 	sr.took = time.Since(begin)
-	if st.within > 0 && (sr.took > st.within || errors.Is(context.Cause(stepCtx), errOverBudget)) {
-		f := failure{Kind: "within", Expected: st.within.String(), Actual: testreport.RoundDuration(sr.took).String(),
+	if st.Within > 0 && (sr.took > st.Within || errors.Is(context.Cause(stepCtx), errOverBudget)) {
+		f := testreport.Failure{Kind: "within", Expected: st.Within.String(), Actual: testreport.RoundDuration(sr.took).String(),
 			Message: "the step took longer than its budget"}
 		if errors.Is(context.Cause(stepCtx), errOverBudget) {
 			f.Message = "the step was still running when its budget ran out: cancelled"
@@ -280,8 +282,8 @@ func (r *testRunner) step(ctx context.Context, s *session, f *testFile, st *test
 		}
 		sr.failures = append(sr.failures, f)
 	}
-	if st.kind == stepLine {
-		sr.broke = (sr.exit == exitTransport || sr.exit == exitAuth) && sr.exit != st.expect.wantExit()
+	if st.Kind == testfile.StepLine {
+		sr.broke = (sr.exit == exitTransport || sr.exit == exitAuth) && sr.exit != st.Expect.WantExit()
 	}
 	if text := strings.TrimSpace(stderr.String()); text != "" {
 		s.hooks.Stderr.Write([]byte(text + "\n"))
@@ -308,65 +310,54 @@ func (r *testRunner) step(ctx context.Context, s *session, f *testFile, st *test
 }
 
 // lineStep runs a step's command line and checks what came of it.
-func (r *testRunner) lineStep(ctx context.Context, s *session, st *testStep, lines *lineParser, caps map[string]json.RawMessage, stderr io.Writer, sr *stepReport) {
-	words := make([]string, len(st.words))
-	for i, w := range st.words {
-		words[i] = w.fill(caps)
-	}
+func (r *testRunner) lineStep(ctx context.Context, s *session, st *testfile.Step, lines *lineParser, caps map[string]json.RawMessage, stderr io.Writer, sr *stepReport) {
 	lines.vars = captureVars(caps)
 	lines.lines = map[string]*parsedLine{}
 	fios := output.NewStreams(strings.NewReader(""), io.Discard, stderr)
 	out := newConsole(fios, &outputFlags{Color: "never"}, s.env)
 	out.files = &safefile.Tree{Dir: s.env.Cwd} // the test file's directory
-	o := runStepLine(ctx, s, out, lines, joinWords(words))
-	sr.exit = o.code
+	o := runStepLine(ctx, s, out, lines, shellwords.Join(st.Fill(caps)))
+	sr.exit = o.Code
 	if errors.Is(context.Cause(ctx), errOverBudget) {
 		return
 	}
-	c := &checker{environ: r.env.Environ, caps: caps}
 	// The tool is the one the line named as it ran: a capture may name it.
 	tool := func() (mcp.Tool, error) {
 		client, err := s.client(ctx)
 		if err != nil {
 			return mcp.Tool{}, err
 		}
-		return s.findTool(ctx, client, o.tool)
+		return s.findTool(ctx, client, o.Tool)
 	}
-	sr.failures = c.check(ctx, &st.expect, o, tool)
+	outputSchema := func() (json.RawMessage, error) {
+		def, err := tool()
+		return def.OutputSchema, err
+	}
+	sr.failures = st.Expect.Check(ctx, o, r.env.Environ, caps, outputSchema)
 	// Linting checks the result against the outputSchema, unless the step's
 	// own expectation does.
-	if (r.lint || st.checkResult) && !st.expect.outputSchema && o.tool != "" && o.raw != nil {
+	if (r.lint || st.CheckResult) && !st.Expect.OutputSchema && o.Tool != "" && o.Raw != nil {
 		if def, err := tool(); err == nil {
-			fs, notes := r.surface.checkResult(def.Raw, o.raw)
+			fs, notes := r.surface.checkResult(def.Raw, o.Raw)
 			sr.failures, sr.notes = append(sr.failures, fs...), append(sr.notes, notes...)
 		}
 	}
 	if len(sr.failures) > 0 {
 		return
 	}
-	value := o.value
+	value := o.Value
 	if value == nil {
 		value = json.RawMessage("null")
 	}
-	for _, cs := range st.capture {
-		outs, err := c.eval(cs.expr, value)
-		switch {
-		case err != nil:
-			sr.failures = append(sr.failures, failure{Kind: "capture", Message: fmt.Sprintf("%s: %s: %v", cs.name, cs.expr, err)})
-		case len(outs) == 0:
-			sr.failures = append(sr.failures, failure{Kind: "capture", Message: fmt.Sprintf("%s: %s gave no value", cs.name, cs.expr)})
-		default:
-			caps[cs.name] = json.RawMessage(outs[0])
-		}
-	}
+	sr.failures = st.Capture(value, r.env.Environ, caps)
 }
 
 // runStepLine runs a command line as a batch line runs, and also keeps the
 // result as the command printed it before the line's own --jq.
-func runStepLine(ctx context.Context, s *session, out *console, lines *lineParser, text string) outcome {
+func runStepLine(ctx context.Context, s *session, out *console, lines *lineParser, text string) testfile.Outcome {
 	pl, err := lines.parse(text)
 	if err != nil {
-		return outcome{err: err, code: exitCode(err), value: batchError(err)}
+		return testfile.Outcome{Err: err, Code: exitCode(err), Value: batchError(err)}
 	}
 	var tool string
 	if c, ok := pl.cmd.Interface().(callCmd); ok {
@@ -374,34 +365,43 @@ func runStepLine(ctx context.Context, s *session, out *console, lines *lineParse
 	}
 	if pl.text && !pl.output.RawOutput { // call --text, read --text: text, no JSON
 		res, err := runBatchCommand(ctx, s, out, lines, text)
-		return finish(outcome{value: res, err: err, tool: tool})
+		return finish(testfile.Outcome{Value: res, Err: err, Tool: tool})
 	}
 	plain := *pl
 	plain.output.filter, plain.output.RawOutput, plain.output.ExitStatus = nil, false, false
 	var buf bytes.Buffer
 	cmd, lineOut := plain.instance(out, &buf)
 	runErr := cmd.Run(ctx, s, lineOut)
-	o := outcome{raw: printedValue(buf.Bytes()), err: runErr, tool: tool}
-	o.value = o.raw
-	if pl.output.filter != nil && o.raw != nil {
+	o := testfile.Outcome{Raw: printedValue(buf.Bytes()), Err: runErr, Tool: tool}
+	o.Value = o.Raw
+	if pl.output.filter != nil && o.Raw != nil {
 		var fb bytes.Buffer
 		p := output.Printer{Out: &fb, Format: output.Format{Raw: pl.output.RawOutput}, Filter: pl.output.filter, ExitStatus: pl.output.ExitStatus}
-		if ferr := p.Print(o.raw); ferr != nil {
-			o.err = ferr // as printing comes before the result's own verdict
+		if ferr := p.Print(o.Raw); ferr != nil {
+			o.Err = ferr // as printing comes before the result's own verdict
 		}
 		if pl.output.RawOutput {
-			o.value = printedText(bytes.TrimSuffix(fb.Bytes(), []byte("\n")))
+			o.Value = printedText(bytes.TrimSuffix(fb.Bytes(), []byte("\n")))
 		} else {
-			o.value = printedValue(fb.Bytes())
+			o.Value = printedValue(fb.Bytes())
 		}
 	}
 	return finish(o)
 }
 
-func finish(o outcome) outcome {
-	o.code = exitCode(o.err)
-	if o.value == nil && o.err != nil {
-		o.value = batchError(o.err)
+// finish adds to an outcome what follows from its error and result.
+func finish(o testfile.Outcome) testfile.Outcome {
+	o.Code = exitCode(o.Err)
+	if o.Value == nil && o.Err != nil {
+		o.Value = batchError(o.Err)
+	}
+	if o.Raw != nil {
+		fields := toolResultFields(o.Raw)
+		o.IsError, o.Structured = fields.isError, fields.structured
+	}
+	o.IsError = o.IsError || errors.Is(o.Err, errToolFailed)
+	if ce := (*mcp.CallError)(nil); errors.As(o.Err, &ce) {
+		o.RPC = &testfile.RPCError{Code: ce.Err.Code, Message: ce.Err.Message}
 	}
 	return o
 }
@@ -409,10 +409,10 @@ func finish(o outcome) outcome {
 // data is what became of the file, for the reports.
 func (rep *fileReport) data() testreport.File {
 	f := rep.file
-	d := testreport.File{Path: f.path, Name: f.name, Named: f.name != fileStem(f.path), Server: f.serve.display,
+	d := testreport.File{Path: f.Path, Name: f.Name, Named: f.Name != testfile.Stem(f.Path), Server: f.Server.Display,
 		Code: rep.code, Err: rep.err, Stderr: rep.stderr, Started: rep.started, Took: rep.took, Interrupted: rep.interrupted}
 	for _, sr := range rep.steps {
-		s := testreport.Step{Index: sr.step.index, Name: sr.step.name, Line: sr.step.line, Status: sr.status, Reason: sr.reason,
+		s := testreport.Step{Index: sr.step.Index, Name: sr.step.Name, Line: sr.step.Line, Status: sr.status, Reason: sr.reason,
 			Took: sr.took, Exit: sr.exit, Failures: sr.failures, Notes: sr.notes, Interrupted: sr.interrupted}
 		d.Steps = append(d.Steps, s)
 	}

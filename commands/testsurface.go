@@ -20,6 +20,8 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/testfile"
+	"github.com/mcpv/mcpv/internal/testreport"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/redact"
 )
@@ -62,11 +64,11 @@ func ciMode(flag, given bool, env connect.Env) bool {
 // missing file, or update, writes the file; in CI mode a missing file
 // fails the step, naming the command that records it (for the test file
 // testFile), unless update.
-func (c surfaceChecks) snapshot(ctx context.Context, lists *surface.Lister, tree safefile.Tree, file, testFile string, update bool) (fs []failure, notes []string, code int) {
+func (c surfaceChecks) snapshot(ctx context.Context, lists *surface.Lister, tree safefile.Tree, file, testFile string, update bool) (fs []testreport.Failure, notes []string, code int) {
 	shown := c.rel(file)
 	now, err := lists.Gather(ctx)
 	if err != nil {
-		return []failure{{Kind: "snapshot", Message: fmt.Sprintf("could not list the server's surface: %v", err)}}, nil, exitCode(err)
+		return []testreport.Failure{{Kind: "snapshot", Message: fmt.Sprintf("could not list the server's surface: %v", err)}}, nil, exitCode(err)
 	}
 	if len(now.Unimplemented) > 0 {
 		notes = append(notes, fmt.Sprintf("the server answers %s with method not found: taken as empty", strings.Join(now.Unimplemented, ", ")))
@@ -76,18 +78,18 @@ func (c surfaceChecks) snapshot(ctx context.Context, lists *surface.Lister, tree
 	write := false // the file is written anew
 	switch {
 	case errors.Is(err, os.ErrNotExist) && c.ci && !update:
-		return []failure{{Kind: "snapshot", Message: fmt.Sprintf("%s does not exist, and a missing snapshot is not written in CI (--ci): record it with 'mcpv test --no-ci %s' and commit it",
+		return []testreport.Failure{{Kind: "snapshot", Message: fmt.Sprintf("%s does not exist, and a missing snapshot is not written in CI (--ci): record it with 'mcpv test --no-ci %s' and commit it",
 			shown, connect.QuoteWord(testFile))}}, notes, exitOK
 	case errors.Is(err, os.ErrNotExist):
 		notes = append(notes, "written to "+shown)
 		write = true
 	case err != nil:
-		return []failure{{Kind: "snapshot", Message: err.Error()}}, nil, exitUsage
+		return []testreport.Failure{{Kind: "snapshot", Message: err.Error()}}, nil, exitUsage
 	default:
 		old, perr := surface.ParseSnapshot(data)
 		switch {
 		case perr != nil && !update:
-			return []failure{{Kind: "snapshot", Message: fmt.Sprintf("%s is not a snapshot mcpv can read: %v (--update writes it anew)", shown, perr)}}, nil, exitUsage
+			return []testreport.Failure{{Kind: "snapshot", Message: fmt.Sprintf("%s is not a snapshot mcpv can read: %v (--update writes it anew)", shown, perr)}}, nil, exitUsage
 		case perr != nil:
 			notes = append(notes, fmt.Sprintf("written anew to %s, which was not a snapshot mcpv can read (%v)", shown, perr))
 			write = true
@@ -115,12 +117,12 @@ func (c surfaceChecks) snapshot(ctx context.Context, lists *surface.Lister, tree
 		if len(breaking) > 1 {
 			what = "changes"
 		}
-		return []failure{{Kind: "snapshot", Message: fmt.Sprintf("%d breaking %s since %s (mcpv test --update accepts them)", len(breaking), what, shown),
+		return []testreport.Failure{{Kind: "snapshot", Message: fmt.Sprintf("%d breaking %s since %s (mcpv test --update accepts them)", len(breaking), what, shown),
 			Details: breaking}}, notes, exitOK
 	}
 	if write {
 		if err := tree.WriteFile(file, now.Marshal()); err != nil {
-			return []failure{{Kind: "snapshot", Message: err.Error()}}, notes, exitUsage
+			return []testreport.Failure{{Kind: "snapshot", Message: err.Error()}}, notes, exitUsage
 		}
 	}
 	return nil, notes, exitOK
@@ -128,28 +130,28 @@ func (c surfaceChecks) snapshot(ctx context.Context, lists *surface.Lister, tree
 
 // lint checks the server against the specification's rules: an error
 // fails the step, a warning is a note; rules in ignore are not reported.
-func (c surfaceChecks) lint(ctx context.Context, lists *surface.Lister, ignore []string) (fs []failure, notes []string, code int) {
+func (c surfaceChecks) lint(ctx context.Context, lists *surface.Lister, ignore []string) (fs []testreport.Failure, notes []string, code int) {
 	findings, err := lists.Lint(ctx)
 	if err != nil {
-		return []failure{{Kind: "lint", Message: fmt.Sprintf("could not check the server: %v", err)}}, nil, exitCode(err)
+		return []testreport.Failure{{Kind: "lint", Message: fmt.Sprintf("could not check the server: %v", err)}}, nil, exitCode(err)
 	}
 	fs, notes = findingsOf(findings, ignore)
 	return fs, notes, exitOK
 }
 
 // checkResult checks a tool's result as lint does (under --lint).
-func (c surfaceChecks) checkResult(tool, result json.RawMessage) ([]failure, []string) {
+func (c surfaceChecks) checkResult(tool, result json.RawMessage) ([]testreport.Failure, []string) {
 	return findingsOf(surface.CheckResult(tool, result), nil)
 }
 
-func findingsOf(findings []surface.Finding, ignore []string) (fs []failure, notes []string) {
+func findingsOf(findings []surface.Finding, ignore []string) (fs []testreport.Failure, notes []string) {
 	for _, f := range findings {
 		switch {
 		case slices.Contains(ignore, f.Rule):
 		case f.Severity == surface.SeverityWarning:
 			notes = append(notes, f.String())
 		default: // an error, as the failure says already
-			fs = append(fs, failure{Kind: "lint", Message: strings.TrimPrefix(f.String(), f.Severity+": ")})
+			fs = append(fs, testreport.Failure{Kind: "lint", Message: strings.TrimPrefix(f.String(), f.Severity+": ")})
 		}
 	}
 	return fs, notes
@@ -235,10 +237,10 @@ func noteStrayOutput(rep *fileReport, stray *strayOutput, secrets []string) {
 	}
 	for i := len(rep.steps) - 1; i >= 0; i-- {
 		sr := rep.steps[i]
-		if sr.step.kind != stepLint || sr.status == stepSkipped {
+		if sr.step.Kind != testfile.StepLint || sr.status == stepSkipped {
 			continue
 		}
-		_, notes := findingsOf([]surface.Finding{f}, sr.step.ignore)
+		_, notes := findingsOf([]surface.Finding{f}, sr.step.Ignore)
 		for _, n := range notes {
 			sr.notes = append(sr.notes, redact.String(n, secrets))
 		}

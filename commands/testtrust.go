@@ -15,6 +15,7 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/trust"
 )
 
@@ -58,8 +59,8 @@ func trustTestFile(out *console, env connect.Env, store trust.Store, path string
 	if err != nil {
 		return usageError(err)
 	}
-	if _, fe := parseTestYAML(data, "a test file"); fe != nil {
-		fe.file = path
+	if _, fe := testfile.ParseYAML(data, "a test file"); fe != nil {
+		fe.File = path
 		return &connect.ConfigError{Err: fe}
 	}
 	if err := store.Trust(abs, data); err != nil {

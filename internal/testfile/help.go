@@ -1,7 +1,8 @@
-package commands
+package testfile
 
-func (c *testCmd) Help() string {
-	return `Runs test files against MCP servers, for CI. A file names its server as the command line does and lists steps; each step is an mcpv command, in the same words, with what must come of it. A file's steps share one session; files run in parallel (--parallel). Every file is read and checked (its jq expressions, regular expressions, schemas, steps and server flags) before any server starts: a mistake is FILE:LINE:COLUMN: message, exit 2.
+// Help is mcpv test's long help: the format of a test file, and how a run
+// reads, runs and reports it.
+const Help = `Runs test files against MCP servers, for CI. A file names its server as the command line does and lists steps; each step is an mcpv command, in the same words, with what must come of it. A file's steps share one session; files run in parallel (--parallel). Every file is read and checked (its jq expressions, regular expressions, schemas, steps and server flags) before any server starts: a mistake is FILE:LINE:COLUMN: message, exit 2.
 
 A file is YAML (a JSON file, being YAML, works when named); the JSON Schema docs/mcpv-test.schema.json describes it for editors. Without FILE, mcpv test runs the *.mcpv.yaml (and *.mcpv.yml) files of the current directory and the .yaml and .yml files in ./mcpv-tests, each only once its content is trusted ('mcpv trust FILE', as for a project config file; exit 2 until then): a test file is code, which may start any command. A file or directory named on the command line runs without that, as CI names its own checkout's files:
 
@@ -61,4 +62,3 @@ Examples:
     $ mcpv test --lint --snapshot --fail-fast tests/
     $ mcpv test --filter 'echo' --format tap tests/ | tap-parser
     $ mcpv test --update tests/`
-}
