@@ -333,7 +333,7 @@ func (r *testRunner) lineStep(ctx context.Context, s *session, st *testfile.Step
 		def, err := tool()
 		return def.OutputSchema, err
 	}
-	sr.failures = st.Expect.Check(ctx, o, r.env.Environ, caps, outputSchema)
+	sr.failures = st.Expect.Check(ctx, o, caps, outputSchema)
 	// Linting checks the result against the outputSchema, unless the step's
 	// own expectation does.
 	if (r.lint || st.CheckResult) && !st.Expect.OutputSchema && o.Tool != "" && o.Raw != nil {
@@ -349,7 +349,7 @@ func (r *testRunner) lineStep(ctx context.Context, s *session, st *testfile.Step
 	if value == nil {
 		value = json.RawMessage("null")
 	}
-	sr.failures = st.Capture(value, r.env.Environ, caps)
+	sr.failures = st.Capture(value, caps)
 }
 
 // runStepLine runs a command line as a batch line runs, and also keeps the

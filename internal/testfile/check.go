@@ -56,17 +56,16 @@ const (
 	exitServer    = 3
 )
 
-// checker checks outcomes: env and caps are what jq expressions see.
+// checker checks outcomes: caps are the values of jq's variables.
 type checker struct {
-	environ []string
-	caps    map[string]json.RawMessage
+	caps map[string]json.RawMessage
 }
 
 // Check checks what came of a step against its expectations, with the
-// captures so far (caps) as jq's variables and environ as its $ENV;
-// schema gives the outputSchema of the tool the step called.
-func (e *Expectations) Check(ctx context.Context, o Outcome, environ []string, caps map[string]json.RawMessage, schema func() (json.RawMessage, error)) []testreport.Failure {
-	c := &checker{environ: environ, caps: caps}
+// captures so far (caps) as jq's variables; schema gives the outputSchema
+// of the tool the step called.
+func (e *Expectations) Check(ctx context.Context, o Outcome, caps map[string]json.RawMessage, schema func() (json.RawMessage, error)) []testreport.Failure {
+	c := &checker{caps: caps}
 	return c.check(ctx, e, o, schema)
 }
 
@@ -117,8 +116,8 @@ func (c *checker) check(ctx context.Context, e *Expectations, o Outcome, tool fu
 	if value == nil {
 		value = json.RawMessage("null")
 	}
-	for _, expr := range e.jq {
-		if f := c.jq(expr, value); f != nil {
+	for _, q := range e.jq {
+		if f := c.jq(q, value); f != nil {
 			fs = append(fs, *f)
 		}
 	}
@@ -207,8 +206,9 @@ func checkOutputSchema(ctx context.Context, o Outcome, outputSchema func() (json
 // jq checks that expr is true of value: it has outputs, and none is false
 // or null. A failure shows the outputs, and for a comparison (or the first
 // false part of an and) the values of its two sides.
-func (c *checker) jq(expr string, value json.RawMessage) *failure {
-	outs, err := c.eval(expr, value)
+func (c *checker) jq(jq query, value json.RawMessage) *failure {
+	expr := jq.expr
+	outs, err := jq.eval(value, c.caps)
 	if err != nil {
 		return &failure{Kind: "jq", Message: fmt.Sprintf("%s: %v", expr, err), Expected: "true"}
 	}
@@ -221,7 +221,7 @@ func (c *checker) jq(expr string, value json.RawMessage) *failure {
 		return f
 	}
 	for q.Op == gojq.OpAnd {
-		left, _ := c.eval(q.Left.String(), value)
+		left, _ := jq.part(q.Left.String()).eval(value, c.caps)
 		if !truthy(left) {
 			q = q.Left
 		} else {
@@ -237,7 +237,7 @@ func (c *checker) jq(expr string, value json.RawMessage) *failure {
 			if literal(side) {
 				continue // its value is what it says
 			}
-			outs, err := c.eval(side.String(), value)
+			outs, err := jq.part(side.String()).eval(value, c.caps)
 			if err != nil {
 				f.Details = append(f.Details, fmt.Sprintf("%s: %v", side, err))
 			} else {
@@ -289,15 +289,39 @@ func literalTerm(t *gojq.Term) bool {
 	return false
 }
 
-// eval runs a jq expression on value and returns its outputs as compact
-// JSON, with the captures as variables.
-func (c *checker) eval(expr string, value json.RawMessage) ([]string, error) {
-	filter, err := output.CompileFilter(expr, c.environ, variables(c.caps)...)
-	if err != nil {
-		return nil, err
+// query is a jq expression of a file, compiled once, when the file is
+// read, with the captures of the steps before it as its variables.
+type query struct {
+	expr    string
+	filter  *output.Filter
+	err     error    // compiling it: reported when it runs (a capture's)
+	names   []string // its variables
+	environ []string
+}
+
+// compileQuery compiles expr with the captures in known as variables.
+func compileQuery(expr string, known map[string]bool, environ []string) query {
+	names := slices.Sorted(maps.Keys(known))
+	q := query{expr: expr, names: names, environ: environ}
+	q.filter, q.err = output.CompileFilterVars(expr, environ, names...)
+	return q
+}
+
+// part is another expression (a part of q's), with q's variables.
+func (q query) part(expr string) query {
+	p := query{expr: expr, names: q.names, environ: q.environ}
+	p.filter, p.err = output.CompileFilterVars(expr, q.environ, q.names...)
+	return p
+}
+
+// eval runs q on value and returns its outputs as compact JSON, with the
+// captures in caps as its variables.
+func (q query) eval(value json.RawMessage, caps map[string]json.RawMessage) ([]string, error) {
+	if q.err != nil {
+		return nil, q.err
 	}
 	var buf bytes.Buffer
-	p := output.Printer{Out: &buf, Filter: filter}
+	p := output.Printer{Out: &buf, Filter: q.filter.With(variables(caps)...)}
 	if err := p.Print(value); err != nil {
 		return nil, err
 	}
@@ -472,11 +496,10 @@ func jqKey(k string) string {
 
 // Capture keeps the step's captures from value, what it printed, in caps;
 // a capture that fails or gives no value is a failure.
-func (s *Step) Capture(value json.RawMessage, environ []string, caps map[string]json.RawMessage) []failure {
-	c := &checker{environ: environ, caps: caps}
+func (s *Step) Capture(value json.RawMessage, caps map[string]json.RawMessage) []failure {
 	var fs []failure
 	for _, cs := range s.Captures {
-		outs, err := c.eval(cs.Expr, value)
+		outs, err := cs.query.eval(value, caps)
 		switch {
 		case err != nil:
 			fs = append(fs, failure{Kind: "capture", Message: fmt.Sprintf("%s: %s: %v", cs.Name, cs.Expr, err)})

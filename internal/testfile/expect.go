@@ -14,7 +14,6 @@ import (
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/testreport"
 	"github.com/mcpv/mcpv/internal/yamlnode"
-	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/toolargs"
 )
 
@@ -28,7 +27,7 @@ type Expectations struct {
 	isError      *bool
 	errorCode    *int
 	errorMessage *regexp.Regexp
-	jq           []string
+	jq           []query
 	equals       json.RawMessage
 	equalsFile   string // as written, for messages; equals holds its content
 	matches      []*regexp.Regexp
@@ -42,7 +41,6 @@ var expectKeys = []string{"exit", "is-error", "error-code", "error-message", "jq
 
 func (p *fileParser) expectations(n *yamlnode.Node, st *Step, f *File, known map[string]bool) Expectations {
 	e := Expectations{At: n, given: true}
-	plain := variables(placeholderCaps(known))
 	p.members(n, "expect", expectKeys, func(key string, k, v *yamlnode.Node) {
 		switch key {
 		case "exit":
@@ -68,11 +66,12 @@ func (p *fileParser) expectations(n *yamlnode.Node, st *Step, f *File, known map
 		case "jq":
 			exprs, _ := p.strs(v, "jq")
 			for _, expr := range exprs {
-				if _, err := output.CompileFilter(expr, nil, plain...); err != nil {
-					p.errorf(v, "%v", err)
+				q := compileQuery(expr, known, p.environ)
+				if q.err != nil {
+					p.errorf(v, "%v", q.err)
 				}
+				e.jq = append(e.jq, q)
 			}
-			e.jq = exprs
 		case "equals":
 			e.equals = nodeJSON(v)
 		case "equals-file":

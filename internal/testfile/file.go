@@ -6,6 +6,7 @@ package testfile
 
 import (
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -103,8 +104,9 @@ func (w Word) fill(caps map[string]json.RawMessage) string {
 // Capture is a value a step keeps for the steps after it: the first
 // output of a jq expression.
 type Capture struct {
-	Name string
-	Expr string
+	Name  string
+	Expr  string
+	query query
 }
 
 // stepCommands are the commands a step may name as its key: every command
@@ -150,7 +152,7 @@ type Line struct {
 
 // Read reads and checks one test file.
 func Read(o *Options, path string) (*File, Errors) {
-	p := &fileParser{file: path}
+	p := &fileParser{file: path, environ: o.Environ}
 	data, err := safefile.Read(o.Path(path))
 	if err != nil {
 		return nil, Errors{{File: path, Line: 1, Col: 1, Msg: err.Error()}}
@@ -266,7 +268,7 @@ func (p *fileParser) step(n *yamlnode.Node, index int, f *File, x *expander, kno
 		case "expect":
 			expectNode = v
 		case "capture":
-			st.Captures = p.captures(v)
+			st.Captures = p.captures(v, known)
 		case "within":
 			st.Within = p.duration(v, "within")
 		case "skip":
@@ -316,8 +318,8 @@ func (p *fileParser) step(n *yamlnode.Node, index int, f *File, x *expander, kno
 			w.tmpl.uses(needs)
 		}
 	}
-	for _, expr := range st.Expect.jq {
-		jqUses(expr, known, needs)
+	for _, q := range st.Expect.jq {
+		jqUses(q.expr, known, needs)
 	}
 	for _, c := range st.Captures {
 		jqUses(c.Expr, known, needs)
@@ -355,12 +357,15 @@ func (p *fileParser) duration(v *yamlnode.Node, what string) time.Duration {
 	return d
 }
 
-func (p *fileParser) captures(v *yamlnode.Node) []Capture {
+// captures reads a step's captures: each sees those of the steps before
+// (known) and the step's own before it as variables.
+func (p *fileParser) captures(v *yamlnode.Node, known map[string]bool) []Capture {
 	if v.Kind != yamlnode.Object {
 		p.errorf(v, "capture must be a mapping of names to jq expressions, such as {id: .structuredContent.id}")
 		return nil
 	}
 	var out []Capture
+	seen := maps.Clone(known)
 	for i, k := range v.Keys {
 		switch {
 		case !identifier().MatchString(k.Text): // captures are also $name in jq
@@ -370,7 +375,8 @@ func (p *fileParser) captures(v *yamlnode.Node) []Capture {
 		}
 		expr, ok := p.str(v.Vals[i], "a capture")
 		if ok {
-			out = append(out, Capture{Name: k.Text, Expr: expr})
+			out = append(out, Capture{Name: k.Text, Expr: expr, query: compileQuery(expr, seen, p.environ)})
+			seen[k.Text] = true
 		}
 	}
 	return out

@@ -149,8 +149,9 @@ func jsonText(s string) []byte {
 
 // fileParser gathers the mistakes of one file.
 type fileParser struct {
-	file string
-	errs Errors
+	file    string
+	environ []string // what jq's $ENV shows
+	errs    Errors
 }
 
 func (p *fileParser) errorf(n *yamlnode.Node, format string, args ...any) {
