@@ -28,6 +28,7 @@ import (
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/testreport"
+	"github.com/mcpv/mcpv/internal/testrun"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
@@ -95,7 +96,7 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 		}
 		return batchFailed{exitUsage}
 	}
-	jobs, err := c.resolve(files, global, env, out)
+	jobs, err := c.resolve(files, global, env, groups, out)
 	if err != nil {
 		return err
 	}
@@ -110,14 +111,14 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 		defer f.Close()
 		dest.file = f
 	}
-	r := &testRunner{env: env, lint: c.Lint, update: c.Update, failFast: c.FailFast, groups: groups,
-		surface: surfaceChecks{cwd: env.Cwd, ci: ciMode(c.CI, explicitFlags(kctx)["ci"], env)}}
+	r := &testrun.Runner{Lint: c.Lint, Update: c.Update, FailFast: c.FailFast, CI: ciMode(c.CI, explicitFlags(kctx)["ci"], env),
+		Cwd: env.Cwd, Code: exitCode, Hint: hint}
 	// The progress line (stderr) and the report (stdout) may share a
 	// terminal: the line is cleared, and not drawn again, while a file's
 	// block is written.
 	var screen sync.Mutex
 	if out.ios.ErrTTY {
-		r.progress = func(file, step string) {
+		r.Progress = func(file, step string) {
 			screen.Lock()
 			defer screen.Unlock()
 			out.ios.Status.Set(safetext.Line(file + ": " + step))
@@ -126,35 +127,34 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	textOut, textTTY := dest.text(c.Format)
 	text := &testreport.Text{W: textOut, Color: output.UseColor(root.Color, textTTY && out.ios.OutTTY && !out.ios.NoANSI, env.Getenv)}
 	begin := time.Now()
-	var reports []*fileReport
+	var data []testreport.File
 	next := 0
 	// The run itself is not cancelled by Ctrl-C: each file's steps are,
 	// and every file still reports what became of it. Nor does a closed
 	// stdout end it: the exit code is the verdict, so every file runs.
-	err = ordered.Run(context.WithoutCancel(ctx), ordered.Options[job, *fileReport]{
+	err = ordered.Run(context.WithoutCancel(ctx), ordered.Options[testrun.Job, testreport.File]{
 		Workers: c.Parallel,
-		Next: func(context.Context) (job, bool, error) {
+		Next: func(context.Context) (testrun.Job, bool, error) {
 			if next == len(jobs) {
-				return job{}, false, nil
+				return testrun.Job{}, false, nil
 			}
 			next++
 			return jobs[next-1], true, nil
 		},
-		Do: func(_ context.Context, j job) *fileReport { return r.run(ctx, j.file, j.settings, j.selected) },
-		Emit: func(fr *fileReport) error {
-			reports = append(reports, fr)
+		Do: func(_ context.Context, j testrun.Job) testreport.File { return r.Run(ctx, j) },
+		Emit: func(fr testreport.File) error {
+			data = append(data, fr)
 			screen.Lock()
 			defer screen.Unlock()
 			out.ios.Status.Clear()
 			if textOut != nil {
-				return reportError(text.File(fr.data()))
+				return reportError(text.File(fr))
 			}
 			return nil
 		},
 	})
 	out.ios.Status.Stop()
 	took := time.Since(begin)
-	data := reportData(reports)
 	if err == nil && textOut != nil {
 		err = reportError(text.Summary(data, took))
 	}
@@ -173,17 +173,10 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	return nil
 }
 
-// job is a file to run, with its server resolved and its steps selected.
-type job struct {
-	file     *testfile.File
-	settings *connect.Settings
-	selected []bool
-}
-
 // resolve resolves each file's server (as from the file's directory), and
 // keeps the files with a step selected.
-func (c *testCmd) resolve(files []*testfile.File, global []string, env connect.Env, out *console) ([]job, error) {
-	var jobs []job
+func (c *testCmd) resolve(files []*testfile.File, global []string, env connect.Env, groups *mcp.ProcessGroups, out *console) ([]testrun.Job, error) {
+	var jobs []testrun.Job
 	logger := output.NewLogger(out.ios.Err)
 	for _, f := range files {
 		selected := f.Select(c.filter)
@@ -203,7 +196,7 @@ func (c *testCmd) resolve(files []*testfile.File, global []string, env connect.E
 			return nil, batchFailed{exitCode(err)}
 		}
 		f.Server.Display = redact.String(f.Server.Display, fileSecrets(f, settings))
-		jobs = append(jobs, job{f, settings, selected})
+		jobs = append(jobs, testrun.Job{File: f, Selected: selected, Secrets: fileSecrets(f, settings), Open: openTestSession(env, groups, f, settings)})
 	}
 	if len(jobs) == 0 {
 		return nil, usageErrorf("--filter %q matches no step", c.Filter)

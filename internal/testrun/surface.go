@@ -1,4 +1,4 @@
-package commands
+package testrun
 
 // The steps that look at the server itself: snapshot (its tools, prompts
 // and resource templates, compared with a file, and breaking changes
@@ -26,14 +26,6 @@ import (
 	"github.com/mcpv/mcpv/redact"
 )
 
-// surfaceChecks runs the surface steps.
-type surfaceChecks struct {
-	cwd string // what snapshot paths in messages are relative to
-	// ci: a missing snapshot fails its step rather than being written,
-	// so that a snapshot never committed is not recorded, unseen, in CI.
-	ci bool
-}
-
 // surfaceLists keeps a file's server lists from one surface step to the
 // next (--snapshot and --lint list the server once between them), until
 // a command step runs, which may change them.
@@ -48,27 +40,17 @@ func (sl *surfaceLists) of(c *mcp.Client) *surface.Lister {
 
 func (sl *surfaceLists) forget() { sl.l = nil }
 
-// ciMode is whether mcpv test runs as in CI (--ci): as the flag says when
-// it is given, else when the CI environment variable is set (to anything
-// but "false" or "0"), as CI systems set it.
-func ciMode(flag, given bool, env connect.Env) bool {
-	if given {
-		return flag
-	}
-	v := strings.ToLower(env.Getenv("CI"))
-	return v != "" && v != "false" && v != "0"
-}
-
 // snapshot gathers the server's surface and compares it with file, in
 // tree: a breaking change fails the step, any other change is a note. A
 // missing file, or update, writes the file; in CI mode a missing file
 // fails the step, naming the command that records it (for the test file
 // testFile), unless update.
-func (c surfaceChecks) snapshot(ctx context.Context, lists *surface.Lister, tree safefile.Tree, file, testFile string, update bool) (fs []testreport.Failure, notes []string, code int) {
-	shown := c.rel(file)
+func (r *Runner) snapshot(ctx context.Context, lists *surface.Lister, tree safefile.Tree, file, testFile string) (fs []testreport.Failure, notes []string, code int) {
+	shown := r.rel(file)
+	update := r.Update
 	now, err := lists.Gather(ctx)
 	if err != nil {
-		return []testreport.Failure{{Kind: "snapshot", Message: fmt.Sprintf("could not list the server's surface: %v", err)}}, nil, exitCode(err)
+		return []testreport.Failure{{Kind: "snapshot", Message: fmt.Sprintf("could not list the server's surface: %v", err)}}, nil, r.Code(err)
 	}
 	if len(now.Unimplemented) > 0 {
 		notes = append(notes, fmt.Sprintf("the server answers %s with method not found: taken as empty", strings.Join(now.Unimplemented, ", ")))
@@ -77,7 +59,7 @@ func (c surfaceChecks) snapshot(ctx context.Context, lists *surface.Lister, tree
 	var changes []surface.Change
 	write := false // the file is written anew
 	switch {
-	case errors.Is(err, os.ErrNotExist) && c.ci && !update:
+	case errors.Is(err, os.ErrNotExist) && r.CI && !update:
 		return []testreport.Failure{{Kind: "snapshot", Message: fmt.Sprintf("%s does not exist, and a missing snapshot is not written in CI (--ci): record it with 'mcpv test --no-ci %s' and commit it",
 			shown, connect.QuoteWord(testFile))}}, notes, exitOK
 	case errors.Is(err, os.ErrNotExist):
@@ -130,17 +112,17 @@ func (c surfaceChecks) snapshot(ctx context.Context, lists *surface.Lister, tree
 
 // lint checks the server against the specification's rules: an error
 // fails the step, a warning is a note; rules in ignore are not reported.
-func (c surfaceChecks) lint(ctx context.Context, lists *surface.Lister, ignore []string) (fs []testreport.Failure, notes []string, code int) {
+func (r *Runner) lint(ctx context.Context, lists *surface.Lister, ignore []string) (fs []testreport.Failure, notes []string, code int) {
 	findings, err := lists.Lint(ctx)
 	if err != nil {
-		return []testreport.Failure{{Kind: "lint", Message: fmt.Sprintf("could not check the server: %v", err)}}, nil, exitCode(err)
+		return []testreport.Failure{{Kind: "lint", Message: fmt.Sprintf("could not check the server: %v", err)}}, nil, r.Code(err)
 	}
 	fs, notes = findingsOf(findings, ignore)
 	return fs, notes, exitOK
 }
 
 // checkResult checks a tool's result as lint does (under --lint).
-func (c surfaceChecks) checkResult(tool, result json.RawMessage) ([]testreport.Failure, []string) {
+func checkResult(tool, result json.RawMessage) ([]testreport.Failure, []string) {
 	return findingsOf(surface.CheckResult(tool, result), nil)
 }
 
@@ -157,9 +139,9 @@ func findingsOf(findings []surface.Finding, ignore []string) (fs []testreport.Fa
 	return fs, notes
 }
 
-func (c surfaceChecks) rel(path string) string {
-	if r, err := filepath.Rel(c.cwd, path); err == nil && filepath.IsLocal(r) {
-		return filepath.ToSlash(r)
+func (r *Runner) rel(path string) string {
+	if rel, err := filepath.Rel(r.Cwd, path); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
 	}
 	return path
 }
@@ -237,7 +219,7 @@ func noteStrayOutput(rep *fileReport, stray *strayOutput, secrets []string) {
 	}
 	for i := len(rep.steps) - 1; i >= 0; i-- {
 		sr := rep.steps[i]
-		if sr.step.Kind != testfile.StepLint || sr.status == stepSkipped {
+		if sr.step.Kind != testfile.StepLint || sr.status == testreport.Skipped {
 			continue
 		}
 		_, notes := findingsOf([]surface.Finding{f}, sr.step.Ignore)
