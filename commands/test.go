@@ -9,10 +9,8 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -23,7 +21,6 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/ordered"
-	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/testfile"
@@ -102,14 +99,14 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	}
 	// The report's file is made before any server starts: a path that
 	// cannot be written is a mistake found at once.
-	dest := &testOutput{stdout: out.ios.Out}
+	dest := &testreport.Output{Stdout: out.ios.Out}
 	if c.Output != "" {
 		f, err := safefile.CreateNoFollow(env.Path(c.Output))
 		if err != nil {
 			return usageErrorf("--output: %v", err)
 		}
 		defer f.Close()
-		dest.file = f
+		dest.File = f
 	}
 	r := &testrun.Runner{Lint: c.Lint, Update: c.Update, FailFast: c.FailFast, CI: ciMode(c.CI, explicitFlags(kctx)["ci"], env),
 		Cwd: env.Cwd, Code: exitCode, Hint: hint}
@@ -124,7 +121,7 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 			out.ios.Status.Set(safetext.Line(file + ": " + step))
 		}
 	}
-	textOut, textTTY := dest.text(c.Format)
+	textOut, textTTY := dest.Text(c.Format)
 	text := &testreport.Text{W: textOut, Color: output.UseColor(root.Color, textTTY && out.ios.OutTTY && !out.ios.NoANSI, env.Getenv)}
 	begin := time.Now()
 	var data []testreport.File
@@ -148,7 +145,7 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 			defer screen.Unlock()
 			out.ios.Status.Clear()
 			if textOut != nil {
-				return reportError(text.File(fr))
+				return testreport.WriteError(text.File(fr))
 			}
 			return nil
 		},
@@ -156,10 +153,10 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	out.ios.Status.Stop()
 	took := time.Since(begin)
 	if err == nil && textOut != nil {
-		err = reportError(text.Summary(data, took))
+		err = testreport.WriteError(text.Summary(data, took))
 	}
 	if err == nil && c.Format != "text" {
-		err = reportError(c.writeReport(dest.report(), data, took))
+		err = testreport.WriteError(testreport.Write(dest.Report(), c.Format, data, took))
 	}
 	if err != nil {
 		return err
@@ -224,68 +221,6 @@ func serverMessage(err error) string {
 	return msg
 }
 
-// testOutput is where the reports go: stdout, and the --output file. A
-// closed stdout (| head) is written no more, and the run goes on.
-type testOutput struct {
-	stdout io.Writer
-	file   *os.File // --output, or nil
-	closed bool     // stdout's reader went away
-}
-
-// text is where the text report goes, if anywhere, and whether that is
-// stdout: the --output file when the format is text, else stdout.
-func (o *testOutput) text(format string) (io.Writer, bool) {
-	switch {
-	case format == "text" && o.file != nil:
-		return o.file, false
-	case format == "text" || o.file != nil:
-		return o, true
-	}
-	return nil, false
-}
-
-// report is where the report of the chosen format goes.
-func (o *testOutput) report() io.Writer {
-	if o.file != nil {
-		return o.file
-	}
-	return o
-}
-
-// Write writes to stdout until its reader goes away.
-func (o *testOutput) Write(p []byte) (int, error) {
-	if o.closed {
-		return len(p), nil
-	}
-	n, err := o.stdout.Write(p)
-	if err != nil && oserr.BrokenPipe(err) {
-		o.closed = true
-		return len(p), nil
-	}
-	return n, err
-}
-
-// reportError is what a report that could not be written ends the run
-// with (a closed stdout is no error: see testOutput).
-func reportError(err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("writing the report: %w", err)
-}
-
-func (c *testCmd) writeReport(w io.Writer, files []testreport.File, took time.Duration) error {
-	switch c.Format {
-	case "junit":
-		return testreport.JUnit(w, files, took)
-	case "tap":
-		return testreport.TAP(w, files)
-	case "json":
-		return testreport.JSON(w, files, took)
-	}
-	return nil
-}
-
 // testOutputFlags refuses the output flags that have no meaning for a
 // report (--color, which colours the text report, has).
 func testOutputFlags(f *outputFlags) error {
@@ -334,71 +269,14 @@ func sessionWords(kctx *kong.Context, env connect.Env) ([]string, error) {
 	return words, nil
 }
 
-// testDir is where mcpv test looks for files when given none, beside the
-// *.mcpv.yaml files of the current directory.
-const testDir = "mcpv-tests"
-
-// testFiles lists the files to run: those given (a directory stands for
-// its .yaml and .yml files), or the *.mcpv.yaml (and .yml) files of the
-// current directory and the files in ./mcpv-tests.
+// testFiles lists the files to run (see testfile.Find).
 func (c *testCmd) testFiles(env connect.Env) ([]string, error) {
-	if len(c.Files) == 0 {
-		return defaultTestFiles(env)
+	paths, err := testfile.Find(c.Files, env.Path)
+	if errors.Is(err, testfile.ErrNoFiles) {
+		return nil, pointedUsageErrorf("%v", err)
 	}
-	var paths []string
-	for _, g := range c.Files {
-		info, err := os.Stat(env.Path(g))
-		if err != nil {
-			return nil, usageError(err)
-		}
-		if !info.IsDir() {
-			paths = append(paths, g)
-			continue
-		}
-		found, err := yamlFiles(env, g, func(name string) bool { return true })
-		if err != nil {
-			return nil, err
-		}
-		if len(found) == 0 {
-			return nil, usageErrorf("%s has no .yaml or .yml test files", g)
-		}
-		paths = append(paths, found...)
-	}
-	return paths, nil
-}
-
-func defaultTestFiles(env connect.Env) ([]string, error) {
-	paths, err := yamlFiles(env, ".", func(name string) bool {
-		return strings.HasSuffix(strings.TrimSuffix(name, filepath.Ext(name)), ".mcpv")
-	})
-	if err != nil {
-		return nil, err
-	}
-	if info, err := os.Stat(env.Path(testDir)); err == nil && info.IsDir() {
-		found, err := yamlFiles(env, testDir, func(string) bool { return true })
-		if err != nil {
-			return nil, err
-		}
-		paths = append(paths, found...)
-	}
-	if len(paths) == 0 {
-		return nil, pointedUsageErrorf("no test files: give FILE..., name them NAME.mcpv.yaml here, or put them in ./%s/ (see mcpv test --help)", testDir)
-	}
-	return paths, nil
-}
-
-// yamlFiles are the .yaml and .yml files in dir that keep says to keep, in
-// name order.
-func yamlFiles(env connect.Env, dir string, keep func(name string) bool) ([]string, error) {
-	entries, err := os.ReadDir(env.Path(dir))
 	if err != nil {
 		return nil, usageError(err)
-	}
-	var paths []string
-	for _, e := range entries {
-		if ext := filepath.Ext(e.Name()); !e.IsDir() && (ext == ".yaml" || ext == ".yml") && keep(e.Name()) {
-			paths = append(paths, filepath.Join(dir, e.Name()))
-		}
 	}
 	return paths, nil
 }

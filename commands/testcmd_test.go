@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 	"github.com/mcpv/mcpv/output"
@@ -297,13 +298,13 @@ func TestTestDefaultFiles(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "smoke.mcpv.yaml ") || !strings.Contains(r.stdout, "(1 file, ") {
 		t.Errorf("exit %d, stderr %q:\n%s", r.code, r.stderr, r.stdout)
 	}
-	if err := os.Mkdir(filepath.Join(dir, testDir), 0o755); err != nil {
+	if err := os.Mkdir(filepath.Join(dir, testfile.Dir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, testDir, "more.yaml"), []byte(ping), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, testfile.Dir, "more.yaml"), []byte(ping), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r := w.mcpv(t, "", "trust", testDir+"/more.yaml"); r.code != 0 {
+	if r := w.mcpv(t, "", "trust", testfile.Dir+"/more.yaml"); r.code != 0 {
 		t.Fatalf("trust: exit %d, stderr %q", r.code, r.stderr)
 	}
 	if r := w.mcpv(t, "", "test"); r.code != 0 || !strings.Contains(r.stdout, "(2 files, ") {

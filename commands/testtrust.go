@@ -8,8 +8,6 @@ package commands
 
 import (
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/internal/connect"
@@ -38,17 +36,6 @@ func checkFoundTrusted(env connect.Env, path string, data []byte) error {
 	shown := safetext.Line(path) // a cloned repository names its files
 	q := connect.QuoteWord(shown)
 	return connect.Configf("%s is not trusted: a test file found without being named runs only once trusted; review it, then run: mcpv trust %s (or name it: mcpv test %s)", shown, q, q)
-}
-
-// isTestFileName says whether mcpv test would find path by itself: a
-// NAME.mcpv.yaml (or .yml) file, or a .yaml or .yml file in a directory
-// called mcpv-tests.
-func isTestFileName(path string) bool {
-	ext := filepath.Ext(path)
-	if ext != ".yaml" && ext != ".yml" {
-		return false
-	}
-	return strings.HasSuffix(strings.TrimSuffix(path, ext), ".mcpv") || filepath.Base(filepath.Dir(path)) == testDir
 }
 
 // trustTestFile records the current content of a test file as trusted,
