@@ -91,4 +91,3 @@ func Findable(path string) bool {
 	}
 	return strings.HasSuffix(strings.TrimSuffix(path, ext), ".mcpv") || filepath.Base(filepath.Dir(path)) == Dir
 }
-
