@@ -86,7 +86,8 @@ var errOverBudget = errors.New("over its time budget")
 // maxStderrTail bounds what a report keeps of a file's stderr.
 const maxStderrTail = 8 << 10
 
-// run runs a resolved file's selected steps.
+// Run runs a resolved file's selected steps, and says what became of
+// it and of each of them.
 func (r *Runner) Run(ctx context.Context, j Job) testreport.File {
 	return r.run(ctx, j).data()
 }
