@@ -56,7 +56,9 @@ func openTestSession(env connect.Env, groups *mcp.ProcessGroups, f *testfile.Fil
 
 func (t *testSession) Client(ctx context.Context) (*mcp.Client, error) {
 	c, err := t.s.client(ctx)
-	t.s.cacheTools = err == nil
+	if err == nil {
+		t.s.cacheTools = true // a batch's way: the session's tools listed once
+	}
 	return c, err
 }
 
