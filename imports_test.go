@@ -80,6 +80,15 @@ func TestPackageRules(t *testing.T) {
 		dir:           "internal/testreport",
 		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/output", "github.com/mcpv/mcpv/internal/connect", "github.com/alecthomas/kong"},
 	}, rule{
+		// The test-file format: steps come out as words, which the command
+		// line checks and runs.
+		dir:           "internal/testfile",
+		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/alecthomas/kong", "github.com/mattn/go-isatty"},
+	}, rule{
+		// The runner runs steps through the session the command line gives it.
+		dir:           "internal/testrun",
+		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/alecthomas/kong", "github.com/mattn/go-isatty", "github.com/itchyny/gojq"},
+	}, rule{
 		dir:           "internal/ordered",
 		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/output", "github.com/alecthomas/kong"},
 	})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -95,7 +96,7 @@ func (b *lineParser) parse(text string) (*parsedLine, error) {
 }
 
 func (b *lineParser) parseNew(text string) *parsedLine {
-	words, err := splitWords(text)
+	words, err := shellwords.Split(text)
 	if err != nil {
 		return &parsedLine{err: usageError(err)}
 	}
@@ -187,55 +188,4 @@ func printedValue(b []byte) json.RawMessage {
 		return lines[0]
 	}
 	return append(append([]byte{'['}, bytes.Join(lines, []byte(","))...), ']')
-}
-
-// splitWords splits a line the way a POSIX shell would, for quoting only:
-// single quotes, double quotes (with \" \\ \$ \` escapes) and backslashes.
-// Nothing is expanded.
-func splitWords(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\r':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		case c == '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, fmt.Errorf("unterminated ' in %q", s)
-			}
-			cur.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-			inWord = true
-		case c == '"':
-			i++
-			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
-					i++
-				}
-				cur.WriteByte(s[i])
-			}
-			if i >= len(s) {
-				return nil, fmt.Errorf("unterminated \" in %q", s)
-			}
-			inWord = true
-		case c == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			inWord = true
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words, nil
 }

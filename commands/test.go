@@ -9,10 +9,8 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -23,10 +21,11 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/ordered"
-	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/testreport"
+	"github.com/mcpv/mcpv/internal/testrun"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
@@ -48,6 +47,8 @@ type testCmd struct {
 }
 
 func (c *testCmd) noServer() {}
+
+func (c *testCmd) Help() string { return testfile.Help }
 
 func (c *testCmd) Validate() error {
 	if c.Parallel < 1 || c.Parallel > maxParallel {
@@ -75,15 +76,14 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	if err != nil {
 		return err
 	}
-	fc := &fileContext{env: env, globalWords: global, found: len(c.Files) == 0,
-		lines: &lineParser{environ: env.Environ, lines: map[string]*parsedLine{}}}
-	var files []*testFile
-	var errs fileErrors
+	opts := readOptions(env, global, len(c.Files) == 0)
+	var files []*testfile.File
+	var errs testfile.Errors
 	for _, path := range paths {
-		f, ferrs := readTestFile(fc, path)
+		f, ferrs := testfile.Read(opts, path)
 		errs = append(errs, ferrs...)
 		if f != nil {
-			c.addFlagSteps(f)
+			f.AddFirst(c.Snapshot, c.Lint)
 			files = append(files, f)
 		}
 	}
@@ -93,71 +93,70 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 		}
 		return batchFailed{exitUsage}
 	}
-	jobs, err := c.resolve(files, global, env, out)
+	jobs, err := c.resolve(files, global, env, groups, out)
 	if err != nil {
 		return err
 	}
 	// The report's file is made before any server starts: a path that
 	// cannot be written is a mistake found at once.
-	dest := &testOutput{stdout: out.ios.Out}
+	dest := &testreport.Output{Stdout: out.ios.Out}
 	if c.Output != "" {
 		f, err := safefile.CreateNoFollow(env.Path(c.Output))
 		if err != nil {
 			return usageErrorf("--output: %v", err)
 		}
 		defer f.Close()
-		dest.file = f
+		dest.File = f
 	}
-	r := &testRunner{env: env, lint: c.Lint, update: c.Update, failFast: c.FailFast, groups: groups,
-		surface: surfaceChecks{cwd: env.Cwd, ci: ciMode(c.CI, explicitFlags(kctx)["ci"], env)}}
+	r := &testrun.Runner{Lint: c.Lint, Update: c.Update, FailFast: c.FailFast, CI: ciMode(c.CI, explicitFlags(kctx)["ci"], env),
+		Cwd: env.Cwd, Code: exitCode, Hint: hint}
 	// The progress line (stderr) and the report (stdout) may share a
 	// terminal: the line is cleared, and not drawn again, while a file's
 	// block is written.
 	var screen sync.Mutex
 	if out.ios.ErrTTY {
-		r.progress = func(file, step string) {
+		r.Progress = func(file, step string) {
 			screen.Lock()
 			defer screen.Unlock()
 			out.ios.Status.Set(safetext.Line(file + ": " + step))
 		}
 	}
-	textOut, textTTY := dest.text(c.Format)
+	textOut, textTTY := dest.Text(c.Format)
 	text := &testreport.Text{W: textOut, Color: output.UseColor(root.Color, textTTY && out.ios.OutTTY && !out.ios.NoANSI, env.Getenv)}
 	begin := time.Now()
-	var reports []*fileReport
+	var data []testreport.File
 	next := 0
 	// The run itself is not cancelled by Ctrl-C: each file's steps are,
 	// and every file still reports what became of it. Nor does a closed
 	// stdout end it: the exit code is the verdict, so every file runs.
-	err = ordered.Run(context.WithoutCancel(ctx), ordered.Options[job, *fileReport]{
+	err = ordered.Run(context.WithoutCancel(ctx), ordered.Options[testrun.Job, testreport.File]{
 		Workers: c.Parallel,
-		Next: func(context.Context) (job, bool, error) {
+		Next: func(context.Context) (testrun.Job, bool, error) {
 			if next == len(jobs) {
-				return job{}, false, nil
+				return testrun.Job{}, false, nil
 			}
 			next++
 			return jobs[next-1], true, nil
 		},
-		Do: func(_ context.Context, j job) *fileReport { return r.run(ctx, j.file, j.settings, j.selected) },
-		Emit: func(fr *fileReport) error {
-			reports = append(reports, fr)
+		Do: func(_ context.Context, j testrun.Job) testreport.File { return r.Run(ctx, j) },
+		Emit: func(fr testreport.File) error {
+			data = append(data, fr)
 			screen.Lock()
 			defer screen.Unlock()
 			out.ios.Status.Clear()
 			if textOut != nil {
-				return reportError(text.File(fr.data()))
+				return testreport.WriteError(text.File(fr))
 			}
 			return nil
 		},
 	})
 	out.ios.Status.Stop()
 	took := time.Since(begin)
-	data := reportData(reports)
 	if err == nil && textOut != nil {
-		err = reportError(text.Summary(data, took))
+		err = testreport.WriteError(text.Summary(data, took))
 	}
 	if err == nil && c.Format != "text" {
-		err = reportError(c.writeReport(dest.report(), data, took))
+		err = testreport.WriteError(testreport.Write(dest.Report(), c.Format, data, took))
 	}
 	if err != nil {
 		return err
@@ -171,37 +170,30 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	return nil
 }
 
-// job is a file to run, with its server resolved and its steps selected.
-type job struct {
-	file     *testFile
-	settings *connect.Settings
-	selected []bool
-}
-
 // resolve resolves each file's server (as from the file's directory), and
 // keeps the files with a step selected.
-func (c *testCmd) resolve(files []*testFile, global []string, env connect.Env, out *console) ([]job, error) {
-	var jobs []job
+func (c *testCmd) resolve(files []*testfile.File, global []string, env connect.Env, groups *mcp.ProcessGroups, out *console) ([]testrun.Job, error) {
+	var jobs []testrun.Job
 	logger := output.NewLogger(out.ios.Err)
 	for _, f := range files {
-		selected := c.selectSteps(f)
+		selected := f.Select(c.filter)
 		if !slices.Contains(selected, true) {
 			continue
 		}
-		flags, explicit, err := parseSessionFlags(append(slices.Clone(global), f.serve.words...))
+		flags, explicit, err := parseSessionFlags(append(slices.Clone(global), f.Server.Words...))
 		var settings *connect.Settings
 		if err == nil {
 			fenv := env
-			fenv.Cwd = f.dir
-			settings, err = connect.Resolve(flags, explicit, f.serve.command, fenv, logger)
+			fenv.Cwd = f.Dir
+			settings, err = connect.Resolve(flags, explicit, f.Server.Command, fenv, logger)
 		}
 		if err != nil {
-			at := f.serve.at
-			fmt.Fprintf(out.ios.Err, "mcpv: %s:%d:%d: server: %s\n", f.path, at.line, at.col, serverMessage(err))
+			at := f.Server.At
+			fmt.Fprintf(out.ios.Err, "mcpv: %s:%d:%d: server: %s\n", f.Path, at.Line, at.Col, serverMessage(err))
 			return nil, batchFailed{exitCode(err)}
 		}
-		f.serve.display = redact.String(f.serve.display, fileSecrets(f, settings))
-		jobs = append(jobs, job{f, settings, selected})
+		f.Server.Display = redact.String(f.Server.Display, fileSecrets(f, settings))
+		jobs = append(jobs, testrun.Job{File: f, Selected: selected, Secrets: fileSecrets(f, settings), Open: openTestSession(env, groups, f, settings)})
 	}
 	if len(jobs) == 0 {
 		return nil, usageErrorf("--filter %q matches no step", c.Filter)
@@ -211,8 +203,8 @@ func (c *testCmd) resolve(files []*testFile, global []string, env connect.Env, o
 
 // fileSecrets are the values a file's report must not show: the
 // settings' and those of the secret-named variables the file expanded.
-func fileSecrets(f *testFile, settings *connect.Settings) []string {
-	return append(slices.Clone(settings.Secrets), f.secrets...)
+func fileSecrets(f *testfile.File, settings *connect.Settings) []string {
+	return append(slices.Clone(settings.Secrets), f.Secrets...)
 }
 
 // serverMessage says the refusals of a server's settings in a test file's
@@ -227,68 +219,6 @@ func serverMessage(err error) string {
 		msg = strings.ReplaceAll(msg, r[0], r[1])
 	}
 	return msg
-}
-
-// testOutput is where the reports go: stdout, and the --output file. A
-// closed stdout (| head) is written no more, and the run goes on.
-type testOutput struct {
-	stdout io.Writer
-	file   *os.File // --output, or nil
-	closed bool     // stdout's reader went away
-}
-
-// text is where the text report goes, if anywhere, and whether that is
-// stdout: the --output file when the format is text, else stdout.
-func (o *testOutput) text(format string) (io.Writer, bool) {
-	switch {
-	case format == "text" && o.file != nil:
-		return o.file, false
-	case format == "text" || o.file != nil:
-		return o, true
-	}
-	return nil, false
-}
-
-// report is where the report of the chosen format goes.
-func (o *testOutput) report() io.Writer {
-	if o.file != nil {
-		return o.file
-	}
-	return o
-}
-
-// Write writes to stdout until its reader goes away.
-func (o *testOutput) Write(p []byte) (int, error) {
-	if o.closed {
-		return len(p), nil
-	}
-	n, err := o.stdout.Write(p)
-	if err != nil && oserr.BrokenPipe(err) {
-		o.closed = true
-		return len(p), nil
-	}
-	return n, err
-}
-
-// reportError is what a report that could not be written ends the run
-// with (a closed stdout is no error: see testOutput).
-func reportError(err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("writing the report: %w", err)
-}
-
-func (c *testCmd) writeReport(w io.Writer, files []testreport.File, took time.Duration) error {
-	switch c.Format {
-	case "junit":
-		return testreport.JUnit(w, files, took)
-	case "tap":
-		return testreport.TAP(w, files)
-	case "json":
-		return testreport.JSON(w, files, took)
-	}
-	return nil
 }
 
 // testOutputFlags refuses the output flags that have no meaning for a
@@ -318,7 +248,7 @@ func sessionWords(kctx *kong.Context, env connect.Env) ([]string, error) {
 		v := f.Target
 		value := func(x any) string {
 			s := fmt.Sprint(x)
-			if pathFlags[f.Name] && s != "" {
+			if testfile.PathFlags[f.Name] && s != "" {
 				s = env.Path(s)
 			}
 			return "--" + f.Name + "=" + s
@@ -339,119 +269,14 @@ func sessionWords(kctx *kong.Context, env connect.Env) ([]string, error) {
 	return words, nil
 }
 
-// testDir is where mcpv test looks for files when given none, beside the
-// *.mcpv.yaml files of the current directory.
-const testDir = "mcpv-tests"
-
-// testFiles lists the files to run: those given (a directory stands for
-// its .yaml and .yml files), or the *.mcpv.yaml (and .yml) files of the
-// current directory and the files in ./mcpv-tests.
+// testFiles lists the files to run (see testfile.Find).
 func (c *testCmd) testFiles(env connect.Env) ([]string, error) {
-	if len(c.Files) == 0 {
-		return defaultTestFiles(env)
+	paths, err := testfile.Find(c.Files, env.Path)
+	if errors.Is(err, testfile.ErrNoFiles) {
+		return nil, pointedUsageErrorf("%v", err)
 	}
-	var paths []string
-	for _, g := range c.Files {
-		info, err := os.Stat(env.Path(g))
-		if err != nil {
-			return nil, usageError(err)
-		}
-		if !info.IsDir() {
-			paths = append(paths, g)
-			continue
-		}
-		found, err := yamlFiles(env, g, func(name string) bool { return true })
-		if err != nil {
-			return nil, err
-		}
-		if len(found) == 0 {
-			return nil, usageErrorf("%s has no .yaml or .yml test files", g)
-		}
-		paths = append(paths, found...)
-	}
-	return paths, nil
-}
-
-func defaultTestFiles(env connect.Env) ([]string, error) {
-	paths, err := yamlFiles(env, ".", func(name string) bool {
-		return strings.HasSuffix(strings.TrimSuffix(name, filepath.Ext(name)), ".mcpv")
-	})
-	if err != nil {
-		return nil, err
-	}
-	if info, err := os.Stat(env.Path(testDir)); err == nil && info.IsDir() {
-		found, err := yamlFiles(env, testDir, func(string) bool { return true })
-		if err != nil {
-			return nil, err
-		}
-		paths = append(paths, found...)
-	}
-	if len(paths) == 0 {
-		return nil, pointedUsageErrorf("no test files: give FILE..., name them NAME.mcpv.yaml here, or put them in ./%s/ (see mcpv test --help)", testDir)
-	}
-	return paths, nil
-}
-
-// yamlFiles are the .yaml and .yml files in dir that keep says to keep, in
-// name order.
-func yamlFiles(env connect.Env, dir string, keep func(name string) bool) ([]string, error) {
-	entries, err := os.ReadDir(env.Path(dir))
 	if err != nil {
 		return nil, usageError(err)
 	}
-	var paths []string
-	for _, e := range entries {
-		if ext := filepath.Ext(e.Name()); !e.IsDir() && (ext == ".yaml" || ext == ".yml") && keep(e.Name()) {
-			paths = append(paths, filepath.Join(dir, e.Name()))
-		}
-	}
 	return paths, nil
-}
-
-// addFlagSteps puts the steps --lint and --snapshot ask for first in a
-// file that has none of its own.
-func (c *testCmd) addFlagSteps(f *testFile) {
-	has := func(k stepKind) bool {
-		return slices.ContainsFunc(f.steps, func(s *testStep) bool { return s.kind == k })
-	}
-	var first []*testStep
-	if c.Snapshot && !has(stepSnapshot) {
-		base := filepath.Base(f.path)
-		stem := strings.TrimSuffix(base, filepath.Ext(base))
-		first = append(first, &testStep{kind: stepSnapshot, name: "snapshot " + stem + ".snapshot.json",
-			snapshot: filepath.Join(f.dir, stem+".snapshot.json")})
-	}
-	if c.Lint && !has(stepLint) {
-		first = append(first, &testStep{kind: stepLint, name: "lint"})
-	}
-	if len(first) == 0 {
-		return
-	}
-	f.steps = append(first, f.steps...)
-	for i, s := range f.steps {
-		s.index = i + 1
-	}
-}
-
-// selectSteps picks the steps --filter matches, and those whose captures
-// they use.
-func (c *testCmd) selectSteps(f *testFile) []bool {
-	selected := make([]bool, len(f.steps))
-	for i, s := range f.steps {
-		selected[i] = c.filter == nil || c.filter.MatchString(f.name+"/"+s.name)
-	}
-	for i := len(f.steps) - 1; i >= 0; i-- {
-		if !selected[i] {
-			continue
-		}
-		for _, name := range f.steps[i].needs {
-			for j := i - 1; j >= 0; j-- {
-				if slices.ContainsFunc(f.steps[j].capture, func(cs captureSpec) bool { return cs.name == name }) {
-					selected[j] = true
-					break
-				}
-			}
-		}
-	}
-	return selected
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/testfile"
 )
 
 // FuzzTestFile: any bytes as a test file are read without a panic or a
@@ -34,19 +35,18 @@ func FuzzTestFile(f *testing.F) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		fc := &fileContext{env: env, lines: &lineParser{environ: env.Environ, lines: map[string]*parsedLine{}}}
-		_, errs := readTestFile(fc, path)
+		_, errs := testfile.Read(readOptions(env, nil, false), path)
 		if took := time.Since(start); took > 2*time.Second {
 			t.Errorf("took %v", took)
 		}
 		// YAML's line breaks: \r\n, \r and \n.
 		lines := strings.Count(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n") + strings.Count(strings.ReplaceAll(string(data), "\r\n", "\n"), "\r") + 1
 		for _, e := range errs {
-			if e.file != path || e.line < 1 || e.col < 1 || e.line > lines+1 || e.msg == "" {
-				t.Errorf("error outside the file: %q at %d:%d: %q (%d lines)", e.file, e.line, e.col, e.msg, lines)
+			if e.File != path || e.Line < 1 || e.Col < 1 || e.Line > lines+1 || e.Msg == "" {
+				t.Errorf("error outside the file: %q at %d:%d: %q (%d lines)", e.File, e.Line, e.Col, e.Msg, lines)
 			}
-			if strings.ContainsAny(e.msg, "\n") {
-				t.Errorf("error of more than one line: %q", e.msg)
+			if strings.ContainsAny(e.Msg, "\n") {
+				t.Errorf("error of more than one line: %q", e.Msg)
 			}
 		}
 	})

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,5 +102,38 @@ func TestTestSnapshotAndLintListOnce(t *testing.T) {
 	}
 	if n := pages(); n != 6 {
 		t.Errorf("with a step between, %d pages of tools, want 6", n)
+	}
+}
+
+// Under --lint, a server's stray output on stdout is a finding of the lint
+// step, in every report format, not only in the JSON report's stderr.
+func TestTestLintReportsStrayOutput(t *testing.T) {
+	t.Parallel()
+	w, _ := testWorld(t, map[string]string{"t.yaml": "server:\n  command: [\"${TEST_BINARY}\"]\n  env: {" + mcptest.EnvVar + ": 'junk'}\nsteps:\n  - ping:\n"})
+	finding := `[stray-output]`
+	for _, format := range []string{"text", "junit", "tap", "json"} {
+		r := w.mcpv(t, "", "test", "--lint", "--format", format, "t.yaml")
+		report := r.stdout
+		if format == "json" {
+			// Beyond the stderr tail, where the warnings were before.
+			var raw struct {
+				Files []struct {
+					Steps []struct {
+						Name  string
+						Notes []string
+					}
+				}
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &raw); err != nil || len(raw.Files) != 1 {
+				t.Fatalf("json: %v: %s", err, r.stdout)
+			}
+			report = strings.Join(raw.Files[0].Steps[0].Notes, "\n")
+		}
+		if r.code != 0 || strings.Count(report, finding) != 1 || !strings.Contains(report, `this is not JSON`) {
+			t.Errorf("%s: exit %d, stderr %q:\n%s", format, r.code, r.stderr, r.stdout)
+		}
+	}
+	if r := w.mcpv(t, "", "test", "t.yaml"); strings.Contains(r.stdout, finding) {
+		t.Errorf("without --lint:\n%s", r.stdout)
 	}
 }

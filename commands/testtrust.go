@@ -8,13 +8,12 @@ package commands
 
 import (
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/trust"
 )
 
@@ -39,17 +38,6 @@ func checkFoundTrusted(env connect.Env, path string, data []byte) error {
 	return connect.Configf("%s is not trusted: a test file found without being named runs only once trusted; review it, then run: mcpv trust %s (or name it: mcpv test %s)", shown, q, q)
 }
 
-// isTestFileName says whether mcpv test would find path by itself: a
-// NAME.mcpv.yaml (or .yml) file, or a .yaml or .yml file in a directory
-// called mcpv-tests.
-func isTestFileName(path string) bool {
-	ext := filepath.Ext(path)
-	if ext != ".yaml" && ext != ".yml" {
-		return false
-	}
-	return strings.HasSuffix(strings.TrimSuffix(path, ext), ".mcpv") || filepath.Base(filepath.Dir(path)) == testDir
-}
-
 // trustTestFile records the current content of a test file as trusted,
 // once it reads as YAML, and prints what it trusted.
 func trustTestFile(out *console, env connect.Env, store trust.Store, path string) error {
@@ -58,8 +46,8 @@ func trustTestFile(out *console, env connect.Env, store trust.Store, path string
 	if err != nil {
 		return usageError(err)
 	}
-	if _, fe := parseTestYAML(data, "a test file"); fe != nil {
-		fe.file = path
+	if _, fe := testfile.ParseYAML(data, "a test file"); fe != nil {
+		fe.File = path
 		return &connect.ConfigError{Err: fe}
 	}
 	if err := store.Trust(abs, data); err != nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpv/mcpv/internal/testfile"
 )
 
 // A test file mcpv test finds by itself runs only once its content is
@@ -16,8 +18,8 @@ func TestTestFoundFilesNeedTrust(t *testing.T) {
 	t.Parallel()
 	ping := demoServer + "steps:\n  - ping:\n"
 	w, dir := testWorld(t, map[string]string{"smoke.mcpv.yaml": ping})
-	os.Mkdir(filepath.Join(dir, testDir), 0o755)
-	os.WriteFile(filepath.Join(dir, testDir, "more.yaml"), []byte(ping), 0o644)
+	os.Mkdir(filepath.Join(dir, testfile.Dir), 0o755)
+	os.WriteFile(filepath.Join(dir, testfile.Dir, "more.yaml"), []byte(ping), 0o644)
 	marker := filepath.Join(dir, "ran")
 	os.WriteFile(filepath.Join(dir, "evil.mcpv.yaml"), []byte("server: {command: [sh, -c, 'touch "+marker+"']}\nsteps:\n  - ping:\n"), 0o644)
 
@@ -53,7 +55,7 @@ func TestTestFoundFilesNeedTrust(t *testing.T) {
 		t.Errorf("changed: exit %d, stderr %q", r.code, r.stderr)
 	}
 	// Named, it runs: the way for CI, whose checkout is its own.
-	if r := w.mcpv(t, "", "test", "smoke.mcpv.yaml", testDir); r.code != 0 || !strings.Contains(r.stdout, "(2 files, ") {
+	if r := w.mcpv(t, "", "test", "smoke.mcpv.yaml", testfile.Dir); r.code != 0 || !strings.Contains(r.stdout, "(2 files, ") {
 		t.Errorf("named: exit %d, stderr %q:\n%s", r.code, r.stderr, r.stdout)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/trust"
 )
 
@@ -45,7 +46,7 @@ func (c *trustCmd) Run(out *console, env connect.Env) error {
 	}
 	store := env.TrustStore()
 	for _, p := range files {
-		if !c.Revoke && isTestFileName(p) {
+		if !c.Revoke && testfile.Findable(p) {
 			if err := trustTestFile(out, env, store, p); err != nil {
 				return err
 			}

@@ -163,7 +163,8 @@ func (p *Printer) writeValue(w *bufio.Writer, v any) error {
 // Filter is a compiled jq expression and the values of its variables.
 type Filter struct {
 	code   *gojq.Code
-	values []any // of the variables, in the order they were compiled
+	vars   []Variable // as compiled: their names, in order
+	values []any      // of the variables, in the order they were compiled
 }
 
 // Variable is a jq variable set from outside the expression, as jq's --arg
@@ -202,7 +203,44 @@ func CompileFilter(expr string, environ []string, vars ...Variable) (*Filter, er
 	if err != nil {
 		return nil, &FilterError{Err: err}
 	}
-	return &Filter{code: code, values: values}, nil
+	return &Filter{code: code, vars: vars, values: values}, nil
+}
+
+// CompileFilterVars compiles expr with variables of these names, whose
+// values are given each time it runs (With): an expression run with
+// values that change, compiled once.
+func CompileFilterVars(expr string, environ []string, names ...string) (*Filter, error) {
+	vars := make([]Variable, len(names))
+	for i, name := range names {
+		vars[i] = Variable{Name: name}
+	}
+	return CompileFilter(expr, environ, vars...)
+}
+
+// With is the filter with the variables it was compiled with set to the
+// values of those given by the same name, and the others null; $ARGS.named
+// holds the ones given.
+func (f *Filter) With(vars ...Variable) *Filter {
+	given := map[string]any{}
+	for _, v := range vars {
+		given[v.Name] = v.Value
+	}
+	declared := make([]Variable, len(f.vars))
+	named := map[string]any{}
+	args := true // $ARGS is jq's, not a variable of the same name
+	for i, v := range f.vars {
+		x, ok := given[v.Name]
+		if ok {
+			named[v.Name] = x
+		}
+		declared[i] = Variable{Name: v.Name, Value: x}
+		args = args && v.Name != "ARGS"
+	}
+	_, values := variables(declared)
+	if args {
+		values[0] = map[string]any{"positional": []any{}, "named": named}
+	}
+	return &Filter{code: f.code, vars: f.vars, values: values}
 }
 
 // variables returns gojq's names ("$x") and values for vars, each name

@@ -293,3 +293,31 @@ func TestColourEscapesTerminalControls(t *testing.T) {
 		t.Errorf("plain: %q, want it as sent", got)
 	}
 }
+
+// A filter compiled with its variables' names runs with values given
+// later, each run its own; $ARGS.named holds the ones given.
+func TestFilterWith(t *testing.T) {
+	f, err := CompileFilterVars(`[$a, $b, $ARGS.named]`, nil, "a", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		vars []Variable
+		want string
+	}{
+		{[]Variable{{Name: "a", Value: "x"}, {Name: "b", Value: json.Number("1")}}, `[["x",1,{"a":"x","b":1}]]`},
+		{[]Variable{{Name: "a", Value: "y"}, {Name: "c", Value: "ignored"}}, `[["y",null,{"a":"y"}]]`},
+	} {
+		var b bytes.Buffer
+		p := Printer{Out: &b, Filter: f.With(tt.vars...)}
+		if err := p.Print(json.RawMessage(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+		if got := "[" + strings.TrimSpace(b.String()) + "]"; got != tt.want {
+			t.Errorf("%v: %s, want %s", tt.vars, got, tt.want)
+		}
+	}
+	if _, err := CompileFilterVars(`$c`, nil, "a"); err == nil {
+		t.Error("an undeclared variable compiled")
+	}
+}

@@ -185,6 +185,10 @@ func TAP(w io.Writer, files []File) error {
 					"at": map[string]any{"file": f.Path, "line": sr.Line}})
 			case sr.Status == Passed:
 				fmt.Fprintf(b, "    ok %d - %s\n", j+1, tapText(sr.Name))
+				if warnings := warningsOf(sr.Notes); len(warnings) > 0 {
+					writeYAMLBlock(b, "      ", map[string]any{"notes": warnings, "severity": "comment",
+						"at": map[string]any{"file": f.Path, "line": sr.Line}})
+				}
 			case sr.Status == Skipped:
 				fmt.Fprintf(b, "    ok %d - %s # SKIP %s\n", j+1, tapText(sr.Name), tapText(sr.Reason))
 			case sr.Status == Failed:
@@ -228,6 +232,18 @@ func TAP(w io.Writer, files []File) error {
 // tapText makes text fit a TAP description: one line, # and \ escaped.
 func tapText(s string) string {
 	return strings.NewReplacer(`\`, `\\`, "#", `\#`).Replace(safetext.Line(s))
+}
+
+// warningsOf are the notes that warn (a lint finding: "warning: ..."),
+// which a TAP consumer shows even for a step that passed.
+func warningsOf(notes []string) []string {
+	var out []string
+	for _, n := range notes {
+		if strings.HasPrefix(n, "warning: ") {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // writeYAMLBlock writes v as a YAML diagnostics block: each top-level

@@ -127,6 +127,22 @@ func TestTAP(t *testing.T) {
 	}
 }
 
+// A step that passed with a warning (a lint finding) shows it in TAP, as
+// the other formats do; its other notes stay in the text report.
+func TestTAPWarnings(t *testing.T) {
+	files := run()
+	files[0].Steps[0].Notes = append(files[0].Steps[0].Notes, "warning: the server's stdout: output that is not JSON-RPC [stray-output]")
+	var b bytes.Buffer
+	if err := TAP(&b, files); err != nil {
+		t.Fatal(err)
+	}
+	want := "    ok 1 - ping\n      ---\n      at: {\"file\":\"a.yaml\",\"line\":4}\n" +
+		"      notes: [\"warning: the server's stdout: output that is not JSON-RPC [stray-output]\"]\n      severity: \"comment\"\n      ...\n    not ok 2"
+	if out := b.String(); !strings.Contains(out, want) {
+		t.Errorf("no %q in:\n%s", want, out)
+	}
+}
+
 func TestJSON(t *testing.T) {
 	var b bytes.Buffer
 	if err := JSON(&b, run(), 2*time.Second); err != nil {

@@ -1,7 +1,8 @@
-package commands
+package testfile
 
-func (c *testCmd) Help() string {
-	return `Runs test files against MCP servers, for CI. A file names its server as the command line does and lists steps; each step is an mcpv command, in the same words, with what must come of it. A file's steps share one session; files run in parallel (--parallel). Every file is read and checked (its jq expressions, regular expressions, schemas, steps and server flags) before any server starts: a mistake is FILE:LINE:COLUMN: message, exit 2.
+// Help is mcpv test's long help: the format of a test file, and how a run
+// reads, runs and reports it.
+const Help = `Runs test files against MCP servers, for CI. A file names its server as the command line does and lists steps; each step is an mcpv command, in the same words, with what must come of it. A file's steps share one session; files run in parallel (--parallel). Every file is read and checked (its jq expressions, regular expressions, schemas, steps and server flags) before any server starts: a mistake is FILE:LINE:COLUMN: message, exit 2.
 
 A file is YAML (a JSON file, being YAML, works when named); the JSON Schema docs/mcpv-test.schema.json describes it for editors. Without FILE, mcpv test runs the *.mcpv.yaml (and *.mcpv.yml) files of the current directory and the .yaml and .yml files in ./mcpv-tests, each only once its content is trusted ('mcpv trust FILE', as for a project config file; exit 2 until then): a test file is code, which may start any command. A file or directory named on the command line runs without that, as CI names its own checkout's files:
 
@@ -48,7 +49,7 @@ ${VAR}, ${env:VAR} and ${VAR:-default} expand from the environment, as in config
 
 Snapshots: a snapshot step lists the server's tools, prompts and resource templates and compares them with FILE: a breaking change (a tool, prompt, argument or property removed, a type narrowed, a new required argument, an enum value removed) fails the step with the changes listed; other changes are noted. A list the server declares but answers with method not found (many leave out resources/templates/list) is empty, recorded in FILE as such, and noted. A missing FILE is written, except in CI (--ci, the default when the CI environment variable is set), where it fails the step with the command that records it; --update writes it anew. --snapshot adds a step comparing with NAME.snapshot.json beside each test file NAME.yaml.
 
-Lint: a lint step checks the server against the specification's rules (tool names, input and output schemas in their dialect, pagination that ends, capabilities that match what the server serves, descriptions): each finding names the object and the rule; errors fail, warnings are noted. A lint step also checks the result of every call step after it in its file against its tool's outputSchema (structured-result); --lint adds a lint step to every file and checks every call's result.
+Lint: a lint step checks the server against the specification's rules (tool names, input and output schemas in their dialect, pagination that ends, capabilities that match what the server serves, descriptions; a stdio server's output on its stdout that is not JSON-RPC, seen in the whole session, is a warning of the last lint step, stray-output): each finding names the object and the rule; errors fail, warnings are noted. A lint step also checks the result of every call step after it in its file against its tool's outputSchema (structured-result); --lint adds a lint step to every file and checks every call's result.
 
 Reports: text on stdout (a line per step, the failing expectations under it, a summary line); --format junit (JUnit XML, Jenkins format: a testsuite per file, a testcase per step), tap (TAP 14, a subtest per file, YAML diagnostics) or json, on stdout or into --output FILE (the text report then stays on stdout; with the text format it goes into FILE). FILE is made before any server starts. A closed stdout (| head) ends no run: the rest is not written, every file still runs, and the exit status is the run's. The JSON report is {"passed", "counts": {"files", "passed", "failed", "skipped"}, "durationMs", "files": [{"file", "name", "server", "passed", "exit", "error"?, "durationMs", "stderr"?, "counts", "steps": [{"index", "name", "line", "status" (passed, failed, skipped), "reason"?, "exit", "durationMs", "failures"?: [{"expectation", "message", "expected"?, "actual"?, "details"?}], "notes"?}]}]}.
 
@@ -61,4 +62,3 @@ Examples:
     $ mcpv test --lint --snapshot --fail-fast tests/
     $ mcpv test --filter 'echo' --format tap tests/ | tap-parser
     $ mcpv test --update tests/`
-}

@@ -1,4 +1,4 @@
-package commands
+package testfile
 
 // Text in a test file may use the environment, as config files do, with
 // config's own expansion (${VAR}, ${env:VAR}, ${VAR:-default}, and
@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/yamlnode"
 )
 
 // tmpl is text with the captures it uses still to be filled.
@@ -25,8 +26,8 @@ type tmpl []tseg
 
 // tseg is literal text, or (capture set) a captured value.
 type tseg struct {
-	lit     string
-	capture string
+	lit string
+	ref string
 }
 
 // captureRef is {{name}}, spaces allowed inside the braces.
@@ -69,7 +70,7 @@ func (x *expander) expand(text string) (tmpl, error) {
 			if !x.known[name] {
 				return nil, fmt.Errorf("{{%s}}: no step before this one captures %q", name, name)
 			}
-			t = append(t, tseg{capture: name})
+			t = append(t, tseg{ref: name})
 			text = text[loc[1]:]
 		case first(i):
 			t = t.add(text[:i])
@@ -98,7 +99,7 @@ func (t tmpl) add(lit string) tmpl {
 	if lit == "" {
 		return t
 	}
-	if n := len(t); n > 0 && t[n-1].capture == "" {
+	if n := len(t); n > 0 && t[n-1].ref == "" {
 		t[n-1].lit += lit
 		return t
 	}
@@ -110,10 +111,10 @@ func (t tmpl) add(lit string) tmpl {
 func (t tmpl) fill(caps map[string]json.RawMessage) string {
 	var b strings.Builder
 	for _, s := range t {
-		if s.capture == "" {
+		if s.ref == "" {
 			b.WriteString(s.lit)
 		} else {
-			b.WriteString(captureText(caps[s.capture]))
+			b.WriteString(captureText(caps[s.ref]))
 		}
 	}
 	return b.String()
@@ -122,7 +123,7 @@ func (t tmpl) fill(caps map[string]json.RawMessage) string {
 // only is the capture the template consists of, if that is all it is.
 func (t tmpl) only() string {
 	if len(t) == 1 {
-		return t[0].capture
+		return t[0].ref
 	}
 	return ""
 }
@@ -130,8 +131,8 @@ func (t tmpl) only() string {
 // uses adds the captures t uses to set.
 func (t tmpl) uses(set map[string]bool) {
 	for _, s := range t {
-		if s.capture != "" {
-			set[s.capture] = true
+		if s.ref != "" {
+			set[s.ref] = true
 		}
 	}
 }
@@ -148,28 +149,28 @@ func captureText(v json.RawMessage) string {
 // string that is exactly {{name}} becomes the captured value itself, of
 // whatever type; other strings have captures filled in as text.
 type jtmpl struct {
-	node *tnode
-	strs map[*tnode]tmpl
+	node *yamlnode.Node
+	strs map[*yamlnode.Node]tmpl
 }
 
-func (p *fileParser) jsonTemplate(n *tnode, x *expander) *jtmpl {
-	j := &jtmpl{node: n, strs: map[*tnode]tmpl{}}
-	var walk func(n *tnode)
-	walk = func(n *tnode) {
-		switch n.kind {
-		case tstring:
-			t, err := x.expand(n.text)
+func (p *fileParser) jsonTemplate(n *yamlnode.Node, x *expander) *jtmpl {
+	j := &jtmpl{node: n, strs: map[*yamlnode.Node]tmpl{}}
+	var walk func(n *yamlnode.Node)
+	walk = func(n *yamlnode.Node) {
+		switch n.Kind {
+		case yamlnode.String:
+			t, err := x.expand(text(n))
 			if err != nil {
 				p.errorf(n, "%v", err)
 			}
 			j.strs[n] = t
-		case tarray:
-			for _, it := range n.items {
+		case yamlnode.Array:
+			for _, it := range n.Items {
 				walk(it)
 			}
-		case tobject:
-			for i := range n.keys {
-				walk(n.vals[i])
+		case yamlnode.Object:
+			for i := range n.Keys {
+				walk(n.Vals[i])
 			}
 		}
 	}
@@ -180,12 +181,12 @@ func (p *fileParser) jsonTemplate(n *tnode, x *expander) *jtmpl {
 // render is the value with the captures in caps.
 func (j *jtmpl) render(caps map[string]json.RawMessage) json.RawMessage {
 	var b bytes.Buffer
-	j.node.writeJSON(&b, func(b *bytes.Buffer, n *tnode) {
+	writeJSON(j.node, &b, func(b *bytes.Buffer, n *yamlnode.Node) {
 		t := j.strs[n]
 		if name := t.only(); name != "" {
 			b.Write(caps[name])
 		} else {
-			b.Write(mustJSON(t.fill(caps)))
+			b.Write(jsonText(t.fill(caps)))
 		}
 	})
 	return b.Bytes()

@@ -1,6 +1,6 @@
-package commands
+package testfile
 
-// A step's expectations, read from its expect: mapping. Each is checked
+// A step's Expectations, read from its expect: mapping. Each is checked
 // before any server starts: jq expressions compile (with the captures of
 // the steps before as variables), regular expressions compile, schemas
 // compile in their dialect, and files are read.
@@ -13,40 +13,35 @@ import (
 
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/testreport"
-	"github.com/mcpv/mcpv/output"
+	"github.com/mcpv/mcpv/internal/yamlnode"
 	"github.com/mcpv/mcpv/toolargs"
 )
 
-// expectations are what a step's outcome must be. Without any, the step
+// Expectations are what a step's Outcome must be. Without any, the step
 // must succeed (exit 0).
-type expectations struct {
-	at    *tnode
+type Expectations struct {
+	At    *yamlnode.Node
 	given bool
 
 	exit         *int
 	isError      *bool
 	errorCode    *int
 	errorMessage *regexp.Regexp
-	jq           []string
+	jq           []query
 	equals       json.RawMessage
 	equalsFile   string // as written, for messages; equals holds its content
 	matches      []*regexp.Regexp
 	schema       *toolargs.Validator
 	schemaFile   string
-	outputSchema bool
+	OutputSchema bool
 }
 
 var expectKeys = []string{"exit", "is-error", "error-code", "error-message", "jq", "equals", "equals-file",
 	"matches", "schema", "schema-file", "output-schema"}
 
-func (p *fileParser) expectations(n *tnode, st *testStep, f *testFile, known map[string]bool) expectations {
-	e := expectations{at: n, given: true}
-	vars := captureVars(placeholderCaps(known))
-	var plain []output.Variable
-	for _, v := range vars {
-		plain = append(plain, v.Variable)
-	}
-	p.members(n, "expect", expectKeys, func(key string, k, v *tnode) {
+func (p *fileParser) expectations(n *yamlnode.Node, st *Step, f *File, known map[string]bool) Expectations {
+	e := Expectations{At: n, given: true}
+	p.members(n, "expect", expectKeys, func(key string, k, v *yamlnode.Node) {
 		switch key {
 		case "exit":
 			if c, ok := p.integer(v, "exit"); ok {
@@ -56,11 +51,11 @@ func (p *fileParser) expectations(n *tnode, st *testStep, f *testFile, known map
 				e.exit = &c
 			}
 		case "is-error":
-			if v.kind != tbool {
-				p.errorf(v, "is-error must be true or false, not %s", v.kind)
+			if v.Kind != yamlnode.Bool {
+				p.errorf(v, "is-error must be true or false, not %s", kindName(v))
 				break
 			}
-			b := v.text == "true"
+			b := text(v) == "true"
 			e.isError = &b
 		case "error-code":
 			if c, ok := p.integer(v, "error-code"); ok {
@@ -71,17 +66,18 @@ func (p *fileParser) expectations(n *tnode, st *testStep, f *testFile, known map
 		case "jq":
 			exprs, _ := p.strs(v, "jq")
 			for _, expr := range exprs {
-				if _, err := output.CompileFilter(expr, nil, plain...); err != nil {
-					p.errorf(v, "%v", err)
+				q := compileQuery(expr, known, p.environ)
+				if q.err != nil {
+					p.errorf(v, "%v", q.err)
 				}
+				e.jq = append(e.jq, q)
 			}
-			e.jq = exprs
 		case "equals":
-			e.equals = v.json()
+			e.equals = nodeJSON(v)
 		case "equals-file":
 			if s, ok := p.str(v, "equals-file"); ok {
 				e.equalsFile = s
-				e.equals = p.jsonFile(v, f.dir, s, "equals-file")
+				e.equals = p.jsonFile(v, f.Dir, s, "equals-file")
 			}
 		case "matches":
 			exprs, _ := p.strs(v, "matches")
@@ -91,41 +87,41 @@ func (p *fileParser) expectations(n *tnode, st *testStep, f *testFile, known map
 				}
 			}
 		case "schema":
-			if v.kind != tobject && v.kind != tbool {
-				p.errorf(v, "schema must be a JSON Schema (a mapping, or true or false), not %s", v.kind)
+			if v.Kind != yamlnode.Object && v.Kind != yamlnode.Bool {
+				p.errorf(v, "schema must be a JSON Schema (a mapping, or true or false), not %s", kindName(v))
 				break
 			}
-			e.schema = p.compileSchema(v, v.json(), "schema")
+			e.schema = p.compileSchema(v, nodeJSON(v), "schema")
 		case "schema-file":
 			if s, ok := p.str(v, "schema-file"); ok {
 				e.schemaFile = s
-				if raw := p.jsonFile(v, f.dir, s, "schema-file"); raw != nil {
+				if raw := p.jsonFile(v, f.Dir, s, "schema-file"); raw != nil {
 					e.schema = p.compileSchema(v, raw, "schema-file "+s)
 				}
 			}
 		case "output-schema":
-			if v.kind != tbool {
-				p.errorf(v, "output-schema must be true or false, not %s", v.kind)
+			if v.Kind != yamlnode.Bool {
+				p.errorf(v, "output-schema must be true or false, not %s", kindName(v))
 			}
-			e.outputSchema = v.text == "true"
+			e.OutputSchema = text(v) == "true"
 		}
 	})
-	if e.equals != nil && n.get("equals") != nil && n.get("equals-file") != nil {
-		p.errorf(n.get("equals-file"), "give equals or equals-file, not both")
+	if e.equals != nil && n.Get("equals") != nil && n.Get("equals-file") != nil {
+		p.errorf(n.Get("equals-file"), "give equals or equals-file, not both")
 	}
-	if n.get("schema") != nil && n.get("schema-file") != nil {
-		p.errorf(n.get("schema-file"), "give schema or schema-file, not both")
+	if n.Get("schema") != nil && n.Get("schema-file") != nil {
+		p.errorf(n.Get("schema-file"), "give schema or schema-file, not both")
 	}
 	if e.exit != nil {
 		if e.isError != nil && *e.isError && *e.exit != exitToolError {
-			p.errorf(n.get("exit"), "is-error: true means exit 1, not %d", *e.exit)
+			p.errorf(n.Get("exit"), "is-error: true means exit 1, not %d", *e.exit)
 		}
 		if e.errorCode != nil && *e.exit != exitServer {
-			p.errorf(n.get("exit"), "error-code means exit 3 (a JSON-RPC error), not %d", *e.exit)
+			p.errorf(n.Get("exit"), "error-code means exit 3 (a JSON-RPC error), not %d", *e.exit)
 		}
 	}
 	if e.isError != nil && *e.isError && e.errorCode != nil {
-		p.errorf(n.get("error-code"), "a step ends with a tool error (is-error) or a JSON-RPC error (error-code), not both")
+		p.errorf(n.Get("error-code"), "a step ends with a tool error (is-error) or a JSON-RPC error (error-code), not both")
 	}
 	if e.errorMessage != nil && e.errorCode == nil && e.exit == nil {
 		three := exitServer
@@ -134,8 +130,8 @@ func (p *fileParser) expectations(n *tnode, st *testStep, f *testFile, known map
 	return e
 }
 
-// wantExit is the exit code the step must end with.
-func (e *expectations) wantExit() int {
+// WantExit is the exit code the step must end with.
+func (e *Expectations) WantExit() int {
 	switch {
 	case e.exit != nil:
 		return *e.exit
@@ -147,17 +143,17 @@ func (e *expectations) wantExit() int {
 	return exitOK
 }
 
-func (p *fileParser) integer(v *tnode, what string) (int, bool) {
-	if v.kind == tnumber {
-		if i, err := strconv.Atoi(v.text); err == nil {
+func (p *fileParser) integer(v *yamlnode.Node, what string) (int, bool) {
+	if v.Kind == yamlnode.Number {
+		if i, err := strconv.Atoi(text(v)); err == nil {
 			return i, true
 		}
 	}
-	p.errorf(v, "%s must be an integer, not %s", what, v.kind)
+	p.errorf(v, "%s must be an integer, not %s", what, kindName(v))
 	return 0, false
 }
 
-func (p *fileParser) regexp(v *tnode, what string) *regexp.Regexp {
+func (p *fileParser) regexp(v *yamlnode.Node, what string) *regexp.Regexp {
 	s, ok := p.str(v, what)
 	if !ok {
 		return nil
@@ -165,7 +161,7 @@ func (p *fileParser) regexp(v *tnode, what string) *regexp.Regexp {
 	return p.regexpText(v, what, s)
 }
 
-func (p *fileParser) regexpText(v *tnode, what, s string) *regexp.Regexp {
+func (p *fileParser) regexpText(v *yamlnode.Node, what, s string) *regexp.Regexp {
 	re, err := regexp.Compile(s)
 	if err != nil {
 		p.errorf(v, "%s: %v", what, err)
@@ -176,22 +172,22 @@ func (p *fileParser) regexpText(v *tnode, what, s string) *regexp.Regexp {
 
 // jsonFile reads a JSON (or YAML) file the test file in dir names: path,
 // as written, inside dir's tree.
-func (p *fileParser) jsonFile(v *tnode, dir, path, what string) json.RawMessage {
+func (p *fileParser) jsonFile(v *yamlnode.Node, dir, path, what string) json.RawMessage {
 	data, err := (&safefile.Tree{Dir: dir}).Read(path)
 	if err != nil {
 		p.errorf(v, "%s: %v", what, err)
 		return nil
 	}
-	n, fe := parseTestYAML(data, "the file")
+	n, fe := ParseYAML(data, "the file")
 	if fe != nil {
-		fe.file = path
+		fe.File = path
 		p.errorf(v, "%s: %v", what, fe)
 		return nil
 	}
-	return n.json()
+	return nodeJSON(n)
 }
 
-func (p *fileParser) compileSchema(v *tnode, raw json.RawMessage, what string) *toolargs.Validator {
+func (p *fileParser) compileSchema(v *yamlnode.Node, raw json.RawMessage, what string) *toolargs.Validator {
 	val, err := toolargs.Compile(context.Background(), raw)
 	if err != nil {
 		p.errorf(v, "%s: not a usable JSON Schema: %v", what, err)

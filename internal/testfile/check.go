@@ -1,6 +1,6 @@
-package commands
+package testfile
 
-// Checking a step's outcome against its expectations. Every expectation
+// Checking a step's Outcome against its Expectations. Every expectation
 // is checked, and each one not met is a failure that says what was
 // expected and what came: a jq expression shows the values of its parts.
 
@@ -8,9 +8,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"math/big"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,75 +20,101 @@ import (
 	"github.com/mcpv/mcpv/content"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
-	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/internal/testreport"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/toolargs"
 )
 
-// outcome is how a step's command ended.
-type outcome struct {
-	value json.RawMessage // what the line printed (its result after its own --jq), else its error
-	raw   json.RawMessage // the JSON result before the line's --jq; nil when it printed text
-	err   error
-	code  int
-	tool  string // the tool a call named
+// Outcome is how a step's command ended.
+type Outcome struct {
+	Value json.RawMessage // what the line printed (its result after its own --jq), else its error
+	Raw   json.RawMessage // the JSON result before the line's --jq; nil when it printed text
+	Err   error
+	Code  int    // the exit code mcpv would end with
+	Tool  string // the tool a call named
+	// IsError: the tool's result says isError (or the call failed so).
+	IsError bool
+	// Structured is the result's structuredContent, if any.
+	Structured json.RawMessage
+	// RPC is the JSON-RPC error the step ended with, if it did.
+	RPC *RPCError
 }
 
-// checker checks outcomes: env and caps are what jq expressions see.
+// RPCError is a JSON-RPC error a server answered.
+type RPCError struct {
+	Code    int
+	Message string
+}
+
+// The exit codes of mcpv's contract that expectations name.
+const (
+	exitOK        = 0
+	exitToolError = 1
+	exitServer    = 3
+)
+
+// checker checks outcomes: caps are the values of jq's variables.
 type checker struct {
-	environ []string
-	caps    map[string]json.RawMessage
+	caps map[string]json.RawMessage
 }
 
-func (c *checker) check(ctx context.Context, e *expectations, o outcome, tool func() (mcp.Tool, error)) []failure {
+// Check checks what came of a step against its expectations, with the
+// captures so far (caps) as jq's variables; schema gives the outputSchema
+// of the tool the step called.
+func (e *Expectations) Check(ctx context.Context, o Outcome, caps map[string]json.RawMessage, schema func() (json.RawMessage, error)) []testreport.Failure {
+	c := &checker{caps: caps}
+	return c.check(ctx, e, o, schema)
+}
+
+func (c *checker) check(ctx context.Context, e *Expectations, o Outcome, tool func() (json.RawMessage, error)) []failure {
 	var fs []failure
 	// is-error and error-code say why a step should end with exit 1 or 3;
 	// when it ends otherwise they report it themselves.
-	explained := e.exit == nil && (e.isError != nil && (o.code == exitOK || o.code == exitToolError) || e.errorCode != nil)
-	if want := e.wantExit(); o.code != want && !explained {
-		f := failure{Kind: "exit", Expected: strconv.Itoa(want), Actual: strconv.Itoa(o.code),
-			Message: fmt.Sprintf("the step ended with exit %d", o.code)}
-		if o.err != nil {
-			f.Message += ": " + safetext.Prose(o.err.Error())
+	explained := e.exit == nil && (e.isError != nil && (o.Code == exitOK || o.Code == exitToolError) || e.errorCode != nil)
+	if want := e.WantExit(); o.Code != want && !explained {
+		f := failure{Kind: "exit", Expected: strconv.Itoa(want), Actual: strconv.Itoa(o.Code),
+			Message: fmt.Sprintf("the step ended with exit %d", o.Code)}
+		if o.Err != nil {
+			f.Message += ": " + safetext.Prose(o.Err.Error())
 		}
 		fs = append(fs, f)
-		if o.err != nil && o.value == nil {
+		if o.Err != nil && o.Value == nil {
 			return fs // nothing else can be checked
 		}
 	}
 	if e.isError != nil {
-		got := errors.Is(o.err, errToolFailed) || o.raw != nil && toolResultFields(o.raw).isError
+		got := o.IsError
 		if got != *e.isError {
 			fs = append(fs, failure{Kind: "is-error", Expected: strconv.FormatBool(*e.isError), Actual: strconv.FormatBool(got),
 				Message: fmt.Sprintf("the result's isError is %t", got)})
 		}
 	}
-	var ce *mcp.CallError
-	isCall := errors.As(o.err, &ce)
+	ce := o.RPC
+	isCall := ce != nil
 	if e.errorCode != nil {
 		switch {
 		case !isCall:
 			fs = append(fs, failure{Kind: "error-code", Expected: strconv.Itoa(*e.errorCode), Actual: "none", Message: noCallError(o)})
-		case ce.Err.Code != *e.errorCode:
-			fs = append(fs, failure{Kind: "error-code", Expected: strconv.Itoa(*e.errorCode), Actual: strconv.Itoa(ce.Err.Code),
-				Message: fmt.Sprintf("another JSON-RPC error: %s", safetext.Prose(ce.Err.Message))})
+		case ce.Code != *e.errorCode:
+			fs = append(fs, failure{Kind: "error-code", Expected: strconv.Itoa(*e.errorCode), Actual: strconv.Itoa(ce.Code),
+				Message: fmt.Sprintf("another JSON-RPC error: %s", safetext.Prose(ce.Message))})
 		}
 	}
 	if e.errorMessage != nil {
 		switch {
 		case !isCall:
 			fs = append(fs, failure{Kind: "error-message", Expected: "/" + e.errorMessage.String() + "/", Actual: "none", Message: noCallError(o)})
-		case !e.errorMessage.MatchString(ce.Err.Message):
-			fs = append(fs, failure{Kind: "error-message", Expected: "/" + e.errorMessage.String() + "/", Actual: quoteText(ce.Err.Message),
+		case !e.errorMessage.MatchString(ce.Message):
+			fs = append(fs, failure{Kind: "error-message", Expected: "/" + e.errorMessage.String() + "/", Actual: quoteText(ce.Message),
 				Message: "the error's message does not match"})
 		}
 	}
-	value := o.value
+	value := o.Value
 	if value == nil {
 		value = json.RawMessage("null")
 	}
-	for _, expr := range e.jq {
-		if f := c.jq(expr, value); f != nil {
+	for _, q := range e.jq {
+		if f := c.jq(q, value); f != nil {
 			fs = append(fs, *f)
 		}
 	}
@@ -127,7 +152,7 @@ func (c *checker) check(ctx context.Context, e *expectations, o outcome, tool fu
 			fs = append(fs, failure{Kind: kind, Message: "the value breaks the schema at " + safetext.Line(violation.Error()), Actual: clip(compactText(value))})
 		}
 	}
-	if e.outputSchema && (o.raw != nil || len(fs) == 0) {
+	if e.OutputSchema && (o.Raw != nil || len(fs) == 0) {
 		if f := checkOutputSchema(ctx, o, tool); f != nil {
 			fs = append(fs, *f)
 		}
@@ -136,31 +161,30 @@ func (c *checker) check(ctx context.Context, e *expectations, o outcome, tool fu
 }
 
 // noCallError says how a step that should have had a JSON-RPC error ended.
-func noCallError(o outcome) string {
-	if o.err == nil {
-		return fmt.Sprintf("no JSON-RPC error: the step succeeded (exit %d)", o.code)
+func noCallError(o Outcome) string {
+	if o.Err == nil {
+		return fmt.Sprintf("no JSON-RPC error: the step succeeded (exit %d)", o.Code)
 	}
-	return fmt.Sprintf("no JSON-RPC error: exit %d: %s", o.code, safetext.Prose(o.err.Error()))
+	return fmt.Sprintf("no JSON-RPC error: exit %d: %s", o.Code, safetext.Prose(o.Err.Error()))
 }
 
 // checkOutputSchema checks the result's structuredContent against the
 // tool's own outputSchema.
-func checkOutputSchema(ctx context.Context, o outcome, tool func() (mcp.Tool, error)) *failure {
+func checkOutputSchema(ctx context.Context, o Outcome, outputSchema func() (json.RawMessage, error)) *failure {
 	fail := func(format string, args ...any) *failure {
 		return &failure{Kind: "output-schema", Message: fmt.Sprintf(format, args...)}
 	}
-	if o.raw == nil {
+	if o.Raw == nil {
 		return fail("no result to check")
 	}
-	def, err := tool()
-	schema := def.OutputSchema
+	schema, err := outputSchema()
 	switch {
 	case err != nil:
 		return fail("could not get the tool's outputSchema: %v", err)
 	case len(schema) == 0:
 		return fail("the tool declares no outputSchema")
 	}
-	structured := toolResultFields(o.raw).structured
+	structured := o.Structured
 	if structured == nil {
 		return fail("the result has no structuredContent")
 	}
@@ -179,8 +203,9 @@ func checkOutputSchema(ctx context.Context, o outcome, tool func() (mcp.Tool, er
 // jq checks that expr is true of value: it has outputs, and none is false
 // or null. A failure shows the outputs, and for a comparison (or the first
 // false part of an and) the values of its two sides.
-func (c *checker) jq(expr string, value json.RawMessage) *failure {
-	outs, err := c.eval(expr, value)
+func (c *checker) jq(jq query, value json.RawMessage) *failure {
+	expr := jq.expr
+	outs, err := jq.eval(value, c.caps)
 	if err != nil {
 		return &failure{Kind: "jq", Message: fmt.Sprintf("%s: %v", expr, err), Expected: "true"}
 	}
@@ -193,7 +218,7 @@ func (c *checker) jq(expr string, value json.RawMessage) *failure {
 		return f
 	}
 	for q.Op == gojq.OpAnd {
-		left, _ := c.eval(q.Left.String(), value)
+		left, _ := jq.part(q.Left.String()).eval(value, c.caps)
 		if !truthy(left) {
 			q = q.Left
 		} else {
@@ -209,7 +234,7 @@ func (c *checker) jq(expr string, value json.RawMessage) *failure {
 			if literal(side) {
 				continue // its value is what it says
 			}
-			outs, err := c.eval(side.String(), value)
+			outs, err := jq.part(side.String()).eval(value, c.caps)
 			if err != nil {
 				f.Details = append(f.Details, fmt.Sprintf("%s: %v", side, err))
 			} else {
@@ -261,19 +286,39 @@ func literalTerm(t *gojq.Term) bool {
 	return false
 }
 
-// eval runs a jq expression on value and returns its outputs as compact
-// JSON, with the captures as variables.
-func (c *checker) eval(expr string, value json.RawMessage) ([]string, error) {
-	var vars []output.Variable
-	for _, v := range captureVars(c.caps) {
-		vars = append(vars, v.Variable)
-	}
-	filter, err := output.CompileFilter(expr, c.environ, vars...)
-	if err != nil {
-		return nil, err
+// query is a jq expression of a file, compiled once, when the file is
+// read, with the captures of the steps before it as its variables.
+type query struct {
+	expr    string
+	filter  *output.Filter
+	err     error    // compiling it: reported when it runs (a capture's)
+	names   []string // its variables
+	environ []string
+}
+
+// compileQuery compiles expr with the captures in known as variables.
+func compileQuery(expr string, known map[string]bool, environ []string) query {
+	names := slices.Sorted(maps.Keys(known))
+	q := query{expr: expr, names: names, environ: environ}
+	q.filter, q.err = output.CompileFilterVars(expr, environ, names...)
+	return q
+}
+
+// part is another expression (a part of q's), with q's variables.
+func (q query) part(expr string) query {
+	p := query{expr: expr, names: q.names, environ: q.environ}
+	p.filter, p.err = output.CompileFilterVars(expr, q.environ, q.names...)
+	return p
+}
+
+// eval runs q on value and returns its outputs as compact JSON, with the
+// captures in caps as its variables.
+func (q query) eval(value json.RawMessage, caps map[string]json.RawMessage) ([]string, error) {
+	if q.err != nil {
+		return nil, q.err
 	}
 	var buf bytes.Buffer
-	p := output.Printer{Out: &buf, Filter: filter}
+	p := output.Printer{Out: &buf, Filter: q.filter.With(variables(caps)...)}
 	if err := p.Print(value); err != nil {
 		return nil, err
 	}
@@ -340,94 +385,31 @@ func clipRunes(s string, n int) string {
 
 func quoteText(s string) string { return clip(strconv.Quote(s)) }
 
-// jsonDiff compares two JSON values (numbers by value, objects without
-// regard to key order) and returns where they first differ, as a jq path.
-func jsonDiff(want, got json.RawMessage) (string, bool) {
-	a, err1 := output.DecodeJSON(want)
-	b, err2 := output.DecodeJSON(got)
-	if err1 != nil || err2 != nil {
-		return "", bytes.Equal(want, got)
+// variables are the captures as jq variables ($name).
+func variables(caps map[string]json.RawMessage) []output.Variable {
+	var vars []output.Variable
+	for _, name := range slices.Sorted(maps.Keys(caps)) {
+		if v, err := output.DecodeJSON(caps[name]); err == nil {
+			vars = append(vars, output.Variable{Name: name, Value: v})
+		}
 	}
-	return diffValues(a, b, "")
+	return vars
 }
 
-func diffValues(a, b any, path string) (string, bool) {
-	at := func() string {
-		if path == "" {
-			return "."
+// Capture keeps the step's captures from value, what it printed, in caps;
+// a capture that fails or gives no value is a failure.
+func (s *Step) Capture(value json.RawMessage, caps map[string]json.RawMessage) []failure {
+	var fs []failure
+	for _, cs := range s.Captures {
+		outs, err := cs.query.eval(value, caps)
+		switch {
+		case err != nil:
+			fs = append(fs, failure{Kind: "capture", Message: fmt.Sprintf("%s: %s: %v", cs.Name, cs.Expr, err)})
+		case len(outs) == 0:
+			fs = append(fs, failure{Kind: "capture", Message: fmt.Sprintf("%s: %s gave no value", cs.Name, cs.Expr)})
+		default:
+			caps[cs.Name] = json.RawMessage(outs[0])
 		}
-		return path
 	}
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok {
-			return at(), false
-		}
-		keys := make([]string, 0, len(x)+len(y))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		for k := range y {
-			if _, ok := x[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			xv, inX := x[k]
-			yv, inY := y[k]
-			sub := path + jqKey(k)
-			if inX != inY {
-				return sub, false
-			}
-			if p, ok := diffValues(xv, yv, sub); !ok {
-				return p, false
-			}
-		}
-		return "", true
-	case []any:
-		y, ok := b.([]any)
-		if !ok {
-			return at(), false
-		}
-		index := func(i int) string {
-			if path == "" {
-				return fmt.Sprintf(".[%d]", i)
-			}
-			return fmt.Sprintf("%s[%d]", path, i)
-		}
-		for i := range min(len(x), len(y)) {
-			if p, ok := diffValues(x[i], y[i], index(i)); !ok {
-				return p, false
-			}
-		}
-		if len(x) != len(y) {
-			return index(min(len(x), len(y))), false
-		}
-		return "", true
-	case json.Number:
-		y, ok := b.(json.Number)
-		if !ok {
-			return at(), false
-		}
-		rx, okx := new(big.Rat).SetString(string(x))
-		ry, oky := new(big.Rat).SetString(string(y))
-		if okx && oky && rx.Cmp(ry) == 0 || x == y {
-			return "", true
-		}
-		return at(), false
-	}
-	if a != b {
-		return at(), false
-	}
-	return "", true
-}
-
-// jqKey is .key, or ."key" for a key that is not an identifier.
-func jqKey(k string) string {
-	if jqVarName().MatchString(k) {
-		return "." + k
-	}
-	return "." + strconv.Quote(k)
+	return fs
 }

@@ -1,4 +1,4 @@
-package commands
+package testfile
 
 // What a step does, in the command line's words, and the file's server as
 // command-line flags: both are parsed by the grammar itself, so a step
@@ -6,7 +6,6 @@ package commands
 // that shapes a session, with the same checks and the same messages.
 
 import (
-	"io"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -14,40 +13,41 @@ import (
 	"sync"
 
 	"github.com/mcpv/mcpv/internal/connect"
-	"github.com/mcpv/mcpv/output"
+	"github.com/mcpv/mcpv/internal/shellwords"
+	"github.com/mcpv/mcpv/internal/yamlnode"
 	"github.com/mcpv/mcpv/redact"
 )
 
 // action reads the step's command: run: LINE, or COMMAND: with the rest of
 // the line, a list of words, or a mapping of the command's parts.
-func (p *fileParser) action(st *testStep, key string, v *tnode, x *expander) {
+func (p *fileParser) action(st *Step, key string, v *yamlnode.Node, x *expander) {
 	l := &lineBuilder{p: p, x: x}
 	if key == "run" {
 		l.line(v, key)
-		if len(l.words) == 0 && v.scalar() {
+		if len(l.words) == 0 && scalar(v) {
 			p.errorf(v, "run: give an mcpv command line, such as 'call echo message=hi'")
 		}
-		p.name(st, v.text)
-		st.words = l.words
+		p.name(st, text(v))
+		st.Words = l.words
 		return
 	}
 	l.lit(key)
 	switch {
-	case v.kind == tnull:
-	case v.scalar():
+	case v.Kind == yamlnode.Null:
+	case scalar(v):
 		l.line(v, key)
-		l.shown = []string{key, v.text}
-	case v.kind == tarray:
-		for _, it := range v.items {
+		l.shown = []string{key, text(v)}
+	case v.Kind == yamlnode.Array:
+		for _, it := range v.Items {
 			if s, ok := p.str(it, key+" word"); ok {
 				l.text(it, s)
 			}
 		}
-	case v.kind == tobject:
+	case v.Kind == yamlnode.Object:
 		l.structured(key, v)
 	}
 	p.name(st, strings.Join(l.shown, " "))
-	st.words = l.words
+	st.Words = l.words
 }
 
 // lineBuilder builds a step's command line from the file: its words, and
@@ -55,33 +55,33 @@ func (p *fileParser) action(st *testStep, key string, v *tnode, x *expander) {
 type lineBuilder struct {
 	p     *fileParser
 	x     *expander
-	words []stepWord
+	words []Word
 	shown []string
 }
 
 // lit adds a word of mcpv's own.
 func (l *lineBuilder) lit(s string) {
-	l.words = append(l.words, stepWord{text: tmpl{{lit: s}}})
+	l.words = append(l.words, Word{tmpl: tmpl{{lit: s}}})
 	l.shown = append(l.shown, displayWord(s))
 }
 
 // text adds a word the file wrote at n.
-func (l *lineBuilder) text(n *tnode, s string) {
+func (l *lineBuilder) text(n *yamlnode.Node, s string) {
 	t, err := l.x.expand(s)
 	if err != nil {
 		l.p.errorf(n, "%v", err)
 	}
-	l.words = append(l.words, stepWord{text: t})
+	l.words = append(l.words, Word{tmpl: t})
 	l.shown = append(l.shown, displayWord(s))
 }
 
 // line adds the words of a command line the file wrote at n.
-func (l *lineBuilder) line(n *tnode, what string) {
+func (l *lineBuilder) line(n *yamlnode.Node, what string) {
 	s, ok := l.p.str(n, what)
 	if !ok {
 		return
 	}
-	ws, err := splitWords(s)
+	ws, err := shellwords.Split(s)
 	if err != nil {
 		l.p.errorf(n, "%v", err)
 	}
@@ -91,14 +91,14 @@ func (l *lineBuilder) line(n *tnode, what string) {
 }
 
 // json adds a JSON value the file wrote at n.
-func (l *lineBuilder) json(n *tnode) {
-	l.words = append(l.words, stepWord{json: l.p.jsonTemplate(n, l.x)})
-	l.shown = append(l.shown, displayWord(string(n.json())))
+func (l *lineBuilder) json(n *yamlnode.Node) {
+	l.words = append(l.words, Word{json: l.p.jsonTemplate(n, l.x)})
+	l.shown = append(l.shown, displayWord(string(nodeJSON(n))))
 }
 
-func (p *fileParser) name(st *testStep, name string) {
-	if st.name == "" {
-		st.name = clipName(name)
+func (p *fileParser) name(st *Step, name string) {
+	if st.Name == "" {
+		st.Name = clipName(name)
 	}
 }
 
@@ -119,7 +119,7 @@ var structuredKeys = map[string][]string{
 
 // structured reads a command written as a mapping, in the order of its
 // command line: the positional part first, then its arguments, then flags.
-func (l *lineBuilder) structured(key string, v *tnode) {
+func (l *lineBuilder) structured(key string, v *yamlnode.Node) {
 	p := l.p
 	known := append(slices.Clone(structuredKeys[key]), "flags")
 	var first string
@@ -133,71 +133,71 @@ func (l *lineBuilder) structured(key string, v *tnode) {
 	case "request":
 		first = "method"
 	}
-	p.members(v, key, known, func(string, *tnode, *tnode) {})
+	p.members(v, key, known, func(string, *yamlnode.Node, *yamlnode.Node) {})
 	if first != "" {
-		n := v.get(first)
+		n := v.Get(first)
 		if n == nil {
 			p.errorf(v, "%s: give its %s", key, first)
 		} else if s, ok := p.str(n, first); ok {
 			l.text(n, s)
 		}
 	}
-	if n := v.get("args"); n != nil {
+	if n := v.Get("args"); n != nil {
 		switch {
-		case n.kind != tobject:
+		case n.Kind != yamlnode.Object:
 			p.errorf(n, "args must be a mapping of argument names to values")
 		case key == "call":
 			l.lit("--args")
 			l.json(n)
 		default: // get-prompt: string arguments, key=value
-			for i, k := range n.keys {
-				if s, ok := p.str(n.vals[i], "a prompt argument"); ok {
-					l.text(n.vals[i], k.text+"="+s)
+			for i, k := range n.Keys {
+				if s, ok := p.str(n.Vals[i], "a prompt argument"); ok {
+					l.text(n.Vals[i], k.Text+"="+s)
 				}
 			}
 		}
 	}
-	if n := v.get("params"); n != nil {
-		if n.kind != tobject {
+	if n := v.Get("params"); n != nil {
+		if n.Kind != yamlnode.Object {
 			p.errorf(n, "params must be a mapping")
 		} else {
 			l.json(n)
 		}
 	}
 	for _, ref := range []string{"prompt", "template"} {
-		if n := v.get(ref); n != nil {
+		if n := v.Get(ref); n != nil {
 			if s, ok := p.str(n, ref); ok {
 				l.lit("--" + ref)
 				l.text(n, s)
 			}
 		}
 	}
-	if n := v.get("arg"); n != nil {
-		if n.kind == tobject && len(n.keys) == 1 {
-			if s, ok := p.str(n.vals[0], "arg"); ok {
+	if n := v.Get("arg"); n != nil {
+		if n.Kind == yamlnode.Object && len(n.Keys) == 1 {
+			if s, ok := p.str(n.Vals[0], "arg"); ok {
 				l.lit("--arg")
-				l.text(n.vals[0], n.keys[0].text+"="+s)
+				l.text(n.Vals[0], n.Keys[0].Text+"="+s)
 			}
 		} else if s, ok := p.str(n, "arg"); ok {
 			l.lit("--arg")
 			l.text(n, s)
 		}
 	}
-	if n := v.get("context"); n != nil {
-		if n.kind != tobject {
+	if n := v.Get("context"); n != nil {
+		if n.Kind != yamlnode.Object {
 			p.errorf(n, "context must be a mapping of argument names to values")
 		} else {
-			for i, k := range n.keys {
-				if s, ok := p.str(n.vals[i], "a context value"); ok {
+			for i, k := range n.Keys {
+				if s, ok := p.str(n.Vals[i], "a context value"); ok {
 					l.lit("--context")
-					l.text(n.vals[i], k.text+"="+s)
+					l.text(n.Vals[i], k.Text+"="+s)
 				}
 			}
 		}
 	}
-	if n := v.get("flags"); n != nil {
-		if n.kind == tarray {
-			for _, it := range n.items {
+	if n := v.Get("flags"); n != nil {
+		if n.Kind == yamlnode.Array {
+			for _, it := range n.Items {
 				if s, ok := p.str(it, "a flag"); ok {
 					l.text(it, s)
 				}
@@ -208,30 +208,9 @@ func (l *lineBuilder) structured(key string, v *tnode) {
 	}
 }
 
-// sessionFlag is a flag a server section may give by its long name.
-type sessionFlag struct {
-	bool, slice, path bool
-}
-
-// sessionFlags are the flags of the groups that shape a session, from the
-// grammar; --server is the section's name:.
-var sessionFlags = sync.OnceValue(func() map[string]sessionFlag {
-	app, err := Grammar()
-	if err != nil {
-		panic(err) // the grammar is fixed
-	}
-	flags := map[string]sessionFlag{}
-	for _, f := range app.Flags {
-		if f.Group == nil || !batchGroups[f.Group.Key] || f.Name == "server" {
-			continue
-		}
-		flags[f.Name] = sessionFlag{bool: f.IsBool(), slice: f.IsSlice(), path: pathFlags[f.Name]}
-	}
-	return flags
-})
-
-// pathFlags name files or directories: relative to the test file.
-var pathFlags = map[string]bool{"config": true, "cacert": true, "cwd": true, "client-key": true, "answers": true, "events": true, "root": true}
+// PathFlags are the session flags that name files or directories: in a
+// test file, relative to its directory.
+var PathFlags = map[string]bool{"config": true, "cacert": true, "cwd": true, "client-key": true, "answers": true, "events": true, "root": true}
 
 // treeFlags name files whose content goes to the server or which are
 // written: they stay inside the test file's tree, as @FILE values do.
@@ -241,52 +220,52 @@ var treeFlags = map[string]bool{"answers": true, "events": true}
 var atFileFlags = map[string]bool{"header": true, "client-secret": true, "id-token": true, "assertion": true}
 
 // server reads the server section into command-line words.
-func (p *fileParser) server(v *tnode, x *expander, fc *fileContext, dir string) serverSpec {
-	spec := serverSpec{at: v, keyAt: map[string]*tnode{}}
-	flags := sessionFlags()
+func (p *fileParser) server(v *yamlnode.Node, x *expander, o *Options, dir string) Server {
+	spec := Server{At: v, KeyAt: map[string]*yamlnode.Node{}}
+	flags := o.Flags
 	known := []string{"command", "name", "headers"}
 	for name := range flags {
 		known = append(known, name)
 	}
 	slices.Sort(known)
-	expand := func(n *tnode, s string) string {
+	expand := func(n *yamlnode.Node, s string) string {
 		t, err := x.expand(s)
 		if err != nil {
 			p.errorf(n, "%v", err)
 		}
 		return t.fill(nil)
 	}
-	add := func(name string, n *tnode, value string) {
-		spec.keyAt[name] = n
+	add := func(name string, n *yamlnode.Node, value string) {
+		spec.KeyAt[name] = n
 		switch {
 		case treeFlags[name] && value != "":
 			value = p.inTree(n, dir, value, name)
-		case pathFlags[name] && value != "":
+		case PathFlags[name] && value != "":
 			value = absolute(dir, value)
 		case atFileFlags[name] && strings.HasPrefix(value, "@"):
 			value = "@" + p.inTree(n, dir, value[1:], name)
 		}
-		spec.words = append(spec.words, "--"+name+"="+value)
+		spec.Words = append(spec.Words, "--"+name+"="+value)
 	}
-	p.members(v, "server", known, func(key string, k, n *tnode) {
+	p.members(v, "server", known, func(key string, k, n *yamlnode.Node) {
 		switch key {
 		case "command":
-			if n.kind == tarray {
-				for _, it := range n.items {
+			if n.Kind == yamlnode.Array {
+				for _, it := range n.Items {
 					if s, ok := p.str(it, "command word"); ok {
-						spec.command = append(spec.command, expand(it, s))
+						spec.Command = append(spec.Command, expand(it, s))
 					}
 				}
 			} else if s, ok := p.str(n, "command"); ok {
-				ws, err := splitWords(s)
+				ws, err := shellwords.Split(s)
 				if err != nil {
 					p.errorf(n, "%v", err)
 				}
 				for _, w := range ws {
-					spec.command = append(spec.command, expand(n, w))
+					spec.Command = append(spec.Command, expand(n, w))
 				}
 			}
-			if len(spec.command) == 0 {
+			if len(spec.Command) == 0 {
 				p.errorf(n, "command: give the server's program and its arguments")
 			}
 		case "name":
@@ -296,10 +275,10 @@ func (p *fileParser) server(v *tnode, x *expander, fc *fileContext, dir string) 
 		case "headers", "env":
 			flag := map[string]string{"headers": "header", "env": "env"}[key]
 			sep := map[string]string{"headers": ": ", "env": "="}[key]
-			if n.kind == tobject {
-				for i, hk := range n.keys {
-					if s, ok := p.str(n.vals[i], key+" value"); ok {
-						add(flag, n.vals[i], hk.text+sep+expand(n.vals[i], s))
+			if n.Kind == yamlnode.Object {
+				for i, hk := range n.Keys {
+					if s, ok := p.str(n.Vals[i], key+" value"); ok {
+						add(flag, n.Vals[i], hk.Text+sep+expand(n.Vals[i], s))
 					}
 				}
 				break
@@ -311,12 +290,12 @@ func (p *fileParser) server(v *tnode, x *expander, fc *fileContext, dir string) 
 		default:
 			f := flags[key]
 			switch {
-			case f.bool && n.kind == tbool:
-				if n.text == "true" {
-					spec.keyAt[key] = n
-					spec.words = append(spec.words, "--"+key)
+			case f.Bool && n.Kind == yamlnode.Bool:
+				if text(n) == "true" {
+					spec.KeyAt[key] = n
+					spec.Words = append(spec.Words, "--"+key)
 				}
-			case f.slice:
+			case f.Slice:
 				vals, _ := p.strs(n, key)
 				for _, s := range vals {
 					add(key, n, expand(n, s))
@@ -328,13 +307,13 @@ func (p *fileParser) server(v *tnode, x *expander, fc *fileContext, dir string) 
 			}
 		}
 	})
-	if len(spec.command) > 0 && spec.keyAt["cwd"] == nil {
+	if len(spec.Command) > 0 && spec.KeyAt["cwd"] == nil {
 		// A server runs in its test file's directory, as a project
 		// config file's server runs in that file's.
-		spec.words = append(spec.words, "--cwd="+dir)
+		spec.Words = append(spec.Words, "--cwd="+dir)
 	}
-	spec.display = describeServerSpec(spec)
-	p.checkServer(&spec, fc)
+	spec.Display = describeServerSpec(spec)
+	p.checkServer(&spec, o)
 	return spec
 }
 
@@ -348,46 +327,31 @@ func absolute(dir, p string) string {
 // flagInMessage finds the flag a kong error names.
 var flagInMessage = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`--([a-z][a-z0-9-]*)`) })
 
-// checkServer parses the section's words as the command line would (after
-// mcpv test's own session flags), so that a bad value is found now.
-func (p *fileParser) checkServer(spec *serverSpec, fc *fileContext) {
-	words := append(slices.Clone(fc.globalWords), spec.words...)
-	_, _, err := parseSessionFlags(words)
+// checkServer checks the section's words as the command line would parse
+// them (after mcpv test's own session flags), so that a bad value is found
+// now, at the key that gave it.
+func (p *fileParser) checkServer(spec *Server, o *Options) {
+	err := o.CheckServer(spec.Words)
 	if err == nil {
 		return
 	}
-	at := spec.at
-	if m := flagInMessage().FindStringSubmatch(err.Error()); m != nil && spec.keyAt[m[1]] != nil {
-		at = spec.keyAt[m[1]]
+	at := spec.At
+	if m := flagInMessage().FindStringSubmatch(err.Error()); m != nil && spec.KeyAt[m[1]] != nil {
+		at = spec.KeyAt[m[1]]
 	}
 	p.errorf(at, "server: %v", err)
 }
 
-// parseSessionFlags parses session flags as a command line's, and says which
-// were given.
-func parseSessionFlags(words []string) (connect.Flags, map[string]bool, error) {
-	var c cli
-	k, err := parser(&c, output.NewStreams(strings.NewReader(""), io.Discard, io.Discard), func(int) { panic(exitRequest{}) })
-	if err != nil {
-		return connect.Flags{}, nil, err
-	}
-	kctx, err := parseBatchLine(k, append(slices.Clone(words), "ping"))
-	if err != nil {
-		return connect.Flags{}, nil, err
-	}
-	return c.Flags, explicitFlags(kctx), nil
-}
-
 // describeServerSpec is how reports name a file's server, secrets masked.
-func describeServerSpec(spec serverSpec) string {
-	if len(spec.command) > 0 {
-		words := redact.Args(spec.command)
+func describeServerSpec(spec Server) string {
+	if len(spec.Command) > 0 {
+		words := redact.Args(spec.Command)
 		for i, w := range words {
 			words[i] = connect.QuoteWord(w)
 		}
 		return strings.Join(words, " ")
 	}
-	for _, w := range spec.words {
+	for _, w := range spec.Words {
 		name, value, _ := strings.Cut(strings.TrimPrefix(w, "--"), "=")
 		switch name {
 		case "url":

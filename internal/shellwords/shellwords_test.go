@@ -1,0 +1,34 @@
+package shellwords
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestSplit(t *testing.T) {
+	for _, tt := range []struct {
+		line  string
+		words []string
+		err   bool
+	}{
+		{`call echo message=hi`, []string{"call", "echo", "message=hi"}, false},
+		{`a 'b c' "d \"e\" \$f" g\ h ''`, []string{"a", "b c", `d "e" $f`, "g h", ""}, false},
+		{"a\tb\r", []string{"a", "b"}, false},
+		{`'open`, nil, true},
+		{`"open`, nil, true},
+	} {
+		words, err := Split(tt.line)
+		if (err != nil) != tt.err || !slices.Equal(words, tt.words) {
+			t.Errorf("%q: %q, %v; want %q", tt.line, words, err, tt.words)
+		}
+	}
+}
+
+// Join quotes words so that Split gives them back as they were.
+func TestJoinSplitsBack(t *testing.T) {
+	words := []string{"", "a b", `it's`, `"q"`, `back\slash`, "$HOME", "tab\there"}
+	got, err := Split(Join(words))
+	if err != nil || !slices.Equal(got, words) {
+		t.Errorf("%q: %q, %v", Join(words), got, err)
+	}
+}

@@ -1,0 +1,109 @@
+package testfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"regexp"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/mcpv/mcpv/output"
+)
+
+// jsonDiff compares two JSON values (numbers by value, objects without
+// regard to key order) and returns where they first differ, as a jq path.
+func jsonDiff(want, got json.RawMessage) (string, bool) {
+	a, err1 := output.DecodeJSON(want)
+	b, err2 := output.DecodeJSON(got)
+	if err1 != nil || err2 != nil {
+		return "", bytes.Equal(want, got)
+	}
+	return diffValues(a, b, "")
+}
+
+func diffValues(a, b any, path string) (string, bool) {
+	at := func() string {
+		if path == "" {
+			return "."
+		}
+		return path
+	}
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			return at(), false
+		}
+		keys := make([]string, 0, len(x)+len(y))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		for k := range y {
+			if _, ok := x[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			xv, inX := x[k]
+			yv, inY := y[k]
+			sub := path + jqKey(k)
+			if inX != inY {
+				return sub, false
+			}
+			if p, ok := diffValues(xv, yv, sub); !ok {
+				return p, false
+			}
+		}
+		return "", true
+	case []any:
+		y, ok := b.([]any)
+		if !ok {
+			return at(), false
+		}
+		index := func(i int) string {
+			if path == "" {
+				return fmt.Sprintf(".[%d]", i)
+			}
+			return fmt.Sprintf("%s[%d]", path, i)
+		}
+		for i := range min(len(x), len(y)) {
+			if p, ok := diffValues(x[i], y[i], index(i)); !ok {
+				return p, false
+			}
+		}
+		if len(x) != len(y) {
+			return index(min(len(x), len(y))), false
+		}
+		return "", true
+	case json.Number:
+		y, ok := b.(json.Number)
+		if !ok {
+			return at(), false
+		}
+		rx, okx := new(big.Rat).SetString(string(x))
+		ry, oky := new(big.Rat).SetString(string(y))
+		if okx && oky && rx.Cmp(ry) == 0 || x == y {
+			return "", true
+		}
+		return at(), false
+	}
+	if a != b {
+		return at(), false
+	}
+	return "", true
+}
+
+// identifier is a jq variable's name without its $, and a key .key names.
+var identifier = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+
+// jqKey is .key, or ."key" for a key that is not an identifier.
+func jqKey(k string) string {
+	if identifier().MatchString(k) {
+		return "." + k
+	}
+	return "." + strconv.Quote(k)
+}

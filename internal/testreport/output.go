@@ -1,0 +1,73 @@
+package testreport
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/oserr"
+)
+
+// Output is where the reports go: stdout, and the --output file. A
+// closed stdout (| head) is written no more, and the run goes on.
+type Output struct {
+	Stdout io.Writer
+	File   *os.File // --output, or nil
+	closed bool     // stdout's reader went away
+}
+
+// Text is where the text report goes, if anywhere, and whether that is
+// stdout: the --output file when the format is text, else stdout.
+func (o *Output) Text(format string) (io.Writer, bool) {
+	switch {
+	case format == "text" && o.File != nil:
+		return o.File, false
+	case format == "text" || o.File != nil:
+		return o, true
+	}
+	return nil, false
+}
+
+// Report is where the report of the chosen format goes.
+func (o *Output) Report() io.Writer {
+	if o.File != nil {
+		return o.File
+	}
+	return o
+}
+
+// Write writes to stdout until its reader goes away.
+func (o *Output) Write(p []byte) (int, error) {
+	if o.closed {
+		return len(p), nil
+	}
+	n, err := o.Stdout.Write(p)
+	if err != nil && oserr.BrokenPipe(err) {
+		o.closed = true
+		return len(p), nil
+	}
+	return n, err
+}
+
+// WriteError is what a report that could not be written ends the run
+// with (a closed stdout is no error: see Output).
+func WriteError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("writing the report: %w", err)
+}
+
+// Write writes the report of a format other than text: junit, tap or json.
+func Write(w io.Writer, format string, files []File, took time.Duration) error {
+	switch format {
+	case "junit":
+		return JUnit(w, files, took)
+	case "tap":
+		return TAP(w, files)
+	case "json":
+		return JSON(w, files, took)
+	}
+	return nil
+}

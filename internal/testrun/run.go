@@ -1,0 +1,235 @@
+// Package testrun runs the files of mcpv test: each file's selected steps
+// in one session, which the command line opens and runs each step's words
+// in (a Session), its captures kept for the steps after, each step's
+// outcome checked against its expectations, within its time budget; and
+// the snapshot and lint steps, which look at the server itself. What
+// became of each file and step is a data-only testreport.File.
+package testrun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/testfile"
+	"github.com/mcpv/mcpv/internal/testreport"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/output"
+	"github.com/mcpv/mcpv/redact"
+)
+
+// Session is a file's session as the command line opens it, and runs a
+// step's command line in it as a batch line.
+type Session interface {
+	// Client is the session's client; the first call opens the session.
+	Client(ctx context.Context) (*mcp.Client, error)
+	// Run runs a step's command line with the captures in caps as its jq
+	// variables, its diagnostics to stderr.
+	Run(ctx context.Context, words []string, caps map[string]json.RawMessage, stderr io.Writer) testfile.Outcome
+	// Tool is the definition of the tool called name.
+	Tool(ctx context.Context, name string) (mcp.Tool, error)
+	// Close ends the session.
+	Close()
+}
+
+// Job is a file to run, with its server resolved and its steps selected.
+type Job struct {
+	File     *testfile.File
+	Selected []bool
+	// Secrets are the values no report of the file may show.
+	Secrets []string
+	// Open makes the file's session (opened on its first use), writing
+	// what it and the server say to stderr and log. The error is one
+	// before any server starts.
+	Open func(stderr *redact.Scrubber, log *slog.Logger) (Session, error)
+}
+
+// Runner runs the files of one mcpv test.
+type Runner struct {
+	Lint     bool // check every tool result (--lint)
+	Update   bool // rewrite snapshots (--update)
+	FailFast bool
+	// CI: a missing snapshot fails its step rather than being written,
+	// so that a snapshot never committed is not recorded, unseen, in CI.
+	CI bool
+	// Cwd is what snapshot paths in messages are relative to.
+	Cwd string
+	// Progress shows what runs, on a terminal; may be nil.
+	Progress func(file, step string)
+	// Code is the exit code mcpv ends with for an error, and Hint what it
+	// adds to the error's message.
+	Code func(error) int
+	Hint func(error) string
+
+	stopped atomic.Bool // set at the first failure under --fail-fast
+}
+
+// The exit codes of mcpv's contract that a run tells apart.
+const (
+	exitOK        = 0
+	exitUsage     = 2
+	exitTransport = 4
+	exitAuth      = 5
+	exitTimeout   = 124
+)
+
+// errOverBudget ends a step that runs past its within: budget.
+var errOverBudget = errors.New("over its time budget")
+
+// maxStderrTail bounds what a report keeps of a file's stderr.
+const maxStderrTail = 8 << 10
+
+// Run runs a resolved file's selected steps, and says what became of
+// it and of each of them.
+func (r *Runner) Run(ctx context.Context, j Job) testreport.File {
+	return r.run(ctx, j).data()
+}
+
+func (r *Runner) run(ctx context.Context, j Job) *fileReport {
+	f, selected, secrets := j.File, j.Selected, j.Secrets
+	rep := &fileReport{file: f, started: time.Now()}
+	defer func() { rep.took = time.Since(rep.started) }()
+	skipRest := func(from int, reason string) {
+		for i := from; i < len(f.Steps); i++ {
+			if selected[i] {
+				rep.steps = append(rep.steps, &stepReport{step: f.Steps[i], status: stepSkipped, reason: reason})
+			}
+		}
+	}
+	// interrupt ends a file that had started at Ctrl-C: when no step was
+	// in flight, the first one not run stands for the interruption.
+	interrupt := func(from int, inFlight bool) *fileReport {
+		rep.interrupted = true
+		n := len(rep.steps)
+		skipRest(from, "not run: interrupted")
+		if !inFlight && n < len(rep.steps) {
+			rep.steps[n].interrupted = true
+		}
+		return rep
+	}
+	switch {
+	case ctx.Err() != nil: // never started: nothing to stand for
+		rep.interrupted = true
+		skipRest(0, "not run: interrupted")
+		return rep
+	case r.stopped.Load():
+		skipRest(0, "not run: --fail-fast, after an earlier failure")
+		return rep
+	}
+	tail := &tailBuffer{max: maxStderrTail}
+	scrub := redact.NewScrubber(tail)
+	scrub.Add(secrets...)
+	stray := newStrayOutput(output.NewLogger(scrub).Handler())
+	s, err := j.Open(scrub, slog.New(stray))
+	if err != nil {
+		rep.code, rep.err = r.Code(err), err.Error()
+		skipRest(0, "not run: the session could not be opened")
+		return rep
+	}
+	defer func() {
+		s.Close()
+		scrub.Flush()
+		rep.stderr = tail.String()
+		noteStrayOutput(rep, stray, secrets)
+	}()
+	if r.Progress != nil {
+		r.Progress(f.Path, "starting the server")
+	}
+	if _, err := s.Client(ctx); err != nil {
+		if ctx.Err() != nil {
+			return interrupt(0, false)
+		}
+		rep.code = r.Code(err)
+		msg, _, _ := strings.Cut(err.Error(), "\n") // the server's stderr is in the report
+		rep.err = redact.String(msg+r.Hint(err), secrets)
+		skipRest(0, "not run: the session could not be opened")
+		return rep
+	}
+	lists := &surfaceLists{}
+	caps := map[string]json.RawMessage{}
+	capturedBy := map[string]int{}
+	for i, st := range f.Steps {
+		if !selected[i] {
+			continue
+		}
+		switch {
+		case ctx.Err() != nil:
+			return interrupt(i, false)
+		case r.stopped.Load():
+			skipRest(i, "not run: --fail-fast, after an earlier failure")
+			return rep
+		case st.Skip != "":
+			rep.steps = append(rep.steps, &stepReport{step: st, status: stepSkipped, reason: st.Skip})
+			continue
+		}
+		if missing := missingCapture(st, caps); missing != "" {
+			reason := fmt.Sprintf("not run: it uses {{%s}}, which no step before it captured", missing)
+			if n, ok := capturedBy[missing]; ok {
+				reason = fmt.Sprintf("not run: it uses {{%s}}, which step %d did not capture", missing, n)
+			}
+			rep.steps = append(rep.steps, &stepReport{step: st, status: stepSkipped, reason: reason})
+			continue
+		}
+		if r.Progress != nil {
+			r.Progress(f.Path, st.Name)
+		}
+		sr := r.step(ctx, s, scrub, f, st, caps, secrets, lists)
+		rep.steps = append(rep.steps, sr)
+		for _, c := range st.Captures {
+			capturedBy[c.Name] = st.Index
+		}
+		if sr.status == stepFailed && r.FailFast {
+			r.stopped.Store(true)
+		}
+		if ctx.Err() != nil {
+			sr.status, sr.reason, sr.failures, sr.interrupted = stepSkipped, "interrupted", nil, true
+			return interrupt(i+1, true)
+		}
+		if sr.broke {
+			rep.code = sr.exit
+			rep.err = fmt.Sprintf("the session broke at step %d", st.Index)
+			skipRest(i+1, fmt.Sprintf("not run: the session broke at step %d", st.Index))
+			return rep
+		}
+	}
+	return rep
+}
+
+// surfaceStep runs a snapshot or lint step. Only authorization failing or
+// the connection ending breaks the session: a list that never ends (a
+// cursor sent twice) is the step's failure, which a lint step after it
+// reports by its rule.
+func (r *Runner) surfaceStep(ctx context.Context, s Session, f *testfile.File, st *testfile.Step, sr *stepReport, lists *surfaceLists) {
+	client, err := s.Client(ctx) // open already
+	switch {
+	case err != nil:
+		sr.failures, sr.exit, sr.broke = []testreport.Failure{{Kind: "session", Message: err.Error()}}, r.Code(err), true
+		return
+	case st.Kind == testfile.StepSnapshot:
+		sr.failures, sr.notes, sr.exit = r.snapshot(ctx, lists.of(client), safefile.Tree{Dir: f.Dir}, st.Snapshot, f.Path)
+	default:
+		sr.failures, sr.notes, sr.exit = r.lint(ctx, lists.of(client), st.Ignore)
+	}
+	select {
+	case <-client.Done():
+		sr.broke = sr.exit != exitOK
+	default:
+		sr.broke = sr.exit == exitAuth
+	}
+}
+
+func missingCapture(st *testfile.Step, caps map[string]json.RawMessage) string {
+	for _, name := range st.Needs {
+		if _, ok := caps[name]; !ok {
+			return name
+		}
+	}
+	return ""
+}

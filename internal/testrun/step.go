@@ -1,0 +1,105 @@
+package testrun
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/testfile"
+	"github.com/mcpv/mcpv/internal/testreport"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/redact"
+)
+
+// step runs one step and checks it.
+func (r *Runner) step(ctx context.Context, s Session, stderrOut io.Writer, f *testfile.File, st *testfile.Step, caps map[string]json.RawMessage, secrets []string, lists *surfaceLists) *stepReport {
+	sr := &stepReport{step: st}
+	stepCtx := ctx
+	if st.Within > 0 {
+		var cancel context.CancelFunc
+		stepCtx, cancel = context.WithTimeoutCause(ctx, st.Within, errOverBudget)
+		defer cancel()
+	}
+	var stderr bytes.Buffer
+	begin := time.Now()
+	if st.Kind == testfile.StepLine {
+		lists.forget() // the command may change what the server lists
+		r.lineStep(stepCtx, s, st, caps, &stderr, sr)
+	} else {
+		r.surfaceStep(stepCtx, s, f, st, sr, lists)
+	}
+	sr.took = time.Since(begin)
+	if st.Within > 0 && (sr.took > st.Within || errors.Is(context.Cause(stepCtx), errOverBudget)) {
+		f := testreport.Failure{Kind: "within", Expected: st.Within.String(), Actual: testreport.RoundDuration(sr.took).String(),
+			Message: "the step took longer than its budget"}
+		if errors.Is(context.Cause(stepCtx), errOverBudget) {
+			f.Message = "the step was still running when its budget ran out: cancelled"
+			f.Actual = fmt.Sprintf("more (cancelled after %v)", testreport.RoundDuration(sr.took))
+			sr.failures = nil // what the cut-off step returned says nothing more
+			sr.exit = exitTimeout
+		}
+		sr.failures = append(sr.failures, f)
+	}
+	if st.Kind == testfile.StepLine {
+		sr.broke = (sr.exit == exitTransport || sr.exit == exitAuth) && sr.exit != st.Expect.WantExit()
+	}
+	if text := strings.TrimSpace(stderr.String()); text != "" {
+		stderrOut.Write([]byte(text + "\n"))
+		if len(sr.failures) > 0 {
+			for line := range strings.Lines(text) {
+				sr.notes = append(sr.notes, "stderr: "+strings.TrimSuffix(line, "\n"))
+			}
+		}
+	}
+	if len(sr.failures) > 0 {
+		sr.status = stepFailed
+	}
+	for i := range sr.failures {
+		f := &sr.failures[i]
+		f.Message, f.Expected, f.Actual = redact.String(f.Message, secrets), redact.String(f.Expected, secrets), redact.String(f.Actual, secrets)
+		for j := range f.Details {
+			f.Details[j] = redact.String(f.Details[j], secrets)
+		}
+	}
+	for i := range sr.notes {
+		sr.notes[i] = redact.String(sr.notes[i], secrets)
+	}
+	return sr
+}
+
+// lineStep runs a step's command line and checks what came of it.
+func (r *Runner) lineStep(ctx context.Context, s Session, st *testfile.Step, caps map[string]json.RawMessage, stderr io.Writer, sr *stepReport) {
+	o := s.Run(ctx, st.Fill(caps), caps, stderr)
+	sr.exit = o.Code
+	if errors.Is(context.Cause(ctx), errOverBudget) {
+		return
+	}
+	// The tool is the one the line named as it ran: a capture may name it.
+	tool := func() (mcp.Tool, error) { return s.Tool(ctx, o.Tool) }
+	outputSchema := func() (json.RawMessage, error) {
+		def, err := tool()
+		return def.OutputSchema, err
+	}
+	sr.failures = st.Expect.Check(ctx, o, caps, outputSchema)
+	// Linting checks the result against the outputSchema, unless the step's
+	// own expectation does.
+	if (r.Lint || st.CheckResult) && !st.Expect.OutputSchema && o.Tool != "" && o.Raw != nil {
+		if def, err := tool(); err == nil {
+			fs, notes := checkResult(def.Raw, o.Raw)
+			sr.failures, sr.notes = append(sr.failures, fs...), append(sr.notes, notes...)
+		}
+	}
+	if len(sr.failures) > 0 {
+		return
+	}
+	value := o.Value
+	if value == nil {
+		value = json.RawMessage("null")
+	}
+	sr.failures = st.Capture(value, caps)
+}

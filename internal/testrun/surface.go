@@ -1,0 +1,231 @@
+package testrun
+
+// The steps that look at the server itself: snapshot (its tools, prompts
+// and resource templates, compared with a file, and breaking changes
+// failing) and lint (the specification's rules), both from
+// internal/surface.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/testfile"
+	"github.com/mcpv/mcpv/internal/testreport"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/redact"
+)
+
+// surfaceLists keeps a file's server lists from one surface step to the
+// next (--snapshot and --lint list the server once between them), until
+// a command step runs, which may change them.
+type surfaceLists struct{ l *surface.Lister }
+
+func (sl *surfaceLists) of(c *mcp.Client) *surface.Lister {
+	if sl.l == nil {
+		sl.l = surface.NewLister(c)
+	}
+	return sl.l
+}
+
+func (sl *surfaceLists) forget() { sl.l = nil }
+
+// snapshot gathers the server's surface and compares it with file, in
+// tree: a breaking change fails the step, any other change is a note. A
+// missing file, or update, writes the file; in CI mode a missing file
+// fails the step, naming the command that records it (for the test file
+// testFile), unless update.
+func (r *Runner) snapshot(ctx context.Context, lists *surface.Lister, tree safefile.Tree, file, testFile string) (fs []testreport.Failure, notes []string, code int) {
+	shown := r.rel(file)
+	update := r.Update
+	now, err := lists.Gather(ctx)
+	if err != nil {
+		return []testreport.Failure{{Kind: "snapshot", Message: fmt.Sprintf("could not list the server's surface: %v", err)}}, nil, r.Code(err)
+	}
+	if len(now.Unimplemented) > 0 {
+		notes = append(notes, fmt.Sprintf("the server answers %s with method not found: taken as empty", strings.Join(now.Unimplemented, ", ")))
+	}
+	data, err := tree.Read(file)
+	var changes []surface.Change
+	write := false // the file is written anew
+	switch {
+	case errors.Is(err, os.ErrNotExist) && r.CI && !update:
+		return []testreport.Failure{{Kind: "snapshot", Message: fmt.Sprintf("%s does not exist, and a missing snapshot is not written in CI (--ci): record it with 'mcpv test --no-ci %s' and commit it",
+			shown, connect.QuoteWord(testFile))}}, notes, exitOK
+	case errors.Is(err, os.ErrNotExist):
+		notes = append(notes, "written to "+shown)
+		write = true
+	case err != nil:
+		return []testreport.Failure{{Kind: "snapshot", Message: err.Error()}}, nil, exitUsage
+	default:
+		old, perr := surface.ParseSnapshot(data)
+		switch {
+		case perr != nil && !update:
+			return []testreport.Failure{{Kind: "snapshot", Message: fmt.Sprintf("%s is not a snapshot mcpv can read: %v (--update writes it anew)", shown, perr)}}, nil, exitUsage
+		case perr != nil:
+			notes = append(notes, fmt.Sprintf("written anew to %s, which was not a snapshot mcpv can read (%v)", shown, perr))
+			write = true
+		default:
+			changes = surface.Diff(old, now)
+			write = update && len(changes) > 0
+			if write {
+				notes = append(notes, "updated "+shown)
+			}
+		}
+	}
+	var breaking []string
+	for _, ch := range changes {
+		switch {
+		case ch.Breaking && !update:
+			breaking = append(breaking, ch.String())
+		case ch.Breaking:
+			notes = append(notes, "accepted: "+ch.String())
+		default:
+			notes = append(notes, ch.String())
+		}
+	}
+	if len(breaking) > 0 {
+		what := "change"
+		if len(breaking) > 1 {
+			what = "changes"
+		}
+		return []testreport.Failure{{Kind: "snapshot", Message: fmt.Sprintf("%d breaking %s since %s (mcpv test --update accepts them)", len(breaking), what, shown),
+			Details: breaking}}, notes, exitOK
+	}
+	if write {
+		if err := tree.WriteFile(file, now.Marshal()); err != nil {
+			return []testreport.Failure{{Kind: "snapshot", Message: err.Error()}}, notes, exitUsage
+		}
+	}
+	return nil, notes, exitOK
+}
+
+// lint checks the server against the specification's rules: an error
+// fails the step, a warning is a note; rules in ignore are not reported.
+func (r *Runner) lint(ctx context.Context, lists *surface.Lister, ignore []string) (fs []testreport.Failure, notes []string, code int) {
+	findings, err := lists.Lint(ctx)
+	if err != nil {
+		return []testreport.Failure{{Kind: "lint", Message: fmt.Sprintf("could not check the server: %v", err)}}, nil, r.Code(err)
+	}
+	fs, notes = findingsOf(findings, ignore)
+	return fs, notes, exitOK
+}
+
+// checkResult checks a tool's result as lint does (under --lint).
+func checkResult(tool, result json.RawMessage) ([]testreport.Failure, []string) {
+	return findingsOf(surface.CheckResult(tool, result), nil)
+}
+
+func findingsOf(findings []surface.Finding, ignore []string) (fs []testreport.Failure, notes []string) {
+	for _, f := range findings {
+		switch {
+		case slices.Contains(ignore, f.Rule):
+		case f.Severity == surface.SeverityWarning:
+			notes = append(notes, f.String())
+		default: // an error, as the failure says already
+			fs = append(fs, testreport.Failure{Kind: "lint", Message: strings.TrimPrefix(f.String(), f.Severity+": ")})
+		}
+	}
+	return fs, notes
+}
+
+func (r *Runner) rel(path string) string {
+	if rel, err := filepath.Rel(r.Cwd, path); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
+
+// ruleStrayOutput: a stdio server wrote lines on its stdout that are not
+// JSON-RPC messages, which a stdio server must not do (server/transports,
+// "stdio"). A warning: mcpv skips them.
+const ruleStrayOutput = "stray-output"
+
+// strayOutput counts the session's warnings about a server's stray output
+// (mcp/stdio.go and mcp/session.go word them), passing every record on.
+type strayOutput struct {
+	slog.Handler
+	mu    *sync.Mutex // guards n and first: the session's goroutines log at once
+	n     *int
+	first *string
+}
+
+// strayPrefixes begin the session's warnings about stray output.
+var strayPrefixes = []string{"skipped a line on the server's stdout that is not JSON", "more non-JSON lines on the server's stdout",
+	"skipping a message that is not JSON-RPC"}
+
+func newStrayOutput(h slog.Handler) *strayOutput {
+	return &strayOutput{Handler: h, mu: new(sync.Mutex), n: new(int), first: new(string)}
+}
+
+func (s *strayOutput) Handle(ctx context.Context, r slog.Record) error {
+	if slices.ContainsFunc(strayPrefixes, func(p string) bool { return strings.HasPrefix(r.Message, p) }) {
+		s.mu.Lock()
+		if *s.n++; *s.n == 1 {
+			*s.first = r.Message
+		}
+		s.mu.Unlock()
+	}
+	return s.Handler.Handle(ctx, r)
+}
+
+func (s *strayOutput) WithAttrs(attrs []slog.Attr) slog.Handler {
+	c := *s
+	c.Handler = s.Handler.WithAttrs(attrs)
+	return &c
+}
+
+func (s *strayOutput) WithGroup(name string) slog.Handler {
+	c := *s
+	c.Handler = s.Handler.WithGroup(name)
+	return &c
+}
+
+// finding is the lint finding for the stray output seen, if any.
+func (s *strayOutput) finding() (surface.Finding, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if *s.n == 0 {
+		return surface.Finding{}, false
+	}
+	count := fmt.Sprintf("%d times", *s.n)
+	if *s.n > maxStrayWarnings {
+		count = fmt.Sprintf("more than %d times", maxStrayWarnings)
+	}
+	return surface.Finding{Object: "the server's stdout", Rule: ruleStrayOutput, Severity: surface.SeverityWarning,
+		Message: fmt.Sprintf("output that is not JSON-RPC, %s (first: %s)", count, *s.first)}, true
+}
+
+// maxStrayWarnings is how many stray lines the session warns about before
+// it stops counting them aloud.
+const maxStrayWarnings = 10
+
+// noteStrayOutput adds the stray output seen in a file's session to its
+// last lint step that ran, as that step's finding.
+func noteStrayOutput(rep *fileReport, stray *strayOutput, secrets []string) {
+	f, ok := stray.finding()
+	if !ok {
+		return
+	}
+	for i := len(rep.steps) - 1; i >= 0; i-- {
+		sr := rep.steps[i]
+		if sr.step.Kind != testfile.StepLint || sr.status == testreport.Skipped {
+			continue
+		}
+		_, notes := findingsOf([]surface.Finding{f}, sr.step.Ignore)
+		for _, n := range notes {
+			sr.notes = append(sr.notes, redact.String(n, secrets))
+		}
+		return
+	}
+}
