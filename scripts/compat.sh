@@ -21,7 +21,7 @@
 # directory (its working directory and HOME, COMPAT_WORK in the files), so
 # whatever it writes stays there and is removed at the end.
 #
-# Needs go, node (>= 20), npm, git, timeout, pgrep, ps and cmp.
+# Needs go, node (>= 20), npm, git, timeout, realpath, pgrep, ps and cmp.
 # Output: one line per check, "ok   NAME" or "FAIL NAME" with details (a
 # failed file's whole report), then the wall time and a last line
 # "N passed, N failed".
@@ -35,18 +35,17 @@ die() {
 	printf 'compat: %s\n' "$*" >&2
 	exit 2
 }
-for tool in node npm go git timeout pgrep ps cmp; do
+for tool in node npm go git timeout realpath pgrep ps cmp; do
 	command -v "$tool" >/dev/null 2>&1 ||
-		die "$tool was not found in PATH (needed: Node.js 20 or later with npm, go, git, timeout, pgrep, ps, cmp)"
+		die "$tool was not found in PATH (needed: Node.js 20 or later with npm, go, git, timeout, realpath, pgrep, ps, cmp)"
 done
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
-dir=${MCPV_COMPAT_DIR:-${TMPDIR:-/tmp}/mcpv-compat}
-mkdir -p "$dir" || die "cannot create $dir"
-dir=$(cd "$dir" && pwd -P)
+dir=$(realpath -m "${MCPV_COMPAT_DIR:-${TMPDIR:-/tmp}/mcpv-compat}")
 case "$dir/" in
 "$repo"/*) die "MCPV_COMPAT_DIR=$dir is inside the repository $repo; choose a directory outside it" ;;
 esac
+mkdir -p "$dir" || die "cannot create $dir"
 
 files=()
 if [ $# -eq 0 ]; then
