@@ -125,6 +125,11 @@ func TestTestFileSchema(t *testing.T) {
 	}
 	files, _ := filepath.Glob("../../e2e/testdata/test/*/*.yaml")
 	files = append(files, "../../examples/everything.mcpv.yaml")
+	compat, _ := filepath.Glob("../../compat/*.yaml")
+	if len(compat) < 10 {
+		t.Errorf("%d test files in compat/, want the suite's (at least 10)", len(compat))
+	}
+	files = append(files, compat...)
 	for _, f := range files {
 		if strings.Contains(f, "/bad/") {
 			continue
