@@ -32,12 +32,11 @@ import (
 var Version, Commit, Date string
 
 func init() {
-	if Version != "" && Commit != "" && Date != "" {
-		return // a release: -ldflags said it all
-	}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		bi = &debug.BuildInfo{}
+	bi := &debug.BuildInfo{} // a release: -ldflags say it all, but the commit is shortened
+	if Version == "" || Commit == "" || Date == "" {
+		if b, ok := debug.ReadBuildInfo(); ok {
+			bi = b
+		}
 	}
 	Version, Commit, Date = stamp(Version, Commit, Date, bi)
 }

@@ -421,12 +421,12 @@ func TestVersion(t *testing.T) {
 	bin := filepath.Join(dir, "mcpv")
 	const pkg = "github.com/mcpv/mcpv/commands"
 	build := exec.Command("go", "build", "-o", bin, "-ldflags",
-		"-X "+pkg+".Version=v9.9.9 -X "+pkg+".Commit=abc1234 -X "+pkg+".Date=2026-01-02T03:04:05Z", "..")
+		"-X "+pkg+".Version=v9.9.9 -X "+pkg+".Commit=abc1234def5678abc1234def5678abc1234def56 -X "+pkg+".Date=2026-01-02T03:04:05Z", "..")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	out, err := exec.Command(bin, "--version").Output()
-	want := fmt.Sprintf("mcpv v9.9.9 (commit abc1234, built 2026-01-02T03:04:05Z, %s %s/%s)\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	want := fmt.Sprintf("mcpv v9.9.9 (commit abc1234def56, built 2026-01-02T03:04:05Z, %s %s/%s)\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	if err != nil || string(out) != want {
 		t.Errorf("release build: %q, %v; want %q", out, err, want)
 	}
