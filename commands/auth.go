@@ -21,7 +21,7 @@ type authCmd struct {
 }
 
 func (c *authCmd) Help() string {
-	return `mcpv authorizes itself at HTTP servers that answer 401, following MCP's authorization spec (OAuth 2.1 with PKCE, protected-resource and authorization-server discovery, client ID metadata documents or dynamic registration). Tokens are kept per authorization server and resource in oauth/ under the state directory (on Linux $XDG_STATE_HOME/mcpv, default ~/.local/state/mcpv; on macOS ~/Library/Application Support/mcpv; on Windows %LOCALAPPDATA%\mcpv; the README's "Files mcpv reads and writes" has every case), readable by you alone, and refreshed before they expire.
+	return `mcpv authorizes itself at HTTP servers that answer 401, following MCP's authorization spec (OAuth 2.1 with PKCE, protected-resource and authorization-server discovery, client ID metadata documents or dynamic registration). Tokens are kept per authorization server and resource in oauth/ under the state directory (on Linux $XDG_STATE_HOME/mcpv, default ~/.local/state/mcpv; on macOS ~/Library/Application Support/mcpv; on Windows %LOCALAPPDATA%\mcpv; 'mcpv help config-files' shows it on this system), readable by you alone, and refreshed before they expire.
 
 Without a terminal (CI), mcpv never starts a browser flow: it uses stored or refreshable tokens and exits 5 otherwise (--auth stored). Log in once interactively, or use --grant client-credentials with --client-id and --client-secret or --client-key.
 

@@ -39,7 +39,10 @@ func grammar(t *testing.T) *kong.Application {
 	return k.Model
 }
 
-// `go test ./commands -run TestCompletions -update` rewrites the scripts in completions/.
+// go generate ./... (or go test ./commands -run TestCompletions -update)
+// rewrites the scripts in completions/.
+//
+//go:generate go test -run ^TestCompletionsAreFresh -update .
 func TestCompletionsAreFresh(t *testing.T) {
 	app := grammar(t)
 	for _, shell := range completion.Shells {
@@ -52,10 +55,10 @@ func TestCompletionsAreFresh(t *testing.T) {
 		}
 		want, err := os.ReadFile(file)
 		if err != nil {
-			t.Fatalf("%v (run go test ./commands -run TestCompletions -update to create it)", err)
+			t.Fatalf("%v (go generate ./commands creates it)", err)
 		}
 		if d := cmp.Diff(string(want), got); d != "" {
-			t.Errorf("%s is stale; regenerate it with go test ./commands -run TestCompletions -update (-committed +generated):\n%s", file, d)
+			t.Errorf("%s is stale; go generate ./commands rewrites it (-committed +generated):\n%s", file, d)
 		}
 	}
 }

@@ -12,7 +12,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite the help golden files")
+var update = flag.Bool("update", false, "rewrite the help golden files and the completion scripts")
+
+// go generate ./... refreshes the help goldens (testdata/help).
+//
+//go:generate go test -run ^TestHelp -update .
 
 // Help output is part of the interface: the help of mcpv and of every
 // command in the grammar is pinned here, and
@@ -77,10 +81,10 @@ func TestHelp(t *testing.T) {
 			}
 			want, err := os.ReadFile(golden)
 			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
+				t.Fatalf("%v (go generate ./commands creates it)", err)
 			}
 			if d := cmp.Diff(string(want), r.stdout); d != "" {
-				t.Errorf("help changed (-golden +got); run with -update if intended:\n%s", d)
+				t.Errorf("commands/%s is stale; go generate ./commands rewrites it if the change is intended (-golden +got):\n%s", filepath.ToSlash(golden), d)
 			}
 		})
 	}

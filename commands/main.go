@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"runtime"
@@ -31,12 +32,11 @@ import (
 var Version, Commit, Date string
 
 func init() {
-	if Version != "" && Commit != "" && Date != "" {
-		return // a release: -ldflags said it all
-	}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		bi = &debug.BuildInfo{}
+	bi := &debug.BuildInfo{} // a release: -ldflags say it all, but the commit is shortened
+	if Version == "" || Commit == "" || Date == "" {
+		if b, ok := debug.ReadBuildInfo(); ok {
+			bi = b
+		}
 	}
 	Version, Commit, Date = stamp(Version, Commit, Date, bi)
 }
@@ -128,6 +128,7 @@ func (c *cli) Help() string {
     mcpv [flags] --url URL <command> [args]
     mcpv [flags] --server NAME <command> [args]
     mcpv help <command>          (the same as mcpv <command> --help)
+    ` + helpTopicList() + `
 
 --jq filters as jq does: --jq-arg NAME VALUE and --jq-argjson NAME JSON set $NAME (jq's --arg and --argjson, renamed because complete has an --arg of its own), and $ENV and env are mcpv's environment. jq's positional --args and --jsonargs have no place here, since the words after the command are the command's and those after -- the server's; and -s is --server, so to slurp the outputs, pipe them through jq -s.
 
@@ -323,6 +324,14 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 		return runKeeper(ctx, ios, env)
 	}
 	args, server := splitServer(args)
+	if len(args) == 2 && args[0] == "help" {
+		if text, ok := helpTopic(args[1], env); ok {
+			if _, err := io.WriteString(ios.Out, text); err != nil && !oserr.BrokenPipe(err) {
+				return report(ios, err)
+			}
+			return exitOK
+		}
+	}
 	if len(args) > 0 && args[0] == "help" {
 		// 'mcpv help [COMMAND...]' is 'mcpv [COMMAND...] --help'.
 		args = append(slices.Clone(args[1:]), "--help")

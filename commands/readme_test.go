@@ -1,44 +1,63 @@
 package commands
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestReadmeExamples runs every "$ mcpv ..." example in the README's console
-// blocks against the demo server and compares the output with the README's.
+// TestReadmeExamples runs every "$ mcpv ..." example in the console blocks
+// of the README and of the guides in docs/guide against the demo server,
+// and compares the output with the one printed there.
 func TestReadmeExamples(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../README.md")
+	docs, err := filepath.Glob("../docs/guide/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	examples := consoleExamples(string(readme))
-	if len(examples) < 5 {
-		t.Fatalf("found %d README examples", len(examples))
+	total := 0
+	for _, file := range append([]string{"../README.md"}, docs...) {
+		md, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := strings.TrimPrefix(filepath.ToSlash(file), "../")
+		examples := consoleExamples(string(md))
+		if name == "README.md" && len(examples) < 5 {
+			t.Fatalf("found %d README examples", len(examples))
+		}
+		total += len(examples)
+		for _, ex := range examples {
+			t.Run(name+"/"+ex.command, func(t *testing.T) {
+				runExample(t, ex)
+			})
+		}
 	}
-	for _, ex := range examples {
-		t.Run(ex.command, func(t *testing.T) {
-			stdin, line := "", ex.command
-			if before, after, ok := strings.Cut(line, " | mcpv "); ok {
-				words := shellWords(t, before)
-				if len(words) != 2 || words[0] != "echo" {
-					t.Fatalf("unsupported pipe in %q", line)
-				}
-				stdin, line = words[1]+"\n", "mcpv "+after
-			}
-			words := shellWords(t, line)
-			if words[0] != "mcpv" || len(words) < 3 || words[len(words)-2] != "--" || words[len(words)-1] != "./demo-server" {
-				t.Fatalf("example does not run mcpv against ./demo-server: %q", line)
-			}
-			r := mcpv(t, stdin, args(words[1:len(words)-2], demo())...)
-			if d := cmp.Diff(ex.output, r.stdout); d != "" {
-				t.Errorf("output (-README +got):\n%s\nstderr: %s", d, r.stderr)
-			}
-		})
+	if total < 6 {
+		t.Errorf("found %d examples in the README and the guides", total)
+	}
+}
+
+func runExample(t *testing.T, ex example) {
+	stdin, line := "", ex.command
+	if before, after, ok := strings.Cut(line, " | mcpv "); ok {
+		words := shellWords(t, before)
+		if len(words) != 2 || words[0] != "echo" {
+			t.Fatalf("unsupported pipe in %q", line)
+		}
+		stdin, line = words[1]+"\n", "mcpv "+after
+	}
+	words := shellWords(t, line)
+	if words[0] != "mcpv" || len(words) < 3 || words[len(words)-2] != "--" || words[len(words)-1] != "./demo-server" {
+		t.Fatalf("example does not run mcpv against ./demo-server: %q", line)
+	}
+	r := mcpv(t, stdin, args(words[1:len(words)-2], demo())...)
+	if d := cmp.Diff(ex.output, r.stdout); d != "" {
+		t.Errorf("output (-documented +got):\n%s\nstderr: %s", d, r.stderr)
 	}
 }
 
@@ -94,4 +113,60 @@ func shellWords(t *testing.T, s string) []string {
 		words = append(words, cur.String())
 	}
 	return words
+}
+
+// The exit codes are a contract: the README and the exit-codes guide show
+// the same table, with a row for every code mcpv exits with, and
+// 'mcpv --help' lists the same codes.
+func TestExitCodeTables(t *testing.T) {
+	t.Parallel()
+	readme := exitCodeTable(t, "../README.md")
+	guide := exitCodeTable(t, "../docs/guide/exit-codes.md")
+	if d := cmp.Diff(readme, guide); d != "" {
+		t.Errorf("the exit-code tables differ (-README.md +docs/guide/exit-codes.md):\n%s", d)
+	}
+	want := []int{exitOK, exitToolError, exitUsage, exitServer, exitTransport, exitAuth, exitFilter, exitTimeout, exitInterrupt}
+	var inTable []int
+	for _, row := range readme[2:] {
+		var code int
+		if _, err := fmt.Sscanf(row, "| %d |", &code); err != nil {
+			t.Fatalf("row %q: %v", row, err)
+		}
+		inTable = append(inTable, code)
+	}
+	if d := cmp.Diff(want, inTable); d != "" {
+		t.Errorf("the README's exit codes (-exit.go +README.md):\n%s", d)
+	}
+	_, help, _ := strings.Cut(mcpv(t, "", "--help").stdout, "Exit codes:\n")
+	for _, code := range want {
+		if !strings.Contains(help, fmt.Sprintf("\n    %-4d ", code)) {
+			t.Errorf("mcpv --help does not list exit code %d", code)
+		}
+	}
+}
+
+// exitCodeTable is the first table after the "Exit codes" heading of a
+// Markdown file, a row a line.
+func exitCodeTable(t *testing.T, file string) []string {
+	t.Helper()
+	md, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(md), "# Exit codes\n")
+	if !ok {
+		t.Fatalf("%s has no Exit codes heading", file)
+	}
+	var rows []string
+	for line := range strings.SplitSeq(rest, "\n") {
+		if strings.HasPrefix(line, "|") {
+			rows = append(rows, line)
+		} else if len(rows) > 0 {
+			break
+		}
+	}
+	if len(rows) < 3 {
+		t.Fatalf("%s has no exit-code table", file)
+	}
+	return rows
 }

@@ -31,7 +31,7 @@ func (c *serversCmd) Help() string {
     Windows:  CONFIG is $XDG_CONFIG_HOME if set, else %APPDATA%; APPS is %APPDATA%;
               ~ is %USERPROFILE%
 
-The README's "Files mcpv reads and writes" lists every file mcpv uses on each OS.
+'mcpv help config-files' shows these places as they are on this system; the guide docs/guide/files.md lists every file mcpv uses on each OS.
 
 A stdio server from a project file, or from any file under the current repository, starts only after 'mcpv trust FILE'. The list shows entries as written, with secrets masked; a name defined again in a later file is marked "shadowed".
 

@@ -33,7 +33,7 @@ func (c *sessionCmd) Help() string {
 
 Commands through a session print, exit and stop on Ctrl-C exactly as one-shot commands do; Ctrl-C cancels only that command's request. Several may use one session at once. A question the server asks (elicitation, sampling) goes to the command whose request it came with when one command is waiting, else it is answered by the session's flags.
 
-A keeper ends after --idle without commands (default 30m; 0 never), when its server exits (its commands then exit 4 with the server's stderr), on 'mcpv session stop', or on SIGTERM; it shuts its server down in order and removes its socket. Its log is sessions/NAME.log under the state directory (on Linux ~/.local/state/mcpv, on macOS ~/Library/Application Support/mcpv; see "Files mcpv reads and writes" in the README). OAuth: log in first ('mcpv auth login'); the keeper uses and refreshes the stored tokens but opens no browser.
+A keeper ends after --idle without commands (default 30m; 0 never), when its server exits (its commands then exit 4 with the server's stderr), on 'mcpv session stop', or on SIGTERM; it shuts its server down in order and removes its socket. Its log is sessions/NAME.log under the state directory (on Linux ~/.local/state/mcpv, on macOS ~/Library/Application Support/mcpv; 'mcpv help config-files' shows it on this system). OAuth: log in first ('mcpv auth login'); the keeper uses and refreshes the stored tokens but opens no browser.
 
 Examples:
 

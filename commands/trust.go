@@ -19,7 +19,7 @@ type trustCmd struct {
 func (c *trustCmd) Help() string {
 	return `A stdio server from a project file (./.mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json, or any file under the current repository) starts only once its file is trusted. Trust is given to the file's content as it is now: after any change, mcpv refuses again until it is trusted again. Read the file before you trust it; 'mcpv servers' shows what each entry would run. A test file that mcpv test finds by itself (NAME.mcpv.yaml, or a .yaml file in mcpv-tests/) runs only once trusted in the same way.
 
-Trust is kept in trusted/ under the state directory (on Linux $XDG_STATE_HOME/mcpv, default ~/.local/state/mcpv; on macOS ~/Library/Application Support/mcpv; on Windows %LOCALAPPDATA%\mcpv; the README's "Files mcpv reads and writes" has every case). Each file trusted (or revoked) is printed as a JSON line.
+Trust is kept in trusted/ under the state directory (on Linux $XDG_STATE_HOME/mcpv, default ~/.local/state/mcpv; on macOS ~/Library/Application Support/mcpv; on Windows %LOCALAPPDATA%\mcpv; 'mcpv help config-files' shows it on this system). Each file trusted (or revoked) is printed as a JSON line.
 
 Examples:
 

@@ -348,37 +348,68 @@ func TestServerRequestFloodInBoundedMemory(t *testing.T) {
 	}
 }
 
-// The README's "In a script" snippet runs as printed, against the demo
-// server, and reports the real exit code.
+// Every "In a script" block of the README and of the guides in docs/guide
+// runs as printed, against the demo server, and reports the real exit
+// codes.
 func TestReadmeScript(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	want := map[string]struct{ stdout, stderr string }{
+		"README.md": {
+			stdout: "no deploy tool\n",
+			stderr: "mcpv: the tool reported an error: failed: disk\nfailed (exit 1): failed: disk\n",
+		},
+		"docs/guide/exit-codes.md": {
+			stdout: "ok\nthe tool reported an error\na mistake in the command\nthe server refused\n" +
+				"the server could not be started or reached\nthe filter does not fit the result\nno answer in time\n",
+		},
+	}
+	guides, err := filepath.Glob("../docs/guide/*.md")
 	if err != nil {
 		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(readme), "In a script:\n\n```sh\n")
-	script, _, ok2 := strings.Cut(rest, "```")
-	if !ok || !ok2 {
-		t.Fatal("no \"In a script\" block in the README")
 	}
 	dir := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(dir, "demo-server"), "../examples/demo-server")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build the demo server: %v\n%s", err, out)
 	}
-	cmd := exec.Command("bash", "-c", script)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(mcpvBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("the script failed: %v\nstderr: %s", err, stderr.String())
+	found := map[string]bool{}
+	for _, file := range append([]string{"../README.md"}, guides...) {
+		md, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := strings.TrimPrefix(filepath.ToSlash(file), "../")
+		_, rest, ok := strings.Cut(string(md), "In a script:\n\n```sh\n")
+		if !ok {
+			continue
+		}
+		script, _, ok := strings.Cut(rest, "```")
+		w, expected := want[name]
+		if !ok || !expected {
+			t.Errorf("%s has an \"In a script\" block that TestReadmeScript does not expect (closed: %v)", name, ok)
+			continue
+		}
+		found[name] = true
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command("bash", "-c", script)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(mcpvBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("the script failed: %v\nstderr: %s", err, stderr.String())
+			}
+			if stdout.String() != w.stdout {
+				t.Errorf("stdout %q, want %q", stdout.String(), w.stdout)
+			}
+			if stderr.String() != w.stderr {
+				t.Errorf("stderr %q, want %q", stderr.String(), w.stderr)
+			}
+		})
 	}
-	if stdout.String() != "no deploy tool\n" {
-		t.Errorf("stdout %q", stdout.String())
-	}
-	want := "mcpv: the tool reported an error: failed: disk\nfailed (exit 1): failed: disk\n"
-	if stderr.String() != want {
-		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	for name := range want {
+		if !found[name] {
+			t.Errorf("no \"In a script\" block in %s", name)
+		}
 	}
 }
 
@@ -390,12 +421,12 @@ func TestVersion(t *testing.T) {
 	bin := filepath.Join(dir, "mcpv")
 	const pkg = "github.com/mcpv/mcpv/commands"
 	build := exec.Command("go", "build", "-o", bin, "-ldflags",
-		"-X "+pkg+".Version=v9.9.9 -X "+pkg+".Commit=abc1234 -X "+pkg+".Date=2026-01-02T03:04:05Z", "..")
+		"-X "+pkg+".Version=v9.9.9 -X "+pkg+".Commit=abc1234def5678abc1234def5678abc1234def56 -X "+pkg+".Date=2026-01-02T03:04:05Z", "..")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	out, err := exec.Command(bin, "--version").Output()
-	want := fmt.Sprintf("mcpv v9.9.9 (commit abc1234, built 2026-01-02T03:04:05Z, %s %s/%s)\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	want := fmt.Sprintf("mcpv v9.9.9 (commit abc1234def56, built 2026-01-02T03:04:05Z, %s %s/%s)\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	if err != nil || string(out) != want {
 		t.Errorf("release build: %q, %v; want %q", out, err, want)
 	}

@@ -23,6 +23,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden reports of mcpv test")
 
+// go generate ./... refreshes the golden reports (testdata/test).
+//
+//go:generate go test -run ^TestTestCommand -update .
+
 // buildTool builds one of the repository's programs into dir.
 func buildTool(t *testing.T, dir, pkg string) string {
 	t.Helper()
@@ -105,10 +109,10 @@ func golden(t *testing.T, name, got string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (go test ./e2e -run TestTestCommand -update writes it)", err)
+		t.Fatalf("%v (go generate ./e2e writes it)", err)
 	}
 	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("%s changed (-golden +got); go test ./e2e -run TestTestCommand -update rewrites it:\n%s", name, d)
+		t.Errorf("e2e/%s is stale; go generate ./e2e rewrites it if the change is intended (-golden +got):\n%s", filepath.ToSlash(path), d)
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package envdoc is the one list of the environment variables mcpv reads,
-// shown by 'mcpv --help', the man page and the README; a test keeps it
-// equal to what the code reads.
+// shown by 'mcpv --help', the man page and docs/guide/environment.md (made
+// from it by go generate); a test keeps it equal to what the code reads.
 package envdoc
 
 // Var is one environment variable and what mcpv does with it.

@@ -1,17 +1,27 @@
 package envdoc
 
 import (
+	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
+var update = flag.Bool("update", false, "rewrite the table of docs/guide/environment.md")
+
+// The table of the environment guide is made from Vars: go generate (or
+// go test -run TestEnvironmentGuide -update) writes it.
+//
+//go:generate go test -run ^TestEnvironmentGuide -update .
+
 // The list says what the code reads: every variable mcpv's own code reads
-// by name is listed, every listed one is read (or by a library), and the
-// README lists them all.
+// by name is listed, and every listed one is read (or by a library).
 func TestVarsAreWhatTheCodeReads(t *testing.T) {
 	// A read by name; a name in mcpv's own namespace anywhere (such as
 	// passed to a function that reads it); a kong env tag.
@@ -55,16 +65,49 @@ func TestVarsAreWhatTheCodeReads(t *testing.T) {
 			t.Errorf("%s (read in %s) is not in envdoc.Vars", name, path)
 		}
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if len(found) < 10 {
+		t.Errorf("found only %v: the pattern misses the reads", found)
+	}
+}
+
+const (
+	guideFile  = "docs/guide/environment.md"
+	tableStart = "<!-- The table below is made from internal/envdoc by go generate ./...; do not edit it. -->\n"
+	tableEnd   = "<!-- The end of the generated table. -->\n"
+)
+
+// guideTable is the Markdown table of Vars.
+func guideTable() string {
+	var b strings.Builder
+	b.WriteString("| variable | what mcpv does with it |\n| --- | --- |\n")
+	for _, v := range Vars {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", v.Name, strings.ReplaceAll(v.Help, "|", `\|`))
+	}
+	return b.String()
+}
+
+// The environment guide lists every variable, as Vars says, between its
+// markers; the test fails, naming the file, when the table is stale.
+func TestEnvironmentGuide(t *testing.T) {
+	path := filepath.Join("..", "..", filepath.FromSlash(guideFile))
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range Vars {
-		if !strings.Contains(string(readme), "`"+v.Name+"`") {
-			t.Errorf("the README does not list %s", v.Name)
-		}
+	doc := string(data)
+	before, rest, ok1 := strings.Cut(doc, tableStart)
+	table, after, ok2 := strings.Cut(rest, tableEnd)
+	if !ok1 || !ok2 {
+		t.Fatalf("%s has no generated table: put the lines %q and %q where it goes, then run go generate ./internal/envdoc", guideFile, tableStart, tableEnd)
 	}
-	if len(found) < 10 {
-		t.Errorf("found only %v: the pattern misses the reads", found)
+	want := "\n" + guideTable() + "\n"
+	if *update && table != want {
+		if err := os.WriteFile(path, []byte(before+tableStart+want+tableEnd+after), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if d := cmp.Diff(table, want); d != "" {
+		t.Errorf("%s is stale; go generate ./internal/envdoc rewrites it (-file +generated):\n%s", guideFile, d)
 	}
 }
