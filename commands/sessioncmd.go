@@ -236,6 +236,13 @@ type sessionStopCmd struct {
 
 func (c *sessionStopCmd) noServer() {}
 
+func (c *sessionStopCmd) Validate() error {
+	if c.Name == "" {
+		return nil
+	}
+	return keeper.CheckName(c.Name)
+}
+
 func (c *sessionStopCmd) Run(out *console, env connect.Env) error {
 	if (c.Name == "") == !c.All {
 		return usageErrorf("session stop: give a session name or --all")
@@ -299,7 +306,7 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env) int {
 	if err != nil {
 		return fail(err)
 	}
-	ln, paths, err := keeper.Listen(dir, start.Name)
+	ln, err := keeper.Listen(dir, start.Name)
 	if err != nil {
 		return fail(&refusal{err.Error()})
 	}
@@ -317,7 +324,7 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env) int {
 	}
 	conn, err := connect.Open(ctx, start.Settings, env, h)
 	if err != nil {
-		ln.Close()
+		ln.Release()
 		return fail(err)
 	}
 	k.Client = conn.Client
@@ -326,11 +333,11 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env) int {
 		era = "modern"
 	}
 	k.Info = keeper.Info{Name: start.Name, Target: start.Target, PID: os.Getpid(), ProtocolVersion: conn.Client.ProtocolVersion(),
-		Era: era, Started: time.Now().UTC().Truncate(time.Second), Socket: paths.Socket, Log: start.Log}
+		Era: era, Started: time.Now().UTC().Truncate(time.Second), Socket: ln.Paths.Socket, Log: start.Log}
 	info := k.Info
 	info.State, info.Idle, info.LastUsed = "ready", start.Idle.String(), info.Started
 	say(keeperReady{Info: &info})
-	why := k.Serve(ctx, ln, paths, start.Idle)
+	why := k.Serve(ctx, ln, start.Idle)
 	fmt.Fprintf(scrub, "mcpv: %s\n", why)
 	return exitOK
 }

@@ -22,8 +22,11 @@ type Keeper struct {
 	Client *mcp.Client // the session, open
 	Info   Info
 	Log    *slog.Logger
+	// CheckEvery is how often the keeper checks that its socket file is
+	// still there; 0 means every second.
+	CheckEvery time.Duration
 
-	ln    net.Listener
+	ln    *Listener
 	paths Paths
 
 	mu       sync.Mutex
@@ -44,35 +47,77 @@ type route struct {
 	token json.RawMessage
 }
 
-// Listen makes the keeper's socket (mode 0600) in dir. A socket no keeper
-// answers on is removed first; a live one is an error.
-func Listen(dir, name string) (net.Listener, Paths, error) {
-	p := PathsOf(dir, name)
-	if c, err := net.DialTimeout("unix", p.Socket, time.Second); err == nil {
-		c.Close()
-		return nil, p, fmt.Errorf("session %q is already running", name)
+// Listener is a keeper's socket, with the lock that makes its keeper the
+// only one of its name.
+type Listener struct {
+	net.Listener
+	Paths Paths
+	lock  *os.File
+	made  os.FileInfo // the socket as made: one removed or replaced ends the keeper
+}
+
+// Listen takes the lock of session name in dir and makes its socket (mode
+// 0600). A second keeper of the name is refused while the first holds the
+// lock, even when the first's socket is gone; a socket no keeper holds is
+// a dead one's, removed first.
+func Listen(dir, name string) (*Listener, error) {
+	p, err := PathsOf(dir, name)
+	if err != nil {
+		return nil, err
 	}
-	cleanStale(p)
+	lk, err := lock(p.Lock)
+	if errors.Is(err, errHeld) {
+		return nil, fmt.Errorf("session %q is already running", name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(p.Socket)
+	os.Remove(p.Info)
 	old := umask(0o177)
 	ln, err := net.Listen("unix", p.Socket)
 	umask(old)
-	if err != nil {
-		return nil, p, err
+	if err == nil {
+		err = os.Chmod(p.Socket, 0o600)
 	}
-	if err := os.Chmod(p.Socket, 0o600); err != nil {
-		ln.Close()
-		return nil, p, err
+	var made os.FileInfo
+	if err == nil {
+		made, err = os.Lstat(p.Socket)
+	}
+	if err != nil {
+		if ln != nil {
+			ln.Close()
+		}
+		unlock(lk)
+		return nil, err
 	}
 	ln.(*net.UnixListener).SetUnlinkOnClose(true)
-	return ln, p, nil
+	return &Listener{Listener: ln, Paths: p, lock: lk, made: made}, nil
 }
 
+// Release closes the socket and releases the lock: the name is free.
+func (l *Listener) Release() {
+	l.Close()
+	unlock(l.lock)
+}
+
+// removed says whether the socket file is gone or is not the one made.
+func (l *Listener) removed() bool {
+	fi, err := os.Lstat(l.Paths.Socket)
+	return err != nil || !os.SameFile(fi, l.made)
+}
+
+// checkEvery is how often a keeper looks for its socket file.
+const checkEvery = time.Second
+
 // Serve answers commands on ln until the session ends, the keeper is asked
-// to stop (a command, SIGTERM through ctx), or no command attaches for
-// idle (0: never). It writes Info to the info file while it runs and
-// removes its files when it returns, with the reason it stopped.
-func (k *Keeper) Serve(ctx context.Context, ln net.Listener, paths Paths, idle time.Duration) string {
-	k.ln, k.paths = ln, paths
+// to stop (a command, SIGTERM through ctx), its socket file is removed, or
+// no command attaches for idle (0: never). It writes Info to the info
+// file while it runs, and removes its files and releases the name when it
+// returns, with the reason it stopped.
+func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) string {
+	k.mu.Lock()
+	k.ln, k.paths = ln, ln.Paths
 	k.conns = map[*conn]bool{}
 	k.tokens = map[string]route{}
 	k.stopReq = make(chan *conn, 1)
@@ -83,21 +128,35 @@ func (k *Keeper) Serve(ctx context.Context, ln net.Listener, paths Paths, idle t
 	if idle > 0 {
 		k.idle = time.AfterFunc(idle, func() { k.idleOver <- struct{}{} })
 	}
+	k.mu.Unlock()
 	k.writeInfo()
-	defer os.Remove(paths.Info)
-	go k.accept(idle)
+	defer ln.Release()
+	defer os.Remove(k.paths.Info)
+	go k.accept(idle) // stops when ln is closed
+	every := k.CheckEvery
+	if every == 0 {
+		every = checkEvery
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
 
 	var why string
 	var stopper *conn
-	select {
-	case <-k.Client.Done():
-		why = describeEnd(k.Client.Err())
-	case <-ctx.Done():
-		why = "the session keeper was stopped"
-	case stopper = <-k.stopReq:
-		why = "the session was stopped"
-	case <-k.idleOver:
-		why = fmt.Sprintf("the session ended after %v without commands", idle)
+	for why == "" {
+		select {
+		case <-k.Client.Done():
+			why = describeEnd(k.Client.Err())
+		case <-ctx.Done():
+			why = "the session keeper was stopped"
+		case stopper = <-k.stopReq:
+			why = "the session was stopped"
+		case <-k.idleOver:
+			why = fmt.Sprintf("the session ended after %v without commands", idle)
+		case <-tick.C:
+			if ln.removed() {
+				why = "the session's socket " + k.paths.Socket + " was removed"
+			}
+		}
 	}
 	k.mu.Lock()
 	k.stopping = true
