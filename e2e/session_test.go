@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 // sessions is a private world for session keepers: its own runtime
@@ -260,5 +262,43 @@ func TestSessionKeepsSecrets(t *testing.T) {
 		if strings.Contains(text, secret) {
 			t.Errorf("the %s shows the secret: %s", what, text)
 		}
+	}
+}
+
+// An HTTP server killed while a command waits on it through a session
+// fails that command at once, exit 4 with the transport's error, as a
+// one-shot command fails; the keeper ends and says so, and a later command
+// is told there is no session, also exit 4.
+func TestSessionHTTPServerKilled(t *testing.T) {
+	t.Parallel()
+	w := newSessions(t)
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: func(x *mcptest.Exchange) bool {
+		if x.RPCMethod != "tools/call" {
+			return false
+		}
+		go x.Server().Die() // once the call is in flight
+		x.Hold()
+		return true
+	}})
+	code, out, errs := w.mcpv("session", "start", "web", "--url", srv.URL)
+	var info struct{ PID int }
+	if code != 0 || json.Unmarshal([]byte(out), &info) != nil {
+		t.Fatalf("session start: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	r := w.start("--session", "web", "call", "slow", "--no-validate")
+	code, took := r.wait(t, 60*time.Second)
+	if code != 4 || !strings.Contains(r.stderr.String(), "mcpv: tools/call: session web: ") || took > 3*time.Second {
+		t.Errorf("the waiting command: exit %d after %v, stderr %q", code, took, r.stderr.String())
+	}
+	if !waitGone(info.PID) {
+		t.Error("the keeper outlived its server")
+	}
+	logb, _ := os.ReadFile(filepath.Join(w.state, "mcpv", "sessions", "web.log"))
+	if !strings.Contains(string(logb), "mcpv: the server stopped answering: ") {
+		t.Errorf("the keeper's log does not say why it ended:\n%s", logb)
+	}
+	r = w.start("--session", "web", "list-tools")
+	if code, took := r.wait(t, 60*time.Second); code != 4 || took > 3*time.Second || !strings.Contains(r.stderr.String(), `no session "web" is running`) {
+		t.Errorf("a later command: exit %d after %v, stderr %q", code, took, r.stderr.String())
 	}
 }

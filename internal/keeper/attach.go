@@ -63,11 +63,18 @@ func (t *Transport) Read() ([]byte, error) {
 		}
 		return nil, &mcp.TransportError{Op: "session " + t.name, Err: err}
 	}
-	if !bytes.Contains(line, []byte(`"jsonrpc"`)) {
-		var ctl control
-		if json.Unmarshal(line, &ctl) == nil && ctl.Closed != nil {
-			return nil, &mcp.TransportError{Op: "session " + t.name, Err: errors.New(*ctl.Closed)}
-		}
+	if bytes.HasPrefix(line, []byte(`{"jsonrpc"`)) {
+		return line, nil // the keeper writes every JSON-RPC message so
+	}
+	var ctl control
+	if json.Unmarshal(line, &ctl) != nil {
+		return line, nil
+	}
+	switch {
+	case ctl.Closed != nil:
+		return nil, &mcp.TransportError{Op: "session " + t.name, Err: errors.New(*ctl.Closed)}
+	case ctl.Failed != nil:
+		return nil, &mcp.RequestError{ID: ctl.Failed.ID, Err: &mcp.TransportError{Op: "session " + t.name, Err: errors.New(ctl.Failed.Error)}}
 	}
 	return line, nil
 }

@@ -61,7 +61,15 @@ type control struct {
 	Hello   *hello  `json:"hello,omitempty"`
 	Info    *Info   `json:"info,omitempty"`
 	Closed  *string `json:"closed,omitempty"`
+	Failed  *failed `json:"failed,omitempty"`
 	Stopped *bool   `json:"stopped,omitempty"`
+}
+
+// failed is the keeper's word that a command's request failed on its way
+// to the server, a transport failure of that request alone.
+type failed struct {
+	ID    json.RawMessage `json:"id"`
+	Error string          `json:"error"`
 }
 
 // envelope carries a command's JSON-RPC message with what the transport

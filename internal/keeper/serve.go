@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,6 +40,7 @@ type Keeper struct {
 	nextToken atomic.Int64
 	stopReq   chan *conn // a command asked to stop
 	idleOver  chan struct{}
+	broken    chan error // a request failed on its way to the server
 }
 
 // route is where a progress token leads back to.
@@ -122,6 +124,7 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 	k.tokens = map[string]route{}
 	k.stopReq = make(chan *conn, 1)
 	k.idleOver = make(chan struct{}, 1)
+	k.broken = make(chan error, 1)
 	k.lastUsed = time.Now()
 	k.Info.State = "ready"
 	k.Info.Idle = idle.String()
@@ -152,6 +155,10 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 			why = "the session was stopped"
 		case <-k.idleOver:
 			why = fmt.Sprintf("the session ended after %v without commands", idle)
+		case err := <-k.broken:
+			if !k.answers() {
+				why = "the server stopped answering: " + err.Error()
+			}
 		case <-tick.C:
 			if ln.removed() {
 				why = "the session's socket " + k.paths.Socket + " was removed"
@@ -178,6 +185,20 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 		stopper.c.Close()
 	}
 	return why
+}
+
+// probeWait bounds the ping that checks a server after a request failed.
+const probeWait = 10 * time.Second
+
+// answers pings the server: a server whose requests fail on the way, and
+// that does not answer a ping either, is gone, and the session with it
+// (the commands would otherwise wait out their timeouts, one by one).
+func (k *Keeper) answers() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), probeWait)
+	defer cancel()
+	_, err := k.Client.Forward(ctx, "ping", nil)
+	var ce *mcp.CallError
+	return err == nil || errors.As(err, &ce)
 }
 
 // describeEnd says why the server's side ended, with its stderr tail.
@@ -420,7 +441,15 @@ func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
 	case ctx.Err() != nil:
 		// The command cancelled it, or left: nobody waits for an answer.
 	default:
-		// The session itself failed: Serve tells every command why.
+		// The request failed on its way (an HTTP server that is gone, or
+		// answered with an HTTP error): the command gets the error at
+		// once, and Serve asks whether the server is still there.
+		why := strings.TrimPrefix(err.Error(), m.Method+": ") // the command's session says the method
+		c.writeControl(control{Failed: &failed{ID: m.ID, Error: why}})
+		select {
+		case c.k.broken <- err:
+		default: // a check is due already
+		}
 	}
 }
 
