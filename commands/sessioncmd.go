@@ -99,7 +99,8 @@ func (c *sessionStartCmd) Run(ctx context.Context, s *session, out *console) err
 		return err
 	}
 	logPath := filepath.Join(logDir, c.Name+".log")
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	// The keeper's own writes go through keeper.Log, which appends too.
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
@@ -310,7 +311,13 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env) int {
 	if err != nil {
 		return fail(&refusal{err.Error()})
 	}
-	scrub := redact.NewScrubber(ios.Err)
+	logw, err := keeper.OpenLog(start.Log)
+	if err != nil {
+		ln.Release()
+		return fail(err)
+	}
+	defer logw.Close()
+	scrub := redact.NewScrubber(logw)
 	scrub.Add(start.Settings.Secrets...)
 	defer scrub.Flush()
 	k := &keeper.Keeper{Log: output.NewLogger(scrub)}

@@ -302,3 +302,44 @@ func TestSessionHTTPServerKilled(t *testing.T) {
 		t.Errorf("a later command: exit %d after %v, stderr %q", code, took, r.stderr.String())
 	}
 }
+
+// A server that writes to stderr without pause does not fill the disk: the
+// session log is rate-limited, says what it dropped, and stays under its
+// cap.
+func TestSessionLogBounded(t *testing.T) {
+	t.Parallel()
+	w := newSessions(t)
+	srv := newServer(t, "plain")
+	args := append([]string{"session", "start", "flood"}, srv.args()...)
+	args = append(args[:len(args)-1], "sh", "-c", `yes flooding-the-log >&2 & exec "$0"`, os.Args[0])
+	begin := time.Now()
+	if code, out, errs := w.mcpv(args...); code != 0 {
+		t.Fatalf("session start: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	log := filepath.Join(w.state, "mcpv", "sessions", "flood.log")
+	var text []byte
+	for deadline := time.Now().Add(15 * time.Second); !strings.Contains(string(text), "bytes of output were dropped here"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the log never says it dropped the flood; it has %d bytes", len(text))
+		}
+		text, _ = os.ReadFile(log)
+	}
+	if code, _, errs := w.mcpv("--session", "flood", "ping"); code != 0 {
+		t.Errorf("ping through the flooded session: exit %d, %q", code, errs)
+	}
+	w.mcpv("session", "stop", "flood")
+	took := time.Since(begin)
+	var total int64
+	for _, p := range []string{log, log + ".1"} {
+		if fi, err := os.Stat(p); err == nil {
+			total += fi.Size()
+			if fi.Size() > 10<<20 {
+				t.Errorf("%s has %d bytes", p, fi.Size())
+			}
+		}
+	}
+	if limit := int64(1<<20) + int64(took.Seconds()*(256<<10)) + 64<<10; total > limit {
+		t.Errorf("%d bytes logged in %v, more than the rate allows (%d)", total, took, limit)
+	}
+	t.Logf("%d bytes logged in %v", total, took)
+}
