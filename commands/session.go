@@ -99,6 +99,9 @@ func attach(ctx context.Context, settings *connect.Settings, env connect.Env, h 
 		}
 		return nil, err
 	}
+	if h.Secret != nil {
+		h.Secret(t.Secrets()...) // masked here as the keeper masks them
+	}
 	return connect.Attach(settings, env, h, t, st)
 }
 

@@ -321,11 +321,12 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env) int {
 	scrub.Add(start.Settings.Secrets...)
 	defer scrub.Flush()
 	k := &keeper.Keeper{Log: output.NewLogger(scrub)}
+	k.AddSecret(start.Settings.Secrets...)
 	h := connect.Hooks{
 		Client:         mcp.Implementation{Name: "mcpv", Version: Version},
 		Stderr:         scrub,
 		Log:            k.Log,
-		Secret:         scrub.Add,
+		Secret:         func(s ...string) { scrub.Add(s...); k.AddSecret(s...) },
 		OnNotification: k.Notify,
 		Route:          k.Route,
 	}

@@ -343,3 +343,30 @@ func TestSessionLogBounded(t *testing.T) {
 	}
 	t.Logf("%d bytes logged in %v", total, took)
 }
+
+// A secret of the session's that the server echoes is masked in what a
+// command through the session writes, as one-shot: the -H token in an
+// error message and in a log message the server sends with its answer.
+func TestSessionMasksEchoedSecrets(t *testing.T) {
+	t.Parallel()
+	w := newSessions(t)
+	const secret = "sekrit-bearer-4711"
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: func(x *mcptest.Exchange) bool {
+		if x.RPCMethod != "tools/call" {
+			return false
+		}
+		echoed := x.Header.Get("Authorization")
+		sse := x.SSE()
+		sse.Event("", `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":"you sent `+echoed+`"}}`)
+		sse.Event("", x.Error(-32000, "bad token: "+echoed))
+		return true
+	}})
+	oneCode, _, oneErrs := w.mcpv("--url", srv.URL, "-H", "Authorization: Bearer "+secret, "call", "x", "--no-validate")
+	if code, out, errs := w.mcpv("session", "start", "sec", "--url", srv.URL, "-H", "Authorization: Bearer "+secret); code != 0 {
+		t.Fatalf("session start: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, errs := w.mcpv("--session", "sec", "call", "x", "--no-validate")
+	if code != 3 || code != oneCode || strings.Contains(out+errs, secret) || errs != oneErrs || !strings.Contains(errs, "bad token: ***") || !strings.Contains(errs, "you sent ***") {
+		t.Errorf("through the session: exit %d (one-shot %d), stdout %q, stderr %q (one-shot %q)", code, oneCode, out, errs, oneErrs)
+	}
+}

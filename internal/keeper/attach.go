@@ -40,18 +40,22 @@ func Attach(ctx context.Context, dir, name string) (*Transport, mcp.State, Info,
 		c.Close()
 		return nil, mcp.State{}, Info{}, &mcp.TransportError{Op: "session " + name, Err: errors.New("the keeper did not say hello")}
 	}
-	return &Transport{c: c, r: r, name: name}, ctl.Hello.State, ctl.Hello.Info, nil
+	return &Transport{c: c, r: r, name: name, secrets: ctl.Hello.Secrets}, ctl.Hello.State, ctl.Hello.Info, nil
 }
 
 // Transport is an mcp.Transport to the server through its keeper.
 type Transport struct {
-	c    net.Conn
-	r    *bufio.Reader
-	name string
+	c       net.Conn
+	r       *bufio.Reader
+	name    string
+	secrets []string
 
 	wmu    sync.Mutex
 	closed sync.Once
 }
+
+// Secrets are the session's secrets, for the command to mask.
+func (t *Transport) Secrets() []string { return t.secrets }
 
 // Read returns the next JSON-RPC message the keeper relays; the keeper's
 // last line, when the session ends, becomes a transport error.

@@ -92,3 +92,17 @@ func TestFailedRequestKeepsLiveSession(t *testing.T) {
 		t.Errorf("the session afterwards: %s %v", res, err)
 	}
 }
+
+// A command that attaches is handed the session's secrets, to mask them.
+func TestAttachHandsSecrets(t *testing.T) {
+	r := startKeeper(t, echo, func(k *Keeper) { k.AddSecret("sekrit-1", "", "sekrit-1") })
+	r.k.AddSecret("token-2")
+	tr, _, _, err := Attach(t.Context(), r.dir, r.name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close(t.Context())
+	if got := strings.Join(tr.Secrets(), ","); got != "sekrit-1,token-2" {
+		t.Errorf("secrets: %q", got)
+	}
+}

@@ -50,6 +50,10 @@ type Info struct {
 type hello struct {
 	Info  Info      `json:"info"`
 	State mcp.State `json:"state"`
+	// Secrets are the session's secrets (its headers, tokens, env values),
+	// which the command masks in what it writes, as a one-shot command
+	// masks its own. Only a process of the keeper's user gets them.
+	Secrets []string `json:"secrets,omitempty"`
 }
 
 // control is a command's first line, or a keeper's control line.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,6 +32,7 @@ type Keeper struct {
 	paths Paths
 
 	mu       sync.Mutex
+	secrets  []string
 	conns    map[*conn]bool
 	tokens   map[string]route // our progress token -> the command's
 	lastUsed time.Time
@@ -201,6 +203,18 @@ func (k *Keeper) answers() bool {
 	return err == nil || errors.As(err, &ce)
 }
 
+// AddSecret makes the keeper hand secrets to the commands that attach from
+// now on (a token learned when it is refreshed, too).
+func (k *Keeper) AddSecret(secrets ...string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, s := range secrets {
+		if s != "" && !slices.Contains(k.secrets, s) {
+			k.secrets = append(k.secrets, s)
+		}
+	}
+}
+
 // describeEnd says why the server's side ended, with its stderr tail.
 func describeEnd(err error) string {
 	if err == nil {
@@ -307,7 +321,10 @@ func (k *Keeper) serveConn(nc net.Conn, idle time.Duration) {
 	}
 	k.mu.Unlock()
 	info := k.status()
-	c.writeControl(control{Hello: &hello{Info: info, State: k.Client.State()}})
+	k.mu.Lock()
+	secrets := slices.Clone(k.secrets)
+	k.mu.Unlock()
+	c.writeControl(control{Hello: &hello{Info: info, State: k.Client.State(), Secrets: secrets}})
 	defer k.detach(c, idle)
 	for {
 		line, err := readLine(r)
