@@ -6,8 +6,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -120,6 +122,33 @@ type running struct {
 	ln     *Listener
 	cancel context.CancelFunc
 	why    chan string // Serve's answer, once it returns
+	logs   chan string // what the keeper logs, line by line
+}
+
+// logLines hands each write to a channel, dropping what does not fit.
+type logLines chan string
+
+func (l logLines) Write(p []byte) (int, error) {
+	select {
+	case l <- string(p):
+	default:
+	}
+	return len(p), nil
+}
+
+// waitLog returns the first line the keeper logs that contains text.
+func (r *running) waitLog(t *testing.T, text string) string {
+	t.Helper()
+	for {
+		select {
+		case line := <-r.logs:
+			if strings.Contains(line, text) {
+				return line
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the keeper never logged %q", text)
+		}
+	}
 }
 
 const testState = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"fake","version":"1"}}`
@@ -127,8 +156,8 @@ const testState = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"l
 // startKeeper serves a fake server that answers with handle.
 func startKeeper(t *testing.T, handle func(f *fakeServer, m wire), tune ...func(*Keeper)) *running {
 	t.Helper()
-	r := &running{srv: newFakeServer(handle), dir: t.TempDir(), name: "s", why: make(chan string, 1)}
-	r.k = &Keeper{Log: slog.New(slog.DiscardHandler), Info: Info{Name: r.name}}
+	r := &running{srv: newFakeServer(handle), dir: t.TempDir(), name: "s", why: make(chan string, 1), logs: make(chan string, 1024)}
+	r.k = &Keeper{Log: slog.New(slog.NewTextHandler(logLines(r.logs), nil)), Info: Info{Name: r.name}}
 	for _, fn := range tune {
 		fn(r.k)
 	}

@@ -1,7 +1,6 @@
 package keeper
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,9 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime/debug"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,7 +38,8 @@ type Keeper struct {
 	idle     *time.Timer
 
 	nextToken atomic.Int64
-	stopReq   chan *conn // a command asked to stop
+	freeing   atomic.Bool // a release is under way
+	stopReq   chan *conn  // a command asked to stop
 	idleOver  chan struct{}
 	broken    chan error // a request failed on its way to the server
 }
@@ -181,9 +180,18 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 	cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	k.Client.Close(cctx) // as a one-shot command closes: stdin, signals; an HTTP DELETE
 	cancel()
+	flushWait := time.NewTimer(5 * time.Second)
+	defer flushWait.Stop()
+	for _, c := range conns { // each command is told why before the keeper exits
+		select {
+		case <-c.flushed:
+		case <-flushWait.C:
+		}
+	}
 	if stopper != nil {
 		t := true
-		stopper.writeControl(control{Stopped: &t})
+		b, _ := json.Marshal(control{Stopped: &t})
+		stopper.writeNow(net.Buffers{b, newline}, writeWait)
 		stopper.c.Close()
 	}
 	return why
@@ -212,6 +220,18 @@ func (k *Keeper) AddSecret(secrets ...string) {
 		if s != "" && !slices.Contains(k.secrets, s) {
 			k.secrets = append(k.secrets, s)
 		}
+	}
+}
+
+// release hands the memory of a large result back to the system once it
+// is written, rather than keeping it while the keeper idles; one release
+// at a time.
+func (k *Keeper) release() {
+	if k.freeing.CompareAndSwap(false, true) {
+		go func() { // stops when the collection is done
+			debug.FreeOSMemory()
+			k.freeing.Store(false)
+		}()
 	}
 }
 
@@ -265,345 +285,4 @@ func (k *Keeper) status() Info {
 		info.State = "stopping"
 	}
 	return info
-}
-
-// conn is one attached command.
-type conn struct {
-	k   *Keeper
-	c   net.Conn
-	wmu sync.Mutex
-
-	mu       sync.Mutex
-	inflight map[string]context.CancelFunc // the command's request ids
-	asked    map[string]chan *answer       // our requests to the command
-	nextID   int64
-	done     chan struct{}
-	doneOnce sync.Once
-}
-
-func (k *Keeper) serveConn(nc net.Conn, idle time.Duration) {
-	r := bufio.NewReaderSize(nc, 64<<10)
-	nc.SetReadDeadline(time.Now().Add(10 * time.Second))
-	first, err := readControl(r)
-	nc.SetReadDeadline(time.Time{})
-	if err != nil {
-		nc.Close()
-		return
-	}
-	c := &conn{k: k, c: nc, inflight: map[string]context.CancelFunc{}, asked: map[string]chan *answer{}, done: make(chan struct{})}
-	switch {
-	case first.Status != nil:
-		info := k.status()
-		c.writeControl(control{Info: &info})
-		nc.Close()
-		return
-	case first.Stop != nil:
-		select {
-		case k.stopReq <- c:
-		default:
-			nc.Close() // a stop is under way already; the socket goes with it
-		}
-		return
-	case first.Attach == nil:
-		nc.Close()
-		return
-	}
-	k.mu.Lock()
-	if k.stopping {
-		k.mu.Unlock()
-		nc.Close()
-		return
-	}
-	k.conns[c] = true
-	k.lastUsed = time.Now()
-	if k.idle != nil {
-		k.idle.Stop()
-	}
-	k.mu.Unlock()
-	info := k.status()
-	k.mu.Lock()
-	secrets := slices.Clone(k.secrets)
-	k.mu.Unlock()
-	c.writeControl(control{Hello: &hello{Info: info, State: k.Client.State(), Secrets: secrets}})
-	defer k.detach(c, idle)
-	for {
-		line, err := readLine(r)
-		if err != nil {
-			return
-		}
-		var env envelope
-		if json.Unmarshal(line, &env) != nil || len(env.Msg) == 0 {
-			continue
-		}
-		c.handle(env)
-	}
-}
-
-// detach forgets a command that left: what it asked is cancelled.
-func (k *Keeper) detach(c *conn, idle time.Duration) {
-	c.doneOnce.Do(func() { close(c.done) })
-	c.mu.Lock()
-	for _, cancel := range c.inflight {
-		cancel()
-	}
-	c.mu.Unlock()
-	c.c.Close()
-	k.mu.Lock()
-	delete(k.conns, c)
-	k.lastUsed = time.Now()
-	if len(k.conns) == 0 && k.idle != nil && !k.stopping {
-		k.idle.Reset(idle)
-	}
-	k.mu.Unlock()
-	k.writeInfo()
-}
-
-// answer is a command's answer to a server request.
-type answer struct {
-	Result json.RawMessage
-	Error  *mcp.RPCError
-}
-
-// rpc is the part of a JSON-RPC message the keeper looks at.
-type rpc struct {
-	ID     json.RawMessage `json:"id,omitempty"`
-	Method string          `json:"method,omitempty"`
-	Params json.RawMessage `json:"params,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  json.RawMessage `json:"error,omitempty"`
-}
-
-func (c *conn) handle(env envelope) {
-	var m rpc
-	if json.Unmarshal(env.Msg, &m) != nil {
-		return
-	}
-	switch {
-	case m.Method != "" && m.ID != nil:
-		ctx, cancel := context.WithCancel(context.Background())
-		if len(env.Headers) > 0 {
-			ctx = mcp.WithParamHeaders(ctx, env.Headers)
-		}
-		id := string(m.ID)
-		c.mu.Lock()
-		c.inflight[id] = cancel
-		c.mu.Unlock()
-		go c.relay(ctx, cancel, m)
-	case m.Method == "notifications/cancelled":
-		var p struct {
-			RequestID json.RawMessage `json:"requestId"`
-		}
-		json.Unmarshal(m.Params, &p)
-		c.mu.Lock()
-		cancel := c.inflight[string(p.RequestID)]
-		c.mu.Unlock()
-		if cancel != nil {
-			cancel() // the session cancels its own request on the wire
-		}
-	case m.Method != "":
-		if m.Method != "notifications/initialized" {
-			c.k.Client.ForwardNotification(context.Background(), m.Method, m.Params)
-		}
-	case m.ID != nil:
-		c.mu.Lock()
-		ch := c.asked[string(m.ID)]
-		delete(c.asked, string(m.ID))
-		c.mu.Unlock()
-		if ch != nil {
-			msg := &answer{Result: m.Result}
-			if m.Error != nil {
-				var e mcp.RPCError
-				if json.Unmarshal(m.Error, &e) == nil {
-					msg.Error = &e
-				}
-			}
-			ch <- msg
-		}
-	}
-}
-
-// relay sends a command's request to the server and its answer back.
-func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
-	defer cancel()
-	params := m.Params
-	var ours string
-	if tok := progressToken(params); tok != nil {
-		ours = strconv.Quote("k" + strconv.FormatInt(c.k.nextToken.Add(1), 10))
-		if p, err := setProgressToken(params, json.RawMessage(ours)); err == nil {
-			params = p
-			c.k.mu.Lock()
-			c.k.tokens[ours] = route{c, tok}
-			c.k.mu.Unlock()
-		}
-	}
-	res, err := c.k.Client.Forward(ctx, m.Method, params)
-	if ours != "" {
-		c.k.mu.Lock()
-		delete(c.k.tokens, ours)
-		c.k.mu.Unlock()
-	}
-	c.mu.Lock()
-	delete(c.inflight, string(m.ID))
-	c.mu.Unlock()
-	c.k.mu.Lock()
-	c.k.lastUsed = time.Now()
-	c.k.mu.Unlock()
-	var ce *mcp.CallError
-	switch {
-	case err == nil:
-		c.write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, res))
-	case errors.As(err, &ce):
-		e, _ := json.Marshal(ce.Err)
-		c.write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, m.ID, e))
-	case ctx.Err() != nil:
-		// The command cancelled it, or left: nobody waits for an answer.
-	default:
-		// The request failed on its way (an HTTP server that is gone, or
-		// answered with an HTTP error): the command gets the error at
-		// once, and Serve asks whether the server is still there.
-		why := strings.TrimPrefix(err.Error(), m.Method+": ") // the command's session says the method
-		c.writeControl(control{Failed: &failed{ID: m.ID, Error: why}})
-		select {
-		case c.k.broken <- err:
-		default: // a check is due already
-		}
-	}
-}
-
-// setProgressToken replaces params._meta.progressToken.
-func setProgressToken(params, token json.RawMessage) (json.RawMessage, error) {
-	var p map[string]json.RawMessage
-	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, err
-	}
-	var meta map[string]json.RawMessage
-	if err := json.Unmarshal(p["_meta"], &meta); err != nil {
-		return nil, err
-	}
-	meta["progressToken"] = token
-	b, err := json.Marshal(meta)
-	if err != nil {
-		return nil, err
-	}
-	p["_meta"] = b
-	return json.Marshal(p)
-}
-
-func progressToken(params json.RawMessage) json.RawMessage {
-	var p struct {
-		Meta struct {
-			ProgressToken json.RawMessage `json:"progressToken"`
-		} `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return nil
-	}
-	return p.Meta.ProgressToken
-}
-
-func (c *conn) write(b []byte) {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	c.c.SetWriteDeadline(time.Now().Add(30 * time.Second))
-	if _, err := c.c.Write(append(b, '\n')); err != nil {
-		c.c.Close() // a command that does not read is dropped
-	}
-}
-
-func (c *conn) writeControl(ctl control) {
-	b, _ := json.Marshal(ctl)
-	c.write(b)
-}
-
-// close tells the command why the session ended and lets it go.
-func (c *conn) close(why string) {
-	c.writeControl(control{Closed: &why})
-	c.c.Close()
-}
-
-// Notify passes a server notification to the commands: progress to the
-// command whose request it reports on, the rest to every command.
-func (k *Keeper) Notify(method string, params json.RawMessage) {
-	if method == "notifications/progress" {
-		var p struct {
-			Token json.RawMessage `json:"progressToken"`
-		}
-		json.Unmarshal(params, &p)
-		k.mu.Lock()
-		r, ok := k.tokens[string(p.Token)]
-		k.mu.Unlock()
-		if !ok {
-			return
-		}
-		var m map[string]json.RawMessage
-		if json.Unmarshal(params, &m) != nil {
-			return
-		}
-		m["progressToken"] = r.token
-		b, _ := json.Marshal(m)
-		r.c.write(fmt.Appendf(nil, `{"jsonrpc":"2.0","method":%q,"params":%s}`, method, b))
-		return
-	}
-	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":%q}`, method)
-	if len(params) > 0 {
-		msg = fmt.Appendf(nil, `{"jsonrpc":"2.0","method":%q,"params":%s}`, method, params)
-	}
-	k.mu.Lock()
-	conns := make([]*conn, 0, len(k.conns))
-	for c := range k.conns {
-		conns = append(conns, c)
-	}
-	k.mu.Unlock()
-	for _, c := range conns {
-		c.write(msg)
-	}
-}
-
-// Route hands a server request to the command it belongs to: the one
-// command with a request in flight. With none, or several, it is left to
-// the session's own answers (its flags at session start).
-func (k *Keeper) Route(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, bool, error) {
-	if method != "elicitation/create" && method != "sampling/createMessage" {
-		return nil, false, nil // roots are the session's
-	}
-	k.mu.Lock()
-	var busy []*conn
-	for c := range k.conns {
-		c.mu.Lock()
-		if len(c.inflight) > 0 {
-			busy = append(busy, c)
-		}
-		c.mu.Unlock()
-	}
-	k.mu.Unlock()
-	if len(busy) != 1 {
-		return nil, false, nil
-	}
-	return busy[0].ask(ctx, method, params)
-}
-
-// ask sends a server request to the command and waits for its answer.
-func (c *conn) ask(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, bool, error) {
-	ch := make(chan *answer, 1)
-	c.mu.Lock()
-	c.nextID++
-	id := strconv.Quote("keeper-" + strconv.FormatInt(c.nextID, 10))
-	c.asked[id] = ch
-	c.mu.Unlock()
-	if len(params) == 0 {
-		params = json.RawMessage(`{}`)
-	}
-	c.write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`, id, method, params))
-	select {
-	case m := <-ch:
-		if m.Error != nil {
-			return nil, true, m.Error
-		}
-		return m.Result, true, nil
-	case <-c.done:
-		return nil, false, nil // the command left: the session's answer
-	case <-ctx.Done():
-		c.write(fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s}}`, id))
-		return nil, true, context.Cause(ctx)
-	}
 }
