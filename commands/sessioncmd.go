@@ -320,7 +320,7 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env) int {
 	scrub := redact.NewScrubber(logw)
 	scrub.Add(start.Settings.Secrets...)
 	defer scrub.Flush()
-	k := &keeper.Keeper{Log: output.NewLogger(scrub)}
+	k := &keeper.Keeper{Log: output.NewLogger(scrub), Answers: sessionAnswers(start.Settings.Answers, env)}
 	k.AddSecret(start.Settings.Secrets...)
 	h := connect.Hooks{
 		Client:         mcp.Implementation{Name: "mcpv", Version: Version},

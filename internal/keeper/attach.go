@@ -40,7 +40,7 @@ func Attach(ctx context.Context, dir, name string) (*Transport, mcp.State, Info,
 		c.Close()
 		return nil, mcp.State{}, Info{}, &mcp.TransportError{Op: "session " + name, Err: errors.New("the keeper did not say hello")}
 	}
-	return &Transport{c: c, r: r, name: name, secrets: ctl.Hello.Secrets}, ctl.Hello.State, ctl.Hello.Info, nil
+	return &Transport{c: c, r: r, name: name, secrets: ctl.Hello.Secrets, answers: ctl.Hello.Answers}, ctl.Hello.State, ctl.Hello.Info, nil
 }
 
 // Transport is an mcp.Transport to the server through its keeper.
@@ -49,6 +49,7 @@ type Transport struct {
 	r       *bufio.Reader
 	name    string
 	secrets []string
+	answers json.RawMessage
 
 	wmu    sync.Mutex
 	closed sync.Once
@@ -56,6 +57,10 @@ type Transport struct {
 
 // Secrets are the session's secrets, for the command to mask.
 func (t *Transport) Secrets() []string { return t.secrets }
+
+// Answers are the session's answers to server requests, as the keeper
+// was given them (Keeper.Answers).
+func (t *Transport) Answers() json.RawMessage { return t.answers }
 
 // Read returns the next JSON-RPC message the keeper relays; the keeper's
 // last line, when the session ends, becomes a transport error.

@@ -54,6 +54,10 @@ type hello struct {
 	// which the command masks in what it writes, as a one-shot command
 	// masks its own. Only a process of the keeper's user gets them.
 	Secrets []string `json:"secrets,omitempty"`
+	// Answers are the session's answers to the server's requests (roots,
+	// elicitation, sampling, the log level), for the command to answer
+	// those that come to it as the session would.
+	Answers json.RawMessage `json:"answers,omitempty"`
 }
 
 // control is a command's first line, or a keeper's control line.

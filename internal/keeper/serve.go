@@ -22,6 +22,10 @@ type Keeper struct {
 	Client *mcp.Client // the session, open
 	Info   Info
 	Log    *slog.Logger
+	// Answers are handed to each command as they are: the session's
+	// answers to server requests, which the command uses for those that
+	// come to it (the keeper does not read them).
+	Answers json.RawMessage
 	// CheckEvery is how often the keeper checks that its socket file is
 	// still there; 0 means every second.
 	CheckEvery time.Duration
