@@ -214,12 +214,18 @@ func (r *running) attach(t *testing.T) *command {
 }
 
 func (r *running) tryAttach(t *testing.T) (*command, error) {
+	return r.attachWith(t, nil)
+}
+
+// attachWith attaches a command that answers the server's requests with
+// handler (nil: method not found).
+func (r *running) attachWith(t *testing.T, handler mcp.RequestHandler) (*command, error) {
 	tr, st, _, err := Attach(context.Background(), r.dir, r.name)
 	if err != nil {
 		return nil, err
 	}
 	cmd := &command{notes: make(chan string, 1<<16)}
-	sess := mcp.NewSession(tr, mcp.SessionOptions{OnNotification: func(method string, params json.RawMessage) {
+	sess := mcp.NewSession(tr, mcp.SessionOptions{Handler: handler, OnNotification: func(method string, params json.RawMessage) {
 		cmd.notes <- method + " " + string(params)
 	}})
 	if cmd.client, err = mcp.Attach(sess, mcp.ClientOptions{}, st); err != nil {
