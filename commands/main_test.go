@@ -17,7 +17,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if mcptest.RunIfRequested() || runDemoIfRequested() || runBrowserIfRequested() {
+	if mcptest.RunIfRequested() || runDemoIfRequested() || runBrowserIfRequested() || runKeeperIfRequested() {
 		return
 	}
 	os.Exit(m.Run())

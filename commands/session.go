@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/mcpv/mcpv/internal/connect"
@@ -99,7 +100,12 @@ func attach(ctx context.Context, settings *connect.Settings, env connect.Env, h 
 		}
 		return nil, err
 	}
-	return connect.Attach(settings, env, h, t, st)
+	if h.Secret != nil {
+		h.Secret(t.Secrets()...) // masked here as the keeper masks them
+	}
+	s := *settings
+	s.Answers = withSessionAnswers(settings.Answers, t.Answers())
+	return connect.Attach(&s, env, h, t, st)
 }
 
 // findTool returns the definition of the tool called name.
@@ -138,4 +144,39 @@ func (s *session) close() {
 	if s.conn != nil {
 		s.conn.Close() // delivers every queued notification first
 	}
+}
+
+// sessionAnswers are a session's answers to server requests as a keeper
+// hands them to commands: its paths made absolute (a command may run
+// elsewhere), and no --events file, which is each command's own.
+func sessionAnswers(a connect.Answers, env connect.Env) json.RawMessage {
+	a.Roots = slices.Clone(a.Roots)
+	for i, r := range a.Roots {
+		a.Roots[i] = env.Path(r)
+	}
+	if a.AnswersFile != "" {
+		a.AnswersFile = env.Path(a.AnswersFile)
+	}
+	a.Events = ""
+	b, _ := json.Marshal(a)
+	return b
+}
+
+// withSessionAnswers are the answers a command through a session gives
+// the server's requests that come to it: the session's roots and log
+// level (a command cannot give its own), and the session's answers to
+// questions unless the command gives answers of its own.
+func withSessionAnswers(own connect.Answers, session json.RawMessage) connect.Answers {
+	var s connect.Answers
+	if json.Unmarshal(session, &s) != nil {
+		return own
+	}
+	own.Roots, own.LogLevel = s.Roots, s.LogLevel
+	if len(own.Answer) == 0 && own.AnswersFile == "" && own.Elicitation == "" {
+		own.Answer, own.AnswersFile, own.Elicitation = s.Answer, s.AnswersFile, s.Elicitation
+	}
+	if own.SamplingCmd == "" {
+		own.SamplingCmd = s.SamplingCmd
+	}
+	return own
 }

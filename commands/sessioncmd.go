@@ -99,7 +99,8 @@ func (c *sessionStartCmd) Run(ctx context.Context, s *session, out *console) err
 		return err
 	}
 	logPath := filepath.Join(logDir, c.Name+".log")
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	// The keeper's own writes go through keeper.Log, which appends too.
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
@@ -236,6 +237,13 @@ type sessionStopCmd struct {
 
 func (c *sessionStopCmd) noServer() {}
 
+func (c *sessionStopCmd) Validate() error {
+	if c.Name == "" {
+		return nil
+	}
+	return keeper.CheckName(c.Name)
+}
+
 func (c *sessionStopCmd) Run(out *console, env connect.Env) error {
 	if (c.Name == "") == !c.All {
 		return usageErrorf("session stop: give a session name or --all")
@@ -299,25 +307,32 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env) int {
 	if err != nil {
 		return fail(err)
 	}
-	ln, paths, err := keeper.Listen(dir, start.Name)
+	ln, err := keeper.Listen(dir, start.Name)
 	if err != nil {
 		return fail(&refusal{err.Error()})
 	}
-	scrub := redact.NewScrubber(ios.Err)
+	logw, err := keeper.OpenLog(start.Log)
+	if err != nil {
+		ln.Release()
+		return fail(err)
+	}
+	defer logw.Close()
+	scrub := redact.NewScrubber(logw)
 	scrub.Add(start.Settings.Secrets...)
 	defer scrub.Flush()
-	k := &keeper.Keeper{Log: output.NewLogger(scrub)}
+	k := &keeper.Keeper{Log: output.NewLogger(scrub), Answers: sessionAnswers(start.Settings.Answers, env)}
+	k.AddSecret(start.Settings.Secrets...)
 	h := connect.Hooks{
 		Client:         mcp.Implementation{Name: "mcpv", Version: Version},
 		Stderr:         scrub,
 		Log:            k.Log,
-		Secret:         scrub.Add,
+		Secret:         func(s ...string) { scrub.Add(s...); k.AddSecret(s...) },
 		OnNotification: k.Notify,
 		Route:          k.Route,
 	}
 	conn, err := connect.Open(ctx, start.Settings, env, h)
 	if err != nil {
-		ln.Close()
+		ln.Release()
 		return fail(err)
 	}
 	k.Client = conn.Client
@@ -326,11 +341,11 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env) int {
 		era = "modern"
 	}
 	k.Info = keeper.Info{Name: start.Name, Target: start.Target, PID: os.Getpid(), ProtocolVersion: conn.Client.ProtocolVersion(),
-		Era: era, Started: time.Now().UTC().Truncate(time.Second), Socket: paths.Socket, Log: start.Log}
+		Era: era, Started: time.Now().UTC().Truncate(time.Second), Socket: ln.Paths.Socket, Log: start.Log}
 	info := k.Info
 	info.State, info.Idle, info.LastUsed = "ready", start.Idle.String(), info.Started
 	say(keeperReady{Info: &info})
-	why := k.Serve(ctx, ln, paths, start.Idle)
+	why := k.Serve(ctx, ln, start.Idle)
 	fmt.Fprintf(scrub, "mcpv: %s\n", why)
 	return exitOK
 }

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 // sessions is a private world for session keepers: its own runtime
@@ -286,5 +288,111 @@ func TestSessionStartHTTPErrorBodyEscaped(t *testing.T) {
 	code, out, errs := w.mcpv("session", "start", "web", "-u", ts.URL+"/mcp")
 	if code != 4 || out != "" || !strings.Contains(errs, `\x1b]0;pwned\x07 \x1b]52;c;aGk=\x07 \x1b[2J down`) || strings.ContainsAny(errs, "\x1b\x07") {
 		t.Errorf("session start: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// An HTTP server killed while a command waits on it through a session
+// fails that command at once, exit 4 with the transport's error, as a
+// one-shot command fails; the keeper ends and says so, and a later command
+// is told there is no session, also exit 4.
+func TestSessionHTTPServerKilled(t *testing.T) {
+	t.Parallel()
+	w := newSessions(t)
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: func(x *mcptest.Exchange) bool {
+		if x.RPCMethod != "tools/call" {
+			return false
+		}
+		go x.Server().Die() // once the call is in flight
+		x.Hold()
+		return true
+	}})
+	code, out, errs := w.mcpv("session", "start", "web", "--url", srv.URL)
+	var info struct{ PID int }
+	if code != 0 || json.Unmarshal([]byte(out), &info) != nil {
+		t.Fatalf("session start: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	r := w.start("--session", "web", "call", "slow", "--no-validate")
+	code, took := r.wait(t, 60*time.Second)
+	if code != 4 || !strings.Contains(r.stderr.String(), "mcpv: tools/call: session web: ") || took > 3*time.Second {
+		t.Errorf("the waiting command: exit %d after %v, stderr %q", code, took, r.stderr.String())
+	}
+	if !waitGone(info.PID) {
+		t.Error("the keeper outlived its server")
+	}
+	logb, _ := os.ReadFile(filepath.Join(w.state, "mcpv", "sessions", "web.log"))
+	if !strings.Contains(string(logb), "mcpv: the server stopped answering: ") {
+		t.Errorf("the keeper's log does not say why it ended:\n%s", logb)
+	}
+	r = w.start("--session", "web", "list-tools")
+	if code, took := r.wait(t, 60*time.Second); code != 4 || took > 3*time.Second || !strings.Contains(r.stderr.String(), `no session "web" is running`) {
+		t.Errorf("a later command: exit %d after %v, stderr %q", code, took, r.stderr.String())
+	}
+}
+
+// A server that writes to stderr without pause does not fill the disk: the
+// session log is rate-limited, says what it dropped, and stays under its
+// cap.
+func TestSessionLogBounded(t *testing.T) {
+	t.Parallel()
+	w := newSessions(t)
+	srv := newServer(t, "plain")
+	args := append([]string{"session", "start", "flood"}, srv.args()...)
+	args = append(args[:len(args)-1], "sh", "-c", `yes flooding-the-log >&2 & exec "$0"`, os.Args[0])
+	begin := time.Now()
+	if code, out, errs := w.mcpv(args...); code != 0 {
+		t.Fatalf("session start: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	log := filepath.Join(w.state, "mcpv", "sessions", "flood.log")
+	var text []byte
+	for deadline := time.Now().Add(15 * time.Second); !strings.Contains(string(text), "bytes of output were dropped here"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the log never says it dropped the flood; it has %d bytes", len(text))
+		}
+		text, _ = os.ReadFile(log)
+	}
+	if code, _, errs := w.mcpv("--session", "flood", "ping"); code != 0 {
+		t.Errorf("ping through the flooded session: exit %d, %q", code, errs)
+	}
+	w.mcpv("session", "stop", "flood")
+	took := time.Since(begin)
+	var total int64
+	for _, p := range []string{log, log + ".1"} {
+		if fi, err := os.Stat(p); err == nil {
+			total += fi.Size()
+			if fi.Size() > 10<<20 {
+				t.Errorf("%s has %d bytes", p, fi.Size())
+			}
+		}
+	}
+	if limit := int64(1<<20) + int64(took.Seconds()*(256<<10)) + 64<<10; total > limit {
+		t.Errorf("%d bytes logged in %v, more than the rate allows (%d)", total, took, limit)
+	}
+	t.Logf("%d bytes logged in %v", total, took)
+}
+
+// A secret of the session's that the server echoes is masked in what a
+// command through the session writes, as one-shot: the -H token in an
+// error message and in a log message the server sends with its answer.
+func TestSessionMasksEchoedSecrets(t *testing.T) {
+	t.Parallel()
+	w := newSessions(t)
+	const secret = "sekrit-bearer-4711"
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: func(x *mcptest.Exchange) bool {
+		if x.RPCMethod != "tools/call" {
+			return false
+		}
+		echoed := x.Header.Get("Authorization")
+		sse := x.SSE()
+		sse.Event("", `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":"you sent `+echoed+`"}}`)
+		sse.Event("", x.Error(-32000, "bad token: "+echoed))
+		return true
+	}})
+	oneCode, _, oneErrs := w.mcpv("--url", srv.URL, "-H", "Authorization: Bearer "+secret, "call", "x", "--no-validate")
+	if code, out, errs := w.mcpv("session", "start", "sec", "--url", srv.URL, "-H", "Authorization: Bearer "+secret); code != 0 {
+		t.Fatalf("session start: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, errs := w.mcpv("--session", "sec", "call", "x", "--no-validate")
+	if code != 3 || code != oneCode || strings.Contains(out+errs, secret) || errs != oneErrs || !strings.Contains(errs, "bad token: ***") || !strings.Contains(errs, "you sent ***") {
+		t.Errorf("through the session: exit %d (one-shot %d), stdout %q, stderr %q (one-shot %q)", code, oneCode, out, errs, oneErrs)
 	}
 }

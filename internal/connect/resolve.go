@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/keeper"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/redact"
 )
@@ -31,8 +32,9 @@ func Resolve(f Flags, explicit map[string]bool, server []string, env Env, log *s
 	if given > 1 {
 		return nil, Usagef("give one server: --url URL, --server NAME, -- COMMAND or --session NAME")
 	}
+	from := "--session"
 	if given == 0 && env.Getenv("MCPV_SESSION") != "" {
-		f.Session = env.Getenv("MCPV_SESSION")
+		f.Session, from = env.Getenv("MCPV_SESSION"), "MCPV_SESSION"
 	} else if given == 0 {
 		u, s := env.Getenv("MCPV_URL"), env.Getenv("MCPV_SERVER")
 		if u != "" && s != "" {
@@ -41,6 +43,9 @@ func Resolve(f Flags, explicit map[string]bool, server []string, env Env, log *s
 		f.URL, f.Server = u, s
 	}
 	if f.Session != "" {
+		if err := keeper.CheckName(f.Session); err != nil {
+			return nil, Usagef("%s: %v", from, err)
+		}
 		return Merge(f, explicit, Source{Session: f.Session}, env)
 	}
 	src := Source{URL: f.URL, Command: server}

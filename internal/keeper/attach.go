@@ -40,18 +40,27 @@ func Attach(ctx context.Context, dir, name string) (*Transport, mcp.State, Info,
 		c.Close()
 		return nil, mcp.State{}, Info{}, &mcp.TransportError{Op: "session " + name, Err: errors.New("the keeper did not say hello")}
 	}
-	return &Transport{c: c, r: r, name: name}, ctl.Hello.State, ctl.Hello.Info, nil
+	return &Transport{c: c, r: r, name: name, secrets: ctl.Hello.Secrets, answers: ctl.Hello.Answers}, ctl.Hello.State, ctl.Hello.Info, nil
 }
 
 // Transport is an mcp.Transport to the server through its keeper.
 type Transport struct {
-	c    net.Conn
-	r    *bufio.Reader
-	name string
+	c       net.Conn
+	r       *bufio.Reader
+	name    string
+	secrets []string
+	answers json.RawMessage
 
 	wmu    sync.Mutex
 	closed sync.Once
 }
+
+// Secrets are the session's secrets, for the command to mask.
+func (t *Transport) Secrets() []string { return t.secrets }
+
+// Answers are the session's answers to server requests, as the keeper
+// was given them (Keeper.Answers).
+func (t *Transport) Answers() json.RawMessage { return t.answers }
 
 // Read returns the next JSON-RPC message the keeper relays; the keeper's
 // last line, when the session ends, becomes a transport error.
@@ -63,11 +72,18 @@ func (t *Transport) Read() ([]byte, error) {
 		}
 		return nil, &mcp.TransportError{Op: "session " + t.name, Err: err}
 	}
-	if !bytes.Contains(line, []byte(`"jsonrpc"`)) {
-		var ctl control
-		if json.Unmarshal(line, &ctl) == nil && ctl.Closed != nil {
-			return nil, &mcp.TransportError{Op: "session " + t.name, Err: errors.New(*ctl.Closed)}
-		}
+	if bytes.HasPrefix(line, []byte(`{"jsonrpc"`)) {
+		return line, nil // the keeper writes every JSON-RPC message so
+	}
+	var ctl control
+	if json.Unmarshal(line, &ctl) != nil {
+		return line, nil
+	}
+	switch {
+	case ctl.Closed != nil:
+		return nil, &mcp.TransportError{Op: "session " + t.name, Err: errors.New(*ctl.Closed)}
+	case ctl.Failed != nil:
+		return nil, &mcp.RequestError{ID: ctl.Failed.ID, Err: &mcp.TransportError{Op: "session " + t.name, Err: errors.New(ctl.Failed.Error)}}
 	}
 	return line, nil
 }

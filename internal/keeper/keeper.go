@@ -22,11 +22,10 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -51,6 +50,14 @@ type Info struct {
 type hello struct {
 	Info  Info      `json:"info"`
 	State mcp.State `json:"state"`
+	// Secrets are the session's secrets (its headers, tokens, env values),
+	// which the command masks in what it writes, as a one-shot command
+	// masks its own. Only a process of the keeper's user gets them.
+	Secrets []string `json:"secrets,omitempty"`
+	// Answers are the session's answers to the server's requests (roots,
+	// elicitation, sampling, the log level), for the command to answer
+	// those that come to it as the session would.
+	Answers json.RawMessage `json:"answers,omitempty"`
 }
 
 // control is a command's first line, or a keeper's control line.
@@ -62,7 +69,15 @@ type control struct {
 	Hello   *hello  `json:"hello,omitempty"`
 	Info    *Info   `json:"info,omitempty"`
 	Closed  *string `json:"closed,omitempty"`
+	Failed  *failed `json:"failed,omitempty"`
 	Stopped *bool   `json:"stopped,omitempty"`
+}
+
+// failed is the keeper's word that a command's request failed on its way
+// to the server, a transport failure of that request alone.
+type failed struct {
+	ID    json.RawMessage `json:"id"`
+	Error string          `json:"error"`
 }
 
 // envelope carries a command's JSON-RPC message with what the transport
@@ -72,23 +87,32 @@ type envelope struct {
 	Headers []mcp.ParamHeader `json:"headers,omitempty"`
 }
 
-var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
-
-// CheckName refuses a session name that could not be a file name.
+// CheckName refuses a session name that could not be a file name of its
+// own in the session directory. Every path of a session is made from a
+// name that passed it (PathsOf), wherever the name came from.
 func CheckName(name string) error {
-	if !namePattern().MatchString(name) {
+	ok := len(name) > 0 && len(name) <= 64
+	for i := 0; ok && i < len(name); i++ {
+		b := name[i]
+		alnum := b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+		ok = alnum || i > 0 && (b == '.' || b == '_' || b == '-')
+	}
+	if !ok {
 		return fmt.Errorf("session name %q: use up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
 	}
 	return nil
 }
 
-// Paths are a session's socket and info file in dir.
-type Paths struct{ Socket, Info string }
+// Paths are a session's socket, info and lock files in dir.
+type Paths struct{ Socket, Info, Lock string }
 
-// PathsOf names the files of session name in dir.
-func PathsOf(dir, name string) Paths {
+// PathsOf names the files of session name in dir, once the name is checked.
+func PathsOf(dir, name string) (Paths, error) {
+	if err := CheckName(name); err != nil {
+		return Paths{}, err
+	}
 	base := filepath.Join(dir, name)
-	return Paths{Socket: base + ".sock", Info: base + ".json"}
+	return Paths{Socket: base + ".sock", Info: base + ".json", Lock: base + ".lock"}, nil
 }
 
 // ErrNoSession is a session that is not running.
@@ -98,9 +122,29 @@ func (e *ErrNoSession) Error() string {
 	return fmt.Sprintf("no session %q is running; start it with 'mcpv session start %s ...'", e.Name, e.Name)
 }
 
-// dial connects to the keeper of name and sends the first line.
+// dial connects to the keeper of name and sends the first line. Nothing is
+// sent before the directory, the socket file and the process listening on
+// it are known to be the user's: another user's socket would be handed the
+// command's arguments.
 func dial(dir, name string, first control) (net.Conn, *bufio.Reader, error) {
-	p := PathsOf(dir, name)
+	p, err := PathsOf(dir, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := safedir.Check(dir, dir); err != nil {
+		return nil, nil, err
+	}
+	fi, err := os.Lstat(p.Socket)
+	if errors.Is(err, os.ErrNotExist) {
+		cleanStale(p)
+		return nil, nil, &ErrNoSession{name}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := ownSocket(fi, os.Getuid()); err != nil {
+		return nil, nil, refused(name, fmt.Errorf("%s %w", p.Socket, err))
+	}
 	c, err := net.DialTimeout("unix", p.Socket, 5*time.Second)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) || isRefused(err) {
@@ -109,6 +153,10 @@ func dial(dir, name string, first control) (net.Conn, *bufio.Reader, error) {
 		}
 		return nil, nil, err
 	}
+	if err := checkPeer(c); err != nil {
+		c.Close()
+		return nil, nil, refused(name, fmt.Errorf("the process on %s: %w", p.Socket, err))
+	}
 	if err := writeLine(c, first); err != nil {
 		c.Close()
 		return nil, nil, err
@@ -116,13 +164,22 @@ func dial(dir, name string, first control) (net.Conn, *bufio.Reader, error) {
 	return c, bufio.NewReaderSize(c, 64<<10), nil
 }
 
+// refused is a session mcpv will not speak to.
+func refused(name string, err error) error {
+	return &mcp.TransportError{Op: "session " + name, Err: fmt.Errorf("refused: %w", err)}
+}
+
 // isRefused: a socket file no keeper listens on any more.
 func isRefused(err error) bool {
 	return strings.Contains(err.Error(), "connection refused")
 }
 
-// cleanStale removes the files of a keeper that died without removing them.
+// cleanStale removes the files of a keeper that died without removing
+// them; while a keeper holds the session's lock, they are its own.
 func cleanStale(p Paths) {
+	if held(p.Lock) {
+		return
+	}
 	os.Remove(p.Socket)
 	os.Remove(p.Info)
 }
@@ -203,9 +260,19 @@ func Names(dir string) ([]string, error) {
 }
 
 // Stop asks the keeper of name to end the session, and waits (up to wait)
-// until it has: the server shut down and the socket gone.
+// until it has: the server shut down and the lock released. A keeper
+// whose socket was removed cannot be asked: it is sent SIGTERM, found by
+// the pid in the lock it holds (it would end by itself soon, see
+// checkEvery).
 func Stop(dir, name string, wait time.Duration) error {
 	c, r, err := dial(dir, name, control{Stop: &struct{}{}})
+	var none *ErrNoSession
+	if errors.As(err, &none) {
+		if p, _ := PathsOf(dir, name); held(p.Lock) {
+			terminate(p.Lock) // as session start ends a keeper that is not to stay
+			return awaitEnd(p, name, wait)
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -215,13 +282,21 @@ func Stop(dir, name string, wait time.Duration) error {
 		ctl, err := readControl(r)
 		if err != nil {
 			// The keeper closes the connection when it is done.
-			if _, serr := os.Stat(PathsOf(dir, name).Socket); errors.Is(serr, os.ErrNotExist) {
-				return nil
-			}
-			return fmt.Errorf("session %q did not stop within %v", name, wait)
+			p, _ := PathsOf(dir, name)
+			return awaitEnd(p, name, wait)
 		}
 		if ctl.Stopped != nil {
 			return nil
 		}
 	}
+}
+
+// awaitEnd waits until no keeper holds the lock of p.
+func awaitEnd(p Paths, name string, wait time.Duration) error {
+	for end := time.Now().Add(wait); held(p.Lock); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			return fmt.Errorf("session %q did not stop within %v", name, wait)
+		}
+	}
+	return nil
 }

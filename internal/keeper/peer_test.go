@@ -49,11 +49,12 @@ func TestSamePeer(t *testing.T) {
 // even when the socket's mode would let that user in.
 func TestPeerOfAnotherUserRefused(t *testing.T) {
 	dir := t.TempDir()
-	ln, paths, err := Listen(dir, "p")
+	ln, err := Listen(dir, "p")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	defer ln.Release()
+	paths := ln.Paths
 	if fi, err := os.Stat(paths.Socket); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("socket mode %v, %v", fi.Mode(), err)
 	}

@@ -1,0 +1,129 @@
+//go:build unix
+
+package commands
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/mcpv/mcpv/output"
+)
+
+// runKeeperIfRequested makes this test binary a session keeper, as
+// 'mcpv session start' starts mcpv itself: the tests' sessions are real.
+func runKeeperIfRequested() bool {
+	if len(os.Args) != 2 || os.Args[1] != keeperArg {
+		return false
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	os.Exit(Main(ctx, os.Args[1:], output.System(), nil))
+	return true
+}
+
+// sessionWorld is a world with a private directory for session keepers,
+// every one of them stopped when the test ends.
+func sessionWorld(t *testing.T) *world {
+	t.Helper()
+	w := newWorld(t)
+	rt, err := os.MkdirTemp("", "rt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.setenv("XDG_RUNTIME_DIR", rt)
+	w.setenv("XDG_STATE_HOME", filepath.Join(rt, "state"))
+	t.Cleanup(func() {
+		w.mcpv(t, "", "session", "stop", "--all")
+		os.RemoveAll(rt)
+	})
+	return w
+}
+
+// A session name that is not a plain file name is refused, exit 2, by
+// every way a command names a session, before any file is touched: the
+// NAME.json and NAME.sock it would reach stay.
+func TestSessionNameRefusedBeforeAnyFile(t *testing.T) {
+	t.Parallel()
+	w, dir := testWorld(t, map[string]string{"t.yaml": "server:\n  session: ../x\nsteps:\n  - ping:\n"})
+	rt := filepath.Join(dir, "rt")
+	if err := os.Mkdir(rt, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	w.setenv("XDG_RUNTIME_DIR", rt)
+	victims := []string{filepath.Join(rt, "x.json"), filepath.Join(rt, "x.sock")}
+	for _, v := range victims {
+		if err := os.WriteFile(v, []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		env  string
+		args []string
+		code int
+		want string
+	}{
+		{"", []string{"--session", "../x", "ping"}, 2, `mcpv: --session: session name "../x"`},
+		{"../x", []string{"ping"}, 2, `mcpv: MCPV_SESSION: session name "../x"`},
+		{"", []string{"session", "stop", "../x"}, 2, `session name "../x"`},
+		{"", []string{"session", "start", "../x", "--", "true"}, 2, `session name "../x"`},
+		{"", []string{"test", "t.yaml"}, 2, `session name "../x"`},
+	} {
+		w := *w
+		if tc.env != "" {
+			w.setenv("MCPV_SESSION", tc.env)
+		}
+		r := w.mcpv(t, "", tc.args...)
+		if r.code != tc.code || !strings.Contains(r.stdout+r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", tc.args, r.code, r.stdout, r.stderr)
+		}
+	}
+	for _, v := range victims {
+		if _, err := os.Stat(v); err != nil {
+			t.Errorf("%s was touched: %v", v, err)
+		}
+	}
+}
+
+// A server's requests through a session are answered as one-shot, with
+// the session's settings: a modern server's roots request (an input
+// request of its tool call) gets the session's --root, given relative to
+// where the session started, wherever the command runs; a question gets
+// the command's --answer, else the session's.
+func TestSessionAnswersServerRequests(t *testing.T) {
+	t.Parallel()
+	w := sessionWorld(t)
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "proj"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	start := *w
+	start.env.Cwd = dir
+	for _, era := range []string{"2026-07-28", "2025-11-25"} {
+		name := "e" + era[:4]
+		r := start.mcpv(t, "", args([]string{"session", "start", name, "--protocol-version", era, "--root", "proj", "--answer", "name=Ada", "--answer", "age=36", "--elicitation", "accept"}, demo())...)
+		if r.code != 0 {
+			t.Fatalf("%s: session start: exit %d, %q", era, r.code, r.stderr)
+		}
+		r = w.mcpv(t, "", "--session", name, "call", "roots", "-r", "-q", ".content[0].text")
+		if want := `{"roots":[{"name":"proj","uri":"file://` + filepath.Join(dir, "proj") + `"}]}` + "\n"; r.code != 0 || r.stdout != want {
+			t.Errorf("%s: roots: exit %d, stdout %q, stderr %q", era, r.code, r.stdout, r.stderr)
+		}
+		r = w.mcpv(t, "", "--session", name, "call", "ask", "-r", "-q", ".content[0].text | fromjson | .content.name")
+		if r.code != 0 || r.stdout != "Ada\n" {
+			t.Errorf("%s: the session's answers: exit %d, stdout %q, stderr %q", era, r.code, r.stdout, r.stderr)
+		}
+		r = w.mcpv(t, "", "--session", name, "call", "ask", "--answer", "name=Bob", "--answer", "age=7", "--elicitation", "accept", "-r", "-q", ".content[0].text | fromjson | .content.name")
+		if r.code != 0 || r.stdout != "Bob\n" {
+			t.Errorf("%s: the command's answers: exit %d, stdout %q, stderr %q", era, r.code, r.stdout, r.stderr)
+		}
+		r = w.mcpv(t, "", "--session", name, "--log-level", "debug", "ping")
+		if r.code != 2 || !strings.Contains(r.stderr, "mcpv: --log-level shapes the session: give it to 'mcpv session start', not with --session") {
+			t.Errorf("%s: --log-level with --session: exit %d, stderr %q", era, r.code, r.stderr)
+		}
+	}
+}

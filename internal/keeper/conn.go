@@ -1,0 +1,330 @@
+package keeper
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// conn is one attached command.
+type conn struct {
+	k   *Keeper
+	c   net.Conn
+	wmu sync.Mutex // serialises writes to c
+
+	qmu      sync.Mutex // guards queue, noted and ending: the outbox
+	queue    []outgoing
+	noted    int    // bytes of notifications in queue
+	ending   bool   // the last line is queued
+	lastLine []byte // that line
+	wake     chan struct{}
+	flushed  chan struct{} // closed when the writer has stopped
+
+	mu       sync.Mutex
+	inflight map[string]context.CancelFunc // the command's request ids
+	asked    map[string]chan *answer       // our requests to the command
+	subs     map[string]int                // the resources the command subscribed to
+	listens  int                           // its subscriptions/listen streams open
+	nextID   int64
+	done     chan struct{}
+	doneOnce sync.Once
+}
+
+func (k *Keeper) serveConn(nc net.Conn, idle time.Duration) {
+	r := bufio.NewReaderSize(nc, 64<<10)
+	nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	first, err := readControl(r)
+	nc.SetReadDeadline(time.Time{})
+	if err != nil {
+		nc.Close()
+		return
+	}
+	c := &conn{k: k, c: nc, inflight: map[string]context.CancelFunc{}, asked: map[string]chan *answer{}, subs: map[string]int{}, done: make(chan struct{}),
+		wake: make(chan struct{}, 1), flushed: make(chan struct{})}
+	switch {
+	case first.Status != nil:
+		info := k.status()
+		b, _ := json.Marshal(control{Info: &info})
+		c.writeNow(net.Buffers{b, newline}, writeWait)
+		nc.Close()
+		return
+	case first.Stop != nil:
+		select {
+		case k.stopReq <- c:
+		default:
+			nc.Close() // a stop is under way already; the socket goes with it
+		}
+		return
+	case first.Attach == nil:
+		nc.Close()
+		return
+	}
+	k.mu.Lock()
+	if k.stopping {
+		k.mu.Unlock()
+		nc.Close()
+		return
+	}
+	k.conns[c] = true
+	k.lastUsed = time.Now()
+	if k.idle != nil {
+		k.idle.Stop()
+	}
+	k.mu.Unlock()
+	info := k.status()
+	k.mu.Lock()
+	secrets := slices.Clone(k.secrets)
+	k.mu.Unlock()
+	c.writeControl(control{Hello: &hello{Info: info, State: k.Client.State(), Secrets: secrets, Answers: k.Answers}})
+	go c.writer() // stops when the command leaves (detach) or is let go
+	defer k.detach(c, idle)
+	for {
+		line, err := readLine(r)
+		if err != nil {
+			return
+		}
+		var env envelope
+		if json.Unmarshal(line, &env) != nil || len(env.Msg) == 0 {
+			continue
+		}
+		c.handle(env)
+	}
+}
+
+// detach forgets a command that left: what it asked is cancelled.
+func (k *Keeper) detach(c *conn, idle time.Duration) {
+	c.doneOnce.Do(func() { close(c.done) })
+	c.mu.Lock()
+	for _, cancel := range c.inflight {
+		cancel()
+	}
+	c.mu.Unlock()
+	c.c.Close()
+	k.mu.Lock()
+	delete(k.conns, c)
+	k.lastUsed = time.Now()
+	if len(k.conns) == 0 && k.idle != nil && !k.stopping {
+		k.idle.Reset(idle)
+	}
+	k.mu.Unlock()
+	k.writeInfo()
+}
+
+// answer is a command's answer to a server request.
+type answer struct {
+	Result json.RawMessage
+	Error  *mcp.RPCError
+}
+
+// rpc is the part of a JSON-RPC message the keeper looks at.
+type rpc struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  json.RawMessage `json:"error,omitempty"`
+}
+
+func (c *conn) handle(env envelope) {
+	var m rpc
+	if json.Unmarshal(env.Msg, &m) != nil {
+		return
+	}
+	switch {
+	case m.Method != "" && m.ID != nil:
+		ctx, cancel := context.WithCancel(context.Background())
+		if len(env.Headers) > 0 {
+			ctx = mcp.WithParamHeaders(ctx, env.Headers)
+		}
+		id := string(m.ID)
+		c.mu.Lock()
+		c.inflight[id] = cancel
+		c.mu.Unlock()
+		go c.relay(ctx, cancel, m)
+	case m.Method == "notifications/cancelled":
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		json.Unmarshal(m.Params, &p)
+		c.mu.Lock()
+		cancel := c.inflight[string(p.RequestID)]
+		c.mu.Unlock()
+		if cancel != nil {
+			cancel() // the session cancels its own request on the wire
+		}
+	case m.Method != "":
+		if m.Method != "notifications/initialized" {
+			c.k.Client.ForwardNotification(context.Background(), m.Method, m.Params)
+		}
+	case m.ID != nil:
+		c.mu.Lock()
+		ch := c.asked[string(m.ID)]
+		delete(c.asked, string(m.ID))
+		c.mu.Unlock()
+		if ch != nil {
+			msg := &answer{Result: m.Result}
+			if m.Error != nil {
+				var e mcp.RPCError
+				if json.Unmarshal(m.Error, &e) == nil {
+					msg.Error = &e
+				}
+			}
+			ch <- msg
+		}
+	}
+}
+
+// relay sends a command's request to the server and its answer back.
+func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
+	defer cancel()
+	params := m.Params
+	var ours string
+	if tok := progressToken(params); tok != nil {
+		ours = strconv.Quote("k" + strconv.FormatInt(c.k.nextToken.Add(1), 10))
+		if p, err := setProgressToken(params, json.RawMessage(ours)); err == nil {
+			params = p
+			c.k.mu.Lock()
+			c.k.tokens[ours] = route{c, tok}
+			c.k.mu.Unlock()
+		}
+	}
+	listening := subscriptions(m.Method, m.Params)
+	if m.Method == "subscriptions/listen" {
+		c.mu.Lock()
+		c.listens++
+		c.mu.Unlock()
+		c.subscribe(listening, 1) // for as long as the stream lasts
+		defer func() {
+			c.subscribe(listening, -1)
+			c.mu.Lock()
+			c.listens--
+			c.mu.Unlock()
+		}()
+	}
+	res, err := c.k.Client.Forward(ctx, m.Method, params)
+	switch {
+	case err != nil:
+	case m.Method == "resources/subscribe":
+		c.subscribe(listening, 1)
+	case m.Method == "resources/unsubscribe":
+		c.subscribe(listening, -1)
+	}
+	if ours != "" {
+		c.k.mu.Lock()
+		delete(c.k.tokens, ours)
+		c.k.mu.Unlock()
+	}
+	c.mu.Lock()
+	delete(c.inflight, string(m.ID))
+	c.mu.Unlock()
+	c.k.mu.Lock()
+	c.k.lastUsed = time.Now()
+	c.k.mu.Unlock()
+	var ce *mcp.CallError
+	switch {
+	case err == nil:
+		c.send(false, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":`, m.ID), res, closeBrace)
+	case errors.As(err, &ce):
+		e, _ := json.Marshal(ce.Err)
+		c.send(false, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, m.ID, e))
+	case ctx.Err() != nil:
+		// The command cancelled it, or left: nobody waits for an answer.
+	case isDone(c.k.Client.Done()):
+		// The session itself ended: Serve tells every command why.
+	default:
+		// The request failed on its way (an HTTP server that is gone, or
+		// answered with an HTTP error): the command gets the error at
+		// once, and Serve asks whether the server is still there.
+		why := strings.TrimPrefix(err.Error(), m.Method+": ") // the command's session says the method
+		c.writeControl(control{Failed: &failed{ID: m.ID, Error: why}})
+		select {
+		case c.k.broken <- err:
+		default: // a check is due already
+		}
+	}
+}
+
+// subscriptions are the resources a request subscribes to or unsubscribes
+// from: the uri of resources/subscribe and unsubscribe, the
+// resourceSubscriptions of the modern era's subscriptions/listen.
+func subscriptions(method string, params json.RawMessage) []string {
+	var p struct {
+		URI           string `json:"uri"`
+		Notifications struct {
+			Listen []string `json:"resourceSubscriptions"`
+		} `json:"notifications"`
+	}
+	if !strings.HasPrefix(method, "resources/") && method != "subscriptions/listen" || json.Unmarshal(params, &p) != nil {
+		return nil
+	}
+	if p.URI != "" {
+		return []string{p.URI}
+	}
+	return p.Notifications.Listen
+}
+
+// subscribe counts the command's subscriptions to uris up or down.
+func (c *conn) subscribe(uris []string, by int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, u := range uris {
+		if c.subs[u] += by; c.subs[u] <= 0 {
+			delete(c.subs, u)
+		}
+	}
+}
+
+// setProgressToken replaces params._meta.progressToken.
+func setProgressToken(params, token json.RawMessage) (json.RawMessage, error) {
+	var p map[string]json.RawMessage
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, err
+	}
+	var meta map[string]json.RawMessage
+	if err := json.Unmarshal(p["_meta"], &meta); err != nil {
+		return nil, err
+	}
+	meta["progressToken"] = token
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return nil, err
+	}
+	p["_meta"] = b
+	return json.Marshal(p)
+}
+
+func progressToken(params json.RawMessage) json.RawMessage {
+	var p struct {
+		Meta struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return nil
+	}
+	return p.Meta.ProgressToken
+}
+
+func isDone(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+var closeBrace = []byte{'}'}
+
+// close tells the command why the session ended and lets it go.
+func (c *conn) close(why string) { c.end(why, false) }

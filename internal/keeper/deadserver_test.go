@@ -1,0 +1,108 @@
+package keeper
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// errRefused stands for what an HTTP transport reports for a server that
+// is gone.
+var errRefused = errors.New(`POST http://127.0.0.1:1/mcp: dial tcp 127.0.0.1:1: connect: connection refused`)
+
+// result is a call's outcome, for tests that wait on several.
+type result struct {
+	res string
+	err error
+}
+
+func (c *command) goCall(method, params string) <-chan result {
+	ch := make(chan result, 1)
+	go func() { // ends when the call returns
+		res, err := c.call(method, params)
+		ch <- result{res, err}
+	}()
+	return ch
+}
+
+func await(t *testing.T, ch <-chan result) result {
+	t.Helper()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(30 * time.Second):
+		t.Fatal("a command through the session is still waiting")
+		return result{}
+	}
+}
+
+// A server that is gone fails every request through the session at once,
+// with the transport's error (exit 4), and the keeper ends and says why.
+func TestDeadServerFailsEveryCommand(t *testing.T) {
+	dead := make(chan struct{})
+	r := startKeeper(t, func(f *fakeServer, m wire) {
+		select {
+		case <-dead:
+			if m.ID != nil && m.Method != "" {
+				f.failRequest(m, errRefused)
+			}
+		default: // requests made while it lives hang
+		}
+	})
+	a, b := r.attach(t), r.attach(t)
+	first := a.goCall("tools/call", `{"name":"slow"}`)
+	r.srv.waitFor(t, "tools/call")
+	second := b.goCall("tools/call", `{"name":"slow"}`)
+	m := r.srv.waitFor(t, "tools/call")
+	close(dead)
+	r.srv.failRequest(m, errRefused)
+
+	for _, got := range []result{await(t, first), await(t, second)} {
+		if !isTransport(got.err) || !strings.Contains(got.err.Error(), "connection refused") {
+			t.Errorf("a waiting command: %v", got.err)
+		}
+	}
+	if why := r.stopped(); !strings.HasPrefix(why, "the server stopped answering: ") || !strings.Contains(why, "connection refused") {
+		t.Errorf("why: %q", why)
+	}
+	if _, err := r.tryAttach(t); !errors.As(err, new(*ErrNoSession)) {
+		t.Errorf("a later command: %v", err)
+	}
+}
+
+// A request that fails alone (an HTTP error) fails its command at once; a
+// server that still answers keeps its session.
+func TestFailedRequestKeepsLiveSession(t *testing.T) {
+	r := startKeeper(t, func(f *fakeServer, m wire) {
+		switch {
+		case m.Method == "tools/call":
+			f.failRequest(m, errors.New("POST http://127.0.0.1:1/mcp: 500 Internal Server Error"))
+		case m.Method != "" && m.ID != nil:
+			f.reply(m, `{}`)
+		}
+	})
+	c := r.attach(t)
+	got := await(t, c.goCall("tools/call", `{"name":"x"}`))
+	if !isTransport(got.err) || !strings.Contains(got.err.Error(), "session s: POST http://127.0.0.1:1/mcp: 500 Internal Server Error") {
+		t.Errorf("the failed call: %v", got.err)
+	}
+	r.srv.waitFor(t, "ping")
+	if res, err := c.call("tools/list", `{}`); err != nil || res != `{}` {
+		t.Errorf("the session afterwards: %s %v", res, err)
+	}
+}
+
+// A command that attaches is handed the session's secrets, to mask them.
+func TestAttachHandsSecrets(t *testing.T) {
+	r := startKeeper(t, echo, func(k *Keeper) { k.AddSecret("sekrit-1", "", "sekrit-1") })
+	r.k.AddSecret("token-2")
+	tr, _, _, err := Attach(t.Context(), r.dir, r.name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close(t.Context())
+	if got := strings.Join(tr.Secrets(), ","); got != "sekrit-1,token-2" {
+		t.Errorf("secrets: %q", got)
+	}
+}

@@ -1,0 +1,86 @@
+//go:build unix
+
+package keeper
+
+import (
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// errHeld: another keeper holds the lock.
+var errHeld = errors.New("the lock is held")
+
+// lock takes the session's lock file for the life of a keeper: an flock,
+// so that two keepers of one name cannot both run, even in one process.
+// The file holds the keeper's pid, for people. A lock taken on a file that
+// was removed meanwhile (a keeper that just ended) is taken again.
+func lock(path string) (*os.File, error) {
+	for {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			f.Close()
+			if errors.Is(err, unix.EWOULDBLOCK) {
+				return nil, errHeld
+			}
+			return nil, err
+		}
+		held, err1 := f.Stat()
+		now, err2 := os.Lstat(path)
+		if err1 == nil && err2 == nil && os.SameFile(held, now) {
+			f.Truncate(0)
+			f.WriteString(strconv.Itoa(os.Getpid()) + "\n")
+			return f, nil
+		}
+		f.Close()
+	}
+}
+
+// unlock removes the lock file and releases it.
+func unlock(f *os.File) {
+	os.Remove(f.Name())
+	f.Close()
+}
+
+// held says whether a keeper holds the lock at path.
+func held(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err != nil {
+		return errors.Is(err, unix.EWOULDBLOCK)
+	}
+	return false
+}
+
+// terminate sends SIGTERM to the keeper whose pid is in the lock file at
+// path; the caller has just seen the lock held, so the pid is its holder's.
+func terminate(path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 {
+		syscall.Kill(pid, syscall.SIGTERM)
+	}
+}
+
+// ownSocket refuses a socket file that is not a socket, or not uid's.
+func ownSocket(fi os.FileInfo, uid int) error {
+	if fi.Mode()&os.ModeSocket == 0 {
+		return errors.New("is not a socket")
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != uid {
+		return errors.New("belongs to user " + strconv.Itoa(int(st.Uid)) + ", not to you (" + strconv.Itoa(uid) + ")")
+	}
+	return nil
+}

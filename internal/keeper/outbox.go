@@ -1,0 +1,166 @@
+package keeper
+
+// What the keeper sends a command goes through the command's outbox,
+// written in order by one writer goroutine per command, so that nothing
+// that sends (the session's notification dispatcher above all) waits for a
+// command that reads slowly. A result is queued as the bytes the session
+// read, with no copy; notifications are bounded (maxNoted): a command that
+// lets more of them pile up is disconnected with a line that says so,
+// rather than growing the keeper.
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"time"
+)
+
+// maxNoted bounds the bytes of notifications waiting for one command.
+const maxNoted = 8 << 20
+
+// writeWait bounds one write to a command; lastWait the last line to a
+// command that is let go, which may not be reading at all.
+const (
+	writeWait = 30 * time.Second
+	lastWait  = time.Second
+)
+
+// bigResult is a result large enough that the memory it took is handed
+// back to the system once it is written.
+const bigResult = 16 << 20
+
+type outgoing struct {
+	parts net.Buffers
+	size  int
+	note  bool // a notification: counted against maxNoted
+	last  bool // the end: the writer closes the connection after it
+}
+
+// send queues a message (parts without the newline).
+func (c *conn) send(note bool, parts ...[]byte) {
+	o := outgoing{parts: append(net.Buffers(parts), newline), note: note}
+	for _, p := range parts {
+		o.size += len(p)
+	}
+	c.qmu.Lock()
+	if c.ending {
+		c.qmu.Unlock()
+		return
+	}
+	if note && c.noted+o.size > maxNoted {
+		c.qmu.Unlock()
+		c.k.Log.Warn(fmt.Sprintf("a command was disconnected: it left %d MiB of notifications unread", maxNoted>>20))
+		c.end(fmt.Sprintf("the command read too slowly: %d MiB of the server's notifications waited for it, and the session let it go", maxNoted>>20), true)
+		return
+	}
+	if note {
+		c.noted += o.size
+	}
+	c.queue = append(c.queue, o)
+	c.qmu.Unlock()
+	c.poke()
+}
+
+var newline = []byte{'\n'}
+
+func (c *conn) poke() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// writeControl queues a control line.
+func (c *conn) writeControl(ctl control) {
+	b, _ := json.Marshal(ctl)
+	c.send(false, b)
+}
+
+// end queues the last line, why the command is let go, after what is
+// queued (or instead of it, when drop is set); the writer then closes the
+// connection.
+func (c *conn) end(why string, drop bool) {
+	b, _ := json.Marshal(control{Closed: &why})
+	c.qmu.Lock()
+	if c.ending {
+		c.qmu.Unlock()
+		return
+	}
+	c.ending = true
+	if drop {
+		for _, o := range c.queue {
+			if o.note {
+				c.noted -= o.size
+			}
+		}
+		c.queue = nil
+	}
+	c.queue = append(c.queue, outgoing{parts: net.Buffers{b, newline}, size: len(b), last: true})
+	c.lastLine = b
+	c.qmu.Unlock()
+	if drop {
+		c.c.SetWriteDeadline(time.Now().Add(lastWait)) // a write stuck on a command that does not read ends soon
+	}
+	c.poke()
+}
+
+// writer writes the outbox until the last line is written, a write fails,
+// or the command leaves (done); it then closes the connection. Started by
+// serveConn, which it outlives at most by one write.
+func (c *conn) writer() {
+	defer close(c.flushed)
+	defer c.c.Close()
+	for {
+		select {
+		case <-c.wake:
+		case <-c.done:
+			return
+		}
+		for {
+			c.qmu.Lock()
+			if len(c.queue) == 0 {
+				c.qmu.Unlock()
+				break
+			}
+			o := c.queue[0]
+			c.queue[0] = outgoing{}
+			c.queue = c.queue[1:]
+			c.qmu.Unlock()
+			wait := writeWait
+			if o.last {
+				wait = lastWait
+			}
+			err := c.writeNow(o.parts, wait)
+			c.qmu.Lock()
+			if o.note {
+				c.noted -= o.size
+			}
+			c.qmu.Unlock()
+			big, last := !o.note && o.size > bigResult, o.last
+			o = outgoing{} // the result's bytes are free from here
+			if big {
+				c.k.release()
+			}
+			if err != nil && !last {
+				c.qmu.Lock()
+				b := c.lastLine
+				c.qmu.Unlock()
+				if b != nil { // let go: say why after what was cut short, on a line of its own
+					c.writeNow(net.Buffers{newline, b, newline}, lastWait)
+				}
+			}
+			if err != nil || last {
+				return
+			}
+		}
+	}
+}
+
+// writeNow writes parts at once, bounded by wait.
+func (c *conn) writeNow(parts net.Buffers, wait time.Duration) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.c.SetWriteDeadline(time.Now().Add(wait))
+	_, err := parts.WriteTo(c.c)
+	return err
+}

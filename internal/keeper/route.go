@@ -1,0 +1,150 @@
+package keeper
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Notify passes a server notification to the commands it belongs to:
+// progress to the command whose request it reports on; a resource's update
+// to the commands subscribed to it, a subscription's acknowledgement to
+// those listening; a list's change to every command (each
+// keeps what it learnt of the lists); anything else (log messages above
+// all) to the one command with a request in flight, when there is one.
+// What belongs to no command stays in the session log: the keeper's own
+// notifier has written log messages there already.
+func (k *Keeper) Notify(method string, params json.RawMessage) {
+	var to []*conn
+	switch {
+	case method == "notifications/progress":
+		k.progress(params)
+		return
+	case method == "notifications/resources/updated":
+		var p struct {
+			URI string `json:"uri"`
+		}
+		json.Unmarshal(params, &p)
+		to = k.subscribers(p.URI)
+	case method == "notifications/subscriptions/acknowledged":
+		to = k.commands(func(c *conn) bool {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			return c.listens > 0
+		})
+	case strings.HasSuffix(method, "/list_changed"):
+		to = k.commands(func(*conn) bool { return true })
+	default:
+		if busy := k.busy(); len(busy) == 1 {
+			to = busy
+		}
+	}
+	if len(to) == 0 {
+		if method != "notifications/message" {
+			k.Log.Info(fmt.Sprintf("the server's %s belonged to no one command", method))
+		}
+		return
+	}
+	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":%q}`, method)
+	if len(params) > 0 {
+		msg = fmt.Appendf(nil, `{"jsonrpc":"2.0","method":%q,"params":%s}`, method, params)
+	}
+	for _, c := range to {
+		c.send(true, msg)
+	}
+}
+
+// progress passes a progress notification to the command whose request
+// it reports on, with that command's own token.
+func (k *Keeper) progress(params json.RawMessage) {
+	var p struct {
+		Token json.RawMessage `json:"progressToken"`
+	}
+	json.Unmarshal(params, &p)
+	k.mu.Lock()
+	r, ok := k.tokens[string(p.Token)]
+	k.mu.Unlock()
+	if !ok {
+		return
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(params, &m) != nil {
+		return
+	}
+	m["progressToken"] = r.token
+	b, _ := json.Marshal(m)
+	r.c.send(true, fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/progress","params":%s}`, b))
+}
+
+// commands are the attached commands that keep.
+func (k *Keeper) commands(keep func(*conn) bool) []*conn {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	var out []*conn
+	for c := range k.conns {
+		if keep(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// busy are the commands with a request in flight.
+func (k *Keeper) busy() []*conn {
+	return k.commands(func(c *conn) bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return len(c.inflight) > 0
+	})
+}
+
+// subscribers are the commands subscribed to uri.
+func (k *Keeper) subscribers(uri string) []*conn {
+	return k.commands(func(c *conn) bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.subs[uri] > 0
+	})
+}
+
+// Route hands a server request to the command it belongs to: the one
+// command with a request in flight. With none, or several, it is left to
+// the session's own answers (its flags at session start).
+func (k *Keeper) Route(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, bool, error) {
+	if method != "elicitation/create" && method != "sampling/createMessage" {
+		return nil, false, nil // roots are the session's
+	}
+	busy := k.busy()
+	if len(busy) != 1 {
+		return nil, false, nil
+	}
+	return busy[0].ask(ctx, method, params)
+}
+
+// ask sends a server request to the command and waits for its answer.
+func (c *conn) ask(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, bool, error) {
+	ch := make(chan *answer, 1)
+	c.mu.Lock()
+	c.nextID++
+	id := strconv.Quote("keeper-" + strconv.FormatInt(c.nextID, 10))
+	c.asked[id] = ch
+	c.mu.Unlock()
+	if len(params) == 0 {
+		params = json.RawMessage(`{}`)
+	}
+	c.send(false, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`, id, method, params))
+	select {
+	case m := <-ch:
+		if m.Error != nil {
+			return nil, true, m.Error
+		}
+		return m.Result, true, nil
+	case <-c.done:
+		return nil, false, nil // the command left: the session's answer
+	case <-ctx.Done():
+		c.send(false, fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s}}`, id))
+		return nil, true, context.Cause(ctx)
+	}
+}

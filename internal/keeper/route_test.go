@@ -1,0 +1,124 @@
+package keeper
+
+import (
+	"bufio"
+	"encoding/json"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// next is the command's next notification.
+func (c *command) next(t *testing.T) string {
+	t.Helper()
+	select {
+	case n := <-c.notes:
+		return n
+	case <-time.After(30 * time.Second):
+		t.Fatal("no notification came")
+		return ""
+	}
+}
+
+const (
+	logNote     = `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"%s"}}`
+	listChanged = `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`
+)
+
+func logMsg(data string) string { return strings.Replace(logNote, "%s", data, 1) }
+
+// Each command gets the notifications that belong to it: a log message
+// sent while only its request is in flight, its progress, the updates of
+// what it subscribed to; a list's change goes to every command; what
+// belongs to no one command goes to none.
+func TestNotificationsGoToTheirCommand(t *testing.T) {
+	r := startKeeper(t, func(f *fakeServer, m wire) {
+		if m.Method == "resources/subscribe" {
+			f.reply(m, `{}`)
+		}
+	})
+	a, b := r.attach(t), r.attach(t)
+	if _, err := a.call("resources/subscribe", `{"uri":"demo://a"}`); err != nil {
+		t.Fatal(err)
+	}
+	a.goCall("tools/call", `{"name":"slow","_meta":{"progressToken":"pa"}}`)
+	callA := r.srv.waitFor(t, "tools/call")
+	r.srv.send(logMsg("for a"))
+	r.srv.send(listChanged)
+	if got := a.next(t); !strings.Contains(got, `"data":"for a"`) {
+		t.Errorf("a got %s", got)
+	}
+	if got := a.next(t); got != "notifications/tools/list_changed " {
+		t.Errorf("a got %s", got)
+	}
+	if got := b.next(t); got != "notifications/tools/list_changed " {
+		t.Errorf("b got %s, before the list's change", got)
+	}
+
+	b.goCall("tools/call", `{"name":"slow","_meta":{"progressToken":"pb"}}`)
+	callB := r.srv.waitFor(t, "tools/call")
+	var p struct {
+		Meta struct {
+			Token json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	json.Unmarshal(callB.Params, &p)
+	r.srv.send(logMsg("for no one"))
+	r.srv.send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + string(p.Meta.Token) + `,"progress":1}}`)
+	r.srv.send(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"demo://a"}}`)
+	r.srv.send(listChanged)
+	if got := b.next(t); got != `notifications/progress {"progress":1,"progressToken":"pb"}` {
+		t.Errorf("b got %s, before its progress", got)
+	}
+	if got := a.next(t); got != `notifications/resources/updated {"uri":"demo://a"}` {
+		t.Errorf("a got %s, before its update", got)
+	}
+	for name, c := range map[string]*command{"a": a, "b": b} {
+		if got := c.next(t); got != "notifications/tools/list_changed " {
+			t.Errorf("%s got %s, before the list's change", name, got)
+		}
+	}
+	r.srv.reply(callA, `{}`)
+	r.srv.reply(callB, `{}`)
+}
+
+// A command that does not read is let go, with a line that says why, once
+// the notifications waiting for it pass the bound; the keeper does not
+// wait for it, and another command goes on meanwhile.
+func TestStalledCommandLetGo(t *testing.T) {
+	r := startKeeper(t, func(f *fakeServer, m wire) {
+		if m.Method == "ping" {
+			f.reply(m, `{}`)
+		}
+	})
+	nc, err := net.Dial("unix", filepath.Join(r.dir, r.name+".sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	nc.Write([]byte(`{"attach":{}}` + "\n" + `{"msg":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}}` + "\n"))
+	other := r.attach(t) // with no request in flight: the flood is not its
+	r.srv.waitFor(t, "tools/call")
+	chunk := strings.Repeat("z", 64<<10)
+	for range (2 * maxNoted) / len(chunk) {
+		r.srv.send(logMsg(chunk))
+	}
+	r.waitLog(t, "a command was disconnected")
+	if _, err := other.call("ping", `{}`); err != nil {
+		t.Errorf("another command meanwhile: %v", err)
+	}
+	br := bufio.NewReaderSize(nc, 1<<20)
+	var last string
+	for {
+		line, err := readLine(br)
+		if err != nil {
+			break
+		}
+		last = string(line)
+	}
+	if !strings.Contains(last, `{"closed":"the command read too slowly: 8 MiB of the server's notifications waited for it, and the session let it go"}`) {
+		t.Errorf("the last line: %.200s", last)
+	}
+}
