@@ -447,8 +447,10 @@ func TestHTTP403ToCredentialsIsAuthorization(t *testing.T) {
 		x.Status(http.StatusForbidden, "this token may not list tools")
 		return true
 	})
-	r := mcpv(t, "", "-u", f.URL, "-H", "Authorization: Bearer s3cr3t-t0ken", "list-tools")
-	if r.code != 5 || !strings.Contains(r.stderr, "refused access (HTTP 403") || !strings.Contains(r.stderr, "it says: this token may not list tools") || strings.Contains(r.stderr, "s3cr3t") {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	for _, header := range []string{"Authorization: Bearer s3cr3t-t0ken", "X-API-Key: s3cr3t-t0ken"} {
+		r := mcpv(t, "", "-u", f.URL, "-H", header, "list-tools")
+		if r.code != 5 || !strings.Contains(r.stderr, "refused access (HTTP 403") || !strings.Contains(r.stderr, "it says: this token may not list tools") || strings.Contains(r.stderr, "s3cr3t") {
+			t.Fatalf("-H %q: exit %d, stderr %q", header, r.code, r.stderr)
+		}
 	}
 }

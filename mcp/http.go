@@ -42,6 +42,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/redact"
 )
 
 // HTTP transport modes.
@@ -540,6 +541,19 @@ func unwrapURLError(err error) error {
 // a 403 about credentials, a JSON-RPC error body passed through as such,
 // else a *TransportError.
 
+// sentCredentials reports whether a request carried credentials: an
+// Authorization header, or a header of the user's whose name marks a
+// secret (an API key, a token). The protocol's own Mcp-* headers (a
+// session id among them) are none.
+func sentCredentials(h http.Header) bool {
+	for name := range h {
+		if strings.EqualFold(name, "Authorization") || redact.Name(name) && !strings.HasPrefix(strings.ToLower(name), "mcp-") {
+			return true
+		}
+	}
+	return false
+}
+
 // oddAnswer marks an HTTP answer that came from the server but holds no
 // JSON-RPC response to the request: to the era probe, the answer of a
 // server that is not a modern one.
@@ -559,7 +573,7 @@ func statusError(resp *http.Response, o outgoing) error {
 	// refuses the ones sent. Without either it refuses for reasons of its
 	// own (a Host or origin check, a forbidden path), which its body says.
 	if resp.StatusCode == http.StatusUnauthorized ||
-		resp.StatusCode == http.StatusForbidden && (len(challenge) > 0 || resp.Request.Header.Get("Authorization") != "") {
+		resp.StatusCode == http.StatusForbidden && (len(challenge) > 0 || sentCredentials(resp.Request.Header)) {
 		return &AuthError{Status: resp.StatusCode, Challenge: challenge, URL: displayURL(resp.Request.URL), Reason: detail}
 	}
 	what := resp.Request.Method

@@ -66,9 +66,11 @@ const DefaultDiscoverWait = 5 * time.Second
 // sends a ping (allowed before initialize in every version): a server that
 // answers the ping but not the server/discover sent before it is up and
 // ignoring the probe, as some servers of the initialize era do with
-// requests before initialize, and only then does initialize go out. The
-// probe stays pending: a modern answer that arrives before initialize's is
-// still taken. The reader delivers responses in the order they arrive, so
+// requests before initialize, and initialize goes out. So it does after
+// twice that wait again with no answer at all, for a server that answers
+// nothing before initialize, not even ping. The probe stays pending: a
+// modern answer that arrives before initialize's is still taken, and a
+// server that reads its input in order answers the probe first. The reader delivers responses in the order they arrive, so
 // each decision first looks whether server/discover's response came
 // before the one that prompted it. The outcome depends on what the server
 // answers and in what order, never on how long it takes to start; ctx
@@ -126,6 +128,7 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	var pinged, initialized <-chan message
+	pingSent := false
 	for {
 		select {
 		case m := <-disc.ch:
@@ -138,19 +141,37 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 				// answer say nothing about the probe's.
 				continue
 			}
-			if ping, err = s.begin(pctx, "ping", nil); err == nil {
-				pinged = ping.ch
+			if !pingSent {
+				pingSent = true
+				if ping, err = s.begin(pctx, "ping", nil); err == nil {
+					pinged = ping.ch
+				}
+				timer.Reset(2 * wait)
+				continue
+			}
+			// Silence still, even to the ping: perhaps a server of the
+			// initialize era that answers nothing before initialize, or
+			// one still starting. initialize goes out; a server that
+			// reads its input in order answers the probe first if it can,
+			// and that answer is still taken.
+			if init == nil {
+				if init, err = fallBack(pctx, s, initParams); err != nil {
+					return nil, nil, true, err
+				}
+				initialized = init.ch
 			}
 		case m := <-pinged:
+			// Any answer to the ping, even one that cannot be read, shows
+			// the server up.
 			pinged = nil
-			_, perr := ping.take(pctx, m)
+			ping.take(pctx, m)
 			ping = nil
 			select {
 			case m := <-disc.ch:
 				return decide(m) // it came first
 			default:
 			}
-			if serverAnswered(perr) {
+			if init == nil {
 				if init, err = fallBack(pctx, s, initParams); err != nil {
 					return nil, nil, true, err
 				}
@@ -187,15 +208,6 @@ func fallBack(ctx context.Context, s *Session, params json.RawMessage) (*request
 		v.SetProtocolVersion("") // initialize goes out without a version header
 	}
 	return s.begin(ctx, "initialize", params)
-}
-
-// serverAnswered reports whether a request's outcome came from the server:
-// a result, a JSON-RPC error, or an HTTP status, rather than the
-// connection's end or the caller giving up.
-func serverAnswered(err error) bool {
-	var ce *CallError
-	var se *StatusError
-	return err == nil || errors.As(err, &ce) || errors.As(err, &se)
 }
 
 // legacyAnswer reports whether the probe's failure err says "a server of

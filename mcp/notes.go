@@ -77,14 +77,16 @@ func newNoteQueue() noteQueue {
 
 // push queues a notification; key names what it supersedes
 // (supersedeKey). A full queue takes it in place of the last item with the
-// same key, or drops it.
+// same key when the bytes allow, or drops it.
 func (q *noteQueue) push(m message, key string) {
 	q.mu.Lock()
 	full := q.live >= maxQueuedNotes || q.live > 0 && q.bytes+len(m.Params) > maxQueuedBytes
 	old, supersedes := q.latest[key]
 	switch {
 	case !full:
-	case key != "" && supersedes:
+	case key != "" && supersedes && q.bytes-len(q.items[old].params)+len(m.Params) <= maxQueuedBytes:
+		// It takes the place of the one it supersedes, if the bytes allow:
+		// a larger one must not grow the queue past its bound.
 		q.kill(old)
 	default:
 		q.drop(m.Method)

@@ -154,3 +154,25 @@ func TestSupersedeKey(t *testing.T) {
 		}
 	}
 }
+
+// A notification that supersedes a queued one takes its place only if the
+// queue's bytes allow: progress resent larger for each of many tokens must
+// not grow a full queue past its bound.
+func TestSupersedingKeepsTheByteBound(t *testing.T) {
+	q := newNoteQueue()
+	progress := func(token, pad int) (message, string) {
+		params := json.RawMessage(fmt.Sprintf(`{"progressToken":%d,"progress":1,"pad":%q}`, token, strings.Repeat("x", pad)))
+		return message{Method: "notifications/progress", Params: params}, supersedeKey("notifications/progress", params)
+	}
+	for i := range 1000 {
+		q.push(progress(i, 0))
+	}
+	filler := json.RawMessage(`{"data":"` + strings.Repeat("y", maxQueuedBytes) + `"}`)
+	q.push(message{Method: "notifications/message", Params: filler}, "")
+	for i := range 1000 {
+		q.push(progress(i, 64<<10))
+	}
+	if q.bytes > maxQueuedBytes+len(filler) {
+		t.Errorf("the queue holds %d bytes, bound %d", q.bytes, maxQueuedBytes)
+	}
+}

@@ -148,3 +148,24 @@ func TestProbeMessagesOverHTTP(t *testing.T) {
 		t.Errorf("auto, HTTP 500: %v; want a transport error quoting the server, without server/discover", err)
 	}
 }
+
+// A server that answers nothing before initialize, not even ping, gets
+// initialize after a longer silence; the probe stays pending, and a modern
+// answer that comes first is still taken.
+func TestProbeSilenceToThePing(t *testing.T) {
+	for _, modern := range []bool{false, true} {
+		s, m := newTestSession(t, SessionOptions{})
+		init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), Probe: true, DiscoverWait: time.Millisecond})
+		disc, ping, ini := m.nextMsg(t), m.nextMsg(t), m.nextMsg(t)
+		if disc.Method != "server/discover" || ping.Method != "ping" || ini.Method != "initialize" {
+			t.Fatalf("sent %s, %s, %s; want server/discover, ping, initialize", disc.Method, ping.Method, ini.Method)
+		}
+		if modern {
+			m.send(t, `{"jsonrpc":"2.0","id":`+string(disc.ID)+`,"result":`+discovered+`}`)
+		}
+		m.send(t, `{"jsonrpc":"2.0","id":`+string(ini.ID)+`,"result":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+		if r := waitFor(t, init); r.err != nil || r.c.Modern() != modern {
+			t.Fatalf("probe answered %v: Initialize = %v, modern %v", modern, r.err, r.c != nil && r.c.Modern())
+		}
+	}
+}

@@ -382,6 +382,15 @@ func (t *CommandTransport) copyStderr(r *os.File) {
 // the pipe's deadline fires and the half-written message leaves the
 // connection unusable, so stdin is closed.
 func (t *CommandTransport) Write(ctx context.Context, msg []byte) error {
+	err := t.write(ctx, msg)
+	if err == errBrokenPipe {
+		return t.stoppedReading(ctx) // stdin let go: a wait here blocks no other writer
+	}
+	return err
+}
+
+// write is Write while holding stdin.
+func (t *CommandTransport) write(ctx context.Context, msg []byte) error {
 	select {
 	case t.omu <- struct{}{}:
 		defer func() { <-t.omu }()
@@ -413,18 +422,43 @@ func (t *CommandTransport) Write(ctx context.Context, msg []byte) error {
 			return context.Cause(ctx)
 		}
 		if oserr.BrokenPipe(err) {
-			// The server is gone. What it wrote before it went is read
-			// first, so that its warnings are not lost to this error;
-			// the read ends within ExitDrain once the server has exited.
-			select {
-			case <-t.readDone:
-			case <-time.After(t.opts.ExitDrain + time.Second):
-			}
-			return t.endError(io.EOF) // say how it ended
+			return errBrokenPipe
 		}
 		return &TransportError{Op: "write to server", Err: err}
 	}
 	return nil
+}
+
+// errBrokenPipe is write's word for a server that no longer reads its stdin;
+// Write says why once it has let go of stdin.
+var errBrokenPipe = errors.New("broken pipe")
+
+// stoppedReading says why the server no longer reads its stdin: it exited
+// (how, with the tail of its stderr), or it closed its stdin and runs on.
+// What the server wrote before it went is read first, so that its
+// warnings are not lost to this error: the read ends within ExitDrain once
+// the server has exited. The wait ends with ctx.
+func (t *CommandTransport) stoppedReading(ctx context.Context) error {
+	select {
+	case <-t.readDone:
+	case <-t.exited:
+		select {
+		case <-t.readDone:
+		case <-ctx.Done():
+		case <-time.After(t.opts.ExitDrain + time.Second):
+		}
+	case <-ctx.Done():
+	case <-time.After(t.opts.ExitDrain + time.Second):
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	select {
+	case <-t.exited:
+		return &TransportError{Op: "server " + describeExit(t.waitErr), StderrTail: t.stderrTail()}
+	default:
+		return &TransportError{Op: "server closed its stdin", StderrTail: t.stderrTail()}
+	}
 }
 
 // writeMessage writes msg in the server's framing; omu must be held. Until

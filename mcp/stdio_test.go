@@ -229,6 +229,37 @@ func TestCommandWriteAfterExit(t *testing.T) {
 	}
 }
 
+// A server that closes its stdin and runs on is said to have done so, not
+// to have closed its stdout; the wait for its last output is bounded by
+// ExitDrain, and ends sooner with the writer's context.
+func TestCommandWriteToClosedStdin(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		drain time.Duration
+		ctx   func() (context.Context, context.CancelFunc)
+		want  string
+	}{
+		{"no deadline", 10 * time.Millisecond, func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }, "server closed its stdin"},
+		{"a deadline", time.Hour, func() (context.Context, context.CancelFunc) {
+			return context.WithTimeoutCause(context.Background(), 50*time.Millisecond, errors.New("the caller's deadline"))
+		}, "the caller's deadline"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := startSh(t, `exec 0<&-; echo '{"closed":true}'; exec sleep 60`, CommandOptions{ExitDrain: tt.drain})
+			if m, err := tr.Read(); err != nil || string(m) != `{"closed":true}` {
+				t.Fatalf("Read = %s, %v", m, err)
+			}
+			ctx, cancel := tt.ctx()
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- tr.Write(ctx, []byte(`{"jsonrpc":"2.0","method":"x"}`)) }()
+			if err := waitFor(t, done); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Write = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
 // A write blocked on a server that stopped reading ends when its context
 // does. The server reads the first 64 KiB of the message, says so, and
 // reads no more: the context is cancelled only then, once the write is
