@@ -183,9 +183,7 @@ func (c *testCmd) resolve(files []*testfile.File, global []string, env connect.E
 		flags, explicit, err := parseSessionFlags(append(slices.Clone(global), f.Server.Words...))
 		var settings *connect.Settings
 		if err == nil {
-			fenv := env
-			fenv.Cwd = f.Dir
-			settings, err = connect.Resolve(flags, explicit, f.Server.Command, fenv, logger)
+			settings, err = connect.Resolve(flags, explicit, f.Server.Command, fileEnv(env, f), logger)
 		}
 		if err != nil {
 			at := f.Server.At

@@ -74,3 +74,44 @@ func TestTestFilesMustBeRegular(t *testing.T) {
 		})
 	}
 }
+
+// The files a test file's server section names are read when its session
+// opens, as the file was checked: a regular file, opened without
+// blocking, and never through a link put in its place since. Here the
+// first file's server swaps the second's answers for a link out of the
+// tree before the second opens its session.
+func TestTestServerFilesReadSafely(t *testing.T) {
+	t.Parallel()
+	t.Run("answers a FIFO", func(t *testing.T) {
+		t.Parallel()
+		w, dir := testWorld(t, map[string]string{"t.yaml": demoServer + "  answers: a.json\nsteps:\n  - ping:\n"})
+		feedFIFO(t, filepath.Join(dir, "a.json"), "{}")
+		r := w.mcpv(t, "", "test", "t.yaml")
+		if r.code != exitUsage || !strings.Contains(r.stdout+r.stderr, "--answers: not a regular file but a named pipe") {
+			t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+	})
+	t.Run("answers swapped for a link", func(t *testing.T) {
+		t.Parallel()
+		outside := filepath.Join(t.TempDir(), "answers.json")
+		os.WriteFile(outside, []byte(`{"secret":"from outside"}`), 0o644)
+		swap := "server:\n  command: [sh, -c, 'rm -f a.json && ln -s " + outside + " a.json && exec \"$0\"', \"${TEST_BINARY}\"]\n  env: {MCPV_DEMO: \"1\"}\nsteps:\n  - ping:\n"
+		w, dir := testWorld(t, map[string]string{"1.yaml": swap, "2.yaml": demoServer + "  answers: a.json\nsteps:\n  - ping:\n", "a.json": "{}"})
+		r := w.mcpv(t, "", "test", "--parallel=1", "1.yaml", "2.yaml")
+		if fi, err := os.Lstat(filepath.Join(dir, "a.json")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("the first file's server did not swap a.json: %v", err)
+		}
+		if r.code != exitUsage || !strings.Contains(r.stdout+r.stderr, "a.json is a symbolic link, which is not followed") {
+			t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+	})
+	t.Run("header @FIFO on the command line", func(t *testing.T) {
+		t.Parallel()
+		w, dir := testWorld(t, nil)
+		feedFIFO(t, filepath.Join(dir, "h.txt"), "X-A: b\n")
+		r := w.mcpv(t, "", "ping", "--header", "@h.txt", "--url", "http://127.0.0.1:1/")
+		if want := "mcpv: --header: not a regular file but a named pipe (see mcpv --help)\n"; r.code != exitUsage || r.stderr != want {
+			t.Errorf("exit %d, stderr %q; want exit 2, %q", r.code, r.stderr, want)
+		}
+	})
+}

@@ -31,12 +31,19 @@ type testSession struct {
 	closers []func() error
 }
 
+// fileEnv is env as a test file's server sees it: from the file's
+// directory, reading the files its section names through the file's tree.
+func fileEnv(env connect.Env, f *testfile.File) connect.Env {
+	env.Cwd = f.Dir
+	env.ReadFile = f.Server.ReadFile
+	return env
+}
+
 // openTestSession makes the session of a file whose server is settings
 // (opened on its first use).
 func openTestSession(env connect.Env, groups *mcp.ProcessGroups, f *testfile.File, settings *connect.Settings) func(*redact.Scrubber, *slog.Logger) (testrun.Session, error) {
 	return func(stderr *redact.Scrubber, log *slog.Logger) (testrun.Session, error) {
-		fenv := env
-		fenv.Cwd = f.Dir
+		fenv := fileEnv(env, f)
 		t := &testSession{lines: &lineParser{environ: env.Environ, lines: map[string]*parsedLine{}}}
 		var events *connect.EventLog
 		if path := settings.Answers.Events; path != "" {

@@ -73,3 +73,32 @@ func TestTestUntrustedNameEscaped(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// In mcpv-tests itself, a file named as "a.yaml" is still one mcpv test
+// finds by itself: trust records it as a test file, and a later mcpv test
+// from the parent directory runs it.
+func TestTrustTestFileFromItsDirectory(t *testing.T) {
+	t.Parallel()
+	ping := demoServer + "steps:\n  - ping:\n"
+	w, dir := testWorld(t, map[string]string{})
+	tests := filepath.Join(dir, testfile.Dir)
+	if err := os.Mkdir(tests, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tests, "a.yaml"), []byte(ping), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.env.Cwd = tests
+	r := w.mcpv(t, "", "trust", "a.yaml")
+	var rec struct {
+		File string
+		Test bool
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rec); r.code != 0 || err != nil || rec.File != filepath.Join(tests, "a.yaml") || !rec.Test {
+		t.Fatalf("trust: exit %d, stderr %q, stdout %q", r.code, r.stderr, r.stdout)
+	}
+	w.env.Cwd = dir
+	if r := w.mcpv(t, "", "test"); r.code != 0 || !strings.Contains(r.stdout, "(1 file") {
+		t.Errorf("trusted: exit %d, stderr %q:\n%s", r.code, r.stderr, r.stdout)
+	}
+}

@@ -46,7 +46,9 @@ func (c *trustCmd) Run(out *console, env connect.Env) error {
 	}
 	store := env.TrustStore()
 	for _, p := range files {
-		if !c.Revoke && testfile.Findable(p) {
+		// Findable looks at the directory's name: mcpv-tests/a.yaml named
+		// as a.yaml from inside mcpv-tests is a test file all the same.
+		if !c.Revoke && testfile.Findable(trustPath(env, p)) {
 			if err := trustTestFile(out, env, store, p); err != nil {
 				return err
 			}

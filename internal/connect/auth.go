@@ -4,7 +4,6 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"net/http"
-	"os"
 	"strings"
 
 	"github.com/mcpv/mcpv/oauth"
@@ -84,7 +83,7 @@ func oauthManager(s *Settings, plain *http.Client, mode string, env Env, h Hooks
 		DPoP:              a.DPoP,
 	}
 	if a.ClientKey != "" {
-		key, err := readClientKey(env.Path(a.ClientKey))
+		key, err := readClientKey(env, env.Path(a.ClientKey))
 		if err != nil {
 			return nil, err
 		}
@@ -107,8 +106,8 @@ func oauthManager(s *Settings, plain *http.Client, mode string, env Env, h Hooks
 	return oauth.NewManager(opts, plain.Transport)
 }
 
-func readClientKey(path string) (*ecdsa.PrivateKey, error) {
-	data, err := os.ReadFile(path)
+func readClientKey(env Env, path string) (*ecdsa.PrivateKey, error) {
+	data, err := env.readFile(path)
 	if err != nil {
 		return nil, Usagef("--client-key: %v", err)
 	}

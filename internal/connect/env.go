@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/oauth"
 	"github.com/mcpv/mcpv/trust"
 )
@@ -19,6 +20,10 @@ type Env struct {
 	Environ []string // KEY=VALUE; a later entry for a key wins
 	Cwd     string   // absolute
 	GOOS    string
+	// ReadFile reads a file a flag names (--answers, --client-key, @FILE
+	// of --header and of the secrets); nil is safefile.Read. A test
+	// file's server reads the files its section names through its tree.
+	ReadFile func(path string) ([]byte, error)
 }
 
 // System is the process's own Env.
@@ -62,6 +67,17 @@ func (e Env) Path(p string) string {
 		return p
 	}
 	return filepath.Join(e.Cwd, p)
+}
+
+// readFile reads a file a flag names, by ReadFile or else by
+// safefile.Read's rule: a regular file, opened without blocking, bounded,
+// so that a FIFO or /dev/zero named by mistake neither hangs mcpv nor
+// fills its memory.
+func (e Env) readFile(path string) ([]byte, error) {
+	if e.ReadFile != nil {
+		return e.ReadFile(path)
+	}
+	return safefile.Read(path)
 }
 
 // Config is what the config lookup may know, with --config as flag.

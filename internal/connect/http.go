@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
+
+	"github.com/mcpv/mcpv/internal/safefile"
 )
 
 // httpClient is the client every HTTP request goes through: the system's
@@ -17,7 +18,7 @@ import (
 func httpClient(cacert, userAgent string) (*http.Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	if cacert != "" {
-		pem, err := os.ReadFile(cacert)
+		pem, err := safefile.Read(cacert)
 		if err != nil {
 			return nil, Usagef("--cacert: %v", err)
 		}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -234,7 +233,7 @@ func readHeaders(flags []string, env Env) ([][2]string, error) {
 	for _, f := range flags {
 		lines := []string{f}
 		if path, ok := strings.CutPrefix(f, "@"); ok {
-			data, err := os.ReadFile(env.Path(path))
+			data, err := env.readFile(env.Path(path))
 			if err != nil {
 				return nil, Usagef("--header: %v", err)
 			}
@@ -280,7 +279,7 @@ func clipSecret(s string) string {
 // variable.
 func secretFlag(name, value, envName string, env Env) (string, error) {
 	if path, ok := strings.CutPrefix(value, "@"); ok {
-		data, err := os.ReadFile(env.Path(path))
+		data, err := env.readFile(env.Path(path))
 		if err != nil {
 			return "", Usagef("%s: %v", name, err)
 		}

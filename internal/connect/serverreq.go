@@ -104,7 +104,7 @@ func elicitation(s *Settings, env Env, h Hooks) (*elicit.Options, error) {
 		o.Answers[k] = v
 	}
 	if f := s.Answers.AnswersFile; f != "" {
-		data, err := os.ReadFile(env.Path(f))
+		data, err := env.readFile(env.Path(f))
 		if err != nil {
 			return nil, Usagef("--answers: %v", err)
 		}

@@ -70,7 +70,7 @@ func Compile(doc []byte) (*Schema, error) {
 	for _, n := range c.nodes {
 		dynamic = dynamic || n.recursiveRef != nil || n.dynamicRef != nil
 	}
-	return &Schema{root: n, tracked: c.tracked, dynamic: dynamic, size: len(doc), nodes: len(c.nodes)}, nil
+	return &Schema{root: n, tracked: c.tracked, dynamic: dynamic, nodes: len(c.nodes)}, nil
 }
 
 type compiler struct {

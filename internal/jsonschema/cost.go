@@ -3,26 +3,32 @@ package jsonschema
 import (
 	"context"
 	"fmt"
+	"math"
 )
 
 // Bounding the cost of a validation.
-//
-// A validation first runs plainly, as long as it applies no more schemas
-// to values than 8 per subschema per value (and a thousand more): what a
-// schema that reaches no subschema twice at one place in the value needs.
-// Past that, it starts again, keeping verdicts. Most validations never get
-// there, and keep nothing: a 100 MB result checked against a schema with
-// a shared definition holds no verdict per item.
 //
 // A schema can apply the same subschema to the same value many times:
 // every $ref, $dynamicRef and $recursiveRef to one definition, and every
 // level of a chain of anyOf, allOf, oneOf or not whose branches refer to
 // the level below. Forty such levels of two references each are 2 KB of
-// schema and 2^40 paths. So the verdict of each subschema with children
-// (and of each reference target) on each value is kept for the rest of the
-// validation, both passes: the first time costs the walk, every later time
-// one lookup. The number of walks is then at most the number of subschemas
-// times the number of values, whatever the shape of the schema.
+// schema and 2^40 paths. So the verdicts on a value that has been visited
+// often are kept: each value counts the schemas applied to it, and past
+// 2 per subschema of the schema (and 64 more: what the quiet and the
+// telling pass of a schema that reaches no subschema twice at one place
+// need), the verdict of each subschema with children (and of each
+// reference target) on that value is kept for the rest of the validation,
+// both passes: the first time costs the walk, every later time one lookup.
+// The walks at one value are then at most that allowance plus the number
+// of subschemas, whatever the shape of the schema; the count is the
+// value's own, so one value visited exponentially often costs no other
+// value its allowance. Most values are never visited that often, and keep
+// nothing: a 100 MB result checked against a schema with a shared
+// definition holds no verdict per item.
+//
+// The kept verdicts are bounded too, to maxKept bytes: a schema that makes
+// every one of many values costly ends with a *CostError rather than
+// holding gigabytes.
 //
 // One verdict cannot be kept: one reached through a reference that leads
 // back, without moving into the value, to a subschema still being
@@ -31,8 +37,8 @@ import (
 // subschema and the value alone. Such verdicts are computed again each
 // time; a schema built to make that exponential runs into redoBudget, and
 // the validation ends with a *CostError rather than running on. So does
-// any validation past 16 steps per byte of schema per byte of value, a
-// backstop far above what the memo allows an honest schema to cost.
+// any validation past maxSteps steps, a backstop far above what the memo
+// allows an honest schema to cost on any value mcpv reads.
 //
 // The dynamic scope decides $recursiveRef and $dynamicRef: in a schema
 // that uses them, a verdict is kept per scope signature (see enter), the
@@ -53,33 +59,33 @@ const (
 	// redoBudget is how many steps may be spent checking again verdicts
 	// that could not be kept (about 0.1 s).
 	redoBudget = 1 << 20
+	// maxSteps is how many steps one validation may take in all, whatever
+	// the sizes of the schema and the value (about a minute): an honest
+	// schema takes about one step per subschema per value, and mcpv reads
+	// no value of more than a few million values.
+	maxSteps = 1 << 30
+	// maxKept bounds the bytes of kept verdicts (keptBytes each, and their
+	// marks).
+	maxKept = 64 << 20
+	// keptBytes is about what one kept verdict costs: its map entry, the
+	// verdict and the allocations behind them.
+	keptBytes = 112
 	// ctxEvery is how many steps pass between looks at the context.
 	ctxEvery = 1 << 10
 )
 
 // run is the state that the two passes of one validation share.
 type run struct {
-	ctx    context.Context
-	steps  int64
-	calls  int64 // schemas applied to values
-	plain  int64 // without keeping verdicts: the calls allowed, 0 for no limit
-	redo   int64 // steps taken inside a check done again
-	budget int64 // all the steps this validation may take
-	look   int64 // the step count at which to look at the context next
-	stop   error // errKeep, a *CostError, or the context's cause: the run ends
-	keep   bool  // verdicts are kept
-	memo   map[memoKey]*verdict
-	sigs   map[sigKey]int // scope signatures, interned
+	ctx   context.Context
+	steps int64
+	redo  int64  // steps taken inside a check done again
+	often uint32 // the schemas applied to one value past which its verdicts are kept
+	look  int64  // the step count at which to look at the context next
+	stop  error  // a *CostError, or the context's cause: the run ends
+	memo  map[memoKey]*verdict
+	kept  int64          // the bytes of memo, about
+	sigs  map[sigKey]int // scope signatures, interned
 }
-
-// errKeep ends a run that does not keep verdicts and has applied more
-// schemas to values than a schema with no subschema reached twice can:
-// the validation starts again, keeping them.
-const errKeep = keepError("keep verdicts")
-
-type keepError string
-
-func (e keepError) Error() string { return string(e) }
 
 type memoKey struct {
 	n   *node
@@ -99,23 +105,9 @@ type sigKey struct {
 	res    *resource
 }
 
-// newRun starts a validation: keeping verdicts or not, for a schema of
-// nodes subschemas in schemaSize bytes and a value of values values in
-// valueSize bytes.
-func newRun(ctx context.Context, keep bool, nodes, values, schemaSize, valueSize int) *run {
-	r := &run{ctx: ctx, keep: keep, budget: redoBudget + product(16, schemaSize, valueSize)}
-	if !keep {
-		r.plain = 1024 + product(8, nodes, values)
-	}
-	return r
-}
-
-// product is k*a*b, or a very large number when that overflows.
-func product(k, a, b int) int64 {
-	if a > 0 && b > 0 && int64(a) > (1<<60)/int64(k)/int64(b) {
-		return 1 << 60
-	}
-	return int64(k) * int64(a) * int64(b)
+// newRun starts a validation against a schema of nodes subschemas.
+func newRun(ctx context.Context, nodes int) *run {
+	return &run{ctx: ctx, often: uint32(min(2*int64(nodes)+64, math.MaxUint32-1))}
 }
 
 // step counts the steps of checking one schema (one, and one for each
@@ -129,14 +121,11 @@ func (r *run) step(n *node, redoing bool) bool {
 		cost += int64(len(n.enum.arr))
 	}
 	r.steps += cost
-	r.calls++
 	if redoing {
 		r.redo += cost
 	}
 	switch {
-	case r.plain > 0 && r.calls > r.plain:
-		r.stop = errKeep
-	case r.redo > redoBudget || r.steps > r.budget:
+	case r.redo > redoBudget || r.steps > maxSteps:
 		r.stop = &CostError{Steps: r.steps}
 	case r.steps >= r.look:
 		r.look = r.steps + ctxEvery
@@ -148,12 +137,15 @@ func (r *run) step(n *node, redoing bool) bool {
 }
 
 // validate checks v against n as check does, keeping the verdict of a
-// subschema worth keeping and taking a kept one.
+// subschema worth keeping on a value visited often, and taking a kept one.
 func (vd *validator) validate(n *node, v *value, ev *evaluated, via string) *ValidationError {
 	if vd.run.step(n, vd.redoing > 0) {
 		return vd.fail("", func() string { return "stopped" })
 	}
-	if !vd.run.keep || !n.shared || n.empty || n.never {
+	if v.visits <= vd.run.often {
+		v.visits++
+	}
+	if v.visits <= vd.run.often || !n.shared || n.empty || n.never {
 		return vd.check(n, v, ev, via)
 	}
 	key := memoKey{n, v, vd.sig()}
@@ -193,11 +185,22 @@ func (vd *validator) validate(n *node, v *value, ev *evaluated, via string) *Val
 	return err
 }
 
+// keep keeps a verdict, unless the run has ended or the verdicts kept
+// would pass maxKept bytes: that ends it with a *CostError.
 func (vd *validator) keep(k memoKey, v *verdict) {
-	if vd.run.memo == nil {
-		vd.run.memo = map[memoKey]*verdict{}
+	r := vd.run
+	size := keptBytes + int64(len(v.marks))
+	switch {
+	case r.stop != nil:
+		return
+	case r.kept+size > maxKept:
+		r.stop = &CostError{Steps: r.steps}
+		return
+	case r.memo == nil:
+		r.memo = map[memoKey]*verdict{}
 	}
-	vd.run.memo[k] = v
+	r.memo[k] = v
+	r.kept += size
 }
 
 func marksOf(e *evaluated) []bool {

@@ -149,13 +149,71 @@ func TestLoopingSchemaEndsWithCostError(t *testing.T) {
 func TestOrdinaryChecksKeepNothing(t *testing.T) {
 	s := mustCompile(t, `{"type":"array","items":{"$ref":"#/$defs/i"},"$defs":{"i":{"type":"object","properties":{"a":{"$ref":"#/$defs/s"},"b":{"$ref":"#/$defs/s"}}},"s":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`)
 	value := "[" + strings.TrimSuffix(strings.Repeat(`{"a":"x","b":null},`, 10000), ",") + "]"
-	v, count, err := parseCount([]byte(value))
+	v, err := parse([]byte(value))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newRun(t.Context(), false, s.nodes, count, s.size, len(value))
+	r := newRun(t.Context(), s.nodes)
 	if err := s.run(r, &v); err != nil || r.memo != nil {
 		t.Errorf("%v, %d verdicts kept", err, len(r.memo))
+	}
+}
+
+// itemsChain is an anyOf chain of n levels used as an array's items,
+// beside strings: an integer item passes on the first path, a string item
+// fails all 2^n of them before the string branch takes it.
+func itemsChain(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"$defs":{"d0":{"type":"integer"}`)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, `,"d%d":{"anyOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, i-1, i-1)
+	}
+	fmt.Fprintf(&b, `},"type":"array","items":{"anyOf":[{"$ref":"#/$defs/d%d"},{"type":"string"}]}}`, n)
+	return b.String()
+}
+
+// items is a JSON array of first and then n-1 times rest.
+func items(first, rest string, n int) string {
+	return "[" + first + strings.Repeat(","+rest, n-1) + "]"
+}
+
+// One costly item costs no other item its allowance: verdicts are kept on
+// the value visited often, the string, and nowhere else, and the many
+// integers cost their plain walk each.
+func TestOneCostlyItemKeepsVerdictsOnItsOwn(t *testing.T) {
+	s := mustCompile(t, itemsChain(40))
+	const n = 40000
+	v, err := parse([]byte(items(`"s"`, "1", n)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRun(t.Context(), s.nodes)
+	if err := s.run(r, &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.memo) > s.nodes || r.steps > 100*n { // about two steps a level for an integer
+		t.Errorf("%d verdicts kept (the schema has %d subschemas), %d steps for %d items", len(r.memo), s.nodes, r.steps, n)
+	}
+}
+
+// A value whose every item is costly keeps verdicts on each, up to
+// maxKept bytes: then the check ends with a *CostError, having held no
+// more.
+func TestManyCostlyItemsEndWithCostError(t *testing.T) {
+	s := mustCompile(t, itemsChain(40))
+	v, err := parse([]byte(items(`"s"`, `"s"`, 20000)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRun(t.Context(), s.nodes)
+	err = s.run(r, &v)
+	var ce *CostError
+	if !errors.As(err, &ce) || r.kept > maxKept {
+		t.Errorf("%v, want a *CostError; %d bytes of verdicts kept", err, r.kept)
+	}
+	few := mustCompile(t, itemsChain(40))
+	if err := few.Validate([]byte(items(`"s"`, `"s"`, 100))); err != nil {
+		t.Errorf("a hundred strings: %v", err)
 	}
 }
 
@@ -173,6 +231,27 @@ func BenchmarkCostly(b *testing.B) {
 			}
 		})
 	}
+	b.Run("items-one-string-then-40k-integers", func(b *testing.B) {
+		s := mustCompile(b, itemsChain(40))
+		value := []byte(items(`"s"`, "1", 40000))
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := s.Validate(value); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("items-100k-strings-to-cost-error", func(b *testing.B) {
+		s := mustCompile(b, itemsChain(40))
+		value := []byte(items(`"s"`, `"s"`, 100000))
+		b.ReportAllocs()
+		for b.Loop() {
+			var ce *CostError
+			if !errors.As(s.Validate(value), &ce) {
+				b.Fatal("no cost error")
+			}
+		}
+	})
 	b.Run("loop-to-cost-error", func(b *testing.B) {
 		s := mustCompile(b, loopChain(40))
 		b.ReportAllocs()

@@ -12,7 +12,6 @@ type Schema struct {
 	// keep track of which members and items were evaluated.
 	tracked bool
 	dynamic bool // some schema has $recursiveRef or $dynamicRef
-	size    int  // the document's length, for the cost bound
 	nodes   int  // how many schemas it holds
 }
 

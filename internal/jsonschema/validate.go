@@ -31,15 +31,11 @@ func (s *Schema) Validate(instance []byte) error {
 // ValidateContext is Validate, ending early with the cause of ctx when ctx
 // ends, or with a *CostError when the check would take too long.
 func (s *Schema) ValidateContext(ctx context.Context, instance []byte) error {
-	v, count, err := parseCount(instance)
+	v, err := parse(instance)
 	if err != nil {
 		return err
 	}
-	err = s.run(newRun(ctx, false, s.nodes, count, s.size, len(instance)), &v)
-	if err == errKeep {
-		err = s.run(newRun(ctx, true, s.nodes, count, s.size, len(instance)), &v)
-	}
-	return err
+	return s.run(newRun(ctx, s.nodes), &v)
 }
 
 // run validates v in run r.

@@ -26,10 +26,11 @@ const (
 // value, as encoding/json keeps the last), and numbers keep their text, so
 // that no precision is lost on the way to a comparison.
 type value struct {
-	kind kind
-	str  string   // a string's text, or a number's literal
-	arr  []value  // an array's elements
-	obj  []member // an object's members
+	kind   kind
+	visits uint32   // schemas applied to it in a validation, up to run.often+1
+	str    string   // a string's text, or a number's literal
+	arr    []value  // an array's elements
+	obj    []member // an object's members
 }
 
 type member struct {
@@ -82,30 +83,22 @@ func (e *SyntaxError) Error() string {
 
 // parse decodes one JSON value (with optional white space around it).
 func parse(data []byte) (value, error) {
-	v, _, err := parseCount(data)
-	return v, err
-}
-
-// parseCount is parse, also counting the values (members, items and the
-// value itself).
-func parseCount(data []byte) (value, int, error) {
 	p := parser{data: data}
 	p.space()
 	v, err := p.value(0)
 	if err != nil {
-		return value{}, 0, err
+		return value{}, err
 	}
 	p.space()
 	if p.i < len(p.data) {
-		return value{}, 0, p.fail("data after the value")
+		return value{}, p.fail("data after the value")
 	}
-	return v, p.count, nil
+	return v, nil
 }
 
 type parser struct {
-	data  []byte
-	i     int
-	count int // values read
+	data []byte
+	i    int
 }
 
 func (p *parser) fail(format string, args ...any) error {
@@ -124,7 +117,6 @@ func (p *parser) space() {
 }
 
 func (p *parser) value(depth int) (value, error) {
-	p.count++
 	if p.i >= len(p.data) {
 		return value{}, p.fail("unexpected end of JSON")
 	}

@@ -115,7 +115,7 @@ tool "search" inputSchema.properties.mode.enum: enum value "fast" removed (break
 			if err != nil {
 				t.Fatal(err)
 			}
-			f := CheckResult(tool, res)
+			f := CheckResult(t.Context(), tool, res)
 			if len(f) != 1 || f[0].Rule != RuleStructuredResult || !strings.HasPrefix(f[0].Message, `structuredContent at /count breaks "type": `) {
 				t.Errorf("CheckResult(report) = %v", f)
 			}

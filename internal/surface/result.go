@@ -16,8 +16,10 @@ import (
 // schema (server/tools, "Output Schema": servers MUST provide structured
 // results that conform to it; an isError result reports a failure
 // instead). A violation names its pointer into structuredContent and the
-// schema keyword it breaks. No outputSchema, no findings.
-func CheckResult(tool json.RawMessage, result json.RawMessage) []Finding {
+// schema keyword it breaks. No outputSchema, no findings. A check too
+// costly to finish is a warning, as mcpv call gives; one ctx ended says
+// so.
+func CheckResult(ctx context.Context, tool json.RawMessage, result json.RawMessage) []Finding {
 	t := members(tool)
 	obj := "tool"
 	if name, ok := stringOf(t["name"]); ok {
@@ -42,16 +44,21 @@ func CheckResult(tool json.RawMessage, result json.RawMessage) []Finding {
 	if !ok {
 		return fail(RuleStructuredResult, SeverityError, "the result has no structuredContent, though the tool has an outputSchema")
 	}
-	ctx := context.Background()
 	v, problem, severity := compileSchema(ctx, "outputSchema", schema)
+	if ctx.Err() != nil {
+		return fail(RuleStructuredResult, SeverityError, "structuredContent is not checked: %s", safetext.Line(context.Cause(ctx).Error()))
+	}
 	if v == nil {
 		return fail(RuleOutputSchema, severity, "%s", problem)
 	}
 	err := v.Validate(ctx, content)
 	var violation *toolargs.Violation
+	var cost *toolargs.CostError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &cost):
+		return fail(RuleStructuredResult, SeverityWarning, "structuredContent is not checked: %s", safetext.Line(err.Error()))
 	case errors.As(err, &violation):
 		where := "structuredContent"
 		if violation.Pointer != "" {

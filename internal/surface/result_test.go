@@ -1,7 +1,11 @@
 package surface
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -36,12 +40,14 @@ func TestCheckResult(t *testing.T) {
 			fail(RuleStructuredResult, SeverityError, "the result is not a JSON object")},
 		{"invalid outputSchema", `{"name":"count","outputSchema":{"type":"object","properties":{"n":{"type":"numbr"}}}}`, `{"content":[],"structuredContent":{"n":1}}`,
 			fail(RuleOutputSchema, SeverityError, "outputSchema is not a valid schema: ")},
+		{"too costly to check", `{"name":"count","outputSchema":` + costlyLoop + `}`, `{"content":[],"structuredContent":"s"}`,
+			fail(RuleStructuredResult, SeverityWarning, "structuredContent is not checked: ")},
 		{"deep outputSchema", `{"name":"count","outputSchema":` + deepSchema(100) + `}`, `{"content":[],"structuredContent":{}}`,
 			fail(RuleOutputSchema, SeverityWarning, "outputSchema is not checked: ")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := CheckResult(json.RawMessage(tt.tool), json.RawMessage(tt.result))
+			got := CheckResult(t.Context(), json.RawMessage(tt.tool), json.RawMessage(tt.result))
 			if len(got) == 1 && len(tt.want) == 1 && strings.HasSuffix(tt.want[0].Message, ": ") && strings.HasPrefix(got[0].Message, tt.want[0].Message) {
 				got[0].Message = tt.want[0].Message
 			}
@@ -68,7 +74,7 @@ func TestCheckResultFromServer(t *testing.T) {
 			t.Fatalf("tools/call %s: %v", nameOf(tool), err)
 		}
 		if nameOf(tool) != "measure" { // its outputSchema is the lint fault
-			findings = append(findings, CheckResult(tool, res)...)
+			findings = append(findings, CheckResult(t.Context(), tool, res)...)
 		}
 	}
 	want := []Finding{{Object: `tool "report"`, Rule: RuleStructuredResult, Severity: SeverityError, Message: `structuredContent at /count breaks "type": `}}
@@ -88,7 +94,28 @@ func TestCheckResultFromServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := CheckResult(snap.Tools[0], res); len(f) != 0 {
+	if f := CheckResult(t.Context(), snap.Tools[0], res); len(f) != 0 {
 		t.Errorf("good search result: %v", f)
+	}
+}
+
+// costlyLoop loops back on itself through a chain of anyOf without
+// moving into the value: checking a string ends with a CostError.
+var costlyLoop = func() string {
+	data, err := os.ReadFile(filepath.Join("testdata", "costly-loop.json"))
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}()
+
+// A check the step's context ended is not a value that breaks the schema.
+func TestCheckResultEnded(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cancel(errors.New("the step took longer than 1s"))
+	got := CheckResult(ctx, json.RawMessage(`{"name":"count","outputSchema":{"type":"integer"}}`), json.RawMessage(`{"content":[],"structuredContent":"s"}`))
+	want := []Finding{{Object: `tool "count"`, Rule: RuleStructuredResult, Severity: SeverityError, Message: "structuredContent is not checked: the step took longer than 1s"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("CheckResult (-want +got):\n%s", diff)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/yamlnode"
 	"github.com/mcpv/mcpv/redact"
@@ -221,7 +222,7 @@ var atFileFlags = map[string]bool{"header": true, "client-secret": true, "id-tok
 
 // server reads the server section into command-line words.
 func (p *fileParser) server(v *yamlnode.Node, x *expander, o *Options, dir string) Server {
-	spec := Server{At: v, KeyAt: map[string]*yamlnode.Node{}}
+	spec := Server{At: v, KeyAt: map[string]*yamlnode.Node{}, tree: safefile.Tree{Dir: dir}, named: map[string]bool{}}
 	flags := o.Flags
 	known := []string{"command", "name", "headers"}
 	for name := range flags {
@@ -240,10 +241,12 @@ func (p *fileParser) server(v *yamlnode.Node, x *expander, o *Options, dir strin
 		switch {
 		case treeFlags[name] && value != "":
 			value = p.inTree(n, dir, value, name)
+			spec.named[value] = true
 		case PathFlags[name] && value != "":
 			value = absolute(dir, value)
 		case atFileFlags[name] && strings.HasPrefix(value, "@"):
 			value = "@" + p.inTree(n, dir, value[1:], name)
+			spec.named[value[1:]] = true
 		}
 		spec.Words = append(spec.Words, "--"+name+"="+value)
 	}

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -60,14 +61,14 @@ type checker struct {
 
 // Check checks what came of a step against its expectations, with the
 // captures so far (caps) as jq's variables; schema gives the outputSchema
-// of the tool the step called.
-func (e *Expectations) Check(ctx context.Context, o Outcome, caps map[string]json.RawMessage, schema func() (json.RawMessage, error)) []testreport.Failure {
+// of the tool the step called. Notes are warnings: a schema check too
+// costly to finish.
+func (e *Expectations) Check(ctx context.Context, o Outcome, caps map[string]json.RawMessage, schema func() (json.RawMessage, error)) (fs []testreport.Failure, notes []string) {
 	c := &checker{caps: caps}
 	return c.check(ctx, e, o, schema)
 }
 
-func (c *checker) check(ctx context.Context, e *Expectations, o Outcome, tool func() (json.RawMessage, error)) []failure {
-	var fs []failure
+func (c *checker) check(ctx context.Context, e *Expectations, o Outcome, tool func() (json.RawMessage, error)) (fs []failure, notes []string) {
 	// is-error and error-code say why a step should end with exit 1 or 3;
 	// when it ends otherwise they report it themselves.
 	explained := e.exit == nil && (e.isError != nil && (o.Code == exitOK || o.Code == exitToolError) || e.errorCode != nil)
@@ -79,7 +80,7 @@ func (c *checker) check(ctx context.Context, e *Expectations, o Outcome, tool fu
 		}
 		fs = append(fs, f)
 		if o.Err != nil && o.Value == nil {
-			return fs // nothing else can be checked
+			return fs, nil // nothing else can be checked
 		}
 	}
 	if e.isError != nil {
@@ -144,20 +145,47 @@ func (c *checker) check(ctx context.Context, e *Expectations, o Outcome, tool fu
 		}
 	}
 	if e.schema != nil {
-		if violation := e.schema.Validate(ctx, value); violation != nil {
-			kind := "schema"
-			if e.schemaFile != "" {
-				kind = "schema-file"
-			}
-			fs = append(fs, failure{Kind: kind, Message: "the value breaks the schema at " + safetext.Line(violation.Error()), Actual: clip(compactText(value))})
+		kind := "schema"
+		if e.schemaFile != "" {
+			kind = "schema-file"
 		}
+		f, note := schemaChecked(kind, "the value", "the schema", value, e.schema.Validate(ctx, value))
+		fs, notes = appendChecked(fs, notes, f, note)
 	}
 	if e.OutputSchema && (o.Raw != nil || len(fs) == 0) {
-		if f := checkOutputSchema(ctx, o, tool); f != nil {
-			fs = append(fs, *f)
-		}
+		f, note := checkOutputSchema(ctx, o, tool)
+		fs, notes = appendChecked(fs, notes, f, note)
 	}
-	return fs
+	return fs, notes
+}
+
+// schemaChecked says what came of checking value (named what) against a
+// schema (named against): nothing, a failure of kind for a violation or a
+// check the context ended, or a note for a check too costly to finish,
+// which mcpv call only warns about too.
+func schemaChecked(kind, what, against string, value json.RawMessage, err error) (*failure, string) {
+	var violation *toolargs.Violation
+	var cost *toolargs.CostError
+	switch {
+	case err == nil:
+		return nil, ""
+	case errors.As(err, &violation):
+		return &failure{Kind: kind, Message: fmt.Sprintf("%s breaks %s at %s", what, against, safetext.Line(violation.Error())), Actual: clip(compactText(value))}, ""
+	case errors.As(err, &cost):
+		return nil, fmt.Sprintf("warning: %s is not checked against %s: %s", what, against, safetext.Line(err.Error()))
+	default: // the step's context ended
+		return &failure{Kind: kind, Message: fmt.Sprintf("%s is not checked against %s: %s", what, against, safetext.Line(err.Error()))}, ""
+	}
+}
+
+func appendChecked(fs []failure, notes []string, f *failure, note string) ([]failure, []string) {
+	if f != nil {
+		fs = append(fs, *f)
+	}
+	if note != "" {
+		notes = append(notes, note)
+	}
+	return fs, notes
 }
 
 // noCallError says how a step that should have had a JSON-RPC error ended.
@@ -170,9 +198,9 @@ func noCallError(o Outcome) string {
 
 // checkOutputSchema checks the result's structuredContent against the
 // tool's own outputSchema.
-func checkOutputSchema(ctx context.Context, o Outcome, outputSchema func() (json.RawMessage, error)) *failure {
-	fail := func(format string, args ...any) *failure {
-		return &failure{Kind: "output-schema", Message: fmt.Sprintf(format, args...)}
+func checkOutputSchema(ctx context.Context, o Outcome, outputSchema func() (json.RawMessage, error)) (*failure, string) {
+	fail := func(format string, args ...any) (*failure, string) {
+		return &failure{Kind: "output-schema", Message: fmt.Sprintf(format, args...)}, ""
 	}
 	if o.Raw == nil {
 		return fail("no result to check")
@@ -189,15 +217,13 @@ func checkOutputSchema(ctx context.Context, o Outcome, outputSchema func() (json
 		return fail("the result has no structuredContent")
 	}
 	v, err := toolargs.Compile(ctx, schema)
-	if err != nil {
+	switch {
+	case ctx.Err() != nil && err != nil:
+		return schemaChecked("output-schema", "structuredContent", "the outputSchema", structured, err)
+	case err != nil:
 		return fail("the tool's outputSchema cannot be used: %v", err)
 	}
-	if violation := v.Validate(ctx, structured); violation != nil {
-		f := fail("structuredContent breaks the outputSchema at %s", safetext.Line(violation.Error()))
-		f.Actual = clip(compactText(structured))
-		return f
-	}
-	return nil
+	return schemaChecked("output-schema", "structuredContent", "the outputSchema", structured, v.Validate(ctx, structured))
 }
 
 // jq checks that expr is true of value: it has outputs, and none is false

@@ -39,6 +39,20 @@ type Server struct {
 	At      *yamlnode.Node
 	KeyAt   map[string]*yamlnode.Node // flag name -> where the file gave it
 	Display string                    // how reports name it, secrets masked
+	tree    safefile.Tree             // the test file's directory
+	named   map[string]bool           // the files the section names that stay in tree (answers, @FILE), absolute
+}
+
+// ReadFile reads a file for the server's session: one the section names
+// (answers, @FILE) through the test file's tree, so that a link put in
+// its place since the file was read is not followed; any other (named to
+// mcpv test itself) by safefile.Read's rule. Either is a regular file,
+// opened without blocking, bounded.
+func (s Server) ReadFile(path string) ([]byte, error) {
+	if s.named[path] {
+		return s.tree.Read(path)
+	}
+	return safefile.Read(path)
 }
 
 // Stem is a test file's name without its extension, nor .mcpv.

@@ -16,13 +16,19 @@ import (
 // every server section and step line is accepted.
 func readFile(t testing.TB, text string) *File {
 	t.Helper()
+	return readFileLines(t, text, Line{})
+}
+
+// readFileLines is readFile with every step line read as line.
+func readFileLines(t testing.TB, text string, line Line) *File {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "t.yaml")
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	o := &Options{Path: func(p string) string { return p }, Vars: config.Env{Getenv: func(string) string { return "" }, Lookup: func(string) (string, bool) { return "", false }},
 		Environ: []string{"WHO=ada"}, Flags: map[string]Flag{}, CheckServer: func([]string) error { return nil },
-		CheckLine: func([]string, map[string]json.RawMessage) (Line, error) { return Line{}, nil }}
+		CheckLine: func([]string, map[string]json.RawMessage) (Line, error) { return line, nil }}
 	f, errs := Read(o, path)
 	if len(errs) > 0 {
 		t.Fatal(errs[0])
@@ -43,10 +49,10 @@ func TestQueriesCompiledOnce(t *testing.T) {
 		if fs := first.Capture(json.RawMessage(fmt.Sprintf(`{"x":%d}`, x)), caps); len(fs) > 0 {
 			t.Fatal(fs)
 		}
-		if fs := second.Expect.Check(context.Background(), Outcome{Value: json.RawMessage(strconv.Itoa(x + 1))}, caps, nil); len(fs) > 0 {
+		if fs, _ := second.Expect.Check(context.Background(), Outcome{Value: json.RawMessage(strconv.Itoa(x + 1))}, caps, nil); len(fs) > 0 {
 			t.Errorf("x=%d: %+v (caps %s)", x, fs, caps)
 		}
-		if fs := second.Expect.Check(context.Background(), Outcome{Value: json.RawMessage(`0`)}, caps, nil); len(fs) != 1 {
+		if fs, _ := second.Expect.Check(context.Background(), Outcome{Value: json.RawMessage(`0`)}, caps, nil); len(fs) != 1 {
 			t.Errorf("x=%d: a wrong value passed", x)
 		}
 	}
@@ -59,7 +65,7 @@ func BenchmarkCheckJQ(b *testing.B) {
 	caps := map[string]json.RawMessage{"n": json.RawMessage(`5`)}
 	o := Outcome{Value: json.RawMessage(`{"content":[{"type":"text","text":"5"}],"structuredContent":{"sum":5}}`)}
 	for b.Loop() {
-		if fs := f.Steps[1].Expect.Check(context.Background(), o, caps, nil); len(fs) > 0 {
+		if fs, _ := f.Steps[1].Expect.Check(context.Background(), o, caps, nil); len(fs) > 0 {
 			b.Fatal(fs)
 		}
 	}

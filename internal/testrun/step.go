@@ -85,12 +85,12 @@ func (r *Runner) lineStep(ctx context.Context, s Session, st *testfile.Step, cap
 		def, err := tool()
 		return def.OutputSchema, err
 	}
-	sr.failures = st.Expect.Check(ctx, o, caps, outputSchema)
+	sr.failures, sr.notes = st.Expect.Check(ctx, o, caps, outputSchema)
 	// Linting checks the result against the outputSchema, unless the step's
 	// own expectation does.
 	if (r.Lint || st.CheckResult) && !st.Expect.OutputSchema && o.Tool != "" && o.Raw != nil {
 		if def, err := tool(); err == nil {
-			fs, notes := checkResult(def.Raw, o.Raw)
+			fs, notes := checkResult(ctx, def.Raw, o.Raw)
 			sr.failures, sr.notes = append(sr.failures, fs...), append(sr.notes, notes...)
 		}
 	}

@@ -122,8 +122,8 @@ func (r *Runner) lint(ctx context.Context, lists *surface.Lister, ignore []strin
 }
 
 // checkResult checks a tool's result as lint does (under --lint).
-func checkResult(tool, result json.RawMessage) ([]testreport.Failure, []string) {
-	return findingsOf(surface.CheckResult(tool, result), nil)
+func checkResult(ctx context.Context, tool, result json.RawMessage) ([]testreport.Failure, []string) {
+	return findingsOf(surface.CheckResult(ctx, tool, result), nil)
 }
 
 func findingsOf(findings []surface.Finding, ignore []string) (fs []testreport.Failure, notes []string) {
