@@ -529,7 +529,7 @@ func (s *Session) serve(m message) {
 		return
 	}
 	key := idKey(m.ID)
-	ctx, cancel := context.WithCancel(s.base)
+	ctx, cancel := context.WithCancel(context.WithValue(s.base, incomingKey{}, m.ID))
 	s.mu.Lock()
 	s.incoming[key] = cancel
 	s.mu.Unlock()
@@ -647,6 +647,15 @@ func (s *Session) handle(ctx context.Context, method string, params json.RawMess
 		return s.opts.Handler(ctx, method, params)
 	}
 	return nil, MethodNotFound(method)
+}
+
+type incomingKey struct{}
+
+// IncomingID is the id of the peer's request a RequestHandler is
+// answering, as the peer wrote it; nil outside a handler.
+func IncomingID(ctx context.Context) json.RawMessage {
+	id, _ := ctx.Value(incomingKey{}).(json.RawMessage)
+	return id
 }
 
 // MethodNotFound is the answer to a request mcpv does not serve.

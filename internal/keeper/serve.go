@@ -330,9 +330,9 @@ func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
 	defer cancel()
 	params := m.Params
 	var ours string
-	if tok := progressToken(params); tok != nil {
+	if tok := mcp.ProgressToken(params); tok != nil {
 		ours = strconv.Quote("k" + strconv.FormatInt(c.k.nextToken.Add(1), 10))
-		if p, err := setProgressToken(params, json.RawMessage(ours)); err == nil {
+		if p, err := mcp.SetProgressToken(params, json.RawMessage(ours)); err == nil {
 			params = p
 			c.k.mu.Lock()
 			c.k.tokens[ours] = route{c, tok}
@@ -365,37 +365,6 @@ func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
 	}
 }
 
-// setProgressToken replaces params._meta.progressToken.
-func setProgressToken(params, token json.RawMessage) (json.RawMessage, error) {
-	var p map[string]json.RawMessage
-	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, err
-	}
-	var meta map[string]json.RawMessage
-	if err := json.Unmarshal(p["_meta"], &meta); err != nil {
-		return nil, err
-	}
-	meta["progressToken"] = token
-	b, err := json.Marshal(meta)
-	if err != nil {
-		return nil, err
-	}
-	p["_meta"] = b
-	return json.Marshal(p)
-}
-
-func progressToken(params json.RawMessage) json.RawMessage {
-	var p struct {
-		Meta struct {
-			ProgressToken json.RawMessage `json:"progressToken"`
-		} `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return nil
-	}
-	return p.Meta.ProgressToken
-}
-
 func (c *conn) write(b []byte) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
@@ -420,22 +389,16 @@ func (c *conn) close(why string) {
 // command whose request it reports on, the rest to every command.
 func (k *Keeper) Notify(method string, params json.RawMessage) {
 	if method == "notifications/progress" {
-		var p struct {
-			Token json.RawMessage `json:"progressToken"`
-		}
-		json.Unmarshal(params, &p)
 		k.mu.Lock()
-		r, ok := k.tokens[string(p.Token)]
+		r, ok := k.tokens[string(mcp.NotifiedToken(params))]
 		k.mu.Unlock()
 		if !ok {
 			return
 		}
-		var m map[string]json.RawMessage
-		if json.Unmarshal(params, &m) != nil {
+		b, err := mcp.Retoken(params, r.token)
+		if err != nil {
 			return
 		}
-		m["progressToken"] = r.token
-		b, _ := json.Marshal(m)
 		r.c.write(fmt.Appendf(nil, `{"jsonrpc":"2.0","method":%q,"params":%s}`, method, b))
 		return
 	}
