@@ -5,40 +5,44 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// Guard limits what the clients of a served server see and may use: tools
-// by name, resources by URI (and templates by their URI template), prompts
-// by name, each with allow and deny patterns, and ReadOnly: only the
-// tools whose annotations say readOnlyHint. What it hides is left out of
-// every page of every list, and a request for it is refused with a
-// JSON-RPC error, so a client cannot reach by name what it cannot list.
-// The zero Guard lets everything through.
-type Guard struct {
-	AllowTools, DenyTools         []string
-	AllowResources, DenyResources []string
-	AllowPrompts, DenyPrompts     []string
-	ReadOnly                      bool
+// Guards limit what the clients of a served server see and may use: each
+// guard (the command line's, a config entry's) has allow and deny
+// patterns for tools by name, resources by URI (and templates by their
+// URI template), prompts by name, and ReadOnly: only the tools whose
+// annotations say readOnlyHint. Something is offered when every guard
+// allows it. What they hide is left out of every page of every list, and
+// a request for it is refused with a JSON-RPC error, so a client cannot
+// reach by name what it cannot list. No guard lets everything through.
+type Guards []config.Guard
+
+func (gs Guards) toolAllowed(name string) bool {
+	return gs.every(func(g config.Guard) bool { return allowed(name, g.AllowTools, g.DenyTools) })
 }
 
-// Check reports the first pattern that is not a valid glob.
-func (g *Guard) Check() error {
-	for _, list := range [][]string{g.AllowTools, g.DenyTools, g.AllowResources, g.DenyResources, g.AllowPrompts, g.DenyPrompts} {
-		for _, p := range list {
-			if p == "" {
-				return fmt.Errorf("an empty pattern matches nothing")
-			}
+func (gs Guards) resourceAllowed(uri string) bool {
+	return gs.every(func(g config.Guard) bool { return allowed(uri, g.AllowResources, g.DenyResources) })
+}
+
+func (gs Guards) promptAllowed(name string) bool {
+	return gs.every(func(g config.Guard) bool { return allowed(name, g.AllowPrompts, g.DenyPrompts) })
+}
+
+func (gs Guards) readOnly() bool {
+	return !gs.every(func(g config.Guard) bool { return !g.ReadOnly })
+}
+
+func (gs Guards) every(ok func(config.Guard) bool) bool {
+	for _, g := range gs {
+		if !ok(g) {
+			return false
 		}
 	}
-	return nil
+	return true
 }
-
-func (g *Guard) toolAllowed(name string) bool { return allowed(name, g.AllowTools, g.DenyTools) }
-func (g *Guard) resourceAllowed(uri string) bool {
-	return allowed(uri, g.AllowResources, g.DenyResources)
-}
-func (g *Guard) promptAllowed(name string) bool { return allowed(name, g.AllowPrompts, g.DenyPrompts) }
 
 // allowed: no allow pattern, or one that matches; and no deny pattern that
 // matches.
@@ -98,7 +102,7 @@ var lists = map[string]struct{ key, field string }{
 
 // filter removes from a page of a list what the guard hides; any other
 // result comes back as it is.
-func (g *Guard) filter(method string, res json.RawMessage) json.RawMessage {
+func (g Guards) filter(method string, res json.RawMessage) json.RawMessage {
 	l, ok := lists[method]
 	if !ok {
 		return res
@@ -114,7 +118,7 @@ func (g *Guard) filter(method string, res json.RawMessage) json.RawMessage {
 		}
 		switch l.key {
 		case "tools":
-			return g.toolAllowed(it.Name) && (!g.ReadOnly || toolReadOnly(item))
+			return g.toolAllowed(it.Name) && (!g.readOnly() || toolReadOnly(item))
 		case "resources":
 			return g.resourceAllowed(it.URI)
 		case "resourceTemplates":
@@ -127,7 +131,7 @@ func (g *Guard) filter(method string, res json.RawMessage) json.RawMessage {
 
 // check refuses a request for what the guard hides. readOnly looks a
 // tool's annotations up when ReadOnly asks for them.
-func (g *Guard) check(ctx context.Context, method string, params json.RawMessage, readOnly func(ctx context.Context, name string) bool) *mcp.RPCError {
+func (g Guards) check(ctx context.Context, method string, params json.RawMessage, readOnly func(ctx context.Context, name string) bool) *mcp.RPCError {
 	var p struct {
 		Name string `json:"name"`
 		URI  string `json:"uri"`
@@ -140,7 +144,7 @@ func (g *Guard) check(ctx context.Context, method string, params json.RawMessage
 	json.Unmarshal(params, &p)
 	switch method {
 	case "tools/call":
-		if !g.toolAllowed(p.Name) || g.ReadOnly && !readOnly(ctx, p.Name) {
+		if !g.toolAllowed(p.Name) || g.readOnly() && !readOnly(ctx, p.Name) {
 			return refused("tool", p.Name)
 		}
 	case "resources/read", "resources/subscribe", "resources/unsubscribe":
@@ -164,7 +168,7 @@ func (g *Guard) check(ctx context.Context, method string, params json.RawMessage
 
 // hidesNotification reports whether a notification is about something the
 // guard hides (a resource's update).
-func (g *Guard) hidesNotification(method string, params json.RawMessage) bool {
+func (g Guards) hidesNotification(method string, params json.RawMessage) bool {
 	if method != "notifications/resources/updated" {
 		return false
 	}

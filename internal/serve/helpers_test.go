@@ -41,7 +41,7 @@ func settingsFor(url, era string, header http.Header) *connect.Settings {
 }
 
 // startServer starts a Server in front of the upstream settings describe.
-func startServer(t testing.TB, s *connect.Settings, guard Guard, isolate bool) *Server {
+func startServer(t testing.TB, s *connect.Settings, guard Guards, isolate bool) *Server {
 	t.Helper()
 	env := connect.Env{Cwd: t.TempDir(), GOOS: runtime.GOOS}
 	secrets := redact.NewScrubber(io.Discard)

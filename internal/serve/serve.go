@@ -55,7 +55,7 @@ type Server struct {
 	// Hooks are the command line's; the server sets Route,
 	// OnNotification, Capabilities and Secret on its copies.
 	Hooks   connect.Hooks
-	Guard   Guard
+	Guard   Guards
 	Isolate bool
 	// Secrets masks what no client may see; Open's settings' secrets
 	// should be added before serving, the session's tokens are added as
@@ -163,14 +163,20 @@ func (s *Server) open(ctx context.Context) (*upstream, error) {
 }
 
 // JSONForms are values as they may appear in a JSON message: as they are,
-// and escaped as a JSON string holds them.
+// escaped as a JSON string holds them, and escaped twice, as a JSON
+// document held in a string (a tool's text that is JSON) holds them.
 func JSONForms(values []string) []string {
-	out := make([]string, 0, 2*len(values))
+	out := make([]string, 0, 3*len(values))
 	for _, v := range values {
 		out = append(out, v)
-		b, _ := json.Marshal(v)
-		if q := string(b[1 : len(b)-1]); q != v {
+		for range 2 {
+			b, _ := json.Marshal(v)
+			q := string(b[1 : len(b)-1])
+			if q == v {
+				break
+			}
 			out = append(out, q)
+			v = q
 		}
 	}
 	return out

@@ -21,7 +21,7 @@ func TestRelayEachEra(t *testing.T) {
 			for _, downEra := range []string{"legacy", "modern"} {
 				t.Run(upEra+"/"+side+"/"+downEra, func(t *testing.T) {
 					t.Parallel()
-					srv := startServer(t, settingsFor(url, upEra, nil), Guard{}, false)
+					srv := startServer(t, settingsFor(url, upEra, nil), nil, false)
 					var c *mcp.Client
 					if side == "stdio" {
 						c, _ = stdioClient(t, srv, downEra)

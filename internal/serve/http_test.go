@@ -1,0 +1,121 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// TestSixteenHTTPClients: 16 clients at once over HTTP on one upstream
+// session, each with the same progress tokens as the others (mcpv's
+// client numbers its own from 1), each get their own answers and their
+// own progress, never another's.
+func TestSixteenHTTPClients(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	url := serveHTTP(t, srv, "")
+	const clients, calls = 16, 10
+	var wg sync.WaitGroup
+	errs := make(chan error, clients*calls)
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, rec := httpClient(t, url, "legacy", "http")
+			for j := range calls {
+				msg := fmt.Sprintf("caller-%d-call-%d", i, j)
+				res, err := c.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"echo","arguments":{"message":"`+msg+`"}}`))
+				if err != nil || !strings.Contains(string(res), `"`+msg+`"`) {
+					errs <- fmt.Errorf("%s: %s %v", msg, res, err)
+				}
+			}
+			if _, err := c.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"slow","arguments":{"seconds":0.2,"steps":4}}`)); err != nil {
+				errs <- fmt.Errorf("client %d slow: %v", i, err)
+			}
+			progress := 0
+			for _, m := range rec.all() {
+				if strings.Contains(string(m), "notifications/progress") {
+					progress++
+				}
+				if strings.Contains(string(m), "caller-") && !strings.Contains(string(m), fmt.Sprintf("caller-%d-", i)) {
+					errs <- fmt.Errorf("client %d received another's message: %s", i, m)
+				}
+			}
+			if progress != 4 {
+				errs <- fmt.Errorf("client %d received %d progress notifications, want its 4", i, progress)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// TestIsolateAsks: with Isolate, clients asked at once by the server each
+// answer their own question.
+func TestIsolateAsks(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, true)
+	url := serveHTTP(t, srv, "")
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			who := fmt.Sprintf("client-%d", i)
+			c, _ := httpClient(t, url, "legacy", who)
+			res, err := c.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"ask","arguments":{}}`))
+			if err != nil || !strings.Contains(string(res), who) {
+				t.Errorf("%s: %s %v", who, res, err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestHTTPBearerAndOrigin: with a token, a client without it is refused
+// (401), and a browser page of another origin is refused (403).
+func TestHTTPBearerAndOrigin(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	url := serveHTTP(t, srv, "let-me-in")
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	for _, tt := range []struct {
+		name   string
+		header map[string]string
+		want   int
+	}{
+		{"no token", nil, http.StatusUnauthorized},
+		{"wrong token", map[string]string{"Authorization": "Bearer nope"}, http.StatusUnauthorized},
+		{"token", map[string]string{"Authorization": "Bearer let-me-in"}, http.StatusOK},
+		{"foreign origin", map[string]string{"Authorization": "Bearer let-me-in", "Origin": "https://evil.example"}, http.StatusForbidden},
+		{"loopback origin", map[string]string{"Authorization": "Bearer let-me-in", "Origin": "http://localhost:3000"}, http.StatusOK},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range tt.header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("%s: status %d, want %d", tt.name, resp.StatusCode, tt.want)
+		}
+	}
+	tr, _ := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: url, Mode: mcp.ModeStreamable, Header: http.Header{"Authorization": {"Bearer let-me-in"}}})
+	c := initialize(t, mcp.NewSession(tr, mcp.SessionOptions{}), "legacy")
+	call(t, c, "tools/list", `{}`)
+	c.Close(context.Background())
+}
