@@ -28,17 +28,7 @@ func TestServeStdioFrontsOAuth(t *testing.T) {
 	srv := oauthtest.New(t, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return demo }, &sdk.StreamableHTTPOptions{JSONResponse: true}))
 	state := t.TempDir()
 	access, refresh := srv.Issue("mcp")
-	store := &oauth.Store{Dir: state + "/mcpv/oauth"}
-	err := store.Save(&oauth.Record{
-		Server: srv.URL(), Issuer: srv.AS.URL, Resource: srv.URL(),
-		Metadata: &oauth.ServerMetadata{Issuer: srv.AS.URL, TokenEndpoint: srv.AS.URL + "/token", CodeChallengeMethodsSupported: []string{"S256"}},
-		Client:   oauth.Client{ID: "dynamic-client", AuthMethod: oauth.AuthNone},
-		Token:    oauth.Token{AccessToken: access, RefreshToken: refresh, ExpiresAt: time.Now().Add(time.Hour), Scope: "mcp"},
-		Updated:  time.Now(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	storeToken(t, srv, state, oauth.Token{AccessToken: access, RefreshToken: refresh, ExpiresAt: time.Now().Add(time.Hour), Scope: "mcp"})
 	for _, era := range []string{"legacy", "modern"} {
 		cmd := exec.Command(mcpvBin, "--protocol-era", era, "call", "echo", "message=hi", "-q", ".structuredContent.message",
 			"--", mcpvBin, "serve", "-u", srv.URL())
