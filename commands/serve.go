@@ -79,6 +79,13 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 	if g := s.settings.Guard; g != nil {
 		guard = append(guard, *g)
 	}
+	if s.settings.ProtocolEra == "auto" && s.settings.ProtocolVersion == "" {
+		// The initialize era upstream, unless asked otherwise: there a
+		// server may ask its questions mid-call, take subscriptions and
+		// a log level, as most clients expect; a modern client is
+		// answered by translation.
+		s.settings.ProtocolEra = "legacy"
+	}
 	secrets := redact.NewScrubber(io.Discard)
 	secrets.Add(serve.JSONForms(s.settings.Secrets)...)
 	srv := &serve.Server{

@@ -24,6 +24,7 @@ type client struct {
 	caps     map[string]json.RawMessage // declared in initialize
 	modern   bool                       // it spoke the modern era and never initialized
 	inflight []json.RawMessage          // ids of its requests in flight, oldest first
+	logLevel json.RawMessage            // its logging/setLevel, for a modern server's _meta
 
 	drain *drain // with a stream: the requests read and not yet answered
 }
@@ -100,6 +101,9 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	if modern {
 		c.setModern()
 	}
+	if method == "logging/setLevel" && st.Modern && !modern {
+		return c.setLogLevel(params)
+	}
 	if rerr := c.srv.Guard.check(ctx, method, params, up.readOnly); rerr != nil {
 		return nil, rerr
 	}
@@ -116,12 +120,42 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	if modern || !st.Modern {
 		res, err = up.conn.Client.Forward(ctx, method, params)
 	} else {
-		res, err = up.conn.Client.Relay(ctx, method, params)
+		res, err = up.conn.Client.Relay(ctx, method, c.withLogLevel(params))
 	}
 	if err != nil {
 		return nil, rpcError(err)
 	}
 	return c.srv.Guard.filter(method, res), nil
+}
+
+// setLogLevel takes a legacy client's logging/setLevel for a modern
+// server, which has none: the level goes in the _meta of each of the
+// client's requests instead
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging).
+func (c *client) setLogLevel(params json.RawMessage) (json.RawMessage, error) {
+	var p struct {
+		Level json.RawMessage `json:"level"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.Level == nil {
+		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "logging/setLevel: a level is required"}
+	}
+	c.mu.Lock()
+	c.logLevel = p.Level
+	c.mu.Unlock()
+	return json.RawMessage(`{}`), nil
+}
+
+func (c *client) withLogLevel(params json.RawMessage) json.RawMessage {
+	c.mu.Lock()
+	level := c.logLevel
+	c.mu.Unlock()
+	if level == nil {
+		return params
+	}
+	if p, err := mcp.WithMeta(params, mcp.MetaLogLevel, level); err == nil {
+		return p
+	}
+	return params
 }
 
 // hasModernMeta reports whether a request carries the modern era's

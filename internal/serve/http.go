@@ -28,6 +28,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -227,7 +228,14 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotFound, "session not found")
 		return
 	}
-	st.answer(w, r, in.id, s.t.closed)
+	st.answer(w, r, in.id, s.t.closed, acceptsEvents(r))
+}
+
+// acceptsEvents: the client takes an event stream in answer to a POST, as
+// every client of the transport must; it then gets one, as from the
+// reference servers, whatever comes before the response.
+func acceptsEvents(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "text/event-stream")
 }
 
 // open starts a session for an initialize and names it in the answer's
@@ -280,7 +288,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 		s.t.mu.Unlock()
 		close(st.gone)
 	}()
-	st.answer(w, r, nil, s.t.closed)
+	st.answer(w, r, nil, s.t.closed, true)
 }
 
 // stream is where a POST's or the GET's messages wait to be written.
@@ -292,12 +300,12 @@ type stream struct {
 func newStream() *stream { return &stream{ch: make(chan []byte, 16), gone: make(chan struct{})} }
 
 // answer writes the stream's messages until the response to id (none for
-// the GET stream) has gone, the client goes, or the session ends.
-func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMessage, closed <-chan struct{}) {
-	events := false
-	if id == nil {
+// the GET stream) has gone, the client goes, or the session ends: as an
+// event stream, or, for a client that takes none, the response alone as
+// one JSON body (what comes before it is dropped).
+func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMessage, closed <-chan struct{}, events bool) {
+	if events {
 		startEvents(w)
-		events = true
 	}
 	for {
 		select {
@@ -311,8 +319,7 @@ func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMess
 				return
 			}
 			if !events {
-				startEvents(w)
-				events = true
+				continue
 			}
 			fmt.Fprintf(w, "event: message\ndata: %s\n\n", msg)
 			if f, ok := w.(http.Flusher); ok {

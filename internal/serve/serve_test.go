@@ -61,3 +61,24 @@ func TestRelayEachEra(t *testing.T) {
 		}
 	}
 }
+
+// TestLogLevelForModernServer: a legacy client's logging/setLevel, which
+// a modern server has no method for, goes in the _meta of the client's
+// later requests: messages below the level stay away, the rest come.
+func TestLogLevelForModernServer(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "modern"), "modern", nil), nil, false)
+	c, rec := stdioClient(t, srv, "legacy")
+	call(t, c, "logging/setLevel", `{"level":"error"}`)
+	call(t, c, "tools/call", `{"name":"log","arguments":{"level":"info","message":"quiet please"}}`)
+	call(t, c, "tools/call", `{"name":"log","arguments":{"level":"error","message":"loud and clear"}}`)
+	var logged []string
+	for _, m := range rec.all() {
+		if strings.Contains(string(m), "notifications/message") {
+			logged = append(logged, string(m))
+		}
+	}
+	if len(logged) != 1 || !strings.Contains(logged[0], "loud and clear") {
+		t.Fatalf("log messages: %q, want the error one only", logged)
+	}
+}
