@@ -273,6 +273,17 @@ func plainMethod(method string) bool {
 	return true
 }
 
+// encodeResponse writes a response as json.Marshal writes a
+// wireResponse. A result json.Marshal would leave as it is (nearly every
+// one: what a relay passes on from a server) is copied once, into a
+// message of its size, rather than compacted into a growing buffer and
+// copied out again.
 func encodeResponse(id json.RawMessage, result json.RawMessage, rerr *RPCError) ([]byte, error) {
-	return json.Marshal(wireResponse{JSONRPC: "2.0", ID: id, Result: result, Error: rerr})
+	if rerr != nil || len(id) == 0 || len(result) == 0 || !asMarshaled(id) || !asMarshaled(result) {
+		return json.Marshal(wireResponse{JSONRPC: "2.0", ID: id, Result: result, Error: rerr})
+	}
+	const head, resultMember = `{"jsonrpc":"2.0","id":`, `,"result":`
+	b := make([]byte, 0, len(head)+len(id)+len(resultMember)+len(result)+1)
+	b = append(append(append(append(b, head...), id...), resultMember...), result...)
+	return append(b, '}'), nil
 }
