@@ -30,6 +30,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
@@ -40,14 +41,20 @@ import (
 // in (a server reachable beyond this machine), else only loopback origins
 // are (a defence against DNS rebinding, a MUST of the transport).
 func (s *Server) HTTPHandler(token string, anyOrigin bool) *HTTPHandler {
-	return &HTTPHandler{srv: s, token: token, anyOrigin: anyOrigin, sessions: map[string]*httpSession{}}
+	return &HTTPHandler{srv: s, token: token, anyOrigin: anyOrigin, sessions: map[string]*httpSession{}, Idle: DefaultIdle}
 }
+
+// DefaultIdle is how long a client's session lasts with no request of its
+// own and no stream open: a client that leaves without DELETE is forgotten.
+const DefaultIdle = 30 * time.Minute
 
 // HTTPHandler is the /mcp endpoint.
 type HTTPHandler struct {
 	srv       *Server
 	token     string
 	anyOrigin bool
+	// Idle ends a session that long without a request or a stream open.
+	Idle time.Duration
 
 	mu       sync.Mutex // guards sessions and closed
 	sessions map[string]*httpSession
@@ -57,6 +64,30 @@ type HTTPHandler struct {
 type httpSession struct {
 	c *client
 	t *httpTransport
+
+	mu     sync.Mutex  // guards active
+	active int         // HTTP requests of the session being served
+	idle   *time.Timer // ends the session when it fires; stopped while active > 0
+}
+
+// enter and leave bracket each HTTP request of the session: the idle
+// timer runs only while none is being served.
+func (s *httpSession) enter() {
+	s.mu.Lock()
+	s.active++
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+	s.mu.Unlock()
+}
+
+func (s *httpSession) leave(idle time.Duration) {
+	s.mu.Lock()
+	s.active--
+	if s.active == 0 && s.idle != nil {
+		s.idle.Reset(idle)
+	}
+	s.mu.Unlock()
 }
 
 // Close ends every downstream session.
@@ -95,15 +126,23 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.get(w, r)
 	case http.MethodDelete:
 		if s := h.session(w, r); s != nil {
-			h.mu.Lock()
-			delete(h.sessions, r.Header.Get("Mcp-Session-Id"))
-			h.mu.Unlock()
-			s.c.close()
+			h.end(r.Header.Get("Mcp-Session-Id"))
 			w.WriteHeader(http.StatusOK)
 		}
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		httpError(w, http.StatusMethodNotAllowed, "method not allowed")
+	}
+}
+
+// end ends the session sid, if it is still there.
+func (h *HTTPHandler) end(sid string) {
+	h.mu.Lock()
+	s := h.sessions[sid]
+	delete(h.sessions, sid)
+	h.mu.Unlock()
+	if s != nil {
+		s.c.close()
 	}
 }
 
@@ -211,6 +250,10 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if s.idle != nil {
+		s.enter()
+		defer s.leave(h.Idle)
+	}
 	if !in.request {
 		select {
 		case s.t.in <- body:
@@ -253,6 +296,7 @@ func (h *HTTPHandler) open(w http.ResponseWriter) (*httpSession, error) {
 		return nil, errors.New("closed")
 	}
 	h.sessions[sid] = s
+	s.idle = time.AfterFunc(h.Idle, func() { h.end(sid) })
 	h.mu.Unlock()
 	w.Header().Set("Mcp-Session-Id", sid)
 	return s, nil
@@ -269,6 +313,8 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 	if s == nil {
 		return
 	}
+	s.enter()
+	defer s.leave(h.Idle)
 	st := newStream()
 	s.t.mu.Lock()
 	busy := s.t.get != nil

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -118,4 +120,50 @@ func TestHTTPBearerAndOrigin(t *testing.T) {
 	c := initialize(t, mcp.NewSession(tr, mcp.SessionOptions{}), "legacy")
 	call(t, c, "tools/list", `{}`)
 	c.Close(context.Background())
+}
+
+// TestHTTPIdleSessionEnds: a client that leaves without DELETE has its
+// session ended after the idle time; its next request finds none (404).
+func TestHTTPIdleSessionEnds(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	h := srv.HTTPHandler("", false)
+	h.Idle = 50 * time.Millisecond
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); ts.Close() })
+	post := func(sid, body string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	sid := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`).Header.Get("Mcp-Session-Id")
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	if code := post(sid, ping).StatusCode; code != http.StatusOK {
+		t.Fatalf("ping in the session: %d", code)
+	}
+	// Wait, without a request that would keep it alive, for it to end.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		h.mu.Lock()
+		_, open := h.sessions[sid]
+		h.mu.Unlock()
+		if !open {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the idle session never ended")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code := post(sid, ping).StatusCode; code != http.StatusNotFound {
+		t.Fatalf("ping after the session ended: %d, want 404", code)
+	}
 }
