@@ -80,7 +80,7 @@ func (c *client) upstream(ctx context.Context) (*upstream, error) {
 	return c.up, nil
 }
 
-func (c *client) handle(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+func (c *client) handle(ctx context.Context, method string, params json.RawMessage) (_ json.RawMessage, err error) {
 	<-c.ready
 	if c.drain != nil {
 		defer c.drain.done()
@@ -106,6 +106,17 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	}
 	if rerr := c.srv.Guard.check(ctx, method, params, up.readOnly); rerr != nil {
 		return nil, rerr
+	}
+	if method == "resources/subscribe" || method == "resources/unsubscribe" {
+		forward, undo := up.subscription(c, method, params)
+		if !forward {
+			return json.RawMessage(`{}`), nil
+		}
+		defer func() {
+			if err != nil {
+				undo()
+			}
+		}()
 	}
 	id := mcp.IncomingID(ctx)
 	c.track(id, true)

@@ -160,3 +160,38 @@ func TestGlob(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedSubscriptions: two clients on one upstream session subscribe
+// to a resource; when one unsubscribes, the other still hears of its
+// updates, and the one that left hears nothing more.
+func TestSharedSubscriptions(t *testing.T) {
+	t.Parallel()
+	noop := func(context.Context, *sdk.SubscribeRequest) error { return nil }
+	s := sdk.NewServer(&sdk.Implementation{Name: "subs", Version: "1"}, &sdk.ServerOptions{
+		SubscribeHandler: noop, UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil }})
+	s.AddResource(&sdk.Resource{URI: "file:///watched", Name: "watched"}, func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "file:///watched", Text: "x"}}}, nil
+	})
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+	t.Cleanup(ts.Close)
+	srv := startServer(t, settingsFor(ts.URL, "legacy", nil), nil, false)
+	stays, staysRec := stdioClient(t, srv, "legacy")
+	leaves, leavesRec := stdioClient(t, srv, "legacy")
+	call(t, stays, "resources/subscribe", `{"uri":"file:///watched"}`)
+	call(t, leaves, "resources/subscribe", `{"uri":"file:///watched"}`)
+	call(t, leaves, "resources/unsubscribe", `{"uri":"file:///watched"}`)
+	if err := s.ResourceUpdated(context.Background(), &sdk.ResourceUpdatedNotificationParams{URI: "file:///watched"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !received(staysRec, "notifications/resources/updated") {
+		if time.Now().After(deadline) {
+			t.Fatal("the client still subscribed never heard of the update")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	call(t, leaves, "tools/list", `{}`)
+	if received(leavesRec, "notifications/resources/updated") {
+		t.Error("the client that unsubscribed heard of the update")
+	}
+}

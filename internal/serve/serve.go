@@ -127,10 +127,11 @@ type upstream struct {
 	srv  *Server
 	conn *connect.Conn
 
-	mu      sync.Mutex         // guards clients and tokens
-	clients map[*client]bool   // the clients it serves
-	tokens  map[string]relayed // our progress token -> the client's request
-	next    atomic.Int64       // numbers our progress tokens
+	mu      sync.Mutex                  // guards clients, tokens and subs
+	clients map[*client]bool            // the clients it serves
+	tokens  map[string]relayed          // our progress token -> the client's request
+	subs    map[string]map[*client]bool // a resource's URI -> the clients subscribed to it
+	next    atomic.Int64                // numbers our progress tokens
 }
 
 // relayed is a client's request in flight: where its progress goes.
@@ -141,7 +142,7 @@ type relayed struct {
 }
 
 func (s *Server) open(ctx context.Context) (*upstream, error) {
-	u := &upstream{srv: s, clients: map[*client]bool{}, tokens: map[string]relayed{}}
+	u := &upstream{srv: s, clients: map[*client]bool{}, tokens: map[string]relayed{}, subs: map[string]map[*client]bool{}}
 	h := s.Hooks
 	h.Status = nil // no progress line: progress goes to the clients
 	h.OnNotification = u.notify
@@ -227,8 +228,12 @@ func (u *upstream) notify(method string, params json.RawMessage) {
 		return
 	}
 	u.mu.Lock()
-	clients := make([]*client, 0, len(u.clients))
-	for c := range u.clients {
+	to := u.clients
+	if method == "notifications/resources/updated" {
+		to = u.subs[resourceURI(params)] // only the clients subscribed to it
+	}
+	clients := make([]*client, 0, len(to))
+	for c := range to {
 		clients = append(clients, c)
 	}
 	u.mu.Unlock()
@@ -289,10 +294,70 @@ func (u *upstream) attach(c *client) {
 	u.mu.Unlock()
 }
 
+// detach forgets a client that left, and ends the subscriptions only it
+// held.
 func (u *upstream) detach(c *client) {
 	u.mu.Lock()
 	delete(u.clients, c)
+	var ended []string
+	for uri, holders := range u.subs {
+		if holders[c] {
+			delete(holders, c)
+			if len(holders) == 0 {
+				delete(u.subs, uri)
+				ended = append(ended, uri)
+			}
+		}
+	}
 	u.mu.Unlock()
+	for _, uri := range ended {
+		ctx, cancel := context.WithTimeout(context.Background(), notifyWait)
+		u.conn.Client.Forward(ctx, "resources/unsubscribe", mustJSON(map[string]string{"uri": uri}))
+		cancel()
+	}
+}
+
+// subscription keeps the clients' subscriptions, which share the upstream
+// session's: a resource is subscribed to upstream while one client or
+// more is, so one client's unsubscribe does not end another's updates.
+// It reports whether the request must go upstream (the first subscriber,
+// the last to leave); undo takes back what it noted, for a request that
+// failed there.
+func (u *upstream) subscription(c *client, method string, params json.RawMessage) (forward bool, undo func()) {
+	uri := resourceURI(params)
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	holders := u.subs[uri]
+	if method == "resources/subscribe" {
+		if holders == nil {
+			holders = map[*client]bool{}
+			u.subs[uri] = holders
+		}
+		had := holders[c]
+		holders[c] = true
+		return len(holders) == 1 && !had, func() {
+			u.mu.Lock()
+			delete(u.subs[uri], c)
+			u.mu.Unlock()
+		}
+	}
+	if !holders[c] {
+		return len(holders) == 0, func() {} // never subscribed here: the server says
+	}
+	delete(holders, c)
+	if len(holders) > 0 {
+		return false, func() {}
+	}
+	delete(u.subs, uri)
+	return true, func() {}
+}
+
+func resourceURI(params json.RawMessage) string {
+	var p struct {
+		URI string `json:"uri"`
+	}
+	json.Unmarshal(params, &p)
+	return p.URI
 }
 
 // relayKey marks the context of a client's request as it goes upstream.
