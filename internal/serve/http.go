@@ -263,7 +263,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	st := s.t.expect(in.id)
+	st := s.t.expect(in.id, acceptsEvents(r))
 	defer s.t.forget(in.id, st)
 	select {
 	case s.t.in <- body:
@@ -271,7 +271,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotFound, "session not found")
 		return
 	}
-	st.answer(w, r, in.id, s.t.closed, acceptsEvents(r))
+	st.answer(w, r, in.id, s.t.closed, st.events)
 }
 
 // acceptsEvents: the client takes an event stream in answer to a POST, as
@@ -339,11 +339,14 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 
 // stream is where a POST's or the GET's messages wait to be written.
 type stream struct {
-	ch   chan []byte
-	gone chan struct{} // closed when the HTTP request is over
+	ch     chan []byte
+	gone   chan struct{} // closed when the HTTP request is over
+	events bool          // an event stream; else the response alone, as JSON
 }
 
-func newStream() *stream { return &stream{ch: make(chan []byte, 16), gone: make(chan struct{})} }
+func newStream() *stream {
+	return &stream{ch: make(chan []byte, 16), gone: make(chan struct{}), events: true}
+}
 
 // answer writes the stream's messages until the response to id (none for
 // the GET stream) has gone, the client goes, or the session ends: as an
@@ -429,8 +432,9 @@ func (t *httpTransport) Read() ([]byte, error) {
 
 // expect registers the POST of request id before the request is read,
 // so that its answer cannot come before the POST is there to take it.
-func (t *httpTransport) expect(id json.RawMessage) *stream {
+func (t *httpTransport) expect(id json.RawMessage, events bool) *stream {
 	st := newStream()
+	st.events = events
 	t.mu.Lock()
 	t.posts[string(id)] = st
 	t.mu.Unlock()
@@ -450,13 +454,14 @@ func (t *httpTransport) forget(id json.RawMessage, st *stream) {
 // stream; a notification with neither is dropped, a request fails.
 func (t *httpTransport) Write(ctx context.Context, msg []byte) error {
 	key := related(ctx)
-	if id, resp := responseID(msg); resp {
+	id, resp := responseID(msg)
+	if resp {
 		key = id
 	}
 	t.mu.Lock()
 	st := t.posts[string(key)]
-	if st == nil {
-		st = t.get
+	if st == nil || !st.events && !resp {
+		st = t.get // a POST answered as JSON takes its response alone
 	}
 	t.mu.Unlock()
 	if st == nil {

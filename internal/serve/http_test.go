@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -165,5 +166,34 @@ func TestHTTPIdleSessionEnds(t *testing.T) {
 	}
 	if code := post(sid, ping).StatusCode; code != http.StatusNotFound {
 		t.Fatalf("ping after the session ended: %d, want 404", code)
+	}
+}
+
+// TestHTTPJSONOnlyClient: a client that takes no event stream gets each
+// response as one JSON body; a question the server asks during its call
+// cannot reach it and fails at once, rather than leaving the call hanging.
+func TestHTTPJSONOnlyClient(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	url := serveHTTP(t, srv, "")
+	post := func(sid, body string) (*http.Response, string) {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Accept", "application/json")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	resp, _ := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"x","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	resp, body := post(sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","arguments":{}}}`)
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" || !strings.Contains(body, `"id":2`) || !strings.Contains(body, "no stream open") {
+		t.Fatalf("%s %s, want the call's answer as JSON, saying the question could not be asked", ct, body)
 	}
 }
