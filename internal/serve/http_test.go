@@ -133,16 +133,7 @@ func TestHTTPIdleSessionEnds(t *testing.T) {
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { h.Close(); ts.Close() })
 	post := func(sid, body string) *http.Response {
-		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		resp, _ := postMessage(t, ts.URL+"/mcp", sid, "application/json, text/event-stream", body)
 		return resp
 	}
 	sid := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`).Header.Get("Mcp-Session-Id")
@@ -177,18 +168,7 @@ func TestHTTPJSONOnlyClient(t *testing.T) {
 	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
 	url := serveHTTP(t, srv, "")
 	post := func(sid, body string) (*http.Response, string) {
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("Accept", "application/json")
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp, string(b)
+		return postMessage(t, url, sid, "application/json", body)
 	}
 	resp, _ := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"x","version":"1"}}}`)
 	sid := resp.Header.Get("Mcp-Session-Id")
@@ -196,4 +176,22 @@ func TestHTTPJSONOnlyClient(t *testing.T) {
 	if ct := resp.Header.Get("Content-Type"); ct != "application/json" || !strings.Contains(body, `"id":2`) || !strings.Contains(body, "no stream open") {
 		t.Fatalf("%s %s, want the call's answer as JSON, saying the question could not be asked", ct, body)
 	}
+}
+
+// postMessage POSTs one message in session sid ("" for none) and returns
+// the answer and its body.
+func postMessage(t *testing.T, url, sid, accept, body string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Accept", accept)
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
 }
