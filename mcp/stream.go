@@ -43,11 +43,18 @@ func (t *StreamTransport) Read() ([]byte, error) {
 
 // Write writes msg and a newline. A writer that blocks is not interrupted
 // by ctx: what it has begun to write is finished, so no half line is left.
-func (t *StreamTransport) Write(_ context.Context, msg []byte) error {
+func (t *StreamTransport) Write(ctx context.Context, msg []byte) error {
+	return t.WriteParts(ctx, [][]byte{msg})
+}
+
+// WriteParts writes one message given in parts, and a newline.
+func (t *StreamTransport) WriteParts(_ context.Context, parts [][]byte) error {
 	t.wmu.Lock()
 	defer t.wmu.Unlock()
-	if _, err := t.w.Write(msg); err != nil {
-		return &TransportError{Op: "write", Err: err}
+	for _, p := range parts {
+		if _, err := t.w.Write(p); err != nil {
+			return &TransportError{Op: "write", Err: err}
+		}
 	}
 	if _, err := t.w.Write(newline); err != nil {
 		return &TransportError{Op: "write", Err: err}

@@ -406,6 +406,20 @@ func (s *scrubbed) Write(ctx context.Context, msg []byte) error {
 	return s.Transport.Write(ctx, s.secrets.Mask(msg))
 }
 
+// WriteParts masks each part (a secret never spans two: the parts are
+// the relay's own framing and a whole result) and writes them in parts
+// when the transport can.
+func (s *scrubbed) WriteParts(ctx context.Context, parts [][]byte) error {
+	masked := make([][]byte, len(parts))
+	for i, p := range parts {
+		masked[i] = s.secrets.Mask(p)
+	}
+	if pw, ok := s.Transport.(mcp.PartsWriter); ok {
+		return pw.WriteParts(ctx, masked)
+	}
+	return s.Transport.Write(ctx, bytes.Join(masked, nil))
+}
+
 // ConcurrentWrites passes the transport's answer on.
 func (s *scrubbed) ConcurrentWrites() bool {
 	cw, ok := s.Transport.(mcp.ConcurrentWriter)

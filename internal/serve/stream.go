@@ -16,7 +16,7 @@ import (
 // when not nil, makes a blocked read of r return.
 func (s *Server) ServeStream(ctx context.Context, r io.Reader, w io.Writer, closeIn func() error) error {
 	d := &drain{idle: make(chan struct{}), eof: make(chan struct{})}
-	t := &draining{Transport: mcp.NewStreamTransport(r, w, closeIn, s.Log), d: d}
+	t := &draining{StreamTransport: mcp.NewStreamTransport(r, w, closeIn, s.Log), d: d}
 	c := s.serveClientWith(t, d)
 	defer c.close()
 	select {
@@ -74,12 +74,12 @@ func (d *drain) wait() {
 // draining is a stream transport whose end of input waits for the
 // requests read before it to be answered.
 type draining struct {
-	mcp.Transport
+	*mcp.StreamTransport
 	d *drain
 }
 
 func (t *draining) Read() ([]byte, error) {
-	msg, err := t.Transport.Read()
+	msg, err := t.StreamTransport.Read()
 	if err != nil {
 		t.d.once.Do(func() { close(t.d.eof) })
 		t.d.wait()
