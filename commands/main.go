@@ -114,6 +114,7 @@ type cli struct {
 	Trust                 trustCmd                 `cmd:"" help:"Trust a project config file as it is now, so its servers may start."`
 	AuthCmd               authCmd                  `cmd:"" name:"auth" help:"Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one."`
 	Session               sessionCmd               `cmd:"" help:"Keep a session open in the background for many commands: start, list, stop."`
+	Serve                 serveCmd                 `cmd:"" help:"Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside."`
 	Completions           completionsCmd           `cmd:"" help:"Print a shell completion script for bash, zsh, fish or PowerShell."`
 }
 

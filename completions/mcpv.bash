@@ -4,7 +4,7 @@
 # __mcpv_subs CMD sets subs to the subcommands of CMD ("" for mcpv itself, "tasks", ...).
 __mcpv_subs() {
     case $1 in
-    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test servers trust auth session completions' ;;
+    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test servers trust auth session serve completions' ;;
     'tasks') subs='list get result cancel' ;;
     'skills') subs='list get read pull' ;;
     'auth') subs='login status logout token' ;;
@@ -35,6 +35,7 @@ __mcpv_flags() {
     'trust') flags='--revoke' ;;
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
+    'serve') flags='--http --http-token --allow-remote --isolate --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
     *) flags= ;;
     esac
 }
@@ -143,6 +144,17 @@ __mcpv_flag() {
         'trust:--revoke') kind='bool'; return ;;
         'session start:--idle') kind='none'; return ;;
         'session stop:--all') kind='bool'; return ;;
+        'serve:--http') kind='none'; return ;;
+        'serve:--http-token') kind='none'; return ;;
+        'serve:--allow-remote') kind='bool'; return ;;
+        'serve:--isolate') kind='bool'; return ;;
+        'serve:--allow-tools') kind='none'; return ;;
+        'serve:--deny-tools') kind='none'; return ;;
+        'serve:--allow-resources') kind='none'; return ;;
+        'serve:--deny-resources') kind='none'; return ;;
+        'serve:--allow-prompts') kind='none'; return ;;
+        'serve:--deny-prompts') kind='none'; return ;;
+        'serve:--read-only') kind='bool'; return ;;
         esac
         [[ -n $c ]] || return 1
         [[ $c == *' '* ]] && c=${c% *} || c=

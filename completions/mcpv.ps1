@@ -27,6 +27,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'trust'; H = 'Trust a project config file as it is now, so its servers may start.' }
             @{ N = 'auth'; H = 'Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.' }
             @{ N = 'session'; H = 'Keep a session open in the background for many commands: start, list, stop.' }
+            @{ N = 'serve'; H = 'Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.' }
             @{ N = 'completions'; H = 'Print a shell completion script for bash, zsh, fish or PowerShell.' }
         )
         'tasks' = @(
@@ -190,6 +191,19 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'session stop' = @(
             @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'End every running session.' }
+        )
+        'serve' = @(
+            @{ Names = @('--http'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one).' }
+            @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require this bearer token of every HTTP client.' }
+            @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.' }
+            @{ Names = @('--isolate'); Words = 0; Kind = 'none'; Enum = @(); H = 'Give each HTTP client an upstream session of its own, rather than one shared by all.' }
+            @{ Names = @('--allow-tools'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer only the tools whose names match (* any run, ? one character; repeatable or comma-separated).' }
+            @{ Names = @('--deny-tools'); Words = 1; Kind = 'none'; Enum = @(); H = 'Hide the tools whose names match.' }
+            @{ Names = @('--allow-resources'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer only the resources (and templates) whose URIs match.' }
+            @{ Names = @('--deny-resources'); Words = 1; Kind = 'none'; Enum = @(); H = 'Hide the resources (and templates) whose URIs match.' }
+            @{ Names = @('--allow-prompts'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer only the prompts whose names match.' }
+            @{ Names = @('--deny-prompts'); Words = 1; Kind = 'none'; Enum = @(); H = 'Hide the prompts whose names match.' }
+            @{ Names = @('--read-only'); Words = 0; Kind = 'none'; Enum = @(); H = 'Offer only the tools whose annotations say readOnlyHint.' }
         )
     }
     # The positional arguments of the commands that complete one.

@@ -252,6 +252,7 @@ type Server struct {
 	ProtocolVersion string
 	Framing         string // a stdio server's: "auto", "lines", "content-length", or "" (not set)
 	OAuth           OAuth
+	Guard           *Guard   // what mcpv serve lets its clients use; nil: everything
 	Warnings        []string // fields mcpv understood but cannot honour
 }
 

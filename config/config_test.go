@@ -218,6 +218,9 @@ func TestParseErrorsHaveLineAndColumn(t *testing.T) {
 		{"yaml transport", "a.yaml", "servers:\n  a:\n    transport: websocket\n    command: x\n", `:3:16: server "a": unknown transport "websocket"`},
 		{"yaml framing", "a.yaml", "servers:\n  a:\n    command: x\n    framing: lsp\n", `:4:14: server "a": unknown framing "lsp" (want auto, lines or content-length)`},
 		{"yaml framing for http", "a.yaml", "servers:\n  a:\n    url: http://h/\n    framing: lines\n", `:4:14: server "a": framing is for stdio servers`},
+		{"yaml guard key", "a.yaml", "servers:\n  a:\n    command: x\n    guard: {allow: [x]}\n", `:4:13: server "a": unknown guard key "allow"`},
+		{"yaml guard read_only", "a.yaml", "servers:\n  a:\n    command: x\n    guard: {read_only: yes please}\n", `server "a": guard.read_only must be true or false, not a string`},
+		{"yaml guard empty", "a.yaml", "servers:\n  a:\n    command: x\n    guard: {deny_tools: [\"\"]}\n", `server "a": guard.deny_tools: an empty pattern matches nothing`},
 		{"yaml root", "a.yaml", "- 1\n", `:1:1: want a mapping with "servers", found an array`},
 		// After a byte-order mark, positions are those an editor shows.
 		{"json BOM", "a.json", "\xEF\xBB\xBF{\"mcpServers\": {\"x\": 3}}", `:1:22: server "x": want an object, found a number`},
@@ -237,6 +240,19 @@ func TestParseErrorsHaveLineAndColumn(t *testing.T) {
 				t.Fatalf("got  %q\nwant %s%s…", err, path, c.want)
 			}
 		})
+	}
+}
+
+func TestGuardEntry(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.yaml")
+	put(t, path, "servers:\n  a:\n    url: http://h/\n    guard:\n      allow_tools: [read_*, list_*]\n      deny_resources: ['file:///secret/*']\n      read_only: true\n")
+	f, err := Load(Source{Path: path, Required: true, YAML: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Guard{AllowTools: []string{"read_*", "list_*"}, DenyResources: []string{"file:///secret/*"}, ReadOnly: true}
+	if d := cmp.Diff(want, f.Servers[0].Guard); d != "" {
+		t.Fatalf("guard (-want +got):\n%s", d)
 	}
 }
 

@@ -202,6 +202,11 @@ func (f *File) entry(name string, n *yamlnode.Node) (*Server, error) {
 			return nil, err
 		}
 	}
+	if g := n.Get("guard"); g != nil {
+		if s.Guard, err = guardOf(name, g); err != nil {
+			return nil, err
+		}
+	}
 	if n.Get("envFile") != nil {
 		s.Warnings = append(s.Warnings, "envFile is not read; list the variables under env")
 	}

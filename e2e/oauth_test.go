@@ -29,17 +29,7 @@ func TestTwoProcessesShareOneRefresh(t *testing.T) {
 	srv.Delay = 500 * time.Millisecond
 	state := t.TempDir()
 	_, refresh := srv.Issue("mcp")
-	store := &oauth.Store{Dir: state + "/mcpv/oauth"}
-	err := store.Save(&oauth.Record{
-		Server: srv.URL(), Issuer: srv.AS.URL, Resource: srv.URL(),
-		Metadata: &oauth.ServerMetadata{Issuer: srv.AS.URL, TokenEndpoint: srv.AS.URL + "/token", CodeChallengeMethodsSupported: []string{"S256"}},
-		Client:   oauth.Client{ID: "dynamic-client", AuthMethod: oauth.AuthNone},
-		Token:    oauth.Token{AccessToken: "long-expired", RefreshToken: refresh, ExpiresAt: time.Now().Add(-time.Hour), Scope: "mcp"},
-		Updated:  time.Now(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := storeToken(t, srv, state, oauth.Token{AccessToken: "long-expired", RefreshToken: refresh, ExpiresAt: time.Now().Add(-time.Hour), Scope: "mcp"})
 	var wg sync.WaitGroup
 	outs := make([]string, 2)
 	errs := make([]error, 2)
@@ -64,4 +54,22 @@ func TestTwoProcessesShareOneRefresh(t *testing.T) {
 	if err != nil || len(recs) != 1 || recs[0].Token.RefreshToken == refresh || !srv.Valid(recs[0].Token.AccessToken) {
 		t.Errorf("the store does not hold the refreshed, rotated token: %v", err)
 	}
+}
+
+// storeToken stores token for srv in the state directory state, as a
+// login would have, and returns the store.
+func storeToken(t *testing.T, srv *oauthtest.Server, state string, token oauth.Token) *oauth.Store {
+	t.Helper()
+	store := &oauth.Store{Dir: state + "/mcpv/oauth"}
+	err := store.Save(&oauth.Record{
+		Server: srv.URL(), Issuer: srv.AS.URL, Resource: srv.URL(),
+		Metadata: &oauth.ServerMetadata{Issuer: srv.AS.URL, TokenEndpoint: srv.AS.URL + "/token", CodeChallengeMethodsSupported: []string{"S256"}},
+		Client:   oauth.Client{ID: "dynamic-client", AuthMethod: oauth.AuthNone},
+		Token:    token,
+		Updated:  time.Now(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store
 }

@@ -405,6 +405,19 @@ func (c *Client) Forward(ctx context.Context, method string, params json.RawMess
 	return c.s.Call(ctx, method, params)
 }
 
+// Relay sends the request of a client that speaks the initialize era
+// through this session: as it is to a server of that era; to a modern
+// server stamped with the modern _meta (the keys params carry are kept)
+// and with the server's input requests answered by the session's Handler,
+// which a relay hands to that client as server requests. There is no
+// timeout or progress token of the client's own.
+func (c *Client) Relay(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if !c.modern {
+		return c.s.Call(ctx, method, params)
+	}
+	return c.rounds(ctx, method, c.stamp(params))
+}
+
 // ForwardNotification sends a client's notification as it is.
 func (c *Client) ForwardNotification(ctx context.Context, method string, params json.RawMessage) error {
 	return c.s.Notify(ctx, method, params)

@@ -273,6 +273,48 @@ func plainMethod(method string) bool {
 	return true
 }
 
+// encodeResponse writes a response as json.Marshal writes a
+// wireResponse, in one piece.
 func encodeResponse(id json.RawMessage, result json.RawMessage, rerr *RPCError) ([]byte, error) {
-	return json.Marshal(wireResponse{JSONRPC: "2.0", ID: id, Result: result, Error: rerr})
+	parts, err := responseParts(id, result, rerr)
+	if err != nil || len(parts) == 1 {
+		return parts.first(), err
+	}
+	return bytes.Join(parts, nil), nil
 }
+
+// message is one outgoing message, in the parts it was built from.
+type parts [][]byte
+
+func (p parts) first() []byte {
+	if len(p) == 0 {
+		return nil
+	}
+	return p[0]
+}
+
+func (p parts) size() int {
+	n := 0
+	for _, b := range p {
+		n += len(b)
+	}
+	return n
+}
+
+// responseParts writes a response as json.Marshal writes a wireResponse.
+// A result json.Marshal would leave as it is (nearly every one: what a
+// relay passes on from a server) is not copied at all: the response is
+// its head, the result itself, and a closing brace, which a PartsWriter
+// writes one after the other. Anything else is one part from json.Marshal.
+func responseParts(id json.RawMessage, result json.RawMessage, rerr *RPCError) (parts, error) {
+	if rerr != nil || len(id) == 0 || len(result) == 0 || !asMarshaled(id) || !asMarshaled(result) {
+		b, err := json.Marshal(wireResponse{JSONRPC: "2.0", ID: id, Result: result, Error: rerr})
+		return parts{b}, err
+	}
+	const head, resultMember = `{"jsonrpc":"2.0","id":`, `,"result":`
+	h := make([]byte, 0, len(head)+len(id)+len(resultMember))
+	h = append(append(append(h, head...), id...), resultMember...)
+	return parts{h, result, closingBrace}, nil
+}
+
+var closingBrace = []byte{'}'}

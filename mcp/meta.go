@@ -35,6 +35,39 @@ func progressToken(fields []rawjson.Field) json.RawMessage {
 	return token
 }
 
+// ProgressToken returns the token in params._meta.progressToken, or nil.
+func ProgressToken(params json.RawMessage) json.RawMessage {
+	if noParams(params) {
+		return nil
+	}
+	var buf [8]rawjson.Field
+	fields, err := rawjson.Fields(buf[:0], params)
+	if err != nil {
+		return nil
+	}
+	return progressToken(fields)
+}
+
+// SetProgressToken returns params with _meta.progressToken replaced by
+// token (a relay gives each of its clients' requests a token of its own).
+func SetProgressToken(params, token json.RawMessage) (json.RawMessage, error) {
+	var p map[string]json.RawMessage
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, err
+	}
+	var meta map[string]json.RawMessage
+	if err := json.Unmarshal(p["_meta"], &meta); err != nil {
+		return nil, err
+	}
+	meta["progressToken"] = token
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return nil, err
+	}
+	p["_meta"] = b
+	return json.Marshal(p)
+}
+
 // WithMeta sets params._meta[key] = value in a JSON object (request params
 // or a result), keeping everything else as it was; a key _meta already has
 // keeps its value.
@@ -138,4 +171,25 @@ func metaWith(params json.RawMessage, fields []rawjson.Field, entries []metaEntr
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// NotifiedToken is the progressToken of a notifications/progress's params.
+func NotifiedToken(params json.RawMessage) json.RawMessage {
+	var p struct {
+		Token json.RawMessage `json:"progressToken"`
+	}
+	json.Unmarshal(params, &p)
+	return p.Token
+}
+
+// Retoken returns a notifications/progress's params with its progressToken
+// replaced: a relay gives a progress notification back the token of the
+// request it reports on.
+func Retoken(params, token json.RawMessage) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(params, &m); err != nil {
+		return nil, err
+	}
+	m["progressToken"] = token
+	return json.Marshal(m)
 }

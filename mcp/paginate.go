@@ -252,3 +252,23 @@ func writeKey(b *bytes.Buffer, k string) {
 	b.Write(kb)
 	b.WriteByte(':')
 }
+
+// FilterPage returns a page of a list (key: "tools", "resources"...) with
+// only the items keep accepts, its nextCursor and other members as they
+// were. A page that is not a list comes back unchanged.
+func FilterPage(page json.RawMessage, key string, keep func(item json.RawMessage) bool) json.RawMessage {
+	p, err := splitPage(page, key)
+	if err != nil || p.List == nil || string(p.List) == "null" {
+		return page
+	}
+	items := make([]json.RawMessage, 0, len(p.Items))
+	for _, it := range p.Items {
+		if keep(it) {
+			items = append(items, it)
+		}
+	}
+	if len(items) == len(p.Items) {
+		return page
+	}
+	return mergePages(page, key, items, p.Next)
+}

@@ -32,6 +32,7 @@ package mcp
 //     every waiting and future Call returns that error.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -347,7 +348,11 @@ func (s *Session) Notify(ctx context.Context, method string, params json.RawMess
 	return s.write(ctx, msg)
 }
 
-func (s *Session) write(ctx context.Context, msg []byte) error {
+func (s *Session) write(ctx context.Context, msg []byte) error { return s.writeParts(ctx, parts{msg}) }
+
+// writeParts writes one message given in parts: through a PartsWriter,
+// else joined.
+func (s *Session) writeParts(ctx context.Context, msg parts) error {
 	if s.wsem != nil {
 		select {
 		case s.wsem <- struct{}{}:
@@ -363,10 +368,31 @@ func (s *Session) write(ctx context.Context, msg []byte) error {
 		return s.Err()
 	default:
 	}
-	if s.opts.Trace != nil {
-		s.opts.Trace(true, msg)
+	if len(msg) == 1 {
+		if s.opts.Trace != nil {
+			s.opts.Trace(true, msg[0])
+		}
+		return s.t.Write(ctx, msg[0])
 	}
-	return s.t.Write(ctx, msg)
+	pw, ok := s.t.(PartsWriter)
+	if s.opts.Trace != nil || !ok {
+		joined := bytes.Join(msg, nil)
+		if s.opts.Trace != nil {
+			s.opts.Trace(true, joined)
+		}
+		if !ok {
+			return s.t.Write(ctx, joined)
+		}
+	}
+	return pw.WriteParts(ctx, msg)
+}
+
+// PartsWriter is implemented by a transport that writes one message
+// given in parts, one after the other, without joining them: an answer
+// that carries a large result as it was read (a relay's) is then never
+// copied.
+type PartsWriter interface {
+	WriteParts(ctx context.Context, parts [][]byte) error
 }
 
 // Err returns why the session ended, or nil while it runs.
@@ -520,7 +546,7 @@ func (s *Session) route(m message) {
 func (s *Session) serve(m message) {
 	if m.Method == "ping" {
 		msg, _ := encodeResponse(m.ID, json.RawMessage(`{}`), nil)
-		s.answer(msg)
+		s.answer(parts{msg})
 		return
 	}
 	select {
@@ -529,7 +555,7 @@ func (s *Session) serve(m message) {
 		return
 	}
 	key := idKey(m.ID)
-	ctx, cancel := context.WithCancel(s.base)
+	ctx, cancel := context.WithCancel(context.WithValue(s.base, incomingKey{}, m.ID))
 	s.mu.Lock()
 	s.incoming[key] = cancel
 	s.mu.Unlock()
@@ -554,9 +580,9 @@ func (s *Session) serve(m message) {
 		} else if result == nil {
 			result = json.RawMessage(`{}`)
 		}
-		msg, err := encodeResponse(m.ID, result, rerr)
+		msg, err := responseParts(m.ID, result, rerr)
 		if err != nil {
-			msg, _ = encodeResponse(m.ID, nil, &RPCError{Code: CodeInternalError, Message: err.Error()})
+			msg, _ = responseParts(m.ID, nil, &RPCError{Code: CodeInternalError, Message: err.Error()})
 		}
 		s.answer(msg)
 	}()
@@ -564,7 +590,7 @@ func (s *Session) serve(m message) {
 
 // answer queues msg for the answer writer; it waits while the outbox is
 // full, and drops msg when the session ends first.
-func (s *Session) answer(msg []byte) {
+func (s *Session) answer(msg parts) {
 	for !s.out.push(msg) {
 		select {
 		case <-s.out.room:
@@ -584,7 +610,7 @@ func (s *Session) writeAnswers() {
 		}
 		for _, msg := range batch {
 			ctx, cancel := context.WithTimeout(s.base, answerWriteTimeout)
-			s.write(ctx, msg)
+			s.writeParts(ctx, msg)
 			cancel()
 		}
 	}
@@ -595,20 +621,20 @@ func (s *Session) writeAnswers() {
 // the queue holds maxOutbox bytes already.
 type outbox struct {
 	mu    sync.Mutex    // guards items and bytes
-	items [][]byte      // waiting, oldest first
+	items []parts       // waiting, oldest first
 	bytes int           // their total size
 	wake  chan struct{} // 1-buffered: something was pushed
 	room  chan struct{} // 1-buffered: something was taken
 }
 
-func (o *outbox) push(msg []byte) bool {
+func (o *outbox) push(msg parts) bool {
 	o.mu.Lock()
-	if o.bytes > 0 && o.bytes+len(msg) > maxOutbox {
+	if o.bytes > 0 && o.bytes+msg.size() > maxOutbox {
 		o.mu.Unlock()
 		return false
 	}
 	o.items = append(o.items, msg)
-	o.bytes += len(msg)
+	o.bytes += msg.size()
 	o.mu.Unlock()
 	signal(o.wake)
 	return true
@@ -616,7 +642,7 @@ func (o *outbox) push(msg []byte) bool {
 
 // take waits for answers and returns all that are queued; false once done
 // is closed.
-func (o *outbox) take(done <-chan struct{}) ([][]byte, bool) {
+func (o *outbox) take(done <-chan struct{}) ([]parts, bool) {
 	for {
 		o.mu.Lock()
 		items := o.items
@@ -647,6 +673,15 @@ func (s *Session) handle(ctx context.Context, method string, params json.RawMess
 		return s.opts.Handler(ctx, method, params)
 	}
 	return nil, MethodNotFound(method)
+}
+
+type incomingKey struct{}
+
+// IncomingID is the id of the peer's request a RequestHandler is
+// answering, as the peer wrote it; nil outside a handler.
+func IncomingID(ctx context.Context) json.RawMessage {
+	id, _ := ctx.Value(incomingKey{}).(json.RawMessage)
+	return id
 }
 
 // MethodNotFound is the answer to a request mcpv does not serve.

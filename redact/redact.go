@@ -297,6 +297,20 @@ func (s *Scrubber) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// Mask returns one whole message with every secret the scrubber knows
+// replaced by Mask, nothing held back; p is never changed, and comes back
+// as it is when it holds no secret.
+func (s *Scrubber) Mask(p []byte) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sec := range s.secrets {
+		if bytes.Contains(p, sec) {
+			p = bytes.ReplaceAll(p, sec, []byte(Mask))
+		}
+	}
+	return p
+}
+
 // secretPrefixAtEnd is the length of the longest end of data that is the
 // beginning of a secret (and not a whole one).
 func (s *Scrubber) secretPrefixAtEnd(data []byte) int {

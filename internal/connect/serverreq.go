@@ -47,6 +47,9 @@ func newAnswerer(s *Settings, env Env, h Hooks) (*answerer, error) {
 
 // capabilities is the ClientCapabilities object for initialize.
 func (a *answerer) capabilities() json.RawMessage {
+	if a.hooks.Capabilities != nil {
+		return a.hooks.Capabilities
+	}
 	var b bytes.Buffer
 	b.WriteByte('{')
 	if a.roots != nil {

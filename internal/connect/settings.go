@@ -52,6 +52,8 @@ type Settings struct {
 	Untrusted bool
 	// Secrets are values never to be written out.
 	Secrets []string
+	// Guard is the config entry's guard for mcpv serve; nil without one.
+	Guard *config.Guard
 }
 
 // Auth is how to authorize at an HTTP server: the flags, over the config
@@ -209,6 +211,7 @@ func uniq(list []string) []string {
 
 // mergeEntry takes the server from a config entry.
 func mergeEntry(s *Settings, f Flags, explicit map[string]bool, x *config.Expanded, env Env) {
+	s.Guard = x.Guard
 	if x.Timeout > 0 && !explicit["timeout"] {
 		s.Timeout = x.Timeout
 	}

@@ -189,9 +189,9 @@ func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
 	defer cancel()
 	params := m.Params
 	var ours string
-	if tok := progressToken(params); tok != nil {
+	if tok := mcp.ProgressToken(params); tok != nil {
 		ours = strconv.Quote("k" + strconv.FormatInt(c.k.nextToken.Add(1), 10))
-		if p, err := setProgressToken(params, json.RawMessage(ours)); err == nil {
+		if p, err := mcp.SetProgressToken(params, json.RawMessage(ours)); err == nil {
 			params = p
 			c.k.mu.Lock()
 			c.k.tokens[ours] = route{c, tok}
@@ -282,37 +282,6 @@ func (c *conn) subscribe(uris []string, by int) {
 			delete(c.subs, u)
 		}
 	}
-}
-
-// setProgressToken replaces params._meta.progressToken.
-func setProgressToken(params, token json.RawMessage) (json.RawMessage, error) {
-	var p map[string]json.RawMessage
-	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, err
-	}
-	var meta map[string]json.RawMessage
-	if err := json.Unmarshal(p["_meta"], &meta); err != nil {
-		return nil, err
-	}
-	meta["progressToken"] = token
-	b, err := json.Marshal(meta)
-	if err != nil {
-		return nil, err
-	}
-	p["_meta"] = b
-	return json.Marshal(p)
-}
-
-func progressToken(params json.RawMessage) json.RawMessage {
-	var p struct {
-		Meta struct {
-			ProgressToken json.RawMessage `json:"progressToken"`
-		} `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return nil
-	}
-	return p.Meta.ProgressToken
 }
 
 func isDone(ch <-chan struct{}) bool {

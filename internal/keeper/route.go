@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // Notify passes a server notification to the commands it belongs to:
@@ -59,22 +61,16 @@ func (k *Keeper) Notify(method string, params json.RawMessage) {
 // progress passes a progress notification to the command whose request
 // it reports on, with that command's own token.
 func (k *Keeper) progress(params json.RawMessage) {
-	var p struct {
-		Token json.RawMessage `json:"progressToken"`
-	}
-	json.Unmarshal(params, &p)
 	k.mu.Lock()
-	r, ok := k.tokens[string(p.Token)]
+	r, ok := k.tokens[string(mcp.NotifiedToken(params))]
 	k.mu.Unlock()
 	if !ok {
 		return
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(params, &m) != nil {
+	b, err := mcp.Retoken(params, r.token)
+	if err != nil {
 		return
 	}
-	m["progressToken"] = r.token
-	b, _ := json.Marshal(m)
 	r.c.send(true, fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/progress","params":%s}`, b))
 }
 

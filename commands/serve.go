@@ -1,0 +1,172 @@
+package commands
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/serve"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/redact"
+)
+
+type serveCmd struct {
+	HTTP        string `name:"http" placeholder:"ADDR" help:"Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one)."`
+	HTTPToken   string `name:"http-token" placeholder:"TOKEN|@FILE" help:"Require this bearer token of every HTTP client."`
+	AllowRemote bool   `name:"allow-remote" help:"Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr."`
+	Isolate     bool   `name:"isolate" help:"Give each HTTP client an upstream session of its own, rather than one shared by all."`
+	guardFlags
+}
+
+// guardFlags are the guard of serve: what its clients may see and use.
+type guardFlags struct {
+	AllowTools     []string `name:"allow-tools" sep:"," placeholder:"GLOB" help:"Offer only the tools whose names match (* any run, ? one character; repeatable or comma-separated)."`
+	DenyTools      []string `name:"deny-tools" sep:"," placeholder:"GLOB" help:"Hide the tools whose names match."`
+	AllowResources []string `name:"allow-resources" sep:"," placeholder:"GLOB" help:"Offer only the resources (and templates) whose URIs match."`
+	DenyResources  []string `name:"deny-resources" sep:"," placeholder:"GLOB" help:"Hide the resources (and templates) whose URIs match."`
+	AllowPrompts   []string `name:"allow-prompts" sep:"," placeholder:"GLOB" help:"Offer only the prompts whose names match."`
+	DenyPrompts    []string `name:"deny-prompts" sep:"," placeholder:"GLOB" help:"Hide the prompts whose names match."`
+	ReadOnly       bool     `name:"read-only" help:"Offer only the tools whose annotations say readOnlyHint."`
+}
+
+func (g guardFlags) guard() config.Guard {
+	return config.Guard{AllowTools: g.AllowTools, DenyTools: g.DenyTools, AllowResources: g.AllowResources, DenyResources: g.DenyResources,
+		AllowPrompts: g.AllowPrompts, DenyPrompts: g.DenyPrompts, ReadOnly: g.ReadOnly}
+}
+
+func (c *serveCmd) Help() string {
+	return `Re-exposes the server to MCP clients: on stdin and stdout by default (one client: give the mcpv command line to an application that starts stdio servers), or with --http as a Streamable HTTP endpoint at /mcp, for several clients at once, each with its own session. The server is started (or reached, and authorized) once and shared by every client; --isolate gives each client a session of its own. A client may speak either era of the protocol, whatever the server speaks.
+
+The server's credentials (OAuth tokens, -H values, secret --env values) stay in mcpv: they are masked in every message a client gets. --http listens on loopback only, unless --allow-remote; then every client must send the bearer token.
+
+The guard (--allow-tools, --deny-tools, the same for resources by URI and prompts by name, --read-only) hides what it does not allow from every list and refuses a request for it with a JSON-RPC error. A config entry may carry the same guard (guard:).
+
+Examples:
+
+    $ mcpv serve -u https://mcp.example.com/mcp
+    $ mcpv serve --http 127.0.0.1:8808 -- npx -y @modelcontextprotocol/server-everything
+    $ mcpv serve --read-only --deny-tools 'delete_*' -s github`
+}
+
+func (c *serveCmd) notInBatch() {}
+
+func (c *serveCmd) Validate() error {
+	if c.HTTP == "" && (c.HTTPToken != "" || c.AllowRemote || c.Isolate) {
+		return usageErrorf("--http-token, --allow-remote and --isolate go with --http")
+	}
+	for _, p := range append(append(append(append(append(append([]string{}, c.AllowTools...), c.DenyTools...), c.AllowResources...), c.DenyResources...), c.AllowPrompts...), c.DenyPrompts...) {
+		if strings.TrimSpace(p) == "" {
+			return usageErrorf("an empty guard pattern matches nothing")
+		}
+	}
+	return nil
+}
+
+func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
+	addr, token, remote, err := c.listenPlan(out)
+	if err != nil {
+		return err
+	}
+	guard := serve.Guards{c.guard()}
+	if g := s.settings.Guard; g != nil {
+		guard = append(guard, *g)
+	}
+	if s.settings.ProtocolEra == "auto" && s.settings.ProtocolVersion == "" {
+		// The initialize era upstream, unless asked otherwise: there a
+		// server may ask its questions mid-call, take subscriptions and
+		// a log level, as most clients expect; a modern client is
+		// answered by translation.
+		s.settings.ProtocolEra = "legacy"
+	}
+	secrets := redact.NewScrubber(io.Discard)
+	secrets.Add(serve.JSONForms(s.settings.Secrets)...)
+	srv := &serve.Server{
+		Open: func(ctx context.Context, h connect.Hooks) (*connect.Conn, error) {
+			if s.settings.Session != "" {
+				return attach(ctx, s.settings, s.env, h)
+			}
+			return connect.Open(ctx, s.settings, s.env, h)
+		},
+		Hooks:   s.hooks,
+		Guard:   guard,
+		Isolate: c.Isolate,
+		Secrets: secrets,
+		Log:     s.hooks.Log,
+	}
+	if err := srv.Start(ctx); err != nil {
+		return err
+	}
+	defer srv.Close()
+	if c.HTTP == "" {
+		var closeIn func() error
+		if f, ok := out.ios.In.(io.Closer); ok {
+			closeIn = f.Close
+		}
+		return srv.ServeStream(ctx, out.ios.In, out.ios.Out, closeIn)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return &mcp.TransportError{Op: "listen on " + addr, Err: err}
+	}
+	h := srv.HTTPHandler(token, remote)
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }() // ends at Shutdown
+	out.notef("serving at http://%s/mcp", ln.Addr())
+	select {
+	case <-ctx.Done():
+		err = context.Cause(ctx)
+	case <-srv.Done():
+		err = srv.Err()
+	case err = <-served:
+		err = &mcp.TransportError{Op: "serve HTTP", Err: err}
+	}
+	h.Close()
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	hs.Shutdown(sctx)
+	cancel()
+	return err
+}
+
+// listenPlan checks --http: a loopback address, or another with
+// --allow-remote and a bearer token, generated and shown once when none
+// is given.
+func (c *serveCmd) listenPlan(out *console) (addr, token string, remote bool, err error) {
+	if c.HTTP == "" {
+		return "", "", false, nil
+	}
+	host, _, err := net.SplitHostPort(c.HTTP)
+	if err != nil {
+		return "", "", false, usageErrorf("--http %s: give HOST:PORT, e.g. 127.0.0.1:8808", c.HTTP)
+	}
+	ip := net.ParseIP(host)
+	remote = !(host == "localhost" || ip != nil && ip.IsLoopback())
+	if remote && !c.AllowRemote {
+		return "", "", false, usageErrorf("--http %s: not a loopback address; add --allow-remote to serve beyond this machine, with a bearer token", c.HTTP)
+	}
+	token = c.HTTPToken
+	if strings.HasPrefix(token, "@") {
+		b, err := out.readFile(token[1:])
+		if err != nil {
+			return "", "", false, usageErrorf("--http-token: %v", err)
+		}
+		token = strings.TrimSpace(string(b))
+	}
+	if remote && token == "" {
+		b := make([]byte, 24)
+		if _, err := rand.Read(b); err != nil {
+			return "", "", false, errors.New("cannot generate a bearer token")
+		}
+		token = hex.EncodeToString(b)
+		out.notef("clients must send Authorization: Bearer %s", token)
+	}
+	return c.HTTP, token, remote, nil
+}

@@ -1,0 +1,49 @@
+package commands
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestServeStdinAnsweredBeforeTheEnd: a client that writes its requests and
+// closes stdin at once gets every answer before serve ends, with exit 0.
+func TestServeStdinAnsweredBeforeTheEnd(t *testing.T) {
+	t.Parallel()
+	stdin := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":0.2,"steps":2}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"delete_all","arguments":{}}}
+`
+	r := mcpv(t, stdin, args([]string{"serve", "--deny-tools", "delete_*"}, demo())...)
+	if r.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d answers, want 3:\n%s", len(lines), r.stdout)
+	}
+	// Answered as each is done, in any order.
+	for _, want := range []string{`"id":1,"result":{"protocolVersion":"2025-06-18"`, `"id":2,"result":{"content":[{"type":"text","text":"done after 0.2s"}]`, `"id":3,"error":{"code":-32602`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("no answer %s in:\n%s", want, r.stdout)
+		}
+	}
+}
+
+func TestServeUsage(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--isolate"}, "mcpv: serve: --http-token, --allow-remote and --isolate go with --http (see mcpv --help)\n"},
+		{[]string{"serve", "--http", "8808"}, "mcpv: --http 8808: give HOST:PORT, e.g. 127.0.0.1:8808 (see mcpv --help)\n"},
+		{[]string{"serve", "--http", "192.0.2.1:0"}, "mcpv: --http 192.0.2.1:0: not a loopback address; add --allow-remote to serve beyond this machine, with a bearer token (see mcpv --help)\n"},
+		{[]string{"serve", "--deny-tools", " "}, "mcpv: serve: an empty guard pattern matches nothing (see mcpv --help)\n"},
+	} {
+		r := mcpv(t, "", args(tt.args, demo())...)
+		if r.code != 2 || r.stderr != tt.want {
+			t.Errorf("%v: exit %d, stderr %q; want 2, %q", tt.args, r.code, r.stderr, tt.want)
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package config
+
+import "github.com/mcpv/mcpv/internal/yamlnode"
+
+// Guard is what an entry lets the clients of 'mcpv serve' see and use:
+// glob patterns for tools by name, resources by URI, prompts by name, and
+// read_only for only the tools that say readOnlyHint.
+type Guard struct {
+	AllowTools, DenyTools         []string
+	AllowResources, DenyResources []string
+	AllowPrompts, DenyPrompts     []string
+	ReadOnly                      bool
+}
+
+// guardOf reads an entry's guard: block.
+func guardOf(name string, n *yamlnode.Node) (*Guard, error) {
+	if n.Kind != yamlnode.Object {
+		return nil, errorAt(n, "server %q: guard must be an object, not %s", name, kindName(n))
+	}
+	g := &Guard{}
+	lists := map[string]*[]string{
+		"allow_tools": &g.AllowTools, "deny_tools": &g.DenyTools,
+		"allow_resources": &g.AllowResources, "deny_resources": &g.DenyResources,
+		"allow_prompts": &g.AllowPrompts, "deny_prompts": &g.DenyPrompts,
+	}
+	for i, k := range n.Keys {
+		v := n.Vals[i]
+		if k.Text == "read_only" {
+			if v.Kind != yamlnode.Bool {
+				return nil, errorAt(v, "server %q: guard.read_only must be true or false, not %s", name, kindName(v))
+			}
+			g.ReadOnly = v.JSON == "true"
+			continue
+		}
+		to, ok := lists[k.Text]
+		if !ok {
+			return nil, errorAt(k, "server %q: unknown guard key %q (want allow_tools, deny_tools, allow_resources, deny_resources, allow_prompts, deny_prompts or read_only)", name, k.Text)
+		}
+		list, err := strings1(name, "guard."+k.Text, v)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range list {
+			if p == "" {
+				return nil, errorAt(v, "server %q: guard.%s: an empty pattern matches nothing", name, k.Text)
+			}
+		}
+		*to = list
+	}
+	return g, nil
+}

@@ -1,0 +1,107 @@
+//go:build unix
+
+package e2e
+
+import (
+	"bufio"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/demoserver"
+	"github.com/mcpv/mcpv/oauth"
+	"github.com/mcpv/mcpv/oauth/oauthtest"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestServeStdioFrontsOAuth: mcpv, as the stdio server of another mcpv,
+// reaches an HTTP server that needs OAuth with the stored token; the
+// client, of either era, gets its answers and never the token.
+func TestServeStdioFrontsOAuth(t *testing.T) {
+	t.Parallel()
+	demo := demoserver.New()
+	srv := oauthtest.New(t, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return demo }, &sdk.StreamableHTTPOptions{JSONResponse: true}))
+	state := t.TempDir()
+	access, refresh := srv.Issue("mcp")
+	storeToken(t, srv, state, oauth.Token{AccessToken: access, RefreshToken: refresh, ExpiresAt: time.Now().Add(time.Hour), Scope: "mcp"})
+	for _, era := range []string{"legacy", "modern"} {
+		cmd := exec.Command(mcpvBin, "--protocol-era", era, "call", "echo", "message=hi", "-q", ".structuredContent.message",
+			"--", mcpvBin, "serve", "-u", srv.URL())
+		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
+		out, err := cmd.CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != `"hi"` {
+			t.Errorf("%s: %v\n%s", era, err, out)
+		}
+		if strings.Contains(string(out), access) {
+			t.Errorf("%s: the token reached the client: %s", era, out)
+		}
+	}
+}
+
+// TestServeHTTP: mcpv serve --http fronts a server for mcpv clients of
+// both eras, and ends on Ctrl-C with 130.
+func TestServeHTTP(t *testing.T) {
+	t.Parallel()
+	demo := demoserver.New()
+	up := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return demo }, nil))
+	t.Cleanup(up.Close)
+	cmd := exec.Command(mcpvBin, "serve", "--http", "127.0.0.1:0", "-u", up.URL, "--deny-tools", "fail")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "mcpv: serving at ")
+	if err != nil || !ok {
+		t.Fatalf("first line on stderr: %q %v", line, err)
+	}
+	for _, era := range []string{"legacy", "modern"} {
+		out, err := exec.Command(mcpvBin, "--protocol-era", era, "-u", url, "call", "echo", "message=hi", "-q", ".structuredContent.message").CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != `"hi"` {
+			t.Errorf("%s: %v\n%s", era, err, out)
+		}
+		out, err = exec.Command(mcpvBin, "--protocol-era", era, "-u", url, "call", "fail", "--no-validate").CombinedOutput()
+		if code := exitCode(err); code != 3 || !strings.Contains(string(out), "guarded") {
+			t.Errorf("%s: a denied tool: exit %d\n%s", era, code, out)
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if code := exitCode(err); code != 130 {
+			t.Errorf("after Ctrl-C: exit %d, want 130", code)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("mcpv serve still running 15s after Ctrl-C")
+	}
+}
+
+// TestServeRefusesOpenAddress: --http beyond loopback needs --allow-remote.
+func TestServeRefusesOpenAddress(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command(mcpvBin, "serve", "--http", "0.0.0.0:0", "-u", "http://127.0.0.1:1/mcp").CombinedOutput()
+	if code := exitCode(err); code != 2 || !strings.Contains(string(out), "--allow-remote") {
+		t.Errorf("exit %d, want 2:\n%s", code, out)
+	}
+}
+
+func exitCode(err error) int {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}

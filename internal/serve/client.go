@@ -1,0 +1,427 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// client is one downstream client: its session, and what it declared.
+type client struct {
+	srv   *Server
+	sess  *mcp.Session
+	ready chan struct{} // closed once sess is set
+
+	mu       sync.Mutex                 // guards the fields below
+	up       *upstream                  // its upstream session, once chosen
+	own      bool                       // up is its own (Isolate)
+	caps     map[string]json.RawMessage // declared in initialize
+	modern   bool                       // it spoke the modern era and never initialized
+	inflight []json.RawMessage          // ids of its requests in flight, oldest first
+	logLevel json.RawMessage            // its logging/setLevel, for a modern server's _meta
+
+	drain *drain // with a stream: the requests read and not yet answered
+}
+
+// serveClient starts a downstream session for one client on t. It ends
+// when t's Read fails (the client left) or close is called.
+func (s *Server) serveClient(t mcp.Transport) *client { return s.serveClientWith(t, nil) }
+
+func (s *Server) serveClientWith(t mcp.Transport, d *drain) *client {
+	c := &client{srv: s, ready: make(chan struct{}), drain: d}
+	t = &scrubbed{Transport: t, secrets: s.Secrets}
+	c.sess = mcp.NewSession(t, mcp.SessionOptions{Handler: c.handle, OnNotification: c.notified, Log: s.Log})
+	close(c.ready)
+	return c
+}
+
+// close ends the client's session and lets its upstream session go.
+func (c *client) close() {
+	c.sess.Close(context.Background())
+	c.mu.Lock()
+	up, own := c.up, c.own
+	c.mu.Unlock()
+	if up == nil {
+		return
+	}
+	up.detach(c)
+	if own {
+		up.conn.Close()
+	}
+}
+
+// upstream is the client's upstream session: the shared one, or with
+// Isolate its own, opened at its first request.
+func (c *client) upstream(ctx context.Context) (*upstream, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.up != nil {
+		return c.up, nil
+	}
+	s := c.srv
+	if !s.Isolate {
+		s.mu.Lock()
+		c.up = s.shared
+		s.mu.Unlock()
+	} else {
+		up, err := s.open(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.up, c.own = up, true
+	}
+	c.up.attach(c)
+	return c.up, nil
+}
+
+func (c *client) handle(ctx context.Context, method string, params json.RawMessage) (_ json.RawMessage, err error) {
+	<-c.ready
+	if c.drain != nil {
+		defer c.drain.done()
+	}
+	up, err := c.upstream(ctx)
+	if err != nil {
+		return nil, rpcError(err)
+	}
+	st := up.conn.Client.State()
+	modern := rawjson.IsObject(params) && hasModernMeta(params)
+	switch {
+	case method == "initialize":
+		return c.initialize(params, st)
+	case method == "server/discover" && !st.Modern:
+		c.setModern()
+		return discovered(st), nil
+	}
+	if modern {
+		c.setModern()
+	}
+	if method == "logging/setLevel" && st.Modern && !modern {
+		return c.setLogLevel(params)
+	}
+	if rerr := c.srv.Guard.check(ctx, method, params, up.readOnly); rerr != nil {
+		return nil, rerr
+	}
+	if method == "resources/subscribe" || method == "resources/unsubscribe" {
+		forward, undo := up.subscription(c, method, params)
+		if !forward {
+			return json.RawMessage(`{}`), nil
+		}
+		defer func() {
+			if err != nil {
+				undo()
+			}
+		}()
+	}
+	id := mcp.IncomingID(ctx)
+	c.track(id, true)
+	defer c.track(id, false)
+	params, done := up.progress(c, id, params)
+	defer done()
+	ctx = context.WithValue(ctx, relayKey{}, relayed{c: c, id: id})
+	var res json.RawMessage
+	if modern && !st.Modern {
+		params = legacyParams(params)
+	}
+	if modern || !st.Modern {
+		res, err = up.conn.Client.Forward(ctx, method, params)
+	} else {
+		res, err = up.conn.Client.Relay(ctx, method, c.withLogLevel(params))
+	}
+	if err != nil {
+		return nil, rpcError(err)
+	}
+	return c.srv.Guard.filter(method, res), nil
+}
+
+// setLogLevel takes a legacy client's logging/setLevel for a modern
+// server, which has none: the level goes in the _meta of each of the
+// client's requests instead
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging).
+func (c *client) setLogLevel(params json.RawMessage) (json.RawMessage, error) {
+	var p struct {
+		Level json.RawMessage `json:"level"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.Level == nil {
+		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "logging/setLevel: a level is required"}
+	}
+	c.mu.Lock()
+	c.logLevel = p.Level
+	c.mu.Unlock()
+	return json.RawMessage(`{}`), nil
+}
+
+func (c *client) withLogLevel(params json.RawMessage) json.RawMessage {
+	c.mu.Lock()
+	level := c.logLevel
+	c.mu.Unlock()
+	if level == nil {
+		return params
+	}
+	if p, err := mcp.WithMeta(params, mcp.MetaLogLevel, level); err == nil {
+		return p
+	}
+	return params
+}
+
+// hasModernMeta reports whether a request carries the modern era's
+// protocol version in its _meta.
+func hasModernMeta(params json.RawMessage) bool {
+	found := false
+	rawjson.ForEachValidMember(params, func(k string, v []byte) error {
+		if k == "_meta" && rawjson.IsObject(v) {
+			rawjson.ForEachValidMember(v, func(k string, _ []byte) error {
+				found = found || k == mcp.MetaProtocolVersion
+				return nil
+			})
+		}
+		return nil
+	})
+	return found
+}
+
+// legacyParams are a modern request's params for a server of the
+// initialize era: without the modern era's _meta members, which such a
+// server may take for a modern request
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/lifecycle).
+func legacyParams(params json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	sep := func() {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+	}
+	rawjson.ForEachValidRawMember(params, func(k string, rawKey, v []byte) error {
+		if k != "_meta" {
+			sep()
+			b.Write(rawKey)
+			b.WriteByte(':')
+			b.Write(v)
+			return nil
+		}
+		var meta bytes.Buffer
+		rawjson.ForEachValidRawMember(v, func(k string, rawKey, v []byte) error {
+			if !strings.HasPrefix(k, "io.modelcontextprotocol/") {
+				if meta.Len() > 0 {
+					meta.WriteByte(',')
+				}
+				meta.Write(rawKey)
+				meta.WriteByte(':')
+				meta.Write(v)
+			}
+			return nil
+		})
+		if meta.Len() > 0 {
+			sep()
+			b.Write(rawKey)
+			b.WriteString(":{")
+			b.Write(meta.Bytes())
+			b.WriteByte('}')
+		}
+		return nil
+	})
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// initialize answers a client of the initialize era from the server's
+// initialize (or server/discover) result, in the version the client asked
+// for when mcpv speaks it
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation).
+func (c *client) initialize(params json.RawMessage, st mcp.State) (json.RawMessage, error) {
+	var p struct {
+		ProtocolVersion string                     `json:"protocolVersion"`
+		Capabilities    map[string]json.RawMessage `json:"capabilities"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "initialize: " + err.Error()}
+	}
+	c.mu.Lock()
+	c.caps, c.modern = p.Capabilities, false
+	c.mu.Unlock()
+	version := mcp.LatestVersion
+	if slices.Contains(mcp.SupportedVersions, p.ProtocolVersion) {
+		version = p.ProtocolVersion
+	}
+	b := []byte(`{"protocolVersion":`)
+	b = append(b, mustJSON(version)...)
+	rawjson.ForEachValidRawMember(st.InitializeResult, func(k string, rawKey, v []byte) error {
+		if k != "protocolVersion" && k != "supportedVersions" {
+			b = append(append(append(append(b, ','), rawKey...), ':'), v...)
+		}
+		return nil
+	})
+	return append(b, '}'), nil
+}
+
+// discovered answers server/discover for a server of the initialize era
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/lifecycle):
+// its capabilities, instructions and serverInfo, in the modern shape.
+func discovered(st mcp.State) json.RawMessage {
+	b := []byte(`{"supportedVersions":`)
+	b = append(b, mustJSON(mcp.ModernVersions)...)
+	var info json.RawMessage
+	rawjson.ForEachValidMember(st.InitializeResult, func(k string, v []byte) error {
+		switch k {
+		case "capabilities", "instructions":
+			b = append(append(append(b, `,"`...), k...), `":`...)
+			b = append(b, v...)
+		case "serverInfo":
+			info = v
+		}
+		return nil
+	})
+	if info != nil {
+		b = append(append(append(b, `,"_meta":{`...), mustJSON(mcp.MetaServerInfo)...), ':')
+		b = append(append(b, info...), '}')
+	}
+	return append(b, '}')
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+func (c *client) setModern() {
+	c.mu.Lock()
+	if c.caps == nil {
+		c.modern = true
+	}
+	c.mu.Unlock()
+}
+
+// track notes a request in flight (on) or done.
+func (c *client) track(id json.RawMessage, on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if on {
+		c.inflight = append(c.inflight, id)
+		return
+	}
+	if i := slices.IndexFunc(c.inflight, func(x json.RawMessage) bool { return string(x) == string(id) }); i >= 0 {
+		c.inflight = slices.Delete(c.inflight, i, i+1)
+	}
+}
+
+func (c *client) busy() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.inflight) > 0
+}
+
+// latest is the client's newest request in flight.
+func (c *client) latest() json.RawMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.inflight) == 0 {
+		return nil
+	}
+	return c.inflight[len(c.inflight)-1]
+}
+
+// capability names the client capability a server request needs.
+var capability = map[string]string{
+	"roots/list":             "roots",
+	"sampling/createMessage": "sampling",
+	"elicitation/create":     "elicitation",
+}
+
+// ask sends a server request to the client, if it declared the
+// capability for it, and returns its answer.
+func (c *client) ask(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	c.mu.Lock()
+	modern, declared := c.modern, c.caps[capability[method]] != nil
+	c.mu.Unlock()
+	if modern {
+		return nil, &mcp.RPCError{Code: mcp.CodeMethodNotFound, Message: method + ": the client speaks the 2026-07-28 era, which takes no server requests"}
+	}
+	if !declared && !modern {
+		return nil, &mcp.RPCError{Code: mcp.CodeMethodNotFound, Message: method + ": the client did not declare the " + capability[method] + " capability"}
+	}
+	if c.drain != nil {
+		// A client whose input has ended cannot answer.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go func() { // ends with the request, or at the end of the input
+			select {
+			case <-c.drain.eof:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	res, err := c.sess.Call(ctx, method, params)
+	if err != nil {
+		return nil, rpcError(err)
+	}
+	return res, nil
+}
+
+// notify sends a notification to the client, bounded: a client that does
+// not read misses it rather than holding the others up.
+func (c *client) notify(ctx context.Context, method string, params json.RawMessage) {
+	ctx, cancel := context.WithTimeout(ctx, notifyWait)
+	defer cancel()
+	c.sess.Notify(ctx, method, params)
+}
+
+// notified takes the client's notifications: the server knows of one
+// initialize only (its own), and cancellation is the downstream session's
+// to handle; the rest go upstream.
+func (c *client) notified(method string, params json.RawMessage) {
+	switch method {
+	case "notifications/initialized", "notifications/cancelled", "notifications/progress":
+		return
+	}
+	c.mu.Lock()
+	up := c.up
+	c.mu.Unlock()
+	if up != nil {
+		up.conn.Client.ForwardNotification(context.Background(), method, params)
+	}
+}
+
+// readOnly reports whether the server's tool name says readOnlyHint.
+func (u *upstream) readOnly(ctx context.Context, name string) bool {
+	t, err := u.conn.Tools.Find(ctx, u.conn.Client, name)
+	return err == nil && toolReadOnly(t.Raw)
+}
+
+// scrubbed is a transport to a client that masks every secret the
+// upstream session holds in what it writes.
+type scrubbed struct {
+	mcp.Transport
+	secrets interface{ Mask([]byte) []byte }
+}
+
+func (s *scrubbed) Write(ctx context.Context, msg []byte) error {
+	return s.Transport.Write(ctx, s.secrets.Mask(msg))
+}
+
+// WriteParts masks each part (a secret never spans two: the parts are
+// the relay's own framing and a whole result) and writes them in parts
+// when the transport can.
+func (s *scrubbed) WriteParts(ctx context.Context, parts [][]byte) error {
+	masked := make([][]byte, len(parts))
+	for i, p := range parts {
+		masked[i] = s.secrets.Mask(p)
+	}
+	if pw, ok := s.Transport.(mcp.PartsWriter); ok {
+		return pw.WriteParts(ctx, masked)
+	}
+	return s.Transport.Write(ctx, bytes.Join(masked, nil))
+}
+
+// ConcurrentWrites passes the transport's answer on.
+func (s *scrubbed) ConcurrentWrites() bool {
+	cw, ok := s.Transport.(mcp.ConcurrentWriter)
+	return ok && cw.ConcurrentWrites()
+}

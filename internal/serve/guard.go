@@ -1,0 +1,197 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// Guards limit what the clients of a served server see and may use: each
+// guard (the command line's, a config entry's) has allow and deny
+// patterns for tools by name, resources by URI (and templates by their
+// URI template), prompts by name, and ReadOnly: only the tools whose
+// annotations say readOnlyHint. Something is offered when every guard
+// allows it. What they hide is left out of every page of every list, and
+// a request for it is refused with a JSON-RPC error, so a client cannot
+// reach by name what it cannot list. No guard lets everything through.
+type Guards []config.Guard
+
+func (gs Guards) toolAllowed(name string) bool {
+	return gs.every(func(g config.Guard) bool { return allowed(name, g.AllowTools, g.DenyTools) })
+}
+
+func (gs Guards) resourceAllowed(uri string) bool {
+	return gs.every(func(g config.Guard) bool { return allowed(uri, g.AllowResources, g.DenyResources) })
+}
+
+func (gs Guards) promptAllowed(name string) bool {
+	return gs.every(func(g config.Guard) bool { return allowed(name, g.AllowPrompts, g.DenyPrompts) })
+}
+
+func (gs Guards) readOnly() bool {
+	return !gs.every(func(g config.Guard) bool { return !g.ReadOnly })
+}
+
+func (gs Guards) every(ok func(config.Guard) bool) bool {
+	for _, g := range gs {
+		if !ok(g) {
+			return false
+		}
+	}
+	return true
+}
+
+// allowed: no allow pattern, or one that matches; and no deny pattern that
+// matches.
+func allowed(s string, allow, deny []string) bool {
+	for _, p := range deny {
+		if glob(p, s) {
+			return false
+		}
+	}
+	if len(allow) == 0 {
+		return true
+	}
+	for _, p := range allow {
+		if glob(p, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// glob matches s against a pattern where * stands for any run of
+// characters ('/' included: URIs are matched whole) and ? for one.
+func glob(pattern, s string) bool {
+	p, str := []rune(pattern), []rune(s)
+	star, mark := -1, 0
+	i, j := 0, 0
+	for j < len(str) {
+		switch {
+		case i < len(p) && p[i] == '*':
+			star, mark = i, j
+			i++
+		case i < len(p) && (p[i] == '?' || p[i] == str[j]):
+			i++
+			j++
+		case star >= 0:
+			i = star + 1
+			mark++
+			j = mark
+		default:
+			return false
+		}
+	}
+	for i < len(p) && p[i] == '*' {
+		i++
+	}
+	return i == len(p)
+}
+
+// lists names, for each list method, its array and what its items are
+// matched by.
+var lists = map[string]struct{ key, field string }{
+	"tools/list":               {"tools", "name"},
+	"resources/list":           {"resources", "uri"},
+	"resources/templates/list": {"resourceTemplates", "uriTemplate"},
+	"prompts/list":             {"prompts", "name"},
+}
+
+// filter removes from a page of a list what the guard hides; any other
+// result comes back as it is.
+func (g Guards) filter(method string, res json.RawMessage) json.RawMessage {
+	l, ok := lists[method]
+	if !ok {
+		return res
+	}
+	return mcp.FilterPage(res, l.key, func(item json.RawMessage) bool {
+		var it struct {
+			Name        string `json:"name"`
+			URI         string `json:"uri"`
+			URITemplate string `json:"uriTemplate"`
+		}
+		if json.Unmarshal(item, &it) != nil {
+			return false
+		}
+		switch l.key {
+		case "tools":
+			return g.toolAllowed(it.Name) && (!g.readOnly() || toolReadOnly(item))
+		case "resources":
+			return g.resourceAllowed(it.URI)
+		case "resourceTemplates":
+			return g.resourceAllowed(it.URITemplate)
+		default:
+			return g.promptAllowed(it.Name)
+		}
+	})
+}
+
+// check refuses a request for what the guard hides. readOnly looks a
+// tool's annotations up when ReadOnly asks for them.
+func (g Guards) check(ctx context.Context, method string, params json.RawMessage, readOnly func(ctx context.Context, name string) bool) *mcp.RPCError {
+	var p struct {
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+		Ref  struct {
+			Type string `json:"type"`
+			Name string `json:"name"`
+			URI  string `json:"uri"`
+		} `json:"ref"`
+	}
+	json.Unmarshal(params, &p)
+	switch method {
+	case "tools/call":
+		if !g.toolAllowed(p.Name) || g.readOnly() && !readOnly(ctx, p.Name) {
+			return refused("tool", p.Name)
+		}
+	case "resources/read", "resources/subscribe", "resources/unsubscribe":
+		if !g.resourceAllowed(p.URI) {
+			return refused("resource", p.URI)
+		}
+	case "prompts/get":
+		if !g.promptAllowed(p.Name) {
+			return refused("prompt", p.Name)
+		}
+	case "completion/complete":
+		if p.Ref.Type == "ref/prompt" && !g.promptAllowed(p.Ref.Name) {
+			return refused("prompt", p.Ref.Name)
+		}
+		if p.Ref.Type == "ref/resource" && !g.resourceAllowed(p.Ref.URI) {
+			return refused("resource", p.Ref.URI)
+		}
+	}
+	return nil
+}
+
+// hidesNotification reports whether a notification is about something the
+// guard hides (a resource's update).
+func (g Guards) hidesNotification(method string, params json.RawMessage) bool {
+	if method != "notifications/resources/updated" {
+		return false
+	}
+	var p struct {
+		URI string `json:"uri"`
+	}
+	json.Unmarshal(params, &p)
+	return !g.resourceAllowed(p.URI)
+}
+
+// refused is the error a client gets for what the guard hides: the same
+// code as for what does not exist
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling).
+func refused(kind, name string) *mcp.RPCError {
+	return &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf("%s %q is not available here: this server is guarded", kind, name)}
+}
+
+// toolReadOnly reads a tool definition's annotations.readOnlyHint.
+func toolReadOnly(raw json.RawMessage) bool {
+	var t struct {
+		Annotations struct {
+			ReadOnly bool `json:"readOnlyHint"`
+		} `json:"annotations"`
+	}
+	return json.Unmarshal(raw, &t) == nil && t.Annotations.ReadOnly
+}

@@ -1,0 +1,197 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// guardedServer is a go-sdk server with two items to a page: read-only
+// and writing tools, public and private resources, plain and admin
+// prompts (the go-sdk lists them by name).
+func guardedServer(t *testing.T) (*sdk.Server, string) {
+	t.Helper()
+	s := sdk.NewServer(&sdk.Implementation{Name: "guarded", Version: "1"}, &sdk.ServerOptions{PageSize: 2})
+	type in struct{}
+	for _, tool := range []struct {
+		name string
+		ro   bool
+	}{{"read_a", true}, {"read_b", true}, {"write_a", false}, {"delete_x", false}, {"other", true}} {
+		sdk.AddTool(s, &sdk.Tool{Name: tool.name, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: tool.ro}},
+			func(context.Context, *sdk.CallToolRequest, in) (*sdk.CallToolResult, any, error) {
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "ran " + tool.name}}}, nil, nil
+			})
+	}
+	for _, uri := range []string{"file:///pub/a", "file:///priv/b", "file:///pub/c"} {
+		s.AddResource(&sdk.Resource{URI: uri, Name: uri}, func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, Text: "text of " + uri}}}, nil
+		})
+	}
+	for _, name := range []string{"hello", "admin", "bye"} {
+		s.AddPrompt(&sdk.Prompt{Name: name}, func(context.Context, *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+			return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: name}}}}, nil
+		})
+	}
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+	t.Cleanup(ts.Close)
+	return s, ts.URL
+}
+
+// names walks every page of a list through c.
+func names(t *testing.T, c *mcp.Client, method, key, field string) []string {
+	t.Helper()
+	var out []string
+	pages := 0
+	err := c.Walk(context.Background(), method, key, 0, func(p mcp.Page) bool {
+		pages++
+		for _, it := range p.Items {
+			var m map[string]any
+			json.Unmarshal(it, &m)
+			out = append(out, m[field].(string))
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+	if pages < 2 {
+		t.Fatalf("%s: %d page, want several", method, pages)
+	}
+	return out
+}
+
+func refusedCall(t *testing.T, c *mcp.Client, method, params string) {
+	t.Helper()
+	_, err := c.Call(context.Background(), method, json.RawMessage(params))
+	var ce *mcp.CallError
+	if !errors.As(err, &ce) || ce.Err.Code != mcp.CodeInvalidParams || !strings.Contains(ce.Err.Message, "guarded") {
+		t.Fatalf("%s %s: %v, want the guard's -32602", method, params, err)
+	}
+}
+
+// TestGuard: what the guard hides is missing from every page of every
+// list and refused by name; what it allows works; the command line's
+// guard and a config entry's both apply.
+func TestGuard(t *testing.T) {
+	t.Parallel()
+	sdkServer, url := guardedServer(t)
+	flags := config.Guard{AllowTools: []string{"read_*", "write_*", "other"}, DenyTools: []string{"*_b"},
+		DenyResources: []string{"file:///priv/*"}, DenyPrompts: []string{"adm?n"}}
+	entry := config.Guard{ReadOnly: true, DenyTools: []string{"oth*"}}
+	for _, tt := range []struct {
+		name      string
+		guards    Guards
+		wantTools []string
+		refused   []string
+	}{
+		{"flags", Guards{flags}, []string{"other", "read_a", "write_a"}, []string{"read_b", "delete_x"}},
+		{"flags and entry", Guards{flags, entry}, []string{"read_a"}, []string{"read_b", "delete_x", "write_a", "other"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := startServer(t, settingsFor(url, "legacy", nil), tt.guards, false)
+			c, rec := stdioClient(t, srv, "legacy")
+			if got := names(t, c, "tools/list", "tools", "name"); !slices.Equal(got, tt.wantTools) {
+				t.Errorf("tools: %v, want %v", got, tt.wantTools)
+			}
+			if got := names(t, c, "resources/list", "resources", "uri"); !slices.Equal(got, []string{"file:///pub/a", "file:///pub/c"}) {
+				t.Errorf("resources: %v", got)
+			}
+			if got := names(t, c, "prompts/list", "prompts", "name"); !slices.Equal(got, []string{"bye", "hello"}) {
+				t.Errorf("prompts: %v", got)
+			}
+			for _, name := range tt.refused {
+				refusedCall(t, c, "tools/call", `{"name":"`+name+`","arguments":{}}`)
+			}
+			refusedCall(t, c, "resources/read", `{"uri":"file:///priv/b"}`)
+			refusedCall(t, c, "prompts/get", `{"name":"admin"}`)
+			if res := call(t, c, "tools/call", `{"name":"read_a","arguments":{}}`); !strings.Contains(string(res), "ran read_a") {
+				t.Errorf("read_a: %s", res)
+			}
+			if res := call(t, c, "resources/read", `{"uri":"file:///pub/a"}`); !strings.Contains(string(res), "text of file:///pub/a") {
+				t.Errorf("read pub/a: %s", res)
+			}
+			// A change of the server's tools reaches the client.
+			sdk.AddTool(sdkServer, &sdk.Tool{Name: "read_" + strings.ReplaceAll(tt.name, " ", "_")},
+				func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+					return &sdk.CallToolResult{}, nil, nil
+				})
+			deadline := time.Now().Add(10 * time.Second)
+			for !received(rec, "notifications/tools/list_changed") {
+				if time.Now().After(deadline) {
+					t.Fatal("notifications/tools/list_changed never reached the client")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
+	}
+}
+
+func received(rec *recorder, method string) bool {
+	for _, m := range rec.all() {
+		if strings.Contains(string(m), `"method":"`+method+`"`) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestGlob(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		pattern, s string
+		want       bool
+	}{
+		{"*", "", true}, {"read_*", "read_file", true}, {"read_*", "write", false},
+		{"file:///docs/*", "file:///docs/a/b.md", true}, {"a?c", "abc", true}, {"a?c", "ac", false},
+		{"*_b", "read_b", true}, {"*_b", "read_bb", false}, {"a*b*c", "aXbYbZc", true}, {"a*", "b*", false},
+	} {
+		if got := glob(tt.pattern, tt.s); got != tt.want {
+			t.Errorf("glob(%q, %q) = %v, want %v", tt.pattern, tt.s, got, tt.want)
+		}
+	}
+}
+
+// TestSharedSubscriptions: two clients on one upstream session subscribe
+// to a resource; when one unsubscribes, the other still hears of its
+// updates, and the one that left hears nothing more.
+func TestSharedSubscriptions(t *testing.T) {
+	t.Parallel()
+	noop := func(context.Context, *sdk.SubscribeRequest) error { return nil }
+	s := sdk.NewServer(&sdk.Implementation{Name: "subs", Version: "1"}, &sdk.ServerOptions{
+		SubscribeHandler: noop, UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil }})
+	s.AddResource(&sdk.Resource{URI: "file:///watched", Name: "watched"}, func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "file:///watched", Text: "x"}}}, nil
+	})
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+	t.Cleanup(ts.Close)
+	srv := startServer(t, settingsFor(ts.URL, "legacy", nil), nil, false)
+	stays, staysRec := stdioClient(t, srv, "legacy")
+	leaves, leavesRec := stdioClient(t, srv, "legacy")
+	call(t, stays, "resources/subscribe", `{"uri":"file:///watched"}`)
+	call(t, leaves, "resources/subscribe", `{"uri":"file:///watched"}`)
+	call(t, leaves, "resources/unsubscribe", `{"uri":"file:///watched"}`)
+	if err := s.ResourceUpdated(context.Background(), &sdk.ResourceUpdatedNotificationParams{URI: "file:///watched"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !received(staysRec, "notifications/resources/updated") {
+		if time.Now().After(deadline) {
+			t.Fatal("the client still subscribed never heard of the update")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	call(t, leaves, "tools/list", `{}`)
+	if received(leavesRec, "notifications/resources/updated") {
+		t.Error("the client that unsubscribed heard of the update")
+	}
+}

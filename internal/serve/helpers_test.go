@@ -1,0 +1,171 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/demoserver"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/redact"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// demoURL serves the go-sdk demo server over Streamable HTTP: stateless
+// for the modern era, which has no sessions.
+func demoURL(t testing.TB, era string) string {
+	t.Helper()
+	server := demoserver.New()
+	opts := &sdk.StreamableHTTPOptions{Stateless: era == "modern"}
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, opts))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// settingsFor reaches url, in era (legacy, modern or auto), with header
+// sent on every request.
+func settingsFor(url, era string, header http.Header) *connect.Settings {
+	s := &connect.Settings{URL: url, Mode: mcp.ModeAuto, ProtocolEra: era, ConnectTimeout: 30 * time.Second,
+		Header: header, Auth: connect.Auth{Mode: "none"}}
+	for _, vs := range header {
+		s.Secrets = append(s.Secrets, vs...)
+	}
+	return s
+}
+
+// startServer starts a Server in front of the upstream settings describe.
+func startServer(t testing.TB, s *connect.Settings, guard Guards, isolate bool) *Server {
+	t.Helper()
+	env := connect.Env{Cwd: t.TempDir(), GOOS: runtime.GOOS}
+	secrets := redact.NewScrubber(io.Discard)
+	secrets.Add(JSONForms(s.Secrets)...)
+	srv := &Server{
+		Open: func(ctx context.Context, h connect.Hooks) (*connect.Conn, error) {
+			return connect.Open(ctx, s, env, h)
+		},
+		Hooks:   connect.Hooks{Client: mcp.Implementation{Name: "mcpv", Version: "test"}},
+		Guard:   guard,
+		Isolate: isolate,
+		Secrets: secrets,
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// recorder is a transport that keeps a copy of everything it reads: all
+// that a client ever receives.
+type recorder struct {
+	mcp.Transport
+	mu  sync.Mutex
+	got [][]byte
+}
+
+func (r *recorder) Read() ([]byte, error) {
+	b, err := r.Transport.Read()
+	if err == nil {
+		r.mu.Lock()
+		r.got = append(r.got, append([]byte(nil), b...))
+		r.mu.Unlock()
+	}
+	return b, err
+}
+
+func (r *recorder) all() [][]byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.got
+}
+
+// answers is the handler of a downstream client: it answers elicitation,
+// sampling and roots with fixed results naming who answers.
+func answers(who string) mcp.RequestHandler {
+	return func(_ context.Context, method string, _ json.RawMessage) (json.RawMessage, error) {
+		switch method {
+		case "elicitation/create":
+			return json.RawMessage(`{"action":"accept","content":{"name":"` + who + `","age":7}}`), nil
+		case "sampling/createMessage":
+			return json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"` + who + `"},"model":"m"}`), nil
+		case "roots/list":
+			return json.RawMessage(`{"roots":[{"uri":"file:///` + who + `","name":"` + who + `"}]}`), nil
+		}
+		return nil, mcp.MethodNotFound(method)
+	}
+}
+
+const clientCaps = `{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{}}}`
+
+// stdioClient serves srv to mcpv's own client over a pair of pipes, and
+// returns the client, initialized in era (legacy or modern).
+func stdioClient(t testing.TB, srv *Server, era string) (*mcp.Client, *recorder) {
+	t.Helper()
+	upR, upW := io.Pipe()     // client -> serve
+	downR, downW := io.Pipe() // serve -> client
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.ServeStream(ctx, upR, downW, upR.Close); downW.Close() }()
+	rec := &recorder{Transport: mcp.NewStreamTransport(downR, upW, func() error { upW.Close(); return downR.Close() }, nil)}
+	sess := mcp.NewSession(rec, mcp.SessionOptions{Handler: answers("stdio")})
+	t.Cleanup(func() {
+		sess.Close(context.Background())
+		cancel()
+		<-served
+	})
+	return initialize(t, sess, era), rec
+}
+
+func initialize(t testing.TB, sess *mcp.Session, era string) *mcp.Client {
+	t.Helper()
+	opts := mcp.ClientOptions{Info: mcp.Implementation{Name: "downstream", Version: "1"}, Capabilities: json.RawMessage(clientCaps)}
+	if era == "modern" {
+		opts.ProtocolVersion = mcp.ModernVersion
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := mcp.Initialize(ctx, sess, opts)
+	if err != nil {
+		t.Fatalf("initialize through serve: %v", err)
+	}
+	return c
+}
+
+// httpClient is mcpv's own client of srv's HTTP endpoint.
+func httpClient(t testing.TB, url, era, who string) (*mcp.Client, *recorder) {
+	t.Helper()
+	tr, err := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: url, Mode: mcp.ModeStreamable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{Transport: tr}
+	sess := mcp.NewSession(rec, mcp.SessionOptions{Handler: answers(who)})
+	t.Cleanup(func() { sess.Close(context.Background()) })
+	return initialize(t, sess, era), rec
+}
+
+func serveHTTP(t testing.TB, srv *Server, token string) string {
+	t.Helper()
+	h := srv.HTTPHandler(token, false)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); ts.Close() })
+	return ts.URL + "/mcp"
+}
+
+func call(t testing.TB, c *mcp.Client, method, params string) json.RawMessage {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := c.Call(ctx, method, json.RawMessage(params))
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, params, err)
+	}
+	return res
+}

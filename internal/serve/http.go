@@ -1,0 +1,496 @@
+package serve
+
+// The Streamable HTTP side
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http):
+// one endpoint, /mcp. A client of the initialize era gets a session at
+// initialize (Mcp-Session-Id), POSTs each message, and may GET a stream
+// for what the server sends unasked; DELETE ends its session. A client of
+// the 2026-07-28 era has no session: each of its POSTs is served on a
+// downstream session of its own that ends with the answer.
+//
+// Each downstream session is an mcp.Session over an httpTransport: what a
+// POST brings is what the session reads; what the session writes goes to
+// the POST it answers or belongs to (a response by its id, progress and
+// server requests by the id of the request they come with), else to the
+// GET stream, else, for a notification, nowhere. A POST is answered with
+// one JSON body when its response is the first thing to go to it, and
+// with an event stream otherwise.
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// HTTPHandler serves clients at /mcp. With a token, every request must
+// carry it as a bearer token; anyOrigin lets a browser page of any origin
+// in (a server reachable beyond this machine), else only loopback origins
+// are (a defence against DNS rebinding, a MUST of the transport).
+func (s *Server) HTTPHandler(token string, anyOrigin bool) *HTTPHandler {
+	return &HTTPHandler{srv: s, token: token, anyOrigin: anyOrigin, sessions: map[string]*httpSession{}, Idle: DefaultIdle}
+}
+
+// DefaultIdle is how long a client's session lasts with no request of its
+// own and no stream open: a client that leaves without DELETE is forgotten.
+const DefaultIdle = 30 * time.Minute
+
+// HTTPHandler is the /mcp endpoint.
+type HTTPHandler struct {
+	srv       *Server
+	token     string
+	anyOrigin bool
+	// Idle ends a session that long without a request or a stream open.
+	Idle time.Duration
+
+	mu       sync.Mutex // guards sessions and closed
+	sessions map[string]*httpSession
+	closed   bool
+}
+
+type httpSession struct {
+	c *client
+	t *httpTransport
+
+	mu     sync.Mutex  // guards active
+	active int         // HTTP requests of the session being served
+	idle   *time.Timer // ends the session when it fires; stopped while active > 0
+}
+
+// enter and leave bracket each HTTP request of the session: the idle
+// timer runs only while none is being served.
+func (s *httpSession) enter() {
+	s.mu.Lock()
+	s.active++
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+	s.mu.Unlock()
+}
+
+func (s *httpSession) leave(idle time.Duration) {
+	s.mu.Lock()
+	s.active--
+	if s.active == 0 && s.idle != nil {
+		s.idle.Reset(idle)
+	}
+	s.mu.Unlock()
+}
+
+// Close ends every downstream session.
+func (h *HTTPHandler) Close() {
+	h.mu.Lock()
+	h.closed = true
+	sessions := h.sessions
+	h.sessions = map[string]*httpSession{}
+	h.mu.Unlock()
+	for _, s := range sessions {
+		s.c.close()
+	}
+}
+
+func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/mcp" {
+		http.NotFound(w, r)
+		return
+	}
+	if !h.anyOrigin && !loopbackOrigin(r.Header.Get("Origin")) {
+		httpError(w, http.StatusForbidden, "origin not allowed")
+		return
+	}
+	if h.token != "" {
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, []byte("Bearer "+h.token)) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpv serve"`)
+			httpError(w, http.StatusUnauthorized, "a bearer token is required")
+			return
+		}
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.post(w, r)
+	case http.MethodGet:
+		h.get(w, r)
+	case http.MethodDelete:
+		if s := h.session(w, r); s != nil {
+			h.end(r.Header.Get("Mcp-Session-Id"))
+			w.WriteHeader(http.StatusOK)
+		}
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		httpError(w, http.StatusMethodNotAllowed, "method not allowed")
+	}
+}
+
+// end ends the session sid, if it is still there.
+func (h *HTTPHandler) end(sid string) {
+	h.mu.Lock()
+	s := h.sessions[sid]
+	delete(h.sessions, sid)
+	h.mu.Unlock()
+	if s != nil {
+		s.c.close()
+	}
+}
+
+// loopbackOrigin: no Origin (not a browser), or one on this machine.
+func loopbackOrigin(origin string) bool {
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// httpError answers with a JSON-RPC error without an id, as the transport
+// asks for errors outside any request.
+func httpError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": mcp.RPCError{Code: mcp.CodeInvalidRequest, Message: msg}})
+	w.Write(b)
+}
+
+// session finds the session a request names, or answers that it is
+// missing (400) or unknown (404).
+func (h *HTTPHandler) session(w http.ResponseWriter, r *http.Request) *httpSession {
+	sid := r.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		httpError(w, http.StatusBadRequest, "Mcp-Session-Id header required")
+		return nil
+	}
+	h.mu.Lock()
+	s := h.sessions[sid]
+	h.mu.Unlock()
+	if s == nil {
+		httpError(w, http.StatusNotFound, "session not found")
+	}
+	return s
+}
+
+// incoming is what the endpoint needs to know of a POSTed message.
+type incoming struct {
+	id      json.RawMessage
+	method  string
+	modern  bool
+	request bool
+}
+
+func readIncoming(body []byte) (incoming, error) {
+	if !rawjson.IsObject(body) {
+		return incoming{}, errors.New("the body is not one JSON-RPC message")
+	}
+	var in incoming
+	var params json.RawMessage
+	err := rawjson.ForEachValidMember(body, func(k string, v []byte) error {
+		switch k {
+		case "id":
+			if string(v) != "null" {
+				in.id = v
+			}
+		case "method":
+			json.Unmarshal(v, &in.method)
+		case "params":
+			params = v
+		}
+		return nil
+	})
+	if err != nil {
+		return incoming{}, err
+	}
+	in.request = in.method != "" && in.id != nil
+	in.modern = in.method == "server/discover" || rawjson.IsObject(params) && hasModernMeta(params)
+	return in, nil
+}
+
+func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	in, err := readIncoming(body)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	var s *httpSession
+	switch {
+	case in.request && in.method == "initialize":
+		if s, err = h.open(w); err != nil {
+			return
+		}
+	case r.Header.Get("Mcp-Session-Id") == "" && in.modern:
+		// A modern client has no session: this request has one of its
+		// own, which ends with the answer.
+		s = h.newSession()
+		defer s.c.close()
+	default:
+		if s = h.session(w, r); s == nil {
+			return
+		}
+	}
+	if s.idle != nil {
+		s.enter()
+		defer s.leave(h.Idle)
+	}
+	if !in.request {
+		select {
+		case s.t.in <- body:
+			w.WriteHeader(http.StatusAccepted)
+		case <-s.t.closed:
+			httpError(w, http.StatusNotFound, "session not found")
+		}
+		return
+	}
+	st := s.t.expect(in.id, acceptsEvents(r))
+	defer s.t.forget(in.id, st)
+	select {
+	case s.t.in <- body:
+	case <-s.t.closed:
+		httpError(w, http.StatusNotFound, "session not found")
+		return
+	}
+	st.answer(w, r, in.id, s.t.closed, st.events)
+}
+
+// acceptsEvents: the client takes an event stream in answer to a POST, as
+// every client of the transport must; it then gets one, as from the
+// reference servers, whatever comes before the response.
+func acceptsEvents(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "text/event-stream")
+}
+
+// open starts a session for an initialize and names it in the answer's
+// headers.
+func (h *HTTPHandler) open(w http.ResponseWriter) (*httpSession, error) {
+	b := make([]byte, 16)
+	rand.Read(b)
+	sid := hex.EncodeToString(b)
+	s := h.newSession()
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		s.c.close()
+		httpError(w, http.StatusServiceUnavailable, "shutting down")
+		return nil, errors.New("closed")
+	}
+	h.sessions[sid] = s
+	s.idle = time.AfterFunc(h.Idle, func() { h.end(sid) })
+	h.mu.Unlock()
+	w.Header().Set("Mcp-Session-Id", sid)
+	return s, nil
+}
+
+func (h *HTTPHandler) newSession() *httpSession {
+	t := &httpTransport{in: make(chan []byte), closed: make(chan struct{}), posts: map[string]*stream{}}
+	return &httpSession{c: h.srv.serveClient(t), t: t}
+}
+
+// get opens the stream for what the server sends unasked; one at a time.
+func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
+	s := h.session(w, r)
+	if s == nil {
+		return
+	}
+	s.enter()
+	defer s.leave(h.Idle)
+	st := newStream()
+	s.t.mu.Lock()
+	busy := s.t.get != nil
+	if !busy {
+		s.t.get = st
+	}
+	s.t.mu.Unlock()
+	if busy {
+		httpError(w, http.StatusConflict, "a stream is open for this session already")
+		return
+	}
+	defer func() {
+		s.t.mu.Lock()
+		if s.t.get == st {
+			s.t.get = nil
+		}
+		s.t.mu.Unlock()
+		close(st.gone)
+	}()
+	st.answer(w, r, nil, s.t.closed, true)
+}
+
+// stream is where a POST's or the GET's messages wait to be written.
+type stream struct {
+	ch     chan []byte
+	gone   chan struct{} // closed when the HTTP request is over
+	events bool          // an event stream; else the response alone, as JSON
+}
+
+func newStream() *stream {
+	return &stream{ch: make(chan []byte, 16), gone: make(chan struct{}), events: true}
+}
+
+// answer writes the stream's messages until the response to id (none for
+// the GET stream) has gone, the client goes, or the session ends: as an
+// event stream, or, for a client that takes none, the response alone as
+// one JSON body (what comes before it is dropped).
+func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMessage, closed <-chan struct{}, events bool) {
+	if events {
+		startEvents(w)
+	}
+	for {
+		select {
+		case msg := <-st.ch:
+			rid, resp := responseID(msg)
+			final := id != nil && resp && string(rid) == string(id)
+			if final && !events {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusOK)
+				w.Write(msg)
+				return
+			}
+			if !events {
+				continue
+			}
+			fmt.Fprintf(w, "event: message\ndata: %s\n\n", msg)
+			if f, ok := w.(http.Flusher); ok {
+				f.Flush()
+			}
+			if final {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		case <-closed:
+			return
+		}
+	}
+}
+
+func startEvents(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// responseID reads a message's id when it is a response (no method).
+func responseID(msg []byte) (json.RawMessage, bool) {
+	var id json.RawMessage
+	method := false
+	rawjson.ForEachValidMember(msg, func(k string, v []byte) error {
+		switch k {
+		case "id":
+			id = v
+		case "method":
+			method = true
+		}
+		return nil
+	})
+	return id, id != nil && !method
+}
+
+// httpTransport is one downstream session's side of the endpoint.
+type httpTransport struct {
+	in     chan []byte   // POSTed messages, for Read
+	closed chan struct{} // closed by Close
+	once   sync.Once     // guards closing closed
+
+	mu    sync.Mutex         // guards posts and get
+	posts map[string]*stream // the POSTs waiting for their answer, by request id
+	get   *stream            // the GET stream, when open
+}
+
+func (t *httpTransport) Read() ([]byte, error) {
+	select {
+	case msg := <-t.in:
+		return msg, nil
+	case <-t.closed:
+		return nil, io.EOF
+	}
+}
+
+// expect registers the POST of request id before the request is read,
+// so that its answer cannot come before the POST is there to take it.
+func (t *httpTransport) expect(id json.RawMessage, events bool) *stream {
+	st := newStream()
+	st.events = events
+	t.mu.Lock()
+	t.posts[string(id)] = st
+	t.mu.Unlock()
+	return st
+}
+
+func (t *httpTransport) forget(id json.RawMessage, st *stream) {
+	t.mu.Lock()
+	if t.posts[string(id)] == st {
+		delete(t.posts, string(id))
+	}
+	t.mu.Unlock()
+	close(st.gone)
+}
+
+// Write sends msg to the POST it answers or belongs to, else to the GET
+// stream; a notification with neither is dropped, a request fails.
+func (t *httpTransport) Write(ctx context.Context, msg []byte) error {
+	key := related(ctx)
+	id, resp := responseID(msg)
+	if resp {
+		key = id
+	}
+	t.mu.Lock()
+	st := t.posts[string(key)]
+	if st == nil || !st.events && !resp {
+		st = t.get // a POST answered as JSON takes its response alone
+	}
+	t.mu.Unlock()
+	if st == nil {
+		if _, isRequest := requestID(msg); isRequest {
+			return errors.New("the client has no stream open to take a request")
+		}
+		return nil
+	}
+	select {
+	case st.ch <- msg:
+		return nil
+	case <-st.gone:
+		return errors.New("the client's stream has closed")
+	case <-t.closed:
+		return io.EOF
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+func requestID(msg []byte) (json.RawMessage, bool) {
+	in, err := readIncoming(msg)
+	return in.id, err == nil && in.request
+}
+
+// ConcurrentWrites: each message goes to a stream of its own.
+func (t *httpTransport) ConcurrentWrites() bool { return true }
+
+func (t *httpTransport) Close(context.Context) error {
+	t.once.Do(func() { close(t.closed) })
+	return nil
+}

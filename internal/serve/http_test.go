@@ -1,0 +1,197 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// TestSixteenHTTPClients: 16 clients at once over HTTP on one upstream
+// session, each with the same progress tokens as the others (mcpv's
+// client numbers its own from 1), each get their own answers and their
+// own progress, never another's.
+func TestSixteenHTTPClients(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	url := serveHTTP(t, srv, "")
+	const clients, calls = 16, 10
+	var wg sync.WaitGroup
+	errs := make(chan error, clients*calls)
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, rec := httpClient(t, url, "legacy", "http")
+			for j := range calls {
+				msg := fmt.Sprintf("caller-%d-call-%d", i, j)
+				res, err := c.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"echo","arguments":{"message":"`+msg+`"}}`))
+				if err != nil || !strings.Contains(string(res), `"`+msg+`"`) {
+					errs <- fmt.Errorf("%s: %s %v", msg, res, err)
+				}
+			}
+			if _, err := c.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"slow","arguments":{"seconds":0.2,"steps":4}}`)); err != nil {
+				errs <- fmt.Errorf("client %d slow: %v", i, err)
+			}
+			progress := 0
+			for _, m := range rec.all() {
+				if strings.Contains(string(m), "notifications/progress") {
+					progress++
+				}
+				if strings.Contains(string(m), "caller-") && !strings.Contains(string(m), fmt.Sprintf("caller-%d-", i)) {
+					errs <- fmt.Errorf("client %d received another's message: %s", i, m)
+				}
+			}
+			if progress != 4 {
+				errs <- fmt.Errorf("client %d received %d progress notifications, want its 4", i, progress)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// TestIsolateAsks: with Isolate, clients asked at once by the server each
+// answer their own question.
+func TestIsolateAsks(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, true)
+	url := serveHTTP(t, srv, "")
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			who := fmt.Sprintf("client-%d", i)
+			c, _ := httpClient(t, url, "legacy", who)
+			res, err := c.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"ask","arguments":{}}`))
+			if err != nil || !strings.Contains(string(res), who) {
+				t.Errorf("%s: %s %v", who, res, err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestHTTPBearerAndOrigin: with a token, a client without it is refused
+// (401), and a browser page of another origin is refused (403).
+func TestHTTPBearerAndOrigin(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	url := serveHTTP(t, srv, "let-me-in")
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	for _, tt := range []struct {
+		name   string
+		header map[string]string
+		want   int
+	}{
+		{"no token", nil, http.StatusUnauthorized},
+		{"wrong token", map[string]string{"Authorization": "Bearer nope"}, http.StatusUnauthorized},
+		{"token", map[string]string{"Authorization": "Bearer let-me-in"}, http.StatusOK},
+		{"foreign origin", map[string]string{"Authorization": "Bearer let-me-in", "Origin": "https://evil.example"}, http.StatusForbidden},
+		{"loopback origin", map[string]string{"Authorization": "Bearer let-me-in", "Origin": "http://localhost:3000"}, http.StatusOK},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range tt.header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("%s: status %d, want %d", tt.name, resp.StatusCode, tt.want)
+		}
+	}
+	tr, _ := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: url, Mode: mcp.ModeStreamable, Header: http.Header{"Authorization": {"Bearer let-me-in"}}})
+	c := initialize(t, mcp.NewSession(tr, mcp.SessionOptions{}), "legacy")
+	call(t, c, "tools/list", `{}`)
+	c.Close(context.Background())
+}
+
+// TestHTTPIdleSessionEnds: a client that leaves without DELETE has its
+// session ended after the idle time; its next request finds none (404).
+func TestHTTPIdleSessionEnds(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	h := srv.HTTPHandler("", false)
+	h.Idle = 50 * time.Millisecond
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); ts.Close() })
+	post := func(sid, body string) *http.Response {
+		resp, _ := postMessage(t, ts.URL+"/mcp", sid, "application/json, text/event-stream", body)
+		return resp
+	}
+	sid := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`).Header.Get("Mcp-Session-Id")
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	if code := post(sid, ping).StatusCode; code != http.StatusOK {
+		t.Fatalf("ping in the session: %d", code)
+	}
+	// Wait, without a request that would keep it alive, for it to end.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		h.mu.Lock()
+		_, open := h.sessions[sid]
+		h.mu.Unlock()
+		if !open {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the idle session never ended")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code := post(sid, ping).StatusCode; code != http.StatusNotFound {
+		t.Fatalf("ping after the session ended: %d, want 404", code)
+	}
+}
+
+// TestHTTPJSONOnlyClient: a client that takes no event stream gets each
+// response as one JSON body; a question the server asks during its call
+// cannot reach it and fails at once, rather than leaving the call hanging.
+func TestHTTPJSONOnlyClient(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	url := serveHTTP(t, srv, "")
+	post := func(sid, body string) (*http.Response, string) {
+		return postMessage(t, url, sid, "application/json", body)
+	}
+	resp, _ := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"x","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	resp, body := post(sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","arguments":{}}}`)
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" || !strings.Contains(body, `"id":2`) || !strings.Contains(body, "no stream open") {
+		t.Fatalf("%s %s, want the call's answer as JSON, saying the question could not be asked", ct, body)
+	}
+}
+
+// postMessage POSTs one message in session sid ("" for none) and returns
+// the answer and its body.
+func postMessage(t *testing.T, url, sid, accept, body string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Accept", accept)
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}

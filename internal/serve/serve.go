@@ -1,0 +1,398 @@
+// Package serve re-exposes one MCP server (upstream) to MCP clients
+// (downstream): one client on a pair of streams (mcpv's own stdin and
+// stdout), or several over Streamable HTTP, each with a downstream session
+// of its own.
+//
+// By default every client shares one upstream session, as the commands
+// attached to a session keeper do: the server starts (or is reached,
+// authorized) once, its state is shared, and a client that connects pays
+// no start-up. Isolate gives each client an upstream session of its own
+// instead, for servers whose state must not be shared, and so that a
+// server's question (elicitation, sampling, roots) always has one client
+// to go to.
+//
+// A client is answered in the era it speaks, whatever the server speaks:
+// initialize is answered from the server's initialize (or
+// server/discover) result, server/discover likewise; the requests of a
+// client of the initialize era are stamped for a modern server, whose
+// input requests become server requests to that client. What cannot be
+// bridged (a server's request to a modern client) is refused with a
+// JSON-RPC error.
+//
+// Requests travel under the client's own ids on its downstream session
+// and under the upstream session's ids beyond; progress tokens are
+// replaced by tokens of the relay's own, so two clients' tokens never
+// meet, and mapped back. Cancellation follows the request it cancels
+// (the downstream session cancels the handler's context, which cancels
+// the upstream request on the wire).
+//
+// Tokens stay inside: every message a client gets passes through the
+// Secrets scrubber, which knows every secret the upstream session holds
+// (the -H, --env and URL secrets, and the OAuth tokens as they are
+// learned), so no result, error or notification can carry one out.
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/redact"
+)
+
+// Server serves clients the upstream server that Open reaches.
+type Server struct {
+	// Open opens an upstream session with the hooks given.
+	Open func(ctx context.Context, h connect.Hooks) (*connect.Conn, error)
+	// Hooks are the command line's; the server sets Route,
+	// OnNotification, Capabilities and Secret on its copies.
+	Hooks   connect.Hooks
+	Guard   Guards
+	Isolate bool
+	// Secrets masks what no client may see; Open's settings' secrets
+	// should be added before serving, the session's tokens are added as
+	// they are learned.
+	Secrets *redact.Scrubber
+	Log     *slog.Logger
+
+	mu     sync.Mutex // guards shared
+	shared *upstream
+}
+
+// upstreamCaps are the capabilities the upstream session declares: all
+// that a client may answer. A request its clients cannot answer is
+// refused when it comes.
+var upstreamCaps = json.RawMessage(`{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}}}`)
+
+// Start opens the shared upstream session (none with Isolate, where each
+// client opens its own), so that a server that cannot be reached fails
+// the command before any client is served.
+func (s *Server) Start(ctx context.Context) error {
+	if s.Log == nil {
+		s.Log = slog.New(slog.DiscardHandler)
+	}
+	if s.Secrets == nil {
+		s.Secrets = redact.NewScrubber(nil)
+	}
+	if s.Isolate {
+		return nil
+	}
+	u, err := s.open(ctx)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.shared = u
+	s.mu.Unlock()
+	return nil
+}
+
+// Done is closed when the shared upstream session ends (never with
+// Isolate); Err then says why.
+func (s *Server) Done() <-chan struct{} {
+	if s.shared == nil {
+		return nil
+	}
+	return s.shared.conn.Client.Done()
+}
+
+// Err is why the shared upstream session ended.
+func (s *Server) Err() error {
+	if s.shared == nil {
+		return nil
+	}
+	return s.shared.conn.Client.Err()
+}
+
+// Close ends the shared upstream session.
+func (s *Server) Close() {
+	s.mu.Lock()
+	u := s.shared
+	s.mu.Unlock()
+	if u != nil {
+		u.conn.Close()
+	}
+}
+
+// upstream is one upstream session and the clients it serves.
+type upstream struct {
+	srv  *Server
+	conn *connect.Conn
+
+	mu      sync.Mutex                  // guards clients, tokens and subs
+	clients map[*client]bool            // the clients it serves
+	tokens  map[string]relayed          // our progress token -> the client's request
+	subs    map[string]map[*client]bool // a resource's URI -> the clients subscribed to it
+	next    atomic.Int64                // numbers our progress tokens
+}
+
+// relayed is a client's request in flight: where its progress goes.
+type relayed struct {
+	c     *client
+	id    json.RawMessage // the client's request id
+	token json.RawMessage // the client's progress token
+}
+
+func (s *Server) open(ctx context.Context) (*upstream, error) {
+	u := &upstream{srv: s, clients: map[*client]bool{}, tokens: map[string]relayed{}, subs: map[string]map[*client]bool{}}
+	h := s.Hooks
+	h.Status = nil // no progress line: progress goes to the clients
+	h.OnNotification = u.notify
+	h.Route = u.route
+	h.Capabilities = upstreamCaps
+	learned := h.Secret
+	h.Secret = func(values ...string) {
+		s.Secrets.Add(JSONForms(values)...)
+		if learned != nil {
+			learned(values...)
+		}
+	}
+	conn, err := s.Open(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	u.conn = conn
+	return u, nil
+}
+
+// JSONForms are values as they may appear in a JSON message: as they are,
+// escaped as a JSON string holds them, and escaped twice, as a JSON
+// document held in a string (a tool's text that is JSON) holds them.
+func JSONForms(values []string) []string {
+	out := make([]string, 0, 3*len(values))
+	for _, v := range values {
+		out = append(out, v)
+		for range 2 {
+			b, _ := json.Marshal(v)
+			q := string(b[1 : len(b)-1])
+			if q == v {
+				break
+			}
+			out = append(out, q)
+			v = q
+		}
+	}
+	return out
+}
+
+// progress replaces the progress token of a client's request with one of
+// ours; done forgets it.
+func (u *upstream) progress(c *client, id, params json.RawMessage) (json.RawMessage, func()) {
+	tok := mcp.ProgressToken(params)
+	if tok == nil {
+		return params, func() {}
+	}
+	ours := strconv.Quote("serve-" + strconv.FormatInt(u.next.Add(1), 10))
+	p, err := mcp.SetProgressToken(params, json.RawMessage(ours))
+	if err != nil {
+		return params, func() {}
+	}
+	u.mu.Lock()
+	u.tokens[ours] = relayed{c: c, id: id, token: tok}
+	u.mu.Unlock()
+	return p, func() {
+		u.mu.Lock()
+		delete(u.tokens, ours)
+		u.mu.Unlock()
+	}
+}
+
+// notify passes the server's notifications on: progress to the request it
+// reports on, what the guard hides nowhere, the rest to every client.
+func (u *upstream) notify(method string, params json.RawMessage) {
+	switch {
+	case method == "notifications/progress":
+		u.mu.Lock()
+		r, ok := u.tokens[string(mcp.NotifiedToken(params))]
+		u.mu.Unlock()
+		if !ok {
+			return
+		}
+		b, err := mcp.Retoken(params, r.token)
+		if err != nil {
+			return
+		}
+		r.c.notify(withRelated(context.Background(), r.id), method, b)
+		return
+	case method == "notifications/cancelled":
+		return // the upstream session cancels the request it names itself
+	case u.srv.Guard.hidesNotification(method, params):
+		return
+	}
+	u.mu.Lock()
+	to := u.clients
+	if method == "notifications/resources/updated" {
+		to = u.subs[resourceURI(params)] // only the clients subscribed to it
+	}
+	clients := make([]*client, 0, len(to))
+	for c := range to {
+		clients = append(clients, c)
+	}
+	u.mu.Unlock()
+	for _, c := range clients {
+		c.notify(context.Background(), method, params)
+	}
+}
+
+// route hands a server request to the client it belongs to: the client
+// whose request the server is fulfilling (a modern server's input
+// request), else the one client with requests in flight, else the only
+// client. A request no client can take is refused.
+func (u *upstream) route(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, bool, error) {
+	switch method {
+	case "roots/list", "sampling/createMessage", "elicitation/create":
+	default:
+		return nil, true, mcp.MethodNotFound(method)
+	}
+	c, id := u.pick(ctx)
+	if c == nil {
+		return nil, true, &mcp.RPCError{Code: mcp.CodeInternalError,
+			Message: method + ": no client to ask: none is connected, or several have requests in flight"}
+	}
+	res, err := c.ask(withRelated(ctx, id), method, params)
+	return res, true, err
+}
+
+func (u *upstream) pick(ctx context.Context) (*client, json.RawMessage) {
+	if r, ok := ctx.Value(relayKey{}).(relayed); ok {
+		return r.c, r.id
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	var busy, only *client
+	n := 0
+	for c := range u.clients {
+		only = c
+		if c.busy() {
+			if busy != nil {
+				return nil, nil
+			}
+			busy = c
+		}
+		n++
+	}
+	switch {
+	case busy != nil:
+		return busy, busy.latest()
+	case n == 1:
+		return only, nil
+	}
+	return nil, nil
+}
+
+func (u *upstream) attach(c *client) {
+	u.mu.Lock()
+	u.clients[c] = true
+	u.mu.Unlock()
+}
+
+// detach forgets a client that left, and ends the subscriptions only it
+// held.
+func (u *upstream) detach(c *client) {
+	u.mu.Lock()
+	delete(u.clients, c)
+	var ended []string
+	for uri, holders := range u.subs {
+		if holders[c] {
+			delete(holders, c)
+			if len(holders) == 0 {
+				delete(u.subs, uri)
+				ended = append(ended, uri)
+			}
+		}
+	}
+	u.mu.Unlock()
+	for _, uri := range ended {
+		ctx, cancel := context.WithTimeout(context.Background(), notifyWait)
+		u.conn.Client.Forward(ctx, "resources/unsubscribe", mustJSON(map[string]string{"uri": uri}))
+		cancel()
+	}
+}
+
+// subscription keeps the clients' subscriptions, which share the upstream
+// session's: a resource is subscribed to upstream while one client or
+// more is, so one client's unsubscribe does not end another's updates.
+// It reports whether the request must go upstream (the first subscriber,
+// the last to leave); undo takes back what it noted, for a request that
+// failed there.
+func (u *upstream) subscription(c *client, method string, params json.RawMessage) (forward bool, undo func()) {
+	uri := resourceURI(params)
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	holders := u.subs[uri]
+	if method == "resources/subscribe" {
+		if holders == nil {
+			holders = map[*client]bool{}
+			u.subs[uri] = holders
+		}
+		had := holders[c]
+		holders[c] = true
+		return len(holders) == 1 && !had, func() {
+			u.mu.Lock()
+			delete(u.subs[uri], c)
+			u.mu.Unlock()
+		}
+	}
+	if !holders[c] {
+		return len(holders) == 0, func() {} // never subscribed here: the server says
+	}
+	delete(holders, c)
+	if len(holders) > 0 {
+		return false, func() {}
+	}
+	delete(u.subs, uri)
+	return true, func() {}
+}
+
+func resourceURI(params json.RawMessage) string {
+	var p struct {
+		URI string `json:"uri"`
+	}
+	json.Unmarshal(params, &p)
+	return p.URI
+}
+
+// relayKey marks the context of a client's request as it goes upstream.
+type relayKey struct{}
+
+// relatedKey carries the id of the client's request that a message to
+// the client belongs to: over HTTP it goes on that request's stream.
+type relatedKey struct{}
+
+func withRelated(ctx context.Context, id json.RawMessage) context.Context {
+	if id == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, relatedKey{}, id)
+}
+
+func related(ctx context.Context) json.RawMessage {
+	id, _ := ctx.Value(relatedKey{}).(json.RawMessage)
+	return id
+}
+
+// rpcError is what a client gets for a request that failed upstream: the
+// server's own JSON-RPC error as it is, or an internal error saying what
+// happened on the way.
+func rpcError(err error) error {
+	var ce *mcp.CallError
+	if errors.As(err, &ce) {
+		return ce.Err
+	}
+	var re *mcp.RPCError
+	if errors.As(err, &re) {
+		return re
+	}
+	return &mcp.RPCError{Code: mcp.CodeInternalError, Message: fmt.Sprintf("the server behind this relay: %v", err)}
+}
+
+// notifyWait bounds handing a notification to a client that does not read.
+const notifyWait = 5 * time.Second
