@@ -89,11 +89,16 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 	secrets := redact.NewScrubber(io.Discard)
 	secrets.Add(serve.JSONForms(s.settings.Secrets)...)
 	srv := &serve.Server{
-		Open: func(ctx context.Context, h connect.Hooks) (*connect.Conn, error) {
+		Open: func(ctx context.Context, h connect.Hooks) (serve.Upstream, error) {
+			open := connect.Open
 			if s.settings.Session != "" {
-				return attach(ctx, s.settings, s.env, h)
+				open = attach
 			}
-			return connect.Open(ctx, s.settings, s.env, h)
+			c, err := open(ctx, s.settings, s.env, h)
+			if err != nil {
+				return nil, err
+			}
+			return serve.Conn(c), nil
 		},
 		Hooks:   s.hooks,
 		Guard:   guard,

@@ -89,7 +89,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	if err != nil {
 		return nil, rpcError(err)
 	}
-	st := up.conn.Client.State()
+	st := up.conn.State()
 	modern := rawjson.IsObject(params) && hasModernMeta(params)
 	switch {
 	case method == "initialize":
@@ -129,9 +129,9 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 		params = legacyParams(params)
 	}
 	if modern || !st.Modern {
-		res, err = up.conn.Client.Forward(ctx, method, params)
+		res, err = up.conn.Forward(ctx, method, params)
 	} else {
-		res, err = up.conn.Client.Relay(ctx, method, c.withLogLevel(params))
+		res, err = up.conn.Relay(ctx, method, c.withLogLevel(params))
 	}
 	if err != nil {
 		return nil, rpcError(err)
@@ -385,14 +385,14 @@ func (c *client) notified(method string, params json.RawMessage) {
 	up := c.up
 	c.mu.Unlock()
 	if up != nil {
-		up.conn.Client.ForwardNotification(context.Background(), method, params)
+		up.conn.ForwardNotification(context.Background(), method, params)
 	}
 }
 
 // readOnly reports whether the server's tool name says readOnlyHint.
 func (u *upstream) readOnly(ctx context.Context, name string) bool {
-	t, err := u.conn.Tools.Find(ctx, u.conn.Client, name)
-	return err == nil && toolReadOnly(t.Raw)
+	t, ok := u.conn.Tool(ctx, name)
+	return ok && toolReadOnly(t)
 }
 
 // scrubbed is a transport to a client that masks every secret the

@@ -47,8 +47,12 @@ func startServer(t testing.TB, s *connect.Settings, guard Guards, isolate bool) 
 	secrets := redact.NewScrubber(io.Discard)
 	secrets.Add(JSONForms(s.Secrets)...)
 	srv := &Server{
-		Open: func(ctx context.Context, h connect.Hooks) (*connect.Conn, error) {
-			return connect.Open(ctx, s, env, h)
+		Open: func(ctx context.Context, h connect.Hooks) (Upstream, error) {
+			c, err := connect.Open(ctx, s, env, h)
+			if err != nil {
+				return nil, err
+			}
+			return Conn(c), nil
 		},
 		Hooks:   connect.Hooks{Client: mcp.Implementation{Name: "mcpv", Version: "test"}},
 		Guard:   guard,

@@ -50,8 +50,9 @@ import (
 
 // Server serves clients the upstream server that Open reaches.
 type Server struct {
-	// Open opens an upstream session with the hooks given.
-	Open func(ctx context.Context, h connect.Hooks) (*connect.Conn, error)
+	// Open opens an upstream session with the hooks given: Conn of a
+	// session to a real server, or another Upstream.
+	Open func(ctx context.Context, h connect.Hooks) (Upstream, error)
 	// Hooks are the command line's; the server sets Route,
 	// OnNotification, Capabilities and Secret on its copies.
 	Hooks   connect.Hooks
@@ -101,7 +102,7 @@ func (s *Server) Done() <-chan struct{} {
 	if s.shared == nil {
 		return nil
 	}
-	return s.shared.conn.Client.Done()
+	return s.shared.conn.Done()
 }
 
 // Err is why the shared upstream session ended.
@@ -109,7 +110,7 @@ func (s *Server) Err() error {
 	if s.shared == nil {
 		return nil
 	}
-	return s.shared.conn.Client.Err()
+	return s.shared.conn.Err()
 }
 
 // Close ends the shared upstream session.
@@ -125,7 +126,7 @@ func (s *Server) Close() {
 // upstream is one upstream session and the clients it serves.
 type upstream struct {
 	srv  *Server
-	conn *connect.Conn
+	conn Upstream
 
 	mu      sync.Mutex                  // guards clients, tokens and subs
 	clients map[*client]bool            // the clients it serves
@@ -312,7 +313,7 @@ func (u *upstream) detach(c *client) {
 	u.mu.Unlock()
 	for _, uri := range ended {
 		ctx, cancel := context.WithTimeout(context.Background(), notifyWait)
-		u.conn.Client.Forward(ctx, "resources/unsubscribe", mustJSON(map[string]string{"uri": uri}))
+		u.conn.Forward(ctx, "resources/unsubscribe", mustJSON(map[string]string{"uri": uri}))
 		cancel()
 	}
 }
