@@ -118,6 +118,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 			}
 		}()
 	}
+	asked := params
 	id := mcp.IncomingID(ctx)
 	c.track(id, true)
 	defer c.track(id, false)
@@ -135,6 +136,9 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	}
 	if err != nil {
 		return nil, rpcError(err)
+	}
+	if c.srv.Record != nil {
+		c.srv.Record.Note(method, asked, res)
 	}
 	return c.srv.Guard.filter(method, res), nil
 }

@@ -63,6 +63,9 @@ type Server struct {
 	// they are learned.
 	Secrets *redact.Scrubber
 	Log     *slog.Logger
+	// Record, when set, is told every request a client made and the
+	// result it got; Start lists the server's surface to it first.
+	Record Recorder
 
 	mu     sync.Mutex // guards shared
 	shared *upstream
@@ -89,6 +92,12 @@ func (s *Server) Start(ctx context.Context) error {
 	u, err := s.open(ctx)
 	if err != nil {
 		return err
+	}
+	if s.Record != nil {
+		if err := s.listSurface(ctx, u.conn); err != nil {
+			u.conn.Close()
+			return err
+		}
 	}
 	s.mu.Lock()
 	s.shared = u
@@ -121,6 +130,48 @@ func (s *Server) Close() {
 	if u != nil {
 		u.conn.Close()
 	}
+}
+
+// Recorder is told what passes through a relay.
+type Recorder interface {
+	Note(method string, params, result json.RawMessage)
+}
+
+// listSurface lists every page of each list the server declares a
+// capability for to the recorder.
+func (s *Server) listSurface(ctx context.Context, up Upstream) error {
+	var init struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+	}
+	json.Unmarshal(up.State().InitializeResult, &init)
+	for _, l := range []struct{ capability, method string }{
+		{"tools", "tools/list"}, {"prompts", "prompts/list"}, {"resources", "resources/list"}, {"resources", "resources/templates/list"},
+	} {
+		if init.Capabilities[l.capability] == nil {
+			continue
+		}
+		params := json.RawMessage(`{}`)
+		for range mcp.DefaultMaxPages {
+			res, err := up.Forward(ctx, l.method, params)
+			if err != nil {
+				var ce *mcp.CallError
+				if errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound {
+					break
+				}
+				return err
+			}
+			s.Record.Note(l.method, params, res)
+			var page struct {
+				Next string `json:"nextCursor"`
+			}
+			json.Unmarshal(res, &page)
+			if page.Next == "" {
+				break
+			}
+			params = mustJSON(map[string]string{"cursor": page.Next})
+		}
+	}
+	return nil
 }
 
 // upstream is one upstream session and the clients it serves.

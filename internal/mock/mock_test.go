@@ -1,0 +1,270 @@
+package mock_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/demoserver"
+	"github.com/mcpv/mcpv/internal/mock"
+	"github.com/mcpv/mcpv/internal/serve"
+	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/redact"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// requests are what a client asks in the tests: the answers must be the
+// same from the demo server and from the mock of its recording.
+var requests = []struct{ method, params string }{
+	{"tools/call", `{"name":"echo","arguments":{"message":"hi"}}`},
+	{"tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`},
+	{"tools/call", `{"name":"add","arguments":{"a":1,"b":2.5}}`},
+	{"tools/call", `{"name":"fail","arguments":{}}`},
+	{"resources/read", `{"uri":"demo://readme"}`},
+	{"prompts/get", `{"name":"greet","arguments":{"name":"Ada"}}`},
+}
+
+// demoUpstream is a relay in front of the go-sdk demo server, recording
+// what passes through to rec.
+func demoUpstream(t *testing.T, rec serve.Recorder) *serve.Server {
+	t.Helper()
+	server := demoserver.New()
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
+	t.Cleanup(ts.Close)
+	s := &connect.Settings{URL: ts.URL, Mode: mcp.ModeAuto, ProtocolEra: "legacy", ConnectTimeout: 30 * time.Second, Auth: connect.Auth{Mode: "none"}}
+	env := connect.Env{Cwd: t.TempDir(), GOOS: runtime.GOOS}
+	srv := &serve.Server{
+		Open: func(ctx context.Context, h connect.Hooks) (serve.Upstream, error) {
+			c, err := connect.Open(ctx, s, env, h)
+			if err != nil {
+				return nil, err
+			}
+			return serve.Conn(c), nil
+		},
+		Hooks:  connect.Hooks{Client: mcp.Implementation{Name: "mcpv", Version: "test"}},
+		Record: rec,
+	}
+	start(t, srv)
+	return srv
+}
+
+// mockServer serves a mock of the two files.
+func mockServer(t *testing.T, snapshot, responses []byte) *serve.Server {
+	t.Helper()
+	snap, err := surface.ParseSnapshot(snapshot)
+	if err != nil {
+		t.Fatalf("snapshot: %v\n%s", err, snapshot)
+	}
+	resp, err := mock.ParseResponses(responses)
+	if err != nil {
+		t.Fatalf("responses: %v\n%s", err, responses)
+	}
+	m := mock.New(snap, resp, mcp.Implementation{Name: "mock", Version: "test"})
+	srv := &serve.Server{Open: func(context.Context, connect.Hooks) (serve.Upstream, error) { return m, nil }}
+	start(t, srv)
+	return srv
+}
+
+func start(t *testing.T, srv *serve.Server) {
+	t.Helper()
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	t.Cleanup(srv.Close)
+}
+
+// stdioClient is mcpv's own client of srv on a pair of pipes.
+func stdioClient(t *testing.T, srv *serve.Server, era string) *mcp.Client {
+	t.Helper()
+	upR, upW := io.Pipe()
+	downR, downW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.ServeStream(ctx, upR, downW, upR.Close); downW.Close() }() // ends at cancel
+	sess := mcp.NewSession(mcp.NewStreamTransport(downR, upW, func() error { upW.Close(); return downR.Close() }, nil), mcp.SessionOptions{})
+	t.Cleanup(func() {
+		sess.Close(context.Background())
+		cancel()
+		<-served
+	})
+	return initialize(t, sess, era)
+}
+
+// httpClient is mcpv's own client of srv over Streamable HTTP.
+func httpClient(t *testing.T, srv *serve.Server, era string) *mcp.Client {
+	t.Helper()
+	h := srv.HTTPHandler("", false)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); ts.Close() })
+	tr, err := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: ts.URL + "/mcp", Mode: mcp.ModeStreamable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := mcp.NewSession(tr, mcp.SessionOptions{})
+	t.Cleanup(func() { sess.Close(context.Background()) })
+	return initialize(t, sess, era)
+}
+
+func initialize(t *testing.T, sess *mcp.Session, era string) *mcp.Client {
+	t.Helper()
+	opts := mcp.ClientOptions{Info: mcp.Implementation{Name: "downstream", Version: "1"}}
+	if era == "modern" {
+		opts.ProtocolVersion = mcp.ModernVersion
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := mcp.Initialize(ctx, sess, opts)
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return c
+}
+
+func ask(c *mcp.Client, method, params string) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return c.Call(ctx, method, json.RawMessage(params))
+}
+
+// canonical is a result without what differs between two answers of
+// the same server (_meta), with its members sorted.
+func canonical(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("result %s: %v", raw, err)
+	}
+	delete(v, "_meta")
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// recorded records the requests made of the demo server through serve,
+// and returns the two files, as serve --record writes them.
+func recorded(t *testing.T) (snapshot, responses []byte, want map[string]string) {
+	t.Helper()
+	rec := mock.NewRecorder()
+	c := stdioClient(t, demoUpstream(t, rec), "legacy")
+	want = map[string]string{}
+	for _, r := range requests {
+		res, err := ask(c, r.method, r.params)
+		if err != nil {
+			t.Fatalf("%s %s from the demo server: %v", r.method, r.params, err)
+		}
+		want[r.method+r.params] = canonical(t, res)
+	}
+	snapshot, responses = rec.Files()
+	return snapshot, responses, want
+}
+
+func TestMockAnswersAsRecorded(t *testing.T) {
+	snapshot, responses, want := recorded(t)
+	srv := mockServer(t, snapshot, responses)
+	for _, tr := range []string{"stdio", "http"} {
+		for _, era := range []string{"legacy", "modern"} {
+			t.Run(tr+"/"+era, func(t *testing.T) {
+				var c *mcp.Client
+				if tr == "stdio" {
+					c = stdioClient(t, srv, era)
+				} else {
+					c = httpClient(t, srv, era)
+				}
+				for _, r := range requests {
+					res, err := ask(c, r.method, r.params)
+					if err != nil {
+						t.Fatalf("%s %s: %v", r.method, r.params, err)
+					}
+					if got := canonical(t, res); got != want[r.method+r.params] {
+						t.Errorf("%s %s:\n got %s\nwant %s", r.method, r.params, got, want[r.method+r.params])
+					}
+				}
+				tools, err := ask(c, "tools/list", `{}`)
+				if err != nil || !strings.Contains(string(tools), `"name":"echo"`) || !strings.Contains(string(tools), `"inputSchema"`) {
+					t.Errorf("tools/list: %s, %v", tools, err)
+				}
+			})
+		}
+	}
+}
+
+func TestMockUnmatchedCall(t *testing.T) {
+	snapshot, responses, _ := recorded(t)
+	c := stdioClient(t, mockServer(t, snapshot, responses), "modern")
+	res, err := ask(c, "tools/call", `{"name":"add","arguments":{"a":1,"b":7}}`)
+	if err != nil {
+		t.Fatalf("an unmatched call is a result, not an error: %v", err)
+	}
+	var r struct {
+		IsError bool `json:"isError"`
+		Content []struct{ Text string }
+	}
+	json.Unmarshal(res, &r)
+	if !r.IsError || len(r.Content) != 1 || !strings.Contains(r.Content[0].Text, `the closest: "add" with arguments {"a":1,"b":2}`) {
+		t.Errorf("unmatched call: %s", res)
+	}
+	_, err = ask(c, "resources/read", `{"uri":"demo://readmee"}`)
+	var ce *mcp.CallError
+	if !errors.As(err, &ce) || ce.Err.Code != -32002 || !strings.Contains(ce.Err.Message, `did you mean "demo://readme"`) {
+		t.Errorf("unmatched read: %v", err)
+	}
+}
+
+func TestMockValidatesArguments(t *testing.T) {
+	snapshot, responses, _ := recorded(t)
+	srv := mockServer(t, snapshot, responses)
+	for _, era := range []string{"legacy", "modern"} {
+		c := stdioClient(t, srv, era)
+		_, err := ask(c, "tools/call", `{"name":"add","arguments":{"a":"one","b":2}}`)
+		var ce *mcp.CallError
+		if !errors.As(err, &ce) || ce.Err.Code != mcp.CodeInvalidParams || !strings.Contains(ce.Err.Message, "/a") || !strings.Contains(ce.Err.Message, "(type)") {
+			t.Errorf("%s: invalid arguments: %v", era, err)
+		}
+		_, err = ask(c, "tools/call", `{"name":"ad","arguments":{}}`)
+		if !errors.As(err, &ce) || ce.Err.Code != mcp.CodeInvalidParams || !strings.Contains(ce.Err.Message, `did you mean "add"`) {
+			t.Errorf("%s: unknown tool: %v", era, err)
+		}
+	}
+}
+
+func TestRecordMasksSecrets(t *testing.T) {
+	rec := mock.NewRecorder()
+	rec.Note("tools/call", json.RawMessage(`{"name":"login","arguments":{"user":"ada"}}`),
+		json.RawMessage(`{"content":[{"type":"text","text":"token sk-live-0123456789"}],"structuredContent":{"apiKey":"abc"}}`))
+	secrets := redact.NewScrubber(io.Discard)
+	secrets.Add("sk-live-0123456789")
+	_, responses := rec.Files()
+	out := string(mock.Mask(responses, secrets))
+	if strings.Contains(out, "sk-live-0123456789") || strings.Contains(out, `"abc"`) {
+		t.Errorf("a secret was written: %s", out)
+	}
+	if _, err := mock.ParseResponses([]byte(out)); err != nil {
+		t.Errorf("the masked file does not read back: %v", err)
+	}
+}
+
+func TestParseResponsesYAML(t *testing.T) {
+	r, err := mock.ParseResponses([]byte("tools:\n  - name: add\n    jq: '.a > 1'\n    result: {content: [{type: text, text: big}]}\n  - name: add\n    arguments: {a: 1}\n    result: {content: [{type: text, text: one}]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := surface.Snapshot{Tools: []json.RawMessage{json.RawMessage(`{"name":"add","inputSchema":{"type":"object"}}`)}}
+	m := mock.New(snap, r, mcp.Implementation{Name: "m", Version: "1"})
+	for args, want := range map[string]string{`{"a":5}`: "big", `{"a":1,"b":3}`: "one"} {
+		res, err := m.Forward(context.Background(), "tools/call", json.RawMessage(`{"name":"add","arguments":`+args+`}`))
+		if err != nil || !strings.Contains(string(res), `"text":"`+want+`"`) {
+			t.Errorf("%s: %s, %v; want %s", args, res, err, want)
+		}
+	}
+	if _, err := mock.ParseResponses([]byte("tools:\n  - name: add\n    jq: '.a >'\n    result: {}\n")); err == nil || !strings.Contains(err.Error(), "tools[0]: jq") {
+		t.Errorf("a bad jq: %v", err)
+	}
+}

@@ -1,0 +1,115 @@
+package mock
+
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/redact"
+)
+
+// Recorder keeps what passes through a relay: the surface as listed and
+// the answers to calls, reads and gets, first answer first. It is safe
+// for use by several clients' requests at once.
+type Recorder struct {
+	mu        sync.Mutex // guards the fields below
+	snap      surface.Snapshot
+	listed    map[string]bool            // list method + name (or URI) of the items kept
+	resources map[string]json.RawMessage // URI -> the resource as resources/list showed it
+	order     []string                   // the URIs listed, in order
+	resp      Responses
+	answered  map[string]bool // method + name + arguments (or URI) answered
+}
+
+// NewRecorder is a Recorder that has seen nothing.
+func NewRecorder() *Recorder {
+	return &Recorder{listed: map[string]bool{}, resources: map[string]json.RawMessage{}, answered: map[string]bool{}}
+}
+
+// Note keeps a request's result, when it is one a mock answers from.
+func (r *Recorder) Note(method string, params, result json.RawMessage) {
+	var p struct {
+		Name      string          `json:"name"`
+		URI       string          `json:"uri"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	json.Unmarshal(params, &p)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch method {
+	case "tools/list":
+		r.items(method, result, "tools", "name", &r.snap.Tools)
+	case "prompts/list":
+		r.items(method, result, "prompts", "name", &r.snap.Prompts)
+	case "resources/templates/list":
+		r.items(method, result, "resourceTemplates", "uriTemplate", &r.snap.ResourceTemplates)
+	case "resources/list":
+		var its []json.RawMessage
+		r.items(method, result, "resources", "uri", &its)
+		for _, it := range its {
+			uri := member(it, "uri")
+			r.resources[uri] = it
+			r.order = append(r.order, uri)
+		}
+	case "tools/call", "prompts/get":
+		args := json.RawMessage(compact(p.Arguments))
+		if p.Arguments == nil {
+			args = json.RawMessage(`{}`)
+		}
+		key := method + "\x00" + p.Name + "\x00" + string(args)
+		if r.answered[key] {
+			return
+		}
+		r.answered[key] = true
+		e := Entry{Name: p.Name, Arguments: args, Result: result}
+		if method == "tools/call" {
+			r.resp.Tools = append(r.resp.Tools, e)
+		} else {
+			r.resp.Prompts = append(r.resp.Prompts, e)
+		}
+	case "resources/read":
+		if key := method + "\x00" + p.URI; !r.answered[key] {
+			r.answered[key] = true
+			r.resp.Resources = append(r.resp.Resources, Entry{URI: p.URI, Result: result})
+		}
+	}
+}
+
+// items keeps the items of a list page not kept yet.
+func (r *Recorder) items(method string, result json.RawMessage, key, id string, dest *[]json.RawMessage) {
+	var its []json.RawMessage
+	json.Unmarshal(memberRaw(result, key), &its)
+	for _, it := range its {
+		k := method + "\x00" + member(it, id)
+		if !r.listed[k] {
+			r.listed[k] = true
+			*dest = append(*dest, it)
+		}
+	}
+}
+
+// Files are the snapshot and the responses file of what was seen: a
+// resource listed and never read is answered with no contents.
+func (r *Recorder) Files() (snapshot, responses []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	resp := Responses{Tools: r.resp.Tools, Prompts: r.resp.Prompts}
+	read := map[string]bool{}
+	for _, e := range r.resp.Resources {
+		e.Resource = r.resources[e.URI]
+		resp.Resources = append(resp.Resources, e)
+		read[e.URI] = true
+	}
+	for _, uri := range r.order {
+		if !read[uri] {
+			resp.Resources = append(resp.Resources, Entry{URI: uri, Resource: r.resources[uri], Result: json.RawMessage(`{"contents":[]}`)})
+		}
+	}
+	return r.snap.Marshal(), resp.Marshal()
+}
+
+// Mask hides secrets in a recorded file: every value secrets knows, and
+// the string values of members whose names say they hold one.
+func Mask(file []byte, secrets interface{ Mask([]byte) []byte }) []byte {
+	return redact.JSON(secrets.Mask(file))
+}
