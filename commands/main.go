@@ -115,6 +115,7 @@ type cli struct {
 	AuthCmd               authCmd                  `cmd:"" name:"auth" help:"Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one."`
 	Session               sessionCmd               `cmd:"" help:"Keep a session open in the background for many commands: start, list, stop."`
 	Serve                 serveCmd                 `cmd:"" help:"Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside."`
+	Mock                  mockCmd                  `cmd:"" help:"Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients."`
 	Completions           completionsCmd           `cmd:"" help:"Print a shell completion script for bash, zsh, fish or PowerShell."`
 }
 

@@ -5,25 +5,41 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/mock"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/redact"
 )
 
 type serveCmd struct {
+	listenFlags
+	Isolate bool   `name:"isolate" help:"Give each HTTP client an upstream session of its own, rather than one shared by all."`
+	Record  string `name:"record" placeholder:"FILE" help:"Write what passes through when serving ends: the server's surface as an mcpv test snapshot in FILE, and the answers to the calls, reads and gets seen beside it (FILE with .responses.json for its extension), secrets masked; for mcpv mock."`
+	guardFlags
+}
+
+// listenFlags say where a server is served: stdin and stdout, or HTTP.
+type listenFlags struct {
 	HTTP        string `name:"http" placeholder:"ADDR" help:"Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one)."`
 	HTTPToken   string `name:"http-token" placeholder:"TOKEN|@FILE" help:"Require this bearer token of every HTTP client."`
 	AllowRemote bool   `name:"allow-remote" help:"Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr."`
-	Isolate     bool   `name:"isolate" help:"Give each HTTP client an upstream session of its own, rather than one shared by all."`
-	guardFlags
+}
+
+func (l listenFlags) validate() error {
+	if l.HTTP == "" && (l.HTTPToken != "" || l.AllowRemote) {
+		return usageErrorf("--http-token and --allow-remote go with --http")
+	}
+	return nil
 }
 
 // guardFlags are the guard of serve: what its clients may see and use.
@@ -62,6 +78,9 @@ func (c *serveCmd) Validate() error {
 	if c.HTTP == "" && (c.HTTPToken != "" || c.AllowRemote || c.Isolate) {
 		return usageErrorf("--http-token, --allow-remote and --isolate go with --http")
 	}
+	if c.Record != "" && c.Isolate {
+		return usageErrorf("--record goes without --isolate: it records the one shared session")
+	}
 	for _, p := range append(append(append(append(append(append([]string{}, c.AllowTools...), c.DenyTools...), c.AllowResources...), c.DenyResources...), c.AllowPrompts...), c.DenyPrompts...) {
 		if strings.TrimSpace(p) == "" {
 			return usageErrorf("an empty guard pattern matches nothing")
@@ -71,7 +90,7 @@ func (c *serveCmd) Validate() error {
 }
 
 func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
-	addr, token, remote, err := c.listenPlan(out)
+	plan, err := c.listenPlan(out)
 	if err != nil {
 		return err
 	}
@@ -106,22 +125,55 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 		Secrets: secrets,
 		Log:     s.hooks.Log,
 	}
+	var rec *mock.Recorder
+	if c.Record != "" {
+		rec = mock.NewRecorder()
+		srv.Record = rec
+	}
 	if err := srv.Start(ctx); err != nil {
 		return err
 	}
 	defer srv.Close()
-	if c.HTTP == "" {
+	err = plan.serve(ctx, srv, out)
+	if rec != nil {
+		if werr := writeRecording(out, c.Record, rec, secrets); werr != nil {
+			return werr
+		}
+	}
+	return err
+}
+
+// writeRecording writes the snapshot to path and the responses beside it,
+// with every secret masked.
+func writeRecording(out *console, path string, rec *mock.Recorder, secrets *redact.Scrubber) error {
+	snapshot, responses := rec.Files()
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{{path, snapshot}, {mock.ResponsesPath(path), responses}} {
+		if err := os.WriteFile(out.env.Path(f.path), mock.Mask(f.data, secrets), 0o644); err != nil {
+			return fmt.Errorf("--record: %w", err)
+		}
+	}
+	out.notef("recorded %s and %s", path, mock.ResponsesPath(path))
+	return nil
+}
+
+// serve serves srv on stdin and stdout, or on HTTP, until the input ends,
+// ctx is done or srv's upstream ends.
+func (p listening) serve(ctx context.Context, srv *serve.Server, out *console) error {
+	if p.addr == "" {
 		var closeIn func() error
 		if f, ok := out.ios.In.(io.Closer); ok {
 			closeIn = f.Close
 		}
 		return srv.ServeStream(ctx, out.ios.In, out.ios.Out, closeIn)
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", p.addr)
 	if err != nil {
-		return &mcp.TransportError{Op: "listen on " + addr, Err: err}
+		return &mcp.TransportError{Op: "listen on " + p.addr, Err: err}
 	}
-	h := srv.HTTPHandler(token, remote)
+	h := srv.HTTPHandler(p.token, p.remote)
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }() // ends at Shutdown
@@ -144,34 +196,40 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 // listenPlan checks --http: a loopback address, or another with
 // --allow-remote and a bearer token, generated and shown once when none
 // is given.
-func (c *serveCmd) listenPlan(out *console) (addr, token string, remote bool, err error) {
+func (c listenFlags) listenPlan(out *console) (listening, error) {
 	if c.HTTP == "" {
-		return "", "", false, nil
+		return listening{}, nil
 	}
 	host, _, err := net.SplitHostPort(c.HTTP)
 	if err != nil {
-		return "", "", false, usageErrorf("--http %s: give HOST:PORT, e.g. 127.0.0.1:8808", c.HTTP)
+		return listening{}, usageErrorf("--http %s: give HOST:PORT, e.g. 127.0.0.1:8808", c.HTTP)
 	}
 	ip := net.ParseIP(host)
-	remote = !(host == "localhost" || ip != nil && ip.IsLoopback())
+	remote := !(host == "localhost" || ip != nil && ip.IsLoopback())
 	if remote && !c.AllowRemote {
-		return "", "", false, usageErrorf("--http %s: not a loopback address; add --allow-remote to serve beyond this machine, with a bearer token", c.HTTP)
+		return listening{}, usageErrorf("--http %s: not a loopback address; add --allow-remote to serve beyond this machine, with a bearer token", c.HTTP)
 	}
-	token = c.HTTPToken
+	token := c.HTTPToken
 	if strings.HasPrefix(token, "@") {
 		b, err := out.readFile(token[1:])
 		if err != nil {
-			return "", "", false, usageErrorf("--http-token: %v", err)
+			return listening{}, usageErrorf("--http-token: %v", err)
 		}
 		token = strings.TrimSpace(string(b))
 	}
 	if remote && token == "" {
 		b := make([]byte, 24)
 		if _, err := rand.Read(b); err != nil {
-			return "", "", false, errors.New("cannot generate a bearer token")
+			return listening{}, errors.New("cannot generate a bearer token")
 		}
 		token = hex.EncodeToString(b)
 		out.notef("clients must send Authorization: Bearer %s", token)
 	}
-	return c.HTTP, token, remote, nil
+	return listening{addr: c.HTTP, token: token, remote: remote}, nil
+}
+
+// listening is where to serve: addr "" for stdin and stdout.
+type listening struct {
+	addr, token string
+	remote      bool
 }
