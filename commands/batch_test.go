@@ -296,7 +296,7 @@ func TestBatchLinesOfEveryCommand(t *testing.T) {
 	}
 	// They need no session, hold it open, or would nest.
 	want := []string{"watch", "batch", "test", "servers", "trust", "auth login", "auth status", "auth logout", "auth token",
-		"session start", "session list", "session stop", "serve", "completions"}
+		"session start", "session list", "session stop", "serve", "mock", "completions"}
 	if d := cmp.Diff(want, refusedPaths); d != "" {
 		t.Errorf("commands a batch line cannot run (-want +got):\n%s", d)
 	}

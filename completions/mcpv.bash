@@ -4,7 +4,7 @@
 # __mcpv_subs CMD sets subs to the subcommands of CMD ("" for mcpv itself, "tasks", ...).
 __mcpv_subs() {
     case $1 in
-    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test servers trust auth session serve completions' ;;
+    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test servers trust auth session serve mock completions' ;;
     'tasks') subs='list get result cancel' ;;
     'skills') subs='list get read pull' ;;
     'auth') subs='login status logout token' ;;
@@ -35,7 +35,8 @@ __mcpv_flags() {
     'trust') flags='--revoke' ;;
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
-    'serve') flags='--http --http-token --allow-remote --isolate --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
+    'serve') flags='--http --http-token --allow-remote --isolate --record --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
+    'mock') flags='--responses --http --http-token --allow-remote' ;;
     *) flags= ;;
     esac
 }
@@ -148,6 +149,7 @@ __mcpv_flag() {
         'serve:--http-token') kind='none'; return ;;
         'serve:--allow-remote') kind='bool'; return ;;
         'serve:--isolate') kind='bool'; return ;;
+        'serve:--record') kind='file'; return ;;
         'serve:--allow-tools') kind='none'; return ;;
         'serve:--deny-tools') kind='none'; return ;;
         'serve:--allow-resources') kind='none'; return ;;
@@ -155,6 +157,10 @@ __mcpv_flag() {
         'serve:--allow-prompts') kind='none'; return ;;
         'serve:--deny-prompts') kind='none'; return ;;
         'serve:--read-only') kind='bool'; return ;;
+        'mock:--responses') kind='file'; return ;;
+        'mock:--http') kind='none'; return ;;
+        'mock:--http-token') kind='none'; return ;;
+        'mock:--allow-remote') kind='bool'; return ;;
         esac
         [[ -n $c ]] || return 1
         [[ $c == *' '* ]] && c=${c% *} || c=
@@ -167,6 +173,7 @@ __mcpv_arg() {
     'test:'*) kind='file' ;;
     'servers:0') kind='server' ;;
     'trust:'*) kind='file' ;;
+    'mock:0') kind='file' ;;
     'completions:0') kind='enum bash zsh fish powershell' ;;
     *) kind=none ;;
     esac

@@ -5,7 +5,7 @@
 function __mcpv_subs
     switch "$argv[1]"
         case ''
-            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test servers trust auth session serve completions
+            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test servers trust auth session serve mock completions
         case 'tasks'
             printf '%s\n' list get result cancel
         case 'skills'
@@ -71,7 +71,10 @@ function __mcpv_takes
             case 'session start:--idle'
                 echo 1
                 return 0
-            case 'serve:--http' 'serve:--http-token' 'serve:--allow-tools' 'serve:--deny-tools' 'serve:--allow-resources' 'serve:--deny-resources' 'serve:--allow-prompts' 'serve:--deny-prompts'
+            case 'serve:--http' 'serve:--http-token' 'serve:--record' 'serve:--allow-tools' 'serve:--deny-tools' 'serve:--allow-resources' 'serve:--deny-resources' 'serve:--allow-prompts' 'serve:--deny-prompts'
+                echo 1
+                return 0
+            case 'mock:--responses' 'mock:--http' 'mock:--http-token'
                 echo 1
                 return 0
         end
@@ -230,6 +233,7 @@ complete -c mcpv -n '__mcpv_at "" 0' -a trust -d 'Trust a project config file as
 complete -c mcpv -n '__mcpv_at "" 0' -a auth -d 'Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.'
 complete -c mcpv -n '__mcpv_at "" 0' -a session -d 'Keep a session open in the background for many commands: start, list, stop.'
 complete -c mcpv -n '__mcpv_at "" 0' -a serve -d 'Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.'
+complete -c mcpv -n '__mcpv_at "" 0' -a mock -d 'Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.'
 complete -c mcpv -n '__mcpv_at "" 0' -a completions -d 'Print a shell completion script for bash, zsh, fish or PowerShell.'
 complete -c mcpv -n '__mcpv_in ""' -s h -l help -d 'Show context-sensitive help.'
 complete -c mcpv -n '__mcpv_in ""' -s u -l url -x -d 'Talk to the server at this Streamable HTTP (or legacy SSE) URL instead of starting one (default: MCPV_URL).'
@@ -350,6 +354,7 @@ complete -c mcpv -n '__mcpv_in "serve"' -l http -x -d 'Serve Streamable HTTP at 
 complete -c mcpv -n '__mcpv_in "serve"' -l http-token -x -d 'Require this bearer token of every HTTP client.'
 complete -c mcpv -n '__mcpv_in "serve"' -l allow-remote -d 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.'
 complete -c mcpv -n '__mcpv_in "serve"' -l isolate -d 'Give each HTTP client an upstream session of its own, rather than one shared by all.'
+complete -c mcpv -n '__mcpv_in "serve"' -l record -r -F -d 'Write what passes through when serving ends: the server\'s surface as an mcpv test snapshot in FILE, and the answers to the calls, reads and gets seen beside it (FILE with .responses.json for its extension), secrets masked; for mcpv mock.'
 complete -c mcpv -n '__mcpv_in "serve"' -l allow-tools -x -d 'Offer only the tools whose names match (* any run, ? one character; repeatable or comma-separated).'
 complete -c mcpv -n '__mcpv_in "serve"' -l deny-tools -x -d 'Hide the tools whose names match.'
 complete -c mcpv -n '__mcpv_in "serve"' -l allow-resources -x -d 'Offer only the resources (and templates) whose URIs match.'
@@ -357,4 +362,9 @@ complete -c mcpv -n '__mcpv_in "serve"' -l deny-resources -x -d 'Hide the resour
 complete -c mcpv -n '__mcpv_in "serve"' -l allow-prompts -x -d 'Offer only the prompts whose names match.'
 complete -c mcpv -n '__mcpv_in "serve"' -l deny-prompts -x -d 'Hide the prompts whose names match.'
 complete -c mcpv -n '__mcpv_in "serve"' -l read-only -d 'Offer only the tools whose annotations say readOnlyHint.'
+complete -c mcpv -n '__mcpv_in "mock"' -l responses -r -F -d 'The responses file, JSON or YAML (default: FILE with .responses.json for its extension, when there is one).'
+complete -c mcpv -n '__mcpv_in "mock"' -l http -x -d 'Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one).'
+complete -c mcpv -n '__mcpv_in "mock"' -l http-token -x -d 'Require this bearer token of every HTTP client.'
+complete -c mcpv -n '__mcpv_in "mock"' -l allow-remote -d 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.'
+complete -c mcpv -n '__mcpv_at "mock" 0' -F
 complete -c mcpv -n '__mcpv_at "completions" 0' -x -a 'bash zsh fish powershell'

@@ -28,6 +28,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'auth'; H = 'Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.' }
             @{ N = 'session'; H = 'Keep a session open in the background for many commands: start, list, stop.' }
             @{ N = 'serve'; H = 'Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.' }
+            @{ N = 'mock'; H = 'Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.' }
             @{ N = 'completions'; H = 'Print a shell completion script for bash, zsh, fish or PowerShell.' }
         )
         'tasks' = @(
@@ -197,6 +198,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require this bearer token of every HTTP client.' }
             @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.' }
             @{ Names = @('--isolate'); Words = 0; Kind = 'none'; Enum = @(); H = 'Give each HTTP client an upstream session of its own, rather than one shared by all.' }
+            @{ Names = @('--record'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write what passes through when serving ends: the server''s surface as an mcpv test snapshot in FILE, and the answers to the calls, reads and gets seen beside it (FILE with .responses.json for its extension), secrets masked; for mcpv mock.' }
             @{ Names = @('--allow-tools'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer only the tools whose names match (* any run, ? one character; repeatable or comma-separated).' }
             @{ Names = @('--deny-tools'); Words = 1; Kind = 'none'; Enum = @(); H = 'Hide the tools whose names match.' }
             @{ Names = @('--allow-resources'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer only the resources (and templates) whose URIs match.' }
@@ -204,6 +206,12 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--allow-prompts'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer only the prompts whose names match.' }
             @{ Names = @('--deny-prompts'); Words = 1; Kind = 'none'; Enum = @(); H = 'Hide the prompts whose names match.' }
             @{ Names = @('--read-only'); Words = 0; Kind = 'none'; Enum = @(); H = 'Offer only the tools whose annotations say readOnlyHint.' }
+        )
+        'mock' = @(
+            @{ Names = @('--responses'); Words = 1; Kind = 'file'; Enum = @(); H = 'The responses file, JSON or YAML (default: FILE with .responses.json for its extension, when there is one).' }
+            @{ Names = @('--http'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one).' }
+            @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require this bearer token of every HTTP client.' }
+            @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.' }
         )
     }
     # The positional arguments of the commands that complete one.
@@ -216,6 +224,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'trust' = @(
             @{ Kind = 'file'; Enum = @(); Repeat = $true }
+        )
+        'mock' = @(
+            @{ Kind = 'file'; Enum = @(); Repeat = $false }
         )
         'completions' = @(
             @{ Kind = 'enum'; Enum = @('bash', 'zsh', 'fish', 'powershell'); Repeat = $false }
