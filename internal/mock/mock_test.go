@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -266,5 +267,39 @@ func TestParseResponsesYAML(t *testing.T) {
 	}
 	if _, err := mock.ParseResponses([]byte("tools:\n  - name: add\n    jq: '.a >'\n    result: {}\n")); err == nil || !strings.Contains(err.Error(), "tools[0]: jq") {
 		t.Errorf("a bad jq: %v", err)
+	}
+}
+
+// The responses file the guide shows reads, and answers as it says.
+func TestGuideResponsesExample(t *testing.T) {
+	md, err := os.ReadFile("../../docs/guide/serve.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(md), "```yaml\ntools:")
+	block, _, _ = strings.Cut(block, "```")
+	if !ok {
+		t.Fatal("no responses example in docs/guide/serve.md")
+	}
+	r, err := mock.ParseResponses([]byte("tools:" + block))
+	if err != nil {
+		t.Fatalf("the guide's responses file: %v", err)
+	}
+	snap := surface.Snapshot{
+		Tools:   []json.RawMessage{json.RawMessage(`{"name":"add","inputSchema":{"type":"object"}}`)},
+		Prompts: []json.RawMessage{json.RawMessage(`{"name":"greet"}`)},
+	}
+	m := mock.New(snap, r, mcp.Implementation{Name: "m", Version: "1"})
+	for _, c := range []struct{ method, params, want string }{
+		{"tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`, `"text":"big"`},
+		{"tools/call", `{"name":"add","arguments":{"a":2}}`, `"isError":true`},
+		{"resources/read", `{"uri":"demo://readme"}`, `"text":"# Demo"`},
+		{"resources/list", `{}`, `"mimeType":"text/markdown"`},
+		{"prompts/get", `{"name":"greet","arguments":{"name":"Ada"}}`, `"text":"Hello, Ada"`},
+	} {
+		res, err := m.Forward(context.Background(), c.method, json.RawMessage(c.params))
+		if err != nil || !strings.Contains(string(res), c.want) {
+			t.Errorf("%s %s: %s, %v; want %s", c.method, c.params, res, err, c.want)
+		}
 	}
 }
