@@ -82,9 +82,6 @@ func (c *client) upstream(ctx context.Context) (*upstream, error) {
 
 func (c *client) handle(ctx context.Context, method string, params json.RawMessage) (_ json.RawMessage, err error) {
 	<-c.ready
-	if c.drain != nil {
-		defer c.drain.done()
-	}
 	up, err := c.upstream(ctx)
 	if err != nil {
 		return nil, rpcError(err)

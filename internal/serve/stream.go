@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"sync"
 
@@ -15,7 +16,7 @@ import (
 // the end of r is taken once what was asked has been answered. closeIn,
 // when not nil, makes a blocked read of r return.
 func (s *Server) ServeStream(ctx context.Context, r io.Reader, w io.Writer, closeIn func() error) error {
-	d := &drain{idle: make(chan struct{}), eof: make(chan struct{})}
+	d := newDrain()
 	t := &draining{StreamTransport: mcp.NewStreamTransport(r, w, closeIn, s.Log), d: d}
 	c := s.serveClientWith(t, d)
 	defer c.close()
@@ -29,27 +30,34 @@ func (s *Server) ServeStream(ctx context.Context, r io.Reader, w io.Writer, clos
 	}
 }
 
-// drain counts a stream client's requests from the moment they are read
-// to the moment their handler returns (ping, which the session answers
-// itself, is not counted).
+// drain keeps a stream client's requests from the moment they are read
+// to the moment their answer is written, or the client cancels them
+// (ping, which the session answers itself, is not kept). Counting to the
+// handler's return is not enough: the session writes the answer after,
+// and drops what it has not written when the input ends.
 type drain struct {
-	mu   sync.Mutex
-	n    int
-	idle chan struct{} // signalled when n falls to 0
-	eof  chan struct{} // closed when the input has ended: the client answers nothing more
-	once sync.Once     // guards closing eof
+	mu      sync.Mutex          // guards pending
+	pending map[string]struct{} // the ids of the requests not yet answered
+	idle    chan struct{}       // signalled when pending empties
+	eof     chan struct{}       // closed when the input has ended: the client answers nothing more
+	once    sync.Once           // guards closing eof
 }
 
-func (d *drain) add() {
+func newDrain() *drain {
+	return &drain{pending: map[string]struct{}{}, idle: make(chan struct{}), eof: make(chan struct{})}
+}
+
+func (d *drain) add(id []byte) {
 	d.mu.Lock()
-	d.n++
+	d.pending[string(id)] = struct{}{}
 	d.mu.Unlock()
 }
 
-func (d *drain) done() {
+// settle forgets a request answered or cancelled.
+func (d *drain) settle(id []byte) {
 	d.mu.Lock()
-	d.n--
-	n := d.n
+	delete(d.pending, string(id))
+	n := len(d.pending)
 	d.mu.Unlock()
 	if n == 0 {
 		select {
@@ -62,9 +70,9 @@ func (d *drain) done() {
 func (d *drain) wait() {
 	for {
 		d.mu.Lock()
-		n := d.n
+		n := len(d.pending)
 		d.mu.Unlock()
-		if n <= 0 {
+		if n == 0 {
 			return
 		}
 		<-d.idle
@@ -85,18 +93,59 @@ func (t *draining) Read() ([]byte, error) {
 		t.d.wait()
 		return nil, err
 	}
-	method, id := false, false
+	method, id, params := members(msg)
+	switch {
+	case method == `"notifications/cancelled"`:
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(params, &p) == nil && p.RequestID != nil {
+			t.d.settle(p.RequestID) // a cancelled request is not answered
+		}
+	case method != "" && method != `"ping"` && method != "null" && id != nil && string(id) != "null":
+		t.d.add(id)
+	}
+	return msg, nil
+}
+
+func (t *draining) Write(ctx context.Context, msg []byte) error {
+	err := t.StreamTransport.Write(ctx, msg)
+	t.written(msg)
+	return err
+}
+
+// WriteParts writes a message in parts; an answer's first part is its
+// head up to its result, which closed with a null is a whole message
+// that names the request.
+func (t *draining) WriteParts(ctx context.Context, parts [][]byte) error {
+	err := t.StreamTransport.WriteParts(ctx, parts)
+	if len(parts) > 1 {
+		t.written(append(append([]byte(nil), parts[0]...), "null}"...))
+	} else if len(parts) == 1 {
+		t.written(parts[0])
+	}
+	return err
+}
+
+// written settles the request a message answers.
+func (t *draining) written(msg []byte) {
+	if method, id, _ := members(msg); method == "" && id != nil {
+		t.d.settle(id)
+	}
+}
+
+// members are a message's method, id and params, as written.
+func members(msg []byte) (method string, id, params []byte) {
 	rawjson.ForEachValidMember(msg, func(k string, v []byte) error {
 		switch k {
 		case "method":
-			method = string(v) != `"ping"` && string(v) != "null"
+			method = string(v)
 		case "id":
-			id = string(v) != "null"
+			id = v
+		case "params":
+			params = v
 		}
 		return nil
 	})
-	if method && id {
-		t.d.add()
-	}
-	return msg, nil
+	return method, id, params
 }
