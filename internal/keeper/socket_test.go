@@ -159,8 +159,10 @@ func TestStopReachesKeeperWithoutSocket(t *testing.T) {
 func TestNoTwoKeepers(t *testing.T) {
 	r := startKeeper(t, echo, func(k *Keeper) { k.CheckEvery = time.Hour })
 	if ln, err := Listen(r.dir, r.name); err == nil || !strings.Contains(err.Error(), `session "s" is already running`) {
+		if err == nil {
+			ln.Release()
+		}
 		t.Fatalf("a second keeper: %v", err)
-		ln.Release()
 	}
 	os.Remove(r.ln.Paths.Socket)
 	if ln, err := Listen(r.dir, r.name); err == nil {
