@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite's server scenarios against the
-# go-sdk everything server directly, then through mcpv serve --http (the
-# server reached over Streamable HTTP, then started over stdio), and
-# checks that every run passes as many checks as the direct one.
+# go-sdk everything server and the npm reference everything server, each
+# directly and then through mcpv serve --http (the server reached over
+# Streamable HTTP, then started over stdio), and checks that every run
+# passes every scenario the direct one passes. Then the MCP Inspector CLI, a
+# client mcpv did not write, lists and calls the npm server's tools through
+# mcpv serve over stdio and over HTTP, and must get what it gets directly.
 #
 #   bash scripts/conformance-serve.sh
 #
@@ -68,27 +71,122 @@ passed() {
 	sed -n 's/^Total: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' "$out" | tail -n 1
 }
 
+# scenarios NAME prints the scenarios a run passed, sorted.
+scenarios() { sed -n 's/^ *✓ \([^:]*\):.*/\1/p' "$dir/server-$1.txt" | sort; }
+
+# compare NAME DIRECT_URL STDIO-COMMAND...: the suite against the server at
+# DIRECT_URL, then through mcpv serve reaching it over HTTP, then through
+# mcpv serve starting STDIO-COMMAND.
+status=0
+compare() {
+	local name=$1 direct=$2 want want_failed got got_failed run
+	shift 2
+	read -r want want_failed <<<"$(passed "$name-direct" "$direct")"
+	[ -n "$want" ] || die "the suite reported no total (see $dir/server-$name-direct.txt)"
+	printf '%-40s %s passed, %s failed\n' "$name, direct:" "$want" "$want_failed"
+	for run in http stdio; do
+		case $run in
+		http) serve -u "$direct" ;;
+		stdio) serve -- "$@" ;;
+		esac
+		read -r got got_failed <<<"$(passed "$name-$run" "$url")"
+		printf '%-40s %s passed, %s failed\n' "$name, mcpv serve ($run upstream):" "${got:-0}" "${got_failed:-?}"
+		# Every scenario the server passes must pass through serve; serve may
+		# pass more (it checks Host and Origin itself, for one).
+		lost=$(comm -23 <(scenarios "$name-direct") <(scenarios "$name-$run"))
+		gained=$(comm -13 <(scenarios "$name-direct") <(scenarios "$name-$run"))
+		[ -z "$gained" ] || echo "$gained" | sed 's/^/    passes only through serve: /'
+		if [ -n "$lost" ] || [ "${got:-0}" -lt "$want" ]; then
+			echo "${lost:-?}" | sed 's/^/    passes directly, fails through serve: /'
+			status=1
+		fi
+	done
+}
+
 port=$(free_port)
 "$dir/everything-server" -http "127.0.0.1:$port" -stateless=false </dev/null >"$dir/everything.log" 2>&1 &
 pids+=($!)
-direct_url=http://127.0.0.1:$port/mcp
-wait_url "$direct_url"
+wait_url "http://127.0.0.1:$port/mcp"
+compare go-sdk "http://127.0.0.1:$port/mcp" "$dir/everything-server"
 
-read -r want want_failed <<<"$(passed direct "$direct_url")"
-[ -n "$want" ] || die "the suite reported no total (see $dir/server-direct.txt)"
-echo "direct:                    $want passed, $want_failed failed"
-status=0
-for run in http stdio; do
-	case $run in
-	http) serve -u "$direct_url" ;;
-	stdio) serve -- "$dir/everything-server" ;;
-	esac
-	read -r got got_failed <<<"$(passed "$run" "$url")"
-	printf '%-26s %s passed, %s failed\n' "mcpv serve ($run upstream):" "${got:-0}" "${got_failed:-?}"
-	if [ "${got:-0}" != "$want" ]; then
-		grep -E '✗|FAIL' "$dir/server-$run.txt" | head -n 20 | sed 's/^/    /' || true
-		status=1
-	fi
+# The npm peers, as scripts/e2e-everything.sh installs them (the same
+# directory and lockfile, so one install serves both).
+peers=${MCPV_E2E_DIR:-${TMPDIR:-/tmp}/mcpv-e2e-everything}
+mkdir -p "$peers" && peers=$(cd "$peers" && pwd -P)
+case "$peers/" in "$repo"/*) die "MCPV_E2E_DIR must be outside the repository" ;; esac
+if [ ! -d "$peers/node_modules" ] || ! cmp -s "$repo/scripts/npm/package-lock.json" "$peers/package-lock.json"; then
+	echo "installing the pinned npm peers into $peers"
+	cp "$repo/scripts/npm/package.json" "$repo/scripts/npm/package-lock.json" "$peers/"
+	(cd "$peers" && npm ci --no-audit --no-fund --loglevel=error >"$peers/npm-ci.log" 2>&1) || die "npm ci failed (log: $peers/npm-ci.log)"
+fi
+entry=$peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+inspector=$peers/node_modules/@modelcontextprotocol/inspector-cli/build/index.js
+[ -f "$entry" ] && [ -f "$inspector" ] || die "the install in $peers is incomplete; remove it and run again"
+
+# The npm server listens on 127.0.0.1 only (scripts/npm/loopback.cjs), on
+# a port of its choosing, which it reports.
+PORT=0 node -r "$repo/scripts/npm/loopback.cjs" "$entry" streamableHttp </dev/null >"$dir/npm-everything.log" 2>&1 &
+pids+=($!)
+npm_port=""
+for _ in $(seq 100); do
+	npm_port=$(sed -n 's/^LISTENING \([0-9]*\)$/\1/p' "$dir/npm-everything.log" 2>/dev/null | head -n 1 || true)
+	[ -n "$npm_port" ] && break
+	sleep 0.1
 done
-[ $status -eq 0 ] && echo "every run passes as many checks as the server run directly"
+[ -n "$npm_port" ] || die "the npm everything server did not start (see $dir/npm-everything.log)"
+npm_url=http://127.0.0.1:$npm_port/mcp
+compare npm "$npm_url" node "$entry" stdio
+
+# The Inspector CLI as a client of mcpv serve: what it gets through serve
+# (stdio, and HTTP) must be what it gets from the server itself.
+inspect() { # OUT ARGS...: the Inspector's stdout, compacted, in OUT
+	local out=$1
+	shift
+	# Inspector CLI 1.0.3 finds its package.json from the current directory's
+	# parent: it runs from the peers' node_modules, with absolute paths.
+	(cd "$peers/node_modules" && timeout 60 node "$inspector" "$@" 2>"$out.err") | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{try{console.log(JSON.stringify(JSON.parse(s)))}catch(e){console.log("not JSON: "+s.slice(0,200))}})' >"$out"
+}
+serve -u "$npm_url"
+serve_http=$url
+# The Inspector takes the words after a -- as its own: serve's command line
+# goes into a script of its own.
+printf '#!/bin/sh\nexec "%s" serve -- node "%s" stdio\n' "$dir/mcpv" "$entry" >"$dir/serve-npm.sh"
+chmod +x "$dir/serve-npm.sh"
+# same DIRECT VIA: VIA holds what DIRECT holds. A tools list through serve
+# may hold more: the upstream session declares mcpv's client capabilities
+# (roots, sampling, elicitation), for which a server may offer more tools
+# than to a client that declares none, as the Inspector does.
+same() {
+	node -e '
+const fs = require("fs");
+const [a, b] = process.argv.slice(1).map((f) => JSON.parse(fs.readFileSync(f, "utf8")));
+if (a.tools) {
+  const by = new Map(b.tools.map((t) => [t.name, JSON.stringify(t)]));
+  const missing = a.tools.filter((t) => by.get(t.name) !== JSON.stringify(t)).map((t) => t.name);
+  if (missing.length) { console.log("differs: " + missing.join(", ")); process.exit(1); }
+  const extra = b.tools.length - a.tools.length;
+  console.log(extra ? "the same tools, and " + extra + " more for mcpv'"'"'s capabilities" : "the same tools");
+} else if (JSON.stringify(a) === JSON.stringify(b)) { console.log("the same answer"); }
+else { console.log("differs: " + JSON.stringify(b).slice(0, 300)); process.exit(1); }
+' "$1" "$2"
+}
+n=0
+for method in "--method tools/list" "--method tools/call --tool-name get-sum --tool-arg a=2 b=3"; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086 # the words of $method are its arguments
+	{
+		inspect "$dir/inspector-$n-direct.json" node "$entry" stdio $method
+		inspect "$dir/inspector-$n-stdio.json" "$dir/serve-npm.sh" $method
+		inspect "$dir/inspector-$n-http.json" "$serve_http" --transport http $method
+	}
+	for via in stdio http; do
+		if verdict=$(same "$dir/inspector-$n-direct.json" "$dir/inspector-$n-$via.json" 2>&1); then
+			printf '%-40s %s (%s)\n' "Inspector CLI through serve ($via):" "$verdict" "${method#--method }"
+		else
+			printf '%-40s %s (%s)\n' "Inspector CLI through serve ($via):" "$verdict" "${method#--method }"
+			status=1
+		fi
+	done
+done
+[ $status -eq 0 ] && echo "every run passes what the server run directly passes, and gets the same answers"
 exit $status
