@@ -3,6 +3,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -94,27 +95,53 @@ type cli struct {
 	outputFlags
 	VersionFlag versionFlag `name:"version" help:"Print mcpv's version and exit."`
 
-	Info                  infoCmd                  `cmd:"" help:"Print the server's initialize result: protocol version, server info, capabilities, instructions."`
-	Ping                  pingCmd                  `cmd:"" help:"Ping the server."`
-	ListTools             listToolsCmd             `cmd:"" name:"list-tools" help:"List the server's tools (every page)."`
-	Call                  callCmd                  `cmd:"" help:"Call a tool."`
-	ListResources         listResourcesCmd         `cmd:"" name:"list-resources" help:"List the server's resources (every page)."`
-	ListResourceTemplates listResourceTemplatesCmd `cmd:"" name:"list-resource-templates" help:"List the server's resource templates (every page)."`
-	Read                  readCmd                  `cmd:"" help:"Read a resource."`
-	ListPrompts           listPromptsCmd           `cmd:"" name:"list-prompts" help:"List the server's prompts (every page)."`
-	GetPrompt             getPromptCmd             `cmd:"" name:"get-prompt" help:"Get a prompt, filled with arguments."`
-	Complete              completeCmd              `cmd:"" help:"Ask for completions of a prompt or resource-template argument."`
-	Watch                 watchCmd                 `cmd:"" help:"Subscribe to resources and print a JSON line per change."`
-	Tasks                 tasksCmd                 `cmd:"" help:"List, inspect, collect or cancel tasks."`
-	Skills                skillsCmd                `cmd:"" help:"List, inspect, read or pull the skills a server publishes."`
-	Request               requestCmd               `cmd:"" help:"Send any request (or notification) with raw JSON params."`
-	Batch                 batchCmd                 `cmd:"" help:"Run operations from stdin, one per line, in one session; print a JSON line for each."`
-	Test                  testCmd                  `cmd:"" help:"Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON)."`
-	Servers               serversCmd               `cmd:"" help:"List the servers named in config files, or show one."`
-	Trust                 trustCmd                 `cmd:"" help:"Trust a project config file as it is now, so its servers may start."`
-	AuthCmd               authCmd                  `cmd:"" name:"auth" help:"Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one."`
-	Session               sessionCmd               `cmd:"" help:"Keep a session open in the background for many commands: start, list, stop."`
-	Completions           completionsCmd           `cmd:"" help:"Print a shell completion script for bash, zsh, fish or PowerShell."`
+	Info                  infoCmd                  `cmd:""`
+	Ping                  pingCmd                  `cmd:""`
+	ListTools             listToolsCmd             `cmd:"" name:"list-tools"`
+	Call                  callCmd                  `cmd:""`
+	ListResources         listResourcesCmd         `cmd:"" name:"list-resources"`
+	ListResourceTemplates listResourceTemplatesCmd `cmd:"" name:"list-resource-templates"`
+	Read                  readCmd                  `cmd:""`
+	ListPrompts           listPromptsCmd           `cmd:"" name:"list-prompts"`
+	GetPrompt             getPromptCmd             `cmd:"" name:"get-prompt"`
+	Complete              completeCmd              `cmd:""`
+	Watch                 watchCmd                 `cmd:""`
+	Tasks                 tasksCmd                 `cmd:""`
+	Skills                skillsCmd                `cmd:""`
+	Request               requestCmd               `cmd:""`
+	Batch                 batchCmd                 `cmd:""`
+	Test                  testCmd                  `cmd:""`
+	Servers               serversCmd               `cmd:""`
+	Trust                 trustCmd                 `cmd:""`
+	AuthCmd               authCmd                  `cmd:"" name:"auth"`
+	Session               sessionCmd               `cmd:""`
+	Completions           completionsCmd           `cmd:""`
+}
+
+// cliHelp is the help of cli's commands, by name, out of the tags as
+// connect.FlagHelp says why.
+var cliHelp = map[string]string{
+	"info":                    "Print the server's initialize result: protocol version, server info, capabilities, instructions.",
+	"ping":                    "Ping the server.",
+	"list-tools":              "List the server's tools (every page).",
+	"call":                    "Call a tool.",
+	"list-resources":          "List the server's resources (every page).",
+	"list-resource-templates": "List the server's resource templates (every page).",
+	"read":                    "Read a resource.",
+	"list-prompts":            "List the server's prompts (every page).",
+	"get-prompt":              "Get a prompt, filled with arguments.",
+	"complete":                "Ask for completions of a prompt or resource-template argument.",
+	"watch":                   "Subscribe to resources and print a JSON line per change.",
+	"tasks":                   "List, inspect, collect or cancel tasks.",
+	"skills":                  "List, inspect, read or pull the skills a server publishes.",
+	"request":                 "Send any request (or notification) with raw JSON params.",
+	"batch":                   "Run operations from stdin, one per line, in one session; print a JSON line for each.",
+	"test":                    "Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).",
+	"servers":                 "List the servers named in config files, or show one.",
+	"trust":                   "Trust a project config file as it is now, so its servers may start.",
+	"auth":                    "Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.",
+	"session":                 "Keep a session open in the background for many commands: start, list, stop.",
+	"completions":             "Print a shell completion script for bash, zsh, fish or PowerShell.",
 }
 
 // Validate checks the output flags; kong checks the embedded connect flag
@@ -198,13 +225,25 @@ func (versionFlag) BeforeReset(app *kong.Kong) error {
 	return nil
 }
 
-// fillHelp puts in the help texts what depends on mcpv's own constants
-// (written {latest_version} and {supported_versions} in the tags).
+// fillHelp gives the global flags and the commands the help texts kept out
+// of their tags (see connect.FlagHelp), and puts in them what depends on
+// mcpv's own constants (written {latest_version} and {supported_versions}).
 func fillHelp(k *kong.Kong) error {
-	r := strings.NewReplacer("{latest_version}", mcp.LatestVersion, "{supported_versions}", strings.Join(mcp.SupportedVersions, ", "))
+	var r *strings.Replacer
 	for _, f := range k.Model.Flags {
+		if f.Help == "" {
+			f.Help = cmp.Or(outputFlagsHelp[f.Name], connect.FlagHelp(f.Name))
+		}
 		if strings.Contains(f.Help, "{") {
+			if r == nil {
+				r = strings.NewReplacer("{latest_version}", mcp.LatestVersion, "{supported_versions}", strings.Join(mcp.SupportedVersions, ", "))
+			}
 			f.Help = r.Replace(f.Help)
+		}
+	}
+	for _, n := range k.Model.Children {
+		if n.Help == "" {
+			n.Help = cliHelp[n.Name]
 		}
 	}
 	return nil

@@ -15,20 +15,33 @@ import (
 
 // outputFlags shape what reaches stdout.
 type outputFlags struct {
-	Jq         string  `short:"q" name:"jq" placeholder:"EXPR" help:"Filter the result with a jq expression." group:"Output"`
-	JqArg      []jqVar `name:"jq-arg" type:"jqarg" placeholder:"NAME VALUE" help:"Set $NAME in --jq to the string VALUE, as jq's --arg does (repeatable)." group:"Output"`
-	JqArgJSON  []jqVar `name:"jq-argjson" type:"jqargjson" placeholder:"NAME JSON" help:"Set $NAME in --jq to a JSON value, as jq's --argjson does (repeatable)." group:"Output"`
-	RawOutput  bool    `short:"r" name:"raw-output" help:"Write strings from --jq without quotes." group:"Output"`
-	ExitStatus bool    `short:"e" name:"exit-status" help:"Exit 1 when the last --jq output is false or null, or there is none." group:"Output"`
-	Pretty     bool    `name:"pretty" xor:"layout" help:"Indent the JSON (the default on a terminal)." group:"Output"`
-	Compact    bool    `short:"c" name:"compact" xor:"layout" help:"One JSON value per line (the default in pipes)." group:"Output"`
-	Color      string  `name:"color" enum:"auto,always,never" default:"auto" help:"Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb)." group:"Output"`
+	Jq         string  `short:"q" name:"jq" placeholder:"EXPR" group:"Output"`
+	JqArg      []jqVar `name:"jq-arg" type:"jqarg" placeholder:"NAME VALUE" group:"Output"`
+	JqArgJSON  []jqVar `name:"jq-argjson" type:"jqargjson" placeholder:"NAME JSON" group:"Output"`
+	RawOutput  bool    `short:"r" name:"raw-output" group:"Output"`
+	ExitStatus bool    `short:"e" name:"exit-status" group:"Output"`
+	Pretty     bool    `name:"pretty" xor:"layout" group:"Output"`
+	Compact    bool    `short:"c" name:"compact" xor:"layout" group:"Output"`
+	Color      string  `name:"color" enum:"auto,always,never" default:"auto" group:"Output"`
 
 	filter  *output.Filter
 	environ []string // what $ENV shows in --jq; set before parsing
 	// inherited are variables from outside the command line, set before
 	// parsing: a batch line's --jq sees the batch's.
 	inherited []jqVar
+}
+
+// outputFlagsHelp is outputFlags' help, by flag name, out of the tags as
+// connect.FlagHelp says why.
+var outputFlagsHelp = map[string]string{
+	"jq":          "Filter the result with a jq expression.",
+	"jq-arg":      "Set $NAME in --jq to the string VALUE, as jq's --arg does (repeatable).",
+	"jq-argjson":  "Set $NAME in --jq to a JSON value, as jq's --argjson does (repeatable).",
+	"raw-output":  "Write strings from --jq without quotes.",
+	"exit-status": "Exit 1 when the last --jq output is false or null, or there is none.",
+	"pretty":      "Indent the JSON (the default on a terminal).",
+	"compact":     "One JSON value per line (the default in pipes).",
+	"color":       "Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb).",
 }
 
 // jqVar is a --jq-arg or --jq-argjson: at orders them as given (the last

@@ -9,31 +9,54 @@ import (
 )
 
 // The flags that shape a session, as the user gave them. commands embeds
-// these groups in its grammar; their tags are kong's. Resolve and Merge
+// these groups in its grammar; their tags are kong's, and their help texts
+// are in the map after each group (see FlagHelp). Resolve and Merge
 // turn them, with a config entry and the environment, into Settings. The
 // timeouts are duration.Flag: a Go duration or a number of seconds, as a
 // config entry's timeout.
 
 // ServerFlags choose and shape the server connection.
 type ServerFlags struct {
-	URL             string        `short:"u" name:"url" placeholder:"URL" help:"Talk to the server at this Streamable HTTP (or legacy SSE) URL instead of starting one (default: MCPV_URL)." group:"Server"`
-	Server          string        `short:"s" name:"server" placeholder:"NAME" help:"Use the server named NAME in a config file; see 'mcpv servers' (default: MCPV_SERVER)." group:"Server"`
-	Session         string        `name:"session" placeholder:"NAME" help:"Go through the running session NAME (see 'mcpv session'); nothing is started (default: MCPV_SESSION)." group:"Server"`
-	SessionID       string        `name:"session-id" placeholder:"ID" help:"Resume the HTTP session that 'call --detach' kept open, instead of starting one." group:"Server"`
-	Config          string        `name:"config" placeholder:"FILE" type:"existingfile" help:"Look for --server names in FILE before the other config files (MCPV_CONFIG is next)." group:"Server"`
-	InheritEnv      bool          `name:"inherit-env" help:"Give a stdio server from config mcpv's whole environment, not a minimal one." group:"Server"`
-	Header          []string      `short:"H" name:"header" sep:"none" placeholder:"'NAME: VALUE'" help:"Send this HTTP header (repeatable); @FILE reads one header per line." group:"Server"`
-	CACert          string        `name:"cacert" placeholder:"FILE" type:"existingfile" help:"Trust the PEM certificates in FILE as well as the system's." group:"Server"`
-	Transport       string        `name:"transport" enum:"auto,streamable-http,sse" default:"auto" help:"HTTP transport: auto (Streamable HTTP, falling back to legacy SSE), streamable-http or sse." group:"Server"`
-	Env             []string      `name:"env" sep:"none" placeholder:"KEY=VAL" help:"Set a variable in the stdio server's environment (repeatable)." group:"Server"`
-	Cwd             string        `name:"cwd" placeholder:"DIR" help:"Working directory of the stdio server." group:"Server" type:"existingdir"`
-	Timeout         duration.Flag `name:"timeout" default:"10m" help:"Give up on a request after this long; 0 waits forever." group:"Server"`
-	ConnectTimeout  duration.Flag `name:"connect-timeout" default:"60s" help:"Give up if the server has not started and answered initialize within this long." group:"Server"`
-	ProtocolVersion string        `name:"protocol-version" placeholder:"VERSION" help:"Offer this protocol version and accept no other (default: offer {latest_version}, accept {supported_versions}); 2026-07-28 speaks the modern era (server/discover, no initialize)." group:"Server"`
-	ProtocolEra     string        `name:"protocol-era" enum:"legacy,auto,modern" default:"auto" help:"auto: probe with server/discover (MCP 2026-07-28) and fall back to initialize for older servers; legacy: start with initialize (a server that shows it is of 2026-07-28 only is still spoken to in that era); modern: 2026-07-28 only." group:"Server"`
-	Framing         string        `name:"framing" enum:"auto,lines,content-length" default:"auto" help:"How a stdio server's messages are delimited: auto (lines, switching to Content-Length headers when the server's first bytes are headers), lines, or content-length (for a server that frames them as LSP does and waits for the client)." group:"Server"`
-	Quiet           bool          `name:"quiet" help:"Do not show the server's stderr (its last lines still appear in errors)." group:"Server"`
-	Verbose         bool          `short:"v" name:"verbose" help:"Trace the JSON-RPC messages on stderr." group:"Server"`
+	URL             string        `short:"u" name:"url" placeholder:"URL" group:"Server"`
+	Server          string        `short:"s" name:"server" placeholder:"NAME" group:"Server"`
+	Session         string        `name:"session" placeholder:"NAME" group:"Server"`
+	SessionID       string        `name:"session-id" placeholder:"ID" group:"Server"`
+	Config          string        `name:"config" placeholder:"FILE" type:"existingfile" group:"Server"`
+	InheritEnv      bool          `name:"inherit-env" group:"Server"`
+	Header          []string      `short:"H" name:"header" sep:"none" placeholder:"'NAME: VALUE'" group:"Server"`
+	CACert          string        `name:"cacert" placeholder:"FILE" type:"existingfile" group:"Server"`
+	Transport       string        `name:"transport" enum:"auto,streamable-http,sse" default:"auto" group:"Server"`
+	Env             []string      `name:"env" sep:"none" placeholder:"KEY=VAL" group:"Server"`
+	Cwd             string        `name:"cwd" placeholder:"DIR" group:"Server" type:"existingdir"`
+	Timeout         duration.Flag `name:"timeout" default:"10m" group:"Server"`
+	ConnectTimeout  duration.Flag `name:"connect-timeout" default:"60s" group:"Server"`
+	ProtocolVersion string        `name:"protocol-version" placeholder:"VERSION" group:"Server"`
+	ProtocolEra     string        `name:"protocol-era" enum:"legacy,auto,modern" default:"auto" group:"Server"`
+	Framing         string        `name:"framing" enum:"auto,lines,content-length" default:"auto" group:"Server"`
+	Quiet           bool          `name:"quiet" group:"Server"`
+	Verbose         bool          `short:"v" name:"verbose" group:"Server"`
+}
+
+// serverFlagsHelp is ServerFlags' help, by flag name.
+var serverFlagsHelp = map[string]string{
+	"url":              "Talk to the server at this Streamable HTTP (or legacy SSE) URL instead of starting one (default: MCPV_URL).",
+	"server":           "Use the server named NAME in a config file; see 'mcpv servers' (default: MCPV_SERVER).",
+	"session":          "Go through the running session NAME (see 'mcpv session'); nothing is started (default: MCPV_SESSION).",
+	"session-id":       "Resume the HTTP session that 'call --detach' kept open, instead of starting one.",
+	"config":           "Look for --server names in FILE before the other config files (MCPV_CONFIG is next).",
+	"inherit-env":      "Give a stdio server from config mcpv's whole environment, not a minimal one.",
+	"header":           "Send this HTTP header (repeatable); @FILE reads one header per line.",
+	"cacert":           "Trust the PEM certificates in FILE as well as the system's.",
+	"transport":        "HTTP transport: auto (Streamable HTTP, falling back to legacy SSE), streamable-http or sse.",
+	"env":              "Set a variable in the stdio server's environment (repeatable).",
+	"cwd":              "Working directory of the stdio server.",
+	"timeout":          "Give up on a request after this long; 0 waits forever.",
+	"connect-timeout":  "Give up if the server has not started and answered initialize within this long.",
+	"protocol-version": "Offer this protocol version and accept no other (default: offer {latest_version}, accept {supported_versions}); 2026-07-28 speaks the modern era (server/discover, no initialize).",
+	"protocol-era":     "auto: probe with server/discover (MCP 2026-07-28) and fall back to initialize for older servers; legacy: start with initialize (a server that shows it is of 2026-07-28 only is still spoken to in that era); modern: 2026-07-28 only.",
+	"framing":          "How a stdio server's messages are delimited: auto (lines, switching to Content-Length headers when the server's first bytes are headers), lines, or content-length (for a server that frames them as LSP does and waits for the client).",
+	"quiet":            "Do not show the server's stderr (its last lines still appear in errors).",
+	"verbose":          "Trace the JSON-RPC messages on stderr.",
 }
 
 // Validate checks what needs no I/O.
@@ -62,29 +85,56 @@ func (f *ServerFlags) Validate() error {
 
 // AuthFlags shape OAuth for HTTP servers.
 type AuthFlags struct {
-	Auth              string `name:"auth" enum:",auto,stored,none" default:"" placeholder:"MODE" help:"OAuth for HTTP servers: auto (authorize in a browser when needed), stored (only stored or refreshable tokens; exit 5 otherwise) or none. Default: auto when stdin and stderr are terminals, else stored." group:"Authorization"`
-	ClientID          string `name:"client-id" placeholder:"ID" help:"A pre-registered OAuth client id." group:"Authorization"`
-	ClientSecret      string `name:"client-secret" placeholder:"SECRET" help:"Its secret; @FILE reads it from FILE (default: MCPV_CLIENT_SECRET)." group:"Authorization"`
-	ClientKey         string `name:"client-key" placeholder:"FILE" type:"existingfile" help:"Authenticate the client with a JWT signed by the EC P-256 key in FILE (PEM) instead of a secret." group:"Authorization"`
-	ClientMetadataURL string `name:"client-metadata-url" placeholder:"URL" help:"Use this client ID metadata document URL as the client id where the server supports them." group:"Authorization"`
-	Grant             string `name:"grant" enum:"authorization-code,client-credentials,cross-app,jwt-bearer" default:"authorization-code" help:"authorization-code (a user in a browser), client-credentials (a machine, e.g. CI), cross-app (an identity provider's ID token, SEP-990) or jwt-bearer (a workload's own JWT, e.g. a CI job's OIDC token, traded for access)." group:"Authorization"`
-	IDPTokenEndpoint  string `name:"idp-token-endpoint" placeholder:"URL" help:"For --grant cross-app: the identity provider's token endpoint." group:"Authorization"`
-	IDPClientID       string `name:"idp-client-id" placeholder:"ID" help:"For --grant cross-app: mcpv's client id at the identity provider." group:"Authorization"`
-	IDToken           string `name:"id-token" placeholder:"TOKEN" help:"For --grant cross-app: the user's ID token; @FILE reads it from FILE (default: MCPV_ID_TOKEN)." group:"Authorization"`
-	Assertion         string `name:"assertion" placeholder:"JWT" help:"For --grant jwt-bearer: the workload's JWT; @FILE reads it from FILE (default: MCPV_ASSERTION)." group:"Authorization"`
-	DPoP              string `name:"dpop" enum:",auto,always,never" default:"" placeholder:"WHEN" help:"DPoP-bound tokens (RFC 9449): auto (when the server asks for them; the default), always (whenever the authorization server takes ES256 proofs) or never." group:"Authorization"`
+	Auth              string `name:"auth" enum:",auto,stored,none" default:"" placeholder:"MODE" group:"Authorization"`
+	ClientID          string `name:"client-id" placeholder:"ID" group:"Authorization"`
+	ClientSecret      string `name:"client-secret" placeholder:"SECRET" group:"Authorization"`
+	ClientKey         string `name:"client-key" placeholder:"FILE" type:"existingfile" group:"Authorization"`
+	ClientMetadataURL string `name:"client-metadata-url" placeholder:"URL" group:"Authorization"`
+	Grant             string `name:"grant" enum:"authorization-code,client-credentials,cross-app,jwt-bearer" default:"authorization-code" group:"Authorization"`
+	IDPTokenEndpoint  string `name:"idp-token-endpoint" placeholder:"URL" group:"Authorization"`
+	IDPClientID       string `name:"idp-client-id" placeholder:"ID" group:"Authorization"`
+	IDToken           string `name:"id-token" placeholder:"TOKEN" group:"Authorization"`
+	Assertion         string `name:"assertion" placeholder:"JWT" group:"Authorization"`
+	DPoP              string `name:"dpop" enum:",auto,always,never" default:"" placeholder:"WHEN" group:"Authorization"`
+}
+
+// authFlagsHelp is AuthFlags' help, by flag name.
+var authFlagsHelp = map[string]string{
+	"auth":                "OAuth for HTTP servers: auto (authorize in a browser when needed), stored (only stored or refreshable tokens; exit 5 otherwise) or none. Default: auto when stdin and stderr are terminals, else stored.",
+	"client-id":           "A pre-registered OAuth client id.",
+	"client-secret":       "Its secret; @FILE reads it from FILE (default: MCPV_CLIENT_SECRET).",
+	"client-key":          "Authenticate the client with a JWT signed by the EC P-256 key in FILE (PEM) instead of a secret.",
+	"client-metadata-url": "Use this client ID metadata document URL as the client id where the server supports them.",
+	"grant":               "authorization-code (a user in a browser), client-credentials (a machine, e.g. CI), cross-app (an identity provider's ID token, SEP-990) or jwt-bearer (a workload's own JWT, e.g. a CI job's OIDC token, traded for access).",
+	"idp-token-endpoint":  "For --grant cross-app: the identity provider's token endpoint.",
+	"idp-client-id":       "For --grant cross-app: mcpv's client id at the identity provider.",
+	"id-token":            "For --grant cross-app: the user's ID token; @FILE reads it from FILE (default: MCPV_ID_TOKEN).",
+	"assertion":           "For --grant jwt-bearer: the workload's JWT; @FILE reads it from FILE (default: MCPV_ASSERTION).",
+	"dpop":                "DPoP-bound tokens (RFC 9449): auto (when the server asks for them; the default), always (whenever the authorization server takes ES256 proofs) or never.",
 }
 
 // ClientFlags decide how mcpv answers what the server asks and shows what it reports.
 type ClientFlags struct {
-	MaxTimeout  duration.Flag `name:"max-timeout" default:"1h" help:"Progress notifications restart --timeout, but a request never runs longer than this; 0 means no cap." group:"Server requests"`
-	Events      string        `name:"events" placeholder:"FILE" help:"Write every notification from the server to FILE as NDJSON, with a timestamp." group:"Server requests"`
-	LogLevel    string        `name:"log-level" enum:",debug,info,notice,warning,error,critical,alert,emergency" default:"" placeholder:"LEVEL" help:"Ask the server to send log messages at LEVEL and above (logging/setLevel)." group:"Server requests"`
-	Root        []string      `name:"root" sep:"none" placeholder:"DIR" help:"Offer this directory as a root (repeatable); without --root mcpv declares no roots." group:"Server requests"`
-	SamplingCmd string        `name:"sampling-cmd" placeholder:"CMD" help:"Answer sampling/createMessage by running CMD (sh -c; on Windows cmd.exe /c) with the request's params as JSON on stdin; it prints a CreateMessageResult." group:"Server requests"`
-	Answer      []string      `name:"answer" sep:"none" placeholder:"KEY=VALUE" help:"Answer a field of an elicitation form (repeatable), typed by the requested schema." group:"Server requests"`
-	Answers     string        `name:"answers" placeholder:"FILE" type:"existingfile" help:"Answer elicitation forms from a JSON object in FILE." group:"Server requests"`
-	Elicitation string        `name:"elicitation" enum:",prompt,accept,decline,cancel" default:"" placeholder:"POLICY" help:"What to do with an elicitation that the answers do not complete: prompt (the default on a terminal), accept (fill defaults), decline (the default otherwise) or cancel." group:"Server requests"`
+	MaxTimeout  duration.Flag `name:"max-timeout" default:"1h" group:"Server requests"`
+	Events      string        `name:"events" placeholder:"FILE" group:"Server requests"`
+	LogLevel    string        `name:"log-level" enum:",debug,info,notice,warning,error,critical,alert,emergency" default:"" placeholder:"LEVEL" group:"Server requests"`
+	Root        []string      `name:"root" sep:"none" placeholder:"DIR" group:"Server requests"`
+	SamplingCmd string        `name:"sampling-cmd" placeholder:"CMD" group:"Server requests"`
+	Answer      []string      `name:"answer" sep:"none" placeholder:"KEY=VALUE" group:"Server requests"`
+	Answers     string        `name:"answers" placeholder:"FILE" type:"existingfile" group:"Server requests"`
+	Elicitation string        `name:"elicitation" enum:",prompt,accept,decline,cancel" default:"" placeholder:"POLICY" group:"Server requests"`
+}
+
+// clientFlagsHelp is ClientFlags' help, by flag name.
+var clientFlagsHelp = map[string]string{
+	"max-timeout":  "Progress notifications restart --timeout, but a request never runs longer than this; 0 means no cap.",
+	"events":       "Write every notification from the server to FILE as NDJSON, with a timestamp.",
+	"log-level":    "Ask the server to send log messages at LEVEL and above (logging/setLevel).",
+	"root":         "Offer this directory as a root (repeatable); without --root mcpv declares no roots.",
+	"sampling-cmd": "Answer sampling/createMessage by running CMD (sh -c; on Windows cmd.exe /c) with the request's params as JSON on stdin; it prints a CreateMessageResult.",
+	"answer":       "Answer a field of an elicitation form (repeatable), typed by the requested schema.",
+	"answers":      "Answer elicitation forms from a JSON object in FILE.",
+	"elicitation":  "What to do with an elicitation that the answers do not complete: prompt (the default on a terminal), accept (fill defaults), decline (the default otherwise) or cancel.",
 }
 
 // Validate checks what needs no I/O.
@@ -105,4 +155,17 @@ type Flags struct {
 	ServerFlags
 	AuthFlags
 	ClientFlags
+}
+
+// FlagHelp is the help text of the flag of Flags named name. The texts are
+// kept out of the struct tags because kong parses every tag of a grammar,
+// rune by rune, each time it builds its model (every run), and a help text
+// is read only when help is printed.
+func FlagHelp(name string) string {
+	for _, m := range []map[string]string{serverFlagsHelp, authFlagsHelp, clientFlagsHelp} {
+		if h, ok := m[name]; ok {
+			return h
+		}
+	}
+	return ""
 }
