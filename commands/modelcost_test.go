@@ -19,9 +19,9 @@ var modelBudget = []struct {
 	lean          bool
 	bytes, allocs float64
 }{
-	{"--version", true, 390 << 10, 4800},
-	{"list-tools", true, 450 << 10, 5750},
-	{"call echo message=hi", true, 512 << 10, 6450},
+	{"--version", true, 350 << 10, 3900},
+	{"list-tools", true, 405 << 10, 4800},
+	{"call echo message=hi", true, 470 << 10, 5500},
 	{"list-tools", false, 1000 << 10, 12600},
 }
 

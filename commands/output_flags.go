@@ -15,14 +15,14 @@ import (
 
 // outputFlags shape what reaches stdout.
 type outputFlags struct {
-	Jq         string  `short:"q" name:"jq" placeholder:"EXPR" group:"Output"`
-	JqArg      []jqVar `name:"jq-arg" type:"jqarg" placeholder:"NAME VALUE" group:"Output"`
-	JqArgJSON  []jqVar `name:"jq-argjson" type:"jqargjson" placeholder:"NAME JSON" group:"Output"`
-	RawOutput  bool    `short:"r" name:"raw-output" group:"Output"`
-	ExitStatus bool    `short:"e" name:"exit-status" group:"Output"`
-	Pretty     bool    `name:"pretty" xor:"layout" group:"Output"`
-	Compact    bool    `short:"c" name:"compact" xor:"layout" group:"Output"`
-	Color      string  `name:"color" enum:"auto,always,never" default:"auto" group:"Output"`
+	Jq         string  `short:"q" name:"jq" placeholder:"EXPR"`
+	JqArg      []jqVar `name:"jq-arg" type:"jqarg" placeholder:"NAME VALUE"`
+	JqArgJSON  []jqVar `name:"jq-argjson" type:"jqargjson" placeholder:"NAME JSON"`
+	RawOutput  bool    `short:"r" name:"raw-output"`
+	ExitStatus bool    `short:"e" name:"exit-status"`
+	Pretty     bool    `name:"pretty" xor:"layout"`
+	Compact    bool    `short:"c" name:"compact" xor:"layout"`
+	Color      string  `name:"color" enum:"auto,always,never" default:"auto"`
 
 	filter  *output.Filter
 	environ []string // what $ENV shows in --jq; set before parsing

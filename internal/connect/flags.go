@@ -17,24 +17,24 @@ import (
 
 // ServerFlags choose and shape the server connection.
 type ServerFlags struct {
-	URL             string        `short:"u" name:"url" placeholder:"URL" group:"Server"`
-	Server          string        `short:"s" name:"server" placeholder:"NAME" group:"Server"`
-	Session         string        `name:"session" placeholder:"NAME" group:"Server"`
-	SessionID       string        `name:"session-id" placeholder:"ID" group:"Server"`
-	Config          string        `name:"config" placeholder:"FILE" type:"existingfile" group:"Server"`
-	InheritEnv      bool          `name:"inherit-env" group:"Server"`
-	Header          []string      `short:"H" name:"header" sep:"none" placeholder:"'NAME: VALUE'" group:"Server"`
-	CACert          string        `name:"cacert" placeholder:"FILE" type:"existingfile" group:"Server"`
-	Transport       string        `name:"transport" enum:"auto,streamable-http,sse" default:"auto" group:"Server"`
-	Env             []string      `name:"env" sep:"none" placeholder:"KEY=VAL" group:"Server"`
-	Cwd             string        `name:"cwd" placeholder:"DIR" group:"Server" type:"existingdir"`
-	Timeout         duration.Flag `name:"timeout" default:"10m" group:"Server"`
-	ConnectTimeout  duration.Flag `name:"connect-timeout" default:"60s" group:"Server"`
-	ProtocolVersion string        `name:"protocol-version" placeholder:"VERSION" group:"Server"`
-	ProtocolEra     string        `name:"protocol-era" enum:"legacy,auto,modern" default:"auto" group:"Server"`
-	Framing         string        `name:"framing" enum:"auto,lines,content-length" default:"auto" group:"Server"`
-	Quiet           bool          `name:"quiet" group:"Server"`
-	Verbose         bool          `short:"v" name:"verbose" group:"Server"`
+	URL             string        `short:"u" name:"url" placeholder:"URL"`
+	Server          string        `short:"s" name:"server" placeholder:"NAME"`
+	Session         string        `name:"session" placeholder:"NAME"`
+	SessionID       string        `name:"session-id" placeholder:"ID"`
+	Config          string        `name:"config" placeholder:"FILE" type:"existingfile"`
+	InheritEnv      bool          `name:"inherit-env"`
+	Header          []string      `short:"H" name:"header" sep:"none" placeholder:"'NAME: VALUE'"`
+	CACert          string        `name:"cacert" placeholder:"FILE" type:"existingfile"`
+	Transport       string        `name:"transport" enum:"auto,streamable-http,sse" default:"auto"`
+	Env             []string      `name:"env" sep:"none" placeholder:"KEY=VAL"`
+	Cwd             string        `name:"cwd" placeholder:"DIR" type:"existingdir"`
+	Timeout         duration.Flag `name:"timeout" default:"10m"`
+	ConnectTimeout  duration.Flag `name:"connect-timeout" default:"60s"`
+	ProtocolVersion string        `name:"protocol-version" placeholder:"VERSION"`
+	ProtocolEra     string        `name:"protocol-era" enum:"legacy,auto,modern" default:"auto"`
+	Framing         string        `name:"framing" enum:"auto,lines,content-length" default:"auto"`
+	Quiet           bool          `name:"quiet"`
+	Verbose         bool          `short:"v" name:"verbose"`
 }
 
 // serverFlagsHelp is ServerFlags' help, by flag name.
@@ -85,17 +85,17 @@ func (f *ServerFlags) Validate() error {
 
 // AuthFlags shape OAuth for HTTP servers.
 type AuthFlags struct {
-	Auth              string `name:"auth" enum:",auto,stored,none" default:"" placeholder:"MODE" group:"Authorization"`
-	ClientID          string `name:"client-id" placeholder:"ID" group:"Authorization"`
-	ClientSecret      string `name:"client-secret" placeholder:"SECRET" group:"Authorization"`
-	ClientKey         string `name:"client-key" placeholder:"FILE" type:"existingfile" group:"Authorization"`
-	ClientMetadataURL string `name:"client-metadata-url" placeholder:"URL" group:"Authorization"`
-	Grant             string `name:"grant" enum:"authorization-code,client-credentials,cross-app,jwt-bearer" default:"authorization-code" group:"Authorization"`
-	IDPTokenEndpoint  string `name:"idp-token-endpoint" placeholder:"URL" group:"Authorization"`
-	IDPClientID       string `name:"idp-client-id" placeholder:"ID" group:"Authorization"`
-	IDToken           string `name:"id-token" placeholder:"TOKEN" group:"Authorization"`
-	Assertion         string `name:"assertion" placeholder:"JWT" group:"Authorization"`
-	DPoP              string `name:"dpop" enum:",auto,always,never" default:"" placeholder:"WHEN" group:"Authorization"`
+	Auth              string `name:"auth" enum:",auto,stored,none" default:"" placeholder:"MODE"`
+	ClientID          string `name:"client-id" placeholder:"ID"`
+	ClientSecret      string `name:"client-secret" placeholder:"SECRET"`
+	ClientKey         string `name:"client-key" placeholder:"FILE" type:"existingfile"`
+	ClientMetadataURL string `name:"client-metadata-url" placeholder:"URL"`
+	Grant             string `name:"grant" enum:"authorization-code,client-credentials,cross-app,jwt-bearer" default:"authorization-code"`
+	IDPTokenEndpoint  string `name:"idp-token-endpoint" placeholder:"URL"`
+	IDPClientID       string `name:"idp-client-id" placeholder:"ID"`
+	IDToken           string `name:"id-token" placeholder:"TOKEN"`
+	Assertion         string `name:"assertion" placeholder:"JWT"`
+	DPoP              string `name:"dpop" enum:",auto,always,never" default:"" placeholder:"WHEN"`
 }
 
 // authFlagsHelp is AuthFlags' help, by flag name.
@@ -115,14 +115,14 @@ var authFlagsHelp = map[string]string{
 
 // ClientFlags decide how mcpv answers what the server asks and shows what it reports.
 type ClientFlags struct {
-	MaxTimeout  duration.Flag `name:"max-timeout" default:"1h" group:"Server requests"`
-	Events      string        `name:"events" placeholder:"FILE" group:"Server requests"`
-	LogLevel    string        `name:"log-level" enum:",debug,info,notice,warning,error,critical,alert,emergency" default:"" placeholder:"LEVEL" group:"Server requests"`
-	Root        []string      `name:"root" sep:"none" placeholder:"DIR" group:"Server requests"`
-	SamplingCmd string        `name:"sampling-cmd" placeholder:"CMD" group:"Server requests"`
-	Answer      []string      `name:"answer" sep:"none" placeholder:"KEY=VALUE" group:"Server requests"`
-	Answers     string        `name:"answers" placeholder:"FILE" type:"existingfile" group:"Server requests"`
-	Elicitation string        `name:"elicitation" enum:",prompt,accept,decline,cancel" default:"" placeholder:"POLICY" group:"Server requests"`
+	MaxTimeout  duration.Flag `name:"max-timeout" default:"1h"`
+	Events      string        `name:"events" placeholder:"FILE"`
+	LogLevel    string        `name:"log-level" enum:",debug,info,notice,warning,error,critical,alert,emergency" default:"" placeholder:"LEVEL"`
+	Root        []string      `name:"root" sep:"none" placeholder:"DIR"`
+	SamplingCmd string        `name:"sampling-cmd" placeholder:"CMD"`
+	Answer      []string      `name:"answer" sep:"none" placeholder:"KEY=VALUE"`
+	Answers     string        `name:"answers" placeholder:"FILE" type:"existingfile"`
+	Elicitation string        `name:"elicitation" enum:",prompt,accept,decline,cancel" default:"" placeholder:"POLICY"`
 }
 
 // clientFlagsHelp is ClientFlags' help, by flag name.
@@ -152,9 +152,9 @@ func (f *ClientFlags) Validate() error {
 
 // Flags are every session-shaping flag of one command line.
 type Flags struct {
-	ServerFlags
-	AuthFlags
-	ClientFlags
+	ServerFlags `group:"Server"`
+	AuthFlags   `group:"Authorization"`
+	ClientFlags `group:"Server requests"`
 }
 
 // FlagHelp is the help text of the flag of Flags named name. The texts are
