@@ -133,19 +133,18 @@ demo=$dir/demo-server
 # messages do (the demo server speaks both; the big fake only that one).
 legacy=(--protocol-version 2025-11-25)
 
-usecs() { local t=${EPOCHREALTIME//[!0-9]/}; echo $((10#$t)); }
 # measure_in NAME FILE CMD...: run CMD once with stdin from FILE; append
 # "wall_seconds rss_kb" to $dir/NAME.t (wall from the shell's microsecond
 # clock, peak RSS from GNU time).
 measure_in() {
 	local name=$1 file=$2 t0 t1 rss
 	shift 2
-	t0=$(usecs)
+	t0=${EPOCHREALTIME//[!0-9]/}
 	/usr/bin/time -f '%M' -o "$dir/$name.rss" "$@" >/dev/null 2>"$dir/$name.err" <"$file" ||
 		{ cat "$dir/$name.err" >&2; die "$name failed: $*"; }
-	t1=$(usecs)
+	t1=${EPOCHREALTIME//[!0-9]/}
 	rss=$(tail -n 1 "$dir/$name.rss")
-	awk -v us=$((t1 - t0)) -v rss="$rss" 'BEGIN{printf "%.4f %d\n", us/1e6, rss}' >>"$dir/$name.t"
+	awk -v us=$((10#$t1 - 10#$t0)) -v rss="$rss" 'BEGIN{printf "%.4f %d\n", us/1e6, rss}' >>"$dir/$name.t"
 }
 measure() { local name=$1; shift; measure_in "$name" /dev/null "$@"; }
 median() { # FIELD NAME: the median of a column of $dir/NAME.t

@@ -11,9 +11,17 @@
 set -euo pipefail
 [ $# -eq 3 ] || { sed -n '2,10p' "$0" >&2; exit 2; }
 rounds=$1 a=$2 b=$3
-usecs() { local t=${EPOCHREALTIME//[!0-9]/}; echo $((10#$t)); }
-once() { local t0 t1; t0=$(usecs); bash -c "$1" </dev/null >/dev/null 2>&1 || { echo "paired: failed: $1" >&2; exit 1; }; t1=$(usecs); echo $((t1 - t0)); }
-# The shell's own start (bash -c) is paid by both sides alike.
+# once CMD: run the command line CMD (split as the shell would, quotes
+# and all, but run straight, with no shell of its own in the time) and
+# print its wall time in microseconds.
+once() {
+	local t0 t1 cmd
+	eval "cmd=($1)"
+	t0=${EPOCHREALTIME//[!0-9]/}
+	"${cmd[@]}" </dev/null >/dev/null 2>&1 || { echo "paired: failed: $1" >&2; exit 1; }
+	t1=${EPOCHREALTIME//[!0-9]/}
+	echo $((10#$t1 - 10#$t0))
+}
 for _ in 1 2 3; do once "$a" >/dev/null; once "$b" >/dev/null; done # warm the caches
 for i in $(seq "$rounds"); do
 	if ((i % 2)); then ta=$(once "$a"); tb=$(once "$b"); else tb=$(once "$b"); ta=$(once "$a"); fi
