@@ -3,7 +3,6 @@
 package commands
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -119,7 +118,7 @@ type cli struct {
 }
 
 // cliHelp is the help of cli's commands, by name, out of the tags as
-// connect.FlagHelp says why.
+// connect.FlagDoc says why.
 var cliHelp = map[string]string{
 	"info":                    "Print the server's initialize result: protocol version, server info, capabilities, instructions.",
 	"ping":                    "Ping the server.",
@@ -225,14 +224,19 @@ func (versionFlag) BeforeReset(app *kong.Kong) error {
 	return nil
 }
 
-// fillHelp gives the global flags and the commands the help texts kept out
-// of their tags (see connect.FlagHelp), and puts in them what depends on
-// mcpv's own constants (written {latest_version} and {supported_versions}).
+// fillHelp gives the global flags and the commands the help texts and
+// placeholders kept out of their tags (see connect.FlagDoc), and puts in
+// them what depends on mcpv's own constants (written {latest_version} and
+// {supported_versions}).
 func fillHelp(k *kong.Kong) error {
 	var r *strings.Replacer
 	for _, f := range k.Model.Flags {
-		if f.Help == "" {
-			f.Help = cmp.Or(outputFlagsHelp[f.Name], connect.FlagHelp(f.Name))
+		d, ok := outputFlagDocs[f.Name]
+		if !ok {
+			d, ok = connect.FlagDocOf(f.Name)
+		}
+		if ok && f.Help == "" {
+			f.Help, f.PlaceHolder = d.Help, d.PlaceHolder
 		}
 		if strings.Contains(f.Help, "{") {
 			if r == nil {

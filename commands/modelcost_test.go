@@ -19,10 +19,10 @@ var modelBudget = []struct {
 	lean          bool
 	bytes, allocs float64
 }{
-	{"--version", true, 350 << 10, 3900},
-	{"list-tools", true, 405 << 10, 4800},
-	{"call echo message=hi", true, 470 << 10, 5500},
-	{"list-tools", false, 1000 << 10, 12600},
+	{"--version", true, 335 << 10, 3500},
+	{"list-tools", true, 390 << 10, 4450},
+	{"call echo message=hi", true, 455 << 10, 5100},
+	{"list-tools", false, 1000 << 10, 12300},
 }
 
 // TestModelBuildCost: each command line's model, built and parsed, within

@@ -10,14 +10,15 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/output"
 )
 
 // outputFlags shape what reaches stdout.
 type outputFlags struct {
-	Jq         string  `short:"q" name:"jq" placeholder:"EXPR"`
-	JqArg      []jqVar `name:"jq-arg" type:"jqarg" placeholder:"NAME VALUE"`
-	JqArgJSON  []jqVar `name:"jq-argjson" type:"jqargjson" placeholder:"NAME JSON"`
+	Jq         string  `short:"q" name:"jq"`
+	JqArg      []jqVar `name:"jq-arg" type:"jqarg"`
+	JqArgJSON  []jqVar `name:"jq-argjson" type:"jqargjson"`
 	RawOutput  bool    `short:"r" name:"raw-output"`
 	ExitStatus bool    `short:"e" name:"exit-status"`
 	Pretty     bool    `name:"pretty" xor:"layout"`
@@ -31,17 +32,17 @@ type outputFlags struct {
 	inherited []jqVar
 }
 
-// outputFlagsHelp is outputFlags' help, by flag name, out of the tags as
-// connect.FlagHelp says why.
-var outputFlagsHelp = map[string]string{
-	"jq":          "Filter the result with a jq expression.",
-	"jq-arg":      "Set $NAME in --jq to the string VALUE, as jq's --arg does (repeatable).",
-	"jq-argjson":  "Set $NAME in --jq to a JSON value, as jq's --argjson does (repeatable).",
-	"raw-output":  "Write strings from --jq without quotes.",
-	"exit-status": "Exit 1 when the last --jq output is false or null, or there is none.",
-	"pretty":      "Indent the JSON (the default on a terminal).",
-	"compact":     "One JSON value per line (the default in pipes).",
-	"color":       "Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb).",
+// outputFlagDocs document outputFlags, by flag name, out of the tags as
+// connect.FlagDoc says why.
+var outputFlagDocs = map[string]connect.FlagDoc{
+	"jq":          {PlaceHolder: "EXPR", Help: "Filter the result with a jq expression."},
+	"jq-arg":      {PlaceHolder: "NAME VALUE", Help: "Set $NAME in --jq to the string VALUE, as jq's --arg does (repeatable)."},
+	"jq-argjson":  {PlaceHolder: "NAME JSON", Help: "Set $NAME in --jq to a JSON value, as jq's --argjson does (repeatable)."},
+	"raw-output":  {PlaceHolder: "", Help: "Write strings from --jq without quotes."},
+	"exit-status": {PlaceHolder: "", Help: "Exit 1 when the last --jq output is false or null, or there is none."},
+	"pretty":      {PlaceHolder: "", Help: "Indent the JSON (the default on a terminal)."},
+	"compact":     {PlaceHolder: "", Help: "One JSON value per line (the default in pipes)."},
+	"color":       {PlaceHolder: "", Help: "Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb)."},
 }
 
 // jqVar is a --jq-arg or --jq-argjson: at orders them as given (the last
