@@ -41,7 +41,7 @@ while [ $# -gt 0 ]; do
 	-n) runs=$2; shift ;;
 	--quick) quick=1; runs=5 ;;
 	--peers) peers_only=1 ;;
-	-h | --help) sed -n '2,32p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,33p' "$0"; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
