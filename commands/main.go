@@ -91,32 +91,60 @@ func versionLine(version, commit, date, goVersion, platform string) string {
 // cli is the whole grammar.
 type cli struct {
 	connect.Flags
-	outputFlags
+	outputFlags `group:"Output"`
 	VersionFlag versionFlag `name:"version" help:"Print mcpv's version and exit."`
 
-	Info                  infoCmd                  `cmd:"" help:"Print the server's initialize result: protocol version, server info, capabilities, instructions."`
-	Ping                  pingCmd                  `cmd:"" help:"Ping the server."`
-	ListTools             listToolsCmd             `cmd:"" name:"list-tools" help:"List the server's tools (every page)."`
-	Call                  callCmd                  `cmd:"" help:"Call a tool."`
-	ListResources         listResourcesCmd         `cmd:"" name:"list-resources" help:"List the server's resources (every page)."`
-	ListResourceTemplates listResourceTemplatesCmd `cmd:"" name:"list-resource-templates" help:"List the server's resource templates (every page)."`
-	Read                  readCmd                  `cmd:"" help:"Read a resource."`
-	ListPrompts           listPromptsCmd           `cmd:"" name:"list-prompts" help:"List the server's prompts (every page)."`
-	GetPrompt             getPromptCmd             `cmd:"" name:"get-prompt" help:"Get a prompt, filled with arguments."`
-	Complete              completeCmd              `cmd:"" help:"Ask for completions of a prompt or resource-template argument."`
-	Watch                 watchCmd                 `cmd:"" help:"Subscribe to resources and print a JSON line per change."`
-	Tasks                 tasksCmd                 `cmd:"" help:"List, inspect, collect or cancel tasks."`
-	Skills                skillsCmd                `cmd:"" help:"List, inspect, read or pull the skills a server publishes."`
-	Request               requestCmd               `cmd:"" help:"Send any request (or notification) with raw JSON params."`
-	Batch                 batchCmd                 `cmd:"" help:"Run operations from stdin, one per line, in one session; print a JSON line for each."`
-	Test                  testCmd                  `cmd:"" help:"Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON)."`
-	Servers               serversCmd               `cmd:"" help:"List the servers named in config files, or show one."`
-	Trust                 trustCmd                 `cmd:"" help:"Trust a project config file as it is now, so its servers may start."`
-	AuthCmd               authCmd                  `cmd:"" name:"auth" help:"Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one."`
-	Session               sessionCmd               `cmd:"" help:"Keep a session open in the background for many commands: start, list, stop."`
-	Serve                 serveCmd                 `cmd:"" help:"Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside."`
-	Mock                  mockCmd                  `cmd:"" help:"Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients."`
-	Completions           completionsCmd           `cmd:"" help:"Print a shell completion script for bash, zsh, fish or PowerShell."`
+	Info                  infoCmd                  `cmd:""`
+	Ping                  pingCmd                  `cmd:""`
+	ListTools             listToolsCmd             `cmd:"" name:"list-tools"`
+	Call                  callCmd                  `cmd:""`
+	ListResources         listResourcesCmd         `cmd:"" name:"list-resources"`
+	ListResourceTemplates listResourceTemplatesCmd `cmd:"" name:"list-resource-templates"`
+	Read                  readCmd                  `cmd:""`
+	ListPrompts           listPromptsCmd           `cmd:"" name:"list-prompts"`
+	GetPrompt             getPromptCmd             `cmd:"" name:"get-prompt"`
+	Complete              completeCmd              `cmd:""`
+	Watch                 watchCmd                 `cmd:""`
+	Tasks                 tasksCmd                 `cmd:""`
+	Skills                skillsCmd                `cmd:""`
+	Request               requestCmd               `cmd:""`
+	Batch                 batchCmd                 `cmd:""`
+	Test                  testCmd                  `cmd:""`
+	Servers               serversCmd               `cmd:""`
+	Trust                 trustCmd                 `cmd:""`
+	AuthCmd               authCmd                  `cmd:"" name:"auth"`
+	Session               sessionCmd               `cmd:""`
+	Serve                 serveCmd                 `cmd:""`
+	Mock                  mockCmd                  `cmd:""`
+	Completions           completionsCmd           `cmd:""`
+}
+
+// cliHelp is the help of cli's commands, by name, out of the tags as
+// connect.FlagDoc says why.
+var cliHelp = map[string]string{
+	"info":                    "Print the server's initialize result: protocol version, server info, capabilities, instructions.",
+	"ping":                    "Ping the server.",
+	"list-tools":              "List the server's tools (every page).",
+	"call":                    "Call a tool.",
+	"list-resources":          "List the server's resources (every page).",
+	"list-resource-templates": "List the server's resource templates (every page).",
+	"read":                    "Read a resource.",
+	"list-prompts":            "List the server's prompts (every page).",
+	"get-prompt":              "Get a prompt, filled with arguments.",
+	"complete":                "Ask for completions of a prompt or resource-template argument.",
+	"watch":                   "Subscribe to resources and print a JSON line per change.",
+	"tasks":                   "List, inspect, collect or cancel tasks.",
+	"skills":                  "List, inspect, read or pull the skills a server publishes.",
+	"request":                 "Send any request (or notification) with raw JSON params.",
+	"batch":                   "Run operations from stdin, one per line, in one session; print a JSON line for each.",
+	"test":                    "Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).",
+	"servers":                 "List the servers named in config files, or show one.",
+	"trust":                   "Trust a project config file as it is now, so its servers may start.",
+	"auth":                    "Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.",
+	"session":                 "Keep a session open in the background for many commands: start, list, stop.",
+	"serve":                   "Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.",
+	"mock":                    "Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.",
+	"completions":             "Print a shell completion script for bash, zsh, fish or PowerShell.",
 }
 
 // Validate checks the output flags; kong checks the embedded connect flag
@@ -201,13 +229,30 @@ func (versionFlag) BeforeReset(app *kong.Kong) error {
 	return nil
 }
 
-// fillHelp puts in the help texts what depends on mcpv's own constants
-// (written {latest_version} and {supported_versions} in the tags).
+// fillHelp gives the global flags and the commands the help texts and
+// placeholders kept out of their tags (see connect.FlagDoc), and puts in
+// them what depends on mcpv's own constants (written {latest_version} and
+// {supported_versions}).
 func fillHelp(k *kong.Kong) error {
-	r := strings.NewReplacer("{latest_version}", mcp.LatestVersion, "{supported_versions}", strings.Join(mcp.SupportedVersions, ", "))
+	var r *strings.Replacer
 	for _, f := range k.Model.Flags {
+		d, ok := outputFlagDocs[f.Name]
+		if !ok {
+			d, ok = connect.FlagDocOf(f.Name)
+		}
+		if ok && f.Help == "" {
+			f.Help, f.PlaceHolder = d.Help, d.PlaceHolder
+		}
 		if strings.Contains(f.Help, "{") {
+			if r == nil {
+				r = strings.NewReplacer("{latest_version}", mcp.LatestVersion, "{supported_versions}", strings.Join(mcp.SupportedVersions, ", "))
+			}
 			f.Help = r.Replace(f.Help)
+		}
+	}
+	for _, n := range k.Model.Children {
+		if n.Help == "" {
+			n.Help = cliHelp[n.Name]
 		}
 	}
 	return nil
@@ -268,7 +313,11 @@ func leanGrammar(args []string) kong.Option {
 		return nil
 	}
 	slices.Sort(drop) // no command named: none (--version needs none; no command at all is an error, from the whole grammar)
-	return kong.IgnoreFields(`^cli\.(?:` + strings.Join(drop, "|") + `)$`)
+	// kong matches "cli.Field"; \b rather than ^, since regexp also
+	// compiles a pattern anchored at its start for its one-pass matcher,
+	// which costs more than the rest of the compile (no type name in the
+	// grammar ends in "cli" after another letter).
+	return kong.IgnoreFields(`\bcli\.(?:` + strings.Join(drop, "|") + `)$`)
 }
 
 // jqFlagHint points a jq user's --arg or --argjson to mcpv's names for

@@ -10,25 +10,39 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/output"
 )
 
 // outputFlags shape what reaches stdout.
 type outputFlags struct {
-	Jq         string  `short:"q" name:"jq" placeholder:"EXPR" help:"Filter the result with a jq expression." group:"Output"`
-	JqArg      []jqVar `name:"jq-arg" type:"jqarg" placeholder:"NAME VALUE" help:"Set $NAME in --jq to the string VALUE, as jq's --arg does (repeatable)." group:"Output"`
-	JqArgJSON  []jqVar `name:"jq-argjson" type:"jqargjson" placeholder:"NAME JSON" help:"Set $NAME in --jq to a JSON value, as jq's --argjson does (repeatable)." group:"Output"`
-	RawOutput  bool    `short:"r" name:"raw-output" help:"Write strings from --jq without quotes." group:"Output"`
-	ExitStatus bool    `short:"e" name:"exit-status" help:"Exit 1 when the last --jq output is false or null, or there is none." group:"Output"`
-	Pretty     bool    `name:"pretty" xor:"layout" help:"Indent the JSON (the default on a terminal)." group:"Output"`
-	Compact    bool    `short:"c" name:"compact" xor:"layout" help:"One JSON value per line (the default in pipes)." group:"Output"`
-	Color      string  `name:"color" enum:"auto,always,never" default:"auto" help:"Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb)." group:"Output"`
+	Jq         string  `short:"q" name:"jq"`
+	JqArg      []jqVar `name:"jq-arg" type:"jqarg"`
+	JqArgJSON  []jqVar `name:"jq-argjson" type:"jqargjson"`
+	RawOutput  bool    `short:"r" name:"raw-output"`
+	ExitStatus bool    `short:"e" name:"exit-status"`
+	Pretty     bool    `name:"pretty" xor:"layout"`
+	Compact    bool    `short:"c" name:"compact" xor:"layout"`
+	Color      string  `name:"color" enum:"auto,always,never" default:"auto"`
 
 	filter  *output.Filter
 	environ []string // what $ENV shows in --jq; set before parsing
 	// inherited are variables from outside the command line, set before
 	// parsing: a batch line's --jq sees the batch's.
 	inherited []jqVar
+}
+
+// outputFlagDocs document outputFlags, by flag name, out of the tags as
+// connect.FlagDoc says why.
+var outputFlagDocs = map[string]connect.FlagDoc{
+	"jq":          {PlaceHolder: "EXPR", Help: "Filter the result with a jq expression."},
+	"jq-arg":      {PlaceHolder: "NAME VALUE", Help: "Set $NAME in --jq to the string VALUE, as jq's --arg does (repeatable)."},
+	"jq-argjson":  {PlaceHolder: "NAME JSON", Help: "Set $NAME in --jq to a JSON value, as jq's --argjson does (repeatable)."},
+	"raw-output":  {PlaceHolder: "", Help: "Write strings from --jq without quotes."},
+	"exit-status": {PlaceHolder: "", Help: "Exit 1 when the last --jq output is false or null, or there is none."},
+	"pretty":      {PlaceHolder: "", Help: "Indent the JSON (the default on a terminal)."},
+	"compact":     {PlaceHolder: "", Help: "One JSON value per line (the default in pipes)."},
+	"color":       {PlaceHolder: "", Help: "Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb)."},
 }
 
 // jqVar is a --jq-arg or --jq-argjson: at orders them as given (the last

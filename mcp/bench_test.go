@@ -229,8 +229,9 @@ type stdioFeed struct {
 func newStdioFeed(resp *largeResponse) *stdioFeed {
 	feed := newFeedReader()
 	ct := &CommandTransport{
-		opts: CommandOptions{Grace: time.Millisecond},
-		tail: &tailBuffer{max: stderrTailBytes},
+		opts:     CommandOptions{Grace: time.Millisecond},
+		tail:     &tailBuffer{max: stderrTailBytes},
+		readDone: make(chan struct{}), // Read closes it at the end of the feed
 	}
 	ct.msgs = newMessageReader(feed, readBufferSize)
 	ct.msgs.junk = ct.warnJunk

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures mcpv on this machine and writes docs/BENCHMARKS.md.
 #
-#   bash scripts/bench.sh [-n RUNS] [--quick]
+#   bash scripts/bench.sh [-n RUNS] [--quick] [--peers]
 #
 # Each figure is the median of RUNS runs (default 11; --quick: 5, and a
 # 100,000-line batch instead of a million), taken with GNU time (wall
@@ -21,19 +21,27 @@
 #   - mcpv --version against a hello-world Go program built by the same
 #     toolchain, and the package initialisation GODEBUG=inittrace=1 reports;
 #   - list-tools of 10,000 tools over 100 pages against 1,000 over 10;
-#   - every Go benchmark in the repository (medians of 5).
+#   - every Go benchmark in the repository (medians of 5);
+#   - one list-tools, one call (stdio and Streamable HTTP) and --version
+#     beside the Go peers, mcptools (MCPV_BENCH_MCPTOOLS, a build by path)
+#     and a minimal client on mark3labs/mcp-go, 3×RUNS interleaved rounds,
+#     paired ratios (scripts/bench/peers.sh). --peers runs only these and
+#     prints them, writing nothing.
 # Peers are built or installed OUTSIDE the repository, in
 #   ${MCPV_BENCH_DIR:-${TMPDIR:-/tmp}/mcpv-bench}
-# Needs go, GNU time (/usr/bin/time); node and npm for the last comparison.
+# Needs go, GNU time (/usr/bin/time); node and npm for the Node peers; the
+# module proxy (or a module cache) for mark3labs/mcp-go.
 set -euo pipefail
 
 runs=11
 quick=0
+peers_only=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) runs=$2; shift ;;
 	--quick) quick=1; runs=5 ;;
-	-h | --help) sed -n '2,27p' "$0"; exit 0 ;;
+	--peers) peers_only=1 ;;
+	-h | --help) sed -n '2,33p' "$0"; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -51,7 +59,7 @@ case "$dir/" in "$repo"/*) die "MCPV_BENCH_DIR must be outside the repository" ;
 echo "building mcpv, the demo server and the reference programs into $dir"
 # mcpv is built as a release is (.goreleaser.yaml): static, no symbol table.
 (cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dir/mcpv" . && go build -o "$dir/demo-server" ./examples/demo-server) || die "go build failed"
-# A hello-world Go program, built by the same toolchain: the floor of any Go
+# A hello-world Go program, built by the same toolchain with the same flags: the floor of any Go
 # program's start-up on this machine.
 mkdir -p "$dir/hello" "$dir/manytools"
 cat >"$dir/hello/main.go" <<'EOS'
@@ -117,7 +125,7 @@ func main() {
 }
 EOS
 printf 'module manytools\n\ngo 1.26\n' >"$dir/manytools/go.mod"
-(cd "$dir/hello" && go build -o "$dir/hello-world" .) || die "go build of the hello-world program failed"
+(cd "$dir/hello" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dir/hello-world" .) || die "go build of the hello-world program failed"
 (cd "$dir/manytools" && go build -o "$dir/manytools-server" .) || die "go build of the many-tools server failed"
 mcpv=$dir/mcpv
 demo=$dir/demo-server
@@ -125,19 +133,18 @@ demo=$dir/demo-server
 # messages do (the demo server speaks both; the big fake only that one).
 legacy=(--protocol-version 2025-11-25)
 
-usecs() { local t=${EPOCHREALTIME//[!0-9]/}; echo $((10#$t)); }
 # measure_in NAME FILE CMD...: run CMD once with stdin from FILE; append
 # "wall_seconds rss_kb" to $dir/NAME.t (wall from the shell's microsecond
 # clock, peak RSS from GNU time).
 measure_in() {
 	local name=$1 file=$2 t0 t1 rss
 	shift 2
-	t0=$(usecs)
+	t0=${EPOCHREALTIME//[!0-9]/}
 	/usr/bin/time -f '%M' -o "$dir/$name.rss" "$@" >/dev/null 2>"$dir/$name.err" <"$file" ||
 		{ cat "$dir/$name.err" >&2; die "$name failed: $*"; }
-	t1=$(usecs)
+	t1=${EPOCHREALTIME//[!0-9]/}
 	rss=$(tail -n 1 "$dir/$name.rss")
-	awk -v us=$((t1 - t0)) -v rss="$rss" 'BEGIN{printf "%.4f %d\n", us/1e6, rss}' >>"$dir/$name.t"
+	awk -v us=$((10#$t1 - 10#$t0)) -v rss="$rss" 'BEGIN{printf "%.4f %d\n", us/1e6, rss}' >>"$dir/$name.t"
 }
 measure() { local name=$1; shift; measure_in "$name" /dev/null "$@"; }
 median() { # FIELD NAME: the median of a column of $dir/NAME.t
@@ -154,8 +161,16 @@ row() { rows+=("| $1 | $2 | $3 | $4 |"); printf '%-58s %-22s %-22s %s\n' "$1" "$
 init='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}'
 inited='{"jsonrpc":"2.0","method":"notifications/initialized"}'
 
+# shellcheck source=bench/peers.sh
+. "$repo/scripts/bench/peers.sh"
+peers_build
+
 echo
 printf '%-58s %-22s %-22s %s\n' WHAT MCPV REFERENCE RATIO
+if [ "$peers_only" = 1 ]; then
+	peers
+	exit 0
+fi
 
 # 1. One list-tools, against the raw floor.
 printf '%s\n%s\n%s\n' "$init" "$inited" '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' >"$dir/raw-list.jsonl"
@@ -321,7 +336,10 @@ if [ -n "${warm_call:-}" ]; then
 		"--version + one round trip $(secs "$floor")" "$(ratio "$warm_call" "$floor")"
 fi
 
-# 8. The Go benchmarks, medians of 5 runs each.
+# 8. Beside the Go peers (scripts/bench/peers.sh).
+peers
+
+# 9. The Go benchmarks, medians of 5 runs each.
 gobench=$dir/gobench.txt
 echo "running the Go benchmarks"
 (cd "$repo" && go test -run '^$' -bench . -benchmem -count 5 ./... 2>&1) | grep -E '^(Benchmark|pkg:)' >"$gobench" || die "go test -bench failed"

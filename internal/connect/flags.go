@@ -9,31 +9,54 @@ import (
 )
 
 // The flags that shape a session, as the user gave them. commands embeds
-// these groups in its grammar; their tags are kong's. Resolve and Merge
+// these groups in its grammar; their tags are kong's, and their help texts
+// and placeholders are in the map after each group (see FlagDoc). Resolve and Merge
 // turn them, with a config entry and the environment, into Settings. The
 // timeouts are duration.Flag: a Go duration or a number of seconds, as a
 // config entry's timeout.
 
 // ServerFlags choose and shape the server connection.
 type ServerFlags struct {
-	URL             string        `short:"u" name:"url" placeholder:"URL" help:"Talk to the server at this Streamable HTTP (or legacy SSE) URL instead of starting one (default: MCPV_URL)." group:"Server"`
-	Server          string        `short:"s" name:"server" placeholder:"NAME" help:"Use the server named NAME in a config file; see 'mcpv servers' (default: MCPV_SERVER)." group:"Server"`
-	Session         string        `name:"session" placeholder:"NAME" help:"Go through the running session NAME (see 'mcpv session'); nothing is started (default: MCPV_SESSION)." group:"Server"`
-	SessionID       string        `name:"session-id" placeholder:"ID" help:"Resume the HTTP session that 'call --detach' kept open, instead of starting one." group:"Server"`
-	Config          string        `name:"config" placeholder:"FILE" type:"existingfile" help:"Look for --server names in FILE before the other config files (MCPV_CONFIG is next)." group:"Server"`
-	InheritEnv      bool          `name:"inherit-env" help:"Give a stdio server from config mcpv's whole environment, not a minimal one." group:"Server"`
-	Header          []string      `short:"H" name:"header" sep:"none" placeholder:"'NAME: VALUE'" help:"Send this HTTP header (repeatable); @FILE reads one header per line." group:"Server"`
-	CACert          string        `name:"cacert" placeholder:"FILE" type:"existingfile" help:"Trust the PEM certificates in FILE as well as the system's." group:"Server"`
-	Transport       string        `name:"transport" enum:"auto,streamable-http,sse" default:"auto" help:"HTTP transport: auto (Streamable HTTP, falling back to legacy SSE), streamable-http or sse." group:"Server"`
-	Env             []string      `name:"env" sep:"none" placeholder:"KEY=VAL" help:"Set a variable in the stdio server's environment (repeatable)." group:"Server"`
-	Cwd             string        `name:"cwd" placeholder:"DIR" help:"Working directory of the stdio server." group:"Server" type:"existingdir"`
-	Timeout         duration.Flag `name:"timeout" default:"10m" help:"Give up on a request after this long; 0 waits forever." group:"Server"`
-	ConnectTimeout  duration.Flag `name:"connect-timeout" default:"60s" help:"Give up if the server has not started and answered initialize within this long." group:"Server"`
-	ProtocolVersion string        `name:"protocol-version" placeholder:"VERSION" help:"Offer this protocol version and accept no other (default: offer {latest_version}, accept {supported_versions}); 2026-07-28 speaks the modern era (server/discover, no initialize)." group:"Server"`
-	ProtocolEra     string        `name:"protocol-era" enum:"legacy,auto,modern" default:"auto" help:"auto: probe with server/discover (MCP 2026-07-28) and fall back to initialize for older servers; legacy: start with initialize (a server that shows it is of 2026-07-28 only is still spoken to in that era); modern: 2026-07-28 only." group:"Server"`
-	Framing         string        `name:"framing" enum:"auto,lines,content-length" default:"auto" help:"How a stdio server's messages are delimited: auto (lines, switching to Content-Length headers when the server's first bytes are headers), lines, or content-length (for a server that frames them as LSP does and waits for the client)." group:"Server"`
-	Quiet           bool          `name:"quiet" help:"Do not show the server's stderr (its last lines still appear in errors)." group:"Server"`
-	Verbose         bool          `short:"v" name:"verbose" help:"Trace the JSON-RPC messages on stderr." group:"Server"`
+	URL             string        `short:"u" name:"url"`
+	Server          string        `short:"s" name:"server"`
+	Session         string        `name:"session"`
+	SessionID       string        `name:"session-id"`
+	Config          string        `name:"config" type:"existingfile"`
+	InheritEnv      bool          `name:"inherit-env"`
+	Header          []string      `short:"H" name:"header" sep:"none"`
+	CACert          string        `name:"cacert" type:"existingfile"`
+	Transport       string        `name:"transport" enum:"auto,streamable-http,sse" default:"auto"`
+	Env             []string      `name:"env" sep:"none"`
+	Cwd             string        `name:"cwd" type:"existingdir"`
+	Timeout         duration.Flag `name:"timeout" default:"10m"`
+	ConnectTimeout  duration.Flag `name:"connect-timeout" default:"60s"`
+	ProtocolVersion string        `name:"protocol-version"`
+	ProtocolEra     string        `name:"protocol-era" enum:"legacy,auto,modern" default:"auto"`
+	Framing         string        `name:"framing" enum:"auto,lines,content-length" default:"auto"`
+	Quiet           bool          `name:"quiet"`
+	Verbose         bool          `short:"v" name:"verbose"`
+}
+
+// serverFlagDocs document ServerFlags, by flag name.
+var serverFlagDocs = map[string]FlagDoc{
+	"url":              {"URL", "Talk to the server at this Streamable HTTP (or legacy SSE) URL instead of starting one (default: MCPV_URL)."},
+	"server":           {"NAME", "Use the server named NAME in a config file; see 'mcpv servers' (default: MCPV_SERVER)."},
+	"session":          {"NAME", "Go through the running session NAME (see 'mcpv session'); nothing is started (default: MCPV_SESSION)."},
+	"session-id":       {"ID", "Resume the HTTP session that 'call --detach' kept open, instead of starting one."},
+	"config":           {"FILE", "Look for --server names in FILE before the other config files (MCPV_CONFIG is next)."},
+	"inherit-env":      {"", "Give a stdio server from config mcpv's whole environment, not a minimal one."},
+	"header":           {"'NAME: VALUE'", "Send this HTTP header (repeatable); @FILE reads one header per line."},
+	"cacert":           {"FILE", "Trust the PEM certificates in FILE as well as the system's."},
+	"transport":        {"", "HTTP transport: auto (Streamable HTTP, falling back to legacy SSE), streamable-http or sse."},
+	"env":              {"KEY=VAL", "Set a variable in the stdio server's environment (repeatable)."},
+	"cwd":              {"DIR", "Working directory of the stdio server."},
+	"timeout":          {"", "Give up on a request after this long; 0 waits forever."},
+	"connect-timeout":  {"", "Give up if the server has not started and answered initialize within this long."},
+	"protocol-version": {"VERSION", "Offer this protocol version and accept no other (default: offer {latest_version}, accept {supported_versions}); 2026-07-28 speaks the modern era (server/discover, no initialize)."},
+	"protocol-era":     {"", "auto: probe with server/discover (MCP 2026-07-28) and fall back to initialize for older servers; legacy: start with initialize (a server that shows it is of 2026-07-28 only is still spoken to in that era); modern: 2026-07-28 only."},
+	"framing":          {"", "How a stdio server's messages are delimited: auto (lines, switching to Content-Length headers when the server's first bytes are headers), lines, or content-length (for a server that frames them as LSP does and waits for the client)."},
+	"quiet":            {"", "Do not show the server's stderr (its last lines still appear in errors)."},
+	"verbose":          {"", "Trace the JSON-RPC messages on stderr."},
 }
 
 // Validate checks what needs no I/O.
@@ -62,29 +85,56 @@ func (f *ServerFlags) Validate() error {
 
 // AuthFlags shape OAuth for HTTP servers.
 type AuthFlags struct {
-	Auth              string `name:"auth" enum:",auto,stored,none" default:"" placeholder:"MODE" help:"OAuth for HTTP servers: auto (authorize in a browser when needed), stored (only stored or refreshable tokens; exit 5 otherwise) or none. Default: auto when stdin and stderr are terminals, else stored." group:"Authorization"`
-	ClientID          string `name:"client-id" placeholder:"ID" help:"A pre-registered OAuth client id." group:"Authorization"`
-	ClientSecret      string `name:"client-secret" placeholder:"SECRET" help:"Its secret; @FILE reads it from FILE (default: MCPV_CLIENT_SECRET)." group:"Authorization"`
-	ClientKey         string `name:"client-key" placeholder:"FILE" type:"existingfile" help:"Authenticate the client with a JWT signed by the EC P-256 key in FILE (PEM) instead of a secret." group:"Authorization"`
-	ClientMetadataURL string `name:"client-metadata-url" placeholder:"URL" help:"Use this client ID metadata document URL as the client id where the server supports them." group:"Authorization"`
-	Grant             string `name:"grant" enum:"authorization-code,client-credentials,cross-app,jwt-bearer" default:"authorization-code" help:"authorization-code (a user in a browser), client-credentials (a machine, e.g. CI), cross-app (an identity provider's ID token, SEP-990) or jwt-bearer (a workload's own JWT, e.g. a CI job's OIDC token, traded for access)." group:"Authorization"`
-	IDPTokenEndpoint  string `name:"idp-token-endpoint" placeholder:"URL" help:"For --grant cross-app: the identity provider's token endpoint." group:"Authorization"`
-	IDPClientID       string `name:"idp-client-id" placeholder:"ID" help:"For --grant cross-app: mcpv's client id at the identity provider." group:"Authorization"`
-	IDToken           string `name:"id-token" placeholder:"TOKEN" help:"For --grant cross-app: the user's ID token; @FILE reads it from FILE (default: MCPV_ID_TOKEN)." group:"Authorization"`
-	Assertion         string `name:"assertion" placeholder:"JWT" help:"For --grant jwt-bearer: the workload's JWT; @FILE reads it from FILE (default: MCPV_ASSERTION)." group:"Authorization"`
-	DPoP              string `name:"dpop" enum:",auto,always,never" default:"" placeholder:"WHEN" help:"DPoP-bound tokens (RFC 9449): auto (when the server asks for them; the default), always (whenever the authorization server takes ES256 proofs) or never." group:"Authorization"`
+	Auth              string `name:"auth" enum:",auto,stored,none" default:""`
+	ClientID          string `name:"client-id"`
+	ClientSecret      string `name:"client-secret"`
+	ClientKey         string `name:"client-key" type:"existingfile"`
+	ClientMetadataURL string `name:"client-metadata-url"`
+	Grant             string `name:"grant" enum:"authorization-code,client-credentials,cross-app,jwt-bearer" default:"authorization-code"`
+	IDPTokenEndpoint  string `name:"idp-token-endpoint"`
+	IDPClientID       string `name:"idp-client-id"`
+	IDToken           string `name:"id-token"`
+	Assertion         string `name:"assertion"`
+	DPoP              string `name:"dpop" enum:",auto,always,never" default:""`
+}
+
+// authFlagDocs document AuthFlags, by flag name.
+var authFlagDocs = map[string]FlagDoc{
+	"auth":                {"MODE", "OAuth for HTTP servers: auto (authorize in a browser when needed), stored (only stored or refreshable tokens; exit 5 otherwise) or none. Default: auto when stdin and stderr are terminals, else stored."},
+	"client-id":           {"ID", "A pre-registered OAuth client id."},
+	"client-secret":       {"SECRET", "Its secret; @FILE reads it from FILE (default: MCPV_CLIENT_SECRET)."},
+	"client-key":          {"FILE", "Authenticate the client with a JWT signed by the EC P-256 key in FILE (PEM) instead of a secret."},
+	"client-metadata-url": {"URL", "Use this client ID metadata document URL as the client id where the server supports them."},
+	"grant":               {"", "authorization-code (a user in a browser), client-credentials (a machine, e.g. CI), cross-app (an identity provider's ID token, SEP-990) or jwt-bearer (a workload's own JWT, e.g. a CI job's OIDC token, traded for access)."},
+	"idp-token-endpoint":  {"URL", "For --grant cross-app: the identity provider's token endpoint."},
+	"idp-client-id":       {"ID", "For --grant cross-app: mcpv's client id at the identity provider."},
+	"id-token":            {"TOKEN", "For --grant cross-app: the user's ID token; @FILE reads it from FILE (default: MCPV_ID_TOKEN)."},
+	"assertion":           {"JWT", "For --grant jwt-bearer: the workload's JWT; @FILE reads it from FILE (default: MCPV_ASSERTION)."},
+	"dpop":                {"WHEN", "DPoP-bound tokens (RFC 9449): auto (when the server asks for them; the default), always (whenever the authorization server takes ES256 proofs) or never."},
 }
 
 // ClientFlags decide how mcpv answers what the server asks and shows what it reports.
 type ClientFlags struct {
-	MaxTimeout  duration.Flag `name:"max-timeout" default:"1h" help:"Progress notifications restart --timeout, but a request never runs longer than this; 0 means no cap." group:"Server requests"`
-	Events      string        `name:"events" placeholder:"FILE" help:"Write every notification from the server to FILE as NDJSON, with a timestamp." group:"Server requests"`
-	LogLevel    string        `name:"log-level" enum:",debug,info,notice,warning,error,critical,alert,emergency" default:"" placeholder:"LEVEL" help:"Ask the server to send log messages at LEVEL and above (logging/setLevel)." group:"Server requests"`
-	Root        []string      `name:"root" sep:"none" placeholder:"DIR" help:"Offer this directory as a root (repeatable); without --root mcpv declares no roots." group:"Server requests"`
-	SamplingCmd string        `name:"sampling-cmd" placeholder:"CMD" help:"Answer sampling/createMessage by running CMD (sh -c; on Windows cmd.exe /c) with the request's params as JSON on stdin; it prints a CreateMessageResult." group:"Server requests"`
-	Answer      []string      `name:"answer" sep:"none" placeholder:"KEY=VALUE" help:"Answer a field of an elicitation form (repeatable), typed by the requested schema." group:"Server requests"`
-	Answers     string        `name:"answers" placeholder:"FILE" type:"existingfile" help:"Answer elicitation forms from a JSON object in FILE." group:"Server requests"`
-	Elicitation string        `name:"elicitation" enum:",prompt,accept,decline,cancel" default:"" placeholder:"POLICY" help:"What to do with an elicitation that the answers do not complete: prompt (the default on a terminal), accept (fill defaults), decline (the default otherwise) or cancel." group:"Server requests"`
+	MaxTimeout  duration.Flag `name:"max-timeout" default:"1h"`
+	Events      string        `name:"events"`
+	LogLevel    string        `name:"log-level" enum:",debug,info,notice,warning,error,critical,alert,emergency" default:""`
+	Root        []string      `name:"root" sep:"none"`
+	SamplingCmd string        `name:"sampling-cmd"`
+	Answer      []string      `name:"answer" sep:"none"`
+	Answers     string        `name:"answers" type:"existingfile"`
+	Elicitation string        `name:"elicitation" enum:",prompt,accept,decline,cancel" default:""`
+}
+
+// clientFlagDocs document ClientFlags, by flag name.
+var clientFlagDocs = map[string]FlagDoc{
+	"max-timeout":  {"", "Progress notifications restart --timeout, but a request never runs longer than this; 0 means no cap."},
+	"events":       {"FILE", "Write every notification from the server to FILE as NDJSON, with a timestamp."},
+	"log-level":    {"LEVEL", "Ask the server to send log messages at LEVEL and above (logging/setLevel)."},
+	"root":         {"DIR", "Offer this directory as a root (repeatable); without --root mcpv declares no roots."},
+	"sampling-cmd": {"CMD", "Answer sampling/createMessage by running CMD (sh -c; on Windows cmd.exe /c) with the request's params as JSON on stdin; it prints a CreateMessageResult."},
+	"answer":       {"KEY=VALUE", "Answer a field of an elicitation form (repeatable), typed by the requested schema."},
+	"answers":      {"FILE", "Answer elicitation forms from a JSON object in FILE."},
+	"elicitation":  {"POLICY", "What to do with an elicitation that the answers do not complete: prompt (the default on a terminal), accept (fill defaults), decline (the default otherwise) or cancel."},
 }
 
 // Validate checks what needs no I/O.
@@ -102,7 +152,24 @@ func (f *ClientFlags) Validate() error {
 
 // Flags are every session-shaping flag of one command line.
 type Flags struct {
-	ServerFlags
-	AuthFlags
-	ClientFlags
+	ServerFlags `group:"Server"`
+	AuthFlags   `group:"Authorization"`
+	ClientFlags `group:"Server requests"`
+}
+
+// FlagDoc is what help shows of a flag beyond its name: the placeholder
+// of its value and its help text. They are kept out of the struct tags
+// because kong parses every tag of a grammar, rune by rune, each time it
+// builds its model (every run), and they are read only when help is
+// printed.
+type FlagDoc struct{ PlaceHolder, Help string }
+
+// FlagDocOf is the FlagDoc of the flag of Flags named name.
+func FlagDocOf(name string) (FlagDoc, bool) {
+	for _, m := range []map[string]FlagDoc{serverFlagDocs, authFlagDocs, clientFlagDocs} {
+		if d, ok := m[name]; ok {
+			return d, true
+		}
+	}
+	return FlagDoc{}, false
 }
