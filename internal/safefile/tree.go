@@ -172,7 +172,19 @@ func CreateNoFollow(path string) (*os.File, error) {
 		return nil, &EscapeError{path, "is a symbolic link, which is not followed"}
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|noFollow, 0o644)
-	return emptied(f, err, true)
+	if err != nil {
+		return nil, err
+	}
+	// Where there is no O_NOFOLLOW, a link put at path between the Lstat
+	// and the open was followed: the name must still be what was opened
+	// (nothing is truncated before this).
+	li, lerr := os.Lstat(path)
+	fi, ferr := f.Stat()
+	if lerr != nil || ferr != nil || li.Mode()&fs.ModeSymlink != 0 || !os.SameFile(li, fi) {
+		f.Close()
+		return nil, &EscapeError{path, "changed while it was opened (a symbolic link put in its place is not followed)"}
+	}
+	return emptied(f, nil, true)
 }
 
 // emptied truncates a regular file just opened for writing; any other
