@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"strings"
+
 	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -108,23 +111,19 @@ func (g Guards) filter(method string, res json.RawMessage) json.RawMessage {
 		return res
 	}
 	return mcp.FilterPage(res, l.key, func(item json.RawMessage) bool {
-		var it struct {
-			Name        string `json:"name"`
-			URI         string `json:"uri"`
-			URITemplate string `json:"uriTemplate"`
-		}
-		if json.Unmarshal(item, &it) != nil {
+		// The item's key read exactly as a client reads it; an item that
+		// holds it twice, or under another case, is hidden.
+		id, ok := exactString(item, l.field)
+		if !ok {
 			return false
 		}
 		switch l.key {
 		case "tools":
-			return g.toolAllowed(it.Name) && (!g.readOnly() || toolReadOnly(item))
-		case "resources":
-			return g.resourceAllowed(it.URI)
-		case "resourceTemplates":
-			return g.resourceAllowed(it.URITemplate)
+			return g.toolAllowed(id) && (!g.readOnly() || toolReadOnly(item))
+		case "resources", "resourceTemplates":
+			return g.resourceAllowed(id)
 		default:
-			return g.promptAllowed(it.Name)
+			return g.promptAllowed(id)
 		}
 	})
 }
@@ -132,16 +131,21 @@ func (g Guards) filter(method string, res json.RawMessage) json.RawMessage {
 // check refuses a request for what the guard hides. readOnly looks a
 // tool's annotations up when ReadOnly asks for them.
 func (g Guards) check(ctx context.Context, method string, params json.RawMessage, readOnly func(ctx context.Context, name string) bool) *mcp.RPCError {
-	var p struct {
-		Name string `json:"name"`
-		URI  string `json:"uri"`
-		Ref  struct {
-			Type string `json:"type"`
-			Name string `json:"name"`
-			URI  string `json:"uri"`
-		} `json:"ref"`
+	// Each member is read exactly as the server will read it: a JSON
+	// decoder matches keys in any case and keeps the last, so params with
+	// "name" and "Name" would be checked by one and run by the other.
+	// Params that hold a key twice, or under another case, are refused.
+	var p struct{ Name, URI, RefType, RefName, RefURI string }
+	var ok [5]bool
+	p.Name, ok[0] = exactString(params, "name")
+	p.URI, ok[1] = exactString(params, "uri")
+	ref, refOK := exactMember(params, "ref")
+	p.RefType, ok[2] = exactString(ref, "type")
+	p.RefName, ok[3] = exactString(ref, "name")
+	p.RefURI, ok[4] = exactString(ref, "uri")
+	if _, guarded := guardedMethods[method]; guarded && (!refOK || ok != [5]bool{true, true, true, true, true}) {
+		return &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
 	}
-	json.Unmarshal(params, &p)
 	switch method {
 	case "tools/call":
 		if !g.toolAllowed(p.Name) || g.readOnly() && !readOnly(ctx, p.Name) {
@@ -156,14 +160,54 @@ func (g Guards) check(ctx context.Context, method string, params json.RawMessage
 			return refused("prompt", p.Name)
 		}
 	case "completion/complete":
-		if p.Ref.Type == "ref/prompt" && !g.promptAllowed(p.Ref.Name) {
-			return refused("prompt", p.Ref.Name)
+		if p.RefType == "ref/prompt" && !g.promptAllowed(p.RefName) {
+			return refused("prompt", p.RefName)
 		}
-		if p.Ref.Type == "ref/resource" && !g.resourceAllowed(p.Ref.URI) {
-			return refused("resource", p.Ref.URI)
+		if p.RefType == "ref/resource" && !g.resourceAllowed(p.RefURI) {
+			return refused("resource", p.RefURI)
 		}
 	}
 	return nil
+}
+
+// guardedMethods are the requests check looks into.
+var guardedMethods = map[string]struct{}{"tools/call": {}, "resources/read": {}, "resources/subscribe": {},
+	"resources/unsubscribe": {}, "prompts/get": {}, "completion/complete": {}}
+
+// exactMember returns the member key of obj as written. ok is false when
+// obj holds key twice, or holds it under another case as well (a decoder
+// would take one and a server may read the other), or is not an object
+// when it is there at all. A missing member is ("", true); so is a
+// missing obj.
+func exactMember(obj json.RawMessage, key string) (value json.RawMessage, ok bool) {
+	if len(obj) == 0 || string(obj) == "null" {
+		return nil, true
+	}
+	seen := 0
+	err := rawjson.ForEachMember(obj, func(k string, v []byte) error {
+		if strings.EqualFold(k, key) {
+			seen++
+			if k == key {
+				value = v
+			}
+		}
+		return nil
+	})
+	return value, err == nil && (seen == 0 || seen == 1 && value != nil)
+}
+
+// exactString is exactMember for a string member; one of another type is
+// not ok.
+func exactString(obj json.RawMessage, key string) (string, bool) {
+	raw, ok := exactMember(obj, key)
+	if !ok || raw == nil {
+		return "", ok
+	}
+	var v string
+	if json.Unmarshal(raw, &v) != nil {
+		return "", false
+	}
+	return v, true
 }
 
 // hidesNotification reports whether a notification is about something the

@@ -195,3 +195,39 @@ func TestSharedSubscriptions(t *testing.T) {
 		t.Error("the client that unsubscribed heard of the update")
 	}
 }
+
+// The guard reads a request's name, URI and ref exactly as the server will:
+// a key given twice, or again in another case, is refused, since a JSON
+// decoder keeps one and the server may read the other. So is an item of a
+// list that holds its name so.
+func TestGuardReadsKeysExactly(t *testing.T) {
+	t.Parallel()
+	g := Guards{{DenyTools: []string{"delete_*"}, DenyResources: []string{"file:///priv/*"}, DenyPrompts: []string{"admin"}}}
+	readOnly := func(context.Context, string) bool { return true }
+	for _, tt := range []struct {
+		method, params string
+		refused        bool
+	}{
+		{"tools/call", `{"name":"read_a","arguments":{}}`, false},
+		{"tools/call", `{"name":"delete_x","Name":"read_a","arguments":{}}`, true},
+		{"tools/call", `{"name":"delete_x","NAME":"read_a"}`, true},
+		{"tools/call", `{"Name":"read_a","name":"delete_x"}`, true},
+		{"tools/call", `{"name":"read_a","name":"delete_x"}`, true},
+		{"tools/call", `{"Name":"delete_x"}`, true},
+		{"tools/call", `{"name":7}`, true},
+		{"resources/read", `{"uri":"file:///priv/b","URI":"file:///pub/a"}`, true},
+		{"resources/read", `{"uri":"file:///pub/a"}`, false},
+		{"prompts/get", `{"name":"admin","Name":"hello"}`, true},
+		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"admin","Name":"hello"},"argument":{"name":"a","value":""}}`, true},
+		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"hello"},"Ref":{"type":"ref/prompt","name":"admin"}}`, true},
+		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"hello"},"argument":{"name":"a","value":""}}`, false},
+	} {
+		if got := g.check(t.Context(), tt.method, json.RawMessage(tt.params), readOnly) != nil; got != tt.refused {
+			t.Errorf("%s %s: refused %v, want %v", tt.method, tt.params, got, tt.refused)
+		}
+	}
+	page := g.filter("tools/list", json.RawMessage(`{"tools":[{"name":"read_a"},{"name":"delete_x","Name":"read_b"},{"Name":"read_c","name":"delete_y"}]}`))
+	if !strings.Contains(string(page), `"read_a"`) || strings.Contains(string(page), "delete_") {
+		t.Errorf("filtered page: %s", page)
+	}
+}
