@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
@@ -27,18 +30,105 @@ type client struct {
 	logLevel json.RawMessage            // its logging/setLevel, for a modern server's _meta
 
 	drain *drain // with a stream: the requests read and not yet answered
+
+	// out holds the client's notifications for its writer: the upstream's
+	// one dispatcher hands them over without waiting, so a client that
+	// does not read delays no other. outBytes counts the params queued;
+	// past maxOutBytes, or maxOutNotes, a notification for this client is
+	// dropped and counted in dropped.
+	out      chan outNote
+	outBytes atomic.Int64
+	dropped  atomic.Int64
+	queued   atomic.Int64  // notifications put in out so far
+	sentMu   sync.Mutex    // guards sent and sentCh
+	sent     int64         // notifications the writer is done with
+	sentCh   chan struct{} // closed when sent moves; nil until someone waits
 }
+
+// flushNotes waits until the writer is done with every notification
+// queued for the client so far, or notifyWait has passed, or ctx ends.
+func (c *client) flushNotes(ctx context.Context) {
+	target := c.queued.Load()
+	timer := time.NewTimer(notifyWait)
+	defer timer.Stop()
+	for {
+		c.sentMu.Lock()
+		if c.sent >= target {
+			c.sentMu.Unlock()
+			return
+		}
+		if c.sentCh == nil {
+			c.sentCh = make(chan struct{})
+		}
+		moved := c.sentCh
+		c.sentMu.Unlock()
+		select {
+		case <-moved:
+		case <-timer.C:
+			return
+		case <-ctx.Done():
+			return
+		case <-c.sess.Done():
+			return
+		}
+	}
+}
+
+// noteSent records that the writer is done with one more notification.
+func (c *client) noteSent() {
+	c.sentMu.Lock()
+	c.sent++
+	if c.sentCh != nil {
+		close(c.sentCh)
+		c.sentCh = nil
+	}
+	c.sentMu.Unlock()
+}
+
+// outNote is a notification waiting for its client's writer.
+type outNote struct {
+	ctx    context.Context
+	method string
+	params json.RawMessage
+}
+
+// What one client's notifications may hold while it does not read.
+const (
+	maxOutNotes = 1024
+	maxOutBytes = 8 << 20
+)
 
 // serveClient starts a downstream session for one client on t. It ends
 // when t's Read fails (the client left) or close is called.
 func (s *Server) serveClient(t mcp.Transport) *client { return s.serveClientWith(t, nil) }
 
 func (s *Server) serveClientWith(t mcp.Transport, d *drain) *client {
-	c := &client{srv: s, ready: make(chan struct{}), drain: d}
+	c := &client{srv: s, ready: make(chan struct{}), drain: d, out: make(chan outNote, maxOutNotes)}
 	t = &scrubbed{Transport: t, secrets: s.Secrets}
 	c.sess = mcp.NewSession(t, mcp.SessionOptions{Handler: c.handle, OnNotification: c.notified, Log: s.Log})
 	close(c.ready)
+	go c.writeNotes() // ends with the client's session
 	return c
+}
+
+// writeNotes sends the client its notifications, in order, each bounded
+// by notifyWait, until its session ends.
+func (c *client) writeNotes() {
+	for {
+		select {
+		case n := <-c.out:
+			ctx, cancel := context.WithTimeout(n.ctx, notifyWait)
+			c.sess.Notify(ctx, n.method, n.params)
+			cancel()
+			c.outBytes.Add(-int64(len(n.params)))
+			c.noteSent()
+			if lost := c.dropped.Swap(0); lost > 0 {
+				c.srv.Log.Warn(fmt.Sprintf("a client did not read: %d notifications for it were dropped", lost))
+			}
+		case <-c.sess.Done():
+			return
+		}
+	}
 }
 
 // close ends the client's session and lets its upstream session go.
@@ -82,6 +172,9 @@ func (c *client) upstream(ctx context.Context) (*upstream, error) {
 
 func (c *client) handle(ctx context.Context, method string, params json.RawMessage) (_ json.RawMessage, err error) {
 	<-c.ready
+	// What the server said while it answered (progress, logs) reaches the
+	// client before the answer does, as it came.
+	defer c.flushNotes(ctx)
 	up, err := c.upstream(ctx)
 	if err != nil {
 		return nil, rpcError(err)
@@ -369,9 +462,19 @@ func (c *client) ask(ctx context.Context, method string, params json.RawMessage)
 // notify sends a notification to the client, bounded: a client that does
 // not read misses it rather than holding the others up.
 func (c *client) notify(ctx context.Context, method string, params json.RawMessage) {
-	ctx, cancel := context.WithTimeout(ctx, notifyWait)
-	defer cancel()
-	c.sess.Notify(ctx, method, params)
+	n := int64(len(params))
+	if c.outBytes.Add(n) > maxOutBytes && c.outBytes.Load() != n {
+		c.outBytes.Add(-n)
+		c.dropped.Add(1)
+		return
+	}
+	select {
+	case c.out <- outNote{ctx, method, params}:
+		c.queued.Add(1)
+	default:
+		c.outBytes.Add(-n)
+		c.dropped.Add(1)
+	}
 }
 
 // notified takes the client's notifications: the server knows of one
