@@ -138,9 +138,18 @@ func (c *conn) ask(ctx context.Context, method string, params json.RawMessage) (
 		}
 		return m.Result, true, nil
 	case <-c.done:
+		c.forgetAsked(id)
 		return nil, false, nil // the command left: the session's answer
 	case <-ctx.Done():
+		c.forgetAsked(id)
 		c.send(false, fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s}}`, id))
 		return nil, true, context.Cause(ctx)
 	}
+}
+
+// forgetAsked lets go of a question no answer is awaited for any more.
+func (c *conn) forgetAsked(id string) {
+	c.mu.Lock()
+	delete(c.asked, id)
+	c.mu.Unlock()
 }

@@ -113,7 +113,7 @@ func (m *Mock) Forward(ctx context.Context, method string, params json.RawMessag
 	case "tools/call":
 		return m.call(ctx, p.Name, p.Arguments)
 	case "prompts/get":
-		return m.get(p.Name, p.Arguments)
+		return m.get(ctx, p.Name, p.Arguments)
 	case "resources/read":
 		return m.read(p.URI)
 	}
@@ -141,21 +141,21 @@ func (m *Mock) call(ctx context.Context, name string, rawArgs json.RawMessage) (
 			return nil, invalid(fmt.Sprintf("invalid arguments for tool %q: %v", name, err))
 		}
 	}
-	if res, ok := answer(m.resp.Tools, name, rawArgs); ok {
+	if res, ok := answer(ctx, m.resp.Tools, name, rawArgs); ok {
 		return res, nil
 	}
 	text := "mock: no response for tool " + strconv.Quote(name) + " with arguments " + compact(rawArgs) + closest(m.resp.Tools, name, rawArgs)
 	return json.Marshal(map[string]any{"content": []map[string]string{{"type": "text", "text": text}}, "isError": true})
 }
 
-func (m *Mock) get(name string, rawArgs json.RawMessage) (json.RawMessage, error) {
+func (m *Mock) get(ctx context.Context, name string, rawArgs json.RawMessage) (json.RawMessage, error) {
 	if !slices.Contains(names(m.snap.Prompts), name) {
 		return nil, invalid("unknown prompt: " + strconv.Quote(name) + suggest.DidYouMean(name, names(m.snap.Prompts)))
 	}
 	if rawArgs == nil {
 		rawArgs = json.RawMessage(`{}`)
 	}
-	if res, ok := answer(m.resp.Prompts, name, rawArgs); ok {
+	if res, ok := answer(ctx, m.resp.Prompts, name, rawArgs); ok {
 		return res, nil
 	}
 	return nil, invalid("mock: no response for prompt " + strconv.Quote(name) + " with arguments " + compact(rawArgs) + closest(m.resp.Prompts, name, rawArgs))
@@ -178,7 +178,7 @@ const codeResourceNotFound = -32002
 
 // answer is the result of the entry for name recorded with exactly
 // args, else of the first that matches them.
-func answer(entries []Entry, name string, rawArgs json.RawMessage) (json.RawMessage, bool) {
+func answer(ctx context.Context, entries []Entry, name string, rawArgs json.RawMessage) (json.RawMessage, bool) {
 	var args any
 	json.Unmarshal(rawArgs, &args)
 	for i := range entries { // an entry of exactly these arguments first
@@ -188,7 +188,7 @@ func answer(entries []Entry, name string, rawArgs json.RawMessage) (json.RawMess
 		}
 	}
 	for i := range entries {
-		if entries[i].Name == name && entries[i].matches(args) {
+		if entries[i].Name == name && entries[i].matches(ctx, args) {
 			return entries[i].Result, true
 		}
 	}

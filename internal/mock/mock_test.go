@@ -303,3 +303,29 @@ func TestGuideResponsesExample(t *testing.T) {
 		}
 	}
 }
+
+// A jq matcher that never ends stops with the call's context: the call is
+// answered as unmatched, and the mock goes on.
+func TestMockJQEndsWithTheCall(t *testing.T) {
+	r, err := mock.ParseResponses([]byte("tools:\n  - name: add\n    jq: 'def f: f; f'\n    result: {content: [{type: text, text: never}]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := surface.Snapshot{Tools: []json.RawMessage{json.RawMessage(`{"name":"add","inputSchema":{"type":"object"}}`)}}
+	m := mock.New(snap, r, mcp.Implementation{Name: "m", Version: "1"})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	done := make(chan json.RawMessage, 1)
+	go func() {
+		res, _ := m.Forward(ctx, "tools/call", json.RawMessage(`{"name":"add","arguments":{"a":1}}`))
+		done <- res
+	}()
+	select {
+	case res := <-done:
+		if strings.Contains(string(res), "never") {
+			t.Errorf("answered %s by a matcher that never ended", res)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call never ended")
+	}
+}

@@ -2,6 +2,7 @@ package mock
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -119,8 +120,8 @@ func (e *Entry) check(where string, named bool) error {
 }
 
 // matches reports whether the entry answers a call with args (an object,
-// decoded).
-func (e *Entry) matches(args any) bool {
+// decoded). A jq expression that runs on is stopped with ctx.
+func (e *Entry) matches(ctx context.Context, args any) bool {
 	if e.Arguments != nil {
 		var want any
 		if json.Unmarshal(e.Arguments, &want) != nil || !subset(want, args) {
@@ -130,7 +131,7 @@ func (e *Entry) matches(args any) bool {
 	if e.code == nil {
 		return true
 	}
-	iter := e.code.Run(args)
+	iter := e.code.RunWithContext(ctx, args)
 	any := false
 	for {
 		v, ok := iter.Next()
