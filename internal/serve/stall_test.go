@@ -50,6 +50,7 @@ func TestStalledClientDelaysNoOther(t *testing.T) {
 	big := strings.Repeat("x", 120<<10)
 	for range n {
 		for ss := range sdkServer.Sessions() {
+			//lint:ignore SA1019 log messages are what a server sends most; deprecated in 2026-07-28, still sent
 			ss.Log(context.Background(), &sdk.LoggingMessageParams{Level: "info", Data: big})
 		}
 	}
