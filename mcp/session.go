@@ -116,8 +116,12 @@ type SessionOptions struct {
 // maxServerRequests bounds the server requests handled at once.
 const maxServerRequests = 64
 
-// maxOutbox bounds the bytes of answers waiting to be written.
-const maxOutbox = 16 << 20
+// maxOutbox bounds the bytes of answers waiting to be written;
+// outboxItemCost is what one answer costs beyond its bytes and parts.
+const (
+	maxOutbox      = 16 << 20
+	outboxItemCost = 48
+)
 
 // answerWriteTimeout bounds writing the answer to a server request.
 const answerWriteTimeout = 30 * time.Second
@@ -628,13 +632,17 @@ type outbox struct {
 }
 
 func (o *outbox) push(msg parts) bool {
+	// An answer costs its bytes and what holds them (the parts, their
+	// slice headers, the queue's slot): a flood of small answers is
+	// bounded by what it really takes, not by its bytes alone.
+	cost := msg.size() + outboxItemCost + len(msg)*24
 	o.mu.Lock()
-	if o.bytes > 0 && o.bytes+msg.size() > maxOutbox {
+	if o.bytes > 0 && o.bytes+cost > maxOutbox {
 		o.mu.Unlock()
 		return false
 	}
 	o.items = append(o.items, msg)
-	o.bytes += msg.size()
+	o.bytes += cost
 	o.mu.Unlock()
 	signal(o.wake)
 	return true

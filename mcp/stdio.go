@@ -453,6 +453,15 @@ func (t *CommandTransport) stoppedReading(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
+	// Its stdout can end a moment before its exit is seen: a server that
+	// closed both is waited for, within ExitDrain, before it is said to
+	// run on.
+	select {
+	case <-t.exited:
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-time.After(t.opts.ExitDrain):
+	}
 	select {
 	case <-t.exited:
 		return &TransportError{Op: "server " + describeExit(t.waitErr), StderrTail: t.stderrTail()}
