@@ -16,6 +16,7 @@ const mockInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"proto
 func TestMockServesARecording(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
+	w.env.Cwd = t.TempDir() // what the commands write stays out of the package
 	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}` + "\n"
 	r := w.mcpv(t, mockInit+call, args([]string{"serve", "--record", "rec.json"}, demo())...)
 	if r.code != 0 || !strings.Contains(r.stderr, "mcpv: recorded rec.json and rec.responses.json") {
@@ -45,6 +46,7 @@ func TestMockServesARecording(t *testing.T) {
 func TestMockUsage(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
+	w.env.Cwd = t.TempDir() // what the commands write stays out of the package
 	os.WriteFile(filepath.Join(w.env.Cwd, "s.json"), []byte(`{"mcpvSnapshot":1,"tools":[],"prompts":[],"resourceTemplates":[]}`), 0o644)
 	os.WriteFile(filepath.Join(w.env.Cwd, "bad.yaml"), []byte("tools:\n  - name: x\n"), 0o644)
 	for _, tt := range []struct {
