@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -135,5 +136,26 @@ func TestTestLintReportsStrayOutput(t *testing.T) {
 	}
 	if r := w.mcpv(t, "", "test", "t.yaml"); strings.Contains(r.stdout, finding) {
 		t.Errorf("without --lint:\n%s", r.stdout)
+	}
+}
+
+// The command a CI failure names for a missing snapshot records it, also
+// when --snapshot made the step: run as printed, it writes the file.
+func TestTestMissingSnapshotCommandRecordsIt(t *testing.T) {
+	t.Parallel()
+	file := "server:\n  command: [\"${TEST_BINARY}\"]\n  env: {" + mcptest.EnvVar + ": plain}\nsteps:\n  - ping:\n"
+	w, dir := testWorld(t, map[string]string{"t.yaml": file})
+	w.setenv("CI", "true")
+	r := w.mcpv(t, "", "test", "--snapshot", "t.yaml")
+	m := regexp.MustCompile(`record it with '([^']*)'`).FindStringSubmatch(r.stdout)
+	if r.code != exitToolError || m == nil {
+		t.Fatalf("exit %d, no command named:\n%s", r.code, r.stdout)
+	}
+	words := strings.Fields(m[1])
+	if r := w.mcpv(t, "", words[1:]...); r.code != 0 {
+		t.Fatalf("%s: exit %d\n%s", m[1], r.code, r.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "t.snapshot.json")); err != nil {
+		t.Errorf("%s did not record the snapshot: %v", m[1], err)
 	}
 }

@@ -82,8 +82,10 @@ type Step struct {
 	Captures []Capture
 	Within   time.Duration
 	Skip     string // the reason, when the step is not to run
-	// Snapshot is the snapshot file of a snapshot step, absolute.
+	// Snapshot is the snapshot file of a snapshot step, absolute;
+	// ByFlag, that --snapshot added the step (AddFirst).
 	Snapshot string
+	ByFlag   bool
 	// Ignore are the lint rules a lint step does not report.
 	Ignore []string
 	Needs  []string // the captures the step uses

@@ -19,7 +19,7 @@ func (f *File) AddFirst(snapshot, lint bool) {
 		base := filepath.Base(f.Path)
 		stem := strings.TrimSuffix(base, filepath.Ext(base))
 		first = append(first, &Step{Kind: StepSnapshot, Name: "snapshot " + stem + ".snapshot.json",
-			Snapshot: filepath.Join(f.Dir, stem+".snapshot.json")})
+			Snapshot: filepath.Join(f.Dir, stem+".snapshot.json"), ByFlag: true})
 	}
 	if lint && !has(StepLint) {
 		first = append(first, &Step{Kind: StepLint, Name: "lint"})

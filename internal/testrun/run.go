@@ -213,7 +213,7 @@ func (r *Runner) surfaceStep(ctx context.Context, s Session, f *testfile.File, s
 		sr.failures, sr.exit, sr.broke = []testreport.Failure{{Kind: "session", Message: err.Error()}}, r.Code(err), true
 		return
 	case st.Kind == testfile.StepSnapshot:
-		sr.failures, sr.notes, sr.exit = r.snapshot(ctx, lists.of(client), safefile.Tree{Dir: f.Dir}, st.Snapshot, f.Path)
+		sr.failures, sr.notes, sr.exit = r.snapshot(ctx, lists.of(client), safefile.Tree{Dir: f.Dir}, st.Snapshot, recordCommand(st, f.Path))
 	default:
 		sr.failures, sr.notes, sr.exit = r.lint(ctx, lists.of(client), st.Ignore)
 	}

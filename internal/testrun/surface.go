@@ -43,9 +43,9 @@ func (sl *surfaceLists) forget() { sl.l = nil }
 // snapshot gathers the server's surface and compares it with file, in
 // tree: a breaking change fails the step, any other change is a note. A
 // missing file, or update, writes the file; in CI mode a missing file
-// fails the step, naming the command that records it (for the test file
-// testFile), unless update.
-func (r *Runner) snapshot(ctx context.Context, lists *surface.Lister, tree safefile.Tree, file, testFile string) (fs []testreport.Failure, notes []string, code int) {
+// fails the step, naming record, the command that records it, unless
+// update.
+func (r *Runner) snapshot(ctx context.Context, lists *surface.Lister, tree safefile.Tree, file, record string) (fs []testreport.Failure, notes []string, code int) {
 	shown := r.rel(file)
 	update := r.Update
 	now, err := lists.Gather(ctx)
@@ -60,8 +60,8 @@ func (r *Runner) snapshot(ctx context.Context, lists *surface.Lister, tree safef
 	write := false // the file is written anew
 	switch {
 	case errors.Is(err, os.ErrNotExist) && r.CI && !update:
-		return []testreport.Failure{{Kind: "snapshot", Message: fmt.Sprintf("%s does not exist, and a missing snapshot is not written in CI (--ci): record it with 'mcpv test --no-ci %s' and commit it",
-			shown, connect.QuoteWord(testFile))}}, notes, exitOK
+		return []testreport.Failure{{Kind: "snapshot", Message: fmt.Sprintf("%s does not exist, and a missing snapshot is not written in CI (--ci): record it with '%s' and commit it",
+			shown, record)}}, notes, exitOK
 	case errors.Is(err, os.ErrNotExist):
 		notes = append(notes, "written to "+shown)
 		write = true
@@ -228,4 +228,14 @@ func noteStrayOutput(rep *fileReport, stray *strayOutput, secrets []string) {
 		}
 		return
 	}
+}
+
+// recordCommand is the command line that records the snapshot of step st
+// of the test file path: with --snapshot when that flag made the step.
+func recordCommand(st *testfile.Step, path string) string {
+	cmd := "mcpv test --no-ci "
+	if st.ByFlag {
+		cmd += "--snapshot "
+	}
+	return cmd + connect.QuoteWord(path)
 }
