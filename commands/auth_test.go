@@ -13,8 +13,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/demoserver"
+	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/oauth"
 	"github.com/mcpv/mcpv/oauth/oauthtest"
 )
@@ -50,7 +50,7 @@ func authWorld(t *testing.T, w *world) (srv *oauthtest.Server, opened string) {
 		w.setenv("BROWSER", os.Args[0])
 		return srv, opened
 	}
-	w.setenv("BROWSER", "touch "+connect.QuoteWord(opened)+"; MCPV_TEST_BROWSER=1 "+connect.QuoteWord(os.Args[0]))
+	w.setenv("BROWSER", "touch "+shellwords.Quote(opened)+"; MCPV_TEST_BROWSER=1 "+shellwords.Quote(os.Args[0]))
 	return srv, opened
 }
 

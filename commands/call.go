@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/content"
-	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/suggest"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/toolargs"
@@ -224,7 +224,7 @@ func (c *callCmd) arguments(ctx context.Context, s *session, out *console, base 
 		return nil, err
 	}
 	if violation != nil {
-		return nil, pointedUsageErrorf("%s; nothing sent (--no-validate sends anyway; see mcpv list-tools %s)", argumentProblem(c.Tool, def.InputSchema, args, violation), connect.QuoteWord(c.Tool))
+		return nil, pointedUsageErrorf("%s; nothing sent (--no-validate sends anyway; see mcpv list-tools %s)", argumentProblem(c.Tool, def.InputSchema, args, violation), shellwords.Quote(c.Tool))
 	}
 	return args, nil
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpv/mcpv/internal/completion"
-	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -329,9 +329,9 @@ t() {
 			b.WriteString("COMP_WORDBREAKS=${COMP_WORDBREAKS//[=:]/}\n")
 		}
 		for _, line := range lines {
-			b.WriteString("t " + connect.QuoteWord(line))
+			b.WriteString("t " + shellwords.Quote(line))
 			for _, w := range bashWords(line, split) {
-				b.WriteString(" " + connect.QuoteWord(w))
+				b.WriteString(" " + shellwords.Quote(w))
 			}
 			b.WriteString("\n")
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -162,7 +163,7 @@ func TestUntrustedProjectFile(t *testing.T) {
 	w.write(t, ".mcp.json", `{"mcpServers": {"local": `+entry+`}}`)
 
 	r := w.mcpv(t, "", "ping", "-s", "local")
-	wantCmd := "would run: env MCPV_FAKE=plain MCPV_FAKE_LOG=" + connect.QuoteWord(logPath) + " " + connect.QuoteWord(os.Args[0]) + " '--api-key=***' serve; review the file, then run: mcpv trust .mcp.json"
+	wantCmd := "would run: env MCPV_FAKE=plain MCPV_FAKE_LOG=" + shellwords.Quote(logPath) + " " + shellwords.Quote(os.Args[0]) + " '--api-key=***' serve; review the file, then run: mcpv trust .mcp.json"
 	if r.code != 2 || !strings.Contains(r.stderr, ".mcp.json is not trusted") || !strings.Contains(r.stderr, wantCmd) {
 		t.Fatalf("untrusted: exit %d, stderr %q\nwant %q", r.code, r.stderr, wantCmd)
 	}

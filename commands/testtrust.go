@@ -13,6 +13,7 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/trust"
 )
@@ -34,7 +35,7 @@ func checkFoundTrusted(env connect.Env, path string, data []byte) error {
 		return nil
 	}
 	shown := safetext.Line(path) // a cloned repository names its files
-	q := connect.QuoteWord(shown)
+	q := shellwords.Quote(shown)
 	return connect.Configf("%s is not trusted: a test file found without being named runs only once trusted; review it, then run: mcpv trust %s (or name it: mcpv test %s)", shown, q, q)
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/internal/keeper"
 	"github.com/mcpv/mcpv/internal/safedir"
+	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/redact"
 )
 
@@ -137,7 +138,7 @@ func checkShadow(cenv config.Env, env Env, s *config.Server) error {
 		if d.File.Kind == config.User {
 			rel := relPath(s.File.Path, env.Cwd)
 			return Configf("%s, which is not trusted, defines server %q, which %s defines too; mcpv will not let it replace yours: "+
-				"rename it there, or review the file and run: mcpv trust %s", rel, s.Name, d.Where(), QuoteWord(rel))
+				"rename it there, or review the file and run: mcpv trust %s", rel, s.Name, d.Where(), shellwords.Quote(rel))
 		}
 	}
 	return nil
@@ -151,7 +152,7 @@ func checkUntrusted(f Flags, env Env, s *config.Server) (untrusted bool, err err
 	rel := relPath(s.File.Path, env.Cwd)
 	refuse := func(what string) error {
 		return Configf("%s is not trusted; its server %q would %s; review the file, then run: mcpv trust %s",
-			rel, s.Name, what, QuoteWord(rel))
+			rel, s.Name, what, shellwords.Quote(rel))
 	}
 	if s.Transport == "stdio" {
 		return false, refuse("run: " + DescribeCommand(s))
@@ -175,16 +176,16 @@ func checkUntrusted(f Flags, env Env, s *config.Server) (untrusted bool, err err
 func DescribeCommand(s *config.Server) string {
 	words := append([]string{s.Command}, redact.Args(s.Args)...)
 	for i, w := range words {
-		words[i] = QuoteWord(w)
+		words[i] = shellwords.Quote(w)
 	}
 	out := strings.Join(words, " ")
 	if s.Cwd != "" {
-		out = "(in " + QuoteWord(s.Cwd) + ") " + out
+		out = "(in " + shellwords.Quote(s.Cwd) + ") " + out
 	}
 	if len(s.Env) > 0 {
 		var env []string
 		for _, v := range s.Env {
-			env = append(env, v.Name+"="+QuoteWord(MaskValue(v.Name, v.Value)))
+			env = append(env, v.Name+"="+shellwords.Quote(MaskValue(v.Name, v.Value)))
 		}
 		out = "env " + strings.Join(env, " ") + " " + out
 	}
@@ -207,16 +208,6 @@ func MaskValue(name, value string) string {
 		}
 	}
 	return value
-}
-
-// QuoteWord quotes a word for a POSIX shell when it needs it.
-func QuoteWord(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func relPath(path, cwd string) string {

@@ -59,6 +59,17 @@ func Split(s string) ([]string, error) {
 	return words, nil
 }
 
+// Quote is s as a shell word: as it is when it needs no quoting, else in
+// single quotes, so that Split (or a POSIX shell) gives s back.
+func Quote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // Join quotes each word, so that Split gives words back.
 func Join(words []string) string {
 	quoted := make([]string, len(words))

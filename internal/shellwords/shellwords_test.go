@@ -2,6 +2,7 @@ package shellwords
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -30,5 +31,19 @@ func TestJoinSplitsBack(t *testing.T) {
 	got, err := Split(Join(words))
 	if err != nil || !slices.Equal(got, words) {
 		t.Errorf("%q: %q, %v", Join(words), got, err)
+	}
+}
+
+// Quote leaves a plain word as it is and quotes anything else so that
+// Split gives it back.
+func TestQuote(t *testing.T) {
+	for _, w := range []string{"plain", "a/b.c:d=e@f%g+h,i", "", "two words", "it's", "$HOME", "a\nb"} {
+		q := Quote(w)
+		if got, err := Split(q); err != nil || len(got) != 1 || got[0] != w {
+			t.Errorf("Split(Quote(%q)) = %q, %v", w, got, err)
+		}
+		if plain := w != "" && !strings.ContainsAny(w, " '$\n"); plain != (q == w) {
+			t.Errorf("Quote(%q) = %q", w, q)
+		}
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/yamlnode"
@@ -350,7 +349,7 @@ func describeServerSpec(spec Server) string {
 	if len(spec.Command) > 0 {
 		words := redact.Args(spec.Command)
 		for i, w := range words {
-			words[i] = connect.QuoteWord(w)
+			words[i] = shellwords.Quote(w)
 		}
 		return strings.Join(words, " ")
 	}

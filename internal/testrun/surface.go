@@ -17,8 +17,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/testreport"
@@ -237,5 +237,5 @@ func recordCommand(st *testfile.Step, path string) string {
 	if st.ByFlag {
 		cmd += "--snapshot "
 	}
-	return cmd + connect.QuoteWord(path)
+	return cmd + shellwords.Quote(path)
 }
