@@ -317,16 +317,19 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env) int {
 		return fail(err)
 	}
 	defer logw.Close()
-	scrub := redact.NewScrubber(logw)
-	scrub.Add(start.Settings.Secrets...)
-	defer scrub.Flush()
-	k := &keeper.Keeper{Log: output.NewLogger(scrub), Answers: sessionAnswers(start.Settings.Answers, env)}
-	k.AddSecret(start.Settings.Secrets...)
+	// The server's stream is bounded by the log's rate; the keeper's own
+	// lines (why it ended above all) are not.
+	own, server := redact.NewScrubber(logw), redact.NewScrubber(logw.Server())
+	defer own.Flush()
+	defer server.Flush()
+	k := &keeper.Keeper{Log: output.NewLogger(own), Answers: sessionAnswers(start.Settings.Answers, env)}
+	secret := func(s ...string) { own.Add(s...); server.Add(s...); k.AddSecret(s...) }
+	secret(start.Settings.Secrets...)
 	h := connect.Hooks{
 		Client:         mcp.Implementation{Name: "mcpv", Version: Version},
-		Stderr:         scrub,
+		Stderr:         server,
 		Log:            k.Log,
-		Secret:         func(s ...string) { scrub.Add(s...); k.AddSecret(s...) },
+		Secret:         secret,
 		OnNotification: k.Notify,
 		Route:          k.Route,
 	}
@@ -346,6 +349,6 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env) int {
 	info.State, info.Idle, info.LastUsed = "ready", start.Idle.String(), info.Started
 	say(keeperReady{Info: &info})
 	why := k.Serve(ctx, ln, start.Idle)
-	fmt.Fprintf(scrub, "mcpv: %s\n", why)
+	fmt.Fprintf(own, "mcpv: %s\n", why)
 	return exitOK
 }

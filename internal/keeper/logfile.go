@@ -1,6 +1,7 @@
 package keeper
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"sync"
@@ -9,31 +10,40 @@ import (
 
 // The session log's bounds: a server that writes to stderr without pause
 // costs at most LogMax bytes of disk twice over (the log and one rotated
-// file), and the keeper writes at most LogRate bytes a second of it, after
-// a first LogBurst.
+// file), and the keeper writes at most LogRate bytes a second of what the
+// server says, after a first LogBurst.
 const (
 	LogMax   = 10 << 20
 	LogRate  = 256 << 10
 	LogBurst = 1 << 20
 )
 
+// maxHeld bounds the part of a line the server's stream holds while it
+// waits for the line's end: a longer one is taken as a line of its own.
+const maxHeld = 64 << 10
+
 // Log is a keeper's log file. Past its size limit the file is renamed
-// NAME.log.1 (replacing the one before) and a new one begun; past its rate,
-// writes are dropped and counted, and the count is written when writing
-// resumes. Writes never fail, so that a server's stderr is always drained.
-// It is safe for concurrent use.
+// NAME.log.1 (replacing the one before) and a new one begun. What the
+// keeper writes itself (Write) is bounded by that size only; what the
+// server says (Server: its stderr, its log messages) is also bounded by
+// the rate, a whole line at a time: past the rate, lines are dropped and
+// counted, and the count is written when writing resumes. Writes never
+// fail, so that a server's stderr is always drained. It is safe for
+// concurrent use.
 type Log struct {
 	max         int64
 	rate, burst float64
 	now         func() time.Time
 
-	mu      sync.Mutex // guards the fields below
-	path    string
-	f       *os.File
-	size    int64
-	tokens  float64 // bytes that may be written now
-	last    time.Time
-	dropped int64
+	mu           sync.Mutex // guards the fields below
+	path         string
+	f            *os.File
+	size         int64
+	tokens       float64 // bytes of the server's that may be written now
+	last         time.Time
+	held         []byte // the server's line so far, without its end
+	droppedLines int64
+	droppedBytes int64
 }
 
 // OpenLog appends to the log at path, bounded by LogMax, LogRate and LogBurst.
@@ -61,29 +71,74 @@ func (l *Log) open() error {
 	return nil
 }
 
-// Write writes what the rate allows of p and drops the rest.
+// Write writes the keeper's own p, whole.
 func (l *Log) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	now := l.now()
-	l.tokens = min(l.burst, l.tokens+now.Sub(l.last).Seconds()*l.rate)
-	l.last = now
-	if l.dropped > 0 && l.tokens >= 256 {
-		note := fmt.Appendf(nil, "\nmcpv: %d bytes of output were dropped here: the session log takes %d bytes a second at most\n", l.dropped, int(l.rate))
-		l.dropped = 0
-		l.put(note)
-	}
-	n := min(len(p), int(max(l.tokens, 0)))
-	l.dropped += int64(len(p) - n)
-	if n > 0 {
-		l.put(p[:n])
+	l.put(p)
+	return len(p), nil
+}
+
+// Server is the writer of what the server says, bounded by the rate.
+func (l *Log) Server() *ServerLog { return &ServerLog{l} }
+
+// ServerLog writes what the server says to its Log, a whole line or none.
+type ServerLog struct{ l *Log }
+
+// Write writes each line of p that the rate allows, and holds a line's
+// beginning until its end is written.
+func (s *ServerLog) Write(p []byte) (int, error) {
+	l := s.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	rest := p
+	for len(rest) > 0 {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			l.held = append(l.held, rest...)
+			if len(l.held) > maxHeld {
+				l.line(l.held)
+				l.held = l.held[:0]
+			}
+			break
+		}
+		line := rest[:i+1]
+		rest = rest[i+1:]
+		if len(l.held) > 0 {
+			line = append(l.held, line...)
+			l.held = l.held[:0]
+		}
+		l.line(line)
 	}
 	return len(p), nil
 }
 
+// line writes one line of the server's when the rate allows, else counts it.
+// A line longer than the burst passes when the burst is whole.
+func (l *Log) line(b []byte) {
+	now := l.now()
+	l.tokens = min(l.burst, l.tokens+now.Sub(l.last).Seconds()*l.rate)
+	l.last = now
+	if l.tokens < float64(len(b)) && l.tokens < l.burst {
+		l.droppedLines++
+		l.droppedBytes += int64(len(b))
+		return
+	}
+	l.noteDropped()
+	l.tokens -= float64(len(b))
+	l.put(b)
+}
+
+// noteDropped says how much of the server's output was dropped, if any.
+func (l *Log) noteDropped() {
+	if l.droppedLines > 0 {
+		l.put(fmt.Appendf(nil, "mcpv: %d lines (%d bytes) of the server's output were dropped here: the session log takes %d bytes a second of it at most\n", l.droppedLines, l.droppedBytes, int(l.rate)))
+		l.droppedLines, l.droppedBytes = 0, 0
+	}
+}
+
 // put writes b, rotating the file first when b would take it past max.
 func (l *Log) put(b []byte) {
-	l.tokens -= float64(len(b))
 	if l.f == nil {
 		return
 	}
@@ -99,10 +154,16 @@ func (l *Log) put(b []byte) {
 	l.size += int64(m)
 }
 
-// Close closes the file.
+// Close writes the server's last line, if it did not end it, and closes
+// the file.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if len(l.held) > 0 {
+		l.line(append(l.held, '\n'))
+		l.held = nil
+	}
+	l.noteDropped()
 	if l.f == nil {
 		return nil
 	}

@@ -2,8 +2,11 @@ package keeper
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -53,8 +56,8 @@ func TestLogRotates(t *testing.T) {
 	}
 }
 
-// Past its rate the log drops what is written, and says how much when it
-// writes again.
+// Past its rate the log drops what the server says, a line at a time, and
+// says how much when it writes again.
 func TestLogRateLimited(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.log")
 	c := newClock()
@@ -62,18 +65,52 @@ func TestLogRateLimited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	flood := bytes.Repeat([]byte("y"), 100)
+	server := l.Server()
+	flood := append(bytes.Repeat([]byte("y"), 99), '\n')
 	for range 100 { // 10,000 bytes at once: 4,000 pass
-		l.Write(flood)
+		server.Write(flood)
 	}
 	c.add(time.Second)
-	l.Write([]byte("after\n"))
+	server.Write([]byte("after\n"))
 	l.Close()
 	b, _ := os.ReadFile(path)
-	if got := bytes.Count(b[:min(len(b), 4001)], []byte("y")); got != 4000 {
-		t.Errorf("%d bytes of the flood written, want the burst of 4000", got)
+	if got := bytes.Count(b, flood); got*len(flood) != 4000 {
+		t.Errorf("%d bytes of the flood written, want the burst of 4000", got*len(flood))
 	}
-	if !strings.HasSuffix(string(b), "\nmcpv: 6000 bytes of output were dropped here: the session log takes 1000 bytes a second at most\nafter\n") {
+	if !strings.HasSuffix(string(b), "\nmcpv: 60 lines (6000 bytes) of the server's output were dropped here: the session log takes 1000 bytes a second of it at most\nafter\n") {
 		t.Errorf("the log ends %q", b[max(0, len(b)-200):])
+	}
+}
+
+// Past its rate, the log keeps only whole lines of the server's, however
+// they are written; the keeper's own lines are written all the same.
+func TestLogKeepsWholeLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.log")
+	c := newClock()
+	l, err := openLog(path, 10<<20, 1000, 1000, c.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := l.Server()
+	for i := range 2000 { // 200 lines a second, 5,000 bytes a second
+		line := fmt.Appendf(nil, "server[info] flood: log %d\n", i)
+		server.Write(line[:7]) // as a pipe or a scrubber may split it
+		server.Write(line[7:])
+		if i == 1000 {
+			fmt.Fprintf(l, "mcpv: the keeper's own line\n")
+		}
+		c.add(5 * time.Millisecond)
+	}
+	l.Close()
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	for _, line := range lines {
+		if !regexp.MustCompile(`^(server\[info\] flood: log \d+|mcpv: \d+ lines \(\d+ bytes\) of the server's output were dropped here: .*|mcpv: the keeper's own line)$`).MatchString(line) {
+			t.Errorf("a broken line: %q", line[:min(len(line), 80)])
+			break
+		}
+	}
+	if !slices.Contains(lines, "mcpv: the keeper's own line") {
+		t.Error("the keeper's own line was dropped")
 	}
 }
