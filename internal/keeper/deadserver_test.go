@@ -2,14 +2,20 @@ package keeper
 
 import (
 	"errors"
+	"net"
+	"os"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/mcp"
 )
 
-// errRefused stands for what an HTTP transport reports for a server that
-// is gone.
-var errRefused = errors.New(`POST http://127.0.0.1:1/mcp: dial tcp 127.0.0.1:1: connect: connection refused`)
+// errRefused is what an HTTP transport reports for a server that is gone.
+var errRefused = &mcp.TransportError{Op: "POST http://127.0.0.1:1/mcp", Err: &net.OpError{Op: "dial", Net: "tcp",
+	Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}}
 
 // result is a call's outcome, for tests that wait on several.
 type result struct {
@@ -104,5 +110,60 @@ func TestAttachHandsSecrets(t *testing.T) {
 	defer tr.Close(t.Context())
 	if got := strings.Join(tr.Secrets(), ","); got != "sekrit-1,token-2" {
 		t.Errorf("secrets: %q", got)
+	}
+}
+
+// A request the server (or a gateway before it) answers with an HTTP
+// error fails that request alone: the server is there, though it refuses
+// for now, and every other command's request stays in flight.
+func TestHTTPErrorKeepsSession(t *testing.T) {
+	var limited atomic.Bool
+	r := startKeeper(t, func(f *fakeServer, m wire) {
+		switch {
+		case m.ID == nil || m.Method == "":
+		case m.Method == "tools/call":
+			// the long call: the test answers it
+		case limited.Load():
+			f.failRequest(m, &mcp.TransportError{Op: "POST", Err: &mcp.StatusError{Status: 429, Text: "429 Too Many Requests", URL: "http://127.0.0.1:1/mcp"}})
+		default:
+			f.reply(m, `{}`)
+		}
+	})
+	a, b := r.attach(t), r.attach(t)
+	long := a.goCall("tools/call", `{"name":"long"}`)
+	call := r.srv.waitFor(t, "tools/call")
+	limited.Store(true)
+	if _, err := b.call("tools/list", `{}`); !isTransport(err) || !strings.Contains(err.Error(), "HTTP 429 Too Many Requests") {
+		t.Errorf("the refused request: %v", err)
+	}
+	limited.Store(false)
+	if res, err := b.call("tools/list", `{}`); err != nil || res != `{}` {
+		t.Errorf("the session afterwards: %s %v", res, err)
+	}
+	r.srv.reply(call, `{"long":true}`)
+	if got := await(t, long); got.err != nil || got.res != `{"long":true}` {
+		t.Errorf("another command's call in flight: %s %v", got.res, got.err)
+	}
+}
+
+// A keeper that waits for its server to answer a ping still stops at once
+// when asked to.
+func TestStopDuringProbe(t *testing.T) {
+	r := startKeeper(t, func(f *fakeServer, m wire) {
+		if m.Method == "tools/call" {
+			f.failRequest(m, &mcp.TransportError{Op: "POST", Err: errors.New("unexpected EOF")})
+		}
+		// the ping is never answered
+	})
+	c := r.attach(t)
+	if _, err := c.call("tools/call", `{"name":"x"}`); !isTransport(err) {
+		t.Errorf("the failed call: %v", err)
+	}
+	r.srv.waitFor(t, "ping")
+	if err := Stop(r.dir, r.name, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if why := r.stopped(); why != "the session was stopped" {
+		t.Errorf("why: %q", why)
 	}
 }

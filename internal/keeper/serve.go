@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -150,6 +151,12 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 
 	var why string
 	var stopper *conn
+	// A probe of the server runs beside the loop, one at a time, so that a
+	// stop or a removed socket is seen at once while it waits.
+	probing := false
+	probed := make(chan error, 1)
+	probeCtx, endProbe := context.WithCancel(context.Background())
+	defer endProbe()
 	for why == "" {
 		select {
 		case <-k.Client.Done():
@@ -161,7 +168,13 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 		case <-k.idleOver:
 			why = fmt.Sprintf("the session ended after %v without commands", idle)
 		case err := <-k.broken:
-			if !k.answers() {
+			if !probing && !answered(err) {
+				probing = true
+				go func() { probed <- k.gone(probeCtx, err) }() // ends within probeWait, or when Serve returns
+			}
+		case err := <-probed:
+			probing = false
+			if err != nil {
 				why = "the server stopped answering: " + err.Error()
 			}
 		case <-tick.C:
@@ -201,18 +214,39 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 	return why
 }
 
-// probeWait bounds the ping that checks a server after a request failed.
+// probeWait bounds the ping that checks a server after a request failed;
+// a server slower than that is taken to be there.
 const probeWait = 10 * time.Second
 
-// answers pings the server: a server whose requests fail on the way, and
-// that does not answer a ping either, is gone, and the session with it
-// (the commands would otherwise wait out their timeouts, one by one).
-func (k *Keeper) answers() bool {
-	ctx, cancel := context.WithTimeout(context.Background(), probeWait)
-	defer cancel()
-	_, err := k.Client.Forward(ctx, "ping", nil)
+// answered says whether a request's failure was the server's (or its
+// gateway's) answer: an HTTP status, a refusal of credentials. A server
+// that answers is there, whatever it said.
+func answered(err error) bool {
+	var se *mcp.StatusError
+	var ae *mcp.AuthError
 	var ce *mcp.CallError
-	return err == nil || errors.As(err, &ce)
+	return errors.As(err, &se) || errors.As(err, &ae) || errors.As(err, &ce)
+}
+
+// unreachable says whether err is a failure of the connection itself:
+// nothing listens at the server's address, or the network between fails.
+func unreachable(err error) bool {
+	var op *net.OpError
+	return oserr.Refused(err) || errors.As(err, &op)
+}
+
+// gone pings the server after a request failed on its way (err), and
+// returns err when the server is gone, and the session with it (the
+// commands would otherwise wait out their timeouts, one by one); nil when
+// it answers, or is only slow to.
+func (k *Keeper) gone(ctx context.Context, err error) error {
+	ctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
+	_, perr := k.Client.Forward(ctx, "ping", nil)
+	if perr == nil || answered(perr) || !unreachable(perr) {
+		return nil
+	}
+	return err
 }
 
 // AddSecret makes the keeper hand secrets to the commands that attach from
