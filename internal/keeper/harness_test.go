@@ -90,16 +90,37 @@ func (f *fakeServer) failRequest(m wire, err error) {
 // die ends the connection as a dead server does.
 func (f *fakeServer) die(err error) { f.out <- readItem{err: err} }
 
+// next returns the next message the server gets.
+func (f *fakeServer) next(t *testing.T) wire {
+	t.Helper()
+	select {
+	case m := <-f.seen:
+		return m
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server got no more messages")
+		return wire{}
+	}
+}
+
+// until returns the messages the server gets up to the next with method,
+// that one last.
+func (f *fakeServer) until(t *testing.T, method string) []wire {
+	t.Helper()
+	var got []wire
+	for {
+		m := f.next(t)
+		got = append(got, m)
+		if m.Method == method {
+			return got
+		}
+	}
+}
+
 // waitFor returns the next message the server gets with method.
 func (f *fakeServer) waitFor(t *testing.T, method string) wire {
 	t.Helper()
-	for m := range f.seen {
-		if m.Method == method {
-			return m
-		}
-	}
-	t.Fatal("unreachable")
-	return wire{}
+	got := f.until(t, method)
+	return got[len(got)-1]
 }
 
 // echo answers every request with its params, and ping with {}.
