@@ -33,7 +33,7 @@ type conn struct {
 	mu       sync.Mutex
 	inflight map[string]context.CancelFunc // the command's request ids
 	asked    map[string]chan *answer       // our requests to the command
-	subs     map[string]int                // the resources the command subscribed to
+	subs     map[string]int                // the resources its subscriptions/listen streams listen to
 	listens  int                           // its subscriptions/listen streams open
 	nextID   int64
 	done     chan struct{}
@@ -101,7 +101,8 @@ func (k *Keeper) serveConn(nc net.Conn, idle time.Duration) {
 	}
 }
 
-// detach forgets a command that left: what it asked is cancelled.
+// detach forgets a command that left: what it asked is cancelled, and the
+// subscriptions it alone held are ended at the server.
 func (k *Keeper) detach(c *conn, idle time.Duration) {
 	c.doneOnce.Do(func() { close(c.done) })
 	c.mu.Lock()
@@ -110,6 +111,12 @@ func (k *Keeper) detach(c *conn, idle time.Duration) {
 	}
 	c.mu.Unlock()
 	c.c.Close()
+	for _, uri := range k.subs.Leave(c) {
+		ctx, cancel := context.WithTimeout(context.Background(), unsubscribeWait)
+		b, _ := json.Marshal(map[string]string{"uri": uri})
+		k.Client.Forward(ctx, "resources/unsubscribe", b)
+		cancel()
+	}
 	k.mu.Lock()
 	delete(k.conns, c)
 	k.lastUsed = time.Now()
@@ -119,6 +126,9 @@ func (k *Keeper) detach(c *conn, idle time.Duration) {
 	k.mu.Unlock()
 	k.writeInfo()
 }
+
+// unsubscribeWait bounds the unsubscribe of a command that left.
+const unsubscribeWait = 5 * time.Second
 
 // answer is a command's answer to a server request.
 type answer struct {
@@ -211,14 +221,7 @@ func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
 			c.mu.Unlock()
 		}()
 	}
-	res, err := c.k.Client.Forward(ctx, m.Method, params)
-	switch {
-	case err != nil:
-	case m.Method == "resources/subscribe":
-		c.subscribe(listening, 1)
-	case m.Method == "resources/unsubscribe":
-		c.subscribe(listening, -1)
-	}
+	res, err := c.forward(ctx, m.Method, params)
 	if ours != "" {
 		c.k.mu.Lock()
 		delete(c.k.tokens, ours)
@@ -254,26 +257,53 @@ func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
 	}
 }
 
-// subscriptions are the resources a request subscribes to or unsubscribes
-// from: the uri of resources/subscribe and unsubscribe, the
-// resourceSubscriptions of the modern era's subscriptions/listen.
+// forward sends a command's request to the server. A subscription is the
+// session's, shared by its commands: resources/subscribe goes to the
+// server only from the first command to subscribe, and unsubscribe only
+// from the last to leave (see detach); the others are answered here.
+func (c *conn) forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	switch method {
+	case "resources/subscribe":
+		forward, undo := c.k.subs.Subscribe(c, resourceURI(params))
+		if !forward {
+			return json.RawMessage(`{}`), nil
+		}
+		res, err := c.k.Client.Forward(ctx, method, params)
+		if err != nil {
+			undo()
+		}
+		return res, err
+	case "resources/unsubscribe":
+		if !c.k.subs.Unsubscribe(c, resourceURI(params)) {
+			return json.RawMessage(`{}`), nil
+		}
+	}
+	return c.k.Client.Forward(ctx, method, params)
+}
+
+func resourceURI(params json.RawMessage) string {
+	var p struct {
+		URI string `json:"uri"`
+	}
+	json.Unmarshal(params, &p)
+	return p.URI
+}
+
+// subscriptions are the resources a modern-era subscriptions/listen
+// stream listens to (its resourceSubscriptions).
 func subscriptions(method string, params json.RawMessage) []string {
 	var p struct {
-		URI           string `json:"uri"`
 		Notifications struct {
 			Listen []string `json:"resourceSubscriptions"`
 		} `json:"notifications"`
 	}
-	if !strings.HasPrefix(method, "resources/") && method != "subscriptions/listen" || json.Unmarshal(params, &p) != nil {
+	if method != "subscriptions/listen" || json.Unmarshal(params, &p) != nil {
 		return nil
-	}
-	if p.URI != "" {
-		return []string{p.URI}
 	}
 	return p.Notifications.Listen
 }
 
-// subscribe counts the command's subscriptions to uris up or down.
+// subscribe counts the command's listened-to resources up or down.
 func (c *conn) subscribe(uris []string, by int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -101,7 +101,7 @@ func (k *Keeper) subscribers(uri string) []*conn {
 	return k.commands(func(c *conn) bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		return c.subs[uri] > 0
+		return c.subs[uri] > 0 || k.subs.Holds(c, uri)
 	})
 }
 

@@ -2,6 +2,7 @@ package keeper
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"net"
 	"path/filepath"
@@ -120,5 +121,41 @@ func TestStalledCommandLetGo(t *testing.T) {
 	}
 	if !strings.Contains(last, `{"closed":"the command read too slowly: 8 MiB of the server's notifications waited for it, and the session let it go"}`) {
 		t.Errorf("the last line: %.200s", last)
+	}
+}
+
+// A subscription is the session's, shared by its commands: the server is
+// asked to subscribe by the first command only, and to unsubscribe when
+// the last one unsubscribes or leaves, so that one command's unsubscribe
+// does not end another's updates.
+func TestSubscriptionsShared(t *testing.T) {
+	r := startKeeper(t, echo)
+	a, b := r.attach(t), r.attach(t)
+	if _, err := a.call("resources/subscribe", `{"uri":"demo://a"}`); err != nil {
+		t.Fatal(err)
+	}
+	r.srv.waitFor(t, "resources/subscribe")
+	for _, step := range []struct {
+		c              *command
+		method, params string
+	}{{b, "resources/subscribe", `{"uri":"demo://a"}`}, {a, "resources/unsubscribe", `{"uri":"demo://a"}`}, {b, "ping", `{}`}} {
+		if _, err := step.c.call(step.method, step.params); err != nil {
+			t.Errorf("%s: %v", step.method, err)
+		}
+	}
+	if m := r.srv.next(t); m.Method != "ping" {
+		t.Errorf("the server got %s while a command still subscribes", m.raw)
+	}
+	r.srv.send(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"demo://a"}}`)
+	r.srv.send(listChanged)
+	if got := b.next(t); got != `notifications/resources/updated {"uri":"demo://a"}` {
+		t.Errorf("b got %s, before its update", got)
+	}
+	if got := a.next(t); got != "notifications/tools/list_changed " {
+		t.Errorf("a got %s, after it unsubscribed", got)
+	}
+	b.client.Close(context.Background())
+	if m := r.srv.next(t); m.Method != "resources/unsubscribe" || string(m.Params) != `{"uri":"demo://a"}` {
+		t.Errorf("the server got %s once the last subscriber left", m.raw)
 	}
 }

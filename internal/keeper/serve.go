@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/oserr"
+	"github.com/mcpv/mcpv/internal/subscription"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -34,10 +35,12 @@ type Keeper struct {
 	ln    *Listener
 	paths Paths
 
-	mu       sync.Mutex
-	secrets  []string
-	conns    map[*conn]bool
-	tokens   map[string]route // our progress token -> the command's
+	mu      sync.Mutex
+	secrets []string
+	conns   map[*conn]bool
+	tokens  map[string]route // our progress token -> the command's
+
+	subs     subscription.Shared[*conn] // the session's resources/subscribe, by command
 	lastUsed time.Time
 	stopping bool
 	idle     *time.Timer
