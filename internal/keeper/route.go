@@ -87,12 +87,14 @@ func (k *Keeper) commands(keep func(*conn) bool) []*conn {
 	return out
 }
 
-// busy are the commands with a request in flight.
+// busy are the commands with a request in flight, other than the
+// subscriptions/listen streams a watch keeps open: a log message or a
+// question is not a watch's.
 func (k *Keeper) busy() []*conn {
 	return k.commands(func(c *conn) bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		return len(c.inflight) > 0
+		return len(c.inflight) > c.listens
 	})
 }
 

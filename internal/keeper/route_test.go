@@ -159,3 +159,27 @@ func TestSubscriptionsShared(t *testing.T) {
 		t.Errorf("the server got %s once the last subscriber left", m.raw)
 	}
 }
+
+// An open subscriptions/listen stream is not a request in flight: a log
+// message of another command's call goes to that command, and one that
+// belongs to no call goes to no one, the watch included.
+func TestListenIsNotBusy(t *testing.T) {
+	r := startKeeper(t, nil)
+	watcher, b := r.attach(t), r.attach(t)
+	watcher.goCall("subscriptions/listen", `{"notifications":{"resourceSubscriptions":["demo://clock"]}}`)
+	r.srv.waitFor(t, "subscriptions/listen")
+	r.srv.send(logMsg("for no one"))
+	r.srv.send(listChanged)
+	for name, c := range map[string]*command{"the watcher": watcher, "b": b} {
+		if got := c.next(t); got != "notifications/tools/list_changed " {
+			t.Errorf("%s got %s, before the list's change", name, got)
+		}
+	}
+	b.goCall("tools/call", `{"name":"log"}`)
+	call := r.srv.waitFor(t, "tools/call")
+	r.srv.send(logMsg("for b"))
+	if got := b.next(t); !strings.Contains(got, `"data":"for b"`) {
+		t.Errorf("b got %s", got)
+	}
+	r.srv.reply(call, `{}`)
+}
