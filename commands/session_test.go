@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -125,5 +126,39 @@ func TestSessionAnswersServerRequests(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, "mcpv: --log-level shapes the session: give it to 'mcpv session start', not with --session") {
 			t.Errorf("%s: --log-level with --session: exit %d, stderr %q", era, r.code, r.stderr)
 		}
+	}
+}
+
+// A session start refused because the name is held leaves the running
+// keeper's log as it was.
+func TestSessionStartRefusedKeepsLog(t *testing.T) {
+	t.Parallel()
+	w := sessionWorld(t)
+	dir, root := w.env.SessionDir()
+	if err := safedir.MkdirAll(root, dir); err != nil {
+		t.Fatal(err)
+	}
+	lk, err := os.OpenFile(filepath.Join(dir, "s.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lk.Close()
+	if err := syscall.Flock(int(lk.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil { // as a running keeper holds it
+		t.Fatal(err)
+	}
+	logDir, logRoot := w.env.SessionLogDir()
+	if err := safedir.MkdirAll(logRoot, logDir); err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(logDir, "s.log")
+	if err := os.WriteFile(logPath, []byte("the running keeper's line\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := w.mcpv(t, "", args([]string{"session", "start", "s"}, demo())...)
+	if r.code == 0 || !strings.Contains(r.stderr, `session "s" is already running`) {
+		t.Errorf("session start: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(logPath); !strings.HasPrefix(string(b), "the running keeper's line\n") {
+		t.Errorf("the log: %q", b)
 	}
 }

@@ -99,8 +99,9 @@ func (c *sessionStartCmd) Run(ctx context.Context, s *session, out *console) err
 		return err
 	}
 	logPath := filepath.Join(logDir, c.Name+".log")
-	// The keeper's own writes go through keeper.Log, which appends too.
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o600)
+	// Not emptied here: the keeper begins it anew once it holds the name,
+	// and a keeper refused the name leaves the running one's log alone.
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}

@@ -46,9 +46,14 @@ type Log struct {
 	droppedBytes int64
 }
 
-// OpenLog appends to the log at path, bounded by LogMax, LogRate and LogBurst.
+// OpenLog begins the log at path anew, bounded by LogMax, LogRate and
+// LogBurst: a keeper opens it once it holds the session's name (Listen).
 func OpenLog(path string) (*Log, error) {
-	return openLog(path, LogMax, LogRate, LogBurst, time.Now)
+	l, err := openLog(path, LogMax, LogRate, LogBurst, time.Now)
+	if err == nil && l.f.Truncate(0) == nil {
+		l.size = 0
+	}
+	return l, err
 }
 
 func openLog(path string, max int64, rate, burst int, now func() time.Time) (*Log, error) {
