@@ -147,8 +147,9 @@ func (s *session) close() {
 }
 
 // sessionAnswers are a session's answers to server requests as a keeper
-// hands them to commands: its paths made absolute (a command may run
-// elsewhere), and no --events file, which is each command's own.
+// hands them to commands: its paths made absolute and its --sampling-cmd
+// run where the session started (a command may run elsewhere), and no
+// --events file, which is each command's own.
 func sessionAnswers(a connect.Answers, env connect.Env) json.RawMessage {
 	a.Roots = slices.Clone(a.Roots)
 	for i, r := range a.Roots {
@@ -156,6 +157,9 @@ func sessionAnswers(a connect.Answers, env connect.Env) json.RawMessage {
 	}
 	if a.AnswersFile != "" {
 		a.AnswersFile = env.Path(a.AnswersFile)
+	}
+	if a.SamplingCmd != "" && a.SamplingDir == "" {
+		a.SamplingDir = env.Cwd
 	}
 	a.Events = ""
 	b, _ := json.Marshal(a)
@@ -176,7 +180,7 @@ func withSessionAnswers(own connect.Answers, session json.RawMessage) connect.An
 		own.Answer, own.AnswersFile, own.Elicitation = s.Answer, s.AnswersFile, s.Elicitation
 	}
 	if own.SamplingCmd == "" {
-		own.SamplingCmd = s.SamplingCmd
+		own.SamplingCmd, own.SamplingDir = s.SamplingCmd, s.SamplingDir
 	}
 	return own
 }

@@ -162,3 +162,24 @@ func TestSessionStartRefusedKeepsLog(t *testing.T) {
 		t.Errorf("the log: %q", b)
 	}
 }
+
+// A session's --sampling-cmd runs where the session started, as its
+// --root is found there, whichever directory a command runs in.
+func TestSessionSamplingCmdRunsInSessionDir(t *testing.T) {
+	t.Parallel()
+	w := sessionWorld(t)
+	a, b := t.TempDir(), t.TempDir()
+	start := *w
+	start.env.Cwd = a
+	sampler := `printf '{"role":"assistant","content":{"type":"text","text":"%s"},"model":"m"}' "$(pwd -P)"`
+	if r := start.mcpv(t, "", args([]string{"session", "start", "s", "--sampling-cmd", sampler}, demo())...); r.code != 0 {
+		t.Fatalf("session start: exit %d, %q", r.code, r.stderr)
+	}
+	call := *w
+	call.env.Cwd = b
+	r := call.mcpv(t, "", "--session", "s", "call", "sample", "prompt=where", "-r", "-q", ".content[0].text | fromjson | .content.text")
+	want, _ := filepath.EvalSymlinks(a)
+	if r.code != 0 || r.stdout != want+"\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want %s", r.code, r.stdout, r.stderr, want)
+	}
+}

@@ -24,12 +24,16 @@ import (
 type answerer struct {
 	roots    json.RawMessage // the answer to roots/list; nil without --root
 	sampling string          // --sampling-cmd
+	dir      string          // where it runs
 	elicit   *elicit.Options
 	hooks    Hooks
 }
 
 func newAnswerer(s *Settings, env Env, h Hooks) (*answerer, error) {
-	a := &answerer{sampling: s.Answers.SamplingCmd, hooks: h}
+	a := &answerer{sampling: s.Answers.SamplingCmd, dir: s.Answers.SamplingDir, hooks: h}
+	if a.dir == "" {
+		a.dir = env.Cwd
+	}
 	if len(s.Answers.Roots) > 0 {
 		roots, err := rootList(s.Answers.Roots, env)
 		if err != nil {
@@ -197,6 +201,7 @@ func (a *answerer) answer(ctx context.Context, method string, params json.RawMes
 // its stdout, once it is checked to be a CreateMessageResult.
 func (a *answerer) sample(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	cmd := shellCommand(ctx, a.sampling)
+	cmd.Dir = a.dir
 	cmd.Stdin = bytes.NewReader(params)
 	cmd.Stderr = a.hooks.Stderr
 	cmd.WaitDelay = time.Second // a background child must not hold its stdout open for ever

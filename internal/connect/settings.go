@@ -76,6 +76,10 @@ type Auth struct {
 type Answers struct {
 	Roots       []string // directories offered as roots
 	SamplingCmd string
+	// SamplingDir is where SamplingCmd runs: the session's directory for
+	// a command through a session; "" for the command's own (Env.Cwd).
+	// It runs in the command's environment either way.
+	SamplingDir string
 	Answer      []string // KEY=VALUE
 	AnswersFile string
 	Elicitation string // prompt, accept, decline, cancel, or "" for the default of the run
