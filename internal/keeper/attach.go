@@ -35,7 +35,7 @@ func Attach(ctx context.Context, dir, name string) (*Transport, mcp.State, Info,
 		return nil, mcp.State{}, Info{}, &mcp.TransportError{Op: "session " + name, Err: fmt.Errorf("the keeper did not say hello: %w", err)}
 	case ctl.Closed != nil:
 		c.Close()
-		return nil, mcp.State{}, Info{}, &mcp.TransportError{Op: "session " + name, Err: errors.New(*ctl.Closed)}
+		return nil, mcp.State{}, Info{}, &mcp.TransportError{Op: "session " + name, Err: rebuild(*ctl.Closed, ctl.Kind)}
 	case ctl.Hello == nil:
 		c.Close()
 		return nil, mcp.State{}, Info{}, &mcp.TransportError{Op: "session " + name, Err: errors.New("the keeper did not say hello")}
@@ -81,9 +81,9 @@ func (t *Transport) Read() ([]byte, error) {
 	}
 	switch {
 	case ctl.Closed != nil:
-		return nil, &mcp.TransportError{Op: "session " + t.name, Err: errors.New(*ctl.Closed)}
+		return nil, &mcp.TransportError{Op: "session " + t.name, Err: rebuild(*ctl.Closed, ctl.Kind)}
 	case ctl.Failed != nil:
-		return nil, &mcp.RequestError{ID: ctl.Failed.ID, Err: &mcp.TransportError{Op: "session " + t.name, Err: errors.New(ctl.Failed.Error)}}
+		return nil, &mcp.RequestError{ID: ctl.Failed.ID, Err: &mcp.TransportError{Op: "session " + t.name, Err: rebuild(ctl.Failed.Error, ctl.Failed.Kind)}}
 	}
 	return line, nil
 }

@@ -249,7 +249,7 @@ func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
 		// answered with an HTTP error): the command gets the error at
 		// once, and Serve asks whether the server is still there.
 		why := strings.TrimPrefix(err.Error(), m.Method+": ") // the command's session says the method
-		c.writeControl(control{Failed: &failed{ID: m.ID, Error: why}})
+		c.writeControl(control{Failed: &failed{ID: m.ID, Error: why, Kind: kindOf(err)}})
 		select {
 		case c.k.broken <- err:
 		default: // a check is due already
@@ -325,5 +325,6 @@ func isDone(ch <-chan struct{}) bool {
 
 var closeBrace = []byte{'}'}
 
-// close tells the command why the session ended and lets it go.
-func (c *conn) close(why string) { c.end(why, false) }
+// close tells the command why the session ended (cause, when the server's
+// side failed) and lets it go.
+func (c *conn) close(why string, cause error) { c.end(why, kindOf(cause), false) }

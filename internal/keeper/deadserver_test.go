@@ -133,7 +133,8 @@ func TestHTTPErrorKeepsSession(t *testing.T) {
 	long := a.goCall("tools/call", `{"name":"long"}`)
 	call := r.srv.waitFor(t, "tools/call")
 	limited.Store(true)
-	if _, err := b.call("tools/list", `{}`); !isTransport(err) || !strings.Contains(err.Error(), "HTTP 429 Too Many Requests") {
+	var se *mcp.StatusError
+	if _, err := b.call("tools/list", `{}`); !isTransport(err) || !strings.Contains(err.Error(), "HTTP 429 Too Many Requests") || !errors.As(err, &se) || se.Status != 429 {
 		t.Errorf("the refused request: %v", err)
 	}
 	limited.Store(false)
@@ -165,5 +166,30 @@ func TestStopDuringProbe(t *testing.T) {
 	}
 	if why := r.stopped(); why != "the session was stopped" {
 		t.Errorf("why: %q", why)
+	}
+}
+
+// A failure of the server's side keeps its kind through the session, as
+// a command's exit code depends on it: a request refused for want of
+// credentials, and a session that ended so, are an *mcp.AuthError (exit 5)
+// for the command, with the keeper's words.
+func TestFailureKindCrossesSocket(t *testing.T) {
+	denied := &mcp.AuthError{Status: 401, URL: "http://127.0.0.1:1/mcp", Challenge: []string{`Bearer realm="x"`}}
+	r := startKeeper(t, func(f *fakeServer, m wire) {
+		if m.Method == "tools/list" {
+			f.failRequest(m, &mcp.TransportError{Op: "POST", Err: denied})
+		}
+	})
+	c := r.attach(t)
+	var ae *mcp.AuthError
+	_, err := c.call("tools/list", `{}`)
+	if !isTransport(err) || !errors.As(err, &ae) || ae.Challenge[0] != denied.Challenge[0] || ae.Status != 401 || !strings.Contains(err.Error(), "session s: POST: the server requires authorization (HTTP 401 from http://127.0.0.1:1/mcp)") {
+		t.Errorf("the refused request: %v", err)
+	}
+	pending := c.goCall("tools/call", `{"name":"slow"}`)
+	r.srv.waitFor(t, "tools/call")
+	r.srv.die(&mcp.TransportError{Op: "GET", Err: denied})
+	if got := await(t, pending); !isTransport(got.err) || !errors.As(got.err, &ae) || !strings.Contains(got.err.Error(), "session s: the server's session ended: GET: the server requires authorization") {
+		t.Errorf("the waiting command: %v", got.err)
 	}
 }

@@ -66,11 +66,12 @@ type control struct {
 	Status *struct{} `json:"status,omitempty"`
 	Stop   *struct{} `json:"stop,omitempty"`
 
-	Hello   *hello  `json:"hello,omitempty"`
-	Info    *Info   `json:"info,omitempty"`
-	Closed  *string `json:"closed,omitempty"`
-	Failed  *failed `json:"failed,omitempty"`
-	Stopped *bool   `json:"stopped,omitempty"`
+	Hello   *hello     `json:"hello,omitempty"`
+	Info    *Info      `json:"info,omitempty"`
+	Closed  *string    `json:"closed,omitempty"`
+	Kind    *errorKind `json:"kind,omitempty"` // of Closed
+	Failed  *failed    `json:"failed,omitempty"`
+	Stopped *bool      `json:"stopped,omitempty"`
 }
 
 // failed is the keeper's word that a command's request failed on its way
@@ -78,6 +79,53 @@ type control struct {
 type failed struct {
 	ID    json.RawMessage `json:"id"`
 	Error string          `json:"error"`
+	Kind  *errorKind      `json:"kind,omitempty"`
+}
+
+// errorKind carries across the socket the typed error within a failure
+// of the server's side, for the command to rebuild it, and so exit as a
+// one-shot command would (a 401 is exit 5, a timeout 124): at most one is
+// set. A failure of no known kind is a transport error (exit 4).
+type errorKind struct {
+	Auth    *mcp.AuthError    `json:"auth,omitempty"`
+	Status  *mcp.StatusError  `json:"status,omitempty"`
+	Timeout *mcp.TimeoutError `json:"timeout,omitempty"`
+}
+
+// kindOf is the kind of err, nil when it is none of them.
+func kindOf(err error) *errorKind {
+	var k errorKind
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &k.Auth), errors.As(err, &k.Status), errors.As(err, &k.Timeout):
+		return &k
+	}
+	return nil
+}
+
+// carried is a failure that crossed the socket: the keeper's message, and
+// the typed error within it, rebuilt.
+type carried struct {
+	msg string
+	err error
+}
+
+func (e *carried) Error() string { return e.msg }
+func (e *carried) Unwrap() error { return e.err }
+
+// rebuild is the error of msg and kind, as the keeper had it.
+func rebuild(msg string, kind *errorKind) error {
+	switch {
+	case kind == nil:
+	case kind.Auth != nil:
+		return &carried{msg, kind.Auth}
+	case kind.Status != nil:
+		return &carried{msg, kind.Status}
+	case kind.Timeout != nil:
+		return &carried{msg, kind.Timeout}
+	}
+	return errors.New(msg)
 }
 
 // envelope carries a command's JSON-RPC message with what the transport

@@ -50,7 +50,7 @@ func (c *conn) send(note bool, parts ...[]byte) {
 	if note && c.noted+o.size > maxNoted {
 		c.qmu.Unlock()
 		c.k.Log.Warn(fmt.Sprintf("a command was disconnected: it left %d MiB of notifications unread", maxNoted>>20))
-		c.end(fmt.Sprintf("the command read too slowly: %d MiB of the server's notifications waited for it, and the session let it go", maxNoted>>20), true)
+		c.end(fmt.Sprintf("the command read too slowly: %d MiB of the server's notifications waited for it, and the session let it go", maxNoted>>20), nil, true)
 		return
 	}
 	if note {
@@ -79,8 +79,8 @@ func (c *conn) writeControl(ctl control) {
 // end queues the last line, why the command is let go, after what is
 // queued (or instead of it, when drop is set); the writer then closes the
 // connection.
-func (c *conn) end(why string, drop bool) {
-	b, _ := json.Marshal(control{Closed: &why})
+func (c *conn) end(why string, kind *errorKind, drop bool) {
+	b, _ := json.Marshal(control{Closed: &why, Kind: kind})
 	c.qmu.Lock()
 	if c.ending {
 		c.qmu.Unlock()

@@ -153,6 +153,7 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 	defer tick.Stop()
 
 	var why string
+	var cause error // the server side's failure that ended the session
 	var stopper *conn
 	// A probe of the server runs beside the loop, one at a time, so that a
 	// stop or a removed socket is seen at once while it waits.
@@ -163,7 +164,8 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 	for why == "" {
 		select {
 		case <-k.Client.Done():
-			why = describeEnd(k.Client.Err())
+			cause = k.Client.Err()
+			why = describeEnd(cause)
 		case <-ctx.Done():
 			why = "the session keeper was stopped"
 		case stopper = <-k.stopReq:
@@ -178,6 +180,7 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 		case err := <-probed:
 			probing = false
 			if err != nil {
+				cause = err
 				why = "the server stopped answering: " + err.Error()
 			}
 		case <-tick.C:
@@ -195,7 +198,7 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 	k.mu.Unlock()
 	ln.Close() // removes the socket: no new command attaches
 	for _, c := range conns {
-		c.close(why)
+		c.close(why, cause)
 	}
 	cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	k.Client.Close(cctx) // as a one-shot command closes: stdin, signals; an HTTP DELETE
