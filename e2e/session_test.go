@@ -344,7 +344,7 @@ func TestSessionLogBounded(t *testing.T) {
 	}
 	log := filepath.Join(w.state, "mcpv", "sessions", "flood.log")
 	var text []byte
-	for deadline := time.Now().Add(15 * time.Second); !strings.Contains(string(text), "bytes of output were dropped here"); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(15 * time.Second); !strings.Contains(string(text), "of the server's output were dropped here"); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the log never says it dropped the flood; it has %d bytes", len(text))
 		}

@@ -119,27 +119,37 @@ func (s *ServerLog) Write(p []byte) (int, error) {
 }
 
 // line writes one line of the server's when the rate allows, else counts it.
-// A line longer than the burst passes when the burst is whole.
+// A line longer than the burst passes when the burst is whole. Once lines
+// are dropped, writing resumes only when a quarter of a second's worth is
+// back: the note of what was dropped counts against the rate too, and a
+// note before every short line would be most of the log.
 func (l *Log) line(b []byte) {
 	now := l.now()
 	l.tokens = min(l.burst, l.tokens+now.Sub(l.last).Seconds()*l.rate)
 	l.last = now
-	if l.tokens < float64(len(b)) && l.tokens < l.burst {
+	need := float64(len(b))
+	if l.droppedLines > 0 {
+		need = max(need, min(l.burst, l.rate/4))
+	}
+	if l.tokens < need && l.tokens < l.burst {
 		l.droppedLines++
 		l.droppedBytes += int64(len(b))
 		return
 	}
-	l.noteDropped()
-	l.tokens -= float64(len(b))
+	l.tokens -= float64(l.noteDropped() + len(b))
 	l.put(b)
 }
 
-// noteDropped says how much of the server's output was dropped, if any.
-func (l *Log) noteDropped() {
-	if l.droppedLines > 0 {
-		l.put(fmt.Appendf(nil, "mcpv: %d lines (%d bytes) of the server's output were dropped here: the session log takes %d bytes a second of it at most\n", l.droppedLines, l.droppedBytes, int(l.rate)))
-		l.droppedLines, l.droppedBytes = 0, 0
+// noteDropped says how much of the server's output was dropped, if any,
+// and returns the length of what it wrote.
+func (l *Log) noteDropped() int {
+	if l.droppedLines == 0 {
+		return 0
 	}
+	note := fmt.Appendf(nil, "mcpv: %d lines (%d bytes) of the server's output were dropped here: the session log takes %d bytes a second of it at most\n", l.droppedLines, l.droppedBytes, int(l.rate))
+	l.droppedLines, l.droppedBytes = 0, 0
+	l.put(note)
+	return len(note)
 }
 
 // put writes b, rotating the file first when b would take it past max.

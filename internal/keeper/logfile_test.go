@@ -114,3 +114,30 @@ func TestLogKeepsWholeLines(t *testing.T) {
 		t.Error("the keeper's own line was dropped")
 	}
 }
+
+// A flood of short lines, dropped and resumed over and over, is written
+// at the rate, the notes of what was dropped included.
+func TestLogFloodWithinRate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.log")
+	c := newClock()
+	const rate, burst = 10_000, 20_000
+	l, err := openLog(path, 10<<20, rate, burst, c.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := l.Server()
+	line := []byte("flooding-the-log\n")
+	for range 1_000_000 { // 17 MB in 10 s
+		server.Write(line)
+		c.add(10 * time.Microsecond)
+	}
+	l.Close()
+	b, _ := os.ReadFile(path)
+	if limit := burst + 10*rate + 200; len(b) > limit {
+		t.Errorf("%d bytes logged in 10 s, more than the rate allows (%d)", len(b), limit)
+	}
+	notes := strings.Count(string(b), "of the server's output were dropped here")
+	if kept := bytes.Count(b, line); notes == 0 || notes > 50 || kept < 5000 {
+		t.Errorf("%d lines kept, %d notes of what was dropped", kept, notes)
+	}
+}
