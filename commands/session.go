@@ -88,11 +88,7 @@ func attach(ctx context.Context, settings *connect.Settings, env connect.Env, h 
 	if err := sessionsSupported(); err != nil {
 		return nil, &refusal{err.Error()}
 	}
-	dir, err := sessionDir(env)
-	if err != nil {
-		return nil, err
-	}
-	t, st, _, err := keeper.Attach(ctx, dir, settings.Session)
+	t, st, err := keeper.Attach(ctx, sessionDir(env), settings.Session)
 	if err != nil {
 		var none *keeper.ErrNoSession
 		if errors.As(err, &none) {

@@ -183,3 +183,39 @@ func TestSessionSamplingCmdRunsInSessionDir(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want %s", r.code, r.stdout, r.stderr, want)
 	}
 }
+
+// Only a keeper makes the session directory: a command naming a session,
+// session list and session stop find none and make none. A directory
+// others may write to is refused before any socket in it is spoken to.
+func TestSessionAttachMakesNoDirectory(t *testing.T) {
+	t.Parallel()
+	w := sessionWorld(t)
+	dir, _ := w.env.SessionDir()
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--session", "s", "ping"}, 4, `no session "s" is running`},
+		{[]string{"session", "stop", "s"}, 3, `no session "s" is running`},
+		{[]string{"session", "list"}, 0, `{"sessions":[]}`},
+	} {
+		r := w.mcpv(t, "", tc.args...)
+		if r.code != tc.code || !strings.Contains(r.stdout+r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", tc.args, r.code, r.stdout, r.stderr)
+		}
+		if _, err := os.Lstat(dir); !os.IsNotExist(err) {
+			t.Fatalf("%v made %s: %v", tc.args, dir, err)
+		}
+	}
+	if err := os.Mkdir(dir, 0o770); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o770); err != nil { // whatever the umask
+		t.Fatal(err)
+	}
+	r := w.mcpv(t, "", "--session", "s", "ping")
+	if r.code == 0 || !strings.Contains(r.stderr, "the state directory "+dir) {
+		t.Errorf("a directory others may write to: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

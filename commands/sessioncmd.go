@@ -83,12 +83,12 @@ func (c *sessionStartCmd) Run(ctx context.Context, s *session, out *console) err
 	if err := sessionsSupported(); err != nil {
 		return &refusal{err.Error()}
 	}
-	dir, err := sessionDir(s.env)
-	if err != nil {
-		return err
-	}
-	if _, err := keeper.Status(dir, c.Name); err == nil {
+	// The keeper makes the directory; a directory that is not the user's
+	// alone is said here, before a keeper is started to say it.
+	if _, err := keeper.Status(sessionDir(s.env), c.Name); err == nil {
 		return &refusal{fmt.Sprintf("session %q is already running; stop it with 'mcpv session stop %s'", c.Name, c.Name)}
+	} else if errors.As(err, new(*safedir.Error)) {
+		return err
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -190,13 +190,12 @@ func describeTarget(s *connect.Settings) string {
 	return strings.Join(words, " ")
 }
 
-// sessionDir is the directory of the session sockets, made private.
-func sessionDir(env connect.Env) (string, error) {
+// sessionDir is the directory of the session sockets. Only a keeper makes
+// it (keeper.Listen's caller); every other command finds it or finds no
+// session, and keeper.Attach, Status and Stop check its chain.
+func sessionDir(env connect.Env) keeper.Dir {
 	dir, root := env.SessionDir()
-	if err := safedir.MkdirAll(root, dir); err != nil {
-		return "", err
-	}
-	return dir, nil
+	return keeper.Dir{Path: dir, Root: root}
 }
 
 type sessionListCmd struct{}
@@ -208,11 +207,8 @@ func (c *sessionListCmd) Help() string {
 }
 
 func (c *sessionListCmd) Run(out *console, env connect.Env) error {
-	dir, err := sessionDir(env)
-	if err != nil {
-		return err
-	}
-	names, err := keeper.Names(dir)
+	dir := sessionDir(env)
+	names, err := keeper.Names(dir.Path)
 	if err != nil {
 		return err
 	}
@@ -249,13 +245,11 @@ func (c *sessionStopCmd) Run(out *console, env connect.Env) error {
 	if (c.Name == "") == !c.All {
 		return usageErrorf("session stop: give a session name or --all")
 	}
-	dir, err := sessionDir(env)
-	if err != nil {
-		return err
-	}
+	dir := sessionDir(env)
 	names := []string{c.Name}
 	if c.All {
-		if names, err = keeper.Names(dir); err != nil {
+		var err error
+		if names, err = keeper.Names(dir.Path); err != nil {
 			return err
 		}
 	}
@@ -304,11 +298,11 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env) int {
 		log.Error(err.Error())
 		return code
 	}
-	dir, err := sessionDir(env)
-	if err != nil {
+	dir := sessionDir(env)
+	if err := safedir.MkdirAll(dir.Root, dir.Path); err != nil {
 		return fail(err)
 	}
-	ln, err := keeper.Listen(dir, start.Name)
+	ln, err := keeper.Listen(dir.Path, start.Name)
 	if err != nil {
 		return fail(&refusal{err.Error()})
 	}

@@ -17,10 +17,10 @@ import (
 
 // Attach connects to the keeper of session name and returns a transport
 // that speaks to the server through it, with the state of the session.
-func Attach(ctx context.Context, dir, name string) (*Transport, mcp.State, Info, error) {
-	c, r, err := dial(dir, name, control{Attach: &struct{}{}})
+func Attach(ctx context.Context, d Dir, name string) (*Transport, mcp.State, error) {
+	c, r, err := dial(d, name, control{Attach: &struct{}{}})
 	if err != nil {
-		return nil, mcp.State{}, Info{}, err
+		return nil, mcp.State{}, err
 	}
 	stop := context.AfterFunc(ctx, func() { c.SetReadDeadline(time.Now()) })
 	ctl, err := readControl(r)
@@ -29,18 +29,18 @@ func Attach(ctx context.Context, dir, name string) (*Transport, mcp.State, Info,
 	switch {
 	case ctx.Err() != nil:
 		c.Close()
-		return nil, mcp.State{}, Info{}, context.Cause(ctx)
+		return nil, mcp.State{}, context.Cause(ctx)
 	case err != nil:
 		c.Close()
-		return nil, mcp.State{}, Info{}, &mcp.TransportError{Op: "session " + name, Err: fmt.Errorf("the keeper did not say hello: %w", err)}
+		return nil, mcp.State{}, &mcp.TransportError{Op: "session " + name, Err: fmt.Errorf("the keeper did not say hello: %w", err)}
 	case ctl.Closed != nil:
 		c.Close()
-		return nil, mcp.State{}, Info{}, &mcp.TransportError{Op: "session " + name, Err: rebuild(*ctl.Closed, ctl.Kind)}
+		return nil, mcp.State{}, &mcp.TransportError{Op: "session " + name, Err: rebuild(*ctl.Closed, ctl.Kind)}
 	case ctl.Hello == nil:
 		c.Close()
-		return nil, mcp.State{}, Info{}, &mcp.TransportError{Op: "session " + name, Err: errors.New("the keeper did not say hello")}
+		return nil, mcp.State{}, &mcp.TransportError{Op: "session " + name, Err: errors.New("the keeper did not say hello")}
 	}
-	return &Transport{c: c, r: r, name: name, secrets: ctl.Hello.Secrets, answers: ctl.Hello.Answers}, ctl.Hello.State, ctl.Hello.Info, nil
+	return &Transport{c: c, r: r, name: name, secrets: ctl.Hello.Secrets, answers: ctl.Hello.Answers}, ctl.Hello.State, nil
 }
 
 // Transport is an mcp.Transport to the server through its keeper.

@@ -80,12 +80,9 @@ func (k *Keeper) serveConn(nc net.Conn, idle time.Duration) {
 	if k.idle != nil {
 		k.idle.Stop()
 	}
-	k.mu.Unlock()
-	info := k.status()
-	k.mu.Lock()
 	secrets := slices.Clone(k.secrets)
 	k.mu.Unlock()
-	c.writeControl(control{Hello: &hello{Info: info, State: k.Client.State(), Secrets: secrets, Answers: k.Answers}})
+	c.writeControl(control{Hello: &hello{State: k.Client.State(), Secrets: secrets, Answers: k.Answers}})
 	go c.writer() // stops when the command leaves (detach) or is let go
 	defer k.detach(c, idle)
 	for {

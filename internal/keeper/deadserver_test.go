@@ -103,7 +103,7 @@ func TestFailedRequestKeepsLiveSession(t *testing.T) {
 func TestAttachHandsSecrets(t *testing.T) {
 	r := startKeeper(t, echo, func(k *Keeper) { k.AddSecret("sekrit-1", "", "sekrit-1") })
 	r.k.AddSecret("token-2")
-	tr, _, _, err := Attach(t.Context(), r.dir, r.name)
+	tr, _, err := Attach(t.Context(), r.at(), r.name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestStopDuringProbe(t *testing.T) {
 		t.Errorf("the failed call: %v", err)
 	}
 	r.srv.waitFor(t, "ping")
-	if err := Stop(r.dir, r.name, 30*time.Second); err != nil {
+	if err := Stop(r.at(), r.name, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if why := r.stopped(); why != "the session was stopped" {

@@ -146,6 +146,9 @@ type running struct {
 	logs   chan string // what the keeper logs, line by line
 }
 
+// at is the session directory, its own root.
+func (r *running) at() Dir { return Dir{Path: r.dir, Root: r.dir} }
+
 // logLines hands each write to a channel, dropping what does not fit.
 type logLines chan string
 
@@ -206,7 +209,7 @@ func startKeeper(t *testing.T, handle func(f *fakeServer, m wire), tune ...func(
 		cancel()
 		<-r.why
 	})
-	if _, err := Status(r.dir, r.name); err != nil { // it serves
+	if _, err := Status(r.at(), r.name); err != nil { // it serves
 		t.Fatal(err)
 	}
 	return r
@@ -241,7 +244,7 @@ func (r *running) tryAttach(t *testing.T) (*command, error) {
 // attachWith attaches a command that answers the server's requests with
 // handler (nil: method not found).
 func (r *running) attachWith(t *testing.T, handler mcp.RequestHandler) (*command, error) {
-	tr, st, _, err := Attach(context.Background(), r.dir, r.name)
+	tr, st, err := Attach(context.Background(), r.at(), r.name)
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -48,7 +49,6 @@ type Info struct {
 
 // hello is the keeper's answer to an attach.
 type hello struct {
-	Info  Info      `json:"info"`
 	State mcp.State `json:"state"`
 	// Secrets are the session's secrets (its headers, tokens, env values),
 	// which the command masks in what it writes, as a one-shot command
@@ -170,16 +170,21 @@ func (e *ErrNoSession) Error() string {
 	return fmt.Sprintf("no session %q is running; start it with 'mcpv session start %s ...'", e.Name, e.Name)
 }
 
+// Dir is the directory of the session sockets (Path), and the directory
+// above it from which every one must be the user's alone (Root).
+type Dir struct{ Path, Root string }
+
 // dial connects to the keeper of name and sends the first line. Nothing is
-// sent before the directory, the socket file and the process listening on
-// it are known to be the user's: another user's socket would be handed the
-// command's arguments.
-func dial(dir, name string, first control) (net.Conn, *bufio.Reader, error) {
-	p, err := PathsOf(dir, name)
+// sent before the directories, the socket file and the process listening
+// on it are known to be the user's: another user's socket would be handed
+// the command's arguments. Nothing is made: with no directory, no session
+// runs.
+func dial(d Dir, name string, first control) (net.Conn, *bufio.Reader, error) {
+	p, err := PathsOf(d.Path, name)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := safedir.Check(dir, dir); err != nil {
+	if err := safedir.Check(d.Root, d.Path); err != nil {
 		return nil, nil, err
 	}
 	fi, err := os.Lstat(p.Socket)
@@ -195,7 +200,7 @@ func dial(dir, name string, first control) (net.Conn, *bufio.Reader, error) {
 	}
 	c, err := net.DialTimeout("unix", p.Socket, 5*time.Second)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) || isRefused(err) {
+		if errors.Is(err, os.ErrNotExist) || oserr.Refused(err) {
 			cleanStale(p)
 			return nil, nil, &ErrNoSession{name}
 		}
@@ -215,11 +220,6 @@ func dial(dir, name string, first control) (net.Conn, *bufio.Reader, error) {
 // refused is a session mcpv will not speak to.
 func refused(name string, err error) error {
 	return &mcp.TransportError{Op: "session " + name, Err: fmt.Errorf("refused: %w", err)}
-}
-
-// isRefused: a socket file no keeper listens on any more.
-func isRefused(err error) bool {
-	return strings.Contains(err.Error(), "connection refused")
 }
 
 // cleanStale removes the files of a keeper that died without removing
@@ -275,8 +275,8 @@ func writeLine(c net.Conn, v any) error {
 }
 
 // Status asks a running keeper for its Info.
-func Status(dir, name string) (Info, error) {
-	c, r, err := dial(dir, name, control{Status: &struct{}{}})
+func Status(d Dir, name string) (Info, error) {
+	c, r, err := dial(d, name, control{Status: &struct{}{}})
 	if err != nil {
 		return Info{}, err
 	}
@@ -312,11 +312,11 @@ func Names(dir string) ([]string, error) {
 // whose socket was removed cannot be asked: it is sent SIGTERM, found by
 // the pid in the lock it holds (it would end by itself soon, see
 // checkEvery).
-func Stop(dir, name string, wait time.Duration) error {
-	c, r, err := dial(dir, name, control{Stop: &struct{}{}})
+func Stop(d Dir, name string, wait time.Duration) error {
+	c, r, err := dial(d, name, control{Stop: &struct{}{}})
 	var none *ErrNoSession
 	if errors.As(err, &none) {
-		if p, _ := PathsOf(dir, name); held(p.Lock) {
+		if p, _ := PathsOf(d.Path, name); held(p.Lock) {
 			terminate(p.Lock) // as session start ends a keeper that is not to stay
 			return awaitEnd(p, name, wait)
 		}
@@ -330,7 +330,7 @@ func Stop(dir, name string, wait time.Duration) error {
 		ctl, err := readControl(r)
 		if err != nil {
 			// The keeper closes the connection when it is done.
-			p, _ := PathsOf(dir, name)
+			p, _ := PathsOf(d.Path, name)
 			return awaitEnd(p, name, wait)
 		}
 		if ctl.Stopped != nil {

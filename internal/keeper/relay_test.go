@@ -134,11 +134,11 @@ func TestStopStatusNames(t *testing.T) {
 	if names, err := Names(r.dir); err != nil || !slices.Equal(names, []string{"s"}) {
 		t.Errorf("names: %v %v", names, err)
 	}
-	info, err := Status(r.dir, r.name)
+	info, err := Status(r.at(), r.name)
 	if err != nil || info.Name != "s" || info.State != "ready" || info.Clients != 1 || info.Idle != "0s" {
 		t.Errorf("status: %+v %v", info, err)
 	}
-	if err := Stop(r.dir, r.name, 30*time.Second); err != nil {
+	if err := Stop(r.at(), r.name, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if why := r.stopped(); why != "the session was stopped" {
@@ -151,10 +151,10 @@ func TestStopStatusNames(t *testing.T) {
 		t.Errorf("names after stop: %v", names)
 	}
 	var none *ErrNoSession
-	if _, err := Status(r.dir, r.name); !errors.As(err, &none) || !strings.Contains(err.Error(), "start it with 'mcpv session start s ...'") {
+	if _, err := Status(r.at(), r.name); !errors.As(err, &none) || !strings.Contains(err.Error(), "start it with 'mcpv session start s ...'") {
 		t.Errorf("status after stop: %v", err)
 	}
-	if err := Stop(r.dir, r.name, 30*time.Second); !errors.As(err, &none) {
+	if err := Stop(r.at(), r.name, 30*time.Second); !errors.As(err, &none) {
 		t.Errorf("stop after stop: %v", err)
 	}
 }

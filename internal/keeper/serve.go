@@ -32,8 +32,7 @@ type Keeper struct {
 	// still there; 0 means every second.
 	CheckEvery time.Duration
 
-	ln    *Listener
-	paths Paths
+	ln *Listener
 
 	mu      sync.Mutex
 	secrets []string
@@ -128,7 +127,7 @@ const checkEvery = time.Second
 // returns, with the reason it stopped.
 func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) string {
 	k.mu.Lock()
-	k.ln, k.paths = ln, ln.Paths
+	k.ln = ln
 	k.conns = map[*conn]bool{}
 	k.tokens = map[string]route{}
 	k.stopReq = make(chan *conn, 1)
@@ -143,7 +142,7 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 	k.mu.Unlock()
 	k.writeInfo()
 	defer ln.Release()
-	defer os.Remove(k.paths.Info)
+	defer os.Remove(ln.Paths.Info)
 	go k.accept(idle) // stops when ln is closed
 	every := k.CheckEvery
 	if every == 0 {
@@ -185,7 +184,7 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 			}
 		case <-tick.C:
 			if ln.removed() {
-				why = "the session's socket " + k.paths.Socket + " was removed"
+				why = "the session's socket " + ln.Paths.Socket + " was removed"
 			}
 		}
 	}
@@ -303,18 +302,10 @@ func (k *Keeper) accept(idle time.Duration) {
 }
 
 func (k *Keeper) writeInfo() {
-	k.mu.Lock()
-	info := k.Info
-	info.LastUsed = k.lastUsed
-	info.Clients = len(k.conns)
-	if k.stopping {
-		info.State = "stopping"
-	}
-	k.mu.Unlock()
-	b, _ := json.Marshal(info)
-	tmp := k.paths.Info + ".tmp"
+	b, _ := json.Marshal(k.status())
+	tmp := k.ln.Paths.Info + ".tmp"
 	if os.WriteFile(tmp, append(b, '\n'), 0o600) == nil {
-		os.Rename(tmp, k.paths.Info)
+		os.Rename(tmp, k.ln.Paths.Info)
 	}
 }
 

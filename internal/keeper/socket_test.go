@@ -32,13 +32,13 @@ func TestBadNamesTouchNothing(t *testing.T) {
 		if _, err := PathsOf(dir, name); err == nil {
 			t.Errorf("PathsOf(%q) accepted", name)
 		}
-		if _, _, _, err := Attach(t.Context(), dir, name); err == nil || !strings.Contains(err.Error(), "session name") {
+		if _, _, err := Attach(t.Context(), Dir{dir, base}, name); err == nil || !strings.Contains(err.Error(), "session name") {
 			t.Errorf("Attach(%q): %v", name, err)
 		}
-		if _, err := Status(dir, name); err == nil || !strings.Contains(err.Error(), "session name") {
+		if _, err := Status(Dir{dir, base}, name); err == nil || !strings.Contains(err.Error(), "session name") {
 			t.Errorf("Status(%q): %v", name, err)
 		}
-		if err := Stop(dir, name, time.Second); err == nil || !strings.Contains(err.Error(), "session name") {
+		if err := Stop(Dir{dir, base}, name, time.Second); err == nil || !strings.Contains(err.Error(), "session name") {
 			t.Errorf("Stop(%q): %v", name, err)
 		}
 		if ln, err := Listen(dir, name); err == nil {
@@ -93,7 +93,7 @@ func TestSocketOfAnotherUserRefused(t *testing.T) {
 	if n := r.k.status().Clients; n != 0 {
 		t.Errorf("%d commands reached the keeper", n)
 	}
-	if _, err := Status(r.dir, r.name); err == nil {
+	if _, err := Status(r.at(), r.name); err == nil {
 		t.Error("status of another user's socket answered")
 	}
 	if _, err := os.Lstat(r.ln.Paths.Socket); err != nil {
@@ -145,7 +145,7 @@ func TestStopReachesKeeperWithoutSocket(t *testing.T) {
 	if err := os.Remove(r.ln.Paths.Socket); err != nil {
 		t.Fatal(err)
 	}
-	if err := Stop(r.dir, r.name, 30*time.Second); err != nil {
+	if err := Stop(r.at(), r.name, 30*time.Second); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
 	if why := r.stopped(); why != "the session keeper was stopped" {
@@ -169,7 +169,7 @@ func TestNoTwoKeepers(t *testing.T) {
 		ln.Release()
 		t.Fatal("a second keeper started once the first's socket was removed")
 	}
-	if _, _, _, err := Attach(t.Context(), r.dir, r.name); !errors.As(err, new(*ErrNoSession)) {
+	if _, _, err := Attach(t.Context(), r.at(), r.name); !errors.As(err, new(*ErrNoSession)) {
 		t.Errorf("attach without a socket: %v", err)
 	}
 	r.cancel()
