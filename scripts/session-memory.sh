@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# Measures a session keeper's memory around large results.
+# Measures a session keeper's memory around large messages and floods.
 #
-#   bash scripts/session-memory.sh [MCPV-BINARY] [MiB] [CALLS]
+#   bash scripts/session-memory.sh [MCPV-BINARY] [SIZE] [CALLS] [KIND]
 #
-# Starts a session on the go-sdk demo server, makes CALLS (default 1)
-# concurrent calls of its big tool through the session, each a result of
-# MiB (default 100) MiB, and prints the keeper's resident memory: before,
-# at its peak (VmHWM) and after 10 s of idling. Linux only (/proc).
+# Starts a session, makes CALLS (default 1) concurrent calls through it and
+# prints the keeper's resident memory: before, at its peak (VmHWM) and
+# after 10 s of idling. KIND is
+#   result   (default) the go-sdk demo server's big tool, each call a result
+#            of SIZE (default 100) MiB;
+#   request  mcptest's fake server, each call's arguments SIZE MiB (the
+#            fake answers "xx", not echoing them);
+#   flood    mcptest's fake server, each call preceded by SIZE log
+#            notifications (log-flood=SIZE); it also prints the wall time of
+#            the calls and the lines each command printed (fewest, most).
+# Every call's result is checked. Linux only (/proc).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,21 +24,68 @@ if [ -z "$bin" ]; then
 	bin=$work/mcpv
 	(cd "$repo" && go build -o "$bin" .)
 fi
-mib=${2:-100}
+size=${2:-100}
 calls=${3:-1}
-(cd "$repo" && go build -o "$work/demo" ./examples/demo-server)
+kind=${4:-result}
 
 chmod 700 "$work"
 export XDG_RUNTIME_DIR=$work XDG_STATE_HOME=$work/state
-pid=$("$bin" session start mem -q .pid -- "$work/demo")
+case $kind in
+result)
+	(cd "$repo" && go build -o "$work/demo" ./examples/demo-server)
+	server=("$work/demo")
+	what="$size MiB results"
+	;;
+request | flood)
+	(cd "$repo" && go test -c -o "$work/fake" ./e2e)
+	fake=plain,big=2 want=xx
+	[ "$kind" = flood ] && fake=plain,log-flood=$size want=ok
+	server=(--env "MCPV_FAKE=$fake" -- "$work/fake")
+	what="$size MiB requests"
+	[ "$kind" = flood ] && what="calls of $size log notifications"
+	;;
+*)
+	echo "session-memory: KIND is result, request or flood, not $kind" >&2
+	exit 2
+	;;
+esac
+if [ "$kind" = request ]; then
+	head -c $((size << 20)) /dev/zero | tr '\0' x >"$work/pad"
+fi
+
+pid=$("$bin" session start mem -q .pid "${server[@]}")
 trap '"$bin" session stop mem >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 rss() { awk -v k="$1:" '$1 == k { printf "%.1f", $2 / 1024 }' "/proc/$pid/status"; }
 
+# one I: call I, its result (for result, its length) to $work/out.I, what
+# it printed on stderr to $work/err.I.
+one() {
+	case $kind in
+	result) "$bin" --session mem call big "bytes:=$((size << 20))" | wc -c ;;
+	request) "$bin" --session mem call x "pad=@$work/pad" --no-validate -r -q '.content[0].text' ;;
+	flood) "$bin" --session mem call x --no-validate -r -q '.content[0].text' ;;
+	esac >"$work/out.$1" 2>"$work/err.$1"
+}
+
 echo "keeper before:     $(rss VmRSS) MiB"
-for _ in $(seq "$calls"); do
-	"$bin" --session mem call big "bytes:=$((mib << 20))" | wc -c >/dev/null &
+start=$(date +%s.%N)
+for i in $(seq "$calls"); do
+	one "$i" &
 done
 wait
-echo "keeper peak:       $(rss VmHWM) MiB ($calls x $mib MiB results)"
+end=$(date +%s.%N)
+echo "keeper peak:       $(rss VmHWM) MiB ($calls x $what)"
+for i in $(seq "$calls"); do
+	got=$(cat "$work/out.$i")
+	if { [ "$kind" = result ] && [ "$got" -lt $((size << 20)) ]; } || { [ "$kind" != result ] && [ "$got" != "$want" ]; }; then
+		echo "session-memory: call $i did not come through: $(tail -c 300 "$work/err.$i")" >&2
+		exit 1
+	fi
+done
+if [ "$kind" = flood ]; then
+	printf 'calls took:        %.2f s\n' "$(echo "$end - $start" | bc)"
+	lines=$(for i in $(seq "$calls"); do wc -l <"$work/err.$i"; done | sort -n)
+	echo "lines printed:     $(echo "$lines" | head -1) to $(echo "$lines" | tail -1) a command"
+fi
 sleep 10
 echo "keeper after 10 s: $(rss VmRSS) MiB"

@@ -2,6 +2,7 @@ package keeper
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -90,11 +92,16 @@ func (k *Keeper) serveConn(nc net.Conn, idle time.Duration) {
 		if err != nil {
 			return
 		}
-		var env envelope
-		if json.Unmarshal(line, &env) != nil || len(env.Msg) == 0 {
+		if len(line) > bigMessage {
+			// The pieces it was read in are free: handed back now, the
+			// copies made to send it on do not come on top of them.
+			k.release()
+		}
+		m, headers, ok := decodeEnvelope(line)
+		if !ok {
 			continue
 		}
-		c.handle(env)
+		c.handle(m, headers)
 	}
 }
 
@@ -142,16 +149,47 @@ type rpc struct {
 	Error  json.RawMessage `json:"error,omitempty"`
 }
 
-func (c *conn) handle(env envelope) {
-	var m rpc
-	if json.Unmarshal(env.Msg, &m) != nil {
-		return
+// decodeEnvelope reads a command's envelope (see envelope). The parts of
+// its message are sub-slices of line, not copies: a large request is held
+// once, as it was read, until it is sent on.
+func decodeEnvelope(line []byte) (m rpc, headers []mcp.ParamHeader, ok bool) {
+	var msg []byte
+	err := rawjson.ForEachMember(line, func(key string, value []byte) error {
+		switch key {
+		case "msg":
+			msg = value
+		case "headers":
+			return json.Unmarshal(value, &headers)
+		}
+		return nil
+	})
+	if err != nil || !rawjson.IsObject(msg) {
+		return rpc{}, nil, false
 	}
+	err = rawjson.ForEachValidMember(msg, func(key string, value []byte) (err error) {
+		switch key {
+		case "id":
+			m.ID = value
+		case "method":
+			m.Method, err = rawjson.String(value)
+		case "params":
+			m.Params = value
+		case "result":
+			m.Result = value
+		case "error":
+			m.Error = value
+		}
+		return err
+	})
+	return m, headers, err == nil
+}
+
+func (c *conn) handle(m rpc, headers []mcp.ParamHeader) {
 	switch {
 	case m.Method != "" && m.ID != nil:
 		ctx, cancel := context.WithCancel(context.Background())
-		if len(env.Headers) > 0 {
-			ctx = mcp.WithParamHeaders(ctx, env.Headers)
+		if len(headers) > 0 {
+			ctx = mcp.WithParamHeaders(ctx, headers)
 		}
 		id := string(m.ID)
 		c.mu.Lock()
@@ -194,18 +232,21 @@ func (c *conn) handle(env envelope) {
 // relay sends a command's request to the server and its answer back.
 func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
 	defer cancel()
+	// Only params holds the request from here, so that once it is sent
+	// nothing keeps it while the answer is awaited.
 	params := m.Params
+	m.Params = nil
+	listening := subscriptions(m.Method, params)
 	var ours string
 	if tok := mcp.ProgressToken(params); tok != nil {
 		ours = strconv.Quote("k" + strconv.FormatInt(c.k.nextToken.Add(1), 10))
-		if p, err := mcp.SetProgressToken(params, json.RawMessage(ours)); err == nil {
+		if p, err := withToken(params, tok, json.RawMessage(ours)); err == nil {
 			params = p
 			c.k.mu.Lock()
-			c.k.tokens[ours] = route{c, tok}
+			c.k.tokens[ours] = route{c, bytes.Clone(tok)}
 			c.k.mu.Unlock()
 		}
 	}
-	listening := subscriptions(m.Method, m.Params)
 	if m.Method == "subscriptions/listen" {
 		c.mu.Lock()
 		c.listens++
@@ -218,7 +259,11 @@ func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
 			c.mu.Unlock()
 		}()
 	}
+	big := len(params) > bigMessage
 	res, err := c.forward(ctx, m.Method, params)
+	if big {
+		c.k.release() // the request is sent, and no longer held
+	}
 	if ours != "" {
 		c.k.mu.Lock()
 		delete(c.k.tokens, ours)
@@ -252,6 +297,20 @@ func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
 		default: // a check is due already
 		}
 	}
+}
+
+// withToken is params with its progress token tok, a sub-slice of params
+// as mcp.ProgressToken finds it, replaced by ours: copied once, at its
+// size, around the token. A token found elsewhere is replaced by decoding
+// and encoding params (mcp.SetProgressToken), which copies it several
+// times over.
+func withToken(params, tok, ours json.RawMessage) (json.RawMessage, error) {
+	at := cap(params) - cap(tok)
+	if len(tok) == 0 || at < 0 || at+len(tok) > len(params) || &params[at] != &tok[0] {
+		return mcp.SetProgressToken(params, ours)
+	}
+	out := make(json.RawMessage, 0, len(params)-len(tok)+len(ours))
+	return append(append(append(out, params[:at]...), ours...), params[at+len(tok):]...), nil
 }
 
 // forward sends a command's request to the server. A subscription is the

@@ -16,6 +16,7 @@ package keeper
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -248,21 +249,25 @@ func readControl(r *bufio.Reader) (control, error) {
 // maxLine bounds one line on the socket, as a stdio server's are bounded.
 const maxLine = 256 << 20
 
+// readLine reads one line, without its end, into a slice of its own. A
+// line longer than r's buffer is kept in pieces as it comes and joined
+// once at its size: grown by append, it would be copied over and over and
+// leave about three times itself behind for the collector.
 func readLine(r *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		line = append(line, chunk...)
-		if err == nil {
-			return line[:len(line)-1], nil
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return nil, err
-		}
-		if len(line) > maxLine {
+	chunk, err := r.ReadSlice('\n')
+	var pieces [][]byte
+	size := 0
+	for errors.Is(err, bufio.ErrBufferFull) {
+		if size += len(chunk); size > maxLine {
 			return nil, fmt.Errorf("a line longer than %d bytes", maxLine)
 		}
+		pieces = append(pieces, bytes.Clone(chunk))
+		chunk, err = r.ReadSlice('\n')
 	}
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Join(append(pieces, chunk[:len(chunk)-1]), nil), nil
 }
 
 func writeLine(c net.Conn, v any) error {

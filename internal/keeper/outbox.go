@@ -25,9 +25,9 @@ const (
 	lastWait  = time.Second
 )
 
-// bigResult is a result large enough that the memory it took is handed
-// back to the system once it is written.
-const bigResult = 16 << 20
+// bigMessage is a result or request large enough that the memory it took
+// is handed back to the system once it is written.
+const bigMessage = 16 << 20
 
 type outgoing struct {
 	parts net.Buffers
@@ -136,7 +136,7 @@ func (c *conn) writer() {
 				c.noted -= o.size
 			}
 			c.qmu.Unlock()
-			big, last := !o.note && o.size > bigResult, o.last
+			big, last := !o.note && o.size > bigMessage, o.last
 			o = outgoing{} // the result's bytes are free from here
 			if big {
 				c.k.release()

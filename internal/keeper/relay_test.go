@@ -85,7 +85,7 @@ func TestQuestionOfACommandThatLeft(t *testing.T) {
 // notifications/initialized); an error answer comes back as it was sent;
 // a large result comes back whole.
 func TestRelay(t *testing.T) {
-	big := strings.Repeat("x", bigResult+1)
+	big := strings.Repeat("x", bigMessage+1)
 	r := startKeeper(t, func(f *fakeServer, m wire) {
 		switch m.Method {
 		case "tools/list":

@@ -1,0 +1,78 @@
+package keeper
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// A command's envelope is read into the parts of its message without a
+// copy of them: params is the line's own bytes. What is not an envelope
+// of a message is passed over.
+func TestDecodeEnvelope(t *testing.T) {
+	line := []byte(`{"msg":{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{"a":"\u00e9"}}},"headers":[{"path":["name"],"name":"Mcp-Name"}]}`)
+	m, headers, ok := decodeEnvelope(line)
+	if !ok || string(m.ID) != "7" || m.Method != "tools/call" || string(m.Params) != `{"name":"x","arguments":{"a":"\u00e9"}}` {
+		t.Fatalf("decoded %v: id %s, method %q, params %s", ok, m.ID, m.Method, m.Params)
+	}
+	if at := bytes.Index(line, m.Params); &line[at] != &m.Params[0] {
+		t.Error("params is a copy of the line's bytes")
+	}
+	if b, _ := json.Marshal(headers); string(b) != `[{"path":["name"],"name":"Mcp-Name"}]` {
+		t.Errorf("headers %s", b)
+	}
+	m, _, ok = decodeEnvelope([]byte(`{"msg":{"id":"a","result":{"x":1},"error":null}}`))
+	if !ok || string(m.ID) != `"a"` || string(m.Result) != `{"x":1}` || string(m.Error) != "null" || m.Method != "" {
+		t.Errorf("an answer: %v %+v", ok, m)
+	}
+	for _, bad := range []string{
+		``, `[]`, `{"msg":{"id":1,"method":"x"}`, `{"headers":[]}`, `{"msg":[1]}`, `{"msg":"x"}`,
+		`{"msg":{"id":1,"method":5}}`, `{"msg":{"id":1},"headers":"x"}`, `{"msg":{"id":1}} x`,
+	} {
+		if _, _, ok := decodeEnvelope([]byte(bad)); ok {
+			t.Errorf("%s: taken", bad)
+		}
+	}
+}
+
+// A request's progress token is replaced in one copy of params, with
+// nothing else changed; a token that is not found within params is
+// replaced all the same.
+func TestWithToken(t *testing.T) {
+	params := json.RawMessage(`{"name":"x","_meta":{"progressToken":"mine","other":[1]},"arguments":{"progressToken":"no"}}`)
+	want := `{"name":"x","_meta":{"progressToken":"k1","other":[1]},"arguments":{"progressToken":"no"}}`
+	tok := mcp.ProgressToken(params)
+	got, err := withToken(params, tok, json.RawMessage(`"k1"`))
+	if err != nil || string(got) != want {
+		t.Errorf("withToken: %s, %v", got, err)
+	}
+	if string(params) != `{"name":"x","_meta":{"progressToken":"mine","other":[1]},"arguments":{"progressToken":"no"}}` {
+		t.Errorf("params changed: %s", params)
+	}
+	got, err = withToken(params, bytes.Clone(tok), json.RawMessage(`"k1"`))
+	var a, b any
+	if err != nil || json.Unmarshal(got, &a) != nil || json.Unmarshal([]byte(want), &b) != nil || !reflect.DeepEqual(a, b) {
+		t.Errorf("withToken, a token not within params: %s, %v", got, err)
+	}
+}
+
+// A line longer than the reader's buffer comes back whole, and the next
+// one after it; a line past the limit is refused.
+func TestReadLongLine(t *testing.T) {
+	long := strings.Repeat("x", 100_000)
+	r := bufio.NewReaderSize(strings.NewReader(long+"\nshort\n"), 16)
+	if line, err := readLine(r); err != nil || string(line) != long {
+		t.Fatalf("the long line: %d bytes, %v", len(line), err)
+	}
+	if line, err := readLine(r); err != nil || string(line) != "short" {
+		t.Fatalf("the next line: %q, %v", line, err)
+	}
+	if _, err := readLine(r); err == nil {
+		t.Error("no error at the end")
+	}
+}
