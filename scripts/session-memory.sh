@@ -33,7 +33,7 @@ export XDG_RUNTIME_DIR=$work XDG_STATE_HOME=$work/state
 case $kind in
 result)
 	(cd "$repo" && go build -o "$work/demo" ./examples/demo-server)
-	server=("$work/demo")
+	server=(-- "$work/demo")
 	what="$size MiB results"
 	;;
 request | flood)
