@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/mcpv/mcpv/mcp/mcptest"
@@ -113,5 +114,43 @@ func TestTestStepFilesStayInTheTree(t *testing.T) {
 	r := w.mcpv(t, "", "test", "t.yaml")
 	if r.code != exitToolError || strings.Contains(r.stdout, "keep me") || !strings.Contains(r.stdout, rel+" leads out of "+dir) {
 		t.Errorf("exit %d:\n%s", r.code, r.stdout)
+	}
+}
+
+// A step's @FILE that no capture makes is checked as the file is read:
+// one out of the tree, a link (to a device) or a named pipe is refused
+// with its line and column before any server starts, whatever the step
+// expects.
+func TestTestStepFilesCheckedBeforeTheServer(t *testing.T) {
+	t.Parallel()
+	const server = "server:\n  command: [sh, -c, 'touch started']\nsteps:\n"
+	tests := []struct {
+		name, step, want string
+	}{
+		{"pair outside", "  - call: echo a=@OUTSIDE\n    expect: {exit: 2}\n", "t.yaml:4:11: @OUTSIDE: OUTSIDE leads out of DIR"},
+		{"args a named pipe", "  - call: echo --args @fifo.json\n    expect: {exit: 2}\n", "t.yaml:4:11: @fifo.json: fifo.json is not a regular file"},
+		{"pair a link to a device", "  - call: [echo, 'a:=@zero.json']\n", "t.yaml:4:18: @zero.json: zero.json is a symbolic link, which is not followed"},
+		{"flags", "  - call: {tool: echo, flags: [--args, '@../NAME-home/.bashrc']}\n", "t.yaml:4:40: @../NAME-home/.bashrc: ../NAME-home/.bashrc leads out of DIR"},
+		{"request params", "  - request: x/y @OUTSIDE\n", "t.yaml:4:14: @OUTSIDE: OUTSIDE leads out of DIR"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w, dir := testWorld(t, nil)
+			outside := outsideFile(t, dir)
+			os.Symlink("/dev/zero", filepath.Join(dir, "zero.json"))
+			if err := syscall.Mkfifo(filepath.Join(dir, "fifo.json"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := strings.NewReplacer("OUTSIDE", outside, "NAME", filepath.Base(dir), "DIR", dir)
+			os.WriteFile(filepath.Join(dir, "t.yaml"), []byte(server+r.Replace(tt.step)), 0o644)
+			got := w.mcpv(t, "", "test", "t.yaml")
+			if want := "mcpv: " + r.Replace(tt.want); got.code != exitUsage || got.stdout != "" || !strings.HasPrefix(got.stderr, want) {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 2 and: %s", got.code, got.stdout, got.stderr, want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "started")); err == nil {
+				t.Error("the server started")
+			}
+		})
 	}
 }

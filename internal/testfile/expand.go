@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -129,6 +130,11 @@ func (t tmpl) only() string {
 }
 
 // uses adds the captures t uses to set.
+// captures reports whether t has a captured value in it.
+func (t tmpl) captures() bool {
+	return slices.ContainsFunc(t, func(s tseg) bool { return s.ref != "" })
+}
+
 func (t tmpl) uses(set map[string]bool) {
 	for _, s := range t {
 		if s.ref != "" {
