@@ -3,6 +3,7 @@
 package commands
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,6 +92,13 @@ func TestTestWritesFollowNoLink(t *testing.T) {
 	}
 	unchanged(t, outside)
 
+	os.Symlink(outside, filepath.Join(dir, "events.ndjson"))
+	r = w.mcpv(t, "", "test", "--events", "events.ndjson", "t.yaml")
+	if want := "mcpv: --events: " + filepath.Join(dir, "events.ndjson") + " is a symbolic link"; r.code != exitUsage || !strings.HasPrefix(r.stderr, want) {
+		t.Errorf("--events through a link: exit %d, stderr %q; want %q", r.code, r.stderr, want)
+	}
+	unchanged(t, outside)
+
 	r = w.mcpv(t, "", "test", "--format", "junit", "--output", "report.xml", "t.yaml")
 	if want := "mcpv: --output: " + filepath.Join(dir, "report.xml") + " is a symbolic link"; r.code != exitUsage || !strings.HasPrefix(r.stderr, want) {
 		t.Errorf("--output through a link: exit %d, stderr %q; want %q", r.code, r.stderr, want)
@@ -152,5 +160,37 @@ func TestTestStepFilesCheckedBeforeTheServer(t *testing.T) {
 				t.Error("the server started")
 			}
 		})
+	}
+}
+
+// mcpv test --events is one log for every file's session, written a line
+// at a time: files run in parallel add to it, and none empties it.
+func TestTestEventsOneLogForAllFiles(t *testing.T) {
+	t.Parallel()
+	file := "server:\n  command: [\"${TEST_BINARY}\"]\n  env: {" + mcptest.EnvVar + ": log-flood=100}\nsteps:\n  - call: x message=FILE\n"
+	w, dir := testWorld(t, map[string]string{
+		"a.yaml": strings.ReplaceAll(file, "FILE", "a"),
+		"b.yaml": strings.ReplaceAll(file, "FILE", "b"),
+	})
+	r := w.mcpv(t, "", "test", "--parallel", "2", "--events", "events.ndjson", "a.yaml", "b.yaml")
+	if r.code != exitOK {
+		t.Fatalf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "events.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := 0
+	for line := range strings.Lines(string(data)) {
+		var ev struct{ Method string }
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		if ev.Method == "notifications/message" {
+			logs++
+		}
+	}
+	if logs != 200 {
+		t.Errorf("%d log messages in the log, want 100 of each file's", logs)
 	}
 }
