@@ -24,11 +24,11 @@ var wantV1toV2 = []Change{
 }
 
 func TestSnapshotDiffInProcess(t *testing.T) {
-	old, err := Gather(t.Context(), serve(t, loadSpec(t, "good-v1.json")))
+	old, err := NewLister(serve(t, loadSpec(t, "good-v1.json"))).Gather(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	new, err := Gather(t.Context(), serve(t, loadSpec(t, "good-v2-breaking.json")))
+	new, err := NewLister(serve(t, loadSpec(t, "good-v2-breaking.json"))).Gather(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestFixtureServerProgram(t *testing.T) {
 
 	t.Run("snapshot", func(t *testing.T) {
 		v1 := startFixtureServer(t, bin, "good-v1.json")
-		snap, err := Gather(t.Context(), v1)
+		snap, err := NewLister(v1).Gather(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +58,7 @@ func TestFixtureServerProgram(t *testing.T) {
 		}
 
 		v2 := startFixtureServer(t, bin, "good-v2-breaking.json")
-		now, err := Gather(t.Context(), v2)
+		now, err := NewLister(v2).Gather(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +90,7 @@ tool "search" inputSchema.properties.mode.enum: enum value "fast" removed (break
 	})
 
 	t.Run("lint", func(t *testing.T) {
-		good, err := Lint(t.Context(), startFixtureServer(t, bin, "good-v1.json"))
+		good, err := NewLister(startFixtureServer(t, bin, "good-v1.json")).Lint(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +98,7 @@ tool "search" inputSchema.properties.mode.enum: enum value "fast" removed (break
 			t.Errorf("the good server: %v", good)
 		}
 		c := startFixtureServer(t, bin, "bad.json")
-		findings, err := Lint(t.Context(), c)
+		findings, err := NewLister(c).Lint(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
