@@ -70,9 +70,14 @@ const DefaultDiscoverWait = 5 * time.Second
 // twice that wait again with no answer at all, for a server that answers
 // nothing before initialize, not even ping. The probe stays pending: a
 // modern answer that arrives before initialize's is still taken, and a
-// server that reads its input in order answers the probe first. The reader delivers responses in the order they arrive, so
-// each decision first looks whether server/discover's response came
-// before the one that prompted it. The outcome depends on what the server
+// server that reads its input in order answers the probe first. A
+// successful answer to initialize settles the initialize era; a refusal
+// does not (a server of both eras may refuse initialize while it answers
+// server/discover): it stands only if server/discover is then answered as
+// a server of the initialize era would, or not within twice DiscoverWait.
+// The reader delivers responses in the order they arrive, so each
+// decision first looks whether server/discover's response came before the
+// one that prompted it. The outcome depends on what the server
 // answers and in what order, never on how long it takes to start; ctx
 // (the connect timeout) is the only deadline.
 //
@@ -125,9 +130,14 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 		}
 		return nil, nil, true, unprobed(ctx, err)
 	}
+	silence := opts.silenceWait
+	if silence <= 0 {
+		silence = 2 * wait
+	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	var pinged, initialized <-chan message
+	var refused <-chan time.Time // set while initialize's error waits for the probe's answer
 	pingSent := false
 	for {
 		select {
@@ -146,7 +156,7 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 				if ping, err = s.begin(pctx, "ping", nil); err == nil {
 					pinged = ping.ch
 				}
-				timer.Reset(2 * wait)
+				timer.Reset(silence)
 				continue
 			}
 			// Silence still, even to the ping: perhaps a server of the
@@ -178,15 +188,30 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 				initialized = init.ch
 			}
 		case m := <-initialized:
+			init.ch <- m // put back (the channel has room again) for whoever takes init
 			select {
 			case dm := <-disc.ch:
-				init.ch <- m // put back (the channel has room again) for whoever takes init
 				return decide(dm)
 			default:
 			}
-			init.ch <- m
-			// initialize answered while server/discover is unanswered:
-			// a server of the initialize era that ignores the probe.
+			if m.Error == nil && m.local == nil {
+				// initialize succeeded while server/discover is
+				// unanswered: a server of the initialize era that
+				// ignores the probe.
+				return nil, init, false, nil
+			}
+			// initialize refused decides nothing: a server of both eras
+			// that reads requests concurrently may refuse it ("duplicate
+			// initialize") while it is still answering server/discover.
+			// The refusal is kept for a server of the initialize era,
+			// which answers the probe as one or not at all: the probe's
+			// answer is awaited as long as silence to the ping is, then
+			// the refusal is the outcome.
+			initialized = nil
+			giveUp := time.NewTimer(silence)
+			defer giveUp.Stop()
+			refused = giveUp.C
+		case <-refused:
 			return nil, init, false, nil
 		case <-s.done:
 			if init != nil {
