@@ -108,10 +108,10 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 		if derr == nil || !legacyAnswer(ctx, derr) {
 			derr = unprobed(ctx, derr)
 			if init != nil {
-				init.abandon() // forgotten: the modern era is settled
-				if v, ok := s.t.(VersionSetter); ok && derr == nil {
-					v.SetProtocolVersion(c.version)
-				}
+				// Forgotten: the modern era is settled. initialize only
+				// goes out before this on a transport that writes in
+				// order, never HTTP, the one that sends a version header.
+				init.abandon()
 			}
 			return c, nil, true, derr
 		}
@@ -144,11 +144,12 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 		case m := <-disc.ch:
 			return decide(m)
 		case <-timer.C:
-			if _, http := s.t.(*HTTPTransport); http {
-				// Each POST gets an answer of its own, an HTTP status at
-				// least, so the probe's is awaited; and concurrent POSTs
-				// may be answered in any order, which would make a ping's
-				// answer say nothing about the probe's.
+			if cw, ok := s.t.(ConcurrentWriter); ok && cw.ConcurrentWrites() {
+				// Each message is its own exchange (HTTP: a POST, which
+				// gets an answer of its own, an HTTP status at least), so
+				// the probe's is awaited; and concurrent exchanges may be
+				// answered in any order, which would make a ping's answer
+				// say nothing about the probe's.
 				continue
 			}
 			if !pingSent {
