@@ -101,7 +101,7 @@ type CommandTransport struct {
 	stdin  *os.File
 	stdout *os.File
 	msgs   *messageReader // only the session's reader goroutine uses it
-	junk   int            // non-JSON lines seen; reader goroutine only
+	junk   junkWarner     // reader goroutine only
 
 	// heard is the framing the reader has seen the server use (a framing).
 	heard atomic.Int32
@@ -180,7 +180,8 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 		tail:     &tailBuffer{max: stderrTailBytes},
 	}
 	t.msgs = newMessageReader(&drainReader{f: outR, exited: t.exited, wait: opts.ExitDrain}, readBufferSize)
-	t.msgs.junk, t.msgs.decided = t.warnJunk, t.decided
+	t.junk = junkWarner{log: opts.Log, where: "on the server's stdout"}
+	t.msgs.junk, t.msgs.decided = t.junk.warn, t.decided
 	switch opts.Framing {
 	case FramingLines:
 		t.msgs.mode = framingLines
@@ -298,16 +299,6 @@ func (t *CommandTransport) catchUpLocked() error {
 	}
 	t.early = nil
 	return nil
-}
-
-func (t *CommandTransport) warnJunk(line []byte) {
-	t.junk++
-	switch {
-	case t.junk <= maxJunkWarnings:
-		t.opts.Log.Warn("skipped a line on the server's stdout that is not JSON: " + quoteClip(line, 200))
-	case t.junk == maxJunkWarnings+1:
-		t.opts.Log.Warn("more non-JSON lines on the server's stdout; no longer reporting them")
-	}
 }
 
 // endError explains why stdout ended: usually the server exited.
