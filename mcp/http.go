@@ -659,10 +659,10 @@ func (t *HTTPTransport) readAnswer(ctx context.Context, resp *http.Response, o o
 	case "application/json":
 		body, err := io.ReadAll(resp.Body)
 		if err != nil {
-			return &TransportError{Op: o.method, Err: fmt.Errorf("read answer: %w", err)}
+			return &TransportError{Op: "read answer", Err: err}
 		}
 		if len(bytes.TrimSpace(body)) == 0 {
-			return &TransportError{Op: o.method, Err: oddAnswer{errors.New("the server answered with an empty body")}}
+			return &TransportError{Err: oddAnswer{errors.New("the server answered with an empty body")}}
 		}
 		if isResponseTo(body, o.id) {
 			t.push(inbound{data: body})
@@ -672,12 +672,12 @@ func (t *HTTPTransport) readAnswer(ctx context.Context, resp *http.Response, o o
 			return &CallError{Method: o.method, Err: rerr} // an error it could not tie to our id
 		}
 		t.push(inbound{data: body}) // notifications, perhaps
-		return &TransportError{Op: o.method, Err: oddAnswer{fmt.Errorf("the server's answer holds no response to request %s", o.id)}}
+		return &TransportError{Err: oddAnswer{fmt.Errorf("the server's answer holds no response to request %s", o.id)}}
 	default:
 		if t.isLegacy() {
 			return nil // the answer comes on the SSE stream
 		}
-		return &TransportError{Op: o.method, Err: oddAnswer{fmt.Errorf("unexpected answer: HTTP %s, Content-Type %q", safetext.Line(resp.Status), safetext.Line(resp.Header.Get("Content-Type")))}}
+		return &TransportError{Err: oddAnswer{fmt.Errorf("unexpected answer: HTTP %s, Content-Type %q", safetext.Line(resp.Status), safetext.Line(resp.Header.Get("Content-Type")))}}
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -267,7 +266,12 @@ func legacyAnswer(ctx context.Context, err error) bool {
 // and the server may never have heard of. --verbose shows the request.
 type probeFailure struct{ err error }
 
-func (p *probeFailure) Error() string { return strings.TrimPrefix(p.err.Error(), "server/discover: ") }
+func (p *probeFailure) Error() string {
+	if me := (*methodError)(nil); errors.As(p.err, &me) && me.Method == "server/discover" {
+		return me.Err.Error()
+	}
+	return p.err.Error()
+}
 func (p *probeFailure) Unwrap() error { return p.err }
 
 // unprobed wraps err as a *probeFailure unless it is a server's JSON-RPC
