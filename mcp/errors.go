@@ -120,7 +120,7 @@ func quotedList(items []string) string {
 }
 
 // What a message quotes of the server's is bounded: so many bytes of one
-// string, so many items of a list (safetext.Clip, safetext.List).
+// string, so many items of a list (safetext.Clip, quotedList).
 const (
 	maxQuoted = 1000
 	maxListed = 10
