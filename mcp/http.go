@@ -537,10 +537,6 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// statusError turns a non-2xx answer into an error: *AuthError for 401 and
-// a 403 about credentials, a JSON-RPC error body passed through as such,
-// else a *TransportError.
-
 // sentCredentials reports whether a request carried credentials: an
 // Authorization header, or a header of the user's whose name marks a
 // secret (an API key, a token). The protocol's own Mcp-* headers (a
@@ -561,6 +557,9 @@ type oddAnswer struct{ error }
 
 func (o oddAnswer) Unwrap() error { return o.error }
 
+// statusError turns a non-2xx answer into an error: *AuthError for 401 and
+// a 403 about credentials, a JSON-RPC error body passed through as such,
+// else a *TransportError.
 func statusError(resp *http.Response, o outgoing) error {
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return nil

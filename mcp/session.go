@@ -553,8 +553,8 @@ func (s *Session) route(m message) {
 // slot; a request that arrives as the session closes is dropped.
 func (s *Session) serve(m message) {
 	if m.Method == "ping" {
-		msg, _ := encodeResponse(m.ID, json.RawMessage(`{}`), nil)
-		s.answer(parts{msg})
+		msg, _ := responseParts(m.ID, json.RawMessage(`{}`), nil)
+		s.answer(msg)
 		return
 	}
 	select {
