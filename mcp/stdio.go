@@ -66,7 +66,7 @@ type CommandOptions struct {
 	// alive, for a caller that must be able to kill it at any moment.
 	Groups *ProcessGroups
 	// Framing is how messages are delimited on the pipes: FramingAuto
-	// (""), FramingLines or FramingContentLength.
+	// (which "" means too), FramingLines or FramingContentLength.
 	Framing string
 }
 
