@@ -121,6 +121,9 @@ type CommandTransport struct {
 	tail     *tailBuffer
 	closeMu  sync.Mutex // serialises Close
 	isClosed bool
+
+	stopMu  sync.Mutex // guards stopped
+	stopped error      // what stoppedReading found: later writes return it at once
 }
 
 // StartCommand starts the server process.
@@ -428,8 +431,28 @@ var errBrokenPipe = errors.New("broken pipe")
 // (how, with the tail of its stderr), or it closed its stdin and runs on.
 // What the server wrote before it went is read first, so that its
 // warnings are not lost to this error: the read ends within ExitDrain once
-// the server has exited. The wait ends with ctx.
+// the server has exited. The wait ends with ctx. Its first answer is the
+// answer to every later write.
 func (t *CommandTransport) stoppedReading(ctx context.Context) error {
+	t.stopMu.Lock()
+	err := t.stopped
+	t.stopMu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err = t.whyStopped(ctx); ctx.Err() == nil {
+		t.stopMu.Lock()
+		if t.stopped == nil {
+			t.stopped = err
+		}
+		err = t.stopped
+		t.stopMu.Unlock()
+	}
+	return err
+}
+
+// whyStopped is stoppedReading's first look.
+func (t *CommandTransport) whyStopped(ctx context.Context) error {
 	select {
 	case <-t.readDone:
 	case <-t.exited:
