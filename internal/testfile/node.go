@@ -12,7 +12,6 @@ package testfile
 // column, and that turn into JSON with numbers as written.
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,28 +60,12 @@ func ParseYAML(data []byte, what string) (*yamlnode.Node, *Error) {
 		}
 		return nil, fe
 	}
-	if fe := checkNumbers(y); fe != nil {
-		return nil, fe
+	if _, err := y.MarshalJSON(); err != nil { // a number JSON cannot hold (.inf, .nan)
+		var ye *yamlnode.Error
+		errors.As(err, &ye)
+		return nil, &Error{Line: ye.Line, Col: ye.Col, Msg: ye.Msg}
 	}
 	return y, nil
-}
-
-// checkNumbers finds the first number JSON cannot hold (.inf, .nan).
-func checkNumbers(n *yamlnode.Node) *Error {
-	if n.Kind == yamlnode.Number && n.JSON == "" {
-		return &Error{Line: n.Line, Col: n.Col, Msg: fmt.Sprintf("%s is not a number JSON can hold", n.Text)}
-	}
-	for _, it := range n.Items {
-		if fe := checkNumbers(it); fe != nil {
-			return fe
-		}
-	}
-	for _, v := range n.Vals {
-		if fe := checkNumbers(v); fe != nil {
-			return fe
-		}
-	}
-	return nil
 }
 
 // text is a scalar as a file's string: booleans and numbers as JSON text.
@@ -99,51 +82,9 @@ func scalar(n *yamlnode.Node) bool {
 }
 
 // nodeJSON is the node as JSON: numbers as written, keys in file order.
+// ParseYAML has refused the numbers JSON cannot hold.
 func nodeJSON(n *yamlnode.Node) json.RawMessage {
-	var b bytes.Buffer
-	writeJSON(n, &b, nil)
-	return b.Bytes()
-}
-
-// writeJSON writes the node as JSON; str, if set, writes each string.
-func writeJSON(n *yamlnode.Node, b *bytes.Buffer, str func(b *bytes.Buffer, n *yamlnode.Node)) {
-	switch n.Kind {
-	case yamlnode.Null:
-		b.WriteString("null")
-	case yamlnode.Bool, yamlnode.Number:
-		b.WriteString(n.JSON)
-	case yamlnode.String:
-		if str != nil {
-			str(b, n)
-		} else {
-			b.Write(jsonText(n.Text))
-		}
-	case yamlnode.Array:
-		b.WriteByte('[')
-		for i, it := range n.Items {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeJSON(it, b, str)
-		}
-		b.WriteByte(']')
-	case yamlnode.Object:
-		b.WriteByte('{')
-		for i, k := range n.Keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.Write(jsonText(k.Text))
-			b.WriteByte(':')
-			writeJSON(n.Vals[i], b, str)
-		}
-		b.WriteByte('}')
-	}
-}
-
-// jsonText is s as a JSON string.
-func jsonText(s string) []byte {
-	b, _ := json.Marshal(s)
+	b, _ := n.MarshalJSON()
 	return b
 }
 
