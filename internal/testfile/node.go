@@ -21,11 +21,6 @@ import (
 	"github.com/mcpv/mcpv/internal/yamlnode"
 )
 
-// kindName says what a node is, in a file's words.
-func kindName(n *yamlnode.Node) string {
-	return [...]string{"null", "a boolean", "a number", "a string", "a list", "a mapping"}[n.Kind]
-}
-
 // Error is a mistake at a place in a test file.
 type Error struct {
 	File      string
@@ -103,7 +98,7 @@ func (p *fileParser) errorf(n *yamlnode.Node, format string, args ...any) {
 // (with the nearest known one) and values of the wrong kind is up to fn.
 func (p *fileParser) members(n *yamlnode.Node, what string, known []string, fn func(key string, k, v *yamlnode.Node)) {
 	if n.Kind != yamlnode.Object {
-		p.errorf(n, "%s must be a mapping, not %s", what, kindName(n))
+		p.errorf(n, "%s must be a mapping, not %s", what, n.Kind.Noun())
 		return
 	}
 	for i, k := range n.Keys {
@@ -119,7 +114,7 @@ func (p *fileParser) members(n *yamlnode.Node, what string, known []string, fn f
 // users write unquoted), or reports that n is not one.
 func (p *fileParser) str(n *yamlnode.Node, what string) (string, bool) {
 	if !scalar(n) {
-		p.errorf(n, "%s must be a string, not %s", what, kindName(n))
+		p.errorf(n, "%s must be a string, not %s", what, n.Kind.Noun())
 		return "", false
 	}
 	return text(n), true
@@ -131,7 +126,7 @@ func (p *fileParser) strs(n *yamlnode.Node, what string) ([]string, bool) {
 		return []string{text(n)}, true
 	}
 	if n.Kind != yamlnode.Array {
-		p.errorf(n, "%s must be a string or a list of strings, not %s", what, kindName(n))
+		p.errorf(n, "%s must be a string or a list of strings, not %s", what, n.Kind.Noun())
 		return nil, false
 	}
 	var out []string

@@ -38,6 +38,11 @@ const (
 	Object
 )
 
+// Noun names a kind in a sentence: "want an object, found an array".
+func (k Kind) Noun() string {
+	return [...]string{Null: "null", Bool: "a boolean", Number: "a number", String: "a string", Array: "an array", Object: "an object"}[k]
+}
+
 // Node is one value of a document and where it was written (1-based).
 type Node struct {
 	Kind Kind
