@@ -52,7 +52,9 @@ type CostError struct {
 }
 
 func (e *CostError) Error() string {
-	return fmt.Sprintf("checking the value against the schema would take more than %d steps", e.Steps)
+	// Said after what is not checked: "tool x's inputSchema is not
+	// checked: checking a value against it would take more than N steps".
+	return fmt.Sprintf("checking a value against it would take more than %d steps", e.Steps)
 }
 
 const (
