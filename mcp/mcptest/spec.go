@@ -5,8 +5,8 @@ package mcptest
 // written, valid or not), the capabilities it declares, canned answers, and
 // faults to plant (a cursor that repeats or never ends, a method answered
 // as not found, a result that is not what the method should return). It is
-// the behaviour spec=FILE of the fake, served by ServeSpec over any reader
-// and writer, or by the program in cmd/fixture-server.
+// the behaviour spec=FILE of the fake, or served by ServeSpec over any
+// reader and writer.
 //
 // It speaks in the initialize era (2025-11-25 and the versions before it)
 // or, with era "modern", in the 2026-07-28 era (server/discover, no
