@@ -216,16 +216,16 @@ func (s Skill) VerifyFrontmatter(skillMD []byte) error {
 		}
 		return &SkillError{s.URI, "SKILL.md's frontmatter is not YAML: " + firstLine(err.Error())}
 	}
-	got, err := doc.Value()
+	if doc.Kind != yamlnode.Object {
+		return &SkillError{s.URI, "SKILL.md's frontmatter is not a mapping; the skill is not loaded"}
+	}
+	got, err := doc.MarshalJSON()
 	if err != nil {
 		return &SkillError{s.URI, "SKILL.md's frontmatter has no JSON form: " + err.Error()}
 	}
-	var want map[string]any
+	var want, gotMap map[string]any
 	json.Unmarshal(s.Frontmatter, &want)
-	gotMap, _ := got.(map[string]any)
-	if gotMap == nil {
-		return &SkillError{s.URI, "SKILL.md's frontmatter is not a mapping; the skill is not loaded"}
-	}
+	json.Unmarshal(got, &gotMap)
 	for _, k := range unionKeys(want, gotMap) {
 		w, inWant := want[k]
 		g, inGot := gotMap[k]

@@ -44,10 +44,8 @@ func TestSnapshotDiffInProcess(t *testing.T) {
 // snapshot taken and written, the server's schema changed, the breaking
 // changes reported; lint finding each fault planted in the bad server.
 func TestFixtureServerProgram(t *testing.T) {
-	bin := buildFixtureServer(t)
-
 	t.Run("snapshot", func(t *testing.T) {
-		v1 := startFixtureServer(t, bin, "good-v1.json")
+		v1 := startFixtureServer(t, "good-v1.json")
 		snap, err := NewLister(v1).Gather(t.Context())
 		if err != nil {
 			t.Fatal(err)
@@ -57,7 +55,7 @@ func TestFixtureServerProgram(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		v2 := startFixtureServer(t, bin, "good-v2-breaking.json")
+		v2 := startFixtureServer(t, "good-v2-breaking.json")
 		now, err := NewLister(v2).Gather(t.Context())
 		if err != nil {
 			t.Fatal(err)
@@ -90,14 +88,14 @@ tool "search" inputSchema.properties.mode.enum: enum value "fast" removed (break
 	})
 
 	t.Run("lint", func(t *testing.T) {
-		good, err := NewLister(startFixtureServer(t, bin, "good-v1.json")).Lint(t.Context())
+		good, err := NewLister(startFixtureServer(t, "good-v1.json")).Lint(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(good) != 0 {
 			t.Errorf("the good server: %v", good)
 		}
-		c := startFixtureServer(t, bin, "bad.json")
+		c := startFixtureServer(t, "bad.json")
 		findings, err := NewLister(c).Lint(t.Context())
 		if err != nil {
 			t.Fatal(err)

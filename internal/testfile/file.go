@@ -213,7 +213,7 @@ func Read(o *Options, path string) (*File, Errors) {
 	case stepsNode == nil && root.Kind == yamlnode.Object:
 		p.errorf(root, "the file has no steps: give steps: with a list of them")
 	case stepsNode != nil && stepsNode.Kind != yamlnode.Array:
-		p.errorf(stepsNode, "steps must be a list, not %s", kindName(stepsNode))
+		p.errorf(stepsNode, "steps must be a list, not %s", stepsNode.Kind.Noun())
 	case stepsNode != nil:
 		known := map[string]bool{}
 		for i, sn := range stepsNode.Items {
@@ -259,7 +259,7 @@ func withoutExtensions(root *yamlnode.Node) *yamlnode.Node {
 // and gains this step's.
 func (p *fileParser) step(n *yamlnode.Node, index int, f *File, x *expander, known map[string]bool, o *Options) *Step {
 	if n.Kind != yamlnode.Object {
-		p.errorf(n, "a step must be a mapping, such as {call: echo message=hi}, not %s", kindName(n))
+		p.errorf(n, "a step must be a mapping, such as {call: echo message=hi}, not %s", n.Kind.Noun())
 		return nil
 	}
 	st := &Step{Index: index, Line: n.Line}
