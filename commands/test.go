@@ -93,7 +93,18 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 		}
 		return batchFailed{exitUsage}
 	}
-	jobs, err := c.resolve(files, global, env, groups, out)
+	// --events given to mcpv test is one file for all the files' sessions,
+	// made once, before any server starts; a file's own events: is its own.
+	var events *connect.EventLog
+	if path := flagValue(global, "events"); path != "" {
+		f, err := safefile.CreateNoFollow(path)
+		if err != nil {
+			return usageErrorf("--events: %v", err)
+		}
+		defer f.Close()
+		events = connect.NewEventLog(f)
+	}
+	jobs, err := c.resolve(files, global, env, groups, events, out)
 	if err != nil {
 		return err
 	}
@@ -172,7 +183,7 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 
 // resolve resolves each file's server (as from the file's directory), and
 // keeps the files with a step selected.
-func (c *testCmd) resolve(files []*testfile.File, global []string, env connect.Env, groups *mcp.ProcessGroups, out *console) ([]testrun.Job, error) {
+func (c *testCmd) resolve(files []*testfile.File, global []string, env connect.Env, groups *mcp.ProcessGroups, events *connect.EventLog, out *console) ([]testrun.Job, error) {
 	var jobs []testrun.Job
 	logger := output.NewLogger(out.ios.Err)
 	for _, f := range files {
@@ -191,7 +202,7 @@ func (c *testCmd) resolve(files []*testfile.File, global []string, env connect.E
 			return nil, batchFailed{exitCode(err)}
 		}
 		f.Server.Display = redact.String(f.Server.Display, fileSecrets(f, settings))
-		jobs = append(jobs, testrun.Job{File: f, Selected: selected, Secrets: fileSecrets(f, settings), Open: openTestSession(env, groups, f, settings)})
+		jobs = append(jobs, testrun.Job{File: f, Selected: selected, Secrets: fileSecrets(f, settings), Open: openTestSession(env, groups, f, settings, events)})
 	}
 	if len(jobs) == 0 {
 		return nil, usageErrorf("--filter %q matches no step", c.Filter)
@@ -265,6 +276,17 @@ func sessionWords(kctx *kong.Context, env connect.Env) ([]string, error) {
 		}
 	}
 	return words, nil
+}
+
+// flagValue is the value of the last --name=VALUE in words, or "".
+func flagValue(words []string, name string) string {
+	value := ""
+	for _, w := range words {
+		if v, ok := strings.CutPrefix(w, "--"+name+"="); ok {
+			value = v
+		}
+	}
+	return value
 }
 
 // testFiles lists the files to run (see testfile.Find).

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/output"
+	"github.com/mcpv/mcpv/toolargs"
 )
 
 // sessionFlags are the flags of the groups that shape a session, from the
@@ -72,12 +73,18 @@ func checkStepLine(lines *lineParser, words []string, caps map[string]json.RawMe
 		if stdin := stdinWord(c); stdin != "" {
 			line.Refusals = append(line.Refusals, stdin+": a test step has no stdin; give the JSON in the step (args:) or in a file (--args @FILE)")
 		}
+		line.Files = callFiles(c)
 	}
 	if w := writesFiles(pl.cmd.Interface()); w != "" {
 		line.Refusals = append(line.Refusals, w+" writes files: not in a test step, whose files stay in its tree")
 	}
-	if r, ok := pl.cmd.Interface().(requestCmd); ok && r.Params == "-" {
-		line.Refusals = append(line.Refusals, "params -: a test step has no stdin; give the JSON in the step (params:) or in a file (@FILE)")
+	if r, ok := pl.cmd.Interface().(requestCmd); ok {
+		if r.Params == "-" {
+			line.Refusals = append(line.Refusals, "params -: a test step has no stdin; give the JSON in the step (params:) or in a file (@FILE)")
+		}
+		if path, ok := strings.CutPrefix(r.Params, "@"); ok {
+			line.Files = append(line.Files, path)
+		}
 	}
 	return line, nil
 }
@@ -117,6 +124,20 @@ func writesFiles(cmd any) string {
 		}
 	}
 	return ""
+}
+
+// callFiles are the files a call reads: its --args @FILE and its
+// key=@FILE values.
+func callFiles(c callCmd) []string {
+	var files []string
+	if path, ok := strings.CutPrefix(c.ArgsJSON, "@"); ok {
+		files = append(files, path)
+	}
+	toolargs.Check(c.Pairs, func(path string) ([]byte, error) {
+		files = append(files, path)
+		return []byte("null"), nil
+	})
+	return files
 }
 
 // stdinWord is the word of a call that would read stdin, or "".

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/connect"
@@ -40,21 +39,24 @@ func fileEnv(env connect.Env, f *testfile.File) connect.Env {
 }
 
 // openTestSession makes the session of a file whose server is settings
-// (opened on its first use).
-func openTestSession(env connect.Env, groups *mcp.ProcessGroups, f *testfile.File, settings *connect.Settings) func(*redact.Scrubber, *slog.Logger) (testrun.Session, error) {
+// (opened on its first use); events is the log of mcpv test's --events.
+func openTestSession(env connect.Env, groups *mcp.ProcessGroups, f *testfile.File, settings *connect.Settings, events *connect.EventLog) func(*redact.Scrubber, *slog.Logger) (testrun.Session, error) {
 	return func(stderr *redact.Scrubber, log *slog.Logger) (testrun.Session, error) {
 		fenv := fileEnv(env, f)
 		t := &testSession{lines: &lineParser{environ: env.Environ, lines: map[string]*parsedLine{}}}
-		var events *connect.EventLog
-		if path := settings.Answers.Events; path != "" {
-			ef, err := eventsFile(f, fenv.Path(path))
+		elog := events
+		switch path := settings.Answers.Events; {
+		case path == "":
+			elog = nil
+		case f.Server.KeyAt["events"] != nil: // the file's own, inside its tree
+			ef, err := (&safefile.Tree{Dir: f.Dir}).Create(fenv.Path(path))
 			if err != nil {
 				return nil, usageErrorf("--events: %v", err)
 			}
 			t.closers = append(t.closers, ef.Close)
-			events = connect.NewEventLog(ef)
+			elog = connect.NewEventLog(ef)
 		}
-		h := hooks(output.NewStreams(strings.NewReader(""), io.Discard, stderr), fenv, events, stderr, &t.closers)
+		h := hooks(output.NewStreams(strings.NewReader(""), io.Discard, stderr), fenv, elog, stderr, &t.closers)
 		h.Groups, h.Log = groups, log
 		t.s = &session{settings: settings, env: fenv, hooks: h}
 		return t, nil
@@ -90,15 +92,6 @@ func (t *testSession) Close() {
 	for _, c := range t.closers {
 		c()
 	}
-}
-
-// eventsFile creates the --events file: inside the test file's tree when
-// the file named it; where the user says when the user did.
-func eventsFile(f *testfile.File, path string) (*os.File, error) {
-	if f.Server.KeyAt["events"] != nil {
-		return (&safefile.Tree{Dir: f.Dir}).Create(path)
-	}
-	return os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 }
 
 // runStepLine runs a command line as a batch line runs, and also keeps the

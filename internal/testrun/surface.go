@@ -212,19 +212,20 @@ const maxStrayWarnings = 10
 
 // noteStrayOutput adds the stray output seen in a file's session to its
 // last lint step that ran, as that step's finding.
-func noteStrayOutput(rep *fileReport, stray *strayOutput, secrets []string) {
+func noteStrayOutput(rep *testreport.File, file *testfile.File, stray *strayOutput, secrets []string) {
 	f, ok := stray.finding()
 	if !ok {
 		return
 	}
-	for i := len(rep.steps) - 1; i >= 0; i-- {
-		sr := rep.steps[i]
-		if sr.step.Kind != testfile.StepLint || sr.status == testreport.Skipped {
+	for i := len(rep.Steps) - 1; i >= 0; i-- {
+		sr := &rep.Steps[i]
+		st := file.Steps[sr.Index-1]
+		if st.Kind != testfile.StepLint || sr.Status == testreport.Skipped {
 			continue
 		}
-		_, notes := findingsOf([]surface.Finding{f}, sr.step.Ignore)
+		_, notes := findingsOf([]surface.Finding{f}, st.Ignore)
 		for _, n := range notes {
-			sr.notes = append(sr.notes, redact.String(n, secrets))
+			sr.Notes = append(sr.Notes, redact.String(n, secrets))
 		}
 		return
 	}
