@@ -214,8 +214,10 @@ func TestSessionAttachMakesNoDirectory(t *testing.T) {
 	if err := os.Chmod(dir, 0o770); err != nil { // whatever the umask
 		t.Fatal(err)
 	}
-	r := w.mcpv(t, "", "--session", "s", "ping")
-	if r.code == 0 || !strings.Contains(r.stderr, "the state directory "+dir) {
-		t.Errorf("a directory others may write to: exit %d, stderr %q", r.code, r.stderr)
+	for _, args := range [][]string{{"--session", "s", "ping"}, {"session", "list"}, {"session", "stop", "s"}, {"session", "stop", "--all"}} {
+		r := w.mcpv(t, "", args...)
+		if r.code == 0 || !strings.Contains(r.stderr, "the state directory "+dir) {
+			t.Errorf("%v, a directory others may write to: exit %d, stderr %q", args, r.code, r.stderr)
+		}
 	}
 }

@@ -208,6 +208,9 @@ func (c *sessionListCmd) Help() string {
 
 func (c *sessionListCmd) Run(out *console, env connect.Env) error {
 	dir := sessionDir(env)
+	if err := safedir.Check(dir.Root, dir.Path); err != nil {
+		return err // not listed, rather than a warning for each session in it
+	}
 	names, err := keeper.Names(dir.Path)
 	if err != nil {
 		return err
@@ -248,6 +251,9 @@ func (c *sessionStopCmd) Run(out *console, env connect.Env) error {
 	dir := sessionDir(env)
 	names := []string{c.Name}
 	if c.All {
+		if err := safedir.Check(dir.Root, dir.Path); err != nil {
+			return err
+		}
 		var err error
 		if names, err = keeper.Names(dir.Path); err != nil {
 			return err
