@@ -10,6 +10,7 @@ import (
 	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/watch"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/oauth"
 	"github.com/mcpv/mcpv/output"
@@ -93,6 +94,7 @@ func exitCode(err error) int {
 		ended     *mcp.TaskEndedError
 		stateDir  *safedir.Error
 		keeperErr *keeperError
+		unacked   *watch.UnacknowledgedError
 	)
 	switch {
 	case err == nil:
@@ -117,7 +119,7 @@ func exitCode(err error) int {
 		return exitFilter
 	case errors.As(err, &usage), errors.As(err, &filterErr), errors.As(err, &confErr):
 		return exitUsage
-	case errors.As(err, &callErr), errors.As(err, &capErr), errors.As(err, &refused), errors.As(err, &declined), errors.As(err, &resType):
+	case errors.As(err, &callErr), errors.As(err, &capErr), errors.As(err, &refused), errors.As(err, &declined), errors.As(err, &resType), errors.As(err, &unacked):
 		return exitServer
 	case errors.As(err, &ended):
 		if ended.Failed() {
