@@ -10,6 +10,7 @@ import (
 	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/skills"
 	"github.com/mcpv/mcpv/internal/watch"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/oauth"
@@ -95,6 +96,7 @@ func exitCode(err error) int {
 		stateDir  *safedir.Error
 		keeperErr *keeperError
 		unacked   *watch.UnacknowledgedError
+		skillRef  *skills.Refusal
 	)
 	switch {
 	case err == nil:
@@ -119,7 +121,7 @@ func exitCode(err error) int {
 		return exitFilter
 	case errors.As(err, &usage), errors.As(err, &filterErr), errors.As(err, &confErr):
 		return exitUsage
-	case errors.As(err, &callErr), errors.As(err, &capErr), errors.As(err, &refused), errors.As(err, &declined), errors.As(err, &resType), errors.As(err, &unacked):
+	case errors.As(err, &callErr), errors.As(err, &capErr), errors.As(err, &refused), errors.As(err, &declined), errors.As(err, &resType), errors.As(err, &unacked), errors.As(err, &skillRef):
 		return exitServer
 	case errors.As(err, &ended):
 		if ended.Failed() {
