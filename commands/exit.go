@@ -9,8 +9,8 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/safedir"
-	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/skills"
+	"github.com/mcpv/mcpv/internal/toolcall"
 	"github.com/mcpv/mcpv/internal/watch"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/oauth"
@@ -50,29 +50,6 @@ func pointedUsageErrorf(format string, args ...any) error {
 // configError is a problem with a config file or a refusal to use one: exit
 // 2 like a usage error, but the message says all there is to say.
 func configError(err error) error { return &connect.ConfigError{Err: err} }
-
-// errToolFailed means the tool's result had isError: true; the result was printed.
-var errToolFailed = errors.New("the tool reported an error")
-
-// toolFailedError is errToolFailed with the text of the result, for the
-// one line on stderr that says why (the result itself went to stdout).
-type toolFailedError struct{ text string }
-
-// maxToolErrorLine bounds the text quoted from a failed tool's result.
-const maxToolErrorLine = 300
-
-func (e *toolFailedError) Error() string {
-	text := safetext.Prose(strings.TrimSpace(e.text))
-	if text == "" {
-		return errToolFailed.Error() + " (isError: true) without text"
-	}
-	if r := []rune(text); len(r) > maxToolErrorLine {
-		text = string(r[:maxToolErrorLine]) + "…"
-	}
-	return errToolFailed.Error() + ": " + text
-}
-
-func (e *toolFailedError) Is(target error) bool { return target == errToolFailed }
 
 // exitCode maps an error to its exit code; this is the only place that does.
 func exitCode(err error) int {
@@ -115,7 +92,7 @@ func exitCode(err error) int {
 		return exitTimeout
 	case errors.As(err, &authErr), errors.As(err, &oauthErr), errors.As(err, &permErr):
 		return exitAuth
-	case errors.Is(err, errToolFailed), errors.Is(err, output.ErrFalsy):
+	case errors.Is(err, toolcall.ErrFailed), errors.Is(err, output.ErrFalsy):
 		return exitToolError
 	case errors.As(err, &filterErr) && filterErr.Runtime:
 		return exitFilter

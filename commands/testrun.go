@@ -18,6 +18,7 @@ import (
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/testrun"
+	"github.com/mcpv/mcpv/internal/toolcall"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
@@ -138,10 +139,10 @@ func finish(o testfile.Outcome) testfile.Outcome {
 		o.Value = batchError(o.Err)
 	}
 	if o.Raw != nil {
-		fields := toolResultFields(o.Raw)
-		o.IsError, o.Structured = fields.isError, fields.structured
+		fields := toolcall.ResultFields(o.Raw)
+		o.IsError, o.Structured = fields.IsError, fields.Structured
 	}
-	o.IsError = o.IsError || errors.Is(o.Err, errToolFailed)
+	o.IsError = o.IsError || errors.Is(o.Err, toolcall.ErrFailed)
 	if ce := (*mcp.CallError)(nil); errors.As(o.Err, &ce) {
 		o.RPC = &testfile.RPCError{Code: ce.Err.Code, Message: ce.Err.Message}
 	}
