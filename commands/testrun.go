@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/batch"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/shellwords"
@@ -100,7 +101,7 @@ func (t *testSession) Close() {
 func runStepLine(ctx context.Context, s *session, out *console, lines *lineParser, text string) testfile.Outcome {
 	pl, err := lines.parse(text)
 	if err != nil {
-		return testfile.Outcome{Err: err, Code: exitCode(err), Value: batchError(err)}
+		return testfile.Outcome{Err: err, Code: exitCode(err), Value: batch.ErrorMember(err)}
 	}
 	var tool string
 	if c, ok := pl.cmd.Interface().(callCmd); ok {
@@ -115,7 +116,7 @@ func runStepLine(ctx context.Context, s *session, out *console, lines *lineParse
 	var buf bytes.Buffer
 	cmd, lineOut := plain.instance(out, &buf)
 	runErr := cmd.Run(ctx, s, lineOut)
-	o := testfile.Outcome{Raw: printedValue(buf.Bytes()), Err: runErr, Tool: tool}
+	o := testfile.Outcome{Raw: batch.Value(buf.Bytes()), Err: runErr, Tool: tool}
 	o.Value = o.Raw
 	if pl.output.filter != nil && o.Raw != nil {
 		var fb bytes.Buffer
@@ -124,9 +125,9 @@ func runStepLine(ctx context.Context, s *session, out *console, lines *lineParse
 			o.Err = ferr // as printing comes before the result's own verdict
 		}
 		if pl.output.RawOutput {
-			o.Value = printedText(bytes.TrimSuffix(fb.Bytes(), []byte("\n")))
+			o.Value = batch.Text(bytes.TrimSuffix(fb.Bytes(), []byte("\n")))
 		} else {
-			o.Value = printedValue(fb.Bytes())
+			o.Value = batch.Value(fb.Bytes())
 		}
 	}
 	return finish(o)
@@ -136,7 +137,7 @@ func runStepLine(ctx context.Context, s *session, out *console, lines *lineParse
 func finish(o testfile.Outcome) testfile.Outcome {
 	o.Code = exitCode(o.Err)
 	if o.Value == nil && o.Err != nil {
-		o.Value = batchError(o.Err)
+		o.Value = batch.ErrorMember(o.Err)
 	}
 	if o.Raw != nil {
 		fields := toolcall.ResultFields(o.Raw)
