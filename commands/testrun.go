@@ -149,14 +149,3 @@ func finish(o testfile.Outcome) testfile.Outcome {
 	}
 	return o
 }
-
-// ciMode is whether mcpv test runs as in CI (--ci): as the flag says when
-// it is given, else when the CI environment variable is set (to anything
-// but "false" or "0"), as CI systems set it.
-func ciMode(flag, given bool, env connect.Env) bool {
-	if given {
-		return flag
-	}
-	v := strings.ToLower(env.Getenv("CI"))
-	return v != "" && v != "false" && v != "0"
-}

@@ -1,5 +1,6 @@
-// Package testrun runs the files of mcpv test: each file's selected steps
-// in one session, which the command line opens and runs each step's words
+// Package testrun runs the files of mcpv test, several at once, their
+// reports handed on in the order given: each file's selected steps in one
+// session, which the command line opens and runs each step's words
 // in (a Session), its captures kept for the steps after, each step's
 // outcome checked against its expectations, within its time budget; and
 // the snapshot and lint steps, which look at the server itself. What
