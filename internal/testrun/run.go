@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/testreport"
@@ -71,15 +72,6 @@ type Runner struct {
 
 	stopped atomic.Bool // set at the first failure under --fail-fast
 }
-
-// The exit codes of mcpv's contract that a run tells apart.
-const (
-	exitOK        = 0
-	exitUsage     = 2
-	exitTransport = 4
-	exitAuth      = 5
-	exitTimeout   = 124
-)
 
 // errOverBudget ends a step that runs past its within: budget.
 var errOverBudget = errors.New("over its time budget")
@@ -224,9 +216,9 @@ func (r *Runner) surfaceStep(ctx context.Context, s Session, f *testfile.File, s
 	}
 	select {
 	case <-client.Done():
-		sr.broke = sr.Exit != exitOK
+		sr.broke = sr.Exit != exitcode.OK
 	default:
-		sr.broke = sr.Exit == exitAuth
+		sr.broke = sr.Exit == exitcode.Auth
 	}
 }
 
