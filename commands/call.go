@@ -149,7 +149,12 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		}
 		return out.print(req)
 	}
-	res, err := c.send(ctx, s, client, def, params)
+	res, err := toolcall.Send(ctx, client, def, params, s.settings.URL != "", func(ctx context.Context) (mcp.Tool, error) {
+		if s.conn != nil {
+			s.conn.Tools.Reset()
+		}
+		return s.findTool(ctx, client, c.Tool)
+	})
 	if err != nil {
 		return err
 	}
@@ -167,34 +172,6 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		return followTask(ctx, client, out, t, true, c.result(ctx, s, out, def))
 	}
 	return c.result(ctx, s, out, def)(res)
-}
-
-// send sends the tools/call. In the modern era the tool's x-mcp-header
-// annotations decide headers over HTTP: a tool whose annotations are invalid
-// is not called, and a server that finds the headers wrong (-32020, its
-// tools may have changed) gets one more try after the tools are listed
-// again.
-func (c *callCmd) send(ctx context.Context, s *session, client *mcp.Client, def mcp.Tool, params json.RawMessage) (json.RawMessage, error) {
-	if !client.Modern() || s.settings.URL == "" {
-		return client.Call(ctx, "tools/call", params) // x-mcp-header is for HTTP
-	}
-	for retried := false; ; retried = true {
-		headers, err := mcp.ParamHeaders(def.InputSchema)
-		if err != nil {
-			return nil, &refusal{fmt.Sprintf("tool %q has an invalid x-mcp-header annotation (%v); mcpv does not call it", def.Name, err)}
-		}
-		res, err := client.Call(mcp.WithParamHeaders(ctx, headers), "tools/call", params)
-		var ce *mcp.CallError
-		if retried || !errors.As(err, &ce) || ce.Err.Code != mcp.CodeHeaderMismatch || def.Raw == nil {
-			return res, err
-		}
-		if s.conn != nil {
-			s.conn.Tools.Reset()
-		}
-		if def, err = s.findTool(ctx, client, c.Tool); err != nil {
-			return nil, err
-		}
-	}
 }
 
 // arguments builds and checks the arguments object (exit 2 on a mistake).

@@ -61,6 +61,7 @@ func Of(err error, refused func(error) bool) int {
 		stateDir  *safedir.Error
 		unacked   *watch.UnacknowledgedError
 		skillRef  *skills.Refusal
+		headerErr *toolcall.HeaderError
 	)
 	switch {
 	case err == nil:
@@ -79,7 +80,7 @@ func Of(err error, refused func(error) bool) int {
 		return Filter
 	case errors.As(err, &usage), errors.As(err, &filterErr), errors.As(err, &confErr):
 		return Usage
-	case errors.As(err, &callErr), errors.As(err, &capErr), refused(err), errors.As(err, &declined), errors.As(err, &resType), errors.As(err, &unacked), errors.As(err, &skillRef):
+	case errors.As(err, &callErr), errors.As(err, &capErr), refused(err), errors.As(err, &declined), errors.As(err, &resType), errors.As(err, &unacked), errors.As(err, &skillRef), errors.As(err, &headerErr):
 		return Server
 	case errors.As(err, &ended):
 		if ended.Failed() {

@@ -54,6 +54,7 @@ func TestOf(t *testing.T) {
 		{&mcp.ResultTypeError{}, Server},
 		{&watch.UnacknowledgedError{URIs: []string{"a://b"}}, Server},
 		{&skills.Refusal{Msg: "x"}, Server},
+		{&toolcall.HeaderError{Tool: "t", Err: errors.New("x")}, Server},
 		{&mcp.TaskEndedError{Task: mcp.Task{Status: mcp.TaskFailed}}, ToolError},
 		{&mcp.TaskEndedError{Task: mcp.Task{Status: mcp.TaskCancelled}}, Server},
 		{&mcp.TransportError{Op: "read", Err: errors.New("EOF")}, Transport},

@@ -1,9 +1,11 @@
 // Package toolcall is what mcpv does around a tools/call beyond the
-// protocol: the arguments and the structured result checked against the
-// tool's schemas (bounded in time, a schema it cannot use said so and
-// passed over), a misspelt argument's name told with the nearest declared
-// one, the result's fields that decide the exit read in one walk, a failed
-// tool's result as an error, and the task member of the request.
+// protocol: the call sent with the headers its x-mcp-header annotations
+// ask for (tried once more when the server finds them wrong), the
+// arguments and the structured result checked against the tool's schemas
+// (bounded in time, a schema it cannot use said so and passed over), a
+// misspelt argument's name told with the nearest declared one, the
+// result's fields that decide the exit read in one walk, a failed tool's
+// result as an error, and the task member of the request.
 package toolcall
 
 import (
@@ -22,6 +24,43 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/toolargs"
 )
+
+// Send sends the tools/call with params. In the modern era over HTTP
+// (overHTTP) the tool's x-mcp-header annotations decide headers: a tool
+// whose annotations are invalid is not called (a *HeaderError), and a
+// server that finds the headers wrong (-32020, its tools may have changed)
+// gets one more try after relist has listed the tools again and found the
+// tool's new definition.
+func Send(ctx context.Context, client *mcp.Client, def mcp.Tool, params json.RawMessage, overHTTP bool, relist func(context.Context) (mcp.Tool, error)) (json.RawMessage, error) {
+	if !client.Modern() || !overHTTP {
+		return client.Call(ctx, "tools/call", params) // x-mcp-header is for HTTP
+	}
+	for retried := false; ; retried = true {
+		headers, err := mcp.ParamHeaders(def.InputSchema)
+		if err != nil {
+			return nil, &HeaderError{Tool: def.Name, Err: err}
+		}
+		res, err := client.Call(mcp.WithParamHeaders(ctx, headers), "tools/call", params)
+		var ce *mcp.CallError
+		if retried || !errors.As(err, &ce) || ce.Err.Code != mcp.CodeHeaderMismatch || def.Raw == nil {
+			return res, err
+		}
+		if def, err = relist(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// HeaderError is a tool whose x-mcp-header annotations are invalid: mcpv
+// does not call it.
+type HeaderError struct {
+	Tool string
+	Err  error
+}
+
+func (e *HeaderError) Error() string {
+	return fmt.Sprintf("tool %q has an invalid x-mcp-header annotation (%v); mcpv does not call it", e.Tool, e.Err)
+}
 
 // Checker checks values against one tool's schemas.
 type Checker struct {

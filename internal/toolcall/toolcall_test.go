@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 const schema = `{"type":"object","properties":{"message":{"type":"string"},"count":{"type":"integer"}},"required":["message"],"additionalProperties":false}`
@@ -111,5 +113,88 @@ func TestNewTaskRequest(t *testing.T) {
 		if string(b) != want {
 			t.Errorf("ttl %v: %s, want %s", ttl, b, want)
 		}
+	}
+}
+
+// modernClient is a modern client of a fake whose tools/call answers
+// -32020 while mismatch is set, and otherwise echoes the Mcp-Param-Region
+// header; calls counts the calls.
+func modernClient(t *testing.T, mismatch *atomic.Bool, calls *atomic.Int32) *mcp.Client {
+	t.Helper()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: func(x *mcptest.Exchange) bool {
+		switch x.RPCMethod {
+		case "server/discover":
+			x.Reply(x.Result(`{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"f","version":"1"}}}`))
+		case "tools/call":
+			calls.Add(1)
+			answer := x.Result(`{"content":[{"type":"text","text":"` + x.Header.Get("Mcp-Param-Region") + `"}]}`)
+			if mismatch.Load() {
+				answer = x.Error(mcp.CodeHeaderMismatch, "Header mismatch")
+			}
+			x.Reply(answer)
+		default:
+			return false
+		}
+		return true
+	}})
+	tr, err := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: srv.URL, Mode: mcp.ModeStreamable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := mcp.NewSession(tr, mcp.SessionOptions{})
+	t.Cleanup(func() { sess.Close(context.Background()) })
+	c, err := mcp.Initialize(t.Context(), sess, mcp.ClientOptions{ProtocolVersion: mcp.ModernVersion})
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return c
+}
+
+func TestSendParamHeaders(t *testing.T) {
+	t.Parallel()
+	var mismatch atomic.Bool
+	var calls atomic.Int32
+	c := modernClient(t, &mismatch, &calls)
+	params := json.RawMessage(`{"name":"t","arguments":{"r":"eu"}}`)
+	good := mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"Region"}}}`), Raw: json.RawMessage(`{}`)}
+	noRelist := func(context.Context) (mcp.Tool, error) { t.Error("tools listed again"); return good, nil }
+
+	res, err := Send(t.Context(), c, good, params, true, noRelist)
+	if err != nil || !strings.Contains(string(res), `"text":"eu"`) {
+		t.Errorf("Send = %s, %v; want the argument in its header", res, err)
+	}
+
+	bad := mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"properties":{"f":{"type":"number","x-mcp-header":"F"}}}`)}
+	before := calls.Load()
+	_, err = Send(t.Context(), c, bad, params, true, noRelist)
+	var he *HeaderError
+	if !errors.As(err, &he) || !strings.HasPrefix(err.Error(), `tool "t" has an invalid x-mcp-header annotation (property "f": `) || calls.Load() != before {
+		t.Errorf("an invalid annotation: %v, %d calls sent", err, calls.Load()-before)
+	}
+	if _, err := Send(t.Context(), c, bad, params, false, noRelist); err != nil {
+		t.Errorf("not over HTTP, the annotations do not matter: %v", err)
+	}
+
+	// -32020: the tools are listed again and the call tried once more,
+	// with the new definition; a second -32020 is the answer.
+	mismatch.Store(true)
+	relisted := 0
+	relist := func(context.Context) (mcp.Tool, error) {
+		relisted++
+		mismatch.Store(relisted > 1)
+		return good, nil
+	}
+	if res, err := Send(t.Context(), c, good, params, true, relist); err != nil || relisted != 1 || !strings.Contains(string(res), `"text":"eu"`) {
+		t.Errorf("one mismatch: %s, %v, listed again %d times", res, err, relisted)
+	}
+	mismatch.Store(true)
+	relisted = 1
+	var ce *mcp.CallError
+	if _, err := Send(t.Context(), c, good, params, true, relist); !errors.As(err, &ce) || ce.Err.Code != mcp.CodeHeaderMismatch || relisted != 2 {
+		t.Errorf("two mismatches: %v, listed again %d times; want the second -32020 after one more list", err, relisted-1)
+	}
+	failed := errors.New("tools/list failed")
+	if _, err := Send(t.Context(), c, good, params, true, func(context.Context) (mcp.Tool, error) { return mcp.Tool{}, failed }); !errors.Is(err, failed) {
+		t.Errorf("listing again fails: %v", err)
 	}
 }
