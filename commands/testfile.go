@@ -18,6 +18,7 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/testfile"
+	"github.com/mcpv/mcpv/internal/trustfile"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/toolargs"
 )
@@ -53,7 +54,9 @@ func readOptions(env connect.Env, global []string, found bool) *testfile.Options
 			return checkStepLine(lines, words, caps)
 		}}
 	if found {
-		o.Trusted = func(path string, data []byte) error { return checkFoundTrusted(env, path, data) }
+		o.Trusted = func(path string, data []byte) error {
+			return trustfile.CheckFound(env.TrustStore(), env.Cwd, path, data)
+		}
 	}
 	return o
 }

@@ -13,11 +13,13 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/batch"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/testrun"
+	"github.com/mcpv/mcpv/internal/toolcall"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
@@ -99,7 +101,7 @@ func (t *testSession) Close() {
 func runStepLine(ctx context.Context, s *session, out *console, lines *lineParser, text string) testfile.Outcome {
 	pl, err := lines.parse(text)
 	if err != nil {
-		return testfile.Outcome{Err: err, Code: exitCode(err), Value: batchError(err)}
+		return testfile.Outcome{Err: err, Code: exitCode(err), Value: batch.ErrorMember(err)}
 	}
 	var tool string
 	if c, ok := pl.cmd.Interface().(callCmd); ok {
@@ -114,7 +116,7 @@ func runStepLine(ctx context.Context, s *session, out *console, lines *lineParse
 	var buf bytes.Buffer
 	cmd, lineOut := plain.instance(out, &buf)
 	runErr := cmd.Run(ctx, s, lineOut)
-	o := testfile.Outcome{Raw: printedValue(buf.Bytes()), Err: runErr, Tool: tool}
+	o := testfile.Outcome{Raw: batch.Value(buf.Bytes()), Err: runErr, Tool: tool}
 	o.Value = o.Raw
 	if pl.output.filter != nil && o.Raw != nil {
 		var fb bytes.Buffer
@@ -123,9 +125,9 @@ func runStepLine(ctx context.Context, s *session, out *console, lines *lineParse
 			o.Err = ferr // as printing comes before the result's own verdict
 		}
 		if pl.output.RawOutput {
-			o.Value = printedText(bytes.TrimSuffix(fb.Bytes(), []byte("\n")))
+			o.Value = batch.Text(bytes.TrimSuffix(fb.Bytes(), []byte("\n")))
 		} else {
-			o.Value = printedValue(fb.Bytes())
+			o.Value = batch.Value(fb.Bytes())
 		}
 	}
 	return finish(o)
@@ -135,26 +137,15 @@ func runStepLine(ctx context.Context, s *session, out *console, lines *lineParse
 func finish(o testfile.Outcome) testfile.Outcome {
 	o.Code = exitCode(o.Err)
 	if o.Value == nil && o.Err != nil {
-		o.Value = batchError(o.Err)
+		o.Value = batch.ErrorMember(o.Err)
 	}
 	if o.Raw != nil {
-		fields := toolResultFields(o.Raw)
-		o.IsError, o.Structured = fields.isError, fields.structured
+		fields := toolcall.ResultFields(o.Raw)
+		o.IsError, o.Structured = fields.IsError, fields.Structured
 	}
-	o.IsError = o.IsError || errors.Is(o.Err, errToolFailed)
+	o.IsError = o.IsError || errors.Is(o.Err, toolcall.ErrFailed)
 	if ce := (*mcp.CallError)(nil); errors.As(o.Err, &ce) {
 		o.RPC = &testfile.RPCError{Code: ce.Err.Code, Message: ce.Err.Message}
 	}
 	return o
-}
-
-// ciMode is whether mcpv test runs as in CI (--ci): as the flag says when
-// it is given, else when the CI environment variable is set (to anything
-// but "false" or "0"), as CI systems set it.
-func ciMode(flag, given bool, env connect.Env) bool {
-	if given {
-		return flag
-	}
-	v := strings.ToLower(env.Getenv("CI"))
-	return v != "" && v != "false" && v != "0"
 }

@@ -1,5 +1,6 @@
-// Package testrun runs the files of mcpv test: each file's selected steps
-// in one session, which the command line opens and runs each step's words
+// Package testrun runs the files of mcpv test, several at once, their
+// reports handed on in the order given: each file's selected steps in one
+// session, which the command line opens and runs each step's words
 // in (a Session), its captures kept for the steps after, each step's
 // outcome checked against its expectations, within its time budget; and
 // the snapshot and lint steps, which look at the server itself. What
@@ -17,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/testreport"
@@ -70,15 +72,6 @@ type Runner struct {
 
 	stopped atomic.Bool // set at the first failure under --fail-fast
 }
-
-// The exit codes of mcpv's contract that a run tells apart.
-const (
-	exitOK        = 0
-	exitUsage     = 2
-	exitTransport = 4
-	exitAuth      = 5
-	exitTimeout   = 124
-)
 
 // errOverBudget ends a step that runs past its within: budget.
 var errOverBudget = errors.New("over its time budget")
@@ -223,9 +216,9 @@ func (r *Runner) surfaceStep(ctx context.Context, s Session, f *testfile.File, s
 	}
 	select {
 	case <-client.Done():
-		sr.broke = sr.Exit != exitOK
+		sr.broke = sr.Exit != exitcode.OK
 	default:
-		sr.broke = sr.Exit == exitAuth
+		sr.broke = sr.Exit == exitcode.Auth
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/testreport"
 	"github.com/mcpv/mcpv/mcp"
@@ -41,12 +42,12 @@ func (r *Runner) step(ctx context.Context, s Session, stderrOut io.Writer, f *te
 			f.Message = "the step was still running when its budget ran out: cancelled"
 			f.Actual = fmt.Sprintf("more (cancelled after %v)", testreport.RoundDuration(sr.Took))
 			sr.Failures = nil // what the cut-off step returned says nothing more
-			sr.Exit = exitTimeout
+			sr.Exit = exitcode.Timeout
 		}
 		sr.Failures = append(sr.Failures, f)
 	}
 	if st.Kind == testfile.StepLine {
-		sr.broke = (sr.Exit == exitTransport || sr.Exit == exitAuth) && sr.Exit != st.Expect.WantExit()
+		sr.broke = (sr.Exit == exitcode.Transport || sr.Exit == exitcode.Auth) && sr.Exit != st.Expect.WantExit()
 	}
 	if text := strings.TrimSpace(stderr.String()); text != "" {
 		stderrOut.Write([]byte(text + "\n"))

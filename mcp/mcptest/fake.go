@@ -2,7 +2,8 @@
 // loop: a stdio server whose misbehaviour is chosen by name, to provoke the
 // cases a real server rarely shows (huge lines, junk on stdout, crashes,
 // hangs, batches), or whose whole surface comes from a JSON spec (spec.go);
-// and a scripted Streamable HTTP server (http.go).
+// a scripted Streamable HTTP server (http.go), and one scripted to publish
+// skills (skills.go).
 //
 // A test binary serves as the fake when the environment names a behaviour:
 //
