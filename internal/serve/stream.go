@@ -41,10 +41,15 @@ type drain struct {
 	idle    chan struct{}       // signalled when pending empties
 	eof     chan struct{}       // closed when the input has ended: the client answers nothing more
 	once    sync.Once           // guards closing eof
+	// stop is closed when the transport closes: the session is ending,
+	// its handlers are cancelled and write no answer, so nothing is left
+	// to wait for.
+	stop     chan struct{}
+	stopOnce sync.Once // guards closing stop
 }
 
 func newDrain() *drain {
-	return &drain{pending: map[string]struct{}{}, idle: make(chan struct{}), eof: make(chan struct{})}
+	return &drain{pending: map[string]struct{}{}, idle: make(chan struct{}), eof: make(chan struct{}), stop: make(chan struct{})}
 }
 
 func (d *drain) add(id []byte) {
@@ -75,7 +80,11 @@ func (d *drain) wait() {
 		if n == 0 {
 			return
 		}
-		<-d.idle
+		select {
+		case <-d.idle:
+		case <-d.stop:
+			return
+		}
 	}
 }
 
@@ -106,6 +115,13 @@ func (t *draining) Read() ([]byte, error) {
 		t.d.add(id)
 	}
 	return msg, nil
+}
+
+// Close ends the wait for answers at the end of the input: the session
+// closes its transport after cancelling its handlers.
+func (t *draining) Close(ctx context.Context) error {
+	t.d.stopOnce.Do(func() { close(t.d.stop) })
+	return t.StreamTransport.Close(ctx)
 }
 
 func (t *draining) Write(ctx context.Context, msg []byte) error {
