@@ -28,6 +28,8 @@ type client struct {
 	modern   bool                       // it spoke the modern era and never initialized
 	inflight []json.RawMessage          // ids of its requests in flight, oldest first
 	logLevel json.RawMessage            // its logging/setLevel, for a modern server's _meta
+	listens  int                        // its subscriptions/listen requests in flight
+	listened map[string]int             // the resources those listen for, counted
 
 	drain *drain // with a stream: the requests read and not yet answered
 
@@ -207,6 +209,11 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 				undo()
 			}
 		}()
+	}
+	if method == "subscriptions/listen" {
+		uris := listenedURIs(params)
+		c.listen(uris, 1) // for as long as the stream lasts
+		defer c.listen(uris, -1)
 	}
 	asked := params
 	id := mcp.IncomingID(ctx)
@@ -402,6 +409,49 @@ func (c *client) track(id json.RawMessage, on bool) {
 	if i := slices.IndexFunc(c.inflight, func(x json.RawMessage) bool { return string(x) == string(id) }); i >= 0 {
 		c.inflight = slices.Delete(c.inflight, i, i+1)
 	}
+}
+
+// listen counts a subscriptions/listen of the client, for uris, up or
+// down.
+func (c *client) listen(uris []string, by int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.listens += by
+	if c.listened == nil {
+		c.listened = map[string]int{}
+	}
+	for _, u := range uris {
+		if c.listened[u] += by; c.listened[u] <= 0 {
+			delete(c.listened, u)
+		}
+	}
+}
+
+// listening reports whether the client has a subscriptions/listen open.
+func (c *client) listening() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.listens > 0
+}
+
+// listensTo reports whether an open subscriptions/listen of the client
+// names the resource uri.
+func (c *client) listensTo(uri string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.listened[uri] > 0
+}
+
+// listenedURIs are the resources a subscriptions/listen names
+// (the modern era's notifications.resourceSubscriptions).
+func listenedURIs(params json.RawMessage) []string {
+	var p struct {
+		Notifications struct {
+			Resources []string `json:"resourceSubscriptions"`
+		} `json:"notifications"`
+	}
+	json.Unmarshal(params, &p)
+	return p.Notifications.Resources
 }
 
 func (c *client) busy() bool {

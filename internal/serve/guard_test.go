@@ -21,7 +21,9 @@ import (
 // prompts (the go-sdk lists them by name).
 func guardedServer(t *testing.T) (*sdk.Server, string) {
 	t.Helper()
-	s := sdk.NewServer(&sdk.Implementation{Name: "guarded", Version: "1"}, &sdk.ServerOptions{PageSize: 2})
+	s := sdk.NewServer(&sdk.Implementation{Name: "guarded", Version: "1"}, &sdk.ServerOptions{PageSize: 2,
+		SubscribeHandler:   func(context.Context, *sdk.SubscribeRequest) error { return nil },
+		UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil }})
 	type in struct{}
 	for _, tool := range []struct {
 		name string

@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -257,8 +258,14 @@ func (u *upstream) progress(c *client, id, params json.RawMessage) (json.RawMess
 	}
 }
 
-// notify passes the server's notifications on: progress to the request it
-// reports on, what the guard hides nowhere, the rest to every client.
+// notify passes the server's notifications to the clients they belong
+// to: progress to the request it reports on; a resource's update to the
+// clients subscribed to it (or listening for it), a subscription's
+// acknowledgement to those listening; a list's change to every client;
+// anything else (log messages above all) to the one client with a
+// request in flight, when there is one, else only to the log, so that no
+// client hears what the server said for another. What the guard hides
+// goes nowhere.
 func (u *upstream) notify(method string, params json.RawMessage) {
 	switch {
 	case method == "notifications/progress":
@@ -279,19 +286,47 @@ func (u *upstream) notify(method string, params json.RawMessage) {
 	case u.srv.Guard.hidesNotification(method, params):
 		return
 	}
+	to, rel := u.recipients(method, params)
+	if len(to) == 0 {
+		u.srv.Log.Info(fmt.Sprintf("the server's %s belonged to no one client", method), "params", string(params))
+		return
+	}
+	ctx := withRelated(context.Background(), rel)
+	for _, c := range to {
+		c.notify(ctx, method, params)
+	}
+}
+
+// recipients are the clients a notification of the server (not progress)
+// belongs to, and the request it is related to, if any.
+func (u *upstream) recipients(method string, params json.RawMessage) (to []*client, rel json.RawMessage) {
+	switch {
+	case method == "notifications/resources/updated":
+		uri := resourceURI(params)
+		to = u.clientsWhere(func(c *client) bool { return u.subs[uri][c] || c.listensTo(uri) })
+	case method == "notifications/subscriptions/acknowledged":
+		to = u.clientsWhere((*client).listening)
+	case strings.HasSuffix(method, "/list_changed"):
+		to = u.clientsWhere(func(*client) bool { return true })
+	default:
+		if busy := u.clientsWhere((*client).busy); len(busy) == 1 {
+			return busy, busy[0].latest()
+		}
+	}
+	return to, nil
+}
+
+// clientsWhere are the clients served that keep.
+func (u *upstream) clientsWhere(keep func(*client) bool) []*client {
 	u.mu.Lock()
-	to := u.clients
-	if method == "notifications/resources/updated" {
-		to = u.subs[resourceURI(params)] // only the clients subscribed to it
+	defer u.mu.Unlock()
+	var out []*client
+	for c := range u.clients {
+		if keep(c) {
+			out = append(out, c)
+		}
 	}
-	clients := make([]*client, 0, len(to))
-	for c := range to {
-		clients = append(clients, c)
-	}
-	u.mu.Unlock()
-	for _, c := range clients {
-		c.notify(context.Background(), method, params)
-	}
+	return out
 }
 
 // route hands a server request to the client it belongs to: the client

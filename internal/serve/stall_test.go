@@ -14,7 +14,7 @@ import (
 )
 
 // A client whose event stream is not read delays no other: every
-// notification reaches the client that reads, whatever the stalled one
+// notification for both reaches the client that reads, whatever the stalled one
 // holds back (its own are dropped past its bound, and counted).
 func TestStalledClientDelaysNoOther(t *testing.T) {
 	t.Parallel()
@@ -22,7 +22,7 @@ func TestStalledClientDelaysNoOther(t *testing.T) {
 	srv := startServer(t, settingsFor(url, "legacy", nil), nil, false)
 	u := serveHTTP(t, srv, "")
 	b, brec := httpClient(t, u, "legacy", "b")
-	call(t, b, "logging/setLevel", `{"level":"debug"}`)
+	call(t, b, "resources/subscribe", `{"uri":"file:///pub/a"}`)
 
 	// Client A initializes, then opens an event stream it never reads.
 	req, _ := http.NewRequest("POST", u, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"a","version":"1"}}}`))
@@ -33,6 +33,14 @@ func TestStalledClientDelaysNoOther(t *testing.T) {
 		t.Fatal(err)
 	}
 	sid := resp.Header.Get("Mcp-Session-Id")
+	resp.Body.Close()
+	req, _ = http.NewRequest("POST", u, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"file:///pub/a"}}`))
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Mcp-Session-Id", sid)
+	if resp, err = http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	}
 	resp.Body.Close()
 	host := strings.TrimPrefix(strings.TrimSuffix(u, "/mcp"), "http://")
 	conn, err := net.Dial("tcp", host)
@@ -46,19 +54,20 @@ func TestStalledClientDelaysNoOther(t *testing.T) {
 		t.Fatalf("A's stream: %q, %v", line, err)
 	}
 
+	// Updates of a resource both subscribe to, each carrying a large
+	// _meta, so that A's share holds much: what a relay does not hold back
+	// for A (below the upstream session's own bound, where it would keep
+	// only the latest update of a resource).
 	const n = 60
-	big := strings.Repeat("x", 120<<10)
-	for range n {
-		for ss := range sdkServer.Sessions() {
-			//lint:ignore SA1019 log messages are what a server sends most; deprecated in 2026-07-28, still sent
-			ss.Log(context.Background(), &sdk.LoggingMessageParams{Level: "info", Data: big})
-		}
+	big := strings.Repeat("x", 48<<10)
+	for i := range n {
+		sdkServer.ResourceUpdated(context.Background(), &sdk.ResourceUpdatedNotificationParams{URI: "file:///pub/a", Meta: sdk.Meta{"i": i, "pad": big}})
 	}
 	got := 0
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		got = 0
 		for _, m := range brec.all() {
-			if strings.Contains(string(m), "notifications/message") {
+			if strings.Contains(string(m), "notifications/resources/updated") {
 				got++
 			}
 		}
@@ -66,5 +75,5 @@ func TestStalledClientDelaysNoOther(t *testing.T) {
 			return
 		}
 	}
-	t.Errorf("client B received %d of the %d log messages while client A did not read", got, n)
+	t.Errorf("client B received %d of the %d updates while client A did not read", got, n)
 }

@@ -12,15 +12,15 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// hang is an upstream whose tools/call never answers until cancelled;
-// called is signalled when one comes.
+// hang is an upstream whose tools/call and subscriptions/listen never
+// answer until cancelled; called is signalled when one comes.
 type hang struct{ done, called chan struct{} }
 
 func (h *hang) State() mcp.State {
 	return mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"h","version":"1"}}`)}
 }
 func (h *hang) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if method == "tools/call" {
+	if method == "tools/call" || method == "subscriptions/listen" {
 		h.called <- struct{}{}
 		<-ctx.Done()
 		return nil, ctx.Err()
