@@ -219,9 +219,10 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	id := mcp.IncomingID(ctx)
 	c.track(id, true)
 	defer c.track(id, false)
-	params, done := up.progress(c, id, params)
-	defer done()
-	ctx = context.WithValue(ctx, relayKey{}, relayed{c: c, id: id})
+	r := relayed{c: c, id: id}
+	params, release := up.tokens.Swap(params, r)
+	defer release()
+	ctx = context.WithValue(ctx, relayKey{}, r)
 	var res json.RawMessage
 	if modern && !st.Modern {
 		params = legacyParams(params)

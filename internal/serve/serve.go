@@ -38,10 +38,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
@@ -180,22 +178,22 @@ type upstream struct {
 	srv  *Server
 	conn Upstream
 
-	mu      sync.Mutex                  // guards clients, tokens and subs
+	tokens mcp.Tokens[relayed] // our progress tokens -> the client's request
+
+	mu      sync.Mutex                  // guards clients and subs
 	clients map[*client]bool            // the clients it serves
-	tokens  map[string]relayed          // our progress token -> the client's request
 	subs    map[string]map[*client]bool // a resource's URI -> the clients subscribed to it
-	next    atomic.Int64                // numbers our progress tokens
 }
 
 // relayed is a client's request in flight: where its progress goes.
 type relayed struct {
-	c     *client
-	id    json.RawMessage // the client's request id
-	token json.RawMessage // the client's progress token
+	c  *client
+	id json.RawMessage // the client's request id
 }
 
 func (s *Server) open(ctx context.Context) (*upstream, error) {
-	u := &upstream{srv: s, clients: map[*client]bool{}, tokens: map[string]relayed{}, subs: map[string]map[*client]bool{}}
+	u := &upstream{srv: s, clients: map[*client]bool{}, subs: map[string]map[*client]bool{}}
+	u.tokens.Prefix = "serve-"
 	h := s.Hooks
 	h.Status = nil // no progress line: progress goes to the clients
 	h.OnNotification = u.notify
@@ -236,28 +234,6 @@ func JSONForms(values []string) []string {
 	return out
 }
 
-// progress replaces the progress token of a client's request with one of
-// ours; done forgets it.
-func (u *upstream) progress(c *client, id, params json.RawMessage) (json.RawMessage, func()) {
-	tok := mcp.ProgressToken(params)
-	if tok == nil {
-		return params, func() {}
-	}
-	ours := strconv.Quote("serve-" + strconv.FormatInt(u.next.Add(1), 10))
-	p, err := mcp.SetProgressToken(params, json.RawMessage(ours))
-	if err != nil {
-		return params, func() {}
-	}
-	u.mu.Lock()
-	u.tokens[ours] = relayed{c: c, id: id, token: tok}
-	u.mu.Unlock()
-	return p, func() {
-		u.mu.Lock()
-		delete(u.tokens, ours)
-		u.mu.Unlock()
-	}
-}
-
 // notify passes the server's notifications to the clients they belong
 // to: progress to the request it reports on; a resource's update to the
 // clients subscribed to it (or listening for it), a subscription's
@@ -269,17 +245,9 @@ func (u *upstream) progress(c *client, id, params json.RawMessage) (json.RawMess
 func (u *upstream) notify(method string, params json.RawMessage) {
 	switch {
 	case method == "notifications/progress":
-		u.mu.Lock()
-		r, ok := u.tokens[string(mcp.NotifiedToken(params))]
-		u.mu.Unlock()
-		if !ok {
-			return
+		if r, b, ok := u.tokens.Back(params); ok {
+			r.c.notify(withRelated(context.Background(), r.id), method, b)
 		}
-		b, err := mcp.Retoken(params, r.token)
-		if err != nil {
-			return
-		}
-		r.c.notify(withRelated(context.Background(), r.id), method, b)
 		return
 	case method == "notifications/cancelled":
 		return // the upstream session cancels the request it names itself
