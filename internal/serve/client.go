@@ -41,16 +41,27 @@ type client struct {
 	out      chan outNote
 	outBytes atomic.Int64
 	dropped  atomic.Int64
-	queued   atomic.Int64  // notifications put in out so far
-	sentMu   sync.Mutex    // guards sent and sentCh
-	sent     int64         // notifications the writer is done with
-	sentCh   chan struct{} // closed when sent moves; nil until someone waits
+	sentMu   sync.Mutex       // guards queued, sent, sentCh and lastRel, and orders the sends on out
+	queued   int64            // notifications put in out so far
+	sent     int64            // notifications the writer is done with
+	sentCh   chan struct{}    // closed when sent moves; nil until someone waits
+	lastRel  map[string]int64 // a request in flight -> the number (queued) of the last notification related to it
 }
 
 // flushNotes waits until the writer is done with every notification
-// queued for the client so far, or notifyWait has passed, or ctx ends.
-func (c *client) flushNotes(ctx context.Context) {
-	target := c.queued.Load()
+// related to the request id queued so far (its progress, the log
+// messages it caused), or notifyWait has passed, or ctx ends: those reach
+// the client before the answer, as they came. Notifications for no
+// request (bound for an HTTP client's GET stream, which may be read late
+// or never) do not hold the answer up.
+func (c *client) flushNotes(ctx context.Context, id json.RawMessage) {
+	c.sentMu.Lock()
+	target, ok := c.lastRel[string(id)]
+	delete(c.lastRel, string(id))
+	c.sentMu.Unlock()
+	if !ok {
+		return
+	}
 	timer := time.NewTimer(notifyWait)
 	defer timer.Stop()
 	for {
@@ -176,7 +187,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	<-c.ready
 	// What the server said while it answered (progress, logs) reaches the
 	// client before the answer does, as it came.
-	defer c.flushNotes(ctx)
+	defer c.flushNotes(ctx, mcp.IncomingID(ctx))
 	up, err := c.upstream(ctx)
 	if err != nil {
 		return nil, rpcError(err)
@@ -455,6 +466,13 @@ func listenedURIs(params json.RawMessage) []string {
 	return p.Notifications.Resources
 }
 
+// inFlight reports whether the client's request id is in flight.
+func (c *client) inFlight(id json.RawMessage) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.ContainsFunc(c.inflight, func(x json.RawMessage) bool { return string(x) == string(id) })
+}
+
 func (c *client) busy() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -519,9 +537,23 @@ func (c *client) notify(ctx context.Context, method string, params json.RawMessa
 		c.dropped.Add(1)
 		return
 	}
+	c.sentMu.Lock()
+	defer c.sentMu.Unlock()
+	rel := related(ctx)
+	if rel != nil && !c.inFlight(rel) {
+		// Its answer has gone (flushNotes, which runs once the request
+		// is no longer in flight, takes sentMu after this): nobody waits.
+		rel = nil
+	}
 	select {
 	case c.out <- outNote{ctx, method, params}:
-		c.queued.Add(1)
+		c.queued++
+		if rel != nil {
+			if c.lastRel == nil {
+				c.lastRel = map[string]int64{}
+			}
+			c.lastRel[string(rel)] = c.queued
+		}
 	default:
 		c.outBytes.Add(-n)
 		c.dropped.Add(1)
