@@ -3,12 +3,15 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestRelayEachEra: a client of either era, on stdio or HTTP, reaches a
@@ -40,14 +43,19 @@ func TestRelayEachEra(t *testing.T) {
 					if !strings.Contains(string(res), `hi there`) {
 						t.Fatalf("echo: %s", res)
 					}
-					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 					defer cancel()
 					res, err := c.Call(ctx, "tools/call", json.RawMessage(`{"name":"ask","arguments":{}}`))
 					if downEra == "modern" && upEra == "legacy" {
 						// A server's request mid-call cannot reach a client
-						// that takes none: refused, not left hanging.
-						if err == nil && !strings.Contains(string(res), "2026-07-28") {
-							t.Fatalf("ask from a legacy server to a modern client: %s", res)
+						// that takes none: refused at once, saying why, not
+						// left hanging.
+						got := string(res)
+						if err != nil {
+							got = err.Error()
+						}
+						if !strings.Contains(got, "the client speaks the 2026-07-28 era, which takes no server requests") {
+							t.Fatalf("ask from a legacy server to a modern client: %s, want the refusal", got)
 						}
 						return
 					}
@@ -147,6 +155,58 @@ func TestNotificationRecipients(t *testing.T) {
 		to, _ := u.recipients(tc.method, json.RawMessage(tc.params))
 		if len(to) != tc.want || tc.want == 1 && !to[0].listening() {
 			t.Errorf("%s %s: went to %d clients (listening: %v), want %d", tc.method, tc.params, len(to), len(to) > 0 && to[0].listening(), tc.want)
+		}
+	}
+}
+
+// TestCancellationReachesServer: a client that cancels a call it made
+// through serve, on stdio or HTTP, cancels it at the server too: the
+// server's handler sees its context end.
+func TestCancellationReachesServer(t *testing.T) {
+	t.Parallel()
+	s := sdk.NewServer(&sdk.Implementation{Name: "slow", Version: "1"}, nil)
+	started := make(chan struct{}, 2)
+	cancelled := make(chan struct{}, 2)
+	type in struct{}
+	sdk.AddTool(s, &sdk.Tool{Name: "slow"}, func(ctx context.Context, _ *sdk.CallToolRequest, _ in) (*sdk.CallToolResult, any, error) {
+		started <- struct{}{}
+		select {
+		case <-ctx.Done():
+			cancelled <- struct{}{}
+			return nil, nil, ctx.Err()
+		case <-time.After(30 * time.Second):
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "finished"}}}, nil, nil
+		}
+	})
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+	t.Cleanup(ts.Close)
+	srv := startServer(t, settingsFor(ts.URL, "legacy", nil), nil, false)
+	for _, side := range []string{"stdio", "http"} {
+		var c *mcp.Client
+		if side == "stdio" {
+			c, _ = stdioClient(t, srv, "legacy")
+		} else {
+			c, _ = httpClient(t, serveHTTP(t, srv, ""), "legacy", side)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() {
+			_, err := c.Call(ctx, "tools/call", json.RawMessage(`{"name":"slow","arguments":{}}`))
+			errc <- err
+		}()
+		select {
+		case <-started:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the call never reached the server", side)
+		}
+		cancel()
+		select {
+		case <-cancelled:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the server's handler was not cancelled", side)
+		}
+		if err := <-errc; err == nil {
+			t.Errorf("%s: the cancelled call succeeded", side)
 		}
 	}
 }
