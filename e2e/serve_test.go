@@ -4,10 +4,12 @@ package e2e
 
 import (
 	"bufio"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,26 +22,36 @@ import (
 )
 
 // TestServeStdioFrontsOAuth: mcpv, as the stdio server of another mcpv,
-// reaches an HTTP server that needs OAuth with the stored token; the
-// client, of either era, gets its answers and never the token.
+// reaches an HTTP server that needs OAuth with the stored token, which
+// has expired and is refreshed; the client, of either era, gets its
+// answers and never the token: a tool that echoes the Authorization
+// header it got shows the client a mask where the token was.
 func TestServeStdioFrontsOAuth(t *testing.T) {
 	t.Parallel()
 	demo := demoserver.New()
+	type in struct{}
+	sdk.AddTool(demo, &sdk.Tool{Name: "authorization"}, func(_ context.Context, req *sdk.CallToolRequest, _ in) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: req.Extra.Header.Get("Authorization")}}}, nil, nil
+	})
 	srv := oauthtest.New(t, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return demo }, &sdk.StreamableHTTPOptions{JSONResponse: true}))
 	state := t.TempDir()
-	access, refresh := srv.Issue("mcp")
-	storeToken(t, srv, state, oauth.Token{AccessToken: access, RefreshToken: refresh, ExpiresAt: time.Now().Add(time.Hour), Scope: "mcp"})
+	_, refresh := srv.Issue("mcp")
+	storeToken(t, srv, state, oauth.Token{AccessToken: "long-expired", RefreshToken: refresh, ExpiresAt: time.Now().Add(-time.Hour), Scope: "mcp"})
+	token := regexp.MustCompile(`access-[0-9]+`)
 	for _, era := range []string{"legacy", "modern"} {
-		cmd := exec.Command(mcpvBin, "--protocol-era", era, "call", "echo", "message=hi", "-q", ".structuredContent.message",
+		cmd := exec.Command(mcpvBin, "--protocol-era", era, "call", "authorization", "-q", ".content[0].text",
 			"--", mcpvBin, "serve", "-u", srv.URL())
 		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
 		out, err := cmd.CombinedOutput()
-		if err != nil || strings.TrimSpace(string(out)) != `"hi"` {
+		if err != nil || strings.TrimSpace(string(out)) != `"Bearer ***"` {
 			t.Errorf("%s: %v\n%s", era, err, out)
 		}
-		if strings.Contains(string(out), access) {
+		if token.Match(out) {
 			t.Errorf("%s: the token reached the client: %s", era, out)
 		}
+	}
+	if n := srv.Count("token:refresh_token"); n == 0 {
+		t.Errorf("the expired token was not refreshed: the token masked is not one learned while serving")
 	}
 }
 
