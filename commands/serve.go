@@ -156,6 +156,9 @@ func writeRecording(out *console, path string, rec *mock.Recorder, secrets *reda
 		}
 	}
 	out.notef("recorded %s and %s", path, mock.ResponsesPath(path))
+	if n := rec.Skipped(); n > 0 {
+		out.notef("%d answers were left out: a recording keeps %d MiB of answers", n, mock.DefaultMaxRecorded>>20)
+	}
 	return nil
 }
 

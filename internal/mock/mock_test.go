@@ -252,6 +252,28 @@ func TestRecordMasksSecrets(t *testing.T) {
 	}
 }
 
+// TestRecorderBound: past its bound, a recorder keeps no more answers and
+// says how many it left out; what it kept is written as before.
+func TestRecorderBound(t *testing.T) {
+	rec := mock.NewRecorder()
+	rec.Max = 100
+	big := `{"content":[{"type":"text","text":"` + strings.Repeat("x", 60) + `"}]}`
+	rec.Note("tools/call", json.RawMessage(`{"name":"a","arguments":{}}`), json.RawMessage(big))
+	rec.Note("tools/call", json.RawMessage(`{"name":"b","arguments":{}}`), json.RawMessage(big))
+	rec.Note("resources/read", json.RawMessage(`{"uri":"demo://x"}`), json.RawMessage(big))
+	if n := rec.Skipped(); n != 2 {
+		t.Errorf("skipped %d answers, want 2", n)
+	}
+	_, responses := rec.Files()
+	r, err := mock.ParseResponses(responses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Tools) != 1 || r.Tools[0].Name != "a" || len(r.Resources) != 0 {
+		t.Errorf("kept: %s", responses)
+	}
+}
+
 func TestParseResponsesYAML(t *testing.T) {
 	r, err := mock.ParseResponses([]byte("tools:\n  - name: add\n    jq: '.a > 1'\n    result: {content: [{type: text, text: big}]}\n  - name: add\n    arguments: {a: 1}\n    result: {content: [{type: text, text: one}]}\n"))
 	if err != nil {

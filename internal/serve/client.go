@@ -246,10 +246,13 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	if err != nil {
 		return nil, rpcError(err)
 	}
+	res = c.srv.Guard.filter(method, res)
 	if c.srv.Record != nil {
+		// What the client got, after the guard: a recording holds
+		// nothing the guard hides.
 		c.srv.Record.Note(method, asked, res)
 	}
-	return c.srv.Guard.filter(method, res), nil
+	return res, nil
 }
 
 // setLogLevel takes a legacy client's logging/setLevel for a modern

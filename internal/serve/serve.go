@@ -136,9 +136,17 @@ type Recorder interface {
 	Note(method string, params, result json.RawMessage)
 }
 
-// listSurface lists every page of each list the server declares a
-// capability for to the recorder.
+// listSurface tells the recorder every page of each list the server
+// declares a capability for, as the guard lets clients see it: a
+// recording holds nothing a client could not have seen. The pages are
+// walked as mcp.Client.Walk walks them (a repeated cursor, or no end in
+// sight, fails the walk); an Upstream that cannot walk its lists (not a
+// session to a server) has no surface to record.
 func (s *Server) listSurface(ctx context.Context, up Upstream) error {
+	w, ok := up.(walker)
+	if !ok {
+		return nil
+	}
 	var init struct {
 		Capabilities map[string]json.RawMessage `json:"capabilities"`
 	}
@@ -150,24 +158,17 @@ func (s *Server) listSurface(ctx context.Context, up Upstream) error {
 			continue
 		}
 		params := json.RawMessage(`{}`)
-		for range mcp.DefaultMaxPages {
-			res, err := up.Forward(ctx, l.method, params)
-			if err != nil {
-				var ce *mcp.CallError
-				if errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound {
-					break
-				}
-				return err
-			}
-			s.Record.Note(l.method, params, res)
-			var page struct {
-				Next string `json:"nextCursor"`
-			}
-			json.Unmarshal(res, &page)
-			if page.Next == "" {
-				break
-			}
-			params = mustJSON(map[string]string{"cursor": page.Next})
+		err := w.Walk(ctx, l.method, lists[l.method].key, func(p mcp.Page) bool {
+			s.Record.Note(l.method, params, s.Guard.filter(l.method, p.Raw))
+			params = mustJSON(map[string]string{"cursor": p.Next})
+			return false
+		})
+		var ce *mcp.CallError
+		if errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound {
+			continue
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
