@@ -56,7 +56,8 @@ func TestServeStdioFrontsOAuth(t *testing.T) {
 }
 
 // TestServeHTTP: mcpv serve --http fronts a server for mcpv clients of
-// both eras, and ends on Ctrl-C with 130.
+// both eras that send the bearer token it generated and printed (a client
+// without it is refused, on loopback too), and ends on Ctrl-C with 130.
 func TestServeHTTP(t *testing.T) {
 	t.Parallel()
 	demo := demoserver.New()
@@ -71,17 +72,35 @@ func TestServeHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill() })
-	line, err := bufio.NewReader(stderr).ReadString('\n')
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "mcpv: serving at ")
-	if err != nil || !ok {
-		t.Fatalf("first line on stderr: %q %v", line, err)
+	lines := bufio.NewReader(stderr)
+	var url, token string
+	for url == "" {
+		line, err := lines.ReadString('\n')
+		if err != nil {
+			t.Fatalf("stderr: %q %v", line, err)
+		}
+		line = strings.TrimSpace(line)
+		if tok, ok := strings.CutPrefix(line, "mcpv: clients must send Authorization: Bearer "); ok {
+			token = tok
+		}
+		if u, ok := strings.CutPrefix(line, "mcpv: serving at "); ok {
+			url = u
+		}
 	}
+	if len(token) < 32 {
+		t.Fatalf("no bearer token printed before serving (%q)", token)
+	}
+	out, err := exec.Command(mcpvBin, "-u", url, "call", "echo", "message=hi").CombinedOutput()
+	if code := exitCode(err); code == 0 || !strings.Contains(string(out), "401") {
+		t.Errorf("a client without the token: exit %d\n%s", code, out)
+	}
+	auth := "Authorization: Bearer " + token
 	for _, era := range []string{"legacy", "modern"} {
-		out, err := exec.Command(mcpvBin, "--protocol-era", era, "-u", url, "call", "echo", "message=hi", "-q", ".structuredContent.message").CombinedOutput()
+		out, err := exec.Command(mcpvBin, "--protocol-era", era, "-u", url, "-H", auth, "call", "echo", "message=hi", "-q", ".structuredContent.message").CombinedOutput()
 		if err != nil || strings.TrimSpace(string(out)) != `"hi"` {
 			t.Errorf("%s: %v\n%s", era, err, out)
 		}
-		out, err = exec.Command(mcpvBin, "--protocol-era", era, "-u", url, "call", "fail", "--no-validate").CombinedOutput()
+		out, err = exec.Command(mcpvBin, "--protocol-era", era, "-u", url, "-H", auth, "call", "fail", "--no-validate").CombinedOutput()
 		if code := exitCode(err); code != 3 || !strings.Contains(string(out), "guarded") {
 			t.Errorf("%s: a denied tool: exit %d\n%s", era, code, out)
 		}
@@ -96,6 +115,33 @@ func TestServeHTTP(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("mcpv serve still running 15s after Ctrl-C")
+	}
+}
+
+// TestServeHTTPNoToken: --http-no-token serves loopback to a client that
+// sends no token.
+func TestServeHTTPNoToken(t *testing.T) {
+	t.Parallel()
+	demo := demoserver.New()
+	up := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return demo }, nil))
+	t.Cleanup(up.Close)
+	cmd := exec.Command(mcpvBin, "serve", "--http", "127.0.0.1:0", "--http-no-token", "-u", up.URL)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "mcpv: serving at ")
+	if err != nil || !ok {
+		t.Fatalf("first line on stderr: %q %v", line, err)
+	}
+	out, err := exec.Command(mcpvBin, "-u", url, "call", "echo", "message=hi", "-q", ".structuredContent.message").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != `"hi"` {
+		t.Errorf("%v\n%s", err, out)
 	}
 }
 

@@ -38,8 +38,11 @@ import (
 
 // HTTPHandler serves clients at /mcp. With a token, every request must
 // carry it as a bearer token; anyOrigin lets a browser page of any origin
-// in (a server reachable beyond this machine), else only loopback origins
-// are (a defence against DNS rebinding, a MUST of the transport).
+// in, under any host name (a server reachable beyond this machine), else
+// only loopback origins are, and only requests for a loopback host (a
+// defence against DNS rebinding, a MUST of the transport: a page of
+// evil.example whose name now points at 127.0.0.1 sends its own Origin,
+// or none at all, and Host: evil.example).
 func (s *Server) HTTPHandler(token string, anyOrigin bool) *HTTPHandler {
 	return &HTTPHandler{srv: s, token: token, anyOrigin: anyOrigin, sessions: map[string]*httpSession{}, Idle: DefaultIdle}
 }
@@ -111,6 +114,10 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusForbidden, "origin not allowed")
 		return
 	}
+	if !h.anyOrigin && !loopbackHost(r.Host) {
+		httpError(w, http.StatusForbidden, "host not allowed")
+		return
+	}
 	if h.token != "" {
 		got := []byte(r.Header.Get("Authorization"))
 		if subtle.ConstantTimeCompare(got, []byte("Bearer "+h.token)) != 1 {
@@ -155,8 +162,19 @@ func loopbackOrigin(origin string) bool {
 	if err != nil {
 		return false
 	}
-	host := u.Hostname()
-	if host == "localhost" {
+	return loopbackName(u.Hostname())
+}
+
+// loopbackHost: a Host header (host, or host:port) naming this machine.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return loopbackName(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+}
+
+func loopbackName(host string) bool {
+	if strings.EqualFold(host, "localhost") {
 		return true
 	}
 	ip := net.ParseIP(host)

@@ -85,7 +85,9 @@ func TestIsolateAsks(t *testing.T) {
 }
 
 // TestHTTPBearerAndOrigin: with a token, a client without it is refused
-// (401), and a browser page of another origin is refused (403).
+// (401); a browser page of another origin is refused (403), and so is a
+// request for another host name, as a page that rebound its name to
+// 127.0.0.1 sends (403).
 func TestHTTPBearerAndOrigin(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
@@ -101,12 +103,19 @@ func TestHTTPBearerAndOrigin(t *testing.T) {
 		{"token", map[string]string{"Authorization": "Bearer let-me-in"}, http.StatusOK},
 		{"foreign origin", map[string]string{"Authorization": "Bearer let-me-in", "Origin": "https://evil.example"}, http.StatusForbidden},
 		{"loopback origin", map[string]string{"Authorization": "Bearer let-me-in", "Origin": "http://localhost:3000"}, http.StatusOK},
+		{"foreign host", map[string]string{"Authorization": "Bearer let-me-in", "Host": "evil.example:8808"}, http.StatusForbidden},
+		{"foreign host, no port", map[string]string{"Authorization": "Bearer let-me-in", "Host": "evil.example"}, http.StatusForbidden},
+		{"localhost", map[string]string{"Authorization": "Bearer let-me-in", "Host": "localhost:8808"}, http.StatusOK},
+		{"IPv6 loopback", map[string]string{"Authorization": "Bearer let-me-in", "Host": "[::1]:8808"}, http.StatusOK},
 	} {
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		for k, v := range tt.header {
 			req.Header.Set(k, v)
+		}
+		if h := tt.header["Host"]; h != "" {
+			req.Host = h
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

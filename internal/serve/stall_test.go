@@ -130,7 +130,7 @@ func TestStalledStreamDelaysNoAnswer(t *testing.T) {
 	t.Cleanup(func() { close(unblock); cancel(); <-getDone })
 	go func() {
 		defer close(getDone)
-		req := httptest.NewRequestWithContext(ctx, "GET", "/mcp", nil)
+		req := httptest.NewRequestWithContext(ctx, "GET", "http://127.0.0.1/mcp", nil)
 		req.Header.Set("Accept", "text/event-stream")
 		req.Header.Set("Mcp-Session-Id", sid)
 		h.ServeHTTP(&stalledWriter{header: http.Header{}, unblock: unblock}, req)
