@@ -37,11 +37,12 @@ type client struct {
 	// one dispatcher hands them over without waiting, so a client that
 	// does not read delays no other. outBytes counts the params queued;
 	// past maxOutBytes, or maxOutNotes, a notification for this client is
-	// dropped and counted in dropped.
-	out      chan outNote
+	// dropped and counted in dropped. out and its writer come with the
+	// first notification: a client that gets none costs neither.
+	out      chan outNote // guarded by sentMu; nil until the first notification
 	outBytes atomic.Int64
 	dropped  atomic.Int64
-	sentMu   sync.Mutex       // guards queued, sent, sentCh and lastRel, and orders the sends on out
+	sentMu   sync.Mutex       // guards out, queued, sent, sentCh and lastRel, and orders the sends on out
 	queued   int64            // notifications put in out so far
 	sent     int64            // notifications the writer is done with
 	sentCh   chan struct{}    // closed when sent moves; nil until someone waits
@@ -116,20 +117,36 @@ const (
 func (s *Server) serveClient(t mcp.Transport) *client { return s.serveClientWith(t, nil) }
 
 func (s *Server) serveClientWith(t mcp.Transport, d *drain) *client {
-	c := &client{srv: s, ready: make(chan struct{}), drain: d, out: make(chan outNote, maxOutNotes)}
+	c := &client{srv: s, ready: make(chan struct{}), drain: d}
 	t = &scrubbed{Transport: t, secrets: s.Secrets}
 	c.sess = mcp.NewSession(t, mcp.SessionOptions{Handler: c.handle, OnNotification: c.notified, Log: s.Log})
 	close(c.ready)
-	go c.writeNotes() // ends with the client's session
 	return c
+}
+
+// queue is the client's queue of notifications, started with its writer
+// at the first; the caller holds sentMu.
+func (c *client) queue() chan outNote {
+	if c.out == nil {
+		c.out = make(chan outNote, maxOutNotes)
+		go c.writeNotes(c.out) // ends with the client's session
+	}
+	return c.out
+}
+
+// queuedNotes is how many notifications wait for the writer.
+func (c *client) queuedNotes() int {
+	c.sentMu.Lock()
+	defer c.sentMu.Unlock()
+	return len(c.out)
 }
 
 // writeNotes sends the client its notifications, in order, each bounded
 // by notifyWait, until its session ends.
-func (c *client) writeNotes() {
+func (c *client) writeNotes(out <-chan outNote) {
 	for {
 		select {
-		case n := <-c.out:
+		case n := <-out:
 			ctx, cancel := context.WithTimeout(n.ctx, notifyWait)
 			c.sess.Notify(ctx, n.method, n.params)
 			cancel()
@@ -549,7 +566,7 @@ func (c *client) notify(ctx context.Context, method string, params json.RawMessa
 		rel = nil
 	}
 	select {
-	case c.out <- outNote{ctx, method, params}:
+	case c.queue() <- outNote{ctx, method, params}:
 		c.queued++
 		if rel != nil {
 			if c.lastRel == nil {

@@ -44,20 +44,41 @@ import (
 // evil.example whose name now points at 127.0.0.1 sends its own Origin,
 // or none at all, and Host: evil.example).
 func (s *Server) HTTPHandler(token string, anyOrigin bool) *HTTPHandler {
-	return &HTTPHandler{srv: s, token: token, anyOrigin: anyOrigin, sessions: map[string]*httpSession{}, Idle: DefaultIdle}
+	return &HTTPHandler{srv: s, token: token, anyOrigin: anyOrigin, sessions: map[string]*httpSession{},
+		Idle: DefaultIdle, InitIdle: DefaultInitIdle, MaxSessions: DefaultMaxSessions, MaxBody: DefaultMaxBody}
 }
 
-// DefaultIdle is how long a client's session lasts with no request of its
-// own and no stream open: a client that leaves without DELETE is forgotten.
-const DefaultIdle = 30 * time.Minute
+// What the endpoint holds for its clients, at most, by default: each
+// session holds a downstream session (and with Isolate a server of its
+// own), so a flood of initialize requests must not hold them for long,
+// nor without end.
+const (
+	// DefaultIdle is how long a client's session lasts with no request
+	// of its own and no stream open: a client that leaves without DELETE
+	// is forgotten.
+	DefaultIdle = 30 * time.Minute
+	// DefaultInitIdle is DefaultIdle for a session that has had no
+	// request but its initialize.
+	DefaultInitIdle = time.Minute
+	// DefaultMaxSessions is how many sessions may be open at once; an
+	// initialize beyond is refused (503) until one ends.
+	DefaultMaxSessions = 1000
+	// DefaultMaxBody is the largest POST body taken (413 beyond).
+	DefaultMaxBody = 32 << 20
+)
 
 // HTTPHandler is the /mcp endpoint.
 type HTTPHandler struct {
 	srv       *Server
 	token     string
 	anyOrigin bool
-	// Idle ends a session that long without a request or a stream open.
-	Idle time.Duration
+	// Idle ends a session that long without a request or a stream open;
+	// InitIdle, one that has had no request but its initialize.
+	Idle, InitIdle time.Duration
+	// MaxSessions caps the sessions open at once.
+	MaxSessions int
+	// MaxBody caps the bytes of a POST body.
+	MaxBody int64
 
 	mu       sync.Mutex // guards sessions and closed
 	sessions map[string]*httpSession
@@ -68,26 +89,34 @@ type httpSession struct {
 	c *client
 	t *httpTransport
 
-	mu     sync.Mutex  // guards active
-	active int         // HTTP requests of the session being served
-	idle   *time.Timer // ends the session when it fires; stopped while active > 0
+	mu      sync.Mutex  // guards active and settled
+	active  int         // HTTP requests of the session being served
+	settled bool        // it has had a message past its handshake, or a stream
+	idle    *time.Timer // ends the session when it fires; stopped while active > 0
 }
 
-// enter and leave bracket each HTTP request of the session: the idle
-// timer runs only while none is being served.
-func (s *httpSession) enter() {
+// enter and leave bracket each HTTP request of the session (handshake
+// says it is its initialize, or notifications/initialized): the idle
+// timer runs only while none is being served, for InitIdle until the
+// session has had something past its handshake.
+func (s *httpSession) enter(handshake bool) {
 	s.mu.Lock()
 	s.active++
+	s.settled = s.settled || !handshake
 	if s.idle != nil {
 		s.idle.Stop()
 	}
 	s.mu.Unlock()
 }
 
-func (s *httpSession) leave(idle time.Duration) {
+func (s *httpSession) leave(h *HTTPHandler) {
 	s.mu.Lock()
 	s.active--
 	if s.active == 0 && s.idle != nil {
+		idle := h.Idle
+		if !s.settled {
+			idle = min(idle, h.InitIdle)
+		}
 		s.idle.Reset(idle)
 	}
 	s.mu.Unlock()
@@ -243,8 +272,12 @@ func readIncoming(body []byte) (incoming, error) {
 }
 
 func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.MaxBody))
 	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			httpError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", tooBig.Limit))
+		}
 		return
 	}
 	in, err := readIncoming(body)
@@ -269,8 +302,8 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if s.idle != nil {
-		s.enter()
-		defer s.leave(h.Idle)
+		s.enter(in.method == "initialize" || in.method == "notifications/initialized")
+		defer s.leave(h)
 	}
 	if !in.request {
 		select {
@@ -305,16 +338,21 @@ func (h *HTTPHandler) open(w http.ResponseWriter) (*httpSession, error) {
 	b := make([]byte, 16)
 	rand.Read(b)
 	sid := hex.EncodeToString(b)
-	s := h.newSession()
 	h.mu.Lock()
-	if h.closed {
+	switch {
+	case h.closed:
 		h.mu.Unlock()
-		s.c.close()
 		httpError(w, http.StatusServiceUnavailable, "shutting down")
 		return nil, errors.New("closed")
+	case len(h.sessions) >= h.MaxSessions:
+		h.mu.Unlock()
+		w.Header().Set("Retry-After", "60")
+		httpError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many sessions: %d are open", h.MaxSessions))
+		return nil, errors.New("full")
 	}
+	s := h.newSession()
 	h.sessions[sid] = s
-	s.idle = time.AfterFunc(h.Idle, func() { h.end(sid) })
+	s.idle = time.AfterFunc(h.InitIdle, func() { h.end(sid) })
 	h.mu.Unlock()
 	w.Header().Set("Mcp-Session-Id", sid)
 	return s, nil
@@ -331,8 +369,8 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 	if s == nil {
 		return
 	}
-	s.enter()
-	defer s.leave(h.Idle)
+	s.enter(false)
+	defer s.leave(h)
 	st := newStream()
 	s.t.mu.Lock()
 	busy := s.t.get != nil

@@ -204,3 +204,83 @@ func postMessage(t *testing.T, url, sid, accept, body string) (*http.Response, s
 	b, _ := io.ReadAll(resp.Body)
 	return resp, string(b)
 }
+
+// TestHTTPLimits: an initialize beyond the sessions allowed is refused
+// (503) until one ends; a body beyond the bound is refused (413); a
+// session that had nothing but its initialize ends after InitIdle, one
+// in use lasts Idle.
+func TestHTTPLimits(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	h := srv.HTTPHandler("", false)
+	h.MaxSessions, h.MaxBody = 2, 4096
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); ts.Close() })
+	url := ts.URL + "/mcp"
+	const accept = "application/json, text/event-stream"
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	var sids []string
+	for range 2 {
+		resp, body := postMessage(t, url, "", accept, initialize)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+		}
+		sids = append(sids, resp.Header.Get("Mcp-Session-Id"))
+	}
+	if resp, body := postMessage(t, url, "", accept, initialize); resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Mcp-Session-Id") != "" {
+		t.Errorf("an initialize beyond the cap: %d %s, want 503", resp.StatusCode, body)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	req.Header.Set("Mcp-Session-Id", sids[0])
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("DELETE: %v %v", resp, err)
+	}
+	resp, body := postMessage(t, url, "", accept, initialize)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("initialize once a session ended: %d %s", resp.StatusCode, body)
+	}
+	sids[0] = resp.Header.Get("Mcp-Session-Id")
+
+	big := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"` + strings.Repeat("x", 8192) + `"}}}`
+	if resp, body := postMessage(t, url, sids[1], accept, big); resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body beyond the bound: %d %s, want 413", resp.StatusCode, body)
+	}
+
+}
+
+// TestHTTPInitIdle: a session that had nothing but its handshake ends
+// after InitIdle; one in use lasts Idle.
+func TestHTTPInitIdle(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	h := srv.HTTPHandler("", false)
+	h.InitIdle = 50 * time.Millisecond
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); ts.Close() })
+	url := ts.URL + "/mcp"
+	const accept = "application/json, text/event-stream"
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	var sids []string
+	for range 2 {
+		resp, body := postMessage(t, url, "", accept, initialize)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+		}
+		sid := resp.Header.Get("Mcp-Session-Id")
+		postMessage(t, url, sid, accept, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		sids = append(sids, sid)
+	}
+	if resp, body := postMessage(t, url, sids[1], accept, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); resp.StatusCode != http.StatusOK {
+		t.Fatalf("ping: %d %s", resp.StatusCode, body)
+	}
+	open := func(sid string) bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.sessions[sid] != nil
+	}
+	waitFor(t, "the session that only initialized to end", func() bool { return !open(sids[0]) })
+	time.Sleep(100 * time.Millisecond)
+	if !open(sids[1]) {
+		t.Errorf("a session in use ended after InitIdle")
+	}
+}

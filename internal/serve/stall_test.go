@@ -145,7 +145,7 @@ func TestStalledStreamDelaysNoAnswer(t *testing.T) {
 		sdkServer.ResourceUpdated(context.Background(), &sdk.ResourceUpdatedNotificationParams{URI: "file:///pub/a", Meta: sdk.Meta{"i": i}})
 	}
 	c := s.c
-	waitFor(t, "the updates to queue up behind the stalled stream", func() bool { return len(c.out) >= 50 })
+	waitFor(t, "the updates to queue up behind the stalled stream", func() bool { return c.queuedNotes() >= 50 })
 	answered := make(chan string, 1)
 	go func() {
 		_, body := post(sid, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_a","arguments":{}}}`)
@@ -157,9 +157,9 @@ func TestStalledStreamDelaysNoAnswer(t *testing.T) {
 			t.Fatalf("the call: %s", body)
 		}
 	case <-time.After(2 * time.Second):
-		t.Fatalf("the call was not answered while %d notifications waited for a stream nobody reads", len(c.out))
+		t.Fatalf("the call was not answered while %d notifications waited for a stream nobody reads", c.queuedNotes())
 	}
-	if len(c.out) == 0 {
+	if c.queuedNotes() == 0 {
 		t.Errorf("the updates drained: the stream was not stalled, the test proves nothing")
 	}
 }
