@@ -1,11 +1,8 @@
 package serve
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,75 +13,10 @@ import (
 )
 
 // A client whose event stream is not read delays no other: every
-// notification for both reaches the client that reads, whatever the stalled one
-// holds back (its own are dropped past its bound, and counted).
+// notification for both reaches the client that reads, each well within
+// the time a write to the stalled one could hold it up, while the stalled
+// one's wait in its own queue.
 func TestStalledClientDelaysNoOther(t *testing.T) {
-	t.Parallel()
-	sdkServer, url := guardedServer(t)
-	srv := startServer(t, settingsFor(url, "legacy", nil), nil, false)
-	u := serveHTTP(t, srv, "")
-	b, brec := httpClient(t, u, "legacy", "b")
-	call(t, b, "resources/subscribe", `{"uri":"file:///pub/a"}`)
-
-	// Client A initializes, then opens an event stream it never reads.
-	req, _ := http.NewRequest("POST", u, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"a","version":"1"}}}`))
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sid := resp.Header.Get("Mcp-Session-Id")
-	resp.Body.Close()
-	req, _ = http.NewRequest("POST", u, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"file:///pub/a"}}`))
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Mcp-Session-Id", sid)
-	if resp, err = http.DefaultClient.Do(req); err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	host := strings.TrimPrefix(strings.TrimSuffix(u, "/mcp"), "http://")
-	conn, err := net.Dial("tcp", host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.(*net.TCPConn).SetReadBuffer(1024)
-	fmt.Fprintf(conn, "GET /mcp HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\nMcp-Session-Id: %s\r\n\r\n", host, sid)
-	if line, err := bufio.NewReader(conn).ReadString('\n'); err != nil || !strings.Contains(line, "200") {
-		t.Fatalf("A's stream: %q, %v", line, err)
-	}
-
-	// Updates of a resource both subscribe to, each carrying a large
-	// _meta, so that A's share holds much: what a relay does not hold back
-	// for A (below the upstream session's own bound, where it would keep
-	// only the latest update of a resource).
-	const n = 60
-	big := strings.Repeat("x", 48<<10)
-	for i := range n {
-		sdkServer.ResourceUpdated(context.Background(), &sdk.ResourceUpdatedNotificationParams{URI: "file:///pub/a", Meta: sdk.Meta{"i": i, "pad": big}})
-	}
-	got := 0
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		got = 0
-		for _, m := range brec.all() {
-			if strings.Contains(string(m), "notifications/resources/updated") {
-				got++
-			}
-		}
-		if got == n {
-			return
-		}
-	}
-	t.Errorf("client B received %d of the %d updates while client A did not read", got, n)
-}
-
-// An answer waits for the notifications related to its request, not for
-// those bound for a stream the client does not read: with its GET stream
-// stalled and a flood of updates queued for it, a client's call is
-// answered at once.
-func TestStalledStreamDelaysNoAnswer(t *testing.T) {
 	t.Parallel()
 	sdkServer, url := guardedServer(t)
 	srv := startServer(t, settingsFor(url, "legacy", nil), nil, false)
@@ -92,6 +24,47 @@ func TestStalledStreamDelaysNoAnswer(t *testing.T) {
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { h.Close(); ts.Close() })
 	u := ts.URL + "/mcp"
+	b, brec := httpClient(t, u, "legacy", "b")
+	call(t, b, "resources/subscribe", `{"uri":"file:///pub/a"}`)
+
+	// Client A initializes, subscribes, then opens an event stream it
+	// never reads.
+	_, a := stalledClient(t, h, u)
+
+	// Updates of a resource both subscribe to, sent one at a time: each
+	// must reach B well within notifyWait, the time a write to A could
+	// hold it up. (Sent in a burst, they would meet the upstream
+	// session's own bound, where it keeps only the latest update of a
+	// resource.)
+	const n = 60
+	updates := func() int {
+		got := 0
+		for _, m := range brec.all() {
+			if strings.Contains(string(m), "notifications/resources/updated") {
+				got++
+			}
+		}
+		return got
+	}
+	for i := range n {
+		sdkServer.ResourceUpdated(context.Background(), &sdk.ResourceUpdatedNotificationParams{URI: "file:///pub/a", Meta: sdk.Meta{"i": i}})
+		deadline := time.Now().Add(notifyWait / 2)
+		for updates() <= i {
+			if time.Now().After(deadline) {
+				t.Fatalf("client B received %d of the first %d updates while client A did not read", updates(), i+1)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+	if a.queuedNotes() == 0 {
+		t.Errorf("client A's updates drained: its stream was not stalled, the test proves nothing")
+	}
+}
+
+// stalledClient initializes a client of h at u, subscribes it to
+// file:///pub/a, and opens its GET stream, which it never reads.
+func stalledClient(t *testing.T, h *HTTPHandler, u string) (sid string, c *client) {
+	t.Helper()
 	post := func(sid, body string) (*http.Response, string) {
 		t.Helper()
 		req, _ := http.NewRequest("POST", u, strings.NewReader(body))
@@ -102,18 +75,14 @@ func TestStalledStreamDelaysNoAnswer(t *testing.T) {
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			t.Error(err)
-			return nil, ""
+			t.Fatal(err)
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		return resp, string(b)
 	}
 	resp, _ := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"a","version":"1"}}}`)
-	if resp == nil {
-		t.FailNow()
-	}
-	sid := resp.Header.Get("Mcp-Session-Id")
+	sid = resp.Header.Get("Mcp-Session-Id")
 	post(sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"file:///pub/a"}}`)
 	h.mu.Lock()
 	s := h.sessions[sid]
@@ -140,16 +109,41 @@ func TestStalledStreamDelaysNoAnswer(t *testing.T) {
 		defer s.t.mu.Unlock()
 		return s.t.get != nil
 	})
+	return sid, s.c
+}
+
+// An answer waits for the notifications related to its request, not for
+// those bound for a stream the client does not read: with its GET stream
+// stalled and a flood of updates queued for it, a client's call is
+// answered at once.
+func TestStalledStreamDelaysNoAnswer(t *testing.T) {
+	t.Parallel()
+	sdkServer, url := guardedServer(t)
+	srv := startServer(t, settingsFor(url, "legacy", nil), nil, false)
+	h := srv.HTTPHandler("", false)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); ts.Close() })
+	u := ts.URL + "/mcp"
+	sid, c := stalledClient(t, h, u)
 
 	for i := range 100 {
 		sdkServer.ResourceUpdated(context.Background(), &sdk.ResourceUpdatedNotificationParams{URI: "file:///pub/a", Meta: sdk.Meta{"i": i}})
 	}
-	c := s.c
 	waitFor(t, "the updates to queue up behind the stalled stream", func() bool { return c.queuedNotes() >= 50 })
 	answered := make(chan string, 1)
 	go func() {
-		_, body := post(sid, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_a","arguments":{}}}`)
-		answered <- body
+		req, _ := http.NewRequest("POST", u, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_a","arguments":{}}}`))
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Mcp-Session-Id", sid)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		answered <- string(b)
 	}()
 	select {
 	case body := <-answered:
