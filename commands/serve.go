@@ -113,7 +113,7 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 		s.settings.ProtocolEra = "legacy"
 	}
 	secrets := redact.NewScrubber(io.Discard)
-	secrets.Add(serve.JSONForms(s.settings.Secrets)...)
+	secrets.Add(redact.JSONForms(s.settings.Secrets)...)
 	srv := &serve.Server{
 		Open: func(ctx context.Context, h connect.Hooks) (serve.Upstream, error) {
 			open := connect.Open

@@ -202,7 +202,7 @@ func (s *Server) open(ctx context.Context) (*upstream, error) {
 	h.Capabilities = upstreamCaps
 	learned := h.Secret
 	h.Secret = func(values ...string) {
-		s.Secrets.Add(JSONForms(values)...)
+		s.Secrets.Add(redact.JSONForms(values)...)
 		if learned != nil {
 			learned(values...)
 		}
@@ -213,26 +213,6 @@ func (s *Server) open(ctx context.Context) (*upstream, error) {
 	}
 	u.conn = conn
 	return u, nil
-}
-
-// JSONForms are values as they may appear in a JSON message: as they are,
-// escaped as a JSON string holds them, and escaped twice, as a JSON
-// document held in a string (a tool's text that is JSON) holds them.
-func JSONForms(values []string) []string {
-	out := make([]string, 0, 3*len(values))
-	for _, v := range values {
-		out = append(out, v)
-		for range 2 {
-			b, _ := json.Marshal(v)
-			q := string(b[1 : len(b)-1])
-			if q == v {
-				break
-			}
-			out = append(out, q)
-			v = q
-		}
-	}
-	return out
 }
 
 // notify passes the server's notifications to the clients they belong
