@@ -77,8 +77,11 @@ Examples:
 func (c *serveCmd) notInBatch() {}
 
 func (c *serveCmd) Validate() error {
-	if c.HTTP == "" && (c.HTTPToken != "" || c.AllowRemote || c.Isolate || c.NoToken) {
-		return usageErrorf("--http-token, --http-no-token, --allow-remote and --isolate go with --http")
+	if err := c.listenFlags.validate(); err != nil {
+		return err
+	}
+	if c.HTTP == "" && (c.Isolate || c.NoToken) {
+		return usageErrorf("--isolate and --http-no-token go with --http")
 	}
 	if c.NoToken && (c.HTTPToken != "" || c.AllowRemote) {
 		return usageErrorf("--http-no-token goes without --http-token and --allow-remote: beyond loopback a token is required")
@@ -86,10 +89,8 @@ func (c *serveCmd) Validate() error {
 	if c.Record != "" && c.Isolate {
 		return usageErrorf("--record goes without --isolate: it records the one shared session")
 	}
-	for _, p := range append(append(append(append(append(append([]string{}, c.AllowTools...), c.DenyTools...), c.AllowResources...), c.DenyResources...), c.AllowPrompts...), c.DenyPrompts...) {
-		if strings.TrimSpace(p) == "" {
-			return usageErrorf("an empty guard pattern matches nothing")
-		}
+	if err, ok := c.guard().Validate().(*config.EmptyPatternError); ok {
+		return usageErrorf("--%s: an empty pattern matches nothing", strings.ReplaceAll(err.List, "_", "-"))
 	}
 	return nil
 }
