@@ -17,6 +17,7 @@ package serve
 // with an event stream otherwise.
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -395,13 +396,22 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 
 // stream is where a POST's or the GET's messages wait to be written.
 type stream struct {
-	ch     chan []byte
+	ch     chan outMsg
 	gone   chan struct{} // closed when the HTTP request is over
 	events bool          // an event stream; else the response alone, as JSON
 }
 
 func newStream() *stream {
-	return &stream{ch: make(chan []byte, 16), gone: make(chan struct{}), events: true}
+	return &stream{ch: make(chan outMsg, 16), gone: make(chan struct{}), events: true}
+}
+
+// outMsg is a message for a stream: its parts, written one after the
+// other (a large result is never joined to its framing, nor copied), and
+// its id when it is a response, read once.
+type outMsg struct {
+	parts    [][]byte
+	id       json.RawMessage
+	response bool
 }
 
 // answer writes the stream's messages until the response to id (none for
@@ -415,18 +425,19 @@ func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMess
 	for {
 		select {
 		case msg := <-st.ch:
-			rid, resp := responseID(msg)
-			final := id != nil && resp && string(rid) == string(id)
+			final := id != nil && msg.response && string(msg.id) == string(id)
 			if final && !events {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusOK)
-				w.Write(msg)
+				writeParts(w, msg.parts)
 				return
 			}
 			if !events {
 				continue
 			}
-			fmt.Fprintf(w, "event: message\ndata: %s\n\n", msg)
+			io.WriteString(w, "event: message\ndata: ")
+			writeParts(w, msg.parts)
+			io.WriteString(w, "\n\n")
 			if f, ok := w.(http.Flusher); ok {
 				f.Flush()
 			}
@@ -438,6 +449,12 @@ func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMess
 		case <-closed:
 			return
 		}
+	}
+}
+
+func writeParts(w io.Writer, parts [][]byte) {
+	for _, p := range parts {
+		w.Write(p)
 	}
 }
 
@@ -509,10 +526,31 @@ func (t *httpTransport) forget(id json.RawMessage, st *stream) {
 // Write sends msg to the POST it answers or belongs to, else to the GET
 // stream; a notification with neither is dropped, a request fails.
 func (t *httpTransport) Write(ctx context.Context, msg []byte) error {
-	key := related(ctx)
 	id, resp := responseID(msg)
+	return t.send(ctx, outMsg{parts: [][]byte{msg}, id: id, response: resp})
+}
+
+// WriteParts writes a response given as the session frames one with a
+// large result (its head up to "result":, the result, a closing brace),
+// without joining them; anything else is joined and written.
+func (t *httpTransport) WriteParts(ctx context.Context, parts [][]byte) error {
+	if len(parts) == 3 && string(parts[2]) == "}" {
+		// The head completed with a null result: a small message whose
+		// id is the response's.
+		head := append(append([]byte(nil), parts[0]...), "null}"...)
+		if id, resp := responseID(head); resp {
+			return t.send(ctx, outMsg{parts: parts, id: id, response: true})
+		}
+	}
+	return t.Write(ctx, bytes.Join(parts, nil))
+}
+
+// send hands msg to the POST it answers or belongs to, else to the GET
+// stream; a notification with neither is dropped, a request fails.
+func (t *httpTransport) send(ctx context.Context, msg outMsg) error {
+	key, resp := related(ctx), msg.response
 	if resp {
-		key = id
+		key = msg.id
 	}
 	t.mu.Lock()
 	st := t.posts[string(key)]
@@ -521,7 +559,7 @@ func (t *httpTransport) Write(ctx context.Context, msg []byte) error {
 	}
 	t.mu.Unlock()
 	if st == nil {
-		if _, isRequest := requestID(msg); isRequest {
+		if _, isRequest := requestID(msg.parts[0]); !resp && isRequest {
 			return errors.New("the client has no stream open to take a request")
 		}
 		return nil

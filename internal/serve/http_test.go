@@ -284,3 +284,28 @@ func TestHTTPInitIdle(t *testing.T) {
 		t.Errorf("a session in use ended after InitIdle")
 	}
 }
+
+// TestHTTPWritesResultInParts: a response the session gives in parts (a
+// relayed result) goes to the POST it answers as those parts, the result
+// not copied; anything else in parts is joined.
+func TestHTTPWritesResultInParts(t *testing.T) {
+	tr := &httpTransport{in: make(chan []byte), closed: make(chan struct{}), posts: map[string]*stream{}}
+	st := tr.expect(json.RawMessage(`7`), true)
+	var pw mcp.PartsWriter = tr
+	result := []byte(`{"content":[{"type":"text","text":"big"}]}`)
+	if err := pw.WriteParts(context.Background(), [][]byte{[]byte(`{"jsonrpc":"2.0","id":7,"result":`), result, []byte(`}`)}); err != nil {
+		t.Fatal(err)
+	}
+	msg := <-st.ch
+	if !msg.response || string(msg.id) != "7" || len(msg.parts) != 3 || &msg.parts[1][0] != &result[0] {
+		t.Errorf("the response: id %s (response %v), %d parts, result copied: %v", msg.id, msg.response, len(msg.parts), &msg.parts[1][0] != &result[0])
+	}
+	get := newStream()
+	tr.get = get
+	if err := pw.WriteParts(context.Background(), [][]byte{[]byte(`{"jsonrpc":"2.0",`), []byte(`"method":"notifications/x"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if msg := <-get.ch; len(msg.parts) != 1 || string(msg.parts[0]) != `{"jsonrpc":"2.0","method":"notifications/x"}` {
+		t.Errorf("a notification in parts: %q", msg.parts)
+	}
+}
