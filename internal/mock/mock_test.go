@@ -287,8 +287,9 @@ func TestParseResponsesYAML(t *testing.T) {
 			t.Errorf("%s: %s, %v; want %s", args, res, err, want)
 		}
 	}
-	if _, err := mock.ParseResponses([]byte("tools:\n  - name: add\n    jq: '.a >'\n    result: {}\n")); err == nil || !strings.Contains(err.Error(), "tools[0]: jq") {
-		t.Errorf("a bad jq: %v", err)
+	if _, err := mock.ParseResponses([]byte("tools:\n  - name: add\n    jq: '.a >'\n    result: {}\n")); err == nil || !strings.Contains(err.Error(), "tools[0]: jq") ||
+		!strings.Contains(err.Error(), "\n    .a >\n       ^") {
+		t.Errorf("a bad jq, without a caret under where it went wrong: %v", err)
 	}
 }
 
