@@ -249,26 +249,15 @@ func readIncoming(body []byte) (incoming, error) {
 	if !rawjson.IsObject(body) {
 		return incoming{}, errors.New("the body is not one JSON-RPC message")
 	}
-	var in incoming
-	var params json.RawMessage
-	err := rawjson.ForEachValidMember(body, func(k string, v []byte) error {
-		switch k {
-		case "id":
-			if string(v) != "null" {
-				in.id = v
-			}
-		case "method":
-			json.Unmarshal(v, &in.method)
-		case "params":
-			params = v
-		}
-		return nil
-	})
+	e, err := readEnvelope(body)
 	if err != nil {
 		return incoming{}, err
 	}
-	in.request = in.method != "" && in.id != nil
-	in.modern = in.method == "server/discover" || rawjson.IsObject(params) && hasModernMeta(params)
+	in := incoming{method: e.method, request: e.request()}
+	if string(e.id) != "null" {
+		in.id = e.id
+	}
+	in.modern = in.method == "server/discover" || rawjson.IsObject(e.params) && hasModernMeta(e.params)
 	return in, nil
 }
 
@@ -469,18 +458,8 @@ func startEvents(w http.ResponseWriter) {
 
 // responseID reads a message's id when it is a response (no method).
 func responseID(msg []byte) (json.RawMessage, bool) {
-	var id json.RawMessage
-	method := false
-	rawjson.ForEachValidMember(msg, func(k string, v []byte) error {
-		switch k {
-		case "id":
-			id = v
-		case "method":
-			method = true
-		}
-		return nil
-	})
-	return id, id != nil && !method
+	e, _ := readEnvelope(msg)
+	return e.response()
 }
 
 // httpTransport is one downstream session's side of the endpoint.
@@ -534,10 +513,7 @@ func (t *httpTransport) Write(ctx context.Context, msg []byte) error {
 // large result (its head up to "result":, the result, a closing brace),
 // without joining them; anything else is joined and written.
 func (t *httpTransport) WriteParts(ctx context.Context, parts [][]byte) error {
-	if len(parts) == 3 && string(parts[2]) == "}" {
-		// The head completed with a null result: a small message whose
-		// id is the response's.
-		head := append(append([]byte(nil), parts[0]...), "null}"...)
+	if head, ok := headOf(parts); ok {
 		if id, resp := responseID(head); resp {
 			return t.send(ctx, outMsg{parts: parts, id: id, response: true})
 		}
