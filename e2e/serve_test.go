@@ -91,7 +91,7 @@ func TestServeHTTP(t *testing.T) {
 		t.Fatalf("no bearer token printed before serving (%q)", token)
 	}
 	out, err := exec.Command(mcpvBin, "-u", url, "call", "echo", "message=hi").CombinedOutput()
-	if code := exitCode(err); code == 0 || !strings.Contains(string(out), "401") {
+	if code := exitCode(err); code == 0 || !strings.Contains(string(out), "401") || !strings.Contains(string(out), "the bearer token mcpv serve printed") {
 		t.Errorf("a client without the token: exit %d\n%s", code, out)
 	}
 	auth := "Authorization: Bearer " + token

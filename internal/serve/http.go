@@ -151,8 +151,10 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.token != "" {
 		got := []byte(r.Header.Get("Authorization"))
 		if subtle.ConstantTimeCompare(got, []byte("Bearer "+h.token)) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpv serve"`)
-			httpError(w, http.StatusUnauthorized, "a bearer token is required")
+			// Said in the challenge too, which a client shows: this is
+			// no OAuth server, and the token is the one serve printed.
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpv serve", error_description="send the bearer token mcpv serve printed on stderr, or its --http-token"`)
+			httpError(w, http.StatusUnauthorized, "a bearer token is required: the one mcpv serve printed on stderr, or its --http-token")
 			return
 		}
 	}
