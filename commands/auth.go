@@ -3,9 +3,8 @@ package commands
 import (
 	"context"
 	"io"
-	"strings"
-	"time"
 
+	"github.com/mcpv/mcpv/internal/authrecord"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/oauth"
@@ -44,21 +43,6 @@ func manager(s *session, mode string) (*oauth.Manager, error) {
 	return connect.AuthManager(s.settings, mode, s.env, s.hooks)
 }
 
-// storedRecords finds what the token store holds for the server. It needs
-// no client credentials: a server whose key file is gone can still be
-// looked at or logged out of.
-func storedRecords(s *session) (server string, store *oauth.Store, recs []*oauth.Record, err error) {
-	if err := s.settings.RequireHTTP(); err != nil {
-		return "", nil, nil, err
-	}
-	if server, err = oauth.CanonicalResource(s.settings.URL); err != nil {
-		return "", nil, nil, usageError(err)
-	}
-	store = s.env.OAuthStore()
-	recs, err = store.Find(server)
-	return server, store, recs, err
-}
-
 type authLoginCmd struct{ authSub }
 
 func (c *authLoginCmd) Run(ctx context.Context, s *session, out *console) error {
@@ -71,7 +55,7 @@ func (c *authLoginCmd) Run(ctx context.Context, s *session, out *console) error 
 		return err
 	}
 	out.notef("authorized at %s", safetext.Line(rec.Issuer))
-	return out.print(mustJSON(describeRecord(rec)))
+	return out.print(mustJSON(authrecord.Describe(rec)))
 }
 
 type authStatusCmd struct{ authSub }
@@ -80,14 +64,14 @@ type authStatusCmd struct{ authSub }
 var errNotLoggedIn = &oauth.Error{Step: oauth.StepToken, Description: "no usable token is stored"}
 
 func (c *authStatusCmd) Run(ctx context.Context, s *session, out *console) error {
-	server, _, recs, err := storedRecords(s)
+	server, _, recs, err := authrecord.Stored(s.settings, s.env)
 	if err != nil {
 		return err
 	}
-	views := []recordView{}
+	views := []authrecord.View{}
 	usable := false
 	for _, r := range recs {
-		v := describeRecord(r)
+		v := authrecord.Describe(r)
 		usable = usable || v.Usable
 		views = append(views, v)
 	}
@@ -103,7 +87,7 @@ func (c *authStatusCmd) Run(ctx context.Context, s *session, out *console) error
 type authLogoutCmd struct{ authSub }
 
 func (c *authLogoutCmd) Run(ctx context.Context, s *session, out *console) error {
-	server, store, recs, err := storedRecords(s)
+	server, store, recs, err := authrecord.Stored(s.settings, s.env)
 	if err != nil {
 		return err
 	}
@@ -133,50 +117,6 @@ func (c *authTokenCmd) Run(ctx context.Context, s *session, out *console) error 
 		return &output.ClosedError{Err: err}
 	}
 	return nil
-}
-
-// recordView is what auth login and status show of a record: never a token
-// or a secret, and URLs with their credentials masked.
-type recordView struct {
-	Issuer        string   `json:"issuer"`
-	Resource      string   `json:"resource"`
-	ClientID      string   `json:"client_id"`
-	Grant         string   `json:"grant"`
-	Scopes        []string `json:"scopes"`
-	ExpiresAt     string   `json:"expires_at,omitempty"`
-	Expired       bool     `json:"expired"`
-	Refreshable   bool     `json:"refreshable"`
-	Usable        bool     `json:"usable"`
-	Updated       string   `json:"updated"`
-	TokenEndpoint string   `json:"token_endpoint,omitempty"`
-}
-
-func describeRecord(r *oauth.Record) recordView {
-	grant := r.Grant
-	if grant == "" {
-		grant = oauth.GrantAuthorizationCode
-	}
-	v := recordView{
-		Issuer:      r.Issuer,
-		Resource:    redact.URL(r.Resource),
-		ClientID:    r.Client.ID,
-		Grant:       grant,
-		Scopes:      strings.Fields(r.Token.Scope),
-		Expired:     r.Token.Expired(time.Now(), 0),
-		Refreshable: r.Token.RefreshToken != "" || grant == oauth.GrantClientCredentials,
-		Updated:     r.Updated.UTC().Format(time.RFC3339),
-	}
-	if v.Scopes == nil {
-		v.Scopes = []string{}
-	}
-	if !r.Token.ExpiresAt.IsZero() {
-		v.ExpiresAt = r.Token.ExpiresAt.UTC().Format(time.RFC3339)
-	}
-	if r.Metadata != nil {
-		v.TokenEndpoint = redact.URL(r.Metadata.TokenEndpoint)
-	}
-	v.Usable = !v.Expired || v.Refreshable
-	return v
 }
 
 // silentAuthError exits 5 without a message: the output said it.

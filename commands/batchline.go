@@ -13,6 +13,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/mcpv/mcpv/internal/batch"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/output"
 )
@@ -39,9 +40,9 @@ func runBatchCommand(ctx context.Context, s *session, out *console, lines *lineP
 			// output rather than belonging to the string.
 			b = bytes.TrimSuffix(b, []byte("\n"))
 		}
-		return printedText(b), runErr
+		return batch.Text(b), runErr
 	}
-	return printedValue(buf.Bytes()), runErr
+	return batch.Value(buf.Bytes()), runErr
 }
 
 // lineParser parses batch lines. Parsing with kong costs a few hundred
@@ -161,31 +162,4 @@ func parseBatchLine(k *kong.Kong, words []string) (kctx *kong.Context, err error
 		}
 	}()
 	return k.Parse(words)
-}
-
-// printedText is what a command printed as text, as a JSON string; nothing
-// printed is null.
-func printedText(b []byte) json.RawMessage {
-	if len(b) == 0 {
-		return nil
-	}
-	return mustJSON(string(b))
-}
-
-// printedValue turns what a command printed into one JSON value.
-func printedValue(b []byte) json.RawMessage {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return nil
-	}
-	lines := bytes.Split(b, []byte("\n"))
-	for _, l := range lines {
-		if !json.Valid(l) {
-			return mustJSON(string(b) + "\n")
-		}
-	}
-	if len(lines) == 1 {
-		return lines[0]
-	}
-	return append(append([]byte{'['}, bytes.Join(lines, []byte(","))...), ']')
 }

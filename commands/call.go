@@ -6,15 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/content"
 	"github.com/mcpv/mcpv/internal/rawjson"
-	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/suggest"
+	"github.com/mcpv/mcpv/internal/toolcall"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/toolargs"
 )
@@ -140,10 +138,10 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		return err
 	}
 	params := mustJSON(struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-		Task      *taskRequest    `json:"task,omitempty"`
-	}{c.Tool, args, newTaskRequest(asTask, c.TTL)})
+		Name      string                `json:"name"`
+		Arguments json.RawMessage       `json:"arguments"`
+		Task      *toolcall.TaskRequest `json:"task,omitempty"`
+	}{c.Tool, args, toolcall.NewTaskRequest(asTask, c.TTL)})
 	if c.DryRun {
 		req, err := client.Request("tools/call", params)
 		if err != nil {
@@ -151,7 +149,12 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		}
 		return out.print(req)
 	}
-	res, err := c.send(ctx, s, client, def, params)
+	res, err := toolcall.Send(ctx, client, def, params, s.settings.URL != "", func(ctx context.Context) (mcp.Tool, error) {
+		if s.conn != nil {
+			s.conn.Tools.Reset()
+		}
+		return s.findTool(ctx, client, c.Tool)
+	})
 	if err != nil {
 		return err
 	}
@@ -171,38 +174,10 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 	return c.result(ctx, s, out, def)(res)
 }
 
-// send sends the tools/call. In the modern era the tool's x-mcp-header
-// annotations decide headers over HTTP: a tool whose annotations are invalid
-// is not called, and a server that finds the headers wrong (-32020, its
-// tools may have changed) gets one more try after the tools are listed
-// again.
-func (c *callCmd) send(ctx context.Context, s *session, client *mcp.Client, def mcp.Tool, params json.RawMessage) (json.RawMessage, error) {
-	if !client.Modern() || s.settings.URL == "" {
-		return client.Call(ctx, "tools/call", params) // x-mcp-header is for HTTP
-	}
-	for retried := false; ; retried = true {
-		headers, err := mcp.ParamHeaders(def.InputSchema)
-		if err != nil {
-			return nil, &refusal{fmt.Sprintf("tool %q has an invalid x-mcp-header annotation (%v); mcpv does not call it", def.Name, err)}
-		}
-		res, err := client.Call(mcp.WithParamHeaders(ctx, headers), "tools/call", params)
-		var ce *mcp.CallError
-		if retried || !errors.As(err, &ce) || ce.Err.Code != mcp.CodeHeaderMismatch || def.Raw == nil {
-			return res, err
-		}
-		if s.conn != nil {
-			s.conn.Tools.Reset()
-		}
-		if def, err = s.findTool(ctx, client, c.Tool); err != nil {
-			return nil, err
-		}
-	}
-}
-
 // arguments builds and checks the arguments object (exit 2 on a mistake).
 // Typing by the schema is bounded by --timeout and ends at Ctrl-C.
 func (c *callCmd) arguments(ctx context.Context, s *session, out *console, base json.RawMessage, def mcp.Tool, readFile func(string) ([]byte, error)) (json.RawMessage, error) {
-	typing, cancel := c.bounded(ctx, s, "typing the arguments of tool "+c.Tool)
+	typing, cancel := c.checker(s, out).Bounded(ctx, "typing the arguments of tool "+c.Tool)
 	defer cancel()
 	args, err := toolargs.Build(typing, c.Pairs, base, toolargs.Options{
 		Schema:   def.InputSchema,
@@ -219,14 +194,19 @@ func (c *callCmd) arguments(ctx context.Context, s *session, out *console, base 
 	if c.NoValidate || len(def.InputSchema) == 0 {
 		return args, nil
 	}
-	violation, err := c.check(ctx, s, out, "inputSchema", def.InputSchema, args)
+	violation, err := c.checker(s, out).Check(ctx, "inputSchema", def.InputSchema, args)
 	if err != nil {
 		return nil, err
 	}
 	if violation != nil {
-		return nil, pointedUsageErrorf("%s; nothing sent (--no-validate sends anyway; see mcpv list-tools %s)", argumentProblem(c.Tool, def.InputSchema, args, violation), shellwords.Quote(c.Tool))
+		return nil, pointedUsageErrorf("%s; nothing sent (--no-validate sends anyway; see mcpv list-tools %s)", toolcall.ArgumentProblem(c.Tool, def.InputSchema, args, violation), shellwords.Quote(c.Tool))
 	}
 	return args, nil
+}
+
+// checker checks values against the tool's schemas, bounded by --timeout.
+func (c *callCmd) checker(s *session, out *console) toolcall.Checker {
+	return toolcall.Checker{Tool: c.Tool, Timeout: s.settings.Timeout, Warnf: out.warnf}
 }
 
 // toolNotListed is the error for a tool name the server does not list,
@@ -239,81 +219,11 @@ func toolNotListed(err error) error {
 	return &refusal{fmt.Sprintf("the server lists no tool %q%s (see mcpv list-tools)", nl.Name, suggest.DidYouMean(nl.Name, nl.Listed))}
 }
 
-// argumentProblem says what is wrong with args: for a violation at the top
-// of the arguments that comes from a misspelt name (an argument the schema
-// does not allow, or a required one missing beside one it does not
-// declare), the name and the nearest declared one.
-func argumentProblem(tool string, schema, args json.RawMessage, violation error) string {
-	var v *toolargs.Violation
-	if !errors.As(violation, &v) || v.Pointer != "" {
-		return fmt.Sprintf("arguments %v", violation)
-	}
-	declared := toolargs.PropertyNames(schema)
-	var unknown []string
-	rawjson.ForEachValidMember(args, func(k string, _ []byte) error {
-		if !slices.Contains(declared, k) {
-			unknown = append(unknown, k)
-		}
-		return nil
-	})
-	takes := safetext.Line(strings.Join(declared, ", ")) // names the server chose
-	switch {
-	case v.Rule == "additionalProperties" && len(unknown) > 0:
-		return fmt.Sprintf("tool %q has no argument %q%s (it takes: %s)", tool, unknown[0], suggest.DidYouMean(unknown[0], declared), takes)
-	case v.Rule == "required" && len(unknown) > 0:
-		for _, k := range unknown {
-			if hint := suggest.DidYouMean(k, v.Missing); hint != "" {
-				return fmt.Sprintf("tool %q has no argument %q%s (it takes: %s)", tool, k, hint, takes)
-			}
-		}
-	}
-	return fmt.Sprintf("arguments %v", violation)
-}
-
-// check validates value against one of the tool's schemas: a violation, or
-// an error that ends the command (a timeout, an interrupt). A schema mcpv
-// cannot use (invalid, or nested too deep) is said so in a warning, and
-// nothing is checked. The work is bounded by --timeout and ends at Ctrl-C.
-func (c *callCmd) check(ctx context.Context, s *session, out *console, which string, schema, value json.RawMessage) (violation, err error) {
-	ctx, cancel := c.bounded(ctx, s, "checking the "+which+" of tool "+c.Tool)
-	defer cancel()
-	v, err := toolargs.Compile(ctx, schema)
-	var limit *toolargs.LimitError
-	switch {
-	case ctx.Err() != nil:
-		return nil, context.Cause(ctx)
-	case errors.As(err, &limit):
-		out.warnf("tool %q's %s is not checked: %v", c.Tool, which, err)
-		return nil, nil
-	case err != nil:
-		out.warnf("tool %q has an invalid %s (%v); not checked", c.Tool, which, err)
-		return nil, nil
-	}
-	violation = v.Validate(ctx, value)
-	var cost *toolargs.CostError
-	switch {
-	case ctx.Err() != nil:
-		return nil, context.Cause(ctx)
-	case errors.As(violation, &cost):
-		out.warnf("tool %q's %s is not checked: %v", c.Tool, which, violation)
-		return nil, nil
-	}
-	return violation, nil
-}
-
-// bounded is ctx ending after --timeout, as the work named what.
-func (c *callCmd) bounded(ctx context.Context, s *session, what string) (context.Context, context.CancelFunc) {
-	if d := s.settings.Timeout; d > 0 {
-		return context.WithTimeoutCause(ctx, d, &mcp.TimeoutError{Method: what, Timeout: d})
-	}
-	return ctx, func() {}
-}
-
 // result handles a CallToolResult: output validation, --save-dir, --text or
 // JSON, and exit 1 for isError.
 func (c *callCmd) result(ctx context.Context, s *session, out *console, def mcp.Tool) func(json.RawMessage) error {
 	return func(res json.RawMessage) error {
-		f := toolResultFields(res)
+		f := toolcall.ResultFields(res)
 		outErr := c.checkOutput(ctx, s, out, def, f)
 		if err := out.printResult(res, c.Text, c.SaveDir); err != nil {
 			return err
@@ -321,20 +231,20 @@ func (c *callCmd) result(ctx context.Context, s *session, out *console, def mcp.
 		if outErr != nil {
 			return outErr
 		}
-		return f.exitErr(res)
+		return f.Err(res)
 	}
 }
 
 // checkOutput validates structuredContent against the outputSchema.
-func (c *callCmd) checkOutput(ctx context.Context, s *session, out *console, def mcp.Tool, f resultFields) error {
-	if c.ValidateOutput == "off" || len(def.OutputSchema) == 0 || f.isError {
+func (c *callCmd) checkOutput(ctx context.Context, s *session, out *console, def mcp.Tool, f toolcall.Fields) error {
+	if c.ValidateOutput == "off" || len(def.OutputSchema) == 0 || f.IsError {
 		return nil
 	}
-	structured := f.structured
+	structured := f.Structured
 	if structured == nil {
 		return c.outputProblem(out, "the result has no structuredContent, though the tool declares an outputSchema")
 	}
-	violation, err := c.check(ctx, s, out, "outputSchema", def.OutputSchema, structured)
+	violation, err := c.checker(s, out).Check(ctx, "outputSchema", def.OutputSchema, structured)
 	if err != nil {
 		return err
 	}
@@ -350,49 +260,4 @@ func (c *callCmd) outputProblem(out *console, msg string) error {
 	}
 	out.warnf("%s", msg)
 	return nil
-}
-
-// resultFields are the members of a CallToolResult that decide mcpv's exit.
-type resultFields struct {
-	isError    bool
-	structured json.RawMessage
-}
-
-// toolResultFields reads them in one walk. res came from the session, which
-// has checked the whole message: the walk needs no second validation pass
-// (0.4 s for a 100 MB result).
-func toolResultFields(res json.RawMessage) resultFields {
-	var f resultFields
-	rawjson.ForEachValidMember(res, func(k string, v []byte) error {
-		switch k {
-		case "isError":
-			f.isError = string(v) == "true"
-		case "structuredContent":
-			f.structured = v
-		}
-		return nil
-	})
-	return f
-}
-
-// exitErr is a *toolFailedError for isError: true.
-func (f resultFields) exitErr(res json.RawMessage) error {
-	if !f.isError {
-		return nil
-	}
-	text, _ := content.Text(res)
-	return &toolFailedError{text: text}
-}
-
-// taskRequest is the task member of tools/call params: {} or {"ttl": ms}.
-type taskRequest struct {
-	TTL int64 `json:"ttl,omitempty"`
-}
-
-// newTaskRequest returns the task member, or nil when the call is no task.
-func newTaskRequest(asTask bool, ttl time.Duration) *taskRequest {
-	if !asTask {
-		return nil
-	}
-	return &taskRequest{TTL: ttl.Milliseconds()}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/mcpv/mcpv/internal/stringargs"
 )
 
 type completeCmd struct {
@@ -14,7 +16,7 @@ type completeCmd struct {
 	Context  []string `name:"context" sep:"none" placeholder:"NAME=VALUE" help:"An argument already chosen, sent as context (repeatable)."`
 
 	argName, argValue string
-	context           []member
+	context           []stringargs.Member
 }
 
 func (c *completeCmd) Help() string {
@@ -44,7 +46,7 @@ func (c *completeCmd) Validate() error {
 			return fmt.Errorf("--context %q: want NAME=VALUE", kv)
 		}
 	}
-	ms, err := parseStringPairs(c.Context, "context values")
+	ms, err := stringargs.Parse(c.Context, "context values")
 	if err != nil {
 		return fmt.Errorf("--context: %w", err)
 	}
@@ -76,7 +78,7 @@ func (c *completeCmd) Run(ctx context.Context, s *session, out *console) error {
 		params.Ref = ref{Type: "ref/resource", URI: c.Template}
 	}
 	if len(c.context) > 0 {
-		params.Context = &completeContext{encodeObject(c.context)}
+		params.Context = &completeContext{stringargs.Object(c.context)}
 	}
 	raw, err := json.Marshal(params)
 	if err != nil {

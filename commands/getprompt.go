@@ -3,11 +3,8 @@ package commands
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"slices"
-	"strings"
 
-	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/internal/stringargs"
 )
 
 type getPromptCmd struct {
@@ -15,7 +12,7 @@ type getPromptCmd struct {
 	Pairs      []string `arg:"" optional:"" sep:"none" name:"key=value" help:"Prompt arguments (strings)."`
 	NoValidate bool     `name:"no-validate" help:"Send the arguments without checking them against the prompt's declared arguments."`
 
-	members []member
+	members []stringargs.Member
 }
 
 func (c *getPromptCmd) Help() string {
@@ -27,7 +24,7 @@ Examples:
 }
 
 func (c *getPromptCmd) Validate() error {
-	ms, err := parseStringPairs(c.Pairs, "prompt arguments")
+	ms, err := stringargs.Parse(c.Pairs, "prompt arguments")
 	if err != nil {
 		return err
 	}
@@ -39,7 +36,7 @@ func (c *getPromptCmd) Run(ctx context.Context, s *session, out *console) error 
 	params, err := json.Marshal(struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments,omitempty"`
-	}{c.Name, encodeObject(c.members)})
+	}{c.Name, stringargs.Object(c.members)})
 	if err != nil {
 		return err
 	}
@@ -51,7 +48,7 @@ func (c *getPromptCmd) Run(ctx context.Context, s *session, out *console) error 
 		return err
 	}
 	if !c.NoValidate {
-		if err := c.check(ctx, out, client); err != nil {
+		if err := stringargs.CheckPrompt(ctx, client, c.Name, c.members, out.warnf); err != nil {
 			return err
 		}
 	}
@@ -60,49 +57,4 @@ func (c *getPromptCmd) Run(ctx context.Context, s *session, out *console) error 
 		return err
 	}
 	return out.print(res)
-}
-
-// check compares the arguments with the ones the prompt declares.
-func (c *getPromptCmd) check(ctx context.Context, out *console, client *mcp.Client) error {
-	res, _, err := client.List(ctx, "prompts/list", "prompts", mcp.Pages{})
-	var ce *mcp.CallError
-	if errors.As(err, &ce) {
-		out.warnf("could not list the prompts (%v); arguments not checked", err)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	var list struct {
-		Prompts []struct {
-			Name      string `json:"name"`
-			Arguments []struct {
-				Name     string `json:"name"`
-				Required bool   `json:"required"`
-			} `json:"arguments"`
-		} `json:"prompts"`
-	}
-	json.Unmarshal(res, &list)
-	for _, p := range list.Prompts {
-		if p.Name != c.Name {
-			continue
-		}
-		var declared, missing []string
-		for _, arg := range p.Arguments {
-			declared = append(declared, arg.Name)
-			if arg.Required && !slices.ContainsFunc(c.members, func(m member) bool { return m.key == arg.Name }) {
-				missing = append(missing, arg.Name)
-			}
-		}
-		if len(missing) > 0 {
-			return usageErrorf("prompt %q needs %s; nothing sent", c.Name, strings.Join(missing, ", "))
-		}
-		for _, m := range c.members {
-			if !slices.Contains(declared, m.key) {
-				return usageErrorf("prompt %q has no argument %q (it takes: %s); nothing sent (--no-validate sends anyway)", c.Name, m.key, strings.Join(declared, ", "))
-			}
-		}
-		return nil
-	}
-	return nil // not listed: the server will say
 }

@@ -4,11 +4,12 @@ import (
 	"testing"
 
 	"github.com/alecthomas/kong"
+	"github.com/mcpv/mcpv/internal/connect"
 )
 
 // TestGrammarDocumented: every command and flag of the whole grammar has
 // its help, and every global flag that takes a value its placeholder, now
-// that the global ones come from maps beside their groups rather than from
+// that the global ones come from tables beside their groups rather than from
 // the tags (a command or flag added without its entry would show none).
 func TestGrammarDocumented(t *testing.T) {
 	model, err := Grammar()
@@ -34,5 +35,30 @@ func TestGrammarDocumented(t *testing.T) {
 		if !f.IsBool() && !f.IsCounter() && f.Enum == "" && f.PlaceHolder == "" && f.Default == "" {
 			t.Errorf("--%s takes a value but has no placeholder", f.Name)
 		}
+	}
+	// The other way: every help kept out of the tags is some flag's or
+	// command's, and only one's.
+	flags, commands := map[string]bool{}, map[string]bool{}
+	for _, f := range model.Flags {
+		flags[f.Name] = true
+	}
+	for _, c := range model.Children {
+		commands[c.Name] = true
+	}
+	groups := connect.FlagDocs()
+	seen := map[string]bool{}
+	for _, table := range [][]connect.FlagDoc{outputFlagDocs, groups[0], groups[1], groups[2]} {
+		for _, d := range table {
+			if !flags[d.Name] || seen[d.Name] {
+				t.Errorf("the help of --%s: no such global flag, or documented twice", d.Name)
+			}
+			seen[d.Name] = true
+		}
+	}
+	for _, h := range cliHelp {
+		if !commands[h[0]] || seen[h[0]+" command"] {
+			t.Errorf("the help of %s: no such command, or documented twice", h[0])
+		}
+		seen[h[0]+" command"] = true
 	}
 }

@@ -119,32 +119,32 @@ type cli struct {
 	Completions           completionsCmd           `cmd:""`
 }
 
-// cliHelp is the help of cli's commands, by name, out of the tags as
-// connect.FlagDoc says why.
-var cliHelp = map[string]string{
-	"info":                    "Print the server's initialize result: protocol version, server info, capabilities, instructions.",
-	"ping":                    "Ping the server.",
-	"list-tools":              "List the server's tools (every page).",
-	"call":                    "Call a tool.",
-	"list-resources":          "List the server's resources (every page).",
-	"list-resource-templates": "List the server's resource templates (every page).",
-	"read":                    "Read a resource.",
-	"list-prompts":            "List the server's prompts (every page).",
-	"get-prompt":              "Get a prompt, filled with arguments.",
-	"complete":                "Ask for completions of a prompt or resource-template argument.",
-	"watch":                   "Subscribe to resources and print a JSON line per change.",
-	"tasks":                   "List, inspect, collect or cancel tasks.",
-	"skills":                  "List, inspect, read or pull the skills a server publishes.",
-	"request":                 "Send any request (or notification) with raw JSON params.",
-	"batch":                   "Run operations from stdin, one per line, in one session; print a JSON line for each.",
-	"test":                    "Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).",
-	"servers":                 "List the servers named in config files, or show one.",
-	"trust":                   "Trust a project config file as it is now, so its servers may start.",
-	"auth":                    "Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.",
-	"session":                 "Keep a session open in the background for many commands: start, list, stop.",
-	"serve":                   "Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.",
-	"mock":                    "Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.",
-	"completions":             "Print a shell completion script for bash, zsh, fish or PowerShell.",
+// cliHelp is the help of cli's commands, out of the tags as
+// connect.FlagDoc says why (and a slice, not a map, for the same reason).
+var cliHelp = [][2]string{
+	{"info", "Print the server's initialize result: protocol version, server info, capabilities, instructions."},
+	{"ping", "Ping the server."},
+	{"list-tools", "List the server's tools (every page)."},
+	{"call", "Call a tool."},
+	{"list-resources", "List the server's resources (every page)."},
+	{"list-resource-templates", "List the server's resource templates (every page)."},
+	{"read", "Read a resource."},
+	{"list-prompts", "List the server's prompts (every page)."},
+	{"get-prompt", "Get a prompt, filled with arguments."},
+	{"complete", "Ask for completions of a prompt or resource-template argument."},
+	{"watch", "Subscribe to resources and print a JSON line per change."},
+	{"tasks", "List, inspect, collect or cancel tasks."},
+	{"skills", "List, inspect, read or pull the skills a server publishes."},
+	{"request", "Send any request (or notification) with raw JSON params."},
+	{"batch", "Run operations from stdin, one per line, in one session; print a JSON line for each."},
+	{"test", "Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON)."},
+	{"servers", "List the servers named in config files, or show one."},
+	{"trust", "Trust a project config file as it is now, so its servers may start."},
+	{"auth", "Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one."},
+	{"session", "Keep a session open in the background for many commands: start, list, stop."},
+	{"serve", "Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside."},
+	{"mock", "Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients."},
+	{"completions", "Print a shell completion script for bash, zsh, fish or PowerShell."},
 }
 
 // Validate checks the output flags; kong checks the embedded connect flag
@@ -206,6 +206,7 @@ func environmentHelp() string {
 // parser builds the kong parser; Main, tests and the help goldens share it.
 // options (leanGrammar's) come after mcpv's own.
 func parser(c *cli, ios *output.Streams, exit func(int), options ...kong.Option) (*kong.Kong, error) {
+	options = parserOptions(options)
 	return kong.New(c, append([]kong.Option{
 		kong.Name("mcpv"),
 		kong.Description("A scriptable command-line client for the Model Context Protocol."),
@@ -214,8 +215,18 @@ func parser(c *cli, ios *output.Streams, exit func(int), options ...kong.Option)
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: true}),
 		kong.Help(printHelp),
 		jqVarMappers(),
-		kong.PostBuild(fillHelp),
 	}, options...)...)
+}
+
+// parserOptions are the options of a parser of the whole grammar (no
+// options) or of a lean one: only the whole grammar is given its help,
+// since a lean run prints none (help and a command line that does not
+// parse are handled with the whole grammar).
+func parserOptions(options []kong.Option) []kong.Option {
+	if len(options) == 0 {
+		return []kong.Option{kong.PostBuild(fillHelp)}
+	}
+	return options
 }
 
 // versionFlag prints the version line and exits, as kong.VersionFlag does
@@ -236,11 +247,7 @@ func (versionFlag) BeforeReset(app *kong.Kong) error {
 func fillHelp(k *kong.Kong) error {
 	var r *strings.Replacer
 	for _, f := range k.Model.Flags {
-		d, ok := outputFlagDocs[f.Name]
-		if !ok {
-			d, ok = connect.FlagDocOf(f.Name)
-		}
-		if ok && f.Help == "" {
+		if d, ok := flagDoc(f.Name); ok && f.Help == "" {
 			f.Help, f.PlaceHolder = d.Help, d.PlaceHolder
 		}
 		if strings.Contains(f.Help, "{") {
@@ -251,11 +258,27 @@ func fillHelp(k *kong.Kong) error {
 		}
 	}
 	for _, n := range k.Model.Children {
-		if n.Help == "" {
-			n.Help = cliHelp[n.Name]
+		for _, h := range cliHelp {
+			if n.Help == "" && h[0] == n.Name {
+				n.Help = h[1]
+			}
 		}
 	}
 	return nil
+}
+
+// flagDoc is the FlagDoc of a global flag, the output flags' or a
+// connect group's.
+func flagDoc(name string) (connect.FlagDoc, bool) {
+	groups := connect.FlagDocs()
+	for _, table := range [...][]connect.FlagDoc{outputFlagDocs, groups[0], groups[1], groups[2]} {
+		for _, d := range table {
+			if d.Name == name {
+				return d, true
+			}
+		}
+	}
+	return connect.FlagDoc{}, false
 }
 
 // cmdTag is the tag kong marks a command with.

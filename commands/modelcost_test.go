@@ -20,15 +20,17 @@ import (
 // every machine. The figures were about 10% under each budget when it was
 // set; a change that needs more says so here. The whole grammar's grew
 // by serve and mock, two commands with their flags: 1,006 KB, 12,505
-// allocations when they came.
+// allocations when they came. A lean grammar's fell by 45 KB and 280
+// allocations when its help stopped being filled in (a lean run prints
+// none): 279 KB, 318 KB and 375 KB.
 var modelBudget = []struct {
 	line          string
 	lean          bool
 	bytes, allocs float64
 }{
-	{"--version", true, 335 << 10, 3500},
-	{"list-tools", true, 390 << 10, 4450},
-	{"call echo message=hi", true, 455 << 10, 5100},
+	{"--version", true, 305 << 10, 3250},
+	{"list-tools", true, 350 << 10, 4200},
+	{"call echo message=hi", true, 410 << 10, 4850},
 	{"list-tools", false, 1100 << 10, 13600},
 }
 

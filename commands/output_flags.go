@@ -32,17 +32,17 @@ type outputFlags struct {
 	inherited []jqVar
 }
 
-// outputFlagDocs document outputFlags, by flag name, out of the tags as
-// connect.FlagDoc says why.
-var outputFlagDocs = map[string]connect.FlagDoc{
-	"jq":          {PlaceHolder: "EXPR", Help: "Filter the result with a jq expression."},
-	"jq-arg":      {PlaceHolder: "NAME VALUE", Help: "Set $NAME in --jq to the string VALUE, as jq's --arg does (repeatable)."},
-	"jq-argjson":  {PlaceHolder: "NAME JSON", Help: "Set $NAME in --jq to a JSON value, as jq's --argjson does (repeatable)."},
-	"raw-output":  {PlaceHolder: "", Help: "Write strings from --jq without quotes."},
-	"exit-status": {PlaceHolder: "", Help: "Exit 1 when the last --jq output is false or null, or there is none."},
-	"pretty":      {PlaceHolder: "", Help: "Indent the JSON (the default on a terminal)."},
-	"compact":     {PlaceHolder: "", Help: "One JSON value per line (the default in pipes)."},
-	"color":       {PlaceHolder: "", Help: "Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb)."},
+// outputFlagDocs document outputFlags, out of the tags as connect.FlagDoc
+// says why.
+var outputFlagDocs = []connect.FlagDoc{
+	{Name: "jq", PlaceHolder: "EXPR", Help: "Filter the result with a jq expression."},
+	{Name: "jq-arg", PlaceHolder: "NAME VALUE", Help: "Set $NAME in --jq to the string VALUE, as jq's --arg does (repeatable)."},
+	{Name: "jq-argjson", PlaceHolder: "NAME JSON", Help: "Set $NAME in --jq to a JSON value, as jq's --argjson does (repeatable)."},
+	{Name: "raw-output", PlaceHolder: "", Help: "Write strings from --jq without quotes."},
+	{Name: "exit-status", PlaceHolder: "", Help: "Exit 1 when the last --jq output is false or null, or there is none."},
+	{Name: "pretty", PlaceHolder: "", Help: "Indent the JSON (the default on a terminal)."},
+	{Name: "compact", PlaceHolder: "", Help: "One JSON value per line (the default in pipes)."},
+	{Name: "color", PlaceHolder: "", Help: "Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb)."},
 }
 
 // jqVar is a --jq-arg or --jq-argjson: at orders them as given (the last

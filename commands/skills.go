@@ -2,15 +2,10 @@ package commands
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
-	"github.com/mcpv/mcpv/internal/safetext"
-	"github.com/mcpv/mcpv/internal/suggest"
+	"github.com/mcpv/mcpv/internal/skills"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -53,7 +48,7 @@ func (a skillArg) find(ctx context.Context, s *session) (*mcp.Client, mcp.Skill,
 	if err != nil {
 		return nil, mcp.Skill{}, err
 	}
-	skill, err := findSkill(ctx, client, a.Skill)
+	skill, err := skills.Find(ctx, client, a.Skill)
 	return client, skill, err
 }
 
@@ -88,7 +83,7 @@ func (c *skillsReadCmd) Run(ctx context.Context, s *session, out *console) error
 	if err != nil {
 		return err
 	}
-	_, res, err := loadSkill(ctx, client, out, skill)
+	_, res, err := skills.Load(ctx, client, skill, out.warnf)
 	if err != nil {
 		return err
 	}
@@ -128,147 +123,9 @@ func (c *skillsPullCmd) Run(ctx context.Context, s *session, out *console) error
 	if err != nil {
 		return err
 	}
-	if skill.Dynamic {
-		return &refusal{fmt.Sprintf("skill %s publishes dynamic content, with no manifest to verify against: read its files one by one with skills read", skill.URI)}
-	}
-	if !safeName(skill.Name) {
-		return &mcp.SkillError{URI: skill.URI, Msg: fmt.Sprintf("the skill's name %s cannot name a directory", strconv.Quote(skill.Name))}
-	}
-	dest := filepath.Join(parent, skill.Name)
-	if _, err := os.Lstat(dest); err == nil && !c.Force {
-		return &refusal{fmt.Sprintf("%s exists; pass --force to replace it", dest)}
-	}
-	// Every file is read and verified before anything is written, SKILL.md
-	// (the load) first: a skill that fails there has no file read.
-	skillMD, _, err := loadSkill(ctx, client, out, skill)
+	pulled, err := skills.Pull(ctx, client, skill, parent, c.Force, out.warnf)
 	if err != nil {
 		return err
 	}
-	files := map[string][]byte{skill.URI: skillMD}
-	for _, r := range skill.Resources {
-		if r.URI == skill.URI {
-			continue
-		}
-		data, _, err := client.ReadSkillFile(ctx, r)
-		if err != nil {
-			return err
-		}
-		files[r.URI] = data
-	}
-	type written struct {
-		URI    string `json:"uri"`
-		Path   string `json:"path"`
-		Size   int64  `json:"size"`
-		Digest string `json:"digest"`
-	}
-	tmp, err := os.MkdirTemp(parent, "."+skill.Name+".")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	list := make([]written, 0, len(skill.Resources))
-	for _, r := range skill.Resources {
-		rel := skill.Rel(r)
-		if !filepath.IsLocal(filepath.FromSlash(rel)) {
-			return &mcp.SkillError{URI: r.URI, Msg: "the file's path leaves the skill's directory"}
-		}
-		p := filepath.Join(tmp, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, files[r.URI], 0o644); err != nil {
-			return err
-		}
-		list = append(list, written{r.URI, filepath.Join(dest, filepath.FromSlash(rel)), r.Size, r.Digest})
-	}
-	if c.Force {
-		if err := os.RemoveAll(dest); err != nil {
-			return err
-		}
-	}
-	if err := os.Rename(tmp, dest); err != nil {
-		return err
-	}
-	return out.print(mustJSON(struct {
-		URI   string    `json:"uri"`
-		Dir   string    `json:"dir"`
-		Files []written `json:"files"`
-	}{skill.URI, dest, list}))
-}
-
-// safeName reports whether a skill's name can be one directory's name.
-func safeName(name string) bool {
-	return name != "" && name != "." && name != ".." && filepath.IsLocal(name) && !strings.ContainsAny(name, `/\`) && safetext.Prose(name) == name
-}
-
-// findSkill returns the entry of the skill arg names: a SKILL.md URI by
-// skills/get, a name or path by skills/list.
-func findSkill(ctx context.Context, client *mcp.Client, arg string) (mcp.Skill, error) {
-	if strings.Contains(arg, "://") {
-		if err := client.RequireSkills("skills/get"); err != nil {
-			return mcp.Skill{}, err
-		}
-		return client.GetSkill(ctx, arg)
-	}
-	if err := client.RequireSkills("skills/list"); err != nil {
-		return mcp.Skill{}, err
-	}
-	var matches []json.RawMessage
-	var names []string
-	err := client.Each(ctx, "skills/list", "skills", func(items []json.RawMessage) bool {
-		for _, raw := range items {
-			var e struct {
-				URI         string `json:"uri"`
-				Frontmatter struct {
-					Name string `json:"name"`
-				} `json:"frontmatter"`
-			}
-			if json.Unmarshal(raw, &e) != nil {
-				continue
-			}
-			root := strings.TrimSuffix(e.URI, "/SKILL.md")
-			if e.Frontmatter.Name == arg || strings.HasSuffix(root, "/"+arg) {
-				matches = append(matches, raw)
-			}
-			names = append(names, e.Frontmatter.Name)
-		}
-		return false
-	})
-	if err != nil {
-		return mcp.Skill{}, err
-	}
-	switch len(matches) {
-	case 0:
-		return mcp.Skill{}, &refusal{fmt.Sprintf("the server lists no skill %s%s (a skill it does not list can be named by its SKILL.md URI)", strconv.Quote(arg), suggest.DidYouMean(arg, names))}
-	case 1:
-		return mcp.ParseSkill(matches[0])
-	}
-	uris := make([]string, len(matches))
-	for i, raw := range matches {
-		var e struct {
-			URI string `json:"uri"`
-		}
-		json.Unmarshal(raw, &e)
-		uris[i] = strconv.Quote(e.URI)
-	}
-	return mcp.Skill{}, &refusal{fmt.Sprintf("%d skills are called %s: name one by its URI (%s)", len(matches), strconv.Quote(arg), strings.Join(uris, ", "))}
-}
-
-// loadSkill reads the skill's SKILL.md and verifies it, digest and
-// frontmatter, returning its bytes and its resources/read result.
-func loadSkill(ctx context.Context, client *mcp.Client, out *console, skill mcp.Skill) ([]byte, json.RawMessage, error) {
-	r := mcp.SkillResource{URI: skill.URI}
-	if !skill.Dynamic {
-		r, _ = skill.Resolve("SKILL.md")
-	} else {
-		out.warnf("skill %s publishes dynamic content: what is read is not verified against digests", skill.URI)
-	}
-	data, res, err := client.ReadSkillFile(ctx, r)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := skill.VerifyFrontmatter(data); err != nil {
-		return nil, nil, err
-	}
-	return data, res, nil
+	return out.print(mustJSON(pulled))
 }

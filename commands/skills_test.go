@@ -1,8 +1,6 @@
 package commands
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,69 +11,6 @@ import (
 
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
-
-const (
-	skillMD = "---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\nmetadata:\n  version: 2.1\n---\n\nSkill body.\n"
-	formsMD = "Supporting content.\n"
-)
-
-func sha(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-// skillsServer is a modern HTTP server with the skills extension: the
-// pdf-processing skill (two files), and two skills called refunds. While
-// tamper is set, FORMS.md is served with other bytes than its entry says.
-func skillsServer(t *testing.T, extension bool, tamper *atomic.Bool) *mcptest.HTTPServer {
-	pdf := fmt.Sprintf(`{"uri":"skill://pdf-processing/SKILL.md","frontmatter":{"name":"pdf-processing","description":"Extract, fill, and assemble PDF documents","metadata":{"version":2.1}},`+
-		`"resources":[{"uri":"skill://pdf-processing/SKILL.md","digest":%q,"size":%d},{"uri":"skill://pdf-processing/references/FORMS.md","digest":%q,"size":%d}]}`,
-		sha(skillMD), len(skillMD), sha(formsMD), len(formsMD))
-	refunds := func(prefix string) string {
-		return fmt.Sprintf(`{"uri":"skill://%s/refunds/SKILL.md","frontmatter":{"name":"refunds","description":"d"},"resources":"dynamic"}`, prefix)
-	}
-	caps := `{"resources":{}}`
-	if extension {
-		caps = `{"resources":{},"extensions":{"io.modelcontextprotocol/skills":{}}}`
-	}
-	return mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: func(x *mcptest.Exchange) bool {
-		var p struct {
-			URI    string `json:"uri"`
-			Cursor string `json:"cursor"`
-		}
-		var body struct {
-			Params json.RawMessage `json:"params"`
-		}
-		json.Unmarshal(x.Body, &body)
-		json.Unmarshal(body.Params, &p)
-		switch x.RPCMethod {
-		case "server/discover":
-			x.Reply(x.Result(`{"supportedVersions":["2026-07-28"],"capabilities":` + caps + `,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"f","version":"1"}}}`))
-		case "skills/list":
-			if p.Cursor == "" {
-				x.Reply(x.Result(`{"resultType":"complete","ttlMs":0,"cacheScope":"public","skills":[` + pdf + `,` + refunds("acme/billing") + `],"nextCursor":"2"}`))
-			} else {
-				x.Reply(x.Result(`{"resultType":"complete","ttlMs":0,"cacheScope":"public","skills":[` + refunds("acme/support") + `]}`))
-			}
-		case "skills/get":
-			if p.URI != "skill://pdf-processing/SKILL.md" {
-				x.Reply(x.Error(-32602, "no such skill"))
-			} else {
-				x.Reply(x.Result(`{"resultType":"complete","ttlMs":0,"cacheScope":"public","skill":` + pdf + `}`))
-			}
-		case "resources/read":
-			text := map[string]string{"skill://pdf-processing/SKILL.md": skillMD, "skill://pdf-processing/references/FORMS.md": formsMD}[p.URI]
-			if tamper.Load() && strings.HasSuffix(p.URI, "FORMS.md") {
-				text = "Supporting content!\n"
-			}
-			b, _ := json.Marshal(text)
-			x.Reply(x.Result(fmt.Sprintf(`{"resultType":"complete","contents":[{"uri":%q,"mimeType":"text/markdown","text":%s}]}`, p.URI, b)))
-		default:
-			return false
-		}
-		return true
-	}})
-}
 
 // reads lists the resources/read requests the server received, in order.
 func reads(srv *mcptest.HTTPServer) []string {
@@ -97,7 +32,7 @@ func reads(srv *mcptest.HTTPServer) []string {
 func TestSkills(t *testing.T) {
 	t.Parallel()
 	var tamper atomic.Bool
-	srv := skillsServer(t, true, &tamper)
+	srv := mcptest.SkillsServer(t, true, &tamper)
 	run := func(a ...string) result { return mcpv(t, "", append([]string{"-u", srv.URL}, a...)...) }
 
 	r := run("skills", "list", "-c", "-q", "[.skills[].uri]")
@@ -130,11 +65,11 @@ func TestSkills(t *testing.T) {
 	}
 
 	r = run("skills", "read", "pdf-processing", "--text")
-	if r.code != 0 || r.stdout != skillMD {
+	if r.code != 0 || r.stdout != mcptest.SkillMD {
 		t.Errorf("read: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	r = run("skills", "read", "pdf-processing", "references/FORMS.md", "--text")
-	if r.code != 0 || r.stdout != formsMD {
+	if r.code != 0 || r.stdout != mcptest.FormsMD {
 		t.Errorf("read FORMS.md: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	if got, want := strings.Join(reads(srv), " "), "SKILL.md SKILL.md references/FORMS.md"; got != want {
@@ -157,7 +92,7 @@ func TestSkills(t *testing.T) {
 	if r.code != 0 || r.stdout != want+"\n" {
 		t.Errorf("pull: exit %d, stdout %q, want %q, stderr %q", r.code, r.stdout, want, r.stderr)
 	}
-	for rel, content := range map[string]string{"SKILL.md": skillMD, "references/FORMS.md": formsMD} {
+	for rel, content := range map[string]string{"SKILL.md": mcptest.SkillMD, "references/FORMS.md": mcptest.FormsMD} {
 		if b, err := os.ReadFile(filepath.Join(dir, "pdf-processing", rel)); err != nil || string(b) != content {
 			t.Errorf("%s: %q, %v", rel, b, err)
 		}
@@ -182,7 +117,7 @@ func TestSkills(t *testing.T) {
 	if r.code != 4 || r.stdout != "" || !strings.Contains(r.stderr, "does not match the skill's entry") {
 		t.Errorf("tampered pull: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "pdf-processing", "references", "FORMS.md")); err != nil || string(b) != formsMD {
+	if b, err := os.ReadFile(filepath.Join(dir, "pdf-processing", "references", "FORMS.md")); err != nil || string(b) != mcptest.FormsMD {
 		t.Errorf("FORMS.md after a refused pull: %q, %v", b, err)
 	}
 	entries, _ := os.ReadDir(dir)
@@ -193,7 +128,7 @@ func TestSkills(t *testing.T) {
 
 func TestSkillsNeedTheExtension(t *testing.T) {
 	t.Parallel()
-	srv := skillsServer(t, false, new(atomic.Bool))
+	srv := mcptest.SkillsServer(t, false, new(atomic.Bool))
 	r := mcpv(t, "", "-u", srv.URL, "skills", "list")
 	if r.code != 3 || !strings.Contains(r.stderr, `server does not declare the "extensions.io.modelcontextprotocol/skills" capability needed for skills/list`) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
@@ -213,7 +148,7 @@ func TestSkillsPullRefusesControlCharactersInPaths(t *testing.T) {
 	md := "---\nname: evil\ndescription: d\n---\n"
 	uri, _ := json.Marshal(evil)
 	entry := fmt.Sprintf(`{"uri":"skill://evil/SKILL.md","frontmatter":{"name":"evil","description":"d"},`+
-		`"resources":[{"uri":"skill://evil/SKILL.md","digest":%q,"size":%d},{"uri":%s,"digest":%q,"size":1}]}`, sha(md), len(md), uri, sha("x"))
+		`"resources":[{"uri":"skill://evil/SKILL.md","digest":%q,"size":%d},{"uri":%s,"digest":%q,"size":1}]}`, mcptest.Digest(md), len(md), uri, mcptest.Digest("x"))
 	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: func(x *mcptest.Exchange) bool {
 		switch x.RPCMethod {
 		case "server/discover":

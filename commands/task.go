@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/toolcall"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -28,7 +29,7 @@ func followTask(ctx context.Context, client *mcp.Client, out *console, t mcp.Tas
 		return err
 	}
 	err = printResult(res)
-	if final.Status == mcp.TaskFailed && (err == nil || errors.Is(err, errToolFailed)) {
+	if final.Status == mcp.TaskFailed && (err == nil || errors.Is(err, toolcall.ErrFailed)) {
 		return &mcp.TaskEndedError{Task: final}
 	}
 	return err

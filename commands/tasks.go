@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/mcpv/mcpv/internal/toolcall"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -77,7 +78,7 @@ func (c *tasksResultCmd) Run(ctx context.Context, s *session, out *console) erro
 		if err := out.print(res); err != nil {
 			return err
 		}
-		return toolResultFields(res).exitErr(res)
+		return toolcall.ResultFields(res).Err(res)
 	})
 }
 

@@ -15,12 +15,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/mcpv/mcpv/internal/connect"
-	"github.com/mcpv/mcpv/internal/ordered"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/testfile"
@@ -93,7 +91,18 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 		}
 		return batchFailed{exitUsage}
 	}
-	jobs, err := c.resolve(files, global, env, groups, out)
+	// --events given to mcpv test is one file for all the files' sessions,
+	// made once, before any server starts; a file's own events: is its own.
+	var events *connect.EventLog
+	if path := flagValue(global, "events"); path != "" {
+		f, err := safefile.CreateNoFollow(path)
+		if err != nil {
+			return usageErrorf("--events: %v", err)
+		}
+		defer f.Close()
+		events = connect.NewEventLog(f)
+	}
+	jobs, err := c.resolve(files, global, env, groups, events, out)
 	if err != nil {
 		return err
 	}
@@ -108,7 +117,7 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 		defer f.Close()
 		dest.File = f
 	}
-	r := &testrun.Runner{Lint: c.Lint, Update: c.Update, FailFast: c.FailFast, CI: ciMode(c.CI, explicitFlags(kctx)["ci"], env),
+	r := &testrun.Runner{Lint: c.Lint, Update: c.Update, FailFast: c.FailFast, CI: testrun.CIMode(c.CI, explicitFlags(kctx)["ci"], env.Getenv),
 		Cwd: env.Cwd, Code: exitCode, Hint: hint}
 	// The progress line (stderr) and the report (stdout) may share a
 	// terminal: the line is cleared, and not drawn again, while a file's
@@ -121,42 +130,22 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 			out.ios.Status.Set(safetext.Line(file + ": " + step))
 		}
 	}
-	textOut, textTTY := dest.Text(c.Format)
-	text := &testreport.Text{W: textOut, Color: output.UseColor(root.Color, textTTY && out.ios.OutTTY && !out.ios.NoANSI, env.Getenv)}
-	begin := time.Now()
-	var data []testreport.File
-	next := 0
-	// The run itself is not cancelled by Ctrl-C: each file's steps are,
-	// and every file still reports what became of it. Nor does a closed
-	// stdout end it: the exit code is the verdict, so every file runs.
-	err = ordered.Run(context.WithoutCancel(ctx), ordered.Options[testrun.Job, testreport.File]{
-		Workers: c.Parallel,
-		Next: func(context.Context) (testrun.Job, bool, error) {
-			if next == len(jobs) {
-				return testrun.Job{}, false, nil
-			}
-			next++
-			return jobs[next-1], true, nil
-		},
-		Do: func(_ context.Context, j testrun.Job) testreport.File { return r.Run(ctx, j) },
-		Emit: func(fr testreport.File) error {
-			data = append(data, fr)
-			screen.Lock()
-			defer screen.Unlock()
-			out.ios.Status.Clear()
-			if textOut != nil {
-				return testreport.WriteError(text.File(fr))
-			}
-			return nil
-		},
+	var text *testreport.Text
+	if textOut, textTTY := dest.Text(c.Format); textOut != nil {
+		text = &testreport.Text{W: textOut, Color: output.UseColor(root.Color, textTTY && out.ios.OutTTY && !out.ios.NoANSI, env.Getenv)}
+	}
+	data, took, err := r.Files(ctx, jobs, c.Parallel, func(fr testreport.File) error {
+		screen.Lock()
+		defer screen.Unlock()
+		out.ios.Status.Clear()
+		if text != nil {
+			return testreport.WriteError(text.File(fr))
+		}
+		return nil
 	})
 	out.ios.Status.Stop()
-	took := time.Since(begin)
-	if err == nil && textOut != nil {
-		err = testreport.WriteError(text.Summary(data, took))
-	}
-	if err == nil && c.Format != "text" {
-		err = testreport.WriteError(testreport.Write(dest.Report(), c.Format, data, took))
+	if err == nil {
+		err = testreport.Finish(dest, text, c.Format, data, took)
 	}
 	if err != nil {
 		return err
@@ -172,7 +161,7 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 
 // resolve resolves each file's server (as from the file's directory), and
 // keeps the files with a step selected.
-func (c *testCmd) resolve(files []*testfile.File, global []string, env connect.Env, groups *mcp.ProcessGroups, out *console) ([]testrun.Job, error) {
+func (c *testCmd) resolve(files []*testfile.File, global []string, env connect.Env, groups *mcp.ProcessGroups, events *connect.EventLog, out *console) ([]testrun.Job, error) {
 	var jobs []testrun.Job
 	logger := output.NewLogger(out.ios.Err)
 	for _, f := range files {
@@ -191,7 +180,7 @@ func (c *testCmd) resolve(files []*testfile.File, global []string, env connect.E
 			return nil, batchFailed{exitCode(err)}
 		}
 		f.Server.Display = redact.String(f.Server.Display, fileSecrets(f, settings))
-		jobs = append(jobs, testrun.Job{File: f, Selected: selected, Secrets: fileSecrets(f, settings), Open: openTestSession(env, groups, f, settings)})
+		jobs = append(jobs, testrun.Job{File: f, Selected: selected, Secrets: fileSecrets(f, settings), Open: openTestSession(env, groups, f, settings, events)})
 	}
 	if len(jobs) == 0 {
 		return nil, usageErrorf("--filter %q matches no step", c.Filter)
@@ -265,6 +254,17 @@ func sessionWords(kctx *kong.Context, env connect.Env) ([]string, error) {
 		}
 	}
 	return words, nil
+}
+
+// flagValue is the value of the last --name=VALUE in words, or "".
+func flagValue(words []string, name string) string {
+	value := ""
+	for _, w := range words {
+		if v, ok := strings.CutPrefix(w, "--"+name+"="); ok {
+			value = v
+		}
+	}
+	return value
 }
 
 // testFiles lists the files to run (see testfile.Find).

@@ -53,7 +53,7 @@ func TestTestFileMistakes(t *testing.T) {
 		{"yaml syntax", "steps: [\n", "t.yaml:2:1: did not find expected node content"},
 		{"unknown top-level key", "stepz: []\n", "t.yaml:1:1: unknown key \"stepz\" in the file; did you mean \"steps\"?"},
 		{"no steps", demoServer, "t.yaml:1:1: the file has no steps: give steps: with a list of them"},
-		{"steps not a list", demoServer + "steps: {ping: }\n", "t.yaml:4:8: steps must be a list, not a mapping"},
+		{"steps not a list", demoServer + "steps: {ping: }\n", "t.yaml:4:8: steps must be a list, not an object"},
 		{"unknown step key", demoServer + "steps:\n  - ping:\n    expct: {}\n", "t.yaml:6:5: unknown key \"expct\" in a step; did you mean \"expect\"?"},
 		{"two actions", demoServer + "steps:\n  - ping:\n    info:\n", "t.yaml:6:5: a step does one thing: ping and info are both given"},
 		{"no action", demoServer + "steps:\n  - name: nothing\n", "t.yaml:5:5: a step needs what to do"},

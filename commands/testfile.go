@@ -18,7 +18,9 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/testfile"
+	"github.com/mcpv/mcpv/internal/trustfile"
 	"github.com/mcpv/mcpv/output"
+	"github.com/mcpv/mcpv/toolargs"
 )
 
 // sessionFlags are the flags of the groups that shape a session, from the
@@ -52,7 +54,9 @@ func readOptions(env connect.Env, global []string, found bool) *testfile.Options
 			return checkStepLine(lines, words, caps)
 		}}
 	if found {
-		o.Trusted = func(path string, data []byte) error { return checkFoundTrusted(env, path, data) }
+		o.Trusted = func(path string, data []byte) error {
+			return trustfile.CheckFound(env.TrustStore(), env.Cwd, path, data)
+		}
 	}
 	return o
 }
@@ -72,12 +76,18 @@ func checkStepLine(lines *lineParser, words []string, caps map[string]json.RawMe
 		if stdin := stdinWord(c); stdin != "" {
 			line.Refusals = append(line.Refusals, stdin+": a test step has no stdin; give the JSON in the step (args:) or in a file (--args @FILE)")
 		}
+		line.Files = callFiles(c)
 	}
 	if w := writesFiles(pl.cmd.Interface()); w != "" {
 		line.Refusals = append(line.Refusals, w+" writes files: not in a test step, whose files stay in its tree")
 	}
-	if r, ok := pl.cmd.Interface().(requestCmd); ok && r.Params == "-" {
-		line.Refusals = append(line.Refusals, "params -: a test step has no stdin; give the JSON in the step (params:) or in a file (@FILE)")
+	if r, ok := pl.cmd.Interface().(requestCmd); ok {
+		if r.Params == "-" {
+			line.Refusals = append(line.Refusals, "params -: a test step has no stdin; give the JSON in the step (params:) or in a file (@FILE)")
+		}
+		if path, ok := strings.CutPrefix(r.Params, "@"); ok {
+			line.Files = append(line.Files, path)
+		}
 	}
 	return line, nil
 }
@@ -117,6 +127,20 @@ func writesFiles(cmd any) string {
 		}
 	}
 	return ""
+}
+
+// callFiles are the files a call reads: its --args @FILE and its
+// key=@FILE values.
+func callFiles(c callCmd) []string {
+	var files []string
+	if path, ok := strings.CutPrefix(c.ArgsJSON, "@"); ok {
+		files = append(files, path)
+	}
+	toolargs.Check(c.Pairs, func(path string) ([]byte, error) {
+		files = append(files, path)
+		return []byte("null"), nil
+	})
+	return files
 }
 
 // stdinWord is the word of a call that would read stdin, or "".

@@ -11,14 +11,15 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/batch"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/testrun"
+	"github.com/mcpv/mcpv/internal/toolcall"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
@@ -40,21 +41,24 @@ func fileEnv(env connect.Env, f *testfile.File) connect.Env {
 }
 
 // openTestSession makes the session of a file whose server is settings
-// (opened on its first use).
-func openTestSession(env connect.Env, groups *mcp.ProcessGroups, f *testfile.File, settings *connect.Settings) func(*redact.Scrubber, *slog.Logger) (testrun.Session, error) {
+// (opened on its first use); events is the log of mcpv test's --events.
+func openTestSession(env connect.Env, groups *mcp.ProcessGroups, f *testfile.File, settings *connect.Settings, events *connect.EventLog) func(*redact.Scrubber, *slog.Logger) (testrun.Session, error) {
 	return func(stderr *redact.Scrubber, log *slog.Logger) (testrun.Session, error) {
 		fenv := fileEnv(env, f)
 		t := &testSession{lines: &lineParser{environ: env.Environ, lines: map[string]*parsedLine{}}}
-		var events *connect.EventLog
-		if path := settings.Answers.Events; path != "" {
-			ef, err := eventsFile(f, fenv.Path(path))
+		elog := events
+		switch path := settings.Answers.Events; {
+		case path == "":
+			elog = nil
+		case f.Server.KeyAt["events"] != nil: // the file's own, inside its tree
+			ef, err := (&safefile.Tree{Dir: f.Dir}).Create(fenv.Path(path))
 			if err != nil {
 				return nil, usageErrorf("--events: %v", err)
 			}
 			t.closers = append(t.closers, ef.Close)
-			events = connect.NewEventLog(ef)
+			elog = connect.NewEventLog(ef)
 		}
-		h := hooks(output.NewStreams(strings.NewReader(""), io.Discard, stderr), fenv, events, stderr, &t.closers)
+		h := hooks(output.NewStreams(strings.NewReader(""), io.Discard, stderr), fenv, elog, stderr, &t.closers)
 		h.Groups, h.Log = groups, log
 		t.s = &session{settings: settings, env: fenv, hooks: h}
 		return t, nil
@@ -92,21 +96,12 @@ func (t *testSession) Close() {
 	}
 }
 
-// eventsFile creates the --events file: inside the test file's tree when
-// the file named it; where the user says when the user did.
-func eventsFile(f *testfile.File, path string) (*os.File, error) {
-	if f.Server.KeyAt["events"] != nil {
-		return (&safefile.Tree{Dir: f.Dir}).Create(path)
-	}
-	return os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-}
-
 // runStepLine runs a command line as a batch line runs, and also keeps the
 // result as the command printed it before the line's own --jq.
 func runStepLine(ctx context.Context, s *session, out *console, lines *lineParser, text string) testfile.Outcome {
 	pl, err := lines.parse(text)
 	if err != nil {
-		return testfile.Outcome{Err: err, Code: exitCode(err), Value: batchError(err)}
+		return testfile.Outcome{Err: err, Code: exitCode(err), Value: batch.ErrorMember(err)}
 	}
 	var tool string
 	if c, ok := pl.cmd.Interface().(callCmd); ok {
@@ -121,7 +116,7 @@ func runStepLine(ctx context.Context, s *session, out *console, lines *lineParse
 	var buf bytes.Buffer
 	cmd, lineOut := plain.instance(out, &buf)
 	runErr := cmd.Run(ctx, s, lineOut)
-	o := testfile.Outcome{Raw: printedValue(buf.Bytes()), Err: runErr, Tool: tool}
+	o := testfile.Outcome{Raw: batch.Value(buf.Bytes()), Err: runErr, Tool: tool}
 	o.Value = o.Raw
 	if pl.output.filter != nil && o.Raw != nil {
 		var fb bytes.Buffer
@@ -130,9 +125,9 @@ func runStepLine(ctx context.Context, s *session, out *console, lines *lineParse
 			o.Err = ferr // as printing comes before the result's own verdict
 		}
 		if pl.output.RawOutput {
-			o.Value = printedText(bytes.TrimSuffix(fb.Bytes(), []byte("\n")))
+			o.Value = batch.Text(bytes.TrimSuffix(fb.Bytes(), []byte("\n")))
 		} else {
-			o.Value = printedValue(fb.Bytes())
+			o.Value = batch.Value(fb.Bytes())
 		}
 	}
 	return finish(o)
@@ -142,26 +137,15 @@ func runStepLine(ctx context.Context, s *session, out *console, lines *lineParse
 func finish(o testfile.Outcome) testfile.Outcome {
 	o.Code = exitCode(o.Err)
 	if o.Value == nil && o.Err != nil {
-		o.Value = batchError(o.Err)
+		o.Value = batch.ErrorMember(o.Err)
 	}
 	if o.Raw != nil {
-		fields := toolResultFields(o.Raw)
-		o.IsError, o.Structured = fields.isError, fields.structured
+		fields := toolcall.ResultFields(o.Raw)
+		o.IsError, o.Structured = fields.IsError, fields.Structured
 	}
-	o.IsError = o.IsError || errors.Is(o.Err, errToolFailed)
+	o.IsError = o.IsError || errors.Is(o.Err, toolcall.ErrFailed)
 	if ce := (*mcp.CallError)(nil); errors.As(o.Err, &ce) {
 		o.RPC = &testfile.RPCError{Code: ce.Err.Code, Message: ce.Err.Message}
 	}
 	return o
-}
-
-// ciMode is whether mcpv test runs as in CI (--ci): as the flag says when
-// it is given, else when the CI environment variable is set (to anything
-// but "false" or "0"), as CI systems set it.
-func ciMode(flag, given bool, env connect.Env) bool {
-	if given {
-		return flag
-	}
-	v := strings.ToLower(env.Getenv("CI"))
-	return v != "" && v != "false" && v != "0"
 }

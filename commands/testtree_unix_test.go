@@ -3,9 +3,11 @@
 package commands
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/mcpv/mcpv/mcp/mcptest"
@@ -90,6 +92,13 @@ func TestTestWritesFollowNoLink(t *testing.T) {
 	}
 	unchanged(t, outside)
 
+	os.Symlink(outside, filepath.Join(dir, "events.ndjson"))
+	r = w.mcpv(t, "", "test", "--events", "events.ndjson", "t.yaml")
+	if want := "mcpv: --events: " + filepath.Join(dir, "events.ndjson") + " is a symbolic link"; r.code != exitUsage || !strings.HasPrefix(r.stderr, want) {
+		t.Errorf("--events through a link: exit %d, stderr %q; want %q", r.code, r.stderr, want)
+	}
+	unchanged(t, outside)
+
 	r = w.mcpv(t, "", "test", "--format", "junit", "--output", "report.xml", "t.yaml")
 	if want := "mcpv: --output: " + filepath.Join(dir, "report.xml") + " is a symbolic link"; r.code != exitUsage || !strings.HasPrefix(r.stderr, want) {
 		t.Errorf("--output through a link: exit %d, stderr %q; want %q", r.code, r.stderr, want)
@@ -113,5 +122,75 @@ func TestTestStepFilesStayInTheTree(t *testing.T) {
 	r := w.mcpv(t, "", "test", "t.yaml")
 	if r.code != exitToolError || strings.Contains(r.stdout, "keep me") || !strings.Contains(r.stdout, rel+" leads out of "+dir) {
 		t.Errorf("exit %d:\n%s", r.code, r.stdout)
+	}
+}
+
+// A step's @FILE that no capture makes is checked as the file is read:
+// one out of the tree, a link (to a device) or a named pipe is refused
+// with its line and column before any server starts, whatever the step
+// expects.
+func TestTestStepFilesCheckedBeforeTheServer(t *testing.T) {
+	t.Parallel()
+	const server = "server:\n  command: [sh, -c, 'touch started']\nsteps:\n"
+	tests := []struct {
+		name, step, want string
+	}{
+		{"pair outside", "  - call: echo a=@OUTSIDE\n    expect: {exit: 2}\n", "t.yaml:4:11: @OUTSIDE: OUTSIDE leads out of DIR"},
+		{"args a named pipe", "  - call: echo --args @fifo.json\n    expect: {exit: 2}\n", "t.yaml:4:11: @fifo.json: fifo.json is not a regular file"},
+		{"pair a link to a device", "  - call: [echo, 'a:=@zero.json']\n", "t.yaml:4:18: @zero.json: zero.json is a symbolic link, which is not followed"},
+		{"flags", "  - call: {tool: echo, flags: [--args, '@../NAME-home/.bashrc']}\n", "t.yaml:4:40: @../NAME-home/.bashrc: ../NAME-home/.bashrc leads out of DIR"},
+		{"request params", "  - request: x/y @OUTSIDE\n", "t.yaml:4:14: @OUTSIDE: OUTSIDE leads out of DIR"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w, dir := testWorld(t, nil)
+			outside := outsideFile(t, dir)
+			os.Symlink("/dev/zero", filepath.Join(dir, "zero.json"))
+			if err := syscall.Mkfifo(filepath.Join(dir, "fifo.json"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := strings.NewReplacer("OUTSIDE", outside, "NAME", filepath.Base(dir), "DIR", dir)
+			os.WriteFile(filepath.Join(dir, "t.yaml"), []byte(server+r.Replace(tt.step)), 0o644)
+			got := w.mcpv(t, "", "test", "t.yaml")
+			if want := "mcpv: " + r.Replace(tt.want); got.code != exitUsage || got.stdout != "" || !strings.HasPrefix(got.stderr, want) {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 2 and: %s", got.code, got.stdout, got.stderr, want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "started")); err == nil {
+				t.Error("the server started")
+			}
+		})
+	}
+}
+
+// mcpv test --events is one log for every file's session, written a line
+// at a time: files run in parallel add to it, and none empties it.
+func TestTestEventsOneLogForAllFiles(t *testing.T) {
+	t.Parallel()
+	file := "server:\n  command: [\"${TEST_BINARY}\"]\n  env: {" + mcptest.EnvVar + ": log-flood=100}\nsteps:\n  - call: x message=FILE\n"
+	w, dir := testWorld(t, map[string]string{
+		"a.yaml": strings.ReplaceAll(file, "FILE", "a"),
+		"b.yaml": strings.ReplaceAll(file, "FILE", "b"),
+	})
+	r := w.mcpv(t, "", "test", "--parallel", "2", "--events", "events.ndjson", "a.yaml", "b.yaml")
+	if r.code != exitOK {
+		t.Fatalf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "events.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := 0
+	for line := range strings.Lines(string(data)) {
+		var ev struct{ Method string }
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		if ev.Method == "notifications/message" {
+			logs++
+		}
+	}
+	if logs != 200 {
+		t.Errorf("%d log messages in the log, want 100 of each file's", logs)
 	}
 }

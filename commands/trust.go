@@ -1,14 +1,12 @@
 package commands
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 
 	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/internal/connect"
-	"github.com/mcpv/mcpv/internal/testfile"
-	"github.com/mcpv/mcpv/trust"
+	"github.com/mcpv/mcpv/internal/trustfile"
 )
 
 type trustCmd struct {
@@ -46,42 +44,11 @@ func (c *trustCmd) Run(out *console, env connect.Env) error {
 	}
 	store := env.TrustStore()
 	for _, p := range files {
-		// Findable looks at the directory's name: mcpv-tests/a.yaml named
-		// as a.yaml from inside mcpv-tests is a test file all the same.
-		if !c.Revoke && testfile.Findable(trustPath(env, p)) {
-			if err := trustTestFile(out, env, store, p); err != nil {
-				return err
-			}
-			continue
-		}
-		src := config.FileSource(p, env.Cwd, "trust")
-		path := src.Path // as found: trust belongs to the path, not what it links to
-		if c.Revoke {
-			had, err := store.Revoke(path)
-			if err != nil {
-				return err
-			}
-			if err := out.print(mustJSON(map[string]any{"file": path, "revoked": had})); err != nil {
-				return err
-			}
-			continue
-		}
-		f, err := config.Load(src)
+		rec, err := trustfile.Trust(store, env.Cwd, p, c.Revoke)
 		if err != nil {
-			var fe *config.FileError
-			if errors.As(err, &fe) {
-				return configError(err)
-			}
 			return err
 		}
-		if err := store.Trust(path, f.Data); err != nil {
-			return err
-		}
-		names := []string{}
-		for _, s := range f.Servers {
-			names = append(names, s.Name)
-		}
-		if err := out.print(mustJSON(map[string]any{"file": path, "sha256": trust.Hash(f.Data), "servers": names})); err != nil {
+		if err := out.print(mustJSON(rec)); err != nil {
 			return err
 		}
 	}

@@ -348,17 +348,6 @@ func TestWatchListsAndReadErrors(t *testing.T) {
 	}
 }
 
-func TestMarshalLineKeepsText(t *testing.T) {
-	t.Parallel()
-	got, err := marshalLine(struct {
-		URI      string          `json:"uri"`
-		Contents json.RawMessage `json:"contents"`
-	}{"x://a?b=1&c=<2>", json.RawMessage(`[ {"text": "<&>", "n": 1.50} ]`)})
-	if want := `{"uri":"x://a?b=1&c=<2>","contents":[{"text":"<&>","n":1.50}]}`; err != nil || string(got) != want {
-		t.Errorf("marshalLine = %s, %v; want %s", got, err, want)
-	}
-}
-
 // A server that sends thousands of updates before each answer to
 // resources/read: every read is answered, in time, and every update becomes
 // a line (the first, after the subscription, and then 3000 per read).

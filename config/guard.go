@@ -19,7 +19,7 @@ type Guard struct {
 // guardOf reads an entry's guard: block.
 func guardOf(name string, n *yamlnode.Node) (*Guard, error) {
 	if n.Kind != yamlnode.Object {
-		return nil, errorAt(n, "server %q: guard must be an object, not %s", name, kindName(n))
+		return nil, errorAt(n, "server %q: guard must be an object, not %s", name, n.Kind.Noun())
 	}
 	g := &Guard{}
 	lists := map[string]*[]string{
@@ -32,7 +32,7 @@ func guardOf(name string, n *yamlnode.Node) (*Guard, error) {
 		v := n.Vals[i]
 		if k.Text == "read_only" {
 			if v.Kind != yamlnode.Bool {
-				return nil, errorAt(v, "server %q: guard.read_only must be true or false, not %s", name, kindName(v))
+				return nil, errorAt(v, "server %q: guard.read_only must be true or false, not %s", name, v.Kind.Noun())
 			}
 			g.ReadOnly = v.JSON == "true"
 			continue

@@ -27,7 +27,7 @@ func (f *File) parse() error {
 			continue
 		}
 		if t.Kind != yamlnode.Object {
-			return errorAt(t, "want an object of servers by name, found %s", kindName(t))
+			return errorAt(t, "want an object of servers by name, found %s", t.Kind.Noun())
 		}
 		for i, k := range t.Keys {
 			if seen[k.Text] {
@@ -75,7 +75,7 @@ func (f *File) tables(text []byte) ([]*yamlnode.Node, error) {
 		if f.YAML {
 			want = "a mapping"
 		}
-		return nil, errorAt(root, "want %s with \"servers\", found %s", want, kindName(root))
+		return nil, errorAt(root, "want %s with \"servers\", found %s", want, root.Kind.Noun())
 	}
 	if err := checkTopKeys(root); err != nil {
 		return nil, err
@@ -133,7 +133,7 @@ func checkTopKeys(root *yamlnode.Node) error {
 // mix them, and a field another client invented is ignored.
 func (f *File) entry(name string, n *yamlnode.Node) (*Server, error) {
 	if n.Kind != yamlnode.Object {
-		return nil, errorAt(n, "server %q: want an object, found %s", name, kindName(n))
+		return nil, errorAt(n, "server %q: want an object, found %s", name, n.Kind.Noun())
 	}
 	if name == "" {
 		return nil, errorAt(n, "a server needs a name")
@@ -146,7 +146,7 @@ func (f *File) entry(name string, n *yamlnode.Node) (*Server, error) {
 			return ""
 		}
 		if v.Kind != yamlnode.String {
-			err = errorAt(v, "server %q: %s must be a string, not %s", name, key, kindName(v))
+			err = errorAt(v, "server %q: %s must be a string, not %s", name, key, v.Kind.Noun())
 			return ""
 		}
 		return v.Text
@@ -175,11 +175,11 @@ func (f *File) entry(name string, n *yamlnode.Node) (*Server, error) {
 	}
 	if h := n.Get("http"); h != nil {
 		if h.Kind != yamlnode.Object {
-			return nil, errorAt(h, "server %q: http must be an object, not %s", name, kindName(h))
+			return nil, errorAt(h, "server %q: http must be an object, not %s", name, h.Kind.Noun())
 		}
 		if e := h.Get("endpoint"); e != nil {
 			if e.Kind != yamlnode.String {
-				return nil, errorAt(e, "server %q: http.endpoint must be a string, not %s", name, kindName(e))
+				return nil, errorAt(e, "server %q: http.endpoint must be a string, not %s", name, e.Kind.Noun())
 			}
 			if s.URL != "" {
 				return nil, errorAt(e, "server %q: give url or http.endpoint, not both", name)
@@ -268,7 +268,7 @@ func transportOf(s *Server, n *yamlnode.Node, typ, transport string) (string, er
 // are both accepted (Claude Code writes clientId).
 func oauthOf(name string, n *yamlnode.Node) (OAuth, error) {
 	if n.Kind != yamlnode.Object {
-		return OAuth{}, errorAt(n, "server %q: oauth must be an object, not %s", name, kindName(n))
+		return OAuth{}, errorAt(n, "server %q: oauth must be an object, not %s", name, n.Kind.Noun())
 	}
 	var o OAuth
 	fields := []struct {
@@ -287,7 +287,7 @@ func oauthOf(name string, n *yamlnode.Node) (OAuth, error) {
 		for _, key := range f.names {
 			if v := n.Get(key); v != nil {
 				if v.Kind != yamlnode.String {
-					return OAuth{}, errorAt(v, "server %q: oauth.%s must be a string, not %s", name, key, kindName(v))
+					return OAuth{}, errorAt(v, "server %q: oauth.%s must be a string, not %s", name, key, v.Kind.Noun())
 				}
 				*f.to = v.Text
 			}
@@ -312,12 +312,12 @@ func strings1(name, field string, n *yamlnode.Node) ([]string, error) {
 		return nil, nil
 	}
 	if n.Kind != yamlnode.Array {
-		return nil, errorAt(n, "server %q: %s must be an array of strings, not %s", name, field, kindName(n))
+		return nil, errorAt(n, "server %q: %s must be an array of strings, not %s", name, field, n.Kind.Noun())
 	}
 	out := make([]string, 0, len(n.Items))
 	for _, it := range n.Items {
 		if it.Kind == yamlnode.Object || it.Kind == yamlnode.Array || it.Kind == yamlnode.Null {
-			return nil, errorAt(it, "server %q: %s must hold strings, not %s", name, field, kindName(it))
+			return nil, errorAt(it, "server %q: %s must hold strings, not %s", name, field, it.Kind.Noun())
 		}
 		out = append(out, it.Text)
 	}
@@ -331,13 +331,13 @@ func vars(name, field string, n *yamlnode.Node) ([]Var, error) {
 		return nil, nil
 	}
 	if n.Kind != yamlnode.Object {
-		return nil, errorAt(n, "server %q: %s must be an object of names to strings, not %s", name, field, kindName(n))
+		return nil, errorAt(n, "server %q: %s must be an object of names to strings, not %s", name, field, n.Kind.Noun())
 	}
 	out := make([]Var, 0, len(n.Keys))
 	for i, k := range n.Keys {
 		v := n.Vals[i]
 		if v.Kind == yamlnode.Object || v.Kind == yamlnode.Array || v.Kind == yamlnode.Null {
-			return nil, errorAt(v, "server %q: %s.%s must be a string, not %s", name, field, k.Text, kindName(v))
+			return nil, errorAt(v, "server %q: %s.%s must be a string, not %s", name, field, k.Text, v.Kind.Noun())
 		}
 		if k.Text == "" || strings.ContainsAny(k.Text, "=\x00") {
 			return nil, errorAt(v, "server %q: %s has a bad name %q", name, field, k.Text)
@@ -352,7 +352,7 @@ func vars(name, field string, n *yamlnode.Node) ([]Var, error) {
 // a string.
 func timeoutOf(name string, n *yamlnode.Node) (time.Duration, error) {
 	if n.Kind != yamlnode.Number && n.Kind != yamlnode.String {
-		return 0, errorAt(n, "server %q: timeout must be a duration such as \"30s\" or a number of seconds, not %s", name, kindName(n))
+		return 0, errorAt(n, "server %q: timeout must be a duration such as \"30s\" or a number of seconds, not %s", name, n.Kind.Noun())
 	}
 	d, err := duration.Parse(n.Text)
 	if err != nil {
@@ -375,10 +375,4 @@ const maxYAMLNodes = 100_000
 // errorAt is a mistake at n's place in the file.
 func errorAt(n *yamlnode.Node, format string, args ...any) error {
 	return &yamlnode.Error{Line: n.Line, Col: n.Col, Msg: fmt.Sprintf(format, args...)}
-}
-
-// kindName names what n is, for messages: "a string".
-func kindName(n *yamlnode.Node) string {
-	return [...]string{yamlnode.Null: "null", yamlnode.Bool: "a boolean", yamlnode.Number: "a number",
-		yamlnode.String: "a string", yamlnode.Array: "an array", yamlnode.Object: "an object"}[n.Kind]
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -35,6 +36,18 @@ func buildTool(t *testing.T, dir, pkg string) string {
 		t.Fatalf("build %s: %v\n%s", pkg, err, out)
 	}
 	return bin
+}
+
+// fixtureServer is a program that serves the spec file named by its one
+// argument: this test binary as the fake server, with spec=FILE.
+func fixtureServer(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "fixture-server")
+	script := "#!/bin/sh\n" + mcptest.EnvVar + "=spec=\"$1\" exec " + shellwords.Quote(os.Args[0]) + "\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // copyDir copies the test files of testdata/test/NAME into a directory of
@@ -234,7 +247,7 @@ func TestTestCommandUnreachableServer(t *testing.T) {
 // --update accepts them, and the run after passes.
 func TestTestCommandSnapshot(t *testing.T) {
 	t.Parallel()
-	fixture := buildTool(t, t.TempDir(), "../mcp/mcptest/cmd/fixture-server")
+	fixture := fixtureServer(t)
 	dir := copyDir(t, "snapshot")
 	spec := filepath.Join(dir, "spec.json")
 	use := func(name string) {
@@ -274,7 +287,7 @@ func TestTestCommandSnapshot(t *testing.T) {
 // one of them, and the result of a call that breaks its outputSchema.
 func TestTestCommandLint(t *testing.T) {
 	t.Parallel()
-	fixture := buildTool(t, t.TempDir(), "../mcp/mcptest/cmd/fixture-server")
+	fixture := fixtureServer(t)
 	dir := copyDir(t, "lint")
 	spec, err := filepath.Abs(filepath.Join("..", "internal", "surface", "testdata", "bad.json"))
 	if err != nil {
@@ -359,7 +372,7 @@ func TestTestCommandInterrupt(t *testing.T) {
 // exit code is 1, not 4.
 func TestTestCommandEndlessListing(t *testing.T) {
 	t.Parallel()
-	fixture := buildTool(t, t.TempDir(), "../mcp/mcptest/cmd/fixture-server")
+	fixture := fixtureServer(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "spec.json"), []byte(`{"capabilities": {"tools": {}}, "repeatCursor": ["tools/list"],
 		"tools": [{"name": "a", "description": "A tool.", "inputSchema": {"type": "object"}}]}`), 0o644)
@@ -410,7 +423,7 @@ func TestTestCommandInterruptBeforeAFile(t *testing.T) {
 // second time by --lint: one violation, one failure.
 func TestTestCommandOutputSchemaOnce(t *testing.T) {
 	t.Parallel()
-	fixture := buildTool(t, t.TempDir(), "../mcp/mcptest/cmd/fixture-server")
+	fixture := fixtureServer(t)
 	dir := t.TempDir()
 	spec, err := filepath.Abs(filepath.Join("..", "internal", "surface", "testdata", "bad.json"))
 	if err != nil {

@@ -234,7 +234,8 @@ func newStdioFeed(resp *largeResponse) *stdioFeed {
 		readDone: make(chan struct{}), // Read closes it at the end of the feed
 	}
 	ct.msgs = newMessageReader(feed, readBufferSize)
-	ct.msgs.junk = ct.warnJunk
+	ct.junk = junkWarner{log: orDiscard(nil), where: "on the server's stdout"}
+	ct.msgs.junk = ct.junk.warn
 	return &stdioFeed{ct: ct, feed: feed, resp: resp}
 }
 

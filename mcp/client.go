@@ -51,6 +51,12 @@ type ClientOptions struct {
 	// pings the server to learn whether it is up; zero means
 	// DefaultDiscoverWait. It never ends the probe: see probe.
 	DiscoverWait time.Duration
+	// silenceWait is how long silence lasts before the probe stops
+	// waiting for server/discover's answer: to the ping, before
+	// initialize goes out anyway; after a refused initialize, before the
+	// refusal is the outcome. Zero means twice DiscoverWait. Tests that
+	// are not about that silence set it long.
+	silenceWait time.Duration
 }
 
 // Client is an initialized MCP session: the lifecycle, capabilities,

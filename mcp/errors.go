@@ -60,7 +60,7 @@ func (e *CapabilityError) Error() string {
 // TransportError means the server could not be started or reached, went away,
 // or broke the protocol.
 type TransportError struct {
-	Op  string // what mcpv was doing, e.g. "start server", "read"
+	Op  string // what mcpv was doing, e.g. "start server", "read"; empty when Err says it all
 	Err error
 	// StderrTail holds the last lines the server wrote on stderr, if known.
 	StderrTail []string
@@ -70,7 +70,9 @@ func (e *TransportError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Op)
 	if e.Err != nil {
-		b.WriteString(": ")
+		if e.Op != "" {
+			b.WriteString(": ")
+		}
 		b.WriteString(e.Err.Error())
 	}
 	if len(e.StderrTail) > 0 {
@@ -118,7 +120,7 @@ func quotedList(items []string) string {
 }
 
 // What a message quotes of the server's is bounded: so many bytes of one
-// string, so many items of a list (safetext.Clip, safetext.List).
+// string, so many items of a list (safetext.Clip, quotedList).
 const (
 	maxQuoted = 1000
 	maxListed = 10

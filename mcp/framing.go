@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strconv"
 	"strings"
 )
@@ -42,6 +43,25 @@ type messageReader struct {
 	junk func(line []byte)
 	// decided is told the framing once, when the server's first bytes show it.
 	decided func(framing)
+}
+
+// junkWarner warns about the lines a messageReader skips, up to
+// maxJunkWarnings and once more to say it stops: a peer that floods its
+// output with junk must not flood the user with warnings.
+type junkWarner struct {
+	log   *slog.Logger
+	where string // where the lines were read, such as "on the server's stdout"
+	n     int    // lines skipped so far; the reader goroutine only
+}
+
+func (w *junkWarner) warn(line []byte) {
+	w.n++
+	switch {
+	case w.n <= maxJunkWarnings:
+		w.log.Warn("skipped a line " + w.where + " that is not JSON: " + quoteClip(line, 200))
+	case w.n == maxJunkWarnings+1:
+		w.log.Warn("more non-JSON lines " + w.where + "; no longer reporting them")
+	}
 }
 
 // newMessageReader reads from src through a buffer of size bytes (at

@@ -537,10 +537,6 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// statusError turns a non-2xx answer into an error: *AuthError for 401 and
-// a 403 about credentials, a JSON-RPC error body passed through as such,
-// else a *TransportError.
-
 // sentCredentials reports whether a request carried credentials: an
 // Authorization header, or a header of the user's whose name marks a
 // secret (an API key, a token). The protocol's own Mcp-* headers (a
@@ -561,6 +557,9 @@ type oddAnswer struct{ error }
 
 func (o oddAnswer) Unwrap() error { return o.error }
 
+// statusError turns a non-2xx answer into an error: *AuthError for 401 and
+// a 403 about credentials, a JSON-RPC error body passed through as such,
+// else a *TransportError.
 func statusError(resp *http.Response, o outgoing) error {
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return nil
@@ -659,10 +658,10 @@ func (t *HTTPTransport) readAnswer(ctx context.Context, resp *http.Response, o o
 	case "application/json":
 		body, err := io.ReadAll(resp.Body)
 		if err != nil {
-			return &TransportError{Op: o.method, Err: fmt.Errorf("read answer: %w", err)}
+			return &TransportError{Op: "read answer", Err: err}
 		}
 		if len(bytes.TrimSpace(body)) == 0 {
-			return &TransportError{Op: o.method, Err: oddAnswer{errors.New("the server answered with an empty body")}}
+			return &TransportError{Err: oddAnswer{errors.New("the server answered with an empty body")}}
 		}
 		if isResponseTo(body, o.id) {
 			t.push(inbound{data: body})
@@ -672,12 +671,12 @@ func (t *HTTPTransport) readAnswer(ctx context.Context, resp *http.Response, o o
 			return &CallError{Method: o.method, Err: rerr} // an error it could not tie to our id
 		}
 		t.push(inbound{data: body}) // notifications, perhaps
-		return &TransportError{Op: o.method, Err: oddAnswer{fmt.Errorf("the server's answer holds no response to request %s", o.id)}}
+		return &TransportError{Err: oddAnswer{fmt.Errorf("the server's answer holds no response to request %s", o.id)}}
 	default:
 		if t.isLegacy() {
 			return nil // the answer comes on the SSE stream
 		}
-		return &TransportError{Op: o.method, Err: oddAnswer{fmt.Errorf("unexpected answer: HTTP %s, Content-Type %q", safetext.Line(resp.Status), safetext.Line(resp.Header.Get("Content-Type")))}}
+		return &TransportError{Err: oddAnswer{fmt.Errorf("unexpected answer: HTTP %s, Content-Type %q", safetext.Line(resp.Status), safetext.Line(resp.Header.Get("Content-Type")))}}
 	}
 }
 

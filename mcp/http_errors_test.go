@@ -69,6 +69,12 @@ func TestHTTPStatusErrors(t *testing.T) {
 			if tt.wantCall && !errors.As(err, &ce) || !tt.wantCall && !errors.As(err, &te) {
 				t.Errorf("got %T %v; want a CallError: %v", err, err, tt.wantCall)
 			}
+			if te != nil && strings.Contains(te.Error(), "tools/list") {
+				t.Errorf("the transport's error %q names the method, which the session names", te)
+			}
+			if err != nil && strings.Count(err.Error(), "tools/list") != 1 {
+				t.Errorf("%v: want the method named once", err)
+			}
 			want := strings.ReplaceAll(tt.wantErr, "SRV", srv.URL)
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("got %v\nwant %s", err, want)

@@ -441,12 +441,12 @@ func (t *HTTPTransport) reissue(ctx context.Context, o outgoing, msg []byte) err
 			resp.Body.Close()
 			switch {
 			case err != nil:
-				return &TransportError{Op: o.method, Err: fmt.Errorf("read answer: %w", err)}
+				return &TransportError{Op: "read answer", Err: err}
 			case isResponseTo(body, wire):
 				t.push(inbound{data: withID(body, o.id)})
 				return nil
 			}
-			return &TransportError{Op: o.method, Err: oddAnswer{fmt.Errorf("the server's answer holds no response to request %s", wire)}}
+			return &TransportError{Err: oddAnswer{fmt.Errorf("the server's answer holds no response to request %s", wire)}}
 		}
 		r := newSSEReader(resp.Body)
 		got, _, _ := t.pumpAs(ctx, r, wire, o.id)

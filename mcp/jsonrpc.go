@@ -273,25 +273,8 @@ func plainMethod(method string) bool {
 	return true
 }
 
-// encodeResponse writes a response as json.Marshal writes a
-// wireResponse, in one piece.
-func encodeResponse(id json.RawMessage, result json.RawMessage, rerr *RPCError) ([]byte, error) {
-	parts, err := responseParts(id, result, rerr)
-	if err != nil || len(parts) == 1 {
-		return parts.first(), err
-	}
-	return bytes.Join(parts, nil), nil
-}
-
 // message is one outgoing message, in the parts it was built from.
 type parts [][]byte
-
-func (p parts) first() []byte {
-	if len(p) == 0 {
-		return nil
-	}
-	return p[0]
-}
 
 func (p parts) size() int {
 	n := 0

@@ -130,8 +130,8 @@ func FuzzEncodeRequest(f *testing.F) {
 	})
 }
 
-// FuzzEncodeResponse holds encodeResponse to json.Marshal likewise.
-func FuzzEncodeResponse(f *testing.F) {
+// FuzzResponseParts holds responseParts, joined, to json.Marshal likewise.
+func FuzzResponseParts(f *testing.F) {
 	for _, s := range []string{`{"a":1}`, "{\n \"a\" : [1, 2]\n}", `{"h":"<b>&"}`, "\"\u2028\"", `{"broken"`, ``, `null`, `"x"`} {
 		f.Add([]byte(`7`), []byte(s))
 		f.Add([]byte(`"a\u0062c"`), []byte(s))
@@ -140,12 +140,12 @@ func FuzzEncodeResponse(f *testing.F) {
 	f.Add([]byte(` 1`), []byte(`{}`))
 	f.Fuzz(func(t *testing.T, id, result []byte) {
 		want, wantErr := json.Marshal(wireResponse{JSONRPC: "2.0", ID: id, Result: result})
-		got, err := encodeResponse(id, result, nil)
+		got, err := joinedResponse(id, result, nil)
 		if (err == nil) != (wantErr == nil) {
-			t.Fatalf("encodeResponse(%q, %q) error %v, json.Marshal's %v", id, result, err, wantErr)
+			t.Fatalf("responseParts(%q, %q) error %v, json.Marshal's %v", id, result, err, wantErr)
 		}
 		if string(got) != string(want) {
-			t.Fatalf("encodeResponse(%q, %q) = %q, json.Marshal writes %q", id, result, got, want)
+			t.Fatalf("responseParts(%q, %q) = %q, json.Marshal writes %q", id, result, got, want)
 		}
 	})
 }

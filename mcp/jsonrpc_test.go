@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -130,9 +131,9 @@ func TestEncode(t *testing.T) {
 		}, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a b","n":1.50}}`},
 		{"notification", func() ([]byte, error) { return encodeRequest(nil, "notifications/initialized", nil) },
 			`{"jsonrpc":"2.0","method":"notifications/initialized"}`},
-		{"result echoes a string id", func() ([]byte, error) { return encodeResponse(rawJSON(`"a\u0062c"`), rawJSON(`{}`), nil) },
+		{"result echoes a string id", func() ([]byte, error) { return joinedResponse(rawJSON(`"a\u0062c"`), rawJSON(`{}`), nil) },
 			`{"jsonrpc":"2.0","id":"a\u0062c","result":{}}`},
-		{"error", func() ([]byte, error) { return encodeResponse(rawJSON("7"), nil, MethodNotFound("x/y")) },
+		{"error", func() ([]byte, error) { return joinedResponse(rawJSON("7"), nil, MethodNotFound("x/y")) },
 			`{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"Method not found: x/y"}}`},
 	}
 	for _, tt := range tests {
@@ -149,4 +150,10 @@ func TestEncode(t *testing.T) {
 	if _, err := encodeRequest(intID(1), "m", rawJSON(`{"broken"`)); err == nil {
 		t.Error("encodeRequest with invalid params: no error")
 	}
+}
+
+// joinedResponse is a response as responseParts writes it, in one piece.
+func joinedResponse(id, result json.RawMessage, rerr *RPCError) ([]byte, error) {
+	p, err := responseParts(id, result, rerr)
+	return bytes.Join(p, nil), err
 }

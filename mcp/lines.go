@@ -9,9 +9,10 @@ package mcp
 //     copied, and one that is kept is copied out once, at its size.
 //   - A line that outgrows the buffer is read straight from the stream
 //     into pieces of growing size, then joined once into a slice of exactly
-//     its length, which the caller keeps. (Growing one slice by doubling
-//     would copy about as much, but leave up to three times the line in
-//     memory at its peak, and slack in the slice kept.)
+//     its length, which the caller keeps; each piece is given back as soon
+//     as it is copied (pieces.go). (Growing one slice by doubling would
+//     copy about as much, but leave up to three times the line in memory
+//     at its peak, and slack in the slice kept.)
 //   - A body of known length (Content-Length) is read straight into the
 //     slice that is returned.
 
@@ -120,32 +121,40 @@ func (l *lineReader) line() (line []byte, own bool, err error) {
 }
 
 // long reads the rest of a line that fills the buffer: straight from src
-// into pieces of growing size, then joined once.
+// into pieces of growing size, then joined once (pieces.go).
 func (l *lineReader) long() ([]byte, error) {
-	pieces := [][]byte{bytes.Clone(l.buf[l.r:l.w])}
+	first := newPiece(l.w - l.r)
+	copy(first.b, l.buf[l.r:l.w])
+	pieces, total := []piece{first}, len(first.b)
+	defer func() {
+		for i := range pieces {
+			pieces[i].free() // those a panic left; joinPieces frees the rest
+		}
+	}()
 	l.r, l.w = 0, 0
 	size := len(l.buf)
 	for {
 		size = min(2*size, maxPiece)
-		piece := make([]byte, size)
-		for n := 0; n < len(piece); {
+		p := newPiece(size)
+		pieces = append(pieces, p)
+		for n := 0; n < len(p.b); {
 			// No read takes more than the buffer holds, so that what
 			// follows the line fits back into it.
-			k, err := l.read(piece[n:min(len(piece), n+len(l.buf))])
-			if i := l.ending(piece[n : n+k]); i >= 0 {
+			k, err := l.read(p.b[n:min(len(p.b), n+len(l.buf))])
+			if i := l.ending(p.b[n : n+k]); i >= 0 {
 				end := n + i
-				l.skipLF = piece[end] == '\r'
-				l.w = copy(l.buf, piece[end+1:n+k])
+				l.skipLF = p.b[end] == '\r'
+				l.w = copy(l.buf, p.b[end+1:n+k])
 				l.err = err
-				return bytes.Join(append(pieces, piece[:end]), nil), nil
+				return joinPieces(pieces, total+end), nil
 			}
 			n += k
 			if err != nil {
 				l.err = err
-				return bytes.Join(append(pieces, piece[:n]), nil), err
+				return joinPieces(pieces, total+n), err
 			}
 		}
-		pieces = append(pieces, piece)
+		total += len(p.b)
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -70,9 +69,14 @@ const DefaultDiscoverWait = 5 * time.Second
 // twice that wait again with no answer at all, for a server that answers
 // nothing before initialize, not even ping. The probe stays pending: a
 // modern answer that arrives before initialize's is still taken, and a
-// server that reads its input in order answers the probe first. The reader delivers responses in the order they arrive, so
-// each decision first looks whether server/discover's response came
-// before the one that prompted it. The outcome depends on what the server
+// server that reads its input in order answers the probe first. A
+// successful answer to initialize settles the initialize era; a refusal
+// does not (a server of both eras may refuse initialize while it answers
+// server/discover): it stands only if server/discover is then answered as
+// a server of the initialize era would, or not within twice DiscoverWait.
+// The reader delivers responses in the order they arrive, so each
+// decision first looks whether server/discover's response came before the
+// one that prompted it. The outcome depends on what the server
 // answers and in what order, never on how long it takes to start; ctx
 // (the connect timeout) is the only deadline.
 //
@@ -103,10 +107,10 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 		if derr == nil || !legacyAnswer(ctx, derr) {
 			derr = unprobed(ctx, derr)
 			if init != nil {
-				init.abandon() // forgotten: the modern era is settled
-				if v, ok := s.t.(VersionSetter); ok && derr == nil {
-					v.SetProtocolVersion(c.version)
-				}
+				// Forgotten: the modern era is settled. initialize only
+				// goes out before this on a transport that writes in
+				// order, never HTTP, the one that sends a version header.
+				init.abandon()
 			}
 			return c, nil, true, derr
 		}
@@ -125,20 +129,26 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 		}
 		return nil, nil, true, unprobed(ctx, err)
 	}
+	silence := opts.silenceWait
+	if silence <= 0 {
+		silence = 2 * wait
+	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	var pinged, initialized <-chan message
+	var refused <-chan time.Time // set while initialize's error waits for the probe's answer
 	pingSent := false
 	for {
 		select {
 		case m := <-disc.ch:
 			return decide(m)
 		case <-timer.C:
-			if _, http := s.t.(*HTTPTransport); http {
-				// Each POST gets an answer of its own, an HTTP status at
-				// least, so the probe's is awaited; and concurrent POSTs
-				// may be answered in any order, which would make a ping's
-				// answer say nothing about the probe's.
+			if cw, ok := s.t.(ConcurrentWriter); ok && cw.ConcurrentWrites() {
+				// Each message is its own exchange (HTTP: a POST, which
+				// gets an answer of its own, an HTTP status at least), so
+				// the probe's is awaited; and concurrent exchanges may be
+				// answered in any order, which would make a ping's answer
+				// say nothing about the probe's.
 				continue
 			}
 			if !pingSent {
@@ -146,7 +156,7 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 				if ping, err = s.begin(pctx, "ping", nil); err == nil {
 					pinged = ping.ch
 				}
-				timer.Reset(2 * wait)
+				timer.Reset(silence)
 				continue
 			}
 			// Silence still, even to the ping: perhaps a server of the
@@ -178,15 +188,30 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 				initialized = init.ch
 			}
 		case m := <-initialized:
+			init.ch <- m // put back (the channel has room again) for whoever takes init
 			select {
 			case dm := <-disc.ch:
-				init.ch <- m // put back (the channel has room again) for whoever takes init
 				return decide(dm)
 			default:
 			}
-			init.ch <- m
-			// initialize answered while server/discover is unanswered:
-			// a server of the initialize era that ignores the probe.
+			if m.Error == nil && m.local == nil {
+				// initialize succeeded while server/discover is
+				// unanswered: a server of the initialize era that
+				// ignores the probe.
+				return nil, init, false, nil
+			}
+			// initialize refused decides nothing: a server of both eras
+			// that reads requests concurrently may refuse it ("duplicate
+			// initialize") while it is still answering server/discover.
+			// The refusal is kept for a server of the initialize era,
+			// which answers the probe as one or not at all: the probe's
+			// answer is awaited as long as silence to the ping is, then
+			// the refusal is the outcome.
+			initialized = nil
+			giveUp := time.NewTimer(silence)
+			defer giveUp.Stop()
+			refused = giveUp.C
+		case <-refused:
 			return nil, init, false, nil
 		case <-s.done:
 			if init != nil {
@@ -241,7 +266,12 @@ func legacyAnswer(ctx context.Context, err error) bool {
 // and the server may never have heard of. --verbose shows the request.
 type probeFailure struct{ err error }
 
-func (p *probeFailure) Error() string { return strings.TrimPrefix(p.err.Error(), "server/discover: ") }
+func (p *probeFailure) Error() string {
+	if me := (*methodError)(nil); errors.As(p.err, &me) && me.Method == "server/discover" {
+		return me.Err.Error()
+	}
+	return p.err.Error()
+}
 func (p *probeFailure) Unwrap() error { return p.err }
 
 // unprobed wraps err as a *probeFailure unless it is a server's JSON-RPC

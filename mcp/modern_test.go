@@ -229,7 +229,7 @@ func TestProbe(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s, m := newTestSession(t, SessionOptions{})
-			init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), Probe: true, DiscoverWait: 100 * time.Millisecond})
+			init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), Probe: true, DiscoverWait: 100 * time.Millisecond, silenceWait: time.Hour})
 			req := m.nextMsg(t)
 			if req.Method != "server/discover" {
 				t.Fatalf("first message %s, want server/discover", req.Method)

@@ -26,6 +26,7 @@ package mcp
 // a higher number, still to be handled, so the wait always ends.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -97,7 +98,11 @@ func (q *noteQueue) push(m message, key string) {
 	if key != "" {
 		q.latest[key] = len(q.items)
 	}
-	q.items = append(q.items, queuedNote{method: m.Method, params: m.Params, key: key, seq: q.seq})
+	// A copy: m.Params lies in the whole message (in a batch, in all of
+	// it), which would stay alive as long as the note waits, and the
+	// bound counts only the params.
+	params := bytes.Clone(m.Params)
+	q.items = append(q.items, queuedNote{method: m.Method, params: params, key: key, seq: q.seq})
 	q.live++
 	q.bytes += len(m.Params)
 	if q.dead > 64 && q.dead > len(q.items)/2 {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -133,6 +134,37 @@ func TestSessionNotificationQueueBoundedInBytes(t *testing.T) {
 	}
 	if dropped, _ := strconv.Atoi(m[1]); dropped+len(h.delivered) != n || len(h.delivered) > 2*maxQueuedBytes>>20+2 {
 		t.Errorf("%d delivered, %d dropped, want at most %d delivered and %d in all", len(h.delivered), dropped, 2*maxQueuedBytes>>20+2, n)
+	}
+}
+
+// The byte bound counts what the queue really keeps: notifications with
+// small params in large messages (padded with whitespace) do not keep
+// the messages alive while they wait.
+func TestSessionNotificationQueueKeepsOnlyParams(t *testing.T) {
+	const n = 400 // of 256 KiB each: 100 MB read, 16 KB of params
+	h := newHeldSession(t)
+	pad := strings.Repeat(" ", 256<<10)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range n {
+		h.m.send(t, `{"jsonrpc":"2.0","method":"notifications/x-custom",`+pad+`"params":{"n":`+strconv.Itoa(1000000+i)+`,"pad":"xxxxxxxxxxxxxxxxxxxx"}}`)
+	}
+	h.m.send(t, `{"jsonrpc":"2.0","id":"srv-1","method":"ping"}`) // answered by the reader: every notification is read
+	h.m.nextMsg(t)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	h.release()
+	if grew := int64(after.HeapInuse) - int64(before.HeapInuse); grew > 4*maxQueuedBytes {
+		t.Errorf("the heap grew by %d MB with %d small notifications held; want at most %d MB", grew>>20, n, 4*maxQueuedBytes>>20)
+	}
+	if err := h.s.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.delivered) != n {
+		t.Errorf("%d delivered, want all %d", len(h.delivered), n)
 	}
 }
 

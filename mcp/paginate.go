@@ -52,7 +52,6 @@ func (e *RepeatedCursorError) Error() string {
 // PageCapError is a walk stopped by its cap with pages still to come.
 type PageCapError struct {
 	Pages int // the cap
-	Next  string
 }
 
 func (e *PageCapError) Error() string {
@@ -109,7 +108,7 @@ func (c *Client) List(ctx context.Context, method, key string, p Pages) (result 
 // fn with each page's items until fn returns true or the list ends.
 func (c *Client) Each(ctx context.Context, method, key string, fn func(items []json.RawMessage) (stop bool)) error {
 	return c.Walk(ctx, method, key, 0, func(p Page) bool {
-		return fn(p.Items) || p.Next == ""
+		return fn(p.Items)
 	})
 }
 
@@ -149,7 +148,7 @@ func (c *Client) Walk(ctx context.Context, method, key string, max int, fn func(
 		case seen[p.Next]:
 			return &TransportError{Op: method, Err: &RepeatedCursorError{Page: n, Cursor: p.Next}}
 		case n >= max:
-			return &TransportError{Op: method, Err: &PageCapError{Pages: max, Next: p.Next}}
+			return &TransportError{Op: method, Err: &PageCapError{Pages: max}}
 		}
 		seen[p.Next] = true
 		cursor = p.Next

@@ -216,7 +216,7 @@ func TestListStopsAtThePageCap(t *testing.T) {
 		wantErr   error
 		wantNext  string
 	}{
-		{"default cap", Pages{}, DefaultMaxPages, &PageCapError{Pages: DefaultMaxPages, Next: "c1000"}, ""},
+		{"default cap", Pages{}, DefaultMaxPages, &PageCapError{Pages: DefaultMaxPages}, ""},
 		{"Max above the default stops quietly", Pages{Max: DefaultMaxPages + 5}, DefaultMaxPages + 5, nil, "c1005"},
 	}
 	for _, tt := range tests {

@@ -20,7 +20,7 @@ import (
 // session is modern.
 func TestProbeWaitsForASlowServer(t *testing.T) {
 	s, m := newTestSession(t, SessionOptions{})
-	init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), Probe: true, DiscoverWait: time.Millisecond})
+	init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), Probe: true, DiscoverWait: time.Millisecond, silenceWait: time.Hour})
 	disc := m.nextMsg(t)
 	ping := m.nextMsg(t)
 	if disc.Method != "server/discover" || ping.Method != "ping" {
@@ -42,7 +42,7 @@ func TestProbeWaitsForASlowServer(t *testing.T) {
 func TestProbeIgnoredByAServerThatIsUp(t *testing.T) {
 	for _, pingAnswer := range []string{`"result":{}`, `"error":{"code":-32601,"message":"Method not found"}`} {
 		s, m := newTestSession(t, SessionOptions{})
-		init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), Probe: true, DiscoverWait: time.Millisecond})
+		init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), Probe: true, DiscoverWait: time.Millisecond, silenceWait: time.Hour})
 		m.nextMsg(t) // server/discover, ignored
 		ping := m.nextMsg(t)
 		m.send(t, `{"jsonrpc":"2.0","id":`+string(ping.ID)+`,`+pingAnswer+`}`)
@@ -99,12 +99,55 @@ func TestProbeLegacyAnswerAfterFallback(t *testing.T) {
 	}
 }
 
+// A refusal of initialize while server/discover is unanswered decides
+// nothing: a server of both eras that reads concurrently may refuse it
+// before it answers the probe, whose modern answer is then taken.
+func TestProbeRefusedInitializeThenModernAnswer(t *testing.T) {
+	_, m, init, disc, ini := fallenBack(t)
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(ini.ID)+`,"error":{"code":0,"message":"duplicate \"initialize\" received"}}`)
+	// Give the refusal time to be seen alone (a slow machine only makes
+	// this test weaker, never failing when it should not).
+	select {
+	case r := <-init:
+		t.Fatalf("Initialize = %v on the refusal alone; want it to wait for server/discover", r.err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(disc.ID)+`,"result":`+discovered+`}`)
+	if r := waitFor(t, init); r.err != nil || !r.c.Modern() {
+		t.Fatalf("Initialize = %v; want the modern era", r.err)
+	}
+}
+
+// The refusal stands when server/discover is answered as a server of the
+// initialize era would, or not at all.
+func TestProbeRefusedInitializeStands(t *testing.T) {
+	const refusal = `"error":{"code":-32600,"message":"refused"}`
+	_, m, init, disc, ini := fallenBack(t)
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(ini.ID)+`,`+refusal+`}`)
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(disc.ID)+`,"error":{"code":-32601,"message":"Method not found"}}`)
+	if r := waitFor(t, init); r.err == nil || !strings.Contains(r.err.Error(), "refused") {
+		t.Fatalf("probe answered as legacy: Initialize = %v; want the refusal", r.err)
+	}
+
+	// Silence to the probe: the refusal is the outcome once silence has
+	// lasted silenceWait.
+	s, m := newTestSession(t, SessionOptions{})
+	init = goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), Probe: true, DiscoverWait: time.Millisecond, silenceWait: time.Millisecond})
+	m.nextMsg(t) // server/discover, never answered
+	m.nextMsg(t) // ping, never answered
+	ini = m.nextMsg(t)
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(ini.ID)+`,`+refusal+`}`)
+	if r := waitFor(t, init); r.err == nil || !strings.Contains(r.err.Error(), "refused") {
+		t.Fatalf("probe unanswered: Initialize = %v; want the refusal", r.err)
+	}
+}
+
 // fallenBack starts a probe that falls back: server/discover goes
 // unanswered, the ping is answered, and initialize goes out.
 func fallenBack(t *testing.T) (*Session, *memTransport, <-chan initResult, wireMsg, wireMsg) {
 	t.Helper()
 	s, m := newTestSession(t, SessionOptions{})
-	init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), Probe: true, DiscoverWait: time.Millisecond})
+	init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), Probe: true, DiscoverWait: time.Millisecond, silenceWait: time.Hour})
 	disc := m.nextMsg(t)
 	ping := m.nextMsg(t)
 	m.send(t, `{"jsonrpc":"2.0","id":`+string(ping.ID)+`,"result":{}}`)
@@ -155,7 +198,7 @@ func TestProbeMessagesOverHTTP(t *testing.T) {
 func TestProbeSilenceToThePing(t *testing.T) {
 	for _, modern := range []bool{false, true} {
 		s, m := newTestSession(t, SessionOptions{})
-		init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), Probe: true, DiscoverWait: time.Millisecond})
+		init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), Probe: true, DiscoverWait: time.Millisecond, silenceWait: time.Millisecond})
 		disc, ping, ini := m.nextMsg(t), m.nextMsg(t), m.nextMsg(t)
 		if disc.Method != "server/discover" || ping.Method != "ping" || ini.Method != "initialize" {
 			t.Fatalf("sent %s, %s, %s; want server/discover, ping, initialize", disc.Method, ping.Method, ini.Method)

@@ -40,7 +40,6 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -212,7 +211,7 @@ func (s *Session) begin(ctx context.Context, method string, params json.RawMessa
 		err := s.err
 		s.mu.Unlock()
 		replies.Put(ch)
-		return nil, fmt.Errorf("%s: %w", method, err)
+		return nil, &methodError{method, err}
 	}
 	s.pending[n] = ch
 	s.mu.Unlock()
@@ -229,7 +228,7 @@ func (s *Session) begin(ctx context.Context, method string, params json.RawMessa
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
-		return nil, named(method, err)
+		return nil, &methodError{method, err}
 	}
 	return &request{s: s, id: n, method: method, ch: ch}, nil
 }
@@ -255,7 +254,7 @@ func (r *request) wait(ctx context.Context) (json.RawMessage, error) {
 			return response(r.method, m)
 		default:
 		}
-		return nil, fmt.Errorf("%s: %w", r.method, s.Err())
+		return nil, &methodError{r.method, s.Err()}
 	}
 }
 
@@ -287,8 +286,11 @@ func (r *request) abandon() (message, bool) {
 var replies = sync.Pool{New: func() any { return make(chan message, 1) }}
 
 func response(method string, m message) (json.RawMessage, error) {
+	if ce, ok := m.local.(*CallError); ok {
+		return nil, ce // the server's JSON-RPC error, which names the method itself
+	}
 	if m.local != nil {
-		return nil, named(method, m.local)
+		return nil, &methodError{method, m.local}
 	}
 	if m.Error != nil {
 		return nil, &CallError{Method: method, Err: m.Error}
@@ -296,14 +298,16 @@ func response(method string, m message) (json.RawMessage, error) {
 	return m.Result, nil
 }
 
-// named is err said of the request method: prefixed with its name unless
-// it names it already.
-func named(method string, err error) error {
-	if strings.HasPrefix(err.Error(), method+": ") {
-		return err
-	}
-	return fmt.Errorf("%s: %w", method, err)
+// methodError is a request's failure said of its method ("tools/list:
+// ..."): the session alone names the method, and transports name what
+// they were doing (a POST, reading the answer).
+type methodError struct {
+	Method string
+	Err    error
 }
+
+func (e *methodError) Error() string { return e.Method + ": " + e.Err.Error() }
+func (e *methodError) Unwrap() error { return e.Err }
 
 // forget removes a pending call; it reports false when the reader already took it.
 func (s *Session) forget(id int64) bool {
@@ -549,8 +553,8 @@ func (s *Session) route(m message) {
 // slot; a request that arrives as the session closes is dropped.
 func (s *Session) serve(m message) {
 	if m.Method == "ping" {
-		msg, _ := encodeResponse(m.ID, json.RawMessage(`{}`), nil)
-		s.answer(parts{msg})
+		msg, _ := responseParts(m.ID, json.RawMessage(`{}`), nil)
+		s.answer(msg)
 		return
 	}
 	select {

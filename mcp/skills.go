@@ -82,7 +82,7 @@ func ParseSkill(raw json.RawMessage) (Skill, error) {
 		}
 		return Skill{}, &SkillError{uri, fmt.Sprintf(format, args...)}
 	}
-	if hasControl(e.URI) {
+	if !safetext.Safe(e.URI) {
 		return Skill{}, &SkillError{"skill entry", fmt.Sprintf("uri %q holds control characters", e.URI)}
 	}
 	root, ok := skillRoot(e.URI)
@@ -114,7 +114,7 @@ func ParseSkill(raw json.RawMessage) (Skill, error) {
 	var total int64
 	for _, r := range s.Resources {
 		switch {
-		case hasControl(r.URI):
+		case !safetext.Safe(r.URI):
 			// Such a path would name a file whose name a terminal acts on.
 			return bad("lists a file whose path holds control characters: %q", strings.TrimPrefix(r.URI, root+"/"))
 		case r.URI != s.URI && !strings.HasPrefix(r.URI, root+"/"):
@@ -137,10 +137,6 @@ func ParseSkill(raw json.RawMessage) (Skill, error) {
 	}
 	return s, nil
 }
-
-// hasControl reports whether s holds a character a terminal may act on, or
-// one that is not UTF-8 (what internal/safetext would show escaped).
-func hasControl(s string) bool { return safetext.Line(s) != s }
 
 // skillRoot is the directory of a SKILL.md URI, without a trailing slash.
 func skillRoot(uri string) (string, bool) {
@@ -220,16 +216,16 @@ func (s Skill) VerifyFrontmatter(skillMD []byte) error {
 		}
 		return &SkillError{s.URI, "SKILL.md's frontmatter is not YAML: " + firstLine(err.Error())}
 	}
-	got, err := doc.Value()
+	if doc.Kind != yamlnode.Object {
+		return &SkillError{s.URI, "SKILL.md's frontmatter is not a mapping; the skill is not loaded"}
+	}
+	got, err := doc.MarshalJSON()
 	if err != nil {
 		return &SkillError{s.URI, "SKILL.md's frontmatter has no JSON form: " + err.Error()}
 	}
-	var want map[string]any
+	var want, gotMap map[string]any
 	json.Unmarshal(s.Frontmatter, &want)
-	gotMap, _ := got.(map[string]any)
-	if gotMap == nil {
-		return &SkillError{s.URI, "SKILL.md's frontmatter is not a mapping; the skill is not loaded"}
-	}
+	json.Unmarshal(got, &gotMap)
 	for _, k := range unionKeys(want, gotMap) {
 		w, inWant := want[k]
 		g, inGot := gotMap[k]

@@ -66,7 +66,7 @@ type CommandOptions struct {
 	// alive, for a caller that must be able to kill it at any moment.
 	Groups *ProcessGroups
 	// Framing is how messages are delimited on the pipes: FramingAuto
-	// (""), FramingLines or FramingContentLength.
+	// (which "" means too), FramingLines or FramingContentLength.
 	Framing string
 }
 
@@ -101,7 +101,7 @@ type CommandTransport struct {
 	stdin  *os.File
 	stdout *os.File
 	msgs   *messageReader // only the session's reader goroutine uses it
-	junk   int            // non-JSON lines seen; reader goroutine only
+	junk   junkWarner     // reader goroutine only
 
 	// heard is the framing the reader has seen the server use (a framing).
 	heard atomic.Int32
@@ -121,6 +121,9 @@ type CommandTransport struct {
 	tail     *tailBuffer
 	closeMu  sync.Mutex // serialises Close
 	isClosed bool
+
+	stopMu  sync.Mutex // guards stopped
+	stopped error      // what stoppedReading found: later writes return it at once
 }
 
 // StartCommand starts the server process.
@@ -180,7 +183,8 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 		tail:     &tailBuffer{max: stderrTailBytes},
 	}
 	t.msgs = newMessageReader(&drainReader{f: outR, exited: t.exited, wait: opts.ExitDrain}, readBufferSize)
-	t.msgs.junk, t.msgs.decided = t.warnJunk, t.decided
+	t.junk = junkWarner{log: opts.Log, where: "on the server's stdout"}
+	t.msgs.junk, t.msgs.decided = t.junk.warn, t.decided
 	switch opts.Framing {
 	case FramingLines:
 		t.msgs.mode = framingLines
@@ -298,16 +302,6 @@ func (t *CommandTransport) catchUpLocked() error {
 	}
 	t.early = nil
 	return nil
-}
-
-func (t *CommandTransport) warnJunk(line []byte) {
-	t.junk++
-	switch {
-	case t.junk <= maxJunkWarnings:
-		t.opts.Log.Warn("skipped a line on the server's stdout that is not JSON: " + quoteClip(line, 200))
-	case t.junk == maxJunkWarnings+1:
-		t.opts.Log.Warn("more non-JSON lines on the server's stdout; no longer reporting them")
-	}
 }
 
 // endError explains why stdout ended: usually the server exited.
@@ -437,8 +431,28 @@ var errBrokenPipe = errors.New("broken pipe")
 // (how, with the tail of its stderr), or it closed its stdin and runs on.
 // What the server wrote before it went is read first, so that its
 // warnings are not lost to this error: the read ends within ExitDrain once
-// the server has exited. The wait ends with ctx.
+// the server has exited. The wait ends with ctx. Its first answer is the
+// answer to every later write.
 func (t *CommandTransport) stoppedReading(ctx context.Context) error {
+	t.stopMu.Lock()
+	err := t.stopped
+	t.stopMu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err = t.whyStopped(ctx); ctx.Err() == nil {
+		t.stopMu.Lock()
+		if t.stopped == nil {
+			t.stopped = err
+		}
+		err = t.stopped
+		t.stopMu.Unlock()
+	}
+	return err
+}
+
+// whyStopped is stoppedReading's first look.
+func (t *CommandTransport) whyStopped(ctx context.Context) error {
 	select {
 	case <-t.readDone:
 	case <-t.exited:

@@ -260,6 +260,23 @@ func TestCommandWriteToClosedStdin(t *testing.T) {
 	}
 }
 
+// Once a write has found why the server stopped reading, every later write
+// says the same at once, with no second wait for the server's last output.
+func TestCommandWriteToClosedStdinAgain(t *testing.T) {
+	tr := startSh(t, `exec 0<&-; echo '{"closed":true}'; exec sleep 60`, CommandOptions{ExitDrain: 10 * time.Millisecond})
+	if m, err := tr.Read(); err != nil || string(m) != `{"closed":true}` {
+		t.Fatalf("Read = %s, %v", m, err)
+	}
+	msg := []byte(`{"jsonrpc":"2.0","method":"x"}`)
+	first := tr.Write(context.Background(), msg)
+	if first == nil || !strings.Contains(first.Error(), "server closed its stdin") {
+		t.Fatalf("Write = %v, want the server closed its stdin", first)
+	}
+	if again := tr.Write(context.Background(), msg); again != first {
+		t.Errorf("Write again = %v (%p), want the first answer (%p)", again, again, first)
+	}
+}
+
 // A write blocked on a server that stopped reading ends when its context
 // does. The server reads the first 64 KiB of the message, says so, and
 // reads no more: the context is cancelled only then, once the write is

@@ -28,7 +28,8 @@ type StreamTransport struct {
 func NewStreamTransport(r io.Reader, w io.Writer, close func() error, log *slog.Logger) *StreamTransport {
 	log = orDiscard(log)
 	m := newMessageReader(r, 64<<10)
-	m.junk = func(line []byte) { log.Warn("skipping a line that is not JSON-RPC: " + quoteClip(line, 200)) }
+	junk := &junkWarner{log: log, where: "of input"}
+	m.junk = junk.warn
 	return &StreamTransport{msgs: m, w: w, close: close}
 }
 

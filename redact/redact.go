@@ -90,10 +90,11 @@ func URL(raw string) string {
 }
 
 // URLSecrets are the values URL masks, both as written and decoded, since
-// either may turn up in a message. A password in the user info also gives
-// the Basic credential an HTTP client builds from it, the Base64 of
-// "user:password" (padded or not), which a server may echo; decoded, the
-// password in it is masked, the user name kept.
+// either may turn up in a message. User info also gives the Basic
+// credential an HTTP client builds from it, the Base64 of "user:password"
+// (padded or not, the password possibly empty), which a server may echo.
+// A user name alone (https://TOKEN@host/mcp) is the secret itself; with a
+// password, the password is masked and the user name kept.
 func URLSecrets(raw string) []string {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -101,10 +102,15 @@ func URLSecrets(raw string) []string {
 	}
 	var out []string
 	if u.User != nil {
-		if pw, has := u.User.Password(); has {
+		pw, has := u.User.Password()
+		if has {
 			_, written, _ := strings.Cut(u.User.String(), ":")
-			basic := []byte(u.User.Username() + ":" + pw)
-			out = append(out, pw, written, base64.StdEncoding.EncodeToString(basic), base64.RawStdEncoding.EncodeToString(basic))
+			out = append(out, pw, written)
+		} else if name := u.User.Username(); name != "" {
+			out = append(out, name, u.User.String())
+		}
+		if basic := []byte(u.User.Username() + ":" + pw); len(basic) > 1 {
+			out = append(out, base64.StdEncoding.EncodeToString(basic), base64.RawStdEncoding.EncodeToString(basic))
 		}
 	}
 	for kv := range strings.SplitSeq(u.RawQuery, "&") {

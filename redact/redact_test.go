@@ -2,6 +2,8 @@ package redact
 
 import (
 	"bytes"
+	"encoding/base64"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -122,6 +124,14 @@ func TestURLSecrets(t *testing.T) {
 	want := []string{"p@ss", "p%40ss", "dTpwQHNz", "dTpwQHNz", "abcdef", "abcdef", "x%2By", "x+y"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Error(diff)
+	}
+	// A user name alone is the secret, and so is the Basic credential a
+	// client builds from it (https://TOKEN@host: Base64 of "TOKEN:").
+	token := "tok-0123456789abcdef"
+	basic := base64.StdEncoding.EncodeToString([]byte(token + ":"))
+	echo := "you sent Basic " + basic + " (" + base64.RawStdEncoding.EncodeToString([]byte(token+":")) + "), that is " + token + ":"
+	if got := String(echo, URLSecrets("https://"+token+"@h/mcp")); strings.Contains(got, token) || strings.Contains(got, basic[:20]) {
+		t.Errorf("a user name alone, echoed: %q", got)
 	}
 	if got := ArgSecrets([]string{"srv", "--api-key=abc", "--token", "def", "-v"}); !cmp.Equal(got, []string{"abc", "def"}) {
 		t.Errorf("ArgSecrets = %q", got)

@@ -70,13 +70,8 @@ func compile(schema json.RawMessage) (*Validator, error) {
 }
 
 // CostError is a value mcpv did not finish checking because the schema
-// makes the check loop back on itself too many times: see
-// jsonschema.CostError.
-type CostError struct{ Steps int64 }
-
-func (e *CostError) Error() string {
-	return fmt.Sprintf("checking a value against it would take more than %d steps", e.Steps)
-}
+// makes the check loop back on itself too many times.
+type CostError = jsonschema.CostError
 
 // Validate returns nil or a *Violation for the first rule value breaks, a
 // *CostError, or the cause of ctx when ctx ends first (the check stops
@@ -84,12 +79,8 @@ func (e *CostError) Error() string {
 func (v *Validator) Validate(ctx context.Context, value json.RawMessage) error {
 	err := v.schema.ValidateContext(ctx, value)
 	var ve *jsonschema.ValidationError
-	var ce *jsonschema.CostError
-	switch {
-	case errors.As(err, &ve):
+	if errors.As(err, &ve) {
 		return &Violation{Pointer: ve.Pointer, Rule: ve.Keyword, Message: ve.Message, Missing: ve.Missing}
-	case errors.As(err, &ce):
-		return &CostError{Steps: ce.Steps}
 	}
 	return err
 }

@@ -10,7 +10,7 @@ import (
 
 // The flags that shape a session, as the user gave them. commands embeds
 // these groups in its grammar; their tags are kong's, and their help texts
-// and placeholders are in the map after each group (see FlagDoc). Resolve and Merge
+// and placeholders are in the table after each group (see FlagDoc). Resolve and Merge
 // turn them, with a config entry and the environment, into Settings. The
 // timeouts are duration.Flag: a Go duration or a number of seconds, as a
 // config entry's timeout.
@@ -37,26 +37,26 @@ type ServerFlags struct {
 	Verbose         bool          `short:"v" name:"verbose"`
 }
 
-// serverFlagDocs document ServerFlags, by flag name.
-var serverFlagDocs = map[string]FlagDoc{
-	"url":              {"URL", "Talk to the server at this Streamable HTTP (or legacy SSE) URL instead of starting one (default: MCPV_URL)."},
-	"server":           {"NAME", "Use the server named NAME in a config file; see 'mcpv servers' (default: MCPV_SERVER)."},
-	"session":          {"NAME", "Go through the running session NAME (see 'mcpv session'); nothing is started (default: MCPV_SESSION)."},
-	"session-id":       {"ID", "Resume the HTTP session that 'call --detach' kept open, instead of starting one."},
-	"config":           {"FILE", "Look for --server names in FILE before the other config files (MCPV_CONFIG is next)."},
-	"inherit-env":      {"", "Give a stdio server from config mcpv's whole environment, not a minimal one."},
-	"header":           {"'NAME: VALUE'", "Send this HTTP header (repeatable); @FILE reads one header per line."},
-	"cacert":           {"FILE", "Trust the PEM certificates in FILE as well as the system's."},
-	"transport":        {"", "HTTP transport: auto (Streamable HTTP, falling back to legacy SSE), streamable-http or sse."},
-	"env":              {"KEY=VAL", "Set a variable in the stdio server's environment (repeatable)."},
-	"cwd":              {"DIR", "Working directory of the stdio server."},
-	"timeout":          {"", "Give up on a request after this long; 0 waits forever."},
-	"connect-timeout":  {"", "Give up if the server has not started and answered initialize within this long."},
-	"protocol-version": {"VERSION", "Offer this protocol version and accept no other (default: offer {latest_version}, accept {supported_versions}); 2026-07-28 speaks the modern era (server/discover, no initialize)."},
-	"protocol-era":     {"", "auto: probe with server/discover (MCP 2026-07-28) and fall back to initialize for older servers; legacy: start with initialize (a server that shows it is of 2026-07-28 only is still spoken to in that era); modern: 2026-07-28 only."},
-	"framing":          {"", "How a stdio server's messages are delimited: auto (lines, switching to Content-Length headers when the server's first bytes are headers), lines, or content-length (for a server that frames them as LSP does and waits for the client)."},
-	"quiet":            {"", "Do not show the server's stderr (its last lines still appear in errors)."},
-	"verbose":          {"", "Trace the JSON-RPC messages on stderr."},
+// serverFlagDocs document ServerFlags.
+var serverFlagDocs = []FlagDoc{
+	{"url", "URL", "Talk to the server at this Streamable HTTP (or legacy SSE) URL instead of starting one (default: MCPV_URL)."},
+	{"server", "NAME", "Use the server named NAME in a config file; see 'mcpv servers' (default: MCPV_SERVER)."},
+	{"session", "NAME", "Go through the running session NAME (see 'mcpv session'); nothing is started (default: MCPV_SESSION)."},
+	{"session-id", "ID", "Resume the HTTP session that 'call --detach' kept open, instead of starting one."},
+	{"config", "FILE", "Look for --server names in FILE before the other config files (MCPV_CONFIG is next)."},
+	{"inherit-env", "", "Give a stdio server from config mcpv's whole environment, not a minimal one."},
+	{"header", "'NAME: VALUE'", "Send this HTTP header (repeatable); @FILE reads one header per line."},
+	{"cacert", "FILE", "Trust the PEM certificates in FILE as well as the system's."},
+	{"transport", "", "HTTP transport: auto (Streamable HTTP, falling back to legacy SSE), streamable-http or sse."},
+	{"env", "KEY=VAL", "Set a variable in the stdio server's environment (repeatable)."},
+	{"cwd", "DIR", "Working directory of the stdio server."},
+	{"timeout", "", "Give up on a request after this long; 0 waits forever."},
+	{"connect-timeout", "", "Give up if the server has not started and answered initialize within this long."},
+	{"protocol-version", "VERSION", "Offer this protocol version and accept no other (default: offer {latest_version}, accept {supported_versions}); 2026-07-28 speaks the modern era (server/discover, no initialize)."},
+	{"protocol-era", "", "auto: probe with server/discover (MCP 2026-07-28) and fall back to initialize for older servers; legacy: start with initialize (a server that shows it is of 2026-07-28 only is still spoken to in that era); modern: 2026-07-28 only."},
+	{"framing", "", "How a stdio server's messages are delimited: auto (lines, switching to Content-Length headers when the server's first bytes are headers), lines, or content-length (for a server that frames them as LSP does and waits for the client)."},
+	{"quiet", "", "Do not show the server's stderr (its last lines still appear in errors)."},
+	{"verbose", "", "Trace the JSON-RPC messages on stderr."},
 }
 
 // Validate checks what needs no I/O.
@@ -98,19 +98,19 @@ type AuthFlags struct {
 	DPoP              string `name:"dpop" enum:",auto,always,never" default:""`
 }
 
-// authFlagDocs document AuthFlags, by flag name.
-var authFlagDocs = map[string]FlagDoc{
-	"auth":                {"MODE", "OAuth for HTTP servers: auto (authorize in a browser when needed), stored (only stored or refreshable tokens; exit 5 otherwise) or none. Default: auto when stdin and stderr are terminals, else stored."},
-	"client-id":           {"ID", "A pre-registered OAuth client id."},
-	"client-secret":       {"SECRET", "Its secret; @FILE reads it from FILE (default: MCPV_CLIENT_SECRET)."},
-	"client-key":          {"FILE", "Authenticate the client with a JWT signed by the EC P-256 key in FILE (PEM) instead of a secret."},
-	"client-metadata-url": {"URL", "Use this client ID metadata document URL as the client id where the server supports them."},
-	"grant":               {"", "authorization-code (a user in a browser), client-credentials (a machine, e.g. CI), cross-app (an identity provider's ID token, SEP-990) or jwt-bearer (a workload's own JWT, e.g. a CI job's OIDC token, traded for access)."},
-	"idp-token-endpoint":  {"URL", "For --grant cross-app: the identity provider's token endpoint."},
-	"idp-client-id":       {"ID", "For --grant cross-app: mcpv's client id at the identity provider."},
-	"id-token":            {"TOKEN", "For --grant cross-app: the user's ID token; @FILE reads it from FILE (default: MCPV_ID_TOKEN)."},
-	"assertion":           {"JWT", "For --grant jwt-bearer: the workload's JWT; @FILE reads it from FILE (default: MCPV_ASSERTION)."},
-	"dpop":                {"WHEN", "DPoP-bound tokens (RFC 9449): auto (when the server asks for them; the default), always (whenever the authorization server takes ES256 proofs) or never."},
+// authFlagDocs document AuthFlags.
+var authFlagDocs = []FlagDoc{
+	{"auth", "MODE", "OAuth for HTTP servers: auto (authorize in a browser when needed), stored (only stored or refreshable tokens; exit 5 otherwise) or none. Default: auto when stdin and stderr are terminals, else stored."},
+	{"client-id", "ID", "A pre-registered OAuth client id."},
+	{"client-secret", "SECRET", "Its secret; @FILE reads it from FILE (default: MCPV_CLIENT_SECRET)."},
+	{"client-key", "FILE", "Authenticate the client with a JWT signed by the EC P-256 key in FILE (PEM) instead of a secret."},
+	{"client-metadata-url", "URL", "Use this client ID metadata document URL as the client id where the server supports them."},
+	{"grant", "", "authorization-code (a user in a browser), client-credentials (a machine, e.g. CI), cross-app (an identity provider's ID token, SEP-990) or jwt-bearer (a workload's own JWT, e.g. a CI job's OIDC token, traded for access)."},
+	{"idp-token-endpoint", "URL", "For --grant cross-app: the identity provider's token endpoint."},
+	{"idp-client-id", "ID", "For --grant cross-app: mcpv's client id at the identity provider."},
+	{"id-token", "TOKEN", "For --grant cross-app: the user's ID token; @FILE reads it from FILE (default: MCPV_ID_TOKEN)."},
+	{"assertion", "JWT", "For --grant jwt-bearer: the workload's JWT; @FILE reads it from FILE (default: MCPV_ASSERTION)."},
+	{"dpop", "WHEN", "DPoP-bound tokens (RFC 9449): auto (when the server asks for them; the default), always (whenever the authorization server takes ES256 proofs) or never."},
 }
 
 // ClientFlags decide how mcpv answers what the server asks and shows what it reports.
@@ -125,16 +125,16 @@ type ClientFlags struct {
 	Elicitation string        `name:"elicitation" enum:",prompt,accept,decline,cancel" default:""`
 }
 
-// clientFlagDocs document ClientFlags, by flag name.
-var clientFlagDocs = map[string]FlagDoc{
-	"max-timeout":  {"", "Progress notifications restart --timeout, but a request never runs longer than this; 0 means no cap."},
-	"events":       {"FILE", "Write every notification from the server to FILE as NDJSON, with a timestamp."},
-	"log-level":    {"LEVEL", "Ask the server to send log messages at LEVEL and above (logging/setLevel)."},
-	"root":         {"DIR", "Offer this directory as a root (repeatable); without --root mcpv declares no roots."},
-	"sampling-cmd": {"CMD", "Answer sampling/createMessage by running CMD (sh -c; on Windows cmd.exe /c) with the request's params as JSON on stdin; it prints a CreateMessageResult."},
-	"answer":       {"KEY=VALUE", "Answer a field of an elicitation form (repeatable), typed by the requested schema."},
-	"answers":      {"FILE", "Answer elicitation forms from a JSON object in FILE."},
-	"elicitation":  {"POLICY", "What to do with an elicitation that the answers do not complete: prompt (the default on a terminal), accept (fill defaults), decline (the default otherwise) or cancel."},
+// clientFlagDocs document ClientFlags.
+var clientFlagDocs = []FlagDoc{
+	{"max-timeout", "", "Progress notifications restart --timeout, but a request never runs longer than this; 0 means no cap."},
+	{"events", "FILE", "Write every notification from the server to FILE as NDJSON, with a timestamp."},
+	{"log-level", "LEVEL", "Ask the server to send log messages at LEVEL and above (logging/setLevel)."},
+	{"root", "DIR", "Offer this directory as a root (repeatable); without --root mcpv declares no roots."},
+	{"sampling-cmd", "CMD", "Answer sampling/createMessage by running CMD (sh -c; on Windows cmd.exe /c) with the request's params as JSON on stdin; it prints a CreateMessageResult."},
+	{"answer", "KEY=VALUE", "Answer a field of an elicitation form (repeatable), typed by the requested schema."},
+	{"answers", "FILE", "Answer elicitation forms from a JSON object in FILE."},
+	{"elicitation", "POLICY", "What to do with an elicitation that the answers do not complete: prompt (the default on a terminal), accept (fill defaults), decline (the default otherwise) or cancel."},
 }
 
 // Validate checks what needs no I/O.
@@ -161,15 +161,11 @@ type Flags struct {
 // of its value and its help text. They are kept out of the struct tags
 // because kong parses every tag of a grammar, rune by rune, each time it
 // builds its model (every run), and they are read only when help is
-// printed.
-type FlagDoc struct{ PlaceHolder, Help string }
+// printed. The tables are slices, not maps: a slice of constants costs
+// nothing at start-up, a map is built by every run.
+type FlagDoc struct{ Name, PlaceHolder, Help string }
 
-// FlagDocOf is the FlagDoc of the flag of Flags named name.
-func FlagDocOf(name string) (FlagDoc, bool) {
-	for _, m := range []map[string]FlagDoc{serverFlagDocs, authFlagDocs, clientFlagDocs} {
-		if d, ok := m[name]; ok {
-			return d, true
-		}
-	}
-	return FlagDoc{}, false
+// FlagDocs are the tables of the FlagDocs of Flags' groups.
+func FlagDocs() [3][]FlagDoc {
+	return [...][]FlagDoc{serverFlagDocs, authFlagDocs, clientFlagDocs}
 }

@@ -1,12 +1,14 @@
 package connect
 
 import (
+	"cmp"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/redact"
 )
 
@@ -111,7 +113,7 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (*Settings, e
 		MaxTimeout:      time.Duration(f.MaxTimeout),
 		ProtocolVersion: f.ProtocolVersion,
 		ProtocolEra:     f.ProtocolEra,
-		Framing:         f.Framing,
+		Framing:         cmp.Or(f.Framing, mcp.FramingAuto), // "" is auto, spelt one way from here on
 		Quiet:           f.Quiet,
 		Verbose:         f.Verbose,
 		Untrusted:       src.Untrusted,

@@ -197,7 +197,7 @@ func TestMerge(t *testing.T) {
 			}
 			want := &Settings{
 				Timeout: time.Duration(f.Timeout), ConnectTimeout: time.Duration(f.ConnectTimeout), MaxTimeout: time.Duration(f.MaxTimeout),
-				Auth: Auth{Mode: f.Auth, Grant: "authorization_code", ClientID: f.ClientID},
+				Auth: Auth{Mode: f.Auth, Grant: "authorization_code", ClientID: f.ClientID}, Framing: mcp.FramingAuto,
 			}
 			tt.want(want)
 			if d := cmp.Diff(want, got); d != "" {

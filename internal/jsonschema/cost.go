@@ -52,7 +52,9 @@ type CostError struct {
 }
 
 func (e *CostError) Error() string {
-	return fmt.Sprintf("checking the value against the schema would take more than %d steps", e.Steps)
+	// Said after what is not checked: "tool x's inputSchema is not
+	// checked: checking a value against it would take more than N steps".
+	return fmt.Sprintf("checking a value against it would take more than %d steps", e.Steps)
 }
 
 const (
@@ -60,10 +62,11 @@ const (
 	// that could not be kept (about 0.1 s).
 	redoBudget = 1 << 20
 	// maxSteps is how many steps one validation may take in all, whatever
-	// the sizes of the schema and the value (about a minute): an honest
+	// the sizes of the schema and the value (a few seconds): an honest
 	// schema takes about one step per subschema per value, and mcpv reads
-	// no value of more than a few million values.
-	maxSteps = 1 << 30
+	// no value of more than a few million values. An array of a million
+	// items each checked against allOf of 1,000 references reaches it.
+	maxSteps = 1 << 26
 	// maxKept bounds the bytes of kept verdicts (keptBytes each, and their
 	// marks).
 	maxKept = 64 << 20

@@ -129,7 +129,7 @@ func TestLoopingSchemaEndsWithCostError(t *testing.T) {
 	}
 	err := s.Validate([]byte(`{"p":"s"}`))
 	var ce *CostError
-	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "checking the value against the schema would take more than") {
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "checking a value against it would take more than") {
 		t.Errorf("a string: %v, want a *CostError", err)
 	}
 	ctx, cancel := context.WithCancelCause(t.Context())
@@ -217,6 +217,27 @@ func TestManyCostlyItemsEndWithCostError(t *testing.T) {
 	}
 }
 
+// fanOut is an array whose every item is checked against n references to
+// one subschema: about n steps an item, none of them loops, nothing kept.
+func fanOut(n int) string {
+	return `{"$defs":{"d":{"type":"integer"}},"type":"array","items":{"allOf":[` +
+		strings.TrimSuffix(strings.Repeat(`{"$ref":"#/$defs/d"},`, n), ",") + `]}}`
+}
+
+// An honest-looking schema (21 KB) against a big value (2 MB) walks a
+// billion steps: the absolute budget ends it, and at its figure, not
+// past it.
+func TestStepBudgetEndsABigCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("walks the whole budget")
+	}
+	s := mustCompile(t, fanOut(1000))
+	var ce *CostError
+	if err := s.Validate([]byte(items("1", "1", 1_000_000))); !errors.As(err, &ce) || ce.Steps > 1<<26+ctxEvery {
+		t.Errorf("%v, want a *CostError after at most 2^26 steps", err)
+	}
+}
+
 // BenchmarkCostly validates the worst shapes: the invalid value, which
 // walks the most.
 func BenchmarkCostly(b *testing.B) {
@@ -244,6 +265,17 @@ func BenchmarkCostly(b *testing.B) {
 	b.Run("items-100k-strings-to-cost-error", func(b *testing.B) {
 		s := mustCompile(b, itemsChain(40))
 		value := []byte(items(`"s"`, `"s"`, 100000))
+		b.ReportAllocs()
+		for b.Loop() {
+			var ce *CostError
+			if !errors.As(s.Validate(value), &ce) {
+				b.Fatal("no cost error")
+			}
+		}
+	})
+	b.Run("allOf-1000-refs-over-1M-items-to-cost-error", func(b *testing.B) {
+		s := mustCompile(b, fanOut(1000))
+		value := []byte(items("1", "1", 1_000_000))
 		b.ReportAllocs()
 		for b.Loop() {
 			var ce *CostError

@@ -6,7 +6,8 @@ import (
 	"regexp/syntax"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 // SchemaError is a schema that is not valid in its dialect: a keyword's
@@ -82,7 +83,7 @@ func (e *ValidationError) Error() string {
 func quote(s string) string {
 	// A message is one line a user reads: a long string (a value, a
 	// server's 1 MB pattern) is shown in part, with the count of the rest.
-	s, more := clip(s)
+	s, more := safetext.Cut(s, maxQuoted)
 	q := strconv.Quote(s)
 	q = strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`)
 	return "'" + strings.ReplaceAll(q, "'", `\'`) + "'" + more
@@ -91,19 +92,6 @@ func quote(s string) string {
 // maxQuoted bounds the bytes of one string a message quotes.
 const maxQuoted = 200
 
-// clip cuts s to maxQuoted bytes at a character boundary; more counts what
-// was left out, or is "".
-func clip(s string) (clipped, more string) {
-	if len(s) <= maxQuoted {
-		return s, ""
-	}
-	cut := maxQuoted
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut], fmt.Sprintf("… (%d more bytes)", len(s)-cut)
-}
-
 // regexpError is a pattern's compile error, quoting no more of the
 // pattern than a message quotes of any string.
 func regexpError(err error) string {
@@ -111,7 +99,7 @@ func regexpError(err error) string {
 	if !errors.As(err, &se) {
 		return err.Error()
 	}
-	expr, more := clip(se.Expr)
+	expr, more := safetext.Cut(se.Expr, maxQuoted)
 	return "error parsing regexp: " + string(se.Code) + ": `" + expr + "`" + more
 }
 

@@ -293,6 +293,21 @@ func TestParseResponsesYAML(t *testing.T) {
 	}
 }
 
+// A result written in YAML is served as written: members in order,
+// numbers as written, big integers exact.
+func TestParseResponsesYAMLAsWritten(t *testing.T) {
+	r, err := mock.ParseResponses([]byte("tools:\n  - name: add\n    result: {zeta: 1, big: 12345678901234567890, f: 1.50}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(r.Tools[0].Result), `{"zeta":1,"big":12345678901234567890,"f":1.50}`; got != want {
+		t.Errorf("result = %s, want %s", got, want)
+	}
+	if _, err := mock.ParseResponses([]byte("tools:\n  - name: add\n    result: {n: .nan}\n")); err == nil || !strings.Contains(err.Error(), "3:17: .nan is not a number JSON can hold") {
+		t.Errorf(".nan: %v", err)
+	}
+}
+
 // The responses file the guide shows reads, and answers as it says.
 func TestGuideResponsesExample(t *testing.T) {
 	md, err := os.ReadFile("../../docs/guide/serve.md")

@@ -65,11 +65,8 @@ func ParseResponses(data []byte) (*Responses, error) {
 		if err != nil {
 			return nil, err
 		}
-		v, err := n.Value()
-		if err != nil {
-			return nil, err
-		}
-		if doc, err = json.Marshal(v); err != nil {
+		// As written: members in order, numbers as written.
+		if doc, err = n.MarshalJSON(); err != nil {
 			return nil, err
 		}
 	}

@@ -62,6 +62,10 @@ func escape(s string, keepLines bool) string {
 	return b.String()
 }
 
+// Safe reports whether Line shows s as it is: no character in it to
+// escape. It allocates nothing.
+func Safe(s string) bool { return clean(s, false) }
+
 // clean reports whether s needs no escaping, without allocating.
 func clean(s string, keepLines bool) bool {
 	for i := 0; i < len(s); {
@@ -95,12 +99,20 @@ func unsafe(r rune) bool {
 // bytes (at a character boundary) and, when cut, the count of what was
 // left out. A line about a failure stays a line whatever the server sent.
 func Clip(s string, n int) string {
+	head, more := Cut(s, n)
+	return head + more
+}
+
+// Cut is Clip in two parts, for a message that quotes the text and then
+// says what was left out: s cut to at most n bytes at a character
+// boundary, and "… (N more bytes)" when cut, else "".
+func Cut(s string, n int) (head, more string) {
 	if len(s) <= n {
-		return s
+		return s, ""
 	}
 	cut := n
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return fmt.Sprintf("%s… (%d more bytes)", s[:cut], len(s)-cut)
+	return s[:cut], fmt.Sprintf("… (%d more bytes)", len(s)-cut)
 }

@@ -23,6 +23,25 @@ func TestLineAndText(t *testing.T) {
 		if got := Text(tt.in); got != tt.text {
 			t.Errorf("Text(%q) = %q, want %q", tt.in, got, tt.text)
 		}
+		if got, want := Safe(tt.in), tt.line == tt.in; got != want {
+			t.Errorf("Safe(%q) = %v, want %v", tt.in, got, want)
+		}
+	}
+}
+
+func TestCut(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, head, more string }{
+		{"short", "short", ""},
+		{"abcdefgh", "abcde", "… (3 more bytes)"},
+		{"abcdé", "abcd", "… (2 more bytes)"}, // not inside a character
+	} {
+		if head, more := Cut(tt.in, 5); head != tt.head || more != tt.more {
+			t.Errorf("Cut(%q, 5) = %q, %q; want %q, %q", tt.in, head, more, tt.head, tt.more)
+		}
+		if got := Clip(tt.in, 5); got != tt.head+tt.more {
+			t.Errorf("Clip(%q, 5) = %q", tt.in, got)
+		}
 	}
 }
 

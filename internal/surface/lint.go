@@ -97,11 +97,7 @@ const maxToolName = 128
 // the order tools, prompts, resources, templates, then each object in the
 // server's order. The error is non-nil only when the server could not be
 // talked to (the session ended, a request timed out, ctx ended).
-func Lint(ctx context.Context, c *mcp.Client) ([]Finding, error) {
-	return NewLister(c).Lint(ctx)
-}
-
-// Lint is Lint, with the lists ls has walked already.
+// A list ls has walked already is not asked for again.
 func (ls *Lister) Lint(ctx context.Context) ([]Finding, error) {
 	l := &linter{c: ls.c, lister: ls}
 	var tools, prompts, templates []json.RawMessage
@@ -155,7 +151,6 @@ func (l *linter) list(ctx context.Context, li list) ([]json.RawMessage, error) {
 	for _, n := range notes {
 		l.add(RuleList, SeverityError, "server", "%s", n)
 	}
-	var ce *mcp.CallError
 	var te *mcp.TimeoutError
 	rule, broken := brokenList(err)
 	switch {
@@ -164,7 +159,7 @@ func (l *linter) list(ctx context.Context, li list) ([]json.RawMessage, error) {
 		return nil, err
 	case broken:
 		l.add(rule, SeverityError, "server", "%s", safetext.Line(err.Error()))
-	case errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound:
+	case unimplemented(err):
 		l.add(RuleCapabilities, SeverityWarning, "capabilities", "%q is declared, but %s answers method not found (taken as an empty list)", li.capability, li.method)
 	default:
 		l.add(RuleList, SeverityError, "server", "%s", safetext.Line(err.Error()))

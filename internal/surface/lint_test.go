@@ -11,7 +11,7 @@ import (
 func lint(t *testing.T, spec string) []Finding {
 	t.Helper()
 	c := serve(t, parseSpec(t, spec))
-	findings, err := Lint(t.Context(), c)
+	findings, err := NewLister(c).Lint(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func lint(t *testing.T, spec string) []Finding {
 func TestLintGoodServersAreClean(t *testing.T) {
 	for _, name := range []string{"good-v1.json", "good-v2-breaking.json"} {
 		t.Run(name, func(t *testing.T) {
-			findings, err := Lint(t.Context(), serve(t, loadSpec(t, name)))
+			findings, err := NewLister(serve(t, loadSpec(t, name))).Lint(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,7 +62,7 @@ func checkBadFindings(t *testing.T, findings []Finding) {
 
 func TestLintBadServer(t *testing.T) {
 	c := serve(t, loadSpec(t, "bad.json"))
-	findings, err := Lint(t.Context(), c)
+	findings, err := NewLister(c).Lint(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,12 +253,12 @@ func TestLintPagesAndRules(t *testing.T) {
 func TestLintWhenTheServerIsGone(t *testing.T) {
 	c := serve(t, loadSpec(t, "good-v1.json"))
 	c.Close(context.Background())
-	if _, err := Lint(t.Context(), c); err == nil {
+	if _, err := NewLister(c).Lint(t.Context()); err == nil {
 		t.Fatal("Lint on a closed session: no error")
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := Lint(ctx, serve(t, loadSpec(t, "good-v1.json"))); err == nil {
+	if _, err := NewLister(serve(t, loadSpec(t, "good-v1.json"))).Lint(ctx); err == nil {
 		t.Fatal("Lint with a cancelled context: no error")
 	}
 }

@@ -52,7 +52,7 @@ func TestListerListsOnce(t *testing.T) {
 		}
 	}
 	// Apart, each lists for itself.
-	if _, err := Gather(t.Context(), c); err != nil {
+	if _, err := NewLister(c).Gather(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if got := tr.count("tools/list"); got != 4 {

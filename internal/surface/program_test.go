@@ -24,11 +24,11 @@ var wantV1toV2 = []Change{
 }
 
 func TestSnapshotDiffInProcess(t *testing.T) {
-	old, err := Gather(t.Context(), serve(t, loadSpec(t, "good-v1.json")))
+	old, err := NewLister(serve(t, loadSpec(t, "good-v1.json"))).Gather(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	new, err := Gather(t.Context(), serve(t, loadSpec(t, "good-v2-breaking.json")))
+	new, err := NewLister(serve(t, loadSpec(t, "good-v2-breaking.json"))).Gather(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,11 +44,9 @@ func TestSnapshotDiffInProcess(t *testing.T) {
 // snapshot taken and written, the server's schema changed, the breaking
 // changes reported; lint finding each fault planted in the bad server.
 func TestFixtureServerProgram(t *testing.T) {
-	bin := buildFixtureServer(t)
-
 	t.Run("snapshot", func(t *testing.T) {
-		v1 := startFixtureServer(t, bin, "good-v1.json")
-		snap, err := Gather(t.Context(), v1)
+		v1 := startFixtureServer(t, "good-v1.json")
+		snap, err := NewLister(v1).Gather(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,8 +55,8 @@ func TestFixtureServerProgram(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		v2 := startFixtureServer(t, bin, "good-v2-breaking.json")
-		now, err := Gather(t.Context(), v2)
+		v2 := startFixtureServer(t, "good-v2-breaking.json")
+		now, err := NewLister(v2).Gather(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,15 +88,15 @@ tool "search" inputSchema.properties.mode.enum: enum value "fast" removed (break
 	})
 
 	t.Run("lint", func(t *testing.T) {
-		good, err := Lint(t.Context(), startFixtureServer(t, bin, "good-v1.json"))
+		good, err := NewLister(startFixtureServer(t, "good-v1.json")).Lint(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(good) != 0 {
 			t.Errorf("the good server: %v", good)
 		}
-		c := startFixtureServer(t, bin, "bad.json")
-		findings, err := Lint(t.Context(), c)
+		c := startFixtureServer(t, "bad.json")
+		findings, err := NewLister(c).Lint(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -86,7 +86,7 @@ func TestCheckResultFromServer(t *testing.T) {
 	}
 	// and the good server's structured result is in shape.
 	good := serve(t, loadSpec(t, "good-v1.json"))
-	snap, err := Gather(t.Context(), good)
+	snap, err := NewLister(good).Gather(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,7 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -111,26 +109,18 @@ func parseSpec(t *testing.T, text string) *mcptest.Spec {
 	return spec
 }
 
-// buildFixtureServer builds the fixture-server program into a temporary
-// directory.
-func buildFixtureServer(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("needs the go command")
+// TestMain lets this test binary be the fixture server as a program (see
+// startFixtureServer).
+func TestMain(m *testing.M) {
+	if mcptest.RunIfRequested() {
+		return
 	}
-	bin := filepath.Join(t.TempDir(), "fixture-server")
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	out, err := exec.Command("go", "build", "-o", bin, "../../mcp/mcptest/cmd/fixture-server").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	os.Exit(m.Run())
 }
 
-// startFixtureServer starts the program with a spec file from testdata.
-func startFixtureServer(t *testing.T, bin, spec string) *mcp.Client {
+// startFixtureServer starts the fixture server as a program, this test
+// binary with spec=FILE, with a spec file from testdata.
+func startFixtureServer(t *testing.T, spec string) *mcp.Client {
 	t.Helper()
 	path, err := filepath.Abs(filepath.Join("testdata", spec))
 	if err != nil {
@@ -139,7 +129,7 @@ func startFixtureServer(t *testing.T, bin, spec string) *mcp.Client {
 	if _, err := os.Stat(path); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := mcp.StartCommand(mcp.CommandOptions{Path: bin, Args: []string{path}, Grace: time.Second})
+	tr, err := mcp.StartCommand(mcp.CommandOptions{Path: os.Args[0], Env: append(os.Environ(), mcptest.EnvVar+"=spec="+path), Grace: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

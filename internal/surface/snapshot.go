@@ -47,11 +47,7 @@ const SnapshotVersion = 2
 // list that does not end (a cursor sent twice, more than
 // mcp.DefaultMaxPages pages) or whose page is no list page is a
 // *mcp.TransportError for its method.
-func Gather(ctx context.Context, c *mcp.Client) (Snapshot, error) {
-	return NewLister(c).Gather(ctx)
-}
-
-// Gather is Gather, with the lists l has walked already.
+// A list l has walked already is not asked for again.
 func (l *Lister) Gather(ctx context.Context) (Snapshot, error) {
 	c := l.c
 	var s Snapshot

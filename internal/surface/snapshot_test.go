@@ -33,7 +33,7 @@ func compacted(t *testing.T, raw json.RawMessage) string {
 func TestGatherListsEveryPage(t *testing.T) {
 	spec := loadSpec(t, "good-v1.json") // pageSize 2: the three tools come in two pages
 	c := serve(t, spec)
-	s, err := Gather(t.Context(), c)
+	s, err := NewLister(c).Gather(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestGatherBothEras(t *testing.T) {
 			if c.Modern() != (era == "modern") {
 				t.Fatalf("Modern() = %v in era %s", c.Modern(), era)
 			}
-			s, err := Gather(t.Context(), c)
+			s, err := NewLister(c).Gather(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +80,7 @@ func TestGatherOnlyWhatIsDeclared(t *testing.T) {
 		"tools":[{"name":"a","inputSchema":{"type":"object"}}],
 		"prompts":[{"name":"p"}],
 		"resourceTemplates":[{"name":"t","uriTemplate":"x:///{y}"}]}`))
-	s, err := Gather(t.Context(), c)
+	s, err := NewLister(c).Gather(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestGatherStopsAListThatNeverEnds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := serve(t, parseSpec(t, tt.spec))
-			_, err := Gather(t.Context(), c)
+			_, err := NewLister(c).Gather(t.Context())
 			var te *mcp.TransportError
 			if !errors.As(err, &te) {
 				t.Fatalf("Gather = %v, want a *mcp.TransportError", err)
@@ -117,7 +117,7 @@ func TestGatherStopsAListThatNeverEnds(t *testing.T) {
 
 func TestGatherPassesOnServerErrors(t *testing.T) {
 	c := serve(t, parseSpec(t, `{"capabilities":{"tools":{}},"errors":{"tools/list":{"code":-32603,"message":"broken"}}}`))
-	_, err := Gather(t.Context(), c)
+	_, err := NewLister(c).Gather(t.Context())
 	var ce *mcp.CallError
 	if !errors.As(err, &ce) || ce.Err.Code != -32603 {
 		t.Fatalf("Gather = %v, want the server's -32603", err)
@@ -143,7 +143,7 @@ func TestGatherTakesUnimplementedListsAsEmpty(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := Gather(t.Context(), serve(t, parseSpec(t, tt.spec)))
+			s, err := NewLister(serve(t, parseSpec(t, tt.spec))).Gather(t.Context())
 			if err != nil {
 				t.Fatalf("Gather: %v", err)
 			}
@@ -221,7 +221,7 @@ func TestMarshal(t *testing.T) {
 
 func TestMarshalGathered(t *testing.T) {
 	c := serve(t, loadSpec(t, "good-v1.json"))
-	s, err := Gather(t.Context(), c)
+	s, err := NewLister(c).Gather(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func (l *lineBuilder) text(n *yamlnode.Node, s string) {
 	if err != nil {
 		l.p.errorf(n, "%v", err)
 	}
-	l.words = append(l.words, Word{tmpl: t})
+	l.words = append(l.words, Word{tmpl: t, at: n})
 	l.shown = append(l.shown, displayWord(s))
 }
 

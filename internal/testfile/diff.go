@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"regexp"
 	"slices"
@@ -37,17 +38,9 @@ func diffValues(a, b any, path string) (string, bool) {
 		if !ok {
 			return at(), false
 		}
-		keys := make([]string, 0, len(x)+len(y))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		for k := range y {
-			if _, ok := x[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
+		keys := slices.AppendSeq(slices.Collect(maps.Keys(x)), maps.Keys(y))
 		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range slices.Compact(keys) {
 			xv, inX := x[k]
 			yv, inY := y[k]
 			sub := path + jqKey(k)

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -129,6 +130,11 @@ func (t tmpl) only() string {
 }
 
 // uses adds the captures t uses to set.
+// captures reports whether t has a captured value in it.
+func (t tmpl) captures() bool {
+	return slices.ContainsFunc(t, func(s tseg) bool { return s.ref != "" })
+}
+
 func (t tmpl) uses(set map[string]bool) {
 	for _, s := range t {
 		if s.ref != "" {
@@ -181,7 +187,7 @@ func (p *fileParser) jsonTemplate(n *yamlnode.Node, x *expander) *jtmpl {
 // render is the value with the captures in caps.
 func (j *jtmpl) render(caps map[string]json.RawMessage) json.RawMessage {
 	var b bytes.Buffer
-	writeJSON(j.node, &b, func(b *bytes.Buffer, n *yamlnode.Node) {
+	j.node.WriteJSON(&b, func(b *bytes.Buffer, n *yamlnode.Node) {
 		t := j.strs[n]
 		if name := t.only(); name != "" {
 			b.Write(caps[name])
@@ -190,6 +196,12 @@ func (j *jtmpl) render(caps map[string]json.RawMessage) json.RawMessage {
 		}
 	})
 	return b.Bytes()
+}
+
+// jsonText is s as a JSON string.
+func jsonText(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b
 }
 
 func (j *jtmpl) uses(set map[string]bool) {

@@ -52,7 +52,7 @@ func (p *fileParser) expectations(n *yamlnode.Node, st *Step, f *File, known map
 			}
 		case "is-error":
 			if v.Kind != yamlnode.Bool {
-				p.errorf(v, "is-error must be true or false, not %s", kindName(v))
+				p.errorf(v, "is-error must be true or false, not %s", v.Kind.Noun())
 				break
 			}
 			b := text(v) == "true"
@@ -88,7 +88,7 @@ func (p *fileParser) expectations(n *yamlnode.Node, st *Step, f *File, known map
 			}
 		case "schema":
 			if v.Kind != yamlnode.Object && v.Kind != yamlnode.Bool {
-				p.errorf(v, "schema must be a JSON Schema (a mapping, or true or false), not %s", kindName(v))
+				p.errorf(v, "schema must be a JSON Schema (a mapping, or true or false), not %s", v.Kind.Noun())
 				break
 			}
 			e.schema = p.compileSchema(v, nodeJSON(v), "schema")
@@ -101,7 +101,7 @@ func (p *fileParser) expectations(n *yamlnode.Node, st *Step, f *File, known map
 			}
 		case "output-schema":
 			if v.Kind != yamlnode.Bool {
-				p.errorf(v, "output-schema must be true or false, not %s", kindName(v))
+				p.errorf(v, "output-schema must be true or false, not %s", v.Kind.Noun())
 			}
 			e.OutputSchema = text(v) == "true"
 		}
@@ -149,7 +149,7 @@ func (p *fileParser) integer(v *yamlnode.Node, what string) (int, bool) {
 			return i, true
 		}
 	}
-	p.errorf(v, "%s must be an integer, not %s", what, kindName(v))
+	p.errorf(v, "%s must be an integer, not %s", what, v.Kind.Noun())
 	return 0, false
 }
 

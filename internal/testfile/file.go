@@ -6,7 +6,9 @@ package testfile
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -108,6 +110,7 @@ func (s *Step) Fill(caps map[string]json.RawMessage) []string {
 type Word struct {
 	tmpl tmpl
 	json *jtmpl
+	at   *yamlnode.Node // where the file wrote it; nil for mcpv's own words
 }
 
 func (w Word) fill(caps map[string]json.RawMessage) string {
@@ -164,6 +167,8 @@ type Line struct {
 	Text  bool // it prints text (--text), not the JSON result
 	// Refusals are what a test step may not do that the line does.
 	Refusals []string
+	// Files are the files the line reads (@FILE), as it names them.
+	Files []string
 }
 
 // Read reads and checks one test file.
@@ -208,7 +213,7 @@ func Read(o *Options, path string) (*File, Errors) {
 	case stepsNode == nil && root.Kind == yamlnode.Object:
 		p.errorf(root, "the file has no steps: give steps: with a list of them")
 	case stepsNode != nil && stepsNode.Kind != yamlnode.Array:
-		p.errorf(stepsNode, "steps must be a list, not %s", kindName(stepsNode))
+		p.errorf(stepsNode, "steps must be a list, not %s", stepsNode.Kind.Noun())
 	case stepsNode != nil:
 		known := map[string]bool{}
 		for i, sn := range stepsNode.Items {
@@ -254,7 +259,7 @@ func withoutExtensions(root *yamlnode.Node) *yamlnode.Node {
 // and gains this step's.
 func (p *fileParser) step(n *yamlnode.Node, index int, f *File, x *expander, known map[string]bool, o *Options) *Step {
 	if n.Kind != yamlnode.Object {
-		p.errorf(n, "a step must be a mapping, such as {call: echo message=hi}, not %s", kindName(n))
+		p.errorf(n, "a step must be a mapping, such as {call: echo message=hi}, not %s", n.Kind.Noun())
 		return nil
 	}
 	st := &Step{Index: index, Line: n.Line}
@@ -321,7 +326,7 @@ func (p *fileParser) step(n *yamlnode.Node, index int, f *File, x *expander, kno
 		st.Expect.At = n
 	}
 	if st.Kind == StepLine && len(action) == 1 && len(st.Words) > 0 && len(p.errs) == before {
-		p.checkLine(st, n, known, o)
+		p.checkLine(st, n, f.Dir, known, o)
 	}
 	if st.Kind != StepLine && (st.Expect.given || len(st.Captures) > 0) {
 		p.errorf(n, "expect: and capture: are for steps that run an mcpv command")
@@ -415,7 +420,7 @@ func (p *fileParser) lintOptions(v *yamlnode.Node) []string {
 
 // checkLine checks a step's command line as it would run: its captures
 // filled with a placeholder, so that a mistake is found now.
-func (p *fileParser) checkLine(st *Step, at *yamlnode.Node, known map[string]bool, o *Options) {
+func (p *fileParser) checkLine(st *Step, at *yamlnode.Node, dir string, known map[string]bool, o *Options) {
 	words := st.Fill(placeholderCaps(known))
 	if slices.Contains(words, "--") {
 		p.errorf(at, "a step cannot name a server: the file's server: has one")
@@ -429,6 +434,11 @@ func (p *fileParser) checkLine(st *Step, at *yamlnode.Node, known map[string]boo
 	st.calls = line.Calls
 	for _, r := range line.Refusals {
 		p.errorf(at, "%s", r)
+	}
+	for _, path := range line.Files {
+		if w := st.literalWord(words, "@"+path); w != nil {
+			p.readInTree(w.at, dir, path)
+		} // else made from captures: checked as the step runs
 	}
 	if st.Expect.OutputSchema && !st.calls {
 		p.errorf(st.Expect.At, "output-schema: the step calls no tool")
@@ -447,6 +457,31 @@ func (p *fileParser) inTree(v *yamlnode.Node, dir, path, what string) string {
 		return absolute(dir, path)
 	}
 	return abs
+}
+
+// readInTree checks a file a step reads (@FILE), written at v, as inTree
+// does, and that it is, if it exists yet, a regular file.
+func (p *fileParser) readInTree(v *yamlnode.Node, dir, path string) {
+	abs, err := (&safefile.Tree{Dir: dir}).Path(path)
+	if err == nil {
+		if fi, serr := os.Lstat(abs); serr == nil && !fi.Mode().IsRegular() {
+			err = fmt.Errorf("%s is not a regular file", path)
+		}
+	}
+	if err != nil {
+		p.errorf(v, "@%s: %v", path, err)
+	}
+}
+
+// literalWord is the word the file wrote, with no capture in it, that ends
+// in suffix as filled (words), or nil.
+func (st *Step) literalWord(words []string, suffix string) *Word {
+	for i, w := range st.Words {
+		if w.at != nil && w.json == nil && !w.tmpl.captures() && strings.HasSuffix(words[i], suffix) {
+			return &st.Words[i]
+		}
+	}
+	return nil
 }
 
 // displayWord is how a step's word is shown in its name: as written.

@@ -12,7 +12,6 @@ package testfile
 // column, and that turn into JSON with numbers as written.
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,11 +20,6 @@ import (
 	"github.com/mcpv/mcpv/internal/suggest"
 	"github.com/mcpv/mcpv/internal/yamlnode"
 )
-
-// kindName says what a node is, in a file's words.
-func kindName(n *yamlnode.Node) string {
-	return [...]string{"null", "a boolean", "a number", "a string", "a list", "a mapping"}[n.Kind]
-}
 
 // Error is a mistake at a place in a test file.
 type Error struct {
@@ -61,28 +55,12 @@ func ParseYAML(data []byte, what string) (*yamlnode.Node, *Error) {
 		}
 		return nil, fe
 	}
-	if fe := checkNumbers(y); fe != nil {
-		return nil, fe
+	if _, err := y.MarshalJSON(); err != nil { // a number JSON cannot hold (.inf, .nan)
+		var ye *yamlnode.Error
+		errors.As(err, &ye)
+		return nil, &Error{Line: ye.Line, Col: ye.Col, Msg: ye.Msg}
 	}
 	return y, nil
-}
-
-// checkNumbers finds the first number JSON cannot hold (.inf, .nan).
-func checkNumbers(n *yamlnode.Node) *Error {
-	if n.Kind == yamlnode.Number && n.JSON == "" {
-		return &Error{Line: n.Line, Col: n.Col, Msg: fmt.Sprintf("%s is not a number JSON can hold", n.Text)}
-	}
-	for _, it := range n.Items {
-		if fe := checkNumbers(it); fe != nil {
-			return fe
-		}
-	}
-	for _, v := range n.Vals {
-		if fe := checkNumbers(v); fe != nil {
-			return fe
-		}
-	}
-	return nil
 }
 
 // text is a scalar as a file's string: booleans and numbers as JSON text.
@@ -99,51 +77,9 @@ func scalar(n *yamlnode.Node) bool {
 }
 
 // nodeJSON is the node as JSON: numbers as written, keys in file order.
+// ParseYAML has refused the numbers JSON cannot hold.
 func nodeJSON(n *yamlnode.Node) json.RawMessage {
-	var b bytes.Buffer
-	writeJSON(n, &b, nil)
-	return b.Bytes()
-}
-
-// writeJSON writes the node as JSON; str, if set, writes each string.
-func writeJSON(n *yamlnode.Node, b *bytes.Buffer, str func(b *bytes.Buffer, n *yamlnode.Node)) {
-	switch n.Kind {
-	case yamlnode.Null:
-		b.WriteString("null")
-	case yamlnode.Bool, yamlnode.Number:
-		b.WriteString(n.JSON)
-	case yamlnode.String:
-		if str != nil {
-			str(b, n)
-		} else {
-			b.Write(jsonText(n.Text))
-		}
-	case yamlnode.Array:
-		b.WriteByte('[')
-		for i, it := range n.Items {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeJSON(it, b, str)
-		}
-		b.WriteByte(']')
-	case yamlnode.Object:
-		b.WriteByte('{')
-		for i, k := range n.Keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.Write(jsonText(k.Text))
-			b.WriteByte(':')
-			writeJSON(n.Vals[i], b, str)
-		}
-		b.WriteByte('}')
-	}
-}
-
-// jsonText is s as a JSON string.
-func jsonText(s string) []byte {
-	b, _ := json.Marshal(s)
+	b, _ := n.MarshalJSON()
 	return b
 }
 
@@ -162,7 +98,7 @@ func (p *fileParser) errorf(n *yamlnode.Node, format string, args ...any) {
 // (with the nearest known one) and values of the wrong kind is up to fn.
 func (p *fileParser) members(n *yamlnode.Node, what string, known []string, fn func(key string, k, v *yamlnode.Node)) {
 	if n.Kind != yamlnode.Object {
-		p.errorf(n, "%s must be a mapping, not %s", what, kindName(n))
+		p.errorf(n, "%s must be a mapping, not %s", what, n.Kind.Noun())
 		return
 	}
 	for i, k := range n.Keys {
@@ -178,7 +114,7 @@ func (p *fileParser) members(n *yamlnode.Node, what string, known []string, fn f
 // users write unquoted), or reports that n is not one.
 func (p *fileParser) str(n *yamlnode.Node, what string) (string, bool) {
 	if !scalar(n) {
-		p.errorf(n, "%s must be a string, not %s", what, kindName(n))
+		p.errorf(n, "%s must be a string, not %s", what, n.Kind.Noun())
 		return "", false
 	}
 	return text(n), true
@@ -190,7 +126,7 @@ func (p *fileParser) strs(n *yamlnode.Node, what string) ([]string, bool) {
 		return []string{text(n)}, true
 	}
 	if n.Kind != yamlnode.Array {
-		p.errorf(n, "%s must be a string or a list of strings, not %s", what, kindName(n))
+		p.errorf(n, "%s must be a string or a list of strings, not %s", what, n.Kind.Noun())
 		return nil, false
 	}
 	var out []string

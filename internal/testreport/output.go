@@ -71,3 +71,18 @@ func Write(w io.Writer, format string, files []File, took time.Duration) error {
 	}
 	return nil
 }
+
+// Finish writes what follows the files' blocks: the text report's summary
+// when there is a text report (text, else nil), and the report of format
+// when it is not text.
+func Finish(dest *Output, text *Text, format string, files []File, took time.Duration) error {
+	if text != nil {
+		if err := WriteError(text.Summary(files, took)); err != nil {
+			return err
+		}
+	}
+	if format != "text" {
+		return WriteError(Write(dest.Report(), format, files, took))
+	}
+	return nil
+}

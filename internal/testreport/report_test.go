@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -177,3 +180,40 @@ func TestCode(t *testing.T) {
 		t.Errorf("Code = %d, want 0", got)
 	}
 }
+
+// Finish writes the text summary where the text report goes, and a
+// report of another format where the report goes: the --output file,
+// else stdout.
+func TestFinish(t *testing.T) {
+	files := run()
+	var stdout bytes.Buffer
+	if err := Finish(&Output{Stdout: &stdout}, &Text{W: &stdout}, "text", files, time.Second); err != nil || !strings.HasPrefix(stdout.String(), "FAIL 1 passed, 1 failed, 3 skipped (3 files") {
+		t.Errorf("text: %v, %q", err, stdout.String())
+	}
+	stdout.Reset()
+	if err := Finish(&Output{Stdout: &stdout}, nil, "tap", files, time.Second); err != nil || !strings.HasPrefix(stdout.String(), "TAP version 14\n") {
+		t.Errorf("tap alone: %v, %q", err, stdout.String())
+	}
+	stdout.Reset()
+	f, err := os.Create(filepath.Join(t.TempDir(), "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dest := &Output{Stdout: &stdout, File: f}
+	textOut, _ := dest.Text("json")
+	if err := Finish(dest, &Text{W: textOut}, "json", files, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	written, _ := os.ReadFile(f.Name())
+	if !strings.HasPrefix(stdout.String(), "FAIL ") || !json.Valid(written) {
+		t.Errorf("json to a file: stdout %q, file %q", stdout.String(), written)
+	}
+	if err := Finish(&Output{Stdout: failingWriter{}}, nil, "junit", files, time.Second); err == nil || !strings.HasPrefix(err.Error(), "writing the report: ") {
+		t.Errorf("a report that cannot be written: %v", err)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }

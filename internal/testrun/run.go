@@ -1,5 +1,6 @@
-// Package testrun runs the files of mcpv test: each file's selected steps
-// in one session, which the command line opens and runs each step's words
+// Package testrun runs the files of mcpv test, several at once, their
+// reports handed on in the order given: each file's selected steps in one
+// session, which the command line opens and runs each step's words
 // in (a Session), its captures kept for the steps after, each step's
 // outcome checked against its expectations, within its time budget; and
 // the snapshot and lint steps, which look at the server itself. What
@@ -17,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/testreport"
@@ -71,15 +73,6 @@ type Runner struct {
 	stopped atomic.Bool // set at the first failure under --fail-fast
 }
 
-// The exit codes of mcpv's contract that a run tells apart.
-const (
-	exitOK        = 0
-	exitUsage     = 2
-	exitTransport = 4
-	exitAuth      = 5
-	exitTimeout   = 124
-)
-
 // errOverBudget ends a step that runs past its within: budget.
 var errOverBudget = errors.New("over its time budget")
 
@@ -89,39 +82,40 @@ const maxStderrTail = 8 << 10
 // Run runs a resolved file's selected steps, and says what became of
 // it and of each of them.
 func (r *Runner) Run(ctx context.Context, j Job) testreport.File {
-	return r.run(ctx, j).data()
+	f := j.File
+	rep := &testreport.File{Path: f.Path, Name: f.Name, Named: f.Name != testfile.Stem(f.Path), Server: f.Server.Display, Started: time.Now()}
+	r.run(ctx, j, rep)
+	rep.Took = time.Since(rep.Started)
+	return *rep
 }
 
-func (r *Runner) run(ctx context.Context, j Job) *fileReport {
+func (r *Runner) run(ctx context.Context, j Job, rep *testreport.File) {
 	f, selected, secrets := j.File, j.Selected, j.Secrets
-	rep := &fileReport{file: f, started: time.Now()}
-	defer func() { rep.took = time.Since(rep.started) }()
 	skipRest := func(from int, reason string) {
 		for i := from; i < len(f.Steps); i++ {
 			if selected[i] {
-				rep.steps = append(rep.steps, &stepReport{step: f.Steps[i], status: stepSkipped, reason: reason})
+				rep.Steps = append(rep.Steps, skipped(f.Steps[i], reason))
 			}
 		}
 	}
 	// interrupt ends a file that had started at Ctrl-C: when no step was
 	// in flight, the first one not run stands for the interruption.
-	interrupt := func(from int, inFlight bool) *fileReport {
-		rep.interrupted = true
-		n := len(rep.steps)
+	interrupt := func(from int, inFlight bool) {
+		rep.Interrupted = true
+		n := len(rep.Steps)
 		skipRest(from, "not run: interrupted")
-		if !inFlight && n < len(rep.steps) {
-			rep.steps[n].interrupted = true
+		if !inFlight && n < len(rep.Steps) {
+			rep.Steps[n].Interrupted = true
 		}
-		return rep
 	}
 	switch {
 	case ctx.Err() != nil: // never started: nothing to stand for
-		rep.interrupted = true
+		rep.Interrupted = true
 		skipRest(0, "not run: interrupted")
-		return rep
+		return
 	case r.stopped.Load():
 		skipRest(0, "not run: --fail-fast, after an earlier failure")
-		return rep
+		return
 	}
 	tail := &tailBuffer{max: maxStderrTail}
 	scrub := redact.NewScrubber(tail)
@@ -129,28 +123,29 @@ func (r *Runner) run(ctx context.Context, j Job) *fileReport {
 	stray := newStrayOutput(output.NewLogger(scrub).Handler())
 	s, err := j.Open(scrub, slog.New(stray))
 	if err != nil {
-		rep.code, rep.err = r.Code(err), err.Error()
+		rep.Code, rep.Err = r.Code(err), err.Error()
 		skipRest(0, "not run: the session could not be opened")
-		return rep
+		return
 	}
 	defer func() {
 		s.Close()
 		scrub.Flush()
-		rep.stderr = tail.String()
-		noteStrayOutput(rep, stray, secrets)
+		rep.Stderr = tail.String()
+		noteStrayOutput(rep, f, stray, secrets)
 	}()
 	if r.Progress != nil {
 		r.Progress(f.Path, "starting the server")
 	}
 	if _, err := s.Client(ctx); err != nil {
 		if ctx.Err() != nil {
-			return interrupt(0, false)
+			interrupt(0, false)
+			return
 		}
-		rep.code = r.Code(err)
+		rep.Code = r.Code(err)
 		msg, _, _ := strings.Cut(err.Error(), "\n") // the server's stderr is in the report
-		rep.err = redact.String(msg+r.Hint(err), secrets)
+		rep.Err = redact.String(msg+r.Hint(err), secrets)
 		skipRest(0, "not run: the session could not be opened")
-		return rep
+		return
 	}
 	lists := &surfaceLists{}
 	caps := map[string]json.RawMessage{}
@@ -161,12 +156,13 @@ func (r *Runner) run(ctx context.Context, j Job) *fileReport {
 		}
 		switch {
 		case ctx.Err() != nil:
-			return interrupt(i, false)
+			interrupt(i, false)
+			return
 		case r.stopped.Load():
 			skipRest(i, "not run: --fail-fast, after an earlier failure")
-			return rep
+			return
 		case st.Skip != "":
-			rep.steps = append(rep.steps, &stepReport{step: st, status: stepSkipped, reason: st.Skip})
+			rep.Steps = append(rep.Steps, skipped(st, st.Skip))
 			continue
 		}
 		if missing := missingCapture(st, caps); missing != "" {
@@ -174,32 +170,33 @@ func (r *Runner) run(ctx context.Context, j Job) *fileReport {
 			if n, ok := capturedBy[missing]; ok {
 				reason = fmt.Sprintf("not run: it uses {{%s}}, which step %d did not capture", missing, n)
 			}
-			rep.steps = append(rep.steps, &stepReport{step: st, status: stepSkipped, reason: reason})
+			rep.Steps = append(rep.Steps, skipped(st, reason))
 			continue
 		}
 		if r.Progress != nil {
 			r.Progress(f.Path, st.Name)
 		}
 		sr := r.step(ctx, s, scrub, f, st, caps, secrets, lists)
-		rep.steps = append(rep.steps, sr)
 		for _, c := range st.Captures {
 			capturedBy[c.Name] = st.Index
 		}
-		if sr.status == stepFailed && r.FailFast {
+		if sr.Status == testreport.Failed && r.FailFast {
 			r.stopped.Store(true)
 		}
 		if ctx.Err() != nil {
-			sr.status, sr.reason, sr.failures, sr.interrupted = stepSkipped, "interrupted", nil, true
-			return interrupt(i+1, true)
+			sr.Status, sr.Reason, sr.Failures, sr.Interrupted = testreport.Skipped, "interrupted", nil, true
+			rep.Steps = append(rep.Steps, sr.Step)
+			interrupt(i+1, true)
+			return
 		}
+		rep.Steps = append(rep.Steps, sr.Step)
 		if sr.broke {
-			rep.code = sr.exit
-			rep.err = fmt.Sprintf("the session broke at step %d", st.Index)
+			rep.Code = sr.Exit
+			rep.Err = fmt.Sprintf("the session broke at step %d", st.Index)
 			skipRest(i+1, fmt.Sprintf("not run: the session broke at step %d", st.Index))
-			return rep
+			return
 		}
 	}
-	return rep
 }
 
 // surfaceStep runs a snapshot or lint step. Only authorization failing or
@@ -210,18 +207,18 @@ func (r *Runner) surfaceStep(ctx context.Context, s Session, f *testfile.File, s
 	client, err := s.Client(ctx) // open already
 	switch {
 	case err != nil:
-		sr.failures, sr.exit, sr.broke = []testreport.Failure{{Kind: "session", Message: err.Error()}}, r.Code(err), true
+		sr.Failures, sr.Exit, sr.broke = []testreport.Failure{{Kind: "session", Message: err.Error()}}, r.Code(err), true
 		return
 	case st.Kind == testfile.StepSnapshot:
-		sr.failures, sr.notes, sr.exit = r.snapshot(ctx, lists.of(client), safefile.Tree{Dir: f.Dir}, st.Snapshot, recordCommand(st, f.Path))
+		sr.Failures, sr.Notes, sr.Exit = r.snapshot(ctx, lists.of(client), safefile.Tree{Dir: f.Dir}, st.Snapshot, recordCommand(st, f.Path))
 	default:
-		sr.failures, sr.notes, sr.exit = r.lint(ctx, lists.of(client), st.Ignore)
+		sr.Failures, sr.Notes, sr.Exit = r.lint(ctx, lists.of(client), st.Ignore)
 	}
 	select {
 	case <-client.Done():
-		sr.broke = sr.exit != exitOK
+		sr.broke = sr.Exit != exitcode.OK
 	default:
-		sr.broke = sr.exit == exitAuth
+		sr.broke = sr.Exit == exitcode.Auth
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -112,5 +113,20 @@ func TestRunFailFast(t *testing.T) {
 	}
 	if got := results(second); got[0].Reason != "not run: --fail-fast, after an earlier failure" {
 		t.Errorf("second file: %+v", got)
+	}
+}
+
+// A file's stderr keeps its last lines, whole, and says that some are gone.
+func TestTailBuffer(t *testing.T) {
+	tail := &tailBuffer{max: 20}
+	tail.Write([]byte("short\n"))
+	if got := tail.String(); got != "short\n" {
+		t.Errorf("under max: %q", got)
+	}
+	for i := range 10 {
+		fmt.Fprintf(tail, "line %d\n", i)
+	}
+	if got, want := tail.String(), "…\nline 8\nline 9\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

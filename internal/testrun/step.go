@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/testreport"
 	"github.com/mcpv/mcpv/mcp"
@@ -18,7 +19,7 @@ import (
 
 // step runs one step and checks it.
 func (r *Runner) step(ctx context.Context, s Session, stderrOut io.Writer, f *testfile.File, st *testfile.Step, caps map[string]json.RawMessage, secrets []string, lists *surfaceLists) *stepReport {
-	sr := &stepReport{step: st}
+	sr := &stepReport{Step: newStep(st)}
 	stepCtx := ctx
 	if st.Within > 0 {
 		var cancel context.CancelFunc
@@ -33,41 +34,41 @@ func (r *Runner) step(ctx context.Context, s Session, stderrOut io.Writer, f *te
 	} else {
 		r.surfaceStep(stepCtx, s, f, st, sr, lists)
 	}
-	sr.took = time.Since(begin)
-	if st.Within > 0 && (sr.took > st.Within || errors.Is(context.Cause(stepCtx), errOverBudget)) {
-		f := testreport.Failure{Kind: "within", Expected: st.Within.String(), Actual: testreport.RoundDuration(sr.took).String(),
+	sr.Took = time.Since(begin)
+	if st.Within > 0 && (sr.Took > st.Within || errors.Is(context.Cause(stepCtx), errOverBudget)) {
+		f := testreport.Failure{Kind: "within", Expected: st.Within.String(), Actual: testreport.RoundDuration(sr.Took).String(),
 			Message: "the step took longer than its budget"}
 		if errors.Is(context.Cause(stepCtx), errOverBudget) {
 			f.Message = "the step was still running when its budget ran out: cancelled"
-			f.Actual = fmt.Sprintf("more (cancelled after %v)", testreport.RoundDuration(sr.took))
-			sr.failures = nil // what the cut-off step returned says nothing more
-			sr.exit = exitTimeout
+			f.Actual = fmt.Sprintf("more (cancelled after %v)", testreport.RoundDuration(sr.Took))
+			sr.Failures = nil // what the cut-off step returned says nothing more
+			sr.Exit = exitcode.Timeout
 		}
-		sr.failures = append(sr.failures, f)
+		sr.Failures = append(sr.Failures, f)
 	}
 	if st.Kind == testfile.StepLine {
-		sr.broke = (sr.exit == exitTransport || sr.exit == exitAuth) && sr.exit != st.Expect.WantExit()
+		sr.broke = (sr.Exit == exitcode.Transport || sr.Exit == exitcode.Auth) && sr.Exit != st.Expect.WantExit()
 	}
 	if text := strings.TrimSpace(stderr.String()); text != "" {
 		stderrOut.Write([]byte(text + "\n"))
-		if len(sr.failures) > 0 {
+		if len(sr.Failures) > 0 {
 			for line := range strings.Lines(text) {
-				sr.notes = append(sr.notes, "stderr: "+strings.TrimSuffix(line, "\n"))
+				sr.Notes = append(sr.Notes, "stderr: "+strings.TrimSuffix(line, "\n"))
 			}
 		}
 	}
-	if len(sr.failures) > 0 {
-		sr.status = stepFailed
+	if len(sr.Failures) > 0 {
+		sr.Status = testreport.Failed
 	}
-	for i := range sr.failures {
-		f := &sr.failures[i]
+	for i := range sr.Failures {
+		f := &sr.Failures[i]
 		f.Message, f.Expected, f.Actual = redact.String(f.Message, secrets), redact.String(f.Expected, secrets), redact.String(f.Actual, secrets)
 		for j := range f.Details {
 			f.Details[j] = redact.String(f.Details[j], secrets)
 		}
 	}
-	for i := range sr.notes {
-		sr.notes[i] = redact.String(sr.notes[i], secrets)
+	for i := range sr.Notes {
+		sr.Notes[i] = redact.String(sr.Notes[i], secrets)
 	}
 	return sr
 }
@@ -75,7 +76,7 @@ func (r *Runner) step(ctx context.Context, s Session, stderrOut io.Writer, f *te
 // lineStep runs a step's command line and checks what came of it.
 func (r *Runner) lineStep(ctx context.Context, s Session, st *testfile.Step, caps map[string]json.RawMessage, stderr io.Writer, sr *stepReport) {
 	o := s.Run(ctx, st.Fill(caps), caps, stderr)
-	sr.exit = o.Code
+	sr.Exit = o.Code
 	if errors.Is(context.Cause(ctx), errOverBudget) {
 		return
 	}
@@ -85,21 +86,21 @@ func (r *Runner) lineStep(ctx context.Context, s Session, st *testfile.Step, cap
 		def, err := tool()
 		return def.OutputSchema, err
 	}
-	sr.failures, sr.notes = st.Expect.Check(ctx, o, caps, outputSchema)
+	sr.Failures, sr.Notes = st.Expect.Check(ctx, o, caps, outputSchema)
 	// Linting checks the result against the outputSchema, unless the step's
 	// own expectation does.
 	if (r.Lint || st.CheckResult) && !st.Expect.OutputSchema && o.Tool != "" && o.Raw != nil {
 		if def, err := tool(); err == nil {
 			fs, notes := checkResult(ctx, def.Raw, o.Raw)
-			sr.failures, sr.notes = append(sr.failures, fs...), append(sr.notes, notes...)
+			sr.Failures, sr.Notes = append(sr.Failures, fs...), append(sr.Notes, notes...)
 		}
 	}
-	if len(sr.failures) > 0 {
+	if len(sr.Failures) > 0 {
 		return
 	}
 	value := o.Value
 	if value == nil {
 		value = json.RawMessage("null")
 	}
-	sr.failures = st.Capture(value, caps)
+	sr.Failures = st.Capture(value, caps)
 }

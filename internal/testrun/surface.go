@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/surface"
@@ -61,17 +62,17 @@ func (r *Runner) snapshot(ctx context.Context, lists *surface.Lister, tree safef
 	switch {
 	case errors.Is(err, os.ErrNotExist) && r.CI && !update:
 		return []testreport.Failure{{Kind: "snapshot", Message: fmt.Sprintf("%s does not exist, and a missing snapshot is not written in CI (--ci): record it with '%s' and commit it",
-			shown, record)}}, notes, exitOK
+			shown, record)}}, notes, exitcode.OK
 	case errors.Is(err, os.ErrNotExist):
 		notes = append(notes, "written to "+shown)
 		write = true
 	case err != nil:
-		return []testreport.Failure{{Kind: "snapshot", Message: err.Error()}}, nil, exitUsage
+		return []testreport.Failure{{Kind: "snapshot", Message: err.Error()}}, nil, exitcode.Usage
 	default:
 		old, perr := surface.ParseSnapshot(data)
 		switch {
 		case perr != nil && !update:
-			return []testreport.Failure{{Kind: "snapshot", Message: fmt.Sprintf("%s is not a snapshot mcpv can read: %v (--update writes it anew)", shown, perr)}}, nil, exitUsage
+			return []testreport.Failure{{Kind: "snapshot", Message: fmt.Sprintf("%s is not a snapshot mcpv can read: %v (--update writes it anew)", shown, perr)}}, nil, exitcode.Usage
 		case perr != nil:
 			notes = append(notes, fmt.Sprintf("written anew to %s, which was not a snapshot mcpv can read (%v)", shown, perr))
 			write = true
@@ -100,14 +101,14 @@ func (r *Runner) snapshot(ctx context.Context, lists *surface.Lister, tree safef
 			what = "changes"
 		}
 		return []testreport.Failure{{Kind: "snapshot", Message: fmt.Sprintf("%d breaking %s since %s (mcpv test --update accepts them)", len(breaking), what, shown),
-			Details: breaking}}, notes, exitOK
+			Details: breaking}}, notes, exitcode.OK
 	}
 	if write {
 		if err := tree.WriteFile(file, now.Marshal()); err != nil {
-			return []testreport.Failure{{Kind: "snapshot", Message: err.Error()}}, notes, exitUsage
+			return []testreport.Failure{{Kind: "snapshot", Message: err.Error()}}, notes, exitcode.Usage
 		}
 	}
-	return nil, notes, exitOK
+	return nil, notes, exitcode.OK
 }
 
 // lint checks the server against the specification's rules: an error
@@ -118,7 +119,7 @@ func (r *Runner) lint(ctx context.Context, lists *surface.Lister, ignore []strin
 		return []testreport.Failure{{Kind: "lint", Message: fmt.Sprintf("could not check the server: %v", err)}}, nil, r.Code(err)
 	}
 	fs, notes = findingsOf(findings, ignore)
-	return fs, notes, exitOK
+	return fs, notes, exitcode.OK
 }
 
 // checkResult checks a tool's result as lint does (under --lint).
@@ -212,19 +213,20 @@ const maxStrayWarnings = 10
 
 // noteStrayOutput adds the stray output seen in a file's session to its
 // last lint step that ran, as that step's finding.
-func noteStrayOutput(rep *fileReport, stray *strayOutput, secrets []string) {
+func noteStrayOutput(rep *testreport.File, file *testfile.File, stray *strayOutput, secrets []string) {
 	f, ok := stray.finding()
 	if !ok {
 		return
 	}
-	for i := len(rep.steps) - 1; i >= 0; i-- {
-		sr := rep.steps[i]
-		if sr.step.Kind != testfile.StepLint || sr.status == testreport.Skipped {
+	for i := len(rep.Steps) - 1; i >= 0; i-- {
+		sr := &rep.Steps[i]
+		st := file.Steps[sr.Index-1]
+		if st.Kind != testfile.StepLint || sr.Status == testreport.Skipped {
 			continue
 		}
-		_, notes := findingsOf([]surface.Finding{f}, sr.step.Ignore)
+		_, notes := findingsOf([]surface.Finding{f}, st.Ignore)
 		for _, n := range notes {
-			sr.notes = append(sr.notes, redact.String(n, secrets))
+			sr.Notes = append(sr.Notes, redact.String(n, secrets))
 		}
 		return
 	}

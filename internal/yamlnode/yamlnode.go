@@ -12,6 +12,7 @@ package yamlnode
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -36,6 +37,11 @@ const (
 	Array
 	Object
 )
+
+// Noun names a kind in a sentence: "want an object, found an array".
+func (k Kind) Noun() string {
+	return [...]string{Null: "null", Bool: "a boolean", Number: "a number", String: "a string", Array: "an array", Object: "an object"}[k]
+}
 
 // Node is one value of a document and where it was written (1-based).
 type Node struct {
@@ -310,41 +316,66 @@ func number(y *yaml.Node) string {
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
-// Value is the node as encoding/json decodes its JSON form into an any:
-// nil, bool, float64, string, []any or map[string]any. A number JSON
-// cannot hold (.inf, .nan) is an error at its place.
-func (n *Node) Value() (any, error) {
+// MarshalJSON is the node as JSON as it was written: members in the order
+// written, numbers as written (an integer of any size stays exact). A
+// number JSON cannot hold (.inf, .nan) is an *Error at its place.
+func (n *Node) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	if err := n.WriteJSON(&b, nil); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// WriteJSON writes the node as MarshalJSON makes it; str, if set, writes
+// each string in its place.
+func (n *Node) WriteJSON(b *bytes.Buffer, str func(b *bytes.Buffer, n *Node)) error {
 	switch n.Kind {
 	case Null:
-		return nil, nil
+		b.WriteString("null")
 	case Bool:
-		return n.JSON == "true", nil
+		b.WriteString(n.JSON)
 	case Number:
-		f, err := strconv.ParseFloat(n.JSON, 64)
-		if n.JSON == "" || err != nil {
-			return nil, &Error{Line: n.Line, Col: n.Col, Msg: fmt.Sprintf("the number %s has no JSON form", n.Text)}
+		if n.JSON == "" {
+			return &Error{Line: n.Line, Col: n.Col, Msg: fmt.Sprintf("%s is not a number JSON can hold", n.Text)}
 		}
-		return f, nil
+		b.WriteString(n.JSON)
+	case String:
+		if str != nil {
+			str(b, n)
+		} else {
+			writeString(b, n.Text)
+		}
 	case Array:
-		out := make([]any, len(n.Items))
+		b.WriteByte('[')
 		for i, it := range n.Items {
-			v, err := it.Value()
-			if err != nil {
-				return nil, err
+			if i > 0 {
+				b.WriteByte(',')
 			}
-			out[i] = v
+			if err := it.WriteJSON(b, str); err != nil {
+				return err
+			}
 		}
-		return out, nil
+		b.WriteByte(']')
 	case Object:
-		out := make(map[string]any, len(n.Keys))
+		b.WriteByte('{')
 		for i, k := range n.Keys {
-			v, err := n.Vals[i].Value()
-			if err != nil {
-				return nil, err
+			if i > 0 {
+				b.WriteByte(',')
 			}
-			out[k.Text] = v
+			writeString(b, k.Text)
+			b.WriteByte(':')
+			if err := n.Vals[i].WriteJSON(b, str); err != nil {
+				return err
+			}
 		}
-		return out, nil
+		b.WriteByte('}')
 	}
-	return n.Text, nil
+	return nil
+}
+
+// writeString writes s as a JSON string.
+func writeString(b *bytes.Buffer, s string) {
+	q, _ := json.Marshal(s)
+	b.Write(q)
 }

@@ -2,7 +2,6 @@ package yamlnode
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -67,20 +66,26 @@ func TestParseMistakes(t *testing.T) {
 	}
 }
 
-// Value gives what encoding/json decodes the same document's JSON form to.
-func TestValue(t *testing.T) {
-	n, err := Parse([]byte("a: [1, 2.50, -3e2]\nb: {c: null, d: yes, e: \"x\"}\nf: true\n"), Options{What: "a file"})
-	if err != nil {
-		t.Fatal(err)
+// MarshalJSON keeps the document as written: members in order, numbers
+// as written, big integers exact.
+func TestMarshalJSON(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"{zeta: 1, big: 12345678901234567890, f: 1.50}", `{"zeta":1,"big":12345678901234567890,"f":1.50}`},
+		{"a: [1, 2.50, -3e2, 0x1F, +7]\nb: {c: null, d: yes, e: \"x\", t: true}\n", `{"a":[1,2.50,-3e2,31,7],"b":{"c":null,"d":"yes","e":"x","t":true}}`},
+		{"s: \"<\\u00e9\\n>\"", `{"s":"\u003cé\n\u003e"}`},
+	} {
+		n, err := Parse([]byte(tt.in), Options{What: "a file"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := n.MarshalJSON()
+		if err != nil || string(got) != tt.want {
+			t.Errorf("MarshalJSON(%q) = %s, %v; want %s", tt.in, got, err, tt.want)
+		}
 	}
-	got, err := n.Value()
-	want := map[string]any{"a": []any{1.0, 2.5, -300.0}, "b": map[string]any{"c": nil, "d": "yes", "e": "x"}, "f": true}
-	if err != nil || !reflect.DeepEqual(got, want) {
-		t.Errorf("Value = %#v, %v; want %#v", got, err, want)
-	}
-	n, _ = Parse([]byte("a:\n  b: .inf\n"), Options{What: "a file"})
-	if _, err := n.Value(); err == nil || err.Error() != "2:6: the number .inf has no JSON form" {
-		t.Errorf("Value of .inf: %v", err)
+	n, _ := Parse([]byte("a:\n  b: .inf\n"), Options{What: "a file"})
+	if _, err := n.MarshalJSON(); err == nil || err.Error() != "2:6: .inf is not a number JSON can hold" {
+		t.Errorf("MarshalJSON of .inf: %v", err)
 	}
 }
 

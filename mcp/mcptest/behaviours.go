@@ -1,6 +1,8 @@
 package mcptest
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -71,8 +73,8 @@ import (
 //	no-task-list    declare tasks without tasks.list
 //	poll=MS         the tasks' pollInterval (default 50; 0 leaves it out)
 //	spec=FILE       answer every request from the JSON spec in FILE (see Spec)
-//	                instead; junk, stray-id, batch, content-length, ignore-exit,
-//	                grandchild and stderr-env still apply
+//	                instead; of the others only those in withSpec apply, and
+//	                any other given with it is an error
 type config struct {
 	supported   string
 	typed       string
@@ -106,10 +108,16 @@ type config struct {
 	spec        *Spec
 }
 
+// withSpec are the behaviours that apply to a spec server: they shape
+// what goes out and how the process lives, not what it answers.
+var withSpec = []string{"", "spec", "junk", "stray-id", "batch", "content-length", "ignore-exit", "grandchild", "stderr-env", "ignore-early"}
+
 func parseConfig(s string) (config, error) {
 	c := config{pages: 1, t: taskConfig{support: "optional", poll: 50}}
+	var given []string
 	for item := range strings.SplitSeq(s, ",") {
 		k, v, _ := strings.Cut(item, "=")
+		given = append(given, k)
 		switch k {
 		case "plain", "":
 		case "content-length":
@@ -205,6 +213,17 @@ func parseConfig(s string) (config, error) {
 				return c, err
 			}
 		}
+	}
+	if c.spec == nil {
+		return c, nil
+	}
+	for _, k := range given {
+		if !slices.Contains(withSpec, k) {
+			return c, fmt.Errorf("%s does not apply to a spec server", k)
+		}
+	}
+	if c.ignoreEarly && c.spec.Era == "modern" {
+		return c, fmt.Errorf("ignore-early does not apply to a spec server of the modern era, which has no initialize")
 	}
 	return c, nil
 }

@@ -2,7 +2,8 @@
 // loop: a stdio server whose misbehaviour is chosen by name, to provoke the
 // cases a real server rarely shows (huge lines, junk on stdout, crashes,
 // hangs, batches), or whose whole surface comes from a JSON spec (spec.go);
-// and a scripted Streamable HTTP server (http.go).
+// a scripted Streamable HTTP server (http.go), and one scripted to publish
+// skills (skills.go).
 //
 // A test binary serves as the fake when the environment names a behaviour:
 //
@@ -138,14 +139,7 @@ func (s *server) readLoop() {
 		line, err := s.in.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
 			s.log.Write(line)
-			var m msg
-			if json.Unmarshal(line, &m) != nil {
-				if s.c.spec == nil {
-					continue
-				}
-				m = msg{invalid: invalid(line)}
-			}
-			if !s.deliver(m) {
+			if m, ok := s.decode(line); ok && !s.deliver(m) {
 				return
 			}
 		}
@@ -153,6 +147,19 @@ func (s *server) readLoop() {
 			return
 		}
 	}
+}
+
+// decode reads one message; a spec server answers one that does not
+// decode with a parse error (invalid), the other fakes drop it (false).
+func (s *server) decode(body []byte) (msg, bool) {
+	var m msg
+	if json.Unmarshal(body, &m) != nil {
+		if s.c.spec == nil {
+			return m, false
+		}
+		return msg{invalid: invalid(body)}, true
+	}
+	return m, true
 }
 
 // deliver hands m to serve; false once serve has stopped answering (a
@@ -172,19 +179,20 @@ func (s *server) serve() {
 	go s.readLoop()
 	defer s.wg.Wait()
 	defer close(s.done)
-	initialized := false
+	initialized := false // an initialize request has come (ignore-early)
 	for m := range s.msgs {
+		early := !initialized
+		initialized = initialized || (m.Method == "initialize" && m.ID != nil)
 		switch {
 		case m.invalid != nil:
 			s.fail(json.RawMessage("null"), m.invalid.Code, m.invalid.Message)
 		case m.Method == "" && m.ID != nil:
 			s.route(m)
-		case s.c.ignoreEarly && !initialized && m.Method != "initialize" && m.Method != "ping":
+		case s.c.ignoreEarly && early && m.Method != "initialize" && m.Method != "ping":
 			// dropped: not initialized yet
 		case m.Method != "" && m.ID != nil && s.c.spec != nil:
 			s.serveSpec(m)
 		case m.Method != "" && m.ID != nil:
-			initialized = initialized || m.Method == "initialize"
 			s.answer(m)
 		}
 		if s.failed() {

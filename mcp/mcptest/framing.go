@@ -2,7 +2,6 @@ package mcptest
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -44,8 +43,7 @@ func (s *server) readFramed() {
 			return
 		}
 		s.log.Write(append(body, '\n'))
-		var m msg
-		if json.Unmarshal(body, &m) == nil && !s.deliver(m) {
+		if m, ok := s.decode(body); ok && !s.deliver(m) {
 			return
 		}
 	}

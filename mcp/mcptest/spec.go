@@ -5,8 +5,8 @@ package mcptest
 // written, valid or not), the capabilities it declares, canned answers, and
 // faults to plant (a cursor that repeats or never ends, a method answered
 // as not found, a result that is not what the method should return). It is
-// the behaviour spec=FILE of the fake, served by ServeSpec over any reader
-// and writer, or by the program in cmd/fixture-server.
+// the behaviour spec=FILE of the fake, or served by ServeSpec over any
+// reader and writer.
 //
 // It speaks in the initialize era (2025-11-25 and the versions before it)
 // or, with era "modern", in the 2026-07-28 era (server/discover, no
@@ -28,7 +28,7 @@ type Spec struct {
 	// is not found) or "modern" (server/discover; initialize is not found).
 	Era string `json:"era,omitempty"`
 	// ProtocolVersion is the version answered to an initialize that asks
-	// for one the server does not know; default SpecLatestVersion.
+	// for one the server does not know; default specLatestVersion.
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	// ServerInfo is sent as is; default {"name":"fixture-server","version":"0"}.
 	ServerInfo json.RawMessage `json:"serverInfo,omitempty"`
@@ -74,11 +74,12 @@ type Spec struct {
 	ServeUndeclared []string `json:"serveUndeclared,omitempty"`
 }
 
-// SpecLatestVersion is the initialize-era version a spec server speaks by default.
-const SpecLatestVersion = "2025-11-25"
-
-// SpecModernVersion is the version of the modern era.
-const SpecModernVersion = "2026-07-28"
+// The versions a spec server speaks by default: those of mcp, copied on
+// purpose, as mcptest cannot import mcp (mcp's tests import mcptest).
+const (
+	specLatestVersion = "2025-11-25" // the initialize era's latest
+	specModernVersion = "2026-07-28" // the modern era's
+)
 
 // knownVersions are the initialize-era versions echoed when a client asks
 // for one.

@@ -145,7 +145,7 @@ func initialize(spec *Spec, params json.RawMessage) (json.RawMessage, *specError
 	}
 	version := spec.ProtocolVersion
 	if version == "" {
-		version = SpecLatestVersion
+		version = specLatestVersion
 	}
 	if slices.Contains(knownVersions, p.ProtocolVersion) {
 		version = p.ProtocolVersion
@@ -167,7 +167,7 @@ func discover(spec *Spec) json.RawMessage {
 		Capabilities      json.RawMessage            `json:"capabilities"`
 		Instructions      string                     `json:"instructions,omitempty"`
 		Meta              map[string]json.RawMessage `json:"_meta"`
-	}{[]string{SpecModernVersion}, spec.capabilities(), spec.Instructions,
+	}{[]string{specModernVersion}, spec.capabilities(), spec.Instructions,
 		map[string]json.RawMessage{"io.modelcontextprotocol/serverInfo": spec.serverInfo()}}
 	return mustJSON(res)
 }

@@ -3,6 +3,7 @@ package mcptest
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -239,5 +240,66 @@ func TestSpecBehaviour(t *testing.T) {
 	}
 	if _, err := parseConfig("spec=" + filepath.Join(t.TempDir(), "none.json")); err == nil {
 		t.Error("spec= of a missing file: no error")
+	}
+}
+
+// specConfig writes spec to a file and parses behaviours with spec= it.
+func specConfig(t *testing.T, spec, behaviours string) (config, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "spec.json")
+	if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return parseConfig("spec=" + path + behaviours)
+}
+
+// With ignore-early, a spec server drops requests until initialize, and
+// answers every request after it.
+func TestSpecIgnoreEarly(t *testing.T) {
+	c, err := specConfig(t, `{"tools":[{"name":"a"}]}`, ",ignore-early")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	in := strings.Join([]string{req("1", "tools/list", ""), req("2", "initialize", `{"protocolVersion":"2025-11-25"}`), req("3", "tools/list", "")}, "\n") + "\n"
+	newServer(c, strings.NewReader(in), &out, io.Discard).serve()
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], `{"jsonrpc":"2.0","id":2,"result":`) || lines[1] != result("3", `{"tools":[{"name":"a"}]}`) {
+		t.Errorf("answers:\n%s\nwant initialize's and the second tools/list's", out.String())
+	}
+}
+
+// A behaviour that does not apply to a spec server is refused with it.
+func TestSpecRefusesBehavioursThatDoNotApply(t *testing.T) {
+	for _, tt := range []struct{ spec, behaviours, want string }{
+		{`{}`, ",hang", "hang does not apply to a spec server"},
+		{`{}`, ",big=10", "big does not apply to a spec server"},
+		{`{}`, ",tasks=working", "tasks does not apply to a spec server"},
+		{`{"era":"modern"}`, ",ignore-early", "ignore-early does not apply to a spec server of the modern era"},
+	} {
+		if _, err := specConfig(t, tt.spec, tt.behaviours); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("spec=%s%s: %v, want %q", tt.spec, tt.behaviours, err, tt.want)
+		}
+	}
+	for _, ok := range []string{",junk,stray-id,batch,content-length,ignore-exit,grandchild,stderr-env=X,ignore-early", ""} {
+		if _, err := specConfig(t, `{}`, ok); err != nil {
+			t.Errorf("spec=F%s: %v", ok, err)
+		}
+	}
+}
+
+// A framed body that does not decode is answered with a parse error, as a
+// line is.
+func TestSpecFramedJunk(t *testing.T) {
+	c, err := specConfig(t, `{}`, ",content-length=strict")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	body := "{not json"
+	in := fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+	newServer(c, strings.NewReader(in), &out, io.Discard).serve()
+	if !strings.Contains(out.String(), `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: `) {
+		t.Errorf("answered %q, want a parse error", out.String())
 	}
 }

@@ -26,8 +26,5 @@ for _ in 1 2 3; do once "$a" >/dev/null; once "$b" >/dev/null; done # warm the c
 for i in $(seq "$rounds"); do
 	if ((i % 2)); then ta=$(once "$a"); tb=$(once "$b"); else tb=$(once "$b"); ta=$(once "$a"); fi
 	echo "$ta $tb"
-done | awk '
-	function med(x, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }; return x[int((n + 1) / 2)] }
-	function q(x, n, p) { return x[int(p * (n - 1)) + 1] }
-	{ n++; a[n] = $1; b[n] = $2; r[n] = $1 / $2 }
-	END { ma = med(a, n); mb = med(b, n); mr = med(r, n); printf "A %.2f ms  B %.2f ms  A/B median %.3f (quartiles %.3f-%.3f, %d rounds)\n", ma / 1000, mb / 1000, mr, q(r, n, 0.25), q(r, n, 0.75), n }'
+done | awk -f "$(dirname "$0")/ratio.awk" |
+	awk '{ printf "A %.2f ms  B %.2f ms  A/B median %.3f (quartiles %.3f-%.3f, %d rounds)\n", $1 / 1000, $2 / 1000, $3, $4, $5, $6 }'

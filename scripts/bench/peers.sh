@@ -1,5 +1,7 @@
 # Sourced by scripts/bench.sh: mcpv beside the other Go clients, one-shot
-# operations against the go-sdk demo server, interleaved round by round.
+# operations against the go-sdk demo server, interleaved round by round,
+# the order of the clients turning each round, so that none always goes
+# first (as in scripts/bench/paired.sh).
 #
 #   - mcpgo-client: the smallest one-shot client on mark3labs/mcp-go,
 #     built from scripts/bench/mcpgo-client (a module of its own, so mcp-go
@@ -15,11 +17,24 @@
 # speed drifts; the times beside it are medians of each column.
 
 # paired A B: the median over rounds of A's time / B's time (column 1 of
-# $dir/A.t and $dir/B.t, appended in the same rounds).
+# $dir/A.t and $dir/B.t, appended in the same rounds), by ratio.awk.
 paired() {
-	paste -d ' ' "$dir/$1.t" "$dir/$2.t" | awk '$3 > 0 {print $1 / $3}' | sort -g |
-		awk '{a[NR] = $1} END {if (NR) printf "%.2f×", a[int((NR + 1) / 2)]; else print "n/a"}'
+	paste -d ' ' "$dir/$1.t" "$dir/$2.t" | awk '{print $1, $3}' | awk -f "$repo/scripts/bench/ratio.awk" |
+		awk '{ if ($6) printf "%.2f×", $3; else print "n/a" }'
 }
+
+# rotated ROUND NAME...: the names, starting at the ROUND-th (modulo their
+# number), so that no client always goes first.
+rotated() {
+	local round=$1 i
+	shift
+	for ((i = 0; i < $#; i++)); do
+		echo "${@:$(((round + i) % $# + 1)):1}"
+	done
+}
+
+# clients: the peers of this run, mcpv first.
+clients() { echo mcpv mcpgo; [ -z "$mcptools" ] || echo mcptools; }
 
 peers_build() {
 	(cd "$repo/scripts/bench/mcpgo-client" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dir/mcpgo-client" .) ||
@@ -31,24 +46,39 @@ peers_build() {
 	[ -n "$mcptools" ] || echo "(MCPV_BENCH_MCPTOOLS is not set: the mcptools rows are left out)"
 }
 
-# peer_op NAME OP URL: one round of OP (list or call) by each client, each
-# against a fresh demo server (stdio) or the one at URL (HTTP).
+# peer_op NAME OP URL ROUND: one round of OP (list or call) by each client,
+# each against a fresh demo server (stdio) or the one at URL (HTTP), in the
+# order of the round.
 peer_op() {
-	local name=$1 op=$2 url=$3 target mt_target
-	if [ -n "$url" ]; then target=(-u "$url"); mt_target=("$url"); else target=(-- "$demo"); mt_target=("$demo"); fi
+	local name=$1 op=$2 url=$3 round=$4 c
 	local m_args g_args t_args
 	case $op in
 	list) m_args=(list-tools); g_args=(list-tools); t_args=(tools --format json) ;;
 	call) m_args=(call echo message=hi); g_args=(call echo message=hi); t_args=(call echo --params '{"message":"hi"}' --format json) ;;
 	esac
-	if [ -n "$url" ]; then
-		measure "$name-mcpv" "$mcpv" "${legacy[@]}" -u "$url" "${m_args[@]}"
-		measure "$name-mcpgo" "$dir/mcpgo-client" -u "$url" "${g_args[@]}"
-	else
-		measure "$name-mcpv" "$mcpv" "${legacy[@]}" "${m_args[@]}" -- "$demo"
-		measure "$name-mcpgo" "$dir/mcpgo-client" "${g_args[@]}" -- "$demo"
-	fi
-	[ -z "$mcptools" ] || measure "$name-mcptools" "$mcptools" "${t_args[@]}" "${mt_target[@]}"
+	# shellcheck disable=SC2046 # the client names are words
+	for c in $(rotated "$round" $(clients)); do
+		case $c in
+		mcpv) if [ -n "$url" ]; then measure "$name-mcpv" "$mcpv" "${legacy[@]}" -u "$url" "${m_args[@]}"; else measure "$name-mcpv" "$mcpv" "${legacy[@]}" "${m_args[@]}" -- "$demo"; fi ;;
+		mcpgo) if [ -n "$url" ]; then measure "$name-mcpgo" "$dir/mcpgo-client" -u "$url" "${g_args[@]}"; else measure "$name-mcpgo" "$dir/mcpgo-client" "${g_args[@]}" -- "$demo"; fi ;;
+		mcptools) measure "$name-mcptools" "$mcptools" "${t_args[@]}" "${url:-$demo}" ;;
+		esac
+	done
+}
+
+# peer_version ROUND: one --version (or the like) by each client and the
+# hello-world program, in the order of the round.
+peer_version() {
+	local c
+	# shellcheck disable=SC2046 # the client names are words
+	for c in $(rotated "$1" $(clients) hello); do
+		case $c in
+		mcpv) measure pver-mcpv "$mcpv" --version ;;
+		mcpgo) measure pver-mcpgo "$dir/mcpgo-client" version ;;
+		mcptools) measure pver-mcptools "$mcptools" version ;;
+		hello) measure pver-hello "$dir/hello-world" ;;
+		esac
+	done
 }
 
 peer_rows() { # NAME WHAT
@@ -61,31 +91,31 @@ peer_rows() { # NAME WHAT
 }
 
 peers() {
-	local rounds=$((runs * 3)) url pid op
+	local rounds=$((runs * 3)) url pid i
 	reset peer-list-{mcpv,mcpgo,mcptools} peer-call-{mcpv,mcpgo,mcptools} http-list-{mcpv,mcpgo,mcptools} http-call-{mcpv,mcpgo,mcptools}
 	reset pver-mcpv pver-mcpgo pver-mcptools pver-hello
-	for _ in $(seq "$rounds"); do
-		peer_op peer-list list ""
-		peer_op peer-call call ""
-		measure pver-mcpv "$mcpv" --version
-		measure pver-mcpgo "$dir/mcpgo-client" version
-		[ -z "$mcptools" ] || measure pver-mcptools "$mcptools" version
-		measure pver-hello "$dir/hello-world"
+	for i in $(seq "$rounds"); do
+		peer_op peer-list list "" "$i"
+		peer_op peer-call call "" "$i"
+		peer_version "$i"
 	done
 	peer_rows peer-list "one list-tools, stdio"
 	peer_rows peer-call "one call, stdio"
 	# Streamable HTTP: one demo server for the whole series, on loopback.
 	"$demo" -http 127.0.0.1:0 2>"$dir/http-demo.err" &
 	pid=$!
+	# shellcheck disable=SC2064 # pid is known now
+	trap "kill $pid 2>/dev/null" EXIT # die exits: the server must not outlive the run
 	for _ in $(seq 50); do grep -q 'listening on' "$dir/http-demo.err" 2>/dev/null && break; sleep 0.1; done
 	url=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$dir/http-demo.err")
-	[ -n "$url" ] || { kill "$pid"; die "the HTTP demo server did not start"; }
+	[ -n "$url" ] || die "the HTTP demo server did not start"
 	url=$url/mcp
-	for _ in $(seq "$rounds"); do
-		peer_op http-list list "$url"
-		peer_op http-call call "$url"
+	for i in $(seq "$rounds"); do
+		peer_op http-list list "$url" "$i"
+		peer_op http-call call "$url" "$i"
 	done
 	kill "$pid"; wait "$pid" 2>/dev/null || true
+	trap - EXIT
 	peer_rows http-list "one list-tools, Streamable HTTP"
 	peer_rows http-call "one call, Streamable HTTP"
 	local mine="$(secs "$(median 1 pver-mcpv)"), $(mb "$(median 2 pver-mcpv)")"

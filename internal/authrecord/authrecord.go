@@ -1,0 +1,73 @@
+// Package authrecord is the token store as mcpv auth sees it: the records
+// kept for a server, found by its canonical resource, and each described
+// without a token or a secret, with whether it can still be used.
+package authrecord
+
+import (
+	"strings"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/oauth"
+	"github.com/mcpv/mcpv/redact"
+)
+
+// Stored finds what the token store holds for the settings' server. It
+// needs no client credentials: a server whose key file is gone can still
+// be looked at or logged out of.
+func Stored(settings *connect.Settings, env connect.Env) (server string, store *oauth.Store, recs []*oauth.Record, err error) {
+	if err := settings.RequireHTTP(); err != nil {
+		return "", nil, nil, err
+	}
+	if server, err = oauth.CanonicalResource(settings.URL); err != nil {
+		return "", nil, nil, connect.Usage(err)
+	}
+	store = env.OAuthStore()
+	recs, err = store.Find(server)
+	return server, store, recs, err
+}
+
+// View is what auth login and status show of a record: never a token or
+// a secret, and URLs with their credentials masked.
+type View struct {
+	Issuer        string   `json:"issuer"`
+	Resource      string   `json:"resource"`
+	ClientID      string   `json:"client_id"`
+	Grant         string   `json:"grant"`
+	Scopes        []string `json:"scopes"`
+	ExpiresAt     string   `json:"expires_at,omitempty"`
+	Expired       bool     `json:"expired"`
+	Refreshable   bool     `json:"refreshable"`
+	Usable        bool     `json:"usable"`
+	Updated       string   `json:"updated"`
+	TokenEndpoint string   `json:"token_endpoint,omitempty"`
+}
+
+// Describe shows a record as of now.
+func Describe(r *oauth.Record) View {
+	grant := r.Grant
+	if grant == "" {
+		grant = oauth.GrantAuthorizationCode
+	}
+	v := View{
+		Issuer:      r.Issuer,
+		Resource:    redact.URL(r.Resource),
+		ClientID:    r.Client.ID,
+		Grant:       grant,
+		Scopes:      strings.Fields(r.Token.Scope),
+		Expired:     r.Token.Expired(time.Now(), 0),
+		Refreshable: r.Token.RefreshToken != "" || grant == oauth.GrantClientCredentials,
+		Updated:     r.Updated.UTC().Format(time.RFC3339),
+	}
+	if v.Scopes == nil {
+		v.Scopes = []string{}
+	}
+	if !r.Token.ExpiresAt.IsZero() {
+		v.ExpiresAt = r.Token.ExpiresAt.UTC().Format(time.RFC3339)
+	}
+	if r.Metadata != nil {
+		v.TokenEndpoint = redact.URL(r.Metadata.TokenEndpoint)
+	}
+	v.Usable = !v.Expired || v.Refreshable
+	return v
+}

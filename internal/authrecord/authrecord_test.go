@@ -1,0 +1,72 @@
+package authrecord
+
+import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/oauth"
+)
+
+func TestDescribe(t *testing.T) {
+	t.Parallel()
+	updated := time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("x", 3600))
+	r := &oauth.Record{Issuer: "https://as.example", Resource: "https://u:pw@mcp.example/mcp",
+		Client:   oauth.Client{ID: "cid", Secret: "shh"},
+		Token:    oauth.Token{AccessToken: "at-secret", RefreshToken: "rt-secret", Scope: "read write", ExpiresAt: time.Now().Add(-time.Hour)},
+		Metadata: &oauth.ServerMetadata{TokenEndpoint: "https://as.example/token?key=k"},
+		Updated:  updated}
+	v := Describe(r)
+	if v.Grant != oauth.GrantAuthorizationCode || !v.Expired || !v.Refreshable || !v.Usable || strings.Join(v.Scopes, " ") != "read write" || v.Updated != "2026-01-02T02:04:05Z" {
+		t.Errorf("Describe = %+v", v)
+	}
+	b, _ := json.Marshal(v)
+	for _, secret := range []string{"at-secret", "rt-secret", "shh", "pw@"} {
+		if strings.Contains(string(b), secret) {
+			t.Errorf("%s shows %s", b, secret)
+		}
+	}
+
+	// Expired with nothing to refresh with: not usable; no scope is [].
+	v = Describe(&oauth.Record{Token: oauth.Token{ExpiresAt: time.Now().Add(-time.Minute)}})
+	if v.Usable || v.Refreshable || v.Scopes == nil || len(v.Scopes) != 0 {
+		t.Errorf("an expired token alone: %+v", v)
+	}
+	// A machine grant gets a new token whenever it needs one.
+	if v = Describe(&oauth.Record{Grant: oauth.GrantClientCredentials, Token: oauth.Token{ExpiresAt: time.Now().Add(-time.Minute)}}); !v.Usable || v.Grant != oauth.GrantClientCredentials {
+		t.Errorf("client credentials: %+v", v)
+	}
+	if v = Describe(&oauth.Record{}); v.Expired || !v.Usable || v.ExpiresAt != "" {
+		t.Errorf("a token that does not expire: %+v", v)
+	}
+}
+
+func TestStored(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	env := connect.Env{GOOS: runtime.GOOS, Cwd: state, Environ: []string{
+		"XDG_STATE_HOME=" + state, "HOME=" + state, "LOCALAPPDATA=" + state, "USERPROFILE=" + state}}
+	var ue *connect.UsageError
+	if _, _, _, err := Stored(&connect.Settings{}, env); !errors.As(err, &ue) {
+		t.Errorf("a stdio server: %v, want a usage error", err)
+	}
+	server, store, recs, err := Stored(&connect.Settings{URL: "https://MCP.example/mcp"}, env)
+	if err != nil || server != "https://mcp.example/mcp" || len(recs) != 0 || store == nil {
+		t.Fatalf("nothing stored: %s, %v, %v", server, recs, err)
+	}
+	if err := store.Save(&oauth.Record{Server: server, Issuer: "https://as.example", Resource: server, Token: oauth.Token{AccessToken: "t"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, again, recs, err := Stored(&connect.Settings{URL: "https://mcp.example/mcp"}, env)
+	if err != nil || len(recs) != 1 || recs[0].Issuer != "https://as.example" {
+		t.Errorf("one stored: %v, %v", recs, err)
+	}
+	if !strings.HasPrefix(again.Dir, state+string(filepath.Separator)) {
+		t.Errorf("the store is at %s, not under the state directory %s", again.Dir, state)
+	}
+}

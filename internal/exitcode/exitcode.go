@@ -1,0 +1,140 @@
+// Package exitcode is mcpv's exit-code contract (README, --help) and the
+// mapping to it from the errors mcpv's packages return, with what the
+// command line adds to their messages: the flags that would help, and a
+// pointer to --help after a usage mistake. The command line's own errors
+// (a batch's first failure, a session keeper's code, an interrupt) it maps
+// first, itself.
+package exitcode
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/mcpv/mcpv/elicit"
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/oserr"
+	"github.com/mcpv/mcpv/internal/safedir"
+	"github.com/mcpv/mcpv/internal/skills"
+	"github.com/mcpv/mcpv/internal/toolcall"
+	"github.com/mcpv/mcpv/internal/watch"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/oauth"
+	"github.com/mcpv/mcpv/output"
+)
+
+// The exit-code contract.
+const (
+	OK        = 0
+	ToolError = 1
+	Usage     = 2
+	Server    = 3
+	Transport = 4
+	Auth      = 5
+	Filter    = 6
+	Timeout   = 124
+	Interrupt = 130
+)
+
+// codeURLElicitationRequired is the error a server answers when the user
+// must visit a URL before the request can succeed
+// (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#url-elicitation-required-error).
+const codeURLElicitationRequired = -32042
+
+// Of maps an error to its exit code; refused reports the command line's
+// refusals (exit 3, like a missing capability).
+func Of(err error, refused func(error) bool) int {
+	var (
+		usage     *connect.UsageError
+		confErr   *connect.ConfigError
+		filterErr *output.FilterError
+		callErr   *mcp.CallError
+		capErr    *mcp.CapabilityError
+		transErr  *mcp.TransportError
+		verErr    *mcp.VersionError
+		timeout   *mcp.TimeoutError
+		authErr   *mcp.AuthError
+		oauthErr  *oauth.Error
+		permErr   *oauth.PermissionError
+		declined  *mcp.RefusedError
+		resType   *mcp.ResultTypeError
+		ended     *mcp.TaskEndedError
+		stateDir  *safedir.Error
+		unacked   *watch.UnacknowledgedError
+		skillRef  *skills.Refusal
+		headerErr *toolcall.HeaderError
+	)
+	switch {
+	case err == nil:
+		return OK
+	case ClosedStdout(err):
+		return OK // stdout closed by the reader, e.g. | head -1
+	case errors.As(err, &stateDir):
+		return Usage // a state directory to fix before anything can run
+	case errors.As(err, &timeout):
+		return Timeout
+	case errors.As(err, &authErr), errors.As(err, &oauthErr), errors.As(err, &permErr):
+		return Auth
+	case errors.Is(err, toolcall.ErrFailed), errors.Is(err, output.ErrFalsy):
+		return ToolError
+	case errors.As(err, &filterErr) && filterErr.Runtime:
+		return Filter
+	case errors.As(err, &usage), errors.As(err, &filterErr), errors.As(err, &confErr):
+		return Usage
+	case errors.As(err, &callErr), errors.As(err, &capErr), refused(err), errors.As(err, &declined), errors.As(err, &resType), errors.As(err, &unacked), errors.As(err, &skillRef), errors.As(err, &headerErr):
+		return Server
+	case errors.As(err, &ended):
+		if ended.Failed() {
+			return ToolError
+		}
+		return Server
+	case errors.As(err, &transErr), errors.As(err, &verErr):
+		return Transport
+	}
+	return Transport
+}
+
+// ClosedStdout reports a write to stdout that failed because its reader
+// went away; a server's closed stdin is not that.
+func ClosedStdout(err error) bool {
+	var ce *output.ClosedError
+	return errors.As(err, &ce) && oserr.BrokenPipe(ce.Err)
+}
+
+// Hint is what the command line can add to a library's error: the flags
+// that would help.
+func Hint(err error) string {
+	var te *mcp.TimeoutError
+	var oe *oauth.Error
+	switch {
+	case errors.As(err, &te) && te.Cap:
+		return " (--max-timeout)"
+	case errors.As(err, &oe) && oe.Need == oauth.NeedClient:
+		return "; give a pre-registered --client-id (with --client-secret or --client-key for a machine grant)"
+	case errors.As(err, &oe) && oe.Need == oauth.NeedLogin:
+		return "; run 'mcpv auth login' with the same server, or use --auth auto"
+	case errors.Is(err, mcp.ErrNotLegacy):
+		return "; drop --transport sse"
+	}
+	return ""
+}
+
+// Message is what mcpv says of err, whose exit code is code, after
+// "mcpv: ": a URL the server wants visited described, the flags that would
+// help, and a pointer to --help after a usage mistake whose message does
+// not already say where to look.
+func Message(err error, code int) string {
+	msg := err.Error()
+	var ce *mcp.CallError
+	if errors.As(err, &ce) && ce.Err.Code == codeURLElicitationRequired {
+		msg = ce.Method + ": " + elicit.DescribeURLRequired(ce.Err.Data)
+	}
+	msg += Hint(err)
+	var confErr *connect.ConfigError
+	var stateErr *safedir.Error
+	var usage *connect.UsageError
+	pointed := errors.As(err, &usage) && usage.Pointed
+	if code == Usage && !strings.Contains(msg, "\n") && !pointed && !errors.As(err, &confErr) && !errors.As(err, &stateErr) {
+		msg += " (see mcpv --help)"
+	}
+	return msg
+}

@@ -1,0 +1,125 @@
+// Package serverlist is how mcpv servers shows the config files' servers:
+// each entry as written, its secrets masked, whether the user trusts a
+// project file's entry, and whether an earlier file's entry of the same
+// name shadows it.
+package serverlist
+
+import (
+	"encoding/json"
+
+	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/redact"
+)
+
+// TrustStore says whether the user trusts a file's content.
+type TrustStore interface {
+	Trusted(path string, data []byte) (bool, error)
+}
+
+// Entry is how a server entry is shown: as written, secrets masked.
+type Entry struct {
+	Name            string       `json:"name"`
+	Transport       string       `json:"transport"`
+	Command         string       `json:"command,omitempty"`
+	Args            []string     `json:"args,omitempty"`
+	Env             *orderedVars `json:"env,omitempty"`
+	Cwd             string       `json:"cwd,omitempty"`
+	URL             string       `json:"url,omitempty"`
+	Headers         *orderedVars `json:"headers,omitempty"`
+	Timeout         string       `json:"timeout,omitempty"`
+	ProtocolVersion string       `json:"protocol_version,omitempty"`
+	Source          string       `json:"source"`
+	Line            int          `json:"line"`
+	From            string       `json:"from"`
+	OAuth           *oauthView   `json:"oauth,omitempty"`
+	Trusted         *bool        `json:"trusted,omitempty"`
+	Shadowed        bool         `json:"shadowed,omitempty"`
+	Warnings        []string     `json:"warnings,omitempty"`
+}
+
+// All lists every server of files, in their order; a name an earlier
+// entry has is shadowed. An empty list is [], not null.
+func All(files []*config.File, store TrustStore) []Entry {
+	list := []Entry{}
+	seen := map[string]bool{}
+	for _, f := range files {
+		for _, s := range f.Servers {
+			list = append(list, Describe(s, store, seen[s.Name]))
+			seen[s.Name] = true
+		}
+	}
+	return list
+}
+
+// Describe shows one entry.
+func Describe(s *config.Server, store TrustStore, shadowed bool) Entry {
+	v := Entry{
+		Name:            s.Name,
+		Transport:       s.Transport,
+		Command:         s.Command,
+		Args:            redact.Args(s.Args),
+		Env:             maskVars(s.Env),
+		Cwd:             s.Cwd,
+		Headers:         maskVars(s.Headers),
+		ProtocolVersion: s.ProtocolVersion,
+		Source:          s.File.Path,
+		Line:            s.Line,
+		From:            s.File.Label,
+		Shadowed:        shadowed,
+		Warnings:        s.Warnings,
+	}
+	if s.URL != "" {
+		v.URL = redact.URL(s.URL)
+	}
+	if s.Timeout > 0 {
+		v.Timeout = s.Timeout.String()
+	}
+	if o := s.OAuth; o != (config.OAuth{}) {
+		v.OAuth = &oauthView{ClientID: o.ClientID, ClientSecret: connect.MaskValue("client_secret", o.ClientSecret),
+			ClientKey: o.ClientKey, ClientMetadataURL: o.ClientMetadataURL, Grant: o.Grant,
+			Assertion: connect.MaskValue("client_secret", o.Assertion), DPoP: o.DPoP}
+	}
+	if s.File.Kind == config.Project {
+		ok, _ := store.Trusted(s.File.Path, s.File.Data)
+		v.Trusted = &ok
+	}
+	return v
+}
+
+type oauthView struct {
+	ClientID          string `json:"client_id,omitempty"`
+	ClientSecret      string `json:"client_secret,omitempty"`
+	ClientKey         string `json:"client_key,omitempty"`
+	ClientMetadataURL string `json:"client_metadata_url,omitempty"`
+	Grant             string `json:"grant,omitempty"`
+	Assertion         string `json:"assertion,omitempty"`
+	DPoP              string `json:"dpop,omitempty"`
+}
+
+// orderedVars marshals name/value pairs as an object in file order.
+type orderedVars []config.Var
+
+func maskVars(vars []config.Var) *orderedVars {
+	if len(vars) == 0 {
+		return nil
+	}
+	out := make(orderedVars, len(vars))
+	for i, v := range vars {
+		out[i] = config.Var{Name: v.Name, Value: connect.MaskValue(v.Name, v.Value)}
+	}
+	return &out
+}
+
+func (o *orderedVars) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, v := range *o {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, _ := json.Marshal(v.Name)
+		val, _ := json.Marshal(v.Value)
+		b = append(append(append(b, k...), ':'), val...)
+	}
+	return append(b, '}'), nil
+}

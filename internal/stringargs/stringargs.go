@@ -1,0 +1,114 @@
+// Package stringargs is the arguments whose values are strings (a
+// prompt's, a completion's context): key=value words made a JSON object
+// in the order given, and a prompt's arguments checked against those it
+// declares before anything is sent.
+package stringargs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// Member is one key and its raw JSON value, kept in the order given.
+type Member struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// Parse turns key=value words into members whose values are strings
+// (what names them in messages: prompt arguments, context values); key:=
+// is refused.
+func Parse(words []string, what string) ([]Member, error) {
+	var out []Member
+	seen := map[string]bool{}
+	for _, w := range words {
+		key, val, ok := strings.Cut(w, "=")
+		if !ok || key == "" || key == ":" {
+			return nil, fmt.Errorf("argument %q: want key=value", w)
+		}
+		if name, isJSON := strings.CutSuffix(key, ":"); isJSON {
+			return nil, fmt.Errorf("argument %q: %s are strings; use %s=VALUE", w, what, name)
+		}
+		raw, _ := json.Marshal(val)
+		if seen[key] {
+			return nil, fmt.Errorf("argument %q given twice", key)
+		}
+		seen[key] = true
+		out = append(out, Member{key, raw})
+	}
+	return out, nil
+}
+
+// Object writes members as a JSON object, in order.
+func Object(ms []Member) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(m.Key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(m.Value)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// CheckPrompt compares the arguments of prompt name with the ones it
+// declares (prompts/list): a required one missing, or one it does not
+// declare, is a *connect.UsageError. A server that cannot list its
+// prompts gets a warning, and a prompt it does not list no check: the
+// server will say.
+func CheckPrompt(ctx context.Context, client *mcp.Client, name string, ms []Member, warnf func(format string, args ...any)) error {
+	res, _, err := client.List(ctx, "prompts/list", "prompts", mcp.Pages{})
+	var ce *mcp.CallError
+	if errors.As(err, &ce) {
+		warnf("could not list the prompts (%v); arguments not checked", err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var list struct {
+		Prompts []struct {
+			Name      string `json:"name"`
+			Arguments []struct {
+				Name     string `json:"name"`
+				Required bool   `json:"required"`
+			} `json:"arguments"`
+		} `json:"prompts"`
+	}
+	json.Unmarshal(res, &list)
+	for _, p := range list.Prompts {
+		if p.Name != name {
+			continue
+		}
+		var declared, missing []string
+		for _, arg := range p.Arguments {
+			declared = append(declared, arg.Name)
+			if arg.Required && !slices.ContainsFunc(ms, func(m Member) bool { return m.Key == arg.Name }) {
+				missing = append(missing, arg.Name)
+			}
+		}
+		if len(missing) > 0 {
+			return connect.Usagef("prompt %q needs %s; nothing sent", name, strings.Join(missing, ", "))
+		}
+		for _, m := range ms {
+			if !slices.Contains(declared, m.Key) {
+				return connect.Usagef("prompt %q has no argument %q (it takes: %s); nothing sent (--no-validate sends anyway)", name, m.Key, strings.Join(declared, ", "))
+			}
+		}
+		return nil
+	}
+	return nil // not listed: the server will say
+}

@@ -1,0 +1,65 @@
+// Package userio is how a run reaches its user beyond stdout and stderr:
+// the terminal, for questions (on Unix /dev/tty, on Windows the console's
+// CONIN$ and CONOUT$), and the browser, for a URL ($BROWSER, else the
+// platform's opener).
+package userio
+
+import (
+	"os/exec"
+
+	"github.com/mcpv/mcpv/elicit"
+)
+
+// Terminal opens the terminal for questions when stderr is one (errTTY);
+// nil otherwise, or when it cannot be opened. closers gathers what must be
+// closed when the run ends.
+func Terminal(errTTY bool, closers *[]func() error) elicit.Terminal {
+	if !errTTY {
+		return nil
+	}
+	in, out, err := openConsole()
+	if err != nil {
+		return nil
+	}
+	*closers = append(*closers, in.Close)
+	if out != in {
+		*closers = append(*closers, out.Close)
+	}
+	return elicit.NewTerminal(in, out)
+}
+
+// Browser opens a URL with $BROWSER (as getenv has it), else the
+// platform's opener, started with environ. It does not wait for the
+// browser; the URL is shown on stderr either way.
+func Browser(goos string, getenv func(string) string, environ []string) func(url string) error {
+	return func(url string) error {
+		name, args := browserCommand(goos, getenv("BROWSER"), url)
+		cmd := exec.Command(name, args...)
+		cmd.Env = environ
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		go cmd.Wait() // reaps the opener; it ends on its own, mcpv does not wait for it
+		return nil
+	}
+}
+
+// browserCommand is the program that opens url, and its arguments. The URL
+// is always an argument of its own, never part of a line a shell parses.
+// On Unix $BROWSER is a shell command, as xdg-open and git read it; on
+// Windows it is the browser's path, and the platform's opener is the URL
+// protocol handler (what a double-click on a link runs).
+func browserCommand(goos, browserEnv, url string) (string, []string) {
+	switch {
+	case browserEnv != "" && goos == "windows":
+		return browserEnv, []string{url}
+	case browserEnv != "":
+		return "sh", []string{"-c", browserEnv + ` "$1"`, "browser", url}
+	case goos == "darwin":
+		return "open", []string{url}
+	case goos == "windows":
+		return "rundll32", []string{"url.dll,FileProtocolHandler", url}
+	default:
+		return "xdg-open", []string{url}
+	}
+}
