@@ -51,7 +51,9 @@ func (c *mockCmd) noServer() {}
 func (c *mockCmd) Validate() error { return c.listenFlags.validate() }
 
 func (c *mockCmd) Run(ctx context.Context, out *console) error {
-	plan, err := c.listenPlan(out)
+	// A mock holds no credentials: on loopback it takes no token unless
+	// given one.
+	plan, err := c.listenPlan(out, false)
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,8 @@ type serveCmd struct {
 	listenFlags
 	Isolate bool   `name:"isolate" help:"Give each HTTP client an upstream session of its own, rather than one shared by all."`
 	Record  string `name:"record" placeholder:"FILE" help:"Write what passes through when serving ends: the server's surface as an mcpv test snapshot in FILE, and the answers to the calls, reads and gets seen beside it (FILE with .responses.json for its extension), secrets masked; for mcpv mock."`
+	// NoToken serves --http on loopback without a bearer token.
+	NoToken bool `name:"http-no-token" help:"Serve --http on loopback without a bearer token: every user and program of this machine may then use the server, with its credentials."`
 	guardFlags
 }
 
@@ -61,7 +63,7 @@ func (g guardFlags) guard() config.Guard {
 func (c *serveCmd) Help() string {
 	return `Re-exposes the server to MCP clients: on stdin and stdout by default (one client: give the mcpv command line to an application that starts stdio servers), or with --http as a Streamable HTTP endpoint at /mcp, for several clients at once, each with its own session. The server is started (or reached, and authorized) once and shared by every client; --isolate gives each client a session of its own. A client may speak either era of the protocol, whatever the server speaks.
 
-The server's credentials (OAuth tokens, -H values, secret --env values) stay in mcpv: they are masked in every message a client gets. --http listens on loopback only, unless --allow-remote; then every client must send the bearer token.
+The server's credentials (OAuth tokens, -H values, secret --env values) stay in mcpv: they are masked in every message a client gets. With --http every client must send a bearer token: --http-token, or one mcpv generates and prints once on stderr (--http-no-token serves loopback without one, to every user of the machine). --http listens on loopback only, unless --allow-remote.
 
 The guard (--allow-tools, --deny-tools, the same for resources by URI and prompts by name, --read-only) hides what it does not allow from every list and refuses a request for it with a JSON-RPC error. A config entry may carry the same guard (guard:).
 
@@ -75,22 +77,28 @@ Examples:
 func (c *serveCmd) notInBatch() {}
 
 func (c *serveCmd) Validate() error {
-	if c.HTTP == "" && (c.HTTPToken != "" || c.AllowRemote || c.Isolate) {
-		return usageErrorf("--http-token, --allow-remote and --isolate go with --http")
+	if err := c.listenFlags.validate(); err != nil {
+		return err
+	}
+	if c.HTTP == "" && (c.Isolate || c.NoToken) {
+		return usageErrorf("--isolate and --http-no-token go with --http")
+	}
+	if c.NoToken && (c.HTTPToken != "" || c.AllowRemote) {
+		return usageErrorf("--http-no-token goes without --http-token and --allow-remote: beyond loopback a token is required")
 	}
 	if c.Record != "" && c.Isolate {
 		return usageErrorf("--record goes without --isolate: it records the one shared session")
 	}
-	for _, p := range append(append(append(append(append(append([]string{}, c.AllowTools...), c.DenyTools...), c.AllowResources...), c.DenyResources...), c.AllowPrompts...), c.DenyPrompts...) {
-		if strings.TrimSpace(p) == "" {
-			return usageErrorf("an empty guard pattern matches nothing")
-		}
+	if err, ok := c.guard().Validate().(*config.EmptyPatternError); ok {
+		return usageErrorf("--%s: an empty pattern matches nothing", strings.ReplaceAll(err.List, "_", "-"))
 	}
 	return nil
 }
 
 func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
-	plan, err := c.listenPlan(out)
+	// The endpoint hands out the use of the server's credentials: on
+	// loopback too, every user of the machine could reach it.
+	plan, err := c.listenPlan(out, !c.NoToken)
 	if err != nil {
 		return err
 	}
@@ -106,7 +114,7 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 		s.settings.ProtocolEra = "legacy"
 	}
 	secrets := redact.NewScrubber(io.Discard)
-	secrets.Add(serve.JSONForms(s.settings.Secrets)...)
+	secrets.Add(redact.JSONForms(s.settings.Secrets)...)
 	srv := &serve.Server{
 		Open: func(ctx context.Context, h connect.Hooks) (serve.Upstream, error) {
 			open := connect.Open
@@ -156,6 +164,9 @@ func writeRecording(out *console, path string, rec *mock.Recorder, secrets *reda
 		}
 	}
 	out.notef("recorded %s and %s", path, mock.ResponsesPath(path))
+	if n := rec.Skipped(); n > 0 {
+		out.notef("%d answers were left out: a recording keeps %d MiB of answers", n, mock.DefaultMaxRecorded>>20)
+	}
 	return nil
 }
 
@@ -194,9 +205,9 @@ func (p listening) serve(ctx context.Context, srv *serve.Server, out *console) e
 }
 
 // listenPlan checks --http: a loopback address, or another with
-// --allow-remote and a bearer token, generated and shown once when none
-// is given.
-func (c listenFlags) listenPlan(out *console) (listening, error) {
+// --allow-remote and a bearer token. A token is generated and shown once
+// when none is given, beyond loopback or wherever tokenAlways.
+func (c listenFlags) listenPlan(out *console, tokenAlways bool) (listening, error) {
 	if c.HTTP == "" {
 		return listening{}, nil
 	}
@@ -217,7 +228,7 @@ func (c listenFlags) listenPlan(out *console) (listening, error) {
 		}
 		token = strings.TrimSpace(string(b))
 	}
-	if remote && token == "" {
+	if token == "" && (remote || tokenAlways) {
 		b := make([]byte, 24)
 		if _, err := rand.Read(b); err != nil {
 			return listening{}, errors.New("cannot generate a bearer token")

@@ -35,7 +35,7 @@ __mcpv_flags() {
     'trust') flags='--revoke' ;;
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
-    'serve') flags='--http --http-token --allow-remote --isolate --record --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
+    'serve') flags='--http --http-token --allow-remote --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
     'mock') flags='--responses --http --http-token --allow-remote' ;;
     *) flags= ;;
     esac
@@ -150,6 +150,7 @@ __mcpv_flag() {
         'serve:--allow-remote') kind='bool'; return ;;
         'serve:--isolate') kind='bool'; return ;;
         'serve:--record') kind='file'; return ;;
+        'serve:--http-no-token') kind='bool'; return ;;
         'serve:--allow-tools') kind='none'; return ;;
         'serve:--deny-tools') kind='none'; return ;;
         'serve:--allow-resources') kind='none'; return ;;

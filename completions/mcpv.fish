@@ -355,6 +355,7 @@ complete -c mcpv -n '__mcpv_in "serve"' -l http-token -x -d 'Require this bearer
 complete -c mcpv -n '__mcpv_in "serve"' -l allow-remote -d 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.'
 complete -c mcpv -n '__mcpv_in "serve"' -l isolate -d 'Give each HTTP client an upstream session of its own, rather than one shared by all.'
 complete -c mcpv -n '__mcpv_in "serve"' -l record -r -F -d 'Write what passes through when serving ends: the server\'s surface as an mcpv test snapshot in FILE, and the answers to the calls, reads and gets seen beside it (FILE with .responses.json for its extension), secrets masked; for mcpv mock.'
+complete -c mcpv -n '__mcpv_in "serve"' -l http-no-token -d 'Serve --http on loopback without a bearer token: every user and program of this machine may then use the server, with its credentials.'
 complete -c mcpv -n '__mcpv_in "serve"' -l allow-tools -x -d 'Offer only the tools whose names match (* any run, ? one character; repeatable or comma-separated).'
 complete -c mcpv -n '__mcpv_in "serve"' -l deny-tools -x -d 'Hide the tools whose names match.'
 complete -c mcpv -n '__mcpv_in "serve"' -l allow-resources -x -d 'Offer only the resources (and templates) whose URIs match.'

@@ -199,6 +199,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.' }
             @{ Names = @('--isolate'); Words = 0; Kind = 'none'; Enum = @(); H = 'Give each HTTP client an upstream session of its own, rather than one shared by all.' }
             @{ Names = @('--record'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write what passes through when serving ends: the server''s surface as an mcpv test snapshot in FILE, and the answers to the calls, reads and gets seen beside it (FILE with .responses.json for its extension), secrets masked; for mcpv mock.' }
+            @{ Names = @('--http-no-token'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve --http on loopback without a bearer token: every user and program of this machine may then use the server, with its credentials.' }
             @{ Names = @('--allow-tools'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer only the tools whose names match (* any run, ? one character; repeatable or comma-separated).' }
             @{ Names = @('--deny-tools'); Words = 1; Kind = 'none'; Enum = @(); H = 'Hide the tools whose names match.' }
             @{ Names = @('--allow-resources'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer only the resources (and templates) whose URIs match.' }

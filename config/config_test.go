@@ -221,6 +221,7 @@ func TestParseErrorsHaveLineAndColumn(t *testing.T) {
 		{"yaml guard key", "a.yaml", "servers:\n  a:\n    command: x\n    guard: {allow: [x]}\n", `:4:13: server "a": unknown guard key "allow"`},
 		{"yaml guard read_only", "a.yaml", "servers:\n  a:\n    command: x\n    guard: {read_only: yes please}\n", `server "a": guard.read_only must be true or false, not a string`},
 		{"yaml guard empty", "a.yaml", "servers:\n  a:\n    command: x\n    guard: {deny_tools: [\"\"]}\n", `server "a": guard.deny_tools: an empty pattern matches nothing`},
+		{"yaml guard blank", "a.yaml", "servers:\n  a:\n    command: x\n    guard: {allow_tools: [a, \"  \"]}\n", `server "a": guard.allow_tools: an empty pattern matches nothing`},
 		{"yaml root", "a.yaml", "- 1\n", `:1:1: want a mapping with "servers", found an array`},
 		// After a byte-order mark, positions are those an editor shows.
 		{"json BOM", "a.json", "\xEF\xBB\xBF{\"mcpServers\": {\"x\": 3}}", `:1:22: server "x": want an object, found a number`},

@@ -1,6 +1,10 @@
 package config
 
-import "github.com/mcpv/mcpv/internal/yamlnode"
+import (
+	"strings"
+
+	"github.com/mcpv/mcpv/internal/yamlnode"
+)
 
 // Guard is what an entry lets the clients of 'mcpv serve' see and use:
 // glob patterns for tools by name, resources by URI, prompts by name, and
@@ -23,6 +27,7 @@ func guardOf(name string, n *yamlnode.Node) (*Guard, error) {
 		"allow_resources": &g.AllowResources, "deny_resources": &g.DenyResources,
 		"allow_prompts": &g.AllowPrompts, "deny_prompts": &g.DenyPrompts,
 	}
+	at := map[string]*yamlnode.Node{} // each list's node
 	for i, k := range n.Keys {
 		v := n.Vals[i]
 		if k.Text == "read_only" {
@@ -40,12 +45,40 @@ func guardOf(name string, n *yamlnode.Node) (*Guard, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range list {
-			if p == "" {
-				return nil, errorAt(v, "server %q: guard.%s: an empty pattern matches nothing", name, k.Text)
-			}
-		}
 		*to = list
+		at[k.Text] = v
+	}
+	if err, ok := g.Validate().(*EmptyPatternError); ok {
+		return nil, errorAt(at[err.List], "server %q: guard.%s", name, err)
 	}
 	return g, nil
+}
+
+// Validate reports a pattern that is empty or all spaces, which matches
+// nothing (an allow list holding one would hide everything it seems to
+// offer): an *EmptyPatternError naming the list.
+func (g Guard) Validate() error {
+	for _, l := range []struct {
+		key      string
+		patterns []string
+	}{
+		{"allow_tools", g.AllowTools}, {"deny_tools", g.DenyTools},
+		{"allow_resources", g.AllowResources}, {"deny_resources", g.DenyResources},
+		{"allow_prompts", g.AllowPrompts}, {"deny_prompts", g.DenyPrompts},
+	} {
+		for _, p := range l.patterns {
+			if strings.TrimSpace(p) == "" {
+				return &EmptyPatternError{List: l.key}
+			}
+		}
+	}
+	return nil
+}
+
+// EmptyPatternError is a guard list holding an empty pattern; List is
+// its key in a config entry's guard (allow_tools...).
+type EmptyPatternError struct{ List string }
+
+func (e *EmptyPatternError) Error() string {
+	return e.List + ": an empty pattern matches nothing"
 }

@@ -4,10 +4,12 @@ package e2e
 
 import (
 	"bufio"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,31 +22,42 @@ import (
 )
 
 // TestServeStdioFrontsOAuth: mcpv, as the stdio server of another mcpv,
-// reaches an HTTP server that needs OAuth with the stored token; the
-// client, of either era, gets its answers and never the token.
+// reaches an HTTP server that needs OAuth with the stored token, which
+// has expired and is refreshed; the client, of either era, gets its
+// answers and never the token: a tool that echoes the Authorization
+// header it got shows the client a mask where the token was.
 func TestServeStdioFrontsOAuth(t *testing.T) {
 	t.Parallel()
 	demo := demoserver.New()
+	type in struct{}
+	sdk.AddTool(demo, &sdk.Tool{Name: "authorization"}, func(_ context.Context, req *sdk.CallToolRequest, _ in) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: req.Extra.Header.Get("Authorization")}}}, nil, nil
+	})
 	srv := oauthtest.New(t, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return demo }, &sdk.StreamableHTTPOptions{JSONResponse: true}))
 	state := t.TempDir()
-	access, refresh := srv.Issue("mcp")
-	storeToken(t, srv, state, oauth.Token{AccessToken: access, RefreshToken: refresh, ExpiresAt: time.Now().Add(time.Hour), Scope: "mcp"})
+	_, refresh := srv.Issue("mcp")
+	storeToken(t, srv, state, oauth.Token{AccessToken: "long-expired", RefreshToken: refresh, ExpiresAt: time.Now().Add(-time.Hour), Scope: "mcp"})
+	token := regexp.MustCompile(`access-[0-9]+`)
 	for _, era := range []string{"legacy", "modern"} {
-		cmd := exec.Command(mcpvBin, "--protocol-era", era, "call", "echo", "message=hi", "-q", ".structuredContent.message",
+		cmd := exec.Command(mcpvBin, "--protocol-era", era, "call", "authorization", "-q", ".content[0].text",
 			"--", mcpvBin, "serve", "-u", srv.URL())
 		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
 		out, err := cmd.CombinedOutput()
-		if err != nil || strings.TrimSpace(string(out)) != `"hi"` {
+		if err != nil || strings.TrimSpace(string(out)) != `"Bearer ***"` {
 			t.Errorf("%s: %v\n%s", era, err, out)
 		}
-		if strings.Contains(string(out), access) {
+		if token.Match(out) {
 			t.Errorf("%s: the token reached the client: %s", era, out)
 		}
+	}
+	if n := srv.Count("token:refresh_token"); n == 0 {
+		t.Errorf("the expired token was not refreshed: the token masked is not one learned while serving")
 	}
 }
 
 // TestServeHTTP: mcpv serve --http fronts a server for mcpv clients of
-// both eras, and ends on Ctrl-C with 130.
+// both eras that send the bearer token it generated and printed (a client
+// without it is refused, on loopback too), and ends on Ctrl-C with 130.
 func TestServeHTTP(t *testing.T) {
 	t.Parallel()
 	demo := demoserver.New()
@@ -59,17 +72,35 @@ func TestServeHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill() })
-	line, err := bufio.NewReader(stderr).ReadString('\n')
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "mcpv: serving at ")
-	if err != nil || !ok {
-		t.Fatalf("first line on stderr: %q %v", line, err)
+	lines := bufio.NewReader(stderr)
+	var url, token string
+	for url == "" {
+		line, err := lines.ReadString('\n')
+		if err != nil {
+			t.Fatalf("stderr: %q %v", line, err)
+		}
+		line = strings.TrimSpace(line)
+		if tok, ok := strings.CutPrefix(line, "mcpv: clients must send Authorization: Bearer "); ok {
+			token = tok
+		}
+		if u, ok := strings.CutPrefix(line, "mcpv: serving at "); ok {
+			url = u
+		}
 	}
+	if len(token) < 32 {
+		t.Fatalf("no bearer token printed before serving (%q)", token)
+	}
+	out, err := exec.Command(mcpvBin, "-u", url, "call", "echo", "message=hi").CombinedOutput()
+	if code := exitCode(err); code == 0 || !strings.Contains(string(out), "401") || !strings.Contains(string(out), "the bearer token mcpv serve printed") {
+		t.Errorf("a client without the token: exit %d\n%s", code, out)
+	}
+	auth := "Authorization: Bearer " + token
 	for _, era := range []string{"legacy", "modern"} {
-		out, err := exec.Command(mcpvBin, "--protocol-era", era, "-u", url, "call", "echo", "message=hi", "-q", ".structuredContent.message").CombinedOutput()
+		out, err := exec.Command(mcpvBin, "--protocol-era", era, "-u", url, "-H", auth, "call", "echo", "message=hi", "-q", ".structuredContent.message").CombinedOutput()
 		if err != nil || strings.TrimSpace(string(out)) != `"hi"` {
 			t.Errorf("%s: %v\n%s", era, err, out)
 		}
-		out, err = exec.Command(mcpvBin, "--protocol-era", era, "-u", url, "call", "fail", "--no-validate").CombinedOutput()
+		out, err = exec.Command(mcpvBin, "--protocol-era", era, "-u", url, "-H", auth, "call", "fail", "--no-validate").CombinedOutput()
 		if code := exitCode(err); code != 3 || !strings.Contains(string(out), "guarded") {
 			t.Errorf("%s: a denied tool: exit %d\n%s", era, code, out)
 		}
@@ -84,6 +115,33 @@ func TestServeHTTP(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("mcpv serve still running 15s after Ctrl-C")
+	}
+}
+
+// TestServeHTTPNoToken: --http-no-token serves loopback to a client that
+// sends no token.
+func TestServeHTTPNoToken(t *testing.T) {
+	t.Parallel()
+	demo := demoserver.New()
+	up := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return demo }, nil))
+	t.Cleanup(up.Close)
+	cmd := exec.Command(mcpvBin, "serve", "--http", "127.0.0.1:0", "--http-no-token", "-u", up.URL)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "mcpv: serving at ")
+	if err != nil || !ok {
+		t.Fatalf("first line on stderr: %q %v", line, err)
+	}
+	out, err := exec.Command(mcpvBin, "-u", url, "call", "echo", "message=hi", "-q", ".structuredContent.message").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != `"hi"` {
+		t.Errorf("%v\n%s", err, out)
 	}
 }
 

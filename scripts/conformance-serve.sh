@@ -54,11 +54,12 @@ wait_url() {
 }
 
 # serve starts mcpv serve --http with the server arguments given, and
-# sets url to its endpoint.
+# sets url to its endpoint. Neither the suite nor the Inspector CLI sends
+# a bearer token: serve runs without one (--http-no-token), on loopback.
 serve() {
 	local port
 	port=$(free_port)
-	"$dir/mcpv" serve --http "127.0.0.1:$port" "$@" </dev/null >/dev/null 2>"$dir/serve-$port.log" &
+	"$dir/mcpv" serve --http "127.0.0.1:$port" --http-no-token "$@" </dev/null >/dev/null 2>"$dir/serve-$port.log" &
 	pids+=($!)
 	url=http://127.0.0.1:$port/mcp
 	wait_url "$url"
@@ -92,7 +93,8 @@ compare() {
 		read -r got got_failed <<<"$(passed "$name-$run" "$url")"
 		printf '%-40s %s passed, %s failed\n' "$name, mcpv serve ($run upstream):" "${got:-0}" "${got_failed:-?}"
 		# Every scenario the server passes must pass through serve; serve may
-		# pass more (it checks Host and Origin itself, for one).
+		# pass more (it checks the Host and Origin of every request itself,
+		# for one: internal/serve/http.go).
 		lost=$(comm -23 <(scenarios "$name-direct") <(scenarios "$name-$run"))
 		gained=$(comm -13 <(scenarios "$name-direct") <(scenarios "$name-$run"))
 		[ -z "$gained" ] || echo "$gained" | sed 's/^/    passes only through serve: /'

@@ -43,6 +43,11 @@ func New(snap surface.Snapshot, resp *Responses, info mcp.Implementation) *Mock 
 		resp = &Responses{}
 	}
 	m := &Mock{snap: snap, resp: resp, tools: map[string]json.RawMessage{}, done: make(chan struct{})}
+	for _, entries := range [][]Entry{resp.Tools, resp.Prompts} {
+		for i := range entries {
+			entries[i].wanted() // now, not by the calls that may come at once
+		}
+	}
 	for _, t := range snap.Tools {
 		m.tools[member(t, "name")] = t
 	}
@@ -183,7 +188,7 @@ func answer(ctx context.Context, entries []Entry, name string, rawArgs json.RawM
 	json.Unmarshal(rawArgs, &args)
 	for i := range entries { // an entry of exactly these arguments first
 		e := &entries[i]
-		if e.Name == name && e.JQ == "" && exactly(e.Arguments, args) {
+		if e.Name == name && e.JQ == "" && exactly(e.wanted(), args) {
 			return e.Result, true
 		}
 	}
@@ -202,12 +207,13 @@ func closest(entries []Entry, name string, rawArgs json.RawMessage) string {
 	json.Unmarshal(rawArgs, &args)
 	best, score := -1, -1
 	var all []string
-	for i, e := range entries {
+	for i := range entries {
+		e := &entries[i]
 		all = append(all, e.Name)
 		if e.Name != name {
 			continue
 		}
-		if a := agreement(e.Arguments, args); a > score {
+		if a := agreement(e.wanted(), args); a > score {
 			best, score = i, a
 		}
 	}

@@ -252,6 +252,28 @@ func TestRecordMasksSecrets(t *testing.T) {
 	}
 }
 
+// TestRecorderBound: past its bound, a recorder keeps no more answers and
+// says how many it left out; what it kept is written as before.
+func TestRecorderBound(t *testing.T) {
+	rec := mock.NewRecorder()
+	rec.Max = 100
+	big := `{"content":[{"type":"text","text":"` + strings.Repeat("x", 60) + `"}]}`
+	rec.Note("tools/call", json.RawMessage(`{"name":"a","arguments":{}}`), json.RawMessage(big))
+	rec.Note("tools/call", json.RawMessage(`{"name":"b","arguments":{}}`), json.RawMessage(big))
+	rec.Note("resources/read", json.RawMessage(`{"uri":"demo://x"}`), json.RawMessage(big))
+	if n := rec.Skipped(); n != 2 {
+		t.Errorf("skipped %d answers, want 2", n)
+	}
+	_, responses := rec.Files()
+	r, err := mock.ParseResponses(responses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Tools) != 1 || r.Tools[0].Name != "a" || len(r.Resources) != 0 {
+		t.Errorf("kept: %s", responses)
+	}
+}
+
 func TestParseResponsesYAML(t *testing.T) {
 	r, err := mock.ParseResponses([]byte("tools:\n  - name: add\n    jq: '.a > 1'\n    result: {content: [{type: text, text: big}]}\n  - name: add\n    arguments: {a: 1}\n    result: {content: [{type: text, text: one}]}\n"))
 	if err != nil {
@@ -265,8 +287,9 @@ func TestParseResponsesYAML(t *testing.T) {
 			t.Errorf("%s: %s, %v; want %s", args, res, err, want)
 		}
 	}
-	if _, err := mock.ParseResponses([]byte("tools:\n  - name: add\n    jq: '.a >'\n    result: {}\n")); err == nil || !strings.Contains(err.Error(), "tools[0]: jq") {
-		t.Errorf("a bad jq: %v", err)
+	if _, err := mock.ParseResponses([]byte("tools:\n  - name: add\n    jq: '.a >'\n    result: {}\n")); err == nil || !strings.Contains(err.Error(), "tools[0]: jq") ||
+		!strings.Contains(err.Error(), "\n    .a >\n       ^") {
+		t.Errorf("a bad jq, without a caret under where it went wrong: %v", err)
 	}
 }
 

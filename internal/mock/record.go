@@ -11,8 +11,17 @@ import (
 // Recorder keeps what passes through a relay: the surface as listed and
 // the answers to calls, reads and gets, first answer first. It is safe
 // for use by several clients' requests at once.
+//
+// It keeps them in memory until the files are written, so it is bounded:
+// past Max bytes of answers, a new answer is not kept, only counted
+// (Skipped). The surface is not bounded: it holds each item once.
 type Recorder struct {
+	// Max is the bytes of answers kept; 0 is DefaultMaxRecorded.
+	Max int64
+
 	mu        sync.Mutex // guards the fields below
+	size      int64      // bytes of answers kept
+	skipped   int        // answers not kept, past Max
 	snap      surface.Snapshot
 	listed    map[string]bool            // list method + name (or URI) of the items kept
 	resources map[string]json.RawMessage // URI -> the resource as resources/list showed it
@@ -20,6 +29,11 @@ type Recorder struct {
 	resp      Responses
 	answered  map[string]bool // method + name + arguments (or URI) answered
 }
+
+// DefaultMaxRecorded is how much of the answers a Recorder keeps unless
+// told otherwise: far more than a session of testing brings, far less
+// than a relay left running for days would.
+const DefaultMaxRecorded = 64 << 20
 
 // NewRecorder is a Recorder that has seen nothing.
 func NewRecorder() *Recorder {
@@ -60,6 +74,9 @@ func (r *Recorder) Note(method string, params, result json.RawMessage) {
 		if r.answered[key] {
 			return
 		}
+		if !r.keep(result) {
+			return
+		}
 		r.answered[key] = true
 		e := Entry{Name: p.Name, Arguments: args, Result: result}
 		if method == "tools/call" {
@@ -68,11 +85,33 @@ func (r *Recorder) Note(method string, params, result json.RawMessage) {
 			r.resp.Prompts = append(r.resp.Prompts, e)
 		}
 	case "resources/read":
-		if key := method + "\x00" + p.URI; !r.answered[key] {
+		if key := method + "\x00" + p.URI; !r.answered[key] && r.keep(result) {
 			r.answered[key] = true
 			r.resp.Resources = append(r.resp.Resources, Entry{URI: p.URI, Result: result})
 		}
 	}
+}
+
+// keep reports whether an answer fits in what the recorder keeps, and
+// counts it in: its size if so, else as skipped.
+func (r *Recorder) keep(result json.RawMessage) bool {
+	max := r.Max
+	if max <= 0 {
+		max = DefaultMaxRecorded
+	}
+	if r.size+int64(len(result)) > max {
+		r.skipped++
+		return false
+	}
+	r.size += int64(len(result))
+	return true
+}
+
+// Skipped is how many answers were not kept, past Max.
+func (r *Recorder) Skipped() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.skipped
 }
 
 // items keeps the items of a list page not kept yet.

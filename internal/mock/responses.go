@@ -10,6 +10,7 @@ import (
 
 	"github.com/itchyny/gojq"
 	"github.com/mcpv/mcpv/internal/yamlnode"
+	"github.com/mcpv/mcpv/output"
 )
 
 // Responses is a responses file: what the mock answers. Each list is
@@ -46,6 +47,8 @@ type Entry struct {
 	Result    json.RawMessage `json:"result"`
 
 	code *gojq.Code
+	want any  // Arguments decoded, by check
+	sure bool // want is decoded
 }
 
 // ResponsesPath is where the responses of the snapshot at path are when
@@ -104,10 +107,16 @@ func (e *Entry) check(where string, named bool) error {
 	if e.Arguments != nil && !bytes.HasPrefix(bytes.TrimSpace(e.Arguments), []byte("{")) {
 		return fmt.Errorf("%s: arguments must be an object", where)
 	}
+	e.wanted() // decoded once, not at every call
 	if e.JQ != "" {
 		q, err := gojq.Parse(e.JQ)
 		if err != nil {
-			return fmt.Errorf("%s: jq: %v", where, err)
+			// Said as -q says it: the expression, a caret under where
+			// it went wrong.
+			if _, ferr := output.CompileFilter(e.JQ, nil); ferr != nil {
+				err = ferr
+			}
+			return fmt.Errorf("%s: %v", where, err)
 		}
 		if e.code, err = gojq.Compile(q); err != nil {
 			return fmt.Errorf("%s: jq: %v", where, err)
@@ -116,12 +125,24 @@ func (e *Entry) check(where string, named bool) error {
 	return nil
 }
 
+// wanted is the entry's arguments, decoded (an empty object when it has
+// none; nil when they do not decode).
+func (e *Entry) wanted() any {
+	if !e.sure {
+		e.want, e.sure = map[string]any{}, true
+		if e.Arguments != nil {
+			e.want = nil
+			json.Unmarshal(e.Arguments, &e.want)
+		}
+	}
+	return e.want
+}
+
 // matches reports whether the entry answers a call with args (an object,
 // decoded). A jq expression that runs on is stopped with ctx.
 func (e *Entry) matches(ctx context.Context, args any) bool {
 	if e.Arguments != nil {
-		var want any
-		if json.Unmarshal(e.Arguments, &want) != nil || !subset(want, args) {
+		if want := e.wanted(); want == nil || !subset(want, args) {
 			return false
 		}
 	}
@@ -174,22 +195,15 @@ func subset(want, got any) bool {
 	return want == got
 }
 
-// exactly reports whether want, decoded, is got.
-func exactly(want json.RawMessage, got any) bool {
-	var w any
-	if want == nil {
-		w = map[string]any{}
-	} else if json.Unmarshal(want, &w) != nil {
-		return false
-	}
-	return subset(w, got) && subset(got, w)
+// exactly reports whether want (decoded arguments) is got.
+func exactly(want, got any) bool {
+	return want != nil && subset(want, got) && subset(got, want)
 }
 
 // agreement is how many of want's top-level members got holds: how close
 // an entry comes to a call it does not answer.
-func agreement(want json.RawMessage, got any) int {
-	var w map[string]any
-	json.Unmarshal(want, &w)
+func agreement(want, got any) int {
+	w, _ := want.(map[string]any)
 	g, _ := got.(map[string]any)
 	n := 0
 	for k, wv := range w {

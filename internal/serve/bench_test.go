@@ -59,17 +59,28 @@ func roundTrips(b *testing.B, c *mcp.Client, params json.RawMessage) {
 	}
 }
 
-// BenchmarkRelayLarge: a 100 MiB tool result relayed through serve; B/op
-// is what serve and the client together allocate for it.
+// BenchmarkRelayLarge: a 100 MiB tool result relayed through serve, to a
+// client on a pair of pipes (stdio) and over HTTP; B/op is what serve and
+// the client together allocate for it.
 func BenchmarkRelayLarge(b *testing.B) {
 	const size = 100 << 20
-	c, _ := stdioClient(b, startServer(b, demoStdio(), nil, false), "legacy")
 	params := json.RawMessage(`{"name":"big","arguments":{"bytes":104857600}}`)
-	b.SetBytes(size)
-	for b.Loop() {
-		res, err := c.Call(context.Background(), "tools/call", params)
-		if err != nil || len(res) < size {
-			b.Fatalf("%d bytes, %v", len(res), err)
-		}
+	for _, side := range []string{"stdio", "http"} {
+		b.Run(side, func(b *testing.B) {
+			srv := startServer(b, demoStdio(), nil, false)
+			var c *mcp.Client
+			if side == "stdio" {
+				c, _ = stdioClient(b, srv, "legacy")
+			} else {
+				c, _ = httpClient(b, serveHTTP(b, srv, ""), "legacy", side)
+			}
+			b.SetBytes(size)
+			for b.Loop() {
+				res, err := c.Call(context.Background(), "tools/call", params)
+				if err != nil || len(res) < size {
+					b.Fatalf("%d bytes, %v", len(res), err)
+				}
+			}
+		})
 	}
 }

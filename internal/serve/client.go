@@ -28,6 +28,8 @@ type client struct {
 	modern   bool                       // it spoke the modern era and never initialized
 	inflight []json.RawMessage          // ids of its requests in flight, oldest first
 	logLevel json.RawMessage            // its logging/setLevel, for a modern server's _meta
+	listens  int                        // its subscriptions/listen requests in flight
+	listened map[string]int             // the resources those listen for, counted
 
 	drain *drain // with a stream: the requests read and not yet answered
 
@@ -35,20 +37,32 @@ type client struct {
 	// one dispatcher hands them over without waiting, so a client that
 	// does not read delays no other. outBytes counts the params queued;
 	// past maxOutBytes, or maxOutNotes, a notification for this client is
-	// dropped and counted in dropped.
-	out      chan outNote
+	// dropped and counted in dropped. out and its writer come with the
+	// first notification: a client that gets none costs neither.
+	out      chan outNote // guarded by sentMu; nil until the first notification
 	outBytes atomic.Int64
 	dropped  atomic.Int64
-	queued   atomic.Int64  // notifications put in out so far
-	sentMu   sync.Mutex    // guards sent and sentCh
-	sent     int64         // notifications the writer is done with
-	sentCh   chan struct{} // closed when sent moves; nil until someone waits
+	sentMu   sync.Mutex       // guards out, queued, sent, sentCh and lastRel, and orders the sends on out
+	queued   int64            // notifications put in out so far
+	sent     int64            // notifications the writer is done with
+	sentCh   chan struct{}    // closed when sent moves; nil until someone waits
+	lastRel  map[string]int64 // a request in flight -> the number (queued) of the last notification related to it
 }
 
 // flushNotes waits until the writer is done with every notification
-// queued for the client so far, or notifyWait has passed, or ctx ends.
-func (c *client) flushNotes(ctx context.Context) {
-	target := c.queued.Load()
+// related to the request id queued so far (its progress, the log
+// messages it caused), or notifyWait has passed, or ctx ends: those reach
+// the client before the answer, as they came. Notifications for no
+// request (bound for an HTTP client's GET stream, which may be read late
+// or never) do not hold the answer up.
+func (c *client) flushNotes(ctx context.Context, id json.RawMessage) {
+	c.sentMu.Lock()
+	target, ok := c.lastRel[string(id)]
+	delete(c.lastRel, string(id))
+	c.sentMu.Unlock()
+	if !ok {
+		return
+	}
 	timer := time.NewTimer(notifyWait)
 	defer timer.Stop()
 	for {
@@ -103,20 +117,36 @@ const (
 func (s *Server) serveClient(t mcp.Transport) *client { return s.serveClientWith(t, nil) }
 
 func (s *Server) serveClientWith(t mcp.Transport, d *drain) *client {
-	c := &client{srv: s, ready: make(chan struct{}), drain: d, out: make(chan outNote, maxOutNotes)}
+	c := &client{srv: s, ready: make(chan struct{}), drain: d}
 	t = &scrubbed{Transport: t, secrets: s.Secrets}
 	c.sess = mcp.NewSession(t, mcp.SessionOptions{Handler: c.handle, OnNotification: c.notified, Log: s.Log})
 	close(c.ready)
-	go c.writeNotes() // ends with the client's session
 	return c
+}
+
+// queue is the client's queue of notifications, started with its writer
+// at the first; the caller holds sentMu.
+func (c *client) queue() chan outNote {
+	if c.out == nil {
+		c.out = make(chan outNote, maxOutNotes)
+		go c.writeNotes(c.out) // ends with the client's session
+	}
+	return c.out
+}
+
+// queuedNotes is how many notifications wait for the writer.
+func (c *client) queuedNotes() int {
+	c.sentMu.Lock()
+	defer c.sentMu.Unlock()
+	return len(c.out)
 }
 
 // writeNotes sends the client its notifications, in order, each bounded
 // by notifyWait, until its session ends.
-func (c *client) writeNotes() {
+func (c *client) writeNotes(out <-chan outNote) {
 	for {
 		select {
-		case n := <-c.out:
+		case n := <-out:
 			ctx, cancel := context.WithTimeout(n.ctx, notifyWait)
 			c.sess.Notify(ctx, n.method, n.params)
 			cancel()
@@ -174,7 +204,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	<-c.ready
 	// What the server said while it answered (progress, logs) reaches the
 	// client before the answer does, as it came.
-	defer c.flushNotes(ctx)
+	defer c.flushNotes(ctx, mcp.IncomingID(ctx))
 	up, err := c.upstream(ctx)
 	if err != nil {
 		return nil, rpcError(err)
@@ -208,13 +238,19 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 			}
 		}()
 	}
+	if method == "subscriptions/listen" {
+		uris := listenedURIs(params)
+		c.listen(uris, 1) // for as long as the stream lasts
+		defer c.listen(uris, -1)
+	}
 	asked := params
 	id := mcp.IncomingID(ctx)
 	c.track(id, true)
 	defer c.track(id, false)
-	params, done := up.progress(c, id, params)
-	defer done()
-	ctx = context.WithValue(ctx, relayKey{}, relayed{c: c, id: id})
+	r := relayed{c: c, id: id}
+	params, release := up.tokens.Swap(params, r)
+	defer release()
+	ctx = context.WithValue(ctx, relayKey{}, r)
 	var res json.RawMessage
 	if modern && !st.Modern {
 		params = legacyParams(params)
@@ -227,10 +263,13 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	if err != nil {
 		return nil, rpcError(err)
 	}
+	res = c.srv.Guard.filter(method, res)
 	if c.srv.Record != nil {
+		// What the client got, after the guard: a recording holds
+		// nothing the guard hides.
 		c.srv.Record.Note(method, asked, res)
 	}
-	return c.srv.Guard.filter(method, res), nil
+	return res, nil
 }
 
 // setLogLevel takes a legacy client's logging/setLevel for a modern
@@ -404,6 +443,56 @@ func (c *client) track(id json.RawMessage, on bool) {
 	}
 }
 
+// listen counts a subscriptions/listen of the client, for uris, up or
+// down.
+func (c *client) listen(uris []string, by int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.listens += by
+	if c.listened == nil {
+		c.listened = map[string]int{}
+	}
+	for _, u := range uris {
+		if c.listened[u] += by; c.listened[u] <= 0 {
+			delete(c.listened, u)
+		}
+	}
+}
+
+// listening reports whether the client has a subscriptions/listen open.
+func (c *client) listening() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.listens > 0
+}
+
+// listensTo reports whether an open subscriptions/listen of the client
+// names the resource uri.
+func (c *client) listensTo(uri string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.listened[uri] > 0
+}
+
+// listenedURIs are the resources a subscriptions/listen names
+// (the modern era's notifications.resourceSubscriptions).
+func listenedURIs(params json.RawMessage) []string {
+	var p struct {
+		Notifications struct {
+			Resources []string `json:"resourceSubscriptions"`
+		} `json:"notifications"`
+	}
+	json.Unmarshal(params, &p)
+	return p.Notifications.Resources
+}
+
+// inFlight reports whether the client's request id is in flight.
+func (c *client) inFlight(id json.RawMessage) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.ContainsFunc(c.inflight, func(x json.RawMessage) bool { return string(x) == string(id) })
+}
+
 func (c *client) busy() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -468,9 +557,23 @@ func (c *client) notify(ctx context.Context, method string, params json.RawMessa
 		c.dropped.Add(1)
 		return
 	}
+	c.sentMu.Lock()
+	defer c.sentMu.Unlock()
+	rel := related(ctx)
+	if rel != nil && !c.inFlight(rel) {
+		// Its answer has gone (flushNotes, which runs once the request
+		// is no longer in flight, takes sentMu after this): nobody waits.
+		rel = nil
+	}
 	select {
-	case c.out <- outNote{ctx, method, params}:
-		c.queued.Add(1)
+	case c.queue() <- outNote{ctx, method, params}:
+		c.queued++
+		if rel != nil {
+			if c.lastRel == nil {
+				c.lastRel = map[string]int64{}
+			}
+			c.lastRel[string(rel)] = c.queued
+		}
 	default:
 		c.outBytes.Add(-n)
 		c.dropped.Add(1)

@@ -4,14 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -21,7 +25,9 @@ import (
 // prompts (the go-sdk lists them by name).
 func guardedServer(t *testing.T) (*sdk.Server, string) {
 	t.Helper()
-	s := sdk.NewServer(&sdk.Implementation{Name: "guarded", Version: "1"}, &sdk.ServerOptions{PageSize: 2})
+	s := sdk.NewServer(&sdk.Implementation{Name: "guarded", Version: "1"}, &sdk.ServerOptions{PageSize: 2,
+		SubscribeHandler:   func(context.Context, *sdk.SubscribeRequest) error { return nil },
+		UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil }})
 	type in struct{}
 	for _, tool := range []struct {
 		name string
@@ -229,5 +235,121 @@ func TestGuardReadsKeysExactly(t *testing.T) {
 	page := g.filter("tools/list", json.RawMessage(`{"tools":[{"name":"read_a"},{"name":"delete_x","Name":"read_b"},{"Name":"read_c","name":"delete_y"}]}`))
 	if !strings.Contains(string(page), `"read_a"`) || strings.Contains(string(page), "delete_") {
 		t.Errorf("filtered page: %s", page)
+	}
+}
+
+// notes is a Recorder that keeps what it is told.
+type notes struct {
+	mu  sync.Mutex
+	all []string
+}
+
+func (n *notes) Note(method string, params, result json.RawMessage) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.all = append(n.all, method+" "+string(params)+" "+string(result))
+}
+
+// TestRecordingKeepsToTheGuard: a recording made through a guarded serve
+// holds nothing the guard hides, neither in the surface listed at the
+// start nor in the lists and answers the client got.
+func TestRecordingKeepsToTheGuard(t *testing.T) {
+	t.Parallel()
+	_, url := guardedServer(t)
+	rec := &notes{}
+	guard := Guards{{DenyTools: []string{"write_*", "delete_*"}, DenyResources: []string{"file:///priv/*"}, DenyPrompts: []string{"admin"}}}
+	settings, env := settingsFor(url, "legacy", nil), connect.Env{Cwd: t.TempDir(), GOOS: runtime.GOOS}
+	srv := &Server{
+		Open: func(ctx context.Context, h connect.Hooks) (Upstream, error) {
+			c, err := connect.Open(ctx, settings, env, h)
+			if err != nil {
+				return nil, err
+			}
+			return Conn(c), nil
+		},
+		Hooks:  connect.Hooks{Client: mcp.Implementation{Name: "mcpv", Version: "test"}},
+		Guard:  guard,
+		Record: rec,
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	c, _ := stdioClient(t, srv, "legacy")
+	names(t, c, "tools/list", "tools", "name")
+	names(t, c, "resources/list", "resources", "uri")
+	call(t, c, "tools/call", `{"name":"read_a","arguments":{}}`)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	listed := 0
+	for _, n := range rec.all {
+		if strings.HasPrefix(n, "tools/list") {
+			listed++
+		}
+		for _, hidden := range []string{"write_a", "delete_x", "file:///priv/b", `"admin"`} {
+			if strings.Contains(n, hidden) {
+				t.Errorf("the recording holds %s, which the guard hides: %s", hidden, n)
+			}
+		}
+	}
+	if listed < 4 { // the surface at the start and the client's list, each of several pages
+		t.Errorf("the recorder was told %d pages of tools/list: %q", listed, rec.all)
+	}
+}
+
+// TestRecordStopsAtARepeatedCursor: listing the surface to record walks a
+// list as every client of mcpv does: a server that hands out the cursor
+// it was just sent fails the start at once, rather than being followed
+// for page after page.
+func TestRecordStopsAtARepeatedCursor(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	lists := 0
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		json.NewDecoder(r.Body).Decode(&m)
+		if m.ID == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		result := `{}`
+		switch m.Method {
+		case "initialize":
+			result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"loop","version":"1"}}`
+		case "tools/list":
+			mu.Lock()
+			lists++
+			mu.Unlock()
+			result = `{"tools":[{"name":"t","inputSchema":{"type":"object"}}],"nextCursor":"again"}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":`+result+`}`)
+	}))
+	t.Cleanup(ts.Close)
+	settings, env := settingsFor(ts.URL, "legacy", nil), connect.Env{Cwd: t.TempDir(), GOOS: runtime.GOOS}
+	srv := &Server{
+		Open: func(ctx context.Context, h connect.Hooks) (Upstream, error) {
+			c, err := connect.Open(ctx, settings, env, h)
+			if err != nil {
+				return nil, err
+			}
+			return Conn(c), nil
+		},
+		Hooks:  connect.Hooks{Client: mcp.Implementation{Name: "mcpv", Version: "test"}},
+		Record: &notes{},
+	}
+	err := srv.Start(context.Background())
+	var rc *mcp.RepeatedCursorError
+	if !errors.As(err, &rc) {
+		srv.Close()
+		t.Fatalf("start: %v, want a repeated cursor", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if lists != 2 {
+		t.Errorf("the server was asked for %d pages of tools/list, want 2", lists)
 	}
 }

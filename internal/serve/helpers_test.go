@@ -45,7 +45,7 @@ func startServer(t testing.TB, s *connect.Settings, guard Guards, isolate bool) 
 	t.Helper()
 	env := connect.Env{Cwd: t.TempDir(), GOOS: runtime.GOOS}
 	secrets := redact.NewScrubber(io.Discard)
-	secrets.Add(JSONForms(s.Secrets)...)
+	secrets.Add(redact.JSONForms(s.Secrets)...)
 	srv := &Server{
 		Open: func(ctx context.Context, h connect.Hooks) (Upstream, error) {
 			c, err := connect.Open(ctx, s, env, h)

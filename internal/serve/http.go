@@ -17,6 +17,7 @@ package serve
 // with an event stream otherwise.
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -38,23 +39,47 @@ import (
 
 // HTTPHandler serves clients at /mcp. With a token, every request must
 // carry it as a bearer token; anyOrigin lets a browser page of any origin
-// in (a server reachable beyond this machine), else only loopback origins
-// are (a defence against DNS rebinding, a MUST of the transport).
+// in, under any host name (a server reachable beyond this machine), else
+// only loopback origins are, and only requests for a loopback host (a
+// defence against DNS rebinding, a MUST of the transport: a page of
+// evil.example whose name now points at 127.0.0.1 sends its own Origin,
+// or none at all, and Host: evil.example).
 func (s *Server) HTTPHandler(token string, anyOrigin bool) *HTTPHandler {
-	return &HTTPHandler{srv: s, token: token, anyOrigin: anyOrigin, sessions: map[string]*httpSession{}, Idle: DefaultIdle}
+	return &HTTPHandler{srv: s, token: token, anyOrigin: anyOrigin, sessions: map[string]*httpSession{},
+		Idle: DefaultIdle, InitIdle: DefaultInitIdle, MaxSessions: DefaultMaxSessions, MaxBody: DefaultMaxBody}
 }
 
-// DefaultIdle is how long a client's session lasts with no request of its
-// own and no stream open: a client that leaves without DELETE is forgotten.
-const DefaultIdle = 30 * time.Minute
+// What the endpoint holds for its clients, at most, by default: each
+// session holds a downstream session (and with Isolate a server of its
+// own), so a flood of initialize requests must not hold them for long,
+// nor without end.
+const (
+	// DefaultIdle is how long a client's session lasts with no request
+	// of its own and no stream open: a client that leaves without DELETE
+	// is forgotten.
+	DefaultIdle = 30 * time.Minute
+	// DefaultInitIdle is DefaultIdle for a session that has had no
+	// request but its initialize.
+	DefaultInitIdle = time.Minute
+	// DefaultMaxSessions is how many sessions may be open at once; an
+	// initialize beyond is refused (503) until one ends.
+	DefaultMaxSessions = 1000
+	// DefaultMaxBody is the largest POST body taken (413 beyond).
+	DefaultMaxBody = 32 << 20
+)
 
 // HTTPHandler is the /mcp endpoint.
 type HTTPHandler struct {
 	srv       *Server
 	token     string
 	anyOrigin bool
-	// Idle ends a session that long without a request or a stream open.
-	Idle time.Duration
+	// Idle ends a session that long without a request or a stream open;
+	// InitIdle, one that has had no request but its initialize.
+	Idle, InitIdle time.Duration
+	// MaxSessions caps the sessions open at once.
+	MaxSessions int
+	// MaxBody caps the bytes of a POST body.
+	MaxBody int64
 
 	mu       sync.Mutex // guards sessions and closed
 	sessions map[string]*httpSession
@@ -65,26 +90,34 @@ type httpSession struct {
 	c *client
 	t *httpTransport
 
-	mu     sync.Mutex  // guards active
-	active int         // HTTP requests of the session being served
-	idle   *time.Timer // ends the session when it fires; stopped while active > 0
+	mu      sync.Mutex  // guards active and settled
+	active  int         // HTTP requests of the session being served
+	settled bool        // it has had a message past its handshake, or a stream
+	idle    *time.Timer // ends the session when it fires; stopped while active > 0
 }
 
-// enter and leave bracket each HTTP request of the session: the idle
-// timer runs only while none is being served.
-func (s *httpSession) enter() {
+// enter and leave bracket each HTTP request of the session (handshake
+// says it is its initialize, or notifications/initialized): the idle
+// timer runs only while none is being served, for InitIdle until the
+// session has had something past its handshake.
+func (s *httpSession) enter(handshake bool) {
 	s.mu.Lock()
 	s.active++
+	s.settled = s.settled || !handshake
 	if s.idle != nil {
 		s.idle.Stop()
 	}
 	s.mu.Unlock()
 }
 
-func (s *httpSession) leave(idle time.Duration) {
+func (s *httpSession) leave(h *HTTPHandler) {
 	s.mu.Lock()
 	s.active--
 	if s.active == 0 && s.idle != nil {
+		idle := h.Idle
+		if !s.settled {
+			idle = min(idle, h.InitIdle)
+		}
 		s.idle.Reset(idle)
 	}
 	s.mu.Unlock()
@@ -111,11 +144,17 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusForbidden, "origin not allowed")
 		return
 	}
+	if !h.anyOrigin && !loopbackHost(r.Host) {
+		httpError(w, http.StatusForbidden, "host not allowed")
+		return
+	}
 	if h.token != "" {
 		got := []byte(r.Header.Get("Authorization"))
 		if subtle.ConstantTimeCompare(got, []byte("Bearer "+h.token)) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpv serve"`)
-			httpError(w, http.StatusUnauthorized, "a bearer token is required")
+			// Said in the challenge too, which a client shows: this is
+			// no OAuth server, and the token is the one serve printed.
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpv serve", error_description="send the bearer token mcpv serve printed on stderr, or its --http-token"`)
+			httpError(w, http.StatusUnauthorized, "a bearer token is required: the one mcpv serve printed on stderr, or its --http-token")
 			return
 		}
 	}
@@ -155,8 +194,19 @@ func loopbackOrigin(origin string) bool {
 	if err != nil {
 		return false
 	}
-	host := u.Hostname()
-	if host == "localhost" {
+	return loopbackName(u.Hostname())
+}
+
+// loopbackHost: a Host header (host, or host:port) naming this machine.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return loopbackName(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+}
+
+func loopbackName(host string) bool {
+	if strings.EqualFold(host, "localhost") {
 		return true
 	}
 	ip := net.ParseIP(host)
@@ -201,32 +251,25 @@ func readIncoming(body []byte) (incoming, error) {
 	if !rawjson.IsObject(body) {
 		return incoming{}, errors.New("the body is not one JSON-RPC message")
 	}
-	var in incoming
-	var params json.RawMessage
-	err := rawjson.ForEachValidMember(body, func(k string, v []byte) error {
-		switch k {
-		case "id":
-			if string(v) != "null" {
-				in.id = v
-			}
-		case "method":
-			json.Unmarshal(v, &in.method)
-		case "params":
-			params = v
-		}
-		return nil
-	})
+	e, err := readEnvelope(body)
 	if err != nil {
 		return incoming{}, err
 	}
-	in.request = in.method != "" && in.id != nil
-	in.modern = in.method == "server/discover" || rawjson.IsObject(params) && hasModernMeta(params)
+	in := incoming{method: e.method, request: e.request()}
+	if string(e.id) != "null" {
+		in.id = e.id
+	}
+	in.modern = in.method == "server/discover" || rawjson.IsObject(e.params) && hasModernMeta(e.params)
 	return in, nil
 }
 
 func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.MaxBody))
 	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			httpError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", tooBig.Limit))
+		}
 		return
 	}
 	in, err := readIncoming(body)
@@ -251,8 +294,8 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if s.idle != nil {
-		s.enter()
-		defer s.leave(h.Idle)
+		s.enter(in.method == "initialize" || in.method == "notifications/initialized")
+		defer s.leave(h)
 	}
 	if !in.request {
 		select {
@@ -287,16 +330,21 @@ func (h *HTTPHandler) open(w http.ResponseWriter) (*httpSession, error) {
 	b := make([]byte, 16)
 	rand.Read(b)
 	sid := hex.EncodeToString(b)
-	s := h.newSession()
 	h.mu.Lock()
-	if h.closed {
+	switch {
+	case h.closed:
 		h.mu.Unlock()
-		s.c.close()
 		httpError(w, http.StatusServiceUnavailable, "shutting down")
 		return nil, errors.New("closed")
+	case len(h.sessions) >= h.MaxSessions:
+		h.mu.Unlock()
+		w.Header().Set("Retry-After", "60")
+		httpError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many sessions: %d are open", h.MaxSessions))
+		return nil, errors.New("full")
 	}
+	s := h.newSession()
 	h.sessions[sid] = s
-	s.idle = time.AfterFunc(h.Idle, func() { h.end(sid) })
+	s.idle = time.AfterFunc(h.InitIdle, func() { h.end(sid) })
 	h.mu.Unlock()
 	w.Header().Set("Mcp-Session-Id", sid)
 	return s, nil
@@ -313,8 +361,8 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 	if s == nil {
 		return
 	}
-	s.enter()
-	defer s.leave(h.Idle)
+	s.enter(false)
+	defer s.leave(h)
 	st := newStream()
 	s.t.mu.Lock()
 	busy := s.t.get != nil
@@ -339,13 +387,22 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 
 // stream is where a POST's or the GET's messages wait to be written.
 type stream struct {
-	ch     chan []byte
+	ch     chan outMsg
 	gone   chan struct{} // closed when the HTTP request is over
 	events bool          // an event stream; else the response alone, as JSON
 }
 
 func newStream() *stream {
-	return &stream{ch: make(chan []byte, 16), gone: make(chan struct{}), events: true}
+	return &stream{ch: make(chan outMsg, 16), gone: make(chan struct{}), events: true}
+}
+
+// outMsg is a message for a stream: its parts, written one after the
+// other (a large result is never joined to its framing, nor copied), and
+// its id when it is a response, read once.
+type outMsg struct {
+	parts    [][]byte
+	id       json.RawMessage
+	response bool
 }
 
 // answer writes the stream's messages until the response to id (none for
@@ -359,18 +416,19 @@ func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMess
 	for {
 		select {
 		case msg := <-st.ch:
-			rid, resp := responseID(msg)
-			final := id != nil && resp && string(rid) == string(id)
+			final := id != nil && msg.response && string(msg.id) == string(id)
 			if final && !events {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusOK)
-				w.Write(msg)
+				writeParts(w, msg.parts)
 				return
 			}
 			if !events {
 				continue
 			}
-			fmt.Fprintf(w, "event: message\ndata: %s\n\n", msg)
+			io.WriteString(w, "event: message\ndata: ")
+			writeParts(w, msg.parts)
+			io.WriteString(w, "\n\n")
 			if f, ok := w.(http.Flusher); ok {
 				f.Flush()
 			}
@@ -385,6 +443,12 @@ func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMess
 	}
 }
 
+func writeParts(w io.Writer, parts [][]byte) {
+	for _, p := range parts {
+		w.Write(p)
+	}
+}
+
 func startEvents(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -396,18 +460,8 @@ func startEvents(w http.ResponseWriter) {
 
 // responseID reads a message's id when it is a response (no method).
 func responseID(msg []byte) (json.RawMessage, bool) {
-	var id json.RawMessage
-	method := false
-	rawjson.ForEachValidMember(msg, func(k string, v []byte) error {
-		switch k {
-		case "id":
-			id = v
-		case "method":
-			method = true
-		}
-		return nil
-	})
-	return id, id != nil && !method
+	e, _ := readEnvelope(msg)
+	return e.response()
 }
 
 // httpTransport is one downstream session's side of the endpoint.
@@ -453,10 +507,28 @@ func (t *httpTransport) forget(id json.RawMessage, st *stream) {
 // Write sends msg to the POST it answers or belongs to, else to the GET
 // stream; a notification with neither is dropped, a request fails.
 func (t *httpTransport) Write(ctx context.Context, msg []byte) error {
-	key := related(ctx)
 	id, resp := responseID(msg)
+	return t.send(ctx, outMsg{parts: [][]byte{msg}, id: id, response: resp})
+}
+
+// WriteParts writes a response given as the session frames one with a
+// large result (its head up to "result":, the result, a closing brace),
+// without joining them; anything else is joined and written.
+func (t *httpTransport) WriteParts(ctx context.Context, parts [][]byte) error {
+	if head, ok := headOf(parts); ok {
+		if id, resp := responseID(head); resp {
+			return t.send(ctx, outMsg{parts: parts, id: id, response: true})
+		}
+	}
+	return t.Write(ctx, bytes.Join(parts, nil))
+}
+
+// send hands msg to the POST it answers or belongs to, else to the GET
+// stream; a notification with neither is dropped, a request fails.
+func (t *httpTransport) send(ctx context.Context, msg outMsg) error {
+	key, resp := related(ctx), msg.response
 	if resp {
-		key = id
+		key = msg.id
 	}
 	t.mu.Lock()
 	st := t.posts[string(key)]
@@ -465,7 +537,7 @@ func (t *httpTransport) Write(ctx context.Context, msg []byte) error {
 	}
 	t.mu.Unlock()
 	if st == nil {
-		if _, isRequest := requestID(msg); isRequest {
+		if _, isRequest := requestID(msg.parts[0]); !resp && isRequest {
 			return errors.New("the client has no stream open to take a request")
 		}
 		return nil

@@ -85,7 +85,9 @@ func TestIsolateAsks(t *testing.T) {
 }
 
 // TestHTTPBearerAndOrigin: with a token, a client without it is refused
-// (401), and a browser page of another origin is refused (403).
+// (401); a browser page of another origin is refused (403), and so is a
+// request for another host name, as a page that rebound its name to
+// 127.0.0.1 sends (403).
 func TestHTTPBearerAndOrigin(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
@@ -101,12 +103,19 @@ func TestHTTPBearerAndOrigin(t *testing.T) {
 		{"token", map[string]string{"Authorization": "Bearer let-me-in"}, http.StatusOK},
 		{"foreign origin", map[string]string{"Authorization": "Bearer let-me-in", "Origin": "https://evil.example"}, http.StatusForbidden},
 		{"loopback origin", map[string]string{"Authorization": "Bearer let-me-in", "Origin": "http://localhost:3000"}, http.StatusOK},
+		{"foreign host", map[string]string{"Authorization": "Bearer let-me-in", "Host": "evil.example:8808"}, http.StatusForbidden},
+		{"foreign host, no port", map[string]string{"Authorization": "Bearer let-me-in", "Host": "evil.example"}, http.StatusForbidden},
+		{"localhost", map[string]string{"Authorization": "Bearer let-me-in", "Host": "localhost:8808"}, http.StatusOK},
+		{"IPv6 loopback", map[string]string{"Authorization": "Bearer let-me-in", "Host": "[::1]:8808"}, http.StatusOK},
 	} {
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		for k, v := range tt.header {
 			req.Header.Set(k, v)
+		}
+		if h := tt.header["Host"]; h != "" {
+			req.Host = h
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -194,4 +203,109 @@ func postMessage(t *testing.T, url, sid, accept, body string) (*http.Response, s
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp, string(b)
+}
+
+// TestHTTPLimits: an initialize beyond the sessions allowed is refused
+// (503) until one ends; a body beyond the bound is refused (413); a
+// session that had nothing but its initialize ends after InitIdle, one
+// in use lasts Idle.
+func TestHTTPLimits(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	h := srv.HTTPHandler("", false)
+	h.MaxSessions, h.MaxBody = 2, 4096
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); ts.Close() })
+	url := ts.URL + "/mcp"
+	const accept = "application/json, text/event-stream"
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	var sids []string
+	for range 2 {
+		resp, body := postMessage(t, url, "", accept, initialize)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+		}
+		sids = append(sids, resp.Header.Get("Mcp-Session-Id"))
+	}
+	if resp, body := postMessage(t, url, "", accept, initialize); resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Mcp-Session-Id") != "" {
+		t.Errorf("an initialize beyond the cap: %d %s, want 503", resp.StatusCode, body)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	req.Header.Set("Mcp-Session-Id", sids[0])
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("DELETE: %v %v", resp, err)
+	}
+	resp, body := postMessage(t, url, "", accept, initialize)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("initialize once a session ended: %d %s", resp.StatusCode, body)
+	}
+	sids[0] = resp.Header.Get("Mcp-Session-Id")
+
+	big := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"` + strings.Repeat("x", 8192) + `"}}}`
+	if resp, body := postMessage(t, url, sids[1], accept, big); resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body beyond the bound: %d %s, want 413", resp.StatusCode, body)
+	}
+
+}
+
+// TestHTTPInitIdle: a session that had nothing but its handshake ends
+// after InitIdle; one in use lasts Idle.
+func TestHTTPInitIdle(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	h := srv.HTTPHandler("", false)
+	h.InitIdle = 50 * time.Millisecond
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); ts.Close() })
+	url := ts.URL + "/mcp"
+	const accept = "application/json, text/event-stream"
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	var sids []string
+	for range 2 {
+		resp, body := postMessage(t, url, "", accept, initialize)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+		}
+		sid := resp.Header.Get("Mcp-Session-Id")
+		postMessage(t, url, sid, accept, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		sids = append(sids, sid)
+	}
+	if resp, body := postMessage(t, url, sids[1], accept, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); resp.StatusCode != http.StatusOK {
+		t.Fatalf("ping: %d %s", resp.StatusCode, body)
+	}
+	open := func(sid string) bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.sessions[sid] != nil
+	}
+	waitFor(t, "the session that only initialized to end", func() bool { return !open(sids[0]) })
+	time.Sleep(100 * time.Millisecond)
+	if !open(sids[1]) {
+		t.Errorf("a session in use ended after InitIdle")
+	}
+}
+
+// TestHTTPWritesResultInParts: a response the session gives in parts (a
+// relayed result) goes to the POST it answers as those parts, the result
+// not copied; anything else in parts is joined.
+func TestHTTPWritesResultInParts(t *testing.T) {
+	tr := &httpTransport{in: make(chan []byte), closed: make(chan struct{}), posts: map[string]*stream{}}
+	st := tr.expect(json.RawMessage(`7`), true)
+	var pw mcp.PartsWriter = tr
+	result := []byte(`{"content":[{"type":"text","text":"big"}]}`)
+	if err := pw.WriteParts(context.Background(), [][]byte{[]byte(`{"jsonrpc":"2.0","id":7,"result":`), result, []byte(`}`)}); err != nil {
+		t.Fatal(err)
+	}
+	msg := <-st.ch
+	if !msg.response || string(msg.id) != "7" || len(msg.parts) != 3 || &msg.parts[1][0] != &result[0] {
+		t.Errorf("the response: id %s (response %v), %d parts, result copied: %v", msg.id, msg.response, len(msg.parts), &msg.parts[1][0] != &result[0])
+	}
+	get := newStream()
+	tr.get = get
+	if err := pw.WriteParts(context.Background(), [][]byte{[]byte(`{"jsonrpc":"2.0",`), []byte(`"method":"notifications/x"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if msg := <-get.ch; len(msg.parts) != 1 || string(msg.parts[0]) != `{"jsonrpc":"2.0","method":"notifications/x"}` {
+		t.Errorf("a notification in parts: %q", msg.parts)
+	}
 }

@@ -38,9 +38,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
+	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
@@ -137,9 +136,17 @@ type Recorder interface {
 	Note(method string, params, result json.RawMessage)
 }
 
-// listSurface lists every page of each list the server declares a
-// capability for to the recorder.
+// listSurface tells the recorder every page of each list the server
+// declares a capability for, as the guard lets clients see it: a
+// recording holds nothing a client could not have seen. The pages are
+// walked as mcp.Client.Walk walks them (a repeated cursor, or no end in
+// sight, fails the walk); an Upstream that cannot walk its lists (not a
+// session to a server) has no surface to record.
 func (s *Server) listSurface(ctx context.Context, up Upstream) error {
+	w, ok := up.(walker)
+	if !ok {
+		return nil
+	}
 	var init struct {
 		Capabilities map[string]json.RawMessage `json:"capabilities"`
 	}
@@ -151,24 +158,17 @@ func (s *Server) listSurface(ctx context.Context, up Upstream) error {
 			continue
 		}
 		params := json.RawMessage(`{}`)
-		for range mcp.DefaultMaxPages {
-			res, err := up.Forward(ctx, l.method, params)
-			if err != nil {
-				var ce *mcp.CallError
-				if errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound {
-					break
-				}
-				return err
-			}
-			s.Record.Note(l.method, params, res)
-			var page struct {
-				Next string `json:"nextCursor"`
-			}
-			json.Unmarshal(res, &page)
-			if page.Next == "" {
-				break
-			}
-			params = mustJSON(map[string]string{"cursor": page.Next})
+		err := w.Walk(ctx, l.method, lists[l.method].key, func(p mcp.Page) bool {
+			s.Record.Note(l.method, params, s.Guard.filter(l.method, p.Raw))
+			params = mustJSON(map[string]string{"cursor": p.Next})
+			return false
+		})
+		var ce *mcp.CallError
+		if errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound {
+			continue
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -179,22 +179,22 @@ type upstream struct {
 	srv  *Server
 	conn Upstream
 
-	mu      sync.Mutex                  // guards clients, tokens and subs
+	tokens mcp.Tokens[relayed] // our progress tokens -> the client's request
+
+	mu      sync.Mutex                  // guards clients and subs
 	clients map[*client]bool            // the clients it serves
-	tokens  map[string]relayed          // our progress token -> the client's request
 	subs    map[string]map[*client]bool // a resource's URI -> the clients subscribed to it
-	next    atomic.Int64                // numbers our progress tokens
 }
 
 // relayed is a client's request in flight: where its progress goes.
 type relayed struct {
-	c     *client
-	id    json.RawMessage // the client's request id
-	token json.RawMessage // the client's progress token
+	c  *client
+	id json.RawMessage // the client's request id
 }
 
 func (s *Server) open(ctx context.Context) (*upstream, error) {
-	u := &upstream{srv: s, clients: map[*client]bool{}, tokens: map[string]relayed{}, subs: map[string]map[*client]bool{}}
+	u := &upstream{srv: s, clients: map[*client]bool{}, subs: map[string]map[*client]bool{}}
+	u.tokens.Prefix = "serve-"
 	h := s.Hooks
 	h.Status = nil // no progress line: progress goes to the clients
 	h.OnNotification = u.notify
@@ -202,7 +202,7 @@ func (s *Server) open(ctx context.Context) (*upstream, error) {
 	h.Capabilities = upstreamCaps
 	learned := h.Secret
 	h.Secret = func(values ...string) {
-		s.Secrets.Add(JSONForms(values)...)
+		s.Secrets.Add(redact.JSONForms(values)...)
 		if learned != nil {
 			learned(values...)
 		}
@@ -215,83 +215,67 @@ func (s *Server) open(ctx context.Context) (*upstream, error) {
 	return u, nil
 }
 
-// JSONForms are values as they may appear in a JSON message: as they are,
-// escaped as a JSON string holds them, and escaped twice, as a JSON
-// document held in a string (a tool's text that is JSON) holds them.
-func JSONForms(values []string) []string {
-	out := make([]string, 0, 3*len(values))
-	for _, v := range values {
-		out = append(out, v)
-		for range 2 {
-			b, _ := json.Marshal(v)
-			q := string(b[1 : len(b)-1])
-			if q == v {
-				break
-			}
-			out = append(out, q)
-			v = q
-		}
-	}
-	return out
-}
-
-// progress replaces the progress token of a client's request with one of
-// ours; done forgets it.
-func (u *upstream) progress(c *client, id, params json.RawMessage) (json.RawMessage, func()) {
-	tok := mcp.ProgressToken(params)
-	if tok == nil {
-		return params, func() {}
-	}
-	ours := strconv.Quote("serve-" + strconv.FormatInt(u.next.Add(1), 10))
-	p, err := mcp.SetProgressToken(params, json.RawMessage(ours))
-	if err != nil {
-		return params, func() {}
-	}
-	u.mu.Lock()
-	u.tokens[ours] = relayed{c: c, id: id, token: tok}
-	u.mu.Unlock()
-	return p, func() {
-		u.mu.Lock()
-		delete(u.tokens, ours)
-		u.mu.Unlock()
-	}
-}
-
-// notify passes the server's notifications on: progress to the request it
-// reports on, what the guard hides nowhere, the rest to every client.
+// notify passes the server's notifications to the clients they belong
+// to: progress to the request it reports on; a resource's update to the
+// clients subscribed to it (or listening for it), a subscription's
+// acknowledgement to those listening; a list's change to every client;
+// anything else (log messages above all) to the one client with a
+// request in flight, when there is one, else only to the log, so that no
+// client hears what the server said for another. What the guard hides
+// goes nowhere.
 func (u *upstream) notify(method string, params json.RawMessage) {
 	switch {
 	case method == "notifications/progress":
-		u.mu.Lock()
-		r, ok := u.tokens[string(mcp.NotifiedToken(params))]
-		u.mu.Unlock()
-		if !ok {
-			return
+		if r, b, ok := u.tokens.Back(params); ok {
+			r.c.notify(withRelated(context.Background(), r.id), method, b)
 		}
-		b, err := mcp.Retoken(params, r.token)
-		if err != nil {
-			return
-		}
-		r.c.notify(withRelated(context.Background(), r.id), method, b)
 		return
 	case method == "notifications/cancelled":
 		return // the upstream session cancels the request it names itself
 	case u.srv.Guard.hidesNotification(method, params):
 		return
 	}
+	to, rel := u.recipients(method, params)
+	if len(to) == 0 {
+		u.srv.Log.Info(fmt.Sprintf("the server's %s belonged to no one client", method), "params", string(params))
+		return
+	}
+	ctx := withRelated(context.Background(), rel)
+	for _, c := range to {
+		c.notify(ctx, method, params)
+	}
+}
+
+// recipients are the clients a notification of the server (not progress)
+// belongs to, and the request it is related to, if any.
+func (u *upstream) recipients(method string, params json.RawMessage) (to []*client, rel json.RawMessage) {
+	switch {
+	case method == "notifications/resources/updated":
+		uri := resourceURI(params)
+		to = u.clientsWhere(func(c *client) bool { return u.subs[uri][c] || c.listensTo(uri) })
+	case method == "notifications/subscriptions/acknowledged":
+		to = u.clientsWhere((*client).listening)
+	case strings.HasSuffix(method, "/list_changed"):
+		to = u.clientsWhere(func(*client) bool { return true })
+	default:
+		if busy := u.clientsWhere((*client).busy); len(busy) == 1 {
+			return busy, busy[0].latest()
+		}
+	}
+	return to, nil
+}
+
+// clientsWhere are the clients served that keep.
+func (u *upstream) clientsWhere(keep func(*client) bool) []*client {
 	u.mu.Lock()
-	to := u.clients
-	if method == "notifications/resources/updated" {
-		to = u.subs[resourceURI(params)] // only the clients subscribed to it
+	defer u.mu.Unlock()
+	var out []*client
+	for c := range u.clients {
+		if keep(c) {
+			out = append(out, c)
+		}
 	}
-	clients := make([]*client, 0, len(to))
-	for c := range to {
-		clients = append(clients, c)
-	}
-	u.mu.Unlock()
-	for _, c := range clients {
-		c.notify(context.Background(), method, params)
-	}
+	return out
 }
 
 // route hands a server request to the client it belongs to: the client

@@ -3,11 +3,15 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestRelayEachEra: a client of either era, on stdio or HTTP, reaches a
@@ -39,14 +43,19 @@ func TestRelayEachEra(t *testing.T) {
 					if !strings.Contains(string(res), `hi there`) {
 						t.Fatalf("echo: %s", res)
 					}
-					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 					defer cancel()
 					res, err := c.Call(ctx, "tools/call", json.RawMessage(`{"name":"ask","arguments":{}}`))
 					if downEra == "modern" && upEra == "legacy" {
 						// A server's request mid-call cannot reach a client
-						// that takes none: refused, not left hanging.
-						if err == nil && !strings.Contains(string(res), "2026-07-28") {
-							t.Fatalf("ask from a legacy server to a modern client: %s", res)
+						// that takes none: refused at once, saying why, not
+						// left hanging.
+						got := string(res)
+						if err != nil {
+							got = err.Error()
+						}
+						if !strings.Contains(got, "the client speaks the 2026-07-28 era, which takes no server requests") {
+							t.Fatalf("ask from a legacy server to a modern client: %s, want the refusal", got)
 						}
 						return
 					}
@@ -80,5 +89,124 @@ func TestLogLevelForModernServer(t *testing.T) {
 	}
 	if len(logged) != 1 || !strings.Contains(logged[0], "loud and clear") {
 		t.Fatalf("log messages: %q, want the error one only", logged)
+	}
+}
+
+// TestLogsGoToTheirClient: a log message the server sends while one
+// client's request is in flight reaches that client and no other.
+func TestLogsGoToTheirClient(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	a, arec := stdioClient(t, srv, "legacy")
+	b, brec := stdioClient(t, srv, "legacy")
+	call(t, a, "logging/setLevel", `{"level":"debug"}`)
+	call(t, a, "tools/call", `{"name":"log","arguments":{"level":"error","message":"A's private text"}}`)
+	// B's own log message comes after anything queued for B before it:
+	// once B has it, B has had all it was going to get of A's.
+	call(t, b, "tools/call", `{"name":"log","arguments":{"level":"error","message":"B's own text"}}`)
+	has := func(rec *recorder, text string) bool {
+		for _, m := range rec.all() {
+			if strings.Contains(string(m), text) {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(arec, "A's private text") || !has(brec, "B's own text") {
+		t.Fatalf("a client missed its own log message: A got %q, B got %q", arec.all(), brec.all())
+	}
+	if has(brec, "A's private text") {
+		t.Errorf("client B received A's log message")
+	}
+	if has(arec, "B's own text") {
+		t.Errorf("client A received B's log message")
+	}
+}
+
+// TestNotificationRecipients: a subscription's acknowledgement goes to
+// the client listening, a resource's update to the client whose listen
+// names it, a log message to the one client with a request in flight, a
+// list's change to every client.
+func TestNotificationRecipients(t *testing.T) {
+	t.Parallel()
+	up := &hang{done: make(chan struct{}), called: make(chan struct{}, 1)}
+	srv := &Server{Open: func(context.Context, connect.Hooks) (Upstream, error) { return up, nil }}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := stdioClient(t, srv, "legacy")
+	b, _ := stdioClient(t, srv, "legacy")
+	call(t, b, "tools/list", `{}`) // B has its upstream session too
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go a.Call(ctx, "subscriptions/listen", json.RawMessage(`{"notifications":{"resourceSubscriptions":["file:///x"]}}`))
+	<-up.called
+	u := srv.shared
+	for _, tc := range []struct {
+		method, params string
+		want           int // how many clients: 1 is the listening one
+	}{
+		{"notifications/subscriptions/acknowledged", `{}`, 1},
+		{"notifications/resources/updated", `{"uri":"file:///x"}`, 1},
+		{"notifications/resources/updated", `{"uri":"file:///y"}`, 0},
+		{"notifications/message", `{"level":"info","data":"a's"}`, 1},
+		{"notifications/tools/list_changed", ``, 2},
+	} {
+		to, _ := u.recipients(tc.method, json.RawMessage(tc.params))
+		if len(to) != tc.want || tc.want == 1 && !to[0].listening() {
+			t.Errorf("%s %s: went to %d clients (listening: %v), want %d", tc.method, tc.params, len(to), len(to) > 0 && to[0].listening(), tc.want)
+		}
+	}
+}
+
+// TestCancellationReachesServer: a client that cancels a call it made
+// through serve, on stdio or HTTP, cancels it at the server too: the
+// server's handler sees its context end.
+func TestCancellationReachesServer(t *testing.T) {
+	t.Parallel()
+	s := sdk.NewServer(&sdk.Implementation{Name: "slow", Version: "1"}, nil)
+	started := make(chan struct{}, 2)
+	cancelled := make(chan struct{}, 2)
+	type in struct{}
+	sdk.AddTool(s, &sdk.Tool{Name: "slow"}, func(ctx context.Context, _ *sdk.CallToolRequest, _ in) (*sdk.CallToolResult, any, error) {
+		started <- struct{}{}
+		select {
+		case <-ctx.Done():
+			cancelled <- struct{}{}
+			return nil, nil, ctx.Err()
+		case <-time.After(30 * time.Second):
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "finished"}}}, nil, nil
+		}
+	})
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+	t.Cleanup(ts.Close)
+	srv := startServer(t, settingsFor(ts.URL, "legacy", nil), nil, false)
+	for _, side := range []string{"stdio", "http"} {
+		var c *mcp.Client
+		if side == "stdio" {
+			c, _ = stdioClient(t, srv, "legacy")
+		} else {
+			c, _ = httpClient(t, serveHTTP(t, srv, ""), "legacy", side)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() {
+			_, err := c.Call(ctx, "tools/call", json.RawMessage(`{"name":"slow","arguments":{}}`))
+			errc <- err
+		}()
+		select {
+		case <-started:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the call never reached the server", side)
+		}
+		cancel()
+		select {
+		case <-cancelled:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the server's handler was not cancelled", side)
+		}
+		if err := <-errc; err == nil {
+			t.Errorf("%s: the cancelled call succeeded", side)
+		}
 	}
 }

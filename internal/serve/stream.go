@@ -1,12 +1,12 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"sync"
 
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -41,10 +41,15 @@ type drain struct {
 	idle    chan struct{}       // signalled when pending empties
 	eof     chan struct{}       // closed when the input has ended: the client answers nothing more
 	once    sync.Once           // guards closing eof
+	// stop is closed when the transport closes: the session is ending,
+	// its handlers are cancelled and write no answer, so nothing is left
+	// to wait for.
+	stop     chan struct{}
+	stopOnce sync.Once // guards closing stop
 }
 
 func newDrain() *drain {
-	return &drain{pending: map[string]struct{}{}, idle: make(chan struct{}), eof: make(chan struct{})}
+	return &drain{pending: map[string]struct{}{}, idle: make(chan struct{}), eof: make(chan struct{}), stop: make(chan struct{})}
 }
 
 func (d *drain) add(id []byte) {
@@ -75,7 +80,11 @@ func (d *drain) wait() {
 		if n == 0 {
 			return
 		}
-		<-d.idle
+		select {
+		case <-d.idle:
+		case <-d.stop:
+			return
+		}
 	}
 }
 
@@ -93,19 +102,26 @@ func (t *draining) Read() ([]byte, error) {
 		t.d.wait()
 		return nil, err
 	}
-	method, id, params := members(msg)
+	e, _ := readEnvelope(msg)
 	switch {
-	case method == `"notifications/cancelled"`:
+	case e.method == "notifications/cancelled":
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`
 		}
-		if json.Unmarshal(params, &p) == nil && p.RequestID != nil {
+		if json.Unmarshal(e.params, &p) == nil && p.RequestID != nil {
 			t.d.settle(p.RequestID) // a cancelled request is not answered
 		}
-	case method != "" && method != `"ping"` && method != "null" && id != nil && string(id) != "null":
-		t.d.add(id)
+	case e.request() && e.method != "ping":
+		t.d.add(e.id)
 	}
 	return msg, nil
+}
+
+// Close ends the wait for answers at the end of the input: the session
+// closes its transport after cancelling its handlers.
+func (t *draining) Close(ctx context.Context) error {
+	t.d.stopOnce.Do(func() { close(t.d.stop) })
+	return t.StreamTransport.Close(ctx)
 }
 
 func (t *draining) Write(ctx context.Context, msg []byte) error {
@@ -119,33 +135,18 @@ func (t *draining) Write(ctx context.Context, msg []byte) error {
 // that names the request.
 func (t *draining) WriteParts(ctx context.Context, parts [][]byte) error {
 	err := t.StreamTransport.WriteParts(ctx, parts)
-	if len(parts) > 1 {
-		t.written(append(append([]byte(nil), parts[0]...), "null}"...))
-	} else if len(parts) == 1 {
-		t.written(parts[0])
+	if head, ok := headOf(parts); ok {
+		t.written(head)
+	} else {
+		t.written(bytes.Join(parts, nil))
 	}
 	return err
 }
 
 // written settles the request a message answers.
 func (t *draining) written(msg []byte) {
-	if method, id, _ := members(msg); method == "" && id != nil {
+	e, _ := readEnvelope(msg)
+	if id, ok := e.response(); ok {
 		t.d.settle(id)
 	}
-}
-
-// members are a message's method, id and params, as written.
-func members(msg []byte) (method string, id, params []byte) {
-	rawjson.ForEachValidMember(msg, func(k string, v []byte) error {
-		switch k {
-		case "method":
-			method = string(v)
-		case "id":
-			id = v
-		case "params":
-			params = v
-		}
-		return nil
-	})
-	return method, id, params
 }

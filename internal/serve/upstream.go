@@ -54,6 +54,15 @@ func (u connUpstream) Tool(ctx context.Context, name string) (json.RawMessage, b
 	return t.Raw, err == nil
 }
 
+// walker is an Upstream that walks the pages of a list.
+type walker interface {
+	Walk(ctx context.Context, method, key string, fn func(mcp.Page) (stop bool)) error
+}
+
+func (u connUpstream) Walk(ctx context.Context, method, key string, fn func(mcp.Page) bool) error {
+	return u.c.Client.Walk(ctx, method, key, 0, fn)
+}
+
 func (u connUpstream) Done() <-chan struct{} { return u.c.Client.Done() }
 func (u connUpstream) Err() error            { return u.c.Client.Err() }
 func (u connUpstream) Close()                { u.c.Close() }

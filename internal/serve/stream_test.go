@@ -1,0 +1,64 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// hang is an upstream whose tools/call and subscriptions/listen never
+// answer until cancelled; called is signalled when one comes.
+type hang struct{ done, called chan struct{} }
+
+func (h *hang) State() mcp.State {
+	return mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"h","version":"1"}}`)}
+}
+func (h *hang) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if method == "tools/call" || method == "subscriptions/listen" {
+		h.called <- struct{}{}
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return json.RawMessage(`{}`), nil
+}
+func (h *hang) Relay(ctx context.Context, m string, p json.RawMessage) (json.RawMessage, error) {
+	return h.Forward(ctx, m, p)
+}
+func (h *hang) ForwardNotification(context.Context, string, json.RawMessage) error { return nil }
+func (h *hang) Tool(context.Context, string) (json.RawMessage, bool)               { return nil, false }
+func (h *hang) Done() <-chan struct{}                                              { return h.done }
+func (h *hang) Err() error                                                         { return errors.New("x") }
+func (h *hang) Close()                                                             {}
+
+// TestStdinEndThenSignal: a client whose input ended while a call still
+// runs upstream does not keep serve from ending when its context does.
+func TestStdinEndThenSignal(t *testing.T) {
+	up := &hang{done: make(chan struct{}), called: make(chan struct{}, 1)}
+	srv := &Server{Open: func(context.Context, connect.Hooks) (Upstream, error) { return up, nil }}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go io.Copy(io.Discard, outR)
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.ServeStream(ctx, inR, outW, inR.Close) }()
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`+"\n")
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{}}}`+"\n")
+	<-up.called
+	inW.Close()                        // the client's input ends while its call hangs upstream
+	time.Sleep(100 * time.Millisecond) // let the reader see the end of the input
+	cancel()                           // SIGTERM
+	select {
+	case <-served:
+	case <-time.After(5 * time.Second):
+		t.Fatal("ServeStream did not return 5s after its context ended")
+	}
+}

@@ -1,0 +1,73 @@
+package mcp
+
+import (
+	"encoding/json"
+	"strconv"
+	"sync"
+)
+
+// Tokens gives the requests a relay sends on for several owners (its
+// clients, the commands attached to a session) progress tokens of its
+// own, so that two owners' tokens never meet upstream, and takes each
+// progress notification back to the owner of its request, with the
+// owner's own token. The zero value is ready to use; Prefix, set before
+// first use, starts every token it gives.
+type Tokens[T any] struct {
+	Prefix string
+
+	mu   sync.Mutex               // guards m and next
+	m    map[string]tokenOwner[T] // our token, as JSON -> whose it is
+	next int64                    // numbers our tokens
+}
+
+type tokenOwner[T any] struct {
+	owner T
+	token json.RawMessage // the owner's own token
+}
+
+// Swap returns params with their progress token, if any, replaced by one
+// of ours that owner owns until release is called (when the request is
+// over). Params without a token, or that cannot carry ours, are returned
+// as they are, with a release that does nothing.
+func (t *Tokens[T]) Swap(params json.RawMessage, owner T) (json.RawMessage, func()) {
+	tok := ProgressToken(params)
+	if tok == nil {
+		return params, func() {}
+	}
+	t.mu.Lock()
+	t.next++
+	ours := strconv.Quote(t.Prefix + strconv.FormatInt(t.next, 10))
+	t.mu.Unlock()
+	p, err := SetProgressToken(params, json.RawMessage(ours))
+	if err != nil {
+		return params, func() {}
+	}
+	t.mu.Lock()
+	if t.m == nil {
+		t.m = map[string]tokenOwner[T]{}
+	}
+	t.m[ours] = tokenOwner[T]{owner, tok}
+	t.mu.Unlock()
+	return p, func() {
+		t.mu.Lock()
+		delete(t.m, ours)
+		t.mu.Unlock()
+	}
+}
+
+// Back takes the params of a notifications/progress to the owner of the
+// request it reports on: the owner, and the params with the owner's own
+// token. ok is false for a token that is not ours, or no longer is.
+func (t *Tokens[T]) Back(params json.RawMessage) (owner T, out json.RawMessage, ok bool) {
+	t.mu.Lock()
+	r, ok := t.m[string(NotifiedToken(params))]
+	t.mu.Unlock()
+	if !ok {
+		return owner, nil, false
+	}
+	out, err := Retoken(params, r.token)
+	if err != nil {
+		return owner, nil, false
+	}
+	return r.owner, out, true
+}
