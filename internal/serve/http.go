@@ -537,8 +537,12 @@ func (t *httpTransport) send(ctx context.Context, msg outMsg) error {
 	}
 	t.mu.Unlock()
 	if st == nil {
-		if _, isRequest := requestID(msg.parts[0]); !resp && isRequest {
-			return errors.New("the client has no stream open to take a request")
+		// Only a response comes in parts, and its first part is not a
+		// whole message: read the others, which are one.
+		if !resp {
+			if _, isRequest := requestID(msg.parts[0]); isRequest {
+				return errors.New("the client has no stream open to take a request")
+			}
 		}
 		return nil
 	}

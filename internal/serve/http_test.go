@@ -309,3 +309,17 @@ func TestHTTPWritesResultInParts(t *testing.T) {
 		t.Errorf("a notification in parts: %q", msg.parts)
 	}
 }
+
+// A response in parts whose POST has gone (the client cancelled or hung
+// up before a large result came) is dropped, as a whole response is: its
+// head alone is not a message to read.
+func TestHTTPResultInPartsForAGonePost(t *testing.T) {
+	tr := &httpTransport{in: make(chan []byte), closed: make(chan struct{}), posts: map[string]*stream{}}
+	parts := [][]byte{[]byte(`{"jsonrpc":"2.0","id":7,"result":`), []byte(`{"content":[]}`), []byte(`}`)}
+	if err := tr.WriteParts(context.Background(), parts); err != nil {
+		t.Errorf("a response nobody awaits: %v", err)
+	}
+	if err := tr.Write(context.Background(), []byte(`{"jsonrpc":"2.0","id":8,"method":"roots/list"}`)); err == nil {
+		t.Errorf("a request with no stream to take it was not refused")
+	}
+}
