@@ -202,6 +202,40 @@ func TestSharedSubscriptions(t *testing.T) {
 	}
 }
 
+// TestFailedSubscribe: a resources/subscribe the server refuses is not
+// counted as held, so the next subscribe goes to the server again rather
+// than being answered as if it held.
+func TestFailedSubscribe(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	asked := 0
+	s := sdk.NewServer(&sdk.Implementation{Name: "subs", Version: "1"}, &sdk.ServerOptions{
+		SubscribeHandler: func(context.Context, *sdk.SubscribeRequest) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if asked++; asked == 1 {
+				return errors.New("not now")
+			}
+			return nil
+		},
+		UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil }})
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+	t.Cleanup(ts.Close)
+	srv := startServer(t, settingsFor(ts.URL, "legacy", nil), nil, false)
+	c, _ := stdioClient(t, srv, "legacy")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Call(ctx, "resources/subscribe", json.RawMessage(`{"uri":"file:///watched"}`)); err == nil {
+		t.Fatal("the refused subscribe succeeded")
+	}
+	call(t, c, "resources/subscribe", `{"uri":"file:///watched"}`)
+	mu.Lock()
+	defer mu.Unlock()
+	if asked != 2 {
+		t.Errorf("the server was asked to subscribe %d times, want 2", asked)
+	}
+}
+
 // The guard reads a request's name, URI and ref exactly as the server will:
 // a key given twice, or again in another case, is refused, since a JSON
 // decoder keeps one and the server may read the other. So is an item of a

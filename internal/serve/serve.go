@@ -43,6 +43,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/subscription"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/redact"
 )
@@ -181,9 +182,10 @@ type upstream struct {
 
 	tokens mcp.Tokens[relayed] // our progress tokens -> the client's request
 
-	mu      sync.Mutex                  // guards clients and subs
-	clients map[*client]bool            // the clients it serves
-	subs    map[string]map[*client]bool // a resource's URI -> the clients subscribed to it
+	mu      sync.Mutex       // guards clients
+	clients map[*client]bool // the clients it serves
+
+	subs subscription.Shared[*client] // the clients' resources/subscribe, shared upstream
 }
 
 // relayed is a client's request in flight: where its progress goes.
@@ -193,7 +195,7 @@ type relayed struct {
 }
 
 func (s *Server) open(ctx context.Context) (*upstream, error) {
-	u := &upstream{srv: s, clients: map[*client]bool{}, subs: map[string]map[*client]bool{}}
+	u := &upstream{srv: s, clients: map[*client]bool{}}
 	u.tokens.Prefix = "serve-"
 	h := s.Hooks
 	h.Status = nil // no progress line: progress goes to the clients
@@ -252,7 +254,7 @@ func (u *upstream) recipients(method string, params json.RawMessage) (to []*clie
 	switch {
 	case method == "notifications/resources/updated":
 		uri := resourceURI(params)
-		to = u.clientsWhere(func(c *client) bool { return u.subs[uri][c] || c.listensTo(uri) })
+		to = u.clientsWhere(func(c *client) bool { return u.subs.Holds(c, uri) || c.listensTo(uri) })
 	case method == "notifications/subscriptions/acknowledged":
 		to = u.clientsWhere((*client).listening)
 	case strings.HasSuffix(method, "/list_changed"):
@@ -335,16 +337,7 @@ func (u *upstream) attach(c *client) {
 func (u *upstream) detach(c *client) {
 	u.mu.Lock()
 	delete(u.clients, c)
-	var ended []string
-	for uri, holders := range u.subs {
-		if holders[c] {
-			delete(holders, c)
-			if len(holders) == 0 {
-				delete(u.subs, uri)
-				ended = append(ended, uri)
-			}
-		}
-	}
+	ended := u.subs.Leave(c)
 	u.mu.Unlock()
 	for _, uri := range ended {
 		ctx, cancel := context.WithTimeout(context.Background(), notifyWait)
@@ -353,39 +346,17 @@ func (u *upstream) detach(c *client) {
 	}
 }
 
-// subscription keeps the clients' subscriptions, which share the upstream
-// session's: a resource is subscribed to upstream while one client or
-// more is, so one client's unsubscribe does not end another's updates.
-// It reports whether the request must go upstream (the first subscriber,
-// the last to leave); undo takes back what it noted, for a request that
-// failed there.
+// subscription notes a client's resources/subscribe or unsubscribe in
+// the subscriptions the clients share upstream, so that one client's
+// unsubscribe does not end another's updates. It reports whether the
+// request must go upstream (the first subscriber, the last to leave);
+// undo takes back what it noted, for a request that failed there.
 func (u *upstream) subscription(c *client, method string, params json.RawMessage) (forward bool, undo func()) {
 	uri := resourceURI(params)
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	holders := u.subs[uri]
 	if method == "resources/subscribe" {
-		if holders == nil {
-			holders = map[*client]bool{}
-			u.subs[uri] = holders
-		}
-		had := holders[c]
-		holders[c] = true
-		return len(holders) == 1 && !had, func() {
-			u.mu.Lock()
-			delete(u.subs[uri], c)
-			u.mu.Unlock()
-		}
+		return u.subs.Subscribe(c, uri)
 	}
-	if !holders[c] {
-		return len(holders) == 0, func() {} // never subscribed here: the server says
-	}
-	delete(holders, c)
-	if len(holders) > 0 {
-		return false, func() {}
-	}
-	delete(u.subs, uri)
-	return true, func() {}
+	return u.subs.Unsubscribe(c, uri), func() {}
 }
 
 func resourceURI(params json.RawMessage) string {
