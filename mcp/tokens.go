@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"sync"
@@ -30,6 +31,17 @@ type tokenOwner[T any] struct {
 // over). Params without a token, or that cannot carry ours, are returned
 // as they are, with a release that does nothing.
 func (t *Tokens[T]) Swap(params json.RawMessage, owner T) (json.RawMessage, func()) {
+	return t.SwapWith(params, owner, func(params, _, ours json.RawMessage) (json.RawMessage, error) {
+		return SetProgressToken(params, ours)
+	})
+}
+
+// SwapWith is Swap with params' token, tok as ProgressToken finds it,
+// replaced by set: a relay that holds a large request once can replace
+// the token in one copy around it rather than decode and encode params.
+// The owner's token is kept as a copy of its own, so that nothing holds
+// params once the request is sent.
+func (t *Tokens[T]) SwapWith(params json.RawMessage, owner T, set func(params, tok, ours json.RawMessage) (json.RawMessage, error)) (json.RawMessage, func()) {
 	tok := ProgressToken(params)
 	if tok == nil {
 		return params, func() {}
@@ -38,7 +50,7 @@ func (t *Tokens[T]) Swap(params json.RawMessage, owner T) (json.RawMessage, func
 	t.next++
 	ours := strconv.Quote(t.Prefix + strconv.FormatInt(t.next, 10))
 	t.mu.Unlock()
-	p, err := SetProgressToken(params, json.RawMessage(ours))
+	p, err := set(params, tok, json.RawMessage(ours))
 	if err != nil {
 		return params, func() {}
 	}
@@ -46,7 +58,7 @@ func (t *Tokens[T]) Swap(params json.RawMessage, owner T) (json.RawMessage, func
 	if t.m == nil {
 		t.m = map[string]tokenOwner[T]{}
 	}
-	t.m[ours] = tokenOwner[T]{owner, tok}
+	t.m[ours] = tokenOwner[T]{owner, bytes.Clone(tok)}
 	t.mu.Unlock()
 	return p, func() {
 		t.mu.Lock()

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -44,5 +45,40 @@ func TestTokens(t *testing.T) {
 	release()
 	if string(same) != `{"name":"x"}` {
 		t.Errorf("params without a token: %s", same)
+	}
+}
+
+// TestTokensSwapWith: set replaces the token found in params with ours,
+// and its params are the ones sent; the owner's token is kept apart from
+// params, which may be let go of once sent; params set cannot carry ours
+// are sent as they were, and take no token.
+func TestTokensSwapWith(t *testing.T) {
+	t.Parallel()
+	var toks Tokens[string]
+	toks.Prefix = "k"
+	params := json.RawMessage(`{"_meta":{"progressToken":"mine"},"name":"x"}`)
+	var gotTok, gotOurs string
+	p, release := toks.SwapWith(params, "a", func(params, tok, ours json.RawMessage) (json.RawMessage, error) {
+		gotTok, gotOurs = string(tok), string(ours)
+		return json.RawMessage(`{"sent":true}`), nil
+	})
+	defer release()
+	if string(p) != `{"sent":true}` || gotTok != `"mine"` || gotOurs != `"k1"` {
+		t.Errorf("SwapWith = %s, with set(%s, %s)", p, gotTok, gotOurs)
+	}
+	copy(params, `{"_meta":{"progressToken":"gone"}`)
+	owner, out, ok := toks.Back(json.RawMessage(`{"progressToken":"k1","progress":1}`))
+	if owner != "a" || string(out) != `{"progress":1,"progressToken":"mine"}` || !ok {
+		t.Errorf("Back = %q, %s, %v", owner, out, ok)
+	}
+	p, release = toks.SwapWith(params, "b", func(json.RawMessage, json.RawMessage, json.RawMessage) (json.RawMessage, error) {
+		return nil, errors.New("no")
+	})
+	release()
+	if string(p) != string(params) {
+		t.Errorf("params set refused: %s", p)
+	}
+	if _, _, ok := toks.Back(json.RawMessage(`{"progressToken":"k2","progress":1}`)); ok {
+		t.Errorf("a token set refused goes back")
 	}
 }

@@ -2,14 +2,12 @@ package keeper
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -237,16 +235,7 @@ func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
 	params := m.Params
 	m.Params = nil
 	listening := subscriptions(m.Method, params)
-	var ours string
-	if tok := mcp.ProgressToken(params); tok != nil {
-		ours = strconv.Quote("k" + strconv.FormatInt(c.k.nextToken.Add(1), 10))
-		if p, err := withToken(params, tok, json.RawMessage(ours)); err == nil {
-			params = p
-			c.k.mu.Lock()
-			c.k.tokens[ours] = route{c, bytes.Clone(tok)}
-			c.k.mu.Unlock()
-		}
-	}
+	params, release := c.k.tokens.SwapWith(params, c, withToken)
 	if m.Method == "subscriptions/listen" {
 		c.mu.Lock()
 		c.listens++
@@ -264,11 +253,7 @@ func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
 	if big {
 		c.k.release() // the request is sent, and no longer held
 	}
-	if ours != "" {
-		c.k.mu.Lock()
-		delete(c.k.tokens, ours)
-		c.k.mu.Unlock()
-	}
+	release()
 	c.mu.Lock()
 	delete(c.inflight, string(m.ID))
 	c.mu.Unlock()

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/mcpv/mcpv/mcp"
 )
 
 // Notify passes a server notification to the commands it belongs to:
@@ -61,17 +59,11 @@ func (k *Keeper) Notify(method string, params json.RawMessage) {
 // progress passes a progress notification to the command whose request
 // it reports on, with that command's own token.
 func (k *Keeper) progress(params json.RawMessage) {
-	k.mu.Lock()
-	r, ok := k.tokens[string(mcp.NotifiedToken(params))]
-	k.mu.Unlock()
+	c, b, ok := k.tokens.Back(params)
 	if !ok {
 		return
 	}
-	b, err := mcp.Retoken(params, r.token)
-	if err != nil {
-		return
-	}
-	r.c.send(true, fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/progress","params":%s}`, b))
+	c.send(true, fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/progress","params":%s}`, b))
 }
 
 // commands are the attached commands that keep.

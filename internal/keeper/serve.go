@@ -37,24 +37,17 @@ type Keeper struct {
 	mu      sync.Mutex
 	secrets []string
 	conns   map[*conn]bool
-	tokens  map[string]route // our progress token -> the command's
 
 	subs     subscription.Shared[*conn] // the session's resources/subscribe, by command
+	tokens   mcp.Tokens[*conn]          // our progress tokens -> the command's
 	lastUsed time.Time
 	stopping bool
 	idle     *time.Timer
 
-	nextToken atomic.Int64
-	freeing   atomic.Bool // a release is under way
-	stopReq   chan *conn  // a command asked to stop
-	idleOver  chan struct{}
-	broken    chan error // a request failed on its way to the server
-}
-
-// route is where a progress token leads back to.
-type route struct {
-	c     *conn
-	token json.RawMessage
+	freeing  atomic.Bool // a release is under way
+	stopReq  chan *conn  // a command asked to stop
+	idleOver chan struct{}
+	broken   chan error // a request failed on its way to the server
 }
 
 // Listener is a keeper's socket, with the lock that makes its keeper the
@@ -129,7 +122,7 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 	k.mu.Lock()
 	k.ln = ln
 	k.conns = map[*conn]bool{}
-	k.tokens = map[string]route{}
+	k.tokens.Prefix = "k"
 	k.stopReq = make(chan *conn, 1)
 	k.idleOver = make(chan struct{}, 1)
 	k.broken = make(chan error, 1)
