@@ -30,10 +30,12 @@ func JSONForms(values []string) []string {
 				continue
 			}
 			// Held in a document that is itself a string: escaped
-			// again, the least way (an encoder that escapes more
-			// escapes both times alike, and is among the forms above).
-			if twice := escapes(once)[0]; twice != once {
-				add(twice)
+			// again, by any of the encoders (PHP escapes a slash at
+			// both levels: a/b is a\\\/b there).
+			for _, twice := range escapes(once) {
+				if twice != once {
+					add(twice)
+				}
 			}
 		}
 	}

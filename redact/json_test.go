@@ -14,6 +14,8 @@ func TestJSONForms(t *testing.T) {
 		`a\/b\"c&d`,         // by PHP
 		`a/b\\\"c&d`,        // twice
 		`a\\/b\\\"c&d`,      // PHP's, escaped again
+		`a\\\/b\\\"c&d`,     // PHP's, escaped again by PHP
+		`a/b\\\"c\\u0026d`,  // Go's, escaped again
 		"plain-token-value", // nothing to escape: one form
 	} {
 		if !slices.Contains(got, want) {
