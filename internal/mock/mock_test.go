@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -256,7 +257,7 @@ func TestRecordMasksSecrets(t *testing.T) {
 // says how many it left out; what it kept is written as before.
 func TestRecorderBound(t *testing.T) {
 	rec := mock.NewRecorder()
-	rec.Max = 100
+	rec.Max = 200 // one answer of about 90 bytes and its key (held twice), not two
 	big := `{"content":[{"type":"text","text":"` + strings.Repeat("x", 60) + `"}]}`
 	rec.Note("tools/call", json.RawMessage(`{"name":"a","arguments":{}}`), json.RawMessage(big))
 	rec.Note("tools/call", json.RawMessage(`{"name":"b","arguments":{}}`), json.RawMessage(big))
@@ -271,6 +272,24 @@ func TestRecorderBound(t *testing.T) {
 	}
 	if len(r.Tools) != 1 || r.Tools[0].Name != "a" || len(r.Resources) != 0 {
 		t.Errorf("kept: %s", responses)
+	}
+}
+
+// The bound counts what an answer is kept under as well as the answer:
+// calls with large, distinct arguments and small results fill it too.
+func TestRecorderBoundCountsArguments(t *testing.T) {
+	rec := mock.NewRecorder()
+	rec.Max = 1 << 20
+	blob := strings.Repeat("x", 256<<10)
+	for i := range 20 {
+		rec.Note("tools/call", json.RawMessage(fmt.Sprintf(`{"name":"echo","arguments":{"i":%d,"blob":%q}}`, i, blob)), json.RawMessage(`{"content":[]}`))
+	}
+	_, responses := rec.Files()
+	if len(responses) > 1<<20+1<<10 {
+		t.Errorf("%d bytes of responses kept past a bound of %d", len(responses), rec.Max)
+	}
+	if n := rec.Skipped(); n < 18 {
+		t.Errorf("skipped %d of 20 calls of 256 KiB arguments under a 1 MiB bound", n)
 	}
 }
 

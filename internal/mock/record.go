@@ -13,10 +13,13 @@ import (
 // for use by several clients' requests at once.
 //
 // It keeps them in memory until the files are written, so it is bounded:
-// past Max bytes of answers, a new answer is not kept, only counted
-// (Skipped). The surface is not bounded: it holds each item once.
+// past Max bytes of answers (each counted with what it answers: the
+// name, the arguments or the URI, held twice), a new answer is not kept,
+// only counted (Skipped). The surface is not bounded: it holds each item
+// once.
 type Recorder struct {
-	// Max is the bytes of answers kept; 0 is DefaultMaxRecorded.
+	// Max is the bytes of answers kept, with their keys; 0 is
+	// DefaultMaxRecorded.
 	Max int64
 
 	mu        sync.Mutex // guards the fields below
@@ -74,7 +77,7 @@ func (r *Recorder) Note(method string, params, result json.RawMessage) {
 		if r.answered[key] {
 			return
 		}
-		if !r.keep(result) {
+		if !r.keep(2*len(key) + len(result)) { // the key, and the entry's name and arguments
 			return
 		}
 		r.answered[key] = true
@@ -85,29 +88,32 @@ func (r *Recorder) Note(method string, params, result json.RawMessage) {
 			r.resp.Prompts = append(r.resp.Prompts, e)
 		}
 	case "resources/read":
-		if key := method + "\x00" + p.URI; !r.answered[key] && r.keep(result) {
+		if key := method + "\x00" + p.URI; !r.answered[key] && r.keep(2*len(key)+len(result)) {
 			r.answered[key] = true
 			r.resp.Resources = append(r.resp.Resources, Entry{URI: p.URI, Result: result})
 		}
 	}
 }
 
-// keep reports whether an answer fits in what the recorder keeps, and
-// counts it in: its size if so, else as skipped.
-func (r *Recorder) keep(result json.RawMessage) bool {
+// keep reports whether an answer that costs n bytes to keep fits in what
+// the recorder keeps, and counts it in: its size if so, else as skipped.
+// A skipped answer leaves nothing behind, not even its key, so the same
+// call answered again is skipped again, and counted again.
+func (r *Recorder) keep(n int) bool {
 	max := r.Max
 	if max <= 0 {
 		max = DefaultMaxRecorded
 	}
-	if r.size+int64(len(result)) > max {
+	if r.size+int64(n) > max {
 		r.skipped++
 		return false
 	}
-	r.size += int64(len(result))
+	r.size += int64(n)
 	return true
 }
 
-// Skipped is how many answers were not kept, past Max.
+// Skipped is how many answers were not kept, past Max, each time one
+// came.
 func (r *Recorder) Skipped() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
