@@ -81,9 +81,13 @@ type HTTPHandler struct {
 	// MaxBody caps the bytes of a POST body.
 	MaxBody int64
 
-	mu       sync.Mutex // guards sessions and closed
+	mu       sync.Mutex // guards sessions, closed and answering
 	sessions map[string]*httpSession
 	closed   bool
+	// answering counts the sessions of one request each (a modern
+	// client's, with no session id) running now; they count against
+	// MaxSessions as the others do.
+	answering int
 }
 
 type httpSession struct {
@@ -286,8 +290,23 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	case r.Header.Get("Mcp-Session-Id") == "" && in.modern:
 		// A modern client has no session: this request has one of its
 		// own, which ends with the answer.
+		h.mu.Lock()
+		refuse := h.refusal()
+		if refuse == nil {
+			h.answering++
+		}
+		h.mu.Unlock()
+		if refuse != nil {
+			refuse(w)
+			return
+		}
 		s = h.newSession()
-		defer s.c.close()
+		defer func() {
+			s.c.close()
+			h.mu.Lock()
+			h.answering--
+			h.mu.Unlock()
+		}()
 	default:
 		if s = h.session(w, r); s == nil {
 			return
@@ -331,16 +350,10 @@ func (h *HTTPHandler) open(w http.ResponseWriter) (*httpSession, error) {
 	rand.Read(b)
 	sid := hex.EncodeToString(b)
 	h.mu.Lock()
-	switch {
-	case h.closed:
+	if refuse := h.refusal(); refuse != nil {
 		h.mu.Unlock()
-		httpError(w, http.StatusServiceUnavailable, "shutting down")
-		return nil, errors.New("closed")
-	case len(h.sessions) >= h.MaxSessions:
-		h.mu.Unlock()
-		w.Header().Set("Retry-After", "60")
-		httpError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many sessions: %d are open", h.MaxSessions))
-		return nil, errors.New("full")
+		refuse(w)
+		return nil, errors.New("refused")
 	}
 	s := h.newSession()
 	h.sessions[sid] = s
@@ -348,6 +361,22 @@ func (h *HTTPHandler) open(w http.ResponseWriter) (*httpSession, error) {
 	h.mu.Unlock()
 	w.Header().Set("Mcp-Session-Id", sid)
 	return s, nil
+}
+
+// refusal is how to refuse a new session, when one may not open now (the
+// handler is closed, or MaxSessions are open); nil when it may. h.mu is
+// held; the refusal is written after it is let go.
+func (h *HTTPHandler) refusal() func(http.ResponseWriter) {
+	switch {
+	case h.closed:
+		return func(w http.ResponseWriter) { httpError(w, http.StatusServiceUnavailable, "shutting down") }
+	case len(h.sessions)+h.answering >= h.MaxSessions:
+		return func(w http.ResponseWriter) {
+			w.Header().Set("Retry-After", "60")
+			httpError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many sessions: %d are open", h.MaxSessions))
+		}
+	}
+	return nil
 }
 
 func (h *HTTPHandler) newSession() *httpSession {

@@ -246,6 +246,24 @@ func TestHTTPLimits(t *testing.T) {
 		t.Errorf("a body beyond the bound: %d %s, want 413", resp.StatusCode, body)
 	}
 
+	// A modern client's request, with no session id, is a session of its
+	// own while it runs: it counts against the cap too.
+	modern := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"echo","arguments":{"message":"hi"}}}`
+	if resp, body := postMessage(t, url, "", accept, modern); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("a modern request beyond the cap: %d %s, want 503", resp.StatusCode, body)
+	}
+	req, _ = http.NewRequest(http.MethodDelete, url, nil)
+	req.Header.Set("Mcp-Session-Id", sids[1])
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("DELETE: %v %v", resp, err)
+	}
+	if resp, body := postMessage(t, url, "", accept, modern); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"hi"`) {
+		t.Errorf("a modern request within the cap: %d %s", resp.StatusCode, body)
+	}
+	h.Close()
+	if resp, body := postMessage(t, url, "", accept, modern); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("a modern request once closed: %d %s, want 503", resp.StatusCode, body)
+	}
 }
 
 // TestHTTPInitIdle: a session that had nothing but its handshake ends
