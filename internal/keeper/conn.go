@@ -113,11 +113,13 @@ func (k *Keeper) detach(c *conn, idle time.Duration) {
 	}
 	c.mu.Unlock()
 	c.c.Close()
-	for _, uri := range k.subs.Leave(c) {
+	ended, done := k.subs.Leave(c)
+	for _, uri := range ended {
 		ctx, cancel := context.WithTimeout(context.Background(), unsubscribeWait)
 		b, _ := json.Marshal(map[string]string{"uri": uri})
 		k.Client.Forward(ctx, "resources/unsubscribe", b)
 		cancel()
+		done(uri)
 	}
 	k.mu.Lock()
 	delete(k.conns, c)
@@ -305,19 +307,19 @@ func withToken(params, tok, ours json.RawMessage) (json.RawMessage, error) {
 func (c *conn) forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	switch method {
 	case "resources/subscribe":
-		forward, undo := c.k.subs.Subscribe(c, resourceURI(params))
-		if !forward {
-			return json.RawMessage(`{}`), nil
+		forward, done, err := c.k.subs.Subscribe(ctx, c, resourceURI(params))
+		if err != nil || !forward {
+			return json.RawMessage(`{}`), err
 		}
 		res, err := c.k.Client.Forward(ctx, method, params)
-		if err != nil {
-			undo()
-		}
+		done(err == nil)
 		return res, err
 	case "resources/unsubscribe":
-		if !c.k.subs.Unsubscribe(c, resourceURI(params)) {
-			return json.RawMessage(`{}`), nil
+		forward, done, err := c.k.subs.Unsubscribe(ctx, c, resourceURI(params))
+		if err != nil || !forward {
+			return json.RawMessage(`{}`), err
 		}
+		defer done()
 	}
 	return c.k.Client.Forward(ctx, method, params)
 }

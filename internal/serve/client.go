@@ -228,15 +228,14 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 		return nil, rerr
 	}
 	if method == "resources/subscribe" || method == "resources/unsubscribe" {
-		forward, undo := up.subscription(c, method, params)
+		forward, done, serr := up.subscription(ctx, c, method, params)
+		if serr != nil {
+			return nil, rpcError(serr)
+		}
 		if !forward {
 			return json.RawMessage(`{}`), nil
 		}
-		defer func() {
-			if err != nil {
-				undo()
-			}
-		}()
+		defer func() { done(err == nil) }()
 	}
 	if method == "subscriptions/listen" {
 		uris := listenedURIs(params)

@@ -337,26 +337,33 @@ func (u *upstream) attach(c *client) {
 func (u *upstream) detach(c *client) {
 	u.mu.Lock()
 	delete(u.clients, c)
-	ended := u.subs.Leave(c)
+	ended, done := u.subs.Leave(c)
 	u.mu.Unlock()
 	for _, uri := range ended {
 		ctx, cancel := context.WithTimeout(context.Background(), notifyWait)
 		u.conn.Forward(ctx, "resources/unsubscribe", mustJSON(map[string]string{"uri": uri}))
 		cancel()
+		done(uri)
 	}
 }
 
 // subscription notes a client's resources/subscribe or unsubscribe in
 // the subscriptions the clients share upstream, so that one client's
-// unsubscribe does not end another's updates. It reports whether the
-// request must go upstream (the first subscriber, the last to leave);
-// undo takes back what it noted, for a request that failed there.
-func (u *upstream) subscription(c *client, method string, params json.RawMessage) (forward bool, undo func()) {
+// unsubscribe does not end another's updates, once no request for the
+// resource is in flight. It reports whether the request must go upstream
+// (the first subscriber, the last to leave); if so, done is called with
+// whether it succeeded there.
+func (u *upstream) subscription(ctx context.Context, c *client, method string, params json.RawMessage) (forward bool, done func(ok bool), err error) {
 	uri := resourceURI(params)
 	if method == "resources/subscribe" {
-		return u.subs.Subscribe(c, uri)
+		return u.subs.Subscribe(ctx, c, uri)
 	}
-	return u.subs.Unsubscribe(c, uri), func() {}
+	forward, ended, err := u.subs.Unsubscribe(ctx, c, uri)
+	return forward, func(bool) {
+		if ended != nil {
+			ended()
+		}
+	}, err
 }
 
 func resourceURI(params json.RawMessage) string {
