@@ -30,6 +30,10 @@ const maxPiece = 4 << 20
 
 // lineReader reads lines from src. One goroutine uses it.
 type lineReader struct {
+	// src must be done with the slice it reads into when Read returns
+	// (every io.Reader's contract): a long line's pieces are unmapped
+	// once joined (pieces.go), and a source that went on writing into
+	// one from elsewhere would write into memory given back.
 	src  io.Reader
 	buf  []byte // buf[r:w] has been read and not yet consumed
 	r, w int
