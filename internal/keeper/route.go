@@ -4,39 +4,32 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpv/mcpv/internal/subscription"
 	"strconv"
-	"strings"
 )
 
-// Notify passes a server notification to the commands it belongs to:
-// progress to the command whose request it reports on; a resource's update
-// to the commands subscribed to it, a subscription's acknowledgement to
-// those listening; a list's change to every command (each
-// keeps what it learnt of the lists); anything else (log messages above
-// all) to the one command with a request in flight, when there is one.
-// What belongs to no command stays in the session log: the keeper's own
-// notifier has written log messages there already.
+// Notify passes a server notification to the commands it belongs to, as
+// subscription.AudienceOf says (a resource's update goes to the commands
+// subscribed to it; the busy one is the one command with a request in
+// flight). What belongs to no command stays in the session log: the
+// keeper's own notifier has written log messages there already.
 func (k *Keeper) Notify(method string, params json.RawMessage) {
 	var to []*conn
-	switch {
-	case method == "notifications/progress":
+	switch a, uri := subscription.AudienceOf(method, params); a {
+	case subscription.Requester:
 		k.progress(params)
 		return
-	case method == "notifications/resources/updated":
-		var p struct {
-			URI string `json:"uri"`
-		}
-		json.Unmarshal(params, &p)
-		to = k.subscribers(p.URI)
-	case method == "notifications/subscriptions/acknowledged":
+	case subscription.Holders:
+		to = k.subscribers(uri)
+	case subscription.Listeners:
 		to = k.commands(func(c *conn) bool {
 			c.mu.Lock()
 			defer c.mu.Unlock()
 			return c.listens > 0
 		})
-	case strings.HasSuffix(method, "/list_changed"):
+	case subscription.Everyone:
 		to = k.commands(func(*conn) bool { return true })
-	default:
+	case subscription.Busy:
 		if busy := k.busy(); len(busy) == 1 {
 			to = busy
 		}

@@ -38,7 +38,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -218,16 +217,15 @@ func (s *Server) open(ctx context.Context) (*upstream, error) {
 }
 
 // notify passes the server's notifications to the clients they belong
-// to: progress to the request it reports on; a resource's update to the
-// clients subscribed to it (or listening for it), a subscription's
-// acknowledgement to those listening; a list's change to every client;
-// anything else (log messages above all) to the one client with a
-// request in flight, when there is one, else only to the log, so that no
-// client hears what the server said for another. What the guard hides
+// to, as subscription.AudienceOf says (a resource's update goes to the
+// clients subscribed to it or listening for it; the busy one is the one
+// client with a request in flight; with none, only to the log), so that
+// no client hears what the server said for another. What the guard hides
 // goes nowhere.
 func (u *upstream) notify(method string, params json.RawMessage) {
+	a, uri := subscription.AudienceOf(method, params)
 	switch {
-	case method == "notifications/progress":
+	case a == subscription.Requester:
 		if r, b, ok := u.tokens.Back(params); ok {
 			r.c.notify(withRelated(context.Background(), r.id), method, b)
 		}
@@ -237,7 +235,7 @@ func (u *upstream) notify(method string, params json.RawMessage) {
 	case u.srv.Guard.hidesNotification(method, params):
 		return
 	}
-	to, rel := u.recipients(method, params)
+	to, rel := u.recipients(a, uri)
 	if len(to) == 0 {
 		u.srv.Log.Info(fmt.Sprintf("the server's %s belonged to no one client", method), "params", string(params))
 		return
@@ -248,18 +246,17 @@ func (u *upstream) notify(method string, params json.RawMessage) {
 	}
 }
 
-// recipients are the clients a notification of the server (not progress)
-// belongs to, and the request it is related to, if any.
-func (u *upstream) recipients(method string, params json.RawMessage) (to []*client, rel json.RawMessage) {
-	switch {
-	case method == "notifications/resources/updated":
-		uri := resourceURI(params)
+// recipients are the clients a notification of the server for audience
+// a (not progress) belongs to, and the request it is related to, if any.
+func (u *upstream) recipients(a subscription.Audience, uri string) (to []*client, rel json.RawMessage) {
+	switch a {
+	case subscription.Holders:
 		to = u.clientsWhere(func(c *client) bool { return u.subs.Holds(c, uri) || c.listensTo(uri) })
-	case method == "notifications/subscriptions/acknowledged":
+	case subscription.Listeners:
 		to = u.clientsWhere((*client).listening)
-	case strings.HasSuffix(method, "/list_changed"):
+	case subscription.Everyone:
 		to = u.clientsWhere(func(*client) bool { return true })
-	default:
+	case subscription.Busy:
 		if busy := u.clientsWhere((*client).busy); len(busy) == 1 {
 			return busy, busy[0].latest()
 		}

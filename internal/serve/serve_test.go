@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/subscription"
 	"github.com/mcpv/mcpv/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -152,7 +153,7 @@ func TestNotificationRecipients(t *testing.T) {
 		{"notifications/message", `{"level":"info","data":"a's"}`, 1},
 		{"notifications/tools/list_changed", ``, 2},
 	} {
-		to, _ := u.recipients(tc.method, json.RawMessage(tc.params))
+		to, _ := u.recipients(subscription.AudienceOf(tc.method, json.RawMessage(tc.params)))
 		if len(to) != tc.want || tc.want == 1 && !to[0].listening() {
 			t.Errorf("%s %s: went to %d clients (listening: %v), want %d", tc.method, tc.params, len(to), len(to) > 0 && to[0].listening(), tc.want)
 		}

@@ -2,7 +2,9 @@
 // session that several parties share (the commands of a session keeper,
 // the clients of mcpv serve): a resource is subscribed to at the server
 // while one holder or more is, so that one holder's unsubscribe does not
-// end another's updates, and a holder that leaves gives its own up.
+// end another's updates, and a holder that leaves gives its own up; and
+// whom, among those parties, a notification of the server is for
+// (audience.go).
 //
 // While a subscribe or unsubscribe of a resource is on its way to the
 // server, the next one for that resource waits for its answer: a holder
