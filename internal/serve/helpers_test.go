@@ -173,3 +173,24 @@ func call(t testing.TB, c *mcp.Client, method, params string) json.RawMessage {
 	}
 	return res
 }
+
+// httpServe serves the upstream at url (spoken to in the legacy era)
+// through an HTTP handler that set shapes, on a test server; it returns
+// the handler and the endpoint's URL.
+func httpServe(t *testing.T, url string, set func(*HTTPHandler)) (*HTTPHandler, string) {
+	srv := startServer(t, settingsFor(url, "legacy", nil), nil, false)
+	h := srv.HTTPHandler("", false)
+	if set != nil {
+		set(h)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); ts.Close() })
+	return h, ts.URL + "/mcp"
+}
+
+// acceptBoth is what a client of the transport accepts; legacyInitialize,
+// a legacy client's first request.
+const (
+	acceptBoth       = "application/json, text/event-stream"
+	legacyInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -136,16 +135,12 @@ func TestHTTPBearerAndOrigin(t *testing.T) {
 // session ended after the idle time; its next request finds none (404).
 func TestHTTPIdleSessionEnds(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
-	h := srv.HTTPHandler("", false)
-	h.Idle = 50 * time.Millisecond
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() { h.Close(); ts.Close() })
+	h, url := httpServe(t, demoURL(t, "legacy"), func(h *HTTPHandler) { h.Idle = 50 * time.Millisecond })
 	post := func(sid, body string) *http.Response {
-		resp, _ := postMessage(t, ts.URL+"/mcp", sid, "application/json, text/event-stream", body)
+		resp, _ := postMessage(t, url, sid, acceptBoth, body)
 		return resp
 	}
-	sid := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`).Header.Get("Mcp-Session-Id")
+	sid := post("", legacyInitialize).Header.Get("Mcp-Session-Id")
 	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
 	if code := post(sid, ping).StatusCode; code != http.StatusOK {
 		t.Fatalf("ping in the session: %d", code)
@@ -211,14 +206,8 @@ func postMessage(t *testing.T, url, sid, accept, body string) (*http.Response, s
 // in use lasts Idle.
 func TestHTTPLimits(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
-	h := srv.HTTPHandler("", false)
-	h.MaxSessions, h.MaxBody = 2, 4096
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() { h.Close(); ts.Close() })
-	url := ts.URL + "/mcp"
-	const accept = "application/json, text/event-stream"
-	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	h, url := httpServe(t, demoURL(t, "legacy"), func(h *HTTPHandler) { h.MaxSessions, h.MaxBody = 2, 4096 })
+	const accept, initialize = acceptBoth, legacyInitialize
 	var sids []string
 	for range 2 {
 		resp, body := postMessage(t, url, "", accept, initialize)
@@ -270,14 +259,8 @@ func TestHTTPLimits(t *testing.T) {
 // after InitIdle; one in use lasts Idle.
 func TestHTTPInitIdle(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
-	h := srv.HTTPHandler("", false)
-	h.InitIdle = 50 * time.Millisecond
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() { h.Close(); ts.Close() })
-	url := ts.URL + "/mcp"
-	const accept = "application/json, text/event-stream"
-	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	h, url := httpServe(t, demoURL(t, "legacy"), func(h *HTTPHandler) { h.InitIdle = 50 * time.Millisecond })
+	const accept, initialize = acceptBoth, legacyInitialize
 	var sids []string
 	for range 2 {
 		resp, body := postMessage(t, url, "", accept, initialize)

@@ -19,11 +19,7 @@ import (
 func TestStalledClientDelaysNoOther(t *testing.T) {
 	t.Parallel()
 	sdkServer, url := guardedServer(t)
-	srv := startServer(t, settingsFor(url, "legacy", nil), nil, false)
-	h := srv.HTTPHandler("", false)
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() { h.Close(); ts.Close() })
-	u := ts.URL + "/mcp"
+	h, u := httpServe(t, url, nil)
 	b, brec := httpClient(t, u, "legacy", "b")
 	call(t, b, "resources/subscribe", `{"uri":"file:///pub/a"}`)
 
@@ -119,11 +115,7 @@ func stalledClient(t *testing.T, h *HTTPHandler, u string) (sid string, c *clien
 func TestStalledStreamDelaysNoAnswer(t *testing.T) {
 	t.Parallel()
 	sdkServer, url := guardedServer(t)
-	srv := startServer(t, settingsFor(url, "legacy", nil), nil, false)
-	h := srv.HTTPHandler("", false)
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() { h.Close(); ts.Close() })
-	u := ts.URL + "/mcp"
+	h, u := httpServe(t, url, nil)
 	sid, c := stalledClient(t, h, u)
 
 	for i := range 100 {
