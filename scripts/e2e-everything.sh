@@ -62,16 +62,9 @@ pkg_src=$repo/scripts/npm/package.json
 lock_src=$repo/scripts/npm/package-lock.json
 [ -f "$pkg_src" ] && [ -f "$lock_src" ] || die "missing $pkg_src or $lock_src"
 
-if [ ! -d "$dir/node_modules" ] || ! cmp -s "$lock_src" "$dir/package-lock.json" ||
-	! cmp -s "$pkg_src" "$dir/package.json"; then
-	echo "installing the pinned npm tree into $dir (npm ci)"
-	cp "$pkg_src" "$dir/package.json"
-	cp "$lock_src" "$dir/package-lock.json"
-	if ! (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error); then
-		rm -f "$dir/package-lock.json" # so that the next run installs again
-		die "npm ci failed in $dir"
-	fi
-fi
+# shellcheck source=lib/npm-pinned.sh
+. "$repo/scripts/lib/npm-pinned.sh"
+npm_pinned "$repo/scripts/npm" "$dir" || die "npm ci failed in $dir (log: $dir/npm-ci.log)"
 
 entry=$dir/node_modules/$pkg/dist/index.js
 [ -f "$entry" ] || die "$entry is missing; delete $dir/node_modules and run again"
@@ -824,16 +817,7 @@ server_cmd=("${server[@]}")
 echo "--- mcpv test"
 rep_src=$repo/scripts/report
 rep_dir=$dir/report
-if [ ! -d "$rep_dir/node_modules" ] || ! cmp -s "$rep_src/package-lock.json" "$rep_dir/package-lock.json" ||
-	! cmp -s "$rep_src/package.json" "$rep_dir/package.json"; then
-	echo "installing the report checkers into $rep_dir (npm ci)"
-	mkdir -p "$rep_dir"
-	cp "$rep_src/package.json" "$rep_src/package-lock.json" "$rep_dir/"
-	if ! (cd "$rep_dir" && npm ci --no-audit --no-fund --loglevel=error); then
-		rm -f "$rep_dir/package-lock.json"
-		die "npm ci failed in $rep_dir"
-	fi
-fi
+npm_pinned "$rep_src" "$rep_dir" || die "npm ci failed in $rep_dir (log: $rep_dir/npm-ci.log)"
 cp "$rep_src/junit.xsd" "$rep_src/check-reports.mjs" "$rep_dir/"
 tests=$tmp/mcpv-tests
 mkdir -p "$tests"
