@@ -107,7 +107,7 @@ var lists = map[string]struct{ key, field string }{
 // result comes back as it is.
 func (g Guards) filter(method string, res json.RawMessage) json.RawMessage {
 	l, ok := lists[method]
-	if !ok {
+	if !ok || len(g) == 0 {
 		return res
 	}
 	return mcp.FilterPage(res, l.key, func(item json.RawMessage) bool {
@@ -131,6 +131,9 @@ func (g Guards) filter(method string, res json.RawMessage) json.RawMessage {
 // check refuses a request for what the guard hides. readOnly looks a
 // tool's annotations up when ReadOnly asks for them.
 func (g Guards) check(ctx context.Context, method string, params json.RawMessage, readOnly func(ctx context.Context, name string) bool) *mcp.RPCError {
+	if len(g) == 0 || !guarded(method) {
+		return nil // nothing to check: the params go on unread
+	}
 	// Each member is read exactly as the server will read it: a JSON
 	// decoder matches keys in any case and keeps the last, so params with
 	// "name" and "Name" would be checked by one and run by the other.
@@ -143,7 +146,7 @@ func (g Guards) check(ctx context.Context, method string, params json.RawMessage
 	p.RefType, ok[2] = exactString(ref, "type")
 	p.RefName, ok[3] = exactString(ref, "name")
 	p.RefURI, ok[4] = exactString(ref, "uri")
-	if _, guarded := guardedMethods[method]; guarded && (!refOK || ok != [5]bool{true, true, true, true, true}) {
+	if !refOK || ok != [5]bool{true, true, true, true, true} {
 		return &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
 	}
 	switch method {
@@ -170,9 +173,14 @@ func (g Guards) check(ctx context.Context, method string, params json.RawMessage
 	return nil
 }
 
-// guardedMethods are the requests check looks into.
-var guardedMethods = map[string]struct{}{"tools/call": {}, "resources/read": {}, "resources/subscribe": {},
-	"resources/unsubscribe": {}, "prompts/get": {}, "completion/complete": {}}
+// guarded reports whether check looks into a request of method.
+func guarded(method string) bool {
+	switch method {
+	case "tools/call", "resources/read", "resources/subscribe", "resources/unsubscribe", "prompts/get", "completion/complete":
+		return true
+	}
+	return false
+}
 
 // exactMember returns the member key of obj as written. ok is false when
 // obj holds key twice, or holds it under another case as well (a decoder
@@ -213,7 +221,7 @@ func exactString(obj json.RawMessage, key string) (string, bool) {
 // hidesNotification reports whether a notification is about something the
 // guard hides (a resource's update).
 func (g Guards) hidesNotification(method string, params json.RawMessage) bool {
-	if method != "notifications/resources/updated" {
+	if method != "notifications/resources/updated" || len(g) == 0 {
 		return false
 	}
 	var p struct {

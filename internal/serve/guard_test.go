@@ -272,6 +272,26 @@ func TestGuardReadsKeysExactly(t *testing.T) {
 	}
 }
 
+// With no guard, nothing is read or changed: a request goes on as the
+// client wrote it (the server reads its own params), a page comes back
+// whole, even with a key held twice.
+func TestNoGuardTouchesNothing(t *testing.T) {
+	t.Parallel()
+	var g Guards
+	for _, params := range []string{`{"name":"delete_x","Name":"read_a"}`, `{"name":7}`, `{"uri":"a","URI":"b"}`} {
+		if err := g.check(t.Context(), "tools/call", json.RawMessage(params), nil); err != nil {
+			t.Errorf("%s refused with no guard: %v", params, err)
+		}
+	}
+	page := json.RawMessage(`{"tools":[{"name":"a"},{"name":"b","Name":"c"}]}`)
+	if got := g.filter("tools/list", page); &got[0] != &page[0] {
+		t.Errorf("a page was rewritten with no guard: %s", got)
+	}
+	if g.hidesNotification("notifications/resources/updated", json.RawMessage(`{"uri":"file:///priv/x"}`)) {
+		t.Error("an update hidden with no guard")
+	}
+}
+
 // notes is a Recorder that keeps what it is told.
 type notes struct {
 	mu  sync.Mutex
