@@ -36,11 +36,11 @@ func (s *Server) ServeStream(ctx context.Context, r io.Reader, w io.Writer, clos
 // handler's return is not enough: the session writes the answer after,
 // and drops what it has not written when the input ends.
 type drain struct {
-	mu      sync.Mutex          // guards pending
-	pending map[string]struct{} // the ids of the requests not yet answered
-	idle    chan struct{}       // signalled when pending empties
-	eof     chan struct{}       // closed when the input has ended: the client answers nothing more
-	once    sync.Once           // guards closing eof
+	mu      sync.Mutex     // guards pending
+	pending map[string]int // the ids of the requests not yet answered, each with how many (a client may repeat one)
+	idle    chan struct{}  // signalled when pending empties
+	eof     chan struct{}  // closed when the input has ended: the client answers nothing more
+	once    sync.Once      // guards closing eof
 	// stop is closed when the transport closes: the session is ending,
 	// its handlers are cancelled and write no answer, so nothing is left
 	// to wait for.
@@ -49,19 +49,21 @@ type drain struct {
 }
 
 func newDrain() *drain {
-	return &drain{pending: map[string]struct{}{}, idle: make(chan struct{}), eof: make(chan struct{}), stop: make(chan struct{})}
+	return &drain{pending: map[string]int{}, idle: make(chan struct{}), eof: make(chan struct{}), stop: make(chan struct{})}
 }
 
 func (d *drain) add(id []byte) {
 	d.mu.Lock()
-	d.pending[string(id)] = struct{}{}
+	d.pending[string(id)]++
 	d.mu.Unlock()
 }
 
 // settle forgets a request answered or cancelled.
 func (d *drain) settle(id []byte) {
 	d.mu.Lock()
-	delete(d.pending, string(id))
+	if d.pending[string(id)]--; d.pending[string(id)] <= 0 {
+		delete(d.pending, string(id))
+	}
 	n := len(d.pending)
 	d.mu.Unlock()
 	if n == 0 {

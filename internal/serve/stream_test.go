@@ -62,3 +62,25 @@ func TestStdinEndThenSignal(t *testing.T) {
 		t.Fatal("ServeStream did not return 5s after its context ended")
 	}
 }
+
+// Two requests in flight under one id (a client's mistake) are two
+// answers to wait for: the end of input waits for both.
+func TestDrainCountsARepeatedID(t *testing.T) {
+	d := newDrain()
+	d.add([]byte(`1`))
+	d.add([]byte(`1`))
+	d.settle([]byte(`1`))
+	waited := make(chan struct{})
+	go func() { d.wait(); close(waited) }()
+	select {
+	case <-waited:
+		t.Fatal("the wait ended with one of two answers still due")
+	case <-time.After(50 * time.Millisecond):
+	}
+	d.settle([]byte(`1`))
+	select {
+	case <-waited:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the wait did not end once both were answered")
+	}
+}
