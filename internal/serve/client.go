@@ -134,13 +134,6 @@ func (c *client) queue() chan outNote {
 	return c.out
 }
 
-// queuedNotes is how many notifications wait for the writer.
-func (c *client) queuedNotes() int {
-	c.sentMu.Lock()
-	defer c.sentMu.Unlock()
-	return len(c.out)
-}
-
 // writeNotes sends the client its notifications, in order, each bounded
 // by notifyWait, until its session ends.
 func (c *client) writeNotes(out <-chan outNote) {

@@ -173,3 +173,10 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// queuedNotes is how many notifications wait for the client's writer.
+func (c *client) queuedNotes() int {
+	c.sentMu.Lock()
+	defer c.sentMu.Unlock()
+	return len(c.out)
+}
