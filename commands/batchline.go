@@ -143,7 +143,7 @@ type batchParser struct {
 func newBatchParser() *batchParser {
 	bp := &batchParser{c: &cli{}}
 	ios := output.NewStreams(bytes.NewReader(nil), io.Discard, io.Discard)
-	k, err := parser(bp.c, ios, func(int) { panic(exitRequest{}) })
+	k, err := parser(bp.c, ios, func(int) { panic(exitRequest{}) }, nil)
 	if err != nil {
 		panic(err) // the grammar is fixed: main's parser was built from it
 	}

@@ -32,7 +32,7 @@ func grammar(t *testing.T) *kong.Application {
 	t.Helper()
 	var c cli
 	var out bytes.Buffer
-	k, err := parser(&c, output.NewStreams(strings.NewReader(""), &out, &out), func(int) {})
+	k, err := parser(&c, output.NewStreams(strings.NewReader(""), &out, &out), func(int) {}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

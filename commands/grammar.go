@@ -13,7 +13,7 @@ import (
 // flag and argument with its help, for what documents them (the man page).
 func Grammar() (*kong.Application, error) {
 	var c cli
-	k, err := parser(&c, output.NewStreams(strings.NewReader(""), io.Discard, io.Discard), func(int) {})
+	k, err := parser(&c, output.NewStreams(strings.NewReader(""), io.Discard, io.Discard), func(int) {}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package commands
 import (
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,28 +12,72 @@ import (
 	"github.com/mcpv/mcpv/output"
 )
 
-// TestCommandFields: the names leanGrammar reads from cli's tags are the
-// commands kong's model has, each with its field.
-func TestCommandFields(t *testing.T) {
+// TestCommandsAreTheModels: kong's commands are commandSet's, each once, in
+// the order commands lists them, each bound to its own field.
+func TestCommandsAreTheModels(t *testing.T) {
+	var c cli
+	k, err := parser(&c, output.NewStreams(strings.NewReader(""), io.Discard, io.Discard), func(int) {}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds := c.commands()
+	set := reflect.ValueOf(&c.commandSet).Elem()
+	if len(cmds) != set.NumField() {
+		t.Errorf("commands lists %d commands, commandSet has %d fields", len(cmds), set.NumField())
+	}
+	fields := map[any]string{}
+	for i := range set.NumField() {
+		fields[set.Field(i).Addr().Interface()] = set.Type().Field(i).Name
+	}
+	seen := map[string]bool{}
+	for i, cmd := range cmds {
+		f, ok := fields[cmd.value]
+		if !ok || seen[f] {
+			t.Errorf("command %s: its value is no field of commandSet, or another command's too", cmd.name)
+		}
+		seen[f] = true
+		if i >= len(k.Model.Children) {
+			continue
+		}
+		n := k.Model.Children[i]
+		if n.Name != cmd.name || n.Target.Addr().Interface() != cmd.value {
+			t.Errorf("kong's command %d is %s on %v, want %s on commandSet.%s", i, n.Name, n.Target.Type(), cmd.name, f)
+		}
+	}
+	if len(k.Model.Children) != len(cmds) {
+		t.Errorf("kong has %d commands, commands lists %d", len(k.Model.Children), len(cmds))
+	}
+}
+
+// TestNoCommandFlagIsGlobal: no flag of a command (or of a command under
+// it) has the name or the short name of a global flag. kong refuses such a
+// grammar when the commands are fields of the root struct, but checks a
+// dynamic command's flags only against each other.
+func TestNoCommandFlagIsGlobal(t *testing.T) {
 	model, err := Grammar()
 	if err != nil {
 		t.Fatal(err)
 	}
-	fields := commandFields()
-	var names []string
-	for _, n := range model.Children {
-		names = append(names, n.Name)
-		f, ok := fields[n.Name]
-		if !ok {
-			t.Errorf("command %s: no field in commandFields", n.Name)
-			continue
-		}
-		if got := n.Target.Type(); got != reflect.ValueOf(cli{}).FieldByName(f).Type() {
-			t.Errorf("command %s: field %s is a %v, kong's target a %v", n.Name, f, reflect.ValueOf(cli{}).FieldByName(f).Type(), got)
+	names, shorts := map[string]bool{}, map[rune]bool{}
+	for _, f := range model.Flags {
+		names[f.Name] = true
+		if f.Short != 0 {
+			shorts[f.Short] = true
 		}
 	}
-	if len(names) != len(fields) {
-		t.Errorf("kong has %d commands %v, commandFields %d: %v", len(names), names, len(fields), fields)
+	var walk func(n *kong.Node)
+	walk = func(n *kong.Node) {
+		for _, f := range n.Flags {
+			if names[f.Name] || f.Short != 0 && shorts[f.Short] {
+				t.Errorf("%s --%s: the name or short name of a global flag", n.Path(), f.Name)
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	for _, c := range model.Children {
+		walk(c)
 	}
 }
 
@@ -64,15 +109,13 @@ func TestLeanGrammarParsesAsTheWhole(t *testing.T) {
 	ios := output.NewStreams(strings.NewReader(""), io.Discard, io.Discard)
 	parse := func(line string, lean bool) (*cli, string, error) {
 		var c cli
-		var opts []kong.Option
+		var keep map[string]bool
 		words := strings.Fields(line)
 		if lean {
-			if o := leanGrammar(words); o != nil {
-				opts = append(opts, o)
-			}
+			keep = leanGrammar(words)
 		}
 		exited := false
-		k, err := parser(&c, ios, func(int) { exited = true; panic(exitRequest{}) }, opts...)
+		k, err := parser(&c, ios, func(int) { exited = true; panic(exitRequest{}) }, keep)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,8 +156,8 @@ func TestLeanGrammarParsesAsTheWhole(t *testing.T) {
 		if wholeCmd == "(exit)" {
 			continue
 		}
-		f := commandFields()[strings.Fields(wholeCmd)[0]]
-		if l, w := reflect.ValueOf(*lean).FieldByName(f).Interface(), reflect.ValueOf(*whole).FieldByName(f).Interface(); !reflect.DeepEqual(l, w) {
+		i := slices.IndexFunc(whole.commands(), func(c command) bool { return c.name == strings.Fields(wholeCmd)[0] })
+		if l, w := reflect.ValueOf(lean.commands()[i].value).Elem().Interface(), reflect.ValueOf(whole.commands()[i].value).Elem().Interface(); !reflect.DeepEqual(l, w) {
 			t.Errorf("%s: the command's values differ:\nlean  %+v\nwhole %+v", line, l, w)
 		}
 	}
@@ -161,11 +204,11 @@ func BenchmarkParse(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					var c cli
-					var opts []kong.Option
+					var keep map[string]bool
 					if lean {
-						opts = append(opts, leanGrammar(words))
+						keep = leanGrammar(words)
 					}
-					k, err := parser(&c, ios, func(int) {}, opts...)
+					k, err := parser(&c, ios, func(int) {}, keep)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -8,12 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/alecthomas/kong"
 
@@ -88,63 +86,79 @@ func versionLine(version, commit, date, goVersion, platform string) string {
 	return "mcpv " + version + " (" + strings.Join(parts, ", ") + ")"
 }
 
-// cli is the whole grammar.
+// cli is the whole grammar: the global flags here, the commands in
+// commandSet, given to kong one by one (see commands).
 type cli struct {
 	connect.Flags
 	outputFlags `group:"Output"`
 	VersionFlag versionFlag `name:"version" help:"Print mcpv's version and exit."`
-
-	Info                  infoCmd                  `cmd:""`
-	Ping                  pingCmd                  `cmd:""`
-	ListTools             listToolsCmd             `cmd:"" name:"list-tools"`
-	Call                  callCmd                  `cmd:""`
-	ListResources         listResourcesCmd         `cmd:"" name:"list-resources"`
-	ListResourceTemplates listResourceTemplatesCmd `cmd:"" name:"list-resource-templates"`
-	Read                  readCmd                  `cmd:""`
-	ListPrompts           listPromptsCmd           `cmd:"" name:"list-prompts"`
-	GetPrompt             getPromptCmd             `cmd:"" name:"get-prompt"`
-	Complete              completeCmd              `cmd:""`
-	Watch                 watchCmd                 `cmd:""`
-	Tasks                 tasksCmd                 `cmd:""`
-	Skills                skillsCmd                `cmd:""`
-	Request               requestCmd               `cmd:""`
-	Batch                 batchCmd                 `cmd:""`
-	Test                  testCmd                  `cmd:""`
-	Servers               serversCmd               `cmd:""`
-	Trust                 trustCmd                 `cmd:""`
-	AuthCmd               authCmd                  `cmd:"" name:"auth"`
-	Session               sessionCmd               `cmd:""`
-	Serve                 serveCmd                 `cmd:""`
-	Mock                  mockCmd                  `cmd:""`
-	Completions           completionsCmd           `cmd:""`
+	commandSet  `kong:"-"`
 }
 
-// cliHelp is the help of cli's commands, out of the tags as
-// connect.FlagDoc says why (and a slice, not a map, for the same reason).
-var cliHelp = [][2]string{
-	{"info", "Print the server's initialize result: protocol version, server info, capabilities, instructions."},
-	{"ping", "Ping the server."},
-	{"list-tools", "List the server's tools (every page)."},
-	{"call", "Call a tool."},
-	{"list-resources", "List the server's resources (every page)."},
-	{"list-resource-templates", "List the server's resource templates (every page)."},
-	{"read", "Read a resource."},
-	{"list-prompts", "List the server's prompts (every page)."},
-	{"get-prompt", "Get a prompt, filled with arguments."},
-	{"complete", "Ask for completions of a prompt or resource-template argument."},
-	{"watch", "Subscribe to resources and print a JSON line per change."},
-	{"tasks", "List, inspect, collect or cancel tasks."},
-	{"skills", "List, inspect, read or pull the skills a server publishes."},
-	{"request", "Send any request (or notification) with raw JSON params."},
-	{"batch", "Run operations from stdin, one per line, in one session; print a JSON line for each."},
-	{"test", "Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON)."},
-	{"servers", "List the servers named in config files, or show one."},
-	{"trust", "Trust a project config file as it is now, so its servers may start."},
-	{"auth", "Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one."},
-	{"session", "Keep a session open in the background for many commands: start, list, stop."},
-	{"serve", "Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside."},
-	{"mock", "Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients."},
-	{"completions", "Print a shell completion script for bash, zsh, fish or PowerShell."},
+// commandSet holds the values of mcpv's commands.
+type commandSet struct {
+	Info                  infoCmd
+	Ping                  pingCmd
+	ListTools             listToolsCmd
+	Call                  callCmd
+	ListResources         listResourcesCmd
+	ListResourceTemplates listResourceTemplatesCmd
+	Read                  readCmd
+	ListPrompts           listPromptsCmd
+	GetPrompt             getPromptCmd
+	Complete              completeCmd
+	Watch                 watchCmd
+	Tasks                 tasksCmd
+	Skills                skillsCmd
+	Request               requestCmd
+	Batch                 batchCmd
+	Test                  testCmd
+	Servers               serversCmd
+	Trust                 trustCmd
+	AuthCmd               authCmd
+	Session               sessionCmd
+	Serve                 serveCmd
+	Mock                  mockCmd
+	Completions           completionsCmd
+}
+
+// command is one of mcpv's commands: its name, its help and its value.
+type command struct {
+	name, help string
+	value      any
+}
+
+// commands are s's commands, in the order help lists them. kong is given
+// each as a dynamic command rather than as a tagged field of cli: kong
+// parses the tags of every field of a struct it builds from, including
+// those of the commands a run leaves out, and a field left out is matched
+// against a regular expression that must be compiled first.
+func (s *commandSet) commands() []command {
+	return []command{
+		{"info", "Print the server's initialize result: protocol version, server info, capabilities, instructions.", &s.Info},
+		{"ping", "Ping the server.", &s.Ping},
+		{"list-tools", "List the server's tools (every page).", &s.ListTools},
+		{"call", "Call a tool.", &s.Call},
+		{"list-resources", "List the server's resources (every page).", &s.ListResources},
+		{"list-resource-templates", "List the server's resource templates (every page).", &s.ListResourceTemplates},
+		{"read", "Read a resource.", &s.Read},
+		{"list-prompts", "List the server's prompts (every page).", &s.ListPrompts},
+		{"get-prompt", "Get a prompt, filled with arguments.", &s.GetPrompt},
+		{"complete", "Ask for completions of a prompt or resource-template argument.", &s.Complete},
+		{"watch", "Subscribe to resources and print a JSON line per change.", &s.Watch},
+		{"tasks", "List, inspect, collect or cancel tasks.", &s.Tasks},
+		{"skills", "List, inspect, read or pull the skills a server publishes.", &s.Skills},
+		{"request", "Send any request (or notification) with raw JSON params.", &s.Request},
+		{"batch", "Run operations from stdin, one per line, in one session; print a JSON line for each.", &s.Batch},
+		{"test", "Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).", &s.Test},
+		{"servers", "List the servers named in config files, or show one.", &s.Servers},
+		{"trust", "Trust a project config file as it is now, so its servers may start.", &s.Trust},
+		{"auth", "Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.", &s.AuthCmd},
+		{"session", "Keep a session open in the background for many commands: start, list, stop.", &s.Session},
+		{"serve", "Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.", &s.Serve},
+		{"mock", "Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.", &s.Mock},
+		{"completions", "Print a shell completion script for bash, zsh, fish or PowerShell.", &s.Completions},
+	}
 }
 
 // Validate checks the output flags; kong checks the embedded connect flag
@@ -204,10 +218,12 @@ func environmentHelp() string {
 }
 
 // parser builds the kong parser; Main, tests and the help goldens share it.
-// options (leanGrammar's) come after mcpv's own.
-func parser(c *cli, ios *output.Streams, exit func(int), options ...kong.Option) (*kong.Kong, error) {
-	options = parserOptions(options)
-	return kong.New(c, append([]kong.Option{
+// lean names the commands kong is given (see leanGrammar); nil is every
+// command, with the help of the global flags, which only the whole grammar
+// is given since a lean run prints no help (help and a command line that
+// does not parse are handled with the whole grammar).
+func parser(c *cli, ios *output.Streams, exit func(int), lean map[string]bool) (*kong.Kong, error) {
+	options := []kong.Option{
 		kong.Name("mcpv"),
 		kong.Description("A scriptable command-line client for the Model Context Protocol."),
 		kong.Writers(ios.Out, ios.Err),
@@ -215,18 +231,16 @@ func parser(c *cli, ios *output.Streams, exit func(int), options ...kong.Option)
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: true}),
 		kong.Help(printHelp),
 		jqVarMappers(),
-	}, options...)...)
-}
-
-// parserOptions are the options of a parser of the whole grammar (no
-// options) or of a lean one: only the whole grammar is given its help,
-// since a lean run prints none (help and a command line that does not
-// parse are handled with the whole grammar).
-func parserOptions(options []kong.Option) []kong.Option {
-	if len(options) == 0 {
-		return []kong.Option{kong.PostBuild(fillHelp)}
 	}
-	return options
+	for _, cmd := range c.commands() {
+		if lean == nil || lean[cmd.name] {
+			options = append(options, kong.DynamicCommand(cmd.name, cmd.help, "", cmd.value))
+		}
+	}
+	if lean == nil {
+		options = append(options, kong.PostBuild(fillHelp))
+	}
+	return kong.New(c, options...)
 }
 
 // versionFlag prints the version line and exits, as kong.VersionFlag does
@@ -240,10 +254,9 @@ func (versionFlag) BeforeReset(app *kong.Kong) error {
 	return nil
 }
 
-// fillHelp gives the global flags and the commands the help texts and
-// placeholders kept out of their tags (see connect.FlagDoc), and puts in
-// them what depends on mcpv's own constants (written {latest_version} and
-// {supported_versions}).
+// fillHelp gives the global flags the help texts and placeholders kept out
+// of their tags (see connect.FlagDoc), and puts in them what depends on
+// mcpv's own constants (written {latest_version} and {supported_versions}).
 func fillHelp(k *kong.Kong) error {
 	var r *strings.Replacer
 	for _, f := range k.Model.Flags {
@@ -255,13 +268,6 @@ func fillHelp(k *kong.Kong) error {
 				r = strings.NewReplacer("{latest_version}", mcp.LatestVersion, "{supported_versions}", strings.Join(mcp.SupportedVersions, ", "))
 			}
 			f.Help = r.Replace(f.Help)
-		}
-	}
-	for _, n := range k.Model.Children {
-		for _, h := range cliHelp {
-			if n.Help == "" && h[0] == n.Name {
-				n.Help = h[1]
-			}
 		}
 	}
 	return nil
@@ -281,66 +287,25 @@ func flagDoc(name string) (connect.FlagDoc, bool) {
 	return connect.FlagDoc{}, false
 }
 
-// cmdTag is the tag kong marks a command with.
-const cmdTag = "cmd"
-
-// commandFields maps each top-level command's name to its field in cli,
-// read from the grammar's tags (TestCommandFields holds it to kong's model).
-var commandFields = sync.OnceValue(func() map[string]string {
-	fields := map[string]string{}
-	t := reflect.TypeFor[cli]()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if _, ok := f.Tag.Lookup(cmdTag); !ok {
-			continue
-		}
-		name := f.Tag.Get("name")
-		if name == "" {
-			name = strings.ToLower(f.Name)
-		}
-		fields[name] = f.Name
-	}
-	return fields
-})
-
-// leanGrammar is the option that leaves out of kong's model every command
-// not named in args, or nil when the whole grammar is needed. kong builds
-// its model by reflection over every command, flag and help text, which
-// costs more than the rest of a short run's start-up; a run needs only the
-// command it runs. Every command whose name is among args stays (a tool
-// called "info" keeps info as well as call), so the command kong selects is
-// always in the model. Help and the completion scripts show the whole
-// grammar; a command line that does not parse is parsed again with the whole
-// grammar, so its error and suggestions are the same.
-func leanGrammar(args []string) kong.Option {
-	fields := commandFields()
+// leanGrammar names the commands a run with args gives kong, or is nil
+// when it needs every command. kong builds its model by reflection over
+// every command, flag and help text, which costs more than the rest of a
+// short run's start-up; a run needs only the command it runs. Every command
+// whose name is among args stays (a tool called "info" keeps info as well
+// as call), so the command kong selects is always in the model. Help and
+// the completion scripts show the whole grammar; a command line that does
+// not parse is parsed again with the whole grammar, so its error and
+// suggestions are the same. No command named keeps none: --version needs
+// none, and no command at all is an error, from the whole grammar.
+func leanGrammar(args []string) map[string]bool {
 	keep := map[string]bool{}
 	for _, a := range args {
-		if a == "-h" || a == "--help" {
+		if a == "-h" || a == "--help" || a == "completions" {
 			return nil
 		}
-		if f, ok := fields[a]; ok {
-			keep[f] = true
-		}
+		keep[a] = true
 	}
-	if keep["Completions"] {
-		return nil
-	}
-	var drop []string
-	for _, f := range fields {
-		if !keep[f] {
-			drop = append(drop, f)
-		}
-	}
-	if len(drop) == 0 {
-		return nil
-	}
-	slices.Sort(drop) // no command named: none (--version needs none; no command at all is an error, from the whole grammar)
-	// kong matches "cli.Field"; \b rather than ^, since regexp also
-	// compiles a pattern anchored at its start for its one-pass matcher,
-	// which costs more than the rest of the compile (no type name in the
-	// grammar ends in "cli" after another letter).
-	return kong.IgnoreFields(`\bcli\.(?:` + strings.Join(drop, "|") + `)$`)
+	return keep
 }
 
 // jqFlagHint points a jq user's --arg or --argjson to mcpv's names for
@@ -497,13 +462,9 @@ func (e *grammarError) Error() string { return e.err.Error() }
 
 // parse builds a parser over c, with lean (nil: the whole grammar), and
 // parses args.
-func parse(c *cli, args []string, ios *output.Streams, env connect.Env, lean kong.Option) (*kong.Context, error) {
+func parse(c *cli, args []string, ios *output.Streams, env connect.Env, lean map[string]bool) (*kong.Context, error) {
 	c.environ = env.Environ
-	var options []kong.Option
-	if lean != nil {
-		options = append(options, lean)
-	}
-	k, err := parser(c, ios, func(code int) { panic(exitRequest{code}) }, options...)
+	k, err := parser(c, ios, func(code int) { panic(exitRequest{code}) }, lean)
 	if err != nil {
 		return nil, &grammarError{err}
 	}

@@ -96,7 +96,7 @@ func checkStepLine(lines *lineParser, words []string, caps map[string]json.RawMe
 // were given.
 func parseSessionFlags(words []string) (connect.Flags, map[string]bool, error) {
 	var c cli
-	k, err := parser(&c, output.NewStreams(strings.NewReader(""), io.Discard, io.Discard), func(int) { panic(exitRequest{}) })
+	k, err := parser(&c, output.NewStreams(strings.NewReader(""), io.Discard, io.Discard), func(int) { panic(exitRequest{}) }, nil)
 	if err != nil {
 		return connect.Flags{}, nil, err
 	}

@@ -16,7 +16,7 @@ func TestTimeoutFlagsTakeSeconds(t *testing.T) {
 		t.Helper()
 		var c cli
 		var out bytes.Buffer
-		k, err := parser(&c, output.NewStreams(strings.NewReader(""), &out, &out), func(code int) { t.Fatalf("exit %d: %s", code, out.String()) })
+		k, err := parser(&c, output.NewStreams(strings.NewReader(""), &out, &out), func(code int) { t.Fatalf("exit %d: %s", code, out.String()) }, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
