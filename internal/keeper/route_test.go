@@ -102,11 +102,30 @@ func TestStalledCommandLetGo(t *testing.T) {
 	nc.Write([]byte(`{"attach":{}}` + "\n" + `{"msg":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}}` + "\n"))
 	other := r.attach(t) // with no request in flight: the flood is not its
 	r.srv.waitFor(t, "tools/call")
-	chunk := strings.Repeat("z", 64<<10)
-	for range (2 * maxNoted) / len(chunk) {
-		r.srv.send(logMsg(chunk))
-	}
+	// The session drops log messages that wait too long for its
+	// dispatcher, so the flood goes on until the command is let go; a few
+	// at a time, so that little of it is left for the other command once
+	// it stops.
+	chunk := readItem{data: []byte(logMsg(strings.Repeat("z", 64<<10)))}
+	flooded, stop := make(chan struct{}), make(chan struct{})
+	go func() { // ends when the test has seen the command let go
+		defer close(flooded)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if len(r.srv.out) < 4 {
+				r.srv.out <- chunk
+			} else {
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}()
 	r.waitLog(t, "a command was disconnected")
+	close(stop)
+	<-flooded
 	if _, err := other.call("ping", `{}`); err != nil {
 		t.Errorf("another command meanwhile: %v", err)
 	}
