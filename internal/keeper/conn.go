@@ -251,7 +251,14 @@ func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
 		}()
 	}
 	big := len(params) > bigMessage
-	res, err := c.forward(ctx, m.Method, params)
+	res, listed, cacheable := c.k.lists.Lookup(m.Method, params)
+	var err error
+	if res == nil { // not kept: the server answers
+		res, err = c.forward(ctx, m.Method, params)
+		if err == nil && cacheable {
+			c.k.keepList(listed, res)
+		}
+	}
 	if big {
 		c.k.release() // the request is sent, and no longer held
 	}

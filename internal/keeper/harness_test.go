@@ -180,6 +180,12 @@ const testState = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"l
 // startKeeper serves a fake server that answers with handle.
 func startKeeper(t *testing.T, handle func(f *fakeServer, m wire), tune ...func(*Keeper)) *running {
 	t.Helper()
+	return startKeeperOf(t, testState, handle, tune...)
+}
+
+// startKeeperOf is startKeeper with the server's initialize result.
+func startKeeperOf(t *testing.T, state string, handle func(f *fakeServer, m wire), tune ...func(*Keeper)) *running {
+	t.Helper()
 	r := &running{srv: newFakeServer(handle), dir: t.TempDir(), name: "s", why: make(chan string, 1), logs: make(chan string, 1024)}
 	r.k = &Keeper{Log: slog.New(slog.NewTextHandler(logLines(r.logs), nil)), Info: Info{Name: r.name}}
 	for _, fn := range tune {
@@ -194,7 +200,7 @@ func startKeeper(t *testing.T, handle func(f *fakeServer, m wire), tune ...func(
 			return nil, &mcp.RPCError{Code: -32601, Message: "method not found"}
 		},
 	})
-	client, err := mcp.Attach(sess, mcp.ClientOptions{}, mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(testState)})
+	client, err := mcp.Attach(sess, mcp.ClientOptions{}, mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(state)})
 	if err != nil {
 		t.Fatal(err)
 	}

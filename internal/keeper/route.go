@@ -14,6 +14,7 @@ import (
 // flight). What belongs to no command stays in the session log: the
 // keeper's own notifier has written log messages there already.
 func (k *Keeper) Notify(method string, params json.RawMessage) {
+	k.lists.Notified(method)
 	var to []*conn
 	switch a, uri := subscription.AudienceOf(method, params); a {
 	case subscription.Requester:

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/listcache"
 	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/subscription"
 	"github.com/mcpv/mcpv/mcp"
@@ -40,6 +41,7 @@ type Keeper struct {
 
 	subs     subscription.Shared[*conn] // the session's resources/subscribe, by command
 	tokens   mcp.Tokens[*conn]          // our progress tokens -> the command's
+	lists    listcache.Cache            // the server's lists, for the commands that list
 	lastUsed time.Time
 	stopping bool
 	idle     *time.Timer
@@ -245,6 +247,12 @@ func (k *Keeper) gone(ctx context.Context, err error) error {
 		return nil
 	}
 	return err
+}
+
+// keepList keeps a list result for the next command that asks, as
+// listcache says when: the era and what the server declared decide.
+func (k *Keeper) keepList(r listcache.Request, result json.RawMessage) {
+	k.lists.Keep(r, result, k.Client.Modern(), k.Client.HasCapability(r.List()+".listChanged"))
 }
 
 // AddSecret makes the keeper hand secrets to the commands that attach from

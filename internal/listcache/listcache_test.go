@@ -1,0 +1,175 @@
+package listcache
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// clock is a time the test moves.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+// lookup is Lookup with its result as a string, "" for a miss.
+func lookup(t *testing.T, c *Cache, method, params string) (string, Request, bool) {
+	t.Helper()
+	res, r, ok := c.Lookup(method, json.RawMessage(params))
+	return string(res), r, ok
+}
+
+// TestLegacyKeptUntilChanged: in the initialize era a list is kept while
+// the server declared listChanged for it, until the notification; a list
+// without listChanged is not kept.
+func TestLegacyKeptUntilChanged(t *testing.T) {
+	var c Cache
+	res, r, ok := lookup(t, &c, "tools/list", `{}`)
+	if res != "" || !ok {
+		t.Fatalf("first lookup: %q %v", res, ok)
+	}
+	c.Keep(r, json.RawMessage(`{"tools":[1]}`), false, true)
+	if res, _, _ := lookup(t, &c, "tools/list", `{}`); res != `{"tools":[1]}` {
+		t.Errorf("kept: %q", res)
+	}
+	// Another list's change leaves it; its own drops it.
+	c.Notified("notifications/prompts/list_changed")
+	c.Notified("notifications/message")
+	if res, _, _ := lookup(t, &c, "tools/list", `{}`); res == "" {
+		t.Error("dropped by another list's change")
+	}
+	c.Notified("notifications/tools/list_changed")
+	if res, _, _ := lookup(t, &c, "tools/list", `{}`); res != "" || c.Size() != 0 {
+		t.Errorf("after tools/list_changed: %q, %d bytes held", res, c.Size())
+	}
+
+	_, r, _ = lookup(t, &c, "prompts/list", `{}`)
+	c.Keep(r, json.RawMessage(`{"prompts":[]}`), false, false)
+	if res, _, _ := lookup(t, &c, "prompts/list", `{}`); res != "" {
+		t.Errorf("kept without listChanged: %q", res)
+	}
+}
+
+// TestModernKeptForItsTTL: in the modern era a complete result is kept for
+// its ttlMs; 0, none, a negative one or an input_required result is not.
+func TestModernKeptForItsTTL(t *testing.T) {
+	clk := &clock{t: time.Unix(1000, 0)}
+	c := Cache{Now: clk.now}
+	for _, tc := range []struct {
+		result string
+		kept   bool
+	}{
+		{`{"resultType":"complete","ttlMs":1500,"tools":[]}`, true},
+		{`{"ttlMs":1500,"tools":[]}`, true},
+		{`{"resultType":"complete","ttlMs":0,"tools":[]}`, false},
+		{`{"resultType":"complete","tools":[]}`, false},
+		{`{"resultType":"complete","ttlMs":-5,"tools":[]}`, false},
+		{`{"resultType":"input_required","ttlMs":1500}`, false},
+	} {
+		c.Notified("notifications/tools/list_changed")
+		_, r, _ := lookup(t, &c, "tools/list", `{"cursor":"a"}`)
+		c.Keep(r, json.RawMessage(tc.result), true, true)
+		res, _, _ := lookup(t, &c, "tools/list", `{"cursor":"a"}`)
+		if (res != "") != tc.kept {
+			t.Errorf("%s: kept %v, want %v", tc.result, res != "", tc.kept)
+		}
+	}
+	c.Notified("notifications/tools/list_changed")
+	_, r, _ := lookup(t, &c, "resources/templates/list", `{}`)
+	c.Keep(r, json.RawMessage(`{"ttlMs":1500,"resourceTemplates":[]}`), true, false)
+	clk.t = clk.t.Add(1499 * time.Millisecond)
+	if res, _, _ := lookup(t, &c, "resources/templates/list", `{}`); res == "" {
+		t.Error("stale before its TTL")
+	}
+	clk.t = clk.t.Add(time.Millisecond)
+	if res, _, _ := lookup(t, &c, "resources/templates/list", `{}`); res != "" || c.Size() != 0 {
+		t.Errorf("fresh at its TTL: %q, %d bytes held", res, c.Size())
+	}
+	// A resources change makes the templates stale too.
+	_, r, _ = lookup(t, &c, "resources/templates/list", `{}`)
+	c.Keep(r, json.RawMessage(`{"ttlMs":60000,"resourceTemplates":[]}`), true, false)
+	c.Notified("notifications/resources/list_changed")
+	if res, _, _ := lookup(t, &c, "resources/templates/list", `{}`); res != "" {
+		t.Error("templates kept after resources/list_changed")
+	}
+}
+
+// TestChangeDuringRequest: a result whose request began before the list
+// changed is not kept.
+func TestChangeDuringRequest(t *testing.T) {
+	var c Cache
+	_, r, _ := lookup(t, &c, "tools/list", `{}`)
+	c.Notified("notifications/tools/list_changed")
+	c.Keep(r, json.RawMessage(`{"tools":["old"]}`), false, true)
+	if res, _, _ := lookup(t, &c, "tools/list", `{}`); res != "" {
+		t.Errorf("a result from before the change was kept: %q", res)
+	}
+}
+
+// TestKeys: each cursor and each _meta is its own entry, the progress token
+// aside; other methods, and requests that answer input requests, are not
+// cached at all.
+func TestKeys(t *testing.T) {
+	var c Cache
+	keep := func(params, result string) {
+		t.Helper()
+		_, r, ok := lookup(t, &c, "tools/list", params)
+		if !ok {
+			t.Fatalf("%s: not cacheable", params)
+		}
+		c.Keep(r, json.RawMessage(result), false, true)
+	}
+	keep(`{"_meta":{"progressToken":1,"x":"a"}}`, `"a"`)
+	keep(`{"cursor":"c2","_meta":{"progressToken":2}}`, `"c2"`)
+	keep(`null`, `"none"`)
+	for params, want := range map[string]string{
+		`{"_meta":{"x":"a","progressToken":"other"}}`: `"a"`,
+		`{"_meta":{"x":"a"}}`:                         `"a"`,
+		`{"_meta":{"x":"b"}}`:                         ``,
+		`{"cursor":"c2"}`:                             `"c2"`,
+		`{"cursor":"c3"}`:                             ``,
+		``:                                            `"none"`,
+		`{}`:                                          `"none"`,
+		`{"_meta":{"progressToken":3}}`:               `"none"`,
+	} {
+		if res, _, _ := lookup(t, &c, "tools/list", params); res != want {
+			t.Errorf("tools/list %s: %q, want %q", params, res, want)
+		}
+	}
+	for _, tc := range []struct{ method, params string }{
+		{"tools/call", `{}`},
+		{"resources/read", `{"uri":"x"}`},
+		{"tools/list", `{"requestState":"s"}`},
+		{"tools/list", `{"inputResponses":{}}`},
+		{"tools/list", `[1]`},
+		{"tools/list", `{"_meta":7}`},
+		{"tools/list", `{"cursor":`},
+	} {
+		if _, _, ok := lookup(t, &c, tc.method, tc.params); ok {
+			t.Errorf("%s %s: cacheable", tc.method, tc.params)
+		}
+	}
+}
+
+// TestBounded: the cache never holds more than MaxBytes, and a result over
+// a quarter of that is not kept.
+func TestBounded(t *testing.T) {
+	var c Cache
+	page := `"` + strings.Repeat("x", MaxBytes/5) + `"`
+	for i := range 12 {
+		_, r, _ := lookup(t, &c, "tools/list", `{"cursor":"`+string(rune('a'+i))+`"}`)
+		c.Keep(r, json.RawMessage(page), false, true)
+		if c.Size() > MaxBytes {
+			t.Fatalf("after %d pages: %d bytes held, over %d", i+1, c.Size(), MaxBytes)
+		}
+	}
+	if c.Size() == 0 {
+		t.Error("nothing kept")
+	}
+	huge := `"` + strings.Repeat("x", MaxBytes/4) + `"`
+	_, r, _ := lookup(t, &c, "prompts/list", `{}`)
+	c.Keep(r, json.RawMessage(huge), false, true)
+	if res, _, _ := lookup(t, &c, "prompts/list", `{}`); res != "" {
+		t.Error("a result over a quarter of the bound was kept")
+	}
+}
