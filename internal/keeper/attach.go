@@ -18,7 +18,7 @@ import (
 // Attach connects to the keeper of session name and returns a transport
 // that speaks to the server through it, with the state of the session.
 func Attach(ctx context.Context, d Dir, name string) (*Transport, mcp.State, error) {
-	c, r, err := dial(d, name, control{Attach: &struct{}{}})
+	c, r, err := dial(d, name, attachLine)
 	if err != nil {
 		return nil, mcp.State{}, err
 	}

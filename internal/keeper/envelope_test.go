@@ -76,3 +76,24 @@ func TestReadLongLine(t *testing.T) {
 		t.Error("no error at the end")
 	}
 }
+
+// TestFirstLines: the lines a command sends first are the controls the
+// keeper reads.
+func TestFirstLines(t *testing.T) {
+	for _, tc := range []struct {
+		line []byte
+		want control
+	}{
+		{attachLine, control{Attach: &struct{}{}}},
+		{statusLine, control{Status: &struct{}{}}},
+		{stopLine, control{Stop: &struct{}{}}},
+	} {
+		want, err := json.Marshal(tc.want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(tc.line) != string(want)+"\n" {
+			t.Errorf("%q: the control encodes as %s", tc.line, want)
+		}
+	}
+}

@@ -175,12 +175,21 @@ func (e *ErrNoSession) Error() string {
 // above it from which every one must be the user's alone (Root).
 type Dir struct{ Path, Root string }
 
+// The first lines a command sends, each a control with one member, kept
+// as bytes: a command encodes nothing else of the kind, and encoding a
+// control would first build the encoders of every member it may hold.
+var (
+	attachLine = []byte(`{"attach":{}}` + "\n")
+	statusLine = []byte(`{"status":{}}` + "\n")
+	stopLine   = []byte(`{"stop":{}}` + "\n")
+)
+
 // dial connects to the keeper of name and sends the first line. Nothing is
 // sent before the directories, the socket file and the process listening
 // on it are known to be the user's: another user's socket would be handed
 // the command's arguments. Nothing is made: with no directory, no session
 // runs.
-func dial(d Dir, name string, first control) (net.Conn, *bufio.Reader, error) {
+func dial(d Dir, name string, first []byte) (net.Conn, *bufio.Reader, error) {
 	p, err := PathsOf(d.Path, name)
 	if err != nil {
 		return nil, nil, err
@@ -211,7 +220,7 @@ func dial(d Dir, name string, first control) (net.Conn, *bufio.Reader, error) {
 		c.Close()
 		return nil, nil, refused(name, fmt.Errorf("the process on %s: %w", p.Socket, err))
 	}
-	if err := writeLine(c, first); err != nil {
+	if _, err := c.Write(first); err != nil {
 		c.Close()
 		return nil, nil, err
 	}
@@ -270,18 +279,9 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 	return bytes.Join(append(pieces, chunk[:len(chunk)-1]), nil), nil
 }
 
-func writeLine(c net.Conn, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = c.Write(append(b, '\n'))
-	return err
-}
-
 // Status asks a running keeper for its Info.
 func Status(d Dir, name string) (Info, error) {
-	c, r, err := dial(d, name, control{Status: &struct{}{}})
+	c, r, err := dial(d, name, statusLine)
 	if err != nil {
 		return Info{}, err
 	}
@@ -318,7 +318,7 @@ func Names(dir string) ([]string, error) {
 // the pid in the lock it holds (it would end by itself soon, see
 // checkEvery).
 func Stop(d Dir, name string, wait time.Duration) error {
-	c, r, err := dial(d, name, control{Stop: &struct{}{}})
+	c, r, err := dial(d, name, stopLine)
 	var none *ErrNoSession
 	if errors.As(err, &none) {
 		if p, _ := PathsOf(d.Path, name); held(p.Lock) {
