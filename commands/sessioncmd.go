@@ -333,6 +333,7 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env) int {
 		Secret:         secret,
 		OnNotification: k.Notify,
 		Route:          k.Route,
+		ReadGate:       k.ReadGate,
 	}
 	conn, err := connect.Open(ctx, start.Settings, env, h)
 	if err != nil {

@@ -110,6 +110,13 @@ type SessionOptions struct {
 	Trace func(out bool, msg []byte)
 	// Log receives warnings about what the server sent; nil discards them.
 	Log *slog.Logger
+	// ReadGate, when set, is called on the reader goroutine before each
+	// read of the transport, with the size of what the read before it
+	// returned (0 before the first). It may wait, to hold the server back
+	// while what it sent is still held (a session keeper waits while a
+	// large result is written to its command); the server's stream is
+	// not read meanwhile. It must not call into the session.
+	ReadGate func(last int)
 }
 
 // maxServerRequests bounds the server requests handled at once.
@@ -432,8 +439,13 @@ func (s *Session) read() {
 	// msgs is reused from one wire unit to the next, and cleared after
 	// routing so that it keeps no message's bytes alive.
 	var msgs []message
+	last := 0
 	for {
+		if s.opts.ReadGate != nil {
+			s.opts.ReadGate(last)
+		}
 		data, err := s.t.Read()
+		last = len(data)
 		if err != nil {
 			var rerr *RequestError
 			if errors.As(err, &rerr) {

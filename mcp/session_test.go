@@ -440,3 +440,36 @@ func TestSessionUndecodableAnswers(t *testing.T) {
 		}
 	})
 }
+
+// ReadGate runs before each read, with the size of what the read before
+// returned, and the server's stream is not read while it waits.
+func TestReadGate(t *testing.T) {
+	sizes := make(chan int, 8)
+	release := make(chan struct{})
+	s, m := newTestSession(t, SessionOptions{ReadGate: func(last int) {
+		sizes <- last
+		if last > 0 {
+			<-release // held after every message
+		}
+	}})
+	if got := waitFor(t, sizes); got != 0 {
+		t.Errorf("before the first read: %d, want 0", got)
+	}
+	call := goCall(t.Context(), s.Call, "ping", nil)
+	req := m.nextMsg(t)
+	answer := `{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{}}`
+	m.send(t, answer)
+	if got := waitFor(t, sizes); got != len(answer) {
+		t.Errorf("after the answer: %d, want %d", got, len(answer))
+	}
+	if r := waitFor(t, call); r.err != nil {
+		t.Fatal(r.err)
+	}
+	select {
+	case m.in <- []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`):
+		t.Error("the stream was read while the gate held it")
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(release)
+	m.in <- []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`)
+}

@@ -49,6 +49,10 @@ type Hooks struct {
 	// answers do (a session keeper hands it to the command it belongs
 	// to); handled false leaves it to them.
 	Route func(ctx context.Context, method string, params json.RawMessage) (res json.RawMessage, handled bool, err error)
+	// ReadGate, when set, is the session's (mcp.SessionOptions.ReadGate):
+	// a session keeper holds the server back with it while a large result
+	// is written to its command.
+	ReadGate func(last int)
 	// Capabilities, when set, are the client capabilities the session
 	// declares instead of those its own answers give (mcpv serve declares
 	// what its clients may answer, through Route).

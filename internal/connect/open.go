@@ -117,7 +117,7 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport) (*Conn, *mcp.Session) {
 	c := &Conn{Tools: &mcp.ToolCache{}, hooks: h}
 	c.notes = &notifier{hooks: h, quiet: s.Quiet, tools: c.Tools}
-	sopts := mcp.SessionOptions{Log: h.Log, Handler: ans.handler(), OnNotification: c.notes.notify}
+	sopts := mcp.SessionOptions{Log: h.Log, Handler: ans.handler(), OnNotification: c.notes.notify, ReadGate: h.ReadGate}
 	if h.Events != nil {
 		sopts.Record = h.Events.Write // every one, as read: never dropped
 	}

@@ -193,6 +193,7 @@ func startKeeperOf(t *testing.T, state string, handle func(f *fakeServer, m wire
 	}
 	sess := mcp.NewSession(r.srv, mcp.SessionOptions{
 		OnNotification: r.k.Notify,
+		ReadGate:       r.k.ReadGate,
 		Handler: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 			if res, ok, err := r.k.Route(ctx, method, params); ok {
 				return res, err

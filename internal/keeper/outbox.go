@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"runtime/debug"
 	"time"
 )
 
@@ -34,6 +35,7 @@ type outgoing struct {
 	size  int
 	note  bool // a notification: counted against maxNoted
 	last  bool // the end: the writer closes the connection after it
+	large bool // a result over bigMessage: counted in Keeper.large
 }
 
 // send queues a message (parts without the newline).
@@ -55,6 +57,10 @@ func (c *conn) send(note bool, parts ...[]byte) {
 	}
 	if note {
 		c.noted += o.size
+	}
+	if !note && o.size > bigMessage {
+		o.large = true
+		c.k.large.add()
 	}
 	c.queue = append(c.queue, o)
 	c.qmu.Unlock()
@@ -88,12 +94,7 @@ func (c *conn) end(why string, kind *errorKind, drop bool) {
 	}
 	c.ending = true
 	if drop {
-		for _, o := range c.queue {
-			if o.note {
-				c.noted -= o.size
-			}
-		}
-		c.queue = nil
+		c.dropQueue()
 	}
 	c.queue = append(c.queue, outgoing{parts: net.Buffers{b, newline}, size: len(b), last: true})
 	c.lastLine = b
@@ -104,12 +105,31 @@ func (c *conn) end(why string, kind *errorKind, drop bool) {
 	c.poke()
 }
 
+// dropQueue forgets what the outbox holds (c.qmu held).
+func (c *conn) dropQueue() {
+	for _, o := range c.queue {
+		if o.note {
+			c.noted -= o.size
+		}
+		if o.large {
+			c.k.large.done()
+		}
+	}
+	c.queue = nil
+}
+
 // writer writes the outbox until the last line is written, a write fails,
 // or the command leaves (done); it then closes the connection. Started by
 // serveConn, which it outlives at most by one write.
 func (c *conn) writer() {
 	defer close(c.flushed)
 	defer c.c.Close()
+	defer func() { // nothing is queued from here on, and nothing stays queued
+		c.qmu.Lock()
+		c.ending = true
+		c.dropQueue()
+		c.qmu.Unlock()
+	}()
 	for {
 		select {
 		case <-c.wake:
@@ -136,10 +156,14 @@ func (c *conn) writer() {
 				c.noted -= o.size
 			}
 			c.qmu.Unlock()
-			big, last := !o.note && o.size > bigMessage, o.last
+			large, last := o.large, o.last
 			o = outgoing{} // the result's bytes are free from here
-			if big {
-				c.k.release()
+			if large {
+				// Handed back before the server is read on: the next
+				// large result is not read while this one is still
+				// held (see largeResults).
+				debug.FreeOSMemory()
+				c.k.large.done()
 			}
 			if err != nil && !last {
 				c.qmu.Lock()

@@ -42,6 +42,7 @@ type Keeper struct {
 	subs     subscription.Shared[*conn] // the session's resources/subscribe, by command
 	tokens   mcp.Tokens[*conn]          // our progress tokens -> the command's
 	lists    listcache.Cache            // the server's lists, for the commands that list
+	large    largeResults               // results over bigMessage waiting for their commands
 	lastUsed time.Time
 	stopping bool
 	idle     *time.Timer
@@ -267,9 +268,10 @@ func (k *Keeper) AddSecret(secrets ...string) {
 	}
 }
 
-// release hands the memory of a large result back to the system once it
-// is written, rather than keeping it while the keeper idles; one release
-// at a time.
+// release hands the memory of a large request back to the system once it
+// is sent (or of a long line once it is read), rather than keeping it
+// while the keeper idles; one release at a time. A large result's writer
+// hands its memory back itself (see largeResults).
 func (k *Keeper) release() {
 	if k.freeing.CompareAndSwap(false, true) {
 		go func() { // stops when the collection is done

@@ -1,0 +1,107 @@
+package keeper
+
+import (
+	"bufio"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// While one command's large result is being written to it, the keeper
+// reads no more of the server: the next result waits in the server until
+// the command has read the large one.
+func TestLargeResultHoldsServerBack(t *testing.T) {
+	calls := make(chan wire, 2)
+	r := startKeeper(t, func(f *fakeServer, m wire) {
+		if m.Method == "tools/call" {
+			calls <- m
+		}
+	})
+	nc, err := net.Dial("unix", filepath.Join(r.dir, r.name+".sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	br := bufio.NewReaderSize(nc, 1<<20)
+	nc.Write([]byte(attachLine))
+	if _, err := readControl(br); err != nil { // hello; then the command reads nothing for a while
+		t.Fatal(err)
+	}
+	nc.Write([]byte(`{"msg":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"large"}}}` + "\n"))
+	large := <-calls
+	b := r.attach(t)
+	done := make(chan string, 1)
+	go func() { res, _ := b.call("tools/call", `{"name":"small"}`); done <- res }()
+	small := <-calls
+
+	text := strings.Repeat("x", bigMessage+1)
+	r.srv.reply(large, `{"content":[{"type":"text","text":"`+text+`"}]}`)
+	r.srv.reply(small, `{"content":[]}`)
+	select {
+	case res := <-done:
+		t.Fatalf("the small result came while the large one was unread: %s", res)
+	case <-time.After(500 * time.Millisecond):
+	}
+	if n := len(r.srv.out); n != 1 {
+		t.Errorf("%d messages wait in the server, want the small result's", n)
+	}
+	line, err := readLine(br)
+	if err != nil || !strings.Contains(string(line), text) {
+		t.Fatalf("the large result: %d bytes, %v", len(line), err)
+	}
+	select {
+	case res := <-done:
+		if res != `{"content":[]}` {
+			t.Errorf("the small result: %s", res)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the small result never came once the large one was read")
+	}
+}
+
+// A large message that reaches no command holds the server back a moment
+// only, and the accounting of large results ends at zero once every
+// command has had its own, read or not.
+func TestLargeMessageForNoOne(t *testing.T) {
+	r := startKeeper(t, echo)
+	c := r.attach(t)
+	text := strings.Repeat("y", bigMessage+1)
+	r.srv.send(`{"jsonrpc":"2.0","id":"nobody","result":{"text":"` + text + `"}}`)
+	start := time.Now()
+	if res, err := c.call("ping", `{}`); err != nil || res != `{}` {
+		t.Fatalf("ping after a large message for no one: %s, %v", res, err)
+	}
+	if waited := time.Since(start); waited > 20*time.Second {
+		t.Errorf("ping waited %v", waited)
+	}
+	// A command that leaves with its large result unread.
+	nc, err := net.Dial("unix", filepath.Join(r.dir, r.name+".sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.Write([]byte(attachLine))
+	nc.Write([]byte(`{"msg":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + `{"text":"` + text + `"}` + `}}` + "\n"))
+	r.srv.waitFor(t, "tools/call")
+	deadline := time.Now().Add(30 * time.Second)
+	for pending(r.k) == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	nc.Close()
+	for pending(r.k) != 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := pending(r.k); n != 0 {
+		t.Errorf("%d large results still counted after their command left", n)
+	}
+	if res, err := c.call("ping", `{}`); err != nil || res != `{}` {
+		t.Errorf("ping after the command left: %s, %v", res, err)
+	}
+}
+
+func pending(k *Keeper) int {
+	k.large.mu.Lock()
+	defer k.large.mu.Unlock()
+	return k.large.pending
+}
