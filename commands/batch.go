@@ -12,6 +12,7 @@ import (
 	"fmt"
 
 	"github.com/mcpv/mcpv/internal/batch"
+	"github.com/mcpv/mcpv/internal/exitcode"
 )
 
 type batchCmd struct {
@@ -63,7 +64,7 @@ func (c *batchCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err != nil {
 		return err
 	}
-	if first != exitOK {
+	if first != exitcode.OK {
 		return batchFailed{first}
 	}
 	return nil
@@ -77,7 +78,7 @@ func (e batchFailed) Error() string { return fmt.Sprintf("a batch operation fail
 // runBatchOp runs one line and returns its output line and exit code.
 func runBatchOp(ctx context.Context, s *session, out *console, lines *lineParser, op batch.Op) batch.Result {
 	if ctx.Err() != nil {
-		return batch.Result{Code: exitInterrupt} // the batch stopped before this line ran
+		return batch.Result{Code: exitcode.Interrupt} // the batch stopped before this line ran
 	}
 	var id json.RawMessage
 	var res json.RawMessage

@@ -9,19 +9,6 @@ import (
 	"github.com/mcpv/mcpv/output"
 )
 
-// The exit-code contract (README, --help), as internal/exitcode has it.
-const (
-	exitOK        = exitcode.OK
-	exitToolError = exitcode.ToolError
-	exitUsage     = exitcode.Usage
-	exitServer    = exitcode.Server
-	exitTransport = exitcode.Transport
-	exitAuth      = exitcode.Auth
-	exitFilter    = exitcode.Filter
-	exitTimeout   = exitcode.Timeout
-	exitInterrupt = exitcode.Interrupt
-)
-
 // usageError is a mistake on the command line, found before any server
 // starts (exit 2).
 func usageError(err error) error { return connect.Usage(err) }
@@ -49,7 +36,7 @@ func exitCode(err error) int {
 	case errors.As(err, &keeperErr):
 		return keeperErr.code
 	case errors.Is(err, ErrInterrupted) && !exitcode.ClosedStdout(err):
-		return exitInterrupt
+		return exitcode.Interrupt
 	}
 	return exitcode.Of(err, func(err error) bool {
 		var refused *refusal

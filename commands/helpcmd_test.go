@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpv/mcpv/internal/exitcode"
 )
 
 // 'mcpv help' takes a command path of any depth, as gh's does, and prints
@@ -22,7 +24,7 @@ func TestHelpCommandPaths(t *testing.T) {
 		}
 	}
 	r := mcpv(t, "", "help", "session", "strat")
-	if r.code != exitUsage || r.stdout != "" || !strings.Contains(r.stderr, `did you mean "start"`) {
+	if r.code != exitcode.Usage || r.stdout != "" || !strings.Contains(r.stderr, `did you mean "start"`) {
 		t.Errorf("help session strat: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpv/mcpv/internal/envdoc"
+	"github.com/mcpv/mcpv/internal/exitcode"
 )
 
 // 'mcpv help TOPIC' explains what users look up most, as gh's help does;
@@ -39,7 +40,7 @@ func TestHelpTopics(t *testing.T) {
 	}
 
 	r = mcpv(t, "", "help", "exit-codes", "extra")
-	if r.code != exitUsage {
+	if r.code != exitcode.Usage {
 		t.Errorf("help exit-codes extra: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

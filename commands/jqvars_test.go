@@ -3,6 +3,8 @@ package commands
 import (
 	"strings"
 	"testing"
+
+	"github.com/mcpv/mcpv/internal/exitcode"
 )
 
 // --jq-arg and --jq-argjson set $NAME in --jq as jq's --arg and --argjson
@@ -63,7 +65,7 @@ func TestJqVariableErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		r := mcpv(t, "", append(tt.argv, "--", "/nonexistent/mcp-server")...)
-		if r.code != exitUsage || r.stdout != "" || r.stderr != tt.want+"\n" {
+		if r.code != exitcode.Usage || r.stdout != "" || r.stderr != tt.want+"\n" {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", tt.argv, r.code, r.stdout, r.stderr, tt.want)
 		}
 	}
@@ -101,7 +103,7 @@ func TestJqVariablesInBatch(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s\nwant:\n%s", r.code, r.stderr, r.stdout, want)
 	}
 	r = mcpv(t, "ping -q $nobody\n", args([]string{"batch"}, demo())...)
-	if r.code != exitUsage || !strings.Contains(r.stdout, `variable not defined: $nobody`) {
+	if r.code != exitcode.Usage || !strings.Contains(r.stdout, `variable not defined: $nobody`) {
 		t.Errorf("undefined in a line: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }

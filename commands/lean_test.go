@@ -9,6 +9,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -175,7 +176,7 @@ func TestLeanGrammarErrorsAsTheWhole(t *testing.T) {
 		{"ping --nope", `mcpv: unknown flag --nope (see mcpv --help)`},
 	} {
 		r := mcpvIn(t, env, "", strings.Fields(tc.args)...)
-		if r.code != exitUsage || strings.TrimSpace(r.stderr) != tc.stderr {
+		if r.code != exitcode.Usage || strings.TrimSpace(r.stderr) != tc.stderr {
 			t.Errorf("mcpv %s: exit %d, stderr %q; want 2 and %q", tc.args, r.code, r.stderr, tc.stderr)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/envdoc"
+	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
@@ -347,7 +348,7 @@ func Main(ctx context.Context, args []string, ios *output.Streams, servers *mcp.
 	env, err := connect.System()
 	if err != nil {
 		fmt.Fprintf(ios.Err, "mcpv: %v\n", err)
-		return exitTransport
+		return exitcode.Transport
 	}
 	return runWith(ctx, args, ios, env, servers)
 }
@@ -368,7 +369,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 			if _, err := io.WriteString(ios.Out, text); err != nil && !oserr.BrokenPipe(err) {
 				return report(ios, err)
 			}
-			return exitOK
+			return exitcode.OK
 		}
 	}
 	if len(args) > 0 && args[0] == "help" {
@@ -396,10 +397,10 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	var ge *grammarError
 	if errors.As(err, &ge) {
 		fmt.Fprintf(ios.Err, "mcpv: %v\n", ge.err)
-		return exitUsage
+		return exitcode.Usage
 	}
 	if oserr.BrokenPipe(err) {
-		return exitOK // --help | head
+		return exitcode.OK // --help | head
 	}
 	if err != nil {
 		return report(ios, jqFlagHint(usageError(err)))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpv/mcpv/internal/exitcode"
 )
 
 // TestReadmeExamples runs every "$ mcpv ..." example in the console blocks
@@ -125,7 +126,7 @@ func TestExitCodeTables(t *testing.T) {
 	if d := cmp.Diff(readme, guide); d != "" {
 		t.Errorf("the exit-code tables differ (-README.md +docs/guide/exit-codes.md):\n%s", d)
 	}
-	want := []int{exitOK, exitToolError, exitUsage, exitServer, exitTransport, exitAuth, exitFilter, exitTimeout, exitInterrupt}
+	want := []int{exitcode.OK, exitcode.ToolError, exitcode.Usage, exitcode.Server, exitcode.Transport, exitcode.Auth, exitcode.Filter, exitcode.Timeout, exitcode.Interrupt}
 	var inTable []int
 	for _, row := range readme[2:] {
 		var code int

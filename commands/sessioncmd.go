@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/duration"
+	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/keeper"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/mcp"
@@ -140,7 +141,7 @@ func (c *sessionStartCmd) Run(ctx context.Context, s *session, out *console) err
 		var r keeperReady
 		line, err := bufio.NewReader(readyR).ReadBytes('\n')
 		if err != nil || json.Unmarshal(line, &r) != nil {
-			r = keeperReady{Error: "the session keeper ended before the session was open", Code: exitTransport}
+			r = keeperReady{Error: "the session keeper ended before the session was open", Code: exitcode.Transport}
 		}
 		lines <- r
 	}()
@@ -294,7 +295,7 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env) int {
 	var start keeperStart
 	if cfg == nil || ready == nil || json.NewDecoder(cfg).Decode(&start) != nil || start.Settings == nil {
 		fmt.Fprintln(ios.Err, "mcpv: the session keeper is started by 'mcpv session start'")
-		return exitUsage
+		return exitcode.Usage
 	}
 	cfg.Close()
 	log := output.NewLogger(ios.Err)
@@ -352,5 +353,5 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env) int {
 	say(keeperReady{Info: &info})
 	why := k.Serve(ctx, ln, start.Idle)
 	fmt.Fprintf(own, "mcpv: %s\n", why)
-	return exitOK
+	return exitcode.OK
 }

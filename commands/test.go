@@ -19,6 +19,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/testfile"
@@ -89,7 +90,7 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 		for _, e := range errs {
 			fmt.Fprintf(out.ios.Err, "mcpv: %v\n", e)
 		}
-		return batchFailed{exitUsage}
+		return batchFailed{exitcode.Usage}
 	}
 	// --events given to mcpv test is one file for all the files' sessions,
 	// made once, before any server starts; a file's own events: is its own.
@@ -153,7 +154,7 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	if code := testreport.Code(data); code != exitOK {
+	if code := testreport.Code(data); code != exitcode.OK {
 		return batchFailed{code}
 	}
 	return nil

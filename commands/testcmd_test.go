@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/mcp"
@@ -89,7 +90,7 @@ func TestTestFileMistakes(t *testing.T) {
 			t.Parallel()
 			w, dir := testWorld(t, map[string]string{"t.yaml": tt.file, "extra.json": "[1,\n"})
 			r := w.mcpv(t, "", "test", "t.yaml")
-			if r.code != exitUsage || r.stdout != "" || !strings.Contains(r.stderr, "mcpv: "+tt.want) {
+			if r.code != exitcode.Usage || r.stdout != "" || !strings.Contains(r.stderr, "mcpv: "+tt.want) {
 				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant: mcpv: %s", r.code, r.stdout, r.stderr, tt.want)
 			}
 			if _, err := os.Stat(filepath.Join(dir, "s.json")); err == nil {
@@ -117,7 +118,7 @@ func TestTestRunsAgainstDemo(t *testing.T) {
     expect: {is-error: true, matches: as asked}
 `})
 	r := w.mcpv(t, "", "test", "--format", "json", "t.yaml")
-	if r.code != exitToolError || r.stderr != "" {
+	if r.code != exitcode.ToolError || r.stderr != "" {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	var rep struct {
@@ -173,7 +174,7 @@ func TestTestFilterAndFailFast(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stdout, "✗ fails") || !strings.Contains(r.stdout, "○ after  skipped: not run: --fail-fast, after an earlier failure") {
 		t.Errorf("--fail-fast: exit %d:\n%s", r.code, r.stdout)
 	}
-	if r := w.mcpv(t, "", "test", "--filter", "nothing-matches", "t.yaml"); r.code != exitUsage {
+	if r := w.mcpv(t, "", "test", "--filter", "nothing-matches", "t.yaml"); r.code != exitcode.Usage {
 		t.Errorf("a filter that matches nothing: exit %d", r.code)
 	}
 }
@@ -185,7 +186,7 @@ func TestTestCommandLine(t *testing.T) {
 	t.Parallel()
 	w, _ := testWorld(t, map[string]string{"t.yaml": demoServer + "steps:\n  - info: -q .protocolVersion\n    expect: {equals: \"2025-11-25\"}\n"})
 	for _, args := range [][]string{{"test", "-u", "http://127.0.0.1:1/", "t.yaml"}, {"test", "-q", ".", "t.yaml"}, {"test", "t.yaml", "--", "server"}, {"test", "nope.yaml"}, {"test"}} {
-		if r := w.mcpv(t, "", args...); r.code != exitUsage {
+		if r := w.mcpv(t, "", args...); r.code != exitcode.Usage {
 			t.Errorf("%q: exit %d, want 2; stderr %q", args, r.code, r.stderr)
 		}
 	}
@@ -279,7 +280,7 @@ func TestTestReportsMaskTheServersSecrets(t *testing.T) {
 	w.setenv("API_TOKEN", secret)
 	for _, format := range []string{"text", "junit", "json", "tap"} {
 		r := w.mcpv(t, "", "test", "--format", format, "a.yaml", "b.yaml")
-		if r.code != exitTransport || strings.Contains(r.stdout+r.stderr, secret) || !strings.Contains(r.stdout, redact.Mask) {
+		if r.code != exitcode.Transport || strings.Contains(r.stdout+r.stderr, secret) || !strings.Contains(r.stdout, redact.Mask) {
 			t.Errorf("--format %s: exit %d, stderr %q; report:\n%s", format, r.code, r.stderr, r.stdout)
 		}
 	}
@@ -313,7 +314,7 @@ func TestTestDefaultFiles(t *testing.T) {
 	empty := newWorld(t)
 	empty.env.Cwd = t.TempDir()
 	r = empty.mcpv(t, "", "test")
-	if r.code != exitUsage || strings.Count(r.stderr, "(see ") != 1 || !strings.Contains(r.stderr, "NAME.mcpv.yaml") {
+	if r.code != exitcode.Usage || strings.Count(r.stderr, "(see ") != 1 || !strings.Contains(r.stderr, "NAME.mcpv.yaml") {
 		t.Errorf("no files: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -353,7 +354,7 @@ func TestTestClosedStdout(t *testing.T) {
 	for _, format := range []string{"text", "junit"} {
 		var errb bytes.Buffer
 		ios := output.NewStreams(strings.NewReader(""), closedPipe{}, &errb)
-		if code := run(context.Background(), []string{"test", "--parallel", "1", "--format", format, "a.yaml", "b.yaml"}, ios, w.env); code != exitToolError || errb.String() != "" {
+		if code := run(context.Background(), []string{"test", "--parallel", "1", "--format", format, "a.yaml", "b.yaml"}, ios, w.env); code != exitcode.ToolError || errb.String() != "" {
 			t.Errorf("--format %s: exit %d, want 1; stderr %q", format, code, errb.String())
 		}
 	}
@@ -374,7 +375,7 @@ func TestTestOutputFile(t *testing.T) {
 	}
 	for _, format := range []string{"text", "junit"} {
 		r := w.mcpv(t, "", "test", "--format", format, "--output", "no/such/dir/report", "gone.yaml")
-		if r.code != exitUsage || r.stdout != "" || !strings.HasPrefix(r.stderr, "mcpv: --output: ") {
+		if r.code != exitcode.Usage || r.stdout != "" || !strings.HasPrefix(r.stderr, "mcpv: --output: ") {
 			t.Errorf("--format %s, an --output that cannot be made: exit %d, stdout %q, stderr %q", format, r.code, r.stdout, r.stderr)
 		}
 	}
@@ -393,7 +394,7 @@ func TestTestFailureTextEscaped(t *testing.T) {
       jq: .structuredContent.message == "x"
 `})
 	r := w.mcpv(t, "", "test", "t.yaml")
-	if r.code != exitToolError || strings.ContainsAny(r.stdout, "\x1b\a") || strings.Contains(r.stdout, "\nFAKE") || strings.Contains(r.stdout, "\nline") {
+	if r.code != exitcode.ToolError || strings.ContainsAny(r.stdout, "\x1b\a") || strings.Contains(r.stdout, "\nFAKE") || strings.Contains(r.stdout, "\nline") {
 		t.Errorf("exit %d:\n%q", r.code, r.stdout)
 	}
 	if !strings.Contains(r.stdout, `\x1b[2J\x1b]0;owned\x07\nFAKE ✓ passed`) || !strings.Contains(r.stdout, `.structuredContent.message = "\u001b[31mred\nline"`) {
@@ -410,7 +411,7 @@ func TestTestCorruptSnapshot(t *testing.T) {
 		"s.json": "{not a snapshot",
 	})
 	r := w.mcpv(t, "", "test", "t.yaml")
-	if r.code != exitToolError || !strings.Contains(r.stdout, "snapshot: s.json is not a snapshot mcpv can read: ") {
+	if r.code != exitcode.ToolError || !strings.Contains(r.stdout, "snapshot: s.json is not a snapshot mcpv can read: ") {
 		t.Errorf("exit %d:\n%s", r.code, r.stdout)
 	}
 	r = w.mcpv(t, "", "test", "--update", "t.yaml")
@@ -443,7 +444,7 @@ steps:
 	if r := w.mcpv(t, "", "test", "t.yaml"); r.code != 0 || !strings.Contains(r.stdout, "✓ merged from a list") {
 		t.Errorf("exit %d, stderr %q:\n%s", r.code, r.stderr, r.stdout)
 	}
-	if r := w.mcpv(t, "", "test", "bad.yaml"); r.code != exitUsage || !strings.Contains(r.stderr, `mcpv: bad.yaml:5:3: unknown key "expct" in a step`) {
+	if r := w.mcpv(t, "", "test", "bad.yaml"); r.code != exitcode.Usage || !strings.Contains(r.stderr, `mcpv: bad.yaml:5:3: unknown key "expct" in a step`) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -458,7 +459,7 @@ func TestTestInterruptedBeforeStart(t *testing.T) {
 	for _, format := range []string{"text", "junit"} {
 		var out, errb bytes.Buffer
 		code := run(ctx, []string{"test", "--format", format, "t.yaml"}, output.NewStreams(strings.NewReader(""), &out, &errb), w.env)
-		if code != exitInterrupt || strings.Contains(out.String(), "✗") || strings.Contains(out.String(), "FAIL") || strings.Contains(out.String(), "<error") {
+		if code != exitcode.Interrupt || strings.Contains(out.String(), "✗") || strings.Contains(out.String(), "FAIL") || strings.Contains(out.String(), "<error") {
 			t.Errorf("--format %s: exit %d, stderr %q:\n%s", format, code, errb.String(), out.String())
 		}
 		if format == "text" && (!strings.Contains(out.String(), "○ info  skipped: not run: interrupted") || !strings.HasPrefix(lastLine(out.String()), "INTERRUPTED ")) {
@@ -500,7 +501,7 @@ func TestTestInterruptedStepIsAnError(t *testing.T) {
 		code := run(ctx, []string{"test", "--format", format, "t.yaml"}, output.NewStreams(strings.NewReader(""), &out, &errb), w.env)
 		got := out.String()
 		switch {
-		case code != exitInterrupt:
+		case code != exitcode.Interrupt:
 			t.Errorf("--format %s: exit %d, stderr %q", format, code, errb.String())
 		case format == "junit" && (!strings.Contains(got, `errors="1"`) || !strings.Contains(got, `<error message="interrupted (Ctrl-C)" type="interrupted">`)):
 			t.Errorf("junit:\n%s", got)
@@ -580,7 +581,7 @@ func TestTestSecondInterruptKillsServers(t *testing.T) {
 	}()
 	var out, errb bytes.Buffer
 	code := runWith(ctx, []string{"test", "t.yaml"}, output.NewStreams(strings.NewReader(""), &out, &errb), w.env, &servers)
-	if d := time.Since(<-killed); code != exitInterrupt || d > 1500*time.Millisecond {
+	if d := time.Since(<-killed); code != exitcode.Interrupt || d > 1500*time.Millisecond {
 		t.Errorf("exit %d, %v after the second Ctrl-C (the orderly shutdown takes 4s)", code, d)
 	}
 }

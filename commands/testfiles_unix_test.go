@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/exitcode"
 )
 
 // feedFIFO writes data to the FIFO at path whenever a reader has it open,
@@ -65,7 +67,7 @@ func TestTestFilesMustBeRegular(t *testing.T) {
 				feedFIFO(t, filepath.Join(dir, tt.fifo), demoServer+"steps:\n  - ping:\n")
 			}
 			r := w.mcpv(t, "", "test", tt.arg)
-			if r.code != exitUsage || r.stderr != tt.want {
+			if r.code != exitcode.Usage || r.stderr != tt.want {
 				t.Errorf("exit %d, stderr %q; want exit 2, %q", r.code, r.stderr, tt.want)
 			}
 			if strings.Contains(r.stdout, "passed") {
@@ -87,7 +89,7 @@ func TestTestServerFilesReadSafely(t *testing.T) {
 		w, dir := testWorld(t, map[string]string{"t.yaml": demoServer + "  answers: a.json\nsteps:\n  - ping:\n"})
 		feedFIFO(t, filepath.Join(dir, "a.json"), "{}")
 		r := w.mcpv(t, "", "test", "t.yaml")
-		if r.code != exitUsage || !strings.Contains(r.stdout+r.stderr, "--answers: not a regular file but a named pipe") {
+		if r.code != exitcode.Usage || !strings.Contains(r.stdout+r.stderr, "--answers: not a regular file but a named pipe") {
 			t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 		}
 	})
@@ -101,7 +103,7 @@ func TestTestServerFilesReadSafely(t *testing.T) {
 		if fi, err := os.Lstat(filepath.Join(dir, "a.json")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 			t.Fatalf("the first file's server did not swap a.json: %v", err)
 		}
-		if r.code != exitUsage || !strings.Contains(r.stdout+r.stderr, "a.json is a symbolic link, which is not followed") {
+		if r.code != exitcode.Usage || !strings.Contains(r.stdout+r.stderr, "a.json is a symbolic link, which is not followed") {
 			t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 		}
 	})
@@ -110,7 +112,7 @@ func TestTestServerFilesReadSafely(t *testing.T) {
 		w, dir := testWorld(t, nil)
 		feedFIFO(t, filepath.Join(dir, "h.txt"), "X-A: b\n")
 		r := w.mcpv(t, "", "ping", "--header", "@h.txt", "--url", "http://127.0.0.1:1/")
-		if want := "mcpv: --header: not a regular file but a named pipe (see mcpv --help)\n"; r.code != exitUsage || r.stderr != want {
+		if want := "mcpv: --header: not a regular file but a named pipe (see mcpv --help)\n"; r.code != exitcode.Usage || r.stderr != want {
 			t.Errorf("exit %d, stderr %q; want exit 2, %q", r.code, r.stderr, want)
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
@@ -67,7 +68,7 @@ func TestTestMissingSnapshotInCI(t *testing.T) {
 			switch {
 			case tt.written && (r.code != 0 || err != nil || !strings.Contains(r.stdout, "written to s.json")):
 				t.Errorf("exit %d, snapshot %v:\n%s", r.code, err, r.stdout)
-			case !tt.written && (r.code != exitToolError || err == nil || !strings.Contains(r.stdout, fail) || !strings.Contains(r.stdout, why)):
+			case !tt.written && (r.code != exitcode.ToolError || err == nil || !strings.Contains(r.stdout, fail) || !strings.Contains(r.stdout, why)):
 				t.Errorf("exit %d, snapshot written: %v:\n%s", r.code, err == nil, r.stdout)
 			}
 		})
@@ -148,7 +149,7 @@ func TestTestMissingSnapshotCommandRecordsIt(t *testing.T) {
 	w.setenv("CI", "true")
 	r := w.mcpv(t, "", "test", "--snapshot", "t.yaml")
 	m := regexp.MustCompile(`record it with '([^']*)'`).FindStringSubmatch(r.stdout)
-	if r.code != exitToolError || m == nil {
+	if r.code != exitcode.ToolError || m == nil {
 		t.Fatalf("exit %d, no command named:\n%s", r.code, r.stdout)
 	}
 	words := strings.Fields(m[1])

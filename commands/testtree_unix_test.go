@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -68,7 +69,7 @@ func TestTestFilePathsStayInTheTree(t *testing.T) {
 			r := strings.NewReplacer("OUTSIDE", outside, "NAME", filepath.Base(dir), "DIR", dir)
 			os.WriteFile(filepath.Join(dir, "t.yaml"), []byte(r.Replace(tt.file)), 0o644)
 			got := w.mcpv(t, "", "test", "t.yaml")
-			if want := "mcpv: " + r.Replace(tt.want); got.code != exitUsage || got.stdout != "" || !strings.HasPrefix(got.stderr, want) {
+			if want := "mcpv: " + r.Replace(tt.want); got.code != exitcode.Usage || got.stdout != "" || !strings.HasPrefix(got.stderr, want) {
 				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 2 and: %s", got.code, got.stdout, got.stderr, want)
 			}
 			unchanged(t, outside)
@@ -87,20 +88,20 @@ func TestTestWritesFollowNoLink(t *testing.T) {
 	os.Symlink(outside, filepath.Join(dir, "report.xml"))
 
 	r := w.mcpv(t, "", "test", "--snapshot", "t.yaml")
-	if r.code != exitToolError || !strings.Contains(r.stdout, "t.snapshot.json is a symbolic link, which is not followed") {
+	if r.code != exitcode.ToolError || !strings.Contains(r.stdout, "t.snapshot.json is a symbolic link, which is not followed") {
 		t.Errorf("--snapshot through a link: exit %d:\n%s", r.code, r.stdout)
 	}
 	unchanged(t, outside)
 
 	os.Symlink(outside, filepath.Join(dir, "events.ndjson"))
 	r = w.mcpv(t, "", "test", "--events", "events.ndjson", "t.yaml")
-	if want := "mcpv: --events: " + filepath.Join(dir, "events.ndjson") + " is a symbolic link"; r.code != exitUsage || !strings.HasPrefix(r.stderr, want) {
+	if want := "mcpv: --events: " + filepath.Join(dir, "events.ndjson") + " is a symbolic link"; r.code != exitcode.Usage || !strings.HasPrefix(r.stderr, want) {
 		t.Errorf("--events through a link: exit %d, stderr %q; want %q", r.code, r.stderr, want)
 	}
 	unchanged(t, outside)
 
 	r = w.mcpv(t, "", "test", "--format", "junit", "--output", "report.xml", "t.yaml")
-	if want := "mcpv: --output: " + filepath.Join(dir, "report.xml") + " is a symbolic link"; r.code != exitUsage || !strings.HasPrefix(r.stderr, want) {
+	if want := "mcpv: --output: " + filepath.Join(dir, "report.xml") + " is a symbolic link"; r.code != exitcode.Usage || !strings.HasPrefix(r.stderr, want) {
 		t.Errorf("--output through a link: exit %d, stderr %q; want %q", r.code, r.stderr, want)
 	}
 	unchanged(t, outside)
@@ -120,7 +121,7 @@ func TestTestStepFilesStayInTheTree(t *testing.T) {
     expect: {jq: .structuredContent.message == "x"}
 `), 0o644)
 	r := w.mcpv(t, "", "test", "t.yaml")
-	if r.code != exitToolError || strings.Contains(r.stdout, "keep me") || !strings.Contains(r.stdout, rel+" leads out of "+dir) {
+	if r.code != exitcode.ToolError || strings.Contains(r.stdout, "keep me") || !strings.Contains(r.stdout, rel+" leads out of "+dir) {
 		t.Errorf("exit %d:\n%s", r.code, r.stdout)
 	}
 }
@@ -153,7 +154,7 @@ func TestTestStepFilesCheckedBeforeTheServer(t *testing.T) {
 			r := strings.NewReplacer("OUTSIDE", outside, "NAME", filepath.Base(dir), "DIR", dir)
 			os.WriteFile(filepath.Join(dir, "t.yaml"), []byte(server+r.Replace(tt.step)), 0o644)
 			got := w.mcpv(t, "", "test", "t.yaml")
-			if want := "mcpv: " + r.Replace(tt.want); got.code != exitUsage || got.stdout != "" || !strings.HasPrefix(got.stderr, want) {
+			if want := "mcpv: " + r.Replace(tt.want); got.code != exitcode.Usage || got.stdout != "" || !strings.HasPrefix(got.stderr, want) {
 				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 2 and: %s", got.code, got.stdout, got.stderr, want)
 			}
 			if _, err := os.Stat(filepath.Join(dir, "started")); err == nil {
@@ -173,7 +174,7 @@ func TestTestEventsOneLogForAllFiles(t *testing.T) {
 		"b.yaml": strings.ReplaceAll(file, "FILE", "b"),
 	})
 	r := w.mcpv(t, "", "test", "--parallel", "2", "--events", "events.ndjson", "a.yaml", "b.yaml")
-	if r.code != exitOK {
+	if r.code != exitcode.OK {
 		t.Fatalf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "events.ndjson"))

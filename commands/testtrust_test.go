@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/testfile"
 )
 
@@ -27,7 +28,7 @@ func TestTestFoundFilesNeedTrust(t *testing.T) {
 	want := "mcpv: evil.mcpv.yaml is not trusted: a test file found without being named runs only once trusted; review it, then run: mcpv trust evil.mcpv.yaml (or name it: mcpv test evil.mcpv.yaml)\n" +
 		"mcpv: smoke.mcpv.yaml is not trusted: a test file found without being named runs only once trusted; review it, then run: mcpv trust smoke.mcpv.yaml (or name it: mcpv test smoke.mcpv.yaml)\n" +
 		"mcpv: mcpv-tests/more.yaml is not trusted: a test file found without being named runs only once trusted; review it, then run: mcpv trust mcpv-tests/more.yaml (or name it: mcpv test mcpv-tests/more.yaml)\n"
-	if r.code != exitUsage || r.stdout != "" || r.stderr != want {
+	if r.code != exitcode.Usage || r.stdout != "" || r.stderr != want {
 		t.Errorf("untrusted: exit %d, stdout %q, stderr:\n%s\nwant exit 2 and:\n%s", r.code, r.stdout, r.stderr, want)
 	}
 	if _, err := os.Stat(marker); err == nil {
@@ -51,7 +52,7 @@ func TestTestFoundFilesNeedTrust(t *testing.T) {
 
 	// A change needs trust again.
 	os.WriteFile(filepath.Join(dir, "smoke.mcpv.yaml"), []byte(ping+"  - info:\n"), 0o644)
-	if r := w.mcpv(t, "", "test"); r.code != exitUsage || !strings.HasPrefix(r.stderr, "mcpv: smoke.mcpv.yaml is not trusted") {
+	if r := w.mcpv(t, "", "test"); r.code != exitcode.Usage || !strings.HasPrefix(r.stderr, "mcpv: smoke.mcpv.yaml is not trusted") {
 		t.Errorf("changed: exit %d, stderr %q", r.code, r.stderr)
 	}
 	// Named, it runs: the way for CI, whose checkout is its own.
@@ -69,7 +70,7 @@ func TestTestUntrustedNameEscaped(t *testing.T) {
 		t.Skip("no such file names here:", err)
 	}
 	r := w.mcpv(t, "", "test")
-	if r.code != exitUsage || strings.ContainsAny(r.stderr, "\x1b\a") || !strings.Contains(r.stderr, `a\x1b]0;owned\x07.mcpv.yaml is not trusted`) {
+	if r.code != exitcode.Usage || strings.ContainsAny(r.stderr, "\x1b\a") || !strings.Contains(r.stderr, `a\x1b]0;owned\x07.mcpv.yaml is not trusted`) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -63,7 +64,7 @@ func TestTimeoutFlagsTakeSeconds(t *testing.T) {
 		{[]string{"--max-timeout=-0.5"}, `--max-timeout: "-0.5" is negative`},
 	} {
 		r := mcpv(t, "", append(tc.args, "ping", "--", "true")...)
-		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) || strings.Count(r.stderr, "\n") != 1 {
+		if r.code != exitcode.Usage || !strings.Contains(r.stderr, tc.want) || strings.Count(r.stderr, "\n") != 1 {
 			t.Errorf("%q: code %d, stderr %q; want exit 2 and one line with %q", tc.args, r.code, r.stderr, tc.want)
 		}
 	}
