@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // MaxBytes bounds the results one Cache holds.
@@ -44,13 +45,6 @@ var kinds = map[string]string{
 	"prompts/list":             "prompts",
 	"resources/list":           "resources",
 	"resources/templates/list": "resources",
-}
-
-// changed maps each list_changed notification to its list.
-var changed = map[string]string{
-	"notifications/tools/list_changed":     "tools",
-	"notifications/prompts/list_changed":   "prompts",
-	"notifications/resources/list_changed": "resources",
 }
 
 // Cache is one session's kept list results. The zero value is ready; it is
@@ -144,7 +138,7 @@ func (c *Cache) Keep(r Request, result json.RawMessage, modern, listChanged bool
 // Notified drops what is kept of the list a list_changed notification
 // (method) names; any other method changes nothing.
 func (c *Cache) Notified(method string) {
-	list, ok := changed[method]
+	list, ok := mcp.ListChanged(method)
 	if !ok {
 		return
 	}

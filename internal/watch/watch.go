@@ -71,12 +71,6 @@ type event struct {
 	time time.Time
 }
 
-var listChanges = map[string]string{
-	"notifications/resources/list_changed": "resources",
-	"notifications/tools/list_changed":     "tools",
-	"notifications/prompts/list_changed":   "prompts",
-}
-
 // Notify takes the server's notifications; it never blocks.
 func (w *Watch) Notify(method string, params json.RawMessage) {
 	e := event{time: time.Now()}
@@ -93,8 +87,11 @@ func (w *Watch) Notify(method string, params json.RawMessage) {
 		}
 		json.Unmarshal(params, &p)
 		e.uri = p.URI
-	case w.o.Lists && listChanges[method] != "":
-		e.list = listChanges[method]
+	case w.o.Lists:
+		var ok bool
+		if e.list, ok = mcp.ListChanged(method); !ok {
+			return
+		}
 	default:
 		return
 	}
