@@ -3,16 +3,10 @@
 package e2e
 
 import (
-	"bufio"
-	"net/http"
-	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/mcpv/mcpv/internal/demoserver"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestMockFromRecording: mcpv serve --record writes what a client saw of
@@ -22,14 +16,12 @@ import (
 // tool's schema a JSON-RPC error.
 func TestMockFromRecording(t *testing.T) {
 	t.Parallel()
-	demo := demoserver.New()
-	up := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return demo }, nil))
-	t.Cleanup(up.Close)
+	upURL := demoUpstream(t)
 	rec := filepath.Join(t.TempDir(), "demo.json")
 	calls := [][]string{{"call", "add", "a:=1", "b:=2"}, {"read", "demo://readme"}, {"get-prompt", "greet", "name=Ada"}}
 	want := map[string]string{}
 	for _, c := range calls { // the answers of the server itself
-		out, err := exec.Command(mcpvBin, append(c, "-u", up.URL)...).Output()
+		out, err := exec.Command(mcpvBin, append(c, "-u", upURL)...).Output()
 		if err != nil {
 			t.Fatalf("%v: %v", c, err)
 		}
@@ -39,26 +31,13 @@ func TestMockFromRecording(t *testing.T) {
 	for _, c := range calls {
 		lines = append(lines, strings.Join(c, " "))
 	}
-	record := exec.Command(mcpvBin, "batch", "--", mcpvBin, "serve", "--record", rec, "-u", up.URL)
+	record := exec.Command(mcpvBin, "batch", "--", mcpvBin, "serve", "--record", rec, "-u", upURL)
 	record.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
 	if out, err := record.CombinedOutput(); err != nil {
 		t.Fatalf("batch through serve --record: %v\n%s", err, out)
 	}
 	stdio := []string{"--", mcpvBin, "mock", rec}
-	cmd := exec.Command(mcpvBin, "mock", rec, "--http", "127.0.0.1:0")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(stderr).ReadString('\n')
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "mcpv: serving at ")
-	if err != nil || !ok {
-		t.Fatalf("first line on stderr: %q %v", line, err)
-	}
+	_, _, url, _ := serving(t, "mock", rec, "--http", "127.0.0.1:0")
 	for _, era := range []string{"legacy", "modern"} {
 		for tr, server := range map[string][]string{"stdio": stdio, "http": {"-u", url}} {
 			for _, c := range calls {

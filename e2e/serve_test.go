@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -60,33 +61,7 @@ func TestServeStdioFrontsOAuth(t *testing.T) {
 // without it is refused, on loopback too), and ends on Ctrl-C with 130.
 func TestServeHTTP(t *testing.T) {
 	t.Parallel()
-	demo := demoserver.New()
-	up := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return demo }, nil))
-	t.Cleanup(up.Close)
-	cmd := exec.Command(mcpvBin, "serve", "--http", "127.0.0.1:0", "-u", up.URL, "--deny-tools", "fail")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill() })
-	lines := bufio.NewReader(stderr)
-	var url, token string
-	for url == "" {
-		line, err := lines.ReadString('\n')
-		if err != nil {
-			t.Fatalf("stderr: %q %v", line, err)
-		}
-		line = strings.TrimSpace(line)
-		if tok, ok := strings.CutPrefix(line, "mcpv: clients must send Authorization: Bearer "); ok {
-			token = tok
-		}
-		if u, ok := strings.CutPrefix(line, "mcpv: serving at "); ok {
-			url = u
-		}
-	}
+	cmd, wait, url, token := serving(t, "serve", "--http", "127.0.0.1:0", "-u", demoUpstream(t), "--deny-tools", "fail")
 	if len(token) < 32 {
 		t.Fatalf("no bearer token printed before serving (%q)", token)
 	}
@@ -107,7 +82,7 @@ func TestServeHTTP(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGINT)
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() { done <- wait() }()
 	select {
 	case err := <-done:
 		if code := exitCode(err); code != 130 {
@@ -122,23 +97,7 @@ func TestServeHTTP(t *testing.T) {
 // sends no token.
 func TestServeHTTPNoToken(t *testing.T) {
 	t.Parallel()
-	demo := demoserver.New()
-	up := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return demo }, nil))
-	t.Cleanup(up.Close)
-	cmd := exec.Command(mcpvBin, "serve", "--http", "127.0.0.1:0", "--http-no-token", "-u", up.URL)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(stderr).ReadString('\n')
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "mcpv: serving at ")
-	if err != nil || !ok {
-		t.Fatalf("first line on stderr: %q %v", line, err)
-	}
+	_, _, url, _ := serving(t, "serve", "--http", "127.0.0.1:0", "--http-no-token", "-u", demoUpstream(t))
 	out, err := exec.Command(mcpvBin, "-u", url, "call", "echo", "message=hi", "-q", ".structuredContent.message").CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != `"hi"` {
 		t.Errorf("%v\n%s", err, out)
@@ -152,6 +111,49 @@ func TestServeRefusesOpenAddress(t *testing.T) {
 	if code := exitCode(err); code != 2 || !strings.Contains(string(out), "--allow-remote") {
 		t.Errorf("exit %d, want 2:\n%s", code, out)
 	}
+}
+
+// demoUpstream serves the demo server over Streamable HTTP for the test,
+// and returns its URL.
+func demoUpstream(t *testing.T) string {
+	t.Helper()
+	demo := demoserver.New()
+	up := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return demo }, nil))
+	t.Cleanup(up.Close)
+	return up.URL
+}
+
+// serving starts mcpv with args (serve or mock over --http) and reads its
+// stderr up to the line that says where it serves: the URL, and the bearer
+// token when one was printed before it. wait waits for mcpv to exit, once;
+// the test's end kills it.
+func serving(t *testing.T, args ...string) (cmd *exec.Cmd, wait func() error, url, token string) {
+	t.Helper()
+	cmd = exec.Command(mcpvBin, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	wait = sync.OnceValue(cmd.Wait)
+	t.Cleanup(func() { cmd.Process.Kill(); wait() })
+	lines := bufio.NewReader(stderr)
+	for url == "" {
+		line, err := lines.ReadString('\n')
+		if err != nil {
+			t.Fatalf("stderr: %q %v", line, err)
+		}
+		line = strings.TrimSpace(line)
+		if tok, ok := strings.CutPrefix(line, "mcpv: clients must send Authorization: Bearer "); ok {
+			token = tok
+		}
+		if u, ok := strings.CutPrefix(line, "mcpv: serving at "); ok {
+			url = u
+		}
+	}
+	return cmd, wait, url, token
 }
 
 func exitCode(err error) int {
