@@ -13,14 +13,20 @@ import (
 // the next one itself. Read on, three commands' 100 MiB results could be
 // in the keeper at once.
 //
-// What is held back is bounded: a large message that reaches no command
-// (a notification, the answer to a request whose command left) holds the
-// server back for handoffWait at most, and a command that does not read
-// for writeWait (its write then fails and it is let go).
+// What is held back is bounded, so that one command cannot hold up the
+// others: a large message that reaches no command (a notification, the
+// answer to a request whose command left) holds the server back for
+// handoffWait at most, and a large result its command is slow to read for
+// Keeper.HoldLarge (holdLarge by default) after it was queued; the
+// session then reads on, and holds the next large result the same way.
 
 // handoffWait bounds the wait for a large message just read to reach a
 // command's outbox.
 const handoffWait = 200 * time.Millisecond
+
+// holdLarge is how long a large result its command has not read holds the
+// server back, by default: a command reads 100 MiB in well under a second.
+const holdLarge = 2 * time.Second
 
 // largeResults counts the large results queued for the commands.
 type largeResults struct {
@@ -29,13 +35,16 @@ type largeResults struct {
 	queued  uint64        // large results ever queued
 	pending int           // queued, and not yet written or dropped
 	seen    uint64        // queued, as the reader last left it
+	until   time.Time     // the server is held back until then at most
 }
 
-// add counts a large result queued for a command.
-func (l *largeResults) add() {
+// add counts a large result queued for a command, which holds the server
+// back for hold at most.
+func (l *largeResults) add(hold time.Duration) {
 	l.mu.Lock()
 	l.queued++
 	l.pending++
+	l.until = time.Now().Add(hold)
 	l.signal()
 	l.mu.Unlock()
 }
@@ -77,7 +86,8 @@ func (l *largeResults) waitUntil(ok func() bool, deadline *time.Timer) bool {
 
 // ReadGate is the keeper's session's mcp.SessionOptions.ReadGate: after a
 // large message (last bytes) it waits for it to reach a command's outbox;
-// then, while a large result waits to be written, for it to be written.
+// then, while a large result waits to be written, for it to be written,
+// until the hold of the last one queued runs out.
 func (k *Keeper) ReadGate(last int) {
 	l := &k.large
 	l.mu.Lock()
@@ -92,12 +102,12 @@ func (k *Keeper) ReadGate(last int) {
 		l.waitUntil(func() bool { return l.queued != seen }, handoff)
 		handoff.Stop()
 	}
-	written := time.NewTimer(writeWait + lastWait + time.Second)
-	defer written.Stop()
-	if !l.waitUntil(func() bool { return l.pending == 0 }, written) {
-		// Not to be: each write is bounded by writeWait. Read on rather
-		// than hold the session for ever.
-		k.Log.Warn(fmt.Sprintf("%d large results were still not written; reading the server on", l.pending))
+	if hold := time.Until(l.until); l.pending > 0 && hold > 0 {
+		written := time.NewTimer(hold)
+		defer written.Stop()
+		if !l.waitUntil(func() bool { return l.pending == 0 }, written) {
+			k.Log.Info(fmt.Sprintf("a command is slow to read a large result (%d waiting); the session reads the server on", l.pending))
+		}
 	}
 	l.seen = l.queued
 }

@@ -61,6 +61,58 @@ func TestLargeResultHoldsServerBack(t *testing.T) {
 	}
 }
 
+// A command that does not read its large result holds the others up for
+// HoldLarge only: then the session reads on, and once more only for the
+// next large result.
+func TestUnreadLargeResultHoldsOthersBriefly(t *testing.T) {
+	calls := make(chan wire, 8)
+	r := startKeeper(t, func(f *fakeServer, m wire) {
+		if m.Method == "tools/call" {
+			calls <- m
+		}
+	}, func(k *Keeper) { k.HoldLarge = 100 * time.Millisecond })
+	nc, err := net.Dial("unix", filepath.Join(r.dir, r.name+".sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	nc.Write([]byte(attachLine))
+	nc.Write([]byte(`{"msg":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"large"}}}` + "\n"))
+	large := <-calls
+	b := r.attach(t)
+	r.srv.reply(large, `{"content":[{"type":"text","text":"`+strings.Repeat("x", bigMessage+1)+`"}]}`)
+	for i := range 3 { // the first waits out the hold; the others do not wait again
+		done := make(chan string, 1)
+		go func() { res, _ := b.call("tools/call", `{"name":"small"}`); done <- res }()
+		r.srv.reply(<-calls, `{"content":[]}`)
+		select {
+		case res := <-done:
+			if res != `{"content":[]}` {
+				t.Errorf("small result %d: %s", i, res)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("small result %d never came while the large one was unread", i)
+		}
+	}
+	if n := pending(r.k); n != 1 {
+		t.Errorf("%d large results waiting, want the unread one", n)
+	}
+	held := 0
+	for more := true; more; {
+		select {
+		case line := <-r.logs:
+			if strings.Contains(line, "slow to read a large result") {
+				held++
+			}
+		default:
+			more = false
+		}
+	}
+	if held != 1 {
+		t.Errorf("the server was held back for the unread result %d times, want once", held)
+	}
+}
+
 // A large message that reaches no command holds the server back a moment
 // only, and the accounting of large results ends at zero once every
 // command has had its own, read or not.

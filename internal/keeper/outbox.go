@@ -60,7 +60,7 @@ func (c *conn) send(note bool, parts ...[]byte) {
 	}
 	if !note && o.size > bigMessage {
 		o.large = true
-		c.k.large.add()
+		c.k.large.add(c.k.holdLarge())
 	}
 	c.queue = append(c.queue, o)
 	c.qmu.Unlock()

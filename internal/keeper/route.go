@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mcpv/mcpv/internal/subscription"
 	"strconv"
+
+	"github.com/mcpv/mcpv/internal/subscription"
 )
 
 // Notify passes a server notification to the commands it belongs to, as

@@ -29,6 +29,9 @@ type Keeper struct {
 	// answers to server requests, which the command uses for those that
 	// come to it (the keeper does not read them).
 	Answers json.RawMessage
+	// HoldLarge is how long a large result its command does not read
+	// holds the server back (see largeResults); 0 means two seconds.
+	HoldLarge time.Duration
 	// CheckEvery is how often the keeper checks that its socket file is
 	// still there; 0 means every second.
 	CheckEvery time.Duration
@@ -248,6 +251,13 @@ func (k *Keeper) gone(ctx context.Context, err error) error {
 		return nil
 	}
 	return err
+}
+
+func (k *Keeper) holdLarge() time.Duration {
+	if k.HoldLarge > 0 {
+		return k.HoldLarge
+	}
+	return holdLarge
 }
 
 // keepList keeps a list result for the next command that asks, as
