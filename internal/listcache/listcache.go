@@ -155,13 +155,6 @@ func (c *Cache) Notified(method string) {
 	}
 }
 
-// Size is how many bytes of results the cache holds.
-func (c *Cache) Size() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.size
-}
-
 func (c *Cache) drop(key string) {
 	if e, ok := c.entries[key]; ok {
 		c.size -= len(e.result)

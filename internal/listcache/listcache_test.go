@@ -12,6 +12,13 @@ type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time { return c.t }
 
+// held is how many bytes of results c holds.
+func held(c *Cache) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.size
+}
+
 // lookup is Lookup with its result as a string, "" for a miss.
 func lookup(t *testing.T, c *Cache, method, params string) (string, Request, bool) {
 	t.Helper()
@@ -39,8 +46,8 @@ func TestLegacyKeptUntilChanged(t *testing.T) {
 		t.Error("dropped by another list's change")
 	}
 	c.Notified("notifications/tools/list_changed")
-	if res, _, _ := lookup(t, &c, "tools/list", `{}`); res != "" || c.Size() != 0 {
-		t.Errorf("after tools/list_changed: %q, %d bytes held", res, c.Size())
+	if res, _, _ := lookup(t, &c, "tools/list", `{}`); res != "" || held(&c) != 0 {
+		t.Errorf("after tools/list_changed: %q, %d bytes held", res, held(&c))
 	}
 
 	_, r, _ = lookup(t, &c, "prompts/list", `{}`)
@@ -82,8 +89,8 @@ func TestModernKeptForItsTTL(t *testing.T) {
 		t.Error("stale before its TTL")
 	}
 	clk.t = clk.t.Add(time.Millisecond)
-	if res, _, _ := lookup(t, &c, "resources/templates/list", `{}`); res != "" || c.Size() != 0 {
-		t.Errorf("fresh at its TTL: %q, %d bytes held", res, c.Size())
+	if res, _, _ := lookup(t, &c, "resources/templates/list", `{}`); res != "" || held(&c) != 0 {
+		t.Errorf("fresh at its TTL: %q, %d bytes held", res, held(&c))
 	}
 	// A resources change makes the templates stale too.
 	_, r, _ = lookup(t, &c, "resources/templates/list", `{}`)
@@ -159,11 +166,11 @@ func TestBounded(t *testing.T) {
 	for i := range 12 {
 		_, r, _ := lookup(t, &c, "tools/list", `{"cursor":"`+string(rune('a'+i))+`"}`)
 		c.Keep(r, json.RawMessage(page), false, true)
-		if c.Size() > MaxBytes {
-			t.Fatalf("after %d pages: %d bytes held, over %d", i+1, c.Size(), MaxBytes)
+		if held(&c) > MaxBytes {
+			t.Fatalf("after %d pages: %d bytes held, over %d", i+1, held(&c), MaxBytes)
 		}
 	}
-	if c.Size() == 0 {
+	if held(&c) == 0 {
 		t.Error("nothing kept")
 	}
 	huge := `"` + strings.Repeat("x", MaxBytes/4) + `"`
