@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/config"
-	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -312,19 +310,8 @@ func TestRecordingKeepsToTheGuard(t *testing.T) {
 	_, url := guardedServer(t)
 	rec := &notes{}
 	guard := Guards{{DenyTools: []string{"write_*", "delete_*"}, DenyResources: []string{"file:///priv/*"}, DenyPrompts: []string{"admin"}}}
-	settings, env := settingsFor(url, "legacy", nil), connect.Env{Cwd: t.TempDir(), GOOS: runtime.GOOS}
-	srv := &Server{
-		Open: func(ctx context.Context, h connect.Hooks) (Upstream, error) {
-			c, err := connect.Open(ctx, settings, env, h)
-			if err != nil {
-				return nil, err
-			}
-			return Conn(c), nil
-		},
-		Hooks:  connect.Hooks{Client: mcp.Implementation{Name: "mcpv", Version: "test"}},
-		Guard:  guard,
-		Record: rec,
-	}
+	srv := serverFor(t, settingsFor(url, "legacy", nil))
+	srv.Guard, srv.Record = guard, rec
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -383,18 +370,8 @@ func TestRecordStopsAtARepeatedCursor(t *testing.T) {
 		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":`+result+`}`)
 	}))
 	t.Cleanup(ts.Close)
-	settings, env := settingsFor(ts.URL, "legacy", nil), connect.Env{Cwd: t.TempDir(), GOOS: runtime.GOOS}
-	srv := &Server{
-		Open: func(ctx context.Context, h connect.Hooks) (Upstream, error) {
-			c, err := connect.Open(ctx, settings, env, h)
-			if err != nil {
-				return nil, err
-			}
-			return Conn(c), nil
-		},
-		Hooks:  connect.Hooks{Client: mcp.Implementation{Name: "mcpv", Version: "test"}},
-		Record: &notes{},
-	}
+	srv := serverFor(t, settingsFor(ts.URL, "legacy", nil))
+	srv.Record = &notes{}
 	err := srv.Start(context.Background())
 	var rc *mcp.RepeatedCursorError
 	if !errors.As(err, &rc) {

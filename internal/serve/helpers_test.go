@@ -40,13 +40,11 @@ func settingsFor(url, era string, header http.Header) *connect.Settings {
 	return s
 }
 
-// startServer starts a Server in front of the upstream settings describe.
-func startServer(t testing.TB, s *connect.Settings, guard Guards, isolate bool) *Server {
-	t.Helper()
+// serverFor is a Server, not started, in front of the upstream settings
+// describe.
+func serverFor(t testing.TB, s *connect.Settings) *Server {
 	env := connect.Env{Cwd: t.TempDir(), GOOS: runtime.GOOS}
-	secrets := redact.NewScrubber(io.Discard)
-	secrets.Add(redact.JSONForms(s.Secrets)...)
-	srv := &Server{
+	return &Server{
 		Open: func(ctx context.Context, h connect.Hooks) (Upstream, error) {
 			c, err := connect.Open(ctx, s, env, h)
 			if err != nil {
@@ -54,11 +52,17 @@ func startServer(t testing.TB, s *connect.Settings, guard Guards, isolate bool) 
 			}
 			return Conn(c), nil
 		},
-		Hooks:   connect.Hooks{Client: mcp.Implementation{Name: "mcpv", Version: "test"}},
-		Guard:   guard,
-		Isolate: isolate,
-		Secrets: secrets,
+		Hooks: connect.Hooks{Client: mcp.Implementation{Name: "mcpv", Version: "test"}},
 	}
+}
+
+// startServer starts a Server in front of the upstream settings describe.
+func startServer(t testing.TB, s *connect.Settings, guard Guards, isolate bool) *Server {
+	t.Helper()
+	secrets := redact.NewScrubber(io.Discard)
+	secrets.Add(redact.JSONForms(s.Secrets)...)
+	srv := serverFor(t, s)
+	srv.Guard, srv.Isolate, srv.Secrets = guard, isolate, secrets
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatalf("start: %v", err)
 	}
