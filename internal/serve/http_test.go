@@ -200,35 +200,39 @@ func postMessage(t *testing.T, url, sid, accept, body string) (*http.Response, s
 	return resp, string(b)
 }
 
-// TestHTTPLimits: an initialize beyond the sessions allowed is refused
-// (503) until one ends; a body beyond the bound is refused (413); a
-// session that had nothing but its initialize ends after InitIdle, one
-// in use lasts Idle.
+// initialized opens a legacy session on url and returns its id.
+func initialized(t *testing.T, url string) string {
+	t.Helper()
+	resp, body := postMessage(t, url, "", acceptBoth, legacyInitialize)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+	}
+	return resp.Header.Get("Mcp-Session-Id")
+}
+
+// deleted ends session sid on url.
+func deleted(t *testing.T, url, sid string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	req.Header.Set("Mcp-Session-Id", sid)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("DELETE: %v %v", resp, err)
+	}
+}
+
+// TestHTTPLimits: an initialize, or a modern request with no session,
+// beyond the sessions allowed is refused (503) until one ends, and once
+// the handler is closed; a body beyond the bound is refused (413).
 func TestHTTPLimits(t *testing.T) {
 	t.Parallel()
 	h, url := httpServe(t, demoURL(t, "legacy"), func(h *HTTPHandler) { h.MaxSessions, h.MaxBody = 2, 4096 })
 	const accept, initialize = acceptBoth, legacyInitialize
-	var sids []string
-	for range 2 {
-		resp, body := postMessage(t, url, "", accept, initialize)
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("initialize: %d %s", resp.StatusCode, body)
-		}
-		sids = append(sids, resp.Header.Get("Mcp-Session-Id"))
-	}
+	sids := []string{initialized(t, url), initialized(t, url)}
 	if resp, body := postMessage(t, url, "", accept, initialize); resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Mcp-Session-Id") != "" {
 		t.Errorf("an initialize beyond the cap: %d %s, want 503", resp.StatusCode, body)
 	}
-	req, _ := http.NewRequest(http.MethodDelete, url, nil)
-	req.Header.Set("Mcp-Session-Id", sids[0])
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("DELETE: %v %v", resp, err)
-	}
-	resp, body := postMessage(t, url, "", accept, initialize)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("initialize once a session ended: %d %s", resp.StatusCode, body)
-	}
-	sids[0] = resp.Header.Get("Mcp-Session-Id")
+	deleted(t, url, sids[0])
+	sids[0] = initialized(t, url) // once a session ended
 
 	big := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"` + strings.Repeat("x", 8192) + `"}}}`
 	if resp, body := postMessage(t, url, sids[1], accept, big); resp.StatusCode != http.StatusRequestEntityTooLarge {
@@ -241,11 +245,7 @@ func TestHTTPLimits(t *testing.T) {
 	if resp, body := postMessage(t, url, "", accept, modern); resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("a modern request beyond the cap: %d %s, want 503", resp.StatusCode, body)
 	}
-	req, _ = http.NewRequest(http.MethodDelete, url, nil)
-	req.Header.Set("Mcp-Session-Id", sids[1])
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("DELETE: %v %v", resp, err)
-	}
+	deleted(t, url, sids[1])
 	if resp, body := postMessage(t, url, "", accept, modern); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"hi"`) {
 		t.Errorf("a modern request within the cap: %d %s", resp.StatusCode, body)
 	}
@@ -260,14 +260,10 @@ func TestHTTPLimits(t *testing.T) {
 func TestHTTPInitIdle(t *testing.T) {
 	t.Parallel()
 	h, url := httpServe(t, demoURL(t, "legacy"), func(h *HTTPHandler) { h.InitIdle = 50 * time.Millisecond })
-	const accept, initialize = acceptBoth, legacyInitialize
+	const accept = acceptBoth
 	var sids []string
 	for range 2 {
-		resp, body := postMessage(t, url, "", accept, initialize)
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("initialize: %d %s", resp.StatusCode, body)
-		}
-		sid := resp.Header.Get("Mcp-Session-Id")
+		sid := initialized(t, url)
 		postMessage(t, url, sid, accept, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		sids = append(sids, sid)
 	}
