@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/testreport"
@@ -68,7 +69,11 @@ func (p *fileParser) expectations(n *yamlnode.Node, st *Step, f *File, known map
 			for _, expr := range exprs {
 				q := compileQuery(expr, known, p.environ)
 				if q.err != nil {
-					p.errorf(v, "%v", q.err)
+					// The line of the error only: the caret under the
+					// expression that a terminal gets after it would break
+					// FILE:LINE:COL's one line, which says where already.
+					msg, _, _ := strings.Cut(q.err.Error(), "\n")
+					p.errorf(v, "%s", msg)
 				}
 				e.jq = append(e.jq, q)
 			}
