@@ -94,10 +94,14 @@ type HTTPTransport struct {
 	client   *http.Client
 	ctx      context.Context // ends when the transport closes
 	cancel   context.CancelFunc
-	incoming chan inbound  // messages and per-request errors for Read
-	failed   chan struct{} // closed on a fatal error (fatal is set first)
-	fatal    error
-	streams  sync.WaitGroup // goroutines reading POST answers and the GET stream
+	incoming chan inbound // messages and per-request errors for Read
+	large    largeGate    // held by the one large message being read (largegate.go)
+	// lastLarge: the message Read returned last holds large, which the
+	// next Read frees. Read's goroutine alone uses it.
+	lastLarge bool
+	failed    chan struct{} // closed on a fatal error (fatal is set first)
+	fatal     error
+	streams   sync.WaitGroup // goroutines reading POST answers and the GET stream
 
 	reinitMu   sync.Mutex // held while a new session is being started
 	mu         sync.Mutex // guards the fields below
@@ -115,8 +119,9 @@ type HTTPTransport struct {
 }
 
 type inbound struct {
-	data []byte
-	err  error
+	data  []byte
+	err   error
+	large bool // data holds the transport's large gate
 }
 
 // RequestError is a failure that belongs to one request: the session ends
@@ -154,6 +159,7 @@ func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
 		ctx:      ctx,
 		cancel:   cancel,
 		incoming: make(chan inbound, 64),
+		large:    newLargeGate(),
 		failed:   make(chan struct{}),
 		endpoint: u,
 
@@ -162,20 +168,27 @@ func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
 	}, nil
 }
 
-// Read returns the next message from any stream or answer body.
+// Read returns the next message from any stream or answer body. The
+// session is done with the message it returned before: if that was large,
+// the next large one may now be read (largegate.go).
 func (t *HTTPTransport) Read() ([]byte, error) {
+	if t.lastLarge {
+		t.lastLarge = false
+		t.large.release()
+	}
+	var in inbound
 	select {
-	case in := <-t.incoming:
-		return in.data, in.err
+	case in = <-t.incoming:
 	case <-t.failed:
 		// Deliver what already arrived before the failure.
 		select {
-		case in := <-t.incoming:
-			return in.data, in.err
+		case in = <-t.incoming:
 		default:
+			return nil, t.fatal
 		}
-		return nil, t.fatal
 	}
+	t.lastLarge = in.large
+	return in.data, in.err
 }
 
 // push hands a message (or a request's error) to Read; it gives up when the
@@ -656,16 +669,19 @@ func (t *HTTPTransport) readAnswer(ctx context.Context, resp *http.Response, o o
 	case "text/event-stream":
 		return t.followStream(ctx, resp.Body, o.id)
 	case "application/json":
-		body, err := io.ReadAll(resp.Body)
+		body, large, err := t.readBody(ctx, resp.Body)
 		if err != nil {
 			return &TransportError{Op: "read answer", Err: err}
 		}
+		if isResponseTo(body, o.id) {
+			t.push(inbound{data: body, large: large})
+			return nil
+		}
+		if large {
+			t.large.release()
+		}
 		if len(bytes.TrimSpace(body)) == 0 {
 			return &TransportError{Err: oddAnswer{errors.New("the server answered with an empty body")}}
-		}
-		if isResponseTo(body, o.id) {
-			t.push(inbound{data: body})
-			return nil
 		}
 		if rerr := rpcErrorIn(body); rerr != nil {
 			return &CallError{Method: o.method, Err: rerr} // an error it could not tie to our id

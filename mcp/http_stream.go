@@ -27,8 +27,9 @@ import (
 // until the response to id has come, resuming the stream with GET and
 // Last-Event-ID when it ends early (a dropped stream is not a cancellation).
 func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id json.RawMessage) error {
-	r := newSSEReader(body)
+	r := newGatedSSEReader(ctx, body, t.large)
 	got, _, _ := t.pump(ctx, r, id)
+	r.release()
 	body.Close()
 	if got {
 		return nil
@@ -62,9 +63,10 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 			lastErr = err
 			continue
 		}
-		r = newSSEReader(resp.Body)
+		r = newGatedSSEReader(ctx, resp.Body, t.large)
 		r.LastID, r.Retry = lastID, retry
 		got, progressed, _ := t.pump(ctx, r, id)
+		r.release()
 		resp.Body.Close()
 		if got {
 			return nil
@@ -104,7 +106,7 @@ func (t *HTTPTransport) pumpAs(ctx context.Context, r *sseReader, id, as json.Ra
 		if response && as != nil {
 			data = withID(data, as)
 		}
-		t.push(inbound{data: data})
+		t.push(inbound{data: data, large: r.take()})
 		if response {
 			return true, true, nil
 		}
@@ -236,9 +238,10 @@ func (t *HTTPTransport) runGetStream(opened chan struct{}) {
 			}
 			failures++
 		} else {
-			r := newSSEReader(resp.Body)
+			r := newGatedSSEReader(t.ctx, resp.Body, t.large)
 			r.LastID, r.Retry = lastID, retry
 			_, progressed, _ := t.pump(t.ctx, r, nil)
+			r.release()
 			resp.Body.Close()
 			lastID, retry = r.LastID, r.Retry
 			if progressed {
@@ -265,13 +268,14 @@ func (t *HTTPTransport) startLegacy(ctx context.Context) error {
 		cancel()
 		return err
 	}
-	r := newSSEReader(resp.Body)
+	r := newGatedSSEReader(sctx, resp.Body, t.large)
 	var endpoint string
 	for endpoint == "" {
 		ev, err := r.Next()
 		if err != nil {
 			stop()
 			cancel()
+			r.release()
 			resp.Body.Close()
 			return &TransportError{Op: "legacy SSE", Err: fmt.Errorf("the stream ended before an endpoint event: %w", err)}
 		}
@@ -281,12 +285,14 @@ func (t *HTTPTransport) startLegacy(ctx context.Context) error {
 	}
 	if !stop() {
 		cancel()
+		r.release()
 		resp.Body.Close()
 		return ctx.Err()
 	}
 	u, err := t.url.Parse(endpoint)
 	if err != nil || u.Scheme != t.url.Scheme || u.Host != t.url.Host {
 		cancel()
+		r.release()
 		resp.Body.Close()
 		return &TransportError{Op: "legacy SSE", Err: errors.New("the endpoint event names another origin; refusing to send there")}
 	}
@@ -296,6 +302,7 @@ func (t *HTTPTransport) startLegacy(ctx context.Context) error {
 	t.streams.Go(func() { // ends with the stream: when the server closes it or the transport closes
 		defer cancel()
 		t.pump(sctx, r, nil)
+		r.release()
 		resp.Body.Close()
 		t.fail(&TransportError{Op: "legacy SSE", Err: errors.New("the server closed its event stream")})
 	})
@@ -437,19 +444,23 @@ func (t *HTTPTransport) reissue(ctx context.Context, o outgoing, msg []byte) err
 			return err
 		}
 		if mt != "text/event-stream" { // the answer to a request sent again
-			body, err := io.ReadAll(resp.Body)
+			body, large, err := t.readBody(ctx, resp.Body)
 			resp.Body.Close()
 			switch {
 			case err != nil:
 				return &TransportError{Op: "read answer", Err: err}
 			case isResponseTo(body, wire):
-				t.push(inbound{data: withID(body, o.id)})
+				t.push(inbound{data: withID(body, o.id), large: large})
 				return nil
+			}
+			if large {
+				t.large.release()
 			}
 			return &TransportError{Err: oddAnswer{fmt.Errorf("the server's answer holds no response to request %s", wire)}}
 		}
-		r := newSSEReader(resp.Body)
+		r := newGatedSSEReader(ctx, resp.Body, t.large)
 		got, _, _ := t.pumpAs(ctx, r, wire, o.id)
+		r.release()
 		resp.Body.Close()
 		if got || ctx.Err() != nil {
 			return nil

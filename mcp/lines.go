@@ -42,6 +42,10 @@ type lineReader struct {
 	// belonging to the same line ending (SSE).
 	cr     bool
 	skipLF bool // the last line ended in CR
+	// large, when set, is called once a line being read reaches
+	// largeMessage bytes, before more of it is read; it may wait. An
+	// error ends the line, and is what line returns.
+	large func() error
 }
 
 // newLineReader reads from src through a buffer of size bytes (at least 16).
@@ -137,11 +141,19 @@ func (l *lineReader) long() ([]byte, error) {
 	}()
 	l.r, l.w = 0, 0
 	size := len(l.buf)
+	asked := false // whether large has been called for this line
 	for {
 		size = min(2*size, maxPiece)
 		p := newPiece(size)
 		pieces = append(pieces, p)
 		for n := 0; n < len(p.b); {
+			if l.large != nil && !asked && total+n >= largeMessage {
+				asked = true
+				if err := l.large(); err != nil {
+					l.err = err
+					return nil, err
+				}
+			}
 			// No read takes more than the buffer holds, so that what
 			// follows the line fits back into it.
 			k, err := l.read(p.b[n:min(len(p.b), n+len(l.buf))])

@@ -10,6 +10,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"strconv"
@@ -30,14 +31,60 @@ type sseReader struct {
 	LastID string
 	// Retry is the reconnection delay the server asked for; 0 if none.
 	Retry time.Duration
+
+	// gate, when set, is held (under ctx) from when an event's data line
+	// or data reaches largeMessage bytes, before more is read, until the
+	// caller takes the event's hold (take) or asks for the next event.
+	gate    largeGate
+	ctx     context.Context
+	holding bool // the gate is held for the event being read or last returned
 }
 
 func newSSEReader(r io.Reader) *sseReader {
 	return &sseReader{lines: newLineReader(r, 64<<10, true)}
 }
 
+// newGatedSSEReader is an sseReader that reads one large event at a time
+// among all those of gate (see largeGate).
+func newGatedSSEReader(ctx context.Context, r io.Reader, gate largeGate) *sseReader {
+	p := newSSEReader(r)
+	p.gate, p.ctx = gate, ctx
+	p.lines.large = p.hold
+	return p
+}
+
+// hold holds the gate for the event being read, if it is not held yet.
+func (p *sseReader) hold() error {
+	if p.holding {
+		return nil
+	}
+	if err := p.gate.hold(p.ctx); err != nil {
+		return err
+	}
+	p.holding = true
+	return nil
+}
+
+// take says whether the event last returned holds the gate, and hands that
+// hold to the caller, who must release it once the event is used.
+func (p *sseReader) take() bool {
+	held := p.holding
+	p.holding = false
+	return held
+}
+
+// release gives the gate back if the reader holds it: for a caller done
+// with the stream.
+func (p *sseReader) release() {
+	if p.holding {
+		p.holding = false
+		p.gate.release()
+	}
+}
+
 // Next returns the next event that carries data; io.EOF at the end of the stream.
 func (p *sseReader) Next() (sseEvent, error) {
+	p.release() // the last event's hold, which its caller did not take
 	if !p.started {
 		p.started = true
 		p.lines.skipPrefix("\xef\xbb\xbf")
@@ -86,6 +133,11 @@ func (p *sseReader) Next() (sseEvent, error) {
 			}
 			data.add(value, own)
 			hasData = true
+			if p.gate != nil && data.size >= largeMessage {
+				if err := p.hold(); err != nil {
+					return sseEvent{}, err
+				}
+			}
 		case "id":
 			if bytes.IndexByte(value, 0) < 0 {
 				p.LastID = string(value)

@@ -1,0 +1,181 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+)
+
+// roundTripper answers an HTTP request with a function.
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// fed is a body whose bytes the test hands over, one chunk at a time: a
+// send on ch returns once the reader has taken the chunk.
+type fed struct {
+	ch  chan []byte
+	cur []byte
+}
+
+func (f *fed) Read(p []byte) (int, error) {
+	if len(f.cur) == 0 {
+		b, ok := <-f.ch
+		if !ok {
+			return 0, io.EOF
+		}
+		f.cur = b
+	}
+	n := copy(p, f.cur)
+	f.cur = f.cur[n:]
+	return n, nil
+}
+
+func (f *fed) Close() error { return nil }
+
+// largeEvent is an SSE event holding the response to id, a text of size
+// bytes.
+func largeEvent(id, size int) string {
+	return fmt.Sprintf(`data: {"jsonrpc":"2.0","id":%d,"result":{"text":"%s"}}`+"\n\n", id, strings.Repeat("x", size))
+}
+
+// Two large answers on two streams are read one at a time: while the
+// session holds the first, the second stream is read no further than
+// largeMessage, and it goes on once the session comes back for the next
+// message. Read on at once, both would be in memory together.
+func TestHTTPLargeAnswersReadOneAtATime(t *testing.T) {
+	const size = 3 * largeMessage
+	second := &fed{ch: make(chan []byte)}
+	defer close(second.ch)
+	rt := roundTripper(func(r *http.Request) (*http.Response, error) {
+		body, _ := io.ReadAll(r.Body)
+		resp := &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}}, Request: r}
+		if bytes.Contains(body, []byte(`"id":1`)) {
+			resp.Body = io.NopCloser(strings.NewReader(largeEvent(1, size)))
+		} else {
+			resp.Body = second
+		}
+		return resp, nil
+	})
+	tr := newHTTPTransport(t, HTTPOptions{URL: "http://mcp.test/mcp", Client: &http.Client{Transport: rt}})
+	defer tr.Close(context.Background())
+	ctx := testCtx(t)
+	for id := 1; id <= 2; id++ {
+		if err := tr.Write(ctx, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{}}`, id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, err := tr.Read()
+	if err != nil || !isResponseTo(first, []byte("1")) || len(first) < size {
+		t.Fatalf("first message: %d bytes, %v", len(first), err)
+	}
+
+	// The second answer, fed while the session holds the first: it stops
+	// being taken once largeMessage bytes of it are read.
+	rest := []byte(largeEvent(2, size))
+	const chunk = 64 << 10
+	sent := 0
+	for sent < len(rest) {
+		end := min(sent+chunk, len(rest))
+		select {
+		case second.ch <- rest[sent:end]:
+			sent = end
+			continue
+		case <-time.After(100 * time.Millisecond):
+		}
+		break
+	}
+	if sent > largeMessage+2*chunk {
+		t.Fatalf("the second stream was read to %d bytes while the first large message was held", sent)
+	}
+
+	// The session comes back for the next message: the second is read.
+	got := make(chan []byte, 1)
+	go func() {
+		m, err := tr.Read()
+		if err != nil {
+			t.Error(err)
+		}
+		got <- m
+	}()
+	for sent < len(rest) {
+		end := min(sent+chunk, len(rest))
+		second.ch <- rest[sent:end]
+		sent = end
+	}
+	if m := <-got; !isResponseTo(m, []byte("2")) || len(m) < size {
+		t.Fatalf("second message: %d bytes", len(m))
+	}
+}
+
+// An event the caller does not take gives the gate back when the next is
+// asked for; one taken holds it until released; a reader that stops gives
+// back what it holds.
+func TestSSEReaderGate(t *testing.T) {
+	gate := newLargeGate()
+	big := strings.Repeat("y", largeMessage)
+	stream := "data: " + big + "\n\n" + "data: small\n\n" + "data: " + big + "\n\n"
+	r := newGatedSSEReader(context.Background(), strings.NewReader(stream), gate)
+
+	if ev, err := r.Next(); err != nil || len(ev.Data) != largeMessage || len(gate) != 1 {
+		t.Fatalf("first event: %d bytes, %v, gate held %d", len(ev.Data), err, len(gate))
+	}
+	// Not taken: the next event frees it.
+	if ev, err := r.Next(); err != nil || string(ev.Data) != "small" || len(gate) != 0 || r.take() {
+		t.Fatalf("second event: %q, %v, gate held %d", ev.Data, err, len(gate))
+	}
+	if _, err := r.Next(); err != nil || len(gate) != 1 || !r.take() {
+		t.Fatalf("third event: %v, gate held %d", err, len(gate))
+	}
+	// Taken: the reader frees nothing; its taker does.
+	if _, err := r.Next(); !errors.Is(err, io.EOF) || len(gate) != 1 {
+		t.Fatalf("end: %v, gate held %d", err, len(gate))
+	}
+	gate.release()
+
+	// A reader that holds the gate when its caller stops gives it back.
+	r = newGatedSSEReader(context.Background(), strings.NewReader("data: "+big+"\n\n"), gate)
+	if _, err := r.Next(); err != nil || len(gate) != 1 {
+		t.Fatalf("held: %v, %d", err, len(gate))
+	}
+	r.release()
+	if len(gate) != 0 {
+		t.Fatal("release left the gate held")
+	}
+
+	// A line that would need the gate while another holds it waits, and
+	// ends with the reader's context.
+	gate <- struct{}{}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r = newGatedSSEReader(ctx, strings.NewReader("data: "+big+"\n\n"), gate)
+	if _, err := r.Next(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("waiting for a held gate: %v", err)
+	}
+}
+
+// A JSON body holds the gate from largeMessage bytes on; one that fails
+// gives it back.
+func TestReadBodyGate(t *testing.T) {
+	tr := newHTTPTransport(t, HTTPOptions{URL: "http://mcp.test/mcp"})
+	data, large, err := tr.readBody(context.Background(), strings.NewReader(strings.Repeat("z", largeMessage-1)))
+	if err != nil || large || len(data) != largeMessage-1 || len(tr.large) != 0 {
+		t.Fatalf("small body: %d bytes, large %v, %v", len(data), large, err)
+	}
+	data, large, err = tr.readBody(context.Background(), strings.NewReader(strings.Repeat("z", largeMessage+1)))
+	if err != nil || !large || len(data) != largeMessage+1 || len(tr.large) != 1 {
+		t.Fatalf("large body: %d bytes, large %v, %v", len(data), large, err)
+	}
+	tr.large.release()
+	broken := io.MultiReader(strings.NewReader(strings.Repeat("z", largeMessage+1)), iotest.ErrReader(errors.New("connection reset")))
+	if _, large, err = tr.readBody(context.Background(), broken); err == nil || large || len(tr.large) != 0 {
+		t.Fatalf("broken body: large %v, %v, gate held %d", large, err, len(tr.large))
+	}
+}
