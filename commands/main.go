@@ -344,27 +344,51 @@ type (
 // Main runs mcpv with args (without the program name) and returns the exit
 // code. servers records the stdio servers it starts while they run, for a
 // caller that must kill them at once (a second Ctrl-C); nil records nothing.
-func Main(ctx context.Context, args []string, ios *output.Streams, servers *mcp.ProcessGroups) int {
+// signals, unless nil, is closed once the process handles its signals,
+// which a caller may set up while the command line is parsed: Main starts
+// no server, reaches none and writes nothing before.
+func Main(ctx context.Context, args []string, ios *output.Streams, servers *mcp.ProcessGroups, signals <-chan struct{}) int {
 	env, err := connect.System()
 	if err != nil {
+		waitFor(signals)
 		fmt.Fprintf(ios.Err, "mcpv: %v\n", err)
 		return exitcode.Transport
 	}
-	return runWith(ctx, args, ios, env, servers)
+	return runWith(ctx, args, ios, env, servers, signals)
+}
+
+// waitFor waits until ch is closed; a nil ch is closed.
+func waitFor(ch <-chan struct{}) {
+	if ch != nil {
+		<-ch
+	}
+}
+
+// waitingWriter writes to w once ready is closed.
+type waitingWriter struct {
+	ready <-chan struct{}
+	w     io.Writer
+}
+
+func (w waitingWriter) Write(p []byte) (int, error) {
+	<-w.ready
+	return w.w.Write(p)
 }
 
 // run is Main in a world of its own: the environment, working directory
 // and streams are all given.
 func run(ctx context.Context, args []string, ios *output.Streams, env connect.Env) int {
-	return runWith(ctx, args, ios, env, nil)
+	return runWith(ctx, args, ios, env, nil, nil)
 }
 
-func runWith(ctx context.Context, args []string, ios *output.Streams, env connect.Env, servers *mcp.ProcessGroups) (code int) {
+func runWith(ctx context.Context, args []string, ios *output.Streams, env connect.Env, servers *mcp.ProcessGroups, signals <-chan struct{}) (code int) {
 	if len(args) == 1 && args[0] == keeperArg {
+		waitFor(signals)
 		return runKeeper(ctx, ios, env)
 	}
 	args, server := splitServer(args)
 	if len(args) == 2 && args[0] == "help" {
+		waitFor(signals)
 		if text, ok := helpTopic(args[1], env); ok {
 			if _, err := io.WriteString(ios.Out, text); err != nil && !oserr.BrokenPipe(err) {
 				return report(ios, err)
@@ -385,15 +409,23 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 			code = er.code
 		}
 	}()
+	// What parsing writes (help, the version) waits for the signals;
+	// everything after it, which may start or reach a server, too.
+	parsing := ios
+	if signals != nil {
+		parsing = new(*ios)
+		parsing.Out, parsing.Err = waitingWriter{signals, ios.Out}, waitingWriter{signals, ios.Err}
+	}
 	var c cli
-	kctx, err := parse(&c, args, ios, env, leanGrammar(args))
+	kctx, err := parse(&c, args, parsing, env, leanGrammar(args))
 	if err != nil && !errors.As(err, new(*grammarError)) || err == nil && kctx.Selected() == nil {
 		// The lean grammar's error may differ from the whole one's (a
 		// suggestion among the commands left out), and without the
 		// commands no command is no error: parse again.
 		c = cli{}
-		kctx, err = parse(&c, args, ios, env, nil)
+		kctx, err = parse(&c, args, parsing, env, nil)
 	}
+	waitFor(signals)
 	var ge *grammarError
 	if errors.As(err, &ge) {
 		fmt.Fprintf(ios.Err, "mcpv: %v\n", ge.err)

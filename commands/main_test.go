@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp/mcptest"
@@ -157,5 +159,41 @@ func TestVersionLine(t *testing.T) {
 	v, c, d = stamp("", "", "", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}})
 	if got := versionLine(v, c, d, "go1.26.8", "darwin/arm64"); got != "mcpv dev (go1.26.8 darwin/arm64)" {
 		t.Errorf("nothing known: %s", got)
+	}
+}
+
+// A run whose signals are still being set up writes nothing, and starts
+// and reaches no server, until they are: what parsing prints (the version,
+// help) and what a command does wait, and then go on.
+func TestNothingBeforeSignalsAreHandled(t *testing.T) {
+	w := newWorld(t)
+	for _, args := range [][]string{
+		{"--version"},
+		{"list-tools", "--help"},
+		{"help", "exit-codes"},
+		{"ping", "--", filepath.Join(t.TempDir(), "no-such-server")},
+		{"--no-such-flag"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			signals := make(chan struct{})
+			out, errw := newSignalWriter(""), newSignalWriter("")
+			done := make(chan int, 1)
+			go func() {
+				done <- runWith(context.Background(), args, output.NewStreams(strings.NewReader(""), out, errw), w.env, nil, signals)
+			}()
+			select {
+			case code := <-done:
+				t.Fatalf("exit %d before the signals were handled", code)
+			case <-time.After(50 * time.Millisecond):
+			}
+			if out.String() != "" || errw.String() != "" {
+				t.Fatalf("written before the signals were handled: %q, %q", out, errw)
+			}
+			close(signals)
+			<-done
+			if out.String() == "" && errw.String() == "" {
+				t.Error("nothing written once they were")
+			}
+		})
 	}
 }

@@ -23,7 +23,7 @@ func runKeeperIfRequested() bool {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	os.Exit(Main(ctx, os.Args[1:], output.System(), nil))
+	os.Exit(Main(ctx, os.Args[1:], output.System(), nil, nil))
 	return true
 }
 

@@ -580,7 +580,7 @@ func TestTestSecondInterruptKillsServers(t *testing.T) {
 		servers.Kill() // the second
 	}()
 	var out, errb bytes.Buffer
-	code := runWith(ctx, []string{"test", "t.yaml"}, output.NewStreams(strings.NewReader(""), &out, &errb), w.env, &servers)
+	code := runWith(ctx, []string{"test", "t.yaml"}, output.NewStreams(strings.NewReader(""), &out, &errb), w.env, &servers, nil)
 	if d := time.Since(<-killed); code != exitcode.Interrupt || d > 1500*time.Millisecond {
 		t.Errorf("exit %d, %v after the second Ctrl-C (the orderly shutdown takes 4s)", code, d)
 	}
