@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/alecthomas/kong"
-	"github.com/mcpv/mcpv/internal/connect"
 )
 
 // TestGrammarDocumented: every command and flag of the whole grammar has
@@ -45,10 +44,9 @@ func TestGrammarDocumented(t *testing.T) {
 	for _, c := range model.Children {
 		commands[c.Name] = true
 	}
-	groups := connect.FlagDocs()
 	seen := map[string]bool{}
-	for _, table := range [][]connect.FlagDoc{outputFlagDocs, groups[0], groups[1], groups[2]} {
-		for _, d := range table {
+	for _, g := range new(cli).flagGroups() {
+		for _, d := range g.Docs {
 			if !flags[d.Name] || seen[d.Name] {
 				t.Errorf("the help of --%s: no such global flag, or documented twice", d.Name)
 			}

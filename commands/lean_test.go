@@ -9,6 +9,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/output"
 )
@@ -83,12 +84,20 @@ func TestNoCommandFlagIsGlobal(t *testing.T) {
 }
 
 // TestLeanGrammarParsesAsTheWhole: a command line parsed with only the
-// commands it names gives the same command, flags and arguments as with the
-// whole grammar.
+// commands and groups of global flags it names gives the same command,
+// flags and arguments as with the whole grammar: the groups it leaves out
+// get the defaults kong would have given them.
 func TestLeanGrammarParsesAsTheWhole(t *testing.T) {
 	lines := []string{
 		"--version",
 		"info",
+		"ping",
+		"--log-level debug --root /tmp ping",
+		"--max-timeout=5m call x",
+		"call x --grant client-credentials --client-id c --auth stored",
+		"-vH X:1 -u http://h/mcp ping",
+		"-rcq . list-tools",
+		"--color never --transport sse --framing lines --connect-timeout 2 ping",
 		"call echo message=hi",
 		"call info a:=1 --timeout 3s -q .content",
 		"-q .ping call echo",
@@ -218,6 +227,61 @@ func BenchmarkParse(b *testing.B) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestLeanFlagGroups: a lean grammar gives kong the groups of global flags
+// whose flags the command line names, long or short, and no other.
+func TestLeanFlagGroups(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want []string
+	}{
+		{"call echo message=hi", nil},
+		{"--version", nil},
+		{"ping --log-level debug", []string{"Server requests"}},
+		{"--max-timeout=5m call x", []string{"Server requests"}},
+		{"call x --grant client-credentials", []string{"Authorization"}},
+		{"-v ping", []string{"Server"}},
+		{"-Hx:1 ping", []string{"Server"}},
+		{"ping -rq .", []string{"Output"}},
+		{"ping -vc", []string{"Server", "Output"}},
+		{"call x a:=-1 msg=--timeout", nil},
+		{"call x --color never --timeout 3s", []string{"Server", "Output"}},
+	} {
+		var c cli
+		if _, err := parser(&c, output.NewStreams(strings.NewReader(""), io.Discard, io.Discard), func(int) {}, leanGrammar(strings.Fields(tc.line))); err != nil {
+			t.Fatal(err)
+		}
+		var kept []string
+		for _, g := range c.flagGroups() {
+			if !slices.ContainsFunc(c.leftOut, func(l connect.FlagGroup) bool { return l.Name == g.Name }) {
+				kept = append(kept, g.Name)
+			}
+		}
+		if !slices.Equal(kept, tc.want) {
+			t.Errorf("%s: kong is given %q, want %q", tc.line, kept, tc.want)
+		}
+	}
+}
+
+// TestFlagGroupsKnowTheirShorts: each group's Shorts are the short names of
+// its flags, so that a lean grammar keeps the group for them.
+func TestFlagGroupsKnowTheirShorts(t *testing.T) {
+	model, err := Grammar()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shorts := map[string]string{}
+	for _, f := range model.Flags {
+		if f.Short != 0 && f.Group != nil {
+			shorts[f.Group.Title] += string(f.Short)
+		}
+	}
+	for _, g := range new(cli).flagGroups() {
+		if got := shorts[g.Name]; len(got) != len(g.Shorts) || strings.Trim(got, g.Shorts) != "" {
+			t.Errorf("group %s: its flags' short names are %q, its Shorts %q", g.Name, got, g.Shorts)
 		}
 	}
 }

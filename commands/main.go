@@ -87,13 +87,40 @@ func versionLine(version, commit, date, goVersion, platform string) string {
 	return "mcpv " + version + " (" + strings.Join(parts, ", ") + ")"
 }
 
-// cli is the whole grammar: the global flags here, the commands in
-// commandSet, given to kong one by one (see commands).
+// cli is the whole grammar: the global flags here, in groups given to
+// kong one by one (see flagGroups), and the commands in commandSet, given
+// to kong one by one too (see commands).
 type cli struct {
-	connect.Flags
-	outputFlags `group:"Output"`
+	connect.Flags `kong:"-"`
+	outputFlags   `kong:"-"`
+	versionFlags  `kong:"-"`
+	commandSet    `kong:"-"`
+	// leftOut are the groups of flags the grammar leaves out, which
+	// BeforeResolve gives their defaults.
+	leftOut []connect.FlagGroup
+}
+
+// versionFlags is the flag that follows every group in help.
+type versionFlags struct {
 	VersionFlag versionFlag `name:"version" help:"Print mcpv's version and exit."`
-	commandSet  `kong:"-"`
+}
+
+// BeforeResolve gives the groups of flags left out of the grammar the
+// defaults of their tags, as kong has just given those it was given.
+func (c *cli) BeforeResolve() error {
+	for _, g := range c.leftOut {
+		g.Flags.SetDefaults()
+	}
+	return nil
+}
+
+// flagGroups are c's groups of global flags, in the order help shows them.
+// kong is given each as an embedded struct rather than as a field of cli,
+// so that a run can leave out those its command line names no flag of
+// (see leanGrammar): kong reads every tag of every flag it is given, which
+// was a seventh of a short run's start-up for the 45 global flags.
+func (c *cli) flagGroups() []connect.FlagGroup {
+	return append(c.Flags.Groups(), connect.FlagGroup{Name: "Output", Flags: &c.outputFlags, Docs: outputFlagDocs, Shorts: "qrec"})
 }
 
 // commandSet holds the values of mcpv's commands.
@@ -233,6 +260,15 @@ func parser(c *cli, ios *output.Streams, exit func(int), lean map[string]bool) (
 		kong.Help(printHelp),
 		jqVarMappers(),
 	}
+	c.leftOut = nil
+	for _, g := range c.flagGroups() {
+		if lean == nil || names(lean, g) {
+			options = append(options, kong.Embed(g.Flags, `group:"`+g.Name+`"`))
+		} else {
+			c.leftOut = append(c.leftOut, g)
+		}
+	}
+	options = append(options, kong.Embed(&c.versionFlags))
 	for _, cmd := range c.commands() {
 		if lean == nil || lean[cmd.name] {
 			options = append(options, kong.DynamicCommand(cmd.name, cmd.help, "", cmd.value))
@@ -277,9 +313,8 @@ func fillHelp(k *kong.Kong) error {
 // flagDoc is the FlagDoc of a global flag, the output flags' or a
 // connect group's.
 func flagDoc(name string) (connect.FlagDoc, bool) {
-	groups := connect.FlagDocs()
-	for _, table := range [...][]connect.FlagDoc{outputFlagDocs, groups[0], groups[1], groups[2]} {
-		for _, d := range table {
+	for _, g := range new(cli).flagGroups() {
+		for _, d := range g.Docs {
 			if d.Name == name {
 				return d, true
 			}
@@ -288,16 +323,20 @@ func flagDoc(name string) (connect.FlagDoc, bool) {
 	return connect.FlagDoc{}, false
 }
 
-// leanGrammar names the commands a run with args gives kong, or is nil
-// when it needs every command. kong builds its model by reflection over
-// every command, flag and help text, which costs more than the rest of a
-// short run's start-up; a run needs only the command it runs. Every command
-// whose name is among args stays (a tool called "info" keeps info as well
-// as call), so the command kong selects is always in the model. Help and
-// the completion scripts show the whole grammar; a command line that does
-// not parse is parsed again with the whole grammar, so its error and
-// suggestions are the same. No command named keeps none: --version needs
-// none, and no command at all is an error, from the whole grammar.
+// leanGrammar holds the words of args, from which a run gives kong the
+// commands and groups of global flags they name, or is nil when it needs
+// every command and flag. kong builds its model by reflection over every
+// command, flag and help text, which costs more than the rest of a short
+// run's start-up; a run needs only the command it runs and the flags it is
+// given. Every command whose name is among args stays (a tool called
+// "info" keeps info as well as call), so the command kong selects is
+// always in the model; a group of flags stays when a word names one of
+// its flags (names). Help and the completion scripts show the whole
+// grammar; a command line that does not parse is parsed again with the
+// whole grammar, so its error and suggestions are the same: a flag of a
+// group left out is an unknown flag to the lean grammar. No command named
+// keeps none: --version needs none, and no command at all is an error,
+// from the whole grammar.
 func leanGrammar(args []string) map[string]bool {
 	keep := map[string]bool{}
 	for _, a := range args {
@@ -307,6 +346,26 @@ func leanGrammar(args []string) map[string]bool {
 		keep[a] = true
 	}
 	return keep
+}
+
+// names says whether a word of the lean grammar's names a flag of g: --NAME
+// or --NAME=VALUE, or a word of short flags (-v, -rq) with one of g's. It
+// may say so of a word that is a value: the group then costs its place in
+// the model, and nothing else.
+func names(words map[string]bool, g connect.FlagGroup) bool {
+	for w := range words {
+		if name, ok := strings.CutPrefix(w, "--"); ok {
+			name, _, _ = strings.Cut(name, "=")
+			for _, d := range g.Docs {
+				if d.Name == name {
+					return true
+				}
+			}
+		} else if len(w) > 1 && w[0] == '-' && strings.ContainsAny(w[1:], g.Shorts) {
+			return true
+		}
+	}
+	return false
 }
 
 // jqFlagHint points a jq user's --arg or --argjson to mcpv's names for

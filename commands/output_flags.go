@@ -54,6 +54,10 @@ type jqVar struct {
 
 // variables are the --jq variables: the inherited ones first, then those
 // of the command line in the order given.
+// SetDefaults gives each flag the default of its tag (see
+// connect.ServerFlags.SetDefaults).
+func (f *outputFlags) SetDefaults() { f.Color = "auto" }
+
 func (f *outputFlags) variables() []jqVar {
 	given := append(slices.Clone(f.JqArg), f.JqArgJSON...)
 	slices.SortStableFunc(given, func(a, b jqVar) int { return a.at - b.at })

@@ -3,6 +3,7 @@ package connect
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/mcp"
@@ -59,6 +60,13 @@ var serverFlagDocs = []FlagDoc{
 	{"verbose", "", "Trace the JSON-RPC messages on stderr."},
 }
 
+// SetDefaults gives each flag the default of its tag, as kong does to a
+// flag not given: for a command line whose grammar leaves the group out.
+func (f *ServerFlags) SetDefaults() {
+	f.Transport, f.ProtocolEra, f.Framing = "auto", "auto", "auto"
+	f.Timeout, f.ConnectTimeout = duration.Flag(10*time.Minute), duration.Flag(60*time.Second)
+}
+
 // Validate checks what needs no I/O.
 func (f *ServerFlags) Validate() error {
 	if f.ProtocolEra == "modern" && f.ProtocolVersion != "" && !mcp.IsModern(f.ProtocolVersion) {
@@ -97,6 +105,10 @@ type AuthFlags struct {
 	Assertion         string `name:"assertion"`
 	DPoP              string `name:"dpop" enum:",auto,always,never" default:""`
 }
+
+// SetDefaults gives each flag the default of its tag (see
+// ServerFlags.SetDefaults).
+func (f *AuthFlags) SetDefaults() { f.Grant = "authorization-code" }
 
 // authFlagDocs document AuthFlags.
 var authFlagDocs = []FlagDoc{
@@ -137,6 +149,10 @@ var clientFlagDocs = []FlagDoc{
 	{"elicitation", "POLICY", "What to do with an elicitation that the answers do not complete: prompt (the default on a terminal), accept (fill defaults), decline (the default otherwise) or cancel."},
 }
 
+// SetDefaults gives each flag the default of its tag (see
+// ServerFlags.SetDefaults).
+func (f *ClientFlags) SetDefaults() { f.MaxTimeout = duration.Flag(time.Hour) }
+
 // Validate checks what needs no I/O.
 func (f *ClientFlags) Validate() error {
 	for _, a := range f.Answer {
@@ -150,11 +166,31 @@ func (f *ClientFlags) Validate() error {
 	return nil
 }
 
-// Flags are every session-shaping flag of one command line.
+// Flags are every session-shaping flag of one command line, in groups
+// that a command line's grammar takes one by one (Groups).
 type Flags struct {
-	ServerFlags `group:"Server"`
-	AuthFlags   `group:"Authorization"`
-	ClientFlags `group:"Server requests"`
+	ServerFlags
+	AuthFlags
+	ClientFlags
+}
+
+// FlagGroup is one group of Flags, for a grammar: its name in help, the
+// struct its flags are fields of, their docs, their short names, and
+// SetDefaults, for a grammar that leaves the group out.
+type FlagGroup struct {
+	Name   string
+	Flags  interface{ SetDefaults() }
+	Docs   []FlagDoc
+	Shorts string
+}
+
+// Groups are f's groups, in the order help shows them.
+func (f *Flags) Groups() []FlagGroup {
+	return []FlagGroup{
+		{"Server", &f.ServerFlags, serverFlagDocs, "usHv"},
+		{"Authorization", &f.AuthFlags, authFlagDocs, ""},
+		{"Server requests", &f.ClientFlags, clientFlagDocs, ""},
+	}
 }
 
 // FlagDoc is what help shows of a flag beyond its name: the placeholder
@@ -164,8 +200,3 @@ type Flags struct {
 // printed. The tables are slices, not maps: a slice of constants costs
 // nothing at start-up, a map is built by every run.
 type FlagDoc struct{ Name, PlaceHolder, Help string }
-
-// FlagDocs are the tables of the FlagDocs of Flags' groups.
-func FlagDocs() [3][]FlagDoc {
-	return [...][]FlagDoc{serverFlagDocs, authFlagDocs, clientFlagDocs}
-}
