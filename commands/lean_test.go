@@ -232,7 +232,8 @@ func BenchmarkParse(b *testing.B) {
 }
 
 // TestLeanFlagGroups: a lean grammar gives kong the groups of global flags
-// whose flags the command line names, long or short, and no other.
+// whose flags the command line names, long or short, and no other. A
+// group is named here by its first flag.
 func TestLeanFlagGroups(t *testing.T) {
 	for _, tc := range []struct {
 		line string
@@ -240,15 +241,17 @@ func TestLeanFlagGroups(t *testing.T) {
 	}{
 		{"call echo message=hi", nil},
 		{"--version", nil},
-		{"ping --log-level debug", []string{"Server requests"}},
-		{"--max-timeout=5m call x", []string{"Server requests"}},
-		{"call x --grant client-credentials", []string{"Authorization"}},
-		{"-v ping", []string{"Server"}},
-		{"-Hx:1 ping", []string{"Server"}},
-		{"ping -rq .", []string{"Output"}},
-		{"ping -vc", []string{"Server", "Output"}},
+		{"ping --log-level debug", []string{"max-timeout"}},
+		{"--max-timeout=5m call x", []string{"max-timeout"}},
+		{"call x --grant client-credentials", []string{"auth"}},
+		{"--session s ping", []string{"url"}},
+		{"-u http://h/mcp --protocol-version 2025-11-25 list-tools", []string{"url", "timeout"}},
+		{"-v ping", []string{"quiet"}},
+		{"-Hx:1 ping", []string{"inherit-env"}},
+		{"ping -rq .", []string{"jq"}},
+		{"ping -vc", []string{"quiet", "jq"}},
 		{"call x a:=-1 msg=--timeout", nil},
-		{"call x --color never --timeout 3s", []string{"Server", "Output"}},
+		{"call x --color never --timeout 3s", []string{"timeout", "jq"}},
 	} {
 		var c cli
 		if _, err := parser(&c, output.NewStreams(strings.NewReader(""), io.Discard, io.Discard), func(int) {}, leanGrammar(strings.Fields(tc.line))); err != nil {
@@ -256,12 +259,12 @@ func TestLeanFlagGroups(t *testing.T) {
 		}
 		var kept []string
 		for _, g := range c.flagGroups() {
-			if !slices.ContainsFunc(c.leftOut, func(l connect.FlagGroup) bool { return l.Name == g.Name }) {
-				kept = append(kept, g.Name)
+			if !slices.ContainsFunc(c.leftOut, func(l connect.FlagGroup) bool { return l.Flags == g.Flags }) {
+				kept = append(kept, g.Docs[0].Name)
 			}
 		}
 		if !slices.Equal(kept, tc.want) {
-			t.Errorf("%s: kong is given %q, want %q", tc.line, kept, tc.want)
+			t.Errorf("%s: kong is given the groups of %q, want %q", tc.line, kept, tc.want)
 		}
 	}
 }
@@ -273,15 +276,19 @@ func TestFlagGroupsKnowTheirShorts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shorts := map[string]string{}
+	short := map[string]rune{}
 	for _, f := range model.Flags {
-		if f.Short != 0 && f.Group != nil {
-			shorts[f.Group.Title] += string(f.Short)
-		}
+		short[f.Name] = f.Short
 	}
 	for _, g := range new(cli).flagGroups() {
-		if got := shorts[g.Name]; len(got) != len(g.Shorts) || strings.Trim(got, g.Shorts) != "" {
-			t.Errorf("group %s: its flags' short names are %q, its Shorts %q", g.Name, got, g.Shorts)
+		var got string
+		for _, d := range g.Docs {
+			if r := short[d.Name]; r != 0 {
+				got += string(r)
+			}
+		}
+		if got != g.Shorts {
+			t.Errorf("the group of --%s: its flags' short names are %q, its Shorts %q", g.Docs[0].Name, got, g.Shorts)
 		}
 	}
 }

@@ -120,7 +120,7 @@ func (c *cli) BeforeResolve() error {
 // (see leanGrammar): kong reads every tag of every flag it is given, which
 // was a seventh of a short run's start-up for the 45 global flags.
 func (c *cli) flagGroups() []connect.FlagGroup {
-	return append(c.Flags.Groups(), connect.FlagGroup{Name: "Output", Flags: &c.outputFlags, Docs: outputFlagDocs, Shorts: "qrec"})
+	return append(c.Flags.Groups(), connect.FlagGroup{Heading: "Output", Flags: &c.outputFlags, Docs: outputFlagDocs, Shorts: "qrec"})
 }
 
 // commandSet holds the values of mcpv's commands.
@@ -263,7 +263,7 @@ func parser(c *cli, ios *output.Streams, exit func(int), lean map[string]bool) (
 	c.leftOut = nil
 	for _, g := range c.flagGroups() {
 		if lean == nil || names(lean, g) {
-			options = append(options, kong.Embed(g.Flags, `group:"`+g.Name+`"`))
+			options = append(options, kong.Embed(g.Flags, `group:"`+g.Heading+`"`))
 		} else {
 			c.leftOut = append(c.leftOut, g)
 		}

@@ -55,7 +55,7 @@ type jqVar struct {
 // variables are the --jq variables: the inherited ones first, then those
 // of the command line in the order given.
 // SetDefaults gives each flag the default of its tag (see
-// connect.ServerFlags.SetDefaults).
+// connect.TargetFlags.SetDefaults).
 func (f *outputFlags) SetDefaults() { f.Color = "auto" }
 
 func (f *outputFlags) variables() []jqVar {

@@ -16,56 +16,97 @@ import (
 // timeouts are duration.Flag: a Go duration or a number of seconds, as a
 // config entry's timeout.
 
-// ServerFlags choose and shape the server connection.
+// ServerFlags choose and shape the server connection. Help shows them as
+// one group; a grammar takes them in four (see Groups), each of the flags
+// that go together, so that the one a command line names (--session, say)
+// does not bring the others.
 type ServerFlags struct {
-	URL             string        `short:"u" name:"url"`
-	Server          string        `short:"s" name:"server"`
-	Session         string        `name:"session"`
-	SessionID       string        `name:"session-id"`
-	Config          string        `name:"config" type:"existingfile"`
-	InheritEnv      bool          `name:"inherit-env"`
-	Header          []string      `short:"H" name:"header" sep:"none"`
-	CACert          string        `name:"cacert" type:"existingfile"`
-	Transport       string        `name:"transport" enum:"auto,streamable-http,sse" default:"auto"`
-	Env             []string      `name:"env" sep:"none"`
-	Cwd             string        `name:"cwd" type:"existingdir"`
+	TargetFlags
+	ReachFlags
+	ProtocolFlags
+	DisplayFlags
+}
+
+// TargetFlags say which server.
+type TargetFlags struct {
+	URL       string `short:"u" name:"url"`
+	Server    string `short:"s" name:"server"`
+	Session   string `name:"session"`
+	SessionID string `name:"session-id"`
+	Config    string `name:"config" type:"existingfile"`
+}
+
+// ReachFlags say how to reach it: a stdio server's environment, an HTTP
+// server's headers, certificates and transport.
+type ReachFlags struct {
+	InheritEnv bool     `name:"inherit-env"`
+	Header     []string `short:"H" name:"header" sep:"none"`
+	CACert     string   `name:"cacert" type:"existingfile"`
+	Transport  string   `name:"transport" enum:"auto,streamable-http,sse" default:"auto"`
+	Env        []string `name:"env" sep:"none"`
+	Cwd        string   `name:"cwd" type:"existingdir"`
+}
+
+// ProtocolFlags bound the time and choose the protocol.
+type ProtocolFlags struct {
 	Timeout         duration.Flag `name:"timeout" default:"10m"`
 	ConnectTimeout  duration.Flag `name:"connect-timeout" default:"60s"`
 	ProtocolVersion string        `name:"protocol-version"`
 	ProtocolEra     string        `name:"protocol-era" enum:"legacy,auto,modern" default:"auto"`
 	Framing         string        `name:"framing" enum:"auto,lines,content-length" default:"auto"`
-	Quiet           bool          `name:"quiet"`
-	Verbose         bool          `short:"v" name:"verbose"`
 }
 
-// serverFlagDocs document ServerFlags.
-var serverFlagDocs = []FlagDoc{
-	{"url", "URL", "Talk to the server at this Streamable HTTP (or legacy SSE) URL instead of starting one (default: MCPV_URL)."},
-	{"server", "NAME", "Use the server named NAME in a config file; see 'mcpv servers' (default: MCPV_SERVER)."},
-	{"session", "NAME", "Go through the running session NAME (see 'mcpv session'); nothing is started (default: MCPV_SESSION)."},
-	{"session-id", "ID", "Resume the HTTP session that 'call --detach' kept open, instead of starting one."},
-	{"config", "FILE", "Look for --server names in FILE before the other config files (MCPV_CONFIG is next)."},
-	{"inherit-env", "", "Give a stdio server from config mcpv's whole environment, not a minimal one."},
-	{"header", "'NAME: VALUE'", "Send this HTTP header (repeatable); @FILE reads one header per line."},
-	{"cacert", "FILE", "Trust the PEM certificates in FILE as well as the system's."},
-	{"transport", "", "HTTP transport: auto (Streamable HTTP, falling back to legacy SSE), streamable-http or sse."},
-	{"env", "KEY=VAL", "Set a variable in the stdio server's environment (repeatable)."},
-	{"cwd", "DIR", "Working directory of the stdio server."},
-	{"timeout", "", "Give up on a request after this long; 0 waits forever."},
-	{"connect-timeout", "", "Give up if the server has not started and answered initialize within this long."},
-	{"protocol-version", "VERSION", "Offer this protocol version and accept no other (default: offer {latest_version}, accept {supported_versions}); 2026-07-28 speaks the modern era (server/discover, no initialize)."},
-	{"protocol-era", "", "auto: probe with server/discover (MCP 2026-07-28) and fall back to initialize for older servers; legacy: start with initialize (a server that shows it is of 2026-07-28 only is still spoken to in that era); modern: 2026-07-28 only."},
-	{"framing", "", "How a stdio server's messages are delimited: auto (lines, switching to Content-Length headers when the server's first bytes are headers), lines, or content-length (for a server that frames them as LSP does and waits for the client)."},
-	{"quiet", "", "Do not show the server's stderr (its last lines still appear in errors)."},
-	{"verbose", "", "Trace the JSON-RPC messages on stderr."},
+// DisplayFlags say what to show of the server.
+type DisplayFlags struct {
+	Quiet   bool `name:"quiet"`
+	Verbose bool `short:"v" name:"verbose"`
 }
+
+// The docs of ServerFlags, a table a group.
+var (
+	targetFlagDocs = []FlagDoc{
+		{"url", "URL", "Talk to the server at this Streamable HTTP (or legacy SSE) URL instead of starting one (default: MCPV_URL)."},
+		{"server", "NAME", "Use the server named NAME in a config file; see 'mcpv servers' (default: MCPV_SERVER)."},
+		{"session", "NAME", "Go through the running session NAME (see 'mcpv session'); nothing is started (default: MCPV_SESSION)."},
+		{"session-id", "ID", "Resume the HTTP session that 'call --detach' kept open, instead of starting one."},
+		{"config", "FILE", "Look for --server names in FILE before the other config files (MCPV_CONFIG is next)."},
+	}
+	reachFlagDocs = []FlagDoc{
+		{"inherit-env", "", "Give a stdio server from config mcpv's whole environment, not a minimal one."},
+		{"header", "'NAME: VALUE'", "Send this HTTP header (repeatable); @FILE reads one header per line."},
+		{"cacert", "FILE", "Trust the PEM certificates in FILE as well as the system's."},
+		{"transport", "", "HTTP transport: auto (Streamable HTTP, falling back to legacy SSE), streamable-http or sse."},
+		{"env", "KEY=VAL", "Set a variable in the stdio server's environment (repeatable)."},
+		{"cwd", "DIR", "Working directory of the stdio server."},
+	}
+	protocolFlagDocs = []FlagDoc{
+		{"timeout", "", "Give up on a request after this long; 0 waits forever."},
+		{"connect-timeout", "", "Give up if the server has not started and answered initialize within this long."},
+		{"protocol-version", "VERSION", "Offer this protocol version and accept no other (default: offer {latest_version}, accept {supported_versions}); 2026-07-28 speaks the modern era (server/discover, no initialize)."},
+		{"protocol-era", "", "auto: probe with server/discover (MCP 2026-07-28) and fall back to initialize for older servers; legacy: start with initialize (a server that shows it is of 2026-07-28 only is still spoken to in that era); modern: 2026-07-28 only."},
+		{"framing", "", "How a stdio server's messages are delimited: auto (lines, switching to Content-Length headers when the server's first bytes are headers), lines, or content-length (for a server that frames them as LSP does and waits for the client)."},
+	}
+	displayFlagDocs = []FlagDoc{
+		{"quiet", "", "Do not show the server's stderr (its last lines still appear in errors)."},
+		{"verbose", "", "Trace the JSON-RPC messages on stderr."},
+	}
+)
 
 // SetDefaults gives each flag the default of its tag, as kong does to a
 // flag not given: for a command line whose grammar leaves the group out.
-func (f *ServerFlags) SetDefaults() {
-	f.Transport, f.ProtocolEra, f.Framing = "auto", "auto", "auto"
+func (f *TargetFlags) SetDefaults() {}
+
+// SetDefaults: see TargetFlags.SetDefaults.
+func (f *ReachFlags) SetDefaults() { f.Transport = "auto" }
+
+// SetDefaults: see TargetFlags.SetDefaults.
+func (f *ProtocolFlags) SetDefaults() {
+	f.ProtocolEra, f.Framing = "auto", "auto"
 	f.Timeout, f.ConnectTimeout = duration.Flag(10*time.Minute), duration.Flag(60*time.Second)
 }
+
+// SetDefaults: see TargetFlags.SetDefaults.
+func (f *DisplayFlags) SetDefaults() {}
 
 // Validate checks what needs no I/O.
 func (f *ServerFlags) Validate() error {
@@ -106,8 +147,7 @@ type AuthFlags struct {
 	DPoP              string `name:"dpop" enum:",auto,always,never" default:""`
 }
 
-// SetDefaults gives each flag the default of its tag (see
-// ServerFlags.SetDefaults).
+// SetDefaults: see TargetFlags.SetDefaults.
 func (f *AuthFlags) SetDefaults() { f.Grant = "authorization-code" }
 
 // authFlagDocs document AuthFlags.
@@ -149,8 +189,7 @@ var clientFlagDocs = []FlagDoc{
 	{"elicitation", "POLICY", "What to do with an elicitation that the answers do not complete: prompt (the default on a terminal), accept (fill defaults), decline (the default otherwise) or cancel."},
 }
 
-// SetDefaults gives each flag the default of its tag (see
-// ServerFlags.SetDefaults).
+// SetDefaults: see TargetFlags.SetDefaults.
 func (f *ClientFlags) SetDefaults() { f.MaxTimeout = duration.Flag(time.Hour) }
 
 // Validate checks what needs no I/O.
@@ -174,20 +213,24 @@ type Flags struct {
 	ClientFlags
 }
 
-// FlagGroup is one group of Flags, for a grammar: its name in help, the
-// struct its flags are fields of, their docs, their short names, and
-// SetDefaults, for a grammar that leaves the group out.
+// FlagGroup is one group of Flags, for a grammar: the heading help shows
+// it under (which groups may share), the struct its flags are fields of,
+// their docs, their short names, and SetDefaults, for a grammar that
+// leaves the group out.
 type FlagGroup struct {
-	Name   string
-	Flags  interface{ SetDefaults() }
-	Docs   []FlagDoc
-	Shorts string
+	Heading string
+	Flags   interface{ SetDefaults() }
+	Docs    []FlagDoc
+	Shorts  string
 }
 
 // Groups are f's groups, in the order help shows them.
 func (f *Flags) Groups() []FlagGroup {
 	return []FlagGroup{
-		{"Server", &f.ServerFlags, serverFlagDocs, "usHv"},
+		{"Server", &f.TargetFlags, targetFlagDocs, "us"},
+		{"Server", &f.ReachFlags, reachFlagDocs, "H"},
+		{"Server", &f.ProtocolFlags, protocolFlagDocs, ""},
+		{"Server", &f.DisplayFlags, displayFlagDocs, "v"},
 		{"Authorization", &f.AuthFlags, authFlagDocs, ""},
 		{"Server requests", &f.ClientFlags, clientFlagDocs, ""},
 	}
