@@ -3,6 +3,7 @@ package keeper
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -23,7 +25,7 @@ func Attach(ctx context.Context, d Dir, name string) (*Transport, mcp.State, err
 		return nil, mcp.State{}, err
 	}
 	stop := context.AfterFunc(ctx, func() { c.SetReadDeadline(time.Now()) })
-	ctl, err := readControl(r)
+	ctl, err := readHello(r)
 	stop()
 	c.SetReadDeadline(time.Time{})
 	switch {
@@ -111,3 +113,78 @@ func (t *Transport) Close(context.Context) error {
 	t.closed.Do(func() { t.c.Close() })
 	return nil
 }
+
+// readHello reads the keeper's first line, as readControl does, but walks
+// a hello rather than decoding it: on a command's way to its first request,
+// encoding/json would first build its picture of each type the line holds.
+// Any other line (the session closed) is decoded.
+func readHello(r *bufio.Reader) (control, error) {
+	line, err := readLine(r)
+	if err != nil {
+		return control{}, err
+	}
+	if h, ok := parseHello(line); ok {
+		return control{Hello: h}, nil
+	}
+	var c control
+	if err := json.Unmarshal(line, &c); err != nil {
+		return control{}, fmt.Errorf("the session keeper sent a line that is not JSON")
+	}
+	return c, nil
+}
+
+// parseHello reads {"hello":{...}} as the keeper writes it; ok is false
+// for any other line, and for a hello with a member it does not know.
+func parseHello(line []byte) (h *hello, ok bool) {
+	h = new(hello)
+	state := func(k string, v []byte) (err error) {
+		switch k {
+		case "protocolVersion":
+			h.State.Version, err = rawjson.String(v)
+		case "modern":
+			h.State.Modern, err = string(v) == "true", notBool(v)
+		case "initializeResult":
+			h.State.InitializeResult = v
+		default:
+			err = errUnknown
+		}
+		return err
+	}
+	body := func(k string, v []byte) (err error) {
+		switch k {
+		case "state":
+			return rawjson.ForEachValidMember(v, state)
+		case "secrets":
+			if v[0] != '[' {
+				return errUnknown
+			}
+			rawjson.ForEachElement(v, func(_ int, el []byte) {
+				s, e := rawjson.String(el)
+				h.Secrets, err = append(h.Secrets, s), cmp.Or(err, e)
+			})
+		case "answers":
+			h.Answers = v
+		default:
+			err = errUnknown
+		}
+		return err
+	}
+	err := rawjson.ForEachMember(line, func(k string, v []byte) error {
+		if k != "hello" {
+			return errUnknown
+		}
+		return rawjson.ForEachValidMember(v, body)
+	})
+	return h, err == nil && h.State.InitializeResult != nil
+}
+
+// notBool refuses a JSON value other than true and false.
+func notBool(v []byte) error {
+	if string(v) != "true" && string(v) != "false" {
+		return errUnknown
+	}
+	return nil
+}
+
+// errUnknown: a line parseHello leaves to encoding/json.
+var errUnknown = errors.New("not a hello as the keeper writes it")

@@ -97,3 +97,46 @@ func TestFirstLines(t *testing.T) {
 		}
 	}
 }
+
+// A hello as the keeper writes it is read without encoding/json, to what
+// encoding/json reads of it; any other first line is left to it.
+func TestParseHello(t *testing.T) {
+	for _, h := range []hello{
+		{State: mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"capabilities":{"tools":{}},"serverInfo":{"name":"x","version":"1"}}`)}},
+		{State: mcp.State{Version: "2026-07-28", Modern: true, InitializeResult: json.RawMessage(`{}`)},
+			Secrets: []string{"tok\"en", "é\u2028\\", ""}, Answers: json.RawMessage(`{"roots":["/tmp"]}`)},
+	} {
+		line, err := json.Marshal(control{Hello: &h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want control
+		if err := json.Unmarshal(line, &want); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := parseHello(line)
+		if !ok || !reflect.DeepEqual(got, want.Hello) {
+			t.Errorf("%s: read %v %+v, want %+v", line, ok, got, want.Hello)
+		}
+		ctl, err := readHello(bufio.NewReader(bytes.NewReader(append(line, '\n'))))
+		if err != nil || !reflect.DeepEqual(ctl.Hello, want.Hello) {
+			t.Errorf("readHello: %+v, %v", ctl.Hello, err)
+		}
+	}
+	closed := "the server exited"
+	for _, line := range []string{
+		`{"closed":"the server exited"}`,
+		`{"hello":{"state":{"protocolVersion":"x","initializeResult":{}},"later":1}}`,
+		`{"hello":{"state":{"protocolVersion":"x","modern":"yes","initializeResult":{}}}}`,
+		`{"hello":{"secrets":"x","state":{"initializeResult":{}}}}`,
+		`{"hello":{}}`,
+	} {
+		if _, ok := parseHello([]byte(line)); ok {
+			t.Errorf("%s: read as a hello", line)
+		}
+	}
+	ctl, err := readHello(bufio.NewReader(strings.NewReader(`{"closed":"the server exited"}` + "\n")))
+	if err != nil || ctl.Closed == nil || *ctl.Closed != closed {
+		t.Errorf("a closed session: %+v, %v", ctl, err)
+	}
+}
