@@ -15,8 +15,10 @@ package mcp
 //   - Notifications and responses are POSTed synchronously (they get a quick
 //     202), which keeps them in order: notifications/initialized reaches the
 //     server before any later request.
-//   - After notifications/initialized the standalone GET stream is opened and
-//     its headers awaited, so server requests sent there are not lost.
+//   - After notifications/initialized the standalone GET stream is opened;
+//     each later request but a list waits for its headers, so that server
+//     requests sent there are not lost. A list goes at once: the tools/list
+//     before a call overlaps the stream's opening.
 //   - A stream that ends before the response is resumed with GET and
 //     Last-Event-ID after the server's retry delay, a bounded number of times.
 //   - A 404 to a POST that carried a session id means the session expired: the
@@ -113,9 +115,13 @@ type HTTPTransport struct {
 	endpoint   *url.URL // where to POST; differs from url in legacy mode
 	legacy     bool
 	getOpen    bool // the standalone GET stream is running
-	closed     bool
-	keep       bool // Close leaves the session open: no DELETE
-	failOnce   sync.Once
+	// getOpened is closed when the GET stream opened last has its
+	// headers or has failed; requests wait for it until getDeadline.
+	getOpened   <-chan struct{}
+	getDeadline time.Time
+	closed      bool
+	keep        bool // Close leaves the session open: no DELETE
+	failOnce    sync.Once
 }
 
 type inbound struct {
@@ -252,6 +258,9 @@ func (t *HTTPTransport) Write(ctx context.Context, msg []byte) error {
 		}
 	}
 	if o.id != nil && !o.isResp {
+		if !asksWhatItHas(o.method) {
+			t.awaitGetStream(ctx)
+		}
 		t.streams.Go(func() { // ends with the request's answer, its ctx or the transport
 			t.request(ctx, o, msg)
 		})
@@ -268,7 +277,7 @@ func (t *HTTPTransport) Write(ctx context.Context, msg []byte) error {
 	}
 	drain(resp)
 	if o.method == "notifications/initialized" {
-		t.openGetStream(ctx)
+		t.openGetStream()
 	}
 	return nil
 }

@@ -187,6 +187,7 @@ func TestHTTPInitializeRefusedWithVersions(t *testing.T) {
 	if c.ProtocolVersion() != "2025-06-18" {
 		t.Errorf("version %q", c.ProtocolVersion())
 	}
+	awaitRequest(t, srv, func(r mcptest.HTTPRequest) bool { return r.Method == http.MethodGet })
 	want := []string{"POST /mcp initialize", "POST /mcp initialize", "POST /mcp notifications/initialized", "GET /mcp"}
 	if d := cmp.Diff(want, paths(srv.Requests())); d != "" {
 		t.Errorf("requests (-want +got):\n%s", d)

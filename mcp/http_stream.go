@@ -193,18 +193,19 @@ func (t *HTTPTransport) get(ctx context.Context, lastID string) (*http.Response,
 }
 
 // openGetStream opens the standalone GET stream (transports, "Listening for
-// Messages from the Server") and waits for its
-// headers, so that server requests sent there are not missed. A server that
-// offers none (405, 404, 400) is fine.
-func (t *HTTPTransport) openGetStream(ctx context.Context) {
+// Messages from the Server"). A server that offers none (405, 404, 400) is
+// fine. The requests that follow wait for its headers (awaitGetStream), so
+// that server requests sent there are not missed; a list request does not.
+func (t *HTTPTransport) openGetStream() {
 	t.mu.Lock()
 	if t.legacy || t.getOpen || t.closed {
 		t.mu.Unlock()
 		return
 	}
 	t.getOpen = true
-	t.mu.Unlock()
 	opened := make(chan struct{})
+	t.getOpened, t.getDeadline = opened, time.Now().Add(getStreamWait)
+	t.mu.Unlock()
 	t.streams.Go(func() { // runs until the transport closes or the server stops offering the stream
 		defer func() {
 			t.mu.Lock()
@@ -213,13 +214,42 @@ func (t *HTTPTransport) openGetStream(ctx context.Context) {
 		}()
 		t.runGetStream(opened)
 	})
-	wait := time.NewTimer(getStreamWait)
+}
+
+// awaitGetStream waits until the GET stream opened last has its headers (or
+// failed), for getStreamWait after it was opened at most, or until ctx ends.
+func (t *HTTPTransport) awaitGetStream(ctx context.Context) {
+	t.mu.Lock()
+	opened, deadline := t.getOpened, t.getDeadline
+	t.mu.Unlock()
+	if opened == nil {
+		return
+	}
+	select {
+	case <-opened:
+		return
+	default:
+	}
+	wait := time.NewTimer(time.Until(deadline))
 	defer wait.Stop()
 	select {
 	case <-opened:
 	case <-wait.C:
 	case <-ctx.Done():
 	}
+}
+
+// asksWhatItHas says whether method only lists what the server has (its
+// tools, prompts, resources or resource templates). Such a request does not
+// wait for the GET stream: a server sends its own requests (an elicitation,
+// a sampling request) in the course of one that asks it to act, and the
+// list a call is typed and checked by then overlaps the stream's opening.
+func asksWhatItHas(method string) bool {
+	switch method {
+	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		return true
+	}
+	return false
 }
 
 func (t *HTTPTransport) runGetStream(opened chan struct{}) {
@@ -356,7 +386,7 @@ func (t *HTTPTransport) reinitialize(ctx context.Context, stale string) error {
 		return err
 	}
 	drain(nresp)
-	go t.openGetStream(t.ctx) // the old stream ended with the old session
+	t.openGetStream() // the old stream ended with the old session
 	return nil
 }
 

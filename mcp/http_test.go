@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -140,29 +142,30 @@ func delivered(data string) string {
 
 func TestHTTPRequestsCarryTheSessionHeaders(t *testing.T) {
 	t.Parallel()
-	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: answerTo("tools/list", func(x *mcptest.Exchange) {
-		x.Reply(x.Result(`{"tools":[{"name":"a"}], "n" : 1.50}`))
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: answerTo("tools/call", func(x *mcptest.Exchange) {
+		x.Reply(x.Result(`{"content":[{"type":"text","text":"a"}], "n" : 1.50}`))
 	})})
 	h := dialHTTP(t, HTTPOptions{URL: srv.URL, Header: http.Header{"X-Team": {"blue"}}}, SessionOptions{})
 	c, err := Initialize(testCtx(t), h.s, ClientOptions{Info: testInfo(), ProtocolVersion: "2025-06-18"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.Call(testCtx(t), "tools/list", nil)
+	got, err := c.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"a"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"tools":[{"name":"a"}], "n" : 1.50}`; string(got) != want {
+	if want := `{"content":[{"type":"text","text":"a"}], "n" : 1.50}`; string(got) != want {
 		t.Errorf("result %s, want the server's bytes %s", got, want)
 	}
 	h.close(t)
 	// The version is sent once negotiated, the session id once issued; the
-	// GET is the standalone stream, opened after notifications/initialized.
+	// GET is the standalone stream, opened after notifications/initialized,
+	// whose headers the call waits for.
 	want := []string{
 		"POST initialize sid= version= last-event-id=",
 		"POST notifications/initialized sid=s1 version=2025-06-18 last-event-id=",
 		"GET  sid=s1 version=2025-06-18 last-event-id=",
-		"POST tools/list sid=s1 version=2025-06-18 last-event-id=",
+		"POST tools/call sid=s1 version=2025-06-18 last-event-id=",
 		"DELETE  sid=s1 version=2025-06-18 last-event-id=",
 	}
 	reqs := srv.Requests()
@@ -180,6 +183,54 @@ func TestHTTPRequestsCarryTheSessionHeaders(t *testing.T) {
 		if r.Header.Get("X-Team") != "blue" {
 			t.Errorf("%s lacks the caller's header", r)
 		}
+	}
+}
+
+// A request waits for the GET stream's headers, so that what the server
+// sends there in its course is not lost; a list request does not, and
+// overlaps the stream's opening.
+func TestHTTPRequestsWaitForTheGetStream(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{
+		Get: func(x *mcptest.Exchange) {
+			select {
+			case <-release:
+			case <-x.R.Context().Done():
+				return
+			}
+			x.SSE()
+			x.Hold()
+		},
+		Post: answerTo("tools/call", func(x *mcptest.Exchange) { x.Reply(x.Result(`{"content":[]}`)) }),
+	})
+	h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+	start := time.Now()
+	c := h.initialize(t)
+	awaitRequest(t, srv, func(r mcptest.HTTPRequest) bool { return r.Method == http.MethodGet })
+	if _, err := c.Call(testCtx(t), "tools/list", nil); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Fatalf("tools/list while the GET waits: %v", err)
+	}
+	// Waiting for the GET stream, it would have given up on it first.
+	if d := time.Since(start); d >= getStreamWait {
+		t.Fatalf("initialize and tools/list took %v while the GET stream had no headers", d)
+	}
+	called := make(chan error, 1)
+	go func() {
+		_, err := c.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"x"}`))
+		called <- err
+	}()
+	select {
+	case err := <-called:
+		t.Fatalf("the call went before the GET stream had its headers: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if slices.ContainsFunc(srv.Requests(), rpc("tools/call")) {
+		t.Fatal("the call was sent before the GET stream had its headers")
+	}
+	close(release)
+	if err := <-called; err != nil {
+		t.Fatal(err)
 	}
 }
 
