@@ -160,8 +160,8 @@ func TestLeanGrammarParsesAsTheWhole(t *testing.T) {
 		if leanCmd != wholeCmd {
 			t.Errorf("%s: lean selects %q, whole %q", line, leanCmd, wholeCmd)
 		}
-		if !reflect.DeepEqual(lean.Flags, whole.Flags) || !reflect.DeepEqual(lean.outputFlags, whole.outputFlags) {
-			t.Errorf("%s: global flags differ:\nlean  %+v %+v\nwhole %+v %+v", line, lean.Flags, lean.outputFlags, whole.Flags, whole.outputFlags)
+		if !reflect.DeepEqual(lean.flags, whole.flags) || !reflect.DeepEqual(lean.outputFlags, whole.outputFlags) {
+			t.Errorf("%s: global flags differ:\nlean  %+v %+v\nwhole %+v %+v", line, lean.flags, lean.outputFlags, whole.flags, whole.outputFlags)
 		}
 		if wholeCmd == "(exit)" {
 			continue

@@ -91,13 +91,16 @@ func versionLine(version, commit, date, goVersion, platform string) string {
 // kong one by one (see flagGroups), and the commands in commandSet, given
 // to kong one by one too (see commands).
 type cli struct {
-	connect.Flags `kong:"-"`
-	outputFlags   `kong:"-"`
-	versionFlags  `kong:"-"`
-	commandSet    `kong:"-"`
+	// flags is a field, not embedded, so that kong does not walk it for
+	// hooks and checks on every hook of every parse: Validate checks it.
+	flags        connect.Flags
+	outputFlags  `kong:"-"`
+	versionFlags `kong:"-"`
+	commandSet   `kong:"-"`
 	// leftOut are the groups of flags the grammar leaves out, which
 	// BeforeResolve gives their defaults.
 	leftOut []connect.FlagGroup
+	lean    bool // the grammar is lean: it prints no help (see leanGrammar)
 }
 
 // versionFlags is the flag that follows every group in help.
@@ -120,7 +123,7 @@ func (c *cli) BeforeResolve() error {
 // (see leanGrammar): kong reads every tag of every flag it is given, which
 // was a seventh of a short run's start-up for the 45 global flags.
 func (c *cli) flagGroups() []connect.FlagGroup {
-	return append(c.Flags.Groups(), connect.FlagGroup{Heading: "Output", Flags: &c.outputFlags, Docs: outputFlagDocs, Shorts: "qrec"})
+	return append(c.flags.Groups(), connect.FlagGroup{Heading: "Output", Flags: &c.outputFlags, Docs: outputFlagDocs, Shorts: "qrec"})
 }
 
 // commandSet holds the values of mcpv's commands.
@@ -189,11 +192,22 @@ func (s *commandSet) commands() []command {
 	}
 }
 
-// Validate checks the output flags; kong checks the embedded connect flag
-// groups itself.
-func (c *cli) Validate() error { return c.outputFlags.Validate() }
+// Validate checks the global flags: the output flags, the server flags and
+// the client flags, in that order.
+func (c *cli) Validate() error {
+	if err := c.outputFlags.Validate(); err != nil {
+		return err
+	}
+	if err := c.flags.ServerFlags.Validate(); err != nil {
+		return err
+	}
+	return c.flags.ClientFlags.Validate()
+}
 
 func (c *cli) Help() string {
+	if c.lean {
+		return "" // kong asks for it as it builds the model, and prints none
+	}
 	return `mcpv talks to one MCP server per run: it starts the server (the command after --), or connects to its URL, or takes either from a config file (see 'mcpv servers --help'); then it negotiates, runs one operation, prints the result as JSON on stdout and exits with a code a script can trust. Diagnostics and the server's stderr go to stderr.
 
     mcpv [flags] <command> [args] -- SERVER-COMMAND [ARGS...]
@@ -260,7 +274,7 @@ func parser(c *cli, ios *output.Streams, exit func(int), lean map[string]bool) (
 		kong.Help(printHelp),
 		jqVarMappers(),
 	}
-	c.leftOut = nil
+	c.leftOut, c.lean = nil, lean != nil
 	for _, g := range c.flagGroups() {
 		if lean == nil || names(lean, g) {
 			options = append(options, kong.Embed(g.Flags, `group:"`+g.Heading+`"`))
@@ -508,12 +522,12 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 		if len(server) > 0 {
 			return report(ios, usageErrorf("%s takes no server command", kctx.Selected().Name))
 		}
-		kctx.Bind(newConsole(ios, &c.outputFlags, env), &c.ServerFlags, servers)
+		kctx.Bind(newConsole(ios, &c.outputFlags, env), &c.flags.ServerFlags, servers)
 		return report(ios, kctx.Run())
 	}
 
 	logger := output.NewLogger(ios.Err)
-	settings, err := connect.Resolve(c.Flags, explicitFlags(kctx), server, env, logger)
+	settings, err := connect.Resolve(c.flags, explicitFlags(kctx), server, env, logger)
 	if err != nil {
 		return report(ios, err)
 	}

@@ -104,7 +104,7 @@ func parseSessionFlags(words []string) (connect.Flags, map[string]bool, error) {
 	if err != nil {
 		return connect.Flags{}, nil, err
 	}
-	return c.Flags, explicitFlags(kctx), nil
+	return c.flags, explicitFlags(kctx), nil
 }
 
 // writesFiles names what in a step's command would write files where a

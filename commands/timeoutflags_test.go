@@ -25,8 +25,8 @@ func TestTimeoutFlagsTakeSeconds(t *testing.T) {
 		return &c, err
 	}
 	c, err := parse(t)
-	if err != nil || time.Duration(c.Timeout) != 10*time.Minute || time.Duration(c.ConnectTimeout) != time.Minute || time.Duration(c.MaxTimeout) != time.Hour {
-		t.Fatalf("defaults: %v %v %v, %v", c.Timeout, c.ConnectTimeout, c.MaxTimeout, err)
+	if err != nil || time.Duration(c.flags.Timeout) != 10*time.Minute || time.Duration(c.flags.ConnectTimeout) != time.Minute || time.Duration(c.flags.MaxTimeout) != time.Hour {
+		t.Fatalf("defaults: %v %v %v, %v", c.flags.Timeout, c.flags.ConnectTimeout, c.flags.MaxTimeout, err)
 	}
 	for _, tc := range []struct {
 		args []string
@@ -40,13 +40,13 @@ func TestTimeoutFlagsTakeSeconds(t *testing.T) {
 		{[]string{"--timeout", "1e3"}, 1000 * time.Second},
 	} {
 		c, err := parse(t, tc.args...)
-		if err != nil || time.Duration(c.Timeout) != tc.want {
-			t.Errorf("%q: --timeout %v, %v; want %v", tc.args, c.Timeout, err, tc.want)
+		if err != nil || time.Duration(c.flags.Timeout) != tc.want {
+			t.Errorf("%q: --timeout %v, %v; want %v", tc.args, c.flags.Timeout, err, tc.want)
 		}
 	}
 	c, err = parse(t, "--connect-timeout", "2.5", "--max-timeout", "7200")
-	if err != nil || time.Duration(c.ConnectTimeout) != 2500*time.Millisecond || time.Duration(c.MaxTimeout) != 2*time.Hour {
-		t.Errorf("--connect-timeout %v, --max-timeout %v, %v", c.ConnectTimeout, c.MaxTimeout, err)
+	if err != nil || time.Duration(c.flags.ConnectTimeout) != 2500*time.Millisecond || time.Duration(c.flags.MaxTimeout) != 2*time.Hour {
+		t.Errorf("--connect-timeout %v, --max-timeout %v, %v", c.flags.ConnectTimeout, c.flags.MaxTimeout, err)
 	}
 
 	for _, tc := range []struct {
