@@ -10,7 +10,9 @@
 # given:
 #   - one list-tools against the go-sdk demo server, against the raw floor:
 #     the same server fed the same messages from a file by the shell;
-#   - a batch of 20,000 pings against the same server and its raw floor;
+#   - a batch of 20,000 pings against the same server and its raw floor,
+#     and beside the least a client can do over the server's pipes
+#     (scripts/bench/pipefeed, a module of its own);
 #   - a 100 MB tool result (wall time and peak memory);
 #   - a batch of a million lines (peak memory, against 10,000 lines);
 #   - one list-tools against the npm "everything" server, against the MCP
@@ -189,17 +191,21 @@ lines() { awk -v n="$1" -v l="$2" 'BEGIN{for (i = 0; i < n; i++) print l}'; }
 lines "$pings" ping >"$dir/pings.txt"
 lines "$pings" '{"method":"ping"}' >"$dir/pings.jsonl"
 brun=$(( runs < 5 ? runs : 5 ))
-reset batch-cmd batch-json batch-seq raw-pings
+reset batch-cmd batch-json batch-seq raw-pings pipefeed
 for _ in $(seq "$brun"); do
 	measure_in batch-json "$dir/pings.jsonl" "$mcpv" "${legacy[@]}" batch --parallel 64 -- "$demo"
 	measure_in batch-cmd "$dir/pings.txt" "$mcpv" "${legacy[@]}" batch --parallel 64 -- "$demo"
 	measure_in batch-seq "$dir/pings.txt" "$mcpv" "${legacy[@]}" batch -- "$demo"
 	measure_in raw-pings "$dir/raw-pings.jsonl" "$demo"
+	measure pipefeed "$dir/pipefeed" "$pings" 64 "$demo"
 done
 raw=$(median 1 raw-pings)
 row "batch of $pings pings (JSON lines, --parallel 64)" "$(secs "$(median 1 batch-json)"), $(mb "$(median 2 batch-json)")" "raw floor $(secs "$raw")" "$(ratio "$(median 1 batch-json)" "$raw")"
 row "batch of $pings pings (\"ping\" lines, --parallel 64)" "$(secs "$(median 1 batch-cmd)"), $(mb "$(median 2 batch-cmd)")" "raw floor $(secs "$raw")" "$(ratio "$(median 1 batch-cmd)" "$raw")"
 row "batch of $pings pings (\"ping\" lines, one at a time)" "$(secs "$(median 1 batch-seq)"), $(mb "$(median 2 batch-seq)")" "raw floor $(secs "$raw")" "$(ratio "$(median 1 batch-seq)" "$raw")"
+# What two pipes cost the server, whatever the client does (scripts/bench/pipefeed).
+row "the least a client does: $pings pings, 64 in flight (pipefeed)" "$(secs "$(median 1 pipefeed)")" "raw floor $(secs "$raw")" "$(ratio "$(median 1 pipefeed)" "$raw")"
+row "batch of $pings pings (JSON lines, --parallel 64) beside it" "$(secs "$(median 1 batch-json)")" "pipefeed $(secs "$(median 1 pipefeed)")" "$(ratio "$(median 1 batch-json)" "$(median 1 pipefeed)")"
 
 # 3. A 100 MB tool result, from a lean shell server that streams it (the
 # go-sdk server would itself hold several copies, and GNU time reports the

@@ -39,6 +39,8 @@ clients() { echo mcpv mcpgo; [ -z "$mcptools" ] || echo mcptools; }
 peers_build() {
 	(cd "$repo/scripts/bench/mcpgo-client" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dir/mcpgo-client" .) ||
 		die "go build of the mcp-go peer failed"
+	(cd "$repo/scripts/bench/pipefeed" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dir/pipefeed" .) ||
+		die "go build of pipefeed failed"
 	mcptools=${MCPV_BENCH_MCPTOOLS:-}
 	if [ -n "$mcptools" ] && ! [ -x "$mcptools" ]; then
 		die "MCPV_BENCH_MCPTOOLS=$mcptools is not an executable"

@@ -1,0 +1,3 @@
+module pipefeed
+
+go 1.26
