@@ -84,6 +84,7 @@ const (
 	getStreamWait   = time.Second
 	maxRetry        = 30 * time.Second
 	closeDrainWait  = 2 * time.Second
+	finishWait      = 100 * time.Millisecond
 	defaultRetry    = time.Second
 	maxRetryBackoff = 10 * time.Second
 	errorBodyLimit  = 4 << 10
@@ -335,11 +336,26 @@ func (t *HTTPTransport) request(ctx context.Context, o outgoing, msg []byte) {
 	}
 }
 
-// bind returns a context that ends with ctx or with the transport.
+// bind returns the context of a request's HTTP exchanges: it ends with
+// ctx or with the transport, until the response has been handed over
+// (detach), and then with the transport alone, so that the rest of the
+// answer's stream can be read (finish) after the caller has its response
+// and is gone. stop ends it.
 func (t *HTTPTransport) bind(ctx context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	stop := context.AfterFunc(t.ctx, cancel)
-	return ctx, func() { stop(); cancel() }
+	rctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx)) // ctx's values (x-mcp-header), not its end
+	unwatch := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+	stopClose := context.AfterFunc(t.ctx, func() { cancel(context.Canceled) })
+	return context.WithValue(rctx, detachKey{}, unwatch), func() { unwatch(); stopClose(); cancel(nil) }
+}
+
+type detachKey struct{}
+
+// detach says that the response of the request ctx was bound for (bind)
+// has been handed over: the caller's end no longer ends its exchanges.
+func detach(ctx context.Context) {
+	if unwatch, ok := ctx.Value(detachKey{}).(func() bool); ok {
+		unwatch()
+	}
 }
 
 // post sends msg and returns a successful response (2xx), handling the legacy

@@ -30,10 +30,12 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 	r := newGatedSSEReader(ctx, body, t.large)
 	got, _, _ := t.pump(ctx, r, id)
 	r.release()
-	body.Close()
 	if got {
+		detach(ctx)
+		finish(body)
 		return nil
 	}
+	body.Close()
 	lastID, retry := r.LastID, r.Retry
 	var lastErr error // why the last resumption failed, if it did
 	for attempt := 1; attempt <= t.opts.MaxResumes; attempt++ {
@@ -81,6 +83,18 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 		return &TransportError{Op: "read answer", Err: fmt.Errorf("the stream ended before the response; gave up after %d reconnections, the last: %w", t.opts.MaxResumes, lastErr)}
 	}
 	return &TransportError{Op: "read answer", Err: fmt.Errorf("the stream ended before the response; gave up after %d reconnections", t.opts.MaxResumes)}
+}
+
+// finish reads what is left of an answer's stream once its response has
+// been handed over (the server ends the stream then, as it should), for
+// finishWait at most, and closes it: a body closed before its end closes
+// its connection too, and the next request would open another. The
+// request's goroutine does it, after the session has the response.
+func finish(body io.ReadCloser) {
+	cut := time.AfterFunc(finishWait, func() { body.Close() })
+	io.Copy(io.Discard, io.LimitReader(body, 64<<10))
+	cut.Stop()
+	body.Close()
 }
 
 // pump hands the data of each event to the session; it stops at the end of the
@@ -491,6 +505,10 @@ func (t *HTTPTransport) reissue(ctx context.Context, o outgoing, msg []byte) err
 		r := newGatedSSEReader(ctx, resp.Body, t.large)
 		got, _, _ := t.pumpAs(ctx, r, wire, o.id)
 		r.release()
+		if got {
+			detach(ctx)
+			finish(resp.Body)
+		}
 		resp.Body.Close()
 		if got || ctx.Err() != nil {
 			return nil

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -524,4 +527,68 @@ func TestHTTPStuckAnswerDoesNotBlockCancellation(t *testing.T) {
 		t.Fatalf("Call returned %v", r.err)
 	}
 	awaitRequest(t, srv, rpc("notifications/cancelled"))
+}
+
+// An answer's SSE stream is read to its end once the response is in, so
+// that its connection can carry the next request: closed before its end,
+// it takes the connection with it, and each request would open one of its
+// own.
+func TestHTTPAnswerStreamsKeepTheirConnection(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: answerTo("tools/call", func(x *mcptest.Exchange) {
+		// The stream ends a moment after the response, as a server's
+		// that writes the end of its answer on its own.
+		x.SSE().Event("", x.Result(`{"content":[]}`))
+		time.Sleep(time.Millisecond)
+	})})
+	var closed atomic.Int32 // connections the client closed
+	pool := &http.Transport{MaxIdleConnsPerHost: 100, DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		return countClose{c, &closed}, err
+	}}
+	h := dialHTTP(t, HTTPOptions{URL: srv.URL, Client: &http.Client{Transport: pool}}, SessionOptions{})
+	c := h.initialize(t)
+	for range 6 {
+		if _, err := c.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"x"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := closed.Load(); n != 0 {
+		t.Errorf("%d connections closed under their answers", n)
+	}
+}
+
+// countClose counts the closes of its connection.
+type countClose struct {
+	net.Conn
+	n *atomic.Int32
+}
+
+func (c countClose) Close() error {
+	c.n.Add(1)
+	return c.Conn.Close()
+}
+
+// finish reads a stream to its end and closes it; one that does not end is
+// closed after finishWait.
+func TestFinish(t *testing.T) {
+	r, w := io.Pipe()
+	go func() {
+		w.Write([]byte("data: more\n\n"))
+		w.Close()
+	}()
+	finish(r)
+	if _, err := r.Read(make([]byte, 1)); err == nil {
+		t.Error("the stream is not closed")
+	}
+	r, w = io.Pipe()
+	defer w.Close()
+	start := time.Now()
+	finish(r) // nothing comes
+	if d := time.Since(start); d < finishWait {
+		t.Errorf("gave up after %v", d)
+	}
+	if _, err := w.Write([]byte("x")); err == nil {
+		t.Error("the stream that never ended is not closed")
+	}
 }
