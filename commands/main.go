@@ -309,9 +309,15 @@ func (versionFlag) BeforeReset(app *kong.Kong) error {
 // of their tags (see connect.FlagDoc), and puts in them what depends on
 // mcpv's own constants (written {latest_version} and {supported_versions}).
 func fillHelp(k *kong.Kong) error {
+	docs := map[string]connect.FlagDoc{} // only the whole grammar, for help, is filled
+	for _, g := range new(cli).flagGroups() {
+		for _, d := range g.Docs {
+			docs[d.Name] = d
+		}
+	}
 	var r *strings.Replacer
 	for _, f := range k.Model.Flags {
-		if d, ok := flagDoc(f.Name); ok && f.Help == "" {
+		if d, ok := docs[f.Name]; ok && f.Help == "" {
 			f.Help, f.PlaceHolder = d.Help, d.PlaceHolder
 		}
 		if strings.Contains(f.Help, "{") {
@@ -322,19 +328,6 @@ func fillHelp(k *kong.Kong) error {
 		}
 	}
 	return nil
-}
-
-// flagDoc is the FlagDoc of a global flag, the output flags' or a
-// connect group's.
-func flagDoc(name string) (connect.FlagDoc, bool) {
-	for _, g := range new(cli).flagGroups() {
-		for _, d := range g.Docs {
-			if d.Name == name {
-				return d, true
-			}
-		}
-	}
-	return connect.FlagDoc{}, false
 }
 
 // leanGrammar holds the words of args, from which a run gives kong the

@@ -52,12 +52,12 @@ type jqVar struct {
 	at int
 }
 
-// variables are the --jq variables: the inherited ones first, then those
-// of the command line in the order given.
 // SetDefaults gives each flag the default of its tag (see
 // connect.TargetFlags.SetDefaults).
 func (f *outputFlags) SetDefaults() { f.Color = "auto" }
 
+// variables are the --jq variables: the inherited ones first, then those
+// of the command line in the order given.
 func (f *outputFlags) variables() []jqVar {
 	given := append(slices.Clone(f.JqArg), f.JqArgJSON...)
 	slices.SortStableFunc(given, func(a, b jqVar) int { return a.at - b.at })
