@@ -25,7 +25,7 @@ func Attach(ctx context.Context, d Dir, name string) (*Transport, mcp.State, err
 		return nil, mcp.State{}, err
 	}
 	stop := context.AfterFunc(ctx, func() { c.SetReadDeadline(time.Now()) })
-	ctl, err := readHello(r)
+	ctl, err := readControl(r)
 	stop()
 	c.SetReadDeadline(time.Time{})
 	switch {
@@ -112,25 +112,6 @@ func (t *Transport) Write(ctx context.Context, msg []byte) error {
 func (t *Transport) Close(context.Context) error {
 	t.closed.Do(func() { t.c.Close() })
 	return nil
-}
-
-// readHello reads the keeper's first line, as readControl does, but walks
-// a hello rather than decoding it: on a command's way to its first request,
-// encoding/json would first build its picture of each type the line holds.
-// Any other line (the session closed) is decoded.
-func readHello(r *bufio.Reader) (control, error) {
-	line, err := readLine(r)
-	if err != nil {
-		return control{}, err
-	}
-	if h, ok := parseHello(line); ok {
-		return control{Hello: h}, nil
-	}
-	var c control
-	if err := json.Unmarshal(line, &c); err != nil {
-		return control{}, fmt.Errorf("the session keeper sent a line that is not JSON")
-	}
-	return c, nil
 }
 
 // parseHello reads {"hello":{...}} as the keeper writes it; ok is false

@@ -118,9 +118,9 @@ func TestParseHello(t *testing.T) {
 		if !ok || !reflect.DeepEqual(got, want.Hello) {
 			t.Errorf("%s: read %v %+v, want %+v", line, ok, got, want.Hello)
 		}
-		ctl, err := readHello(bufio.NewReader(bytes.NewReader(append(line, '\n'))))
+		ctl, err := readControl(bufio.NewReader(bytes.NewReader(append(line, '\n'))))
 		if err != nil || !reflect.DeepEqual(ctl.Hello, want.Hello) {
-			t.Errorf("readHello: %+v, %v", ctl.Hello, err)
+			t.Errorf("readControl: %+v, %v", ctl.Hello, err)
 		}
 	}
 	closed := "the server exited"
@@ -135,7 +135,7 @@ func TestParseHello(t *testing.T) {
 			t.Errorf("%s: read as a hello", line)
 		}
 	}
-	ctl, err := readHello(bufio.NewReader(strings.NewReader(`{"closed":"the server exited"}` + "\n")))
+	ctl, err := readControl(bufio.NewReader(strings.NewReader(`{"closed":"the server exited"}` + "\n")))
 	if err != nil || ctl.Closed == nil || *ctl.Closed != closed {
 		t.Errorf("a closed session: %+v, %v", ctl, err)
 	}

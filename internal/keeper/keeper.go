@@ -242,11 +242,17 @@ func cleanStale(p Paths) {
 	os.Remove(p.Info)
 }
 
-// readControl reads one control line.
+// readControl reads one control line. A hello, the first line of a
+// command's way to its first request, is walked rather than decoded
+// (parseHello): encoding/json would first build its picture of each type
+// the line holds.
 func readControl(r *bufio.Reader) (control, error) {
 	line, err := readLine(r)
 	if err != nil {
 		return control{}, err
+	}
+	if h, ok := parseHello(line); ok {
+		return control{Hello: h}, nil
 	}
 	var c control
 	if err := json.Unmarshal(line, &c); err != nil {
