@@ -98,7 +98,7 @@ type HTTPTransport struct {
 	ctx      context.Context // ends when the transport closes
 	cancel   context.CancelFunc
 	incoming chan inbound // messages and per-request errors for Read
-	large    largeGate    // held by the one large message being read (largegate.go)
+	large    *largeGate   // held by the one large message being read (largegate.go)
 	// lastLarge: the message Read returned last holds large, which the
 	// next Read frees. Read's goroutine alone uses it.
 	lastLarge bool

@@ -124,35 +124,35 @@ func TestSSEReaderGate(t *testing.T) {
 	stream := "data: " + big + "\n\n" + "data: small\n\n" + "data: " + big + "\n\n"
 	r := newGatedSSEReader(context.Background(), strings.NewReader(stream), gate)
 
-	if ev, err := r.Next(); err != nil || len(ev.Data) != largeMessage || len(gate) != 1 {
-		t.Fatalf("first event: %d bytes, %v, gate held %d", len(ev.Data), err, len(gate))
+	if ev, err := r.Next(); err != nil || len(ev.Data) != largeMessage || len(gate.slot) != 1 {
+		t.Fatalf("first event: %d bytes, %v, gate held %d", len(ev.Data), err, len(gate.slot))
 	}
 	// Not taken: the next event frees it.
-	if ev, err := r.Next(); err != nil || string(ev.Data) != "small" || len(gate) != 0 || r.take() {
-		t.Fatalf("second event: %q, %v, gate held %d", ev.Data, err, len(gate))
+	if ev, err := r.Next(); err != nil || string(ev.Data) != "small" || len(gate.slot) != 0 || r.take() {
+		t.Fatalf("second event: %q, %v, gate held %d", ev.Data, err, len(gate.slot))
 	}
-	if _, err := r.Next(); err != nil || len(gate) != 1 || !r.take() {
-		t.Fatalf("third event: %v, gate held %d", err, len(gate))
+	if _, err := r.Next(); err != nil || len(gate.slot) != 1 || !r.take() {
+		t.Fatalf("third event: %v, gate held %d", err, len(gate.slot))
 	}
 	// Taken: the reader frees nothing; its taker does.
-	if _, err := r.Next(); !errors.Is(err, io.EOF) || len(gate) != 1 {
-		t.Fatalf("end: %v, gate held %d", err, len(gate))
+	if _, err := r.Next(); !errors.Is(err, io.EOF) || len(gate.slot) != 1 {
+		t.Fatalf("end: %v, gate held %d", err, len(gate.slot))
 	}
 	gate.release()
 
 	// A reader that holds the gate when its caller stops gives it back.
 	r = newGatedSSEReader(context.Background(), strings.NewReader("data: "+big+"\n\n"), gate)
-	if _, err := r.Next(); err != nil || len(gate) != 1 {
-		t.Fatalf("held: %v, %d", err, len(gate))
+	if _, err := r.Next(); err != nil || len(gate.slot) != 1 {
+		t.Fatalf("held: %v, %d", err, len(gate.slot))
 	}
 	r.release()
-	if len(gate) != 0 {
+	if len(gate.slot) != 0 {
 		t.Fatal("release left the gate held")
 	}
 
 	// A line that would need the gate while another holds it waits, and
 	// ends with the reader's context.
-	gate <- struct{}{}
+	gate.slot <- struct{}{}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r = newGatedSSEReader(ctx, strings.NewReader("data: "+big+"\n\n"), gate)
@@ -166,16 +166,84 @@ func TestSSEReaderGate(t *testing.T) {
 func TestReadBodyGate(t *testing.T) {
 	tr := newHTTPTransport(t, HTTPOptions{URL: "http://mcp.test/mcp"})
 	data, large, err := tr.readBody(context.Background(), strings.NewReader(strings.Repeat("z", largeMessage-1)))
-	if err != nil || large || len(data) != largeMessage-1 || len(tr.large) != 0 {
+	if err != nil || large || len(data) != largeMessage-1 || len(tr.large.slot) != 0 {
 		t.Fatalf("small body: %d bytes, large %v, %v", len(data), large, err)
 	}
 	data, large, err = tr.readBody(context.Background(), strings.NewReader(strings.Repeat("z", largeMessage+1)))
-	if err != nil || !large || len(data) != largeMessage+1 || len(tr.large) != 1 {
+	if err != nil || !large || len(data) != largeMessage+1 || len(tr.large.slot) != 1 {
 		t.Fatalf("large body: %d bytes, large %v, %v", len(data), large, err)
 	}
 	tr.large.release()
 	broken := io.MultiReader(strings.NewReader(strings.Repeat("z", largeMessage+1)), iotest.ErrReader(errors.New("connection reset")))
-	if _, large, err = tr.readBody(context.Background(), broken); err == nil || large || len(tr.large) != 0 {
-		t.Fatalf("broken body: large %v, %v, gate held %d", large, err, len(tr.large))
+	if _, large, err = tr.readBody(context.Background(), broken); err == nil || large || len(tr.large.slot) != 0 {
+		t.Fatalf("broken body: large %v, %v, gate held %d", large, err, len(tr.large.slot))
+	}
+}
+
+// A large answer the server stalls in the middle of holds the gate, and
+// holds the other streams' large answers up for the gate's wait, not for
+// as long as it stalls: they are read on without the gate.
+func TestHTTPStalledLargeAnswerHoldsOthersBriefly(t *testing.T) {
+	const size = 2 * largeMessage
+	stalled := &fed{ch: make(chan []byte)}
+	rt := roundTripper(func(r *http.Request) (*http.Response, error) {
+		body, _ := io.ReadAll(r.Body)
+		resp := &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}}, Request: r}
+		if bytes.Contains(body, []byte(`"id":1`)) {
+			resp.Body = stalled
+		} else {
+			resp.Body = io.NopCloser(strings.NewReader(largeEvent(2, size)))
+		}
+		return resp, nil
+	})
+	tr := newHTTPTransport(t, HTTPOptions{URL: "http://mcp.test/mcp", Client: &http.Client{Transport: rt}})
+	defer tr.Close(context.Background())
+	defer close(stalled.ch) // the stalled stream ends before the transport closes
+	tr.large.wait = 100 * time.Millisecond
+	ctx := testCtx(t)
+	if err := tr.Write(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`)); err != nil {
+		t.Fatal(err)
+	}
+	// The first answer is read past largeMessage, and no further.
+	first := []byte(largeEvent(1, size))
+	for sent := 0; sent < largeMessage+(64<<10); sent += 64 << 10 {
+		stalled.ch <- first[sent : sent+64<<10]
+	}
+	if err := tr.Write(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{}}`)); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		m, _ := tr.Read()
+		got <- m
+	}()
+	select {
+	case m := <-got:
+		if !isResponseTo(m, []byte("2")) || len(m) < size {
+			t.Fatalf("read %d bytes, not the second answer", len(m))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second answer waited for the stalled first one")
+	}
+}
+
+// A reader that waited out the gate for an event reads the rest of that
+// event on without asking again, however many data lines it has; the next
+// event asks again.
+func TestSSEReaderWaitsOnceAnEvent(t *testing.T) {
+	gate := newLargeGate()
+	gate.wait = 50 * time.Millisecond
+	gate.slot <- struct{}{} // another stream's
+	line := "data: " + strings.Repeat("z", 100<<10) + "\n"
+	event := strings.Repeat(line, 2*largeMessage/(100<<10)) + "\n"
+	r := newGatedSSEReader(context.Background(), strings.NewReader(event+event), gate)
+	for i := range 2 {
+		start := time.Now()
+		if _, err := r.Next(); err != nil || r.take() {
+			t.Fatalf("event %d: %v, or it holds the gate another holds", i, err)
+		}
+		if d := time.Since(start); d < gate.wait || d > 20*gate.wait {
+			t.Errorf("event %d: read in %v, waiting %v once", i, d, gate.wait)
+		}
 	}
 }

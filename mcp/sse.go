@@ -35,9 +35,10 @@ type sseReader struct {
 	// gate, when set, is held (under ctx) from when an event's data line
 	// or data reaches largeMessage bytes, before more is read, until the
 	// caller takes the event's hold (take) or asks for the next event.
-	gate    largeGate
+	gate    *largeGate
 	ctx     context.Context
 	holding bool // the gate is held for the event being read or last returned
+	asked   bool // the gate was waited for, for the event being read
 }
 
 func newSSEReader(r io.Reader) *sseReader {
@@ -46,23 +47,23 @@ func newSSEReader(r io.Reader) *sseReader {
 
 // newGatedSSEReader is an sseReader that reads one large event at a time
 // among all those of gate (see largeGate).
-func newGatedSSEReader(ctx context.Context, r io.Reader, gate largeGate) *sseReader {
+func newGatedSSEReader(ctx context.Context, r io.Reader, gate *largeGate) *sseReader {
 	p := newSSEReader(r)
 	p.gate, p.ctx = gate, ctx
 	p.lines.large = p.hold
 	return p
 }
 
-// hold holds the gate for the event being read, if it is not held yet.
+// hold holds the gate for the event being read, if it has not asked for
+// it yet; a gate not had in time is not asked for again for that event.
 func (p *sseReader) hold() error {
-	if p.holding {
+	if p.holding || p.asked {
 		return nil
 	}
-	if err := p.gate.hold(p.ctx); err != nil {
-		return err
-	}
-	p.holding = true
-	return nil
+	p.asked = true
+	held, err := p.gate.hold(p.ctx)
+	p.holding = held
+	return err
 }
 
 // take says whether the event last returned holds the gate, and hands that
@@ -85,6 +86,7 @@ func (p *sseReader) release() {
 // Next returns the next event that carries data; io.EOF at the end of the stream.
 func (p *sseReader) Next() (sseEvent, error) {
 	p.release() // the last event's hold, which its caller did not take
+	p.asked = false
 	if !p.started {
 		p.started = true
 		p.lines.skipPrefix("\xef\xbb\xbf")
@@ -112,6 +114,7 @@ func (p *sseReader) Next() (sseEvent, error) {
 				return sseEvent{Type: typ, ID: p.LastID, Data: data.bytes()}, nil
 			}
 			typ, data, hasData = "", eventData{}, false
+			p.asked = p.holding
 			continue
 		}
 		if line[0] == ':' {
