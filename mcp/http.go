@@ -337,10 +337,10 @@ func (t *HTTPTransport) request(ctx context.Context, o outgoing, msg []byte) {
 }
 
 // bind returns the context of a request's HTTP exchanges: it ends with
-// ctx or with the transport, until the response has been handed over
-// (detach), and then with the transport alone, so that the rest of the
-// answer's stream can be read (finish) after the caller has its response
-// and is gone. stop ends it.
+// ctx or with the transport, until the response is handed over (detach,
+// just before the session has it), and then with the transport alone, so
+// that the rest of the answer's stream can be read (finish) after the
+// caller has its response and is gone. stop ends it.
 func (t *HTTPTransport) bind(ctx context.Context) (context.Context, func()) {
 	rctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx)) // ctx's values (x-mcp-header), not its end
 	unwatch := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
@@ -351,7 +351,8 @@ func (t *HTTPTransport) bind(ctx context.Context) (context.Context, func()) {
 type detachKey struct{}
 
 // detach says that the response of the request ctx was bound for (bind)
-// has been handed over: the caller's end no longer ends its exchanges.
+// is being handed over: the caller's end, which may come as soon as the
+// session has it, no longer ends its exchanges.
 func detach(ctx context.Context) {
 	if unwatch, ok := ctx.Value(detachKey{}).(func() bool); ok {
 		unwatch()

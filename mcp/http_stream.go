@@ -31,7 +31,6 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 	got, _, _ := t.pump(ctx, r, id)
 	r.release()
 	if got {
-		detach(ctx)
 		finish(body)
 		return nil
 	}
@@ -119,6 +118,11 @@ func (t *HTTPTransport) pumpAs(ctx context.Context, r *sseReader, id, as json.Ra
 		data := ev.Data
 		if response && as != nil {
 			data = withID(data, as)
+		}
+		if response {
+			// Before the session has it: the caller may be gone the moment
+			// it does, and its end must not cut the rest of the stream.
+			detach(ctx)
 		}
 		t.push(inbound{data: data, large: r.take()})
 		if response {
@@ -506,7 +510,6 @@ func (t *HTTPTransport) reissue(ctx context.Context, o outgoing, msg []byte) err
 		got, _, _ := t.pumpAs(ctx, r, wire, o.id)
 		r.release()
 		if got {
-			detach(ctx)
 			finish(resp.Body)
 		}
 		resp.Body.Close()
