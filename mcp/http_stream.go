@@ -275,14 +275,23 @@ func (t *HTTPTransport) runGetStream(opened chan struct{}) {
 	var retry time.Duration
 	failures := 0
 	for first := true; ; first = false {
+		sid := t.SessionID()
 		resp, err := t.get(t.ctx, lastID)
 		if first {
 			close(opened)
 		}
 		if err != nil {
 			var se *StatusError
-			if t.ctx.Err() != nil || !errors.As(err, &se) || se.Status < 500 {
-				return // no stream offered (405/404/400), auth refused, or closing
+			switch {
+			case t.ctx.Err() != nil:
+				return
+			case t.SessionID() != sid:
+				// The session expired and a new one began while this
+				// stream was asked for: ask again, for the new one.
+				lastID, retry, failures = "", 0, 0
+				continue
+			case !errors.As(err, &se) || se.Status < 500:
+				return // no stream offered (405/404/400), or auth refused
 			}
 			failures++
 		} else {
@@ -292,6 +301,10 @@ func (t *HTTPTransport) runGetStream(opened chan struct{}) {
 			r.release()
 			resp.Body.Close()
 			lastID, retry = r.LastID, r.Retry
+			if t.SessionID() != sid { // the stream of an expired session
+				lastID, retry, failures = "", 0, 0
+				continue
+			}
 			if progressed {
 				failures = 0
 			} else {
