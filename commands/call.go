@@ -18,10 +18,20 @@ import (
 )
 
 type callCmd struct {
+	callArgs
+	callOptions
+}
+
+// callArgs are what every call gives: the tool and its arguments.
+type callArgs struct {
 	Tool     string   `arg:"" help:"The tool's name."`
 	Pairs    []string `arg:"" optional:"" sep:"none" name:"key=value" help:"Arguments: key=value (typed by the tool's inputSchema), key:=JSON (as is), key=@FILE, key:=@FILE.json, key=@- (stdin); dotted keys nest, repeated keys make arrays."`
 	ArgsJSON string   `name:"args" placeholder:"JSON|@FILE|-" help:"Arguments as a JSON object, from a file (@FILE) or stdin (-); key=value pairs override its members."`
+}
 
+// callOptions are the call's other flags, which a command line seldom
+// names: kong is given them only when it names one (see callLean).
+type callOptions struct {
 	NoCoerce       bool   `name:"no-coerce" help:"Keep every key=value a string, whatever the schema says."`
 	NoValidate     bool   `name:"no-validate" help:"Send the arguments without checking them against the tool's inputSchema."`
 	ValidateOutput string `name:"validate-output" enum:"off,warn,strict" default:"warn" help:"Check structuredContent against the tool's outputSchema: off, warn (on stderr), or strict (exit 3). The result is printed in full either way."`
@@ -32,6 +42,33 @@ type callCmd struct {
 	Task   bool          `name:"task" help:"Run the call as a task, if the tool allows it: report its id, poll its status, print its result. A tool that requires a task gets one without asking."`
 	TTL    time.Duration `name:"ttl" placeholder:"DURATION" help:"Ask the server to keep the task (and its result) this long."`
 	Detach bool          `name:"detach" help:"With a task: print the created task and exit at once; collect it later with mcpv tasks result ID."`
+}
+
+// callOptionNames are the names of callOptions' flags (held to its tags by
+// TestCallOptionNames).
+var callOptionNames = []string{"no-coerce", "no-validate", "validate-output", "dry-run", "text", "save-dir", "task", "ttl", "detach"}
+
+// defaultCallOptions are callOptions with the defaults of their tags (held
+// to kong's by TestLeanGrammarParsesAsTheWhole).
+func defaultCallOptions() callOptions { return callOptions{ValidateOutput: "warn"} }
+
+// callLean is the call command as a lean grammar gives it to kong when the
+// command line names none of callOptions' flags (see leanGrammar): kong then
+// reads the tags of the three fields of callArgs rather than twelve, and the
+// call runs with the options' defaults.
+type callLean struct {
+	callArgs
+}
+
+// full is the call c stands for.
+func (c *callLean) full() *callCmd {
+	return &callCmd{callArgs: c.callArgs, callOptions: defaultCallOptions()}
+}
+
+func (c *callLean) Validate() error { return c.full().Validate() }
+
+func (c *callLean) Run(ctx context.Context, s *session, out *console) error {
+	return c.full().Run(ctx, s, out)
 }
 
 func (c *callCmd) Help() string {

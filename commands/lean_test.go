@@ -99,6 +99,8 @@ func TestLeanGrammarParsesAsTheWhole(t *testing.T) {
 		"-rcq . list-tools",
 		"--color never --transport sse --framing lines --connect-timeout 2 ping",
 		"call echo message=hi",
+		"call echo message=hi --args {} --text",
+		"call x --task --ttl=5m --validate-output strict",
 		"call info a:=1 --timeout 3s -q .content",
 		"-q .ping call echo",
 		"--protocol-era modern list-tools -r -q .tools[].name",
@@ -117,7 +119,7 @@ func TestLeanGrammarParsesAsTheWhole(t *testing.T) {
 		"--jq-arg tool x list-tools -q .",
 	}
 	ios := output.NewStreams(strings.NewReader(""), io.Discard, io.Discard)
-	parse := func(line string, lean bool) (*cli, string, error) {
+	parse := func(line string, lean bool) (*cli, string, any, error) {
 		var c cli
 		var keep map[string]bool
 		words := strings.Fields(line)
@@ -139,20 +141,24 @@ func TestLeanGrammarParsesAsTheWhole(t *testing.T) {
 			kctx, err = k.Parse(words)
 		}()
 		if exited {
-			return &c, "(exit)", nil
+			return &c, "(exit)", nil, nil
 		}
 		if err != nil {
-			return nil, "", err
+			return nil, "", nil, err
 		}
-		return &c, kctx.Command(), nil
+		ran := kctx.Selected().Target.Addr().Interface() // the value kong runs
+		if l, ok := ran.(*callLean); ok {
+			ran = l.full()
+		}
+		return &c, kctx.Command(), ran, nil
 	}
 	for _, line := range lines {
-		whole, wholeCmd, err := parse(line, false)
+		whole, wholeCmd, wholeRan, err := parse(line, false)
 		if err != nil {
 			t.Errorf("%s: the whole grammar refuses it: %v", line, err)
 			continue
 		}
-		lean, leanCmd, err := parse(line, true)
+		lean, leanCmd, leanRan, err := parse(line, true)
 		if err != nil {
 			t.Errorf("%s: the lean grammar refuses it: %v", line, err)
 			continue
@@ -166,9 +172,8 @@ func TestLeanGrammarParsesAsTheWhole(t *testing.T) {
 		if wholeCmd == "(exit)" {
 			continue
 		}
-		i := slices.IndexFunc(whole.commands(), func(c command) bool { return c.name == strings.Fields(wholeCmd)[0] })
-		if l, w := reflect.ValueOf(lean.commands()[i].value).Elem().Interface(), reflect.ValueOf(whole.commands()[i].value).Elem().Interface(); !reflect.DeepEqual(l, w) {
-			t.Errorf("%s: the command's values differ:\nlean  %+v\nwhole %+v", line, l, w)
+		if !reflect.DeepEqual(leanRan, wholeRan) {
+			t.Errorf("%s: the command's values differ:\nlean  %+v\nwhole %+v", line, leanRan, wholeRan)
 		}
 	}
 }
@@ -289,6 +294,51 @@ func TestFlagGroupsKnowTheirShorts(t *testing.T) {
 		}
 		if got != g.Shorts {
 			t.Errorf("the group of --%s: its flags' short names are %q, its Shorts %q", g.Docs[0].Name, got, g.Shorts)
+		}
+	}
+}
+
+// TestCallOptionNames: callOptionNames, which decide whether a lean grammar
+// gives kong the call's options, are the names of their flags.
+func TestCallOptionNames(t *testing.T) {
+	var names []string
+	typ := reflect.TypeFor[callOptions]()
+	for i := range typ.NumField() {
+		names = append(names, typ.Field(i).Tag.Get("name"))
+	}
+	if !slices.Equal(names, callOptionNames) {
+		t.Errorf("callOptionNames = %q; the flags are %q", callOptionNames, names)
+	}
+}
+
+// TestLeanCallLeavesOutItsOptions: a call that names none of its options
+// gives kong its arguments alone, and one that names one, all of them.
+func TestLeanCallLeavesOutItsOptions(t *testing.T) {
+	ios := output.NewStreams(strings.NewReader(""), io.Discard, io.Discard)
+	for _, tc := range []struct {
+		line string
+		lean bool
+	}{
+		{"call echo message=hi", true},
+		{"call echo message=hi --args {} -q .content", true},
+		{"call echo --text", false},
+		{"call echo --validate-output=off", false},
+		{"call echo --ttl 1m --task", false},
+	} {
+		var c cli
+		words := strings.Fields(tc.line)
+		k, err := parser(&c, ios, func(int) {}, leanGrammar(words))
+		if err != nil {
+			t.Fatal(err)
+		}
+		kctx, err := k.Parse(words)
+		if err != nil {
+			t.Errorf("%s: %v", tc.line, err)
+			continue
+		}
+		_, isLean := kctx.Selected().Target.Addr().Interface().(*callLean)
+		if isLean != tc.lean {
+			t.Errorf("%s: kong was given the lean call: %v, want %v", tc.line, isLean, tc.lean)
 		}
 	}
 }

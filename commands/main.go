@@ -101,6 +101,8 @@ type cli struct {
 	// BeforeResolve gives their defaults.
 	leftOut []connect.FlagGroup
 	lean    bool // the grammar is lean: it prints no help (see leanGrammar)
+	// callLean is call, when a lean grammar leaves out its options.
+	callLean callLean
 }
 
 // versionFlags is the flag that follows every group in help.
@@ -285,6 +287,9 @@ func parser(c *cli, ios *output.Streams, exit func(int), lean map[string]bool) (
 	options = append(options, kong.Embed(&c.versionFlags))
 	for _, cmd := range c.commands() {
 		if lean == nil || lean[cmd.name] {
+			if cmd.name == "call" && lean != nil && !namesAny(lean, callOptionNames) {
+				cmd.value = &c.callLean
+			}
 			options = append(options, kong.DynamicCommand(cmd.name, cmd.help, "", cmd.value))
 		}
 	}
@@ -370,6 +375,20 @@ func names(words map[string]bool, g connect.FlagGroup) bool {
 			}
 		} else if len(w) > 1 && w[0] == '-' && strings.ContainsAny(w[1:], g.Shorts) {
 			return true
+		}
+	}
+	return false
+}
+
+// namesAny says whether a word of the lean grammar's is --NAME or
+// --NAME=VALUE for one of names.
+func namesAny(words map[string]bool, names []string) bool {
+	for w := range words {
+		if name, ok := strings.CutPrefix(w, "--"); ok {
+			name, _, _ = strings.Cut(name, "=")
+			if slices.Contains(names, name) {
+				return true
+			}
 		}
 	}
 	return false
