@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,15 +46,23 @@ type callOptions struct {
 }
 
 // callOptionNames are the names of callOptions' flags (held to its tags by
-// TestCallOptionNames).
+// TestCallOptionNames), which have no short names.
 var callOptionNames = []string{"no-coerce", "no-validate", "validate-output", "dry-run", "text", "save-dir", "task", "ttl", "detach"}
+
+// leanForm is the call without its options, unless words name one.
+func (c *callCmd) leanForm(words map[string]bool) any {
+	if names(words, func(name string) bool { return slices.Contains(callOptionNames, name) }, "") {
+		return nil
+	}
+	return new(callLean)
+}
 
 // defaultCallOptions are callOptions with the defaults of their tags (held
 // to kong's by TestLeanGrammarParsesAsTheWhole).
 func defaultCallOptions() callOptions { return callOptions{ValidateOutput: "warn"} }
 
 // callLean is the call command as a lean grammar gives it to kong when the
-// command line names none of callOptions' flags (see leanGrammar): kong then
+// command line names none of callOptions' flags (leanForm): kong then
 // reads the tags of the three fields of callArgs rather than twelve, and the
 // call runs with the options' defaults.
 type callLean struct {

@@ -101,8 +101,6 @@ type cli struct {
 	// BeforeResolve gives their defaults.
 	leftOut []connect.FlagGroup
 	lean    bool // the grammar is lean: it prints no help (see leanGrammar)
-	// callLean is call, when a lean grammar leaves out its options.
-	callLean callLean
 }
 
 // versionFlags is the flag that follows every group in help.
@@ -278,7 +276,7 @@ func parser(c *cli, ios *output.Streams, exit func(int), lean map[string]bool) (
 	}
 	c.leftOut, c.lean = nil, lean != nil
 	for _, g := range c.flagGroups() {
-		if lean == nil || names(lean, g) {
+		if lean == nil || names(lean, g.Has, g.Shorts) {
 			options = append(options, kong.Embed(g.Flags, `group:"`+g.Heading+`"`))
 		} else {
 			c.leftOut = append(c.leftOut, g)
@@ -287,8 +285,10 @@ func parser(c *cli, ios *output.Streams, exit func(int), lean map[string]bool) (
 	options = append(options, kong.Embed(&c.versionFlags))
 	for _, cmd := range c.commands() {
 		if lean == nil || lean[cmd.name] {
-			if cmd.name == "call" && lean != nil && !namesAny(lean, callOptionNames) {
-				cmd.value = &c.callLean
+			if l, ok := cmd.value.(leanCommand); ok && lean != nil {
+				if v := l.leanForm(lean); v != nil {
+					cmd.value = v
+				}
 			}
 			options = append(options, kong.DynamicCommand(cmd.name, cmd.help, "", cmd.value))
 		}
@@ -360,35 +360,19 @@ func leanGrammar(args []string) map[string]bool {
 	return keep
 }
 
-// names says whether a word of the lean grammar's names a flag of g: --NAME
-// or --NAME=VALUE, or a word of short flags (-v, -rq) with one of g's. It
-// may say so of a word that is a value: the group then costs its place in
-// the model, and nothing else.
-func names(words map[string]bool, g connect.FlagGroup) bool {
+// names says whether a word of the lean grammar's names one of a set of
+// flags: --NAME or --NAME=VALUE where long(NAME), or a word of short flags
+// (-v, -rq) with one of shorts. It may say so of a word that is a value:
+// the flags then cost their place in the model, and nothing else.
+func names(words map[string]bool, long func(name string) bool, shorts string) bool {
 	for w := range words {
 		if name, ok := strings.CutPrefix(w, "--"); ok {
 			name, _, _ = strings.Cut(name, "=")
-			for _, d := range g.Docs {
-				if d.Name == name {
-					return true
-				}
-			}
-		} else if len(w) > 1 && w[0] == '-' && strings.ContainsAny(w[1:], g.Shorts) {
-			return true
-		}
-	}
-	return false
-}
-
-// namesAny says whether a word of the lean grammar's is --NAME or
-// --NAME=VALUE for one of names.
-func namesAny(words map[string]bool, names []string) bool {
-	for w := range words {
-		if name, ok := strings.CutPrefix(w, "--"); ok {
-			name, _, _ = strings.Cut(name, "=")
-			if slices.Contains(names, name) {
+			if long(name) {
 				return true
 			}
+		} else if len(w) > 1 && w[0] == '-' && strings.ContainsAny(w[1:], shorts) {
+			return true
 		}
 	}
 	return false
@@ -421,6 +405,11 @@ type (
 	// notInBatch is a server command a batch line may not run: it holds
 	// the session open (watch) or would nest (batch).
 	notInBatch interface{ notInBatch() }
+	// leanCommand is a command with flags a command line seldom gives: a
+	// lean grammar gives kong leanForm's value in its place, a command
+	// without them that runs with their defaults, unless words name one
+	// (then leanForm is nil).
+	leanCommand interface{ leanForm(words map[string]bool) any }
 	// noServer is a command that talks to no server (servers, trust,
 	// completions): it takes no server command line and resolves none.
 	noServer interface{ noServer() }

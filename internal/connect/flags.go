@@ -2,6 +2,7 @@ package connect
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -222,6 +223,11 @@ type FlagGroup struct {
 	Flags   interface{ SetDefaults() }
 	Docs    []FlagDoc
 	Shorts  string
+}
+
+// Has says whether name is one of g's flags.
+func (g FlagGroup) Has(name string) bool {
+	return slices.ContainsFunc(g.Docs, func(d FlagDoc) bool { return d.Name == name })
 }
 
 // Groups are f's groups, in the order help shows them.
