@@ -63,8 +63,14 @@ peers_build() {
 
 copies=4
 
-# copy NAME ROUND: the file of client NAME to run in round ROUND.
-copy() { echo "$dir/copies/$1.$(($2 % copies + 1))"; }
+# pick ROUND: the copies the clients run from in round ROUND, set in the
+# caller's own mcpv, mcpgo, hello and (when mcptools is in the run) mcptools,
+# which it declares local with the global values.
+pick() {
+	local k=$(($1 % copies + 1))
+	mcpv=$dir/copies/mcpv.$k mcpgo=$dir/copies/mcpgo.$k hello=$dir/copies/hello.$k
+	[ -z "$mcptools" ] || mcptools=$dir/copies/mcptools.$k
+}
 
 # peer_op NAME OP URL ROUND: one round of OP (list or call) by each client,
 # each against a fresh demo server (stdio) or the one at URL (HTTP), in the
@@ -72,9 +78,8 @@ copy() { echo "$dir/copies/$1.$(($2 % copies + 1))"; }
 peer_op() {
 	local name=$1 op=$2 url=$3 round=$4 c
 	local m_args g_args t_args
-	local mcpv mcptools mcpgo
-	mcpv=$(copy mcpv "$round") mcpgo=$(copy mcpgo "$round")
-	[ -z "${MCPV_BENCH_MCPTOOLS:-}" ] || mcptools=$(copy mcptools "$round")
+	local mcpv=$mcpv mcptools=$mcptools mcpgo hello
+	pick "$round"
 	case $op in
 	list) m_args=(list-tools); g_args=(list-tools); t_args=(tools --format json) ;;
 	call) m_args=(call echo message=hi); g_args=(call echo message=hi); t_args=(call echo --params '{"message":"hi"}' --format json) ;;
@@ -93,9 +98,8 @@ peer_op() {
 # hello-world program, in the order of the round.
 peer_version() {
 	local c round=$1
-	local mcpv mcptools mcpgo hello
-	mcpv=$(copy mcpv "$round") mcpgo=$(copy mcpgo "$round") hello=$(copy hello "$round")
-	[ -z "${MCPV_BENCH_MCPTOOLS:-}" ] || mcptools=$(copy mcptools "$round")
+	local mcpv=$mcpv mcptools=$mcptools mcpgo hello
+	pick "$round"
 	# shellcheck disable=SC2046 # the client names are words
 	for c in $(rotated "$1" $(clients) hello); do
 		case $c in
