@@ -569,8 +569,39 @@ func (c countClose) Close() error {
 	return c.Conn.Close()
 }
 
-// finish reads a stream to its end and closes it; one that does not end is
-// closed after finishWait.
+// The exchange is detached from its caller before the session has the
+// response: the caller, gone the moment it has it, does not end the
+// exchange, whose stream is still to be read to its end (finish).
+func TestResponseDetachedBeforeHandover(t *testing.T) {
+	tr, err := NewHTTPTransport(HTTPOptions{URL: "http://127.0.0.1:1/mcp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.incoming = make(chan inbound) // the session takes each message as it comes
+	caller, cancel := context.WithCancel(context.Background())
+	ctx, stop := tr.bind(caller)
+	defer stop()
+	r := newSSEReader(strings.NewReader(`data: {"jsonrpc":"2.0","id":1,"result":{}}` + "\n\n"))
+	got := make(chan bool)
+	go func() {
+		ok, _, _ := tr.pump(ctx, r, json.RawMessage(`1`))
+		got <- ok
+	}()
+	time.Sleep(20 * time.Millisecond) // the pump waits at the handover
+	<-tr.incoming
+	cancel() // at once, before the pump goes on
+	if !<-got {
+		t.Fatal("the response was not handed over")
+	}
+	select {
+	case <-ctx.Done():
+		t.Errorf("the exchange ended with its caller: %v", context.Cause(ctx))
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// finish reads a stream to its end and closes it; one that does not end,
+// or floods, is closed after finishWait or 64 KiB.
 func TestFinish(t *testing.T) {
 	r, w := io.Pipe()
 	go func() {
@@ -590,5 +621,27 @@ func TestFinish(t *testing.T) {
 	}
 	if _, err := w.Write([]byte("x")); err == nil {
 		t.Error("the stream that never ended is not closed")
+	}
+	// A server that floods the stream after its response: 64 KiB read, at
+	// once, and the stream closed.
+	r, w = io.Pipe()
+	var sent atomic.Int64
+	go func() {
+		chunk := []byte(strings.Repeat("x", 4096))
+		for {
+			n, err := w.Write(chunk)
+			sent.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	}()
+	start = time.Now()
+	finish(r)
+	if d := time.Since(start); d >= finishWait {
+		t.Errorf("a flood held finish %v", d)
+	}
+	if n := sent.Load(); n > 64<<10+4096 {
+		t.Errorf("read %d bytes of a flood", n)
 	}
 }
