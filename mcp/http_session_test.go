@@ -68,36 +68,52 @@ func TestHTTPSessionExpiredReinitializesOnce(t *testing.T) {
 	}
 }
 
-// A GET stream asked for under a session that expires before the server
-// answers is asked for again under the new session: it is the only way the
-// server's own messages reach the client.
+// A GET stream of a session that expires is asked for again under the new
+// session, with no event id of the old one: whether the server answers
+// the old session's GET with 404 only once the new session is in use, or
+// ends the old stream then. It is the only way the server's own messages
+// reach the client.
 func TestHTTPGetStreamFollowsTheNewSession(t *testing.T) {
 	t.Parallel()
-	var srv *mcptest.HTTPServer
-	srv = mcptest.NewHTTPServer(t, mcptest.HTTPOptions{
-		Post: answerTo("tools/list", sessionEcho),
-		Get: func(x *mcptest.Exchange) {
-			if x.SessionID == "s1" {
-				// Answered only once the new session is in use, as a
-				// slow server would.
-				srv.Wait(x.R.Context(), func(r mcptest.HTTPRequest) bool {
-					return r.RPCMethod == "tools/list" && r.SessionID == "s2"
-				})
-				x.Status(http.StatusNotFound, "session not found")
-				return
+	for _, tc := range []struct {
+		name string
+		old  func(x *mcptest.Exchange)
+	}{
+		{"404", func(x *mcptest.Exchange) { x.Status(http.StatusNotFound, "session not found") }},
+		{"stream ended", func(x *mcptest.Exchange) { x.SSE().Event("old-1", note("of the old session")) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var srv *mcptest.HTTPServer
+			srv = mcptest.NewHTTPServer(t, mcptest.HTTPOptions{
+				Post: answerTo("tools/list", sessionEcho),
+				Get: func(x *mcptest.Exchange) {
+					if x.SessionID == "s1" {
+						// Answered only once the new session is in use,
+						// as a slow server would.
+						srv.Wait(x.R.Context(), func(r mcptest.HTTPRequest) bool {
+							return r.RPCMethod == "tools/list" && r.SessionID == "s2"
+						})
+						tc.old(x)
+						return
+					}
+					x.SSE()
+					<-x.R.Context().Done()
+				},
+			})
+			h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+			c := h.initialize(t)
+			awaitRequest(t, srv, func(r mcptest.HTTPRequest) bool { return r.Method == http.MethodGet && r.SessionID == "s1" })
+			srv.Expire("s1")
+			if got, err := c.Call(testCtx(t), "tools/list", nil); err != nil || string(got) != `{"session":"s2"}` {
+				t.Fatalf("got %s, %v", got, err)
 			}
-			x.SSE()
-			<-x.R.Context().Done()
-		},
-	})
-	h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
-	c := h.initialize(t)
-	awaitRequest(t, srv, func(r mcptest.HTTPRequest) bool { return r.Method == http.MethodGet && r.SessionID == "s1" })
-	srv.Expire("s1")
-	if got, err := c.Call(testCtx(t), "tools/list", nil); err != nil || string(got) != `{"session":"s2"}` {
-		t.Fatalf("got %s, %v", got, err)
+			r := awaitRequest(t, srv, func(r mcptest.HTTPRequest) bool { return r.Method == http.MethodGet && r.SessionID == "s2" })
+			if r.LastEventID != "" {
+				t.Errorf("the new session's stream asked to resume the old one's at %q", r.LastEventID)
+			}
+		})
 	}
-	awaitRequest(t, srv, func(r mcptest.HTTPRequest) bool { return r.Method == http.MethodGet && r.SessionID == "s2" })
 }
 
 func TestHTTPSessionExpiredUnderConcurrentCalls(t *testing.T) {
