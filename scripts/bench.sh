@@ -29,6 +29,8 @@
 #     and a minimal client on mark3labs/mcp-go, 3×RUNS interleaved rounds,
 #     paired ratios (scripts/bench/peers.sh). --peers runs only these and
 #     prints them, writing nothing.
+# mcpv, the hello-world program and the Go peers run from four copies of
+# their files, a different one each run of a row (see measure_in).
 # Peers are built or installed OUTSIDE the repository, in
 #   ${MCPV_BENCH_DIR:-${TMPDIR:-/tmp}/mcpv-bench}
 # Needs go, GNU time (/usr/bin/time); node and npm for the Node peers; the
@@ -43,7 +45,7 @@ while [ $# -gt 0 ]; do
 	-n) runs=$2; shift ;;
 	--quick) quick=1; runs=5 ;;
 	--peers) peers_only=1 ;;
-	-h | --help) sed -n '2,33p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,37p' "$0"; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -135,12 +137,33 @@ demo=$dir/demo-server
 # messages do (the demo server speaks both; the big fake only that one).
 legacy=(--protocol-version 2025-11-25)
 
+# The clients are run from copies of their files, a different one each run
+# of a row (as scripts/bench/paired.sh does): on a virtual machine the same
+# bytes run faster or slower from one file than from another, by as much as
+# the gaps measured here. copied PROG... makes the copies.
+copies=4
+declare -A copied=()
+copied() {
+	local p k base
+	mkdir -p "$dir/copies"
+	for p in "$@"; do
+		base=$dir/copies/${#copied[@]}-${p##*/} # numbered: two programs may share a name
+		for ((k = 1; k <= copies; k++)); do cp "$p" "$base.$k"; done
+		copied[$p]=$base
+	done
+}
+
 # measure_in NAME FILE CMD...: run CMD once with stdin from FILE; append
 # "wall_seconds rss_kb" to $dir/NAME.t (wall from the shell's microsecond
-# clock, peak RSS from GNU time).
+# clock, peak RSS from GNU time). A program that has copies runs from the
+# one the row's run count picks.
 measure_in() {
-	local name=$1 file=$2 t0 t1 rss
+	local name=$1 file=$2 t0 t1 rss runs
 	shift 2
+	if [ -n "${copied[$1]:-}" ]; then
+		runs=$(wc -l <"$dir/$name.t" 2>/dev/null || echo 0)
+		set -- "${copied[$1]}.$((runs % copies + 1))" "${@:2}"
+	fi
 	t0=${EPOCHREALTIME//[!0-9]/}
 	/usr/bin/time -f '%M' -o "$dir/$name.rss" "$@" >/dev/null 2>"$dir/$name.err" <"$file" ||
 		{ cat "$dir/$name.err" >&2; die "$name failed: $*"; }
@@ -166,6 +189,7 @@ inited='{"jsonrpc":"2.0","method":"notifications/initialized"}'
 # shellcheck source=bench/peers.sh
 . "$repo/scripts/bench/peers.sh"
 peers_build
+copied "$mcpv" "$dir/hello-world" "$dir/mcpgo-client" "$dir/pipefeed" ${mcptools:+"$mcptools"}
 
 echo
 printf '%-58s %-22s %-22s %s\n' WHAT MCPV REFERENCE RATIO

@@ -12,9 +12,7 @@
 #     docs/BENCHMARKS.notes.md says); left out, and said so, when unset.
 #
 # Each client runs from one of four copies of its file, a different one each
-# round (as in scripts/bench/paired.sh): on a virtual machine the same bytes
-# run faster or slower from one file than from another, by as much as the
-# gaps measured here.
+# round (bench.sh's measure_in).
 #
 # Every client speaks 2025-11-25 (the initialize handshake): mcptools knows
 # no other era. A ratio here is the median of the per-round ratios (mcpv's
@@ -51,25 +49,6 @@ peers_build() {
 		die "MCPV_BENCH_MCPTOOLS=$mcptools is not an executable"
 	fi
 	[ -n "$mcptools" ] || echo "(MCPV_BENCH_MCPTOOLS is not set: the mcptools rows are left out)"
-	rm -rf "$dir/copies" && mkdir -p "$dir/copies"
-	local k
-	for ((k = 1; k <= copies; k++)); do
-		cp "$mcpv" "$dir/copies/mcpv.$k"
-		cp "$dir/mcpgo-client" "$dir/copies/mcpgo.$k"
-		cp "$dir/hello-world" "$dir/copies/hello.$k"
-		[ -z "$mcptools" ] || cp "$mcptools" "$dir/copies/mcptools.$k"
-	done
-}
-
-copies=4
-
-# pick ROUND: the copies the clients run from in round ROUND, set in the
-# caller's own mcpv, mcpgo, hello and (when mcptools is in the run) mcptools,
-# which it declares local with the global values.
-pick() {
-	local k=$(($1 % copies + 1))
-	mcpv=$dir/copies/mcpv.$k mcpgo=$dir/copies/mcpgo.$k hello=$dir/copies/hello.$k
-	[ -z "$mcptools" ] || mcptools=$dir/copies/mcptools.$k
 }
 
 # peer_op NAME OP URL ROUND: one round of OP (list or call) by each client,
@@ -78,8 +57,6 @@ pick() {
 peer_op() {
 	local name=$1 op=$2 url=$3 round=$4 c
 	local m_args g_args t_args
-	local mcpv=$mcpv mcptools=$mcptools mcpgo hello
-	pick "$round"
 	case $op in
 	list) m_args=(list-tools); g_args=(list-tools); t_args=(tools --format json) ;;
 	call) m_args=(call echo message=hi); g_args=(call echo message=hi); t_args=(call echo --params '{"message":"hi"}' --format json) ;;
@@ -88,7 +65,7 @@ peer_op() {
 	for c in $(rotated "$round" $(clients)); do
 		case $c in
 		mcpv) if [ -n "$url" ]; then measure "$name-mcpv" "$mcpv" "${legacy[@]}" -u "$url" "${m_args[@]}"; else measure "$name-mcpv" "$mcpv" "${legacy[@]}" "${m_args[@]}" -- "$demo"; fi ;;
-		mcpgo) if [ -n "$url" ]; then measure "$name-mcpgo" "$mcpgo" -u "$url" "${g_args[@]}"; else measure "$name-mcpgo" "$mcpgo" "${g_args[@]}" -- "$demo"; fi ;;
+		mcpgo) if [ -n "$url" ]; then measure "$name-mcpgo" "$dir/mcpgo-client" -u "$url" "${g_args[@]}"; else measure "$name-mcpgo" "$dir/mcpgo-client" "${g_args[@]}" -- "$demo"; fi ;;
 		mcptools) measure "$name-mcptools" "$mcptools" "${t_args[@]}" "${url:-$demo}" ;;
 		esac
 	done
@@ -97,16 +74,14 @@ peer_op() {
 # peer_version ROUND: one --version (or the like) by each client and the
 # hello-world program, in the order of the round.
 peer_version() {
-	local c round=$1
-	local mcpv=$mcpv mcptools=$mcptools mcpgo hello
-	pick "$round"
+	local c
 	# shellcheck disable=SC2046 # the client names are words
 	for c in $(rotated "$1" $(clients) hello); do
 		case $c in
 		mcpv) measure pver-mcpv "$mcpv" --version ;;
-		mcpgo) measure pver-mcpgo "$mcpgo" version ;;
+		mcpgo) measure pver-mcpgo "$dir/mcpgo-client" version ;;
 		mcptools) measure pver-mcptools "$mcptools" version ;;
-		hello) measure pver-hello "$hello" ;;
+		hello) measure pver-hello "$dir/hello-world" ;;
 		esac
 	done
 }
