@@ -409,7 +409,9 @@ type (
 	// lean grammar gives kong leanForm's value in its place, a command
 	// without them that runs with their defaults, unless words name one
 	// (then leanForm is nil).
-	leanCommand interface{ leanForm(words map[string]bool) any }
+	leanCommand interface {
+		leanForm(words map[string]bool) any
+	}
 	// noServer is a command that talks to no server (servers, trust,
 	// completions): it takes no server command line and resolves none.
 	noServer interface{ noServer() }
