@@ -110,7 +110,6 @@ type CommandTransport struct {
 	omu    chan struct{} // 1-slot: a Write waits for it as long as its context allows
 	framed bool          // write header blocks
 	early  [][]byte      // copies of what was written before the server's framing was known
-	wrote  int           // bytes the Write in progress has put on stdin (put)
 
 	wmu      sync.Mutex // guards deadline arming of stdin (see Write)
 	wactive  bool
@@ -294,7 +293,7 @@ func (t *CommandTransport) catchUpLocked() error {
 		if !t.framed {
 			t.framed = true
 			for _, m := range t.early {
-				if err := t.put(frame(m)); err != nil {
+				if _, err := t.stdin.Write(frame(m)); err != nil {
 					t.early = nil
 					return err
 				}
@@ -374,8 +373,8 @@ func (t *CommandTransport) copyStderr(r *os.File) {
 
 // Write sends one message and its newline (or, to a server that frames
 // with headers, its header block and the message). When ctx ends mid-write
-// the pipe's deadline fires: a half-written message leaves the connection
-// unusable, so stdin is closed; one not begun leaves it as it was.
+// the pipe's deadline fires and the half-written message leaves the
+// connection unusable, so stdin is closed.
 func (t *CommandTransport) Write(ctx context.Context, msg []byte) error {
 	err := t.write(ctx, msg)
 	if err == errBrokenPipe {
@@ -403,7 +402,6 @@ func (t *CommandTransport) write(ctx context.Context, msg []byte) error {
 		}
 		t.wmu.Unlock()
 	})
-	t.wrote = 0
 	err := t.catchUpLocked()
 	if err == nil {
 		err = t.writeMessage(msg)
@@ -414,11 +412,7 @@ func (t *CommandTransport) write(ctx context.Context, msg []byte) error {
 	t.wmu.Unlock()
 	if err != nil {
 		if ctx.Err() != nil {
-			if t.wrote > 0 {
-				// Part of a message: the server would read the next one
-				// as its rest.
-				t.stdin.Close()
-			}
+			t.stdin.Close()
 			return context.Cause(ctx)
 		}
 		if oserr.BrokenPipe(err) {
@@ -499,12 +493,14 @@ func (t *CommandTransport) writeMessage(msg []byte) error {
 	}
 	if t.framed {
 		if len(msg) < smallMessage {
-			return t.put(frame(msg))
-		}
-		if err := t.put([]byte("Content-Length: " + strconv.Itoa(len(msg)) + "\r\n\r\n")); err != nil {
+			_, err := t.stdin.Write(frame(msg))
 			return err
 		}
-		return t.put(msg)
+		if _, err := io.WriteString(t.stdin, "Content-Length: "+strconv.Itoa(len(msg))+"\r\n\r\n"); err != nil {
+			return err
+		}
+		_, err := t.stdin.Write(msg)
+		return err
 	}
 	if len(msg) < smallMessage {
 		// One write, so the server never reads a message without its
@@ -512,18 +508,13 @@ func (t *CommandTransport) writeMessage(msg []byte) error {
 		line := make([]byte, len(msg)+1)
 		copy(line, msg)
 		line[len(msg)] = '\n'
-		return t.put(line)
-	}
-	if err := t.put(msg); err != nil {
+		_, err := t.stdin.Write(line)
 		return err
 	}
-	return t.put([]byte{'\n'})
-}
-
-// put writes p on stdin, counting what reached it; omu must be held.
-func (t *CommandTransport) put(p []byte) error {
-	n, err := t.stdin.Write(p)
-	t.wrote += n
+	if _, err := t.stdin.Write(msg); err != nil {
+		return err
+	}
+	_, err := t.stdin.Write([]byte{'\n'})
 	return err
 }
 
