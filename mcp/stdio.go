@@ -391,6 +391,13 @@ func (t *CommandTransport) write(ctx context.Context, msg []byte) error {
 	case <-ctx.Done():
 		return context.Cause(ctx) // the catch-up holds stdin, and a server that does not read blocks it
 	}
+	// select chooses at random when stdin is free and ctx has ended as
+	// well: a write that would start cut by its deadline, write nothing
+	// and close stdin, which the session still needs (a task's
+	// tasks/cancel follows a tasks/get its timeout ended).
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
 	t.wmu.Lock()
 	t.wactive = true
 	t.stdin.SetWriteDeadline(time.Time{})

@@ -308,6 +308,28 @@ func TestCommandWriteHonoursContext(t *testing.T) {
 	}
 }
 
+// A write whose context has ended before it starts writes nothing and
+// leaves stdin as it was: the next write, under a live context, reaches the
+// server. (With stdin free, the wait for it and the context's end are
+// both ready: this would close stdin in about half of the tries.)
+func TestCommandWriteWithEndedContextLeavesStdin(t *testing.T) {
+	tr := startSh(t, `read -r line; echo "$line"; exec sleep 60`, CommandOptions{})
+	cause := errors.New("timed out before the write")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(cause)
+	for i := range 64 {
+		if err := tr.Write(ctx, []byte(`{"cut":true}`)); err != cause {
+			t.Fatalf("Write %d under an ended context = %v, want its cause", i, err)
+		}
+	}
+	if err := tr.Write(context.Background(), []byte(`{"after":true}`)); err != nil {
+		t.Fatalf("Write after them = %v, want stdin still open", err)
+	}
+	if m, err := tr.Read(); err != nil || string(m) != `{"after":true}` {
+		t.Errorf("server read %s, %v; want only the write made under a live context", m, err)
+	}
+}
+
 func TestCommandEnvAndDir(t *testing.T) {
 	t.Setenv("MCPV_STDIO_TEST", "inherited")
 	dir := t.TempDir()
