@@ -39,13 +39,15 @@ func parseTool(raw json.RawMessage) (Tool, bool) {
 
 // FindTool walks tools/list page by page for the tool called name and stops
 // at it. A tool the server does not list comes back with only its Name
-// set, and a *ToolNotListedError.
+// set, and a *ToolNotListedError. Its requests carry the name
+// (ToolSought), for a transport that can find the tool in fewer pages.
 func (c *Client) FindTool(ctx context.Context, name string) (Tool, error) {
 	found := Tool{Name: name}
 	var listed []string
+	ctx = WithToolSought(ctx, name)
 	err := c.Each(ctx, "tools/list", "tools", func(items []json.RawMessage) bool {
 		for _, raw := range items {
-			n := toolName(raw)
+			n := ToolName(raw)
 			if n != name {
 				listed = append(listed, n)
 				continue
@@ -63,8 +65,25 @@ func (c *Client) FindTool(ctx context.Context, name string) (Tool, error) {
 	return found, err
 }
 
-// toolName reads a definition's name without decoding the rest of it.
-func toolName(raw json.RawMessage) string {
+type toolSoughtKey struct{}
+
+// WithToolSought tells the transport that the tools/list requests sent
+// with ctx look for the tool called name (see ToolSought).
+func WithToolSought(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, toolSoughtKey{}, name)
+}
+
+// ToolSought is the name of the tool the tools/list request sent with ctx
+// looks for (FindTool's), "" for a listing. A session keeper that has kept
+// the server's pages answers it with a page that holds only that tool.
+func ToolSought(ctx context.Context) string {
+	name, _ := ctx.Value(toolSoughtKey{}).(string)
+	return name
+}
+
+// ToolName reads a definition's name without decoding the rest of it: ""
+// when it has none, or the definition is not an object.
+func ToolName(raw json.RawMessage) string {
 	var name string
 	rawjson.ForEachValidMember(raw, func(k string, v []byte) error {
 		if k == "name" {

@@ -92,7 +92,7 @@ func (t *Transport) Read() ([]byte, error) {
 
 // Write sends one message, with the x-mcp-header annotations of ctx.
 func (t *Transport) Write(ctx context.Context, msg []byte) error {
-	b, err := json.Marshal(envelope{Msg: msg, Headers: mcp.ParamHeadersFrom(ctx)})
+	b, err := json.Marshal(envelope{Msg: msg, Headers: mcp.ParamHeadersFrom(ctx), Seek: mcp.ToolSought(ctx)})
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/listcache"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -147,6 +148,8 @@ type rpc struct {
 	Params json.RawMessage `json:"params,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"`
 	Error  json.RawMessage `json:"error,omitempty"`
+
+	seek string // the envelope's Seek, not the message's
 }
 
 // decodeEnvelope reads a command's envelope (see envelope). The parts of
@@ -160,6 +163,10 @@ func decodeEnvelope(line []byte) (m rpc, headers []mcp.ParamHeader, ok bool) {
 			msg = value
 		case "headers":
 			return json.Unmarshal(value, &headers)
+		case "seek":
+			var err error
+			m.seek, err = rawjson.String(value)
+			return err
 		}
 		return nil
 	})
@@ -251,7 +258,17 @@ func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
 		}()
 	}
 	big := len(params) > bigMessage
-	res, listed, cacheable := c.k.lists.Lookup(m.Method, params)
+	var res json.RawMessage
+	if m.Method == "tools/list" && m.seek != "" {
+		if tool, ok := c.k.lists.FindTool(params, m.seek); ok {
+			res = slices.Concat([]byte(`{"tools":[`), tool, []byte(`]}`))
+		}
+	}
+	var listed listcache.Request
+	var cacheable bool
+	if res == nil {
+		res, listed, cacheable = c.k.lists.Lookup(m.Method, params)
+	}
 	var err error
 	if res == nil { // not kept: the server answers
 		res, err = c.forward(ctx, m.Method, params)

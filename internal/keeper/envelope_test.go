@@ -26,13 +26,17 @@ func TestDecodeEnvelope(t *testing.T) {
 	if b, _ := json.Marshal(headers); string(b) != `[{"path":["name"],"name":"Mcp-Name"}]` {
 		t.Errorf("headers %s", b)
 	}
+	m, _, ok = decodeEnvelope([]byte(`{"seek":"t\u00e9","msg":{"jsonrpc":"2.0","id":8,"method":"tools/list"}}`))
+	if !ok || m.Method != "tools/list" || m.seek != "té" {
+		t.Errorf("a request seeking a tool: %v, method %q, seek %q", ok, m.Method, m.seek)
+	}
 	m, _, ok = decodeEnvelope([]byte(`{"msg":{"id":"a","result":{"x":1},"error":null}}`))
 	if !ok || string(m.ID) != `"a"` || string(m.Result) != `{"x":1}` || string(m.Error) != "null" || m.Method != "" {
 		t.Errorf("an answer: %v %+v", ok, m)
 	}
 	for _, bad := range []string{
 		``, `[]`, `{"msg":{"id":1,"method":"x"}`, `{"headers":[]}`, `{"msg":[1]}`, `{"msg":"x"}`,
-		`{"msg":{"id":1,"method":5}}`, `{"msg":{"id":1},"headers":"x"}`, `{"msg":{"id":1}} x`,
+		`{"msg":{"id":1,"method":5}}`, `{"msg":{"id":1},"headers":"x"}`, `{"msg":{"id":1}} x`, `{"msg":{"id":1},"seek":5}`,
 	} {
 		if _, _, ok := decodeEnvelope([]byte(bad)); ok {
 			t.Errorf("%s: taken", bad)

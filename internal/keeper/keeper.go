@@ -10,7 +10,8 @@
 // On the socket, each line is one JSON object. A command first sends a
 // control line ({"attach":{}}, {"status":{}} or {"stop":{}}); an attach is
 // answered with {"hello":{...}}, then the command's lines are envelopes
-// {"msg":JSON-RPC,"headers":[...]} and the keeper's are JSON-RPC messages,
+// {"msg":JSON-RPC,"headers":[...],"seek":"tool"} and the keeper's are
+// JSON-RPC messages,
 // until a last {"closed":"why"} when the session ends.
 package keeper
 
@@ -134,6 +135,10 @@ func rebuild(msg string, kind *errorKind) error {
 type envelope struct {
 	Msg     json.RawMessage   `json:"msg"`
 	Headers []mcp.ParamHeader `json:"headers,omitempty"`
+	// Seek is the tool a tools/list request looks for (mcp.ToolSought):
+	// the keeper answers it from the pages it keeps with a page of that
+	// tool alone when it can, as the command's walk would have found it.
+	Seek string `json:"seek,omitempty"`
 }
 
 // CheckName refuses a session name that could not be a file name of its

@@ -1,11 +1,17 @@
 package keeper
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // TestListsKept: a server that declared tools.listChanged lists its tools
@@ -49,5 +55,73 @@ func TestListsKept(t *testing.T) {
 		if res, err := c.call("tools/list", `{}`); err != nil || res != fmt.Sprintf(`{"tools":[],"n":%d}`, want) {
 			t.Errorf("without listChanged, list %d: %s, %v", want, res, err)
 		}
+	}
+}
+
+// TestToolFoundInKeptPages: a command that looks for one tool (a call)
+// gets it from the pages the keeper keeps, in one request and a page of
+// that tool alone, however far down the list it is; a tool the kept pages
+// do not hold is walked for page by page as before (from the pages kept,
+// with every name for the error); a server whose list is not kept is
+// asked every time.
+func TestToolFoundInKeptPages(t *testing.T) {
+	var lists atomic.Int32
+	handle := func(f *fakeServer, m wire) {
+		if m.Method != "tools/list" {
+			return
+		}
+		lists.Add(1)
+		var p struct{ Cursor string }
+		json.Unmarshal(m.Params, &p)
+		page, _ := strconv.Atoi(p.Cursor)
+		tools := fmt.Sprintf(`{"name":"t%d","inputSchema":{"type":"object"}},{"name":"u%d"}`, page, page)
+		if page < 4 {
+			f.reply(m, fmt.Sprintf(`{"tools":[%s],"nextCursor":"%d"}`, tools, page+1))
+		} else {
+			f.reply(m, `{"tools":[`+tools+`]}`)
+		}
+	}
+	const listChanged = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"fake","version":"1"}}`
+	r := startKeeperOf(t, listChanged, handle)
+	a, b := r.attach(t), r.attach(t)
+	ctx := context.Background()
+	if tool, err := a.client.FindTool(ctx, "t4"); err != nil || string(tool.Raw) != `{"name":"t4","inputSchema":{"type":"object"}}` {
+		t.Fatalf("first FindTool: %s, %v", tool.Raw, err)
+	}
+	if n := lists.Load(); n != 5 {
+		t.Fatalf("the first walk sent %d tools/list, want 5", n)
+	}
+	// The page b gets holds t4 alone: the keeper sent it no other page.
+	var pages []string
+	b.client.Walk(mcp.WithToolSought(ctx, "t4"), "tools/list", "tools", 0, func(p mcp.Page) bool {
+		pages = append(pages, string(p.Raw))
+		return false
+	})
+	if len(pages) != 1 || pages[0] != `{"tools":[{"name":"t4","inputSchema":{"type":"object"}}]}` {
+		t.Errorf("pages a command looking for t4 got: %q", pages)
+	}
+	for _, name := range []string{"u0", "t2", "u4"} {
+		if tool, err := b.client.FindTool(ctx, name); err != nil || mcp.ToolName(tool.Raw) != name {
+			t.Errorf("FindTool(%s) = %s, %v", name, tool.Raw, err)
+		}
+	}
+	var missing *mcp.ToolNotListedError
+	if _, err := b.client.FindTool(ctx, "nosuch"); !errors.As(err, &missing) || len(missing.Listed) != 10 {
+		t.Errorf("FindTool(nosuch) = %v, want not listed among all 10", err)
+	}
+	if n := lists.Load(); n != 5 {
+		t.Errorf("the server was asked for %d tools/list, want the first walk's 5 alone", n)
+	}
+
+	lists.Store(0)
+	r = startKeeper(t, handle) // tools, but no listChanged: nothing is kept
+	c := r.attach(t)
+	for range 2 {
+		if tool, err := c.client.FindTool(ctx, "t3"); err != nil || mcp.ToolName(tool.Raw) != "t3" {
+			t.Fatalf("FindTool(t3) with nothing kept: %s, %v", tool.Raw, err)
+		}
+	}
+	if n := lists.Load(); n != 8 {
+		t.Errorf("with nothing kept the server was asked for %d tools/list, want 4 a walk", n)
 	}
 }

@@ -18,7 +18,9 @@
 //
 // A result is kept under its method and its params but the request's own
 // progress token: a request with other params (another cursor, other
-// _meta) is another entry. A request that answers an input request
+// _meta) is another entry. The kept pages of tools/list also answer
+// FindTool: the definition of one tool, found by following the pages a
+// command's walk would read, without sending it every page. A request that answers an input request
 // (inputResponses, requestState) is never answered from the cache. The
 // cache holds at most MaxBytes of results, none larger than a quarter of
 // that; a session's keeper is one authorization context, so a "private"
@@ -63,7 +65,16 @@ type entry struct {
 	list    string
 	result  json.RawMessage
 	expires time.Time // zero: until the list changes
+
+	// A tools/list page's tools by name (the first of a name), sub-slices
+	// of result, and its nextCursor ("" on the last page); tools is nil
+	// when the page could not be read so.
+	tools map[string]json.RawMessage
+	next  string
 }
+
+// fresh says whether e may still be served at now.
+func (e entry) fresh(now time.Time) bool { return e.expires.IsZero() || now.Before(e.expires) }
 
 // Request is a request that may be answered from the cache, or whose
 // result may be kept: Lookup makes it, Keep takes it back with the result.
@@ -91,7 +102,7 @@ func (c *Cache) Lookup(method string, params json.RawMessage) (result json.RawMe
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, found := c.entries[key]; found {
-		if e.expires.IsZero() || c.now().Before(e.expires) {
+		if e.fresh(c.now()) {
 			return e.result, Request{}, true
 		}
 		c.drop(key)
@@ -131,8 +142,71 @@ func (c *Cache) Keep(r Request, result json.RawMessage, modern, listChanged bool
 		}
 		c.drop(key)
 	}
-	c.entries[r.key] = entry{list: r.list, result: result, expires: expires}
+	e := entry{list: r.list, result: result, expires: expires}
+	if r.list == "tools" {
+		e.tools, e.next = indexTools(result)
+	}
+	c.entries[r.key] = e
 	c.size += len(result)
+}
+
+// FindTool returns the definition of the tool called name from the kept
+// pages of the tools/list walk that a request with params begins (or goes
+// on with): the page params asks for, then the page its nextCursor names,
+// and so on, as the command's own walk would read them, the first
+// definition of that name in their order. ok is false when a page on the
+// way is not kept or no longer fresh, or the list ends without the tool:
+// then the command's request is answered as any other.
+func (c *Cache) FindTool(params json.RawMessage, name string) (tool json.RawMessage, ok bool) {
+	base, cursor, cacheable := keyParts("tools/list", params)
+	if !cacheable {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.now()
+	for steps := 0; steps <= len(c.entries); steps++ { // a loop of cursors ends
+		e, found := c.entries[base+cursor]
+		if !found || !e.fresh(now) || e.tools == nil {
+			return nil, false
+		}
+		if tool, ok := e.tools[name]; ok {
+			return tool, true
+		}
+		if e.next == "" {
+			return nil, false
+		}
+		cursor = cursorPart + e.next
+	}
+	return nil, false
+}
+
+// indexTools reads a tools/list page for FindTool: its tools by name and
+// its nextCursor. tools is nil for a page that is not one.
+func indexTools(result json.RawMessage) (tools map[string]json.RawMessage, next string) {
+	tools = map[string]json.RawMessage{}
+	err := rawjson.ForEachValidMember(result, func(k string, v []byte) (err error) {
+		switch k {
+		case "tools":
+			if v[0] != '[' {
+				return errNotCacheable
+			}
+			rawjson.ForEachElement(v, func(_ int, el []byte) {
+				if n := mcp.ToolName(el); n != "" && tools[n] == nil {
+					tools[n] = el
+				}
+			})
+		case "nextCursor":
+			if string(v) != "null" {
+				next, err = rawjson.String(v)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, ""
+	}
+	return tools, next
 }
 
 // Notified drops what is kept of the list a list_changed notification
@@ -174,14 +248,39 @@ func (c *Cache) now() time.Time {
 // params that are not a JSON object, or that answer an input request, has
 // none.
 func keyOf(method string, params json.RawMessage) (string, bool) {
+	base, cursor, ok := keyParts(method, params)
+	return base + cursor, ok
+}
+
+// The cursor's part of a key: none for the first page, cursorPart and the
+// cursor for a string (as a nextCursor names it, however it was escaped),
+// rawCursorPart and its JSON for anything else.
+const (
+	cursorPart    = "\x01s"
+	rawCursorPart = "\x01r"
+)
+
+// keyParts is keyOf in two parts: all but the cursor, the walk's, and the
+// cursor's part, the page's.
+func keyParts(method string, params json.RawMessage) (base, cursor string, ok bool) {
 	key := append([]byte(method), 0)
 	if len(params) == 0 || string(params) == "null" {
-		return string(key), true
+		return string(key), "", true
 	}
 	err := rawjson.ForEachMember(params, func(k string, v []byte) error {
 		switch k {
 		case "inputResponses", "requestState":
 			return errNotCacheable
+		case "cursor":
+			if cursor != "" {
+				return errNotCacheable // which one the server reads is its own
+			}
+			if s, err := rawjson.String(v); err == nil {
+				cursor = cursorPart + s
+			} else {
+				cursor = rawCursorPart + string(v)
+			}
+			return nil
 		case "_meta":
 			var meta []byte
 			err := rawjson.ForEachValidMember(v, func(mk string, mv []byte) error {
@@ -199,9 +298,9 @@ func keyOf(method string, params json.RawMessage) (string, bool) {
 		return nil
 	})
 	if err != nil {
-		return "", false
+		return "", "", false
 	}
-	return string(key), true
+	return string(key), cursor, true
 }
 
 // freshFor is how long a modern result stays fresh: its ttlMs, when the

@@ -2,6 +2,7 @@ package listcache
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -178,5 +179,109 @@ func TestBounded(t *testing.T) {
 	c.Keep(r, json.RawMessage(huge), false, true)
 	if res, _, _ := lookup(t, &c, "prompts/list", `{}`); res != "" {
 		t.Error("a result over a quarter of the bound was kept")
+	}
+}
+
+// keepPage keeps a tools/list page of the tools named, for the request
+// with params, with nextCursor next ("" for the last page).
+func keepPage(t *testing.T, c *Cache, params, next string, modern bool, names ...string) {
+	t.Helper()
+	_, r, ok := lookup(t, c, "tools/list", params)
+	if !ok {
+		t.Fatalf("%s: not cacheable", params)
+	}
+	var tools []string
+	for _, n := range names {
+		tools = append(tools, `{"name":"`+n+`","inputSchema":{"type":"object"},"page":`+strconv.Quote(params)+`}`)
+	}
+	page := `{"tools":[` + strings.Join(tools, ",") + `]`
+	if next != "" {
+		page += `,"nextCursor":` + strconv.Quote(next)
+	}
+	if modern {
+		page += `,"ttlMs":1000`
+	}
+	c.Keep(r, json.RawMessage(page+"}"), modern, true)
+}
+
+// found is FindTool with the page the tool was kept from, "" for none.
+func found(c *Cache, params, name string) string {
+	tool, ok := c.FindTool(json.RawMessage(params), name)
+	if !ok {
+		return ""
+	}
+	var d struct{ Name, Page string }
+	if json.Unmarshal(tool, &d) != nil || d.Name != name {
+		return "not the tool: " + string(tool)
+	}
+	return d.Page
+}
+
+// TestFindTool: a tool is found on the kept page the walk from the
+// request's page reaches first, following each nextCursor (escaped or not)
+// with the rest of the request as it was; a page not kept, stale or
+// dropped on the way, a list that ends without it, and another _meta find
+// nothing.
+func TestFindTool(t *testing.T) {
+	var c Cache
+	meta := `"_meta":{"progressToken":1,"x":"a"}`
+	keepPage(t, &c, `{`+meta+`}`, "p/2", false, "a", "b")
+	keepPage(t, &c, `{"cursor":"p/2",`+meta+`}`, "p3", false, "c", "dup")
+	keepPage(t, &c, `{`+meta+`,"cursor":"p3"}`, "", false, "dup", "d")
+	first, second, third := `{`+meta+`}`, `{"cursor":"p/2",`+meta+`}`, `{`+meta+`,"cursor":"p3"}`
+	for _, tc := range []struct{ params, name, page string }{
+		{`{"_meta":{"x":"a","progressToken":"mine"}}`, "a", first},
+		{`{"_meta":{"x":"a"}}`, "c", second},
+		{`{"_meta":{"x":"a"}}`, "d", third},
+		{`{"_meta":{"x":"a"}}`, "dup", second},
+		{`{"_meta":{"x":"a"},"cursor":"p\/2"}`, "d", third},
+		{`{"cursor":"p3","_meta":{"x":"a"}}`, "dup", third},
+		{`{"cursor":"p3","_meta":{"x":"a"}}`, "a", ""},
+		{`{"_meta":{"x":"a"}}`, "nosuch", ""},
+		{`{"_meta":{"x":"b"}}`, "a", ""},
+		{`{}`, "a", ""},
+		{`{"_meta":{"x":"a"},"requestState":"s"}`, "a", ""},
+	} {
+		if got := found(&c, tc.params, tc.name); got != tc.page {
+			t.Errorf("FindTool(%s, %s) from %q, want %q", tc.params, tc.name, got, tc.page)
+		}
+	}
+
+	// A page missing on the way: the walk cannot know what it held.
+	var gap Cache
+	keepPage(t, &gap, `{}`, "2", false, "a")
+	keepPage(t, &gap, `{"cursor":"3"}`, "", false, "z")
+	if got := found(&gap, `{}`, "z"); got != "" {
+		t.Errorf("found past a page not kept: %q", got)
+	}
+	// Cursors that come round again end the walk.
+	var loop Cache
+	keepPage(t, &loop, `{}`, "2", false, "a")
+	keepPage(t, &loop, `{"cursor":"2"}`, "2", false, "b")
+	if got := found(&loop, `{}`, "z"); got != "" {
+		t.Errorf("found in a loop: %q", got)
+	}
+	// A change drops every page; a modern page is found while it is fresh.
+	c.Notified("notifications/tools/list_changed")
+	if got := found(&c, `{}`, "a"); got != "" {
+		t.Errorf("found after list_changed: %q", got)
+	}
+	clk := &clock{t: time.Unix(1000, 0)}
+	modern := Cache{Now: clk.now}
+	keepPage(t, &modern, `{}`, "2", true, "a")
+	keepPage(t, &modern, `{"cursor":"2"}`, "", true, "b")
+	if got := found(&modern, `{}`, "b"); got != `{"cursor":"2"}` {
+		t.Errorf("modern, fresh: %q", got)
+	}
+	clk.t = clk.t.Add(time.Second)
+	if got := found(&modern, `{}`, "b"); got != "" {
+		t.Errorf("modern, past its ttlMs: %q", got)
+	}
+	// A page that is no list of tools is not searched.
+	var odd Cache
+	_, r, _ := lookup(t, &odd, "tools/list", `{}`)
+	odd.Keep(r, json.RawMessage(`{"tools":{"name":"a"}}`), false, true)
+	if got := found(&odd, `{}`, "a"); got != "" {
+		t.Errorf("found in a page whose tools is an object: %q", got)
 	}
 }
