@@ -22,7 +22,8 @@
 #     round trip (the same npm server);
 #   - mcpv --version against a hello-world Go program built by the same
 #     toolchain, and the package initialisation GODEBUG=inittrace=1 reports;
-#   - list-tools of 10,000 tools over 100 pages against 1,000 over 10;
+#   - list-tools of 10,000 tools over 100 pages against 1,000 over 10, and
+#     a call of the last of them through a warm session against a ping;
 #   - every Go benchmark in the repository (medians of 5);
 #   - one list-tools, one call (stdio and Streamable HTTP) and --version
 #     beside the Go peers, mcptools (MCPV_BENCH_MCPTOOLS, a build by path)
@@ -106,7 +107,7 @@ func main() {
 		}
 		switch m.Method {
 		case "initialize":
-			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"manytools","version":"1"}}}`+"\n", m.ID)
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"manytools","version":"1"}}}`+"\n", m.ID)
 		case "tools/list":
 			start, _ := strconv.Atoi(m.Params.Cursor)
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[`, m.ID)
@@ -356,6 +357,21 @@ done
 listing=$("$mcpv" "${legacy[@]}" list-tools -- "$dir/manytools-server" 10000 100 | wc -c)
 row "list-tools, 10,000 tools over 100 pages ($(mb $((listing / 1024))) of JSON)" "$(secs "$(median 1 many-10k)"), $(mb "$(median 2 many-10k)")" \
 	"1,000 tools over 10 pages: $(secs "$(median 1 many-1k)"), $(mb "$(median 2 many-1k)")" "$(ratio "$(median 1 many-10k)" "$(median 1 many-1k)") the time"
+# The same server through a warm session: a call of its last tool, which
+# the keeper finds in the pages it keeps, against a ping.
+export XDG_RUNTIME_DIR=$dir/rt
+mkdir -p -m 700 "$XDG_RUNTIME_DIR"
+"$mcpv" session stop many >/dev/null 2>&1 || true
+"$mcpv" "${legacy[@]}" session start many -- "$dir/manytools-server" 10000 100 >/dev/null || die "session start failed"
+"$mcpv" --session many call tool_9999 query=x >/dev/null || die "a call through the session failed"
+reset many-call many-ping
+for _ in $(seq "$runs"); do
+	measure many-call "$mcpv" --session many call tool_9999 query=x
+	measure many-ping "$mcpv" --session many ping
+done
+"$mcpv" session stop many >/dev/null
+row "one call of the last of those 10,000 tools, through a warm session" "$(secs "$(median 1 many-call)")" \
+	"a ping through it $(secs "$(median 1 many-ping)")" "$(ratio "$(median 1 many-call)" "$(median 1 many-ping)")"
 if [ -n "${warm_call:-}" ]; then
 	# The floor of a call through a warm session: mcpv's own start-up and
 	# one round trip with the server (the raw floor's time per ping).

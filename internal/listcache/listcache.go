@@ -71,6 +71,8 @@ type entry struct {
 	// when the page could not be read so.
 	tools map[string]json.RawMessage
 	next  string
+
+	size int // what it costs the cache: the result, and its tools' index
 }
 
 // fresh says whether e may still be served at now.
@@ -127,6 +129,10 @@ func (c *Cache) Keep(r Request, result json.RawMessage, modern, listChanged bool
 	} else if !listChanged {
 		return
 	}
+	e := entry{list: r.list, result: result, expires: expires, size: len(result)}
+	if r.list == "tools" { // outside the lock: a page of many tools takes a while
+		e.tools, e.next, e.size = indexTools(result, MaxBytes/4)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen[r.list] != r.gen {
@@ -137,17 +143,13 @@ func (c *Cache) Keep(r Request, result json.RawMessage, modern, listChanged bool
 	}
 	c.drop(r.key)
 	for key := range c.entries {
-		if c.size+len(result) <= MaxBytes {
+		if c.size+e.size <= MaxBytes {
 			break
 		}
 		c.drop(key)
 	}
-	e := entry{list: r.list, result: result, expires: expires}
-	if r.list == "tools" {
-		e.tools, e.next = indexTools(result)
-	}
 	c.entries[r.key] = e
-	c.size += len(result)
+	c.size += e.size
 }
 
 // FindTool returns the definition of the tool called name from the kept
@@ -182,9 +184,13 @@ func (c *Cache) FindTool(params json.RawMessage, name string) (tool json.RawMess
 }
 
 // indexTools reads a tools/list page for FindTool: its tools by name and
-// its nextCursor. tools is nil for a page that is not one.
-func indexTools(result json.RawMessage) (tools map[string]json.RawMessage, next string) {
+// its nextCursor, and what the page costs the cache with its index (size).
+// tools is nil for a page that is not one, and for one whose index would
+// cost more than budget: a page of many small tools (250,000 in 4 MiB)
+// would cost several times its size, so it is kept without one.
+func indexTools(result json.RawMessage, budget int) (tools map[string]json.RawMessage, next string, size int) {
 	tools = map[string]json.RawMessage{}
+	size = len(result)
 	err := rawjson.ForEachValidMember(result, func(k string, v []byte) (err error) {
 		switch k {
 		case "tools":
@@ -192,8 +198,12 @@ func indexTools(result json.RawMessage) (tools map[string]json.RawMessage, next 
 				return errNotCacheable
 			}
 			rawjson.ForEachElement(v, func(_ int, el []byte) {
+				if size > budget {
+					return
+				}
 				if n := mcp.ToolName(el); n != "" && tools[n] == nil {
 					tools[n] = el
+					size += indexed + len(n)
 				}
 			})
 		case "nextCursor":
@@ -203,11 +213,16 @@ func indexTools(result json.RawMessage) (tools map[string]json.RawMessage, next 
 		}
 		return err
 	})
-	if err != nil {
-		return nil, ""
+	if err != nil || size > budget {
+		return nil, "", len(result)
 	}
-	return tools, next
+	return tools, next, size
 }
+
+// indexed is what one tool in a page's index costs beyond its name: 114
+// bytes of heap a tool measured in a page of 250,000 (a map entry, the
+// string and slice headers, the map's spare room), rounded up.
+const indexed = 128
 
 // Notified drops what is kept of the list a list_changed notification
 // (method) names; any other method changes nothing.
@@ -231,7 +246,7 @@ func (c *Cache) Notified(method string) {
 
 func (c *Cache) drop(key string) {
 	if e, ok := c.entries[key]; ok {
-		c.size -= len(e.result)
+		c.size -= e.size
 		delete(c.entries, key)
 	}
 }

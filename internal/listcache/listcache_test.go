@@ -2,6 +2,8 @@ package listcache
 
 import (
 	"encoding/json"
+	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -283,5 +285,67 @@ func TestFindTool(t *testing.T) {
 	odd.Keep(r, json.RawMessage(`{"tools":{"name":"a"}}`), false, true)
 	if got := found(&odd, `{}`, "a"); got != "" {
 		t.Errorf("found in a page whose tools is an object: %q", got)
+	}
+}
+
+// toolsPage is a tools/list page of n tools named by their number in hex,
+// each as small as a tool can be but for its description, desc.
+func toolsPage(n int, desc string) json.RawMessage {
+	var b strings.Builder
+	b.WriteString(`{"tools":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name":"%x"%s}`, i, desc)
+	}
+	b.WriteString(`]}`)
+	return json.RawMessage(b.String())
+}
+
+// heapAfter is the live heap once fn has run, less what it was before.
+func heapAfter(fn func()) int64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	return int64(after.HeapAlloc) - int64(before.HeapAlloc)
+}
+
+// TestToolIndexCounted: the index FindTool reads costs the cache what it
+// takes of the heap, or more, so that MaxBytes bounds it with the pages; a
+// page of so many small tools that its index would cost more than a
+// quarter of MaxBytes is kept without one (found page by page instead),
+// and the index is not built only to be dropped.
+func TestToolIndexCounted(t *testing.T) {
+	var c Cache
+	page := toolsPage(20000, `,"description":"a tool of twenty thousand"`)
+	_, r, _ := lookup(t, &c, "tools/list", `{}`)
+	grew := heapAfter(func() { c.Keep(r, page, false, true) })
+	index := held(&c) - len(page)
+	if index < 20000*indexed || int64(index) < grew-int64(len(page))/100 {
+		t.Errorf("a page of 20,000 tools: its index is counted as %d bytes, and took %d of the heap", index, grew)
+	}
+	if tool, ok := c.FindTool(json.RawMessage(`{}`), "4e1f"); !ok || !strings.HasPrefix(string(tool), `{"name":"4e1f",`) {
+		t.Errorf("tool 0x4e1f in the indexed page: %s, %v", tool, ok)
+	}
+
+	var many Cache
+	tiny := toolsPage(250000, "")
+	if len(tiny) > MaxBytes/4 {
+		t.Fatalf("the page of small tools is %d bytes, over what is kept", len(tiny))
+	}
+	_, r, _ = lookup(t, &many, "tools/list", `{}`)
+	grew = heapAfter(func() { many.Keep(r, tiny, false, true) })
+	if res, _, _ := lookup(t, &many, "tools/list", `{}`); res == "" {
+		t.Fatal("the page of 250,000 small tools was not kept")
+	}
+	if held(&many) != len(tiny) || grew > 1<<20 {
+		t.Errorf("the page of 250,000 small tools costs %d bytes for %d, and took %d of the heap", held(&many), len(tiny), grew)
+	}
+	if _, ok := many.FindTool(json.RawMessage(`{}`), "10"); ok {
+		t.Error("found in a page kept without an index")
 	}
 }
