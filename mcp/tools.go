@@ -20,9 +20,9 @@ type Tool struct {
 	Raw          json.RawMessage
 }
 
-// parseTool reads a tool definition from tools/list; ok is false for one
-// without a name.
-func parseTool(raw json.RawMessage) (Tool, bool) {
+// ParseTool reads a tool definition from tools/list; ok is false for one
+// without a name, or that cannot be read: FindTool passes over it.
+func ParseTool(raw json.RawMessage) (Tool, bool) {
 	var d struct {
 		Name         string          `json:"name"`
 		InputSchema  json.RawMessage `json:"inputSchema"`
@@ -52,7 +52,7 @@ func (c *Client) FindTool(ctx context.Context, name string) (Tool, error) {
 				listed = append(listed, n)
 				continue
 			}
-			if t, ok := parseTool(raw); ok {
+			if t, ok := ParseTool(raw); ok {
 				found = t
 				return true
 			}
@@ -129,7 +129,7 @@ func (tc *ToolCache) Find(ctx context.Context, c *Client, name string) (Tool, er
 		tools = map[string]Tool{}
 		err := c.Each(ctx, "tools/list", "tools", func(items []json.RawMessage) bool {
 			for _, raw := range items {
-				if t, ok := parseTool(raw); ok {
+				if t, ok := ParseTool(raw); ok {
 					tools[t.Name] = t
 				}
 			}

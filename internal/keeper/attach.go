@@ -12,6 +12,7 @@ import (
 	"net"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
@@ -92,7 +93,11 @@ func (t *Transport) Read() ([]byte, error) {
 
 // Write sends one message, with the x-mcp-header annotations of ctx.
 func (t *Transport) Write(ctx context.Context, msg []byte) error {
-	b, err := json.Marshal(envelope{Msg: msg, Headers: mcp.ParamHeadersFrom(ctx), Seek: mcp.ToolSought(ctx)})
+	seek := mcp.ToolSought(ctx)
+	if !utf8.ValidString(seek) {
+		seek = "" // encoded, it would name another tool
+	}
+	b, err := json.Marshal(envelope{Msg: msg, Headers: mcp.ParamHeadersFrom(ctx), Seek: seek})
 	if err != nil {
 		return err
 	}

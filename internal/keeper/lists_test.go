@@ -78,7 +78,7 @@ func TestToolFoundInKeptPages(t *testing.T) {
 		if page < 4 {
 			f.reply(m, fmt.Sprintf(`{"tools":[%s],"nextCursor":"%d"}`, tools, page+1))
 		} else {
-			f.reply(m, `{"tools":[`+tools+`]}`)
+			f.reply(m, `{"tools":[`+tools+`,{"name":"x\ufffd"}]}`)
 		}
 	}
 	const listChanged = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"fake","version":"1"}}`
@@ -105,9 +105,13 @@ func TestToolFoundInKeptPages(t *testing.T) {
 			t.Errorf("FindTool(%s) = %s, %v", name, tool.Raw, err)
 		}
 	}
-	var missing *mcp.ToolNotListedError
-	if _, err := b.client.FindTool(ctx, "nosuch"); !errors.As(err, &missing) || len(missing.Listed) != 10 {
-		t.Errorf("FindTool(nosuch) = %v, want not listed among all 10", err)
+	// A name that is not UTF-8 is not sought: encoded, it would name the
+	// tool x\ufffd.
+	for _, name := range []string{"nosuch", "x\xff"} {
+		var missing *mcp.ToolNotListedError
+		if _, err := b.client.FindTool(ctx, name); !errors.As(err, &missing) || len(missing.Listed) != 11 {
+			t.Errorf("FindTool(%q) = %v, want not listed among all 11", name, err)
+		}
 	}
 	if n := lists.Load(); n != 5 {
 		t.Errorf("the server was asked for %d tools/list, want the first walk's 5 alone", n)

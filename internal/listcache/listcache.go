@@ -30,8 +30,10 @@ package listcache
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
@@ -67,12 +69,14 @@ type entry struct {
 	expires time.Time // zero: until the list changes
 
 	// A tools/list page's tools by name (the first of a name), sub-slices
-	// of result, and its nextCursor ("" on the last page); tools is nil
-	// when the page could not be read so.
+	// of result; tools is nil when the page could not be read so. next is
+	// the key of the page its nextCursor names, "" when there is none
+	// (last) or it cannot be told.
 	tools map[string]json.RawMessage
 	next  string
+	last  bool
 
-	size int // what it costs the cache: the result, and its tools' index
+	size int // what it costs the cache: its key, the result, its index
 }
 
 // fresh says whether e may still be served at now.
@@ -82,6 +86,7 @@ func (e entry) fresh(now time.Time) bool { return e.expires.IsZero() || now.Befo
 // result may be kept: Lookup makes it, Keep takes it back with the result.
 type Request struct {
 	key  string
+	base string // the key but for the cursor: the walk's
 	list string
 	gen  uint64
 }
@@ -97,10 +102,11 @@ func (c *Cache) Lookup(method string, params json.RawMessage) (result json.RawMe
 	if !cacheable {
 		return nil, Request{}, false
 	}
-	key, cacheable := keyOf(method, params)
+	base, cursor, cacheable := keyParts(method, params)
 	if !cacheable {
 		return nil, Request{}, false
 	}
+	key := base + cursor
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, found := c.entries[key]; found {
@@ -109,7 +115,7 @@ func (c *Cache) Lookup(method string, params json.RawMessage) (result json.RawMe
 		}
 		c.drop(key)
 	}
-	return nil, Request{key: key, list: list, gen: c.gen[list]}, true
+	return nil, Request{key: key, base: base, list: list, gen: c.gen[list]}, true
 }
 
 // Keep keeps result, the answer to r, when the rules allow it: modern says
@@ -131,8 +137,9 @@ func (c *Cache) Keep(r Request, result json.RawMessage, modern, listChanged bool
 	}
 	e := entry{list: r.list, result: result, expires: expires, size: len(result)}
 	if r.list == "tools" { // outside the lock: a page of many tools takes a while
-		e.tools, e.next, e.size = indexTools(result, MaxBytes/4)
+		e.tools, e.next, e.last, e.size = indexTools(r.base, result, MaxBytes/4)
 	}
+	e.size += len(r.key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen[r.list] != r.gen {
@@ -153,44 +160,50 @@ func (c *Cache) Keep(r Request, result json.RawMessage, modern, listChanged bool
 }
 
 // FindTool returns the definition of the tool called name from the kept
-// pages of the tools/list walk that a request with params begins (or goes
-// on with): the page params asks for, then the page its nextCursor names,
-// and so on, as the command's own walk would read them, the first
-// definition of that name in their order. ok is false when a page on the
-// way is not kept or no longer fresh, or the list ends without the tool:
-// then the command's request is answered as any other.
+// pages of the tools/list walk that a request with params begins: its
+// first page, then the page its nextCursor names, and so on, as the
+// command's own walk would read them (at most mcp.DefaultMaxPages), the
+// first definition of that name the walk would take (mcp.ParseTool). ok is
+// false when params asks for a later page (a walk is looked up once, at
+// its start), when a page on the way is not kept or no longer fresh, when
+// the first definition of the name cannot be read, and when the list ends
+// without it: then the command's request is answered as any other.
 func (c *Cache) FindTool(params json.RawMessage, name string) (tool json.RawMessage, ok bool) {
 	base, cursor, cacheable := keyParts("tools/list", params)
-	if !cacheable {
+	if !cacheable || cursor != "" {
 		return nil, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
-	for steps := 0; steps <= len(c.entries); steps++ { // a loop of cursors ends
-		e, found := c.entries[base+cursor]
+	key := base
+	for range mcp.DefaultMaxPages {
+		e, found := c.entries[key]
 		if !found || !e.fresh(now) || e.tools == nil {
 			return nil, false
 		}
 		if tool, ok := e.tools[name]; ok {
-			return tool, true
+			_, usable := mcp.ParseTool(tool)
+			return tool, usable
 		}
-		if e.next == "" {
+		if e.last || e.next == "" {
 			return nil, false
 		}
-		cursor = cursorPart + e.next
+		key = e.next
 	}
 	return nil, false
 }
 
-// indexTools reads a tools/list page for FindTool: its tools by name and
-// its nextCursor, and what the page costs the cache with its index (size).
-// tools is nil for a page that is not one, and for one whose index would
-// cost more than budget: a page of many small tools (250,000 in 4 MiB)
-// would cost several times its size, so it is kept without one.
-func indexTools(result json.RawMessage, budget int) (tools map[string]json.RawMessage, next string, size int) {
+// indexTools reads a tools/list page kept under a key that begins with
+// base for FindTool: its tools by name, the key of the page its nextCursor
+// names (last when it names none), and what the page costs the cache with
+// them (size). tools is nil for a page that is not one, and for one whose
+// index would cost more than budget: a page of many small tools (250,000
+// in 4 MiB) would cost several times its size, so it is kept without one.
+func indexTools(base string, result json.RawMessage, budget int) (tools map[string]json.RawMessage, next string, last bool, size int) {
 	tools = map[string]json.RawMessage{}
 	size = len(result)
+	last = true
 	err := rawjson.ForEachValidMember(result, func(k string, v []byte) (err error) {
 		switch k {
 		case "tools":
@@ -206,17 +219,19 @@ func indexTools(result json.RawMessage, budget int) (tools map[string]json.RawMe
 					size += indexed + len(n)
 				}
 			})
-		case "nextCursor":
-			if string(v) != "null" {
-				next, err = rawjson.String(v)
+		case "nextCursor": // null and "" end the list, as the command's walk reads them
+			cursor, err := rawjson.String(v)
+			last, next = string(v) == "null" || err == nil && cursor == "", ""
+			if !last && err == nil && !strings.ContainsRune(cursor, utf8.RuneError) {
+				next = base + cursorPart + cursor // as keyParts makes it of the command's next request
 			}
 		}
 		return err
 	})
-	if err != nil || size > budget {
-		return nil, "", len(result)
+	if err != nil || size+len(next) > budget {
+		return nil, "", false, len(result)
 	}
-	return tools, next, size
+	return tools, next, last, size + len(next)
 }
 
 // indexed is what one tool in a page's index costs beyond its name: 114
@@ -290,7 +305,9 @@ func keyParts(method string, params json.RawMessage) (base, cursor string, ok bo
 			if cursor != "" {
 				return errNotCacheable // which one the server reads is its own
 			}
-			if s, err := rawjson.String(v); err == nil {
+			// A lone surrogate decodes to U+FFFD, as does U+FFFD itself:
+			// such a cursor is kept as it was written.
+			if s, err := rawjson.String(v); err == nil && !strings.ContainsRune(s, utf8.RuneError) {
 				cursor = cursorPart + s
 			} else {
 				cursor = rawCursorPart + string(v)
