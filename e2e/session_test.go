@@ -396,3 +396,36 @@ func TestSessionMasksEchoedSecrets(t *testing.T) {
 		t.Errorf("through the session: exit %d (one-shot %d), stdout %q, stderr %q (one-shot %q)", code, oneCode, out, errs, oneErrs)
 	}
 }
+
+// A call through a session finds its tool, on the last of twenty pages,
+// in the pages the keeper keeps (TestToolFoundInKeptPages shows the one
+// page it gets): the server lists its tools for the first call alone,
+// each call prints what a one-shot call prints, and a tool it does not
+// list is refused as one-shot.
+func TestSessionCallFindsItsToolInKeptPages(t *testing.T) {
+	t.Parallel()
+	w := newSessions(t)
+	srv := newServer(t, "pages=20,list-changed")
+	w.startSession("pages", srv)
+	lists := func() int { return strings.Count(srv.received(), `"method":"tools/list"`) }
+	call := []string{"call", "x", "--args", `{"n":7}`}
+	alone := newServer(t, "pages=20,list-changed")
+	code, want, errs := w.mcpv(append(call, alone.args()...)...)
+	if code != 0 || !strings.Contains(want, `"n":7`) {
+		t.Fatalf("one-shot call: exit %d, stdout %q, stderr %q", code, want, errs)
+	}
+	for i, wantLists := range []int{20, 20} {
+		code, out, errs := w.mcpv(append([]string{"--session", "pages"}, call...)...)
+		if code != 0 || out != want {
+			t.Errorf("call %d through the session: exit %d, stdout %q (one-shot %q), stderr %q", i+1, code, out, want, errs)
+		}
+		if n := lists(); n != wantLists {
+			t.Errorf("after call %d the server was asked for tools/list %d times, want %d", i+1, n, wantLists)
+		}
+	}
+	code, _, errs = w.mcpv("--session", "pages", "call", "nosuch")
+	_, _, oneShot := w.mcpv(append([]string{"call", "nosuch"}, alone.args()...)...)
+	if code != 3 || errs != oneShot || lists() != 20 {
+		t.Errorf("a tool not listed: exit %d, stderr %q (one-shot %q), %d tools/list", code, errs, oneShot, lists())
+	}
+}

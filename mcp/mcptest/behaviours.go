@@ -29,6 +29,7 @@ import (
 //	stray-id      send a response to an unknown id before each answer
 //	pages=N       tools/list in N pages of one tool each (the last also
 //	              lists tool "x"; tools/call answers any name)
+//	list-changed  declare tools.listChanged (a session keeper keeps the list)
 //	ask=METHOD    before answering tools/call, send the client a METHOD request
 //	tool-error    tools/call answers with isError: true
 //	typed=OUT     tools/list adds tool "typed" (outputSchema: integer n, required);
@@ -93,6 +94,7 @@ type config struct {
 	rpcError    bool
 	strayID     bool
 	pages       int
+	listChanged bool
 	ask         string
 	toolError   bool
 	env         bool
@@ -180,6 +182,8 @@ func parseConfig(s string) (config, error) {
 				return c, err
 			}
 			c.pages = n
+		case "list-changed":
+			c.listChanged = true
 		case "ask":
 			c.ask = v
 		case "env":

@@ -281,6 +281,9 @@ func (s *server) answer(m msg) {
 		} else if s.c.t.on() {
 			caps = s.c.t.caps()
 		}
+		if s.c.listChanged {
+			caps = strings.Replace(caps, `"tools":{}`, `"tools":{"listChanged":true}`, 1)
+		}
 		s.result(m.ID, fmt.Sprintf(`{"protocolVersion":%q,"capabilities":%s,"serverInfo":{"name":"fake","version":"0"}}`, version, caps))
 	case "ping":
 		s.result(m.ID, `{}`)
