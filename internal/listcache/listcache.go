@@ -273,15 +273,6 @@ func (c *Cache) now() time.Time {
 	return time.Now()
 }
 
-// keyOf is the cache key of a request: its method and params, without the
-// progress token within _meta (each request has its own). A request with
-// params that are not a JSON object, or that answer an input request, has
-// none.
-func keyOf(method string, params json.RawMessage) (string, bool) {
-	base, cursor, ok := keyParts(method, params)
-	return base + cursor, ok
-}
-
 // The cursor's part of a key: none for the first page, cursorPart and the
 // cursor for a string (as a nextCursor names it, however it was escaped),
 // rawCursorPart and its JSON for anything else.
@@ -290,8 +281,11 @@ const (
 	rawCursorPart = "\x01r"
 )
 
-// keyParts is keyOf in two parts: all but the cursor, the walk's, and the
-// cursor's part, the page's.
+// keyParts is the cache key of a request, base + cursor: its method and
+// params, without the progress token within _meta (each request has its
+// own), in two parts: all but the cursor, the walk's, and the cursor's
+// part, the page's. A request with params that are not a JSON object, or
+// that answer an input request, has none.
 func keyParts(method string, params json.RawMessage) (base, cursor string, ok bool) {
 	key := append([]byte(method), 0)
 	if len(params) == 0 || string(params) == "null" {
