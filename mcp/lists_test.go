@@ -1,6 +1,9 @@
 package mcp
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 func TestListChanged(t *testing.T) {
 	for method, want := range map[string]string{
@@ -13,6 +16,34 @@ func TestListChanged(t *testing.T) {
 	} {
 		if got, ok := ListChanged(method); got != want || ok != (want != "") {
 			t.Errorf("ListChanged(%q) = %q, %v; want %q", method, got, ok, want)
+		}
+	}
+}
+
+// ToolName reads a definition's name as encoding/json would decode it into
+// a struct's Name field tagged "name": escapes, a later member over an
+// earlier one, null and a value of another type leaving it, and nothing
+// from what is no object.
+func TestToolName(t *testing.T) {
+	for _, raw := range []string{
+		`{"name":"echo","inputSchema":{}}`,
+		`{"name":"t\u00e9\n\"q\""}`,
+		`{"name":"a","name":"b"}`,
+		`{"name":"a","name":null}`,
+		`{"name":"a","name":5}`,
+		`{"name":5}`,
+		`{"description":"no name"}`,
+		`{"name":"\ud800"}`,
+		"{\"name\":\"caf\xc3\xa9\"}",
+		`[{"name":"a"}]`,
+		`"name"`,
+	} {
+		var d struct {
+			Name string `json:"name"`
+		}
+		json.Unmarshal([]byte(raw), &d)
+		if got := ToolName(json.RawMessage(raw)); got != d.Name {
+			t.Errorf("ToolName(%s) = %q, encoding/json reads %q", raw, got, d.Name)
 		}
 	}
 }

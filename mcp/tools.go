@@ -86,8 +86,10 @@ func ToolSought(ctx context.Context) string {
 func ToolName(raw json.RawMessage) string {
 	var name string
 	rawjson.ForEachValidMember(raw, func(k string, v []byte) error {
-		if k == "name" {
-			json.Unmarshal(v, &name)
+		if k == "name" && string(v) != "null" { // null leaves it, as encoding/json does
+			if s, err := rawjson.String(v); err == nil {
+				name = s
+			}
 		}
 		return nil
 	})
