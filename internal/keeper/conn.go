@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/listcache"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -258,17 +257,7 @@ func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
 		}()
 	}
 	big := len(params) > bigMessage
-	var res json.RawMessage
-	if m.Method == "tools/list" && m.seek != "" {
-		if tool, ok := c.k.lists.FindTool(params, m.seek); ok {
-			res = slices.Concat([]byte(`{"tools":[`), tool, []byte(`]}`))
-		}
-	}
-	var listed listcache.Request
-	var cacheable bool
-	if res == nil {
-		res, listed, cacheable = c.k.lists.Lookup(m.Method, params)
-	}
+	res, listed, cacheable := c.k.lists.Lookup(m.Method, params, m.seek)
 	var err error
 	if res == nil { // not kept: the server answers
 		res, err = c.forward(ctx, m.Method, params)

@@ -18,9 +18,10 @@
 //
 // A result is kept under its method and its params but the request's own
 // progress token: a request with other params (another cursor, other
-// _meta) is another entry. The kept pages of tools/list also answer
-// FindTool: the definition of one tool, found by following the pages a
-// command's walk would read, without sending it every page. A request that answers an input request
+// _meta) is another entry. The kept pages of tools/list also answer a
+// request that seeks one tool, found by following the pages a command's
+// walk would read, without sending it every page. A request that answers
+// an input request
 // (inputResponses, requestState) is never answered from the cache. The
 // cache holds at most MaxBytes of results, none larger than a quarter of
 // that; a session's keeper is one authorization context, so a "private"
@@ -30,6 +31,7 @@ package listcache
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -70,11 +72,10 @@ type entry struct {
 
 	// A tools/list page's tools by name (the first of a name), sub-slices
 	// of result; tools is nil when the page could not be read so. next is
-	// the key of the page its nextCursor names, "" when there is none
-	// (last) or it cannot be told.
+	// the key of the page its nextCursor names, "" when there is none or
+	// it cannot be told: either way a search stops there.
 	tools map[string]json.RawMessage
 	next  string
-	last  bool
 
 	size int // what it costs the cache: its key, the result, its index
 }
@@ -96,11 +97,18 @@ func (r Request) List() string { return r.list }
 
 // Lookup returns the kept result of method with params when one is fresh;
 // otherwise, when the request may be kept at all, the Request to give Keep
-// with its result (ok false when it may not).
-func (c *Cache) Lookup(method string, params json.RawMessage) (result json.RawMessage, r Request, ok bool) {
+// with its result (ok false when it may not). A tools/list request that
+// seeks a tool (mcp.ToolSought) the kept pages hold (findTool) is answered
+// with a page of that tool alone.
+func (c *Cache) Lookup(method string, params json.RawMessage, seek string) (result json.RawMessage, r Request, ok bool) {
 	list, cacheable := kinds[method]
 	if !cacheable {
 		return nil, Request{}, false
+	}
+	if method == "tools/list" && seek != "" {
+		if tool, found := c.findTool(params, seek); found {
+			return slices.Concat([]byte(`{"tools":[`), tool, []byte(`]}`)), Request{}, true
+		}
 	}
 	base, cursor, cacheable := keyParts(method, params)
 	if !cacheable {
@@ -137,7 +145,7 @@ func (c *Cache) Keep(r Request, result json.RawMessage, modern, listChanged bool
 	}
 	e := entry{list: r.list, result: result, expires: expires, size: len(result)}
 	if r.list == "tools" { // outside the lock: a page of many tools takes a while
-		e.tools, e.next, e.last, e.size = indexTools(r.base, result, MaxBytes/4)
+		e.tools, e.next, e.size = indexTools(r.base, result, MaxBytes/4)
 	}
 	e.size += len(r.key)
 	c.mu.Lock()
@@ -159,7 +167,7 @@ func (c *Cache) Keep(r Request, result json.RawMessage, modern, listChanged bool
 	c.size += e.size
 }
 
-// FindTool returns the definition of the tool called name from the kept
+// findTool returns the definition of the tool called name from the kept
 // pages of the tools/list walk that a request with params begins: its
 // first page, then the page its nextCursor names, and so on, as the
 // command's own walk would read them (at most mcp.DefaultMaxPages), the
@@ -168,7 +176,7 @@ func (c *Cache) Keep(r Request, result json.RawMessage, modern, listChanged bool
 // its start), when a page on the way is not kept or no longer fresh, when
 // the first definition of the name cannot be read, and when the list ends
 // without it: then the command's request is answered as any other.
-func (c *Cache) FindTool(params json.RawMessage, name string) (tool json.RawMessage, ok bool) {
+func (c *Cache) findTool(params json.RawMessage, name string) (tool json.RawMessage, ok bool) {
 	base, cursor, cacheable := keyParts("tools/list", params)
 	if !cacheable || cursor != "" {
 		return nil, false
@@ -186,7 +194,7 @@ func (c *Cache) FindTool(params json.RawMessage, name string) (tool json.RawMess
 			_, usable := mcp.ParseTool(tool)
 			return tool, usable
 		}
-		if e.last || e.next == "" {
+		if e.next == "" {
 			return nil, false
 		}
 		key = e.next
@@ -195,15 +203,14 @@ func (c *Cache) FindTool(params json.RawMessage, name string) (tool json.RawMess
 }
 
 // indexTools reads a tools/list page kept under a key that begins with
-// base for FindTool: its tools by name, the key of the page its nextCursor
-// names (last when it names none), and what the page costs the cache with
-// them (size). tools is nil for a page that is not one, and for one whose
+// base for findTool: its tools by name, the key of the page its nextCursor
+// names ("" for none, and for one that cannot be followed), and what the
+// page costs the cache with them (size). tools is nil for a page that is not one, and for one whose
 // index would cost more than budget: a page of many small tools (250,000
 // in 4 MiB) would cost several times its size, so it is kept without one.
-func indexTools(base string, result json.RawMessage, budget int) (tools map[string]json.RawMessage, next string, last bool, size int) {
+func indexTools(base string, result json.RawMessage, budget int) (tools map[string]json.RawMessage, next string, size int) {
 	tools = map[string]json.RawMessage{}
 	size = len(result)
-	last = true
 	err := rawjson.ForEachValidMember(result, func(k string, v []byte) (err error) {
 		switch k {
 		case "tools":
@@ -220,18 +227,17 @@ func indexTools(base string, result json.RawMessage, budget int) (tools map[stri
 				}
 			})
 		case "nextCursor": // null and "" end the list, as the command's walk reads them
-			cursor, err := rawjson.String(v)
-			last, next = string(v) == "null" || err == nil && cursor == "", ""
-			if !last && err == nil && !strings.ContainsRune(cursor, utf8.RuneError) {
+			next = ""
+			if cursor, err := rawjson.String(v); err == nil && cursor != "" && !strings.ContainsRune(cursor, utf8.RuneError) {
 				next = base + cursorPart + cursor // as keyParts makes it of the command's next request
 			}
 		}
 		return err
 	})
 	if err != nil || size+len(next) > budget {
-		return nil, "", false, len(result)
+		return nil, "", len(result)
 	}
-	return tools, next, last, size + len(next)
+	return tools, next, size + len(next)
 }
 
 // indexed is what one tool in a page's index costs beyond its name: 114

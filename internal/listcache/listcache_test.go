@@ -27,7 +27,7 @@ func held(c *Cache) int {
 // lookup is Lookup with its result as a string, "" for a miss.
 func lookup(t *testing.T, c *Cache, method, params string) (string, Request, bool) {
 	t.Helper()
-	res, r, ok := c.Lookup(method, json.RawMessage(params))
+	res, r, ok := c.Lookup(method, json.RawMessage(params), "")
 	return string(res), r, ok
 }
 
@@ -208,9 +208,9 @@ func keepPage(t *testing.T, c *Cache, params, next string, modern bool, names ..
 	c.Keep(r, json.RawMessage(page+"}"), modern, true)
 }
 
-// found is FindTool with the page the tool was kept from, "" for none.
+// found is findTool with the page the tool was kept from, "" for none.
 func found(c *Cache, params, name string) string {
-	tool, ok := c.FindTool(json.RawMessage(params), name)
+	tool, ok := c.findTool(json.RawMessage(params), name)
 	if !ok {
 		return ""
 	}
@@ -221,12 +221,12 @@ func found(c *Cache, params, name string) string {
 	return d.Page
 }
 
-// TestFindTool: a walk's first request finds a tool on the kept page the
+// TestFindToolInKeptPages: a walk's first request finds a tool on the kept page the
 // walk reaches first, following each nextCursor (escaped or not) with the
 // rest of the request as it was; a later page's request, a page not kept,
 // stale or dropped on the way, a list that ends without it, and another
 // _meta find nothing.
-func TestFindTool(t *testing.T) {
+func TestFindToolInKeptPages(t *testing.T) {
 	var c Cache
 	meta := `"_meta":{"progressToken":1,"x":"a"}`
 	keepPage(t, &c, `{`+meta+`}`, "p/2", false, "a", "b")
@@ -246,7 +246,7 @@ func TestFindTool(t *testing.T) {
 		{`{"_meta":{"x":"a"},"requestState":"s"}`, "a", ""},
 	} {
 		if got := found(&c, tc.params, tc.name); got != tc.page {
-			t.Errorf("FindTool(%s, %s) from %q, want %q", tc.params, tc.name, got, tc.page)
+			t.Errorf("findTool(%s, %s) from %q, want %q", tc.params, tc.name, got, tc.page)
 		}
 	}
 	// The first definition of a name that the command cannot read is
@@ -271,7 +271,7 @@ func TestFindTool(t *testing.T) {
 			t.Errorf("nextCursor %s: found on %q", next, got)
 		}
 	}
-	// A walk reads mcp.DefaultMaxPages pages at most, and so does FindTool.
+	// A walk reads mcp.DefaultMaxPages pages at most, and so does findTool.
 	var long Cache
 	for i := range mcp.DefaultMaxPages + 1 {
 		params := `{}`
@@ -352,7 +352,7 @@ func heapAfter(fn func()) int64 {
 	return int64(after.HeapAlloc) - int64(before.HeapAlloc)
 }
 
-// TestToolIndexCounted: the index FindTool reads costs the cache what it
+// TestToolIndexCounted: the index findTool reads costs the cache what it
 // takes of the heap, or more, so that MaxBytes bounds it with the pages; a
 // page of so many small tools that its index would cost more than a
 // quarter of MaxBytes is kept without one (found page by page instead),
@@ -366,7 +366,7 @@ func TestToolIndexCounted(t *testing.T) {
 	if index < 20000*indexed || int64(index) < grew-int64(len(page))/100 {
 		t.Errorf("a page of 20,000 tools: its index is counted as %d bytes, and took %d of the heap", index, grew)
 	}
-	if tool, ok := c.FindTool(json.RawMessage(`{}`), "4e1f"); !ok || !strings.HasPrefix(string(tool), `{"name":"4e1f",`) {
+	if tool, ok := c.findTool(json.RawMessage(`{}`), "4e1f"); !ok || !strings.HasPrefix(string(tool), `{"name":"4e1f",`) {
 		t.Errorf("tool 0x4e1f in the indexed page: %s, %v", tool, ok)
 	}
 
@@ -383,7 +383,34 @@ func TestToolIndexCounted(t *testing.T) {
 	if held(&many) > len(tiny)+64 || grew > 1<<20 {
 		t.Errorf("the page of 250,000 small tools costs %d bytes for %d, and took %d of the heap", held(&many), len(tiny), grew)
 	}
-	if _, ok := many.FindTool(json.RawMessage(`{}`), "10"); ok {
+	if _, ok := many.findTool(json.RawMessage(`{}`), "10"); ok {
 		t.Error("found in a page kept without an index")
+	}
+}
+
+// TestLookupSeeking: a tools/list request that seeks a tool the kept pages
+// hold is answered with a page of that tool alone, and is not to be kept;
+// one they do not hold, or any other request, is looked up as ever.
+func TestLookupSeeking(t *testing.T) {
+	var c Cache
+	keepPage(t, &c, `{}`, "2", false, "a")
+	keepPage(t, &c, `{"cursor":"2"}`, "", false, "b")
+	res, r, ok := c.Lookup("tools/list", json.RawMessage(`{}`), "b")
+	if !ok || string(res) != `{"tools":[{"name":"b","inputSchema":{"type":"object"},"page":"{\"cursor\":\"2\"}"}]}` || r.key != "" {
+		t.Errorf("seeking b: %s, %+v, %v", res, r, ok)
+	}
+	full, _, _ := lookup(t, &c, "tools/list", `{}`)
+	for _, tc := range []struct{ method, params, seek string }{
+		{"tools/list", `{}`, "nosuch"},
+		{"prompts/list", `{}`, "b"},
+	} {
+		res, _, _ := c.Lookup(tc.method, json.RawMessage(tc.params), tc.seek)
+		want := ""
+		if tc.method == "tools/list" {
+			want = full
+		}
+		if string(res) != want {
+			t.Errorf("%s seeking %s: %s, want %s", tc.method, tc.seek, res, want)
+		}
 	}
 }
