@@ -398,10 +398,11 @@ func TestSessionMasksEchoedSecrets(t *testing.T) {
 }
 
 // A call through a session finds its tool, on the last of twenty pages,
-// in the pages the keeper keeps (TestToolFoundInKeptPages shows the one
-// page it gets): the server lists its tools for the first call alone,
-// each call prints what a one-shot call prints, and a tool it does not
-// list is refused as one-shot.
+// in the pages the keeper keeps: the server lists its tools for the first
+// call alone, the second call asks the keeper once (-v shows the command's
+// own requests: twenty before the keeper was asked for the tool), each
+// call prints what a one-shot call prints, and a tool it does not list is
+// refused as one-shot.
 func TestSessionCallFindsItsToolInKeptPages(t *testing.T) {
 	t.Parallel()
 	w := newSessions(t)
@@ -415,12 +416,21 @@ func TestSessionCallFindsItsToolInKeptPages(t *testing.T) {
 		t.Fatalf("one-shot call: exit %d, stdout %q, stderr %q", code, want, errs)
 	}
 	for i, wantLists := range []int{20, 20} {
-		code, out, errs := w.mcpv(append([]string{"--session", "pages"}, call...)...)
+		code, out, errs := w.mcpv(append([]string{"-v", "--session", "pages"}, call...)...)
 		if code != 0 || out != want {
 			t.Errorf("call %d through the session: exit %d, stdout %q (one-shot %q), stderr %q", i+1, code, out, want, errs)
 		}
 		if n := lists(); n != wantLists {
 			t.Errorf("after call %d the server was asked for tools/list %d times, want %d", i+1, n, wantLists)
+		}
+		sent := 0
+		for _, line := range strings.Split(errs, "\n") {
+			if strings.Contains(line, "-> ") && strings.Contains(line, `"method":"tools/list"`) {
+				sent++
+			}
+		}
+		if i == 1 && sent != 1 {
+			t.Errorf("the second call sent %d tools/list, want 1:\n%s", sent, errs)
 		}
 	}
 	code, _, errs = w.mcpv("--session", "pages", "call", "nosuch")
