@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -45,13 +47,21 @@ type callOptions struct {
 	Detach bool          `name:"detach" help:"With a task: print the created task and exit at once; collect it later with mcpv tasks result ID."`
 }
 
-// callOptionNames are the names of callOptions' flags (held to its tags by
-// TestCallOptionNames), which have no short names.
-var callOptionNames = []string{"no-coerce", "no-validate", "validate-output", "dry-run", "text", "save-dir", "task", "ttl", "detach"}
+// callOptionFlags are the long and short names of callOptions' flags, read
+// from its tags once, when a call is parsed.
+var callOptionFlags = sync.OnceValues(func() (long []string, shorts string) {
+	typ := reflect.TypeFor[callOptions]()
+	for i := range typ.NumField() {
+		long = append(long, typ.Field(i).Tag.Get("name"))
+		shorts += typ.Field(i).Tag.Get("short")
+	}
+	return long, shorts
+})
 
 // leanForm is the call without its options, unless words name one.
 func (c *callCmd) leanForm(words map[string]bool) any {
-	if names(words, func(name string) bool { return slices.Contains(callOptionNames, name) }, "") {
+	long, shorts := callOptionFlags()
+	if names(words, func(name string) bool { return slices.Contains(long, name) }, shorts) {
 		return nil
 	}
 	return new(callLean)

@@ -298,19 +298,6 @@ func TestFlagGroupsKnowTheirShorts(t *testing.T) {
 	}
 }
 
-// TestCallOptionNames: callOptionNames, which decide whether a lean grammar
-// gives kong the call's options, are the names of their flags.
-func TestCallOptionNames(t *testing.T) {
-	var names []string
-	typ := reflect.TypeFor[callOptions]()
-	for i := range typ.NumField() {
-		names = append(names, typ.Field(i).Tag.Get("name"))
-	}
-	if !slices.Equal(names, callOptionNames) {
-		t.Errorf("callOptionNames = %q; the flags are %q", callOptionNames, names)
-	}
-}
-
 // TestLeanCallLeavesOutItsOptions: a call that names none of its options
 // gives kong its arguments alone, and one that names one, all of them.
 func TestLeanCallLeavesOutItsOptions(t *testing.T) {
