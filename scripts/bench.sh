@@ -60,6 +60,10 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 dir=${MCPV_BENCH_DIR:-${TMPDIR:-/tmp}/mcpv-bench}
 mkdir -p "$dir" && dir=$(cd "$dir" && pwd -P)
 case "$dir/" in "$repo"/*) die "MCPV_BENCH_DIR must be outside the repository" ;; esac
+# The session keepers the rows start (sections 5 and 7) have sockets of
+# their own, beside nobody else's.
+export XDG_RUNTIME_DIR=$dir/rt
+mkdir -p -m 700 "$XDG_RUNTIME_DIR"
 
 echo "building mcpv, the demo server and the reference programs into $dir"
 # mcpv is built as a release is (.goreleaser.yaml): static, no symbol table.
@@ -302,8 +306,6 @@ if command -v npm >/dev/null && command -v node >/dev/null; then
 		# Sessions: twenty calls through one session against twenty one-shot
 		# commands, each starting the server (side by side, a few rounds:
 		# the one-shot loop takes seconds).
-		export XDG_RUNTIME_DIR=$dir/rt
-		mkdir -p -m 700 "$XDG_RUNTIME_DIR"
 		"$mcpv" session stop bench >/dev/null 2>&1 || true
 		env GZIP_ALLOWED_DOMAINS=localhost "$mcpv" session start bench -- node "$everything" stdio >/dev/null || die "session start failed"
 		cat >"$dir/twenty.sh" <<'EOS'
@@ -359,8 +361,6 @@ row "list-tools, 10,000 tools over 100 pages ($(mb $((listing / 1024))) of JSON)
 	"1,000 tools over 10 pages: $(secs "$(median 1 many-1k)"), $(mb "$(median 2 many-1k)")" "$(ratio "$(median 1 many-10k)" "$(median 1 many-1k)") the time"
 # The same server through a warm session: a call of its last tool, which
 # the keeper finds in the pages it keeps, against a ping.
-export XDG_RUNTIME_DIR=$dir/rt
-mkdir -p -m 700 "$XDG_RUNTIME_DIR"
 "$mcpv" session stop many >/dev/null 2>&1 || true
 "$mcpv" "${legacy[@]}" session start many -- "$dir/manytools-server" 10000 100 >/dev/null || die "session start failed"
 "$mcpv" --session many call tool_9999 query=x >/dev/null || die "a call through the session failed"
