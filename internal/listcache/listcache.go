@@ -105,11 +105,6 @@ func (c *Cache) Lookup(method string, params json.RawMessage, seek string) (resu
 	if !cacheable {
 		return nil, Request{}, false
 	}
-	if method == "tools/list" && seek != "" {
-		if tool, found := c.findTool(params, seek); found {
-			return slices.Concat([]byte(`{"tools":[`), tool, []byte(`]}`)), Request{}, true
-		}
-	}
 	base, cursor, cacheable := keyParts(method, params)
 	if !cacheable {
 		return nil, Request{}, false
@@ -117,8 +112,14 @@ func (c *Cache) Lookup(method string, params json.RawMessage, seek string) (resu
 	key := base + cursor
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	now := c.now()
+	if list == "tools" && seek != "" && cursor == "" { // a walk is looked up once, at its start
+		if tool, found := c.findTool(base, seek, now); found {
+			return slices.Concat([]byte(`{"tools":[`), tool, []byte(`]}`)), Request{}, true
+		}
+	}
 	if e, found := c.entries[key]; found {
-		if e.fresh(c.now()) {
+		if e.fresh(now) {
 			return e.result, Request{}, true
 		}
 		c.drop(key)
@@ -168,22 +169,15 @@ func (c *Cache) Keep(r Request, result json.RawMessage, modern, listChanged bool
 }
 
 // findTool returns the definition of the tool called name from the kept
-// pages of the tools/list walk that a request with params begins: its
+// pages of the tools/list walk whose first request's key is base: its
 // first page, then the page its nextCursor names, and so on, as the
 // command's own walk would read them (at most mcp.DefaultMaxPages), the
 // first definition of that name the walk would take (mcp.ParseTool). ok is
-// false when params asks for a later page (a walk is looked up once, at
-// its start), when a page on the way is not kept or no longer fresh, when
+// false when a page on the way is not kept or no longer fresh at now, when
 // the first definition of the name cannot be read, and when the list ends
-// without it: then the command's request is answered as any other.
-func (c *Cache) findTool(params json.RawMessage, name string) (tool json.RawMessage, ok bool) {
-	base, cursor, cacheable := keyParts("tools/list", params)
-	if !cacheable || cursor != "" {
-		return nil, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	now := c.now()
+// without it: then the command's request is answered as any other. c.mu
+// is held.
+func (c *Cache) findTool(base, name string, now time.Time) (tool json.RawMessage, ok bool) {
 	key := base
 	for range mcp.DefaultMaxPages {
 		e, found := c.entries[key]

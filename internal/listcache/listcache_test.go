@@ -208,9 +208,21 @@ func keepPage(t *testing.T, c *Cache, params, next string, modern bool, names ..
 	c.Keep(r, json.RawMessage(page+"}"), modern, true)
 }
 
-// found is findTool with the page the tool was kept from, "" for none.
+// seek is findTool of the walk a request with params begins (none for a
+// later page's request, as Lookup looks).
+func seek(c *Cache, params, name string) (json.RawMessage, bool) {
+	base, cursor, ok := keyParts("tools/list", json.RawMessage(params))
+	if !ok || cursor != "" {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.findTool(base, name, c.now())
+}
+
+// found is seek with the page the tool was kept from, "" for none.
 func found(c *Cache, params, name string) string {
-	tool, ok := c.findTool(json.RawMessage(params), name)
+	tool, ok := seek(c, params, name)
 	if !ok {
 		return ""
 	}
@@ -366,7 +378,7 @@ func TestToolIndexCounted(t *testing.T) {
 	if index < 20000*indexed || int64(index) < grew-int64(len(page))/100 {
 		t.Errorf("a page of 20,000 tools: its index is counted as %d bytes, and took %d of the heap", index, grew)
 	}
-	if tool, ok := c.findTool(json.RawMessage(`{}`), "4e1f"); !ok || !strings.HasPrefix(string(tool), `{"name":"4e1f",`) {
+	if tool, ok := seek(&c, `{}`, "4e1f"); !ok || !strings.HasPrefix(string(tool), `{"name":"4e1f",`) {
 		t.Errorf("tool 0x4e1f in the indexed page: %s, %v", tool, ok)
 	}
 
@@ -383,7 +395,7 @@ func TestToolIndexCounted(t *testing.T) {
 	if held(&many) > len(tiny)+64 || grew > 1<<20 {
 		t.Errorf("the page of 250,000 small tools costs %d bytes for %d, and took %d of the heap", held(&many), len(tiny), grew)
 	}
-	if _, ok := many.findTool(json.RawMessage(`{}`), "10"); ok {
+	if _, ok := seek(&many, `{}`, "10"); ok {
 		t.Error("found in a page kept without an index")
 	}
 }
@@ -394,21 +406,20 @@ func TestToolIndexCounted(t *testing.T) {
 func TestLookupSeeking(t *testing.T) {
 	var c Cache
 	keepPage(t, &c, `{}`, "2", false, "a")
-	keepPage(t, &c, `{"cursor":"2"}`, "", false, "b")
+	keepPage(t, &c, `{"cursor":"2"}`, "", false, "b", "c")
 	res, r, ok := c.Lookup("tools/list", json.RawMessage(`{}`), "b")
 	if !ok || string(res) != `{"tools":[{"name":"b","inputSchema":{"type":"object"},"page":"{\"cursor\":\"2\"}"}]}` || r.key != "" {
 		t.Errorf("seeking b: %s, %+v, %v", res, r, ok)
 	}
-	full, _, _ := lookup(t, &c, "tools/list", `{}`)
-	for _, tc := range []struct{ method, params, seek string }{
-		{"tools/list", `{}`, "nosuch"},
-		{"prompts/list", `{}`, "b"},
+	first, _, _ := lookup(t, &c, "tools/list", `{}`)
+	second, _, _ := lookup(t, &c, "tools/list", `{"cursor":"2"}`)
+	for _, tc := range []struct{ method, params, seek, want string }{
+		{"tools/list", `{}`, "nosuch", first},
+		{"tools/list", `{"cursor":"2"}`, "b", second}, // a later page's request: the walk was looked up at its start
+		{"prompts/list", `{}`, "b", ""},
 	} {
 		res, _, _ := c.Lookup(tc.method, json.RawMessage(tc.params), tc.seek)
-		want := ""
-		if tc.method == "tools/list" {
-			want = full
-		}
+		want := tc.want
 		if string(res) != want {
 			t.Errorf("%s seeking %s: %s, want %s", tc.method, tc.seek, res, want)
 		}
