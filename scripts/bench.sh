@@ -19,7 +19,9 @@
 #     Inspector CLI doing the same (when npm can install them);
 #   - twenty calls through a session against twenty one-shot commands, and
 #     one call through a warm session against mcpv --version plus one
-#     round trip (the same npm server);
+#     round trip (the same npm server), with the least any client does
+#     through that keeper for the same call (scripts/bench/sessionfloor, a
+#     module of its own) beside the hello-world program;
 #   - mcpv --version against a hello-world Go program built by the same
 #     toolchain, and the package initialisation GODEBUG=inittrace=1 reports;
 #   - list-tools of 10,000 tools over 100 pages against 1,000 over 10, and
@@ -46,7 +48,7 @@ while [ $# -gt 0 ]; do
 	-n) runs=$2; shift ;;
 	--quick) quick=1; runs=5 ;;
 	--peers) peers_only=1 ;;
-	-h | --help) sed -n '2,37p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,40p' "$0"; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -194,7 +196,7 @@ inited='{"jsonrpc":"2.0","method":"notifications/initialized"}'
 # shellcheck source=bench/peers.sh
 . "$repo/scripts/bench/peers.sh"
 peers_build
-copied "$mcpv" "$dir/hello-world" "$dir/mcpgo-client" "$dir/pipefeed" ${mcptools:+"$mcptools"}
+copied "$mcpv" "$dir/hello-world" "$dir/mcpgo-client" "$dir/pipefeed" "$dir/sessionfloor" ${mcptools:+"$mcptools"}
 
 echo
 printf '%-58s %-22s %-22s %s\n' WHAT MCPV REFERENCE RATIO
@@ -317,16 +319,30 @@ i=0
 while [ $i -lt 20 ]; do "$m" call echo message=x "$@" >/dev/null || exit 1; i=$((i + 1)); done
 EOS
 		chmod +x "$dir/twenty.sh"
-		reset twenty-session twenty-oneshot warm-call
+		reset twenty-session twenty-oneshot warm-call floor-call floor-hello
 		for _ in $(seq 3); do
 			measure twenty-session "$dir/twenty.sh" "$mcpv" --session bench
 			measure twenty-oneshot env GZIP_ALLOWED_DOMAINS=localhost "$dir/twenty.sh" "$mcpv" -- node "$everything" stdio
 		done
-		for _ in $(seq "$runs"); do measure warm-call "$mcpv" --session bench call echo message=x; done
+		# Beside each warm call, the least any client through the keeper
+		# does for it (scripts/bench/sessionfloor: attach, the same call,
+		# nothing decoded) and the hello-world program.
+		sock=$("$mcpv" session list -r -q '.sessions[] | select(.name == "bench") | .socket')
+		[ -S "$sock" ] || die "no socket for the bench session"
+		echo_call='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"}}}'
+		for _ in $(seq "$runs"); do
+			measure warm-call "$mcpv" --session bench call echo message=x
+			measure floor-call "$dir/sessionfloor" "$sock" "$echo_call"
+			measure floor-hello "$dir/hello-world"
+		done
 		"$mcpv" session stop bench >/dev/null
 		row "20 sequential calls, npm everything server, stdio: --session" "$(secs "$(median 1 twenty-session)")" \
 			"20 one-shot commands $(secs "$(median 1 twenty-oneshot)")" "$(ratio "$(median 1 twenty-oneshot)" "$(median 1 twenty-session)") faster"
 		warm_call=$(median 1 warm-call)
+		floor_call=$(median 1 floor-call)
+		floor_hello=$(median 1 floor-hello)
+		row "the least a client does through that session: attach, one call (sessionfloor)" "$(secs "$floor_call")" \
+			"hello-world $(secs "$floor_hello")" "$(ratio "$floor_call" "$floor_hello")"
 	else
 		echo "(npm could not install the everything server and the Inspector CLI: that comparison is left out)"
 	fi
@@ -378,6 +394,13 @@ if [ -n "${warm_call:-}" ]; then
 	floor=$(awk -v v="$(median 1 version)" -v r="$raw" -v n="$pings" 'BEGIN{printf "%.4f", v + r/n}')
 	row "one call through a warm session (npm everything server)" "$(secs "$warm_call")" \
 		"--version + one round trip $(secs "$floor")" "$(ratio "$warm_call" "$floor")"
+	# The least that goal's ratio can be: mcpv's start-up, and what the
+	# attach and the call through the keeper add to a program that does
+	# nothing (sessionfloor beside hello-world, in the same rounds as the
+	# warm call).
+	least=$(awk -v v="$(median 1 version)" -v f="$floor_call" -v h="$floor_hello" 'BEGIN{printf "%.4f", v + f - h}')
+	row "--version + (sessionfloor − hello-world): the least that call could take" "$(secs "$least")" \
+		"--version + one round trip $(secs "$floor")" "$(ratio "$least" "$floor")"
 fi
 
 # 8. Beside the Go peers (scripts/bench/peers.sh).

@@ -44,6 +44,8 @@ peers_build() {
 		die "go build of the mcp-go peer failed"
 	(cd "$repo/scripts/bench/pipefeed" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dir/pipefeed" .) ||
 		die "go build of pipefeed failed"
+	(cd "$repo/scripts/bench/sessionfloor" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dir/sessionfloor" .) ||
+		die "go build of sessionfloor failed"
 	mcptools=${MCPV_BENCH_MCPTOOLS:-}
 	if [ -n "$mcptools" ] && ! [ -x "$mcptools" ]; then
 		die "MCPV_BENCH_MCPTOOLS=$mcptools is not an executable"

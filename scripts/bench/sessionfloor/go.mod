@@ -1,0 +1,3 @@
+module sessionfloor
+
+go 1.26
