@@ -305,6 +305,15 @@ func (t *HTTPTransport) SetProtocolVersion(v string) {
 func (t *HTTPTransport) request(ctx context.Context, o outgoing, msg []byte) {
 	ctx, stop := t.bind(ctx)
 	defer stop()
+	if t.isLegacy() {
+		// A legacy server answers on its event stream, often before the
+		// POST's own 202, and the caller, answered, ends its ctx while the
+		// POST still waits. net/http puts a connection whose response has
+		// no body back in its pool before the POST returns, so a cancel
+		// then breaks the request that took the connection next ("context
+		// canceled"). The POST carries no answer: it ends with the transport.
+		detach(ctx)
+	}
 	if IsModern(t.protocolVersion()) {
 		err := t.reissue(ctx, o, msg)
 		var ae *AuthError
@@ -393,6 +402,7 @@ func (t *HTTPTransport) post(ctx context.Context, msg []byte, o outgoing) (*http
 			}
 			return nil, &TransportError{Op: "POST " + displayURL(t.url), Err: fmt.Errorf("%s; as a legacy SSE server: %w", safetext.Line(status), lerr)}
 		}
+		detach(ctx) // a legacy POST, as in request
 		if resp, _, err = t.send(ctx, msg); err != nil {
 			return nil, err
 		}

@@ -1,12 +1,15 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -191,5 +194,65 @@ func TestHTTPInitializeRefusedWithVersions(t *testing.T) {
 	want := []string{"POST /mcp initialize", "POST /mcp initialize", "POST /mcp notifications/initialized", "GET /mcp"}
 	if d := cmp.Diff(want, paths(srv.Requests())); d != "" {
 		t.Errorf("requests (-want +got):\n%s", d)
+	}
+}
+
+// TestHTTPLegacyPostOutlivesItsAnswer: a legacy server answers on its event
+// stream, often before its POST's own 202. The caller, answered, is gone;
+// the POST is not cancelled for it. (net/http may hand that POST's
+// connection to the next request as soon as the 202 is read, before the
+// POST returns: cancelled then, the next request failed with "context
+// canceled", as a go-sdk legacy server showed under load.) Reached as a
+// legacy server, and by falling back to one, whose initialize is the POST
+// sent again.
+func TestHTTPLegacyPostOutlivesItsAnswer(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{ModeSSE, ModeAuto} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var cancelled []string
+			var handled sync.WaitGroup
+			srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Legacy: true, Post: func(x *mcptest.Exchange) bool {
+				var result string
+				switch x.RPCMethod {
+				case "initialize":
+					result = `{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"fake","version":"1"}}`
+				case "tools/list":
+					result = `{"tools":[]}`
+				default:
+					return false
+				}
+				handled.Add(1)
+				defer handled.Done()
+				x.Send(x.Result(result))
+				select {
+				case <-x.R.Context().Done(): // the client closed the POST's connection
+					mu.Lock()
+					cancelled = append(cancelled, x.RPCMethod)
+					mu.Unlock()
+				case <-time.After(300 * time.Millisecond):
+				}
+				x.W.WriteHeader(http.StatusAccepted)
+				return true
+			}})
+			h := dialHTTP(t, HTTPOptions{URL: srv.URL, Mode: mode}, SessionOptions{})
+			ictx, cancel := context.WithCancel(testCtx(t))
+			c, err := Initialize(ictx, h.s, ClientOptions{Info: testInfo()})
+			cancel() // as a command's start-up ends
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := c.Call(testCtx(t), "tools/list", nil); err != nil || string(got) != `{"tools":[]}` {
+				t.Fatalf("tools/list: %s, %v", got, err)
+			}
+			handled.Wait()
+			if len(cancelled) > 0 {
+				t.Errorf("POSTs cancelled once their answers had come on the stream: %q", cancelled)
+			}
+			if got, err := c.Call(testCtx(t), "ping", nil); err != nil {
+				t.Errorf("ping after them: %s, %v", got, err)
+			}
+		})
 	}
 }
