@@ -84,6 +84,7 @@ const (
 	getStreamWait   = time.Second
 	maxRetry        = 30 * time.Second
 	closeDrainWait  = 2 * time.Second
+	legacyLetGo     = time.Second // a legacy POST's wait after its caller's end (request)
 	finishWait      = 100 * time.Millisecond
 	defaultRetry    = time.Second
 	maxRetryBackoff = 10 * time.Second
@@ -303,6 +304,7 @@ func (t *HTTPTransport) SetProtocolVersion(v string) {
 
 // request POSTs a request and hands its answer to the session.
 func (t *HTTPTransport) request(ctx context.Context, o outgoing, msg []byte) {
+	caller := ctx
 	ctx, stop := t.bind(ctx)
 	defer stop()
 	if t.isLegacy() {
@@ -311,8 +313,11 @@ func (t *HTTPTransport) request(ctx context.Context, o outgoing, msg []byte) {
 		// POST still waits. net/http puts a connection whose response has
 		// no body back in its pool before the POST returns, so a cancel
 		// then breaks the request that took the connection next ("context
-		// canceled"). The POST carries no answer: it ends with the transport.
+		// canceled"). The POST carries no answer: it is let go a while
+		// after its caller, so that one the server never answers is not
+		// kept, and its connection with it, for as long as the transport.
 		detach(ctx)
+		defer context.AfterFunc(caller, func() { time.AfterFunc(legacyLetGo, stop) })()
 	}
 	if IsModern(t.protocolVersion()) {
 		err := t.reissue(ctx, o, msg)

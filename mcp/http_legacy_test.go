@@ -256,3 +256,36 @@ func TestHTTPLegacyPostOutlivesItsAnswer(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPLegacyPostLetGo: a POST the legacy server never answers is let go
+// soon after its caller gives up, not kept (with its connection) for as
+// long as the transport.
+func TestHTTPLegacyPostLetGo(t *testing.T) {
+	t.Parallel()
+	letGo := make(chan struct{})
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Legacy: true, Post: func(x *mcptest.Exchange) bool {
+		if x.RPCMethod != "tools/call" {
+			return false
+		}
+		select {
+		case <-x.R.Context().Done(): // the client closed the POST's connection
+			close(letGo)
+		case <-time.After(10 * time.Second):
+		}
+		return true
+	}})
+	h := dialHTTP(t, HTTPOptions{URL: srv.URL, Mode: ModeSSE}, SessionOptions{})
+	c := h.initialize(t)
+	ctx, cancel := context.WithTimeout(testCtx(t), 100*time.Millisecond)
+	defer cancel()
+	if _, err := c.Call(ctx, "tools/call", json.RawMessage(`{"name":"x"}`)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("tools/call: %v, want the deadline", err)
+	}
+	gaveUp := time.Now()
+	select {
+	case <-letGo:
+		t.Logf("let go %v after its caller", time.Since(gaveUp).Round(time.Millisecond))
+	case <-time.After(5 * time.Second):
+		t.Fatal("the POST was still held 5 s after its caller gave up")
+	}
+}
