@@ -79,6 +79,7 @@ type HTTPServer struct {
 
 	opts HTTPOptions
 	ts   *httptest.Server
+	ln   *connsListener
 	done chan struct{} // closed when the test ends, before the server closes
 
 	mu       sync.Mutex               // guards the fields below
@@ -99,7 +100,8 @@ func NewHTTPServer(t testing.TB, opts HTTPOptions) *HTTPServer {
 		live: map[string]bool{}, channels: map[string]chan<- string{}}
 	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	s.ts.Listener.Close()
-	s.ts.Listener = l
+	s.ln = &connsListener{Listener: l}
+	s.ts.Listener = s.ln
 	s.ts.Start()
 	s.URL = s.ts.URL + "/mcp"
 	t.Cleanup(func() {
@@ -150,10 +152,45 @@ func (s *HTTPServer) Expire(sessionID string) {
 }
 
 // Die ends the server as a crash would: nothing listens on its port any
-// more and every connection is cut. A hook may call it.
-func (s *HTTPServer) Die() {
-	s.ts.Listener.Close()
-	s.ts.CloseClientConnections()
+// more and every connection it accepted is cut. A hook may call it.
+func (s *HTTPServer) Die() { s.ln.kill() }
+
+// connsListener keeps every connection it accepts, so that kill can close
+// them all: httptest's CloseClientConnections closes only those the server
+// has registered, which it does after Accept returns, so a connection
+// accepted just before would live on (and answer a request after Die).
+type connsListener struct {
+	net.Listener
+	mu    sync.Mutex
+	conns []net.Conn
+	dead  bool
+}
+
+func (l *connsListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.dead {
+		c.Close()
+		return nil, net.ErrClosed
+	}
+	l.conns = append(l.conns, c)
+	return c, nil
+}
+
+func (l *connsListener) kill() {
+	l.Listener.Close()
+	l.mu.Lock()
+	l.dead = true
+	conns := l.conns
+	l.conns = nil
+	l.mu.Unlock()
+	for _, c := range conns {
+		c.Close()
+	}
 }
 
 // Exchange is one request being answered by a hook.
