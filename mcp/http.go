@@ -84,7 +84,7 @@ const (
 	getStreamWait   = time.Second
 	maxRetry        = 30 * time.Second
 	closeDrainWait  = 2 * time.Second
-	legacyLetGo     = time.Second // a legacy POST's wait after its caller's end (request)
+	legacyLetGo     = time.Second // a legacy POST's wait after its caller's end (bind)
 	finishWait      = 100 * time.Millisecond
 	defaultRetry    = time.Second
 	maxRetryBackoff = 10 * time.Second
@@ -304,21 +304,8 @@ func (t *HTTPTransport) SetProtocolVersion(v string) {
 
 // request POSTs a request and hands its answer to the session.
 func (t *HTTPTransport) request(ctx context.Context, o outgoing, msg []byte) {
-	caller := ctx
 	ctx, stop := t.bind(ctx)
 	defer stop()
-	if t.isLegacy() {
-		// A legacy server answers on its event stream, often before the
-		// POST's own 202, and the caller, answered, ends its ctx while the
-		// POST still waits. net/http puts a connection whose response has
-		// no body back in its pool before the POST returns, so a cancel
-		// then breaks the request that took the connection next ("context
-		// canceled"). The POST carries no answer: it is let go a while
-		// after its caller, so that one the server never answers is not
-		// kept, and its connection with it, for as long as the transport.
-		detach(ctx)
-		defer context.AfterFunc(caller, func() { time.AfterFunc(legacyLetGo, stop) })()
-	}
 	if IsModern(t.protocolVersion()) {
 		err := t.reissue(ctx, o, msg)
 		var ae *AuthError
@@ -351,13 +338,28 @@ func (t *HTTPTransport) request(ctx context.Context, o outgoing, msg []byte) {
 }
 
 // bind returns the context of a request's HTTP exchanges: it ends with
-// ctx or with the transport, until the response is handed over (detach,
-// just before the session has it), and then with the transport alone, so
-// that the rest of the answer's stream can be read (finish) after the
-// caller has its response and is gone. stop ends it.
+// ctx (a legacy POST legacyLetGo after it) or with the transport, until
+// the response is handed over (detach, just before the session has it),
+// and then with the transport alone, so that the rest of the answer's
+// stream can be read (finish) after the caller has its response and is
+// gone. stop ends it.
 func (t *HTTPTransport) bind(ctx context.Context) (context.Context, func()) {
 	rctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx)) // ctx's values (x-mcp-header), not its end
-	unwatch := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+	unwatch := context.AfterFunc(ctx, func() {
+		if !t.isLegacy() {
+			cancel(context.Cause(ctx))
+			return
+		}
+		// A legacy server answers on its event stream, often before the
+		// POST's own 202, and the caller, answered, ends ctx while the POST
+		// still waits. net/http puts a connection whose response has no
+		// body back in its pool before the POST returns, so a cancel then
+		// breaks the request that took the connection next ("context
+		// canceled"). The POST carries no answer: it is let go a while
+		// later, so that one the server never answers is not kept, with
+		// its connection, for as long as the transport.
+		time.AfterFunc(legacyLetGo, func() { cancel(context.Cause(ctx)) })
+	})
 	stopClose := context.AfterFunc(t.ctx, func() { cancel(context.Canceled) })
 	return context.WithValue(rctx, detachKey{}, unwatch), func() { unwatch(); stopClose(); cancel(nil) }
 }
@@ -407,7 +409,6 @@ func (t *HTTPTransport) post(ctx context.Context, msg []byte, o outgoing) (*http
 			}
 			return nil, &TransportError{Op: "POST " + displayURL(t.url), Err: fmt.Errorf("%s; as a legacy SSE server: %w", safetext.Line(status), lerr)}
 		}
-		detach(ctx) // a legacy POST, as in request
 		if resp, _, err = t.send(ctx, msg); err != nil {
 			return nil, err
 		}
