@@ -18,7 +18,11 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"time"
 )
+
+// answerWait bounds the whole exchange.
+const answerWait = 30 * time.Second
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -36,6 +40,9 @@ func run(args []string) error {
 		return err
 	}
 	defer c.Close()
+	// A keeper that stops answering ends the run with an error, not a
+	// bench that waits for ever.
+	c.SetDeadline(time.Now().Add(answerWait))
 	if _, err := c.Write([]byte("{\"attach\":{}}\n")); err != nil {
 		return err
 	}
