@@ -144,19 +144,21 @@ type commandSet struct {
 	Request               requestCmd
 	Batch                 batchCmd
 	Test                  testCmd
-	Servers               serversCmd
-	Trust                 trustCmd
-	AuthCmd               authCmd
 	Session               sessionCmd
 	Serve                 serveCmd
 	Mock                  mockCmd
+	Servers               serversCmd
+	Trust                 trustCmd
+	AuthCmd               authCmd
 	Completions           completionsCmd
 }
 
-// command is one of mcpv's commands: its name, its help and its value.
+// command is one of mcpv's commands: its name, the group and the brief
+// line the top-level help lists it under and with (see overview), its help
+// and its value.
 type command struct {
-	name, help string
-	value      any
+	name, group, brief, help string
+	value                    any
 }
 
 // commands are s's commands, in the order help lists them. kong is given
@@ -166,29 +168,29 @@ type command struct {
 // against a regular expression that must be compiled first.
 func (s *commandSet) commands() []command {
 	return []command{
-		{"info", "Print the server's initialize result: protocol version, server info, capabilities, instructions.", &s.Info},
-		{"ping", "Ping the server.", &s.Ping},
-		{"list-tools", "List the server's tools (every page).", &s.ListTools},
-		{"call", "Call a tool.", &s.Call},
-		{"list-resources", "List the server's resources (every page).", &s.ListResources},
-		{"list-resource-templates", "List the server's resource templates (every page).", &s.ListResourceTemplates},
-		{"read", "Read a resource.", &s.Read},
-		{"list-prompts", "List the server's prompts (every page).", &s.ListPrompts},
-		{"get-prompt", "Get a prompt, filled with arguments.", &s.GetPrompt},
-		{"complete", "Ask for completions of a prompt or resource-template argument.", &s.Complete},
-		{"watch", "Subscribe to resources and print a JSON line per change.", &s.Watch},
-		{"tasks", "List, inspect, collect or cancel tasks.", &s.Tasks},
-		{"skills", "List, inspect, read or pull the skills a server publishes.", &s.Skills},
-		{"request", "Send any request (or notification) with raw JSON params.", &s.Request},
-		{"batch", "Run operations from stdin, one per line, in one session; print a JSON line for each.", &s.Batch},
-		{"test", "Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).", &s.Test},
-		{"servers", "List the servers named in config files, or show one.", &s.Servers},
-		{"trust", "Trust a project config file as it is now, so its servers may start.", &s.Trust},
-		{"auth", "Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.", &s.AuthCmd},
-		{"session", "Keep a session open in the background for many commands: start, list, stop.", &s.Session},
-		{"serve", "Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.", &s.Serve},
-		{"mock", "Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.", &s.Mock},
-		{"completions", "Print a shell completion script for bash, zsh, fish or PowerShell.", &s.Completions},
+		{"info", groupTalk, "Print the server's initialize result", "Print the server's initialize result: protocol version, server info, capabilities, instructions.", &s.Info},
+		{"ping", groupTalk, "Ping the server", "Ping the server.", &s.Ping},
+		{"list-tools", groupTalk, "List the server's tools", "List the server's tools (every page).", &s.ListTools},
+		{"call", groupTalk, "Call a tool", "Call a tool.", &s.Call},
+		{"list-resources", groupTalk, "List the server's resources", "List the server's resources (every page).", &s.ListResources},
+		{"list-resource-templates", groupTalk, "List the server's resource templates", "List the server's resource templates (every page).", &s.ListResourceTemplates},
+		{"read", groupTalk, "Read a resource", "Read a resource.", &s.Read},
+		{"list-prompts", groupTalk, "List the server's prompts", "List the server's prompts (every page).", &s.ListPrompts},
+		{"get-prompt", groupTalk, "Get a prompt, filled with arguments", "Get a prompt, filled with arguments.", &s.GetPrompt},
+		{"complete", groupTalk, "Complete a prompt's or a template's argument", "Ask for completions of a prompt or resource-template argument.", &s.Complete},
+		{"watch", groupTalk, "Print a JSON line per change of resources", "Subscribe to resources and print a JSON line per change.", &s.Watch},
+		{"tasks", groupTalk, "List, inspect, collect or cancel tasks", "List, inspect, collect or cancel tasks.", &s.Tasks},
+		{"skills", groupTalk, "List, read or pull the skills a server publishes", "List, inspect, read or pull the skills a server publishes.", &s.Skills},
+		{"request", groupTalk, "Send any request, with raw JSON params", "Send any request (or notification) with raw JSON params.", &s.Request},
+		{"batch", groupTalk, "Run operations from stdin in one session", "Run operations from stdin, one per line, in one session; print a JSON line for each.", &s.Batch},
+		{"test", groupTest, "Run test files against servers, report for CI", "Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).", &s.Test},
+		{"session", groupSessions, "Keep a session open for many commands", "Keep a session open in the background for many commands: start, list, stop.", &s.Session},
+		{"serve", groupSessions, "Re-expose a server to MCP clients, with a guard", "Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.", &s.Serve},
+		{"mock", groupSessions, "Serve a recorded server, for testing clients", "Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.", &s.Mock},
+		{"servers", groupSetup, "List the servers config files name", "List the servers named in config files, or show one.", &s.Servers},
+		{"trust", groupSetup, "Trust a project config file or test file", "Trust a project config file as it is now, so its servers may start.", &s.Trust},
+		{"auth", groupSetup, "Log in with OAuth; show or remove tokens", "Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.", &s.AuthCmd},
+		{"completions", groupSetup, "Print a shell completion script", "Print a shell completion script for bash, zsh, fish or PowerShell.", &s.Completions},
 	}
 }
 
@@ -204,17 +206,19 @@ func (c *cli) Validate() error {
 	return c.flags.ClientFlags.Validate()
 }
 
+// Help is the manual's account of mcpv as a whole: the man page's
+// synopsis, description, exit status, examples and environment (see
+// internal/manpage). The top-level help is shorter (see writeOverview).
 func (c *cli) Help() string {
 	if c.lean {
 		return "" // kong asks for it as it builds the model, and prints none
 	}
 	return `mcpv talks to one MCP server per run: it starts the server (the command after --), or connects to its URL, or takes either from a config file (see 'mcpv servers --help'); then it negotiates, runs one operation, prints the result as JSON on stdout and exits with a code a script can trust. Diagnostics and the server's stderr go to stderr.
 
-    mcpv [flags] <command> [args] -- SERVER-COMMAND [ARGS...]
-    mcpv [flags] --url URL <command> [args]
-    mcpv [flags] --server NAME <command> [args]
+    ` + strings.Join(usageLines, "\n    ") + `
     mcpv help <command>          (the same as mcpv <command> --help)
     ` + helpTopicList() + `
+    mcpv help --man
 
 --jq filters as jq does: --jq-arg NAME VALUE and --jq-argjson NAME JSON set $NAME (jq's --arg and --argjson, renamed because complete has an --arg of its own), and $ENV and env are mcpv's environment. jq's positional --args and --jsonargs have no place here, since the words after the command are the command's and those after -- the server's; and -s is --server, so to slurp the outputs, pipe them through jq -s.
 
@@ -378,17 +382,6 @@ func names(words map[string]bool, long func(name string) bool, shorts string) bo
 	return false
 }
 
-// jqFlagHint points a jq user's --arg or --argjson to mcpv's names for
-// them; kong would suggest --args, which is something else.
-func jqFlagHint(err error) error {
-	for _, f := range []string{"--arg", "--argjson"} {
-		if m := err.Error(); m == "unknown flag "+f || strings.HasPrefix(m, "unknown flag "+f+",") {
-			return pointedUsageErrorf("unknown flag %s: jq's %s is --jq-%s here (see mcpv --help)", f, f, f[2:])
-		}
-	}
-	return err
-}
-
 // ErrInterrupted is the cause main gives the context when the user presses Ctrl-C.
 var ErrInterrupted = errors.New("interrupted")
 
@@ -462,14 +455,21 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 		waitFor(signals)
 		return runKeeper(ctx, ios, env)
 	}
-	args, server := splitServer(args)
-	if len(args) == 2 && args[0] == "help" {
+	if len(args) == 0 {
 		waitFor(signals)
-		if text, ok := helpTopic(args[1], env); ok {
-			if _, err := io.WriteString(ios.Out, text); err != nil && !oserr.BrokenPipe(err) {
-				return report(ios, err)
+		writeOverview(ios.Err, new(commandSet).commands())
+		return exitcode.Usage
+	}
+	args, server := splitServer(args)
+	if len(args) > 1 && args[0] == "help" {
+		if text, ok, err := helpWords(args[1:], env); ok {
+			waitFor(signals)
+			if err == nil {
+				if _, err = io.WriteString(ios.Out, text); oserr.BrokenPipe(err) {
+					err = nil
+				}
 			}
-			return exitcode.OK
+			return report(ios, err, "mcpv --help")
 		}
 	}
 	if len(args) > 0 && args[0] == "help" {
@@ -511,8 +511,10 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 		return exitcode.OK // --help | head
 	}
 	if err != nil {
-		return report(ios, jqFlagHint(usageError(err)))
+		return report(ios, noCommandHint(flagWordHint(jqFlagHint(usageError(err)), err)), helpFor(nil, err, &c))
 	}
+	// fail reports err, pointing a usage mistake to the command's help.
+	fail := func(err error) int { return report(ios, err, helpFor(kctx, err, &c)) }
 	var closers []func() error
 	defer func() {
 		for _, c := range closers {
@@ -523,16 +525,16 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	kctx.Bind(env)
 	if _, local := kctx.Selected().Target.Addr().Interface().(noServer); local {
 		if len(server) > 0 {
-			return report(ios, usageErrorf("%s takes no server command", kctx.Selected().Name))
+			return fail(usageErrorf("%s takes no server command", kctx.Selected().Name))
 		}
 		kctx.Bind(newConsole(ios, &c.outputFlags, env), &c.flags.ServerFlags, servers)
-		return report(ios, kctx.Run())
+		return fail(kctx.Run())
 	}
 
 	logger := output.NewLogger(ios.Err)
 	settings, err := connect.Resolve(c.flags, explicitFlags(kctx), server, env, logger)
 	if err != nil {
-		return report(ios, err)
+		return fail(err)
 	}
 	// Everything written on stderr from here on goes through the scrubber,
 	// which learns the secrets the session comes to hold (tokens) as well.
@@ -546,7 +548,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	if path := settings.Answers.Events; path != "" {
 		f, err := os.OpenFile(env.Path(path), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 		if err != nil {
-			return report(ios, usageErrorf("--events: %v", err))
+			return fail(usageErrorf("--events: %v", err))
 		}
 		closers = append(closers, f.Close)
 		events = connect.NewEventLog(f)
@@ -561,7 +563,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	kctx.Bind(s, newConsole(ios, &c.outputFlags, env))
 	err = kctx.Run()
 	ios.Status.Stop() // the run is over: no progress line after its last word
-	return report(ios, err)
+	return fail(err)
 }
 
 // grammarError is a grammar kong refuses to build (a bug in mcpv).

@@ -4,11 +4,11 @@
 # __mcpv_subs CMD sets subs to the subcommands of CMD ("" for mcpv itself, "tasks", ...).
 __mcpv_subs() {
     case $1 in
-    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test servers trust auth session serve mock completions' ;;
+    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test session serve mock servers trust auth completions' ;;
     'tasks') subs='list get result cancel' ;;
     'skills') subs='list get read pull' ;;
-    'auth') subs='login status logout token' ;;
     'session') subs='start list stop' ;;
+    'auth') subs='login status logout token' ;;
     *) subs= ;;
     esac
 }
@@ -32,11 +32,11 @@ __mcpv_flags() {
     'skills pull') flags='--force' ;;
     'batch') flags='--parallel --keep-going' ;;
     'test') flags='--format --output --parallel --fail-fast --filter --lint --snapshot --update --ci' ;;
-    'trust') flags='--revoke' ;;
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
     'serve') flags='--http --http-token --allow-remote --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
     'mock') flags='--responses --http --http-token --allow-remote' ;;
+    'trust') flags='--revoke' ;;
     *) flags= ;;
     esac
 }
@@ -142,7 +142,6 @@ __mcpv_flag() {
         'test:--snapshot') kind='bool'; return ;;
         'test:--update') kind='bool'; return ;;
         'test:--ci') kind='bool'; return ;;
-        'trust:--revoke') kind='bool'; return ;;
         'session start:--idle') kind='none'; return ;;
         'session stop:--all') kind='bool'; return ;;
         'serve:--http') kind='none'; return ;;
@@ -162,6 +161,7 @@ __mcpv_flag() {
         'mock:--http') kind='none'; return ;;
         'mock:--http-token') kind='none'; return ;;
         'mock:--allow-remote') kind='bool'; return ;;
+        'trust:--revoke') kind='bool'; return ;;
         esac
         [[ -n $c ]] || return 1
         [[ $c == *' '* ]] && c=${c% *} || c=
@@ -172,9 +172,9 @@ __mcpv_flag() {
 __mcpv_arg() {
     case "$1:$2" in
     'test:'*) kind='file' ;;
+    'mock:0') kind='file' ;;
     'servers:0') kind='server' ;;
     'trust:'*) kind='file' ;;
-    'mock:0') kind='file' ;;
     'completions:0') kind='enum bash zsh fish powershell' ;;
     *) kind=none ;;
     esac

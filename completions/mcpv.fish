@@ -5,15 +5,15 @@
 function __mcpv_subs
     switch "$argv[1]"
         case ''
-            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test servers trust auth session serve mock completions
+            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test session serve mock servers trust auth completions
         case 'tasks'
             printf '%s\n' list get result cancel
         case 'skills'
             printf '%s\n' list get read pull
-        case 'auth'
-            printf '%s\n' login status logout token
         case 'session'
             printf '%s\n' start list stop
+        case 'auth'
+            printf '%s\n' login status logout token
     end
 end
 
@@ -228,12 +228,12 @@ complete -c mcpv -n '__mcpv_at "" 0' -a skills -d 'List, inspect, read or pull t
 complete -c mcpv -n '__mcpv_at "" 0' -a request -d 'Send any request (or notification) with raw JSON params.'
 complete -c mcpv -n '__mcpv_at "" 0' -a batch -d 'Run operations from stdin, one per line, in one session; print a JSON line for each.'
 complete -c mcpv -n '__mcpv_at "" 0' -a test -d 'Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).'
-complete -c mcpv -n '__mcpv_at "" 0' -a servers -d 'List the servers named in config files, or show one.'
-complete -c mcpv -n '__mcpv_at "" 0' -a trust -d 'Trust a project config file as it is now, so its servers may start.'
-complete -c mcpv -n '__mcpv_at "" 0' -a auth -d 'Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.'
 complete -c mcpv -n '__mcpv_at "" 0' -a session -d 'Keep a session open in the background for many commands: start, list, stop.'
 complete -c mcpv -n '__mcpv_at "" 0' -a serve -d 'Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.'
 complete -c mcpv -n '__mcpv_at "" 0' -a mock -d 'Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.'
+complete -c mcpv -n '__mcpv_at "" 0' -a servers -d 'List the servers named in config files, or show one.'
+complete -c mcpv -n '__mcpv_at "" 0' -a trust -d 'Trust a project config file as it is now, so its servers may start.'
+complete -c mcpv -n '__mcpv_at "" 0' -a auth -d 'Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.'
 complete -c mcpv -n '__mcpv_at "" 0' -a completions -d 'Print a shell completion script for bash, zsh, fish or PowerShell.'
 complete -c mcpv -n '__mcpv_in ""' -s h -l help -d 'Show context-sensitive help.'
 complete -c mcpv -n '__mcpv_in ""' -s u -l url -x -d 'Talk to the server at this Streamable HTTP (or legacy SSE) URL instead of starting one (default: MCPV_URL).'
@@ -338,13 +338,6 @@ complete -c mcpv -n '__mcpv_in "test"' -l snapshot -d 'Compare each server\'s to
 complete -c mcpv -n '__mcpv_in "test"' -l update -d 'Write snapshots anew: accept every change, breaking or not.'
 complete -c mcpv -n '__mcpv_in "test"' -l ci -d 'Fail a snapshot step whose snapshot file is missing instead of writing it (the default when the CI environment variable is set; --no-ci writes it).'
 complete -c mcpv -n '__mcpv_at "test" 0+' -F
-complete -c mcpv -n '__mcpv_at "servers" 0' -x -a '(__mcpv_servers)'
-complete -c mcpv -n '__mcpv_in "trust"' -l revoke -d 'Forget the trust instead.'
-complete -c mcpv -n '__mcpv_at "trust" 0+' -F
-complete -c mcpv -n '__mcpv_at "auth" 0' -a login -d 'Authorize mcpv at the server now (a browser flow, or client credentials).'
-complete -c mcpv -n '__mcpv_at "auth" 0' -a status -d 'Show what is stored for the server (never the tokens); exit 5 when nothing usable is.'
-complete -c mcpv -n '__mcpv_at "auth" 0' -a logout -d 'Forget the server\'s stored tokens and client.'
-complete -c mcpv -n '__mcpv_at "auth" 0' -a token -d 'Print a valid access token for the server, refreshing it if needed.'
 complete -c mcpv -n '__mcpv_at "session" 0' -a start -d 'Open a session in the background, for later commands\' --session NAME.'
 complete -c mcpv -n '__mcpv_at "session" 0' -a list -d 'List the running sessions.'
 complete -c mcpv -n '__mcpv_at "session" 0' -a stop -d 'End a session (or --all): the server is shut down as a one-shot command would.'
@@ -368,4 +361,11 @@ complete -c mcpv -n '__mcpv_in "mock"' -l http -x -d 'Serve Streamable HTTP at h
 complete -c mcpv -n '__mcpv_in "mock"' -l http-token -x -d 'Require this bearer token of every HTTP client.'
 complete -c mcpv -n '__mcpv_in "mock"' -l allow-remote -d 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.'
 complete -c mcpv -n '__mcpv_at "mock" 0' -F
+complete -c mcpv -n '__mcpv_at "servers" 0' -x -a '(__mcpv_servers)'
+complete -c mcpv -n '__mcpv_in "trust"' -l revoke -d 'Forget the trust instead.'
+complete -c mcpv -n '__mcpv_at "trust" 0+' -F
+complete -c mcpv -n '__mcpv_at "auth" 0' -a login -d 'Authorize mcpv at the server now (a browser flow, or client credentials).'
+complete -c mcpv -n '__mcpv_at "auth" 0' -a status -d 'Show what is stored for the server (never the tokens); exit 5 when nothing usable is.'
+complete -c mcpv -n '__mcpv_at "auth" 0' -a logout -d 'Forget the server\'s stored tokens and client.'
+complete -c mcpv -n '__mcpv_at "auth" 0' -a token -d 'Print a valid access token for the server, refreshing it if needed.'
 complete -c mcpv -n '__mcpv_at "completions" 0' -x -a 'bash zsh fish powershell'

@@ -23,12 +23,12 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'request'; H = 'Send any request (or notification) with raw JSON params.' }
             @{ N = 'batch'; H = 'Run operations from stdin, one per line, in one session; print a JSON line for each.' }
             @{ N = 'test'; H = 'Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).' }
-            @{ N = 'servers'; H = 'List the servers named in config files, or show one.' }
-            @{ N = 'trust'; H = 'Trust a project config file as it is now, so its servers may start.' }
-            @{ N = 'auth'; H = 'Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.' }
             @{ N = 'session'; H = 'Keep a session open in the background for many commands: start, list, stop.' }
             @{ N = 'serve'; H = 'Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.' }
             @{ N = 'mock'; H = 'Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.' }
+            @{ N = 'servers'; H = 'List the servers named in config files, or show one.' }
+            @{ N = 'trust'; H = 'Trust a project config file as it is now, so its servers may start.' }
+            @{ N = 'auth'; H = 'Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.' }
             @{ N = 'completions'; H = 'Print a shell completion script for bash, zsh, fish or PowerShell.' }
         )
         'tasks' = @(
@@ -43,16 +43,16 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'read'; H = 'Load a skill and print its SKILL.md, or one of its files, verified.' }
             @{ N = 'pull'; H = 'Load a skill and write all its files, verified, into a directory.' }
         )
+        'session' = @(
+            @{ N = 'start'; H = 'Open a session in the background, for later commands'' --session NAME.' }
+            @{ N = 'list'; H = 'List the running sessions.' }
+            @{ N = 'stop'; H = 'End a session (or --all): the server is shut down as a one-shot command would.' }
+        )
         'auth' = @(
             @{ N = 'login'; H = 'Authorize mcpv at the server now (a browser flow, or client credentials).' }
             @{ N = 'status'; H = 'Show what is stored for the server (never the tokens); exit 5 when nothing usable is.' }
             @{ N = 'logout'; H = 'Forget the server''s stored tokens and client.' }
             @{ N = 'token'; H = 'Print a valid access token for the server, refreshing it if needed.' }
-        )
-        'session' = @(
-            @{ N = 'start'; H = 'Open a session in the background, for later commands'' --session NAME.' }
-            @{ N = 'list'; H = 'List the running sessions.' }
-            @{ N = 'stop'; H = 'End a session (or --all): the server is shut down as a one-shot command would.' }
         )
     }
     # Each command's own flags; those of its ancestors apply as well. Words: how many
@@ -184,9 +184,6 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--update'); Words = 0; Kind = 'none'; Enum = @(); H = 'Write snapshots anew: accept every change, breaking or not.' }
             @{ Names = @('--ci'); Words = 0; Kind = 'none'; Enum = @(); H = 'Fail a snapshot step whose snapshot file is missing instead of writing it (the default when the CI environment variable is set; --no-ci writes it).' }
         )
-        'trust' = @(
-            @{ Names = @('--revoke'); Words = 0; Kind = 'none'; Enum = @(); H = 'Forget the trust instead.' }
-        )
         'session start' = @(
             @{ Names = @('--idle'); Words = 1; Kind = 'none'; Enum = @(); H = 'End the session after this long without commands; 0 never.' }
         )
@@ -214,20 +211,23 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require this bearer token of every HTTP client.' }
             @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.' }
         )
+        'trust' = @(
+            @{ Names = @('--revoke'); Words = 0; Kind = 'none'; Enum = @(); H = 'Forget the trust instead.' }
+        )
     }
     # The positional arguments of the commands that complete one.
     $positional = @{
         'test' = @(
             @{ Kind = 'file'; Enum = @(); Repeat = $true }
         )
+        'mock' = @(
+            @{ Kind = 'file'; Enum = @(); Repeat = $false }
+        )
         'servers' = @(
             @{ Kind = 'server'; Enum = @(); Repeat = $false }
         )
         'trust' = @(
             @{ Kind = 'file'; Enum = @(); Repeat = $true }
-        )
-        'mock' = @(
-            @{ Kind = 'file'; Enum = @(); Repeat = $false }
         )
         'completions' = @(
             @{ Kind = 'enum'; Enum = @('bash', 'zsh', 'fish', 'powershell'); Repeat = $false }

@@ -1,5 +1,5 @@
 // Package envdoc is the one list of the environment variables mcpv reads,
-// shown by 'mcpv --help', the man page and docs/guide/environment.md (made
+// shown by 'mcpv help environment', the man page and docs/guide/environment.md (made
 // from it by go generate); a test keeps it equal to what the code reads.
 package envdoc
 
