@@ -40,18 +40,19 @@ func init() {
 	Version, Commit, Date = stamp(Version, Commit, Date, bi)
 }
 
-// stamp fills what -ldflags left empty from the build information.
+// stamp fills what -ldflags left empty from the build information. A
+// build in a checkout is "dev", as 'go run .' is (which stamps no
+// revision): the pseudo-version go build makes from the revision
+// (v0.0.0-20261124161012-a59f55a698bc+dirty) says nothing the commit does
+// not, and would make the same code look like two versions. A tagged
+// checkout, and a module go install fetched, keep their version.
 func stamp(version, commit, date string, bi *debug.BuildInfo) (string, string, string) {
-	if version == "" {
-		version = "dev"
-		if v := bi.Main.Version; v != "" && v != "(devel)" {
-			version = v
-		}
-	}
 	var modified, fromVCS bool
+	revision := ""
 	for _, s := range bi.Settings {
 		switch s.Key {
 		case "vcs.revision":
+			revision = s.Value
 			if commit == "" {
 				commit, fromVCS = s.Value, true
 			}
@@ -61,6 +62,13 @@ func stamp(version, commit, date string, bi *debug.BuildInfo) (string, string, s
 			}
 		case "vcs.modified":
 			modified = s.Value == "true"
+		}
+	}
+	if version == "" {
+		version = "dev"
+		v := bi.Main.Version
+		if v != "" && v != "(devel)" && (len(revision) < 12 || !strings.Contains(v, revision[:12])) {
+			version = v
 		}
 	}
 	if len(commit) > 12 {
