@@ -31,10 +31,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -162,7 +165,7 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 	closeAll(inR, outW, errW) // the child has its own copies
 	if err != nil {
 		closeAll(inW, outR, errR)
-		return nil, &TransportError{Op: fmt.Sprintf("start server %q", opts.Path), Err: unwrapExec(err)}
+		return nil, &TransportError{Op: fmt.Sprintf("start server %q", opts.Path), Err: notFoundIn(unwrapExec(err), opts)}
 	}
 	if err := afterStart(cmd.Process.Pid); err != nil {
 		cmd.Process.Kill()
@@ -238,6 +241,21 @@ func unwrapExec(err error) error {
 		return ee.Err
 	}
 	return err
+}
+
+// notFoundIn adds to the failure to start a server whose command is a
+// relative path, run in another directory than mcpv's (a test file's, a
+// config entry's cwd), the directory it was looked for in: the path is
+// taken from there, not from where the user typed.
+func notFoundIn(err error, opts CommandOptions) error {
+	path := opts.Path
+	if opts.Dir == "" || filepath.IsAbs(path) || !strings.ContainsAny(path, "/"+string(filepath.Separator)) || !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if _, statErr := os.Stat(filepath.Join(opts.Dir, path)); !errors.Is(statErr, fs.ErrNotExist) {
+		return err // it is there: what is missing is something it needs
+	}
+	return fmt.Errorf("%w (looked for in %s)", err, opts.Dir)
 }
 
 func closeAll(files ...*os.File) {

@@ -380,6 +380,33 @@ func TestStartCommandFails(t *testing.T) {
 	}
 }
 
+// A relative command that is not found, in a directory other than
+// mcpv's, is said to have been looked for there; one that is there (what
+// it needs is missing) or that names no directory is not.
+func TestStartCommandNamesItsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	_, err := StartCommand(CommandOptions{Path: "./no-server", Dir: dir})
+	if !errors.Is(err, fs.ErrNotExist) || !strings.HasSuffix(err.Error(), "no such file or directory (looked for in "+dir+")") {
+		t.Errorf("StartCommand(./no-server in %s) = %v, want it to name the directory", dir, err)
+	}
+	_, err = StartCommand(CommandOptions{Path: "./no-server"})
+	if err == nil || strings.Contains(err.Error(), "looked for in") {
+		t.Errorf("StartCommand(./no-server in mcpv's directory) = %v, want no directory named", err)
+	}
+	_, err = StartCommand(CommandOptions{Path: "/nonexistent/mcpv-server", Dir: dir})
+	if err == nil || strings.Contains(err.Error(), "looked for in") {
+		t.Errorf("StartCommand(an absolute path) = %v, want no directory named", err)
+	}
+	script := filepath.Join(dir, "server")
+	if err := os.WriteFile(script, []byte("#!/nonexistent/interpreter\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err = StartCommand(CommandOptions{Path: "./server", Dir: dir})
+	if err == nil || strings.Contains(err.Error(), "looked for in") {
+		t.Errorf("StartCommand(a script whose interpreter is missing) = %v, want no directory named", err)
+	}
+}
+
 func TestTailBuffer(t *testing.T) {
 	b := &tailBuffer{max: 20}
 	b.Write([]byte("line1\nli"))
