@@ -19,6 +19,7 @@ import (
 	"github.com/mcpv/mcpv/internal/envdoc"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/oserr"
+	"github.com/mcpv/mcpv/internal/userio"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
@@ -529,6 +530,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 			c()
 		}
 	}()
+	env.Ask = inputAsker(ctx, userio.NewAsker(ios.ErrTTY, &closers).Ask)
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	kctx.Bind(env)
 	if _, local := kctx.Selected().Target.Addr().Interface().(noServer); local {
