@@ -72,23 +72,29 @@ func TestHelp(t *testing.T) {
 			if r.code != 0 || r.stderr != "" {
 				t.Fatalf("exit code %d, stderr %q", r.code, r.stderr)
 			}
-			golden := filepath.Join("testdata", "help", name+".txt")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(r.stdout), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (go generate ./commands creates it)", err)
-			}
-			if d := cmp.Diff(string(want), r.stdout); d != "" {
-				t.Errorf("commands/%s is stale; go generate ./commands rewrites it if the change is intended (-golden +got):\n%s", filepath.ToSlash(golden), d)
-			}
+			checkGolden(t, filepath.Join("testdata", "help", name+".txt"), r.stdout)
 		})
+	}
+}
+
+// checkGolden compares got with the golden file, which -update (go
+// generate) writes first.
+func checkGolden(t *testing.T, golden, got string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (go generate ./commands creates it)", err)
+	}
+	if d := cmp.Diff(string(want), got); d != "" {
+		t.Errorf("commands/%s is stale; go generate ./commands rewrites it if the change is intended (-golden +got):\n%s", filepath.ToSlash(golden), d)
 	}
 }
 

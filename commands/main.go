@@ -132,7 +132,7 @@ func (c *cli) BeforeResolve() error {
 // (see leanGrammar): kong reads every tag of every flag it is given, which
 // was a seventh of a short run's start-up for the 45 global flags.
 func (c *cli) flagGroups() []connect.FlagGroup {
-	return append(c.flags.Groups(), connect.FlagGroup{Heading: "Output", Flags: &c.outputFlags, Docs: outputFlagDocs, Shorts: "qrec"})
+	return append(c.flags.Groups(), connect.FlagGroup{Heading: "Output", Flags: &c.outputFlags, Docs: outputFlagDocs, Shorts: "qreco"})
 }
 
 // commandSet holds the values of mcpv's commands.
@@ -520,7 +520,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 		return exitcode.OK // --help | head
 	}
 	if err != nil {
-		return report(ios, noCommandHint(flagWordHint(jqFlagHint(usageError(err)), err)), helpFor(nil, err, &c))
+		return report(ios, reportFileHint(noCommandHint(flagWordHint(jqFlagHint(usageError(err)), err)), err), helpFor(nil, err, &c))
 	}
 	// fail reports err, pointing a usage mistake to the command's help.
 	fail := func(err error) int { return report(ios, err, helpFor(kctx, err, &c)) }
@@ -530,6 +530,9 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 			c()
 		}
 	}()
+	if err := c.outputFlags.checkTable(kctx.Selected(), env.Getenv, ios.OutTTY); err != nil {
+		return fail(err)
+	}
 	env.Ask = inputAsker(ctx, userio.NewAsker(ios.ErrTTY, &closers).Ask)
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	kctx.Bind(env)

@@ -45,7 +45,7 @@ var usageLines = []string{
 var overviewExamples = []string{
 	"mcpv list-tools -- npx -y @modelcontextprotocol/server-everything",
 	"mcpv call add a:=2 b:=3 -q '.structuredContent.sum' -- ./server",
-	"mcpv list-tools -r -q '.tools[].name' -u http://127.0.0.1:3000/mcp",
+	"mcpv list-tools -o table -u http://127.0.0.1:3000/mcp",
 }
 
 // exitCodesBrief names every exit code in two lines; 'mcpv help

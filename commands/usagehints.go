@@ -80,6 +80,17 @@ func flagWordHint(err, parseErr error) error {
 	return err
 }
 
+// reportFileHint points 'mcpv test -o FILE' to test's own --output: -o is
+// the output format.
+func reportFileHint(err, parseErr error) error {
+	var pe *kong.ParseError
+	if errors.As(parseErr, &pe) && pe.Context.Selected() != nil && pe.Context.Selected().Name == "test" &&
+		strings.HasPrefix(err.Error(), "--output-format must be one of") {
+		return usageErrorf("%v; mcpv test writes its report to the file --output FILE names", err)
+	}
+	return err
+}
+
 // noCommandHint replaces kong's list of the first few commands, when the
 // command line names none, with where all of them are.
 func noCommandHint(err error) error {

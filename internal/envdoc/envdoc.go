@@ -22,6 +22,7 @@ var Vars = []Var{
 	{Name: "MCPV_CLIENT_SECRET", Help: "the OAuth client secret when --client-secret is not given"},
 	{Name: "MCPV_ID_TOKEN", Help: "the user's ID token for --grant cross-app when --id-token is not given"},
 	{Name: "MCPV_ASSERTION", Help: "the workload's JWT for --grant jwt-bearer when --assertion is not given"},
+	{Name: "MCPV_OUTPUT", Help: "table: info and the list commands print a table when stdout is a terminal (--output-format; never in a pipe)"},
 	{Name: "MCPV_INPUT_<ID>", Help: "the value of ${input:ID} in a config file (ID in upper case, other characters than letters and digits as _); unset, mcpv asks on the terminal"},
 	{Name: "NO_COLOR", Help: "set: no colour"},
 	{Name: "CLICOLOR", Help: "0: no colour"},
