@@ -113,3 +113,42 @@ func treeOf(t *testing.T, dir string) map[string]string {
 	}
 	return files
 }
+
+// The README's install block, followed in a login shell of a new user
+// (the clone left out: this is the checkout), puts mcpv on PATH: the
+// mcpv it runs last is the one it installed.
+func TestInstallBlock(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("needs the go command")
+	}
+	section := between(t, readText(t, "../README.md"), "## Install\n", "\n## ")
+	block := between(t, section, "```sh\n", "```\n")
+	var script []string
+	for l := range strings.Lines(block) {
+		if !strings.HasPrefix(l, "git clone ") {
+			script = append(script, l)
+		}
+	}
+	home := t.TempDir()
+	// What Go's own install instructions have a user add to the profile.
+	if err := os.WriteFile(filepath.Join(home, ".profile"), []byte("export PATH=$PATH:"+filepath.Dir(goBin)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cache := func(name string) string {
+		out, err := exec.Command("go", "env", name).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	cmd := exec.Command("bash", "-l", "-e", "-c", strings.Join(script, "")+"command -v mcpv\n")
+	cmd.Dir = ".."
+	cmd.Env = []string{"HOME=" + home, "TERM=dumb", "PATH=/usr/bin:/bin",
+		"GOMODCACHE=" + cache("GOMODCACHE"), "GOCACHE=" + cache("GOCACHE"), "GOPROXY=off", "GOTOOLCHAIN=local"}
+	out, err := cmd.CombinedOutput()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err != nil || len(lines) < 2 || !strings.HasPrefix(lines[len(lines)-2], "mcpv dev (") || lines[len(lines)-1] != filepath.Join(home, "go", "bin", "mcpv") {
+		t.Errorf("the install block in a new login shell: %v\n%s", err, out)
+	}
+}
