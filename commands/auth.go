@@ -92,7 +92,7 @@ func (c *authLogoutCmd) Run(ctx context.Context, s *session, out *console) error
 		return err
 	}
 	for _, r := range recs {
-		if err := store.Delete(ctx, r.Issuer, r.Resource); err != nil {
+		if err := store.Delete(ctx, r); err != nil {
 			return err
 		}
 	}
