@@ -57,6 +57,10 @@ type Hooks struct {
 	// declares instead of those its own answers give (mcpv serve declares
 	// what its clients may answer, through Route).
 	Capabilities json.RawMessage
+
+	// waiting, set by Open, is told when a browser login begins to wait
+	// for the user (oauth.Options.Waiting).
+	waiting func() (done func())
 }
 
 // Status is a transient line of progress.

@@ -40,6 +40,14 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	if s.ResumeSession != "" {
 		return resume(s, env, h, ans)
 	}
+	ictx := ctx
+	if s.ConnectTimeout > 0 {
+		var clock *startClock
+		ictx, clock = newStartClock(ctx, s.ConnectTimeout,
+			&mcp.TimeoutError{Connect: true, Setting: "--connect-timeout", Timeout: s.ConnectTimeout})
+		defer clock.stop()
+		h.waiting = clock.pause // a browser login is not the server's time
+	}
 	t, err := transport(s, env, h)
 	if err != nil {
 		return nil, err
@@ -48,13 +56,6 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	c.http, _ = t.(*mcp.HTTPTransport)
 	c.settings, c.env = s, env
 
-	ictx := ctx
-	if s.ConnectTimeout > 0 {
-		var cancel context.CancelFunc
-		ictx, cancel = context.WithTimeoutCause(ctx, s.ConnectTimeout,
-			&mcp.TimeoutError{Connect: true, Setting: "--connect-timeout", Timeout: s.ConnectTimeout})
-		defer cancel()
-	}
 	version := s.ProtocolVersion
 	if s.ProtocolEra == "modern" && version == "" {
 		version = mcp.ModernVersion
