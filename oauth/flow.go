@@ -178,7 +178,7 @@ func (m *Manager) pickServer(ctx context.Context, prm *ResourceMetadata) (*Serve
 // step-up, and offline_access when the authorization server offers it and a
 // refresh token is of use.
 func (m *Manager) scopes(ch *Challenge, prm *ResourceMetadata, md *ServerMetadata, keep []string) []string {
-	if m.opts.Want.Scopes != nil {
+	if len(m.opts.Want.Scopes) > 0 {
 		return m.opts.Want.Scopes
 	}
 	var base []string

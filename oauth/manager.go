@@ -261,7 +261,7 @@ func (m *Manager) recover(ctx context.Context, resp *http.Response, ch *Challeng
 	if m.gen != gen && m.rec != nil {
 		return m.current(), m.gen, nil
 	}
-	if status == http.StatusForbidden && m.opts.Want.Scopes != nil {
+	if status == http.StatusForbidden && len(m.opts.Want.Scopes) > 0 {
 		return credential{}, 0, m.beyondScopes(ch)
 	}
 	if status == http.StatusUnauthorized && m.rec != nil && m.rec.Token.RefreshToken != "" {
