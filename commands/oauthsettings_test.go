@@ -2,12 +2,15 @@ package commands
 
 import (
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcpv/mcpv/internal/shellwords"
@@ -64,9 +67,21 @@ func TestOAuthSettingsFlags(t *testing.T) {
 		t.Errorf("a command without --resource: exit %d, stderr %q", r.code, r.stderr)
 	}
 	// Another scope asks again (in a browser, with --auth auto).
-	r = w.mcpv(t, "", append([]string{"--auth", "auto", "ping", "-u", url, "--scope", "mcp:tools admin"}, settings[:2]...)...)
-	if r.code != 0 || srv.Count("authorize") != 2 || srv.SeenAt("authorize")[1].Get("scope") != "mcp:tools admin" {
-		t.Errorf("a new scope: exit %d, %d authorizations, stderr %q", r.code, srv.Count("authorize"), r.stderr)
+	r2 := w.mcpv(t, "", append([]string{"-v", "--auth", "auto", "ping", "-u", url, "--scope", "mcp:tools admin"}, settings[:2]...)...)
+	if r2.code != 0 || srv.Count("authorize") != 2 || srv.SeenAt("authorize")[1].Get("scope") != "mcp:tools admin" {
+		t.Errorf("a new scope: exit %d, %d authorizations, stderr %q", r2.code, srv.Count("authorize"), r2.stderr)
+	}
+	// No token, code or verifier in what was shown, -v traces included.
+	secrets := append(storedTokens(t, w), "code-", "code_verifier")
+	if len(secrets) != 4 {
+		t.Fatalf("stored tokens: %q", secrets)
+	}
+	for _, out := range []string{r.stdout, r.stderr, r2.stdout, r2.stderr} {
+		for _, secret := range secrets {
+			if strings.Contains(out, secret) {
+				t.Errorf("output shows %q:\n%s", secret, out)
+			}
+		}
 	}
 }
 
@@ -276,5 +291,28 @@ func TestOAuthLoginOutlastsConnectTimeout(t *testing.T) {
 	r := w.mcpv(t, "", "--auth", "auto", "--connect-timeout", "2s", "list-tools", "-u", srv.URL(), "-c", "-q", "[.tools[].name]")
 	if r.code != 0 || strings.TrimSpace(r.stdout) != demoTools {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// HARDENING, a hostile authorization server: a token endpoint that
+// redirects the code's redemption to another origin gets nothing sent
+// there (the code and verifier stay), and the login fails, exit 5.
+func TestOAuthTokenRedirectElsewhere(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	srv, _ := authWorld(t, w)
+	var got atomic.Int32 // requests the other origin received
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { got.Add(1) }))
+	defer elsewhere.Close()
+	srv.TokenRedirect = elsewhere.URL + "/steal"
+	r := w.mcpv(t, "", "auth", "login", "-u", srv.URL(), "--redirect-port", strconv.Itoa(listenFree(t)))
+	if r.code != 5 || !strings.Contains(r.stderr, "refusing to follow a redirect to another origin") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if got.Load() != 0 {
+		t.Error("the token request was sent to the other origin")
+	}
+	if strings.Contains(r.stderr, "code-") || strings.Contains(r.stderr, "verifier") {
+		t.Errorf("stderr shows the code or verifier: %q", r.stderr)
 	}
 }

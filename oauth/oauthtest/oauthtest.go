@@ -66,6 +66,9 @@ type Server struct {
 	// Grant, when set, is the scope granted for the scope asked (the
 	// default grants what was asked).
 	Grant func(asked string) string
+	// TokenRedirect, when set, is where the token endpoint redirects every
+	// request (307: the form, code and verifier included, would go along).
+	TokenRedirect string
 
 	mu      sync.Mutex
 	tokens  map[string]string // access token → scope
@@ -313,6 +316,10 @@ func (s *Server) serveAS(w http.ResponseWriter, r *http.Request) {
 		s.codes[code] = grant{q.Get("scope"), q.Get("code_challenge"), q["resource"]}
 		http.Redirect(w, r, redirect+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
 	case "/token":
+		if s.TokenRedirect != "" {
+			http.Redirect(w, r, s.TokenRedirect, http.StatusTemporaryRedirect)
+			return
+		}
 		s.token(w, r)
 	default:
 		http.NotFound(w, r)
