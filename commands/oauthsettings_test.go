@@ -316,3 +316,22 @@ func TestOAuthTokenRedirectElsewhere(t *testing.T) {
 		t.Errorf("stderr shows the code or verifier: %q", r.stderr)
 	}
 }
+
+// A secret in a resource's query (a key some servers take there) is masked
+// in the authorization URL mcpv shows and in what auth login prints.
+func TestOAuthResourceSecretMasked(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	srv, _ := authWorld(t, w)
+	const resource = "https://tenant.example/mcp?api_key=res-SECRET-77"
+	r := w.mcpv(t, "", "auth", "login", "-u", srv.URL(), "--resource", resource)
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if got := srv.SeenAt("authorize")[0].Get("resource"); got != resource {
+		t.Errorf("the resource sent was %q", got)
+	}
+	if strings.Contains(r.stdout+r.stderr, "res-SECRET-77") || !strings.Contains(r.stderr, "open this URL in a browser") {
+		t.Errorf("the secret shows: stdout %q, stderr %q", r.stdout, r.stderr)
+	}
+}

@@ -107,6 +107,7 @@ func (s *Server) Expand(env Env) (*Expanded, error) {
 		return nil, err
 	}
 	x.Secrets = append(x.Secrets, redact.URLSecrets(x.URL)...)
+	x.Secrets = append(x.Secrets, redact.URLSecrets(x.OAuth.Resource)...)
 	x.Secrets = append(x.Secrets, redact.ArgSecrets(x.Args)...)
 	return x, nil
 }

@@ -418,5 +418,6 @@ func flagSecrets(f Flags, src Source) []string {
 	if src.URL != "" {
 		out = append(out, redact.URLSecrets(src.URL)...)
 	}
+	out = append(out, redact.URLSecrets(f.Resource)...) // https://tenant/?api_key=...
 	return out
 }
