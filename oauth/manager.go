@@ -349,7 +349,7 @@ func (m *Manager) refreshLocked(ctx context.Context) error {
 		tok, err = JWTBearer(ctx, m.opts.HTTP, rec.Metadata, &client, m.opts.Assertion, rec.Resource, rec.Token.Scope)
 	case rec.Token.RefreshToken != "":
 		m.applyKey(&client)
-		tok, err = Refresh(ctx, m.opts.HTTP, rec.Metadata, &client, rec.Token.RefreshToken, rec.Resource, "")
+		tok, err = Refresh(ctx, m.opts.HTTP, rec.Metadata, &client, rec.Token.RefreshToken, rec.Resource, m.refreshScope(rec))
 	default:
 		return errors.New("no refresh token")
 	}
@@ -369,6 +369,19 @@ func (m *Manager) refreshLocked(ctx context.Context) error {
 	}
 	m.use(&next)
 	return nil
+}
+
+// refreshScope is the scope a refresh asks for: none (what was granted, RFC
+// 6749 §6), unless the user gave the scopes or left the resource out. Then
+// the scope is what tells the authorization server which resource and
+// rights the token is for (Entra ID's v2 endpoints take the resource from
+// it, and without it issue a token for another API), so the scope granted
+// is asked for again, which §6 allows.
+func (m *Manager) refreshScope(rec *Record) string {
+	if len(m.opts.Want.Scopes) > 0 || m.opts.Want.OmitResource {
+		return rec.Token.Scope
+	}
+	return ""
 }
 
 // use makes rec the record in use (m.mu held), telling Secret what it holds.

@@ -75,6 +75,9 @@ func TestResourceGiven(t *testing.T) {
 	if got := resourcesSent(w, "token:refresh_token"); len(got) != 1 || !slices.Equal(got[0], []string{tenant1}) {
 		t.Errorf("the refresh carried resource %q, want %q", got, tenant1)
 	}
+	if q := w.SeenAt("token:refresh_token")[0]; q.Has("scope") {
+		t.Errorf("the refresh asked for scope %q: with the resource sent, it keeps what was granted", q.Get("scope"))
+	}
 }
 
 // A server that refuses the resource parameter (as Entra ID's v2 endpoints
@@ -102,6 +105,11 @@ func TestResourceOmitted(t *testing.T) {
 	(&Store{Dir: dir}).Save(recs[0])
 	if status, _, err := call(t, w.managerWith(t, dir, ModeStored, noBrowser(t), omit), w, "tools/list"); status != 200 || err != nil {
 		t.Fatalf("refresh without the resource: %d %v", status, err)
+	}
+	// Without a resource, the scope says what the token is for: the
+	// refresh asks for the scope granted again.
+	if q := w.SeenAt("token:refresh_token"); len(q) != 1 || q[0].Get("scope") != recs[0].Token.Scope || recs[0].Token.Scope == "" {
+		t.Errorf("the refresh asked for scope %v, want %q", q, recs[0].Token.Scope)
 	}
 	bot := w.managerWith(t, t.TempDir(), ModeAuto, noBrowser(t), func(o *Options) {
 		omit(o)
