@@ -204,6 +204,24 @@ func TestOAuthLoginTimeout(t *testing.T) {
 	}
 }
 
+// A redirect host that is not a loopback name is the user's to give, on the
+// command line: it is taken (not a usage error), with a warning that the
+// code goes wherever the name leads; here it leads nowhere, and the login
+// ends at its bound.
+func TestOAuthRedirectHostFromTheCommandLine(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	srv, _ := authWorld(t, w)
+	r := w.mcpv(t, "", "auth", "login", "-u", srv.URL(), "--redirect-host", "dev-box.invalid", "--login-timeout", "2s")
+	if r.code != 5 || !strings.Contains(r.stderr, "the browser takes the authorization code to dev-box.invalid, wherever that name leads") ||
+		!strings.HasSuffix(r.stderr, "no answer came from the browser within 2s (--login-timeout)\n") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if got := srv.SeenAt("authorize"); len(got) != 1 || !strings.HasPrefix(got[0].Get("redirect_uri"), "http://dev-box.invalid:") {
+		t.Errorf("authorize carried %v", got)
+	}
+}
+
 // The settings from a config entry's oauth block, and the one a config
 // file may not set: a redirect host that is not a loopback one, which
 // would send the login's code to another machine (a cloned repository's

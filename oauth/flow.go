@@ -232,6 +232,9 @@ func (m *Manager) identify(ctx context.Context, md *ServerMetadata, scopes []str
 		if err != nil {
 			return &Error{Step: StepAuthorization, Err: err}
 		}
+		if h := m.opts.Redirect.Host; !IsLoopbackRedirectHost(h) {
+			m.opts.Log.Warn(fmt.Sprintf("the browser takes the authorization code to %s, wherever that name leads; mcpv listens on this machine's loopback addresses only", messageSafe(h)))
+		}
 		cb, finish = callback{ln: ln, uri: uri}, func() { ln.Close() }
 		return nil
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/output"
 )
 
 // managerWith is w.manager with options of the test's.
@@ -437,5 +439,41 @@ func TestListenRedirectOnBothLoopbackAddresses(t *testing.T) {
 			c.Close()
 			t.Errorf("%s still listens after Close", addr)
 		}
+	}
+}
+
+// A redirect host that is not a loopback name (one the user maps to this
+// machine) is served on the loopback addresses, with a warning that the
+// code goes wherever the name leads.
+func TestRedirectHostOfTheUsers(t *testing.T) {
+	w := newWorld(t)
+	port := freePort(t)
+	hosts := func(u string) error { // a browser whose hosts file maps callback.test here
+		c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if h, p, _ := net.SplitHostPort(addr); h == "callback.test" {
+				addr = net.JoinHostPort("127.0.0.1", p)
+			}
+			return (&net.Dialer{}).DialContext(ctx, network, addr)
+		}}}
+		go func() {
+			if resp, err := c.Get(u); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		return nil
+	}
+	var diag strings.Builder
+	m := w.managerWith(t, t.TempDir(), ModeAuto, hosts, func(o *Options) {
+		o.Redirect = Redirect{Host: "callback.test", Port: port}
+		o.Log = output.NewLogger(&diag)
+	})
+	if status, _, err := call(t, m, w, "tools/list"); status != 200 || err != nil {
+		t.Fatal(status, err)
+	}
+	if got := w.SeenAt("authorize")[0].Get("redirect_uri"); got != "http://callback.test:"+strconv.Itoa(port)+"/callback" {
+		t.Errorf("redirect_uri %s", got)
+	}
+	if !strings.Contains(diag.String(), "the browser takes the authorization code to callback.test, wherever that name leads") {
+		t.Errorf("no warning: %q", diag.String())
 	}
 }
