@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"errors"
 	"net"
 	"net/http"
 	"os"
@@ -42,16 +43,25 @@ func loginRun(t *testing.T, mark string, args ...string) *run {
 // and the function that ends it.
 func otherUser(t *testing.T, bin, network, addr string) (said string, end func()) {
 	t.Helper()
-	cmd := exec.Command(bin)
-	cmd.Env = []string{squatEnv + "=" + network + " " + addr}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	// The copy was just written: a fork elsewhere in this process may hold
+	// it open for writing for a moment (ETXTBSY), until that child execs.
+	for try := 0; ; try++ {
+		cmd := exec.Command(bin)
+		cmd.Env = []string{squatEnv + "=" + network + " " + addr}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		err := cmd.Start()
+		if errors.Is(err, syscall.ETXTBSY) && try < 100 {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		return strings.TrimSpace(line), func() { stdin.Close(); cmd.Wait() }
 	}
-	line, _ := bufio.NewReader(stdout).ReadString('\n')
-	return strings.TrimSpace(line), func() { stdin.Close(); cmd.Wait() }
 }
 
 // HARDENING, another local user: the fixed redirect port of a registered
