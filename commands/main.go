@@ -144,6 +144,7 @@ type commandSet struct {
 	Request               requestCmd
 	Batch                 batchCmd
 	Test                  testCmd
+	Check                 checkCmd
 	Servers               serversCmd
 	Trust                 trustCmd
 	AuthCmd               authCmd
@@ -182,6 +183,7 @@ func (s *commandSet) commands() []command {
 		{"request", "Send any request (or notification) with raw JSON params.", &s.Request},
 		{"batch", "Run operations from stdin, one per line, in one session; print a JSON line for each.", &s.Batch},
 		{"test", "Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).", &s.Test},
+		{"check", "Check the server against the MCP specification, requirement by requirement, and report.", &s.Check},
 		{"servers", "List the servers named in config files, or show one.", &s.Servers},
 		{"trust", "Trust a project config file as it is now, so its servers may start.", &s.Trust},
 		{"auth", "Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.", &s.AuthCmd},

@@ -8,7 +8,10 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 )
 
 // Message is one decoded JSON-RPC message, its members raw. Which fields
@@ -75,3 +78,36 @@ func (t *CommandTransport) CloseInput() error { return t.stdin.Close() }
 
 // Exited is closed once the server process has exited.
 func (t *CommandTransport) Exited() <-chan struct{} { return t.exited }
+
+// StandardHeaders sets the headers of the modern era that mirror a
+// request's body (Mcp-Method, and Mcp-Name where the method names a
+// tool, prompt or resource), as the HTTP transport sets them.
+func StandardHeaders(h http.Header, msg []byte) { setStandardHeaders(h, msg) }
+
+// Event is one event of a Server-Sent Events stream.
+type Event struct {
+	Type string // "" means "message"
+	ID   string // the last event id in force when it was dispatched
+	Data []byte
+}
+
+// ReadEvents reads a Server-Sent Events stream as the HTTP transport
+// does, calling fn with each event that carries data until fn returns
+// false or the stream ends (nil) or fails. limit, when positive, bounds
+// each event's data (a *MessageSizeError past it).
+func ReadEvents(r io.Reader, limit int64, fn func(Event) bool) error {
+	p := newSSEReader(r)
+	p.lines.limit = limit
+	for {
+		ev, err := p.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !fn(Event{Type: ev.Type, ID: ev.ID, Data: ev.Data}) {
+			return nil
+		}
+	}
+}
