@@ -132,10 +132,32 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 		fmt.Fprintf(out.ios.Err, "mcpv: %s; the checks it left are skipped\n", stop)
 		return batchFailed{exitcode.Timeout}
 	}
-	if report.Failed() {
-		return batchFailed{1}
+	var failed []string
+	for _, r := range report.Results {
+		if r.Status == check.Failed {
+			failed = append(failed, r.ID)
+		}
+	}
+	if len(failed) > 0 {
+		return checkFailed{failed}
 	}
 	return nil
+}
+
+// checkFailed is a check run where a requirement does not hold (exit 1):
+// its line names the checks, which the report shows in full.
+type checkFailed struct{ ids []string }
+
+func (e checkFailed) Error() string {
+	what := "a requirement does not hold"
+	if len(e.ids) > 1 {
+		what = fmt.Sprintf("%d requirements do not hold", len(e.ids))
+	}
+	ids := e.ids
+	if len(ids) > 5 {
+		ids = append(ids[:5:5], "...")
+	}
+	return what + ": " + strings.Join(ids, ", ")
 }
 
 // write writes the report: the text report where it goes (a terminal's

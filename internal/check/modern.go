@@ -252,7 +252,7 @@ func modernChecks() []*Check {
 		{
 			ID: "modern.get-405", Title: "GET and DELETE are answered 405 by a server of this era alone", Level: SHOULD,
 			Spec: "2026-07-28", Section: "basic/transports/streamable-http#earlier-streamable-http-revisions",
-			Quote: "HTTP GET or DELETE to the MCP endpoint: respond with 405 Method Not Allowed.",
+			Quote: "A server that supports only this revision and receives such traffic from an older client SHOULD respond as follows: HTTP GET or DELETE to the MCP endpoint: respond with 405 Method Not Allowed.",
 			needs: needs{era: "modern", transport: "http"},
 			run: func(t *T) {
 				if ok, _ := t.r.offers(t.ctx, "legacy"); ok {
@@ -275,7 +275,7 @@ func modernChecks() []*Check {
 		{
 			ID: "modern.no-session", Title: "a server of this era alone mints no session id", Level: SHOULD,
 			Spec: "2026-07-28", Section: "basic/transports/streamable-http#earlier-streamable-http-revisions",
-			Quote: "An Mcp-Session-Id header on a request: ignore it, and do not mint or echo session IDs.",
+			Quote: "A server that supports only this revision and receives such traffic from an older client SHOULD respond as follows: ... An Mcp-Session-Id header on a request: ignore it, and do not mint or echo session IDs.",
 			needs: needs{era: "modern", transport: "http"},
 			run: func(t *T) {
 				if ok, _ := t.r.offers(t.ctx, "legacy"); ok {

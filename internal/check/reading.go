@@ -209,8 +209,8 @@ func readingChecks() []*Check {
 		},
 		{
 			ID: "reading.completion", Title: "completion/complete answers at most 100 values", Level: MUST,
-			Spec: "2025-11-25", Section: "server/utilities/completion#completion-results",
-			Quote: "Maximum 100 items per response (CompleteResult: completion: { values: string[]; total?; hasMore? })",
+			Spec: "2025-11-25", Section: "schema#completeresult",
+			Quote: "values: An array of completion values. Must not exceed 100 items.",
 			needs: needs{capability: "completions"},
 			run: func(t *T) {
 				params := completionParams(t)

@@ -131,7 +131,7 @@ type Capture struct {
 // stepCommands are the commands a step may name as its key: every command
 // a batch line may run.
 var stepCommands = []string{"info", "ping", "list-tools", "call", "list-resources", "list-resource-templates",
-	"read", "list-prompts", "get-prompt", "complete", "tasks", "skills", "request"}
+	"read", "list-prompts", "get-prompt", "complete", "tasks", "skills", "request", "check"}
 
 var stepKeys = append([]string{"name", "run", "snapshot", "lint", "expect", "capture", "within", "skip"}, stepCommands...)
 
