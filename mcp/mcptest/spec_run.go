@@ -85,6 +85,12 @@ var Faults = []string{
 	"method-not-found-200", // (modern) an unknown method answered 200
 	"no-header-check",      // (modern) Mcp-* headers that do not match the body served
 	"mint-session",         // (modern) a session id minted
+	// hostile: what a server may do to its client, whatever it is asked
+	"hang",        // nothing answered but initialize and server/discover
+	"flood",       // 100,000 log notifications after the first answer
+	"huge-answer", // tools/list answered with 17 MiB
+	"die-midway",  // the server ends at its 8th request
+	"escapes",     // errors carry terminal escapes and a secret
 }
 
 func (s *Spec) has(fault string) bool { return slices.Contains(s.Faults, fault) }
@@ -104,6 +110,7 @@ type specState struct {
 	mu       sync.Mutex
 	version  string                   // negotiated in the initialize era
 	running  map[string]chan struct{} // slow calls, by id; closed to cancel
+	requests int                      // requests answered so far
 	answered map[string]bool          // ids answered, for die-on-cancel
 	asked    map[string]int           // unstable-cursor: how often each cursor was asked for
 	stopped  bool                     // a die-* fault fired: serve no more
@@ -233,6 +240,27 @@ func (s *Spec) notification(st *specState, m msg, out specOut) {
 
 // request answers a request, through its faults.
 func (s *Spec) request(st *specState, m msg, out specOut) {
+	st.mu.Lock()
+	st.requests++
+	n := st.requests
+	st.mu.Unlock()
+	switch {
+	case s.has("hang") && m.Method != "initialize" && m.Method != "server/discover":
+		return
+	case s.has("die-midway") && n >= 8:
+		st.stop()
+		return
+	case s.has("flood") && n == 2:
+		for i := range 100000 {
+			out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"flood %d"}}`, i))
+		}
+	case s.has("huge-answer") && m.Method == "tools/list":
+		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"big","description":"%s","inputSchema":{"type":"object"}}]}}`, m.ID, strings.Repeat("x", 17<<20)))
+		return
+	case s.has("escapes") && m.Method == "prompts/get":
+		out.send(s.errorLine(m.ID, -32603, "boom \u001b[2J\u001b]0;pwned\u0007 token=s3cr3t-Secret-Value"))
+		return
+	}
 	id := s.replyID(m.ID)
 	modern := s.Era == "modern"
 	if modern && m.Method != "initialize" {
