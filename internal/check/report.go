@@ -19,7 +19,7 @@ func (r *Report) Suite() testreport.Suite {
 func (r *Report) Files(started time.Time) []testreport.File {
 	var files []testreport.File
 	for _, a := range Areas {
-		f := testreport.File{Path: a.ID, Name: a.Title, Named: true, Started: started}
+		f := testreport.File{Path: a.ID, Name: a.Title, Named: true, Started: started, Interrupted: r.Stopped != nil}
 		for _, res := range r.Results {
 			if res.Area != a.ID {
 				continue
