@@ -161,7 +161,7 @@ func jsonrpcChecks() []*Check {
 						return
 					}
 				}
-				t.Fail("no error came for it (the ping sent after it was answered)")
+				t.Fail("no error came for it (a request sent after it was answered)")
 			},
 		},
 		{
@@ -187,7 +187,7 @@ func jsonrpcChecks() []*Check {
 						return
 					}
 				}
-				t.Fail("no error came for it (the ping sent after it was answered)")
+				t.Fail("no error came for it (a request sent after it was answered)")
 			},
 		},
 		{
