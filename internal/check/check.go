@@ -161,8 +161,9 @@ type Options struct {
 	// Calls are the tools the user named (--call); the first is the one
 	// the progress and cancellation checks use.
 	Calls []Call
-	// CheckTimeout bounds each check; MaxTime the whole run.
-	CheckTimeout, MaxTime time.Duration
+	// CheckTimeout bounds each check, not counting the start of the
+	// servers it starts, which StartTimeout bounds; MaxTime the whole run.
+	CheckTimeout, StartTimeout, MaxTime time.Duration
 	// Parallel is how many checks (or groups) run at once.
 	Parallel int
 	// Progress, when set, is told as checks end: how many of how many,
@@ -177,6 +178,7 @@ type Options struct {
 // Default bounds.
 const (
 	DefaultCheckTimeout = 15 * time.Second
+	DefaultStartTimeout = 60 * time.Second
 	DefaultMaxTime      = 5 * time.Minute
 	DefaultParallel     = 4
 )

@@ -44,6 +44,11 @@ type facts struct {
 	// authAsked: without credentials the server answered 401.
 	authAsked bool
 	auth      *exchange // that answer
+	// sse: the server speaks the deprecated HTTP+SSE transport of
+	// 2024-11-05 (its endpoint refuses a POST without a JSON-RPC error),
+	// which the main session fell back to, and which the check's own
+	// connections do not speak.
+	sse bool
 }
 
 // declares reports whether the server declares a capability ("tools",
@@ -72,8 +77,35 @@ func gatherFacts(ctx context.Context, r *runner) *facts {
 	cancel()
 	if f.transport == "http" {
 		f.authAsked, f.auth = authProbe(ctx, r, f)
+		f.sse = sseProbe(ctx, r, f)
 	}
 	return f
+}
+
+// sseProbe asks the endpoint with the user's credentials what the main
+// session asked first: a server of the HTTP+SSE transport refuses the
+// POST (400, 404 or 405) with no JSON-RPC error in its answer.
+func sseProbe(ctx context.Context, r *runner, f *facts) bool {
+	pctx, cancel := context.WithTimeout(ctx, r.opts.CheckTimeout)
+	defer cancel()
+	c, err := r.dial(pctx, connOptions{era: f.era, bare: true})
+	if err != nil {
+		return false
+	}
+	method, params := "initialize", initializeParams(r.target.ClientInfo, f.version)
+	if f.era == "modern" {
+		method, params = "server/discover", c.stamp(nil)
+	}
+	msg, _ := mcp.EncodeRequest(json.RawMessage(`1`), method, params)
+	x, err := c.post(pctx, httpReq{body: msg}, json.RawMessage(`1`))
+	if err != nil || x == nil {
+		return false
+	}
+	switch x.status {
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
+		return len(x.msgs) == 0
+	}
+	return false
 }
 
 // authProbe asks the server, without credentials, what the main session

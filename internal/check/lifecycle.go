@@ -46,7 +46,7 @@ func lifecycleChecks() []*Check {
 			Quote: "The server MUST respond with its own capabilities and information",
 			needs: needs{era: "legacy"},
 			run: func(t *T) {
-				a := t.r.versionAnswer(t.ctx, mcp.LatestVersion)
+				a := t.versionAnswer(mcp.LatestVersion)
 				if a.err != nil {
 					t.failErr("initialize", a.err)
 				}
@@ -79,7 +79,7 @@ func lifecycleChecks() []*Check {
 			needs: needs{era: "legacy"},
 			run: func(t *T) {
 				for _, v := range mcp.SupportedVersions {
-					a := t.r.versionAnswer(t.ctx, v)
+					a := t.versionAnswer(v)
 					if a.err != nil {
 						t.failErr("initialize offering "+v, a.err)
 					}
@@ -88,7 +88,7 @@ func lifecycleChecks() []*Check {
 					}
 					// v is not supported, the answer says: what it answers
 					// instead must be, and offered, echoed.
-					b := t.r.versionAnswer(t.ctx, a.version)
+					b := t.versionAnswer(a.version)
 					if b.err != nil {
 						t.failErr("initialize offering "+a.version, b.err)
 					}
@@ -98,7 +98,7 @@ func lifecycleChecks() []*Check {
 						t.Fail("offered %s the server answers %s, a version it supports; offered %s it does not answer %s", v, a.version, a.version, a.version)
 					}
 				}
-				t.Note("versions echoed: %s", t.r.echoed(t.ctx))
+				t.Note("versions echoed: %s", t.echoed())
 			},
 		},
 		{
@@ -107,7 +107,7 @@ func lifecycleChecks() []*Check {
 			Quote: "Otherwise, the server MUST respond with another protocol version it supports.",
 			needs: needs{era: "legacy"},
 			run: func(t *T) {
-				a := t.r.versionAnswer(t.ctx, unknownVersion)
+				a := t.versionAnswer(unknownVersion)
 				t.Sent("initialize offering " + unknownVersion)
 				if a.err != nil {
 					t.failErr("initialize", a.err)
@@ -122,7 +122,7 @@ func lifecycleChecks() []*Check {
 				case !looksLikeVersion(a.version):
 					t.Fail("the answer's protocolVersion %q is no protocol version", a.version)
 				}
-				if b := t.r.versionAnswer(t.ctx, a.version); b.err == nil && b.version != a.version {
+				if b := t.versionAnswer(a.version); b.err == nil && b.version != a.version {
 					t.Fail("it answers %s, but offered %s it answers %s: that is no version it supports", a.version, a.version, answerText(b))
 				}
 			},
@@ -133,7 +133,7 @@ func lifecycleChecks() []*Check {
 			Quote: "This SHOULD be the latest version supported by the server.",
 			needs: needs{era: "legacy"},
 			run: func(t *T) {
-				a := t.r.versionAnswer(t.ctx, unknownVersion)
+				a := t.versionAnswer(unknownVersion)
 				if a.err != nil {
 					t.failErr("initialize", a.err)
 				}
@@ -142,7 +142,7 @@ func lifecycleChecks() []*Check {
 				}
 				latest := ""
 				for _, v := range mcp.SupportedVersions {
-					if b := t.r.versionAnswer(t.ctx, v); b.err == nil && b.version == v && v > latest {
+					if b := t.versionAnswer(v); b.err == nil && b.version == v && v > latest {
 						latest = v
 					}
 				}
@@ -339,32 +339,42 @@ type versionAsk struct {
 	a    versionAnswer
 }
 
-func (r *runner) versionAnswer(ctx context.Context, offered string) versionAnswer {
+// versionAnswer is what initialize offering offered is answered with.
+// The first ask starts every ask the lifecycle checks make (each known
+// version, and an unknown one), at once, each on a connection of its own
+// under the run's context; the check waits with its clock standing, as
+// each ask is a server's start.
+func (t *T) versionAnswer(offered string) versionAnswer {
+	r := t.r
 	r.versions.mu.Lock()
 	if r.versions.asks == nil {
 		r.versions.asks = map[string]*versionAsk{}
 	}
-	ask, asked := r.versions.asks[offered]
-	if !asked {
-		ask = &versionAsk{done: make(chan struct{})}
-		r.versions.asks[offered] = ask
-	}
-	r.versions.mu.Unlock()
-	if !asked {
-		ask.a = r.askVersion(ctx, offered)
-		if ask.a.err != nil && ctx.Err() != nil { // not an answer: the next may ask again
-			r.versions.mu.Lock()
-			delete(r.versions.asks, offered)
-			r.versions.mu.Unlock()
+	for _, v := range append([]string{offered, unknownVersion}, mcp.SupportedVersions...) {
+		if _, asked := r.versions.asks[v]; asked {
+			continue
 		}
-		close(ask.done)
+		ask := &versionAsk{done: make(chan struct{})}
+		r.versions.asks[v] = ask
+		go func() { // ends when the server has answered, or its bounds ran out
+			ctx, cancel := context.WithTimeout(r.ctx, r.opts.StartTimeout+r.opts.CheckTimeout)
+			defer cancel()
+			ask.a = r.askVersion(ctx, v)
+			close(ask.done)
+		}()
 	}
-	select {
-	case <-ask.done:
-		return ask.a
-	case <-ctx.Done():
-		return versionAnswer{err: context.Cause(ctx)}
-	}
+	ask := r.versions.asks[offered]
+	r.versions.mu.Unlock()
+	var a versionAnswer
+	t.starting(func(ctx context.Context) {
+		select {
+		case <-ask.done:
+			a = ask.a
+		case <-ctx.Done():
+			a = versionAnswer{err: context.Cause(ctx)}
+		}
+	})
+	return a
 }
 
 func (r *runner) askVersion(ctx context.Context, offered string) versionAnswer {
@@ -388,10 +398,10 @@ func (r *runner) askVersion(ctx context.Context, offered string) versionAnswer {
 }
 
 // echoed are the known versions the server echoes, as a list.
-func (r *runner) echoed(ctx context.Context) string {
+func (t *T) echoed() string {
 	var out []string
 	for _, v := range mcp.SupportedVersions {
-		if a := r.versionAnswer(ctx, v); a.err == nil && a.version == v {
+		if a := t.versionAnswer(v); a.err == nil && a.version == v {
 			out = append(out, v)
 		}
 	}

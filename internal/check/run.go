@@ -73,6 +73,7 @@ type MaxTimeError = errMaxTime
 
 // runner is one run.
 type runner struct {
+	ctx     context.Context // the run's, which --max-time and Ctrl-C end
 	target  *Target
 	opts    Options
 	main    *mcp.Client
@@ -101,12 +102,15 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 	if opts.MaxTime <= 0 {
 		opts.MaxTime = DefaultMaxTime
 	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = DefaultStartTimeout
+	}
 	if opts.Parallel <= 0 {
 		opts.Parallel = DefaultParallel
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, opts.MaxTime, errMaxTime{opts.MaxTime})
 	defer cancel()
-	r := &runner{target: target, opts: opts, eras: map[string]*eraProbe{},
+	r := &runner{ctx: ctx, target: target, opts: opts, eras: map[string]*eraProbe{},
 		secrets: append(slices.Clone(opts.Secrets), redact.JSONForms(opts.Secrets)...)}
 	r.watches = newWatches(r)
 	var selected []*Check
@@ -271,9 +275,11 @@ func (r *runner) runCheck(ctx context.Context, c *Check, g *group) Outcome {
 	if why := r.unmet(ctx, c.needs); why != "" {
 		return Outcome{Status: Skipped, Message: why}
 	}
-	cctx, cancel := context.WithTimeoutCause(ctx, r.opts.CheckTimeout, fmt.Errorf("the check's time (%s) ran out", r.opts.CheckTimeout))
-	defer cancel()
-	t := &T{ctx: cctx, r: r, check: c, g: g}
+	cctx, cancel := context.WithCancelCause(ctx)
+	clk := newClock(r.opts.CheckTimeout, func() { cancel(fmt.Errorf("the check's time (%s) ran out", r.opts.CheckTimeout)) })
+	defer clk.halt()
+	defer cancel(nil)
+	t := &T{ctx: cctx, r: r, check: c, g: g, clock: clk}
 	ended := make(chan Outcome, 1)
 	go func() { // ends when the check returns, fails or skips (runtime.Goexit)
 		defer func() {
@@ -337,6 +343,8 @@ func (r *runner) unmet(ctx context.Context, n needs) string {
 		return "applies to HTTP servers"
 	case n.call && len(r.opts.Calls) == 0:
 		return "needs a tool call: name one with --call 'TOOL key=value ...'"
+	case n.transport == "http" && f.sse:
+		return sseSkip
 	case n.auth && !f.authAsked:
 		return "the server asks for no authorization (it answered without credentials)"
 	}
@@ -360,6 +368,79 @@ type T struct {
 	out   Outcome
 	mu    sync.Mutex // guards own: closed from outside when the check overruns
 	own   []*conn    // connections of the check's own, closed when it ends
+	clock *clock     // the check's time, which stands while a server it started starts
+}
+
+// clock is a check's time: it runs while the check does, and stands
+// while a server the check started is starting (bounded apart, by
+// Options.StartTimeout), so that a server slow to start is not a check
+// that fails.
+type clock struct {
+	mu    sync.Mutex    // guards the fields below
+	left  time.Duration // the time left when it last stood
+	since time.Time     // when it started running again; zero while it stands
+	timer *time.Timer   // fires out when the time is up; nil while it stands
+	out   func()
+}
+
+func newClock(d time.Duration, out func()) *clock {
+	c := &clock{left: d, out: out}
+	c.run()
+	return c
+}
+
+// run starts the clock again.
+func (c *clock) run() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.timer == nil && c.out != nil {
+		c.since = time.Now()
+		c.timer = time.AfterFunc(c.left, c.out)
+	}
+}
+
+// stand stops the clock until run.
+func (c *clock) stand() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.timer != nil && c.timer.Stop() {
+		c.left -= time.Since(c.since)
+		c.timer = nil
+	}
+}
+
+// halt stops the clock for good.
+func (c *clock) halt() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	c.out = nil
+}
+
+// starting runs start-up (fn) with the check's clock standing, bounded
+// by Options.StartTimeout.
+func (t *T) starting(fn func(ctx context.Context)) {
+	t.clock.stand()
+	defer t.clock.run()
+	ctx, cancel := context.WithTimeoutCause(t.ctx, t.r.opts.StartTimeout, fmt.Errorf("the server did not start within %s", t.r.opts.StartTimeout))
+	defer cancel()
+	fn(ctx)
+}
+
+// sseSkip is why the checks that need Streamable HTTP skip a server of
+// the HTTP+SSE transport.
+const sseSkip = "the server speaks the deprecated HTTP+SSE transport of 2024-11-05; this check (or its connection of its own) needs Streamable HTTP"
+
+// dial opens a connection of the check's, its start not counted in the
+// check's time.
+func (t *T) dial(o connOptions) (c *conn, err error) {
+	if t.r.facts.sse {
+		t.Skip(sseSkip)
+	}
+	t.starting(func(ctx context.Context) { c, err = t.r.dial(ctx, o) })
+	return c, err
 }
 
 // closeOwn closes the check's own connections.
@@ -410,7 +491,7 @@ func (t *T) connWith(o connOptions) *conn {
 			return c
 		}
 	}
-	c, err := t.r.dial(t.ctx, o)
+	c, err := t.dial(o)
 	if err != nil {
 		t.failErr("opening a connection of the check's own", err)
 	}
@@ -423,7 +504,7 @@ func (t *T) connWith(o connOptions) *conn {
 // fresh is a connection of the check's own, not the group's, closed
 // when the check ends.
 func (t *T) fresh(o connOptions) *conn {
-	c, err := t.r.dial(t.ctx, o)
+	c, err := t.dial(o)
 	if err != nil {
 		t.failErr("opening a connection of the check's own", err)
 	}
