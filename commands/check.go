@@ -33,7 +33,7 @@ type checkCmd struct {
 	Call         []string      `name:"call" placeholder:"'TOOL [KEY=VALUE...]'" help:"Call this tool, with these arguments (typed as mcpv call types them), for the checks that need a call: its result, progress and cancellation. Repeatable. Without it no tool is called, and those checks are skipped."`
 	Format       string        `name:"format" enum:"text,junit,tap,json" default:"text" help:"Report format: text (a line per check, by area), junit (JUnit XML), tap (TAP version 14) or json."`
 	Output       string        `name:"output" placeholder:"FILE" help:"Write the report to FILE (made before the server starts); with a --format other than text, the text report still goes to stdout."`
-	CheckTimeout duration.Flag `name:"check-timeout" default:"15s" placeholder:"DURATION" help:"Fail a check that has not ended after this long."`
+	CheckTimeout duration.Flag `name:"check-timeout" default:"15s" placeholder:"DURATION" help:"Fail a check that has not ended after this long, not counting the start of the server processes it starts (which --connect-timeout bounds)."`
 	MaxTime      duration.Flag `name:"max-time" default:"5m" placeholder:"DURATION" help:"Stop the whole run after this long: the checks not run are skipped, and the exit code is 124."`
 	Parallel     int           `name:"parallel" default:"4" placeholder:"N" help:"Run up to N checks (each on a connection of its own) at once."`
 
@@ -108,7 +108,7 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 	}
 	target := c.target(s)
 	opts := check.Options{Only: c.Only, Skip: c.Skip, Strict: c.Strict, Calls: c.calls,
-		CheckTimeout: time.Duration(c.CheckTimeout), MaxTime: time.Duration(c.MaxTime), Parallel: c.Parallel,
+		CheckTimeout: time.Duration(c.CheckTimeout), StartTimeout: s.settings.ConnectTimeout, MaxTime: time.Duration(c.MaxTime), Parallel: c.Parallel,
 		Secrets: s.settings.Secrets, ReadFile: out.readFile}
 	if out.ios.ErrTTY && !out.embedded {
 		opts.Progress = func(done, total int, id string) {

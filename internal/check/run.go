@@ -343,7 +343,7 @@ func (r *runner) unmet(ctx context.Context, n needs) string {
 		return "applies to HTTP servers"
 	case n.call && len(r.opts.Calls) == 0:
 		return "needs a tool call: name one with --call 'TOOL key=value ...'"
-	case n.transport == "http" && f.sse:
+	case f.sse && (n.transport == "http" || n.era == "legacy"):
 		return sseSkip
 	case n.auth && !f.authAsked:
 		return "the server asks for no authorization (it answered without credentials)"
