@@ -348,7 +348,7 @@ complete -c mcpv -n '__mcpv_in "check"' -l strict -d 'Fail (exit 1) on a SHOULD 
 complete -c mcpv -n '__mcpv_in "check"' -l call -x -d 'Call this tool, with these arguments (typed as mcpv call types them), for the checks that need a call: its result, progress and cancellation. Repeatable. Without it no tool is called, and those checks are skipped.'
 complete -c mcpv -n '__mcpv_in "check"' -l format -x -a 'text junit tap json' -d 'Report format: text (a line per check, by area), junit (JUnit XML), tap (TAP version 14) or json.'
 complete -c mcpv -n '__mcpv_in "check"' -l output -r -F -d 'Write the report to FILE (made before the server starts); with a --format other than text, the text report still goes to stdout.'
-complete -c mcpv -n '__mcpv_in "check"' -l check-timeout -x -d 'Fail a check that has not ended after this long.'
+complete -c mcpv -n '__mcpv_in "check"' -l check-timeout -x -d 'Fail a check that has not ended after this long, not counting the start of the server processes it starts (which --connect-timeout bounds).'
 complete -c mcpv -n '__mcpv_in "check"' -l max-time -x -d 'Stop the whole run after this long: the checks not run are skipped, and the exit code is 124.'
 complete -c mcpv -n '__mcpv_in "check"' -l parallel -x -d 'Run up to N checks (each on a connection of its own) at once.'
 complete -c mcpv -n '__mcpv_at "servers" 0' -x -a '(__mcpv_servers)'

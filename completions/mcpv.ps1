@@ -192,7 +192,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--call'); Words = 1; Kind = 'none'; Enum = @(); H = 'Call this tool, with these arguments (typed as mcpv call types them), for the checks that need a call: its result, progress and cancellation. Repeatable. Without it no tool is called, and those checks are skipped.' }
             @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'junit', 'tap', 'json'); H = 'Report format: text (a line per check, by area), junit (JUnit XML), tap (TAP version 14) or json.' }
             @{ Names = @('--output'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write the report to FILE (made before the server starts); with a --format other than text, the text report still goes to stdout.' }
-            @{ Names = @('--check-timeout'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fail a check that has not ended after this long.' }
+            @{ Names = @('--check-timeout'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fail a check that has not ended after this long, not counting the start of the server processes it starts (which --connect-timeout bounds).' }
             @{ Names = @('--max-time'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop the whole run after this long: the checks not run are skipped, and the exit code is 124.' }
             @{ Names = @('--parallel'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run up to N checks (each on a connection of its own) at once.' }
         )
