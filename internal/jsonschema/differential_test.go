@@ -69,6 +69,10 @@ var hugeExponent = regexp.MustCompile(`[eE][+-]?0*[0-9]{4,}`)
 // signedField is a sign where a time or an IPv4 address has a number.
 var signedField = regexp.MustCompile(`["\[:.][+-][0-9]`)
 
+// grammarFormat is the message of a format checked here by its RFC's
+// grammar, more strictly than by the other implementation.
+var grammarFormat = regexp.MustCompile(`is not valid (uri|uri-reference|iri|iri-reference|hostname|email)(:|$)`)
+
 // opaqueID is an identifier with a scheme and no authority.
 var opaqueID = regexp.MustCompile(`"\$?id"\s*:\s*"[A-Za-z][A-Za-z0-9+.-]*:[^/]`)
 
@@ -99,6 +103,12 @@ func compare(t *testing.T, schema, instance string) {
 		return // the other implementation reads "+1" and "-0" as numbers in times and addresses
 	case (got == nil) != (want == nil) && strings.Contains(fmt.Sprint(got, want), "not valid uri-template"):
 		return // it checks the braces of a template in some paths only
+	case got != nil && want == nil && errors.As(got, &ve) && ve.Keyword == "format" && grammarFormat.MatchString(ve.Message):
+		// It reads URIs and IRIs as url.Parse does, takes a host name's
+		// trailing dot and an empty local part of an address: looser than
+		// the RFCs, which the JSON-Schema-Test-Suite holds these formats to
+		// (TestOfficialSuite).
+		return
 	}
 	if (got == nil) != (want == nil) {
 		t.Fatalf("schema %s, value %s: here %v; there %v", schema, instance, got, want)
