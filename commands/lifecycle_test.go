@@ -127,6 +127,9 @@ func TestConnectTimeout(t *testing.T) {
 }
 
 func TestServerIgnoringShutdownIsKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (waits out the shutdown grace: 2 s, SIGTERM, 2 s, SIGKILL): runs without -short")
+	}
 	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	start := time.Now()
