@@ -232,6 +232,10 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 		defer func() { done(err == nil) }()
 	}
 	asked := params
+	params, rerr := up.taskRequest(c, method, params)
+	if rerr != nil {
+		return nil, rerr
+	}
 	id := mcp.IncomingID(ctx)
 	c.track(id, true)
 	defer c.track(id, false)
@@ -248,7 +252,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	if err != nil {
 		return nil, rpcError(err)
 	}
-	res = c.srv.Guard.filter(method, res)
+	res = c.srv.Guard.filter(method, up.taskResult(c, method, res))
 	if c.srv.Record != nil {
 		// What the client got, after the guard: a recording holds
 		// nothing the guard hides.

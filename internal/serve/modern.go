@@ -132,6 +132,10 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 		}
 		return c.modernResult(ctx, method, params, res, false), nil
 	}
+	params, rerr = up.taskRequest(c, method, params)
+	if rerr != nil {
+		return nil, rerr
+	}
 	id := mcp.IncomingID(ctx)
 	c.track(id, true)
 	defer c.track(id, false)
@@ -150,7 +154,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 	if err != nil {
 		return nil, rpcError(err)
 	}
-	return c.modernResult(ctx, method, params, res, st.Modern), nil
+	return c.modernResult(ctx, method, params, up.taskResult(c, method, res), st.Modern), nil
 }
 
 // modernResult is what a modern client gets of a result: through the

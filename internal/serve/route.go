@@ -24,12 +24,25 @@ func (u *upstream) notify(method string, params json.RawMessage) {
 	switch {
 	case a == subscription.Requester:
 		if r, b, ok := u.tokens.Back(params); ok {
-			r.progress(method, b)
+			if w := r.now(); w != nil {
+				// A task its request made may be named here before the
+				// request's answer has told serve of it: it is that
+				// client's all the same.
+				u.claimRelated(w.c, b)
+			}
+			r.progress(method, u.renameRelated(b))
 		}
 		return
 	case method == "notifications/cancelled":
 		return // the upstream session cancels the request it names itself
 	case u.srv.Guard.hidesNotification(method, params):
+		return
+	}
+	if r, ok := u.taskOwner(method, params); ok {
+		// About a task: for its client alone.
+		if r == nil || !r.tell(withRelated(context.Background(), r.id), method, u.renameNotice(method, params)) {
+			u.srv.Log.Debug(fmt.Sprintf("the server's %s is about a task no client here holds", method))
+		}
 		return
 	}
 	heard := false
@@ -183,6 +196,10 @@ func (u *upstream) route(ctx context.Context, method string, params json.RawMess
 		return nil, true, mcp.MethodNotFound(method)
 	}
 	r := u.pick(ctx)
+	if owner, ok := u.taskOwner(method, params); ok {
+		// A question about a task is its client's, whoever is busy.
+		r, params = owner, u.renameRelated(params)
+	}
 	if r == nil {
 		return nil, true, &mcp.RPCError{Code: mcp.CodeInternalError,
 			Message: method + ": no client to ask: none is connected, or several have requests in flight"}
@@ -256,6 +273,7 @@ func (u *upstream) detach(c *client) {
 	delete(u.clients, c)
 	u.mu.Unlock()
 	u.leave(c)
+	u.tasks.forget(c)
 	u.release()
 }
 

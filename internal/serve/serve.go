@@ -309,6 +309,8 @@ type upstream struct {
 	// subs are the resources/subscribe the clients (*client) and the
 	// listeners of modern clients (*listener) share upstream.
 	subs subscription.Shared[any]
+	// tasks are the server's tasks, by serve's ids, and whose each is.
+	tasks taskBook
 }
 
 // relayed is a client's request in flight: where its progress and the
