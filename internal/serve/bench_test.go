@@ -52,6 +52,20 @@ func BenchmarkRoundTrip(b *testing.B) {
 		c, _ := stdioClient(b, startServer(b, demoStdio(), nil, false), "legacy")
 		roundTrips(b, c, params)
 	})
+	// A client of the 2026-07-28 era, bridged to the server in the
+	// initialize era: its result gets the members its era requires.
+	b.Run("serve-modern", func(b *testing.B) {
+		c, _ := stdioClient(b, startServer(b, demoStdio(), nil, false), "modern")
+		roundTrips(b, c, params)
+	})
+	// The same client calling a tool that asks it a question: two round
+	// trips (input_required, then the retry with the answer) and the
+	// server's question, which waits gatherWait for others to come with
+	// it.
+	b.Run("serve-modern-ask", func(b *testing.B) {
+		c, _ := stdioClient(b, startServer(b, demoStdio(), nil, false), "modern")
+		roundTrips(b, c, json.RawMessage(`{"name":"ask","arguments":{}}`))
+	})
 }
 
 func roundTrips(b *testing.B, c *mcp.Client, params json.RawMessage) {

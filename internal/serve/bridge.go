@@ -53,7 +53,7 @@ const maxParked = 256
 // gatherWait is how long a question waits for the next before the
 // client is asked: a server asks the questions of one step together, and
 // one input_required carries them all.
-const gatherWait = 50 * time.Millisecond
+const gatherWait = 20 * time.Millisecond
 
 // statePrefix starts every requestState serve makes; a retry with one
 // that no parked call holds is refused (expired, used, or made up), and
@@ -125,14 +125,14 @@ type bridge struct {
 
 	asked chan struct{} // 1-buffered: a question came
 
-	mu      sync.Mutex // guards the fields below
-	caps    map[string]json.RawMessage
-	waiting []*question // asked, not yet put to the client
-	put     []*question // put to the client, not yet answered
-	next    int         // numbers the questions
-	waiter  *relayed    // the request that waits on the call now; nil while parked
-	timer   *time.Timer // while parked: InputWait
-	over    bool        // given up
+	mu      sync.Mutex      // guards the fields below
+	caps    json.RawMessage // the capabilities of the request that waits on the call
+	waiting []*question     // asked, not yet put to the client
+	put     []*question     // put to the client, not yet answered
+	next    int             // numbers the questions
+	waiter  *relayed        // the request that waits on the call now; nil while parked
+	timer   *time.Timer     // while parked: InputWait
+	over    bool            // given up
 }
 
 // question is a server request the call's client is to answer.
@@ -198,7 +198,7 @@ func (u *upstream) bridged(ctx context.Context, c *client, method string, params
 	cctx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel
 	r := relayed{b: b}
-	fwd, release := u.tokens.Swap(params, r)
+	fwd, release := u.swap(params, r, true)
 	cctx = context.WithValue(cctx, relayKey{}, r)
 	u.fly(&r, true)
 	u.hold()
@@ -206,7 +206,7 @@ func (u *upstream) bridged(ctx context.Context, c *client, method string, params
 		defer u.release()
 		defer u.fly(&r, false)
 		defer release()
-		res, err := u.conn.Forward(cctx, method, legacyParams(fwd))
+		res, err := u.conn.Forward(cctx, method, fwd)
 		if err != nil {
 			err = rpcError(err)
 		}
@@ -380,7 +380,7 @@ func (b *bridge) ask(ctx context.Context, method string, params json.RawMessage)
 		b.mu.Unlock()
 		return nil, &mcp.RPCError{Code: mcp.CodeInternalError, Message: method + ": the call it belongs to was given up"}
 	}
-	if b.caps[capability[method]] == nil {
+	if rawjson.Member(b.caps, capability[method]) == nil {
 		b.mu.Unlock()
 		return nil, &mcp.RPCError{Code: mcp.CodeMethodNotFound, Message: method + ": the client did not declare the " + capability[method] + " capability"}
 	}

@@ -239,3 +239,32 @@ func TestBridgeUpstreamDies(t *testing.T) {
 		t.Errorf("error %v, want the relay's JSON-RPC error", err)
 	}
 }
+
+// TestBridgeProgress: a modern client's call bridged to a server of the
+// initialize era gets its progress, under its own token.
+func TestBridgeProgress(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	for _, side := range []string{"stdio", "http"} {
+		var c *mcp.Client
+		var rec *recorder
+		if side == "stdio" {
+			c, rec = stdioClient(t, srv, "modern")
+		} else {
+			c, rec = httpClient(t, serveHTTP(t, srv, ""), "modern", "x")
+		}
+		call(t, c, "tools/call", `{"name":"slow","arguments":{"seconds":0.05,"steps":3},"_meta":{"progressToken":"mine"}}`)
+		n := 0
+		for _, m := range rec.all() {
+			if strings.Contains(string(m), "notifications/progress") {
+				if !strings.Contains(string(m), `"progressToken":"mine"`) {
+					t.Errorf("%s: %s, want the client's own token", side, m)
+				}
+				n++
+			}
+		}
+		if n != 3 {
+			t.Errorf("%s: %d progress notifications, want 3", side, n)
+		}
+	}
+}

@@ -310,7 +310,11 @@ func hasModernMeta(params json.RawMessage) bool {
 // initialize era: without the modern era's _meta members, which such a
 // server may take for a modern request
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/lifecycle).
-func legacyParams(params json.RawMessage) json.RawMessage {
+func legacyParams(params json.RawMessage) json.RawMessage { return legacyParamsWith(params, nil) }
+
+// legacyParamsWith is legacyParams with the progress token replaced by
+// token (when not nil): the relay's own, in the same one pass.
+func legacyParamsWith(params, token json.RawMessage) json.RawMessage {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	sep := func() {
@@ -329,6 +333,9 @@ func legacyParams(params json.RawMessage) json.RawMessage {
 		var meta bytes.Buffer
 		rawjson.ForEachValidRawMember(v, func(k string, rawKey, v []byte) error {
 			if !strings.HasPrefix(k, "io.modelcontextprotocol/") {
+				if k == "progressToken" && token != nil {
+					v = token
+				}
 				if meta.Len() > 0 {
 					meta.WriteByte(',')
 				}

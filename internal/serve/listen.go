@@ -99,8 +99,6 @@ func (c *client) listenModern(ctx context.Context, up *upstream, params json.Raw
 	}
 	json.Unmarshal(params, &p)
 	l := &listener{c: c, id: mcp.IncomingID(ctx)}
-	c.track(l.id, true)
-	defer c.track(l.id, false)
 	if up.conn.State().Modern {
 		return up.listenThrough(ctx, l, params)
 	}

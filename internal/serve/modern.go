@@ -36,8 +36,8 @@ var inputMethods = map[string]bool{"tools/call": true, "prompts/get": true, "res
 // modernMeta is what serve reads of a modern request's _meta.
 type modernMeta struct {
 	version string
-	caps    map[string]json.RawMessage // the client's capabilities for this request
-	level   string                     // its logLevel; "" asks for no log messages
+	caps    json.RawMessage // the client's capabilities for this request (an object)
+	level   string          // its logLevel; "" asks for no log messages
 }
 
 // readModernMeta reads and checks a modern request's _meta: it MUST hold
@@ -64,13 +64,14 @@ func readModernMeta(params json.RawMessage) (modernMeta, *mcp.RPCError) {
 		return invalid("params._meta must be an object")
 	case json.Unmarshal(version, &m.version) != nil || m.version == "":
 		return invalid(mcp.MetaProtocolVersion + " must be a string")
-	case !rawjson.IsObject(caps) || json.Unmarshal(caps, &m.caps) != nil:
+	case !rawjson.IsObject(caps):
 		return invalid(mcp.MetaClientCapabilities + " must be an object")
 	case level != nil && json.Unmarshal(level, &m.level) != nil:
 		return invalid(mcp.MetaLogLevel + " must be a string")
 	case !mcp.IsModern(m.version):
 		return m, unsupportedVersion(m.version)
 	}
+	m.caps = caps
 	return m, nil
 }
 
@@ -92,6 +93,11 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 	if removedMethods[method] {
 		return nil, mcp.MethodNotFound(method)
 	}
+	// In flight: what the server says about it (progress, logs) reaches
+	// the client before its answer (flushNotes).
+	id := mcp.IncomingID(ctx)
+	c.track(id, true)
+	defer c.track(id, false)
 	if inputMethods[method] {
 		if rerr := checkInputResponses(params); rerr != nil {
 			return nil, rerr
@@ -136,19 +142,14 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 	if rerr != nil {
 		return nil, rerr
 	}
-	id := mcp.IncomingID(ctx)
-	c.track(id, true)
-	defer c.track(id, false)
 	r := relayed{c: c, id: id, level: meta.level}
 	up.fly(&r, true)
 	defer up.fly(&r, false)
-	fwd, release := up.tokens.Swap(params, r)
+	fwd, release := up.swap(params, r, !st.Modern)
 	defer release()
 	ctx = context.WithValue(ctx, relayKey{}, r)
 	if st.Modern {
 		ctx = up.withParamHeaders(ctx, method, params)
-	} else {
-		fwd = legacyParams(fwd)
 	}
 	res, err := up.conn.Forward(ctx, method, fwd)
 	if err != nil {
@@ -174,7 +175,7 @@ func (c *client) modernResult(ctx context.Context, method string, asked, res jso
 // modernSide is the upstream session a modern client is served by: the
 // session of OpenModern when there is one (the server speaks that era
 // too), else the client's own.
-func (c *client) modernSide(ctx context.Context, caps map[string]json.RawMessage) (*upstream, error) {
+func (c *client) modernSide(ctx context.Context, caps json.RawMessage) (*upstream, error) {
 	if !c.srv.Isolate {
 		if m := c.srv.modernUpstream(ctx); m != nil {
 			c.mu.Lock()
@@ -186,7 +187,7 @@ func (c *client) modernSide(ctx context.Context, caps map[string]json.RawMessage
 			return c.up, nil
 		}
 	}
-	return c.upstream(ctx, mustJSON(caps))
+	return c.upstream(ctx, caps)
 }
 
 // cacheable are the results the 2026-07-28 era marks with how long they
@@ -315,4 +316,22 @@ func (u *upstream) paramHeaders(ctx context.Context, params json.RawMessage) []m
 		return nil
 	}
 	return headers
+}
+
+// swap gives params a progress token of the relay's own, for r; legacy
+// makes them a request of the initialize era too (legacyParams), in the
+// same pass.
+func (u *upstream) swap(params json.RawMessage, r relayed, legacy bool) (json.RawMessage, func()) {
+	if !legacy {
+		return u.tokens.Swap(params, r)
+	}
+	swapped := false
+	fwd, release := u.tokens.SwapWith(params, r, func(params, _, ours json.RawMessage) (json.RawMessage, error) {
+		swapped = true
+		return legacyParamsWith(params, ours), nil
+	})
+	if !swapped { // no token
+		fwd = legacyParams(params)
+	}
+	return fwd, release
 }
