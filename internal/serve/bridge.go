@@ -21,7 +21,7 @@ package serve
 // Bounds: a parked call whose client does not come back within InputWait
 // is given up: the server's questions are answered with an error, and the
 // call is cancelled upstream. At most maxParked calls are parked at once;
-// past that a call that asks is refused. A client that goes while it
+// past that a call that asks is refused (MaxParked). A client that goes while it
 // waits (its HTTP request closed, its cancellation) gives up its call
 // at once. A question for a capability the request did not declare is
 // answered with an error, never put to the client.
@@ -47,8 +47,8 @@ import (
 // DefaultInputWait is how long a parked call waits for its client.
 const DefaultInputWait = 10 * time.Minute
 
-// maxParked bounds the calls parked at once.
-const maxParked = 256
+// DefaultMaxParked bounds the calls parked at once.
+const DefaultMaxParked = 256
 
 // gatherWait is how long a question waits for the next before the
 // client is asked: a server asks the questions of one step together, and
@@ -82,7 +82,7 @@ func (bs *bridges) park(b *bridge) (string, bool) {
 	state := statePrefix + hex.EncodeToString(raw[:])
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
-	if bs.closed || len(bs.parked) >= maxParked {
+	if bs.closed || len(bs.parked) >= bs.srv.maxParked() {
 		return "", false
 	}
 	bs.parked[state] = b
@@ -109,6 +109,14 @@ func (bs *bridges) close() {
 	for _, b := range parked {
 		b.abandon("serving ended")
 	}
+}
+
+// maxParked is MaxParked, or its default.
+func (s *Server) maxParked() int {
+	if s.MaxParked > 0 {
+		return s.MaxParked
+	}
+	return DefaultMaxParked
 }
 
 // bridge is one call of a modern client, upstream in the initialize era.
@@ -314,7 +322,7 @@ func (b *bridge) inputRequired() (json.RawMessage, error) {
 	if !ok {
 		b.abandon("too many calls wait for their clients")
 		return nil, &mcp.RPCError{Code: mcp.CodeInternalError,
-			Message: fmt.Sprintf("the server asks for input, and %d calls wait for their clients already: try again later", maxParked)}
+			Message: fmt.Sprintf("the server asks for input, and %d calls wait for their clients already: try again later", b.up.srv.maxParked())}
 	}
 	wait := b.up.srv.InputWait
 	if wait <= 0 {

@@ -268,3 +268,42 @@ func TestBridgeProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestBridgeParkedAreBounded: past MaxParked calls waiting for their
+// clients, a call that asks is refused (and given up at the server),
+// while those that wait go on.
+func TestBridgeParkedAreBounded(t *testing.T) {
+	t.Parallel()
+	url, events := askingServer(t)
+	srv := serverFor(t, settingsFor(url, "legacy", nil))
+	srv.MaxParked = 1
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	u := serveHTTP(t, srv, "")
+	_, body := postModern(t, u, modernCall(1, "ask", elicitCaps, ""), nil)
+	state, key := inputRequired(t, body)
+	if _, body := postModern(t, u, modernCall(2, "ask", elicitCaps, ""), nil); !strings.Contains(body, "calls wait for their clients already") {
+		t.Errorf("a second call that asks, past the bound: %s, want it refused", body)
+	}
+	if e := next(t, events); !strings.Contains(e, "too many calls wait") {
+		t.Errorf("event %q, want the second call's question refused", e)
+	}
+	_, body = postModern(t, u, modernCall(3, "ask", elicitCaps, `,"requestState":"`+state+`","inputResponses":{"`+key+`":{"action":"accept","content":{"name":"first"}}}`), nil)
+	if !strings.Contains(body, "hello first") {
+		t.Errorf("the call that waited: %s", body)
+	}
+}
+
+// TestBridgeIsolated: with --isolate, a modern client's bridged call keeps
+// its own server while it waits for the client's retry, which needs no
+// server of its own.
+func TestBridgeIsolated(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, true)
+	c, _ := httpClient(t, serveHTTP(t, srv, ""), "modern", "isolated")
+	if res := call(t, c, "tools/call", `{"name":"ask","arguments":{}}`); !strings.Contains(string(res), "isolated") {
+		t.Errorf("ask: %s", res)
+	}
+}

@@ -72,8 +72,10 @@ type Server struct {
 	ClientCaps bool
 	// InputWait bounds the wait for a modern client to send again a
 	// request the server asked a question about (see bridge.go);
-	// DefaultInputWait when 0.
+	// DefaultInputWait when 0. MaxParked bounds the calls that wait so
+	// at once; DefaultMaxParked when 0.
 	InputWait time.Duration
+	MaxParked int
 	// Secrets masks what no client may see; Open's settings' secrets
 	// should be added before serving, the session's tokens are added as
 	// they are learned.
