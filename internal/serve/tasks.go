@@ -28,6 +28,10 @@ import (
 // forgotten (its client is then told it is not found).
 const maxTasks = 16384
 
+// maxTaskResult is the largest tools/call result looked into for a task
+// the server made: a task result is a Task, a few hundred bytes.
+const maxTaskResult = 1 << 20
+
 // taskBook is an upstream session's tasks, by both ids.
 type taskBook struct {
 	mu     sync.Mutex // guards the fields below
@@ -138,6 +142,9 @@ func (u *upstream) taskRequest(c *client, method string, params json.RawMessage)
 func (u *upstream) taskResult(c *client, method string, res json.RawMessage) json.RawMessage {
 	switch method {
 	case "tools/call":
+		if len(res) > maxTaskResult {
+			return res // no task: a call's large result is not read for one
+		}
 		if created := rawjson.Member(res, "task"); rawjson.IsObject(created) {
 			// The initialize era's CreateTaskResult: {"task": Task}.
 			return withMember(res, "task", u.renameTask(c, created, true))
