@@ -132,7 +132,7 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 		Hooks:      s.hooks,
 		Guard:      guard,
 		Isolate:    c.Isolate,
-		ClientCaps: c.HTTP == "",
+		ClientCaps: c.HTTP == "" && s.settings.Session == "",
 		Secrets:    secrets,
 		Log:        s.hooks.Log,
 	}

@@ -7,6 +7,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/connect"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -61,4 +64,24 @@ func TestStdioClientsCapabilities(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestClientCapsWithoutAWait: an upstream that opens without asking for
+// the client's capabilities (a session negotiated elsewhere) does not
+// hold Start up.
+func TestClientCapsWithoutAWait(t *testing.T) {
+	t.Parallel()
+	up := &hang{done: make(chan struct{}), called: make(chan struct{}, 1)}
+	srv := &Server{Open: func(context.Context, connect.Hooks) (Upstream, error) { return up, nil }, ClientCaps: true}
+	started := make(chan error, 1)
+	go func() { started <- srv.Start(context.Background()) }()
+	select {
+	case err := <-started:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Start waits for a client its upstream never asked for")
+	}
+	srv.Close()
 }

@@ -144,22 +144,22 @@ func (s *Server) Start(ctx context.Context) error {
 			return nil, context.Cause(ctx)
 		}
 	}
-	failed := make(chan error, 1)
 	go func() { // ends when the session is open, or failed to open
 		u, err := s.open(ctx, nil, await)
 		if err == nil {
 			err = s.begin(ctx, u)
 		}
 		if err != nil {
-			failed <- err
 			s.end(err)
 		}
 	}()
 	select {
 	case <-started:
 		return nil
-	case err := <-failed:
-		return err
+	case <-s.ready:
+		// Open without a wait for the client (a session negotiated
+		// elsewhere, which keeps its capabilities), or failed.
+		return s.Err()
 	}
 }
 
