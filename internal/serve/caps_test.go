@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
-
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
