@@ -48,6 +48,15 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	c.http, _ = t.(*mcp.HTTPTransport)
 	c.settings, c.env = s, env
 
+	caps := ans.capabilities()
+	if h.AwaitCapabilities != nil {
+		if caps, err = awaitCapabilities(ctx, session, h.AwaitCapabilities); err != nil {
+			cctx, cancel := context.WithTimeout(context.Background(), startupCloseWait)
+			session.Close(cctx)
+			cancel()
+			return nil, err
+		}
+	}
 	ictx := ctx
 	if s.ConnectTimeout > 0 {
 		var cancel context.CancelFunc
@@ -63,7 +72,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		Info:            h.Client,
 		ProtocolVersion: version,
 		Probe:           s.ProtocolEra == "auto",
-		Capabilities:    ans.capabilities(),
+		Capabilities:    caps,
 		Timeout:         s.Timeout,
 		MaxTimeout:      s.MaxTimeout,
 		LogLevel:        s.Answers.LogLevel, // the modern era sends it with each request
@@ -110,6 +119,26 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 	}
 	c.Client = client
 	return c, nil
+}
+
+// awaitCapabilities asks await for the capabilities to declare, with a
+// context that ends when the session does (a server that dies while its
+// client has yet to speak).
+func awaitCapabilities(ctx context.Context, session *mcp.Session, await func(context.Context) (json.RawMessage, error)) (json.RawMessage, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() { // ends with the wait: the session's end cuts it short
+		select {
+		case <-session.Done():
+			cancel(session.Err())
+		case <-ctx.Done():
+		}
+	}()
+	caps, err := await(ctx)
+	if err != nil && ctx.Err() != nil && session.Err() != nil {
+		return nil, session.Err()
+	}
+	return caps, err
 }
 
 // newConn starts the session on t: the server's requests answered, its
