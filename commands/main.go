@@ -460,7 +460,7 @@ func run(ctx context.Context, args []string, ios *output.Streams, env connect.En
 func runWith(ctx context.Context, args []string, ios *output.Streams, env connect.Env, servers *mcp.ProcessGroups, signals <-chan struct{}) (code int) {
 	if len(args) == 1 && args[0] == keeperArg {
 		waitFor(signals)
-		return runKeeper(ctx, ios, env)
+		return runKeeper(ctx, ios, env, servers)
 	}
 	args, server := splitServer(args)
 	if len(args) == 2 && args[0] == "help" {

@@ -285,7 +285,9 @@ func (c *sessionStopCmd) Run(out *console, env connect.Env) error {
 
 // runKeeper is the keeper process: it reads what session start sent on fd
 // 3, opens the session, says so on fd 4 and serves until the session ends.
-func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env) int {
+// servers records its server's process group while it runs, as a one-shot
+// command's.
+func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env, servers *mcp.ProcessGroups) int {
 	cfg, ready := os.NewFile(3, "start"), os.NewFile(4, "ready")
 	say := func(r keeperReady) {
 		b, _ := json.Marshal(r)
@@ -335,6 +337,7 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env) int {
 		OnNotification: k.Notify,
 		Route:          k.Route,
 		ReadGate:       k.ReadGate,
+		Groups:         servers,
 	}
 	conn, err := connect.Open(ctx, start.Settings, env, h)
 	if err != nil {

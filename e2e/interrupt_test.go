@@ -5,6 +5,7 @@ package e2e
 import (
 	"os"
 	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -67,5 +68,23 @@ func TestSecondCtrlCWithAStalledTerminal(t *testing.T) {
 	}
 	if !s.gone(t) {
 		t.Error("the server outlived mcpv")
+	}
+}
+
+// A second signal to a session's keeper ends it at once, and with it every
+// process of its server's group, as it ends a one-shot command's.
+func TestSecondSignalEndsAKeepersServer(t *testing.T) {
+	t.Parallel()
+	w := newSessions(t)
+	s := newServer(t, "hang,ignore-exit,grandchild")
+	pid := w.startSession("twice", s)
+	syscall.Kill(pid, syscall.SIGTERM)
+	s.waitFor(t, `{"fake":"EOF"}`) // the orderly shutdown has begun
+	syscall.Kill(pid, syscall.SIGTERM)
+	if !waitGone(pid) {
+		t.Fatal("the keeper outlived two signals")
+	}
+	if !s.gone(t) {
+		t.Error("a process of the server's group outlived its keeper")
 	}
 }
