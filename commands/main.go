@@ -538,6 +538,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	// which learns the secrets the session comes to hold (tokens) as well.
 	scrub := redact.NewScrubber(ios.Err)
 	scrub.Add(settings.Secrets...)
+	ios.Status.MaskWith(func(text string) string { return string(scrub.Mask([]byte(text))) })
 	defer scrub.Flush() // after the session's close, which may still forward the server's stderr
 	scrubbed := *ios
 	scrubbed.Err = scrub

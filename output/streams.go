@@ -33,6 +33,7 @@ func System() *Streams {
 	errTTY := isTerminal(os.Stderr)
 	outTTY := isTerminal(os.Stdout)
 	status := NewStatusLine(os.Stderr, showsEscapes(errTTY, term, func() bool { return enableVT(os.Stderr) }))
+	status.SetWidth(func() int { return columns(os.Stderr) })
 	return &Streams{
 		In:     os.Stdin,
 		Out:    os.Stdout,
