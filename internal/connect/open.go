@@ -3,7 +3,6 @@ package connect
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -69,10 +68,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		LogLevel:        s.Answers.LogLevel, // the modern era sends it with each request
 	})
 	if err != nil {
-		var te *mcp.TimeoutError
-		if ct, ok := t.(*mcp.CommandTransport); ok && errors.As(err, &te) && te.Connect && ct.Silent() && s.Framing == mcp.FramingAuto {
-			te.Hint = "it wrote nothing on its stdout (a server that reads only Content-Length frames needs --framing content-length)"
-		}
+		startupHint(err, s, t)
 		// A server that did not get through start-up (timed out,
 		// interrupted, refused) gets a short goodbye, not the full grace
 		// periods: the user asked to stop, or it has shown it is not

@@ -70,7 +70,8 @@ import (
 //	              with a framed parse error. content-length=greet instead sends a
 //	              framed log message at start and skips such lines silently;
 //	              content-length=strict skips them silently and waits for the
-//	              client to speak first, in frames
+//	              client to speak first, in frames; content-length=exit writes
+//	              "bad header" on stderr and exits 1 at the first such line
 //	updates=N     resources.subscribe: each resources/subscribe is followed by one
 //	              notifications/resources/updated, and each resources/read is
 //	              preceded by N of them
@@ -117,7 +118,7 @@ type config struct {
 	deaf        bool
 	updates     int
 	schema      string
-	framed      string // "" (lines), "reply", "greet" or "strict"
+	framed      string // "" (lines), "reply", "greet", "strict" or "exit"
 	t           taskConfig
 	spec        *Spec
 }
@@ -136,7 +137,7 @@ func parseConfig(s string) (config, error) {
 		case "plain", "":
 		case "content-length":
 			c.framed = "reply"
-			if v == "greet" || v == "strict" {
+			if v == "greet" || v == "strict" || v == "exit" {
 				c.framed = v
 			}
 		case "schema":
