@@ -62,6 +62,11 @@ func (p *pty) full() bool {
 	return errors.Is(werr, unix.EAGAIN)
 }
 
+// setColumns makes the terminal cols wide.
+func (p *pty) setColumns(cols int) error {
+	return unix.IoctlSetWinsize(int(p.tty.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: uint16(cols)})
+}
+
 func (p *pty) close() {
 	p.master.Close()
 	p.tty.Close()

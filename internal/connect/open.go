@@ -39,10 +39,14 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	if s.ResumeSession != "" {
 		return resume(s, env, h, ans)
 	}
+	var wait startWait
+	h.OpenURL = wait.signingIn(h.OpenURL)
+	begin := time.Now()
 	t, err := transport(s, env, h)
 	if err != nil {
 		return nil, err
 	}
+	wait.show(s, h, t, begin)
 	c, session := newConn(s, h, ans, t)
 	c.http, _ = t.(*mcp.HTTPTransport)
 	c.settings, c.env = s, env
@@ -67,6 +71,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		MaxTimeout:      s.MaxTimeout,
 		LogLevel:        s.Answers.LogLevel, // the modern era sends it with each request
 	})
+	wait.stop()
 	if err != nil {
 		startupHint(err, s, t)
 		// A server that did not get through start-up (timed out,

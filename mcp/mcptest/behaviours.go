@@ -52,6 +52,7 @@ import (
 //	grandchild    at start, leave a child (sleep 300) in the server's process group
 //	slow-start=MS at start, write "fake: starting up" on stderr and then neither
 //	              read nor write anything for MS milliseconds (a cold npx)
+//	say=VAR       at start (after slow-start's line), write "fake: VAR is $VAR" on stderr
 //	slow=MS       wait MS milliseconds before each answer
 //	busy=N        at start, spin N goroutines for ever (a server starving the CPU)
 //	deaf          once initialized, never read stdin again (writes to it block
@@ -113,6 +114,7 @@ type config struct {
 	logFlood    int
 	grandchild  bool
 	slowStart   time.Duration
+	say         string
 	slow        time.Duration
 	busy        int
 	deaf        bool
@@ -125,7 +127,7 @@ type config struct {
 
 // withSpec are the behaviours that apply to a spec server: they shape
 // what goes out and how the process lives, not what it answers.
-var withSpec = []string{"", "spec", "junk", "stray-id", "batch", "content-length", "ignore-exit", "grandchild", "stderr-env", "ignore-early", "slow-start", "slow", "busy", "deaf"}
+var withSpec = []string{"", "spec", "junk", "stray-id", "batch", "content-length", "ignore-exit", "grandchild", "stderr-env", "ignore-early", "slow-start", "say", "slow", "busy", "deaf"}
 
 func parseConfig(s string) (config, error) {
 	c := config{pages: 1, t: taskConfig{support: "optional", poll: 50}}
@@ -229,6 +231,8 @@ func parseConfig(s string) (config, error) {
 			} else {
 				c.slowStart = time.Duration(n) * time.Millisecond
 			}
+		case "say":
+			c.say = v
 		case "busy":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {

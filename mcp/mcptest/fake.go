@@ -76,8 +76,11 @@ func RunIfRequested() bool {
 	}
 	if c.slowStart > 0 {
 		fmt.Fprintln(os.Stderr, "fake: starting up")
-		time.Sleep(c.slowStart)
 	}
+	if c.say != "" {
+		fmt.Fprintf(os.Stderr, "fake: %s is %s\n", c.say, os.Getenv(c.say))
+	}
+	time.Sleep(c.slowStart)
 	var log io.Writer = io.Discard
 	if path := os.Getenv(EnvLog); path != "" {
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)

@@ -1,0 +1,136 @@
+//go:build unix
+
+package e2e
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// onTerminal runs mcpv to its end with its stderr a terminal cols wide
+// (0: as opened), and returns the exit code and what the terminal got.
+func onTerminal(t *testing.T, cols int, args ...string) (int, string) {
+	t.Helper()
+	p, err := openPTY()
+	if err != nil {
+		t.Skip(err)
+	}
+	defer p.close()
+	if cols > 0 {
+		if err := p.setColumns(cols); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(mcpvBin, args...)
+	cmd.Stderr = p.tty
+	cmd.Env = append(os.Environ(), "TERM=xterm")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.tty.Close() // mcpv holds its own: the terminal reads to its end when mcpv exits
+	var got bytes.Buffer
+	read := make(chan struct{})
+	go func() { io.Copy(&got, p.master); close(read) }() // ends at the terminal's end
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("mcpv still running after 60 s")
+	}
+	<-read
+	return cmd.ProcessState.ExitCode(), got.String()
+}
+
+// A server that takes seconds to start gets a line on the terminal after
+// a second: what mcpv waits for, for how long, and the server's last line
+// on stderr, masked as all of stderr is; redrawn in place, and gone once
+// the server answers.
+func TestStartLineOnATerminal(t *testing.T) {
+	t.Parallel()
+	const secret = "s3cr3t-t0ken-value"
+	s := newServer(t, "slow-start=2500,say=API_TOKEN")
+	code, got := onTerminal(t, 0, append([]string{"ping", "--env", "API_TOKEN=" + secret}, s.args()...)...)
+	if code != 0 {
+		t.Fatalf("exit %d; the terminal got %q", code, got)
+	}
+	if strings.Contains(got, secret) {
+		t.Errorf("the secret reached the terminal: %q", got)
+	}
+	first := "mcpv: waiting for e2e.test to start (1s): fake: API_TOKEN is ***"
+	if !strings.Contains(got, first) || !strings.Contains(got, "\r\x1b[Kmcpv: waiting for e2e.test to start (2s): fake: API_TOKEN is ***") {
+		t.Errorf("no line, or not redrawn in place; the terminal got %q", got)
+	}
+	last := strings.LastIndex(got, "mcpv: waiting")
+	if rest := got[last:]; !strings.HasSuffix(rest, "\r\x1b[K") || strings.Count(rest, "\r\x1b[K") != 1 {
+		t.Errorf("the line was not cleared at the end; the terminal ends with %q", rest)
+	}
+}
+
+// The line is cut to the terminal's width: a line that wrapped could not
+// be erased.
+func TestStartLineFitsANarrowTerminal(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "slow-start=1500,say=LONG")
+	long := strings.Repeat("word ", 40)
+	code, got := onTerminal(t, 40, append([]string{"ping", "--env", "LONG=" + long}, s.args()...)...)
+	if code != 0 {
+		t.Fatalf("exit %d; the terminal got %q", code, got)
+	}
+	i := strings.Index(got, "mcpv: waiting")
+	if i < 0 {
+		t.Fatalf("no line; the terminal got %q", got)
+	}
+	line, _, _ := strings.Cut(got[i:], "\r")
+	if n := utf8.RuneCountInString(line); n >= 40 || !strings.HasSuffix(line, "…") {
+		t.Errorf("a line of %d characters on a terminal 40 wide: %q", n, line)
+	}
+}
+
+// An HTTP server that is slow to answer gets the line too.
+func TestStartLineForASlowHTTPServer(t *testing.T) {
+	t.Parallel()
+	target := slowFakeHTTP(t, 2500*time.Millisecond, "")
+	code, got := onTerminal(t, 0, append([]string{"ping"}, target...)...)
+	if code != 0 || !strings.Contains(got, "mcpv: waiting for "+target[1]+" to answer (1s)") {
+		t.Errorf("exit %d; the terminal got %q", code, got)
+	}
+}
+
+// A server that answers at once shows no line; nor does one whose wait
+// is not seen on a terminal (scripts, CI).
+func TestStartLineOnlyForAWaitOnATerminal(t *testing.T) {
+	t.Parallel()
+	quick := newServer(t, "plain")
+	if code, got := onTerminal(t, 0, append([]string{"ping"}, quick.args()...)...); code != 0 || strings.Contains(got, "mcpv: waiting") {
+		t.Errorf("a quick server: exit %d; the terminal got %q", code, got)
+	}
+	slow := newServer(t, "slow-start=1500")
+	r := start(t, append([]string{"ping"}, slow.args()...)...)
+	if code, _ := r.wait(t, 60*time.Second); code != 0 || strings.Contains(r.stderr.String(), "waiting") {
+		t.Errorf("stderr not a terminal: exit %d, stderr %q", code, r.stderr.String())
+	}
+}
+
+// The server's words in the line are made safe: a terminal never gets an
+// escape sequence of the server's through it.
+func TestStartLineEscapesTheServersWords(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "slow-start=1500,say=EVIL")
+	code, got := onTerminal(t, 0, append([]string{"ping", "--env", "EVIL=\x1b]0;owned\x07\x1b[2J\u202egnp.exe"}, s.args()...)...)
+	i := strings.Index(got, "mcpv: waiting")
+	if code != 0 || i < 0 {
+		t.Fatalf("exit %d; the terminal got %q", code, got)
+	}
+	line, _, _ := strings.Cut(got[i:], "\r")
+	if strings.ContainsAny(line, "\x1b\x07\u202e") {
+		t.Errorf("the line holds the server's escapes: %q", line)
+	}
+}
