@@ -39,9 +39,15 @@ import (
 // WORDS; MCPV_SIGNAL_STRESS_SEED repeats a run's draws.
 
 // signalBound is how long a run may take to end after its signal: the
-// documented shutdown (cancel 1 s, stdin 2 s, SIGTERM 2 s, then SIGKILL) on a
-// loaded machine, with room to spare.
-const signalBound = 20 * time.Second
+// documented shutdown (cancel 1 s, stdin 2 s, SIGTERM 2 s, then SIGKILL)
+// on a loaded machine, with room to spare, but short of the 10 s after
+// which mcpv ends whatever holds it up: a run that needs those 10 s has a
+// wait that does not watch the signal. A terminal that stops reading
+// holds up every write to stderr, and gets stalledBound.
+const (
+	signalBound  = 9 * time.Second
+	stalledBound = 20 * time.Second
+)
 
 type stressKind struct {
 	name string
@@ -91,11 +97,10 @@ type stressResult struct {
 }
 
 type stress struct {
-	sessions *sessions
-	keeperMu sync.Mutex // guards keeper
-	keeper   *server    // the server of the shared session "kept"
-	bigArgs  string     // a file of arguments larger than a pipe holds
-	extra    []string   // MCPV_SIGNAL_STRESS_SERVER's words
+	sessions *sessions // the attached kinds share its session "kept"
+	bigArgs  string    // a file of arguments larger than a pipe holds
+	hugeArgs string    // larger than a socket holds
+	extra    []string  // MCPV_SIGNAL_STRESS_SERVER's words
 }
 
 func TestSignalStress(t *testing.T) {
@@ -112,6 +117,10 @@ func TestSignalStress(t *testing.T) {
 	if err := os.WriteFile(st.bigArgs, []byte(`{"pad":"`+strings.Repeat("x", 256<<10)+`"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	st.hugeArgs = filepath.Join(t.TempDir(), "huge.json")
+	if err := os.WriteFile(st.hugeArgs, []byte(`{"pad":"`+strings.Repeat("x", 4<<20)+`"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if words := strings.Fields(os.Getenv("MCPV_SIGNAL_STRESS_SERVER")); len(words) > 0 {
 		st.extra = words
 	}
@@ -125,6 +134,9 @@ func TestSignalStress(t *testing.T) {
 	var total int
 	for _, k := range kinds {
 		total += k.weight
+		if k.name == "attached command" {
+			st.sessions.startSession("kept", newServer(t, "hang,slow=5"))
+		}
 	}
 	seed := uint64(time.Now().UnixNano())
 	if s, err := strconv.ParseUint(os.Getenv("MCPV_SIGNAL_STRESS_SEED"), 10, 64); err == nil {
@@ -133,6 +145,7 @@ func TestSignalStress(t *testing.T) {
 	t.Logf("seed %d (MCPV_SIGNAL_STRESS_SEED), %d runs", seed, runs)
 	rng := rand.New(rand.NewPCG(seed, seed))
 	type job struct {
+		n    int
 		kind stressKind
 		plan plan
 	}
@@ -144,7 +157,16 @@ func TestSignalStress(t *testing.T) {
 		go func() { // ends when jobs is closed
 			defer wg.Done()
 			for j := range jobs {
-				results <- st.one(t, j.kind, j.plan)
+				// Each run a test of its own, on this goroutine, where its
+				// helpers may end it (t.Fatal) and not the whole stress.
+				r := stressResult{kind: j.kind.name, plan: j.plan, failure: "the run's test ended it (see its log)"}
+				t.Run(fmt.Sprintf("%03d %s", j.n, j.kind.name), func(t *testing.T) {
+					r = st.one(t, j.kind, j.plan)
+					if r.failure != "" {
+						t.Errorf("%v: %s", r.plan, r.failure)
+					}
+				})
+				results <- r
 			}
 		}()
 	}
@@ -168,7 +190,7 @@ func TestSignalStress(t *testing.T) {
 			if rng.IntN(4) == 0 {
 				p.again = randomMoment(rng)
 			}
-			jobs <- job{k, p}
+			jobs <- job{i, k, p}
 		}
 		close(jobs)
 		wg.Wait()
@@ -180,7 +202,6 @@ func TestSignalStress(t *testing.T) {
 		all = append(all, r)
 		if r.failure != "" {
 			failed[r.kind]++
-			t.Errorf("%s, %v: %s", r.kind, r.plan, r.failure)
 		}
 	}
 	summarize(t, all, failed)
@@ -255,6 +276,7 @@ func stressKinds(st *stress) []stressKind {
 		{name: "session start", weight: 2, run: st.sessionStart},
 		{name: "attached command", weight: 3, run: st.attached},
 		{name: "keeper", weight: 2, run: st.keeperSignalled},
+		{name: "attached to a stopped keeper", weight: 2, run: st.stoppedKeeper},
 	}
 	if p, err := openPTY(); err != nil {
 		kinds = slices.DeleteFunc(kinds, func(k stressKind) bool { return k.term != "" })
@@ -317,7 +339,11 @@ func (st *stress) one(t *testing.T, k stressKind, p plan) stressResult {
 	if k.term == "ctty" {
 		send = term.typing(r)
 	}
-	res.took, res.early, res.failure = signalRun(r, p, send, func() bool { return exists(srv.pid) })
+	limit := signalBound
+	if k.term == "stall" {
+		limit = stalledBound
+	}
+	res.took, res.early, res.failure = signalRunWithin(r, p, send, func() bool { return exists(srv.pid) }, limit)
 	close(ended)
 	helpers.Wait()
 	if left := leftovers(mark); left != "" && res.failure == "" {
@@ -448,6 +474,11 @@ func (t *terminal) tail() string {
 // the end: 130, or, before mcpv handles signals, death by the signal with
 // no server started.
 func signalRun(r *run, p plan, send func(syscall.Signal), started func() bool) (took time.Duration, early bool, failure string) {
+	return signalRunWithin(r, p, send, started, signalBound)
+}
+
+// signalRunWithin is signalRun with a bound of its own.
+func signalRunWithin(r *run, p plan, send func(syscall.Signal), started func() bool, limit time.Duration) (took time.Duration, early bool, failure string) {
 	done := make(chan error, 1)
 	go func() { done <- r.cmd.Wait() }() // ends when mcpv does (killed below at the latest)
 	select {
@@ -461,7 +492,7 @@ func signalRun(r *run, p plan, send func(syscall.Signal), started func() bool) (
 	if p.again > 0 {
 		again = time.After(p.again)
 	}
-	bound := time.After(signalBound)
+	bound := time.After(limit)
 	for took == 0 {
 		select {
 		case <-done:
@@ -471,7 +502,7 @@ func signalRun(r *run, p plan, send func(syscall.Signal), started func() bool) (
 		case <-bound:
 			r.cmd.Process.Kill()
 			<-done
-			return signalBound, false, fmt.Sprintf("still running %v after the signal", signalBound)
+			return limit, false, fmt.Sprintf("still running %v after the signal", limit)
 		}
 	}
 	ws := r.cmd.ProcessState.Sys().(syscall.WaitStatus)
@@ -545,43 +576,51 @@ func (st *stress) sessionStart(t *testing.T, p plan) stressResult {
 	srv := newServer(t, "slow-start=4000,grandchild")
 	mark := markOf(srv)
 	name := "s" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	r := st.sessions.start(append([]string{"session", "start", name, "--env", markVar + "=" + mark}, srv.args()...)...)
+	r := st.start(t, append([]string{"session", "start", name, "--env", markVar + "=" + mark}, srv.args()...)...)
 	var res stressResult
 	res.took, res.early, res.failure = signalRun(r, p, r.signal, func() bool { return exists(srv.pid) })
 	if res.failure == "" {
 		if left := leftovers(mark); left != "" {
 			res.failure = "the server outlived session start: " + left
-		} else if code, out, _ := st.sessions.mcpv("session", "list", "-r", "-q", ".sessions[].name"); code != 0 || strings.Contains(out, name) {
+		} else if code, out, _ := st.mcpv(t, "session", "list", "-r", "-q", ".sessions[].name"); code != 0 || strings.Contains(out, name) {
 			res.failure = fmt.Sprintf("the session stayed: session list exit %d, %q", code, out)
 		}
 	}
 	if res.failure != "" {
 		res.failure += "\nstderr: " + r.stderr.String()
 	}
-	st.sessions.mcpv("session", "stop", name)
+	st.mcpv(t, "session", "stop", name)
 	return res
 }
 
-// kept starts the shared session "kept", once.
-func (st *stress) kept(t *testing.T) {
-	st.keeperMu.Lock()
-	defer st.keeperMu.Unlock()
-	if st.keeper == nil {
-		st.keeper = newServer(t, "hang,slow=5")
-		st.sessions.startSession("kept", st.keeper)
+// start starts mcpv in the sessions' world, to be waited for.
+func (st *stress) start(t *testing.T, args ...string) *run {
+	r := &run{cmd: exec.Command(mcpvBin, args...)}
+	r.cmd.Env = st.sessions.env
+	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() { r.cmd.Process.Kill() })
+	return r
+}
+
+// mcpv runs mcpv to its end in the sessions' world.
+func (st *stress) mcpv(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	r := st.start(t, args...)
+	code, _ = r.wait(t, 60*time.Second)
+	return code, r.stdout.String(), r.stderr.String()
 }
 
 // attached signals a command attached to a session: it ends with 130,
 // and the session goes on.
 func (st *stress) attached(t *testing.T, p plan) stressResult {
-	st.kept(t)
-	r := st.sessions.start("--session", "kept", "call", "x")
+	r := st.start(t, "--session", "kept", "call", "x")
 	var res stressResult
 	// Ended before it handled signals, it had not reached the session.
 	res.took, res.early, res.failure = signalRun(r, p, r.signal, func() bool { return false })
 	if res.failure == "" {
-		if code, out, errs := st.sessions.mcpv("--session", "kept", "ping"); code != 0 || out != "{}\n" {
+		if code, out, errs := st.mcpv(t, "--session", "kept", "ping"); code != 0 || out != "{}\n" {
 			res.failure = fmt.Sprintf("the session after the signal: exit %d, stdout %q, stderr %q", code, out, errs)
 		}
 	}
@@ -598,13 +637,13 @@ func (st *stress) keeperSignalled(t *testing.T, p plan) stressResult {
 	mark := markOf(srv)
 	name := "k" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	var res stressResult
-	code, out, errs := st.sessions.mcpv(append([]string{"session", "start", name, "--env", markVar + "=" + mark}, srv.args()...)...)
+	code, out, errs := st.mcpv(t, append([]string{"session", "start", name, "--env", markVar + "=" + mark}, srv.args()...)...)
 	pid, err := keeperPID(out)
 	if code != 0 || err != nil {
 		res.failure = fmt.Sprintf("session start: exit %d, %q, %q", code, out, errs)
 		return res
 	}
-	cmd := st.sessions.start("--session", name, "call", "x", "--no-validate")
+	cmd := st.start(t, "--session", name, "call", "x", "--no-validate")
 	time.Sleep(p.delay)
 	syscall.Kill(pid, p.sig)
 	begin := time.Now()
@@ -630,6 +669,41 @@ func (st *stress) keeperSignalled(t *testing.T, p plan) stressResult {
 	}
 	if left := leftovers(mark); left != "" && res.failure == "" {
 		res.failure = "the server outlived its keeper: " + left
+	}
+	return res
+}
+
+// stoppedKeeper signals a command that sends a large request to a keeper
+// stopped (SIGSTOP) at a random moment before: its write waits on a
+// keeper that reads nothing, and must give up with the signal.
+func (st *stress) stoppedKeeper(t *testing.T, p plan) stressResult {
+	srv := newServer(t, "hang")
+	mark := markOf(srv)
+	name := "p" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	var res stressResult
+	code, out, errs := st.mcpv(t, append([]string{"session", "start", name, "--env", markVar + "=" + mark}, srv.args()...)...)
+	pid, err := keeperPID(out)
+	if code != 0 || err != nil {
+		res.failure = fmt.Sprintf("session start: exit %d, %q, %q", code, out, errs)
+		return res
+	}
+	defer func() {
+		syscall.Kill(pid, syscall.SIGCONT)
+		st.mcpv(t, "session", "stop", name)
+		if left := leftovers(mark); left != "" && res.failure == "" {
+			res.failure = "the server outlived its session: " + left
+		}
+	}()
+	r := st.start(t, "--session", name, "call", "x", "--no-validate", "--args", "@"+st.hugeArgs)
+	stopAt := time.Duration(rand.New(rand.NewPCG(uint64(p.delay), 1)).Int64N(int64(p.delay) + 1))
+	go func() { // ends after stopAt
+		time.Sleep(stopAt)
+		syscall.Kill(pid, syscall.SIGSTOP)
+	}()
+	// Ended before it handled signals, it had not reached the session.
+	res.took, res.early, res.failure = signalRun(r, p, r.signal, func() bool { return false })
+	if res.failure != "" {
+		res.failure += fmt.Sprintf("\n(the keeper stopped %v after the command started) stderr: %s", stopAt, r.stderr.String())
 	}
 	return res
 }
