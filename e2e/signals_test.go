@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 // The signal stress test: SIGINT, SIGTERM and SIGHUP sent at random moments
@@ -277,6 +279,7 @@ func stressKinds(st *stress) []stressKind {
 		{name: "attached command", weight: 3, run: st.attached},
 		{name: "keeper", weight: 2, run: st.keeperSignalled},
 		{name: "attached to a stopped keeper", weight: 2, run: st.stoppedKeeper},
+		{name: "HTTP", weight: 3, run: st.overHTTP},
 	}
 	if p, err := openPTY(); err != nil {
 		kinds = slices.DeleteFunc(kinds, func(k stressKind) bool { return k.term != "" })
@@ -704,6 +707,38 @@ func (st *stress) stoppedKeeper(t *testing.T, p plan) stressResult {
 	res.took, res.early, res.failure = signalRun(r, p, r.signal, func() bool { return false })
 	if res.failure != "" {
 		res.failure += fmt.Sprintf("\n(the keeper stopped %v after the command started) stderr: %s", stopAt, r.stderr.String())
+	}
+	return res
+}
+
+// overHTTP signals a call to an HTTP server that holds it for ever, in a
+// JSON answer or an event stream, and, half the time, holds every request
+// 1.5 s first, as a server still starting behind its port does.
+func (st *stress) overHTTP(t *testing.T, p plan) stressResult {
+	ready := time.Now()
+	if p.coins[0] {
+		ready = ready.Add(1500 * time.Millisecond)
+	}
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{SSE: p.coins[1], Post: func(x *mcptest.Exchange) bool {
+		select {
+		case <-time.After(time.Until(ready)):
+		case <-x.R.Context().Done():
+			return true
+		}
+		if x.RPCMethod != "tools/call" {
+			return false
+		}
+		if p.coins[1] {
+			x.SSE()
+		}
+		x.Hold()
+		return true
+	}})
+	r := st.start(t, "--url", srv.URL, "call", "x", "--no-validate")
+	var res stressResult
+	res.took, res.early, res.failure = signalRun(r, p, r.signal, func() bool { return false })
+	if res.failure != "" {
+		res.failure += fmt.Sprintf("\n(held at first: %v, a stream: %v) stderr: %s", p.coins[0], p.coins[1], r.stderr.String())
 	}
 	return res
 }
