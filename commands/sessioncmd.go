@@ -18,6 +18,7 @@ import (
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/keeper"
 	"github.com/mcpv/mcpv/internal/safedir"
+	"github.com/mcpv/mcpv/internal/waitline"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
@@ -148,6 +149,9 @@ func (c *sessionStartCmd) Run(ctx context.Context, s *session, out *console) err
 	wait := s.settings.ConnectTimeout + 30*time.Second
 	if s.settings.ConnectTimeout == 0 {
 		wait = 24 * time.Hour
+	}
+	if out.ios.Status.Enabled() {
+		defer waitline.Show(out.ios.Status, connect.WaitingFor(s.settings), nil, time.Now(), waitline.Delay).Stop()
 	}
 	var r keeperReady
 	select {

@@ -17,6 +17,12 @@ import (
 // (0: as opened), and returns the exit code and what the terminal got.
 func onTerminal(t *testing.T, cols int, args ...string) (int, string) {
 	t.Helper()
+	return onTerminalIn(t, os.Environ(), cols, args...)
+}
+
+// onTerminalIn is onTerminal in the environment env.
+func onTerminalIn(t *testing.T, env []string, cols int, args ...string) (int, string) {
+	t.Helper()
 	p, err := openPTY()
 	if err != nil {
 		t.Skip(err)
@@ -29,7 +35,7 @@ func onTerminal(t *testing.T, cols int, args ...string) (int, string) {
 	}
 	cmd := exec.Command(mcpvBin, args...)
 	cmd.Stderr = p.tty
-	cmd.Env = append(os.Environ(), "TERM=xterm")
+	cmd.Env = append(env, "TERM=xterm")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +62,7 @@ func onTerminal(t *testing.T, cols int, args ...string) (int, string) {
 func TestStartLineOnATerminal(t *testing.T) {
 	t.Parallel()
 	const secret = "s3cr3t-t0ken-value"
-	s := newServer(t, "slow-start=2500,say=API_TOKEN")
+	s := newServer(t, "slow-start=3500,say=API_TOKEN")
 	code, got := onTerminal(t, 0, append([]string{"ping", "--env", "API_TOKEN=" + secret}, s.args()...)...)
 	if code != 0 {
 		t.Fatalf("exit %d; the terminal got %q", code, got)
@@ -78,7 +84,7 @@ func TestStartLineOnATerminal(t *testing.T) {
 // be erased.
 func TestStartLineFitsANarrowTerminal(t *testing.T) {
 	t.Parallel()
-	s := newServer(t, "slow-start=1500,say=LONG")
+	s := newServer(t, "slow-start=3000,say=LONG")
 	long := strings.Repeat("word ", 40)
 	code, got := onTerminal(t, 40, append([]string{"ping", "--env", "LONG=" + long}, s.args()...)...)
 	if code != 0 {
@@ -97,7 +103,7 @@ func TestStartLineFitsANarrowTerminal(t *testing.T) {
 // An HTTP server that is slow to answer gets the line too.
 func TestStartLineForASlowHTTPServer(t *testing.T) {
 	t.Parallel()
-	target := slowFakeHTTP(t, 2500*time.Millisecond, "")
+	target := slowFakeHTTP(t, 3*time.Second, "")
 	code, got := onTerminal(t, 0, append([]string{"ping"}, target...)...)
 	if code != 0 || !strings.Contains(got, "mcpv: waiting for "+target[1]+" to answer (1s)") {
 		t.Errorf("exit %d; the terminal got %q", code, got)
@@ -123,7 +129,7 @@ func TestStartLineOnlyForAWaitOnATerminal(t *testing.T) {
 // escape sequence of the server's through it.
 func TestStartLineEscapesTheServersWords(t *testing.T) {
 	t.Parallel()
-	s := newServer(t, "slow-start=1500,say=EVIL")
+	s := newServer(t, "slow-start=3000,say=EVIL")
 	code, got := onTerminal(t, 0, append([]string{"ping", "--env", "EVIL=\x1b]0;owned\x07\x1b[2J\u202egnp.exe"}, s.args()...)...)
 	i := strings.Index(got, "mcpv: waiting")
 	if code != 0 || i < 0 {
@@ -132,5 +138,41 @@ func TestStartLineEscapesTheServersWords(t *testing.T) {
 	line, _, _ := strings.Cut(got[i:], "\r")
 	if strings.ContainsAny(line, "\x1b\x07\u202e") {
 		t.Errorf("the line holds the server's escapes: %q", line)
+	}
+}
+
+// With --verbose, the trace goes on above the line: each traced message
+// starts a line of its own, the line erased before it and drawn again
+// after.
+func TestStartLineUnderTheTrace(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "slow-start=3000")
+	code, got := onTerminal(t, 0, append([]string{"--verbose", "ping"}, s.args()...)...)
+	if code != 0 || !strings.Contains(got, "mcpv: waiting for") {
+		t.Fatalf("exit %d; the terminal got %q", code, got)
+	}
+	for _, dir := range []string{"mcpv: -> ", "mcpv: <- "} {
+		for rest := got; ; {
+			i := strings.Index(rest, dir)
+			if i < 0 {
+				break
+			}
+			if before := rest[:i]; !strings.HasSuffix(before, "\n") && !strings.HasSuffix(before, "\r\x1b[K") && i > 0 {
+				t.Errorf("a traced message does not start its line: %q", rest[max(0, i-60):i+20])
+			}
+			rest = rest[i+len(dir):]
+		}
+	}
+}
+
+// session start waits for its keeper to start the server: the same line,
+// without the server's words, which go to the session's log.
+func TestStartLineOfASessionStart(t *testing.T) {
+	t.Parallel()
+	w := newSessions(t)
+	s := newServer(t, "slow-start=3000")
+	code, got := onTerminalIn(t, w.env, 0, append([]string{"session", "start", "slow"}, s.args()...)...)
+	if code != 0 || !strings.Contains(got, "mcpv: waiting for e2e.test to start (1s)") || !strings.HasSuffix(got, "\r\x1b[K") {
+		t.Errorf("exit %d; the terminal got %q", code, got)
 	}
 }

@@ -34,15 +34,20 @@ func (w *startWait) show(s *Settings, h Hooks, t mcp.Transport, begin time.Time)
 	if h.Status == nil || !h.Status.Enabled() {
 		return
 	}
-	what := safetext.Line(redact.URL(s.URL)) + " to answer"
 	var last func() string
-	if ct, ok := t.(*mcp.CommandTransport); ok {
-		what = safetext.Line(filepath.Base(s.Command[0])) + " to start"
-		if !s.Quiet {
-			last = func() string { return safetext.Line(ct.LastStderrLine()) }
-		}
+	if ct, ok := t.(*mcp.CommandTransport); ok && !s.Quiet {
+		last = func() string { return safetext.Line(ct.LastStderrLine()) }
 	}
-	w.line.Store(waitline.Show(h.Status, what, last, begin, waitline.Delay))
+	w.line.Store(waitline.Show(h.Status, WaitingFor(s), last, begin, waitline.Delay))
+}
+
+// WaitingFor is what a start-up waits for, said in the line a terminal
+// shows meanwhile: "npx to start", "https://example.com/mcp to answer".
+func WaitingFor(s *Settings) string {
+	if s.URL != "" {
+		return safetext.Line(redact.URL(s.URL)) + " to answer"
+	}
+	return safetext.Line(filepath.Base(s.Command[0])) + " to start"
 }
 
 func (w *startWait) stop() { w.line.Load().Stop() }
