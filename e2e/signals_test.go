@@ -267,6 +267,7 @@ func stressKinds(st *stress) []stressKind {
 		{name: "call after a list", behaviour: "hang,slow=20", args: []string{"call", "x"}, weight: 3},
 		{name: "list", behaviour: "pages=1000000,slow=10", args: []string{"list-tools"}, weight: 3},
 		{name: "task", behaviour: "tasks=working,poll=20", args: []string{"call", "job", "--task"}, weight: 3},
+		{name: "watch", behaviour: "updates=1,grandchild", args: []string{"watch", "fake://a"}, weight: 2},
 		{name: "still starting", behaviour: "slow-start=4000,hang,grandchild", args: call, weight: 3},
 		{name: "CPU-starved", behaviour: "busy=2,hang", args: call, weight: 2, pin: true},
 		{name: "deaf to a large call", behaviour: "deaf", args: []string{"call", "slow", "--no-validate", "--args", "@" + st.bigArgs}, weight: 2},
