@@ -9,10 +9,7 @@ import (
 
 // pty is a pseudo-terminal, opened on Linux alone; elsewhere the tests
 // that need one are skipped.
-type pty struct {
-	master, tty *os.File
-	name        string
-}
+type pty struct{ master, tty *os.File }
 
 func openPTY() (*pty, error) { return nil, errors.New("pseudo-terminals are opened on Linux only") }
 
