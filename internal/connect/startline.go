@@ -41,13 +41,16 @@ func (w *startWait) show(s *Settings, h Hooks, t mcp.Transport, begin time.Time)
 	w.line.Store(waitline.Show(h.Status, WaitingFor(s), last, begin, waitline.Delay))
 }
 
+func (w *startWait) stop() { w.line.Load().Stop() }
+
 // WaitingFor is what a start-up waits for, said in the line a terminal
 // shows meanwhile: "npx to start", "https://example.com/mcp to answer".
 func WaitingFor(s *Settings) string {
 	if s.URL != "" {
 		return safetext.Line(redact.URL(s.URL)) + " to answer"
 	}
+	if len(s.Command) == 0 {
+		return "the server to start"
+	}
 	return safetext.Line(filepath.Base(s.Command[0])) + " to start"
 }
-
-func (w *startWait) stop() { w.line.Load().Stop() }
