@@ -126,17 +126,18 @@ func TestStartLineOnlyForAWaitOnATerminal(t *testing.T) {
 }
 
 // The server's words in the line are made safe: a terminal never gets an
-// escape sequence of the server's through it.
+// escape sequence (C0, C1, bidirectional controls) or broken UTF-8 of the
+// server's through it.
 func TestStartLineEscapesTheServersWords(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, "slow-start=3000,say=EVIL")
-	code, got := onTerminal(t, 0, append([]string{"ping", "--env", "EVIL=\x1b]0;owned\x07\x1b[2J\u202egnp.exe"}, s.args()...)...)
+	code, got := onTerminal(t, 0, append([]string{"ping", "--env", "EVIL=\x1b]0;owned\x07\x1b[2J\u202egnp.exe\xff\xfe\x9b31m"}, s.args()...)...)
 	i := strings.Index(got, "mcpv: waiting")
 	if code != 0 || i < 0 {
 		t.Fatalf("exit %d; the terminal got %q", code, got)
 	}
 	line, _, _ := strings.Cut(got[i:], "\r")
-	if strings.ContainsAny(line, "\x1b\x07\u202e") {
+	if strings.ContainsAny(line, "\x1b\x07\u202e\u009b") || !utf8.ValidString(line) {
 		t.Errorf("the line holds the server's escapes: %q", line)
 	}
 }
