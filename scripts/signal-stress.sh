@@ -38,5 +38,5 @@ if $npx_server; then
 fi
 cd "$repo/e2e"
 set +e
-MCPV_SIGNAL_STRESS=$runs go test -run '^TestSignalStress$' -count=1 -v -timeout 120m . | grep -v -e '^=== ' -e '^--- PASS'
+MCPV_SIGNAL_STRESS=$runs go test -run '^TestSignalStress$' -count=1 -v -timeout 120m . | grep -v -e '^=== ' -e '^ *--- PASS'
 exit "${PIPESTATUS[0]}"
