@@ -53,7 +53,7 @@ func TestFakeServer(t *testing.T) {
 		{name: "content-length framing given for a server that waits for the client", args: []string{"--framing", "content-length", "call", "x", "-q", ".content[0].text"}, behaviour: "content-length=strict", wantCode: 0, wantOut: `"ok"` + "\n"},
 		{name: "content-length framing given, with a large answer", args: []string{"--framing", "content-length", "call", "x", "-q", ".content[0].text | length"}, behaviour: "content-length=strict,big=300000", wantCode: 0, wantOut: "300000\n"},
 		{name: "a server that waits for frames, framing auto: the timeout names --framing", args: []string{"--connect-timeout", "1s", "call", "x"}, behaviour: "content-length=strict", wantCode: 124,
-			errHas: "it wrote nothing on its stdout (a server that reads only Content-Length frames needs --framing content-length)"},
+			errHas: "it wrote nothing at all: if it is still starting, give it longer with --connect-timeout; if it reads only Content-Length frames, it needs --framing content-length"},
 		{name: "lines framing given: a header block is not JSON", args: []string{"--framing", "lines", "--connect-timeout", "2s", "ping"}, behaviour: "content-length=greet", wantCode: 124, errHas: "not JSON"},
 		{name: "content-length framing with a large answer", args: []string{"call", "x", "-q", ".content[0].text | length"}, behaviour: "content-length,big=300000", wantCode: 0, wantOut: "300000\n"},
 		{name: "single page as sent", args: []string{"list-tools"}, behaviour: "plain", wantCode: 0,

@@ -462,7 +462,7 @@ func run(ctx context.Context, args []string, ios *output.Streams, env connect.En
 func runWith(ctx context.Context, args []string, ios *output.Streams, env connect.Env, servers *mcp.ProcessGroups, signals <-chan struct{}) (code int) {
 	if len(args) == 1 && args[0] == keeperArg {
 		waitFor(signals)
-		return runKeeper(ctx, ios, env)
+		return runKeeper(ctx, ios, env, servers)
 	}
 	if len(args) == 0 {
 		waitFor(signals)
@@ -553,6 +553,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	// which learns the secrets the session comes to hold (tokens) as well.
 	scrub := redact.NewScrubber(ios.Err)
 	scrub.Add(settings.Secrets...)
+	ios.Status.MaskWith(func(text string) string { return string(scrub.Mask([]byte(text))) })
 	defer scrub.Flush() // after the session's close, which may still forward the server's stderr
 	scrubbed := *ios
 	scrubbed.Err = scrub

@@ -69,6 +69,11 @@ type Hooks struct {
 type Status interface {
 	Set(text string)
 	Clear()
+	// Replace shows text only if the line shows old now, and reports
+	// whether it did (see output.StatusLine).
+	Replace(old, text string) bool
+	// Enabled: the line is drawn at all (stderr is a terminal).
+	Enabled() bool
 }
 
 // withDefaults fills what is missing with things that show nothing.

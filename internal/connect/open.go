@@ -3,7 +3,6 @@ package connect
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -40,10 +39,14 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	if s.ResumeSession != "" {
 		return resume(s, env, h, ans)
 	}
+	var wait startWait
+	h.OpenURL = wait.signingIn(h.OpenURL)
+	begin := time.Now()
 	t, err := transport(s, env, h)
 	if err != nil {
 		return nil, err
 	}
+	wait.show(s, h, t, begin)
 	c, session := newConn(s, h, ans, t)
 	c.http, _ = t.(*mcp.HTTPTransport)
 	c.settings, c.env = s, env
@@ -77,11 +80,9 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		MaxTimeout:      s.MaxTimeout,
 		LogLevel:        s.Answers.LogLevel, // the modern era sends it with each request
 	})
+	wait.stop()
 	if err != nil {
-		var te *mcp.TimeoutError
-		if ct, ok := t.(*mcp.CommandTransport); ok && errors.As(err, &te) && te.Connect && ct.Silent() && s.Framing == mcp.FramingAuto {
-			te.Hint = "it wrote nothing on its stdout (a server that reads only Content-Length frames needs --framing content-length)"
-		}
+		startupHint(err, s, t)
 		// A server that did not get through start-up (timed out,
 		// interrupted, refused) gets a short goodbye, not the full grace
 		// periods: the user asked to stop, or it has shown it is not

@@ -55,6 +55,22 @@ type status struct {
 
 func (s *status) Set(text string) { s.mu.Lock(); s.shown = append(s.shown, text); s.mu.Unlock() }
 func (s *status) Clear()          { s.Set("") }
+func (s *status) Enabled() bool   { return false }
+
+// Replace shows text if the line shows old, as output.StatusLine does.
+func (s *status) Replace(old, text string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	shown := ""
+	if len(s.shown) > 0 {
+		shown = s.shown[len(s.shown)-1]
+	}
+	if shown != old {
+		return false
+	}
+	s.shown = append(s.shown, text)
+	return true
+}
 
 // Open starts a stdio server and negotiates with it: --verbose traces
 // every message on stderr; the server's log messages show there, unless
