@@ -73,6 +73,11 @@ import (
 //	no-task-cancel  declare tasks without tasks.cancel
 //	no-task-list    declare tasks without tasks.list
 //	poll=MS         the tasks' pollInterval (default 50; 0 leaves it out)
+//	delay=D         answer each tools/call after D (a Go duration); calls are
+//	                answered concurrently, each on its own clock
+//	slow=N/D        each N-th tools/call takes D instead (a known tail: with
+//	                delay=20ms,slow=10/400ms, p50 is 20 ms and p95 400 ms)
+//	stall=N/D       the N-th tools/call takes D (see Latency)
 //	spec=FILE       answer every request from the JSON spec in FILE (see Spec)
 //	                instead; of the others only those in withSpec apply, and
 //	                any other given with it is an error
@@ -108,6 +113,7 @@ type config struct {
 	framed      string // "" (lines), "reply", "greet" or "strict"
 	t           taskConfig
 	spec        *Spec
+	lat         Latency
 }
 
 // withSpec are the behaviours that apply to a spec server: they shape
@@ -206,6 +212,10 @@ func parseConfig(s string) (config, error) {
 			c.pingFlood = n
 		case "grandchild":
 			c.grandchild = true
+		case "delay", "slow", "stall":
+			if err := c.lat.parse(k, v); err != nil {
+				return c, err
+			}
 		case "spec":
 			spec, err := LoadSpec(v)
 			if err != nil {
