@@ -143,6 +143,7 @@ type commandSet struct {
 	Skills                skillsCmd
 	Request               requestCmd
 	Batch                 batchCmd
+	Load                  loadCmd
 	Test                  testCmd
 	Servers               serversCmd
 	Trust                 trustCmd
@@ -181,6 +182,7 @@ func (s *commandSet) commands() []command {
 		{"skills", "List, inspect, read or pull the skills a server publishes.", &s.Skills},
 		{"request", "Send any request (or notification) with raw JSON params.", &s.Request},
 		{"batch", "Run operations from stdin, one per line, in one session; print a JSON line for each.", &s.Batch},
+		{"load", "Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.", &s.Load},
 		{"test", "Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).", &s.Test},
 		{"servers", "List the servers named in config files, or show one.", &s.Servers},
 		{"trust", "Trust a project config file as it is now, so its servers may start.", &s.Trust},
@@ -463,6 +465,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 		return runKeeper(ctx, ios, env)
 	}
 	args, server := splitServer(args)
+	args = loadShorts(args)
 	if len(args) == 2 && args[0] == "help" {
 		waitFor(signals)
 		if text, ok := helpTopic(args[1], env); ok {

@@ -4,7 +4,7 @@
 # __mcpv_subs CMD sets subs to the subcommands of CMD ("" for mcpv itself, "tasks", ...).
 __mcpv_subs() {
     case $1 in
-    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test servers trust auth session serve mock completions' ;;
+    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch load test servers trust auth session serve mock completions' ;;
     'tasks') subs='list get result cancel' ;;
     'skills') subs='list get read pull' ;;
     'auth') subs='login status logout token' ;;
@@ -31,6 +31,7 @@ __mcpv_flags() {
     'skills read') flags='--text --save-dir' ;;
     'skills pull') flags='--force' ;;
     'batch') flags='--parallel --keep-going' ;;
+    'load') flags='--mix --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --format --grace' ;;
     'test') flags='--format --output --parallel --fail-fast --filter --lint --snapshot --update --ci' ;;
     'trust') flags='--revoke' ;;
     'session start') flags='--idle' ;;
@@ -133,6 +134,17 @@ __mcpv_flag() {
         'skills pull:--force') kind='bool'; return ;;
         'batch:--parallel') kind='none'; return ;;
         'batch:--keep-going') kind='bool'; return ;;
+        'load:--mix') kind='file'; return ;;
+        'load:--concurrency') kind='none'; return ;;
+        'load:--duration'|'load:-d') kind='none'; return ;;
+        'load:--count'|'load:-n') kind='none'; return ;;
+        'load:--rate') kind='none'; return ;;
+        'load:--stage') kind='none'; return ;;
+        'load:--new-session') kind='bool'; return ;;
+        'load:--shared') kind='bool'; return ;;
+        'load:--threshold') kind='none'; return ;;
+        'load:--format') kind='enum text json'; return ;;
+        'load:--grace') kind='none'; return ;;
         'test:--format') kind='enum text junit tap json'; return ;;
         'test:--output') kind='file'; return ;;
         'test:--parallel') kind='none'; return ;;

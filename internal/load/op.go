@@ -166,7 +166,7 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, readFile func
 			return err
 		}
 		if violation != nil {
-			return connect.Usagef("call %s: %s; nothing sent", op.target, toolcall.ArgumentProblem(op.target, def.InputSchema, args, violation))
+			return connect.Usagef("%s; nothing sent", toolcall.ArgumentProblem(op.target, def.InputSchema, args, violation))
 		}
 	}
 	op.tool = def

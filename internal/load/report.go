@@ -32,11 +32,22 @@ func (res *Result) WriteText(w io.Writer) error {
 	if res.Ended != "" {
 		fmt.Fprintf(b, "ended early: %s\n", res.Ended)
 	}
-	fmt.Fprintf(b, "iterations %s (%s/s) · ok %s · errors %s (%s)\n\n", count(res.Iterations), figures(res.Throughput), count(res.OK), count(res.Errors), percent(res.ErrorRate))
+	fmt.Fprintf(b, "iterations %s (%s/s) · ok %s · errors %s (%s)\n\n", count(res.Iterations), rate(res.Throughput), count(res.OK), count(res.Errors), percent(res.ErrorRate))
 
+	labels := []string{"operation", "session set-up", "session close"}
+	if len(res.Operations) > 1 {
+		for _, n := range names {
+			labels = append(labels, "  "+n)
+		}
+	}
+	width := 0
+	for _, l := range labels {
+		width = max(width, len([]rune(l)))
+	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "\tmin\tp50\tp90\tp99\tp99.9\tmax\tmean\tcount\t\n")
+	fmt.Fprintf(tw, "%-*s\tmin\tp50\tp90\tp99\tp99.9\tmax\tmean\tcount\t\n", width, "")
 	row := func(name string, s Stats) {
+		name = fmt.Sprintf("%-*s", width, name)
 		if s.Count == 0 {
 			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t0\t\n", name)
 			return
@@ -130,9 +141,17 @@ func (res *Result) drawHistogram(b *strings.Builder) {
 		if bar == "" && c > 0 {
 			bar = "▏"
 		}
-		fmt.Fprintf(tw, "  %s\t– %s\t %-*s\t%s\t%s\t\n", FormatMS(from), FormatMS(to), width, bar, count(c), percent(float64(c)/float64(max(total, 1))))
+		fmt.Fprintf(tw, "  %s\t–\t%s\t %-*s\t%s\t  %s\t\n", FormatMS(from), FormatMS(to), width, bar, count(c), percent(float64(c)/float64(max(total, 1))))
 	}
 	tw.Flush()
+}
+
+// rate writes iterations a second: 0.50, 12.5, 4,609.
+func rate(r float64) string {
+	if r < 100 {
+		return figures(r)
+	}
+	return count(int64(math.Round(r)))
 }
 
 // count writes n with thousands separated: 125,432.

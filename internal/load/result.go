@@ -181,6 +181,7 @@ func (r *run) result(elapsed time.Duration, cpu0, cpu1 cpuSample, mon *monitor) 
 			Peak: mon.peak, Machine: mon.cores, Saturated: mon.saturated}
 		if elapsed > 0 {
 			res.CPU.Cores = self / elapsed.Seconds()
+			res.CPU.Peak = max(res.CPU.Peak, res.CPU.Cores) // a run shorter than an interval
 		}
 		if res.Iterations > 0 {
 			res.CPU.PerOp = self / float64(res.Iterations) * 1e6

@@ -179,8 +179,11 @@ func figures(x float64) string {
 // percent writes a share as a percentage: 0%, 0.031%, 1.20%, 45.0%.
 func percent(share float64) string {
 	p := 100 * share
-	if p > 0 && p < 1 {
+	switch {
+	case p > 0 && p < 0.1:
 		return strconv.FormatFloat(p, 'g', 2, 64) + "%"
+	case p > 0 && p < 1:
+		return strconv.FormatFloat(p, 'f', 2, 64) + "%"
 	}
 	return figures(p) + "%"
 }
