@@ -11,6 +11,7 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/load"
 	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
 )
 
@@ -150,8 +151,8 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	ok := res.Check(c.thresholds)
 	if c.Format == "json" {
 		err = out.print(mustJSON(res))
-	} else {
-		err = res.WriteText(out.ios.Out)
+	} else if err = res.WriteText(out.ios.Out); err != nil {
+		err = &output.ClosedError{Err: err}
 	}
 	switch {
 	case err != nil:

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -106,3 +107,38 @@ func TestLoadShorts(t *testing.T) {
 		}
 	}
 }
+
+// A server that echoes the credentials it was sent in its errors does not
+// get them into the report: the examples of each kind of error are masked.
+func TestLoadMasksSecrets(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: func(x *mcptest.Exchange) bool {
+		if x.RPCMethod != "tools/call" {
+			return false
+		}
+		x.Reply(x.Error(-32000, "you sent "+x.Header.Get("Authorization")))
+		return true
+	}})
+	for _, format := range []string{"text", "json"} {
+		r := mcpv(t, "", "load", "call", "x", "-n", "3", "--format", format, "-H", "Authorization: Bearer s3cr3t-t0ken", "-u", srv.URL)
+		r.expect(t, 0, "", "you sent", "")
+		if strings.Contains(r.stdout+r.stderr, "s3cr3t-t0ken") {
+			t.Errorf("--format %s: the token is in the output:\n%s%s", format, r.stdout, r.stderr)
+		}
+	}
+}
+
+// The report into a pipe that closed early is no failure.
+func TestLoadIntoAClosedPipe(t *testing.T) {
+	t.Parallel()
+	var errb bytes.Buffer
+	ios := output.NewStreams(strings.NewReader(""), closedWriter{}, &errb)
+	code := run(t.Context(), args([]string{"load", "ping", "-n", "2"}, fake("plain")), ios, testEnv(t))
+	if code != 0 || errb.Len() > 0 {
+		t.Errorf("exit %d, stderr %q; want 0 and nothing", code, errb.String())
+	}
+}
+
+type closedWriter struct{}
+
+func (closedWriter) Write([]byte) (int, error) { return 0, syscall.EPIPE }

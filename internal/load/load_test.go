@@ -265,3 +265,55 @@ func TestUnreachableServer(t *testing.T) {
 		t.Errorf("err = %v; want a transport error", err)
 	}
 }
+
+// A thousand sessions at once, each opened, used and closed.
+func TestThousandSessions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a thousand sessions")
+	}
+	ss, srv := httpServer(t, mcptest.HTTPOptions{Latency: mcptest.Latency{Delay: time.Millisecond}})
+	res := runLoad(t, ss, Plan{Concurrency: 1000, Count: 3000}, op(t, "call", "x"))
+	if res.OK != 3000 || res.Errors != 0 || ss.opened.Load() != 1000 {
+		t.Errorf("ok %d, errors %d (%+v) over %d sessions; want 3000 over 1000", res.OK, res.Errors, res.ErrorKinds, ss.opened.Load())
+	}
+	deletes := 0
+	for _, r := range srv.Requests() {
+		if r.Method == "DELETE" {
+			deletes++
+		}
+	}
+	if deletes != 1000 {
+		t.Errorf("%d sessions deleted; want 1000", deletes)
+	}
+}
+
+// What a hostile server says reaches the report safe for a terminal: its
+// error messages are quoted with their escape sequences shown, not acted on.
+func TestErrorExamplesAreSafe(t *testing.T) {
+	ss, _ := httpServer(t, mcptest.HTTPOptions{Post: func(x *mcptest.Exchange) bool {
+		if x.RPCMethod != "tools/call" {
+			return false
+		}
+		x.Reply(x.Error(-32000, "boom \x1b]0;owned\x07\x1b[2J"))
+		return true
+	}})
+	res := runLoad(t, ss, Plan{Concurrency: 1, Count: 3}, op(t, "call", "x"))
+	var b strings.Builder
+	res.WriteText(&b)
+	if len(res.ErrorKinds) != 1 || res.ErrorKinds[0].Kind != "JSON-RPC -32000" {
+		t.Fatalf("errors %+v; want JSON-RPC -32000", res.ErrorKinds)
+	}
+	if strings.ContainsAny(b.String(), "\x1b\x07") {
+		t.Errorf("the report carries the server's escapes: %q", b.String())
+	}
+}
+
+// A server that floods the session with notifications while it answers
+// holds nothing up: each session's queue of notifications is bounded.
+func TestNotificationFlood(t *testing.T) {
+	ss := fakeServer(t, "log-flood=2000")
+	res := runLoad(t, ss, Plan{Concurrency: 2, Count: 10}, op(t, "call", "x"))
+	if res.OK != 10 || res.Errors != 0 {
+		t.Errorf("ok %d, errors %+v; want 10 and none", res.OK, res.ErrorKinds)
+	}
+}
