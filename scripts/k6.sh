@@ -81,21 +81,10 @@ script=${1:-k6/xk6-mcp/examples/echo.js}
 [ $# -gt 0 ] && shift
 
 # The demo server over HTTP on a free loopback port, stopped at the end.
+. scripts/lib/http-server.sh
 tmp=$(mktemp -d)
-server=
-cleanup() {
-	[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap 'http_server_stop; rm -rf "$tmp"' EXIT
 go build -o "$tmp/demo-server" ./examples/demo-server
-"$tmp/demo-server" -http 127.0.0.1:0 2>"$tmp/server.log" &
-server=$!
-for _ in $(seq 100); do
-	grep -q 'listening on' "$tmp/server.log" && break
-	sleep 0.1
-done
-addr=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$tmp/server.log")
-[ -n "$addr" ] || die "the demo server did not start: $(cat "$tmp/server.log")"
+http_server "$tmp" "$tmp/demo-server" || die "no demo server"
 
-MCP_URL=$addr/mcp "$k6" run --quiet "$@" "$script"
+MCP_URL=$server_url/mcp "$k6" run --quiet "$@" "$script"
