@@ -3,9 +3,11 @@ package commands
 import (
 	"context"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
@@ -127,12 +129,23 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	if plan.Duration == 0 && plan.Count == 0 && len(plan.Stages) == 0 {
 		plan.Duration = 10 * time.Second
 	}
-	h := s.hooks
-	h.Status = nil // the run's own progress line, not each session's
+	first := s.hooks
+	first.Status = nil // the run's own progress line, not each session's
+	// The first session, which prepares the operation, may ask the user
+	// (a login, a question) and shows its server's stderr; the run's
+	// many others do neither: a question is declined, and a server's
+	// stderr is kept only for the message of its failure.
+	others := first
+	others.Terminal, others.Interactive, others.ServerStderr = nil, false, io.Discard
+	var opened atomic.Bool
 	res, err := load.Run(ctx, load.Config{
 		Plan: plan,
 		Ops:  ops,
 		Open: func(ctx context.Context) (*load.Session, error) {
+			h := first
+			if opened.Swap(true) {
+				h = others
+			}
 			conn, err := connect.Open(ctx, s.settings, s.env, h)
 			if err != nil {
 				return nil, err

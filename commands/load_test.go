@@ -142,3 +142,14 @@ func TestLoadIntoAClosedPipe(t *testing.T) {
 type closedWriter struct{}
 
 func (closedWriter) Write([]byte) (int, error) { return 0, syscall.EPIPE }
+
+// Of the run's many stdio servers, only the first's stderr is shown: N
+// servers logging at once would bury the report and the progress line.
+func TestLoadShowsTheFirstServersStderr(t *testing.T) {
+	t.Parallel()
+	r := mcpv(t, "", args([]string{"load", "ping", "-c", "3", "-n", "6", "--env", "V=server-says-hello"}, fake("stderr-env=V"))...)
+	r.expect(t, 0, "", "", "")
+	if n := strings.Count(r.stderr, "server-says-hello"); n != 1 {
+		t.Errorf("the servers' stderr shown %d times; want once", n)
+	}
+}
