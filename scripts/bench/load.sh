@@ -12,8 +12,13 @@
 #    module (16 VUs), and k6 with the k6/x/mcp extension (16 VUs, one
 #    session each). Each round's ratios, then their medians.
 # 2. At a fixed rate all of them hold (half the lowest median above),
-#    mcpv's p50 and p99 beside hey's (hey -q paces each worker), and mcpv's
-#    own CPU time per call.
+#    mcpv's p50 and p99 beside hey's and k6's, and mcpv's own CPU time per
+#    call. hey -q paces each of its 16 workers on a ticker of its own, all
+#    started at once: its requests leave in bursts of 16. mcpv and k6's
+#    constant-arrival-rate executor spread them evenly. mcpv counts from
+#    when each call was meant to start (a stall is never hidden); k6's
+#    http_req_duration is the HTTP exchange alone, and hey's is from the
+#    request's start, so neither counts a wait for a free worker.
 #
 # hey is installed with go install into $XDG_CACHE_HOME/mcpv/hey (default
 # ~/.cache/mcpv/hey); k6 comes from scripts/k6.sh --build-only. The
@@ -63,6 +68,17 @@ export default function () {
 }
 export function handleSummary(d) {
   return { stdout: `${d.metrics.mcp_reqs.values.rate} ${d.metrics.mcp_failed.values.rate}\n` };
+}
+JS
+cat >"$tmp/rate.js" <<'JS'
+import http from 'k6/http';
+export const options = { summaryTrendStats: ['med', 'p(99)'], scenarios: { s: { executor: 'constant-arrival-rate',
+  rate: parseInt(__ENV.RATE), timeUnit: '1s', duration: __ENV.D, preAllocatedVUs: 16, maxVUs: 16 } } };
+const params = { headers: { 'Content-Type': 'application/json', 'Accept': 'application/json, text/event-stream', 'Mcp-Protocol-Version': '2025-11-25' } };
+export default function () { http.post(__ENV.URL, __ENV.BODY, params); }
+export function handleSummary(d) {
+  const t = d.metrics.http_req_duration.values;
+  return { stdout: `${t.med} ${t['p(99)']} ${d.metrics.http_reqs.values.rate}\n` };
 }
 JS
 
@@ -124,10 +140,13 @@ for ((r = 0; r < rounds; r++)); do
 		-q '"\(.latency_ms.p50) \(.latency_ms.p99) \(.throughput) \(.cpu.per_iteration_us)"')
 	"$hey" -z "${secs}s" -c 16 -q "$per" -m POST -T application/json -A 'application/json, text/event-stream' "${headers[@]}" -d "$body" "$url" >"$tmp/hey.out"
 	h=$(awk '/50%/ {p50 = $3 * 1000} /99%/ {p99 = $3 * 1000} /Requests\/sec/ {r = $2} END {print p50, p99, r}' "$tmp/hey.out")
+	k=$(RATE=$fixed D=${secs}s URL=$url BODY=$body "$k6" run --quiet --no-usage-report "$tmp/rate.js" 2>/dev/null | tail -1)
 	read -r mp50 mp99 mr mcpu <<<"$m"
 	read -r hp50 hp99 hr <<<"$h"
+	read -r kp50 kp99 kr <<<"$k"
 	printf '| round %d: mcpv | %.2f ms | %.2f ms | %.0f/s | %.0f µs |\n' "$((r + 1))" "$mp50" "$mp99" "$mr" "$mcpu"
 	printf '| round %d: hey | %.2f ms | %.2f ms | %.0f/s | |\n' "$((r + 1))" "$hp50" "$hp99" "$hr"
+	printf '| round %d: k6 HTTP | %.2f ms | %.2f ms | %.0f/s | |\n' "$((r + 1))" "$kp50" "$kp99" "$kr"
 done
 echo
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

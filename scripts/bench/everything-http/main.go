@@ -29,10 +29,11 @@ func greet(ctx context.Context, req *mcp.CallToolRequest, a args) (*mcp.CallTool
 
 func main() {
 	addr := flag.String("http", "127.0.0.1:0", "serve Streamable HTTP at `ADDR`")
+	jsonResponse := flag.Bool("json", false, "answer each POST with a JSON body rather than an event stream")
 	flag.Parse()
 	server := mcp.NewServer(&mcp.Implementation{Name: "everything", Version: "bench"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "greet", Description: "say hi"}, greet)
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true})
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: *jsonResponse})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Fatal(err)
