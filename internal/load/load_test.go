@@ -317,3 +317,23 @@ func TestNotificationFlood(t *testing.T) {
 		t.Errorf("ok %d, errors %+v; want 10 and none", res.OK, res.ErrorKinds)
 	}
 }
+
+// ping in the modern era, which has none, is server/discover, as mcpv
+// ping sends it.
+func TestPingInTheModernEra(t *testing.T) {
+	ss := fakeServer(t, "spec="+modernSpec(t))
+	res := runLoad(t, ss, Plan{Concurrency: 1, Count: 3}, op(t, "ping"))
+	if res.OK != 3 || res.Errors != 0 {
+		t.Errorf("ok %d, errors %+v; want 3 and none", res.OK, res.ErrorKinds)
+	}
+}
+
+// modernSpec writes the spec of a fake server of the modern era, which
+// has no ping.
+func modernSpec(t *testing.T) string {
+	path := t.TempDir() + "/spec.json"
+	if err := os.WriteFile(path, []byte(`{"era":"modern","methodNotFound":["ping"],"tools":[{"name":"x","inputSchema":{"type":"object"}}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

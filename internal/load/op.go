@@ -198,7 +198,11 @@ func (op *Op) run(ctx context.Context, client *mcp.Client) error {
 		_, err := client.Call(ctx, "prompts/get", op.params)
 		return err
 	case "ping":
-		_, err := client.Call(ctx, "ping", nil)
+		method := "ping"
+		if client.Modern() {
+			method = "server/discover" // the modern era has no ping; as mcpv ping does
+		}
+		_, err := client.Call(ctx, method, nil)
 		return err
 	case "request":
 		_, err := client.Call(ctx, op.target, op.params)
