@@ -82,9 +82,14 @@ func (c *Client) GetPrompt(name string, args map[string]string) *Response {
 	})
 }
 
-// Ping pings the server.
+// Ping pings the server; in the modern era, which has no ping, it sends
+// server/discover, as mcpv ping does.
 func (c *Client) Ping() *Response {
-	return c.do("ping", "", func(ctx context.Context) (json.RawMessage, error) { return c.c.Call(ctx, "ping", nil) })
+	method := "ping"
+	if c.c.Modern() {
+		method = "server/discover"
+	}
+	return c.do(method, "", func(ctx context.Context) (json.RawMessage, error) { return c.c.Call(ctx, method, nil) })
 }
 
 // Request sends any request with params (an object, or null).
