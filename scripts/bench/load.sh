@@ -18,7 +18,10 @@
 #    constant-arrival-rate executor spread them evenly. mcpv counts from
 #    when each call was meant to start (a stall is never hidden); k6's
 #    http_req_duration is the HTTP exchange alone, and hey's is from the
-#    request's start, so neither counts a wait for a free worker.
+#    request's start, so neither counts a wait for a free worker: when
+#    the machine cannot hold the rate, mcpv's percentiles say so, while
+#    hey's and k6's achieved rate falls instead. hey's own CPU per call
+#    (bash's time) stands beside mcpv's.
 #
 # hey is installed with go install into $XDG_CACHE_HOME/mcpv/hey (default
 # ~/.cache/mcpv/hey); k6 comes from scripts/k6.sh --build-only. The
@@ -133,19 +136,21 @@ low=$(for n in mcpv hey k6-mcp; do median $(col "$n"); done | sort -g | head -1)
 fixed=$(awk -v l="$low" 'BEGIN {r = int(l / 200) * 100; print (r < 100) ? 100 : r}')
 per=$(awk -v f="$fixed" 'BEGIN {printf "%g", f / 16}')
 echo
-echo "| at $fixed calls/s on 16 at once, ${secs} s | p50 | p99 | achieved | mcpv's CPU per call |"
+echo "| at $fixed calls/s on 16 at once, ${secs} s | p50 | p99 | achieved | CPU per call |"
 echo "| --- | --- | --- | --- | --- |"
 for ((r = 0; r < rounds; r++)); do
 	m=$("$tmp/mcpv" load call greet name=x -c 16 --rate "$fixed" -d "${secs}s" -u "$url" --protocol-era legacy --format json -r \
 		-q '"\(.latency_ms.p50) \(.latency_ms.p99) \(.throughput) \(.cpu.per_iteration_us)"')
-	"$hey" -z "${secs}s" -c 16 -q "$per" -m POST -T application/json -A 'application/json, text/event-stream' "${headers[@]}" -d "$body" "$url" >"$tmp/hey.out"
-	h=$(awk '/50%/ {p50 = $3 * 1000} /99%/ {p99 = $3 * 1000} /Requests\/sec/ {r = $2} END {print p50, p99, r}' "$tmp/hey.out")
+	TIMEFORMAT='%U %S'
+	{ time "$hey" -z "${secs}s" -c 16 -q "$per" -m POST -T application/json -A 'application/json, text/event-stream' "${headers[@]}" -d "$body" "$url" >"$tmp/hey.out"; } 2>"$tmp/hey.time"
+	h=$(awk -v cpu="$(awk '{print $1 + $2}' "$tmp/hey.time")" -v secs="$secs" '/50%/ {p50 = $3 * 1000} /99%/ {p99 = $3 * 1000} /Requests\/sec/ {r = $2}
+		END {print p50, p99, r, cpu / (r * secs) * 1e6}' "$tmp/hey.out")
 	k=$(RATE=$fixed D=${secs}s URL=$url BODY=$body "$k6" run --quiet --no-usage-report "$tmp/rate.js" 2>/dev/null | tail -1)
 	read -r mp50 mp99 mr mcpu <<<"$m"
-	read -r hp50 hp99 hr <<<"$h"
+	read -r hp50 hp99 hr hcpu <<<"$h"
 	read -r kp50 kp99 kr <<<"$k"
 	printf '| round %d: mcpv | %.2f ms | %.2f ms | %.0f/s | %.0f µs |\n' "$((r + 1))" "$mp50" "$mp99" "$mr" "$mcpu"
-	printf '| round %d: hey | %.2f ms | %.2f ms | %.0f/s | |\n' "$((r + 1))" "$hp50" "$hp99" "$hr"
+	printf '| round %d: hey | %.2f ms | %.2f ms | %.0f/s | %.0f µs (hey'"'"'s own) |\n' "$((r + 1))" "$hp50" "$hp99" "$hr" "$hcpu"
 	printf '| round %d: k6 HTTP | %.2f ms | %.2f ms | %.0f/s | |\n' "$((r + 1))" "$kp50" "$kp99" "$kr"
 done
 echo
