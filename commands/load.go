@@ -160,6 +160,7 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 		Warnf:    out.warnf,
 		Progress: func(p load.Progress) { out.ios.Status.Set(progressLine(p)) },
 		Mask:     func(text string) string { return redact.String(text, s.settings.Secrets) },
+		Timeout:  s.settings.Timeout,
 	})
 	out.ios.Status.Clear()
 	if err != nil {

@@ -47,6 +47,9 @@ func TestLoad(t *testing.T) {
 		{name: "a bad stage", args: args([]string{"load", "ping", "--stage", "1s:2.5"}, nowhere), wantCode: 2, errHas: "a whole number of sessions"},
 		{name: "a bad mix", args: args([]string{"load", "--mix", badMix}, nowhere), wantCode: 2, errHas: "bad.yaml:3:13: weight: want a whole number"},
 		{name: "arguments checked by the schema before the run", args: args([]string{"load", "call", "typed", "n=x"}, fake("typed=1")), wantCode: 2, errHas: `argument n: "x" is not an integer`},
+		{name: "a schema of 2^40 paths, typed once", args: args([]string{"load", "call", "shaped", "p1=s", "-n", "2", "--format", "json", "-q", ".ok"}, fake("schema=anyof:40")), wantOut: "2\n"},
+		{name: "a schema that loops back, not checked", args: args([]string{"load", "call", "shaped", `p1:="s"`, "-n", "2", "--format", "json", "-q", ".ok"}, fake("schema=loop:40")),
+			wantOut: "2\n", errHas: `tool "shaped"'s inputSchema is not checked`},
 		{name: "a server that cannot start", args: args([]string{"load", "ping", "-n", "1"}, nowhere), wantCode: 4},
 		{name: "a server without the capability", args: args([]string{"load", "list-tools", "-n", "1"}, fake("no-tools")), wantCode: 3, errHas: `"tools" capability`},
 	}

@@ -73,6 +73,9 @@ type Config struct {
 	Every    time.Duration
 	// Mask hides the run's secrets from error messages in the report.
 	Mask func(string) string
+	// Timeout bounds the typing and checking of a call's arguments, as
+	// --timeout bounds mcpv call's (0: none).
+	Timeout time.Duration
 }
 
 // Progress is the run's figures so far, for a live line.
@@ -133,7 +136,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	setup := time.Since(t0)
 	for i := range cfg.Ops {
-		if err := cfg.Ops[i].Prepare(ctx, first.Client, first.HTTP, cfg.ReadFile, cfg.Warnf); err != nil {
+		if err := cfg.Ops[i].Prepare(ctx, first.Client, first.HTTP, cfg.Timeout, cfg.ReadFile, cfg.Warnf); err != nil {
 			first.Close()
 			return nil, err
 		}

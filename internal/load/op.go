@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -109,14 +110,16 @@ func ParseOp(words []string, readFile func(string) ([]byte, error)) (Op, error) 
 // the tool's inputSchema and checked against it, a prompt's arguments
 // against those it declares. It runs once, before the run; every
 // iteration then sends the same request.
-func (op *Op) Prepare(ctx context.Context, client *mcp.Client, overHTTP bool, readFile func(string) ([]byte, error), warnf func(string, ...any)) error {
+// Typing and checking are bounded by timeout (0: none), as mcpv call's
+// are by --timeout.
+func (op *Op) Prepare(ctx context.Context, client *mcp.Client, overHTTP bool, timeout time.Duration, readFile func(string) ([]byte, error), warnf func(string, ...any)) error {
 	op.http = overHTTP
 	switch op.kind {
 	case "call":
 		if err := client.Require("tools", "tools/call"); err != nil {
 			return err
 		}
-		return op.prepareCall(ctx, client, readFile, warnf)
+		return op.prepareCall(ctx, client, timeout, readFile, warnf)
 	case "read":
 		return client.Require("resources", "resources/read")
 	case "get-prompt":
@@ -141,7 +144,7 @@ func (op *Op) Prepare(ctx context.Context, client *mcp.Client, overHTTP bool, re
 
 // prepareCall types the call's arguments by the tool's inputSchema and
 // checks them, as mcpv call does.
-func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, readFile func(string) ([]byte, error), warnf func(string, ...any)) error {
+func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.Duration, readFile func(string) ([]byte, error), warnf func(string, ...any)) error {
 	def, err := client.FindTool(ctx, op.target)
 	var ce *mcp.CallError
 	switch {
@@ -151,16 +154,21 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, readFile func
 	case err != nil:
 		return err
 	}
-	args, err := toolargs.Build(ctx, op.words[1:], nil, toolargs.Options{
+	check := toolcall.Checker{Tool: op.target, Timeout: timeout, Warnf: warnf}
+	typing, cancel := check.Bounded(ctx, "typing the arguments of tool "+op.target)
+	defer cancel()
+	args, err := toolargs.Build(typing, op.words[1:], nil, toolargs.Options{
 		Schema:   def.InputSchema,
 		ReadFile: readFile,
 		Stdin:    func() ([]byte, error) { return nil, errors.New("stdin (@-) cannot feed a load run: give a file") },
 	})
-	if err != nil {
+	switch {
+	case typing.Err() != nil:
+		return context.Cause(typing)
+	case err != nil:
 		return connect.Usage(fmt.Errorf("call %s: %w", op.target, err))
 	}
 	if len(def.InputSchema) > 0 {
-		check := toolcall.Checker{Tool: op.target, Warnf: warnf}
 		violation, err := check.Check(ctx, "inputSchema", def.InputSchema, args)
 		if err != nil {
 			return err
