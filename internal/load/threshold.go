@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
@@ -32,11 +33,14 @@ type CheckedAt struct {
 	OK        bool    `json:"ok"`
 }
 
-var thresholdRE = regexp.MustCompile(`^\s*((?:setup\.|close\.)?(?:p[0-9]+(?:\.[0-9]+)?|max|min|mean)|errors|rate)\s*(<=|>=|==|<|>)\s*(\S+)\s*$`)
+// thresholdRE is compiled when first used: mcpv's start-up compiles nothing.
+var thresholdRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*((?:setup\.|close\.)?(?:p[0-9]+(?:\.[0-9]+)?|max|min|mean)|errors|rate)\s*(<=|>=|==|<|>)\s*(\S+)\s*$`)
+})
 
 // ParseThreshold reads one --threshold; a mistake is a usage error.
 func ParseThreshold(s string) (Threshold, error) {
-	m := thresholdRE.FindStringSubmatch(s)
+	m := thresholdRE().FindStringSubmatch(s)
 	bad := func(why string) (Threshold, error) {
 		return Threshold{}, connect.Usagef("--threshold %q: %s (e.g. p99<200ms, setup.p99<1s, errors<1%%, rate>=100)", s, why)
 	}
