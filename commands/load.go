@@ -62,8 +62,8 @@ func (c *loadCmd) notInBatch() {}
 const maxConcurrency = 10000
 
 func (c *loadCmd) Validate() error {
-	if (len(c.Operation) > 0) == (c.Mix != "") {
-		return fmt.Errorf("give an operation (%s) or --mix FILE", load.Commands)
+	if len(c.Operation) > 0 && c.Mix != "" {
+		return fmt.Errorf("give an operation or --mix FILE, not both")
 	}
 	if len(c.Operation) > 0 {
 		if _, err := load.ParseOp(c.Operation, func(string) ([]byte, error) { return []byte("null"), nil }); err != nil {
@@ -188,6 +188,9 @@ const loadGOGC = 400
 
 // operations reads the operation, or the mix, with the files they name.
 func (c *loadCmd) operations(out *console) ([]load.Op, error) {
+	if len(c.Operation) == 0 && c.Mix == "" {
+		return nil, usageErrorf("give an operation (%s) or --mix FILE", load.Commands)
+	}
 	if c.Mix == "" {
 		op, err := load.ParseOp(c.Operation, out.readFile)
 		return []load.Op{op}, err
