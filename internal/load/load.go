@@ -173,7 +173,7 @@ func (r *run) measure() (*Result, error) {
 		watchers.Add(1)
 		go r.watchShared(finished, &watchers) // ends with the run
 	}
-	mon := newMonitor(r, cpu0)
+	mon := newMonitor(r)
 	watchers.Add(1)
 	go mon.watch(finished, &watchers) // ends with the run
 	var wg sync.WaitGroup

@@ -12,6 +12,7 @@ type monitor struct {
 	r     *run
 	every time.Duration
 	cores int
+	cpu   func() cpuSample // cpuTime, but for tests
 
 	// peak is the most CPU mcpv used over one interval, in cores; only
 	// watch writes it, and result reads it after watch has returned.
@@ -19,12 +20,12 @@ type monitor struct {
 	saturated bool // an interval used 90% of every core or more
 }
 
-func newMonitor(r *run, cpu0 cpuSample) *monitor {
+func newMonitor(r *run) *monitor {
 	every := r.cfg.Every
 	if every <= 0 {
 		every = time.Second
 	}
-	return &monitor{r: r, every: every, cores: runtime.NumCPU()}
+	return &monitor{r: r, every: every, cores: runtime.NumCPU(), cpu: cpuTime}
 }
 
 // saturation is the share of the machine's cores mcpv may use over an
@@ -36,13 +37,15 @@ func (m *monitor) watch(finished <-chan struct{}, wg *sync.WaitGroup) {
 	defer wg.Done()
 	tick := time.NewTicker(m.every)
 	defer tick.Stop()
-	last, lastAt, lastDone := cpuTime(), time.Now(), int64(0)
+	last, lastAt, lastDone := m.cpu(), time.Now(), int64(0)
 	for {
 		select {
 		case <-finished:
 			return
-		case now := <-tick.C:
-			cpu := cpuTime()
+		case <-tick.C:
+			// The time of the sample, not of the tick: a tick read late
+			// would count CPU time over a shorter span than it was used in.
+			cpu, now := m.cpu(), time.Now()
 			span := now.Sub(lastAt).Seconds()
 			cores := 0.0
 			if cpu.ok && span > 0 {
