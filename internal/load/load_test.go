@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -81,8 +82,6 @@ func runLoad(t *testing.T, ss *sessions, plan Plan, ops ...Op) *Result {
 	}
 	return res
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // A server whose latency is known: 20 ms, and every 20th call 400 ms (5%).
 // The percentiles reported are at least what the server took (mcpv's own
@@ -261,7 +260,7 @@ func TestUnreachableServer(t *testing.T) {
 	ss := newSessions(t, &connect.Settings{Command: []string{"/nonexistent/server"}})
 	_, err := Run(t.Context(), Config{Plan: Plan{Concurrency: 1, Count: 1}, Ops: []Op{op(t, "ping")}, Open: ss.open})
 	var te *mcp.TransportError
-	if !errorsAs(err, &te) {
+	if !errors.As(err, &te) {
 		t.Errorf("err = %v; want a transport error", err)
 	}
 }
