@@ -342,9 +342,9 @@ func modernSpec(t *testing.T) string {
 // counted as not started).
 func TestStagesRun(t *testing.T) {
 	ss, _ := httpServer(t, mcptest.HTTPOptions{Latency: mcptest.Latency{Delay: time.Millisecond}})
-	res := runLoad(t, ss, Plan{Stages: []Stage{{300 * time.Millisecond, 4, false}, {300 * time.Millisecond, 0, false}}}, op(t, "call", "x"))
+	res := runLoad(t, ss, Plan{Stages: []Stage{{300 * time.Millisecond, 4, false}, {300 * time.Millisecond, 0, false}}, Grace: time.Minute}, op(t, "call", "x"))
 	if res.Concurrency != 4 || res.OK == 0 || res.Errors != 0 || res.Setup.Count > 4 {
-		t.Errorf("stages of sessions: concurrency %d, ok %d, errors %d, %d set-ups; want 4, some, none, at most 4", res.Concurrency, res.OK, res.Errors, res.Setup.Count)
+		t.Errorf("stages of sessions: concurrency %d, ok %d, errors %+v, %d set-ups; want 4, some, none, at most 4", res.Concurrency, res.OK, res.ErrorKinds, res.Setup.Count)
 	}
 	// 0 to 100/s over 0.5 s starts 25; 100/s for 0.5 s, 50 more.
 	res = runLoad(t, ss, Plan{Concurrency: 4, Stages: []Stage{{500 * time.Millisecond, 100, true}, {500 * time.Millisecond, 100, true}}, Grace: time.Minute}, op(t, "call", "x"))
