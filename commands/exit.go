@@ -30,7 +30,10 @@ func configError(err error) error { return &connect.ConfigError{Err: err} }
 func exitCode(err error) int {
 	var batchErr batchFailed
 	var keeperErr *keeperError
+	var thresholdErr *thresholdError
 	switch {
+	case errors.As(err, &thresholdErr):
+		return exitcode.ToolError
 	case errors.As(err, &batchErr):
 		return batchErr.code
 	case errors.As(err, &keeperErr):

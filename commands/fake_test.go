@@ -3,8 +3,6 @@ package commands
 import (
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestFakeServer(t *testing.T) {
@@ -63,20 +61,7 @@ func TestFakeServer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			r := mcpv(t, "", args(tt.args, fake(tt.behaviour))...)
-			if r.code != tt.wantCode {
-				t.Errorf("exit code = %d, want %d\nstderr: %s", r.code, tt.wantCode, r.stderr)
-			}
-			if tt.wantOut != "" {
-				if d := cmp.Diff(tt.wantOut, r.stdout); d != "" {
-					t.Errorf("stdout (-want +got):\n%s", d)
-				}
-			}
-			if !strings.Contains(r.stdout, tt.outHas) {
-				t.Errorf("stdout %q does not contain %q", r.stdout, tt.outHas)
-			}
-			if !strings.Contains(r.stderr, tt.errHas) {
-				t.Errorf("stderr %q does not contain %q", r.stderr, tt.errHas)
-			}
+			r.expect(t, tt.wantCode, tt.wantOut, tt.outHas, tt.errHas)
 		})
 	}
 }

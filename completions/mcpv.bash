@@ -4,7 +4,7 @@
 # __mcpv_subs CMD sets subs to the subcommands of CMD ("" for mcpv itself, "tasks", ...).
 __mcpv_subs() {
     case $1 in
-    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test session serve mock servers trust auth completions' ;;
+    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test load session serve mock servers trust auth completions' ;;
     'tasks') subs='list get result cancel' ;;
     'skills') subs='list get read pull' ;;
     'session') subs='start list stop' ;;
@@ -32,6 +32,7 @@ __mcpv_flags() {
     'skills pull') flags='--force' ;;
     'batch') flags='--parallel --keep-going' ;;
     'test') flags='--format --output --parallel --fail-fast --filter --lint --snapshot --update --ci' ;;
+    'load') flags='--mix --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --format --grace' ;;
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
     'serve') flags='--http --http-token --allow-remote --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
@@ -143,6 +144,17 @@ __mcpv_flag() {
         'test:--snapshot') kind='bool'; return ;;
         'test:--update') kind='bool'; return ;;
         'test:--ci') kind='bool'; return ;;
+        'load:--mix') kind='file'; return ;;
+        'load:--concurrency') kind='none'; return ;;
+        'load:--duration'|'load:-d') kind='none'; return ;;
+        'load:--count'|'load:-n') kind='none'; return ;;
+        'load:--rate') kind='none'; return ;;
+        'load:--stage') kind='none'; return ;;
+        'load:--new-session') kind='bool'; return ;;
+        'load:--shared') kind='bool'; return ;;
+        'load:--threshold') kind='none'; return ;;
+        'load:--format') kind='enum text json'; return ;;
+        'load:--grace') kind='none'; return ;;
         'session start:--idle') kind='none'; return ;;
         'session stop:--all') kind='bool'; return ;;
         'serve:--http') kind='none'; return ;;

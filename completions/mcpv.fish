@@ -5,7 +5,7 @@
 function __mcpv_subs
     switch "$argv[1]"
         case ''
-            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test session serve mock servers trust auth completions
+            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test load session serve mock servers trust auth completions
         case 'tasks'
             printf '%s\n' list get result cancel
         case 'skills'
@@ -66,6 +66,9 @@ function __mcpv_takes
                 echo 1
                 return 0
             case 'test:--format' 'test:--output' 'test:--parallel' 'test:--filter'
+                echo 1
+                return 0
+            case 'load:--mix' 'load:--concurrency' 'load:--duration' 'load:-d' 'load:--count' 'load:-n' 'load:--rate' 'load:--stage' 'load:--threshold' 'load:--format' 'load:--grace'
                 echo 1
                 return 0
             case 'session start:--idle'
@@ -228,6 +231,7 @@ complete -c mcpv -n '__mcpv_at "" 0' -a skills -d 'List, inspect, read or pull t
 complete -c mcpv -n '__mcpv_at "" 0' -a request -d 'Send any request (or notification) with raw JSON params.'
 complete -c mcpv -n '__mcpv_at "" 0' -a batch -d 'Run operations from stdin, one per line, in one session; print a JSON line for each.'
 complete -c mcpv -n '__mcpv_at "" 0' -a test -d 'Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).'
+complete -c mcpv -n '__mcpv_at "" 0' -a load -d 'Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.'
 complete -c mcpv -n '__mcpv_at "" 0' -a session -d 'Keep a session open in the background for many commands: start, list, stop.'
 complete -c mcpv -n '__mcpv_at "" 0' -a serve -d 'Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.'
 complete -c mcpv -n '__mcpv_at "" 0' -a mock -d 'Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.'
@@ -339,6 +343,17 @@ complete -c mcpv -n '__mcpv_in "test"' -l snapshot -d 'Compare each server\'s to
 complete -c mcpv -n '__mcpv_in "test"' -l update -d 'Write snapshots anew: accept every change, breaking or not.'
 complete -c mcpv -n '__mcpv_in "test"' -l ci -d 'Fail a snapshot step whose snapshot file is missing instead of writing it (the default when the CI environment variable is set; --no-ci writes it).'
 complete -c mcpv -n '__mcpv_at "test" 0+' -F
+complete -c mcpv -n '__mcpv_in "load"' -l mix -r -F -d 'Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one.'
+complete -c mcpv -n '__mcpv_in "load"' -l concurrency -x -d 'Run N sessions at once (-c N after load; the most at once, with stages).'
+complete -c mcpv -n '__mcpv_in "load"' -s d -l duration -x -d 'Run for this long (default 10s, unless --count or --stage end the run).'
+complete -c mcpv -n '__mcpv_in "load"' -s n -l count -x -d 'Run N iterations in all.'
+complete -c mcpv -n '__mcpv_in "load"' -l rate -x -d 'Start N iterations a second, whatever the server does (an open model: latency counts from when each was meant to start); default: a closed loop, each session starting its next iteration when the last ends.'
+complete -c mcpv -n '__mcpv_in "load"' -l stage -x -d 'A stage of the run (repeatable): over DURATION move in a straight line to N sessions at once, or to N iterations a second with /s (e.g. --stage 30s:16 --stage 1m:16 --stage 10s:0).'
+complete -c mcpv -n '__mcpv_in "load"' -l new-session -d 'Open a new session for every iteration (start or connect, initialize or discover, the operation, the close) instead of holding each session open.'
+complete -c mcpv -n '__mcpv_in "load"' -l shared -d 'Run every iteration on one session (one stdio server process, one HTTP session) shared by the N at once.'
+complete -c mcpv -n '__mcpv_in "load"' -l threshold -x -d 'Fail the run (exit 1) unless EXPR holds (repeatable): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100.'
+complete -c mcpv -n '__mcpv_in "load"' -l format -x -a 'text json' -d 'The report: text (a table and a histogram) or json (every figure and the histogram, through --jq).'
+complete -c mcpv -n '__mcpv_in "load"' -l grace -x -d 'How long the operations in flight when the run\'s time is over may still take; those cut then count as unfinished errors.'
 complete -c mcpv -n '__mcpv_at "session" 0' -a start -d 'Open a session in the background, for later commands\' --session NAME.'
 complete -c mcpv -n '__mcpv_at "session" 0' -a list -d 'List the running sessions.'
 complete -c mcpv -n '__mcpv_at "session" 0' -a stop -d 'End a session (or --all): the server is shut down as a one-shot command would.'

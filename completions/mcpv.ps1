@@ -23,6 +23,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'request'; H = 'Send any request (or notification) with raw JSON params.' }
             @{ N = 'batch'; H = 'Run operations from stdin, one per line, in one session; print a JSON line for each.' }
             @{ N = 'test'; H = 'Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).' }
+            @{ N = 'load'; H = 'Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.' }
             @{ N = 'session'; H = 'Keep a session open in the background for many commands: start, list, stop.' }
             @{ N = 'serve'; H = 'Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.' }
             @{ N = 'mock'; H = 'Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.' }
@@ -184,6 +185,19 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--snapshot'); Words = 0; Kind = 'none'; Enum = @(); H = 'Compare each server''s tools, prompts and resource templates with FILE.snapshot.json beside its test file (a snapshot step first in every file).' }
             @{ Names = @('--update'); Words = 0; Kind = 'none'; Enum = @(); H = 'Write snapshots anew: accept every change, breaking or not.' }
             @{ Names = @('--ci'); Words = 0; Kind = 'none'; Enum = @(); H = 'Fail a snapshot step whose snapshot file is missing instead of writing it (the default when the CI environment variable is set; --no-ci writes it).' }
+        )
+        'load' = @(
+            @{ Names = @('--mix'); Words = 1; Kind = 'file'; Enum = @(); H = 'Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one.' }
+            @{ Names = @('--concurrency'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run N sessions at once (-c N after load; the most at once, with stages).' }
+            @{ Names = @('--duration', '-d'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run for this long (default 10s, unless --count or --stage end the run).' }
+            @{ Names = @('--count', '-n'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run N iterations in all.' }
+            @{ Names = @('--rate'); Words = 1; Kind = 'none'; Enum = @(); H = 'Start N iterations a second, whatever the server does (an open model: latency counts from when each was meant to start); default: a closed loop, each session starting its next iteration when the last ends.' }
+            @{ Names = @('--stage'); Words = 1; Kind = 'none'; Enum = @(); H = 'A stage of the run (repeatable): over DURATION move in a straight line to N sessions at once, or to N iterations a second with /s (e.g. --stage 30s:16 --stage 1m:16 --stage 10s:0).' }
+            @{ Names = @('--new-session'); Words = 0; Kind = 'none'; Enum = @(); H = 'Open a new session for every iteration (start or connect, initialize or discover, the operation, the close) instead of holding each session open.' }
+            @{ Names = @('--shared'); Words = 0; Kind = 'none'; Enum = @(); H = 'Run every iteration on one session (one stdio server process, one HTTP session) shared by the N at once.' }
+            @{ Names = @('--threshold'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fail the run (exit 1) unless EXPR holds (repeatable): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100.' }
+            @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'json'); H = 'The report: text (a table and a histogram) or json (every figure and the histogram, through --jq).' }
+            @{ Names = @('--grace'); Words = 1; Kind = 'none'; Enum = @(); H = 'How long the operations in flight when the run''s time is over may still take; those cut then count as unfinished errors.' }
         )
         'session start' = @(
             @{ Names = @('--idle'); Words = 1; Kind = 'none'; Enum = @(); H = 'End the session after this long without commands; 0 never.' }

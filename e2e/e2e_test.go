@@ -468,3 +468,49 @@ func TestVersionOfACheckout(t *testing.T) {
 		t.Errorf("checkout build: %q, want the revision %s and its time", built, head[:12])
 	}
 }
+
+// Ctrl-C in the middle of a load run: the report of what was measured,
+// exit 130, and every server the run started gone.
+func TestLoadCtrlC(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("finds the servers through /proc")
+	}
+	t.Parallel()
+	s := newServer(t, "delay=5ms")
+	r := start(t, append([]string{"load", "call", "x", "-c", "8", "-d", "1h"}, s.args()...)...)
+	for strings.Count(s.received(), `"tools/call"`) < 50 {
+		s.waitFor(t, `"tools/call"`)
+		time.Sleep(10 * time.Millisecond)
+	}
+	r.cmd.Process.Signal(os.Interrupt)
+	code, took := r.wait(t, 20*time.Second)
+	if code != 130 {
+		t.Errorf("exit code %d, want 130; stderr:\n%s", code, r.stderr.String())
+	}
+	if !strings.Contains(r.stdout.String(), "(interrupted)") || !strings.Contains(r.stdout.String(), "session close") {
+		t.Errorf("stdout has no report of the run:\n%s", r.stdout.String())
+	}
+	if !strings.HasSuffix(r.stderr.String(), "mcpv: interrupted\n") {
+		t.Errorf("stderr %q; want it to end with the interrupt", r.stderr.String())
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for left := withEnv(s.log); len(left) > 0; left = withEnv(s.log) {
+		if time.Now().After(deadline) {
+			t.Fatalf("servers %v outlived mcpv load", left)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("exit after Ctrl-C took %v", took)
+}
+
+// withEnv lists the processes whose environment holds text.
+func withEnv(text string) []string {
+	var pids []string
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		if env, err := os.ReadFile(d + "/environ"); err == nil && strings.Contains(string(env), text) {
+			pids = append(pids, filepath.Base(d))
+		}
+	}
+	return pids
+}

@@ -83,6 +83,11 @@ import (
 //	no-task-cancel  declare tasks without tasks.cancel
 //	no-task-list    declare tasks without tasks.list
 //	poll=MS         the tasks' pollInterval (default 50; 0 leaves it out)
+//	delay=D         answer each tools/call after D (a Go duration); calls are
+//	                answered concurrently, each on its own clock
+//	tail=N/D        each N-th tools/call takes D instead (a known tail: with
+//	                delay=20ms,tail=10/400ms, p50 is 20 ms and p95 400 ms)
+//	stall=N/D       the N-th tools/call takes D (see Latency)
 //	spec=FILE       answer every request from the JSON spec in FILE (see Spec)
 //	                instead; of the others only those in withSpec apply, and
 //	                any other given with it is an error
@@ -123,6 +128,7 @@ type config struct {
 	framed      string // "" (lines), "reply", "greet", "strict" or "exit"
 	t           taskConfig
 	spec        *Spec
+	lat         Latency
 }
 
 // withSpec are the behaviours that apply to a spec server: they shape
@@ -241,6 +247,10 @@ func parseConfig(s string) (config, error) {
 			c.busy = n
 		case "deaf":
 			c.deaf = true
+		case "delay", "tail", "stall":
+			if err := c.lat.parse(k, v); err != nil {
+				return c, err
+			}
 		case "spec":
 			spec, err := LoadSpec(v)
 			if err != nil {

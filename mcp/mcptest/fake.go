@@ -121,6 +121,8 @@ type server struct {
 	seq  int
 	werr error // the first write that failed
 
+	calls callCounter // the tools/call requests received, for c.lat
+
 	tmu     sync.Mutex // guards tasks and pending
 	tasks   []*task
 	pending map[string]chan msg // answers awaited by a tasks/result, by id
@@ -214,12 +216,24 @@ func (s *server) serve() {
 			// dropped: not initialized yet
 		case m.Method != "" && m.ID != nil && s.c.spec != nil:
 			s.serveSpec(m)
+		case m.Method == "tools/call" && m.ID != nil && s.c.lat.on():
+			s.wg.Add(1)
+			go s.answerLate(m, s.c.lat.Of(s.calls.next())) // ends after the delay, or when stdin ends
 		case m.Method != "" && m.ID != nil:
 			s.answer(m)
 		}
 		if s.failed() {
 			return
 		}
+	}
+}
+
+// answerLate answers a tools/call after d, unless stdin ends first (the
+// client has gone: nothing is answered).
+func (s *server) answerLate(m msg, d time.Duration) {
+	defer s.wg.Done()
+	if wait(d, s.done) {
+		s.answer(m)
 	}
 }
 
