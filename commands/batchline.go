@@ -127,6 +127,9 @@ func (b *lineParser) parseNew(text string) *parsedLine {
 			return &parsedLine{err: usageErrorf("--%s applies to the whole batch: give it before 'batch'", p.Flag.Name)}
 		}
 	}
+	if bp.c.Format == "table" {
+		return &parsedLine{err: usageErrorf("--output-format table is for people at a terminal; a batch line's output is JSON")}
+	}
 	pl := &parsedLine{cmd: reflect.New(target.Type()).Elem(), output: bp.c.outputFlags, text: bp.c.RawOutput || bp.c.Call.Text || bp.c.Read.Text}
 	pl.cmd.Set(target)
 	pl.output.Pretty, pl.output.Compact, pl.output.Color = false, true, "never" // one JSON value per line, to embed

@@ -146,7 +146,7 @@ func TestMisspelledNames(t *testing.T) {
 		{[]string{"call", "echo", "message=hi", "extra=1"}, 2,
 			`mcpv: tool "echo" has no argument "extra" (it takes: message); nothing sent (--no-validate sends anyway; see mcpv list-tools echo)`},
 		{[]string{"list-tools", "ech"}, 3, `mcpv: the server lists no tool "ech"; did you mean "echo"? (see mcpv list-tools)`},
-		{[]string{"list-tools", "echo", "--max-pages", "1"}, 2, `mcpv: --cursor and --max-pages list pages; with a tool name every page is searched (see mcpv --help)`},
+		{[]string{"list-tools", "echo", "--max-pages", "1"}, 2, `mcpv: --cursor and --max-pages list pages; with a tool name every page is searched (see mcpv list-tools --help)`},
 	} {
 		r := mcpv(t, "", args(tt.args, demo())...)
 		if r.code != tt.code || r.stderr != tt.stderr+"\n" {

@@ -31,7 +31,10 @@ func exitCode(err error) int {
 	var batchErr batchFailed
 	var keeperErr *keeperError
 	var checkErr checkFailed
+	var thresholdErr *thresholdError
 	switch {
+	case errors.As(err, &thresholdErr):
+		return exitcode.ToolError
 	case errors.As(err, &batchErr):
 		return batchErr.code
 	case errors.As(err, &checkErr):
@@ -62,11 +65,12 @@ func silent(err error) bool {
 func hint(err error) string { return exitcode.Hint(err) }
 
 // report prints err as one "mcpv: ..." line (plus quoted server stderr, if
-// any) and returns its exit code.
-func report(ios *output.Streams, err error) int {
+// any) and returns its exit code. help is where a usage mistake's message
+// points to: "mcpv call --help".
+func report(ios *output.Streams, err error, help string) int {
 	code := exitCode(err)
 	if err != nil && !silent(err) {
-		fmt.Fprintf(ios.Err, "mcpv: %s\n", exitcode.Message(err, code))
+		fmt.Fprintf(ios.Err, "mcpv: %s\n", exitcode.Message(err, code, help))
 	}
 	return code
 }

@@ -3,8 +3,6 @@ package commands
 import (
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestFakeServer(t *testing.T) {
@@ -53,7 +51,7 @@ func TestFakeServer(t *testing.T) {
 		{name: "content-length framing given for a server that waits for the client", args: []string{"--framing", "content-length", "call", "x", "-q", ".content[0].text"}, behaviour: "content-length=strict", wantCode: 0, wantOut: `"ok"` + "\n"},
 		{name: "content-length framing given, with a large answer", args: []string{"--framing", "content-length", "call", "x", "-q", ".content[0].text | length"}, behaviour: "content-length=strict,big=300000", wantCode: 0, wantOut: "300000\n"},
 		{name: "a server that waits for frames, framing auto: the timeout names --framing", args: []string{"--connect-timeout", "1s", "call", "x"}, behaviour: "content-length=strict", wantCode: 124,
-			errHas: "it wrote nothing on its stdout (a server that reads only Content-Length frames needs --framing content-length)"},
+			errHas: "it wrote nothing at all: if it is still starting, give it longer with --connect-timeout; if it reads only Content-Length frames, it needs --framing content-length"},
 		{name: "lines framing given: a header block is not JSON", args: []string{"--framing", "lines", "--connect-timeout", "2s", "ping"}, behaviour: "content-length=greet", wantCode: 124, errHas: "not JSON"},
 		{name: "content-length framing with a large answer", args: []string{"call", "x", "-q", ".content[0].text | length"}, behaviour: "content-length,big=300000", wantCode: 0, wantOut: "300000\n"},
 		{name: "single page as sent", args: []string{"list-tools"}, behaviour: "plain", wantCode: 0,
@@ -63,20 +61,7 @@ func TestFakeServer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			r := mcpv(t, "", args(tt.args, fake(tt.behaviour))...)
-			if r.code != tt.wantCode {
-				t.Errorf("exit code = %d, want %d\nstderr: %s", r.code, tt.wantCode, r.stderr)
-			}
-			if tt.wantOut != "" {
-				if d := cmp.Diff(tt.wantOut, r.stdout); d != "" {
-					t.Errorf("stdout (-want +got):\n%s", d)
-				}
-			}
-			if !strings.Contains(r.stdout, tt.outHas) {
-				t.Errorf("stdout %q does not contain %q", r.stdout, tt.outHas)
-			}
-			if !strings.Contains(r.stderr, tt.errHas) {
-				t.Errorf("stderr %q does not contain %q", r.stderr, tt.errHas)
-			}
+			r.expect(t, tt.wantCode, tt.wantOut, tt.outHas, tt.errHas)
 		})
 	}
 }

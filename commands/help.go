@@ -1,8 +1,9 @@
 package commands
 
-// Help: 'mcpv --help' describes every flag; a command's help describes its
-// own flags in full and names the global ones once, briefly, so that what
-// is particular to the command is not lost among them.
+// Help: 'mcpv --help' is an overview (see writeOverview) and 'mcpv help
+// flags' describes every global flag; a command's help describes its own
+// flags in full and names the global ones once, briefly, so that what is
+// particular to the command is not lost among them.
 
 import (
 	"fmt"
@@ -16,11 +17,12 @@ import (
 const helpWidth = 80
 
 // printHelp is kong's help printer, with the global flags of a command's
-// help folded into a short list at the end.
+// help folded into a short list at the end, and the overview for mcpv's
+// own.
 func printHelp(options kong.HelpOptions, ctx *kong.Context) error {
 	selected := ctx.Selected()
 	if selected == nil {
-		return kong.DefaultHelpPrinter(options, ctx)
+		return writeOverview(ctx.Stdout, new(commandSet).commands())
 	}
 	app := ctx.Model.Node
 	var folded []*kong.Flag
@@ -64,7 +66,7 @@ func writeGlobalFlags(w io.Writer, flags []*kong.Flag) error {
 		indent = max(indent, len(g)+4)
 	}
 	var b strings.Builder
-	b.WriteString("\nGlobal flags, before or after the command ('mcpv --help' describes them):\n")
+	b.WriteString("\nGlobal flags, before or after the command ('mcpv help flags' describes them):\n")
 	for _, g := range order {
 		line := "  " + g + ":" + strings.Repeat(" ", indent-len(g)-3)
 		start := true

@@ -12,14 +12,19 @@ import (
 
 // helpTopics are what 'mcpv help TOPIC' explains besides the commands, as
 // gh's help does: what users look up most, each taken from where the code
-// keeps it (the exit codes of mcpv --help, internal/envdoc, the config
-// lookup of this very run).
-var helpTopics = []string{"exit-codes", "environment", "config-files"}
+// keeps it (the grammar's global flags, the exit codes of the manual,
+// internal/envdoc, the config lookup of this very run).
+var helpTopics = []string{"flags", "exit-codes", "environment", "config-files"}
 
 // helpTopic is the text of the topic called name, if there is one.
-func helpTopic(name string, env connect.Env) (string, bool) {
+func helpTopic(name string, env connect.Env) (string, bool, error) {
 	var text string
 	switch name {
+	case "flags":
+		var err error
+		if text, err = flagsHelp(); err != nil {
+			return "", true, err
+		}
 	case "exit-codes":
 		text = exitCodesHelp()
 	case "environment":
@@ -27,15 +32,15 @@ func helpTopic(name string, env connect.Env) (string, bool) {
 	case "config-files":
 		text = configFilesHelp(env)
 	default:
-		return "", false
+		return "", false, nil
 	}
-	return strings.TrimRight(text, "\n") + "\n", true
+	return strings.TrimRight(text, "\n") + "\n", true, nil
 }
 
-// helpTopicList is the line of mcpv --help that names the topics.
+// helpTopicList is the line of the manual's synopsis that names the topics.
 func helpTopicList() string { return "mcpv help " + strings.Join(helpTopics, "|") }
 
-// exitCodesHelp is the exit-code table of mcpv --help.
+// exitCodesHelp is the manual's exit-code table.
 func exitCodesHelp() string {
 	_, table, _ := strings.Cut(new(cli).Help(), "\nExit codes:\n")
 	table, _, _ = strings.Cut(table, "\n\nExamples:")

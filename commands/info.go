@@ -1,6 +1,10 @@
 package commands
 
-import "context"
+import (
+	"context"
+
+	"github.com/mcpv/mcpv/internal/table"
+)
 
 type infoCmd struct{}
 
@@ -8,6 +12,7 @@ func (c *infoCmd) Help() string {
 	return `Examples:
 
     $ mcpv info -- ./server
+    $ mcpv info -o table -- ./server
     $ mcpv info -r -q .serverInfo.name -- ./server`
 }
 
@@ -16,5 +21,5 @@ func (c *infoCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err != nil {
 		return err
 	}
-	return out.print(client.InitializeResult())
+	return out.printView(client.InitializeResult(), table.Info)
 }

@@ -53,15 +53,15 @@ func TestJqVariableErrors(t *testing.T) {
 		argv []string
 		want string // the line on stderr
 	}{
-		{[]string{"ping", "-q", "$nope"}, "mcpv: jq: variable not defined: $nope (see mcpv --help)"},
-		{[]string{"ping", "--jq-arg", "name", "x", "-q", "$nmae"}, "mcpv: jq: variable not defined: $nmae (see mcpv --help)"},
-		{[]string{"ping", "--jq-argjson", "n", "{bad", "-q", "$n"}, "mcpv: --jq-argjson: $n: invalid JSON: invalid character 'b' looking for beginning of object key string (see mcpv --help)"},
-		{[]string{"ping", "--jq-argjson", "n", "1 2", "-q", "$n"}, "mcpv: --jq-argjson: $n: invalid JSON: invalid character '2' after top-level value (see mcpv --help)"},
-		{[]string{"ping", "--jq-argjson", "n", "", "-q", "$n"}, "mcpv: --jq-argjson: $n: invalid JSON: unexpected end of JSON input (see mcpv --help)"},
-		{[]string{"ping", "--jq-arg", "user=ada", "-q", "$user"}, `mcpv: --jq-arg: "user=ada": give NAME and VALUE as two words (as jq's --arg takes them), not NAME=VALUE (see mcpv --help)`},
-		{[]string{"ping", "--jq-arg", "1x", "y", "-q", "."}, `mcpv: --jq-arg: "1x" is not a jq variable name (letters, digits and _, not first a digit) (see mcpv --help)`},
-		{[]string{"ping", "-q", ".", "--jq-arg", "x"}, "mcpv: --jq-arg: $x: give its VALUE after the name (see mcpv --help)"},
-		{[]string{"ping", "-q", ".", "--jq-argjson"}, "mcpv: --jq-argjson: give NAME and JSON (see mcpv --help)"},
+		{[]string{"ping", "-q", "$nope"}, "mcpv: jq: variable not defined: $nope (see mcpv help flags)"},
+		{[]string{"ping", "--jq-arg", "name", "x", "-q", "$nmae"}, "mcpv: jq: variable not defined: $nmae (see mcpv help flags)"},
+		{[]string{"ping", "--jq-argjson", "n", "{bad", "-q", "$n"}, "mcpv: --jq-argjson: $n: invalid JSON: invalid character 'b' looking for beginning of object key string (see mcpv help flags)"},
+		{[]string{"ping", "--jq-argjson", "n", "1 2", "-q", "$n"}, "mcpv: --jq-argjson: $n: invalid JSON: invalid character '2' after top-level value (see mcpv help flags)"},
+		{[]string{"ping", "--jq-argjson", "n", "", "-q", "$n"}, "mcpv: --jq-argjson: $n: invalid JSON: unexpected end of JSON input (see mcpv help flags)"},
+		{[]string{"ping", "--jq-arg", "user=ada", "-q", "$user"}, `mcpv: --jq-arg: "user=ada": give NAME and VALUE as two words (as jq's --arg takes them), not NAME=VALUE (see mcpv help flags)`},
+		{[]string{"ping", "--jq-arg", "1x", "y", "-q", "."}, `mcpv: --jq-arg: "1x" is not a jq variable name (letters, digits and _, not first a digit) (see mcpv help flags)`},
+		{[]string{"ping", "-q", ".", "--jq-arg", "x"}, "mcpv: --jq-arg: $x: give its VALUE after the name (see mcpv help flags)"},
+		{[]string{"ping", "-q", ".", "--jq-argjson"}, "mcpv: --jq-argjson: give NAME and JSON (see mcpv help flags)"},
 	}
 	for _, tt := range tests {
 		r := mcpv(t, "", append(tt.argv, "--", "/nonexistent/mcp-server")...)
@@ -113,7 +113,7 @@ func TestJqFlagHint(t *testing.T) {
 	t.Parallel()
 	for _, f := range []string{"--arg", "--argjson"} {
 		r := mcpv(t, "", "call", "x", f, "n", "v", "--", "true")
-		if r.code != 2 || r.stderr != "mcpv: unknown flag "+f+": jq's "+f+" is --jq-"+f[2:]+" here (see mcpv --help)\n" {
+		if r.code != 2 || r.stderr != "mcpv: unknown flag "+f+": jq's "+f+" is --jq-"+f[2:]+" here (see mcpv help flags)\n" {
 			t.Errorf("%s: exit %d, stderr %q", f, r.code, r.stderr)
 		}
 	}

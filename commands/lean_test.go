@@ -185,9 +185,9 @@ func TestLeanGrammarErrorsAsTheWhole(t *testing.T) {
 	env := testEnv(t)
 	for _, tc := range []struct{ args, stderr string }{
 		{"cal info", `mcpv: unexpected argument cal, did you mean "call"? (see mcpv --help)`},
-		{"", `mcpv: expected one of "info", "ping", "list-tools", "call", "list-resources", ... (see mcpv --help)`},
-		{"call", `mcpv: expected "<tool>" (see mcpv --help)`},
-		{"ping --nope", `mcpv: unknown flag --nope (see mcpv --help)`},
+		{"-v", `mcpv: give a command (mcpv --help lists them)`},
+		{"call", `mcpv: expected "<tool>" (see mcpv call --help)`},
+		{"ping --nope", `mcpv: unknown flag --nope (see mcpv ping --help)`},
 	} {
 		r := mcpvIn(t, env, "", strings.Fields(tc.args)...)
 		if r.code != exitcode.Usage || strings.TrimSpace(r.stderr) != tc.stderr {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpv/mcpv/internal/table"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -46,7 +47,7 @@ func listChecked(ctx context.Context, s *session, out *console, p pageFlags, req
 	if next != "" {
 		out.notef("stopped after %d pages (--max-pages); continue with --cursor %q", p.MaxPages, next)
 	}
-	return out.print(res)
+	return out.printList(res, key, next == "")
 }
 
 type listToolsCmd struct {
@@ -60,6 +61,7 @@ func (c *listToolsCmd) Help() string {
 Examples:
 
     $ mcpv list-tools -- ./server
+    $ mcpv list-tools -o table -- ./server
     $ mcpv list-tools -r -q '.tools[].name' -- ./server
     $ mcpv list-tools echo -q .inputSchema.properties -- ./server`
 }
@@ -82,7 +84,7 @@ func (c *listToolsCmd) Run(ctx context.Context, s *session, out *console) error 
 	if err != nil {
 		return toolNotListed(err)
 	}
-	return out.print(def.Raw)
+	return out.printView(def.Raw, table.Tools)
 }
 
 type listResourcesCmd struct{ pageFlags }

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpv/mcpv/internal/envdoc"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/oserr"
+	"github.com/mcpv/mcpv/internal/userio"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
@@ -40,18 +41,19 @@ func init() {
 	Version, Commit, Date = stamp(Version, Commit, Date, bi)
 }
 
-// stamp fills what -ldflags left empty from the build information.
+// stamp fills what -ldflags left empty from the build information. A
+// build in a checkout is "dev", as 'go run .' is (which stamps no
+// revision): the pseudo-version go build makes from the revision
+// (v0.0.0-20261124161012-a59f55a698bc+dirty) says nothing the commit does
+// not, and would make the same code look like two versions. A tagged
+// checkout, and a module go install fetched, keep their version.
 func stamp(version, commit, date string, bi *debug.BuildInfo) (string, string, string) {
-	if version == "" {
-		version = "dev"
-		if v := bi.Main.Version; v != "" && v != "(devel)" {
-			version = v
-		}
-	}
 	var modified, fromVCS bool
+	revision := ""
 	for _, s := range bi.Settings {
 		switch s.Key {
 		case "vcs.revision":
+			revision = s.Value
 			if commit == "" {
 				commit, fromVCS = s.Value, true
 			}
@@ -61,6 +63,13 @@ func stamp(version, commit, date string, bi *debug.BuildInfo) (string, string, s
 			}
 		case "vcs.modified":
 			modified = s.Value == "true"
+		}
+	}
+	if version == "" {
+		version = "dev"
+		v := bi.Main.Version
+		if v != "" && v != "(devel)" && (len(revision) < 12 || !strings.Contains(v, revision[:12])) {
+			version = v
 		}
 	}
 	if len(commit) > 12 {
@@ -123,7 +132,7 @@ func (c *cli) BeforeResolve() error {
 // (see leanGrammar): kong reads every tag of every flag it is given, which
 // was a seventh of a short run's start-up for the 45 global flags.
 func (c *cli) flagGroups() []connect.FlagGroup {
-	return append(c.flags.Groups(), connect.FlagGroup{Heading: "Output", Flags: &c.outputFlags, Docs: outputFlagDocs, Shorts: "qrec"})
+	return append(c.flags.Groups(), connect.FlagGroup{Heading: "Output", Flags: &c.outputFlags, Docs: outputFlagDocs, Shorts: "qreco"})
 }
 
 // commandSet holds the values of mcpv's commands.
@@ -143,21 +152,24 @@ type commandSet struct {
 	Skills                skillsCmd
 	Request               requestCmd
 	Batch                 batchCmd
+	Load                  loadCmd
 	Test                  testCmd
 	Check                 checkCmd
-	Servers               serversCmd
-	Trust                 trustCmd
-	AuthCmd               authCmd
 	Session               sessionCmd
 	Serve                 serveCmd
 	Mock                  mockCmd
+	Servers               serversCmd
+	Trust                 trustCmd
+	AuthCmd               authCmd
 	Completions           completionsCmd
 }
 
-// command is one of mcpv's commands: its name, its help and its value.
+// command is one of mcpv's commands: its name, the group and the brief
+// line the top-level help lists it under and with (see overview), its help
+// and its value.
 type command struct {
-	name, help string
-	value      any
+	name, group, brief, help string
+	value                    any
 }
 
 // commands are s's commands, in the order help lists them. kong is given
@@ -167,30 +179,31 @@ type command struct {
 // against a regular expression that must be compiled first.
 func (s *commandSet) commands() []command {
 	return []command{
-		{"info", "Print the server's initialize result: protocol version, server info, capabilities, instructions.", &s.Info},
-		{"ping", "Ping the server.", &s.Ping},
-		{"list-tools", "List the server's tools (every page).", &s.ListTools},
-		{"call", "Call a tool.", &s.Call},
-		{"list-resources", "List the server's resources (every page).", &s.ListResources},
-		{"list-resource-templates", "List the server's resource templates (every page).", &s.ListResourceTemplates},
-		{"read", "Read a resource.", &s.Read},
-		{"list-prompts", "List the server's prompts (every page).", &s.ListPrompts},
-		{"get-prompt", "Get a prompt, filled with arguments.", &s.GetPrompt},
-		{"complete", "Ask for completions of a prompt or resource-template argument.", &s.Complete},
-		{"watch", "Subscribe to resources and print a JSON line per change.", &s.Watch},
-		{"tasks", "List, inspect, collect or cancel tasks.", &s.Tasks},
-		{"skills", "List, inspect, read or pull the skills a server publishes.", &s.Skills},
-		{"request", "Send any request (or notification) with raw JSON params.", &s.Request},
-		{"batch", "Run operations from stdin, one per line, in one session; print a JSON line for each.", &s.Batch},
-		{"test", "Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).", &s.Test},
-		{"check", "Check the server against the MCP specification, requirement by requirement, and report.", &s.Check},
-		{"servers", "List the servers named in config files, or show one.", &s.Servers},
-		{"trust", "Trust a project config file as it is now, so its servers may start.", &s.Trust},
-		{"auth", "Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.", &s.AuthCmd},
-		{"session", "Keep a session open in the background for many commands: start, list, stop.", &s.Session},
-		{"serve", "Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.", &s.Serve},
-		{"mock", "Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.", &s.Mock},
-		{"completions", "Print a shell completion script for bash, zsh, fish or PowerShell.", &s.Completions},
+		{"info", groupTalk, "Print the server's initialize result", "Print the server's initialize result: protocol version, server info, capabilities, instructions.", &s.Info},
+		{"ping", groupTalk, "Ping the server", "Ping the server.", &s.Ping},
+		{"list-tools", groupTalk, "List the server's tools", "List the server's tools (every page).", &s.ListTools},
+		{"call", groupTalk, "Call a tool", "Call a tool.", &s.Call},
+		{"list-resources", groupTalk, "List the server's resources", "List the server's resources (every page).", &s.ListResources},
+		{"list-resource-templates", groupTalk, "List the server's resource templates", "List the server's resource templates (every page).", &s.ListResourceTemplates},
+		{"read", groupTalk, "Read a resource", "Read a resource.", &s.Read},
+		{"list-prompts", groupTalk, "List the server's prompts", "List the server's prompts (every page).", &s.ListPrompts},
+		{"get-prompt", groupTalk, "Get a prompt, filled with arguments", "Get a prompt, filled with arguments.", &s.GetPrompt},
+		{"complete", groupTalk, "Complete a prompt's or a template's argument", "Ask for completions of a prompt or resource-template argument.", &s.Complete},
+		{"watch", groupTalk, "Print a JSON line per change of resources", "Subscribe to resources and print a JSON line per change.", &s.Watch},
+		{"tasks", groupTalk, "List, inspect, collect or cancel tasks", "List, inspect, collect or cancel tasks.", &s.Tasks},
+		{"skills", groupTalk, "List, read or pull the skills a server publishes", "List, inspect, read or pull the skills a server publishes.", &s.Skills},
+		{"request", groupTalk, "Send any request, with raw JSON params", "Send any request (or notification) with raw JSON params.", &s.Request},
+		{"batch", groupTalk, "Run operations from stdin in one session", "Run operations from stdin, one per line, in one session; print a JSON line for each.", &s.Batch},
+		{"test", groupTest, "Run test files against servers, report for CI", "Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).", &s.Test},
+		{"check", groupTest, "Check a server against the spec, rule by rule", "Check the server against the MCP specification, requirement by requirement, and report.", &s.Check},
+		{"load", groupTest, "Put load on a server; percentiles, thresholds", "Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.", &s.Load},
+		{"session", groupSessions, "Keep a session open for many commands", "Keep a session open in the background for many commands: start, list, stop.", &s.Session},
+		{"serve", groupSessions, "Re-expose a server to MCP clients, with a guard", "Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.", &s.Serve},
+		{"mock", groupSessions, "Serve a recorded server, for testing clients", "Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.", &s.Mock},
+		{"servers", groupSetup, "List the servers config files name", "List the servers named in config files, or show one.", &s.Servers},
+		{"trust", groupSetup, "Trust a project config file or test file", "Trust a project config file as it is now, so its servers may start.", &s.Trust},
+		{"auth", groupSetup, "Log in with OAuth; show or remove tokens", "Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.", &s.AuthCmd},
+		{"completions", groupSetup, "Print a shell completion script", "Print a shell completion script for bash, zsh, fish or PowerShell.", &s.Completions},
 	}
 }
 
@@ -206,17 +219,19 @@ func (c *cli) Validate() error {
 	return c.flags.ClientFlags.Validate()
 }
 
+// Help is the manual's account of mcpv as a whole: the man page's
+// synopsis, description, exit status, examples and environment (see
+// internal/manpage). The top-level help is shorter (see writeOverview).
 func (c *cli) Help() string {
 	if c.lean {
 		return "" // kong asks for it as it builds the model, and prints none
 	}
 	return `mcpv talks to one MCP server per run: it starts the server (the command after --), or connects to its URL, or takes either from a config file (see 'mcpv servers --help'); then it negotiates, runs one operation, prints the result as JSON on stdout and exits with a code a script can trust. Diagnostics and the server's stderr go to stderr.
 
-    mcpv [flags] <command> [args] -- SERVER-COMMAND [ARGS...]
-    mcpv [flags] --url URL <command> [args]
-    mcpv [flags] --server NAME <command> [args]
+    ` + strings.Join(usageLines, "\n    ") + `
     mcpv help <command>          (the same as mcpv <command> --help)
     ` + helpTopicList() + `
+    mcpv help --man
 
 --jq filters as jq does: --jq-arg NAME VALUE and --jq-argjson NAME JSON set $NAME (jq's --arg and --argjson, renamed because complete has an --arg of its own), and $ENV and env are mcpv's environment. jq's positional --args and --jsonargs have no place here, since the words after the command are the command's and those after -- the server's; and -s is --server, so to slurp the outputs, pipe them through jq -s.
 
@@ -380,17 +395,6 @@ func names(words map[string]bool, long func(name string) bool, shorts string) bo
 	return false
 }
 
-// jqFlagHint points a jq user's --arg or --argjson to mcpv's names for
-// them; kong would suggest --args, which is something else.
-func jqFlagHint(err error) error {
-	for _, f := range []string{"--arg", "--argjson"} {
-		if m := err.Error(); m == "unknown flag "+f || strings.HasPrefix(m, "unknown flag "+f+",") {
-			return pointedUsageErrorf("unknown flag %s: jq's %s is --jq-%s here (see mcpv --help)", f, f, f[2:])
-		}
-	}
-	return err
-}
-
 // ErrInterrupted is the cause main gives the context when the user presses Ctrl-C.
 var ErrInterrupted = errors.New("interrupted")
 
@@ -462,16 +466,24 @@ func run(ctx context.Context, args []string, ios *output.Streams, env connect.En
 func runWith(ctx context.Context, args []string, ios *output.Streams, env connect.Env, servers *mcp.ProcessGroups, signals <-chan struct{}) (code int) {
 	if len(args) == 1 && args[0] == keeperArg {
 		waitFor(signals)
-		return runKeeper(ctx, ios, env)
+		return runKeeper(ctx, ios, env, servers)
+	}
+	if len(args) == 0 {
+		waitFor(signals)
+		writeOverview(ios.Err, new(commandSet).commands())
+		return exitcode.Usage
 	}
 	args, server := splitServer(args)
-	if len(args) == 2 && args[0] == "help" {
-		waitFor(signals)
-		if text, ok := helpTopic(args[1], env); ok {
-			if _, err := io.WriteString(ios.Out, text); err != nil && !oserr.BrokenPipe(err) {
-				return report(ios, err)
+	args = loadShorts(args)
+	if len(args) > 1 && args[0] == "help" {
+		if text, ok, err := helpWords(args[1:], env); ok {
+			waitFor(signals)
+			if err == nil {
+				if _, err = io.WriteString(ios.Out, text); oserr.BrokenPipe(err) {
+					err = nil
+				}
 			}
-			return exitcode.OK
+			return report(ios, err, "mcpv --help")
 		}
 	}
 	if len(args) > 0 && args[0] == "help" {
@@ -513,33 +525,40 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 		return exitcode.OK // --help | head
 	}
 	if err != nil {
-		return report(ios, jqFlagHint(usageError(err)))
+		return report(ios, reportFileHint(noCommandHint(flagWordHint(jqFlagHint(usageError(err)), err)), err), helpFor(nil, err, &c))
 	}
+	// fail reports err, pointing a usage mistake to the command's help.
+	fail := func(err error) int { return report(ios, err, helpFor(kctx, err, &c)) }
 	var closers []func() error
 	defer func() {
 		for _, c := range closers {
 			c()
 		}
 	}()
+	if err := c.outputFlags.checkTable(kctx.Selected(), env.Getenv, ios.OutTTY); err != nil {
+		return fail(err)
+	}
+	env.Ask = inputAsker(ctx, userio.NewAsker(ios.ErrTTY, &closers).Ask)
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	kctx.Bind(env)
 	if _, local := kctx.Selected().Target.Addr().Interface().(noServer); local {
 		if len(server) > 0 {
-			return report(ios, usageErrorf("%s takes no server command", kctx.Selected().Name))
+			return fail(usageErrorf("%s takes no server command", kctx.Selected().Name))
 		}
 		kctx.Bind(newConsole(ios, &c.outputFlags, env), &c.flags.ServerFlags, servers)
-		return report(ios, kctx.Run())
+		return fail(kctx.Run())
 	}
 
 	logger := output.NewLogger(ios.Err)
 	settings, err := connect.Resolve(c.flags, explicitFlags(kctx), server, env, logger)
 	if err != nil {
-		return report(ios, err)
+		return fail(err)
 	}
 	// Everything written on stderr from here on goes through the scrubber,
 	// which learns the secrets the session comes to hold (tokens) as well.
 	scrub := redact.NewScrubber(ios.Err)
 	scrub.Add(settings.Secrets...)
+	ios.Status.MaskWith(func(text string) string { return string(scrub.Mask([]byte(text))) })
 	defer scrub.Flush() // after the session's close, which may still forward the server's stderr
 	scrubbed := *ios
 	scrubbed.Err = scrub
@@ -548,7 +567,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	if path := settings.Answers.Events; path != "" {
 		f, err := os.OpenFile(env.Path(path), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 		if err != nil {
-			return report(ios, usageErrorf("--events: %v", err))
+			return fail(usageErrorf("--events: %v", err))
 		}
 		closers = append(closers, f.Close)
 		events = connect.NewEventLog(f)
@@ -563,7 +582,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	kctx.Bind(s, newConsole(ios, &c.outputFlags, env))
 	err = kctx.Run()
 	ios.Status.Stop() // the run is over: no progress line after its last word
-	return report(ios, err)
+	return fail(err)
 }
 
 // grammarError is a grammar kong refuses to build (a bug in mcpv).

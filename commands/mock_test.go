@@ -54,11 +54,11 @@ func TestMockUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"mock", "none.json"}, "mcpv: none.json: open "},
-		{[]string{"mock", "s.json", "--responses", "bad.yaml"}, "mcpv: bad.yaml: tools[0]: no result (see mcpv --help)\n"},
+		{[]string{"mock", "s.json", "--responses", "bad.yaml"}, "mcpv: bad.yaml: tools[0]: no result (see mcpv mock --help)\n"},
 		{[]string{"mock", "s.json", "--responses", "none.yaml"}, "mcpv: none.yaml: open "},
-		{[]string{"mock", "s.json", "--http-token", "x"}, "mcpv: mock: --http-token and --allow-remote go with --http (see mcpv --help)\n"},
+		{[]string{"mock", "s.json", "--http-token", "x"}, "mcpv: mock: --http-token and --allow-remote go with --http (see mcpv mock --help)\n"},
 		{[]string{"mock", "s.json", "--", "./server"}, "mcpv: mock takes no server command"},
-		{[]string{"serve", "--record", "r.json", "--http", "127.0.0.1:0", "--isolate", "--", "./server"}, "mcpv: serve: --record goes without --isolate: it records the one shared session (see mcpv --help)\n"},
+		{[]string{"serve", "--record", "r.json", "--http", "127.0.0.1:0", "--isolate", "--", "./server"}, "mcpv: serve: --record goes without --isolate: it records the one shared session (see mcpv serve --help)\n"},
 	} {
 		r := w.mcpv(t, "", tt.args...)
 		if r.code != 2 || !strings.HasPrefix(r.stderr, tt.want) || strings.Count(r.stderr, "\n") != 1 {

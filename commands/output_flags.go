@@ -24,6 +24,7 @@ type outputFlags struct {
 	Pretty     bool    `name:"pretty" xor:"layout"`
 	Compact    bool    `short:"c" name:"compact" xor:"layout"`
 	Color      string  `name:"color" enum:"auto,always,never" default:"auto"`
+	Format     string  `short:"o" name:"output-format" enum:",json,table" default:""`
 
 	filter  *output.Filter
 	environ []string // what $ENV shows in --jq; set before parsing
@@ -43,6 +44,7 @@ var outputFlagDocs = []connect.FlagDoc{
 	{Name: "pretty", PlaceHolder: "", Help: "Indent the JSON (the default on a terminal)."},
 	{Name: "compact", PlaceHolder: "", Help: "One JSON value per line (the default in pipes)."},
 	{Name: "color", PlaceHolder: "", Help: "Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb)."},
+	{Name: "output-format", PlaceHolder: "FORMAT", Help: "json (the default: the result as the server sent it) or table (info and the list commands: a row per item, cut to the terminal's width, for people; --jq filters JSON only). MCPV_OUTPUT=table makes table the default on a terminal, never in a pipe."},
 }
 
 // jqVar is a --jq-arg or --jq-argjson: at orders them as given (the last
@@ -54,7 +56,7 @@ type jqVar struct {
 
 // SetDefaults gives each flag the default of its tag (see
 // connect.TargetFlags.SetDefaults).
-func (f *outputFlags) SetDefaults() { f.Color = "auto" }
+func (f *outputFlags) SetDefaults() { f.Color, f.Format = "auto", "" }
 
 // variables are the --jq variables: the inherited ones first, then those
 // of the command line in the order given.
@@ -65,6 +67,9 @@ func (f *outputFlags) variables() []jqVar {
 }
 
 func (f *outputFlags) Validate() error {
+	if f.Format == "table" && (f.Jq != "" || f.Pretty || f.Compact) {
+		return fmt.Errorf("--output-format table shows a table for people, and --jq, --pretty and --compact shape JSON: give one or the other")
+	}
 	if f.Jq == "" {
 		if f.RawOutput || f.ExitStatus {
 			return fmt.Errorf("--raw-output and --exit-status need --jq")
@@ -108,6 +113,8 @@ func (f *outputFlags) perLineOnly() error {
 		return usageErrorf("--pretty has no effect on batch output, which is one compact JSON line per operation")
 	case f.Color != "auto":
 		return usageErrorf("--color has no effect on batch output, which is never coloured")
+	case f.Format == "table":
+		return usageErrorf("--output-format table is for people at a terminal; batch output is a JSON line per operation")
 	}
 	return nil
 }

@@ -118,7 +118,8 @@ func shellWords(t *testing.T, s string) []string {
 
 // The exit codes are a contract: the README and the exit-codes guide show
 // the same table, with a row for every code mcpv exits with, and
-// 'mcpv --help' lists the same codes.
+// 'mcpv help exit-codes' lists the same codes, and 'mcpv --help' names
+// them.
 func TestExitCodeTables(t *testing.T) {
 	t.Parallel()
 	readme := exitCodeTable(t, "../README.md")
@@ -138,10 +139,16 @@ func TestExitCodeTables(t *testing.T) {
 	if d := cmp.Diff(want, inTable); d != "" {
 		t.Errorf("the README's exit codes (-exit.go +README.md):\n%s", d)
 	}
-	_, help, _ := strings.Cut(mcpv(t, "", "--help").stdout, "Exit codes:\n")
+	table := mcpv(t, "", "help", "exit-codes").stdout
+	_, brief, _ := strings.Cut(mcpv(t, "", "--help").stdout, "\nExit codes: ")
+	brief, _, _ = strings.Cut(brief, "\n\n")
+	brief = " " + strings.ReplaceAll(brief, "\n", " ")
 	for _, code := range want {
-		if !strings.Contains(help, fmt.Sprintf("\n    %-4d ", code)) {
-			t.Errorf("mcpv --help does not list exit code %d", code)
+		if !strings.Contains(table, fmt.Sprintf("\n    %-4d ", code)) {
+			t.Errorf("mcpv help exit-codes does not list exit code %d", code)
+		}
+		if !strings.Contains(brief, fmt.Sprintf(" %d ", code)) {
+			t.Errorf("mcpv --help does not name exit code %d: %q", code, brief)
 		}
 	}
 }

@@ -381,6 +381,25 @@ func TestTestOutputFile(t *testing.T) {
 	}
 }
 
+// A test file's server runs in the file's directory: a relative command
+// that is not there is said to have been looked for there, not where mcpv
+// was started.
+func TestTestServerNotFoundNamesItsDirectory(t *testing.T) {
+	t.Parallel()
+	w, dir := testWorld(t, nil)
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sub", "gone.yaml"), []byte("server: {command: [./no-such-server]}\nsteps:\n  - ping:\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := w.mcpv(t, "", "test", "sub/gone.yaml")
+	want := "no such file or directory (looked for in " + filepath.Join(dir, "sub") + ")"
+	if r.code != exitcode.Transport || !strings.Contains(r.stdout, want) {
+		t.Errorf("exit %d, stdout %q; want 4 and %q", r.code, r.stdout, want)
+	}
+}
+
 // What a server sends reaches the text report escaped: a failure's
 // message and details stay on their lines, without escape sequences.
 func TestTestFailureTextEscaped(t *testing.T) {

@@ -112,7 +112,7 @@ func TestTestServerFilesReadSafely(t *testing.T) {
 		w, dir := testWorld(t, nil)
 		feedFIFO(t, filepath.Join(dir, "h.txt"), "X-A: b\n")
 		r := w.mcpv(t, "", "ping", "--header", "@h.txt", "--url", "http://127.0.0.1:1/")
-		if want := "mcpv: --header: not a regular file but a named pipe (see mcpv --help)\n"; r.code != exitcode.Usage || r.stderr != want {
+		if want := "mcpv: --header: not a regular file but a named pipe (see mcpv help flags)\n"; r.code != exitcode.Usage || r.stderr != want {
 			t.Errorf("exit %d, stderr %q; want exit 2, %q", r.code, r.stderr, want)
 		}
 	})

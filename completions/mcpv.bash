@@ -4,11 +4,11 @@
 # __mcpv_subs CMD sets subs to the subcommands of CMD ("" for mcpv itself, "tasks", ...).
 __mcpv_subs() {
     case $1 in
-    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test check servers trust auth session serve mock completions' ;;
+    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test check load session serve mock servers trust auth completions' ;;
     'tasks') subs='list get result cancel' ;;
     'skills') subs='list get read pull' ;;
-    'auth') subs='login status logout token' ;;
     'session') subs='start list stop' ;;
+    'auth') subs='login status logout token' ;;
     *) subs= ;;
     esac
 }
@@ -16,7 +16,7 @@ __mcpv_subs() {
 # __mcpv_flags CMD sets flags to the flags of CMD alone; those of its ancestors apply too.
 __mcpv_flags() {
     case $1 in
-    '') flags='--help -h --url -u --server -s --session --session-id --config --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --framing --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --jq -q --jq-arg --jq-argjson --raw-output -r --exit-status -e --pretty --compact -c --color --version' ;;
+    '') flags='--help -h --url -u --server -s --session --session-id --config --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --framing --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --jq -q --jq-arg --jq-argjson --raw-output -r --exit-status -e --pretty --compact -c --color --output-format -o --version' ;;
     'list-tools') flags='--cursor --max-pages' ;;
     'call') flags='--args --no-coerce --no-validate --validate-output --dry-run --text --save-dir --task --ttl --detach' ;;
     'list-resources') flags='--cursor --max-pages' ;;
@@ -33,11 +33,12 @@ __mcpv_flags() {
     'batch') flags='--parallel --keep-going' ;;
     'test') flags='--format --output --parallel --fail-fast --filter --lint --snapshot --update --ci' ;;
     'check') flags='--only --skip --strict --call --format --output --check-timeout --max-time --parallel' ;;
-    'trust') flags='--revoke' ;;
+    'load') flags='--mix --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --format --grace' ;;
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
     'serve') flags='--http --http-token --allow-remote --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
     'mock') flags='--responses --http --http-token --allow-remote' ;;
+    'trust') flags='--revoke' ;;
     *) flags= ;;
     esac
 }
@@ -95,6 +96,7 @@ __mcpv_flag() {
         ':--pretty') kind='bool'; return ;;
         ':--compact'|':-c') kind='bool'; return ;;
         ':--color') kind='enum auto always never'; return ;;
+        ':--output-format'|':-o') kind='enum json table'; return ;;
         ':--version') kind='bool'; return ;;
         'list-tools:--cursor') kind='none'; return ;;
         'list-tools:--max-pages') kind='none'; return ;;
@@ -152,7 +154,17 @@ __mcpv_flag() {
         'check:--check-timeout') kind='none'; return ;;
         'check:--max-time') kind='none'; return ;;
         'check:--parallel') kind='none'; return ;;
-        'trust:--revoke') kind='bool'; return ;;
+        'load:--mix') kind='file'; return ;;
+        'load:--concurrency') kind='none'; return ;;
+        'load:--duration'|'load:-d') kind='none'; return ;;
+        'load:--count'|'load:-n') kind='none'; return ;;
+        'load:--rate') kind='none'; return ;;
+        'load:--stage') kind='none'; return ;;
+        'load:--new-session') kind='bool'; return ;;
+        'load:--shared') kind='bool'; return ;;
+        'load:--threshold') kind='none'; return ;;
+        'load:--format') kind='enum text json'; return ;;
+        'load:--grace') kind='none'; return ;;
         'session start:--idle') kind='none'; return ;;
         'session stop:--all') kind='bool'; return ;;
         'serve:--http') kind='none'; return ;;
@@ -172,6 +184,7 @@ __mcpv_flag() {
         'mock:--http') kind='none'; return ;;
         'mock:--http-token') kind='none'; return ;;
         'mock:--allow-remote') kind='bool'; return ;;
+        'trust:--revoke') kind='bool'; return ;;
         esac
         [[ -n $c ]] || return 1
         [[ $c == *' '* ]] && c=${c% *} || c=
@@ -182,9 +195,9 @@ __mcpv_flag() {
 __mcpv_arg() {
     case "$1:$2" in
     'test:'*) kind='file' ;;
+    'mock:0') kind='file' ;;
     'servers:0') kind='server' ;;
     'trust:'*) kind='file' ;;
-    'mock:0') kind='file' ;;
     'completions:0') kind='enum bash zsh fish powershell' ;;
     *) kind=none ;;
     esac

@@ -5,15 +5,15 @@
 function __mcpv_subs
     switch "$argv[1]"
         case ''
-            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test check servers trust auth session serve mock completions
+            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test check load session serve mock servers trust auth completions
         case 'tasks'
             printf '%s\n' list get result cancel
         case 'skills'
             printf '%s\n' list get read pull
-        case 'auth'
-            printf '%s\n' login status logout token
         case 'session'
             printf '%s\n' start list stop
+        case 'auth'
+            printf '%s\n' login status logout token
     end
 end
 
@@ -23,7 +23,7 @@ function __mcpv_takes
     set -l c $argv[1]
     while true
         switch "$c:$argv[2]"
-            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--session-id' ':--config' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--framing' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color'
+            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--session-id' ':--config' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--framing' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color' ':--output-format' ':-o'
                 echo 1
                 return 0
             case ':--jq-arg' ':--jq-argjson'
@@ -69,6 +69,9 @@ function __mcpv_takes
                 echo 1
                 return 0
             case 'check:--only' 'check:--skip' 'check:--call' 'check:--format' 'check:--output' 'check:--check-timeout' 'check:--max-time' 'check:--parallel'
+                echo 1
+                return 0
+            case 'load:--mix' 'load:--concurrency' 'load:--duration' 'load:-d' 'load:--count' 'load:-n' 'load:--rate' 'load:--stage' 'load:--threshold' 'load:--format' 'load:--grace'
                 echo 1
                 return 0
             case 'session start:--idle'
@@ -232,12 +235,13 @@ complete -c mcpv -n '__mcpv_at "" 0' -a request -d 'Send any request (or notific
 complete -c mcpv -n '__mcpv_at "" 0' -a batch -d 'Run operations from stdin, one per line, in one session; print a JSON line for each.'
 complete -c mcpv -n '__mcpv_at "" 0' -a test -d 'Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).'
 complete -c mcpv -n '__mcpv_at "" 0' -a check -d 'Check the server against the MCP specification, requirement by requirement, and report.'
-complete -c mcpv -n '__mcpv_at "" 0' -a servers -d 'List the servers named in config files, or show one.'
-complete -c mcpv -n '__mcpv_at "" 0' -a trust -d 'Trust a project config file as it is now, so its servers may start.'
-complete -c mcpv -n '__mcpv_at "" 0' -a auth -d 'Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.'
+complete -c mcpv -n '__mcpv_at "" 0' -a load -d 'Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.'
 complete -c mcpv -n '__mcpv_at "" 0' -a session -d 'Keep a session open in the background for many commands: start, list, stop.'
 complete -c mcpv -n '__mcpv_at "" 0' -a serve -d 'Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.'
 complete -c mcpv -n '__mcpv_at "" 0' -a mock -d 'Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.'
+complete -c mcpv -n '__mcpv_at "" 0' -a servers -d 'List the servers named in config files, or show one.'
+complete -c mcpv -n '__mcpv_at "" 0' -a trust -d 'Trust a project config file as it is now, so its servers may start.'
+complete -c mcpv -n '__mcpv_at "" 0' -a auth -d 'Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.'
 complete -c mcpv -n '__mcpv_at "" 0' -a completions -d 'Print a shell completion script for bash, zsh, fish or PowerShell.'
 complete -c mcpv -n '__mcpv_in ""' -s h -l help -d 'Show context-sensitive help.'
 complete -c mcpv -n '__mcpv_in ""' -s u -l url -x -d 'Talk to the server at this Streamable HTTP (or legacy SSE) URL instead of starting one (default: MCPV_URL).'
@@ -285,6 +289,7 @@ complete -c mcpv -n '__mcpv_in ""' -s e -l exit-status -d 'Exit 1 when the last 
 complete -c mcpv -n '__mcpv_in ""' -l pretty -d 'Indent the JSON (the default on a terminal).'
 complete -c mcpv -n '__mcpv_in ""' -s c -l compact -d 'One JSON value per line (the default in pipes).'
 complete -c mcpv -n '__mcpv_in ""' -l color -x -a 'auto always never' -d 'Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb).'
+complete -c mcpv -n '__mcpv_in ""' -s o -l output-format -x -a 'json table' -d 'json (the default: the result as the server sent it) or table (info and the list commands: a row per item, cut to the terminal\'s width, for people; --jq filters JSON only). MCPV_OUTPUT=table makes table the default on a terminal, never in a pipe.'
 complete -c mcpv -n '__mcpv_in ""' -l version -d 'Print mcpv\'s version and exit.'
 complete -c mcpv -n '__mcpv_in "list-tools"' -l cursor -x -d 'Fetch the one page that starts at this cursor; its nextCursor is kept.'
 complete -c mcpv -n '__mcpv_in "list-tools"' -l max-pages -x -d 'Stop after N pages (the output then keeps nextCursor); by default a list longer than 1000 pages fails.'
@@ -351,13 +356,17 @@ complete -c mcpv -n '__mcpv_in "check"' -l output -r -F -d 'Write the report to 
 complete -c mcpv -n '__mcpv_in "check"' -l check-timeout -x -d 'Fail a check that has not ended after this long, not counting the start of the server processes it starts (which --connect-timeout bounds).'
 complete -c mcpv -n '__mcpv_in "check"' -l max-time -x -d 'Stop the whole run after this long: the checks not run are skipped, and the exit code is 124.'
 complete -c mcpv -n '__mcpv_in "check"' -l parallel -x -d 'Run up to N checks (each on a connection of its own) at once.'
-complete -c mcpv -n '__mcpv_at "servers" 0' -x -a '(__mcpv_servers)'
-complete -c mcpv -n '__mcpv_in "trust"' -l revoke -d 'Forget the trust instead.'
-complete -c mcpv -n '__mcpv_at "trust" 0+' -F
-complete -c mcpv -n '__mcpv_at "auth" 0' -a login -d 'Authorize mcpv at the server now (a browser flow, or client credentials).'
-complete -c mcpv -n '__mcpv_at "auth" 0' -a status -d 'Show what is stored for the server (never the tokens); exit 5 when nothing usable is.'
-complete -c mcpv -n '__mcpv_at "auth" 0' -a logout -d 'Forget the server\'s stored tokens and client.'
-complete -c mcpv -n '__mcpv_at "auth" 0' -a token -d 'Print a valid access token for the server, refreshing it if needed.'
+complete -c mcpv -n '__mcpv_in "load"' -l mix -r -F -d 'Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one.'
+complete -c mcpv -n '__mcpv_in "load"' -l concurrency -x -d 'Run N sessions at once (-c N after load; the most at once, with stages).'
+complete -c mcpv -n '__mcpv_in "load"' -s d -l duration -x -d 'Run for this long (default 10s, unless --count or --stage end the run).'
+complete -c mcpv -n '__mcpv_in "load"' -s n -l count -x -d 'Run N iterations in all.'
+complete -c mcpv -n '__mcpv_in "load"' -l rate -x -d 'Start N iterations a second, whatever the server does (an open model: latency counts from when each was meant to start); default: a closed loop, each session starting its next iteration when the last ends.'
+complete -c mcpv -n '__mcpv_in "load"' -l stage -x -d 'A stage of the run (repeatable): over DURATION move in a straight line to N sessions at once, or to N iterations a second with /s (e.g. --stage 30s:16 --stage 1m:16 --stage 10s:0).'
+complete -c mcpv -n '__mcpv_in "load"' -l new-session -d 'Open a new session for every iteration (start or connect, initialize or discover, the operation, the close) instead of holding each session open.'
+complete -c mcpv -n '__mcpv_in "load"' -l shared -d 'Run every iteration on one session (one stdio server process, one HTTP session) shared by the N at once.'
+complete -c mcpv -n '__mcpv_in "load"' -l threshold -x -d 'Fail the run (exit 1) unless EXPR holds (repeatable): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100.'
+complete -c mcpv -n '__mcpv_in "load"' -l format -x -a 'text json' -d 'The report: text (a table and a histogram) or json (every figure and the histogram, through --jq).'
+complete -c mcpv -n '__mcpv_in "load"' -l grace -x -d 'How long the operations in flight when the run\'s time is over may still take; those cut then count as unfinished errors.'
 complete -c mcpv -n '__mcpv_at "session" 0' -a start -d 'Open a session in the background, for later commands\' --session NAME.'
 complete -c mcpv -n '__mcpv_at "session" 0' -a list -d 'List the running sessions.'
 complete -c mcpv -n '__mcpv_at "session" 0' -a stop -d 'End a session (or --all): the server is shut down as a one-shot command would.'
@@ -381,4 +390,11 @@ complete -c mcpv -n '__mcpv_in "mock"' -l http -x -d 'Serve Streamable HTTP at h
 complete -c mcpv -n '__mcpv_in "mock"' -l http-token -x -d 'Require this bearer token of every HTTP client.'
 complete -c mcpv -n '__mcpv_in "mock"' -l allow-remote -d 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.'
 complete -c mcpv -n '__mcpv_at "mock" 0' -F
+complete -c mcpv -n '__mcpv_at "servers" 0' -x -a '(__mcpv_servers)'
+complete -c mcpv -n '__mcpv_in "trust"' -l revoke -d 'Forget the trust instead.'
+complete -c mcpv -n '__mcpv_at "trust" 0+' -F
+complete -c mcpv -n '__mcpv_at "auth" 0' -a login -d 'Authorize mcpv at the server now (a browser flow, or client credentials).'
+complete -c mcpv -n '__mcpv_at "auth" 0' -a status -d 'Show what is stored for the server (never the tokens); exit 5 when nothing usable is.'
+complete -c mcpv -n '__mcpv_at "auth" 0' -a logout -d 'Forget the server\'s stored tokens and client.'
+complete -c mcpv -n '__mcpv_at "auth" 0' -a token -d 'Print a valid access token for the server, refreshing it if needed.'
 complete -c mcpv -n '__mcpv_at "completions" 0' -x -a 'bash zsh fish powershell'

@@ -24,12 +24,13 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'batch'; H = 'Run operations from stdin, one per line, in one session; print a JSON line for each.' }
             @{ N = 'test'; H = 'Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).' }
             @{ N = 'check'; H = 'Check the server against the MCP specification, requirement by requirement, and report.' }
-            @{ N = 'servers'; H = 'List the servers named in config files, or show one.' }
-            @{ N = 'trust'; H = 'Trust a project config file as it is now, so its servers may start.' }
-            @{ N = 'auth'; H = 'Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.' }
+            @{ N = 'load'; H = 'Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.' }
             @{ N = 'session'; H = 'Keep a session open in the background for many commands: start, list, stop.' }
             @{ N = 'serve'; H = 'Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.' }
             @{ N = 'mock'; H = 'Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.' }
+            @{ N = 'servers'; H = 'List the servers named in config files, or show one.' }
+            @{ N = 'trust'; H = 'Trust a project config file as it is now, so its servers may start.' }
+            @{ N = 'auth'; H = 'Log in to an HTTP server with OAuth, show or remove the stored tokens, or print one.' }
             @{ N = 'completions'; H = 'Print a shell completion script for bash, zsh, fish or PowerShell.' }
         )
         'tasks' = @(
@@ -44,16 +45,16 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'read'; H = 'Load a skill and print its SKILL.md, or one of its files, verified.' }
             @{ N = 'pull'; H = 'Load a skill and write all its files, verified, into a directory.' }
         )
+        'session' = @(
+            @{ N = 'start'; H = 'Open a session in the background, for later commands'' --session NAME.' }
+            @{ N = 'list'; H = 'List the running sessions.' }
+            @{ N = 'stop'; H = 'End a session (or --all): the server is shut down as a one-shot command would.' }
+        )
         'auth' = @(
             @{ N = 'login'; H = 'Authorize mcpv at the server now (a browser flow, or client credentials).' }
             @{ N = 'status'; H = 'Show what is stored for the server (never the tokens); exit 5 when nothing usable is.' }
             @{ N = 'logout'; H = 'Forget the server''s stored tokens and client.' }
             @{ N = 'token'; H = 'Print a valid access token for the server, refreshing it if needed.' }
-        )
-        'session' = @(
-            @{ N = 'start'; H = 'Open a session in the background, for later commands'' --session NAME.' }
-            @{ N = 'list'; H = 'List the running sessions.' }
-            @{ N = 'stop'; H = 'End a session (or --all): the server is shut down as a one-shot command would.' }
         )
     }
     # Each command's own flags; those of its ancestors apply as well. Words: how many
@@ -106,6 +107,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--pretty'); Words = 0; Kind = 'none'; Enum = @(); H = 'Indent the JSON (the default on a terminal).' }
             @{ Names = @('--compact', '-c'); Words = 0; Kind = 'none'; Enum = @(); H = 'One JSON value per line (the default in pipes).' }
             @{ Names = @('--color'); Words = 1; Kind = 'enum'; Enum = @('auto', 'always', 'never'); H = 'Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb).' }
+            @{ Names = @('--output-format', '-o'); Words = 1; Kind = 'enum'; Enum = @('json', 'table'); H = 'json (the default: the result as the server sent it) or table (info and the list commands: a row per item, cut to the terminal''s width, for people; --jq filters JSON only). MCPV_OUTPUT=table makes table the default on a terminal, never in a pipe.' }
             @{ Names = @('--version'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print mcpv''s version and exit.' }
         )
         'list-tools' = @(
@@ -196,8 +198,18 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--max-time'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop the whole run after this long: the checks not run are skipped, and the exit code is 124.' }
             @{ Names = @('--parallel'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run up to N checks (each on a connection of its own) at once.' }
         )
-        'trust' = @(
-            @{ Names = @('--revoke'); Words = 0; Kind = 'none'; Enum = @(); H = 'Forget the trust instead.' }
+        'load' = @(
+            @{ Names = @('--mix'); Words = 1; Kind = 'file'; Enum = @(); H = 'Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one.' }
+            @{ Names = @('--concurrency'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run N sessions at once (-c N after load; the most at once, with stages).' }
+            @{ Names = @('--duration', '-d'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run for this long (default 10s, unless --count or --stage end the run).' }
+            @{ Names = @('--count', '-n'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run N iterations in all.' }
+            @{ Names = @('--rate'); Words = 1; Kind = 'none'; Enum = @(); H = 'Start N iterations a second, whatever the server does (an open model: latency counts from when each was meant to start); default: a closed loop, each session starting its next iteration when the last ends.' }
+            @{ Names = @('--stage'); Words = 1; Kind = 'none'; Enum = @(); H = 'A stage of the run (repeatable): over DURATION move in a straight line to N sessions at once, or to N iterations a second with /s (e.g. --stage 30s:16 --stage 1m:16 --stage 10s:0).' }
+            @{ Names = @('--new-session'); Words = 0; Kind = 'none'; Enum = @(); H = 'Open a new session for every iteration (start or connect, initialize or discover, the operation, the close) instead of holding each session open.' }
+            @{ Names = @('--shared'); Words = 0; Kind = 'none'; Enum = @(); H = 'Run every iteration on one session (one stdio server process, one HTTP session) shared by the N at once.' }
+            @{ Names = @('--threshold'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fail the run (exit 1) unless EXPR holds (repeatable): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100.' }
+            @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'json'); H = 'The report: text (a table and a histogram) or json (every figure and the histogram, through --jq).' }
+            @{ Names = @('--grace'); Words = 1; Kind = 'none'; Enum = @(); H = 'How long the operations in flight when the run''s time is over may still take; those cut then count as unfinished errors.' }
         )
         'session start' = @(
             @{ Names = @('--idle'); Words = 1; Kind = 'none'; Enum = @(); H = 'End the session after this long without commands; 0 never.' }
@@ -226,20 +238,23 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require this bearer token of every HTTP client.' }
             @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.' }
         )
+        'trust' = @(
+            @{ Names = @('--revoke'); Words = 0; Kind = 'none'; Enum = @(); H = 'Forget the trust instead.' }
+        )
     }
     # The positional arguments of the commands that complete one.
     $positional = @{
         'test' = @(
             @{ Kind = 'file'; Enum = @(); Repeat = $true }
         )
+        'mock' = @(
+            @{ Kind = 'file'; Enum = @(); Repeat = $false }
+        )
         'servers' = @(
             @{ Kind = 'server'; Enum = @(); Repeat = $false }
         )
         'trust' = @(
             @{ Kind = 'file'; Enum = @(); Repeat = $true }
-        )
-        'mock' = @(
-            @{ Kind = 'file'; Enum = @(); Repeat = $false }
         )
         'completions' = @(
             @{ Kind = 'enum'; Enum = @('bash', 'zsh', 'fish', 'powershell'); Repeat = $false }

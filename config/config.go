@@ -42,6 +42,9 @@ type Env struct {
 	Home   string
 	GOOS   string
 	Flag   string // --config, or ""
+	// Ask asks the user for the value of an input of s's file (see
+	// Input); nil, or ErrNoTerminal from it, when there is no terminal.
+	Ask func(s *Server, in Input) (string, error)
 }
 
 // Source is one place servers may be configured.
@@ -233,6 +236,7 @@ type File struct {
 	Source
 	Data    []byte
 	Servers []*Server
+	Inputs  []Input // what ${input:ID} asks for
 }
 
 // Server is one configured server, as written (variables not yet expanded).

@@ -331,7 +331,7 @@ func TestExpand(t *testing.T) {
 	if !errors.As(err, &ue) || ue.Var != "NOPE" || !strings.Contains(err.Error(), "environment variable NOPE is not set") || !strings.Contains(err.Error(), path+":5:12:") {
 		t.Errorf("unset: %v", err)
 	}
-	if _, err := byName["bad"].Expand(w.env("linux")); err == nil || !strings.Contains(err.Error(), "cannot expand ${input:key}") {
+	if _, err := byName["bad"].Expand(w.env("linux")); err == nil || !strings.Contains(err.Error(), `${input:key}: the file declares no such input under "inputs"; set MCPV_INPUT_KEY`) {
 		t.Errorf("input variable: %v", err)
 	}
 	if diff := cmp.Diff([]string{"NOPE"}, byName["unset"].References()); diff != "" {

@@ -37,18 +37,19 @@ func (e *UnsetError) Error() string {
 }
 
 // Expand replaces ${VAR}, ${env:VAR} and ${VAR:-default} from the
-// environment, and ${workspaceFolder} and ${userHome}, in the command, args,
-// env values, cwd, URL and header values. An unset variable is an error,
-// never an empty string.
+// environment, ${workspaceFolder} and ${userHome}, and ${input:ID} (see
+// Input), in the command, args, env values, cwd, URL and header values. An
+// unset variable is an error, never an empty string.
 func (s *Server) Expand(env Env) (*Expanded, error) {
 	x := &Expanded{Server: s}
 	var err error
+	inputs := map[string]string{}
 	expand := func(text string) string {
 		if err != nil {
 			return ""
 		}
 		var out string
-		out, err = s.expandText(text, env, &x.Secrets)
+		out, err = s.expandText(text, env, &x.Secrets, inputs)
 		return out
 	}
 	x.Command = expand(s.Command)
@@ -135,7 +136,7 @@ func (s *Server) References() []string {
 	return refs
 }
 
-func (s *Server) expandText(text string, env Env, secrets *[]string) (string, error) {
+func (s *Server) expandText(text string, env Env, secrets *[]string, inputs map[string]string) (string, error) {
 	if !strings.Contains(text, "${") {
 		return text, nil
 	}
@@ -153,7 +154,16 @@ func (s *Server) expandText(text string, env Env, secrets *[]string) (string, er
 		}
 		ref := text[i+2 : i+j]
 		text = text[i+j+1:]
-		val, secret, err := LookupVar(ref, env, s.File.Folder)
+		var val string
+		var secret bool
+		var err error
+		if id, ok := strings.CutPrefix(ref, "input:"); ok {
+			if val, secret, err = s.input(id, env, inputs); err != nil {
+				return "", err
+			}
+		} else {
+			val, secret, err = LookupVar(ref, env, s.File.Folder)
+		}
 		var ve *VarError
 		switch {
 		case errors.As(err, &ve) && ve.Unset:

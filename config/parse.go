@@ -64,6 +64,13 @@ func (f *File) tables(text []byte) ([]*yamlnode.Node, error) {
 			return nil, err
 		}
 		if !f.Own {
+			inputs, err := jsonAt(data, "inputs")
+			if err != nil {
+				return nil, err
+			}
+			if f.Inputs, err = inputsOf(inputs); err != nil {
+				return nil, err
+			}
 			return f.skim(data)
 		}
 		if root, err = jsonAt(data); err != nil {
@@ -78,6 +85,10 @@ func (f *File) tables(text []byte) ([]*yamlnode.Node, error) {
 		return nil, errorAt(root, "want %s with \"servers\", found %s", want, root.Kind.Noun())
 	}
 	if err := checkTopKeys(root); err != nil {
+		return nil, err
+	}
+	var err error
+	if f.Inputs, err = inputsOf(root.Get("inputs")); err != nil {
 		return nil, err
 	}
 	if f.YAML {
@@ -106,7 +117,7 @@ func (f *File) skim(data []byte) ([]*yamlnode.Node, error) {
 }
 
 // topKeys are the keys mcpv reads at the top of its own files.
-var topKeys = []string{"servers", "mcpServers"}
+var topKeys = []string{"servers", "mcpServers", "inputs"}
 
 // checkTopKeys refuses a key at the top of one of mcpv's own files that
 // mcpv does not read: a catalog whose servers were written at the top, or

@@ -31,10 +31,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -110,6 +113,8 @@ type CommandTransport struct {
 
 	// heard is the framing the reader has seen the server use (a framing).
 	heard atomic.Int32
+	// spoke: the server has written something on its stdout.
+	spoke atomic.Bool
 	// omu serialises writing to stdin: Write, and the catch-up once the
 	// server turns out to want headers. It guards framed and early.
 	omu    chan struct{} // 1-slot: a Write waits for it as long as its context allows
@@ -167,7 +172,7 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 	closeAll(inR, outW, errW) // the child has its own copies
 	if err != nil {
 		closeAll(inW, outR, errR)
-		return nil, &TransportError{Op: fmt.Sprintf("start server %q", opts.Path), Err: unwrapExec(err)}
+		return nil, &TransportError{Op: fmt.Sprintf("start server %q", opts.Path), Err: notFoundIn(unwrapExec(err), opts)}
 	}
 	if err := afterStart(cmd.Process.Pid); err != nil {
 		cmd.Process.Kill()
@@ -191,6 +196,7 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 	t.junk = junkWarner{log: opts.Log, where: "on the server's stdout"}
 	t.msgs.junk, t.msgs.decided = t.junk.warn, t.decided
 	t.msgs.lines.limit = opts.MaxMessage
+	t.msgs.spoke = func() { t.spoke.Store(true) }
 	switch opts.Framing {
 	case FramingLines:
 		t.msgs.mode = framingLines
@@ -246,6 +252,21 @@ func unwrapExec(err error) error {
 	return err
 }
 
+// notFoundIn adds to the failure to start a server whose command is a
+// relative path, run in another directory than mcpv's (a test file's, a
+// config entry's cwd), the directory it was looked for in: the path is
+// taken from there, not from where the user typed.
+func notFoundIn(err error, opts CommandOptions) error {
+	path := opts.Path
+	if opts.Dir == "" || filepath.IsAbs(path) || !strings.ContainsAny(path, "/"+string(filepath.Separator)) || !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if _, statErr := os.Stat(filepath.Join(opts.Dir, path)); !errors.Is(statErr, fs.ErrNotExist) {
+		return err // it is there: what is missing is something it needs
+	}
+	return fmt.Errorf("%w (looked for in %s)", err, opts.Dir)
+}
+
 func closeAll(files ...*os.File) {
 	for _, f := range files {
 		f.Close()
@@ -269,9 +290,28 @@ func (t *CommandTransport) Read() ([]byte, error) {
 	return msg, nil
 }
 
+// LastStderrLine is the last line the server has written on its stderr so
+// far, as a terminal would show it (after its last carriage return; the
+// line may be unfinished), "" when there is none. It is raw: the server's
+// bytes, clipped.
+func (t *CommandTransport) LastStderrLine() string {
+	lines := t.tail.lines(1)
+	if len(lines) == 0 {
+		return ""
+	}
+	l := lines[0]
+	if i := strings.LastIndexByte(l, '\r'); i >= 0 {
+		l = l[i+1:]
+	}
+	return l
+}
+
+// StderrTail is the server's last lines on its stderr so far (up to n).
+func (t *CommandTransport) StderrTail(n int) []string { return t.tail.lines(n) }
+
 // Silent reports whether the server has written nothing on its stdout yet
-// (blank lines aside), so that its framing is still unknown.
-func (t *CommandTransport) Silent() bool { return framing(t.heard.Load()) == framingUnknown }
+// (blank lines aside): in auto framing, its framing is still unknown.
+func (t *CommandTransport) Silent() bool { return !t.spoke.Load() }
 
 // decided is told, on the reader goroutine, which framing the server uses.
 // For headers, what was written before is written again, framed, by a

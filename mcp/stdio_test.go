@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 const testGrace = 200 * time.Millisecond
@@ -143,7 +145,7 @@ func TestCommandExit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var stderr syncBuffer
+			var stderr mcptest.Buffer
 			tr := startSh(t, tt.script, CommandOptions{Stderr: &stderr})
 			_, err := readAll(t, tr)
 			var te *TransportError
@@ -195,7 +197,7 @@ func TestCommandCloseKillsStubbornGroup(t *testing.T) {
 }
 
 func TestCommandCloseIsPoliteFirst(t *testing.T) {
-	var stderr syncBuffer
+	var stderr mcptest.Buffer
 	tr := startSh(t, `read line; echo "$line" >&2; echo '{"jsonrpc":"2.0","id":1,"result":{}}'; read rest || exit 0`, CommandOptions{Stderr: &stderr, Grace: testWait})
 	s := NewSession(tr, SessionOptions{})
 	if r, err := s.Call(t.Context(), "tools/list", nil); err != nil || string(r) != "{}" {
@@ -377,6 +379,33 @@ func TestStartCommandFails(t *testing.T) {
 		if !errors.As(err, &te) || !errors.Is(err, tt.want) || te.Op != fmt.Sprintf("start server %q", tt.path) {
 			t.Errorf("StartCommand(%q) = %v, want a TransportError wrapping %v", tt.path, err, tt.want)
 		}
+	}
+}
+
+// A relative command that is not found, in a directory other than
+// mcpv's, is said to have been looked for there; one that is there (what
+// it needs is missing) or that names no directory is not.
+func TestStartCommandNamesItsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	_, err := StartCommand(CommandOptions{Path: "./no-server", Dir: dir})
+	if !errors.Is(err, fs.ErrNotExist) || !strings.HasSuffix(err.Error(), "no such file or directory (looked for in "+dir+")") {
+		t.Errorf("StartCommand(./no-server in %s) = %v, want it to name the directory", dir, err)
+	}
+	_, err = StartCommand(CommandOptions{Path: "./no-server"})
+	if err == nil || strings.Contains(err.Error(), "looked for in") {
+		t.Errorf("StartCommand(./no-server in mcpv's directory) = %v, want no directory named", err)
+	}
+	_, err = StartCommand(CommandOptions{Path: "/nonexistent/mcpv-server", Dir: dir})
+	if err == nil || strings.Contains(err.Error(), "looked for in") {
+		t.Errorf("StartCommand(an absolute path) = %v, want no directory named", err)
+	}
+	script := filepath.Join(dir, "server")
+	if err := os.WriteFile(script, []byte("#!/nonexistent/interpreter\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err = StartCommand(CommandOptions{Path: "./server", Dir: dir})
+	if err == nil || strings.Contains(err.Error(), "looked for in") {
+		t.Errorf("StartCommand(a script whose interpreter is missing) = %v, want no directory named", err)
 	}
 }
 

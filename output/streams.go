@@ -22,6 +22,9 @@ type Streams struct {
 	InTTY, OutTTY, ErrTTY bool
 	// NoANSI: stdout is a terminal that shows escape sequences as text.
 	NoANSI bool
+	// OutWidth is the number of columns of the terminal stdout is, asked
+	// when called; nil, or 0 from it, when unknown.
+	OutWidth func() int
 }
 
 // System returns the process's own streams. A terminal that cannot show
@@ -33,15 +36,17 @@ func System() *Streams {
 	errTTY := isTerminal(os.Stderr)
 	outTTY := isTerminal(os.Stdout)
 	status := NewStatusLine(os.Stderr, showsEscapes(errTTY, term, func() bool { return enableVT(os.Stderr) }))
+	status.SetWidth(func() int { return terminalWidth(os.Stderr) })
 	return &Streams{
-		In:     os.Stdin,
-		Out:    os.Stdout,
-		Err:    status,
-		Status: status,
-		InTTY:  isTerminal(os.Stdin),
-		OutTTY: outTTY,
-		ErrTTY: errTTY,
-		NoANSI: outTTY && !showsEscapes(outTTY, term, func() bool { return enableVT(os.Stdout) }),
+		In:       os.Stdin,
+		Out:      os.Stdout,
+		Err:      status,
+		Status:   status,
+		InTTY:    isTerminal(os.Stdin),
+		OutTTY:   outTTY,
+		ErrTTY:   errTTY,
+		NoANSI:   outTTY && !showsEscapes(outTTY, term, func() bool { return enableVT(os.Stdout) }),
+		OutWidth: func() int { return terminalWidth(os.Stdout) },
 	}
 }
 

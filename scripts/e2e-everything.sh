@@ -809,8 +809,10 @@ server_cmd=("${server[@]}")
 # ---------------------------------------------------------------- mcpv test
 
 # The README's example test file (examples/everything.mcpv.yaml, its npx
-# line replaced by the pinned server) over stdio and Streamable HTTP, and
-# its reports read as CI systems read them: JUnit XML validated against the
+# line replaced by the pinned server) over stdio and Streamable HTTP, in CI
+# mode (CI=true) against the snapshot committed beside it, which a run
+# outside CI mode must not write again; and its reports read as CI systems
+# read them: JUnit XML validated against the
 # Jenkins (Ant) format's schema (scripts/report/junit.xsd, with xmllint in
 # WebAssembly: no Java, no native build), TAP parsed by tap-parser. Both are
 # pinned in scripts/report/ and installed outside the repository.
@@ -825,15 +827,17 @@ example_with() { # SERVER-LINES: the example with its command line replaced
 	awk -v repl="$1" '/^  command: /{print repl; next} {print}' "$repo/examples/everything.mcpv.yaml"
 }
 example_with "  command: [node, \"$entry\", stdio]" >"$tests/everything.yaml"
+cp "$repo/examples/everything.snapshot.json" "$tests/"
 # mcpv_test NAME STATUS MCPV-TEST-ARGS...: mcpv test in $tests must exit STATUS,
-# outside CI mode (the first run records the snapshot, which CI mode refuses).
+# in CI mode when $ci is true (a missing snapshot fails), else outside it.
+ci=true
 mcpv_test() {
 	local name=$1 status=$2
 	shift 2
 	why=""
-	cmdline="(cd $tests && mcpv test $(quote "$@"))"
+	cmdline="(cd $tests && CI=$ci mcpv test $(quote "$@"))"
 	rc=0
-	(cd "$tests" && CI= timeout -s KILL 120 "$mcpv" test "$@") </dev/null >"$tmp/out" 2>"$tmp/err" || rc=$?
+	(cd "$tests" && CI=$ci timeout -s KILL 120 "$mcpv" test "$@") </dev/null >"$tmp/out" 2>"$tmp/err" || rc=$?
 	want_rc "$status"
 	verdict "$name"
 }
@@ -857,9 +861,12 @@ sed 's/^/    | /' "$tmp/out"
 why=""
 grep -q '^PASS 14 passed, 0 failed (1 file, ' "$tmp/out" || because "the summary is not 14 passed: $(tail -n 1 "$tmp/out")"
 verdict test-example-summary
+ci=""
 mcpv_test test-example-snapshot-compared 0 everything.yaml
+ci=true
 why=""
-! grep -q 'written to' "$tmp/out" || because "the second run wrote the snapshot again"
+! grep -q 'written to' "$tmp/out" || because "a run outside CI mode wrote the committed snapshot again"
+cmp -s "$repo/examples/everything.snapshot.json" "$tests/everything.snapshot.json" || because "the snapshot changed"
 verdict test-example-snapshot-kept
 check_report test-junit-valid junit "$tests/report.xml"
 mcpv_test test-example-tap 0 --format tap --output report.tap everything.yaml
@@ -899,7 +906,6 @@ verdict test-text-output-file
 start_http streamableHttp
 example_with "  url: http://127.0.0.1:$port/mcp
   headers: {Authorization: \"Bearer \${E2E_TEST_TOKEN}\"}" >"$tests/everything-http.yaml"
-rm -f "$tests/everything.snapshot.json"
 E2E_TEST_TOKEN=planted-test-token-5d1c mcpv_test test-example-http 0 --verbose everything-http.yaml
 why=""
 ! grep -q planted-test-token-5d1c "$tmp/out" "$tmp/err" || because "the report shows the token"

@@ -24,6 +24,9 @@ type Env struct {
 	// of --header and of the secrets); nil is safefile.Read. A test
 	// file's server reads the files its section names through its tree.
 	ReadFile func(path string) ([]byte, error)
+	// Ask asks the user for a config file's ${input:ID} on the terminal;
+	// nil when there is none (see config.Env.Ask).
+	Ask func(s *config.Server, in config.Input) (string, error)
 }
 
 // System is the process's own Env.
@@ -82,7 +85,7 @@ func (e Env) readFile(path string) ([]byte, error) {
 
 // Config is what the config lookup may know, with --config as flag.
 func (e Env) Config(flag string) config.Env {
-	return config.Env{Getenv: e.Getenv, Lookup: e.Lookup, Cwd: e.Cwd, Home: e.Home(), GOOS: e.GOOS, Flag: flag}
+	return config.Env{Getenv: e.Getenv, Lookup: e.Lookup, Cwd: e.Cwd, Home: e.Home(), GOOS: e.GOOS, Flag: flag, Ask: e.Ask}
 }
 
 // TrustStore is where trusted project files are recorded.

@@ -57,12 +57,23 @@ type Hooks struct {
 	// declares instead of those its own answers give (mcpv serve declares
 	// what its clients may answer, through Route).
 	Capabilities json.RawMessage
+	// AwaitCapabilities, when set, is called once the server is started
+	// (or the HTTP connection prepared) and before initialize: its answer
+	// is the client capabilities the session declares (mcpv serve waits
+	// for its client's, so that the server offers that client what it
+	// would offer it directly). Its context ends when the server does.
+	AwaitCapabilities func(ctx context.Context) (json.RawMessage, error)
 }
 
 // Status is a transient line of progress.
 type Status interface {
 	Set(text string)
 	Clear()
+	// Replace shows text only if the line shows old now, and reports
+	// whether it did (see output.StatusLine).
+	Replace(old, text string) bool
+	// Enabled: the line is drawn at all (stderr is a terminal).
+	Enabled() bool
 }
 
 // withDefaults fills what is missing with things that show nothing.

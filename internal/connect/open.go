@@ -3,7 +3,6 @@ package connect
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -40,14 +39,27 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	if s.ResumeSession != "" {
 		return resume(s, env, h, ans)
 	}
+	var wait startWait
+	h.OpenURL = wait.signingIn(h.OpenURL)
+	begin := time.Now()
 	t, err := transport(s, env, h)
 	if err != nil {
 		return nil, err
 	}
+	wait.show(s, h, t, begin)
 	c, session := newConn(s, h, ans, t)
 	c.http, _ = t.(*mcp.HTTPTransport)
 	c.settings, c.env = s, env
 
+	caps := ans.capabilities()
+	if h.AwaitCapabilities != nil {
+		if caps, err = awaitCapabilities(ctx, session, h.AwaitCapabilities); err != nil {
+			cctx, cancel := context.WithTimeout(context.Background(), startupCloseWait)
+			session.Close(cctx)
+			cancel()
+			return nil, err
+		}
+	}
 	ictx := ctx
 	if s.ConnectTimeout > 0 {
 		var cancel context.CancelFunc
@@ -63,16 +75,14 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		Info:            h.Client,
 		ProtocolVersion: version,
 		Probe:           s.ProtocolEra == "auto",
-		Capabilities:    ans.capabilities(),
+		Capabilities:    caps,
 		Timeout:         s.Timeout,
 		MaxTimeout:      s.MaxTimeout,
 		LogLevel:        s.Answers.LogLevel, // the modern era sends it with each request
 	})
+	wait.stop()
 	if err != nil {
-		var te *mcp.TimeoutError
-		if ct, ok := t.(*mcp.CommandTransport); ok && errors.As(err, &te) && te.Connect && ct.Silent() && s.Framing == mcp.FramingAuto {
-			te.Hint = "it wrote nothing on its stdout (a server that reads only Content-Length frames needs --framing content-length)"
-		}
+		startupHint(err, s, t)
 		// A server that did not get through start-up (timed out,
 		// interrupted, refused) gets a short goodbye, not the full grace
 		// periods: the user asked to stop, or it has shown it is not
@@ -110,6 +120,26 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 	}
 	c.Client = client
 	return c, nil
+}
+
+// awaitCapabilities asks await for the capabilities to declare, with a
+// context that ends when the session does (a server that dies while its
+// client has yet to speak).
+func awaitCapabilities(ctx context.Context, session *mcp.Session, await func(context.Context) (json.RawMessage, error)) (json.RawMessage, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() { // ends with the wait: the session's end cuts it short
+		select {
+		case <-session.Done():
+			cancel(session.Err())
+		case <-ctx.Done():
+		}
+	}()
+	caps, err := await(ctx)
+	if err != nil && ctx.Err() != nil && session.Err() != nil {
+		return nil, session.Err()
+	}
+	return caps, err
 }
 
 // newConn starts the session on t: the server's requests answered, its

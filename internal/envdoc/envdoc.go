@@ -1,10 +1,12 @@
 // Package envdoc is the one list of the environment variables mcpv reads,
-// shown by 'mcpv --help', the man page and docs/guide/environment.md (made
+// shown by 'mcpv help environment', the man page and docs/guide/environment.md (made
 // from it by go generate); a test keeps it equal to what the code reads.
 package envdoc
 
 // Var is one environment variable and what mcpv does with it.
 type Var struct {
+	// Name is the variable's; a family of variables ends with a
+	// placeholder: MCPV_INPUT_<ID>.
 	Name, Help string
 	// Library: read by a library mcpv uses (Go's net/http), not by mcpv's
 	// own code.
@@ -20,6 +22,8 @@ var Vars = []Var{
 	{Name: "MCPV_CLIENT_SECRET", Help: "the OAuth client secret when --client-secret is not given"},
 	{Name: "MCPV_ID_TOKEN", Help: "the user's ID token for --grant cross-app when --id-token is not given"},
 	{Name: "MCPV_ASSERTION", Help: "the workload's JWT for --grant jwt-bearer when --assertion is not given"},
+	{Name: "MCPV_OUTPUT", Help: "table: info and the list commands print a table when stdout is a terminal (--output-format; never in a pipe)"},
+	{Name: "MCPV_INPUT_<ID>", Help: "the value of ${input:ID} in a config file (ID in upper case, other characters than letters and digits as _); unset, mcpv asks on the terminal"},
 	{Name: "NO_COLOR", Help: "set: no colour"},
 	{Name: "CLICOLOR", Help: "0: no colour"},
 	{Name: "CLICOLOR_FORCE", Help: "set and not 0: colour even when stdout is not a terminal"},

@@ -120,9 +120,10 @@ func Hint(err error) string {
 
 // Message is what mcpv says of err, whose exit code is code, after
 // "mcpv: ": a URL the server wants visited described, the flags that would
-// help, and a pointer to --help after a usage mistake whose message does
-// not already say where to look.
-func Message(err error, code int) string {
+// help, and a pointer to help (the command line that shows it, "mcpv call
+// --help") after a usage mistake whose message does not already say where
+// to look.
+func Message(err error, code int, help string) string {
 	msg := err.Error()
 	var ce *mcp.CallError
 	if errors.As(err, &ce) && ce.Err.Code == codeURLElicitationRequired {
@@ -134,7 +135,7 @@ func Message(err error, code int) string {
 	var usage *connect.UsageError
 	pointed := errors.As(err, &usage) && usage.Pointed
 	if code == Usage && !strings.Contains(msg, "\n") && !pointed && !errors.As(err, &confErr) && !errors.As(err, &stateErr) {
-		msg += " (see mcpv --help)"
+		msg += " (see " + help + ")"
 	}
 	return msg
 }

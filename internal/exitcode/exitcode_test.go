@@ -76,7 +76,7 @@ func TestMessage(t *testing.T) {
 		err  error
 		want string
 	}{
-		{connect.Usagef("bad flag"), "bad flag (see mcpv --help)"},
+		{connect.Usagef("bad flag"), "bad flag (see mcpv ping --help)"},
 		{&connect.UsageError{Err: errors.New("see mcpv list-tools x"), Pointed: true}, "see mcpv list-tools x"},
 		{connect.Usagef("two\nlines"), "two\nlines"},
 		{connect.Configf("a.json: broken"), "a.json: broken"},
@@ -86,7 +86,7 @@ func TestMessage(t *testing.T) {
 		{&mcp.CallError{Method: "tools/call", Err: &mcp.RPCError{Code: codeURLElicitationRequired, Data: json.RawMessage(`{}`)}},
 			"tools/call: the server needs you to open a URL first, but its error names none"},
 	} {
-		if got := Message(tt.err, Of(tt.err, isRefusal)); got != tt.want {
+		if got := Message(tt.err, Of(tt.err, isRefusal), "mcpv ping --help"); got != tt.want {
 			t.Errorf("Message(%v) = %q, want %q", tt.err, got, tt.want)
 		}
 	}

@@ -1,16 +1,14 @@
 package stringargs
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/mcp/mcptest"
+	"github.com/mcpv/mcpv/mcp/mcptest/pipeclient"
 )
 
 func TestParseAndObject(t *testing.T) {
@@ -41,22 +39,7 @@ func TestParseAndObject(t *testing.T) {
 
 // client is a client of a mcptest spec server on a pipe.
 func client(t *testing.T, spec string) *mcp.Client {
-	t.Helper()
-	s, err := mcptest.ParseSpec([]byte(spec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	toServer, fromClient := io.Pipe()
-	toClient, fromServer := io.Pipe()
-	go func() { mcptest.ServeSpec(s, toServer, fromServer); fromServer.Close() }()
-	tr := mcp.NewStreamTransport(toClient, fromClient, func() error { fromClient.Close(); return toClient.Close() }, nil)
-	sess := mcp.NewSession(tr, mcp.SessionOptions{})
-	t.Cleanup(func() { sess.Close(context.Background()) })
-	c, err := mcp.Initialize(t.Context(), sess, mcp.ClientOptions{})
-	if err != nil {
-		t.Fatalf("Initialize: %v", err)
-	}
-	return c
+	return pipeclient.Client(t, spec, mcp.ClientOptions{})
 }
 
 func TestCheckPrompt(t *testing.T) {

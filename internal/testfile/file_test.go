@@ -124,7 +124,8 @@ func TestTestFileSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	files, _ := filepath.Glob("../../e2e/testdata/test/*/*.yaml")
-	files = append(files, "../../examples/everything.mcpv.yaml")
+	examples, _ := filepath.Glob("../../examples/*.mcpv.yaml")
+	files = append(files, examples...)
 	compat, _ := filepath.Glob("../../compat/*.yaml")
 	if len(compat) < 10 {
 		t.Errorf("%d test files in compat/, want the suite's (at least 10)", len(compat))

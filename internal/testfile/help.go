@@ -33,7 +33,7 @@ A step is one of run: LINE, snapshot: FILE, lint:, or a command as its key: info
 
 Expectations (expect:), all checked; without exit, is-error or error-code the step must succeed (exit 0):
 
-    exit: N              the exit code mcpv would end with (the table in mcpv --help)
+    exit: N              the exit code mcpv would end with (mcpv help exit-codes)
     is-error: BOOL       the tool result's isError (true means exit 1)
     error-code: N        the JSON-RPC error's code (exit 3); error-message: REGEXP its message
     jq: EXPR | [EXPR]    each must output only true values (--jq's gojq; captures are $name)

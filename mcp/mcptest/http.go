@@ -45,6 +45,11 @@ type HTTPOptions struct {
 	// (http_spec.go): every request is the spec's, with its faults; the
 	// hooks and the options above do not apply, but for SSE.
 	Spec *Spec
+
+	// Latency, when set, makes the fake a server of one tool: tools/list
+	// lists "x", and tools/call is answered (a text block "ok") after the
+	// call's latency, the calls numbered in order of arrival.
+	Latency Latency
 }
 
 // HTTPRequest is a request as the fake received it.
@@ -94,6 +99,8 @@ type HTTPServer struct {
 	issued   int                      // session ids issued so far
 	live     map[string]bool          // sessions not ended
 	channels map[string]chan<- string // legacy streams, by session id
+
+	calls callCounter // the tools/call requests, for opts.Latency
 }
 
 // NewHTTPServer starts a fake that closes when the test ends.
@@ -389,6 +396,12 @@ func (s *HTTPServer) answer(x *Exchange) {
 		x.Reply(x.Result(fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"fake-http","version":"0"}}`, p.Params.ProtocolVersion)))
 	case x.RPCMethod == "ping":
 		x.Reply(x.Result(`{}`))
+	case x.RPCMethod == "tools/list" && s.opts.Latency.on():
+		x.Reply(x.Result(`{"tools":[{"name":"x","inputSchema":{"type":"object"}}]}`))
+	case x.RPCMethod == "tools/call" && s.opts.Latency.on():
+		if wait(s.opts.Latency.Of(s.calls.next()), x.R.Context().Done(), s.done) {
+			x.Reply(x.Result(`{"content":[{"type":"text","text":"ok"}]}`))
+		}
 	default:
 		x.Reply(x.Error(-32601, "Method not found: "+x.RPCMethod))
 	}

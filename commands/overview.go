@@ -1,0 +1,178 @@
+package commands
+
+// The top-level help: what a newcomer needs first, within a screen, as gh
+// and git show it: the usage lines, the commands by what they are for, a
+// few examples and where to read more. The global flags are 'mcpv help
+// flags'; the whole manual, from the same grammar, is 'mcpv help --man'.
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/mcpv/mcpv/internal/manpage"
+	"github.com/mcpv/mcpv/internal/suggest"
+	"github.com/mcpv/mcpv/output"
+)
+
+// The groups the top-level help lists the commands under, each command's
+// in its row of commandSet.commands.
+const (
+	groupTalk     = "Talk to a server"
+	groupTest     = "Test and check"
+	groupSessions = "Sessions and serve"
+	groupSetup    = "Setup"
+)
+
+// helpGroups are the groups in the order the top-level help shows them.
+var helpGroups = []string{groupTalk, groupTest, groupSessions, groupSetup}
+
+// overviewLines is the most the top-level help may take: a screen.
+const overviewLines = 50
+
+// usageLines are the ways to name the server, in the top-level help and
+// the manual's synopsis.
+var usageLines = []string{
+	"mcpv [flags] <command> [args] -- SERVER-COMMAND [ARGS...]",
+	"mcpv [flags] --url URL <command> [args]",
+	"mcpv [flags] --server NAME <command> [args]",
+}
+
+// overviewExamples are the top-level help's examples; the manual has more.
+var overviewExamples = []string{
+	"mcpv list-tools -- npx -y @modelcontextprotocol/server-everything",
+	"mcpv call add a:=2 b:=3 -q '.structuredContent.sum' -- ./server",
+	"mcpv list-tools -o table -u http://127.0.0.1:3000/mcp",
+}
+
+// exitCodesBrief names every exit code in two lines; 'mcpv help
+// exit-codes' says each in full.
+const exitCodesBrief = `Exit codes: 0 ok, 1 the tool failed (or -e), 2 usage, 3 JSON-RPC error,
+4 transport, 5 auth, 6 jq failed, 124 timeout, 130 interrupted.`
+
+// writeOverview writes the top-level help.
+func writeOverview(w io.Writer, cmds []command) error {
+	var b strings.Builder
+	b.WriteString("mcpv runs one operation on one MCP server and prints the answer as JSON.\n\n")
+	for i, u := range usageLines {
+		if i == 0 {
+			b.WriteString("Usage: " + u + "\n")
+		} else {
+			b.WriteString("       " + u + "\n")
+		}
+	}
+	width := 0
+	for _, c := range cmds {
+		width = max(width, len(c.name))
+	}
+	for _, g := range helpGroups {
+		b.WriteString("\n" + g + ":\n")
+		for _, c := range cmds {
+			if c.group == g {
+				fmt.Fprintf(&b, "  %-*s  %s\n", width, c.name, c.brief)
+			}
+		}
+	}
+	b.WriteString("\nExamples:\n")
+	for _, e := range overviewExamples {
+		b.WriteString("  $ " + e + "\n")
+	}
+	b.WriteString("\n" + exitCodesBrief + "\n")
+	b.WriteString("\n" + wrap(helpWidth, "More help:", "mcpv help <command>", "(or mcpv <command> --help);", "mcpv help flags,", "the global flags;",
+		"mcpv help "+strings.Join(helpTopics[1:], "|")+";", "the manual:", "mcpv help --man;", "the guides:", "https://github.com/mcpv/mcpv/tree/main/docs/guide"))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// flagsHelp is 'mcpv help flags': every global flag, described in full,
+// by group, as kong prints them.
+func flagsHelp() (string, error) {
+	var b strings.Builder
+	var c cli
+	k, err := parser(&c, output.NewStreams(strings.NewReader(""), &b, io.Discard), func(int) {}, nil)
+	if err != nil {
+		return "", err
+	}
+	ctx, err := kong.Trace(k, nil)
+	if err != nil {
+		return "", err
+	}
+	app := k.Model
+	app.Help = ""
+	app.Detail = "Global flags go before or after the command; each command's help names those it takes. " +
+		"An environment variable may give a flag's default (mcpv help environment)."
+	for _, n := range app.Children {
+		n.Hidden = true
+	}
+	if err := kong.DefaultHelpPrinter(kong.HelpOptions{Compact: true, NoAppSummary: true, ValueFormatter: kong.DefaultHelpValueFormatter}, ctx); err != nil {
+		return "", err
+	}
+	return strings.TrimLeft(b.String(), "\n"), nil
+}
+
+// manPage is 'mcpv help --man': mcpv(1) for this build, dated by its
+// commit (or today, for a build that does not know it).
+func manPage() (string, error) {
+	app, err := Grammar()
+	if err != nil {
+		return "", err
+	}
+	day := time.Now().UTC().Format(time.DateOnly)
+	if t, err := time.Parse(time.RFC3339, Date); err == nil {
+		day = t.UTC().Format(time.DateOnly)
+	}
+	return manpage.Render(app, manpage.MCPV(Version, day)), nil
+}
+
+// helpWordError is 'mcpv help WORD' for a word that is no command and no
+// topic: the nearest of them, then all of them.
+func helpWordError(word string, cmds []command) error {
+	var names []string
+	for _, c := range cmds {
+		names = append(names, c.name)
+	}
+	msg := fmt.Sprintf("no command or help topic %q%s\n", word, suggest.DidYouMean(word, append(names, helpTopics...)))
+	msg += wrapList("commands: ", names) + wrapList("topics:   ", append(helpTopics, "--man"))
+	return pointedUsageErrorf("%s", strings.TrimSuffix(msg, "\n"))
+}
+
+// wrap joins phrases with spaces into lines within width, breaking lines
+// only between phrases.
+func wrap(width int, phrases ...string) string {
+	var b strings.Builder
+	line := ""
+	for _, w := range phrases {
+		if line != "" && len(line)+1+len(w) > width {
+			b.WriteString(line + "\n")
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return b.String() + line + "\n"
+}
+
+// wrapList writes words after a label, comma-separated, wrapped within
+// helpWidth and indented under the first word.
+func wrapList(label string, words []string) string {
+	var b strings.Builder
+	line := label
+	for i, w := range words {
+		if i < len(words)-1 {
+			w += ","
+		}
+		if len(line) > len(label) && len(line)+1+len(w) > helpWidth {
+			b.WriteString(line + "\n")
+			line = strings.Repeat(" ", len(label))
+		} else if len(line) > len(label) {
+			line += " "
+		}
+		line += w
+	}
+	return b.String() + line + "\n"
+}

@@ -1,0 +1,56 @@
+package connect
+
+import (
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/waitline"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/redact"
+)
+
+// startWait is the line a terminal shows while the server starts (see
+// internal/waitline): from the transport's start to initialize's answer,
+// or to a browser sign-in, which has its own words.
+type startWait struct {
+	line atomic.Pointer[waitline.Line] // nil until shown
+}
+
+// signingIn ends the line when a browser flow begins, then opens url.
+func (w *startWait) signingIn(open func(string) error) func(string) error {
+	if open == nil {
+		return nil
+	}
+	return func(url string) error {
+		w.stop()
+		return open(url)
+	}
+}
+
+// show starts the line for t, begun at begin, if stderr is a terminal.
+func (w *startWait) show(s *Settings, h Hooks, t mcp.Transport, begin time.Time) {
+	if h.Status == nil || !h.Status.Enabled() {
+		return
+	}
+	var last func() string
+	if ct, ok := t.(*mcp.CommandTransport); ok && !s.Quiet {
+		last = func() string { return safetext.Line(ct.LastStderrLine()) }
+	}
+	w.line.Store(waitline.Show(h.Status, WaitingFor(s), last, begin, waitline.Delay))
+}
+
+func (w *startWait) stop() { w.line.Load().Stop() }
+
+// WaitingFor is what a start-up waits for, said in the line a terminal
+// shows meanwhile: "npx to start", "https://example.com/mcp to answer".
+func WaitingFor(s *Settings) string {
+	if s.URL != "" {
+		return safetext.Line(redact.URL(s.URL)) + " to answer"
+	}
+	if len(s.Command) == 0 {
+		return "the server to start"
+	}
+	return safetext.Line(filepath.Base(s.Command[0])) + " to start"
+}

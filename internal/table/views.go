@@ -1,0 +1,170 @@
+package table
+
+import (
+	"strings"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+)
+
+// The tables of what a server lists, a row per item, from the results as
+// the server sent them (valid JSON; a member of another type than the
+// schema's shows as empty). A tool's and a prompt's arguments are listed in
+// the order they are declared, the required ones marked with *; a title,
+// where there is one, comes before the description.
+
+// Tools is the table of a tools/list result, or of one tool's definition.
+func Tools(result []byte) *Table {
+	t := New(Column{Title: "name"}, Column{Title: "arguments (* required)", Cut: true}, Column{Title: "description", Cut: true})
+	for _, tool := range items(result, "tools") {
+		schema := rawjson.Member(tool, "inputSchema")
+		required := map[string]bool{}
+		rawjson.ForEachElement(rawjson.Member(schema, "required"), func(_ int, el []byte) {
+			required[text(el)] = true
+		})
+		var args []string
+		rawjson.ForEachValidMember(object(rawjson.Member(schema, "properties")), func(name string, _ []byte) error {
+			if required[name] {
+				name += "*"
+			}
+			args = append(args, name)
+			return nil
+		})
+		t.Add(field(tool, "name"), strings.Join(args, ", "), described(tool))
+	}
+	return t
+}
+
+// Prompts is the table of a prompts/list result.
+func Prompts(result []byte) *Table {
+	t := New(Column{Title: "name"}, Column{Title: "arguments (* required)", Cut: true}, Column{Title: "description", Cut: true})
+	for _, prompt := range items(result, "prompts") {
+		var args []string
+		rawjson.ForEachElement(rawjson.Member(prompt, "arguments"), func(_ int, arg []byte) {
+			name := field(arg, "name")
+			if string(rawjson.Member(object(arg), "required")) == "true" {
+				name += "*"
+			}
+			args = append(args, name)
+		})
+		t.Add(field(prompt, "name"), strings.Join(args, ", "), described(prompt))
+	}
+	return t
+}
+
+// Resources is the table of a resources/list result.
+func Resources(result []byte) *Table {
+	t := New(Column{Title: "name"}, Column{Title: "uri"}, Column{Title: "mime type", Cut: true}, Column{Title: "description", Cut: true})
+	for _, r := range items(result, "resources") {
+		t.Add(field(r, "name"), field(r, "uri"), field(r, "mimeType"), described(r))
+	}
+	return t
+}
+
+// ResourceTemplates is the table of a resources/templates/list result.
+func ResourceTemplates(result []byte) *Table {
+	t := New(Column{Title: "name"}, Column{Title: "uri template"}, Column{Title: "mime type", Cut: true}, Column{Title: "description", Cut: true})
+	for _, r := range items(result, "resourceTemplates") {
+		t.Add(field(r, "name"), field(r, "uriTemplate"), field(r, "mimeType"), described(r))
+	}
+	return t
+}
+
+// Info is the table of an initialize result (or the modern era's
+// discovery): a row for the protocol version, the server, its capabilities
+// (each with the features it declares) and its instructions.
+func Info(result []byte) *Table {
+	t := New(Column{}, Column{Cut: true})
+	result = object(result)
+	version := field(result, "protocolVersion")
+	var supported []string
+	rawjson.ForEachElement(rawjson.Member(result, "supportedVersions"), func(_ int, el []byte) {
+		supported = append(supported, text(el))
+	})
+	if len(supported) > 0 {
+		version += " (supported: " + strings.Join(supported, ", ") + ")"
+	}
+	t.Add("protocol", version)
+	info := object(rawjson.Member(result, "serverInfo"))
+	server := strings.TrimSpace(field(info, "name") + " " + field(info, "version"))
+	if title := field(info, "title"); title != "" {
+		server += " (" + title + ")"
+	}
+	t.Add("server", server)
+	if site := field(info, "websiteUrl"); site != "" {
+		t.Add("website", site)
+	}
+	var caps []string
+	rawjson.ForEachValidMember(object(rawjson.Member(result, "capabilities")), func(name string, value []byte) error {
+		var features []string
+		rawjson.ForEachValidMember(object(value), func(feature string, on []byte) error {
+			if string(on) != "false" && string(on) != "null" {
+				features = append(features, feature)
+			}
+			return nil
+		})
+		if len(features) > 0 {
+			name += " (" + strings.Join(features, ", ") + ")"
+		}
+		caps = append(caps, name)
+		return nil
+	})
+	t.Add("capabilities", strings.Join(caps, ", "))
+	if instructions := field(result, "instructions"); instructions != "" {
+		t.Add("instructions", instructions)
+	}
+	return t
+}
+
+// items are the elements of the array under key in a list result; a
+// result that is itself one item (list-tools NAME) is a list of one.
+func items(result []byte, key string) [][]byte {
+	result = object(result)
+	list := rawjson.Member(result, key)
+	if list == nil && rawjson.Member(result, "name") != nil {
+		return [][]byte{result}
+	}
+	var out [][]byte
+	rawjson.ForEachElement(list, func(_ int, el []byte) { out = append(out, object(el)) })
+	return out
+}
+
+// described is an item's title and description, the title first.
+func described(item []byte) string {
+	title := field(item, "title")
+	if title == "" {
+		title = field(object(rawjson.Member(item, "annotations")), "title")
+	}
+	desc := field(item, "description")
+	switch {
+	case title == "":
+		return desc
+	case desc == "" || desc == title:
+		return title
+	}
+	return title + ": " + desc
+}
+
+// field is the string member key of an object, "" when it is missing or
+// not a string.
+func field(obj []byte, key string) string { return text(rawjson.Member(obj, key)) }
+
+// text is a JSON string's value, "" for anything else.
+func text(raw []byte) string {
+	if len(raw) == 0 || raw[0] != '"' {
+		return ""
+	}
+	s, err := rawjson.String(raw)
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
+// object is raw when it is a JSON object, else nil, so that a member of
+// another type than the schema's reads as missing.
+func object(raw []byte) []byte {
+	if !rawjson.IsObject(raw) {
+		return nil
+	}
+	return raw
+}
