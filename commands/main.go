@@ -154,6 +154,7 @@ type commandSet struct {
 	Batch                 batchCmd
 	Load                  loadCmd
 	Test                  testCmd
+	Check                 checkCmd
 	Session               sessionCmd
 	Serve                 serveCmd
 	Mock                  mockCmd
@@ -194,6 +195,7 @@ func (s *commandSet) commands() []command {
 		{"request", groupTalk, "Send any request, with raw JSON params", "Send any request (or notification) with raw JSON params.", &s.Request},
 		{"batch", groupTalk, "Run operations from stdin in one session", "Run operations from stdin, one per line, in one session; print a JSON line for each.", &s.Batch},
 		{"test", groupTest, "Run test files against servers, report for CI", "Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).", &s.Test},
+		{"check", groupTest, "Check a server against the spec, rule by rule", "Check the server against the MCP specification, requirement by requirement, and report.", &s.Check},
 		{"load", groupTest, "Put load on a server; percentiles, thresholds", "Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.", &s.Load},
 		{"session", groupSessions, "Keep a session open for many commands", "Keep a session open in the background for many commands: start, list, stop.", &s.Session},
 		{"serve", groupSessions, "Re-expose a server to MCP clients, with a guard", "Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.", &s.Serve},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"slices"
 	"sync"
 
@@ -53,6 +54,19 @@ func (s *session) client(ctx context.Context) (*mcp.Client, error) {
 		s.conn = conn
 	}
 	return s.conn.Client, nil
+}
+
+// opened reports whether the session is open.
+func (s *session) opened() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conn != nil
+}
+
+// httpClients are an HTTP target's clients: with the session's
+// credentials, and without any.
+func (s *session) httpClients() (authorized, plain *http.Client, err error) {
+	return connect.HTTPClients(s.settings, s.env, s.hooks)
 }
 
 // request opens the session, checks that the server declared capability,

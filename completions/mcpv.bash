@@ -4,7 +4,7 @@
 # __mcpv_subs CMD sets subs to the subcommands of CMD ("" for mcpv itself, "tasks", ...).
 __mcpv_subs() {
     case $1 in
-    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test load session serve mock servers trust auth completions' ;;
+    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test check load session serve mock servers trust auth completions' ;;
     'tasks') subs='list get result cancel' ;;
     'skills') subs='list get read pull' ;;
     'session') subs='start list stop' ;;
@@ -32,6 +32,7 @@ __mcpv_flags() {
     'skills pull') flags='--force' ;;
     'batch') flags='--parallel --keep-going' ;;
     'test') flags='--format --output --parallel --fail-fast --filter --lint --snapshot --update --ci' ;;
+    'check') flags='--only --skip --strict --call --format --output --check-timeout --max-time --parallel' ;;
     'load') flags='--mix --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --format --grace' ;;
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
@@ -144,6 +145,15 @@ __mcpv_flag() {
         'test:--snapshot') kind='bool'; return ;;
         'test:--update') kind='bool'; return ;;
         'test:--ci') kind='bool'; return ;;
+        'check:--only') kind='none'; return ;;
+        'check:--skip') kind='none'; return ;;
+        'check:--strict') kind='bool'; return ;;
+        'check:--call') kind='none'; return ;;
+        'check:--format') kind='enum text junit tap json'; return ;;
+        'check:--output') kind='file'; return ;;
+        'check:--check-timeout') kind='none'; return ;;
+        'check:--max-time') kind='none'; return ;;
+        'check:--parallel') kind='none'; return ;;
         'load:--mix') kind='file'; return ;;
         'load:--concurrency') kind='none'; return ;;
         'load:--duration'|'load:-d') kind='none'; return ;;

@@ -5,7 +5,7 @@
 function __mcpv_subs
     switch "$argv[1]"
         case ''
-            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test load session serve mock servers trust auth completions
+            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test check load session serve mock servers trust auth completions
         case 'tasks'
             printf '%s\n' list get result cancel
         case 'skills'
@@ -66,6 +66,9 @@ function __mcpv_takes
                 echo 1
                 return 0
             case 'test:--format' 'test:--output' 'test:--parallel' 'test:--filter'
+                echo 1
+                return 0
+            case 'check:--only' 'check:--skip' 'check:--call' 'check:--format' 'check:--output' 'check:--check-timeout' 'check:--max-time' 'check:--parallel'
                 echo 1
                 return 0
             case 'load:--mix' 'load:--concurrency' 'load:--duration' 'load:-d' 'load:--count' 'load:-n' 'load:--rate' 'load:--stage' 'load:--threshold' 'load:--format' 'load:--grace'
@@ -231,6 +234,7 @@ complete -c mcpv -n '__mcpv_at "" 0' -a skills -d 'List, inspect, read or pull t
 complete -c mcpv -n '__mcpv_at "" 0' -a request -d 'Send any request (or notification) with raw JSON params.'
 complete -c mcpv -n '__mcpv_at "" 0' -a batch -d 'Run operations from stdin, one per line, in one session; print a JSON line for each.'
 complete -c mcpv -n '__mcpv_at "" 0' -a test -d 'Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).'
+complete -c mcpv -n '__mcpv_at "" 0' -a check -d 'Check the server against the MCP specification, requirement by requirement, and report.'
 complete -c mcpv -n '__mcpv_at "" 0' -a load -d 'Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.'
 complete -c mcpv -n '__mcpv_at "" 0' -a session -d 'Keep a session open in the background for many commands: start, list, stop.'
 complete -c mcpv -n '__mcpv_at "" 0' -a serve -d 'Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.'
@@ -343,6 +347,15 @@ complete -c mcpv -n '__mcpv_in "test"' -l snapshot -d 'Compare each server\'s to
 complete -c mcpv -n '__mcpv_in "test"' -l update -d 'Write snapshots anew: accept every change, breaking or not.'
 complete -c mcpv -n '__mcpv_in "test"' -l ci -d 'Fail a snapshot step whose snapshot file is missing instead of writing it (the default when the CI environment variable is set; --no-ci writes it).'
 complete -c mcpv -n '__mcpv_at "test" 0+' -F
+complete -c mcpv -n '__mcpv_in "check"' -l only -x -d 'Run only these checks, each named by its id (jsonrpc.unknown-method) or its area (jsonrpc); repeat or separate with commas.'
+complete -c mcpv -n '__mcpv_in "check"' -l skip -x -d 'Leave out these checks, by id or area.'
+complete -c mcpv -n '__mcpv_in "check"' -l strict -d 'Fail (exit 1) on a SHOULD that does not hold, as on a MUST; without it, it is a warning.'
+complete -c mcpv -n '__mcpv_in "check"' -l call -x -d 'Call this tool, with these arguments (typed as mcpv call types them), for the checks that need a call: its result, progress and cancellation. Repeatable. Without it no tool is called, and those checks are skipped.'
+complete -c mcpv -n '__mcpv_in "check"' -l format -x -a 'text junit tap json' -d 'Report format: text (a line per check, by area), junit (JUnit XML), tap (TAP version 14) or json.'
+complete -c mcpv -n '__mcpv_in "check"' -l output -r -F -d 'Write the report to FILE (made before the server starts); with a --format other than text, the text report still goes to stdout.'
+complete -c mcpv -n '__mcpv_in "check"' -l check-timeout -x -d 'Fail a check that has not ended after this long, not counting the start of the server processes it starts (which --connect-timeout bounds).'
+complete -c mcpv -n '__mcpv_in "check"' -l max-time -x -d 'Stop the whole run after this long: the checks not run are skipped, and the exit code is 124.'
+complete -c mcpv -n '__mcpv_in "check"' -l parallel -x -d 'Run up to N checks (each on a connection of its own) at once.'
 complete -c mcpv -n '__mcpv_in "load"' -l mix -r -F -d 'Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one.'
 complete -c mcpv -n '__mcpv_in "load"' -l concurrency -x -d 'Run N sessions at once (-c N after load; the most at once, with stages).'
 complete -c mcpv -n '__mcpv_in "load"' -s d -l duration -x -d 'Run for this long (default 10s, unless --count or --stage end the run).'

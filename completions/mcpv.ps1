@@ -23,6 +23,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'request'; H = 'Send any request (or notification) with raw JSON params.' }
             @{ N = 'batch'; H = 'Run operations from stdin, one per line, in one session; print a JSON line for each.' }
             @{ N = 'test'; H = 'Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).' }
+            @{ N = 'check'; H = 'Check the server against the MCP specification, requirement by requirement, and report.' }
             @{ N = 'load'; H = 'Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.' }
             @{ N = 'session'; H = 'Keep a session open in the background for many commands: start, list, stop.' }
             @{ N = 'serve'; H = 'Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.' }
@@ -185,6 +186,17 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--snapshot'); Words = 0; Kind = 'none'; Enum = @(); H = 'Compare each server''s tools, prompts and resource templates with FILE.snapshot.json beside its test file (a snapshot step first in every file).' }
             @{ Names = @('--update'); Words = 0; Kind = 'none'; Enum = @(); H = 'Write snapshots anew: accept every change, breaking or not.' }
             @{ Names = @('--ci'); Words = 0; Kind = 'none'; Enum = @(); H = 'Fail a snapshot step whose snapshot file is missing instead of writing it (the default when the CI environment variable is set; --no-ci writes it).' }
+        )
+        'check' = @(
+            @{ Names = @('--only'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run only these checks, each named by its id (jsonrpc.unknown-method) or its area (jsonrpc); repeat or separate with commas.' }
+            @{ Names = @('--skip'); Words = 1; Kind = 'none'; Enum = @(); H = 'Leave out these checks, by id or area.' }
+            @{ Names = @('--strict'); Words = 0; Kind = 'none'; Enum = @(); H = 'Fail (exit 1) on a SHOULD that does not hold, as on a MUST; without it, it is a warning.' }
+            @{ Names = @('--call'); Words = 1; Kind = 'none'; Enum = @(); H = 'Call this tool, with these arguments (typed as mcpv call types them), for the checks that need a call: its result, progress and cancellation. Repeatable. Without it no tool is called, and those checks are skipped.' }
+            @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'junit', 'tap', 'json'); H = 'Report format: text (a line per check, by area), junit (JUnit XML), tap (TAP version 14) or json.' }
+            @{ Names = @('--output'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write the report to FILE (made before the server starts); with a --format other than text, the text report still goes to stdout.' }
+            @{ Names = @('--check-timeout'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fail a check that has not ended after this long, not counting the start of the server processes it starts (which --connect-timeout bounds).' }
+            @{ Names = @('--max-time'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop the whole run after this long: the checks not run are skipped, and the exit code is 124.' }
+            @{ Names = @('--parallel'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run up to N checks (each on a connection of its own) at once.' }
         )
         'load' = @(
             @{ Names = @('--mix'); Words = 1; Kind = 'file'; Enum = @(); H = 'Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one.' }

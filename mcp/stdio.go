@@ -71,6 +71,11 @@ type CommandOptions struct {
 	// Framing is how messages are delimited on the pipes: FramingAuto
 	// (which "" means too), FramingLines or FramingContentLength.
 	Framing string
+	// MaxMessage, when positive, bounds each message (and each line that
+	// is no message) the server writes: a longer one ends the
+	// connection with a *MessageSizeError, read no further. 0 reads
+	// messages of any size.
+	MaxMessage int64
 }
 
 // The framings a stdio server may be spoken to in. Auto writes lines and
@@ -190,6 +195,7 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 	t.msgs = newMessageReader(&drainReader{f: outR, exited: t.exited, wait: opts.ExitDrain}, readBufferSize)
 	t.junk = junkWarner{log: opts.Log, where: "on the server's stdout"}
 	t.msgs.junk, t.msgs.decided = t.junk.warn, t.decided
+	t.msgs.lines.limit = opts.MaxMessage
 	t.msgs.spoke = func() { t.spoke.Store(true) }
 	switch opts.Framing {
 	case FramingLines:

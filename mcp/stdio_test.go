@@ -467,3 +467,20 @@ func TestCommandSlowReaderAfterExit(t *testing.T) {
 		t.Error("a Read after the end succeeded")
 	}
 }
+
+func TestCommandMaxMessage(t *testing.T) {
+	for _, tt := range []struct{ name, script string }{
+		{"line", `printf '{"a":"'; head -c 300000 /dev/zero | tr '\0' x; printf '"}\n'; sleep 5`},
+		{"junk line", `head -c 300000 /dev/zero | tr '\0' x; echo; sleep 5`},
+		{"framed body", `printf 'Content-Length: 300000\r\n\r\n'; sleep 5`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := startSh(t, tt.script, CommandOptions{MaxMessage: 256 << 10})
+			_, err := tr.Read()
+			var se *MessageSizeError
+			if !errors.As(err, &se) {
+				t.Fatalf("Read = %v, want a MessageSizeError", err)
+			}
+		})
+	}
+}

@@ -4,6 +4,10 @@
 #
 #   bash scripts/compat.sh              every file in compat/
 #   bash scripts/compat.sh memory time  only compat/memory.yaml and compat/time.yaml
+#   bash scripts/compat.sh --check ...  also mcpv check each file's server, printing
+#                                       what it finds (the servers' own bugs: not
+#                                       counted as failures of the suite), each
+#                                       report kept in $MCPV_COMPAT_DIR/check-NAME.json
 #
 # The servers are pinned in scripts/compat/package.json and package-lock.json.
 # They are installed with `npm ci --ignore-scripts` OUTSIDE the repository, in
@@ -47,6 +51,11 @@ case "$dir/" in
 esac
 mkdir -p "$dir" || die "cannot create $dir"
 
+check=false
+if [ "${1:-}" = --check ]; then
+	check=true
+	shift
+fi
 files=()
 if [ $# -eq 0 ]; then
 	files=("$repo"/compat/*.yaml)
@@ -195,6 +204,17 @@ for file in "${files[@]}"; do
 	# The session loop.
 	name=compat-$stem
 	mapfile -d '' -t start < <(COMPAT_WORK=$work node "$dir/spec.mjs" "$file" start)
+	if $check; then
+		in_work "$mcpv" check --format json -c "${start[@]}"
+		cp "$tmp/out" "$dir/check-$stem.json"
+		node -e '
+const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+const by = (s) => r.areas.flatMap((a) => a.checks).filter((c) => c.status === s).map((c) => c.id);
+const c = r.counts;
+console.log(`check ${process.argv[2]}: ${r.protocolVersion}, ${c.passed} passed, ${c.failed} failed, ${c.warned || 0} warned, ${c.skipped} skipped` +
+  (by("failed").length ? `\n    failed: ${by("failed").join(", ")}` : "") + (by("warned").length ? `\n    warned: ${by("warned").join(", ")}` : ""));
+' "$dir/check-$stem.json" "$stem" 2>/dev/null || { echo "check $stem: no report (exit $rc)"; tail -n 3 "$tmp/err" | sed 's/^/    | /'; }
+	fi
 	why=""
 	cmdline="mcpv session start $name ${start[*]}"
 	in_work "$mcpv" --quiet -c session start "$name" "${start[@]}"

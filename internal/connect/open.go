@@ -168,7 +168,7 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 		if err != nil {
 			return nil, err
 		}
-		opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, Mode: s.Mode, Log: h.Log}
+		opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, Mode: s.Mode, Log: h.Log, MaxMessage: s.MaxMessage}
 		if s.Verbose {
 			opts.Trace = func(line string) { fmt.Fprintf(h.Stderr, "mcpv: http: %s\n", safetext.Line(line)) }
 		}
@@ -178,7 +178,7 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 		}
 		return tr, nil
 	}
-	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log, Groups: h.Groups, Framing: s.Framing}
+	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log, Groups: h.Groups, Framing: s.Framing, MaxMessage: s.MaxMessage}
 	if !s.Quiet {
 		opts.Stderr = h.ServerStderr
 	}

@@ -126,11 +126,30 @@ type server struct {
 	tmu     sync.Mutex // guards tasks and pending
 	tasks   []*task
 	pending map[string]chan msg // answers awaited by a tasks/result, by id
+
+	st *specState // a spec server's conversation with its client
 }
 
 func newServer(c config, in io.Reader, out io.Writer, log io.Writer) *server {
 	return &server{c: c, in: bufio.NewReader(in), out: out, log: log,
-		msgs: make(chan msg), done: make(chan struct{}), pending: map[string]chan msg{}}
+		msgs: make(chan msg), done: make(chan struct{}), pending: map[string]chan msg{}, st: newSpecState()}
+}
+
+// serveSpecMessage hands one message to the spec server's conversation.
+func (s *server) serveSpecMessage(m msg, early bool) {
+	if s.c.ignoreEarly && early && m.invalid == nil && m.Method != "" && m.Method != "initialize" && m.Method != "ping" {
+		return // dropped: not initialized yet
+	}
+	if m.Method == "" && m.ID != nil && m.invalid == nil {
+		s.route(m)
+	}
+	s.c.spec.specMessage(s.st, m.raw, m, specOut{send: s.send, async: func(f func()) {
+		s.wg.Add(1)
+		go func() { // ends when the slow call ends or is cancelled
+			defer s.wg.Done()
+			f()
+		}()
+	}})
 }
 
 type msg struct {
@@ -142,6 +161,8 @@ type msg struct {
 	// invalid is a spec server's answer to a line that is no request,
 	// answered in turn with the others.
 	invalid *specError
+	// raw is the line as it came, for a spec server (a batch).
+	raw []byte
 }
 
 // readLoop logs and forwards every message on stdin, so that a tasks/result
@@ -178,7 +199,10 @@ func (s *server) decode(body []byte) (msg, bool) {
 		if s.c.spec == nil {
 			return m, false
 		}
-		return msg{invalid: invalid(body)}, true
+		return msg{invalid: invalid(body), raw: bytes.Clone(body)}, true
+	}
+	if s.c.spec != nil {
+		m.raw = bytes.Clone(body)
 	}
 	return m, true
 }
@@ -207,6 +231,12 @@ func (s *server) serve() {
 		}
 		early := !initialized
 		initialized = initialized || (m.Method == "initialize" && m.ID != nil)
+		if s.c.spec != nil {
+			if s.serveSpecMessage(m, early); s.st.Stopped() || s.failed() {
+				return
+			}
+			continue
+		}
 		switch {
 		case m.invalid != nil:
 			s.fail(json.RawMessage("null"), m.invalid.Code, m.invalid.Message)

@@ -41,6 +41,10 @@ type HTTPOptions struct {
 	// Endpoint replaces the endpoint the legacy stream names
 	// ("/messages?session=ID").
 	Endpoint string
+	// Spec makes the fake a spec server over Streamable HTTP
+	// (http_spec.go): every request is the spec's, with its faults; the
+	// hooks and the options above do not apply, but for SSE.
+	Spec *Spec
 
 	// Latency, when set, makes the fake a server of one tool: tools/list
 	// lists "x", and tools/call is answered (a text block "ok") after the
@@ -86,6 +90,8 @@ type HTTPServer struct {
 	ts   *httptest.Server
 	ln   *connsListener
 	done chan struct{} // closed when the test ends, before the server closes
+
+	spec specSessions // the spec server's conversations, when Spec is set
 
 	mu       sync.Mutex               // guards the fields below
 	reqs     []HTTPRequest            // every request, in order of arrival
@@ -322,6 +328,10 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.changed = make(chan struct{})
 	s.mu.Unlock()
 
+	if s.opts.Spec != nil {
+		s.serveSpec(x)
+		return
+	}
 	if s.opts.Legacy && r.URL.Path == "/mcp" {
 		s.serveLegacyMain(x)
 		return
