@@ -171,15 +171,16 @@ func (c *Cache) Keep(r Request, result json.RawMessage, modern, listChanged bool
 // findTool returns the definition of the tool called name from the kept
 // pages of the tools/list walk whose first request's key is base: its
 // first page, then the page its nextCursor names, and so on, as the
-// command's own walk would read them (at most mcp.DefaultMaxPages), the
-// first definition of that name the walk would take (mcp.ParseTool). ok is
-// false when a page on the way is not kept or no longer fresh at now, when
-// the first definition of the name cannot be read, and when the list ends
-// without it: then the command's request is answered as any other. c.mu
-// is held.
+// command's own walk would read them, however many, the first definition
+// of that name the walk would take (mcp.ParseTool). ok is false when a
+// page on the way is not kept or no longer fresh at now, when the first
+// definition of the name cannot be read, when the list ends without it,
+// and when a page names one before it (the walk would stop there): then
+// the command's request is answered as any other. c.mu is held.
 func (c *Cache) findTool(base, name string, now time.Time) (tool json.RawMessage, ok bool) {
 	key := base
-	for range mcp.DefaultMaxPages {
+	for seen := map[string]bool{}; !seen[key]; {
+		seen[key] = true
 		e, found := c.entries[key]
 		if !found || !e.fresh(now) || e.tools == nil {
 			return nil, false
