@@ -36,8 +36,8 @@ type callArgs struct {
 // names: kong is given them only when it names one (see callLean).
 type callOptions struct {
 	NoCoerce       bool   `name:"no-coerce" help:"Keep every key=value a string, whatever the schema says."`
-	NoValidate     bool   `name:"no-validate" help:"Send the arguments without checking them against the tool's inputSchema."`
-	ValidateOutput string `name:"validate-output" enum:"off,warn,strict" default:"warn" help:"Check structuredContent against the tool's outputSchema: off, warn (on stderr), or strict (exit 3). The result is printed in full either way."`
+	NoValidate     bool   `name:"no-validate" help:"Send the arguments without checking them against the tool's inputSchema (and the result's structuredContent unchecked, unless --validate-output says otherwise)."`
+	ValidateOutput string `name:"validate-output" enum:"auto,off,warn,strict" default:"auto" help:"Check structuredContent against the tool's outputSchema: off, warn (on stderr), strict (exit 3), or auto (warn, but off with --no-validate). The result is printed in full either way."`
 	DryRun         bool   `name:"dry-run" help:"Print the JSON-RPC request that would be sent, and send nothing (the server is still started, for the tool's schema)."`
 	Text           bool   `name:"text" help:"Print the text of the result's content blocks (and text resources, and the URIs of resource links), raw, one after another."`
 	SaveDir        string `name:"save-dir" placeholder:"DIR" help:"Write image, audio and blob content to files in DIR and print their paths instead of the base64."`
@@ -69,7 +69,7 @@ func (c *callCmd) leanForm(words map[string]bool) any {
 
 // defaultCallOptions are callOptions with the defaults of their tags (held
 // to kong's by TestLeanGrammarParsesAsTheWhole).
-func defaultCallOptions() callOptions { return callOptions{ValidateOutput: "warn"} }
+func defaultCallOptions() callOptions { return callOptions{ValidateOutput: "auto"} }
 
 // callLean is the call command as a lean grammar gives it to kong when the
 // command line names none of callOptions' flags (leanForm): kong then
@@ -95,6 +95,8 @@ func (c *callCmd) Help() string {
 
 Arguments are typed by the tool's inputSchema (fetched with tools/list): integers, numbers, booleans, null, enums, and objects or arrays written as JSON; a string property keeps the text as is (007 stays "007"). Union types are tried in the order null, boolean, integer, number, object, array, string. key:=JSON is never guessed at. The arguments are checked against the schema before anything is sent (exit 2 names the JSON pointer and the rule). --no-validate skips the check, not the typing (--no-coerce keeps every key=value a string); typing and the check are bounded by --timeout and end at Ctrl-C, and a schema whose check would loop back on itself too long is not checked, with a warning.
 
+The fast path for scripts: a call whose arguments need no typing (none, or all of them JSON: --args, or key:=JSON with keys without dots) and --no-validate sends its tools/call alone, without listing the tools first. A tool name the server then refuses is answered with the nearest name it lists, listed after the refusal. (Over HTTP in the 2026-07-28 era, a server that refuses the call's headers gets them after a listing, as the protocol asks; a server of the initialize era that runs tools as tasks is listed first all the same, as its tools may require one.)
+
 As a task (--task, or always for a tool whose execution.taskSupport is required), the call reports the task's id on stderr, polls tasks/get at the server's interval and prints what tasks/result returns: a failed task exits 1 with its status message, a cancelled one exits 3. --timeout bounds the whole wait; on expiry or Ctrl-C the task is cancelled on the server (exit 124 or 130).
 
 Examples:
@@ -103,6 +105,7 @@ Examples:
     $ mcpv call add a=2 b=3 -q .structuredContent.sum -- ./server
     $ mcpv call search query=mcp limit=5 filter.since=2024 tag=a tag=b -- ./server
     $ mcpv call search --args '{"query":"mcp","limit":5}' -- ./server
+    $ mcpv call search query:='"mcp"' limit:=5 --no-validate -- ./server
     $ mcpv call summarize text=@README.md --text -- ./server
     $ mcpv call screenshot url=https://example.com --save-dir shots -- ./server
     $ echo '{"message":"from stdin"}' | mcpv call echo --args - -- ./server
@@ -170,7 +173,8 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		_, err := client.TaskWanted(def, true) // a server without tasks: said first, whatever the tool
 		return err
 	}
-	if needed := !c.NoValidate || (!c.NoCoerce && len(c.Pairs) > 0) || c.ValidateOutput != "off" || client.HasCapability("tasks.requests.tools.call"); needed {
+	looked := c.needsDefinition(client)
+	if looked {
 		def, err = s.findTool(ctx, client, c.Tool)
 		var ce *mcp.CallError
 		var nl *mcp.ToolNotListedError
@@ -211,6 +215,9 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		}
 		return s.findTool(ctx, client, c.Tool)
 	})
+	if err != nil && !looked {
+		return c.refused(ctx, s, client, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -228,6 +235,59 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		return followTask(ctx, client, out, t, true, c.result(ctx, s, out, def))
 	}
 	return c.result(ctx, s, out, def)(res)
+}
+
+// needsDefinition says whether the call needs the tool's definition
+// (tools/list) before it is sent: to type or check its arguments, to
+// check its result, or, on a server of the initialize era that runs tools
+// as tasks, for whether the tool must run as one. A call that needs none
+// sends its tools/call alone.
+func (c *callCmd) needsDefinition(client *mcp.Client) bool {
+	return !c.NoValidate || toolargs.NeedsSchema(c.Pairs, c.NoCoerce) || c.outputChecked() ||
+		!client.Modern() && client.HasCapability("tasks.requests.tools.call")
+}
+
+// outputChecked says whether structuredContent is checked: as
+// --validate-output says, else unless --no-validate.
+func (c *callCmd) outputChecked() bool {
+	return c.ValidateOutput == "warn" || c.ValidateOutput == "strict" || c.ValidateOutput == "auto" && !c.NoValidate
+}
+
+// refused is the error for a call sent without its tool's definition that
+// the server refused: when the server lists no tool of that name (asked
+// now, after the refusal), the nearest it lists.
+func (c *callCmd) refused(ctx context.Context, s *session, client *mcp.Client, err error) error {
+	return refusedName(err, "tool", c.Tool, "list-tools", func() ([]string, error) {
+		_, err := s.findTool(ctx, client, c.Tool)
+		var nl *mcp.ToolNotListedError
+		if errors.As(err, &nl) {
+			return nl.Listed, nil
+		}
+		return []string{c.Tool}, err
+	})
+}
+
+// refusedName is err, the server's answer to a request for the name of a
+// kind of thing (a tool, a prompt, a resource's URI), with what the server
+// lists when err is a refusal (a JSON-RPC error) and the server lists no
+// such name: the nearest name it lists. listed is asked only then, after
+// the refusal; a listing that fails leaves err as it was. A resource need
+// not be listed (a template names it), so its URI is said to be unlisted
+// only beside a near one.
+func refusedName(err error, kind, name, see string, listed func() ([]string, error)) error {
+	var ce *mcp.CallError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	names, lerr := listed()
+	if lerr != nil || slices.Contains(names, name) {
+		return err
+	}
+	near := suggest.DidYouMean(name, names)
+	if near == "" && kind == "resource" {
+		return err
+	}
+	return &refusal{fmt.Sprintf("%v; the server lists no %s %q%s (see mcpv %s)", err, kind, name, near, see)}
 }
 
 // arguments builds and checks the arguments object (exit 2 on a mistake).
@@ -293,7 +353,7 @@ func (c *callCmd) result(ctx context.Context, s *session, out *console, def mcp.
 
 // checkOutput validates structuredContent against the outputSchema.
 func (c *callCmd) checkOutput(ctx context.Context, s *session, out *console, def mcp.Tool, f toolcall.Fields) error {
-	if c.ValidateOutput == "off" || len(def.OutputSchema) == 0 || f.IsError {
+	if !c.outputChecked() || len(def.OutputSchema) == 0 || f.IsError {
 		return nil
 	}
 	structured := f.Structured

@@ -114,8 +114,8 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         'call' = @(
             @{ Names = @('--args'); Words = 1; Kind = 'none'; Enum = @(); H = 'Arguments as a JSON object, from a file (@FILE) or stdin (-); key=value pairs override its members.' }
             @{ Names = @('--no-coerce'); Words = 0; Kind = 'none'; Enum = @(); H = 'Keep every key=value a string, whatever the schema says.' }
-            @{ Names = @('--no-validate'); Words = 0; Kind = 'none'; Enum = @(); H = 'Send the arguments without checking them against the tool''s inputSchema.' }
-            @{ Names = @('--validate-output'); Words = 1; Kind = 'enum'; Enum = @('off', 'warn', 'strict'); H = 'Check structuredContent against the tool''s outputSchema: off, warn (on stderr), or strict (exit 3). The result is printed in full either way.' }
+            @{ Names = @('--no-validate'); Words = 0; Kind = 'none'; Enum = @(); H = 'Send the arguments without checking them against the tool''s inputSchema (and the result''s structuredContent unchecked, unless --validate-output says otherwise).' }
+            @{ Names = @('--validate-output'); Words = 1; Kind = 'enum'; Enum = @('auto', 'off', 'warn', 'strict'); H = 'Check structuredContent against the tool''s outputSchema: off, warn (on stderr), strict (exit 3), or auto (warn, but off with --no-validate). The result is printed in full either way.' }
             @{ Names = @('--dry-run'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print the JSON-RPC request that would be sent, and send nothing (the server is still started, for the tool''s schema).' }
             @{ Names = @('--text'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print the text of the result''s content blocks (and text resources, and the URIs of resource links), raw, one after another.' }
             @{ Names = @('--save-dir'); Words = 1; Kind = 'dir'; Enum = @(); H = 'Write image, audio and blob content to files in DIR and print their paths instead of the base64.' }
