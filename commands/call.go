@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/suggest"
@@ -93,7 +94,7 @@ func (c *callLean) Run(ctx context.Context, s *session, out *console) error {
 func (c *callCmd) Help() string {
 	return `Calls the tool and prints its result. A result with isError: true is printed and exits 1, with its text on stderr. A tool name the server does not list is refused (exit 3, with the nearest name); 'mcpv list-tools TOOL' shows what a tool takes.
 
-Arguments are typed by the tool's inputSchema (fetched with tools/list): integers, numbers, booleans, null, enums, and objects or arrays written as JSON; a string property keeps the text as is (007 stays "007"). Union types are tried in the order null, boolean, integer, number, object, array, string. key:=JSON is never guessed at. The arguments are checked against the schema before anything is sent (exit 2 names the JSON pointer and the rule). --no-validate skips the check, not the typing (--no-coerce keeps every key=value a string); typing and the check are bounded by --timeout and end at Ctrl-C, and a schema whose check would loop back on itself too long is not checked, with a warning.
+Arguments are typed by the tool's inputSchema (fetched with tools/list, or, while a server of the 2026-07-28 era says its list is fresh, taken from the list it let be kept from an earlier run): integers, numbers, booleans, null, enums, and objects or arrays written as JSON; a string property keeps the text as is (007 stays "007"). Union types are tried in the order null, boolean, integer, number, object, array, string. key:=JSON is never guessed at. The arguments are checked against the schema before anything is sent (exit 2 names the JSON pointer and the rule). --no-validate skips the check, not the typing (--no-coerce keeps every key=value a string); typing and the check are bounded by --timeout and end at Ctrl-C, and a schema whose check would loop back on itself too long is not checked, with a warning.
 
 The fast path for scripts: a call whose arguments need no typing (none, or all of them JSON: --args, or key:=JSON with keys without dots) and --no-validate sends its tools/call alone, without listing the tools first. A tool name the server then refuses is answered with the nearest name it lists, listed after the refusal. (Over HTTP in the 2026-07-28 era, a server that refuses the call's headers gets them after a listing, as the protocol asks; a server of the initialize era that runs tools as tasks is listed first all the same, as its tools may require one.)
 
@@ -189,36 +190,29 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 			return err
 		}
 	}
-	args, err := c.arguments(ctx, s, out, base, def, readFile)
-	if err != nil {
-		return err
-	}
-	asTask, err := client.TaskWanted(def, c.Task || c.Detach)
-	if err != nil {
-		return err
-	}
-	params := mustJSON(struct {
-		Name      string                `json:"name"`
-		Arguments json.RawMessage       `json:"arguments"`
-		Task      *toolcall.TaskRequest `json:"task,omitempty"`
-	}{c.Tool, args, toolcall.NewTaskRequest(asTask, c.TTL)})
-	if c.DryRun {
-		req, err := client.Request("tools/call", params)
-		if err != nil {
-			return err
+	res, asTask, err := c.send(ctx, s, client, out, base, def, readFile)
+	var ce *mcp.CallError
+	var ue *connect.UsageError
+	if (errors.As(err, &ce) || errors.As(err, &ue)) && looked && s.keptServed("tools") {
+		// The definition came from a list kept from an earlier run, and
+		// the server refused the call, or the arguments do not fit it:
+		// the tools may have changed, and what the server lists now is
+		// believed (the call goes again, once, when the tool's definition
+		// is not what was kept).
+		s.forget("tools")
+		fresh, ferr := s.findTool(ctx, client, c.Tool)
+		switch {
+		case ferr != nil:
+			return toolNotListed(ferr)
+		case string(fresh.Raw) != string(def.Raw):
+			def = fresh
+			res, asTask, err = c.send(ctx, s, client, out, base, def, readFile)
 		}
-		return out.print(req)
 	}
-	res, err := toolcall.Send(ctx, client, def, params, s.settings.URL != "", func(ctx context.Context) (mcp.Tool, error) {
-		if s.conn != nil {
-			s.conn.Tools.Reset()
-		}
-		return s.findTool(ctx, client, c.Tool)
-	})
 	if err != nil && !looked {
 		return c.refused(ctx, s, client, err)
 	}
-	if err != nil {
+	if err != nil || res == nil {
 		return err
 	}
 	if asTask || client.Modern() && mcp.IsTaskResult(res) { // in the modern era the server decides
@@ -235,6 +229,35 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		return followTask(ctx, client, out, t, true, c.result(ctx, s, out, def))
 	}
 	return c.result(ctx, s, out, def)(res)
+}
+
+// send types and checks the arguments by def and sends the call (or
+// prints it, with --dry-run: res is then nil).
+func (c *callCmd) send(ctx context.Context, s *session, client *mcp.Client, out *console, base json.RawMessage, def mcp.Tool, readFile func(string) ([]byte, error)) (res json.RawMessage, asTask bool, err error) {
+	args, err := c.arguments(ctx, s, out, base, def, readFile)
+	if err != nil {
+		return nil, false, err
+	}
+	if asTask, err = client.TaskWanted(def, c.Task || c.Detach); err != nil {
+		return nil, false, err
+	}
+	params := mustJSON(struct {
+		Name      string                `json:"name"`
+		Arguments json.RawMessage       `json:"arguments"`
+		Task      *toolcall.TaskRequest `json:"task,omitempty"`
+	}{c.Tool, args, toolcall.NewTaskRequest(asTask, c.TTL)})
+	if c.DryRun {
+		req, err := client.Request("tools/call", params)
+		if err != nil {
+			return nil, false, err
+		}
+		return nil, false, out.print(req)
+	}
+	res, err = toolcall.Send(ctx, client, def, params, s.settings.URL != "", func(ctx context.Context) (mcp.Tool, error) {
+		s.forget("tools")
+		return s.findTool(ctx, client, c.Tool)
+	})
+	return res, asTask, err
 }
 
 // needsDefinition says whether the call needs the tool's definition

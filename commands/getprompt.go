@@ -51,12 +51,23 @@ func (c *getPromptCmd) Run(ctx context.Context, s *session, out *console) error 
 	}
 	var names []string
 	if !c.NoValidate {
-		if names, err = stringargs.CheckPrompt(ctx, client, c.Name, c.members, out.warnf); err != nil {
+		names, err = stringargs.CheckPrompt(ctx, client, c.Name, c.members, out.warnf)
+		if err != nil && s.keptServed("prompts") {
+			// Checked against prompts kept from an earlier run: the
+			// server's own list now decides.
+			s.forget("prompts")
+			names, err = stringargs.CheckPrompt(ctx, client, c.Name, c.members, out.warnf)
+		}
+		if err != nil {
 			return err
 		}
 	}
 	res, err := client.Call(ctx, "prompts/get", params)
 	if err != nil {
+		if s.keptServed("prompts") {
+			s.forget("prompts")
+			names = nil // listed again below, if need be
+		}
 		return refusedName(err, "prompt", c.Name, "list-prompts", func() ([]string, error) {
 			if names != nil {
 				return names, nil

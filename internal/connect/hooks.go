@@ -57,6 +57,10 @@ type Hooks struct {
 	// declares instead of those its own answers give (mcpv serve declares
 	// what its clients may answer, through Route).
 	Capabilities json.RawMessage
+	// Remember keeps what the server allows between runs, and starts
+	// from what was kept (internal/serverstate): the era it spoke, the
+	// lists it lets be kept. For one-shot commands.
+	Remember bool
 }
 
 // Status is a transient line of progress.

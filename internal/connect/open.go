@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/serverstate"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/redact"
 )
@@ -19,9 +20,14 @@ type Conn struct {
 	// Tools caches the tool definitions for the whole session; it is
 	// emptied when the server says its tools changed.
 	Tools *mcp.ToolCache
+	// Kept is what is kept of the server between runs (Hooks.Remember);
+	// nil when nothing is.
+	Kept *serverstate.Store
 
-	notes *notifier
-	hooks Hooks
+	notes   *notifier
+	hooks   Hooks
+	verbose bool
+	probed  bool // the era was the server's to say (--protocol-era auto)
 
 	http     *mcp.HTTPTransport // the HTTP transport, for Keep
 	settings *Settings
@@ -44,7 +50,8 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, session := newConn(s, h, ans, t)
+	kept := remember(s, env, h)
+	c, session := newConn(s, h, ans, t, kept)
 	c.http, _ = t.(*mcp.HTTPTransport)
 	c.settings, c.env = s, env
 
@@ -59,7 +66,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	if s.ProtocolEra == "modern" && version == "" {
 		version = mcp.ModernVersion
 	}
-	client, err := mcp.Initialize(ictx, session, mcp.ClientOptions{
+	opts := mcp.ClientOptions{
 		Info:            h.Client,
 		ProtocolVersion: version,
 		Probe:           s.ProtocolEra == "auto",
@@ -67,7 +74,21 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		Timeout:         s.Timeout,
 		MaxTimeout:      s.MaxTimeout,
 		LogLevel:        s.Answers.LogLevel, // the modern era sends it with each request
-	})
+	}
+	if kept != nil {
+		if kept.Ignored != "" && s.Verbose {
+			fmt.Fprintf(h.Stderr, "mcpv: what was kept of the server is not used: %s\n", safetext.Line(kept.Ignored))
+		}
+		opts.Lists = kept
+		c.probed = opts.Probe && version == ""
+		if s.Verbose {
+			kept.Trace = func(line string) { fmt.Fprintf(h.Stderr, "mcpv: %s\n", line) }
+		}
+		if opts.Probe && version == "" {
+			opts.Recall = kept.Recall()
+		}
+	}
+	client, err := mcp.Initialize(ictx, session, opts)
 	if err != nil {
 		var te *mcp.TimeoutError
 		if ct, ok := t.(*mcp.CommandTransport); ok && errors.As(err, &te) && te.Connect && ct.Silent() && s.Framing == mcp.FramingAuto {
@@ -100,7 +121,7 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 		t.Close(context.Background())
 		return nil, err
 	}
-	c, session := newConn(s, h, ans, t)
+	c, session := newConn(s, h, ans, t, nil)
 	client, err := mcp.Attach(session, mcp.ClientOptions{
 		Info: h.Client, Capabilities: ans.capabilities(), Timeout: s.Timeout, MaxTimeout: s.MaxTimeout, LogLevel: s.Answers.LogLevel,
 	}, st)
@@ -114,9 +135,9 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 
 // newConn starts the session on t: the server's requests answered, its
 // notifications shown.
-func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport) (*Conn, *mcp.Session) {
-	c := &Conn{Tools: &mcp.ToolCache{}, hooks: h}
-	c.notes = &notifier{hooks: h, quiet: s.Quiet, tools: c.Tools}
+func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport, kept *serverstate.Store) (*Conn, *mcp.Session) {
+	c := &Conn{Tools: &mcp.ToolCache{}, hooks: h, Kept: kept, verbose: s.Verbose}
+	c.notes = &notifier{hooks: h, quiet: s.Quiet, tools: c.Tools, kept: kept}
 	sopts := mcp.SessionOptions{Log: h.Log, Handler: ans.handler(), OnNotification: c.notes.notify, ReadGate: h.ReadGate}
 	if h.Events != nil {
 		sopts.Record = h.Events.Write // every one, as read: never dropped
@@ -172,9 +193,19 @@ func (c *Conn) setLogLevel(ctx context.Context, level string) error {
 func (c *Conn) Event(method string, params json.RawMessage) { c.hooks.Events.Write(method, params) }
 
 // Close ends the session within the transport's bounds, after every queued
-// notification has been delivered.
+// notification has been delivered, then keeps what the server allows of
+// this run for the next (Hooks.Remember): a list_changed among those
+// notifications counts.
 func (c *Conn) Close() {
 	c.Client.Close(context.Background())
+	if c.Kept != nil {
+		if c.probed { // an era pinned says nothing of the server's
+			c.Kept.Learnt(c.Client.Learnt())
+		}
+		if err := c.Kept.Save(); err != nil && c.verbose {
+			fmt.Fprintf(c.hooks.Stderr, "mcpv: what the server allows to be kept is not kept: %s\n", safetext.Line(err.Error()))
+		}
+	}
 }
 
 // tracer writes each JSON-RPC message on stderr, clipped so a huge message

@@ -71,7 +71,7 @@ func Object(ms []Member) json.RawMessage {
 // (and names is nil), and a prompt it does not list no check: the server
 // will say.
 func CheckPrompt(ctx context.Context, client *mcp.Client, name string, ms []Member, warnf func(format string, args ...any)) (names []string, err error) {
-	res, _, err := client.List(ctx, "prompts/list", "prompts", mcp.Pages{})
+	res, _, err := client.List(mcp.WithLookup(ctx), "prompts/list", "prompts", mcp.Pages{})
 	var ce *mcp.CallError
 	if errors.As(err, &ce) {
 		warnf("could not list the prompts (%v); arguments not checked", err)

@@ -72,6 +72,12 @@ type Spec struct {
 	// ServeUndeclared names methods served though their capability is
 	// not declared.
 	ServeUndeclared []string `json:"serveUndeclared,omitempty"`
+
+	// TTLMs and CacheScope, when set, are the caching hints of the
+	// results that carry them in the modern era (server/discover's and
+	// the lists'): how long a client may keep them, and for whom.
+	TTLMs      *int   `json:"ttlMs,omitempty"`
+	CacheScope string `json:"cacheScope,omitempty"`
 }
 
 // The versions a spec server speaks by default: those of mcp, copied on
