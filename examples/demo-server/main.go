@@ -24,6 +24,7 @@ func main() {
 	flag.DurationVar(&opts.TTL, "ttl", 0, "let clients keep server/discover's result and the lists this long (ttlMs)")
 	flag.BoolVar(&opts.Private, "private", false, "with -ttl: for the client's authorization context alone (cacheScope private)")
 	versions := flag.String("versions", "", "speak only these protocol `VERSIONS` (comma-separated)")
+	stateless := flag.Bool("stateless", false, "with -http: keep no sessions (a client of 2026-07-28 needs none)")
 	flag.Parse()
 	if *versions != "" {
 		opts.Versions = strings.Split(*versions, ",")
@@ -37,7 +38,7 @@ func main() {
 
 	var err error
 	if *addr != "" {
-		err = serveHTTP(ctx, *addr, opts)
+		err = serveHTTP(ctx, *addr, opts, &mcp.StreamableHTTPOptions{Stateless: *stateless})
 	} else {
 		err = demoserver.NewWith(opts).Run(ctx, &mcp.StdioTransport{})
 	}
@@ -47,9 +48,9 @@ func main() {
 	}
 }
 
-func serveHTTP(ctx context.Context, addr string, opts demoserver.Options) error {
+func serveHTTP(ctx context.Context, addr string, opts demoserver.Options, httpOpts *mcp.StreamableHTTPOptions) error {
 	server := demoserver.NewWith(opts)
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, httpOpts)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
