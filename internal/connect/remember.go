@@ -37,7 +37,7 @@ func identity(s *Settings, env Env, h Hooks) serverstate.Identity {
 		}
 		server.add("stdio", dir, s.Framing)
 		server.add(s.Command...)
-		server.add(slices.Sorted(slices.Values(s.Env))...) // the credentials of a stdio server are its environment
+		server.add(serverEnv(s.Env)...) // the credentials of a stdio server are its environment
 		server.add(filesNamed(s, dir)...)
 		return serverstate.Identity{Server: server.sum(), Private: true}
 	}
@@ -62,6 +62,22 @@ func identity(s *Settings, env Env, h Hooks) serverstate.Identity {
 		private = ok
 	}
 	return serverstate.Identity{Server: server.sum(), Credentials: creds.sum(), Private: private}
+}
+
+// shellBookkeeping are variables a shell sets for itself that no server
+// is configured by: the last command's path (which differs with the way
+// mcpv was started), the shell's depth, the directory before.
+var shellBookkeeping = []string{"_", "SHLVL", "OLDPWD"}
+
+// serverEnv is a stdio server's environment as it identifies the server:
+// sorted, without shellBookkeeping.
+func serverEnv(env []string) []string {
+	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(shellBookkeeping, name)
+	})
+	slices.Sort(out)
+	return out
 }
 
 // tokensOf is what mcpv holds from the server's authorization servers:
