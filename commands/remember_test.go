@@ -311,3 +311,23 @@ func TestKeptListBelievesTheServer(t *testing.T) {
 		t.Errorf("ttlMs 0: sent %q, want everything asked again", got)
 	}
 }
+
+// TestInfoOfARememberedServer: info prints what the server answers now,
+// not what an earlier run found, unless the server let that be kept.
+func TestInfoOfARememberedServer(t *testing.T) {
+	t.Parallel()
+	spec := filepath.Join(t.TempDir(), "spec.json")
+	w := newWorld(t)
+	info := func(instructions string) string {
+		os.WriteFile(spec, []byte(`{"era":"modern","instructions":"`+instructions+`","tools":[{"name":"x"}]}`), 0o600)
+		r := mcpvIn(t, w.env, "", args([]string{"info", "-r", "-q", ".instructions"}, fake("spec="+spec))...)
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		return strings.TrimSpace(r.stdout)
+	}
+	info("first")
+	if got := info("second"); got != "second" {
+		t.Errorf("info printed %q, what the server answered in an earlier run", got)
+	}
+}

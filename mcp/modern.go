@@ -598,6 +598,9 @@ func retryParams(params, responses, state json.RawMessage) (json.RawMessage, err
 // subscriptions/listen: modern _meta and all, but no timeout. It returns
 // the result the server ends it with, or why it ended.
 func (c *Client) Stream(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if err := c.Settle(ctx); err != nil { // a stream waits for a remembered era to be settled
+		return nil, err
+	}
 	if c.era().modern {
 		params = c.stamp(params)
 	}

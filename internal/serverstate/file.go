@@ -85,8 +85,8 @@ func openPrivate(path string) (*os.File, error) {
 }
 
 // write writes f at path: a new file, the user's alone, renamed into
-// place; then the directory is brought under MaxDirBytes.
-func write(root, dir, path string, f file) error {
+// place; then the directory is brought under dirBytes.
+func write(root, dir, path string, f file, dirBytes int64) error {
 	data, err := encode(f)
 	if err != nil {
 		return err
@@ -113,7 +113,7 @@ func write(root, dir, path string, f file) error {
 		os.Remove(name)
 		return err
 	}
-	prune(dir, path)
+	prune(dir, path, dirBytes)
 	return nil
 }
 
@@ -134,9 +134,9 @@ func encode(f file) ([]byte, error) {
 }
 
 // prune removes the state files of dir least recently written, other
-// than keep, until what is left is under MaxDirBytes. Left-over temporary
+// than keep, until what is left is under max bytes. Left-over temporary
 // files of a save that was cut short count, and go first once an hour old.
-func prune(dir, keep string) {
+func prune(dir, keep string, max int64) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
@@ -167,7 +167,7 @@ func prune(dir, keep string) {
 	}
 	slices.SortFunc(files, func(a, b kept) int { return a.mod.Compare(b.mod) })
 	for _, f := range files {
-		if total <= MaxDirBytes {
+		if total <= max {
 			return
 		}
 		if f.path == keep || strings.HasSuffix(f.path, ".tmp") {

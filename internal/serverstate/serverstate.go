@@ -59,6 +59,7 @@ type Store struct {
 	dir, root, path string
 	id              Identity
 	now             func() time.Time
+	dirBytes        int64 // MaxDirBytes, but in tests
 	// Ignored says why the file was not read, "" when it was or there
 	// was none.
 	Ignored string
@@ -107,7 +108,7 @@ func Open(dir, root string, id Identity, now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	s := &Store{dir: dir, root: root, path: pathOf(dir, id.Server), id: id, now: now, served: map[string]bool{}}
+	s := &Store{dir: dir, root: root, path: pathOf(dir, id.Server), id: id, now: now, served: map[string]bool{}, dirBytes: MaxDirBytes}
 	s.lists.Now = now
 	f, why := read(root, dir, s.path)
 	if f == nil || f.Version != fileVersion || f.Server != id.Server {
@@ -251,5 +252,5 @@ func (s *Store) Save() error {
 	if slices.ContainsFunc(f.Lists, func(k listcache.Kept) bool { return k.Private }) {
 		f.Credentials = s.id.Credentials
 	}
-	return write(s.root, s.dir, s.path, f)
+	return write(s.root, s.dir, s.path, f, s.dirBytes)
 }

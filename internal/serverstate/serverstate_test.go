@@ -126,6 +126,7 @@ func TestNothingKeptWithoutATTL(t *testing.T) {
 		`{"tools":[{"name":"t1"}],"ttlMs":0}`,
 		`{"tools":[{"name":"t1"}]}`,
 		`{"tools":[{"name":"t1"}],"ttlMs":-5}`,
+		`{"tools":[{"name":"t1"}],"ttlMs":"60000"}`,
 		`{"tools":[{"name":"t1"}],"ttlMs":1000,"resultType":"input_required"}`,
 	} {
 		keepTools(t, s, res)
@@ -138,6 +139,17 @@ func TestNothingKeptWithoutATTL(t *testing.T) {
 	if r := Open(dir, root, server, clk.now).Recall(); r == nil || r.Fresh {
 		t.Errorf("discover with ttlMs 0: Recall %+v, want the era alone", r)
 	}
+
+	// A server that says its list stays fresh for ever is believed for a
+	// day at most.
+	keepTools(t, s, `{"tools":[{"name":"t1"}],"ttlMs":1e300}`)
+	s.Learnt(modern, json.RawMessage(`{"ttlMs":1e300}`), true)
+	s.Save()
+	clk.t = clk.t.Add(24*time.Hour + time.Second)
+	if s := Open(dir, root, server, clk.now); lookupTool(s) != nil || s.Recall() != nil {
+		t.Error("a ttlMs of 1e300 kept the list, or the era, for more than a day")
+	}
+	clk.t = clk.t.Add(-24*time.Hour - time.Second)
 
 	keepTools(t, s, `{"tools":[{"name":"t1"}],"ttlMs":60000}`)
 	s.Notified("notifications/tools/list_changed")
@@ -342,13 +354,17 @@ func TestBoundedOnDisk(t *testing.T) {
 		t.Error("the smaller list left out too")
 	}
 
-	// Files of many servers: the oldest go once the directory is full.
-	n := MaxDirBytes/(3<<20) + 4
+	// Files of many servers: the oldest go once the directory is full
+	// (a directory of 1 MiB here, of MaxDirBytes in use).
+	const dirBytes = 1 << 20
+	small := `{"tools":[{"name":"t1","description":"` + strings.Repeat("d", 100<<10) + `"}],"ttlMs":60000}`
+	n := dirBytes/(100<<10) + 4
 	var first string
 	for i := range n {
 		id := Identity{Server: strings.Repeat(string(rune('a'+i%26)), 30) + string(rune('a'+i/26)) + strings.Repeat("0", 33), Private: true}
 		s := Open(dir, root, id, clk.now)
-		keepTools(t, s, big)
+		s.dirBytes = dirBytes
+		keepTools(t, s, small)
 		if err := s.Save(); err != nil {
 			t.Fatal(err)
 		}
@@ -365,8 +381,8 @@ func TestBoundedOnDisk(t *testing.T) {
 		fi, _ := e.Info()
 		total += fi.Size()
 	}
-	if total > MaxDirBytes {
-		t.Errorf("the directory holds %d bytes, more than %d", total, MaxDirBytes)
+	if total > dirBytes {
+		t.Errorf("the directory holds %d bytes, more than %d", total, dirBytes)
 	}
 	if _, err := os.Stat(first); err == nil {
 		t.Error("the file least recently written is still there")
