@@ -44,7 +44,7 @@ type Recall struct {
 type recall struct {
 	gate    chan struct{} // 1-buffered: held by the call that settles the era
 	settled atomic.Bool   // the server has spoken; set under gate
-	fresh   bool          // Recall.Fresh: the first answer decides
+	fresh   bool          // Recall.Fresh: the first answer decides; set once, before the client is shared
 	disc    *request      // server/discover, sent when the client was made; taken (or gone) once a settle began; guarded by gate
 	learnt  atomic.Bool   // the server's word was heard in this run (Learnt)
 }
@@ -103,7 +103,7 @@ func (c *Client) callRecalled(ctx context.Context, method string, params json.Ra
 		release()
 		return c.call(ctx, method, params)
 	}
-	if r.fresh && r.disc == nil {
+	if r.fresh {
 		return c.firstAnswerDecides(ctx, method, params)
 	}
 	var first *request
@@ -191,7 +191,7 @@ func (c *Client) settle(ctx context.Context) error {
 // one whose remembered discover result is fresh, returns at once.
 func (c *Client) Settle(ctx context.Context) error {
 	r := c.recall
-	if r == nil || r.settled.Load() || r.fresh && r.disc == nil {
+	if r == nil || r.settled.Load() || r.fresh {
 		return nil
 	}
 	select {

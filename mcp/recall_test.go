@@ -217,3 +217,28 @@ func TestRecalledFreshDiscover(t *testing.T) {
 		}
 	})
 }
+
+// Calls at once on a remembered era (a batch) are settled by one of them:
+// the others wait for the server's word, then go in the era it gave.
+func TestRecalledConcurrentCalls(t *testing.T) {
+	c, m := recalledClient(t, &Recall{State: rememberedModern})
+	first := goCall(t.Context(), c.Call, "tools/list", nil)
+	second := goCall(t.Context(), c.Call, "prompts/list", nil)
+	got, msgs := methods(t, m, 2) // server/discover, and the list that rides behind it
+	if got[0] != "server/discover" {
+		t.Fatalf("first message %s", got[0])
+	}
+	reply(t, m, msgs[0], discovered)
+	reply(t, m, msgs[1], `{"`+strings.TrimSuffix(msgs[1].Method, "/list")+`":[]}`)
+	later := m.nextMsg(t)
+	if later.Method == msgs[1].Method || !strings.HasSuffix(later.Method, "/list") {
+		t.Fatalf("then %s", later.Method)
+	}
+	reply(t, m, later, `{}`)
+	for _, ch := range []<-chan callResult{first, second} {
+		if r := waitFor(t, ch); r.err != nil {
+			t.Error(r.err)
+		}
+	}
+	m.assertQuiet(t)
+}
