@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -241,4 +242,19 @@ func TestRecalledConcurrentCalls(t *testing.T) {
 		}
 	}
 	m.assertQuiet(t)
+}
+
+// A remembered server that never answers server/discover leaves the call
+// to its context: it ends with it, and nothing waits on.
+func TestRecalledSilentServer(t *testing.T) {
+	c, m := recalledClient(t, &Recall{State: rememberedModern})
+	ctx, cancel := context.WithCancel(t.Context())
+	call := goCall(ctx, c.Call, "tools/call", json.RawMessage(`{"name":"x"}`))
+	if w := m.nextMsg(t); w.Method != "server/discover" {
+		t.Fatalf("sent %s", w.Method)
+	}
+	cancel()
+	if r := waitFor(t, call); !errors.Is(r.err, context.Canceled) {
+		t.Errorf("call = %v, want it cancelled", r.err)
+	}
 }

@@ -388,3 +388,38 @@ func TestBoundedOnDisk(t *testing.T) {
 		t.Error("the file least recently written is still there")
 	}
 }
+
+// TestConcurrentSaves: runs that save at once each write a whole file of
+// their own and rename it into place: the file read after is one of
+// theirs, whole, and nothing half-written is left behind.
+func TestConcurrentSaves(t *testing.T) {
+	dir, root := place(t)
+	clk := &clock{t: time.Unix(1_000_000, 0)}
+	done := make(chan error)
+	const runs = 16
+	for i := range runs {
+		go func() {
+			s := Open(dir, root, server, clk.now)
+			_, keep := s.Kept("tools/list", toolsRQ, "", false)
+			keep(json.RawMessage(`{"tools":[{"name":"t1","description":"run ` + strings.Repeat("x", i*1000) + `"}],"ttlMs":60000}`))
+			done <- s.Save()
+		}()
+	}
+	for range runs {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	s := Open(dir, root, server, clk.now)
+	if s.Ignored != "" || lookupTool(s) == nil {
+		t.Errorf("after saves at once: ignored %q", s.Ignored)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("left in the directory: %q", names)
+	}
+}
