@@ -75,7 +75,8 @@ func TestRememberedEraAsksNoMoreBeforeInitialize(t *testing.T) {
 		"junk", "batch", "odd-content", "ping-first", "ignore-early", "stray-id", "pages=3", "list-changed",
 		"ask=roots/list", "tool-error", "typed=1", "env", "supported=2025-06-18", "bad-answer=nul", "ping-flood=10",
 		"log-flood=10", "schema=deep:3", "content-length", "content-length=greet", "updates=1", "tasks=completed",
-		"crash", "hang", "rpc-error", "big=100", "grandchild", "stderr-env=HOME"}
+		"crash", "hang", "rpc-error", "big=100", "grandchild", "stderr-env=HOME", "ignore-exit", "content-length=strict (--framing content-length)",
+		"tasks=working/completed,task-support=required", "tasks=completed,no-task-cancel,no-task-list,poll=0"}
 	dir := t.TempDir()
 	for _, era := range []string{"initialize", "modern"} {
 		spec := filepath.Join(dir, era+".json")
@@ -85,10 +86,15 @@ func TestRememberedEraAsksNoMoreBeforeInitialize(t *testing.T) {
 	for _, b := range behaviours {
 		t.Run(b, func(t *testing.T) {
 			t.Parallel()
-			tail, log := fakeLogged(t, b) // one command line, one server: the log is the same file for both runs
+			flags := []string{"--timeout", "20s"}
+			if _, framing, ok := strings.Cut(b, " (--framing "); ok { // a server that speaks only in frames, told so
+				flags = append(flags, "--framing", strings.TrimSuffix(framing, ")"))
+			}
+			behaviour, _, _ := strings.Cut(b, " ")
+			tail, log := fakeLogged(t, behaviour) // one command line, one server: the log is the same file for both runs
 			first, second := twice(t, func(w *world, n int) []string {
 				from := len(readLogIfAny(log))
-				r := mcpvIn(t, w.env, "", args([]string{"--timeout", "20s", "list-tools"}, tail)...)
+				r := mcpvIn(t, w.env, "", args(flags, []string{"list-tools"}, tail)...)
 				received := readLogIfAny(log)[from:]
 				if !strings.Contains(received, `"method":"initialize"`) && !strings.Contains(b, "modern") {
 					t.Fatalf("run %d: no initialize reached the fake (exit %d): %s", n, r.code, r.stderr)
