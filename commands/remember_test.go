@@ -337,3 +337,30 @@ func TestInfoOfARememberedServer(t *testing.T) {
 		t.Errorf("info printed %q, what the server answered in an earlier run", got)
 	}
 }
+
+// TestRememberedServerThatNeverStarts: a server remembered in the modern
+// era that never answers is given up after --connect-timeout, as at its
+// first run, not after --timeout.
+func TestRememberedServerThatNeverStarts(t *testing.T) {
+	t.Parallel()
+	unixOnly(t, "a server that never answers: a shell script")
+	dir := t.TempDir()
+	script := filepath.Join(dir, "server.sh")
+	// The first run gets the modern demo server; the second the same
+	// command line, which then answers nothing.
+	os.WriteFile(script, []byte("#!/bin/sh\nif [ -e "+filepath.Join(dir, "mute")+" ]; then exec sleep 30; fi\nexec \"$@\"\n"), 0o755)
+	w := newWorld(t)
+	server := []string{"--env", demoEnv + "=1", "--", script, os.Args[0]}
+	if r := mcpvIn(t, w.env, "", args([]string{"ping"}, server)...); r.code != 0 {
+		t.Fatalf("first run: exit %d: %s", r.code, r.stderr)
+	}
+	os.WriteFile(filepath.Join(dir, "mute"), nil, 0o600)
+	start := time.Now()
+	r := mcpvIn(t, w.env, "", args([]string{"--connect-timeout", "300ms", "--timeout", "5s", "list-tools"}, server)...)
+	if r.code != 124 || !strings.Contains(r.stderr, "--connect-timeout") {
+		t.Errorf("exit %d, stderr %q; want 124 naming --connect-timeout", r.code, r.stderr)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("took %v", took)
+	}
+}

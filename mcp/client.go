@@ -53,6 +53,11 @@ type ClientOptions struct {
 	// Recall is what is remembered of the server from an earlier run:
 	// with Probe, it stands for the probe (see Initialize).
 	Recall *Recall
+	// ConnectLimit, when set, bounds the wait for a remembered era's
+	// server/discover answer at the first call, as the caller's own
+	// bound on start-up and initialize bounds Initialize; it is the
+	// error that ends the wait.
+	ConnectLimit *TimeoutError
 	// DiscoverWait is how long the server/discover probe waits before it
 	// pings the server to learn whether it is up; zero means
 	// DefaultDiscoverWait. It never ends the probe: see probe.

@@ -168,6 +168,12 @@ func (c *Client) settle(ctx context.Context) error {
 		ctx, cancel = context.WithTimeoutCause(ctx, d, &TimeoutError{Method: "server/discover", Timeout: d})
 		defer cancel()
 	}
+	if l := c.opts.ConnectLimit; l != nil && l.Timeout > 0 && !r.fresh {
+		// The server's start is awaited here rather than in Initialize.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, l.Timeout, l)
+		defer cancel()
+	}
 	disc := r.disc
 	r.disc = nil // the probe takes it, or abandons it
 	_, init, final, err := probe(ctx, c.s, c.opts, c, disc)

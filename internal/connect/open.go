@@ -86,6 +86,9 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		}
 		if opts.Probe && version == "" {
 			opts.Recall = kept.Recall()
+			if s.ConnectTimeout > 0 {
+				opts.ConnectLimit = &mcp.TimeoutError{Connect: true, Setting: "--connect-timeout", Timeout: s.ConnectTimeout}
+			}
 		}
 	}
 	client, err := mcp.Initialize(ictx, session, opts)
