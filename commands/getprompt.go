@@ -51,12 +51,12 @@ func (c *getPromptCmd) Run(ctx context.Context, s *session, out *console) error 
 	}
 	var names []string
 	if !c.NoValidate {
-		names, err = stringargs.CheckPrompt(ctx, client, c.Name, c.members, out.warnf)
+		names, err = stringargs.CheckListed(ctx, client, c.Name, c.members, out.warnf)
 		if err != nil && s.keptServed("prompts") {
 			// Checked against prompts kept from an earlier run: the
 			// server's own list now decides.
 			s.forget("prompts")
-			names, err = stringargs.CheckPrompt(ctx, client, c.Name, c.members, out.warnf)
+			names, err = stringargs.CheckListed(ctx, client, c.Name, c.members, out.warnf)
 		}
 		if err != nil {
 			return err

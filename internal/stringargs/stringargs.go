@@ -66,11 +66,17 @@ func Object(ms []Member) json.RawMessage {
 
 // CheckPrompt compares the arguments of prompt name with the ones it
 // declares (prompts/list): a required one missing, or one it does not
-// declare, is a *connect.UsageError. It returns the names of the prompts
-// the server lists. A server that cannot list its prompts gets a warning
-// (and names is nil), and a prompt it does not list no check: the server
-// will say.
-func CheckPrompt(ctx context.Context, client *mcp.Client, name string, ms []Member, warnf func(format string, args ...any)) (names []string, err error) {
+// declare, is a *connect.UsageError. A server that cannot list its
+// prompts gets a warning, and a prompt it does not list no check: the
+// server will say.
+func CheckPrompt(ctx context.Context, client *mcp.Client, name string, ms []Member, warnf func(format string, args ...any)) error {
+	_, err := CheckListed(ctx, client, name, ms, warnf)
+	return err
+}
+
+// CheckListed is CheckPrompt, and returns the names of the prompts the
+// server lists as well (nil when it could not list them).
+func CheckListed(ctx context.Context, client *mcp.Client, name string, ms []Member, warnf func(format string, args ...any)) (names []string, err error) {
 	res, _, err := client.List(mcp.WithLookup(ctx), "prompts/list", "prompts", mcp.Pages{})
 	var ce *mcp.CallError
 	if errors.As(err, &ce) {
