@@ -103,7 +103,7 @@ __mcpv_flag() {
         'call:--args') kind='none'; return ;;
         'call:--no-coerce') kind='bool'; return ;;
         'call:--no-validate') kind='bool'; return ;;
-        'call:--validate-output') kind='enum off warn strict'; return ;;
+        'call:--validate-output') kind='enum auto off warn strict'; return ;;
         'call:--dry-run') kind='bool'; return ;;
         'call:--text') kind='bool'; return ;;
         'call:--save-dir') kind='dir'; return ;;

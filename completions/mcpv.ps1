@@ -112,13 +112,13 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'list-tools' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
-            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default a list longer than 1000 pages fails.' }
+            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
         )
         'call' = @(
             @{ Names = @('--args'); Words = 1; Kind = 'none'; Enum = @(); H = 'Arguments as a JSON object, from a file (@FILE) or stdin (-); key=value pairs override its members.' }
             @{ Names = @('--no-coerce'); Words = 0; Kind = 'none'; Enum = @(); H = 'Keep every key=value a string, whatever the schema says.' }
-            @{ Names = @('--no-validate'); Words = 0; Kind = 'none'; Enum = @(); H = 'Send the arguments without checking them against the tool''s inputSchema.' }
-            @{ Names = @('--validate-output'); Words = 1; Kind = 'enum'; Enum = @('off', 'warn', 'strict'); H = 'Check structuredContent against the tool''s outputSchema: off, warn (on stderr), or strict (exit 3). The result is printed in full either way.' }
+            @{ Names = @('--no-validate'); Words = 0; Kind = 'none'; Enum = @(); H = 'Send the arguments without checking them against the tool''s inputSchema (and the result''s structuredContent unchecked, unless --validate-output says otherwise).' }
+            @{ Names = @('--validate-output'); Words = 1; Kind = 'enum'; Enum = @('auto', 'off', 'warn', 'strict'); H = 'Check structuredContent against the tool''s outputSchema: off, warn (on stderr), strict (exit 3), or auto (warn, but off with --no-validate). The result is printed in full either way.' }
             @{ Names = @('--dry-run'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print the JSON-RPC request that would be sent, and send nothing (the server is still started, for the tool''s schema).' }
             @{ Names = @('--text'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print the text of the result''s content blocks (and text resources, and the URIs of resource links), raw, one after another.' }
             @{ Names = @('--save-dir'); Words = 1; Kind = 'dir'; Enum = @(); H = 'Write image, audio and blob content to files in DIR and print their paths instead of the base64.' }
@@ -128,11 +128,11 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'list-resources' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
-            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default a list longer than 1000 pages fails.' }
+            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
         )
         'list-resource-templates' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
-            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default a list longer than 1000 pages fails.' }
+            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
         )
         'read' = @(
             @{ Names = @('--text'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print the text of the resource''s text contents, raw, one after another (blob contents are skipped, or their paths printed with --save-dir).' }
@@ -140,7 +140,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'list-prompts' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
-            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default a list longer than 1000 pages fails.' }
+            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
         )
         'get-prompt' = @(
             @{ Names = @('--no-validate'); Words = 0; Kind = 'none'; Enum = @(); H = 'Send the arguments without checking them against the prompt''s declared arguments.' }
@@ -159,11 +159,11 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'tasks list' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
-            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default a list longer than 1000 pages fails.' }
+            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
         )
         'skills list' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
-            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default a list longer than 1000 pages fails.' }
+            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
         )
         'skills read' = @(
             @{ Names = @('--text'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print the file''s text, raw, instead of the resources/read result.' }

@@ -241,8 +241,10 @@ func TestCtrlC(t *testing.T) {
 	if code != 130 {
 		t.Errorf("exit code %d, want 130; stderr:\n%s", code, r.stderr.String())
 	}
-	// The fake logs what it reads on a goroutine of its own: allow it a moment.
-	s.waitFor(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4,"reason":"interrupted"}}`)
+	// The fake logs what it reads on a goroutine of its own: allow it a
+	// moment. The call is request 3, after server/discover and initialize:
+	// with --no-validate and no arguments, no tools/list goes before it.
+	s.waitFor(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"interrupted"}}`)
 	if !s.gone(t) {
 		t.Error("the server outlived mcpv")
 	}

@@ -135,6 +135,13 @@ fail() {
 because() { why+="$*"$'\n'; }
 verdict() { if [ -z "$why" ]; then ok "$1"; else fail "$1"; fi; }
 
+# before_initialize FILE: the methods of the requests a --verbose trace in
+# FILE shows sent before the first initialize (all of them, with none).
+before_initialize() {
+	sed -n 's/^mcpv: -> {"jsonrpc":"2.0","id":[^,]*,"method":"\([^"]*\)".*/\1/p' "$1" |
+		awk '$0 == "initialize" { exit } { printf "%s%s", sep, $0; sep = " " }'
+}
+
 alive() { # PID: exists and is not a zombie
 	local s
 	s=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
@@ -261,6 +268,29 @@ console.log(`check ${process.argv[2]}: ${r.protocolVersion}, ${c.passed} passed,
 	done
 	if alive "$keeper"; then because "the keeper $keeper was still running 3 s after session stop"; fi
 	verdict "session $stem: stop leaves nothing"
+
+	# The era remembered: two one-shot pings of the file's server with a
+	# state directory of their own, the first probing, the second in the
+	# era the first found (mcpv keeps it between runs); the server sees
+	# nothing before initialize in the second that it did not see in the
+	# first, and nothing at all when it speaks that era.
+	why=""
+	cmdline="mcpv -v ping ${start[*]}, twice"
+	state=$XDG_STATE_HOME
+	export XDG_STATE_HOME=$tmp/era/$stem
+	in_work "$mcpv" -v --quiet ping "${start[@]}"
+	first=$(before_initialize "$tmp/err") rc1=$rc
+	in_work "$mcpv" -v --quiet ping "${start[@]}"
+	second=$(before_initialize "$tmp/err")
+	export XDG_STATE_HOME=$state
+	[ "$rc1" = 0 ] && [ "$rc" = 0 ] || because "exit status $rc1, then $rc; want 0"
+	for m in $second; do
+		case " $first " in *" $m "*) ;; *) because "the second run sent $m before initialize, the first did not" ;; esac
+	done
+	if grep -q '"method":"initialize"' "$tmp/err" && [ -n "$second" ]; then
+		because "remembered in the initialize era, the server still got $second before initialize"
+	fi
+	verdict "era $stem: remembered (before initialize: ${first:-nothing}, then ${second:-nothing})"
 	stop_http
 done
 

@@ -63,6 +63,10 @@ type Hooks struct {
 	// for its client's, so that the server offers that client what it
 	// would offer it directly). Its context ends when the server does.
 	AwaitCapabilities func(ctx context.Context) (json.RawMessage, error)
+	// Remember keeps what the server allows between runs, and starts
+	// from what was kept (internal/serverstate): the era it spoke, the
+	// lists it lets be kept. For one-shot commands.
+	Remember bool
 }
 
 // Status is a transient line of progress.

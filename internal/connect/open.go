@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/serverstate"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/redact"
 )
@@ -18,9 +19,15 @@ type Conn struct {
 	// Tools caches the tool definitions for the whole session; it is
 	// emptied when the server says its tools changed.
 	Tools *mcp.ToolCache
+	// Kept is what is kept of the server between runs (Hooks.Remember);
+	// nil when nothing is.
+	Kept *serverstate.Store
 
-	notes *notifier
-	hooks Hooks
+	notes   *notifier
+	hooks   Hooks
+	verbose bool
+	probed  bool // the era was the server's to say (--protocol-era auto)
+	wait    *startWait
 
 	http     *mcp.HTTPTransport // the HTTP transport, for Keep
 	settings *Settings
@@ -39,7 +46,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	if s.ResumeSession != "" {
 		return resume(s, env, h, ans)
 	}
-	var wait startWait
+	wait := new(startWait)
 	h.OpenURL = wait.signingIn(h.OpenURL)
 	begin := time.Now()
 	t, err := transport(s, env, h)
@@ -47,7 +54,10 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		return nil, err
 	}
 	wait.show(s, h, t, begin)
-	c, session := newConn(s, h, ans, t)
+	h.ReadGate = wait.heard(h.ReadGate)
+	kept := remember(s, env, h)
+	c, session := newConn(s, h, ans, t, kept)
+	c.wait = wait
 	c.http, _ = t.(*mcp.HTTPTransport)
 	c.settings, c.env = s, env
 
@@ -71,7 +81,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	if s.ProtocolEra == "modern" && version == "" {
 		version = mcp.ModernVersion
 	}
-	client, err := mcp.Initialize(ictx, session, mcp.ClientOptions{
+	opts := mcp.ClientOptions{
 		Info:            h.Client,
 		ProtocolVersion: version,
 		Probe:           s.ProtocolEra == "auto",
@@ -79,9 +89,26 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		Timeout:         s.Timeout,
 		MaxTimeout:      s.MaxTimeout,
 		LogLevel:        s.Answers.LogLevel, // the modern era sends it with each request
-	})
-	wait.stop()
+	}
+	if kept != nil {
+		if kept.Ignored != "" && s.Verbose {
+			fmt.Fprintf(h.Stderr, "mcpv: what was kept of the server is not used: %s\n", safetext.Line(kept.Ignored))
+		}
+		opts.Lists = kept
+		c.probed = opts.Probe && version == ""
+		if s.Verbose {
+			kept.Trace = func(line string) { fmt.Fprintf(h.Stderr, "mcpv: %s\n", line) }
+		}
+		if opts.Probe && version == "" {
+			opts.Recall = kept.Recall()
+			if s.ConnectTimeout > 0 {
+				opts.ConnectLimit = &mcp.TimeoutError{Connect: true, Setting: "--connect-timeout", Timeout: s.ConnectTimeout}
+			}
+		}
+	}
+	client, err := mcp.Initialize(ictx, session, opts)
 	if err != nil {
+		wait.stop()
 		startupHint(err, s, t)
 		// A server that did not get through start-up (timed out,
 		// interrupted, refused) gets a short goodbye, not the full grace
@@ -110,7 +137,7 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 		t.Close(context.Background())
 		return nil, err
 	}
-	c, session := newConn(s, h, ans, t)
+	c, session := newConn(s, h, ans, t, nil)
 	client, err := mcp.Attach(session, mcp.ClientOptions{
 		Info: h.Client, Capabilities: ans.capabilities(), Timeout: s.Timeout, MaxTimeout: s.MaxTimeout, LogLevel: s.Answers.LogLevel,
 	}, st)
@@ -144,9 +171,9 @@ func awaitCapabilities(ctx context.Context, session *mcp.Session, await func(con
 
 // newConn starts the session on t: the server's requests answered, its
 // notifications shown.
-func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport) (*Conn, *mcp.Session) {
-	c := &Conn{Tools: &mcp.ToolCache{}, hooks: h}
-	c.notes = &notifier{hooks: h, quiet: s.Quiet, tools: c.Tools}
+func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport, kept *serverstate.Store) (*Conn, *mcp.Session) {
+	c := &Conn{Tools: &mcp.ToolCache{}, hooks: h, Kept: kept, verbose: s.Verbose}
+	c.notes = &notifier{hooks: h, quiet: s.Quiet, tools: c.Tools, kept: kept}
 	sopts := mcp.SessionOptions{Log: h.Log, Handler: ans.handler(), OnNotification: c.notes.notify, ReadGate: h.ReadGate}
 	if h.Events != nil {
 		sopts.Record = h.Events.Write // every one, as read: never dropped
@@ -202,9 +229,20 @@ func (c *Conn) setLogLevel(ctx context.Context, level string) error {
 func (c *Conn) Event(method string, params json.RawMessage) { c.hooks.Events.Write(method, params) }
 
 // Close ends the session within the transport's bounds, after every queued
-// notification has been delivered.
+// notification has been delivered, then keeps what the server allows of
+// this run for the next (Hooks.Remember): a list_changed among those
+// notifications counts.
 func (c *Conn) Close() {
+	c.wait.stop()
 	c.Client.Close(context.Background())
+	if c.Kept != nil {
+		if c.probed { // an era pinned says nothing of the server's
+			c.Kept.Learnt(c.Client.Learnt())
+		}
+		if err := c.Kept.Save(); err != nil && c.verbose {
+			fmt.Fprintf(c.hooks.Stderr, "mcpv: what the server allows to be kept is not kept: %s\n", safetext.Line(err.Error()))
+		}
+	}
 }
 
 // tracer writes each JSON-RPC message on stderr, clipped so a huge message

@@ -12,10 +12,13 @@ import (
 )
 
 // startWait is the line a terminal shows while the server starts (see
-// internal/waitline): from the transport's start to initialize's answer,
-// or to a browser sign-in, which has its own words.
+// internal/waitline): from the transport's start to the server's first
+// message (initialize's answer, or, for a server whose era is
+// remembered, the answer to whatever was sent first), or to a browser
+// sign-in, which has its own words.
 type startWait struct {
-	line atomic.Pointer[waitline.Line] // nil until shown
+	line  atomic.Pointer[waitline.Line] // nil until shown
+	spoke atomic.Bool                   // the server's first message was read
 }
 
 // signingIn ends the line when a browser flow begins, then opens url.
@@ -41,7 +44,26 @@ func (w *startWait) show(s *Settings, h Hooks, t mcp.Transport, begin time.Time)
 	w.line.Store(waitline.Show(h.Status, WaitingFor(s), last, begin, waitline.Delay))
 }
 
-func (w *startWait) stop() { w.line.Load().Stop() }
+func (w *startWait) stop() {
+	if w != nil {
+		w.line.Load().Stop()
+	}
+}
+
+// heard wraps a session's read gate so that the server's first message
+// ends the line; next, if set, is called as before.
+func (w *startWait) heard(next func(int)) func(int) {
+	return func(last int) {
+		if last > 0 && !w.spoke.Load() && !w.spoke.Swap(true) && w.line.Load() != nil {
+			// Not on the reader: a terminal that does not read holds
+			// the line's write. It returns once the line is cleared.
+			go w.stop()
+		}
+		if next != nil {
+			next(last)
+		}
+	}
+}
 
 // WaitingFor is what a start-up waits for, said in the line a terminal
 // shows meanwhile: "npx to start", "https://example.com/mcp to answer".

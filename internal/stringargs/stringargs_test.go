@@ -50,7 +50,11 @@ func TestCheckPrompt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return CheckPrompt(t.Context(), c, name, ms, func(format string, args ...any) { t.Errorf("warning: "+format, args...) })
+		names, err := CheckListed(t.Context(), c, name, ms, func(format string, args ...any) { t.Errorf("warning: "+format, args...) })
+		if len(names) != 1 || names[0] != "greet" {
+			t.Errorf("CheckPrompt(%s) listed %q, want [greet]", name, names)
+		}
+		return err
 	}
 	if err := check("greet", "name=Ada", "tone=warm"); err != nil {
 		t.Errorf("declared arguments: %v", err)
@@ -71,8 +75,8 @@ func TestCheckPromptWarnsWhenThePromptsCannotBeListed(t *testing.T) {
 	t.Parallel()
 	c := client(t, `{"prompts":[{"name":"greet"}],"errors":{"prompts/list":{"code":-32603,"message":"down"}}}`)
 	var warned []string
-	err := CheckPrompt(t.Context(), c, "greet", []Member{{"x", []byte(`"1"`)}}, func(format string, args ...any) { warned = append(warned, fmt.Sprintf(format, args...)) })
-	if err != nil || len(warned) != 1 || !strings.HasPrefix(warned[0], "could not list the prompts (") || !strings.Contains(warned[0], "down") {
+	names, err := CheckListed(t.Context(), c, "greet", []Member{{"x", []byte(`"1"`)}}, func(format string, args ...any) { warned = append(warned, fmt.Sprintf(format, args...)) })
+	if err != nil || names != nil || len(warned) != 1 || !strings.HasPrefix(warned[0], "could not list the prompts (") || !strings.Contains(warned[0], "down") {
 		t.Errorf("CheckPrompt = %v, warnings %q", err, warned)
 	}
 }

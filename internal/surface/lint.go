@@ -57,8 +57,8 @@ const (
 	// outputSchema, not isError, has no structuredContent or one the
 	// schema does not accept (CheckResult). Error.
 	RuleStructuredResult = "structured-result"
-	// RulePagination: a list repeats a cursor or has more than
-	// mcp.DefaultMaxPages pages. Error.
+	// RulePagination: a list repeats a cursor or never ends (its pages
+	// stop bringing anything new: mcp.EndlessListError). Error.
 	RulePagination = "pagination"
 	// RuleCapabilities: a list method that answers though its capability
 	// is not declared (an error), or a declared capability whose list

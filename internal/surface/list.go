@@ -83,8 +83,7 @@ func (l *Lister) walk(ctx context.Context, li list) ([]json.RawMessage, []string
 	return items, notes, err
 }
 
-// walk lists every page of l from the start, up to mcp.DefaultMaxPages,
-// and returns the items as the server sent them. A page whose list is
+// walk lists every page of l from the start, to its end, and returns the items as the server sent them. A page whose list is
 // missing or null counts as empty, and is noted. The walk's errors are the
 // client's; with one of them the items of the pages read so far come back
 // too.
@@ -115,14 +114,15 @@ func walk(ctx context.Context, c *mcp.Client, l list, budget int64) (items []jso
 
 // brokenList says which rule a walk's error breaks, when it is a list
 // that cannot be walked to its end though the server answered every
-// request: RulePagination for a repeated cursor or the page cap, RuleList
-// for a page that is no list page.
+// request: RulePagination for a repeated cursor or a list that never
+// ends, RuleList for a page that is no list page.
 func brokenList(err error) (rule string, ok bool) {
 	var rc *mcp.RepeatedCursorError
 	var pc *mcp.PageCapError
+	var el *mcp.EndlessListError
 	var na *mcp.NotAListError
 	switch {
-	case errors.As(err, &rc), errors.As(err, &pc):
+	case errors.As(err, &rc), errors.As(err, &pc), errors.As(err, &el):
 		return RulePagination, true
 	case errors.As(err, &na):
 		return RuleList, true

@@ -75,6 +75,12 @@ type Spec struct {
 	// Faults name the requirements of the specification the server
 	// breaks, one fault each (Faults lists them; spec_run.go).
 	Faults []string `json:"faults,omitempty"`
+
+	// TTLMs and CacheScope, when set, are the caching hints of the
+	// results that carry them in the modern era (server/discover's and
+	// the lists'): how long a client may keep them, and for whom.
+	TTLMs      *int   `json:"ttlMs,omitempty"`
+	CacheScope string `json:"cacheScope,omitempty"`
 }
 
 // The versions a spec server speaks by default: those of mcp, copied on

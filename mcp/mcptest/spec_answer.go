@@ -174,9 +174,27 @@ func discover(spec *Spec) json.RawMessage {
 		Capabilities      json.RawMessage            `json:"capabilities"`
 		Instructions      string                     `json:"instructions,omitempty"`
 		Meta              map[string]json.RawMessage `json:"_meta"`
-	}{[]string{specModernVersion}, spec.capabilities(), spec.Instructions,
-		map[string]json.RawMessage{"io.modelcontextprotocol/serverInfo": spec.serverInfo()}}
+		TTLMs             *int                       `json:"ttlMs,omitempty"`
+		CacheScope        string                     `json:"cacheScope,omitempty"`
+	}{SupportedVersions: []string{specModernVersion}, Capabilities: spec.capabilities(), Instructions: spec.Instructions,
+		Meta: map[string]json.RawMessage{"io.modelcontextprotocol/serverInfo": spec.serverInfo()}}
+	if spec.Era == "modern" {
+		res.TTLMs, res.CacheScope = spec.TTLMs, spec.CacheScope
+	}
 	return mustJSON(res)
+}
+
+// hint sets the caching hints of a modern result that may carry them.
+func (spec *Spec) hint(res map[string]any) {
+	if spec.Era != "modern" {
+		return
+	}
+	if spec.TTLMs != nil {
+		res["ttlMs"] = *spec.TTLMs
+	}
+	if spec.CacheScope != "" {
+		res["cacheScope"] = spec.CacheScope
+	}
 }
 
 // page answers one page of a list. A cursor is the offset of the page's
@@ -225,6 +243,7 @@ func page(spec *Spec, method string, items []json.RawMessage, params json.RawMes
 	if next != "" {
 		res["nextCursor"] = next
 	}
+	spec.hint(res)
 	return mustJSON(res), nil
 }
 
