@@ -502,12 +502,15 @@ func (s *Spec) stampResult(method, body string) string {
 		r["resultType"] = json.RawMessage(`"complete"`)
 	}
 	if slices.Contains([]string{"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}, method) && !s.has("no-cache-hints") {
-		r["ttlMs"] = json.RawMessage(`0`)
-		scope := `"public"`
-		if s.has("scope-per-page") && r["nextCursor"] == nil {
-			scope = `"private"`
+		// A spec's own hints (ttlMs, cacheScope) stand; the rest are due.
+		if r["ttlMs"] == nil {
+			r["ttlMs"] = json.RawMessage(`0`)
 		}
-		r["cacheScope"] = json.RawMessage(scope)
+		if s.has("scope-per-page") && r["nextCursor"] == nil {
+			r["cacheScope"] = json.RawMessage(`"private"`)
+		} else if r["cacheScope"] == nil {
+			r["cacheScope"] = json.RawMessage(`"public"`)
+		}
 	}
 	if method == "server/discover" {
 		if s.has("discover-no-capabilities") {
