@@ -17,6 +17,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpv/mcpv/commands"
 )
 
 // docs/ARCHITECTURE.md is the map of the code: a line for every package
@@ -275,5 +277,34 @@ func TestArchitectureMapProblems(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, checkMap(doc, pkgs)); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+}
+
+// The map's account of a run names the commands that need no server (they
+// run before any server is resolved): they are those the grammar declares
+// so (noServer), and a command added to either without the other fails
+// here, with the words to write.
+func TestArchitectureNoServerCommands(t *testing.T) {
+	doc, err := os.ReadFile(mapFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const intro = "A command that needs no server ("
+	_, rest, ok := strings.Cut(string(doc), intro)
+	list, _, closed := strings.Cut(rest, ")")
+	if !ok || !closed {
+		t.Fatalf("%s: no %q...) under \"## A run\"", mapFile, intro)
+	}
+	var documented []string
+	for _, m := range regexp.MustCompile("`([a-z -]+)`").FindAllStringSubmatch(list, -1) {
+		documented = append(documented, m[1])
+	}
+	grammar, err := commands.NoServerCommands()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(slices.Sorted(slices.Values(documented)), slices.Sorted(slices.Values(grammar))) {
+		t.Errorf("%s names the commands that need no server as %q; the grammar's are %q: write %s`%s`)",
+			mapFile, documented, grammar, intro, strings.Join(grammar, "`, `"))
 	}
 }

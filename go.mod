@@ -3,13 +3,13 @@ module github.com/mcpv/mcpv
 go 1.26.0
 
 require (
+	github.com/HdrHistogram/hdrhistogram-go v1.2.0
 	github.com/alecthomas/kong v1.17.0
 	github.com/google/go-cmp v0.7.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/itchyny/gojq v0.12.20
 	github.com/mattn/go-isatty v0.0.24
 	github.com/modelcontextprotocol/go-sdk v1.8.0
-	github.com/qri-io/jsonschema v0.2.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/tidwall/pretty v1.2.2
 	go.yaml.in/yaml/v4 v4.0.0
@@ -20,7 +20,6 @@ require (
 
 require (
 	github.com/itchyny/timefmt-go v0.1.9 // indirect
-	github.com/qri-io/jsonpointer v0.1.1 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/mcpv/mcpv/commands"
 	"github.com/mcpv/mcpv/internal/gcstart"
@@ -16,6 +17,14 @@ import (
 // startHeap is how large the heap grows before the first collection (see
 // gcstart): more than a short run allocates, little beside a large result.
 const startHeap = 32 << 20
+
+// shutdownBound is how long the orderly shutdown after a signal may take
+// before mcpv ends as a second signal ends it. The slowest orderly path
+// (the cancellation written, a stdio server's stdin closed, SIGTERM and
+// SIGKILL each waited for, a task's tasks/cancel) takes under 10 s; what
+// can hold it up beyond is a write that never returns: a stderr that
+// nobody reads, a terminal that stopped.
+const shutdownBound = 10 * time.Second
 
 func main() {
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
@@ -38,10 +47,15 @@ func main() {
 		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 		close(handled)
 		<-sigs
-		ios.Status.Stop()
 		cancel(commands.ErrInterrupted) // first: cancel on the wire, shut down in order
-		<-sigs
-		servers.Kill() // second: at once, every process of every server's group
+		// The progress line goes, but nothing here waits for stderr: a
+		// terminal that does not read would hold the signals up.
+		go ios.Status.Stop() // returns once it holds the line: a write in progress has returned
+		select {
+		case <-sigs: // second: at once
+		case <-time.After(shutdownBound):
+		}
+		servers.Kill() // every process of every server's group
 		os.Exit(130)
 	}()
 	os.Exit(commands.Main(ctx, os.Args[1:], ios, &servers, handled))

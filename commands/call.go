@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/suggest"
@@ -36,8 +37,8 @@ type callArgs struct {
 // names: kong is given them only when it names one (see callLean).
 type callOptions struct {
 	NoCoerce       bool   `name:"no-coerce" help:"Keep every key=value a string, whatever the schema says."`
-	NoValidate     bool   `name:"no-validate" help:"Send the arguments without checking them against the tool's inputSchema."`
-	ValidateOutput string `name:"validate-output" enum:"off,warn,strict" default:"warn" help:"Check structuredContent against the tool's outputSchema: off, warn (on stderr), or strict (exit 3). The result is printed in full either way."`
+	NoValidate     bool   `name:"no-validate" help:"Send the arguments without checking them against the tool's inputSchema (and the result's structuredContent unchecked, unless --validate-output says otherwise)."`
+	ValidateOutput string `name:"validate-output" enum:"auto,off,warn,strict" default:"auto" help:"Check structuredContent against the tool's outputSchema: off, warn (on stderr), strict (exit 3), or auto (warn, but off with --no-validate). The result is printed in full either way."`
 	DryRun         bool   `name:"dry-run" help:"Print the JSON-RPC request that would be sent, and send nothing (the server is still started, for the tool's schema)."`
 	Text           bool   `name:"text" help:"Print the text of the result's content blocks (and text resources, and the URIs of resource links), raw, one after another."`
 	SaveDir        string `name:"save-dir" placeholder:"DIR" help:"Write image, audio and blob content to files in DIR and print their paths instead of the base64."`
@@ -69,7 +70,7 @@ func (c *callCmd) leanForm(words map[string]bool) any {
 
 // defaultCallOptions are callOptions with the defaults of their tags (held
 // to kong's by TestLeanGrammarParsesAsTheWhole).
-func defaultCallOptions() callOptions { return callOptions{ValidateOutput: "warn"} }
+func defaultCallOptions() callOptions { return callOptions{ValidateOutput: "auto"} }
 
 // callLean is the call command as a lean grammar gives it to kong when the
 // command line names none of callOptions' flags (leanForm): kong then
@@ -93,7 +94,9 @@ func (c *callLean) Run(ctx context.Context, s *session, out *console) error {
 func (c *callCmd) Help() string {
 	return `Calls the tool and prints its result. A result with isError: true is printed and exits 1, with its text on stderr. A tool name the server does not list is refused (exit 3, with the nearest name); 'mcpv list-tools TOOL' shows what a tool takes.
 
-Arguments are typed by the tool's inputSchema (fetched with tools/list): integers, numbers, booleans, null, enums, and objects or arrays written as JSON; a string property keeps the text as is (007 stays "007"). Union types are tried in the order null, boolean, integer, number, object, array, string. key:=JSON is never guessed at. The arguments are checked against the schema before anything is sent (exit 2 names the JSON pointer and the rule). --no-validate skips the check, not the typing (--no-coerce keeps every key=value a string); typing and the check are bounded by --timeout and end at Ctrl-C, and a schema whose check would loop back on itself too long is not checked, with a warning.
+Arguments are typed by the tool's inputSchema (fetched with tools/list, or, while a server of the 2026-07-28 era says its list is fresh, taken from the list it let be kept from an earlier run): integers, numbers, booleans, null, enums, and objects or arrays written as JSON; a string property keeps the text as is (007 stays "007"). Union types are tried in the order null, boolean, integer, number, object, array, string. key:=JSON is never guessed at. The arguments are checked against the schema before anything is sent (exit 2 names the JSON pointer and the rule). --no-validate skips the check, not the typing (--no-coerce keeps every key=value a string); typing and the check are bounded by --timeout and end at Ctrl-C, and a schema whose check would loop back on itself too long is not checked, with a warning.
+
+The fast path for scripts: a call whose arguments need no typing (none, or all of them JSON: --args, or key:=JSON with keys without dots) and --no-validate sends its tools/call alone, without listing the tools first. A tool name the server then refuses is answered with the nearest name it lists, listed after the refusal. (Over HTTP in the 2026-07-28 era, a server that refuses the call's headers gets them after a listing, as the protocol asks; a server of the initialize era that runs tools as tasks is listed first all the same, as its tools may require one.)
 
 As a task (--task, or always for a tool whose execution.taskSupport is required), the call reports the task's id on stderr, polls tasks/get at the server's interval and prints what tasks/result returns: a failed task exits 1 with its status message, a cancelled one exits 3. --timeout bounds the whole wait; on expiry or Ctrl-C the task is cancelled on the server (exit 124 or 130).
 
@@ -103,6 +106,7 @@ Examples:
     $ mcpv call add a=2 b=3 -q .structuredContent.sum -- ./server
     $ mcpv call search query=mcp limit=5 filter.since=2024 tag=a tag=b -- ./server
     $ mcpv call search --args '{"query":"mcp","limit":5}' -- ./server
+    $ mcpv call search query:='"mcp"' limit:=5 --no-validate -- ./server
     $ mcpv call summarize text=@README.md --text -- ./server
     $ mcpv call screenshot url=https://example.com --save-dir shots -- ./server
     $ echo '{"message":"from stdin"}' | mcpv call echo --args - -- ./server
@@ -170,7 +174,8 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		_, err := client.TaskWanted(def, true) // a server without tasks: said first, whatever the tool
 		return err
 	}
-	if needed := !c.NoValidate || (!c.NoCoerce && len(c.Pairs) > 0) || c.ValidateOutput != "off" || client.HasCapability("tasks.requests.tools.call"); needed {
+	looked := c.needsDefinition(client)
+	if looked {
 		def, err = s.findTool(ctx, client, c.Tool)
 		var ce *mcp.CallError
 		var nl *mcp.ToolNotListedError
@@ -185,33 +190,29 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 			return err
 		}
 	}
-	args, err := c.arguments(ctx, s, out, base, def, readFile)
-	if err != nil {
-		return err
-	}
-	asTask, err := client.TaskWanted(def, c.Task || c.Detach)
-	if err != nil {
-		return err
-	}
-	params := mustJSON(struct {
-		Name      string                `json:"name"`
-		Arguments json.RawMessage       `json:"arguments"`
-		Task      *toolcall.TaskRequest `json:"task,omitempty"`
-	}{c.Tool, args, toolcall.NewTaskRequest(asTask, c.TTL)})
-	if c.DryRun {
-		req, err := client.Request("tools/call", params)
-		if err != nil {
-			return err
+	res, asTask, err := c.send(ctx, s, client, out, base, def, readFile)
+	var ce *mcp.CallError
+	var ue *connect.UsageError
+	if (errors.As(err, &ce) || errors.As(err, &ue)) && looked && s.keptServed("tools") {
+		// The definition came from a list kept from an earlier run, and
+		// the server refused the call, or the arguments do not fit it:
+		// the tools may have changed, and what the server lists now is
+		// believed (the call goes again, once, when the tool's definition
+		// is not what was kept).
+		s.forget("tools")
+		fresh, ferr := s.findTool(ctx, client, c.Tool)
+		switch {
+		case ferr != nil:
+			return toolNotListed(ferr)
+		case string(fresh.Raw) != string(def.Raw):
+			def = fresh
+			res, asTask, err = c.send(ctx, s, client, out, base, def, readFile)
 		}
-		return out.print(req)
 	}
-	res, err := toolcall.Send(ctx, client, def, params, s.settings.URL != "", func(ctx context.Context) (mcp.Tool, error) {
-		if s.conn != nil {
-			s.conn.Tools.Reset()
-		}
-		return s.findTool(ctx, client, c.Tool)
-	})
-	if err != nil {
+	if err != nil && !looked {
+		return c.refused(ctx, s, client, err)
+	}
+	if err != nil || res == nil {
 		return err
 	}
 	if asTask || client.Modern() && mcp.IsTaskResult(res) { // in the modern era the server decides
@@ -228,6 +229,88 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		return followTask(ctx, client, out, t, true, c.result(ctx, s, out, def))
 	}
 	return c.result(ctx, s, out, def)(res)
+}
+
+// send types and checks the arguments by def and sends the call (or
+// prints it, with --dry-run: res is then nil).
+func (c *callCmd) send(ctx context.Context, s *session, client *mcp.Client, out *console, base json.RawMessage, def mcp.Tool, readFile func(string) ([]byte, error)) (res json.RawMessage, asTask bool, err error) {
+	args, err := c.arguments(ctx, s, out, base, def, readFile)
+	if err != nil {
+		return nil, false, err
+	}
+	if asTask, err = client.TaskWanted(def, c.Task || c.Detach); err != nil {
+		return nil, false, err
+	}
+	params := mustJSON(struct {
+		Name      string                `json:"name"`
+		Arguments json.RawMessage       `json:"arguments"`
+		Task      *toolcall.TaskRequest `json:"task,omitempty"`
+	}{c.Tool, args, toolcall.NewTaskRequest(asTask, c.TTL)})
+	if c.DryRun {
+		req, err := client.Request("tools/call", params)
+		if err != nil {
+			return nil, false, err
+		}
+		return nil, false, out.print(req)
+	}
+	res, err = toolcall.Send(ctx, client, def, params, s.settings.URL != "", func(ctx context.Context) (mcp.Tool, error) {
+		s.forget("tools")
+		return s.findTool(ctx, client, c.Tool)
+	})
+	return res, asTask, err
+}
+
+// needsDefinition says whether the call needs the tool's definition
+// (tools/list) before it is sent: to type or check its arguments, to
+// check its result, or, on a server of the initialize era that runs tools
+// as tasks, for whether the tool must run as one. A call that needs none
+// sends its tools/call alone.
+func (c *callCmd) needsDefinition(client *mcp.Client) bool {
+	return !c.NoValidate || toolargs.NeedsSchema(c.Pairs, c.NoCoerce) || c.outputChecked() ||
+		!client.Modern() && client.HasCapability("tasks.requests.tools.call")
+}
+
+// outputChecked says whether structuredContent is checked: as
+// --validate-output says, else unless --no-validate.
+func (c *callCmd) outputChecked() bool {
+	return c.ValidateOutput == "warn" || c.ValidateOutput == "strict" || c.ValidateOutput == "auto" && !c.NoValidate
+}
+
+// refused is the error for a call sent without its tool's definition that
+// the server refused: when the server lists no tool of that name (asked
+// now, after the refusal), the nearest it lists.
+func (c *callCmd) refused(ctx context.Context, s *session, client *mcp.Client, err error) error {
+	return refusedName(err, "tool", c.Tool, "list-tools", func() ([]string, error) {
+		_, err := s.findTool(ctx, client, c.Tool)
+		var nl *mcp.ToolNotListedError
+		if errors.As(err, &nl) {
+			return nl.Listed, nil
+		}
+		return []string{c.Tool}, err
+	})
+}
+
+// refusedName is err, the server's answer to a request for the name of a
+// kind of thing (a tool, a prompt, a resource's URI), with what the server
+// lists when err is a refusal (a JSON-RPC error) and the server lists no
+// such name: the nearest name it lists. listed is asked only then, after
+// the refusal; a listing that fails leaves err as it was. A resource need
+// not be listed (a template names it), so its URI is said to be unlisted
+// only beside a near one.
+func refusedName(err error, kind, name, see string, listed func() ([]string, error)) error {
+	var ce *mcp.CallError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	names, lerr := listed()
+	if lerr != nil || slices.Contains(names, name) {
+		return err
+	}
+	near := suggest.DidYouMean(name, names)
+	if near == "" && kind == "resource" {
+		return err
+	}
+	return &refusal{fmt.Sprintf("%v; the server lists no %s %q%s (see mcpv %s)", err, kind, name, near, see)}
 }
 
 // arguments builds and checks the arguments object (exit 2 on a mistake).
@@ -293,7 +376,7 @@ func (c *callCmd) result(ctx context.Context, s *session, out *console, def mcp.
 
 // checkOutput validates structuredContent against the outputSchema.
 func (c *callCmd) checkOutput(ctx context.Context, s *session, out *console, def mcp.Tool, f toolcall.Fields) error {
-	if c.ValidateOutput == "off" || len(def.OutputSchema) == 0 || f.IsError {
+	if !c.outputChecked() || len(def.OutputSchema) == 0 || f.IsError {
 		return nil
 	}
 	structured := f.Structured

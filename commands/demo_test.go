@@ -15,14 +15,16 @@ import (
 )
 
 // The go-sdk demo server is the real peer of these tests: the test binary
-// serves it over stdio when MCPV_DEMO is set.
+// serves it over stdio when MCPV_DEMO is set (to 1, or to options: see
+// demoOptions).
 const demoEnv = "MCPV_DEMO"
 
 func runDemoIfRequested() bool {
-	if os.Getenv(demoEnv) == "" {
+	v := os.Getenv(demoEnv)
+	if v == "" {
 		return false
 	}
-	if err := demoserver.New().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+	if err := demoserver.NewWith(demoOptions(v)).Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}
@@ -32,6 +34,28 @@ func runDemoIfRequested() bool {
 
 func demo() []string {
 	return []string{"--env", demoEnv + "=1", "--", os.Args[0]}
+}
+
+// demoWith is demo varied by options: "ttl=DURATION", "private",
+// "versions=V,V...", separated by ";".
+func demoWith(options string) []string {
+	return []string{"--env", demoEnv + "=" + options, "--", os.Args[0]}
+}
+
+func demoOptions(v string) demoserver.Options {
+	var opts demoserver.Options
+	for o := range strings.SplitSeq(v, ";") {
+		key, value, _ := strings.Cut(o, "=")
+		switch key {
+		case "ttl":
+			opts.TTL, _ = time.ParseDuration(value)
+		case "private":
+			opts.Private = true
+		case "versions":
+			opts.Versions = strings.Split(value, ",")
+		}
+	}
+	return opts
 }
 
 // demoLegacy is demo in the initialize era: the go-sdk server speaks both

@@ -30,9 +30,15 @@ func configError(err error) error { return &connect.ConfigError{Err: err} }
 func exitCode(err error) int {
 	var batchErr batchFailed
 	var keeperErr *keeperError
+	var checkErr checkFailed
+	var thresholdErr *thresholdError
 	switch {
+	case errors.As(err, &thresholdErr):
+		return exitcode.ToolError
 	case errors.As(err, &batchErr):
 		return batchErr.code
+	case errors.As(err, &checkErr):
+		return exitcode.ToolError
 	case errors.As(err, &keeperErr):
 		return keeperErr.code
 	case errors.Is(err, ErrInterrupted) && !exitcode.ClosedStdout(err):

@@ -3,8 +3,6 @@ package commands
 import (
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestFakeServer(t *testing.T) {
@@ -37,9 +35,10 @@ func TestFakeServer(t *testing.T) {
 		{name: "version refused", args: []string{"ping"}, behaviour: "supported=1999-01-01", wantCode: 4, errHas: `refused protocol version "2025-11-25" and supports only 1999-01-01`},
 		{name: "pages merged", args: []string{"list-tools", "-q", "[.tools[].name]"}, behaviour: "pages=3", wantCode: 0, wantOut: `["tool0","tool1","tool2","x"]` + "\n"},
 		{name: "max pages keeps cursor", args: []string{"list-tools", "--max-pages", "2", "-q", ".nextCursor"}, behaviour: "pages=3", wantCode: 0, wantOut: `"page-2"` + "\n", errHas: "--cursor"},
-		{name: "endless list stops at the page cap", args: []string{"list-tools"}, behaviour: "pages=1002", wantCode: 4,
-			errHas: "mcpv: tools/list: still not at the end after 1000 pages (--max-pages N takes N pages, keeping nextCursor)\n"},
-		{name: "max pages raises the cap", args: []string{"list-tools", "--max-pages", "1005", "-q", ".tools | length"}, behaviour: "pages=1002", wantCode: 0, wantOut: "1003\n"},
+		{name: "a list past 1,000 pages is followed to its end", args: []string{"list-tools", "-q", ".tools | length"}, behaviour: "pages=1500", wantCode: 0, wantOut: "1501\n"},
+		{name: "a call finds a tool listed past page 1,000", args: []string{"call", "x", "-q", ".content[0].text"}, behaviour: "pages=1500", wantCode: 0, wantOut: `"ok"` + "\n"},
+		{name: "list-tools finds a tool listed past page 1,000", args: []string{"list-tools", "x", "-q", ".name"}, behaviour: "pages=1500", wantCode: 0, wantOut: `"x"` + "\n"},
+		{name: "max pages past 1,000", args: []string{"list-tools", "--max-pages", "1005", "-q", ".tools | length"}, behaviour: "pages=1500", wantCode: 0, wantOut: "1005\n"},
 		{name: "cursor one page", args: []string{"list-tools", "--cursor", "page-1"}, behaviour: "pages=3", wantCode: 0,
 			wantOut: `{"tools":[{"name":"tool1","inputSchema":{"type":"object"}}],"nextCursor":"page-2"}` + "\n"},
 		{name: "answer with a NUL", args: []string{"call", "x"}, behaviour: "bad-answer=nul", wantCode: 4, errHas: "tools/call: the server's answer cannot be read: invalid JSON at byte"},
@@ -53,7 +52,7 @@ func TestFakeServer(t *testing.T) {
 		{name: "content-length framing given for a server that waits for the client", args: []string{"--framing", "content-length", "call", "x", "-q", ".content[0].text"}, behaviour: "content-length=strict", wantCode: 0, wantOut: `"ok"` + "\n"},
 		{name: "content-length framing given, with a large answer", args: []string{"--framing", "content-length", "call", "x", "-q", ".content[0].text | length"}, behaviour: "content-length=strict,big=300000", wantCode: 0, wantOut: "300000\n"},
 		{name: "a server that waits for frames, framing auto: the timeout names --framing", args: []string{"--connect-timeout", "1s", "call", "x"}, behaviour: "content-length=strict", wantCode: 124,
-			errHas: "it wrote nothing on its stdout (a server that reads only Content-Length frames needs --framing content-length)"},
+			errHas: "it wrote nothing at all: if it is still starting, give it longer with --connect-timeout; if it reads only Content-Length frames, it needs --framing content-length"},
 		{name: "lines framing given: a header block is not JSON", args: []string{"--framing", "lines", "--connect-timeout", "2s", "ping"}, behaviour: "content-length=greet", wantCode: 124, errHas: "not JSON"},
 		{name: "content-length framing with a large answer", args: []string{"call", "x", "-q", ".content[0].text | length"}, behaviour: "content-length,big=300000", wantCode: 0, wantOut: "300000\n"},
 		{name: "single page as sent", args: []string{"list-tools"}, behaviour: "plain", wantCode: 0,
@@ -63,20 +62,7 @@ func TestFakeServer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			r := mcpv(t, "", args(tt.args, fake(tt.behaviour))...)
-			if r.code != tt.wantCode {
-				t.Errorf("exit code = %d, want %d\nstderr: %s", r.code, tt.wantCode, r.stderr)
-			}
-			if tt.wantOut != "" {
-				if d := cmp.Diff(tt.wantOut, r.stdout); d != "" {
-					t.Errorf("stdout (-want +got):\n%s", d)
-				}
-			}
-			if !strings.Contains(r.stdout, tt.outHas) {
-				t.Errorf("stdout %q does not contain %q", r.stdout, tt.outHas)
-			}
-			if !strings.Contains(r.stderr, tt.errHas) {
-				t.Errorf("stderr %q does not contain %q", r.stderr, tt.errHas)
-			}
+			r.expect(t, tt.wantCode, tt.wantOut, tt.outHas, tt.errHas)
 		})
 	}
 }

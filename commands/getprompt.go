@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/stringargs"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 type getPromptCmd struct {
@@ -47,14 +49,49 @@ func (c *getPromptCmd) Run(ctx context.Context, s *session, out *console) error 
 	if err := client.Require("prompts", "prompts/get"); err != nil {
 		return err
 	}
+	var names []string
 	if !c.NoValidate {
-		if err := stringargs.CheckPrompt(ctx, client, c.Name, c.members, out.warnf); err != nil {
+		names, err = stringargs.CheckListed(ctx, client, c.Name, c.members, out.warnf)
+		if err != nil && s.keptServed("prompts") {
+			// Checked against prompts kept from an earlier run: the
+			// server's own list now decides.
+			s.forget("prompts")
+			names, err = stringargs.CheckListed(ctx, client, c.Name, c.members, out.warnf)
+		}
+		if err != nil {
 			return err
 		}
 	}
 	res, err := client.Call(ctx, "prompts/get", params)
 	if err != nil {
-		return err
+		if s.keptServed("prompts") {
+			s.forget("prompts")
+			names = nil // listed again below, if need be
+		}
+		return refusedName(err, "prompt", c.Name, "list-prompts", func() ([]string, error) {
+			if names != nil {
+				return names, nil
+			}
+			return listedNames(ctx, client, "prompts/list", "prompts", "name")
+		})
 	}
 	return out.print(res)
+}
+
+// listedNames walks a list (method, its items under key) for the member
+// field of each item (a name, a URI).
+func listedNames(ctx context.Context, client *mcp.Client, method, key, field string) ([]string, error) {
+	var names []string
+	err := client.Each(ctx, method, key, func(items []json.RawMessage) bool {
+		for _, it := range items {
+			rawjson.ForEachValidMember(it, func(k string, v []byte) error {
+				if s, err := rawjson.String(v); k == field && err == nil {
+					names = append(names, s)
+				}
+				return nil
+			})
+		}
+		return false
+	})
+	return names, err
 }

@@ -19,3 +19,29 @@ func Grammar() (*kong.Application, error) {
 	}
 	return k.Model, nil
 }
+
+// NoServerCommands are the commands, as a command line names them
+// ("session list"), that talk to no server through the run's session
+// (noServer): they take no server command line and resolve none.
+// docs/ARCHITECTURE.md names them, and architecture_test.go holds it to
+// this list.
+func NoServerCommands() ([]string, error) {
+	app, err := Grammar()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	var visit func(n *kong.Node)
+	visit = func(n *kong.Node) {
+		if n.Type == kong.CommandNode && len(n.Children) == 0 {
+			if _, ok := n.Target.Addr().Interface().(noServer); ok {
+				out = append(out, n.Path())
+			}
+		}
+		for _, c := range n.Children {
+			visit(c)
+		}
+	}
+	visit(app.Node)
+	return out, nil
+}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -253,6 +254,41 @@ func TestModernParamHeaders(t *testing.T) {
 	}
 	if lists != 3 || toolCalls != 2 { // bad: one list; ok: a list, the -32020, a list again, the retry
 		t.Errorf("%d tools/list and %d tools/call, want 3 and 2", lists, toolCalls)
+	}
+}
+
+// A call sent without listing (--no-validate, JSON arguments) to a modern
+// server over HTTP has no x-mcp-header annotations to follow: the server
+// that refuses its headers gets them after a listing, and the call again.
+func TestModernParamHeadersOnTheFastPath(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: func(x *mcptest.Exchange) bool {
+		switch x.RPCMethod {
+		case "server/discover":
+			x.Reply(x.Result(`{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"f","version":"1"}}}`))
+		case "tools/list":
+			x.Reply(x.Result(`{"tools":[{"name":"ok","inputSchema":{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"Region"}}}}]}`))
+		case "tools/call":
+			if region := x.Header.Get("Mcp-Param-Region"); region == "" {
+				x.Reply(x.Error(-32020, "Header mismatch"))
+			} else {
+				x.Reply(x.Result(`{"content":[{"type":"text","text":"` + region + `"}]}`))
+			}
+		default:
+			return false
+		}
+		return true
+	}})
+	r := mcpv(t, "", "-u", srv.URL, "call", "ok", `r:="eu"`, "--no-validate", "-r", "-q", ".content[0].text")
+	if r.code != 0 || r.stdout != "eu\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	var got []string
+	for _, q := range srv.Requests() {
+		got = append(got, q.RPCMethod)
+	}
+	if want := []string{"server/discover", "tools/call", "tools/list", "tools/call"}; !slices.Equal(got, want) {
+		t.Errorf("requests %q, want %q", got, want)
 	}
 }
 

@@ -21,5 +21,8 @@ func (c *infoCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err != nil {
 		return err
 	}
+	if err := client.Settle(ctx); err != nil { // the server's answer, not the one remembered
+		return err
+	}
 	return out.printView(client.InitializeResult(), table.Info)
 }

@@ -12,7 +12,7 @@ import (
 // pageFlags are shared by the list commands.
 type pageFlags struct {
 	Cursor   string `name:"cursor" placeholder:"CURSOR" help:"Fetch the one page that starts at this cursor; its nextCursor is kept."`
-	MaxPages int    `name:"max-pages" placeholder:"N" help:"Stop after N pages (the output then keeps nextCursor); by default a list longer than 1000 pages fails."`
+	MaxPages int    `name:"max-pages" placeholder:"N" help:"Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end."`
 }
 
 func (f *pageFlags) Validate() error {
@@ -37,8 +37,8 @@ func listChecked(ctx context.Context, s *session, out *console, p pageFlags, req
 		return err
 	}
 	res, next, err := client.List(ctx, method, key, mcp.Pages{Cursor: p.Cursor, Max: p.MaxPages})
-	var capped *mcp.PageCapError
-	if errors.As(err, &capped) {
+	var endless *mcp.EndlessListError
+	if errors.As(err, &endless) {
 		return fmt.Errorf("%w (--max-pages N takes N pages, keeping nextCursor)", err)
 	}
 	if err != nil {

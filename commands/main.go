@@ -152,7 +152,9 @@ type commandSet struct {
 	Skills                skillsCmd
 	Request               requestCmd
 	Batch                 batchCmd
+	Load                  loadCmd
 	Test                  testCmd
+	Check                 checkCmd
 	Session               sessionCmd
 	Serve                 serveCmd
 	Mock                  mockCmd
@@ -193,6 +195,8 @@ func (s *commandSet) commands() []command {
 		{"request", groupTalk, "Send any request, with raw JSON params", "Send any request (or notification) with raw JSON params.", &s.Request},
 		{"batch", groupTalk, "Run operations from stdin in one session", "Run operations from stdin, one per line, in one session; print a JSON line for each.", &s.Batch},
 		{"test", groupTest, "Run test files against servers, report for CI", "Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).", &s.Test},
+		{"check", groupTest, "Check a server against the spec, rule by rule", "Check the server against the MCP specification, requirement by requirement, and report.", &s.Check},
+		{"load", groupTest, "Put load on a server; percentiles, thresholds", "Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.", &s.Load},
 		{"session", groupSessions, "Keep a session open for many commands", "Keep a session open in the background for many commands: start, list, stop.", &s.Session},
 		{"serve", groupSessions, "Re-expose a server to MCP clients, with a guard", "Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.", &s.Serve},
 		{"mock", groupSessions, "Serve a recorded server, for testing clients", "Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.", &s.Mock},
@@ -465,7 +469,7 @@ func run(ctx context.Context, args []string, ios *output.Streams, env connect.En
 func runWith(ctx context.Context, args []string, ios *output.Streams, env connect.Env, servers *mcp.ProcessGroups, signals <-chan struct{}) (code int) {
 	if len(args) == 1 && args[0] == keeperArg {
 		waitFor(signals)
-		return runKeeper(ctx, ios, env)
+		return runKeeper(ctx, ios, env, servers)
 	}
 	if len(args) == 0 {
 		waitFor(signals)
@@ -473,6 +477,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 		return exitcode.Usage
 	}
 	args, server := splitServer(args)
+	args = loadShorts(args)
 	if len(args) > 1 && args[0] == "help" {
 		if text, ok, err := helpWords(args[1:], env); ok {
 			waitFor(signals)
@@ -556,6 +561,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	// which learns the secrets the session comes to hold (tokens) as well.
 	scrub := redact.NewScrubber(ios.Err)
 	scrub.Add(settings.Secrets...)
+	ios.Status.MaskWith(func(text string) string { return string(scrub.Mask([]byte(text))) })
 	defer scrub.Flush() // after the session's close, which may still forward the server's stderr
 	scrubbed := *ios
 	scrubbed.Err = scrub

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 	"github.com/mcpv/mcpv/output"
@@ -28,6 +30,26 @@ func TestMain(m *testing.M) {
 type result struct {
 	code           int
 	stdout, stderr string
+}
+
+// expect checks a run's exit code, its stdout (exactly, unless wantOut is
+// ""), and what stdout and stderr hold.
+func (r result) expect(t *testing.T, wantCode int, wantOut, outHas, errHas string) {
+	t.Helper()
+	if r.code != wantCode {
+		t.Errorf("exit code = %d, want %d\nstderr: %s", r.code, wantCode, r.stderr)
+	}
+	if wantOut != "" {
+		if d := cmp.Diff(wantOut, r.stdout); d != "" {
+			t.Errorf("stdout (-want +got):\n%s", d)
+		}
+	}
+	if !strings.Contains(r.stdout, outHas) {
+		t.Errorf("stdout %q does not contain %q", r.stdout, outHas)
+	}
+	if !strings.Contains(r.stderr, errHas) {
+		t.Errorf("stderr %q does not contain %q", r.stderr, errHas)
+	}
 }
 
 // testEnv is a world of its own for one test: the process's environment

@@ -33,9 +33,18 @@ func (c *readCmd) Run(ctx context.Context, s *session, out *console) error {
 	params, _ := json.Marshal(struct {
 		URI string `json:"uri"`
 	}{c.URI})
-	res, err := s.request(ctx, "resources", "resources/read", params)
+	client, err := s.client(ctx)
 	if err != nil {
 		return err
+	}
+	if err := client.Require("resources", "resources/read"); err != nil {
+		return err
+	}
+	res, err := client.Call(ctx, "resources/read", params)
+	if err != nil {
+		return refusedName(err, "resource", c.URI, "list-resources", func() ([]string, error) {
+			return listedNames(ctx, client, "resources/list", "resources", "uri")
+		})
 	}
 	return out.printResult(res, c.Text, c.SaveDir)
 }

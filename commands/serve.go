@@ -106,11 +106,13 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 	if g := s.settings.Guard; g != nil {
 		guard = append(guard, *g)
 	}
+	eraOfEachClient := s.settings.ProtocolEra == "auto" && s.settings.ProtocolVersion == "" && s.settings.URL != "" && s.settings.Session == ""
 	if s.settings.ProtocolEra == "auto" && s.settings.ProtocolVersion == "" {
 		// The initialize era upstream, unless asked otherwise: there a
 		// server may ask its questions mid-call, take subscriptions and
 		// a log level, as most clients expect; a modern client is
-		// answered by translation.
+		// answered by translation, or, by a server reached over HTTP, in
+		// a session of its own era when the server speaks it.
 		s.settings.ProtocolEra = "legacy"
 	}
 	secrets := redact.NewScrubber(io.Discard)
@@ -127,11 +129,23 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 			}
 			return serve.Conn(c), nil
 		},
-		Hooks:   s.hooks,
-		Guard:   guard,
-		Isolate: c.Isolate,
-		Secrets: secrets,
-		Log:     s.hooks.Log,
+		Hooks:      s.hooks,
+		Guard:      guard,
+		Isolate:    c.Isolate,
+		ClientCaps: c.HTTP == "" && s.settings.Session == "",
+		Secrets:    secrets,
+		Log:        s.hooks.Log,
+	}
+	if eraOfEachClient {
+		modern := *s.settings
+		modern.ProtocolEra = "modern"
+		srv.OpenModern = func(ctx context.Context, h connect.Hooks) (serve.Upstream, error) {
+			c, err := connect.Open(ctx, &modern, s.env, h)
+			if err != nil {
+				return nil, err
+			}
+			return serve.Conn(c), nil
+		}
 	}
 	var rec *mock.Recorder
 	if c.Record != "" {

@@ -131,6 +131,9 @@ func TestLogMessages(t *testing.T) {
 }
 
 func TestEventsAndProgress(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (a call of 2.4 s and one the 1.5 s cap ends): runs without -short")
+	}
 	t.Parallel()
 	events := filepath.Join(t.TempDir(), "events.ndjson")
 	// Each step takes 400 ms, the whole call 2.4 s: only progress keeps the

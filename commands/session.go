@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"slices"
 	"sync"
 
@@ -45,6 +46,7 @@ func (s *session) client(ctx context.Context) (*mcp.Client, error) {
 		if s.settings.Session != "" {
 			conn, err = attach(ctx, s.settings, s.env, h)
 		} else {
+			h.Remember = true
 			conn, err = connect.Open(ctx, s.settings, s.env, h)
 		}
 		if err != nil {
@@ -53,6 +55,19 @@ func (s *session) client(ctx context.Context) (*mcp.Client, error) {
 		s.conn = conn
 	}
 	return s.conn.Client, nil
+}
+
+// opened reports whether the session is open.
+func (s *session) opened() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conn != nil
+}
+
+// httpClients are an HTTP target's clients: with the session's
+// credentials, and without any.
+func (s *session) httpClients() (authorized, plain *http.Client, err error) {
+	return connect.HTTPClients(s.settings, s.env, s.hooks)
 }
 
 // request opens the session, checks that the server declared capability,
@@ -104,12 +119,44 @@ func attach(ctx context.Context, settings *connect.Settings, env connect.Env, h 
 	return connect.Attach(&s, env, h, t, st)
 }
 
-// findTool returns the definition of the tool called name.
+// findTool returns the definition of the tool called name. A name the
+// tools kept from an earlier run do not hold is looked for again in what
+// the server lists now: it may have been added since.
 func (s *session) findTool(ctx context.Context, client *mcp.Client, name string) (mcp.Tool, error) {
+	t, err := s.findToolOnce(ctx, client, name)
+	var nl *mcp.ToolNotListedError
+	if errors.As(err, &nl) && s.keptServed("tools") {
+		s.forget("tools")
+		t, err = s.findToolOnce(ctx, client, name)
+	}
+	return t, err
+}
+
+func (s *session) findToolOnce(ctx context.Context, client *mcp.Client, name string) (mcp.Tool, error) {
 	if s.cacheTools {
 		return s.conn.Tools.Find(ctx, client, name)
 	}
 	return client.FindTool(ctx, name)
+}
+
+// keptServed reports whether a lookup of the list ("tools", "prompts",
+// "resources") was answered from what was kept of the server between runs.
+func (s *session) keptServed(list string) bool {
+	return s.conn != nil && s.conn.Kept != nil && s.conn.Kept.Served(list)
+}
+
+// forget drops what the session knows of the list, kept between runs or
+// for the session: the server is asked again.
+func (s *session) forget(list string) {
+	if s.conn == nil {
+		return
+	}
+	if s.conn.Kept != nil {
+		s.conn.Kept.Forget(list)
+	}
+	if list == "tools" {
+		s.conn.Tools.Reset()
+	}
 }
 
 // listen passes every notification to fn, on the session's dispatcher

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/keeper"
 	"github.com/mcpv/mcpv/internal/safedir"
+	"github.com/mcpv/mcpv/internal/waitline"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
@@ -148,6 +149,9 @@ func (c *sessionStartCmd) Run(ctx context.Context, s *session, out *console) err
 	wait := s.settings.ConnectTimeout + 30*time.Second
 	if s.settings.ConnectTimeout == 0 {
 		wait = 24 * time.Hour
+	}
+	if out.ios.Status.Enabled() {
+		defer waitline.Show(out.ios.Status, connect.WaitingFor(s.settings), nil, time.Now(), waitline.Delay).Stop()
 	}
 	var r keeperReady
 	select {
@@ -285,7 +289,9 @@ func (c *sessionStopCmd) Run(out *console, env connect.Env) error {
 
 // runKeeper is the keeper process: it reads what session start sent on fd
 // 3, opens the session, says so on fd 4 and serves until the session ends.
-func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env) int {
+// servers records its server's process group while it runs, as a one-shot
+// command's.
+func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env, servers *mcp.ProcessGroups) int {
 	cfg, ready := os.NewFile(3, "start"), os.NewFile(4, "ready")
 	say := func(r keeperReady) {
 		b, _ := json.Marshal(r)
@@ -335,6 +341,7 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env) int {
 		OnNotification: k.Notify,
 		Route:          k.Route,
 		ReadGate:       k.ReadGate,
+		Groups:         servers,
 	}
 	conn, err := connect.Open(ctx, start.Settings, env, h)
 	if err != nil {

@@ -183,8 +183,8 @@ func TestSkillsPullRefusesControlCharactersInPaths(t *testing.T) {
 	}
 }
 
-// A skills list whose every page names a new cursor stops at the page
-// cap, as every list does.
+// A skills list whose every page names a new cursor and nothing else is
+// endless, and its walk stops, as every list's does.
 func TestSkillsListEnds(t *testing.T) {
 	t.Parallel()
 	var pages atomic.Int64
@@ -204,7 +204,7 @@ func TestSkillsListEnds(t *testing.T) {
 		return true
 	}})
 	r := mcpv(t, "", "-u", srv.URL, "skills", "list")
-	want := "mcpv: skills/list: still not at the end after 1000 pages (--max-pages N takes N pages, keeping nextCursor)\n"
+	want := "mcpv: skills/list: pages 1 to 1000 bring nothing new, though each has a new nextCursor, so the list never ends (--max-pages N takes N pages, keeping nextCursor)\n"
 	if r.code != 4 || r.stderr != want {
 		t.Errorf("exit %d, stderr %q; want exit 4, %q", r.code, r.stderr, want)
 	}

@@ -352,6 +352,9 @@ func TestWatchListsAndReadErrors(t *testing.T) {
 // resources/read: every read is answered, in time, and every update becomes
 // a line (the first, after the subscription, and then 3000 per read).
 func TestWatchReadAmidABurstOfUpdates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (a burst of 3,000 updates, then 1,000 more): runs without -short")
+	}
 	t.Parallel()
 	const burst = 3000
 	r := mcpv(t, "", args([]string{"--timeout", "20s", "watch", "fake://a", "--read", "--count", "4", "-r", "-q", ".contents[0].text"}, fake(fmt.Sprintf("updates=%d", burst)))...)

@@ -4,7 +4,7 @@
 # __mcpv_subs CMD sets subs to the subcommands of CMD ("" for mcpv itself, "tasks", ...).
 __mcpv_subs() {
     case $1 in
-    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test session serve mock servers trust auth completions' ;;
+    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test check load session serve mock servers trust auth completions' ;;
     'tasks') subs='list get result cancel' ;;
     'skills') subs='list get read pull' ;;
     'session') subs='start list stop' ;;
@@ -32,6 +32,8 @@ __mcpv_flags() {
     'skills pull') flags='--force' ;;
     'batch') flags='--parallel --keep-going' ;;
     'test') flags='--format --output --parallel --fail-fast --filter --lint --snapshot --update --ci' ;;
+    'check') flags='--only --skip --strict --call --format --output --check-timeout --max-time --parallel' ;;
+    'load') flags='--mix --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --format --grace' ;;
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
     'serve') flags='--http --http-token --allow-remote --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
@@ -107,7 +109,7 @@ __mcpv_flag() {
         'call:--args') kind='none'; return ;;
         'call:--no-coerce') kind='bool'; return ;;
         'call:--no-validate') kind='bool'; return ;;
-        'call:--validate-output') kind='enum off warn strict'; return ;;
+        'call:--validate-output') kind='enum auto off warn strict'; return ;;
         'call:--dry-run') kind='bool'; return ;;
         'call:--text') kind='bool'; return ;;
         'call:--save-dir') kind='dir'; return ;;
@@ -149,6 +151,26 @@ __mcpv_flag() {
         'test:--snapshot') kind='bool'; return ;;
         'test:--update') kind='bool'; return ;;
         'test:--ci') kind='bool'; return ;;
+        'check:--only') kind='none'; return ;;
+        'check:--skip') kind='none'; return ;;
+        'check:--strict') kind='bool'; return ;;
+        'check:--call') kind='none'; return ;;
+        'check:--format') kind='enum text junit tap json'; return ;;
+        'check:--output') kind='file'; return ;;
+        'check:--check-timeout') kind='none'; return ;;
+        'check:--max-time') kind='none'; return ;;
+        'check:--parallel') kind='none'; return ;;
+        'load:--mix') kind='file'; return ;;
+        'load:--concurrency') kind='none'; return ;;
+        'load:--duration'|'load:-d') kind='none'; return ;;
+        'load:--count'|'load:-n') kind='none'; return ;;
+        'load:--rate') kind='none'; return ;;
+        'load:--stage') kind='none'; return ;;
+        'load:--new-session') kind='bool'; return ;;
+        'load:--shared') kind='bool'; return ;;
+        'load:--threshold') kind='none'; return ;;
+        'load:--format') kind='enum text json'; return ;;
+        'load:--grace') kind='none'; return ;;
         'session start:--idle') kind='none'; return ;;
         'session stop:--all') kind='bool'; return ;;
         'serve:--http') kind='none'; return ;;

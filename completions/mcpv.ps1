@@ -23,6 +23,8 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'request'; H = 'Send any request (or notification) with raw JSON params.' }
             @{ N = 'batch'; H = 'Run operations from stdin, one per line, in one session; print a JSON line for each.' }
             @{ N = 'test'; H = 'Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).' }
+            @{ N = 'check'; H = 'Check the server against the MCP specification, requirement by requirement, and report.' }
+            @{ N = 'load'; H = 'Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.' }
             @{ N = 'session'; H = 'Keep a session open in the background for many commands: start, list, stop.' }
             @{ N = 'serve'; H = 'Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.' }
             @{ N = 'mock'; H = 'Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.' }
@@ -116,13 +118,13 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'list-tools' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
-            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default a list longer than 1000 pages fails.' }
+            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
         )
         'call' = @(
             @{ Names = @('--args'); Words = 1; Kind = 'none'; Enum = @(); H = 'Arguments as a JSON object, from a file (@FILE) or stdin (-); key=value pairs override its members.' }
             @{ Names = @('--no-coerce'); Words = 0; Kind = 'none'; Enum = @(); H = 'Keep every key=value a string, whatever the schema says.' }
-            @{ Names = @('--no-validate'); Words = 0; Kind = 'none'; Enum = @(); H = 'Send the arguments without checking them against the tool''s inputSchema.' }
-            @{ Names = @('--validate-output'); Words = 1; Kind = 'enum'; Enum = @('off', 'warn', 'strict'); H = 'Check structuredContent against the tool''s outputSchema: off, warn (on stderr), or strict (exit 3). The result is printed in full either way.' }
+            @{ Names = @('--no-validate'); Words = 0; Kind = 'none'; Enum = @(); H = 'Send the arguments without checking them against the tool''s inputSchema (and the result''s structuredContent unchecked, unless --validate-output says otherwise).' }
+            @{ Names = @('--validate-output'); Words = 1; Kind = 'enum'; Enum = @('auto', 'off', 'warn', 'strict'); H = 'Check structuredContent against the tool''s outputSchema: off, warn (on stderr), strict (exit 3), or auto (warn, but off with --no-validate). The result is printed in full either way.' }
             @{ Names = @('--dry-run'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print the JSON-RPC request that would be sent, and send nothing (the server is still started, for the tool''s schema).' }
             @{ Names = @('--text'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print the text of the result''s content blocks (and text resources, and the URIs of resource links), raw, one after another.' }
             @{ Names = @('--save-dir'); Words = 1; Kind = 'dir'; Enum = @(); H = 'Write image, audio and blob content to files in DIR and print their paths instead of the base64.' }
@@ -132,11 +134,11 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'list-resources' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
-            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default a list longer than 1000 pages fails.' }
+            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
         )
         'list-resource-templates' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
-            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default a list longer than 1000 pages fails.' }
+            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
         )
         'read' = @(
             @{ Names = @('--text'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print the text of the resource''s text contents, raw, one after another (blob contents are skipped, or their paths printed with --save-dir).' }
@@ -144,7 +146,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'list-prompts' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
-            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default a list longer than 1000 pages fails.' }
+            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
         )
         'get-prompt' = @(
             @{ Names = @('--no-validate'); Words = 0; Kind = 'none'; Enum = @(); H = 'Send the arguments without checking them against the prompt''s declared arguments.' }
@@ -163,11 +165,11 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'tasks list' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
-            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default a list longer than 1000 pages fails.' }
+            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
         )
         'skills list' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
-            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default a list longer than 1000 pages fails.' }
+            @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
         )
         'skills read' = @(
             @{ Names = @('--text'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print the file''s text, raw, instead of the resources/read result.' }
@@ -190,6 +192,30 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--snapshot'); Words = 0; Kind = 'none'; Enum = @(); H = 'Compare each server''s tools, prompts and resource templates with FILE.snapshot.json beside its test file (a snapshot step first in every file).' }
             @{ Names = @('--update'); Words = 0; Kind = 'none'; Enum = @(); H = 'Write snapshots anew: accept every change, breaking or not.' }
             @{ Names = @('--ci'); Words = 0; Kind = 'none'; Enum = @(); H = 'Fail a snapshot step whose snapshot file is missing instead of writing it (the default when the CI environment variable is set; --no-ci writes it).' }
+        )
+        'check' = @(
+            @{ Names = @('--only'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run only these checks, each named by its id (jsonrpc.unknown-method) or its area (jsonrpc); repeat or separate with commas.' }
+            @{ Names = @('--skip'); Words = 1; Kind = 'none'; Enum = @(); H = 'Leave out these checks, by id or area.' }
+            @{ Names = @('--strict'); Words = 0; Kind = 'none'; Enum = @(); H = 'Fail (exit 1) on a SHOULD that does not hold, as on a MUST; without it, it is a warning.' }
+            @{ Names = @('--call'); Words = 1; Kind = 'none'; Enum = @(); H = 'Call this tool, with these arguments (typed as mcpv call types them), for the checks that need a call: its result, progress and cancellation. Repeatable. Without it no tool is called, and those checks are skipped.' }
+            @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'junit', 'tap', 'json'); H = 'Report format: text (a line per check, by area), junit (JUnit XML), tap (TAP version 14) or json.' }
+            @{ Names = @('--output'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write the report to FILE (made before the server starts); with a --format other than text, the text report still goes to stdout.' }
+            @{ Names = @('--check-timeout'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fail a check that has not ended after this long, not counting the start of the server processes it starts (which --connect-timeout bounds).' }
+            @{ Names = @('--max-time'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop the whole run after this long: the checks not run are skipped, and the exit code is 124.' }
+            @{ Names = @('--parallel'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run up to N checks (each on a connection of its own) at once.' }
+        )
+        'load' = @(
+            @{ Names = @('--mix'); Words = 1; Kind = 'file'; Enum = @(); H = 'Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one.' }
+            @{ Names = @('--concurrency'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run N sessions at once (-c N after load; the most at once, with stages).' }
+            @{ Names = @('--duration', '-d'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run for this long (default 10s, unless --count or --stage end the run).' }
+            @{ Names = @('--count', '-n'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run N iterations in all.' }
+            @{ Names = @('--rate'); Words = 1; Kind = 'none'; Enum = @(); H = 'Start N iterations a second, whatever the server does (an open model: latency counts from when each was meant to start); default: a closed loop, each session starting its next iteration when the last ends.' }
+            @{ Names = @('--stage'); Words = 1; Kind = 'none'; Enum = @(); H = 'A stage of the run (repeatable): over DURATION move in a straight line to N sessions at once, or to N iterations a second with /s (e.g. --stage 30s:16 --stage 1m:16 --stage 10s:0).' }
+            @{ Names = @('--new-session'); Words = 0; Kind = 'none'; Enum = @(); H = 'Open a new session for every iteration (start or connect, initialize or discover, the operation, the close) instead of holding each session open.' }
+            @{ Names = @('--shared'); Words = 0; Kind = 'none'; Enum = @(); H = 'Run every iteration on one session (one stdio server process, one HTTP session) shared by the N at once.' }
+            @{ Names = @('--threshold'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fail the run (exit 1) unless EXPR holds (repeatable): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100.' }
+            @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'json'); H = 'The report: text (a table and a histogram) or json (every figure and the histogram, through --jq).' }
+            @{ Names = @('--grace'); Words = 1; Kind = 'none'; Enum = @(); H = 'How long the operations in flight when the run''s time is over may still take; those cut then count as unfinished errors.' }
         )
         'session start' = @(
             @{ Names = @('--idle'); Words = 1; Kind = 'none'; Enum = @(); H = 'End the session after this long without commands; 0 never.' }

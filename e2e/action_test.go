@@ -216,8 +216,9 @@ steps:
 // start, 2 when no file is named; an archive that does not match its
 // checksum is refused before anything runs.
 func TestGitHubAction(t *testing.T) {
+	long(t, "installs a release")
 	t.Parallel()
-	demo := buildTool(t, t.TempDir(), "../examples/demo-server")
+	demo := demoBin(t)
 	dist := snapshotRelease(t)
 	release := serveRelease(t, dist)
 	workspace := t.TempDir()

@@ -81,8 +81,9 @@ func runScript(t *testing.T, dir, script string, env ...string) (code int, out s
 // files, ending with mcpv test's exit code; an archive other than the one
 // checksums.txt names stops it before mcpv is unpacked.
 func TestShellRecipe(t *testing.T) {
+	long(t, "installs a release")
 	t.Parallel()
-	demo := buildTool(t, t.TempDir(), "../examples/demo-server")
+	demo := demoBin(t)
 	dist := snapshotRelease(t)
 	release := serveRelease(t, dist)
 	_, _, version := hostArchive(t, dist)
@@ -117,6 +118,7 @@ func TestShellRecipe(t *testing.T) {
 // The GitLab CI job installs the release with the action's script and
 // writes the JUnit report GitLab collects.
 func TestGitLabJob(t *testing.T) {
+	long(t, "installs a release")
 	t.Parallel()
 	var jobs map[string]struct {
 		Variables map[string]string
@@ -133,7 +135,7 @@ func TestGitLabJob(t *testing.T) {
 	if !ok || job.Artifacts.When != "always" || job.Artifacts.Reports.JUnit == "" {
 		t.Fatalf("gitlab-ci.yml: no job mcpv that always keeps a JUnit report: %+v", jobs)
 	}
-	demo := buildTool(t, t.TempDir(), "../examples/demo-server")
+	demo := demoBin(t)
 	dist := snapshotRelease(t)
 	release := serveRelease(t, dist)
 	_, _, version := hostArchive(t, dist)

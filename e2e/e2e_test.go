@@ -7,6 +7,7 @@ package e2e
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -34,16 +35,34 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	mcpvBin = filepath.Join(dir, "mcpv")
-	build := exec.Command("go", "build", "-o", mcpvBin, "..")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build mcpv:", err)
+	binDir = dir
+	waitMoreAtOnce()
+	if mcpvBin, err = buildMcpv(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
 		os.Exit(1)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// parallelTests is how many of the package's parallel tests run at once
+// unless -parallel says otherwise. They spend their time waiting for
+// processes (a server that starts seconds late, a grace period, a
+// timeout), not on the CPU: go test's default, the number of CPUs, would
+// leave a two-core machine idle while two of them wait.
+const parallelTests = 8
+
+// waitMoreAtOnce raises -parallel to parallelTests when the command line
+// does not set it.
+func waitMoreAtOnce() {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if p := flag.Lookup("test.parallel"); !set && p != nil {
+		p.Value.Set(strconv.Itoa(max(parallelTests, runtime.GOMAXPROCS(0))))
+	}
 }
 
 // server holds the files through which a fake server reports on itself.
@@ -222,8 +241,10 @@ func TestCtrlC(t *testing.T) {
 	if code != 130 {
 		t.Errorf("exit code %d, want 130; stderr:\n%s", code, r.stderr.String())
 	}
-	// The fake logs what it reads on a goroutine of its own: allow it a moment.
-	s.waitFor(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4,"reason":"interrupted"}}`)
+	// The fake logs what it reads on a goroutine of its own: allow it a
+	// moment. The call is request 3, after server/discover and initialize:
+	// with --no-validate and no arguments, no tools/list goes before it.
+	s.waitFor(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"interrupted"}}`)
 	if !s.gone(t) {
 		t.Error("the server outlived mcpv")
 	}
@@ -338,6 +359,7 @@ func TestSilentOpenStdin(t *testing.T) {
 // server reads slowly and the peak measures the machine's load (158 MB
 // beside them, 65-70 MB alone), not mcpv's bound.
 func TestServerRequestFloodInBoundedMemory(t *testing.T) {
+	long(t, "30 s alone")
 	s := newServer(t, "plain,ping-flood=300000")
 	r := start(t, append([]string{"call", "x", "-q", ".content[0].text"}, s.args()...)...)
 	if code, _ := r.wait(t, 60*time.Second); code != 0 || r.stdout.String() != "\"ok\"\n" {
@@ -369,9 +391,8 @@ func TestReadmeScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "demo-server"), "../examples/demo-server")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the demo server: %v\n%s", err, out)
+	if err := os.Symlink(demoBin(t), filepath.Join(dir, "demo-server")); err != nil {
+		t.Fatal(err)
 	}
 	found := map[string]bool{}
 	for _, file := range append([]string{"../README.md"}, guides...) {
@@ -415,31 +436,23 @@ func TestReadmeScript(t *testing.T) {
 	}
 }
 
-// --version says what was built: the release's stamps, or what the
-// toolchain stamped from the checkout.
-func TestVersion(t *testing.T) {
+// --version says what a release build was stamped with.
+func TestVersionOfARelease(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "mcpv")
-	const pkg = "github.com/mcpv/mcpv/commands"
-	build := exec.Command("go", "build", "-o", bin, "-ldflags",
-		"-X "+pkg+".Version=v9.9.9 -X "+pkg+".Commit=abc1234def5678abc1234def5678abc1234def56 -X "+pkg+".Date=2026-01-02T03:04:05Z", "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := releaseBin(t)
 	out, err := exec.Command(bin, "--version").Output()
-	want := fmt.Sprintf("mcpv v9.9.9 (commit abc1234def56, built 2026-01-02T03:04:05Z, %s %s/%s)\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	want := fmt.Sprintf("mcpv v%s (commit %s, built %s, %s %s/%s)\n", snapshotVersion, snapshotCommit[:12], snapshotDate, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	if err != nil || string(out) != want {
 		t.Errorf("release build: %q, %v; want %q", out, err, want)
 	}
-	// A build in a checkout and 'go run .' (which stamps no revision) say
-	// the same version; the build adds the commit when the go command
-	// stamped one.
-	build = exec.Command("go", "build", "-buildvcs=auto", "-o", bin, "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	built, _ := exec.Command(bin, "--version").Output()
+}
+
+// A build in a checkout and 'go run .' (which stamps no revision) say the
+// same version; the build adds its revision and that revision's time when
+// the go command stamped one.
+func TestVersionOfACheckout(t *testing.T) {
+	t.Parallel()
+	built, _ := exec.Command(mcpvBin, "--version").Output()
 	run := exec.Command("go", "run", ".", "--version")
 	run.Dir = ".."
 	ran, err := run.Output()
@@ -450,10 +463,56 @@ func TestVersion(t *testing.T) {
 	if err != nil {
 		t.Skip("not a git checkout: no revision to stamp")
 	}
-	if info, err := os.Stat("../.git"); err == nil && !info.IsDir() {
-		t.Skip("a git worktree (.git is a file): the go command stamps no revision there")
+	if fi, err := os.Stat("../.git"); err != nil || !fi.IsDir() {
+		t.Skip("the checkout's .git is not a directory (a linked worktree): go build stamps no revision from it")
 	}
 	if !strings.Contains(string(built), "(commit "+string(head[:12])) || !strings.Contains(string(built), ", built 20") {
 		t.Errorf("checkout build: %q, want the revision %s and its time", built, head[:12])
 	}
+}
+
+// Ctrl-C in the middle of a load run: the report of what was measured,
+// exit 130, and every server the run started gone.
+func TestLoadCtrlC(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("finds the servers through /proc")
+	}
+	t.Parallel()
+	s := newServer(t, "delay=5ms")
+	r := start(t, append([]string{"load", "call", "x", "-c", "8", "-d", "1h"}, s.args()...)...)
+	for strings.Count(s.received(), `"tools/call"`) < 50 {
+		s.waitFor(t, `"tools/call"`)
+		time.Sleep(10 * time.Millisecond)
+	}
+	r.cmd.Process.Signal(os.Interrupt)
+	code, took := r.wait(t, 20*time.Second)
+	if code != 130 {
+		t.Errorf("exit code %d, want 130; stderr:\n%s", code, r.stderr.String())
+	}
+	if !strings.Contains(r.stdout.String(), "(interrupted)") || !strings.Contains(r.stdout.String(), "session close") {
+		t.Errorf("stdout has no report of the run:\n%s", r.stdout.String())
+	}
+	if !strings.HasSuffix(r.stderr.String(), "mcpv: interrupted\n") {
+		t.Errorf("stderr %q; want it to end with the interrupt", r.stderr.String())
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for left := withEnv(s.log); len(left) > 0; left = withEnv(s.log) {
+		if time.Now().After(deadline) {
+			t.Fatalf("servers %v outlived mcpv load", left)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("exit after Ctrl-C took %v", took)
+}
+
+// withEnv lists the processes whose environment holds text.
+func withEnv(text string) []string {
+	var pids []string
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		if env, err := os.ReadFile(d + "/environ"); err == nil && strings.Contains(string(env), text) {
+			pids = append(pids, filepath.Base(d))
+		}
+	}
+	return pids
 }

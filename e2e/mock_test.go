@@ -43,8 +43,12 @@ func TestMockFromRecording(t *testing.T) {
 			for _, c := range calls {
 				args := append(append([]string{"--protocol-era", era}, c...), server...)
 				out, err := exec.Command(mcpvBin, args...).Output()
-				if err != nil || string(out) != want[strings.Join(c, " ")] {
-					t.Errorf("%s %s %v: %v\n got %s\nwant %s", era, tr, c, err, out, want[strings.Join(c, " ")])
+				w := want[strings.Join(c, " ")]
+				if era == "modern" { // a modern client's result says it is complete
+					w = strings.Replace(w, "{", `{"resultType":"complete",`, 1)
+				}
+				if err != nil || string(out) != w {
+					t.Errorf("%s %s %v: %v\n got %s\nwant %s", era, tr, c, err, out, w)
 				}
 			}
 			out, err := exec.Command(mcpvBin, append([]string{"--protocol-era", era, "call", "add", "a:=1", "b:=5"}, server...)...).CombinedOutput()

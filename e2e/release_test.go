@@ -16,7 +16,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -25,17 +24,21 @@ import (
 	"testing"
 )
 
-// snapshotVersion is the version of the release the test builds.
-const snapshotVersion = "0.0.0-SNAPSHOT-e2e"
+// snapshot is the release the tests serve, made once a run from
+// releaseBin; mu guards dir, which is empty until it is made.
+var snapshot struct {
+	mu  sync.Mutex
+	dir string
+}
 
 // snapshotRelease returns a directory holding a release as GoReleaser
 // lays it out in dist/: checksums.txt and the archives. With
 // MCPV_RELEASE_DIST set (to the dist/ of scripts/release-check.sh) it is
-// that one; otherwise the test builds the archive of this machine as
-// .goreleaser.yaml does (go build -trimpath with the version in -ldflags;
-// the binary, README.md and LICENSE in a tar.gz named
+// that one; otherwise it is made once a run as .goreleaser.yaml makes one
+// (releaseBin; the binary, README.md and LICENSE in a tar.gz named
 // mcpv_VERSION_OS_ARCH.tar.gz; sha256 lines in checksums.txt), beside a
 // stand-in archive for another system, which the action must not take.
+// The tests only read it.
 func snapshotRelease(t *testing.T) string {
 	t.Helper()
 	if dist := os.Getenv("MCPV_RELEASE_DIST"); dist != "" {
@@ -45,14 +48,15 @@ func snapshotRelease(t *testing.T) string {
 		}
 		return abs
 	}
-	dist, build := t.TempDir(), t.TempDir()
-	bin := filepath.Join(build, "mcpv")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "-ldflags",
-		"-s -w -X github.com/mcpv/mcpv/commands.Version=v"+snapshotVersion+
-			" -X github.com/mcpv/mcpv/commands.Commit=0123456789abcdef -X github.com/mcpv/mcpv/commands.Date=2026-01-02T03:04:05Z", "..")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build the release's mcpv: %v\n%s", err, out)
+	bin := releaseBin(t)
+	snapshot.mu.Lock()
+	defer snapshot.mu.Unlock()
+	if snapshot.dir != "" {
+		return snapshot.dir
+	}
+	dist := filepath.Join(binDir, "dist")
+	if err := os.MkdirAll(dist, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	host := fmt.Sprintf("mcpv_%s_%s_%s.tar.gz", snapshotVersion, runtime.GOOS, runtime.GOARCH)
 	other := "linux"
@@ -74,6 +78,7 @@ func snapshotRelease(t *testing.T) string {
 	if err := os.WriteFile(filepath.Join(dist, "checksums.txt"), []byte(sums.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	snapshot.dir = dist
 	return dist
 }
 

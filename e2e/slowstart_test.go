@@ -7,9 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,18 +30,6 @@ func slowStartDelays() []time.Duration {
 	return []time.Duration{6 * time.Second}
 }
 
-var demoBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "mcpv-demo")
-	if err != nil {
-		return "", err
-	}
-	bin := dir + "/demo-server"
-	if out, err := exec.Command("go", "build", "-o", bin, "../examples/demo-server").CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build the demo server: %v\n%s", err, out)
-	}
-	return bin, nil
-})
-
 type slowCase struct {
 	name   string
 	era    string // "modern" or "legacy": what the output must show; "" as when started at once
@@ -59,13 +45,11 @@ func (c slowCase) call() (tool, want string) {
 }
 
 func TestSlowStartingServers(t *testing.T) {
+	long(t, "servers that start 6 s late")
 	t.Parallel()
 	cases := []slowCase{
 		{"stdio dual-era go-sdk server", "modern", func(t *testing.T, d time.Duration) []string {
-			demo, err := demoBin()
-			if err != nil {
-				t.Fatal(err)
-			}
+			demo := demoBin(t)
 			return []string{"--", "sh", "-c", fmt.Sprintf("sleep %g; exec %s", d.Seconds(), demo)}
 		}},
 		{"stdio server of the initialize era", "legacy", func(t *testing.T, d time.Duration) []string {

@@ -28,16 +28,6 @@ var update = flag.Bool("update", false, "rewrite the golden reports of mcpv test
 //
 //go:generate go test -run ^TestTestCommand -update .
 
-// buildTool builds one of the repository's programs into dir.
-func buildTool(t *testing.T, dir, pkg string) string {
-	t.Helper()
-	bin := filepath.Join(dir, filepath.Base(pkg))
-	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-		t.Fatalf("build %s: %v\n%s", pkg, err, out)
-	}
-	return bin
-}
-
 // fixtureServer is a program that serves the spec file named by its one
 // argument: this test binary as the fake server, with spec=FILE.
 func fixtureServer(t *testing.T) string {
@@ -134,8 +124,7 @@ func golden(t *testing.T, name, got string) {
 // HTTP, and each report format says so.
 func TestTestCommandPasses(t *testing.T) {
 	t.Parallel()
-	bin := t.TempDir()
-	demo := buildTool(t, bin, "../examples/demo-server")
+	demo := demoBin(t)
 	srv := exec.Command(demo, "-http", "127.0.0.1:0")
 	stderr, err := srv.StderrPipe()
 	if err != nil {
@@ -209,7 +198,7 @@ func lastLine(s string) string {
 // failure exactly as the goldens have it, in every format, and exits 1.
 func TestTestCommandFailures(t *testing.T) {
 	t.Parallel()
-	demo := buildTool(t, t.TempDir(), "../examples/demo-server")
+	demo := demoBin(t)
 	dir := copyDir(t, "fail")
 	env := []string{"DEMO_SERVER=" + demo}
 	for _, f := range []struct{ format, golden string }{{"text", "fail.txt"}, {"junit", "fail.xml"}, {"tap", "fail.tap"}, {"json", "fail.json"}} {
@@ -225,7 +214,7 @@ func TestTestCommandFailures(t *testing.T) {
 // though the other file has a failed step; the report shows both.
 func TestTestCommandUnreachableServer(t *testing.T) {
 	t.Parallel()
-	demo := buildTool(t, t.TempDir(), "../examples/demo-server")
+	demo := demoBin(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("server: {command: [\"${DEMO_SERVER}\"]}\nsteps:\n  - call: add a:=1 b:=1\n    expect: {jq: .structuredContent.sum == 3}\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "b.yaml"), []byte("server: {command: [./no-such-server]}\nsteps:\n  - ping:\n"), 0o644)

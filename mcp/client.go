@@ -47,6 +47,17 @@ type ClientOptions struct {
 	// with server/discover, as a client of both eras should, and falls back
 	// to initialize when the server does not answer as a modern one.
 	Probe bool
+	// Lists, when not nil, holds the list results the server allows to be
+	// kept, and answers the list requests that look something up (Call).
+	Lists KeptLists
+	// Recall is what is remembered of the server from an earlier run:
+	// with Probe, it stands for the probe (see Initialize).
+	Recall *Recall
+	// ConnectLimit, when set, bounds the wait for a remembered era's
+	// server/discover answer at the first call, as the caller's own
+	// bound on start-up and initialize bounds Initialize; it is the
+	// error that ends the wait.
+	ConnectLimit *TimeoutError
 	// DiscoverWait is how long the server/discover probe waits before it
 	// pings the server to learn whether it is up; zero means
 	// DefaultDiscoverWait. It never ends the probe: see probe.
@@ -63,14 +74,33 @@ type ClientOptions struct {
 // timeouts and progress on top of a Session. Its methods are safe for
 // concurrent use.
 type Client struct {
-	s            *Session
-	opts         ClientOptions
-	initResult   json.RawMessage            // the server's answer to initialize, as sent
+	s          *Session
+	opts       ClientOptions
+	e          atomic.Pointer[era] // what was negotiated; replaced whole, never changed
+	lastToken  atomic.Int64        // progress tokens are unique in the session
+	modernCaps json.RawMessage     // the capabilities each modern request declares
+	recall     *recall             // set while a remembered era awaits the server's word (recall.go)
+}
+
+// era is what a session speaks, as negotiated. A client's era is set once,
+// or, for an era remembered from an earlier run, replaced once the server
+// has answered: readers take it whole (Client.era), so none sees half of
+// one and half of another.
+type era struct {
+	modern       bool                       // the modern era: no session, _meta on every request
 	version      string                     // the negotiated protocol version
 	capabilities map[string]json.RawMessage // the server's, by top-level key
-	lastToken    atomic.Int64               // progress tokens are unique in the session
-	modern       bool                       // the modern era: no session, _meta on every request
-	modernCaps   json.RawMessage            // the capabilities each modern request declares
+	initResult   json.RawMessage            // the server's answer to initialize (or discover's, shaped as one), as sent
+	discovered   json.RawMessage            // server/discover's result as sent; nil in the initialize era
+}
+
+// era returns what the client speaks; a client made for a test without
+// one speaks the initialize era, of no version.
+func (c *Client) era() *era {
+	if e := c.e.Load(); e != nil {
+		return e
+	}
+	return &era{}
 }
 
 // Initialize runs the lifecycle handshake on s: initialize, check the
@@ -83,30 +113,46 @@ type Client struct {
 // negotiates instead. A server that shows it is modern when it gets
 // initialize (-32022 listing only modern versions, -32020 or -32021, or an
 // answer naming a modern version) is spoken to in the modern era.
+//
+// With Probe, a server remembered from an earlier run (Recall) is not
+// probed: one of the initialize era gets initialize at once, and one of
+// the modern era is spoken to as remembered (see recalled).
 func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, error) {
 	if IsModern(opts.ProtocolVersion) {
 		return discover(ctx, s, opts, opts.ProtocolVersion)
 	}
-	offered := opts.ProtocolVersion
-	if offered == "" {
-		offered = LatestVersion
+	var pending *request
+	if opts.ProtocolVersion == "" && opts.Probe {
+		if r := opts.Recall; r != nil && r.State.Modern {
+			return recalled(ctx, s, opts)
+		}
+		if opts.Recall == nil {
+			c, init, final, err := probe(ctx, s, opts, nil, nil)
+			if final {
+				return c, err
+			}
+			pending = init
+		}
 	}
-	caps := opts.Capabilities
+	return handshake(ctx, s, opts, pending)
+}
+
+// offer is the version initialize offers, and the capabilities it declares.
+func offer(opts ClientOptions) (version string, caps json.RawMessage) {
+	version, caps = opts.ProtocolVersion, opts.Capabilities
+	if version == "" {
+		version = LatestVersion
+	}
 	if caps == nil {
 		caps = json.RawMessage(`{}`)
 	}
-	var pending *request
-	if opts.ProtocolVersion == "" && opts.Probe {
-		params, err := initializeParams(offered, caps, opts.Info)
-		if err != nil {
-			return nil, err
-		}
-		c, init, final, err := probe(ctx, s, opts, params)
-		if final {
-			return c, err
-		}
-		pending = init
-	}
+	return version, caps
+}
+
+// handshake runs the initialize handshake: with the answer to pending,
+// an initialize a probe sent, or with one of its own.
+func handshake(ctx context.Context, s *Session, opts ClientOptions, pending *request) (*Client, error) {
+	offered, caps := offer(opts)
 	var raw json.RawMessage
 	var err error
 	if pending != nil {
@@ -176,20 +222,16 @@ func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, e
 	if err := s.Notify(ctx, "notifications/initialized", nil); err != nil {
 		return nil, err
 	}
-	return &Client{
-		s:            s,
-		opts:         opts,
-		initResult:   raw,
-		version:      res.ProtocolVersion,
-		capabilities: res.Capabilities,
-	}, nil
+	c := &Client{s: s, opts: opts}
+	c.e.Store(&era{version: res.ProtocolVersion, capabilities: res.Capabilities, initResult: raw})
+	return c, nil
 }
 
 // InitializeResult is the server's answer to initialize, as it sent it.
-func (c *Client) InitializeResult() json.RawMessage { return c.initResult }
+func (c *Client) InitializeResult() json.RawMessage { return c.era().initResult }
 
 // ProtocolVersion is the negotiated protocol version.
-func (c *Client) ProtocolVersion() string { return c.version }
+func (c *Client) ProtocolVersion() string { return c.era().version }
 
 // Notify sends a notification.
 func (c *Client) Notify(ctx context.Context, method string, params json.RawMessage) error {
@@ -259,13 +301,14 @@ func mutualVersion(supported []string) string {
 // dotted path (e.g. "tools", "resources.subscribe"). A capability is declared
 // when its value is present and neither null nor false.
 func (c *Client) HasCapability(path string) bool {
-	if c.modern {
+	e := c.era()
+	if e.modern {
 		if has, known := c.modernCapability(path); known {
 			return has
 		}
 	}
 	keys := strings.Split(path, ".")
-	v, ok := c.capabilities[keys[0]]
+	v, ok := e.capabilities[keys[0]]
 	for _, k := range keys[1:] {
 		if !ok {
 			return false
@@ -297,11 +340,35 @@ var progressMethods = map[string]bool{
 // Call sends a request bounded by the client's timeouts. A request that may
 // run long carries a progress token of its own in params._meta; each progress
 // notification for it restarts the timeout, up to MaxTimeout.
+//
+// While an era remembered from an earlier run awaits the server's word,
+// the call waits for it first, or rides right behind the server/discover
+// that asks for it (see callRecalled).
+//
+// A list request of a modern session may be answered from lists kept
+// earlier (ClientOptions.Lists).
 func (c *Client) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if l := c.opts.Lists; l != nil && keptMethods[method] && c.era().modern {
+		return c.callKept(ctx, l, method, params)
+	}
+	return c.call(ctx, method, params)
+}
+
+// call is Call without the kept lists.
+func (c *Client) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if r := c.recall; r != nil && !r.settled.Load() {
+		return c.callRecalled(ctx, method, params)
+	}
 	params, token, err := c.prepare(method, params)
 	if err != nil {
 		return nil, err
 	}
+	return c.send(ctx, method, params, token, nil)
+}
+
+// send sends params, prepared, bounded by the client's timeouts; first,
+// when not nil, is the request sent already, whose answer is awaited.
+func (c *Client) send(ctx context.Context, method string, params, token json.RawMessage, first *request) (json.RawMessage, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if d := c.opts.Timeout; d > 0 {
@@ -315,8 +382,11 @@ func (c *Client) Call(ctx context.Context, method string, params json.RawMessage
 		hard := time.AfterFunc(d, func() { cancel(&TimeoutError{Method: method, Timeout: d, Cap: true}) })
 		defer hard.Stop()
 	}
-	if c.modern {
-		return c.rounds(ctx, method, params)
+	if c.era().modern {
+		return c.rounds(ctx, method, params, first)
+	}
+	if first != nil {
+		return first.wait(ctx)
 	}
 	return c.s.Call(ctx, method, params)
 }
@@ -327,7 +397,7 @@ func (c *Client) Call(ctx context.Context, method string, params json.RawMessage
 // checked, and copied once when they change.
 func (c *Client) prepare(method string, params json.RawMessage) (json.RawMessage, json.RawMessage, error) {
 	var entries []metaEntry
-	if c.modern {
+	if c.era().modern {
 		entries = c.stampEntries()
 	}
 	if !progressMethods[method] {
@@ -384,7 +454,8 @@ type State struct {
 
 // State returns what Attach needs to speak on this session.
 func (c *Client) State() State {
-	return State{Version: c.version, Modern: c.modern, InitializeResult: c.initResult}
+	e := c.era()
+	return State{Version: e.version, Modern: e.modern, InitializeResult: e.initResult}
 }
 
 // Attach makes a Client on s for a session negotiated elsewhere, as State
@@ -397,7 +468,8 @@ func Attach(s *Session, opts ClientOptions, st State) (*Client, error) {
 	if err := json.Unmarshal(st.InitializeResult, &res); err != nil {
 		return nil, &TransportError{Op: "attach", Err: fmt.Errorf("malformed session state: %w", err)}
 	}
-	c := &Client{s: s, opts: opts, version: st.Version, modern: st.Modern, initResult: st.InitializeResult, capabilities: res.Capabilities}
+	c := &Client{s: s, opts: opts}
+	c.e.Store(&era{modern: st.Modern, version: st.Version, capabilities: res.Capabilities, initResult: st.InitializeResult})
 	if st.Modern {
 		c.modernCaps = withExtensions(opts.Capabilities)
 	}
@@ -418,10 +490,10 @@ func (c *Client) Forward(ctx context.Context, method string, params json.RawMess
 // which a relay hands to that client as server requests. There is no
 // timeout or progress token of the client's own.
 func (c *Client) Relay(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if !c.modern {
+	if !c.era().modern {
 		return c.s.Call(ctx, method, params)
 	}
-	return c.rounds(ctx, method, c.stamp(params))
+	return c.rounds(ctx, method, c.stamp(params), nil)
 }
 
 // ForwardNotification sends a client's notification as it is.

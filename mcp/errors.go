@@ -62,6 +62,8 @@ func (e *CapabilityError) Error() string {
 type TransportError struct {
 	Op  string // what mcpv was doing, e.g. "start server", "read"; empty when Err says it all
 	Err error
+	// Hint, if set, is what may be the cause, said before the stderr.
+	Hint string
 	// StderrTail holds the last lines the server wrote on stderr, if known.
 	StderrTail []string
 }
@@ -74,6 +76,10 @@ func (e *TransportError) Error() string {
 			b.WriteString(": ")
 		}
 		b.WriteString(e.Err.Error())
+	}
+	if e.Hint != "" {
+		b.WriteString("; ")
+		b.WriteString(e.Hint)
 	}
 	if len(e.StderrTail) > 0 {
 		b.WriteString("\nlast lines of the server's stderr:")

@@ -43,6 +43,20 @@ type messageReader struct {
 	junk func(line []byte)
 	// decided is told the framing once, when the server's first bytes show it.
 	decided func(framing)
+	// spoke is called at the first line that is not blank, whatever the
+	// framing; spoken records that it was.
+	spoke  func()
+	spoken bool
+}
+
+// heard notes a line that is not blank.
+func (m *messageReader) heard() {
+	if !m.spoken {
+		m.spoken = true
+		if m.spoke != nil {
+			m.spoke()
+		}
+	}
 }
 
 // junkWarner warns about the lines a messageReader skips, up to
@@ -90,6 +104,7 @@ func (m *messageReader) next() ([]byte, error) {
 		line, own, err := m.lines.line()
 		line = bytes.TrimRight(line, "\r\n")
 		if trimmed := bytes.TrimLeft(line, " \t"); len(trimmed) > 0 {
+			m.heard()
 			if first := trimmed[0]; first == '{' || first == '[' {
 				m.decide(framingLines)
 				if !own {
@@ -115,6 +130,7 @@ func (m *messageReader) nextFramed() ([]byte, error) {
 	for {
 		line, _, err := m.lines.line()
 		if len(bytes.TrimSpace(line)) > 0 {
+			m.heard()
 			return m.framedBody(headerBlock{length: -1}, bytes.TrimRight(line, "\r\n"))
 		}
 		if err != nil {

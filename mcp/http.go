@@ -74,6 +74,10 @@ type HTTPOptions struct {
 	// SessionID resumes a session an earlier run opened and kept (Keep),
 	// at the ProtocolVersion it negotiated: nothing is initialized again.
 	SessionID, ProtocolVersion string
+	// MaxMessage, when positive, bounds each message the server sends:
+	// a longer one fails its request with a *MessageSizeError, read no
+	// further. 0 reads messages of any size.
+	MaxMessage int64
 }
 
 // DefaultMaxResumes is how many times a broken stream is resumed in a row.
@@ -160,6 +164,8 @@ func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
 		client = &http.Client{CheckRedirect: sameOrigin}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	large := newLargeGate()
+	large.limit = opts.MaxMessage
 	return &HTTPTransport{
 		opts:     opts,
 		url:      u,
@@ -167,7 +173,7 @@ func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
 		ctx:      ctx,
 		cancel:   cancel,
 		incoming: make(chan inbound, 64),
-		large:    newLargeGate(),
+		large:    large,
 		failed:   make(chan struct{}),
 		endpoint: u,
 

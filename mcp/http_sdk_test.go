@@ -18,6 +18,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpv/mcpv/internal/demoserver"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 // serveLocal serves h on 127.0.0.1 until the test ends.
@@ -146,7 +148,7 @@ func TestHTTPGoSDKSessionExpiry(t *testing.T) {
 		}
 		inner.ServeHTTP(w, r)
 	}))
-	var log syncBuffer
+	var log mcptest.Buffer
 	h := dialHTTP(t, HTTPOptions{URL: url, Log: lineLogger(&log)}, SessionOptions{})
 	c := h.initialize(t)
 	if _, err := c.Call(testCtx(t), "tools/list", nil); err != nil {

@@ -20,7 +20,7 @@ func sessionEcho(x *mcptest.Exchange) {
 func TestHTTPSessionExpiredReinitializesOnce(t *testing.T) {
 	t.Parallel()
 	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: answerTo("tools/list", sessionEcho)})
-	var log syncBuffer
+	var log mcptest.Buffer
 	h := dialHTTP(t, HTTPOptions{URL: srv.URL, Log: lineLogger(&log)}, SessionOptions{})
 	c := h.initialize(t)
 	srv.Expire("s1")

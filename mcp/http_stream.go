@@ -28,13 +28,16 @@ import (
 // Last-Event-ID when it ends early (a dropped stream is not a cancellation).
 func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id json.RawMessage) error {
 	r := newGatedSSEReader(ctx, body, t.large)
-	got, _, _ := t.pump(ctx, r, id)
+	got, _, err := t.pump(ctx, r, id)
 	r.release()
 	if got {
 		finish(body)
 		return nil
 	}
 	body.Close()
+	if tooLarge(err) {
+		return &TransportError{Op: "read answer", Err: err}
+	}
 	lastID, retry := r.LastID, r.Retry
 	var lastErr error // why the last resumption failed, if it did
 	for attempt := 1; attempt <= t.opts.MaxResumes; attempt++ {
@@ -66,11 +69,14 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 		}
 		r = newGatedSSEReader(ctx, resp.Body, t.large)
 		r.LastID, r.Retry = lastID, retry
-		got, progressed, _ := t.pump(ctx, r, id)
+		got, progressed, err := t.pump(ctx, r, id)
 		r.release()
 		resp.Body.Close()
 		if got {
 			return nil
+		}
+		if tooLarge(err) {
+			return &TransportError{Op: "read answer", Err: err}
 		}
 		if progressed {
 			attempt = 0
@@ -82,6 +88,13 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 		return &TransportError{Op: "read answer", Err: fmt.Errorf("the stream ended before the response; gave up after %d reconnections, the last: %w", t.opts.MaxResumes, lastErr)}
 	}
 	return &TransportError{Op: "read answer", Err: fmt.Errorf("the stream ended before the response; gave up after %d reconnections", t.opts.MaxResumes)}
+}
+
+// tooLarge reports whether a stream ended on a message over MaxMessage:
+// resuming would only read it again.
+func tooLarge(err error) bool {
+	var se *MessageSizeError
+	return errors.As(err, &se)
 }
 
 // finish reads what is left of an answer's stream once its response has
@@ -520,12 +533,15 @@ func (t *HTTPTransport) reissue(ctx context.Context, o outgoing, msg []byte) err
 			return &TransportError{Err: oddAnswer{fmt.Errorf("the server's answer holds no response to request %s", wire)}}
 		}
 		r := newGatedSSEReader(ctx, resp.Body, t.large)
-		got, _, _ := t.pumpAs(ctx, r, wire, o.id)
+		got, _, err := t.pumpAs(ctx, r, wire, o.id)
 		r.release()
 		if got {
 			finish(resp.Body)
 		}
 		resp.Body.Close()
+		if tooLarge(err) {
+			return &TransportError{Op: "read answer", Err: err}
+		}
 		if got || ctx.Err() != nil {
 			return nil
 		}

@@ -42,6 +42,9 @@ const largeWait = 2 * time.Second
 type largeGate struct {
 	slot chan struct{}
 	wait time.Duration // largeWait, but in tests
+	// limit is the transport's MaxMessage, which every stream that
+	// shares the gate reads under (0: none).
+	limit int64
 }
 
 func newLargeGate() *largeGate { return &largeGate{slot: make(chan struct{}, 1), wait: largeWait} }
@@ -73,7 +76,7 @@ func (g *largeGate) release() { <-g.slot }
 // when largeMessage bytes of it have been read; large says that it holds
 // it. After an error it holds nothing.
 func (t *HTTPTransport) readBody(ctx context.Context, body io.Reader) (data []byte, large bool, err error) {
-	r := &gatedReader{r: body, hold: func() (bool, error) { return t.large.hold(ctx) }}
+	r := &gatedReader{r: body, hold: func() (bool, error) { return t.large.hold(ctx) }, limit: t.large.limit}
 	data, err = io.ReadAll(r)
 	if err != nil {
 		if r.held {
@@ -91,6 +94,7 @@ type gatedReader struct {
 	n           int
 	hold        func() (bool, error)
 	asked, held bool
+	limit       int64 // a body longer than this is a *MessageSizeError; 0: no limit
 }
 
 func (g *gatedReader) Read(p []byte) (int, error) {
@@ -104,5 +108,8 @@ func (g *gatedReader) Read(p []byte) (int, error) {
 	}
 	n, err := g.r.Read(p)
 	g.n += n
+	if g.limit > 0 && int64(g.n) > g.limit {
+		return n, &MessageSizeError{Limit: g.limit}
+	}
 	return n, err
 }

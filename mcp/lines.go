@@ -46,6 +46,10 @@ type lineReader struct {
 	// largeMessage bytes, before more of it is read; it may wait. An
 	// error ends the line, and is what line returns.
 	large func() error
+	// limit, when positive, is the longest line or body read: a longer
+	// one ends the stream with a *MessageSizeError, past which nothing
+	// more of it is read or kept.
+	limit int64
 }
 
 // newLineReader reads from src through a buffer of size bytes (at least 16).
@@ -169,6 +173,10 @@ func (l *lineReader) long() ([]byte, error) {
 				l.err = err
 				return joinPieces(pieces, total+n), err
 			}
+			if l.limit > 0 && int64(total+n) > l.limit {
+				l.err = &MessageSizeError{Limit: l.limit}
+				return nil, l.err
+			}
 		}
 		total += len(p.b)
 	}
@@ -180,6 +188,10 @@ func (l *lineReader) long() ([]byte, error) {
 // never sent costs a few times what was sent, not n. With an error it
 // returns what it read.
 func (l *lineReader) body(n int64) ([]byte, error) {
+	if l.limit > 0 && n > l.limit {
+		l.err = &MessageSizeError{Limit: l.limit}
+		return nil, l.err
+	}
 	if buffered := l.w - l.r; int64(buffered) >= n {
 		b := bytes.Clone(l.buf[l.r : l.r+int(n)])
 		l.r += int(n)

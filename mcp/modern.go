@@ -82,7 +82,16 @@ const DefaultDiscoverWait = 5 * time.Second
 //
 // When the server is of the initialize era, probe returns final false and,
 // when initialize has already gone out, that request.
-func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.RawMessage) (c *Client, init *request, final bool, err error) {
+//
+// known, when not nil, is the client of a remembered era being confirmed:
+// a modern answer settles its era; disc, when not nil, is its
+// server/discover sent already, whose answer the probe takes as its own.
+func probe(ctx context.Context, s *Session, opts ClientOptions, known *Client, disc *request) (c *Client, init *request, final bool, err error) {
+	offered, caps := offer(opts)
+	initParams, err := initializeParams(offered, caps, opts.Info)
+	if err != nil {
+		return nil, nil, true, err
+	}
 	wait := opts.DiscoverWait
 	if wait <= 0 {
 		wait = DefaultDiscoverWait
@@ -90,8 +99,7 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 	// The probe's requests end silently: a server of the initialize era
 	// must get nothing about them before initialize.
 	pctx := withSilentCancel(ctx)
-	c = newModernClient(s, opts, ModernVersion)
-	var disc, ping *request
+	var ping *request
 	defer func() {
 		for _, r := range []*request{disc, ping} {
 			if r != nil {
@@ -121,7 +129,13 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, initParams json.
 		}
 		return nil, init, false, nil
 	}
-	disc, err = s.begin(pctx, "server/discover", c.stamp(nil))
+	c = known
+	if c == nil {
+		c = newModernClient(s, opts, ModernVersion)
+	}
+	if disc == nil {
+		disc, err = s.begin(pctx, "server/discover", c.stamp(nil))
+	}
 	if err != nil {
 		if legacyAnswer(ctx, err) {
 			init, err = fallBack(pctx, s, initParams)
@@ -298,7 +312,8 @@ func discover(ctx context.Context, s *Session, opts ClientOptions, version strin
 // newModernClient is a client of the modern era offering version, before
 // server/discover has been answered.
 func newModernClient(s *Session, opts ClientOptions, version string) *Client {
-	c := &Client{s: s, opts: opts, version: version, modern: true, modernCaps: withExtensions(opts.Capabilities)}
+	c := &Client{s: s, opts: opts, modernCaps: withExtensions(opts.Capabilities)}
+	c.e.Store(&era{modern: true, version: version})
 	if v, ok := s.t.(VersionSetter); ok {
 		v.SetProtocolVersion(version) // HTTP: MCP-Protocol-Version from the first request on
 	}
@@ -308,7 +323,14 @@ func newModernClient(s *Session, opts ClientOptions, version string) *Client {
 // discovered completes discover with the answer to server/discover: raw,
 // or err.
 func (c *Client) discovered(ctx context.Context, raw json.RawMessage, err error) (*Client, error) {
-	s, opts, version := c.s, c.opts, c.version
+	s, opts, version := c.s, c.opts, c.era().version
+	offer := func(v string) {
+		version = v
+		c.e.Store(&era{modern: true, version: v})
+		if vs, ok := s.t.(VersionSetter); ok {
+			vs.SetProtocolVersion(v)
+		}
+	}
 	if supported, ok := unsupportedVersion(err); ok {
 		// One retry with the newest version both speak, even the same
 		// one: a server may refuse a first request for reasons of its own.
@@ -316,10 +338,7 @@ func (c *Client) discovered(ctx context.Context, raw json.RawMessage, err error)
 		if v == "" || (opts.ProtocolVersion != "" && v != opts.ProtocolVersion) {
 			return nil, &VersionError{Offered: version, ServerSupports: supported, Accepted: acceptedModern(opts)}
 		}
-		c.version = v
-		if vs, ok := s.t.(VersionSetter); ok {
-			vs.SetProtocolVersion(v)
-		}
+		offer(v)
 		raw, err = c.s.Call(ctx, "server/discover", c.stamp(nil))
 	}
 	if err != nil {
@@ -334,18 +353,15 @@ func (c *Client) discovered(ctx context.Context, raw json.RawMessage, err error)
 	if err := json.Unmarshal(raw, &res); err != nil || !rawjson.IsObject(raw) {
 		return nil, &TransportError{Op: "server/discover", Err: fmt.Errorf("malformed result: %.200s", raw)}
 	}
-	if !slices.Contains(res.SupportedVersions, c.version) {
+	if !slices.Contains(res.SupportedVersions, version) {
 		v := newestModern(res.SupportedVersions)
 		if v == "" || opts.ProtocolVersion != "" {
-			return nil, &VersionError{Offered: c.version, ServerSupports: res.SupportedVersions, Accepted: acceptedModern(opts)}
+			return nil, &VersionError{Offered: version, ServerSupports: res.SupportedVersions, Accepted: acceptedModern(opts)}
 		}
-		c.version = v
-		if vs, ok := s.t.(VersionSetter); ok {
-			vs.SetProtocolVersion(v)
-		}
+		offer(v)
 	}
-	c.capabilities = res.Capabilities
-	c.initResult = discoveredInfo(c.version, raw, res.Meta[MetaServerInfo], res.Instructions)
+	c.e.Store(&era{modern: true, version: version, capabilities: res.Capabilities,
+		initResult: discoveredInfo(version, raw, res.Meta[MetaServerInfo], res.Instructions), discovered: raw})
 	return c, nil
 }
 
@@ -390,7 +406,7 @@ func (c *Client) stamp(params json.RawMessage) json.RawMessage {
 // stampEntries are the _meta members every modern request carries.
 func (c *Client) stampEntries() []metaEntry {
 	entries := []metaEntry{
-		{MetaProtocolVersion, mustJSON(c.version)},
+		{MetaProtocolVersion, mustJSON(c.era().version)},
 		{MetaClientCapabilities, c.modernCaps},
 		{MetaClientInfo, mustJSON(c.opts.Info)},
 	}
@@ -429,7 +445,7 @@ func acceptedModern(opts ClientOptions) []string {
 }
 
 // Modern reports whether the session speaks the modern era.
-func (c *Client) Modern() bool { return c.modern }
+func (c *Client) Modern() bool { return c.era().modern }
 
 // ResultTypeError is a modern result whose resultType mcpv does not
 // handle: never to be taken for a success.
@@ -461,9 +477,17 @@ var inputMethods = map[string]bool{"tools/call": true, "resources/read": true, "
 // session's Handler (the same answers as the initialize era's server
 // requests: elicitation, sampling, roots) and retrying with a new id, the
 // inputResponses and the exact requestState, up to MaxInputRounds.
-func (c *Client) rounds(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+// first, when not nil, is the first round's request, sent already.
+func (c *Client) rounds(ctx context.Context, method string, params json.RawMessage, first *request) (json.RawMessage, error) {
 	for round := 1; ; round++ {
-		res, err := c.s.Call(ctx, method, params)
+		var res json.RawMessage
+		var err error
+		if first != nil {
+			res, err = first.wait(ctx)
+			first = nil
+		} else {
+			res, err = c.s.Call(ctx, method, params)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -574,7 +598,10 @@ func retryParams(params, responses, state json.RawMessage) (json.RawMessage, err
 // subscriptions/listen: modern _meta and all, but no timeout. It returns
 // the result the server ends it with, or why it ended.
 func (c *Client) Stream(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if c.modern {
+	if err := c.Settle(ctx); err != nil { // a stream waits for a remembered era to be settled
+		return nil, err
+	}
+	if c.era().modern {
 		params = c.stamp(params)
 	}
 	return c.s.Call(ctx, method, params)

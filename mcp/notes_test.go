@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 // heldSession is a session whose notification handler is held at the first
@@ -21,7 +23,7 @@ type heldSession struct {
 	mu        sync.Mutex // guards delivered and recorded
 	delivered []string   // "METHOD PARAMS"
 	recorded  int
-	diag      syncBuffer
+	diag      mcptest.Buffer
 }
 
 func newHeldSession(t *testing.T) *heldSession {

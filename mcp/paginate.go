@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
+	"slices"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
@@ -16,14 +18,24 @@ type Pages struct {
 	// returned as sent, nextCursor included.
 	Cursor string
 	// Max stops the walk from the start after Max pages, the result keeping
-	// nextCursor; 0 walks to the end, up to DefaultMaxPages.
+	// nextCursor; 0 walks to the end, however many pages it takes.
 	Max int
 }
 
-// DefaultMaxPages caps a walk that sets no cap of its own: a server that
-// hands out a new cursor with every page would otherwise be followed until
-// memory runs out. Real lists are far shorter.
-const DefaultMaxPages = 1000
+// A walk follows a list that makes progress to its end, however long: only
+// a list that shows it is endless stops it, with an error that says why.
+// A walk that gets no new cursor is one (RepeatedCursorError); so is one
+// that gets new cursors but nothing new with them: MaxStalePages pages in
+// a row whose items are none, or the items of one of the MaxStalePages
+// pages before (EndlessListError). What a hostile server can still vary
+// (new items with every page, or a cycle of pages longer than that) is
+// bounded by what it costs: a walk stops once its pages (with what it keeps
+// of each) add up to MaxWalkBytes (EndlessListError), far beyond any real
+// list.
+const (
+	MaxStalePages = 1000
+	MaxWalkBytes  = 1 << 30
+)
 
 // Page is one page of a walk.
 type Page struct {
@@ -56,6 +68,22 @@ type PageCapError struct {
 
 func (e *PageCapError) Error() string {
 	return fmt.Sprintf("still not at the end after %d pages", e.Pages)
+}
+
+// EndlessListError is a list that gives new cursors without end: its pages
+// stopped bringing anything new (Stale pages in a row up to Page), or they
+// passed MaxWalkBytes (Bytes, with Stale 0).
+type EndlessListError struct {
+	Page  int
+	Stale int
+	Bytes int64
+}
+
+func (e *EndlessListError) Error() string {
+	if e.Stale > 0 {
+		return fmt.Sprintf("pages %d to %d bring nothing new, though each has a new nextCursor, so the list never ends", e.Page-e.Stale+1, e.Page)
+	}
+	return fmt.Sprintf("still not at the end after %d pages and %d MiB, so the list never ends", e.Page, e.Bytes>>20)
 }
 
 // NotAListError is a page that is not a list page: not an object, items
@@ -104,8 +132,8 @@ func (c *Client) List(ctx context.Context, method, key string, p Pages) (result 
 	return result, next, nil
 }
 
-// Each walks a paginated list page by page, up to DefaultMaxPages, calling
-// fn with each page's items until fn returns true or the list ends.
+// Each walks a paginated list page by page, calling fn with each page's
+// items until fn returns true or the list ends.
 func (c *Client) Each(ctx context.Context, method, key string, fn func(items []json.RawMessage) (stop bool)) error {
 	return c.Walk(ctx, method, key, 0, func(p Page) bool {
 		return fn(p.Items)
@@ -116,14 +144,12 @@ func (c *Client) Each(ctx context.Context, method, key string, fn func(items []j
 // fn returns true or the list ends. A list member that is missing or null
 // holds no items. Unless fn stops it first, the walk fails on a page that
 // is no list page (*NotAListError), a cursor sent twice
-// (*RepeatedCursorError), or when max pages are read and more remain
-// (*PageCapError; max 0 is DefaultMaxPages), each inside a
+// (*RepeatedCursorError), a list that shows it is endless
+// (*EndlessListError: see MaxStalePages), or when max pages are read and
+// more remain (*PageCapError; max 0 sets no cap), each inside a
 // *TransportError for method.
 func (c *Client) Walk(ctx context.Context, method, key string, max int, fn func(Page) (stop bool)) error {
-	if max <= 0 {
-		max = DefaultMaxPages
-	}
-	seen := map[string]bool{}
+	var w walkGuard
 	cursor := ""
 	for n := 1; ; n++ {
 		var params json.RawMessage
@@ -142,17 +168,58 @@ func (c *Client) Walk(ctx context.Context, method, key string, max int, fn func(
 		if fn(p) {
 			return nil
 		}
-		switch {
-		case p.Next == "":
+		if p.Next == "" {
 			return nil
-		case seen[p.Next]:
-			return &TransportError{Op: method, Err: &RepeatedCursorError{Page: n, Cursor: p.Next}}
-		case n >= max:
+		}
+		if err := w.next(p); err != nil {
+			return &TransportError{Op: method, Err: err}
+		}
+		if max > 0 && n >= max {
 			return &TransportError{Op: method, Err: &PageCapError{Pages: max}}
 		}
-		seen[p.Next] = true
 		cursor = p.Next
 	}
+}
+
+// walkGuard tells a walk that makes progress from one that never ends. It
+// keeps a hash of each cursor and of the last MaxStalePages pages' items,
+// not the bytes: a hostile server's cursors and pages may be large.
+type walkGuard struct {
+	seed    maphash.Seed
+	cursors map[uint64]bool
+	recent  [MaxStalePages]uint64 // the items of the last pages, by hash, as a ring
+	stale   int                   // pages in a row that brought nothing new
+	bytes   int64
+}
+
+// next takes page p, which names a next page, and says why the walk must
+// stop there, if it must.
+func (w *walkGuard) next(p Page) error {
+	if w.cursors == nil {
+		w.seed, w.cursors = maphash.MakeSeed(), map[uint64]bool{}
+	}
+	c := maphash.String(w.seed, p.Next)
+	if w.cursors[c] {
+		return &RepeatedCursorError{Page: p.N, Cursor: p.Next}
+	}
+	w.cursors[c] = true
+	// What the page costs whoever keeps it: its bytes, its items' headers
+	// and its cursor's entry here.
+	w.bytes += int64(len(p.Raw) + 24*len(p.Items) + 64)
+	if w.bytes > MaxWalkBytes {
+		return &EndlessListError{Page: p.N, Bytes: w.bytes}
+	}
+	items := maphash.Bytes(w.seed, p.List)
+	if len(p.Items) == 0 || slices.Contains(w.recent[:min(p.N-1, MaxStalePages)], items) {
+		w.stale++
+	} else {
+		w.stale = 0
+	}
+	w.recent[(p.N-1)%MaxStalePages] = items
+	if w.stale >= MaxStalePages {
+		return &EndlessListError{Page: p.N, Stale: w.stale}
+	}
+	return nil
 }
 
 func cursorParams(cursor string) json.RawMessage {

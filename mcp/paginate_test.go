@@ -205,19 +205,40 @@ func TestListMergeKeepsKeyBytes(t *testing.T) {
 	}
 }
 
-// A server that hands out a new cursor with every page is followed up to
-// the cap, then the walk fails with the cursor it stopped at; --max-pages
-// style caps (Pages.Max) still stop quietly with nextCursor.
-func TestListStopsAtThePageCap(t *testing.T) {
+// A list is followed to its end however long it is, as long as its pages
+// bring something new; one whose pages stop bringing anything new, though
+// each names a new cursor, is endless, and the walk stops with an error
+// that says so. Pages.Max still stops quietly, keeping nextCursor.
+func TestListFollowsProgressToTheEnd(t *testing.T) {
+	const long = 1500 // past the 1,000 pages that once ended every walk
+	honest := func(n int) string {
+		if n == long {
+			return fmt.Sprintf(`{"tools":[%d]}`, n)
+		}
+		return fmt.Sprintf(`{"tools":[%d],"nextCursor":"c%d"}`, n, n)
+	}
 	tests := []struct {
 		name      string
 		p         Pages
+		page      func(n int) string
 		wantPages int
-		wantErr   error
+		wantErr   func(error) bool
 		wantNext  string
 	}{
-		{"default cap", Pages{}, DefaultMaxPages, &PageCapError{Pages: DefaultMaxPages}, ""},
-		{"Max above the default stops quietly", Pages{Max: DefaultMaxPages + 5}, DefaultMaxPages + 5, nil, "c1005"},
+		{"a long honest list", Pages{}, honest, long, nil, ""},
+		{"Max stops quietly", Pages{Max: 1005}, honest, 1005, nil, "c1005"},
+		{"new cursors, no items", Pages{}, func(n int) string {
+			return fmt.Sprintf(`{"tools":[],"nextCursor":"c%d"}`, n)
+		}, MaxStalePages, listError(&EndlessListError{Page: MaxStalePages, Stale: MaxStalePages}), ""},
+		{"new cursors, the same items", Pages{}, func(n int) string {
+			return fmt.Sprintf(`{"tools":[{"name":"a"}],"nextCursor":"c%d"}`, n)
+		}, MaxStalePages + 1, listError(&EndlessListError{Page: MaxStalePages + 1, Stale: MaxStalePages}), ""},
+		{"new cursors, a cycle of pages", Pages{}, func(n int) string {
+			return fmt.Sprintf(`{"tools":[%d],"nextCursor":"c%d"}`, n%7, n)
+		}, MaxStalePages + 7, listError(&EndlessListError{Page: MaxStalePages + 7, Stale: MaxStalePages}), ""},
+		{"progress, then none", Pages{}, func(n int) string {
+			return fmt.Sprintf(`{"tools":[%d],"nextCursor":"c%d"}`, min(n, 1200), n)
+		}, 1200 + MaxStalePages, listError(&EndlessListError{Page: 1200 + MaxStalePages, Stale: MaxStalePages}), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -235,13 +256,17 @@ func TestListStopsAtThePageCap(t *testing.T) {
 						t.Errorf("List asked for %d pages, want %d", got, tt.wantPages)
 					}
 					if tt.wantErr != nil {
-						if !listError(tt.wantErr.(*PageCapError))(r.err) {
-							t.Errorf("List error = %v, want a *PageCapError %v", r.err, tt.wantErr)
+						if !tt.wantErr(r.err) {
+							t.Errorf("List error = %v", r.err)
 						}
 						return
 					}
 					if r.err != nil || r.next != tt.wantNext {
-						t.Errorf("List = next %q, %v; want next %q", r.next, r.err, tt.wantNext)
+						t.Fatalf("List = next %q, %v; want next %q", r.next, r.err, tt.wantNext)
+					}
+					var got struct{ Tools []int }
+					if err := json.Unmarshal(r.result, &got); err != nil || len(got.Tools) != tt.wantPages || got.Tools[len(got.Tools)-1] != tt.wantPages {
+						t.Errorf("List gave %d tools (%v), want %d", len(got.Tools), err, tt.wantPages)
 					}
 					return
 				case b := <-m.out:
@@ -249,12 +274,37 @@ func TestListStopsAtThePageCap(t *testing.T) {
 					if err := json.Unmarshal(b, &req); err != nil {
 						t.Fatal(err)
 					}
-					if n > 2*DefaultMaxPages {
+					if n > 3*long {
 						t.Fatal("List does not stop")
 					}
-					m.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[%d],"nextCursor":"c%d"}}`, req.ID, n, n))
+					m.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, tt.page(n)))
 				}
 			}
 		})
+	}
+}
+
+// What an endless list's pages cost is bounded even when each brings
+// something new: the walk stops once they add up to MaxWalkBytes.
+func TestWalkBoundedInBytes(t *testing.T) {
+	big := make(json.RawMessage, 64<<20)
+	var w walkGuard
+	for n := 1; ; n++ {
+		list := json.RawMessage(fmt.Sprintf("[%d]", n))
+		err := w.next(Page{N: n, Raw: big, List: list, Items: []json.RawMessage{list[1:2]}, Next: fmt.Sprint("c", n)})
+		if err == nil {
+			if n > 16 {
+				t.Fatalf("page %d of 64 MiB: still walking", n)
+			}
+			continue
+		}
+		var e *EndlessListError
+		if !errors.As(err, &e) || e.Page != 16 || e.Stale != 0 || e.Bytes <= MaxWalkBytes {
+			t.Fatalf("page %d: %v (%#v), want the walk stopped at page 16 past %d bytes", n, err, e, MaxWalkBytes)
+		}
+		if !strings.Contains(err.Error(), "after 16 pages and 1024 MiB") {
+			t.Errorf("error = %q", err)
+		}
+		return
 	}
 }

@@ -11,7 +11,8 @@ import (
 // params carry is kept (null counts as none, and stays); a broken params is
 // an error only where a token must be added.
 func TestPrepare(t *testing.T) {
-	modern := &Client{modern: true, version: "2026-07-28", modernCaps: json.RawMessage(`{}`), opts: ClientOptions{Info: Implementation{Name: "mcpv", Version: "1"}}}
+	modern := &Client{modernCaps: json.RawMessage(`{}`), opts: ClientOptions{Info: Implementation{Name: "mcpv", Version: "1"}}}
+	modern.e.Store(&era{modern: true, version: "2026-07-28"})
 	stampText := `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"mcpv","version":"1"}`
 	stamp := func(s string) string { return strings.ReplaceAll(s, "STAMP", stampText) }
 	tests := []struct {

@@ -224,7 +224,11 @@ func (s *Session) begin(ctx context.Context, method string, params json.RawMessa
 	s.mu.Unlock()
 
 	var idText [20]byte
-	msg, err := encodeRequest(strconv.AppendInt(idText[:0], n, 10), method, params)
+	id := strconv.AppendInt(idText[:0], n, 10)
+	if f, ok := ctx.Value(sentIDKey{}).(func(json.RawMessage)); ok {
+		f(bytes.Clone(id)) // before the request goes: its answers may follow at once
+	}
+	msg, err := encodeRequest(id, method, params)
 	if err == nil {
 		err = s.write(ctx, msg)
 	}
@@ -575,7 +579,8 @@ func (s *Session) serve(m message) {
 		return
 	}
 	key := idKey(m.ID)
-	ctx, cancel := context.WithCancel(context.WithValue(s.base, incomingKey{}, m.ID))
+	slot := &resultMembers{}
+	ctx, cancel := context.WithCancel(context.WithValue(context.WithValue(s.base, incomingKey{}, m.ID), resultMembersKey{}, slot))
 	s.mu.Lock()
 	s.incoming[key] = cancel
 	s.mu.Unlock()
@@ -601,6 +606,9 @@ func (s *Session) serve(m message) {
 			result = json.RawMessage(`{}`)
 		}
 		msg, err := responseParts(m.ID, result, rerr)
+		if rerr == nil && slot.members != nil {
+			msg, err = responseWithMembers(m.ID, result, slot.members)
+		}
 		if err != nil {
 			msg, _ = responseParts(m.ID, nil, &RPCError{Code: CodeInternalError, Message: err.Error()})
 		}

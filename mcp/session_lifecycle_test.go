@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 func TestSessionNotificationsInOrder(t *testing.T) {
@@ -266,7 +268,7 @@ func TestSessionServerCancelIgnoresOtherIDs(t *testing.T) {
 }
 
 func TestSessionCallCancelled(t *testing.T) {
-	var diag syncBuffer
+	var diag mcptest.Buffer
 	s, m := newTestSession(t, SessionOptions{Log: lineLogger(&diag)})
 	ctx, cancel := context.WithCancelCause(t.Context())
 	cause := errors.New("interrupted by the user")

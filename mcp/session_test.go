@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 // testWait bounds every wait for something that should happen; it only fires
@@ -132,24 +134,6 @@ type wireMsg struct {
 	Params  json.RawMessage `json:"params"`
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // newTestSession starts a session on a memTransport and closes it at the end
 // of the test, checking the Transport contract was kept.
 func newTestSession(t *testing.T, opts SessionOptions) (*Session, *memTransport) {
@@ -225,7 +209,7 @@ func TestSessionMatchesResponsesByID(t *testing.T) {
 }
 
 func TestSessionIgnoresStrayResponses(t *testing.T) {
-	var diag syncBuffer
+	var diag mcptest.Buffer
 	s, m := newTestSession(t, SessionOptions{Log: lineLogger(&diag)})
 	call := goCall(t.Context(), s.Call, "tools/list", nil)
 	req := m.nextMsg(t)
@@ -245,7 +229,7 @@ func TestSessionIgnoresStrayResponses(t *testing.T) {
 }
 
 func TestSessionSkipsBadMessages(t *testing.T) {
-	var diag syncBuffer
+	var diag mcptest.Buffer
 	var notes []string
 	s, m := newTestSession(t, SessionOptions{Log: lineLogger(&diag), OnNotification: func(method string, _ json.RawMessage) {
 		notes = append(notes, method)

@@ -257,7 +257,7 @@ func firstLine(s string) string {
 // HasExtension reports whether the server declared the extension id.
 func (c *Client) HasExtension(id string) bool {
 	var ext map[string]json.RawMessage
-	if json.Unmarshal(c.capabilities["extensions"], &ext) != nil {
+	if json.Unmarshal(c.era().capabilities["extensions"], &ext) != nil {
 		return false
 	}
 	v, ok := ext[id]

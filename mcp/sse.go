@@ -50,6 +50,7 @@ func newSSEReader(r io.Reader) *sseReader {
 func newGatedSSEReader(ctx context.Context, r io.Reader, gate *largeGate) *sseReader {
 	p := newSSEReader(r)
 	p.gate, p.ctx = gate, ctx
+	p.lines.limit = gate.limit
 	p.lines.large = p.hold
 	return p
 }
@@ -136,6 +137,9 @@ func (p *sseReader) Next() (sseEvent, error) {
 			}
 			data.add(value, own)
 			hasData = true
+			if p.lines.limit > 0 && int64(data.size) > p.lines.limit {
+				return sseEvent{}, &MessageSizeError{Limit: p.lines.limit}
+			}
 			if p.gate != nil && data.size >= largeMessage {
 				if err := p.hold(); err != nil {
 					return sseEvent{}, err

@@ -71,6 +71,11 @@ type CommandOptions struct {
 	// Framing is how messages are delimited on the pipes: FramingAuto
 	// (which "" means too), FramingLines or FramingContentLength.
 	Framing string
+	// MaxMessage, when positive, bounds each message (and each line that
+	// is no message) the server writes: a longer one ends the
+	// connection with a *MessageSizeError, read no further. 0 reads
+	// messages of any size.
+	MaxMessage int64
 }
 
 // The framings a stdio server may be spoken to in. Auto writes lines and
@@ -108,6 +113,8 @@ type CommandTransport struct {
 
 	// heard is the framing the reader has seen the server use (a framing).
 	heard atomic.Int32
+	// spoke: the server has written something on its stdout.
+	spoke atomic.Bool
 	// omu serialises writing to stdin: Write, and the catch-up once the
 	// server turns out to want headers. It guards framed and early.
 	omu    chan struct{} // 1-slot: a Write waits for it as long as its context allows
@@ -188,6 +195,8 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 	t.msgs = newMessageReader(&drainReader{f: outR, exited: t.exited, wait: opts.ExitDrain}, readBufferSize)
 	t.junk = junkWarner{log: opts.Log, where: "on the server's stdout"}
 	t.msgs.junk, t.msgs.decided = t.junk.warn, t.decided
+	t.msgs.lines.limit = opts.MaxMessage
+	t.msgs.spoke = func() { t.spoke.Store(true) }
 	switch opts.Framing {
 	case FramingLines:
 		t.msgs.mode = framingLines
@@ -281,9 +290,28 @@ func (t *CommandTransport) Read() ([]byte, error) {
 	return msg, nil
 }
 
+// LastStderrLine is the last line the server has written on its stderr so
+// far, as a terminal would show it (after its last carriage return; the
+// line may be unfinished), "" when there is none. It is raw: the server's
+// bytes, clipped.
+func (t *CommandTransport) LastStderrLine() string {
+	lines := t.tail.lines(1)
+	if len(lines) == 0 {
+		return ""
+	}
+	l := lines[0]
+	if i := strings.LastIndexByte(l, '\r'); i >= 0 {
+		l = l[i+1:]
+	}
+	return l
+}
+
+// StderrTail is the server's last lines on its stderr so far (up to n).
+func (t *CommandTransport) StderrTail(n int) []string { return t.tail.lines(n) }
+
 // Silent reports whether the server has written nothing on its stdout yet
-// (blank lines aside), so that its framing is still unknown.
-func (t *CommandTransport) Silent() bool { return framing(t.heard.Load()) == framingUnknown }
+// (blank lines aside): in auto framing, its framing is still unknown.
+func (t *CommandTransport) Silent() bool { return !t.spoke.Load() }
 
 // decided is told, on the reader goroutine, which framing the server uses.
 // For headers, what was written before is written again, framed, by a

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 const testGrace = 200 * time.Millisecond
@@ -143,7 +145,7 @@ func TestCommandExit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var stderr syncBuffer
+			var stderr mcptest.Buffer
 			tr := startSh(t, tt.script, CommandOptions{Stderr: &stderr})
 			_, err := readAll(t, tr)
 			var te *TransportError
@@ -195,7 +197,7 @@ func TestCommandCloseKillsStubbornGroup(t *testing.T) {
 }
 
 func TestCommandCloseIsPoliteFirst(t *testing.T) {
-	var stderr syncBuffer
+	var stderr mcptest.Buffer
 	tr := startSh(t, `read line; echo "$line" >&2; echo '{"jsonrpc":"2.0","id":1,"result":{}}'; read rest || exit 0`, CommandOptions{Stderr: &stderr, Grace: testWait})
 	s := NewSession(tr, SessionOptions{})
 	if r, err := s.Call(t.Context(), "tools/list", nil); err != nil || string(r) != "{}" {
@@ -463,5 +465,22 @@ func TestCommandSlowReaderAfterExit(t *testing.T) {
 	}
 	if _, err := tr.Read(); err == nil {
 		t.Error("a Read after the end succeeded")
+	}
+}
+
+func TestCommandMaxMessage(t *testing.T) {
+	for _, tt := range []struct{ name, script string }{
+		{"line", `printf '{"a":"'; head -c 300000 /dev/zero | tr '\0' x; printf '"}\n'; sleep 5`},
+		{"junk line", `head -c 300000 /dev/zero | tr '\0' x; echo; sleep 5`},
+		{"framed body", `printf 'Content-Length: 300000\r\n\r\n'; sleep 5`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := startSh(t, tt.script, CommandOptions{MaxMessage: 256 << 10})
+			_, err := tr.Read()
+			var se *MessageSizeError
+			if !errors.As(err, &se) {
+				t.Fatalf("Read = %v, want a MessageSizeError", err)
+			}
+		})
 	}
 }

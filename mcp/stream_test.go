@@ -3,12 +3,14 @@ package mcp
 import (
 	"strings"
 	"testing"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 // Junk lines on a stream are warned about as on a server's stdout: a
 // bounded number of warnings, then one saying the rest go unreported.
 func TestStreamTransportJunkWarningsAreBounded(t *testing.T) {
-	var diag syncBuffer
+	var diag mcptest.Buffer
 	in := strings.Repeat("junk\n", 1000) + `{"jsonrpc":"2.0","method":"x"}` + "\n"
 	st := NewStreamTransport(strings.NewReader(in), nil, nil, lineLogger(&diag))
 	msg, err := st.Read()

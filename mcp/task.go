@@ -133,7 +133,7 @@ func (c *Client) WaitTask(ctx context.Context, t Task, onStatus func(Task)) (jso
 		ctx, cancel = context.WithTimeoutCause(ctx, d, &TimeoutError{Method: "task " + t.TaskID, Timeout: d})
 		defer cancel()
 	}
-	if c.modern {
+	if c.era().modern {
 		return c.waitModern(ctx, t, onStatus)
 	}
 	for !t.Terminal() && t.Status != TaskInputRequired {
@@ -209,7 +209,7 @@ func (e *RefusedError) Error() string { return e.Msg }
 // "optional" (and the caller asked) or "required". Asking for a task the
 // server or tool does not allow is a *CapabilityError or *RefusedError.
 func (c *Client) TaskWanted(tool Tool, asked bool) (bool, error) {
-	if c.modern {
+	if c.era().modern {
 		// The server decides per call and answers with a task or not;
 		// the request asks for nothing.
 		if asked && !c.hasTasksExtension() {

@@ -129,7 +129,7 @@ func (tc *ToolCache) Find(ctx context.Context, c *Client, name string) (Tool, er
 	tc.mu.Unlock()
 	if tools == nil {
 		tools = map[string]Tool{}
-		err := c.Each(ctx, "tools/list", "tools", func(items []json.RawMessage) bool {
+		err := c.Each(WithLookup(ctx), "tools/list", "tools", func(items []json.RawMessage) bool {
 			for _, raw := range items {
 				if t, ok := ParseTool(raw); ok {
 					tools[t.Name] = t

@@ -11,10 +11,6 @@ package output
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
-	"unicode"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
@@ -111,11 +107,7 @@ func (d *decoder) string(i int) (string, int) {
 	if end < 0 {
 		return "", -1
 	}
-	body := d.data[i+1 : end-1]
-	if !escapes && (!nonASCII || utf8.Valid(body)) {
-		return string(body), end
-	}
-	return unquote(body, nonASCII), end
+	return rawjson.Unquote(d.data[i:end], escapes, nonASCII), end
 }
 
 // key decodes an object key, sharing the string with earlier objects
@@ -208,93 +200,4 @@ func (d *decoder) object(i, depth int) (any, int) {
 			return nil, -1
 		}
 	}
-}
-
-// unquote decodes the body of a valid string literal that has escapes or
-// bytes that may not be UTF-8 (nonASCII), as encoding/json does: an
-// invalid byte, or an escaped surrogate that is not half of a pair, becomes
-// U+FFFD.
-func unquote(body []byte, nonASCII bool) string {
-	var b strings.Builder
-	b.Grow(len(body))
-	for len(body) > 0 {
-		run := body
-		if j := bytes.IndexByte(body, '\\'); j >= 0 {
-			run = body[:j]
-		}
-		if nonASCII {
-			writeUTF8(&b, run)
-		} else {
-			b.Write(run)
-		}
-		if body = body[len(run):]; len(body) == 0 {
-			break
-		}
-		switch c := body[1]; c {
-		case 'u':
-			r := hex4(body[2:6])
-			body = body[6:]
-			if utf16.IsSurrogate(r) {
-				if len(body) >= 6 && body[0] == '\\' && body[1] == 'u' {
-					if pair := utf16.DecodeRune(r, hex4(body[2:6])); pair != unicode.ReplacementChar {
-						b.WriteRune(pair)
-						body = body[6:]
-						continue
-					}
-				}
-				r = unicode.ReplacementChar
-			}
-			b.WriteRune(r)
-			continue
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		default: // '"', '\\', '/'
-			b.WriteByte(c)
-		}
-		body = body[2:]
-	}
-	return b.String()
-}
-
-// writeUTF8 writes run with each byte that is not part of valid UTF-8
-// replaced by U+FFFD.
-func writeUTF8(b *strings.Builder, run []byte) {
-	if utf8.Valid(run) {
-		b.Write(run)
-		return
-	}
-	for len(run) > 0 {
-		r, size := utf8.DecodeRune(run)
-		if r == utf8.RuneError && size == 1 {
-			b.WriteRune(utf8.RuneError)
-		} else {
-			b.Write(run[:size])
-		}
-		run = run[size:]
-	}
-}
-
-// hex4 reads four hexadecimal digits (already checked).
-func hex4(h []byte) rune {
-	var r rune
-	for _, c := range h[:4] {
-		switch {
-		case c <= '9':
-			c -= '0'
-		case c >= 'a':
-			c -= 'a' - 10
-		default:
-			c -= 'A' - 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
 }

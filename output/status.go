@@ -1,24 +1,30 @@
 package output
 
 import (
-	"bytes"
 	"io"
+	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // StatusLine is a stderr writer that can show one transient line (progress)
 // at the bottom of a terminal. Everything written through it appears above
 // the status line: the line is erased before the write and drawn again after
 // it, once the write has ended a line. On a writer that is not a terminal the
-// status line is never drawn and writes pass straight through.
+// status line is never drawn and writes pass straight through. The line is
+// cut to the terminal's width, so that it never wraps (a wrapped line
+// cannot be erased), and masked (MaskWith) as everything on stderr is.
 type StatusLine struct {
 	mu      sync.Mutex // guards every field and serialises writes to w
 	w       io.Writer
 	enabled bool
-	text    string
-	drawn   bool // text is on the screen now
-	midLine bool // the last write did not end its line: do not draw over it
-	stopped bool // Stop was called: nothing is drawn any more
+	width   func() int          // the terminal's columns now, 0 when unknown; nil: unknown
+	mask    func(string) string // nil: nothing to mask
+	given   string              // the text as Set was given it
+	text    string              // given, masked and cut: what is drawn
+	drawn   bool                // text is on the screen now
+	midLine bool                // the last write did not end its line: do not draw over it
+	stopped bool                // Stop was called: nothing is drawn any more
 }
 
 // NewStatusLine wraps w; enabled says whether w is a terminal.
@@ -27,6 +33,25 @@ func NewStatusLine(w io.Writer, enabled bool) *StatusLine {
 }
 
 const eraseLine = "\r\x1b[K"
+
+// Enabled reports whether the line is drawn at all: w is a terminal.
+func (s *StatusLine) Enabled() bool { return s.enabled }
+
+// MaskWith masks every text shown from now on with mask (the secrets a run
+// knows). mask is called without the line's lock held.
+func (s *StatusLine) MaskWith(mask func(string) string) {
+	s.mu.Lock()
+	s.mask = mask
+	s.mu.Unlock()
+}
+
+// SetWidth tells the line how to learn the terminal's width, asked at
+// each draw (a terminal may be resized).
+func (s *StatusLine) SetWidth(width func() int) {
+	s.mu.Lock()
+	s.width = width
+	s.mu.Unlock()
+}
 
 func (s *StatusLine) Write(p []byte) (int, error) {
 	s.mu.Lock()
@@ -44,19 +69,63 @@ func (s *StatusLine) Write(p []byte) (int, error) {
 }
 
 // Set shows text as the status line (a terminal only); "" clears it.
-func (s *StatusLine) Set(text string) {
+func (s *StatusLine) Set(text string) { s.set(text, nil) }
+
+// Replace shows text as the status line only if the line shows old now
+// (as given to Set or Replace; "" when it shows nothing), and reports
+// whether it did: a line that one part of mcpv keeps up is never drawn
+// over another's.
+func (s *StatusLine) Replace(old, text string) bool { return s.set(text, &old) }
+
+func (s *StatusLine) set(text string, old *string) bool {
+	if !s.enabled {
+		return false
+	}
+	shown := s.prepare(text)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.enabled || s.stopped {
-		return
+	if s.stopped || old != nil && *old != s.given {
+		return false
 	}
-	text = string(bytes.ReplaceAll([]byte(text), []byte("\n"), []byte(" ")))
 	if s.drawn {
 		io.WriteString(s.w, eraseLine)
 		s.drawn = false
 	}
-	s.text = text
+	s.given, s.text = text, shown
+	if s.width != nil {
+		s.text = fitColumns(shown, s.width())
+	}
 	s.draw()
+	return true
+}
+
+// prepare is text on one line, masked.
+func (s *StatusLine) prepare(text string) string {
+	text = strings.ReplaceAll(text, "\n", " ")
+	s.mu.Lock()
+	mask := s.mask
+	s.mu.Unlock()
+	if mask != nil && text != "" {
+		text = mask(text)
+	}
+	return text
+}
+
+// fitColumns cuts text to fewer than width characters (one column each,
+// roughly), ending it with "…" when cut: a line as wide as the terminal
+// wraps on some. width 0 is unknown: text is left whole.
+func fitColumns(text string, width int) string {
+	if width < 2 || utf8.RuneCountInString(text) < width {
+		return text
+	}
+	keep := width - 2
+	for i := range text {
+		if keep == 0 {
+			return text[:i] + "…"
+		}
+		keep--
+	}
+	return text
 }
 
 // Clear removes the status line.
@@ -72,7 +141,7 @@ func (s *StatusLine) Stop() {
 		io.WriteString(s.w, eraseLine)
 		s.drawn = false
 	}
-	s.text, s.stopped = "", true
+	s.given, s.text, s.stopped = "", "", true
 }
 
 func (s *StatusLine) draw() {

@@ -36,6 +36,7 @@ func System() *Streams {
 	errTTY := isTerminal(os.Stderr)
 	outTTY := isTerminal(os.Stdout)
 	status := NewStatusLine(os.Stderr, showsEscapes(errTTY, term, func() bool { return enableVT(os.Stderr) }))
+	status.SetWidth(func() int { return terminalWidth(os.Stderr) })
 	return &Streams{
 		In:       os.Stdin,
 		Out:      os.Stdout,

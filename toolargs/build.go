@@ -98,6 +98,21 @@ func Build(ctx context.Context, words []string, base json.RawMessage, opts Optio
 	return args, err
 }
 
+// NeedsSchema reports whether building words needs the tool's inputSchema:
+// a key=value is typed by it (unless noCoerce), and a dotted key is split
+// at its dots only where the schema declares no property of that name.
+// key:=JSON with a plain key, and --args, need none.
+func NeedsSchema(words []string, noCoerce bool) bool {
+	for _, w := range words {
+		key, _, _ := strings.Cut(w, "=")
+		key, asJSON := strings.CutSuffix(key, ":")
+		if strings.Contains(key, ".") || !asJSON && !noCoerce {
+			return true
+		}
+	}
+	return false
+}
+
 // Check reports a word that can never be an argument: the checks a command
 // line gets before a server starts. @FILE values are read with readFile (a
 // missing file or bad JSON is a mistake found now); stdin is not read.

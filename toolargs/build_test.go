@@ -238,3 +238,37 @@ func TestSchemaDepthIsBounded(t *testing.T) {
 		t.Errorf("with its context ended: %v", err)
 	}
 }
+
+// TestNeedsSchema: only key:=JSON words with plain keys (or none at all)
+// build the same arguments with or without the schema.
+func TestNeedsSchema(t *testing.T) {
+	for _, tc := range []struct {
+		words    []string
+		noCoerce bool
+		want     bool
+	}{
+		{nil, false, false},
+		{[]string{"n:=1", `s:="x"`, "f:=@args.json"}, false, false},
+		{[]string{"n:=1", "m=2"}, false, true},
+		{[]string{"n:=1", "m=2"}, true, false},
+		{[]string{"a.b:=1"}, false, true},
+		{[]string{"a.b=1"}, true, true},
+		{[]string{"text=@README.md"}, false, true},
+		{[]string{"text=@README.md"}, true, false},
+	} {
+		if got := NeedsSchema(tc.words, tc.noCoerce); got != tc.want {
+			t.Errorf("NeedsSchema(%q, noCoerce %v) = %v, want %v", tc.words, tc.noCoerce, got, tc.want)
+		}
+		// What it promises: without the schema the arguments come out as
+		// they would with it.
+		if tc.want || len(tc.words) == 0 || strings.Contains(strings.Join(tc.words, " "), "@") {
+			continue
+		}
+		schema := json.RawMessage(`{"type":"object","properties":{"a.b":{"type":"string"},"m":{"type":"string"},"n":{"type":"string"}}}`)
+		with, err1 := Build(t.Context(), tc.words, nil, Options{Schema: schema, NoCoerce: tc.noCoerce})
+		without, err2 := Build(t.Context(), tc.words, nil, Options{NoCoerce: tc.noCoerce})
+		if err1 != nil || err2 != nil || string(with) != string(without) {
+			t.Errorf("%q: with the schema %s (%v), without %s (%v)", tc.words, with, err1, without, err2)
+		}
+	}
+}

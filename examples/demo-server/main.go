@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/mcpv/mcpv/internal/demoserver"
@@ -19,7 +20,15 @@ import (
 
 func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP on `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
+	var opts demoserver.Options
+	flag.DurationVar(&opts.TTL, "ttl", 0, "let clients keep server/discover's result and the lists this long (ttlMs)")
+	flag.BoolVar(&opts.Private, "private", false, "with -ttl: for the client's authorization context alone (cacheScope private)")
+	versions := flag.String("versions", "", "speak only these protocol `VERSIONS` (comma-separated)")
+	stateless := flag.Bool("stateless", false, "with -http: keep no sessions (a client of 2026-07-28 needs none)")
 	flag.Parse()
+	if *versions != "" {
+		opts.Versions = strings.Split(*versions, ",")
+	}
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "demo-server: unexpected arguments: %q\n", flag.Args())
 		os.Exit(2)
@@ -29,9 +38,9 @@ func main() {
 
 	var err error
 	if *addr != "" {
-		err = serveHTTP(ctx, *addr)
+		err = serveHTTP(ctx, *addr, opts, &mcp.StreamableHTTPOptions{Stateless: *stateless})
 	} else {
-		err = demoserver.New().Run(ctx, &mcp.StdioTransport{})
+		err = demoserver.NewWith(opts).Run(ctx, &mcp.StdioTransport{})
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(os.Stderr, "demo-server:", err)
@@ -39,9 +48,9 @@ func main() {
 	}
 }
 
-func serveHTTP(ctx context.Context, addr string) error {
-	server := demoserver.New()
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+func serveHTTP(ctx context.Context, addr string, opts demoserver.Options, httpOpts *mcp.StreamableHTTPOptions) error {
+	server := demoserver.NewWith(opts)
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, httpOpts)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err

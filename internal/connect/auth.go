@@ -44,6 +44,21 @@ func AuthManager(s *Settings, mode string, env Env, h Hooks) (*oauth.Manager, er
 	return oauthManager(s, plain, mode, env, h)
 }
 
+// HTTPClients are the HTTP clients of the target: one with the user's
+// credentials, as a session's (the OAuth layer, unless its mode is none
+// or the user sends an Authorization header), and one without any, for a
+// caller that asks the server what it answers to no credentials.
+func HTTPClients(s *Settings, env Env, h Hooks) (authorized, plain *http.Client, err error) {
+	h = h.withDefaults()
+	if plain, err = httpClient(s.CACert, userAgent(s, h)); err != nil {
+		return nil, nil, err
+	}
+	if authorized, err = authorizedClient(s, env, h); err != nil {
+		return nil, nil, err
+	}
+	return authorized, plain, nil
+}
+
 // authorizedClient is the HTTP client for the server: with the OAuth layer
 // unless its mode is none or the user sends an Authorization header.
 func authorizedClient(s *Settings, env Env, h Hooks) (*http.Client, error) {

@@ -57,6 +57,16 @@ type Hooks struct {
 	// declares instead of those its own answers give (mcpv serve declares
 	// what its clients may answer, through Route).
 	Capabilities json.RawMessage
+	// AwaitCapabilities, when set, is called once the server is started
+	// (or the HTTP connection prepared) and before initialize: its answer
+	// is the client capabilities the session declares (mcpv serve waits
+	// for its client's, so that the server offers that client what it
+	// would offer it directly). Its context ends when the server does.
+	AwaitCapabilities func(ctx context.Context) (json.RawMessage, error)
+	// Remember keeps what the server allows between runs, and starts
+	// from what was kept (internal/serverstate): the era it spoke, the
+	// lists it lets be kept. For one-shot commands.
+	Remember bool
 
 	// waiting, set by Open, is told when a browser login begins to wait
 	// for the user (oauth.Options.Waiting).
@@ -67,6 +77,11 @@ type Hooks struct {
 type Status interface {
 	Set(text string)
 	Clear()
+	// Replace shows text only if the line shows old now, and reports
+	// whether it did (see output.StatusLine).
+	Replace(old, text string) bool
+	// Enabled: the line is drawn at all (stderr is a terminal).
+	Enabled() bool
 }
 
 // withDefaults fills what is missing with things that show nothing.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/serverstate"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -23,9 +24,13 @@ type notifier struct {
 	hooks Hooks
 	quiet bool
 	tools *mcp.ToolCache
+	kept  *serverstate.Store // nil when nothing is kept between runs
 }
 
 func (n *notifier) notify(method string, params json.RawMessage) {
+	if n.kept != nil {
+		n.kept.Notified(method)
+	}
 	switch method {
 	case "notifications/tools/list_changed":
 		n.tools.Reset()

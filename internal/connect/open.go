@@ -3,12 +3,12 @@ package connect
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/serverstate"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/redact"
 )
@@ -19,9 +19,15 @@ type Conn struct {
 	// Tools caches the tool definitions for the whole session; it is
 	// emptied when the server says its tools changed.
 	Tools *mcp.ToolCache
+	// Kept is what is kept of the server between runs (Hooks.Remember);
+	// nil when nothing is.
+	Kept *serverstate.Store
 
-	notes *notifier
-	hooks Hooks
+	notes   *notifier
+	hooks   Hooks
+	verbose bool
+	probed  bool // the era was the server's to say (--protocol-era auto)
+	wait    *startWait
 
 	http     *mcp.HTTPTransport // the HTTP transport, for Keep
 	settings *Settings
@@ -40,40 +46,72 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	if s.ResumeSession != "" {
 		return resume(s, env, h, ans)
 	}
-	ictx := ctx
-	if s.ConnectTimeout > 0 {
-		var clock *startClock
-		ictx, clock = newStartClock(ctx, s.ConnectTimeout,
-			&mcp.TimeoutError{Connect: true, Setting: "--connect-timeout", Timeout: s.ConnectTimeout})
-		defer clock.stop()
-		h.waiting = clock.pause // a browser login is not the server's time
-	}
+	wait := new(startWait)
+	h.OpenURL = wait.signingIn(h.OpenURL)
+	clocks := new(startClocks)
+	h.waiting = clocks.pause // a browser login is not the server's time
+	begin := time.Now()
 	t, err := transport(s, env, h)
 	if err != nil {
 		return nil, err
 	}
-	c, session := newConn(s, h, ans, t)
+	wait.show(s, h, t, begin)
+	h.ReadGate = wait.heard(h.ReadGate)
+	kept := remember(s, env, h)
+	c, session := newConn(s, h, ans, t, kept)
+	c.wait = wait
 	c.http, _ = t.(*mcp.HTTPTransport)
 	c.settings, c.env = s, env
 
+	caps := ans.capabilities()
+	if h.AwaitCapabilities != nil {
+		if caps, err = awaitCapabilities(ctx, session, h.AwaitCapabilities); err != nil {
+			cctx, cancel := context.WithTimeout(context.Background(), startupCloseWait)
+			session.Close(cctx)
+			cancel()
+			return nil, err
+		}
+	}
+	ictx := ctx
+	if s.ConnectTimeout > 0 {
+		var stop context.CancelFunc
+		ictx, stop = clocks.start(ctx, s.ConnectTimeout,
+			&mcp.TimeoutError{Connect: true, Setting: "--connect-timeout", Timeout: s.ConnectTimeout})
+		defer stop()
+	}
 	version := s.ProtocolVersion
 	if s.ProtocolEra == "modern" && version == "" {
 		version = mcp.ModernVersion
 	}
-	client, err := mcp.Initialize(ictx, session, mcp.ClientOptions{
+	opts := mcp.ClientOptions{
 		Info:            h.Client,
 		ProtocolVersion: version,
 		Probe:           s.ProtocolEra == "auto",
-		Capabilities:    ans.capabilities(),
+		Capabilities:    caps,
 		Timeout:         s.Timeout,
 		MaxTimeout:      s.MaxTimeout,
 		LogLevel:        s.Answers.LogLevel, // the modern era sends it with each request
-	})
-	if err != nil {
-		var te *mcp.TimeoutError
-		if ct, ok := t.(*mcp.CommandTransport); ok && errors.As(err, &te) && te.Connect && ct.Silent() && s.Framing == mcp.FramingAuto {
-			te.Hint = "it wrote nothing on its stdout (a server that reads only Content-Length frames needs --framing content-length)"
+	}
+	if kept != nil {
+		if kept.Ignored != "" && s.Verbose {
+			fmt.Fprintf(h.Stderr, "mcpv: what was kept of the server is not used: %s\n", safetext.Line(kept.Ignored))
 		}
+		opts.Lists = kept
+		c.probed = opts.Probe && version == ""
+		if s.Verbose {
+			kept.Trace = func(line string) { fmt.Fprintf(h.Stderr, "mcpv: %s\n", line) }
+		}
+		if opts.Probe && version == "" {
+			opts.Recall = kept.Recall()
+			if s.ConnectTimeout > 0 {
+				opts.ConnectLimit = &mcp.TimeoutError{Connect: true, Setting: "--connect-timeout", Timeout: s.ConnectTimeout}
+			}
+		}
+	}
+	client, err := mcp.Initialize(ictx, session, opts)
+	if err != nil {
+		wait.stop()
+		startupHint(err, s, t)
 		// A server that did not get through start-up (timed out,
 		// interrupted, refused) gets a short goodbye, not the full grace
 		// periods: the user asked to stop, or it has shown it is not
@@ -101,7 +139,7 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 		t.Close(context.Background())
 		return nil, err
 	}
-	c, session := newConn(s, h, ans, t)
+	c, session := newConn(s, h, ans, t, nil)
 	client, err := mcp.Attach(session, mcp.ClientOptions{
 		Info: h.Client, Capabilities: ans.capabilities(), Timeout: s.Timeout, MaxTimeout: s.MaxTimeout, LogLevel: s.Answers.LogLevel,
 	}, st)
@@ -113,11 +151,31 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 	return c, nil
 }
 
+// awaitCapabilities asks await for the capabilities to declare, with a
+// context that ends when the session does (a server that dies while its
+// client has yet to speak).
+func awaitCapabilities(ctx context.Context, session *mcp.Session, await func(context.Context) (json.RawMessage, error)) (json.RawMessage, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() { // ends with the wait: the session's end cuts it short
+		select {
+		case <-session.Done():
+			cancel(session.Err())
+		case <-ctx.Done():
+		}
+	}()
+	caps, err := await(ctx)
+	if err != nil && ctx.Err() != nil && session.Err() != nil {
+		return nil, session.Err()
+	}
+	return caps, err
+}
+
 // newConn starts the session on t: the server's requests answered, its
 // notifications shown.
-func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport) (*Conn, *mcp.Session) {
-	c := &Conn{Tools: &mcp.ToolCache{}, hooks: h}
-	c.notes = &notifier{hooks: h, quiet: s.Quiet, tools: c.Tools}
+func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport, kept *serverstate.Store) (*Conn, *mcp.Session) {
+	c := &Conn{Tools: &mcp.ToolCache{}, hooks: h, Kept: kept, verbose: s.Verbose}
+	c.notes = &notifier{hooks: h, quiet: s.Quiet, tools: c.Tools, kept: kept}
 	sopts := mcp.SessionOptions{Log: h.Log, Handler: ans.handler(), OnNotification: c.notes.notify, ReadGate: h.ReadGate}
 	if h.Events != nil {
 		sopts.Record = h.Events.Write // every one, as read: never dropped
@@ -139,7 +197,7 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 		if err != nil {
 			return nil, err
 		}
-		opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, Mode: s.Mode, Log: h.Log}
+		opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, Mode: s.Mode, Log: h.Log, MaxMessage: s.MaxMessage}
 		if s.Verbose {
 			opts.Trace = func(line string) { fmt.Fprintf(h.Stderr, "mcpv: http: %s\n", safetext.Line(line)) }
 		}
@@ -149,7 +207,7 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 		}
 		return tr, nil
 	}
-	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log, Groups: h.Groups, Framing: s.Framing}
+	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log, Groups: h.Groups, Framing: s.Framing, MaxMessage: s.MaxMessage}
 	if !s.Quiet {
 		opts.Stderr = h.ServerStderr
 	}
@@ -173,9 +231,20 @@ func (c *Conn) setLogLevel(ctx context.Context, level string) error {
 func (c *Conn) Event(method string, params json.RawMessage) { c.hooks.Events.Write(method, params) }
 
 // Close ends the session within the transport's bounds, after every queued
-// notification has been delivered.
+// notification has been delivered, then keeps what the server allows of
+// this run for the next (Hooks.Remember): a list_changed among those
+// notifications counts.
 func (c *Conn) Close() {
+	c.wait.stop()
 	c.Client.Close(context.Background())
+	if c.Kept != nil {
+		if c.probed { // an era pinned says nothing of the server's
+			c.Kept.Learnt(c.Client.Learnt())
+		}
+		if err := c.Kept.Save(); err != nil && c.verbose {
+			fmt.Fprintf(c.hooks.Stderr, "mcpv: what the server allows to be kept is not kept: %s\n", safetext.Line(err.Error()))
+		}
+	}
 }
 
 // tracer writes each JSON-RPC message on stderr, clipped so a huge message

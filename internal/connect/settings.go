@@ -46,6 +46,9 @@ type Settings struct {
 	Framing         string        // a stdio server's: auto, lines or content-length
 	Quiet           bool          // hide the server's stderr
 	Verbose         bool          // trace the JSON-RPC traffic
+	// MaxMessage bounds each message the server sends (mcp's
+	// MaxMessage); 0 reads any. No flag sets it: mcpv check does.
+	MaxMessage int64
 
 	Auth    Auth
 	Answers Answers

@@ -1,9 +1,10 @@
 package connect
 
-// The connect timeout bounds a server's start and the handshake. When the
-// handshake needs a browser login, the user's time in the browser is not
-// the server's: the clock stops while mcpv waits for the user, whom
-// --login-timeout bounds instead.
+// The connect timeout bounds a server's start and the handshake (in
+// Initialize, or at the first call for a server whose era is remembered).
+// When either needs a browser login, the user's time in the browser is not
+// the server's: every clock of the start stops while mcpv waits for the
+// user, whom --login-timeout bounds instead.
 
 import (
 	"context"
@@ -11,57 +12,72 @@ import (
 	"time"
 )
 
-// startClock ends its context with cause once d has run, not counting the
-// time between a pause and its resume.
-type startClock struct {
-	cancel context.CancelCauseFunc
-	cause  error
-
-	mu     sync.Mutex    // guards the fields below
-	timer  *time.Timer   // runs while not paused; nil once stopped
-	left   time.Duration // what is left of d when paused
-	since  time.Time     // when the timer last started
-	paused int           // pauses not yet resumed
-}
-
-// newStartClock starts the clock; stop releases it.
-func newStartClock(ctx context.Context, d time.Duration, cause error) (context.Context, *startClock) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	c := &startClock{cancel: cancel, cause: cause, left: d, since: time.Now()}
-	c.timer = time.AfterFunc(d, func() { cancel(cause) })
-	return ctx, c
-}
-
-// pause stops the clock until the function it returns is called; pauses
+// startClocks are the clocks of one session's start. A pause stops each
+// that runs, and one started during a pause, until the pause ends; pauses
 // may overlap.
-func (c *startClock) pause() (resume func()) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.paused == 0 && c.timer != nil && c.timer.Stop() {
-		c.left -= time.Since(c.since)
-	}
-	c.paused++
-	var once sync.Once
-	return func() { once.Do(c.resume) }
+type startClocks struct {
+	mu     sync.Mutex           // guards the fields below and every clock's
+	paused int                  // pauses not yet resumed
+	live   map[*startClock]bool // the clocks not yet stopped
 }
 
-func (c *startClock) resume() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.paused--
-	if c.paused == 0 && c.timer != nil {
+// startClock ends its context with its cause once its time has run, not
+// counting the time paused.
+type startClock struct {
+	timer *time.Timer   // ends the context with the cause when it fires
+	left  time.Duration // what is left of its time when it last stopped
+	since time.Time     // when it last began to run
+}
+
+// start starts a clock of d that ends ctx with cause; the function it
+// returns stops it.
+func (r *startClocks) start(ctx context.Context, d time.Duration, cause error) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	c := &startClock{left: d}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.live == nil {
+		r.live = map[*startClock]bool{}
+	}
+	r.live[c] = true
+	c.since, c.timer = time.Now(), time.AfterFunc(d, func() { cancel(cause) })
+	if r.paused > 0 {
+		c.timer.Stop() // it runs once the pause ends
+	}
+	return ctx, func() {
+		r.mu.Lock()
+		delete(r.live, c)
+		c.timer.Stop()
+		r.mu.Unlock()
+		cancel(nil)
+	}
+}
+
+// pause stops every clock until the function it returns is called.
+func (r *startClocks) pause() (resume func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.paused == 0 {
+		for c := range r.live {
+			if c.timer.Stop() {
+				c.left -= time.Since(c.since)
+			}
+		}
+	}
+	r.paused++
+	var once sync.Once
+	return func() { once.Do(r.resume) }
+}
+
+func (r *startClocks) resume() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.paused--
+	if r.paused > 0 {
+		return
+	}
+	for c := range r.live {
 		c.since = time.Now()
 		c.timer.Reset(max(c.left, 0))
 	}
-}
-
-// stop ends the clock and its context.
-func (c *startClock) stop() {
-	c.mu.Lock()
-	if c.timer != nil {
-		c.timer.Stop()
-		c.timer = nil
-	}
-	c.mu.Unlock()
-	c.cancel(nil)
 }

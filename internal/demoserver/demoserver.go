@@ -31,18 +31,46 @@ type config struct {
 	onSlowCancel func(error)        // called when slow observes cancellation
 	clockEvery   time.Duration      // how often demo://clock changes; 0 means clockInterval
 	onClock      func(running bool) // called when the clock's ticker starts and stops
+	opts         Options
 }
 
 // New returns the demo server.
 func New() *mcp.Server { return newServer(config{}) }
 
+// Options vary the demo server for the tests and benchmarks of a client.
+type Options struct {
+	// TTL, when positive, is the ttlMs of every result that may carry
+	// one (server/discover's, the lists', resources/read's); the go-sdk
+	// sends 0 otherwise: a client may keep nothing.
+	TTL time.Duration
+	// Private makes their cacheScope "private" rather than "public".
+	Private bool
+	// Versions, when set, are the only protocol versions it speaks (the
+	// initialize era's alone, say).
+	Versions []string
+}
+
+// NewWith returns the demo server as opts vary it.
+func NewWith(opts Options) *mcp.Server { return newServer(config{opts: opts}) }
+
 func newServer(cfg config) *mcp.Server {
 	clk := newClock(cfg.clockEvery, cfg.onClock)
+	var cacheable func(context.Context, mcp.Request, *mcp.Cacheable)
+	if ttl := cfg.opts.TTL; ttl > 0 {
+		cacheable = func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
+			c.TTLMs = int(ttl / time.Millisecond)
+			if cfg.opts.Private {
+				c.CacheScope = "private"
+			}
+		}
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcpv-demo", Version: "1.0.0"}, &mcp.ServerOptions{
-		Instructions:       "Demo server for mcpv. Tools: echo, add, fail, slow, big, and ask, sample, roots, log, which ask the client something or report to it. Resources under demo://; subscribe to demo://clock to hear it change. Prompts: greet, review.",
-		CompletionHandler:  complete,
-		SubscribeHandler:   clk.subscribe,
-		UnsubscribeHandler: clk.unsubscribe,
+		Instructions:              "Demo server for mcpv. Tools: echo, add, fail, slow, big, and ask, sample, roots, log, which ask the client something or report to it. Resources under demo://; subscribe to demo://clock to hear it change. Prompts: greet, review.",
+		CompletionHandler:         complete,
+		SubscribeHandler:          clk.subscribe,
+		UnsubscribeHandler:        clk.unsubscribe,
+		SetCacheable:              cacheable,
+		SupportedProtocolVersions: cfg.opts.Versions,
 	})
 	clk.server = s
 	addTools(s, cfg)

@@ -12,6 +12,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"sync"
 )
 
 // sentinel is an object the first collection frees: large enough, and with
@@ -27,13 +28,44 @@ type sentinel struct {
 // happened. A caller leaves the collector alone when the user set GOGC or
 // GOMEMLIMIT.
 func Defer(limit int64, percent int, done func()) {
+	state.mu.Lock()
+	state.tuned, state.deferred, state.percent = true, true, percent
+	state.mu.Unlock()
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(limit)
 	runtime.AddCleanup(new(sentinel), func(int) {
-		debug.SetGCPercent(percent)
+		state.mu.Lock()
+		debug.SetGCPercent(state.percent)
 		debug.SetMemoryLimit(math.MaxInt64)
+		state.deferred = false
+		state.mu.Unlock()
 		if done != nil {
 			done()
 		}
 	}, 0)
+}
+
+// state is what Defer set up, for Raise.
+var state struct {
+	mu       sync.Mutex // guards the fields below, and orders Raise with the first collection
+	tuned    bool       // Defer was called: the user left the collector to mcpv
+	deferred bool       // collection is off until the first collection
+	percent  int        // the GOGC the first collection sets
+}
+
+// Raise sets GOGC to percent for the rest of a run that allocates steadily
+// for long (mcpv load), trading memory (up to 1+percent/100 times what is
+// live) for less collecting: from the first collection on when Defer still
+// holds collection off, else at once. It does nothing unless Defer was
+// called, so a GOGC or GOMEMLIMIT the user set holds.
+func Raise(percent int) {
+	state.mu.Lock()
+	defer state.mu.Unlock()
+	if !state.tuned {
+		return
+	}
+	state.percent = percent
+	if !state.deferred {
+		debug.SetGCPercent(percent)
+	}
 }

@@ -1,6 +1,7 @@
 package jsonschema
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -62,5 +63,31 @@ func BenchmarkValidate(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkValidateLarge validates a large structured result (about
+// 1 MiB: an array of records with plain, escaped and non-ASCII strings,
+// integers and decimals), where reading the value is most of the work.
+func BenchmarkValidateLarge(b *testing.B) {
+	s := mustCompile(b, `{"type":"object","properties":{"items":{"type":"array","items":{"type":"object",
+		"properties":{"id":{"type":"integer"},"name":{"type":"string","minLength":1},"score":{"type":"number"},
+		"note":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}},"required":["id","name"]}}},"required":["items"]}`)
+	var v strings.Builder
+	v.WriteString(`{"items":[`)
+	for i := 0; v.Len() < 1<<20; i++ {
+		if i > 0 {
+			v.WriteByte(',')
+		}
+		fmt.Fprintf(&v, `{"id":%d,"name":"record number %d of the result","score":%d.%03d,"note":"line one\nline \"two\"\tand a tab, caf\u00e9 \u2014 done","tags":["alpha","beta","gamma"]}`, i, i, i%100, i%1000)
+	}
+	v.WriteString(`]}`)
+	data := []byte(v.String())
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Validate(data); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -53,8 +53,18 @@
 //     formats those drafts and later ones define (date-time, date, time,
 //     duration, email, hostname, ipv4, ipv6, uri, uri-reference, iri,
 //     iri-reference, uri-template, json-pointer, relative-json-pointer,
-//     uuid, regex) and period and semver are checked; other names are
-//     ignored.
+//     uuid, regex) and period and semver are checked; other names
+//     (idn-hostname, idn-email) are ignored. uri, uri-reference, iri,
+//     iri-reference and uri-template are read by the grammars of RFC 3986,
+//     3987 and 6570; a host name's A-labels (xn--) are decoded and checked
+//     with golang.org/x/net/idna, which has UTS #46's tables, not IDNA2008's
+//     exceptions and contextual rules. A schema's own $id, $ref and $schema
+//     are read as url.Parse reads them, more loosely, so that schemas found
+//     in the wild still compile.
+//   - pattern and the regex format are Go's regexp syntax (RE2), not
+//     ECMA-262's.
+//   - An integer is any number with no fraction, 1.0 included, in
+//     draft-04 too.
 //   - contentEncoding, contentMediaType and contentSchema are annotations.
 //   - $vocabulary is checked for its shape, and custom vocabularies and
 //     metaschemas are not supported: a $schema naming one does not compile.

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"golang.org/x/net/idna"
 )
 
 // formatCheck returns the check for a format name, nil for a name with
@@ -32,10 +34,14 @@ func formatCheck(name string) func(string) error {
 		return formatIPv4
 	case "ipv6":
 		return formatIPv6
-	case "uri", "iri":
+	case "uri":
 		return formatURI
-	case "uri-reference", "iri-reference":
+	case "uri-reference":
 		return formatURIReference
+	case "iri":
+		return formatIRI
+	case "iri-reference":
+		return formatIRIReference
 	case "uri-template":
 		return formatURITemplate
 	case "json-pointer":
@@ -71,9 +77,11 @@ func digitsValue(s string) (int, bool) {
 }
 
 // formatHostname is an RFC 1123 host name: dot-separated labels of 1 to 63
-// letters, digits and inner hyphens, 253 characters in all.
+// letters, digits and inner hyphens, 253 characters in all, with no dot at
+// the end. A label that starts with "xn--" is an A-label (RFC 5890
+// section 2.3.2.1): Punycode that decodes to a label IDNA2008 allows for
+// registration (RFC 5891 section 4).
 func formatHostname(s string) error {
-	s = strings.TrimSuffix(s, ".")
 	if len(s) > 253 {
 		return errors.New("longer than 253 characters")
 	}
@@ -88,6 +96,11 @@ func formatHostname(s string) error {
 			c := label[i]
 			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '-') {
 				return fmt.Errorf("invalid character %q", c)
+			}
+		}
+		if len(label) >= 4 && strings.EqualFold(label[:4], "xn--") {
+			if _, err := idna.Registration.ToUnicode(strings.ToLower(label)); err != nil {
+				return fmt.Errorf("label %q is not a valid A-label: %v", label, err)
 			}
 		}
 	}
@@ -105,6 +118,9 @@ func formatEmail(s string) error {
 		return errors.New("missing @")
 	}
 	local, domain := s[:at], s[at+1:]
+	if local == "" {
+		return errors.New("no local part")
+	}
 	if len(local) > 64 {
 		return errors.New("local part longer than 64 characters")
 	}
@@ -188,8 +204,11 @@ func parseURI(s string) (*url.URL, error) {
 	return u, nil
 }
 
-// formatURI is an absolute URI.
-func formatURI(s string) error {
+// idURI is the check of an absolute URI that a schema's own identifiers get
+// ($schema, $vocabulary's keys): what url.Parse reads, as validators
+// commonly take them, looser than the uri format, so that a schema found in
+// the wild still compiles.
+func idURI(s string) error {
 	u, err := parseURI(s)
 	if err != nil {
 		return err
@@ -200,40 +219,13 @@ func formatURI(s string) error {
 	return nil
 }
 
-// formatURIReference is a URI or a relative reference.
-func formatURIReference(s string) error {
+// idURIReference is idURI for a reference ($id, $ref).
+func idURIReference(s string) error {
 	if strings.Contains(s, `\`) {
 		return errors.New(`contains \`)
 	}
 	_, err := parseURI(s)
 	return err
-}
-
-// formatURITemplate is a URI with RFC 6570 expressions in braces, which do
-// not nest.
-func formatURITemplate(s string) error {
-	if _, err := parseURI(s); err != nil {
-		return err
-	}
-	open := false
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '{':
-			if open {
-				return errors.New("nested braces")
-			}
-			open = true
-		case '}':
-			if !open {
-				return errors.New("a closing brace without an opening one")
-			}
-			open = false
-		}
-	}
-	if open {
-		return errors.New("an unclosed brace")
-	}
-	return nil
 }
 
 // formatJSONPointer is an RFC 6901 JSON pointer.

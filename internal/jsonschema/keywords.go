@@ -241,9 +241,9 @@ func (k *keywords) anchorName(key string, v *value) error {
 
 // uri checks a URI (absolute) or URI-reference string.
 func (k *keywords) uri(key string, v *value, absolute bool) error {
-	check, what := formatURIReference, "URI-reference"
+	check, what := idURIReference, "URI-reference"
 	if absolute {
-		check, what = formatURI, "URI"
+		check, what = idURI, "URI"
 	}
 	if err := check(v.str); err != nil {
 		return k.fail(key, "%s is not a valid %s: %v", quote(v.str), what, err)

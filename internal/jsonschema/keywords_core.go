@@ -118,7 +118,7 @@ func (k *keywords) core(key string, v *value) (bool, error) {
 		}
 		for i := range v.obj {
 			m := &v.obj[i]
-			if err := formatURI(m.key); err != nil {
+			if err := idURI(m.key); err != nil {
 				return true, k.failAt(key, m.key, "%s is not a URI: %v", quote(m.key), err)
 			}
 			if m.val.kind != kindTrue && m.val.kind != kindFalse {

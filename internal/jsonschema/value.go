@@ -1,11 +1,12 @@
 package jsonschema
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // kind is the JSON type of a value.
@@ -81,104 +82,95 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("invalid JSON at byte %d: %s", e.Offset, e.msg)
 }
 
-// parse decodes one JSON value (with optional white space around it).
+// parse decodes one JSON value (with optional white space around it). Its
+// tokens are read by rawjson's scanners, which check them as encoding/json
+// does; what is wrong with text it refuses is encoding/json's word.
 func parse(data []byte) (value, error) {
 	p := parser{data: data}
-	p.space()
-	v, err := p.value(0)
-	if err != nil {
-		return value{}, err
-	}
-	p.space()
-	if p.i < len(p.data) {
-		return value{}, p.fail("data after the value")
+	v, i := p.value(rawjson.SkipSpace(data, 0), 0)
+	if i < 0 || rawjson.SkipSpace(data, i) != len(data) {
+		offset, msg := rawjson.Problem(data)
+		return value{}, &SyntaxError{Offset: max(offset, 0), msg: msg}
 	}
 	return v, nil
 }
 
+// parser builds the value of JSON text. Its methods take the index where
+// a value starts and return the index just past it, or -1 where the text
+// is not valid JSON.
 type parser struct {
 	data []byte
-	i    int
 }
 
-func (p *parser) fail(format string, args ...any) error {
-	return &SyntaxError{Offset: p.i, msg: fmt.Sprintf(format, args...)}
-}
-
-func (p *parser) space() {
-	for p.i < len(p.data) {
-		switch p.data[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
+func (p *parser) value(i, depth int) (value, int) {
+	if i >= len(p.data) {
+		return value{}, -1
 	}
-}
-
-func (p *parser) value(depth int) (value, error) {
-	if p.i >= len(p.data) {
-		return value{}, p.fail("unexpected end of JSON")
-	}
-	switch c := p.data[p.i]; {
+	switch c := p.data[i]; {
 	case c == '{':
-		return p.object(depth + 1)
+		return p.object(i, depth+1)
 	case c == '[':
-		return p.array(depth + 1)
+		return p.array(i, depth+1)
 	case c == '"':
-		s, err := p.string()
-		return value{kind: kindString, str: s}, err
+		s, end := p.string(i)
+		return value{kind: kindString, str: s}, end
 	case c == '-' || c >= '0' && c <= '9':
-		return p.number()
+		end := rawjson.ScanNumber(p.data, i)
+		if end < 0 {
+			return value{}, -1
+		}
+		return value{kind: kindNumber, str: string(p.data[i:end])}, end
 	case c == 't':
-		return value{kind: kindTrue}, p.literal("true")
+		return value{kind: kindTrue}, p.literal(i, "true")
 	case c == 'f':
-		return value{kind: kindFalse}, p.literal("false")
+		return value{kind: kindFalse}, p.literal(i, "false")
 	case c == 'n':
-		return value{kind: kindNull}, p.literal("null")
-	default:
-		return value{}, p.fail("unexpected %q", c)
+		return value{kind: kindNull}, p.literal(i, "null")
 	}
+	return value{}, -1
 }
 
-func (p *parser) literal(word string) error {
-	if !strings.HasPrefix(string(p.data[p.i:min(len(p.data), p.i+len(word))]), word) {
-		return p.fail("invalid literal, want %s", word)
+func (p *parser) literal(i int, word string) int {
+	if !bytes.HasPrefix(p.data[i:], []byte(word)) {
+		return -1
 	}
-	p.i += len(word)
-	return nil
+	return i + len(word)
 }
 
-func (p *parser) object(depth int) (value, error) {
+// string reads a string literal: invalid UTF-8 and lone surrogates become
+// U+FFFD, as encoding/json decodes them.
+func (p *parser) string(i int) (string, int) {
+	end, escapes, nonASCII := rawjson.ScanString(p.data, i)
+	if end < 0 {
+		return "", -1
+	}
+	return rawjson.Unquote(p.data[i:end], escapes, nonASCII), end
+}
+
+func (p *parser) object(i, depth int) (value, int) {
 	if depth > maxNesting {
-		return value{}, p.fail("nested more than %d levels deep", maxNesting)
+		return value{}, -1
 	}
-	p.i++ // {
 	v := value{kind: kindObject}
-	p.space()
-	if p.i < len(p.data) && p.data[p.i] == '}' {
-		p.i++
-		return v, nil
+	i = rawjson.SkipSpace(p.data, i+1)
+	if i < len(p.data) && p.data[i] == '}' {
+		return v, i + 1
 	}
 	var seen map[string]int // index by name, once the object is large
 	for {
-		p.space()
-		if p.i >= len(p.data) || p.data[p.i] != '"' {
-			return value{}, p.fail("want a member name")
+		if i >= len(p.data) || p.data[i] != '"' {
+			return value{}, -1
 		}
-		key, err := p.string()
-		if err != nil {
-			return value{}, err
+		key, end := p.string(i)
+		if end < 0 {
+			return value{}, -1
 		}
-		p.space()
-		if p.i >= len(p.data) || p.data[p.i] != ':' {
-			return value{}, p.fail("want ':' after a member name")
+		if i = rawjson.SkipSpace(p.data, end); i >= len(p.data) || p.data[i] != ':' {
+			return value{}, -1
 		}
-		p.i++
-		p.space()
-		val, err := p.value(depth)
-		if err != nil {
-			return value{}, err
+		val, end := p.value(rawjson.SkipSpace(p.data, i+1), depth)
+		if end < 0 {
+			return value{}, -1
 		}
 		at := -1
 		if seen != nil {
@@ -206,193 +198,47 @@ func (p *parser) object(depth int) (value, error) {
 				seen[key] = len(v.obj) - 1
 			}
 		}
-		p.space()
-		if p.i >= len(p.data) {
-			return value{}, p.fail("unexpected end of JSON")
+		if i = rawjson.SkipSpace(p.data, end); i >= len(p.data) {
+			return value{}, -1
 		}
-		switch p.data[p.i] {
+		switch p.data[i] {
 		case ',':
-			p.i++
+			i = rawjson.SkipSpace(p.data, i+1)
 		case '}':
-			p.i++
-			return v, nil
+			return v, i + 1
 		default:
-			return value{}, p.fail("want ',' or '}' in an object")
+			return value{}, -1
 		}
 	}
 }
 
-func (p *parser) array(depth int) (value, error) {
+func (p *parser) array(i, depth int) (value, int) {
 	if depth > maxNesting {
-		return value{}, p.fail("nested more than %d levels deep", maxNesting)
+		return value{}, -1
 	}
-	p.i++ // [
 	v := value{kind: kindArray, arr: []value{}}
-	p.space()
-	if p.i < len(p.data) && p.data[p.i] == ']' {
-		p.i++
-		return v, nil
+	i = rawjson.SkipSpace(p.data, i+1)
+	if i < len(p.data) && p.data[i] == ']' {
+		return v, i + 1
 	}
 	for {
-		p.space()
-		el, err := p.value(depth)
-		if err != nil {
-			return value{}, err
+		el, end := p.value(i, depth)
+		if end < 0 {
+			return value{}, -1
 		}
 		v.arr = append(v.arr, el)
-		p.space()
-		if p.i >= len(p.data) {
-			return value{}, p.fail("unexpected end of JSON")
+		if i = rawjson.SkipSpace(p.data, end); i >= len(p.data) {
+			return value{}, -1
 		}
-		switch p.data[p.i] {
+		switch p.data[i] {
 		case ',':
-			p.i++
+			i = rawjson.SkipSpace(p.data, i+1)
 		case ']':
-			p.i++
-			return v, nil
+			return v, i + 1
 		default:
-			return value{}, p.fail("want ',' or ']' in an array")
+			return value{}, -1
 		}
 	}
-}
-
-// number reads a number as RFC 8259 writes it, keeping its text.
-func (p *parser) number() (value, error) {
-	start := p.i
-	if p.data[p.i] == '-' {
-		p.i++
-	}
-	digits := func() int {
-		n := 0
-		for p.i < len(p.data) && p.data[p.i] >= '0' && p.data[p.i] <= '9' {
-			p.i++
-			n++
-		}
-		return n
-	}
-	switch {
-	case p.i < len(p.data) && p.data[p.i] == '0':
-		p.i++
-	case digits() == 0:
-		return value{}, p.fail("invalid number")
-	}
-	if p.i < len(p.data) && p.data[p.i] == '.' {
-		p.i++
-		if digits() == 0 {
-			return value{}, p.fail("invalid number")
-		}
-	}
-	if p.i < len(p.data) && (p.data[p.i] == 'e' || p.data[p.i] == 'E') {
-		p.i++
-		if p.i < len(p.data) && (p.data[p.i] == '+' || p.data[p.i] == '-') {
-			p.i++
-		}
-		if digits() == 0 {
-			return value{}, p.fail("invalid number")
-		}
-	}
-	return value{kind: kindNumber, str: string(p.data[start:p.i])}, nil
-}
-
-// string reads a quoted string. Invalid UTF-8 and lone surrogates become
-// U+FFFD, as encoding/json decodes them.
-func (p *parser) string() (string, error) {
-	p.i++ // "
-	start := p.i
-	for p.i < len(p.data) {
-		c := p.data[p.i]
-		switch {
-		case c == '"':
-			s := string(p.data[start:p.i])
-			p.i++
-			return s, nil
-		case c == '\\' || c >= utf8.RuneSelf:
-			return p.slowString(start)
-		case c < 0x20:
-			return "", p.fail("control character in a string")
-		}
-		p.i++
-	}
-	return "", p.fail("unterminated string")
-}
-
-func (p *parser) slowString(start int) (string, error) {
-	b := make([]byte, 0, p.i-start+16)
-	b = append(b, p.data[start:p.i]...)
-	for p.i < len(p.data) {
-		c := p.data[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			return string(b), nil
-		case c < 0x20:
-			return "", p.fail("control character in a string")
-		case c == '\\':
-			if p.i+1 >= len(p.data) {
-				return "", p.fail("unterminated string")
-			}
-			e := p.data[p.i+1]
-			p.i += 2
-			switch e {
-			case '"', '\\', '/':
-				b = append(b, e)
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				r, ok := p.hex4()
-				if !ok {
-					return "", p.fail("invalid \\u escape")
-				}
-				if utf16.IsSurrogate(r) {
-					r2 := utf8.RuneError
-					if save := p.i; p.i+1 < len(p.data) && p.data[p.i] == '\\' && p.data[p.i+1] == 'u' {
-						p.i += 2
-						if lo, ok := p.hex4(); ok && utf16.DecodeRune(r, lo) != utf8.RuneError {
-							r2 = utf16.DecodeRune(r, lo)
-						} else {
-							p.i = save
-						}
-					}
-					r = r2
-				}
-				b = utf8.AppendRune(b, r)
-			default:
-				return "", p.fail("invalid escape \\%c", e)
-			}
-		case c < utf8.RuneSelf:
-			b = append(b, c)
-			p.i++
-		default:
-			r, size := utf8.DecodeRune(p.data[p.i:])
-			if r == utf8.RuneError && size == 1 {
-				b = utf8.AppendRune(b, utf8.RuneError)
-			} else {
-				b = append(b, p.data[p.i:p.i+size]...)
-			}
-			p.i += size
-		}
-	}
-	return "", p.fail("unterminated string")
-}
-
-func (p *parser) hex4() (rune, bool) {
-	if p.i+4 > len(p.data) {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(string(p.data[p.i:p.i+4]), 16, 32)
-	if err != nil {
-		return 0, false
-	}
-	p.i += 4
-	return rune(n), true
 }
 
 // equal is JSON equality: numbers by value (1 == 1.0), objects whatever

@@ -103,11 +103,34 @@ func (t *Transport) Write(ctx context.Context, msg []byte) error {
 	}
 	t.wmu.Lock()
 	defer t.wmu.Unlock()
-	if d, ok := ctx.Deadline(); ok {
-		t.c.SetWriteDeadline(d)
-		defer t.c.SetWriteDeadline(time.Time{})
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
 	}
-	if _, err := t.c.Write(append(b, '\n')); err != nil {
+	// A keeper that does not read (stopped, starved) must not hold up a
+	// command whose request was cancelled or timed out: ctx's end cuts
+	// the write short.
+	var dmu sync.Mutex // guards writing: the deadline may be set only while true
+	writing := true
+	stop := context.AfterFunc(ctx, func() {
+		dmu.Lock()
+		defer dmu.Unlock()
+		if writing {
+			t.c.SetWriteDeadline(time.Now())
+		}
+	})
+	_, err = t.c.Write(append(b, '\n'))
+	stop()
+	dmu.Lock()
+	writing = false
+	dmu.Unlock()
+	t.c.SetWriteDeadline(time.Time{})
+	if err != nil && ctx.Err() != nil {
+		// Cut short, the message may be half written: nothing more can
+		// follow it on this connection.
+		t.Close(ctx)
+		return context.Cause(ctx)
+	}
+	if err != nil {
 		return &mcp.TransportError{Op: "session " + t.name, Err: err}
 	}
 	return nil

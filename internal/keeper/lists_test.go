@@ -67,13 +67,10 @@ func TestListsKept(t *testing.T) {
 func TestToolFoundInKeptPages(t *testing.T) {
 	var lists atomic.Int32
 	handle := func(f *fakeServer, m wire) {
-		if m.Method != "tools/list" {
+		page, ok := toolsPage(m, &lists)
+		if !ok {
 			return
 		}
-		lists.Add(1)
-		var p struct{ Cursor string }
-		json.Unmarshal(m.Params, &p)
-		page, _ := strconv.Atoi(p.Cursor)
 		tools := fmt.Sprintf(`{"name":"t%d","inputSchema":{"type":"object"}},{"name":"u%d"}`, page, page)
 		if page < 4 {
 			f.reply(m, fmt.Sprintf(`{"tools":[%s],"nextCursor":"%d"}`, tools, page+1))
@@ -128,4 +125,51 @@ func TestToolFoundInKeptPages(t *testing.T) {
 	if n := lists.Load(); n != 8 {
 		t.Errorf("with nothing kept the server was asked for %d tools/list, want 4 a walk", n)
 	}
+}
+
+// TestToolFoundPastAThousandPages: a tool listed past page 1,000 is found
+// by the command's walk, and then by the next command's in one request
+// from the pages the keeper keeps.
+func TestToolFoundPastAThousandPages(t *testing.T) {
+	const pages = 1500
+	var lists atomic.Int32
+	handle := func(f *fakeServer, m wire) {
+		page, ok := toolsPage(m, &lists)
+		if !ok {
+			return
+		}
+		next := ""
+		if page < pages-1 {
+			next = fmt.Sprintf(`,"nextCursor":"%d"`, page+1)
+		}
+		f.reply(m, fmt.Sprintf(`{"tools":[{"name":"t%d","inputSchema":{"type":"object"}}]%s}`, page, next))
+	}
+	r := startKeeperOf(t, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"fake","version":"1"}}`, handle)
+	a, b := r.attach(t), r.attach(t)
+	last := fmt.Sprint("t", pages-1)
+	if tool, err := a.client.FindTool(t.Context(), last); err != nil || mcp.ToolName(tool.Raw) != last {
+		t.Fatalf("FindTool(%s): %s, %v", last, tool.Raw, err)
+	}
+	if n := lists.Load(); n != pages {
+		t.Fatalf("the first walk sent %d tools/list, want %d", n, pages)
+	}
+	if tool, err := b.client.FindTool(t.Context(), last); err != nil || mcp.ToolName(tool.Raw) != last {
+		t.Fatalf("FindTool(%s) from the kept pages: %s, %v", last, tool.Raw, err)
+	}
+	if n := lists.Load(); n != pages {
+		t.Errorf("the server was asked for %d tools/list, want the first walk's %d alone", n, pages)
+	}
+}
+
+// toolsPage is the page a tools/list request asks for, by its cursor (a
+// number, none for 0), counted in lists; ok is false for other requests.
+func toolsPage(m wire, lists *atomic.Int32) (page int, ok bool) {
+	if m.Method != "tools/list" {
+		return 0, false
+	}
+	lists.Add(1)
+	var p struct{ Cursor string }
+	json.Unmarshal(m.Params, &p)
+	page, _ = strconv.Atoi(p.Cursor)
+	return page, true
 }

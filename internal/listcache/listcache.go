@@ -26,6 +26,10 @@
 // cache holds at most MaxBytes of results, none larger than a quarter of
 // that; a session's keeper is one authorization context, so a "private"
 // result is served to the same user's commands only, as the rules allow.
+//
+// What was kept for a ttl may outlive the process (Export, Import):
+// internal/serverstate keeps it between one-shot runs, a "private" result
+// for the same credentials alone.
 package listcache
 
 import (
@@ -69,6 +73,7 @@ type entry struct {
 	list    string
 	result  json.RawMessage
 	expires time.Time // zero: until the list changes
+	private bool      // cacheScope "private": for the authorization context that asked alone
 
 	// A tools/list page's tools by name (the first of a name), sub-slices
 	// of result; tools is nil when the page could not be read so. next is
@@ -127,6 +132,23 @@ func (c *Cache) Lookup(method string, params json.RawMessage, seek string) (resu
 	return nil, Request{key: key, base: base, list: list, gen: c.gen[list]}, true
 }
 
+// Ask returns the Request to give Keep with the result of a request that
+// is not to be answered from the cache (a listing that wants the server's
+// list as it is now): ok false when it may not be kept.
+func (c *Cache) Ask(method string, params json.RawMessage) (r Request, ok bool) {
+	list, cacheable := kinds[method]
+	if !cacheable {
+		return Request{}, false
+	}
+	base, cursor, cacheable := keyParts(method, params)
+	if !cacheable {
+		return Request{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return Request{key: base + cursor, base: base, list: list, gen: c.gen[list]}, true
+}
+
 // Keep keeps result, the answer to r, when the rules allow it: modern says
 // which era the session speaks, listChanged whether the server declared
 // list_changed notifications for r's list.
@@ -135,51 +157,59 @@ func (c *Cache) Keep(r Request, result json.RawMessage, modern, listChanged bool
 		return
 	}
 	var expires time.Time
+	var private bool
 	if modern {
-		ttl, ok := freshFor(result)
+		ttl, scope, ok := FreshFor(result)
 		if !ok {
 			return
 		}
-		expires = c.now().Add(ttl)
+		expires, private = c.now().Add(ttl), scope == "private"
 	} else if !listChanged {
 		return
 	}
-	e := entry{list: r.list, result: result, expires: expires, size: len(result)}
-	if r.list == "tools" { // outside the lock: a page of many tools takes a while
-		e.tools, e.next, e.size = indexTools(r.base, result, MaxBytes/4)
+	c.keep(r.key, r.base, r.list, r.gen, entry{list: r.list, result: result, expires: expires, private: private})
+}
+
+// keep indexes e, kept under key (whose walk is base), and keeps it unless
+// the list changed since gen.
+func (c *Cache) keep(key, base, list string, gen uint64, e entry) {
+	e.size = len(e.result)
+	if list == "tools" { // outside the lock: a page of many tools takes a while
+		e.tools, e.next, e.size = indexTools(base, e.result, MaxBytes/4)
 	}
-	e.size += len(r.key)
+	e.size += len(key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.gen[r.list] != r.gen {
+	if c.gen[list] != gen {
 		return // the list changed while the request was under way
 	}
 	if c.entries == nil {
 		c.entries = map[string]entry{}
 	}
-	c.drop(r.key)
-	for key := range c.entries {
+	c.drop(key)
+	for k := range c.entries {
 		if c.size+e.size <= MaxBytes {
 			break
 		}
-		c.drop(key)
+		c.drop(k)
 	}
-	c.entries[r.key] = e
+	c.entries[key] = e
 	c.size += e.size
 }
 
 // findTool returns the definition of the tool called name from the kept
 // pages of the tools/list walk whose first request's key is base: its
 // first page, then the page its nextCursor names, and so on, as the
-// command's own walk would read them (at most mcp.DefaultMaxPages), the
-// first definition of that name the walk would take (mcp.ParseTool). ok is
-// false when a page on the way is not kept or no longer fresh at now, when
-// the first definition of the name cannot be read, and when the list ends
-// without it: then the command's request is answered as any other. c.mu
-// is held.
+// command's own walk would read them, however many, the first definition
+// of that name the walk would take (mcp.ParseTool). ok is false when a
+// page on the way is not kept or no longer fresh at now, when the first
+// definition of the name cannot be read, when the list ends without it,
+// and when a page names one before it (the walk would stop there): then
+// the command's request is answered as any other. c.mu is held.
 func (c *Cache) findTool(base, name string, now time.Time) (tool json.RawMessage, ok bool) {
 	key := base
-	for range mcp.DefaultMaxPages {
+	for seen := map[string]bool{}; !seen[key]; {
+		seen[key] = true
 		e, found := c.entries[key]
 		if !found || !e.fresh(now) || e.tools == nil {
 			return nil, false
@@ -329,21 +359,29 @@ func keyParts(method string, params json.RawMessage) (base, cursor string, ok bo
 	return string(key), cursor, true
 }
 
-// freshFor is how long a modern result stays fresh: its ttlMs, when the
-// result is complete and the TTL positive.
-func freshFor(result json.RawMessage) (time.Duration, bool) {
+// FreshFor is how long a modern result (a list's, server/discover's) stays
+// fresh, and for whom (its cacheScope: "private", or "public", which an
+// absent or unknown scope is taken for): its ttlMs, when the result is
+// complete and the TTL positive, at most a day
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching).
+func FreshFor(result json.RawMessage) (ttl time.Duration, scope string, ok bool) {
 	var r struct {
 		ResultType string   `json:"resultType"`
 		TTLMs      *float64 `json:"ttlMs"`
+		CacheScope string   `json:"cacheScope"`
 	}
 	if json.Unmarshal(result, &r) != nil || r.TTLMs == nil || *r.TTLMs <= 0 {
-		return 0, false
+		return 0, "", false
 	}
 	if r.ResultType != "" && r.ResultType != "complete" {
-		return 0, false
+		return 0, "", false
+	}
+	scope = "public"
+	if r.CacheScope == "private" {
+		scope = "private"
 	}
 	ms := min(*r.TTLMs, float64(24*time.Hour/time.Millisecond))
-	return time.Duration(ms * float64(time.Millisecond)), true
+	return time.Duration(ms * float64(time.Millisecond)), scope, true
 }
 
 var errNotCacheable = errors.New("not cacheable")

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mcpv/mcpv/mcp"
 )
 
 // clock is a time the test moves.
@@ -283,20 +281,30 @@ func TestFindToolInKeptPages(t *testing.T) {
 			t.Errorf("nextCursor %s: found on %q", next, got)
 		}
 	}
-	// A walk reads mcp.DefaultMaxPages pages at most, and so does findTool.
+	// A walk follows a list to its end, however long, and so does
+	// findTool; a page that names one before it ends the search, as the
+	// walk would end.
 	var long Cache
-	for i := range mcp.DefaultMaxPages + 1 {
-		params := `{}`
+	const pages = 1500
+	for i := range pages {
+		params, next := `{}`, fmt.Sprint(i+1)
 		if i > 0 {
 			params = fmt.Sprintf(`{"cursor":"%d"}`, i)
 		}
-		keepPage(t, &long, params, fmt.Sprint(i+1), false, fmt.Sprint("t", i))
+		if i == pages-1 {
+			next = ""
+		}
+		keepPage(t, &long, params, next, false, fmt.Sprint("t", i))
 	}
-	if got := found(&long, `{}`, fmt.Sprint("t", mcp.DefaultMaxPages-1)); got == "" {
-		t.Error("the last tool a walk reads not found")
+	if got := found(&long, `{}`, fmt.Sprint("t", pages-1)); got != fmt.Sprintf(`{"cursor":"%d"}`, pages-1) {
+		t.Errorf("the tool of page %d found on %q", pages, got)
 	}
-	if got := found(&long, `{}`, fmt.Sprint("t", mcp.DefaultMaxPages)); got != "" {
-		t.Errorf("found past the pages a walk reads: %q", got)
+	var cycle Cache
+	keepPage(t, &cycle, `{}`, "1", false, "a")
+	keepPage(t, &cycle, `{"cursor":"1"}`, "2", false, "b")
+	keepPage(t, &cycle, `{"cursor":"2"}`, "1", false, "c")
+	if got := found(&cycle, `{}`, "nosuch"); got != "" {
+		t.Errorf("found in a cycle of pages: %q", got)
 	}
 
 	// A page missing on the way: the walk cannot know what it held.

@@ -1,5 +1,8 @@
 // Package rawjson reads and writes JSON text without decoding it: checking
-// it (valid.go), the top level of an object or array, and compaction.
+// it (valid.go), the top level of an object or array, and compaction; and
+// the scanners of its tokens (strings, numbers) and the one decoder of its
+// string escapes (unquote.go), which the value readers of jq filters and of
+// the JSON Schema validator are built on.
 // Results travel through mcpv as the bytes the server sent; a 100 MB result
 // must not be copied or re-encoded just to find the "id" next to it, nor
 // read twice to check it and then find it.
@@ -11,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"unicode/utf8"
 )
 
 var errNotObject = errors.New("not a JSON object")
@@ -46,16 +48,27 @@ func ForEachRawMember(data []byte, fn func(key string, rawKey, value []byte) err
 // invalid says what is wrong with data, which Valid refused: the
 // decoder's syntax error, with its offset.
 func invalid(data []byte) error {
+	offset, msg := Problem(data)
+	if offset < 0 {
+		return fmt.Errorf("invalid JSON: %s", msg)
+	}
+	return fmt.Errorf("invalid JSON at byte %d: %s", offset, msg)
+}
+
+// Problem says what is wrong with data, which Valid refuses, as
+// encoding/json says it: the offset of the byte where it goes wrong (-1
+// when it gives none) and the message.
+func Problem(data []byte) (offset int, msg string) {
 	var v json.RawMessage
 	err := json.Unmarshal(data, &v)
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &se):
-		return fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, se)
+		return int(se.Offset), se.Error()
 	case err != nil:
-		return fmt.Errorf("invalid JSON: %v", err)
+		return -1, err.Error()
 	}
-	return errors.New("invalid JSON")
+	return -1, "invalid JSON"
 }
 
 // ForEachValidMember is ForEachMember for data already known to be valid
@@ -126,18 +139,6 @@ func walkMembers(data []byte, fn func(rawKey, value []byte) error) error {
 		i = SkipSpace(data, i+1) // the ','
 	}
 	return errNotObject
-}
-
-// String unquotes a JSON string; one without escapes that is valid UTF-8
-// (nearly all) is taken as it is, without a trip through encoding/json,
-// which would give the same string.
-func String(raw []byte) (string, error) {
-	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
-		return string(raw[1 : len(raw)-1]), nil
-	}
-	var key string
-	err := json.Unmarshal(raw, &key)
-	return key, err
 }
 
 // ForEachElement calls fn with the index and raw text (a sub-slice of arr)

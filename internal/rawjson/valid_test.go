@@ -21,6 +21,8 @@ var validCases = []string{
 	`{}`, `{ }`, `{"a":1}`, `{"a" : 1 , "b" : [ ] }`, `{"a":1,}`, `{"a"}`, `{"a":}`, `{a:1}`, `{"a":1 "b":2}`,
 	`{1:2}`, `{"a":1}}`, `{"a":{"b":{"c":[{}]}}}`, "\t\r\n{\"a\":1}\n", `{"a":1}x`, "\xef\xbb\xbf{}",
 	`{"\u0069d":1}`, `{"":""}`,
+	`"\ud83d\ude00"`, `"\ud83dx"`, `"\ud83d\u0041"`, `"\udc00\ud800"`, `"\ud800\ud800\udc00"`, `"\ud83d\ude0"`,
+	"\"a\xc3\"", "\"\xed\xa0\x80\"", "\"\xef\xbf\xbd\"", `"\"\\\/\b\f\n\r\t"`, ` "x" `,
 }
 
 func TestValidAgreesWithEncodingJSON(t *testing.T) {
@@ -104,7 +106,26 @@ func TestFields(t *testing.T) {
 	}
 }
 
-// FuzzValid holds Valid and Marshaled to encoding/json's answers, Fields
+// checkString holds String to encoding/json's decoding of a string, and
+// of anything else to its error.
+func checkString(t *testing.T, in []byte) {
+	t.Helper()
+	var want string
+	wantErr := json.Unmarshal(in, &want)
+	got, err := String(in)
+	if (err == nil) != (wantErr == nil) || got != want {
+		t.Errorf("String(%q) = %q, %v; encoding/json gives %q, %v", in, got, err, want, wantErr)
+	}
+}
+
+func TestString(t *testing.T) {
+	for _, in := range validCases {
+		checkString(t, []byte(in))
+	}
+}
+
+// FuzzValid holds Valid and Marshaled to encoding/json's answers, String
+// to its decoding of strings, Fields
 // to ForEachValidMember's walk, and ScanFields and ScanElements to Fields
 // and Elements where the input is valid (and to not failing where not).
 func FuzzValid(f *testing.F) {
@@ -113,6 +134,7 @@ func FuzzValid(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		checkValid(t, in)
+		checkString(t, in)
 		scanned := ScanFields(nil, in) // any input: it must not fail
 		var elements [][]byte
 		ScanElements(in, func(el []byte) { elements = append(elements, el) })

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/demoserver"
 	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/mcp/mcptest"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -18,6 +19,9 @@ import (
 const demoEnv = "MCPV_SERVE_TEST_DEMO"
 
 func TestMain(m *testing.M) {
+	if mcptest.RunIfRequested() {
+		return
+	}
 	if os.Getenv(demoEnv) == "1" {
 		demoserver.New().Run(context.Background(), &sdk.StdioTransport{})
 		return
@@ -47,6 +51,20 @@ func BenchmarkRoundTrip(b *testing.B) {
 	b.Run("serve", func(b *testing.B) {
 		c, _ := stdioClient(b, startServer(b, demoStdio(), nil, false), "legacy")
 		roundTrips(b, c, params)
+	})
+	// A client of the 2026-07-28 era, bridged to the server in the
+	// initialize era: its result gets the members its era requires.
+	b.Run("serve-modern", func(b *testing.B) {
+		c, _ := stdioClient(b, startServer(b, demoStdio(), nil, false), "modern")
+		roundTrips(b, c, params)
+	})
+	// The same client calling a tool that asks it a question: two round
+	// trips (input_required, then the retry with the answer) and the
+	// server's question, which waits gatherWait for others to come with
+	// it.
+	b.Run("serve-modern-ask", func(b *testing.B) {
+		c, _ := stdioClient(b, startServer(b, demoStdio(), nil, false), "modern")
+		roundTrips(b, c, json.RawMessage(`{"name":"ask","arguments":{}}`))
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -23,15 +24,15 @@ type client struct {
 
 	mu       sync.Mutex                 // guards the fields below
 	up       *upstream                  // its upstream session, once chosen
-	own      bool                       // up is its own (Isolate)
 	caps     map[string]json.RawMessage // declared in initialize
 	modern   bool                       // it spoke the modern era and never initialized
 	inflight []json.RawMessage          // ids of its requests in flight, oldest first
 	logLevel json.RawMessage            // its logging/setLevel, for a modern server's _meta
-	listens  int                        // its subscriptions/listen requests in flight
-	listened map[string]int             // the resources those listen for, counted
 
 	drain *drain // with a stream: the requests read and not yet answered
+	// headers, over HTTP, are the headers of the POST of a request in
+	// flight (by its id), which a modern request's must match.
+	headers func(id json.RawMessage) http.Header
 
 	// out holds the client's notifications for its writer: the upstream's
 	// one dispatcher hands them over without waiting, so a client that
@@ -114,10 +115,10 @@ const (
 
 // serveClient starts a downstream session for one client on t. It ends
 // when t's Read fails (the client left) or close is called.
-func (s *Server) serveClient(t mcp.Transport) *client { return s.serveClientWith(t, nil) }
+func (s *Server) serveClient(t mcp.Transport) *client { return s.serveClientWith(t, nil, nil) }
 
-func (s *Server) serveClientWith(t mcp.Transport, d *drain) *client {
-	c := &client{srv: s, ready: make(chan struct{}), drain: d}
+func (s *Server) serveClientWith(t mcp.Transport, d *drain, headers func(json.RawMessage) http.Header) *client {
+	c := &client{srv: s, ready: make(chan struct{}), drain: d, headers: headers}
 	t = &scrubbed{Transport: t, secrets: s.Secrets}
 	c.sess = mcp.NewSession(t, mcp.SessionOptions{Handler: c.handle, OnNotification: c.notified, Log: s.Log})
 	close(c.ready)
@@ -158,20 +159,18 @@ func (c *client) writeNotes(out <-chan outNote) {
 func (c *client) close() {
 	c.sess.Close(context.Background())
 	c.mu.Lock()
-	up, own := c.up, c.own
+	up := c.up
 	c.mu.Unlock()
-	if up == nil {
-		return
-	}
-	up.detach(c)
-	if own {
-		up.conn.Close()
+	if up != nil {
+		up.detach(c)
 	}
 }
 
 // upstream is the client's upstream session: the shared one, or with
-// Isolate its own, opened at its first request.
-func (c *client) upstream(ctx context.Context) (*upstream, error) {
+// Isolate its own, opened at its first request. caps are the
+// capabilities the client declared, which a session opened for it
+// declares (the shared one with ClientCaps, or its own).
+func (c *client) upstream(ctx context.Context, caps json.RawMessage) (*upstream, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.up != nil {
@@ -179,15 +178,18 @@ func (c *client) upstream(ctx context.Context) (*upstream, error) {
 	}
 	s := c.srv
 	if !s.Isolate {
-		s.mu.Lock()
-		c.up = s.shared
-		s.mu.Unlock()
-	} else {
-		up, err := s.open(ctx)
+		up, err := s.sharedUpstream(ctx, caps)
 		if err != nil {
 			return nil, err
 		}
-		c.up, c.own = up, true
+		c.up = up
+	} else {
+		up, err := s.open(ctx, declarable(caps), nil)
+		if err != nil {
+			return nil, err
+		}
+		up.own = true
+		c.up = up
 	}
 	c.up.attach(c)
 	return c.up, nil
@@ -198,23 +200,22 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	// What the server said while it answered (progress, logs) reaches the
 	// client before the answer does, as it came.
 	defer c.flushNotes(ctx, mcp.IncomingID(ctx))
-	up, err := c.upstream(ctx)
+	if method == "server/discover" || rawjson.IsObject(params) && hasModernMeta(params) {
+		return c.handleModern(ctx, method, params)
+	}
+	var caps json.RawMessage
+	if method == "initialize" {
+		caps = rawjson.Member(params, "capabilities")
+	}
+	up, err := c.upstream(ctx, caps)
 	if err != nil {
 		return nil, rpcError(err)
 	}
 	st := up.conn.State()
-	modern := rawjson.IsObject(params) && hasModernMeta(params)
-	switch {
-	case method == "initialize":
+	if method == "initialize" {
 		return c.initialize(params, st)
-	case method == "server/discover" && !st.Modern:
-		c.setModern()
-		return discovered(st), nil
 	}
-	if modern {
-		c.setModern()
-	}
-	if method == "logging/setLevel" && st.Modern && !modern {
+	if method == "logging/setLevel" && st.Modern {
 		return c.setLogLevel(params)
 	}
 	if rerr := c.srv.Guard.check(ctx, method, params, up.readOnly); rerr != nil {
@@ -230,12 +231,11 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 		}
 		defer func() { done(err == nil) }()
 	}
-	if method == "subscriptions/listen" {
-		uris := listenedURIs(params)
-		c.listen(uris, 1) // for as long as the stream lasts
-		defer c.listen(uris, -1)
-	}
 	asked := params
+	params, rerr := up.taskRequest(c, method, params)
+	if rerr != nil {
+		return nil, rerr
+	}
 	id := mcp.IncomingID(ctx)
 	c.track(id, true)
 	defer c.track(id, false)
@@ -244,10 +244,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	defer release()
 	ctx = context.WithValue(ctx, relayKey{}, r)
 	var res json.RawMessage
-	if modern && !st.Modern {
-		params = legacyParams(params)
-	}
-	if modern || !st.Modern {
+	if !st.Modern {
 		res, err = up.conn.Forward(ctx, method, params)
 	} else {
 		res, err = up.conn.Relay(ctx, method, c.withLogLevel(params))
@@ -255,7 +252,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	if err != nil {
 		return nil, rpcError(err)
 	}
-	res = c.srv.Guard.filter(method, res)
+	res = c.srv.Guard.filter(method, up.taskResult(c, method, res))
 	if c.srv.Record != nil {
 		// What the client got, after the guard: a recording holds
 		// nothing the guard hides.
@@ -295,26 +292,29 @@ func (c *client) withLogLevel(params json.RawMessage) json.RawMessage {
 }
 
 // hasModernMeta reports whether a request carries the modern era's
-// protocol version in its _meta.
+// protocol version in its _meta. params may be any bytes a client sent.
 func hasModernMeta(params json.RawMessage) bool {
-	found := false
-	rawjson.ForEachValidMember(params, func(k string, v []byte) error {
-		if k == "_meta" && rawjson.IsObject(v) {
-			rawjson.ForEachValidMember(v, func(k string, _ []byte) error {
-				found = found || k == mcp.MetaProtocolVersion
-				return nil
-			})
+	for _, f := range rawjson.ScanFields(nil, params) {
+		if f.KeyIs("_meta") {
+			for _, m := range rawjson.ScanFields(nil, f.Value) {
+				if m.KeyIs(mcp.MetaProtocolVersion) {
+					return true
+				}
+			}
 		}
-		return nil
-	})
-	return found
+	}
+	return false
 }
 
 // legacyParams are a modern request's params for a server of the
 // initialize era: without the modern era's _meta members, which such a
 // server may take for a modern request
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/lifecycle).
-func legacyParams(params json.RawMessage) json.RawMessage {
+func legacyParams(params json.RawMessage) json.RawMessage { return legacyParamsWith(params, nil) }
+
+// legacyParamsWith is legacyParams with the progress token replaced by
+// token (when not nil): the relay's own, in the same one pass.
+func legacyParamsWith(params, token json.RawMessage) json.RawMessage {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	sep := func() {
@@ -333,6 +333,9 @@ func legacyParams(params json.RawMessage) json.RawMessage {
 		var meta bytes.Buffer
 		rawjson.ForEachValidRawMember(v, func(k string, rawKey, v []byte) error {
 			if !strings.HasPrefix(k, "io.modelcontextprotocol/") {
+				if k == "progressToken" && token != nil {
+					v = token
+				}
 				if meta.Len() > 0 {
 					meta.WriteByte(',')
 				}
@@ -422,6 +425,14 @@ func (c *client) setModern() {
 	c.mu.Unlock()
 }
 
+// isModern reports whether the client speaks the 2026-07-28 era (and has
+// not initialized).
+func (c *client) isModern() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.modern
+}
+
 // track notes a request in flight (on) or done.
 func (c *client) track(id json.RawMessage, on bool) {
 	c.mu.Lock()
@@ -433,49 +444,6 @@ func (c *client) track(id json.RawMessage, on bool) {
 	if i := slices.IndexFunc(c.inflight, func(x json.RawMessage) bool { return string(x) == string(id) }); i >= 0 {
 		c.inflight = slices.Delete(c.inflight, i, i+1)
 	}
-}
-
-// listen counts a subscriptions/listen of the client, for uris, up or
-// down.
-func (c *client) listen(uris []string, by int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.listens += by
-	if c.listened == nil {
-		c.listened = map[string]int{}
-	}
-	for _, u := range uris {
-		if c.listened[u] += by; c.listened[u] <= 0 {
-			delete(c.listened, u)
-		}
-	}
-}
-
-// listening reports whether the client has a subscriptions/listen open.
-func (c *client) listening() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.listens > 0
-}
-
-// listensTo reports whether an open subscriptions/listen of the client
-// names the resource uri.
-func (c *client) listensTo(uri string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.listened[uri] > 0
-}
-
-// listenedURIs are the resources a subscriptions/listen names
-// (the modern era's notifications.resourceSubscriptions).
-func listenedURIs(params json.RawMessage) []string {
-	var p struct {
-		Notifications struct {
-			Resources []string `json:"resourceSubscriptions"`
-		} `json:"notifications"`
-	}
-	json.Unmarshal(params, &p)
-	return p.Notifications.Resources
 }
 
 // inFlight reports whether the client's request id is in flight.

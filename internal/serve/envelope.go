@@ -2,13 +2,16 @@ package serve
 
 import (
 	"encoding/json"
+	"errors"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // envelope is what serve reads of a JSON-RPC message it passes on: its
-// method, id and params, in one walk of its members (a relayed result
-// among them is skipped over, never decoded).
+// method, id and params, in one walk of its top level (a relayed result
+// among them is skipped over, never decoded). The message may be any
+// bytes a client sent: the walk never fails on them, and the session
+// that reads the message next refuses it if it is not JSON.
 type envelope struct {
 	method    string          // decoded; "" when missing or not a string
 	hasMethod bool            // a method member is there, whatever it holds
@@ -18,19 +21,23 @@ type envelope struct {
 
 func readEnvelope(msg []byte) (envelope, error) {
 	var e envelope
-	err := rawjson.ForEachValidMember(msg, func(k string, v []byte) error {
-		switch k {
-		case "method":
+	var buf [8]rawjson.Field
+	fields := rawjson.ScanFields(buf[:0], msg)
+	if len(fields) == 0 && !rawjson.IsObject(msg) {
+		return e, errors.New("not a JSON object")
+	}
+	for _, f := range fields {
+		switch {
+		case f.KeyIs("method"):
 			e.hasMethod = true
-			json.Unmarshal(v, &e.method)
-		case "id":
-			e.id = v
-		case "params":
-			e.params = v
+			json.Unmarshal(f.Value, &e.method)
+		case f.KeyIs("id"):
+			e.id = f.Value
+		case f.KeyIs("params"):
+			e.params = f.Value
 		}
-		return nil
-	})
-	return e, err
+	}
+	return e, nil
 }
 
 // response is the id of a response (a message with an id and no method).
@@ -46,10 +53,11 @@ func (e envelope) request() bool {
 
 // headOf is the message that the first of an answer's parts (as
 // mcp.Session frames a large result: its head up to "result":, the
-// result, a closing brace) stands for, with a null result: small, and
-// naming the request it answers. ok is false for other parts.
+// result, perhaps in two parts, a closing brace) stands for, with a null
+// result: small, and naming the request it answers. ok is false for other
+// parts.
 func headOf(parts [][]byte) (head []byte, ok bool) {
-	if len(parts) != 3 || string(parts[2]) != "}" {
+	if len(parts) < 3 || len(parts) > 4 || string(parts[len(parts)-1]) != "}" {
 		return nil, false
 	}
 	return append(append([]byte(nil), parts[0]...), "null}"...), true

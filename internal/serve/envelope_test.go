@@ -27,6 +27,12 @@ func TestEnvelope(t *testing.T) {
 			t.Errorf("%s: request %v, response %v, id %s; want %v, %v, %s", tt.msg, e.request(), resp, e.id, tt.request, tt.response, tt.id)
 		}
 	}
+	// What a client may send that is no JSON at all is read without a
+	// panic (it is the session's to refuse).
+	for _, junk := range []string{`{"a"`, `{`, `{"id":1 "method":"x"}`, `{"id":`, `{"method":"x","params":{"_meta":{"a":1}"b":2}}`, `{"params":{"_meta":`} {
+		e, _ := readEnvelope([]byte(junk))
+		hasModernMeta(e.params)
+	}
 	if head, ok := headOf([][]byte{[]byte(`{"jsonrpc":"2.0","id":7,"result":`), []byte(`{"big":true}`), []byte(`}`)}); !ok || string(head) != `{"jsonrpc":"2.0","id":7,"result":null}` {
 		t.Errorf("the head of an answer in parts: %s %v", head, ok)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -88,6 +89,20 @@ func (r *recorder) Read() ([]byte, error) {
 	return b, err
 }
 
+// SetProtocolVersion passes the version on, for the HTTP transport's
+// MCP-Protocol-Version header.
+func (r *recorder) SetProtocolVersion(v string) {
+	if vs, ok := r.Transport.(mcp.VersionSetter); ok {
+		vs.SetProtocolVersion(v)
+	}
+}
+
+// ConcurrentWrites passes the transport's answer on.
+func (r *recorder) ConcurrentWrites() bool {
+	cw, ok := r.Transport.(mcp.ConcurrentWriter)
+	return ok && cw.ConcurrentWrites()
+}
+
 func (r *recorder) all() [][]byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -116,6 +131,12 @@ const clientCaps = `{"roots":{"listChanged":true},"sampling":{},"elicitation":{"
 // returns the client, initialized in era (legacy or modern).
 func stdioClient(t testing.TB, srv *Server, era string) (*mcp.Client, *recorder) {
 	t.Helper()
+	return stdioClientDeclaring(t, srv, era, clientCaps)
+}
+
+// stdioClientDeclaring is stdioClient declaring the capabilities caps.
+func stdioClientDeclaring(t testing.TB, srv *Server, era, caps string) (*mcp.Client, *recorder) {
+	t.Helper()
 	upR, upW := io.Pipe()     // client -> serve
 	downR, downW := io.Pipe() // serve -> client
 	ctx, cancel := context.WithCancel(context.Background())
@@ -128,12 +149,17 @@ func stdioClient(t testing.TB, srv *Server, era string) (*mcp.Client, *recorder)
 		cancel()
 		<-served
 	})
-	return initialize(t, sess, era), rec
+	return initializeDeclaring(t, sess, era, caps), rec
 }
 
 func initialize(t testing.TB, sess *mcp.Session, era string) *mcp.Client {
 	t.Helper()
-	opts := mcp.ClientOptions{Info: mcp.Implementation{Name: "downstream", Version: "1"}, Capabilities: json.RawMessage(clientCaps)}
+	return initializeDeclaring(t, sess, era, clientCaps)
+}
+
+func initializeDeclaring(t testing.TB, sess *mcp.Session, era, caps string) *mcp.Client {
+	t.Helper()
+	opts := mcp.ClientOptions{Info: mcp.Implementation{Name: "downstream", Version: "1"}, Capabilities: json.RawMessage(caps)}
 	if era == "modern" {
 		opts.ProtocolVersion = mcp.ModernVersion
 	}
@@ -198,3 +224,65 @@ const (
 	acceptBoth       = "application/json, text/event-stream"
 	legacyInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 )
+
+// modernMetaJSON is a modern request's _meta.
+const modernMetaJSON = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"x","version":"1"}}`
+
+// modernHeaders are the headers a modern client sends with body: the
+// version, and Mcp-Method and Mcp-Name as the body says, with extra
+// ones added or (an empty value) taken away.
+func modernHeaders(body string, extra map[string]string) http.Header {
+	h := http.Header{}
+	h.Set("Accept", acceptBoth)
+	h.Set("Content-Type", "application/json")
+	h.Set("Mcp-Protocol-Version", mcp.ModernVersion)
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+			URI  string `json:"uri"`
+		} `json:"params"`
+	}
+	json.Unmarshal([]byte(body), &m)
+	h.Set("Mcp-Method", m.Method)
+	switch m.Method {
+	case "tools/call", "prompts/get":
+		h.Set("Mcp-Name", m.Params.Name)
+	case "resources/read":
+		h.Set("Mcp-Name", m.Params.URI)
+	}
+	for k, v := range extra {
+		switch {
+		case v == "":
+			h.Del(k)
+		case k != http.CanonicalHeaderKey(k):
+			// Sent as written: the name in another case.
+			h.Del(k)
+			h[k] = []string{v}
+		default:
+			h.Set(k, v)
+		}
+	}
+	return h
+}
+
+// postModern posts body to url as a modern client does, with the
+// headers modernHeaders makes of it and extra.
+func postModern(t testing.TB, url, body string, extra map[string]string) (*http.Response, string) {
+	t.Helper()
+	return post(t, url, modernHeaders(body, extra), body)
+}
+
+// post POSTs body to url with header, and reads the answer.
+func post(t testing.TB, url string, header http.Header, body string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header = header
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}

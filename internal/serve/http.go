@@ -281,13 +281,27 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	modern := r.Header.Get("Mcp-Session-Id") == "" && (in.modern || modernHeader(r))
+	if modern && !rawjson.Valid(body) {
+		// What is checked below reads a body known to be JSON. (The
+		// initialize era's requests get their parse error from the
+		// session.)
+		writeRPCError(w, http.StatusBadRequest, nil, &mcp.RPCError{Code: mcp.CodeParseError, Message: "the body is not valid JSON"})
+		return
+	}
+	if modern && in.request {
+		if status, rerr := checkModernPost(r, body, in.method); rerr != nil {
+			writeRPCError(w, status, in.id, rerr)
+			return
+		}
+	}
 	var s *httpSession
 	switch {
 	case in.request && in.method == "initialize":
 		if s, err = h.open(w); err != nil {
 			return
 		}
-	case r.Header.Get("Mcp-Session-Id") == "" && in.modern:
+	case modern:
 		// A modern client has no session: this request has one of its
 		// own, which ends with the answer.
 		h.mu.Lock()
@@ -326,6 +340,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st := s.t.expect(in.id, acceptsEvents(r))
+	st.header, st.lazy = r.Header, modern
 	defer s.t.forget(in.id, st)
 	select {
 	case s.t.in <- body:
@@ -381,7 +396,8 @@ func (h *HTTPHandler) refusal() func(http.ResponseWriter) {
 
 func (h *HTTPHandler) newSession() *httpSession {
 	t := &httpTransport{in: make(chan []byte), closed: make(chan struct{}), posts: map[string]*stream{}}
-	return &httpSession{c: h.srv.serveClient(t), t: t}
+	c := h.srv.serveClientWith(t, nil, t.headers)
+	return &httpSession{c: c, t: t}
 }
 
 // get opens the stream for what the server sends unasked; one at a time.
@@ -419,6 +435,11 @@ type stream struct {
 	ch     chan outMsg
 	gone   chan struct{} // closed when the HTTP request is over
 	events bool          // an event stream; else the response alone, as JSON
+	// lazy (a modern client's POST) starts the event stream with its
+	// first message, not before: an error that comes first goes as JSON,
+	// with the status it calls for (modernStatus).
+	lazy   bool
+	header http.Header // the POST's headers
 }
 
 func newStream() *stream {
@@ -439,21 +460,31 @@ type outMsg struct {
 // event stream, or, for a client that takes none, the response alone as
 // one JSON body (what comes before it is dropped).
 func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMessage, closed <-chan struct{}, events bool) {
-	if events {
+	started := false
+	if events && !st.lazy {
 		startEvents(w)
+		started = true
 	}
 	for {
 		select {
 		case msg := <-st.ch:
 			final := id != nil && msg.response && string(msg.id) == string(id)
-			if final && !events {
+			status := http.StatusOK
+			if final && !started && st.lazy {
+				status = modernStatus(msg.parts)
+			}
+			if final && !started && (!events || status != http.StatusOK) {
 				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusOK)
+				w.WriteHeader(status)
 				writeParts(w, msg.parts)
 				return
 			}
 			if !events {
 				continue
+			}
+			if !started {
+				startEvents(w)
+				started = true
 			}
 			io.WriteString(w, "event: message\ndata: ")
 			writeParts(w, msg.parts)
@@ -522,6 +553,16 @@ func (t *httpTransport) expect(id json.RawMessage, events bool) *stream {
 	t.posts[string(id)] = st
 	t.mu.Unlock()
 	return st
+}
+
+// headers are the headers of the POST of request id, while it is served.
+func (t *httpTransport) headers(id json.RawMessage) http.Header {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if st := t.posts[string(id)]; st != nil {
+		return st.header
+	}
+	return nil
 }
 
 func (t *httpTransport) forget(id json.RawMessage, st *stream) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -186,18 +185,11 @@ func TestHTTPJSONOnlyClient(t *testing.T) {
 // the answer and its body.
 func postMessage(t *testing.T, url, sid, accept, body string) (*http.Response, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Accept", accept)
+	h := http.Header{"Accept": {accept}}
 	if sid != "" {
-		req.Header.Set("Mcp-Session-Id", sid)
+		h.Set("Mcp-Session-Id", sid)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
+	return post(t, url, h, body)
 }
 
 // initialized opens a legacy session on url and returns its id.
@@ -241,16 +233,16 @@ func TestHTTPLimits(t *testing.T) {
 
 	// A modern client's request, with no session id, is a session of its
 	// own while it runs: it counts against the cap too.
-	modern := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"echo","arguments":{"message":"hi"}}}`
-	if resp, body := postMessage(t, url, "", accept, modern); resp.StatusCode != http.StatusServiceUnavailable {
+	modern := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":` + modernMetaJSON + `,"name":"echo","arguments":{"message":"hi"}}}`
+	if resp, body := postModern(t, url, modern, nil); resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("a modern request beyond the cap: %d %s, want 503", resp.StatusCode, body)
 	}
 	deleted(t, url, sids[1])
-	if resp, body := postMessage(t, url, "", accept, modern); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"hi"`) {
+	if resp, body := postModern(t, url, modern, nil); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"hi"`) {
 		t.Errorf("a modern request within the cap: %d %s", resp.StatusCode, body)
 	}
 	h.Close()
-	if resp, body := postMessage(t, url, "", accept, modern); resp.StatusCode != http.StatusServiceUnavailable {
+	if resp, body := postModern(t, url, modern, nil); resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("a modern request once closed: %d %s, want 503", resp.StatusCode, body)
 	}
 }

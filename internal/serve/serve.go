@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/subscription"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/redact"
@@ -52,11 +53,29 @@ type Server struct {
 	// Open opens an upstream session with the hooks given: Conn of a
 	// session to a real server, or another Upstream.
 	Open func(ctx context.Context, h connect.Hooks) (Upstream, error)
+	// OpenModern, when set, opens a session to the same server in the
+	// 2026-07-28 era, for the clients that speak it, beside the shared
+	// session of the initialize era: a server reached over HTTP that
+	// speaks both eras serves each client in its own (a server of the
+	// initialize era only is bridged, see bridge.go).
+	OpenModern func(ctx context.Context, h connect.Hooks) (Upstream, error)
 	// Hooks are the command line's; the server sets Route,
 	// OnNotification, Capabilities and Secret on its copies.
 	Hooks   connect.Hooks
 	Guard   Guards
 	Isolate bool
+	// ClientCaps makes the shared upstream session declare the
+	// capabilities of the first client (on stdio, the one client) rather
+	// than all a client may have: Start starts the server, and its
+	// initialize waits for that client's first request, so that the
+	// server offers the client what it would offer it directly.
+	ClientCaps bool
+	// InputWait bounds the wait for a modern client to send again a
+	// request the server asked a question about (see bridge.go);
+	// DefaultInputWait when 0. MaxParked bounds the calls that wait so
+	// at once; DefaultMaxParked when 0.
+	InputWait time.Duration
+	MaxParked int
 	// Secrets masks what no client may see; Open's settings' secrets
 	// should be added before serving, the session's tokens are added as
 	// they are learned.
@@ -66,18 +85,31 @@ type Server struct {
 	// result it got; Start lists the server's surface to it first.
 	Record Recorder
 
-	mu     sync.Mutex // guards shared
+	mu     sync.Mutex // guards shared and err
 	shared *upstream
+
+	modernMu sync.Mutex // guards modern and tried, and is held while OpenModern runs
+	modern   *upstream  // the 2026-07-28 session of OpenModern, once opened
+	tried    bool       // OpenModern was tried (and failed, when modern is nil)
+
+	ready   chan struct{}        // closed (under mu) when the shared session is open, or failed to open
+	done    chan struct{}        // closed (under mu) when the shared session has ended, or never opened
+	err     error                // why it ended
+	offer   chan json.RawMessage // ClientCaps: the first client's capabilities, for the handshake
+	offered sync.Once            // guards sending on offer
+	stop    context.CancelFunc   // ends a handshake still waiting for its client
+	bridges bridges              // the calls of modern clients waiting for input
 }
 
-// upstreamCaps are the capabilities the upstream session declares: all
-// that a client may answer. A request its clients cannot answer is
-// refused when it comes.
+// upstreamCaps are the capabilities a shared upstream session declares
+// when it serves several clients: all that a client may answer. A
+// request a client cannot answer is refused for it when it comes.
 var upstreamCaps = json.RawMessage(`{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}}}`)
 
 // Start opens the shared upstream session (none with Isolate, where each
 // client opens its own), so that a server that cannot be reached fails
-// the command before any client is served.
+// the command before any client is served. With ClientCaps it returns
+// once the server is started: the handshake waits for the first client.
 func (s *Server) Start(ctx context.Context) error {
 	if s.Log == nil {
 		s.Log = slog.New(slog.DiscardHandler)
@@ -85,13 +117,55 @@ func (s *Server) Start(ctx context.Context) error {
 	if s.Secrets == nil {
 		s.Secrets = redact.NewScrubber(nil)
 	}
+	s.bridges.init(s)
 	if s.Isolate {
 		return nil
 	}
-	u, err := s.open(ctx)
-	if err != nil {
-		return err
+	s.ready, s.done = make(chan struct{}), make(chan struct{})
+	if !s.ClientCaps {
+		u, err := s.open(ctx, upstreamCaps, nil)
+		if err == nil {
+			err = s.begin(ctx, u)
+		}
+		if err != nil {
+			return err
+		}
+		return nil
 	}
+	ctx, s.stop = context.WithCancel(ctx)
+	s.offer = make(chan json.RawMessage, 1)
+	started := make(chan struct{})
+	await := func(ctx context.Context) (json.RawMessage, error) {
+		close(started)
+		select {
+		case caps := <-s.offer:
+			return caps, nil
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+	}
+	go func() { // ends when the session is open, or failed to open
+		u, err := s.open(ctx, nil, await)
+		if err == nil {
+			err = s.begin(ctx, u)
+		}
+		if err != nil {
+			s.end(err)
+		}
+	}()
+	select {
+	case <-started:
+		return nil
+	case <-s.ready:
+		// Open without a wait for the client (a session negotiated
+		// elsewhere, which keeps its capabilities), or failed.
+		return s.Err()
+	}
+}
+
+// begin makes u the shared upstream session: its surface recorded when
+// asked, and its end the server's.
+func (s *Server) begin(ctx context.Context, u *upstream) error {
 	if s.Record != nil {
 		if err := s.listSurface(ctx, u.conn); err != nil {
 			u.conn.Close()
@@ -100,34 +174,80 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	s.shared = u
+	close(s.ready)
 	s.mu.Unlock()
+	go func() { // ends with the upstream session
+		<-u.conn.Done()
+		s.end(u.conn.Err())
+	}()
 	return nil
 }
 
-// Done is closed when the shared upstream session ends (never with
-// Isolate); Err then says why.
-func (s *Server) Done() <-chan struct{} {
-	if s.shared == nil {
-		return nil
+// end records why the shared session ended (or never opened) and says so.
+func (s *Server) end(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.done:
+		return
+	default:
 	}
-	return s.shared.conn.Done()
+	s.err = err
+	select {
+	case <-s.ready:
+	default:
+		close(s.ready)
+	}
+	close(s.done)
 }
+
+// sharedUpstream is the shared session, once open; with ClientCaps the
+// first caller's capabilities open it. It fails when the session could
+// not be opened, or ctx ends first.
+func (s *Server) sharedUpstream(ctx context.Context, caps json.RawMessage) (*upstream, error) {
+	if s.offer != nil {
+		s.offered.Do(func() { s.offer <- declarable(caps) })
+	}
+	select {
+	case <-s.ready:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shared == nil {
+		return nil, s.err
+	}
+	return s.shared, nil
+}
+
+// Done is closed when the shared upstream session ends, or could not be
+// opened (never with Isolate); Err then says why.
+func (s *Server) Done() <-chan struct{} { return s.done }
 
 // Err is why the shared upstream session ended.
 func (s *Server) Err() error {
-	if s.shared == nil {
-		return nil
-	}
-	return s.shared.conn.Err()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
 }
 
-// Close ends the shared upstream session.
+// Close ends the shared upstream sessions.
 func (s *Server) Close() {
+	if s.stop != nil {
+		s.stop()
+	}
+	s.bridges.close()
 	s.mu.Lock()
 	u := s.shared
 	s.mu.Unlock()
-	if u != nil {
-		u.conn.Close()
+	s.modernMu.Lock()
+	m := s.modern
+	s.modernMu.Unlock()
+	for _, x := range []*upstream{u, m} {
+		if x != nil {
+			x.conn.Close()
+		}
 	}
 }
 
@@ -178,29 +298,48 @@ func (s *Server) listSurface(ctx context.Context, up Upstream) error {
 type upstream struct {
 	srv  *Server
 	conn Upstream
+	own  bool // opened for one client (Isolate): closed once nothing holds it
 
 	tokens mcp.Tokens[relayed] // our progress tokens -> the client's request
 
-	mu      sync.Mutex       // guards clients
-	clients map[*client]bool // the clients it serves
+	mu        sync.Mutex         // guards the fields below
+	clients   map[*client]bool   // the clients it serves
+	flights   map[*relayed]bool  // modern clients' requests in flight (bridged calls among them)
+	listeners map[*listener]bool // the subscriptions/listen open
+	holds     int                // clients and calls that use it
 
-	subs subscription.Shared[*client] // the clients' resources/subscribe, shared upstream
+	// subs are the resources/subscribe the clients (*client) and the
+	// listeners of modern clients (*listener) share upstream.
+	subs subscription.Shared[any]
+	// tasks are the server's tasks, by serve's ids, and whose each is.
+	tasks taskBook
 }
 
-// relayed is a client's request in flight: where its progress goes.
+// relayed is a client's request in flight: where its progress and the
+// server's other messages about it go, and who answers its questions.
+// A bridged call's (b) go to the request that waits on it now.
 type relayed struct {
-	c  *client
-	id json.RawMessage // the client's request id
+	c     *client
+	id    json.RawMessage // the client's request id
+	level string          // a modern request's logLevel
+	token json.RawMessage // a modern request's progress token (a bridged call's waiter)
+	b     *bridge
 }
 
-func (s *Server) open(ctx context.Context) (*upstream, error) {
-	u := &upstream{srv: s, clients: map[*client]bool{}}
+// open opens an upstream session declaring caps, or with await, the
+// capabilities it answers once the server is started.
+func (s *Server) open(ctx context.Context, caps json.RawMessage, await func(context.Context) (json.RawMessage, error)) (*upstream, error) {
+	return s.openWith(ctx, s.Open, caps, await)
+}
+
+func (s *Server) openWith(ctx context.Context, open func(context.Context, connect.Hooks) (Upstream, error), caps json.RawMessage, await func(context.Context) (json.RawMessage, error)) (*upstream, error) {
+	u := &upstream{srv: s, clients: map[*client]bool{}, flights: map[*relayed]bool{}, listeners: map[*listener]bool{}}
 	u.tokens.Prefix = "serve-"
 	h := s.Hooks
 	h.Status = nil // no progress line: progress goes to the clients
 	h.OnNotification = u.notify
 	h.Route = u.route
-	h.Capabilities = upstreamCaps
+	h.Capabilities, h.AwaitCapabilities = caps, await
 	learned := h.Secret
 	h.Secret = func(values ...string) {
 		s.Secrets.Add(redact.JSONForms(values)...)
@@ -208,7 +347,7 @@ func (s *Server) open(ctx context.Context) (*upstream, error) {
 			learned(values...)
 		}
 	}
-	conn, err := s.Open(ctx, h)
+	conn, err := open(ctx, h)
 	if err != nil {
 		return nil, err
 	}
@@ -216,151 +355,44 @@ func (s *Server) open(ctx context.Context) (*upstream, error) {
 	return u, nil
 }
 
-// notify passes the server's notifications to the clients they belong
-// to, as subscription.AudienceOf says (a resource's update goes to the
-// clients subscribed to it or listening for it; the busy one is the one
-// client with a request in flight; with none, only to the log), so that
-// no client hears what the server said for another. What the guard hides
-// goes nowhere.
-func (u *upstream) notify(method string, params json.RawMessage) {
-	a, uri := subscription.AudienceOf(method, params)
-	switch {
-	case a == subscription.Requester:
-		if r, b, ok := u.tokens.Back(params); ok {
-			r.c.notify(withRelated(context.Background(), r.id), method, b)
-		}
-		return
-	case method == "notifications/cancelled":
-		return // the upstream session cancels the request it names itself
-	case u.srv.Guard.hidesNotification(method, params):
-		return
+// modernUpstream is the session of OpenModern, opened at the first modern
+// client's first request; nil when there is none (no OpenModern, or the
+// server does not speak the 2026-07-28 era), and modern clients are then
+// served through the shared session.
+func (s *Server) modernUpstream(ctx context.Context) *upstream {
+	if s.OpenModern == nil {
+		return nil
 	}
-	to, rel := u.recipients(a, uri)
-	if len(to) == 0 {
-		u.srv.Log.Info(fmt.Sprintf("the server's %s belonged to no one client", method), "params", string(params))
-		return
+	s.modernMu.Lock()
+	defer s.modernMu.Unlock()
+	if s.tried {
+		return s.modern
 	}
-	ctx := withRelated(context.Background(), rel)
-	for _, c := range to {
-		c.notify(ctx, method, params)
+	s.tried = true
+	u, err := s.openWith(ctx, s.OpenModern, upstreamCaps, nil)
+	if err != nil {
+		s.Log.Debug(fmt.Sprintf("the server does not answer in the 2026-07-28 era (%v): its clients of that era are served in the initialize era's session", err))
+		return nil
 	}
+	s.modern = u
+	return u
 }
 
-// recipients are the clients a notification of the server for audience
-// a (not progress) belongs to, and the request it is related to, if any.
-func (u *upstream) recipients(a subscription.Audience, uri string) (to []*client, rel json.RawMessage) {
-	switch a {
-	case subscription.Holders:
-		to = u.clientsWhere(func(c *client) bool { return u.subs.Holds(c, uri) || c.listensTo(uri) })
-	case subscription.Listeners:
-		to = u.clientsWhere((*client).listening)
-	case subscription.Everyone:
-		to = u.clientsWhere(func(*client) bool { return true })
-	case subscription.Busy:
-		if busy := u.clientsWhere((*client).busy); len(busy) == 1 {
-			return busy, busy[0].latest()
-		}
-	}
-	return to, nil
-}
-
-// clientsWhere are the clients served that keep.
-func (u *upstream) clientsWhere(keep func(*client) bool) []*client {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	var out []*client
-	for c := range u.clients {
-		if keep(c) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// route hands a server request to the client it belongs to: the client
-// whose request the server is fulfilling (a modern server's input
-// request), else the one client with requests in flight, else the only
-// client. A request no client can take is refused.
-func (u *upstream) route(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, bool, error) {
-	switch method {
-	case "roots/list", "sampling/createMessage", "elicitation/create":
-	default:
-		return nil, true, mcp.MethodNotFound(method)
-	}
-	c, id := u.pick(ctx)
-	if c == nil {
-		return nil, true, &mcp.RPCError{Code: mcp.CodeInternalError,
-			Message: method + ": no client to ask: none is connected, or several have requests in flight"}
-	}
-	res, err := c.ask(withRelated(ctx, id), method, params)
-	return res, true, err
-}
-
-func (u *upstream) pick(ctx context.Context) (*client, json.RawMessage) {
-	if r, ok := ctx.Value(relayKey{}).(relayed); ok {
-		return r.c, r.id
-	}
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	var busy, only *client
-	n := 0
-	for c := range u.clients {
-		only = c
-		if c.busy() {
-			if busy != nil {
-				return nil, nil
+// declarable are the capabilities of a client that a session may declare
+// for it: those whose requests serve relays (roots, sampling and
+// elicitation, as the client declared them).
+func declarable(caps json.RawMessage) json.RawMessage {
+	out := []byte{'{'}
+	rawjson.ForEachValidRawMember(caps, func(k string, rawKey, v []byte) error {
+		if k == "roots" || k == "sampling" || k == "elicitation" {
+			if len(out) > 1 {
+				out = append(out, ',')
 			}
-			busy = c
+			out = append(append(append(out, rawKey...), ':'), v...)
 		}
-		n++
-	}
-	switch {
-	case busy != nil:
-		return busy, busy.latest()
-	case n == 1:
-		return only, nil
-	}
-	return nil, nil
-}
-
-func (u *upstream) attach(c *client) {
-	u.mu.Lock()
-	u.clients[c] = true
-	u.mu.Unlock()
-}
-
-// detach forgets a client that left, and ends the subscriptions only it
-// held.
-func (u *upstream) detach(c *client) {
-	u.mu.Lock()
-	delete(u.clients, c)
-	ended, done := u.subs.Leave(c)
-	u.mu.Unlock()
-	for _, uri := range ended {
-		ctx, cancel := context.WithTimeout(context.Background(), notifyWait)
-		u.conn.Forward(ctx, "resources/unsubscribe", mustJSON(map[string]string{"uri": uri}))
-		cancel()
-		done(uri)
-	}
-}
-
-// subscription notes a client's resources/subscribe or unsubscribe in
-// the subscriptions the clients share upstream, so that one client's
-// unsubscribe does not end another's updates, once no request for the
-// resource is in flight. It reports whether the request must go upstream
-// (the first subscriber, the last to leave); if so, done is called with
-// whether it succeeded there.
-func (u *upstream) subscription(ctx context.Context, c *client, method string, params json.RawMessage) (forward bool, done func(ok bool), err error) {
-	uri := resourceURI(params)
-	if method == "resources/subscribe" {
-		return u.subs.Subscribe(ctx, c, uri)
-	}
-	forward, ended, err := u.subs.Unsubscribe(ctx, c, uri)
-	return forward, func(bool) {
-		if ended != nil {
-			ended()
-		}
-	}, err
+		return nil
+	})
+	return append(out, '}')
 }
 
 func resourceURI(params json.RawMessage) string {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -18,7 +19,7 @@ import (
 func (s *Server) ServeStream(ctx context.Context, r io.Reader, w io.Writer, closeIn func() error) error {
 	d := newDrain()
 	t := &draining{StreamTransport: mcp.NewStreamTransport(r, w, closeIn, s.Log), d: d}
-	c := s.serveClientWith(t, d)
+	c := s.serveClientWith(t, d, nil)
 	defer c.close()
 	select {
 	case <-c.sess.Done():
@@ -113,7 +114,9 @@ func (t *draining) Read() ([]byte, error) {
 		if json.Unmarshal(e.params, &p) == nil && p.RequestID != nil {
 			t.d.settle(p.RequestID) // a cancelled request is not answered
 		}
-	case e.request() && e.method != "ping":
+	case e.request() && e.method != "ping" && rawjson.Valid(msg):
+		// A line that is no JSON is answered a parse error that names
+		// no request: nothing to wait for.
 		t.d.add(e.id)
 	}
 	return msg, nil

@@ -1,10 +1,12 @@
 package serve
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,14 +38,21 @@ func (h *hang) Done() <-chan struct{}                                           
 func (h *hang) Err() error                                                         { return errors.New("x") }
 func (h *hang) Close()                                                             {}
 
-// TestStdinEndThenSignal: a client whose input ended while a call still
-// runs upstream does not keep serve from ending when its context does.
-func TestStdinEndThenSignal(t *testing.T) {
+// hangServer is a Server started in front of a hang.
+func hangServer(t *testing.T) (*hang, *Server) {
+	t.Helper()
 	up := &hang{done: make(chan struct{}), called: make(chan struct{}, 1)}
 	srv := &Server{Open: func(context.Context, connect.Hooks) (Upstream, error) { return up, nil }}
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	return up, srv
+}
+
+// TestStdinEndThenSignal: a client whose input ended while a call still
+// runs upstream does not keep serve from ending when its context does.
+func TestStdinEndThenSignal(t *testing.T) {
+	up, srv := hangServer(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	go io.Copy(io.Discard, outR)
@@ -82,5 +91,34 @@ func TestDrainCountsARepeatedID(t *testing.T) {
 	case <-waited:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the wait did not end once both were answered")
+	}
+}
+
+// TestMalformedLinesDoNotEndServe: a client's lines that are no JSON
+// (cut short, a member without its comma, broken params) get parse errors
+// or nothing; serve lives on and answers what comes next.
+func TestMalformedLinesDoNotEndServe(t *testing.T) {
+	t.Parallel()
+	_, srv := hangServer(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan error, 1)
+	go func() { served <- srv.ServeStream(context.Background(), inR, outW, inR.Close); outW.Close() }()
+	lines := bufio.NewScanner(outR)
+	for _, junk := range []string{`{"a"`, `{"id":1 "method":"x"}`, `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"a":1}"b":2}}`, `{"id":`} {
+		io.WriteString(inW, junk+"\n")
+	}
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":9,"method":"ping"}`+"\n")
+	for lines.Scan() {
+		if strings.Contains(lines.Text(), `"id":9`) {
+			break
+		}
+	}
+	if !strings.Contains(lines.Text(), `"id":9,"result":{}`) {
+		t.Fatalf("after the junk: %s, %v", lines.Text(), lines.Err())
+	}
+	inW.Close()
+	if err := <-served; err != nil {
+		t.Fatalf("serve ended with %v", err)
 	}
 }

@@ -70,14 +70,21 @@ func Object(ms []Member) json.RawMessage {
 // prompts gets a warning, and a prompt it does not list no check: the
 // server will say.
 func CheckPrompt(ctx context.Context, client *mcp.Client, name string, ms []Member, warnf func(format string, args ...any)) error {
-	res, _, err := client.List(ctx, "prompts/list", "prompts", mcp.Pages{})
+	_, err := CheckListed(ctx, client, name, ms, warnf)
+	return err
+}
+
+// CheckListed is CheckPrompt, and returns the names of the prompts the
+// server lists as well (nil when it could not list them).
+func CheckListed(ctx context.Context, client *mcp.Client, name string, ms []Member, warnf func(format string, args ...any)) (names []string, err error) {
+	res, _, err := client.List(mcp.WithLookup(ctx), "prompts/list", "prompts", mcp.Pages{})
 	var ce *mcp.CallError
 	if errors.As(err, &ce) {
 		warnf("could not list the prompts (%v); arguments not checked", err)
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var list struct {
 		Prompts []struct {
@@ -89,6 +96,10 @@ func CheckPrompt(ctx context.Context, client *mcp.Client, name string, ms []Memb
 		} `json:"prompts"`
 	}
 	json.Unmarshal(res, &list)
+	names = make([]string, 0, len(list.Prompts))
+	for _, p := range list.Prompts {
+		names = append(names, p.Name)
+	}
 	for _, p := range list.Prompts {
 		if p.Name != name {
 			continue
@@ -101,14 +112,14 @@ func CheckPrompt(ctx context.Context, client *mcp.Client, name string, ms []Memb
 			}
 		}
 		if len(missing) > 0 {
-			return connect.Usagef("prompt %q needs %s; nothing sent", name, strings.Join(missing, ", "))
+			return names, connect.Usagef("prompt %q needs %s; nothing sent", name, strings.Join(missing, ", "))
 		}
 		for _, m := range ms {
 			if !slices.Contains(declared, m.Key) {
-				return connect.Usagef("prompt %q has no argument %q (it takes: %s); nothing sent (--no-validate sends anyway)", name, m.Key, strings.Join(declared, ", "))
+				return names, connect.Usagef("prompt %q has no argument %q (it takes: %s); nothing sent (--no-validate sends anyway)", name, m.Key, strings.Join(declared, ", "))
 			}
 		}
-		return nil
+		return names, nil
 	}
-	return nil // not listed: the server will say
+	return names, nil // not listed: the server will say
 }

@@ -1,16 +1,14 @@
 package stringargs
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/mcp/mcptest"
+	"github.com/mcpv/mcpv/mcp/mcptest/pipeclient"
 )
 
 func TestParseAndObject(t *testing.T) {
@@ -41,22 +39,7 @@ func TestParseAndObject(t *testing.T) {
 
 // client is a client of a mcptest spec server on a pipe.
 func client(t *testing.T, spec string) *mcp.Client {
-	t.Helper()
-	s, err := mcptest.ParseSpec([]byte(spec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	toServer, fromClient := io.Pipe()
-	toClient, fromServer := io.Pipe()
-	go func() { mcptest.ServeSpec(s, toServer, fromServer); fromServer.Close() }()
-	tr := mcp.NewStreamTransport(toClient, fromClient, func() error { fromClient.Close(); return toClient.Close() }, nil)
-	sess := mcp.NewSession(tr, mcp.SessionOptions{})
-	t.Cleanup(func() { sess.Close(context.Background()) })
-	c, err := mcp.Initialize(t.Context(), sess, mcp.ClientOptions{})
-	if err != nil {
-		t.Fatalf("Initialize: %v", err)
-	}
-	return c
+	return pipeclient.Client(t, spec, mcp.ClientOptions{})
 }
 
 func TestCheckPrompt(t *testing.T) {
@@ -67,7 +50,11 @@ func TestCheckPrompt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return CheckPrompt(t.Context(), c, name, ms, func(format string, args ...any) { t.Errorf("warning: "+format, args...) })
+		names, err := CheckListed(t.Context(), c, name, ms, func(format string, args ...any) { t.Errorf("warning: "+format, args...) })
+		if len(names) != 1 || names[0] != "greet" {
+			t.Errorf("CheckPrompt(%s) listed %q, want [greet]", name, names)
+		}
+		return err
 	}
 	if err := check("greet", "name=Ada", "tone=warm"); err != nil {
 		t.Errorf("declared arguments: %v", err)
@@ -88,8 +75,8 @@ func TestCheckPromptWarnsWhenThePromptsCannotBeListed(t *testing.T) {
 	t.Parallel()
 	c := client(t, `{"prompts":[{"name":"greet"}],"errors":{"prompts/list":{"code":-32603,"message":"down"}}}`)
 	var warned []string
-	err := CheckPrompt(t.Context(), c, "greet", []Member{{"x", []byte(`"1"`)}}, func(format string, args ...any) { warned = append(warned, fmt.Sprintf(format, args...)) })
-	if err != nil || len(warned) != 1 || !strings.HasPrefix(warned[0], "could not list the prompts (") || !strings.Contains(warned[0], "down") {
+	names, err := CheckListed(t.Context(), c, "greet", []Member{{"x", []byte(`"1"`)}}, func(format string, args ...any) { warned = append(warned, fmt.Sprintf(format, args...)) })
+	if err != nil || names != nil || len(warned) != 1 || !strings.HasPrefix(warned[0], "could not list the prompts (") || !strings.Contains(warned[0], "down") {
 		t.Errorf("CheckPrompt = %v, warnings %q", err, warned)
 	}
 }

@@ -57,8 +57,8 @@ const (
 	// outputSchema, not isError, has no structuredContent or one the
 	// schema does not accept (CheckResult). Error.
 	RuleStructuredResult = "structured-result"
-	// RulePagination: a list repeats a cursor or has more than
-	// mcp.DefaultMaxPages pages. Error.
+	// RulePagination: a list repeats a cursor or never ends (its pages
+	// stop bringing anything new: mcp.EndlessListError). Error.
 	RulePagination = "pagination"
 	// RuleCapabilities: a list method that answers though its capability
 	// is not declared (an error), or a declared capability whose list
@@ -100,11 +100,11 @@ const maxToolName = 128
 // A list ls has walked already is not asked for again.
 func (ls *Lister) Lint(ctx context.Context) ([]Finding, error) {
 	l := &linter{c: ls.c, lister: ls}
-	var tools, prompts, templates []json.RawMessage
+	var tools, prompts, resources, templates []json.RawMessage
 	for _, g := range []struct {
 		l    list
 		dest *[]json.RawMessage
-	}{{toolsList, &tools}, {promptsList, &prompts}, {resourcesList, nil}, {templatesList, &templates}} {
+	}{{toolsList, &tools}, {promptsList, &prompts}, {resourcesList, &resources}, {templatesList, &templates}} {
 		items, err := l.list(ctx, g.l)
 		if err != nil {
 			return nil, err
@@ -118,7 +118,13 @@ func (ls *Lister) Lint(ctx context.Context) ([]Finding, error) {
 		return nil, context.Cause(ctx)
 	}
 	l.prompts(prompts)
+	l.resources(resources)
 	l.templates(templates)
+	if info := members(members(ls.c.InitializeResult())["serverInfo"]); info != nil {
+		if icons, ok := info["icons"]; ok {
+			l.icons("server", icons)
+		}
+	}
 	return l.findings, nil
 }
 
@@ -152,11 +158,14 @@ func (l *linter) list(ctx context.Context, li list) ([]json.RawMessage, error) {
 		l.add(RuleList, SeverityError, "server", "%s", n)
 	}
 	var te *mcp.TimeoutError
+	var be *BudgetError
 	rule, broken := brokenList(err)
 	switch {
 	case err == nil:
 	case gone(ctx, l.c) || errors.As(err, &te):
 		return nil, err
+	case errors.As(err, &be):
+		l.add(RuleList, SeverityWarning, "server", "%s", be.Error())
 	case broken:
 		l.add(rule, SeverityError, "server", "%s", safetext.Line(err.Error()))
 	case unimplemented(err):
@@ -209,6 +218,7 @@ func (l *linter) tools(ctx context.Context, tools []json.RawMessage) {
 		for _, arg := range undescribedProperties(in) {
 			l.add(RuleDescription, SeverityWarning, obj, "argument %q has no description", arg)
 		}
+		l.shapes(obj, m, false)
 	}
 }
 
@@ -326,6 +336,7 @@ func (l *linter) prompts(prompts []json.RawMessage) {
 				l.add(RuleDescription, SeverityWarning, obj, "argument %q has no description", argName)
 			}
 		}
+		l.shapes(obj, m, false)
 	}
 }
 
@@ -340,12 +351,16 @@ func (l *linter) templates(templates []json.RawMessage) {
 		uri, hasURI := stringOf(m["uriTemplate"])
 		if hasURI && uri != "" {
 			obj = fmt.Sprintf("resource template %q", uri)
+			if p := templateProblem(uri); p != "" {
+				l.add(RuleURITemplate, SeverityError, obj, "uriTemplate %s", p)
+			}
 		} else {
 			l.add(RuleList, SeverityError, obj, "has no uriTemplate")
 		}
 		if name, ok := stringOf(m["name"]); !ok || name == "" {
 			l.add(RuleList, SeverityError, obj, "has no name")
 		}
+		l.shapes(obj, m, true)
 	}
 }
 

@@ -218,7 +218,7 @@ func TestLintLists(t *testing.T) {
 			nil},
 		{"a cursor that never ends",
 			`{"capabilities":{"tools":{}},"endlessCursor":["tools/list"]}`,
-			[]Finding{{Object: "server", Rule: RulePagination, Severity: SeverityError, Message: "tools/list: still not at the end after 1000 pages"}}},
+			[]Finding{{Object: "server", Rule: RulePagination, Severity: SeverityError, Message: "tools/list: pages 1 to 1000 bring nothing new, though each has a new nextCursor, so the list never ends"}}},
 		{"a page without its list",
 			`{"capabilities":{"prompts":{}},"answers":{"prompts/list":{"prompts":null}}}`,
 			[]Finding{{Object: "server", Rule: RuleList, Severity: SeverityError, Message: `prompts/list: page 1: "prompts" is null, not an array`}}},

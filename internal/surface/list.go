@@ -31,6 +31,34 @@ var (
 type Lister struct {
 	c      *mcp.Client
 	walked map[string]walked // by method
+	// Budget, when positive, bounds the bytes of the items a walk keeps
+	// of one list: past it the walk stops with a *BudgetError, its items
+	// so far kept.
+	Budget int64
+}
+
+// BudgetError is a list whose items outgrew a Lister's Budget.
+type BudgetError struct {
+	Method string
+	Budget int64
+	Items  int // how many were read before the walk stopped
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("%s: the list is larger than %d MiB; only its first %d items are checked", e.Method, e.Budget>>20, e.Items)
+}
+
+// Items are the items of one of the lists (tools/list, prompts/list,
+// resources/list, resources/templates/list), walked once for Lint,
+// Gather and Items alike, and the error that ended the walk.
+func (l *Lister) Items(ctx context.Context, method string) ([]json.RawMessage, error) {
+	for _, li := range []list{toolsList, promptsList, resourcesList, templatesList} {
+		if li.method == method {
+			items, _, err := l.walk(ctx, li)
+			return items, err
+		}
+	}
+	return nil, fmt.Errorf("%s is not a list method", method)
 }
 
 type walked struct {
@@ -47,7 +75,7 @@ func (l *Lister) walk(ctx context.Context, li list) ([]json.RawMessage, []string
 	if w, ok := l.walked[li.method]; ok {
 		return w.items, w.notes, w.err
 	}
-	items, notes, err := walk(ctx, l.c, li)
+	items, notes, err := walk(ctx, l.c, li, l.Budget)
 	var te *mcp.TimeoutError
 	if err == nil || !gone(ctx, l.c) && !errors.As(err, &te) {
 		l.walked[li.method] = walked{items, notes, err}
@@ -55,12 +83,13 @@ func (l *Lister) walk(ctx context.Context, li list) ([]json.RawMessage, []string
 	return items, notes, err
 }
 
-// walk lists every page of l from the start, up to mcp.DefaultMaxPages,
-// and returns the items as the server sent them. A page whose list is
+// walk lists every page of l from the start, to its end, and returns the items as the server sent them. A page whose list is
 // missing or null counts as empty, and is noted. The walk's errors are the
 // client's; with one of them the items of the pages read so far come back
 // too.
-func walk(ctx context.Context, c *mcp.Client, l list) (items []json.RawMessage, notes []string, err error) {
+func walk(ctx context.Context, c *mcp.Client, l list, budget int64) (items []json.RawMessage, notes []string, err error) {
+	var size int64
+	over := false
 	err = c.Walk(ctx, l.method, l.key, 0, func(p mcp.Page) bool {
 		switch {
 		case p.List == nil:
@@ -68,22 +97,32 @@ func walk(ctx context.Context, c *mcp.Client, l list) (items []json.RawMessage, 
 		case string(p.List) == "null":
 			notes = append(notes, fmt.Sprintf("%s: page %d: %q is null, not an array", l.method, p.N, l.key))
 		}
-		items = append(items, p.Items...)
+		for _, it := range p.Items {
+			if size += int64(len(it)); budget > 0 && size > budget {
+				over = true
+				return true
+			}
+			items = append(items, it)
+		}
 		return false
 	})
+	if over && err == nil {
+		err = &BudgetError{Method: l.method, Budget: budget, Items: len(items)}
+	}
 	return items, notes, err
 }
 
 // brokenList says which rule a walk's error breaks, when it is a list
 // that cannot be walked to its end though the server answered every
-// request: RulePagination for a repeated cursor or the page cap, RuleList
-// for a page that is no list page.
+// request: RulePagination for a repeated cursor or a list that never
+// ends, RuleList for a page that is no list page.
 func brokenList(err error) (rule string, ok bool) {
 	var rc *mcp.RepeatedCursorError
 	var pc *mcp.PageCapError
+	var el *mcp.EndlessListError
 	var na *mcp.NotAListError
 	switch {
-	case errors.As(err, &rc), errors.As(err, &pc):
+	case errors.As(err, &rc), errors.As(err, &pc), errors.As(err, &el):
 		return RulePagination, true
 	case errors.As(err, &na):
 		return RuleList, true

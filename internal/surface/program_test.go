@@ -101,7 +101,7 @@ tool "search" inputSchema.properties.mode.enum: enum value "fast" removed (break
 			t.Fatal(err)
 		}
 		checkBadFindings(t, findings)
-		tools, _, err := walk(t.Context(), c, toolsList)
+		tools, _, err := walk(t.Context(), c, toolsList, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

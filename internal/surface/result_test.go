@@ -62,7 +62,7 @@ func TestCheckResult(t *testing.T) {
 // other tools with one answer in shape.
 func TestCheckResultFromServer(t *testing.T) {
 	c := serve(t, loadSpec(t, "bad.json"))
-	tools, _, err := walk(t.Context(), c, toolsList) // Gather fails on its templates
+	tools, _, err := walk(t.Context(), c, toolsList, 0) // Gather fails on its templates
 	if err != nil {
 		t.Fatal(err)
 	}

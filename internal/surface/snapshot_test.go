@@ -96,7 +96,7 @@ func TestGatherStopsAListThatNeverEnds(t *testing.T) {
 		{"repeated cursor", `{"repeatCursor":["prompts/list"],"prompts":[{"name":"p"}]}`,
 			`prompts/list: page 2 repeats nextCursor "again", so the list never ends`},
 		{"endless cursors", `{"endlessCursor":["tools/list"],"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`,
-			"tools/list: still not at the end after 1000 pages"},
+			"tools/list: pages 2 to 1001 bring nothing new, though each has a new nextCursor, so the list never ends"},
 		{"not a page", `{"answers":{"tools/list":{"tools":{"a":1}}},"capabilities":{"tools":{}}}`,
 			`tools/list: page 1: "tools" is not an array`},
 	}

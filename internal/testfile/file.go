@@ -129,9 +129,13 @@ type Capture struct {
 }
 
 // stepCommands are the commands a step may name as its key: every command
-// a batch line may run.
+// a batch line may run (commands' TestStepCommandsAreTheBatchCommands
+// holds the list to the grammar).
 var stepCommands = []string{"info", "ping", "list-tools", "call", "list-resources", "list-resource-templates",
-	"read", "list-prompts", "get-prompt", "complete", "tasks", "skills", "request"}
+	"read", "list-prompts", "get-prompt", "complete", "tasks", "skills", "request", "check"}
+
+// StepCommands are the commands a step may name as its key.
+func StepCommands() []string { return slices.Clone(stepCommands) }
 
 var stepKeys = append([]string{"name", "run", "snapshot", "lint", "expect", "capture", "within", "skip"}, stepCommands...)
 

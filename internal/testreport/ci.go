@@ -91,12 +91,24 @@ func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), '
 // be opened, or broke, has a testcase "session" with an error; the step
 // Ctrl-C stopped is an error too. Attributes show controls escaped, as
 // the text report does (XML cannot hold most of them).
-func JUnit(w io.Writer, files []File, took time.Duration) error {
-	all := junitSuites{Name: "mcpv test", Time: seconds(took)}
+func JUnit(w io.Writer, files []File, took time.Duration) error { return Tests.JUnit(w, files, took) }
+
+// JUnit is JUnit for s's report: a warned step passes, its warning in
+// its system-out.
+func (suite Suite) JUnit(w io.Writer, files []File, took time.Duration) error {
+	suite = suite.or()
+	all := junitSuites{Name: suite.Name, Time: seconds(took)}
 	for _, f := range files {
 		name, path := safetext.Line(f.Name), safetext.Line(f.Path)
+		props := []junitProperty{{"server", safetext.Line(f.Server)}}
+		if suite.Name != Tests.Name {
+			props = nil
+			for _, h := range suite.Header {
+				props = append(props, junitProperty{h[0], safetext.Line(h[1])})
+			}
+		}
 		s := junitSuite{Name: name, Time: seconds(f.Took), Timestamp: f.Started.UTC().Format("2006-01-02T15:04:05"),
-			File: path, Properties: []junitProperty{{"server", safetext.Line(f.Server)}}}
+			File: path, Properties: props}
 		if f.Code != 0 {
 			s.Errors++
 			s.Cases = append(s.Cases, junitCase{Name: "session", Classname: name, Time: "0.000", File: path,
@@ -114,8 +126,10 @@ func JUnit(w io.Writer, files []File, took time.Duration) error {
 			case sr.Status == Failed:
 				s.Failures++
 				c.Failure = &junitProblem{Message: safetext.Line(failureSummary(sr.Failures)), Type: sr.Failures[0].Kind, Text: safetext.Text(failureText(sr))}
+			case sr.Status == Warned:
+				c.SystemOut = newJUnitText("warning: " + failureText(sr))
 			}
-			if len(sr.Notes) > 0 && sr.Status != Failed {
+			if len(sr.Notes) > 0 && sr.Status != Failed && sr.Status != Warned {
 				c.SystemOut = newJUnitText(strings.Join(sr.Notes, "\n"))
 			}
 			s.Cases = append(s.Cases, c)
@@ -153,11 +167,10 @@ func failureText(sr Step) string {
 	var b strings.Builder
 	for _, f := range sr.Failures {
 		fmt.Fprintf(&b, "%s: %s\n", f.Kind, safetext.Line(f.Message))
-		if f.Expected != "" {
-			fmt.Fprintf(&b, "  expected: %s\n", f.Expected)
-		}
-		if f.Actual != "" {
-			fmt.Fprintf(&b, "  actual:   %s\n", f.Actual)
+		for _, l := range [][2]string{{"expected:", f.Expected}, {"actual:  ", f.Actual}, {"sent:    ", f.Sent}, {"received:", f.Received}, {"requires:", f.Requires}} {
+			if l[1] != "" {
+				fmt.Fprintf(&b, "  %s %s\n", l[0], l[1])
+			}
 		}
 		for _, d := range f.Details {
 			fmt.Fprintf(&b, "  %s\n", safetext.Line(d))
@@ -171,7 +184,11 @@ func failureText(sr Step) string {
 
 // TAP writes TAP version 14: a test point per file, with its steps
 // as a subtest; a failure's expectations as YAML diagnostics.
-func TAP(w io.Writer, files []File) error {
+func TAP(w io.Writer, files []File) error { return Tests.TAP(w, files) }
+
+// TAP is TAP for s's report: a warned step is ok, with its warning as
+// diagnostics.
+func (suite Suite) TAP(w io.Writer, files []File) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, "TAP version 14\n1..%d\n", len(files))
 	for i, f := range files {
@@ -191,6 +208,13 @@ func TAP(w io.Writer, files []File) error {
 				}
 			case sr.Status == Skipped:
 				fmt.Fprintf(b, "    ok %d - %s # SKIP %s\n", j+1, tapText(sr.Name), tapText(sr.Reason))
+			case sr.Status == Warned:
+				fmt.Fprintf(b, "    ok %d - %s\n", j+1, tapText(sr.Name))
+				var fs []map[string]any
+				for _, fl := range sr.Failures {
+					fs = append(fs, failureJSON(fl))
+				}
+				writeYAMLBlock(b, "      ", map[string]any{"message": failureSummary(sr.Failures), "severity": "warn", "failures": fs})
 			case sr.Status == Failed:
 				fmt.Fprintf(b, "    not ok %d - %s\n", j+1, tapText(sr.Name))
 				diag := map[string]any{"message": failureSummary(sr.Failures), "severity": "fail",
@@ -264,6 +288,11 @@ func failureJSON(f Failure) map[string]any {
 	if f.Actual != "" {
 		m["actual"] = f.Actual
 	}
+	for k, v := range map[string]string{"sent": f.Sent, "received": f.Received, "requires": f.Requires} {
+		if v != "" {
+			m[k] = v
+		}
+	}
 	if len(f.Details) > 0 {
 		m["details"] = f.Details
 	}
@@ -272,66 +301,111 @@ func failureJSON(f Failure) map[string]any {
 
 func millis(d time.Duration) float64 { return math.Round(d.Seconds()*1e6) / 1e3 }
 
-// The JSON report; its shape is documented in mcpv test --help.
-type jsonReport struct {
-	Passed     bool         `json:"passed"`
-	Counts     jsonCounts   `json:"counts"`
-	DurationMs float64      `json:"durationMs"`
-	Files      []jsonFileOf `json:"files"`
+// object is a JSON object whose members keep their order.
+type object []member
+
+type member struct {
+	key   string
+	value any
 }
 
-type jsonCounts struct {
-	Files   int `json:"files"`
-	Passed  int `json:"passed"`
-	Failed  int `json:"failed"`
-	Skipped int `json:"skipped"`
-}
-
-type jsonFileOf struct {
-	File       string         `json:"file"`
-	Name       string         `json:"name"`
-	Server     string         `json:"server"`
-	Passed     bool           `json:"passed"`
-	Exit       int            `json:"exit"`
-	Error      string         `json:"error,omitempty"`
-	DurationMs float64        `json:"durationMs"`
-	Stderr     string         `json:"stderr,omitempty"`
-	Steps      []jsonStepOf   `json:"steps"`
-	Counts     map[string]int `json:"counts"`
-}
-
-type jsonStepOf struct {
-	Index      int              `json:"index"`
-	Name       string           `json:"name"`
-	Line       int              `json:"line,omitempty"`
-	Status     string           `json:"status"`
-	Reason     string           `json:"reason,omitempty"`
-	Exit       int              `json:"exit"`
-	DurationMs float64          `json:"durationMs"`
-	Failures   []map[string]any `json:"failures,omitempty"`
-	Notes      []string         `json:"notes,omitempty"`
+func (o object) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, m := range o {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, _ := json.Marshal(m.key)
+		v, err := json.Marshal(m.value)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, k...), ':'), v...)
+	}
+	return append(b, '}'), nil
 }
 
 // JSON writes the JSON report, whose shape mcpv test --help documents.
-func JSON(w io.Writer, files []File, took time.Duration) error {
-	r := jsonReport{Passed: Code(files) == 0 && !slices.ContainsFunc(files, func(f File) bool { return f.Interrupted }), DurationMs: millis(took), Files: []jsonFileOf{}}
-	r.Counts.Files = len(files)
+func JSON(w io.Writer, files []File, took time.Duration) error { return Tests.JSON(w, files, took) }
+
+// JSON is JSON for s's report: its groups and items under s's names, its
+// Header first.
+func (suite Suite) JSON(w io.Writer, files []File, took time.Duration) error {
+	suite = suite.or()
+	test := suite.Name == Tests.Name
+	passed := Code(files) == 0 && !slices.ContainsFunc(files, func(f File) bool { return f.Interrupted })
+	var all counts
+	groups := []object{}
 	for _, f := range files {
 		c := countSteps(f.Steps)
-		r.Counts.Passed, r.Counts.Failed, r.Counts.Skipped = r.Counts.Passed+c.passed, r.Counts.Failed+c.failed, r.Counts.Skipped+c.skipped
-		jf := jsonFileOf{File: f.Path, Name: f.Name, Server: f.Server, Passed: f.Code == 0 && c.failed == 0,
-			Exit: f.Code, Error: f.Err, DurationMs: millis(f.Took), Stderr: f.Stderr, Steps: []jsonStepOf{},
-			Counts: map[string]int{"passed": c.passed, "failed": c.failed, "skipped": c.skipped}}
+		all.passed, all.failed, all.skipped, all.warned = all.passed+c.passed, all.failed+c.failed, all.skipped+c.skipped, all.warned+c.warned
+		items := []object{}
 		for _, sr := range f.Steps {
-			js := jsonStepOf{Index: sr.Index, Name: sr.Name, Line: sr.Line, Status: sr.Status.String(), Reason: sr.Reason,
-				Exit: sr.Exit, DurationMs: millis(sr.Took), Notes: sr.Notes}
-			for _, fl := range sr.Failures {
-				js.Failures = append(js.Failures, failureJSON(fl))
+			js := object{{"index", sr.Index}}
+			if sr.ID != "" {
+				js = append(js, member{"id", sr.ID})
 			}
-			jf.Steps = append(jf.Steps, js)
+			js = append(js, member{"name", sr.Name})
+			if sr.Tag != "" {
+				js = append(js, member{"level", sr.Tag})
+			}
+			if sr.Ref != "" {
+				js = append(js, member{"ref", sr.Ref})
+			}
+			if sr.Line != 0 {
+				js = append(js, member{"line", sr.Line})
+			}
+			js = append(js, member{"status", sr.Status.String()})
+			if sr.Reason != "" {
+				js = append(js, member{"reason", sr.Reason})
+			}
+			if test {
+				js = append(js, member{"exit", sr.Exit})
+			}
+			js = append(js, member{"durationMs", millis(sr.Took)})
+			if len(sr.Failures) > 0 {
+				var fs []map[string]any
+				for _, fl := range sr.Failures {
+					fs = append(fs, failureJSON(fl))
+				}
+				js = append(js, member{"failures", fs})
+			}
+			if len(sr.Notes) > 0 {
+				js = append(js, member{"notes", sr.Notes})
+			}
+			items = append(items, js)
 		}
-		r.Files = append(r.Files, jf)
+		g := object{{suite.Group, f.Path}, {"name", f.Name}}
+		if test || f.Server != "" {
+			g = append(g, member{"server", f.Server})
+		}
+		g = append(g, member{"passed", f.Code == 0 && c.failed == 0})
+		if test || f.Code != 0 {
+			g = append(g, member{"exit", f.Code})
+		}
+		if f.Err != "" {
+			g = append(g, member{"error", f.Err})
+		}
+		g = append(g, member{"durationMs", millis(f.Took)})
+		if f.Stderr != "" {
+			g = append(g, member{"stderr", f.Stderr})
+		}
+		gc := map[string]int{"passed": c.passed, "failed": c.failed, "skipped": c.skipped}
+		if c.warned > 0 {
+			gc["warned"] = c.warned
+		}
+		g = append(g, member{suite.Items, items}, member{"counts", gc})
+		groups = append(groups, g)
 	}
+	r := object{}
+	for _, h := range suite.Header {
+		r = append(r, member{h[0], h[1]})
+	}
+	total := object{{suite.Groups, len(files)}, {"passed", all.passed}, {"failed", all.failed}, {"skipped", all.skipped}}
+	if all.warned > 0 {
+		total = append(total, member{"warned", all.warned})
+	}
+	r = append(r, member{"passed", passed}, member{"counts", total}, member{"durationMs", millis(took)}, member{suite.Groups, groups})
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err

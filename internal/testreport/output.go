@@ -61,13 +61,18 @@ func WriteError(err error) error {
 
 // Write writes the report of a format other than text: junit, tap or json.
 func Write(w io.Writer, format string, files []File, took time.Duration) error {
+	return Tests.Write(w, format, files, took)
+}
+
+// Write writes s's report of a format other than text.
+func (s Suite) Write(w io.Writer, format string, files []File, took time.Duration) error {
 	switch format {
 	case "junit":
-		return JUnit(w, files, took)
+		return s.JUnit(w, files, took)
 	case "tap":
-		return TAP(w, files)
+		return s.TAP(w, files)
 	case "json":
-		return JSON(w, files, took)
+		return s.JSON(w, files, took)
 	}
 	return nil
 }
@@ -76,13 +81,18 @@ func Write(w io.Writer, format string, files []File, took time.Duration) error {
 // when there is a text report (text, else nil), and the report of format
 // when it is not text.
 func Finish(dest *Output, text *Text, format string, files []File, took time.Duration) error {
+	return Tests.Finish(dest, text, format, files, took)
+}
+
+// Finish is Finish for s's report.
+func (s Suite) Finish(dest *Output, text *Text, format string, files []File, took time.Duration) error {
 	if text != nil {
 		if err := WriteError(text.Summary(files, took)); err != nil {
 			return err
 		}
 	}
 	if format != "text" {
-		return WriteError(Write(dest.Report(), format, files, took))
+		return WriteError(s.Write(dest.Report(), format, files, took))
 	}
 	return nil
 }

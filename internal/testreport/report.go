@@ -17,9 +17,35 @@ const (
 	Passed Status = iota
 	Failed
 	Skipped
+	// Warned passed, with a warning that does not fail the run (mcpv
+	// check's SHOULD that does not hold, without --strict).
+	Warned
 )
 
-func (s Status) String() string { return [...]string{"passed", "failed", "skipped"}[s] }
+func (s Status) String() string { return [...]string{"passed", "failed", "skipped", "warned"}[s] }
+
+// Suite is what a report is of: mcpv test's files and their steps, or
+// mcpv check's areas and their checks. The writers name each in its
+// words.
+type Suite struct {
+	Name          string // the run's name: "mcpv test"
+	Group, Groups string // what a File is: "file", "files"
+	Item, Items   string // what a Step is: "step", "steps"
+	// Header are members the JSON report carries first, in order, as
+	// name, value pairs; JUnit's properties of each suite.
+	Header [][2]string
+}
+
+// Tests is mcpv test's suite.
+var Tests = Suite{Name: "mcpv test", Group: "file", Groups: "files", Item: "step", Items: "steps"}
+
+// or is s, or Tests when s is the zero Suite.
+func (s Suite) or() Suite {
+	if s.Name == "" {
+		return Tests
+	}
+	return s
+}
 
 // File is what became of a test file.
 type File struct {
@@ -41,15 +67,19 @@ type File struct {
 
 // Step is what became of a step.
 type Step struct {
-	Index    int // 1-based, in its file
-	Name     string
-	Line     int
-	Status   Status
-	Reason   string // why it was skipped
-	Took     time.Duration
-	Exit     int // the exit code the step's command ended with
-	Failures []Failure
-	Notes    []string
+	Index int // 1-based, in its file
+	Name  string
+	// ID, Tag and Ref name what a step checks, for a step that is a
+	// requirement (mcpv check): its id, its level ("MUST"), and where it
+	// is stated ("2025-11-25 basic#messages").
+	ID, Tag, Ref string
+	Line         int
+	Status       Status
+	Reason       string // why it was skipped
+	Took         time.Duration
+	Exit         int // the exit code the step's command ended with
+	Failures     []Failure
+	Notes        []string
 	// Interrupted: Ctrl-C stopped the file here (the step in flight, or
 	// the first not run when none was).
 	Interrupted bool
@@ -61,7 +91,10 @@ type Failure struct {
 	Message  string // what went wrong, on one line
 	Expected string // when the expectation is one value: it, and what came
 	Actual   string
-	Details  []string // more lines: a jq expression's parts, a snapshot's changes
+	// Sent, Received and Requires are, for a requirement, what was sent,
+	// what came back and the requirement's text, each on a line.
+	Sent, Received, Requires string
+	Details                  []string // more lines: a jq expression's parts, a snapshot's changes
 }
 
 // Code is the exit code of a run: the code of the first file (in the
@@ -95,10 +128,13 @@ func RoundDuration(d time.Duration) time.Duration {
 	return d.Round(time.Microsecond)
 }
 
-type counts struct{ passed, failed, skipped int }
+type counts struct{ passed, failed, skipped, warned int }
 
 func (c counts) String() string {
 	s := fmt.Sprintf("%d passed, %d failed", c.passed, c.failed)
+	if c.warned > 0 {
+		s += fmt.Sprintf(", %d warned", c.warned)
+	}
 	if c.skipped > 0 {
 		s += fmt.Sprintf(", %d skipped", c.skipped)
 	}
@@ -115,6 +151,8 @@ func countSteps(steps []Step) counts {
 			c.failed++
 		case Skipped:
 			c.skipped++
+		case Warned:
+			c.warned++
 		}
 	}
 	return c

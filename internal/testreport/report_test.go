@@ -214,6 +214,86 @@ func TestFinish(t *testing.T) {
 	}
 }
 
+// The JSON report as the tests read it back.
+type jsonReport struct {
+	Passed     bool       `json:"passed"`
+	Counts     jsonCounts `json:"counts"`
+	DurationMs float64    `json:"durationMs"`
+	Files      []struct {
+		File   string `json:"file"`
+		Passed bool   `json:"passed"`
+		Exit   int    `json:"exit"`
+		Error  string `json:"error"`
+		Steps  []struct {
+			Index      int              `json:"index"`
+			Line       int              `json:"line"`
+			Status     string           `json:"status"`
+			DurationMs float64          `json:"durationMs"`
+			Failures   []map[string]any `json:"failures"`
+		} `json:"steps"`
+	} `json:"files"`
+}
+
+type jsonCounts struct {
+	Files   int `json:"files"`
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Skipped int `json:"skipped"`
+}
+
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// A suite other than mcpv test's (mcpv check's areas of checks) names its
+// groups and items in its words, carries its header, shows a step's level
+// and a warned step as passing with its warning.
+func TestSuiteOfChecks(t *testing.T) {
+	suite := Suite{Name: "mcpv check", Group: "area", Groups: "areas", Item: "check", Items: "checks",
+		Header: [][2]string{{"server", "./srv"}, {"version", "2025-11-25"}}}
+	fail := Failure{Kind: "SHOULD", Message: "answered -32603", Sent: `{"method":"x"}`, Received: "error -32603", Requires: `"-32601 ..." (JSON-RPC 2.0 §5.1)`}
+	files := []File{{Path: "jsonrpc", Name: "JSON-RPC", Named: true, Steps: []Step{
+		{Index: 1, ID: "jsonrpc.a", Name: "jsonrpc.a  a holds", Tag: "MUST", Ref: "2025-11-25 basic", Status: Passed},
+		{Index: 2, ID: "jsonrpc.b", Name: "jsonrpc.b  b holds", Tag: "SHOULD", Ref: "JSON-RPC 2.0 §5.1", Status: Warned, Failures: []Failure{fail}},
+	}}}
+	var b bytes.Buffer
+	text := &Text{W: &b, Suite: suite}
+	text.File(files[0])
+	text.Summary(files, time.Second)
+	for _, want := range []string{"jsonrpc JSON-RPC\n", "  ! jsonrpc.b  b holds  [SHOULD]  0s\n", "        sent:     {\"method\":\"x\"}\n",
+		"        requires: \"-32601 ...\" (JSON-RPC 2.0 §5.1)\n", "  ok 1 passed, 0 failed, 1 warned  0s\n", "PASS 1 passed, 0 failed, 1 warned (1 area, 1s)\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text: no %q in\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	if err := suite.JSON(&b, files, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"server":"./srv","version":"2025-11-25","passed":true,"counts":{"areas":1,"passed":1,"failed":0,"skipped":0,"warned":1},"durationMs":1000,"areas":[{"area":"jsonrpc","name":"JSON-RPC","passed":true,"durationMs":0,"checks":[` +
+		`{"index":1,"id":"jsonrpc.a","name":"jsonrpc.a  a holds","level":"MUST","ref":"2025-11-25 basic","status":"passed","durationMs":0},` +
+		`{"index":2,"id":"jsonrpc.b","name":"jsonrpc.b  b holds","level":"SHOULD","ref":"JSON-RPC 2.0 §5.1","status":"warned","durationMs":0,"failures":[{"expectation":"SHOULD","message":"answered -32603","received":"error -32603","requires":"\"-32601 ...\" (JSON-RPC 2.0 §5.1)","sent":"{\"method\":\"x\"}"}]}],` +
+		`"counts":{"failed":0,"passed":1,"skipped":0,"warned":1}}]}` + "\n"
+	if d := cmp.Diff(want, b.String()); d != "" {
+		t.Errorf("json (-want +got):\n%s", d)
+	}
+	b.Reset()
+	if err := suite.JUnit(&b, files, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var got junitSuites
+	if err := xml.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "mcpv check" || got.Failures != 0 || got.Suites[0].Properties[1].Value != "2025-11-25" ||
+		got.Suites[0].Cases[1].SystemOut == nil || !strings.Contains(got.Suites[0].Cases[1].SystemOut.Text, "warning: SHOULD: answered -32603") {
+		t.Errorf("junit: %s", b.String())
+	}
+	b.Reset()
+	if err := suite.TAP(&b, files); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "    ok 2 - jsonrpc.b  b holds\n      ---\n") || !strings.Contains(out, `severity: "warn"`) || !strings.Contains(out, "ok 1 - JSON-RPC\n") {
+		t.Errorf("tap:\n%s", out)
+	}
+}

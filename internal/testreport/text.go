@@ -27,10 +27,12 @@ const (
 // maxStderrLines is how many of a failed file's last stderr lines are shown.
 const maxStderrLines = 20
 
-// Text is the text report, written to W, coloured when Color.
+// Text is the text report, written to W, coloured when Color, of
+// Suite's files (mcpv test's when zero).
 type Text struct {
 	W     io.Writer
 	Color bool
+	Suite Suite
 }
 
 func (t *Text) style(s, text string) string {
@@ -43,32 +45,42 @@ func (t *Text) style(s, text string) string {
 // File writes one file's block.
 func (t *Text) File(f File) error {
 	b := bufio.NewWriter(t.W)
-	header := t.style(styleBold, f.Path)
+	header := t.style(styleBold, safetext.Line(f.Path))
 	if f.Named {
 		header += " " + safetext.Line(f.Name)
 	}
-	fmt.Fprintf(b, "%s %s\n", header, t.style(styleDim, "("+safetext.Line(f.Server)+")"))
+	if f.Server != "" {
+		header += " " + t.style(styleDim, "("+safetext.Line(f.Server)+")")
+	}
+	fmt.Fprintf(b, "%s\n", header)
 	if f.Code != 0 && f.Err != "" {
 		fmt.Fprintf(b, "  %s %s\n", t.style(styleRed, "✗"), t.style(styleRed, fmt.Sprintf("exit %d: %s", f.Code, safetext.Line(f.Err))))
 	}
 	counts := countSteps(f.Steps)
 	for _, s := range f.Steps {
 		took := t.style(styleDim, RoundDuration(s.Took).String())
+		name := safetext.Line(s.Name)
+		if s.Tag != "" {
+			name += "  " + t.style(styleDim, "["+s.Tag+"]")
+		}
+		failColor := styleRed
 		switch s.Status {
 		case Passed:
-			fmt.Fprintf(b, "  %s %s  %s\n", t.style(styleGreen, "✓"), safetext.Line(s.Name), took)
+			fmt.Fprintf(b, "  %s %s  %s\n", t.style(styleGreen, "✓"), name, took)
 		case Failed:
-			fmt.Fprintf(b, "  %s %s  %s\n", t.style(styleRed, "✗"), safetext.Line(s.Name), took)
+			fmt.Fprintf(b, "  %s %s  %s\n", t.style(styleRed, "✗"), name, took)
+		case Warned:
+			fmt.Fprintf(b, "  %s %s  %s\n", t.style(styleYellow, "!"), name, took)
+			failColor = styleYellow
 		case Skipped:
-			fmt.Fprintf(b, "  %s %s  %s\n", t.style(styleYellow, "○"), safetext.Line(s.Name), t.style(styleYellow, "skipped: "+safetext.Line(s.Reason)))
+			fmt.Fprintf(b, "  %s %s  %s\n", t.style(styleYellow, "○"), name, t.style(styleYellow, "skipped: "+safetext.Line(s.Reason)))
 		}
 		for _, fl := range s.Failures {
-			fmt.Fprintf(b, "      %s %s\n", t.style(styleRed, fl.Kind+":"), safetext.Line(fl.Message))
-			if fl.Expected != "" {
-				fmt.Fprintf(b, "        expected: %s\n", fl.Expected)
-			}
-			if fl.Actual != "" {
-				fmt.Fprintf(b, "        actual:   %s\n", fl.Actual)
+			fmt.Fprintf(b, "      %s %s\n", t.style(failColor, fl.Kind+":"), safetext.Line(fl.Message))
+			for _, l := range [][2]string{{"expected:", fl.Expected}, {"actual:  ", fl.Actual}, {"sent:    ", fl.Sent}, {"received:", fl.Received}, {"requires:", fl.Requires}} {
+				if l[1] != "" {
+					fmt.Fprintf(b, "        %s %s\n", l[0], l[1])
+				}
 			}
 			for _, d := range fl.Details {
 				fmt.Fprintf(b, "        %s\n", safetext.Line(d))
@@ -102,14 +114,15 @@ func (t *Text) Summary(files []File, took time.Duration) error {
 	for _, f := range files {
 		interrupted = interrupted || f.Interrupted
 		c := countSteps(f.Steps)
-		all.passed, all.failed, all.skipped = all.passed+c.passed, all.failed+c.failed, all.skipped+c.skipped
+		all.passed, all.failed, all.skipped, all.warned = all.passed+c.passed, all.failed+c.failed, all.skipped+c.skipped, all.warned+c.warned
 		if f.Code != 0 {
 			broken++
 		}
 	}
-	n := fmt.Sprintf("%d files", len(files))
+	suite := t.Suite.or()
+	n := fmt.Sprintf("%d %s", len(files), suite.Groups)
 	if len(files) == 1 {
-		n = "1 file"
+		n = "1 " + suite.Group
 	}
 	if broken > 0 {
 		n += fmt.Sprintf(", %d not run to the end", broken)

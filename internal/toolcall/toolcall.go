@@ -28,9 +28,11 @@ import (
 // Send sends the tools/call with params. In the modern era over HTTP
 // (overHTTP) the tool's x-mcp-header annotations decide headers: a tool
 // whose annotations are invalid is not called (a *HeaderError), and a
-// server that finds the headers wrong (-32020, its tools may have changed)
-// gets one more try after relist has listed the tools again and found the
-// tool's new definition.
+// server that finds the headers wrong (-32020: its tools may have changed,
+// or def is the name alone, for a call sent without listing) gets one more
+// try after relist has listed the tools again and found the tool's
+// definition, as the transport's rules ask
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#client-behavior).
 func Send(ctx context.Context, client *mcp.Client, def mcp.Tool, params json.RawMessage, overHTTP bool, relist func(context.Context) (mcp.Tool, error)) (json.RawMessage, error) {
 	if !client.Modern() || !overHTTP {
 		return client.Call(ctx, "tools/call", params) // x-mcp-header is for HTTP
@@ -42,7 +44,7 @@ func Send(ctx context.Context, client *mcp.Client, def mcp.Tool, params json.Raw
 		}
 		res, err := client.Call(mcp.WithParamHeaders(ctx, headers), "tools/call", params)
 		var ce *mcp.CallError
-		if retried || !errors.As(err, &ce) || ce.Err.Code != mcp.CodeHeaderMismatch || def.Raw == nil {
+		if retried || !errors.As(err, &ce) || ce.Err.Code != mcp.CodeHeaderMismatch {
 			return res, err
 		}
 		if def, err = relist(ctx); err != nil {

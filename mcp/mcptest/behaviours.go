@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Behaviours, combined with commas in MCPV_FAKE:
@@ -17,7 +18,8 @@ import (
 //	junk          write non-JSON lines on stdout before every answer
 //	crash         tools/call writes to stderr and exits with status 3
 //	ignore-exit   ignore stdin EOF, SIGINT and SIGTERM (only SIGKILL ends it);
-//	              each SIGTERM is logged as {"fake":"SIGTERM"}
+//	              each SIGTERM is logged as {"fake":"SIGTERM"}, the end of stdin
+//	              as {"fake":"EOF"}
 //	batch         wrap every answer in a JSON array, with a notification
 //	odd-content   tools/call answers with unknown content, odd spacing and numbers
 //	ping-first    before answering tools/call, ping the client and wait for its answer
@@ -48,6 +50,13 @@ import (
 //	              (notifications/message, data "log I") and, when the call
 //	              asked for progress, N/10 progress notifications among them
 //	grandchild    at start, leave a child (sleep 300) in the server's process group
+//	slow-start=MS at start, write "fake: starting up" on stderr and then neither
+//	              read nor write anything for MS milliseconds (a cold npx)
+//	say=VAR       at start (after slow-start's line), write "fake: VAR is $VAR" on stderr
+//	slow=MS       wait MS milliseconds before each answer
+//	busy=N        at start, spin N goroutines for ever (a server starving the CPU)
+//	deaf          once initialized, never read stdin again (writes to it block
+//	              once the pipe is full)
 //	schema=K:N    tools/list adds tool "shaped", whose inputSchema is deep:N (N
 //	              object schemas nested under property a), wide:N (N object
 //	              properties, each of one integer property) or anyof:N
@@ -62,7 +71,8 @@ import (
 //	              with a framed parse error. content-length=greet instead sends a
 //	              framed log message at start and skips such lines silently;
 //	              content-length=strict skips them silently and waits for the
-//	              client to speak first, in frames
+//	              client to speak first, in frames; content-length=exit writes
+//	              "bad header" on stderr and exits 1 at the first such line
 //	updates=N     resources.subscribe: each resources/subscribe is followed by one
 //	              notifications/resources/updated, and each resources/read is
 //	              preceded by N of them
@@ -73,6 +83,11 @@ import (
 //	no-task-cancel  declare tasks without tasks.cancel
 //	no-task-list    declare tasks without tasks.list
 //	poll=MS         the tasks' pollInterval (default 50; 0 leaves it out)
+//	delay=D         answer each tools/call after D (a Go duration); calls are
+//	                answered concurrently, each on its own clock
+//	tail=N/D        each N-th tools/call takes D instead (a known tail: with
+//	                delay=20ms,tail=10/400ms, p50 is 20 ms and p95 400 ms)
+//	stall=N/D       the N-th tools/call takes D (see Latency)
 //	spec=FILE       answer every request from the JSON spec in FILE (see Spec)
 //	                instead; of the others only those in withSpec apply, and
 //	                any other given with it is an error
@@ -103,16 +118,22 @@ type config struct {
 	pingFlood   int
 	logFlood    int
 	grandchild  bool
+	slowStart   time.Duration
+	say         string
+	slow        time.Duration
+	busy        int
+	deaf        bool
 	updates     int
 	schema      string
-	framed      string // "" (lines), "reply", "greet" or "strict"
+	framed      string // "" (lines), "reply", "greet", "strict" or "exit"
 	t           taskConfig
 	spec        *Spec
+	lat         Latency
 }
 
 // withSpec are the behaviours that apply to a spec server: they shape
 // what goes out and how the process lives, not what it answers.
-var withSpec = []string{"", "spec", "junk", "stray-id", "batch", "content-length", "ignore-exit", "grandchild", "stderr-env", "ignore-early"}
+var withSpec = []string{"", "spec", "junk", "stray-id", "batch", "content-length", "ignore-exit", "grandchild", "stderr-env", "ignore-early", "slow-start", "say", "slow", "busy", "deaf"}
 
 func parseConfig(s string) (config, error) {
 	c := config{pages: 1, t: taskConfig{support: "optional", poll: 50}}
@@ -124,7 +145,7 @@ func parseConfig(s string) (config, error) {
 		case "plain", "":
 		case "content-length":
 			c.framed = "reply"
-			if v == "greet" || v == "strict" {
+			if v == "greet" || v == "strict" || v == "exit" {
 				c.framed = v
 			}
 		case "schema":
@@ -206,6 +227,30 @@ func parseConfig(s string) (config, error) {
 			c.pingFlood = n
 		case "grandchild":
 			c.grandchild = true
+		case "slow-start", "slow":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return c, fmt.Errorf("%s=%q: want milliseconds", k, v)
+			}
+			if k == "slow" {
+				c.slow = time.Duration(n) * time.Millisecond
+			} else {
+				c.slowStart = time.Duration(n) * time.Millisecond
+			}
+		case "say":
+			c.say = v
+		case "busy":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return c, fmt.Errorf("busy=%q: want a number of goroutines", v)
+			}
+			c.busy = n
+		case "deaf":
+			c.deaf = true
+		case "delay", "tail", "stall":
+			if err := c.lat.parse(k, v); err != nil {
+				return c, err
+			}
 		case "spec":
 			spec, err := LoadSpec(v)
 			if err != nil {

@@ -67,6 +67,20 @@ func RunIfRequested() bool {
 	if c.stderrEnv != "" {
 		os.Stderr.Write([]byte(strings.Repeat("x", 32760) + os.Getenv(c.stderrEnv) + "\n"))
 	}
+	for range c.busy {
+		go func() { // spins as long as the process lives
+			for n := 0; ; n++ {
+				_ = n
+			}
+		}()
+	}
+	if c.slowStart > 0 {
+		fmt.Fprintln(os.Stderr, "fake: starting up")
+	}
+	if c.say != "" {
+		fmt.Fprintf(os.Stderr, "fake: %s is %s\n", c.say, os.Getenv(c.say))
+	}
+	time.Sleep(c.slowStart)
 	var log io.Writer = io.Discard
 	if path := os.Getenv(EnvLog); path != "" {
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -87,6 +101,7 @@ func RunIfRequested() bool {
 	}
 	newServer(c, os.Stdin, out, log).serve()
 	if c.ignoreExit {
+		fmt.Fprintln(log, `{"fake":"EOF"}`)
 		select {} // wait for SIGKILL
 	}
 	os.Exit(0)
@@ -106,14 +121,35 @@ type server struct {
 	seq  int
 	werr error // the first write that failed
 
+	calls callCounter // the tools/call requests received, for c.lat
+
 	tmu     sync.Mutex // guards tasks and pending
 	tasks   []*task
 	pending map[string]chan msg // answers awaited by a tasks/result, by id
+
+	st *specState // a spec server's conversation with its client
 }
 
 func newServer(c config, in io.Reader, out io.Writer, log io.Writer) *server {
 	return &server{c: c, in: bufio.NewReader(in), out: out, log: log,
-		msgs: make(chan msg), done: make(chan struct{}), pending: map[string]chan msg{}}
+		msgs: make(chan msg), done: make(chan struct{}), pending: map[string]chan msg{}, st: newSpecState()}
+}
+
+// serveSpecMessage hands one message to the spec server's conversation.
+func (s *server) serveSpecMessage(m msg, early bool) {
+	if s.c.ignoreEarly && early && m.invalid == nil && m.Method != "" && m.Method != "initialize" && m.Method != "ping" {
+		return // dropped: not initialized yet
+	}
+	if m.Method == "" && m.ID != nil && m.invalid == nil {
+		s.route(m)
+	}
+	s.c.spec.specMessage(s.st, m.raw, m, specOut{send: s.send, async: func(f func()) {
+		s.wg.Add(1)
+		go func() { // ends when the slow call ends or is cancelled
+			defer s.wg.Done()
+			f()
+		}()
+	}})
 }
 
 type msg struct {
@@ -125,6 +161,8 @@ type msg struct {
 	// invalid is a spec server's answer to a line that is no request,
 	// answered in turn with the others.
 	invalid *specError
+	// raw is the line as it came, for a spec server (a batch).
+	raw []byte
 }
 
 // readLoop logs and forwards every message on stdin, so that a tasks/result
@@ -139,8 +177,12 @@ func (s *server) readLoop() {
 		line, err := s.in.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
 			s.log.Write(line)
-			if m, ok := s.decode(line); ok && !s.deliver(m) {
+			m, ok := s.decode(line)
+			if ok && !s.deliver(m) {
 				return
+			}
+			if s.c.deaf && m.Method == "notifications/initialized" {
+				select {} // never reads again; the process ends by a signal
 			}
 		}
 		if err != nil {
@@ -157,7 +199,10 @@ func (s *server) decode(body []byte) (msg, bool) {
 		if s.c.spec == nil {
 			return m, false
 		}
-		return msg{invalid: invalid(body)}, true
+		return msg{invalid: invalid(body), raw: bytes.Clone(body)}, true
+	}
+	if s.c.spec != nil {
+		m.raw = bytes.Clone(body)
 	}
 	return m, true
 }
@@ -181,8 +226,17 @@ func (s *server) serve() {
 	defer close(s.done)
 	initialized := false // an initialize request has come (ignore-early)
 	for m := range s.msgs {
+		if m.Method != "" && m.ID != nil {
+			time.Sleep(s.c.slow)
+		}
 		early := !initialized
 		initialized = initialized || (m.Method == "initialize" && m.ID != nil)
+		if s.c.spec != nil {
+			if s.serveSpecMessage(m, early); s.st.Stopped() || s.failed() {
+				return
+			}
+			continue
+		}
 		switch {
 		case m.invalid != nil:
 			s.fail(json.RawMessage("null"), m.invalid.Code, m.invalid.Message)
@@ -192,12 +246,24 @@ func (s *server) serve() {
 			// dropped: not initialized yet
 		case m.Method != "" && m.ID != nil && s.c.spec != nil:
 			s.serveSpec(m)
+		case m.Method == "tools/call" && m.ID != nil && s.c.lat.on():
+			s.wg.Add(1)
+			go s.answerLate(m, s.c.lat.Of(s.calls.next())) // ends after the delay, or when stdin ends
 		case m.Method != "" && m.ID != nil:
 			s.answer(m)
 		}
 		if s.failed() {
 			return
 		}
+	}
+}
+
+// answerLate answers a tools/call after d, unless stdin ends first (the
+// client has gone: nothing is answered).
+func (s *server) answerLate(m msg, d time.Duration) {
+	defer s.wg.Done()
+	if wait(d, s.done) {
+		s.answer(m)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -29,6 +30,10 @@ func (s *server) readFramed() {
 			}
 			name, value, ok := strings.Cut(string(line), ":")
 			if !ok || strings.ContainsAny(name, `{}" `) {
+				if s.c.framed == "exit" {
+					fmt.Fprintf(os.Stderr, "fake: Error: bad header %.40q\n", line)
+					os.Exit(1)
+				}
 				if s.c.framed == "reply" {
 					s.write(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: not a header line"}}`)
 				}

@@ -41,6 +41,15 @@ type HTTPOptions struct {
 	// Endpoint replaces the endpoint the legacy stream names
 	// ("/messages?session=ID").
 	Endpoint string
+	// Spec makes the fake a spec server over Streamable HTTP
+	// (http_spec.go): every request is the spec's, with its faults; the
+	// hooks and the options above do not apply, but for SSE.
+	Spec *Spec
+
+	// Latency, when set, makes the fake a server of one tool: tools/list
+	// lists "x", and tools/call is answered (a text block "ok") after the
+	// call's latency, the calls numbered in order of arrival.
+	Latency Latency
 }
 
 // HTTPRequest is a request as the fake received it.
@@ -82,12 +91,16 @@ type HTTPServer struct {
 	ln   *connsListener
 	done chan struct{} // closed when the test ends, before the server closes
 
+	spec specSessions // the spec server's conversations, when Spec is set
+
 	mu       sync.Mutex               // guards the fields below
 	reqs     []HTTPRequest            // every request, in order of arrival
 	changed  chan struct{}            // closed and replaced when reqs grows
 	issued   int                      // session ids issued so far
 	live     map[string]bool          // sessions not ended
 	channels map[string]chan<- string // legacy streams, by session id
+
+	calls callCounter // the tools/call requests, for opts.Latency
 }
 
 // NewHTTPServer starts a fake that closes when the test ends.
@@ -315,6 +328,10 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.changed = make(chan struct{})
 	s.mu.Unlock()
 
+	if s.opts.Spec != nil {
+		s.serveSpec(x)
+		return
+	}
 	if s.opts.Legacy && r.URL.Path == "/mcp" {
 		s.serveLegacyMain(x)
 		return
@@ -379,6 +396,12 @@ func (s *HTTPServer) answer(x *Exchange) {
 		x.Reply(x.Result(fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"fake-http","version":"0"}}`, p.Params.ProtocolVersion)))
 	case x.RPCMethod == "ping":
 		x.Reply(x.Result(`{}`))
+	case x.RPCMethod == "tools/list" && s.opts.Latency.on():
+		x.Reply(x.Result(`{"tools":[{"name":"x","inputSchema":{"type":"object"}}]}`))
+	case x.RPCMethod == "tools/call" && s.opts.Latency.on():
+		if wait(s.opts.Latency.Of(s.calls.next()), x.R.Context().Done(), s.done) {
+			x.Reply(x.Result(`{"content":[{"type":"text","text":"ok"}]}`))
+		}
 	default:
 		x.Reply(x.Error(-32601, "Method not found: "+x.RPCMethod))
 	}

@@ -72,6 +72,15 @@ type Spec struct {
 	// ServeUndeclared names methods served though their capability is
 	// not declared.
 	ServeUndeclared []string `json:"serveUndeclared,omitempty"`
+	// Faults name the requirements of the specification the server
+	// breaks, one fault each (Faults lists them; spec_run.go).
+	Faults []string `json:"faults,omitempty"`
+
+	// TTLMs and CacheScope, when set, are the caching hints of the
+	// results that carry them in the modern era (server/discover's and
+	// the lists'): how long a client may keep them, and for whom.
+	TTLMs      *int   `json:"ttlMs,omitempty"`
+	CacheScope string `json:"cacheScope,omitempty"`
 }
 
 // The versions a spec server speaks by default: those of mcp, copied on
@@ -117,6 +126,11 @@ func ParseSpec(data []byte) (*Spec, error) {
 	}
 	if s.PageSize < 0 {
 		return nil, fmt.Errorf("pageSize %d is negative", s.PageSize)
+	}
+	for _, f := range s.Faults {
+		if !slices.Contains(Faults, f) {
+			return nil, fmt.Errorf("no fault %q", f)
+		}
 	}
 	for _, m := range slices.Concat(s.RepeatCursor, s.EndlessCursor) {
 		if _, ok := lists[m]; !ok {

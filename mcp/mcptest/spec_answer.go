@@ -35,6 +35,8 @@ var gates = map[string]string{
 	"resources/list":           "resources",
 	"resources/templates/list": "resources",
 	"resources/read":           "resources",
+	"logging/setLevel":         "logging",
+	"completion/complete":      "completions",
 }
 
 // repeatedCursor is every page's nextCursor for a method in RepeatCursor.
@@ -42,8 +44,9 @@ const repeatedCursor = "again"
 
 // specError is a JSON-RPC error a spec server answers.
 type specError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	data    json.RawMessage // the error's data, when it has some
 }
 
 // serveSpec answers request m from the spec.
@@ -62,11 +65,11 @@ func (s *server) serveSpec(m msg) {
 // it serves: a batch, or no JSON.
 func invalid(line []byte) *specError {
 	if line = bytes.TrimSpace(line); len(line) > 0 && line[0] == '[' {
-		return &specError{codeInvalidRequest, "batches are not served"}
+		return &specError{Code: codeInvalidRequest, Message: "batches are not served"}
 	}
 	var v any
 	if err := json.Unmarshal(line, &v); err != nil {
-		return &specError{codeParseError, "parse error: " + err.Error()}
+		return &specError{Code: codeParseError, Message: "parse error: " + err.Error()}
 	}
 	return nil
 }
@@ -128,12 +131,16 @@ func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage
 		return canned(params, "uri", spec.ReadResults, spec.Resources, "uri", "resource", codeResourceNotFound, func(uri string) any {
 			return map[string]any{"contents": []any{map[string]any{"uri": uri, "text": ""}}}
 		})
+	case "logging/setLevel":
+		return json.RawMessage(`{}`), nil
+	case "completion/complete":
+		return json.RawMessage(`{"completion":{"values":[]}}`), nil
 	}
 	return nil, notFound(method)
 }
 
 func notFound(method string) *specError {
-	return &specError{codeMethodNotFound, "method not found: " + method}
+	return &specError{Code: codeMethodNotFound, Message: "method not found: " + method}
 }
 
 func initialize(spec *Spec, params json.RawMessage) (json.RawMessage, *specError) {
@@ -141,7 +148,7 @@ func initialize(spec *Spec, params json.RawMessage) (json.RawMessage, *specError
 		ProtocolVersion string `json:"protocolVersion"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, &specError{codeInvalidParams, "initialize: " + err.Error()}
+		return nil, &specError{Code: codeInvalidParams, Message: "initialize: " + err.Error()}
 	}
 	version := spec.ProtocolVersion
 	if version == "" {
@@ -167,9 +174,27 @@ func discover(spec *Spec) json.RawMessage {
 		Capabilities      json.RawMessage            `json:"capabilities"`
 		Instructions      string                     `json:"instructions,omitempty"`
 		Meta              map[string]json.RawMessage `json:"_meta"`
-	}{[]string{specModernVersion}, spec.capabilities(), spec.Instructions,
-		map[string]json.RawMessage{"io.modelcontextprotocol/serverInfo": spec.serverInfo()}}
+		TTLMs             *int                       `json:"ttlMs,omitempty"`
+		CacheScope        string                     `json:"cacheScope,omitempty"`
+	}{SupportedVersions: []string{specModernVersion}, Capabilities: spec.capabilities(), Instructions: spec.Instructions,
+		Meta: map[string]json.RawMessage{"io.modelcontextprotocol/serverInfo": spec.serverInfo()}}
+	if spec.Era == "modern" {
+		res.TTLMs, res.CacheScope = spec.TTLMs, spec.CacheScope
+	}
 	return mustJSON(res)
+}
+
+// hint sets the caching hints of a modern result that may carry them.
+func (spec *Spec) hint(res map[string]any) {
+	if spec.Era != "modern" {
+		return
+	}
+	if spec.TTLMs != nil {
+		res["ttlMs"] = *spec.TTLMs
+	}
+	if spec.CacheScope != "" {
+		res["cacheScope"] = spec.CacheScope
+	}
 }
 
 // page answers one page of a list. A cursor is the offset of the page's
@@ -180,7 +205,7 @@ func page(spec *Spec, method string, items []json.RawMessage, params json.RawMes
 	}
 	if len(params) > 0 {
 		if err := json.Unmarshal(params, &p); err != nil {
-			return nil, &specError{codeInvalidParams, method + ": " + err.Error()}
+			return nil, &specError{Code: codeInvalidParams, Message: method + ": " + err.Error()}
 		}
 	}
 	size := spec.PageSize
@@ -195,7 +220,7 @@ func page(spec *Spec, method string, items []json.RawMessage, params json.RawMes
 		case repeat && *p.Cursor == repeatedCursor:
 			start = size
 		case err != nil || n < 0:
-			return nil, &specError{codeInvalidParams, fmt.Sprintf("%s: invalid cursor %q", method, *p.Cursor)}
+			return nil, &specError{Code: codeInvalidParams, Message: fmt.Sprintf("%s: invalid cursor %q", method, *p.Cursor)}
 		default:
 			start = n
 		}
@@ -218,6 +243,7 @@ func page(spec *Spec, method string, items []json.RawMessage, params json.RawMes
 	if next != "" {
 		res["nextCursor"] = next
 	}
+	spec.hint(res)
 	return mustJSON(res), nil
 }
 
@@ -227,7 +253,7 @@ func canned(params json.RawMessage, param string, results map[string]json.RawMes
 	var p map[string]json.RawMessage
 	var name string
 	if json.Unmarshal(params, &p) != nil || json.Unmarshal(p[param], &name) != nil {
-		return nil, &specError{codeInvalidParams, fmt.Sprintf("params.%s: want a string", param)}
+		return nil, &specError{Code: codeInvalidParams, Message: fmt.Sprintf("params.%s: want a string", param)}
 	}
 	if res, ok := results[name]; ok {
 		return res, nil
@@ -239,7 +265,7 @@ func canned(params json.RawMessage, param string, results map[string]json.RawMes
 			return mustJSON(def(name)), nil
 		}
 	}
-	return nil, &specError{missing, fmt.Sprintf("unknown %s %q", what, name)}
+	return nil, &specError{Code: missing, Message: fmt.Sprintf("unknown %s %q", what, name)}
 }
 
 // mustJSON encodes v, which holds only values that encode.

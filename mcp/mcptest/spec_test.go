@@ -73,15 +73,24 @@ func TestLifecycle(t *testing.T) {
 }
 
 func TestModernEra(t *testing.T) {
-	got := exchange(t, `{"era":"modern","serverInfo":{"name":"m","version":"2"},"capabilities":{"prompts":{}}}`,
-		req("1", "server/discover", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`),
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	got := exchange(t, `{"era":"modern","serverInfo":{"name":"m","version":"2"},"capabilities":{"prompts":{},"resources":{}}}`,
+		req("1", "server/discover", `{`+meta+`}`),
 		req("2", "initialize", `{"protocolVersion":"2025-11-25"}`),
-		req("3", "prompts/list", `{"_meta":{}}`),
+		req("3", "prompts/list", `{`+meta+`}`),
+		req("4", "prompts/list", `{"_meta":{}}`),
+		req("5", "prompts/list", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}`),
+		req("6", "ping", `{`+meta+`}`),
+		req("7", "resources/read", `{"uri":"x:///none",`+meta+`}`),
 	)
 	want := []string{
-		result("1", `{"supportedVersions":["2026-07-28"],"capabilities":{"prompts":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"m","version":"2"}}}`),
+		result("1", `{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"m","version":"2"}},"cacheScope":"public","capabilities":{"prompts":{},"resources":{}},"resultType":"complete","supportedVersions":["2026-07-28"],"ttlMs":0}`),
 		rpcErr("2", "-32601", "method not found: initialize"),
-		result("3", `{"prompts":[]}`),
+		result("3", `{"cacheScope":"public","prompts":[],"resultType":"complete","ttlMs":0}`),
+		rpcErr("4", "-32602", "missing required _meta fields"),
+		`{"jsonrpc":"2.0","id":5,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"requested":"2099-01-01","supported":["2026-07-28"]}}}`,
+		rpcErr("6", "-32601", "method not found: ping"),
+		rpcErr("7", "-32602", `unknown resource \"x:///none\"`),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("answers (-want +got):\n%s", diff)

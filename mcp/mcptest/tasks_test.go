@@ -2,40 +2,20 @@ package mcptest
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-// lockedBuffer is the fake's log, written by its reader and read by tests.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // conn drives a fake served in-process through pipes.
 type conn struct {
 	t     *testing.T
 	in    *io.PipeWriter
 	lines chan string
-	log   *lockedBuffer
+	log   *Buffer
 	ended chan struct{} // closed when serve returns
 	seen  []string      // the lines before the last answer awaited
 }
@@ -48,7 +28,7 @@ func open(t *testing.T, behaviour string) *conn {
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := &conn{t: t, in: inW, lines: make(chan string, 1000), log: &lockedBuffer{}, ended: make(chan struct{})}
+	c := &conn{t: t, in: inW, lines: make(chan string, 1000), log: &Buffer{}, ended: make(chan struct{})}
 	go func() {
 		newServer(cfg, inR, outW, c.log).serve()
 		close(c.ended)

@@ -69,6 +69,13 @@ type Server struct {
 	// TokenRedirect, when set, is where the token endpoint redirects every
 	// request (307: the form, code and verifier included, would go along).
 	TokenRedirect string
+	// Broken names a requirement of MCP's authorization the servers
+	// break: "no-challenge" (a 401 without WWW-Authenticate),
+	// "no-metadata" (no resource_metadata and no document),
+	// "no-auth-servers" (a document without authorization_servers),
+	// "no-s256" (metadata without S256 PKCE), "any-token" (any bearer
+	// token taken).
+	Broken string
 
 	mu      sync.Mutex
 	tokens  map[string]string // access token → scope
@@ -141,8 +148,16 @@ func New(t testing.TB, mcp http.Handler) *Server {
 	s.AS = httptest.NewServer(s.noteAgent(http.HandlerFunc(s.serveAS)))
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(map[string]any{"resource": s.RS.URL + "/mcp", "authorization_servers": []string{s.AS.URL}, "scopes_supported": s.Scopes,
-			"dpop_bound_access_tokens_required": s.DPoP})
+		md := map[string]any{"resource": s.RS.URL + "/mcp", "authorization_servers": []string{s.AS.URL}, "scopes_supported": s.Scopes,
+			"dpop_bound_access_tokens_required": s.DPoP}
+		switch s.Broken {
+		case "no-metadata":
+			http.NotFound(w, r)
+			return
+		case "no-auth-servers":
+			delete(md, "authorization_servers")
+		}
+		json.NewEncoder(w).Encode(md)
 	})
 	mux.Handle("/mcp", s.guard(mcp))
 	s.RS = httptest.NewServer(s.noteAgent(mux))
@@ -223,6 +238,9 @@ func (s *Server) Revoke() {
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		prm := fmt.Sprintf(`resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, s.RS.URL)
+		if s.Broken == "no-metadata" {
+			prm = `realm="mcp"`
+		}
 		scheme := "Bearer"
 		if s.DPoP {
 			scheme = "DPoP"
@@ -230,6 +248,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), scheme+" ")
 		s.mu.Lock()
 		scope, ok := s.tokens[tok]
+		if s.Broken == "any-token" && tok != "" {
+			ok = true
+		}
 		if ok && s.DPoP {
 			jkt, nonce, err := s.checkProof(r, s.RS.URL+"/mcp", tok)
 			switch {
@@ -246,7 +267,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		s.mu.Unlock()
 		if !ok {
-			w.Header().Set("WWW-Authenticate", scheme+` error="invalid_token", error_description="no valid token", `+prm)
+			if s.Broken != "no-challenge" {
+				w.Header().Set("WWW-Authenticate", scheme+` error="invalid_token", error_description="no valid token", `+prm)
+			}
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
@@ -282,6 +305,9 @@ func (s *Server) serveAS(w http.ResponseWriter, r *http.Request) {
 		}
 		if s.NoDCR {
 			delete(md, "registration_endpoint")
+		}
+		if s.Broken == "no-s256" {
+			md["code_challenge_methods_supported"] = []string{"plain"}
 		}
 		json.NewEncoder(w).Encode(md)
 	case "/register":

@@ -130,3 +130,88 @@ peers() {
 	row "mcpv --version: mcp-go client's" "$mine" "mcp-go client $(secs "$(median 1 pver-mcpgo)")" "$(paired pver-mcpv pver-mcpgo) (paired)"
 	row "mcpv --version: hello-world Go program (paired)" "$mine" "hello-world $(secs "$(median 1 pver-hello)")" "$(paired pver-mcpv pver-hello) (paired)"
 }
+
+# Round trips (bench.sh --trips): what mcpv sends to look up before it asks,
+# beside the Go peers, with mcpv as a user runs it (its era found, not
+# pinned; what it keeps of a server between runs kept in $XDG_STATE_HOME,
+# warmed by one run first): list-tools, the default call (typed and
+# checked), the fast path (--no-validate, JSON arguments: no listing), and
+# the default call against a server that lets its lists be kept
+# (demo-server -ttl 1h: mcpv sends the call alone), over stdio and over
+# Streamable HTTP (stateless servers, as the 2026-07-28 era has no
+# sessions). mcptools and the mcp-go client speak 2025-11-25 and list
+# nothing before a call.
+
+# trip_op NAME OP URL ROUND [SERVER ARGS...]: one round of OP (list, call
+# or fast) by each client, against the server at URL, or a fresh stdio
+# demo server with SERVER ARGS.
+trip_op() {
+	local name=$1 op=$2 url=$3 round=$4 c
+	shift 4
+	local m_args g_args t_args
+	case $op in
+	list) m_args=(list-tools); g_args=(list-tools); t_args=(tools --format json) ;;
+	call) m_args=(call echo message=hi); g_args=(call echo message=hi); t_args=(call echo --params '{"message":"hi"}' --format json) ;;
+	fast) m_args=(call echo 'message:="hi"' --no-validate); g_args=(call echo message=hi); t_args=(call echo --params '{"message":"hi"}' --format json) ;;
+	esac
+	# shellcheck disable=SC2046 # the client names are words
+	for c in $(rotated "$round" $(clients)); do
+		case $c in
+		mcpv) if [ -n "$url" ]; then measure "$name-mcpv" "$mcpv" -u "$url" "${m_args[@]}"; else measure "$name-mcpv" "$mcpv" "${m_args[@]}" -- "$demo" "$@"; fi ;;
+		mcpgo) if [ -n "$url" ]; then measure "$name-mcpgo" "$dir/mcpgo-client" -u "$url" "${g_args[@]}"; else measure "$name-mcpgo" "$dir/mcpgo-client" "${g_args[@]}" -- "$demo" "$@"; fi ;;
+		mcptools) if [ -n "$url" ]; then measure "$name-mcptools" "$mcptools" "${t_args[@]}" "$url"; else measure "$name-mcptools" "$mcptools" "${t_args[@]}" "$demo" "$@"; fi ;;
+		esac
+	done
+}
+
+# http_demo ARGS...: a demo server over Streamable HTTP on loopback, with
+# ARGS; its URL in $url, its pid added to $http_pids.
+http_demo() {
+	local log=$dir/http-demo-$#-$RANDOM.err
+	"$demo" -http 127.0.0.1:0 "$@" 2>"$log" &
+	http_pids+=("$!")
+	for _ in $(seq 50); do grep -q 'listening on' "$log" 2>/dev/null && break; sleep 0.1; done
+	url=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$log")
+	[ -n "$url" ] || die "the HTTP demo server did not start"
+	url=$url/mcp
+}
+
+trips() {
+	local rounds=$((runs * 3)) i plain kept
+	local names=(trip-list trip-call trip-fast trip-kept htrip-list htrip-call htrip-fast htrip-kept) n c
+	for n in "${names[@]}"; do for c in mcpv mcpgo mcptools; do reset "$n-$c"; done; done
+	http_pids=()
+	# shellcheck disable=SC2064 # the pids are known when it runs
+	trap 'kill "${http_pids[@]}" 2>/dev/null' EXIT # die exits: no server may outlive the run
+	http_demo -stateless
+	plain=$url
+	http_demo -stateless -ttl 1h
+	kept=$url
+	# One run of each first: what mcpv keeps of each server, as after a
+	# user's first run.
+	"$mcpv" list-tools -- "$demo" >/dev/null
+	"$mcpv" call echo message=hi -- "$demo" -ttl 1h >/dev/null
+	"$mcpv" -u "$plain" list-tools >/dev/null
+	"$mcpv" -u "$kept" call echo message=hi >/dev/null
+	for i in $(seq "$rounds"); do
+		trip_op trip-list list "" "$i"
+		trip_op trip-call call "" "$i"
+		trip_op trip-fast fast "" "$i"
+		trip_op trip-kept call "" "$i" -ttl 1h
+		trip_op htrip-list list "$plain" "$i"
+		trip_op htrip-call call "$plain" "$i"
+		trip_op htrip-fast fast "$plain" "$i"
+		trip_op htrip-kept call "$kept" "$i"
+	done
+	kill "${http_pids[@]}" 2>/dev/null || true
+	wait "${http_pids[@]}" 2>/dev/null || true
+	trap - EXIT
+	peer_rows trip-list "round trips: list-tools, stdio"
+	peer_rows trip-call "round trips: call (typed and checked), stdio"
+	peer_rows trip-fast "round trips: call --no-validate, JSON arguments, stdio"
+	peer_rows trip-kept "round trips: call, lists kept (-ttl 1h), stdio"
+	peer_rows htrip-list "round trips: list-tools, Streamable HTTP"
+	peer_rows htrip-call "round trips: call (typed and checked), Streamable HTTP"
+	peer_rows htrip-fast "round trips: call --no-validate, JSON arguments, Streamable HTTP"
+	peer_rows htrip-kept "round trips: call, lists kept (-ttl 1h), Streamable HTTP"
+}

@@ -1,0 +1,99 @@
+package commands
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// specFake is a fake spec server's command line, its spec written to a
+// file.
+func specFake(t *testing.T, spec string) []string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "spec.json")
+	if err := os.WriteFile(path, []byte(spec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return fake("spec=" + path)
+}
+
+const checkSpec = `{"tools":[{"name":"echo","description":"Echoes.","inputSchema":{"type":"object","properties":{"message":{"type":"string","description":"M."}}}}],
+	"prompts":[{"name":"hello","description":"Hello."}],"resources":[{"uri":"mem://a","name":"a"}]}`
+
+func TestCheckCommand(t *testing.T) {
+	t.Parallel()
+	good := specFake(t, checkSpec)
+	broken := specFake(t, strings.Replace(checkSpec, `{"tools"`, `{"faults":["unknown-method-internal","lenient-cursor"],"tools"`, 1))
+	tests := []struct {
+		name     string
+		args     []string
+		server   []string
+		wantCode int
+		outHas   []string
+		errHas   string
+	}{
+		{"a server that keeps the requirements", []string{"check", "--only", "jsonrpc,lists"}, good, 0,
+			[]string{"mcpv check: ", "JSON-RPC and framing\n", "  ✓ jsonrpc.unknown-method  an unknown method is answered -32601  [MUST]", "PASS "}, ""},
+		{"a MUST that does not hold: exit 1, what was sent and seen", []string{"check", "--only", "jsonrpc.unknown-method"}, broken, 1,
+			[]string{"  ✗ jsonrpc.unknown-method", "MUST: answered with error -32603, not -32601", "sent:     ", "received: error -32603", `requires: "-32601 Method not found`, "FAIL 0 passed, 1 failed"},
+			"mcpv: a requirement does not hold: jsonrpc.unknown-method\n"},
+		{"a SHOULD warns, exit 0", []string{"check", "--only", "lists.invalid-cursor"}, broken, 0, []string{"  ! lists.invalid-cursor", "1 warned"}, ""},
+		{"--strict fails a SHOULD", []string{"check", "--strict", "--only", "lists.invalid-cursor"}, broken, 1, []string{"  ✗ lists.invalid-cursor"}, "lists.invalid-cursor"},
+		{"--skip", []string{"check", "--only", "jsonrpc", "--skip", "jsonrpc.unknown-method"}, broken, 0, []string{"jsonrpc.string-id"}, ""},
+		{"json, through --jq", []string{"check", "--only", "jsonrpc.unknown-method", "--format", "json", "-q", `.areas[0].checks[0] | [.id, .level, .status, .ref]`}, broken, 1,
+			[]string{`["jsonrpc.unknown-method","MUST","failed","JSON-RPC 2.0 §5.1 Error object"]`}, ""},
+		{"tap", []string{"check", "--only", "jsonrpc.unknown-method", "--format", "tap"}, broken, 1, []string{"TAP version 14\n", "not ok 1 - jsonrpc.unknown-method"}, ""},
+		{"junit", []string{"check", "--only", "jsonrpc.unknown-method", "--format", "junit"}, broken, 1, []string{`<testsuites name="mcpv check"`, `<failure message="MUST: answered with error -32603`}, ""},
+		{"a tool call skipped without --call", []string{"check", "--only", "tools.result"}, good, 0, []string{"skipped: needs a tool call: name one with --call"}, ""},
+		{"--call", []string{"check", "--only", "tools.result", "--call", "echo message=hi"}, good, 0, []string{"✓ tools.result"}, ""},
+		{"--call of a tool not listed", []string{"check", "--only", "tools.result", "--call", "nope"}, good, 1, []string{`the server lists no tool "nope" (--call)`}, ""},
+		{"--only names no check", []string{"check", "--only", "jsonrpc.unknwn-method"}, good, 2, nil, `no check or area "jsonrpc.unknwn-method"; did you mean "jsonrpc.unknown-method"?`},
+		{"--jq with the text report", []string{"check", "-q", ".x"}, good, 2, nil, "give --format json"},
+		{"--call that does not split", []string{"check", "--call", "'echo"}, good, 2, nil, "--call"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := mcpv(t, "", args(tt.args, tt.server)...)
+			if r.code != tt.wantCode {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, tt.wantCode, r.stdout, r.stderr)
+			}
+			for _, want := range tt.outHas {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("stdout has no %q:\n%s", want, r.stdout)
+				}
+			}
+			if !strings.Contains(r.stderr, tt.errHas) {
+				t.Errorf("stderr has no %q:\n%s", tt.errHas, r.stderr)
+			}
+		})
+	}
+}
+
+// --output takes the report of the format asked for, made before the
+// server starts; stdout keeps the text report.
+func TestCheckOutputFile(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "check.json")
+	r := mcpv(t, "", args([]string{"check", "--only", "lifecycle.ping", "--format", "json", "--output", out}, specFake(t, checkSpec))...)
+	data, err := os.ReadFile(out)
+	if r.code != 0 || err != nil || !json.Valid(data) || !strings.Contains(r.stdout, "✓ lifecycle.ping") {
+		t.Fatalf("exit %d, %v\nfile %s\nstdout %s\nstderr %s", r.code, err, data, r.stdout, r.stderr)
+	}
+	var rep struct {
+		Passed bool `json:"passed"`
+		Counts struct {
+			Areas  int `json:"areas"`
+			Passed int `json:"passed"`
+		} `json:"counts"`
+	}
+	if json.Unmarshal(data, &rep) != nil || !rep.Passed || rep.Counts.Areas != 1 || rep.Counts.Passed != 1 {
+		t.Errorf("report %s", data)
+	}
+	r = mcpv(t, "", args([]string{"check", "--output", filepath.Join(t.TempDir(), "no", "such", "dir", "x")}, specFake(t, checkSpec))...)
+	if r.code != 2 || !strings.Contains(r.stderr, "--output") {
+		t.Errorf("an --output that cannot be made: exit %d, %s", r.code, r.stderr)
+	}
+}

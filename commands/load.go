@@ -1,0 +1,301 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/gcstart"
+	"github.com/mcpv/mcpv/internal/load"
+	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/output"
+	"github.com/mcpv/mcpv/redact"
+)
+
+type loadCmd struct {
+	Operation   []string      `arg:"" optional:"" name:"operation" help:"What each iteration does, in mcpv's words: call TOOL [key=value...], list-tools, list-resources, list-resource-templates, list-prompts, read URI, get-prompt NAME [key=value...], ping, or request METHOD [PARAMS-JSON]."`
+	Mix         string        `name:"mix" placeholder:"FILE" help:"Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one."`
+	Concurrency int           `name:"concurrency" default:"1" placeholder:"N" help:"Run N sessions at once (-c N after load; the most at once, with stages)."`
+	Duration    time.Duration `name:"duration" short:"d" placeholder:"DURATION" help:"Run for this long (default 10s, unless --count or --stage end the run)."`
+	Count       int64         `name:"count" short:"n" placeholder:"N" help:"Run N iterations in all."`
+	Rate        float64       `name:"rate" placeholder:"N" help:"Start N iterations a second, whatever the server does (an open model: latency counts from when each was meant to start); default: a closed loop, each session starting its next iteration when the last ends."`
+	Stage       []string      `name:"stage" placeholder:"DURATION:N[/s]" help:"A stage of the run (repeatable): over DURATION move in a straight line to N sessions at once, or to N iterations a second with /s (e.g. --stage 30s:16 --stage 1m:16 --stage 10s:0)."`
+	NewSession  bool          `name:"new-session" help:"Open a new session for every iteration (start or connect, initialize or discover, the operation, the close) instead of holding each session open."`
+	Shared      bool          `name:"shared" help:"Run every iteration on one session (one stdio server process, one HTTP session) shared by the N at once."`
+	Threshold   []string      `name:"threshold" placeholder:"EXPR" help:"Fail the run (exit 1) unless EXPR holds (repeatable): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100."`
+	Format      string        `name:"format" enum:"text,json" default:"text" help:"The report: text (a table and a histogram) or json (every figure and the histogram, through --jq)."`
+	Grace       time.Duration `name:"grace" default:"5s" placeholder:"DURATION" help:"How long the operations in flight when the run's time is over may still take; those cut then count as unfinished errors."`
+
+	thresholds []load.Threshold
+	stages     []load.Stage
+}
+
+func (c *loadCmd) Help() string {
+	return `Puts load on the server: each of N sessions (-c N) runs the operation again and again, for a duration (-d), a count (-n) or stages, in a closed loop or at a fixed rate (--rate); then it reports the latency percentiles (from an HDR histogram), the throughput, the errors by kind, the time sessions took to open and close apart, and mcpv's own CPU time. A terminal shows a progress line while it runs.
+
+The operation is written as mcpv's command would be: a call's key=value arguments are typed by the tool's inputSchema and checked once, before the run; each iteration then sends the same request. The server is given as for any command: -- CMD starts one stdio server per session (--shared: one for all), -u URL and -s NAME reach one. Sessions are held open unless --new-session, which opens and closes one for every iteration.
+
+At a fixed rate, latency counts from when each iteration was meant to start, so a server that stalls shows in every iteration it held up (coordinated omission corrected); an iteration no session was free to start counts as late, and one never started before the end as an error.
+
+--threshold decides the exit: 0 when every threshold holds (or none is given), 1 when one fails (the report says which), 2 for a mistake on the command line, before any server starts; 3, 4, 5 or 124 when the first session cannot be opened or the operation prepared (nothing is measured then); 130 on Ctrl-C, after the report of what was measured.
+
+Examples:
+
+    $ mcpv load call echo message=hi -c 16 -d 30s -- ./server
+    $ mcpv load call search query=mcp --rate 200 -c 32 -d 1m -u http://127.0.0.1:3000/mcp
+    $ mcpv load list-tools -n 1000 --new-session -- ./server
+    $ mcpv load --mix mix.yaml --stage 30s:50 --stage 2m:50 --stage 30s:0 -s prod
+    $ mcpv load call echo message=hi -c 8 -d 1m --threshold 'p99<200ms' --threshold 'errors<1%' -- ./server
+    $ mcpv load ping -c 4 -n 500 --format json -q .latency_ms.p99 -- ./server`
+}
+
+func (c *loadCmd) notInBatch() {}
+
+// maxConcurrency bounds -c: each session is a goroutine and, over stdio, a
+// process.
+const maxConcurrency = 10000
+
+func (c *loadCmd) Validate() error {
+	if len(c.Operation) > 0 && c.Mix != "" {
+		return fmt.Errorf("give an operation or --mix FILE, not both")
+	}
+	if len(c.Operation) > 0 {
+		if _, err := load.ParseOp(c.Operation, func(string) ([]byte, error) { return []byte("null"), nil }); err != nil {
+			return err
+		}
+	}
+	if c.Concurrency < 1 || c.Concurrency > maxConcurrency {
+		return fmt.Errorf("-c must be between 1 and %d", maxConcurrency)
+	}
+	if c.Duration < 0 || c.Count < 0 || c.Rate < 0 || c.Grace < 0 {
+		return fmt.Errorf("-d, -n, --rate and --grace cannot be negative")
+	}
+	if c.NewSession && c.Shared {
+		return fmt.Errorf("--new-session and --shared: a shared session is opened once")
+	}
+	c.stages = nil
+	for _, s := range c.Stage {
+		st, err := load.ParseStage(s)
+		if err != nil {
+			return err
+		}
+		if len(c.stages) > 0 && st.Rate != c.stages[0].Rate {
+			return fmt.Errorf("--stage: give every stage as sessions (30s:16) or every one as a rate (30s:200/s)")
+		}
+		c.stages = append(c.stages, st)
+	}
+	if len(c.stages) > 0 && (c.Duration > 0 || c.Rate > 0) {
+		return fmt.Errorf("--stage sets the duration and the load: -d and --rate go without it")
+	}
+	if len(c.stages) > 0 && !c.stages[0].Rate {
+		if most := maxStageSessions(c.stages); most > maxConcurrency {
+			return fmt.Errorf("--stage: at most %d sessions at once", maxConcurrency)
+		}
+	}
+	c.thresholds = nil
+	for _, t := range c.Threshold {
+		th, err := load.ParseThreshold(t)
+		if err != nil {
+			return err
+		}
+		c.thresholds = append(c.thresholds, th)
+	}
+	return nil
+}
+
+func maxStageSessions(stages []load.Stage) float64 {
+	most := 0.0
+	for _, st := range stages {
+		most = max(most, st.Target)
+	}
+	return most
+}
+
+func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
+	if s.settings.Session != "" || s.settings.ResumeSession != "" {
+		return usageErrorf("load opens sessions of its own: --session and --session-id do not apply")
+	}
+	ops, err := c.operations(out)
+	if err != nil {
+		return err
+	}
+	plan := load.Plan{Concurrency: c.Concurrency, Duration: c.Duration, Count: c.Count, Rate: c.Rate, Stages: c.stages,
+		NewSession: c.NewSession, Shared: c.Shared, Grace: c.Grace}
+	if plan.Duration == 0 && plan.Count == 0 && len(plan.Stages) == 0 {
+		plan.Duration = 10 * time.Second
+	}
+	// A run allocates steadily for long: collecting less often halves
+	// mcpv's own CPU per call, for a heap up to five times what is live.
+	gcstart.Raise(loadGOGC)
+	first := s.hooks
+	first.Status = nil // the run's own progress line, not each session's
+	// The first session, which prepares the operation, may ask the user
+	// (a login, a question) and shows its server's stderr; the run's
+	// many others do neither: a question is declined, and a server's
+	// stderr is kept only for the message of its failure.
+	others := first
+	others.Terminal, others.Interactive, others.ServerStderr = nil, false, io.Discard
+	var opened atomic.Bool
+	res, err := load.Run(ctx, load.Config{
+		Plan: plan,
+		Ops:  ops,
+		Open: func(ctx context.Context) (*load.Session, error) {
+			h := first
+			if opened.Swap(true) {
+				h = others
+			}
+			conn, err := connect.Open(ctx, s.settings, s.env, h)
+			if err != nil {
+				return nil, err
+			}
+			return &load.Session{Client: conn.Client, HTTP: s.settings.URL != "", Close: conn.Close}, nil
+		},
+		ReadFile: out.readFile,
+		Warnf:    out.warnf,
+		Progress: func(p load.Progress) { out.ios.Status.Set(progressLine(p)) },
+		Mask:     func(text string) string { return redact.String(text, s.settings.Secrets) },
+		Timeout:  s.settings.Timeout,
+	})
+	out.ios.Status.Clear()
+	if err != nil {
+		return err
+	}
+	ok := res.Check(c.thresholds)
+	if c.Format == "json" {
+		err = out.print(mustJSON(res))
+	} else if err = res.WriteText(out.ios.Out); err != nil {
+		err = &output.ClosedError{Err: err}
+	}
+	switch {
+	case err != nil:
+		return err
+	case res.Interrupted:
+		return context.Cause(ctx)
+	case !ok:
+		return thresholdsFailed(res.Checks)
+	}
+	return nil
+}
+
+// loadGOGC is the collector's GOGC during a run, unless the user set one.
+const loadGOGC = 400
+
+// operations reads the operation, or the mix, with the files they name.
+func (c *loadCmd) operations(out *console) ([]load.Op, error) {
+	if len(c.Operation) == 0 && c.Mix == "" {
+		return nil, usageErrorf("give an operation (%s) or --mix FILE", load.Commands)
+	}
+	if c.Mix == "" {
+		op, err := load.ParseOp(c.Operation, out.readFile)
+		return []load.Op{op}, err
+	}
+	data, err := safefile.Read(out.env.Path(c.Mix))
+	if err != nil {
+		return nil, usageErrorf("--mix: %v", err)
+	}
+	return load.ParseMix(c.Mix, data, out.readFile)
+}
+
+// progressLine is the live line: elapsed, rate, p99 so far, errors, and
+// mcpv's own CPU.
+func progressLine(p load.Progress) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "load %s", p.Elapsed.Round(time.Second))
+	switch {
+	case p.Total > 0:
+		fmt.Fprintf(&b, "/%s", p.Total)
+	case p.Count > 0:
+		fmt.Fprintf(&b, " · %d/%d", p.Done, p.Count)
+	}
+	fmt.Fprintf(&b, " · %.0f/s · p99 %s · errors %d", p.Rate, load.FormatMS(float64(p.P99)/float64(time.Millisecond)), p.Failed)
+	if p.CPU > 0 {
+		fmt.Fprintf(&b, " · mcpv CPU %.2f", p.CPU)
+	}
+	return b.String()
+}
+
+// thresholdError is a run whose thresholds did not all hold (exit 1); the
+// report has said what each found.
+type thresholdError struct{ failed []string }
+
+func (e *thresholdError) Error() string {
+	return "threshold not met: " + strings.Join(e.failed, ", ")
+}
+
+func thresholdsFailed(checks []load.CheckedAt) error {
+	e := &thresholdError{}
+	for _, c := range checks {
+		if !c.OK {
+			e.failed = append(e.failed, fmt.Sprintf("%s (%s)", c.Threshold, c.Shown))
+		}
+	}
+	return e
+}
+
+// loadShorts gives -c its meaning in load, as in other load generators:
+// the number of sessions (--concurrency), rather than --compact, which
+// keeps its long name there. args are the words before the server's; the
+// command is the first word that is no flag nor a global flag's value.
+func loadShorts(args []string) []string {
+	bools := globalBoolFlags()
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			if a != "load" {
+				return args // another command
+			}
+			break
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !hasValue && !bools[name] && (strings.HasPrefix(a, "--") || len(name) == 1) {
+			i++ // the flag's value
+		}
+	}
+	if i >= len(args) {
+		return args
+	}
+	out := append([]string(nil), args[:i+1]...)
+	for _, a := range args[i+1:] {
+		if v, ok := strings.CutPrefix(a, "-c"); ok && !strings.HasPrefix(a, "--") {
+			a = "--concurrency"
+			if v != "" {
+				a += "=" + strings.TrimPrefix(v, "=")
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// globalBoolFlags are the long and short names of the global flags that
+// take no value.
+var globalBoolFlags = sync.OnceValue(func() map[string]bool {
+	bools := map[string]bool{"version": true, "help": true, "h": true}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if f.Anonymous && f.Type.Kind() == reflect.Struct {
+				walk(f.Type)
+				continue
+			}
+			if f.Type.Kind() == reflect.Bool {
+				bools[f.Tag.Get("name")] = true
+				if s := f.Tag.Get("short"); s != "" {
+					bools[s] = true
+				}
+			}
+		}
+	}
+	for _, g := range new(cli).flagGroups() {
+		walk(reflect.TypeOf(g.Flags).Elem())
+	}
+	return bools
+})

@@ -1,0 +1,53 @@
+package commands
+
+import (
+	"strings"
+	"testing"
+)
+
+// A server that gets no further than its start says why it may be, by
+// what it wrote: on its stderr only (still starting: more
+// --connect-timeout), of headers (Content-Length framing), or nothing at
+// all (either). A framing hint is given only where framing may be the
+// cause.
+func TestStartupHints(t *testing.T) {
+	t.Parallel()
+	const (
+		longer  = "if it is still starting, give it longer with --connect-timeout"
+		framing = "--framing content-length"
+	)
+	sh := func(script string) []string { return []string{"--", "sh", "-c", script} }
+	tests := []struct {
+		name     string
+		args     []string
+		server   []string
+		code     int
+		has, not string
+	}{
+		{name: "still starting, saying so on stderr", args: []string{"--connect-timeout", "1s"}, server: fake("slow-start=30000"), code: 124,
+			has: "it wrote on its stderr but nothing on its stdout: " + longer, not: framing},
+		{name: "silent: starting, or waiting for frames", args: []string{"--connect-timeout", "1s"}, server: fake("content-length=strict"), code: 124,
+			has: "it wrote nothing at all: " + longer + "; if it reads only Content-Length frames, it needs " + framing},
+		{name: "silent, with the framing given", args: []string{"--connect-timeout", "1s", "--framing", "lines"}, server: fake("content-length=strict"), code: 124,
+			has: "it wrote nothing at all: " + longer + "\n", not: framing},
+		{name: "exits on the first line, of a bad header", server: fake("content-length=exit"), code: 4,
+			has: "server exited with status 1; it wrote nothing on its stdout: a server that reads only Content-Length frames needs " + framing +
+				"\nlast lines of the server's stderr:\n  | fake: Error: bad header"},
+		{name: "exits for another reason", server: sh("echo 'Error: Cannot find module x' >&2; exit 1"), code: 4,
+			has: "server exited with status 1\nlast lines", not: framing},
+		{name: "waits, speaking of headers", args: []string{"--connect-timeout", "1s"}, server: sh("echo 'expecting a Content-Length header' >&2; exec sleep 30"), code: 124,
+			has: "its stderr speaks of headers: a server that reads only Content-Length frames needs " + framing, not: longer},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.server[1] == "sh" {
+				unixOnly(t, "a server written in sh")
+			}
+			t.Parallel()
+			r := mcpv(t, "", append(append(tt.args, "ping"), tt.server...)...)
+			if r.code != tt.code || !strings.Contains(r.stderr, tt.has) || tt.not != "" && strings.Contains(r.stderr, tt.not) {
+				t.Errorf("exit %d, stderr %q; want exit %d, with %q, without %q", r.code, r.stderr, tt.code, tt.has, tt.not)
+			}
+		})
+	}
+}

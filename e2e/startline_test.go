@@ -1,0 +1,179 @@
+//go:build unix
+
+package e2e
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// onTerminal runs mcpv to its end with its stderr a terminal cols wide
+// (0: as opened), and returns the exit code and what the terminal got.
+func onTerminal(t *testing.T, cols int, args ...string) (int, string) {
+	t.Helper()
+	return onTerminalIn(t, os.Environ(), cols, args...)
+}
+
+// onTerminalIn is onTerminal in the environment env.
+func onTerminalIn(t *testing.T, env []string, cols int, args ...string) (int, string) {
+	t.Helper()
+	p, err := openPTY()
+	if err != nil {
+		t.Skip(err)
+	}
+	defer p.close()
+	if cols > 0 {
+		if err := p.setColumns(cols); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(mcpvBin, args...)
+	cmd.Stderr = p.tty
+	cmd.Env = append(env, "TERM=xterm")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.tty.Close() // mcpv holds its own: the terminal reads to its end when mcpv exits
+	var got bytes.Buffer
+	read := make(chan struct{})
+	go func() { io.Copy(&got, p.master); close(read) }() // ends at the terminal's end
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("mcpv still running after 60 s")
+	}
+	<-read
+	return cmd.ProcessState.ExitCode(), got.String()
+}
+
+// A server that takes seconds to start gets a line on the terminal after
+// a second: what mcpv waits for, for how long, and the server's last line
+// on stderr, masked as all of stderr is; redrawn in place, and gone once
+// the server answers.
+func TestStartLineOnATerminal(t *testing.T) {
+	t.Parallel()
+	const secret = "s3cr3t-t0ken-value"
+	s := newServer(t, "slow-start=3500,say=API_TOKEN")
+	code, got := onTerminal(t, 0, append([]string{"ping", "--env", "API_TOKEN=" + secret}, s.args()...)...)
+	if code != 0 {
+		t.Fatalf("exit %d; the terminal got %q", code, got)
+	}
+	if strings.Contains(got, secret) {
+		t.Errorf("the secret reached the terminal: %q", got)
+	}
+	first := "mcpv: waiting for e2e.test to start (1s): fake: API_TOKEN is ***"
+	if !strings.Contains(got, first) || !strings.Contains(got, "\r\x1b[Kmcpv: waiting for e2e.test to start (2s): fake: API_TOKEN is ***") {
+		t.Errorf("no line, or not redrawn in place; the terminal got %q", got)
+	}
+	last := strings.LastIndex(got, "mcpv: waiting")
+	if rest := got[last:]; !strings.HasSuffix(rest, "\r\x1b[K") || strings.Count(rest, "\r\x1b[K") != 1 {
+		t.Errorf("the line was not cleared at the end; the terminal ends with %q", rest)
+	}
+}
+
+// The line is cut to the terminal's width: a line that wrapped could not
+// be erased.
+func TestStartLineFitsANarrowTerminal(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "slow-start=3000,say=LONG")
+	long := strings.Repeat("word ", 40)
+	code, got := onTerminal(t, 40, append([]string{"ping", "--env", "LONG=" + long}, s.args()...)...)
+	if code != 0 {
+		t.Fatalf("exit %d; the terminal got %q", code, got)
+	}
+	i := strings.Index(got, "mcpv: waiting")
+	if i < 0 {
+		t.Fatalf("no line; the terminal got %q", got)
+	}
+	line, _, _ := strings.Cut(got[i:], "\r")
+	if n := utf8.RuneCountInString(line); n >= 40 || !strings.HasSuffix(line, "…") {
+		t.Errorf("a line of %d characters on a terminal 40 wide: %q", n, line)
+	}
+}
+
+// An HTTP server that is slow to answer gets the line too.
+func TestStartLineForASlowHTTPServer(t *testing.T) {
+	t.Parallel()
+	target := slowFakeHTTP(t, 3*time.Second, "")
+	code, got := onTerminal(t, 0, append([]string{"ping"}, target...)...)
+	if code != 0 || !strings.Contains(got, "mcpv: waiting for "+target[1]+" to answer (1s)") {
+		t.Errorf("exit %d; the terminal got %q", code, got)
+	}
+}
+
+// A server that answers at once shows no line; nor does one whose wait
+// is not seen on a terminal (scripts, CI).
+func TestStartLineOnlyForAWaitOnATerminal(t *testing.T) {
+	t.Parallel()
+	quick := newServer(t, "plain")
+	if code, got := onTerminal(t, 0, append([]string{"ping"}, quick.args()...)...); code != 0 || strings.Contains(got, "mcpv: waiting") {
+		t.Errorf("a quick server: exit %d; the terminal got %q", code, got)
+	}
+	slow := newServer(t, "slow-start=1500")
+	r := start(t, append([]string{"ping"}, slow.args()...)...)
+	if code, _ := r.wait(t, 60*time.Second); code != 0 || strings.Contains(r.stderr.String(), "waiting") {
+		t.Errorf("stderr not a terminal: exit %d, stderr %q", code, r.stderr.String())
+	}
+}
+
+// The server's words in the line are made safe: a terminal never gets an
+// escape sequence (C0, C1, bidirectional controls) or broken UTF-8 of the
+// server's through it.
+func TestStartLineEscapesTheServersWords(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "slow-start=3000,say=EVIL")
+	code, got := onTerminal(t, 0, append([]string{"ping", "--env", "EVIL=\x1b]0;owned\x07\x1b[2J\u202egnp.exe\xff\xfe\x9b31m"}, s.args()...)...)
+	i := strings.Index(got, "mcpv: waiting")
+	if code != 0 || i < 0 {
+		t.Fatalf("exit %d; the terminal got %q", code, got)
+	}
+	line, _, _ := strings.Cut(got[i:], "\r")
+	if strings.ContainsAny(line, "\x1b\x07\u202e\u009b") || !utf8.ValidString(line) {
+		t.Errorf("the line holds the server's escapes: %q", line)
+	}
+}
+
+// With --verbose, the trace goes on above the line: each traced message
+// starts a line of its own, the line erased before it and drawn again
+// after.
+func TestStartLineUnderTheTrace(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "slow-start=3000")
+	code, got := onTerminal(t, 0, append([]string{"--verbose", "ping"}, s.args()...)...)
+	if code != 0 || !strings.Contains(got, "mcpv: waiting for") {
+		t.Fatalf("exit %d; the terminal got %q", code, got)
+	}
+	for _, dir := range []string{"mcpv: -> ", "mcpv: <- "} {
+		for rest := got; ; {
+			i := strings.Index(rest, dir)
+			if i < 0 {
+				break
+			}
+			if before := rest[:i]; !strings.HasSuffix(before, "\n") && !strings.HasSuffix(before, "\r\x1b[K") && i > 0 {
+				t.Errorf("a traced message does not start its line: %q", rest[max(0, i-60):i+20])
+			}
+			rest = rest[i+len(dir):]
+		}
+	}
+}
+
+// session start waits for its keeper to start the server: the same line,
+// without the server's words, which go to the session's log.
+func TestStartLineOfASessionStart(t *testing.T) {
+	t.Parallel()
+	w := newSessions(t)
+	s := newServer(t, "slow-start=3000")
+	code, got := onTerminalIn(t, w.env, 0, append([]string{"session", "start", "slow"}, s.args()...)...)
+	if code != 0 || !strings.Contains(got, "mcpv: waiting for e2e.test to start (1s)") || !strings.HasSuffix(got, "\r\x1b[K") {
+		t.Errorf("exit %d; the terminal got %q", code, got)
+	}
+}

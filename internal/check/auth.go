@@ -1,0 +1,132 @@
+package check
+
+// Authorization, where the server asks for it (a request without
+// credentials answered 401): the challenge and where it points, the
+// protected resource metadata, the authorization server's metadata, and a
+// token the server never issued refused. Nothing here logs in: the
+// documents are public, fetched without credentials.
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/oauth"
+)
+
+func authChecks() []*Check {
+	return []*Check{
+		{
+			ID: "auth.challenge", Title: "a 401 carries a Bearer challenge in WWW-Authenticate", Level: MUST,
+			Spec: "RFC 9110", Section: "§11.6.1 WWW-Authenticate",
+			Quote: "A server generating a 401 (Unauthorized) response MUST send a WWW-Authenticate header field containing at least one challenge.",
+			needs: needs{transport: "http", auth: true},
+			run: func(t *T) {
+				x := t.r.facts.auth
+				t.Sent(x.sent + " without credentials")
+				t.Got("WWW-Authenticate: " + clip(x.header.Get("WWW-Authenticate"), 200))
+				if len(oauth.ParseChallenges(x.header.Values("WWW-Authenticate"))) == 0 {
+					t.Fail("the 401 has no WWW-Authenticate challenge")
+				}
+				if _, ok := oauth.AuthChallenge(x.header); !ok {
+					t.Fail("the 401's challenges have no Bearer (or DPoP) one")
+				}
+			},
+		},
+		{
+			ID: "auth.resource-metadata", Title: "the protected resource metadata is found and names an authorization server", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/authorization#authorization-server-location",
+			Quote: "The Protected Resource Metadata document returned by the MCP server MUST include the authorization_servers field containing at least one authorization server.",
+			needs: needs{transport: "http", auth: true},
+			run: func(t *T) {
+				md := resourceMetadata(t)
+				t.Got(md.URL + ": authorization_servers " + clip(joinQuoted(md.AuthorizationServers), 200))
+			},
+		},
+		{
+			ID: "auth.metadata-location", Title: "a 401 points to the resource metadata, or it is at a well-known URI", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/authorization#protected-resource-metadata-discovery-requirements",
+			Quote: "MCP servers MUST implement one of the following discovery mechanisms to provide authorization server location information to MCP clients",
+			needs: needs{transport: "http", auth: true},
+			run: func(t *T) {
+				ch, _ := oauth.AuthChallenge(t.r.facts.auth.header)
+				if ch.Params["resource_metadata"] != "" {
+					t.Note("WWW-Authenticate names resource_metadata %s", clip(ch.Params["resource_metadata"], 200))
+				}
+				resourceMetadata(t)
+			},
+		},
+		{
+			ID: "auth.server-metadata", Title: "the authorization server publishes metadata with S256 PKCE", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/authorization#authorization-server-metadata-discovery",
+			Quote: "MCP authorization servers MUST provide at least one of the following discovery mechanisms: OAuth 2.0 Authorization Server Metadata (RFC8414), OpenID Connect Discovery 1.0",
+			needs: needs{transport: "http", auth: true},
+			run: func(t *T) {
+				md := resourceMetadata(t)
+				issuer := md.AuthorizationServers[0]
+				t.Sent("the metadata of authorization server " + issuer)
+				as, err := oauth.DiscoverServer(t.ctx, t.r.target.Plain, issuer)
+				if err != nil {
+					t.failErr("authorization server metadata", err)
+				}
+				if !slices.Contains(as.CodeChallengeMethodsSupported, "S256") {
+					t.Got("code_challenge_methods_supported " + joinQuoted(as.CodeChallengeMethodsSupported))
+					t.Fail("the metadata does not list S256 in code_challenge_methods_supported, without which clients MUST refuse to proceed")
+				}
+			},
+		},
+		{
+			ID: "auth.invalid-token", Title: "a token the server never issued is answered 401", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/authorization#token-handling",
+			Quote: "Invalid or expired tokens MUST receive a HTTP 401 response.",
+			needs: needs{transport: "http", auth: true},
+			run: func(t *T) {
+				c := t.fresh(connOptions{bare: true})
+				method, params := "initialize", initializeParams(t.r.target.ClientInfo, mcp.LatestVersion)
+				if c.era == "modern" {
+					method, params = "server/discover", c.stamp(nil)
+				}
+				msg, _ := mcp.EncodeRequest(json.RawMessage(`1`), method, params)
+				x, err := c.post(t.ctx, httpReq{body: msg, plain: true, header: http.Header{"Authorization": {"Bearer mcpv-check-not-a-token"}}}, json.RawMessage(`1`))
+				if x == nil {
+					t.failErr(method, err)
+				}
+				t.Sent("POST " + method + " with Authorization: Bearer mcpv-check-not-a-token")
+				t.Got(x.String())
+				if x.status != http.StatusUnauthorized {
+					t.Fail("answered HTTP %d, not 401", x.status)
+				}
+			},
+		},
+	}
+}
+
+// resourceMetadata finds the protected resource metadata as a client
+// must (the 401's resource_metadata, else the well-known URIs), and fails
+// t when there is none or it breaks its MUSTs.
+func resourceMetadata(t *T) *oauth.ResourceMetadata {
+	ch, ok := oauth.AuthChallenge(t.r.facts.auth.header)
+	var chp *oauth.Challenge
+	if ok {
+		chp = &ch
+	}
+	t.Sent("the protected resource metadata of " + t.r.target.URL)
+	md, err := oauth.DiscoverResource(t.ctx, t.r.target.Plain, t.r.target.URL, chp)
+	var oe *oauth.Error
+	switch {
+	case err != nil && errors.As(err, &oe):
+		t.Fail("%v", oe)
+	case err != nil:
+		t.failErr("protected resource metadata", err)
+	case md == nil:
+		t.Fail("no WWW-Authenticate resource_metadata, and no document at the well-known URIs (RFC 9728)")
+	}
+	return md
+}
+
+func joinQuoted(list []string) string {
+	b, _ := json.Marshal(list)
+	return string(b)
+}

@@ -1,0 +1,177 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// brokenCase is a check, a fake on which it applies and passes, and what
+// breaks that fake the way the check names.
+type brokenCase struct {
+	id     string
+	fake   fake              // the correct server
+	break_ map[string]string // its spec's members replaced to break it
+	auth   string            // or oauthtest's Broken, for an authorization check
+	// behaviours of the stdio fake that break it
+	junk, ignoreExit bool
+}
+
+// faults are a spec change that plants faults.
+func faults(names ...string) map[string]string {
+	b := `[`
+	for i, n := range names {
+		if i > 0 {
+			b += ","
+		}
+		b += fmt.Sprintf("%q", n)
+	}
+	return map[string]string{"faults": b + `]`}
+}
+
+var (
+	stdio       = fake{transport: "stdio"}
+	stdioModern = fake{transport: "stdio", era: "modern"}
+	httpLegacy  = fake{transport: "http"}
+	httpModern  = fake{transport: "http", era: "modern"}
+	httpAuth    = fake{transport: "http", auth: "ok"}
+)
+
+// brokenCases: one for every check of the catalogue
+// (TestEveryCheckHasABrokenServer keeps it so).
+var brokenCases = []brokenCase{
+	{id: "jsonrpc.messages", fake: stdio, break_: faults("no-jsonrpc-version")},
+	{id: "jsonrpc.stdout-only", fake: stdio, junk: true},
+	{id: "jsonrpc.utf8", fake: stdio, break_: faults("bad-utf8")},
+	{id: "jsonrpc.string-id", fake: stdio, break_: faults("mangle-string-id")},
+	{id: "jsonrpc.number-id", fake: httpLegacy, break_: faults("mangle-number-id")},
+	{id: "jsonrpc.unknown-method", fake: stdio, break_: faults("unknown-method-internal")},
+	{id: "jsonrpc.invalid-params", fake: stdio, break_: faults("lenient-params")},
+	{id: "jsonrpc.notification", fake: stdio, break_: faults("answer-notifications")},
+	{id: "jsonrpc.parse-error", fake: stdio, break_: faults("parse-error-code")},
+	{id: "jsonrpc.invalid-request", fake: stdio, break_: faults("ignore-invalid")},
+	{id: "jsonrpc.survives-bad-input", fake: stdio, break_: faults("die-on-bad-input")},
+	{id: "jsonrpc.batch-2025-03-26", fake: fake{transport: "stdio", version: "2025-03-26"}, break_: faults("no-batches")},
+	{id: "jsonrpc.batch", fake: stdio, break_: faults("die-on-batch")},
+
+	{id: "lifecycle.initialize", fake: stdio, break_: faults("init-no-server-info")},
+	{id: "lifecycle.version-echo", fake: stdio, break_: faults("version-cycle")},
+	{id: "lifecycle.version-unknown", fake: stdio, break_: faults("echo-any-version")},
+	{id: "lifecycle.version-latest", fake: stdio, break_: faults("old-fallback")},
+	{id: "lifecycle.undeclared", fake: stdio, break_: map[string]string{"capabilities": `{"tools":{"listChanged":true},"resources":{},"logging":{},"completions":{}}`, "serveUndeclared": `["prompts/list"]`}},
+	{id: "lifecycle.declared", fake: stdio, break_: map[string]string{"methodNotFound": `["resources/templates/list"]`}},
+	{id: "lifecycle.undeclared-notifications", fake: stdio, break_: map[string]string{"capabilities": `{"tools":{},"prompts":{},"resources":{},"logging":{},"completions":{}}`, "faults": `["list-changed-undeclared"]`}},
+	{id: "lifecycle.logging-declared", fake: stdio, break_: map[string]string{"capabilities": `{"tools":{"listChanged":true},"prompts":{},"resources":{},"completions":{}}`, "faults": `["log-undeclared"]`}},
+	{id: "lifecycle.early-requests", fake: stdio, break_: faults("early-request")},
+	{id: "lifecycle.ping", fake: stdio, break_: faults("ping-nonempty")},
+	{id: "lifecycle.stdin-close", fake: stdio, ignoreExit: true},
+
+	{id: "lists.shape", fake: stdio, break_: map[string]string{"answers": `{"prompts/list":{"prompts":{"hello":{}}}}`}},
+	{id: "lists.terminates", fake: stdio, break_: map[string]string{"repeatCursor": `["tools/list"]`}},
+	{id: "lists.unique", fake: stdio, break_: map[string]string{"resources": `[{"uri":"mem://a","name":"a"},{"uri":"mem://a","name":"again"}]`}},
+	{id: "lists.cursor-stable", fake: stdio, break_: faults("unstable-cursor")},
+	{id: "lists.invalid-cursor", fake: stdio, break_: faults("lenient-cursor")},
+
+	{id: "surface.tool-names", fake: stdio, break_: map[string]string{"tools": `[{"name":"a tool","description":"d","inputSchema":{"type":"object"}}]`}},
+	{id: "surface.input-schema", fake: stdio, break_: map[string]string{"tools": `[{"name":"a","description":"d","inputSchema":{"type":"array"}}]`}},
+	{id: "surface.output-schema", fake: stdio, break_: map[string]string{"tools": `[{"name":"a","description":"d","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"n":{"type":7}}}}]`}},
+	{id: "surface.uris", fake: stdio, break_: map[string]string{"resources": `[{"uri":"no scheme here","name":"a"}]`}},
+	{id: "surface.uri-templates", fake: stdio, break_: map[string]string{"resourceTemplates": `[{"uriTemplate":"mem://{id","name":"t"}]`}},
+	{id: "surface.annotations", fake: stdio, break_: map[string]string{"resources": `[{"uri":"mem://a","name":"a","annotations":{"priority":3}}]`}},
+	{id: "surface.icons", fake: stdio, break_: map[string]string{"prompts": `[{"name":"hello","description":"d","icons":[{"mimeType":"image/png"}]}]`}},
+	{id: "surface.meta-keys", fake: stdio, break_: map[string]string{"prompts": `[{"name":"hello","description":"d","_meta":{"9bad/key":1}}]`}},
+
+	{id: "reading.resources", fake: stdio, break_: map[string]string{"errors": `{"resources/read":{"code":-32603,"message":"broken"}}`}},
+	{id: "reading.resource-contents", fake: stdio, break_: map[string]string{"readResults": `{"mem://a":{"contents":[{"uri":"mem://a","blob":"not base64!"}]}}`}},
+	{id: "reading.contents-uri", fake: stdio, break_: map[string]string{"readResults": `{"mem://a":{"contents":[{"uri":"mem://other","text":"x"}]}}`}},
+	{id: "reading.unknown-resource", fake: stdio, break_: faults("unknown-resource-empty")},
+	{id: "reading.prompts", fake: stdio, break_: map[string]string{"errors": `{"prompts/get":{"code":-32603,"message":"broken"}}`}},
+	{id: "reading.prompt-messages", fake: stdio, break_: map[string]string{"promptResults": `{"hello":{"messages":[{"role":"system","content":{"type":"text","text":"x"}}]}}`}},
+	{id: "reading.missing-argument", fake: stdio, break_: faults("lenient-prompt-args")},
+	{id: "reading.unknown-prompt", fake: stdio, break_: faults("unknown-prompt-result")},
+	{id: "reading.unknown-tool", fake: stdio, break_: faults("unknown-tool-result")},
+	{id: "reading.completion", fake: stdio, break_: map[string]string{"answers": `{"completion/complete":{"completion":{"values":"a"}}}`}},
+	{id: "reading.log-level", fake: stdio, break_: faults("lenient-log-level")},
+
+	{id: "utilities.progress", fake: stdio, break_: faults("progress-decreasing")},
+	{id: "utilities.cancel-call", fake: stdio, break_: faults("answer-cancelled")},
+	{id: "utilities.cancel-race", fake: stdio, break_: faults("die-on-cancel")},
+	{id: "utilities.cancel-unknown", fake: stdio, break_: faults("answer-notifications")},
+	{id: "utilities.unknown-progress", fake: stdio, break_: faults("stray-progress")},
+
+	{id: "tools.result", fake: stdio, break_: map[string]string{"callResults": `{"shaped":{"content":[{"type":"text"}],"structuredContent":{"n":1}}}`}},
+	{id: "tools.structured-result", fake: stdio, break_: map[string]string{"callResults": `{"shaped":{"content":[{"type":"text","text":"{\"n\":\"one\"}"}],"structuredContent":{"n":"one"}}}`}},
+	{id: "tools.structured-text", fake: stdio, break_: map[string]string{"callResults": `{"shaped":{"content":[],"structuredContent":{"n":1}}}`}},
+
+	{id: "http.origin", fake: httpLegacy, break_: faults("no-origin-check")},
+	{id: "http.dns-rebinding", fake: httpLegacy, break_: faults("origin-matches-host")},
+	{id: "http.answer-type", fake: httpLegacy, break_: faults("text-plain")},
+	{id: "http.notification-202", fake: httpLegacy, break_: faults("notification-200")},
+	{id: "http.malformed-body", fake: httpLegacy, break_: faults("malformed-200")},
+	{id: "http.session-id", fake: httpLegacy, break_: faults("session-id-space")},
+	{id: "http.session-required", fake: httpLegacy, break_: faults("no-session-404")},
+	{id: "http.session-unknown", fake: httpLegacy, break_: faults("unknown-session-400")},
+	{id: "http.session-deleted", fake: httpLegacy, break_: faults("delete-ignored")},
+	{id: "http.protocol-version", fake: httpLegacy, break_: faults("any-version-header")},
+	{id: "http.get", fake: httpLegacy, break_: faults("get-json")},
+
+	{id: "modern.discover", fake: stdioModern, break_: faults("discover-no-capabilities")},
+	{id: "modern.server-info", fake: stdioModern, break_: faults("discover-no-server-info")},
+	{id: "modern.result-type", fake: stdioModern, break_: faults("no-result-type")},
+	{id: "modern.cache-hints", fake: httpModern, break_: faults("no-cache-hints")},
+	{id: "modern.cache-scope-pages", fake: stdioModern, break_: faults("scope-per-page")},
+	{id: "modern.meta-required", fake: httpModern, break_: faults("lenient-meta")},
+	{id: "modern.unsupported-version", fake: stdioModern, break_: faults("any-modern-version")},
+	{id: "modern.method-not-found", fake: httpModern, break_: faults("method-not-found-200")},
+	{id: "modern.header-method", fake: httpModern, break_: faults("no-header-check")},
+	{id: "modern.header-version", fake: httpModern, break_: faults("no-header-check")},
+	{id: "modern.header-missing", fake: httpModern, break_: faults("no-header-check")},
+	{id: "modern.header-name", fake: httpModern, break_: faults("no-header-check")},
+	{id: "modern.resource-not-found", fake: stdioModern, break_: faults("old-not-found-code")},
+	{id: "modern.listen", fake: stdioModern, break_: faults("listen-no-ack")},
+	{id: "modern.get-405", fake: httpModern, break_: faults("get-json")},
+	{id: "modern.no-session", fake: httpModern, break_: faults("mint-session")},
+	{id: "modern.no-requests", fake: stdioModern, break_: faults("server-request")},
+	{id: "modern.log-unasked", fake: stdioModern, break_: faults("log-undeclared")},
+	{id: "modern.error-codes", fake: httpModern, break_: faults("old-not-found-code")},
+
+	{id: "auth.challenge", fake: httpAuth, auth: "no-challenge"},
+	{id: "auth.resource-metadata", fake: httpAuth, auth: "no-auth-servers"},
+	{id: "auth.metadata-location", fake: httpAuth, auth: "no-metadata"},
+	{id: "auth.server-metadata", fake: httpAuth, auth: "no-s256"},
+	{id: "auth.invalid-token", fake: httpAuth, auth: "any-token"},
+}
+
+func TestEveryCheckHasABrokenServer(t *testing.T) {
+	var ids []string
+	for _, c := range brokenCases {
+		ids = append(ids, c.id)
+	}
+	for _, c := range Catalogue() {
+		if !slices.Contains(ids, c.ID) {
+			t.Errorf("no broken server for %s", c.ID)
+		}
+	}
+}
+
+// Each check passes against a server that keeps its requirement, and
+// fails against the same server broken the way the check names.
+func TestBrokenServers(t *testing.T) {
+	for _, tc := range brokenCases {
+		t.Run(tc.id, func(t *testing.T) {
+			t.Parallel()
+			if r := goodRun(t, tc.fake)[tc.id]; r.Status != Passed {
+				t.Errorf("the correct server: %s", describeResult(r))
+			}
+			bad := tc.fake
+			bad.change = tc.break_
+			if tc.auth != "" {
+				bad.auth = tc.auth
+			}
+			bad.junk, bad.ignoreExit = tc.junk, tc.ignoreExit
+			if r := runChecks(t, bad, tc.id)[tc.id]; r.Status != Failed {
+				t.Errorf("the broken server: %s", describeResult(r))
+			}
+		})
+	}
+}

@@ -1,0 +1,406 @@
+package check
+
+// Tool calls, only of the tools the user names (--call), and cancellation
+// and progress. Each named tool is called once to its end, with a
+// progress token, on a connection of its own, and what came back is
+// shared by the checks of its result and of its progress; the first is
+// called once more and cancelled when it shows it is running. Without a
+// tool, cancellation is tried on what every server answers.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/toolargs"
+)
+
+func callChecks() []*Check {
+	return []*Check{
+		{
+			ID: "tools.result", Title: "a tool's result has the schema's shape", Level: MUST,
+			Spec: "2025-11-25", Section: "schema#calltoolresult",
+			Quote: "CallToolResult { content: ContentBlock[]; structuredContent?: { [key: string]: unknown }; isError?: boolean }",
+			needs: needs{call: true, capability: "tools"},
+			run: func(t *T) {
+				for i := range t.r.opts.Calls {
+					rec := t.r.callOnce(t, i)
+					if p := resultProblem(rec.result); p != "" {
+						t.Sent(rec.sent)
+						t.Got(clip(string(rec.result), 300))
+						t.Fail("%s", p)
+					}
+				}
+			},
+		},
+		{
+			ID: "tools.structured-result", Title: "structured content conforms to the tool's outputSchema", Level: MUST,
+			Spec: "2025-11-25", Section: "server/tools#output-schema",
+			Quote: "Servers MUST provide structured results that conform to this schema.",
+			needs: needs{call: true, capability: "tools"},
+			run: func(t *T) {
+				checked := false
+				for i := range t.r.opts.Calls {
+					rec := t.r.callOnce(t, i)
+					if member(rec.tool, "outputSchema") == nil {
+						continue
+					}
+					checked = true
+					for _, f := range surface.CheckResult(t.ctx, rec.tool, rec.result) {
+						if f.Severity == surface.SeverityError {
+							t.Sent(rec.sent)
+							t.Got(clip(string(rec.result), 300))
+							t.Fail("%s", f.Message)
+						}
+						t.Note("%s", f.Message)
+					}
+				}
+				if !checked {
+					t.Skip("no tool called has an outputSchema")
+				}
+			},
+		},
+		{
+			ID: "tools.structured-text", Title: "structured content comes with its JSON in a text block", Level: SHOULD,
+			Spec: "2025-11-25", Section: "server/tools#structured-content",
+			Quote: "For backwards compatibility, a tool that returns structured content SHOULD also return the serialized JSON in a TextContent block.",
+			needs: needs{call: true, capability: "tools"},
+			run: func(t *T) {
+				checked := false
+				for i := range t.r.opts.Calls {
+					rec := t.r.callOnce(t, i)
+					sc := member(rec.result, "structuredContent")
+					if sc == nil {
+						continue
+					}
+					checked = true
+					if !textHolds(rec.result, sc) {
+						t.Sent(rec.sent)
+						t.Got(clip(string(rec.result), 300))
+						t.Fail("no text block holds the structured content's JSON")
+					}
+				}
+				if !checked {
+					t.Skip("no tool called returned structured content")
+				}
+			},
+		},
+		{
+			ID: "utilities.progress", Title: "progress notifications carry the token, increase, and end with the call", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/utilities/progress#progress-flow",
+			Quote: "The progress value MUST increase with each notification, even if the total is unknown. ... Progress notifications MUST stop after completion",
+			needs: needs{call: true, capability: "tools"},
+			run: func(t *T) {
+				rec := t.r.callOnce(t, 0)
+				if len(rec.progress) == 0 {
+					t.Skip("the tool sent no progress notification")
+				}
+				t.Sent(rec.sent)
+				last := -1.0
+				for _, p := range rec.progress {
+					var n struct {
+						Token    json.RawMessage `json:"progressToken"`
+						Progress *float64        `json:"progress"`
+					}
+					json.Unmarshal(p.msg.Params, &n)
+					t.Got(p.raw)
+					switch {
+					case idKey(n.Token) != idKey(rec.token):
+						t.Fail("a progress notification for token %s, not the call's %s", clip(string(n.Token), 60), rec.token)
+					case n.Progress == nil:
+						t.Fail("a progress notification without a progress number")
+					case *n.Progress <= last:
+						t.Fail("progress went from %v to %v: it must increase", last, *n.Progress)
+					}
+					last = *n.Progress
+				}
+				if len(rec.late) > 0 {
+					t.Got(rec.late[0].raw)
+					t.Fail("progress came for the call after its response")
+				}
+			},
+		},
+		{
+			ID: "utilities.cancel-call", Title: "a call cancelled while it runs is not answered", Level: SHOULD,
+			Spec: "2025-11-25", Section: "basic/utilities/cancellation#behavior-requirements",
+			Quote: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request",
+			needs: needs{call: true, capability: "tools"},
+			run:   cancelCall,
+		},
+		{
+			ID: "utilities.cancel-race", Title: "a cancellation that crosses the response is handled", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/utilities/cancellation#timing-considerations",
+			Quote: "Both parties MUST handle these race conditions gracefully",
+			run: func(t *T) {
+				c := t.conn()
+				if c.http != nil && c.era == "modern" {
+					t.Skip("in the 2026-07-28 era over HTTP a request is cancelled by closing its stream")
+				}
+				method := "ping"
+				if t.r.facts.declares("tools") {
+					method = "tools/list"
+				}
+				id := json.RawMessage(`"mcpv-check-cancelled"`)
+				msg, _ := mcp.EncodeRequest(id, method, c.stamp(nil))
+				t.Sent(fmt.Sprintf("%s, and at once notifications/cancelled for it; then another request", method))
+				ch := c.expect(id, method)
+				defer c.unexpect(id)
+				if _, err := c.send(t.ctx, msg); err != nil {
+					t.failErr(method, err)
+				}
+				cancel := fmt.Sprintf(`{"requestId":%s,"reason":"mcpv check"}`, id)
+				if err := c.notify(t.ctx, "notifications/cancelled", json.RawMessage(cancel)); err != nil {
+					t.failErr("notifications/cancelled", err)
+				}
+				barrier(t, c)
+				select {
+				case <-ch:
+					t.Note("the request was answered (it had ended before the cancellation came)")
+				default:
+					t.Note("the request was not answered")
+				}
+			},
+		},
+		{
+			ID: "utilities.cancel-unknown", Title: "a cancellation of nothing, or malformed, is ignored", Level: SHOULD,
+			Spec: "2025-11-25", Section: "basic/utilities/cancellation#error-handling",
+			Quote: "Invalid cancellation notifications SHOULD be ignored: Unknown request IDs, Already completed requests, Malformed notifications",
+			run: func(t *T) {
+				c := t.conn()
+				if c.http != nil && c.era == "modern" {
+					t.Skip("the 2026-07-28 era has no notifications/cancelled over HTTP")
+				}
+				mark := c.mark()
+				t.Sent(`notifications/cancelled for requestId "mcpv-check-never-sent", then one without requestId; then a request`)
+				for _, p := range []string{`{"requestId":"mcpv-check-never-sent"}`, `{"reason":7}`} {
+					if err := c.notify(t.ctx, "notifications/cancelled", json.RawMessage(p)); err != nil {
+						t.failErr("notifications/cancelled", err)
+					}
+				}
+				barrier(t, c)
+				for _, s := range c.since(mark) {
+					if s.msg.IsResponse() && s.method == "" {
+						t.Got(s.raw)
+						t.Fail("the server answered an invalid cancellation")
+					}
+				}
+			},
+		},
+		{
+			ID: "utilities.unknown-progress", Title: "progress only for tokens the client gave", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/utilities/progress#behavior-requirements",
+			Quote: "Progress notifications MUST only reference tokens that: Were provided in an active request; Are associated with an in-progress operation",
+			watch: func(w *watchCtx, s seen) string {
+				if !s.msg.IsNotification() || s.msg.Method != "notifications/progress" {
+					return ""
+				}
+				k := tokenKey(member(s.msg.Params, "progressToken"))
+				if w.tokens[k] || s.via == "session" && mainToken(k) {
+					return ""
+				}
+				return "a progress notification for a token no request carried"
+			},
+		},
+	}
+}
+
+// callRecord is one call of a tool the user named, to its end.
+type callRecord struct {
+	tool     json.RawMessage // its definition, as listed
+	sent     string          // the request, for a failure's line
+	token    json.RawMessage // the progress token it carried
+	result   json.RawMessage
+	progress []seen // its progress notifications, before the response
+	late     []seen // those after it
+}
+
+// callOnce calls the i-th tool the user named, once per run, and fails
+// t when the call cannot be made or is refused.
+func (r *runner) callOnce(t *T, i int) *callRecord {
+	r.mu.Lock()
+	if r.calls == nil {
+		r.calls = map[int]*callRecord{}
+	}
+	rec := r.calls[i]
+	r.mu.Unlock()
+	if rec != nil {
+		return rec
+	}
+	rec, why := r.call(t, i, false)
+	if why != "" {
+		t.Fail("%s", why)
+	}
+	r.mu.Lock()
+	if r.calls[i] == nil {
+		r.calls[i] = rec
+	}
+	rec = r.calls[i]
+	r.mu.Unlock()
+	return rec
+}
+
+// toolDef finds the named tool among those listed.
+func (r *runner) toolDef(ctx context.Context, name string) json.RawMessage {
+	tools, _ := r.facts.items(ctx, "tools/list")
+	for _, tl := range tools {
+		if n, _ := str(member(tl, "name")); n == name {
+			return tl
+		}
+	}
+	return nil
+}
+
+// callParams are the params of a call of the i-th named tool, with a
+// progress token.
+func (r *runner) callParams(t *T, i int, token json.RawMessage) (json.RawMessage, json.RawMessage) {
+	call := r.opts.Calls[i]
+	def := r.toolDef(t.ctx, call.Tool)
+	if def == nil {
+		t.Fail("the server lists no tool %q (--call)", call.Tool)
+	}
+	args, err := toolargs.Build(t.ctx, call.Words, nil, toolargs.Options{Schema: member(def, "inputSchema"), ReadFile: r.opts.ReadFile})
+	if err != nil {
+		t.Fail("--call %s: %v", call.Tool, err)
+	}
+	params, _ := json.Marshal(map[string]any{"name": call.Tool, "arguments": args, "_meta": map[string]any{"progressToken": token}})
+	return params, def
+}
+
+// call calls the i-th named tool on a connection of its own and waits
+// for its end (cancel false), or cancels it at its first progress
+// notification (cancel true). why says why it could not be called.
+func (r *runner) call(t *T, i int, cancel bool) (*callRecord, string) {
+	token := json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-%d-%t"`, i, cancel))
+	r.watches.token(token)
+	params, def := r.callParams(t, i, token)
+	c := t.fresh(connOptions{})
+	rec := &callRecord{tool: def, token: token, sent: "tools/call " + clip(string(params), 200)}
+	id := c.newID()
+	mark := c.mark()
+	m, x, err := c.requestID(t.ctx, id, "tools/call", c.stamp(params))
+	if err != nil {
+		return nil, fmt.Sprintf("the call of %s: %v", r.opts.Calls[i].Tool, err)
+	}
+	if m.Error != nil {
+		return nil, fmt.Sprintf("the call of %s was refused: %s", r.opts.Calls[i].Tool, errText(m.Error))
+	}
+	_ = x
+	rec.result = m.Result
+	if c.stdio != nil {
+		barrier(t, c)
+	}
+	after := false
+	for _, s := range c.since(mark) {
+		if s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) {
+			after = true
+			continue
+		}
+		if s.msg.IsNotification() && s.msg.Method == "notifications/progress" && idKey(member(s.msg.Params, "progressToken")) == idKey(token) {
+			if after {
+				rec.late = append(rec.late, s)
+			} else {
+				rec.progress = append(rec.progress, s)
+			}
+		}
+	}
+	return rec, ""
+}
+
+// cancelCall calls the first named tool and cancels it at its first
+// progress notification: no response should follow.
+func cancelCall(t *T) {
+	r := t.r
+	c := t.fresh(connOptions{})
+	if c.http != nil && c.era == "modern" {
+		t.Skip("in the 2026-07-28 era over HTTP a request is cancelled by closing its stream")
+	}
+	token := json.RawMessage(`"mcpv-check-progress-cancel"`)
+	r.watches.token(token)
+	params, _ := r.callParams(t, 0, token)
+	id := json.RawMessage(`"mcpv-check-cancel"`)
+	msg, _ := mcp.EncodeRequest(id, "tools/call", c.stamp(params))
+	t.Sent("tools/call " + clip(string(params), 200) + ", cancelled at its first progress notification")
+	if c.http != nil {
+		t.Skip("over HTTP the call's answer is its POST's; cancelling it on the wire is checked over stdio")
+	}
+	ch := c.expect(id, "tools/call")
+	defer c.unexpect(id)
+	mark := c.mark()
+	if err := c.stdio.Write(t.ctx, msg); err != nil {
+		t.failErr("tools/call", err)
+	}
+	progressed := false
+	for !progressed {
+		select {
+		case m := <-ch:
+			_ = m
+			t.Skip("the call ended before a progress notification showed it running")
+		case <-t.ctx.Done():
+			t.Skip("the call sent no progress notification before the check's time ran out")
+		case <-time.After(20 * time.Millisecond):
+		}
+		for _, s := range c.since(mark) {
+			if s.msg.Method == "notifications/progress" && idKey(member(s.msg.Params, "progressToken")) == idKey(token) {
+				progressed = true
+			}
+		}
+	}
+	if err := c.notify(t.ctx, "notifications/cancelled", json.RawMessage(fmt.Sprintf(`{"requestId":%s,"reason":"mcpv check"}`, id))); err != nil {
+		t.failErr("notifications/cancelled", err)
+	}
+	barrier(t, c)
+	select {
+	case m := <-ch:
+		t.Got(describe(m))
+		t.Fail("the cancelled call was answered")
+	case <-time.After(2 * time.Second):
+	case <-t.ctx.Done():
+	}
+}
+
+// resultProblem says how a tools/call result breaks CallToolResult.
+func resultProblem(res json.RawMessage) string {
+	var r struct {
+		Content *[]json.RawMessage `json:"content"`
+		IsError json.RawMessage    `json:"isError"`
+	}
+	if json.Unmarshal(res, &r) != nil {
+		return "the result is not a JSON object"
+	}
+	if r.Content == nil {
+		return "the result has no content array"
+	}
+	for i, c := range *r.Content {
+		if p := contentBlockProblem(c); p != "" {
+			return fmt.Sprintf("content[%d] %s", i, p)
+		}
+	}
+	if r.IsError != nil && string(r.IsError) != "true" && string(r.IsError) != "false" {
+		return "isError is not a boolean"
+	}
+	return ""
+}
+
+// textHolds reports whether a text block of the result holds JSON equal
+// to v.
+func textHolds(res, v json.RawMessage) bool {
+	var r struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	json.Unmarshal(res, &r)
+	var want any
+	json.Unmarshal(v, &want)
+	for _, c := range r.Content {
+		var got any
+		if c.Type == "text" && json.Unmarshal([]byte(c.Text), &got) == nil && fmt.Sprint(got) == fmt.Sprint(want) {
+			return true
+		}
+	}
+	return false
+}

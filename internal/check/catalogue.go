@@ -1,0 +1,30 @@
+package check
+
+import "sync"
+
+// Catalogue is every check, in the report's order: by area, then as each
+// area lists them. Each check's Area is the part of its id before the dot.
+func Catalogue() []*Check {
+	catalogueOnce.Do(build)
+	return catalogue
+}
+
+var (
+	catalogueOnce sync.Once
+	catalogue     []*Check // built once, by build
+)
+
+func build() {
+	var all []*Check
+	for _, area := range [][]*Check{jsonrpcChecks(), lifecycleChecks(), listsChecks(), surfaceChecks(), readingChecks(), callChecks(), httpChecks(), modernChecks(), authChecks()} {
+		all = append(all, area...)
+	}
+	byArea := map[string][]*Check{}
+	for _, c := range all {
+		c.Area = areaOf(c.ID)
+		byArea[c.Area] = append(byArea[c.Area], c)
+	}
+	for _, a := range Areas {
+		catalogue = append(catalogue, byArea[a.ID]...)
+	}
+}

@@ -1,0 +1,231 @@
+// Package check is mcpv check: a server tried, requirement by requirement,
+// against the MCP specification, as h2spec tries an HTTP/2 server. Each
+// check is one requirement of the specification (its id, the section it
+// comes from with the revision, its level, its text in a line) and one
+// test of it; a failure says what was sent, what came back and why that
+// breaks the requirement.
+//
+// A run first opens a session as every command does (the main session)
+// and learns what the server offers: its era, version and capabilities,
+// and its lists. The checks then run, several at once: those that read the
+// server through the main session, and those that need the wire below it
+// (an id of their choosing, a message that is not JSON, a header that
+// lies) on connections of their own (conn.go), one per group of checks, so
+// that input that may break a server breaks only its own connection.
+// Watches (watch.go) see every message of every connection and report
+// at the end what no single request shows: a notification of a capability
+// never declared, a progress token never given.
+//
+// No tool is called unless the user names it (Options.Calls): a check
+// that needs a call is skipped without one. Everything is bounded: each
+// check has its time, the run has its own, every message its size, and
+// what a failure quotes of the server is clipped, made safe for a
+// terminal and masked of secrets.
+package check
+
+import (
+	"strings"
+	"time"
+)
+
+// Level is how strongly the specification states a requirement.
+type Level string
+
+const (
+	MUST   Level = "MUST"
+	SHOULD Level = "SHOULD"
+)
+
+// Status is what became of a check.
+type Status int
+
+const (
+	Passed Status = iota
+	Failed
+	Warned  // a SHOULD that does not hold (without --strict)
+	Skipped // the check does not apply, or could not run
+)
+
+func (s Status) String() string { return [...]string{"pass", "fail", "warn", "skip"}[s] }
+
+// Check is one requirement of the specification and the test of it.
+type Check struct {
+	ID    string // area.name, stable: --only and --skip name it
+	Area  string // one of Areas' ids
+	Title string // what holds when it passes, in a few words
+	Level Level
+	// Spec is the revision (or standard) the requirement comes from:
+	// "2025-11-25", "2026-07-28", "JSON-RPC 2.0", "RFC 9110".
+	Spec string
+	// Section is the page and heading it is stated under, as in the
+	// specification's addresses: "basic/transports#stdio".
+	Section string
+	// Quote is the requirement's own text, short.
+	Quote string
+
+	needs needs
+	// group: the checks of a group run in order on one connection,
+	// opened for the first of them; "" runs on a connection of its own
+	// (or none).
+	group string
+	run   func(t *T)
+	// watch, for a watch, sees each message the run receives and says
+	// how it breaks the requirement ("" when it does not); the check's
+	// result is then the first such message. A watch has no run.
+	watch func(w *watchCtx, m seen) string
+}
+
+// needs is what a check needs of the server and the run; a check whose
+// needs are not met is skipped, saying which.
+type needs struct {
+	transport  string // "stdio" or "http"; "" either
+	era        string // "legacy" (the server answers initialize), "modern" (it answers 2026-07-28); "" the main session's
+	capability string // a server capability path that must be declared ("tools", "resources.subscribe")
+	call       bool   // a tool the user named with --call
+	auth       bool   // the server asks for authorization (401 without credentials)
+}
+
+// Area is a group of checks, as the report shows them.
+type Area struct {
+	ID, Title string
+}
+
+// Areas are the report's areas, in its order.
+var Areas = []Area{
+	{"jsonrpc", "JSON-RPC and framing"},
+	{"lifecycle", "Lifecycle"},
+	{"lists", "Lists and pagination"},
+	{"surface", "The surface: tools, prompts, resources"},
+	{"reading", "Reading without side effects"},
+	{"utilities", "Cancellation and progress"},
+	{"tools", "Tool calls (--call)"},
+	{"http", "Streamable HTTP"},
+	{"modern", "The 2026-07-28 era"},
+	{"auth", "Authorization"},
+}
+
+// Outcome is what became of one check.
+type Outcome struct {
+	Status Status
+	// Message says why the check failed or was skipped, in a line.
+	Message string
+	// Sent and Received are what was sent and what came back, each on a
+	// line, clipped, safe for a terminal and masked of secrets.
+	Sent, Received string
+	Notes          []string
+	Took           time.Duration
+}
+
+// Result is a check and what became of it.
+type Result struct {
+	*Check
+	Outcome
+}
+
+// Report is what a run found.
+type Report struct {
+	Server   string // how the server is named, secrets masked
+	Era      string // "legacy" or "modern": the main session's
+	Version  string // the protocol version of the main session
+	Results  []Result
+	Took     time.Duration
+	Stopped  error // why the run stopped before every check ran (--max-time, Ctrl-C), or nil
+	Selected int   // how many checks were selected
+}
+
+// Failed reports whether a requirement the run holds the server to does
+// not hold: a MUST, or with strict a SHOULD as well.
+func (r *Report) Failed() bool {
+	for _, res := range r.Results {
+		if res.Status == Failed {
+			return true
+		}
+	}
+	return false
+}
+
+// Call is a tool the user named for the checks that need a call, with
+// its arguments as key=value words (typed by the tool's inputSchema, as
+// mcpv call types them).
+type Call struct {
+	Tool  string
+	Words []string
+}
+
+// Options shape a run.
+type Options struct {
+	// Only and Skip select checks by id or area; empty Only is every check.
+	Only, Skip []string
+	// Strict fails a SHOULD that does not hold, instead of warning.
+	Strict bool
+	// Calls are the tools the user named (--call); the first is the one
+	// the progress and cancellation checks use.
+	Calls []Call
+	// CheckTimeout bounds each check, not counting the start of the
+	// servers it starts, which StartTimeout bounds; MaxTime the whole run.
+	CheckTimeout, StartTimeout, MaxTime time.Duration
+	// Parallel is how many checks (or groups) run at once.
+	Parallel int
+	// Progress, when set, is told as checks end: how many of how many,
+	// and the one that ended.
+	Progress func(done, total int, id string)
+	// Secrets are values no outcome may show.
+	Secrets []string
+	// ReadFile reads the @FILE a call's word names.
+	ReadFile func(path string) ([]byte, error)
+}
+
+// Default bounds.
+const (
+	DefaultCheckTimeout = 15 * time.Second
+	DefaultStartTimeout = 60 * time.Second
+	DefaultMaxTime      = 5 * time.Minute
+	DefaultParallel     = 4
+)
+
+// Selected reports whether a check is chosen by only and skip (each an
+// id, or an area's id, which chooses its checks).
+func Selected(c *Check, only, skip []string) bool {
+	match := func(names []string) bool {
+		for _, n := range names {
+			if n == c.ID || n == c.Area {
+				return true
+			}
+		}
+		return false
+	}
+	return (len(only) == 0 || match(only)) && !match(skip)
+}
+
+// Known reports whether name is a check's id or an area's.
+func Known(name string) bool {
+	for _, a := range Areas {
+		if a.ID == name {
+			return true
+		}
+	}
+	for _, c := range Catalogue() {
+		if c.ID == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Names are every area's id and check's id, for suggestions.
+func Names() []string {
+	var out []string
+	for _, a := range Areas {
+		out = append(out, a.ID)
+	}
+	for _, c := range Catalogue() {
+		out = append(out, c.ID)
+	}
+	return out
+}
+
+// areaOf is a check id's area: what comes before its dot.
+func areaOf(id string) string {
+	a, _, _ := strings.Cut(id, ".")
+	return a
+}

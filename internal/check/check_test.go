@@ -1,0 +1,48 @@
+package check
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+)
+
+// goodRuns are the whole catalogue's runs against each correct server,
+// run once for every test that needs them.
+var goodRuns sync.Map // fake's key → *goodRunOnce
+
+type goodRunOnce struct {
+	once    sync.Once
+	results map[string]Result
+}
+
+// goodRun is every check's result against the correct server f.
+func goodRun(t *testing.T, f fake) map[string]Result {
+	key := fmt.Sprintf("%s/%s/%s/%s", f.transport, f.era, f.auth, f.version)
+	v, _ := goodRuns.LoadOrStore(key, &goodRunOnce{})
+	g := v.(*goodRunOnce)
+	g.once.Do(func() { g.results = runChecks(t, f) })
+	if g.results == nil {
+		t.Fatal("the correct server's run failed")
+	}
+	return g.results
+}
+
+// A server that keeps every requirement passes every check that applies
+// to it, in each era and on each transport: no check fails where there is
+// nothing wrong.
+func TestGoodServersPass(t *testing.T) {
+	for _, f := range []fake{
+		{transport: "stdio"}, {transport: "stdio", era: "modern"},
+		{transport: "http"}, {transport: "http", era: "modern"}, {transport: "http", auth: "ok"},
+	} {
+		name := f.transport + "/" + map[string]string{"": "initialize", "modern": "modern"}[f.era] + map[string]string{"": "", "ok": "/auth"}[f.auth]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			for _, r := range goodRun(t, f) {
+				if r.Status == Failed {
+					t.Errorf("%s", describeResult(r))
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,183 @@
+package check
+
+// The servers the tests check: mcptest's spec server, over stdio (this
+// test binary run as the fake) or over Streamable HTTP (its HTTP fake),
+// behind oauthtest's guard for the authorization checks; a spec names the
+// faults it plants.
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/mcp/mcptest"
+	"github.com/mcpv/mcpv/oauth/oauthtest"
+)
+
+func TestMain(m *testing.M) {
+	if mcptest.RunIfRequested() {
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// goodSpec is a server that keeps every requirement: tools in two pages
+// (one slow, reporting progress; one with an outputSchema), prompts,
+// resources and a template, logging and completions.
+const goodSpec = `{
+	"tools":[
+		{"name":"slow","description":"Takes a while.","inputSchema":{"type":"object"}},
+		{"name":"shaped","description":"Structured.","inputSchema":{"type":"object","properties":{"n":{"type":"integer","description":"N."}}},
+		 "outputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}},
+		{"name":"echo","description":"Echoes.","inputSchema":{"type":"object","properties":{"message":{"type":"string","description":"M."}}}}],
+	"prompts":[{"name":"hello","description":"Hello."},
+		{"name":"greet","description":"Greets.","arguments":[{"name":"who","description":"Who.","required":true}]}],
+	"resources":[{"uri":"mem://a","name":"a"},{"uri":"mem://b","name":"b"}],
+	"resourceTemplates":[{"uriTemplate":"mem://{id}","name":"t"}],
+	"capabilities":{"tools":{"listChanged":true},"prompts":{},"resources":{},"logging":{},"completions":{}},
+	"callResults":{"shaped":{"content":[{"type":"text","text":"{\"n\":1}"}],"structuredContent":{"n":1}}},
+	"pageSize":2
+}`
+
+// specOf is goodSpec with its members replaced or added as given (raw
+// JSON), and the era given ("" or "modern").
+func specOf(t testing.TB, era string, change map[string]string) *mcptest.Spec {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(goodSpec), &m); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range change {
+		m[k] = json.RawMessage(v)
+	}
+	if era != "" {
+		m["era"], _ = json.Marshal(era)
+	}
+	data, _ := json.Marshal(m)
+	s, err := mcptest.ParseSpec(data)
+	if err != nil {
+		t.Fatalf("spec: %v", err)
+	}
+	return s
+}
+
+// target is a server for the check to run against, and how it is built.
+type fake struct {
+	transport string // "stdio" or "http"
+	era       string // "" or "modern"
+	auth      string // over HTTP: "" none; "ok" behind a guard; or oauthtest's Broken
+	version   string // the only version the main session accepts; "" any
+	change    map[string]string
+	// behaviours of the stdio fake besides its spec (mcptest's junk and
+	// ignore-exit)
+	junk, ignoreExit bool
+}
+
+func (f fake) target(t *testing.T) *Target {
+	t.Helper()
+	spec := specOf(t, f.era, f.change)
+	info := mcp.Implementation{Name: "mcpv-check-test", Version: "0"}
+	opts := mcp.ClientOptions{Info: info, Probe: f.era == "", ProtocolVersion: map[string]string{"modern": mcp.ModernVersion}[f.era], Timeout: 20 * time.Second}
+	if f.version != "" {
+		opts.ProtocolVersion, opts.Probe = f.version, false
+	}
+	tg := &Target{Server: "fake", ClientInfo: info}
+	if f.transport == "stdio" {
+		path := filepath.Join(t.TempDir(), "spec.json")
+		data, _ := json.Marshal(spec)
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		behaviours := "spec=" + path
+		if f.junk {
+			behaviours += ",junk"
+		}
+		if f.ignoreExit {
+			behaviours += ",ignore-exit"
+		}
+		tg.Stdio = &mcp.CommandOptions{Path: os.Args[0], Env: append(os.Environ(), mcptest.EnvVar+"="+behaviours)}
+	} else {
+		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Spec: spec})
+		tg.URL = srv.URL
+		tg.Client, tg.Plain = &http.Client{}, &http.Client{}
+		if f.auth != "" {
+			up, _ := url.Parse(srv.URL)
+			as := oauthtest.New(t, httputil.NewSingleHostReverseProxy(&url.URL{Scheme: up.Scheme, Host: up.Host}))
+			if f.auth != "ok" {
+				as.Broken = f.auth
+			}
+			token, _ := as.Issue("")
+			tg.URL = as.URL()
+			tg.Header = http.Header{"Authorization": {"Bearer " + token}}
+		}
+	}
+	tg.Open = func(ctx context.Context, h SessionHooks) (*mcp.Client, error) {
+		var tr mcp.Transport
+		var err error
+		if tg.Stdio != nil {
+			o := *tg.Stdio
+			o.Log, o.MaxMessage, o.Grace = h.Log, MaxMessage, time.Second
+			tr, err = mcp.StartCommand(o)
+		} else {
+			tr, err = mcp.NewHTTPTransport(mcp.HTTPOptions{URL: tg.URL, Header: tg.Header, Client: &http.Client{}, MaxMessage: MaxMessage})
+		}
+		if err != nil {
+			return nil, err
+		}
+		s := mcp.NewSession(tr, mcp.SessionOptions{OnNotification: h.Note, Log: h.Log})
+		c, err := mcp.Initialize(ctx, s, opts)
+		if err != nil {
+			s.Close(context.Background())
+			return nil, err
+		}
+		t.Cleanup(func() { c.Close(context.Background()) })
+		return c, nil
+	}
+	return tg
+}
+
+// runChecks runs the checks named (all when none) against f, strictly:
+// a SHOULD that does not hold fails.
+func runChecks(t *testing.T, f fake, only ...string) map[string]Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	report, err := Run(ctx, f.target(t), Options{Only: only, Strict: true, CheckTimeout: 20 * time.Second,
+		Calls: []Call{{Tool: "slow"}, {Tool: "shaped", Words: []string{"n=1"}}}})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if report.Stopped != nil {
+		t.Fatalf("the run stopped: %v", report.Stopped)
+	}
+	out := map[string]Result{}
+	for _, r := range report.Results {
+		out[r.ID] = r
+	}
+	return out
+}
+
+// describe is a result for a test's failure.
+func describeResult(r Result) string {
+	s := r.ID + ": " + r.Status.String()
+	if r.Message != "" {
+		s += ": " + r.Message
+	}
+	for _, x := range []string{r.Sent, r.Received} {
+		if x != "" {
+			s += "\n    " + x
+		}
+	}
+	if len(r.Notes) > 0 {
+		s += "\n    notes: " + strings.Join(r.Notes, "; ")
+	}
+	return s
+}

@@ -1,0 +1,174 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/testreport"
+)
+
+// runHostile runs the whole catalogue against f with short bounds and
+// returns the report; the run must end within bound.
+func runHostile(t *testing.T, f fake, opts Options, bound time.Duration) *Report {
+	t.Helper()
+	if opts.CheckTimeout == 0 {
+		opts.CheckTimeout = 2 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	start := time.Now()
+	report, err := Run(ctx, f.target(t), opts)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if took := time.Since(start); took > bound {
+		t.Errorf("the run took %s, more than %s", took, bound)
+	}
+	return report
+}
+
+func failedOf(r *Report) map[string]string {
+	out := map[string]string{}
+	for _, res := range r.Results {
+		if res.Status == Failed {
+			out[res.ID] = res.Message
+		}
+	}
+	return out
+}
+
+// A server that answers initialize and then nothing: every check that
+// asks it something fails with the time it waited, none hangs, and the
+// run ends in about a check's bound per check a worker runs.
+func TestHostileHangs(t *testing.T) {
+	t.Parallel()
+	r := runHostile(t, fake{transport: "stdio", change: faults("hang")}, Options{Only: []string{"jsonrpc", "lists", "reading"}, CheckTimeout: time.Second}, time.Minute)
+	failed := failedOf(r)
+	if msg := failed["jsonrpc.unknown-method"]; !strings.Contains(msg, "the check's time (1s) ran out") {
+		t.Errorf("jsonrpc.unknown-method: %q", msg)
+	}
+	if len(failed) < 5 {
+		t.Errorf("only %d checks failed: %v", len(failed), failed)
+	}
+}
+
+// A server that floods its client with notifications: the run ends, and
+// the checks still see what they asked for.
+func TestHostileFloods(t *testing.T) {
+	t.Parallel()
+	r := runHostile(t, fake{transport: "stdio", change: faults("flood")}, Options{Only: []string{"jsonrpc"}, CheckTimeout: 10 * time.Second}, time.Minute)
+	if failed := failedOf(r); failed["jsonrpc.unknown-method"] != "" {
+		t.Errorf("a flood of notifications failed a check: %v", failed)
+	}
+}
+
+// A server whose answer is larger than a run reads: the check that asked
+// fails saying so, and nothing more of it is read.
+func TestHostileHugeAnswer(t *testing.T) {
+	t.Parallel()
+	report, err := Run(context.Background(), fake{transport: "stdio", change: faults("huge-answer")}.target(t), Options{Only: []string{"lists"}, CheckTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range report.Results {
+		found = found || strings.Contains(r.Message, "more than 16 MiB")
+	}
+	if !found {
+		t.Errorf("no check says the answer was too large: %v", failedOf(report))
+	}
+}
+
+// A server that dies in the middle: the checks it leaves fail with its
+// exit, the others (on processes of their own) run on, and the run ends.
+func TestHostileDiesMidway(t *testing.T) {
+	t.Parallel()
+	r := runHostile(t, fake{transport: "stdio", change: faults("die-midway")}, Options{Only: []string{"jsonrpc"}}, time.Minute)
+	failed := failedOf(r)
+	died := false
+	for _, msg := range failed {
+		died = died || strings.Contains(msg, "server exited") || strings.Contains(msg, "closed")
+	}
+	if !died {
+		t.Errorf("no check says the server exited: %v", failed)
+	}
+}
+
+// What the server puts in its answers reaches the report with terminal
+// controls escaped and secrets masked, in every format.
+func TestHostileEscapesAndSecrets(t *testing.T) {
+	t.Parallel()
+	f := fake{transport: "stdio", change: map[string]string{"faults": `["escapes"]`,
+		"tools": `[{"name":"a\u001b[31mred","description":"d","inputSchema":{"type":"object"}}]`}}
+	r := runHostile(t, f, Options{Only: []string{"reading.prompts", "surface.tool-names"}, Strict: true, Secrets: []string{"s3cr3t-Secret-Value"}}, time.Minute)
+	if len(failedOf(r)) != 2 {
+		t.Fatalf("failed: %v", failedOf(r))
+	}
+	for _, format := range []string{"text", "json", "junit", "tap"} {
+		var b strings.Builder
+		if format == "text" {
+			text := &testreport.Text{W: &b, Suite: r.Suite()}
+			for _, file := range r.Files(time.Now()) {
+				text.File(file)
+			}
+		} else if err := r.Suite().Write(&b, format, r.Files(time.Now()), r.Took); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if strings.ContainsAny(out, "\x1b\x07") {
+			t.Errorf("%s: a raw terminal control:\n%q", format, out)
+		}
+		if strings.Contains(out, "s3cr3t-Secret-Value") {
+			t.Errorf("%s: the secret is shown:\n%s", format, out)
+		}
+		if !strings.Contains(out, "boom") {
+			t.Errorf("%s: the server's error is not shown:\n%s", format, out)
+		}
+	}
+}
+
+// Every process a run starts is gone when it returns, also when it is
+// interrupted in the middle.
+func TestRunLeavesNoProcess(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	t.Parallel()
+	f := fake{transport: "stdio", change: faults("hang")}
+	tg := f.target(t)
+	marker := tg.Stdio.Env[len(tg.Stdio.Env)-1] // MCPV_FAKE=spec=PATH, unique to this test
+	ctx, cancel := context.WithCancel(context.Background())
+	// Stopped as the first check ends: the others are under way.
+	start := time.Now()
+	report, err := Run(ctx, tg, Options{CheckTimeout: 3 * time.Second, Progress: func(int, int, string) { cancel() }})
+	t.Logf("the run took %s", time.Since(start))
+	if err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatal(err)
+	}
+	if report != nil && report.Stopped == nil {
+		t.Errorf("the run was not stopped")
+	}
+	if alive := processesWith(t, marker); len(alive) > 1 { // the main session's, closed by the test's cleanup
+		t.Errorf("processes left: %v", alive)
+	}
+}
+
+// processesWith are the processes whose environment holds marker.
+func processesWith(t *testing.T, marker string) []string {
+	t.Helper()
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var out []string
+	for _, d := range dirs {
+		env, err := os.ReadFile(filepath.Join(d, "environ"))
+		if err == nil && strings.Contains(string(env), marker) {
+			out = append(out, filepath.Base(d))
+		}
+	}
+	return out
+}

@@ -1,0 +1,298 @@
+package check
+
+// Streamable HTTP: Origin validated against DNS rebinding, the types of
+// an answer, notifications accepted with 202, session ids (their
+// characters, requests without one, an unknown one, one deleted), the
+// protocol version header, the GET stream.
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// foreignOrigin is an origin no server serves.
+const foreignOrigin = "https://mcpv-check.invalid"
+
+func httpChecks() []*Check {
+	return []*Check{
+		{
+			ID: "http.origin", Title: "a request from a foreign Origin is refused with 403", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/transports#security-warning",
+			Quote: "If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden.",
+			needs: needs{transport: "http"},
+			run: func(t *T) {
+				x := firstRequest(t, http.Header{"Origin": {foreignOrigin}})
+				t.Sent(x.sent + " with Origin: " + foreignOrigin)
+				t.Got(x.String())
+				if x.status != http.StatusForbidden {
+					t.Fail("answered HTTP %d, not 403", x.status)
+				}
+			},
+		},
+		{
+			ID: "http.dns-rebinding", Title: "a local server refuses a page's request through a rebound name", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/transports#security-warning",
+			Quote: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks",
+			needs: needs{transport: "http"},
+			run: func(t *T) {
+				u, err := url.Parse(t.r.target.URL)
+				if err != nil || !loopback(u.Hostname()) {
+					t.Skip("the server is not on this machine (loopback), where DNS rebinding reaches it")
+				}
+				host := "rebound.mcpv-check.invalid"
+				if p := u.Port(); p != "" {
+					host += ":" + p
+				}
+				x := firstRequest(t, http.Header{"Host": {host}, "Origin": {"http://" + host}})
+				t.Sent(fmt.Sprintf("%s with Host: %s and Origin: http://%s", x.sent, host, host))
+				t.Got(x.String())
+				if x.status != http.StatusForbidden {
+					t.Fail("answered HTTP %d, not 403: a web page whose name resolves to this machine reaches the server", x.status)
+				}
+			},
+		},
+		{
+			ID: "http.answer-type", Title: "a request is answered with JSON or an event stream", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/transports#sending-messages-to-the-server",
+			Quote: "If the input is a JSON-RPC request, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.",
+			needs: needs{transport: "http"},
+			run: func(t *T) {
+				c := t.conn()
+				for _, method := range []string{"ping", "tools/list"} {
+					if method == "tools/list" && !t.r.facts.declares("tools") {
+						continue
+					}
+					_, x, err := c.request(t.ctx, method, nil)
+					if x == nil {
+						t.failErr(method, err)
+					}
+					t.Sent(x.sent)
+					t.Got(x.String())
+					if ct := x.contentType(); ct != "application/json" && ct != "text/event-stream" {
+						t.Fail("answered with %s", ct)
+					}
+					if err != nil {
+						t.failErr(method, err)
+					}
+				}
+			},
+		},
+		{
+			ID: "http.notification-202", Title: "an accepted notification is answered 202 with no body", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/transports#sending-messages-to-the-server",
+			Quote: "If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.",
+			needs: needs{transport: "http"},
+			run: func(t *T) {
+				c := t.conn()
+				method := "notifications/initialized"
+				if c.era == "modern" {
+					method = "notifications/mcpv-check/unknown"
+				}
+				x, err := c.do(t.ctx, httpReq{body: []byte(stampedNote(c, method))})
+				if x == nil {
+					t.failErr(method, err)
+				}
+				t.Sent(x.sent)
+				t.Got(x.String())
+				switch {
+				case x.status == http.StatusAccepted && x.body != "":
+					t.Fail("answered 202 with a body")
+				case x.status/100 == 2 && x.status != http.StatusAccepted:
+					t.Fail("answered HTTP %d, not 202", x.status)
+				case x.status/100 != 2 && x.status < 400:
+					t.Fail("answered HTTP %d: neither 202 nor an error status", x.status)
+				case x.status >= 400:
+					t.Note("the notification was refused (HTTP %d), as a server that cannot accept it may", x.status)
+				}
+			},
+		},
+		{
+			ID: "http.malformed-body", Title: "a body that is no JSON is refused with an HTTP error", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/transports#sending-messages-to-the-server",
+			Quote: "If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request).",
+			needs: needs{transport: "http"},
+			run: func(t *T) {
+				c := t.conn()
+				x, err := c.do(t.ctx, httpReq{body: []byte(`{"jsonrpc": "2.0", "id": 1, "method": `)})
+				if x == nil {
+					t.failErr("a POST whose body is no JSON", err)
+				}
+				t.Sent(`POST {"jsonrpc": "2.0", "id": 1, "method": `)
+				t.Got(x.String())
+				if x.status < 400 {
+					t.Fail("answered HTTP %d, not an error status", x.status)
+				}
+			},
+		},
+		{
+			ID: "http.session-id", Title: "a session id is visible ASCII", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/transports#session-management",
+			Quote: "The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E).",
+			needs: needs{transport: "http", era: "legacy"},
+			run: func(t *T) {
+				c := t.fresh(connOptions{era: "legacy"})
+				sid := c.http.session
+				if sid == "" {
+					t.Skip("the server gives no session id (stateless)")
+				}
+				for _, r := range []byte(sid) {
+					if r < 0x21 || r > 0x7e {
+						t.Got(fmt.Sprintf("Mcp-Session-Id: %q", sid))
+						t.Fail("the session id holds %q", r)
+					}
+				}
+			},
+		},
+		{
+			ID: "http.session-required", Title: "a server that needs a session refuses a request without one with 400", Level: SHOULD,
+			Spec: "2025-11-25", Section: "basic/transports#session-management",
+			Quote: "Servers that require a session ID SHOULD respond to requests without an MCP-Session-Id header (other than initialization) with HTTP 400 Bad Request.",
+			needs: needs{transport: "http", era: "legacy"},
+			run: func(t *T) {
+				c := t.connWith(connOptions{era: "legacy"})
+				if c.http.session == "" {
+					t.Skip("the server gives no session id (stateless)")
+				}
+				msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-nosession"`), "ping", nil)
+				x, err := c.do(t.ctx, httpReq{body: msg, header: http.Header{"Mcp-Session-Id": {""}}})
+				if x == nil {
+					t.failErr("ping without a session id", err)
+				}
+				t.Sent("POST ping without Mcp-Session-Id")
+				t.Got(x.String())
+				switch {
+				case x.status/100 == 2:
+					t.Note("answered: the server does not require its session id")
+				case x.status != http.StatusBadRequest:
+					t.Fail("answered HTTP %d, not 400", x.status)
+				}
+			},
+		},
+		{
+			ID: "http.session-unknown", Title: "a session id the server never gave is answered 404", Level: SHOULD,
+			Spec: "2025-11-25", Section: "basic/transports#session-management",
+			Quote: "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.",
+			needs: needs{transport: "http", era: "legacy"},
+			run: func(t *T) {
+				c := t.connWith(connOptions{era: "legacy"})
+				if c.http.session == "" {
+					t.Skip("the server gives no session id (stateless)")
+				}
+				msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-unknown-session"`), "ping", nil)
+				x, err := c.do(t.ctx, httpReq{body: msg, header: http.Header{"Mcp-Session-Id": {"mcpv-check-no-such-session"}}})
+				if x == nil {
+					t.failErr("ping with an unknown session id", err)
+				}
+				t.Sent("POST ping with Mcp-Session-Id: mcpv-check-no-such-session")
+				t.Got(x.String())
+				if x.status != http.StatusNotFound {
+					t.Fail("answered HTTP %d, not 404", x.status)
+				}
+			},
+		},
+		{
+			ID: "http.session-deleted", Title: "a session ended with DELETE is answered 404 after", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/transports#session-management",
+			Quote: "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.",
+			needs: needs{transport: "http", era: "legacy"},
+			run: func(t *T) {
+				c := t.fresh(connOptions{era: "legacy"})
+				if c.http.session == "" {
+					t.Skip("the server gives no session id (stateless)")
+				}
+				x, err := c.do(t.ctx, httpReq{method: http.MethodDelete})
+				if x == nil {
+					t.failErr("DELETE", err)
+				}
+				t.Sent("DELETE with the session id, then POST ping with it")
+				switch {
+				case x.status == http.StatusMethodNotAllowed:
+					t.Skip("the server does not let clients end sessions (DELETE answered 405, as it may)")
+				case x.status/100 != 2:
+					t.Got(x.String())
+					t.Fail("DELETE answered HTTP %d", x.status)
+				}
+				msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-deleted"`), "ping", nil)
+				y, err := c.do(t.ctx, httpReq{body: msg})
+				if y == nil {
+					t.failErr("ping after DELETE", err)
+				}
+				t.Got(y.String())
+				if y.status != http.StatusNotFound {
+					t.Fail("after DELETE the session still answers HTTP %d, not 404", y.status)
+				}
+			},
+		},
+		{
+			ID: "http.protocol-version", Title: "an unsupported MCP-Protocol-Version is answered 400", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/transports#protocol-version-header",
+			Quote: "If the server receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request.",
+			needs: needs{transport: "http", era: "legacy"},
+			run: func(t *T) {
+				c := t.connWith(connOptions{era: "legacy"})
+				msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-version"`), "ping", nil)
+				x, err := c.do(t.ctx, httpReq{body: msg, header: http.Header{"MCP-Protocol-Version": {unknownVersion}}})
+				if x == nil {
+					t.failErr("ping", err)
+				}
+				t.Sent("POST ping with MCP-Protocol-Version: " + unknownVersion)
+				t.Got(x.String())
+				if x.status != http.StatusBadRequest {
+					t.Fail("answered HTTP %d, not 400", x.status)
+				}
+			},
+		},
+		{
+			ID: "http.get", Title: "GET opens an event stream or is answered 405", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/transports#listening-for-messages-from-the-server",
+			Quote: "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed",
+			needs: needs{transport: "http", era: "legacy"},
+			run: func(t *T) {
+				c := t.connWith(connOptions{era: "legacy"})
+				x, err := c.post(t.ctx, httpReq{method: http.MethodGet, headersOnly: true}, nil)
+				if x == nil {
+					t.failErr("GET", err)
+				}
+				t.Sent("GET with Accept: text/event-stream")
+				t.Got(fmt.Sprintf("HTTP %d, Content-Type %q", x.status, x.header.Get("Content-Type")))
+				switch {
+				case x.status == http.StatusMethodNotAllowed:
+				case x.status/100 == 2 && x.contentType() == "text/event-stream":
+				default:
+					t.Fail("answered neither an event stream nor 405")
+				}
+			},
+		},
+	}
+}
+
+// firstRequest sends what opens the main session's era (initialize or
+// server/discover) on a bare connection, with header, and returns the
+// answer.
+func firstRequest(t *T, header http.Header) *exchange {
+	c := t.fresh(connOptions{bare: true})
+	method, params := "initialize", initializeParams(t.r.target.ClientInfo, mcp.LatestVersion)
+	if c.era == "modern" {
+		method, params = "server/discover", c.stamp(nil)
+	}
+	msg, _ := mcp.EncodeRequest(json.RawMessage(`1`), method, params)
+	x, err := c.post(t.ctx, httpReq{body: msg, header: header}, json.RawMessage(`1`))
+	if x == nil {
+		t.failErr(method, err)
+	}
+	return x
+}
+
+// loopback reports whether host names this machine.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,233 @@
+package check
+
+// A connection's HTTP side: each request the check makes is an HTTP
+// request of its own, built here header by header (so that a check can
+// leave one out or make one lie), and its answer is read at once: a JSON
+// body, or an event stream read until the response it carries (or, for a
+// check that asks, a stream read event by event). Bodies are read up to
+// MaxMessage.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// httpSide is what an HTTP connection keeps between requests.
+type httpSide struct {
+	session string // Mcp-Session-Id the server gave at initialize
+	version string // MCP-Protocol-Version, once negotiated (legacy)
+}
+
+// httpReq is one HTTP request a check makes.
+type httpReq struct {
+	method string // "" is POST
+	body   []byte
+	// header is set over the defaults, name by name; a name given with
+	// the one value "" is left out.
+	header http.Header
+	// plain sends no credentials: neither the user's headers nor the
+	// authorization layer.
+	plain bool
+	// headersOnly reads the status and headers, and closes the body
+	// unread (a GET stream that may never end).
+	headersOnly bool
+	// events, when set, is given each message of an event-stream answer
+	// as it comes, and reading stops when it returns false (a stream
+	// that stays open: subscriptions/listen).
+	events func(seen) bool
+	// url replaces the MCP endpoint (a metadata document).
+	url string
+}
+
+// exchange is one HTTP request and its answer.
+type exchange struct {
+	sent     string // "POST ping" or the like, for a failure's line
+	status   int
+	header   http.Header
+	body     string // a JSON body or the text of another answer, clipped
+	msgs     []seen // the JSON-RPC messages the answer held
+	response *mcp.Message
+	sse      bool
+	readErr  error // reading the answer failed after its headers
+}
+
+func (x *exchange) contentType() string {
+	mt, _, err := mime.ParseMediaType(x.header.Get("Content-Type"))
+	if err != nil {
+		return "no Content-Type"
+	}
+	return mt
+}
+
+// String is the answer on one line: its status, type and body.
+func (x *exchange) String() string {
+	s := fmt.Sprintf("HTTP %d", x.status)
+	if ct := x.header.Get("Content-Type"); ct != "" {
+		s += ", " + ct
+	}
+	if x.body != "" {
+		s += ": " + x.body
+	}
+	return s
+}
+
+// post sends a POST (or hr.method) and reads its answer; id, when set,
+// is the request's id, whose response ends an event stream.
+func (c *conn) post(ctx context.Context, hr httpReq, id json.RawMessage) (*exchange, error) {
+	x, resp, err := c.roundHTTP(ctx, hr)
+	if err != nil {
+		return x, err
+	}
+	defer resp.Body.Close()
+	if hr.headersOnly {
+		return x, nil
+	}
+	if c.era == "legacy" && resp.StatusCode/100 == 2 {
+		if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" && strings.Contains(x.sent, "initialize") {
+			c.http.session = sid
+		}
+	}
+	switch x.contentType() {
+	case "text/event-stream":
+		x.sse = true
+		err := mcp.ReadEvents(resp.Body, MaxMessage, func(ev mcp.Event) bool {
+			if ev.Type != "" && ev.Type != "message" {
+				return true
+			}
+			for _, s := range c.receiveFor(ev.Data, "event stream", id, methodOf(hr.body)) {
+				x.msgs = append(x.msgs, s)
+				if id != nil && s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) {
+					m := s.msg
+					x.response = &m
+					return hr.events != nil && hr.events(s)
+				}
+				if hr.events != nil && !hr.events(s) {
+					return false
+				}
+			}
+			return true
+		})
+		if err != nil && ctx.Err() == nil {
+			x.readErr = err
+		}
+		if ctx.Err() != nil && x.response == nil {
+			return x, context.Cause(ctx)
+		}
+	default:
+		data, err := io.ReadAll(io.LimitReader(resp.Body, MaxMessage+1))
+		switch {
+		case err != nil:
+			x.readErr = err
+			return x, fmt.Errorf("reading the answer: %w", err)
+		case len(data) > MaxMessage:
+			x.readErr = &mcp.MessageSizeError{Limit: MaxMessage}
+			return x, x.readErr
+		}
+		x.body = clip(string(data), maxKept)
+		if x.contentType() == "application/json" && len(bytes.TrimSpace(data)) > 0 {
+			for _, s := range c.receiveFor(data, "JSON answer", id, methodOf(hr.body)) {
+				x.msgs = append(x.msgs, s)
+				if id != nil && s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) {
+					m := s.msg
+					x.response = &m
+				}
+			}
+		}
+	}
+	return x, nil
+}
+
+// do sends a request and reads no more of its answer than post does for
+// a notification.
+func (c *conn) do(ctx context.Context, hr httpReq) (*exchange, error) { return c.post(ctx, hr, nil) }
+
+// roundHTTP sends the request and returns its answer's head.
+func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Response, error) {
+	method := hr.method
+	if method == "" {
+		method = http.MethodPost
+	}
+	url := c.r.target.URL
+	if hr.url != "" {
+		url = hr.url
+	}
+	var body io.Reader
+	if hr.body != nil {
+		body = bytes.NewReader(hr.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, body)
+	if err != nil {
+		return nil, nil, err
+	}
+	x := &exchange{sent: method}
+	if m, err := mcp.DecodeMessages(hr.body); err == nil && len(m) == 1 && m[0].Method != "" {
+		x.sent += " " + m[0].Method
+	} else if hr.body != nil {
+		x.sent += " " + clip(string(hr.body), 80)
+	}
+	h := req.Header
+	if !hr.plain {
+		for k, vs := range c.r.target.Header {
+			h[k] = append([]string(nil), vs...)
+		}
+	}
+	if method == http.MethodPost {
+		h.Set("Content-Type", "application/json")
+		h.Set("Accept", "application/json, text/event-stream")
+	} else {
+		h.Set("Accept", "text/event-stream")
+	}
+	switch c.era {
+	case "modern":
+		h.Set("MCP-Protocol-Version", c.version)
+		if hr.body != nil && json.Valid(hr.body) {
+			mcp.StandardHeaders(h, hr.body)
+		}
+	default:
+		if c.http.session != "" {
+			h.Set("Mcp-Session-Id", c.http.session)
+		}
+		if c.http.version != "" {
+			h.Set("MCP-Protocol-Version", c.http.version)
+		}
+	}
+	for k, vs := range hr.header {
+		if len(vs) == 1 && vs[0] == "" {
+			h.Del(k)
+			continue
+		}
+		h.Del(k)
+		for _, v := range vs {
+			h.Add(k, v)
+		}
+	}
+	if host := h.Get("Host"); host != "" {
+		req.Host = host
+	}
+	client := c.r.target.Client
+	if hr.plain {
+		client = c.r.target.Plain
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return x, nil, context.Cause(ctx)
+		}
+		var ue interface{ Unwrap() error }
+		if errors.As(err, &ue) {
+			err = ue.Unwrap() // not the URL, which may carry a secret
+		}
+		return x, nil, fmt.Errorf("%s: %w", x.sent, err)
+	}
+	x.status, x.header = resp.StatusCode, resp.Header
+	return x, resp, nil
+}

@@ -1,0 +1,378 @@
+package check
+
+// JSON-RPC and framing: what every message is, ids echoed, the standard
+// error codes, notifications left unanswered, input that is not JSON
+// survived, batches as the negotiated version has them.
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// junkLine is seen.bad for a line on stdout that is no JSON at all.
+const junkLine = "it is a line that is not JSON"
+
+func jsonrpcChecks() []*Check {
+	return []*Check{
+		{
+			ID: "jsonrpc.messages", Title: "every message the server sends is JSON-RPC 2.0", Level: MUST,
+			Spec: "2025-11-25", Section: "basic#messages",
+			Quote: "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.",
+			run:   exercise,
+			watch: func(w *watchCtx, s seen) string {
+				switch {
+				case s.bad != "" && s.bad != junkLine && s.bad != notUTF8:
+					return "a message that is not JSON-RPC: " + s.bad
+				case s.shape != "":
+					return "a message that breaks JSON-RPC 2.0: " + s.shape
+				}
+				return ""
+			},
+		},
+		{
+			ID: "jsonrpc.stdout-only", Title: "nothing but MCP messages on stdout", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/transports#stdio",
+			Quote: "The server MUST NOT write anything to its stdout that is not a valid MCP message.",
+			needs: needs{transport: "stdio"},
+			run:   exercise,
+			watch: func(w *watchCtx, s seen) string {
+				if s.via == "stdout" && s.bad != "" {
+					return "the server wrote on its stdout what is no MCP message: " + s.bad
+				}
+				return ""
+			},
+		},
+		{
+			ID: "jsonrpc.utf8", Title: "messages are UTF-8", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/transports",
+			Quote: "JSON-RPC messages MUST be UTF-8 encoded.",
+			run:   exercise,
+			watch: func(w *watchCtx, s seen) string {
+				if s.bad == notUTF8 {
+					return "a message that is not valid UTF-8"
+				}
+				return ""
+			},
+		},
+		{
+			ID: "jsonrpc.string-id", Title: "a string id is echoed as sent", Level: MUST, group: "rpc",
+			Spec: "2025-11-25", Section: "basic#responses",
+			Quote: "Result responses MUST include the same ID as the request they correspond to.",
+			run: func(t *T) {
+				echoes(t, `"mcpv-check:\"id\" ☃ 7"`)
+			},
+		},
+		{
+			ID: "jsonrpc.number-id", Title: "an integer id is echoed as sent (0 and one past 2^32)", Level: MUST, group: "rpc",
+			Spec: "2025-11-25", Section: "basic#responses",
+			Quote: "Result responses MUST include the same ID as the request they correspond to.",
+			run: func(t *T) {
+				echoes(t, `0`)
+				echoes(t, `4294967297`)
+			},
+		},
+		{
+			ID: "jsonrpc.unknown-method", Title: "an unknown method is answered -32601", Level: MUST, group: "rpc",
+			Spec: "JSON-RPC 2.0", Section: "§5.1 Error object",
+			Quote: "-32601 Method not found: The method does not exist / is not available.",
+			run: func(t *T) {
+				c := t.conn()
+				m, x := t.request(c, "mcpv-check/no-such-method", nil)
+				t.Sent(`{"jsonrpc":"2.0","id":N,"method":"mcpv-check/no-such-method"}`)
+				wantError(t, m, x, mcp.CodeMethodNotFound)
+			},
+		},
+		{
+			ID: "jsonrpc.invalid-params", Title: "params that break the method's schema are answered -32602", Level: SHOULD, group: "rpc",
+			Spec: "JSON-RPC 2.0", Section: "§5.1 Error object",
+			Quote: "-32602 Invalid params: Invalid method parameter(s).",
+			run: func(t *T) {
+				method := ""
+				for _, m := range []struct{ method, capability string }{{"prompts/get", "prompts"}, {"resources/read", "resources"}, {"tools/call", "tools"}} {
+					if t.r.facts.declares(m.capability) {
+						method = m.method
+						break
+					}
+				}
+				if method == "" {
+					t.Skip("the server declares none of prompts, resources and tools, whose methods take params")
+				}
+				c := t.conn()
+				t.Sent(fmt.Sprintf(`%s with params {} (no %s)`, method, map[string]string{"prompts/get": "name", "resources/read": "uri", "tools/call": "name"}[method]))
+				m, x := t.request(c, method, json.RawMessage(`{}`))
+				wantError(t, m, x, mcp.CodeInvalidParams)
+			},
+		},
+		{
+			ID: "jsonrpc.notification", Title: "a notification gets no response", Level: MUST, group: "rpc",
+			Spec: "2025-11-25", Section: "basic#notifications",
+			Quote: "The receiver MUST NOT send a response.",
+			run: func(t *T) {
+				c := t.conn()
+				mark := c.mark()
+				const note = `{"jsonrpc":"2.0","method":"notifications/mcpv-check/unknown","params":{}}`
+				t.Sent(note)
+				x, err := c.send(t.ctx, []byte(stampedNote(c, "notifications/mcpv-check/unknown")))
+				if err != nil {
+					t.failErr("sending a notification", err)
+				}
+				if x != nil && x.status/100 != 2 && x.status != 0 {
+					t.Note("over HTTP the notification was answered %s", x)
+				}
+				barrier(t, c)
+				for _, s := range c.since(mark) {
+					if s.msg.IsResponse() && (s.msg.ID == nil || s.method == "") && s.bad == "" {
+						t.Got(s.raw)
+						t.Fail("the server answered a notification")
+					}
+				}
+			},
+		},
+		{
+			ID: "jsonrpc.parse-error", Title: "a line that is not JSON is answered -32700 with a null id", Level: SHOULD, group: "rpc-bad",
+			Spec: "JSON-RPC 2.0", Section: "§5 Response object",
+			Quote: "If there was an error in detecting the id in the Request object (e.g. Parse error/Invalid Request), it MUST be Null.",
+			needs: needs{transport: "stdio"},
+			run: func(t *T) {
+				c := t.conn()
+				mark := c.mark()
+				const bad = `{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": {`
+				t.Sent(bad)
+				if _, err := c.send(t.ctx, []byte(bad)); err != nil {
+					t.failErr("sending a line that is not JSON", err)
+				}
+				barrier(t, c)
+				for _, s := range c.since(mark) {
+					if s.msg.Error != nil && s.method == "" {
+						t.Got(s.raw)
+						if s.msg.Error.Code != mcp.CodeParseError {
+							t.Fail("the error's code is %d, not -32700 (Parse error)", s.msg.Error.Code)
+						}
+						if s.msg.ID != nil && string(s.msg.ID) != "9" {
+							t.Fail("the error's id is %s; it must be null", s.msg.ID)
+						}
+						if s.msg.ID != nil {
+							t.Note("the error carries id 9, read from the broken line; JSON-RPC 2.0 has null here")
+						}
+						return
+					}
+				}
+				t.Fail("no error came for it (a request sent after it was answered)")
+			},
+		},
+		{
+			ID: "jsonrpc.invalid-request", Title: "a message that is no request is answered -32600", Level: SHOULD, group: "rpc-bad",
+			Spec: "JSON-RPC 2.0", Section: "§5.1 Error object",
+			Quote: "-32600 Invalid Request: The JSON sent is not a valid Request object.",
+			needs: needs{transport: "stdio"},
+			run: func(t *T) {
+				c := t.conn()
+				mark := c.mark()
+				const bad = `{"jsonrpc":"2.0","id":"mcpv-check-invalid","method":42}`
+				t.Sent(bad)
+				if _, err := c.send(t.ctx, []byte(bad)); err != nil {
+					t.failErr("sending an invalid request", err)
+				}
+				barrier(t, c)
+				for _, s := range c.since(mark) {
+					if s.msg.Error != nil && (s.msg.ID == nil || idKey(s.msg.ID) == idKey(json.RawMessage(`"mcpv-check-invalid"`))) {
+						t.Got(s.raw)
+						if s.msg.Error.Code != mcp.CodeInvalidRequest {
+							t.Fail("the error's code is %d, not -32600 (Invalid Request)", s.msg.Error.Code)
+						}
+						return
+					}
+				}
+				t.Fail("no error came for it (a request sent after it was answered)")
+			},
+		},
+		{
+			ID: "jsonrpc.survives-bad-input", Title: "input that is no request does not stop the server", Level: MUST, group: "rpc-bad",
+			Spec: "2025-11-25", Section: "basic/utilities/ping#behavior-requirements",
+			Quote: "The receiver MUST respond promptly with an empty response",
+			needs: needs{transport: "stdio"},
+			run: func(t *T) {
+				c := t.conn()
+				for _, bad := range []string{`{}`, `[]`, `"just a string"`, `{"jsonrpc":"2.0","id":null,"method":"ping"}`, "\x00\x01 not json \xff", `{"jsonrpc":"2.0","result":{},"id":"mcpv-check-never-asked"}`} {
+					t.Sent(bad + "  (then a request)")
+					if _, err := c.send(t.ctx, []byte(bad)); err != nil {
+						t.failErr("sending input that is no request", err)
+					}
+					barrier(t, c)
+				}
+			},
+		},
+		{
+			ID: "jsonrpc.batch-2025-03-26", Title: "in 2025-03-26, a batch is answered with a batch", Level: MUST, group: "rpc-bad",
+			Spec: "2025-03-26", Section: "basic#batching",
+			Quote: "MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches.",
+			run: func(t *T) {
+				c := t.conn()
+				if c.version != "2025-03-26" {
+					t.Skip("the protocol version is %s; batches are 2025-03-26's alone", c.version)
+				}
+				mark := c.mark()
+				const batch = `[{"jsonrpc":"2.0","id":"mcpv-check-b1","method":"ping"},{"jsonrpc":"2.0","id":"mcpv-check-b2","method":"ping"}]`
+				t.Sent(batch)
+				if _, err := c.send(t.ctx, []byte(batch)); err != nil {
+					t.failErr("sending a batch", err)
+				}
+				barrier(t, c)
+				answered := 0
+				for _, s := range c.since(mark) {
+					if s.msg.IsResponse() && s.msg.ID != nil && strings.HasPrefix(string(s.msg.ID), `"mcpv-check-b`) {
+						t.Got(s.raw)
+						answered++
+					}
+				}
+				if answered != 2 {
+					t.Fail("%d of the batch's 2 pings were answered", answered)
+				}
+			},
+		},
+		{
+			ID: "jsonrpc.batch", Title: "a batch, which the version does not have, does not stop the server", Level: MUST, group: "rpc-bad",
+			Spec: "2025-11-25", Section: "basic/utilities/ping#behavior-requirements",
+			Quote: "The receiver MUST respond promptly with an empty response",
+			run: func(t *T) {
+				c := t.conn()
+				if c.version == "2025-03-26" {
+					t.Skip("the protocol version is 2025-03-26, which has batches (jsonrpc.batch-2025-03-26)")
+				}
+				method := "ping"
+				if c.era == "modern" {
+					method = "server/discover"
+				}
+				one, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-b1"`), method, c.stamp(nil))
+				batch := "[" + string(one) + "]"
+				t.Sent(batch + "  (then another request)")
+				x, err := c.send(t.ctx, []byte(batch))
+				if err != nil {
+					t.failErr("sending a batch", err)
+				}
+				if x != nil {
+					t.Note("over HTTP the batch was answered %s", x)
+				}
+				barrier(t, c)
+			},
+		},
+	}
+}
+
+const notUTF8 = "it is not valid UTF-8"
+
+// exercise opens a connection and asks what every server answers, for
+// the watches to see: ping, and the first page of each list declared.
+func exercise(t *T) {
+	c := t.fresh(connOptions{})
+	barrier(t, c)
+	for _, l := range listMethods {
+		if t.r.facts.declares(l.capability) {
+			t.request(c, l.method, nil)
+		}
+	}
+}
+
+// stampedNote is a notification of method, stamped for the connection's era.
+func stampedNote(c *conn, method string) string {
+	b, _ := mcp.EncodeRequest(nil, method, c.stamp(json.RawMessage(`{}`)))
+	return string(b)
+}
+
+// barrier pings on c and waits for the answer: what the server sent in
+// answer to what came before, it has sent by then (a server reads its
+// input in order; one that answers out of order gets a moment more).
+func barrier(t *T, c *conn) {
+	method := "ping"
+	if c.era == "modern" {
+		method = "server/discover" // the era has no ping
+	}
+	m, x, err := c.request(t.ctx, method, nil)
+	switch {
+	case err != nil && !c.alive():
+		t.failErr("the server stopped answering: a "+method+" after it", err)
+	case err != nil:
+		t.failErr("a "+method+" after it", err)
+	case m.Error != nil:
+		t.Got(errText(m.Error))
+		t.Fail("a %s after it was answered with an error", method)
+	}
+	_ = x
+	if c.stdio != nil {
+		settle(t, 50*time.Millisecond)
+	}
+}
+
+// settle gives the server d more, unless the check's time ends first.
+func settle(t *T, d time.Duration) {
+	select {
+	case <-time.After(d):
+	case <-t.ctx.Done():
+	}
+}
+
+// echoes pings with id and fails unless the response carries the same id.
+func echoes(t *T, id string) {
+	c := t.conn()
+	mark := c.mark()
+	method := "ping"
+	if c.era == "modern" {
+		method = "server/discover"
+	}
+	msg, _ := mcp.EncodeRequest(json.RawMessage(id), method, c.stamp(nil))
+	t.Sent(string(msg))
+	if c.http != nil {
+		x, err := c.post(t.ctx, httpReq{body: msg}, json.RawMessage(id))
+		if err != nil {
+			t.failErr(method, err)
+		}
+		if x.response != nil {
+			return
+		}
+		for _, s := range x.msgs {
+			t.Got(s.raw)
+		}
+		if len(x.msgs) == 0 {
+			t.Got(x.String())
+		}
+		t.Fail("the answer holds no response with id %s", id)
+	}
+	ch := c.expect(json.RawMessage(id), method)
+	defer c.unexpect(json.RawMessage(id))
+	if err := c.stdio.Write(t.ctx, msg); err != nil {
+		t.failErr(method, err)
+	}
+	barrier(t, c)
+	select {
+	case <-ch:
+		return
+	case <-time.After(time.Second):
+	case <-t.ctx.Done():
+	}
+	for _, s := range c.since(mark) {
+		if s.msg.IsResponse() && s.method == "" {
+			t.Got(s.raw)
+			t.Fail("no response with id %s; the server answered with id %s", id, s.msg.ID)
+		}
+	}
+	t.Fail("no response with id %s came (a request sent after it was answered)", id)
+}
+
+// wantError fails unless m is an error response with code.
+func wantError(t *T, m mcp.Message, x *exchange, code int) {
+	switch {
+	case m.Error == nil:
+		t.Got(clip(string(m.Result), 300))
+		t.Fail("answered with a result, not error %d", code)
+	case m.Error.Code != code:
+		t.Got(errText(m.Error))
+		t.Fail("answered with error %d, not %d", m.Error.Code, code)
+	}
+	if x != nil {
+		t.Note("over HTTP: %s", x)
+	}
+}

@@ -1,0 +1,414 @@
+package check
+
+// The lifecycle: initialize and what it answers, version negotiation (a
+// version known, unknown, older), capabilities that say what is served,
+// nothing asked before initialized, ping, and a stdio server's exit when
+// its input ends.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// unknownVersion is a protocol version no server speaks.
+const unknownVersion = "1900-01-01"
+
+// looksLikeVersion reports whether v looks like a protocol version:
+// YYYY-MM-DD.
+func looksLikeVersion(v string) bool {
+	if len(v) != 10 || v[4] != '-' || v[7] != '-' {
+		return false
+	}
+	return digits(v[:4]) && digits(v[5:7]) && digits(v[8:])
+}
+
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func lifecycleChecks() []*Check {
+	return []*Check{
+		{
+			ID: "lifecycle.initialize", Title: "initialize is answered with a version, capabilities and server info", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/lifecycle#initialization",
+			Quote: "The server MUST respond with its own capabilities and information",
+			needs: needs{era: "legacy"},
+			run: func(t *T) {
+				a := t.versionAnswer(mcp.LatestVersion)
+				if a.err != nil {
+					t.failErr("initialize", a.err)
+				}
+				if a.rpcErr != nil {
+					t.Got(errText(a.rpcErr))
+					t.Fail("initialize offering %s was refused", mcp.LatestVersion)
+				}
+				t.Got(clip(string(a.result), 300))
+				if v, ok := str(member(a.result, "protocolVersion")); !ok || v == "" {
+					t.Fail("the result has no protocolVersion string")
+				}
+				if !isObject(member(a.result, "capabilities")) {
+					t.Fail("the result has no capabilities object")
+				}
+				info := member(a.result, "serverInfo")
+				if !isObject(info) {
+					t.Fail("the result has no serverInfo object")
+				}
+				for _, k := range []string{"name", "version"} {
+					if _, ok := str(member(info, k)); !ok {
+						t.Fail("serverInfo has no %s string", k)
+					}
+				}
+			},
+		},
+		{
+			ID: "lifecycle.version-echo", Title: "a version the server supports is answered with that version", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/lifecycle#version-negotiation",
+			Quote: "If the server supports the requested protocol version, it MUST respond with the same version.",
+			needs: needs{era: "legacy"},
+			run: func(t *T) {
+				for _, v := range mcp.SupportedVersions {
+					a := t.versionAnswer(v)
+					if a.err != nil {
+						t.failErr("initialize offering "+v, a.err)
+					}
+					if a.rpcErr != nil || a.version == v || a.version == "" {
+						continue
+					}
+					// v is not supported, the answer says: what it answers
+					// instead must be, and offered, echoed.
+					b := t.versionAnswer(a.version)
+					if b.err != nil {
+						t.failErr("initialize offering "+a.version, b.err)
+					}
+					if b.version != a.version {
+						t.Sent(fmt.Sprintf("initialize offering %s, then %s", v, a.version))
+						t.Got(fmt.Sprintf("%s, then %s", a.version, answerText(b)))
+						t.Fail("offered %s the server answers %s, a version it supports; offered %s it does not answer %s", v, a.version, a.version, a.version)
+					}
+				}
+				t.Note("versions echoed: %s", t.echoed())
+			},
+		},
+		{
+			ID: "lifecycle.version-unknown", Title: "an unknown version is answered with one the server supports", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/lifecycle#version-negotiation",
+			Quote: "Otherwise, the server MUST respond with another protocol version it supports.",
+			needs: needs{era: "legacy"},
+			run: func(t *T) {
+				a := t.versionAnswer(unknownVersion)
+				t.Sent("initialize offering " + unknownVersion)
+				if a.err != nil {
+					t.failErr("initialize", a.err)
+				}
+				t.Got(answerText(a))
+				switch {
+				case a.rpcErr != nil:
+					t.Note("refused with an error, as the lifecycle's own example does")
+					return
+				case a.version == unknownVersion:
+					t.Fail("the server answers with the unknown version itself")
+				case !looksLikeVersion(a.version):
+					t.Fail("the answer's protocolVersion %q is no protocol version", a.version)
+				}
+				if b := t.versionAnswer(a.version); b.err == nil && b.version != a.version {
+					t.Fail("it answers %s, but offered %s it answers %s: that is no version it supports", a.version, a.version, answerText(b))
+				}
+			},
+		},
+		{
+			ID: "lifecycle.version-latest", Title: "an unknown version is answered with the server's latest", Level: SHOULD,
+			Spec: "2025-11-25", Section: "basic/lifecycle#version-negotiation",
+			Quote: "This SHOULD be the latest version supported by the server.",
+			needs: needs{era: "legacy"},
+			run: func(t *T) {
+				a := t.versionAnswer(unknownVersion)
+				if a.err != nil {
+					t.failErr("initialize", a.err)
+				}
+				if a.rpcErr != nil {
+					t.Skip("the unknown version was refused with an error")
+				}
+				latest := ""
+				for _, v := range mcp.SupportedVersions {
+					if b := t.versionAnswer(v); b.err == nil && b.version == v && v > latest {
+						latest = v
+					}
+				}
+				t.Sent("initialize offering " + unknownVersion)
+				t.Got(a.version)
+				if latest != "" && a.version < latest {
+					t.Fail("it answers %s, though it supports %s", a.version, latest)
+				}
+			},
+		},
+		{
+			ID: "lifecycle.undeclared", Title: "a list whose capability is not declared is not served", Level: MUST,
+			Spec: "2025-11-25", Section: "server/tools#capabilities",
+			Quote: "Servers that support tools MUST declare the tools capability",
+			run: func(t *T) {
+				t.lintDone()
+				lintFindings(t, surface.SeverityError, surface.RuleCapabilities)
+			},
+		},
+		{
+			ID: "lifecycle.declared", Title: "a declared capability's lists are served", Level: SHOULD,
+			Spec: "2025-11-25", Section: "basic/lifecycle#capability-negotiation",
+			Quote: "Client and server capabilities establish which optional protocol features will be available during the session.",
+			run: func(t *T) {
+				t.lintDone()
+				lintFindings(t, surface.SeverityWarning, surface.RuleCapabilities)
+			},
+		},
+		{
+			ID: "lifecycle.undeclared-notifications", Title: "no list_changed or update notification without its capability", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/lifecycle#operation",
+			Quote: "Both parties MUST: ... Only use capabilities that were successfully negotiated",
+			watch: func(w *watchCtx, s seen) string {
+				if !s.msg.IsNotification() {
+					return ""
+				}
+				if c, ok := notificationCapability(s.msg.Method); ok && !w.f.declares(c) {
+					return fmt.Sprintf("%s, though the server does not declare %s", s.msg.Method, c)
+				}
+				return ""
+			},
+		},
+		{
+			ID: "lifecycle.logging-declared", Title: "no log message without the logging capability", Level: MUST,
+			Spec: "2025-11-25", Section: "server/utilities/logging#capabilities",
+			Quote: "Servers that emit log message notifications MUST declare the logging capability",
+			watch: func(w *watchCtx, s seen) string {
+				if s.msg.IsNotification() && s.msg.Method == "notifications/message" && !w.f.declares("logging") {
+					return "a log message (notifications/message), though the server does not declare logging"
+				}
+				return ""
+			},
+		},
+		{
+			ID: "lifecycle.early-requests", Title: "no request but ping before initialized", Level: SHOULD,
+			Spec: "2025-11-25", Section: "basic/lifecycle#initialization",
+			Quote: "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification.",
+			needs: needs{era: "legacy"},
+			run: func(t *T) {
+				c := t.fresh(connOptions{era: "legacy", bare: true})
+				mark := c.mark()
+				t.Sent("initialize, then nothing for half a second")
+				m, _ := t.request(c, "initialize", initializeParams(t.r.target.ClientInfo, mcp.LatestVersion))
+				if m.Error != nil {
+					t.Skip("initialize was refused: %s", errText(m.Error))
+				}
+				if c.http != nil {
+					c.http.version, _ = str(member(m.Result, "protocolVersion"))
+				}
+				settle(t, 500*time.Millisecond)
+				for _, s := range c.since(mark) {
+					if s.msg.IsRequest() && s.msg.Method != "ping" {
+						t.Got(s.raw)
+						t.Fail("the server sent %s before the initialized notification", s.msg.Method)
+					}
+				}
+				if err := c.notify(t.ctx, "notifications/initialized", nil); err != nil {
+					t.failErr("notifications/initialized", err)
+				}
+			},
+		},
+		{
+			ID: "lifecycle.ping", Title: "ping is answered with an empty result", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/utilities/ping#behavior-requirements",
+			Quote: "The receiver MUST respond promptly with an empty response",
+			needs: needs{era: "legacy"},
+			run: func(t *T) {
+				t.Sent("ping")
+				m, _ := t.request(t.connWith(connOptions{era: "legacy"}), "ping", nil)
+				if m.Error != nil {
+					t.Got(errText(m.Error))
+					t.Fail("ping was answered with an error")
+				}
+				res := m.Result
+				t.Got(clip(string(res), 300))
+				var members map[string]json.RawMessage
+				if json.Unmarshal(res, &members) != nil {
+					t.Fail("the result is not a JSON object")
+				}
+				for k := range members {
+					if k != "_meta" && k != "resultType" {
+						t.Fail("the result is not empty: it has %q", k)
+					}
+				}
+			},
+		},
+		{
+			ID: "lifecycle.stdin-close", Title: "a stdio server exits when its input ends", Level: SHOULD,
+			Spec: "2026-07-28", Section: "basic/transports/stdio#shutdown",
+			Quote: "Servers SHOULD exit promptly when their standard input is closed or reads return end-of-file.",
+			needs: needs{transport: "stdio"},
+			run: func(t *T) {
+				c := t.fresh(connOptions{})
+				barrier(t, c)
+				t.Sent("stdin closed, after a request was answered")
+				if err := c.stdio.CloseInput(); err != nil {
+					t.failErr("closing the server's stdin", err)
+				}
+				const wait = 5 * time.Second
+				select {
+				case <-c.stdio.Exited():
+				case <-time.After(wait):
+					t.Fail("the server was still running %s after its stdin closed", wait)
+				case <-t.ctx.Done():
+					t.Fail("the server did not exit before the check's time ran out")
+				}
+			},
+		},
+	}
+}
+
+// notificationCapability is the capability a notification needs declared.
+func notificationCapability(method string) (string, bool) {
+	switch method {
+	case "notifications/tools/list_changed":
+		return "tools.listChanged", true
+	case "notifications/prompts/list_changed":
+		return "prompts.listChanged", true
+	case "notifications/resources/list_changed":
+		return "resources.listChanged", true
+	case "notifications/resources/updated":
+		return "resources.subscribe", true
+	}
+	return "", false
+}
+
+// lintFindings fails t with the lint's findings of severity and rules.
+func lintFindings(t *T, severity string, rules ...string) {
+	var found []surface.Finding
+	for _, f := range t.r.facts.lintOf(rules...) {
+		if f.Severity == severity {
+			found = append(found, f)
+		}
+	}
+	if len(found) == 0 {
+		return
+	}
+	for _, f := range found[1:] {
+		t.Note("%s: %s", f.Object, f.Message)
+	}
+	if len(found) > 6 {
+		t.Note("and %d more", len(found)-6)
+	}
+	t.Fail("%s: %s", found[0].Object, found[0].Message)
+}
+
+// versionAnswer is what the server answers to initialize offering one
+// version, asked once per run on a connection of its own.
+type versionAnswer struct {
+	version string // the result's protocolVersion
+	result  json.RawMessage
+	rpcErr  *mcp.RPCError
+	err     error // no answer
+}
+
+func answerText(a versionAnswer) string {
+	switch {
+	case a.err != nil:
+		return "no answer: " + a.err.Error()
+	case a.rpcErr != nil:
+		return errText(a.rpcErr)
+	}
+	return a.version
+}
+
+// versionAnswers are the answers asked so far, by version offered.
+type versionAnswers struct {
+	mu   sync.Mutex
+	asks map[string]*versionAsk
+}
+
+type versionAsk struct {
+	done chan struct{}
+	a    versionAnswer
+}
+
+// versionAnswer is what initialize offering offered is answered with.
+// The first ask starts every ask the lifecycle checks make (each known
+// version, and an unknown one), at once, each on a connection of its own
+// under the run's context; the check waits with its clock standing, as
+// each ask is a server's start.
+func (t *T) versionAnswer(offered string) versionAnswer {
+	r := t.r
+	r.versions.mu.Lock()
+	if r.versions.asks == nil {
+		r.versions.asks = map[string]*versionAsk{}
+	}
+	for _, v := range append([]string{offered, unknownVersion}, mcp.SupportedVersions...) {
+		if _, asked := r.versions.asks[v]; asked {
+			continue
+		}
+		ask := &versionAsk{done: make(chan struct{})}
+		r.versions.asks[v] = ask
+		go func() { // ends when the server has answered, or its bounds ran out
+			ctx, cancel := context.WithTimeout(r.ctx, r.opts.StartTimeout+r.opts.CheckTimeout)
+			defer cancel()
+			ask.a = r.askVersion(ctx, v)
+			close(ask.done)
+		}()
+	}
+	ask := r.versions.asks[offered]
+	r.versions.mu.Unlock()
+	var a versionAnswer
+	t.starting(func(ctx context.Context) {
+		select {
+		case <-ask.done:
+			a = ask.a
+		case <-ctx.Done():
+			a = versionAnswer{err: context.Cause(ctx)}
+		}
+	})
+	return a
+}
+
+func (r *runner) askVersion(ctx context.Context, offered string) versionAnswer {
+	c, err := r.dial(ctx, connOptions{era: "legacy", bare: true})
+	if err != nil {
+		return versionAnswer{err: err}
+	}
+	defer c.close()
+	m, _, err := c.request(ctx, "initialize", initializeParams(r.target.ClientInfo, offered))
+	if err != nil {
+		return versionAnswer{err: err}
+	}
+	if m.Error != nil {
+		return versionAnswer{rpcErr: m.Error}
+	}
+	v, _ := str(member(m.Result, "protocolVersion"))
+	if c.http != nil {
+		c.http.version = v
+	}
+	return versionAnswer{version: v, result: m.Result}
+}
+
+// echoed are the known versions the server echoes, as a list.
+func (t *T) echoed() string {
+	var out []string
+	for _, v := range mcp.SupportedVersions {
+		if a := t.versionAnswer(v); a.err == nil && a.version == v {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return fmt.Sprint(out)
+}
+
+func isObject(raw json.RawMessage) bool { return rawjson.IsObject(raw) }

@@ -1,0 +1,158 @@
+package check
+
+// Lists and pagination: each list has its shape, ends, lists nothing
+// twice, keeps its cursors stable, and refuses a cursor it never gave.
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// itemKey is what names an item of a list: a tool's or prompt's name, a
+// resource's uri, a template's uriTemplate.
+func itemKey(method string) string {
+	switch method {
+	case "resources/list":
+		return "uri"
+	case "resources/templates/list":
+		return "uriTemplate"
+	}
+	return "name"
+}
+
+func listsChecks() []*Check {
+	return []*Check{
+		{
+			ID: "lists.shape", Title: "every list page and item has the schema's shape", Level: MUST,
+			Spec: "2025-11-25", Section: "schema#listtoolsresult",
+			Quote: "ListToolsResult { tools: Tool[]; nextCursor?: string } (and prompts, resources, resourceTemplates alike): the list is required",
+			run: func(t *T) {
+				t.lintDone()
+				lintFindings(t, surface.SeverityError, surface.RuleList)
+			},
+		},
+		{
+			ID: "lists.terminates", Title: "pagination ends: no cursor comes twice", Level: SHOULD,
+			Spec: "2025-11-25", Section: "server/utilities/pagination#implementation-guidelines",
+			Quote: "Servers SHOULD: Provide stable cursors (a nextCursor field only if more results exist)",
+			run: func(t *T) {
+				t.lintDone()
+				lintFindings(t, surface.SeverityError, surface.RulePagination)
+			},
+		},
+		{
+			ID: "lists.unique", Title: "no item is listed twice", Level: SHOULD,
+			Spec: "2025-11-25", Section: "server/tools#tool-names",
+			Quote: "Tool names SHOULD be unique within a server.",
+			run: func(t *T) {
+				any := false
+				for _, l := range listMethods {
+					if !t.r.facts.declares(l.capability) {
+						continue
+					}
+					any = true
+					items, _ := t.r.facts.items(t.ctx, l.method)
+					counts := map[string]int{}
+					for _, it := range items {
+						if k, ok := str(member(it, itemKey(l.method))); ok {
+							counts[k]++
+							if counts[k] == 2 {
+								t.Sent(l.method + " (every page)")
+								t.Got(clip(string(it), 300))
+								t.Fail("%s lists %s %q more than once", l.method, itemKey(l.method), k)
+							}
+						}
+					}
+				}
+				if !any {
+					t.Skip("the server declares no list")
+				}
+			},
+		},
+		{
+			ID: "lists.cursor-stable", Title: "a cursor asked for twice gives the same page", Level: SHOULD,
+			Spec: "2025-11-25", Section: "server/utilities/pagination#implementation-guidelines",
+			Quote: "Servers SHOULD: Provide stable cursors",
+			run: func(t *T) {
+				paged := false
+				for _, l := range listMethods {
+					if !t.r.facts.declares(l.capability) {
+						continue
+					}
+					first, rerr := t.call(l.method, nil)
+					if rerr != nil {
+						continue
+					}
+					next, ok := str(member(first, "nextCursor"))
+					if !ok {
+						continue
+					}
+					paged = true
+					params, _ := json.Marshal(map[string]string{"cursor": next})
+					a, e1 := t.call(l.method, params)
+					b, e2 := t.call(l.method, params)
+					t.Sent(fmt.Sprintf("%s with cursor %q, twice", l.method, clip(next, 80)))
+					switch {
+					case e1 != nil || e2 != nil:
+						t.Got(fmt.Sprintf("%v / %v", rpcText(e1), rpcText(e2)))
+						t.Fail("the cursor %s gave was refused", l.method)
+					case !slices.Equal(keysOf(a, l.key, itemKey(l.method)), keysOf(b, l.key, itemKey(l.method))):
+						t.Got(fmt.Sprintf("%v, then %v", keysOf(a, l.key, itemKey(l.method)), keysOf(b, l.key, itemKey(l.method))))
+						t.Fail("the same cursor gave two different pages")
+					}
+				}
+				if !paged {
+					t.Skip("no list the server declares has a second page")
+				}
+			},
+		},
+		{
+			ID: "lists.invalid-cursor", Title: "a cursor the server never gave is answered -32602", Level: SHOULD,
+			Spec: "2025-11-25", Section: "server/utilities/pagination#error-handling",
+			Quote: "Invalid cursors SHOULD result in an error with code -32602 (Invalid params).",
+			run: func(t *T) {
+				for _, l := range listMethods {
+					if !t.r.facts.declares(l.capability) {
+						continue
+					}
+					params := json.RawMessage(`{"cursor":"mcpv-check:not-a-cursor"}`)
+					t.Sent(l.method + " " + string(params))
+					res, rerr := t.call(l.method, params)
+					switch {
+					case rerr == nil:
+						t.Got(clip(string(res), 300))
+						t.Fail("answered with a page")
+					case rerr.Code != -32602:
+						t.Got(errText(rerr))
+						t.Fail("answered with error %d, not -32602", rerr.Code)
+					}
+					return
+				}
+				t.Skip("the server declares no list")
+			},
+		},
+	}
+}
+
+// keysOf are the keys of a page's items, in order.
+func keysOf(page json.RawMessage, key, by string) []string {
+	var items []json.RawMessage
+	json.Unmarshal(member(page, key), &items)
+	out := []string{}
+	for _, it := range items {
+		k, _ := str(member(it, by))
+		out = append(out, k)
+	}
+	return out
+}
+
+func rpcText(e *mcp.RPCError) string {
+	if e == nil {
+		return "a page"
+	}
+	return errText(e)
+}

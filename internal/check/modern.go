@@ -1,0 +1,511 @@
+package check
+
+// The 2026-07-28 era, where the server offers it: server/discover, every
+// result's resultType and caching hints, the per-request _meta a request
+// must carry, unsupported versions, the HTTP status codes and the Mcp-*
+// headers that must match the body, subscriptions/listen, and the error
+// codes the era no longer has.
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// cacheable are the methods whose complete results carry caching hints.
+var cacheable = []string{"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}
+
+func modernChecks() []*Check {
+	return []*Check{
+		{
+			ID: "modern.discover", Title: "server/discover answers versions and capabilities", Level: MUST,
+			Spec: "2026-07-28", Section: "server/discover",
+			Quote: "Servers MUST implement it.",
+			needs: needs{era: "modern"},
+			run: func(t *T) {
+				m := discoverOn(t, t.conn())
+				var d struct {
+					Supported    []string        `json:"supportedVersions"`
+					Capabilities json.RawMessage `json:"capabilities"`
+				}
+				if json.Unmarshal(m.Result, &d) != nil || len(d.Supported) == 0 {
+					t.Got(clip(string(m.Result), 300))
+					t.Fail("the result has no supportedVersions array of strings")
+				}
+				if !isObject(d.Capabilities) {
+					t.Got(clip(string(m.Result), 300))
+					t.Fail("the result has no capabilities object")
+				}
+			},
+		},
+		{
+			ID: "modern.server-info", Title: "server/discover names the server in _meta", Level: SHOULD,
+			Spec: "2026-07-28", Section: "server/discover#discoverresult",
+			Quote: "_meta['io.modelcontextprotocol/serverInfo']: Name and version of the server software. Servers SHOULD include this field.",
+			needs: needs{era: "modern"},
+			run: func(t *T) {
+				m := discoverOn(t, t.conn())
+				info := member(member(m.Result, "_meta"), mcp.MetaServerInfo)
+				_, named := str(member(info, "name"))
+				_, versioned := str(member(info, "version"))
+				if !named || !versioned {
+					t.Got(clip(string(m.Result), 300))
+					t.Fail("no _meta %q with a name and a version", mcp.MetaServerInfo)
+				}
+			},
+		},
+		{
+			ID: "modern.result-type", Title: "every result has a resultType the client knows", Level: MUST,
+			Spec: "2026-07-28", Section: "basic#result-responses",
+			Quote: "The result MUST include a resultType field to indicate the type of the result.",
+			needs: needs{era: "modern"},
+			run:   exerciseModern,
+			watch: func(w *watchCtx, s seen) string {
+				if s.era != "modern" || !s.msg.IsResponse() || s.msg.Error != nil || s.msg.ID == nil {
+					return ""
+				}
+				rt, ok := str(member(s.msg.Result, "resultType"))
+				switch {
+				case !ok:
+					return fmt.Sprintf("a result%s without resultType", ofMethod(s))
+				case rt != "complete" && rt != "input_required":
+					return fmt.Sprintf("a result%s of resultType %q, which the core protocol does not have", ofMethod(s), clip(rt, 40))
+				}
+				return ""
+			},
+		},
+		{
+			ID: "modern.cache-hints", Title: "cacheable results carry ttlMs (>= 0) and cacheScope", Level: MUST,
+			Spec: "2026-07-28", Section: "server/utilities/caching#cacheable-results",
+			Quote: `Servers MUST include caching hints on results with resultType: "complete" returned by the following operations: server/discover, tools/list, prompts/list, resources/list, resources/templates/list, resources/read`,
+			needs: needs{era: "modern"},
+			run:   exerciseModern,
+			watch: func(w *watchCtx, s seen) string {
+				if s.era != "modern" || !s.msg.IsResponse() || s.msg.Error != nil || !slices.Contains(cacheable, s.method) {
+					return ""
+				}
+				if rt, _ := str(member(s.msg.Result, "resultType")); rt == "input_required" {
+					return ""
+				}
+				var ttl *float64
+				json.Unmarshal(member(s.msg.Result, "ttlMs"), &ttl)
+				scope, _ := str(member(s.msg.Result, "cacheScope"))
+				switch {
+				case ttl == nil:
+					return fmt.Sprintf("a result%s without ttlMs", ofMethod(s))
+				case *ttl < 0 || *ttl != float64(int64(*ttl)):
+					return fmt.Sprintf("a result%s whose ttlMs %v is not an integer >= 0", ofMethod(s), *ttl)
+				case scope != "public" && scope != "private":
+					return fmt.Sprintf(`a result%s whose cacheScope is not "public" or "private"`, ofMethod(s))
+				}
+				return ""
+			},
+		},
+		{
+			ID: "modern.cache-scope-pages", Title: "every page of a list has the same cacheScope", Level: MUST,
+			Spec: "2026-07-28", Section: "server/utilities/caching#interaction-with-pagination",
+			Quote: "Servers MUST apply the same cacheScope to all response pages for a given list request.",
+			needs: needs{era: "modern"},
+			run: func(t *T) {
+				c := t.conn()
+				paged := false
+				for _, l := range listMethods {
+					if !t.r.facts.declares(l.capability) {
+						continue
+					}
+					var params json.RawMessage
+					first := ""
+					for page := 1; page <= 50; page++ {
+						m, _ := t.request(c, l.method, params)
+						if m.Error != nil {
+							break
+						}
+						scope, _ := str(member(m.Result, "cacheScope"))
+						if page == 1 {
+							first = scope
+						} else if paged = true; scope != first {
+							t.Sent(fmt.Sprintf("%s, page 1 and page %d", l.method, page))
+							t.Got(fmt.Sprintf("cacheScope %q, then %q", first, scope))
+							t.Fail("%s's pages have different cacheScopes", l.method)
+						}
+						next, ok := str(member(m.Result, "nextCursor"))
+						if !ok {
+							break
+						}
+						params, _ = json.Marshal(map[string]string{"cursor": next})
+					}
+				}
+				if !paged {
+					t.Skip("no list the server declares has a second page")
+				}
+			},
+		},
+		{
+			ID: "modern.meta-required", Title: "a request without its required _meta is answered -32602", Level: MUST,
+			Spec: "2026-07-28", Section: "basic#meta",
+			Quote: "A request missing any required field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the response status MUST be 400 Bad Request.",
+			needs: needs{era: "modern"},
+			run: func(t *T) {
+				c := t.connWith(connOptions{era: "modern"})
+				v, _ := json.Marshal(c.version)
+				params, _ := mcp.WithMeta(nil, mcp.MetaProtocolVersion, v)
+				t.Sent("server/discover " + string(params) + " (no " + mcp.MetaClientCapabilities + ")")
+				m, x, err := c.requestID(t.ctx, c.newID(), "server/discover", params)
+				if err != nil && x == nil {
+					t.failErr("server/discover", err)
+				}
+				wantStatus(t, x, http.StatusBadRequest)
+				if err != nil {
+					t.failErr("server/discover", err)
+				}
+				wantError(t, m, nil, mcp.CodeInvalidParams)
+			},
+		},
+		{
+			ID: "modern.unsupported-version", Title: "an unsupported version is answered -32022 with the versions supported", Level: MUST,
+			Spec: "2026-07-28", Section: "basic/versioning#protocol-version-negotiation",
+			Quote: "If the server does not implement the requested version ... it MUST respond with an UnsupportedProtocolVersionError listing the versions it does support",
+			needs: needs{era: "modern"},
+			run: func(t *T) {
+				c := t.fresh(connOptions{era: "modern", version: "2099-12-31"})
+				t.Sent("server/discover stamped with protocol version 2099-12-31")
+				m, x, err := c.request(t.ctx, "server/discover", nil)
+				if err != nil && x == nil {
+					t.failErr("server/discover", err)
+				}
+				wantStatus(t, x, http.StatusBadRequest)
+				if err != nil {
+					t.failErr("server/discover", err)
+				}
+				wantError(t, m, nil, mcp.CodeUnsupportedProtocolVersion)
+				var d struct {
+					Supported []string `json:"supported"`
+				}
+				if json.Unmarshal(m.Error.Data, &d) != nil || len(d.Supported) == 0 {
+					t.Got(errText(m.Error) + " " + clip(string(m.Error.Data), 200))
+					t.Fail("the error's data has no supported list")
+				}
+			},
+		},
+		{
+			ID: "modern.method-not-found", Title: "over HTTP an unknown method is answered 404 with -32601", Level: MUST,
+			Spec: "2026-07-28", Section: "basic/transports/streamable-http#protocol-version-header",
+			Quote: "If the server does not implement the requested RPC method, it MUST respond with 404 Not Found and a JSON-RPC error with code -32601 (Method not found).",
+			needs: needs{era: "modern", transport: "http"},
+			run: func(t *T) {
+				c := t.connWith(connOptions{era: "modern"})
+				t.Sent("POST mcpv-check/no-such-method")
+				m, x, err := c.request(t.ctx, "mcpv-check/no-such-method", nil)
+				if x == nil {
+					t.failErr("mcpv-check/no-such-method", err)
+				}
+				wantStatus(t, x, http.StatusNotFound)
+				if err != nil {
+					t.failErr("mcpv-check/no-such-method", err)
+				}
+				wantError(t, m, nil, mcp.CodeMethodNotFound)
+			},
+		},
+		headerCheck("modern.header-method", "an Mcp-Method header unlike the body's method is refused", "Mcp-Method", "tools/list"),
+		headerCheck("modern.header-version", "an MCP-Protocol-Version header unlike the body's _meta is refused", "MCP-Protocol-Version", "2025-11-25"),
+		headerCheck("modern.header-missing", "a request without its Mcp-Method header is refused", "Mcp-Method", ""),
+		{
+			ID: "modern.header-name", Title: "an Mcp-Name header unlike the body's name is refused", Level: MUST,
+			Spec: "2026-07-28", Section: "basic/transports/streamable-http#server-validation",
+			Quote: "Servers that process the request body MUST reject requests where the values specified in the headers do not match the corresponding values in the request body.",
+			needs: needs{era: "modern", transport: "http", capability: "prompts"},
+			run: func(t *T) {
+				c := t.connWith(connOptions{era: "modern"})
+				body, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-name"`), "prompts/get", c.stamp(json.RawMessage(`{"name":"mcpv-check-no-such-prompt"}`)))
+				t.Sent("POST prompts/get of \"mcpv-check-no-such-prompt\" with Mcp-Name: mcpv-check-other")
+				x, err := c.post(t.ctx, httpReq{body: body, header: http.Header{"Mcp-Name": {"mcpv-check-other"}}}, json.RawMessage(`"mcpv-check-name"`))
+				if x == nil {
+					t.failErr("prompts/get", err)
+				}
+				mismatch(t, x)
+			},
+		},
+		{
+			ID: "modern.resource-not-found", Title: "reading a resource that does not exist is answered -32602", Level: MUST,
+			Spec: "2026-07-28", Section: "server/resources#error-handling",
+			Quote: "If the requested resource does not exist, servers MUST return a JSON-RPC error with code -32602 (Invalid Params).",
+			needs: needs{era: "modern", capability: "resources"},
+			run: func(t *T) {
+				c := t.connWith(connOptions{era: "modern"})
+				params := json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`)
+				t.Sent("resources/read " + string(params))
+				m, _ := t.request(c, "resources/read", params)
+				wantError(t, m, nil, mcp.CodeInvalidParams)
+			},
+		},
+		{
+			ID: "modern.listen", Title: "subscriptions/listen is acknowledged first", Level: MUST,
+			Spec: "2026-07-28", Section: "basic/patterns/subscriptions#acknowledgment",
+			Quote: "The server MUST send notifications/subscriptions/acknowledged as the first message carrying the subscription's ID in _meta under io.modelcontextprotocol/subscriptionId",
+			needs: needs{era: "modern"},
+			run:   listen,
+		},
+		{
+			ID: "modern.get-405", Title: "GET and DELETE are answered 405 by a server of this era alone", Level: SHOULD,
+			Spec: "2026-07-28", Section: "basic/transports/streamable-http#earlier-streamable-http-revisions",
+			Quote: "A server that supports only this revision and receives such traffic from an older client SHOULD respond as follows: HTTP GET or DELETE to the MCP endpoint: respond with 405 Method Not Allowed.",
+			needs: needs{era: "modern", transport: "http"},
+			run: func(t *T) {
+				if ok, _ := t.r.offers(t.ctx, "legacy"); ok {
+					t.Skip("the server speaks the initialize era too, whose GET stream and DELETE it may serve")
+				}
+				c := t.connWith(connOptions{era: "modern"})
+				for _, method := range []string{http.MethodGet, http.MethodDelete} {
+					x, err := c.post(t.ctx, httpReq{method: method, headersOnly: true}, nil)
+					if x == nil {
+						t.failErr(method, err)
+					}
+					t.Sent(method)
+					t.Got(fmt.Sprintf("HTTP %d", x.status))
+					if x.status != http.StatusMethodNotAllowed {
+						t.Fail("%s answered HTTP %d, not 405", method, x.status)
+					}
+				}
+			},
+		},
+		{
+			ID: "modern.no-session", Title: "a server of this era alone mints no session id", Level: SHOULD,
+			Spec: "2026-07-28", Section: "basic/transports/streamable-http#earlier-streamable-http-revisions",
+			Quote: "A server that supports only this revision and receives such traffic from an older client SHOULD respond as follows: ... An Mcp-Session-Id header on a request: ignore it, and do not mint or echo session IDs.",
+			needs: needs{era: "modern", transport: "http"},
+			run: func(t *T) {
+				if ok, _ := t.r.offers(t.ctx, "legacy"); ok {
+					t.Skip("the server speaks the initialize era too, which has sessions")
+				}
+				c := t.connWith(connOptions{era: "modern"})
+				body, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-sid"`), "server/discover", c.stamp(nil))
+				x, err := c.post(t.ctx, httpReq{body: body, header: http.Header{"Mcp-Session-Id": {"mcpv-check-session"}}}, json.RawMessage(`"mcpv-check-sid"`))
+				if x == nil {
+					t.failErr("server/discover", err)
+				}
+				t.Sent("POST server/discover with Mcp-Session-Id: mcpv-check-session")
+				t.Got(x.String())
+				if sid := x.header.Get("Mcp-Session-Id"); sid != "" {
+					t.Fail("the answer carries Mcp-Session-Id %q", clip(sid, 60))
+				}
+				if x.response == nil {
+					t.Fail("the session id was not ignored: HTTP %d", x.status)
+				}
+			},
+		},
+		{
+			ID: "modern.no-requests", Title: "no JSON-RPC request from the server", Level: MUST,
+			Spec: "2026-07-28", Section: "basic/transports/stdio#receiving-messages",
+			Quote: "The server MUST NOT write JSON-RPC requests to stdout.",
+			needs: needs{era: "modern"},
+			run:   exerciseModern,
+			watch: func(w *watchCtx, s seen) string {
+				if s.era == "modern" && s.msg.IsRequest() {
+					return fmt.Sprintf("a request (%s) from the server, which the era carries in results (input_required)", s.msg.Method)
+				}
+				return ""
+			},
+		},
+		{
+			ID: "modern.log-unasked", Title: "no log message for a request that asked for none", Level: MUST,
+			Spec: "2026-07-28", Section: "server/utilities/logging#per-request-log-level",
+			Quote: "The server MUST NOT emit notifications/message for a request that does not include this field.",
+			needs: needs{era: "modern"},
+			run:   exerciseModern,
+			watch: func(w *watchCtx, s seen) string {
+				// The run's own connections never ask for log messages.
+				if s.era == "modern" && s.via != "session" && s.msg.IsNotification() && s.msg.Method == "notifications/message" {
+					return "a log message, though no request asked for one (io.modelcontextprotocol/logLevel)"
+				}
+				return ""
+			},
+		},
+		{
+			ID: "modern.error-codes", Title: "no error code the era retired or did not define", Level: MUST,
+			Spec: "2026-07-28", Section: "basic#error-codes",
+			Quote: "Implementations of this protocol version MUST NOT emit these codes: -32002 ... -32042; [and] MUST NOT emit any code from this sub-range (-32020 to -32099) that is not defined by this specification",
+			needs: needs{era: "modern"},
+			run:   exerciseModern,
+			watch: func(w *watchCtx, s seen) string {
+				if s.era != "modern" || s.msg.Error == nil {
+					return ""
+				}
+				switch code := s.msg.Error.Code; {
+				case code == -32002 || code == -32042:
+					return fmt.Sprintf("error %d, which 2026-07-28 retired", code)
+				case code <= -32020 && code >= -32099 && code != mcp.CodeHeaderMismatch && code != mcp.CodeMissingRequiredClientCapabilities && code != mcp.CodeUnsupportedProtocolVersion:
+					return fmt.Sprintf("error %d, in the range the specification keeps for itself, which it does not define", code)
+				}
+				return ""
+			},
+		},
+	}
+}
+
+// exerciseModern asks a modern connection what every server answers,
+// for the watches: server/discover, ping, the first page of each list.
+func exerciseModern(t *T) {
+	c := t.fresh(connOptions{era: "modern"})
+	t.request(c, "server/discover", nil)
+	for _, l := range listMethods {
+		if t.r.facts.declares(l.capability) {
+			t.request(c, l.method, nil)
+		}
+	}
+	t.request(c, "mcpv-check/no-such-method", nil)
+	if t.r.facts.declares("resources") {
+		t.request(c, "resources/read", json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`))
+	}
+}
+
+// discoverOn sends server/discover on c and fails t on an error.
+func discoverOn(t *T, c *conn) mcp.Message {
+	t.Sent("server/discover")
+	m, _ := t.request(c, "server/discover", nil)
+	if m.Error != nil {
+		t.Got(errText(m.Error))
+		t.Fail("server/discover was refused")
+	}
+	return m
+}
+
+func ofMethod(s seen) string {
+	if s.method == "" {
+		return ""
+	}
+	return " of " + s.method
+}
+
+// wantStatus fails t unless an HTTP answer (x non-nil) has status.
+func wantStatus(t *T, x *exchange, status int) {
+	if x != nil && x.status != status {
+		t.Got(x.String())
+		t.Fail("answered HTTP %d, not %d", x.status, status)
+	}
+}
+
+// headerCheck is a check that a request whose header name says value
+// ("" leaves it out) is refused as a header mismatch.
+func headerCheck(id, title, name, value string) *Check {
+	return &Check{
+		ID: id, Title: title, Level: MUST,
+		Spec: "2026-07-28", Section: "basic/transports/streamable-http#server-validation",
+		Quote: "When rejecting a request due to header validation failure, servers MUST return HTTP status 400 Bad Request and MUST include a JSON-RPC error response using the following error code: -32020 (HeaderMismatch)",
+		needs: needs{era: "modern", transport: "http"},
+		run: func(t *T) {
+			c := t.connWith(connOptions{era: "modern"})
+			body, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-header"`), "server/discover", c.stamp(nil))
+			if value == "" {
+				t.Sent("POST server/discover without " + name)
+			} else {
+				t.Sent(fmt.Sprintf("POST server/discover with %s: %s", name, value))
+			}
+			x, err := c.post(t.ctx, httpReq{body: body, header: http.Header{name: {value}}}, json.RawMessage(`"mcpv-check-header"`))
+			if x == nil {
+				t.failErr("server/discover", err)
+			}
+			mismatch(t, x)
+		},
+	}
+}
+
+// mismatch fails t unless x is 400 with error -32020.
+func mismatch(t *T, x *exchange) {
+	t.Got(x.String())
+	if x.status != http.StatusBadRequest {
+		t.Fail("answered HTTP %d, not 400", x.status)
+	}
+	if x.response == nil || x.response.Error == nil || x.response.Error.Code != mcp.CodeHeaderMismatch {
+		for _, s := range x.msgs {
+			if s.msg.Error != nil && s.msg.Error.Code == mcp.CodeHeaderMismatch {
+				return // an error without the request's id: the header may be what it could not read
+			}
+		}
+		t.Fail("the answer holds no error -32020 (HeaderMismatch)")
+	}
+}
+
+// listen opens a subscription and checks that its first message is the
+// acknowledgement carrying its id.
+func listen(t *T) {
+	f := t.r.facts
+	filter := map[string]any{}
+	for _, x := range []struct{ capability, key string }{{"tools.listChanged", "toolsListChanged"}, {"prompts.listChanged", "promptsListChanged"}, {"resources.listChanged", "resourcesListChanged"}} {
+		if f.declares(x.capability) {
+			filter[x.key] = true
+		}
+	}
+	if len(filter) == 0 {
+		t.Skip("the server declares no listChanged capability to listen for")
+	}
+	c := t.fresh(connOptions{era: "modern"})
+	params, _ := json.Marshal(map[string]any{"notifications": filter})
+	id := json.RawMessage(`"mcpv-check-listen"`)
+	body, _ := mcp.EncodeRequest(id, "subscriptions/listen", c.stamp(params))
+	t.Sent("subscriptions/listen " + string(params))
+	var first *seen
+	judge := func(s seen) bool {
+		if s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) {
+			if first == nil {
+				first = &s
+			}
+			return false
+		}
+		if s.msg.IsNotification() && idKey(member(member(s.msg.Params, "_meta"), "io.modelcontextprotocol/subscriptionId")) == idKey(id) {
+			first = &s
+			return false
+		}
+		return true
+	}
+	if c.http != nil {
+		x, err := c.post(t.ctx, httpReq{body: body, events: func(s seen) bool { return judge(s) }}, nil)
+		if x == nil {
+			t.failErr("subscriptions/listen", err)
+		}
+		if x.response != nil && first == nil {
+			m := *x.response
+			first = &seen{msg: m}
+		}
+		if first == nil {
+			t.Got(x.String())
+		}
+	} else {
+		mark := c.mark()
+		if err := c.stdio.Write(t.ctx, body); err != nil {
+			t.failErr("subscriptions/listen", err)
+		}
+		for first == nil {
+			for _, s := range c.since(mark) {
+				if !judge(s) {
+					break
+				}
+			}
+			if first != nil {
+				break
+			}
+			select {
+			case <-t.ctx.Done():
+				t.Fail("nothing came for the subscription before the check's time ran out")
+			case <-c.gone:
+				t.failErr("subscriptions/listen", c.err())
+			default:
+				settle(t, 20*time.Millisecond)
+			}
+		}
+		c.notify(t.ctx, "notifications/cancelled", json.RawMessage(`{"requestId":"mcpv-check-listen"}`))
+	}
+	if first == nil {
+		t.Fail("the subscription's stream ended with no acknowledgement")
+	}
+	t.Got(first.raw)
+	switch {
+	case first.msg.Error != nil:
+		t.Fail("subscriptions/listen was refused: %s", errText(first.msg.Error))
+	case first.msg.Method != "notifications/subscriptions/acknowledged":
+		t.Fail("the first message of the subscription is not notifications/subscriptions/acknowledged")
+	}
+}

@@ -1,0 +1,525 @@
+package check
+
+// Reading without side effects: every resource listed reads and its
+// contents are well formed, prompts without required arguments get,
+// completion answers where declared, and what does not exist (a resource,
+// a prompt, a tool, a log level) is an error. Nothing here calls a tool
+// or changes the server's state.
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// maxReads bounds the resources read and the prompts got in one run.
+const maxReads = 20
+
+func readingChecks() []*Check {
+	return []*Check{
+		{
+			ID: "reading.resources", Title: "every resource listed can be read", Level: SHOULD,
+			Spec: "2025-11-25", Section: "schema#resource",
+			Quote: "Resource: A known resource that the server is capable of reading.",
+			needs: needs{capability: "resources"},
+			run: func(t *T) {
+				eachResource(t, func(uri string, res json.RawMessage, rerr *mcp.RPCError) {
+					if rerr != nil {
+						t.Sent("resources/read " + uri)
+						t.Got(errText(rerr))
+						t.Fail("a resource it lists cannot be read")
+					}
+				})
+			},
+		},
+		{
+			ID: "reading.resource-contents", Title: "resources/read answers well-formed contents", Level: MUST,
+			Spec: "2025-11-25", Section: "server/resources#security-considerations",
+			Quote: "Binary data MUST be properly encoded (ReadResourceResult: contents: (TextResourceContents | BlobResourceContents)[])",
+			needs: needs{capability: "resources"},
+			run: func(t *T) {
+				eachResource(t, func(uri string, res json.RawMessage, rerr *mcp.RPCError) {
+					if rerr != nil {
+						return
+					}
+					if p := contentsProblem(res); p != "" {
+						t.Sent("resources/read " + uri)
+						t.Got(clip(string(res), 300))
+						t.Fail("%s", p)
+					}
+				})
+			},
+		},
+		{
+			ID: "reading.contents-uri", Title: "a resource's contents name the URI read", Level: SHOULD,
+			Spec: "2025-11-25", Section: "schema#textresourcecontents",
+			Quote: "uri: The URI of this resource.",
+			needs: needs{capability: "resources"},
+			run: func(t *T) {
+				eachResource(t, func(uri string, res json.RawMessage, rerr *mcp.RPCError) {
+					if rerr != nil || contentsProblem(res) != "" {
+						return
+					}
+					var r struct {
+						Contents []struct {
+							URI string `json:"uri"`
+						} `json:"contents"`
+					}
+					json.Unmarshal(res, &r)
+					for _, c := range r.Contents {
+						if c.URI == uri {
+							return
+						}
+					}
+					if len(r.Contents) > 0 {
+						t.Sent("resources/read " + uri)
+						t.Got(clip(string(res), 300))
+						t.Fail("no content names %q (the first names %q)", uri, r.Contents[0].URI)
+					}
+				})
+			},
+		},
+		{
+			ID: "reading.unknown-resource", Title: "reading a resource that does not exist is an error", Level: SHOULD,
+			Spec: "2025-11-25", Section: "server/resources#error-handling",
+			Quote: "Servers SHOULD return standard JSON-RPC errors for common failure cases: Resource not found: -32002",
+			needs: needs{capability: "resources", era: "legacy"},
+			run: func(t *T) {
+				c := t.connWith(connOptions{era: "legacy"})
+				params := json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`)
+				t.Sent("resources/read " + string(params))
+				m, _ := t.request(c, "resources/read", params)
+				switch {
+				case m.Error == nil:
+					t.Got(clip(string(m.Result), 300))
+					t.Fail("answered with a result")
+				case m.Error.Code == -32602:
+					t.Note("answered -32602, as 2026-07-28 has it")
+				case m.Error.Code != -32002:
+					t.Got(errText(m.Error))
+					t.Fail("answered with error %d, not -32002 (Resource not found)", m.Error.Code)
+				}
+			},
+		},
+		{
+			ID: "reading.prompts", Title: "a prompt without required arguments can be got", Level: SHOULD,
+			Spec: "2025-11-25", Section: "server/prompts#getting-a-prompt",
+			Quote: "To retrieve a specific prompt, clients send a prompts/get request.",
+			needs: needs{capability: "prompts"},
+			run: func(t *T) {
+				eachPrompt(t, func(name string, res json.RawMessage, rerr *mcp.RPCError) {
+					if rerr != nil {
+						t.Sent(fmt.Sprintf("prompts/get %q", name))
+						t.Got(errText(rerr))
+						t.Fail("a prompt it lists, with no required argument, cannot be got")
+					}
+				})
+			},
+		},
+		{
+			ID: "reading.prompt-messages", Title: "prompts/get answers well-formed messages", Level: MUST,
+			Spec: "2025-11-25", Section: "server/prompts#image-content",
+			Quote: "The image data MUST be base64-encoded and include a valid MIME type (GetPromptResult: messages: PromptMessage[])",
+			needs: needs{capability: "prompts"},
+			run: func(t *T) {
+				eachPrompt(t, func(name string, res json.RawMessage, rerr *mcp.RPCError) {
+					if rerr != nil {
+						return
+					}
+					if p := messagesProblem(res); p != "" {
+						t.Sent(fmt.Sprintf("prompts/get %q", name))
+						t.Got(clip(string(res), 300))
+						t.Fail("%s", p)
+					}
+				})
+			},
+		},
+		{
+			ID: "reading.missing-argument", Title: "a prompt without its required argument is answered -32602", Level: SHOULD,
+			Spec: "2025-11-25", Section: "server/prompts#error-handling",
+			Quote: "Servers SHOULD return standard JSON-RPC errors for common failure cases: ... Missing required arguments: -32602 (Invalid params)",
+			needs: needs{capability: "prompts"},
+			run: func(t *T) {
+				prompts, _ := t.r.facts.items(t.ctx, "prompts/list")
+				for _, p := range prompts {
+					name, ok := str(member(p, "name"))
+					if !ok || len(requiredArgs(p)) == 0 {
+						continue
+					}
+					params, _ := json.Marshal(map[string]any{"name": name, "arguments": map[string]string{}})
+					t.Sent("prompts/get " + string(params))
+					res, rerr := t.call("prompts/get", params)
+					switch {
+					case rerr == nil:
+						t.Got(clip(string(res), 300))
+						t.Fail("answered with a result, though %q is required", requiredArgs(p)[0])
+					case rerr.Code != -32602:
+						t.Got(errText(rerr))
+						t.Fail("answered with error %d, not -32602", rerr.Code)
+					}
+					return
+				}
+				t.Skip("no prompt has a required argument")
+			},
+		},
+		{
+			ID: "reading.unknown-prompt", Title: "a prompt that does not exist is answered -32602", Level: SHOULD,
+			Spec: "2025-11-25", Section: "server/prompts#error-handling",
+			Quote: "Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid prompt name: -32602 (Invalid params)",
+			needs: needs{capability: "prompts"},
+			run: func(t *T) {
+				params := json.RawMessage(`{"name":"mcpv-check-no-such-prompt"}`)
+				t.Sent("prompts/get " + string(params))
+				res, rerr := t.call("prompts/get", params)
+				switch {
+				case rerr == nil:
+					t.Got(clip(string(res), 300))
+					t.Fail("answered with a result")
+				case rerr.Code != -32602:
+					t.Got(errText(rerr))
+					t.Fail("answered with error %d, not -32602", rerr.Code)
+				}
+			},
+		},
+		{
+			ID: "reading.unknown-tool", Title: "calling a tool that does not exist is a JSON-RPC error", Level: SHOULD,
+			Spec: "2025-11-25", Section: "server/tools#error-handling",
+			Quote: "Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools",
+			needs: needs{capability: "tools"},
+			run: func(t *T) {
+				tools, _ := t.r.facts.items(t.ctx, "tools/list")
+				name := "mcpv-check-no-such-tool"
+				for _, tl := range tools {
+					if n, _ := str(member(tl, "name")); n == name {
+						t.Skip("the server has a tool named %s", name)
+					}
+				}
+				params := json.RawMessage(`{"name":"` + name + `","arguments":{}}`)
+				t.Sent("tools/call " + string(params))
+				res, rerr := t.call("tools/call", params)
+				if rerr == nil {
+					t.Got(clip(string(res), 300))
+					t.Fail("answered with a result, not a JSON-RPC error")
+				}
+			},
+		},
+		{
+			ID: "reading.completion", Title: "completion/complete answers at most 100 values", Level: MUST,
+			Spec: "2025-11-25", Section: "schema#completeresult",
+			Quote: "values: An array of completion values. Must not exceed 100 items.",
+			needs: needs{capability: "completions"},
+			run: func(t *T) {
+				params := completionParams(t)
+				if params == nil {
+					t.Skip("no prompt argument or template variable to complete")
+				}
+				t.Sent("completion/complete " + string(params))
+				res, rerr := t.call("completion/complete", params)
+				if rerr != nil {
+					t.Got(errText(rerr))
+					t.Fail("completion/complete was refused, though completions is declared")
+				}
+				t.Got(clip(string(res), 300))
+				var r struct {
+					Completion *struct {
+						Values  []string `json:"values"`
+						Total   *float64 `json:"total"`
+						HasMore *bool    `json:"hasMore"`
+					} `json:"completion"`
+				}
+				if json.Unmarshal(res, &r) != nil || r.Completion == nil || r.Completion.Values == nil {
+					t.Fail("the result has no completion.values array of strings")
+				}
+				if n := len(r.Completion.Values); n > 100 {
+					t.Fail("completion.values has %d items", n)
+				}
+			},
+		},
+		{
+			ID: "reading.log-level", Title: "an unknown log level is answered -32602", Level: SHOULD,
+			Spec: "2025-11-25", Section: "server/utilities/logging#error-handling",
+			Quote: "Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid log level: -32602 (Invalid params)",
+			needs: needs{capability: "logging", era: "legacy"},
+			run: func(t *T) {
+				c := t.connWith(connOptions{era: "legacy"})
+				params := json.RawMessage(`{"level":"mcpv-check-loudest"}`)
+				t.Sent("logging/setLevel " + string(params))
+				m, _ := t.request(c, "logging/setLevel", params)
+				wantError(t, m, nil, -32602)
+			},
+		},
+	}
+}
+
+// eachResource reads each resource listed, up to maxReads, once per run.
+func eachResource(t *T, fn func(uri string, res json.RawMessage, rerr *mcp.RPCError)) {
+	items, _ := t.r.facts.items(t.ctx, "resources/list")
+	n := 0
+	for _, it := range items {
+		uri, ok := str(member(it, "uri"))
+		if !ok {
+			continue
+		}
+		if n++; n > maxReads {
+			t.Note("%d resources listed; the first %d were read", len(items), maxReads)
+			break
+		}
+		params, _ := json.Marshal(map[string]string{"uri": uri})
+		res, rerr := t.r.readOnce(t, "resources/read", params)
+		if res == nil && rerr == nil {
+			t.Note("%s asks for input (input_required), which mcpv check does not give: not read", clip(uri, 100))
+			continue
+		}
+		fn(uri, res, rerr)
+	}
+	if n == 0 {
+		t.Skip("the server lists no resource")
+	}
+}
+
+// eachPrompt gets each prompt listed without a required argument, up to
+// maxReads, once per run.
+func eachPrompt(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCError)) {
+	items, _ := t.r.facts.items(t.ctx, "prompts/list")
+	n := 0
+	for _, it := range items {
+		name, ok := str(member(it, "name"))
+		if !ok || len(requiredArgs(it)) > 0 {
+			continue
+		}
+		if n++; n > maxReads {
+			t.Note("the first %d prompts without required arguments were got", maxReads)
+			break
+		}
+		params, _ := json.Marshal(map[string]string{"name": name})
+		res, rerr := t.r.readOnce(t, "prompts/get", params)
+		if res == nil && rerr == nil {
+			t.Note("prompt %q asks for input (input_required), which mcpv check does not give: not got", clip(name, 100))
+			continue
+		}
+		fn(name, res, rerr)
+	}
+	if n == 0 {
+		t.Skip("the server lists no prompt without required arguments")
+	}
+}
+
+// readOnce asks the main session once per run for what several checks
+// look at: a resource's contents, a prompt's messages.
+func (r *runner) readOnce(t *T, method string, params json.RawMessage) (json.RawMessage, *mcp.RPCError) {
+	key := method + " " + string(params)
+	r.mu.Lock()
+	if r.reads == nil {
+		r.reads = map[string]*readAnswer{}
+	}
+	a, asked := r.reads[key]
+	if !asked {
+		a = &readAnswer{done: make(chan struct{})}
+		r.reads[key] = a
+	}
+	r.mu.Unlock()
+	if !asked {
+		func() {
+			defer close(a.done)
+			defer func() { // a check that fails on the way lets the next ask again
+				if !a.ok {
+					r.mu.Lock()
+					delete(r.reads, key)
+					r.mu.Unlock()
+				}
+			}()
+			a.res, a.rerr = t.callInput(method, params)
+			a.ok = true
+		}()
+	}
+	select {
+	case <-a.done:
+	case <-t.ctx.Done():
+		t.failErr(method, context.Cause(t.ctx))
+	}
+	if !a.ok {
+		return t.callInput(method, params)
+	}
+	return a.res, a.rerr
+}
+
+type readAnswer struct {
+	done chan struct{}
+	ok   bool
+	res  json.RawMessage
+	rerr *mcp.RPCError
+}
+
+// requiredArgs are the names of a prompt's required arguments.
+func requiredArgs(prompt json.RawMessage) []string {
+	var p struct {
+		Arguments []struct {
+			Name     string `json:"name"`
+			Required bool   `json:"required"`
+		} `json:"arguments"`
+	}
+	json.Unmarshal(prompt, &p)
+	var out []string
+	for _, a := range p.Arguments {
+		if a.Required {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+// completionParams asks to complete the first argument of a prompt, or
+// the first variable of a resource template; nil when there is none.
+func completionParams(t *T) json.RawMessage {
+	prompts, _ := t.r.facts.items(t.ctx, "prompts/list")
+	for _, p := range prompts {
+		var pr struct {
+			Name      string `json:"name"`
+			Arguments []struct {
+				Name string `json:"name"`
+			} `json:"arguments"`
+		}
+		if json.Unmarshal(p, &pr) == nil && pr.Name != "" && len(pr.Arguments) > 0 && pr.Arguments[0].Name != "" {
+			b, _ := json.Marshal(map[string]any{"ref": map[string]string{"type": "ref/prompt", "name": pr.Name},
+				"argument": map[string]string{"name": pr.Arguments[0].Name, "value": ""}})
+			return b
+		}
+	}
+	templates, _ := t.r.facts.items(t.ctx, "resources/templates/list")
+	for _, tp := range templates {
+		uri, _ := str(member(tp, "uriTemplate"))
+		if v := firstVariable(uri); v != "" {
+			b, _ := json.Marshal(map[string]any{"ref": map[string]string{"type": "ref/resource", "uri": uri},
+				"argument": map[string]string{"name": v, "value": ""}})
+			return b
+		}
+	}
+	return nil
+}
+
+// firstVariable is the name of a URI template's first variable.
+func firstVariable(tmpl string) string {
+	i := strings.IndexByte(tmpl, '{')
+	j := strings.IndexByte(tmpl, '}')
+	if i < 0 || j < i {
+		return ""
+	}
+	e := strings.TrimLeft(tmpl[i+1:j], "+#./;?&")
+	e, _, _ = strings.Cut(e, ",")
+	e, _, _ = strings.Cut(e, ":")
+	return strings.TrimSuffix(e, "*")
+}
+
+// contentsProblem says how a resources/read result breaks its schema.
+func contentsProblem(res json.RawMessage) string {
+	var r struct {
+		Contents *[]map[string]json.RawMessage `json:"contents"`
+	}
+	if json.Unmarshal(res, &r) != nil || r.Contents == nil {
+		return "the result has no contents array"
+	}
+	for i, c := range *r.Contents {
+		if p := resourceContentsProblem(c); p != "" {
+			return fmt.Sprintf("contents[%d] %s", i, p)
+		}
+	}
+	return ""
+}
+
+// resourceContentsProblem checks one TextResourceContents or
+// BlobResourceContents.
+func resourceContentsProblem(c map[string]json.RawMessage) string {
+	if c == nil {
+		return "is not a JSON object"
+	}
+	if _, ok := str(c["uri"]); !ok {
+		return "has no uri string"
+	}
+	_, text := str(c["text"])
+	blob, isBlob := str(c["blob"])
+	switch {
+	case !text && !isBlob:
+		return "has neither a text nor a blob string"
+	case isBlob:
+		if _, err := base64.StdEncoding.DecodeString(blob); err != nil {
+			return "has a blob that is not base64: " + clip(err.Error(), 80)
+		}
+	}
+	if mt, ok := c["mimeType"]; ok {
+		if _, isString := str(mt); !isString {
+			return "has a mimeType that is not a string"
+		}
+	}
+	return ""
+}
+
+// messagesProblem says how a prompts/get result breaks its schema.
+func messagesProblem(res json.RawMessage) string {
+	var r struct {
+		Messages *[]struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(res, &r) != nil || r.Messages == nil {
+		return "the result has no messages array"
+	}
+	for i, m := range *r.Messages {
+		if m.Role != "user" && m.Role != "assistant" {
+			return fmt.Sprintf(`messages[%d] has role %q; the roles are "user" and "assistant"`, i, clip(m.Role, 40))
+		}
+		if p := contentBlockProblem(m.Content); p != "" {
+			return fmt.Sprintf("messages[%d].content %s", i, p)
+		}
+	}
+	return ""
+}
+
+// contentBlockProblem checks one content block: its type and the
+// members its type requires.
+func contentBlockProblem(raw json.RawMessage) string {
+	var c map[string]json.RawMessage
+	if json.Unmarshal(raw, &c) != nil {
+		return "is not a JSON object"
+	}
+	typ, _ := str(c["type"])
+	need := func(keys ...string) string {
+		for _, k := range keys {
+			if _, ok := str(c[k]); !ok {
+				return fmt.Sprintf("of type %q has no %s string", typ, k)
+			}
+		}
+		return ""
+	}
+	switch typ {
+	case "text":
+		return need("text")
+	case "image", "audio":
+		if p := need("data", "mimeType"); p != "" {
+			return p
+		}
+		data, _ := str(c["data"])
+		if _, err := base64.StdEncoding.DecodeString(data); err != nil {
+			return fmt.Sprintf("of type %q has data that is not base64", typ)
+		}
+	case "resource":
+		var inner map[string]json.RawMessage
+		if json.Unmarshal(c["resource"], &inner) != nil {
+			return `of type "resource" has no resource object`
+		}
+		if p := resourceContentsProblem(inner); p != "" {
+			return "has a resource that " + p
+		}
+	case "resource_link":
+		return need("uri", "name")
+	case "":
+		return "has no type"
+	default:
+		return fmt.Sprintf("has type %q, which the specification does not have", clip(typ, 40))
+	}
+	return ""
+}

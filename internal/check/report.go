@@ -1,0 +1,54 @@
+package check
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/testreport"
+)
+
+// Suite is the report as the test report package writes it: areas of
+// checks, with the server, its era and its version first.
+func (r *Report) Suite() testreport.Suite {
+	return testreport.Suite{Name: "mcpv check", Group: "area", Groups: "areas", Item: "check", Items: "checks",
+		Header: [][2]string{{"server", r.Server}, {"era", r.Era}, {"protocolVersion", r.Version}}}
+}
+
+// Files are the report as the test report package's records: an area a
+// file, a check a step.
+func (r *Report) Files(started time.Time) []testreport.File {
+	var files []testreport.File
+	for _, a := range Areas {
+		f := testreport.File{Path: a.ID, Name: a.Title, Named: true, Started: started, Interrupted: r.Stopped != nil}
+		for _, res := range r.Results {
+			if res.Area != a.ID {
+				continue
+			}
+			s := testreport.Step{Index: len(f.Steps) + 1, ID: res.ID, Name: res.ID + "  " + res.Title, Tag: string(res.Level),
+				Ref: Ref(res.Check), Took: res.Took, Notes: res.Notes}
+			f.Took += res.Took
+			switch res.Status {
+			case Passed:
+				s.Status = testreport.Passed
+			case Skipped:
+				s.Status, s.Reason = testreport.Skipped, res.Message
+			case Failed, Warned:
+				s.Status = testreport.Failed
+				if res.Status == Warned {
+					s.Status = testreport.Warned
+				}
+				s.Failures = []testreport.Failure{{Kind: string(res.Level), Message: res.Message,
+					Sent: res.Sent, Received: res.Received, Requires: fmt.Sprintf("%q (%s)", res.Quote, Ref(res.Check))}}
+			}
+			f.Steps = append(f.Steps, s)
+		}
+		if len(f.Steps) > 0 {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+// Ref is where a check's requirement is stated: "2025-11-25
+// basic/transports#stdio".
+func Ref(c *Check) string { return c.Spec + " " + c.Section }

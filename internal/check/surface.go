@@ -1,0 +1,63 @@
+package check
+
+// The surface: what the server lists, held to the specification's rules
+// by the lint of mcpv test (internal/surface), one check per rule. A
+// finding the lint counts as an error fails the check; one it counts as a
+// warning (mcpv cannot check a schema, a URI beyond ASCII) is a note.
+
+import (
+	"github.com/mcpv/mcpv/internal/surface"
+)
+
+// ruleCheck is a check made of one lint rule.
+func ruleCheck(id, title string, level Level, spec, section, quote string, rules ...string) *Check {
+	return &Check{
+		ID: id, Title: title, Level: level, Spec: spec, Section: section, Quote: quote,
+		run: func(t *T) {
+			t.lintDone()
+			for _, f := range t.r.facts.lintOf(rules...) {
+				if f.Severity == surface.SeverityWarning {
+					t.Note("%s: %s", f.Object, f.Message)
+				}
+			}
+			lintFindings(t, surface.SeverityError, rules...)
+		},
+	}
+}
+
+func surfaceChecks() []*Check {
+	return []*Check{
+		ruleCheck("surface.tool-names", "tool names are 1 to 128 of A-Z a-z 0-9 _ - .", SHOULD,
+			"2025-11-25", "server/tools#tool-names",
+			"Tool names SHOULD be between 1 and 128 characters in length (inclusive). ... The following SHOULD be the only allowed characters: A-Z, a-z, 0-9, _, - and .",
+			surface.RuleToolName),
+		ruleCheck("surface.input-schema", "each tool's inputSchema is an object schema, valid in its dialect", MUST,
+			"2025-11-25", "server/tools#tool",
+			"inputSchema: JSON Schema defining expected parameters ... MUST be a valid JSON Schema object (not null)",
+			surface.RuleInputSchema),
+		ruleCheck("surface.output-schema", "each outputSchema is valid in its dialect", MUST,
+			"2025-11-25", "basic#schema-validation",
+			"Schemas MUST be valid according to their declared or default dialect",
+			surface.RuleOutputSchema),
+		ruleCheck("surface.uris", "resource URIs are RFC 3986 URIs", MUST,
+			"2025-11-25", "server/resources#custom-uri-schemes",
+			"Custom URI schemes MUST be in accordance with RFC3986",
+			surface.RuleURI),
+		ruleCheck("surface.uri-templates", "resource templates are RFC 6570 URI templates", MUST,
+			"2025-11-25", "schema#resourcetemplate-uritemplate",
+			"uriTemplate: A URI template (according to RFC 6570) that can be used to construct resource URIs.",
+			surface.RuleURITemplate),
+		ruleCheck("surface.annotations", "annotations have the schema's shape", MUST,
+			"2025-11-25", "server/resources#annotations",
+			`audience: ... Valid values are "user" and "assistant". priority: A number from 0.0 to 1.0 indicating the importance of this resource.`,
+			surface.RuleAnnotations),
+		ruleCheck("surface.icons", "icons are objects with a src URI", MUST,
+			"2025-11-25", "basic#icons",
+			"src: A URI pointing to the icon resource (required)",
+			surface.RuleIcons),
+		ruleCheck("surface.meta-keys", "_meta keys follow the key name format", MUST,
+			"2025-11-25", "basic#meta",
+			"Labels MUST start with a letter and end with a letter or digit ... Unless empty, [the name] MUST begin and end with an alphanumeric character",
+			surface.RuleMeta),
+	}
+}

@@ -1,0 +1,162 @@
+package check
+
+// Watches: checks that no single request shows, of every message the run
+// receives, on every connection and in the main session. Each watch
+// check's watch function is shown each message and says how it breaks
+// the requirement; the check's result, at the end of the run, is the
+// first message that did (and how many did), or a pass that says how
+// many messages were watched. What arrives before the facts are known (a
+// notification during the main session's start) is kept and shown to
+// the watches once they are.
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// watchCtx is what a watch knows of the run.
+type watchCtx struct {
+	f      *facts
+	tokens map[string]bool // progress tokens the run's own requests carried
+}
+
+// tokenKey is a progress token's text, for comparing.
+func tokenKey(raw json.RawMessage) string { return idKey(raw) }
+
+// mainToken reports whether a token key is one of the progress tokens
+// the main session's client gives its requests ("mcpv-N").
+func mainToken(key string) bool {
+	n, ok := strings.CutPrefix(key, "s:mcpv-")
+	return ok && digits(n)
+}
+
+type watches struct {
+	r *runner
+
+	mu      sync.Mutex // guards the fields below
+	f       *facts     // the run's facts, once known
+	early   []seen     // seen before the facts were known
+	ready   bool
+	tokens  map[string]bool
+	found   map[*Check]*finding
+	watched int
+}
+
+// finding is how a watch found the requirement broken.
+type finding struct {
+	first seen
+	why   string
+	count int
+}
+
+func newWatches(r *runner) *watches {
+	return &watches{r: r, tokens: map[string]bool{}, found: map[*Check]*finding{}}
+}
+
+// know gives the watches the run's facts: what came before is judged
+// now.
+func (w *watches) know(f *facts) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.f = f
+	w.flush()
+}
+
+// token records a progress token a request of the run carries.
+func (w *watches) token(raw json.RawMessage) {
+	w.mu.Lock()
+	w.tokens[tokenKey(raw)] = true
+	w.mu.Unlock()
+}
+
+// note is the main session's notification handler.
+func (w *watches) note(method string, params json.RawMessage) {
+	w.see(seen{msg: mcp.Message{Method: method, Params: params}, raw: clip(notificationText(method, params), maxKept), via: "session"})
+}
+
+func notificationText(method string, params json.RawMessage) string {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	return string(b)
+}
+
+// seeResult shows the watches a result the main session received.
+func (w *watches) seeResult(method string, res json.RawMessage) {
+	w.see(seen{msg: mcp.Message{ID: json.RawMessage(`0`), Result: res}, raw: clip(string(res), maxKept), via: "session", method: method})
+}
+
+// see shows one message to every watch.
+func (w *watches) see(s seen) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.flush(); !w.ready {
+		if len(w.early) < maxLog {
+			w.early = append(w.early, s)
+		}
+		return
+	}
+	w.judge(s)
+}
+
+// flush judges what came before the facts were known, once they are;
+// mu must be held.
+func (w *watches) flush() {
+	if w.ready || w.f == nil {
+		return
+	}
+	w.ready = true
+	for _, e := range w.early {
+		w.judge(e)
+	}
+	w.early = nil
+}
+
+// judge runs every watch of the catalogue on s; mu must be held.
+func (w *watches) judge(s seen) {
+	if s.era == "" {
+		s.era = w.f.era
+	}
+	w.watched++
+	ctx := &watchCtx{f: w.f, tokens: w.tokens}
+	for _, c := range Catalogue() {
+		if c.watch == nil {
+			continue
+		}
+		why := c.watch(ctx, s)
+		if why == "" {
+			continue
+		}
+		f := w.found[c]
+		if f == nil {
+			f = &finding{first: s, why: why}
+			w.found[c] = f
+		}
+		f.count++
+	}
+}
+
+// result gives a watch check its outcome: what the watch found.
+func (w *watches) result(t *T) {
+	w.mu.Lock()
+	w.flush()
+	var f *finding
+	if found := w.found[t.check]; found != nil {
+		copied := *found
+		f = &copied
+	}
+	n := w.watched
+	w.mu.Unlock()
+	if f == nil {
+		t.Note("%d messages watched", n)
+		return
+	}
+	t.Got(f.first.raw)
+	more := ""
+	if f.count > 1 {
+		more = fmt.Sprintf(" (and %d more messages)", f.count-1)
+	}
+	t.Fail("%s%s", f.why, more)
+}

@@ -1,0 +1,78 @@
+package connect
+
+import (
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/waitline"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/redact"
+)
+
+// startWait is the line a terminal shows while the server starts (see
+// internal/waitline): from the transport's start to the server's first
+// message (initialize's answer, or, for a server whose era is
+// remembered, the answer to whatever was sent first), or to a browser
+// sign-in, which has its own words.
+type startWait struct {
+	line  atomic.Pointer[waitline.Line] // nil until shown
+	spoke atomic.Bool                   // the server's first message was read
+}
+
+// signingIn ends the line when a browser flow begins, then opens url.
+func (w *startWait) signingIn(open func(string) error) func(string) error {
+	if open == nil {
+		return nil
+	}
+	return func(url string) error {
+		w.stop()
+		return open(url)
+	}
+}
+
+// show starts the line for t, begun at begin, if stderr is a terminal.
+func (w *startWait) show(s *Settings, h Hooks, t mcp.Transport, begin time.Time) {
+	if h.Status == nil || !h.Status.Enabled() {
+		return
+	}
+	var last func() string
+	if ct, ok := t.(*mcp.CommandTransport); ok && !s.Quiet {
+		last = func() string { return safetext.Line(ct.LastStderrLine()) }
+	}
+	w.line.Store(waitline.Show(h.Status, WaitingFor(s), last, begin, waitline.Delay))
+}
+
+func (w *startWait) stop() {
+	if w != nil {
+		w.line.Load().Stop()
+	}
+}
+
+// heard wraps a session's read gate so that the server's first message
+// ends the line; next, if set, is called as before.
+func (w *startWait) heard(next func(int)) func(int) {
+	return func(last int) {
+		if last > 0 && !w.spoke.Load() && !w.spoke.Swap(true) && w.line.Load() != nil {
+			// Not on the reader: a terminal that does not read holds
+			// the line's write. It returns once the line is cleared.
+			go w.stop()
+		}
+		if next != nil {
+			next(last)
+		}
+	}
+}
+
+// WaitingFor is what a start-up waits for, said in the line a terminal
+// shows meanwhile: "npx to start", "https://example.com/mcp to answer".
+func WaitingFor(s *Settings) string {
+	if s.URL != "" {
+		return safetext.Line(redact.URL(s.URL)) + " to answer"
+	}
+	if len(s.Command) == 0 {
+		return "the server to start"
+	}
+	return safetext.Line(filepath.Base(s.Command[0])) + " to start"
+}

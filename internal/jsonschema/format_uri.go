@@ -1,0 +1,286 @@
+package jsonschema
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// The formats uri, uri-reference, iri, iri-reference and uri-template, read
+// by the grammars of RFC 3986 (section 3 and 4.1), RFC 3987 (section 2.2)
+// and RFC 6570 (section 2), character by character: a value asserted as a
+// URI holds only what the grammar allows where it is, which url.Parse does
+// not check.
+
+func formatURI(s string) error          { return checkURI(s, true, false) }
+func formatURIReference(s string) error { return checkURI(s, false, false) }
+func formatIRI(s string) error          { return checkURI(s, true, true) }
+func formatIRIReference(s string) error { return checkURI(s, false, true) }
+
+// checkURI reads s as a URI (abs) or URI-reference, or their IRI forms,
+// which also allow the UCS characters of RFC 3987 (and its private-use
+// ones in the query).
+func checkURI(s string, abs, iri bool) error {
+	if !utf8.ValidString(s) {
+		return errors.New("not valid UTF-8")
+	}
+	rest, fragment, hasFragment := strings.Cut(s, "#")
+	rest, query, hasQuery := strings.Cut(rest, "?")
+	hier, hasScheme := rest, false
+	if i := strings.IndexByte(rest, ':'); i >= 0 && !strings.Contains(rest[:i], "/") && isScheme(rest[:i]) {
+		hier, hasScheme = rest[i+1:], true
+	}
+	if abs && !hasScheme {
+		if scheme, _, ok := strings.Cut(rest, ":"); ok && !strings.Contains(scheme, "/") {
+			return fmt.Errorf("invalid scheme %q", scheme)
+		}
+		return errors.New("not absolute: no scheme")
+	}
+	path := hier
+	if authority, ok := strings.CutPrefix(hier, "//"); ok {
+		end := strings.IndexByte(authority, '/')
+		if end < 0 {
+			end = len(authority)
+		}
+		if err := checkAuthority(authority[:end], iri); err != nil {
+			return err
+		}
+		path = authority[end:]
+	} else if !hasScheme {
+		// path-noscheme: the first segment of a relative path has no colon
+		first, _, _ := strings.Cut(path, "/")
+		if strings.Contains(first, ":") {
+			return errors.New("a colon in the first segment of a relative reference")
+		}
+	}
+	if err := checkChars(path, "/:@", iri, false); err != nil {
+		return fmt.Errorf("path: %v", err)
+	}
+	if hasQuery {
+		if err := checkChars(query, "/?:@", iri, true); err != nil {
+			return fmt.Errorf("query: %v", err)
+		}
+	}
+	if hasFragment {
+		if err := checkChars(fragment, "/?:@", iri, false); err != nil {
+			return fmt.Errorf("fragment: %v", err)
+		}
+	}
+	return nil
+}
+
+// isScheme: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
+func isScheme(s string) bool {
+	if s == "" || !isAlpha(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !isAlpha(c) && !isDigit(c) && c != '+' && c != '-' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// checkAuthority reads [ userinfo "@" ] host [ ":" port ], where host is an
+// IP literal in brackets (an IPv6 address or an IPvFuture), or a name.
+func checkAuthority(a string, iri bool) error {
+	if userinfo, host, ok := strings.Cut(a, "@"); ok {
+		if err := checkChars(userinfo, ":", iri, false); err != nil {
+			return fmt.Errorf("userinfo: %v", err)
+		}
+		a = host
+	}
+	host, port := a, ""
+	if strings.HasPrefix(a, "[") {
+		end := strings.IndexByte(a, ']')
+		if end < 0 {
+			return errors.New("an IP literal without its closing bracket")
+		}
+		host, port = a[:end+1], a[end+1:]
+		if port != "" && port[0] != ':' {
+			return fmt.Errorf("%q after an IP literal", port)
+		}
+		if err := checkIPLiteral(host[1:end]); err != nil {
+			return err
+		}
+	} else if i := strings.LastIndexByte(a, ':'); i >= 0 {
+		host, port = a[:i], a[i:]
+	}
+	if port != "" {
+		if _, ok := digitsValue(port[1:]); !ok && port != ":" {
+			return fmt.Errorf("port %q is not a number", port[1:])
+		}
+	}
+	if !strings.HasPrefix(host, "[") {
+		if err := checkChars(host, "", iri, false); err != nil {
+			return fmt.Errorf("host: %v", err)
+		}
+	}
+	return nil
+}
+
+// checkIPLiteral reads what is between the brackets of an IP literal:
+// IPv6address, or IPvFuture = "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ).
+func checkIPLiteral(s string) error {
+	if s == "" || s[0] != 'v' && s[0] != 'V' {
+		return formatIPv6(s)
+	}
+	version, rest, ok := strings.Cut(s[1:], ".")
+	if !ok || version == "" || rest == "" || strings.Trim(version, "0123456789abcdefABCDEF") != "" {
+		return fmt.Errorf("invalid IP literal %q", s)
+	}
+	if err := checkChars(rest, ":", false, false); err != nil || strings.Contains(rest, "%") {
+		return fmt.Errorf("invalid IP literal %q", s)
+	}
+	return nil
+}
+
+// checkChars checks that s holds only unreserved characters, sub-delims,
+// percent-encoded octets and the characters of extra; with iri also the UCS
+// characters of RFC 3987, and with private those of its private-use ranges.
+func checkChars(s, extra string, iri, private bool) error {
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '%':
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				return errors.New("a % not followed by two hexadecimal digits")
+			}
+			i += 3
+			continue
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if !iri || !(isUCS(r) || private && isPrivateUse(r)) {
+				return fmt.Errorf("character %q is not allowed", r)
+			}
+			i += size
+			continue
+		case isAlpha(c) || isDigit(c) || strings.IndexByte("-._~!$&'()*+,;=", c) >= 0 || strings.IndexByte(extra, c) >= 0:
+		default:
+			return fmt.Errorf("character %q is not allowed", c)
+		}
+		i++
+	}
+	return nil
+}
+
+func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// isUCS is ucschar (RFC 3987): the characters beyond ASCII an IRI may hold
+// anywhere.
+func isUCS(r rune) bool {
+	switch {
+	case r >= 0xA0 && r <= 0xD7FF, r >= 0xF900 && r <= 0xFDCF, r >= 0xFDF0 && r <= 0xFFEF:
+		return true
+	case r >= 0x10000 && r <= 0xEFFFD:
+		return r&0xFFFF <= 0xFFFD && !(r >= 0xE0000 && r < 0xE1000)
+	}
+	return false
+}
+
+// isPrivateUse is iprivate (RFC 3987), allowed in an IRI's query.
+func isPrivateUse(r rune) bool {
+	return r >= 0xE000 && r <= 0xF8FF || r >= 0xF0000 && r <= 0xFFFFD || r >= 0x100000 && r <= 0x10FFFD
+}
+
+// formatURITemplate is an RFC 6570 template: literals, and expressions of
+// an optional operator (levels 2 and 3) and a list of variables, each with
+// an optional prefix length (1 to 9999) or explode.
+func formatURITemplate(s string) error {
+	if !utf8.ValidString(s) {
+		return errors.New("not valid UTF-8")
+	}
+	for s != "" {
+		open := strings.IndexAny(s, "{}")
+		literal := s
+		if open >= 0 {
+			literal = s[:open]
+		}
+		if err := checkTemplateLiteral(literal); err != nil {
+			return err
+		}
+		if open < 0 {
+			return nil
+		}
+		if s[open] == '}' {
+			return errors.New("a closing brace without an opening one")
+		}
+		end := strings.IndexByte(s[open:], '}')
+		if end < 0 {
+			return errors.New("an unclosed brace")
+		}
+		if err := checkExpression(s[open+1 : open+end]); err != nil {
+			return fmt.Errorf("{%s}: %v", s[open+1:open+end], err)
+		}
+		s = s[open+end+1:]
+	}
+	return nil
+}
+
+// checkTemplateLiteral checks text of a template outside its expressions:
+// any character but controls, space, ", <, >, \, ^, ` and |, and % only
+// in a percent-encoded octet.
+func checkTemplateLiteral(lit string) error {
+	for i := 0; i < len(lit); i++ {
+		c := lit[i]
+		switch {
+		case c == '%':
+			if i+2 >= len(lit) || !isHex(lit[i+1]) || !isHex(lit[i+2]) {
+				return errors.New("a % not followed by two hexadecimal digits")
+			}
+		case c <= ' ' || c == 0x7f || strings.IndexByte(`"<>\^`+"`|", c) >= 0:
+			return fmt.Errorf("character %q is not allowed", c)
+		}
+	}
+	return nil
+}
+
+// checkExpression reads what is between the braces of an expression.
+func checkExpression(e string) error {
+	if e != "" && strings.IndexByte("+#./;?&", e[0]) >= 0 {
+		e = e[1:]
+	}
+	for spec := range strings.SplitSeq(e, ",") {
+		name, mod := spec, ""
+		if i := strings.IndexAny(spec, ":*"); i >= 0 {
+			name, mod = spec[:i], spec[i:]
+		}
+		if err := checkVarName(name); err != nil {
+			return err
+		}
+		switch {
+		case mod == "" || mod == "*":
+		case mod[0] == ':':
+			n, ok := digitsValue(mod[1:])
+			if !ok || mod[1] == '0' || n > 9999 {
+				return fmt.Errorf("prefix %q is not a length from 1 to 9999", mod[1:])
+			}
+		default:
+			return fmt.Errorf("invalid modifier %q", mod)
+		}
+	}
+	return nil
+}
+
+// checkVarName: varchar *( ["."] varchar ), varchar = ALPHA / DIGIT / "_" / pct-encoded.
+func checkVarName(name string) error {
+	if name == "" {
+		return errors.New("an empty variable name")
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case isAlpha(c) || isDigit(c) || c == '_':
+		case c == '%' && i+2 < len(name) && isHex(name[i+1]) && isHex(name[i+2]):
+			i += 2
+		case c == '.' && i > 0 && i+1 < len(name) && name[i+1] != '.':
+		default:
+			return fmt.Errorf("invalid variable name %q", name)
+		}
+	}
+	return nil
+}

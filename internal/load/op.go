@@ -1,0 +1,232 @@
+package load
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/stringargs"
+	"github.com/mcpv/mcpv/internal/toolcall"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/toolargs"
+)
+
+// Op is one operation of a run, in mcpv's own words ("call echo
+// message=hi", "list-tools", "read URI", "get-prompt NAME k=v", "ping",
+// "request METHOD [PARAMS]"), checked before any server starts and made
+// ready to send, once, by Prepare.
+type Op struct {
+	// Name is how the report shows it: the command and what it names
+	// ("call echo", "read file:///a"), without the arguments.
+	Name string
+	// Weight is its share of a mix (1 alone).
+	Weight int
+
+	kind   string // the command: call, list-tools, read, get-prompt, ping, request...
+	target string // the tool, URI, prompt or method
+	words  []string
+	params json.RawMessage // ready to send, after Prepare
+	tool   mcp.Tool        // a call's tool, for its x-mcp-header headers
+	http   bool            // the session is over HTTP (toolcall.Send)
+}
+
+// lists are the list commands an Op may be: the method and the key of its
+// items; the operation walks every page.
+var lists = map[string][2]string{
+	"list-tools":              {"tools/list", "tools"},
+	"list-resources":          {"resources/list", "resources"},
+	"list-resource-templates": {"resources/templates/list", "resourceTemplates"},
+	"list-prompts":            {"prompts/list", "prompts"},
+}
+
+// Commands are the commands an operation may be, for messages and help.
+const Commands = "call TOOL [k=v...], list-tools, list-resources, list-resource-templates, list-prompts, read URI, get-prompt NAME [k=v...], ping, request METHOD [PARAMS-JSON]"
+
+// ParseOp reads an operation from its words. readFile reads a call's
+// key=@FILE; nothing needs a server. Mistakes are usage errors.
+func ParseOp(words []string, readFile func(string) ([]byte, error)) (Op, error) {
+	if len(words) == 0 {
+		return Op{}, connect.Usagef("no operation: give one of %s", Commands)
+	}
+	op := Op{kind: words[0], Name: words[0], Weight: 1, words: words[1:]}
+	arity := func(min, max int, what string) error {
+		if n := len(op.words); n < min || n > max {
+			return connect.Usagef("%s: want %s", op.kind, what)
+		}
+		return nil
+	}
+	var err error
+	switch op.kind {
+	case "call":
+		if err = arity(1, 1<<30, "call TOOL [key=value...]"); err == nil {
+			op.target = op.words[0]
+			err = toolargs.Check(op.words[1:], readFile)
+		}
+	case "read":
+		if err = arity(1, 1, "read URI"); err == nil {
+			op.target = op.words[0]
+			op.params = mustJSON(map[string]string{"uri": op.target})
+		}
+	case "get-prompt":
+		if err = arity(1, 1<<30, "get-prompt NAME [key=value...]"); err == nil {
+			op.target = op.words[0]
+			_, err = stringargs.Parse(op.words[1:], "prompt arguments")
+		}
+	case "ping":
+		err = arity(0, 0, "ping, alone")
+	case "request":
+		if err = arity(1, 2, "request METHOD [PARAMS-JSON]"); err == nil {
+			op.target = op.words[0]
+			if len(op.words) == 2 {
+				if !rawjson.IsObject([]byte(op.words[1])) {
+					err = fmt.Errorf("request %s: the params must be a JSON object", op.target)
+				}
+				op.params = json.RawMessage(op.words[1])
+			}
+		}
+	default:
+		if _, ok := lists[op.kind]; ok {
+			err = arity(0, 0, op.kind+", alone")
+			break
+		}
+		return Op{}, connect.Usagef("unknown operation %q: give one of %s", op.kind, Commands)
+	}
+	if err != nil {
+		return Op{}, connect.Usage(err)
+	}
+	if op.target != "" {
+		op.Name += " " + op.target
+	}
+	return op, nil
+}
+
+// Prepare makes op ready to send through client, as mcpv's command would
+// send it: the capability it needs checked, a call's arguments typed by
+// the tool's inputSchema and checked against it, a prompt's arguments
+// against those it declares. It runs once, before the run; every
+// iteration then sends the same request.
+// Typing and checking are bounded by timeout (0: none), as mcpv call's
+// are by --timeout.
+func (op *Op) Prepare(ctx context.Context, client *mcp.Client, overHTTP bool, timeout time.Duration, readFile func(string) ([]byte, error), warnf func(string, ...any)) error {
+	op.http = overHTTP
+	switch op.kind {
+	case "call":
+		if err := client.Require("tools", "tools/call"); err != nil {
+			return err
+		}
+		return op.prepareCall(ctx, client, timeout, readFile, warnf)
+	case "read":
+		return client.Require("resources", "resources/read")
+	case "get-prompt":
+		if err := client.Require("prompts", "prompts/get"); err != nil {
+			return err
+		}
+		ms, _ := stringargs.Parse(op.words[1:], "prompt arguments")
+		if err := stringargs.CheckPrompt(ctx, client, op.target, ms, warnf); err != nil {
+			return err
+		}
+		op.params = mustJSON(struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments,omitempty"`
+		}{op.target, stringargs.Object(ms)})
+	case "ping", "request":
+	default:
+		method := lists[op.kind][0]
+		return client.Require(strings.Split(method, "/")[0], method)
+	}
+	return nil
+}
+
+// prepareCall types the call's arguments by the tool's inputSchema and
+// checks them, as mcpv call does.
+func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.Duration, readFile func(string) ([]byte, error), warnf func(string, ...any)) error {
+	def, err := client.FindTool(ctx, op.target)
+	var ce *mcp.CallError
+	switch {
+	case errors.As(err, &ce):
+		warnf("could not list the tools (%v); arguments not typed or checked", err)
+		def = mcp.Tool{Name: op.target}
+	case err != nil:
+		return err
+	}
+	check := toolcall.Checker{Tool: op.target, Timeout: timeout, Warnf: warnf}
+	typing, cancel := check.Bounded(ctx, "typing the arguments of tool "+op.target)
+	defer cancel()
+	args, err := toolargs.Build(typing, op.words[1:], nil, toolargs.Options{
+		Schema:   def.InputSchema,
+		ReadFile: readFile,
+		Stdin:    func() ([]byte, error) { return nil, errors.New("stdin (@-) cannot feed a load run: give a file") },
+	})
+	switch {
+	case typing.Err() != nil:
+		return context.Cause(typing)
+	case err != nil:
+		return connect.Usage(fmt.Errorf("call %s: %w", op.target, err))
+	}
+	if len(def.InputSchema) > 0 {
+		violation, err := check.Check(ctx, "inputSchema", def.InputSchema, args)
+		if err != nil {
+			return err
+		}
+		if violation != nil {
+			return connect.Usagef("%s; nothing sent", toolcall.ArgumentProblem(op.target, def.InputSchema, args, violation))
+		}
+	}
+	op.tool = def
+	op.params = mustJSON(struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}{op.target, args})
+	return nil
+}
+
+// run sends the operation once. A tool's isError: true is a *toolFailure.
+func (op *Op) run(ctx context.Context, client *mcp.Client) error {
+	switch op.kind {
+	case "call":
+		res, err := toolcall.Send(ctx, client, op.tool, op.params, op.http, func(ctx context.Context) (mcp.Tool, error) {
+			return client.FindTool(ctx, op.target)
+		})
+		if err != nil {
+			return err
+		}
+		if toolcall.ResultFields(res).IsError {
+			return errToolFailed
+		}
+		return nil
+	case "read":
+		_, err := client.Call(ctx, "resources/read", op.params)
+		return err
+	case "get-prompt":
+		_, err := client.Call(ctx, "prompts/get", op.params)
+		return err
+	case "ping":
+		method := "ping"
+		if client.Modern() {
+			method = "server/discover" // the modern era has no ping; as mcpv ping does
+		}
+		_, err := client.Call(ctx, method, nil)
+		return err
+	case "request":
+		_, err := client.Call(ctx, op.target, op.params)
+		return err
+	}
+	l := lists[op.kind]
+	return client.Walk(ctx, l[0], l[1], 0, func(mcp.Page) bool { return false })
+}
+
+// errToolFailed is a result with isError: true.
+var errToolFailed = errors.New("the tool reported an error (isError: true)")
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

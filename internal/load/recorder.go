@@ -1,0 +1,181 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// Latencies are kept in microseconds from 1 µs to a day, to three
+// significant digits: a histogram of fixed size (about 200 KB), whatever
+// the run's length. A longer latency is kept as a day, and counted.
+const (
+	lowest  = 1
+	highest = int64(24 * time.Hour / time.Microsecond)
+	digits  = 3
+)
+
+func newHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(lowest, highest, digits) }
+
+// maxKinds bounds the kinds of error a run tells apart (a server chooses
+// its JSON-RPC codes); the rest are counted together.
+const maxKinds = 32
+
+// recorder gathers what a run measures. One mutex guards it all: a record
+// is a few array updates, and even tens of thousands a second hold the lock
+// for a small part of one core.
+type recorder struct {
+	mu        sync.Mutex // guards every field below
+	latency   *hdrhistogram.Histogram
+	setup     *hdrhistogram.Histogram
+	closing   *hdrhistogram.Histogram
+	perOp     []*hdrhistogram.Histogram // by operation, for a mix
+	okOps     []int64                   // succeeded, by operation
+	failedOps []int64                   // failed, by operation
+	ok        int64                     // operations that succeeded
+	failed    int64                     // iterations that failed, at set-up or in the operation
+	clamped   int64                     // latencies beyond highest
+	errs      map[errorKey]*errorCount
+	order     []errorKey // errs in the order first seen
+	late      time.Duration
+	lateCount int64 // iterations that started more than lateBy behind schedule
+}
+
+// lateBy is how far behind schedule an iteration may start before the run
+// says that it did not hold its rate.
+const lateBy = 10 * time.Millisecond
+
+type errorKey struct{ phase, kind string }
+
+type errorCount struct {
+	n       int64
+	example string // the first message of the kind, masked and safe for a terminal
+}
+
+func newRecorder(ops int) *recorder {
+	r := &recorder{latency: newHistogram(), setup: newHistogram(), closing: newHistogram(),
+		okOps: make([]int64, ops), failedOps: make([]int64, ops), errs: map[errorKey]*errorCount{}}
+	if ops > 1 {
+		for range ops {
+			r.perOp = append(r.perOp, newHistogram())
+		}
+	}
+	return r
+}
+
+func (r *recorder) record(h *hdrhistogram.Histogram, d time.Duration) {
+	v := max(int64(d/time.Microsecond), lowest)
+	if v > highest {
+		v = highest
+		r.clamped++
+	}
+	h.RecordValue(v)
+}
+
+// operation records op's success and latency.
+func (r *recorder) operation(op int, d, late time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ok++
+	r.okOps[op]++
+	r.record(r.latency, d)
+	if r.perOp != nil {
+		r.record(r.perOp[op], d)
+	}
+	r.lateness(late)
+}
+
+func (r *recorder) lateness(late time.Duration) {
+	r.late = max(r.late, late)
+	if late > lateBy {
+		r.lateCount++
+	}
+}
+
+// session records how long a session took to open or to close.
+func (r *recorder) session(closing bool, d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if closing {
+		r.record(r.closing, d)
+	} else {
+		r.record(r.setup, d)
+	}
+}
+
+// failure records an iteration that failed in phase ("setup",
+// "operation"); op < 0 is none.
+func (r *recorder) failure(op int, phase, kind, message string, late time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failed++
+	if op >= 0 {
+		r.failedOps[op]++
+	}
+	r.lateness(late)
+	r.count(phase, kind, message, 1)
+}
+
+// count adds n errors of a kind; past maxKinds kinds, to "other".
+func (r *recorder) count(phase, kind, message string, n int64) {
+	k := errorKey{phase, kind}
+	c := r.errs[k]
+	if c == nil {
+		if len(r.errs) >= maxKinds {
+			k.kind, message = "other", "(more kinds of error than a report tells apart)"
+			if c = r.errs[k]; c != nil {
+				c.n += n
+				return
+			}
+		}
+		c = &errorCount{example: message}
+		r.errs[k] = c
+		r.order = append(r.order, k)
+	}
+	c.n += n
+}
+
+// progress is what the live line shows.
+func (r *recorder) progress() (done, failed int64, p99 time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ok + r.failed, r.failed, time.Duration(r.latency.ValueAtQuantile(99)) * time.Microsecond
+}
+
+// classify names the kind of an error: JSON-RPC CODE, tool error, timeout,
+// auth, capability, transport. mask hides the run's secrets in its message.
+func classify(err error, mask func(string) string) (kind, message string) {
+	var ce *mcp.CallError
+	var te *mcp.TimeoutError
+	var ae *mcp.AuthError
+	var cap *mcp.CapabilityError
+	var se *mcp.StatusError
+	switch {
+	case errors.Is(err, errToolFailed):
+		kind = "tool error"
+	case errors.As(err, &ce):
+		kind = fmt.Sprintf("JSON-RPC %d", ce.Err.Code)
+	case errors.As(err, &te), errors.Is(err, context.DeadlineExceeded):
+		kind = "timeout"
+	case errors.As(err, &ae):
+		kind = "auth"
+	case errors.As(err, &se):
+		kind = fmt.Sprintf("HTTP %d", se.Status)
+	case errors.As(err, &cap):
+		kind = "capability"
+	default:
+		kind = "transport"
+	}
+	message = err.Error()
+	if mask != nil {
+		message = mask(message)
+	}
+	return kind, safetext.Line(safetext.Clip(message, 200))
+}

@@ -1,0 +1,133 @@
+package load
+
+import (
+	"context"
+	"time"
+)
+
+// idlePoll is how often an idle session of a closed loop in stages looks
+// whether the stages want it busy.
+const idlePoll = 20 * time.Millisecond
+
+// worker is session i of the run: it runs iterations until the plan ends,
+// the run is cut or interrupted. A session held open is opened at its
+// first iteration and again after one that ended under it.
+func (r *run) worker(i int) {
+	var s *Session
+	defer func() {
+		if s != nil {
+			r.closeSession(s)
+		}
+	}()
+	for {
+		k, late, ok := r.nextIteration(i)
+		if !ok {
+			return
+		}
+		op := r.pick.pick(k)
+		if s == nil && r.shared == nil {
+			if s = r.first.Swap(nil); s == nil {
+				var err error
+				t := time.Now()
+				if s, err = r.cfg.Open(r.ctx); err != nil {
+					r.failed(op, "setup", err, late)
+					continue
+				}
+				r.rec.session(false, time.Since(t))
+			}
+		}
+		session := s
+		if r.shared != nil {
+			session = r.shared
+		}
+		t := time.Now()
+		err := r.cfg.Ops[op].run(r.ctx, session.Client)
+		d := time.Since(t) + late
+		if err != nil {
+			r.failed(op, "operation", err, late)
+		} else {
+			r.rec.operation(op, d, late)
+		}
+		if s != nil && (r.cfg.NewSession || ended(s)) {
+			r.closeSession(s)
+			s = nil
+		}
+	}
+}
+
+// ended reports whether s ended under the run (its server gone).
+func ended(s *Session) bool {
+	select {
+	case <-s.Client.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// failed records an iteration's failure, unless the run was interrupted
+// (what was in flight then is no measurement) or cut at its end (counted
+// as unfinished).
+func (r *run) failed(op int, phase string, err error, late time.Duration) {
+	switch {
+	case r.user.Err() != nil:
+		return
+	case r.ctx.Err() != nil && context.Cause(r.ctx) == errCut:
+		r.rec.failure(op, phase, "unfinished", "still in flight when the run's time and its grace were over", late)
+		return
+	}
+	kind, msg := classify(err, r.cfg.Mask)
+	r.rec.failure(op, phase, kind, msg, late)
+}
+
+// nextIteration waits for session i's next iteration: its number, how far
+// behind its schedule it starts, false when the run is over for i.
+func (r *run) nextIteration(i int) (k int64, late time.Duration, ok bool) {
+	for {
+		if r.stopped.Load() || r.ctx.Err() != nil {
+			return 0, 0, false
+		}
+		now := time.Now()
+		if !r.end.IsZero() && !now.Before(r.end) {
+			return 0, 0, false
+		}
+		if r.sched.fixedRate() {
+			k = r.next.Add(1) - 1
+			at, ok := r.sched.at(k)
+			if !ok || r.cfg.Count > 0 && k >= r.cfg.Count {
+				return 0, 0, false
+			}
+			r.started.Add(1)
+			intended := r.start.Add(at)
+			if d := intended.Sub(now); d > 0 && !r.sleep(d) {
+				r.started.Add(-1)
+				return 0, 0, false
+			}
+			return k, max(time.Since(intended), 0), true
+		}
+		if !r.sched.active(i, now.Sub(r.start)) {
+			if !r.sleep(idlePoll) {
+				return 0, 0, false
+			}
+			continue
+		}
+		k = r.next.Add(1) - 1
+		if r.cfg.Count > 0 && k >= r.cfg.Count {
+			return 0, 0, false
+		}
+		r.started.Add(1)
+		return k, 0, true
+	}
+}
+
+// sleep waits d, or less when the run ends first (false).
+func (r *run) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.ctx.Done():
+		return false
+	}
+}

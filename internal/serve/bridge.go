@@ -1,0 +1,474 @@
+package serve
+
+// The bridge: a call of a client of the 2026-07-28 era, served by a
+// session of the initialize era. The server may ask a question (a server
+// request: elicitation, sampling, roots) while it works on the call; a
+// modern client takes no server requests, but answers the same questions
+// put to it in an input_required result, and sends its request again
+// with the answers
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
+//
+// So the call goes upstream once, and stays there while its client is
+// asked. When the server asks, the client's request is answered
+// input_required, with the questions asked so far (those that come
+// within gatherWait of one another go together) and a requestState that
+// names the call: a random token, unguessable, good once. The call is
+// then parked. The client's retry brings the token back with its
+// answers, which go to the server as the answers to its requests, and
+// waits on the call again: for its result, or the next question. A retry
+// that leaves a question unanswered is asked it again.
+//
+// Bounds: a parked call whose client does not come back within InputWait
+// is given up: the server's questions are answered with an error, and the
+// call is cancelled upstream. At most maxParked calls are parked at once;
+// past that a call that asks is refused (MaxParked). A client that goes while it
+// waits (its HTTP request closed, its cancellation) gives up its call
+// at once. A question for a capability the request did not declare is
+// answered with an error, never put to the client.
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// DefaultInputWait is how long a parked call waits for its client.
+const DefaultInputWait = 10 * time.Minute
+
+// DefaultMaxParked bounds the calls parked at once.
+const DefaultMaxParked = 256
+
+// gatherWait is how long a question waits for the next before the
+// client is asked: a server asks the questions of one step together, and
+// one input_required carries them all.
+const gatherWait = 20 * time.Millisecond
+
+// statePrefix starts every requestState serve makes; a retry with one
+// that no parked call holds is refused (expired, used, or made up), and
+// one without it is the server's own, passed on.
+const statePrefix = "mcpv-serve."
+
+// bridges are the parked calls, by requestState.
+type bridges struct {
+	srv *Server
+
+	mu     sync.Mutex // guards parked and closed
+	parked map[string]*bridge
+	closed bool
+}
+
+func (bs *bridges) init(s *Server) {
+	bs.srv = s
+	bs.parked = map[string]*bridge{}
+}
+
+// park files b under a new state; false when maxParked are parked, or
+// serving is over.
+func (bs *bridges) park(b *bridge) (string, bool) {
+	var raw [16]byte
+	rand.Read(raw[:])
+	state := statePrefix + hex.EncodeToString(raw[:])
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	if bs.closed || len(bs.parked) >= bs.srv.maxParked() {
+		return "", false
+	}
+	bs.parked[state] = b
+	return state, true
+}
+
+// take unfiles the call parked under state, if there is one: a state is
+// good once.
+func (bs *bridges) take(state string) *bridge {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	b := bs.parked[state]
+	delete(bs.parked, state)
+	return b
+}
+
+// close gives up every parked call: serving is over.
+func (bs *bridges) close() {
+	bs.mu.Lock()
+	bs.closed = true
+	parked := slices.Collect(maps.Values(bs.parked))
+	clear(bs.parked)
+	bs.mu.Unlock()
+	for _, b := range parked {
+		b.abandon("serving ended")
+	}
+}
+
+// maxParked is MaxParked, or its default.
+func (s *Server) maxParked() int {
+	if s.MaxParked > 0 {
+		return s.MaxParked
+	}
+	return DefaultMaxParked
+}
+
+// bridge is one call of a modern client, upstream in the initialize era.
+type bridge struct {
+	up     *upstream
+	method string
+	target json.RawMessage // params.name or params.uri, as the first request gave it
+	args   json.RawMessage // params.arguments, likewise
+
+	cancel context.CancelFunc // ends the call upstream
+	done   chan struct{}      // closed when the call has returned
+	res    json.RawMessage    // its result, once done
+	err    error              // or its error
+
+	asked chan struct{} // 1-buffered: a question came
+
+	mu      sync.Mutex      // guards the fields below
+	caps    json.RawMessage // the capabilities of the request that waits on the call
+	waiting []*question     // asked, not yet put to the client
+	put     []*question     // put to the client, not yet answered
+	next    int             // numbers the questions
+	waiter  *relayed        // the request that waits on the call now; nil while parked
+	timer   *time.Timer     // while parked: InputWait
+	over    bool            // given up
+}
+
+// question is a server request the call's client is to answer.
+type question struct {
+	key    string // its name in inputRequests
+	method string
+	params json.RawMessage
+	answer chan answer // 1-buffered
+}
+
+type answer struct {
+	res json.RawMessage
+	err error
+}
+
+// stateOf is a request's requestState when it is one of serve's own.
+func stateOf(params json.RawMessage) (string, bool) {
+	var state string
+	if v := rawjson.Member(params, "requestState"); v != nil {
+		json.Unmarshal(v, &state)
+	}
+	return state, strings.HasPrefix(state, statePrefix)
+}
+
+// resume serves the retry of a parked call (its requestState is serve's):
+// the answers it brings go to the server, and it waits on the call.
+func (s *Server) resume(ctx context.Context, c *client, method string, params json.RawMessage, meta modernMeta, state string) (json.RawMessage, error) {
+	b := s.bridges.take(state)
+	if b == nil {
+		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "requestState: no call waits under it (it expired, was used, or was not made here)"}
+	}
+	if !b.same(method, params) {
+		// Good once: a retry of another call with this state gets
+		// nothing of the call, which is given up.
+		b.abandon("its requestState came back with another request")
+		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "requestState: it was made for another request"}
+	}
+	b.unpark(meta)
+	b.answerFrom(rawjson.Member(params, "inputResponses"))
+	return b.await(ctx, waiterOf(ctx, c, params, meta))
+}
+
+// waiterOf is a modern client's request waiting on a call: where the
+// call's progress and log messages go.
+func waiterOf(ctx context.Context, c *client, params json.RawMessage, meta modernMeta) *relayed {
+	return &relayed{c: c, id: mcp.IncomingID(ctx), level: meta.level, token: mcp.ProgressToken(params)}
+}
+
+// bridged starts a modern client's call upstream, in the initialize era,
+// and waits on it.
+func (u *upstream) bridged(ctx context.Context, c *client, method string, params json.RawMessage, meta modernMeta) (json.RawMessage, error) {
+	b := &bridge{up: u, method: method, done: make(chan struct{}), asked: make(chan struct{}, 1), caps: meta.caps}
+	switch method {
+	case "resources/read":
+		b.target = rawjson.Member(params, "uri")
+	default:
+		b.target = rawjson.Member(params, "name")
+	}
+	b.args = rawjson.Member(params, "arguments")
+	// The call outlives the request that starts it: it waits upstream
+	// while its client is asked. Its end is the bridge's: a result, or
+	// given up.
+	cctx, cancel := context.WithCancel(context.Background())
+	b.cancel = cancel
+	r := relayed{b: b}
+	fwd, release := u.swap(params, r, true)
+	cctx = context.WithValue(cctx, relayKey{}, r)
+	u.fly(&r, true)
+	u.hold()
+	go func() { // ends when the server answers the call, or it is cancelled
+		defer u.release()
+		defer u.fly(&r, false)
+		defer release()
+		res, err := u.conn.Forward(cctx, method, fwd)
+		if err != nil {
+			err = rpcError(err)
+		}
+		b.res, b.err = res, err
+		close(b.done)
+	}()
+	return b.await(ctx, waiterOf(ctx, c, params, meta))
+}
+
+// same reports whether a retry is the request the call was made for: the
+// same method, tool, prompt or resource, and arguments.
+func (b *bridge) same(method string, params json.RawMessage) bool {
+	target := rawjson.Member(params, "name")
+	if method == "resources/read" {
+		target = rawjson.Member(params, "uri")
+	}
+	return method == b.method && jsonEqual(target, b.target) && jsonEqual(rawjson.Member(params, "arguments"), b.args)
+}
+
+// jsonEqual compares two JSON values as values (the retry may be written
+// with other spacing or key order).
+func jsonEqual(a, b json.RawMessage) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// await waits on the call for w: its result, or questions for w's client,
+// which then get an input_required result and park the call. The client
+// going first gives the call up.
+func (b *bridge) await(ctx context.Context, w *relayed) (json.RawMessage, error) {
+	b.mu.Lock()
+	b.waiter = w
+	again := len(b.put) > 0 // the last retry left questions unanswered
+	b.mu.Unlock()
+	if again {
+		if res, err, asked := b.askOrDone(); asked {
+			return res, err
+		}
+	}
+	for {
+		select {
+		case <-b.done:
+			b.end()
+			return b.res, b.err
+		case <-b.asked:
+			b.gather()
+			if res, err, asked := b.askOrDone(); asked {
+				return res, err
+			}
+		case <-ctx.Done():
+			b.abandon("the client went before the call's end")
+			return nil, context.Cause(ctx)
+		}
+	}
+}
+
+// gather waits for the next question while they keep coming within
+// gatherWait of one another, or until the call returns.
+func (b *bridge) gather() {
+	t := time.NewTimer(gatherWait)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.asked:
+			t.Reset(gatherWait)
+		case <-t.C:
+			return
+		case <-b.done:
+			return
+		}
+	}
+}
+
+// askOrDone puts the waiting questions to the client; asked is false when
+// none waits any more (the server withdrew them, or answered the call).
+func (b *bridge) askOrDone() (json.RawMessage, error, bool) {
+	select {
+	case <-b.done:
+		b.end()
+		return b.res, b.err, true
+	default:
+	}
+	b.mu.Lock()
+	b.put = append(b.put, b.waiting...)
+	b.waiting = nil
+	n := len(b.put)
+	b.mu.Unlock()
+	if n == 0 {
+		return nil, nil, false
+	}
+	res, err := b.inputRequired()
+	return res, err, true
+}
+
+// inputRequired parks the call and answers its waiter input_required,
+// with the questions put to it and the state that names the call.
+func (b *bridge) inputRequired() (json.RawMessage, error) {
+	state, ok := b.up.srv.bridges.park(b)
+	if !ok {
+		b.abandon("too many calls wait for their clients")
+		return nil, &mcp.RPCError{Code: mcp.CodeInternalError,
+			Message: fmt.Sprintf("the server asks for input, and %d calls wait for their clients already: try again later", b.up.srv.maxParked())}
+	}
+	wait := b.up.srv.InputWait
+	if wait <= 0 {
+		wait = DefaultInputWait
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.waiter = nil
+	b.timer = time.AfterFunc(wait, func() {
+		if b.up.srv.bridges.take(state) == b {
+			b.abandon(fmt.Sprintf("the client did not send its answers within %v", wait))
+		}
+	})
+	out := []byte(`{"resultType":"input_required","inputRequests":{`)
+	for i, q := range b.put {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(append(out, mustJSON(q.key)...), `:{"method":`...)
+		out = append(append(out, mustJSON(q.method)...), `,"params":`...)
+		params := q.params
+		if params == nil {
+			params = json.RawMessage(`{}`)
+		}
+		out = append(append(out, params...), '}')
+	}
+	out = append(append(out, `},"requestState":`...), mustJSON(state)...)
+	return append(out, '}'), nil
+}
+
+// unpark stops the bound of a call taken back from its parking, and takes
+// the capabilities of the request that took it.
+func (b *bridge) unpark(meta modernMeta) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	b.caps = meta.caps
+}
+
+// answerFrom sends the server the answers a retry brings to the questions
+// put to its client; what answers nothing put is ignored.
+func (b *bridge) answerFrom(responses json.RawMessage) {
+	var got map[string]json.RawMessage
+	json.Unmarshal(responses, &got)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.put = slices.DeleteFunc(b.put, func(q *question) bool {
+		res, ok := got[q.key]
+		if ok {
+			q.answer <- answer{res: res}
+		}
+		return ok
+	})
+}
+
+// ask is a server request made during the call: it waits for the
+// client's answer, put to it as an input request.
+func (b *bridge) ask(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	b.mu.Lock()
+	if b.over {
+		b.mu.Unlock()
+		return nil, &mcp.RPCError{Code: mcp.CodeInternalError, Message: method + ": the call it belongs to was given up"}
+	}
+	if rawjson.Member(b.caps, capability[method]) == nil {
+		b.mu.Unlock()
+		return nil, &mcp.RPCError{Code: mcp.CodeMethodNotFound, Message: method + ": the client did not declare the " + capability[method] + " capability"}
+	}
+	b.next++
+	q := &question{key: "q" + strconv.Itoa(b.next), method: method, params: params, answer: make(chan answer, 1)}
+	b.waiting = append(b.waiting, q)
+	b.mu.Unlock()
+	signal(b.asked)
+	select {
+	case a := <-q.answer:
+		return a.res, a.err
+	case <-ctx.Done():
+		// The server withdrew its question (or its session ended).
+		b.mu.Lock()
+		b.waiting = slices.DeleteFunc(b.waiting, func(x *question) bool { return x == q })
+		b.put = slices.DeleteFunc(b.put, func(x *question) bool { return x == q })
+		b.mu.Unlock()
+		return nil, context.Cause(ctx)
+	}
+}
+
+// waiterNow is the request that waits on the call now, nil while parked.
+func (b *bridge) waiterNow() *relayed {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.waiter
+}
+
+// end settles a call that returned.
+func (b *bridge) end() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.over = true
+	b.waiter = nil
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+}
+
+// abandon gives the call up: every question still open is answered with
+// an error saying why, and the call is cancelled upstream: at once when
+// it asked nothing, else once the server has had abandonGrace to end it
+// on that error (a cancellation that overtook the answers would leave the
+// server not knowing why).
+func (b *bridge) abandon(why string) {
+	b.mu.Lock()
+	b.over = true
+	b.waiter = nil
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	open := append(b.waiting, b.put...)
+	b.waiting, b.put = nil, nil
+	b.mu.Unlock()
+	for _, q := range open {
+		q.answer <- answer{err: &mcp.RPCError{Code: mcp.CodeInternalError, Message: q.method + ": no answer: " + why}}
+	}
+	if len(open) == 0 {
+		b.cancel()
+		return
+	}
+	go func() { // ends with the call, or abandonGrace after the answers
+		t := time.NewTimer(abandonGrace)
+		defer t.Stop()
+		select {
+		case <-b.done:
+		case <-t.C:
+		}
+		b.cancel()
+	}()
+}
+
+// abandonGrace is how long a call given up has to end on the errors its
+// questions got before it is cancelled.
+const abandonGrace = notifyWait
+
+// signal wakes whoever waits on a 1-buffered channel, if nobody has yet.
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,109 @@
+package serve
+
+// The 2026-07-28 era's rules for Streamable HTTP
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http),
+// kept for a modern client's POST before it is served: its _meta holds a
+// version serve speaks and the client's capabilities (400 with -32602 or
+// -32022 otherwise), the MCP-Protocol-Version header says the version its
+// _meta does, Mcp-Method and Mcp-Name say what the body does (400 with
+// -32020 otherwise), and a method the era removed is not found (404 with
+// -32601). A tools/call's Mcp-Param-NAME headers are checked where the
+// tool's annotations are known, as it is served (checkParamHeaders). The
+// answer's status follows its error: 404 for -32601, 400 for the errors
+// of a request the server could not take as it was.
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// modernHeader reports whether an MCP-Protocol-Version header names no
+// version of the initialize era: a request without a session that says so
+// is taken for a modern one, and checked as one.
+func modernHeader(r *http.Request) bool {
+	v := r.Header.Get("Mcp-Protocol-Version")
+	return v != "" && !slices.Contains(mcp.SupportedVersions, v)
+}
+
+// checkModernPost checks a modern request (body: the whole message) before
+// it is served; for a refusal, the HTTP status and the error.
+func checkModernPost(r *http.Request, body []byte, method string) (int, *mcp.RPCError) {
+	params := rawjson.Member(body, "params")
+	var inBody string
+	json.Unmarshal(rawjson.Member(rawjson.Member(params, "_meta"), mcp.MetaProtocolVersion), &inBody)
+	header, hasHeader := r.Header["Mcp-Protocol-Version"]
+	switch {
+	case inBody != "" && !hasHeader:
+		return http.StatusBadRequest, mcp.HeaderMismatch("the MCP-Protocol-Version header is missing")
+	case inBody != "" && (len(header) != 1 || header[0] != inBody):
+		return http.StatusBadRequest, mcp.HeaderMismatch("MCP-Protocol-Version %q does not match the request's %s %q", r.Header.Get("Mcp-Protocol-Version"), mcp.MetaProtocolVersion, inBody)
+	}
+	if _, rerr := readModernMeta(params); rerr != nil {
+		return http.StatusBadRequest, rerr
+	}
+	if removedMethods[method] {
+		return http.StatusNotFound, mcp.MethodNotFound(method)
+	}
+	if rerr := mcp.CheckStandardHeaders(r.Header, body); rerr != nil {
+		return http.StatusBadRequest, rerr
+	}
+	return 0, nil
+}
+
+// writeRPCError answers a request with its JSON-RPC error, and status.
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, rerr *mcp.RPCError) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": rerr})
+	w.Write(b)
+}
+
+// modernStatus is the HTTP status of a modern request whose answer is
+// parts, when its answer comes first: 404 for a method not found, 400 for
+// a request the server could not take as it was, 200 otherwise.
+func modernStatus(parts [][]byte) int {
+	if len(parts) != 1 {
+		return http.StatusOK // a result in parts: no error
+	}
+	var e struct {
+		Error *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(parts[0], &e) != nil || e.Error == nil {
+		return http.StatusOK
+	}
+	switch e.Error.Code {
+	case mcp.CodeMethodNotFound:
+		return http.StatusNotFound
+	case mcp.CodeInvalidParams, mcp.CodeHeaderMismatch, mcp.CodeMissingRequiredClientCapabilities, mcp.CodeUnsupportedProtocolVersion:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}
+
+// checkParamHeaders checks a modern HTTP client's tools/call's
+// Mcp-Param-NAME headers against its arguments, as the tool up lists
+// asks.
+func (c *client) checkParamHeaders(ctx context.Context, up *upstream, method string, params json.RawMessage) *mcp.RPCError {
+	if method != "tools/call" || c.headers == nil {
+		return nil
+	}
+	h := c.headers(mcp.IncomingID(ctx))
+	if h == nil {
+		return nil
+	}
+	headers := up.paramHeaders(ctx, params)
+	if headers == nil {
+		return nil
+	}
+	return mcp.CheckParamHeaders(h, headers, mustJSON(map[string]json.RawMessage{"params": params}))
+}

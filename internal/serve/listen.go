@@ -1,0 +1,212 @@
+package serve
+
+// subscriptions/listen: a modern client's stream of the notifications it
+// asks for (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions).
+// Each listen is a listener of its client. In front of a modern server it
+// is passed on, one upstream listen for each, and what the server sends
+// on it comes back to it alone, under the client's subscription id. In
+// front of a server of the initialize era, serve answers it itself: the
+// acknowledgement names what the server can send (the list changes it
+// declared listChanged for, the resources it took a resources/subscribe
+// for, shared with the other holders as resources/subscribe is), and the
+// server's list changes and resource updates go to the listeners that
+// asked for them. Either way, a listener hears nothing before its
+// acknowledgement, nothing it did not ask for, and every notification
+// carries its subscription id in _meta.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"sync"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// metaSubscriptionID is the _meta key that names the subscription a
+// notification belongs to.
+const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
+
+// listener is one subscriptions/listen of a client.
+type listener struct {
+	c  *client
+	id json.RawMessage // the client's request id: the subscription's id
+
+	mu        sync.Mutex // guards the fields below
+	filter    listenFilter
+	upstream  string // in front of a modern server: the id of the listen passed on
+	listening bool   // acknowledged: notifications may go
+}
+
+// listenFilter is a listen's notifications member.
+type listenFilter struct {
+	Tools     bool     `json:"toolsListChanged,omitempty"`
+	Prompts   bool     `json:"promptsListChanged,omitempty"`
+	Resources bool     `json:"resourcesListChanged,omitempty"`
+	URIs      []string `json:"resourceSubscriptions,omitempty"`
+}
+
+// wants reports whether the listener asked for a notification (method, of
+// resource uri for an update).
+func (l *listener) wants(method, uri string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.listening {
+		return false
+	}
+	f := l.filter
+	switch method {
+	case "notifications/tools/list_changed":
+		return f.Tools
+	case "notifications/prompts/list_changed":
+		return f.Prompts
+	case "notifications/resources/list_changed":
+		return f.Resources
+	case "notifications/resources/updated":
+		return slices.Contains(f.URIs, uri)
+	}
+	return false
+}
+
+// send hands the client a notification of its subscription, on the
+// listen's stream.
+func (l *listener) send(method string, params json.RawMessage) {
+	l.c.notify(withRelated(context.Background(), l.id), method, withSubscriptionID(params, l.id))
+}
+
+// withSubscriptionID is params with _meta's subscription id set to id.
+func withSubscriptionID(params, id json.RawMessage) json.RawMessage {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil || p == nil {
+		p = map[string]json.RawMessage{}
+	}
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(p["_meta"], &meta) != nil || meta == nil {
+		meta = map[string]json.RawMessage{}
+	}
+	meta[metaSubscriptionID] = id
+	p["_meta"] = mustJSON(meta)
+	return mustJSON(p)
+}
+
+// listenModern serves a modern client's subscriptions/listen until the
+// client ends it, or the server does.
+func (c *client) listenModern(ctx context.Context, up *upstream, params json.RawMessage, meta modernMeta) (json.RawMessage, error) {
+	var p struct {
+		Notifications listenFilter `json:"notifications"`
+	}
+	json.Unmarshal(params, &p)
+	l := &listener{c: c, id: mcp.IncomingID(ctx)}
+	if up.conn.State().Modern {
+		return up.listenThrough(ctx, l, params)
+	}
+	return up.listenHere(ctx, l, p.Notifications)
+}
+
+// listenThrough passes a listen on to a modern server; what the server
+// says on it comes back to l, under l's id.
+func (u *upstream) listenThrough(ctx context.Context, l *listener, params json.RawMessage) (json.RawMessage, error) {
+	l.listening = true // the server's acknowledgement comes first
+	ctx = mcp.WithSentID(ctx, func(id json.RawMessage) {
+		l.mu.Lock()
+		l.upstream = string(id)
+		l.mu.Unlock()
+	})
+	u.listen(l, true)
+	defer u.listen(l, false)
+	res, err := u.conn.Forward(ctx, "subscriptions/listen", params)
+	if err != nil {
+		return nil, rpcError(err)
+	}
+	return withSubscriptionID(res, l.id), nil
+}
+
+// listenHere serves a listen in front of a server of the initialize era.
+func (u *upstream) listenHere(ctx context.Context, l *listener, want listenFilter) (json.RawMessage, error) {
+	var caps struct {
+		Capabilities struct {
+			Tools     struct{ ListChanged bool } `json:"tools"`
+			Prompts   struct{ ListChanged bool } `json:"prompts"`
+			Resources struct {
+				ListChanged bool
+				Subscribe   bool
+			} `json:"resources"`
+		} `json:"capabilities"`
+	}
+	json.Unmarshal(u.conn.State().InitializeResult, &caps)
+	sc := caps.Capabilities
+	got := listenFilter{Tools: want.Tools && sc.Tools.ListChanged, Prompts: want.Prompts && sc.Prompts.ListChanged,
+		Resources: want.Resources && sc.Resources.ListChanged}
+	defer u.leave(l)
+	if sc.Resources.Subscribe {
+		for _, uri := range want.URIs {
+			params := mustJSON(map[string]string{"uri": uri})
+			if u.srv.Guard.check(ctx, "resources/subscribe", params, u.readOnly) != nil || slices.Contains(got.URIs, uri) {
+				continue
+			}
+			if err := u.holdResource(ctx, l, uri); err != nil {
+				if ctx.Err() != nil {
+					return nil, context.Cause(ctx)
+				}
+				continue // not acknowledged: the server refused it
+			}
+			got.URIs = append(got.URIs, uri)
+		}
+	}
+	l.mu.Lock()
+	l.filter = got
+	l.mu.Unlock()
+	ack := mustJSON(map[string]any{"notifications": got})
+	l.send("notifications/subscriptions/acknowledged", ack)
+	l.mu.Lock()
+	l.listening = true // after the acknowledgement, in the client's queue
+	l.mu.Unlock()
+	u.listen(l, true)
+	defer u.listen(l, false)
+	select {
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	case <-u.conn.Done():
+		return nil, rpcError(errors.New("the server's session ended"))
+	}
+}
+
+// holdResource subscribes l to uri in the subscriptions the clients share.
+func (u *upstream) holdResource(ctx context.Context, l *listener, uri string) error {
+	forward, done, err := u.subs.Subscribe(ctx, l, uri)
+	if err != nil || !forward {
+		return err
+	}
+	_, err = u.conn.Forward(ctx, "resources/subscribe", mustJSON(map[string]string{"uri": uri}))
+	done(err == nil)
+	return err
+}
+
+// listen notes a listener open (on) or ended.
+func (u *upstream) listen(l *listener, on bool) { note(u, u.listeners, l, on) }
+
+// listenersOf are the listeners a notification of the server goes to: in
+// front of a modern server, the one whose listen the server named; else
+// those that asked for it.
+func (u *upstream) listenersOf(method string, params json.RawMessage, uri string) []*listener {
+	sub := rawjson.Member(rawjson.Member(params, "_meta"), metaSubscriptionID)
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	var out []*listener
+	for l := range u.listeners {
+		l.mu.Lock()
+		passed := l.upstream
+		l.mu.Unlock()
+		switch {
+		case sub != nil:
+			if passed == string(sub) {
+				out = append(out, l)
+			}
+		case passed == "" && l.wants(method, uri):
+			out = append(out, l)
+		}
+	}
+	return out
+}

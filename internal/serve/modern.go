@@ -1,0 +1,337 @@
+package serve
+
+// A client of the 2026-07-28 era
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic): no
+// initialize and no session; each request carries the protocol version
+// and the client's capabilities in its _meta, and each result says what
+// it is (resultType). Such a client is served by a session of its era
+// when the server speaks it (the shared one, or Server.OpenModern's), its
+// requests passed on as they are; else by the initialize era's session,
+// bridged: its results get the members its era requires, a question the
+// server asks during its call becomes an input_required result
+// (bridge.go), and its subscriptions/listen becomes the subscriptions of
+// that era (listen.go).
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// removedMethods are the requests of the initialize era that the
+// 2026-07-28 era removed: a client of that era is told they do not exist
+// (on HTTP, 404: http.go).
+var removedMethods = map[string]bool{
+	"initialize": true, "ping": true, "logging/setLevel": true,
+	"resources/subscribe": true, "resources/unsubscribe": true,
+}
+
+// inputMethods may be answered input_required
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#supported-requests).
+var inputMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
+
+// modernMeta is what serve reads of a modern request's _meta.
+type modernMeta struct {
+	version string
+	caps    json.RawMessage // the client's capabilities for this request (an object)
+	level   string          // its logLevel; "" asks for no log messages
+}
+
+// readModernMeta reads and checks a modern request's _meta: it MUST hold
+// the protocol version and the client's capabilities
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#meta),
+// -32602 otherwise, and the version must be one serve speaks, -32022
+// (with the versions it does) otherwise.
+func readModernMeta(params json.RawMessage) (modernMeta, *mcp.RPCError) {
+	var m modernMeta
+	var meta, version, caps, level json.RawMessage
+	if rawjson.IsObject(params) {
+		meta = rawjson.Member(params, "_meta")
+	}
+	if rawjson.IsObject(meta) {
+		version = rawjson.Member(meta, mcp.MetaProtocolVersion)
+		caps = rawjson.Member(meta, mcp.MetaClientCapabilities)
+		level = rawjson.Member(meta, mcp.MetaLogLevel)
+	}
+	invalid := func(what string) (modernMeta, *mcp.RPCError) {
+		return m, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "missing or invalid _meta: " + what}
+	}
+	switch {
+	case !rawjson.IsObject(meta):
+		return invalid("params._meta must be an object")
+	case json.Unmarshal(version, &m.version) != nil || m.version == "":
+		return invalid(mcp.MetaProtocolVersion + " must be a string")
+	case !rawjson.IsObject(caps):
+		return invalid(mcp.MetaClientCapabilities + " must be an object")
+	case level != nil && json.Unmarshal(level, &m.level) != nil:
+		return invalid(mcp.MetaLogLevel + " must be a string")
+	case !mcp.IsModern(m.version):
+		return m, unsupportedVersion(m.version)
+	}
+	m.caps = caps
+	return m, nil
+}
+
+// unsupportedVersion is the error for a modern request in a version serve
+// does not speak: the versions it does, and the one asked for.
+func unsupportedVersion(v string) *mcp.RPCError {
+	return &mcp.RPCError{Code: mcp.CodeUnsupportedProtocolVersion,
+		Message: "unsupported protocol version " + v,
+		Data:    mustJSON(map[string]any{"supported": mcp.ModernVersions, "requested": v})}
+}
+
+// handleModern serves a request of a client of the 2026-07-28 era.
+func (c *client) handleModern(ctx context.Context, method string, params json.RawMessage) (_ json.RawMessage, err error) {
+	meta, rerr := readModernMeta(params)
+	if rerr != nil {
+		return nil, rerr
+	}
+	c.setModern()
+	if removedMethods[method] {
+		return nil, mcp.MethodNotFound(method)
+	}
+	// In flight: what the server says about it (progress, logs) reaches
+	// the client before its answer (flushNotes).
+	id := mcp.IncomingID(ctx)
+	c.track(id, true)
+	defer c.track(id, false)
+	if inputMethods[method] {
+		if rerr := checkInputResponses(params); rerr != nil {
+			return nil, rerr
+		}
+		if state, ours := stateOf(params); ours {
+			// The retry of a call parked for input: the guard let it
+			// through the first time, and it is that call again.
+			res, err := c.srv.resume(ctx, c, method, params, meta, state)
+			if err != nil {
+				return nil, err
+			}
+			return c.modernResult(ctx, method, params, res, false), nil
+		}
+	}
+	up, err := c.modernSide(ctx, meta.caps)
+	if err != nil {
+		return nil, rpcError(err)
+	}
+	st := up.conn.State()
+	if method == "server/discover" && !st.Modern {
+		res := discovered(st)
+		mcp.AddResultMembers(ctx, modernMembers(method, res))
+		return res, nil
+	}
+	if rerr := c.srv.Guard.check(ctx, method, params, up.readOnly); rerr != nil {
+		return nil, rerr
+	}
+	if rerr := c.checkParamHeaders(ctx, up, method, params); rerr != nil {
+		return nil, rerr
+	}
+	switch {
+	case method == "subscriptions/listen":
+		return c.listenModern(ctx, up, params, meta)
+	case !st.Modern && inputMethods[method]:
+		res, err := up.bridged(ctx, c, method, params, meta)
+		if err != nil {
+			return nil, err
+		}
+		return c.modernResult(ctx, method, params, res, false), nil
+	}
+	params, rerr = up.taskRequest(c, method, params)
+	if rerr != nil {
+		return nil, rerr
+	}
+	r := relayed{c: c, id: id, level: meta.level}
+	up.fly(&r, true)
+	defer up.fly(&r, false)
+	fwd, release := up.swap(params, r, !st.Modern)
+	defer release()
+	ctx = context.WithValue(ctx, relayKey{}, r)
+	if st.Modern {
+		ctx = up.withParamHeaders(ctx, method, params)
+	}
+	res, err := up.conn.Forward(ctx, method, fwd)
+	if err != nil {
+		return nil, rpcError(err)
+	}
+	return c.modernResult(ctx, method, params, up.taskResult(c, method, res), st.Modern), nil
+}
+
+// modernResult is what a modern client gets of a result: through the
+// guard, with the members its era requires when a server of the
+// initialize era gave it (not modern); the recorder is told.
+func (c *client) modernResult(ctx context.Context, method string, asked, res json.RawMessage, modern bool) json.RawMessage {
+	res = c.srv.Guard.filter(method, res)
+	if !modern {
+		mcp.AddResultMembers(ctx, modernMembers(method, res))
+	}
+	if c.srv.Record != nil && resultTypeOf(res) != "input_required" {
+		c.srv.Record.Note(method, asked, res)
+	}
+	return res
+}
+
+// modernSide is the upstream session a modern client is served by: the
+// session of OpenModern when there is one (the server speaks that era
+// too), else the client's own.
+func (c *client) modernSide(ctx context.Context, caps json.RawMessage) (*upstream, error) {
+	if !c.srv.Isolate {
+		if m := c.srv.modernUpstream(ctx); m != nil {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if c.up == nil {
+				c.up = m
+				m.attach(c)
+			}
+			return c.up, nil
+		}
+	}
+	return c.upstream(ctx, caps)
+}
+
+// cacheable are the results the 2026-07-28 era marks with how long they
+// may be kept (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching).
+var cacheable = map[string]bool{
+	"server/discover": true, "tools/list": true, "prompts/list": true,
+	"resources/list": true, "resources/templates/list": true, "resources/read": true,
+}
+
+// modernMembers are the members the 2026-07-28 schema requires that a
+// result of a server of the initialize era lacks: resultType (complete,
+// or input_required for a result that asks for input), and for a
+// cacheable one ttlMs and cacheScope. What the server may
+// change is not kept: ttlMs 0 (stale at once), and private (the result
+// goes through this relay's credentials, so it is no one else's).
+func modernMembers(method string, res json.RawMessage) []byte {
+	var have struct{ typ, ttl, scope, input bool }
+	for _, f := range rawjson.ScanFields(nil, res) {
+		have.typ = have.typ || f.KeyIs("resultType")
+		have.ttl = have.ttl || f.KeyIs("ttlMs")
+		have.scope = have.scope || f.KeyIs("cacheScope")
+		have.input = have.input || f.KeyIs("inputRequests") || f.KeyIs("requestState")
+	}
+	var out []byte
+	add := func(m string) {
+		if len(out) > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, m...)
+	}
+	switch {
+	case !have.typ && have.input && inputMethods[method]:
+		// A server of the initialize era that asks as the modern era
+		// does (its own inputRequests and requestState): the client
+		// sends its request again, which goes to it as it is.
+		add(`"resultType":"input_required"`)
+	case !have.typ:
+		add(`"resultType":"complete"`)
+	}
+	if cacheable[method] {
+		if !have.ttl {
+			add(`"ttlMs":0`)
+		}
+		if !have.scope {
+			add(`"cacheScope":"private"`)
+		}
+	}
+	return out
+}
+
+// resultTypeOf is a result's resultType, "" when it has none.
+func resultTypeOf(res json.RawMessage) string {
+	for _, f := range rawjson.ScanFields(nil, res) {
+		if f.KeyIs("resultType") {
+			var t string
+			json.Unmarshal(f.Value, &t)
+			return t
+		}
+	}
+	return ""
+}
+
+// checkInputResponses refuses inputResponses that are not an object of
+// results
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#error-handling).
+func checkInputResponses(params json.RawMessage) *mcp.RPCError {
+	v := rawjson.Member(params, "inputResponses")
+	if v == nil {
+		return nil
+	}
+	bad := !rawjson.IsObject(v)
+	if !bad {
+		rawjson.ForEachValidMember(v, func(_ string, r []byte) error {
+			bad = bad || !rawjson.IsObject(r)
+			return nil
+		})
+	}
+	if bad {
+		return &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "inputResponses must be an object whose members are the results of its input requests"}
+	}
+	return nil
+}
+
+// logLevels are the levels of log messages, least severe first.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// logWanted reports whether a log message's params are at or above level,
+// as a modern request that asked for level takes them; "" takes none
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging).
+func logWanted(level string, params json.RawMessage) bool {
+	if level == "" {
+		return false
+	}
+	var p struct {
+		Level string `json:"level"`
+	}
+	json.Unmarshal(params, &p)
+	return slices.Index(logLevels, p.Level) >= slices.Index(logLevels, level)
+}
+
+// withParamHeaders tells the transport the x-mcp-header annotations of
+// the tool a tools/call passed on to a modern server calls, so that its
+// arguments go in the headers that server checks
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#custom-headers-from-tool-parameters).
+func (u *upstream) withParamHeaders(ctx context.Context, method string, params json.RawMessage) context.Context {
+	if method != "tools/call" {
+		return ctx
+	}
+	headers := u.paramHeaders(ctx, params)
+	if headers == nil {
+		return ctx
+	}
+	return mcp.WithParamHeaders(ctx, headers)
+}
+
+// paramHeaders are the x-mcp-header annotations of the tool a tools/call
+// calls; nil for a tool the server does not list, or none.
+func (u *upstream) paramHeaders(ctx context.Context, params json.RawMessage) []mcp.ParamHeader {
+	name, _ := rawjson.String(rawjson.Member(params, "name"))
+	t, ok := u.conn.Tool(ctx, name)
+	if !ok {
+		return nil
+	}
+	headers, err := mcp.ParamHeaders(rawjson.Member(t, "inputSchema"))
+	if err != nil {
+		return nil
+	}
+	return headers
+}
+
+// swap gives params a progress token of the relay's own, for r; legacy
+// makes them a request of the initialize era too (legacyParams), in the
+// same pass.
+func (u *upstream) swap(params json.RawMessage, r relayed, legacy bool) (json.RawMessage, func()) {
+	if !legacy {
+		return u.tokens.Swap(params, r)
+	}
+	swapped := false
+	fwd, release := u.tokens.SwapWith(params, r, func(params, _, ours json.RawMessage) (json.RawMessage, error) {
+		swapped = true
+		return legacyParamsWith(params, ours), nil
+	})
+	if !swapped { // no token
+		fwd = legacyParams(params)
+	}
+	return fwd, release
+}

@@ -1,0 +1,62 @@
+package serve
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+)
+
+// TestModernResultsOverLegacy: a modern client of a server of the
+// initialize era gets results valid in its era: resultType on each,
+// first, ttlMs and cacheScope on the cacheable ones (the 2026-07-28
+// schema requires them); the rest of the result is the server's.
+func TestModernResultsOverLegacy(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	u := serveHTTP(t, srv, "")
+	for _, tc := range []struct {
+		method, params string
+		cacheable      bool
+		keeps          string // what the server's result holds, kept
+	}{
+		{"server/discover", ``, true, `"supportedVersions":["2026-07-28"]`},
+		{"tools/list", ``, true, `"name":"echo"`},
+		{"resources/read", `,"uri":"demo://readme"`, true, `"uri":"demo://readme"`},
+		{"tools/call", `,"name":"echo","arguments":{"message":"hi"}`, false, `"text":"hi"`},
+		{"completion/complete", `,"ref":{"type":"ref/prompt","name":"review"},"argument":{"name":"language","value":"g"}`, false, `"completion"`},
+	} {
+		_, body := postModern(t, u, `{"jsonrpc":"2.0","id":1,"method":"`+tc.method+`","params":{"_meta":`+modernMetaJSON+tc.params+`}}`, nil)
+		res := rawjson.Member([]byte(sseData(body)), "result")
+		fields := rawjson.ScanFields(nil, res)
+		if len(fields) == 0 || !json.Valid(res) || !fields[0].KeyIs("resultType") {
+			t.Errorf("%s: %s, want resultType first", tc.method, body)
+			continue
+		}
+		if !strings.Contains(string(res), `"resultType":"complete"`) || !strings.Contains(string(res), tc.keeps) {
+			t.Errorf("%s: %s, want it complete and holding %s", tc.method, res, tc.keeps)
+		}
+		if tc.cacheable && (rawjson.Member(res, "ttlMs") == nil || rawjson.Member(res, "cacheScope") == nil) {
+			t.Errorf("%s: %s, want ttlMs and cacheScope", tc.method, res)
+		}
+	}
+}
+
+// TestModernMembers: what a result of the initialize era lacks for the
+// modern era is added, and nothing it has.
+func TestModernMembers(t *testing.T) {
+	for _, tc := range []struct{ method, res, want string }{
+		{"tools/list", `{"tools":[]}`, `"resultType":"complete","ttlMs":0,"cacheScope":"private"`},
+		{"tools/list", `{"tools":[],"ttlMs":5,"cacheScope":"public"}`, `"resultType":"complete"`},
+		{"resources/read", `{"contents":[]}`, `"resultType":"complete","ttlMs":0,"cacheScope":"private"`},
+		{"tools/call", `{"content":[]}`, `"resultType":"complete"`},
+		{"tools/call", `{"resultType":"complete","content":[]}`, ``},
+		{"tools/call", `{"inputRequests":{"a":{"method":"roots/list"}},"requestState":"s"}`, `"resultType":"input_required"`},
+		{"tools/list", `{"tools":[],"requestState":"s"}`, `"resultType":"complete","ttlMs":0,"cacheScope":"private"`},
+	} {
+		if got := string(modernMembers(tc.method, json.RawMessage(tc.res))); got != tc.want {
+			t.Errorf("%s %s: %s, want %s", tc.method, tc.res, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,309 @@
+package serve
+
+// Whose is what the server says: its notifications and its requests
+// reach the client they belong to, and no other.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpv/mcpv/internal/subscription"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// notify passes the server's notifications to the clients they belong
+// to, as subscription.AudienceOf says (a resource's update goes to the
+// clients subscribed to it or listening for it; a list's change to the
+// clients of the initialize era and the listeners that asked for it; the
+// busy one is the one request in flight; with none, only to the log), so
+// that no client hears what the server said for another. What the guard
+// hides goes nowhere.
+func (u *upstream) notify(method string, params json.RawMessage) {
+	a, uri := subscription.AudienceOf(method, params)
+	switch {
+	case a == subscription.Requester:
+		if r, b, ok := u.tokens.Back(params); ok {
+			if w := r.now(); w != nil {
+				// A task its request made may be named here before the
+				// request's answer has told serve of it: it is that
+				// client's all the same.
+				u.claimRelated(w.c, b)
+			}
+			r.progress(method, u.renameRelated(b))
+		}
+		return
+	case method == "notifications/cancelled":
+		return // the upstream session cancels the request it names itself
+	case u.srv.Guard.hidesNotification(method, params):
+		return
+	}
+	if r, ok := u.taskOwner(method, params); ok {
+		// About a task: for its client alone.
+		if r == nil || !r.tell(withRelated(context.Background(), r.id), method, u.renameNotice(method, params)) {
+			u.srv.Log.Debug(fmt.Sprintf("the server's %s is about a task no client here holds", method))
+		}
+		return
+	}
+	heard := false
+	if a != subscription.Busy {
+		for _, l := range u.listenersOf(method, params, uri) {
+			l.send(method, params)
+			heard = true
+		}
+	}
+	to, rel := u.recipients(a, uri)
+	for _, r := range to {
+		heard = r.tell(withRelated(context.Background(), rel), method, params) || heard
+	}
+	if !heard {
+		u.srv.Log.Info(fmt.Sprintf("the server's %s belonged to no one client", method), "params", string(params))
+	}
+}
+
+// recipients are the requests or clients a notification of the server
+// for audience a (not progress, not a listen's) belongs to, and the
+// request it is related to, if any.
+func (u *upstream) recipients(a subscription.Audience, uri string) (to []*relayed, rel json.RawMessage) {
+	legacy := func(keep func(*client) bool) []*relayed {
+		var out []*relayed
+		for _, c := range u.clientsWhere(func(c *client) bool { return !c.isModern() && keep(c) }) {
+			out = append(out, &relayed{c: c})
+		}
+		return out
+	}
+	switch a {
+	case subscription.Holders:
+		return legacy(func(c *client) bool { return u.subs.Holds(c, uri) }), nil
+	case subscription.Everyone:
+		return legacy(func(*client) bool { return true }), nil
+	case subscription.Busy:
+		if r := u.busy(); r != nil {
+			return []*relayed{r}, r.id
+		}
+	}
+	return nil, nil
+}
+
+// busy is the one request in flight, or the one client of the initialize
+// era with requests in flight; nil when there are none, or several. A
+// bridged call parked for its client's answers counts only when nothing
+// else is in flight: the server waits for those answers, and what it
+// says meanwhile is most likely about another request.
+func (u *upstream) busy() *relayed {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	var active, parked []*relayed
+	for c := range u.clients {
+		if !c.isModern() && c.busy() {
+			active = append(active, &relayed{c: c, id: c.latest()})
+		}
+	}
+	for r := range u.flights {
+		if r.b != nil && r.b.waiterNow() == nil {
+			parked = append(parked, r)
+		} else {
+			active = append(active, r)
+		}
+	}
+	switch {
+	case len(active) == 1:
+		return active[0]
+	case len(active) == 0 && len(parked) == 1:
+		return parked[0]
+	}
+	return nil
+}
+
+// clientsWhere are the clients served that keep.
+func (u *upstream) clientsWhere(keep func(*client) bool) []*client {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	var out []*client
+	for c := range u.clients {
+		if keep(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// now is the request a message about r goes to: r itself, or for a
+// bridged call the request that waits on it (nil while it is parked).
+func (r *relayed) now() *relayed {
+	if r.b == nil {
+		return r
+	}
+	return r.b.waiterNow()
+}
+
+// tell hands r's client a notification about it; a modern request takes
+// log messages only at the level it asked for. It reports whether the
+// notification went.
+func (r *relayed) tell(ctx context.Context, method string, params json.RawMessage) bool {
+	w := r.now()
+	if w == nil {
+		return false
+	}
+	if w.c.isModern() && method == "notifications/message" && !logWanted(w.level, params) {
+		return false
+	}
+	if w != r {
+		ctx = withRelated(context.Background(), w.id)
+	}
+	w.c.notify(ctx, method, params)
+	return true
+}
+
+// progress hands r's client a progress notification about it (params
+// carry the token of the request that started it), under the token of
+// the request that waits on it now.
+func (r *relayed) progress(method string, params json.RawMessage) {
+	w := r.now()
+	switch {
+	case w == nil:
+		return
+	case r.b != nil:
+		if w.token == nil {
+			return
+		}
+		p, err := mcp.Retoken(params, w.token)
+		if err != nil {
+			return
+		}
+		params = p
+	}
+	w.c.notify(withRelated(context.Background(), w.id), method, params)
+}
+
+// ask puts a server request about r to its client (or to the client of
+// a bridged call, as an input request).
+func (r *relayed) ask(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if r.b != nil {
+		return r.b.ask(ctx, method, params)
+	}
+	return r.c.ask(withRelated(ctx, r.id), method, params)
+}
+
+// route hands a server request to the client it belongs to: the client
+// whose request the server is fulfilling (a modern server's input
+// request), else the one request in flight, else the only client. A
+// request no client can take is refused, never put to another client.
+func (u *upstream) route(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, bool, error) {
+	switch method {
+	case "roots/list", "sampling/createMessage", "elicitation/create":
+	default:
+		return nil, true, mcp.MethodNotFound(method)
+	}
+	r := u.pick(ctx)
+	if owner, ok := u.taskOwner(method, params); ok {
+		// A question about a task is its client's, whoever is busy.
+		r, params = owner, u.renameRelated(params)
+	}
+	if r == nil {
+		return nil, true, &mcp.RPCError{Code: mcp.CodeInternalError,
+			Message: method + ": no client to ask: none is connected, or several have requests in flight"}
+	}
+	res, err := r.ask(ctx, method, params)
+	return res, true, err
+}
+
+func (u *upstream) pick(ctx context.Context) *relayed {
+	if r, ok := ctx.Value(relayKey{}).(relayed); ok {
+		return &r
+	}
+	if r := u.busy(); r != nil {
+		return r
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if len(u.clients) == 1 && len(u.flights) == 0 {
+		for c := range u.clients {
+			return &relayed{c: c}
+		}
+	}
+	return nil
+}
+
+// fly notes a modern client's request in flight (on) or done.
+func (u *upstream) fly(r *relayed, on bool) { note(u, u.flights, r, on) }
+
+// note adds k to the set m of u's (on) or takes it out, under u.mu.
+func note[K comparable](u *upstream, m map[K]bool, k K, on bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if on {
+		m[k] = true
+	} else {
+		delete(m, k)
+	}
+}
+
+// attach notes a client served; it holds the session.
+func (u *upstream) attach(c *client) {
+	u.mu.Lock()
+	u.clients[c] = true
+	u.holds++
+	u.mu.Unlock()
+}
+
+// hold notes one more user of the session (a bridged call, which may
+// outlive its client's request); release one fewer. A session of one
+// client's own closes when nothing holds it.
+func (u *upstream) hold() {
+	u.mu.Lock()
+	u.holds++
+	u.mu.Unlock()
+}
+
+func (u *upstream) release() {
+	u.mu.Lock()
+	u.holds--
+	last := u.holds == 0 && u.own
+	u.mu.Unlock()
+	if last {
+		u.conn.Close()
+	}
+}
+
+// detach forgets a client that left, and ends the subscriptions only it
+// held.
+func (u *upstream) detach(c *client) {
+	u.mu.Lock()
+	delete(u.clients, c)
+	u.mu.Unlock()
+	u.leave(c)
+	u.tasks.forget(c)
+	u.release()
+}
+
+// leave gives up the subscriptions only holder h held (a client, a
+// listener): the server is told to unsubscribe from them.
+func (u *upstream) leave(h any) {
+	ended, done := u.subs.Leave(h)
+	for _, uri := range ended {
+		ctx, cancel := context.WithTimeout(context.Background(), notifyWait)
+		u.conn.Forward(ctx, "resources/unsubscribe", mustJSON(map[string]string{"uri": uri}))
+		cancel()
+		done(uri)
+	}
+}
+
+// subscription notes a client's resources/subscribe or unsubscribe in
+// the subscriptions the clients share upstream, so that one client's
+// unsubscribe does not end another's updates, once no request for the
+// resource is in flight. It reports whether the request must go upstream
+// (the first subscriber, the last to leave); if so, done is called with
+// whether it succeeded there.
+func (u *upstream) subscription(ctx context.Context, c *client, method string, params json.RawMessage) (forward bool, done func(ok bool), err error) {
+	uri := resourceURI(params)
+	if method == "resources/subscribe" {
+		return u.subs.Subscribe(ctx, c, uri)
+	}
+	forward, ended, err := u.subs.Unsubscribe(ctx, c, uri)
+	return forward, func(bool) {
+		if ended != nil {
+			ended()
+		}
+	}, err
+}

@@ -1,0 +1,109 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/mcp/mcptest"
+)
+
+// fakeStdio runs the fake server of mcptest, with behaviours, over stdio.
+func fakeStdio(behaviours string) *connect.Settings {
+	return &connect.Settings{Command: []string{os.Args[0]}, Env: append(os.Environ(), mcptest.EnvVar+"="+behaviours),
+		ProtocolEra: "legacy", ConnectTimeout: 30 * time.Second}
+}
+
+// TestTasksAreTheirClients: with one server shared by two clients, a task
+// is its client's: the other does not see it listed, cannot get it,
+// collect its result or cancel it, by serve's id or the server's (which
+// never reaches a client), and the server's question about it goes to its
+// client alone, whose answer is the one the task gets.
+func TestTasksAreTheirClients(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, fakeStdio("tasks=working/input_required/completed,hang"), nil, false)
+	u := serveHTTP(t, srv, "")
+	a, arec := httpClient(t, u, "legacy", "a")
+	b, brec := httpClient(t, u, "legacy", "b")
+
+	created := call(t, a, "tools/call", `{"name":"job","arguments":{},"task":{"ttl":60000}}`)
+	task, _, err := mcp.CreatedTask(created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task.TaskID == "task-1" || !strings.HasPrefix(task.TaskID, "mcpv-task-") {
+		t.Fatalf("the client got task id %q: the server's, or not serve's", task.TaskID)
+	}
+	if list := call(t, b, "tasks/list", `{}`); strings.Contains(string(list), "task-") {
+		t.Errorf("client B lists %s: another client's task", list)
+	}
+	if list := call(t, a, "tasks/list", `{}`); !strings.Contains(string(list), task.TaskID) || strings.Contains(string(list), `"task-1"`) {
+		t.Errorf("client A lists %s, want its task by serve's id", list)
+	}
+	for _, method := range []string{"tasks/get", "tasks/result", "tasks/cancel"} {
+		for _, id := range []string{task.TaskID, "task-1"} {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			res, err := b.Call(ctx, method, mcp.TaskParams(id))
+			cancel()
+			var ce *mcp.CallError
+			if !errors.As(err, &ce) || ce.Err.Code != mcp.CodeInvalidParams || !strings.Contains(ce.Err.Message, "not found") {
+				t.Errorf("client B's %s of %s: %s, %v; want not found", method, id, res, err)
+			}
+		}
+	}
+	// B is busy too while A collects its result: the question about A's
+	// task is A's all the same.
+	bctx, bcancel := context.WithCancel(context.Background())
+	defer bcancel()
+	go b.Call(bctx, "tools/call", json.RawMessage(`{"name":"never","arguments":{}}`)) // hangs
+	for deadline := time.Now().Add(30 * time.Second); len(srv.shared.clientsWhere((*client).busy)) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("client B's call never started")
+		}
+	}
+	res := call(t, a, "tasks/result", string(mcp.TaskParams(task.TaskID)))
+	if !strings.Contains(string(res), "job done") || !strings.Contains(string(res), `\"name\":\"a\"`) || !strings.Contains(string(res), task.TaskID) {
+		t.Errorf("client A's result %s, want A's answer in it, under serve's id", res)
+	}
+	for _, m := range brec.all() {
+		if strings.Contains(string(m), "elicitation/create") || strings.Contains(string(m), "notifications/tasks/status") {
+			t.Errorf("client B got %s, about A's task", m)
+		}
+	}
+	for _, m := range arec.all() {
+		if strings.Contains(string(m), `"task-1"`) {
+			t.Errorf("client A got the server's task id: %s", m)
+		}
+	}
+}
+
+// TestModernTaskIDs: a modern client's task (the tasks extension, from a
+// modern server) is named by serve's id, which another client cannot
+// guess; its holder reaches it by that id.
+func TestModernTaskIDs(t *testing.T) {
+	t.Parallel()
+	up := &upstream{}
+	c := &client{modern: true}
+	res := up.taskResult(c, "tools/call", json.RawMessage(`{"resultType":"task","taskId":"1","status":"working"}`))
+	var got struct {
+		TaskID string `json:"taskId"`
+	}
+	json.Unmarshal(res, &got)
+	if got.TaskID == "1" || !strings.HasPrefix(got.TaskID, "mcpv-task-") {
+		t.Fatalf("task result %s, want serve's id", res)
+	}
+	other := &client{modern: true}
+	if _, rerr := up.taskRequest(other, "tasks/get", json.RawMessage(`{"taskId":"1"}`)); rerr == nil {
+		t.Errorf("the server's id reached the server's task")
+	}
+	params, rerr := up.taskRequest(other, "tasks/get", json.RawMessage(`{"taskId":"`+got.TaskID+`"}`))
+	if rerr != nil || string(params) != `{"taskId":"1"}` {
+		t.Errorf("tasks/get by serve's id: %s %v, want the server's id sent", params, rerr)
+	}
+}

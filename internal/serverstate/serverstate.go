@@ -1,0 +1,256 @@
+// Package serverstate keeps what mcpv may remember of a server from one
+// run to the next, in one file of the state directory per server: the era
+// it spoke (so that the next run need not probe for it), and the list
+// results it allows to be kept (their ttlMs and cacheScope, in the
+// 2026-07-28 era), so that a call while the server says its tool list is
+// fresh finds its tool without asking.
+//
+// A server is known by everything that makes it the server it is
+// (Identity): a stdio server by its command, arguments, directory,
+// framing and whole environment, with the size and time of each file they
+// name (the program rebuilt is another server); an HTTP server by its URL,
+// transport and CA file. A result of cacheScope "private" is kept for the
+// credentials that asked alone, told apart by a hash of them, never their
+// value; where the credentials cannot be told apart, nothing private is
+// kept.
+//
+// The lists are kept by internal/listcache's rules, the era for EraLife,
+// and the file is trusted only when it is the user's alone: a regular
+// file (not a link), owned by the user and readable by nobody else, no
+// larger than MaxFileBytes, in a directory that safedir finds private.
+// Anything else is ignored, and overwritten by the next save. A save
+// writes a new file and renames it into place, so that runs at once never
+// see half a file; the directory is kept under MaxDirBytes by removing
+// the files least recently written. Nothing here fails a command: a file
+// that cannot be read is none, and one that cannot be written is not.
+package serverstate
+
+import (
+	"encoding/json"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/listcache"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// EraLife is how long an era is remembered after the server last said it:
+// a server of the initialize era is probed again after that, in case it
+// has learnt the modern one.
+const EraLife = 24 * time.Hour
+
+// Identity is what tells one server, and one set of credentials, from
+// another.
+type Identity struct {
+	// Server is a digest of what makes the server the one it is.
+	Server string
+	// Credentials is a digest of the credentials sent to it, "" when
+	// there are none beyond what Server holds (a stdio server's
+	// environment). Private says they can be told apart: results of
+	// cacheScope "private" may be kept for them.
+	Credentials string
+	Private     bool
+}
+
+// Store is what is kept of one server. It is safe for concurrent use.
+type Store struct {
+	dir, root, path string
+	id              Identity
+	now             func() time.Time
+	dirBytes        int64 // MaxDirBytes, but in tests
+	// Ignored says why the file was not read, "" when it was or there
+	// was none.
+	Ignored string
+	// Trace, when set, is told of each request answered from what was
+	// kept (for --verbose).
+	Trace func(line string)
+
+	mu       sync.Mutex // guards era, recalled and served
+	era      *eraRecord
+	recalled *mcp.Recall     // what Recall gave the run
+	served   map[string]bool // the lists a lookup was answered from in this run
+
+	lists listcache.Cache
+	dirty atomic.Bool // something to save
+}
+
+// file is what a state file holds.
+type file struct {
+	Version int              `json:"version"`
+	Server  string           `json:"server"` // Identity.Server: a file copied under another name is not this server's
+	Era     *eraRecord       `json:"era,omitempty"`
+	Lists   []listcache.Kept `json:"lists,omitempty"`
+	// Credentials is Identity.Credentials of the run that kept the
+	// private results among Lists.
+	Credentials string `json:"credentials,omitempty"`
+}
+
+const fileVersion = 1
+
+// eraRecord is the era the server last said it spoke.
+type eraRecord struct {
+	State mcp.State `json:"state"`
+	Seen  time.Time `json:"seen"`
+	// Until is how long server/discover's result may be taken for the
+	// server's answer (its ttlMs); zero when not at all. Private is its
+	// cacheScope, for Credentials alone.
+	Until       time.Time `json:"until,omitzero"`
+	Private     bool      `json:"private,omitempty"`
+	Credentials string    `json:"credentials,omitempty"`
+}
+
+// Open reads what is kept of the server id names, in dir (a directory of
+// the state root, root); now is the clock (nil: time.Now). It never
+// fails: a file it cannot trust is none (Store.Ignored says why).
+func Open(dir, root string, id Identity, now func() time.Time) *Store {
+	if now == nil {
+		now = time.Now
+	}
+	s := &Store{dir: dir, root: root, path: pathOf(dir, id.Server), id: id, now: now, served: map[string]bool{}, dirBytes: MaxDirBytes}
+	s.lists.Now = now
+	f, why := read(root, dir, s.path)
+	if f == nil || f.Version != fileVersion || f.Server != id.Server {
+		if why == "" && f != nil {
+			why = "it is another server's, or of another version"
+		}
+		s.Ignored = why
+		return s
+	}
+	s.era = f.Era
+	s.lists.Import(f.Lists, id.Private && f.Credentials == id.Credentials)
+	return s
+}
+
+// Recall is the era to start the run in, nil when none is remembered (or
+// not for long enough ago to be trusted still): the client probes.
+func (s *Store) Recall() *mcp.Recall {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.era
+	now := s.now()
+	if e == nil || now.Sub(e.Seen) > EraLife || now.Before(e.Seen.Add(-time.Minute)) {
+		return nil
+	}
+	r := &mcp.Recall{State: e.State}
+	if e.State.Modern && now.Before(e.Until) {
+		r.Fresh = !e.Private || s.id.Private && e.Credentials == s.id.Credentials
+	}
+	s.recalled = r
+	return r
+}
+
+// Learnt is told the era the server spoke in the run (mcp.Client.Learnt).
+func (s *Store) Learnt(st mcp.State, discovered json.RawMessage, ok bool) {
+	if !ok {
+		return
+	}
+	now := s.now()
+	rec := &eraRecord{State: st, Seen: now}
+	if ttl, scope, fresh := listcache.FreshFor(discovered); st.Modern && fresh && (scope == "public" || s.id.Private) {
+		rec.Until, rec.Private = now.Add(ttl), scope == "private"
+		if rec.Private {
+			rec.Credentials = s.id.Credentials
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.era
+	if old != nil && sameEra(old, rec) {
+		if s.recalled != nil && !s.recalled.State.Modern || now.Sub(old.Seen) < EraLife/24 && old.Until.IsZero() && rec.Until.IsZero() {
+			// Said by an initialize only (no probe: the era stays as
+			// old as its probe), or said again within the hour: no
+			// file to write for it.
+			return
+		}
+	}
+	s.era = rec
+	s.dirty.Store(true)
+}
+
+func sameEra(a, b *eraRecord) bool {
+	return a.State.Modern == b.State.Modern && a.State.Version == b.State.Version &&
+		string(a.State.InitializeResult) == string(b.State.InitializeResult)
+}
+
+// Kept implements mcp.KeptLists.
+func (s *Store) Kept(method string, params json.RawMessage, seek string, lookup bool) (json.RawMessage, func(json.RawMessage)) {
+	var r listcache.Request
+	var ok bool
+	if lookup {
+		var res json.RawMessage
+		if res, r, ok = s.lists.Lookup(method, params, seek); res != nil {
+			s.mu.Lock()
+			s.served[listOf[method]] = true
+			s.mu.Unlock()
+			if s.Trace != nil {
+				s.Trace(method + ": answered from the list the server let be kept, still fresh")
+			}
+			return res, nil
+		}
+	} else {
+		r, ok = s.lists.Ask(method, params)
+	}
+	if !ok {
+		return nil, nil
+	}
+	return nil, func(result json.RawMessage) {
+		if _, scope, fresh := listcache.FreshFor(result); !fresh || scope == "private" && !s.id.Private {
+			return
+		}
+		s.lists.Keep(r, result, true, false)
+		s.dirty.Store(true)
+	}
+}
+
+// listOf is the list each kept method belongs to, as a list_changed
+// notification names it.
+var listOf = map[string]string{"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources", "resources/templates/list": "resources"}
+
+// Served reports whether a lookup of the list ("tools", "prompts",
+// "resources") was answered from what was kept, in this run.
+func (s *Store) Served(list string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.served[list]
+}
+
+// Forget drops what is kept of the list: the server showed it changed
+// (it refused a call made from it, or a name it did not hold).
+func (s *Store) Forget(list string) {
+	s.Notified("notifications/" + list + "/list_changed")
+	s.mu.Lock()
+	delete(s.served, list)
+	s.mu.Unlock()
+}
+
+// Notified is told each notification from the server: a list_changed
+// drops what is kept of that list.
+func (s *Store) Notified(method string) {
+	if _, ok := mcp.ListChanged(method); ok {
+		s.lists.Notified(method)
+		s.dirty.Store(true)
+	}
+}
+
+// Save writes what is kept, when it changed in this run; an error is the
+// file's alone, and the caller may pass over it.
+func (s *Store) Save() error {
+	if !s.dirty.Load() {
+		return nil
+	}
+	s.mu.Lock()
+	f := file{Version: fileVersion, Server: s.id.Server, Era: s.era}
+	s.mu.Unlock()
+	for _, k := range s.lists.Export() {
+		if k.Private && !s.id.Private {
+			continue
+		}
+		f.Lists = append(f.Lists, k)
+	}
+	if slices.ContainsFunc(f.Lists, func(k listcache.Kept) bool { return k.Private }) {
+		f.Credentials = s.id.Credentials
+	}
+	return write(s.root, s.dir, s.path, f, s.dirBytes)
+}

@@ -1,0 +1,360 @@
+package surface
+
+// The rules of the surface's shapes beyond names and schemas: resource
+// URIs (RFC 3986), resource templates (RFC 6570), annotations, icons and
+// _meta keys, on each tool, prompt, resource and template listed (and the
+// server's own icons), as the specification's schema gives them.
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mcpv/mcpv/internal/safetext"
+)
+
+// The rules of shapes, each with the severity of its findings:
+const (
+	// RuleURI: a resource's uri is not a URI as RFC 3986 has it (no
+	// scheme, characters a URI cannot hold unencoded). Error; a warning
+	// for characters beyond ASCII (an IRI, which clients mostly take).
+	RuleURI = "uri"
+	// RuleURITemplate: a resource template's uriTemplate is not an RFC
+	// 6570 template (a brace not closed, an operator RFC 6570 reserves,
+	// a variable name it does not allow). Error.
+	RuleURITemplate = "uri-template"
+	// RuleAnnotations: annotations of a resource or template (audience
+	// of "user" and "assistant", priority from 0 to 1, lastModified a
+	// string) or of a tool (title a string, the hints booleans) of
+	// another shape. Error; a warning for a lastModified that is not ISO
+	// 8601.
+	RuleAnnotations = "annotations"
+	// RuleIcons: icons that are not an array of objects with a src URI
+	// (and mimeType a string, sizes strings, theme "light" or "dark").
+	// Error; a warning for a src that is neither https: nor data:, which
+	// clients must refuse.
+	RuleIcons = "icons"
+	// RuleMeta: a _meta key whose prefix or name breaks the
+	// specification's format. Error.
+	RuleMeta = "meta"
+)
+
+// shapes checks what every listed object may carry: icons, _meta, and
+// for resources and templates their annotations.
+func (l *linter) shapes(obj string, m map[string]json.RawMessage, resourceLike bool) {
+	if raw, ok := m["icons"]; ok {
+		l.icons(obj, raw)
+	}
+	if raw, ok := m["_meta"]; ok {
+		l.metaKeys(obj, raw)
+	}
+	if raw, ok := m["annotations"]; ok {
+		if resourceLike {
+			l.annotations(obj, raw)
+		} else {
+			l.toolAnnotations(obj, raw)
+		}
+	}
+}
+
+func (l *linter) resources(resources []json.RawMessage) {
+	for i, raw := range resources {
+		m := members(raw)
+		obj := fmt.Sprintf("resource #%d", i+1)
+		if m == nil {
+			l.add(RuleList, SeverityError, obj, "is not a JSON object")
+			continue
+		}
+		uri, ok := stringOf(m["uri"])
+		if !ok {
+			l.add(RuleList, SeverityError, obj, "has no uri")
+		} else {
+			obj = fmt.Sprintf("resource %q", uri)
+			if problem, severity := uriProblem(uri); problem != "" {
+				l.add(RuleURI, severity, obj, "uri %s", problem)
+			}
+		}
+		if name, ok := stringOf(m["name"]); !ok || name == "" {
+			l.add(RuleList, SeverityError, obj, "has no name")
+		}
+		l.shapes(obj, m, true)
+	}
+}
+
+// uriProblem says how s breaks RFC 3986's URI, and how badly.
+func uriProblem(s string) (problem, severity string) {
+	scheme, _, ok := strings.Cut(s, ":")
+	if !ok || scheme == "" {
+		return "has no scheme", SeverityError
+	}
+	for i, r := range scheme {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')) {
+			return fmt.Sprintf("has a scheme %q that RFC 3986 does not allow", compactText(scheme)), SeverityError
+		}
+	}
+	if bad := badURIChars(s); bad != "" {
+		return "holds characters a URI cannot hold unencoded: " + bad, SeverityError
+	}
+	for _, r := range s {
+		if r > 0x7e {
+			return "holds characters beyond ASCII (an IRI, not an RFC 3986 URI)", SeverityWarning
+		}
+	}
+	return "", ""
+}
+
+// badURIChars lists the ASCII characters of s that no part of a URI may
+// hold unencoded (RFC 3986, section 2), or "".
+func badURIChars(s string) string {
+	var bad []string
+	for _, r := range s {
+		if r < 0x21 || r == 0x7f || strings.ContainsRune(`"<>\^`+"`"+`{|}`, r) {
+			if q := fmt.Sprintf("%q", r); !strings.Contains(strings.Join(bad, " "), q) {
+				bad = append(bad, q)
+			}
+		}
+	}
+	return strings.Join(bad, " ")
+}
+
+// templateProblem says how t breaks RFC 6570's URI template, or "".
+func templateProblem(t string) string {
+	if !utf8.ValidString(t) {
+		return "is not valid UTF-8"
+	}
+	for i := 0; i < len(t); {
+		switch c := t[i]; {
+		case c == '}':
+			return fmt.Sprintf("has a } at byte %d with no { before it", i)
+		case c == '{':
+			end := strings.IndexByte(t[i:], '}')
+			if end < 0 {
+				return fmt.Sprintf("has a { at byte %d that is never closed", i)
+			}
+			if p := expressionProblem(t[i+1 : i+end]); p != "" {
+				return fmt.Sprintf("has an expression {%s} that %s", compactText(t[i+1:i+end]), p)
+			}
+			i += end + 1
+		default:
+			if c < 0x21 || strings.IndexByte(`"'<>\^`+"`"+`|`, c) >= 0 {
+				return fmt.Sprintf("holds %q outside an expression, which a template cannot", rune(c))
+			}
+			i++
+		}
+	}
+	return ""
+}
+
+// expressionProblem checks one expression's insides: an operator, then
+// variables, each with a prefix (:N) or explode (*) modifier.
+func expressionProblem(e string) string {
+	if e == "" {
+		return "is empty"
+	}
+	if strings.ContainsRune("=,!@|", rune(e[0])) {
+		return fmt.Sprintf("starts with %q, an operator RFC 6570 reserves", e[0])
+	}
+	if strings.ContainsRune("+#./;?&", rune(e[0])) {
+		e = e[1:]
+	}
+	for v := range strings.SplitSeq(e, ",") {
+		name, mod := v, ""
+		if i := strings.IndexAny(v, ":*"); i >= 0 {
+			name, mod = v[:i], v[i:]
+		}
+		if name == "" {
+			return "has a variable without a name"
+		}
+		for i := 0; i < len(name); i++ {
+			c := name[i]
+			switch {
+			case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_':
+			case c == '.' && i > 0 && name[i-1] != '.':
+			case c == '%' && i+2 < len(name) && isHex(name[i+1]) && isHex(name[i+2]):
+				i += 2
+			default:
+				return fmt.Sprintf("has a variable name %q with %q, which RFC 6570 does not allow", compactText(name), c)
+			}
+		}
+		switch {
+		case mod == "", mod == "*":
+		case mod[0] == ':':
+			n := mod[1:]
+			if n == "" || len(n) > 4 || n[0] == '0' || strings.Trim(n, "0123456789") != "" {
+				return fmt.Sprintf("has a prefix modifier %q that is not 1 to 9999", mod)
+			}
+		default:
+			return fmt.Sprintf("has a modifier %q that RFC 6570 does not have", mod)
+		}
+	}
+	return ""
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func (l *linter) annotations(obj string, raw json.RawMessage) {
+	m := members(raw)
+	if m == nil {
+		l.add(RuleAnnotations, SeverityError, obj, "annotations is not a JSON object")
+		return
+	}
+	if a, ok := m["audience"]; ok {
+		var roles []json.RawMessage
+		if json.Unmarshal(a, &roles) != nil {
+			l.add(RuleAnnotations, SeverityError, obj, "annotations.audience is not an array")
+		}
+		for _, r := range roles {
+			if s, _ := stringOf(r); s != "user" && s != "assistant" {
+				l.add(RuleAnnotations, SeverityError, obj, `annotations.audience holds %s; the roles are "user" and "assistant"`, compact(r))
+			}
+		}
+	}
+	if p, ok := m["priority"]; ok {
+		var f float64
+		if json.Unmarshal(p, &f) != nil || f < 0 || f > 1 {
+			l.add(RuleAnnotations, SeverityError, obj, "annotations.priority is %s; it is a number from 0 to 1", compact(p))
+		}
+	}
+	if lm, ok := m["lastModified"]; ok {
+		s, isString := stringOf(lm)
+		switch {
+		case !isString:
+			l.add(RuleAnnotations, SeverityError, obj, "annotations.lastModified is %s, not a string", compact(lm))
+		case !iso8601(s):
+			l.add(RuleAnnotations, SeverityWarning, obj, "annotations.lastModified %q is not an ISO 8601 date and time", compactText(s))
+		}
+	}
+}
+
+// iso8601 reports whether s reads as an ISO 8601 date-time (or date).
+func iso8601(s string) bool {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04:05", "2006-01-02"} {
+		if _, err := time.Parse(layout, s); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *linter) toolAnnotations(obj string, raw json.RawMessage) {
+	m := members(raw)
+	if m == nil {
+		l.add(RuleAnnotations, SeverityError, obj, "annotations is not a JSON object")
+		return
+	}
+	if t, ok := m["title"]; ok {
+		if _, isString := stringOf(t); !isString {
+			l.add(RuleAnnotations, SeverityError, obj, "annotations.title is %s, not a string", compact(t))
+		}
+	}
+	for _, hint := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
+		if v, ok := m[hint]; ok && string(v) != "true" && string(v) != "false" {
+			l.add(RuleAnnotations, SeverityError, obj, "annotations.%s is %s, not a boolean", hint, compact(v))
+		}
+	}
+}
+
+func (l *linter) icons(obj string, raw json.RawMessage) {
+	var icons []json.RawMessage
+	if json.Unmarshal(raw, &icons) != nil {
+		l.add(RuleIcons, SeverityError, obj, "icons is not an array")
+		return
+	}
+	for i, ic := range icons {
+		m := members(ic)
+		where := fmt.Sprintf("icons[%d]", i)
+		if m == nil {
+			l.add(RuleIcons, SeverityError, obj, "%s is not a JSON object", where)
+			continue
+		}
+		src, ok := stringOf(m["src"])
+		switch {
+		case !ok:
+			l.add(RuleIcons, SeverityError, obj, "%s has no src", where)
+		default:
+			if problem, _ := uriProblem(src); problem != "" {
+				l.add(RuleIcons, SeverityError, obj, "%s.src %s", where, problem)
+			} else if scheme, _, _ := strings.Cut(strings.ToLower(src), ":"); scheme != "https" && scheme != "data" {
+				l.add(RuleIcons, SeverityWarning, obj, "%s.src is a %s: URI; clients take only https: and data: icons", where, compactText(scheme))
+			}
+		}
+		if mt, ok := m["mimeType"]; ok {
+			if _, isString := stringOf(mt); !isString {
+				l.add(RuleIcons, SeverityError, obj, "%s.mimeType is %s, not a string", where, compact(mt))
+			}
+		}
+		if sz, ok := m["sizes"]; ok {
+			var sizes []string
+			if json.Unmarshal(sz, &sizes) != nil {
+				l.add(RuleIcons, SeverityError, obj, "%s.sizes is %s, not an array of strings", where, compact(sz))
+			}
+		}
+		if th, ok := m["theme"]; ok {
+			if s, _ := stringOf(th); s != "light" && s != "dark" {
+				l.add(RuleIcons, SeverityError, obj, `%s.theme is %s; it is "light" or "dark"`, where, compact(th))
+			}
+		}
+	}
+}
+
+func (l *linter) metaKeys(obj string, raw json.RawMessage) {
+	m := members(raw)
+	if m == nil {
+		l.add(RuleMeta, SeverityError, obj, "_meta is not a JSON object")
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if p := MetaKeyProblem(k); p != "" {
+			l.add(RuleMeta, SeverityError, obj, "_meta key %q %s", compactText(k), p)
+		}
+	}
+}
+
+// MetaKeyProblem says how a _meta key breaks the specification's format
+// (basic, "General fields", _meta), or "": an optional prefix of dotted
+// labels, each starting with a letter and ending with a letter or digit,
+// then a slash; then a name that, unless empty, starts and ends with a
+// letter or digit, with letters, digits, hyphens, underscores and dots
+// between.
+func MetaKeyProblem(key string) string {
+	name := key
+	if i := strings.LastIndexByte(key, '/'); i >= 0 {
+		prefix := key[:i]
+		name = key[i+1:]
+		if prefix == "" {
+			return "has an empty prefix before its slash"
+		}
+		for label := range strings.SplitSeq(prefix, ".") {
+			if label == "" || !isLetter(label[0]) || !isAlnum(label[len(label)-1]) {
+				return fmt.Sprintf("has a prefix label %q that does not start with a letter and end with a letter or digit", compactText(label))
+			}
+			for i := 0; i < len(label); i++ {
+				if !isAlnum(label[i]) && label[i] != '-' {
+					return fmt.Sprintf("has a prefix label %q with %q", compactText(label), label[i])
+				}
+			}
+		}
+	}
+	if name == "" {
+		return ""
+	}
+	if !isAlnum(name[0]) || !isAlnum(name[len(name)-1]) {
+		return "has a name that does not start and end with a letter or digit"
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !isAlnum(c) && c != '-' && c != '_' && c != '.' {
+			return fmt.Sprintf("has a name with %q", c)
+		}
+	}
+	return ""
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isAlnum(c byte) bool  { return isLetter(c) || c >= '0' && c <= '9' }
+
+// compactText is text from the server made safe and short for a finding.
+func compactText(s string) string { return safetext.Line(safetext.Clip(s, 100)) }

@@ -1,0 +1,123 @@
+package waitline
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+// status is a terminal's status line, as output.StatusLine keeps it: one
+// text, replaced only when it holds what the caller expects. Each change
+// is sent on changes.
+type status struct {
+	mu      sync.Mutex // guards text
+	text    string
+	changes chan string
+	refused chan struct{} // a Replace refused
+}
+
+func newStatus() *status {
+	return &status{changes: make(chan string, 100), refused: make(chan struct{}, 100)}
+}
+
+func (s *status) Replace(old, text string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.text != old {
+		s.refused <- struct{}{}
+		return false
+	}
+	s.text = text
+	s.changes <- text
+	return true
+}
+
+func (s *status) set(text string) {
+	s.mu.Lock()
+	s.text = text
+	s.mu.Unlock()
+}
+
+func (s *status) next(t *testing.T) string {
+	t.Helper()
+	select {
+	case text := <-s.changes:
+		return text
+	case <-time.After(10 * time.Second):
+		t.Fatal("the line was never drawn")
+		return ""
+	}
+}
+
+// lastLine is what the server said last, changed by the test.
+type lastLine struct {
+	mu   sync.Mutex // guards text
+	text string
+}
+
+func (l *lastLine) get() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.text
+}
+
+func (l *lastLine) set(text string) {
+	l.mu.Lock()
+	l.text = text
+	l.mu.Unlock()
+}
+
+func TestLineShowsTheWaitAndGoes(t *testing.T) {
+	s := newStatus()
+	var last lastLine
+	begin := time.Now().Add(-3 * time.Second)
+	l := show(s, "npx to start", last.get, begin, 0, time.Millisecond)
+	if got := s.next(t); got != "mcpv: waiting for npx to start (3s)" {
+		t.Errorf("first line %q", got)
+	}
+	last.set("Downloading…")
+	for got := s.next(t); got != "mcpv: waiting for npx to start (3s): Downloading…"; got = s.next(t) {
+		if got != "mcpv: waiting for npx to start (3s)" {
+			t.Fatalf("line %q", got)
+		}
+	}
+	l.Stop()
+	for got := s.next(t); got != ""; got = s.next(t) {
+	}
+	select {
+	case got := <-s.changes:
+		t.Errorf("drawn after Stop: %q", got)
+	case <-time.After(20 * time.Millisecond):
+	}
+}
+
+// A server that answers within the delay leaves nothing on the terminal.
+func TestLineNotShownForAQuickServer(t *testing.T) {
+	s := newStatus()
+	Show(s, "x to start", nil, time.Now(), time.Hour).Stop()
+	if len(s.changes) != 0 {
+		t.Errorf("drawn: %q", <-s.changes)
+	}
+	var nothing *Line
+	nothing.Stop()
+}
+
+// Another line on the terminal (a progress line) is never drawn over,
+// nor cleared at the end.
+func TestLineLeavesAnotherLineAlone(t *testing.T) {
+	s := newStatus()
+	l := show(s, "x to start", nil, time.Now(), 0, time.Millisecond)
+	s.next(t)
+	s.set("mcpv: progress 1/2")
+	select {
+	case <-s.refused: // the next draw
+	case <-time.After(10 * time.Second):
+		t.Fatal("the line was not drawn again")
+	}
+	l.Stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.text != "mcpv: progress 1/2" {
+		t.Errorf("the status line shows %q", s.text)
+	}
+}

@@ -1,0 +1,53 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// KeptLists holds the list results a server allows to be kept (for their
+// ttlMs, in the modern era: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching),
+// beyond one session: internal/serverstate keeps them between runs. A
+// list request made to look something up (Lookup) is answered from them
+// while they are fresh; every list the server answers is given to be kept.
+type KeptLists interface {
+	// Kept returns the kept result of a list request (method, its params
+	// as they go out, seek the tool it looks for) when lookup is set and
+	// one is fresh; otherwise keep, when not nil, takes the server's
+	// result.
+	Kept(method string, params json.RawMessage, seek string, lookup bool) (result json.RawMessage, keep func(json.RawMessage))
+}
+
+// keptMethods are the list requests whose results a server may let be kept.
+var keptMethods = map[string]bool{"tools/list": true, "prompts/list": true, "resources/list": true, "resources/templates/list": true}
+
+type lookupKey struct{}
+
+// WithLookup marks the list requests sent with ctx as made to look
+// something up (a prompt's arguments, say), not to show the list: a list
+// kept from an earlier run may answer them (KeptLists). FindTool's are so
+// marked (WithToolSought).
+func WithLookup(ctx context.Context) context.Context {
+	return context.WithValue(ctx, lookupKey{}, true)
+}
+
+// Lookup reports whether the list requests sent with ctx look something up.
+func Lookup(ctx context.Context) bool { return ctx.Value(lookupKey{}) != nil || ToolSought(ctx) != "" }
+
+// callKept is Call for a list request of a modern session with kept lists.
+func (c *Client) callKept(ctx context.Context, l KeptLists, method string, params json.RawMessage) (json.RawMessage, error) {
+	stamped, _, err := c.prepare(method, params)
+	if err != nil {
+		return c.call(ctx, method, params)
+	}
+	res, keep := l.Kept(method, stamped, ToolSought(ctx), Lookup(ctx))
+	if res != nil {
+		return res, nil
+	}
+	was := c.era()
+	res, err = c.call(ctx, method, params)
+	if e := c.era(); err == nil && keep != nil && e.modern && e.version == was.version {
+		keep(res)
+	}
+	return res, err
+}

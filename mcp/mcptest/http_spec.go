@@ -1,0 +1,257 @@
+package mcptest
+
+// The HTTP fake serving a spec (HTTPOptions.Spec): the spec server's
+// conversation (spec_run.go) over Streamable HTTP, with what the transport
+// itself requires, in the spec's era: Origin validated, sessions (the
+// initialize era: an id at initialize, 400 without one, 404 for one
+// unknown or deleted), MCP-Protocol-Version checked, notifications
+// accepted with 202, GET answered 405; in the modern era the Mcp-* headers
+// checked against the body, the status codes of its errors, no sessions.
+// The spec's HTTP faults break these one at a time.
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// specSessions are the spec server's conversations over HTTP: one per
+// session in the initialize era, one for every request in the modern era.
+type specSessions struct {
+	mu     sync.Mutex
+	states map[string]*specState // by session id
+	modern *specState            // the modern era's, shared: it has no sessions
+}
+
+func (s *HTTPServer) specState(sid string) *specState {
+	s.spec.mu.Lock()
+	defer s.spec.mu.Unlock()
+	if s.opts.Spec.Era == "modern" {
+		if s.spec.modern == nil {
+			s.spec.modern = newSpecState()
+		}
+		return s.spec.modern
+	}
+	if s.spec.states == nil {
+		s.spec.states = map[string]*specState{}
+	}
+	st := s.spec.states[sid]
+	if st == nil {
+		st = newSpecState()
+		s.spec.states[sid] = st
+	}
+	return st
+}
+
+// serveSpec answers a request as the spec server over Streamable HTTP.
+func (s *HTTPServer) serveSpec(x *Exchange) {
+	spec := s.opts.Spec
+	if !s.originOK(x.R) {
+		x.Status(http.StatusForbidden, spec.errorLine(json.RawMessage("null"), codeInvalidRequest, "Forbidden: Origin not allowed"), "Content-Type", "application/json")
+		return
+	}
+	modern := spec.Era == "modern"
+	switch x.Method {
+	case http.MethodGet:
+		if spec.has("get-json") {
+			x.Status(http.StatusOK, `{}`, "Content-Type", "application/json")
+			return
+		}
+		x.Status(http.StatusMethodNotAllowed, "")
+		return
+	case http.MethodDelete:
+		if modern {
+			x.Status(http.StatusMethodNotAllowed, "")
+			return
+		}
+		if !s.sessionOK(x) {
+			return
+		}
+		if !spec.has("delete-ignored") {
+			s.Expire(x.SessionID)
+		}
+		x.Status(http.StatusOK, "")
+		return
+	case http.MethodPost:
+	default:
+		x.Status(http.StatusMethodNotAllowed, "")
+		return
+	}
+	var m msg
+	if json.Unmarshal(x.Body, &m) != nil {
+		if spec.has("malformed-200") {
+			x.Status(http.StatusOK, `{"ok":true}`, "Content-Type", "application/json")
+			return
+		}
+		code, message := codeInvalidRequest, "not a JSON-RPC message"
+		if !json.Valid(x.Body) {
+			code, message = codeParseError, "parse error"
+		}
+		x.Status(http.StatusBadRequest, spec.errorLine(json.RawMessage("null"), code, message), "Content-Type", "application/json")
+		return
+	}
+	m.raw = x.Body
+	if modern {
+		s.serveModern(x, m)
+		return
+	}
+	s.serveLegacy(x, m)
+}
+
+// originOK says whether a request's Origin may reach the server: absent,
+// or one of this machine's (transports, "Security Warning").
+func (s *HTTPServer) originOK(r *http.Request) bool {
+	spec := s.opts.Spec
+	origin := r.Header.Get("Origin")
+	if origin == "" || spec.has("no-origin-check") {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil {
+		return false
+	}
+	if spec.has("origin-matches-host") && u.Host == r.Host {
+		return true
+	}
+	return isLoopback(u.Hostname())
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// serveLegacy serves the initialize era: sessions, the version header.
+func (s *HTTPServer) serveLegacy(x *Exchange, m msg) {
+	spec := s.opts.Spec
+	if m.Method == "initialize" && m.ID != nil {
+		sid := s.newSession()
+		if spec.has("session-id-space") {
+			s.mu.Lock()
+			delete(s.live, sid)
+			sid = "s " + sid
+			s.live[sid] = true
+			s.mu.Unlock()
+		}
+		x.W.Header().Set("Mcp-Session-Id", sid)
+		s.specAnswer(x, m, s.specState(sid))
+		return
+	}
+	switch {
+	case x.SessionID == "" && spec.has("no-session-404"):
+		x.Status(http.StatusNotFound, "no session")
+		return
+	case x.SessionID == "":
+		x.Status(http.StatusBadRequest, "Bad Request: missing Mcp-Session-Id")
+		return
+	}
+	s.mu.Lock()
+	live := s.live[x.SessionID]
+	s.mu.Unlock()
+	switch {
+	case !live && spec.has("unknown-session-400"):
+		x.Status(http.StatusBadRequest, "bad session")
+		return
+	case !live:
+		x.Status(http.StatusNotFound, "session not found")
+		return
+	}
+	if v := x.ProtocolVersion; v != "" && !slices.Contains(knownVersions, v) && !spec.has("any-version-header") {
+		x.Status(http.StatusBadRequest, "Bad Request: unsupported MCP-Protocol-Version "+v)
+		return
+	}
+	s.specAnswer(x, m, s.specState(x.SessionID))
+}
+
+// serveModern serves the 2026-07-28 era: the headers that mirror the body
+// checked against it, its errors' status codes, no sessions.
+func (s *HTTPServer) serveModern(x *Exchange, m msg) {
+	spec := s.opts.Spec
+	if spec.has("mint-session") {
+		x.W.Header().Set("Mcp-Session-Id", "minted-1")
+	}
+	if m.Method != "" && m.ID != nil {
+		if e := spec.checkMeta(m.Params); e != nil {
+			x.Status(http.StatusBadRequest, spec.errorLineData(m.ID, e.Code, e.Message, e.data), "Content-Type", "application/json")
+			return
+		}
+		if why := headerMismatch(x.R.Header, m); why != "" && !spec.has("no-header-check") {
+			x.Status(http.StatusBadRequest, spec.errorLine(m.ID, -32020, "Header mismatch: "+why), "Content-Type", "application/json")
+			return
+		}
+	}
+	s.specAnswer(x, m, s.specState(""))
+}
+
+// headerMismatch says how a modern request's headers break its body
+// (streamable-http, "Server Validation"), or "".
+func headerMismatch(h http.Header, m msg) string {
+	version, _ := stringMember(member(m.Params, "_meta"), "io.modelcontextprotocol/protocolVersion")
+	if got := h.Get("MCP-Protocol-Version"); got != version {
+		return fmt.Sprintf("MCP-Protocol-Version %q, body %q", got, version)
+	}
+	if got := h.Get("Mcp-Method"); got != m.Method {
+		return fmt.Sprintf("Mcp-Method %q, body %q", got, m.Method)
+	}
+	key := map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}[m.Method]
+	if key == "" {
+		return ""
+	}
+	want, _ := stringMember(m.Params, key)
+	if got := h.Get("Mcp-Name"); got != want && !strings.HasPrefix(got, "=?base64?") {
+		return fmt.Sprintf("Mcp-Name %q, body %q", got, want)
+	}
+	return ""
+}
+
+// specAnswer answers one message: 202 for a notification or a response;
+// for a request, its answers as one JSON body, or an event stream when
+// there is more than one or it is one that streams (the slow tool,
+// subscriptions/listen).
+func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
+	spec := s.opts.Spec
+	if m.Method == "" || m.ID == nil {
+		spec.specMessage(st, m.raw, m, specOut{send: func(string) {}, async: func(f func()) { f() }, http: true})
+		if spec.has("notification-200") {
+			x.Status(http.StatusOK, `{"jsonrpc":"2.0","result":{}}`, "Content-Type", "application/json")
+			return
+		}
+		x.Status(http.StatusAccepted, "")
+		return
+	}
+	plain := spec.has("text-plain") && m.Method != "initialize" && m.Method != "server/discover"
+	streams := s.opts.SSE || m.Method == "subscriptions/listen" || m.Method == "tools/call" && nameParam(m.Params) == slowTool
+	if streams && !plain {
+		e := x.SSE()
+		spec.specMessage(st, m.raw, m, specOut{send: func(line string) { e.Event("", line) }, async: func(f func()) { f() }, http: true})
+		if m.Method == "subscriptions/listen" {
+			x.Hold()
+		}
+		return
+	}
+	var lines []string
+	spec.specMessage(st, m.raw, m, specOut{send: func(line string) { lines = append(lines, line) }, async: func(f func()) { f() }, http: true})
+	status := http.StatusOK
+	if spec.Era == "modern" && len(lines) == 1 && strings.Contains(lines[0], `"code":-32601`) && !spec.has("method-not-found-200") {
+		status = http.StatusNotFound
+	}
+	switch {
+	case plain:
+		x.Status(status, strings.Join(lines, "\n"), "Content-Type", "text/plain")
+	case len(lines) == 1:
+		x.Status(status, lines[0], "Content-Type", "application/json")
+	default:
+		e := x.SSE()
+		for _, l := range lines {
+			e.Event("", l)
+		}
+	}
+}

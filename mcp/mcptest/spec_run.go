@@ -1,0 +1,637 @@
+package mcptest
+
+// A spec server's conversation with one client, on any transport: the
+// answers to requests (spec_answer.go), what it does with notifications,
+// batches and input that is no request, the modern era's per-request
+// _meta and result fields, a slow tool that reports progress and stops
+// when cancelled, subscriptions/listen, and the faults a spec may plant
+// (Spec.Faults), each one way a server breaks one requirement of the
+// specification. Without faults the server keeps every requirement
+// mcpv check checks.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Faults are what Spec.Faults may name: each makes the server break one
+// requirement (HTTP's only over HTTP).
+var Faults = []string{
+	// JSON-RPC and framing
+	"no-jsonrpc-version",      // answers without "jsonrpc": "2.0"
+	"bad-utf8",                // answers holding a byte that is not UTF-8
+	"mangle-string-id",        // a string id answered with another string
+	"mangle-number-id",        // an integer id of 0 or past 2^32 answered as a string
+	"unknown-method-internal", // an unknown method answered -32603
+	"lenient-params",          // prompts/get, resources/read, tools/call without their name or uri answered with a result
+	"answer-notifications",    // every notification answered with an error without an id
+	"parse-error-code",        // a line that is no JSON answered -32600
+	"ignore-invalid",          // a message that is no request not answered
+	"die-on-bad-input",        // input that is no request ends the server
+	"no-batches",              // batches refused even in 2025-03-26
+	"die-on-batch",            // a batch ends the server
+	// lifecycle
+	"init-no-server-info",     // initialize answered without serverInfo
+	"version-cycle",           // each known version answered with the one before it
+	"echo-any-version",        // an unknown version echoed
+	"old-fallback",            // an unknown version answered with the oldest
+	"list-changed-undeclared", // notifications/tools/list_changed after initialized, undeclared
+	"log-undeclared",          // a log message after every answer
+	"early-request",           // roots/list sent between initialize and initialized
+	"ping-nonempty",           // ping answered with a member
+	// lists
+	"unstable-cursor", // a cursor's page moves on each time it is asked for
+	"lenient-cursor",  // an unknown cursor answered with the first page
+	// reading
+	"unknown-resource-empty", // an unknown resource read as empty contents
+	"lenient-prompt-args",    // a prompt without its required arguments got
+	"unknown-prompt-result",  // an unknown prompt got
+	"unknown-tool-result",    // an unknown tool answered with an isError result
+	"lenient-log-level",      // an unknown log level taken
+	// cancellation and progress
+	"progress-decreasing", // the slow tool's progress goes down
+	"answer-cancelled",    // a cancelled slow call answered anyway
+	"die-on-cancel",       // notifications/cancelled ends the server
+	"stray-progress",      // a progress notification for no token after every answer
+	// the modern era
+	"no-result-type",           // results without resultType
+	"no-cache-hints",           // cacheable results without ttlMs and cacheScope
+	"scope-per-page",           // each page of a list with another cacheScope
+	"lenient-meta",             // requests without their _meta served
+	"any-modern-version",       // any protocol version served
+	"listen-no-ack",            // subscriptions/listen's first message is no acknowledgement
+	"server-request",           // a roots/list request after every answer
+	"old-not-found-code",       // an unknown resource answered -32002
+	"discover-no-capabilities", // server/discover without capabilities
+	"discover-no-server-info",  // server/discover without _meta serverInfo
+	// Streamable HTTP
+	"no-origin-check",      // any Origin served
+	"origin-matches-host",  // an Origin served when it names the Host the request came to
+	"text-plain",           // requests but the first (initialize, server/discover) answered as text/plain
+	"notification-200",     // notifications answered 200 with a body
+	"malformed-200",        // a body that is no JSON answered 200
+	"session-id-space",     // session ids with a space in them
+	"no-session-404",       // a request without a session id answered 404
+	"unknown-session-400",  // an unknown session id answered 400
+	"delete-ignored",       // DELETE answered 200, the session kept
+	"any-version-header",   // any MCP-Protocol-Version served
+	"get-json",             // GET answered 200 with JSON
+	"method-not-found-200", // (modern) an unknown method answered 200
+	"no-header-check",      // (modern) Mcp-* headers that do not match the body served
+	"mint-session",         // (modern) a session id minted
+	// hostile: what a server may do to its client, whatever it is asked
+	"hang",        // nothing answered but initialize and server/discover
+	"flood",       // 100,000 log notifications after the first answer
+	"huge-answer", // tools/list answered with 17 MiB
+	"die-midway",  // the server ends at its 8th request
+	"escapes",     // errors carry terminal escapes and a secret
+}
+
+func (s *Spec) has(fault string) bool { return slices.Contains(s.Faults, fault) }
+
+// slowTool is the tool a spec server runs for a while when it lists it:
+// a progress notification every slowStep (when asked for), slowSteps of
+// them, then its result; a notifications/cancelled for it stops it.
+const (
+	slowTool  = "slow"
+	slowSteps = 10
+	slowStep  = 20 * time.Millisecond
+)
+
+// specState is what a spec server keeps of one client: a stdio process's
+// whole life, an HTTP session's.
+type specState struct {
+	mu       sync.Mutex
+	version  string                   // negotiated in the initialize era
+	running  map[string]chan struct{} // slow calls, by id; closed to cancel
+	requests int                      // requests answered so far
+	answered map[string]bool          // ids answered, for die-on-cancel
+	asked    map[string]int           // unstable-cursor: how often each cursor was asked for
+	stopped  bool                     // a die-* fault fired: serve no more
+}
+
+func newSpecState() *specState {
+	return &specState{running: map[string]chan struct{}{}, answered: map[string]bool{}, asked: map[string]int{}}
+}
+
+func (st *specState) stop() {
+	st.mu.Lock()
+	st.stopped = true
+	st.mu.Unlock()
+}
+
+// Stopped reports whether a die-* fault ended the server.
+func (st *specState) Stopped() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.stopped
+}
+
+// specOut is where a spec server's messages for one client go: send
+// writes one line; async runs work that may outlive the message being
+// answered (a slow call): on a goroutine over stdio, at once over HTTP.
+type specOut struct {
+	send  func(line string)
+	async func(func())
+	// http is set over HTTP, where notifications and cancellation are
+	// the transport's.
+	http bool
+}
+
+// specMessage handles one message from the client: raw is the line as it
+// came (for a batch, or input that is no request).
+func (s *Spec) specMessage(st *specState, raw []byte, m msg, out specOut) {
+	if st.Stopped() {
+		return
+	}
+	trimmed := bytes.TrimSpace(raw)
+	switch {
+	case len(trimmed) > 0 && trimmed[0] == '[':
+		s.batch(st, trimmed, out)
+	case m.invalid != nil:
+		s.badInput(st, m.invalid, out)
+	case m.Method != "" && m.ID != nil && string(m.ID) != "null":
+		s.request(st, m, out)
+	case m.Method != "" && m.ID == nil:
+		s.notification(st, m, out)
+	case m.Method == "" && (m.Result != nil || m.Error != nil):
+		// a response to a request the server sent: nothing waits for it
+	default:
+		s.badInput(st, &specError{Code: codeInvalidRequest, Message: "not a JSON-RPC request"}, out)
+	}
+}
+
+// badInput answers input that is no request, as JSON-RPC 2.0 has it.
+func (s *Spec) badInput(st *specState, e *specError, out specOut) {
+	switch {
+	case s.has("die-on-bad-input"):
+		st.stop()
+		return
+	case s.has("ignore-invalid") && e.Code == codeInvalidRequest:
+		return
+	case s.has("parse-error-code") && e.Code == codeParseError:
+		e = &specError{Code: codeInvalidRequest, Message: e.Message}
+	}
+	out.send(s.errorLine(json.RawMessage("null"), e.Code, e.Message))
+}
+
+// batch answers a batch: each of its requests, in an array, when the
+// version negotiated is 2025-03-26 (the only one with batches).
+func (s *Spec) batch(st *specState, raw []byte, out specOut) {
+	st.mu.Lock()
+	version := st.version
+	st.mu.Unlock()
+	var items []json.RawMessage
+	switch {
+	case s.has("die-on-batch"):
+		st.stop()
+		return
+	case version != "2025-03-26" || s.has("no-batches"), json.Unmarshal(raw, &items) != nil, len(items) == 0:
+		out.send(s.errorLine(json.RawMessage("null"), codeInvalidRequest, "batches are not served"))
+		return
+	}
+	var answers []string
+	collect := specOut{send: func(line string) { answers = append(answers, line) }, async: func(f func()) { f() }}
+	for _, it := range items {
+		var m msg
+		if json.Unmarshal(it, &m) != nil {
+			m = msg{invalid: &specError{Code: codeInvalidRequest, Message: "not a JSON-RPC request"}}
+		}
+		s.specMessage(st, it, m, collect)
+	}
+	if len(answers) > 0 {
+		out.send("[" + strings.Join(answers, ",") + "]")
+	}
+}
+
+// notification handles a notification.
+func (s *Spec) notification(st *specState, m msg, out specOut) {
+	if s.has("answer-notifications") {
+		out.send(s.errorLine(json.RawMessage("null"), codeMethodNotFound, "unknown notification "+m.Method))
+	}
+	switch m.Method {
+	case "notifications/initialized":
+		if s.has("list-changed-undeclared") {
+			out.send(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+		}
+	case "notifications/cancelled":
+		if s.has("die-on-cancel") {
+			st.stop()
+			return
+		}
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		json.Unmarshal(m.Params, &p)
+		st.mu.Lock()
+		if ch, ok := st.running[string(p.RequestID)]; ok {
+			close(ch)
+			delete(st.running, string(p.RequestID))
+		}
+		st.mu.Unlock()
+	}
+}
+
+// request answers a request, through its faults.
+func (s *Spec) request(st *specState, m msg, out specOut) {
+	st.mu.Lock()
+	st.requests++
+	n := st.requests
+	st.mu.Unlock()
+	switch {
+	case s.has("hang") && m.Method != "initialize" && m.Method != "server/discover":
+		return
+	case s.has("die-midway") && n >= 8:
+		st.stop()
+		return
+	case s.has("flood") && n == 2:
+		for i := range 100000 {
+			out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"flood %d"}}`, i))
+		}
+	case s.has("huge-answer") && m.Method == "tools/list":
+		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"big","description":"%s","inputSchema":{"type":"object"}}]}}`, m.ID, strings.Repeat("x", 17<<20)))
+		return
+	case s.has("escapes") && m.Method == "prompts/get":
+		out.send(s.errorLine(m.ID, -32603, "boom \u001b[2J\u001b]0;pwned\u0007 token=s3cr3t-Secret-Value"))
+		return
+	}
+	id := s.replyID(m.ID)
+	modern := s.Era == "modern"
+	if modern && m.Method != "initialize" {
+		if e := s.checkMeta(m.Params); e != nil {
+			out.send(s.errorLineData(id, e.Code, e.Message, e.data))
+			return
+		}
+	}
+	switch {
+	case m.Method == "tools/call" && nameParam(m.Params) == slowTool && s.listsTool(slowTool):
+		s.slowCall(st, m, id, out)
+		return
+	case m.Method == "subscriptions/listen" && modern:
+		s.listen(m, id, out)
+		return
+	}
+	res, e := s.answer(st, m)
+	if e != nil {
+		out.send(s.errorLineData(id, e.Code, e.Message, e.data))
+	} else {
+		out.send(s.resultLine(id, m.Method, res))
+	}
+	st.mu.Lock()
+	st.answered[string(m.ID)] = true
+	if m.Method == "initialize" && e == nil {
+		v, _ := stringMember(res, "protocolVersion")
+		st.version = v
+	}
+	st.mu.Unlock()
+	s.after(m, out)
+}
+
+// after sends what some faults send after an answer.
+func (s *Spec) after(m msg, out specOut) {
+	if s.has("early-request") && m.Method == "initialize" {
+		out.send(`{"jsonrpc":"2.0","id":"srv-early","method":"roots/list"}`)
+	}
+	if s.has("log-undeclared") {
+		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"answered"}}`)
+	}
+	if s.has("stray-progress") {
+		out.send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"nobody-asked","progress":1}}`)
+	}
+	if s.has("server-request") && m.Method != "initialize" {
+		out.send(`{"jsonrpc":"2.0","id":"srv-ask","method":"roots/list"}`)
+	}
+}
+
+// answer is the result or error of a request, its faults applied.
+func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
+	method, params := m.Method, m.Params
+	switch method {
+	case "initialize":
+		if s.Era == "modern" {
+			return nil, notFound(method)
+		}
+		return s.initializeFaulty(params)
+	case "ping":
+		if s.Era == "modern" {
+			return nil, notFound(method) // 2026-07-28 has no ping
+		}
+		if s.has("ping-nonempty") {
+			return json.RawMessage(`{"pong":true}`), nil
+		}
+	case "prompts/get", "resources/read", "tools/call":
+		key := map[string]string{"prompts/get": "name", "resources/read": "uri", "tools/call": "name"}[method]
+		if _, ok := stringMember(params, key); !ok && s.has("lenient-params") {
+			return json.RawMessage(`{"contents":[],"messages":[],"content":[]}`), nil
+		}
+	}
+	if _, ok := lists[method]; ok {
+		params = s.cursorFaults(st, method, params)
+	}
+	res, e := s.handle(method, params)
+	switch {
+	case e == nil && method == "prompts/get":
+		if missing := s.missingArgs(params); missing != "" && !s.has("lenient-prompt-args") {
+			return nil, &specError{Code: codeInvalidParams, Message: "prompts/get: missing required argument " + missing}
+		}
+	case e != nil && e.Code == codeMethodNotFound && s.has("unknown-method-internal") && !gatedOrKnown(method):
+		return nil, &specError{Code: -32603, Message: "internal error"}
+	case e != nil && e.Code == codeResourceNotFound && method == "resources/read":
+		switch {
+		case s.has("unknown-resource-empty"):
+			return json.RawMessage(`{"contents":[]}`), nil
+		case s.Era == "modern" && !s.has("old-not-found-code"):
+			e.Code = codeInvalidParams
+		}
+	case e != nil && method == "prompts/get" && s.has("unknown-prompt-result"):
+		return json.RawMessage(`{"messages":[]}`), nil
+	case e != nil && method == "tools/call" && s.has("unknown-tool-result"):
+		return json.RawMessage(`{"content":[{"type":"text","text":"no such tool"}],"isError":true}`), nil
+	case method == "logging/setLevel" && e == nil:
+		if lvl, _ := stringMember(params, "level"); !slices.Contains(logLevels, lvl) && !s.has("lenient-log-level") {
+			return nil, &specError{Code: codeInvalidParams, Message: "logging/setLevel: unknown level"}
+		}
+	}
+	return res, e
+}
+
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// gatedOrKnown reports whether method is one the spec server serves.
+func gatedOrKnown(method string) bool {
+	_, gated := gates[method]
+	return gated || slices.Contains([]string{"initialize", "ping", "server/discover", "logging/setLevel", "completion/complete", "subscriptions/listen"}, method)
+}
+
+// initializeFaulty is initialize's answer through the version faults.
+func (s *Spec) initializeFaulty(params json.RawMessage) (json.RawMessage, *specError) {
+	res, e := initialize(s, params)
+	if e != nil {
+		return nil, e
+	}
+	offered, _ := stringMember(params, "protocolVersion")
+	answered := ""
+	switch i := slices.Index(knownVersions, offered); {
+	case s.has("version-cycle") && i >= 0:
+		answered = knownVersions[min(i+1, len(knownVersions)-1)]
+	case s.has("echo-any-version") && i < 0:
+		answered = offered
+	case s.has("old-fallback") && i < 0:
+		answered = knownVersions[len(knownVersions)-1]
+	}
+	var r map[string]json.RawMessage
+	json.Unmarshal(res, &r)
+	if answered != "" {
+		r["protocolVersion"], _ = json.Marshal(answered)
+	}
+	if s.has("init-no-server-info") {
+		delete(r, "serverInfo")
+	}
+	return mustJSON(orderedInit(r)), nil
+}
+
+// orderedInit keeps initialize's members in the order the spec server
+// writes them.
+func orderedInit(r map[string]json.RawMessage) any {
+	return struct {
+		ProtocolVersion json.RawMessage `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ServerInfo      json.RawMessage `json:"serverInfo,omitempty"`
+		Instructions    json.RawMessage `json:"instructions,omitempty"`
+	}{r["protocolVersion"], r["capabilities"], r["serverInfo"], r["instructions"]}
+}
+
+// cursorFaults are a list request's params through the cursor faults.
+func (s *Spec) cursorFaults(st *specState, method string, params json.RawMessage) json.RawMessage {
+	cursor, hasCursor := stringMember(params, "cursor")
+	if hasCursor && s.has("unstable-cursor") {
+		st.mu.Lock()
+		st.asked[method+cursor]++
+		n := st.asked[method+cursor]
+		st.mu.Unlock()
+		if start, err := strconv.Atoi(cursor); err == nil {
+			params = mustJSON(map[string]string{"cursor": strconv.Itoa(start + n%2)})
+		}
+	}
+	if hasCursor && s.has("lenient-cursor") {
+		if _, err := strconv.Atoi(cursor); err != nil && cursor != repeatedCursor {
+			params = nil
+		}
+	}
+	return params
+}
+
+// missingArgs names a required argument of the prompt params name that
+// params do not give, or "".
+func (s *Spec) missingArgs(params json.RawMessage) string {
+	var p struct {
+		Name      string            `json:"name"`
+		Arguments map[string]string `json:"arguments"`
+	}
+	json.Unmarshal(params, &p)
+	for _, pr := range s.Prompts {
+		var d struct {
+			Name      string `json:"name"`
+			Arguments []struct {
+				Name     string `json:"name"`
+				Required bool   `json:"required"`
+			} `json:"arguments"`
+		}
+		if json.Unmarshal(pr, &d) != nil || d.Name != p.Name {
+			continue
+		}
+		for _, a := range d.Arguments {
+			if _, ok := p.Arguments[a.Name]; a.Required && !ok {
+				return a.Name
+			}
+		}
+	}
+	return ""
+}
+
+// checkMeta checks a modern request's _meta
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#meta).
+func (s *Spec) checkMeta(params json.RawMessage) *specError {
+	if s.has("lenient-meta") {
+		return nil
+	}
+	meta := member(params, "_meta")
+	version, ok := stringMember(meta, "io.modelcontextprotocol/protocolVersion")
+	if !ok || member(meta, "io.modelcontextprotocol/clientCapabilities") == nil {
+		return &specError{Code: codeInvalidParams, Message: "missing required _meta fields"}
+	}
+	if version != specModernVersion && !s.has("any-modern-version") {
+		return &specError{Code: -32022, Message: "Unsupported protocol version",
+			data: mustJSON(map[string]any{"supported": []string{specModernVersion}, "requested": version})}
+	}
+	return nil
+}
+
+// resultLine is a result response, stamped for the era and through the
+// faults that shape every answer.
+func (s *Spec) resultLine(id json.RawMessage, method string, res json.RawMessage) string {
+	var b bytes.Buffer
+	json.Compact(&b, res)
+	body := b.String()
+	if s.Era == "modern" {
+		body = s.stampResult(method, body)
+	}
+	if s.has("bad-utf8") && strings.HasPrefix(body, "{") {
+		body = `{"x":"` + "\xff" + `"` + map[bool]string{true: "", false: ","}[body == "{}"] + body[1:]
+	}
+	if s.has("no-jsonrpc-version") {
+		return fmt.Sprintf(`{"id":%s,"result":%s}`, id, body)
+	}
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, body)
+}
+
+// stampResult adds the modern era's members to a result: resultType,
+// caching hints where they are due, the server's info in _meta.
+func (s *Spec) stampResult(method, body string) string {
+	var r map[string]json.RawMessage
+	if json.Unmarshal([]byte(body), &r) != nil {
+		return body
+	}
+	if !s.has("no-result-type") {
+		r["resultType"] = json.RawMessage(`"complete"`)
+	}
+	if slices.Contains([]string{"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}, method) && !s.has("no-cache-hints") {
+		// A spec's own hints (ttlMs, cacheScope) stand; the rest are due.
+		if r["ttlMs"] == nil {
+			r["ttlMs"] = json.RawMessage(`0`)
+		}
+		if s.has("scope-per-page") && r["nextCursor"] == nil {
+			r["cacheScope"] = json.RawMessage(`"private"`)
+		} else if r["cacheScope"] == nil {
+			r["cacheScope"] = json.RawMessage(`"public"`)
+		}
+	}
+	if method == "server/discover" {
+		if s.has("discover-no-capabilities") {
+			delete(r, "capabilities")
+		}
+		if s.has("discover-no-server-info") {
+			delete(r, "_meta")
+		}
+	}
+	return string(mustJSON(r))
+}
+
+func (s *Spec) errorLine(id json.RawMessage, code int, message string) string {
+	return s.errorLineData(id, code, message, nil)
+}
+
+func (s *Spec) errorLineData(id json.RawMessage, code int, message string, data json.RawMessage) string {
+	text, _ := marshalString(message)
+	e := fmt.Sprintf(`{"code":%d,"message":%s}`, code, text)
+	if data != nil {
+		e = fmt.Sprintf(`{"code":%d,"message":%s,"data":%s}`, code, text, data)
+	}
+	if s.has("no-jsonrpc-version") {
+		return fmt.Sprintf(`{"id":%s,"error":%s}`, id, e)
+	}
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":%s}`, id, e)
+}
+
+// replyID is the id a response carries, through the id faults.
+func (s *Spec) replyID(id json.RawMessage) json.RawMessage {
+	switch {
+	case len(id) > 0 && id[0] == '"' && s.has("mangle-string-id"):
+		return json.RawMessage(`"` + strings.Trim(string(id), `"`) + `-x"`)
+	case len(id) > 0 && id[0] != '"' && s.has("mangle-number-id") && (string(id) == "0" || len(id) >= 10):
+		return json.RawMessage(`"` + string(id) + `"`)
+	}
+	return id
+}
+
+// listsTool reports whether the spec lists a tool of that name.
+func (s *Spec) listsTool(name string) bool {
+	for _, t := range s.Tools {
+		if n, _ := stringMember(t, "name"); n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// slowCall runs the slow tool: progress when asked for, then its result,
+// unless it is cancelled first.
+func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
+	token := member(member(m.Params, "_meta"), "progressToken")
+	cancel := make(chan struct{})
+	st.mu.Lock()
+	st.running[string(m.ID)] = cancel
+	st.mu.Unlock()
+	out.async(func() {
+		defer func() {
+			st.mu.Lock()
+			delete(st.running, string(m.ID))
+			st.mu.Unlock()
+		}()
+		for i := 1; i <= slowSteps; i++ {
+			if token != nil {
+				n := i
+				if s.has("progress-decreasing") {
+					n = slowSteps - i
+				}
+				out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%d,"total":%d}}`, token, n, slowSteps))
+			}
+			select {
+			case <-cancel:
+				if s.has("answer-cancelled") {
+					out.send(s.resultLine(id, "tools/call", json.RawMessage(`{"content":[{"type":"text","text":"stopped"}]}`)))
+				}
+				return
+			case <-time.After(slowStep):
+			}
+			if token == nil && i >= 3 {
+				break
+			}
+		}
+		out.send(s.resultLine(id, "tools/call", json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`)))
+	})
+}
+
+// listen opens a subscription: its acknowledgement first, then nothing
+// until the client cancels it or goes.
+func (s *Spec) listen(m msg, id json.RawMessage, out specOut) {
+	meta := fmt.Sprintf(`{"io.modelcontextprotocol/subscriptionId":%s}`, m.ID)
+	filter := member(m.Params, "notifications")
+	if filter == nil {
+		filter = json.RawMessage(`{}`)
+	}
+	if s.has("listen-no-ack") {
+		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":%s}}`, meta))
+	}
+	out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":%s,"notifications":%s}}`, meta, filter))
+}
+
+// member is a JSON object's member, raw; nil when absent.
+func member(raw json.RawMessage, key string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m[key]
+}
+
+// stringMember is a string member's value.
+func stringMember(raw json.RawMessage, key string) (string, bool) {
+	var s string
+	if v := member(raw, key); v == nil || json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// nameParam is params.name.
+func nameParam(params json.RawMessage) string {
+	n, _ := stringMember(params, "name")
+	return n
+}

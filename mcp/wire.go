@@ -1,0 +1,113 @@
+package mcp
+
+// The JSON-RPC wire as a client below the session sees it: for a caller
+// that must send what a session never would (an id of its choosing, a
+// message that is not JSON, a notification with an id) and read every
+// message the server sends, as sent. The session is built on the same
+// decoding and encoding.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// Message is one decoded JSON-RPC message, its members raw. Which fields
+// are set tells its kind, as for the session's own messages: a request
+// has ID and Method, a notification Method only, a response ID (nil when
+// the server could not read the request's) and Result or Error.
+type Message struct {
+	ID     json.RawMessage
+	Method string
+	Params json.RawMessage
+	Result json.RawMessage
+	Error  *RPCError
+}
+
+// IsRequest, IsNotification and IsResponse tell a message's kind.
+func (m Message) IsRequest() bool      { return m.Method != "" && m.ID != nil }
+func (m Message) IsNotification() bool { return m.Method != "" && m.ID == nil }
+func (m Message) IsResponse() bool     { return m.Method == "" }
+
+// DecodeMessages decodes one wire unit: a JSON-RPC message, or a batch of
+// them (a JSON array). Values are sub-slices of data.
+func DecodeMessages(data []byte) ([]Message, error) {
+	msgs, err := decodeMessages(data)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = Message{ID: m.ID, Method: m.Method, Params: m.Params, Result: m.Result, Error: m.Error}
+	}
+	return out, nil
+}
+
+// EncodeRequest writes a request with id (raw JSON, as given), or a
+// notification when id is nil, as the session writes its own.
+func EncodeRequest(id json.RawMessage, method string, params json.RawMessage) ([]byte, error) {
+	return encodeRequest(id, method, params)
+}
+
+// MessageSizeError is a message longer than a transport's MaxMessage.
+type MessageSizeError struct {
+	Limit int64
+}
+
+func (e *MessageSizeError) Error() string {
+	return fmt.Sprintf("the server sent a message of more than %s, the most this run reads", sizeText(e.Limit))
+}
+
+// sizeText is n bytes as people read it: 16 MiB, 64 KiB, 100 bytes.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// CloseInput closes the server's stdin, its signal to end (transports,
+// stdio, "Shutdown"), and nothing else: Close still ends the process.
+// A write in progress fails.
+func (t *CommandTransport) CloseInput() error { return t.stdin.Close() }
+
+// Exited is closed once the server process has exited.
+func (t *CommandTransport) Exited() <-chan struct{} { return t.exited }
+
+// StandardHeaders sets the headers of the modern era that mirror a
+// request's body (Mcp-Method, and Mcp-Name where the method names a
+// tool, prompt or resource), as the HTTP transport sets them.
+func StandardHeaders(h http.Header, msg []byte) { setStandardHeaders(h, msg) }
+
+// Event is one event of a Server-Sent Events stream.
+type Event struct {
+	Type string // "" means "message"
+	ID   string // the last event id in force when it was dispatched
+	Data []byte
+}
+
+// ReadEvents reads a Server-Sent Events stream as the HTTP transport
+// does, calling fn with each event that carries data until fn returns
+// false or the stream ends (nil) or fails. limit, when positive, bounds
+// each event's data (a *MessageSizeError past it).
+func ReadEvents(r io.Reader, limit int64, fn func(Event) bool) error {
+	p := newSSEReader(r)
+	p.lines.limit = limit
+	for {
+		ev, err := p.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !fn(Event{Type: ev.Type, ID: ev.ID, Data: ev.Data}) {
+			return nil
+		}
+	}
+}
