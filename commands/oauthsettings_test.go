@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpv/mcpv/internal/shellwords"
 )
 
@@ -297,18 +299,34 @@ func TestOAuthSettingsFromConfigEntry(t *testing.T) {
 
 // A browser login inside a command's handshake does not count against
 // --connect-timeout: the user's time is bounded by --login-timeout. The
-// browser here takes longer than the connect timeout to come back.
+// browser here takes longer than the connect timeout to come back, at a
+// server's first run and at a later one that starts from its remembered
+// era (in the modern era, the login comes at the first call, which waits
+// for the server's start; in the initialize era, at initialize).
 func TestOAuthLoginOutlastsConnectTimeout(t *testing.T) {
 	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("the slow browser is a shell command")
 	}
-	w := newWorld(t)
-	srv, _ := authWorld(t, w)
-	w.setenv("BROWSER", "sleep 3; MCPV_TEST_BROWSER=1 "+shellwords.Quote(os.Args[0]))
-	r := w.mcpv(t, "", "--auth", "auto", "--connect-timeout", "2s", "list-tools", "-u", srv.URL(), "-c", "-q", "[.tools[].name]")
-	if r.code != 0 || strings.TrimSpace(r.stdout) != demoTools {
-		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	for era, opts := range map[string]*sdk.StreamableHTTPOptions{"modern": {Stateless: true, JSONResponse: true}, "initialize": {JSONResponse: true}} {
+		t.Run(era, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			srv, _ := authWorldWith(t, w, opts)
+			w.setenv("BROWSER", "sleep 3; MCPV_TEST_BROWSER=1 "+shellwords.Quote(os.Args[0]))
+			for _, run := range []string{"first", "remembered"} {
+				r := w.mcpv(t, "", "--auth", "auto", "--connect-timeout", "2s", "list-tools", "-u", srv.URL(), "-c", "-q", "[.tools[].name]")
+				if r.code != 0 || strings.TrimSpace(r.stdout) != demoTools {
+					t.Fatalf("%s run: exit %d, stdout %q, stderr %q", run, r.code, r.stdout, r.stderr)
+				}
+				if r := w.mcpv(t, "", "auth", "logout", "-u", srv.URL()); r.code != 0 {
+					t.Fatalf("logout: exit %d, stderr %q", r.code, r.stderr)
+				}
+			}
+			if n := srv.Count("authorize"); n != 2 {
+				t.Errorf("%d logins, want 2", n)
+			}
+		})
 	}
 }
 

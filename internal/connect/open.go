@@ -105,6 +105,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 			opts.Recall = kept.Recall()
 			if s.ConnectTimeout > 0 {
 				opts.ConnectLimit = &mcp.TimeoutError{Connect: true, Setting: "--connect-timeout", Timeout: s.ConnectTimeout}
+				opts.StartClock = clocks.start
 			}
 		}
 	}
