@@ -24,12 +24,15 @@ func (c *authCmd) Help() string {
 
 Without a terminal (CI), mcpv never starts a browser flow: it uses stored or refreshable tokens and exits 5 otherwise (--auth stored). Log in once interactively, or use --grant client-credentials with --client-id and --client-secret or --client-key.
 
+For an authorization server that needs them: --resource (or none), --scope, --redirect-host, --redirect-port and --redirect-path (a pre-registered redirect URI) and --login-timeout; a token is used only with the --resource and no more --scope than it was got with.
+
 Examples:
 
     $ mcpv auth login -u https://mcp.example.com/mcp
     $ mcpv auth status -u https://mcp.example.com/mcp -q .logged_in
     $ curl -H "Authorization: Bearer $(mcpv auth token -u https://mcp.example.com/mcp)" https://mcp.example.com/api
-    $ mcpv --grant client-credentials --client-id ci-bot --client-secret @secret.txt list-tools -u https://mcp.example.com/mcp`
+    $ mcpv --grant client-credentials --client-id ci-bot --client-secret @secret.txt list-tools -u https://mcp.example.com/mcp
+    $ mcpv auth login -u https://mcp.example.com/mcp --resource none --client-id 0000-1111 --redirect-port 8765`
 }
 
 // authSub is what every auth subcommand is: it needs the server's
@@ -55,7 +58,7 @@ func (c *authLoginCmd) Run(ctx context.Context, s *session, out *console) error 
 		return err
 	}
 	out.notef("authorized at %s", safetext.Line(rec.Issuer))
-	return out.print(mustJSON(authrecord.Describe(rec)))
+	return out.print(mustJSON(authrecord.Describe(rec, s.settings.Auth.Want())))
 }
 
 type authStatusCmd struct{ authSub }
@@ -71,8 +74,8 @@ func (c *authStatusCmd) Run(ctx context.Context, s *session, out *console) error
 	views := []authrecord.View{}
 	usable := false
 	for _, r := range recs {
-		v := authrecord.Describe(r)
-		usable = usable || v.Usable
+		v := authrecord.Describe(r, s.settings.Auth.Want())
+		usable = usable || v.Usable && v.Matches
 		views = append(views, v)
 	}
 	if err := out.print(mustJSON(map[string]any{"server": redact.URL(server), "logged_in": usable, "records": views})); err != nil {
@@ -92,7 +95,7 @@ func (c *authLogoutCmd) Run(ctx context.Context, s *session, out *console) error
 		return err
 	}
 	for _, r := range recs {
-		if err := store.Delete(ctx, r.Issuer, r.Resource); err != nil {
+		if err := store.Delete(ctx, r); err != nil {
 			return err
 		}
 	}

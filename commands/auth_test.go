@@ -40,8 +40,13 @@ func runBrowserIfRequested() bool {
 // authWorld is the go-sdk demo server behind an OAuth guard, a private
 // token store in w, and a browser that leaves a mark when it is opened.
 func authWorld(t *testing.T, w *world) (srv *oauthtest.Server, opened string) {
+	return authWorldWith(t, w, &sdk.StreamableHTTPOptions{JSONResponse: true})
+}
+
+// authWorldWith is authWorld with the demo server's HTTP set-up of opts.
+func authWorldWith(t *testing.T, w *world, opts *sdk.StreamableHTTPOptions) (srv *oauthtest.Server, opened string) {
 	server := demoserver.New()
-	srv = oauthtest.New(t, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, &sdk.StreamableHTTPOptions{JSONResponse: true}))
+	srv = oauthtest.New(t, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, opts))
 	srv.Scopes = []string{"mcp:tools"}
 	w.setenv("XDG_STATE_HOME", t.TempDir())
 	opened = filepath.Join(t.TempDir(), "opened")

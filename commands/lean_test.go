@@ -187,7 +187,8 @@ func TestLeanGrammarErrorsAsTheWhole(t *testing.T) {
 		{"cal info", `mcpv: unexpected argument cal, did you mean "call"? (see mcpv --help)`},
 		{"-v", `mcpv: give a command (mcpv --help lists them)`},
 		{"call", `mcpv: expected "<tool>" (see mcpv call --help)`},
-		{"ping --nope", `mcpv: unknown flag --nope (see mcpv ping --help)`},
+		{"ping --nope", `mcpv: unknown flag --nope, did you mean "--scope"? (see mcpv ping --help)`}, // a flag of a group ping's lean grammar leaves out
+		{"ping --zzzz", `mcpv: unknown flag --zzzz (see mcpv ping --help)`},
 	} {
 		r := mcpvIn(t, env, "", strings.Fields(tc.args)...)
 		if r.code != exitcode.Usage || strings.TrimSpace(r.stderr) != tc.stderr {

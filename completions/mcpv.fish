@@ -23,7 +23,7 @@ function __mcpv_takes
     set -l c $argv[1]
     while true
         switch "$c:$argv[2]"
-            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--session-id' ':--config' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--framing' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color' ':--output-format' ':-o'
+            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--session-id' ':--config' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--framing' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--resource' ':--scope' ':--redirect-host' ':--redirect-port' ':--redirect-path' ':--login-timeout' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color' ':--output-format' ':-o'
                 echo 1
                 return 0
             case ':--jq-arg' ':--jq-argjson'
@@ -273,6 +273,12 @@ complete -c mcpv -n '__mcpv_in ""' -l idp-client-id -x -d 'For --grant cross-app
 complete -c mcpv -n '__mcpv_in ""' -l id-token -x -d 'For --grant cross-app: the user\'s ID token; @FILE reads it from FILE (default: MCPV_ID_TOKEN).'
 complete -c mcpv -n '__mcpv_in ""' -l assertion -x -d 'For --grant jwt-bearer: the workload\'s JWT; @FILE reads it from FILE (default: MCPV_ASSERTION).'
 complete -c mcpv -n '__mcpv_in ""' -l dpop -x -a 'auto always never' -d 'DPoP-bound tokens (RFC 9449): auto (when the server asks for them; the default), always (whenever the authorization server takes ES256 proofs) or never.'
+complete -c mcpv -n '__mcpv_in ""' -l resource -x -d 'Ask for tokens for this RFC 8707 resource, sent exactly as given, instead of the server\'s; none sends no resource parameter (for authorization servers that refuse one). A token is used only by runs with the same --resource.'
+complete -c mcpv -n '__mcpv_in ""' -l scope -x -d 'Ask for exactly these scopes (space-separated; repeatable) instead of those the server names; add offline_access for a refresh token. A stored token asked with fewer is not used: mcpv asks again.'
+complete -c mcpv -n '__mcpv_in ""' -l redirect-host -x -d 'Host of the login\'s redirect URI, for a client registered with one: 127.0.0.1 (the default), localhost or ::1. Another name must lead the browser back to this machine; only this flag can give one, never a config file.'
+complete -c mcpv -n '__mcpv_in ""' -l redirect-port -x -d 'Port of the redirect URI (default: a free one). A port another program holds ends the login (exit 5) rather than moving.'
+complete -c mcpv -n '__mcpv_in ""' -l redirect-path -x -d 'Path of the redirect URI (default /callback).'
+complete -c mcpv -n '__mcpv_in ""' -l login-timeout -x -d 'Give up on a browser login after this long (exit 5); the wait does not count against --connect-timeout. 0 waits until Ctrl-C.'
 complete -c mcpv -n '__mcpv_in ""' -l max-timeout -x -d 'Progress notifications restart --timeout, but a request never runs longer than this; 0 means no cap.'
 complete -c mcpv -n '__mcpv_in ""' -l events -r -F -d 'Write every notification from the server to FILE as NDJSON, with a timestamp.'
 complete -c mcpv -n '__mcpv_in ""' -l log-level -x -a 'debug info notice warning error critical alert emergency' -d 'Ask the server to send log messages at LEVEL and above (logging/setLevel).'

@@ -260,7 +260,8 @@ type Server struct {
 	Warnings        []string // fields mcpv understood but cannot honour
 }
 
-// OAuth is an entry's pre-registered OAuth client, for an HTTP server.
+// OAuth is how to authorize at an entry's HTTP server: a pre-registered
+// client, and the settings its authorization server needs.
 type OAuth struct {
 	ClientID          string
 	ClientSecret      string
@@ -269,6 +270,12 @@ type OAuth struct {
 	Grant             string // "authorization_code", "client_credentials" or "jwt_bearer"
 	Assertion         string // for jwt_bearer: the workload's JWT (typically ${VAR})
 	DPoP              string // "auto", "always", "never" or ""
+	Resource          string // the RFC 8707 resource to ask for, "none", or "" for the server's
+	Scope             string // the scopes to ask for, space-separated; "" for the server's
+	RedirectHost      string // the redirect URI's host, port and path; "" and 0 for mcpv's choice
+	RedirectPort      int
+	RedirectPath      string
+	LoginTimeout      time.Duration // 0: not set
 }
 
 // Var is a name and value, kept in file order.

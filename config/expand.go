@@ -88,6 +88,12 @@ func (s *Server) Expand(env Env) (*Expanded, error) {
 		Grant:             s.OAuth.Grant,
 		Assertion:         expand(s.OAuth.Assertion),
 		DPoP:              s.OAuth.DPoP,
+		Resource:          expand(s.OAuth.Resource),
+		Scope:             s.OAuth.Scope,
+		RedirectHost:      s.OAuth.RedirectHost,
+		RedirectPort:      s.OAuth.RedirectPort,
+		RedirectPath:      s.OAuth.RedirectPath,
+		LoginTimeout:      s.OAuth.LoginTimeout,
 	}
 	if x.OAuth.ClientKey != "" && !filepath.IsAbs(x.OAuth.ClientKey) {
 		x.OAuth.ClientKey = filepath.Join(s.File.Folder, x.OAuth.ClientKey)
@@ -101,6 +107,7 @@ func (s *Server) Expand(env Env) (*Expanded, error) {
 		return nil, err
 	}
 	x.Secrets = append(x.Secrets, redact.URLSecrets(x.URL)...)
+	x.Secrets = append(x.Secrets, redact.URLSecrets(x.OAuth.Resource)...)
 	x.Secrets = append(x.Secrets, redact.ArgSecrets(x.Args)...)
 	return x, nil
 }
@@ -116,7 +123,7 @@ func (s *Server) References() []string {
 	for _, h := range s.Headers {
 		texts = append(texts, h.Value)
 	}
-	texts = append(texts, s.OAuth.ClientID, s.OAuth.ClientSecret, s.OAuth.ClientKey, s.OAuth.ClientMetadataURL)
+	texts = append(texts, s.OAuth.ClientID, s.OAuth.ClientSecret, s.OAuth.ClientKey, s.OAuth.ClientMetadataURL, s.OAuth.Resource)
 	for _, t := range texts {
 		for {
 			i := strings.Index(t, "${")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -293,6 +294,9 @@ func oauthOf(name string, n *yamlnode.Node) (OAuth, error) {
 		{[]string{"grant"}, &o.Grant},
 		{[]string{"assertion"}, &o.Assertion},
 		{[]string{"dpop"}, &o.DPoP},
+		{[]string{"resource"}, &o.Resource},
+		{[]string{"redirect_host", "redirectHost"}, &o.RedirectHost},
+		{[]string{"redirect_path", "redirectPath"}, &o.RedirectPath},
 	}
 	for _, f := range fields {
 		for _, key := range f.names {
@@ -301,6 +305,32 @@ func oauthOf(name string, n *yamlnode.Node) (OAuth, error) {
 					return OAuth{}, errorAt(v, "server %q: oauth.%s must be a string, not %s", name, key, v.Kind.Noun())
 				}
 				*f.to = v.Text
+			}
+		}
+	}
+	var err error
+	if v := n.Get("scope"); v != nil {
+		scopes := []string{v.Text} // "read write", or a list
+		if v.Kind != yamlnode.String {
+			if scopes, err = strings1(name, "oauth.scope", v); err != nil {
+				return OAuth{}, err
+			}
+		}
+		o.Scope = strings.Join(strings.Fields(strings.Join(scopes, " ")), " ")
+	}
+	for _, key := range []string{"redirect_port", "redirectPort"} {
+		if v := n.Get(key); v != nil {
+			port, perr := strconv.Atoi(v.Text)
+			if (v.Kind != yamlnode.Number && v.Kind != yamlnode.String) || perr != nil {
+				return OAuth{}, errorAt(v, "server %q: oauth.%s must be a port number, not %s", name, key, v.Kind.Noun())
+			}
+			o.RedirectPort = port
+		}
+	}
+	for _, key := range []string{"login_timeout", "loginTimeout"} {
+		if v := n.Get(key); v != nil {
+			if o.LoginTimeout, err = durationOf(name, "oauth."+key, v); err != nil {
+				return OAuth{}, err
 			}
 		}
 	}
@@ -362,12 +392,17 @@ func vars(name, field string, n *yamlnode.Node) ([]Var, error) {
 // duration ("30s", "2m") or a number of seconds, written as a number or as
 // a string.
 func timeoutOf(name string, n *yamlnode.Node) (time.Duration, error) {
+	return durationOf(name, "timeout", n)
+}
+
+// durationOf reads the duration of field as timeoutOf does.
+func durationOf(name, field string, n *yamlnode.Node) (time.Duration, error) {
 	if n.Kind != yamlnode.Number && n.Kind != yamlnode.String {
-		return 0, errorAt(n, "server %q: timeout must be a duration such as \"30s\" or a number of seconds, not %s", name, n.Kind.Noun())
+		return 0, errorAt(n, "server %q: %s must be a duration such as \"30s\" or a number of seconds, not %s", name, field, n.Kind.Noun())
 	}
 	d, err := duration.Parse(n.Text)
 	if err != nil {
-		return 0, errorAt(n, "server %q: timeout %v", name, err)
+		return 0, errorAt(n, "server %q: %s %v", name, field, err)
 	}
 	return d, nil
 }

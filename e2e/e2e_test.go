@@ -27,7 +27,7 @@ import (
 var mcpvBin string
 
 func TestMain(m *testing.M) {
-	if mcptest.RunIfRequested() {
+	if mcptest.RunIfRequested() || runSquatterIfRequested() {
 		return
 	}
 	dir, err := os.MkdirTemp("", "mcpv-e2e")

@@ -3,9 +3,12 @@
 package e2e
 
 import (
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -72,4 +75,95 @@ func storeToken(t *testing.T, srv *oauthtest.Server, state string, token oauth.T
 		t.Fatal(err)
 	}
 	return store
+}
+
+// squatEnv makes the test binary another local user's program: it listens
+// at the address the variable names ("tcp6 [::1]:PORT"), says "listening"
+// or "refused ..." on stdout, and holds the port until its stdin closes.
+const squatEnv = "MCPV_E2E_SQUAT"
+
+func runSquatterIfRequested() bool {
+	spec := os.Getenv(squatEnv)
+	if spec == "" {
+		return false
+	}
+	network, addr, _ := strings.Cut(spec, " ")
+	ln, err := net.Listen(network, addr)
+	if err != nil {
+		os.Stdout.WriteString("refused " + err.Error() + "\n")
+		os.Exit(0)
+	}
+	os.Stdout.WriteString("listening\n")
+	io.Copy(io.Discard, os.Stdin)
+	ln.Close()
+	os.Exit(0)
+	return true
+}
+
+// waitForFile waits until path exists: the mark a command leaves when it
+// reaches a point the test needs.
+func waitForFile(t *testing.T, path string, r *run) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never appeared; stderr:\n%s", path, r.stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Ctrl-C during the wait for the browser ends mcpv with 130, in auth login
+// and in a command whose handshake needed the login alike; nothing of the
+// flow's secrets is shown.
+func TestCtrlCDuringLoginWait(t *testing.T) {
+	t.Parallel()
+	demo := demoserver.New()
+	srv := oauthtest.New(t, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return demo }, &sdk.StreamableHTTPOptions{JSONResponse: true}))
+	for _, args := range [][]string{{"auth", "login"}, {"--auth", "auto", "ping"}} {
+		mark := filepath.Join(t.TempDir(), "opened")
+		r := &run{cmd: exec.Command(mcpvBin, append(args, "-u", srv.URL(), "--login-timeout", "0")...)}
+		r.cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "BROWSER=touch "+mark)
+		r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
+		if err := r.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.cmd.Process.Kill() })
+		waitForFile(t, mark, r) // the browser was opened: mcpv waits for it
+		r.cmd.Process.Signal(os.Interrupt)
+		if code, _ := r.wait(t, 10*time.Second); code != 130 {
+			t.Errorf("%v: exit %d, want 130; stderr:\n%s", args, code, r.stderr.String())
+		}
+		if strings.Contains(r.stderr.String(), "code_verifier") || strings.Contains(r.stderr.String(), "code=") {
+			t.Errorf("%v: stderr shows the flow's secrets:\n%s", args, r.stderr.String())
+		}
+	}
+}
+
+// mcpv serve -u takes the OAuth settings for its upstream: here a machine
+// grant at an authorization server that refuses the resource parameter,
+// with --resource none and a scope of its own.
+func TestServeUpstreamOAuthSettings(t *testing.T) {
+	t.Parallel()
+	demo := demoserver.New()
+	srv := oauthtest.New(t, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return demo }, &sdk.StreamableHTTPOptions{JSONResponse: true}))
+	srv.RefuseResource = func(r []string) bool { return r != nil }
+	srv.Clients["bot"] = "bot-secret-5150"
+	secret := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(secret, []byte("bot-secret-5150\n"), 0o600)
+	cmd := exec.Command(mcpvBin, "call", "echo", "message=hi", "-q", ".structuredContent.message",
+		"--", mcpvBin, "serve", "-u", srv.URL(), "--grant", "client-credentials", "--client-id", "bot", "--client-secret", "@"+secret,
+		"--resource", "none", "--scope", "mcp:bridge")
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != `"hi"` {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	got := srv.SeenAt("token:client_credentials")
+	if len(got) != 1 || got[0].Has("resource") || got[0].Get("scope") != "mcp:bridge" {
+		t.Errorf("the token request carried %v, want no resource and scope mcp:bridge", got)
+	}
 }

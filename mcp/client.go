@@ -58,6 +58,11 @@ type ClientOptions struct {
 	// bound on start-up and initialize bounds Initialize; it is the
 	// error that ends the wait.
 	ConnectLimit *TimeoutError
+	// StartClock, when set, makes the context ConnectLimit bounds, in
+	// place of context.WithTimeoutCause: the caller's clock of the start,
+	// which may stop while the user, not the server, is awaited (a browser
+	// login).
+	StartClock func(ctx context.Context, d time.Duration, cause error) (context.Context, context.CancelFunc)
 	// DiscoverWait is how long the server/discover probe waits before it
 	// pings the server to learn whether it is up; zero means
 	// DefaultDiscoverWait. It never ends the probe: see probe.

@@ -170,8 +170,12 @@ func (c *Client) settle(ctx context.Context) error {
 	}
 	if l := c.opts.ConnectLimit; l != nil && l.Timeout > 0 && !r.fresh {
 		// The server's start is awaited here rather than in Initialize.
+		clock := c.opts.StartClock
+		if clock == nil {
+			clock = context.WithTimeoutCause
+		}
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, l.Timeout, l)
+		ctx, cancel = clock(ctx, l.Timeout, l)
 		defer cancel()
 	}
 	disc := r.disc

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -256,5 +257,42 @@ func TestRecalledSilentServer(t *testing.T) {
 	cancel()
 	if r := waitFor(t, call); !errors.Is(r.err, context.Canceled) {
 		t.Errorf("call = %v, want it cancelled", r.err)
+	}
+}
+
+// The wait for a remembered era's answer is bounded by ConnectLimit on
+// the caller's clock of the start, when it gives one (a clock that stops
+// while a browser login waits for the user).
+func TestRecalledStartOnTheCallersClock(t *testing.T) {
+	s, m := newTestSession(t, SessionOptions{})
+	limit := &TimeoutError{Connect: true, Setting: "--connect-timeout", Timeout: 42 * time.Second}
+	var asked []time.Duration
+	clock := func(ctx context.Context, d time.Duration, cause error) (context.Context, context.CancelFunc) {
+		if cause != limit {
+			t.Errorf("the clock's cause is %v", cause)
+		}
+		asked = append(asked, d)
+		return context.WithCancel(ctx)
+	}
+	c, err := Initialize(t.Context(), s, ClientOptions{Info: testInfo(), Probe: true, Recall: &Recall{State: rememberedModern},
+		DiscoverWait: testWait, silenceWait: testWait, ConnectLimit: limit, StartClock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := goCall(t.Context(), c.Call, "tools/list", nil)
+	for range 2 { // server/discover, and the list riding behind it
+		w := m.nextMsg(t)
+		switch w.Method {
+		case "server/discover":
+			reply(t, m, w, `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}`)
+		default:
+			reply(t, m, w, `{"tools":[]}`)
+		}
+	}
+	if r := waitFor(t, call); r.err != nil {
+		t.Fatal(r.err)
+	}
+	if len(asked) != 1 || asked[0] != 42*time.Second {
+		t.Errorf("the caller's clock was asked for %v, want once for 42s", asked)
 	}
 }

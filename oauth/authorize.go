@@ -19,6 +19,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/subtle"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -39,21 +40,7 @@ import (
 // redirectURI is http://127.0.0.1:PORT/callback; any port is allowed for
 // loopback redirect URIs (RFC 8252 §7.3, OAuth 2.1 §8.4.2).
 func Listen() (ln net.Listener, redirectURI string, err error) {
-	ln, err = net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		return nil, "", fmt.Errorf("listening on the loopback interface: %w", err)
-	}
-	return ln, "http://" + ln.Addr().String() + "/callback", nil
-}
-
-// ListenAt listens at a loopback redirect URI registered before, so that a
-// client registered on an earlier run can be used again.
-func ListenAt(redirectURI string) (net.Listener, error) {
-	u, err := url.Parse(redirectURI)
-	if err != nil || u.Scheme != "http" || u.Hostname() != "127.0.0.1" || u.Port() == "" {
-		return nil, fmt.Errorf("%s is not a loopback redirect URI of mcpv's", redirectURI)
-	}
-	return net.Listen("tcp4", u.Host)
+	return ListenRedirect(Redirect{})
 }
 
 // AuthorizeRequest is what Authorize needs.
@@ -69,6 +56,12 @@ type AuthorizeRequest struct {
 	// logged as a warning and the wait goes on. Nil means only log the URL.
 	Open func(url string) error
 	Log  *slog.Logger // what the user must see (the URL); nil discards it
+	// Timeout bounds the wait for the browser's answer; 0 leaves it to ctx.
+	Timeout time.Duration
+	// Waiting, when set, is called as the wait for the user begins, and
+	// the function it returns as it ends: the caller stops the clocks that
+	// should not count the user's time.
+	Waiting func() (done func())
 }
 
 // Authorize runs the front channel of the authorization code flow with PKCE
@@ -140,6 +133,14 @@ func Authorize(ctx context.Context, r AuthorizeRequest) (code, verifier string, 
 		<-serveDone
 	}()
 
+	if r.Waiting != nil {
+		defer r.Waiting()()
+	}
+	if r.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, r.Timeout, &LoginTimeoutError{Timeout: r.Timeout})
+		defer cancel()
+	}
 	logger.Info("to authorize, open this URL in a browser: " + authURL)
 	if r.Open != nil {
 		if err := r.Open(authURL); err != nil {
@@ -156,6 +157,10 @@ func Authorize(ctx context.Context, r AuthorizeRequest) (code, verifier string, 
 	case <-serveDone:
 		return "", "", stepErrorf(StepAuthorization, "the loopback server for the redirect stopped: %w", serveErr)
 	case <-ctx.Done():
+		var lt *LoginTimeoutError
+		if cause := context.Cause(ctx); errors.As(cause, &lt) {
+			return "", "", &Error{Step: StepAuthorization, Err: cause}
+		}
 		return "", "", stepErrorf(StepAuthorization, "no answer came from the browser: %w", context.Cause(ctx))
 	}
 }

@@ -28,9 +28,8 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 		return err
 	}
 	var md *ServerMetadata
-	resource := m.server
+	resource := m.resourceFor(prm)
 	if prm != nil {
-		resource = prm.Resource
 		if prev := m.rec; prev != nil && prev.Metadata != nil && slices.Contains(prm.AuthorizationServers, prev.Issuer) {
 			md = prev.Metadata // a step-up, or a new grant at the same server: no need to discover it again
 		} else if md, err = m.pickServer(ctx, prm); err != nil {
@@ -55,7 +54,7 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 	}
 
 	scopes := m.scopes(ch, prm, md, keep)
-	client, redirect, finish, err := m.identify(ctx, md, scopes)
+	client, cb, finish, err := m.identify(ctx, md, scopes)
 	if err != nil {
 		return err
 	}
@@ -87,10 +86,11 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 		var code, verifier string
 		code, verifier, err = Authorize(ctx, AuthorizeRequest{
 			Metadata: md, Client: client, Scope: strings.Join(scopes, " "), Resource: resource,
-			Listener: redirect.ln, RedirectURI: redirect.uri, Open: m.opts.Open, Log: m.opts.Log,
+			Listener: cb.ln, RedirectURI: cb.uri, Open: m.opts.Open, Log: m.opts.Log,
+			Timeout: m.opts.LoginTimeout, Waiting: m.opts.Waiting,
 		})
 		if err == nil {
-			tok, err = ExchangeCode(ctx, hc, md, client, code, verifier, redirect.uri, resource)
+			tok, err = ExchangeCode(ctx, hc, md, client, code, verifier, cb.uri, resource)
 		}
 	}
 	if err != nil {
@@ -102,12 +102,12 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 	stored := *client
 	stored.Key = nil
 	stored.DPoP = nil
-	rec := &Record{Server: m.server, Issuer: md.Issuer, Resource: resource, Metadata: md, Client: stored,
-		Token: *tok, Grant: m.opts.Grant, Updated: time.Now()}
+	rec := &Record{Server: m.server, Issuer: md.Issuer, Resource: resource, ResourceParam: m.opts.Want.param(),
+		AskedScope: strings.Join(scopes, " "), Metadata: md, Client: stored, Token: *tok, Grant: m.opts.Grant, Updated: time.Now()}
 	if dpop != nil && tok.TokenType == "DPoP" {
 		rec.DPoPKey = dpop.String()
 	}
-	unlock, err := m.opts.Store.Lock(ctx, rec.Issuer, rec.Resource)
+	unlock, err := m.opts.Store.Lock(ctx, rec)
 	if err != nil {
 		return &Error{Step: StepToken, Err: err}
 	}
@@ -120,6 +120,21 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 		m.dpop.keepNonces(dpop) // what the token endpoint said during the grant
 	}
 	return nil
+}
+
+// resourceFor is the resource parameter of the run's grants (RFC 8707):
+// the one the user gave, as given; none, when the user said so; else the
+// resource of the server's metadata, or its canonical URL without any.
+func (m *Manager) resourceFor(prm *ResourceMetadata) string {
+	switch want := m.opts.Want; {
+	case want.OmitResource:
+		return ""
+	case want.Resource != "":
+		return want.Resource
+	case prm != nil:
+		return prm.Resource
+	}
+	return m.server
 }
 
 // wantDPoP reports whether to ask for a DPoP-bound token: always, never,
@@ -157,11 +172,15 @@ func (m *Manager) pickServer(ctx context.Context, prm *ResourceMetadata) (*Serve
 	return nil, firstErr
 }
 
-// scopes chooses what to ask for: the challenge's scope, else everything the
-// resource supports, else nothing (MCP 2025-11-25, scope selection); plus
-// what was already granted on a step-up, and offline_access when the
-// authorization server offers it and a refresh token is of use.
+// scopes chooses what to ask for: the scopes given, exactly; else the
+// challenge's scope, else everything the resource supports, else nothing
+// (MCP 2025-11-25, scope selection); plus what was already granted on a
+// step-up, and offline_access when the authorization server offers it and a
+// refresh token is of use.
 func (m *Manager) scopes(ch *Challenge, prm *ResourceMetadata, md *ServerMetadata, keep []string) []string {
+	if len(m.opts.Want.Scopes) > 0 {
+		return m.opts.Want.Scopes
+	}
 	var base []string
 	switch {
 	case ch != nil && ch.Params["scope"] != "":
@@ -178,15 +197,22 @@ func (m *Manager) scopes(ch *Challenge, prm *ResourceMetadata, md *ServerMetadat
 
 // reusable reports whether the stored record holds a client mcpv registered
 // itself at md (not a pre-registered or metadata-document one) that can be
-// used again for the code flow.
+// used again for the code flow: at the redirect URI given, when one was.
 func (m *Manager) reusable(md *ServerMetadata) bool {
 	prev := m.rec
-	return prev != nil && prev.Issuer == md.Issuer && (prev.Grant == "" || prev.Grant == GrantAuthorizationCode) &&
-		prev.Client.ID != "" && prev.Client.ID != m.opts.ClientMetadataURL && len(prev.Client.RedirectURIs) > 0
+	if prev == nil || prev.Issuer != md.Issuer || (prev.Grant != "" && prev.Grant != GrantAuthorizationCode) ||
+		prev.Client.ID == "" || prev.Client.ID == m.opts.ClientMetadataURL || len(prev.Client.RedirectURIs) == 0 {
+		return false
+	}
+	if r := m.opts.Redirect; r.Fixed() {
+		return r.Port != 0 && prev.Client.RedirectURIs[0] == r.uri(r.Port)
+	}
+	registered, ok := parseRedirect(prev.Client.RedirectURIs[0])
+	return ok && registered.Host == "127.0.0.1" // mcpv's own choice, not a URI the server assigned
 }
 
-// redirect is the loopback listener of a code flow and its URI.
-type redirect struct {
+// callback is the loopback listener of a code flow and its URI.
+type callback struct {
 	ln  net.Listener
 	uri string
 }
@@ -195,19 +221,28 @@ type redirect struct {
 // the spec gives: pre-registered credentials, a client ID metadata document,
 // dynamic registration. For the code flow it also opens the loopback
 // listener, whose address the registration needs; finish closes it.
-func (m *Manager) identify(ctx context.Context, md *ServerMetadata, scopes []string) (*Client, redirect, func(), error) {
-	var r redirect
+func (m *Manager) identify(ctx context.Context, md *ServerMetadata, scopes []string) (*Client, callback, func(), error) {
+	var cb callback
 	finish := func() {}
-	if m.needsUser() {
-		ln, uri, err := Listen()
-		if err != nil {
-			return nil, r, finish, &Error{Step: StepAuthorization, Err: err}
+	listen := func() error {
+		if !m.needsUser() {
+			return nil
 		}
-		r = redirect{ln: ln, uri: uri}
-		finish = func() { ln.Close() }
+		ln, uri, err := ListenRedirect(m.opts.Redirect)
+		if err != nil {
+			return &Error{Step: StepAuthorization, Err: err}
+		}
+		if h := m.opts.Redirect.Host; !IsLoopbackRedirectHost(h) {
+			m.opts.Log.Warn(fmt.Sprintf("the browser takes the authorization code to %s, wherever that name leads; mcpv listens on this machine's loopback addresses only", messageSafe(h)))
+		}
+		cb, finish = callback{ln: ln, uri: uri}, func() { ln.Close() }
+		return nil
 	}
 	switch {
 	case m.opts.ClientID != "":
+		if err := listen(); err != nil {
+			return nil, cb, finish, err
+		}
 		c := &Client{ID: m.opts.ClientID, Secret: m.opts.ClientSecret, Key: m.opts.ClientKey}
 		switch {
 		case m.opts.ClientKey != nil:
@@ -215,28 +250,36 @@ func (m *Manager) identify(ctx context.Context, md *ServerMetadata, scopes []str
 		default:
 			c.AuthMethod = ChooseAuthMethod(md, c.Secret != "")
 		}
-		return c, r, finish, nil
+		return c, cb, finish, nil
 	case !m.needsUser():
-		finish()
-		return nil, r, func() {}, &Error{Step: StepRegistration, Need: NeedClient, Description: "this grant needs a pre-registered client id with a secret or a key"}
+		return nil, cb, finish, &Error{Step: StepRegistration, Need: NeedClient, Description: "this grant needs a pre-registered client id with a secret or a key"}
 	case m.opts.ClientMetadataURL != "" && md.ClientIDMetadataDocumentSupported:
-		return &Client{ID: m.opts.ClientMetadataURL, AuthMethod: AuthNone}, r, finish, nil
+		if err := listen(); err != nil {
+			return nil, cb, finish, err
+		}
+		return &Client{ID: m.opts.ClientMetadataURL, AuthMethod: AuthNone}, cb, finish, nil
 	case m.reusable(md):
 		// The client registered last time, at the redirect URI it registered.
-		if ln, err := ListenAt(m.rec.Client.RedirectURIs[0]); err == nil {
-			finish()
+		ln, err := ListenAt(m.rec.Client.RedirectURIs[0])
+		if err == nil {
 			c := m.rec.Client
-			return &c, redirect{ln: ln, uri: c.RedirectURIs[0]}, func() { ln.Close() }, nil
+			return &c, callback{ln: ln, uri: c.RedirectURIs[0]}, func() { ln.Close() }, nil
 		}
-		fallthrough // its port is taken: register anew
+		if m.opts.Redirect.Fixed() {
+			return nil, cb, finish, &Error{Step: StepAuthorization, Err: err} // the port given is taken: no other will do
+		}
+		fallthrough // its port is taken: register anew, at a free one
 	case md.RegistrationEndpoint != "":
+		if err := listen(); err != nil {
+			return nil, cb, finish, err
+		}
 		grants := []string{GrantAuthorizationCode}
 		if slices.Contains(scopes, "offline_access") {
 			grants = append(grants, "refresh_token")
 		}
 		c, err := Register(ctx, m.opts.HTTP, md, RegistrationRequest{
 			ClientName:              m.opts.ClientName,
-			RedirectURIs:            []string{r.uri},
+			RedirectURIs:            []string{cb.uri},
 			GrantTypes:              grants,
 			ResponseTypes:           []string{"code"},
 			TokenEndpointAuthMethod: ChooseAuthMethod(md, false),
@@ -245,12 +288,11 @@ func (m *Manager) identify(ctx context.Context, md *ServerMetadata, scopes []str
 		})
 		if err != nil {
 			finish()
-			return nil, r, func() {}, err
+			return nil, cb, func() {}, err
 		}
-		return c, r, finish, nil
+		return c, cb, finish, nil
 	}
-	finish()
-	return nil, r, func() {}, &Error{Step: StepRegistration, Need: NeedClient, Description: md.Issuer +
+	return nil, cb, finish, &Error{Step: StepRegistration, Need: NeedClient, Description: md.Issuer +
 		" offers no dynamic registration and no client ID metadata documents"}
 }
 

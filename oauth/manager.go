@@ -16,6 +16,7 @@ package oauth
 //     sent once and its 401 returned as is.
 
 import (
+	"cmp"
 	"context"
 	"crypto/ecdsa"
 	"errors"
@@ -65,6 +66,18 @@ type Options struct {
 	Assertion         string            // for GrantJWTBearer: the workload's JWT
 	DPoP              string            // DPoPAuto (default), DPoPAlways or DPoPNever
 
+	// Want is the resource and scopes tokens are asked for, when the user
+	// chose them; a stored token is used only when it fits (Wanted.Fits).
+	Want Wanted
+	// Redirect is the redirect URI of the code flow, when it was
+	// registered beforehand; the zero value lets mcpv choose.
+	Redirect Redirect
+	// LoginTimeout bounds the wait for the browser; 0 leaves it to the
+	// request's context.
+	LoginTimeout time.Duration
+	// Waiting: see AuthorizeRequest.Waiting.
+	Waiting func() (done func())
+
 	Open func(url string) error // opens a browser
 	Log  *slog.Logger           // what the user should know; nil discards it
 	// Secret, if set, is told every secret the Manager comes to hold
@@ -85,6 +98,7 @@ type Manager struct {
 	rec            *Record    // the record in use; nil before the first token
 	dpop           *DPoPKey   // the key rec's token is bound to; nil for a bearer token
 	loaded         bool       // the store has been consulted
+	unfit          int        // records of the server the store holds for other settings
 	gen            int        // bumped whenever rec's token changes
 	authorizations int
 }
@@ -209,8 +223,12 @@ func (m *Manager) token(ctx context.Context) (credential, int, error) {
 		if err != nil {
 			return credential{}, 0, &Error{Step: StepToken, Err: err}
 		}
-		if len(recs) > 0 {
-			m.use(recs[0])
+		for _, r := range recs {
+			if m.opts.Want.Fits(r) {
+				m.use(r)
+				break
+			}
+			m.unfit++
 		}
 	}
 	if m.rec == nil {
@@ -243,6 +261,9 @@ func (m *Manager) recover(ctx context.Context, resp *http.Response, ch *Challeng
 	if m.gen != gen && m.rec != nil {
 		return m.current(), m.gen, nil
 	}
+	if status == http.StatusForbidden && len(m.opts.Want.Scopes) > 0 {
+		return credential{}, 0, m.beyondScopes(ch)
+	}
 	if status == http.StatusUnauthorized && m.rec != nil && m.rec.Token.RefreshToken != "" {
 		if err := m.refreshLocked(ctx); err == nil {
 			return m.current(), m.gen, nil
@@ -258,8 +279,11 @@ func (m *Manager) recover(ctx context.Context, resp *http.Response, ch *Challeng
 		if c := resp.Header.Values("WWW-Authenticate"); len(c) > 0 {
 			what += " (" + messageSafeText(strings.Join(c, ", ")) + ")"
 		}
-		return credential{}, 0, &Error{Step: StepAuthorization, Need: NeedLogin,
-			Description: fmt.Sprintf("the server %s (HTTP %d) and mode %q does not start a browser flow", what, status, m.opts.Mode)}
+		desc := fmt.Sprintf("the server %s (HTTP %d) and mode %q does not start a browser flow", what, status, m.opts.Mode)
+		if m.rec == nil && m.unfit > 0 {
+			desc += "; the token stored for it was asked for another resource or fewer scopes than this run asks for"
+		}
+		return credential{}, 0, &Error{Step: StepAuthorization, Need: NeedLogin, Description: desc}
 	}
 	if m.authorizations >= m.opts.MaxAuthorizations {
 		return credential{}, 0, &Error{Step: StepAuthorization, Description: fmt.Sprintf("the server still refuses after %d authorizations; giving up", m.authorizations)}
@@ -274,16 +298,34 @@ func (m *Manager) recover(ctx context.Context, resp *http.Response, ch *Challeng
 	return m.current(), m.gen, nil
 }
 
+// beyondScopes is the refusal of a 403 insufficient_scope when the scopes
+// were given: mcpv asks for those and no more.
+func (m *Manager) beyondScopes(ch *Challenge) error {
+	given := strings.Join(m.opts.Want.Scopes, " ")
+	var missing []string
+	for _, s := range strings.Fields(ch.Params["scope"]) {
+		if !slices.Contains(m.opts.Want.Scopes, s) {
+			missing = append(missing, s)
+		}
+	}
+	if len(missing) == 0 {
+		return &Error{Step: StepAuthorization, Description: fmt.Sprintf("the server refuses the token for want of scope (HTTP 403 insufficient_scope), "+
+			"though it was asked for %s; the authorization server may have granted less", messageSafe(given))}
+	}
+	return &Error{Step: StepAuthorization, Need: NeedScope, Description: fmt.Sprintf("the server asks for scope %s (HTTP 403 insufficient_scope), "+
+		"beyond the scopes given (%s)", messageSafe(strings.Join(missing, " ")), messageSafe(given))}
+}
+
 // refreshLocked refreshes m.rec's token under the store lock. Another
 // process may have refreshed it meanwhile: then its token is taken instead.
 func (m *Manager) refreshLocked(ctx context.Context) error {
 	rec := m.rec
-	unlock, err := m.opts.Store.Lock(ctx, rec.Issuer, rec.Resource)
+	unlock, err := m.opts.Store.Lock(ctx, rec)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if cur, err := m.opts.Store.Load(rec.Issuer, rec.Resource); err == nil && cur != nil &&
+	if cur, err := m.opts.Store.Load(rec); err == nil && cur != nil && m.opts.Want.Fits(cur) &&
 		cur.Token.AccessToken != rec.Token.AccessToken && !cur.Token.Expired(time.Now(), refreshLeeway) {
 		m.use(cur)
 		return nil
@@ -291,7 +333,7 @@ func (m *Manager) refreshLocked(ctx context.Context) error {
 	if rec.Metadata == nil {
 		return errors.New("the stored record has no authorization server metadata")
 	}
-	if err := checkSecure(rec.Metadata, isHTTPS(rec.Resource)); err != nil {
+	if err := checkSecure(rec.Metadata, isHTTPS(cmp.Or(rec.Server, rec.Resource))); err != nil {
 		return err // a record stored before mcpv checked, or edited by hand
 	}
 	var tok *Token
@@ -307,7 +349,7 @@ func (m *Manager) refreshLocked(ctx context.Context) error {
 		tok, err = JWTBearer(ctx, m.opts.HTTP, rec.Metadata, &client, m.opts.Assertion, rec.Resource, rec.Token.Scope)
 	case rec.Token.RefreshToken != "":
 		m.applyKey(&client)
-		tok, err = Refresh(ctx, m.opts.HTTP, rec.Metadata, &client, rec.Token.RefreshToken, rec.Resource, "")
+		tok, err = Refresh(ctx, m.opts.HTTP, rec.Metadata, &client, rec.Token.RefreshToken, rec.Resource, m.refreshScope(rec))
 	default:
 		return errors.New("no refresh token")
 	}
@@ -327,6 +369,19 @@ func (m *Manager) refreshLocked(ctx context.Context) error {
 	}
 	m.use(&next)
 	return nil
+}
+
+// refreshScope is the scope a refresh asks for: none (what was granted, RFC
+// 6749 §6), unless the user gave the scopes or left the resource out. Then
+// the scope is what tells the authorization server which resource and
+// rights the token is for (Entra ID's v2 endpoints take the resource from
+// it, and without it issue a token for another API), so the scope granted
+// is asked for again, which §6 allows.
+func (m *Manager) refreshScope(rec *Record) string {
+	if len(m.opts.Want.Scopes) > 0 || m.opts.Want.OmitResource {
+		return rec.Token.Scope
+	}
+	return ""
 }
 
 // use makes rec the record in use (m.mu held), telling Secret what it holds.

@@ -34,6 +34,9 @@ const (
 	NeedClient = "client"
 	// NeedLogin: an interactive authorization, which ModeStored never starts.
 	NeedLogin = "login"
+	// NeedScope: a scope the user did not give, which mcpv does not ask
+	// for on its own when the scopes were given.
+	NeedScope = "scope"
 )
 
 // Error is a failure of one step of the flow, with the server's OAuth error

@@ -20,13 +20,19 @@ import (
 // client it is there, the token it holds, and the metadata needed to refresh
 // it without discovering again.
 type Record struct {
-	Server   string          `json:"server"`   // the canonical URL mcpv talks to
-	Issuer   string          `json:"issuer"`   // the authorization server
-	Resource string          `json:"resource"` // the RFC 8707 resource tokens are for
-	Metadata *ServerMetadata `json:"metadata"`
-	Client   Client          `json:"client"`
-	Token    Token           `json:"token"`
-	Grant    string          `json:"grant,omitempty"` // GrantClientCredentials, or the code flow
+	Server   string `json:"server"`   // the canonical URL mcpv talks to
+	Issuer   string `json:"issuer"`   // the authorization server
+	Resource string `json:"resource"` // the RFC 8707 resource tokens are for; "" when none was sent
+	// ResourceParam says where Resource came from: ResourceDiscovered
+	// (""), ResourceGiven or ResourceOmitted.
+	ResourceParam string `json:"resource_param,omitempty"`
+	// AskedScope is the scope the grant asked for (Token.Scope is what
+	// was granted).
+	AskedScope string          `json:"asked_scope,omitempty"`
+	Metadata   *ServerMetadata `json:"metadata"`
+	Client     Client          `json:"client"`
+	Token      Token           `json:"token"`
+	Grant      string          `json:"grant,omitempty"` // GrantClientCredentials, or the code flow
 	// DPoPKey is the private key a DPoP-bound token (Token.TokenType
 	// "DPoP") is bound to, PKCS#8 in base64url; "" for a bearer token.
 	DPoPKey string    `json:"dpop_key,omitempty"`
@@ -34,7 +40,9 @@ type Record struct {
 }
 
 // Store keeps records as files in Dir (mode 0700), one per issuer and
-// resource (mode 0600), written atomically. A record is changed only under
+// resource (mode 0600), written atomically; a record of a resource the user
+// gave or left out is kept apart from the discovered one's, per server too
+// (slot). A record is changed only under
 // its lock, so two mcpv processes never refresh the same token at once.
 // Root is the state root above Dir: every directory from Root down to Dir
 // must be the user's alone (internal/safedir), or the store is not used,
@@ -58,13 +66,19 @@ func (s *Store) mkdir() error {
 	return safedir.MkdirAll(root, s.Dir)
 }
 
-func (s *Store) key(issuer, resource string) string {
-	sum := sha256.Sum256([]byte(issuer + "\n" + resource))
-	return hex.EncodeToString(sum[:12])
+// slot names the file of r: its issuer and resource, and for a resource
+// the user gave or left out, also the server and how, so that such a token
+// never takes the place of another.
+func (r *Record) slot() string {
+	if r.ResourceParam == ResourceDiscovered {
+		return r.Issuer + "\n" + r.Resource
+	}
+	return r.Issuer + "\n" + r.Resource + "\n" + r.Server + "\n" + r.ResourceParam
 }
 
-func (s *Store) path(issuer, resource string) string {
-	return filepath.Join(s.Dir, s.key(issuer, resource)+".json")
+func (s *Store) path(r *Record) string {
+	sum := sha256.Sum256([]byte(r.slot()))
+	return filepath.Join(s.Dir, hex.EncodeToString(sum[:12])+".json")
 }
 
 // PermissionError is a token file others can read: mcpv will not trust or
@@ -135,12 +149,13 @@ func (s *Store) Find(server string) ([]*Record, error) {
 	return out, nil
 }
 
-// Load reads the record for issuer and resource; (nil, nil) if there is none.
-func (s *Store) Load(issuer, resource string) (*Record, error) {
+// Load reads the record now in rec's place (its issuer and resource); (nil,
+// nil) if there is none.
+func (s *Store) Load(rec *Record) (*Record, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	r, err := readRecord(s.path(issuer, resource))
+	r, err := readRecord(s.path(rec))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -165,23 +180,23 @@ func (s *Store) Save(r *Record) error {
 		os.Remove(tmp.Name())
 		return err
 	}
-	if err := os.Rename(tmp.Name(), s.path(r.Issuer, r.Resource)); err != nil {
+	if err := os.Rename(tmp.Name(), s.path(r)); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
 	return nil
 }
 
-// Delete removes the record for issuer and resource, under its lock. The
-// lock file stays: removing it while another process holds it would let a
-// third lock a new file and refresh at the same time.
-func (s *Store) Delete(ctx context.Context, issuer, resource string) error {
-	unlock, err := s.Lock(ctx, issuer, resource)
+// Delete removes the record in r's place, under its lock. The lock file
+// stays: removing it while another process holds it would let a third lock
+// a new file and refresh at the same time.
+func (s *Store) Delete(ctx context.Context, r *Record) error {
+	unlock, err := s.Lock(ctx, r)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	err = os.Remove(s.path(issuer, resource))
+	err = os.Remove(s.path(r))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -191,15 +206,15 @@ func (s *Store) Delete(ctx context.Context, issuer, resource string) error {
 // lockPoll is how often a waiting Lock tries again.
 const lockPoll = 25 * time.Millisecond
 
-// Lock takes the record's lock, an exclusive flock(2) on a file beside it,
-// waiting until ctx ends. flock locks belong to the open file, so the lock
-// also excludes another Lock in the same process. The returned function
-// releases it.
-func (s *Store) Lock(ctx context.Context, issuer, resource string) (func(), error) {
+// Lock takes the lock of r's place, an exclusive flock(2) on a file beside
+// it, waiting until ctx ends. flock locks belong to the open file, so the
+// lock also excludes another Lock in the same process. The returned
+// function releases it.
+func (s *Store) Lock(ctx context.Context, r *Record) (func(), error) {
 	if err := s.mkdir(); err != nil {
 		return nil, err
 	}
-	path := strings.TrimSuffix(s.path(issuer, resource), ".json") + ".lock"
+	path := strings.TrimSuffix(s.path(r), ".json") + ".lock"
 	f, err := openNoFollow(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err

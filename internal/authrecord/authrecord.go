@@ -1,9 +1,11 @@
 // Package authrecord is the token store as mcpv auth sees it: the records
-// kept for a server, found by its canonical resource, and each described
-// without a token or a secret, with whether it can still be used.
+// kept for a server, found by its canonical URL, and each described
+// without a token or a secret, with whether it can still be used and
+// whether a command with the same settings would use it.
 package authrecord
 
 import (
+	"cmp"
 	"strings"
 	"time"
 
@@ -30,34 +32,45 @@ func Stored(settings *connect.Settings, env connect.Env) (server string, store *
 // View is what auth login and status show of a record: never a token or
 // a secret, and URLs with their credentials masked.
 type View struct {
-	Issuer        string   `json:"issuer"`
-	Resource      string   `json:"resource"`
-	ClientID      string   `json:"client_id"`
-	Grant         string   `json:"grant"`
-	Scopes        []string `json:"scopes"`
-	ExpiresAt     string   `json:"expires_at,omitempty"`
-	Expired       bool     `json:"expired"`
-	Refreshable   bool     `json:"refreshable"`
-	Usable        bool     `json:"usable"`
-	Updated       string   `json:"updated"`
-	TokenEndpoint string   `json:"token_endpoint,omitempty"`
+	Issuer   string `json:"issuer"`
+	Resource string `json:"resource"`
+	// ResourceParameter says where Resource came from: discovered, given
+	// (--resource) or omitted (--resource none; Resource is "").
+	ResourceParameter string   `json:"resource_parameter"`
+	ClientID          string   `json:"client_id"`
+	Grant             string   `json:"grant"`
+	Scopes            []string `json:"scopes"`
+	AskedScopes       []string `json:"asked_scopes,omitempty"`
+	// Matches: a command with the settings of this one (--resource,
+	// --scope) would use the record.
+	Matches       bool   `json:"matches"`
+	ExpiresAt     string `json:"expires_at,omitempty"`
+	Expired       bool   `json:"expired"`
+	Refreshable   bool   `json:"refreshable"`
+	Usable        bool   `json:"usable"`
+	Updated       string `json:"updated"`
+	TokenEndpoint string `json:"token_endpoint,omitempty"`
 }
 
-// Describe shows a record as of now.
-func Describe(r *oauth.Record) View {
+// Describe shows a record as of now, to a command that wants what want
+// says.
+func Describe(r *oauth.Record, want oauth.Wanted) View {
 	grant := r.Grant
 	if grant == "" {
 		grant = oauth.GrantAuthorizationCode
 	}
 	v := View{
-		Issuer:      r.Issuer,
-		Resource:    redact.URL(r.Resource),
-		ClientID:    r.Client.ID,
-		Grant:       grant,
-		Scopes:      strings.Fields(r.Token.Scope),
-		Expired:     r.Token.Expired(time.Now(), 0),
-		Refreshable: r.Token.RefreshToken != "" || grant == oauth.GrantClientCredentials,
-		Updated:     r.Updated.UTC().Format(time.RFC3339),
+		Issuer:            r.Issuer,
+		Resource:          redact.URL(r.Resource),
+		ResourceParameter: cmp.Or(r.ResourceParam, "discovered"),
+		ClientID:          r.Client.ID,
+		Grant:             grant,
+		Scopes:            strings.Fields(r.Token.Scope),
+		AskedScopes:       strings.Fields(r.AskedScope),
+		Matches:           want.Fits(r),
+		Expired:           r.Token.Expired(time.Now(), 0),
+		Refreshable:       r.Token.RefreshToken != "" || grant == oauth.GrantClientCredentials,
+		Updated:           r.Updated.UTC().Format(time.RFC3339),
 	}
 	if v.Scopes == nil {
 		v.Scopes = []string{}

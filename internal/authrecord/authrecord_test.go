@@ -21,7 +21,7 @@ func TestDescribe(t *testing.T) {
 		Token:    oauth.Token{AccessToken: "at-secret", RefreshToken: "rt-secret", Scope: "read write", ExpiresAt: time.Now().Add(-time.Hour)},
 		Metadata: &oauth.ServerMetadata{TokenEndpoint: "https://as.example/token?key=k"},
 		Updated:  updated}
-	v := Describe(r)
+	v := Describe(r, oauth.Wanted{})
 	if v.Grant != oauth.GrantAuthorizationCode || !v.Expired || !v.Refreshable || !v.Usable || strings.Join(v.Scopes, " ") != "read write" || v.Updated != "2026-01-02T02:04:05Z" {
 		t.Errorf("Describe = %+v", v)
 	}
@@ -33,16 +33,41 @@ func TestDescribe(t *testing.T) {
 	}
 
 	// Expired with nothing to refresh with: not usable; no scope is [].
-	v = Describe(&oauth.Record{Token: oauth.Token{ExpiresAt: time.Now().Add(-time.Minute)}})
+	v = Describe(&oauth.Record{Token: oauth.Token{ExpiresAt: time.Now().Add(-time.Minute)}}, oauth.Wanted{})
 	if v.Usable || v.Refreshable || v.Scopes == nil || len(v.Scopes) != 0 {
 		t.Errorf("an expired token alone: %+v", v)
 	}
 	// A machine grant gets a new token whenever it needs one.
-	if v = Describe(&oauth.Record{Grant: oauth.GrantClientCredentials, Token: oauth.Token{ExpiresAt: time.Now().Add(-time.Minute)}}); !v.Usable || v.Grant != oauth.GrantClientCredentials {
+	if v = Describe(&oauth.Record{Grant: oauth.GrantClientCredentials, Token: oauth.Token{ExpiresAt: time.Now().Add(-time.Minute)}}, oauth.Wanted{}); !v.Usable || v.Grant != oauth.GrantClientCredentials {
 		t.Errorf("client credentials: %+v", v)
 	}
-	if v = Describe(&oauth.Record{}); v.Expired || !v.Usable || v.ExpiresAt != "" {
+	if v = Describe(&oauth.Record{}, oauth.Wanted{}); v.Expired || !v.Usable || v.ExpiresAt != "" {
 		t.Errorf("a token that does not expire: %+v", v)
+	}
+	// What it was asked for, and whether a command with these settings
+	// would use it.
+	given := &oauth.Record{Resource: "https://tenant1.example/", ResourceParam: oauth.ResourceGiven, AskedScope: "read write", Token: oauth.Token{Scope: "read"}}
+	for _, tc := range []struct {
+		want    oauth.Wanted
+		matches bool
+	}{
+		{oauth.Wanted{Resource: "https://tenant1.example/"}, true},
+		{oauth.Wanted{Resource: "https://tenant1.example/", Scopes: []string{"write"}}, true},
+		{oauth.Wanted{Resource: "https://tenant1.example/", Scopes: []string{"admin"}}, false},
+		{oauth.Wanted{Resource: "https://tenant2.example/"}, false},
+		{oauth.Wanted{}, false},
+		{oauth.Wanted{OmitResource: true}, false},
+	} {
+		v = Describe(given, tc.want)
+		if v.Matches != tc.matches || v.ResourceParameter != "given" || strings.Join(v.AskedScopes, " ") != "read write" {
+			t.Errorf("for %+v: %+v", tc.want, v)
+		}
+	}
+	if v = Describe(&oauth.Record{ResourceParam: oauth.ResourceOmitted}, oauth.Wanted{OmitResource: true}); !v.Matches || v.ResourceParameter != "omitted" || v.Resource != "" {
+		t.Errorf("omitted: %+v", v)
+	}
+	if v = Describe(&oauth.Record{Resource: "https://mcp.example/mcp"}, oauth.Wanted{}); !v.Matches || v.ResourceParameter != "discovered" {
+		t.Errorf("discovered: %+v", v)
 	}
 }
 

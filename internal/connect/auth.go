@@ -3,9 +3,11 @@ package connect
 import (
 	"crypto/ecdsa"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
+	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/oauth"
 )
 
@@ -96,6 +98,10 @@ func oauthManager(s *Settings, plain *http.Client, mode string, env Env, h Hooks
 		Secret:            h.Secret,
 		Store:             env.OAuthStore(),
 		DPoP:              a.DPoP,
+		Want:              a.Want(),
+		Redirect:          a.Redirect,
+		LoginTimeout:      a.LoginTimeout,
+		Waiting:           h.waiting,
 	}
 	if a.ClientKey != "" {
 		key, err := readClientKey(env, env.Path(a.ClientKey))
@@ -119,6 +125,60 @@ func oauthManager(s *Settings, plain *http.Client, mode string, env Env, h Hooks
 		opts.IdentityProvider = &oauth.IdentityProvider{TokenEndpoint: a.IDPTokenEndpoint, ClientID: a.IDPClientID, IDToken: a.IDToken}
 	}
 	return oauth.NewManager(opts, plain.Transport)
+}
+
+// ResourceNone is the --resource (and oauth.resource) that sends no
+// resource parameter.
+const ResourceNone = "none"
+
+// Want is what the run wants of a token: the resource and the scopes.
+func (a Auth) Want() oauth.Wanted {
+	w := oauth.Wanted{Resource: a.Resource, Scopes: a.Scopes}
+	if a.Resource == ResourceNone {
+		w = oauth.Wanted{OmitResource: true, Scopes: a.Scopes}
+	}
+	return w
+}
+
+// checkScope checks a scope value: scope tokens are printable ASCII other
+// than the double quote and the backslash, separated by spaces (RFC 6749
+// §3.3).
+func checkScope(scope string) error {
+	for _, c := range scope {
+		if c != ' ' && (c < 0x21 || c > 0x7e || c == '"' || c == '\\') {
+			return fmt.Errorf("%q holds a character no scope may have (RFC 6749 §3.3)", scope)
+		}
+	}
+	return nil
+}
+
+// checkEntryAuth checks the values of an entry's oauth block as the flags
+// are checked (they may come from variables), and refuses a redirect host
+// that is not a loopback one: a config file, perhaps a cloned
+// repository's, cannot send the login's code to another machine.
+func checkEntryAuth(conf config.OAuth, f AuthFlags, x *config.Expanded) error {
+	bad := func(key string, err error) error {
+		return Configf("%s: server %q: oauth.%s: %v", x.Where(), x.Name, key, err)
+	}
+	if conf.Resource != "" && conf.Resource != ResourceNone {
+		if err := oauth.CheckResource(conf.Resource); err != nil {
+			return bad("resource", err)
+		}
+	}
+	if err := checkScope(conf.Scope); err != nil {
+		return bad("scope", err)
+	}
+	if err := oauth.CheckRedirect(oauth.Redirect{Host: conf.RedirectHost, Port: conf.RedirectPort, Path: conf.RedirectPath}); err != nil {
+		return Configf("%s: server %q: oauth.%s", x.Where(), x.Name, strings.Replace(err.Error(), "redirect ", "redirect_", 1))
+	}
+	if f.RedirectHost == "" && !oauth.IsLoopbackRedirectHost(conf.RedirectHost) {
+		return bad("redirect_host", fmt.Errorf("%s is not a loopback host (127.0.0.1, localhost, ::1); "+
+			"a config file cannot send the login's code to another machine: give it with --redirect-host", conf.RedirectHost))
+	}
+	if conf.LoginTimeout < 0 {
+		return bad("login_timeout", errors.New("cannot be negative"))
+	}
+	return nil
 }
 
 func readClientKey(env Env, path string) (*ecdsa.PrivateKey, error) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/oauth"
 )
 
 // The flags that shape a session, as the user gave them. commands embeds
@@ -135,21 +136,57 @@ func (f *ServerFlags) Validate() error {
 
 // AuthFlags shape OAuth for HTTP servers.
 type AuthFlags struct {
-	Auth              string `name:"auth" enum:",auto,stored,none" default:""`
-	ClientID          string `name:"client-id"`
-	ClientSecret      string `name:"client-secret"`
-	ClientKey         string `name:"client-key" type:"existingfile"`
-	ClientMetadataURL string `name:"client-metadata-url"`
-	Grant             string `name:"grant" enum:"authorization-code,client-credentials,cross-app,jwt-bearer" default:"authorization-code"`
-	IDPTokenEndpoint  string `name:"idp-token-endpoint"`
-	IDPClientID       string `name:"idp-client-id"`
-	IDToken           string `name:"id-token"`
-	Assertion         string `name:"assertion"`
-	DPoP              string `name:"dpop" enum:",auto,always,never" default:""`
+	Auth              string        `name:"auth" enum:",auto,stored,none" default:""`
+	ClientID          string        `name:"client-id"`
+	ClientSecret      string        `name:"client-secret"`
+	ClientKey         string        `name:"client-key" type:"existingfile"`
+	ClientMetadataURL string        `name:"client-metadata-url"`
+	Grant             string        `name:"grant" enum:"authorization-code,client-credentials,cross-app,jwt-bearer" default:"authorization-code"`
+	IDPTokenEndpoint  string        `name:"idp-token-endpoint"`
+	IDPClientID       string        `name:"idp-client-id"`
+	IDToken           string        `name:"id-token"`
+	Assertion         string        `name:"assertion"`
+	DPoP              string        `name:"dpop" enum:",auto,always,never" default:""`
+	Resource          string        `name:"resource"`
+	Scope             []string      `name:"scope" sep:"none"`
+	RedirectHost      string        `name:"redirect-host"`
+	RedirectPort      int           `name:"redirect-port"`
+	RedirectPath      string        `name:"redirect-path"`
+	LoginTimeout      duration.Flag `name:"login-timeout" default:"5m"`
 }
 
 // SetDefaults: see TargetFlags.SetDefaults.
-func (f *AuthFlags) SetDefaults() { f.Grant = "authorization-code" }
+func (f *AuthFlags) SetDefaults() {
+	f.Grant = "authorization-code"
+	f.LoginTimeout = duration.Flag(defaultLoginTimeout)
+}
+
+// defaultLoginTimeout bounds the wait for a browser login: long enough to
+// sign in with a second factor, short enough that a forgotten tab does not
+// hold a script for ever.
+const defaultLoginTimeout = 5 * time.Minute
+
+// Validate checks what needs no I/O: the resource, the scopes and the
+// redirect URI's parts as OAuth allows them.
+func (f *AuthFlags) Validate() error {
+	if f.Resource != "" && f.Resource != ResourceNone {
+		if err := oauth.CheckResource(f.Resource); err != nil {
+			return fmt.Errorf("--resource: %v (or none, to send no resource)", err)
+		}
+	}
+	for _, s := range f.Scope {
+		if err := checkScope(s); err != nil {
+			return fmt.Errorf("--scope: %v", err)
+		}
+	}
+	if err := oauth.CheckRedirect(oauth.Redirect{Host: f.RedirectHost, Port: f.RedirectPort, Path: f.RedirectPath}); err != nil {
+		return fmt.Errorf("--%s", strings.Replace(err.Error(), "redirect ", "redirect-", 1))
+	}
+	if f.LoginTimeout < 0 {
+		return fmt.Errorf("--login-timeout cannot be negative")
+	}
+	return nil
+}
 
 // authFlagDocs document AuthFlags.
 var authFlagDocs = []FlagDoc{
@@ -164,6 +201,12 @@ var authFlagDocs = []FlagDoc{
 	{"id-token", "TOKEN", "For --grant cross-app: the user's ID token; @FILE reads it from FILE (default: MCPV_ID_TOKEN)."},
 	{"assertion", "JWT", "For --grant jwt-bearer: the workload's JWT; @FILE reads it from FILE (default: MCPV_ASSERTION)."},
 	{"dpop", "WHEN", "DPoP-bound tokens (RFC 9449): auto (when the server asks for them; the default), always (whenever the authorization server takes ES256 proofs) or never."},
+	{"resource", "URL", "Ask for tokens for this RFC 8707 resource, sent exactly as given, instead of the server's; none sends no resource parameter (for authorization servers that refuse one). A token is used only by runs with the same --resource."},
+	{"scope", "SCOPES", "Ask for exactly these scopes (space-separated; repeatable) instead of those the server names; add offline_access for a refresh token. A stored token asked with fewer is not used: mcpv asks again."},
+	{"redirect-host", "HOST", "Host of the login's redirect URI, for a client registered with one: 127.0.0.1 (the default), localhost or ::1. Another name must lead the browser back to this machine; only this flag can give one, never a config file."},
+	{"redirect-port", "PORT", "Port of the redirect URI (default: a free one). A port another program holds ends the login (exit 5) rather than moving."},
+	{"redirect-path", "PATH", "Path of the redirect URI (default /callback)."},
+	{"login-timeout", "", "Give up on a browser login after this long (exit 5); the wait does not count against --connect-timeout. 0 waits until Ctrl-C."},
 }
 
 // ClientFlags decide how mcpv answers what the server asks and shows what it reports.

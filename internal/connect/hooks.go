@@ -67,6 +67,10 @@ type Hooks struct {
 	// from what was kept (internal/serverstate): the era it spoke, the
 	// lists it lets be kept. For one-shot commands.
 	Remember bool
+
+	// waiting, set by Open, is told when a browser login begins to wait
+	// for the user (oauth.Options.Waiting).
+	waiting func() (done func())
 }
 
 // Status is a transient line of progress.

@@ -48,6 +48,8 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	}
 	wait := new(startWait)
 	h.OpenURL = wait.signingIn(h.OpenURL)
+	clocks := new(startClocks)
+	h.waiting = clocks.pause // a browser login is not the server's time
 	begin := time.Now()
 	t, err := transport(s, env, h)
 	if err != nil {
@@ -72,10 +74,10 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	}
 	ictx := ctx
 	if s.ConnectTimeout > 0 {
-		var cancel context.CancelFunc
-		ictx, cancel = context.WithTimeoutCause(ctx, s.ConnectTimeout,
+		var stop context.CancelFunc
+		ictx, stop = clocks.start(ctx, s.ConnectTimeout,
 			&mcp.TimeoutError{Connect: true, Setting: "--connect-timeout", Timeout: s.ConnectTimeout})
-		defer cancel()
+		defer stop()
 	}
 	version := s.ProtocolVersion
 	if s.ProtocolEra == "modern" && version == "" {
@@ -103,6 +105,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 			opts.Recall = kept.Recall()
 			if s.ConnectTimeout > 0 {
 				opts.ConnectLimit = &mcp.TimeoutError{Connect: true, Setting: "--connect-timeout", Timeout: s.ConnectTimeout}
+				opts.StartClock = clocks.start
 			}
 		}
 	}

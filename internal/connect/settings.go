@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/oauth"
 	"github.com/mcpv/mcpv/redact"
 )
 
@@ -75,6 +76,10 @@ type Auth struct {
 	IDToken           string // the value
 	Assertion         string // --assertion's value, for --grant jwt-bearer
 	DPoP              string // auto, always, never, or "" for auto
+	Resource          string // a resource URL, ResourceNone, or "" for the server's
+	Scopes            []string
+	Redirect          oauth.Redirect
+	LoginTimeout      time.Duration // 0 waits until interrupted
 }
 
 // Answers are how mcpv answers the server's requests and shows what it reports.
@@ -113,8 +118,8 @@ type Source struct {
 // found and the environment. It does no I/O. Flags beat the config entry:
 // --timeout, --protocol-version, --transport and --cwd replace the entry's
 // values; -H and --env add to them (-H replaces a header of the same name).
-func Merge(f Flags, explicit map[string]bool, src Source, env Env) (*Settings, error) {
-	s := &Settings{
+func Merge(f Flags, explicit map[string]bool, src Source, env Env) (s *Settings, err error) {
+	s = &Settings{
 		Timeout:         time.Duration(f.Timeout),
 		ConnectTimeout:  time.Duration(f.ConnectTimeout),
 		MaxTimeout:      time.Duration(f.MaxTimeout),
@@ -182,7 +187,9 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (*Settings, e
 			s.Header.Add(h[0], h[1])
 		}
 	}
-	s.Auth = mergeAuth(f.AuthFlags, explicit, src)
+	if s.Auth, err = mergeAuth(f.AuthFlags, explicit, src); err != nil {
+		return nil, err
+	}
 	if x != nil {
 		s.Secrets = append(s.Secrets, x.Secrets...)
 	}
@@ -194,7 +201,8 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (*Settings, e
 // 'mcpv session start', not to a command that goes through the session.
 var sessionShaping = []string{"header", "env", "cwd", "cacert", "transport", "inherit-env", "config", "root",
 	"protocol-version", "protocol-era", "framing", "connect-timeout", "log-level", "auth", "client-id", "client-secret",
-	"client-key", "client-metadata-url", "grant", "idp-token-endpoint", "idp-client-id", "id-token", "assertion", "dpop", "session-id"}
+	"client-key", "client-metadata-url", "grant", "idp-token-endpoint", "idp-client-id", "id-token", "assertion", "dpop", "session-id",
+	"resource", "scope", "redirect-host", "redirect-port", "redirect-path", "login-timeout"}
 
 func sessionFlags(explicit map[string]bool) error {
 	for _, f := range sessionShaping {
@@ -259,7 +267,7 @@ func mergeEntry(s *Settings, f Flags, explicit map[string]bool, x *config.Expand
 
 // mergeAuth puts the flags over the entry's oauth block. An untrusted
 // entry gets nothing of the user's.
-func mergeAuth(f AuthFlags, explicit map[string]bool, src Source) Auth {
+func mergeAuth(f AuthFlags, explicit map[string]bool, src Source) (Auth, error) {
 	var conf config.OAuth
 	if src.Entry != nil {
 		conf = src.Entry.OAuth
@@ -282,16 +290,40 @@ func mergeAuth(f AuthFlags, explicit map[string]bool, src Source) Auth {
 		IDToken:           src.IDToken,
 		Assertion:         pick(src.Assertion, conf.Assertion),
 		DPoP:              pick(f.DPoP, conf.DPoP),
+		Resource:          pick(f.Resource, conf.Resource),
+		Scopes:            scopesOf(pick(strings.Join(f.Scope, " "), conf.Scope)),
+		Redirect: oauth.Redirect{
+			Host: pick(f.RedirectHost, conf.RedirectHost),
+			Port: cmp.Or(f.RedirectPort, conf.RedirectPort),
+			Path: pick(f.RedirectPath, conf.RedirectPath),
+		},
+		LoginTimeout: time.Duration(f.LoginTimeout),
 	}
 	if !explicit["grant"] && conf.Grant != "" {
 		a.Grant = conf.Grant
+	}
+	if !explicit["login-timeout"] && conf.LoginTimeout > 0 {
+		a.LoginTimeout = conf.LoginTimeout
+	}
+	if src.Entry != nil {
+		if err := checkEntryAuth(conf, f, src.Entry); err != nil {
+			return Auth{}, err
+		}
 	}
 	if src.Untrusted {
 		// Nothing of the user's reaches an untrusted entry: no secret, no
 		// stored token, no browser flow that could show a look-alike page.
 		a.Mode, a.ClientSecret, a.IDToken, a.Assertion = "none", "", "", ""
 	}
-	return a
+	return a, nil
+}
+
+// scopesOf splits a space-separated scope value; nil when it has none.
+func scopesOf(scope string) []string {
+	if s := strings.Fields(scope); len(s) > 0 {
+		return s
+	}
+	return nil
 }
 
 // MinimalEnv is the environment a server from config starts with: enough
@@ -389,5 +421,6 @@ func flagSecrets(f Flags, src Source) []string {
 	if src.URL != "" {
 		out = append(out, redact.URLSecrets(src.URL)...)
 	}
+	out = append(out, redact.URLSecrets(f.Resource)...) // https://tenant/?api_key=...
 	return out
 }

@@ -105,9 +105,17 @@ func ClosedStdout(err error) bool {
 func Hint(err error) string {
 	var te *mcp.TimeoutError
 	var oe *oauth.Error
+	var lt *oauth.LoginTimeoutError
+	var inUse *oauth.PortInUseError
 	switch {
 	case errors.As(err, &te) && te.Cap:
 		return " (--max-timeout)"
+	case errors.As(err, &lt):
+		return " (--login-timeout)"
+	case errors.As(err, &inUse):
+		return "; free it, or give another --redirect-port (one the authorization server has registered)"
+	case errors.As(err, &oe) && oe.Need == oauth.NeedScope:
+		return "; add it to --scope to ask for it"
 	case errors.As(err, &oe) && oe.Need == oauth.NeedClient:
 		return "; give a pre-registered --client-id (with --client-secret or --client-key for a machine grant)"
 	case errors.As(err, &oe) && oe.Need == oauth.NeedLogin:

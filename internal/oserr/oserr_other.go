@@ -3,4 +3,4 @@
 package oserr
 
 // Unix's own errors are the portable ones.
-var brokenPipe, refused []error
+var brokenPipe, refused, addrInUse, noAddress []error

@@ -47,3 +47,30 @@ func TestRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestAddrInUse(t *testing.T) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, lerr := net.Listen("tcp4", ln.Addr().String()) // the real error of this OS
+	if !AddrInUse(lerr) {
+		t.Errorf("a listen on a held address: %#v is not recognised", lerr)
+	}
+	for _, e := range []error{errors.New("timeout"), syscall.ECONNREFUSED, nil} {
+		if AddrInUse(e) {
+			t.Errorf("%v taken for an address in use", e)
+		}
+	}
+}
+
+func TestNoAddress(t *testing.T) {
+	_, lerr := net.Listen("tcp4", "192.0.2.1:0") // TEST-NET-1: no machine has it
+	if !NoAddress(lerr) {
+		t.Errorf("a listen on an address this machine lacks: %#v is not recognised", lerr)
+	}
+	if NoAddress(syscall.EADDRINUSE) || NoAddress(nil) {
+		t.Error("other errors taken for a missing address")
+	}
+}

@@ -78,7 +78,11 @@ func Describe(s *config.Server, store TrustStore, shadowed bool) Entry {
 	if o := s.OAuth; o != (config.OAuth{}) {
 		v.OAuth = &oauthView{ClientID: o.ClientID, ClientSecret: connect.MaskValue("client_secret", o.ClientSecret),
 			ClientKey: o.ClientKey, ClientMetadataURL: o.ClientMetadataURL, Grant: o.Grant,
-			Assertion: connect.MaskValue("client_secret", o.Assertion), DPoP: o.DPoP}
+			Assertion: connect.MaskValue("client_secret", o.Assertion), DPoP: o.DPoP, Resource: o.Resource, Scope: o.Scope,
+			RedirectHost: o.RedirectHost, RedirectPort: o.RedirectPort, RedirectPath: o.RedirectPath}
+		if o.LoginTimeout > 0 {
+			v.OAuth.LoginTimeout = o.LoginTimeout.String()
+		}
 	}
 	if s.File.Kind == config.Project {
 		ok, _ := store.Trusted(s.File.Path, s.File.Data)
@@ -95,6 +99,12 @@ type oauthView struct {
 	Grant             string `json:"grant,omitempty"`
 	Assertion         string `json:"assertion,omitempty"`
 	DPoP              string `json:"dpop,omitempty"`
+	Resource          string `json:"resource,omitempty"`
+	Scope             string `json:"scope,omitempty"`
+	RedirectHost      string `json:"redirect_host,omitempty"`
+	RedirectPort      int    `json:"redirect_port,omitempty"`
+	RedirectPath      string `json:"redirect_path,omitempty"`
+	LoginTimeout      string `json:"login_timeout,omitempty"`
 }
 
 // orderedVars marshals name/value pairs as an object in file order.

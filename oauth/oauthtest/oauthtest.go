@@ -7,6 +7,7 @@
 package oauthtest
 
 import (
+	"cmp"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/sha256"
@@ -20,6 +21,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -48,6 +50,25 @@ type Server struct {
 	// set, is a nonce both demand in every proof.
 	DPoP      bool
 	DPoPNonce string
+	// RefuseResource, when set, is asked about the resource parameter of
+	// every authorization and token request (nil when none was sent); a
+	// request it refuses gets invalid_target, as Microsoft Entra ID's v2
+	// endpoints answer a resource they do not take.
+	RefuseResource func(resource []string) bool
+	// RedirectURIs are the redirect URIs of pre-registered clients: an
+	// authorization request of such a client with any other redirect_uri
+	// gets an error page, and the browser goes nowhere (RFC 6749 §4.1.2.1).
+	RedirectURIs map[string][]string
+	// RedirectTo, when set, is where the authorization endpoint sends the
+	// browser with the code, whatever redirect_uri the request named: a
+	// hostile or misconfigured authorization server.
+	RedirectTo string
+	// Grant, when set, is the scope granted for the scope asked (the
+	// default grants what was asked).
+	Grant func(asked string) string
+	// TokenRedirect, when set, is where the token endpoint redirects every
+	// request (307: the form, code and verifier included, would go along).
+	TokenRedirect string
 	// Broken names a requirement of MCP's authorization the servers
 	// break: "no-challenge" (a 401 without WWW-Authenticate),
 	// "no-metadata" (no resource_metadata and no document),
@@ -66,15 +87,64 @@ type Server struct {
 	bound   map[string]string // access token → the jkt it is bound to
 	jtis    map[string]bool   // DPoP proof ids seen
 	agents  map[string]string // "METHOD /path" → the last User-Agent it got
+	seen    []Request
+	targets map[string][]string // access token → the resource parameter of the grant that issued it
 }
 
-type grant struct{ scope, challenge string }
+type grant struct {
+	scope, challenge string
+	resource         []string
+}
+
+// Request is what one request to the authorization server carried: the
+// authorization request's query, the token request's form, or the
+// registration's redirect_uris (as redirect_uri values).
+type Request struct {
+	Endpoint string // "authorize", "register" or "token:<grant_type>"
+	Params   url.Values
+}
+
+// Seen are the requests the authorization server got, in order.
+func (s *Server) Seen() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Request, len(s.seen))
+	for i, r := range s.seen {
+		out[i] = Request{r.Endpoint, maps.Clone(r.Params)}
+	}
+	return out
+}
+
+// SeenAt are the requests to endpoint ("authorize", "register",
+// "token:authorization_code"...), in order.
+func (s *Server) SeenAt(endpoint string) []url.Values {
+	var out []url.Values
+	for _, r := range s.Seen() {
+		if r.Endpoint == endpoint {
+			out = append(out, r.Params)
+		}
+	}
+	return out
+}
+
+// ResourceOf is the resource parameter of the grant that issued an access
+// token (nil when it had none): what the token is for.
+func (s *Server) ResourceOf(token string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.targets[token]
+}
+
+// noteSeen records a request; s.mu is held.
+func (s *Server) noteSeen(endpoint string, params url.Values) {
+	s.seen = append(s.seen, Request{endpoint, maps.Clone(params)})
+}
 
 // New starts the servers; mcp is the MCP handler behind the guard, at /mcp.
 func New(t testing.TB, mcp http.Handler) *Server {
 	s := &Server{TTL: 3600, Need: map[string]string{}, Clients: map[string]string{}, Assertions: map[string]string{},
 		tokens: map[string]string{}, refresh: map[string]string{}, codes: map[string]grant{}, counts: map[string]int{},
-		bound: map[string]string{}, jtis: map[string]bool{}, agents: map[string]string{}}
+		bound: map[string]string{}, jtis: map[string]bool{}, agents: map[string]string{}, targets: map[string][]string{}}
 	s.AS = httptest.NewServer(s.noteAgent(http.HandlerFunc(s.serveAS)))
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
@@ -242,21 +312,40 @@ func (s *Server) serveAS(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(md)
 	case "/register":
 		s.counts["register"]++
+		var reg struct {
+			RedirectURIs []string `json:"redirect_uris"`
+		}
+		json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&reg)
+		s.noteSeen("register", url.Values{"redirect_uri": reg.RedirectURIs})
 		w.WriteHeader(http.StatusCreated)
 		fmt.Fprint(w, `{"client_id":"dynamic-client","token_endpoint_auth_method":"none"}`)
 	case "/authorize":
 		s.counts["authorize"]++
 		q := r.URL.Query()
+		s.noteSeen("authorize", q)
 		s.clients = append(s.clients, q.Get("client_id"))
 		if q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" {
 			http.Error(w, "PKCE S256 required", http.StatusBadRequest)
 			return
 		}
+		if uris, ok := s.RedirectURIs[q.Get("client_id")]; ok && !slices.Contains(uris, q.Get("redirect_uri")) {
+			http.Error(w, "redirect_uri is not registered for this client", http.StatusBadRequest)
+			return
+		}
+		redirect := cmp.Or(s.RedirectTo, q.Get("redirect_uri"))
+		if s.RefuseResource != nil && s.RefuseResource(q["resource"]) {
+			http.Redirect(w, r, redirect+"?error=invalid_target&error_description=the+resource+parameter+is+not+accepted&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
+			return
+		}
 		s.n++
 		code := fmt.Sprintf("code-%d", s.n)
-		s.codes[code] = grant{q.Get("scope"), q.Get("code_challenge")}
-		http.Redirect(w, r, q.Get("redirect_uri")+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
+		s.codes[code] = grant{q.Get("scope"), q.Get("code_challenge"), q["resource"]}
+		http.Redirect(w, r, redirect+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
 	case "/token":
+		if s.TokenRedirect != "" {
+			http.Redirect(w, r, s.TokenRedirect, http.StatusTemporaryRedirect)
+			return
+		}
 		s.token(w, r)
 	default:
 		http.NotFound(w, r)
@@ -267,6 +356,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	r.ParseForm()
 	g := r.Form.Get("grant_type")
 	s.counts["token:"+g]++
+	s.noteSeen("token:"+g, r.Form)
 	fail := func(code, desc string) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
@@ -289,7 +379,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if s.RefuseResource != nil && s.RefuseResource(r.Form["resource"]) {
+		fail("invalid_target", "the resource parameter is not accepted")
+		return
+	}
 	var scope string
+	resource := r.Form["resource"]
 	switch g {
 	case "authorization_code":
 		gr, ok := s.codes[r.Form.Get("code")]
@@ -300,6 +395,9 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		scope = gr.scope
+		if resource == nil {
+			resource = gr.resource
+		}
 	case "refresh_token":
 		sc, ok := s.refresh[r.Form.Get("refresh_token")]
 		if !ok {
@@ -327,8 +425,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	}
 	s.n++
 	access, refresh := fmt.Sprintf("access-%d-%x", s.n, sha256.Sum256(fmt.Append(nil, s.n))), fmt.Sprintf("refresh-%d", s.n)
+	if s.Grant != nil {
+		scope = s.Grant(scope)
+	}
 	s.tokens[access] = scope
 	s.refresh[refresh] = scope
+	s.targets[access] = resource
 	typ := "Bearer"
 	if jkt != "" {
 		typ = "DPoP"
