@@ -130,6 +130,7 @@ type wireMsg struct {
 	ID      json.RawMessage `json:"id"`
 	Method  string          `json:"method"`
 	Params  json.RawMessage `json:"params"`
+	Error   *RPCError       `json:"error"`
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent use.
