@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/hangup"
 	"github.com/mcpv/mcpv/internal/mock"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/mcp"
@@ -174,11 +175,16 @@ func writeRecording(out *console, path string, rec *mock.Recorder, secrets *reda
 // ctx is done or srv's upstream ends.
 func (p listening) serve(ctx context.Context, srv *serve.Server, out *console) error {
 	if p.addr == "" {
-		var closeIn func() error
+		st := serve.Stdio{In: out.ios.In, Out: out.ios.Out}
 		if f, ok := out.ios.In.(io.Closer); ok {
-			closeIn = f.Close
+			st.CloseIn = f.Close
 		}
-		return srv.ServeStream(ctx, out.ios.In, out.ios.Out, closeIn)
+		if f, ok := out.ios.Out.(*os.File); ok {
+			gone, stop := hangup.Watch(f)
+			defer stop()
+			st.Gone = gone
+		}
+		return srv.ServeStdio(ctx, st)
 	}
 	ln, err := net.Listen("tcp", p.addr)
 	if err != nil {
@@ -194,6 +200,7 @@ func (p listening) serve(ctx context.Context, srv *serve.Server, out *console) e
 		err = context.Cause(ctx)
 	case <-srv.Done():
 		err = srv.Err()
+		h.Settle()
 	case err = <-served:
 		err = &mcp.TransportError{Op: "serve HTTP", Err: err}
 	}
