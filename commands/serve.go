@@ -115,7 +115,7 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 		s.settings.ProtocolEra = "legacy"
 	}
 	secrets := redact.NewScrubber(io.Discard)
-	secrets.Add(redact.JSONForms(s.settings.Secrets)...)
+	secrets.Add(serve.SecretsOf(s.settings)...)
 	srv := &serve.Server{
 		Open: func(ctx context.Context, h connect.Hooks) (serve.Upstream, error) {
 			open := connect.Open

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/demoserver"
 	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/mcp/mcptest"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -18,6 +19,9 @@ import (
 const demoEnv = "MCPV_SERVE_TEST_DEMO"
 
 func TestMain(m *testing.M) {
+	if mcptest.RunIfRequested() {
+		return
+	}
 	if os.Getenv(demoEnv) == "1" {
 		demoserver.New().Run(context.Background(), &sdk.StdioTransport{})
 		return

@@ -60,7 +60,7 @@ func serverFor(t testing.TB, s *connect.Settings) *Server {
 func startServer(t testing.TB, s *connect.Settings, guard Guards, isolate bool) *Server {
 	t.Helper()
 	secrets := redact.NewScrubber(io.Discard)
-	secrets.Add(redact.JSONForms(s.Secrets)...)
+	secrets.Add(SecretsOf(s)...)
 	srv := serverFor(t, s)
 	srv.Guard, srv.Isolate, srv.Secrets = guard, isolate, secrets
 	if err := srv.Start(context.Background()); err != nil {

@@ -38,6 +38,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -131,6 +132,18 @@ func (s *Server) Close() {
 	}
 }
 
+// SecretsOf are what a relay in front of the server s describes masks
+// in everything its clients get: the secrets of the settings (-H values,
+// secret --env values, the URL's credentials, the config entry's), and
+// those of the environment the server is started with, wherever each
+// variable came from (mcpv's own environment, --env, a config entry):
+// the values of the variables whose names say they hold a secret, and
+// the credentials of URLs. Each in every form a server may echo it in:
+// as is, JSON-escaped, URL-encoded, base64 (redact.Forms).
+func SecretsOf(s *connect.Settings) []string {
+	return redact.Forms(append(slices.Clone(s.Secrets), redact.EnvSecrets(s.Env)...))
+}
+
 // Recorder is told what passes through a relay.
 type Recorder interface {
 	Note(method string, params, result json.RawMessage)
@@ -203,7 +216,7 @@ func (s *Server) open(ctx context.Context) (*upstream, error) {
 	h.Capabilities = upstreamCaps
 	learned := h.Secret
 	h.Secret = func(values ...string) {
-		s.Secrets.Add(redact.JSONForms(values)...)
+		s.Secrets.Add(redact.Forms(values)...)
 		if learned != nil {
 			learned(values...)
 		}
