@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/hangup"
 	"github.com/mcpv/mcpv/internal/mock"
+	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/redact"
@@ -136,6 +138,9 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 	}
 	var rec *mock.Recorder
 	if c.Record != "" {
+		if err := checkRecordPath(out, c.Record); err != nil {
+			return err
+		}
 		rec = mock.NewRecorder()
 		srv.Record = rec
 	}
@@ -152,15 +157,33 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 	return err
 }
 
+// checkRecordPath checks, before serving, where --record will write: a
+// relative path's directories are those of the tree it names (no link
+// out of it), and what the files replace is no directory.
+func checkRecordPath(out *console, path string) error {
+	if dir := filepath.Dir(path); !filepath.IsAbs(path) && dir != "." {
+		if _, err := (safefile.Tree{Dir: out.env.Cwd}).Path(dir); err != nil {
+			return usageErrorf("--record: %v", err)
+		}
+	}
+	for _, p := range []string{path, mock.ResponsesPath(path)} {
+		if fi, err := os.Lstat(out.env.Path(p)); err == nil && fi.IsDir() {
+			return usageErrorf("--record: %s is a directory", p)
+		}
+	}
+	return nil
+}
+
 // writeRecording writes the snapshot to path and the responses beside it,
-// with every secret masked.
+// with every secret masked, each replacing by a rename what was there
+// (safefile.Replace): never written through a link.
 func writeRecording(out *console, path string, rec *mock.Recorder, secrets *redact.Scrubber) error {
 	snapshot, responses := rec.Files()
 	for _, f := range []struct {
 		path string
 		data []byte
 	}{{path, snapshot}, {mock.ResponsesPath(path), responses}} {
-		if err := os.WriteFile(out.env.Path(f.path), mock.Mask(f.data, secrets), 0o644); err != nil {
+		if err := safefile.Replace(out.env.Path(f.path), mock.Mask(f.data, secrets)); err != nil {
 			return fmt.Errorf("--record: %w", err)
 		}
 	}
