@@ -36,7 +36,7 @@ type serveCmd struct {
 // listenFlags say where a server is served: stdin and stdout, or HTTP.
 type listenFlags struct {
 	HTTP        string `name:"http" placeholder:"ADDR" help:"Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one)."`
-	HTTPToken   string `name:"http-token" placeholder:"TOKEN|@FILE" help:"Require this bearer token of every HTTP client."`
+	HTTPToken   string `name:"http-token" placeholder:"@FILE|TOKEN" help:"Require this bearer token of every HTTP client: @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it)."`
 	AllowRemote bool   `name:"allow-remote" help:"Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr."`
 }
 
@@ -250,13 +250,9 @@ func (c listenFlags) listenPlan(out *console, tokenAlways bool) (listening, erro
 	if remote && !c.AllowRemote {
 		return listening{}, usageErrorf("--http %s: not a loopback address; add --allow-remote to serve beyond this machine, with a bearer token", c.HTTP)
 	}
-	token := c.HTTPToken
-	if strings.HasPrefix(token, "@") {
-		b, err := out.readFile(token[1:])
-		if err != nil {
-			return listening{}, usageErrorf("--http-token: %v", err)
-		}
-		token = strings.TrimSpace(string(b))
+	token, err := c.bearerToken(out)
+	if err != nil {
+		return listening{}, err
 	}
 	if token == "" && (remote || tokenAlways) {
 		b := make([]byte, 24)
@@ -267,6 +263,38 @@ func (c listenFlags) listenPlan(out *console, tokenAlways bool) (listening, erro
 		out.notef("clients must send Authorization: Bearer %s", token)
 	}
 	return listening{addr: c.HTTP, token: token, remote: remote}, nil
+}
+
+// maxTokenFile bounds what --http-token @FILE reads: a token, not a file
+// that happens to be there.
+const maxTokenFile = 4 << 10
+
+// bearerToken is the token --http-token gives: from @FILE (a regular
+// file, as config files are read: not a device or a pipe that could hang
+// or fill memory), else MCPV_HTTP_TOKEN; one on the command line works,
+// with a warning, since every user of the machine can read a process's
+// arguments.
+func (c listenFlags) bearerToken(out *console) (string, error) {
+	token := c.HTTPToken
+	switch {
+	case strings.HasPrefix(token, "@"):
+		path := token[1:]
+		b, err := safefile.Read(out.env.Path(path))
+		if err == nil && len(b) > maxTokenFile {
+			err = fmt.Errorf("%s is larger than %d KiB: not a token", path, maxTokenFile>>10)
+		}
+		if err != nil {
+			return "", usageErrorf("--http-token: %v", err)
+		}
+		if token = strings.TrimSpace(string(b)); token == "" {
+			return "", usageErrorf("--http-token: %s is empty", path)
+		}
+	case token != "":
+		out.warnf("--http-token on the command line can be read by every user of this machine (ps); give it as @FILE or in MCPV_HTTP_TOKEN")
+	default:
+		token = out.env.Getenv("MCPV_HTTP_TOKEN")
+	}
+	return token, nil
 }
 
 // listening is where to serve: addr "" for stdin and stdout.

@@ -20,6 +20,7 @@ var Vars = []Var{
 	{Name: "MCPV_CLIENT_SECRET", Help: "the OAuth client secret when --client-secret is not given"},
 	{Name: "MCPV_ID_TOKEN", Help: "the user's ID token for --grant cross-app when --id-token is not given"},
 	{Name: "MCPV_ASSERTION", Help: "the workload's JWT for --grant jwt-bearer when --assertion is not given"},
+	{Name: "MCPV_HTTP_TOKEN", Help: "the bearer token serve --http and mock --http require when --http-token is not given"},
 	{Name: "NO_COLOR", Help: "set: no colour"},
 	{Name: "CLICOLOR", Help: "0: no colour"},
 	{Name: "CLICOLOR_FORCE", Help: "set and not 0: colour even when stdout is not a terminal"},
