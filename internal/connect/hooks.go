@@ -57,6 +57,10 @@ type Hooks struct {
 	// declares instead of those its own answers give (mcpv serve declares
 	// what its clients may answer, through Route).
 	Capabilities json.RawMessage
+	// LogsElsewhere: the server's log messages are not shown on Stderr,
+	// only passed to OnNotification (mcpv serve relays them to the
+	// clients they belong to).
+	LogsElsewhere bool
 }
 
 // Status is a transient line of progress.

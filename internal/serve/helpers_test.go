@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -86,6 +87,16 @@ func (r *recorder) Read() ([]byte, error) {
 		r.mu.Unlock()
 	}
 	return b, err
+}
+
+// saw reports whether a message the client received holds text.
+func (r *recorder) saw(text string) bool {
+	for _, m := range r.all() {
+		if strings.Contains(string(m), text) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *recorder) all() [][]byte {

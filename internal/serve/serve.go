@@ -194,6 +194,11 @@ type upstream struct {
 
 	tokens mcp.Tokens[relayed] // our progress tokens -> the client's request
 
+	// behind counts the notifications waiting for a reading client's
+	// writer to make room (outbox); the session's reader does not read
+	// on while one does.
+	behind outstanding
+
 	mu      sync.Mutex       // guards clients
 	clients map[*client]bool // the clients it serves
 
@@ -210,10 +215,18 @@ func (s *Server) open(ctx context.Context) (*upstream, error) {
 	u := &upstream{srv: s, clients: map[*client]bool{}}
 	u.tokens.Prefix = "serve-"
 	h := s.Hooks
-	h.Status = nil // no progress line: progress goes to the clients
+	h.Status = nil         // no progress line: progress goes to the clients
+	h.LogsElsewhere = true // and the server's log to the clients it belongs to
 	h.OnNotification = u.notify
 	h.Route = u.route
 	h.Capabilities = upstreamCaps
+	gate := h.ReadGate
+	h.ReadGate = func(last int) {
+		u.behind.wait(-1, nil)
+		if gate != nil {
+			gate(last)
+		}
+	}
 	learned := h.Secret
 	h.Secret = func(values ...string) {
 		s.Secrets.Add(redact.Forms(values)...)
@@ -240,7 +253,7 @@ func (u *upstream) notify(method string, params json.RawMessage) {
 	switch {
 	case a == subscription.Requester:
 		if r, b, ok := u.tokens.Back(params); ok {
-			r.c.notify(withRelated(context.Background(), r.id), method, b)
+			r.c.notify(withRelated(context.Background(), r.id), &u.behind, method, b)
 		}
 		return
 	case method == "notifications/cancelled":
@@ -250,12 +263,18 @@ func (u *upstream) notify(method string, params json.RawMessage) {
 	}
 	to, rel := u.recipients(a, uri)
 	if len(to) == 0 {
-		u.srv.Log.Info(fmt.Sprintf("the server's %s belonged to no one client", method), "params", string(params))
+		// Nothing for an operator to act on (a list that changed before
+		// any client came, a log message of no one client's): a trace
+		// (--verbose) shows it.
+		u.srv.Log.Debug(fmt.Sprintf("the server's %s belonged to no one client", method))
 		return
 	}
 	ctx := withRelated(context.Background(), rel)
 	for _, c := range to {
-		c.notify(ctx, method, params)
+		if method == "notifications/message" && !c.level.admits(params) {
+			continue // below the level it asked for (another client asked for lower)
+		}
+		c.notify(ctx, &u.behind, method, params)
 	}
 }
 
