@@ -176,8 +176,8 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if subtle.ConstantTimeCompare(got, []byte("Bearer "+h.token)) != 1 {
 			// Said in the challenge too, which a client shows: this is
 			// no OAuth server, and the token is the one serve printed.
-			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpv serve", error_description="send the bearer token mcpv serve printed on stderr, or its --http-token"`)
-			httpError(w, http.StatusUnauthorized, "a bearer token is required: the one mcpv serve printed on stderr, or its --http-token")
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpv serve", error_description="send the bearer token mcpv serve printed on stderr, or was given (--http-token, MCPV_HTTP_TOKEN), as Authorization: Bearer TOKEN"`)
+			httpError(w, http.StatusUnauthorized, "a bearer token is required: the one mcpv serve printed on stderr, or was given (--http-token, MCPV_HTTP_TOKEN), as Authorization: Bearer TOKEN")
 			return
 		}
 	}
