@@ -29,7 +29,9 @@ func TestURI(t *testing.T) {
 		{"HTTP://Example.COM:80", "http://example.com/"},
 		{"https://example.com:443/a?b=%7e#%41", "https://example.com/a?b=~#A"},
 		{"https://example.com:8443/a", "https://example.com:8443/a"},
-		{"demo://readme", "demo://readme"},
+		{"demo://readme", "demo://readme/"},
+		{"demo://readme/.", "demo://readme/"},
+		{"demo://readme/x/..", "demo://readme/"},
 		{"urn:isbn:0451450523", "urn:isbn:0451450523"},
 		{"file:///a/b/c/./../../g", "file:///a/g"},
 		{"", ""},
@@ -64,6 +66,8 @@ func TestURIAmbiguous(t *testing.T) {
 		"file:///docs/x#/../../private/secret", // in a fragment
 		"file:///docs/..;/private",             // a path parameter
 		"demo:docs/../private",                 // an opaque path
+		"demo://x/../readme",                   // out of the host
+		"demo://x/%2e%2e/readme",               //
 		"file:///docs/\xff",                    // not UTF-8
 	} {
 		got, err := URI(in)
@@ -84,6 +88,9 @@ func TestPattern(t *testing.T) {
 		{"HTTPS://API.Example.com/*", "https://api.example.com/*"},
 		{"*", "*"},
 		{"repo://mcpv/*", "repo://mcpv/*"},
+		{"demo://readme", "demo://readme/"},
+		{"demo://*", "demo://*"},
+		{"demo://read?e", "demo://read?e"},
 	} {
 		if got := Pattern(tt.in); got != tt.want {
 			t.Errorf("Pattern(%q) = %q, want %q", tt.in, got, tt.want)

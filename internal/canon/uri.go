@@ -24,9 +24,9 @@ func URI(raw string) (string, error) {
 	if err := screen(raw); err != nil {
 		return "", err
 	}
-	u := split(raw)
+	u := split(raw, false)
 	var err error
-	if u.path, err = pathForm(raw, u.path, u.hasAuthority || strings.HasPrefix(u.path, "/")); err != nil {
+	if u.path, err = pathForm(raw, u.path, u.hasAuthority || strings.HasPrefix(u.path, "/"), u.hasAuthority && u.authority != ""); err != nil {
 		return "", err
 	}
 	u.query = encodingForm(u.query)
@@ -44,7 +44,7 @@ func URI(raw string) (string, error) {
 // characters decoded, the file scheme's empty authority. Its * and ?
 // are kept as they are.
 func Pattern(p string) string {
-	u := split(p)
+	u := split(p, true)
 	u.path = encodingForm(u.path)
 	u.query = encodingForm(u.query)
 	u.fragment = encodingForm(u.fragment)
@@ -90,7 +90,8 @@ func screen(raw string) error {
 	return nil
 }
 
-// parts is a URI split as RFC 3986 (appendix B) splits one.
+// parts is a URI split as RFC 3986 (appendix B) splits one; a pattern is
+// split at its scheme and authority alone.
 type parts struct {
 	scheme       string
 	hasAuthority bool
@@ -102,15 +103,17 @@ type parts struct {
 	hasFragment  bool
 }
 
-func split(s string) parts {
+func split(s string, pattern bool) parts {
 	var u parts
 	if i := strings.IndexByte(s, ':'); i > 0 && isScheme(s[:i]) {
 		u.scheme, s = s[:i], s[i+1:]
 	}
-	if i := strings.IndexByte(s, '#'); i >= 0 {
+	// A pattern's ? stands for a character: what follows its authority
+	// is its path, whatever it holds.
+	if i := strings.IndexByte(s, '#'); !pattern && i >= 0 {
 		u.fragment, u.hasFragment, s = s[i+1:], true, s[:i]
 	}
-	if i := strings.IndexByte(s, '?'); i >= 0 {
+	if i := strings.IndexByte(s, '?'); !pattern && i >= 0 {
 		u.query, u.hasQuery, s = s[i+1:], true, s[:i]
 	}
 	if rest, ok := strings.CutPrefix(s, "//"); ok {
@@ -140,7 +143,8 @@ func isScheme(s string) bool {
 
 // normalise puts the scheme and authority in their normal form: lower
 // case, the file scheme's localhost and missing authority as an empty
-// one, a default or empty port dropped, an empty http(s) path "/".
+// one, a default or empty port dropped, an empty path after an
+// authority "/".
 func (u *parts) normalise() {
 	u.scheme = strings.ToLower(u.scheme)
 	if u.hasAuthority {
@@ -154,10 +158,9 @@ func (u *parts) normalise() {
 		if strings.EqualFold(u.authority, "localhost") {
 			u.authority = ""
 		}
-	case "http", "https", "ws", "wss":
-		if u.hasAuthority && u.path == "" {
-			u.path = "/"
-		}
+	}
+	if u.hasAuthority && u.path == "" && !strings.ContainsAny(u.authority, "*?") {
+		u.path = "/" // RFC 3986 6.2.3: demo://readme is demo://readme/ (a pattern's demo://* is left to match both)
 	}
 }
 
@@ -206,8 +209,11 @@ func (u parts) String() string {
 // pathForm is a path in its normal form: encodings as encodingForm puts
 // them, and for a hierarchical path its dot segments removed (RFC 3986,
 // section 5.2.4). An empty segment is refused: a file server reads "//"
-// as "/", which the pattern, written with one, would not match.
-func pathForm(raw, path string, hierarchical bool) (string, error) {
+// as "/", which the pattern, written with one, would not match. So is a
+// ".." that climbs above the root of a URI with a host (demo://x/../y):
+// RFC 3986 drops it, a server that reads what follows the scheme as a
+// path climbs out of the host.
+func pathForm(raw, path string, hierarchical, host bool) (string, error) {
 	path = encodingForm(path)
 	if !hierarchical {
 		return path, nil
@@ -215,11 +221,16 @@ func pathForm(raw, path string, hierarchical bool) (string, error) {
 	if strings.Contains(path, "//") {
 		return "", ambiguous(raw, `its path holds an empty segment ("//")`)
 	}
-	return removeDots(path), nil
+	p, climbed := removeDots(path)
+	if climbed && host {
+		return "", ambiguous(raw, `a ".." climbs above its path's root, out of its host`)
+	}
+	return p, nil
 }
 
-// removeDots is RFC 3986's remove_dot_segments (section 5.2.4).
-func removeDots(path string) string {
+// removeDots is RFC 3986's remove_dot_segments (section 5.2.4); climbed
+// says whether a ".." was dropped at the root.
+func removeDots(path string) (p string, climbed bool) {
 	var out []string
 	segs := strings.Split(path, "/")
 	for i, s := range segs {
@@ -232,6 +243,8 @@ func removeDots(path string) string {
 		case "..":
 			if len(out) > 1 || len(out) == 1 && out[0] != "" {
 				out = out[:len(out)-1]
+			} else {
+				climbed = true
 			}
 			if last {
 				out = append(out, "")
@@ -240,11 +253,11 @@ func removeDots(path string) string {
 			out = append(out, s)
 		}
 	}
-	p := strings.Join(out, "/")
+	p = strings.Join(out, "/")
 	if strings.HasPrefix(path, "/") && !strings.HasPrefix(p, "/") {
 		p = "/" + p
 	}
-	return p
+	return p, climbed
 }
 
 // encodingForm decodes the percent-encodings of unreserved characters
