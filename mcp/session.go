@@ -117,6 +117,11 @@ type SessionOptions struct {
 	// large result is written to its command); the server's stream is
 	// not read meanwhile. It must not call into the session.
 	ReadGate func(last int)
+	// LeaveQuestions: Close leaves the server requests still being
+	// handled unanswered, for the peer to answer itself (a session keeper
+	// answers the question of a command that left with the session's
+	// answers), instead of answering each with an error.
+	LeaveQuestions bool
 }
 
 // maxServerRequests bounds the server requests handled at once.
@@ -435,7 +440,8 @@ func (s *Session) Done() <-chan struct{} { return s.done }
 // Server requests still being handled are cancelled and answered with an
 // error first, and the answers waiting are written, for closeSettle at
 // most: a server that waits on an answer (its own timer on a roots/list)
-// would otherwise outlive the closing of its input by that wait.
+// would otherwise outlive the closing of its input by that wait
+// (SessionOptions.LeaveQuestions leaves them to the peer).
 func (s *Session) Close(ctx context.Context) error {
 	s.mu.Lock()
 	s.closing = true
@@ -444,10 +450,12 @@ func (s *Session) Close(ctx context.Context) error {
 		handling = append(handling, cancel)
 	}
 	s.mu.Unlock()
-	for _, cancel := range handling {
-		cancel(errClosing)
+	if !s.opts.LeaveQuestions {
+		for _, cancel := range handling {
+			cancel(errClosing)
+		}
+		s.settle(ctx)
 	}
-	s.settle(ctx)
 	s.cancelFn() // handlers stop, and a reader waiting for a slot goes on
 	err := s.t.Close(ctx)
 	<-s.done
@@ -598,7 +606,7 @@ func (s *Session) serve(m message) {
 	key := idKey(m.ID)
 	ctx, cancel := context.WithCancelCause(context.WithValue(s.base, incomingKey{}, m.ID))
 	s.mu.Lock()
-	closing := s.closing
+	closing := s.closing && !s.opts.LeaveQuestions
 	if !closing {
 		s.incoming[key] = cancel
 	}
