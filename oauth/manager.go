@@ -258,7 +258,11 @@ func (m *Manager) recover(ctx context.Context, resp *http.Response, ch *Challeng
 		if c := resp.Header.Values("WWW-Authenticate"); len(c) > 0 {
 			what += " (" + messageSafeText(strings.Join(c, ", ")) + ")"
 		}
-		return credential{}, 0, &Error{Step: StepAuthorization, Need: NeedLogin,
+		need := NeedLogin
+		if ch == nil || ch.Params["resource_metadata"] == "" {
+			need = NeedBearer // no sign of OAuth: perhaps a token of its own
+		}
+		return credential{}, 0, &Error{Step: StepAuthorization, Need: need,
 			Description: fmt.Sprintf("the server %s (HTTP %d) and mode %q does not start a browser flow", what, status, m.opts.Mode)}
 	}
 	if m.authorizations >= m.opts.MaxAuthorizations {

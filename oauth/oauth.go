@@ -34,6 +34,12 @@ const (
 	NeedClient = "client"
 	// NeedLogin: an interactive authorization, which ModeStored never starts.
 	NeedLogin = "login"
+	// NeedBearer: the server asks for a bearer token and shows no sign of
+	// OAuth (its challenge names no resource metadata; or it publishes
+	// no metadata and its default registration endpoint is not there): a
+	// token of its own (an API key, mcpv serve's) may be what it wants,
+	// or an authorization.
+	NeedBearer = "bearer"
 )
 
 // Error is a failure of one step of the flow, with the server's OAuth error
@@ -43,7 +49,7 @@ type Error struct {
 	Code        string // the server's "error", if any
 	Description string // the server's "error_description", if any
 	Err         error  // the underlying cause, if any
-	Need        string // NeedClient, NeedLogin, or "" when nothing is known to help
+	Need        string // NeedClient, NeedLogin, NeedBearer, or "" when nothing is known to help
 }
 
 func (e *Error) Error() string {

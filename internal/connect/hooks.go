@@ -63,6 +63,10 @@ type Hooks struct {
 	// for its client's, so that the server offers that client what it
 	// would offer it directly). Its context ends when the server does.
 	AwaitCapabilities func(ctx context.Context) (json.RawMessage, error)
+	// LogsElsewhere: the server's log messages are not shown on Stderr,
+	// only passed to OnNotification (mcpv serve relays them to the
+	// clients they belong to).
+	LogsElsewhere bool
 }
 
 // Status is a transient line of progress.

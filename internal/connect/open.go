@@ -47,7 +47,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		return nil, err
 	}
 	wait.show(s, h, t, begin)
-	c, session := newConn(s, h, ans, t)
+	c, session := newConn(s, h, ans, t, false)
 	c.http, _ = t.(*mcp.HTTPTransport)
 	c.settings, c.env = s, env
 
@@ -110,7 +110,7 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 		t.Close(context.Background())
 		return nil, err
 	}
-	c, session := newConn(s, h, ans, t)
+	c, session := newConn(s, h, ans, t, true)
 	client, err := mcp.Attach(session, mcp.ClientOptions{
 		Info: h.Client, Capabilities: ans.capabilities(), Timeout: s.Timeout, MaxTimeout: s.MaxTimeout, LogLevel: s.Answers.LogLevel,
 	}, st)
@@ -144,10 +144,12 @@ func awaitCapabilities(ctx context.Context, session *mcp.Session, await func(con
 
 // newConn starts the session on t: the server's requests answered, its
 // notifications shown.
-func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport) (*Conn, *mcp.Session) {
+// keeper says that t leads to a session keeper, which answers itself the
+// questions of a command that leaves.
+func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport, keeper bool) (*Conn, *mcp.Session) {
 	c := &Conn{Tools: &mcp.ToolCache{}, hooks: h}
 	c.notes = &notifier{hooks: h, quiet: s.Quiet, tools: c.Tools}
-	sopts := mcp.SessionOptions{Log: h.Log, Handler: ans.handler(), OnNotification: c.notes.notify, ReadGate: h.ReadGate}
+	sopts := mcp.SessionOptions{Log: h.Log, Handler: ans.handler(), OnNotification: c.notes.notify, ReadGate: h.ReadGate, LeaveQuestions: keeper}
 	if h.Events != nil {
 		sopts.Record = h.Events.Write // every one, as read: never dropped
 	}

@@ -384,3 +384,18 @@ func TestRecordStopsAtARepeatedCursor(t *testing.T) {
 		t.Errorf("the server was asked for %d pages of tools/list, want 2", lists)
 	}
 }
+
+// A pattern whose host is a glob matches URIs with and without a path.
+func TestURIPatternWithGlobHost(t *testing.T) {
+	t.Parallel()
+	for uri, want := range map[string]bool{"demo://readme": true, "demo://notes/1": true, "demo://readme/": true, "other://readme": false} {
+		if got := uriAllowed(uri, []string{"demo://*"}, nil); got != want {
+			t.Errorf("%s against demo://*: %v, want %v", uri, got, want)
+		}
+	}
+	for uri, want := range map[string]bool{"demo://readme": false, "demo://readme/.": false, "demo://README": false, "demo://notes/1": true} {
+		if got := uriAllowed(uri, nil, []string{"demo://readme"}); got != want {
+			t.Errorf("%s against a deny of demo://readme: %v, want %v", uri, got, want)
+		}
+	}
+}

@@ -38,6 +38,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -251,6 +252,18 @@ func (s *Server) Close() {
 	}
 }
 
+// SecretsOf are what a relay in front of the server s describes masks
+// in everything its clients get: the secrets of the settings (-H values,
+// secret --env values, the URL's credentials, the config entry's), and
+// those of the environment the server is started with, wherever each
+// variable came from (mcpv's own environment, --env, a config entry):
+// the values of the variables whose names say they hold a secret, and
+// the credentials of URLs. Each in every form a server may echo it in:
+// as is, JSON-escaped, URL-encoded, base64 (redact.Forms).
+func SecretsOf(s *connect.Settings) []string {
+	return redact.Forms(append(slices.Clone(s.Secrets), redact.EnvSecrets(s.Env)...))
+}
+
 // Recorder is told what passes through a relay.
 type Recorder interface {
 	Note(method string, params, result json.RawMessage)
@@ -302,6 +315,11 @@ type upstream struct {
 
 	tokens mcp.Tokens[relayed] // our progress tokens -> the client's request
 
+	// behind counts the notifications waiting for a reading client's
+	// writer to make room (outbox); the session's reader does not read
+	// on while one does.
+	behind outstanding
+
 	mu        sync.Mutex         // guards the fields below
 	clients   map[*client]bool   // the clients it serves
 	flights   map[*relayed]bool  // modern clients' requests in flight (bridged calls among them)
@@ -336,13 +354,21 @@ func (s *Server) openWith(ctx context.Context, open func(context.Context, connec
 	u := &upstream{srv: s, clients: map[*client]bool{}, flights: map[*relayed]bool{}, listeners: map[*listener]bool{}}
 	u.tokens.Prefix = "serve-"
 	h := s.Hooks
-	h.Status = nil // no progress line: progress goes to the clients
+	h.Status = nil         // no progress line: progress goes to the clients
+	h.LogsElsewhere = true // and the server's log to the clients it belongs to
 	h.OnNotification = u.notify
 	h.Route = u.route
 	h.Capabilities, h.AwaitCapabilities = caps, await
+	gate := h.ReadGate
+	h.ReadGate = func(last int) {
+		u.behind.wait(-1, nil)
+		if gate != nil {
+			gate(last)
+		}
+	}
 	learned := h.Secret
 	h.Secret = func(values ...string) {
-		s.Secrets.Add(redact.JSONForms(values)...)
+		s.Secrets.Add(redact.Forms(values)...)
 		if learned != nil {
 			learned(values...)
 		}

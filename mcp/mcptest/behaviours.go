@@ -39,6 +39,11 @@ import (
 //	              image block and a text block
 //	env           tools/call answers structuredContent {"env":{...},"cwd":DIR}: the
 //	              server's own environment and working directory
+//	env-forms     tools/call answers with the server's environment (NAME=value
+//	              lines) written every way an echoing tool may write it: as
+//	              is, URL-encoded, base64 (standard and URL alphabets, padded
+//	              or not, the whole text and each value alone), and as a JSON
+//	              document in a text block; structuredContent {"env":{...}}
 //	stderr-env=V  at start, write 32,760 'x' and then $V to stderr in one write,
 //	              so that the value straddles the 32 KiB reads of the reader
 //	supported=V   refuse any other initialize version with -32602 and data.supported
@@ -113,6 +118,7 @@ type config struct {
 	ask         string
 	toolError   bool
 	env         bool
+	envForms    bool
 	stderrEnv   string
 	badAnswer   string
 	pingFlood   int
@@ -209,6 +215,8 @@ func parseConfig(s string) (config, error) {
 			c.ask = v
 		case "env":
 			c.env = true
+		case "env-forms":
+			c.envForms = true
 		case "stderr-env":
 			c.stderrEnv = v
 		case "tool-error":

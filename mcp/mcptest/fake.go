@@ -494,6 +494,8 @@ func (s *server) toolsCall(m msg) {
 		cwd, _ := os.Getwd()
 		b, _ := json.Marshal(map[string]any{"env": env, "cwd": cwd})
 		s.result(m.ID, `{"content":[{"type":"text","text":"env"}],"structuredContent":`+string(b)+`}`)
+	case s.c.envForms:
+		s.result(m.ID, envForms())
 	case s.c.big > 0:
 		var b bytes.Buffer
 		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"`, m.ID)
