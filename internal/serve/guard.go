@@ -207,6 +207,35 @@ func guarded(method string) bool {
 	return false
 }
 
+// listenParams are a subscriptions/listen's params with the resources
+// the guard hides taken out of its resourceSubscriptions, as
+// resources/subscribe would be refused them: a listen subscribes the
+// server to nothing the guard hides (passed on to a modern server as
+// well as served here), and its acknowledgement names none of them.
+// Params that hold a key twice, or in another case, are refused, as
+// check refuses them.
+func (g Guards) listenParams(params json.RawMessage) (json.RawMessage, *mcp.RPCError) {
+	if len(g) == 0 {
+		return params, nil
+	}
+	n, ok := exactMember(params, "notifications")
+	subs, subsOK := exactMember(n, "resourceSubscriptions")
+	var uris []string
+	if !ok || !subsOK || subs != nil && json.Unmarshal(subs, &uris) != nil {
+		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
+	}
+	kept := slices.DeleteFunc(slices.Clone(uris), func(uri string) bool { return !g.resourceAllowed(uri) })
+	if len(kept) == len(uris) {
+		return params, nil
+	}
+	var p, notes map[string]json.RawMessage
+	json.Unmarshal(params, &p)
+	json.Unmarshal(n, &notes)
+	notes["resourceSubscriptions"] = mustJSON(kept)
+	p["notifications"] = mustJSON(notes)
+	return mustJSON(p), nil
+}
+
 // exactMember returns the member key of obj as written. ok is false when
 // obj holds key twice, or holds it under another case as well (a decoder
 // would take one and a server may read the other), or is not an object

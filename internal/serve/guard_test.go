@@ -399,3 +399,32 @@ func TestURIPatternWithGlobHost(t *testing.T) {
 		}
 	}
 }
+
+// TestListenParams: a listen keeps of its resourceSubscriptions what the
+// guard allows, and the rest of its params as they are; params a server
+// may read otherwise than the guard (a key twice, or in another case)
+// are refused.
+func TestListenParams(t *testing.T) {
+	g := Guards{{DenyResources: []string{"file:///b"}}}
+	for _, tc := range []struct{ in, want string }{
+		{`{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["file:///a","FILE:///b","file:///a/../b"]},"_meta":{"k":1}}`,
+			`{"_meta":{"k":1},"notifications":{"resourceSubscriptions":["file:///a"],"toolsListChanged":true}}`},
+		{`{"notifications":{"resourceSubscriptions":["file:///a"]}}`, `{"notifications":{"resourceSubscriptions":["file:///a"]}}`},
+		{`{"notifications":{"toolsListChanged":true}}`, `{"notifications":{"toolsListChanged":true}}`},
+		{`{"Notifications":{"resourceSubscriptions":["file:///b"]}}`, ""},
+		{`{"notifications":{"resourceSubscriptions":["file:///a"],"ResourceSubscriptions":["file:///b"]}}`, ""},
+		{`{"notifications":{"resourceSubscriptions":"file:///b"}}`, ""},
+	} {
+		got, rerr := g.listenParams(json.RawMessage(tc.in))
+		switch {
+		case tc.want == "" && (rerr == nil || rerr.Code != mcp.CodeInvalidParams):
+			t.Errorf("%s: %s, %v; want refused", tc.in, got, rerr)
+		case tc.want != "" && (rerr != nil || string(got) != tc.want):
+			t.Errorf("%s: %s, %v; want %s", tc.in, got, rerr, tc.want)
+		}
+	}
+	in := json.RawMessage(`{"Notifications":{"resourceSubscriptions":["file:///b"]}}`)
+	if got, rerr := (Guards{}).listenParams(in); rerr != nil || string(got) != string(in) {
+		t.Errorf("no guard: %s, %v; want the params as they are", got, rerr)
+	}
+}

@@ -94,6 +94,10 @@ func withSubscriptionID(params, id json.RawMessage) json.RawMessage {
 // listenModern serves a modern client's subscriptions/listen until the
 // client ends it, or the server does.
 func (c *client) listenModern(ctx context.Context, up *upstream, params json.RawMessage, meta modernMeta) (json.RawMessage, error) {
+	params, rerr := c.srv.Guard.listenParams(params)
+	if rerr != nil {
+		return nil, rerr
+	}
 	var p struct {
 		Notifications listenFilter `json:"notifications"`
 	}
