@@ -196,3 +196,45 @@ func leaks(text, secret string) bool {
 	}
 	return false
 }
+
+// TestBridgedQuestionKeepsSecrets: a server of the initialize era that
+// asks a 2026-07-28 client a question mid-call, echoing the user's
+// environment in it, and then in its result: the input_required result
+// that carries the question to the client, and the result after the
+// retry, show none of the secrets, over stdio and HTTP.
+func TestBridgedQuestionKeepsSecrets(t *testing.T) {
+	t.Parallel()
+	env := append(os.Environ(), mcptest.EnvVar+"=env-forms,ask=elicitation/create", "PLAIN_SETTING=plain-value-shown")
+	for k, v := range envSecrets {
+		env = append(env, k+"="+v)
+	}
+	srv := startServer(t, &connect.Settings{Command: []string{os.Args[0]}, Env: env, ProtocolEra: "legacy", ConnectTimeout: 30 * time.Second}, nil, false)
+	stdio, stdioRec := stdioClient(t, srv, "modern")
+	web, webRec := httpClient(t, serveHTTP(t, srv, ""), "modern", "http")
+	for name, side := range map[string]struct {
+		c   *mcp.Client
+		rec *recorder
+	}{"stdio": {stdio, stdioRec}, "http": {web, webRec}} {
+		if res := call(t, side.c, "tools/call", `{"name":"env","arguments":{}}`); !strings.Contains(string(res), "plain-value-shown") {
+			t.Fatalf("%s: the server's echo is not there: %.300s", name, res)
+		}
+		asked := false
+		for _, m := range side.rec.all() {
+			msg := string(m)
+			if strings.Contains(msg, `"input_required"`) {
+				asked = true
+				if !strings.Contains(msg, "plain-value-shown") {
+					t.Errorf("%s: the question does not carry the server's echo: %.300s", name, msg)
+				}
+			}
+			for _, secret := range envSecrets {
+				if leaks(msg, secret) {
+					t.Errorf("%s: a message the client got holds %q: %.300s", name, secret, msg)
+				}
+			}
+		}
+		if !asked {
+			t.Errorf("%s: the client got no input_required result: the call was not bridged", name)
+		}
+	}
+}

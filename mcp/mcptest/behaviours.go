@@ -43,7 +43,8 @@ import (
 //	              lines) written every way an echoing tool may write it: as
 //	              is, URL-encoded, base64 (standard and URL alphabets, padded
 //	              or not, the whole text and each value alone), and as a JSON
-//	              document in a text block; structuredContent {"env":{...}}
+//	              document in a text block; structuredContent {"env":{...}}; with
+//	              ask, the question's message holds every one of those too
 //	stderr-env=V  at start, write 32,760 'x' and then $V to stderr in one write,
 //	              so that the value straddles the 32 KiB reads of the reader
 //	supported=V   refuse any other initialize version with -32602 and data.supported

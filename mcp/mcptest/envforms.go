@@ -12,6 +12,26 @@ import (
 // envForms is the result of env-forms: the environment written as an
 // echoing tool may write it, one text block for each way.
 func envForms() string {
+	blocks, env := envFormBlocks()
+	b, _ := json.Marshal(map[string]any{"content": blocks, "structuredContent": map[string]any{"env": env}})
+	return string(b)
+}
+
+// envFormsQuestion is the params of a question (elicitation/create) of
+// env-forms: its message holds the environment in every way envForms
+// writes it.
+func envFormsQuestion() string {
+	blocks, _ := envFormBlocks()
+	var texts []string
+	for _, b := range blocks {
+		texts = append(texts, b["text"])
+	}
+	b, _ := json.Marshal(map[string]any{"message": strings.Join(texts, "\n\n"), "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{}}})
+	return string(b)
+}
+
+// envFormBlocks are the text blocks of envForms, and the environment.
+func envFormBlocks() ([]map[string]string, map[string]string) {
 	environ := slices.Sorted(slices.Values(os.Environ()))
 	text := strings.Join(environ, "\n")
 	env := map[string]string{}
@@ -29,6 +49,5 @@ func envForms() string {
 		strings.Join(each, "\n"), string(doc)} {
 		blocks = append(blocks, map[string]string{"type": "text", "text": t})
 	}
-	b, _ := json.Marshal(map[string]any{"content": blocks, "structuredContent": map[string]any{"env": env}})
-	return string(b)
+	return blocks, env
 }

@@ -468,7 +468,11 @@ func (s *server) toolsCall(m msg) {
 			method = "ping"
 		}
 		id := s.nextID()
-		s.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q}`, id, method))
+		params := ""
+		if s.c.envForms {
+			params = `,"params":` + envFormsQuestion()
+		}
+		s.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q%s}`, id, method, params))
 		for {
 			r, ok := <-s.msgs
 			if !ok {
