@@ -174,3 +174,38 @@ func TestServeStdioUpstreamDiesMidCall(t *testing.T) {
 		t.Errorf("exit %d, want 4", code)
 	}
 }
+
+// A 2026-07-28 client of a stdio server of the initialize era: a question
+// the server asks mid-call reaches the client as an input_required result
+// and the call waits at the server for the client's retry. SIGTERM then
+// ends serve within its grace, the server's question is answered with an
+// error, the call is cancelled upstream, and the server goes.
+func TestServeStdioSignalWhileABridgedCallWaits(t *testing.T) {
+	t.Parallel()
+	s := startStdioServe(t, "ask=elicitation/create,hang")
+	s.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"app","version":"1"}}}}`)
+	if a := s.answer(t, "1"); !strings.Contains(a, `"input_required"`) {
+		t.Fatalf("the call got %s, want input_required", a)
+	}
+	start := time.Now()
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	if code := s.exit(t, 15*time.Second); code != 130 {
+		t.Errorf("exit %d, want 130", code)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("serve took %v to end, more than its grace", took)
+	}
+	answered := false
+	for _, l := range strings.Split(s.srv.received(), "\n") {
+		answered = answered || strings.Contains(l, `"error"`) && !strings.Contains(l, `"method"`)
+	}
+	if !answered {
+		t.Errorf("the server's question was not answered with an error; it received:\n%s", s.srv.received())
+	}
+	if !strings.Contains(s.srv.received(), `"notifications/cancelled"`) {
+		t.Errorf("the call was not cancelled upstream; the server received:\n%s", s.srv.received())
+	}
+	if !s.srv.gone(t) {
+		t.Error("the server is still running")
+	}
+}

@@ -26,7 +26,8 @@ import (
 //	ignore-early  until initialize, answer only ping and initialize, dropping any
 //	              other request unanswered (as some servers of the initialize era do)
 //	hang          never answer tools/call (otherwise a call is answered "ok", with
-//	              the call's arguments in the result's "arguments")
+//	              the call's arguments in the result's "arguments"); with ask,
+//	              once the question is answered
 //	rpc-error     tools/call answers with a JSON-RPC error
 //	stray-id      send a response to an unknown id before each answer
 //	pages=N       tools/list in N pages of one tool each (the last also

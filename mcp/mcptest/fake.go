@@ -442,7 +442,7 @@ func (s *server) toolsCall(m msg) {
 		return
 	}
 	switch {
-	case s.c.hang:
+	case s.c.hang && s.c.ask == "":
 		return
 	case s.c.crash:
 		fmt.Fprintln(os.Stderr, "fake: about to crash")
@@ -486,6 +486,9 @@ func (s *server) toolsCall(m msg) {
 				echo, _ = marshalString(string(b))
 				break
 			}
+		}
+		if s.c.hang {
+			return
 		}
 	}
 	switch {
