@@ -175,6 +175,60 @@ func TestServeStdioUpstreamDiesMidCall(t *testing.T) {
 	}
 }
 
+// Over stdio the server is started at once and its initialize waits for
+// the client's first request (to declare that client's capabilities):
+// while it waits, SIGTERM ends serve as ever, and a client that leaves
+// before asking anything ends it at once; the server goes with it.
+func TestServeStdioBeforeTheFirstRequest(t *testing.T) {
+	t.Parallel()
+	for _, how := range []string{"SIGTERM", "leaves"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			// A server that ignores the end of its input and SIGTERM:
+			// only serve's SIGKILL ends it.
+			s := startStdioServe(t, "hang,ignore-exit")
+			s.srv.started(t)
+			start := time.Now()
+			want := 0
+			if how == "SIGTERM" {
+				s.cmd.Process.Signal(syscall.SIGTERM)
+				want = 130
+			} else {
+				s.in.Close()
+				s.out.Close()
+			}
+			if code := s.exit(t, 15*time.Second); code != want {
+				t.Errorf("exit %d, want %d", code, want)
+			}
+			if took := time.Since(start); took > 5*time.Second {
+				t.Errorf("serve took %v to end", took)
+			}
+			if !s.srv.gone(t) {
+				t.Error("the server is still running")
+			}
+			if got := s.srv.received(); strings.Contains(got, `"initialize"`) {
+				t.Errorf("the server was initialized for no client:\n%s", got)
+			}
+		})
+	}
+}
+
+// started waits until the server's process has started (it writes its
+// pid first).
+func (s *server) started(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if b, err := os.ReadFile(s.pid); err == nil && len(b) > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // A 2026-07-28 client of a stdio server of the initialize era: a question
 // the server asks mid-call reaches the client as an input_required result
 // and the call waits at the server for the client's retry. SIGTERM then

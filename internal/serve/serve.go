@@ -99,7 +99,10 @@ type Server struct {
 	offer   chan json.RawMessage // ClientCaps: the first client's capabilities, for the handshake
 	offered sync.Once            // guards sending on offer
 	stop    context.CancelFunc   // ends a handshake still waiting for its client
-	bridges bridges              // the calls of modern clients waiting for input
+	// handshook is closed when the handshake that waits for the first
+	// client (ClientCaps) has ended: the session open, or given up.
+	handshook chan struct{}
+	bridges   bridges // the calls of modern clients waiting for input
 }
 
 // upstreamCaps are the capabilities a shared upstream session declares
@@ -134,7 +137,7 @@ func (s *Server) Start(ctx context.Context) error {
 		return nil
 	}
 	ctx, s.stop = context.WithCancel(ctx)
-	s.offer = make(chan json.RawMessage, 1)
+	s.offer, s.handshook = make(chan json.RawMessage, 1), make(chan struct{})
 	started := make(chan struct{})
 	await := func(ctx context.Context) (json.RawMessage, error) {
 		close(started)
@@ -145,7 +148,8 @@ func (s *Server) Start(ctx context.Context) error {
 			return nil, context.Cause(ctx)
 		}
 	}
-	go func() { // ends when the session is open, or failed to open
+	go func() { // ends when the session is open, or failed to open (Close cancels ctx)
+		defer close(s.handshook)
 		u, err := s.open(ctx, nil, await)
 		if err == nil {
 			err = s.begin(ctx, u)
@@ -233,10 +237,13 @@ func (s *Server) Err() error {
 	return s.err
 }
 
-// Close ends the shared upstream sessions.
+// Close ends the shared upstream sessions. A handshake still waiting for
+// the first client is given up, and its server stopped as a server whose
+// start-up failed is, before Close returns.
 func (s *Server) Close() {
 	if s.stop != nil {
 		s.stop()
+		<-s.handshook
 	}
 	s.bridges.close()
 	s.mu.Lock()
