@@ -85,47 +85,60 @@ func (s *slowReader) Read(p []byte) (int, error) {
 
 // A client that reads all it is sent, however slowly, gets every log
 // message of a flood in its call: the server is read no faster than the
-// client reads. serve's own log (the operator's) holds none of them, and
+// client reads. So does a 2026-07-28 client (bridged, at the logLevel of
+// its request). serve's own log (the operator's) holds none of them, and
 // no word of a client that does not read.
 func TestSlowReaderGetsTheWholeFlood(t *testing.T) {
 	t.Parallel()
-	const n = 5000
-	log, buf := operatorLog()
-	s := &connect.Settings{Command: []string{os.Args[0]}, Env: append(os.Environ(), mcptest.EnvVar+"=log-flood=5000"),
-		ProtocolEra: "legacy", ConnectTimeout: 30 * time.Second}
-	srv := serverFor(t, s)
-	srv.Log = log
-	if err := srv.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	upR, upW := io.Pipe()
-	downR, downW := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.ServeStream(ctx, upR, downW, upR.Close); downW.Close() }()
-	var logged sync.WaitGroup
-	logged.Add(n)
-	count := 0
-	sess := mcp.NewSession(mcp.NewStreamTransport(&slowReader{r: downR}, upW, func() error { upW.Close(); return downR.Close() }, nil),
-		mcp.SessionOptions{OnNotification: func(method string, _ json.RawMessage) {
-			if method == "notifications/message" && count < n {
-				count++
-				logged.Done()
+	for _, era := range []string{"legacy", "modern"} {
+		t.Run(era, func(t *testing.T) {
+			t.Parallel()
+			const n = 30000
+			log, buf := operatorLog()
+			s := &connect.Settings{Command: []string{os.Args[0]}, Env: append(os.Environ(), mcptest.EnvVar+"=log-flood=30000"),
+				ProtocolEra: "legacy", ConnectTimeout: 30 * time.Second}
+			srv := serverFor(t, s)
+			srv.Log = log
+			if err := srv.Start(context.Background()); err != nil {
+				t.Fatal(err)
 			}
-		}})
-	t.Cleanup(func() { sess.Close(context.Background()); cancel(); <-served })
-	c := initialize(t, sess, "legacy")
-	call(t, c, "tools/call", `{"name":"x","arguments":{}}`)
-	done := make(chan struct{})
-	go func() { logged.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the client got %d of the %d log messages; serve's log:\n%s", count, n, buf.String())
-	}
-	if got := buf.String(); strings.Contains(got, "read") || strings.Contains(got, "flood") {
-		t.Errorf("serve's log: %.500s", got)
+			t.Cleanup(srv.Close)
+			upR, upW := io.Pipe()
+			downR, downW := io.Pipe()
+			ctx, cancel := context.WithCancel(context.Background())
+			served := make(chan error, 1)
+			go func() { served <- srv.ServeStream(ctx, upR, downW, upR.Close); downW.Close() }()
+			var logged sync.WaitGroup
+			logged.Add(n)
+			count := 0
+			sess := mcp.NewSession(mcp.NewStreamTransport(&slowReader{r: downR}, upW, func() error { upW.Close(); return downR.Close() }, nil),
+				mcp.SessionOptions{OnNotification: func(method string, _ json.RawMessage) {
+					if method == "notifications/message" && count < n {
+						count++
+						logged.Done()
+					}
+				}})
+			t.Cleanup(func() { sess.Close(context.Background()); cancel(); <-served })
+			opts := mcp.ClientOptions{Info: mcp.Implementation{Name: "downstream", Version: "1"}}
+			if era == "modern" {
+				opts.ProtocolVersion, opts.LogLevel = mcp.ModernVersion, "info"
+			}
+			c, err := mcp.Initialize(t.Context(), sess, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			call(t, c, "tools/call", `{"name":"x","arguments":{}}`)
+			done := make(chan struct{})
+			go func() { logged.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("the client got %d of the %d log messages; serve's log:\n%s", count, n, buf.String())
+			}
+			if got := buf.String(); strings.Contains(got, "read") || strings.Contains(got, "flood") {
+				t.Errorf("serve's log: %.500s", got)
+			}
+		})
 	}
 }
 
