@@ -144,12 +144,15 @@ func TestSlowReaderGetsTheWholeFlood(t *testing.T) {
 
 // Each client of a shared upstream gets the server's log at the level it
 // asked for: the server is asked for the lowest, and each client given
-// its own (the last client to ask no longer sets it for all).
+// its own (the last client to ask no longer sets it for all). A
+// 2026-07-28 client, bridged, gets it at its requests' own level: none
+// when they name none, whatever the others asked.
 func TestLogLevelPerClient(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
 	a, arec := stdioClient(t, srv, "legacy")
 	b, brec := stdioClient(t, srv, "legacy")
+	m, mrec := stdioClient(t, srv, "modern")
 	call(t, a, "logging/setLevel", `{"level":"debug"}`)
 	call(t, b, "logging/setLevel", `{"level":"error"}`)
 	call(t, a, "tools/call", `{"name":"log","arguments":{"level":"debug","message":"A's debug detail"}}`)
@@ -163,5 +166,9 @@ func TestLogLevelPerClient(t *testing.T) {
 	}
 	if !brec.saw("B's error") {
 		t.Error("B did not get its error message")
+	}
+	call(t, m, "tools/call", `{"name":"log","arguments":{"level":"error","message":"M's error"}}`)
+	if mrec.saw("M's error") {
+		t.Error("a modern client whose request asked for no log got a log message")
 	}
 }
