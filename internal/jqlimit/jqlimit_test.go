@@ -36,12 +36,14 @@ func TestRun(t *testing.T) {
 
 // An expression that never ends, or grows without end, fails its run
 // (which bound it meets first depends on the machine's speed, except
-// for one that allocates nothing).
+// for one that allocates nothing: range allocates each number beyond
+// 255 it yields, repeat(null) and a recursion nothing).
 func TestRunBounded(t *testing.T) {
 	t.Parallel()
 	for expr, what := range map[string]string{
 		"def f: f; f":                       "time",
-		"last(range(1e12))":                 "time",
+		"last(repeat(null))":                "time",
+		"last(range(1e12))":                 "",
 		"[range(1e9)] | length > 0":         "",
 		"[range(1e8)] | length > 0":         "",
 		`"x" | until(length > 1e10; . + .)`: "",
