@@ -275,7 +275,7 @@ func TestAuthLoginWithoutOAuth(t *testing.T) {
 		http.Error(w, "no", http.StatusUnauthorized)
 	}))
 	r = w.mcpv(t, "", "auth", "login", "-u", locked+"/mcp")
-	if r.code != 5 || !strings.Contains(r.stderr, "oauth registration: "+locked+"/register answered 401") {
+	if r.code != 5 || !strings.Contains(r.stderr, "oauth registration: "+locked+"/mcp publishes no OAuth metadata") || !strings.Contains(r.stderr, locked+"/register answered 401") {
 		t.Errorf("a server that asks: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/mock"
+	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
@@ -57,7 +58,9 @@ func (c *mockCmd) Run(ctx context.Context, out *console) error {
 	if err != nil {
 		return err
 	}
-	data, err := out.readFile(c.File)
+	// The files of a cloned repository, read as config files are:
+	// regular files of bounded size, opened without blocking.
+	data, err := safefile.Read(out.env.Path(c.File))
 	if err != nil {
 		return usageErrorf("%s: %v", c.File, err)
 	}
@@ -70,7 +73,7 @@ func (c *mockCmd) Run(ctx context.Context, out *console) error {
 		path = mock.ResponsesPath(c.File)
 	}
 	var resp *mock.Responses
-	switch data, err := out.readFile(path); {
+	switch data, err := safefile.Read(out.env.Path(path)); {
 	case err == nil:
 		if resp, err = mock.ParseResponses(data); err != nil {
 			return usageErrorf("%s: %v", path, err)

@@ -10,12 +10,15 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/hangup"
 	"github.com/mcpv/mcpv/internal/mock"
+	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/redact"
@@ -33,7 +36,7 @@ type serveCmd struct {
 // listenFlags say where a server is served: stdin and stdout, or HTTP.
 type listenFlags struct {
 	HTTP        string `name:"http" placeholder:"ADDR" help:"Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one)."`
-	HTTPToken   string `name:"http-token" placeholder:"TOKEN|@FILE" help:"Require this bearer token of every HTTP client."`
+	HTTPToken   string `name:"http-token" placeholder:"@FILE|TOKEN" help:"Require this bearer token of every HTTP client: @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it)."`
 	AllowRemote bool   `name:"allow-remote" help:"Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr."`
 }
 
@@ -116,7 +119,7 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 		s.settings.ProtocolEra = "legacy"
 	}
 	secrets := redact.NewScrubber(io.Discard)
-	secrets.Add(redact.JSONForms(s.settings.Secrets)...)
+	secrets.Add(serve.SecretsOf(s.settings)...)
 	srv := &serve.Server{
 		Open: func(ctx context.Context, h connect.Hooks) (serve.Upstream, error) {
 			open := connect.Open
@@ -149,6 +152,9 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 	}
 	var rec *mock.Recorder
 	if c.Record != "" {
+		if err := checkRecordPath(out, c.Record); err != nil {
+			return err
+		}
 		rec = mock.NewRecorder()
 		srv.Record = rec
 	}
@@ -165,15 +171,33 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 	return err
 }
 
+// checkRecordPath checks, before serving, where --record will write: a
+// relative path's directories are those of the tree it names (no link
+// out of it), and what the files replace is no directory.
+func checkRecordPath(out *console, path string) error {
+	if dir := filepath.Dir(path); !filepath.IsAbs(path) && dir != "." {
+		if _, err := (safefile.Tree{Dir: out.env.Cwd}).Path(dir); err != nil {
+			return usageErrorf("--record: %v", err)
+		}
+	}
+	for _, p := range []string{path, mock.ResponsesPath(path)} {
+		if fi, err := os.Lstat(out.env.Path(p)); err == nil && fi.IsDir() {
+			return usageErrorf("--record: %s is a directory", p)
+		}
+	}
+	return nil
+}
+
 // writeRecording writes the snapshot to path and the responses beside it,
-// with every secret masked.
+// with every secret masked, each replacing by a rename what was there
+// (safefile.Replace): never written through a link.
 func writeRecording(out *console, path string, rec *mock.Recorder, secrets *redact.Scrubber) error {
 	snapshot, responses := rec.Files()
 	for _, f := range []struct {
 		path string
 		data []byte
 	}{{path, snapshot}, {mock.ResponsesPath(path), responses}} {
-		if err := os.WriteFile(out.env.Path(f.path), mock.Mask(f.data, secrets), 0o644); err != nil {
+		if err := safefile.Replace(out.env.Path(f.path), mock.Mask(f.data, secrets)); err != nil {
 			return fmt.Errorf("--record: %w", err)
 		}
 	}
@@ -188,11 +212,16 @@ func writeRecording(out *console, path string, rec *mock.Recorder, secrets *reda
 // ctx is done or srv's upstream ends.
 func (p listening) serve(ctx context.Context, srv *serve.Server, out *console) error {
 	if p.addr == "" {
-		var closeIn func() error
+		st := serve.Stdio{In: out.ios.In, Out: out.ios.Out}
 		if f, ok := out.ios.In.(io.Closer); ok {
-			closeIn = f.Close
+			st.CloseIn = f.Close
 		}
-		return srv.ServeStream(ctx, out.ios.In, out.ios.Out, closeIn)
+		if f, ok := out.ios.Out.(*os.File); ok {
+			gone, stop := hangup.Watch(f)
+			defer stop()
+			st.Gone = gone
+		}
+		return srv.ServeStdio(ctx, st)
 	}
 	ln, err := net.Listen("tcp", p.addr)
 	if err != nil {
@@ -208,6 +237,7 @@ func (p listening) serve(ctx context.Context, srv *serve.Server, out *console) e
 		err = context.Cause(ctx)
 	case <-srv.Done():
 		err = srv.Err()
+		h.Settle()
 	case err = <-served:
 		err = &mcp.TransportError{Op: "serve HTTP", Err: err}
 	}
@@ -234,13 +264,9 @@ func (c listenFlags) listenPlan(out *console, tokenAlways bool) (listening, erro
 	if remote && !c.AllowRemote {
 		return listening{}, usageErrorf("--http %s: not a loopback address; add --allow-remote to serve beyond this machine, with a bearer token", c.HTTP)
 	}
-	token := c.HTTPToken
-	if strings.HasPrefix(token, "@") {
-		b, err := out.readFile(token[1:])
-		if err != nil {
-			return listening{}, usageErrorf("--http-token: %v", err)
-		}
-		token = strings.TrimSpace(string(b))
+	token, err := c.bearerToken(out)
+	if err != nil {
+		return listening{}, err
 	}
 	if token == "" && (remote || tokenAlways) {
 		b := make([]byte, 24)
@@ -251,6 +277,38 @@ func (c listenFlags) listenPlan(out *console, tokenAlways bool) (listening, erro
 		out.notef("clients must send Authorization: Bearer %s", token)
 	}
 	return listening{addr: c.HTTP, token: token, remote: remote}, nil
+}
+
+// maxTokenFile bounds what --http-token @FILE reads: a token, not a file
+// that happens to be there.
+const maxTokenFile = 4 << 10
+
+// bearerToken is the token --http-token gives: from @FILE (a regular
+// file, as config files are read: not a device or a pipe that could hang
+// or fill memory), else MCPV_HTTP_TOKEN; one on the command line works,
+// with a warning, since every user of the machine can read a process's
+// arguments.
+func (c listenFlags) bearerToken(out *console) (string, error) {
+	token := c.HTTPToken
+	switch {
+	case strings.HasPrefix(token, "@"):
+		path := token[1:]
+		b, err := safefile.Read(out.env.Path(path))
+		if err == nil && len(b) > maxTokenFile {
+			err = fmt.Errorf("%s is larger than %d KiB: not a token", path, maxTokenFile>>10)
+		}
+		if err != nil {
+			return "", usageErrorf("--http-token: %v", err)
+		}
+		if token = strings.TrimSpace(string(b)); token == "" {
+			return "", usageErrorf("--http-token: %s is empty", path)
+		}
+	case token != "":
+		out.warnf("--http-token on the command line can be read by every user of this machine (ps); give it as @FILE or in MCPV_HTTP_TOKEN")
+	default:
+		token = out.env.Getenv("MCPV_HTTP_TOKEN")
+	}
+	return token, nil
 }
 
 // listening is where to serve: addr "" for stdin and stdout.

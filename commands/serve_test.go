@@ -51,3 +51,23 @@ func TestServeUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestServeStderrIsTheOperators: the server's log messages go to the
+// client whose call they came with, not to serve's stderr, which stays
+// for what its operator must act on.
+func TestServeStderrIsTheOperators(t *testing.T) {
+	t.Parallel()
+	stdin := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{}}}
+`
+	r := mcpv(t, stdin, args([]string{"serve"}, fake("log-flood=200"))...)
+	if r.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	if n := strings.Count(r.stdout, `"method":"notifications/message"`); n != 200 {
+		t.Errorf("the client got %d log messages, want 200", n)
+	}
+	if r.stderr != "" {
+		t.Errorf("serve's stderr: %.300q, want nothing", r.stderr)
+	}
+}

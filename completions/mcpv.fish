@@ -379,7 +379,7 @@ complete -c mcpv -n '__mcpv_at "session" 0' -a stop -d 'End a session (or --all)
 complete -c mcpv -n '__mcpv_in "session start"' -l idle -x -d 'End the session after this long without commands; 0 never.'
 complete -c mcpv -n '__mcpv_in "session stop"' -l all -d 'End every running session.'
 complete -c mcpv -n '__mcpv_in "serve"' -l http -x -d 'Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one).'
-complete -c mcpv -n '__mcpv_in "serve"' -l http-token -x -d 'Require this bearer token of every HTTP client.'
+complete -c mcpv -n '__mcpv_in "serve"' -l http-token -x -d 'Require this bearer token of every HTTP client: @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it).'
 complete -c mcpv -n '__mcpv_in "serve"' -l allow-remote -d 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.'
 complete -c mcpv -n '__mcpv_in "serve"' -l isolate -d 'Give each HTTP client an upstream session of its own, rather than one shared by all.'
 complete -c mcpv -n '__mcpv_in "serve"' -l record -r -F -d 'Write what passes through when serving ends: the server\'s surface as an mcpv test snapshot in FILE, and the answers to the calls, reads and gets seen beside it (FILE with .responses.json for its extension), secrets masked; for mcpv mock.'
@@ -393,7 +393,7 @@ complete -c mcpv -n '__mcpv_in "serve"' -l deny-prompts -x -d 'Hide the prompts 
 complete -c mcpv -n '__mcpv_in "serve"' -l read-only -d 'Offer only the tools whose annotations say readOnlyHint.'
 complete -c mcpv -n '__mcpv_in "mock"' -l responses -r -F -d 'The responses file, JSON or YAML (default: FILE with .responses.json for its extension, when there is one).'
 complete -c mcpv -n '__mcpv_in "mock"' -l http -x -d 'Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one).'
-complete -c mcpv -n '__mcpv_in "mock"' -l http-token -x -d 'Require this bearer token of every HTTP client.'
+complete -c mcpv -n '__mcpv_in "mock"' -l http-token -x -d 'Require this bearer token of every HTTP client: @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it).'
 complete -c mcpv -n '__mcpv_in "mock"' -l allow-remote -d 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.'
 complete -c mcpv -n '__mcpv_at "mock" 0' -F
 complete -c mcpv -n '__mcpv_at "servers" 0' -x -a '(__mcpv_servers)'

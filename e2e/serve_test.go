@@ -66,8 +66,14 @@ func TestServeHTTP(t *testing.T) {
 		t.Fatalf("no bearer token printed before serving (%q)", token)
 	}
 	out, err := exec.Command(mcpvBin, "-u", url, "call", "echo", "message=hi").CombinedOutput()
-	if code := exitCode(err); code == 0 || !strings.Contains(string(out), "401") || !strings.Contains(string(out), "the bearer token mcpv serve printed") {
+	if code := exitCode(err); code != 5 || !strings.Contains(string(out), "401") || !strings.Contains(string(out), "the bearer token mcpv serve printed") ||
+		!strings.Contains(string(out), "send it with -H 'Authorization: Bearer TOKEN'") || strings.Contains(string(out), "or use --auth auto") {
 		t.Errorf("a client without the token: exit %d\n%s", code, out)
+	}
+	// Told of OAuth, a user tries it: the answer names the bearer token.
+	out, err = exec.Command(mcpvBin, "auth", "login", "-u", url).CombinedOutput()
+	if code := exitCode(err); code != 5 || !strings.Contains(string(out), "publishes no OAuth metadata") || !strings.Contains(string(out), "-H 'Authorization: Bearer TOKEN'") {
+		t.Errorf("auth login at serve: exit %d\n%s", code, out)
 	}
 	auth := "Authorization: Bearer " + token
 	for _, era := range []string{"legacy", "modern"} {

@@ -13,8 +13,10 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpv/mcpv/redact"
@@ -225,8 +227,12 @@ func (t *HTTPTransport) get(ctx context.Context, lastID string) (*http.Response,
 
 // openGetStream opens the standalone GET stream (transports, "Listening for
 // Messages from the Server"). A server that offers none (405, 404, 400) is
-// fine. The requests that follow wait for its headers (awaitGetStream), so
-// that server requests sent there are not missed; a list request does not.
+// fine. The requests that follow wait until it has been sent
+// (awaitGetStream), so that the server has it before their POSTs, and
+// server requests sent there are not missed; a list request does not
+// wait. They do not wait for its headers: a proxy may hold those back
+// until the first event, and they would say no more than the sending
+// does of whether the server has the stream.
 func (t *HTTPTransport) openGetStream() {
 	t.mu.Lock()
 	if t.legacy || t.getOpen || t.closed {
@@ -247,7 +253,7 @@ func (t *HTTPTransport) openGetStream() {
 	})
 }
 
-// awaitGetStream waits until the GET stream opened last has its headers (or
+// awaitGetStream waits until the GET stream opened last has been sent (or
 // failed), for getStreamWait after it was opened at most, or until ctx ends.
 func (t *HTTPTransport) awaitGetStream(ctx context.Context) {
 	t.mu.Lock()
@@ -287,12 +293,15 @@ func (t *HTTPTransport) runGetStream(opened chan struct{}) {
 	var lastID string
 	var retry time.Duration
 	failures := 0
+	sent := sync.OnceFunc(func() { close(opened) })
 	for first := true; ; first = false {
 		sid := t.SessionID()
-		resp, err := t.get(t.ctx, lastID)
+		ctx := t.ctx
 		if first {
-			close(opened)
+			ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { sent() }})
 		}
+		resp, err := t.get(ctx, lastID)
+		sent()
 		if err != nil {
 			var se *StatusError
 			switch {

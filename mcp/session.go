@@ -117,6 +117,11 @@ type SessionOptions struct {
 	// large result is written to its command); the server's stream is
 	// not read meanwhile. It must not call into the session.
 	ReadGate func(last int)
+	// LeaveQuestions: Close leaves the server requests still being
+	// handled unanswered, for the peer to answer itself (a session keeper
+	// answers the question of a command that left with the session's
+	// answers), instead of answering each with an error.
+	LeaveQuestions bool
 }
 
 // maxServerRequests bounds the server requests handled at once.
@@ -135,6 +140,14 @@ const answerWriteTimeout = 30 * time.Second
 // cancelWriteTimeout bounds the best-effort cancellation notice.
 const cancelWriteTimeout = time.Second
 
+// closeSettle bounds how long Close waits for the server requests being
+// handled to be answered, and the answers waiting to be written.
+const closeSettle = 2 * time.Second
+
+// errClosing is why a server request still being handled when the session
+// closes is cancelled: it is answered with an error, not left unanswered.
+var errClosing = errors.New("the session is closing")
+
 // Session is a JSON-RPC connection to a server.
 type Session struct {
 	t    Transport
@@ -143,17 +156,18 @@ type Session struct {
 	wsem   chan struct{} // a 1-slot semaphore serialising t.Write, unless the transport takes concurrent writes
 	lastID atomic.Int64  // last request id used; ids are never reused
 
-	mu       sync.Mutex                    // guards the fields below
-	pending  map[int64]chan message        // our requests awaiting a response, by id
-	incoming map[string]context.CancelFunc // server requests being handled, by raw id
-	progress map[string]func()             // progress watchers, by raw progress token
-	err      error                         // why the reader stopped; set once
-	closing  bool                          // Close was called
+	mu       sync.Mutex                         // guards the fields below
+	pending  map[int64]chan message             // our requests awaiting a response, by id
+	incoming map[string]context.CancelCauseFunc // server requests being handled, by raw id
+	progress map[string]func()                  // progress watchers, by raw progress token
+	err      error                              // why the reader stopped; set once
+	closing  bool                               // Close was called
 
 	done     chan struct{}      // closed when the reader stops
 	notes    noteQueue          // reader → dispatcher, bounded; closed by the reader when it stops
 	noted    chan struct{}      // closed when the dispatcher has drained notes
 	slots    chan struct{}      // one token per server request being handled
+	calm     chan struct{}      // 1-buffered: a handler ended or an answer was written (settle looks again)
 	out      outbox             // answers to server requests, waiting to be written
 	base     context.Context    // parent of server-request contexts
 	cancelFn context.CancelFunc // cancels base when the reader stops or Close is called
@@ -167,12 +181,13 @@ func NewSession(t Transport, opts SessionOptions) *Session {
 		t:        t,
 		opts:     opts,
 		pending:  make(map[int64]chan message),
-		incoming: make(map[string]context.CancelFunc),
+		incoming: make(map[string]context.CancelCauseFunc),
 		progress: make(map[string]func()),
 		done:     make(chan struct{}),
 		notes:    newNoteQueue(),
 		noted:    make(chan struct{}),
 		slots:    make(chan struct{}, maxServerRequests),
+		calm:     make(chan struct{}, 1),
 		out:      outbox{wake: make(chan struct{}, 1), room: make(chan struct{}, 1)},
 	}
 	if c, ok := t.(ConcurrentWriter); !ok || !c.ConcurrentWrites() {
@@ -426,11 +441,25 @@ func (s *Session) Done() <-chan struct{} { return s.done }
 
 // Close shuts the transport down (bounded; ctx done means at once), waits for
 // the reader to stop and for every queued notification to be delivered.
-// Server requests still being handled are cancelled and get no answer.
+// Server requests still being handled are cancelled and answered with an
+// error first, and the answers waiting are written, for closeSettle at
+// most: a server that waits on an answer (its own timer on a roots/list)
+// would otherwise outlive the closing of its input by that wait
+// (SessionOptions.LeaveQuestions leaves them to the peer).
 func (s *Session) Close(ctx context.Context) error {
 	s.mu.Lock()
 	s.closing = true
+	handling := make([]context.CancelCauseFunc, 0, len(s.incoming))
+	for _, cancel := range s.incoming {
+		handling = append(handling, cancel)
+	}
 	s.mu.Unlock()
+	if !s.opts.LeaveQuestions {
+		for _, cancel := range handling {
+			cancel(errClosing)
+		}
+		s.settle(ctx)
+	}
 	s.cancelFn() // handlers stop, and a reader waiting for a slot goes on
 	err := s.t.Close(ctx)
 	<-s.done
@@ -580,21 +609,35 @@ func (s *Session) serve(m message) {
 	}
 	key := idKey(m.ID)
 	slot := &resultMembers{}
-	ctx, cancel := context.WithCancel(context.WithValue(context.WithValue(s.base, incomingKey{}, m.ID), resultMembersKey{}, slot))
+	ctx, cancel := context.WithCancelCause(context.WithValue(context.WithValue(s.base, incomingKey{}, m.ID), resultMembersKey{}, slot))
 	s.mu.Lock()
-	s.incoming[key] = cancel
+	closing := s.closing && !s.opts.LeaveQuestions
+	if !closing {
+		s.incoming[key] = cancel
+	}
 	s.mu.Unlock()
+	if closing {
+		cancel(errClosing) // come as the session closes: answered at once, by the rule below
+	}
 	go func() {
 		defer func() {
 			s.mu.Lock()
 			delete(s.incoming, key)
 			s.mu.Unlock()
-			cancel()
+			cancel(nil)
 			<-s.slots
+			signal(s.calm)
 		}()
-		result, err := s.handle(ctx, m.Method, m.Params)
+		var result json.RawMessage
+		var err error
+		if !closing {
+			result, err = s.handle(ctx, m.Method, m.Params)
+		}
 		if ctx.Err() != nil {
-			return // cancelled by the server (no reply is sent: see cancellation) or session over
+			if context.Cause(ctx) != errClosing {
+				return // cancelled by the server (no reply is sent: see cancellation) or session over
+			}
+			result, err = nil, &RPCError{Code: CodeInternalError, Message: m.Method + ": not answered: " + errClosing.Error()}
 		}
 		var rerr *RPCError
 		if err != nil {
@@ -640,17 +683,45 @@ func (s *Session) writeAnswers() {
 			ctx, cancel := context.WithTimeout(s.base, answerWriteTimeout)
 			s.writeParts(ctx, msg)
 			cancel()
+			s.out.written()
+			signal(s.calm)
 		}
 	}
+}
+
+// settle waits, for closeSettle at most or until ctx ends, until no
+// server request is being handled and every answer queued is written.
+func (s *Session) settle(ctx context.Context) {
+	if ctx.Err() != nil || s.settled() {
+		return
+	}
+	timer := time.NewTimer(closeSettle)
+	defer timer.Stop()
+	for !s.settled() {
+		select {
+		case <-s.calm:
+		case <-timer.C:
+			return
+		case <-ctx.Done():
+			return
+		case <-s.done:
+			return // nothing more can be written
+		}
+	}
+}
+
+func (s *Session) settled() bool {
+	return len(s.slots) == 0 && s.out.unwritten() == 0
 }
 
 // outbox is the queue of answers: many producers (handlers, the reader for
 // pings), one consumer (writeAnswers). push never blocks; it refuses when
 // the queue holds maxOutbox bytes already.
 type outbox struct {
-	mu    sync.Mutex    // guards items and bytes
+	mu    sync.Mutex    // guards items, bytes and due
 	items []parts       // waiting, oldest first
 	bytes int           // their total size
+	due   int           // answers pushed and not yet written (or dropped)
 	wake  chan struct{} // 1-buffered: something was pushed
 	room  chan struct{} // 1-buffered: something was taken
 }
@@ -667,9 +738,24 @@ func (o *outbox) push(msg parts) bool {
 	}
 	o.items = append(o.items, msg)
 	o.bytes += cost
+	o.due++
 	o.mu.Unlock()
 	signal(o.wake)
 	return true
+}
+
+// written counts one answer taken off the queue as written (or dropped).
+func (o *outbox) written() {
+	o.mu.Lock()
+	o.due--
+	o.mu.Unlock()
+}
+
+// unwritten is how many answers are queued or being written.
+func (o *outbox) unwritten() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.due
 }
 
 // take waits for answers and returns all that are queued; false once done
@@ -762,6 +848,6 @@ func (s *Session) cancelIncoming(params json.RawMessage) {
 	cancel := s.incoming[idKey(p.RequestID)]
 	s.mu.Unlock()
 	if cancel != nil {
-		cancel()
+		cancel(nil)
 	}
 }

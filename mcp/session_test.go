@@ -132,6 +132,7 @@ type wireMsg struct {
 	ID      json.RawMessage `json:"id"`
 	Method  string          `json:"method"`
 	Params  json.RawMessage `json:"params"`
+	Error   *RPCError       `json:"error"`
 }
 
 // newTestSession starts a session on a memTransport and closes it at the end

@@ -36,6 +36,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -131,6 +132,12 @@ type CommandTransport struct {
 	tail     *tailBuffer
 	closeMu  sync.Mutex // serialises Close
 	isClosed bool
+	// inputClosed is set once Close has closed the server's stdin; asked
+	// is closed (once, by the reader) when the server sends a request
+	// after that: it waits for an answer that cannot come.
+	inputClosed atomic.Bool
+	asked       chan struct{}
+	askedOnce   sync.Once
 
 	stopMu  sync.Mutex // guards stopped
 	stopped error      // what stoppedReading found: later writes return it at once
@@ -190,6 +197,7 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 		errDone:  make(chan struct{}),
 		omu:      make(chan struct{}, 1),
 		readDone: make(chan struct{}),
+		asked:    make(chan struct{}),
 		tail:     &tailBuffer{max: stderrTailBytes},
 	}
 	t.msgs = newMessageReader(&drainReader{f: outR, exited: t.exited, wait: opts.ExitDrain}, readBufferSize)
@@ -287,6 +295,9 @@ func (t *CommandTransport) Read() ([]byte, error) {
 		t.readEnd.Do(func() { close(t.readDone) })
 		return nil, t.endError(err)
 	}
+	if t.inputClosed.Load() && asks(msg) {
+		t.askedOnce.Do(func() { close(t.asked) })
+	}
 	return msg, nil
 }
 
@@ -308,6 +319,12 @@ func (t *CommandTransport) LastStderrLine() string {
 
 // StderrTail is the server's last lines on its stderr so far (up to n).
 func (t *CommandTransport) StderrTail(n int) []string { return t.tail.lines(n) }
+
+// asks reports whether a wire unit holds a request.
+func asks(msg []byte) bool {
+	msgs, err := appendMessages(nil, msg)
+	return err == nil && slices.ContainsFunc(msgs, func(m message) bool { return m.isRequest() })
+}
 
 // Silent reports whether the server has written nothing on its stdout yet
 // (blank lines aside): in auto framing, its framing is still unknown.
@@ -581,12 +598,16 @@ func (t *CommandTransport) Close(ctx context.Context) error {
 	}
 	t.isClosed = true
 	t.stdin.Close()
+	t.inputClosed.Store(true)
 	pid := t.cmd.Process.Pid
-	if !t.waitExit(ctx, t.opts.Grace) {
+	// A server that asks something once its input has closed waits for
+	// an answer that cannot come (its own timer on it may keep it running
+	// for a minute): it is not finishing, so the grace ends there.
+	if !t.waitExit(ctx, t.opts.Grace, t.asked) {
 		killGroup(pid, syscall.SIGTERM)
-		if !t.waitExit(ctx, t.opts.Grace) {
+		if !t.waitExit(ctx, t.opts.Grace, nil) {
 			killGroup(pid, syscall.SIGKILL)
-			t.waitExit(context.Background(), t.opts.Grace)
+			t.waitExit(context.Background(), t.opts.Grace, nil)
 		}
 	}
 	// The server is gone; anything it left behind in its group goes too.
@@ -597,8 +618,9 @@ func (t *CommandTransport) Close(ctx context.Context) error {
 	return nil
 }
 
-// waitExit waits up to d for the process to exit; it gives up at once when ctx is done.
-func (t *CommandTransport) waitExit(ctx context.Context, d time.Duration) bool {
+// waitExit waits up to d for the process to exit; it gives up at once when
+// ctx is done or stop is closed.
+func (t *CommandTransport) waitExit(ctx context.Context, d time.Duration, stop <-chan struct{}) bool {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
@@ -607,6 +629,8 @@ func (t *CommandTransport) waitExit(ctx context.Context, d time.Duration) bool {
 	case <-timer.C:
 		return false
 	case <-ctx.Done():
+		return false
+	case <-stop:
 		return false
 	}
 }

@@ -217,6 +217,26 @@ func TestCommandCloseIsPoliteFirst(t *testing.T) {
 	}
 }
 
+// A server that asks its client something once its stdin has closed
+// waits for an answer that cannot come (the reference everything server
+// holds a minute-long timer on its roots/list): Close sends SIGTERM then,
+// without the rest of its grace.
+func TestCommandCloseStopsWaitingOnAQuestion(t *testing.T) {
+	tr := startSh(t, `cat >/dev/null; echo '{"jsonrpc":"2.0","id":7,"method":"roots/list"}'; exec sleep 60`, CommandOptions{Grace: testWait})
+	s := NewSession(tr, SessionOptions{})
+	start := time.Now()
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d >= testWait {
+		t.Errorf("Close took %v: it waited out the grace of a server that asked a question after its input ended", d)
+	}
+	waitFor(t, tr.exited)
+	if got := describeExit(tr.waitErr); got != "was killed by signal terminated" {
+		t.Errorf("server ended as %q, want ended by SIGTERM", got)
+	}
+}
+
 func TestCommandWriteAfterExit(t *testing.T) {
 	tr := startSh(t, `echo gone >&2; exit 5`, CommandOptions{})
 	waitFor(t, tr.exited)

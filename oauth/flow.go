@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -55,6 +56,13 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 
 	scopes := m.scopes(ch, prm, md, keep)
 	client, cb, finish, err := m.identify(ctx, md, scopes)
+	var oe *Error
+	if md.Legacy && errors.As(err, &oe) && oe.Step == StepRegistration && oe.Need == "" && oe.Code == "" && oe.Description == "" {
+		// The default endpoints were a guess, and the first failed: the
+		// server may take a token of its own rather than OAuth.
+		oe.Description = m.server + " publishes no OAuth metadata, and the default registration endpoint of servers without it failed"
+		oe.Need = NeedBearer
+	}
 	if err != nil {
 		return err
 	}

@@ -279,11 +279,15 @@ func (m *Manager) recover(ctx context.Context, resp *http.Response, ch *Challeng
 		if c := resp.Header.Values("WWW-Authenticate"); len(c) > 0 {
 			what += " (" + messageSafeText(strings.Join(c, ", ")) + ")"
 		}
+		need := NeedLogin
+		if ch == nil || ch.Params["resource_metadata"] == "" {
+			need = NeedBearer // no sign of OAuth: perhaps a token of its own
+		}
 		desc := fmt.Sprintf("the server %s (HTTP %d) and mode %q does not start a browser flow", what, status, m.opts.Mode)
 		if m.rec == nil && m.unfit > 0 {
 			desc += "; the token stored for it was asked for another resource or fewer scopes than this run asks for"
 		}
-		return credential{}, 0, &Error{Step: StepAuthorization, Need: NeedLogin, Description: desc}
+		return credential{}, 0, &Error{Step: StepAuthorization, Need: need, Description: desc}
 	}
 	if m.authorizations >= m.opts.MaxAuthorizations {
 		return credential{}, 0, &Error{Step: StepAuthorization, Description: fmt.Sprintf("the server still refuses after %d authorizations; giving up", m.authorizations)}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -124,6 +125,26 @@ func TestStoredModeNeverStartsAFlow(t *testing.T) {
 	}
 	if w.count("authorize") != 0 || w.count("register") != 0 {
 		t.Errorf("%d registrations, %d authorizations", w.count("register"), w.count("authorize"))
+	}
+}
+
+// A 401 whose challenge shows no sign of OAuth (no resource_metadata):
+// the server may want a token of its own, which the error says it may.
+func TestStoredModeNoSignOfOAuth(t *testing.T) {
+	rs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mcpv serve"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer rs.Close()
+	m, err := NewManager(Options{ServerURL: rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()}, Mode: ModeStored, Open: noBrowser(t)}, http.DefaultTransport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("POST", rs.URL+"/mcp", strings.NewReader(`{}`))
+	_, err = (&http.Client{Transport: m}).Do(req)
+	var oe *Error
+	if !errors.As(err, &oe) || oe.Need != NeedBearer {
+		t.Fatalf("got %v, want the need of a bearer token", err)
 	}
 }
 

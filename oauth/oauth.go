@@ -37,6 +37,13 @@ const (
 	// NeedScope: a scope the user did not give, which mcpv does not ask
 	// for on its own when the scopes were given.
 	NeedScope = "scope"
+
+	// NeedBearer: the server asks for a bearer token and shows no sign of
+	// OAuth (its challenge names no resource metadata; or it publishes
+	// no metadata and its default registration endpoint is not there): a
+	// token of its own (an API key, mcpv serve's) may be what it wants,
+	// or an authorization.
+	NeedBearer = "bearer"
 )
 
 // Error is a failure of one step of the flow, with the server's OAuth error
@@ -46,7 +53,7 @@ type Error struct {
 	Code        string // the server's "error", if any
 	Description string // the server's "error_description", if any
 	Err         error  // the underlying cause, if any
-	Need        string // NeedClient, NeedLogin, or "" when nothing is known to help
+	Need        string // NeedClient, NeedLogin, NeedBearer, or "" when nothing is known to help
 }
 
 func (e *Error) Error() string {

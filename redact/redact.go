@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Mask is what a secret is replaced with.
@@ -21,9 +22,16 @@ const Mask = "***"
 // secretWords are the parts of a name that mark its value as a secret.
 var secretWords = []string{"token", "secret", "key", "password", "passwd", "credential", "auth", "cookie", "session"}
 
+// secretParts are the words of a name (between _, -, . and the ends)
+// that mark its value as a secret, which inside a longer word do not: a
+// password's short forms (DB_PASS, MYSQL_PWD, --pass), never "compass"
+// or PWD, the working directory.
+var secretParts = []string{"pass", "pwd", "passphrase", "pw"}
+
 // Name reports whether a header, variable, parameter or flag called name
 // holds a secret: Authorization, Cookie, and anything naming a token, secret,
-// key or password (GITHUB_TOKEN, X-Api-Key, --client-secret).
+// key or password (GITHUB_TOKEN, X-Api-Key, --client-secret, DB_PASS,
+// MYSQL_PWD).
 func Name(name string) bool {
 	n := strings.ToLower(name)
 	for _, w := range secretWords {
@@ -31,7 +39,11 @@ func Name(name string) bool {
 			return true
 		}
 	}
-	return false
+	if n == "pwd" {
+		return false // the working directory
+	}
+	words := strings.FieldsFunc(n, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+	return slices.ContainsFunc(words, func(w string) bool { return slices.Contains(secretParts, w) })
 }
 
 // jsonSecretMember matches a JSON member with a string value whose name says
@@ -229,13 +241,18 @@ func Writer(w io.Writer, secrets []string) io.Writer {
 // halfway through a run is masked from then on. It is safe for concurrent
 // use. A secret split across two writes is still caught: the end of a write
 // that could be the start of a secret is held back until the next write, or
-// Flush.
+// Flush. It finds every secret it knows in one pass over the text, so that
+// knowing many (each in the forms a server may echo it in) costs little
+// more than knowing one.
 type Scrubber struct {
 	w io.Writer
 
-	mu      sync.Mutex // guards the fields below and serialises writes
+	mu      sync.Mutex // guards secrets and held, and serialises writes
 	secrets [][]byte   // longest first, so a secret that contains another is masked whole
 	held    []byte     // the end of the last write, which may begin a secret
+	// m indexes secrets; each Add stores a new one, so that Mask reads
+	// it without the lock (several clients' messages at once).
+	m atomic.Pointer[matcher]
 }
 
 // NewScrubber returns a Scrubber that writes to w and knows no secret yet.
@@ -246,14 +263,32 @@ func NewScrubber(w io.Writer) *Scrubber { return &Scrubber{w: w} }
 func (s *Scrubber) Add(secrets ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	added := false
 	for _, sec := range secrets {
 		if len(sec) < MinLength || containsBytes(s.secrets, sec) {
 			continue
 		}
 		s.secrets = append(s.secrets, []byte(sec))
+		added = true
 	}
-	sort.Slice(s.secrets, func(i, j int) bool { return len(s.secrets[i]) > len(s.secrets[j]) })
+	if added {
+		sort.SliceStable(s.secrets, func(i, j int) bool { return len(s.secrets[i]) > len(s.secrets[j]) })
+		m := &matcher{}
+		m.build(slices.Clone(s.secrets))
+		s.m.Store(m)
+	}
 }
+
+// matcher is the index of the secrets known now (an empty one before
+// the first).
+func (s *Scrubber) matcher() *matcher {
+	if m := s.m.Load(); m != nil {
+		return m
+	}
+	return &noSecrets
+}
+
+var noSecrets matcher
 
 // String masks every secret in text that is at least MinLength long,
 // longest first, so a secret that contains another is masked whole, as the
@@ -286,16 +321,21 @@ func (s *Scrubber) Write(p []byte) (int, error) {
 		data = append(s.held, p...)
 		s.held = nil
 	}
-	for _, sec := range s.secrets {
-		if bytes.Contains(data, sec) {
-			data = bytes.ReplaceAll(data, sec, []byte(Mask))
+	// What may begin a secret waits for the next write, and so does a
+	// run of secrets that reaches into it, which the next write may
+	// lengthen.
+	m := s.matcher()
+	hold := len(data) - m.pending(data)
+	m.cover(data, func(start, end int) {
+		if start < hold && end > hold {
+			hold = start
 		}
+	})
+	if hold < len(data) {
+		s.held = append([]byte(nil), data[hold:]...)
+		data = data[:hold]
 	}
-	if n := s.secretPrefixAtEnd(data); n > 0 {
-		s.held = append([]byte(nil), data[len(data)-n:]...)
-		data = data[:len(data)-n]
-	}
-	if len(data) > 0 {
+	if data = m.mask(data); len(data) > 0 {
 		if _, err := s.w.Write(data); err != nil {
 			return 0, err
 		}
@@ -306,31 +346,7 @@ func (s *Scrubber) Write(p []byte) (int, error) {
 // Mask returns one whole message with every secret the scrubber knows
 // replaced by Mask, nothing held back; p is never changed, and comes back
 // as it is when it holds no secret.
-func (s *Scrubber) Mask(p []byte) []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, sec := range s.secrets {
-		if bytes.Contains(p, sec) {
-			p = bytes.ReplaceAll(p, sec, []byte(Mask))
-		}
-	}
-	return p
-}
-
-// secretPrefixAtEnd is the length of the longest end of data that is the
-// beginning of a secret (and not a whole one).
-func (s *Scrubber) secretPrefixAtEnd(data []byte) int {
-	best := 0
-	for _, sec := range s.secrets {
-		for n := min(len(sec)-1, len(data)); n > best; n-- {
-			if bytes.Equal(data[len(data)-n:], sec[:n]) {
-				best = n
-				break
-			}
-		}
-	}
-	return best
-}
+func (s *Scrubber) Mask(p []byte) []byte { return s.matcher().mask(p) }
 
 // Flush writes what was held back.
 func (s *Scrubber) Flush() error {
@@ -339,7 +355,7 @@ func (s *Scrubber) Flush() error {
 	if len(s.held) == 0 {
 		return nil
 	}
-	_, err := s.w.Write(s.held)
+	_, err := s.w.Write(s.matcher().mask(s.held))
 	s.held = nil
 	return err
 }

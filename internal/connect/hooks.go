@@ -71,6 +71,11 @@ type Hooks struct {
 	// waiting, set by Open, is told when a browser login begins to wait
 	// for the user (oauth.Options.Waiting).
 	waiting func() (done func())
+
+	// LogsElsewhere: the server's log messages are not shown on Stderr,
+	// only passed to OnNotification (mcpv serve relays them to the
+	// clients they belong to).
+	LogsElsewhere bool
 }
 
 // Status is a transient line of progress.

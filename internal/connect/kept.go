@@ -98,7 +98,7 @@ func resume(s *Settings, env Env, h Hooks, ans *answerer) (*Conn, error) {
 		return nil, Usage(err)
 	}
 	t.Keep() // a later command may want it too; the server's own expiry ends it
-	c, session := newConn(s, h, ans, t, nil)
+	c, session := newConn(s, h, ans, t, nil, false)
 	c.http, c.settings, c.env = t, s, env
 	cl, err := mcp.Attach(session, mcp.ClientOptions{Info: h.Client, Capabilities: ans.capabilities(), Timeout: s.Timeout, MaxTimeout: s.MaxTimeout}, k.State)
 	if err != nil {

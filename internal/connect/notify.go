@@ -42,7 +42,7 @@ func (n *notifier) notify(method string, params json.RawMessage) {
 			n.hooks.setStatus(TaskStatus(t))
 		}
 	case "notifications/message":
-		if !n.quiet {
+		if !n.quiet && !n.hooks.LogsElsewhere {
 			io.WriteString(n.hooks.Stderr, logLine(params))
 		}
 	}

@@ -58,7 +58,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	wait.show(s, h, t, begin)
 	h.ReadGate = wait.heard(h.ReadGate)
 	kept := remember(s, env, h)
-	c, session := newConn(s, h, ans, t, kept)
+	c, session := newConn(s, h, ans, t, kept, false)
 	c.wait = wait
 	c.http, _ = t.(*mcp.HTTPTransport)
 	c.settings, c.env = s, env
@@ -140,7 +140,7 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 		t.Close(context.Background())
 		return nil, err
 	}
-	c, session := newConn(s, h, ans, t, nil)
+	c, session := newConn(s, h, ans, t, nil, true)
 	client, err := mcp.Attach(session, mcp.ClientOptions{
 		Info: h.Client, Capabilities: ans.capabilities(), Timeout: s.Timeout, MaxTimeout: s.MaxTimeout, LogLevel: s.Answers.LogLevel,
 	}, st)
@@ -173,11 +173,13 @@ func awaitCapabilities(ctx context.Context, session *mcp.Session, await func(con
 }
 
 // newConn starts the session on t: the server's requests answered, its
-// notifications shown.
-func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport, kept *serverstate.Store) (*Conn, *mcp.Session) {
+// notifications shown. kept is what is kept of the server between runs
+// (nil: nothing); keeper says that t leads to a session keeper, which
+// answers itself the questions of a command that leaves.
+func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport, kept *serverstate.Store, keeper bool) (*Conn, *mcp.Session) {
 	c := &Conn{Tools: &mcp.ToolCache{}, hooks: h, Kept: kept, verbose: s.Verbose}
 	c.notes = &notifier{hooks: h, quiet: s.Quiet, tools: c.Tools, kept: kept}
-	sopts := mcp.SessionOptions{Log: h.Log, Handler: ans.handler(), OnNotification: c.notes.notify, ReadGate: h.ReadGate}
+	sopts := mcp.SessionOptions{Log: h.Log, Handler: ans.handler(), OnNotification: c.notes.notify, ReadGate: h.ReadGate, LeaveQuestions: keeper}
 	if h.Events != nil {
 		sopts.Record = h.Events.Write // every one, as read: never dropped
 	}

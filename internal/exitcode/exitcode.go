@@ -120,6 +120,8 @@ func Hint(err error) string {
 		return "; give a pre-registered --client-id (with --client-secret or --client-key for a machine grant)"
 	case errors.As(err, &oe) && oe.Need == oauth.NeedLogin:
 		return "; run 'mcpv auth login' with the same server, or use --auth auto"
+	case errors.As(err, &oe) && oe.Need == oauth.NeedBearer:
+		return "; if the server takes a bearer token of its own (mcpv serve --http prints one, or is given --http-token), send it with -H 'Authorization: Bearer TOKEN'; if it uses OAuth, run 'mcpv auth login' with the same server"
 	case errors.Is(err, mcp.ErrNotLegacy):
 		return "; drop --transport sse"
 	}

@@ -82,6 +82,7 @@ func TestMessage(t *testing.T) {
 		{connect.Configf("a.json: broken"), "a.json: broken"},
 		{&mcp.TimeoutError{Method: "tools/call", Timeout: time.Second, Cap: true}, (&mcp.TimeoutError{Method: "tools/call", Timeout: time.Second, Cap: true}).Error() + " (--max-timeout)"},
 		{&oauth.Error{Step: oauth.StepToken, Need: oauth.NeedLogin}, (&oauth.Error{Step: oauth.StepToken}).Error() + "; run 'mcpv auth login' with the same server, or use --auth auto"},
+		{&oauth.Error{Step: oauth.StepToken, Need: oauth.NeedBearer}, (&oauth.Error{Step: oauth.StepToken}).Error() + "; if the server takes a bearer token of its own (mcpv serve --http prints one, or is given --http-token), send it with -H 'Authorization: Bearer TOKEN'; if it uses OAuth, run 'mcpv auth login' with the same server"},
 		{fmt.Errorf("connect: %w", mcp.ErrNotLegacy), "connect: " + mcp.ErrNotLegacy.Error() + "; drop --transport sse"},
 		{&mcp.CallError{Method: "tools/call", Err: &mcp.RPCError{Code: codeURLElicitationRequired, Data: json.RawMessage(`{}`)}},
 			"tools/call: the server needs you to open a URL first, but its error names none"},

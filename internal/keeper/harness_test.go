@@ -256,7 +256,8 @@ func (r *running) attachWith(t *testing.T, handler mcp.RequestHandler) (*command
 		return nil, err
 	}
 	cmd := &command{notes: make(chan string, 1<<16)}
-	sess := mcp.NewSession(tr, mcp.SessionOptions{Handler: handler, OnNotification: func(method string, params json.RawMessage) {
+	// As connect.Attach opens it: a question it leaves is the keeper's.
+	sess := mcp.NewSession(tr, mcp.SessionOptions{Handler: handler, LeaveQuestions: true, OnNotification: func(method string, params json.RawMessage) {
 		cmd.notes <- method + " " + string(params)
 	}})
 	if cmd.client, err = mcp.Attach(sess, mcp.ClientOptions{}, st); err != nil {

@@ -146,8 +146,8 @@ func (m *Mock) call(ctx context.Context, name string, rawArgs json.RawMessage) (
 			return nil, invalid(fmt.Sprintf("invalid arguments for tool %q: %v", name, err))
 		}
 	}
-	if res, ok := answer(ctx, m.resp.Tools, name, rawArgs); ok {
-		return res, nil
+	if res, ok, err := answer(ctx, m.resp.Tools, name, rawArgs); ok || err != nil {
+		return res, err
 	}
 	text := "mock: no response for tool " + strconv.Quote(name) + " with arguments " + compact(rawArgs) + closest(m.resp.Tools, name, rawArgs)
 	return json.Marshal(map[string]any{"content": []map[string]string{{"type": "text", "text": text}}, "isError": true})
@@ -160,8 +160,8 @@ func (m *Mock) get(ctx context.Context, name string, rawArgs json.RawMessage) (j
 	if rawArgs == nil {
 		rawArgs = json.RawMessage(`{}`)
 	}
-	if res, ok := answer(ctx, m.resp.Prompts, name, rawArgs); ok {
-		return res, nil
+	if res, ok, err := answer(ctx, m.resp.Prompts, name, rawArgs); ok || err != nil {
+		return res, err
 	}
 	return nil, invalid("mock: no response for prompt " + strconv.Quote(name) + " with arguments " + compact(rawArgs) + closest(m.resp.Prompts, name, rawArgs))
 }
@@ -182,22 +182,30 @@ func (m *Mock) read(uri string) (json.RawMessage, error) {
 const codeResourceNotFound = -32002
 
 // answer is the result of the entry for name recorded with exactly
-// args, else of the first that matches them.
-func answer(ctx context.Context, entries []Entry, name string, rawArgs json.RawMessage) (json.RawMessage, bool) {
+// args, else of the first that matches them; an entry whose jq went past
+// its bounds is an error the call gets.
+func answer(ctx context.Context, entries []Entry, name string, rawArgs json.RawMessage) (json.RawMessage, bool, error) {
 	var args any
 	json.Unmarshal(rawArgs, &args)
 	for i := range entries { // an entry of exactly these arguments first
 		e := &entries[i]
 		if e.Name == name && e.JQ == "" && exactly(e.wanted(), args) {
-			return e.Result, true
+			return e.Result, true, nil
 		}
 	}
 	for i := range entries {
-		if entries[i].Name == name && entries[i].matches(ctx, args) {
-			return entries[i].Result, true
+		if entries[i].Name != name {
+			continue
+		}
+		ok, err := entries[i].matches(ctx, args)
+		if err != nil {
+			return nil, false, &mcp.RPCError{Code: mcp.CodeInternalError, Message: "mock: the responses' " + err.Error()}
+		}
+		if ok {
+			return entries[i].Result, true, nil
 		}
 	}
-	return nil, false
+	return nil, false, nil
 }
 
 // closest names the entry nearest to a call none answers: of the same

@@ -390,3 +390,47 @@ func TestMockJQEndsWithTheCall(t *testing.T) {
 		t.Fatal("the call never ended")
 	}
 }
+
+// A responses entry whose jq never ends, or grows without end, gives its
+// call an error within the bounds of a jq run, with no deadline of the
+// call's own, and the mock answers the next call as ever.
+func TestMockJQIsBounded(t *testing.T) {
+	t.Parallel()
+	r, err := mock.ParseResponses([]byte(`tools:
+  - name: add
+    jq: '.loop == true and (def f: f; f)'
+    result: {content: [{type: text, text: never}]}
+  - name: add
+    jq: '.grow == true and ([range(1e9)] | length > 0)'
+    result: {content: [{type: text, text: never}]}
+  - name: add
+    result: {content: [{type: text, text: fine}]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := surface.Snapshot{Tools: []json.RawMessage{json.RawMessage(`{"name":"add","inputSchema":{"type":"object"}}`)}}
+	m := mock.New(snap, r, mcp.Implementation{Name: "m", Version: "1"})
+	for _, args := range []string{`{"loop":true}`, `{"grow":true}`} {
+		done := make(chan error, 1)
+		go func() {
+			res, err := m.Forward(context.Background(), "tools/call", json.RawMessage(`{"name":"add","arguments":`+args+`}`))
+			if err == nil {
+				err = errors.New("answered " + string(res))
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			var re *mcp.RPCError
+			if !errors.As(err, &re) || !strings.Contains(re.Message, "ran past its bound") || !strings.Contains(re.Message, "tools[") {
+				t.Errorf("%s: %v, want the error of a bounded jq naming its entry", args, err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: the call never ended", args)
+		}
+	}
+	if res, err := m.Forward(context.Background(), "tools/call", json.RawMessage(`{"name":"add","arguments":{}}`)); err != nil || !strings.Contains(string(res), "fine") {
+		t.Errorf("the next call: %s %v", res, err)
+	}
+}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/itchyny/gojq"
+	"github.com/mcpv/mcpv/internal/jqlimit"
 	"github.com/mcpv/mcpv/internal/yamlnode"
 	"github.com/mcpv/mcpv/output"
 )
@@ -46,9 +48,10 @@ type Entry struct {
 	Resource  json.RawMessage `json:"resource,omitempty"`
 	Result    json.RawMessage `json:"result"`
 
-	code *gojq.Code
-	want any  // Arguments decoded, by check
-	sure bool // want is decoded
+	code  *gojq.Code
+	where string // where the file has it ("tools[2]"), by check
+	want  any    // Arguments decoded, by check
+	sure  bool   // want is decoded
 }
 
 // ResponsesPath is where the responses of the snapshot at path are when
@@ -108,6 +111,7 @@ func (e *Entry) check(where string, named bool) error {
 		return fmt.Errorf("%s: arguments must be an object", where)
 	}
 	e.wanted() // decoded once, not at every call
+	e.where = where
 	if e.JQ != "" {
 		q, err := gojq.Parse(e.JQ)
 		if err != nil {
@@ -118,7 +122,7 @@ func (e *Entry) check(where string, named bool) error {
 			}
 			return fmt.Errorf("%s: %v", where, err)
 		}
-		if e.code, err = gojq.Compile(q); err != nil {
+		if e.code, err = jqlimit.Compile(q); err != nil {
 			return fmt.Errorf("%s: jq: %v", where, err)
 		}
 	}
@@ -139,28 +143,28 @@ func (e *Entry) wanted() any {
 }
 
 // matches reports whether the entry answers a call with args (an object,
-// decoded). A jq expression that runs on is stopped with ctx.
-func (e *Entry) matches(ctx context.Context, args any) bool {
+// decoded). Its jq expression, which the file's author wrote, runs within
+// jqlimit's bounds (and ctx): one that goes past them is an error, not a
+// mismatch; one that fails on these arguments does not match.
+func (e *Entry) matches(ctx context.Context, args any) (bool, error) {
 	if e.Arguments != nil {
 		if want := e.wanted(); want == nil || !subset(want, args) {
-			return false
+			return false, nil
 		}
 	}
 	if e.code == nil {
-		return true
+		return true, nil
 	}
-	iter := e.code.RunWithContext(ctx, args)
-	any := false
-	for {
-		v, ok := iter.Next()
-		if !ok {
-			return any
-		}
-		if _, isErr := v.(error); isErr || v == nil || v == false {
-			return false
-		}
-		any = true
+	some, all := false, true
+	err := jqlimit.Run(ctx, e.code, args, jqlimit.Default, func(v any) bool {
+		some, all = true, v != nil && v != false
+		return all
+	})
+	var le *jqlimit.LimitError
+	if errors.As(err, &le) || ctx.Err() != nil {
+		return false, fmt.Errorf("%s: %w", e.where, err)
 	}
+	return err == nil && some && all, nil
 }
 
 // subset reports whether got holds want: every member of an object in

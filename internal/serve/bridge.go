@@ -99,7 +99,11 @@ func (bs *bridges) take(state string) *bridge {
 	return b
 }
 
-// close gives up every parked call: serving is over.
+// close gives up every parked call: serving is over. Their questions
+// are answered with an error and the calls cancelled upstream at once,
+// without abandon's grace, and close returns once each has ended (within
+// settleWait in all), so that the cancellations are on the wire before
+// the upstream session closes.
 func (bs *bridges) close() {
 	bs.mu.Lock()
 	bs.closed = true
@@ -108,6 +112,16 @@ func (bs *bridges) close() {
 	bs.mu.Unlock()
 	for _, b := range parked {
 		b.abandon("serving ended")
+		b.cancel()
+	}
+	bound := time.NewTimer(settleWait)
+	defer bound.Stop()
+	for _, b := range parked {
+		select {
+		case <-b.done:
+		case <-bound.C:
+			return
+		}
 	}
 }
 

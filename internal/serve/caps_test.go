@@ -84,3 +84,36 @@ func TestClientCapsWithoutAWait(t *testing.T) {
 	}
 	srv.Close()
 }
+
+// TestCloseEndsTheHandshake: Close, while the upstream's initialize
+// still waits for the first client (serve ends before any client asked
+// anything), returns only once the start-up has been given up and its
+// server stopped, never leaving it behind.
+func TestCloseEndsTheHandshake(t *testing.T) {
+	t.Parallel()
+	ending, release, ended := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	srv := &Server{ClientCaps: true, Open: func(ctx context.Context, h connect.Hooks) (Upstream, error) {
+		_, err := h.AwaitCapabilities(ctx)
+		close(ending)
+		<-release // the server's stop takes a while
+		close(ended)
+		return nil, err
+	}}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan struct{})
+	go func() { srv.Close(); close(closed) }()
+	<-ending
+	close(release)
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not return")
+	}
+	select {
+	case <-ended:
+	default:
+		t.Error("Close returned before the start-up it gave up had ended")
+	}
+}

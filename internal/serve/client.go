@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
@@ -34,84 +31,8 @@ type client struct {
 	// flight (by its id), which a modern request's must match.
 	headers func(id json.RawMessage) http.Header
 
-	// out holds the client's notifications for its writer: the upstream's
-	// one dispatcher hands them over without waiting, so a client that
-	// does not read delays no other. outBytes counts the params queued;
-	// past maxOutBytes, or maxOutNotes, a notification for this client is
-	// dropped and counted in dropped. out and its writer come with the
-	// first notification: a client that gets none costs neither.
-	out      chan outNote // guarded by sentMu; nil until the first notification
-	outBytes atomic.Int64
-	dropped  atomic.Int64
-	sentMu   sync.Mutex       // guards out, queued, sent, sentCh and lastRel, and orders the sends on out
-	queued   int64            // notifications put in out so far
-	sent     int64            // notifications the writer is done with
-	sentCh   chan struct{}    // closed when sent moves; nil until someone waits
-	lastRel  map[string]int64 // a request in flight -> the number (queued) of the last notification related to it
+	outbox // its notifications, on their way to it (notes.go)
 }
-
-// flushNotes waits until the writer is done with every notification
-// related to the request id queued so far (its progress, the log
-// messages it caused), or notifyWait has passed, or ctx ends: those reach
-// the client before the answer, as they came. Notifications for no
-// request (bound for an HTTP client's GET stream, which may be read late
-// or never) do not hold the answer up.
-func (c *client) flushNotes(ctx context.Context, id json.RawMessage) {
-	c.sentMu.Lock()
-	target, ok := c.lastRel[string(id)]
-	delete(c.lastRel, string(id))
-	c.sentMu.Unlock()
-	if !ok {
-		return
-	}
-	timer := time.NewTimer(notifyWait)
-	defer timer.Stop()
-	for {
-		c.sentMu.Lock()
-		if c.sent >= target {
-			c.sentMu.Unlock()
-			return
-		}
-		if c.sentCh == nil {
-			c.sentCh = make(chan struct{})
-		}
-		moved := c.sentCh
-		c.sentMu.Unlock()
-		select {
-		case <-moved:
-		case <-timer.C:
-			return
-		case <-ctx.Done():
-			return
-		case <-c.sess.Done():
-			return
-		}
-	}
-}
-
-// noteSent records that the writer is done with one more notification.
-func (c *client) noteSent() {
-	c.sentMu.Lock()
-	c.sent++
-	if c.sentCh != nil {
-		close(c.sentCh)
-		c.sentCh = nil
-	}
-	c.sentMu.Unlock()
-}
-
-// outNote is a notification waiting for its client's writer.
-type outNote struct {
-	ctx    context.Context
-	method string
-	params json.RawMessage
-}
-
-// What one client's notifications may hold while it does not read.
-const (
-	maxOutNotes = 1024
-	maxOutBytes = 8 << 20
-)
 
 // serveClient starts a downstream session for one client on t. It ends
 // when t's Read fails (the client left) or close is called.
@@ -125,39 +46,10 @@ func (s *Server) serveClientWith(t mcp.Transport, d *drain, headers func(json.Ra
 	return c
 }
 
-// queue is the client's queue of notifications, started with its writer
-// at the first; the caller holds sentMu.
-func (c *client) queue() chan outNote {
-	if c.out == nil {
-		c.out = make(chan outNote, maxOutNotes)
-		go c.writeNotes(c.out) // ends with the client's session
-	}
-	return c.out
-}
-
-// writeNotes sends the client its notifications, in order, each bounded
-// by notifyWait, until its session ends.
-func (c *client) writeNotes(out <-chan outNote) {
-	for {
-		select {
-		case n := <-out:
-			ctx, cancel := context.WithTimeout(n.ctx, notifyWait)
-			c.sess.Notify(ctx, n.method, n.params)
-			cancel()
-			c.outBytes.Add(-int64(len(n.params)))
-			c.noteSent()
-			if lost := c.dropped.Swap(0); lost > 0 {
-				c.srv.Log.Warn(fmt.Sprintf("a client did not read: %d notifications for it were dropped", lost))
-			}
-		case <-c.sess.Done():
-			return
-		}
-	}
-}
-
 // close ends the client's session and lets its upstream session go.
 func (c *client) close() {
 	c.sess.Close(context.Background())
+	c.sayDropped()
 	c.mu.Lock()
 	up := c.up
 	c.mu.Unlock()
@@ -244,6 +136,9 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	defer release()
 	ctx = context.WithValue(ctx, relayKey{}, r)
 	var res json.RawMessage
+	if method == "logging/setLevel" && !st.Modern {
+		params = up.sharedLevel(c, params)
+	}
 	if !st.Modern {
 		res, err = up.conn.Forward(ctx, method, params)
 	} else {
@@ -272,6 +167,7 @@ func (c *client) setLogLevel(params json.RawMessage) (json.RawMessage, error) {
 	if json.Unmarshal(params, &p) != nil || p.Level == nil {
 		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "logging/setLevel: a level is required"}
 	}
+	c.level.rank.Store(levelOf(params))
 	c.mu.Lock()
 	c.logLevel = p.Level
 	c.mu.Unlock()
@@ -506,38 +402,6 @@ func (c *client) ask(ctx context.Context, method string, params json.RawMessage)
 		return nil, rpcError(err)
 	}
 	return res, nil
-}
-
-// notify sends a notification to the client, bounded: a client that does
-// not read misses it rather than holding the others up.
-func (c *client) notify(ctx context.Context, method string, params json.RawMessage) {
-	n := int64(len(params))
-	if c.outBytes.Add(n) > maxOutBytes && c.outBytes.Load() != n {
-		c.outBytes.Add(-n)
-		c.dropped.Add(1)
-		return
-	}
-	c.sentMu.Lock()
-	defer c.sentMu.Unlock()
-	rel := related(ctx)
-	if rel != nil && !c.inFlight(rel) {
-		// Its answer has gone (flushNotes, which runs once the request
-		// is no longer in flight, takes sentMu after this): nobody waits.
-		rel = nil
-	}
-	select {
-	case c.queue() <- outNote{ctx, method, params}:
-		c.queued++
-		if rel != nil {
-			if c.lastRel == nil {
-				c.lastRel = map[string]int64{}
-			}
-			c.lastRel[string(rel)] = c.queued
-		}
-	default:
-		c.outBytes.Add(-n)
-		c.dropped.Add(1)
-	}
 }
 
 // notified takes the client's notifications: the server knows of one

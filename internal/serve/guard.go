@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-
+	"slices"
 	"strings"
 
 	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/canon"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -23,15 +24,49 @@ import (
 type Guards []config.Guard
 
 func (gs Guards) toolAllowed(name string) bool {
-	return gs.every(func(g config.Guard) bool { return allowed(name, g.AllowTools, g.DenyTools) })
+	return gs.every(func(g config.Guard) bool { return nameAllowed(name, g.AllowTools, g.DenyTools) })
 }
 
 func (gs Guards) resourceAllowed(uri string) bool {
-	return gs.every(func(g config.Guard) bool { return allowed(uri, g.AllowResources, g.DenyResources) })
+	return gs.every(func(g config.Guard) bool { return uriAllowed(uri, g.AllowResources, g.DenyResources) })
 }
 
 func (gs Guards) promptAllowed(name string) bool {
-	return gs.every(func(g config.Guard) bool { return allowed(name, g.AllowPrompts, g.DenyPrompts) })
+	return gs.every(func(g config.Guard) bool { return nameAllowed(name, g.AllowPrompts, g.DenyPrompts) })
+}
+
+// nameAllowed matches a tool's or a prompt's name. An allow pattern
+// matches the name as sent, exactly; a deny pattern matches it also in
+// another case or written with look-alike letters (canon.Fold), as a
+// lenient server may read it. A name that a server may read as another
+// (canon.Name: NUL, white space at an end...) is refused where patterns
+// apply.
+func nameAllowed(name string, allow, deny []string) bool {
+	if len(allow) == 0 && len(deny) == 0 {
+		return true
+	}
+	if canon.Name(name) != nil {
+		return false
+	}
+	folded := canon.Fold(name)
+	return allowed(deny, allow, func(p string) bool { return glob(p, name) || glob(canon.Fold(p), folded) }, func(p string) bool { return glob(p, name) })
+}
+
+// uriAllowed matches a resource's URI, or a template's, in its normal
+// form (canon.URI) against the patterns in theirs; a deny pattern
+// matches in any case, as a case-insensitive file system reads a path.
+// A URI that cannot be normalised without a guess is refused where
+// patterns apply.
+func uriAllowed(uri string, allow, deny []string) bool {
+	if len(allow) == 0 && len(deny) == 0 {
+		return true
+	}
+	n, err := canon.URI(uri)
+	if err != nil {
+		return false
+	}
+	lower := strings.ToLower(n)
+	return allowed(deny, allow, func(p string) bool { return glob(strings.ToLower(canon.Pattern(p)), lower) }, func(p string) bool { return glob(canon.Pattern(p), n) })
 }
 
 func (gs Guards) readOnly() bool {
@@ -47,23 +82,13 @@ func (gs Guards) every(ok func(config.Guard) bool) bool {
 	return true
 }
 
-// allowed: no allow pattern, or one that matches; and no deny pattern that
-// matches.
-func allowed(s string, allow, deny []string) bool {
-	for _, p := range deny {
-		if glob(p, s) {
-			return false
-		}
+// allowed: no deny pattern that denies, and no allow pattern or one that
+// allows.
+func allowed(deny, allow []string, denies, allows func(pattern string) bool) bool {
+	if slices.ContainsFunc(deny, denies) {
+		return false
 	}
-	if len(allow) == 0 {
-		return true
-	}
-	for _, p := range allow {
-		if glob(p, s) {
-			return true
-		}
-	}
-	return false
+	return len(allow) == 0 || slices.ContainsFunc(allow, allows)
 }
 
 // glob matches s against a pattern where * stands for any run of
@@ -156,7 +181,7 @@ func (g Guards) check(ctx context.Context, method string, params json.RawMessage
 		}
 	case "resources/read", "resources/subscribe", "resources/unsubscribe":
 		if !g.resourceAllowed(p.URI) {
-			return refused("resource", p.URI)
+			return refusedURI(p.URI)
 		}
 	case "prompts/get":
 		if !g.promptAllowed(p.Name) {
@@ -167,7 +192,7 @@ func (g Guards) check(ctx context.Context, method string, params json.RawMessage
 			return refused("prompt", p.RefName)
 		}
 		if p.RefType == "ref/resource" && !g.resourceAllowed(p.RefURI) {
-			return refused("resource", p.RefURI)
+			return refusedURI(p.RefURI)
 		}
 	}
 	return nil
@@ -180,6 +205,35 @@ func guarded(method string) bool {
 		return true
 	}
 	return false
+}
+
+// listenParams are a subscriptions/listen's params with the resources
+// the guard hides taken out of its resourceSubscriptions, as
+// resources/subscribe would be refused them: a listen subscribes the
+// server to nothing the guard hides (passed on to a modern server as
+// well as served here), and its acknowledgement names none of them.
+// Params that hold a key twice, or in another case, are refused, as
+// check refuses them.
+func (g Guards) listenParams(params json.RawMessage) (json.RawMessage, *mcp.RPCError) {
+	if len(g) == 0 {
+		return params, nil
+	}
+	n, ok := exactMember(params, "notifications")
+	subs, subsOK := exactMember(n, "resourceSubscriptions")
+	var uris []string
+	if !ok || !subsOK || subs != nil && json.Unmarshal(subs, &uris) != nil {
+		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
+	}
+	kept := slices.DeleteFunc(slices.Clone(uris), func(uri string) bool { return !g.resourceAllowed(uri) })
+	if len(kept) == len(uris) {
+		return params, nil
+	}
+	var p, notes map[string]json.RawMessage
+	json.Unmarshal(params, &p)
+	json.Unmarshal(n, &notes)
+	notes["resourceSubscriptions"] = mustJSON(kept)
+	p["notifications"] = mustJSON(notes)
+	return mustJSON(p), nil
 }
 
 // exactMember returns the member key of obj as written. ok is false when
@@ -235,7 +289,21 @@ func (g Guards) hidesNotification(method string, params json.RawMessage) bool {
 // code as for what does not exist
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling).
 func refused(kind, name string) *mcp.RPCError {
-	return &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf("%s %q is not available here: this server is guarded", kind, name)}
+	msg := fmt.Sprintf("%s %q is not available here: this server is guarded", kind, name)
+	if err := canon.Name(name); err != nil {
+		msg += ", and " + err.Error()
+	}
+	return &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: msg}
+}
+
+// refusedURI is refused for a resource, saying why when its URI is
+// ambiguous.
+func refusedURI(uri string) *mcp.RPCError {
+	e := refused("resource", uri)
+	if _, err := canon.URI(uri); err != nil {
+		e.Message = fmt.Sprintf("resource %q is not available here: this server is guarded, and %v", uri, err)
+	}
+	return e
 }
 
 // toolReadOnly reads a tool definition's annotations.readOnlyHint.

@@ -384,3 +384,47 @@ func TestRecordStopsAtARepeatedCursor(t *testing.T) {
 		t.Errorf("the server was asked for %d pages of tools/list, want 2", lists)
 	}
 }
+
+// A pattern whose host is a glob matches URIs with and without a path.
+func TestURIPatternWithGlobHost(t *testing.T) {
+	t.Parallel()
+	for uri, want := range map[string]bool{"demo://readme": true, "demo://notes/1": true, "demo://readme/": true, "other://readme": false} {
+		if got := uriAllowed(uri, []string{"demo://*"}, nil); got != want {
+			t.Errorf("%s against demo://*: %v, want %v", uri, got, want)
+		}
+	}
+	for uri, want := range map[string]bool{"demo://readme": false, "demo://readme/.": false, "demo://README": false, "demo://notes/1": true} {
+		if got := uriAllowed(uri, nil, []string{"demo://readme"}); got != want {
+			t.Errorf("%s against a deny of demo://readme: %v, want %v", uri, got, want)
+		}
+	}
+}
+
+// TestListenParams: a listen keeps of its resourceSubscriptions what the
+// guard allows, and the rest of its params as they are; params a server
+// may read otherwise than the guard (a key twice, or in another case)
+// are refused.
+func TestListenParams(t *testing.T) {
+	g := Guards{{DenyResources: []string{"file:///b"}}}
+	for _, tc := range []struct{ in, want string }{
+		{`{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["file:///a","FILE:///b","file:///a/../b"]},"_meta":{"k":1}}`,
+			`{"_meta":{"k":1},"notifications":{"resourceSubscriptions":["file:///a"],"toolsListChanged":true}}`},
+		{`{"notifications":{"resourceSubscriptions":["file:///a"]}}`, `{"notifications":{"resourceSubscriptions":["file:///a"]}}`},
+		{`{"notifications":{"toolsListChanged":true}}`, `{"notifications":{"toolsListChanged":true}}`},
+		{`{"Notifications":{"resourceSubscriptions":["file:///b"]}}`, ""},
+		{`{"notifications":{"resourceSubscriptions":["file:///a"],"ResourceSubscriptions":["file:///b"]}}`, ""},
+		{`{"notifications":{"resourceSubscriptions":"file:///b"}}`, ""},
+	} {
+		got, rerr := g.listenParams(json.RawMessage(tc.in))
+		switch {
+		case tc.want == "" && (rerr == nil || rerr.Code != mcp.CodeInvalidParams):
+			t.Errorf("%s: %s, %v; want refused", tc.in, got, rerr)
+		case tc.want != "" && (rerr != nil || string(got) != tc.want):
+			t.Errorf("%s: %s, %v; want %s", tc.in, got, rerr, tc.want)
+		}
+	}
+	in := json.RawMessage(`{"Notifications":{"resourceSubscriptions":["file:///b"]}}`)
+	if got, rerr := (Guards{}).listenParams(in); rerr != nil || string(got) != string(in) {
+		t.Errorf("no guard: %s, %v; want the params as they are", got, rerr)
+	}
+}

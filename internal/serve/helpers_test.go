@@ -61,7 +61,7 @@ func serverFor(t testing.TB, s *connect.Settings) *Server {
 func startServer(t testing.TB, s *connect.Settings, guard Guards, isolate bool) *Server {
 	t.Helper()
 	secrets := redact.NewScrubber(io.Discard)
-	secrets.Add(redact.JSONForms(s.Secrets)...)
+	secrets.Add(SecretsOf(s)...)
 	srv := serverFor(t, s)
 	srv.Guard, srv.Isolate, srv.Secrets = guard, isolate, secrets
 	if err := srv.Start(context.Background()); err != nil {
@@ -101,6 +101,16 @@ func (r *recorder) SetProtocolVersion(v string) {
 func (r *recorder) ConcurrentWrites() bool {
 	cw, ok := r.Transport.(mcp.ConcurrentWriter)
 	return ok && cw.ConcurrentWrites()
+}
+
+// saw reports whether a message the client received holds text.
+func (r *recorder) saw(text string) bool {
+	for _, m := range r.all() {
+		if strings.Contains(string(m), text) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *recorder) all() [][]byte {

@@ -46,7 +46,8 @@ import (
 // or none at all, and Host: evil.example).
 func (s *Server) HTTPHandler(token string, anyOrigin bool) *HTTPHandler {
 	return &HTTPHandler{srv: s, token: token, anyOrigin: anyOrigin, sessions: map[string]*httpSession{},
-		Idle: DefaultIdle, InitIdle: DefaultInitIdle, MaxSessions: DefaultMaxSessions, MaxBody: DefaultMaxBody}
+		answering: map[*httpSession]bool{},
+		Idle:      DefaultIdle, InitIdle: DefaultInitIdle, MaxSessions: DefaultMaxSessions, MaxBody: DefaultMaxBody}
 }
 
 // What the endpoint holds for its clients, at most, by default: each
@@ -84,10 +85,13 @@ type HTTPHandler struct {
 	mu       sync.Mutex // guards sessions, closed and answering
 	sessions map[string]*httpSession
 	closed   bool
-	// answering counts the sessions of one request each (a modern
-	// client's, with no session id) running now; they count against
-	// MaxSessions as the others do.
-	answering int
+	// answering are the sessions of one request each (a modern client's,
+	// with no session id) running now; they count against MaxSessions as
+	// the others do, and end with the handler.
+	answering map[*httpSession]bool
+	// asked counts the requests POSTed and not yet answered (or given
+	// up).
+	asked outstanding
 }
 
 type httpSession struct {
@@ -127,17 +131,32 @@ func (s *httpSession) leave(h *HTTPHandler) {
 	s.mu.Unlock()
 }
 
-// Close ends every downstream session.
+// Close ends every downstream session: what each client asked that is
+// still in flight is cancelled, upstream too, and answered with an error
+// where its client still waits.
 func (h *HTTPHandler) Close() {
 	h.mu.Lock()
 	h.closed = true
-	sessions := h.sessions
+	var all []*httpSession
+	for _, s := range h.sessions {
+		all = append(all, s)
+	}
+	for s := range h.answering {
+		all = append(all, s)
+	}
 	h.sessions = map[string]*httpSession{}
 	h.mu.Unlock()
-	for _, s := range sessions {
-		s.c.close()
+	var wg sync.WaitGroup
+	for _, s := range all {
+		wg.Go(s.c.close) // each waits for its own requests' cancellation
 	}
+	wg.Wait()
 }
+
+// Settle waits, for a bound, until every request POSTed has been
+// answered: once the upstream has ended, each gets its error before the
+// sessions close.
+func (h *HTTPHandler) Settle() { h.asked.wait(settleWait, nil) }
 
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/mcp" {
@@ -157,8 +176,8 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if subtle.ConstantTimeCompare(got, []byte("Bearer "+h.token)) != 1 {
 			// Said in the challenge too, which a client shows: this is
 			// no OAuth server, and the token is the one serve printed.
-			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpv serve", error_description="send the bearer token mcpv serve printed on stderr, or its --http-token"`)
-			httpError(w, http.StatusUnauthorized, "a bearer token is required: the one mcpv serve printed on stderr, or its --http-token")
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpv serve", error_description="send the bearer token mcpv serve printed on stderr, or was given (--http-token, MCPV_HTTP_TOKEN), as Authorization: Bearer TOKEN"`)
+			httpError(w, http.StatusUnauthorized, "a bearer token is required: the one mcpv serve printed on stderr, or was given (--http-token, MCPV_HTTP_TOKEN), as Authorization: Bearer TOKEN")
 			return
 		}
 	}
@@ -307,18 +326,18 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		h.mu.Lock()
 		refuse := h.refusal()
 		if refuse == nil {
-			h.answering++
+			s = h.newSession()
+			h.answering[s] = true
 		}
 		h.mu.Unlock()
 		if refuse != nil {
 			refuse(w)
 			return
 		}
-		s = h.newSession()
 		defer func() {
-			s.c.close()
+			s.c.close() // what it asked is cancelled if it was not answered
 			h.mu.Lock()
-			h.answering--
+			delete(h.answering, s)
 			h.mu.Unlock()
 		}()
 	default:
@@ -342,13 +361,19 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	st := s.t.expect(in.id, acceptsEvents(r))
 	st.header, st.lazy = r.Header, modern
 	defer s.t.forget(in.id, st)
+	h.asked.add(1)
+	defer h.asked.add(-1)
 	select {
 	case s.t.in <- body:
 	case <-s.t.closed:
 		httpError(w, http.StatusNotFound, "session not found")
 		return
 	}
-	st.answer(w, r, in.id, s.t.closed, st.events)
+	if !st.answer(w, r, in.id, s.t.closed, st.events) && r.Context().Err() != nil {
+		// The client hung up before its answer: the request is cancelled,
+		// as if it had said so, and upstream with it.
+		s.t.cancel(in.id)
+	}
 }
 
 // acceptsEvents: the client takes an event stream in answer to a POST, as
@@ -385,7 +410,7 @@ func (h *HTTPHandler) refusal() func(http.ResponseWriter) {
 	switch {
 	case h.closed:
 		return func(w http.ResponseWriter) { httpError(w, http.StatusServiceUnavailable, "shutting down") }
-	case len(h.sessions)+h.answering >= h.MaxSessions:
+	case len(h.sessions)+len(h.answering) >= h.MaxSessions:
 		return func(w http.ResponseWriter) {
 			w.Header().Set("Retry-After", "60")
 			httpError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many sessions: %d are open", h.MaxSessions))
@@ -430,6 +455,16 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 	st.answer(w, r, nil, s.t.closed, true)
 }
 
+// cancel cancels the client's request id in its session, as the
+// client's notifications/cancelled would.
+func (t *httpTransport) cancel(id json.RawMessage) {
+	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"the client hung up"}}`, id)
+	select {
+	case t.in <- msg:
+	case <-t.closed:
+	}
+}
+
 // stream is where a POST's or the GET's messages wait to be written.
 type stream struct {
 	ch     chan outMsg
@@ -458,8 +493,9 @@ type outMsg struct {
 // answer writes the stream's messages until the response to id (none for
 // the GET stream) has gone, the client goes, or the session ends: as an
 // event stream, or, for a client that takes none, the response alone as
-// one JSON body (what comes before it is dropped).
-func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMessage, closed <-chan struct{}, events bool) {
+// one JSON body (what comes before it is dropped). It reports whether the
+// response went.
+func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMessage, closed <-chan struct{}, events bool) bool {
 	started := false
 	if events && !st.lazy {
 		startEvents(w)
@@ -477,7 +513,7 @@ func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMess
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(status)
 				writeParts(w, msg.parts)
-				return
+				return true
 			}
 			if !events {
 				continue
@@ -493,12 +529,12 @@ func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMess
 				f.Flush()
 			}
 			if final {
-				return
+				return true
 			}
 		case <-r.Context().Done():
-			return
+			return false
 		case <-closed:
-			return
+			return false
 		}
 	}
 }

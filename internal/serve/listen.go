@@ -71,9 +71,9 @@ func (l *listener) wants(method, uri string) bool {
 }
 
 // send hands the client a notification of its subscription, on the
-// listen's stream.
-func (l *listener) send(method string, params json.RawMessage) {
-	l.c.notify(withRelated(context.Background(), l.id), method, withSubscriptionID(params, l.id))
+// listen's stream (behind as client.notify takes it).
+func (l *listener) send(behind *outstanding, method string, params json.RawMessage) {
+	l.c.notify(withRelated(context.Background(), l.id), behind, method, withSubscriptionID(params, l.id))
 }
 
 // withSubscriptionID is params with _meta's subscription id set to id.
@@ -94,6 +94,10 @@ func withSubscriptionID(params, id json.RawMessage) json.RawMessage {
 // listenModern serves a modern client's subscriptions/listen until the
 // client ends it, or the server does.
 func (c *client) listenModern(ctx context.Context, up *upstream, params json.RawMessage, meta modernMeta) (json.RawMessage, error) {
+	params, rerr := c.srv.Guard.listenParams(params)
+	if rerr != nil {
+		return nil, rerr
+	}
 	var p struct {
 		Notifications listenFilter `json:"notifications"`
 	}
@@ -159,7 +163,7 @@ func (u *upstream) listenHere(ctx context.Context, l *listener, want listenFilte
 	l.filter = got
 	l.mu.Unlock()
 	ack := mustJSON(map[string]any{"notifications": got})
-	l.send("notifications/subscriptions/acknowledged", ack)
+	l.send(nil, "notifications/subscriptions/acknowledged", ack)
 	l.mu.Lock()
 	l.listening = true // after the acknowledgement, in the client's queue
 	l.mu.Unlock()

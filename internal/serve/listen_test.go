@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,8 +18,18 @@ import (
 // served over HTTP (stateless for era modern).
 func listenServer(t *testing.T, era string) (*sdk.Server, string) {
 	t.Helper()
+	return listenServerTelling(t, era, func(string) {})
+}
+
+// listenServerTelling is listenServer telling subscribed each URI it is
+// asked to subscribe to.
+func listenServerTelling(t *testing.T, era string, subscribed func(uri string)) (*sdk.Server, string) {
+	t.Helper()
 	s := sdk.NewServer(&sdk.Implementation{Name: "listened", Version: "1"}, &sdk.ServerOptions{
-		SubscribeHandler:   func(context.Context, *sdk.SubscribeRequest) error { return nil },
+		SubscribeHandler: func(_ context.Context, r *sdk.SubscribeRequest) error {
+			subscribed(r.Params.URI)
+			return nil
+		},
 		UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil }})
 	sdk.AddTool(s, &sdk.Tool{Name: "t"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
 		return &sdk.CallToolResult{}, nil, nil
@@ -118,4 +129,63 @@ func subscriptionID(t *testing.T, msg string) string {
 		t.Fatalf("%s carries no subscription id", msg)
 	}
 	return string(id)
+}
+
+// TestGuardAppliesToListen: a modern client's subscriptions/listen is
+// held to the guard as resources/subscribe is: a resource the guard hides,
+// however its URI is written, is neither subscribed to at the server nor
+// acknowledged, and its updates do not reach the listener; what the guard
+// allows is.
+func TestGuardAppliesToListen(t *testing.T) {
+	t.Parallel()
+	hidden := []string{"file:///b", "FILE:///b", "file:///%62", "file://localhost/b", "file:///a/../b", "file:///a/%2e%2e/b"}
+	for _, upEra := range []string{"legacy", "modern"} {
+		for _, side := range []string{"stdio", "http"} {
+			t.Run(upEra+"/"+side, func(t *testing.T) {
+				t.Parallel()
+				var mu sync.Mutex
+				var subscribed []string
+				s, url := listenServerTelling(t, upEra, func(uri string) { mu.Lock(); subscribed = append(subscribed, uri); mu.Unlock() })
+				srv := startServer(t, settingsFor(url, upEra, nil), Guards{{DenyResources: []string{"file:///b"}}}, false)
+				var c *mcp.Client
+				var rec *recorder
+				if side == "stdio" {
+					c, rec = stdioClient(t, srv, "modern")
+				} else {
+					c, rec = httpClient(t, serveHTTP(t, srv, ""), "modern", "x")
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				ended := make(chan error, 1)
+				uris, _ := json.Marshal(append([]string{"file:///a"}, hidden...))
+				go func() {
+					_, err := c.Stream(ctx, "subscriptions/listen", json.RawMessage(`{"notifications":{"resourceSubscriptions":`+string(uris)+`}}`))
+					ended <- err
+				}()
+				ack := waitMessage(t, rec, "notifications/subscriptions/acknowledged")
+				if !strings.Contains(ack, `"resourceSubscriptions":["file:///a"]`) {
+					t.Errorf("acknowledgement %s, want file:///a alone", ack)
+				}
+				s.ResourceUpdated(context.Background(), &sdk.ResourceUpdatedNotificationParams{URI: "file:///b"})
+				s.ResourceUpdated(context.Background(), &sdk.ResourceUpdatedNotificationParams{URI: "file:///a"})
+				if upd := waitMessage(t, rec, "notifications/resources/updated"); !strings.Contains(upd, `"file:///a"`) {
+					t.Errorf("update %s, want file:///a's", upd)
+				}
+				for _, m := range rec.all() {
+					if strings.Contains(string(m), `"notifications/resources/updated"`) && !strings.Contains(string(m), `"file:///a"`) {
+						t.Errorf("the listener got %s", m)
+					}
+				}
+				mu.Lock()
+				for _, uri := range subscribed {
+					if uri != "file:///a" {
+						t.Errorf("the server was asked to subscribe to %s", uri)
+					}
+				}
+				mu.Unlock()
+				cancel()
+				<-ended
+			})
+		}
+	}
 }

@@ -15,7 +15,6 @@ package serve
 import (
 	"context"
 	"encoding/json"
-	"slices"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
@@ -271,21 +270,11 @@ func checkInputResponses(params json.RawMessage) *mcp.RPCError {
 	return nil
 }
 
-// logLevels are the levels of log messages, least severe first.
-var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
-
 // logWanted reports whether a log message's params are at or above level,
 // as a modern request that asked for level takes them; "" takes none
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging).
 func logWanted(level string, params json.RawMessage) bool {
-	if level == "" {
-		return false
-	}
-	var p struct {
-		Level string `json:"level"`
-	}
-	json.Unmarshal(params, &p)
-	return slices.Index(logLevels, p.Level) >= slices.Index(logLevels, level)
+	return level != "" && levelOf(params) >= logRank[level]
 }
 
 // withParamHeaders tells the transport the x-mcp-header annotations of

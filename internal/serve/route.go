@@ -30,7 +30,7 @@ func (u *upstream) notify(method string, params json.RawMessage) {
 				// client's all the same.
 				u.claimRelated(w.c, b)
 			}
-			r.progress(method, u.renameRelated(b))
+			r.progress(&u.behind, method, u.renameRelated(b))
 		}
 		return
 	case method == "notifications/cancelled":
@@ -40,7 +40,7 @@ func (u *upstream) notify(method string, params json.RawMessage) {
 	}
 	if r, ok := u.taskOwner(method, params); ok {
 		// About a task: for its client alone.
-		if r == nil || !r.tell(withRelated(context.Background(), r.id), method, u.renameNotice(method, params)) {
+		if r == nil || !r.tell(withRelated(context.Background(), r.id), &u.behind, method, u.renameNotice(method, params)) {
 			u.srv.Log.Debug(fmt.Sprintf("the server's %s is about a task no client here holds", method))
 		}
 		return
@@ -48,16 +48,19 @@ func (u *upstream) notify(method string, params json.RawMessage) {
 	heard := false
 	if a != subscription.Busy {
 		for _, l := range u.listenersOf(method, params, uri) {
-			l.send(method, params)
+			l.send(&u.behind, method, params)
 			heard = true
 		}
 	}
 	to, rel := u.recipients(a, uri)
 	for _, r := range to {
-		heard = r.tell(withRelated(context.Background(), rel), method, params) || heard
+		heard = r.tell(withRelated(context.Background(), rel), &u.behind, method, params) || heard
 	}
 	if !heard {
-		u.srv.Log.Info(fmt.Sprintf("the server's %s belonged to no one client", method), "params", string(params))
+		// Nothing for an operator to act on (a list that changed before
+		// any client came, a log message of no one client's, or below the
+		// level each asked for): a trace (--verbose) shows it.
+		u.srv.Log.Debug(fmt.Sprintf("the server's %s belonged to no one client", method))
 	}
 }
 
@@ -137,28 +140,29 @@ func (r *relayed) now() *relayed {
 	return r.b.waiterNow()
 }
 
-// tell hands r's client a notification about it; a modern request takes
-// log messages only at the level it asked for. It reports whether the
-// notification went.
-func (r *relayed) tell(ctx context.Context, method string, params json.RawMessage) bool {
+// tell hands r's client a notification about it, by the rules of
+// client.notify (behind as there); log messages only at the level asked
+// for: a modern request's own (its _meta logLevel), or the level a client
+// of the initialize era set. It reports whether the notification went.
+func (r *relayed) tell(ctx context.Context, behind *outstanding, method string, params json.RawMessage) bool {
 	w := r.now()
 	if w == nil {
 		return false
 	}
-	if w.c.isModern() && method == "notifications/message" && !logWanted(w.level, params) {
-		return false
+	if method == "notifications/message" && !w.wantsLog(params) {
+		return false // below its level (another client asked for lower)
 	}
 	if w != r {
 		ctx = withRelated(context.Background(), w.id)
 	}
-	w.c.notify(ctx, method, params)
+	w.c.notify(ctx, behind, method, params)
 	return true
 }
 
 // progress hands r's client a progress notification about it (params
 // carry the token of the request that started it), under the token of
 // the request that waits on it now.
-func (r *relayed) progress(method string, params json.RawMessage) {
+func (r *relayed) progress(behind *outstanding, method string, params json.RawMessage) {
 	w := r.now()
 	switch {
 	case w == nil:
@@ -173,7 +177,7 @@ func (r *relayed) progress(method string, params json.RawMessage) {
 		}
 		params = p
 	}
-	w.c.notify(withRelated(context.Background(), w.id), method, params)
+	w.c.notify(withRelated(context.Background(), w.id), behind, method, params)
 }
 
 // ask puts a server request about r to its client (or to the client of

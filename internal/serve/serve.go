@@ -38,6 +38,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -98,7 +99,10 @@ type Server struct {
 	offer   chan json.RawMessage // ClientCaps: the first client's capabilities, for the handshake
 	offered sync.Once            // guards sending on offer
 	stop    context.CancelFunc   // ends a handshake still waiting for its client
-	bridges bridges              // the calls of modern clients waiting for input
+	// handshook is closed when the handshake that waits for the first
+	// client (ClientCaps) has ended: the session open, or given up.
+	handshook chan struct{}
+	bridges   bridges // the calls of modern clients waiting for input
 }
 
 // upstreamCaps are the capabilities a shared upstream session declares
@@ -133,7 +137,7 @@ func (s *Server) Start(ctx context.Context) error {
 		return nil
 	}
 	ctx, s.stop = context.WithCancel(ctx)
-	s.offer = make(chan json.RawMessage, 1)
+	s.offer, s.handshook = make(chan json.RawMessage, 1), make(chan struct{})
 	started := make(chan struct{})
 	await := func(ctx context.Context) (json.RawMessage, error) {
 		close(started)
@@ -144,7 +148,8 @@ func (s *Server) Start(ctx context.Context) error {
 			return nil, context.Cause(ctx)
 		}
 	}
-	go func() { // ends when the session is open, or failed to open
+	go func() { // ends when the session is open, or failed to open (Close cancels ctx)
+		defer close(s.handshook)
 		u, err := s.open(ctx, nil, await)
 		if err == nil {
 			err = s.begin(ctx, u)
@@ -232,10 +237,13 @@ func (s *Server) Err() error {
 	return s.err
 }
 
-// Close ends the shared upstream sessions.
+// Close ends the shared upstream sessions. A handshake still waiting for
+// the first client is given up, and its server stopped as a server whose
+// start-up failed is, before Close returns.
 func (s *Server) Close() {
 	if s.stop != nil {
 		s.stop()
+		<-s.handshook
 	}
 	s.bridges.close()
 	s.mu.Lock()
@@ -249,6 +257,18 @@ func (s *Server) Close() {
 			x.conn.Close()
 		}
 	}
+}
+
+// SecretsOf are what a relay in front of the server s describes masks
+// in everything its clients get: the secrets of the settings (-H values,
+// secret --env values, the URL's credentials, the config entry's), and
+// those of the environment the server is started with, wherever each
+// variable came from (mcpv's own environment, --env, a config entry):
+// the values of the variables whose names say they hold a secret, and
+// the credentials of URLs. Each in every form a server may echo it in:
+// as is, JSON-escaped, URL-encoded, base64 (redact.Forms).
+func SecretsOf(s *connect.Settings) []string {
+	return redact.Forms(append(slices.Clone(s.Secrets), redact.EnvSecrets(s.Env)...))
 }
 
 // Recorder is told what passes through a relay.
@@ -302,6 +322,11 @@ type upstream struct {
 
 	tokens mcp.Tokens[relayed] // our progress tokens -> the client's request
 
+	// behind counts the notifications waiting for a reading client's
+	// writer to make room (outbox); the session's reader does not read
+	// on while one does.
+	behind outstanding
+
 	mu        sync.Mutex         // guards the fields below
 	clients   map[*client]bool   // the clients it serves
 	flights   map[*relayed]bool  // modern clients' requests in flight (bridged calls among them)
@@ -336,13 +361,21 @@ func (s *Server) openWith(ctx context.Context, open func(context.Context, connec
 	u := &upstream{srv: s, clients: map[*client]bool{}, flights: map[*relayed]bool{}, listeners: map[*listener]bool{}}
 	u.tokens.Prefix = "serve-"
 	h := s.Hooks
-	h.Status = nil // no progress line: progress goes to the clients
+	h.Status = nil         // no progress line: progress goes to the clients
+	h.LogsElsewhere = true // and the server's log to the clients it belongs to
 	h.OnNotification = u.notify
 	h.Route = u.route
 	h.Capabilities, h.AwaitCapabilities = caps, await
+	gate := h.ReadGate
+	h.ReadGate = func(last int) {
+		u.behind.wait(-1, nil)
+		if gate != nil {
+			gate(last)
+		}
+	}
 	learned := h.Secret
 	h.Secret = func(values ...string) {
-		s.Secrets.Add(redact.JSONForms(values)...)
+		s.Secrets.Add(redact.Forms(values)...)
 		if learned != nil {
 			learned(values...)
 		}

@@ -95,21 +95,13 @@ func TestLogsGoToTheirClient(t *testing.T) {
 	// B's own log message comes after anything queued for B before it:
 	// once B has it, B has had all it was going to get of A's.
 	call(t, b, "tools/call", `{"name":"log","arguments":{"level":"error","message":"B's own text"}}`)
-	has := func(rec *recorder, text string) bool {
-		for _, m := range rec.all() {
-			if strings.Contains(string(m), text) {
-				return true
-			}
-		}
-		return false
-	}
-	if !has(arec, "A's private text") || !has(brec, "B's own text") {
+	if !arec.saw("A's private text") || !brec.saw("B's own text") {
 		t.Fatalf("a client missed its own log message: A got %q, B got %q", arec.all(), brec.all())
 	}
-	if has(brec, "A's private text") {
+	if brec.saw("A's private text") {
 		t.Errorf("client B received A's log message")
 	}
-	if has(arec, "B's own text") {
+	if arec.saw("B's own text") {
 		t.Errorf("client A received B's log message")
 	}
 }

@@ -6,29 +6,91 @@ import (
 	"encoding/json"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// ServeStream serves one client on r and w (mcpv's stdin and stdout) until
-// the client closes r, ctx ends, or the shared upstream session ends. A
-// client that writes its requests and closes r still gets every answer:
-// the end of r is taken once what was asked has been answered. closeIn,
-// when not nil, makes a blocked read of r return.
+// ServeStream serves one client on r and w; see ServeStdio.
 func (s *Server) ServeStream(ctx context.Context, r io.Reader, w io.Writer, closeIn func() error) error {
+	return s.ServeStdio(ctx, Stdio{In: r, Out: w, CloseIn: closeIn})
+}
+
+// Stdio is one client on a pair of streams: mcpv's own stdin and stdout.
+type Stdio struct {
+	In  io.Reader
+	Out io.Writer
+	// CloseIn, when set, is called once serving ends. In is read on a
+	// goroutine of its own, so serving ends at once whether or not a
+	// read blocked on it returns (closing a blocking stdin does not end
+	// a read of it).
+	CloseIn func() error
+	// Gone, when set, is closed when the client can no longer read Out
+	// (it closed its end, or died): it has left.
+	Gone <-chan struct{}
+}
+
+// settleWait bounds the wait, once the upstream has ended, for the
+// errors of the requests it was serving to reach the client.
+const settleWait = 2 * time.Second
+
+// ServeStdio serves one client until it leaves, ctx ends, or the shared
+// upstream session ends; in each case what it asked that is still in
+// flight is settled first, so that nothing is left waiting.
+//
+//   - Its input ends: it still gets the answer to everything it asked
+//     before (a client may write its requests and close its input), then
+//     serving ends (nil).
+//   - It leaves (Gone): every request of its still in flight is cancelled
+//     upstream at once (nil).
+//   - ctx ends (SIGTERM, Ctrl-C): the same, and each gets an error.
+//   - The upstream ends: each request in flight gets the error that
+//     ended it, then serving ends with why the upstream ended.
+func (s *Server) ServeStdio(ctx context.Context, st Stdio) error {
+	in := newInput(st.In, st.CloseIn)
 	d := newDrain()
-	t := &draining{StreamTransport: mcp.NewStreamTransport(r, w, closeIn, s.Log), d: d}
+	t := &draining{StreamTransport: mcp.NewStreamTransport(in, st.Out, in.Close, s.Log), d: d}
 	c := s.serveClientWith(t, d, nil)
-	defer c.close()
+	defer c.close() // cancels what is still in flight, upstream too
 	select {
 	case <-c.sess.Done():
+		return nil
+	case <-st.Gone:
 		return nil
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	case <-s.Done():
+		d.owed.wait(settleWait, d.stop)
 		return s.Err()
 	}
+}
+
+// input reads a stream on a goroutine of its own and hands it on through
+// a pipe, whose Close ends a Read waiting on it at once.
+type input struct {
+	*io.PipeReader
+	closeIn func() error
+	once    sync.Once // guards calling closeIn
+}
+
+func newInput(r io.Reader, closeIn func() error) *input {
+	pr, pw := io.Pipe()
+	go func() { // ends at r's end or error, or once the pipe is closed and r reads again; a read that never returns is left to the process's exit
+		_, err := io.Copy(pw, r)
+		pw.CloseWithError(err)
+	}()
+	return &input{PipeReader: pr, closeIn: closeIn}
+}
+
+func (in *input) Close() error {
+	in.PipeReader.Close()
+	in.once.Do(func() {
+		if in.closeIn != nil {
+			in.closeIn()
+		}
+	})
+	return nil
 }
 
 // drain keeps a stream client's requests from the moment they are read
@@ -39,7 +101,7 @@ func (s *Server) ServeStream(ctx context.Context, r io.Reader, w io.Writer, clos
 type drain struct {
 	mu      sync.Mutex     // guards pending
 	pending map[string]int // the ids of the requests not yet answered, each with how many (a client may repeat one)
-	idle    chan struct{}  // signalled when pending empties
+	owed    outstanding    // how many pending holds in all
 	eof     chan struct{}  // closed when the input has ended: the client answers nothing more
 	once    sync.Once      // guards closing eof
 	// stop is closed when the transport closes: the session is ending,
@@ -50,46 +112,34 @@ type drain struct {
 }
 
 func newDrain() *drain {
-	return &drain{pending: map[string]int{}, idle: make(chan struct{}), eof: make(chan struct{}), stop: make(chan struct{})}
+	return &drain{pending: map[string]int{}, eof: make(chan struct{}), stop: make(chan struct{})}
 }
 
 func (d *drain) add(id []byte) {
 	d.mu.Lock()
 	d.pending[string(id)]++
 	d.mu.Unlock()
+	d.owed.add(1)
 }
 
 // settle forgets a request answered or cancelled.
 func (d *drain) settle(id []byte) {
 	d.mu.Lock()
-	if d.pending[string(id)]--; d.pending[string(id)] <= 0 {
+	n, ok := d.pending[string(id)]
+	if n <= 1 {
 		delete(d.pending, string(id))
+	} else {
+		d.pending[string(id)] = n - 1
 	}
-	n := len(d.pending)
 	d.mu.Unlock()
-	if n == 0 {
-		select {
-		case d.idle <- struct{}{}:
-		default:
-		}
+	if ok {
+		d.owed.add(-1)
 	}
 }
 
-func (d *drain) wait() {
-	for {
-		d.mu.Lock()
-		n := len(d.pending)
-		d.mu.Unlock()
-		if n == 0 {
-			return
-		}
-		select {
-		case <-d.idle:
-		case <-d.stop:
-			return
-		}
-	}
-}
+// wait waits until every request read has been answered, or the
+// session ends.
+func (d *drain) wait() { d.owed.wait(-1, d.stop) }
 
 // draining is a stream transport whose end of input waits for the
 // requests read before it to be answered.

@@ -15,8 +15,10 @@ import (
 )
 
 // hang is an upstream whose tools/call and subscriptions/listen never
-// answer until cancelled; called is signalled when one comes.
-type hang struct{ done, called chan struct{} }
+// answer until cancelled, or until done is closed (the server died);
+// called is signalled when one comes, and cancelled (when not nil) when
+// one is cancelled.
+type hang struct{ done, called, cancelled chan struct{} }
 
 func (h *hang) State() mcp.State {
 	return mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"h","version":"1"}}`)}
@@ -24,8 +26,15 @@ func (h *hang) State() mcp.State {
 func (h *hang) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if method == "tools/call" || method == "subscriptions/listen" {
 		h.called <- struct{}{}
-		<-ctx.Done()
-		return nil, ctx.Err()
+		select {
+		case <-ctx.Done():
+			if h.cancelled != nil {
+				h.cancelled <- struct{}{}
+			}
+			return nil, ctx.Err()
+		case <-h.done:
+			return nil, errors.New("the server exited")
+		}
 	}
 	return json.RawMessage(`{}`), nil
 }

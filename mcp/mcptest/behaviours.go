@@ -26,7 +26,8 @@ import (
 //	ignore-early  until initialize, answer only ping and initialize, dropping any
 //	              other request unanswered (as some servers of the initialize era do)
 //	hang          never answer tools/call (otherwise a call is answered "ok", with
-//	              the call's arguments in the result's "arguments")
+//	              the call's arguments in the result's "arguments"); with ask,
+//	              once the question is answered
 //	rpc-error     tools/call answers with a JSON-RPC error
 //	stray-id      send a response to an unknown id before each answer
 //	pages=N       tools/list in N pages of one tool each (the last also
@@ -39,6 +40,12 @@ import (
 //	              image block and a text block
 //	env           tools/call answers structuredContent {"env":{...},"cwd":DIR}: the
 //	              server's own environment and working directory
+//	env-forms     tools/call answers with the server's environment (NAME=value
+//	              lines) written every way an echoing tool may write it: as
+//	              is, URL-encoded, base64 (standard and URL alphabets, padded
+//	              or not, the whole text and each value alone), and as a JSON
+//	              document in a text block; structuredContent {"env":{...}}; with
+//	              ask, the question's message holds every one of those too
 //	stderr-env=V  at start, write 32,760 'x' and then $V to stderr in one write,
 //	              so that the value straddles the 32 KiB reads of the reader
 //	supported=V   refuse any other initialize version with -32602 and data.supported
@@ -113,6 +120,7 @@ type config struct {
 	ask         string
 	toolError   bool
 	env         bool
+	envForms    bool
 	stderrEnv   string
 	badAnswer   string
 	pingFlood   int
@@ -209,6 +217,8 @@ func parseConfig(s string) (config, error) {
 			c.ask = v
 		case "env":
 			c.env = true
+		case "env-forms":
+			c.envForms = true
 		case "stderr-env":
 			c.stderrEnv = v
 		case "tool-error":

@@ -472,7 +472,7 @@ func (s *server) toolsCall(m msg) {
 		return
 	}
 	switch {
-	case s.c.hang:
+	case s.c.hang && s.c.ask == "":
 		return
 	case s.c.crash:
 		fmt.Fprintln(os.Stderr, "fake: about to crash")
@@ -498,7 +498,11 @@ func (s *server) toolsCall(m msg) {
 			method = "ping"
 		}
 		id := s.nextID()
-		s.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q}`, id, method))
+		params := ""
+		if s.c.envForms {
+			params = `,"params":` + envFormsQuestion()
+		}
+		s.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q%s}`, id, method, params))
 		for {
 			r, ok := <-s.msgs
 			if !ok {
@@ -513,6 +517,9 @@ func (s *server) toolsCall(m msg) {
 				break
 			}
 		}
+		if s.c.hang {
+			return
+		}
 	}
 	switch {
 	case s.c.env:
@@ -524,6 +531,8 @@ func (s *server) toolsCall(m msg) {
 		cwd, _ := os.Getwd()
 		b, _ := json.Marshal(map[string]any{"env": env, "cwd": cwd})
 		s.result(m.ID, `{"content":[{"type":"text","text":"env"}],"structuredContent":`+string(b)+`}`)
+	case s.c.envForms:
+		s.result(m.ID, envForms())
 	case s.c.big > 0:
 		var b bytes.Buffer
 		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"`, m.ID)

@@ -1,0 +1,80 @@
+//go:build unix
+
+package commands
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/output"
+)
+
+// TestHostileFilesAreBounded: a mock file, its responses file or an
+// --http-token @FILE that is /dev/zero, a named pipe nobody writes, or
+// far too large, is refused at once (exit 2) rather than read without
+// end or waited on.
+func TestHostileFilesAreBounded(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.env.Cwd = t.TempDir()
+	cwd := w.env.Cwd
+	os.WriteFile(filepath.Join(cwd, "s.json"), []byte(`{"mcpvSnapshot":1,"tools":[],"prompts":[],"resourceTemplates":[]}`), 0o644)
+	if err := syscall.Mkfifo(filepath.Join(cwd, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(cwd, "huge.txt"), []byte(strings.Repeat("t", 64<<10)), 0o644)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mock", "/dev/zero"}, "not a regular file but a character device"},
+		{[]string{"mock", "fifo"}, "not a regular file but a named pipe"},
+		{[]string{"mock", "s.json", "--responses", "/dev/zero"}, "not a regular file but a character device"},
+		{[]string{"mock", "s.json", "--responses", "fifo"}, "not a regular file but a named pipe"},
+		{[]string{"mock", "s.json", "--http", "127.0.0.1:0", "--http-token", "@/dev/zero"}, "not a regular file but a character device"},
+		{[]string{"mock", "s.json", "--http", "127.0.0.1:0", "--http-token", "@fifo"}, "not a regular file but a named pipe"},
+		{[]string{"mock", "s.json", "--http", "127.0.0.1:0", "--http-token", "@huge.txt"}, "larger than 4 KiB"},
+		{args([]string{"serve", "--http", "127.0.0.1:0", "--http-token", "@fifo"}, demo()), "not a regular file but a named pipe"},
+	} {
+		done := make(chan result, 1)
+		go func() { done <- w.mcpv(t, "", tt.args...) }()
+		select {
+		case r := <-done:
+			if r.code != 2 || !strings.Contains(r.stderr, tt.want) {
+				t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, r.code, r.stderr, tt.want)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%v: still running after 20s", tt.args)
+		}
+	}
+}
+
+// A token given on the command line is taken, with a warning: every user
+// of the machine can read a process's arguments. MCPV_HTTP_TOKEN is the
+// token when the flag is not given.
+func TestHTTPTokenSources(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t)
+	plan := func(token string) (string, string) {
+		var errb bytes.Buffer
+		out := newConsole(output.NewStreams(strings.NewReader(""), io.Discard, &errb), &outputFlags{}, env)
+		p, err := listenFlags{HTTP: "127.0.0.1:0", HTTPToken: token}.listenPlan(out, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.token, errb.String()
+	}
+	if token, stderr := plan("argv-token"); token != "argv-token" || !strings.Contains(stderr, "mcpv: warning: --http-token on the command line can be read by every user") {
+		t.Errorf("on the command line: %q, stderr %q", token, stderr)
+	}
+	env.Environ = append(env.Environ, "MCPV_HTTP_TOKEN=env-token")
+	if token, stderr := plan(""); token != "env-token" || stderr != "" {
+		t.Errorf("MCPV_HTTP_TOKEN: %q, stderr %q", token, stderr)
+	}
+}

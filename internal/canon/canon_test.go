@@ -1,0 +1,127 @@
+package canon
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestURI(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want string }{
+		{"file:///docs/a.txt", "file:///docs/a.txt"},
+		{"FILE:///docs/a.txt", "file:///docs/a.txt"},
+		{"file://localhost/docs/a.txt", "file:///docs/a.txt"},
+		{"file://LocalHost/docs/a.txt", "file:///docs/a.txt"},
+		{"file:/docs/a.txt", "file:///docs/a.txt"},
+		{"file:///docs/./a.txt", "file:///docs/a.txt"},
+		{"file:///docs/x/../a.txt", "file:///docs/a.txt"},
+		{"file:///docs/../private/secret.txt", "file:///private/secret.txt"},
+		{"file:///docs/%2e%2e/private/secret.txt", "file:///private/secret.txt"},
+		{"file:///docs/%2E%2E/private/secret.txt", "file:///private/secret.txt"},
+		{"file:///docs/.%2e/private", "file:///private"},
+		{"file:///%70rivate/secret", "file:///private/secret"},
+		{"file:///../../etc/passwd", "file:///etc/passwd"},
+		{"file:///docs/a%20b.txt", "file:///docs/a%20b.txt"},
+		{"file:///docs/caf%c3%a9", "file:///docs/caf%C3%A9"},
+		{"file:///docs/", "file:///docs/"},
+		{"file:///docs/.", "file:///docs/"},
+		{"file:///docs/x/..", "file:///docs/"},
+		{"HTTP://Example.COM:80", "http://example.com/"},
+		{"https://example.com:443/a?b=%7e#%41", "https://example.com/a?b=~#A"},
+		{"https://example.com:8443/a", "https://example.com:8443/a"},
+		{"demo://readme", "demo://readme/"},
+		{"demo://readme/.", "demo://readme/"},
+		{"demo://readme/x/..", "demo://readme/"},
+		{"urn:isbn:0451450523", "urn:isbn:0451450523"},
+		{"file:///a/b/c/./../../g", "file:///a/g"},
+		{"", ""},
+	} {
+		got, err := URI(tt.in)
+		if err != nil || got != tt.want {
+			t.Errorf("URI(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestURIAmbiguous(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{
+		"file:///docs/..%2fprivate/secret",     // an encoded slash
+		"file:///docs/..%2Fprivate/secret",     //
+		"file:///docs/..%5cprivate",            // an encoded backslash
+		"file:///docs/%252e%252e/private",      // encoded twice
+		`file:///docs/..\private`,              // a backslash
+		"file:////private/secret",              // an empty segment
+		"file:///private//secret",              //
+		"file:///docs/a.txt%00.md",             // NUL
+		"file:///docs/a.txt\x00",               //
+		" file:///private/secret",              // white space at an end
+		"file:///private/secret\n",             //
+		"file:///docs/\uff0e\uff0e/private",    // full-width dots
+		"file:///docs/..\uff0fprivate",         // a full-width solidus
+		"file:///docs/%ef%bc%8e%ef%bc%8e/priv", // the same, encoded
+		"file:///docs/\u2025/private",          // a two-dot leader
+		"file:///docs/a\u200b.txt",             // an invisible character
+		"file:///docs/x?path=../../private",    // ".." in a query
+		"file:///docs/x#/../../private/secret", // in a fragment
+		"file:///docs/..;/private",             // a path parameter
+		"demo:docs/../private",                 // an opaque path
+		"demo://x/../readme",                   // out of the host
+		"demo://x/%2e%2e/readme",               //
+		"file:///docs/\xff",                    // not UTF-8
+	} {
+		got, err := URI(in)
+		var ae *AmbiguousError
+		if !errors.As(err, &ae) {
+			t.Errorf("URI(%q) = %q, %v; want it refused as ambiguous", in, got, err)
+		}
+	}
+}
+
+func TestPattern(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want string }{
+		{"file:///docs/*", "file:///docs/*"},
+		{"FILE://LOCALHOST/docs/*", "file:///docs/*"},
+		{"file:/docs/*", "file:///docs/*"},
+		{"file:///%64ocs/?.txt", "file:///docs/?.txt"},
+		{"HTTPS://API.Example.com/*", "https://api.example.com/*"},
+		{"*", "*"},
+		{"repo://mcpv/*", "repo://mcpv/*"},
+		{"demo://readme", "demo://readme/"},
+		{"demo://*", "demo://*"},
+		{"demo://read?e", "demo://read?e"},
+	} {
+		if got := Pattern(tt.in); got != tt.want {
+			t.Errorf("Pattern(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestName(t *testing.T) {
+	t.Parallel()
+	for _, ok := range []string{"delete_all", "read.file", "simple prompt", "café", "工具"} {
+		if err := Name(ok); err != nil {
+			t.Errorf("Name(%q) = %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"delete_all\x00", "delete_all ", " delete_all", "delete\u200ball", "delete_all\u00a0", "del\tete", "delete\u202eall", "\xff"} {
+		if err := Name(bad); err == nil {
+			t.Errorf("Name(%q) = nil, want it refused", bad)
+		}
+	}
+}
+
+func TestFold(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want string }{
+		{"DELETE_ALL", "delete_all"},
+		{"ｄｅｌｅｔｅ＿all", "delete_all"},
+		{"𝐝elete_all", "delete_all"},
+		{"delete_all", "delete_all"},
+	} {
+		if got := Fold(tt.in); got != tt.want {
+			t.Errorf("Fold(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,349 @@
+package canon
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// URI is the normal form of a URI (RFC 3986, section 6.2.2, and the
+// file scheme's rules, RFC 8089): the scheme and host in lower case;
+// percent-encodings of unreserved characters decoded, the others in
+// upper case; "." and ".." segments removed from the path; file: URIs
+// with no authority or the authority localhost written file:///; a
+// default port and an empty port dropped, an empty http(s) path "/".
+//
+// A URI whose reading would be a guess is refused (an *AmbiguousError):
+// one that holds an encoded slash or backslash, an encoded "%" (encoded
+// twice), a control character, a backslash, white space at an end, a
+// character that folds into a delimiter ("．", "／"...), an empty path
+// segment ("//", which a file server reads as "/"), or a ".." that
+// normalising did not remove (in a query, a fragment, an opaque path).
+func URI(raw string) (string, error) {
+	if err := screen(raw); err != nil {
+		return "", err
+	}
+	u := split(raw, false)
+	var err error
+	if u.path, err = pathForm(raw, u.path, u.hasAuthority || strings.HasPrefix(u.path, "/"), u.hasAuthority && u.authority != ""); err != nil {
+		return "", err
+	}
+	u.query = encodingForm(u.query)
+	u.fragment = encodingForm(u.fragment)
+	u.normalise()
+	out := u.String()
+	if dotDotSegment(decodeAll(out)) {
+		return "", ambiguous(raw, `".." is left after normalising`)
+	}
+	return out, nil
+}
+
+// Pattern is a guard's URI pattern in the normal form URI gives, as far
+// as a pattern has one: its scheme and host in lower case, unreserved
+// characters decoded, the file scheme's empty authority. Its * and ?
+// are kept as they are.
+func Pattern(p string) string {
+	u := split(p, true)
+	u.path = encodingForm(u.path)
+	u.query = encodingForm(u.query)
+	u.fragment = encodingForm(u.fragment)
+	u.normalise()
+	return u.String()
+}
+
+// screen refuses what is ambiguous in the URI as a whole, encoded or not.
+func screen(raw string) error {
+	if !utf8.ValidString(raw) {
+		return ambiguous(raw, "it is not valid UTF-8")
+	}
+	if strings.TrimSpace(raw) != raw {
+		return ambiguous(raw, "it has white space at an end")
+	}
+	for i := 0; i+2 < len(raw); i++ {
+		if raw[i] != '%' || !isHex(raw[i+1]) || !isHex(raw[i+2]) {
+			continue
+		}
+		switch c := unhex(raw[i+1])<<4 | unhex(raw[i+2]); {
+		case c == '/':
+			return ambiguous(raw, "it holds an encoded slash (%%2F)")
+		case c == '\\':
+			return ambiguous(raw, "it holds an encoded backslash (%%5C)")
+		case c == '%':
+			return ambiguous(raw, "it holds an encoded %% (%%25): encoded twice")
+		}
+	}
+	decoded := decodeAll(raw)
+	if !utf8.ValidString(decoded) {
+		return ambiguous(raw, "it decodes to invalid UTF-8")
+	}
+	for _, r := range decoded {
+		switch {
+		case r == '\\':
+			return ambiguous(raw, "it holds a backslash")
+		case odd(r) != "":
+			return ambiguous(raw, "it holds %s %U", odd(r), r)
+		case r >= utf8.RuneSelf && strings.ContainsAny(norm.NFKC.String(string(r)), `./\%?#;:@&=`):
+			return ambiguous(raw, "it holds %q, which a server may read as %q", r, norm.NFKC.String(string(r)))
+		}
+	}
+	return nil
+}
+
+// parts is a URI split as RFC 3986 (appendix B) splits one; a pattern is
+// split at its scheme and authority alone.
+type parts struct {
+	scheme       string
+	hasAuthority bool
+	authority    string
+	path         string
+	query        string // without its "?"; hasQuery says whether there is one
+	hasQuery     bool
+	fragment     string
+	hasFragment  bool
+}
+
+func split(s string, pattern bool) parts {
+	var u parts
+	if i := strings.IndexByte(s, ':'); i > 0 && isScheme(s[:i]) {
+		u.scheme, s = s[:i], s[i+1:]
+	}
+	// A pattern's ? stands for a character: what follows its authority
+	// is its path, whatever it holds.
+	if i := strings.IndexByte(s, '#'); !pattern && i >= 0 {
+		u.fragment, u.hasFragment, s = s[i+1:], true, s[:i]
+	}
+	if i := strings.IndexByte(s, '?'); !pattern && i >= 0 {
+		u.query, u.hasQuery, s = s[i+1:], true, s[:i]
+	}
+	if rest, ok := strings.CutPrefix(s, "//"); ok {
+		u.hasAuthority = true
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			i = len(rest)
+		}
+		u.authority, s = rest[:i], rest[i:]
+	}
+	u.path = s
+	return u
+}
+
+func isScheme(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return s != ""
+}
+
+// normalise puts the scheme and authority in their normal form: lower
+// case, the file scheme's localhost and missing authority as an empty
+// one, a default or empty port dropped, an empty path after an
+// authority "/".
+func (u *parts) normalise() {
+	u.scheme = strings.ToLower(u.scheme)
+	if u.hasAuthority {
+		u.authority = authorityForm(u.authority, u.scheme)
+	}
+	switch u.scheme {
+	case "file":
+		if !u.hasAuthority && strings.HasPrefix(u.path, "/") {
+			u.hasAuthority = true // file:/x is file:///x
+		}
+		if strings.EqualFold(u.authority, "localhost") {
+			u.authority = ""
+		}
+	}
+	if u.hasAuthority && u.path == "" && !strings.ContainsAny(u.authority, "*?") {
+		u.path = "/" // RFC 3986 6.2.3: demo://readme is demo://readme/ (a pattern's demo://* is left to match both)
+	}
+}
+
+func authorityForm(a, scheme string) string {
+	userinfo, host := "", a
+	if i := strings.LastIndexByte(a, '@'); i >= 0 {
+		userinfo, host = a[:i+1], a[i+1:]
+	}
+	port := ""
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
+		host, port = host[:i], host[i+1:]
+	}
+	host = strings.ToLower(encodingForm(host))
+	switch {
+	case port == "":
+	case port == "80" && (scheme == "http" || scheme == "ws"), port == "443" && (scheme == "https" || scheme == "wss"):
+		port = ""
+	default:
+		port = ":" + port
+	}
+	return encodingForm(userinfo) + host + port
+}
+
+func (u parts) String() string {
+	var b strings.Builder
+	if u.scheme != "" {
+		b.WriteString(u.scheme)
+		b.WriteByte(':')
+	}
+	if u.hasAuthority {
+		b.WriteString("//")
+		b.WriteString(u.authority)
+	}
+	b.WriteString(u.path)
+	if u.hasQuery {
+		b.WriteByte('?')
+		b.WriteString(u.query)
+	}
+	if u.hasFragment {
+		b.WriteByte('#')
+		b.WriteString(u.fragment)
+	}
+	return b.String()
+}
+
+// pathForm is a path in its normal form: encodings as encodingForm puts
+// them, and for a hierarchical path its dot segments removed (RFC 3986,
+// section 5.2.4). An empty segment is refused: a file server reads "//"
+// as "/", which the pattern, written with one, would not match. So is a
+// ".." that climbs above the root of a URI with a host (demo://x/../y):
+// RFC 3986 drops it, a server that reads what follows the scheme as a
+// path climbs out of the host.
+func pathForm(raw, path string, hierarchical, host bool) (string, error) {
+	path = encodingForm(path)
+	if !hierarchical {
+		return path, nil
+	}
+	if strings.Contains(path, "//") {
+		return "", ambiguous(raw, `its path holds an empty segment ("//")`)
+	}
+	p, climbed := removeDots(path)
+	if climbed && host {
+		return "", ambiguous(raw, `a ".." climbs above its path's root, out of its host`)
+	}
+	return p, nil
+}
+
+// removeDots is RFC 3986's remove_dot_segments (section 5.2.4); climbed
+// says whether a ".." was dropped at the root.
+func removeDots(path string) (p string, climbed bool) {
+	var out []string
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		last := i == len(segs)-1
+		switch s {
+		case ".":
+			if last {
+				out = append(out, "")
+			}
+		case "..":
+			if len(out) > 1 || len(out) == 1 && out[0] != "" {
+				out = out[:len(out)-1]
+			} else {
+				climbed = true
+			}
+			if last {
+				out = append(out, "")
+			}
+		default:
+			out = append(out, s)
+		}
+	}
+	p = strings.Join(out, "/")
+	if strings.HasPrefix(path, "/") && !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return p, climbed
+}
+
+// encodingForm decodes the percent-encodings of unreserved characters
+// and writes the others' hex digits in upper case (RFC 3986, sections
+// 6.2.2.1 and 6.2.2.2).
+func encodingForm(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			c := unhex(s[i+1])<<4 | unhex(s[i+2])
+			if unreserved(c) {
+				b.WriteByte(c)
+			} else {
+				b.WriteByte('%')
+				b.WriteByte(upper(s[i+1]))
+				b.WriteByte(upper(s[i+2]))
+			}
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// decodeAll decodes every percent-encoding, as a server that decodes
+// the whole URI would.
+func decodeAll(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+// dotDotSegment reports whether s holds ".." as a segment of anything a
+// server may read as a path: between slashes, or beside a "?", "#", ";"
+// (a path parameter: "..;/"), "=" or "&".
+func dotDotSegment(s string) bool {
+	for i := strings.Index(s, ".."); i >= 0; {
+		before := i == 0 || strings.IndexByte("/?#;=&", s[i-1]) >= 0
+		after := i+2 == len(s) || strings.IndexByte("/?#;=&", s[i+2]) >= 0
+		if before && after {
+			return true
+		}
+		next := strings.Index(s[i+1:], "..")
+		if next < 0 {
+			return false
+		}
+		i += 1 + next
+	}
+	return false
+}
+
+func unreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+func upper(c byte) byte {
+	if 'a' <= c && c <= 'f' {
+		return c - 'a' + 'A'
+	}
+	return c
+}

@@ -1,0 +1,56 @@
+//go:build unix
+
+package hangup
+
+import (
+	"errors"
+	"os"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+func watch(f *os.File) (<-chan struct{}, func()) {
+	gone := make(chan struct{})
+	never := func() (<-chan struct{}, func()) { return make(chan struct{}), func() {} }
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return never()
+	}
+	fd := -1
+	rc.Control(func(u uintptr) { fd = int(u) })
+	wakeR, wakeW, err := os.Pipe()
+	if fd < 0 || err != nil {
+		return never()
+	}
+	var once sync.Once
+	stopped := make(chan struct{})
+	stop := func() {
+		once.Do(func() {
+			wakeW.Close() // the poll below sees wakeR readable
+			<-stopped
+			wakeR.Close()
+		})
+	}
+	// A poll for no event at all still reports an error or a hang-up: on
+	// a pipe whose reader has closed its end, POLLERR; on a socket whose
+	// peer has gone, POLLHUP.
+	fds := []unix.PollFd{{Fd: int32(fd)}, {Fd: int32(wakeR.Fd()), Events: unix.POLLIN}}
+	go func() { // ends when f hangs up, or stop is called
+		defer close(stopped)
+		for {
+			_, err := unix.Poll(fds, -1)
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			switch {
+			case err != nil, fds[1].Revents != 0, fds[0].Revents&unix.POLLNVAL != 0:
+				return // stopped, or nothing this poll can tell (macOS refuses terminals)
+			case fds[0].Revents&(unix.POLLERR|unix.POLLHUP) != 0:
+				close(gone)
+				return
+			}
+		}
+	}()
+	return gone, stop
+}

@@ -1,0 +1,73 @@
+package redact
+
+import (
+	"encoding/base64"
+	"net/url"
+	"strings"
+)
+
+// EnvSecrets are the secrets in an environment (NAME=value entries): the
+// values of the variables whose names say they hold one (Name), and the
+// credentials in any value that is a URL (DATABASE_URL=postgres://u:pw@h).
+func EnvSecrets(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			continue
+		}
+		if Name(k) {
+			out = append(out, v)
+		}
+		if strings.Contains(v, "://") {
+			out = append(out, URLSecrets(v)...)
+		}
+	}
+	return out
+}
+
+// minEncoded is the shortest encoded form Forms gives: a shorter run of
+// base64 would turn up by chance in a long encoded blob (an image), and
+// be masked there.
+const minEncoded = 8
+
+// Forms are values as a server may echo them back: as they are,
+// URL-encoded (a query's and a path's way), and base64-encoded (the
+// standard and the URL alphabet, padded or not), each also escaped as
+// JSON holds it (JSONForms). A value inside a longer text that is
+// encoded whole is encoded differently at each of the three offsets it
+// may have in a group of three bytes: for each, the characters of the
+// encoding that come from the value's bytes alone are a form too.
+func Forms(values []string) []string {
+	var all []string
+	for _, v := range values {
+		if len(v) < MinLength {
+			continue
+		}
+		all = append(all, v, url.QueryEscape(v), url.PathEscape(v))
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+			all = append(all, enc.EncodeToString([]byte(v)), enc.WithPadding(base64.NoPadding).EncodeToString([]byte(v)))
+			for offset := range 3 {
+				if core := encodedCore(enc, v, offset); len(core) >= minEncoded {
+					all = append(all, core)
+				}
+			}
+		}
+	}
+	return JSONForms(all)
+}
+
+// encodedCore is the part of the base64 encoding of v, when v begins
+// offset bytes into a group of three, that v's bytes alone decide: the
+// characters whose six bits all come from v.
+func encodedCore(enc *base64.Encoding, v string, offset int) string {
+	data := make([]byte, offset+len(v)+2)
+	copy(data[offset:], v)
+	encoded := enc.WithPadding(base64.NoPadding).EncodeToString(data)
+	from := (8*offset + 5) / 6      // the first character that starts within v
+	to := 8 * (offset + len(v)) / 6 // the first that does not end within it
+	if to <= from {
+		return ""
+	}
+	return encoded[from:to]
+}

@@ -1,0 +1,113 @@
+package redact
+
+import (
+	"encoding/base64"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestNameShortForms(t *testing.T) {
+	for name, want := range map[string]bool{
+		"DB_PASS": true, "SMTP_PASS": true, "MYSQL_PWD": true, "REDIS_PW": true, "GPG_PASSPHRASE": true,
+		"--pass": true, "pass": true, "x-db-pass": true,
+		"PWD": false, "OLDPWD": false, "COMPASS_DIR": false, "BYPASS": false, "PASSENGER_ROOT": false,
+	} {
+		if got := Name(name); got != want {
+			t.Errorf("Name(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestEnvSecrets(t *testing.T) {
+	got := EnvSecrets([]string{"PATH=/usr/bin", "PWD=/home/ada/work", "DB_PASS=hunter22", "MYSQL_PWD=sql-pw-1",
+		"DATABASE_URL=postgres://app:url-pw-9@db/app", "GITHUB_TOKEN=ghp_abc123", "NOT_AN_ASSIGNMENT", "=C:=C:\\"})
+	want := []string{"hunter22", "sql-pw-1", "url-pw-9", "url-pw-9", "YXBwOnVybC1wdy05", "YXBwOnVybC1wdy05", "ghp_abc123"} // the URL's password, and the Basic credential made of it
+	if !slices.Equal(got, want) {
+		t.Errorf("EnvSecrets = %q, want %q", got, want)
+	}
+}
+
+// A secret echoed URL-encoded or base64-encoded (either alphabet, padded
+// or not, alone or at any offset of a longer text encoded whole) is
+// masked, and what is left of its encoding beside the mask decodes to no
+// more than two of its bytes on either side.
+func TestFormsMaskEncodings(t *testing.T) {
+	const secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY+EXAMPLE?KEY"
+	s := NewScrubber(nil)
+	s.Add(Forms([]string{secret})...)
+	check := func(what, text string) {
+		t.Helper()
+		masked := string(s.Mask([]byte(text)))
+		if !strings.Contains(masked, Mask) {
+			t.Errorf("%s: %q not masked", what, text)
+			return
+		}
+		for _, piece := range strings.Split(masked, Mask) {
+			for off := range 4 {
+				if off >= len(piece) {
+					break
+				}
+				c := strings.TrimRight(piece[off:], "=")
+				c = c[:len(c)/4*4]
+				for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+					d, err := enc.DecodeString(c)
+					if err != nil {
+						continue
+					}
+					for i := 0; i+3 <= len(secret); i++ {
+						if strings.Contains(string(d), secret[i:i+3]) && !strings.Contains("xyzwv", secret[i:i+3]) {
+							t.Errorf("%s: %q is left, which decodes to %q", what, piece, d)
+							return
+						}
+					}
+				}
+			}
+		}
+	}
+	check("query-escaped", "k="+url.QueryEscape(secret)+"&x=1")
+	check("path-escaped", "/a/"+url.PathEscape(secret)+"/b")
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+		check("alone", enc.EncodeToString([]byte(secret)))
+		for prefix := range 7 {
+			for suffix := range 4 {
+				text := strings.Repeat("v", prefix) + secret + strings.Repeat("w", suffix)
+				check("in a longer text", `{"blob":"`+enc.EncodeToString([]byte(text))+`"}`)
+			}
+		}
+	}
+}
+
+// Secrets that overlap in a text (one begins inside another) leave
+// nothing of either behind, whichever is longer.
+func TestScrubberOverlaps(t *testing.T) {
+	s := NewScrubber(nil)
+	s.Add("xab1", "ab1234567")
+	for in, want := range map[string]string{
+		"[xab1234567]": "[***]",
+		"[ab1234567]":  "[***]",
+		"[xab1]":       "[***]",
+		"[xab12]":      "[***2]",
+		"nothing here": "nothing here",
+	} {
+		if got := string(s.Mask([]byte(in))); got != want {
+			t.Errorf("Mask(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A write that ends in a secret that is also the beginning of a longer
+// one holds it back: the next write may complete the longer one, whose
+// end alone would otherwise go out unmasked.
+func TestWriterHoldsASecretThatMayGrow(t *testing.T) {
+	var b strings.Builder
+	s := NewScrubber(&b)
+	s.Add("abcd", "abcdefgh")
+	s.Write([]byte("[abcd"))
+	s.Write([]byte("efgh]"))
+	s.Flush()
+	if got := b.String(); got != "[***]" {
+		t.Errorf("wrote %q, want [***]", got)
+	}
+}
