@@ -54,7 +54,10 @@ func TestMockUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"mock", "none.json"}, "mcpv: none.json: open "},
-		{[]string{"mock", "s.json", "--responses", "bad.yaml"}, "mcpv: bad.yaml: tools[0]: no result (see mcpv mock --help)\n"},
+		{[]string{"mock", "s.json", "--responses", "bad.yaml"}, "mcpv: bad.yaml: tools[0]: give one of result, result-jq and error (see mcpv mock --help)\n"},
+		{[]string{"mock"}, "mcpv: mock: give a snapshot FILE, or tools with --tool NAME=TEXT (see mcpv mock --help)\n"},
+		{[]string{"mock", "--tool", "a b=x"}, "mcpv: mock: --tool \"a b\": a tool's name is 1 to 128 letters"},
+		{[]string{"mock", "--tool", "a:=[1]"}, "mcpv: mock: --tool a: the result after := must be a JSON object"},
 		{[]string{"mock", "s.json", "--responses", "none.yaml"}, "mcpv: none.yaml: open "},
 		{[]string{"mock", "s.json", "--http-token", "x"}, "mcpv: mock: --http-token and --allow-remote go with --http (see mcpv mock --help)\n"},
 		{[]string{"mock", "s.json", "--", "./server"}, "mcpv: mock takes no server command"},

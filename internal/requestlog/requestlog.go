@@ -1,0 +1,135 @@
+// Package requestlog writes what clients said to a server mcpv serves
+// (a mock) and what each request was answered, one JSON line per message,
+// for a test to assert on:
+//
+//	{"time":"2026-01-02T15:04:05.123Z","client":1,"id":2,"method":"tools/call","params":{...},"result":{...},"ms":0.42}
+//
+// A request's line has its result, its error, or "cancelled": true, and
+// is written once it is answered (so lines come in the order answers
+// went); a notification's has no id and no answer. Secrets are masked:
+// the values a Scrubber knows (the environment's, in every form a client
+// may send them in), and the string values of members whose names say
+// they hold one. A value (params, result, an error's data) larger than
+// MaxValue is written as a string saying its size, so that one huge
+// request cannot make a huge line.
+package requestlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/serve"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/redact"
+)
+
+// MaxValue bounds each value a line holds.
+const MaxValue = 1 << 20
+
+// Log writes the lines.
+type Log struct {
+	secrets *redact.Scrubber
+	failed  func(error)
+
+	mu  sync.Mutex // guards w and err, and keeps lines whole
+	w   io.Writer
+	err error // the first write's failure: nothing more is written
+}
+
+// New is a log written to w, masking what secrets knows; failed is told,
+// once, when a write fails, and the log stops there.
+func New(w io.Writer, secrets *redact.Scrubber, failed func(error)) *Log {
+	if secrets == nil {
+		secrets = redact.NewScrubber(nil)
+	}
+	return &Log{w: w, secrets: secrets, failed: failed}
+}
+
+// Observe writes the line of one message (serve.Server.Observe).
+func (l *Log) Observe(e serve.Exchange) {
+	line := l.line(e)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return
+	}
+	if _, err := l.w.Write(line); err != nil {
+		l.err = err
+		if l.failed != nil {
+			l.failed(err)
+		}
+	}
+}
+
+// line is the JSON line of e, masked.
+func (l *Log) line(e serve.Exchange) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"time":`)
+	b.Write(mustJSON(e.Time.UTC().Format(time.RFC3339Nano)))
+	fmt.Fprintf(&b, `,"client":%d`, e.Client)
+	if e.ID != nil {
+		b.WriteString(`,"id":`)
+		value(&b, e.ID)
+	}
+	b.WriteString(`,"method":`)
+	b.Write(mustJSON(e.Method))
+	if e.Params != nil {
+		b.WriteString(`,"params":`)
+		value(&b, e.Params)
+	}
+	if e.ID != nil {
+		switch {
+		case e.Cancelled:
+			b.WriteString(`,"cancelled":true`)
+		case e.Err != nil:
+			var re *mcp.RPCError
+			if !errors.As(e.Err, &re) {
+				re = &mcp.RPCError{Code: mcp.CodeInternalError, Message: e.Err.Error()}
+			}
+			fmt.Fprintf(&b, `,"error":{"code":%d,"message":`, re.Code)
+			b.Write(mustJSON(re.Message))
+			if re.Data != nil {
+				b.WriteString(`,"data":`)
+				value(&b, re.Data)
+			}
+			b.WriteByte('}')
+		default:
+			result := e.Result
+			if result == nil {
+				result = json.RawMessage(`{}`)
+			}
+			b.WriteString(`,"result":`)
+			value(&b, result)
+		}
+		fmt.Fprintf(&b, `,"ms":%s`, millis(e.Took))
+	}
+	b.WriteString("}\n")
+	return l.secrets.Mask(redact.JSON(b.Bytes()))
+}
+
+// value writes a JSON value of the client's or the server's, on one line,
+// or, past MaxValue or not JSON, a string saying so.
+func value(b *bytes.Buffer, raw json.RawMessage) {
+	switch {
+	case len(raw) > MaxValue:
+		b.Write(mustJSON(fmt.Sprintf("(%d bytes, left out: the log holds values of at most %d MiB)", len(raw), MaxValue>>20)))
+	case json.Compact(b, raw) != nil:
+		b.Write(mustJSON(fmt.Sprintf("(%d bytes that are not JSON)", len(raw))))
+	}
+}
+
+// millis is d in milliseconds, to the microsecond.
+func millis(d time.Duration) string {
+	return fmt.Sprint(math.Round(float64(d)/float64(time.Microsecond)) / 1000)
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
