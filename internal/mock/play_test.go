@@ -117,6 +117,12 @@ func asking(_ context.Context, method string, _ json.RawMessage) (json.RawMessag
 // answering questions with handler and keeping notifications in n.
 func playClient(t *testing.T, srv *serve.Server, transport, era string, handler mcp.RequestHandler, n *notes) *mcp.Client {
 	t.Helper()
+	return playClientOf(t, srv, transport, era, `{"elicitation":{},"sampling":{},"roots":{}}`, handler, n)
+}
+
+// playClientOf is playClient, saying it has the capabilities caps.
+func playClientOf(t *testing.T, srv *serve.Server, transport, era, caps string, handler mcp.RequestHandler, n *notes) *mcp.Client {
+	t.Helper()
 	opts := mcp.SessionOptions{Handler: handler, OnNotification: n.add}
 	var sess *mcp.Session
 	if transport == "stdio" {
@@ -139,7 +145,7 @@ func playClient(t *testing.T, srv *serve.Server, transport, era string, handler 
 	}
 	t.Cleanup(func() { sess.Close(context.Background()) })
 	copts := mcp.ClientOptions{Info: mcp.Implementation{Name: "downstream", Version: "1"},
-		Capabilities: json.RawMessage(`{"elicitation":{},"sampling":{},"roots":{}}`), LogLevel: "debug"}
+		Capabilities: json.RawMessage(caps), LogLevel: "debug"}
 	if era == "modern" {
 		copts.ProtocolVersion = mcp.ModernVersion
 	}

@@ -11,7 +11,8 @@
 // may send them in), and the string values of members whose names say
 // they hold one. A value (params, result, an error's data) larger than
 // MaxValue is written as a string saying its size, so that one huge
-// request cannot make a huge line.
+// request cannot make a huge line; past MaxLog in all, a last line says
+// what came after is left out.
 package requestlog
 
 import (
@@ -32,14 +33,24 @@ import (
 // MaxValue bounds each value a line holds.
 const MaxValue = 1 << 20
 
+// MaxLog bounds the log as a whole: past it, a last line says that what
+// came after is left out, and nothing more is written.
+const MaxLog = 256 << 20
+
+// ErrFull is the failure a log that reached its bound reports.
+var ErrFull = fmt.Errorf("the log reached its bound of %d MiB: what came after is left out", MaxLog>>20)
+
 // Log writes the lines.
 type Log struct {
 	secrets *redact.Scrubber
 	failed  func(error)
 
-	mu  sync.Mutex // guards w and err, and keeps lines whole
-	w   io.Writer
-	err error // the first write's failure: nothing more is written
+	max int64 // MaxLog, or less in tests
+
+	mu      sync.Mutex // guards w, written and err, and keeps lines whole
+	w       io.Writer
+	written int64
+	err     error // the first write's failure: nothing more is written
 }
 
 // New is a log written to w, masking what secrets knows; failed is told,
@@ -48,7 +59,7 @@ func New(w io.Writer, secrets *redact.Scrubber, failed func(error)) *Log {
 	if secrets == nil {
 		secrets = redact.NewScrubber(nil)
 	}
-	return &Log{w: w, secrets: secrets, failed: failed}
+	return &Log{w: w, secrets: secrets, failed: failed, max: MaxLog}
 }
 
 // Observe writes the line of one message (serve.Server.Observe).
@@ -59,7 +70,17 @@ func (l *Log) Observe(e serve.Exchange) {
 	if l.err != nil {
 		return
 	}
-	if _, err := l.w.Write(line); err != nil {
+	var err error
+	if l.written+int64(len(line)) > l.max {
+		last, _ := json.Marshal(map[string]string{"time": e.Time.UTC().Format(time.RFC3339Nano), "leftOut": ErrFull.Error()})
+		line, err = append(last, '\n'), ErrFull
+	}
+	n, werr := l.w.Write(line)
+	l.written += int64(n)
+	if werr != nil {
+		err = werr
+	}
+	if err != nil {
 		l.err = err
 		if l.failed != nil {
 			l.failed(err)

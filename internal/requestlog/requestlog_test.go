@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -80,5 +81,21 @@ func TestLogStopsAtFirstFailure(t *testing.T) {
 	}
 	if w.n != 1 || len(told) != 1 {
 		t.Fatalf("writes %d, told %d: want 1 and 1", w.n, len(told))
+	}
+}
+
+// Past its bound, the log says so on a last line and stops.
+func TestLogBound(t *testing.T) {
+	var b bytes.Buffer
+	var told []error
+	l := New(&b, nil, func(err error) { told = append(told, err) })
+	l.max = 1000
+	for range 100 {
+		l.Observe(serve.Exchange{Method: "notifications/initialized"})
+	}
+	got := lines(t, b.Bytes())
+	last := got[len(got)-1]
+	if b.Len() > 1000+200 || len(got) < 5 || !strings.Contains(fmt.Sprint(last["leftOut"]), "bound") || len(told) != 1 || !errors.Is(told[0], ErrFull) {
+		t.Fatalf("%d bytes, told %v, last line %v", b.Len(), told, last)
 	}
 }

@@ -1,0 +1,119 @@
+package mock_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/mock"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// A responses file asks for bounded things only: waits, steps, the wait
+// for a client's answer, templates' variables, and its nesting.
+func TestResponsesBounds(t *testing.T) {
+	t.Parallel()
+	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
+	for _, tt := range []struct{ doc, want string }{
+		{"tools:\n  - name: a\n    steps: [{wait: 6m}, {wait: 5m}]\n    result: {}\n", "waits 11m0s in all: at most 10m0s"},
+		{"tools:\n  - name: a\n    steps: [{wait: 1000000h}]\n    result: {}\n", "at most 10m0s"},
+		{"tools:\n  - name: a\n    steps: [{ask: {method: roots/list, timeout: 11m}}]\n    result: {}\n", "at most 10m0s"},
+		{"tools:\n  - name: a\n    steps: [{ask: {method: tools/call}}]\n    result: {}\n", `not "tools/call"`},
+		{"tools:\n  - name: a\n    steps: [{notify: {method: tools/call}}]\n    result: {}\n", `not "tools/call"`},
+		{"tools:\n  - name: a\n    steps: [{wait: 1s, log: {level: info}}]\n    result: {}\n", "give one of wait, progress, log, notify and ask"},
+		{"tools:\n  - name: a\n    steps: [{log: {level: loud}}]\n    result: {}\n", "log is an object with a level"},
+		{"tools:\n  - name: a\n    error: {message: x}\n", "an error has a code and a message"},
+		{"resources:\n  - template: 'x://" + strings.Repeat("{a}/", 200) + "'\n    result: {}\n", "variables"},
+		{`{"tools":[{"name":"a","result":` + deep + `}]}`, "depth"},
+		{"tools:\n  - name: a\n    result: " + deep + "\n", "depth"},
+		{"tools:\n  - name: a\n    steps: [" + strings.Repeat("{wait: 0s},", mock.MaxSteps+1) + "]\n    result: {}\n", "at most 10000"},
+	} {
+		_, err := mock.ParseResponses([]byte(tt.doc))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%.80s: %v, want an error with %q", tt.doc, err, tt.want)
+		}
+	}
+}
+
+// A client that never answers the mock's question fails the call once
+// the step's timeout passes, and the mock answers the next call.
+func TestMockAskIsBounded(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	defer close(release)
+	srv, _ := playServer(t, playSnapshot, `tools:
+  - name: book
+    steps: [{ask: {method: elicitation/create, params: {message: When?}, timeout: 100ms}}]
+    result: {content: []}
+  - name: once
+    result: {content: [{type: text, text: fine}]}
+`, nil)
+	var n notes
+	silent := func(ctx context.Context, method string, _ json.RawMessage) (json.RawMessage, error) {
+		select { // never answers while the test runs
+		case <-release:
+		case <-ctx.Done():
+		}
+		return nil, ctx.Err()
+	}
+	c := playClient(t, srv, "stdio", "legacy", silent, &n)
+	_, err := ask(c, "tools/call", `{"name":"book","arguments":{}}`)
+	var re *mcp.RPCError
+	if !errors.As(err, &re) || !strings.Contains(re.Message, "tools[0].steps[0]: the client did not answer elicitation/create within 100ms") {
+		t.Errorf("unanswered question: %v", err)
+	}
+	if res, err := ask(c, "tools/call", `{"name":"once","arguments":{}}`); err != nil || !strings.Contains(string(res), "fine") {
+		t.Errorf("the next call: %s %v", res, err)
+	}
+}
+
+// A question to a client that did not say it takes them is not put: the
+// client's error (as $answers holds it) is what the entry sees.
+func TestMockAskUndeclared(t *testing.T) {
+	t.Parallel()
+	for _, era := range []string{"legacy", "modern"} {
+		srv, _ := playServer(t, playSnapshot, playResponses, nil)
+		var n notes
+		c := playClientOf(t, srv, "stdio", era, `{}`, asking, &n)
+		res, err := ask(c, "tools/call", `{"name":"book","arguments":{}}`)
+		if err != nil || !strings.Contains(string(res), `"text":"booked elicitation/create: the client did not declare the elicitation capability"`) {
+			t.Errorf("%s: a question to a client that takes none: %s %v", era, res, err)
+		}
+	}
+}
+
+// A long wait ends when the mock closes, as at Ctrl-C.
+func TestMockWaitEndsAtClose(t *testing.T) {
+	t.Parallel()
+	srv, m := playServer(t, playSnapshot, `tools:
+  - name: once
+    steps: [{progress: {progress: 1}}, {wait: 10m}]
+    result: {content: []}
+`, nil)
+	var n notes
+	c := playClient(t, srv, "stdio", "legacy", asking, &n)
+	done := make(chan error, 1)
+	go func() {
+		_, err := ask(c, "tools/call", `{"name":"once","arguments":{},"_meta":{"progressToken":1}}`)
+		done <- err
+	}()
+	for !strings.Contains(n.all(), "notifications/progress") { // the wait has begun
+		select {
+		case err := <-done:
+			t.Fatalf("the call ended before its wait: %v", err)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	m.Close()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("the call was answered")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the wait did not end with the mock")
+	}
+}
