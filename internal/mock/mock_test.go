@@ -337,31 +337,39 @@ func TestGuideResponsesExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, block, ok := strings.Cut(string(md), "```yaml\ntools:")
+	_, block, ok := strings.Cut(string(md), "```yaml\nserver:")
 	block, _, _ = strings.Cut(block, "```")
 	if !ok {
 		t.Fatal("no responses example in docs/guide/serve.md")
 	}
-	r, err := mock.ParseResponses([]byte("tools:" + block))
-	if err != nil {
-		t.Fatalf("the guide's responses file: %v", err)
+	snapshot := `{"mcpvSnapshot":1,
+ "tools":[{"name":"add","inputSchema":{"type":"object"}},{"name":"book","inputSchema":{"type":"object"}}],
+ "prompts":[{"name":"greet"}],
+ "resourceTemplates":[{"uriTemplate":"demo://notes/{id}","name":"note"}]}`
+	srv, _ := playServer(t, snapshot, "server:"+block, nil)
+	var n notes
+	c := playClient(t, srv, "stdio", "legacy", asking, &n)
+	if init := string(c.InitializeResult()); !strings.Contains(init, `"instructions":"Add with add."`) {
+		t.Errorf("initialize: %s", init)
 	}
-	snap := surface.Snapshot{
-		Tools:   []json.RawMessage{json.RawMessage(`{"name":"add","inputSchema":{"type":"object"}}`)},
-		Prompts: []json.RawMessage{json.RawMessage(`{"name":"greet"}`)},
-	}
-	m := mock.New(snap, r, mcp.Implementation{Name: "m", Version: "1"})
-	for _, c := range []struct{ method, params, want string }{
+	for _, c2 := range []struct{ method, params, want string }{
 		{"tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`, `"text":"big"`},
+		{"tools/call", `{"name":"add","arguments":{"a":2}}`, `busy`},
 		{"tools/call", `{"name":"add","arguments":{"a":2}}`, `"isError":true`},
+		{"tools/call", `{"name":"book","arguments":{}}`, `"text":"booked friday"`},
 		{"resources/read", `{"uri":"demo://readme"}`, `"text":"# Demo"`},
+		{"resources/read", `{"uri":"demo://notes/4"}`, `"text":"note 4"`},
 		{"resources/list", `{}`, `"mimeType":"text/markdown"`},
 		{"prompts/get", `{"name":"greet","arguments":{"name":"Ada"}}`, `"text":"Hello, Ada"`},
+		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"A"}}`, `"values":["Ada","Alan"]`},
 	} {
-		res, err := m.Forward(context.Background(), c.method, json.RawMessage(c.params))
-		if err != nil || !strings.Contains(string(res), c.want) {
-			t.Errorf("%s %s: %s, %v; want %s", c.method, c.params, res, err, c.want)
+		res, err := ask(c, c2.method, c2.params)
+		if got := string(res) + fmt.Sprint(err); !strings.Contains(got, c2.want) {
+			t.Errorf("%s %s: %s; want %s", c2.method, c2.params, got, c2.want)
 		}
+	}
+	if !hasNote(n.all(), `notifications/message {"level":"warning","data":"slow"}`) {
+		t.Errorf("notifications: %s", n.all())
 	}
 }
 
