@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -115,5 +117,100 @@ func TestMockWaitEndsAtClose(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the wait did not end with the mock")
+	}
+}
+
+// What an entry sends about a call (its log messages, its progress, its
+// questions) goes to that call's client alone, even while another
+// client's call is in flight; a list's change goes to every client, as a
+// server's would.
+func TestMockTellsTheCallersClientOnly(t *testing.T) {
+	t.Parallel()
+	srv, _ := playServer(t, playSnapshot, playResponses, nil)
+	var a, b notes
+	ca := playClient(t, srv, "stdio", "legacy", asking, &a)
+	askedB, release := make(chan string, 10), make(chan struct{})
+	cb := playClient(t, srv, "stdio", "legacy", func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+		askedB <- string(params)
+		<-release
+		return json.RawMessage(`{"action":"accept","content":{"date":"sunday"}}`), nil
+	}, &b)
+	bDone := make(chan string, 1)
+	go func() {
+		res, err := ask(cb, "tools/call", `{"name":"book","arguments":{}}`)
+		bDone <- string(res) + fmt.Sprint(err)
+	}()
+	<-askedB // b's call waits for b's answer while a calls
+	if res, err := ask(ca, "tools/call", `{"name":"add","arguments":{"a":2},"_meta":{"progressToken":"p1"}}`); err != nil || !strings.Contains(string(res), "done") {
+		t.Fatalf("%s %v", res, err)
+	}
+	if res, err := ask(ca, "tools/call", `{"name":"book","arguments":{}}`); err != nil || !strings.Contains(string(res), "booked friday") {
+		t.Fatalf("%s %v", res, err)
+	}
+	close(release)
+	if got := <-bDone; !strings.Contains(got, "booked sunday") {
+		t.Errorf("b's call: %s", got)
+	}
+	// b hears of the list change, which came after the log message and the
+	// progress: had they been sent to b, they would be there by now.
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(b.all(), "notifications/tools/list_changed") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the other client never heard of the list change: %s", b.all())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if got := b.all(); strings.Contains(got, "halfway") || strings.Contains(got, "progress") || len(askedB) != 0 {
+		t.Errorf("the other client got %q and was asked %d more times", got, len(askedB))
+	}
+	if got := a.all(); !strings.Contains(got, "halfway") || !strings.Contains(got, "progress") {
+		t.Errorf("the caller got %q", got)
+	}
+}
+
+// A client that cancels a call in a long wait ends the wait: the request
+// log's line of the call, written once the mock is done with it, says it
+// was cancelled.
+func TestMockWaitEndsWithTheCall(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex // guards log
+	var log strings.Builder
+	srv, _ := playServer(t, playSnapshot, `tools:
+  - name: once
+    steps: [{progress: {progress: 1}}, {wait: 10m}]
+    result: {content: []}
+`, writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return log.Write(p)
+	}))
+	var n notes
+	c := playClient(t, srv, "stdio", "legacy", asking, &n)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Call(ctx, "tools/call", json.RawMessage(`{"name":"once","arguments":{},"_meta":{"progressToken":1}}`))
+		done <- err
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(n.all(), "notifications/progress") { // the wait has begun
+		if time.Now().After(deadline) {
+			t.Fatal("no progress")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	<-done
+	for {
+		mu.Lock()
+		got := log.String()
+		mu.Unlock()
+		if strings.Contains(got, `"method":"tools/call","params":{"name":"once"`) && strings.Contains(got, `"cancelled":true`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the wait did not end with its call:\n%s", got)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
