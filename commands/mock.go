@@ -102,9 +102,11 @@ func (c *mockCmd) Run(ctx context.Context, out *console) error {
 		defer f.Close()
 		secrets := redact.NewScrubber(nil)
 		secrets.Add(redact.Forms(redact.EnvSecrets(out.env.Environ))...)
-		srv.Observe = requestlog.New(f, secrets, func(err error) {
+		log := requestlog.New(f, secrets, func(err error) {
 			out.warnf("--log: %v: nothing more is logged", err)
-		}).Observe
+		})
+		defer log.Stop() // before the file closes
+		srv.Observe = log.Observe
 	}
 	if err := srv.Start(ctx); err != nil {
 		return err
@@ -131,7 +133,7 @@ func (c *mockCmd) read(out *console) (surface.Snapshot, []*mock.Responses, error
 			beside := mock.ResponsesPath(c.File)
 			switch _, err := os.Lstat(out.env.Path(beside)); {
 			case errors.Is(err, fs.ErrNotExist):
-				out.notef("no responses file: %s is not there, so each call, read and get is answered as not recorded", beside)
+				out.notef("no responses file: %s is not there, so what %s offers is answered as not recorded", beside, c.File)
 			default:
 				paths = []string{beside}
 			}

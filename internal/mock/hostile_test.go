@@ -19,6 +19,13 @@ import (
 func TestResponsesBounds(t *testing.T) {
 	t.Parallel()
 	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
+	bomb, prev := "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n", "a0"
+	for i := 1; i < 9; i++ {
+		name := fmt.Sprintf("a%d", i)
+		bomb += name + ": &" + name + " [" + strings.Repeat("*"+prev+", ", 9) + "*" + prev + "]\n"
+		prev = name
+	}
+	bomb += "tools:\n  - name: a\n    result: {x: *" + prev + "}\n"
 	for _, tt := range []struct{ doc, want string }{
 		{"tools:\n  - name: a\n    steps: [{wait: 6m}, {wait: 5m}]\n    result: {}\n", "waits 11m0s in all: at most 10m0s"},
 		{"tools:\n  - name: a\n    steps: [{wait: 1000000h}]\n    result: {}\n", "at most 10m0s"},
@@ -31,6 +38,7 @@ func TestResponsesBounds(t *testing.T) {
 		{"resources:\n  - template: 'x://" + strings.Repeat("{a}/", 200) + "'\n    result: {}\n", "variables"},
 		{`{"tools":[{"name":"a","result":` + deep + `}]}`, "depth"},
 		{"tools:\n  - name: a\n    result: " + deep + "\n", "depth"},
+		{bomb, "aliases expand the file beyond what mcpv reads"},
 		{"tools:\n  - name: a\n    steps: [" + strings.Repeat("{wait: 0s},", mock.MaxSteps+1) + "]\n    result: {}\n", "at most 10000"},
 	} {
 		_, err := mock.ParseResponses([]byte(tt.doc))

@@ -88,6 +88,19 @@ func (l *Log) Observe(e serve.Exchange) {
 	}
 }
 
+// errStopped ends a log that Stop stopped.
+var errStopped = errors.New("the log was stopped")
+
+// Stop writes nothing more, so that w may be closed while a request still
+// being answered is told to Observe.
+func (l *Log) Stop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err == nil {
+		l.err = errStopped
+	}
+}
+
 // line is the JSON line of e, masked.
 func (l *Log) line(e serve.Exchange) []byte {
 	var b bytes.Buffer

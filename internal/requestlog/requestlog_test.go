@@ -99,3 +99,17 @@ func TestLogBound(t *testing.T) {
 		t.Fatalf("%d bytes, told %v, last line %v", b.Len(), told, last)
 	}
 }
+
+// A stopped log writes nothing more, and tells no one.
+func TestLogStop(t *testing.T) {
+	var b bytes.Buffer
+	told := 0
+	l := New(&b, nil, func(error) { told++ })
+	l.Observe(serve.Exchange{Method: "notifications/initialized"})
+	l.Stop()
+	n := b.Len()
+	l.Observe(serve.Exchange{Method: "notifications/initialized"})
+	if n == 0 || b.Len() != n || told != 0 {
+		t.Fatalf("%d bytes then %d, told %d", n, b.Len(), told)
+	}
+}
