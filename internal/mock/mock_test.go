@@ -33,6 +33,7 @@ var requests = []struct{ method, params string }{
 	{"tools/call", `{"name":"fail","arguments":{}}`},
 	{"resources/read", `{"uri":"demo://readme"}`},
 	{"prompts/get", `{"name":"greet","arguments":{"name":"Ada"}}`},
+	{"completion/complete", `{"ref":{"type":"ref/prompt","name":"review"},"argument":{"name":"language","value":"ja"}}`},
 }
 
 // demoUpstream is a relay in front of the go-sdk demo server, recording
@@ -196,6 +197,10 @@ func TestMockAnswersAsRecorded(t *testing.T) {
 				tools, err := ask(c, "tools/list", `{}`)
 				if err != nil || !strings.Contains(string(tools), `"name":"echo"`) || !strings.Contains(string(tools), `"inputSchema"`) {
 					t.Errorf("tools/list: %s, %v", tools, err)
+				}
+				// Who the server said it was, recorded.
+				if init := string(c.InitializeResult()); !strings.Contains(init, `"name":"mcpv-demo"`) || !strings.Contains(init, `"instructions":"Demo server for mcpv.`) || !strings.Contains(init, `"completions":{}`) {
+					t.Errorf("initialize result: %s", init)
 				}
 			})
 		}
