@@ -176,49 +176,60 @@ func TestMockTellsTheCallersClientOnly(t *testing.T) {
 	}
 }
 
-// A client that cancels a call in a long wait ends the wait: the request
-// log's line of the call, written once the mock is done with it, says it
-// was cancelled.
+// A client that cancels a call in a long wait, or hangs up (over HTTP:
+// on stdio, a client that closes its input still gets its answers), ends
+// the wait: the request log's line of the call, written once the mock is
+// done with it, says it was cancelled.
 func TestMockWaitEndsWithTheCall(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex // guards log
-	var log strings.Builder
-	srv, _ := playServer(t, playSnapshot, `tools:
+	for _, how := range []string{"cancel", "hang up"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex // guards log
+			var log strings.Builder
+			srv, _ := playServer(t, playSnapshot, `tools:
   - name: once
     steps: [{progress: {progress: 1}}, {wait: 10m}]
     result: {content: []}
 `, writerFunc(func(p []byte) (int, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		return log.Write(p)
-	}))
-	var n notes
-	c := playClient(t, srv, "stdio", "legacy", asking, &n)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Call(ctx, "tools/call", json.RawMessage(`{"name":"once","arguments":{},"_meta":{"progressToken":1}}`))
-		done <- err
-	}()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(n.all(), "notifications/progress") { // the wait has begun
-		if time.Now().After(deadline) {
-			t.Fatal("no progress")
-		}
-		time.Sleep(time.Millisecond)
-	}
-	cancel()
-	<-done
-	for {
-		mu.Lock()
-		got := log.String()
-		mu.Unlock()
-		if strings.Contains(got, `"method":"tools/call","params":{"name":"once"`) && strings.Contains(got, `"cancelled":true`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the wait did not end with its call:\n%s", got)
-		}
-		time.Sleep(time.Millisecond)
+				mu.Lock()
+				defer mu.Unlock()
+				return log.Write(p)
+			}))
+			var n notes
+			c := playClient(t, srv, map[string]string{"cancel": "stdio", "hang up": "http"}[how], "legacy", asking, &n)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() {
+				_, err := c.Call(ctx, "tools/call", json.RawMessage(`{"name":"once","arguments":{},"_meta":{"progressToken":1}}`))
+				done <- err
+			}()
+			deadline := time.Now().Add(30 * time.Second)
+			for !strings.Contains(n.all(), "notifications/progress") { // the wait has begun
+				if time.Now().After(deadline) {
+					t.Fatal("no progress")
+				}
+				time.Sleep(time.Millisecond)
+			}
+			if how == "cancel" {
+				cancel()
+			} else {
+				c.Close(context.Background())
+			}
+			<-done
+			for {
+				mu.Lock()
+				got := log.String()
+				mu.Unlock()
+				if strings.Contains(got, `"method":"tools/call","params":{"name":"once"`) && strings.Contains(got, `"cancelled":true`) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the wait did not end with its call:\n%s", got)
+				}
+				time.Sleep(time.Millisecond)
+			}
+		})
 	}
 }
