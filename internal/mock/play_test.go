@@ -25,7 +25,7 @@ import (
 // list changes, a question to the client, answers that run out, resource
 // templates and completions.
 const playSnapshot = `{"mcpvSnapshot":1,
- "tools":[{"name":"add","inputSchema":{"type":"object"}},{"name":"book","inputSchema":{"type":"object"}},{"name":"once","inputSchema":{"type":"object"}}],
+ "tools":[{"name":"add","inputSchema":{"type":"object"}},{"name":"book","inputSchema":{"type":"object"}},{"name":"once","inputSchema":{"type":"object"}},{"name":"context","inputSchema":{"type":"object"}}],
  "prompts":[{"name":"greet","arguments":[{"name":"name"}]}],
  "resourceTemplates":[{"uriTemplate":"demo://items/{id}","name":"item"}]}`
 
@@ -51,6 +51,11 @@ tools:
           method: elicitation/create
           params: {message: When?, requestedSchema: {type: object, properties: {date: {type: string}}}}
     result-jq: '{content: [{type: "text", text: ("booked " + ($answers[0].content.date // $answers[0].error.message))}]}'
+  - name: context
+    steps:
+      - ask: {method: roots/list}
+      - ask: {method: sampling/createMessage, params: {messages: [{role: user, content: {type: text, text: hi}}], maxTokens: 10}}
+    result-jq: '{content: [{type: "text", text: ($answers[0].roots[0].uri + " " + $answers[1].content.text)}]}'
   - name: once
     times: 1
     result: {content: [{type: text, text: first}]}
@@ -107,8 +112,13 @@ func (n *notes) all() string {
 
 // asking answers the mock's questions as a user would: the date friday.
 func asking(_ context.Context, method string, _ json.RawMessage) (json.RawMessage, error) {
-	if method == "elicitation/create" {
+	switch method {
+	case "elicitation/create":
 		return json.RawMessage(`{"action":"accept","content":{"date":"friday"}}`), nil
+	case "roots/list":
+		return json.RawMessage(`{"roots":[{"uri":"file:///work","name":"work"}]}`), nil
+	case "sampling/createMessage":
+		return json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"sampled"},"model":"m"}`), nil
 	}
 	return nil, mcp.MethodNotFound(method)
 }
@@ -208,6 +218,10 @@ func TestMockPlaysEachEntryKind(t *testing.T) {
 				if err != nil || !strings.Contains(string(res), `"text":"booked friday"`) {
 					t.Errorf("ask entry: %s %v", res, err)
 				}
+				res, err = ask(c, "tools/call", `{"name":"context","arguments":{}}`)
+				if err != nil || !strings.Contains(string(res), `"text":"file:///work sampled"`) {
+					t.Errorf("roots and sampling entry: %s %v", res, err)
+				}
 				for _, want := range []string{"first", "later", "later"} {
 					if res, err := ask(c, "tools/call", `{"name":"once","arguments":{}}`); err != nil || !strings.Contains(string(res), `"text":"`+want+`"`) {
 						t.Errorf("times entry: %s %v, want %s", res, err, want)
@@ -278,7 +292,11 @@ func sdkPlay(t *testing.T, version string) {
 			n.add("log", b)
 		},
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { n.add("tools", nil) },
+		CreateMessageHandler: func(context.Context, *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
+			return &sdk.CreateMessageResult{Role: "assistant", Model: "m", Content: &sdk.TextContent{Text: "sampled"}}, nil
+		},
 	})
+	client.AddRoots(&sdk.Root{URI: "file:///sdk", Name: "sdk"})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, &sdk.ClientSessionOptions{ProtocolVersion: version})
@@ -315,6 +333,10 @@ func sdkPlay(t *testing.T, version string) {
 	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "book", Arguments: map[string]any{}})
 	if err != nil || len(res.Content) != 1 || res.Content[0].(*sdk.TextContent).Text != "booked monday" {
 		t.Errorf("ask entry: %+v %v", res, err)
+	}
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "context", Arguments: map[string]any{}})
+	if err != nil || len(res.Content) != 1 || res.Content[0].(*sdk.TextContent).Text != "file:///sdk sampled" {
+		t.Errorf("roots and sampling entry: %+v %v", res, err)
 	}
 	rr, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "demo://items/3"})
 	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != "item 3" {
