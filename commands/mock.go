@@ -63,9 +63,6 @@ func (c *mockCmd) Validate() error {
 	if err := c.listenFlags.validate(); err != nil {
 		return err
 	}
-	if c.File == "" && len(c.Tool) == 0 {
-		return usageErrorf("give a snapshot FILE, or tools with --tool NAME=TEXT")
-	}
 	c.tools, c.answers = nil, nil
 	for _, spec := range c.Tool {
 		tool, e, err := mock.ToolFlag(spec)
@@ -78,6 +75,9 @@ func (c *mockCmd) Validate() error {
 }
 
 func (c *mockCmd) Run(ctx context.Context, out *console) error {
+	if c.File == "" && len(c.Tool) == 0 {
+		return usageErrorf("mock: give a snapshot FILE, or tools with --tool NAME=TEXT")
+	}
 	// A mock holds no credentials: on loopback it takes no token unless
 	// given one.
 	plan, err := c.listenPlan(out, false)
