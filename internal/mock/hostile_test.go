@@ -233,3 +233,29 @@ func TestMockWaitEndsWithTheCall(t *testing.T) {
 		})
 	}
 }
+
+// A template that matches every URI answers what no entry of a fixed URI
+// in its file answers; a URI past the matcher's bound matches no template
+// and is answered as not recorded, at once.
+func TestMockTemplateOfEverything(t *testing.T) {
+	t.Parallel()
+	srv, _ := playServer(t, playSnapshot, `resources:
+  - template: '{+any}'
+    result-jq: '{contents: [{uri: .any, text: "anything"}]}'
+  - uri: demo://readme
+    result: {contents: [{uri: demo://readme, text: readme}]}
+`, nil)
+	var n notes
+	c := playClient(t, srv, "stdio", "legacy", asking, &n)
+	for uri, want := range map[string]string{"demo://readme": `"text":"readme"`, "demo://other": `"text":"anything"`, "file:///etc/passwd": `"text":"anything"`} {
+		if res, err := ask(c, "resources/read", `{"uri":"`+uri+`"}`); err != nil || !strings.Contains(string(res), want) {
+			t.Errorf("%s: %s %v, want %s", uri, res, err, want)
+		}
+	}
+	long := "demo://" + strings.Repeat("a", 10<<10)
+	_, err := ask(c, "resources/read", `{"uri":"`+long+`"}`)
+	var re *mcp.RPCError
+	if !errors.As(err, &re) || re.Code != -32002 {
+		t.Errorf("a URI past the bound: %v", err)
+	}
+}

@@ -282,6 +282,9 @@ func pick(ctx context.Context, entries []Entry, candidate func(*Entry) (any, boo
 			}
 		}
 		for i := range file {
+			if ctx.Err() != nil { // the request is over: no more entries are tried
+				return nil, nil, context.Cause(ctx)
+			}
 			e := &file[i]
 			input, ok := candidate(e)
 			if !ok {
