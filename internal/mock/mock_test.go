@@ -88,48 +88,13 @@ func start(t *testing.T, srv *serve.Server) {
 // stdioClient is mcpv's own client of srv on a pair of pipes.
 func stdioClient(t *testing.T, srv *serve.Server, era string) *mcp.Client {
 	t.Helper()
-	upR, upW := io.Pipe()
-	downR, downW := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.ServeStream(ctx, upR, downW, upR.Close); downW.Close() }() // ends at cancel
-	sess := mcp.NewSession(mcp.NewStreamTransport(downR, upW, func() error { upW.Close(); return downR.Close() }, nil), mcp.SessionOptions{})
-	t.Cleanup(func() {
-		sess.Close(context.Background())
-		cancel()
-		<-served
-	})
-	return initialize(t, sess, era)
+	return playClientOf(t, srv, "stdio", era, `{}`, nil, &notes{})
 }
 
 // httpClient is mcpv's own client of srv over Streamable HTTP.
 func httpClient(t *testing.T, srv *serve.Server, era string) *mcp.Client {
 	t.Helper()
-	h := srv.HTTPHandler("", false)
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() { h.Close(); ts.Close() })
-	tr, err := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: ts.URL + "/mcp", Mode: mcp.ModeStreamable})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess := mcp.NewSession(tr, mcp.SessionOptions{})
-	t.Cleanup(func() { sess.Close(context.Background()) })
-	return initialize(t, sess, era)
-}
-
-func initialize(t *testing.T, sess *mcp.Session, era string) *mcp.Client {
-	t.Helper()
-	opts := mcp.ClientOptions{Info: mcp.Implementation{Name: "downstream", Version: "1"}}
-	if era == "modern" {
-		opts.ProtocolVersion = mcp.ModernVersion
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := mcp.Initialize(ctx, sess, opts)
-	if err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	return c
+	return playClientOf(t, srv, "http", era, `{}`, nil, &notes{})
 }
 
 func ask(c *mcp.Client, method, params string) (json.RawMessage, error) {
