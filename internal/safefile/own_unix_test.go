@@ -15,15 +15,7 @@ import (
 // own; a link, a named pipe (with a reader waiting or none), a device, a
 // directory and another user's file are refused, untouched, at once.
 func TestCreateOwn(t *testing.T) {
-	dir, outside := t.TempDir(), t.TempDir()
-	victim := filepath.Join(outside, "bashrc")
-	os.WriteFile(victim, []byte("the user's own\n"), 0o644)
-	link := filepath.Join(dir, "mock.log")
-	os.Symlink(victim, link)
-	fifo := filepath.Join(dir, "pipe.log")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, victim, link, fifo := traps(t, "mock.log", "pipe.log")
 	read := filepath.Join(dir, "read.log") // a pipe someone reads
 	if err := syscall.Mkfifo(read, 0o644); err != nil {
 		t.Fatal(err)
