@@ -21,7 +21,7 @@ type mockCmd struct {
 	File      string   `arg:"" optional:"" name:"file" placeholder:"FILE" help:"An mcpv test snapshot: the tools, prompts and resource templates to offer."`
 	Responses []string `name:"responses" sep:"none" placeholder:"FILE" help:"A responses file, JSON or YAML (repeatable: a file's entries are tried before the next's; default: FILE with .responses.json for its extension, when there is one)."`
 	Tool      []string `name:"tool" sep:"none" placeholder:"NAME[=TEXT|:=JSON]" help:"Offer a tool that answers every call with TEXT as its text, or with the JSON result (repeatable; before any responses file). Needs no FILE."`
-	Log       string   `name:"log" placeholder:"FILE" help:"Write each message of each client, and what each request was answered, to FILE as JSON lines, secrets masked (a new file, or your own emptied; mode 0600)."`
+	Log       string   `name:"log" placeholder:"FILE" help:"Write each message of each client, what each request was answered, and each question put to a client with its answer, to FILE as JSON lines, secrets masked (a new file, or your own emptied; mode 0600)."`
 	listenFlags
 
 	tools   []json.RawMessage
@@ -107,6 +107,7 @@ func (c *mockCmd) Run(ctx context.Context, out *console) error {
 		})
 		defer log.Stop() // before the file closes
 		srv.Observe = log.Observe
+		m.ObserveQuestions(log.Observe)
 	}
 	if err := srv.Start(ctx); err != nil {
 		return err

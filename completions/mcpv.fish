@@ -393,7 +393,7 @@ complete -c mcpv -n '__mcpv_in "serve"' -l deny-prompts -x -d 'Hide the prompts 
 complete -c mcpv -n '__mcpv_in "serve"' -l read-only -d 'Offer only the tools whose annotations say readOnlyHint.'
 complete -c mcpv -n '__mcpv_in "mock"' -l responses -r -F -d 'A responses file, JSON or YAML (repeatable: a file\'s entries are tried before the next\'s; default: FILE with .responses.json for its extension, when there is one).'
 complete -c mcpv -n '__mcpv_in "mock"' -l tool -x -d 'Offer a tool that answers every call with TEXT as its text, or with the JSON result (repeatable; before any responses file). Needs no FILE.'
-complete -c mcpv -n '__mcpv_in "mock"' -l log -r -F -d 'Write each message of each client, and what each request was answered, to FILE as JSON lines, secrets masked (a new file, or your own emptied; mode 0600).'
+complete -c mcpv -n '__mcpv_in "mock"' -l log -r -F -d 'Write each message of each client, what each request was answered, and each question put to a client with its answer, to FILE as JSON lines, secrets masked (a new file, or your own emptied; mode 0600).'
 complete -c mcpv -n '__mcpv_in "mock"' -l http -x -d 'Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one).'
 complete -c mcpv -n '__mcpv_in "mock"' -l http-token -x -d 'Require this bearer token of every HTTP client: @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it).'
 complete -c mcpv -n '__mcpv_in "mock"' -l allow-remote -d 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.'

@@ -54,13 +54,19 @@ func TestMockAskIsBounded(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	defer close(release)
+	var mu sync.Mutex // guards log
+	var log strings.Builder
 	srv, _ := playServer(t, playSnapshot, `tools:
   - name: book
     steps: [{ask: {method: elicitation/create, params: {message: When?}, timeout: 100ms}}]
     result: {content: []}
   - name: once
     result: {content: [{type: text, text: fine}]}
-`, nil)
+`, writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return log.Write(p)
+	}))
 	var n notes
 	silent := func(ctx context.Context, method string, _ json.RawMessage) (json.RawMessage, error) {
 		select { // never answers while the test runs
@@ -77,6 +83,11 @@ func TestMockAskIsBounded(t *testing.T) {
 	}
 	if res, err := ask(c, "tools/call", `{"name":"once","arguments":{}}`); err != nil || !strings.Contains(string(res), "fine") {
 		t.Errorf("the next call: %s %v", res, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(log.String(), `"method":"elicitation/create","asked":true,"params":{"message":"When?"},"error":{"code":-32603,"message":"mock: tools[0].steps[0]: the client did not answer`) {
+		t.Errorf("the request log has no line of the unanswered question:\n%s", log.String())
 	}
 }
 

@@ -46,6 +46,10 @@ type Mock struct {
 	mu sync.Mutex    // guards h
 	h  connect.Hooks // serve's, for notifications and questions to clients
 
+	// observe, when set, is told of each question put to a client and
+	// its answer (set before serving starts).
+	observe func(serve.Exchange)
+
 	once sync.Once     // closes done
 	done chan struct{} // closed by Close
 }
@@ -76,6 +80,12 @@ func New(snap surface.Snapshot, resp *Responses, info mcp.Implementation) *Mock 
 	m.init, m.notes = initResult(snap, resp, info)
 	return m
 }
+
+// ObserveQuestions has f told of each question the mock puts to a client
+// and the client's answer (an Exchange that is Asked), as
+// serve.Server.Observe is told of what the clients ask. Call it before
+// serving starts.
+func (m *Mock) ObserveQuestions(f func(serve.Exchange)) { m.observe = f }
 
 // Notes are what the mock says once as it starts: what of the recorded
 // server it does not play.

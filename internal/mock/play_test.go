@@ -87,7 +87,9 @@ func playServer(t *testing.T, snapshot, responses string, log io.Writer) (*serve
 	m := mock.New(snap, resp, mcp.Implementation{Name: "mcpv-mock", Version: "test"})
 	srv := &serve.Server{Open: m.Open}
 	if log != nil {
-		srv.Observe = requestlog.New(log, nil, nil).Observe
+		l := requestlog.New(log, nil, nil)
+		srv.Observe = l.Observe
+		m.ObserveQuestions(l.Observe)
 	}
 	start(t, srv)
 	t.Cleanup(m.Close)
@@ -355,7 +357,8 @@ func sdkPlay(t *testing.T, version string) {
 }
 
 // The request log holds each message and its answer, in the order the
-// answers went, for a test to assert on.
+// answers went, and the questions the mock put to the client with the
+// client's answers, for a test to assert on.
 func TestMockRequestLog(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex // guards log
@@ -373,6 +376,7 @@ func TestMockRequestLog(t *testing.T) {
 	want := []string{
 		`"method":"initialize"`, `"method":"notifications/initialized"`, `"method":"logging/setLevel"`,
 		`"method":"tools/call","params":{"name":"add","arguments":{"a":1},`,
+		`"method":"elicitation/create","asked":true,"params":{"message":"When?",`,
 		`"method":"tools/call","params":{"name":"book","arguments":{},`,
 	}
 	deadline := time.Now().Add(30 * time.Second)
@@ -387,7 +391,8 @@ func TestMockRequestLog(t *testing.T) {
 		}
 		if ok { // the answers as they went
 			ok = strings.Contains(lines[3], `"error":{"code":-32000,"message":"busy","data":{"retry":true}},"ms":`) &&
-				strings.Contains(lines[4], `"result":{"content":[{"text":"booked friday","type":"text"}]},"ms":`)
+				strings.Contains(lines[4], `"result":{"action":"accept","content":{"date":"friday"}},"ms":`) && !strings.Contains(lines[4], `"id"`) &&
+				strings.Contains(lines[5], `"result":{"content":[{"text":"booked friday","type":"text"}]},"ms":`)
 		}
 		if ok {
 			break

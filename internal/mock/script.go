@@ -253,13 +253,22 @@ func (m *Mock) ask(ctx context.Context, e *Entry, i int, a *Ask) (any, error) {
 	if params == nil {
 		params = json.RawMessage(`{}`)
 	}
+	start := time.Now()
 	res, _, err := route(actx, a.Method, params)
+	late := ctx.Err() == nil && actx.Err() != nil
+	if late {
+		err = &mcp.RPCError{Code: mcp.CodeInternalError,
+			Message: fmt.Sprintf("mock: %s.steps[%d]: the client did not answer %s within %v", e.where, i, a.Method, wait)}
+	}
+	if m.observe != nil {
+		m.observe(serve.Exchange{Client: serve.ClientOf(ctx), Method: a.Method, Params: params, Asked: true,
+			Result: res, Err: err, Cancelled: ctx.Err() != nil, Time: start, Took: time.Since(start)})
+	}
 	switch {
 	case ctx.Err() != nil:
 		return nil, context.Cause(ctx)
-	case actx.Err() != nil:
-		return nil, &mcp.RPCError{Code: mcp.CodeInternalError,
-			Message: fmt.Sprintf("mock: %s.steps[%d]: the client did not answer %s within %v", e.where, i, a.Method, wait)}
+	case late:
+		return nil, err
 	case err != nil:
 		return errorAnswer(err), nil
 	}

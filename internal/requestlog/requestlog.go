@@ -6,7 +6,9 @@
 //
 // A request's line has its result, its error, or "cancelled": true, and
 // is written once it is answered (so lines come in the order answers
-// went); a notification's has no id and no answer. Secrets are masked:
+// went); a notification's has no id and no answer. A question the mock
+// put to a client (elicitation, sampling, roots) has "asked": true, no
+// id, and the client's answer. Secrets are masked:
 // the values a Scrubber knows (the environment's, in every form a client
 // may send them in), and the string values of members whose names say
 // they hold one. A value (params, result, an error's data) larger than
@@ -113,11 +115,14 @@ func (l *Log) line(e serve.Exchange) []byte {
 	}
 	b.WriteString(`,"method":`)
 	b.Write(mustJSON(e.Method))
+	if e.Asked {
+		b.WriteString(`,"asked":true`)
+	}
 	if e.Params != nil {
 		b.WriteString(`,"params":`)
 		value(&b, e.Params)
 	}
-	if e.ID != nil {
+	if e.ID != nil || e.Asked {
 		switch {
 		case e.Cancelled:
 			b.WriteString(`,"cancelled":true`)

@@ -41,14 +41,16 @@ func TestLogLines(t *testing.T) {
 	l.Observe(serve.Exchange{Client: 1, ID: json.RawMessage(`"x"`), Method: "tools/call", Time: at,
 		Err: &mcp.RPCError{Code: -32000, Message: "busy", Data: json.RawMessage(`{"n":1}`)}})
 	l.Observe(serve.Exchange{Client: 1, ID: json.RawMessage(`8`), Method: "ping", Time: at, Cancelled: true})
+	l.Observe(serve.Exchange{Client: 3, Method: "roots/list", Asked: true, Params: json.RawMessage(`{}`), Time: at,
+		Result: json.RawMessage(`{"roots":[]}`)})
 	l.Observe(serve.Exchange{Client: 1, ID: json.RawMessage(`9`), Method: "tools/call", Time: at,
 		Params: json.RawMessage(`{"big":"` + strings.Repeat("x", MaxValue) + `"}`)})
 	if strings.Contains(b.String(), "hunter2-secret-value") || strings.Contains(b.String(), `"abc"`) {
 		t.Fatalf("a secret is in the log:\n%s", b.String())
 	}
 	got := lines(t, b.Bytes())
-	if len(got) != 5 {
-		t.Fatalf("%d lines, want 5:\n%s", len(got), b.String())
+	if len(got) != 6 {
+		t.Fatalf("%d lines, want 6:\n%s", len(got), b.String())
 	}
 	if got[0]["method"] != "tools/call" || got[0]["id"] != 7.0 || got[0]["client"] != 1.0 || got[0]["ms"] != 1.5 ||
 		got[0]["time"] != "2026-01-02T15:04:05Z" || got[0]["result"] == nil {
@@ -63,7 +65,10 @@ func TestLogLines(t *testing.T) {
 	if got[3]["cancelled"] != true {
 		t.Errorf("cancelled line: %v", got[3])
 	}
-	if s, _ := got[4]["params"].(string); !strings.Contains(s, "left out") || b.Len() > 2*MaxValue/1024 {
+	if _, ok := got[4]["id"]; ok || got[4]["asked"] != true || got[4]["client"] != 3.0 || got[4]["result"] == nil || got[4]["ms"] == nil {
+		t.Errorf("a question's line: %v", got[4])
+	}
+	if s, _ := got[5]["params"].(string); !strings.Contains(s, "left out") || b.Len() > 2*MaxValue/1024 {
 		t.Errorf("a huge value is not left out (%d bytes): %.200v", b.Len(), got[4]["params"])
 	}
 }

@@ -31,6 +31,9 @@ type Exchange struct {
 	Result    json.RawMessage
 	Err       error
 	Cancelled bool
+	// Asked says the message is not the client's own request but one an
+	// Upstream in the process (a mock) put to it, with its answer.
+	Asked bool
 	// Time is when the message came; Took, how long the answer took.
 	Time time.Time
 	Took time.Duration
@@ -86,6 +89,16 @@ func Tell(ctx context.Context, method string, params json.RawMessage) bool {
 		r.tell(withRelated(context.Background(), r.id), &u.behind, method, params)
 	}
 	return true
+}
+
+// ClientOf is the number (as Exchange has it) of the client whose
+// request is being served in ctx, the context of an Upstream's Forward or
+// Relay; 0 outside a client's request.
+func ClientOf(ctx context.Context) int64 {
+	if r, ok := ctx.Value(relayKey{}).(relayed); ok && r.c != nil {
+		return r.c.n
+	}
+	return 0
 }
 
 // upstreamKey marks the context of a client's request with the upstream
