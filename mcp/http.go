@@ -16,10 +16,9 @@ package mcp
 //     202), which keeps them in order: notifications/initialized reaches the
 //     server before any later request.
 //   - After notifications/initialized the standalone GET stream is opened;
-//     each later request but a list waits until it has been sent (not for
-//     its headers, which a proxy may hold back), so that the server has it
-//     first and server requests sent there are not lost. A list goes at
-//     once: the tools/list before a call overlaps the stream's opening.
+//     each later request but a list waits for its headers, so that server
+//     requests sent there are not lost. A list goes at once: the tools/list
+//     before a call overlaps the stream's opening.
 //   - A stream that ends before the response is resumed with GET and
 //     Last-Event-ID after the server's retry delay, a bounded number of times.
 //   - A 404 to a POST that carried a session id means the session expired: the
@@ -122,8 +121,8 @@ type HTTPTransport struct {
 	endpoint   *url.URL // where to POST; differs from url in legacy mode
 	legacy     bool
 	getOpen    bool // the standalone GET stream is running
-	// getOpened is closed when the GET stream opened last has been sent
-	// or has failed; requests wait for it until getDeadline.
+	// getOpened is closed when the GET stream opened last has its
+	// headers or has failed; requests wait for it until getDeadline.
 	getOpened   <-chan struct{}
 	getDeadline time.Time
 	closed      bool

@@ -13,10 +13,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/http/httptrace"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpv/mcpv/redact"
@@ -227,12 +225,8 @@ func (t *HTTPTransport) get(ctx context.Context, lastID string) (*http.Response,
 
 // openGetStream opens the standalone GET stream (transports, "Listening for
 // Messages from the Server"). A server that offers none (405, 404, 400) is
-// fine. The requests that follow wait until it has been sent
-// (awaitGetStream), so that the server has it before their POSTs, and
-// server requests sent there are not missed; a list request does not
-// wait. They do not wait for its headers: a proxy may hold those back
-// until the first event, and they would say no more than the sending
-// does of whether the server has the stream.
+// fine. The requests that follow wait for its headers (awaitGetStream), so
+// that server requests sent there are not missed; a list request does not.
 func (t *HTTPTransport) openGetStream() {
 	t.mu.Lock()
 	if t.legacy || t.getOpen || t.closed {
@@ -253,7 +247,7 @@ func (t *HTTPTransport) openGetStream() {
 	})
 }
 
-// awaitGetStream waits until the GET stream opened last has been sent (or
+// awaitGetStream waits until the GET stream opened last has its headers (or
 // failed), for getStreamWait after it was opened at most, or until ctx ends.
 func (t *HTTPTransport) awaitGetStream(ctx context.Context) {
 	t.mu.Lock()
@@ -293,15 +287,12 @@ func (t *HTTPTransport) runGetStream(opened chan struct{}) {
 	var lastID string
 	var retry time.Duration
 	failures := 0
-	sent := sync.OnceFunc(func() { close(opened) })
 	for first := true; ; first = false {
 		sid := t.SessionID()
-		ctx := t.ctx
+		resp, err := t.get(t.ctx, lastID)
 		if first {
-			ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { sent() }})
+			close(opened)
 		}
-		resp, err := t.get(ctx, lastID)
-		sent()
 		if err != nil {
 			var se *StatusError
 			switch {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -188,14 +189,12 @@ func TestHTTPRequestsCarryTheSessionHeaders(t *testing.T) {
 	}
 }
 
-// A request waits until the GET stream has been sent, so that the server
-// has it first, but not for its headers, which a proxy may hold back
-// until the stream's first event: with the headers held, a list and then
-// a call go at once.
+// A request waits for the GET stream's headers, so that what the server
+// sends there in its course is not lost; a list request does not, and
+// overlaps the stream's opening.
 func TestHTTPRequestsWaitForTheGetStream(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
-	defer close(release)
 	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{
 		Get: func(x *mcptest.Exchange) {
 			select {
@@ -215,13 +214,26 @@ func TestHTTPRequestsWaitForTheGetStream(t *testing.T) {
 	if _, err := c.Call(testCtx(t), "tools/list", nil); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Fatalf("tools/list while the GET waits: %v", err)
 	}
-	if _, err := c.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"x"}`)); err != nil {
-		t.Fatal(err)
-	}
-	// Waiting for the GET stream's headers, it would have given up on
-	// them first.
+	// Waiting for the GET stream, it would have given up on it first.
 	if d := time.Since(start); d >= getStreamWait {
-		t.Fatalf("initialize, tools/list and tools/call took %v while the GET stream had no headers", d)
+		t.Fatalf("initialize and tools/list took %v while the GET stream had no headers", d)
+	}
+	called := make(chan error, 1)
+	go func() {
+		_, err := c.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"x"}`))
+		called <- err
+	}()
+	select {
+	case err := <-called:
+		t.Fatalf("the call went before the GET stream had its headers: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if slices.ContainsFunc(srv.Requests(), rpc("tools/call")) {
+		t.Fatal("the call was sent before the GET stream had its headers")
+	}
+	close(release)
+	if err := <-called; err != nil {
+		t.Fatal(err)
 	}
 }
 
