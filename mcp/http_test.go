@@ -190,8 +190,10 @@ func TestHTTPRequestsCarryTheSessionHeaders(t *testing.T) {
 }
 
 // A request waits for the GET stream's headers, so that what the server
-// sends there in its course is not lost; a list request does not, and
-// overlaps the stream's opening.
+// sends there in its course is not lost (a server has the stream once it
+// has sent them, not when the GET has been sent: the call's POST may
+// reach it first); a list request does not, and overlaps the stream's
+// opening.
 func TestHTTPRequestsWaitForTheGetStream(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
@@ -208,6 +210,7 @@ func TestHTTPRequestsWaitForTheGetStream(t *testing.T) {
 		Post: answerTo("tools/call", func(x *mcptest.Exchange) { x.Reply(x.Result(`{"content":[]}`)) }),
 	})
 	h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+	h.tr.headersGrace = getStreamWait // no proxy's grace: the wait is the headers'
 	start := time.Now()
 	c := h.initialize(t)
 	awaitRequest(t, srv, func(r mcptest.HTTPRequest) bool { return r.Method == http.MethodGet })
@@ -234,6 +237,32 @@ func TestHTTPRequestsWaitForTheGetStream(t *testing.T) {
 	close(release)
 	if err := <-called; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Behind a proxy that holds the GET stream's headers back until its first
+// event, a request waits a moment after the GET was sent, not the whole
+// wait: the server had the GET first.
+func TestHTTPRequestsWaitBrieflyForHeldHeaders(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{
+		Get:  func(x *mcptest.Exchange) { <-x.R.Context().Done() },
+		Post: answerTo("tools/call", func(x *mcptest.Exchange) { x.Reply(x.Result(`{"content":[]}`)) }),
+	})
+	h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+	c := h.initialize(t)
+	start := time.Now()
+	if _, err := c.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d >= getStreamWait/2 {
+		t.Errorf("the call took %v while the GET stream's headers were held: as long as the whole wait", d)
+	}
+	reqs := srv.Requests()
+	get := slices.IndexFunc(reqs, func(r mcptest.HTTPRequest) bool { return r.Method == http.MethodGet })
+	call := slices.IndexFunc(reqs, rpc("tools/call"))
+	if get < 0 || call < get {
+		t.Errorf("the server had the call (at %d) before the GET (at %d)", call, get)
 	}
 }
 
