@@ -42,6 +42,7 @@ func TestPackageRules(t *testing.T) {
 		dir            string
 		forbidImports  []string
 		forbidSelector []string
+		leaf           bool // imports nothing of mcpv's
 	}
 	rules := []rule{
 		{
@@ -89,6 +90,11 @@ func TestPackageRules(t *testing.T) {
 		dir:           "internal/testrun",
 		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/alecthomas/kong", "github.com/mattn/go-isatty", "github.com/itchyny/gojq"},
 	}, rule{
+		// The command line's error kinds: whatever returns one need not
+		// pull in the session opener with it.
+		dir:  "internal/clierr",
+		leaf: true,
+	}, rule{
 		dir:           "internal/ordered",
 		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/output", "github.com/alecthomas/kong"},
 	})
@@ -106,6 +112,9 @@ func TestPackageRules(t *testing.T) {
 		forEachSource(t, r.dir, func(f string, _ *token.FileSet, file *ast.File, src []byte) {
 			for _, imp := range file.Imports {
 				path, _ := strconv.Unquote(imp.Path.Value)
+				if r.leaf && strings.HasPrefix(path, "github.com/mcpv/mcpv/") {
+					t.Errorf("%s imports %s (it imports nothing of mcpv's)", f, path)
+				}
 				for _, bad := range r.forbidImports {
 					if path == bad {
 						t.Errorf("%s imports %s", f, path)

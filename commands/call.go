@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/suggest"
@@ -192,7 +192,7 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 	}
 	res, asTask, err := c.send(ctx, s, client, out, base, def, readFile)
 	var ce *mcp.CallError
-	var ue *connect.UsageError
+	var ue *clierr.UsageError
 	if (errors.As(err, &ce) || errors.As(err, &ue)) && looked && s.keptServed("tools") {
 		// The definition came from a list kept from an earlier run, and
 		// the server refused the call, or the arguments do not fit it:

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/elicit"
-	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/skills"
@@ -44,8 +44,8 @@ const codeURLElicitationRequired = -32042
 // refusals (exit 3, like a missing capability).
 func Of(err error, refused func(error) bool) int {
 	var (
-		usage     *connect.UsageError
-		confErr   *connect.ConfigError
+		usage     *clierr.UsageError
+		confErr   *clierr.ConfigError
 		filterErr *output.FilterError
 		callErr   *mcp.CallError
 		capErr    *mcp.CapabilityError
@@ -140,9 +140,9 @@ func Message(err error, code int, help string) string {
 		msg = ce.Method + ": " + elicit.DescribeURLRequired(ce.Err.Data)
 	}
 	msg += Hint(err)
-	var confErr *connect.ConfigError
+	var confErr *clierr.ConfigError
 	var stateErr *safedir.Error
-	var usage *connect.UsageError
+	var usage *clierr.UsageError
 	pointed := errors.As(err, &usage) && usage.Pointed
 	if code == Usage && !strings.Contains(msg, "\n") && !pointed && !errors.As(err, &confErr) && !errors.As(err, &stateErr) {
 		msg += " (see " + help + ")"
