@@ -186,29 +186,11 @@ func DescribeCommand(s *config.Server) string {
 	if len(s.Env) > 0 {
 		var env []string
 		for _, v := range s.Env {
-			env = append(env, v.Name+"="+shellwords.Quote(MaskValue(v.Name, v.Value)))
+			env = append(env, v.Name+"="+shellwords.Quote(redact.ConfigValue(v.Name, v.Value)))
 		}
 		out = "env " + strings.Join(env, " ") + " " + out
 	}
 	return out
-}
-
-// MaskValue hides a secret-named value, unless it only names variables
-// ("${GITHUB_TOKEN}", "Bearer ${TOKEN}"): then the secret is not in the file.
-func MaskValue(name, value string) string {
-	if !redact.Name(name) {
-		return value
-	}
-	rest := value
-	if scheme, after, ok := strings.Cut(value, " "); ok && !strings.Contains(scheme, "$") {
-		rest = after
-	}
-	for part := range strings.FieldsSeq(rest) {
-		if !strings.HasPrefix(part, "${") || !strings.HasSuffix(part, "}") || strings.Count(part, "${") != 1 {
-			return redact.HeaderValue(name, value)
-		}
-	}
-	return value
 }
 
 func relPath(path, cwd string) string {
