@@ -84,7 +84,17 @@ func TestPackageRules(t *testing.T) {
 		// The test-file format: steps come out as words, which the command
 		// line checks and runs.
 		dir:           "internal/testfile",
-		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/alecthomas/kong", "github.com/mattn/go-isatty"},
+		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/output", "github.com/alecthomas/kong", "github.com/mattn/go-isatty"},
+	}, rule{
+		// jq is not the terminal's: the printer (output) runs a filter,
+		// and the test-file format and the mock run theirs, without
+		// streams, colour or the terminal.
+		dir:           "internal/jq",
+		forbidImports: []string{"github.com/mcpv/mcpv/output", "github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/alecthomas/kong", "github.com/mattn/go-isatty", "github.com/tidwall/pretty"},
+	}, rule{
+		// A server read from files has no terminal.
+		dir:           "internal/mock",
+		forbidImports: []string{"github.com/mcpv/mcpv/output", "github.com/mcpv/mcpv/commands", "github.com/alecthomas/kong", "github.com/mattn/go-isatty"},
 	}, rule{
 		// The runner runs steps through the session the command line gives it.
 		dir:           "internal/testrun",

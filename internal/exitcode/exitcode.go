@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpv/mcpv/elicit"
 	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/skills"
@@ -46,7 +47,7 @@ func Of(err error, refused func(error) bool) int {
 	var (
 		usage     *clierr.UsageError
 		confErr   *clierr.ConfigError
-		filterErr *output.FilterError
+		filterErr *jq.FilterError
 		callErr   *mcp.CallError
 		capErr    *mcp.CapabilityError
 		transErr  *mcp.TransportError

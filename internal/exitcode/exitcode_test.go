@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/skills"
 	"github.com/mcpv/mcpv/internal/toolcall"
@@ -43,8 +44,8 @@ func TestOf(t *testing.T) {
 		{&oauth.PermissionError{}, Auth},
 		{&toolcall.FailedError{Text: "no"}, ToolError},
 		{output.ErrFalsy, ToolError},
-		{&output.FilterError{Err: errors.New("x"), Runtime: true}, Filter},
-		{&output.FilterError{Err: errors.New("x")}, Usage},
+		{&jq.FilterError{Err: errors.New("x"), Runtime: true}, Filter},
+		{&jq.FilterError{Err: errors.New("x")}, Usage},
 		{clierr.Usagef("x"), Usage},
 		{clierr.Configf("x"), Usage},
 		{&mcp.CallError{Method: "m", Err: &mcp.RPCError{Code: -32601}}, Server},

@@ -9,10 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/itchyny/gojq"
-	"github.com/mcpv/mcpv/internal/jqlimit"
+	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/internal/yamlnode"
-	"github.com/mcpv/mcpv/output"
 )
 
 // Responses is a responses file: what the mock answers. Each list is
@@ -48,7 +46,7 @@ type Entry struct {
 	Resource  json.RawMessage `json:"resource,omitempty"`
 	Result    json.RawMessage `json:"result"`
 
-	code  *gojq.Code
+	code  *jq.Filter
 	where string // where the file has it ("tools[2]"), by check
 	want  any    // Arguments decoded, by check
 	sure  bool   // want is decoded
@@ -113,17 +111,11 @@ func (e *Entry) check(where string, named bool) error {
 	e.wanted() // decoded once, not at every call
 	e.where = where
 	if e.JQ != "" {
-		q, err := gojq.Parse(e.JQ)
-		if err != nil {
-			// Said as -q says it: the expression, a caret under where
-			// it went wrong.
-			if _, ferr := output.CompileFilter(e.JQ, nil); ferr != nil {
-				err = ferr
-			}
+		// An error is said as -q says it: the expression, a caret under
+		// where it went wrong. The expression has no environment to read.
+		var err error
+		if e.code, err = jq.Compile(e.JQ, nil); err != nil {
 			return fmt.Errorf("%s: %v", where, err)
-		}
-		if e.code, err = jqlimit.Compile(q); err != nil {
-			return fmt.Errorf("%s: jq: %v", where, err)
 		}
 	}
 	return nil
@@ -144,7 +136,7 @@ func (e *Entry) wanted() any {
 
 // matches reports whether the entry answers a call with args (an object,
 // decoded). Its jq expression, which the file's author wrote, runs within
-// jqlimit's bounds (and ctx): one that goes past them is an error, not a
+// jq's bounds for them (and ctx): one that goes past them is an error, not a
 // mismatch; one that fails on these arguments does not match.
 func (e *Entry) matches(ctx context.Context, args any) (bool, error) {
 	if e.Arguments != nil {
@@ -156,11 +148,16 @@ func (e *Entry) matches(ctx context.Context, args any) (bool, error) {
 		return true, nil
 	}
 	some, all := false, true
-	err := jqlimit.Run(ctx, e.code, args, jqlimit.Default, func(v any) bool {
-		some, all = true, v != nil && v != false
-		return all
-	})
-	var le *jqlimit.LimitError
+	var err error
+	for v, rerr := range e.code.RunWithin(ctx, args, jq.Default) {
+		if err = rerr; err != nil {
+			break
+		}
+		if some, all = true, v != nil && v != false; !all {
+			break
+		}
+	}
+	var le *jq.LimitError
 	if errors.As(err, &le) || ctx.Err() != nil {
 		return false, fmt.Errorf("%s: %w", e.where, err)
 	}

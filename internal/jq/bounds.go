@@ -1,18 +1,16 @@
-// Package jqlimit runs jq expressions that someone else wrote (a mock's
-// responses file, a file of a cloned repository) within bounds: of time,
-// of what the run allocates, and with no access to mcpv's environment
-// ($ENV and env are empty), so that an expression that never ends or
-// grows without end fails its run with an error, and whoever runs it
-// lives on.
-package jqlimit
+package jq
+
+// Expressions someone else wrote (a mock's responses file, a test file of
+// a cloned repository) run within bounds: of time, and of what the run
+// allocates, so that one that never ends or grows without end fails its
+// run with an error, and whoever runs it lives on.
 
 import (
 	"context"
 	"fmt"
+	"iter"
 	"runtime/metrics"
 	"time"
-
-	"github.com/itchyny/gojq"
 )
 
 // Bounds are what one run may take.
@@ -40,40 +38,25 @@ func (e *LimitError) Error() string {
 	return fmt.Sprintf("the jq expression ran past its bound of %s (%s)", e.What, e.Bound)
 }
 
-// Compile compiles a parsed expression with no access to the
-// environment.
-func Compile(q *gojq.Query) (*gojq.Code, error) {
-	return gojq.Compile(q, gojq.WithEnvironLoader(func() []string { return nil }))
-}
-
-// Run runs code on input within b (and ctx), handing each output to fn
-// until it returns false. It returns the run's first error, a
-// *LimitError when a bound ended it, or ctx's error.
-func Run(ctx context.Context, code *gojq.Code, input any, b Bounds, fn func(v any) bool) error {
-	ctx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
-	ctx, cancel := context.WithTimeoutCause(ctx, b.Time, &LimitError{"time", b.Time.String()})
-	defer cancel()
-	done := make(chan struct{})
-	defer close(done)
-	go watchAlloc(b.Alloc, done, func() { // ends with the run
-		stop(&LimitError{"memory", fmt.Sprintf("%d MiB allocated", b.Alloc>>20)})
-	})
-	iter := code.RunWithContext(ctx, input)
-	for {
-		v, ok := iter.Next()
-		if !ok {
-			return nil
-		}
-		if err, isErr := v.(error); isErr {
-			if ctx.Err() != nil {
-				return context.Cause(ctx)
+// RunWithin is Run within b and ctx: past a bound the run ends with a
+// *LimitError, and when ctx ends first with ctx's cause.
+func (f *Filter) RunWithin(ctx context.Context, input any, b Bounds) iter.Seq2[any, error] {
+	return func(yield func(any, error) bool) {
+		ctx, stop := context.WithCancelCause(ctx)
+		defer stop(nil)
+		ctx, cancel := context.WithTimeoutCause(ctx, b.Time, &LimitError{"time", b.Time.String()})
+		defer cancel()
+		done := make(chan struct{})
+		defer close(done)
+		go watchAlloc(b.Alloc, done, func() { // ends with the run
+			stop(&LimitError{"memory", fmt.Sprintf("%d MiB allocated", b.Alloc>>20)})
+		})
+		outputs(f.code.RunWithContext(ctx, input, f.values...), func(v any, err error) bool {
+			if err != nil && ctx.Err() != nil {
+				err = context.Cause(ctx)
 			}
-			return err
-		}
-		if !fn(v) {
-			return nil
-		}
+			return yield(v, err)
+		})
 	}
 }
 
