@@ -48,6 +48,7 @@ func Of(err error, refused func(error) bool) int {
 		usage     *clierr.UsageError
 		confErr   *clierr.ConfigError
 		filterErr *jq.FilterError
+		jqBound   *jq.LimitError
 		callErr   *mcp.CallError
 		capErr    *mcp.CapabilityError
 		transErr  *mcp.TransportError
@@ -77,7 +78,7 @@ func Of(err error, refused func(error) bool) int {
 		return Auth
 	case errors.Is(err, toolcall.ErrFailed), errors.Is(err, output.ErrFalsy):
 		return ToolError
-	case errors.As(err, &filterErr) && filterErr.Runtime:
+	case errors.As(err, &filterErr) && filterErr.Runtime, errors.As(err, &jqBound):
 		return Filter
 	case errors.As(err, &usage), errors.As(err, &filterErr), errors.As(err, &confErr):
 		return Usage

@@ -46,6 +46,7 @@ func TestOf(t *testing.T) {
 		{output.ErrFalsy, ToolError},
 		{&jq.FilterError{Err: errors.New("x"), Runtime: true}, Filter},
 		{&jq.FilterError{Err: errors.New("x")}, Usage},
+		{&jq.LimitError{What: "time", Bound: "5s"}, Filter},
 		{clierr.Usagef("x"), Usage},
 		{clierr.Configf("x"), Usage},
 		{&mcp.CallError{Method: "m", Err: &mcp.RPCError{Code: -32601}}, Server},
