@@ -217,7 +217,12 @@ func (op *Op) run(ctx context.Context, client *mcp.Client) error {
 		return err
 	}
 	l := lists[op.kind]
-	return client.Walk(ctx, l[0], l[1], 0, func(mcp.Page) bool { return false })
+	for _, err := range client.Walk(ctx, l[0], l[1], 0) {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // errToolFailed is a result with isError: true.
