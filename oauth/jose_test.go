@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"net/url"
 	"strings"
 	"testing"
@@ -80,25 +79,22 @@ func jwkKey(tok *jwt.Token) (*ecdsa.PublicKey, string, error) {
 	if _, private := m["d"]; private || m["kty"] != "EC" || m["crv"] != "P-256" {
 		return nil, "", fmt.Errorf("jwk %v", m)
 	}
-	coord := func(name string) (*big.Int, error) {
+	point := []byte{4} // uncompressed: 0x04 || X || Y
+	for _, name := range []string{"x", "y"} {
 		s, _ := m[name].(string)
 		b, err := base64.RawURLEncoding.DecodeString(s)
 		if err != nil || len(b) != 32 {
-			return nil, fmt.Errorf("jwk %s %q", name, s)
+			return nil, "", fmt.Errorf("jwk %s %q", name, s)
 		}
-		return new(big.Int).SetBytes(b), nil
+		point = append(point, b...)
 	}
-	x, err := coord("x")
-	if err != nil {
-		return nil, "", err
-	}
-	y, err := coord("y")
+	pub, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), point)
 	if err != nil {
 		return nil, "", err
 	}
 	canon, _ := json.Marshal(map[string]any{"crv": m["crv"], "kty": m["kty"], "x": m["x"], "y": m["y"]}) // sorted keys: RFC 7638 §3.2
 	sum := sha256.Sum256(canon)
-	return &ecdsa.PublicKey{Curve: elliptic.P256(), X: x, Y: y}, base64.RawURLEncoding.EncodeToString(sum[:]), nil
+	return pub, base64.RawURLEncoding.EncodeToString(sum[:]), nil
 }
 
 func TestDPoPProofVerifiesWithJOSE(t *testing.T) {
