@@ -188,9 +188,11 @@ func TestTestJQWithinBounds(t *testing.T) {
 		}
 		got = append(got, line)
 	}
+	// Which bound each meets first depends on the machine, and on what
+	// the tests beside it allocate (the bound of memory is the process's).
 	bound := "the jq expression ran past its bound of "
 	want := []string{
-		"failed; jq: def f: f; f: " + bound + "time (" + testfile.JQBounds.Time.String() + ")",
+		"failed; jq: def f: f; f: " + bound,
 		"failed; exit: the step ended with exit 6: " + bound,
 		"failed; capture: big: [range(1e9)]: " + bound,
 		"passed",

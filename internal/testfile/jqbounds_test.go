@@ -41,8 +41,10 @@ func TestJQWithinBounds(t *testing.T) {
 	for _, f := range f.Steps[0].Capture(t.Context(), value, caps) {
 		got = append(got, f.Kind+": "+f.Message)
 	}
+	// Which bound each meets first depends on the machine, and on what
+	// the tests beside it allocate (the bound of memory is the process's).
 	want := []string{
-		"jq: def f: f; f: the jq expression ran past its bound of time (200ms)",
+		"jq: def f: f; f: the jq expression ran past its bound of ",
 		"jq: [range(1e9)] | length > 0: the jq expression ran past its bound of ",
 		"capture: big: [range(1e9)]: the jq expression ran past its bound of ",
 	}
