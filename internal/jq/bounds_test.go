@@ -3,6 +3,7 @@ package jq
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -65,5 +66,24 @@ func TestNoEnvironment(t *testing.T) {
 	}
 	if got := outs[0].([]any); got[0] != nil || got[1] != nil {
 		t.Errorf("the expression read the environment: %v", got)
+	}
+}
+
+// RunWithin runs an expression with the variables it was compiled with,
+// set to the values With gives.
+func TestRunWithinVariables(t *testing.T) {
+	f, err := CompileVars(`[., $a, $b.n]`, nil, "a", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []any
+	for v, err := range f.With(Variable{"a", "x"}, Variable{"b", map[string]any{"n": 2}}).RunWithin(context.Background(), 1, Default) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, v)
+	}
+	if fmt.Sprint(got) != "[[1 x 2]]" {
+		t.Errorf("got %v", got)
 	}
 }
