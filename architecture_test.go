@@ -58,6 +58,7 @@ func TestArchitectureMapIsTrue(t *testing.T) {
 // mapPackage is what the map says of a package.
 type mapPackage struct {
 	doc     string          // its doc comment's first sentence
+	code    bool            // it has files other than tests
 	imports map[string]bool // the module's packages its code imports, on any of mapOSes
 }
 
@@ -92,6 +93,7 @@ func listPackages(goos string, pkgs map[string]*mapPackage) error {
 			mp = &mapPackage{doc: p.Doc, imports: map[string]bool{}}
 			pkgs[name] = mp
 		}
+		mp.code = mp.code || len(p.GoFiles) > 0
 		for _, imp := range p.Imports {
 			if n, ours := mapName(imp); ours {
 				mp.imports[n] = true
@@ -99,6 +101,22 @@ func listPackages(goos string, pkgs map[string]*mapPackage) error {
 		}
 		return nil
 	})
+}
+
+// Every package but a test-only one says in its doc comment what it holds:
+// what go doc shows a newcomer first, and what the map's line starts from.
+func TestEveryPackageHasADocComment(t *testing.T) {
+	pkgs := map[string]*mapPackage{}
+	for _, goos := range mapOSes {
+		if err := listPackages(goos, pkgs); err != nil {
+			t.Fatalf("reading the packages as %s builds them: %v", goos, err)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(pkgs)) {
+		if p := pkgs[name]; p.code && p.doc == "" {
+			t.Errorf("package %s has no doc comment: say what it holds, and what it never does, in a \"// Package ...\" comment", name)
+		}
+	}
 }
 
 // mapName is the map's name for an import path: the path in the module,

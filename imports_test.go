@@ -34,6 +34,11 @@ func TestBinaryDoesNotImportTheSDK(t *testing.T) {
 		if strings.HasPrefix(pkg, "github.com/santhosh-tekuri/jsonschema") {
 			t.Errorf("the mcpv binary depends on %s (a reference for internal/jsonschema's tests only)", pkg)
 		}
+		// mcpv signs its JWTs itself; the JOSE library reads them in
+		// oauth's tests only.
+		if strings.HasPrefix(pkg, "github.com/golang-jwt/") {
+			t.Errorf("the mcpv binary depends on %s (a reference for oauth's tests only)", pkg)
+		}
 	}
 }
 
@@ -42,6 +47,7 @@ func TestPackageRules(t *testing.T) {
 		dir            string
 		forbidImports  []string
 		forbidSelector []string
+		leaf           bool // imports nothing of mcpv's
 	}
 	rules := []rule{
 		{
@@ -51,8 +57,10 @@ func TestPackageRules(t *testing.T) {
 			forbidSelector: []string{"os.Stdout", "os.Stderr", "os.Stdin", "os.Exit", "os.Getenv", "os.LookupEnv", "os.Environ"},
 		},
 		{
+			// Streams, colour, the printer and the logger: jq itself is
+			// internal/jq's.
 			dir:           "output",
-			forbidImports: []string{"github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/commands", "github.com/alecthomas/kong"},
+			forbidImports: []string{"github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/commands", "github.com/alecthomas/kong", "github.com/itchyny/gojq"},
 		},
 	}
 	// The session layer under the command line is given its environment
@@ -83,11 +91,26 @@ func TestPackageRules(t *testing.T) {
 		// The test-file format: steps come out as words, which the command
 		// line checks and runs.
 		dir:           "internal/testfile",
-		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/alecthomas/kong", "github.com/mattn/go-isatty"},
+		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/output", "github.com/alecthomas/kong", "github.com/mattn/go-isatty"},
+	}, rule{
+		// jq is not the terminal's: the printer (output) runs a filter,
+		// and the test-file format and the mock run theirs, without
+		// streams, colour or the terminal.
+		dir:           "internal/jq",
+		forbidImports: []string{"github.com/mcpv/mcpv/output", "github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/alecthomas/kong", "github.com/mattn/go-isatty", "github.com/tidwall/pretty"},
+	}, rule{
+		// A server read from files has no terminal.
+		dir:           "internal/mock",
+		forbidImports: []string{"github.com/mcpv/mcpv/output", "github.com/mcpv/mcpv/commands", "github.com/alecthomas/kong", "github.com/mattn/go-isatty"},
 	}, rule{
 		// The runner runs steps through the session the command line gives it.
 		dir:           "internal/testrun",
 		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/alecthomas/kong", "github.com/mattn/go-isatty", "github.com/itchyny/gojq"},
+	}, rule{
+		// The command line's error kinds: whatever returns one need not
+		// pull in the session opener with it.
+		dir:  "internal/clierr",
+		leaf: true,
 	}, rule{
 		dir:           "internal/ordered",
 		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/mcpv/mcpv/mcp", "github.com/mcpv/mcpv/output", "github.com/alecthomas/kong"},
@@ -106,6 +129,9 @@ func TestPackageRules(t *testing.T) {
 		forEachSource(t, r.dir, func(f string, _ *token.FileSet, file *ast.File, src []byte) {
 			for _, imp := range file.Imports {
 				path, _ := strconv.Unquote(imp.Path.Value)
+				if r.leaf && strings.HasPrefix(path, "github.com/mcpv/mcpv/") {
+					t.Errorf("%s imports %s (it imports nothing of mcpv's)", f, path)
+				}
 				for _, bad := range r.forbidImports {
 					if path == bad {
 						t.Errorf("%s imports %s", f, path)

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/suggest"
@@ -137,30 +137,9 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 			return err
 		}
 	}
-	// Everything read from files and stdin is read, and checked, before the
-	// server starts; each @FILE once.
-	files := map[string][]byte{}
-	readFile := func(path string) ([]byte, error) {
-		if data, ok := files[path]; ok {
-			return data, nil
-		}
-		data, err := out.readFile(path)
-		files[path] = data
-		return data, err
-	}
-	if err := toolargs.Check(c.Pairs, readFile); err != nil {
-		return usageError(err)
-	}
-	var base json.RawMessage
-	if c.ArgsJSON != "" {
-		raw, err := readJSONArg("--args", c.ArgsJSON, out)
-		if err != nil {
-			return usageError(err)
-		}
-		if !rawjson.IsObject(raw) {
-			return usageErrorf("--args: want a JSON object")
-		}
-		base = raw
+	base, readFile, err := c.inputs(out)
+	if err != nil {
+		return err
 	}
 	client, err := s.client(ctx)
 	if err != nil {
@@ -169,46 +148,15 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err := client.Require("tools", "tools/call"); err != nil {
 		return err
 	}
-	def := mcp.Tool{Name: c.Tool}
 	if (c.Task || c.Detach) && !client.HasCapability("tasks.requests.tools.call") {
-		_, err := client.TaskWanted(def, true) // a server without tasks: said first, whatever the tool
+		_, err := client.TaskWanted(mcp.Tool{Name: c.Tool}, true) // a server without tasks: said first, whatever the tool
 		return err
 	}
-	looked := c.needsDefinition(client)
-	if looked {
-		def, err = s.findTool(ctx, client, c.Tool)
-		var ce *mcp.CallError
-		var nl *mcp.ToolNotListedError
-		switch {
-		case errors.As(err, &ce):
-			out.warnf("could not list the tools (%v); arguments not typed or checked", err)
-		case errors.As(err, &nl) && c.NoValidate:
-			// Sent as asked: a server may take a tool it does not list.
-		case errors.As(err, &nl):
-			return &refusal{toolNotListed(err).Error() + "; nothing sent (--no-validate sends anyway)"}
-		case err != nil:
-			return err
-		}
+	def, looked, err := c.definition(ctx, s, client, out)
+	if err != nil {
+		return err
 	}
-	res, asTask, err := c.send(ctx, s, client, out, base, def, readFile)
-	var ce *mcp.CallError
-	var ue *connect.UsageError
-	if (errors.As(err, &ce) || errors.As(err, &ue)) && looked && s.keptServed("tools") {
-		// The definition came from a list kept from an earlier run, and
-		// the server refused the call, or the arguments do not fit it:
-		// the tools may have changed, and what the server lists now is
-		// believed (the call goes again, once, when the tool's definition
-		// is not what was kept).
-		s.forget("tools")
-		fresh, ferr := s.findTool(ctx, client, c.Tool)
-		switch {
-		case ferr != nil:
-			return toolNotListed(ferr)
-		case string(fresh.Raw) != string(def.Raw):
-			def = fresh
-			res, asTask, err = c.send(ctx, s, client, out, base, def, readFile)
-		}
-	}
+	def, res, asTask, err := c.sendChecked(ctx, s, client, out, base, def, looked, readFile)
 	if err != nil && !looked {
 		return c.refused(ctx, s, client, err)
 	}
@@ -229,6 +177,83 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		return followTask(ctx, client, out, t, true, c.result(ctx, s, out, def))
 	}
 	return c.result(ctx, s, out, def)(res)
+}
+
+// inputs reads, and checks, everything the call reads from files and
+// stdin, before the server starts: --args, and each @FILE once (readFile
+// gives them again).
+func (c *callCmd) inputs(out *console) (base json.RawMessage, readFile func(string) ([]byte, error), err error) {
+	files := map[string][]byte{}
+	readFile = func(path string) ([]byte, error) {
+		if data, ok := files[path]; ok {
+			return data, nil
+		}
+		data, err := out.readFile(path)
+		files[path] = data
+		return data, err
+	}
+	if err := toolargs.Check(c.Pairs, readFile); err != nil {
+		return nil, nil, usageError(err)
+	}
+	if c.ArgsJSON != "" {
+		raw, err := readJSONArg("--args", c.ArgsJSON, out)
+		if err != nil {
+			return nil, nil, usageError(err)
+		}
+		if !rawjson.IsObject(raw) {
+			return nil, nil, usageErrorf("--args: want a JSON object")
+		}
+		base = raw
+	}
+	return base, readFile, nil
+}
+
+// definition is the tool's definition from the server's list, when the
+// call needs it (looked); a tool the server does not list is refused
+// unless --no-validate says to send anyway.
+func (c *callCmd) definition(ctx context.Context, s *session, client *mcp.Client, out *console) (def mcp.Tool, looked bool, err error) {
+	def = mcp.Tool{Name: c.Tool}
+	if !c.needsDefinition(client) {
+		return def, false, nil
+	}
+	def, err = s.findTool(ctx, client, c.Tool)
+	var ce *mcp.CallError
+	var nl *mcp.ToolNotListedError
+	switch {
+	case errors.As(err, &ce):
+		out.warnf("could not list the tools (%v); arguments not typed or checked", err)
+	case errors.As(err, &nl) && c.NoValidate:
+		// Sent as asked: a server may take a tool it does not list.
+	case errors.As(err, &nl):
+		return def, true, &refusal{toolNotListed(err).Error() + "; nothing sent (--no-validate sends anyway)"}
+	case err != nil:
+		return def, true, err
+	}
+	return def, true, nil
+}
+
+// sendChecked sends the call; when def came from a list kept from an
+// earlier run and the server refused the call, or the arguments do not
+// fit def, the tools may have changed: what the server lists now is
+// believed, and the call goes again, once, when the tool's definition is
+// not what was kept. It returns the definition the call went with.
+func (c *callCmd) sendChecked(ctx context.Context, s *session, client *mcp.Client, out *console, base json.RawMessage, def mcp.Tool, looked bool, readFile func(string) ([]byte, error)) (mcp.Tool, json.RawMessage, bool, error) {
+	res, asTask, err := c.send(ctx, s, client, out, base, def, readFile)
+	var ce *mcp.CallError
+	var ue *clierr.UsageError
+	if !(errors.As(err, &ce) || errors.As(err, &ue)) || !looked || !s.keptServed("tools") {
+		return def, res, asTask, err
+	}
+	s.forget("tools")
+	fresh, ferr := s.findTool(ctx, client, c.Tool)
+	switch {
+	case ferr != nil:
+		return def, nil, false, toolNotListed(ferr)
+	case string(fresh.Raw) != string(def.Raw):
+		res, asTask, err = c.send(ctx, s, client, out, base, fresh, readFile)
+		return fresh, res, asTask, err
+	}
+	return def, res, asTask, err
 }
 
 // send types and checks the arguments by def and sends the call (or

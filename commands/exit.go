@@ -4,26 +4,26 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/output"
 )
 
 // usageError is a mistake on the command line, found before any server
 // starts (exit 2).
-func usageError(err error) error { return connect.Usage(err) }
+func usageError(err error) error { return clierr.Usage(err) }
 
-func usageErrorf(format string, args ...any) error { return connect.Usagef(format, args...) }
+func usageErrorf(format string, args ...any) error { return clierr.Usagef(format, args...) }
 
 // pointedUsageErrorf is usageErrorf for a message that says itself where
 // to look for help.
 func pointedUsageErrorf(format string, args ...any) error {
-	return &connect.UsageError{Err: fmt.Errorf(format, args...), Pointed: true}
+	return &clierr.UsageError{Err: fmt.Errorf(format, args...), Pointed: true}
 }
 
 // configError is a problem with a config file or a refusal to use one: exit
 // 2 like a usage error, but the message says all there is to say.
-func configError(err error) error { return &connect.ConfigError{Err: err} }
+func configError(err error) error { return &clierr.ConfigError{Err: err} }
 
 // exitCode maps an error to its exit code, the command line's own errors
 // first; this is the only place that does.

@@ -82,8 +82,11 @@ func (c *getPromptCmd) Run(ctx context.Context, s *session, out *console) error 
 // field of each item (a name, a URI).
 func listedNames(ctx context.Context, client *mcp.Client, method, key, field string) ([]string, error) {
 	var names []string
-	err := client.Each(ctx, method, key, func(items []json.RawMessage) bool {
-		for _, it := range items {
+	for p, err := range client.Walk(ctx, method, key, 0) {
+		if err != nil {
+			return names, err
+		}
+		for _, it := range p.Items {
 			rawjson.ForEachValidMember(it, func(k string, v []byte) error {
 				if s, err := rawjson.String(v); k == field && err == nil {
 					names = append(names, s)
@@ -91,7 +94,6 @@ func listedNames(ctx context.Context, client *mcp.Client, method, key, field str
 				return nil
 			})
 		}
-		return false
-	})
-	return names, err
+	}
+	return names, nil
 }

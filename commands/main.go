@@ -466,32 +466,15 @@ func run(ctx context.Context, args []string, ios *output.Streams, env connect.En
 	return runWith(ctx, args, ios, env, nil, nil)
 }
 
+// runWith is Main with the environment given.
 func runWith(ctx context.Context, args []string, ios *output.Streams, env connect.Env, servers *mcp.ProcessGroups, signals <-chan struct{}) (code int) {
 	if len(args) == 1 && args[0] == keeperArg {
 		waitFor(signals)
 		return runKeeper(ctx, ios, env, servers)
 	}
-	if len(args) == 0 {
-		waitFor(signals)
-		writeOverview(ios.Err, new(commandSet).commands())
-		return exitcode.Usage
-	}
-	args, server := splitServer(args)
-	args = loadShorts(args)
-	if len(args) > 1 && args[0] == "help" {
-		if text, ok, err := helpWords(args[1:], env); ok {
-			waitFor(signals)
-			if err == nil {
-				if _, err = io.WriteString(ios.Out, text); oserr.BrokenPipe(err) {
-					err = nil
-				}
-			}
-			return report(ios, err, "mcpv --help")
-		}
-	}
-	if len(args) > 0 && args[0] == "help" {
-		// 'mcpv help [COMMAND...]' is 'mcpv [COMMAND...] --help'.
-		args = append(slices.Clone(args[1:]), "--help")
+	args, server, code, done := helpFirst(args, ios, env, signals)
+	if done {
+		return code
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -502,90 +485,144 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 			code = er.code
 		}
 	}()
+	r := &invocation{c: new(cli), ios: ios, env: env, servers: servers}
+	defer func() {
+		for _, c := range r.closers {
+			c()
+		}
+	}()
+	if code, ok := r.parse(args, signals); !ok {
+		return code
+	}
+	if err := r.c.outputFlags.checkTable(r.kctx.Selected(), env.Getenv, ios.OutTTY); err != nil {
+		return r.fail(err)
+	}
+	r.env.Ask = inputAsker(ctx, userio.NewAsker(ios.ErrTTY, &r.closers).Ask)
+	r.kctx.BindTo(ctx, (*context.Context)(nil))
+	r.kctx.Bind(r.env)
+	if _, local := r.kctx.Selected().Target.Addr().Interface().(noServer); local {
+		if len(server) > 0 {
+			return r.fail(usageErrorf("%s takes no server command", r.kctx.Selected().Name))
+		}
+		r.kctx.Bind(newConsole(ios, &r.c.outputFlags, r.env), &r.c.flags.ServerFlags, servers)
+		return r.fail(r.kctx.Run())
+	}
+	return r.runSession(ctx, server)
+}
+
+// helpFirst handles the command lines answered before parsing (none, and
+// help on words that name no command), and otherwise returns args split
+// from the server's command line, with 'help' made --help.
+func helpFirst(args []string, ios *output.Streams, env connect.Env, signals <-chan struct{}) (_, server []string, code int, done bool) {
+	if len(args) == 0 {
+		waitFor(signals)
+		writeOverview(ios.Err, new(commandSet).commands())
+		return nil, nil, exitcode.Usage, true
+	}
+	args, server = splitServer(args)
+	args = loadShorts(args)
+	if len(args) > 1 && args[0] == "help" {
+		if text, ok, err := helpWords(args[1:], env); ok {
+			waitFor(signals)
+			if err == nil {
+				if _, err = io.WriteString(ios.Out, text); oserr.BrokenPipe(err) {
+					err = nil
+				}
+			}
+			return nil, nil, report(ios, err, "mcpv --help"), true
+		}
+	}
+	if len(args) > 0 && args[0] == "help" {
+		// 'mcpv help [COMMAND...]' is 'mcpv [COMMAND...] --help'.
+		args = append(slices.Clone(args[1:]), "--help")
+	}
+	return args, server, 0, false
+}
+
+// invocation is one command line being run.
+type invocation struct {
+	c       *cli
+	kctx    *kong.Context
+	ios     *output.Streams // its stderr scrubbed once a session's secrets are known
+	env     connect.Env
+	servers *mcp.ProcessGroups
+	closers []func() error // run when the command line is done
+}
+
+// fail reports err, pointing a usage mistake to the command's help.
+func (r *invocation) fail(err error) int { return report(r.ios, err, helpFor(r.kctx, err, r.c)) }
+
+// parse parses args into r, and on a mistake (or help, or the version
+// written) returns the exit code and false.
+func (r *invocation) parse(args []string, signals <-chan struct{}) (int, bool) {
 	// What parsing writes (help, the version) waits for the signals;
 	// everything after it, which may start or reach a server, too.
-	parsing := ios
+	parsing := r.ios
 	if signals != nil {
-		parsing = new(*ios)
-		parsing.Out, parsing.Err = waitingWriter{signals, ios.Out}, waitingWriter{signals, ios.Err}
+		parsing = new(*r.ios)
+		parsing.Out, parsing.Err = waitingWriter{signals, r.ios.Out}, waitingWriter{signals, r.ios.Err}
 	}
-	var c cli
-	kctx, err := parse(&c, args, parsing, env, leanGrammar(args))
+	kctx, err := parse(r.c, args, parsing, r.env, leanGrammar(args))
 	if err != nil && !errors.As(err, new(*grammarError)) || err == nil && kctx.Selected() == nil {
 		// The lean grammar's error may differ from the whole one's (a
 		// suggestion among the commands left out), and without the
 		// commands no command is no error: parse again.
-		c = cli{}
-		kctx, err = parse(&c, args, parsing, env, nil)
+		*r.c = cli{}
+		kctx, err = parse(r.c, args, parsing, r.env, nil)
 	}
 	waitFor(signals)
 	var ge *grammarError
 	if errors.As(err, &ge) {
-		fmt.Fprintf(ios.Err, "mcpv: %v\n", ge.err)
-		return exitcode.Usage
+		fmt.Fprintf(r.ios.Err, "mcpv: %v\n", ge.err)
+		return exitcode.Usage, false
 	}
 	if oserr.BrokenPipe(err) {
-		return exitcode.OK // --help | head
+		return exitcode.OK, false // --help | head
 	}
 	if err != nil {
-		return report(ios, reportFileHint(noCommandHint(flagWordHint(jqFlagHint(usageError(err)), err)), err), helpFor(nil, err, &c))
+		return report(r.ios, reportFileHint(noCommandHint(flagWordHint(jqFlagHint(usageError(err)), err)), err), helpFor(nil, err, r.c)), false
 	}
-	// fail reports err, pointing a usage mistake to the command's help.
-	fail := func(err error) int { return report(ios, err, helpFor(kctx, err, &c)) }
-	var closers []func() error
-	defer func() {
-		for _, c := range closers {
-			c()
-		}
-	}()
-	if err := c.outputFlags.checkTable(kctx.Selected(), env.Getenv, ios.OutTTY); err != nil {
-		return fail(err)
-	}
-	env.Ask = inputAsker(ctx, userio.NewAsker(ios.ErrTTY, &closers).Ask)
-	kctx.BindTo(ctx, (*context.Context)(nil))
-	kctx.Bind(env)
-	if _, local := kctx.Selected().Target.Addr().Interface().(noServer); local {
-		if len(server) > 0 {
-			return fail(usageErrorf("%s takes no server command", kctx.Selected().Name))
-		}
-		kctx.Bind(newConsole(ios, &c.outputFlags, env), &c.flags.ServerFlags, servers)
-		return fail(kctx.Run())
-	}
+	r.kctx = kctx
+	return 0, true
+}
 
-	logger := output.NewLogger(ios.Err)
-	settings, err := connect.Resolve(c.flags, explicitFlags(kctx), server, env, logger)
+// runSession runs the selected command in a session with the server that
+// the flags and server (a name, a command line or a URL) say.
+func (r *invocation) runSession(ctx context.Context, server []string) int {
+	logger := output.NewLogger(r.ios.Err)
+	settings, err := connect.Resolve(r.c.flags, explicitFlags(r.kctx), server, r.env, logger)
 	if err != nil {
-		return fail(err)
+		return r.fail(err)
 	}
 	// Everything written on stderr from here on goes through the scrubber,
 	// which learns the secrets the session comes to hold (tokens) as well.
-	scrub := redact.NewScrubber(ios.Err)
+	scrub := redact.NewScrubber(r.ios.Err)
 	scrub.Add(settings.Secrets...)
-	ios.Status.MaskWith(func(text string) string { return string(scrub.Mask([]byte(text))) })
+	r.ios.Status.MaskWith(func(text string) string { return string(scrub.Mask([]byte(text))) })
 	defer scrub.Flush() // after the session's close, which may still forward the server's stderr
-	scrubbed := *ios
+	scrubbed := *r.ios
 	scrubbed.Err = scrub
-	ios = &scrubbed
+	r.ios = &scrubbed
 	var events *connect.EventLog
 	if path := settings.Answers.Events; path != "" {
-		f, err := os.OpenFile(env.Path(path), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		f, err := os.OpenFile(r.env.Path(path), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 		if err != nil {
-			return fail(usageErrorf("--events: %v", err))
+			return r.fail(usageErrorf("--events: %v", err))
 		}
-		closers = append(closers, f.Close)
+		r.closers = append(r.closers, f.Close)
 		events = connect.NewEventLog(f)
 	}
-	h := hooks(ios, env, events, scrub, &closers)
-	h.Groups = servers
-	s := &session{settings: settings, env: env, hooks: h}
+	h := hooks(r.ios, r.env, events, scrub, &r.closers)
+	h.Groups = r.servers
+	s := &session{settings: settings, env: r.env, hooks: h}
 	defer s.close()
 	// After an interrupt, progress that still arrives while the server
 	// shuts down is not drawn: the terminal is left clean.
-	defer context.AfterFunc(ctx, ios.Status.Stop)()
-	kctx.Bind(s, newConsole(ios, &c.outputFlags, env))
-	err = kctx.Run()
-	ios.Status.Stop() // the run is over: no progress line after its last word
-	return fail(err)
+	defer context.AfterFunc(ctx, r.ios.Status.Stop)()
+	r.kctx.Bind(s, newConsole(r.ios, &r.c.outputFlags, r.env))
+	err = r.kctx.Run()
+	r.ios.Status.Stop() // the run is over: no progress line after its last word
+	return r.fail(err)
 }
 
 // grammarError is a grammar kong refuses to build (a bug in mcpv).

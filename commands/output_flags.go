@@ -11,6 +11,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -26,7 +27,7 @@ type outputFlags struct {
 	Color      string  `name:"color" enum:"auto,always,never" default:"auto"`
 	Format     string  `short:"o" name:"output-format" enum:",json,table" default:""`
 
-	filter  *output.Filter
+	filter  *jq.Filter
 	environ []string // what $ENV shows in --jq; set before parsing
 	// inherited are variables from outside the command line, set before
 	// parsing: a batch line's --jq sees the batch's.
@@ -50,7 +51,7 @@ var outputFlagDocs = []connect.FlagDoc{
 // jqVar is a --jq-arg or --jq-argjson: at orders them as given (the last
 // of a name wins, as in jq).
 type jqVar struct {
-	output.Variable
+	jq.Variable
 	at int
 }
 
@@ -76,11 +77,11 @@ func (f *outputFlags) Validate() error {
 		}
 		return nil
 	}
-	var vars []output.Variable
+	var vars []jq.Variable
 	for _, v := range f.variables() {
 		vars = append(vars, v.Variable)
 	}
-	filter, err := output.CompileFilter(f.Jq, f.environ, vars...)
+	filter, err := jq.Compile(f.Jq, f.environ, vars...)
 	if err != nil {
 		return err
 	}
@@ -165,9 +166,9 @@ func (m jqVarMapper) Decode(ctx *kong.DecodeContext, target reflect.Value) error
 	if value.IsEOL() {
 		return fmt.Errorf("$%s: give its %s after the name", name, what)
 	}
-	v := output.Variable{Name: name.String(), Value: value.String()}
+	v := jq.Variable{Name: name.String(), Value: value.String()}
 	if m.json {
-		decoded, err := output.DecodeJSON([]byte(value.String()))
+		decoded, err := jq.DecodeJSON([]byte(value.String()))
 		if err != nil {
 			return fmt.Errorf("$%s: invalid JSON: %v", name, err)
 		}

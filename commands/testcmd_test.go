@@ -148,6 +148,65 @@ func TestTestRunsAgainstDemo(t *testing.T) {
 	}
 }
 
+// A test file from a cloned repository may hold jq that never ends or
+// grows without end, in an expectation, a step's --jq or a capture: each
+// such step fails with a line that names the bound it passed, and the run
+// goes on to the next step.
+func TestTestJQWithinBounds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a jq expression to its time bound (testfile.JQBounds)")
+	}
+	t.Parallel()
+	w, _ := testWorld(t, map[string]string{"t.yaml": demoServer + `steps:
+  - call: echo message=hi
+    expect: {jq: "def f: f; f"}
+  - run: call echo message=hi -q "[range(1e9)]"
+  - call: echo message=hi
+    capture: {big: "[range(1e9)]"}
+  - ping:
+`})
+	r := w.mcpv(t, "", "test", "--format", "json", "t.yaml")
+	if r.code != exitcode.ToolError || r.stderr != "" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	var rep struct {
+		Files []struct {
+			Steps []struct {
+				Status   string
+				Failures []struct{ Expectation, Message string }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range rep.Files[0].Steps {
+		line := s.Status
+		for _, f := range s.Failures {
+			line += "; " + f.Expectation + ": " + f.Message
+		}
+		got = append(got, line)
+	}
+	// Which bound each meets first depends on the machine, and on what
+	// the tests beside it allocate (the bound of memory is the process's).
+	bound := "the jq expression ran past its bound of "
+	want := []string{
+		"failed; jq: def f: f; f: " + bound,
+		"failed; exit: the step ended with exit 6: " + bound,
+		"failed; capture: big: [range(1e9)]: " + bound,
+		"passed",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("steps %q, want %q", got, want)
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("step %d: %q, want %q...", i+1, got[i], want[i])
+		}
+	}
+}
+
 // --filter runs the matching steps and those whose captures they use;
 // --fail-fast starts nothing after the first failure.
 func TestTestFilterAndFailFast(t *testing.T) {

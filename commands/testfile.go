@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/trustfile"
@@ -173,11 +174,11 @@ func stepMessage(err error) string {
 func captureVars(caps map[string]json.RawMessage) []jqVar {
 	var vars []jqVar
 	for _, name := range slices.Sorted(maps.Keys(caps)) {
-		v, err := output.DecodeJSON(caps[name])
+		v, err := jq.DecodeJSON(caps[name])
 		if err != nil {
 			continue
 		}
-		vars = append(vars, jqVar{Variable: output.Variable{Name: name, Value: v}})
+		vars = append(vars, jqVar{Variable: jq.Variable{Name: name, Value: v}})
 	}
 	return vars
 }

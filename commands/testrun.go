@@ -121,7 +121,7 @@ func runStepLine(ctx context.Context, s *session, out *console, lines *lineParse
 	if pl.output.filter != nil && o.Raw != nil {
 		var fb bytes.Buffer
 		p := output.Printer{Out: &fb, Format: output.Format{Raw: pl.output.RawOutput}, Filter: pl.output.filter, ExitStatus: pl.output.ExitStatus}
-		if ferr := p.Print(o.Raw); ferr != nil {
+		if ferr := p.PrintWithin(ctx, o.Raw, testfile.JQBounds); ferr != nil {
 			o.Err = ferr // as printing comes before the result's own verdict
 		}
 		if pl.output.RawOutput {

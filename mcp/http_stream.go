@@ -1,8 +1,8 @@
 package mcp
 
 // Streams of the HTTP transport: following a request's SSE answer and resuming
-// it, the standalone GET stream, the legacy transport's stream, and the replay
-// of initialize when the session expired.
+// it with GET, and the replay of initialize when the session expired. The
+// standalone GET stream and the legacy transport's are in http_get.go.
 
 import (
 	"bytes"
@@ -13,10 +13,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/http/httptrace"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpv/mcpv/redact"
@@ -223,186 +221,6 @@ func (t *HTTPTransport) get(ctx context.Context, lastID string) (*http.Response,
 		return nil, &TransportError{Op: "GET stream", Err: fmt.Errorf("answered with Content-Type %q", resp.Header.Get("Content-Type"))}
 	}
 	return resp, nil
-}
-
-// openGetStream opens the standalone GET stream (transports, "Listening for
-// Messages from the Server"). A server that offers none (405, 404, 400) is
-// fine. The requests that follow wait for its headers (awaitGetStream), so
-// that server requests sent there are not missed; a list request does not.
-// The GET and a POST after it go on connections of their own, and a server
-// may take the POST's request first: the GET having been sent is not
-// enough, the headers say the server has the stream.
-func (t *HTTPTransport) openGetStream() {
-	t.mu.Lock()
-	if t.legacy || t.getOpen || t.closed {
-		t.mu.Unlock()
-		return
-	}
-	t.getOpen = true
-	opened, sent := make(chan struct{}), make(chan struct{})
-	t.getOpened, t.getSent, t.getDeadline = opened, sent, time.Now().Add(getStreamWait)
-	t.mu.Unlock()
-	t.streams.Go(func() { // runs until the transport closes or the server stops offering the stream
-		defer func() {
-			t.mu.Lock()
-			t.getOpen = false
-			t.mu.Unlock()
-		}()
-		t.runGetStream(opened, sent)
-	})
-}
-
-// awaitGetStream waits until the GET stream opened last has its headers (or
-// failed), for headersGrace after it was sent and getStreamWait after it
-// was opened at most, or until ctx ends.
-func (t *HTTPTransport) awaitGetStream(ctx context.Context) {
-	t.mu.Lock()
-	opened, sent, deadline, grace := t.getOpened, t.getSent, t.getDeadline, t.headersGrace
-	t.mu.Unlock()
-	if opened == nil {
-		return
-	}
-	select {
-	case <-opened:
-		return
-	default:
-	}
-	wait := time.NewTimer(time.Until(deadline))
-	defer wait.Stop()
-	for {
-		select {
-		case <-opened:
-			return
-		case <-sent:
-			sent = nil
-			if d := time.Until(deadline); grace < d {
-				wait.Reset(grace)
-			}
-		case <-wait.C:
-			return
-		case <-ctx.Done():
-			return
-		}
-	}
-}
-
-// asksWhatItHas says whether method only lists what the server has (its
-// tools, prompts, resources or resource templates). Such a request does not
-// wait for the GET stream: a server sends its own requests (an elicitation,
-// a sampling request) in the course of one that asks it to act, and the
-// list a call is typed and checked by then overlaps the stream's opening.
-func asksWhatItHas(method string) bool {
-	switch method {
-	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
-		return true
-	}
-	return false
-}
-
-func (t *HTTPTransport) runGetStream(opened, sent chan struct{}) {
-	var lastID string
-	var retry time.Duration
-	failures := 0
-	wrote := sync.OnceFunc(func() { close(sent) })
-	for first := true; ; first = false {
-		sid := t.SessionID()
-		ctx := t.ctx
-		if first {
-			ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { wrote() }})
-		}
-		resp, err := t.get(ctx, lastID)
-		if first {
-			wrote()
-			close(opened)
-		}
-		if err != nil {
-			var se *StatusError
-			switch {
-			case t.ctx.Err() != nil:
-				return
-			case t.SessionID() != sid:
-				// The session expired and a new one began while this
-				// stream was asked for: ask again, for the new one.
-				lastID, retry, failures = "", 0, 0
-				continue
-			case !errors.As(err, &se) || se.Status < 500:
-				return // no stream offered (405/404/400), or auth refused
-			}
-			failures++
-		} else {
-			r := newGatedSSEReader(t.ctx, resp.Body, t.large)
-			r.LastID, r.Retry = lastID, retry
-			_, progressed, _ := t.pump(t.ctx, r, nil)
-			r.release()
-			resp.Body.Close()
-			lastID, retry = r.LastID, r.Retry
-			if t.SessionID() != sid { // the stream of an expired session
-				lastID, retry, failures = "", 0, 0
-				continue
-			}
-			if progressed {
-				failures = 0
-			} else {
-				failures++
-			}
-		}
-		if failures > t.opts.MaxResumes || !sleep(t.ctx, retryDelay(retry, max(failures, 1))) {
-			return
-		}
-	}
-}
-
-// startLegacy opens the 2024-11-05 HTTP+SSE transport: a GET stream whose
-// first event names the endpoint to POST to, and which carries every server
-// message from then on.
-func (t *HTTPTransport) startLegacy(ctx context.Context) error {
-	sctx, cancel := context.WithCancel(t.ctx)
-	stop := context.AfterFunc(ctx, cancel) // until the endpoint arrives, ctx bounds the wait
-	resp, err := t.get(sctx, "")
-	if err != nil {
-		stop()
-		cancel()
-		return err
-	}
-	r := newGatedSSEReader(sctx, resp.Body, t.large)
-	var endpoint string
-	for endpoint == "" {
-		ev, err := r.Next()
-		if err != nil {
-			stop()
-			cancel()
-			r.release()
-			resp.Body.Close()
-			return &TransportError{Op: "legacy SSE", Err: fmt.Errorf("the stream ended before an endpoint event: %w", err)}
-		}
-		if ev.Type == "endpoint" {
-			endpoint = strings.TrimSpace(string(ev.Data))
-		}
-	}
-	if !stop() {
-		cancel()
-		r.release()
-		resp.Body.Close()
-		return ctx.Err()
-	}
-	u, err := t.url.Parse(endpoint)
-	if err != nil || u.Scheme != t.url.Scheme || u.Host != t.url.Host {
-		cancel()
-		r.release()
-		resp.Body.Close()
-		return &TransportError{Op: "legacy SSE", Err: errors.New("the endpoint event names another origin; refusing to send there")}
-	}
-	t.mu.Lock()
-	t.endpoint, t.legacy = u, true
-	t.mu.Unlock()
-	t.streams.Go(func() { // ends with the stream: when the server closes it or the transport closes
-		defer cancel()
-		t.pump(sctx, r, nil)
-		r.release()
-		resp.Body.Close()
-		t.fail(&TransportError{Op: "legacy SSE", Err: errors.New("the server closed its event stream")})
-	})
-	return nil
 }
 
 // reinitialize starts a new session after the server answered 404 to a POST

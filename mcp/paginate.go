@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
+	"iter"
 	"slices"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -107,77 +108,69 @@ func (c *Client) List(ctx context.Context, method, key string, p Pages) (result 
 	}
 	var first json.RawMessage
 	var items []json.RawMessage
-	err = c.Walk(ctx, method, key, p.Max, func(pg Page) bool {
+	for pg, err := range c.Walk(ctx, method, key, p.Max) {
+		if err != nil {
+			return nil, "", err
+		}
 		if first == nil {
 			if pg.Next == "" {
-				result = pg.Raw
-				return true
+				return pg.Raw, "", nil
 			}
 			first = pg.Raw
 		}
 		items = append(items, pg.Items...)
 		if pg.Next == "" {
-			result = mergePages(first, key, items, "")
-			return true
+			return mergePages(first, key, items, ""), "", nil
 		}
 		if p.Max > 0 && pg.N >= p.Max {
-			result, next = mergePages(first, key, items, pg.Next), pg.Next
-			return true
+			return mergePages(first, key, items, pg.Next), pg.Next, nil
 		}
-		return false
-	})
-	if err != nil {
-		return nil, "", err
 	}
-	return result, next, nil
+	return nil, "", nil // never: a walk ends on its last page or an error
 }
 
-// Each walks a paginated list page by page, calling fn with each page's
-// items until fn returns true or the list ends.
-func (c *Client) Each(ctx context.Context, method, key string, fn func(items []json.RawMessage) (stop bool)) error {
-	return c.Walk(ctx, method, key, 0, func(p Page) bool {
-		return fn(p.Items)
-	})
-}
-
-// Walk follows nextCursor from the start, calling fn with each page until
-// fn returns true or the list ends. A list member that is missing or null
-// holds no items. Unless fn stops it first, the walk fails on a page that
-// is no list page (*NotAListError), a cursor sent twice
-// (*RepeatedCursorError), a list that shows it is endless
+// Walk follows nextCursor from the start, yielding each page until the
+// loop stops or the list ends; the next page is asked for only when the
+// loop goes on. A list member that is missing or null holds no items.
+// The walk ends with an error, yielded once with a zero Page, on a failed
+// request, a page that is no list page (*NotAListError), a cursor sent
+// twice (*RepeatedCursorError), a list that shows it is endless
 // (*EndlessListError: see MaxStalePages), or when max pages are read and
-// more remain (*PageCapError; max 0 sets no cap), each inside a
-// *TransportError for method.
-func (c *Client) Walk(ctx context.Context, method, key string, max int, fn func(Page) (stop bool)) error {
-	var w walkGuard
-	cursor := ""
-	for n := 1; ; n++ {
-		var params json.RawMessage
-		if cursor != "" {
-			params = cursorParams(cursor)
+// more remain (*PageCapError; max 0 sets no cap); all but the first inside
+// a *TransportError for method.
+func (c *Client) Walk(ctx context.Context, method, key string, max int) iter.Seq2[Page, error] {
+	return func(yield func(Page, error) bool) {
+		var w walkGuard
+		cursor := ""
+		for n := 1; ; n++ {
+			var params json.RawMessage
+			if cursor != "" {
+				params = cursorParams(cursor)
+			}
+			raw, err := c.Call(ctx, method, params)
+			if err != nil {
+				yield(Page{}, err)
+				return
+			}
+			p, err := splitPage(raw, key)
+			if err != nil {
+				yield(Page{}, &TransportError{Op: method, Err: &NotAListError{Page: n, Reason: err.Error()}})
+				return
+			}
+			p.N = n
+			if !yield(p, nil) || p.Next == "" {
+				return
+			}
+			if err := w.next(p); err != nil {
+				yield(Page{}, &TransportError{Op: method, Err: err})
+				return
+			}
+			if max > 0 && n >= max {
+				yield(Page{}, &TransportError{Op: method, Err: &PageCapError{Pages: max}})
+				return
+			}
+			cursor = p.Next
 		}
-		raw, err := c.Call(ctx, method, params)
-		if err != nil {
-			return err
-		}
-		p, err := splitPage(raw, key)
-		if err != nil {
-			return &TransportError{Op: method, Err: &NotAListError{Page: n, Reason: err.Error()}}
-		}
-		p.N = n
-		if fn(p) {
-			return nil
-		}
-		if p.Next == "" {
-			return nil
-		}
-		if err := w.next(p); err != nil {
-			return &TransportError{Op: method, Err: err}
-		}
-		if max > 0 && n >= max {
-			return &TransportError{Op: method, Err: &PageCapError{Pages: max}}
-		}
-		cursor = p.Next
 	}
 }
 

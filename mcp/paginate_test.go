@@ -20,19 +20,30 @@ type listResult struct {
 // the first page). It returns List's result and the params of every request.
 func runList(t *testing.T, pages map[string]string, p Pages) (listResult, []string) {
 	t.Helper()
+	var r listResult
+	params := serveList(t, pages, func(c *Client) {
+		r.result, r.next, r.err = c.List(t.Context(), "tools/list", "tools", p)
+	})
+	return r, params
+}
+
+// serveList runs run with a client of a server whose pages are keyed by
+// cursor, and returns the params of every request it sent.
+func serveList(t *testing.T, pages map[string]string, run func(c *Client)) []string {
+	t.Helper()
 	s, m := newTestSession(t, SessionOptions{})
 	c := &Client{s: s}
-	done := make(chan listResult, 1)
-	go func() {
-		r, next, err := c.List(t.Context(), "tools/list", "tools", p)
-		done <- listResult{r, next, err}
+	done := make(chan struct{})
+	go func() { // ends with run, which ends with the transport's answers
+		defer close(done)
+		run(c)
 	}()
 	var params []string
 	for {
 		select {
-		case r := <-done:
+		case <-done:
 			m.assertQuiet(t)
-			return r, params
+			return params
 		case b := <-m.out:
 			var req wireMsg
 			if err := json.Unmarshal(b, &req); err != nil || req.Method != "tools/list" {
@@ -306,5 +317,55 @@ func TestWalkBoundedInBytes(t *testing.T) {
 			t.Errorf("error = %q", err)
 		}
 		return
+	}
+}
+
+// Walk asks for the next page only while the loop goes on, and ends with
+// its error, yielded once.
+func TestWalkIsAnIterator(t *testing.T) {
+	pages := map[string]string{
+		"":   `{"tools":[{"name":"a"}],"nextCursor":"c1"}`,
+		"c1": `{"tools":[{"name":"b"}],"nextCursor":"c2"}`,
+		"c2": `{"tools":[{"name":"c"}]}`,
+	}
+	type step struct {
+		n    int
+		next string
+		err  string
+	}
+	for _, tt := range []struct {
+		name       string
+		max, stop  int // stop: break after this page (0 never)
+		want       []step
+		wantParams int
+	}{
+		{"to the end", 0, 0, []step{{1, "c1", ""}, {2, "c2", ""}, {3, "", ""}}, 3},
+		{"a break asks no more", 0, 1, []step{{1, "c1", ""}}, 1},
+		{"the cap's error after its pages", 2, 0, []step{{1, "c1", ""}, {2, "c2", ""}, {0, "", "still not at the end after 2 pages"}}, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []step
+			params := serveList(t, pages, func(c *Client) {
+				for p, err := range c.Walk(t.Context(), "tools/list", "tools", tt.max) {
+					s := step{n: p.N, next: p.Next}
+					var pc *PageCapError
+					if errors.As(err, &pc) {
+						s.err = pc.Error()
+					} else if err != nil {
+						s.err = err.Error()
+					}
+					got = append(got, s)
+					if p.N == tt.stop {
+						break
+					}
+				}
+			})
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(step{})); diff != "" {
+				t.Errorf("pages (-want +got):\n%s", diff)
+			}
+			if len(params) != tt.wantParams {
+				t.Errorf("%d requests, want %d", len(params), tt.wantParams)
+			}
+		})
 	}
 }

@@ -45,24 +45,22 @@ func (c *Client) FindTool(ctx context.Context, name string) (Tool, error) {
 	found := Tool{Name: name}
 	var listed []string
 	ctx = WithToolSought(ctx, name)
-	err := c.Each(ctx, "tools/list", "tools", func(items []json.RawMessage) bool {
-		for _, raw := range items {
+	for p, err := range c.Walk(ctx, "tools/list", "tools", 0) {
+		if err != nil {
+			return found, err
+		}
+		for _, raw := range p.Items {
 			n := ToolName(raw)
 			if n != name {
 				listed = append(listed, n)
 				continue
 			}
 			if t, ok := ParseTool(raw); ok {
-				found = t
-				return true
+				return t, nil
 			}
 		}
-		return false
-	})
-	if err == nil && found.Raw == nil {
-		err = &ToolNotListedError{Name: name, Listed: listed}
 	}
-	return found, err
+	return found, &ToolNotListedError{Name: name, Listed: listed}
 }
 
 type toolSoughtKey struct{}
@@ -129,16 +127,15 @@ func (tc *ToolCache) Find(ctx context.Context, c *Client, name string) (Tool, er
 	tc.mu.Unlock()
 	if tools == nil {
 		tools = map[string]Tool{}
-		err := c.Each(WithLookup(ctx), "tools/list", "tools", func(items []json.RawMessage) bool {
-			for _, raw := range items {
+		for p, err := range c.Walk(WithLookup(ctx), "tools/list", "tools", 0) {
+			if err != nil {
+				return Tool{Name: name}, err
+			}
+			for _, raw := range p.Items {
 				if t, ok := ParseTool(raw); ok {
 					tools[t.Name] = t
 				}
 			}
-			return false
-		})
-		if err != nil {
-			return Tool{Name: name}, err
 		}
 		tc.mu.Lock()
 		if tc.gen == gen { // else the list changed while it was walked: use it once, keep nothing

@@ -12,6 +12,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/mcpv/mcpv/internal/jq"
 )
 
 // largeResult is a ~20 MB tools/call result as a server sends it (compact).
@@ -69,7 +71,7 @@ func BenchmarkFilterLargeResult(b *testing.B) {
 			{"first-text-raw", `.content[0].text`, true, func(r largeResult) string { return r.firstText + "\n" }},
 		} {
 			b.Run(r.name+"/"+f.name, func(b *testing.B) {
-				filter, err := CompileFilter(f.expr, nil)
+				filter, err := jq.Compile(f.expr, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

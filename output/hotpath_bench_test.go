@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/jq"
 )
 
 // heapPeak samples the bytes of heap objects (live, or dead and not yet
@@ -53,7 +55,7 @@ func BenchmarkFilterHugeResult(b *testing.B) {
 	text := strings.Repeat("x", size)
 	raw := []byte(`{"content":[{"type":"text","text":"` + text + `"}]}`)
 	text = ""
-	filter, err := CompileFilter(`.content[0].text | length`, nil)
+	filter, err := jq.Compile(`.content[0].text | length`, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,16 +3,15 @@ package output
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"unicode/utf8"
 
-	"github.com/itchyny/gojq"
+	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/tidwall/pretty"
 )
@@ -33,8 +32,8 @@ var ErrFalsy = errors.New("the last output was false or null")
 type Printer struct {
 	Out        io.Writer
 	Format     Format
-	Filter     *Filter // nil prints the value itself
-	ExitStatus bool    // jq -e
+	Filter     *jq.Filter // nil prints the value itself
+	ExitStatus bool       // jq -e
 }
 
 // ClosedError wraps a failed write to stdout: the reader went away (EPIPE)
@@ -59,7 +58,15 @@ func (s stdoutWriter) Write(p []byte) (int, error) {
 var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 64<<10) }}
 
 // Print writes one JSON value (or the filter's outputs for it).
-func (p *Printer) Print(raw []byte) error {
+func (p *Printer) Print(raw []byte) error { return p.print(context.Background(), raw, nil) }
+
+// PrintWithin is Print with the filter run within b and ctx: for an
+// expression someone else wrote (a test file's step).
+func (p *Printer) PrintWithin(ctx context.Context, raw []byte, b jq.Bounds) error {
+	return p.print(ctx, raw, &b)
+}
+
+func (p *Printer) print(ctx context.Context, raw []byte, b *jq.Bounds) error {
 	w := writers.Get().(*bufio.Writer)
 	w.Reset(stdoutWriter{p.Out})
 	defer func() {
@@ -70,7 +77,7 @@ func (p *Printer) Print(raw []byte) error {
 	if p.Filter == nil {
 		err = p.writeRaw(w, raw)
 	} else {
-		err = p.runFilter(w, raw)
+		err = p.runFilter(ctx, w, raw, b)
 	}
 	if ferr := w.Flush(); err == nil {
 		err = ferr
@@ -104,7 +111,7 @@ func (p *Printer) writeRaw(w *bufio.Writer, raw []byte) error {
 // garbage before decoding it (see runFilter).
 const collectBefore = 32 << 20
 
-func (p *Printer) runFilter(w *bufio.Writer, raw []byte) error {
+func (p *Printer) runFilter(ctx context.Context, w *bufio.Writer, raw []byte, b *jq.Bounds) error {
 	if len(raw) >= collectBefore {
 		// Reading a large result left about as much garbage behind (the
 		// pieces a stdio line was read in, a body's buffer as it grew).
@@ -116,24 +123,19 @@ func (p *Printer) runFilter(w *bufio.Writer, raw []byte) error {
 		// such a result.
 		debug.FreeOSMemory()
 	}
-	v, err := decodeExact(raw)
+	v, err := jq.Decode(raw)
 	if err != nil {
 		return fmt.Errorf("decode result for --jq: %w", err)
 	}
-	iter := p.Filter.code.Run(v, p.Filter.values...)
+	outs := p.Filter.Run(v)
+	if b != nil {
+		outs = p.Filter.RunWithin(ctx, v, *b)
+	}
 	var last any
 	got := false
-	for {
-		out, ok := iter.Next()
-		if !ok {
-			break
-		}
-		if ferr, isErr := out.(error); isErr {
-			var halt *gojq.HaltError
-			if errors.As(ferr, &halt) && halt.Value() == nil {
-				break
-			}
-			return &FilterError{Err: ferr, Runtime: true}
+	for out, err := range outs {
+		if err != nil {
+			return err
 		}
 		last, got = out, true
 		if err := p.writeValue(w, out); err != nil {
@@ -153,138 +155,11 @@ func (p *Printer) writeValue(w *bufio.Writer, v any) error {
 		}
 		return w.WriteByte('\n')
 	}
-	b, err := gojq.Marshal(v)
+	b, err := jq.Marshal(v)
 	if err != nil {
 		return err
 	}
 	return p.writeRaw(w, b)
-}
-
-// Filter is a compiled jq expression and the values of its variables.
-type Filter struct {
-	code   *gojq.Code
-	vars   []Variable // as compiled: their names, in order
-	values []any      // of the variables, in the order they were compiled
-}
-
-// Variable is a jq variable set from outside the expression, as jq's --arg
-// and --argjson set them: $Name in the expression.
-type Variable struct {
-	Name  string
-	Value any // a string, or a JSON value as DecodeJSON returns it
-}
-
-// FilterError is a jq expression that failed to parse or to run.
-type FilterError struct {
-	Err error
-	// Runtime is set for an error while running on a result (such as
-	// `.a` on a string), as opposed to one in the expression itself.
-	Runtime bool
-}
-
-func (e *FilterError) Error() string { return "jq: " + e.Err.Error() }
-func (e *FilterError) Unwrap() error { return e.Err }
-
-// CompileFilter parses and compiles a jq expression; environ (KEY=VALUE
-// entries) is what $ENV and env show, and vars are its variables (a later
-// one of the same name wins), also gathered in $ARGS.named as jq does.
-// Parse errors point at the offending column.
-func CompileFilter(expr string, environ []string, vars ...Variable) (*Filter, error) {
-	q, err := gojq.Parse(expr)
-	if err != nil {
-		var pe *gojq.ParseError
-		if errors.As(err, &pe) {
-			return nil, &FilterError{Err: fmt.Errorf("%v\n    %s\n    %s^", err, expr, strings.Repeat(" ", caretColumn(expr, pe.Offset)))}
-		}
-		return nil, &FilterError{Err: err}
-	}
-	names, values := variables(vars)
-	code, err := gojq.Compile(q, gojq.WithEnvironLoader(func() []string { return environ }), gojq.WithVariables(names))
-	if err != nil {
-		return nil, &FilterError{Err: err}
-	}
-	return &Filter{code: code, vars: vars, values: values}, nil
-}
-
-// CompileFilterVars compiles expr with variables of these names, whose
-// values are given each time it runs (With): an expression run with
-// values that change, compiled once.
-func CompileFilterVars(expr string, environ []string, names ...string) (*Filter, error) {
-	vars := make([]Variable, len(names))
-	for i, name := range names {
-		vars[i] = Variable{Name: name}
-	}
-	return CompileFilter(expr, environ, vars...)
-}
-
-// With is the filter with the variables it was compiled with set to the
-// values of those given by the same name, and the others null; $ARGS.named
-// holds the ones given.
-func (f *Filter) With(vars ...Variable) *Filter {
-	given := map[string]any{}
-	for _, v := range vars {
-		given[v.Name] = v.Value
-	}
-	declared := make([]Variable, len(f.vars))
-	named := map[string]any{}
-	args := true // $ARGS is jq's, not a variable of the same name
-	for i, v := range f.vars {
-		x, ok := given[v.Name]
-		if ok {
-			named[v.Name] = x
-		}
-		declared[i] = Variable{Name: v.Name, Value: x}
-		args = args && v.Name != "ARGS"
-	}
-	_, values := variables(declared)
-	if args {
-		values[0] = map[string]any{"positional": []any{}, "named": named}
-	}
-	return &Filter{code: f.code, vars: f.vars, values: values}
-}
-
-// variables returns gojq's names ("$x") and values for vars, each name
-// once, and $ARGS unless a variable is named so.
-func variables(vars []Variable) (names []string, values []any) {
-	named := map[string]any{}
-	for _, v := range vars {
-		named[v.Name] = v.Value
-	}
-	if _, ok := named["ARGS"]; !ok {
-		names, values = append(names, "$ARGS"), append(values, map[string]any{"positional": []any{}, "named": named})
-	}
-	seen := map[string]bool{}
-	for _, v := range vars {
-		if !seen[v.Name] {
-			seen[v.Name] = true
-			names, values = append(names, "$"+v.Name), append(values, named[v.Name])
-		}
-	}
-	return names, values
-}
-
-// DecodeJSON decodes one JSON text as a filter sees JSON: numbers stay
-// exact (json.Number). Anything after the value is an error.
-func DecodeJSON(text []byte) (any, error) {
-	if v, ok := decodeValue(text); ok {
-		return v, nil
-	}
-	if !json.Valid(text) {
-		var v any
-		err := json.Unmarshal(text, &v) // says what is wrong, and where
-		return nil, err
-	}
-	return decodeStream(text)
-}
-
-func caretColumn(expr string, offset int) int {
-	if offset > len(expr) {
-		offset = len(expr)
-	}
-	if offset > 0 {
-		offset--
-	}
-	return len([]rune(expr[:offset]))
 }
 
 // terminalSafe escapes, inside JSON strings, the characters a terminal may

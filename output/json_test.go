@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpv/mcpv/internal/jq"
 )
 
 func printString(t *testing.T, p Printer, in string) (string, error) {
@@ -20,11 +21,11 @@ func printString(t *testing.T, p Printer, in string) (string, error) {
 	return b.String(), err
 }
 
-func mustFilter(t *testing.T, expr string) *Filter {
+func mustFilter(t *testing.T, expr string) *jq.Filter {
 	t.Helper()
-	f, err := CompileFilter(expr, []string{"MCPV_OUTPUT_TEST=from the test"})
+	f, err := jq.Compile(expr, []string{"MCPV_OUTPUT_TEST=from the test"})
 	if err != nil {
-		t.Fatalf("CompileFilter(%q): %v", expr, err)
+		t.Fatalf("jq.Compile(%q): %v", expr, err)
 	}
 	return f
 }
@@ -200,7 +201,7 @@ func TestFilterRuntimeErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := printString(t, Printer{Filter: mustFilter(t, tt.expr)}, tt.in)
-		var fe *FilterError
+		var fe *jq.FilterError
 		if !errors.As(err, &fe) {
 			t.Errorf("%s on %s = %v, want a *FilterError", tt.expr, tt.in, err)
 			continue
@@ -214,29 +215,6 @@ func TestFilterRuntimeErrors(t *testing.T) {
 	}
 	if _, err := printString(t, Printer{Filter: mustFilter(t, ".")}, `{"a":`); err == nil || !strings.Contains(err.Error(), "decode result for --jq") {
 		t.Errorf("filter on invalid JSON = %v", err)
-	}
-}
-
-func TestCompileFilterErrors(t *testing.T) {
-	tests := []struct {
-		expr, want string
-	}{
-		{".a | | .b", "jq: unexpected token \"|\"\n    .a | | .b\n         ^"},
-		{`"é" | | .`, "jq: unexpected token \"|\"\n    \"é\" | | .\n          ^"},
-		{"{", "jq: unexpected EOF\n    {\n    ^"},
-		{"$undefined", "jq: variable not defined: $undefined"},
-		{"nosuchfunc(1)", "jq: function not defined: nosuchfunc/1"},
-	}
-	for _, tt := range tests {
-		f, err := CompileFilter(tt.expr, nil)
-		var fe *FilterError
-		if f != nil || !errors.As(err, &fe) {
-			t.Errorf("CompileFilter(%q) = %v, %v; want a *FilterError", tt.expr, f, err)
-			continue
-		}
-		if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
-			t.Errorf("CompileFilter(%q) error (-want +got):\n%s", tt.expr, diff)
-		}
 	}
 }
 
@@ -291,33 +269,5 @@ func TestColourEscapesTerminalControls(t *testing.T) {
 	got, _ = printString(t, Printer{}, in)
 	if got != in+"\n" {
 		t.Errorf("plain: %q, want it as sent", got)
-	}
-}
-
-// A filter compiled with its variables' names runs with values given
-// later, each run its own; $ARGS.named holds the ones given.
-func TestFilterWith(t *testing.T) {
-	f, err := CompileFilterVars(`[$a, $b, $ARGS.named]`, nil, "a", "b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range []struct {
-		vars []Variable
-		want string
-	}{
-		{[]Variable{{Name: "a", Value: "x"}, {Name: "b", Value: json.Number("1")}}, `[["x",1,{"a":"x","b":1}]]`},
-		{[]Variable{{Name: "a", Value: "y"}, {Name: "c", Value: "ignored"}}, `[["y",null,{"a":"y"}]]`},
-	} {
-		var b bytes.Buffer
-		p := Printer{Out: &b, Filter: f.With(tt.vars...)}
-		if err := p.Print(json.RawMessage(`{}`)); err != nil {
-			t.Fatal(err)
-		}
-		if got := "[" + strings.TrimSpace(b.String()) + "]"; got != tt.want {
-			t.Errorf("%v: %s, want %s", tt.vars, got, tt.want)
-		}
-	}
-	if _, err := CompileFilterVars(`$c`, nil, "a"); err == nil {
-		t.Error("an undeclared variable compiled")
 	}
 }

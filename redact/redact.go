@@ -212,6 +212,25 @@ func HeaderValue(name, value string) string {
 	return Mask
 }
 
+// ConfigValue masks a secret-named value as a config file holds it, unless
+// it only names variables ("${GITHUB_TOKEN}", "Bearer ${TOKEN}"): then the
+// secret is not in the file, and the names say what it will be.
+func ConfigValue(name, value string) string {
+	if !Name(name) {
+		return value
+	}
+	rest := value
+	if scheme, after, ok := strings.Cut(value, " "); ok && !strings.Contains(scheme, "$") {
+		rest = after
+	}
+	for part := range strings.FieldsSeq(rest) {
+		if !strings.HasPrefix(part, "${") || !strings.HasSuffix(part, "}") || strings.Count(part, "${") != 1 {
+			return HeaderValue(name, value)
+		}
+	}
+	return value
+}
+
 func isScheme(s string) bool {
 	switch strings.ToLower(s) {
 	case "bearer", "basic", "token", "digest", "dpop":

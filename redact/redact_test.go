@@ -147,3 +147,21 @@ func TestString(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigValue(t *testing.T) {
+	for _, tt := range []struct{ name, value, want string }{
+		{"GITHUB_TOKEN", "ghp_abc", Mask},
+		{"GITHUB_TOKEN", "${GITHUB_TOKEN}", "${GITHUB_TOKEN}"},
+		{"Authorization", "Bearer ${TOKEN}", "Bearer ${TOKEN}"},
+		{"Authorization", "Bearer abc", "Bearer " + Mask},
+		{"Authorization", "Bearer ${TOKEN}x", "Bearer " + Mask},
+		{"Authorization", "Bearer ${A}${B}", "Bearer " + Mask},
+		{"API_KEY", "${A} ${B}", "${A} ${B}"},
+		{"API_KEY", "${A} b", Mask},
+		{"LOG_LEVEL", "debug", "debug"},
+	} {
+		if got := ConfigValue(tt.name, tt.value); got != tt.want {
+			t.Errorf("ConfigValue(%q, %q) = %q, want %q", tt.name, tt.value, got, tt.want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/oauth"
 	"github.com/mcpv/mcpv/redact"
@@ -22,7 +23,7 @@ func Stored(settings *connect.Settings, env connect.Env) (server string, store *
 		return "", nil, nil, err
 	}
 	if server, err = oauth.CanonicalResource(settings.URL); err != nil {
-		return "", nil, nil, connect.Usage(err)
+		return "", nil, nil, clierr.Usage(err)
 	}
 	store = env.OAuthStore()
 	recs, err = store.Find(server)

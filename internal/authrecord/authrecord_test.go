@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/oauth"
 )
@@ -76,7 +77,7 @@ func TestStored(t *testing.T) {
 	state := t.TempDir()
 	env := connect.Env{GOOS: runtime.GOOS, Cwd: state, Environ: []string{
 		"XDG_STATE_HOME=" + state, "HOME=" + state, "LOCALAPPDATA=" + state, "USERPROFILE=" + state}}
-	var ue *connect.UsageError
+	var ue *clierr.UsageError
 	if _, _, _, err := Stored(&connect.Settings{}, env); !errors.As(err, &ue) {
 		t.Errorf("a stdio server: %v, want a usage error", err)
 	}

@@ -18,7 +18,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/ordered"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
@@ -148,7 +148,7 @@ func ErrorMember(err error) []byte {
 
 // RunJSON sends a {"id"?, "method", "params"?} line as it is (a
 // notifications/ method as a notification) on the session client opens.
-// A line that is no such object is a *connect.UsageError.
+// A line that is no such object is a *clierr.UsageError.
 func RunJSON(ctx context.Context, text []byte, client func(context.Context) (*mcp.Client, error)) (id, res json.RawMessage, err error) {
 	var method string
 	var params json.RawMessage
@@ -168,11 +168,11 @@ func RunJSON(ctx context.Context, text []byte, client func(context.Context) (*mc
 	})
 	switch {
 	case err != nil:
-		return id, nil, connect.Usagef("not an operation: %v", err)
+		return id, nil, clierr.Usagef("not an operation: %v", err)
 	case method == "":
-		return id, nil, connect.Usagef(`an operation needs a "method"`)
+		return id, nil, clierr.Usagef(`an operation needs a "method"`)
 	case params != nil && string(params) != "null" && !rawjson.IsObject(params) && params[0] != '[':
-		return id, nil, connect.Usagef(`"params" must be an object`)
+		return id, nil, clierr.Usagef(`"params" must be an object`)
 	}
 	c, err := client(ctx)
 	if err != nil {

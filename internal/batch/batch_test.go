@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 )
@@ -118,7 +118,7 @@ func TestRunJSONRefusesWhatIsNoOperation(t *testing.T) {
 		`{"jsonrpc":"2.0","method":7,"id":2}`: "not an operation",
 	} {
 		_, _, err := RunJSON(t.Context(), []byte(line), client)
-		var ue *connect.UsageError
+		var ue *clierr.UsageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want a usage error saying %q", line, err, want)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/oauth"
 )
 
@@ -26,7 +27,7 @@ func (s *Settings) AuthMode(h Hooks) string {
 // RequireHTTP refuses a stdio target for what only HTTP servers have.
 func (s *Settings) RequireHTTP() error {
 	if s.URL == "" {
-		return Usagef("auth is for HTTP servers: give --url URL or --server NAME of an HTTP server")
+		return clierr.Usagef("auth is for HTTP servers: give --url URL or --server NAME of an HTTP server")
 	}
 	return nil
 }
@@ -112,15 +113,15 @@ func oauthManager(s *Settings, plain *http.Client, mode string, env Env, h Hooks
 	}
 	if opts.Grant == oauth.GrantJWTBearer {
 		if opts.ClientID == "" || a.Assertion == "" {
-			return nil, Usagef("--grant jwt-bearer needs --client-id and --assertion")
+			return nil, clierr.Usagef("--grant jwt-bearer needs --client-id and --assertion")
 		}
 		opts.Assertion = a.Assertion
 	} else if opts.Grant != oauth.GrantAuthorizationCode && (opts.ClientID == "" || (opts.ClientSecret == "" && opts.ClientKey == nil)) {
-		return nil, Usagef("--grant %s needs --client-id and --client-secret or --client-key", strings.ReplaceAll(opts.Grant, "_", "-"))
+		return nil, clierr.Usagef("--grant %s needs --client-id and --client-secret or --client-key", strings.ReplaceAll(opts.Grant, "_", "-"))
 	}
 	if opts.Grant == oauth.GrantCrossApp {
 		if a.IDPTokenEndpoint == "" || a.IDPClientID == "" || a.IDToken == "" {
-			return nil, Usagef("--grant cross-app needs --idp-token-endpoint, --idp-client-id and --id-token")
+			return nil, clierr.Usagef("--grant cross-app needs --idp-token-endpoint, --idp-client-id and --id-token")
 		}
 		opts.IdentityProvider = &oauth.IdentityProvider{TokenEndpoint: a.IDPTokenEndpoint, ClientID: a.IDPClientID, IDToken: a.IDToken}
 	}
@@ -158,7 +159,7 @@ func checkScope(scope string) error {
 // repository's, cannot send the login's code to another machine.
 func checkEntryAuth(conf config.OAuth, f AuthFlags, x *config.Expanded) error {
 	bad := func(key string, err error) error {
-		return Configf("%s: server %q: oauth.%s: %v", x.Where(), x.Name, key, err)
+		return clierr.Configf("%s: server %q: oauth.%s: %v", x.Where(), x.Name, key, err)
 	}
 	if conf.Resource != "" && conf.Resource != ResourceNone {
 		if err := oauth.CheckResource(conf.Resource); err != nil {
@@ -169,7 +170,7 @@ func checkEntryAuth(conf config.OAuth, f AuthFlags, x *config.Expanded) error {
 		return bad("scope", err)
 	}
 	if err := oauth.CheckRedirect(oauth.Redirect{Host: conf.RedirectHost, Port: conf.RedirectPort, Path: conf.RedirectPath}); err != nil {
-		return Configf("%s: server %q: oauth.%s", x.Where(), x.Name, strings.Replace(err.Error(), "redirect ", "redirect_", 1))
+		return clierr.Configf("%s: server %q: oauth.%s", x.Where(), x.Name, strings.Replace(err.Error(), "redirect ", "redirect_", 1))
 	}
 	if f.RedirectHost == "" && !oauth.IsLoopbackRedirectHost(conf.RedirectHost) {
 		return bad("redirect_host", fmt.Errorf("%s is not a loopback host (127.0.0.1, localhost, ::1); "+
@@ -184,11 +185,11 @@ func checkEntryAuth(conf config.OAuth, f AuthFlags, x *config.Expanded) error {
 func readClientKey(env Env, path string) (*ecdsa.PrivateKey, error) {
 	data, err := env.readFile(path)
 	if err != nil {
-		return nil, Usagef("--client-key: %v", err)
+		return nil, clierr.Usagef("--client-key: %v", err)
 	}
 	key, err := oauth.ParseECKey(data)
 	if err != nil {
-		return nil, Usagef("--client-key %s: %v", path, err)
+		return nil, clierr.Usagef("--client-key %s: %v", path, err)
 	}
 	return key, nil
 }

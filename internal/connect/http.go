@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/safefile"
 )
 
@@ -20,14 +21,14 @@ func httpClient(cacert, userAgent string) (*http.Client, error) {
 	if cacert != "" {
 		pem, err := safefile.Read(cacert)
 		if err != nil {
-			return nil, Usagef("--cacert: %v", err)
+			return nil, clierr.Usagef("--cacert: %v", err)
 		}
 		pool, err := x509.SystemCertPool()
 		if err != nil {
 			pool = x509.NewCertPool()
 		}
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, Usagef("--cacert %s: no PEM certificate found", cacert)
+			return nil, clierr.Usagef("--cacert %s: no PEM certificate found", cacert)
 		}
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/serverstate"
 	"github.com/mcpv/mcpv/mcp"
@@ -206,7 +207,7 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 		}
 		tr, err := mcp.NewHTTPTransport(opts)
 		if err != nil {
-			return nil, Usage(err)
+			return nil, clierr.Usage(err)
 		}
 		return tr, nil
 	}

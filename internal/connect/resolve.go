@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/keeper"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/shellwords"
@@ -30,7 +31,7 @@ func Resolve(f Flags, explicit map[string]bool, server []string, env Env, log *s
 		}
 	}
 	if given > 1 {
-		return nil, Usagef("give one server: --url URL, --server NAME, -- COMMAND or --session NAME")
+		return nil, clierr.Usagef("give one server: --url URL, --server NAME, -- COMMAND or --session NAME")
 	}
 	from := "--session"
 	if given == 0 && env.Getenv("MCPV_SESSION") != "" {
@@ -38,13 +39,13 @@ func Resolve(f Flags, explicit map[string]bool, server []string, env Env, log *s
 	} else if given == 0 {
 		u, s := env.Getenv("MCPV_URL"), env.Getenv("MCPV_SERVER")
 		if u != "" && s != "" {
-			return nil, Usagef("MCPV_URL and MCPV_SERVER are both set; unset one, or give --url or --server")
+			return nil, clierr.Usagef("MCPV_URL and MCPV_SERVER are both set; unset one, or give --url or --server")
 		}
 		f.URL, f.Server = u, s
 	}
 	if f.Session != "" {
 		if err := keeper.CheckName(f.Session); err != nil {
-			return nil, Usagef("%s: %v", from, err)
+			return nil, clierr.Usagef("%s: %v", from, err)
 		}
 		return Merge(f, explicit, Source{Session: f.Session}, env)
 	}
@@ -81,7 +82,7 @@ func lookup(f Flags, env Env, log *slog.Logger) (*config.Expanded, bool, error) 
 	s, skipped, err := config.Find(cenv, f.Server)
 	WarnSkipped(log, skipped)
 	if err != nil {
-		return nil, false, &ConfigError{Err: err}
+		return nil, false, &clierr.ConfigError{Err: err}
 	}
 	untrusted := false
 	if s.File.Kind == config.Project {
@@ -107,7 +108,7 @@ func lookup(f Flags, env Env, log *slog.Logger) (*config.Expanded, bool, error) 
 	}
 	x, err := s.Expand(cenv)
 	if err != nil {
-		return nil, false, &ConfigError{Err: err}
+		return nil, false, &clierr.ConfigError{Err: err}
 	}
 	for _, w := range s.Warnings {
 		log.Warn(fmt.Sprintf("%s: server %q: %s", s.Where(), s.Name, w))
@@ -132,12 +133,12 @@ func WarnSkipped(log *slog.Logger, skipped []*config.FileError) {
 func checkShadow(cenv config.Env, env Env, s *config.Server) error {
 	defs, _, err := config.Definitions(cenv, s.Name)
 	if err != nil {
-		return &ConfigError{Err: err}
+		return &clierr.ConfigError{Err: err}
 	}
 	for _, d := range defs {
 		if d.File.Kind == config.User {
 			rel := relPath(s.File.Path, env.Cwd)
-			return Configf("%s, which is not trusted, defines server %q, which %s defines too; mcpv will not let it replace yours: "+
+			return clierr.Configf("%s, which is not trusted, defines server %q, which %s defines too; mcpv will not let it replace yours: "+
 				"rename it there, or review the file and run: mcpv trust %s", rel, s.Name, d.Where(), shellwords.Quote(rel))
 		}
 	}
@@ -151,7 +152,7 @@ func checkShadow(cenv config.Env, env Env, s *config.Server) error {
 func checkUntrusted(f Flags, env Env, s *config.Server) (untrusted bool, err error) {
 	rel := relPath(s.File.Path, env.Cwd)
 	refuse := func(what string) error {
-		return Configf("%s is not trusted; its server %q would %s; review the file, then run: mcpv trust %s",
+		return clierr.Configf("%s is not trusted; its server %q would %s; review the file, then run: mcpv trust %s",
 			rel, s.Name, what, shellwords.Quote(rel))
 	}
 	if s.Transport == "stdio" {
@@ -185,29 +186,11 @@ func DescribeCommand(s *config.Server) string {
 	if len(s.Env) > 0 {
 		var env []string
 		for _, v := range s.Env {
-			env = append(env, v.Name+"="+shellwords.Quote(MaskValue(v.Name, v.Value)))
+			env = append(env, v.Name+"="+shellwords.Quote(redact.ConfigValue(v.Name, v.Value)))
 		}
 		out = "env " + strings.Join(env, " ") + " " + out
 	}
 	return out
-}
-
-// MaskValue hides a secret-named value, unless it only names variables
-// ("${GITHUB_TOKEN}", "Bearer ${TOKEN}"): then the secret is not in the file.
-func MaskValue(name, value string) string {
-	if !redact.Name(name) {
-		return value
-	}
-	rest := value
-	if scheme, after, ok := strings.Cut(value, " "); ok && !strings.Contains(scheme, "$") {
-		rest = after
-	}
-	for part := range strings.FieldsSeq(rest) {
-		if !strings.HasPrefix(part, "${") || !strings.HasSuffix(part, "}") || strings.Count(part, "${") != 1 {
-			return redact.HeaderValue(name, value)
-		}
-	}
-	return value
 }
 
 func relPath(path, cwd string) string {
@@ -226,7 +209,7 @@ func readHeaders(flags []string, env Env) ([][2]string, error) {
 		if path, ok := strings.CutPrefix(f, "@"); ok {
 			data, err := env.readFile(env.Path(path))
 			if err != nil {
-				return nil, Usagef("--header: %v", err)
+				return nil, clierr.Usagef("--header: %v", err)
 			}
 			lines = nil
 			sc := bufio.NewScanner(bytes.NewReader(data))
@@ -239,7 +222,7 @@ func readHeaders(flags []string, env Env) ([][2]string, error) {
 		for _, l := range lines {
 			kv, err := parseHeader(l)
 			if err != nil {
-				return nil, Usage(err)
+				return nil, clierr.Usage(err)
 			}
 			out = append(out, kv)
 		}
@@ -272,7 +255,7 @@ func secretFlag(name, value, envName string, env Env) (string, error) {
 	if path, ok := strings.CutPrefix(value, "@"); ok {
 		data, err := env.readFile(env.Path(path))
 		if err != nil {
-			return "", Usagef("%s: %v", name, err)
+			return "", clierr.Usagef("%s: %v", name, err)
 		}
 		return strings.TrimSpace(string(data)), nil
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/clierr"
 )
 
 // place is a user's world for Resolve: a home with mcpv's catalog, a
@@ -59,12 +60,12 @@ func (p *place) resolve(f Flags, explicit []string, server ...string) (*Settings
 }
 
 func usageErr(err error) bool {
-	var ue *UsageError
+	var ue *clierr.UsageError
 	return errors.As(err, &ue)
 }
 
 func configErr(err error) bool {
-	var ce *ConfigError
+	var ce *clierr.ConfigError
 	return errors.As(err, &ce)
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/oauth"
 	"github.com/mcpv/mcpv/redact"
@@ -157,19 +158,19 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (s *Settings,
 		s.Env = setVars(env.Environ, f.Env, env.GOOS)
 		s.Name = baseName(src.Command[0])
 	default:
-		return nil, Usagef("no server given: add -- COMMAND [ARGS...] after the command, --url URL or --server NAME")
+		return nil, clierr.Usagef("no server given: add -- COMMAND [ARGS...] after the command, --url URL or --server NAME")
 	}
 	if s.URL == "" && (len(f.Header) > 0 || f.CACert != "") {
-		return nil, Usagef("--header and --cacert are for HTTP servers")
+		return nil, clierr.Usagef("--header and --cacert are for HTTP servers")
 	}
 	if s.URL != "" && (len(f.Env) > 0 || f.Cwd != "") {
-		return nil, Usagef("--env and --cwd are for stdio servers")
+		return nil, clierr.Usagef("--env and --cwd are for stdio servers")
 	}
 	if s.URL != "" && explicit["framing"] {
-		return nil, Usagef("--framing is for stdio servers")
+		return nil, clierr.Usagef("--framing is for stdio servers")
 	}
 	if f.SessionID != "" && s.URL == "" {
-		return nil, Usagef("--session-id resumes an HTTP session: give the server's --url (or an HTTP --server)")
+		return nil, clierr.Usagef("--session-id resumes an HTTP session: give the server's --url (or an HTTP --server)")
 	}
 	s.ResumeSession = f.SessionID
 	if f.Cwd != "" {
@@ -207,7 +208,7 @@ var sessionShaping = []string{"header", "env", "cwd", "cacert", "transport", "in
 func sessionFlags(explicit map[string]bool) error {
 	for _, f := range sessionShaping {
 		if explicit[f] {
-			return Usagef("--%s shapes the session: give it to 'mcpv session start', not with --session", f)
+			return clierr.Usagef("--%s shapes the session: give it to 'mcpv session start', not with --session", f)
 		}
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -186,7 +187,7 @@ func TestMerge(t *testing.T) {
 			}
 			got, err := Merge(f, explicit, tt.src, env)
 			if tt.wantErr != "" {
-				var ue *UsageError
+				var ue *clierr.UsageError
 				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Merge = %v, want a usage error %q", err, tt.wantErr)
 				}

@@ -11,7 +11,8 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/elicit"
-	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/skills"
@@ -44,9 +45,10 @@ const codeURLElicitationRequired = -32042
 // refusals (exit 3, like a missing capability).
 func Of(err error, refused func(error) bool) int {
 	var (
-		usage     *connect.UsageError
-		confErr   *connect.ConfigError
-		filterErr *output.FilterError
+		usage     *clierr.UsageError
+		confErr   *clierr.ConfigError
+		filterErr *jq.FilterError
+		jqBound   *jq.LimitError
 		callErr   *mcp.CallError
 		capErr    *mcp.CapabilityError
 		transErr  *mcp.TransportError
@@ -76,7 +78,7 @@ func Of(err error, refused func(error) bool) int {
 		return Auth
 	case errors.Is(err, toolcall.ErrFailed), errors.Is(err, output.ErrFalsy):
 		return ToolError
-	case errors.As(err, &filterErr) && filterErr.Runtime:
+	case errors.As(err, &filterErr) && filterErr.Runtime, errors.As(err, &jqBound):
 		return Filter
 	case errors.As(err, &usage), errors.As(err, &filterErr), errors.As(err, &confErr):
 		return Usage
@@ -140,9 +142,9 @@ func Message(err error, code int, help string) string {
 		msg = ce.Method + ": " + elicit.DescribeURLRequired(ce.Err.Data)
 	}
 	msg += Hint(err)
-	var confErr *connect.ConfigError
+	var confErr *clierr.ConfigError
 	var stateErr *safedir.Error
-	var usage *connect.UsageError
+	var usage *clierr.UsageError
 	pointed := errors.As(err, &usage) && usage.Pointed
 	if code == Usage && !strings.Contains(msg, "\n") && !pointed && !errors.As(err, &confErr) && !errors.As(err, &stateErr) {
 		msg += " (see " + help + ")"

@@ -90,10 +90,12 @@ func TestToolFoundInKeptPages(t *testing.T) {
 	}
 	// The page b gets holds t4 alone: the keeper sent it no other page.
 	var pages []string
-	b.client.Walk(mcp.WithToolSought(ctx, "t4"), "tools/list", "tools", 0, func(p mcp.Page) bool {
+	for p, err := range b.client.Walk(mcp.WithToolSought(ctx, "t4"), "tools/list", "tools", 0) {
+		if err != nil {
+			t.Fatal(err)
+		}
 		pages = append(pages, string(p.Raw))
-		return false
-	})
+	}
 	if len(pages) != 1 || pages[0] != `{"tools":[{"name":"t4","inputSchema":{"type":"object"}}]}` {
 		t.Errorf("pages a command looking for t4 got: %q", pages)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/stringargs"
 	"github.com/mcpv/mcpv/internal/toolcall"
@@ -51,12 +51,12 @@ const Commands = "call TOOL [k=v...], list-tools, list-resources, list-resource-
 // key=@FILE; nothing needs a server. Mistakes are usage errors.
 func ParseOp(words []string, readFile func(string) ([]byte, error)) (Op, error) {
 	if len(words) == 0 {
-		return Op{}, connect.Usagef("no operation: give one of %s", Commands)
+		return Op{}, clierr.Usagef("no operation: give one of %s", Commands)
 	}
 	op := Op{kind: words[0], Name: words[0], Weight: 1, words: words[1:]}
 	arity := func(min, max int, what string) error {
 		if n := len(op.words); n < min || n > max {
-			return connect.Usagef("%s: want %s", op.kind, what)
+			return clierr.Usagef("%s: want %s", op.kind, what)
 		}
 		return nil
 	}
@@ -94,10 +94,10 @@ func ParseOp(words []string, readFile func(string) ([]byte, error)) (Op, error) 
 			err = arity(0, 0, op.kind+", alone")
 			break
 		}
-		return Op{}, connect.Usagef("unknown operation %q: give one of %s", op.kind, Commands)
+		return Op{}, clierr.Usagef("unknown operation %q: give one of %s", op.kind, Commands)
 	}
 	if err != nil {
-		return Op{}, connect.Usage(err)
+		return Op{}, clierr.Usage(err)
 	}
 	if op.target != "" {
 		op.Name += " " + op.target
@@ -166,7 +166,7 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 	case typing.Err() != nil:
 		return context.Cause(typing)
 	case err != nil:
-		return connect.Usage(fmt.Errorf("call %s: %w", op.target, err))
+		return clierr.Usage(fmt.Errorf("call %s: %w", op.target, err))
 	}
 	if len(def.InputSchema) > 0 {
 		violation, err := check.Check(ctx, "inputSchema", def.InputSchema, args)
@@ -174,7 +174,7 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 			return err
 		}
 		if violation != nil {
-			return connect.Usagef("%s; nothing sent", toolcall.ArgumentProblem(op.target, def.InputSchema, args, violation))
+			return clierr.Usagef("%s; nothing sent", toolcall.ArgumentProblem(op.target, def.InputSchema, args, violation))
 		}
 	}
 	op.tool = def
@@ -217,7 +217,12 @@ func (op *Op) run(ctx context.Context, client *mcp.Client) error {
 		return err
 	}
 	l := lists[op.kind]
-	return client.Walk(ctx, l[0], l[1], 0, func(mcp.Page) bool { return false })
+	for _, err := range client.Walk(ctx, l[0], l[1], 0) {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // errToolFailed is a result with isError: true.

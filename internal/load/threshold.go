@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/clierr"
 )
 
 // Threshold is a check of a run's figures that decides its exit:
@@ -42,7 +42,7 @@ var thresholdRE = sync.OnceValue(func() *regexp.Regexp {
 func ParseThreshold(s string) (Threshold, error) {
 	m := thresholdRE().FindStringSubmatch(s)
 	bad := func(why string) (Threshold, error) {
-		return Threshold{}, connect.Usagef("--threshold %q: %s (e.g. p99<200ms, setup.p99<1s, errors<1%%, rate>=100)", s, why)
+		return Threshold{}, clierr.Usagef("--threshold %q: %s (e.g. p99<200ms, setup.p99<1s, errors<1%%, rate>=100)", s, why)
 	}
 	if m == nil {
 		return bad("want METRIC OP VALUE, METRIC one of pNN, max, min, mean (of the operation, or setup.pNN...), errors, rate")

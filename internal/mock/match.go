@@ -9,14 +9,13 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mcpv/mcpv/internal/jqlimit"
-	"github.com/mcpv/mcpv/output"
+	"github.com/mcpv/mcpv/internal/jq"
 )
 
 // matches reports whether the entry answers a request whose jq input is
 // input (the arguments, decoded; a template's variables; a completion's
 // params). Its jq expression, which the file's author wrote, runs within
-// jqlimit's bounds (and ctx): one that goes past them is an error, not a
+// jq's bounds (and ctx): one that goes past them is an error, not a
 // mismatch; one that fails on this input does not match.
 func (e *Entry) matches(ctx context.Context, input any) (bool, error) {
 	if e.Arguments != nil {
@@ -28,11 +27,17 @@ func (e *Entry) matches(ctx context.Context, input any) (bool, error) {
 		return true, nil
 	}
 	some, all := false, true
-	err := jqlimit.Run(ctx, e.code, input, jqlimit.Default, func(v any) bool {
-		some, all = true, v != nil && v != false
-		return all
-	})
-	var le *jqlimit.LimitError
+	var err error
+	for v, rerr := range e.code.RunWithin(ctx, input, jq.Default) {
+		if rerr != nil {
+			err = rerr
+			break
+		}
+		if some, all = true, v != nil && v != false; !all {
+			break
+		}
+	}
+	var le *jq.LimitError
 	if errors.As(err, &le) || ctx.Err() != nil {
 		return false, fmt.Errorf("%s: %w", e.where, err)
 	}
@@ -44,7 +49,7 @@ func decode(raw json.RawMessage) (any, error) {
 	if raw == nil {
 		return map[string]any{}, nil
 	}
-	return output.DecodeJSON(raw)
+	return jq.DecodeJSON(raw)
 }
 
 // subset reports whether got holds want: every member of an object in

@@ -8,11 +8,9 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/itchyny/gojq"
-	"github.com/mcpv/mcpv/internal/jqlimit"
+	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/internal/uritemplate"
 	"github.com/mcpv/mcpv/internal/yamlnode"
-	"github.com/mcpv/mcpv/output"
 )
 
 // Responses is a responses file: who the mock says it is, and what it
@@ -77,8 +75,8 @@ type Entry struct {
 	ResultJQ  string          `json:"result-jq,omitempty"`
 	Error     *ErrorAnswer    `json:"error,omitempty"`
 
-	code   *gojq.Code            // of JQ
-	result *gojq.Code            // of ResultJQ
+	code   *jq.Filter            // of JQ
+	result *jq.Filter            // of ResultJQ
 	tmpl   *uritemplate.Template // of Template
 	where  string                // where the file has it ("tools[2]"), by check
 	want   any                   // Arguments decoded, by check
@@ -190,7 +188,7 @@ func (e *Entry) check(key, where string) error {
 	if e.code, err = compileJQ(e.JQ); err != nil {
 		return fmt.Errorf("%s: %v", where, err)
 	}
-	if e.result, err = compileJQ(e.ResultJQ, "$answers", "$params"); err != nil {
+	if e.result, err = compileJQ(e.ResultJQ, "answers", "params"); err != nil {
 		return fmt.Errorf("%s: result-jq: %v", where, err)
 	}
 	return nil
@@ -230,25 +228,14 @@ func (e *Entry) checkKey(key string) error {
 }
 
 // compileJQ compiles a jq expression of the file's (none: nil), to run
-// within jqlimit's bounds with the variables named.
-func compileJQ(expr string, vars ...string) (*gojq.Code, error) {
+// within jq's bounds with the variables named; it reads no environment.
+// An error is said as -q says it: the expression, a caret under where it
+// went wrong.
+func compileJQ(expr string, vars ...string) (*jq.Filter, error) {
 	if expr == "" {
 		return nil, nil
 	}
-	q, err := gojq.Parse(expr)
-	if err != nil {
-		// Said as -q says it: the expression, a caret under where it
-		// went wrong.
-		if _, ferr := output.CompileFilter(expr, nil); ferr != nil {
-			err = ferr
-		}
-		return nil, err
-	}
-	code, err := jqlimit.Compile(q, vars...)
-	if err != nil {
-		return nil, fmt.Errorf("jq: %v", err)
-	}
-	return code, nil
+	return jq.CompileVars(expr, nil, vars...)
 }
 
 // wanted is the entry's arguments, decoded (an empty object when it has

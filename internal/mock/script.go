@@ -7,7 +7,7 @@ package mock
 // A responses file may come from someone else, so each thing it asks for
 // is bounded: the steps of an entry (MaxSteps), its waits in all
 // (MaxWait), each question's wait for the client (MaxAskTimeout), and
-// each jq run (jqlimit's bounds). A wait and a question end when the call
+// each jq run (jq's bounds). A wait and a question end when the call
 // is cancelled (the client's notifications/cancelled, the client gone)
 // or the mock closes (Ctrl-C).
 
@@ -21,12 +21,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/itchyny/gojq"
 	"github.com/mcpv/mcpv/internal/duration"
-	"github.com/mcpv/mcpv/internal/jqlimit"
+	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/output"
 )
 
 // Bounds of an entry's steps.
@@ -272,7 +270,7 @@ func (m *Mock) ask(ctx context.Context, e *Entry, i int, a *Ask) (any, error) {
 	case err != nil:
 		return errorAnswer(err), nil
 	}
-	v, derr := output.DecodeJSON(res)
+	v, derr := jq.DecodeJSON(res)
 	if derr != nil {
 		return errorAnswer(derr), nil
 	}
@@ -287,7 +285,7 @@ func errorAnswer(err error) any {
 	}
 	e := map[string]any{"code": re.Code, "message": re.Message}
 	if re.Data != nil {
-		if d, err := output.DecodeJSON(re.Data); err == nil {
+		if d, err := jq.DecodeJSON(re.Data); err == nil {
 			e["data"] = d
 		}
 	}
@@ -297,15 +295,22 @@ func errorAnswer(err error) any {
 // compute is the result of an entry's result-jq: its one output, an
 // object, from the call's input with $answers and $params.
 func (e *Entry) compute(ctx context.Context, c call, answers []any) (json.RawMessage, error) {
-	params, _ := output.DecodeJSON(c.params)
+	params, _ := jq.DecodeJSON(c.params)
 	if answers == nil {
 		answers = []any{}
 	}
 	var outs []any
-	err := jqlimit.Run(ctx, e.result, c.input, jqlimit.Default, func(v any) bool {
-		outs = append(outs, v)
-		return len(outs) < 2
-	}, answers, params)
+	var err error
+	run := e.result.With(jq.Variable{Name: "answers", Value: answers}, jq.Variable{Name: "params", Value: params})
+	for v, rerr := range run.RunWithin(ctx, c.input, jq.Default) {
+		if rerr != nil {
+			err = rerr
+			break
+		}
+		if outs = append(outs, v); len(outs) == 2 {
+			break
+		}
+	}
 	fail := func(msg string) error {
 		return &mcp.RPCError{Code: mcp.CodeInternalError, Message: "mock: the responses' " + e.where + ": result-jq " + msg}
 	}
@@ -318,7 +323,7 @@ func (e *Entry) compute(ctx context.Context, c call, answers []any) (json.RawMes
 	if _, ok := outs[0].(map[string]any); !ok {
 		return nil, fail("gave " + jqType(outs[0]) + ": want an object")
 	}
-	b, err := gojq.Marshal(outs[0])
+	b, err := jq.Marshal(outs[0])
 	if err != nil {
 		return nil, fail(err.Error())
 	}

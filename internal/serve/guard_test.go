@@ -56,17 +56,16 @@ func names(t *testing.T, c *mcp.Client, method, key, field string) []string {
 	t.Helper()
 	var out []string
 	pages := 0
-	err := c.Walk(context.Background(), method, key, 0, func(p mcp.Page) bool {
+	for p, err := range c.Walk(context.Background(), method, key, 0) {
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
 		pages++
 		for _, it := range p.Items {
 			var m map[string]any
 			json.Unmarshal(it, &m)
 			out = append(out, m[field].(string))
 		}
-		return false
-	})
-	if err != nil {
-		t.Fatalf("%s: %v", method, err)
 	}
 	if pages < 2 {
 		t.Fatalf("%s: %d page, want several", method, pages)

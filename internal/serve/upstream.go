@@ -60,7 +60,12 @@ type walker interface {
 }
 
 func (u connUpstream) Walk(ctx context.Context, method, key string, fn func(mcp.Page) bool) error {
-	return u.c.Client.Walk(ctx, method, key, 0, fn)
+	for p, err := range u.c.Client.Walk(ctx, method, key, 0) {
+		if err != nil || fn(p) {
+			return err
+		}
+	}
+	return nil
 }
 
 func (u connUpstream) Done() <-chan struct{} { return u.c.Client.Done() }

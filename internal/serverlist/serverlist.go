@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 
 	"github.com/mcpv/mcpv/config"
-	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/redact"
 )
 
@@ -76,9 +75,9 @@ func Describe(s *config.Server, store TrustStore, shadowed bool) Entry {
 		v.Timeout = s.Timeout.String()
 	}
 	if o := s.OAuth; o != (config.OAuth{}) {
-		v.OAuth = &oauthView{ClientID: o.ClientID, ClientSecret: connect.MaskValue("client_secret", o.ClientSecret),
+		v.OAuth = &oauthView{ClientID: o.ClientID, ClientSecret: redact.ConfigValue("client_secret", o.ClientSecret),
 			ClientKey: o.ClientKey, ClientMetadataURL: o.ClientMetadataURL, Grant: o.Grant,
-			Assertion: connect.MaskValue("client_secret", o.Assertion), DPoP: o.DPoP, Resource: o.Resource, Scope: o.Scope,
+			Assertion: redact.ConfigValue("client_secret", o.Assertion), DPoP: o.DPoP, Resource: o.Resource, Scope: o.Scope,
 			RedirectHost: o.RedirectHost, RedirectPort: o.RedirectPort, RedirectPath: o.RedirectPath}
 		if o.LoginTimeout > 0 {
 			v.OAuth.LoginTimeout = o.LoginTimeout.String()
@@ -116,7 +115,7 @@ func maskVars(vars []config.Var) *orderedVars {
 	}
 	out := make(orderedVars, len(vars))
 	for i, v := range vars {
-		out[i] = config.Var{Name: v.Name, Value: connect.MaskValue(v.Name, v.Value)}
+		out[i] = config.Var{Name: v.Name, Value: redact.ConfigValue(v.Name, v.Value)}
 	}
 	return &out
 }

@@ -40,8 +40,11 @@ func Find(ctx context.Context, client *mcp.Client, arg string) (mcp.Skill, error
 	}
 	var matches []json.RawMessage
 	var names []string
-	err := client.Each(ctx, "skills/list", "skills", func(items []json.RawMessage) bool {
-		for _, raw := range items {
+	for p, err := range client.Walk(ctx, "skills/list", "skills", 0) {
+		if err != nil {
+			return mcp.Skill{}, err
+		}
+		for _, raw := range p.Items {
 			var e struct {
 				URI         string `json:"uri"`
 				Frontmatter struct {
@@ -57,10 +60,6 @@ func Find(ctx context.Context, client *mcp.Client, arg string) (mcp.Skill, error
 			}
 			names = append(names, e.Frontmatter.Name)
 		}
-		return false
-	})
-	if err != nil {
-		return mcp.Skill{}, err
 	}
 	switch len(matches) {
 	case 0:

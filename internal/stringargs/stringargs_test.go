@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest/pipeclient"
 )
@@ -62,7 +62,7 @@ func TestCheckPrompt(t *testing.T) {
 	if err := check("other", "x=1"); err != nil {
 		t.Errorf("a prompt the server does not list: %v; the server will say", err)
 	}
-	var ue *connect.UsageError
+	var ue *clierr.UsageError
 	if err := check("greet", "tone=warm"); !errors.As(err, &ue) || err.Error() != `prompt "greet" needs name; nothing sent` {
 		t.Errorf("a required argument missing: %v", err)
 	}

@@ -89,8 +89,10 @@ func (l *Lister) walk(ctx context.Context, li list) ([]json.RawMessage, []string
 // too.
 func walk(ctx context.Context, c *mcp.Client, l list, budget int64) (items []json.RawMessage, notes []string, err error) {
 	var size int64
-	over := false
-	err = c.Walk(ctx, l.method, l.key, 0, func(p mcp.Page) bool {
+	for p, err := range c.Walk(ctx, l.method, l.key, 0) {
+		if err != nil {
+			return items, notes, err
+		}
 		switch {
 		case p.List == nil:
 			notes = append(notes, fmt.Sprintf("%s: page %d: the result has no %q", l.method, p.N, l.key))
@@ -99,17 +101,12 @@ func walk(ctx context.Context, c *mcp.Client, l list, budget int64) (items []jso
 		}
 		for _, it := range p.Items {
 			if size += int64(len(it)); budget > 0 && size > budget {
-				over = true
-				return true
+				return items, notes, &BudgetError{Method: l.method, Budget: budget, Items: len(items)}
 			}
 			items = append(items, it)
 		}
-		return false
-	})
-	if over && err == nil {
-		err = &BudgetError{Method: l.method, Budget: budget, Items: len(items)}
 	}
-	return items, notes, err
+	return items, notes, nil
 }
 
 // brokenList says which rule a walk's error breaks, when it is a list

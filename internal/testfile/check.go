@@ -14,15 +14,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
 
 	"github.com/mcpv/mcpv/content"
+	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/testreport"
-	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/toolargs"
 )
 
@@ -115,7 +116,7 @@ func (c *checker) check(ctx context.Context, e *Expectations, o Outcome, tool fu
 		value = json.RawMessage("null")
 	}
 	for _, q := range e.jq {
-		if f := c.jq(q, value); f != nil {
+		if f := c.jq(ctx, q, value); f != nil {
 			fs = append(fs, *f)
 		}
 	}
@@ -229,9 +230,9 @@ func checkOutputSchema(ctx context.Context, o Outcome, outputSchema func() (json
 // jq checks that expr is true of value: it has outputs, and none is false
 // or null. A failure shows the outputs, and for a comparison (or the first
 // false part of an and) the values of its two sides.
-func (c *checker) jq(jq query, value json.RawMessage) *failure {
-	expr := jq.expr
-	outs, err := jq.eval(value, c.caps)
+func (c *checker) jq(ctx context.Context, expect query, value json.RawMessage) *failure {
+	expr := expect.expr
+	outs, err := expect.eval(ctx, value, c.caps)
 	if err != nil {
 		return &failure{Kind: "jq", Message: fmt.Sprintf("%s: %v", expr, err), Expected: "true"}
 	}
@@ -244,7 +245,7 @@ func (c *checker) jq(jq query, value json.RawMessage) *failure {
 		return f
 	}
 	for q.Op == gojq.OpAnd {
-		left, _ := jq.part(q.Left.String()).eval(value, c.caps)
+		left, _ := expect.part(q.Left.String()).eval(ctx, value, c.caps)
 		if !truthy(left) {
 			q = q.Left
 		} else {
@@ -260,7 +261,7 @@ func (c *checker) jq(jq query, value json.RawMessage) *failure {
 			if literal(side) {
 				continue // its value is what it says
 			}
-			outs, err := jq.part(side.String()).eval(value, c.caps)
+			outs, err := expect.part(side.String()).eval(ctx, value, c.caps)
 			if err != nil {
 				f.Details = append(f.Details, fmt.Sprintf("%s: %v", side, err))
 			} else {
@@ -316,41 +317,56 @@ func literalTerm(t *gojq.Term) bool {
 // read, with the captures of the steps before it as its variables.
 type query struct {
 	expr    string
-	filter  *output.Filter
+	filter  *jq.Filter
 	err     error    // compiling it: reported when it runs (a capture's)
 	names   []string // its variables
 	environ []string
+	bounds  jq.Bounds
 }
 
-// compileQuery compiles expr with the captures in known as variables.
-func compileQuery(expr string, known map[string]bool, environ []string) query {
+// JQBounds are what each jq expression of a test file may take, when its
+// Options say nothing: its expectations' and captures' (here) and a
+// step's --jq (which the command line runs). A file from a cloned
+// repository may hold one that never ends or grows without end: the step
+// fails with a *jq.LimitError instead, and the run goes on.
+var JQBounds = jq.Bounds{Time: 5 * time.Second, Alloc: 512 << 20}
+
+// compileQuery compiles expr with the captures in known as variables, to
+// run within bounds.
+func compileQuery(expr string, known map[string]bool, environ []string, bounds jq.Bounds) query {
 	names := slices.Sorted(maps.Keys(known))
-	q := query{expr: expr, names: names, environ: environ}
-	q.filter, q.err = output.CompileFilterVars(expr, environ, names...)
+	q := query{expr: expr, names: names, environ: environ, bounds: bounds}
+	q.filter, q.err = jq.CompileVars(expr, environ, names...)
 	return q
 }
 
 // part is another expression (a part of q's), with q's variables.
 func (q query) part(expr string) query {
-	p := query{expr: expr, names: q.names, environ: q.environ}
-	p.filter, p.err = output.CompileFilterVars(expr, q.environ, q.names...)
+	p := query{expr: expr, names: q.names, environ: q.environ, bounds: q.bounds}
+	p.filter, p.err = jq.CompileVars(expr, q.environ, q.names...)
 	return p
 }
 
-// eval runs q on value and returns its outputs as compact JSON, with the
-// captures in caps as its variables.
-func (q query) eval(value json.RawMessage, caps map[string]json.RawMessage) ([]string, error) {
+// eval runs q on value within q's bounds (and ctx), and returns its
+// outputs as compact JSON, with the captures in caps as its variables.
+func (q query) eval(ctx context.Context, value json.RawMessage, caps map[string]json.RawMessage) ([]string, error) {
 	if q.err != nil {
 		return nil, q.err
 	}
-	var buf bytes.Buffer
-	p := output.Printer{Out: &buf, Filter: q.filter.With(variables(caps)...)}
-	if err := p.Print(value); err != nil {
-		return nil, err
+	v, err := jq.Decode(value)
+	if err != nil {
+		return nil, fmt.Errorf("decode result for --jq: %w", err)
 	}
 	var outs []string
-	for line := range strings.Lines(buf.String()) {
-		outs = append(outs, strings.TrimSuffix(line, "\n"))
+	for out, err := range q.filter.With(variables(caps)...).RunWithin(ctx, v, q.bounds) {
+		if err != nil {
+			return nil, err
+		}
+		text, err := jq.Marshal(out)
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, string(text))
 	}
 	return outs, nil
 }
@@ -412,11 +428,11 @@ func clipRunes(s string, n int) string {
 func quoteText(s string) string { return clip(strconv.Quote(s)) }
 
 // variables are the captures as jq variables ($name).
-func variables(caps map[string]json.RawMessage) []output.Variable {
-	var vars []output.Variable
+func variables(caps map[string]json.RawMessage) []jq.Variable {
+	var vars []jq.Variable
 	for _, name := range slices.Sorted(maps.Keys(caps)) {
-		if v, err := output.DecodeJSON(caps[name]); err == nil {
-			vars = append(vars, output.Variable{Name: name, Value: v})
+		if v, err := jq.DecodeJSON(caps[name]); err == nil {
+			vars = append(vars, jq.Variable{Name: name, Value: v})
 		}
 	}
 	return vars
@@ -424,10 +440,10 @@ func variables(caps map[string]json.RawMessage) []output.Variable {
 
 // Capture keeps the step's captures from value, what it printed, in caps;
 // a capture that fails or gives no value is a failure.
-func (s *Step) Capture(value json.RawMessage, caps map[string]json.RawMessage) []failure {
+func (s *Step) Capture(ctx context.Context, value json.RawMessage, caps map[string]json.RawMessage) []failure {
 	var fs []failure
 	for _, cs := range s.Captures {
-		outs, err := cs.query.eval(value, caps)
+		outs, err := cs.query.eval(ctx, value, caps)
 		switch {
 		case err != nil:
 			fs = append(fs, failure{Kind: "capture", Message: fmt.Sprintf("%s: %s: %v", cs.Name, cs.Expr, err)})

@@ -11,14 +11,14 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/mcpv/mcpv/output"
+	"github.com/mcpv/mcpv/internal/jq"
 )
 
 // jsonDiff compares two JSON values (numbers by value, objects without
 // regard to key order) and returns where they first differ, as a jq path.
 func jsonDiff(want, got json.RawMessage) (string, bool) {
-	a, err1 := output.DecodeJSON(want)
-	b, err2 := output.DecodeJSON(got)
+	a, err1 := jq.DecodeJSON(want)
+	b, err2 := jq.DecodeJSON(got)
 	if err1 != nil || err2 != nil {
 		return "", bytes.Equal(want, got)
 	}

@@ -67,7 +67,7 @@ func (p *fileParser) expectations(n *yamlnode.Node, st *Step, f *File, known map
 		case "jq":
 			exprs, _ := p.strs(v, "jq")
 			for _, expr := range exprs {
-				q := compileQuery(expr, known, p.environ)
+				q := compileQuery(expr, known, p.environ, p.bounds)
 				if q.err != nil {
 					// The line of the error only: the caret under the
 					// expression that a terminal gets after it would break

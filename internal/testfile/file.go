@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/internal/duration"
+	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/yamlnode"
 )
@@ -149,6 +150,8 @@ type Options struct {
 	Vars config.Env
 	// Environ is what jq's $ENV and env show.
 	Environ []string
+	// JQBounds bound the file's jq expressions; zero is JQBounds.
+	JQBounds jq.Bounds
 	// Trusted, when set, refuses a file whose content (data) the user has
 	// not trusted (its message says all there is to say).
 	Trusted func(path string, data []byte) error
@@ -177,7 +180,10 @@ type Line struct {
 
 // Read reads and checks one test file.
 func Read(o *Options, path string) (*File, Errors) {
-	p := &fileParser{file: path, environ: o.Environ}
+	p := &fileParser{file: path, environ: o.Environ, bounds: o.JQBounds}
+	if p.bounds == (jq.Bounds{}) {
+		p.bounds = JQBounds
+	}
 	data, err := safefile.Read(o.Path(path))
 	if err != nil {
 		return nil, Errors{{File: path, Line: 1, Col: 1, Msg: err.Error()}}
@@ -400,7 +406,7 @@ func (p *fileParser) captures(v *yamlnode.Node, known map[string]bool) []Capture
 		}
 		expr, ok := p.str(v.Vals[i], "a capture")
 		if ok {
-			out = append(out, Capture{Name: k.Text, Expr: expr, query: compileQuery(expr, seen, p.environ)})
+			out = append(out, Capture{Name: k.Text, Expr: expr, query: compileQuery(expr, seen, p.environ, p.bounds)})
 			seen[k.Text] = true
 		}
 	}

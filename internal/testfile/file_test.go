@@ -166,7 +166,7 @@ func TestJQDetails(t *testing.T) {
 		{`.n >= .m`, `{"n":1,"m":2}`, []string{`.n = 1`, `.m = 2`}},
 		{`"\(.n)" == "2"`, `{"n":1}`, []string{`"\(.n)" = "1"`}},
 	} {
-		f := c.jq(compileQuery(tt.expr, nil, nil), json.RawMessage(tt.value))
+		f := c.jq(context.Background(), compileQuery(tt.expr, nil, nil, JQBounds), json.RawMessage(tt.value))
 		if f == nil {
 			t.Errorf("%s: no failure", tt.expr)
 			continue

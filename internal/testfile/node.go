@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/internal/suggest"
 	"github.com/mcpv/mcpv/internal/yamlnode"
 )
@@ -86,7 +87,8 @@ func nodeJSON(n *yamlnode.Node) json.RawMessage {
 // fileParser gathers the mistakes of one file.
 type fileParser struct {
 	file    string
-	environ []string // what jq's $ENV shows
+	environ []string  // what jq's $ENV shows
+	bounds  jq.Bounds // what each jq expression may take
 	errs    Errors
 }
 

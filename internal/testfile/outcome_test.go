@@ -1,6 +1,7 @@
 package testfile
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -131,7 +132,7 @@ func TestCaptureFailures(t *testing.T) {
 	t.Parallel()
 	f := readFile(t, server+"steps:\n  - ping:\n    capture: {first: '.[]', none: 'empty', bad: '.a.b'}\n")
 	caps := map[string]json.RawMessage{}
-	fs := f.Steps[0].Capture(json.RawMessage(`[{"a":"s"},2]`), caps)
+	fs := f.Steps[0].Capture(context.Background(), json.RawMessage(`[{"a":"s"},2]`), caps)
 	var got []string
 	for _, f := range fs {
 		got = append(got, f.Kind+": "+f.Message)

@@ -46,7 +46,7 @@ func TestQueriesCompiledOnce(t *testing.T) {
 	}
 	for _, x := range []int{1, 7} {
 		caps := map[string]json.RawMessage{}
-		if fs := first.Capture(json.RawMessage(fmt.Sprintf(`{"x":%d}`, x)), caps); len(fs) > 0 {
+		if fs := first.Capture(context.Background(), json.RawMessage(fmt.Sprintf(`{"x":%d}`, x)), caps); len(fs) > 0 {
 			t.Fatal(fs)
 		}
 		if fs, _ := second.Expect.Check(context.Background(), Outcome{Value: json.RawMessage(strconv.Itoa(x + 1))}, caps, nil); len(fs) > 0 {

@@ -102,5 +102,5 @@ func (r *Runner) lineStep(ctx context.Context, s Session, st *testfile.Step, cap
 	if value == nil {
 		value = json.RawMessage("null")
 	}
-	sr.Failures = st.Capture(value, caps)
+	sr.Failures = st.Capture(ctx, value, caps)
 }

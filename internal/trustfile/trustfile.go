@@ -16,7 +16,7 @@ import (
 	"fmt"
 
 	"github.com/mcpv/mcpv/config"
-	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/shellwords"
@@ -42,7 +42,7 @@ func CheckFound(store trust.Store, cwd, path string, data []byte) error {
 	}
 	shown := safetext.Line(path) // a cloned repository names its files
 	q := shellwords.Quote(shown)
-	return connect.Configf("%s is not trusted: a test file found without being named runs only once trusted; review it, then run: mcpv trust %s (or name it: mcpv test %s)", shown, q, q)
+	return clierr.Configf("%s is not trusted: a test file found without being named runs only once trusted; review it, then run: mcpv trust %s (or name it: mcpv test %s)", shown, q, q)
 }
 
 // Trust records the current content of the file at path (from cwd) as
@@ -67,7 +67,7 @@ func Trust(store trust.Store, cwd, path string, revoke bool) (map[string]any, er
 	if err != nil {
 		var fe *config.FileError
 		if errors.As(err, &fe) {
-			return nil, &connect.ConfigError{Err: err}
+			return nil, &clierr.ConfigError{Err: err}
 		}
 		return nil, err
 	}
@@ -87,11 +87,11 @@ func trustTestFile(store trust.Store, cwd, path string) (map[string]any, error) 
 	abs := Path(cwd, path)
 	data, err := safefile.Read(abs)
 	if err != nil {
-		return nil, connect.Usage(err)
+		return nil, clierr.Usage(err)
 	}
 	if _, fe := testfile.ParseYAML(data, "a test file"); fe != nil {
 		fe.File = path
-		return nil, &connect.ConfigError{Err: fe}
+		return nil, &clierr.ConfigError{Err: fe}
 	}
 	if err := store.Trust(abs, data); err != nil {
 		return nil, err

@@ -112,12 +112,11 @@ func (c *Client) Close() {
 func (c *Client) list(method, key string) *Response {
 	return c.do(method, "", func(ctx context.Context) (json.RawMessage, error) {
 		var items []json.RawMessage
-		err := c.c.Walk(ctx, method, key, 0, func(p mcp.Page) bool {
+		for p, err := range c.c.Walk(ctx, method, key, 0) {
+			if err != nil {
+				return nil, err
+			}
 			items = append(items, p.Items...)
-			return false
-		})
-		if err != nil {
-			return nil, err
 		}
 		return json.Marshal(map[string][]json.RawMessage{key: items})
 	})

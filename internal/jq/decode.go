@@ -1,4 +1,4 @@
-package output
+package jq
 
 // Decoding a result for gojq. A result can be a hundred megabytes, most of
 // it one string: it is decoded straight from the bytes mcpv holds, in one
@@ -15,11 +15,11 @@ import (
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
-// decodeExact decodes JSON for gojq keeping numbers exact: integers of any
-// size stay integers and every number keeps its text until jq changes it.
-// Text that is not one valid JSON value gets what a json.Decoder makes of
-// it (its first value, or its error).
-func decodeExact(raw []byte) (any, error) {
+// Decode decodes a result for a filter, keeping numbers exact: integers of
+// any size stay integers and every number keeps its text until jq changes
+// it. Text that is not one valid JSON value gets what a json.Decoder makes
+// of it (its first value, or its error).
+func Decode(raw []byte) (any, error) {
 	if v, ok := decodeValue(raw); ok {
 		return v, nil
 	}

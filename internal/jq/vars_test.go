@@ -1,4 +1,4 @@
-package output
+package jq
 
 import (
 	"strings"
@@ -39,11 +39,11 @@ func TestFilterVariables(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, err := CompileFilter(tt.expr, environ, tt.vars...)
+			f, err := Compile(tt.expr, environ, tt.vars...)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := printString(t, Printer{Filter: f}, tt.in)
+			got, err := runString(t, f, tt.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,12 +56,12 @@ func TestFilterVariables(t *testing.T) {
 
 // A filter compiled once runs many times (a batch) with the same values.
 func TestFilterVariablesRunAgain(t *testing.T) {
-	f, err := CompileFilter(`. + $n`, nil, Variable{"n", mustJSON(t, "1")})
+	f, err := Compile(`. + $n`, nil, Variable{"n", mustJSON(t, "1")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, in := range []string{"1", "2"} {
-		got, err := printString(t, Printer{Filter: f}, in)
+		got, err := runString(t, f, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func TestFilterVariablesRunAgain(t *testing.T) {
 }
 
 func TestFilterUndefinedVariable(t *testing.T) {
-	_, err := CompileFilter(`$nmae`, nil, Variable{"name", "x"})
+	_, err := Compile(`$nmae`, nil, Variable{"name", "x"})
 	if err == nil || err.Error() != "jq: variable not defined: $nmae" {
 		t.Errorf("err = %v", err)
 	}
@@ -88,7 +88,7 @@ func TestDecodeJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ := printString(t, Printer{Filter: mustFilterVars(t, "$v", Variable{"v", v})}, "null")
+	got, _ := runString(t, mustFilterVars(t, "$v", Variable{"v", v}), "null")
 	if !strings.HasPrefix(got, `[1.50,"x"]`) {
 		t.Errorf("decoded value prints as %q", got)
 	}
@@ -96,7 +96,7 @@ func TestDecodeJSON(t *testing.T) {
 
 func mustFilterVars(t *testing.T, expr string, vars ...Variable) *Filter {
 	t.Helper()
-	f, err := CompileFilter(expr, nil, vars...)
+	f, err := Compile(expr, nil, vars...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,30 +1,29 @@
-package jqlimit
+package jq
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"testing"
-
-	"github.com/itchyny/gojq"
 )
 
 func run(t *testing.T, expr string, input any) ([]any, error) {
 	t.Helper()
-	q, err := gojq.Parse(expr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, err := Compile(q)
+	f, err := Compile(expr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var outs []any
-	err = Run(context.Background(), code, input, Default, func(v any) bool { outs = append(outs, v); return true })
-	return outs, err
+	for v, err := range f.RunWithin(context.Background(), input, Default) {
+		if err != nil {
+			return outs, err
+		}
+		outs = append(outs, v)
+	}
+	return outs, nil
 }
 
-func TestRun(t *testing.T) {
+func TestRunWithin(t *testing.T) {
 	t.Parallel()
 	outs, err := run(t, ".b > 1, .a", map[string]any{"a": 1, "b": 2})
 	if err != nil || len(outs) != 2 || outs[0] != true || outs[1] != 1 {
@@ -39,7 +38,7 @@ func TestRun(t *testing.T) {
 // (which bound it meets first depends on the machine's speed, except
 // for one that allocates nothing: range allocates each number beyond
 // 255 it yields, repeat(null) and a recursion nothing).
-func TestRunBounded(t *testing.T) {
+func TestRunWithinBounds(t *testing.T) {
 	t.Parallel()
 	for expr, what := range map[string]string{
 		"def f: f; f":                       "time",
@@ -58,10 +57,10 @@ func TestRunBounded(t *testing.T) {
 	}
 }
 
-// The environment is not the expression's to read.
+// A nil environ leaves the environment out of the expression's reach.
 func TestNoEnvironment(t *testing.T) {
-	t.Setenv("JQLIMIT_TEST_SECRET", "s3cr3t")
-	outs, err := run(t, `[env.JQLIMIT_TEST_SECRET, $ENV.JQLIMIT_TEST_SECRET]`, nil)
+	t.Setenv("JQ_TEST_SECRET", "s3cr3t")
+	outs, err := run(t, `[env.JQ_TEST_SECRET, $ENV.JQ_TEST_SECRET]`, nil)
 	if err != nil || len(outs) != 1 {
 		t.Fatalf("%v %v", outs, err)
 	}
@@ -70,20 +69,21 @@ func TestNoEnvironment(t *testing.T) {
 	}
 }
 
-// TestRunVariables: an expression sees the variables it was compiled
-// with, set to the values of its run.
-func TestRunVariables(t *testing.T) {
-	q, err := gojq.Parse(`[., $a, $b.n]`)
+// RunWithin runs an expression with the variables it was compiled with,
+// set to the values With gives.
+func TestRunWithinVariables(t *testing.T) {
+	f, err := CompileVars(`[., $a, $b.n]`, nil, "a", "b")
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, err := Compile(q, "$a", "$b")
-	if err != nil {
-		t.Fatal(err)
+	var got []any
+	for v, err := range f.With(Variable{"a", "x"}, Variable{"b", map[string]any{"n": 2}}).RunWithin(context.Background(), 1, Default) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, v)
 	}
-	var got any
-	err = Run(context.Background(), code, 1, Default, func(v any) bool { got = v; return false }, "x", map[string]any{"n": 2})
-	if err != nil || fmt.Sprint(got) != "[1 x 2]" {
-		t.Errorf("got %v, %v", got, err)
+	if fmt.Sprint(got) != "[[1 x 2]]" {
+		t.Errorf("got %v", got)
 	}
 }

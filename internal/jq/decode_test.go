@@ -1,4 +1,4 @@
-package output
+package jq
 
 import (
 	"reflect"
@@ -28,7 +28,7 @@ func TestDecodeExactDepth(t *testing.T) {
 	for _, depth := range []int{maxDepth, maxDepth + 1} {
 		in := []byte(strings.Repeat("[", depth) + strings.Repeat("]", depth))
 		_, wantErr := decodeStream(in)
-		v, err := decodeExact(in)
+		v, err := Decode(in)
 		if (err != nil) != (depth > maxDepth) || err != nil && err.Error() != wantErr.Error() {
 			t.Errorf("depth %d: error %v, want %v", depth, err, wantErr)
 		}
@@ -47,17 +47,17 @@ func TestDecodeExactAgreesWithDecoder(t *testing.T) {
 	}
 }
 
-// checkDecode fails unless decodeExact and DecodeJSON give what they gave
+// checkDecode fails unless Decode and DecodeJSON give what they gave
 // through encoding/json alone.
 func checkDecode(t *testing.T, in []byte) {
 	t.Helper()
 	want, wantErr := decodeStream(in)
-	got, err := decodeExact(in)
+	got, err := Decode(in)
 	if (err != nil) != (wantErr != nil) || err != nil && err.Error() != wantErr.Error() {
-		t.Errorf("decodeExact(%.60q) error %v, want %v", in, err, wantErr)
+		t.Errorf("Decode(%.60q) error %v, want %v", in, err, wantErr)
 	}
 	if !reflect.DeepEqual(want, got) { // cmp.Diff only then: it is slow on deep nesting
-		t.Errorf("decodeExact(%.60q) (-decoder +got):\n%s", in, cmp.Diff(want, got))
+		t.Errorf("Decode(%.60q) (-decoder +got):\n%s", in, cmp.Diff(want, got))
 	}
 	got, err = DecodeJSON(in)
 	if validValue := wantErr == nil && func() bool { _, ok := decodeValue(in); return ok }(); validValue {

@@ -1,4 +1,9 @@
-package connect
+// Package clierr holds the command line's error kinds: the mistakes a user
+// makes before any server starts (exit 2), which every part of mcpv that
+// reads what the user wrote may return. It imports nothing of mcpv, so
+// that a package which only needs to say "this is a usage mistake" does
+// not pull in the session opener, OAuth and the keeper with it.
+package clierr
 
 import "fmt"
 

@@ -1,0 +1,350 @@
+package mcp
+
+// The POST path of the HTTP transport: each message POSTed, its headers,
+// the answer read (a JSON body, or an SSE stream followed in http_stream.go),
+// and the session id noted.
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safetext"
+)
+
+// request POSTs a request and hands its answer to the session.
+func (t *HTTPTransport) request(ctx context.Context, o outgoing, msg []byte) {
+	ctx, stop := t.bind(ctx)
+	defer stop()
+	if IsModern(t.protocolVersion()) {
+		err := t.reissue(ctx, o, msg)
+		var ae *AuthError
+		switch {
+		case err == nil, ctx.Err() != nil:
+		case errors.As(err, &ae):
+			t.fail(err)
+		default:
+			t.push(inbound{err: &RequestError{ID: o.id, Err: err}})
+		}
+		return
+	}
+	resp, err := t.post(ctx, msg, o)
+	if err != nil {
+		if ctx.Err() != nil {
+			return // the caller gave up; the session knows
+		}
+		var ae *AuthError
+		if errors.As(err, &ae) {
+			t.fail(err)
+			return
+		}
+		t.push(inbound{err: &RequestError{ID: o.id, Err: err}})
+		return
+	}
+	defer resp.Body.Close()
+	if err := t.readAnswer(ctx, resp, o); err != nil && ctx.Err() == nil {
+		t.push(inbound{err: &RequestError{ID: o.id, Err: err}})
+	}
+}
+
+// bind returns the context of a request's HTTP exchanges: it ends with
+// ctx (a legacy POST legacyLetGo after it) or with the transport, until
+// the response is handed over (detach, just before the session has it),
+// and then with the transport alone, so that the rest of the answer's
+// stream can be read (finish) after the caller has its response and is
+// gone. stop ends it.
+func (t *HTTPTransport) bind(ctx context.Context) (context.Context, func()) {
+	rctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx)) // ctx's values (x-mcp-header), not its end
+	unwatch := context.AfterFunc(ctx, func() {
+		if !t.isLegacy() {
+			cancel(context.Cause(ctx))
+			return
+		}
+		// A legacy server answers on its event stream, often before the
+		// POST's own 202, and the caller, answered, ends ctx while the POST
+		// still waits. net/http puts a connection whose response has no
+		// body back in its pool before the POST returns, so a cancel then
+		// breaks the request that took the connection next ("context
+		// canceled"). The POST carries no answer: it is let go a while
+		// later, so that one the server never answers is not kept, with
+		// its connection, for as long as the transport.
+		time.AfterFunc(legacyLetGo, func() { cancel(context.Cause(ctx)) })
+	})
+	stopClose := context.AfterFunc(t.ctx, func() { cancel(context.Canceled) })
+	return context.WithValue(rctx, detachKey{}, unwatch), func() { unwatch(); stopClose(); cancel(nil) }
+}
+
+type detachKey struct{}
+
+// detach says that the response of the request ctx was bound for (bind)
+// is being handed over: the caller's end, which may come as soon as the
+// session has it, no longer ends its exchanges.
+func detach(ctx context.Context) {
+	if unwatch, ok := ctx.Value(detachKey{}).(func() bool); ok {
+		unwatch()
+	}
+}
+
+// post sends msg and returns a successful response (2xx), handling the legacy
+// fallback and the expired-session replay. Other statuses become errors.
+func (t *HTTPTransport) post(ctx context.Context, msg []byte, o outgoing) (*http.Response, error) {
+	resp, sid, err := t.send(ctx, msg)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case resp.StatusCode == http.StatusNotFound && sid != "":
+		drain(resp)
+		if err := t.reinitialize(ctx, sid); err != nil {
+			return nil, err
+		}
+		if resp, _, err = t.send(ctx, msg); err != nil {
+			return nil, err
+		}
+	case o.method == "initialize" && t.opts.Mode == ModeAuto && !t.isLegacy() &&
+		(resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed):
+		// Perhaps a 2024-11-05 server: try its GET stream (transports,
+		// "Backwards Compatibility"). A
+		// JSON-RPC error in the body is the server's answer, though.
+		status := resp.Status
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
+		drain(resp)
+		if rerr := rpcErrorIn(body); rerr != nil {
+			return nil, &CallError{Method: o.method, Err: rerr}
+		}
+		if lerr := t.startLegacy(ctx); lerr != nil {
+			var ae *AuthError
+			if errors.As(lerr, &ae) {
+				return nil, lerr
+			}
+			return nil, &TransportError{Op: "POST " + displayURL(t.url), Err: fmt.Errorf("%s; as a legacy SSE server: %w", safetext.Line(status), lerr)}
+		}
+		if resp, _, err = t.send(ctx, msg); err != nil {
+			return nil, err
+		}
+	}
+	if err := statusError(resp, o); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// ErrNotLegacy is a server reached as a legacy HTTP+SSE server that
+// speaks Streamable HTTP.
+var ErrNotLegacy = errors.New("a Streamable HTTP server, not a legacy HTTP+SSE one")
+
+// notLegacy is the error of a legacy SSE connection that failed with err:
+// when the URL answers msg (initialize) as a Streamable HTTP server would,
+// the error says that it is one. The session the probe opened is ended.
+func (t *HTTPTransport) notLegacy(ctx context.Context, msg []byte, err error) error {
+	var ae *AuthError
+	if errors.As(err, &ae) || ctx.Err() != nil {
+		return err
+	}
+	resp, _, perr := t.send(ctx, msg)
+	if perr != nil {
+		return err
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	streamable := resp.StatusCode/100 == 2 && (mt == "application/json" || mt == "text/event-stream")
+	resp.Body.Close() // an event stream may not end: not drained
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+		dctx, cancel := context.WithTimeout(ctx, deleteTimeout)
+		defer cancel()
+		if req, rerr := http.NewRequestWithContext(dctx, http.MethodDelete, t.url.String(), nil); rerr == nil {
+			t.setHeaders(req, sid, "")
+			if resp, derr := t.do(req); derr == nil {
+				drain(resp)
+			}
+		}
+	}
+	if !streamable {
+		return err
+	}
+	return &TransportError{Op: "legacy SSE", Err: fmt.Errorf("%s is %w (its GET: %v)", displayURL(t.url), ErrNotLegacy, unwrapTransport(err))}
+}
+
+// unwrapTransport is the cause inside a *TransportError, for quoting it
+// within another.
+func unwrapTransport(err error) error {
+	var te *TransportError
+	if errors.As(err, &te) && te.Err != nil {
+		return te.Err
+	}
+	return err
+}
+
+// send POSTs msg once with the current session headers; it returns the
+// session id it sent.
+func (t *HTTPTransport) send(ctx context.Context, msg []byte) (*http.Response, string, error) {
+	t.mu.Lock()
+	endpoint, sid, version := t.endpoint, t.sessionID, t.version
+	t.mu.Unlock()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint.String(), bytes.NewReader(msg))
+	if err != nil {
+		return nil, "", &TransportError{Op: "POST", Err: err}
+	}
+	t.setHeaders(req, sid, version)
+	if IsModern(version) {
+		setStandardHeaders(req.Header, msg)
+		if headers := ParamHeadersFrom(ctx); headers != nil && classify(msg).method == "tools/call" {
+			setParamHeaders(req.Header, headers, msg)
+		}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := t.do(req)
+	return resp, sid, err
+}
+
+// setStandardHeaders sets the modern era's request headers
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports):
+// Mcp-Method, and Mcp-Name for the methods that name a tool, prompt or
+// resource, so that a gateway can route without reading the body.
+// The message is walked, not decoded: a tools/call may carry megabytes of
+// arguments, and only a short string or two is needed.
+func setStandardHeaders(h http.Header, msg []byte) {
+	method, _ := rawjson.String(rawjson.Member(msg, "method"))
+	if method == "" {
+		return
+	}
+	h.Set("Mcp-Method", headerValue(method))
+	name := ""
+	switch method {
+	case "tools/call", "prompts/get":
+		name = "name"
+	case "resources/read":
+		name = "uri"
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		name = "taskId"
+	default:
+		return
+	}
+	v, _ := rawjson.String(rawjson.Member(rawjson.Member(msg, "params"), name))
+	h.Set("Mcp-Name", headerValue(v))
+}
+
+// headerValue writes s as a header value: as it is when it is printable
+// ASCII without leading or trailing blanks, else as =?base64?...?= (as is a
+// value that already looks like one, so that it cannot be misread).
+func headerValue(s string) string {
+	plain := !strings.HasPrefix(s, " ") && !strings.HasPrefix(s, "\t") &&
+		!strings.HasSuffix(s, " ") && !strings.HasSuffix(s, "\t") &&
+		!(strings.HasPrefix(s, "=?base64?") && strings.HasSuffix(s, "?="))
+	for i := 0; plain && i < len(s); i++ {
+		plain = s[i] >= 0x20 && s[i] <= 0x7e
+	}
+	if plain {
+		return s
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
+}
+
+func (t *HTTPTransport) setHeaders(req *http.Request, sid, version string) {
+	for k, vs := range t.opts.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	if version != "" {
+		req.Header.Set("Mcp-Protocol-Version", version)
+	}
+}
+
+// do sends req, tracing it with secrets masked.
+func (t *HTTPTransport) do(req *http.Request) (*http.Response, error) {
+	resp, err := t.client.Do(req)
+	if t.opts.Trace != nil {
+		if err != nil {
+			// Not err itself: a *url.Error quotes the whole URL, query included.
+			t.opts.Trace(fmt.Sprintf("%s %s %s -> %v", req.Method, displayURL(req.URL), maskedHeaders(req.Header), unwrapURLError(err)))
+		} else {
+			t.opts.Trace(fmt.Sprintf("%s %s %s -> %s %s", req.Method, displayURL(req.URL), maskedHeaders(req.Header), resp.Status, maskedHeaders(resp.Header)))
+		}
+	}
+	if err != nil {
+		if ctxErr := req.Context().Err(); ctxErr != nil {
+			return nil, context.Cause(req.Context())
+		}
+		return nil, &TransportError{Op: req.Method + " " + displayURL(req.URL), Err: unwrapURLError(err)}
+	}
+	return resp, nil
+}
+
+// sameOrigin follows redirects only within the origin of the first request:
+// Header and the session id must not reach another host.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if first := via[0].URL; req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+		return fmt.Errorf("refusing to follow a redirect to another origin (%s://%s)", req.URL.Scheme, req.URL.Host)
+	}
+	return nil
+}
+
+// readAnswer reads a request's answer: one JSON body, or an SSE stream that
+// is resumed until the response to o.id has come.
+func (t *HTTPTransport) readAnswer(ctx context.Context, resp *http.Response, o outgoing) error {
+	t.noteSession(resp, o)
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch mt {
+	case "text/event-stream":
+		return t.followStream(ctx, resp.Body, o.id)
+	case "application/json":
+		body, large, err := t.readBody(ctx, resp.Body)
+		if err != nil {
+			return &TransportError{Op: "read answer", Err: err}
+		}
+		if isResponseTo(body, o.id) {
+			t.push(inbound{data: body, large: large})
+			return nil
+		}
+		if large {
+			t.large.release()
+		}
+		if len(bytes.TrimSpace(body)) == 0 {
+			return &TransportError{Err: oddAnswer{errors.New("the server answered with an empty body")}}
+		}
+		if rerr := rpcErrorIn(body); rerr != nil {
+			return &CallError{Method: o.method, Err: rerr} // an error it could not tie to our id
+		}
+		t.push(inbound{data: body}) // notifications, perhaps
+		return &TransportError{Err: oddAnswer{fmt.Errorf("the server's answer holds no response to request %s", o.id)}}
+	default:
+		if t.isLegacy() {
+			return nil // the answer comes on the SSE stream
+		}
+		return &TransportError{Err: oddAnswer{fmt.Errorf("unexpected answer: HTTP %s, Content-Type %q", safetext.Line(resp.Status), safetext.Line(resp.Header.Get("Content-Type")))}}
+	}
+}
+
+// noteSession takes the session id from initialize's answer (transports,
+// "Session Management").
+func (t *HTTPTransport) noteSession(resp *http.Response, o outgoing) {
+	if o.method != "initialize" {
+		return
+	}
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+		t.mu.Lock()
+		t.sessionID = sid
+		t.mu.Unlock()
+	}
+}
+
+// drain discards the rest of a body so the connection can be reused.
+func drain(resp *http.Response) {
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+}
