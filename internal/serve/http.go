@@ -77,6 +77,9 @@ type HTTPHandler struct {
 	Path string
 	// Origins are the web origins whose pages may use the endpoint.
 	Origins origin.Policy
+	// Stall is how long a client may take nothing written to it before
+	// it counts as gone (DefaultStall when 0).
+	Stall time.Duration
 	// Idle ends a session that long without a request or a stream open;
 	// InitIdle, one that has had no request but its initialize.
 	Idle, InitIdle time.Duration
@@ -299,7 +302,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st := s.t.expect(in.id, acceptsEvents(r))
-	st.header, st.lazy = r.Header, modern
+	st.header, st.lazy, st.stall = r.Header, modern, h.Stall
 	defer s.t.forget(in.id, st)
 	h.asked.add(1)
 	defer h.asked.add(-1)
@@ -309,9 +312,10 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotFound, "session not found")
 		return
 	}
-	if !st.answer(w, r, in.id, s.t.closed, st.events) && r.Context().Err() != nil {
-		// The client hung up before its answer: the request is cancelled,
-		// as if it had said so, and upstream with it.
+	if !st.answer(w, r, in.id, s.t.closed, st.events) {
+		// The client hung up before its answer, or took nothing for its
+		// stall: the request is cancelled, as if it had said so, and
+		// upstream with it (unless the session ended, which did).
 		s.t.cancel(in.id)
 	}
 }
@@ -374,6 +378,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 	s.enter(false)
 	defer s.leave(h)
 	st := newStream()
+	st.stall = h.Stall
 	s.t.mu.Lock()
 	busy := s.t.get != nil
 	if !busy {

@@ -2,8 +2,10 @@ package serve
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
+	"time"
 )
 
 // stream is where a POST's or the GET's messages wait to be written.
@@ -16,6 +18,9 @@ type stream struct {
 	// with the status it calls for (modernStatus).
 	lazy   bool
 	header http.Header // the POST's headers
+	// stall is how long the client may take nothing that is written to
+	// it before it counts as gone (DefaultStall when 0).
+	stall time.Duration
 }
 
 func newStream() *stream {
@@ -35,11 +40,18 @@ type outMsg struct {
 // the GET stream) has gone, the client goes, or the session ends: as an
 // event stream, or, for a client that takes none, the response alone as
 // one JSON body (what comes before it is dropped). It reports whether the
-// response went.
+// response went. A client that takes nothing written to it for the
+// stream's stall has gone, as one that hangs up has: whatever it was sent
+// (a result of any size, a flood of notifications), it holds no more than
+// what waits for it.
 func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMessage, closed <-chan struct{}, events bool) bool {
+	sw := newStallWriter(w, st.stall)
+	defer sw.done()
 	started := false
 	if events && !st.lazy {
-		startEvents(w)
+		if !sw.startEvents() {
+			return false
+		}
 		started = true
 	}
 	for {
@@ -53,21 +65,24 @@ func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMess
 			if final && !started && (!events || status != http.StatusOK) {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(status)
-				writeParts(w, msg.parts)
+				writeParts(sw, msg.parts)
+				sw.flush()
 				return true
 			}
 			if !events {
 				continue
 			}
 			if !started {
-				startEvents(w)
+				if !sw.startEvents() {
+					return false
+				}
 				started = true
 			}
-			io.WriteString(w, "event: message\ndata: ")
-			writeParts(w, msg.parts)
-			io.WriteString(w, "\n\n")
-			if f, ok := w.(http.Flusher); ok {
-				f.Flush()
+			io.WriteString(sw, "event: message\ndata: ")
+			writeParts(sw, msg.parts)
+			io.WriteString(sw, "\n\n")
+			if !sw.flush() {
+				return false // the client took nothing for its stall: gone
 			}
 			if final {
 				return true
@@ -86,11 +101,68 @@ func writeParts(w io.Writer, parts [][]byte) {
 	}
 }
 
-func startEvents(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
+// DefaultStall is how long an HTTP client may take nothing of what is
+// written to it before it counts as gone.
+const DefaultStall = 30 * time.Second
+
+// stallPiece is the most written under one deadline: a large result goes
+// in pieces, each of which the client must take within the stall, so
+// that a slow reader is told from one that reads nothing.
+const stallPiece = 64 << 10
+
+// stallWriter writes a response in pieces, each under a write deadline
+// of the stall from when it starts; after a write fails (the deadline
+// passed, the client went), nothing more is written.
+type stallWriter struct {
+	w     http.ResponseWriter
+	rc    *http.ResponseController
+	stall time.Duration
+	err   error // the first write's error
+}
+
+func newStallWriter(w http.ResponseWriter, stall time.Duration) *stallWriter {
+	if stall <= 0 {
+		stall = DefaultStall
 	}
+	return &stallWriter{w: w, rc: http.NewResponseController(w), stall: stall}
+}
+
+func (s *stallWriter) Write(p []byte) (int, error) {
+	n := 0
+	for len(p) > 0 && s.err == nil {
+		piece := p[:min(len(p), stallPiece)]
+		s.rc.SetWriteDeadline(time.Now().Add(s.stall)) // not supported by a recorder: no bound there
+		var m int
+		m, s.err = s.w.Write(piece)
+		n += m
+		p = p[m:]
+	}
+	return n, s.err
+}
+
+// flush sends what is buffered, under the deadline; it reports whether
+// everything written so far went.
+func (s *stallWriter) flush() bool {
+	if s.err == nil {
+		s.rc.SetWriteDeadline(time.Now().Add(s.stall))
+		if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			s.err = err
+		}
+	}
+	return s.err == nil
+}
+
+// done lifts the deadline, for the next request on the connection.
+func (s *stallWriter) done() {
+	if s.err == nil {
+		s.rc.SetWriteDeadline(time.Time{})
+	}
+}
+
+// startEvents starts an event stream.
+func (s *stallWriter) startEvents() bool {
+	s.w.Header().Set("Content-Type", "text/event-stream")
+	s.w.Header().Set("Cache-Control", "no-cache")
+	s.w.WriteHeader(http.StatusOK)
+	return s.flush()
 }
