@@ -7,8 +7,9 @@ package serve
 // each message, and may GET a stream for what the server sends unasked;
 // DELETE ends its session. A client of the 2026-07-28 era has no session:
 // each of its POSTs is served on a downstream session of its own that
-// ends with the answer. Who may reach the endpoint, and /healthz, is
-// httpfront.go's.
+// ends with the answer. With SSE, clients of the 2024-11-05 HTTP+SSE
+// transport are served beside (httpsse.go). Who may reach the endpoint,
+// and /healthz, is httpfront.go's.
 //
 // Each downstream session is an mcp.Session over an httpTransport: what a
 // POST brings is what the session reads; what the session writes goes to
@@ -77,6 +78,9 @@ type HTTPHandler struct {
 	Path string
 	// Origins are the web origins whose pages may use the endpoint.
 	Origins origin.Policy
+	// SSE serves clients of the 2024-11-05 HTTP+SSE transport too, at
+	// SSEPath and MessagePath.
+	SSE bool
 	// Stall is how long a client may take nothing written to it before
 	// it counts as gone (DefaultStall when 0).
 	Stall time.Duration
@@ -103,6 +107,9 @@ type HTTPHandler struct {
 type httpSession struct {
 	c *client
 	t *httpTransport
+	// legacy: a client of the HTTP+SSE transport, whose session is its
+	// stream's (no idle timer), reached at MessagePath alone.
+	legacy bool
 
 	mu      sync.Mutex  // guards active and settled
 	active  int         // HTTP requests of the session being served
@@ -192,13 +199,22 @@ func (h *HTTPHandler) session(w http.ResponseWriter, r *http.Request) *httpSessi
 		httpError(w, http.StatusBadRequest, "Mcp-Session-Id header required")
 		return nil
 	}
-	h.mu.Lock()
-	s := h.sessions[sid]
-	h.mu.Unlock()
+	s := h.lookup(sid, false)
 	if s == nil {
 		httpError(w, http.StatusNotFound, "session not found")
 	}
 	return s
+}
+
+// lookup is the session sid, of a legacy client or not as asked: the id
+// of one kind names none of the other.
+func (h *HTTPHandler) lookup(sid string, legacy bool) *httpSession {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s := h.sessions[sid]; s != nil && s.legacy == legacy {
+		return s
+	}
+	return nil
 }
 
 // incoming is what the endpoint needs to know of a POSTed message.
@@ -265,7 +281,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	var s *httpSession
 	switch {
 	case in.request && in.method == "initialize":
-		if s, err = h.open(w); err != nil {
+		if _, s = h.open(w, false); s == nil {
 			return
 		}
 	case modern:
@@ -327,9 +343,10 @@ func acceptsEvents(r *http.Request) bool {
 	return strings.Contains(r.Header.Get("Accept"), "text/event-stream")
 }
 
-// open starts a session for an initialize and names it in the answer's
-// headers.
-func (h *HTTPHandler) open(w http.ResponseWriter) (*httpSession, error) {
+// open starts a session: for an initialize, named in the answer's
+// headers, or for a legacy client's stream. It answers the refusal and
+// returns nil when one may not open now.
+func (h *HTTPHandler) open(w http.ResponseWriter, legacy bool) (string, *httpSession) {
 	b := make([]byte, 16)
 	rand.Read(b)
 	sid := hex.EncodeToString(b)
@@ -337,14 +354,19 @@ func (h *HTTPHandler) open(w http.ResponseWriter) (*httpSession, error) {
 	if refuse := h.refusal(); refuse != nil {
 		h.mu.Unlock()
 		refuse(w)
-		return nil, errors.New("refused")
+		return "", nil
 	}
 	s := h.newSession()
+	s.legacy = legacy
 	h.sessions[sid] = s
-	s.idle = time.AfterFunc(h.InitIdle, func() { h.end(sid) })
+	if !legacy {
+		s.idle = time.AfterFunc(h.InitIdle, func() { h.end(sid) })
+	}
 	h.mu.Unlock()
-	w.Header().Set("Mcp-Session-Id", sid)
-	return s, nil
+	if !legacy {
+		w.Header().Set("Mcp-Session-Id", sid)
+	}
+	return sid, s
 }
 
 // refusal is how to refuse a new session, when one may not open now (the
@@ -401,7 +423,8 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 }
 
 // accept hands a message that is answered elsewhere (a notification, a
-// response) to the session, and says it was taken (202).
+// response, a legacy client's every message) to the session, and says it
+// was taken (202).
 func (t *httpTransport) accept(w http.ResponseWriter, r *http.Request, body []byte) {
 	select {
 	case t.in <- body:

@@ -28,10 +28,13 @@ import (
 )
 
 // The paths served: the endpoint (DefaultPath unless Path says
-// otherwise), and the health check.
+// otherwise), the health check, and with SSE the legacy transport's
+// stream and where its clients POST.
 const (
 	DefaultPath = "/mcp"
 	HealthPath  = "/healthz"
+	SSEPath     = "/sse"
+	MessagePath = "/message"
 )
 
 // cors is what a page of an admitted origin may do: the methods of the
@@ -54,6 +57,8 @@ const (
 	notServed route = iota
 	endpoint
 	health
+	sseStream
+	sseMessage
 )
 
 func (h *HTTPHandler) route(path string) route {
@@ -62,6 +67,10 @@ func (h *HTTPHandler) route(path string) route {
 		return endpoint
 	case path == HealthPath:
 		return health
+	case h.SSE && path == SSEPath:
+		return sseStream
+	case h.SSE && path == MessagePath:
+		return sseMessage
 	}
 	return notServed
 }
@@ -75,8 +84,10 @@ func (h *HTTPHandler) path() string {
 
 // methods are those each route answers, for Allow.
 var methods = map[route]string{
-	endpoint: "GET, POST, DELETE, OPTIONS",
-	health:   "GET, HEAD",
+	endpoint:   "GET, POST, DELETE, OPTIONS",
+	health:     "GET, HEAD",
+	sseStream:  "GET, OPTIONS",
+	sseMessage: "POST, OPTIONS",
 }
 
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -130,6 +141,16 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.end(r.Header.Get("Mcp-Session-Id"))
 			w.WriteHeader(http.StatusOK)
 		}
+	case rt == sseStream && r.Method == http.MethodGet:
+		h.sse(w, r)
+	case rt == sseMessage && r.Method == http.MethodPost:
+		h.message(w, r)
+	case rt == sseStream:
+		// No JSON-RPC error: a client that POSTs its initialize here to
+		// try Streamable HTTP first then GETs the stream, as the
+		// transport's backwards compatibility asks.
+		w.Header().Set("Allow", methods[rt])
+		http.Error(w, "method not allowed: GET this URL for the event stream", http.StatusMethodNotAllowed)
 	default:
 		w.Header().Set("Allow", methods[rt])
 		httpError(w, http.StatusMethodNotAllowed, "method not allowed")
@@ -179,8 +200,9 @@ func (h *HTTPHandler) up() bool {
 // CheckPath says whether path may be the endpoint's (--path): an
 // absolute path, in the characters a path holds as they are (no
 // percent-encoding, which would be read decoded), without empty, . or
-// .. segments, and not the health check's.
-func CheckPath(path string) error {
+// .. segments, and none of the other paths served (with sse, those of
+// the legacy transport).
+func CheckPath(path string, sse bool) error {
 	if !strings.HasPrefix(path, "/") {
 		return errors.New("it must start with /")
 	}
@@ -196,7 +218,7 @@ func CheckPath(path string) error {
 			}
 		}
 	}
-	if path == HealthPath {
+	if path == HealthPath || sse && (path == SSEPath || path == MessagePath) {
 		return errors.New(path + " is served already")
 	}
 	return nil

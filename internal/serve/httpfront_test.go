@@ -310,12 +310,13 @@ func TestCheckPath(t *testing.T) {
 		ok   bool
 	}{
 		{"/mcp", false, true}, {"/", false, true}, {"/api/v1/mcp", false, true}, {"/mcp/", false, true}, {"/a-b_c.d~e", false, true},
+		{"/sse", false, true}, {"/message", false, true},
 		{"mcp", false, false}, {"", false, false}, {"/a/../mcp", false, false}, {"/a/./mcp", false, false}, {"/..", false, false},
 		{"/a//b", false, false}, {"//", false, false}, {"/%2e%2e/mcp", false, false}, {"/mcp?x=1", false, false}, {"/mcp#x", false, false},
 		{"/m cp", false, false}, {"/mcp\x00", false, false}, {"/ｍcp", false, false}, {"/a\\b", false, false},
-		{"/healthz", false, false},
+		{"/healthz", false, false}, {"/sse", true, false}, {"/message", true, false},
 	} {
-		if err := CheckPath(tt.path); (err == nil) != tt.ok {
+		if err := CheckPath(tt.path, tt.sse); (err == nil) != tt.ok {
 			t.Errorf("CheckPath(%q, %v) = %v, want ok %v", tt.path, tt.sse, err, tt.ok)
 		}
 	}

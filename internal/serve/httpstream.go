@@ -18,6 +18,9 @@ type stream struct {
 	// with the status it calls for (modernStatus).
 	lazy   bool
 	header http.Header // the POST's headers
+	// preamble is written first on an event stream: the endpoint event
+	// of a legacy client's stream.
+	preamble string
 	// stall is how long the client may take nothing that is written to
 	// it before it counts as gone (DefaultStall when 0).
 	stall time.Duration
@@ -49,7 +52,7 @@ func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMess
 	defer sw.done()
 	started := false
 	if events && !st.lazy {
-		if !sw.startEvents() {
+		if !sw.startEvents(st.preamble) {
 			return false
 		}
 		started = true
@@ -73,7 +76,7 @@ func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMess
 				continue
 			}
 			if !started {
-				if !sw.startEvents() {
+				if !sw.startEvents(st.preamble) {
 					return false
 				}
 				started = true
@@ -159,10 +162,12 @@ func (s *stallWriter) done() {
 	}
 }
 
-// startEvents starts an event stream.
-func (s *stallWriter) startEvents() bool {
+// startEvents starts an event stream, with preamble as its first event
+// when there is one.
+func (s *stallWriter) startEvents(preamble string) bool {
 	s.w.Header().Set("Content-Type", "text/event-stream")
 	s.w.Header().Set("Cache-Control", "no-cache")
 	s.w.WriteHeader(http.StatusOK)
+	io.WriteString(s, preamble)
 	return s.flush()
 }
