@@ -36,6 +36,12 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
+	// What mcpv keeps between runs (the era and lists of each server, the
+	// trusted files) stays in the run's own directory: a run starts from
+	// nothing, whatever an earlier one (or the user's own mcpv) left in
+	// the home directory, which the tests never write to. A test that
+	// needs a state directory of its own still sets one.
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	waitMoreAtOnce()
 	if mcpvBin, err = buildMcpv(); err != nil {
 		fmt.Fprintln(os.Stderr, err)

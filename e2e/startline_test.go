@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -175,5 +176,66 @@ func TestStartLineOfASessionStart(t *testing.T) {
 	code, got := onTerminalIn(t, w.env, 0, append([]string{"session", "start", "slow"}, s.args()...)...)
 	if code != 0 || !strings.Contains(got, "mcpv: waiting for e2e.test to start (1s)") || !strings.HasSuffix(got, "\r\x1b[K") {
 		t.Errorf("exit %d; the terminal got %q", code, got)
+	}
+}
+
+// A server whose era is remembered from an earlier run is not waited for
+// at the start: the command's first request goes at once, behind
+// server/discover. The line still shows while the server is silent, goes
+// at its first answer (not at the command's end: a list walked on after
+// it does not bring it back), and never outlives the command.
+func TestStartLineForARememberedEra(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "modern.json")
+	tools := `[{"name":"a","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"object"}}]`
+	if err := os.WriteFile(spec, []byte(`{"era":"modern","pageSize":1,"tools":`+tools+`}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := newServer(t, "spec="+spec+",slow-start=2000,slow=1000")
+	env := append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(dir, "state"))
+	run := func(flags ...string) (int, string) {
+		return onTerminalIn(t, env, 0, append(append(flags, "list-tools"), s.args()...)...)
+	}
+	const (
+		discovered = `mcpv: <- {"jsonrpc":"2.0","id":1,"result"`
+		listed     = `mcpv: -> {"jsonrpc":"2.0","id":2,"method":"tools/list"`
+		nextPage   = `mcpv: -> {"jsonrpc":"2.0","id":3,"method":"tools/list"`
+		line       = "mcpv: waiting for e2e.test to start (1s): fake: starting up"
+	)
+	code, got := run("--verbose")
+	if code != 0 || strings.Index(got, listed) < strings.Index(got, discovered) {
+		t.Fatalf("first run: exit %d, or the list went before the era was known; the terminal got %q", code, got)
+	}
+
+	code, got = run()
+	last := strings.LastIndex(got, "mcpv: waiting")
+	if code != 0 || !strings.Contains(got, line) || last < 0 {
+		t.Fatalf("second run: exit %d; the terminal got %q", code, got)
+	}
+	if rest := got[last:]; !strings.HasSuffix(rest, "\r\x1b[K") || strings.Count(rest, "\r\x1b[K") != 1 {
+		t.Errorf("second run: the line was not cleared at the end; the terminal ends with %q", rest)
+	}
+
+	code, got = run("--verbose")
+	if code != 0 || !strings.Contains(got, line) || !strings.Contains(got, nextPage) {
+		t.Fatalf("third run: exit %d; the terminal got %q", code, got)
+	}
+	if strings.Index(got, listed) > strings.Index(got, discovered) {
+		t.Errorf("third run: the list waited for server/discover's answer, as if the era were not remembered; the terminal got %q", got)
+	}
+	if strings.LastIndex(got, "mcpv: waiting") > strings.Index(got, nextPage) {
+		t.Errorf("third run: the line was still up after the server's first answers; the terminal got %q", got)
+	}
+
+	// A server that says nothing before the command gives up: the line
+	// is cleared before the command's last word.
+	code, got = run("--connect-timeout", "2s")
+	last = strings.LastIndex(got, "mcpv: waiting")
+	if code != 124 || !strings.Contains(got, line) || last < 0 {
+		t.Fatalf("a run that times out: exit %d; the terminal got %q", code, got)
+	}
+	if _, after, _ := strings.Cut(got[last:], "\r\x1b[K"); !strings.HasPrefix(after, "mcpv: ") || strings.Contains(after, "waiting") || !strings.HasSuffix(after, "\n") {
+		t.Errorf("a run that times out: the line was not cleared before the error; the terminal ends with %q", got[last:])
 	}
 }

@@ -106,7 +106,7 @@ func ReadEvents(r io.Reader, limit int64, fn func(Event) bool) error {
 		if err != nil {
 			return err
 		}
-		if !fn(Event{Type: ev.Type, ID: ev.ID, Data: ev.Data}) {
+		if !fn(Event(ev)) {
 			return nil
 		}
 	}

@@ -71,8 +71,6 @@ type conn struct {
 	waiting map[string]*waiter // responses awaited, by canonical id
 	log     []seen             // the last maxLog messages
 	count   int                // messages received so far
-	junk    []string           // the first lines on stdout that are no JSON
-	junkN   int                // how many there were
 	ended   error              // why the reader stopped; set once
 	ids     int                // ids used so far
 	closed  bool               // close was called
@@ -447,14 +445,6 @@ func (c *conn) since(mark int) []seen {
 	return out
 }
 
-// junkLines are the lines on the server's stdout that were no JSON: the
-// first few, and how many there were.
-func (c *conn) junkLines() ([]string, int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]string(nil), c.junk...), c.junkN
-}
-
 // close ends the connection: the stdio server stopped (stdin closed,
 // then signals, each wait bounded), the HTTP session deleted.
 func (c *conn) close() {
@@ -496,7 +486,7 @@ func idKey(id json.RawMessage) string {
 }
 
 // junkHandler takes the stdio transport's warnings about lines on stdout
-// that are no JSON, for the watches and, with c, the connection.
+// that are no JSON, for the watches (with c, in the connection's era).
 type junkHandler struct {
 	r *runner
 	c *conn // nil for the main session
@@ -512,14 +502,8 @@ func (h junkHandler) Handle(_ context.Context, r slog.Record) error {
 		return nil
 	}
 	era := ""
-	if c := h.c; c != nil {
-		c.mu.Lock()
-		c.junkN++
-		if len(c.junk) < 3 {
-			c.junk = append(c.junk, line)
-		}
-		c.mu.Unlock()
-		era = c.era
+	if h.c != nil {
+		era = h.c.era
 	}
 	h.r.watches.see(seen{raw: line, bad: junkLine, via: "stdout", era: era})
 	return nil

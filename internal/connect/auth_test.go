@@ -162,8 +162,7 @@ func TestRedirectsStayInTheOrigin(t *testing.T) {
 		t.Errorf("the other origin was reached, with Authorization %q", r.Header.Get("Authorization"))
 	}))
 	defer other.Close()
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/here":
 			http.Redirect(w, r, "/there", http.StatusTemporaryRedirect)

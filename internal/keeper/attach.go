@@ -43,7 +43,13 @@ func Attach(ctx context.Context, d Dir, name string) (*Transport, mcp.State, err
 		c.Close()
 		return nil, mcp.State{}, &mcp.TransportError{Op: "session " + name, Err: errors.New("the keeper did not say hello")}
 	}
-	return &Transport{c: c, r: r, name: name, secrets: ctl.Hello.Secrets, answers: ctl.Hello.Answers}, ctl.Hello.State, nil
+	t := newTransport(c, r, name)
+	t.secrets, t.answers = ctl.Hello.Secrets, ctl.Hello.Answers
+	return t, ctl.Hello.State, nil
+}
+
+func newTransport(c net.Conn, r *bufio.Reader, name string) *Transport {
+	return &Transport{c: c, r: r, name: name, end: make(chan struct{})}
 }
 
 // Transport is an mcp.Transport to the server through its keeper.
@@ -56,7 +62,15 @@ type Transport struct {
 
 	wmu    sync.Mutex
 	closed sync.Once
+
+	end     chan struct{} // closed when Read has met the session's end, why set before
+	endOnce sync.Once
+	why     error // what Read returned at the end
 }
+
+// endWait bounds how long a write that failed waits for the reader to
+// learn why the keeper let go (its last line, read at once when it came).
+const endWait = 2 * time.Second
 
 // Secrets are the session's secrets, for the command to mask.
 func (t *Transport) Secrets() []string { return t.secrets }
@@ -71,9 +85,9 @@ func (t *Transport) Read() ([]byte, error) {
 	line, err := readLine(t.r)
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
-			return nil, &mcp.TransportError{Op: "session " + t.name, Err: errors.New("the session keeper went away")}
+			return nil, t.ended(&mcp.TransportError{Op: "session " + t.name, Err: errors.New("the session keeper went away")})
 		}
-		return nil, &mcp.TransportError{Op: "session " + t.name, Err: err}
+		return nil, t.ended(&mcp.TransportError{Op: "session " + t.name, Err: err})
 	}
 	if bytes.HasPrefix(line, []byte(`{"jsonrpc"`)) {
 		return line, nil // the keeper writes every JSON-RPC message so
@@ -84,15 +98,46 @@ func (t *Transport) Read() ([]byte, error) {
 	}
 	switch {
 	case ctl.Closed != nil:
-		return nil, &mcp.TransportError{Op: "session " + t.name, Err: rebuild(*ctl.Closed, ctl.Kind)}
+		return nil, t.ended(&mcp.TransportError{Op: "session " + t.name, Err: rebuild(*ctl.Closed, ctl.Kind)})
 	case ctl.Failed != nil:
 		return nil, &mcp.RequestError{ID: ctl.Failed.ID, Err: &mcp.TransportError{Op: "session " + t.name, Err: rebuild(ctl.Failed.Error, ctl.Failed.Kind)}}
 	}
 	return line, nil
 }
 
-// Write sends one message, with the x-mcp-header annotations of ctx.
+// ended records err, the session's end as Read met it, and returns it.
+func (t *Transport) ended(err error) error {
+	t.endOnce.Do(func() {
+		t.why = err
+		close(t.end)
+	})
+	return t.why
+}
+
+// Write sends one message, with the x-mcp-header annotations of ctx. A
+// write the keeper no longer reads (it stopped, or went away) fails with
+// why, as the keeper's last line says it, not with a broken pipe: that
+// line may still be on its way to the reader when the write fails.
 func (t *Transport) Write(ctx context.Context, msg []byte) error {
+	err := t.write(ctx, msg)
+	var te *mcp.TransportError
+	if !errors.As(err, &te) {
+		return err
+	}
+	wait := time.NewTimer(endWait)
+	defer wait.Stop()
+	select { // t.wmu let go: other writers fail as they may meanwhile
+	case <-t.end:
+		return t.why
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-wait.C:
+		return err
+	}
+}
+
+// write is Write while holding t.wmu.
+func (t *Transport) write(ctx context.Context, msg []byte) error {
 	seek := mcp.ToolSought(ctx)
 	if !utf8.ValidString(seek) {
 		seek = "" // encoded, it would name another tool

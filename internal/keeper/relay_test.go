@@ -159,6 +159,29 @@ func TestStopStatusNames(t *testing.T) {
 	}
 }
 
+// A command whose request goes out as the session is stopped is told the
+// session was stopped, not that its write met a broken pipe: the
+// keeper's last line is still unread when the write fails (here it is
+// read only once the write has begun).
+func TestWriteAfterStopSaysWhy(t *testing.T) {
+	r := startKeeper(t, echo)
+	tr, _, err := Attach(context.Background(), r.at(), r.name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close(context.Background())
+	if err := Stop(r.at(), r.name, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	wrote := make(chan error, 1)
+	go func() { wrote <- tr.Write(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)) }() // ends within endWait
+	_, rerr := tr.Read()
+	werr := <-wrote
+	if !isTransport(werr) || werr.Error() != "session s: the session was stopped" || rerr == nil || werr.Error() != rerr.Error() {
+		t.Errorf("the write: %v; the read: %v", werr, rerr)
+	}
+}
+
 // A server that ends its side ends the session: a command waiting is told
 // why, with the server's error.
 func TestServerEndEndsSession(t *testing.T) {

@@ -34,10 +34,8 @@ type client struct {
 	outbox // its notifications, on their way to it (notes.go)
 }
 
-// serveClient starts a downstream session for one client on t. It ends
-// when t's Read fails (the client left) or close is called.
-func (s *Server) serveClient(t mcp.Transport) *client { return s.serveClientWith(t, nil, nil) }
-
+// serveClientWith starts a downstream session for one client on t. It
+// ends when t's Read fails (the client left) or close is called.
 func (s *Server) serveClientWith(t mcp.Transport, d *drain, headers func(json.RawMessage) http.Header) *client {
 	c := &client{srv: s, ready: make(chan struct{}), drain: d, headers: headers}
 	t = &scrubbed{Transport: t, secrets: s.Secrets}
