@@ -46,8 +46,11 @@ type listenFlags struct {
 }
 
 func (l listenFlags) validate() error {
-	if l.HTTP == "" && (l.HTTPToken != "" || l.AllowRemote || l.AllowOrigin != nil || l.Path != "" || l.SSE) {
-		return usageErrorf("--http-token, --allow-remote, --allow-origin, --path and --sse go with --http")
+	if l.HTTP == "" && (l.HTTPToken != "" || l.AllowRemote) {
+		return usageErrorf("--http-token and --allow-remote go with --http")
+	}
+	if l.HTTP == "" && (l.AllowOrigin != nil || l.Path != "" || l.SSE) {
+		return usageErrorf("--allow-origin, --path and --sse go with --http")
 	}
 	if _, err := origin.NewPolicy(l.AllowOrigin); err != nil {
 		return usageErrorf("--allow-origin: %v", err)
