@@ -8,15 +8,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/mcp/mcptest"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -371,9 +368,7 @@ func (h *HTTPHandler) sessionsOpen() int {
 // it has taken nothing for the stall, its session ends.
 func TestSSEStalledClientEnds(t *testing.T) {
 	t.Parallel()
-	s := &connect.Settings{Command: []string{os.Args[0]}, ConnectTimeout: 30 * time.Second, ProtocolEra: "legacy",
-		Env: append(os.Environ(), mcptest.EnvVar+"=big="+fmt.Sprint(2<<20))}
-	srv := startServer(t, s, nil, false)
+	srv := startServer(t, bigResults(2<<20), nil, false)
 	h, base := sseDoor(t, srv, func(h *HTTPHandler) { h.Stall = 100 * time.Millisecond })
 	st := openStream(t, base, bearer, false)
 	if code := st.post(t, legacyInitialize); code != http.StatusAccepted {

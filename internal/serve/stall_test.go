@@ -178,6 +178,13 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// bigResults are the settings of the fake server whose every call's
+// result holds n bytes.
+func bigResults(n int) *connect.Settings {
+	return &connect.Settings{Command: []string{os.Args[0]}, ConnectTimeout: 30 * time.Second, ProtocolEra: "legacy",
+		Env: append(os.Environ(), mcptest.EnvVar+"=big="+fmt.Sprint(n))}
+}
+
 // queuedNotes is how many notifications wait for the client's writer.
 func (c *client) queuedNotes() int {
 	c.sentMu.Lock()
@@ -191,9 +198,7 @@ func (c *client) queuedNotes() int {
 // each of its POSTs is let go, and its request cancelled.
 func TestUnreadAnswersLetGo(t *testing.T) {
 	t.Parallel()
-	s := &connect.Settings{Command: []string{os.Args[0]}, ConnectTimeout: 30 * time.Second, ProtocolEra: "legacy",
-		Env: append(os.Environ(), mcptest.EnvVar+"=big="+fmt.Sprint(8<<20))}
-	srv := startServer(t, s, nil, false)
+	srv := startServer(t, bigResults(8<<20), nil, false)
 	h := srv.HTTPHandler("", false)
 	h.Stall = 100 * time.Millisecond
 	ts := httptest.NewServer(h)
