@@ -84,6 +84,11 @@ type HTTPHandler struct {
 	// Stall is how long a client may take nothing written to it before
 	// it counts as gone (DefaultStall when 0).
 	Stall time.Duration
+	// KeepAlive is how often an event stream that has nothing to say
+	// gets a comment (DefaultKeepAlive when 0, none when negative): a
+	// proxy in front that cuts silent connections leaves it be, and a
+	// client that went without a word is found out.
+	KeepAlive time.Duration
 	// Idle ends a session that long without a request or a stream open;
 	// InitIdle, one that has had no request but its initialize.
 	Idle, InitIdle time.Duration
@@ -318,7 +323,8 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st := s.t.expect(in.id, acceptsEvents(r))
-	st.header, st.lazy, st.stall = r.Header, modern, h.Stall
+	st.header, st.lazy = r.Header, modern
+	h.pace(st)
 	defer s.t.forget(in.id, st)
 	h.asked.add(1)
 	defer h.asked.add(-1)
@@ -399,8 +405,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 	}
 	s.enter(false)
 	defer s.leave(h)
-	st := newStream()
-	st.stall = h.Stall
+	st := h.pace(newStream())
 	s.t.mu.Lock()
 	busy := s.t.get != nil
 	if !busy {

@@ -31,8 +31,7 @@ func (h *HTTPHandler) sse(w http.ResponseWriter, r *http.Request) {
 	if s == nil {
 		return
 	}
-	st := newStream()
-	st.stall = h.Stall
+	st := h.pace(newStream())
 	st.preamble = "event: endpoint\ndata: " + MessagePath + "?sessionId=" + sid + "\n\n"
 	s.t.mu.Lock()
 	s.t.get = st

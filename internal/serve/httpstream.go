@@ -24,6 +24,21 @@ type stream struct {
 	// stall is how long the client may take nothing that is written to
 	// it before it counts as gone (DefaultStall when 0).
 	stall time.Duration
+	// keepAlive is how often a started event stream with nothing to say
+	// gets a comment (none when 0).
+	keepAlive time.Duration
+}
+
+// pace gives st the handler's stall and keep-alive.
+func (h *HTTPHandler) pace(st *stream) *stream {
+	st.stall = h.Stall
+	switch {
+	case h.KeepAlive == 0:
+		st.keepAlive = DefaultKeepAlive
+	case h.KeepAlive > 0:
+		st.keepAlive = h.KeepAlive
+	}
+	return st
 }
 
 func newStream() *stream {
@@ -46,7 +61,8 @@ type outMsg struct {
 // response went. A client that takes nothing written to it for the
 // stream's stall has gone, as one that hangs up has: whatever it was sent
 // (a result of any size, a flood of notifications), it holds no more than
-// what waits for it.
+// what waits for it. A started event stream with nothing to say gets a
+// comment every keepAlive.
 func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMessage, closed <-chan struct{}, events bool) bool {
 	sw := newStallWriter(w, st.stall)
 	defer sw.done()
@@ -57,8 +73,22 @@ func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMess
 		}
 		started = true
 	}
+	var tick <-chan time.Time // once started, with a keep-alive
+	if events && st.keepAlive > 0 {
+		t := time.NewTicker(st.keepAlive)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
 		select {
+		case <-tick:
+			if !started {
+				continue
+			}
+			io.WriteString(sw, ": keep-alive\n\n")
+			if !sw.flush() {
+				return false
+			}
 		case msg := <-st.ch:
 			final := id != nil && msg.response && string(msg.id) == string(id)
 			status := http.StatusOK
@@ -107,6 +137,11 @@ func writeParts(w io.Writer, parts [][]byte) {
 // DefaultStall is how long an HTTP client may take nothing of what is
 // written to it before it counts as gone.
 const DefaultStall = 30 * time.Second
+
+// DefaultKeepAlive is how often an event stream with nothing to say gets
+// a comment: within the 60 s after which common proxies and load
+// balancers cut a silent connection.
+const DefaultKeepAlive = 25 * time.Second
 
 // stallPiece is the most written under one deadline: a large result goes
 // in pieces, each of which the client must take within the stall, so
