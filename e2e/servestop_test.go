@@ -19,8 +19,9 @@ type stdioServe struct {
 	cmd   *exec.Cmd
 	in    io.WriteCloser
 	out   io.ReadCloser
-	lines chan string // what serve writes on stdout, line by line
-	done  chan struct{}
+	lines chan string   // what serve writes on stdout, line by line
+	done  chan struct{} // closed once serve has exited and its stdout is read
+	quit  chan struct{} // closed when the test is over: lines are no longer read
 	code  int
 	srv   *server
 }
@@ -33,7 +34,7 @@ const (
 func startStdioServe(t *testing.T, behaviour string, flags ...string) *stdioServe {
 	t.Helper()
 	srv := newServer(t, behaviour)
-	s := &stdioServe{srv: srv, lines: make(chan string, 64), done: make(chan struct{})}
+	s := &stdioServe{srv: srv, lines: make(chan string, 64), done: make(chan struct{}), quit: make(chan struct{})}
 	s.cmd = exec.Command(mcpvBin, append(append([]string{"serve"}, flags...), srv.args()...)...)
 	s.cmd.Stderr = os.Stderr
 	var err error
@@ -46,25 +47,29 @@ func startStdioServe(t *testing.T, behaviour string, flags ...string) *stdioServ
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// One goroutine reads stdout to its end and only then waits for the
+	// process: Wait closes the pipe, and what serve wrote just before it
+	// exited would be lost to a read racing it.
 	go func() {
 		r := bufio.NewReader(s.out)
 		for {
 			line, err := r.ReadString('\n')
 			if line != "" {
-				s.lines <- line
+				select {
+				case s.lines <- line:
+				case <-s.quit:
+				}
 			}
 			if err != nil {
 				close(s.lines)
-				return
+				break
 			}
 		}
-	}()
-	go func() {
 		s.cmd.Wait()
 		s.code = s.cmd.ProcessState.ExitCode()
 		close(s.done)
 	}()
-	t.Cleanup(func() { s.cmd.Process.Kill(); <-s.done })
+	t.Cleanup(func() { close(s.quit); s.cmd.Process.Kill(); <-s.done })
 	return s
 }
 

@@ -16,10 +16,12 @@ package mcp
 //     202), which keeps them in order: notifications/initialized reaches the
 //     server before any later request.
 //   - After notifications/initialized the standalone GET stream is opened;
-//     each later request but a list waits until it has been sent (not for
-//     its headers, which a proxy may hold back), so that the server has it
-//     first and server requests sent there are not lost. A list goes at
-//     once: the tools/list before a call overlaps the stream's opening.
+//     each later request but a list waits for its headers (the server has
+//     the stream once it sent them), so that server requests sent there are
+//     not lost; behind a proxy that holds the headers back until a first
+//     event, for a tenth of a second after the GET was sent at most. A list
+//     goes at once: the tools/list before a call overlaps the stream's
+//     opening.
 //   - A stream that ends before the response is resumed with GET and
 //     Last-Event-ID after the server's retry delay, a bounded number of times.
 //   - A 404 to a POST that carried a session id means the session expired: the
@@ -85,8 +87,12 @@ type HTTPOptions struct {
 const DefaultMaxResumes = 5
 
 const (
-	deleteTimeout   = 2 * time.Second
-	getStreamWait   = time.Second
+	deleteTimeout = 2 * time.Second
+	getStreamWait = time.Second
+	// getHeadersGrace is how long a request waits for the GET stream's
+	// headers once the GET has been sent: a server sends them as soon as it
+	// has the stream, a proxy may hold them until the first event.
+	getHeadersGrace = 100 * time.Millisecond
 	maxRetry        = 30 * time.Second
 	closeDrainWait  = 2 * time.Second
 	legacyLetGo     = time.Second // a legacy POST's wait after its caller's end (bind)
@@ -122,13 +128,17 @@ type HTTPTransport struct {
 	endpoint   *url.URL // where to POST; differs from url in legacy mode
 	legacy     bool
 	getOpen    bool // the standalone GET stream is running
-	// getOpened is closed when the GET stream opened last has been sent
-	// or has failed; requests wait for it until getDeadline.
-	getOpened   <-chan struct{}
-	getDeadline time.Time
-	closed      bool
-	keep        bool // Close leaves the session open: no DELETE
-	failOnce    sync.Once
+	// getOpened is closed when the GET stream opened last has its
+	// headers or has failed, getSent once it has been sent; requests wait
+	// for the first, for headersGrace after the second at most, and until
+	// getDeadline at most.
+	getOpened    <-chan struct{}
+	getSent      <-chan struct{}
+	getDeadline  time.Time
+	headersGrace time.Duration
+	closed       bool
+	keep         bool // Close leaves the session open: no DELETE
+	failOnce     sync.Once
 }
 
 type inbound struct {
@@ -178,8 +188,9 @@ func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
 		failed:   make(chan struct{}),
 		endpoint: u,
 
-		sessionID: opts.SessionID,
-		version:   opts.ProtocolVersion,
+		headersGrace: getHeadersGrace,
+		sessionID:    opts.SessionID,
+		version:      opts.ProtocolVersion,
 	}, nil
 }
 

@@ -227,12 +227,11 @@ func (t *HTTPTransport) get(ctx context.Context, lastID string) (*http.Response,
 
 // openGetStream opens the standalone GET stream (transports, "Listening for
 // Messages from the Server"). A server that offers none (405, 404, 400) is
-// fine. The requests that follow wait until it has been sent
-// (awaitGetStream), so that the server has it before their POSTs, and
-// server requests sent there are not missed; a list request does not
-// wait. They do not wait for its headers: a proxy may hold those back
-// until the first event, and they would say no more than the sending
-// does of whether the server has the stream.
+// fine. The requests that follow wait for its headers (awaitGetStream), so
+// that server requests sent there are not missed; a list request does not.
+// The GET and a POST after it go on connections of their own, and a server
+// may take the POST's request first: the GET having been sent is not
+// enough, the headers say the server has the stream.
 func (t *HTTPTransport) openGetStream() {
 	t.mu.Lock()
 	if t.legacy || t.getOpen || t.closed {
@@ -240,8 +239,8 @@ func (t *HTTPTransport) openGetStream() {
 		return
 	}
 	t.getOpen = true
-	opened := make(chan struct{})
-	t.getOpened, t.getDeadline = opened, time.Now().Add(getStreamWait)
+	opened, sent := make(chan struct{}), make(chan struct{})
+	t.getOpened, t.getSent, t.getDeadline = opened, sent, time.Now().Add(getStreamWait)
 	t.mu.Unlock()
 	t.streams.Go(func() { // runs until the transport closes or the server stops offering the stream
 		defer func() {
@@ -249,15 +248,16 @@ func (t *HTTPTransport) openGetStream() {
 			t.getOpen = false
 			t.mu.Unlock()
 		}()
-		t.runGetStream(opened)
+		t.runGetStream(opened, sent)
 	})
 }
 
-// awaitGetStream waits until the GET stream opened last has been sent (or
-// failed), for getStreamWait after it was opened at most, or until ctx ends.
+// awaitGetStream waits until the GET stream opened last has its headers (or
+// failed), for headersGrace after it was sent and getStreamWait after it
+// was opened at most, or until ctx ends.
 func (t *HTTPTransport) awaitGetStream(ctx context.Context) {
 	t.mu.Lock()
-	opened, deadline := t.getOpened, t.getDeadline
+	opened, sent, deadline, grace := t.getOpened, t.getSent, t.getDeadline, t.headersGrace
 	t.mu.Unlock()
 	if opened == nil {
 		return
@@ -269,10 +269,20 @@ func (t *HTTPTransport) awaitGetStream(ctx context.Context) {
 	}
 	wait := time.NewTimer(time.Until(deadline))
 	defer wait.Stop()
-	select {
-	case <-opened:
-	case <-wait.C:
-	case <-ctx.Done():
+	for {
+		select {
+		case <-opened:
+			return
+		case <-sent:
+			sent = nil
+			if d := time.Until(deadline); grace < d {
+				wait.Reset(grace)
+			}
+		case <-wait.C:
+			return
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 
@@ -289,19 +299,22 @@ func asksWhatItHas(method string) bool {
 	return false
 }
 
-func (t *HTTPTransport) runGetStream(opened chan struct{}) {
+func (t *HTTPTransport) runGetStream(opened, sent chan struct{}) {
 	var lastID string
 	var retry time.Duration
 	failures := 0
-	sent := sync.OnceFunc(func() { close(opened) })
+	wrote := sync.OnceFunc(func() { close(sent) })
 	for first := true; ; first = false {
 		sid := t.SessionID()
 		ctx := t.ctx
 		if first {
-			ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { sent() }})
+			ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { wrote() }})
 		}
 		resp, err := t.get(ctx, lastID)
-		sent()
+		if first {
+			wrote()
+			close(opened)
+		}
 		if err != nil {
 			var se *StatusError
 			switch {

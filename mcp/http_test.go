@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -188,14 +189,14 @@ func TestHTTPRequestsCarryTheSessionHeaders(t *testing.T) {
 	}
 }
 
-// A request waits until the GET stream has been sent, so that the server
-// has it first, but not for its headers, which a proxy may hold back
-// until the stream's first event: with the headers held, a list and then
-// a call go at once.
+// A request waits for the GET stream's headers, so that what the server
+// sends there in its course is not lost (a server has the stream once it
+// has sent them, not when the GET has been sent: the call's POST may
+// reach it first); a list request does not, and overlaps the stream's
+// opening.
 func TestHTTPRequestsWaitForTheGetStream(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
-	defer close(release)
 	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{
 		Get: func(x *mcptest.Exchange) {
 			select {
@@ -209,19 +210,59 @@ func TestHTTPRequestsWaitForTheGetStream(t *testing.T) {
 		Post: answerTo("tools/call", func(x *mcptest.Exchange) { x.Reply(x.Result(`{"content":[]}`)) }),
 	})
 	h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+	h.tr.headersGrace = getStreamWait // no proxy's grace: the wait is the headers'
 	start := time.Now()
 	c := h.initialize(t)
 	awaitRequest(t, srv, func(r mcptest.HTTPRequest) bool { return r.Method == http.MethodGet })
 	if _, err := c.Call(testCtx(t), "tools/list", nil); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Fatalf("tools/list while the GET waits: %v", err)
 	}
+	// Waiting for the GET stream, it would have given up on it first.
+	if d := time.Since(start); d >= getStreamWait {
+		t.Fatalf("initialize and tools/list took %v while the GET stream had no headers", d)
+	}
+	called := make(chan error, 1)
+	go func() {
+		_, err := c.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"x"}`))
+		called <- err
+	}()
+	select {
+	case err := <-called:
+		t.Fatalf("the call went before the GET stream had its headers: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if slices.ContainsFunc(srv.Requests(), rpc("tools/call")) {
+		t.Fatal("the call was sent before the GET stream had its headers")
+	}
+	close(release)
+	if err := <-called; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Behind a proxy that holds the GET stream's headers back until its first
+// event, a request waits a moment after the GET was sent, not the whole
+// wait: the server had the GET first.
+func TestHTTPRequestsWaitBrieflyForHeldHeaders(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{
+		Get:  func(x *mcptest.Exchange) { <-x.R.Context().Done() },
+		Post: answerTo("tools/call", func(x *mcptest.Exchange) { x.Reply(x.Result(`{"content":[]}`)) }),
+	})
+	h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+	c := h.initialize(t)
+	start := time.Now()
 	if _, err := c.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"x"}`)); err != nil {
 		t.Fatal(err)
 	}
-	// Waiting for the GET stream's headers, it would have given up on
-	// them first.
-	if d := time.Since(start); d >= getStreamWait {
-		t.Fatalf("initialize, tools/list and tools/call took %v while the GET stream had no headers", d)
+	if d := time.Since(start); d >= getStreamWait/2 {
+		t.Errorf("the call took %v while the GET stream's headers were held: as long as the whole wait", d)
+	}
+	reqs := srv.Requests()
+	get := slices.IndexFunc(reqs, func(r mcptest.HTTPRequest) bool { return r.Method == http.MethodGet })
+	call := slices.IndexFunc(reqs, rpc("tools/call"))
+	if get < 0 || call < get {
+		t.Errorf("the server had the call (at %d) before the GET (at %d)", call, get)
 	}
 }
 

@@ -145,7 +145,9 @@ func New(t testing.TB, mcp http.Handler) *Server {
 	s := &Server{TTL: 3600, Need: map[string]string{}, Clients: map[string]string{}, Assertions: map[string]string{},
 		tokens: map[string]string{}, refresh: map[string]string{}, codes: map[string]grant{}, counts: map[string]int{},
 		bound: map[string]string{}, jtis: map[string]bool{}, agents: map[string]string{}, targets: map[string][]string{}}
-	s.AS = httptest.NewServer(s.noteAgent(http.HandlerFunc(s.serveAS)))
+	// Both servers are made before either starts: their handlers read
+	// s.AS and s.RS, which must be set before the first request's goroutine.
+	s.AS = httptest.NewUnstartedServer(s.noteAgent(http.HandlerFunc(s.serveAS)))
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
 		md := map[string]any{"resource": s.RS.URL + "/mcp", "authorization_servers": []string{s.AS.URL}, "scopes_supported": s.Scopes,
@@ -160,7 +162,9 @@ func New(t testing.TB, mcp http.Handler) *Server {
 		json.NewEncoder(w).Encode(md)
 	})
 	mux.Handle("/mcp", s.guard(mcp))
-	s.RS = httptest.NewServer(s.noteAgent(mux))
+	s.RS = httptest.NewUnstartedServer(s.noteAgent(mux))
+	s.AS.Start()
+	s.RS.Start()
 	t.Cleanup(s.RS.Close)
 	t.Cleanup(s.AS.Close)
 	return s
