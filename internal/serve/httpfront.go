@@ -10,6 +10,10 @@ package serve
 //     the name it was reached by (a page served beside the endpoint, by a
 //     proxy in front of both); 403 otherwise, a MUST of the transport
 //     (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning);
+//     a browser's request with no Origin made for a page of another site
+//     (Sec-Fetch-Site: cross-site: an <img>, a no-cors fetch, a link) is
+//     refused as well, so that no page can open a stream, and with
+//     Isolate start a server, where no token is asked;
 //   - /healthz is answered then, with no token and no CORS header: no
 //     page of another origin can read it;
 //   - a CORS preflight of an admitted page is answered, before the token
@@ -97,7 +101,8 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page := r.Header.Get("Origin")
-	if !h.Origins.Admits(page) && !(h.anyHost && origin.SameHost(page, r.Host)) {
+	if !h.Origins.Admits(page) && !(h.anyHost && origin.SameHost(page, r.Host)) ||
+		page == "" && r.Header.Get("Sec-Fetch-Site") == "cross-site" {
 		httpError(w, http.StatusForbidden, "origin not allowed")
 		return
 	}

@@ -321,3 +321,45 @@ func TestCheckPath(t *testing.T) {
 		}
 	}
 }
+
+// A browser's request that carries no Origin (an <img>, a no-cors fetch
+// of GET, a link) yet was made for a page of another site is refused:
+// where no token is asked, no page can open a legacy stream (a session,
+// and with Isolate a server) by its address alone. What a user opens
+// himself, and what no browser sent, is served.
+func TestCrossSiteWithoutOrigin(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	_, base := sseDoor(t, srv, func(h *HTTPHandler) { h.token = "" })
+	for _, tt := range []struct {
+		path, site string
+		status     int
+	}{
+		{SSEPath, "cross-site", http.StatusForbidden},
+		{HealthPath, "cross-site", http.StatusForbidden},
+		{SSEPath, "", http.StatusOK},
+		{SSEPath, "none", http.StatusOK},
+		{SSEPath, "same-origin", http.StatusOK},
+		{SSEPath, "same-site", http.StatusOK},
+		{HealthPath, "", http.StatusOK},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+tt.path, nil)
+		if tt.site != "" {
+			req.Header.Set("Sec-Fetch-Site", tt.site)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != tt.status {
+			t.Errorf("GET %s, Sec-Fetch-Site %q: %d, want %d", tt.path, tt.site, resp.StatusCode, tt.status)
+		}
+		cancel()
+		resp.Body.Close()
+	}
+	resp, _ := do(t, http.MethodPost, base+"/mcp", map[string]string{"Sec-Fetch-Site": "cross-site", "Content-Type": "application/json", "Accept": acceptBoth}, legacyInitialize)
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a cross-site initialize with no Origin: %d", resp.StatusCode)
+	}
+}
