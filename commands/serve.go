@@ -42,7 +42,7 @@ type listenFlags struct {
 	// AllowOrigin admits web pages beyond loopback ones.
 	AllowOrigin []string `name:"allow-origin" sep:"," placeholder:"ORIGIN" help:"Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null)."`
 	Path        string   `name:"path" placeholder:"PATH" help:"Serve --http's endpoint at PATH rather than /mcp."`
-	SSE         bool     `name:"sse" help:"Serve clients of the 2024-11-05 HTTP+SSE transport too: an event stream at /sse, messages POSTed to /message."`
+	SSE         bool     `name:"sse" help:"Serve clients of the 2024-11-05 HTTP+SSE transport too, beside the endpoint: an event stream at /sse, messages POSTed to /message (with --path /api/mcp, /api/sse and /api/message)."`
 }
 
 func (l listenFlags) validate() error {
@@ -84,7 +84,7 @@ func (c *serveCmd) Help() string {
 
 The server's credentials (OAuth tokens, -H values, secret --env values) stay in mcpv: they are masked in every message a client gets. With --http every client must send a bearer token: --http-token, or one mcpv generates and prints once on stderr (--http-no-token serves loopback without one, to every user of the machine). --http listens on loopback only, unless --allow-remote.
 
-Over --http, web pages served from loopback (and those of each --allow-origin) may use the endpoint from a browser: their CORS preflights are answered; a page of any other origin is refused. GET /healthz answers probes without the token: 200 while the server is up, 503 once it is gone. --path serves the endpoint elsewhere than /mcp; --sse serves clients of the 2024-11-05 HTTP+SSE transport too, at /sse.
+Over --http, web pages served from loopback (and those of each --allow-origin) may use the endpoint from a browser: their CORS preflights are answered; a page of any other origin is refused. GET /healthz answers probes without the token: 200 while the server is up, 503 once it is gone. --path serves the endpoint elsewhere than /mcp; --sse serves clients of the 2024-11-05 HTTP+SSE transport too, at /sse beside /mcp.
 
 The guard (--allow-tools, --deny-tools, the same for resources by URI and prompts by name, --read-only) hides what it does not allow from every list and refuses a request for it with a JSON-RPC error. A config entry may carry the same guard (guard:).
 
@@ -257,7 +257,8 @@ func (p listening) serve(ctx context.Context, srv *serve.Server, out *console) e
 	}
 	out.notef("serving at http://%s%s", ln.Addr(), path)
 	if p.sse {
-		out.notef("serving the HTTP+SSE transport at http://%s%s", ln.Addr(), serve.SSEPath)
+		stream, _ := serve.LegacyPaths(path)
+		out.notef("serving the HTTP+SSE transport at http://%s%s", ln.Addr(), stream)
 	}
 	select {
 	case <-ctx.Done():

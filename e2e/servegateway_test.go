@@ -15,7 +15,8 @@ import (
 // page of an origin named with --allow-origin answered and one of a
 // foreign page refused, /healthz answered without the token and saying
 // nothing of the server, and a client of the 2024-11-05 HTTP+SSE
-// transport (mcpv's own, --transport sse) served with --sse.
+// transport (mcpv's own, --transport sse) served with --sse, beside the
+// endpoint.
 func TestServeGateway(t *testing.T) {
 	t.Parallel()
 	upstream := demoUpstream(t)
@@ -26,7 +27,7 @@ func TestServeGateway(t *testing.T) {
 		t.Fatalf("served at %s, not at --path", url)
 	}
 	auth := "Authorization: Bearer " + token
-	for _, tr := range []struct{ transport, url string }{{"streamable-http", url}, {"sse", base + "/sse"}} {
+	for _, tr := range []struct{ transport, url string }{{"streamable-http", url}, {"sse", base + "/api/v1/sse"}} {
 		out, err := exec.Command(mcpvBin, "--transport", tr.transport, "-u", tr.url, "-H", auth, "call", "echo", "message=hi", "-q", ".structuredContent.message").CombinedOutput()
 		if err != nil || strings.TrimSpace(string(out)) != `"hi"` {
 			t.Errorf("%s at %s: %v\n%s", tr.transport, tr.url, err, out)
@@ -65,8 +66,10 @@ func TestServeGateway(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || strings.TrimSpace(body) != `{"status":"ok"}` || resp.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("/healthz without a token: %d %v %s", resp.StatusCode, resp.Header, body)
 	}
-	if resp, _ := do(http.MethodPost, "/mcp", "Authorization", "Bearer "+token); resp.StatusCode != http.StatusNotFound {
-		t.Errorf("/mcp, with --path elsewhere: %d", resp.StatusCode)
+	for _, p := range []string{"/mcp", "/sse"} {
+		if resp, _ := do(http.MethodGet, p, "Authorization", "Bearer "+token); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s, with --path elsewhere: %d", p, resp.StatusCode)
+		}
 	}
 }
 
@@ -86,6 +89,7 @@ func TestServeGatewayUsage(t *testing.T) {
 		{[]string{"--http", "127.0.0.1:0", "--path", "mcp"}, "must start with /"},
 		{[]string{"--http", "127.0.0.1:0", "--path", "/healthz"}, "served already"},
 		{[]string{"--http", "127.0.0.1:0", "--sse", "--path", "/sse"}, "served already"},
+		{[]string{"--http", "127.0.0.1:0", "--sse", "--path", "/api/message"}, "served already"},
 		{[]string{"--sse"}, "go with --http"},
 		{[]string{"--path", "/x"}, "go with --http"},
 		{[]string{"--allow-origin", "http://app.example"}, "go with --http"},

@@ -79,7 +79,7 @@ type HTTPHandler struct {
 	// Origins are the web origins whose pages may use the endpoint.
 	Origins origin.Policy
 	// SSE serves clients of the 2024-11-05 HTTP+SSE transport too, at
-	// SSEPath and MessagePath.
+	// the LegacyPaths beside the endpoint.
 	SSE bool
 	// Stall is how long a client may take nothing written to it before
 	// it counts as gone (DefaultStall when 0).
@@ -113,7 +113,7 @@ type httpSession struct {
 	c *client
 	t *httpTransport
 	// legacy: a client of the HTTP+SSE transport, whose session is its
-	// stream's (no idle timer), reached at MessagePath alone.
+	// stream's (no idle timer), reached at its message path alone.
 	legacy bool
 
 	mu      sync.Mutex  // guards active and settled

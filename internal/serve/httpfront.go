@@ -33,13 +33,21 @@ import (
 
 // The paths served: the endpoint (DefaultPath unless Path says
 // otherwise), the health check, and with SSE the legacy transport's
-// stream and where its clients POST.
+// (LegacyPaths).
 const (
 	DefaultPath = "/mcp"
 	HealthPath  = "/healthz"
-	SSEPath     = "/sse"
-	MessagePath = "/message"
 )
+
+// LegacyPaths are the paths of the legacy transport served beside the
+// endpoint, in its directory: its stream (sse) and where its clients
+// POST (message). Beside /mcp they are /sse and /message; beside
+// /api/v1/mcp, /api/v1/sse and /api/v1/message, so that a proxy that
+// routes the endpoint's prefix routes them too.
+func LegacyPaths(endpoint string) (stream, message string) {
+	dir := endpoint[:strings.LastIndex(endpoint, "/")+1]
+	return dir + "sse", dir + "message"
+}
 
 // cors is what a page of an admitted origin may do: the methods of the
 // transports, the request headers their clients send (the tool's
@@ -66,14 +74,15 @@ const (
 )
 
 func (h *HTTPHandler) route(path string) route {
+	stream, message := LegacyPaths(h.path())
 	switch {
 	case path == h.path():
 		return endpoint
 	case path == HealthPath:
 		return health
-	case h.SSE && path == SSEPath:
+	case h.SSE && path == stream:
 		return sseStream
-	case h.SSE && path == MessagePath:
+	case h.SSE && path == message:
 		return sseMessage
 	}
 	return notServed
@@ -206,7 +215,7 @@ func (h *HTTPHandler) up() bool {
 // absolute path, in the characters a path holds as they are (no
 // percent-encoding, which would be read decoded), without empty, . or
 // .. segments, and none of the other paths served (with sse, those of
-// the legacy transport).
+// the legacy transport beside it).
 func CheckPath(path string, sse bool) error {
 	if !strings.HasPrefix(path, "/") {
 		return errors.New("it must start with /")
@@ -223,7 +232,7 @@ func CheckPath(path string, sse bool) error {
 			}
 		}
 	}
-	if path == HealthPath || sse && (path == SSEPath || path == MessagePath) {
+	if stream, message := LegacyPaths(path); path == HealthPath || sse && (path == stream || path == message) {
 		return errors.New(path + " is served already")
 	}
 	return nil

@@ -303,6 +303,16 @@ func TestPath(t *testing.T) {
 	}
 }
 
+func TestLegacyPaths(t *testing.T) {
+	for endpoint, want := range map[string][2]string{
+		"/mcp": {"/sse", "/message"}, "/": {"/sse", "/message"}, "/api/v1/mcp": {"/api/v1/sse", "/api/v1/message"}, "/mcp/": {"/mcp/sse", "/mcp/message"},
+	} {
+		if stream, message := LegacyPaths(endpoint); stream != want[0] || message != want[1] {
+			t.Errorf("LegacyPaths(%q) = %q, %q; want %q", endpoint, stream, message, want)
+		}
+	}
+}
+
 func TestCheckPath(t *testing.T) {
 	for _, tt := range []struct {
 		path string
@@ -315,6 +325,7 @@ func TestCheckPath(t *testing.T) {
 		{"/a//b", false, false}, {"//", false, false}, {"/%2e%2e/mcp", false, false}, {"/mcp?x=1", false, false}, {"/mcp#x", false, false},
 		{"/m cp", false, false}, {"/mcp\x00", false, false}, {"/ｍcp", false, false}, {"/a\\b", false, false},
 		{"/healthz", false, false}, {"/sse", true, false}, {"/message", true, false},
+		{"/api/sse", true, false}, {"/api/message", true, false}, {"/api/sse", false, true}, {"/sse/", true, true}, {"/", true, true},
 	} {
 		if err := CheckPath(tt.path, tt.sse); (err == nil) != tt.ok {
 			t.Errorf("CheckPath(%q, %v) = %v, want ok %v", tt.path, tt.sse, err, tt.ok)
@@ -335,12 +346,12 @@ func TestCrossSiteWithoutOrigin(t *testing.T) {
 		path, site string
 		status     int
 	}{
-		{SSEPath, "cross-site", http.StatusForbidden},
+		{ssePath, "cross-site", http.StatusForbidden},
 		{HealthPath, "cross-site", http.StatusForbidden},
-		{SSEPath, "", http.StatusOK},
-		{SSEPath, "none", http.StatusOK},
-		{SSEPath, "same-origin", http.StatusOK},
-		{SSEPath, "same-site", http.StatusOK},
+		{ssePath, "", http.StatusOK},
+		{ssePath, "none", http.StatusOK},
+		{ssePath, "same-origin", http.StatusOK},
+		{ssePath, "same-site", http.StatusOK},
 		{HealthPath, "", http.StatusOK},
 	} {
 		ctx, cancel := context.WithCancel(context.Background())

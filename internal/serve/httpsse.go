@@ -3,8 +3,9 @@ package serve
 // The 2024-11-05 HTTP+SSE transport
 // (https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse),
 // beside Streamable HTTP, for clients that speak only it. A client's GET
-// at SSEPath opens its session and its stream: the stream's first event
-// (endpoint) names where it POSTs its messages, MessagePath with the
+// at the stream's path (LegacyPaths: /sse beside /mcp) opens its session
+// and its stream: the stream's first event (endpoint) names where it
+// POSTs its messages, the message path beside it with the
 // session's id (random, as a Streamable session's), and every message
 // for it, answers included, follows on the stream. Each POST is answered
 // 202 once the session has taken it.
@@ -32,7 +33,8 @@ func (h *HTTPHandler) sse(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st := h.pace(newStream())
-	st.preamble = "event: endpoint\ndata: " + MessagePath + "?sessionId=" + sid + "\n\n"
+	_, message := LegacyPaths(h.path())
+	st.preamble = "event: endpoint\ndata: " + message + "?sessionId=" + sid + "\n\n"
 	s.t.mu.Lock()
 	s.t.get = st
 	s.t.mu.Unlock()

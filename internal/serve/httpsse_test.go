@@ -33,6 +33,9 @@ func sseDoor(t *testing.T, srv *Server, set func(*HTTPHandler)) (*HTTPHandler, s
 
 var bearer = map[string]string{"Authorization": "Bearer let-me-in"}
 
+// The legacy transport's paths beside the default endpoint.
+const ssePath, messagePath = "/sse", "/message"
+
 // legacyStream is a raw client's GET stream of the legacy transport.
 type legacyStream struct {
 	resp     *http.Response
@@ -49,7 +52,7 @@ type legacyEvent struct{ typ, data string }
 func openStream(t *testing.T, base string, header map[string]string, read bool) *legacyStream {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+SSEPath, nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+ssePath, nil)
 	req.Header.Set("Accept", "text/event-stream")
 	for k, v := range header {
 		req.Header.Set(k, v)
@@ -153,7 +156,7 @@ func TestSSEClients(t *testing.T) {
 	_, base := sseDoor(t, srv, nil)
 	auth := http.Header{"Authorization": {"Bearer let-me-in"}}
 	for _, mode := range []string{mcp.ModeSSE, mcp.ModeAuto} {
-		tr, err := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: base + SSEPath, Mode: mode, Header: auth})
+		tr, err := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: base + ssePath, Mode: mode, Header: auth})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +173,7 @@ func TestSSEClients(t *testing.T) {
 	}
 
 	client := sdk.NewClient(&sdk.Implementation{Name: "sdk-sse", Version: "1"}, nil)
-	cs, err := client.Connect(t.Context(), &sdk.SSEClientTransport{Endpoint: base + SSEPath, HTTPClient: &http.Client{Transport: withHeader{auth}}}, nil)
+	cs, err := client.Connect(t.Context(), &sdk.SSEClientTransport{Endpoint: base + ssePath, HTTPClient: &http.Client{Transport: withHeader{auth}}}, nil)
 	if err != nil {
 		t.Fatalf("the go-sdk's SSE client: %v", err)
 	}
@@ -272,7 +275,7 @@ func TestSSEHostile(t *testing.T) {
 
 	a := openStream(t, base, bearer, true)
 	a.initialized(t)
-	sid := strings.TrimPrefix(a.endpoint, base+MessagePath+"?sessionId=")
+	sid := strings.TrimPrefix(a.endpoint, base+messagePath+"?sessionId=")
 	if len(sid) != 32 {
 		t.Fatalf("the session id %q is not 128 random bits", sid)
 	}
@@ -286,11 +289,11 @@ func TestSSEHostile(t *testing.T) {
 		body   string
 		status int
 	}{
-		{"a guessed id", base + MessagePath + "?sessionId=00000000000000000000000000000000", jsonPost, `{}`, http.StatusNotFound},
-		{"no id", base + MessagePath, jsonPost, `{}`, http.StatusBadRequest},
+		{"a guessed id", base + messagePath + "?sessionId=00000000000000000000000000000000", jsonPost, `{}`, http.StatusNotFound},
+		{"no id", base + messagePath, jsonPost, `{}`, http.StatusBadRequest},
 		{"two ids", a.endpoint + "&sessionId=" + sid, jsonPost, `{}`, http.StatusBadRequest},
-		{"a Streamable session's id", base + MessagePath + "?sessionId=" + streamable, jsonPost, `{}`, http.StatusNotFound},
-		{"the id in another case", base + MessagePath + "?sessionId=" + strings.ToUpper(sid), jsonPost, `{}`, http.StatusNotFound},
+		{"a Streamable session's id", base + messagePath + "?sessionId=" + streamable, jsonPost, `{}`, http.StatusNotFound},
+		{"the id in another case", base + messagePath + "?sessionId=" + strings.ToUpper(sid), jsonPost, `{}`, http.StatusNotFound},
 		{"no token", a.endpoint, map[string]string{"Content-Type": "application/json"}, `{}`, http.StatusUnauthorized},
 		{"a foreign page", a.endpoint, map[string]string{"Authorization": "Bearer let-me-in", "Origin": "https://evil.example"}, `{}`, http.StatusForbidden},
 		{"a rebound name", a.endpoint, map[string]string{"Authorization": "Bearer let-me-in", "Host": "evil.example"}, `{}`, http.StatusForbidden},
@@ -390,4 +393,28 @@ func TestSSEStalledClientEnds(t *testing.T) {
 		t.Errorf("its endpoint: %d", code)
 	}
 	io.Copy(io.Discard, st.resp.Body) // the stream has ended
+}
+
+// With the endpoint at a path of its own, the legacy transport is served
+// beside it, and its endpoint event names the message path there: a
+// proxy that routes the endpoint's prefix routes it all.
+func TestSSEBesidePath(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	_, base := sseDoor(t, srv, func(h *HTTPHandler) { h.Path = "/api/v1/mcp" })
+	tr, err := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: base + "/api/v1/sse", Mode: mcp.ModeSSE, Header: http.Header{"Authorization": {"Bearer let-me-in"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := mcp.NewSession(tr, mcp.SessionOptions{})
+	defer sess.Close(context.Background())
+	c := initialize(t, sess, "legacy")
+	if res := call(t, c, "tools/call", `{"name":"echo","arguments":{"message":"beside the path"}}`); !strings.Contains(string(res), "beside the path") {
+		t.Errorf("call: %s", res)
+	}
+	for _, p := range []string{ssePath, messagePath} {
+		if resp, _ := do(t, http.MethodGet, base+p, bearer, ""); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s, with the endpoint elsewhere: %d", p, resp.StatusCode)
+		}
+	}
 }
