@@ -148,7 +148,7 @@ func runBrowser(t *testing.T, browser, page string, reports <-chan pageReport) p
 	t.Helper()
 	cmd := exec.Command(browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
 		"--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
-		"--disable-features=HttpsUpgrades", "--user-data-dir="+t.TempDir(),
+		"--disable-features=HttpsUpgrades", "--no-proxy-server", "--user-data-dir="+t.TempDir(),
 		// The pages' host names are this machine's: a page of app.test
 		// is of an origin other than 127.0.0.1's, served by the test.
 		"--host-resolver-rules=MAP *.test 127.0.0.1", page)
