@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -19,14 +20,15 @@ import (
 
 // browserPage is a web app that uses mcpv serve --http with fetch: it
 // initializes a session (reading Mcp-Session-Id, which serve must let it
-// read), lists the tools and calls one, tries to read /healthz, and
-// reports what it got, or the error its browser gave it, to the origin it
-// came from.
+// read), lists the tools and calls one, tries to read /healthz, does the
+// same over the legacy HTTP+SSE transport (an EventSource, and fetch to
+// the URL its endpoint event names), and reports what it got, or the
+// error its browser gave it, to the origin it came from.
 const browserPage = `<!doctype html>
 <title>mcp page</title>
 <script>
 const q = new URLSearchParams(location.search);
-const endpoint = q.get("mcp"), token = q.get("token");
+const endpoint = q.get("mcp"), token = q.get("token"), sse = q.get("sse");
 async function rpc(message, sid) {
   const headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
     "Authorization": "Bearer " + token};
@@ -45,6 +47,35 @@ async function rpc(message, sid) {
     answer = JSON.parse(text);
   }
   return {status: r.status, sid: r.headers.get("Mcp-Session-Id"), answer};
+}
+function legacy() {
+  return new Promise((resolve, reject) => {
+    const es = new EventSource(sse), waiting = new Map();
+    const fail = (e) => { es.close(); reject(e); };
+    setTimeout(() => fail(new Error("no answer within 20 s")), 20000);
+    es.addEventListener("message", (e) => {
+      const m = JSON.parse(e.data), answered = waiting.get(m.id);
+      if (answered) { waiting.delete(m.id); answered(m); }
+    });
+    es.onerror = () => fail(new Error("EventSource failed"));
+    es.addEventListener("endpoint", async (e) => {
+      const post = new URL(e.data, sse);
+      const send = async (m) => {
+        const r = await fetch(post, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(m)});
+        if (r.status !== 202) throw new Error("POST answered " + r.status);
+      };
+      const ask = (m) => new Promise((answered, failed) => { waiting.set(m.id, answered); send(m).catch(failed); });
+      try {
+        await ask({jsonrpc: "2.0", id: 1, method: "initialize", params: {protocolVersion: "2024-11-05",
+          capabilities: {}, clientInfo: {name: "page", version: "1"}}});
+        await send({jsonrpc: "2.0", method: "notifications/initialized"});
+        const list = await ask({jsonrpc: "2.0", id: 2, method: "tools/list"});
+        const call = await ask({jsonrpc: "2.0", id: 3, method: "tools/call", params: {name: "echo", arguments: {message: "over SSE"}}});
+        es.close();
+        resolve({tools: list.result.tools.map(t => t.name), result: JSON.stringify(call.result)});
+      } catch (err) { fail(err); }
+    });
+  });
 }
 async function run() {
   const report = {origin: location.origin};
@@ -66,6 +97,13 @@ async function run() {
   } catch (e) {
     report.healthzRead = false;
   }
+  try {
+    const got = await legacy();
+    report.legacyTools = got.tools;
+    report.legacyResult = got.result;
+  } catch (e) {
+    report.legacyError = String(e);
+  }
   await fetch("/report", {method: "POST", body: JSON.stringify(report)});
 }
 run();
@@ -80,6 +118,10 @@ type pageReport struct {
 	Echo        string   `json:"echo"`
 	Error       string   `json:"error"`
 	HealthzRead bool     `json:"healthzRead"`
+	// Over the legacy transport.
+	LegacyTools  []string `json:"legacyTools"`
+	LegacyResult string   `json:"legacyResult"`
+	LegacyError  string   `json:"legacyError"`
 }
 
 // TestBrowserPages: a real browser (headless Chromium, MCPV_BROWSER; run
@@ -87,9 +129,11 @@ type pageReport struct {
 // origins against mcpv serve --http. From a loopback origin, and from
 // one --allow-origin names, the page initializes, lists the tools and
 // calls one with fetch: serve answered the browser's CORS preflights and
-// let it read Mcp-Session-Id. From a foreign origin the browser itself
-// refuses the page its first request (serve answers its preflight with
-// no CORS header). No page, admitted or not, can read /healthz.
+// let it read Mcp-Session-Id; and the same over the legacy transport of
+// serve --sse (with no token: an EventSource cannot send one). From a
+// foreign origin the browser itself refuses the page its first request
+// (serve answers its preflight with no CORS header), and its
+// EventSource. No page, admitted or not, can read /healthz.
 func TestBrowserPages(t *testing.T) {
 	browser := os.Getenv("MCPV_BROWSER")
 	if browser == "" {
@@ -118,13 +162,16 @@ func TestBrowserPages(t *testing.T) {
 	defer pages.Close()
 	_, port, _ := net.SplitHostPort(pages.Listener.Addr().String())
 	admitted := "http://app.test:" + port
-	_, _, endpoint, token := serving(t, "serve", "--http", "127.0.0.1:0", "-u", demoUpstream(t), "--allow-origin", admitted)
+	upstream := demoUpstream(t)
+	_, _, endpoint, token := serving(t, "serve", "--http", "127.0.0.1:0", "-u", upstream, "--allow-origin", admitted)
+	_, _, open, _ := serving(t, "serve", "--http", "127.0.0.1:0", "--http-no-token", "--sse", "-u", upstream, "--allow-origin", admitted)
+	sse := strings.TrimSuffix(open, "/mcp") + "/sse"
 
 	for _, tt := range []struct {
 		origin string
 		admit  bool
 	}{{"http://127.0.0.1:" + port, true}, {admitted, true}, {"http://foreign.test:" + port, false}} {
-		page := tt.origin + "/?" + url.Values{"mcp": {endpoint}, "token": {token}}.Encode()
+		page := tt.origin + "/?" + url.Values{"mcp": {endpoint}, "token": {token}, "sse": {sse}}.Encode()
 		rep := runBrowser(t, browser, page, reports)
 		if rep.Origin != tt.origin {
 			t.Errorf("a report from %s, want %s", rep.Origin, tt.origin)
@@ -134,6 +181,12 @@ func TestBrowserPages(t *testing.T) {
 			t.Errorf("an admitted page (%s) could not use serve: %+v", tt.origin, rep)
 		case !tt.admit && (rep.Error != "TypeError: Failed to fetch" || rep.Tools != nil):
 			t.Errorf("a foreign page (%s) was not refused by its browser: %+v", tt.origin, rep)
+		}
+		switch {
+		case tt.admit && (rep.LegacyError != "" || !slices.Contains(rep.LegacyTools, "echo") || !strings.Contains(rep.LegacyResult, "over SSE")):
+			t.Errorf("an admitted page (%s) could not use serve --sse: %+v", tt.origin, rep)
+		case !tt.admit && (rep.LegacyError != "Error: EventSource failed" || rep.LegacyTools != nil):
+			t.Errorf("a foreign page (%s) was not refused its EventSource: %+v", tt.origin, rep)
 		}
 		if rep.HealthzRead {
 			t.Errorf("a page of %s read /healthz", tt.origin)

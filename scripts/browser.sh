@@ -2,7 +2,8 @@
 # A real browser uses mcpv serve --http (e2e TestBrowserPages): headless
 # Chromium opens one page from three origins. From a loopback origin and
 # from one --allow-origin names, the page lists and calls the tools with
-# fetch; from a foreign origin the browser itself refuses it. About ten
+# fetch, over Streamable HTTP and over --sse's HTTP+SSE (an EventSource);
+# from a foreign origin the browser itself refuses it both. About ten
 # seconds.
 #
 # Needs Chromium (Debian: chromium); as root with apt-get it installs it,
