@@ -2,90 +2,171 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
 
-	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/mock"
+	"github.com/mcpv/mcpv/internal/requestlog"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/redact"
 )
 
 type mockCmd struct {
-	File      string `arg:"" name:"file" placeholder:"FILE" help:"An mcpv test snapshot: the tools, prompts and resource templates to offer."`
-	Responses string `name:"responses" placeholder:"FILE" help:"The responses file, JSON or YAML (default: FILE with .responses.json for its extension, when there is one)."`
+	File      string   `arg:"" optional:"" name:"file" placeholder:"FILE" help:"An mcpv test snapshot: the tools, prompts and resource templates to offer."`
+	Responses []string `name:"responses" sep:"none" placeholder:"FILE" help:"A responses file, JSON or YAML (repeatable: a file's entries are tried before the next's; default: FILE with .responses.json for its extension, when there is one)."`
+	Tool      []string `name:"tool" sep:"none" placeholder:"NAME[=TEXT|:=JSON]" help:"Offer a tool that answers every call with TEXT as its text, or with the JSON result (repeatable; before any responses file). Needs no FILE."`
+	Log       string   `name:"log" placeholder:"FILE" help:"Write each message of each client, what each request was answered, and each question put to a client with its answer, to FILE as JSON lines, secrets masked (a new file, or your own emptied; mode 0600)."`
 	listenFlags
+
+	tools   []json.RawMessage
+	answers []mock.Entry
 }
 
 func (c *mockCmd) Help() string {
-	return `Serves a server read from files, for testing MCP clients: the tools, prompts and resource templates of an mcpv test snapshot, answering from a responses file. It is served as mcpv serve serves a server: on stdin and stdout, or with --http as a Streamable HTTP endpoint at /mcp, to clients of either era.
+	return `Serves a server read from files, for testing MCP clients: the tools, prompts and resource templates of an mcpv test snapshot, answering from responses files. It is served as mcpv serve serves a server: on stdin and stdout, or with --http as a Streamable HTTP endpoint at /mcp, to clients of either era.
 
-The responses file (JSON or YAML) lists answers, tried in order; an entry of exactly the call's arguments comes first:
+A responses file (JSON or YAML) says who the server is and lists answers, tried in order (an entry of exactly the call's arguments first); an entry may wait, send progress, log messages and other notifications, ask the client (elicitation, sampling, roots), then answer with a result, one computed by jq (result-jq, from the call and $answers), or an error:
 
+    server: {serverInfo: {name: demo, version: 1.0.0}, instructions: Add with add.}
     tools:
       - name: add
         arguments: {a: 1}            # the call's arguments hold this (a JSON subset)
         jq: '.b > 1'                 # and/or this is true of them
         result: {content: [{type: text, text: "3"}]}
+      - name: add
+        times: 1                     # the first call only
+        steps: [{wait: 2s}, {progress: {progress: 1, total: 2}}, {log: {level: info, data: slow}}]
+        error: {code: -32000, message: busy}
     resources:
-      - uri: demo://readme
-        resource: {uri: demo://readme, name: readme}   # in resources/list
-        result: {contents: [{uri: demo://readme, text: hello}]}
-    prompts:
-      - name: greet
-        arguments: {name: Ada}
-        result: {messages: [{role: user, content: {type: text, text: Hello Ada}}]}
+      - template: demo://items/{id}  # or uri: demo://readme; jq sees the variables
+        result: {contents: [{uri: demo://items/1, text: one}]}
 
-Arguments are checked against the tool's inputSchema: a violation is a JSON-RPC error (-32602) naming where and which rule. A call nothing answers gets an isError result naming the closest answer recorded; a resource nothing answers, error -32002. 'mcpv serve --record FILE' writes both files from a real server.
+Arguments are checked against the tool's inputSchema: a violation is a JSON-RPC error (-32602) naming where and which rule. A call nothing answers gets an isError result naming the closest answer recorded; a resource nothing answers, error -32002. 'mcpv serve --record FILE' writes both files from a real server, who it says it is included. --log FILE keeps what the clients asked and got, for a test to check.
 
 Examples:
 
     $ mcpv serve --record demo.json -- ./server
     $ mcpv mock demo.json
-    $ mcpv mock surface.json --responses answers.yaml --http 127.0.0.1:8808`
+    $ mcpv mock demo.json --responses faults.yaml --responses demo.responses.json --log mock.log
+    $ mcpv mock --tool hello=hi --tool 'add:={"content":[{"type":"text","text":"3"}]}' --http 127.0.0.1:0`
 }
 
 func (c *mockCmd) noServer() {}
 
-func (c *mockCmd) Validate() error { return c.listenFlags.validate() }
+func (c *mockCmd) Validate() error {
+	if err := c.listenFlags.validate(); err != nil {
+		return err
+	}
+	c.tools, c.answers = nil, nil
+	for _, spec := range c.Tool {
+		tool, e, err := mock.ToolFlag(spec)
+		if err != nil {
+			return usageErrorf("--tool %v", err)
+		}
+		c.tools, c.answers = append(c.tools, tool), append(c.answers, e)
+	}
+	return nil
+}
 
 func (c *mockCmd) Run(ctx context.Context, out *console) error {
+	if c.File == "" && len(c.Tool) == 0 {
+		return usageErrorf("mock: give a snapshot FILE, or tools with --tool NAME=TEXT")
+	}
 	// A mock holds no credentials: on loopback it takes no token unless
 	// given one.
 	plan, err := c.listenPlan(out, false)
 	if err != nil {
 		return err
 	}
-	// The files of a cloned repository, read as config files are:
-	// regular files of bounded size, opened without blocking.
-	data, err := safefile.Read(out.env.Path(c.File))
+	snap, files, err := c.read(out)
 	if err != nil {
-		return usageErrorf("%s: %v", c.File, err)
+		return err
 	}
-	snap, err := surface.ParseSnapshot(data)
-	if err != nil {
-		return usageErrorf("%s: %v", c.File, err)
+	m := mock.New(mock.WithTools(snap, c.tools), mock.Merge(append([]*mock.Responses{{Tools: c.answers}}, files...)...),
+		mcp.Implementation{Name: "mcpv-mock", Version: Version})
+	for _, n := range m.Notes() {
+		out.notef("%s", n)
 	}
-	path := c.Responses
-	if path == "" {
-		path = mock.ResponsesPath(c.File)
-	}
-	var resp *mock.Responses
-	switch data, err := safefile.Read(out.env.Path(path)); {
-	case err == nil:
-		if resp, err = mock.ParseResponses(data); err != nil {
-			return usageErrorf("%s: %v", path, err)
+	srv := &serve.Server{Open: m.Open}
+	if c.Log != "" {
+		f, err := c.openLog(out)
+		if err != nil {
+			return err
 		}
-	case c.Responses != "" || !errors.Is(err, fs.ErrNotExist):
-		return usageErrorf("%s: %v", path, err)
+		defer f.Close()
+		secrets := redact.NewScrubber(nil)
+		secrets.Add(redact.Forms(redact.EnvSecrets(out.env.Environ))...)
+		log := requestlog.New(f, secrets, func(err error) {
+			out.warnf("--log: %v: nothing more is logged", err)
+		})
+		defer log.Stop() // before the file closes
+		srv.Observe = log.Observe
+		m.ObserveQuestions(log.Observe)
 	}
-	m := mock.New(snap, resp, mcp.Implementation{Name: "mcpv-mock", Version: Version})
-	srv := &serve.Server{Open: func(context.Context, connect.Hooks) (serve.Upstream, error) { return m, nil }}
 	if err := srv.Start(ctx); err != nil {
 		return err
 	}
 	defer srv.Close()
 	return plan.serve(ctx, srv, out)
+}
+
+// read reads the snapshot and the responses files. The files of a cloned
+// repository are read as config files are: regular files of bounded
+// size, opened without blocking.
+func (c *mockCmd) read(out *console) (surface.Snapshot, []*mock.Responses, error) {
+	var snap surface.Snapshot
+	paths := c.Responses
+	if c.File != "" {
+		data, err := safefile.Read(out.env.Path(c.File))
+		if err != nil {
+			return snap, nil, usageErrorf("%s: %v", c.File, err)
+		}
+		if snap, err = surface.ParseSnapshot(data); err != nil {
+			return snap, nil, usageErrorf("%s: %v", c.File, err)
+		}
+		if len(paths) == 0 {
+			beside := mock.ResponsesPath(c.File)
+			switch _, err := os.Lstat(out.env.Path(beside)); {
+			case errors.Is(err, fs.ErrNotExist):
+				out.notef("no responses file: %s is not there, so what %s offers is answered as not recorded", beside, c.File)
+			default:
+				paths = []string{beside}
+			}
+		}
+	}
+	var files []*mock.Responses
+	for _, path := range paths {
+		data, err := safefile.Read(out.env.Path(path))
+		if err != nil {
+			return snap, nil, usageErrorf("%s: %v", path, err)
+		}
+		r, err := mock.ParseResponses(data)
+		if err != nil {
+			return snap, nil, usageErrorf("%s: %v", path, err)
+		}
+		files = append(files, r)
+	}
+	return snap, files, nil
+}
+
+// openLog makes the --log file before anything is served: a relative
+// path's directories are those of the tree it names (no link out of it),
+// and the file is the user's own (safefile.CreateOwn).
+func (c *mockCmd) openLog(out *console) (*os.File, error) {
+	if dir := filepath.Dir(c.Log); !filepath.IsAbs(c.Log) && dir != "." {
+		if _, err := (safefile.Tree{Dir: out.env.Cwd}).Path(dir); err != nil {
+			return nil, usageErrorf("--log: %v", err)
+		}
+	}
+	f, err := safefile.CreateOwn(out.env.Path(c.Log))
+	if err != nil {
+		return nil, usageErrorf("--log: %v", err)
+	}
+	return f, nil
 }

@@ -37,7 +37,7 @@ __mcpv_flags() {
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
     'serve') flags='--http --http-token --allow-remote --allow-origin --path --sse --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
-    'mock') flags='--responses --http --http-token --allow-remote --allow-origin --path --sse' ;;
+    'mock') flags='--responses --tool --log --http --http-token --allow-remote --allow-origin --path --sse' ;;
     'trust') flags='--revoke' ;;
     *) flags= ;;
     esac
@@ -190,6 +190,8 @@ __mcpv_flag() {
         'serve:--deny-prompts') kind='none'; return ;;
         'serve:--read-only') kind='bool'; return ;;
         'mock:--responses') kind='file'; return ;;
+        'mock:--tool') kind='none'; return ;;
+        'mock:--log') kind='file'; return ;;
         'mock:--http') kind='none'; return ;;
         'mock:--http-token') kind='none'; return ;;
         'mock:--allow-remote') kind='bool'; return ;;

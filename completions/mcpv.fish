@@ -80,7 +80,7 @@ function __mcpv_takes
             case 'serve:--http' 'serve:--http-token' 'serve:--allow-origin' 'serve:--path' 'serve:--record' 'serve:--allow-tools' 'serve:--deny-tools' 'serve:--allow-resources' 'serve:--deny-resources' 'serve:--allow-prompts' 'serve:--deny-prompts'
                 echo 1
                 return 0
-            case 'mock:--responses' 'mock:--http' 'mock:--http-token' 'mock:--allow-origin' 'mock:--path'
+            case 'mock:--responses' 'mock:--tool' 'mock:--log' 'mock:--http' 'mock:--http-token' 'mock:--allow-origin' 'mock:--path'
                 echo 1
                 return 0
         end
@@ -394,7 +394,9 @@ complete -c mcpv -n '__mcpv_in "serve"' -l deny-resources -x -d 'Hide the resour
 complete -c mcpv -n '__mcpv_in "serve"' -l allow-prompts -x -d 'Offer only the prompts whose names match.'
 complete -c mcpv -n '__mcpv_in "serve"' -l deny-prompts -x -d 'Hide the prompts whose names match.'
 complete -c mcpv -n '__mcpv_in "serve"' -l read-only -d 'Offer only the tools whose annotations say readOnlyHint.'
-complete -c mcpv -n '__mcpv_in "mock"' -l responses -r -F -d 'The responses file, JSON or YAML (default: FILE with .responses.json for its extension, when there is one).'
+complete -c mcpv -n '__mcpv_in "mock"' -l responses -r -F -d 'A responses file, JSON or YAML (repeatable: a file\'s entries are tried before the next\'s; default: FILE with .responses.json for its extension, when there is one).'
+complete -c mcpv -n '__mcpv_in "mock"' -l tool -x -d 'Offer a tool that answers every call with TEXT as its text, or with the JSON result (repeatable; before any responses file). Needs no FILE.'
+complete -c mcpv -n '__mcpv_in "mock"' -l log -r -F -d 'Write each message of each client, what each request was answered, and each question put to a client with its answer, to FILE as JSON lines, secrets masked (a new file, or your own emptied; mode 0600).'
 complete -c mcpv -n '__mcpv_in "mock"' -l http -x -d 'Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one).'
 complete -c mcpv -n '__mcpv_in "mock"' -l http-token -x -d 'Require this bearer token of every HTTP client: @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it).'
 complete -c mcpv -n '__mcpv_in "mock"' -l allow-remote -d 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.'

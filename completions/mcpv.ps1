@@ -242,7 +242,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--read-only'); Words = 0; Kind = 'none'; Enum = @(); H = 'Offer only the tools whose annotations say readOnlyHint.' }
         )
         'mock' = @(
-            @{ Names = @('--responses'); Words = 1; Kind = 'file'; Enum = @(); H = 'The responses file, JSON or YAML (default: FILE with .responses.json for its extension, when there is one).' }
+            @{ Names = @('--responses'); Words = 1; Kind = 'file'; Enum = @(); H = 'A responses file, JSON or YAML (repeatable: a file''s entries are tried before the next''s; default: FILE with .responses.json for its extension, when there is one).' }
+            @{ Names = @('--tool'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer a tool that answers every call with TEXT as its text, or with the JSON result (repeatable; before any responses file). Needs no FILE.' }
+            @{ Names = @('--log'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write each message of each client, what each request was answered, and each question put to a client with its answer, to FILE as JSON lines, secrets masked (a new file, or your own emptied; mode 0600).' }
             @{ Names = @('--http'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one).' }
             @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require this bearer token of every HTTP client: @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it).' }
             @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.' }

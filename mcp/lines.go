@@ -109,6 +109,10 @@ func (l *lineReader) line() (line []byte, own bool, err error) {
 	for {
 		if i := l.ending(l.buf[scanned:l.w]); i >= 0 {
 			end := scanned + i
+			if l.limit > 0 && int64(end-l.r) > l.limit {
+				l.err = &MessageSizeError{Limit: l.limit}
+				return nil, false, l.err
+			}
 			line = l.buf[l.r:end]
 			l.skipLF = l.buf[end] == '\r'
 			l.r = end + 1
@@ -163,6 +167,11 @@ func (l *lineReader) long() ([]byte, error) {
 			k, err := l.read(p.b[n:min(len(p.b), n+len(l.buf))])
 			if i := l.ending(p.b[n : n+k]); i >= 0 {
 				end := n + i
+				if l.limit > 0 && int64(total+end) > l.limit {
+					// The read that crossed the limit held the line's end.
+					l.err = &MessageSizeError{Limit: l.limit}
+					return nil, l.err
+				}
 				l.skipLF = p.b[end] == '\r'
 				l.w = copy(l.buf, p.b[end+1:n+k])
 				l.err = err

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"runtime"
 	"testing"
@@ -49,5 +50,29 @@ func TestJoinPieces(t *testing.T) {
 		if p.b != nil || p.mapped {
 			t.Errorf("piece %d not freed", i)
 		}
+	}
+}
+
+// A line longer than the limit is refused wherever its end falls: in the
+// buffer, in the read that crosses the limit, or after it.
+func TestLineLimitWhereverItEnds(t *testing.T) {
+	for _, tt := range []struct {
+		name               string
+		buf, limit, length int
+	}{
+		{"within the buffer", 64, 10, 20},
+		{"in the read that crosses the limit", 16, 40, 45},
+		{"after the read that crosses the limit", 16, 40, 80},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src := bytes.NewReader(append(bytes.Repeat([]byte("x"), tt.length), "\n{}\n"...))
+			l := newLineReader(src, tt.buf, false)
+			l.limit = int64(tt.limit)
+			line, _, err := l.line()
+			var se *MessageSizeError
+			if !errors.As(err, &se) {
+				t.Fatalf("a line of %d bytes with a limit of %d: %d bytes, %v; want a MessageSizeError", tt.length, tt.limit, len(line), err)
+			}
+		})
 	}
 }

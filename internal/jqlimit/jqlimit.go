@@ -41,15 +41,17 @@ func (e *LimitError) Error() string {
 }
 
 // Compile compiles a parsed expression with no access to the
-// environment.
-func Compile(q *gojq.Query) (*gojq.Code, error) {
-	return gojq.Compile(q, gojq.WithEnvironLoader(func() []string { return nil }))
+// environment, and with the variables named (each "$name"), whose values
+// Run is given.
+func Compile(q *gojq.Query, vars ...string) (*gojq.Code, error) {
+	return gojq.Compile(q, gojq.WithEnvironLoader(func() []string { return nil }), gojq.WithVariables(vars))
 }
 
 // Run runs code on input within b (and ctx), handing each output to fn
-// until it returns false. It returns the run's first error, a
+// until it returns false; values are those of the variables code was
+// compiled with, in order. It returns the run's first error, a
 // *LimitError when a bound ended it, or ctx's error.
-func Run(ctx context.Context, code *gojq.Code, input any, b Bounds, fn func(v any) bool) error {
+func Run(ctx context.Context, code *gojq.Code, input any, b Bounds, fn func(v any) bool, values ...any) error {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	ctx, cancel := context.WithTimeoutCause(ctx, b.Time, &LimitError{"time", b.Time.String()})
@@ -59,7 +61,7 @@ func Run(ctx context.Context, code *gojq.Code, input any, b Bounds, fn func(v an
 	go watchAlloc(b.Alloc, done, func() { // ends with the run
 		stop(&LimitError{"memory", fmt.Sprintf("%d MiB allocated", b.Alloc>>20)})
 	})
-	iter := code.RunWithContext(ctx, input)
+	iter := code.RunWithContext(ctx, input, values...)
 	for {
 		v, ok := iter.Next()
 		if !ok {

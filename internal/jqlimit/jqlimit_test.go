@@ -3,6 +3,7 @@ package jqlimit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/itchyny/gojq"
@@ -66,5 +67,23 @@ func TestNoEnvironment(t *testing.T) {
 	}
 	if got := outs[0].([]any); got[0] != nil || got[1] != nil {
 		t.Errorf("the expression read the environment: %v", got)
+	}
+}
+
+// TestRunVariables: an expression sees the variables it was compiled
+// with, set to the values of its run.
+func TestRunVariables(t *testing.T) {
+	q, err := gojq.Parse(`[., $a, $b.n]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := Compile(q, "$a", "$b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got any
+	err = Run(context.Background(), code, 1, Default, func(v any) bool { got = v; return false }, "x", map[string]any{"n": 2})
+	if err != nil || fmt.Sprint(got) != "[1 x 2]" {
+		t.Errorf("got %v, %v", got, err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpv/mcpv/internal/uritemplate"
 )
 
 // The formats uri, uri-reference, iri, iri-reference and uri-template, read
@@ -187,100 +189,9 @@ func isPrivateUse(r rune) bool {
 	return r >= 0xE000 && r <= 0xF8FF || r >= 0xF0000 && r <= 0xFFFFD || r >= 0x100000 && r <= 0x10FFFD
 }
 
-// formatURITemplate is an RFC 6570 template: literals, and expressions of
-// an optional operator (levels 2 and 3) and a list of variables, each with
-// an optional prefix length (1 to 9999) or explode.
+// formatURITemplate is an RFC 6570 template (internal/uritemplate reads
+// it).
 func formatURITemplate(s string) error {
-	if !utf8.ValidString(s) {
-		return errors.New("not valid UTF-8")
-	}
-	for s != "" {
-		open := strings.IndexAny(s, "{}")
-		literal := s
-		if open >= 0 {
-			literal = s[:open]
-		}
-		if err := checkTemplateLiteral(literal); err != nil {
-			return err
-		}
-		if open < 0 {
-			return nil
-		}
-		if s[open] == '}' {
-			return errors.New("a closing brace without an opening one")
-		}
-		end := strings.IndexByte(s[open:], '}')
-		if end < 0 {
-			return errors.New("an unclosed brace")
-		}
-		if err := checkExpression(s[open+1 : open+end]); err != nil {
-			return fmt.Errorf("{%s}: %v", s[open+1:open+end], err)
-		}
-		s = s[open+end+1:]
-	}
-	return nil
-}
-
-// checkTemplateLiteral checks text of a template outside its expressions:
-// any character but controls, space, ", <, >, \, ^, ` and |, and % only
-// in a percent-encoded octet.
-func checkTemplateLiteral(lit string) error {
-	for i := 0; i < len(lit); i++ {
-		c := lit[i]
-		switch {
-		case c == '%':
-			if i+2 >= len(lit) || !isHex(lit[i+1]) || !isHex(lit[i+2]) {
-				return errors.New("a % not followed by two hexadecimal digits")
-			}
-		case c <= ' ' || c == 0x7f || strings.IndexByte(`"<>\^`+"`|", c) >= 0:
-			return fmt.Errorf("character %q is not allowed", c)
-		}
-	}
-	return nil
-}
-
-// checkExpression reads what is between the braces of an expression.
-func checkExpression(e string) error {
-	if e != "" && strings.IndexByte("+#./;?&", e[0]) >= 0 {
-		e = e[1:]
-	}
-	for spec := range strings.SplitSeq(e, ",") {
-		name, mod := spec, ""
-		if i := strings.IndexAny(spec, ":*"); i >= 0 {
-			name, mod = spec[:i], spec[i:]
-		}
-		if err := checkVarName(name); err != nil {
-			return err
-		}
-		switch {
-		case mod == "" || mod == "*":
-		case mod[0] == ':':
-			n, ok := digitsValue(mod[1:])
-			if !ok || mod[1] == '0' || n > 9999 {
-				return fmt.Errorf("prefix %q is not a length from 1 to 9999", mod[1:])
-			}
-		default:
-			return fmt.Errorf("invalid modifier %q", mod)
-		}
-	}
-	return nil
-}
-
-// checkVarName: varchar *( ["."] varchar ), varchar = ALPHA / DIGIT / "_" / pct-encoded.
-func checkVarName(name string) error {
-	if name == "" {
-		return errors.New("an empty variable name")
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case isAlpha(c) || isDigit(c) || c == '_':
-		case c == '%' && i+2 < len(name) && isHex(name[i+1]) && isHex(name[i+2]):
-			i += 2
-		case c == '.' && i > 0 && i+1 < len(name) && name[i+1] != '.':
-		default:
-			return fmt.Errorf("invalid variable name %q", name)
-		}
-	}
-	return nil
+	_, err := uritemplate.Parse(s)
+	return err
 }

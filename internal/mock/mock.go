@@ -1,11 +1,13 @@
 // Package mock is a server read from files, for testing MCP clients: the
 // surface of an mcpv test snapshot (tools, prompts, resource templates)
-// and a responses file (what each call, read and get answers). A Mock is
-// served to clients as a relay serves a real server, through
-// internal/serve, so it speaks both eras on both transports; it answers
-// as a server of the initialize era, and serve translates for modern
-// clients. Recorder writes the two files from what passes through a
-// relay.
+// and responses files (who the server says it is, and what each call,
+// read, get and completion answers, with the waits, notifications and
+// questions to the client that come before). A Mock is served to clients
+// as a relay serves a real server, through internal/serve, so it speaks
+// both eras on both transports; it answers as a server of the initialize
+// era, and serve translates for modern clients (a question to a modern
+// client becomes an input_required result there). Recorder writes the
+// files from what passes through a relay.
 package mock
 
 import (
@@ -16,9 +18,13 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/suggest"
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/uritemplate"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/toolargs"
 )
@@ -32,37 +38,72 @@ type Mock struct {
 	resp  *Responses
 	tools map[string]json.RawMessage // name -> definition
 	init  json.RawMessage
+	notes []string
+	// templates are the snapshot's resource templates, to say which one
+	// a read nothing answers is of.
+	templates []*uritemplate.Template
+
+	mu sync.Mutex    // guards h
+	h  connect.Hooks // serve's, for notifications and questions to clients
+
+	// observe, when set, is told of each question put to a client and
+	// its answer (set before serving starts).
+	observe func(serve.Exchange)
 
 	once sync.Once     // closes done
 	done chan struct{} // closed by Close
 }
 
-// New is a mock of snap answering from resp (nil: nothing recorded).
+// New is a mock of snap answering from resp (nil: nothing recorded),
+// saying it is info unless resp's server section says otherwise.
 func New(snap surface.Snapshot, resp *Responses, info mcp.Implementation) *Mock {
 	if resp == nil {
 		resp = &Responses{}
 	}
 	m := &Mock{snap: snap, resp: resp, tools: map[string]json.RawMessage{}, done: make(chan struct{})}
-	for _, entries := range [][]Entry{resp.Tools, resp.Prompts} {
+	for _, entries := range [][]Entry{resp.Tools, resp.Prompts, resp.Resources, resp.Completions} {
 		for i := range entries {
 			entries[i].wanted() // now, not by the calls that may come at once
+			if entries[i].Times > 0 && entries[i].used == nil {
+				entries[i].used = new(atomic.Int64)
+			}
 		}
 	}
 	for _, t := range snap.Tools {
 		m.tools[member(t, "name")] = t
 	}
-	caps := map[string]any{}
-	if len(snap.Tools) > 0 {
-		caps["tools"] = map[string]any{}
+	for _, t := range snap.ResourceTemplates {
+		if tm, err := uritemplate.Parse(member(t, "uriTemplate")); err == nil && tm.Matchable() == nil {
+			m.templates = append(m.templates, tm)
+		}
 	}
-	if len(snap.Prompts) > 0 {
-		caps["prompts"] = map[string]any{}
-	}
-	if len(snap.ResourceTemplates) > 0 || len(resp.Resources) > 0 {
-		caps["resources"] = map[string]any{"subscribe": true}
-	}
-	m.init, _ = json.Marshal(map[string]any{"protocolVersion": Version, "capabilities": caps, "serverInfo": info})
+	m.init, m.notes = initResult(snap, resp, info)
 	return m
+}
+
+// ObserveQuestions has f told of each question the mock puts to a client
+// and the client's answer (an Exchange that is Asked), as
+// serve.Server.Observe is told of what the clients ask. Call it before
+// serving starts.
+func (m *Mock) ObserveQuestions(f func(serve.Exchange)) { m.observe = f }
+
+// Notes are what the mock says once as it starts: what of the recorded
+// server it does not play.
+func (m *Mock) Notes() []string { return m.notes }
+
+// Open is the mock as serve's upstream, with serve's hooks, which carry
+// its notifications and questions to the clients.
+func (m *Mock) Open(_ context.Context, h connect.Hooks) (serve.Upstream, error) {
+	m.mu.Lock()
+	m.h = h
+	m.mu.Unlock()
+	return m, nil
+}
+
+func (m *Mock) hooks() connect.Hooks {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.h
 }
 
 func (m *Mock) State() mcp.State {
@@ -81,7 +122,7 @@ func (m *Mock) Tool(_ context.Context, name string) (json.RawMessage, bool) {
 }
 
 func (m *Mock) Done() <-chan struct{} { return m.done }
-func (m *Mock) Err() error            { return errors.New("the mock was closed") }
+func (m *Mock) Err() error            { return errClosed }
 func (m *Mock) Close()                { m.once.Do(func() { close(m.done) }) }
 
 // Forward answers a request of the initialize era.
@@ -104,8 +145,11 @@ func (m *Mock) Forward(ctx context.Context, method string, params json.RawMessag
 	case "resources/templates/list":
 		return list("resourceTemplates", m.snap.ResourceTemplates), nil
 	case "resources/list":
-		items := make([]json.RawMessage, 0, len(m.resp.Resources))
+		var items []json.RawMessage
 		for _, e := range m.resp.Resources {
+			if e.URI == "" {
+				continue // a template's
+			}
 			it := e.Resource
 			if it == nil {
 				it, _ = json.Marshal(map[string]string{"uri": e.URI, "name": e.URI})
@@ -114,18 +158,18 @@ func (m *Mock) Forward(ctx context.Context, method string, params json.RawMessag
 		}
 		return list("resources", items), nil
 	case "completion/complete":
-		return json.RawMessage(`{"completion":{"values":[]}}`), nil
+		return m.complete(ctx, params)
 	case "tools/call":
-		return m.call(ctx, p.Name, p.Arguments)
+		return m.call(ctx, p.Name, p.Arguments, params)
 	case "prompts/get":
-		return m.get(ctx, p.Name, p.Arguments)
+		return m.get(ctx, p.Name, p.Arguments, params)
 	case "resources/read":
-		return m.read(p.URI)
+		return m.read(ctx, p.URI, params)
 	}
 	return nil, mcp.MethodNotFound(method)
 }
 
-func (m *Mock) call(ctx context.Context, name string, rawArgs json.RawMessage) (json.RawMessage, error) {
+func (m *Mock) call(ctx context.Context, name string, rawArgs, params json.RawMessage) (json.RawMessage, error) {
 	def, ok := m.tools[name]
 	if !ok {
 		return nil, invalid("unknown tool: " + strconv.Quote(name) + suggest.DidYouMean(name, names(m.snap.Tools)))
@@ -146,73 +190,148 @@ func (m *Mock) call(ctx context.Context, name string, rawArgs json.RawMessage) (
 			return nil, invalid(fmt.Sprintf("invalid arguments for tool %q: %v", name, err))
 		}
 	}
-	if res, ok, err := answer(ctx, m.resp.Tools, name, rawArgs); ok || err != nil {
+	if res, ok, err := m.byName(ctx, m.resp.Tools, name, rawArgs, params); ok || err != nil {
 		return res, err
 	}
 	text := "mock: no response for tool " + strconv.Quote(name) + " with arguments " + compact(rawArgs) + closest(m.resp.Tools, name, rawArgs)
 	return json.Marshal(map[string]any{"content": []map[string]string{{"type": "text", "text": text}}, "isError": true})
 }
 
-func (m *Mock) get(ctx context.Context, name string, rawArgs json.RawMessage) (json.RawMessage, error) {
+func (m *Mock) get(ctx context.Context, name string, rawArgs, params json.RawMessage) (json.RawMessage, error) {
 	if !slices.Contains(names(m.snap.Prompts), name) {
 		return nil, invalid("unknown prompt: " + strconv.Quote(name) + suggest.DidYouMean(name, names(m.snap.Prompts)))
 	}
 	if rawArgs == nil {
 		rawArgs = json.RawMessage(`{}`)
 	}
-	if res, ok, err := answer(ctx, m.resp.Prompts, name, rawArgs); ok || err != nil {
+	if res, ok, err := m.byName(ctx, m.resp.Prompts, name, rawArgs, params); ok || err != nil {
 		return res, err
 	}
 	return nil, invalid("mock: no response for prompt " + strconv.Quote(name) + " with arguments " + compact(rawArgs) + closest(m.resp.Prompts, name, rawArgs))
 }
 
-func (m *Mock) read(uri string) (json.RawMessage, error) {
-	uris := make([]string, len(m.resp.Resources))
-	for i, e := range m.resp.Resources {
-		if e.URI == uri {
-			return e.Result, nil
-		}
-		uris[i] = e.URI
+// byName answers a call or get of name with the entry that matches its
+// arguments, if one does (ok).
+func (m *Mock) byName(ctx context.Context, entries []Entry, name string, rawArgs, params json.RawMessage) (res json.RawMessage, ok bool, err error) {
+	args, _ := decode(rawArgs)
+	e, _, err := pick(ctx, entries, func(e *Entry) (any, bool) { return args, e.Name == name },
+		func(e *Entry, args any) bool { return e.JQ == "" && exactly(e.wanted(), args) })
+	if e == nil || err != nil {
+		return nil, false, err
 	}
-	return nil, &mcp.RPCError{Code: codeResourceNotFound, Message: "mock: no response for resource " + strconv.Quote(uri) + suggest.DidYouMean(uri, uris)}
+	res, err = m.run(ctx, e, call{params: params, input: args})
+	return res, true, err
+}
+
+func (m *Mock) read(ctx context.Context, uri string, params json.RawMessage) (json.RawMessage, error) {
+	e, vars, err := pick(ctx, m.resp.Resources, func(e *Entry) (any, bool) {
+		if e.tmpl == nil {
+			return map[string]any{}, e.URI == uri
+		}
+		v, ok := e.tmpl.Match(uri)
+		return anyMap(v), ok
+	}, func(e *Entry, _ any) bool { return e.URI == uri })
+	if err != nil {
+		return nil, err
+	}
+	if e != nil {
+		return m.run(ctx, e, call{params: params, input: vars})
+	}
+	var known []string
+	for _, e := range m.resp.Resources {
+		known = append(known, e.URI+e.Template)
+	}
+	msg := "mock: no response for resource " + strconv.Quote(uri)
+	if t := m.templateOf(uri); t != "" {
+		msg += " (of the template " + strconv.Quote(t) + ")"
+	}
+	return nil, &mcp.RPCError{Code: codeResourceNotFound, Message: msg + suggest.DidYouMean(uri, known)}
 }
 
 // codeResourceNotFound is the error of a resource that does not exist
 // (specification, server/resources, Error Handling).
 const codeResourceNotFound = -32002
 
-// answer is the result of the entry for name recorded with exactly
-// args, else of the first that matches them; an entry whose jq went past
-// its bounds is an error the call gets.
-func answer(ctx context.Context, entries []Entry, name string, rawArgs json.RawMessage) (json.RawMessage, bool, error) {
-	var args any
-	json.Unmarshal(rawArgs, &args)
-	for i := range entries { // an entry of exactly these arguments first
-		e := &entries[i]
-		if e.Name == name && e.JQ == "" && exactly(e.wanted(), args) {
-			return e.Result, true, nil
+// complete answers completion/complete from the entry whose ref and
+// argument the request's hold, else with no values.
+func (m *Mock) complete(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	p, _ := decode(params)
+	pm, _ := p.(map[string]any)
+	e, input, err := pick(ctx, m.resp.Completions, func(e *Entry) (any, bool) {
+		return p, subsetRaw(e.Ref, pm["ref"]) && (e.Argument == nil || subsetRaw(e.Argument, pm["argument"]))
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if e == nil {
+		return json.RawMessage(`{"completion":{"values":[]}}`), nil
+	}
+	return m.run(ctx, e, call{params: params, input: input})
+}
+
+// pick is the entry that answers a request, and the input its jq sees:
+// of the entries candidate admits (giving each one's input), file by
+// file in order, within a file first one that exact says answers
+// exactly, then the first whose arguments and jq match. An entry that
+// has answered its times is passed over. A jq that went past its bounds
+// is an error the request gets.
+func pick(ctx context.Context, entries []Entry, candidate func(*Entry) (any, bool), exact func(*Entry, any) bool) (*Entry, any, error) {
+	for start := 0; start < len(entries); {
+		end := start + 1
+		for end < len(entries) && entries[end].group == entries[start].group {
+			end++
+		}
+		file := entries[start:end]
+		start = end
+		if exact != nil {
+			for i := range file {
+				e := &file[i]
+				if input, ok := candidate(e); ok && exact(e, input) && e.claim() {
+					return e, input, nil
+				}
+			}
+		}
+		for i := range file {
+			if ctx.Err() != nil { // the request is over: no more entries are tried
+				return nil, nil, context.Cause(ctx)
+			}
+			e := &file[i]
+			input, ok := candidate(e)
+			if !ok {
+				continue
+			}
+			matched, err := e.matches(ctx, input)
+			if err != nil {
+				return nil, nil, &mcp.RPCError{Code: mcp.CodeInternalError, Message: "mock: the responses' " + err.Error()}
+			}
+			if matched && e.claim() {
+				return e, input, nil
+			}
 		}
 	}
-	for i := range entries {
-		if entries[i].Name != name {
-			continue
-		}
-		ok, err := entries[i].matches(ctx, args)
-		if err != nil {
-			return nil, false, &mcp.RPCError{Code: mcp.CodeInternalError, Message: "mock: the responses' " + err.Error()}
-		}
-		if ok {
-			return entries[i].Result, true, nil
+	return nil, nil, nil
+}
+
+// claim counts a call the entry answers, and reports false when it has
+// answered its times already.
+func (e *Entry) claim() bool {
+	return e.Times == 0 || e.used.Add(1) <= int64(e.Times)
+}
+
+// templateOf is the snapshot's resource template uri is of, if any.
+func (m *Mock) templateOf(uri string) string {
+	for _, t := range m.templates {
+		if _, ok := t.Match(uri); ok {
+			return t.String()
 		}
 	}
-	return nil, false, nil
+	return ""
 }
 
 // closest names the entry nearest to a call none answers: of the same
 // name, the one whose arguments agree most; else the nearest name.
 func closest(entries []Entry, name string, rawArgs json.RawMessage) string {
-	var args any
-	json.Unmarshal(rawArgs, &args)
+	args, _ := decode(rawArgs)
 	best, score := -1, -1
 	var all []string
 	for i := range entries {
@@ -226,13 +345,16 @@ func closest(entries []Entry, name string, rawArgs json.RawMessage) string {
 		}
 	}
 	if best >= 0 {
-		e := entries[best]
+		e := &entries[best]
 		s := "; the closest: " + strconv.Quote(e.Name)
 		if e.Arguments != nil {
 			s += " with arguments " + compact(e.Arguments)
 		}
 		if e.JQ != "" {
 			s += " where " + e.JQ
+		}
+		if e.Times > 0 && e.used.Load() >= int64(e.Times) {
+			s += fmt.Sprintf(", which answered its %d times", e.Times)
 		}
 		return s
 	}
@@ -244,41 +366,4 @@ func closest(entries []Entry, name string, rawArgs json.RawMessage) string {
 
 func invalid(msg string) *mcp.RPCError {
 	return &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: msg}
-}
-
-func list(key string, items []json.RawMessage) json.RawMessage {
-	if items == nil {
-		items = []json.RawMessage{}
-	}
-	b, _ := json.Marshal(map[string]any{key: items})
-	return b
-}
-
-func names(items []json.RawMessage) []string {
-	out := make([]string, len(items))
-	for i, it := range items {
-		out[i] = member(it, "name")
-	}
-	return out
-}
-
-func member(raw json.RawMessage, key string) string {
-	var s string
-	json.Unmarshal(memberRaw(raw, key), &s)
-	return s
-}
-
-func memberRaw(raw json.RawMessage, key string) json.RawMessage {
-	var m map[string]json.RawMessage
-	json.Unmarshal(raw, &m)
-	return m[key]
-}
-
-func compact(raw json.RawMessage) string {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return string(raw)
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
 }

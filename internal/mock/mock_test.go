@@ -33,6 +33,7 @@ var requests = []struct{ method, params string }{
 	{"tools/call", `{"name":"fail","arguments":{}}`},
 	{"resources/read", `{"uri":"demo://readme"}`},
 	{"prompts/get", `{"name":"greet","arguments":{"name":"Ada"}}`},
+	{"completion/complete", `{"ref":{"type":"ref/prompt","name":"review"},"argument":{"name":"language","value":"ja"}}`},
 }
 
 // demoUpstream is a relay in front of the go-sdk demo server, recording
@@ -87,48 +88,13 @@ func start(t *testing.T, srv *serve.Server) {
 // stdioClient is mcpv's own client of srv on a pair of pipes.
 func stdioClient(t *testing.T, srv *serve.Server, era string) *mcp.Client {
 	t.Helper()
-	upR, upW := io.Pipe()
-	downR, downW := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.ServeStream(ctx, upR, downW, upR.Close); downW.Close() }() // ends at cancel
-	sess := mcp.NewSession(mcp.NewStreamTransport(downR, upW, func() error { upW.Close(); return downR.Close() }, nil), mcp.SessionOptions{})
-	t.Cleanup(func() {
-		sess.Close(context.Background())
-		cancel()
-		<-served
-	})
-	return initialize(t, sess, era)
+	return playClientOf(t, srv, "stdio", era, `{}`, nil, &notes{})
 }
 
 // httpClient is mcpv's own client of srv over Streamable HTTP.
 func httpClient(t *testing.T, srv *serve.Server, era string) *mcp.Client {
 	t.Helper()
-	h := srv.HTTPHandler("", false)
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() { h.Close(); ts.Close() })
-	tr, err := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: ts.URL + "/mcp", Mode: mcp.ModeStreamable})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess := mcp.NewSession(tr, mcp.SessionOptions{})
-	t.Cleanup(func() { sess.Close(context.Background()) })
-	return initialize(t, sess, era)
-}
-
-func initialize(t *testing.T, sess *mcp.Session, era string) *mcp.Client {
-	t.Helper()
-	opts := mcp.ClientOptions{Info: mcp.Implementation{Name: "downstream", Version: "1"}}
-	if era == "modern" {
-		opts.ProtocolVersion = mcp.ModernVersion
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := mcp.Initialize(ctx, sess, opts)
-	if err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	return c
+	return playClientOf(t, srv, "http", era, `{}`, nil, &notes{})
 }
 
 func ask(c *mcp.Client, method, params string) (json.RawMessage, error) {
@@ -196,6 +162,10 @@ func TestMockAnswersAsRecorded(t *testing.T) {
 				tools, err := ask(c, "tools/list", `{}`)
 				if err != nil || !strings.Contains(string(tools), `"name":"echo"`) || !strings.Contains(string(tools), `"inputSchema"`) {
 					t.Errorf("tools/list: %s, %v", tools, err)
+				}
+				// Who the server said it was, recorded.
+				if init := string(c.InitializeResult()); !strings.Contains(init, `"name":"mcpv-demo"`) || !strings.Contains(init, `"instructions":"Demo server for mcpv.`) || !strings.Contains(init, `"completions":{}`) {
+					t.Errorf("initialize result: %s", init)
 				}
 			})
 		}
@@ -337,31 +307,39 @@ func TestGuideResponsesExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, block, ok := strings.Cut(string(md), "```yaml\ntools:")
+	_, block, ok := strings.Cut(string(md), "```yaml\nserver:")
 	block, _, _ = strings.Cut(block, "```")
 	if !ok {
 		t.Fatal("no responses example in docs/guide/serve.md")
 	}
-	r, err := mock.ParseResponses([]byte("tools:" + block))
-	if err != nil {
-		t.Fatalf("the guide's responses file: %v", err)
+	snapshot := `{"mcpvSnapshot":1,
+ "tools":[{"name":"add","inputSchema":{"type":"object"}},{"name":"book","inputSchema":{"type":"object"}}],
+ "prompts":[{"name":"greet"}],
+ "resourceTemplates":[{"uriTemplate":"demo://notes/{id}","name":"note"}]}`
+	srv, _ := playServer(t, snapshot, "server:"+block, nil)
+	var n notes
+	c := playClient(t, srv, "stdio", "legacy", asking, &n)
+	if init := string(c.InitializeResult()); !strings.Contains(init, `"instructions":"Add with add."`) {
+		t.Errorf("initialize: %s", init)
 	}
-	snap := surface.Snapshot{
-		Tools:   []json.RawMessage{json.RawMessage(`{"name":"add","inputSchema":{"type":"object"}}`)},
-		Prompts: []json.RawMessage{json.RawMessage(`{"name":"greet"}`)},
-	}
-	m := mock.New(snap, r, mcp.Implementation{Name: "m", Version: "1"})
-	for _, c := range []struct{ method, params, want string }{
+	for _, c2 := range []struct{ method, params, want string }{
 		{"tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`, `"text":"big"`},
+		{"tools/call", `{"name":"add","arguments":{"a":2}}`, `busy`},
 		{"tools/call", `{"name":"add","arguments":{"a":2}}`, `"isError":true`},
+		{"tools/call", `{"name":"book","arguments":{}}`, `"text":"booked friday"`},
 		{"resources/read", `{"uri":"demo://readme"}`, `"text":"# Demo"`},
+		{"resources/read", `{"uri":"demo://notes/4"}`, `"text":"note 4"`},
 		{"resources/list", `{}`, `"mimeType":"text/markdown"`},
 		{"prompts/get", `{"name":"greet","arguments":{"name":"Ada"}}`, `"text":"Hello, Ada"`},
+		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"A"}}`, `"values":["Ada","Alan"]`},
 	} {
-		res, err := m.Forward(context.Background(), c.method, json.RawMessage(c.params))
-		if err != nil || !strings.Contains(string(res), c.want) {
-			t.Errorf("%s %s: %s, %v; want %s", c.method, c.params, res, err, c.want)
+		res, err := ask(c, c2.method, c2.params)
+		if got := string(res) + fmt.Sprint(err); !strings.Contains(got, c2.want) {
+			t.Errorf("%s %s: %s; want %s", c2.method, c2.params, got, c2.want)
 		}
+	}
+	if !hasNote(n.all(), `notifications/message {"level":"warning","data":"slow"}`) {
+		t.Errorf("notifications: %s", n.all())
 	}
 }
 

@@ -8,8 +8,10 @@ import (
 	"github.com/mcpv/mcpv/redact"
 )
 
-// Recorder keeps what passes through a relay: the surface as listed and
-// the answers to calls, reads and gets, first answer first. It is safe
+// Recorder keeps what passes through a relay: who the server says it is
+// (its serverInfo, instructions and capabilities), the surface as listed,
+// and the answers to calls, reads, gets and completions, first answer
+// first. It is safe
 // for use by several clients' requests at once.
 //
 // It keeps them in memory until the files are written, so it is bounded:
@@ -54,6 +56,8 @@ func (r *Recorder) Note(method string, params, result json.RawMessage) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch method {
+	case "initialize":
+		r.server(result)
 	case "tools/list":
 		r.items(method, result, "tools", "name", &r.snap.Tools)
 	case "prompts/list":
@@ -92,7 +96,35 @@ func (r *Recorder) Note(method string, params, result json.RawMessage) {
 			r.answered[key] = true
 			r.resp.Resources = append(r.resp.Resources, Entry{URI: p.URI, Result: result})
 		}
+	case "completion/complete":
+		var c struct {
+			Ref      json.RawMessage `json:"ref"`
+			Argument json.RawMessage `json:"argument"`
+		}
+		json.Unmarshal(params, &c)
+		if c.Ref == nil {
+			return
+		}
+		ref, arg := json.RawMessage(compact(c.Ref)), json.RawMessage(compact(c.Argument))
+		if c.Argument == nil {
+			arg = nil
+		}
+		key := method + "\x00" + string(ref) + "\x00" + string(arg)
+		if !r.answered[key] && r.keep(2*len(key)+len(result)) {
+			r.answered[key] = true
+			r.resp.Completions = append(r.resp.Completions, Entry{Ref: ref, Argument: arg, Result: result})
+		}
 	}
+}
+
+// server keeps who the server says it is, from its initialize (or
+// server/discover) result.
+func (r *Recorder) server(result json.RawMessage) {
+	var s Server
+	if json.Unmarshal(result, &s) != nil || (s.ServerInfo == nil && s.Instructions == nil && s.Capabilities == nil) {
+		return
+	}
+	r.resp.Server = &s
 }
 
 // keep reports whether an answer that costs n bytes to keep fits in what
@@ -138,7 +170,7 @@ func (r *Recorder) items(method string, result json.RawMessage, key, id string, 
 func (r *Recorder) Files() (snapshot, responses []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	resp := Responses{Tools: r.resp.Tools, Prompts: r.resp.Prompts}
+	resp := Responses{Server: r.resp.Server, Tools: r.resp.Tools, Prompts: r.resp.Prompts, Completions: r.resp.Completions}
 	read := map[string]bool{}
 	for _, e := range r.resp.Resources {
 		e.Resource = r.resources[e.URI]

@@ -2,56 +2,98 @@ package mock
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/itchyny/gojq"
 	"github.com/mcpv/mcpv/internal/jqlimit"
+	"github.com/mcpv/mcpv/internal/uritemplate"
 	"github.com/mcpv/mcpv/internal/yamlnode"
 	"github.com/mcpv/mcpv/output"
 )
 
-// Responses is a responses file: what the mock answers. Each list is
-// tried in order and the first entry that matches answers.
+// Responses is a responses file: who the mock says it is, and what it
+// answers. Each list is tried in order and the first entry that matches
+// answers (an entry of exactly the call's arguments first).
 //
+//	server:                         # optional: the initialize result's
+//	  serverInfo: {name: demo, version: 1.0.0}
+//	  instructions: Call add to add.
+//	  capabilities: {tools: {}, logging: {}}
 //	tools:                          # tools/call
 //	  - name: add
 //	    arguments: {a: 1}           # matches when the call's arguments hold this (a JSON subset)
 //	    jq: '.b > 1'                # and/or when this is true of the arguments
+//	    times: 1                    # answers the first call it matches only
+//	    steps: [{wait: 1s}, {progress: {progress: 1, total: 2}}, {log: {level: info, data: hi}}]
 //	    result: {content: [{type: text, text: "3"}]}
+//	  - name: book                  # or error: {code, message, data}, or
+//	    steps: [{ask: {method: elicitation/create, params: {...}}}]
+//	    result-jq: '{content: [{type: text, text: $answers[0].content.date}]}'
 //	resources:                      # resources/read, and resources/list
-//	  - uri: demo://readme
+//	  - uri: demo://readme          # or template: demo://items/{id} (jq sees the variables)
 //	    resource: {uri: demo://readme, name: readme}  # as resources/list shows it (optional)
 //	    result: {contents: [{uri: demo://readme, text: hello}]}
-//	prompts:                        # prompts/get
-//	  - name: greet
-//	    arguments: {name: Ada}
-//	    result: {messages: [...]}
+//	prompts:                        # prompts/get, matched as tools are
+//	completions:                    # completion/complete
+//	  - ref: {type: ref/prompt, name: greet}
+//	    argument: {name: name}
+//	    result: {completion: {values: [Ada]}}
 //
 // An entry with neither arguments nor jq matches every call of its name.
 type Responses struct {
-	Tools     []Entry `json:"tools,omitempty"`
-	Resources []Entry `json:"resources,omitempty"`
-	Prompts   []Entry `json:"prompts,omitempty"`
+	Server      *Server `json:"server,omitempty"`
+	Tools       []Entry `json:"tools,omitempty"`
+	Resources   []Entry `json:"resources,omitempty"`
+	Prompts     []Entry `json:"prompts,omitempty"`
+	Completions []Entry `json:"completions,omitempty"`
+}
+
+// Server is who the mock says it is, as a server's initialize result has
+// it; what it leaves out the mock makes up (mcpv-mock, no instructions,
+// the capabilities of what the files serve).
+type Server struct {
+	ServerInfo   json.RawMessage `json:"serverInfo,omitempty"`
+	Instructions *string         `json:"instructions,omitempty"`
+	Capabilities json.RawMessage `json:"capabilities,omitempty"`
 }
 
 // Entry is one answer and what it answers.
 type Entry struct {
 	Name      string          `json:"name,omitempty"`
 	URI       string          `json:"uri,omitempty"`
+	Template  string          `json:"template,omitempty"`
+	Ref       json.RawMessage `json:"ref,omitempty"`
+	Argument  json.RawMessage `json:"argument,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	JQ        string          `json:"jq,omitempty"`
+	Times     int             `json:"times,omitempty"`
 	Resource  json.RawMessage `json:"resource,omitempty"`
-	Result    json.RawMessage `json:"result"`
+	Steps     []Step          `json:"steps,omitempty"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	ResultJQ  string          `json:"result-jq,omitempty"`
+	Error     *ErrorAnswer    `json:"error,omitempty"`
 
-	code  *gojq.Code
-	where string // where the file has it ("tools[2]"), by check
-	want  any    // Arguments decoded, by check
-	sure  bool   // want is decoded
+	code   *gojq.Code            // of JQ
+	result *gojq.Code            // of ResultJQ
+	tmpl   *uritemplate.Template // of Template
+	where  string                // where the file has it ("tools[2]"), by check
+	want   any                   // Arguments decoded, by check
+	sure   bool                  // want is decoded
+	group  int                   // which file it comes from, first 0
+	logs   bool                  // it has a log step
+	// used counts the calls it answered, against Times (New makes it).
+	used *atomic.Int64
+}
+
+// ErrorAnswer is a JSON-RPC error an entry answers with.
+type ErrorAnswer struct {
+	Code    *int            `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
 }
 
 // ResponsesPath is where the responses of the snapshot at path are when
@@ -79,54 +121,134 @@ func ParseResponses(data []byte) (*Responses, error) {
 	if err := dec.Decode(&r); err != nil {
 		return nil, err
 	}
-	for i := range r.Tools {
-		if err := r.Tools[i].check(fmt.Sprintf("tools[%d]", i), true); err != nil {
-			return nil, err
-		}
+	if err := r.Server.check(); err != nil {
+		return nil, err
 	}
-	for i := range r.Prompts {
-		if err := r.Prompts[i].check(fmt.Sprintf("prompts[%d]", i), true); err != nil {
-			return nil, err
-		}
-	}
-	for i, e := range r.Resources {
-		if e.URI == "" || e.Name != "" || e.Arguments != nil || e.JQ != "" {
-			return nil, fmt.Errorf("resources[%d]: give a uri, and no name, arguments or jq", i)
-		}
-		if e.Result == nil {
-			return nil, fmt.Errorf("resources[%d]: no result", i)
+	for _, l := range []struct {
+		key     string
+		entries []Entry
+	}{{"tools", r.Tools}, {"prompts", r.Prompts}, {"resources", r.Resources}, {"completions", r.Completions}} {
+		for i := range l.entries {
+			if err := l.entries[i].check(l.key, fmt.Sprintf("%s[%d]", l.key, i)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return &r, nil
 }
 
-func (e *Entry) check(where string, named bool) error {
-	if named && (e.Name == "" || e.URI != "") {
-		return fmt.Errorf("%s: give a name, and no uri", where)
+func (s *Server) check() error {
+	if s == nil {
+		return nil
 	}
-	if e.Result == nil {
-		return fmt.Errorf("%s: no result", where)
-	}
-	if e.Arguments != nil && !bytes.HasPrefix(bytes.TrimSpace(e.Arguments), []byte("{")) {
-		return fmt.Errorf("%s: arguments must be an object", where)
-	}
-	e.wanted() // decoded once, not at every call
-	e.where = where
-	if e.JQ != "" {
-		q, err := gojq.Parse(e.JQ)
-		if err != nil {
-			// Said as -q says it: the expression, a caret under where
-			// it went wrong.
-			if _, ferr := output.CompileFilter(e.JQ, nil); ferr != nil {
-				err = ferr
-			}
-			return fmt.Errorf("%s: %v", where, err)
-		}
-		if e.code, err = jqlimit.Compile(q); err != nil {
-			return fmt.Errorf("%s: jq: %v", where, err)
+	for _, m := range []struct {
+		key string
+		raw json.RawMessage
+	}{{"serverInfo", s.ServerInfo}, {"capabilities", s.Capabilities}} {
+		if m.raw != nil && !bytes.HasPrefix(bytes.TrimSpace(m.raw), []byte("{")) {
+			return fmt.Errorf("server.%s must be an object", m.key)
 		}
 	}
 	return nil
+}
+
+// check checks an entry of the list key, which the file has at where,
+// and compiles its jq expressions and template.
+func (e *Entry) check(key, where string) error {
+	e.where = where
+	if err := e.checkKey(key); err != nil {
+		return fmt.Errorf("%s: %v", where, err)
+	}
+	answers := 0
+	for _, given := range []bool{e.Result != nil, e.ResultJQ != "", e.Error != nil} {
+		if given {
+			answers++
+		}
+	}
+	if answers != 1 {
+		return fmt.Errorf("%s: give one of result, result-jq and error", where)
+	}
+	if e.Error != nil && (e.Error.Code == nil || e.Error.Message == "") {
+		return fmt.Errorf("%s: an error has a code and a message", where)
+	}
+	if e.Times < 0 {
+		return fmt.Errorf("%s: times must be 1 or more", where)
+	}
+	for _, m := range []struct {
+		key string
+		raw json.RawMessage
+	}{{"arguments", e.Arguments}, {"ref", e.Ref}, {"argument", e.Argument}} {
+		if m.raw != nil && !bytes.HasPrefix(bytes.TrimSpace(m.raw), []byte("{")) {
+			return fmt.Errorf("%s: %s must be an object", where, m.key)
+		}
+	}
+	if err := e.checkSteps(); err != nil {
+		return fmt.Errorf("%s: %v", where, err)
+	}
+	e.wanted() // decoded once, not at every call
+	var err error
+	if e.code, err = compileJQ(e.JQ); err != nil {
+		return fmt.Errorf("%s: %v", where, err)
+	}
+	if e.result, err = compileJQ(e.ResultJQ, "$answers", "$params"); err != nil {
+		return fmt.Errorf("%s: result-jq: %v", where, err)
+	}
+	return nil
+}
+
+// checkKey checks what an entry of the list key names: a name (tools,
+// prompts), a uri or a template (resources), a ref (completions).
+func (e *Entry) checkKey(key string) error {
+	switch key {
+	case "tools", "prompts":
+		if e.Name == "" || e.URI != "" || e.Template != "" || e.Ref != nil || e.Argument != nil || e.Resource != nil {
+			return fmt.Errorf("give a name, and no uri, template, ref or argument")
+		}
+	case "resources":
+		if (e.URI == "") == (e.Template == "") || e.Name != "" || e.Arguments != nil || e.Ref != nil || e.Argument != nil {
+			return fmt.Errorf("give a uri or a template, and no name, arguments, ref or argument")
+		}
+		if e.URI != "" && e.JQ != "" {
+			return fmt.Errorf("jq goes with a template, whose variables it sees")
+		}
+		if e.Template != "" {
+			t, err := uritemplate.Parse(e.Template)
+			if err == nil {
+				err = t.Matchable()
+			}
+			if err != nil {
+				return fmt.Errorf("template %q %v", e.Template, err)
+			}
+			e.tmpl = t
+		}
+	case "completions":
+		if e.Ref == nil || e.Name != "" || e.URI != "" || e.Template != "" || e.Arguments != nil || e.Resource != nil {
+			return fmt.Errorf("give a ref (and an argument), and no name, uri, template or arguments")
+		}
+	}
+	return nil
+}
+
+// compileJQ compiles a jq expression of the file's (none: nil), to run
+// within jqlimit's bounds with the variables named.
+func compileJQ(expr string, vars ...string) (*gojq.Code, error) {
+	if expr == "" {
+		return nil, nil
+	}
+	q, err := gojq.Parse(expr)
+	if err != nil {
+		// Said as -q says it: the expression, a caret under where it
+		// went wrong.
+		if _, ferr := output.CompileFilter(expr, nil); ferr != nil {
+			err = ferr
+		}
+		return nil, err
+	}
+	code, err := jqlimit.Compile(q, vars...)
+	if err != nil {
+		return nil, fmt.Errorf("jq: %v", err)
+	}
+	return code, nil
 }
 
 // wanted is the entry's arguments, decoded (an empty object when it has
@@ -135,87 +257,35 @@ func (e *Entry) wanted() any {
 	if !e.sure {
 		e.want, e.sure = map[string]any{}, true
 		if e.Arguments != nil {
-			e.want = nil
-			json.Unmarshal(e.Arguments, &e.want)
+			e.want, _ = decode(e.Arguments)
 		}
 	}
 	return e.want
 }
 
-// matches reports whether the entry answers a call with args (an object,
-// decoded). Its jq expression, which the file's author wrote, runs within
-// jqlimit's bounds (and ctx): one that goes past them is an error, not a
-// mismatch; one that fails on these arguments does not match.
-func (e *Entry) matches(ctx context.Context, args any) (bool, error) {
-	if e.Arguments != nil {
-		if want := e.wanted(); want == nil || !subset(want, args) {
-			return false, nil
+// Merge is the responses of several files as one: each list the files'
+// entries in the order given, an entry of one file tried before any of
+// the next (an entry of exactly a call's arguments comes first within
+// its own file only); the first file with a server section gives it.
+func Merge(files ...*Responses) *Responses {
+	out := &Responses{}
+	for g, r := range files {
+		if r == nil {
+			continue
 		}
-	}
-	if e.code == nil {
-		return true, nil
-	}
-	some, all := false, true
-	err := jqlimit.Run(ctx, e.code, args, jqlimit.Default, func(v any) bool {
-		some, all = true, v != nil && v != false
-		return all
-	})
-	var le *jqlimit.LimitError
-	if errors.As(err, &le) || ctx.Err() != nil {
-		return false, fmt.Errorf("%s: %w", e.where, err)
-	}
-	return err == nil && some && all, nil
-}
-
-// subset reports whether got holds want: every member of an object in
-// want is in got and holds its value; arrays match element by element;
-// other values are equal.
-func subset(want, got any) bool {
-	switch w := want.(type) {
-	case map[string]any:
-		g, ok := got.(map[string]any)
-		if !ok {
-			return false
+		if out.Server == nil {
+			out.Server = r.Server
 		}
-		for k, wv := range w {
-			gv, ok := g[k]
-			if !ok || !subset(wv, gv) {
-				return false
+		for _, l := range []struct{ from, to *[]Entry }{
+			{&r.Tools, &out.Tools}, {&r.Resources, &out.Resources}, {&r.Prompts, &out.Prompts}, {&r.Completions, &out.Completions},
+		} {
+			for i := range *l.from {
+				(*l.from)[i].group = g
 			}
-		}
-		return true
-	case []any:
-		g, ok := got.([]any)
-		if !ok || len(g) != len(w) {
-			return false
-		}
-		for i := range w {
-			if !subset(w[i], g[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return want == got
-}
-
-// exactly reports whether want (decoded arguments) is got.
-func exactly(want, got any) bool {
-	return want != nil && subset(want, got) && subset(got, want)
-}
-
-// agreement is how many of want's top-level members got holds: how close
-// an entry comes to a call it does not answer.
-func agreement(want, got any) int {
-	w, _ := want.(map[string]any)
-	g, _ := got.(map[string]any)
-	n := 0
-	for k, wv := range w {
-		if gv, ok := g[k]; ok && subset(wv, gv) {
-			n++
+			*l.to = append(*l.to, *l.from...)
 		}
 	}
-	return n
+	return out
 }
 
 // Marshal writes the responses as indented JSON.

@@ -13,15 +13,7 @@ import (
 // or an older file was: the link's target is not touched, the pipe not
 // opened, and nothing is left beside it.
 func TestReplace(t *testing.T) {
-	dir, outside := t.TempDir(), t.TempDir()
-	victim := filepath.Join(outside, "bashrc")
-	os.WriteFile(victim, []byte("the user's own\n"), 0o644)
-	link := filepath.Join(dir, "demo.json")
-	os.Symlink(victim, link)
-	fifo := filepath.Join(dir, "pipe.json")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, victim, link, fifo := traps(t, "demo.json", "pipe.json")
 	old := filepath.Join(dir, "old.json")
 	os.WriteFile(old, []byte("old"), 0o644)
 	for _, path := range []string{link, fifo, old, filepath.Join(dir, "new.json")} {
@@ -46,4 +38,21 @@ func TestReplace(t *testing.T) {
 	if len(entries) != 4 {
 		t.Errorf("the directory holds %d entries, want the 4 files alone", len(entries))
 	}
+}
+
+// traps is a directory a cloned repository could ship: at link, a
+// symbolic link to victim (the user's own file, outside it), and at fifo
+// a named pipe.
+func traps(t *testing.T, linkName, fifoName string) (dir, victim, link, fifo string) {
+	t.Helper()
+	dir, outside := t.TempDir(), t.TempDir()
+	victim = filepath.Join(outside, "bashrc")
+	os.WriteFile(victim, []byte("the user's own\n"), 0o644)
+	link = filepath.Join(dir, linkName)
+	os.Symlink(victim, link)
+	fifo = filepath.Join(dir, fifoName)
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, victim, link, fifo
 }

@@ -221,7 +221,7 @@ func (u *upstream) bridged(ctx context.Context, c *client, method string, params
 	b.cancel = cancel
 	r := relayed{b: b}
 	fwd, release := u.swap(params, r, true)
-	cctx = context.WithValue(cctx, relayKey{}, r)
+	cctx = u.relaying(cctx, r)
 	u.fly(&r, true)
 	u.hold()
 	go func() { // ends when the server answers the call, or it is cancelled

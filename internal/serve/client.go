@@ -16,6 +16,7 @@ import (
 // client is one downstream client: its session, and what it declared.
 type client struct {
 	srv   *Server
+	n     int64 // its number, in the order clients came
 	sess  *mcp.Session
 	ready chan struct{} // closed once sess is set
 
@@ -37,9 +38,9 @@ type client struct {
 // serveClientWith starts a downstream session for one client on t. It
 // ends when t's Read fails (the client left) or close is called.
 func (s *Server) serveClientWith(t mcp.Transport, d *drain, headers func(json.RawMessage) http.Header) *client {
-	c := &client{srv: s, ready: make(chan struct{}), drain: d, headers: headers}
+	c := &client{srv: s, n: s.served.Add(1), ready: make(chan struct{}), drain: d, headers: headers}
 	t = &scrubbed{Transport: t, secrets: s.Secrets}
-	c.sess = mcp.NewSession(t, mcp.SessionOptions{Handler: c.handle, OnNotification: c.notified, Log: s.Log})
+	c.sess = mcp.NewSession(t, mcp.SessionOptions{Handler: c.observed(c.handle), OnNotification: c.observedNote(c.notified), Log: s.Log})
 	close(c.ready)
 	return c
 }
@@ -132,7 +133,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	r := relayed{c: c, id: id}
 	params, release := up.tokens.Swap(params, r)
 	defer release()
-	ctx = context.WithValue(ctx, relayKey{}, r)
+	ctx = up.relaying(ctx, r)
 	var res json.RawMessage
 	if method == "logging/setLevel" && !st.Modern {
 		params = up.sharedLevel(c, params)

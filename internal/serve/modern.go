@@ -146,7 +146,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 	defer up.fly(&r, false)
 	fwd, release := up.swap(params, r, !st.Modern)
 	defer release()
-	ctx = context.WithValue(ctx, relayKey{}, r)
+	ctx = up.relaying(ctx, r)
 	if st.Modern {
 		ctx = up.withParamHeaders(ctx, method, params)
 	}

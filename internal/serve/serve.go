@@ -40,6 +40,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
@@ -85,6 +86,13 @@ type Server struct {
 	// Record, when set, is told every request a client made and the
 	// result it got; Start lists the server's surface to it first.
 	Record Recorder
+	// Observe, when set, is told of every message a client sends: a
+	// request once it is answered (with what it was answered), a
+	// notification as it comes. It is called from each client's
+	// handlers, several at once, and holds up the answer while it runs.
+	Observe func(Exchange)
+
+	served atomic.Int64 // the clients served so far, which numbers each
 
 	mu     sync.Mutex // guards shared and err
 	shared *upstream
@@ -276,13 +284,17 @@ type Recorder interface {
 	Note(method string, params, result json.RawMessage)
 }
 
-// listSurface tells the recorder every page of each list the server
-// declares a capability for, as the guard lets clients see it: a
-// recording holds nothing a client could not have seen. The pages are
+// listSurface tells the recorder the server's initialize result, then
+// every page of each list the server declares a capability for, as the
+// guard lets clients see it: a recording holds nothing a client could not
+// have seen. The pages are
 // walked as mcp.Client.Walk walks them (a repeated cursor, or no end in
 // sight, fails the walk); an Upstream that cannot walk its lists (not a
 // session to a server) has no surface to record.
 func (s *Server) listSurface(ctx context.Context, up Upstream) error {
+	// Who the server says it is (its serverInfo, instructions and
+	// capabilities), as its initialize (or server/discover) result has it.
+	s.Record.Note("initialize", nil, up.State().InitializeResult)
 	w, ok := up.(walker)
 	if !ok {
 		return nil

@@ -12,9 +12,9 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/uritemplate"
 )
 
 // The rules of shapes, each with the severity of its findings:
@@ -123,78 +123,11 @@ func badURIChars(s string) string {
 
 // templateProblem says how t breaks RFC 6570's URI template, or "".
 func templateProblem(t string) string {
-	if !utf8.ValidString(t) {
-		return "is not valid UTF-8"
-	}
-	for i := 0; i < len(t); {
-		switch c := t[i]; {
-		case c == '}':
-			return fmt.Sprintf("has a } at byte %d with no { before it", i)
-		case c == '{':
-			end := strings.IndexByte(t[i:], '}')
-			if end < 0 {
-				return fmt.Sprintf("has a { at byte %d that is never closed", i)
-			}
-			if p := expressionProblem(t[i+1 : i+end]); p != "" {
-				return fmt.Sprintf("has an expression {%s} that %s", compactText(t[i+1:i+end]), p)
-			}
-			i += end + 1
-		default:
-			if c < 0x21 || strings.IndexByte(`"'<>\^`+"`"+`|`, c) >= 0 {
-				return fmt.Sprintf("holds %q outside an expression, which a template cannot", rune(c))
-			}
-			i++
-		}
+	if _, err := uritemplate.Parse(t); err != nil {
+		return err.Error()
 	}
 	return ""
 }
-
-// expressionProblem checks one expression's insides: an operator, then
-// variables, each with a prefix (:N) or explode (*) modifier.
-func expressionProblem(e string) string {
-	if e == "" {
-		return "is empty"
-	}
-	if strings.ContainsRune("=,!@|", rune(e[0])) {
-		return fmt.Sprintf("starts with %q, an operator RFC 6570 reserves", e[0])
-	}
-	if strings.ContainsRune("+#./;?&", rune(e[0])) {
-		e = e[1:]
-	}
-	for v := range strings.SplitSeq(e, ",") {
-		name, mod := v, ""
-		if i := strings.IndexAny(v, ":*"); i >= 0 {
-			name, mod = v[:i], v[i:]
-		}
-		if name == "" {
-			return "has a variable without a name"
-		}
-		for i := 0; i < len(name); i++ {
-			c := name[i]
-			switch {
-			case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_':
-			case c == '.' && i > 0 && name[i-1] != '.':
-			case c == '%' && i+2 < len(name) && isHex(name[i+1]) && isHex(name[i+2]):
-				i += 2
-			default:
-				return fmt.Sprintf("has a variable name %q with %q, which RFC 6570 does not allow", compactText(name), c)
-			}
-		}
-		switch {
-		case mod == "", mod == "*":
-		case mod[0] == ':':
-			n := mod[1:]
-			if n == "" || len(n) > 4 || n[0] == '0' || strings.Trim(n, "0123456789") != "" {
-				return fmt.Sprintf("has a prefix modifier %q that is not 1 to 9999", mod)
-			}
-		default:
-			return fmt.Sprintf("has a modifier %q that RFC 6570 does not have", mod)
-		}
-	}
-	return ""
-}
-
-func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
 func (l *linter) annotations(obj string, raw json.RawMessage) {
 	m := members(raw)

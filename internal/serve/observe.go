@@ -1,0 +1,111 @@
+package serve
+
+// What the clients say, told as it happens (Server.Observe), and what an
+// Upstream in the process (a mock) says about the request it serves
+// (Tell).
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/subscription"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// Exchange is one message a client sent: a request and what it was
+// answered, or a notification.
+type Exchange struct {
+	// Client is the number of the client's session, in the order they
+	// came (1, 2...). A 2026-07-28 client over HTTP has none: each of its
+	// requests counts as a client.
+	Client int64
+	// ID is the request's id as the client wrote it; nil for a
+	// notification.
+	ID     json.RawMessage
+	Method string
+	Params json.RawMessage
+	// Result or Err is what the request was answered with; Cancelled
+	// says it was not answered (the client cancelled it or left, or
+	// serving ended first).
+	Result    json.RawMessage
+	Err       error
+	Cancelled bool
+	// Asked says the message is not the client's own request but one an
+	// Upstream in the process (a mock) put to it, with its answer.
+	Asked bool
+	// Time is when the message came; Took, how long the answer took.
+	Time time.Time
+	Took time.Duration
+}
+
+// observed is h, telling the Server's Observe of each request and its
+// answer once it is answered.
+func (c *client) observed(h mcp.RequestHandler) mcp.RequestHandler {
+	observe := c.srv.Observe
+	if observe == nil {
+		return h
+	}
+	return func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+		start := time.Now()
+		res, err := h(ctx, method, params)
+		observe(Exchange{Client: c.n, ID: mcp.IncomingID(ctx), Method: method, Params: params,
+			Result: res, Err: err, Cancelled: ctx.Err() != nil, Time: start, Took: time.Since(start)})
+		return res, err
+	}
+}
+
+// observedNote is f, telling the Server's Observe of each notification.
+func (c *client) observedNote(f func(string, json.RawMessage)) func(string, json.RawMessage) {
+	observe := c.srv.Observe
+	if observe == nil {
+		return f
+	}
+	return func(method string, params json.RawMessage) {
+		observe(Exchange{Client: c.n, Method: method, Params: params, Time: time.Now()})
+		f(method, params)
+	}
+}
+
+// Tell hands a notification of an Upstream's about the client request
+// being served in ctx (the context of its Forward or Relay) to that
+// request's client, as the server's own notifications about it go:
+// progress by its token, a log message (or another notification of a
+// request's) to that request alone, at the level its client asked for;
+// a list's change, a resource's update, to whom they concern. It reports
+// false, and sends nothing, when ctx is no client request's; the
+// Upstream's hooks' OnNotification takes it then.
+func Tell(ctx context.Context, method string, params json.RawMessage) bool {
+	r, ok := ctx.Value(relayKey{}).(relayed)
+	u, _ := ctx.Value(upstreamKey{}).(*upstream)
+	if !ok || u == nil {
+		return false
+	}
+	if a, _ := subscription.AudienceOf(method, params); a != subscription.Busy {
+		u.notify(method, params)
+		return true
+	}
+	if !u.srv.Guard.hidesNotification(method, params) {
+		r.tell(withRelated(context.Background(), r.id), &u.behind, method, params)
+	}
+	return true
+}
+
+// ClientOf is the number (as Exchange has it) of the client whose
+// request is being served in ctx, the context of an Upstream's Forward or
+// Relay; 0 outside a client's request.
+func ClientOf(ctx context.Context) int64 {
+	if r, ok := ctx.Value(relayKey{}).(relayed); ok && r.c != nil {
+		return r.c.n
+	}
+	return 0
+}
+
+// upstreamKey marks the context of a client's request with the upstream
+// session it goes to (beside relayKey).
+type upstreamKey struct{}
+
+// relaying is ctx of the client's request r as it goes to u.
+func (u *upstream) relaying(ctx context.Context, r relayed) context.Context {
+	return context.WithValue(context.WithValue(ctx, relayKey{}, r), upstreamKey{}, u)
+}
