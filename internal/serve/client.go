@@ -40,7 +40,7 @@ type client struct {
 func (s *Server) serveClientWith(t mcp.Transport, d *drain, headers func(json.RawMessage) http.Header) *client {
 	c := &client{srv: s, n: s.served.Add(1), ready: make(chan struct{}), drain: d, headers: headers}
 	t = &scrubbed{Transport: t, secrets: s.Secrets}
-	c.sess = mcp.NewSession(t, mcp.SessionOptions{Handler: c.observed(c.handle), OnNotification: c.observedNote(c.notified), Log: s.Log})
+	c.sess = mcp.NewSession(t, mcp.SessionOptions{Handler: c.observed(c.handle), OnNotification: c.notified, Record: c.noteRecorder(), Log: s.Log})
 	close(c.ready)
 	return c
 }

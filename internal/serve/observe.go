@@ -55,15 +55,17 @@ func (c *client) observed(h mcp.RequestHandler) mcp.RequestHandler {
 	}
 }
 
-// observedNote is f, telling the Server's Observe of each notification.
-func (c *client) observedNote(f func(string, json.RawMessage)) func(string, json.RawMessage) {
+// noteRecorder tells the Server's Observe of each notification as the
+// client's stream is read (SessionOptions.Record): before the messages
+// that came after it are handled, so that a log has them in the order
+// they came, and every one of them.
+func (c *client) noteRecorder() func(string, json.RawMessage) {
 	observe := c.srv.Observe
 	if observe == nil {
-		return f
+		return nil
 	}
 	return func(method string, params json.RawMessage) {
 		observe(Exchange{Client: c.n, Method: method, Params: params, Time: time.Now()})
-		f(method, params)
 	}
 }
 
