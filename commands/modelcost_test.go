@@ -39,7 +39,9 @@ import (
 // 56 KB in 604, and 74 KB in 896 through a session; the whole grammar
 // 996 KB in 12,409. The whole grammar grew by load, a command with its
 // flags: 1,090 KB in 13,480 when it came; by mock's --tool and --log
-// (with its longer help): 1,213 KB in 14,804, from 1,194 KB in 14,612.
+// (with its longer help): 1,213 KB in 14,804, from 1,194 KB in 14,612;
+// by serve's and mock's --allow-origin, --path and --sse (six flags):
+// 1,258 KB in 15,217, and the budget set 10% above that.
 var modelBudget = []struct {
 	line          string
 	lean          bool
@@ -49,7 +51,7 @@ var modelBudget = []struct {
 	{"list-tools", true, 60 << 10, 630},
 	{"call echo message=hi", true, 62 << 10, 665},
 	{"--session s call echo message=hi", true, 82 << 10, 985},
-	{"list-tools", false, 1260 << 10, 15200},
+	{"list-tools", false, 1384 << 10, 16700},
 }
 
 // TestModelBuildCost: each command line's model, built and parsed, within

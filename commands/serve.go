@@ -18,6 +18,7 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/hangup"
 	"github.com/mcpv/mcpv/internal/mock"
+	"github.com/mcpv/mcpv/internal/origin"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/mcp"
@@ -38,11 +39,25 @@ type listenFlags struct {
 	HTTP        string `name:"http" placeholder:"ADDR" help:"Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one)."`
 	HTTPToken   string `name:"http-token" placeholder:"@FILE|TOKEN" help:"Require this bearer token of every HTTP client: @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it)."`
 	AllowRemote bool   `name:"allow-remote" help:"Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr."`
+	AllowOrigin []string `name:"allow-origin" sep:"," placeholder:"ORIGIN" help:"Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null)."`
+	Path        string   `name:"path" placeholder:"PATH" help:"Serve --http's endpoint at PATH rather than /mcp."`
+	SSE         bool     `name:"sse" help:"Serve clients of the 2024-11-05 HTTP+SSE transport too, beside the endpoint: an event stream at /sse, messages POSTed to /message (with --path /api/mcp, /api/sse and /api/message)."`
 }
 
 func (l listenFlags) validate() error {
 	if l.HTTP == "" && (l.HTTPToken != "" || l.AllowRemote) {
 		return usageErrorf("--http-token and --allow-remote go with --http")
+	}
+	if l.HTTP == "" && (l.AllowOrigin != nil || l.Path != "" || l.SSE) {
+		return usageErrorf("--allow-origin, --path and --sse go with --http")
+	}
+	if _, err := origin.NewPolicy(l.AllowOrigin); err != nil {
+		return usageErrorf("--allow-origin: %v", err)
+	}
+	if l.Path != "" {
+		if err := serve.CheckPath(l.Path, l.SSE); err != nil {
+			return usageErrorf("--path %q: %v", l.Path, err)
+		}
 	}
 	return nil
 }
@@ -68,12 +83,15 @@ func (c *serveCmd) Help() string {
 
 The server's credentials (OAuth tokens, -H values, secret --env values) stay in mcpv: they are masked in every message a client gets. With --http every client must send a bearer token: --http-token, or one mcpv generates and prints once on stderr (--http-no-token serves loopback without one, to every user of the machine). --http listens on loopback only, unless --allow-remote.
 
+Over --http, web pages served from loopback (and those of each --allow-origin) may use the endpoint from a browser: their CORS preflights are answered; a page of any other origin is refused. GET /healthz answers probes without the token: 200 while the server is up, 503 once it is gone. --path serves the endpoint elsewhere than /mcp; --sse serves clients of the 2024-11-05 HTTP+SSE transport too, at /sse beside /mcp.
+
 The guard (--allow-tools, --deny-tools, the same for resources by URI and prompts by name, --read-only) hides what it does not allow from every list and refuses a request for it with a JSON-RPC error. A config entry may carry the same guard (guard:).
 
 Examples:
 
     $ mcpv serve -u https://mcp.example.com/mcp
     $ mcpv serve --http 127.0.0.1:8808 -- npx -y @modelcontextprotocol/server-everything
+    $ mcpv serve --http 127.0.0.1:8808 --sse --allow-origin https://app.example.com -s github
     $ mcpv serve --read-only --deny-tools 'delete_*' -s github`
 }
 
@@ -228,10 +246,19 @@ func (p listening) serve(ctx context.Context, srv *serve.Server, out *console) e
 		return &mcp.TransportError{Op: "listen on " + p.addr, Err: err}
 	}
 	h := srv.HTTPHandler(p.token, p.remote)
+	h.Origins, h.Path, h.SSE = p.origins, p.path, p.sse
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }() // ends at Shutdown
-	out.notef("serving at http://%s/mcp", ln.Addr())
+	path := p.path
+	if path == "" {
+		path = serve.DefaultPath
+	}
+	out.notef("serving at http://%s%s", ln.Addr(), path)
+	if p.sse {
+		stream, _ := serve.LegacyPaths(path)
+		out.notef("serving the HTTP+SSE transport at http://%s%s", ln.Addr(), stream)
+	}
 	select {
 	case <-ctx.Done():
 		err = context.Cause(ctx)
@@ -276,7 +303,8 @@ func (c listenFlags) listenPlan(out *console, tokenAlways bool) (listening, erro
 		token = hex.EncodeToString(b)
 		out.notef("clients must send Authorization: Bearer %s", token)
 	}
-	return listening{addr: c.HTTP, token: token, remote: remote}, nil
+	origins, _ := origin.NewPolicy(c.AllowOrigin) // checked by validate
+	return listening{addr: c.HTTP, token: token, remote: remote, origins: origins, path: c.Path, sse: c.SSE}, nil
 }
 
 // maxTokenFile bounds what --http-token @FILE reads: a token, not a file
@@ -315,4 +343,7 @@ func (c listenFlags) bearerToken(out *console) (string, error) {
 type listening struct {
 	addr, token string
 	remote      bool
+	origins     origin.Policy
+	path        string
+	sse         bool
 }

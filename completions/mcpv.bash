@@ -36,8 +36,8 @@ __mcpv_flags() {
     'load') flags='--mix --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --format --grace' ;;
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
-    'serve') flags='--http --http-token --allow-remote --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
-    'mock') flags='--responses --tool --log --http --http-token --allow-remote' ;;
+    'serve') flags='--http --http-token --allow-remote --allow-origin --path --sse --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
+    'mock') flags='--responses --tool --log --http --http-token --allow-remote --allow-origin --path --sse' ;;
     'trust') flags='--revoke' ;;
     *) flags= ;;
     esac
@@ -176,6 +176,9 @@ __mcpv_flag() {
         'serve:--http') kind='none'; return ;;
         'serve:--http-token') kind='none'; return ;;
         'serve:--allow-remote') kind='bool'; return ;;
+        'serve:--allow-origin') kind='none'; return ;;
+        'serve:--path') kind='none'; return ;;
+        'serve:--sse') kind='bool'; return ;;
         'serve:--isolate') kind='bool'; return ;;
         'serve:--record') kind='file'; return ;;
         'serve:--http-no-token') kind='bool'; return ;;
@@ -192,6 +195,9 @@ __mcpv_flag() {
         'mock:--http') kind='none'; return ;;
         'mock:--http-token') kind='none'; return ;;
         'mock:--allow-remote') kind='bool'; return ;;
+        'mock:--allow-origin') kind='none'; return ;;
+        'mock:--path') kind='none'; return ;;
+        'mock:--sse') kind='bool'; return ;;
         'trust:--revoke') kind='bool'; return ;;
         esac
         [[ -n $c ]] || return 1

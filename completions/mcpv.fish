@@ -77,10 +77,10 @@ function __mcpv_takes
             case 'session start:--idle'
                 echo 1
                 return 0
-            case 'serve:--http' 'serve:--http-token' 'serve:--record' 'serve:--allow-tools' 'serve:--deny-tools' 'serve:--allow-resources' 'serve:--deny-resources' 'serve:--allow-prompts' 'serve:--deny-prompts'
+            case 'serve:--http' 'serve:--http-token' 'serve:--allow-origin' 'serve:--path' 'serve:--record' 'serve:--allow-tools' 'serve:--deny-tools' 'serve:--allow-resources' 'serve:--deny-resources' 'serve:--allow-prompts' 'serve:--deny-prompts'
                 echo 1
                 return 0
-            case 'mock:--responses' 'mock:--tool' 'mock:--log' 'mock:--http' 'mock:--http-token'
+            case 'mock:--responses' 'mock:--tool' 'mock:--log' 'mock:--http' 'mock:--http-token' 'mock:--allow-origin' 'mock:--path'
                 echo 1
                 return 0
         end
@@ -381,6 +381,9 @@ complete -c mcpv -n '__mcpv_in "session stop"' -l all -d 'End every running sess
 complete -c mcpv -n '__mcpv_in "serve"' -l http -x -d 'Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one).'
 complete -c mcpv -n '__mcpv_in "serve"' -l http-token -x -d 'Require this bearer token of every HTTP client: @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it).'
 complete -c mcpv -n '__mcpv_in "serve"' -l allow-remote -d 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.'
+complete -c mcpv -n '__mcpv_in "serve"' -l allow-origin -x -d 'Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null).'
+complete -c mcpv -n '__mcpv_in "serve"' -l path -x -d 'Serve --http\'s endpoint at PATH rather than /mcp.'
+complete -c mcpv -n '__mcpv_in "serve"' -l sse -d 'Serve clients of the 2024-11-05 HTTP+SSE transport too, beside the endpoint: an event stream at /sse, messages POSTed to /message (with --path /api/mcp, /api/sse and /api/message).'
 complete -c mcpv -n '__mcpv_in "serve"' -l isolate -d 'Give each HTTP client an upstream session of its own, rather than one shared by all.'
 complete -c mcpv -n '__mcpv_in "serve"' -l record -r -F -d 'Write what passes through when serving ends: the server\'s surface as an mcpv test snapshot in FILE, and the answers to the calls, reads and gets seen beside it (FILE with .responses.json for its extension), secrets masked; for mcpv mock.'
 complete -c mcpv -n '__mcpv_in "serve"' -l http-no-token -d 'Serve --http on loopback without a bearer token: every user and program of this machine may then use the server, with its credentials.'
@@ -397,6 +400,9 @@ complete -c mcpv -n '__mcpv_in "mock"' -l log -r -F -d 'Write each message of ea
 complete -c mcpv -n '__mcpv_in "mock"' -l http -x -d 'Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one).'
 complete -c mcpv -n '__mcpv_in "mock"' -l http-token -x -d 'Require this bearer token of every HTTP client: @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it).'
 complete -c mcpv -n '__mcpv_in "mock"' -l allow-remote -d 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.'
+complete -c mcpv -n '__mcpv_in "mock"' -l allow-origin -x -d 'Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null).'
+complete -c mcpv -n '__mcpv_in "mock"' -l path -x -d 'Serve --http\'s endpoint at PATH rather than /mcp.'
+complete -c mcpv -n '__mcpv_in "mock"' -l sse -d 'Serve clients of the 2024-11-05 HTTP+SSE transport too, beside the endpoint: an event stream at /sse, messages POSTed to /message (with --path /api/mcp, /api/sse and /api/message).'
 complete -c mcpv -n '__mcpv_at "mock" 0' -F
 complete -c mcpv -n '__mcpv_at "servers" 0' -x -a '(__mcpv_servers)'
 complete -c mcpv -n '__mcpv_in "trust"' -l revoke -d 'Forget the trust instead.'

@@ -227,6 +227,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--http'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one).' }
             @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require this bearer token of every HTTP client: @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it).' }
             @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.' }
+            @{ Names = @('--allow-origin'); Words = 1; Kind = 'none'; Enum = @(); H = 'Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null).' }
+            @{ Names = @('--path'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve --http''s endpoint at PATH rather than /mcp.' }
+            @{ Names = @('--sse'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve clients of the 2024-11-05 HTTP+SSE transport too, beside the endpoint: an event stream at /sse, messages POSTed to /message (with --path /api/mcp, /api/sse and /api/message).' }
             @{ Names = @('--isolate'); Words = 0; Kind = 'none'; Enum = @(); H = 'Give each HTTP client an upstream session of its own, rather than one shared by all.' }
             @{ Names = @('--record'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write what passes through when serving ends: the server''s surface as an mcpv test snapshot in FILE, and the answers to the calls, reads and gets seen beside it (FILE with .responses.json for its extension), secrets masked; for mcpv mock.' }
             @{ Names = @('--http-no-token'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve --http on loopback without a bearer token: every user and program of this machine may then use the server, with its credentials.' }
@@ -245,6 +248,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--http'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one).' }
             @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require this bearer token of every HTTP client: @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it).' }
             @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.' }
+            @{ Names = @('--allow-origin'); Words = 1; Kind = 'none'; Enum = @(); H = 'Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null).' }
+            @{ Names = @('--path'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve --http''s endpoint at PATH rather than /mcp.' }
+            @{ Names = @('--sse'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve clients of the 2024-11-05 HTTP+SSE transport too, beside the endpoint: an event stream at /sse, messages POSTed to /message (with --path /api/mcp, /api/sse and /api/message).' }
         )
         'trust' = @(
             @{ Names = @('--revoke'); Words = 0; Kind = 'none'; Enum = @(); H = 'Forget the trust instead.' }

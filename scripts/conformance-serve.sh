@@ -11,8 +11,9 @@
 # the server over stdio in the initialize era, where serve bridges the
 # eras (it must pass all but the scenarios a bridge cannot: below). Then
 # the MCP Inspector CLI, a client mcpv did not write, lists and calls the
-# npm server's tools through mcpv serve over stdio and over HTTP, and must
-# get what it gets directly.
+# npm server's tools through mcpv serve over stdio, over HTTP and over the
+# legacy HTTP+SSE transport (serve --sse; the TypeScript SDK's client), and
+# must get what it gets directly.
 #
 #   bash scripts/conformance-serve.sh
 #
@@ -200,8 +201,9 @@ inspect() { # OUT ARGS...: the Inspector's stdout, compacted, in OUT
 	# parent: it runs from the peers' node_modules, with absolute paths.
 	(cd "$peers/node_modules" && timeout 60 node "$inspector" "$@" 2>"$out.err") | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{try{console.log(JSON.stringify(JSON.parse(s)))}catch(e){console.log("not JSON: "+s.slice(0,200))}})' >"$out"
 }
-serve -u "$npm_url"
+serve -u "$npm_url" --sse
 serve_http=$url
+serve_sse=${url%/mcp}/sse
 # The Inspector takes the words after a -- as its own: serve's command line
 # goes into a script of its own.
 printf '#!/bin/sh\nexec "%s" serve -- node "%s" stdio\n' "$dir/mcpv" "$entry" >"$dir/serve-npm.sh"
@@ -236,8 +238,9 @@ for method in "--method tools/list" "--method tools/call --tool-name get-sum --t
 		inspect "$dir/inspector-$n-direct.json" node "$entry" stdio $method
 		inspect "$dir/inspector-$n-stdio.json" "$dir/serve-npm.sh" $method
 		inspect "$dir/inspector-$n-http.json" "$serve_http" --transport http $method
+		inspect "$dir/inspector-$n-sse.json" "$serve_sse" --transport sse $method
 	}
-	for via in stdio http; do
+	for via in stdio http sse; do
 		more=""
 		[ "$via" = stdio ] || more=more
 		if verdict=$(same "$dir/inspector-$n-direct.json" "$dir/inspector-$n-$via.json" "$more" 2>&1); then

@@ -15,15 +15,27 @@ import (
 // hangHTTP serves a hang upstream over HTTP.
 func hangHTTP(t *testing.T) (*hang, *HTTPHandler, string) {
 	t.Helper()
+	up, h, base := hangServed(t, "", nil)
+	return up, h, base + "/mcp"
+}
+
+// hangServed serves a hang upstream, whose calls are cancelled visibly,
+// over HTTP with token and set applied to the handler; it returns the
+// base URL.
+func hangServed(t *testing.T, token string, set func(*HTTPHandler)) (*hang, *HTTPHandler, string) {
+	t.Helper()
 	up := &hang{done: make(chan struct{}), called: make(chan struct{}, 1), cancelled: make(chan struct{}, 1)}
 	srv := &Server{Open: func(context.Context, connect.Hooks) (Upstream, error) { return up, nil }}
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	h := srv.HTTPHandler("", false)
+	h := srv.HTTPHandler(token, false)
+	if set != nil {
+		set(h)
+	}
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { h.Close(); ts.Close() })
-	return up, h, ts.URL + "/mcp"
+	return up, h, ts.URL
 }
 
 // postTo POSTs body with ctx, with the session id sid when not empty (a

@@ -286,7 +286,19 @@ func postModern(t testing.TB, url, body string, extra map[string]string) (*http.
 // post POSTs body to url with header, and reads the answer.
 func post(t testing.TB, url string, header http.Header, body string) (*http.Response, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	return send(t, http.MethodPost, url, header, body)
+}
+
+// send sends one request with header (its Host, when there is one, the
+// request's host), and reads the answer.
+func send(t testing.TB, method, url string, header http.Header, body string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if host := header.Get("Host"); host != "" {
+		req.Host = host
+		header = header.Clone()
+		header.Del("Host")
+	}
 	req.Header = header
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -2,11 +2,14 @@ package serve
 
 // The Streamable HTTP side
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http):
-// one endpoint, /mcp. A client of the initialize era gets a session at
-// initialize (Mcp-Session-Id), POSTs each message, and may GET a stream
-// for what the server sends unasked; DELETE ends its session. A client of
-// the 2026-07-28 era has no session: each of its POSTs is served on a
-// downstream session of its own that ends with the answer.
+// one endpoint, /mcp unless Path says otherwise. A client of the
+// initialize era gets a session at initialize (Mcp-Session-Id), POSTs
+// each message, and may GET a stream for what the server sends unasked;
+// DELETE ends its session. A client of the 2026-07-28 era has no session:
+// each of its POSTs is served on a downstream session of its own that
+// ends with the answer. With SSE, clients of the 2024-11-05 HTTP+SSE
+// transport are served beside (httpsse.go). Who may reach the endpoint,
+// and /healthz, is httpfront.go's.
 //
 // Each downstream session is an mcp.Session over an httpTransport: what a
 // POST brings is what the session reads; what the session writes goes to
@@ -17,35 +20,31 @@ package serve
 // with an event stream otherwise.
 
 import (
-	"bytes"
-	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/origin"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
 // HTTPHandler serves clients at /mcp. With a token, every request must
-// carry it as a bearer token; anyOrigin lets a browser page of any origin
-// in, under any host name (a server reachable beyond this machine), else
-// only loopback origins are, and only requests for a loopback host (a
-// defence against DNS rebinding, a MUST of the transport: a page of
-// evil.example whose name now points at 127.0.0.1 sends its own Origin,
-// or none at all, and Host: evil.example).
-func (s *Server) HTTPHandler(token string, anyOrigin bool) *HTTPHandler {
-	return &HTTPHandler{srv: s, token: token, anyOrigin: anyOrigin, sessions: map[string]*httpSession{},
+// carry it as a bearer token; anyHost answers requests for any host name
+// (a server reachable beyond this machine), else only those for a
+// loopback host (a defence against DNS rebinding, a MUST of the
+// transport: a page of evil.example whose name now points at 127.0.0.1
+// sends Host: evil.example). A browser page is let in from a loopback
+// origin, or one Origins names.
+func (s *Server) HTTPHandler(token string, anyHost bool) *HTTPHandler {
+	return &HTTPHandler{srv: s, token: token, anyHost: anyHost, sessions: map[string]*httpSession{},
 		answering: map[*httpSession]bool{},
 		Idle:      DefaultIdle, InitIdle: DefaultInitIdle, MaxSessions: DefaultMaxSessions, MaxBody: DefaultMaxBody}
 }
@@ -69,11 +68,27 @@ const (
 	DefaultMaxBody = 32 << 20
 )
 
-// HTTPHandler is the /mcp endpoint.
+// HTTPHandler is the /mcp endpoint. Its fields are set before it serves.
 type HTTPHandler struct {
-	srv       *Server
-	token     string
-	anyOrigin bool
+	srv     *Server
+	token   string
+	anyHost bool
+	// Path is where the endpoint is (DefaultPath when ""); CheckPath
+	// says which paths may be.
+	Path string
+	// Origins are the web origins whose pages may use the endpoint.
+	Origins origin.Policy
+	// SSE serves clients of the 2024-11-05 HTTP+SSE transport too, at
+	// the LegacyPaths beside the endpoint.
+	SSE bool
+	// Stall is how long a client may take nothing written to it before
+	// it counts as gone (DefaultStall when 0).
+	Stall time.Duration
+	// KeepAlive is how often an event stream that has nothing to say
+	// gets a comment (DefaultKeepAlive when 0, none when negative): a
+	// proxy in front that cuts silent connections leaves it be, and a
+	// client that went without a word is found out.
+	KeepAlive time.Duration
 	// Idle ends a session that long without a request or a stream open;
 	// InitIdle, one that has had no request but its initialize.
 	Idle, InitIdle time.Duration
@@ -97,6 +112,9 @@ type HTTPHandler struct {
 type httpSession struct {
 	c *client
 	t *httpTransport
+	// legacy: a client of the HTTP+SSE transport, whose session is its
+	// stream's (no idle timer), reached at its message path alone.
+	legacy bool
 
 	mu      sync.Mutex  // guards active and settled
 	active  int         // HTTP requests of the session being served
@@ -158,45 +176,6 @@ func (h *HTTPHandler) Close() {
 // sessions close.
 func (h *HTTPHandler) Settle() { h.asked.wait(settleWait, nil) }
 
-func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/mcp" {
-		http.NotFound(w, r)
-		return
-	}
-	if !h.anyOrigin && !loopbackOrigin(r.Header.Get("Origin")) {
-		httpError(w, http.StatusForbidden, "origin not allowed")
-		return
-	}
-	if !h.anyOrigin && !loopbackHost(r.Host) {
-		httpError(w, http.StatusForbidden, "host not allowed")
-		return
-	}
-	if h.token != "" {
-		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, []byte("Bearer "+h.token)) != 1 {
-			// Said in the challenge too, which a client shows: this is
-			// no OAuth server, and the token is the one serve printed.
-			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpv serve", error_description="send the bearer token mcpv serve printed on stderr, or was given (--http-token, MCPV_HTTP_TOKEN), as Authorization: Bearer TOKEN"`)
-			httpError(w, http.StatusUnauthorized, "a bearer token is required: the one mcpv serve printed on stderr, or was given (--http-token, MCPV_HTTP_TOKEN), as Authorization: Bearer TOKEN")
-			return
-		}
-	}
-	switch r.Method {
-	case http.MethodPost:
-		h.post(w, r)
-	case http.MethodGet:
-		h.get(w, r)
-	case http.MethodDelete:
-		if s := h.session(w, r); s != nil {
-			h.end(r.Header.Get("Mcp-Session-Id"))
-			w.WriteHeader(http.StatusOK)
-		}
-	default:
-		w.Header().Set("Allow", "GET, POST, DELETE")
-		httpError(w, http.StatusMethodNotAllowed, "method not allowed")
-	}
-}
-
 // end ends the session sid, if it is still there.
 func (h *HTTPHandler) end(sid string) {
 	h.mu.Lock()
@@ -206,34 +185,6 @@ func (h *HTTPHandler) end(sid string) {
 	if s != nil {
 		s.c.close()
 	}
-}
-
-// loopbackOrigin: no Origin (not a browser), or one on this machine.
-func loopbackOrigin(origin string) bool {
-	if origin == "" {
-		return true
-	}
-	u, err := url.Parse(origin)
-	if err != nil {
-		return false
-	}
-	return loopbackName(u.Hostname())
-}
-
-// loopbackHost: a Host header (host, or host:port) naming this machine.
-func loopbackHost(host string) bool {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	return loopbackName(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
-}
-
-func loopbackName(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // httpError answers with a JSON-RPC error without an id, as the transport
@@ -253,13 +204,22 @@ func (h *HTTPHandler) session(w http.ResponseWriter, r *http.Request) *httpSessi
 		httpError(w, http.StatusBadRequest, "Mcp-Session-Id header required")
 		return nil
 	}
-	h.mu.Lock()
-	s := h.sessions[sid]
-	h.mu.Unlock()
+	s := h.lookup(sid, false)
 	if s == nil {
 		httpError(w, http.StatusNotFound, "session not found")
 	}
 	return s
+}
+
+// lookup is the session sid, of a legacy client or not as asked: the id
+// of one kind names none of the other.
+func (h *HTTPHandler) lookup(sid string, legacy bool) *httpSession {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s := h.sessions[sid]; s != nil && s.legacy == legacy {
+		return s
+	}
+	return nil
 }
 
 // incoming is what the endpoint needs to know of a POSTed message.
@@ -286,13 +246,22 @@ func readIncoming(body []byte) (incoming, error) {
 	return in, nil
 }
 
-func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
+// readBody reads a POST's body, of MaxBody bytes at most (413 beyond).
+func (h *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.MaxBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			httpError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", tooBig.Limit))
 		}
+		return nil, false
+	}
+	return body, true
+}
+
+func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
+	body, ok := h.readBody(w, r)
+	if !ok {
 		return
 	}
 	in, err := readIncoming(body)
@@ -317,7 +286,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	var s *httpSession
 	switch {
 	case in.request && in.method == "initialize":
-		if s, err = h.open(w); err != nil {
+		if _, s = h.open(w, false); s == nil {
 			return
 		}
 	case modern:
@@ -350,16 +319,12 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		defer s.leave(h)
 	}
 	if !in.request {
-		select {
-		case s.t.in <- body:
-			w.WriteHeader(http.StatusAccepted)
-		case <-s.t.closed:
-			httpError(w, http.StatusNotFound, "session not found")
-		}
+		s.t.accept(w, r, body)
 		return
 	}
 	st := s.t.expect(in.id, acceptsEvents(r))
 	st.header, st.lazy = r.Header, modern
+	h.pace(st)
 	defer s.t.forget(in.id, st)
 	h.asked.add(1)
 	defer h.asked.add(-1)
@@ -369,9 +334,10 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotFound, "session not found")
 		return
 	}
-	if !st.answer(w, r, in.id, s.t.closed, st.events) && r.Context().Err() != nil {
-		// The client hung up before its answer: the request is cancelled,
-		// as if it had said so, and upstream with it.
+	if !st.answer(w, r, in.id, s.t.closed, st.events) {
+		// The client hung up before its answer, or took nothing for its
+		// stall: the request is cancelled, as if it had said so, and
+		// upstream with it (unless the session ended, which did).
 		s.t.cancel(in.id)
 	}
 }
@@ -383,9 +349,10 @@ func acceptsEvents(r *http.Request) bool {
 	return strings.Contains(r.Header.Get("Accept"), "text/event-stream")
 }
 
-// open starts a session for an initialize and names it in the answer's
-// headers.
-func (h *HTTPHandler) open(w http.ResponseWriter) (*httpSession, error) {
+// open starts a session: for an initialize, named in the answer's
+// headers, or for a legacy client's stream. It answers the refusal and
+// returns nil when one may not open now.
+func (h *HTTPHandler) open(w http.ResponseWriter, legacy bool) (string, *httpSession) {
 	b := make([]byte, 16)
 	rand.Read(b)
 	sid := hex.EncodeToString(b)
@@ -393,14 +360,19 @@ func (h *HTTPHandler) open(w http.ResponseWriter) (*httpSession, error) {
 	if refuse := h.refusal(); refuse != nil {
 		h.mu.Unlock()
 		refuse(w)
-		return nil, errors.New("refused")
+		return "", nil
 	}
 	s := h.newSession()
+	s.legacy = legacy
 	h.sessions[sid] = s
-	s.idle = time.AfterFunc(h.InitIdle, func() { h.end(sid) })
+	if !legacy {
+		s.idle = time.AfterFunc(h.InitIdle, func() { h.end(sid) })
+	}
 	h.mu.Unlock()
-	w.Header().Set("Mcp-Session-Id", sid)
-	return s, nil
+	if !legacy {
+		w.Header().Set("Mcp-Session-Id", sid)
+	}
+	return sid, s
 }
 
 // refusal is how to refuse a new session, when one may not open now (the
@@ -433,7 +405,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 	}
 	s.enter(false)
 	defer s.leave(h)
-	st := newStream()
+	st := h.pace(newStream())
 	s.t.mu.Lock()
 	busy := s.t.get != nil
 	if !busy {
@@ -455,6 +427,19 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 	st.answer(w, r, nil, s.t.closed, true)
 }
 
+// accept hands a message that is answered elsewhere (a notification, a
+// response, a legacy client's every message) to the session, and says it
+// was taken (202).
+func (t *httpTransport) accept(w http.ResponseWriter, r *http.Request, body []byte) {
+	select {
+	case t.in <- body:
+		w.WriteHeader(http.StatusAccepted)
+	case <-t.closed:
+		httpError(w, http.StatusNotFound, "session not found")
+	case <-r.Context().Done():
+	}
+}
+
 // cancel cancels the client's request id in its session, as the
 // client's notifications/cancelled would.
 func (t *httpTransport) cancel(id json.RawMessage) {
@@ -463,216 +448,4 @@ func (t *httpTransport) cancel(id json.RawMessage) {
 	case t.in <- msg:
 	case <-t.closed:
 	}
-}
-
-// stream is where a POST's or the GET's messages wait to be written.
-type stream struct {
-	ch     chan outMsg
-	gone   chan struct{} // closed when the HTTP request is over
-	events bool          // an event stream; else the response alone, as JSON
-	// lazy (a modern client's POST) starts the event stream with its
-	// first message, not before: an error that comes first goes as JSON,
-	// with the status it calls for (modernStatus).
-	lazy   bool
-	header http.Header // the POST's headers
-}
-
-func newStream() *stream {
-	return &stream{ch: make(chan outMsg, 16), gone: make(chan struct{}), events: true}
-}
-
-// outMsg is a message for a stream: its parts, written one after the
-// other (a large result is never joined to its framing, nor copied), and
-// its id when it is a response, read once.
-type outMsg struct {
-	parts    [][]byte
-	id       json.RawMessage
-	response bool
-}
-
-// answer writes the stream's messages until the response to id (none for
-// the GET stream) has gone, the client goes, or the session ends: as an
-// event stream, or, for a client that takes none, the response alone as
-// one JSON body (what comes before it is dropped). It reports whether the
-// response went.
-func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMessage, closed <-chan struct{}, events bool) bool {
-	started := false
-	if events && !st.lazy {
-		startEvents(w)
-		started = true
-	}
-	for {
-		select {
-		case msg := <-st.ch:
-			final := id != nil && msg.response && string(msg.id) == string(id)
-			status := http.StatusOK
-			if final && !started && st.lazy {
-				status = modernStatus(msg.parts)
-			}
-			if final && !started && (!events || status != http.StatusOK) {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(status)
-				writeParts(w, msg.parts)
-				return true
-			}
-			if !events {
-				continue
-			}
-			if !started {
-				startEvents(w)
-				started = true
-			}
-			io.WriteString(w, "event: message\ndata: ")
-			writeParts(w, msg.parts)
-			io.WriteString(w, "\n\n")
-			if f, ok := w.(http.Flusher); ok {
-				f.Flush()
-			}
-			if final {
-				return true
-			}
-		case <-r.Context().Done():
-			return false
-		case <-closed:
-			return false
-		}
-	}
-}
-
-func writeParts(w io.Writer, parts [][]byte) {
-	for _, p := range parts {
-		w.Write(p)
-	}
-}
-
-func startEvents(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// responseID reads a message's id when it is a response (no method).
-func responseID(msg []byte) (json.RawMessage, bool) {
-	e, _ := readEnvelope(msg)
-	return e.response()
-}
-
-// httpTransport is one downstream session's side of the endpoint.
-type httpTransport struct {
-	in     chan []byte   // POSTed messages, for Read
-	closed chan struct{} // closed by Close
-	once   sync.Once     // guards closing closed
-
-	mu    sync.Mutex         // guards posts and get
-	posts map[string]*stream // the POSTs waiting for their answer, by request id
-	get   *stream            // the GET stream, when open
-}
-
-func (t *httpTransport) Read() ([]byte, error) {
-	select {
-	case msg := <-t.in:
-		return msg, nil
-	case <-t.closed:
-		return nil, io.EOF
-	}
-}
-
-// expect registers the POST of request id before the request is read,
-// so that its answer cannot come before the POST is there to take it.
-func (t *httpTransport) expect(id json.RawMessage, events bool) *stream {
-	st := newStream()
-	st.events = events
-	t.mu.Lock()
-	t.posts[string(id)] = st
-	t.mu.Unlock()
-	return st
-}
-
-// headers are the headers of the POST of request id, while it is served.
-func (t *httpTransport) headers(id json.RawMessage) http.Header {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if st := t.posts[string(id)]; st != nil {
-		return st.header
-	}
-	return nil
-}
-
-func (t *httpTransport) forget(id json.RawMessage, st *stream) {
-	t.mu.Lock()
-	if t.posts[string(id)] == st {
-		delete(t.posts, string(id))
-	}
-	t.mu.Unlock()
-	close(st.gone)
-}
-
-// Write sends msg to the POST it answers or belongs to, else to the GET
-// stream; a notification with neither is dropped, a request fails.
-func (t *httpTransport) Write(ctx context.Context, msg []byte) error {
-	id, resp := responseID(msg)
-	return t.send(ctx, outMsg{parts: [][]byte{msg}, id: id, response: resp})
-}
-
-// WriteParts writes a response given as the session frames one with a
-// large result (its head up to "result":, the result, a closing brace),
-// without joining them; anything else is joined and written.
-func (t *httpTransport) WriteParts(ctx context.Context, parts [][]byte) error {
-	if head, ok := headOf(parts); ok {
-		if id, resp := responseID(head); resp {
-			return t.send(ctx, outMsg{parts: parts, id: id, response: true})
-		}
-	}
-	return t.Write(ctx, bytes.Join(parts, nil))
-}
-
-// send hands msg to the POST it answers or belongs to, else to the GET
-// stream; a notification with neither is dropped, a request fails.
-func (t *httpTransport) send(ctx context.Context, msg outMsg) error {
-	key, resp := related(ctx), msg.response
-	if resp {
-		key = msg.id
-	}
-	t.mu.Lock()
-	st := t.posts[string(key)]
-	if st == nil || !st.events && !resp {
-		st = t.get // a POST answered as JSON takes its response alone
-	}
-	t.mu.Unlock()
-	if st == nil {
-		// Only a response comes in parts, and its first part is not a
-		// whole message: read the others, which are one.
-		if !resp {
-			if _, isRequest := requestID(msg.parts[0]); isRequest {
-				return errors.New("the client has no stream open to take a request")
-			}
-		}
-		return nil
-	}
-	select {
-	case st.ch <- msg:
-		return nil
-	case <-st.gone:
-		return errors.New("the client's stream has closed")
-	case <-t.closed:
-		return io.EOF
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
-}
-
-func requestID(msg []byte) (json.RawMessage, bool) {
-	in, err := readIncoming(msg)
-	return in.id, err == nil && in.request
-}
-
-// ConcurrentWrites: each message goes to a stream of its own.
-func (t *httpTransport) ConcurrentWrites() bool { return true }
-
-func (t *httpTransport) Close(context.Context) error {
-	t.once.Do(func() { close(t.closed) })
-	return nil
 }

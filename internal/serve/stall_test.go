@@ -2,13 +2,17 @@ package serve
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/mcp/mcptest"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -174,9 +178,48 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// bigResults are the settings of the fake server whose every call's
+// result holds n bytes.
+func bigResults(n int) *connect.Settings {
+	return &connect.Settings{Command: []string{os.Args[0]}, ConnectTimeout: 30 * time.Second, ProtocolEra: "legacy",
+		Env: append(os.Environ(), mcptest.EnvVar+"=big="+fmt.Sprint(n))}
+}
+
 // queuedNotes is how many notifications wait for the client's writer.
 func (c *client) queuedNotes() int {
 	c.sentMu.Lock()
 	defer c.sentMu.Unlock()
 	return len(c.out)
+}
+
+// A client that takes nothing of its answers, whatever it asks for
+// (results of megabytes here, each POST's stream left unread), holds no
+// request of serve's for long: once it has taken nothing for the stall,
+// each of its POSTs is let go, and its request cancelled.
+func TestUnreadAnswersLetGo(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, bigResults(8<<20), nil, false)
+	h := srv.HTTPHandler("", false)
+	h.Stall = 100 * time.Millisecond
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); ts.Close() })
+	resp, _ := postMessage(t, ts.URL+"/mcp", "", acceptBoth, legacyInitialize)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	postMessage(t, ts.URL+"/mcp", sid, acceptBoth, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i := range 4 {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"x","arguments":{}}}`, 10+i)))
+		req.Header.Set("Accept", acceptBoth)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Mcp-Session-Id", sid)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() }) // never read
+	}
+	waitFor(t, "every unread POST to be let go", func() bool {
+		h.asked.mu.Lock()
+		defer h.asked.mu.Unlock()
+		return h.asked.n == 0
+	})
 }

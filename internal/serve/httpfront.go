@@ -1,0 +1,239 @@
+package serve
+
+// Who may reach the endpoint, and how a browser is told. Every request
+// is checked in the same order, whatever its path:
+//
+//   - its Host names this machine (unless anyHost): a page whose own name
+//     was made to point at 127.0.0.1 (DNS rebinding) is refused (403);
+//   - its Origin, when it has one (a browser's page), is admitted: a
+//     loopback origin, one Origins names, or with anyHost the origin of
+//     the name it was reached by (a page served beside the endpoint, by a
+//     proxy in front of both); 403 otherwise, a MUST of the transport
+//     (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning);
+//     a browser's request with no Origin made for a page of another site
+//     (Sec-Fetch-Site: cross-site: an <img>, a no-cors fetch, a link) is
+//     refused as well, so that no page can open a stream, and with
+//     Isolate start a server, where no token is asked;
+//   - /healthz is answered then, with no token and no CORS header: no
+//     page of another origin can read it;
+//   - a CORS preflight of an admitted page is answered, before the token
+//     (a preflight never carries one), and every answer to such a page
+//     names its origin and the headers it may read;
+//   - then the bearer token.
+
+import (
+	"crypto/subtle"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/mcpv/mcpv/internal/origin"
+)
+
+// The paths served: the endpoint (DefaultPath unless Path says
+// otherwise), the health check, and with SSE the legacy transport's
+// (LegacyPaths).
+const (
+	DefaultPath = "/mcp"
+	HealthPath  = "/healthz"
+)
+
+// LegacyPaths are the paths of the legacy transport served beside the
+// endpoint, in its directory: its stream (sse) and where its clients
+// POST (message). Beside /mcp they are /sse and /message; beside
+// /api/v1/mcp, /api/v1/sse and /api/v1/message, so that a proxy that
+// routes the endpoint's prefix routes them too.
+func LegacyPaths(endpoint string) (stream, message string) {
+	dir := endpoint[:strings.LastIndex(endpoint, "/")+1]
+	return dir + "sse", dir + "message"
+}
+
+// cors is what a page of an admitted origin may do: the methods of the
+// transports, the request headers their clients send (the tool's
+// parameters as Mcp-Param-NAME among them), and the response headers
+// they read.
+var cors = origin.CORS{
+	Methods: []string{http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodOptions},
+	Headers: []string{"Authorization", "Content-Type", "Accept", "Mcp-Session-Id", "Mcp-Protocol-Version",
+		"Last-Event-ID", "Mcp-Method", "Mcp-Name"},
+	Prefixes: []string{"Mcp-Param-"},
+	Expose:   []string{"Mcp-Session-Id", "Mcp-Protocol-Version", "WWW-Authenticate", "Retry-After"},
+	MaxAge:   600,
+}
+
+// route is what a path is.
+type route int
+
+const (
+	notServed route = iota
+	endpoint
+	health
+	sseStream
+	sseMessage
+)
+
+func (h *HTTPHandler) route(path string) route {
+	stream, message := LegacyPaths(h.path())
+	switch {
+	case path == h.path():
+		return endpoint
+	case path == HealthPath:
+		return health
+	case h.SSE && path == stream:
+		return sseStream
+	case h.SSE && path == message:
+		return sseMessage
+	}
+	return notServed
+}
+
+func (h *HTTPHandler) path() string {
+	if h.Path == "" {
+		return DefaultPath
+	}
+	return h.Path
+}
+
+// methods are those each route answers, for Allow.
+var methods = map[route]string{
+	endpoint:   "GET, POST, DELETE, OPTIONS",
+	health:     "GET, HEAD",
+	sseStream:  "GET, OPTIONS",
+	sseMessage: "POST, OPTIONS",
+}
+
+func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rt := h.route(r.URL.Path)
+	if rt == notServed {
+		http.NotFound(w, r)
+		return
+	}
+	page := r.Header.Get("Origin")
+	if !h.Origins.Admits(page) && !(h.anyHost && origin.SameHost(page, r.Host)) ||
+		page == "" && r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+		httpError(w, http.StatusForbidden, "origin not allowed")
+		return
+	}
+	if !h.anyHost && !origin.LoopbackHost(r.Host) {
+		httpError(w, http.StatusForbidden, "host not allowed")
+		return
+	}
+	if rt == health {
+		h.health(w, r)
+		return
+	}
+	if origin.IsPreflight(r) {
+		cors.Preflight(w, r)
+		return
+	}
+	if page != "" {
+		cors.Actual(w.Header(), page)
+	}
+	if r.Method == http.MethodOptions {
+		w.Header().Set("Allow", methods[rt])
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if h.token != "" {
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, []byte("Bearer "+h.token)) != 1 {
+			// Said in the challenge too, which a client shows: this is
+			// no OAuth server, and the token is the one serve printed.
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpv serve", error_description="send the bearer token mcpv serve printed on stderr, or was given (--http-token, MCPV_HTTP_TOKEN), as Authorization: Bearer TOKEN"`)
+			httpError(w, http.StatusUnauthorized, "a bearer token is required: the one mcpv serve printed on stderr, or was given (--http-token, MCPV_HTTP_TOKEN), as Authorization: Bearer TOKEN")
+			return
+		}
+	}
+	switch {
+	case rt == endpoint && r.Method == http.MethodPost:
+		h.post(w, r)
+	case rt == endpoint && r.Method == http.MethodGet:
+		h.get(w, r)
+	case rt == endpoint && r.Method == http.MethodDelete:
+		if s := h.session(w, r); s != nil {
+			h.end(r.Header.Get("Mcp-Session-Id"))
+			w.WriteHeader(http.StatusOK)
+		}
+	case rt == sseStream && r.Method == http.MethodGet:
+		h.sse(w, r)
+	case rt == sseMessage && r.Method == http.MethodPost:
+		h.message(w, r)
+	case rt == sseStream:
+		// No JSON-RPC error: a client that POSTs its initialize here to
+		// try Streamable HTTP first then GETs the stream, as the
+		// transport's backwards compatibility asks.
+		w.Header().Set("Allow", methods[rt])
+		http.Error(w, "method not allowed: GET this URL for the event stream", http.StatusMethodNotAllowed)
+	default:
+		w.Header().Set("Allow", methods[rt])
+		httpError(w, http.StatusMethodNotAllowed, "method not allowed")
+	}
+}
+
+// health answers a probe: 200 while the server is up, 503 once it has
+// gone (or serve is ending), and nothing about the server. It sends
+// nothing upstream, so no number of probes makes the server work: it
+// says what serve knows already (the server's process is running, its
+// connection was not lost). With Isolate, where each client has a
+// server of its own, it says whether serve takes clients.
+func (h *HTTPHandler) health(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", methods[health])
+		httpError(w, http.StatusMethodNotAllowed, "method not allowed")
+		return
+	}
+	status, body := http.StatusOK, `{"status":"ok"}`+"\n"
+	if !h.up() {
+		status, body = http.StatusServiceUnavailable, `{"status":"unavailable"}`+"\n"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if r.Method == http.MethodGet {
+		io.WriteString(w, body)
+	}
+}
+
+// up reports whether the endpoint serves and its server is up.
+func (h *HTTPHandler) up() bool {
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
+		return false
+	}
+	select {
+	case <-h.srv.Done(): // never, with Isolate: nil
+		return false
+	default:
+		return true
+	}
+}
+
+// CheckPath says whether path may be the endpoint's (--path): an
+// absolute path, in the characters a path holds as they are (no
+// percent-encoding, which would be read decoded), without empty, . or
+// .. segments, and none of the other paths served (with sse, those of
+// the legacy transport beside it).
+func CheckPath(path string, sse bool) error {
+	if !strings.HasPrefix(path, "/") {
+		return errors.New("it must start with /")
+	}
+	for _, c := range path {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.ContainsRune("/-._~!$&'()*+,;=:@", c)) {
+			return errors.New("it may hold letters, digits and -._~!$&'()*+,;=:@/ alone")
+		}
+	}
+	if path != "/" {
+		for _, seg := range strings.Split(strings.TrimSuffix(path[1:], "/"), "/") {
+			if seg == "" || seg == "." || seg == ".." {
+				return errors.New("it may not have empty, . or .. segments")
+			}
+		}
+	}
+	if stream, message := LegacyPaths(path); path == HealthPath || sse && (path == stream || path == message) {
+		return errors.New(path + " is served already")
+	}
+	return nil
+}

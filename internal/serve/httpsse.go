@@ -1,0 +1,70 @@
+package serve
+
+// The 2024-11-05 HTTP+SSE transport
+// (https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse),
+// beside Streamable HTTP, for clients that speak only it. A client's GET
+// at the stream's path (LegacyPaths: /sse beside /mcp) opens its session
+// and its stream: the stream's first event (endpoint) names where it
+// POSTs its messages, the message path beside it with the
+// session's id (random, as a Streamable session's), and every message
+// for it, answers included, follows on the stream. Each POST is answered
+// 202 once the session has taken it.
+//
+// The session is the stream's: when the client drops its stream, or
+// takes nothing written to it for the stall, or serve ends, its session
+// ends and what it asked that is still in flight is cancelled upstream.
+// Its id reaches only the stream's reader, names no Streamable session
+// (nor one of those a legacy session), and counts against MaxSessions as
+// a Streamable session does. The token, the origins and the guard are
+// the endpoint's.
+
+import (
+	"net/http"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// sse opens a legacy client's session and serves its stream until the
+// session ends.
+func (h *HTTPHandler) sse(w http.ResponseWriter, r *http.Request) {
+	sid, s := h.open(w, true)
+	if s == nil {
+		return
+	}
+	st := h.pace(newStream())
+	_, message := LegacyPaths(h.path())
+	st.preamble = "event: endpoint\ndata: " + message + "?sessionId=" + sid + "\n\n"
+	s.t.mu.Lock()
+	s.t.get = st
+	s.t.mu.Unlock()
+	defer func() {
+		close(st.gone) // what is still sent for it fails at once
+		h.end(sid)     // cancels what it asked, upstream too
+	}()
+	st.answer(w, r, nil, s.t.closed, true)
+}
+
+// message takes a legacy client's POST: one JSON-RPC message, or a batch,
+// for the session its URL names.
+func (h *HTTPHandler) message(w http.ResponseWriter, r *http.Request) {
+	ids := r.URL.Query()["sessionId"]
+	if len(ids) != 1 {
+		httpError(w, http.StatusBadRequest, "the URL must name one session (sessionId), as the endpoint event gave it")
+		return
+	}
+	s := h.lookup(ids[0], true)
+	if s == nil {
+		httpError(w, http.StatusNotFound, "session not found")
+		return
+	}
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return
+	}
+	if !rawjson.Valid(body) {
+		writeRPCError(w, http.StatusBadRequest, nil, &mcp.RPCError{Code: mcp.CodeParseError, Message: "the body is not valid JSON"})
+		return
+	}
+	s.t.accept(w, r, body)
+}

@@ -1,0 +1,208 @@
+package serve
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+)
+
+// stream is where a POST's or the GET's messages wait to be written.
+type stream struct {
+	ch     chan outMsg
+	gone   chan struct{} // closed when the HTTP request is over
+	events bool          // an event stream; else the response alone, as JSON
+	// lazy (a modern client's POST) starts the event stream with its
+	// first message, not before: an error that comes first goes as JSON,
+	// with the status it calls for (modernStatus).
+	lazy   bool
+	header http.Header // the POST's headers
+	// preamble is written first on an event stream: the endpoint event
+	// of a legacy client's stream.
+	preamble string
+	// stall is how long the client may take nothing that is written to
+	// it before it counts as gone (DefaultStall when 0).
+	stall time.Duration
+	// keepAlive is how often a started event stream with nothing to say
+	// gets a comment (none when 0).
+	keepAlive time.Duration
+}
+
+// pace gives st the handler's stall and keep-alive.
+func (h *HTTPHandler) pace(st *stream) *stream {
+	st.stall = h.Stall
+	switch {
+	case h.KeepAlive == 0:
+		st.keepAlive = DefaultKeepAlive
+	case h.KeepAlive > 0:
+		st.keepAlive = h.KeepAlive
+	}
+	return st
+}
+
+func newStream() *stream {
+	return &stream{ch: make(chan outMsg, 16), gone: make(chan struct{}), events: true}
+}
+
+// outMsg is a message for a stream: its parts, written one after the
+// other (a large result is never joined to its framing, nor copied), and
+// its id when it is a response, read once.
+type outMsg struct {
+	parts    [][]byte
+	id       json.RawMessage
+	response bool
+}
+
+// answer writes the stream's messages until the response to id (none for
+// the GET stream) has gone, the client goes, or the session ends: as an
+// event stream, or, for a client that takes none, the response alone as
+// one JSON body (what comes before it is dropped). It reports whether the
+// response went. A client that takes nothing written to it for the
+// stream's stall has gone, as one that hangs up has: whatever it was sent
+// (a result of any size, a flood of notifications), it holds no more than
+// what waits for it. A started event stream with nothing to say gets a
+// comment every keepAlive.
+func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMessage, closed <-chan struct{}, events bool) bool {
+	sw := newStallWriter(w, st.stall)
+	defer sw.done()
+	started := false
+	if events && !st.lazy {
+		if !sw.startEvents(st.preamble) {
+			return false
+		}
+		started = true
+	}
+	var tick <-chan time.Time // once started, with a keep-alive
+	if events && st.keepAlive > 0 {
+		t := time.NewTicker(st.keepAlive)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-tick:
+			if !started {
+				continue
+			}
+			io.WriteString(sw, ": keep-alive\n\n")
+			if !sw.flush() {
+				return false
+			}
+		case msg := <-st.ch:
+			final := id != nil && msg.response && string(msg.id) == string(id)
+			status := http.StatusOK
+			if final && !started && st.lazy {
+				status = modernStatus(msg.parts)
+			}
+			if final && !started && (!events || status != http.StatusOK) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(status)
+				writeParts(sw, msg.parts)
+				sw.flush()
+				return true
+			}
+			if !events {
+				continue
+			}
+			if !started {
+				if !sw.startEvents(st.preamble) {
+					return false
+				}
+				started = true
+			}
+			io.WriteString(sw, "event: message\ndata: ")
+			writeParts(sw, msg.parts)
+			io.WriteString(sw, "\n\n")
+			if !sw.flush() {
+				return false // the client took nothing for its stall: gone
+			}
+			if final {
+				return true
+			}
+		case <-r.Context().Done():
+			return false
+		case <-closed:
+			return false
+		}
+	}
+}
+
+func writeParts(w io.Writer, parts [][]byte) {
+	for _, p := range parts {
+		w.Write(p)
+	}
+}
+
+// DefaultStall is how long an HTTP client may take nothing of what is
+// written to it before it counts as gone.
+const DefaultStall = 30 * time.Second
+
+// DefaultKeepAlive is how often an event stream with nothing to say gets
+// a comment: within the 60 s after which common proxies and load
+// balancers cut a silent connection.
+const DefaultKeepAlive = 25 * time.Second
+
+// stallPiece is the most written under one deadline: a large result goes
+// in pieces, each of which the client must take within the stall, so
+// that a slow reader is told from one that reads nothing.
+const stallPiece = 64 << 10
+
+// stallWriter writes a response in pieces, each under a write deadline
+// of the stall from when it starts; after a write fails (the deadline
+// passed, the client went), nothing more is written.
+type stallWriter struct {
+	w     http.ResponseWriter
+	rc    *http.ResponseController
+	stall time.Duration
+	err   error // the first write's error
+}
+
+func newStallWriter(w http.ResponseWriter, stall time.Duration) *stallWriter {
+	if stall <= 0 {
+		stall = DefaultStall
+	}
+	return &stallWriter{w: w, rc: http.NewResponseController(w), stall: stall}
+}
+
+func (s *stallWriter) Write(p []byte) (int, error) {
+	n := 0
+	for len(p) > 0 && s.err == nil {
+		piece := p[:min(len(p), stallPiece)]
+		s.rc.SetWriteDeadline(time.Now().Add(s.stall)) // not supported by a recorder: no bound there
+		var m int
+		m, s.err = s.w.Write(piece)
+		n += m
+		p = p[m:]
+	}
+	return n, s.err
+}
+
+// flush sends what is buffered, under the deadline; it reports whether
+// everything written so far went.
+func (s *stallWriter) flush() bool {
+	if s.err == nil {
+		s.rc.SetWriteDeadline(time.Now().Add(s.stall))
+		if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			s.err = err
+		}
+	}
+	return s.err == nil
+}
+
+// done lifts the deadline, for the next request on the connection.
+func (s *stallWriter) done() {
+	if s.err == nil {
+		s.rc.SetWriteDeadline(time.Time{})
+	}
+}
+
+// startEvents starts an event stream, with preamble as its first event
+// when there is one.
+func (s *stallWriter) startEvents(preamble string) bool {
+	s.w.Header().Set("Content-Type", "text/event-stream")
+	s.w.Header().Set("Cache-Control", "no-cache")
+	s.w.WriteHeader(http.StatusOK)
+	io.WriteString(s, preamble)
+	return s.flush()
+}
