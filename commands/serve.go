@@ -36,9 +36,9 @@ type serveCmd struct {
 
 // listenFlags say where a server is served: stdin and stdout, or HTTP.
 type listenFlags struct {
-	HTTP        string `name:"http" placeholder:"ADDR" help:"Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one)."`
-	HTTPToken   string `name:"http-token" placeholder:"@FILE|TOKEN" help:"Require this bearer token of every HTTP client: @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it)."`
-	AllowRemote bool   `name:"allow-remote" help:"Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr."`
+	HTTP        string   `name:"http" placeholder:"ADDR" help:"Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one)."`
+	HTTPToken   string   `name:"http-token" placeholder:"@FILE|TOKEN" help:"Require this bearer token of every HTTP client: @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it)."`
+	AllowRemote bool     `name:"allow-remote" help:"Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr."`
 	AllowOrigin []string `name:"allow-origin" sep:"," placeholder:"ORIGIN" help:"Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null)."`
 	Path        string   `name:"path" placeholder:"PATH" help:"Serve --http's endpoint at PATH rather than /mcp."`
 	SSE         bool     `name:"sse" help:"Serve clients of the 2024-11-05 HTTP+SSE transport too, beside the endpoint: an event stream at /sse, messages POSTed to /message (with --path /api/mcp, /api/sse and /api/message)."`
