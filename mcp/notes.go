@@ -20,6 +20,13 @@ package mcp
 // by the reader as it reads (SessionOptions.Record): it slows the reading,
 // never fills the queue.
 //
+// A session whose handler only hands each notification on, waiting for
+// room a bounded time (mcpv serve, whose clients must miss none), asks
+// for back-pressure instead (SessionOptions.NoteBackPressure): a full
+// queue holds the reader until the dispatcher takes what it holds, so
+// that the server is read no faster than it is heard, and nothing is
+// dropped. Its handler must never wait for the reader (a call's answer).
+//
 // Every queued item has a sequence number; a response records the last one
 // given before it, and its call waits until the dispatcher has handled
 // that far. An item taken out for a newer one leaves that newer one, with
@@ -61,7 +68,9 @@ type noteQueue struct {
 	bytes  int            // the params of the live items
 	latest map[string]int // supersession key → index in items of the last item with it
 	closed bool           // no more pushes; take drains what is left
+	hold   bool           // a full queue holds push until take (NoteBackPressure); set before use
 	wake   chan struct{}  // 1-buffered: a push or close since the consumer last looked
+	room   chan struct{}  // closed when take empties the queue; nil until a held push waits
 	seq    uint64         // the sequence number last given
 	done   uint64         // every item up to this number has been handled
 	moved  chan struct{}  // closed when done advances; nil until someone waits
@@ -72,16 +81,20 @@ type noteQueue struct {
 	noticeOut                 bool
 }
 
-func newNoteQueue() noteQueue {
-	return noteQueue{wake: make(chan struct{}, 1), latest: map[string]int{}}
+func newNoteQueue(hold bool) noteQueue {
+	return noteQueue{wake: make(chan struct{}, 1), latest: map[string]int{}, hold: hold}
 }
 
 // push queues a notification; key names what it supersedes
-// (supersedeKey). A full queue takes it in place of the last item with the
-// same key when the bytes allow, or drops it.
-func (q *noteQueue) push(m message, key string) {
+// (supersedeKey). A full queue holding its pushes waits until take empties
+// it, or stop is closed; else, or then, a full queue takes it in place of
+// the last item with the same key when the bytes allow, or drops it.
+func (q *noteQueue) push(m message, key string, stop <-chan struct{}) {
 	q.mu.Lock()
-	full := q.live >= maxQueuedNotes || q.live > 0 && q.bytes+len(m.Params) > maxQueuedBytes
+	if q.hold {
+		q.waitRoom(len(m.Params), stop)
+	}
+	full := q.full(len(m.Params))
 	old, supersedes := q.latest[key]
 	switch {
 	case !full:
@@ -110,6 +123,31 @@ func (q *noteQueue) push(m message, key string) {
 	}
 	q.mu.Unlock()
 	signal(q.wake)
+}
+
+// waitRoom waits, with q.mu let go, until a notification of n bytes of
+// params finds room, or stop is closed (q.mu held).
+func (q *noteQueue) waitRoom(n int, stop <-chan struct{}) {
+	for q.full(n) {
+		if q.room == nil {
+			q.room = make(chan struct{})
+		}
+		room := q.room
+		q.mu.Unlock()
+		select {
+		case <-room:
+		case <-stop:
+			q.mu.Lock()
+			return
+		}
+		q.mu.Lock()
+	}
+}
+
+// full reports whether a notification of n bytes of params finds the
+// queue full (q.mu held).
+func (q *noteQueue) full(n int) bool {
+	return q.live >= maxQueuedNotes || q.live > 0 && q.bytes+n > maxQueuedBytes
 }
 
 // kill marks items[i], a live item, superseded: its params are let go and
@@ -222,6 +260,10 @@ func (q *noteQueue) take() ([]queuedNote, bool) {
 		items, closed := q.items, q.closed
 		q.items, q.live, q.dead, q.bytes = nil, 0, 0, 0
 		clear(q.latest)
+		if q.room != nil {
+			close(q.room)
+			q.room = nil
+		}
 		q.mu.Unlock()
 		if len(items) > 0 {
 			return items, true

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
@@ -26,14 +27,19 @@ type heldSession struct {
 	diag      mcptest.Buffer
 }
 
-func newHeldSession(t *testing.T) *heldSession {
+func newHeldSession(t *testing.T) *heldSession { return newHeldSessionWith(t, false) }
+
+// newHeldSessionWith is newHeldSession, with back-pressure as asked
+// (SessionOptions.NoteBackPressure).
+func newHeldSessionWith(t *testing.T, backPressure bool) *heldSession {
 	h := &heldSession{}
 	gate := make(chan struct{})
 	var once sync.Once
 	h.release = func() { once.Do(func() { close(gate) }) }
 	t.Cleanup(h.release) // before the session closes, even when the test fails early
 	h.s, h.m = newTestSession(t, SessionOptions{
-		Log: lineLogger(&h.diag),
+		Log:              lineLogger(&h.diag),
+		NoteBackPressure: backPressure,
 		OnNotification: func(method string, params json.RawMessage) {
 			<-gate
 			h.mu.Lock()
@@ -110,6 +116,64 @@ func TestSessionNotificationFloodIsBounded(t *testing.T) {
 	}
 	if dropped, _ := strconv.Atoi(notices[0][1]); dropped+delivered != n {
 		t.Errorf("%d log messages delivered and %d counted as dropped, want %d in all", delivered, dropped, n)
+	}
+}
+
+// With back-pressure, a flood past the queue's bound while the handler is
+// held is not dropped: the full queue holds the reader (the server's
+// sends wait) until the handler goes on, and then every log message is
+// delivered, in order, before the call's answer, with no warning.
+func TestSessionNotificationBackPressureDropsNothing(t *testing.T) {
+	const n = maxQueuedNotes + 1000
+	h := newHeldSessionWith(t, true)
+	call := goCall(t.Context(), h.s.Call, "tools/call", rawJSON(`{"name":"x"}`))
+	req := h.m.nextMsg(t)
+	sent := make(chan error, 1)
+	go func() { // ends when all is sent, or the session ends
+		for i := range n + 1 {
+			msg := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":%d}}`, i)
+			if i == n {
+				msg = `{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"content":[]}}`
+			}
+			select {
+			case h.m.in <- []byte(msg):
+			case <-h.m.closed:
+				sent <- fmt.Errorf("the session ended with %d of %d messages read", i, n+1)
+				return
+			}
+		}
+		sent <- nil
+	}()
+	// The handler holds the first; the queue fills behind it.
+	deadline := time.Now().Add(testWait)
+	for full := false; !full; {
+		h.s.notes.mu.Lock()
+		full = h.s.notes.live >= maxQueuedNotes
+		h.s.notes.mu.Unlock()
+		if !full && time.Now().After(deadline) {
+			t.Fatal("the queue did not fill")
+		}
+		runtime.Gosched()
+	}
+	h.release()
+	if r := waitFor(t, call); r.err != nil || string(r.result) != `{"content":[]}` {
+		t.Fatalf("Call = %s, %v", r.result, r.err)
+	}
+	if err := waitFor(t, sent); err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.delivered) != n {
+		t.Errorf("%d log messages delivered before the answer, want %d", len(h.delivered), n)
+	}
+	for i, d := range h.delivered {
+		if want := fmt.Sprintf(`notifications/message {"level":"info","data":%d}`, i); d != want {
+			t.Fatalf("delivered %d is %s, want %s", i, d, want)
+		}
+	}
+	if d := h.diag.String(); d != "" {
+		t.Errorf("the session warned: %s", d)
 	}
 }
 
@@ -193,18 +257,18 @@ func TestSupersedeKey(t *testing.T) {
 // queue's bytes allow: progress resent larger for each of many tokens must
 // not grow a full queue past its bound.
 func TestSupersedingKeepsTheByteBound(t *testing.T) {
-	q := newNoteQueue()
-	progress := func(token, pad int) (message, string) {
+	q := newNoteQueue(false)
+	progress := func(token, pad int) {
 		params := json.RawMessage(fmt.Sprintf(`{"progressToken":%d,"progress":1,"pad":%q}`, token, strings.Repeat("x", pad)))
-		return message{Method: "notifications/progress", Params: params}, supersedeKey("notifications/progress", params)
+		q.push(message{Method: "notifications/progress", Params: params}, supersedeKey("notifications/progress", params), nil)
 	}
 	for i := range 1000 {
-		q.push(progress(i, 0))
+		progress(i, 0)
 	}
 	filler := json.RawMessage(`{"data":"` + strings.Repeat("y", maxQueuedBytes) + `"}`)
-	q.push(message{Method: "notifications/message", Params: filler}, "")
+	q.push(message{Method: "notifications/message", Params: filler}, "", nil)
 	for i := range 1000 {
-		q.push(progress(i, 64<<10))
+		progress(i, 64<<10)
 	}
 	if q.bytes > maxQueuedBytes+len(filler) {
 		t.Errorf("the queue holds %d bytes, bound %d", q.bytes, maxQueuedBytes)

@@ -117,6 +117,13 @@ type SessionOptions struct {
 	// large result is written to its command); the server's stream is
 	// not read meanwhile. It must not call into the session.
 	ReadGate func(last int)
+	// NoteBackPressure: when OnNotification falls behind, its full queue
+	// holds the reader (the server's stream is not read meanwhile)
+	// instead of dropping notifications (mcp/notes.go). For a handler
+	// that hands each on and waits for room a bounded time; it must
+	// never wait for the reader (a call's answer), which would wait
+	// for it.
+	NoteBackPressure bool
 	// LeaveQuestions: Close leaves the server requests still being
 	// handled unanswered, for the peer to answer itself (a session keeper
 	// answers the question of a command that left with the session's
@@ -184,7 +191,7 @@ func NewSession(t Transport, opts SessionOptions) *Session {
 		incoming: make(map[string]context.CancelCauseFunc),
 		progress: make(map[string]func()),
 		done:     make(chan struct{}),
-		notes:    newNoteQueue(),
+		notes:    newNoteQueue(opts.NoteBackPressure),
 		noted:    make(chan struct{}),
 		slots:    make(chan struct{}, maxServerRequests),
 		calm:     make(chan struct{}, 1),
@@ -566,7 +573,7 @@ func (s *Session) route(m message) {
 		if s.opts.Record != nil {
 			s.opts.Record(m.Method, m.Params)
 		}
-		s.notes.push(m, supersedeKey(m.Method, m.Params))
+		s.notes.push(m, supersedeKey(m.Method, m.Params), s.base.Done())
 	case m.ID == nil:
 		// An error response the server could not tie to a request (JSON-RPC
 		// 2.0 §5: a parse error has a null id); a result without an id

@@ -53,6 +53,10 @@ type Hooks struct {
 	// a session keeper holds the server back with it while a large result
 	// is written to its command.
 	ReadGate func(last int)
+	// NoteBackPressure is the session's (mcp.SessionOptions.NoteBackPressure):
+	// mcpv serve holds the server back while its clients fall behind,
+	// rather than drop what they must all get.
+	NoteBackPressure bool
 	// Capabilities, when set, are the client capabilities the session
 	// declares instead of those its own answers give (mcpv serve declares
 	// what its clients may answer, through Route).

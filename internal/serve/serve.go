@@ -378,6 +378,11 @@ func (s *Server) openWith(ctx context.Context, open func(context.Context, connec
 	h.OnNotification = u.notify
 	h.Route = u.route
 	h.Capabilities, h.AwaitCapabilities = caps, await
+	// The upstream's reader waits while a client is behind (behind), and
+	// while the session's own queue is full (NoteBackPressure): the
+	// notifications its dispatcher has not yet handed on are bounded
+	// there, never dropped.
+	h.NoteBackPressure = true
 	gate := h.ReadGate
 	h.ReadGate = func(last int) {
 		u.behind.wait(-1, nil)
