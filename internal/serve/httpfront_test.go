@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -259,7 +258,9 @@ func TestHealthzUpstreamKilled(t *testing.T) {
 	if err != nil || pid == 0 {
 		t.Fatalf("the server's pid: %q %v", b, err)
 	}
-	syscall.Kill(pid, syscall.SIGKILL)
+	if p, err := os.FindProcess(pid); err != nil || p.Kill() != nil {
+		t.Fatalf("killing the server: %v", err)
+	}
 	select {
 	case <-srv.Done():
 	case <-time.After(10 * time.Second):
