@@ -29,9 +29,9 @@ func (k *keywords) core(key string, v *value) (bool, error) {
 				return true, k.fail(key, "%s has a fragment, which %s ids may not have (use $anchor)", quote(v.str), d)
 			}
 		}
-		if d == draft4 {
-			return true, nil
-		}
+		// draft-04's meta-schema asks only for a string, but an id is a
+		// URI-reference all the same: one that is none can neither be
+		// resolved against nor named.
 		return true, k.uri(key, v, false)
 	case "$ref":
 		if v.kind != kindString {
