@@ -96,7 +96,7 @@ func (c *callCmd) Help() string {
 
 Arguments are typed by the tool's inputSchema (fetched with tools/list, or, while a server of the 2026-07-28 era says its list is fresh, taken from the list it let be kept from an earlier run): integers, numbers, booleans, null, enums, and objects or arrays written as JSON; a string property keeps the text as is (007 stays "007"). Union types are tried in the order null, boolean, integer, number, object, array, string. key:=JSON is never guessed at. The arguments are checked against the schema before anything is sent (exit 2 names the JSON pointer and the rule). --no-validate skips the check, not the typing (--no-coerce keeps every key=value a string); typing and the check are bounded by --timeout and end at Ctrl-C, and a schema whose check would loop back on itself too long is not checked, with a warning.
 
-The fast path for scripts: a call whose arguments need no typing (none, or all of them JSON: --args, or key:=JSON with keys without dots) and --no-validate sends its tools/call alone, without listing the tools first. A tool name the server then refuses is answered with the nearest name it lists, listed after the refusal. (Over HTTP in the 2026-07-28 era, a server that refuses the call's headers gets them after a listing, as the protocol asks; a server of the initialize era that runs tools as tasks is listed first all the same, as its tools may require one.)
+The fast path for scripts: a call whose arguments need no typing (none, or all of them JSON: --args, or key:=JSON with keys without dots) and --no-validate sends its tools/call alone, without listing the tools first. A tool name the server then refuses is answered with the nearest name it lists, listed after the refusal. (Over HTTP in the 2026-07-28 era a call with arguments is listed first all the same, unless the tools are kept from an earlier run: the protocol asks that the arguments its tool marks be sent as headers too. A server of the initialize era that runs tools as tasks is listed first too, as its tools may require one.)
 
 As a task (--task, or always for a tool whose execution.taskSupport is required), the call reports the task's id on stderr, polls tasks/get at the server's interval and prints what tasks/result returns: a failed task exits 1 with its status message, a cancelled one exits 3. --timeout bounds the whole wait; on expiry or Ctrl-C the task is cancelled on the server (exit 124 or 130).
 
@@ -152,7 +152,7 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		_, err := client.TaskWanted(mcp.Tool{Name: c.Tool}, true) // a server without tasks: said first, whatever the tool
 		return err
 	}
-	def, looked, err := c.definition(ctx, s, client, out)
+	def, looked, err := c.definition(ctx, s, client, out, base)
 	if err != nil {
 		return err
 	}
@@ -211,9 +211,9 @@ func (c *callCmd) inputs(out *console) (base json.RawMessage, readFile func(stri
 // definition is the tool's definition from the server's list, when the
 // call needs it (looked); a tool the server does not list is refused
 // unless --no-validate says to send anyway.
-func (c *callCmd) definition(ctx context.Context, s *session, client *mcp.Client, out *console) (def mcp.Tool, looked bool, err error) {
+func (c *callCmd) definition(ctx context.Context, s *session, client *mcp.Client, out *console, base json.RawMessage) (def mcp.Tool, looked bool, err error) {
 	def = mcp.Tool{Name: c.Tool}
-	if !c.needsDefinition(client) {
+	if !c.needsDefinition(client, s, base) {
 		return def, false, nil
 	}
 	def, err = s.findTool(ctx, client, c.Tool)
@@ -290,9 +290,22 @@ func (c *callCmd) send(ctx context.Context, s *session, client *mcp.Client, out 
 // check its result, or, on a server of the initialize era that runs tools
 // as tasks, for whether the tool must run as one. A call that needs none
 // sends its tools/call alone.
-func (c *callCmd) needsDefinition(client *mcp.Client) bool {
+//
+// Over Streamable HTTP in the 2026-07-28 era a call with arguments needs
+// it too: the parameters its inputSchema marks x-mcp-header MUST be
+// mirrored in Mcp-Param-* headers (transports, "Custom Headers"), and
+// only the definition says which they are.
+func (c *callCmd) needsDefinition(client *mcp.Client, s *session, base json.RawMessage) bool {
 	return !c.NoValidate || toolargs.NeedsSchema(c.Pairs, c.NoCoerce) || c.outputChecked() ||
-		!client.Modern() && client.HasCapability("tasks.requests.tools.call")
+		!client.Modern() && client.HasCapability("tasks.requests.tools.call") ||
+		client.Modern() && s.settings.URL != "" && (len(c.Pairs) > 0 || hasMembers(base))
+}
+
+// hasMembers says whether base, the arguments given as one object, has
+// any.
+func hasMembers(base json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(base, &m) == nil && len(m) > 0
 }
 
 // outputChecked says whether structuredContent is checked: as

@@ -287,7 +287,7 @@ func TestModernParamHeadersOnTheFastPath(t *testing.T) {
 	for _, q := range srv.Requests() {
 		got = append(got, q.RPCMethod)
 	}
-	if want := []string{"server/discover", "tools/call", "tools/list", "tools/call"}; !slices.Equal(got, want) {
+	if want := []string{"server/discover", "tools/list", "tools/call"}; !slices.Equal(got, want) {
 		t.Errorf("requests %q, want %q", got, want)
 	}
 }

@@ -36,6 +36,15 @@ type tripCase struct {
 	errHas   string
 }
 
+// modernHTTPTrips are the paths whose requests differ over Streamable
+// HTTP in the 2026-07-28 era: a call with arguments needs its tool's
+// definition there, for the headers it mirrors them in.
+var modernHTTPTrips = map[string][]string{
+	"call --no-validate --args":      {"tools/list", "tools/call"},
+	"call --no-validate key:=JSON":   {"tools/list", "tools/call"},
+	"call --no-validate --no-coerce": {"tools/list", "tools/call"},
+}
+
 // tripCases are the paths of the commands that look something up before
 // their request, against the go-sdk demo server.
 var tripCases = []tripCase{
@@ -93,6 +102,9 @@ func TestRequestsPerPath(t *testing.T) {
 					t.Errorf("%s: exit %d, want %d with %q; stderr:\n%s", tc.name, r.code, tc.wantCode, tc.errHas, r.stderr)
 				}
 				want := slices.Concat(target.opening, tc.want)
+				if alt, ok := modernHTTPTrips[tc.name]; ok && target.name == "http, modern" {
+					want = slices.Concat(target.opening, alt)
+				}
 				if d := cmp.Diff(want, sent(r.stderr)); d != "" {
 					t.Errorf("%s: requests sent (-want +got):\n%s", tc.name, d)
 				}
