@@ -36,7 +36,6 @@ func newHeldSessionWith(t *testing.T, backPressure bool) *heldSession {
 	gate := make(chan struct{})
 	var once sync.Once
 	h.release = func() { once.Do(func() { close(gate) }) }
-	t.Cleanup(h.release) // before the session closes, even when the test fails early
 	h.s, h.m = newTestSession(t, SessionOptions{
 		Log:              lineLogger(&h.diag),
 		NoteBackPressure: backPressure,
@@ -52,6 +51,10 @@ func newHeldSessionWith(t *testing.T, backPressure bool) *heldSession {
 			h.mu.Unlock()
 		},
 	})
+	// Registered after the session's Close, so run before it (cleanups
+	// run last first): a test that fails early must not leave the
+	// handler held while Close waits for it.
+	t.Cleanup(h.release)
 	return h
 }
 
@@ -124,7 +127,9 @@ func TestSessionNotificationFloodIsBounded(t *testing.T) {
 // sends wait) until the handler goes on, and then every log message is
 // delivered, in order, before the call's answer, with no warning.
 func TestSessionNotificationBackPressureDropsNothing(t *testing.T) {
-	const n = maxQueuedNotes + 1000
+	// The handler may take up to a queue's worth in its first batch
+	// before it holds: twice as many and more fill the queue behind it.
+	const n = 2*maxQueuedNotes + 1000
 	h := newHeldSessionWith(t, true)
 	call := goCall(t.Context(), h.s.Call, "tools/call", rawJSON(`{"name":"x"}`))
 	req := h.m.nextMsg(t)
