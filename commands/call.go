@@ -302,10 +302,14 @@ func (c *callCmd) needsDefinition(client *mcp.Client, s *session, base json.RawM
 }
 
 // hasMembers says whether base, the arguments given as one object, has
-// any.
+// any: read to its first member only, however large it is.
 func hasMembers(base json.RawMessage) bool {
-	var m map[string]json.RawMessage
-	return json.Unmarshal(base, &m) == nil && len(m) > 0
+	i := rawjson.SkipSpace(base, 0)
+	if i >= len(base) || base[i] != '{' {
+		return false
+	}
+	j := rawjson.SkipSpace(base, i+1)
+	return j < len(base) && base[j] != '}'
 }
 
 // outputChecked says whether structuredContent is checked: as

@@ -92,6 +92,11 @@ func TestRequestsPerPath(t *testing.T) {
 			return []string{"--protocol-era", "legacy", "-u", demoHTTP(t, httpModes["json"])}
 		}, []string{init, inited}},
 	}
+	for name := range modernHTTPTrips {
+		if !slices.ContainsFunc(tripCases, func(tc tripCase) bool { return tc.name == name }) {
+			t.Fatalf("modernHTTPTrips names %q, which is no trip case", name)
+		}
+	}
 	for _, target := range targets {
 		t.Run(target.name, func(t *testing.T) {
 			t.Parallel()
