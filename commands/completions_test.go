@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpv/mcpv/internal/completion"
+	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/output"
 )
@@ -203,9 +204,7 @@ var shellCases = []struct {
 }
 
 func TestCompletionsInShells(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds mcpv")
-	}
+	longtest.Skip(t, "builds mcpv")
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go tool to build mcpv with")

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 	"github.com/mcpv/mcpv/output"
 )
@@ -127,9 +128,7 @@ func TestConnectTimeout(t *testing.T) {
 }
 
 func TestServerIgnoringShutdownIsKilled(t *testing.T) {
-	if testing.Short() {
-		t.Skip("long (waits out the shutdown grace: 2 s, SIGTERM, 2 s, SIGKILL): runs without -short")
-	}
+	longtest.Skip(t, "waits out the shutdown grace: 2 s, SIGTERM, 2 s, SIGKILL")
 	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	start := time.Now()

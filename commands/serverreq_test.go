@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -131,9 +132,7 @@ func TestLogMessages(t *testing.T) {
 }
 
 func TestEventsAndProgress(t *testing.T) {
-	if testing.Short() {
-		t.Skip("long (a call of 2.4 s and one the 1.5 s cap ends): runs without -short")
-	}
+	longtest.Skip(t, "a call of 2.4 s and one the 1.5 s cap ends")
 	t.Parallel()
 	events := filepath.Join(t.TempDir(), "events.ndjson")
 	// Each step takes 400 ms, the whole call 2.4 s: only progress keeps the

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -352,9 +353,7 @@ func TestWatchListsAndReadErrors(t *testing.T) {
 // resources/read: every read is answered, in time, and every update becomes
 // a line (the first, after the subscription, and then 3000 per read).
 func TestWatchReadAmidABurstOfUpdates(t *testing.T) {
-	if testing.Short() {
-		t.Skip("long (a burst of 3,000 updates, then 1,000 more): runs without -short")
-	}
+	longtest.Skip(t, "a burst of 3,000 updates, then 1,000 more")
 	t.Parallel()
 	const burst = 3000
 	r := mcpv(t, "", args([]string{"--timeout", "20s", "watch", "fake://a", "--read", "--count", "4", "-r", "-q", ".contents[0].text"}, fake(fmt.Sprintf("updates=%d", burst)))...)

@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/mcpv/mcpv/internal/longtest"
 )
 
 // binDir holds the run's programs; TestMain makes it and removes it.
@@ -76,20 +78,10 @@ var releaseBuild = sync.OnceValues(func() (string, error) {
 // the tests that need it are long ones.
 func releaseBin(t *testing.T) string {
 	t.Helper()
-	long(t, "builds mcpv as a release is built")
+	longtest.Skip(t, "builds mcpv as a release is built")
 	bin, err := releaseBuild()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return bin
-}
-
-// long skips t under -short: it waits by design (servers that start late,
-// timeouts), runs alone, or builds what the quick check need not build.
-// The full run, and CI's, runs it.
-func long(t *testing.T, why string) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("long (" + why + "): runs without -short")
-	}
 }

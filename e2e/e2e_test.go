@@ -7,7 +7,6 @@ package e2e
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -21,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 	// the home directory, which the tests never write to. A test that
 	// needs a state directory of its own still sets one.
 	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
-	waitMoreAtOnce()
+	longtest.WaitMoreAtOnce(parallelTests)
 	if mcpvBin, err = buildMcpv(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
@@ -59,17 +59,6 @@ func TestMain(m *testing.M) {
 // timeout), not on the CPU: go test's default, the number of CPUs, would
 // leave a two-core machine idle while two of them wait.
 const parallelTests = 8
-
-// waitMoreAtOnce raises -parallel to parallelTests when the command line
-// does not set it.
-func waitMoreAtOnce() {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if p := flag.Lookup("test.parallel"); !set && p != nil {
-		p.Value.Set(strconv.Itoa(max(parallelTests, runtime.GOMAXPROCS(0))))
-	}
-}
 
 // server holds the files through which a fake server reports on itself.
 type server struct {
@@ -365,7 +354,7 @@ func TestSilentOpenStdin(t *testing.T) {
 // server reads slowly and the peak measures the machine's load (158 MB
 // beside them, 65-70 MB alone), not mcpv's bound.
 func TestServerRequestFloodInBoundedMemory(t *testing.T) {
-	long(t, "30 s alone")
+	longtest.Skip(t, "30 s alone")
 	s := newServer(t, "plain,ping-flood=300000")
 	r := start(t, append([]string{"call", "x", "-q", ".content[0].text"}, s.args()...)...)
 	if code, _ := r.wait(t, 60*time.Second); code != 0 || r.stdout.String() != "\"ok\"\n" {

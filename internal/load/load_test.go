@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
@@ -266,9 +267,7 @@ func TestUnreachableServer(t *testing.T) {
 
 // A thousand sessions at once, each opened, used and closed.
 func TestThousandSessions(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a thousand sessions")
-	}
+	longtest.Skip(t, "a thousand sessions")
 	ss, srv := httpServer(t, mcptest.HTTPOptions{Latency: mcptest.Latency{Delay: time.Millisecond}})
 	res := runLoad(t, ss, Plan{Concurrency: 1000, Count: 3000}, op(t, "call", "x"))
 	if res.OK != 3000 || res.Errors != 0 || ss.opened.Load() != 1000 {

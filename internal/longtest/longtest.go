@@ -1,0 +1,40 @@
+// Package longtest is what mcpv's tests share about time: which of them
+// the quick run (go test -short) leaves out, and how many of a package's
+// tests that wait on processes run at once.
+//
+// A long test waits by design (a server that starts late, a grace period,
+// a timeout that must pass), runs alone, or builds what the quick check
+// need not build. The full run, and CI's, runs it; -short skips it with
+// the reason it gives.
+package longtest
+
+import (
+	"flag"
+	"runtime"
+	"strconv"
+	"testing"
+)
+
+// Skip skips t under -short, saying why it is long.
+func Skip(t testing.TB, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("long (" + why + "): runs without -short")
+	}
+}
+
+// WaitMoreAtOnce raises -parallel to n (or the number of CPUs, if more)
+// when the command line does not set it. It is for a package whose
+// parallel tests spend their time waiting for processes, not on the CPU:
+// go test's default, the number of CPUs, would leave a two-core machine
+// idle while two of them wait. Call it from TestMain, before m.Run.
+func WaitMoreAtOnce(n int) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if p := flag.Lookup("test.parallel"); !set && p != nil {
+		p.Value.Set(strconv.Itoa(max(n, runtime.GOMAXPROCS(0))))
+	}
+}
