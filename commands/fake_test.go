@@ -1,8 +1,11 @@
 package commands
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpv/mcpv/internal/longtest"
 )
 
 func TestFakeServer(t *testing.T) {
@@ -60,6 +63,9 @@ func TestFakeServer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if slices.Contains(tt.args, "--connect-timeout") {
+				longtest.Skip(t, "waits out a connect timeout")
+			}
 			t.Parallel()
 			r := mcpv(t, "", args(tt.args, fake(tt.behaviour))...)
 			r.expect(t, tt.wantCode, tt.wantOut, tt.outHas, tt.errHas)

@@ -248,6 +248,7 @@ func TestServerExitsAtOnce(t *testing.T) {
 
 func TestServerExitWhileGrandchildHoldsStdout(t *testing.T) {
 	unixOnly(t, "servers written in sh")
+	longtest.Skip(t, "waits out the grace for a stdout a grandchild holds")
 	t.Parallel()
 	start := time.Now()
 	r := mcpv(t, "", "--connect-timeout", "30s", "ping", "--", "sh", "-c", "sleep 30 & echo 'fatal: no config' >&2; exit 3")
@@ -264,6 +265,7 @@ func TestServerExitWhileGrandchildHoldsStdout(t *testing.T) {
 // (2 s + 2 s) are for servers that got through start-up.
 func TestStartUpEndsPromptly(t *testing.T) {
 	unixOnly(t, "servers written in sh")
+	longtest.Skip(t, "a server that ignores SIGTERM, stopped twice during start-up")
 	t.Parallel()
 	stubborn := []string{"--", "/bin/sh", "-c", `trap "" TERM; echo started >&2; sleep 30`}
 	start := time.Now()

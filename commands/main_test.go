@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 	"github.com/mcpv/mcpv/output"
 )
@@ -24,6 +25,9 @@ func TestMain(m *testing.M) {
 	if mcptest.RunIfRequested() || runDemoIfRequested() || runBrowserIfRequested() || runKeeperIfRequested() {
 		return
 	}
+	// The tests run mcpv against servers in processes of their own, and
+	// spend most of their time waiting on them.
+	longtest.WaitMoreAtOnce(4)
 	os.Exit(m.Run())
 }
 

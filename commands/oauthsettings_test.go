@@ -15,6 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/shellwords"
 )
 
@@ -186,6 +187,7 @@ func TestOAuthRedirectPortInUse(t *testing.T) {
 // authorization server does not know gets its error page, and the browser
 // never comes back: the bound ends that wait too.
 func TestOAuthLoginTimeout(t *testing.T) {
+	longtest.Skip(t, "two logins that wait out a 1 s timeout")
 	t.Parallel()
 	w := newWorld(t)
 	srv, _ := authWorld(t, w)
@@ -211,6 +213,7 @@ func TestOAuthLoginTimeout(t *testing.T) {
 // code goes wherever the name leads; here it leads nowhere, and the login
 // ends at its bound.
 func TestOAuthRedirectHostFromTheCommandLine(t *testing.T) {
+	longtest.Skip(t, "a login that waits out a 2 s timeout")
 	t.Parallel()
 	w := newWorld(t)
 	srv, _ := authWorld(t, w)
@@ -304,6 +307,7 @@ func TestOAuthSettingsFromConfigEntry(t *testing.T) {
 // era (in the modern era, the login comes at the first call, which waits
 // for the server's start; in the initialize era, at initialize).
 func TestOAuthLoginOutlastsConnectTimeout(t *testing.T) {
+	longtest.Skip(t, "a browser 3 s slow, past the 2 s connect timeout, four times")
 	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("the slow browser is a shell command")

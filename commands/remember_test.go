@@ -19,6 +19,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpv/mcpv/internal/demoserver"
+	"github.com/mcpv/mcpv/internal/longtest"
 )
 
 // beforeInitialize is the methods of the requests a server received before
@@ -83,8 +84,15 @@ func TestRememberedEraAsksNoMoreBeforeInitialize(t *testing.T) {
 		os.WriteFile(spec, []byte(`{"era":"`+era+`","tools":[{"name":"x","inputSchema":{"type":"object"}}]}`), 0o600)
 		behaviours = append(behaviours, "spec="+spec)
 	}
+	long := map[string]string{
+		"ignore-early": "a server that ignores what comes before initialize: 2.5 s a run",
+		"ignore-exit":  "a server that outlives its stdin: the shutdown grace, twice",
+	}
 	for _, b := range behaviours {
 		t.Run(b, func(t *testing.T) {
+			if why, ok := long[b]; ok {
+				longtest.Skip(t, why)
+			}
 			t.Parallel()
 			flags := []string{"--timeout", "20s"}
 			if _, framing, ok := strings.Cut(b, " (--framing "); ok { // a server that speaks only in frames, told so
@@ -342,6 +350,7 @@ func TestInfoOfARememberedServer(t *testing.T) {
 // era that never answers is given up after --connect-timeout, as at its
 // first run, not after --timeout.
 func TestRememberedServerThatNeverStarts(t *testing.T) {
+	longtest.Skip(t, "two runs, the second to its timeout")
 	t.Parallel()
 	unixOnly(t, "a server that never answers: a shell script")
 	dir := t.TempDir()

@@ -1,8 +1,11 @@
 package commands
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpv/mcpv/internal/longtest"
 )
 
 // A server that gets no further than its start says why it may be, by
@@ -42,6 +45,9 @@ func TestStartupHints(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.server[1] == "sh" {
 				unixOnly(t, "a server written in sh")
+			}
+			if slices.Contains(tt.args, "--connect-timeout") {
+				longtest.Skip(t, "waits out a 1 s connect timeout")
 			}
 			t.Parallel()
 			r := mcpv(t, "", append(append(tt.args, "ping"), tt.server...)...)

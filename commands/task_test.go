@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/output"
 
 	"github.com/mcpv/mcpv/mcp/mcptest"
@@ -58,6 +59,9 @@ func TestTaskPaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if strings.Contains(tt.behaviour, "poll=0") {
+				longtest.Skip(t, "polls at the default interval, a second")
+			}
 			t.Parallel()
 			tail, log := fakeLogged(t, tt.behaviour)
 			r := mcpv(t, "", args(tt.args, tail)...)

@@ -127,6 +127,7 @@ func TestWatchDemo(t *testing.T) {
 				}
 			})
 			t.Run("timeout is per request", func(t *testing.T) {
+				longtest.Skip(t, "watches for 1.5 s, past a 1 s timeout")
 				t.Parallel()
 				r := mcpv(t, "", args([]string{"--timeout", "1s", "watch", "demo://clock", "--for", "1500ms"}, target)...)
 				if r.code != 0 || len(parseWatch(t, r.stdout)) < 2 {

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcpv/mcpv/internal/longtest"
 )
 
 // onTerminal runs mcpv to its end with its stderr a terminal cols wide
@@ -61,6 +63,7 @@ func onTerminalIn(t *testing.T, env []string, cols int, args ...string) (int, st
 // on stderr, masked as all of stderr is; redrawn in place, and gone once
 // the server answers.
 func TestStartLineOnATerminal(t *testing.T) {
+	longtest.Skip(t, "a server that starts 3.5 s late")
 	t.Parallel()
 	const secret = "s3cr3t-t0ken-value"
 	s := newServer(t, "slow-start=3500,say=API_TOKEN")
@@ -84,6 +87,7 @@ func TestStartLineOnATerminal(t *testing.T) {
 // The line is cut to the terminal's width: a line that wrapped could not
 // be erased.
 func TestStartLineFitsANarrowTerminal(t *testing.T) {
+	longtest.Skip(t, "a server that starts 3 s late")
 	t.Parallel()
 	s := newServer(t, "slow-start=3000,say=LONG")
 	long := strings.Repeat("word ", 40)
@@ -103,6 +107,7 @@ func TestStartLineFitsANarrowTerminal(t *testing.T) {
 
 // An HTTP server that is slow to answer gets the line too.
 func TestStartLineForASlowHTTPServer(t *testing.T) {
+	longtest.Skip(t, "a server that answers 3 s late")
 	t.Parallel()
 	target := slowFakeHTTP(t, 3*time.Second, "")
 	code, got := onTerminal(t, 0, append([]string{"ping"}, target...)...)
@@ -130,6 +135,7 @@ func TestStartLineOnlyForAWaitOnATerminal(t *testing.T) {
 // escape sequence (C0, C1, bidirectional controls) or broken UTF-8 of the
 // server's through it.
 func TestStartLineEscapesTheServersWords(t *testing.T) {
+	longtest.Skip(t, "a server that starts 3 s late")
 	t.Parallel()
 	s := newServer(t, "slow-start=3000,say=EVIL")
 	code, got := onTerminal(t, 0, append([]string{"ping", "--env", "EVIL=\x1b]0;owned\x07\x1b[2J\u202egnp.exe\xff\xfe\x9b31m"}, s.args()...)...)
@@ -147,6 +153,7 @@ func TestStartLineEscapesTheServersWords(t *testing.T) {
 // starts a line of its own, the line erased before it and drawn again
 // after.
 func TestStartLineUnderTheTrace(t *testing.T) {
+	longtest.Skip(t, "a server that starts 3 s late")
 	t.Parallel()
 	s := newServer(t, "slow-start=3000")
 	code, got := onTerminal(t, 0, append([]string{"--verbose", "ping"}, s.args()...)...)
@@ -170,6 +177,7 @@ func TestStartLineUnderTheTrace(t *testing.T) {
 // session start waits for its keeper to start the server: the same line,
 // without the server's words, which go to the session's log.
 func TestStartLineOfASessionStart(t *testing.T) {
+	longtest.Skip(t, "a server that starts 3 s late")
 	t.Parallel()
 	w := newSessions(t)
 	s := newServer(t, "slow-start=3000")
@@ -185,6 +193,7 @@ func TestStartLineOfASessionStart(t *testing.T) {
 // at its first answer (not at the command's end: a list walked on after
 // it does not bring it back), and never outlives the command.
 func TestStartLineForARememberedEra(t *testing.T) {
+	longtest.Skip(t, "a server that starts 2 s late, four runs")
 	t.Parallel()
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "modern.json")

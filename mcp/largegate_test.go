@@ -51,6 +51,7 @@ func largeEvent(id, size int) string {
 // largeMessage, and it goes on once the session comes back for the next
 // message. Read on at once, both would be in memory together.
 func TestHTTPLargeAnswersReadOneAtATime(t *testing.T) {
+	t.Parallel()
 	const size = 3 * largeMessage
 	second := &fed{ch: make(chan []byte)}
 	defer close(second.ch)

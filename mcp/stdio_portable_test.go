@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/longtest"
 )
 
 // The stdio transport on every OS, Windows included: the servers here are
@@ -24,6 +26,9 @@ func TestMain(m *testing.M) {
 		helper(role, os.Args[len(os.Args)-1])
 		os.Exit(0)
 	}
+	// The parallel tests wait on processes and servers (a grace period,
+	// a stalled stream), not on the CPU.
+	longtest.WaitMoreAtOnce(4)
 	os.Exit(m.Run())
 }
 

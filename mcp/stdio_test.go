@@ -44,6 +44,15 @@ func startSh(t *testing.T, script string, opts CommandOptions) *CommandTransport
 	return tr
 }
 
+// readAway reads messages until Read fails, and drops them.
+func readAway(tr *CommandTransport) {
+	for {
+		if _, err := tr.Read(); err != nil {
+			return
+		}
+	}
+}
+
 // readAll reads messages until Read fails.
 func readAll(t *testing.T, tr *CommandTransport) ([]string, error) {
 	t.Helper()
@@ -238,6 +247,7 @@ func TestCommandCloseStopsWaitingOnAQuestion(t *testing.T) {
 
 func TestCommandWriteAfterExit(t *testing.T) {
 	tr := startSh(t, `echo gone >&2; exit 5`, CommandOptions{})
+	go readAway(tr) // as a session reads; unread, the write waits out ExitDrain
 	waitFor(t, tr.exited)
 	done := make(chan error, 1)
 	go func() { done <- tr.Write(context.Background(), []byte(`{"jsonrpc":"2.0","method":"x"}`)) }()
@@ -254,6 +264,7 @@ func TestCommandWriteAfterExit(t *testing.T) {
 // to have closed its stdout; the wait for its last output is bounded by
 // ExitDrain, and ends sooner with the writer's context.
 func TestCommandWriteToClosedStdin(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name  string
 		drain time.Duration
@@ -266,6 +277,7 @@ func TestCommandWriteToClosedStdin(t *testing.T) {
 		}, "the caller's deadline"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			tr := startSh(t, `exec 0<&-; echo '{"closed":true}'; exec sleep 60`, CommandOptions{ExitDrain: tt.drain})
 			if m, err := tr.Read(); err != nil || string(m) != `{"closed":true}` {
 				t.Fatalf("Read = %s, %v", m, err)
@@ -284,6 +296,7 @@ func TestCommandWriteToClosedStdin(t *testing.T) {
 // Once a write has found why the server stopped reading, every later write
 // says the same at once, with no second wait for the server's last output.
 func TestCommandWriteToClosedStdinAgain(t *testing.T) {
+	t.Parallel()
 	tr := startSh(t, `exec 0<&-; echo '{"closed":true}'; exec sleep 60`, CommandOptions{ExitDrain: 10 * time.Millisecond})
 	if m, err := tr.Read(); err != nil || string(m) != `{"closed":true}` {
 		t.Fatalf("Read = %s, %v", m, err)

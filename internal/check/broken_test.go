@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/mcpv/mcpv/internal/longtest"
 )
 
 // brokenCase is a check, a fake on which it applies and passes, and what
@@ -15,7 +17,12 @@ type brokenCase struct {
 	auth   string            // or oauthtest's Broken, for an authorization check
 	// behaviours of the stdio fake that break it
 	junk, ignoreExit bool
+	long             string // why the case is long, if it is (longtest)
 }
+
+// waitsOut is why a case is long when the broken server makes its check
+// wait out one of its bounds.
+const waitsOut = "the broken server makes the check wait out a bound"
 
 // faults are a spec change that plants faults.
 func faults(names ...string) map[string]string {
@@ -40,10 +47,10 @@ var (
 // brokenCases: one for every check of the catalogue
 // (TestEveryCheckHasABrokenServer keeps it so).
 var brokenCases = []brokenCase{
-	{id: "jsonrpc.messages", fake: stdio, break_: faults("no-jsonrpc-version")},
-	{id: "jsonrpc.stdout-only", fake: stdio, junk: true},
+	{id: "jsonrpc.messages", fake: stdio, break_: faults("no-jsonrpc-version"), long: waitsOut},
+	{id: "jsonrpc.stdout-only", fake: stdio, junk: true, long: waitsOut},
 	{id: "jsonrpc.utf8", fake: stdio, break_: faults("bad-utf8")},
-	{id: "jsonrpc.string-id", fake: stdio, break_: faults("mangle-string-id")},
+	{id: "jsonrpc.string-id", fake: stdio, break_: faults("mangle-string-id"), long: waitsOut},
 	{id: "jsonrpc.number-id", fake: httpLegacy, break_: faults("mangle-number-id")},
 	{id: "jsonrpc.unknown-method", fake: stdio, break_: faults("unknown-method-internal")},
 	{id: "jsonrpc.invalid-params", fake: stdio, break_: faults("lenient-params")},
@@ -51,7 +58,7 @@ var brokenCases = []brokenCase{
 	{id: "jsonrpc.parse-error", fake: stdio, break_: faults("parse-error-code")},
 	{id: "jsonrpc.invalid-request", fake: stdio, break_: faults("ignore-invalid")},
 	{id: "jsonrpc.survives-bad-input", fake: stdio, break_: faults("die-on-bad-input")},
-	{id: "jsonrpc.batch-2025-03-26", fake: fake{transport: "stdio", version: "2025-03-26"}, break_: faults("no-batches")},
+	{id: "jsonrpc.batch-2025-03-26", fake: fake{transport: "stdio", version: "2025-03-26"}, break_: faults("no-batches"), long: waitsOut},
 	{id: "jsonrpc.batch", fake: stdio, break_: faults("die-on-batch")},
 
 	{id: "lifecycle.initialize", fake: stdio, break_: faults("init-no-server-info")},
@@ -64,7 +71,7 @@ var brokenCases = []brokenCase{
 	{id: "lifecycle.logging-declared", fake: stdio, break_: map[string]string{"capabilities": `{"tools":{"listChanged":true},"prompts":{},"resources":{},"completions":{}}`, "faults": `["log-undeclared"]`}},
 	{id: "lifecycle.early-requests", fake: stdio, break_: faults("early-request")},
 	{id: "lifecycle.ping", fake: stdio, break_: faults("ping-nonempty")},
-	{id: "lifecycle.stdin-close", fake: stdio, ignoreExit: true},
+	{id: "lifecycle.stdin-close", fake: stdio, ignoreExit: true, long: "waits out the grace of a server that outlives its stdin"},
 
 	{id: "lists.shape", fake: stdio, break_: map[string]string{"answers": `{"prompts/list":{"prompts":{"hello":{}}}}`}},
 	{id: "lists.terminates", fake: stdio, break_: map[string]string{"repeatCursor": `["tools/list"]`}},
@@ -131,8 +138,8 @@ var brokenCases = []brokenCase{
 	{id: "modern.listen", fake: stdioModern, break_: faults("listen-no-ack")},
 	{id: "modern.get-405", fake: httpModern, break_: faults("get-json")},
 	{id: "modern.no-session", fake: httpModern, break_: faults("mint-session")},
-	{id: "modern.no-requests", fake: stdioModern, break_: faults("server-request")},
-	{id: "modern.log-unasked", fake: stdioModern, break_: faults("log-undeclared")},
+	{id: "modern.no-requests", fake: stdioModern, break_: faults("server-request"), long: waitsOut},
+	{id: "modern.log-unasked", fake: stdioModern, break_: faults("log-undeclared"), long: waitsOut},
 	{id: "modern.error-codes", fake: httpModern, break_: faults("old-not-found-code")},
 
 	{id: "auth.challenge", fake: httpAuth, auth: "no-challenge"},
@@ -159,6 +166,9 @@ func TestEveryCheckHasABrokenServer(t *testing.T) {
 func TestBrokenServers(t *testing.T) {
 	for _, tc := range brokenCases {
 		t.Run(tc.id, func(t *testing.T) {
+			if tc.long != "" {
+				longtest.Skip(t, tc.long)
+			}
 			t.Parallel()
 			if r := goodRun(t, tc.fake)[tc.id]; r.Status != Passed {
 				t.Errorf("the correct server: %s", describeResult(r))

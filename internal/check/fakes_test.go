@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 	"github.com/mcpv/mcpv/oauth/oauthtest"
@@ -26,6 +27,9 @@ func TestMain(m *testing.M) {
 	if mcptest.RunIfRequested() {
 		return
 	}
+	// Each test runs checks against a server in a process of its own, or
+	// over loopback HTTP, and waits on it far more than it computes.
+	longtest.WaitMoreAtOnce(4)
 	os.Exit(m.Run())
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/testreport"
 )
 
@@ -47,6 +48,7 @@ func failedOf(r *Report) map[string]string {
 // asks it something fails with the time it waited, none hangs, and the
 // run ends in about a check's bound per check a worker runs.
 func TestHostileHangs(t *testing.T) {
+	longtest.Skip(t, "checks that each run to their 1 s bound against a server that never answers")
 	t.Parallel()
 	r := runHostile(t, fake{transport: "stdio", change: faults("hang")}, Options{Only: []string{"jsonrpc", "lists", "reading"}, CheckTimeout: time.Second}, time.Minute)
 	failed := failedOf(r)
@@ -139,6 +141,7 @@ func TestRunLeavesNoProcess(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
 	}
+	longtest.Skip(t, "a run against a server that never answers, stopped as its first check ends at its 3 s bound")
 	t.Parallel()
 	f := fake{transport: "stdio", change: faults("hang")}
 	tg := f.target(t)
