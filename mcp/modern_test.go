@@ -318,8 +318,9 @@ func TestModernTask(t *testing.T) {
 		err  error
 	}
 	done := make(chan waited, 1)
+	var polls []time.Duration // the interval waited before each tasks/get
 	go func() {
-		res, final, err := c.WaitTask(t.Context(), task, nil)
+		res, final, err := c.WaitTask(t.Context(), task, func(t Task) { polls = append(polls, t.Poll()) })
 		done <- waited{res, final, err}
 	}()
 	ask := `"inputRequests":{"q1":{"method":"elicitation/create","params":{"message":"sure?","requestedSchema":{"type":"object"}}}}`
@@ -342,10 +343,16 @@ func TestModernTask(t *testing.T) {
 	if w.err != nil || string(w.res) != `{"content":[{"type":"text","text":"done"}]}` || w.task.Status != TaskCompleted {
 		t.Errorf("WaitTask = %s, %+v, %v", w.res, w.task, w.err)
 	}
+	// The statuses suggest no interval: the one the task was created with
+	// holds, not the default second.
+	if want := []time.Duration{50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond}; !slices.Equal(polls, want) {
+		t.Errorf("polled after %v, want %v", polls, want)
+	}
 
 	// A failed task ends with its error.
 	go func() {
-		res, final, err := c.WaitTask(t.Context(), Task{TaskID: "t2", Status: TaskWorking}, nil)
+		ms := int64(10)
+		res, final, err := c.WaitTask(t.Context(), Task{TaskID: "t2", Status: TaskWorking, PollIntervalMs: &ms}, nil)
 		done <- waited{res, final, err}
 	}()
 	req = m.nextMsg(t)

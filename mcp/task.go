@@ -168,6 +168,7 @@ func (c *Client) WaitTask(ctx context.Context, t Task, onStatus func(Task)) (jso
 
 // nextStatus reports t to onStatus (if set), waits its poll interval and
 // asks tasks/get again: the task as it is now, and as the server sent it.
+// A status that suggests no interval keeps the last one suggested.
 func (c *Client) nextStatus(ctx context.Context, t Task, onStatus func(Task)) (Task, json.RawMessage, error) {
 	if onStatus != nil {
 		onStatus(t)
@@ -179,7 +180,11 @@ func (c *Client) nextStatus(ctx context.Context, t Task, onStatus func(Task)) (T
 		return t, nil, context.Cause(ctx)
 	case <-timer.C:
 	}
-	return c.GetTask(ctx, t.TaskID)
+	next, raw, err := c.GetTask(ctx, t.TaskID)
+	if err == nil && next.PollInterval == nil && next.PollIntervalMs == nil {
+		next.PollInterval, next.PollIntervalMs = t.PollInterval, t.PollIntervalMs
+	}
+	return next, raw, err
 }
 
 // ErrNoTaskCancel means the server did not declare tasks.cancel.
