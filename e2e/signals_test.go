@@ -633,17 +633,27 @@ func (st *stress) attached(t *testing.T, p plan) stressResult {
 	return res
 }
 
-// keeperSignalled signals a session's keeper while a command waits on it:
-// the keeper ends, its server with it, and the command ends too.
-func (st *stress) keeperSignalled(t *testing.T, p plan) stressResult {
-	srv := newServer(t, "hang,grandchild")
-	mark := markOf(srv)
-	name := "k" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	var res stressResult
+// startKeeper starts a session, named prefix and a unique suffix, on a
+// server of the behaviour given and marked for leftovers: its name, the
+// mark and the keeper's pid. A session that did not start is res's failure.
+func (st *stress) startKeeper(t *testing.T, behaviour, prefix string, res *stressResult) (name, mark string, pid int) {
+	srv := newServer(t, behaviour)
+	mark = markOf(srv)
+	name = prefix + strconv.FormatInt(time.Now().UnixNano(), 36)
 	code, out, errs := st.mcpv(t, append([]string{"session", "start", name, "--env", markVar + "=" + mark}, srv.args()...)...)
 	pid, err := keeperPID(out)
 	if code != 0 || err != nil {
 		res.failure = fmt.Sprintf("session start: exit %d, %q, %q", code, out, errs)
+	}
+	return name, mark, pid
+}
+
+// keeperSignalled signals a session's keeper while a command waits on it:
+// the keeper ends, its server with it, and the command ends too.
+func (st *stress) keeperSignalled(t *testing.T, p plan) stressResult {
+	var res stressResult
+	name, mark, pid := st.startKeeper(t, "hang,grandchild", "k", &res)
+	if res.failure != "" {
 		return res
 	}
 	cmd := st.start(t, "--session", name, "call", "x", "--no-validate")
@@ -680,14 +690,9 @@ func (st *stress) keeperSignalled(t *testing.T, p plan) stressResult {
 // stopped (SIGSTOP) at a random moment before: its write waits on a
 // keeper that reads nothing, and must give up with the signal.
 func (st *stress) stoppedKeeper(t *testing.T, p plan) stressResult {
-	srv := newServer(t, "hang")
-	mark := markOf(srv)
-	name := "p" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	var res stressResult
-	code, out, errs := st.mcpv(t, append([]string{"session", "start", name, "--env", markVar + "=" + mark}, srv.args()...)...)
-	pid, err := keeperPID(out)
-	if code != 0 || err != nil {
-		res.failure = fmt.Sprintf("session start: exit %d, %q, %q", code, out, errs)
+	name, mark, pid := st.startKeeper(t, "hang", "p", &res)
+	if res.failure != "" {
 		return res
 	}
 	defer func() {
