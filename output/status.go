@@ -4,7 +4,8 @@ import (
 	"io"
 	"strings"
 	"sync"
-	"unicode/utf8"
+
+	"github.com/mcpv/mcpv/internal/columns"
 )
 
 // StatusLine is a stderr writer that can show one transient line (progress)
@@ -111,21 +112,15 @@ func (s *StatusLine) prepare(text string) string {
 	return text
 }
 
-// fitColumns cuts text to fewer than width characters (one column each,
-// roughly), ending it with "…" when cut: a line as wide as the terminal
-// wraps on some. width 0 is unknown: text is left whole.
+// fitColumns cuts text to fewer than width terminal columns (a CJK
+// character or an emoji takes two), ending it with "…" when cut: a line as
+// wide as the terminal wraps on some. width 0 is unknown: text is left
+// whole.
 func fitColumns(text string, width int) string {
-	if width < 2 || utf8.RuneCountInString(text) < width {
+	if width < 2 {
 		return text
 	}
-	keep := width - 2
-	for i := range text {
-		if keep == 0 {
-			return text[:i] + "…"
-		}
-		keep--
-	}
-	return text
+	return columns.Cut(text, width-1)
 }
 
 // Clear removes the status line.

@@ -47,9 +47,16 @@ func TestStatusLineFitsTheTerminal(t *testing.T) {
 	s.Set("1234567890") // 10: cut
 	width = 5
 	s.Set("héllo wörld")
-	width = 0 // unknown: whole
+	// Wide characters take two columns each: counted as one, these
+	// would take 14 and 10 columns of a terminal 10 wide, and wrap.
+	width = 10
+	s.Set("日本語テキスト")
+	s.Set("👍👍👍 ok!")
+	s.Set("e\u0301te\u0301 ok") // combining accents take none
+	width = 0                   // unknown: whole
 	s.Set("1234567890")
-	want := "123456789" + eraseLine + "12345678…" + eraseLine + "hél…" + eraseLine + "1234567890"
+	want := "123456789" + eraseLine + "12345678…" + eraseLine + "hél…" + eraseLine +
+		"日本語テ…" + eraseLine + "👍👍👍 o…" + eraseLine + "e\u0301te\u0301 ok" + eraseLine + "1234567890"
 	if d := cmp.Diff(want, b.String()); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}

@@ -4,18 +4,16 @@
 // (internal/safetext: a server's escapes and controls are shown escaped,
 // its line breaks become spaces), and the columns that may be cut (a
 // description, never a name) cut to the terminal's width with "…",
-// counting the columns each character takes there (a CJK character or an
-// emoji two, a combining mark none). views.go makes the tables of MCP's
-// lists and of the initialize result.
+// counting the columns each character takes there (internal/columns: a
+// CJK character or an emoji two, a combining mark none). views.go makes
+// the tables of MCP's lists and of the initialize result.
 package table
 
 import (
 	"io"
 	"strings"
-	"unicode"
 
-	"golang.org/x/text/width"
-
+	"github.com/mcpv/mcpv/internal/columns"
 	"github.com/mcpv/mcpv/internal/safetext"
 )
 
@@ -90,9 +88,9 @@ func (t *Table) widths(limit int) []int {
 	widths := make([]int, len(t.cols))
 	floor := make([]int, len(t.cols))
 	for i, c := range t.cols {
-		widths[i] = Width(c.Title)
+		widths[i] = columns.Width(c.Title)
 		for _, row := range t.rows {
-			widths[i] = max(widths[i], Width(row[i]))
+			widths[i] = max(widths[i], columns.Width(row[i]))
 		}
 		floor[i] = widths[i]
 		if c.Cut {
@@ -127,59 +125,11 @@ func (t *Table) widths(limit int) []int {
 func writeRow(b *strings.Builder, cells []string, widths []int) {
 	var line strings.Builder
 	for i, cell := range cells {
-		cell = Cut(cell, widths[i])
+		cell = columns.Cut(cell, widths[i])
 		line.WriteString(cell)
 		if i < len(cells)-1 {
-			line.WriteString(strings.Repeat(" ", widths[i]-Width(cell)+gap))
+			line.WriteString(strings.Repeat(" ", widths[i]-columns.Width(cell)+gap))
 		}
 	}
 	b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
-}
-
-// Cut is s within n terminal columns: s itself when it fits, else as much
-// of it as fits before "…".
-func Cut(s string, n int) string {
-	if Width(s) <= n {
-		return s
-	}
-	if n <= 0 {
-		return ""
-	}
-	var b strings.Builder
-	used := 0
-	for _, r := range s {
-		rw := runeWidth(r)
-		if used+rw > n-1 {
-			break
-		}
-		b.WriteRune(r)
-		used += rw
-	}
-	return b.String() + "…"
-}
-
-// Width is the number of terminal columns s takes.
-func Width(s string) int {
-	n := 0
-	for _, r := range s {
-		n += runeWidth(r)
-	}
-	return n
-}
-
-// runeWidth is the columns a character takes on a terminal: none for a
-// combining mark or a zero-width one (ZWJ, a variation selector), two for
-// an East Asian wide or fullwidth one (CJK, most emoji), else one.
-func runeWidth(r rune) int {
-	switch {
-	case r == 0:
-		return 0
-	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
-		return 0
-	}
-	switch width.LookupRune(r).Kind() {
-	case width.EastAsianWide, width.EastAsianFullwidth:
-		return 2
-	}
-	return 1
 }

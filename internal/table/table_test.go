@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpv/mcpv/internal/columns"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden tables in testdata")
@@ -89,8 +91,8 @@ func TestFitsTheWidth(t *testing.T) {
 			t.Fatalf("width %d: %d lines, want a header and 6 rows:\n%s", width, len(lines), b.String())
 		}
 		for i, l := range lines {
-			if Width(l) > width {
-				t.Errorf("width %d: line %d takes %d columns: %q", width, i, Width(l), l)
+			if columns.Width(l) > width {
+				t.Errorf("width %d: line %d takes %d columns: %q", width, i, columns.Width(l), l)
 			}
 			if i == 0 {
 				continue
@@ -121,31 +123,6 @@ func TestServerStringsMadeSafe(t *testing.T) {
 	for _, shown := range []string{`evil\x1b[2J`, `clears \x1b]0;pwned\x07 the screen \u202ereversed`, "Returns the sum of two numbers. Both are required"} {
 		if !strings.Contains(out, shown) {
 			t.Errorf("the table does not show %q:\n%s", shown, out)
-		}
-	}
-}
-
-func TestCutAndWidth(t *testing.T) {
-	for _, tc := range []struct {
-		s     string
-		width int
-		n     int
-		cut   string
-	}{
-		{"hello world", 11, 8, "hello w…"},
-		{"hello", 5, 5, "hello"},
-		{"日本語テキスト", 14, 7, "日本語…"},
-		{"日本語テキスト", 14, 8, "日本語…"},
-		{"e\u0301te\u0301", 3, 2, "e\u0301…"},
-		{"👍 ok", 5, 3, "👍…"},
-		{"abc", 3, 0, ""},
-		{"abc", 3, 1, "…"},
-	} {
-		if w := Width(tc.s); w != tc.width {
-			t.Errorf("Width(%q) = %d, want %d", tc.s, w, tc.width)
-		}
-		if got := Cut(tc.s, tc.n); got != tc.cut || Width(got) > max(tc.n, 0) {
-			t.Errorf("Cut(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.cut)
 		}
 	}
 }
