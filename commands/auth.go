@@ -15,7 +15,7 @@ import (
 type authCmd struct {
 	Login  authLoginCmd  `cmd:"" help:"Authorize mcpv at the server now (a browser flow, or client credentials)."`
 	Status authStatusCmd `cmd:"" help:"Show what is stored for the server (never the tokens); exit 5 when nothing usable is."`
-	Logout authLogoutCmd `cmd:"" help:"Forget the server's stored tokens and client."`
+	Logout authLogoutCmd `cmd:"" help:"Forget the server's stored tokens and client; with --resource or --scope, only the records a command with them would use."`
 	Token  authTokenCmd  `cmd:"" help:"Print a valid access token for the server, refreshing it if needed."`
 }
 
@@ -89,17 +89,32 @@ func (c *authStatusCmd) Run(ctx context.Context, s *session, out *console) error
 
 type authLogoutCmd struct{ authSub }
 
+// Run forgets every record of the server; given a resource setting or
+// scopes (on the command line or in the config entry), only the records a
+// command with them would use (auth status's "matches"), saying how many
+// it kept.
 func (c *authLogoutCmd) Run(ctx context.Context, s *session, out *console) error {
 	server, store, recs, err := authrecord.Stored(s.settings, s.env)
 	if err != nil {
 		return err
 	}
+	want := s.settings.Auth.Want()
+	narrowed := want.Resource != "" || want.OmitResource || len(want.Scopes) > 0
+	removed := 0
 	for _, r := range recs {
+		if narrowed && !want.Fits(r) {
+			continue
+		}
 		if err := store.Delete(ctx, r); err != nil {
 			return err
 		}
+		removed++
 	}
-	return out.print(mustJSON(map[string]any{"server": redact.URL(server), "removed": len(recs)}))
+	said := map[string]any{"server": redact.URL(server), "removed": removed}
+	if narrowed {
+		said["kept"] = len(recs) - removed
+	}
+	return out.print(mustJSON(said))
 }
 
 type authTokenCmd struct{ authSub }

@@ -375,3 +375,44 @@ func TestOAuthResourceSecretMasked(t *testing.T) {
 		t.Errorf("the secret shows: stdout %q, stderr %q", r.stdout, r.stderr)
 	}
 }
+
+// auth logout with a resource setting forgets only the records a command
+// with it would use; without one, every record of the server.
+func TestOAuthLogoutOfOneResource(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	srv, _ := authWorld(t, w)
+	const tenant = "https://tenant.example/mcp"
+	for _, extra := range [][]string{nil, {"--resource", tenant}, {"--resource", "none"}} {
+		if r := w.mcpv(t, "", append([]string{"auth", "login", "-u", srv.URL()}, extra...)...); r.code != 0 {
+			t.Fatalf("login %v: exit %d, stderr %q", extra, r.code, r.stderr)
+		}
+	}
+	params := func() string {
+		t.Helper()
+		r := w.mcpv(t, "", "auth", "status", "-u", srv.URL(), "-c", "-q", "[.records[].resource_parameter] | sort")
+		return strings.TrimSpace(r.stdout)
+	}
+	if got := params(); got != `["discovered","given","omitted"]` {
+		t.Fatalf("records before logout: %s", got)
+	}
+	url := srv.URL()
+	for _, step := range []struct {
+		args      []string
+		said      string
+		remaining string
+	}{
+		{[]string{"--resource", tenant}, `{"kept":2,"removed":1,"server":"` + url + `"}`, `["discovered","omitted"]`},
+		{[]string{"--resource", tenant}, `{"kept":2,"removed":0,"server":"` + url + `"}`, `["discovered","omitted"]`},
+		{[]string{"--resource", "none"}, `{"kept":1,"removed":1,"server":"` + url + `"}`, `["discovered"]`},
+		{nil, `{"removed":1,"server":"` + url + `"}`, `[]`},
+	} {
+		r := w.mcpv(t, "", append([]string{"auth", "logout", "-u", url, "-c"}, step.args...)...)
+		if r.code != 0 || strings.TrimSpace(r.stdout) != step.said {
+			t.Fatalf("logout %v: exit %d, stdout %q, want %s; stderr %q", step.args, r.code, r.stdout, step.said, r.stderr)
+		}
+		if got := params(); got != step.remaining {
+			t.Errorf("after logout %v: records %s, want %s", step.args, got, step.remaining)
+		}
+	}
+}

@@ -409,6 +409,6 @@ complete -c mcpv -n '__mcpv_in "trust"' -l revoke -d 'Forget the trust instead.'
 complete -c mcpv -n '__mcpv_at "trust" 0+' -F
 complete -c mcpv -n '__mcpv_at "auth" 0' -a login -d 'Authorize mcpv at the server now (a browser flow, or client credentials).'
 complete -c mcpv -n '__mcpv_at "auth" 0' -a status -d 'Show what is stored for the server (never the tokens); exit 5 when nothing usable is.'
-complete -c mcpv -n '__mcpv_at "auth" 0' -a logout -d 'Forget the server\'s stored tokens and client.'
+complete -c mcpv -n '__mcpv_at "auth" 0' -a logout -d 'Forget the server\'s stored tokens and client; with --resource or --scope, only the records a command with them would use.'
 complete -c mcpv -n '__mcpv_at "auth" 0' -a token -d 'Print a valid access token for the server, refreshing it if needed.'
 complete -c mcpv -n '__mcpv_at "completions" 0' -x -a 'bash zsh fish powershell'

@@ -53,7 +53,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         'auth' = @(
             @{ N = 'login'; H = 'Authorize mcpv at the server now (a browser flow, or client credentials).' }
             @{ N = 'status'; H = 'Show what is stored for the server (never the tokens); exit 5 when nothing usable is.' }
-            @{ N = 'logout'; H = 'Forget the server''s stored tokens and client.' }
+            @{ N = 'logout'; H = 'Forget the server''s stored tokens and client; with --resource or --scope, only the records a command with them would use.' }
             @{ N = 'token'; H = 'Print a valid access token for the server, refreshing it if needed.' }
         )
     }
