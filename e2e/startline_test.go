@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpv/mcpv/internal/columns"
 	"github.com/mcpv/mcpv/internal/longtest"
 )
 
@@ -89,19 +90,29 @@ func TestStartLineOnATerminal(t *testing.T) {
 func TestStartLineFitsANarrowTerminal(t *testing.T) {
 	longtest.Skip(t, "a server that starts 3 s late")
 	t.Parallel()
-	s := newServer(t, "slow-start=3000,say=LONG")
-	long := strings.Repeat("word ", 40)
-	code, got := onTerminal(t, 40, append([]string{"ping", "--env", "LONG=" + long}, s.args()...)...)
-	if code != 0 {
-		t.Fatalf("exit %d; the terminal got %q", code, got)
-	}
-	i := strings.Index(got, "mcpv: waiting")
-	if i < 0 {
-		t.Fatalf("no line; the terminal got %q", got)
-	}
-	line, _, _ := strings.Cut(got[i:], "\r")
-	if n := utf8.RuneCountInString(line); n >= 40 || !strings.HasSuffix(line, "…") {
-		t.Errorf("a line of %d characters on a terminal 40 wide: %q", n, line)
+	// Words, and wide characters that take two columns each: cut at 79
+	// characters, the wide line would take about 100 columns of 80.
+	for name, tc := range map[string]struct {
+		long  string
+		width int
+	}{"words": {strings.Repeat("word ", 40), 40}, "wide": {strings.Repeat("起動中 ", 30), 80}} {
+		long, width := tc.long, tc.width
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newServer(t, "slow-start=3000,say=LONG")
+			code, got := onTerminal(t, width, append([]string{"ping", "--env", "LONG=" + long}, s.args()...)...)
+			if code != 0 {
+				t.Fatalf("exit %d; the terminal got %q", code, got)
+			}
+			i := strings.Index(got, "mcpv: waiting")
+			if i < 0 {
+				t.Fatalf("no line; the terminal got %q", got)
+			}
+			line, _, _ := strings.Cut(got[i:], "\r")
+			if n := columns.Width(line); n >= width || !strings.HasSuffix(line, "…") {
+				t.Errorf("a line of %d columns on a terminal %d wide: %q", n, width, line)
+			}
+		})
 	}
 }
 
