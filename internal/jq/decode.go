@@ -69,7 +69,7 @@ func (d *decoder) value(i, depth int) (any, int) {
 	}
 	switch c := d.data[i]; {
 	case c == '"':
-		s, end := d.string(i)
+		s, end := rawjson.ReadString(d.data, i)
 		if end < 0 {
 			return nil, -1
 		}
@@ -79,11 +79,11 @@ func (d *decoder) value(i, depth int) (any, int) {
 	case c == '[':
 		return d.array(i, depth+1)
 	case c == 't':
-		return true, d.literal(i, "true")
+		return true, rawjson.ScanLiteral(d.data, i, "true")
 	case c == 'f':
-		return false, d.literal(i, "false")
+		return false, rawjson.ScanLiteral(d.data, i, "false")
 	case c == 'n':
-		return nil, d.literal(i, "null")
+		return nil, rawjson.ScanLiteral(d.data, i, "null")
 	case c == '-' || '0' <= c && c <= '9':
 		end := rawjson.ScanNumber(d.data, i)
 		if end < 0 {
@@ -92,22 +92,6 @@ func (d *decoder) value(i, depth int) (any, int) {
 		return json.Number(d.data[i:end]), end
 	}
 	return nil, -1
-}
-
-func (d *decoder) literal(i int, lit string) int {
-	if !bytes.HasPrefix(d.data[i:], []byte(lit)) {
-		return -1
-	}
-	return i + len(lit)
-}
-
-// string decodes the string literal that starts with the quote data[i].
-func (d *decoder) string(i int) (string, int) {
-	end, escapes, nonASCII := rawjson.ScanString(d.data, i)
-	if end < 0 {
-		return "", -1
-	}
-	return rawjson.Unquote(d.data[i:end], escapes, nonASCII), end
 }
 
 // key decodes an object key, sharing the string with earlier objects
@@ -119,7 +103,7 @@ func (d *decoder) key(i int) (string, int) {
 	}
 	body := d.data[i+1 : end-1]
 	if escapes || nonASCII {
-		return d.string(i)
+		return rawjson.Unquote(d.data[i:end], escapes, nonASCII), end
 	}
 	if k, ok := d.keys[string(body)]; ok {
 		return k, end

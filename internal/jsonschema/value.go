@@ -1,7 +1,6 @@
 package jsonschema
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -112,7 +111,7 @@ func (p *parser) value(i, depth int) (value, int) {
 	case c == '[':
 		return p.array(i, depth+1)
 	case c == '"':
-		s, end := p.string(i)
+		s, end := rawjson.ReadString(p.data, i)
 		return value{kind: kindString, str: s}, end
 	case c == '-' || c >= '0' && c <= '9':
 		end := rawjson.ScanNumber(p.data, i)
@@ -121,30 +120,13 @@ func (p *parser) value(i, depth int) (value, int) {
 		}
 		return value{kind: kindNumber, str: string(p.data[i:end])}, end
 	case c == 't':
-		return value{kind: kindTrue}, p.literal(i, "true")
+		return value{kind: kindTrue}, rawjson.ScanLiteral(p.data, i, "true")
 	case c == 'f':
-		return value{kind: kindFalse}, p.literal(i, "false")
+		return value{kind: kindFalse}, rawjson.ScanLiteral(p.data, i, "false")
 	case c == 'n':
-		return value{kind: kindNull}, p.literal(i, "null")
+		return value{kind: kindNull}, rawjson.ScanLiteral(p.data, i, "null")
 	}
 	return value{}, -1
-}
-
-func (p *parser) literal(i int, word string) int {
-	if !bytes.HasPrefix(p.data[i:], []byte(word)) {
-		return -1
-	}
-	return i + len(word)
-}
-
-// string reads a string literal: invalid UTF-8 and lone surrogates become
-// U+FFFD, as encoding/json decodes them.
-func (p *parser) string(i int) (string, int) {
-	end, escapes, nonASCII := rawjson.ScanString(p.data, i)
-	if end < 0 {
-		return "", -1
-	}
-	return rawjson.Unquote(p.data[i:end], escapes, nonASCII), end
 }
 
 func (p *parser) object(i, depth int) (value, int) {
@@ -161,7 +143,7 @@ func (p *parser) object(i, depth int) (value, int) {
 		if i >= len(p.data) || p.data[i] != '"' {
 			return value{}, -1
 		}
-		key, end := p.string(i)
+		key, end := rawjson.ReadString(p.data, i)
 		if end < 0 {
 			return value{}, -1
 		}

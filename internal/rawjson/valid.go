@@ -115,8 +115,12 @@ func (v *validator) value(i, depth int) int {
 	return -1
 }
 
-func (v *validator) literal(i int, lit string) int {
-	if len(v.data)-i < len(lit) || string(v.data[i:i+len(lit)]) != lit {
+func (v *validator) literal(i int, lit string) int { return ScanLiteral(v.data, i, lit) }
+
+// ScanLiteral reads the literal lit (true, false or null) at data[i]: the
+// index just past it, or -1 when data does not hold it there.
+func ScanLiteral(data []byte, i int, lit string) int {
+	if len(data)-i < len(lit) || string(data[i:i+len(lit)]) != lit {
 		return -1
 	}
 	return i + len(lit)
@@ -294,6 +298,17 @@ func scanString(d []byte, i int, html bool) (end int, flags uint8) {
 func ScanString(data []byte, i int) (end int, escapes, nonASCII bool) {
 	end, flags := scanString(data, i, false)
 	return end, flags&stringEscapes != 0, flags&stringHigh != 0
+}
+
+// ReadString reads the string literal that starts with the quote at
+// data[i], as ScanString checks it, and decodes it as Unquote does: the
+// string and the index just past its closing quote, or -1.
+func ReadString(data []byte, i int) (string, int) {
+	end, escapes, nonASCII := ScanString(data, i)
+	if end < 0 {
+		return "", -1
+	}
+	return Unquote(data[i:end], escapes, nonASCII), end
 }
 
 func isHex(c byte) bool {

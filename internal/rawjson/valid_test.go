@@ -116,6 +116,32 @@ func checkString(t *testing.T, in []byte) {
 	if (err == nil) != (wantErr == nil) || got != want {
 		t.Errorf("String(%q) = %q, %v; encoding/json gives %q, %v", in, got, err, want, wantErr)
 	}
+	if len(in) > 0 && in[0] == '"' { // what the readers of values read
+		s, end := ReadString(in, 0)
+		if wantErr == nil && (end < 0 || s != want) || end == len(in) && wantErr != nil {
+			t.Errorf("ReadString(%q) = %q, %d; encoding/json gives %q, %v", in, s, end, want, wantErr)
+		}
+	}
+}
+
+func TestScanLiteral(t *testing.T) {
+	for _, tc := range []struct {
+		data string
+		i    int
+		lit  string
+		want int
+	}{
+		{"true", 0, "true", 4},
+		{"[null]", 1, "null", 5},
+		{"fals", 0, "false", -1},
+		{"nul", 0, "null", -1},
+		{"trUe", 0, "true", -1},
+		{" null", 0, "null", -1},
+	} {
+		if got := ScanLiteral([]byte(tc.data), tc.i, tc.lit); got != tc.want {
+			t.Errorf("ScanLiteral(%q, %d, %q) = %d, want %d", tc.data, tc.i, tc.lit, got, tc.want)
+		}
+	}
 }
 
 func TestString(t *testing.T) {
