@@ -562,13 +562,13 @@ func (r *invocation) parse(args []string, signals <-chan struct{}) (int, bool) {
 		parsing = new(*r.ios)
 		parsing.Out, parsing.Err = waitingWriter{signals, r.ios.Out}, waitingWriter{signals, r.ios.Err}
 	}
-	kctx, err := parse(r.c, args, parsing, r.env, leanGrammar(args))
+	kctx, err := parseWith(r.c, args, parsing, r.env, leanGrammar(args))
 	if err != nil && !errors.As(err, new(*grammarError)) || err == nil && kctx.Selected() == nil {
 		// The lean grammar's error may differ from the whole one's (a
 		// suggestion among the commands left out), and without the
 		// commands no command is no error: parse again.
 		*r.c = cli{}
-		kctx, err = parse(r.c, args, parsing, r.env, nil)
+		kctx, err = parseWith(r.c, args, parsing, r.env, nil)
 	}
 	waitFor(signals)
 	var ge *grammarError
@@ -630,9 +630,9 @@ type grammarError struct{ err error }
 
 func (e *grammarError) Error() string { return e.err.Error() }
 
-// parse builds a parser over c, with lean (nil: the whole grammar), and
-// parses args.
-func parse(c *cli, args []string, ios *output.Streams, env connect.Env, lean map[string]bool) (*kong.Context, error) {
+// parseWith builds a parser over c, with lean (nil: the whole grammar),
+// and parses args.
+func parseWith(c *cli, args []string, ios *output.Streams, env connect.Env, lean map[string]bool) (*kong.Context, error) {
 	c.environ = env.Environ
 	k, err := parser(c, ios, func(code int) { panic(exitRequest{code}) }, lean)
 	if err != nil {

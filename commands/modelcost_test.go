@@ -74,7 +74,7 @@ func TestModelBuildCost(t *testing.T) {
 			if !b.lean {
 				lean = nil
 			}
-			if _, err := parse(&c, words, ios, env, lean); err != nil {
+			if _, err := parseWith(&c, words, ios, env, lean); err != nil {
 				t.Fatalf("%s: %v", b.line, err)
 			}
 		}

@@ -9,7 +9,7 @@
 // # Layers
 //
 //	Client     MCP: Initialize, Call (timeouts, progress tokens), List and
-//	           Each (pagination), WaitTask and CancelTask (tasks), ToolCache
+//	           Walk (pagination), WaitTask and CancelTask (tasks), ToolCache
 //	Session    JSON-RPC: ids, the pending-call map, cancellation on the wire,
 //	           server requests and notifications
 //	Transport  whole messages both ways: CommandTransport (stdio),

@@ -310,11 +310,14 @@ func (s *Server) listSurface(ctx context.Context, up Upstream) error {
 			continue
 		}
 		params := json.RawMessage(`{}`)
-		err := w.Walk(ctx, l.method, lists[l.method].key, func(p mcp.Page) bool {
+		var err error
+		for p, perr := range w.Walk(ctx, l.method, lists[l.method].key) {
+			if err = perr; err != nil {
+				break
+			}
 			s.Record.Note(l.method, params, s.Guard.filter(l.method, p.Raw))
 			params = mustJSON(map[string]string{"cursor": p.Next})
-			return false
-		})
+		}
 		var ce *mcp.CallError
 		if errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound {
 			continue

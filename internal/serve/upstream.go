@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"iter"
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp"
@@ -56,16 +57,11 @@ func (u connUpstream) Tool(ctx context.Context, name string) (json.RawMessage, b
 
 // walker is an Upstream that walks the pages of a list.
 type walker interface {
-	Walk(ctx context.Context, method, key string, fn func(mcp.Page) (stop bool)) error
+	Walk(ctx context.Context, method, key string) iter.Seq2[mcp.Page, error]
 }
 
-func (u connUpstream) Walk(ctx context.Context, method, key string, fn func(mcp.Page) bool) error {
-	for p, err := range u.c.Client.Walk(ctx, method, key, 0) {
-		if err != nil || fn(p) {
-			return err
-		}
-	}
-	return nil
+func (u connUpstream) Walk(ctx context.Context, method, key string) iter.Seq2[mcp.Page, error] {
+	return u.c.Client.Walk(ctx, method, key, 0)
 }
 
 func (u connUpstream) Done() <-chan struct{} { return u.c.Client.Done() }
