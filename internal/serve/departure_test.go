@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -148,5 +149,67 @@ func TestHTTPUpstreamDeathAnswersFirst(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the call got no answer")
+	}
+}
+
+// HARDENING, a hostile client: big POST bodies sent to calls the server is
+// slow to answer are held only up to MaxHeld at once, across requests; a
+// request beyond is refused (503, Retry-After) as soon as it passes the
+// bound, and the bodies are let go when their requests end.
+func TestHTTPBodiesHeldAreBounded(t *testing.T) {
+	t.Parallel()
+	_, h, base := hangServed(t, "", func(h *HTTPHandler) { h.MaxBody, h.MaxHeld = 4096, 7000 })
+	url := base + "/mcp"
+	_, hdr, err := postTo(context.Background(), url, "", legacyInitialize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sid := hdr.Get("Mcp-Session-Id")
+	call := func(id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"x","arguments":{"pad":%q}}}`, id, strings.Repeat("x", 3000))
+	}
+	ctx, hangUp := context.WithCancel(context.Background())
+	ended := make(chan struct{}, 2)
+	for id := range 2 {
+		go func() {
+			postTo(ctx, url, sid, call(10+id))
+			ended <- struct{}{}
+		}()
+	}
+	waitHeld := func(what string, ok func(int64) bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !ok(h.held.Load()); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d bytes held", what, h.held.Load())
+			}
+		}
+	}
+	waitHeld("the two calls in flight", func(n int64) bool { return n >= 6000 })
+
+	third, cancel := context.WithTimeout(context.Background(), 10*time.Second) // held, it would wait for ever
+	defer cancel()
+	req, _ := http.NewRequestWithContext(third, "POST", url, strings.NewReader(call(20)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", acceptBoth)
+	req.Header.Set("Mcp-Session-Id", sid)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), "holds 7000 bytes of request bodies") {
+		t.Errorf("a third body past MaxHeld: %d, Retry-After %q, %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	if n := h.held.Load(); n > 7000 {
+		t.Errorf("%d bytes held once the refused request ended, want the two calls' alone", n)
+	}
+
+	hangUp()
+	<-ended
+	<-ended
+	waitHeld("once the calls' clients hung up", func(n int64) bool { return n == 0 })
+	if b, _, err := postTo(context.Background(), url, sid, `{"jsonrpc":"2.0","id":30,"method":"ping"}`); err != nil || !strings.Contains(b, `"result"`) {
+		t.Errorf("a request once the bodies were let go: %q, %v", b, err)
 	}
 }

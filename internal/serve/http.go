@@ -20,6 +20,7 @@ package serve
 // with an event stream otherwise.
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -29,6 +30,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/origin"
@@ -66,6 +68,11 @@ const (
 	DefaultMaxSessions = 1000
 	// DefaultMaxBody is the largest POST body taken (413 beyond).
 	DefaultMaxBody = 32 << 20
+	// DefaultMaxHeld is how many bytes of POST bodies the endpoint holds
+	// at once, across its clients: a request beyond waits its turn
+	// elsewhere (503), however many connections send big bodies to
+	// sessions that are slow to take them.
+	DefaultMaxHeld = 4 * DefaultMaxBody
 )
 
 // HTTPHandler is the /mcp endpoint. Its fields are set before it serves.
@@ -96,6 +103,10 @@ type HTTPHandler struct {
 	MaxSessions int
 	// MaxBody caps the bytes of a POST body.
 	MaxBody int64
+	// MaxHeld caps the bytes of the POST bodies held at once, until
+	// their requests end (DefaultMaxHeld when 0).
+	MaxHeld int64
+	held    atomic.Int64 // the bytes of POST bodies read by requests under way
 
 	mu       sync.Mutex // guards sessions, closed and answering
 	sessions map[string]*httpSession
@@ -246,21 +257,53 @@ func readIncoming(body []byte) (incoming, error) {
 	return in, nil
 }
 
-// readBody reads a POST's body, of MaxBody bytes at most (413 beyond).
-func (h *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.MaxBody))
+// readBody reads a POST's body, of MaxBody bytes at most (413 beyond),
+// and counts it against MaxHeld (503 beyond) until release, which the
+// caller calls when its request ends, whatever readBody answered.
+func (h *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), ok bool) {
+	hr := &heldReader{r: http.MaxBytesReader(w, r.Body, h.MaxBody), h: h}
+	release = func() { h.held.Add(-hr.n) }
+	body, err := io.ReadAll(hr)
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		switch {
+		case errors.As(err, &tooBig):
 			httpError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", tooBig.Limit))
+		case errors.Is(err, errHeld):
+			w.Header().Set("Retry-After", "1")
+			httpError(w, http.StatusServiceUnavailable, fmt.Sprintf("the endpoint holds %d bytes of request bodies already; try again", h.maxHeld()))
 		}
-		return nil, false
+		return nil, release, false
 	}
-	return body, true
+	return body, release, true
+}
+
+func (h *HTTPHandler) maxHeld() int64 { return cmp.Or(h.MaxHeld, DefaultMaxHeld) }
+
+// errHeld is a body read past the endpoint's MaxHeld.
+var errHeld = errors.New("too many bytes of request bodies held")
+
+// heldReader counts what it reads against its handler's MaxHeld.
+type heldReader struct {
+	r io.Reader
+	h *HTTPHandler
+	n int64 // counted, until the request's release
+}
+
+func (c *heldReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.n += int64(n)
+		if c.h.held.Add(int64(n)) > c.h.maxHeld() {
+			return n, errHeld
+		}
+	}
+	return n, err
 }
 
 func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
-	body, ok := h.readBody(w, r)
+	body, release, ok := h.readBody(w, r)
+	defer release()
 	if !ok {
 		return
 	}

@@ -58,7 +58,8 @@ func (h *HTTPHandler) message(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotFound, "session not found")
 		return
 	}
-	body, ok := h.readBody(w, r)
+	body, release, ok := h.readBody(w, r)
+	defer release()
 	if !ok {
 		return
 	}
