@@ -220,7 +220,7 @@ func ConfigValue(name, value string) string {
 		return value
 	}
 	rest := value
-	if scheme, after, ok := strings.Cut(value, " "); ok && !strings.Contains(scheme, "$") {
+	if scheme, after, ok := strings.Cut(value, " "); ok && isScheme(scheme) {
 		rest = after
 	}
 	for part := range strings.FieldsSeq(rest) {

@@ -158,6 +158,11 @@ func TestConfigValue(t *testing.T) {
 		{"Authorization", "Bearer ${A}${B}", "Bearer " + Mask},
 		{"API_KEY", "${A} ${B}", "${A} ${B}"},
 		{"API_KEY", "${A} b", Mask},
+		// A first word that is no authorization scheme is part of the
+		// secret, not a word to keep.
+		{"API_KEY", "sk-live-51Habc ${SUFFIX}", Mask},
+		{"client_secret", "hunter2 ${X}", Mask},
+		{"Authorization", "token ${GH}", "token ${GH}"},
 		{"LOG_LEVEL", "debug", "debug"},
 	} {
 		if got := ConfigValue(tt.name, tt.value); got != tt.want {
