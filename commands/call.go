@@ -153,12 +153,13 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		return err
 	}
 	def, looked, err := c.definition(ctx, s, client, out, base)
-	if err != nil {
+	var unlisted *mcp.ToolNotListedError
+	if err != nil && !errors.As(err, &unlisted) {
 		return err
 	}
 	def, res, asTask, err := c.sendChecked(ctx, s, client, out, base, def, looked, readFile)
 	if err != nil && !looked {
-		return c.refused(ctx, s, client, err)
+		return c.refused(ctx, s, client, err, unlisted)
 	}
 	if err != nil || res == nil {
 		return err
@@ -210,7 +211,9 @@ func (c *callCmd) inputs(out *console) (base json.RawMessage, readFile func(stri
 
 // definition is the tool's definition from the server's list, when the
 // call needs it (looked); a tool the server does not list is refused
-// unless --no-validate says to send anyway.
+// unless --no-validate says to send anyway: then the call goes without a
+// definition, and err is the *mcp.ToolNotListedError, with the names the
+// server lists.
 func (c *callCmd) definition(ctx context.Context, s *session, client *mcp.Client, out *console, base json.RawMessage) (def mcp.Tool, looked bool, err error) {
 	def = mcp.Tool{Name: c.Tool}
 	if !c.needsDefinition(client, s, base) {
@@ -223,7 +226,10 @@ func (c *callCmd) definition(ctx context.Context, s *session, client *mcp.Client
 	case errors.As(err, &ce):
 		out.warnf("could not list the tools (%v); arguments not typed or checked", err)
 	case errors.As(err, &nl) && c.NoValidate:
-		// Sent as asked: a server may take a tool it does not list.
+		// Sent as asked, without a definition: a server may take a tool
+		// it does not list. The caller keeps what it lists, for the
+		// nearest name should the server refuse the call.
+		return def, false, nl
 	case errors.As(err, &nl):
 		return def, true, &refusal{toolNotListed(err).Error() + "; nothing sent (--no-validate sends anyway)"}
 	case err != nil:
@@ -319,10 +325,13 @@ func (c *callCmd) outputChecked() bool {
 }
 
 // refused is the error for a call sent without its tool's definition that
-// the server refused: when the server lists no tool of that name (asked
-// now, after the refusal), the nearest it lists.
-func (c *callCmd) refused(ctx context.Context, s *session, client *mcp.Client, err error) error {
+// the server refused: when the server lists no tool of that name (as
+// unlisted says, else asked now, after the refusal), the nearest it lists.
+func (c *callCmd) refused(ctx context.Context, s *session, client *mcp.Client, err error, unlisted *mcp.ToolNotListedError) error {
 	return refusedName(err, "tool", c.Tool, "list-tools", func() ([]string, error) {
+		if unlisted != nil {
+			return unlisted.Listed, nil
+		}
 		_, err := s.findTool(ctx, client, c.Tool)
 		var nl *mcp.ToolNotListedError
 		if errors.As(err, &nl) {

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -487,6 +488,43 @@ func TestHTTP403ToCredentialsIsAuthorization(t *testing.T) {
 		r := mcpv(t, "", "-u", f.URL, "-H", header, "list-tools")
 		if r.code != 5 || !strings.Contains(r.stderr, "refused access (HTTP 403") || !strings.Contains(r.stderr, "it says: this token may not list tools") || strings.Contains(r.stderr, "s3cr3t") {
 			t.Fatalf("-H %q: exit %d, stderr %q", header, r.code, r.stderr)
+		}
+	}
+}
+
+// A call of a tool the server does not list, sent anyway (--no-validate)
+// and refused, names the nearest tool the server lists, with arguments or
+// without: over modern HTTP the one with arguments lists the tools first
+// (for the headers), and that listing serves the suggestion, with no
+// second one.
+func TestNoValidateRefusalNamesTheNearestTool(t *testing.T) {
+	t.Parallel()
+	var lists atomic.Int32
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: func(x *mcptest.Exchange) bool {
+		switch x.RPCMethod {
+		case "server/discover":
+			x.Reply(x.Result(`{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"f","version":"1"}}}`))
+		case "tools/list":
+			lists.Add(1)
+			x.Reply(x.Result(`{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}`))
+		case "tools/call":
+			x.Reply(x.Error(-32602, "Unknown tool"))
+		default:
+			return false
+		}
+		return true
+	}})
+	for _, args := range [][]string{
+		{"call", "ecoh", "--no-validate"},
+		{"call", "ecoh", "a:=1", "--no-validate"},
+	} {
+		lists.Store(0)
+		r := mcpv(t, "", append([]string{"-u", srv.URL}, args...)...)
+		if r.code != 3 || !strings.Contains(r.stderr, `the server lists no tool "ecoh"; did you mean "echo"?`) {
+			t.Errorf("%q: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+		if n := lists.Load(); n != 1 {
+			t.Errorf("%q: %d tools/list, want 1", args, n)
 		}
 	}
 }
