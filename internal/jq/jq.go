@@ -45,8 +45,15 @@ func (e *FilterError) Unwrap() error { return e.Err }
 // Compile parses and compiles a jq expression; environ (KEY=VALUE
 // entries) is what $ENV and env show, and vars are its variables (a later
 // one of the same name wins), also gathered in $ARGS.named as jq does.
-// Parse errors point at the offending column.
+// Parse errors point at the offending column. An expression longer than
+// MaxLength, or nested deeper than MaxNesting, is refused before it is
+// parsed: compiling recurses as deep as the expression nests, and an
+// expression from a file someone else wrote (a test file's, a mock's) must
+// not end the process with a stack overflow.
 func Compile(expr string, environ []string, vars ...Variable) (*Filter, error) {
+	if err := checkSize(expr); err != nil {
+		return nil, &FilterError{Err: err}
+	}
 	q, err := gojq.Parse(expr)
 	if err != nil {
 		var pe *gojq.ParseError
@@ -61,6 +68,60 @@ func Compile(expr string, environ []string, vars ...Variable) (*Filter, error) {
 		return nil, &FilterError{Err: err}
 	}
 	return &Filter{code: code, vars: vars, values: values}, nil
+}
+
+// The largest expression Compile takes: no expression anyone writes comes
+// near either.
+const (
+	MaxLength  = 64 << 10 // bytes
+	MaxNesting = 256      // brackets, parentheses and braces open at once
+)
+
+// checkSize refuses an expression past MaxLength or MaxNesting. Brackets
+// in a string literal count only inside an interpolation, \(...).
+func checkSize(expr string) error {
+	if len(expr) > MaxLength {
+		return fmt.Errorf("the expression is %d bytes long, more than the %d a jq expression may be", len(expr), MaxLength)
+	}
+	// open holds, for each bracket open, whether it is an interpolation's:
+	// its close returns to the string around it.
+	var open []bool
+	inString := false
+	for i := 0; i < len(expr); i++ {
+		c := expr[i]
+		if inString {
+			switch c {
+			case '\\':
+				if i+1 < len(expr) && expr[i+1] == '(' {
+					open = append(open, true)
+					inString = false
+				}
+				i++
+			case '"':
+				inString = false
+			}
+		} else {
+			switch c {
+			case '"':
+				inString = true
+			case '#': // a comment, to the end of the line
+				for i < len(expr) && expr[i] != '\n' {
+					i++
+				}
+			case '(', '[', '{':
+				open = append(open, false)
+			case ')', ']', '}':
+				if n := len(open); n > 0 {
+					inString = open[n-1]
+					open = open[:n-1]
+				}
+			}
+		}
+		if len(open) > MaxNesting {
+			return fmt.Errorf("the expression nests more than %d deep", MaxNesting)
+		}
+	}
+	return nil
 }
 
 // CompileVars compiles expr with variables of these names, whose values
