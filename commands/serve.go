@@ -286,8 +286,7 @@ func (c listenFlags) listenPlan(out *console, tokenAlways bool) (listening, erro
 	if err != nil {
 		return listening{}, usageErrorf("--http %s: give HOST:PORT, e.g. 127.0.0.1:8808", c.HTTP)
 	}
-	ip := net.ParseIP(host)
-	remote := !(host == "localhost" || ip != nil && ip.IsLoopback())
+	remote := !origin.Loopback(host)
 	if remote && !c.AllowRemote {
 		return listening{}, usageErrorf("--http %s: not a loopback address; add --allow-remote to serve beyond this machine, with a bearer token", c.HTTP)
 	}

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/safetext"
@@ -62,6 +63,9 @@ func (t Task) Poll() time.Duration {
 	}
 	if ms == nil {
 		return defaultPollInterval
+	}
+	if *ms > int64(math.MaxInt64/time.Millisecond) { // as long as a Duration holds, not wrapped round to the floor
+		return math.MaxInt64
 	}
 	return max(time.Duration(*ms)*time.Millisecond, minPollInterval)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -184,7 +185,10 @@ func TestTaskPoll(t *testing.T) {
 	for _, tt := range []struct {
 		interval *int64
 		want     time.Duration
-	}{{nil, time.Second}, {ms(1), minPollInterval}, {ms(250), 250 * time.Millisecond}} {
+	}{{nil, time.Second}, {ms(1), minPollInterval}, {ms(250), 250 * time.Millisecond},
+		// Past what a Duration holds, a hostile interval is the longest
+		// one (the whole wait is --timeout's), not wrapped round to 50 ms.
+		{ms(9223372036855), math.MaxInt64}, {ms(1 << 62), math.MaxInt64}, {ms(9223372036854), 9223372036854 * time.Millisecond}} {
 		if got := (Task{PollInterval: tt.interval}).Poll(); got != tt.want {
 			t.Errorf("Poll with %v = %v, want %v", tt.interval, got, tt.want)
 		}

@@ -51,6 +51,8 @@ func runeWidth(r rune) int {
 	switch {
 	case r == 0:
 		return 0
+	case r == '\u00ad': // a soft hyphen, which terminals show
+		return 1
 	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
 		return 0
 	}

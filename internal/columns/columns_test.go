@@ -17,6 +17,7 @@ func TestCutAndWidth(t *testing.T) {
 		{"👍 ok", 5, 3, "👍…"},
 		{"abc", 3, 0, ""},
 		{"abc", 3, 1, "…"},
+		{"a\u00adb\u00adc", 5, 4, "a\u00adb…"},
 	} {
 		if w := Width(tc.s); w != tc.width {
 			t.Errorf("Width(%q) = %d, want %d", tc.s, w, tc.width)

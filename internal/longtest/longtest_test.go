@@ -2,6 +2,8 @@ package longtest
 
 import (
 	"flag"
+	"runtime"
+	"strconv"
 	"testing"
 )
 
@@ -27,7 +29,7 @@ func TestWaitMoreAtOnceKeepsAnExplicitParallel(t *testing.T) {
 	if set && after != before {
 		t.Errorf("-parallel was given as %s and became %s", before, after)
 	}
-	if !set && after != "64" {
-		t.Errorf("-parallel not given: it is %s, want 64", after)
+	if want := strconv.Itoa(max(64, runtime.GOMAXPROCS(0))); !set && after != want {
+		t.Errorf("-parallel not given: it is %s, want %s", after, want)
 	}
 }
