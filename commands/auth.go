@@ -99,7 +99,7 @@ func (c *authLogoutCmd) Run(ctx context.Context, s *session, out *console) error
 		return err
 	}
 	want := s.settings.Auth.Want()
-	narrowed := want.Resource != "" || want.OmitResource || len(want.Scopes) > 0
+	narrowed := want.Narrows()
 	removed := 0
 	for _, r := range recs {
 		if narrowed && !want.Fits(r) {

@@ -55,6 +55,10 @@ func (w Wanted) param() string {
 	return ResourceDiscovered
 }
 
+// Narrows reports whether w asks for anything of its own (a resource
+// setting, scopes): only then does it tell some records from others.
+func (w Wanted) Narrows() bool { return w.Resource != "" || w.OmitResource || len(w.Scopes) > 0 }
+
 // Fits reports whether a run that wants w may use rec's token: it was
 // granted for the same resource setting (and the same resource, when one was
 // given), so that a token is never sent for another resource than it was
