@@ -126,8 +126,8 @@ type HTTPTransport struct {
 	getOpen    bool // the standalone GET stream is running
 	// getOpened is closed when the GET stream opened last has its
 	// headers or has failed, getSent once it has been sent; requests wait
-	// for the first, for headersGrace after the second at most, and until
-	// getDeadline at most.
+	// for the first until getDeadline at most: getStreamWait after the
+	// opening, brought forward to headersGrace after the sending.
 	getOpened    <-chan struct{}
 	getSent      <-chan struct{}
 	getDeadline  time.Time

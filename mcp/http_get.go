@@ -41,11 +41,13 @@ func (t *HTTPTransport) openGetStream() {
 }
 
 // awaitGetStream waits until the GET stream opened last has its headers (or
-// failed), for headersGrace after it was sent and getStreamWait after it
-// was opened at most, or until ctx ends.
+// failed), until its getDeadline at most (getStreamWait after it was
+// opened, brought forward to headersGrace after it was sent), or until ctx
+// ends. Every request shares the one deadline: once it has passed, none
+// waits.
 func (t *HTTPTransport) awaitGetStream(ctx context.Context) {
 	t.mu.Lock()
-	opened, sent, deadline, grace := t.getOpened, t.getSent, t.getDeadline, t.headersGrace
+	opened, sent, deadline := t.getOpened, t.getSent, t.getDeadline
 	t.mu.Unlock()
 	if opened == nil {
 		return
@@ -63,9 +65,12 @@ func (t *HTTPTransport) awaitGetStream(ctx context.Context) {
 			return
 		case <-sent:
 			sent = nil
-			if d := time.Until(deadline); grace < d {
-				wait.Reset(grace)
+			t.mu.Lock()
+			if t.getDeadline.Before(deadline) {
+				deadline = t.getDeadline
 			}
+			t.mu.Unlock()
+			wait.Reset(time.Until(deadline))
 		case <-wait.C:
 			return
 		case <-ctx.Done():
@@ -91,7 +96,16 @@ func (t *HTTPTransport) runGetStream(opened, sent chan struct{}) {
 	var lastID string
 	var retry time.Duration
 	failures := 0
-	wrote := sync.OnceFunc(func() { close(sent) })
+	wrote := sync.OnceFunc(func() {
+		t.mu.Lock()
+		if t.getSent == sent { // still the stream requests wait for
+			if grace := time.Now().Add(t.headersGrace); grace.Before(t.getDeadline) {
+				t.getDeadline = grace
+			}
+		}
+		t.mu.Unlock()
+		close(sent)
+	})
 	for first := true; ; first = false {
 		sid := t.SessionID()
 		ctx := t.ctx

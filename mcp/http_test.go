@@ -258,6 +258,14 @@ func TestHTTPRequestsWaitBrieflyForHeldHeaders(t *testing.T) {
 	if d := time.Since(start); d >= getStreamWait/2 {
 		t.Errorf("the call took %v while the GET stream's headers were held: as long as the whole wait", d)
 	}
+	// The grace counts from the GET's sending, for every request: once
+	// the first has waited it out, a later one does not wait again.
+	h.tr.mu.Lock()
+	left := time.Until(h.tr.getDeadline)
+	h.tr.mu.Unlock()
+	if left > 0 {
+		t.Errorf("a later request would still wait %v for the held headers", left)
+	}
 	reqs := srv.Requests()
 	get := slices.IndexFunc(reqs, func(r mcptest.HTTPRequest) bool { return r.Method == http.MethodGet })
 	call := slices.IndexFunc(reqs, rpc("tools/call"))
