@@ -164,7 +164,11 @@ func TestMisspelledNames(t *testing.T) {
 		{[]string{"call", "ecoh", "message=hi"}, 3,
 			`mcpv: the server lists no tool "ecoh"; did you mean "echo"? (see mcpv list-tools); nothing sent (--no-validate sends anyway)`},
 		{[]string{"call", "zzz"}, 3, `mcpv: the server lists no tool "zzz" (see mcpv list-tools); nothing sent (--no-validate sends anyway)`},
-		{[]string{"call", "ecoh", "--no-validate", "message=hi"}, 3, `mcpv: tools/call: server error -32602: unknown tool "ecoh"`},
+		// Sent anyway, and refused: the listing made to type the
+		// arguments names the nearest tool, as a call without arguments
+		// gets it.
+		{[]string{"call", "ecoh", "--no-validate", "message=hi"}, 3,
+			`mcpv: tools/call: server error -32602: unknown tool "ecoh"; the server lists no tool "ecoh"; did you mean "echo"? (see mcpv list-tools)`},
 		{[]string{"call", "echo", "mesage=hi"}, 2,
 			`mcpv: tool "echo" has no argument "mesage"; did you mean "message"? (it takes: message); nothing sent (--no-validate sends anyway; see mcpv list-tools echo)`},
 		{[]string{"call", "echo", "message=hi", "extra=1"}, 2,
