@@ -12,14 +12,69 @@ import (
 	"github.com/mcpv/mcpv/internal/safetext"
 )
 
-// Change is one difference between two snapshots.
+// Change is one difference between two snapshots, or two surfaces.
 type Change struct {
 	// Breaking is true when a client written against the old surface may
-	// fail against the new one.
+	// fail against the new one: Class is then ClassBreaking.
 	Breaking bool
-	Object   string // `tool "search"`, `prompt "greet"`, `resource template "file:///{path}"`
-	Path     string // where in the object, e.g. "inputSchema.properties.limit.type"; "" for the object itself
-	Message  string // e.g. `type narrowed from ["string","number"] to "string"`, `removed`
+	// Class is what the change means to whoever approved the old surface.
+	Class  Class
+	Object string // `tool "search"`, `prompt "greet"`, `resource template "file:///{path}"`
+	Path   string // where in the object, e.g. "inputSchema.properties.limit.type"; "" for the object itself
+	// Message says what changed, e.g. `type narrowed from ["string","number"] to "string"`, `removed`.
+	Message string
+	// Old and New are the texts of a text that changed (a description, a
+	// title, instructions), as sent: the reader of a change to what a
+	// model reads wants to see it. Made safe where they are shown.
+	Old, New string
+}
+
+// Class is how much a change matters, from the least to the most.
+type Class int
+
+const (
+	// ClassCompatible: a client of the old surface goes on working, and
+	// nothing a model reads changed meaning (an optional parameter, a new
+	// item, a version).
+	ClassCompatible Class = iota
+	// ClassSecurity: what a model reads or trusts changed (a description,
+	// a title, instructions, an annotation; readOnlyHint or
+	// destructiveHint flipped; a new item named like another).
+	ClassSecurity
+	// ClassBreaking: a client of the old surface may fail (an item
+	// removed, a required parameter added, a type narrowed, an enum value
+	// removed, an outputSchema that old results no longer fit).
+	ClassBreaking
+)
+
+// String is the class's name: "compatible", "security" or "breaking".
+func (c Class) String() string {
+	switch c {
+	case ClassSecurity:
+		return "security"
+	case ClassBreaking:
+		return "breaking"
+	}
+	return "compatible"
+}
+
+// ParseClass reads a class's name.
+func ParseClass(name string) (Class, bool) {
+	for _, c := range []Class{ClassCompatible, ClassSecurity, ClassBreaking} {
+		if c.String() == name {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// Worst is the highest class of changes, and false when there are none.
+func Worst(changes []Change) (Class, bool) {
+	worst := ClassCompatible
+	for _, c := range changes {
+		worst = max(worst, c.Class)
+	}
+	return worst, len(changes) > 0
 }
 
 // String is the change on one line: `tool "search" inputSchema.properties.q:
@@ -75,8 +130,36 @@ type differ struct {
 	changes []Change
 }
 
+// add records a change that breaks clients or is compatible.
 func (d *differ) add(breaking bool, object, path, format string, args ...any) {
-	d.changes = append(d.changes, Change{Breaking: breaking, Object: object, Path: path, Message: fmt.Sprintf(format, args...)})
+	class := ClassCompatible
+	if breaking {
+		class = ClassBreaking
+	}
+	d.addClass(class, object, path, format, args...)
+}
+
+// addClass records a change of class.
+func (d *differ) addClass(class Class, object, path, format string, args ...any) {
+	d.changes = append(d.changes, Change{Breaking: class == ClassBreaking, Class: class, Object: object, Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+// text records a change of a text a model reads (a description, a title):
+// security-relevant, with both texts.
+func (d *differ) text(object, path string, ov, nv any) {
+	d.addClass(ClassSecurity, object, path, "%s changed", lastStep(path))
+	o, _ := ov.(string)
+	n, _ := nv.(string)
+	d.changes[len(d.changes)-1].Old, d.changes[len(d.changes)-1].New = o, n
+}
+
+// lastStep is the last step of a dotted path: "description" of
+// "arguments.x.description".
+func lastStep(path string) string {
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		return path[i+1:]
+	}
+	return path
 }
 
 // templateKey matches templates by name, else by uriTemplate.
@@ -236,19 +319,91 @@ func (d *differ) template(label string, o, n map[string]any) {
 }
 
 // member reports a plain member of an object (title, annotations, _meta,
-// a description) that was added, removed or changed: never breaking.
+// a description) that was added, removed or changed: never breaking; a
+// text a model reads (a description or a title) and an annotation are
+// security-relevant.
 func (d *differ) member(label, path string, ov any, inO bool, nv any, inN bool) {
+	step := lastStep(path)
+	class := ClassCompatible
+	if readByModel(step) || path == "annotations" {
+		class = ClassSecurity
+	}
 	switch {
 	case reflect.DeepEqual(ov, nv) && inO == inN:
-	case (path == "description" || strings.HasSuffix(path, ".description")) && inO && inN:
-		d.add(false, label, path, "description changed")
+	case path == "annotations":
+		d.annotations(label, ov, nv)
+	case readByModel(step) && inO && inN:
+		d.text(label, path, ov, nv)
 	case !inO:
-		d.add(false, label, path, "added")
+		d.addClass(class, label, path, "added")
+		if s, ok := nv.(string); ok && class == ClassSecurity {
+			d.changes[len(d.changes)-1].New = s
+		}
 	case !inN:
-		d.add(false, label, path, "removed")
+		d.addClass(class, label, path, "removed")
 	default:
-		d.add(false, label, path, "changed")
+		d.addClass(class, label, path, "changed")
 	}
+}
+
+// readByModel says whether a member of this name is text a model reads
+// to choose and use an item.
+func readByModel(step string) bool { return step == "description" || step == "title" }
+
+// hints are the tool annotations whose flip changes what a host lets a
+// tool do unasked, with the value each has when absent.
+var hints = []struct {
+	name string
+	def  bool
+}{{"readOnlyHint", false}, {"destructiveHint", true}, {"idempotentHint", false}, {"openWorldHint", true}}
+
+// annotations compares a tool's annotations: each hint that flipped, and
+// any other member, security-relevant all.
+func (d *differ) annotations(label string, ov, nv any) {
+	o, _ := ov.(map[string]any)
+	n, _ := nv.(map[string]any)
+	if o == nil && ov != nil || n == nil && nv != nil {
+		d.addClass(ClassSecurity, label, "annotations", "changed")
+		return
+	}
+	for _, h := range hints {
+		was, is := hintValue(o, h.name, h.def), hintValue(n, h.name, h.def)
+		if was != is {
+			d.addClass(ClassSecurity, label, "annotations."+h.name, "%s flipped from %t to %t", h.name, was, is)
+		}
+	}
+	for _, k := range memberKeys(o, n, "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint") {
+		ov, inO := o[k]
+		nv, inN := n[k]
+		if reflect.DeepEqual(ov, nv) && inO == inN {
+			continue
+		}
+		if readByModel(k) && inO && inN {
+			d.text(label, "annotations"+pathKey(k), ov, nv)
+			continue
+		}
+		d.addClass(ClassSecurity, label, "annotations"+pathKey(k), "%s", presence(inO, inN))
+	}
+}
+
+// presence says how a member that differs changed: "added", "removed" or
+// "changed".
+func presence(inO, inN bool) string {
+	switch {
+	case !inO:
+		return "added"
+	case !inN:
+		return "removed"
+	}
+	return "changed"
+}
+
+// hintValue reads a boolean hint, def when it is absent or no boolean.
+func hintValue(m map[string]any, name string, def bool) bool {
+	if b, ok := m[name].(bool); ok {
+		return b
+	}
+	return def
 }
 
 // memberKeys are the keys of o and n but skip, sorted, each once.
@@ -295,3 +450,55 @@ func jsonText(v any, present bool) string {
 }
 
 func isTrue(v any) bool { b, _ := v.(bool); return b }
+
+// Lines are the change for people, on lines made safe for a terminal: the
+// change itself, and for a text that changed, the texts before and after
+// ("- " and "+ "), each cut to about width columns around where they first
+// differ.
+func (c Change) Lines(width int) []string {
+	head := c.Object
+	if c.Path != "" {
+		head += " " + safetext.Line(c.Path)
+	}
+	lines := []string{head + ": " + c.Message + " (" + c.Class.String() + ")"}
+	if c.Old == "" && c.New == "" {
+		return lines
+	}
+	o, n := Excerpts(c.Old, c.New, width)
+	if c.Old != "" {
+		lines = append(lines, "- "+o)
+	}
+	if c.New != "" {
+		lines = append(lines, "+ "+n)
+	}
+	return lines
+}
+
+// Excerpts are two texts made safe to show on a line each, cut to about
+// width characters from a little before where they first differ, with …
+// where something was left out.
+func Excerpts(old, new string, width int) (string, string) {
+	o, n := []rune(safetext.Prose(old)), []rune(safetext.Prose(new))
+	same := 0
+	for same < len(o) && same < len(n) && o[same] == n[same] {
+		same++
+	}
+	start := max(0, same-width/4)
+	return excerpt(o, start, width), excerpt(n, start, width)
+}
+
+func excerpt(r []rune, start, width int) string {
+	if start >= len(r) {
+		start = max(0, len(r)-width)
+	}
+	s := ""
+	if start > 0 {
+		s = "…"
+	}
+	end := min(len(r), start+width)
+	s += string(r[start:end])
+	if end < len(r) {
+		s += "…"
+	}
+	return s
+}

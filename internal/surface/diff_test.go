@@ -26,7 +26,7 @@ func toolWith(in, out string) string {
 }
 
 func breaking(path, msg string) Change {
-	return Change{Breaking: true, Object: `tool "t"`, Path: path, Message: msg}
+	return Change{Breaking: true, Class: ClassBreaking, Object: `tool "t"`, Path: path, Message: msg}
 }
 
 func note(path, msg string) Change {
@@ -113,7 +113,7 @@ func TestDiffInputSchema(t *testing.T) {
 			`{"type":"object","properties":{"n":{"type":"integer","minimum":0,"description":"How many."}},"additionalProperties":false}`,
 			`{"type":"object","properties":{"n":{"type":"integer","minimum":1,"description":"How many, at least one."}}}`,
 			[]Change{
-				note("inputSchema.properties.n.description", "description changed"),
+				{Class: ClassSecurity, Object: `tool "t"`, Path: "inputSchema.properties.n.description", Message: "description changed", Old: "How many.", New: "How many, at least one."},
 				note("inputSchema.properties.n.minimum", "schema changed"),
 				note("inputSchema.additionalProperties", "schema changed"),
 			}},
@@ -212,22 +212,22 @@ func TestDiffObjects(t *testing.T) {
 		),
 	}
 	want := []Change{
-		{Breaking: true, Object: `tool "gone"`, Message: "removed"},
-		{Object: `tool "keep"`, Path: "annotations", Message: "added"},
-		{Object: `tool "keep"`, Path: "description", Message: "description changed"},
-		{Object: `tool "keep"`, Path: "title", Message: "added"},
+		{Breaking: true, Class: ClassBreaking, Object: `tool "gone"`, Message: "removed"},
+		{Class: ClassSecurity, Object: `tool "keep"`, Path: "annotations.readOnlyHint", Message: "readOnlyHint flipped from false to true"},
+		{Class: ClassSecurity, Object: `tool "keep"`, Path: "description", Message: "description changed", Old: "Short.", New: "A description much longer than before, which no one wants to read twice."},
+		{Class: ClassSecurity, Object: `tool "keep"`, Path: "title", Message: "added", New: "Keep"},
 		{Object: `tool "new"`, Message: "added"},
-		{Breaking: true, Object: `prompt "greet"`, Path: "arguments.extra", Message: `new required argument "extra"`},
-		{Breaking: true, Object: `prompt "greet"`, Path: "arguments.gone", Message: `argument "gone" removed`},
+		{Breaking: true, Class: ClassBreaking, Object: `prompt "greet"`, Path: "arguments.extra", Message: `new required argument "extra"`},
+		{Breaking: true, Class: ClassBreaking, Object: `prompt "greet"`, Path: "arguments.gone", Message: `argument "gone" removed`},
 		{Object: `prompt "greet"`, Path: "arguments.lang", Message: `argument "lang" no longer required`},
 		{Object: `prompt "greet"`, Path: "arguments.opt", Message: `optional argument "opt" added`},
-		{Object: `prompt "greet"`, Path: "arguments.style.description", Message: "description changed"},
-		{Breaking: true, Object: `prompt "greet"`, Path: "arguments.tone", Message: `argument "tone" became required`},
+		{Class: ClassSecurity, Object: `prompt "greet"`, Path: "arguments.style.description", Message: "description changed", Old: "A.", New: "B."},
+		{Breaking: true, Class: ClassBreaking, Object: `prompt "greet"`, Path: "arguments.tone", Message: `argument "tone" became required`},
 		{Object: `prompt "new-prompt"`, Message: "added"},
-		{Breaking: true, Object: `prompt "old-prompt"`, Message: "removed"},
-		{Object: `resource template "db:///{table}"`, Path: "description", Message: "added"},
+		{Breaking: true, Class: ClassBreaking, Object: `prompt "old-prompt"`, Message: "removed"},
+		{Class: ClassSecurity, Object: `resource template "db:///{table}"`, Path: "description", Message: "added", New: "Tables."},
 		{Object: `resource template "file:///{path}"`, Path: "mimeType", Message: "changed"},
-		{Breaking: true, Object: `resource template "file:///{path}"`, Path: "uriTemplate", Message: `uriTemplate changed from "file:///{path}" to "file:///{root}/{path}"`},
+		{Breaking: true, Class: ClassBreaking, Object: `resource template "file:///{path}"`, Path: "uriTemplate", Message: `uriTemplate changed from "file:///{path}" to "file:///{root}/{path}"`},
 	}
 	got := Diff(old, new)
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -261,7 +261,7 @@ func TestDiffTemplatesMatchedByName(t *testing.T) {
 	}
 	// Without a name a template is matched by its uriTemplate.
 	got := Diff(Snapshot{ResourceTemplates: raws(`{"uriTemplate":"a:///{x}"}`)}, Snapshot{ResourceTemplates: raws(`{"uriTemplate":"a:///{x}","description":"A."}`)})
-	want := []Change{{Object: `resource template "a:///{x}"`, Path: "description", Message: "added"}}
+	want := []Change{{Class: ClassSecurity, Object: `resource template "a:///{x}"`, Path: "description", Message: "added", New: "A."}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Diff (-want +got):\n%s", diff)
 	}
@@ -272,7 +272,7 @@ func TestChangeString(t *testing.T) {
 		c    Change
 		want string
 	}{
-		{Change{Breaking: true, Object: `tool "search"`, Path: "inputSchema.properties.q", Message: `new required argument "q"`},
+		{Change{Breaking: true, Class: ClassBreaking, Object: `tool "search"`, Path: "inputSchema.properties.q", Message: `new required argument "q"`},
 			`tool "search" inputSchema.properties.q: new required argument "q" (breaking)`},
 		{Change{Object: `tool "stats"`, Message: "added"}, `tool "stats": added`},
 	}
@@ -286,7 +286,7 @@ func TestChangeString(t *testing.T) {
 func TestDiffNamesAreShownSafely(t *testing.T) {
 	got := Diff(Snapshot{Tools: raws(`{"name":"a\u001b[2Jb\u202e","inputSchema":{"type":"object","properties":{"m":{"enum":["x\u009b"]}}}}`)},
 		Snapshot{Tools: raws(`{"name":"a\u001b[2Jb\u202e","inputSchema":{"type":"object","properties":{"m":{"enum":[]}}}}`)})
-	want := []Change{{Breaking: true, Object: `tool "a\x1b[2Jb\u202e"`, Path: "inputSchema.properties.m.enum", Message: `enum value "x\u009b" removed`}}
+	want := []Change{{Breaking: true, Class: ClassBreaking, Object: `tool "a\x1b[2Jb\u202e"`, Path: "inputSchema.properties.m.enum", Message: `enum value "x\u009b" removed`}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Diff (-want +got):\n%s", diff)
 	}

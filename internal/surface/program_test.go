@@ -14,11 +14,11 @@ import (
 // good-v1.json: search's inputSchema loses a property, gains a required
 // one, narrows a type and drops an enum value; the rest does not break.
 var wantV1toV2 = []Change{
-	{Object: `tool "echo"`, Path: "description", Message: "description changed"},
-	{Breaking: true, Object: `tool "search"`, Path: "inputSchema.properties.filter", Message: `argument "filter" removed`},
-	{Breaking: true, Object: `tool "search"`, Path: "inputSchema.properties.index", Message: `new required argument "index"`},
-	{Breaking: true, Object: `tool "search"`, Path: "inputSchema.properties.limit.type", Message: `type narrowed from ["integer","string"] to "integer"`},
-	{Breaking: true, Object: `tool "search"`, Path: "inputSchema.properties.mode.enum", Message: `enum value "fast" removed`},
+	{Class: ClassSecurity, Object: `tool "echo"`, Path: "description", Message: "description changed", Old: "Say it back.", New: "Say the text back, unchanged."},
+	{Breaking: true, Class: ClassBreaking, Object: `tool "search"`, Path: "inputSchema.properties.filter", Message: `argument "filter" removed`},
+	{Breaking: true, Class: ClassBreaking, Object: `tool "search"`, Path: "inputSchema.properties.index", Message: `new required argument "index"`},
+	{Breaking: true, Class: ClassBreaking, Object: `tool "search"`, Path: "inputSchema.properties.limit.type", Message: `type narrowed from ["integer","string"] to "integer"`},
+	{Breaking: true, Class: ClassBreaking, Object: `tool "search"`, Path: "inputSchema.properties.mode.enum", Message: `enum value "fast" removed`},
 	{Object: `tool "search"`, Path: "inputSchema.properties.mode.enum", Message: `enum value "exhaustive" added`},
 	{Object: `tool "stats"`, Message: "added"},
 }

@@ -51,8 +51,10 @@ func (d *differ) schema(label, path string, ov, nv any, dir direction, args bool
 		nv, inN := n[k]
 		switch {
 		case reflect.DeepEqual(ov, nv) && inO == inN:
-		case k == "description" && inO && inN:
-			d.add(false, label, path+".description", "description changed")
+		case readByModel(k) && inO && inN:
+			d.text(label, path+"."+k, ov, nv)
+		case readByModel(k):
+			d.addClass(ClassSecurity, label, path+"."+k, "%s", presence(inO, inN))
 		default:
 			d.add(false, label, path+pathKey(k), "schema changed")
 		}

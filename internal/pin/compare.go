@@ -1,0 +1,204 @@
+package pin
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/mcpv/mcpv/internal/canon"
+	"github.com/mcpv/mcpv/internal/surface"
+)
+
+// How says how an item moved from its pin.
+type How string
+
+const (
+	// Moved: pinned, and its definition is no longer what was pinned.
+	Moved How = "moved"
+	// New: not pinned. A new item named like a pinned one (LooksLike) or
+	// carrying the definition of one that went (RenamedFrom) is a move too.
+	New How = "new"
+	// Removed: pinned, and the server no longer lists it.
+	Removed How = "removed"
+)
+
+// Move is one way a surface moved from its pin.
+type Move struct {
+	// Kind is the item's kind, or "server" for the server's identity and
+	// "instructions" for its instructions.
+	Kind string
+	Key  string
+	How  How
+	// LooksLike is a pinned item of the same kind whose name this new one
+	// looks like (canon.LookAlike).
+	LooksLike string
+	// RenamedFrom is a pinned item the server no longer lists whose
+	// definition, or whose description, this new one has.
+	RenamedFrom string
+	// Changes say what moved in a moved item.
+	Changes []surface.Change
+	// Pinned and Live are the definitions, pinned and as listed now
+	// (pinned members alone, canonical); either is nil where there is none.
+	Pinned, Live json.RawMessage
+}
+
+// Label names the moved thing for people: `tool "add"`, "instructions".
+func (m Move) Label() string {
+	if m.Kind == "instructions" || m.Key == "" {
+		return m.Kind
+	}
+	return fmt.Sprintf("%s %q", m.Kind, m.Key)
+}
+
+// Compare tells every way live moved from p: its name or title (the
+// server's identity; its version and protocol version may change without
+// a move), its instructions, and each item of each kind, in the order of
+// a pin file.
+func (p *Server) Compare(live surface.Server) []Move {
+	var moves []Move
+	if m, ok := p.identityMove(live); ok {
+		moves = append(moves, m)
+	}
+	if m, ok := p.instructionsMove(live.Instructions); ok {
+		moves = append(moves, m)
+	}
+	for _, kind := range Kinds {
+		if kind == Resource && !live.HasResources {
+			continue
+		}
+		listed := map[string]json.RawMessage{}
+		var keys []string
+		for _, raw := range Listed(kind, live) {
+			key, def, err := Pinned(kind, raw)
+			if err != nil || key == "" {
+				continue
+			}
+			if _, dup := listed[key]; !dup {
+				keys = append(keys, key)
+				listed[key] = def
+			}
+		}
+		for _, it := range p.Items[kind] {
+			if _, ok := listed[it.Key]; !ok {
+				keys = append(keys, it.Key)
+			}
+		}
+		slices.Sort(keys)
+		for _, key := range slices.Compact(keys) {
+			if m, ok := p.move(kind, key, listed[key], listed); ok {
+				moves = append(moves, m)
+			}
+		}
+	}
+	return moves
+}
+
+// move is how the item of kind called key moved, when it did: def is its
+// pinned members as listed now (nil when not listed), and listed every
+// listed item of its kind, by key.
+func (p *Server) move(kind Kind, key string, def []byte, listed map[string]json.RawMessage) (Move, bool) {
+	pinned, isPinned := p.Find(kind, key)
+	switch {
+	case def == nil && !isPinned:
+		return Move{Kind: string(kind), Key: key, How: New}, true
+	case def == nil:
+		return Move{Kind: string(kind), Key: key, How: Removed, Pinned: pinned.Def}, true
+	case !isPinned:
+		m := Move{Kind: string(kind), Key: key, How: New, Live: def}
+		m.LooksLike, m.RenamedFrom = p.likeness(kind, key, def, listed)
+		return m, true
+	case Digest(def) != pinned.Digest:
+		return Move{Kind: string(kind), Key: key, How: Moved, Pinned: pinned.Def, Live: def,
+			Changes: surface.DiffItem(string(kind), pinned.Def, def)}, true
+	}
+	return Move{}, false
+}
+
+// likeness is the pinned item of kind a new item called key looks like,
+// and the pinned item it was renamed from: one the server no longer
+// lists (listed, when known) whose definition but for its key, or whose
+// description, the new one has.
+func (p *Server) likeness(kind Kind, key string, def []byte, listed map[string]json.RawMessage) (looksLike, renamedFrom string) {
+	for _, it := range p.Items[kind] {
+		if canon.LookAlike(key, it.Key) {
+			looksLike = it.Key
+			break
+		}
+	}
+	desc := member(def, "description")
+	rest := withoutKey(kind, def)
+	for _, it := range p.Items[kind] {
+		if _, still := listed[it.Key]; still && listed != nil {
+			continue
+		}
+		if bytes.Equal(withoutKey(kind, it.Def), rest) || desc != "" && member(it.Def, "description") == desc {
+			renamedFrom = it.Key
+			break
+		}
+	}
+	return looksLike, renamedFrom
+}
+
+// member is a string member of a definition, or "".
+func member(def []byte, name string) string {
+	var m map[string]json.RawMessage
+	var s string
+	if json.Unmarshal(def, &m) == nil {
+		json.Unmarshal(m[name], &s)
+	}
+	return s
+}
+
+// withoutKey is a canonical definition without the member that names it.
+func withoutKey(kind Kind, def []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(def, &m) != nil {
+		return nil
+	}
+	delete(m, kind.KeyMember())
+	out, _ := marshal(m)
+	return out
+}
+
+// identityMove is the server's name or title changed.
+func (p *Server) identityMove(live surface.Server) (Move, bool) {
+	if !live.HasIdentity {
+		return Move{}, false
+	}
+	var liveInfo []byte
+	if len(live.Info) > 0 {
+		liveInfo, _ = Canonical(live.Info)
+	}
+	name, title := member(p.Info, "name"), member(p.Info, "title")
+	if name == member(liveInfo, "name") && title == member(liveInfo, "title") {
+		return Move{}, false
+	}
+	var changes []surface.Change
+	for _, c := range surface.CompareServers(surface.Server{HasIdentity: true, Info: p.Info}, surface.Server{HasIdentity: true, Info: liveInfo}) {
+		if c.Class >= surface.ClassSecurity {
+			changes = append(changes, c)
+		}
+	}
+	return Move{Kind: "server", Key: name, How: Moved, Changes: changes, Pinned: p.Info, Live: liveInfo}, true
+}
+
+// instructionsMove is the server's instructions changed, added or gone.
+func (p *Server) instructionsMove(live *string) (Move, bool) {
+	var pinned *string
+	if p.Instructions != nil {
+		pinned = &p.Instructions.Text
+	}
+	if pinned == nil && live == nil || pinned != nil && live != nil && *pinned == *live {
+		return Move{}, false
+	}
+	m := Move{Kind: "instructions", How: Moved}
+	switch {
+	case pinned == nil:
+		m.How = New
+	case live == nil:
+		m.How = Removed
+	}
+	m.Changes = surface.CompareServers(surface.Server{HasIdentity: true, Instructions: pinned}, surface.Server{HasIdentity: true, Instructions: live})
+	return m, true
+}

@@ -1,0 +1,355 @@
+// Package pin is mcpv's answer to "is this still the server I approved?":
+// a pin file records a server's surface as approved (who it says it is,
+// its instructions, and every tool, prompt, resource and template with
+// the members a model reads), one entry per item with a digest of each,
+// in a stable order a repository can commit and review; Compare tells
+// how a live surface moved from it (an item changed, new, gone, renamed,
+// or named like a pinned one); Check decides, item by item, whether a
+// command may use what the server offers now; Approve writes the moves
+// into the pin, and nothing else.
+//
+// A pin file is data from wherever the user got it: it is read bounded,
+// checked whole (every digest against its definition) and never runs or
+// names anything but the servers it pins.
+package pin
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Version is the format of the pin files this mcpv writes and reads.
+const Version = 1
+
+// A Kind is a kind of item a server offers.
+type Kind string
+
+// The kinds of item, in the order a pin file lists them.
+const (
+	Tool     Kind = "tool"
+	Prompt   Kind = "prompt"
+	Resource Kind = "resource"
+	Template Kind = "resource template"
+)
+
+// Kinds are the kinds of item, in the order of a pin file.
+var Kinds = []Kind{Tool, Prompt, Resource, Template}
+
+// kindInfo is how each kind is written: its list in a pin file (as in the
+// server's own list result), the member that names an item, and the
+// members pinned, which are those a model reads to choose and use it.
+var kindInfo = map[Kind]struct {
+	list, key string
+	members   []string
+}{
+	Tool:     {"tools", "name", []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations"}},
+	Prompt:   {"prompts", "name", []string{"name", "title", "description", "arguments"}},
+	Resource: {"resources", "uri", []string{"uri", "name", "title", "description", "mimeType"}},
+	Template: {"resourceTemplates", "uriTemplate", []string{"uriTemplate", "name", "title", "description", "mimeType"}},
+}
+
+// KeyMember is the member that names an item of kind: "name", "uri" or
+// "uriTemplate".
+func (k Kind) KeyMember() string { return kindInfo[k].key }
+
+// List is the name of kind's list in a pin file and in the server's list
+// results: "tools", "prompts", "resources" or "resourceTemplates".
+func (k Kind) List() string { return kindInfo[k].list }
+
+// File is a pin file: one entry per server, by name.
+type File struct {
+	Servers []*Server
+}
+
+// Server is what a pin file holds of one server.
+type Server struct {
+	// Name is the server's config name when it was pinned by one (-s,
+	// --all), else the name its serverInfo gave.
+	Name string
+	// Info is the serverInfo as pinned (canonical JSON); nil when the
+	// server gave none.
+	Info json.RawMessage
+	// ProtocolVersion is the version the session spoke when pinned.
+	ProtocolVersion string
+	// Instructions are the instructions pinned; nil when the server gave
+	// none.
+	Instructions *Instructions
+	// Items are the pinned items of each kind, in the order of their key.
+	Items map[Kind][]Item
+}
+
+// Instructions are a server's pinned instructions.
+type Instructions struct {
+	Digest string
+	Text   string
+}
+
+// Item is one pinned item.
+type Item struct {
+	Key    string          // its name, URI or URI template
+	Digest string          // "sha256:" and the hex of the SHA-256 of Def
+	Def    json.RawMessage // the pinned members, canonical (compact, keys sorted)
+}
+
+// Find is s's item of kind called key.
+func (s *Server) Find(kind Kind, key string) (Item, bool) {
+	items := s.Items[kind]
+	i, ok := slices.BinarySearchFunc(items, key, func(it Item, k string) int { return cmp.Compare(it.Key, k) })
+	if !ok {
+		return Item{}, false
+	}
+	return items[i], true
+}
+
+// Server is f's entry called name.
+func (f *File) Server(name string) (*Server, bool) {
+	for _, s := range f.Servers {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
+// Put puts s in f, in the place of the entry of its name.
+func (f *File) Put(s *Server) {
+	for i, o := range f.Servers {
+		if o.Name == s.Name {
+			f.Servers[i] = s
+			return
+		}
+	}
+	f.Servers = append(f.Servers, s)
+	slices.SortFunc(f.Servers, func(a, b *Server) int { return cmp.Compare(a.Name, b.Name) })
+}
+
+// Digest is the digest a pin file gives a definition: of its canonical
+// form.
+func Digest(canonical []byte) string {
+	sum := sha256.Sum256(canonical)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// instructionsDigest is the digest of instructions: of their JSON string.
+func instructionsDigest(text string) string {
+	b, _ := marshal(text)
+	return Digest(b)
+}
+
+// fileJSON is a pin file on disk.
+type fileJSON struct {
+	Version *int         `json:"mcpvPin"`
+	Servers []serverJSON `json:"servers"`
+}
+
+type serverJSON struct {
+	Name              string            `json:"name"`
+	ServerInfo        json.RawMessage   `json:"serverInfo,omitempty"`
+	ProtocolVersion   string            `json:"protocolVersion,omitempty"`
+	Instructions      *instructionsJSON `json:"instructions,omitempty"`
+	Tools             []itemJSON        `json:"tools"`
+	Prompts           []itemJSON        `json:"prompts"`
+	Resources         []itemJSON        `json:"resources"`
+	ResourceTemplates []itemJSON        `json:"resourceTemplates"`
+}
+
+type instructionsJSON struct {
+	Digest string `json:"digest"`
+	Text   string `json:"text"`
+}
+
+// itemJSON is an item as written: its key under the member that names
+// it, its digest, and its definition.
+type itemJSON struct {
+	Name        string          `json:"name,omitempty"`
+	URI         string          `json:"uri,omitempty"`
+	URITemplate string          `json:"uriTemplate,omitempty"`
+	Digest      string          `json:"digest"`
+	Definition  json.RawMessage `json:"definition"`
+}
+
+func (it itemJSON) key(kind Kind) string {
+	switch kind.KeyMember() {
+	case "uri":
+		return it.URI
+	case "uriTemplate":
+		return it.URITemplate
+	}
+	return it.Name
+}
+
+func (s *serverJSON) lists() map[Kind]*[]itemJSON {
+	return map[Kind]*[]itemJSON{Tool: &s.Tools, Prompt: &s.Prompts, Resource: &s.Resources, Template: &s.ResourceTemplates}
+}
+
+// Marshal writes f as text to commit and review: the servers by name,
+// each server's items by kind and key, one entry per item with its
+// digest and its definition (keys sorted), two-space indent, a trailing
+// newline. The same file marshals to the same bytes, so that approving
+// one item changes that item's lines alone.
+func (f *File) Marshal() []byte {
+	out := fileJSON{Version: new(int)}
+	*out.Version = Version
+	out.Servers = []serverJSON{}
+	servers := slices.Clone(f.Servers)
+	slices.SortFunc(servers, func(a, b *Server) int { return cmp.Compare(a.Name, b.Name) })
+	for _, s := range servers {
+		sj := serverJSON{Name: s.Name, ServerInfo: s.Info, ProtocolVersion: s.ProtocolVersion}
+		if s.Instructions != nil {
+			sj.Instructions = &instructionsJSON{s.Instructions.Digest, s.Instructions.Text}
+		}
+		for kind, list := range sj.lists() {
+			*list = []itemJSON{}
+			for _, it := range s.Items[kind] {
+				ij := itemJSON{Digest: it.Digest, Definition: it.Def}
+				switch kind.KeyMember() {
+				case "uri":
+					ij.URI = it.Key
+				case "uriTemplate":
+					ij.URITemplate = it.Key
+				default:
+					ij.Name = it.Key
+				}
+				*list = append(*list, ij)
+			}
+		}
+		out.Servers = append(out.Servers, sj)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // <IMPORTANT> reads as written in a review
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		panic(err) // every value is canonical JSON made here or checked by Parse
+	}
+	return b.Bytes()
+}
+
+// ParseError is a pin file that cannot be used; a pin that cannot be read
+// lets nothing through.
+type ParseError struct{ Reason string }
+
+func (e *ParseError) Error() string { return "not a usable pin file: " + e.Reason }
+
+func parseErrorf(format string, args ...any) error {
+	return &ParseError{fmt.Sprintf(format, args...)}
+}
+
+// Parse reads a pin file. It refuses a member it does not know, a format
+// newer than this mcpv's, a server or an item named twice, an item whose
+// key is not its definition's, and an item whose digest is not that of its
+// definition (a hand edit of one without the other): a pin is used whole
+// or not at all.
+func Parse(data []byte) (*File, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	var fj fileJSON
+	if err := d.Decode(&fj); err != nil {
+		return nil, parseErrorf("%v", cleanJSONError(err))
+	}
+	if d.More() {
+		return nil, parseErrorf("more than one JSON value")
+	}
+	if fj.Version == nil {
+		return nil, parseErrorf(`it has no "mcpvPin" version`)
+	}
+	if *fj.Version != Version {
+		return nil, parseErrorf("format %d: this mcpv reads format %d", *fj.Version, Version)
+	}
+	f := &File{}
+	seen := map[string]bool{}
+	for i, sj := range fj.Servers {
+		if sj.Name == "" {
+			return nil, parseErrorf("server %d has no name", i+1)
+		}
+		if seen[sj.Name] {
+			return nil, parseErrorf("server %q is pinned twice", sj.Name)
+		}
+		seen[sj.Name] = true
+		s, err := parseServer(sj)
+		if err != nil {
+			return nil, parseErrorf("server %q: %v", sj.Name, err)
+		}
+		f.Servers = append(f.Servers, s)
+	}
+	return f, nil
+}
+
+func parseServer(sj serverJSON) (*Server, error) {
+	s := &Server{Name: sj.Name, ProtocolVersion: sj.ProtocolVersion, Items: map[Kind][]Item{}}
+	if len(sj.ServerInfo) > 0 && string(sj.ServerInfo) != "null" {
+		info, err := Canonical(sj.ServerInfo)
+		if err != nil {
+			return nil, fmt.Errorf("serverInfo: %v", err)
+		}
+		s.Info = info
+	}
+	if ij := sj.Instructions; ij != nil {
+		if ij.Digest != instructionsDigest(ij.Text) {
+			return nil, errors.New("the instructions' digest is not that of their text")
+		}
+		s.Instructions = &Instructions{ij.Digest, ij.Text}
+	}
+	for kind, list := range sj.lists() {
+		for _, ij := range *list {
+			key := ij.key(kind)
+			it, err := parseItem(kind, key, ij)
+			if err != nil {
+				return nil, fmt.Errorf("%s %q: %v", kind, key, err)
+			}
+			s.Items[kind] = append(s.Items[kind], it)
+		}
+		items := s.Items[kind]
+		slices.SortFunc(items, func(a, b Item) int { return cmp.Compare(a.Key, b.Key) })
+		for i := 1; i < len(items); i++ {
+			if items[i].Key == items[i-1].Key {
+				return nil, fmt.Errorf("%s %q is pinned twice", kind, items[i].Key)
+			}
+		}
+	}
+	return s, nil
+}
+
+func parseItem(kind Kind, key string, ij itemJSON) (Item, error) {
+	other := map[string]string{"name": ij.Name, "uri": ij.URI, "uriTemplate": ij.URITemplate}
+	delete(other, kind.KeyMember())
+	for m, v := range other {
+		if v != "" {
+			return Item{}, fmt.Errorf("a %s is named by its %s, not its %s", kind, kind.KeyMember(), m)
+		}
+	}
+	if !strings.HasPrefix(ij.Digest, "sha256:") {
+		return Item{}, errors.New(`its digest is not "sha256:..."`)
+	}
+	def, err := Canonical(ij.Definition)
+	if err != nil {
+		return Item{}, fmt.Errorf("definition: %v", err)
+	}
+	if Digest(def) != ij.Digest {
+		return Item{}, errors.New("its digest is not that of its definition")
+	}
+	var named map[string]json.RawMessage
+	json.Unmarshal(def, &named)
+	var defKey string
+	if json.Unmarshal(named[kind.KeyMember()], &defKey) != nil || defKey != key {
+		return Item{}, fmt.Errorf("its definition's %s is not %q", kind.KeyMember(), key)
+	}
+	return Item{Key: key, Digest: ij.Digest, Def: def}, nil
+}
+
+// cleanJSONError is a decoding error without the Go type names
+// encoding/json puts in some.
+func cleanJSONError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("%s: a %s where another type belongs", te.Field, te.Value)
+	}
+	return err
+}

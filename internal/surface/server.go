@@ -1,0 +1,126 @@
+package surface
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// Server is the whole of what a server shows a model, where a snapshot
+// holds only what a client of its lists relies on: who it says it is, its
+// instructions, and every list with its resources. Pins, the surface diff
+// and the audit read it, from a live server (GatherServer) or from a file
+// (a pin file, a snapshot, a recording).
+type Server struct {
+	// Name is what reports call the server: its config name, else the
+	// name its serverInfo gives.
+	Name string
+	// Info is the serverInfo as sent; nil when the server gave none.
+	Info json.RawMessage
+	// HasIdentity says whether Info, ProtocolVersion and Instructions are
+	// known: a snapshot holds none of them.
+	HasIdentity bool
+	// ProtocolVersion is the version the session spoke, "" when not known.
+	ProtocolVersion string
+	// Instructions are the server's instructions; nil when it gave none.
+	Instructions *string
+	Snapshot
+	// Resources are the resources listed, each as sent. HasResources says
+	// whether they are known: a snapshot holds none.
+	Resources    []json.RawMessage
+	HasResources bool
+}
+
+// InfoName is the name serverInfo gives, or "".
+func (s Server) InfoName() string { return stringMember(s.Info, "name") }
+
+// InfoVersion is the version serverInfo gives, or "".
+func (s Server) InfoVersion() string { return stringMember(s.Info, "version") }
+
+// Era is "modern" for the 2026-07-28 era, "initialize" for the others,
+// and "" when the protocol version is not known.
+func (s Server) Era() string {
+	switch {
+	case s.ProtocolVersion == "":
+		return ""
+	case mcp.IsModern(s.ProtocolVersion):
+		return "modern"
+	}
+	return "initialize"
+}
+
+// GatherServer reads the whole surface of the server l lists: the
+// initialize result's serverInfo and instructions, and every list the
+// server declares a capability for (Gather), resources/list with them.
+// Each list is walked once per Lister, within its Budget.
+func (l *Lister) GatherServer(ctx context.Context) (Server, error) {
+	snap, err := l.Gather(ctx)
+	if err != nil {
+		return Server{}, err
+	}
+	s := Server{Snapshot: snap, HasResources: true, HasIdentity: true}
+	st := l.c.State()
+	s.ProtocolVersion = st.Version
+	var init struct {
+		ServerInfo   json.RawMessage `json:"serverInfo"`
+		Instructions *string         `json:"instructions"`
+	}
+	if json.Unmarshal(st.InitializeResult, &init) == nil {
+		s.Info, s.Instructions = init.ServerInfo, init.Instructions
+	}
+	s.Name = s.InfoName()
+	if l.c.HasCapability(resourcesList.capability) {
+		items, _, err := l.walk(ctx, resourcesList)
+		switch {
+		case len(items) == 0 && unimplemented(err):
+			s.Unimplemented = append(s.Unimplemented, resourcesList.method)
+		case err != nil:
+			return Server{}, err
+		default:
+			s.Resources = items
+		}
+	}
+	return s, nil
+}
+
+// ServerOfSnapshot is the surface a snapshot holds: its lists, with no
+// identity, instructions or resources.
+func ServerOfSnapshot(snap Snapshot) Server { return Server{Snapshot: snap} }
+
+// recordedServer is what ServerOfRecording reads of a responses file:
+// who the server said it was, and the resources it listed.
+type recordedServer struct {
+	Server *struct {
+		ServerInfo   json.RawMessage `json:"serverInfo"`
+		Instructions *string         `json:"instructions"`
+	} `json:"server"`
+	Resources []struct {
+		URI      string          `json:"uri"`
+		Resource json.RawMessage `json:"resource"`
+	} `json:"resources"`
+}
+
+// ServerOfRecording is the surface of a recording of mcpv serve --record:
+// the snapshot, with the identity, instructions and listed resources its
+// responses file holds (responses, the file's bytes, JSON as --record
+// writes it). Resources are known only when the file lists one.
+func ServerOfRecording(snap Snapshot, responses []byte) (Server, error) {
+	s := Server{Snapshot: snap}
+	var r recordedServer
+	if err := json.Unmarshal(responses, &r); err != nil {
+		return Server{}, fmt.Errorf("not a responses file: %w", err)
+	}
+	if r.Server != nil {
+		s.Info, s.Instructions = r.Server.ServerInfo, r.Server.Instructions
+		s.Name, s.HasIdentity = s.InfoName(), true
+	}
+	for _, e := range r.Resources {
+		if len(e.Resource) > 0 && string(e.Resource) != "null" {
+			s.Resources = append(s.Resources, e.Resource)
+			s.HasResources = true
+		}
+	}
+	return s, nil
+}

@@ -1,0 +1,117 @@
+package redact
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Found is a secret found in a text by its shape: where it is, what kind
+// it looks like, and how long a prefix of it names the kind without
+// giving anything away (ghp_, sk-ant-, AKIA, the scheme and user of a URL).
+type Found struct {
+	Start, End int // bytes of the text
+	Kind       string
+	Keep       int // bytes from Start that may be shown
+}
+
+// shapes are the secrets known by their shape, each with the part of a
+// match that is the secret (the first group, or the whole match) and how
+// much of it names the kind.
+type shape struct {
+	kind string
+	re   string
+	keep int // bytes of the secret that may be shown
+}
+
+var shapeList = []shape{
+	{"a private key", `-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----\s*([A-Za-z0-9+/=\s]{40,})`, 0},
+	{"a GitHub token", `\b(gh[pousr]_[A-Za-z0-9]{30,})`, 4},
+	{"a GitHub token", `\b(github_pat_[A-Za-z0-9_]{22,})`, 11},
+	{"an Anthropic key", `\b(sk-ant-[A-Za-z0-9_-]{20,})`, 7},
+	{"an OpenAI key", `\b(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,})`, 3},
+	{"a Slack token", `\b(xox[abposre]-[A-Za-z0-9-]{10,})`, 5},
+	{"an AWS access key", `\b((?:AKIA|ASIA)[0-9A-Z]{16})\b`, 4},
+	{"a Google API key", `\b(AIza[0-9A-Za-z_-]{35})`, 4},
+	{"a GitLab token", `\b(glpat-[A-Za-z0-9_-]{20,})`, 6},
+	{"an npm token", `\b(npm_[A-Za-z0-9]{36})`, 4},
+	{"a Hugging Face token", `\b(hf_[A-Za-z0-9]{30,})`, 3},
+	{"a Stripe key", `\b((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})`, 8},
+	{"a JSON Web Token", `\b(eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`, 3},
+	{"a bearer token", `(?i:\bbearer\s+)([A-Za-z0-9._~+/-]{20,}=*)`, 0},
+	{"a password in a URL", `\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"'<>]+:([^/\s@"'<>]+)@`, 0},
+	{"a secret in a URL", `[?&](?i:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|client[_-]?secret|password|passwd|sig|signature)=([^&#\s"'<>]{8,})`, 0},
+	{"a secret assigned", `(?i:\b(?:api[_-]?key|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|password|passwd)\s*[:=]\s*["']?)([A-Za-z0-9_+/=.-]{16,})`, 0},
+}
+
+var shapes = sync.OnceValue(func() []*regexp.Regexp {
+	res := make([]*regexp.Regexp, len(shapeList))
+	for i, s := range shapeList {
+		res[i] = regexp.MustCompile(s.re)
+	}
+	return res
+})
+
+// FindSecrets finds the secrets in text that are known by their shape:
+// private keys, the tokens of the common services (GitHub, OpenAI,
+// Anthropic, Slack, AWS, Google, GitLab, npm, Hugging Face, Stripe), JSON
+// Web Tokens, bearer tokens, URLs with a password or a secret parameter,
+// and a secret-named value assigned (api_key=...). What it finds does not
+// overlap, and comes in the order of the text. A placeholder (xxxx,
+// <token>, ${VAR}, a run of one character) is not a secret.
+func FindSecrets(text string) []Found {
+	var found []Found
+	for i, re := range shapes() {
+		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+			start, end := m[0], m[1]
+			if len(m) > 2 && m[2] >= 0 {
+				start, end = m[2], m[3]
+			}
+			if placeholder(text[start:end]) {
+				continue
+			}
+			found = append(found, Found{Start: start, End: end, Kind: shapeList[i].kind, Keep: shapeList[i].keep})
+		}
+	}
+	sort.SliceStable(found, func(i, j int) bool { return found[i].Start < found[j].Start })
+	out := found[:0]
+	for _, f := range found {
+		if len(out) > 0 && f.Start < out[len(out)-1].End {
+			continue // inside one found before, by an earlier shape or an earlier start
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// placeholder reports a value that stands for a secret rather than being
+// one: x's or stars, one character over and over, <...>, ${...}, {{...}}.
+func placeholder(v string) bool {
+	l := strings.ToLower(v)
+	if strings.ContainsAny(l, "<>{}$*") || strings.Contains(l, "xxxx") || strings.Contains(l, "your") || strings.Contains(l, "example") {
+		return true
+	}
+	distinct := map[rune]bool{}
+	for _, r := range l {
+		distinct[r] = true
+	}
+	return len(distinct) < 5
+}
+
+// MaskFound is text with each secret found masked: the prefix that names
+// its kind kept, the rest replaced with Mask.
+func MaskFound(text string, found []Found) string {
+	if len(found) == 0 {
+		return text
+	}
+	var b strings.Builder
+	last := 0
+	for _, f := range found {
+		b.WriteString(text[last : f.Start+f.Keep])
+		b.WriteString(Mask)
+		last = f.End
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}

@@ -1,0 +1,57 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestFindSecrets(t *testing.T) {
+	tests := []struct {
+		text, kind, secret string
+	}{
+		{"use ghp_" + strings.Repeat("aB3", 12) + " to call", "a GitHub token", "ghp_" + strings.Repeat("aB3", 12)},
+		{"token github_pat_11ABCDEFG0123456789_abcdefghijKLMNOP", "a GitHub token", "github_pat_11ABCDEFG0123456789_abcdefghijKLMNOP"},
+		{"key: sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv", "an Anthropic key", "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv"},
+		{"OPENAI=sk-proj-Ab12Cd34Ef56Gh78Ij90Kl", "an OpenAI key", "sk-proj-Ab12Cd34Ef56Gh78Ij90Kl"},
+		{"slack xoxb-1234567890-abcdefghij", "a Slack token", "xoxb-1234567890-abcdefghij"},
+		{"AKIAIOSFODNN7EXAMPL3 is the id", "an AWS access key", "AKIAIOSFODNN7EXAMPL3"},
+		{"https://bob:hunter2pass@db.example.org/x", "a password in a URL", "hunter2pass"},
+		{"https://api.acme.io/v1?api_key=a8f3k2m9q1z7&x=1", "a secret in a URL", "a8f3k2m9q1z7"},
+		{"Authorization: Bearer abcdef0123456789ABCDEF.xyz", "a bearer token", "abcdef0123456789ABCDEF.xyz"},
+		{"api_key = 'f9a8b7c6d5e4f3a2b1c0'", "a secret assigned", "f9a8b7c6d5e4f3a2b1c0"},
+		{"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7v3Zk9Q2mX5pL8nR4tY1wB6cD0eF\nq9rS2tU3vW4xY5zA6bC7dE8fG9hI0jK1lM2nO3pQ==\n-----END RSA PRIVATE KEY-----", "a private key", "MIIEowIBAAKCAQEA7v3Zk9Q2mX5pL8nR4tY1wB6cD0eF\nq9rS2tU3vW4xY5zA6bC7dE8fG9hI0jK1lM2nO3pQ==\n"},
+		{"jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "a JSON Web Token", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"},
+	}
+	for _, tt := range tests {
+		found := FindSecrets(tt.text)
+		if len(found) != 1 {
+			t.Errorf("FindSecrets(%q) found %d, want 1: %+v", tt.text, len(found), found)
+			continue
+		}
+		f := found[0]
+		if f.Kind != tt.kind || tt.text[f.Start:f.End] != tt.secret {
+			t.Errorf("FindSecrets(%q) = %s %q, want %s %q", tt.text, f.Kind, tt.text[f.Start:f.End], tt.kind, tt.secret)
+		}
+		if masked := MaskFound(tt.text, found); strings.Contains(masked, tt.secret[f.Keep:]) || !strings.Contains(masked, Mask) {
+			t.Errorf("MaskFound(%q) = %q: the secret shows", tt.text, masked)
+		}
+	}
+}
+
+func TestFindSecretsLeavesOrdinaryTextAlone(t *testing.T) {
+	for _, text := range []string{
+		"The GitHub token to use is read from GITHUB_TOKEN.",
+		"Pass your API key as api_key=<your key>.",
+		"api_key: ${API_KEY}",
+		"password: xxxxxxxxxxxxxxxxxxxx",
+		"Connect with postgres://user@localhost/db, no password.",
+		"Searches the web. Returns a list of URLs such as https://example.com/search?q=mcp&page=2.",
+		"Creates a task (task ids look like task-0123456789abcdef).",
+		"sk-learn is a library; risk-free",
+		"A bearer token, sent as Authorization: Bearer <token>.",
+	} {
+		if found := FindSecrets(text); len(found) > 0 {
+			t.Errorf("FindSecrets(%q) = %+v, want nothing", text, found)
+		}
+	}
+}
