@@ -219,10 +219,12 @@ func (c *callCmd) definition(ctx context.Context, s *session, client *mcp.Client
 	if !c.needsDefinition(client, s, base) {
 		return def, false, nil
 	}
-	def, err = s.findTool(ctx, client, c.Tool)
+	def, err = s.findPinnedTool(ctx, client, c.Tool)
 	var ce *mcp.CallError
 	var nl *mcp.ToolNotListedError
 	switch {
+	case errors.As(err, &ce) && s.pinning():
+		return def, true, fmt.Errorf("could not list the tools to hold tool %q to its pin: %w", c.Tool, err)
 	case errors.As(err, &ce):
 		out.warnf("could not list the tools (%v); arguments not typed or checked", err)
 	case errors.As(err, &nl) && c.NoValidate:
@@ -251,7 +253,7 @@ func (c *callCmd) sendChecked(ctx context.Context, s *session, client *mcp.Clien
 		return def, res, asTask, err
 	}
 	s.forget("tools")
-	fresh, ferr := s.findTool(ctx, client, c.Tool)
+	fresh, ferr := s.findPinnedTool(ctx, client, c.Tool)
 	switch {
 	case ferr != nil:
 		return def, nil, false, toolNotListed(ferr)
@@ -286,14 +288,14 @@ func (c *callCmd) send(ctx context.Context, s *session, client *mcp.Client, out 
 	}
 	res, err = toolcall.Send(ctx, client, def, params, s.settings.URL != "", func(ctx context.Context) (mcp.Tool, error) {
 		s.forget("tools")
-		return s.findTool(ctx, client, c.Tool)
+		return s.findPinnedTool(ctx, client, c.Tool)
 	})
 	return res, asTask, err
 }
 
 // needsDefinition says whether the call needs the tool's definition
 // (tools/list) before it is sent: to type or check its arguments, to
-// check its result, or, on a server of the initialize era that runs tools
+// check its result, to hold it to its pin, or, on a server of the initialize era that runs tools
 // as tasks, for whether the tool must run as one. A call that needs none
 // sends its tools/call alone.
 //
@@ -302,7 +304,7 @@ func (c *callCmd) send(ctx context.Context, s *session, client *mcp.Client, out 
 // mirrored in Mcp-Param-* headers (transports, "Custom Headers"), and
 // only the definition says which they are.
 func (c *callCmd) needsDefinition(client *mcp.Client, s *session, base json.RawMessage) bool {
-	return !c.NoValidate || toolargs.NeedsSchema(c.Pairs, c.NoCoerce) || c.outputChecked() ||
+	return !c.NoValidate || s.pinning() || toolargs.NeedsSchema(c.Pairs, c.NoCoerce) || c.outputChecked() ||
 		!client.Modern() && client.HasCapability("tasks.requests.tools.call") ||
 		client.Modern() && s.settings.URL != "" && (len(c.Pairs) > 0 || hasMembers(base))
 }

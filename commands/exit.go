@@ -67,10 +67,20 @@ func hint(err error) string { return exitcode.Hint(err) }
 // report prints err as one "mcpv: ..." line (plus quoted server stderr, if
 // any) and returns its exit code. help is where a usage mistake's message
 // points to: "mcpv call --help".
+// detailed is an error with lines to show under its own, made safe (a
+// pin's refusal and its diff).
+type detailed interface{ Details() []string }
+
 func report(ios *output.Streams, err error, help string) int {
 	code := exitCode(err)
 	if err != nil && !silent(err) {
 		fmt.Fprintf(ios.Err, "mcpv: %s\n", exitcode.Message(err, code, help))
+		var d detailed
+		if errors.As(err, &d) {
+			for _, line := range d.Details() {
+				fmt.Fprintf(ios.Err, "  %s\n", line)
+			}
+		}
 	}
 	return code
 }

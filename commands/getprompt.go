@@ -3,7 +3,9 @@ package commands
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
+	"github.com/mcpv/mcpv/internal/pin"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/stringargs"
 	"github.com/mcpv/mcpv/mcp"
@@ -50,7 +52,11 @@ func (c *getPromptCmd) Run(ctx context.Context, s *session, out *console) error 
 		return err
 	}
 	var names []string
-	if !c.NoValidate {
+	if s.pinning() {
+		if names, err = c.pinned(ctx, s, client); err != nil {
+			return err
+		}
+	} else if !c.NoValidate {
 		names, err = stringargs.CheckListed(ctx, client, c.Name, c.members, out.warnf)
 		if err != nil && s.keptServed("prompts") {
 			// Checked against prompts kept from an earlier run: the
@@ -80,6 +86,29 @@ func (c *getPromptCmd) Run(ctx context.Context, s *session, out *console) error 
 
 // listedNames walks a list (method, its items under key) for the member
 // field of each item (a name, a URI).
+// pinned holds the prompt to the session's pin (a refusal on what was
+// kept of the server between runs checked once more against what it
+// lists now), and checks its arguments unless --no-validate; it returns
+// the names of the prompts listed.
+func (c *getPromptCmd) pinned(ctx context.Context, s *session, client *mcp.Client) ([]string, error) {
+	check := func() ([]json.RawMessage, error) {
+		items, err := stringargs.ListPrompts(ctx, client)
+		if err != nil {
+			return nil, fmt.Errorf("could not list the prompts to hold prompt %q to its pin: %w", c.Name, err)
+		}
+		return items, s.checkPin(client, pin.Prompt, c.Name, stringargs.Find(items, c.Name))
+	}
+	items, err := check()
+	if err != nil && s.keptServed("prompts") {
+		s.forget("prompts")
+		items, err = check()
+	}
+	if err != nil || c.NoValidate {
+		return nil, err
+	}
+	return stringargs.CheckAgainst(items, c.Name, c.members)
+}
+
 func listedNames(ctx context.Context, client *mcp.Client, method, key, field string) ([]string, error) {
 	var names []string
 	for p, err := range client.Walk(ctx, method, key, 0) {

@@ -155,6 +155,9 @@ type commandSet struct {
 	Load                  loadCmd
 	Test                  testCmd
 	Check                 checkCmd
+	Pin                   pinCmd
+	Diff                  diffCmd
+	Audit                 auditCmd
 	Session               sessionCmd
 	Serve                 serveCmd
 	Mock                  mockCmd
@@ -196,6 +199,9 @@ func (s *commandSet) commands() []command {
 		{"batch", groupTalk, "Run operations from stdin in one session", "Run operations from stdin, one per line, in one session; print a JSON line for each.", &s.Batch},
 		{"test", groupTest, "Run test files against servers, report for CI", "Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).", &s.Test},
 		{"check", groupTest, "Check a server against the spec, rule by rule", "Check the server against the MCP specification, requirement by requirement, and report.", &s.Check},
+		{"pin", groupTrust, "Pin a server's surface; check it, approve moves", "Record what a server shows a model in a pin file, check it against the pin, or approve its moves.", &s.Pin},
+		{"diff", groupTrust, "Tell how a surface changed: breaking, security", "Tell how a server's surface changed, each change classed breaking, security-relevant or compatible.", &s.Diff},
+		{"audit", groupTrust, "Audit servers for tool poisoning, offline", "Audit what servers show a model for tool poisoning, shadowing and leaks, with local rules.", &s.Audit},
 		{"load", groupTest, "Put load on a server; percentiles, thresholds", "Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.", &s.Load},
 		{"session", groupSessions, "Keep a session open for many commands", "Keep a session open in the background for many commands: start, list, stop.", &s.Session},
 		{"serve", groupSessions, "Re-expose a server to MCP clients, with a guard", "Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.", &s.Serve},
@@ -251,6 +257,8 @@ Exit codes:
     5    authentication or authorization failed or is required
     6    the --jq expression failed on the result (outputs before the
          failure are printed)
+    7    a pin refused what the server offers: it moved since it was
+         pinned, is new, or is gone (nothing is sent; see mcpv pin)
     124  a timeout expired (the request was cancelled on the wire first)
     130  interrupted by Ctrl-C (the request was cancelled on the wire first)
 
@@ -424,6 +432,11 @@ type (
 	// noServer is a command that talks to no server (servers, trust,
 	// completions): it takes no server command line and resolves none.
 	noServer interface{ noServer() }
+	// serverChoosing is a noServer command that opens the sessions it
+	// needs itself, through the *targets it is given: none, the server
+	// its command line names, or the config files' servers by name (pin,
+	// diff, audit).
+	serverChoosing interface{ serverChoosing() }
 )
 
 // Main runs mcpv with args (without the program name) and returns the exit
@@ -501,11 +514,20 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	r.kctx.BindTo(ctx, (*context.Context)(nil))
 	r.kctx.Bind(r.env)
 	if _, local := r.kctx.Selected().Target.Addr().Interface().(noServer); local {
-		if len(server) > 0 {
+		_, chooses := r.kctx.Selected().Target.Addr().Interface().(serverChoosing)
+		if len(server) > 0 && !chooses {
 			return r.fail(usageErrorf("%s takes no server command", r.kctx.Selected().Name))
 		}
-		r.kctx.Bind(newConsole(ios, &r.c.outputFlags, r.env), &r.c.flags.ServerFlags, servers)
-		return r.fail(r.kctx.Run())
+		if !chooses {
+			r.kctx.Bind(newConsole(ios, &r.c.outputFlags, r.env), &r.c.flags.ServerFlags, servers)
+			return r.fail(r.kctx.Run())
+		}
+		r.scrubStderr() // the sessions it opens add their secrets
+		r.kctx.Bind(newConsole(r.ios, &r.c.outputFlags, r.env), &r.c.flags.ServerFlags, servers, &targets{r: r, server: server})
+		err := r.kctx.Run()
+		r.ios.Status.Stop()
+		r.scrub.Flush()
+		return r.fail(err)
 	}
 	return r.runSession(ctx, server)
 }
@@ -547,6 +569,9 @@ type invocation struct {
 	env     connect.Env
 	servers *mcp.ProcessGroups
 	closers []func() error // run when the command line is done
+
+	scrub  *redact.Scrubber  // stderr's, from the first session on
+	events *connect.EventLog // --events, from the first session that has it
 }
 
 // fail reports err, pointing a usage mistake to the command's help.
@@ -589,32 +614,11 @@ func (r *invocation) parse(args []string, signals <-chan struct{}) (int, bool) {
 // runSession runs the selected command in a session with the server that
 // the flags and server (a name, a command line or a URL) say.
 func (r *invocation) runSession(ctx context.Context, server []string) int {
-	logger := output.NewLogger(r.ios.Err)
-	settings, err := connect.Resolve(r.c.flags, explicitFlags(r.kctx), server, r.env, logger)
+	s, err := r.session(r.c.flags, explicitFlags(r.kctx), server)
 	if err != nil {
 		return r.fail(err)
 	}
-	// Everything written on stderr from here on goes through the scrubber,
-	// which learns the secrets the session comes to hold (tokens) as well.
-	scrub := redact.NewScrubber(r.ios.Err)
-	scrub.Add(settings.Secrets...)
-	r.ios.Status.MaskWith(func(text string) string { return string(scrub.Mask([]byte(text))) })
-	defer scrub.Flush() // after the session's close, which may still forward the server's stderr
-	scrubbed := *r.ios
-	scrubbed.Err = scrub
-	r.ios = &scrubbed
-	var events *connect.EventLog
-	if path := settings.Answers.Events; path != "" {
-		f, err := os.OpenFile(r.env.Path(path), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-		if err != nil {
-			return r.fail(usageErrorf("--events: %v", err))
-		}
-		r.closers = append(r.closers, f.Close)
-		events = connect.NewEventLog(f)
-	}
-	h := hooks(r.ios, r.env, events, scrub, &r.closers)
-	h.Groups = r.servers
-	s := &session{settings: settings, env: r.env, hooks: h}
+	defer r.scrub.Flush() // after the session's close, which may still forward the server's stderr
 	defer s.close()
 	// After an interrupt, progress that still arrives while the server
 	// shuts down is not drawn: the terminal is left clean.
@@ -623,6 +627,70 @@ func (r *invocation) runSession(ctx context.Context, server []string) int {
 	err = r.kctx.Run()
 	r.ios.Status.Stop() // the run is over: no progress line after its last word
 	return r.fail(err)
+}
+
+// session resolves the server flags and server say and makes its
+// session, opened on first use. From the first session on, everything
+// written on stderr goes through the run's scrubber, which learns each
+// session's secrets (and the tokens it comes to hold).
+func (r *invocation) session(flags connect.Flags, explicit map[string]bool, server []string) (*session, error) {
+	settings, err := connect.Resolve(flags, explicit, server, r.env, output.NewLogger(r.ios.Err))
+	if err != nil {
+		return nil, err
+	}
+	r.scrubStderr()
+	r.scrub.Add(settings.Secrets...)
+	if path := settings.Answers.Events; path != "" && r.events == nil {
+		f, err := os.OpenFile(r.env.Path(path), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		if err != nil {
+			return nil, usageErrorf("--events: %v", err)
+		}
+		r.closers = append(r.closers, f.Close)
+		r.events = connect.NewEventLog(f)
+	}
+	h := hooks(r.ios, r.env, r.events, r.scrub, &r.closers)
+	h.Groups = r.servers
+	return &session{settings: settings, env: r.env, hooks: h}, nil
+}
+
+// scrubStderr puts the run's scrubber in front of its stderr, once.
+func (r *invocation) scrubStderr() {
+	if r.scrub != nil {
+		return
+	}
+	r.scrub = redact.NewScrubber(r.ios.Err)
+	r.ios.Status.MaskWith(func(text string) string { return string(r.scrub.Mask([]byte(text))) })
+	scrubbed := *r.ios
+	scrubbed.Err = r.scrub
+	r.ios = &scrubbed
+}
+
+// targets are the servers a command that opens its sessions itself
+// (serverChoosing) may talk to: the one its command line names, and
+// those of the config files by name.
+type targets struct {
+	r      *invocation
+	server []string // the words after --
+}
+
+// given reports whether the command line, or the environment, names a
+// server: words after --, --url, --server or --session, MCPV_URL,
+// MCPV_SERVER or MCPV_SESSION.
+func (t *targets) given() bool {
+	f := t.r.c.flags
+	return len(t.server) > 0 || f.URL != "" || f.Server != "" || f.Session != "" ||
+		t.r.env.Getenv("MCPV_URL") != "" || t.r.env.Getenv("MCPV_SERVER") != "" || t.r.env.Getenv("MCPV_SESSION") != ""
+}
+
+// open makes the session of the server the command line names, or of the
+// config files' server called name when name is not "".
+func (t *targets) open(name string) (*session, error) {
+	f := t.r.c.flags
+	server := t.server
+	if name != "" {
+		f.URL, f.Session, f.Server, server = "", "", name, nil
+	}
+	return t.r.session(f, explicitFlags(t.r.kctx), server)
 }
 
 // grammarError is a grammar kong refuses to build (a bug in mcpv).

@@ -131,7 +131,7 @@ func (c *mockCmd) read(out *console) (surface.Snapshot, []*mock.Responses, error
 			return snap, nil, usageErrorf("%s: %v", c.File, err)
 		}
 		if len(paths) == 0 {
-			beside := mock.ResponsesPath(c.File)
+			beside := surface.ResponsesBeside(c.File)
 			switch _, err := os.Lstat(out.env.Path(beside)); {
 			case errors.Is(err, fs.ErrNotExist):
 				out.notef("no responses file: %s is not there, so what %s offers is answered as not recorded", beside, c.File)

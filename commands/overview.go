@@ -22,13 +22,14 @@ import (
 // in its row of commandSet.commands.
 const (
 	groupTalk     = "Talk to a server"
-	groupTest     = "Test and check"
-	groupSessions = "Sessions and serve"
-	groupSetup    = "Setup"
+	groupTest     = "Test, check and trust"
+	groupTrust    = groupTest
+	groupSessions = "Sessions, serve and setup"
+	groupSetup    = groupSessions
 )
 
 // helpGroups are the groups in the order the top-level help shows them.
-var helpGroups = []string{groupTalk, groupTest, groupSessions, groupSetup}
+var helpGroups = []string{groupTalk, groupTest, groupSessions}
 
 // overviewLines is the most the top-level help may take: a screen.
 const overviewLines = 50
@@ -43,7 +44,6 @@ var usageLines = []string{
 
 // overviewExamples are the top-level help's examples; the manual has more.
 var overviewExamples = []string{
-	"mcpv list-tools -- npx -y @modelcontextprotocol/server-everything",
 	"mcpv call add a:=2 b:=3 -q '.structuredContent.sum' -- ./server",
 	"mcpv list-tools -o table -u http://127.0.0.1:3000/mcp",
 }
@@ -51,7 +51,7 @@ var overviewExamples = []string{
 // exitCodesBrief names every exit code in two lines; 'mcpv help
 // exit-codes' says each in full.
 const exitCodesBrief = `Exit codes: 0 ok, 1 the tool failed (or -e), 2 usage, 3 JSON-RPC error,
-4 transport, 5 auth, 6 jq failed, 124 timeout, 130 interrupted.`
+4 transport, 5 auth, 6 jq failed, 7 pin refused, 124 timeout, 130 interrupted.`
 
 // writeOverview writes the top-level help.
 func writeOverview(w io.Writer, cmds []command) error {
@@ -81,7 +81,7 @@ func writeOverview(w io.Writer, cmds []command) error {
 		b.WriteString("  $ " + e + "\n")
 	}
 	b.WriteString("\n" + exitCodesBrief + "\n")
-	b.WriteString("\n" + wrap(helpWidth, "More help:", "mcpv help <command>", "(or mcpv <command> --help);", "mcpv help flags,", "the global flags;",
+	b.WriteString("\n" + wrap(helpWidth, "More help:", "mcpv help <command>", "(or mcpv <command> --help);", "mcpv help flags;",
 		"mcpv help "+strings.Join(helpTopics[1:], "|")+";", "the manual:", "mcpv help --man;", "the guides:", "https://github.com/mcpv/mcpv/tree/main/docs/guide"))
 	_, err := io.WriteString(w, b.String())
 	return err

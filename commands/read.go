@@ -40,6 +40,9 @@ func (c *readCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err := client.Require("resources", "resources/read"); err != nil {
 		return err
 	}
+	if err := s.pinResource(ctx, client, c.URI); err != nil {
+		return err
+	}
 	res, err := client.Call(ctx, "resources/read", params)
 	if err != nil {
 		return refusedName(err, "resource", c.URI, "list-resources", func() ([]string, error) {

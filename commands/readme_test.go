@@ -127,7 +127,7 @@ func TestExitCodeTables(t *testing.T) {
 	if d := cmp.Diff(readme, guide); d != "" {
 		t.Errorf("the exit-code tables differ (-README.md +docs/guide/exit-codes.md):\n%s", d)
 	}
-	want := []int{exitcode.OK, exitcode.ToolError, exitcode.Usage, exitcode.Server, exitcode.Transport, exitcode.Auth, exitcode.Filter, exitcode.Timeout, exitcode.Interrupt}
+	want := []int{exitcode.OK, exitcode.ToolError, exitcode.Usage, exitcode.Server, exitcode.Transport, exitcode.Auth, exitcode.Filter, exitcode.Pinned, exitcode.Timeout, exitcode.Interrupt}
 	var inTable []int
 	for _, row := range readme[2:] {
 		var code int

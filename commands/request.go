@@ -55,6 +55,9 @@ func (c *requestCmd) Run(ctx context.Context, s *session, out *console) error {
 		}
 		return client.Notify(ctx, c.Method, params)
 	}
+	if err := s.pinRequest(ctx, client, c.Method, params); err != nil {
+		return err
+	}
 	res, err := client.Call(ctx, c.Method, params)
 	if err != nil {
 		return err

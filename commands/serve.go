@@ -21,6 +21,7 @@ import (
 	"github.com/mcpv/mcpv/internal/origin"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/serve"
+	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/redact"
 )
@@ -198,7 +199,7 @@ func checkRecordPath(out *console, path string) error {
 			return usageErrorf("--record: %v", err)
 		}
 	}
-	for _, p := range []string{path, mock.ResponsesPath(path)} {
+	for _, p := range []string{path, surface.ResponsesBeside(path)} {
 		if fi, err := os.Lstat(out.env.Path(p)); err == nil && fi.IsDir() {
 			return usageErrorf("--record: %s is a directory", p)
 		}
@@ -214,12 +215,12 @@ func writeRecording(out *console, path string, rec *mock.Recorder, secrets *reda
 	for _, f := range []struct {
 		path string
 		data []byte
-	}{{path, snapshot}, {mock.ResponsesPath(path), responses}} {
+	}{{path, snapshot}, {surface.ResponsesBeside(path), responses}} {
 		if err := safefile.Replace(out.env.Path(f.path), mock.Mask(f.data, secrets)); err != nil {
 			return fmt.Errorf("--record: %w", err)
 		}
 	}
-	out.notef("recorded %s and %s", path, mock.ResponsesPath(path))
+	out.notef("recorded %s and %s", path, surface.ResponsesBeside(path))
 	if n := rec.Skipped(); n > 0 {
 		out.notef("%d answers were left out: a recording keeps %d MiB of answers", n, mock.DefaultMaxRecorded>>20)
 	}

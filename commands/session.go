@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/keeper"
+	"github.com/mcpv/mcpv/internal/pin"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -32,6 +33,10 @@ type session struct {
 	// cacheTools: look tools up in the session's cache (a batch), rather
 	// than walking tools/list for each call.
 	cacheTools bool
+
+	pinMu    sync.Mutex  // guards pinEntry and pinErr, read once (see pinned)
+	pinEntry *pin.Server // the pin the server is held to
+	pinErr   error
 }
 
 // client opens the session if it is not open yet.
@@ -130,6 +135,36 @@ func (s *session) findTool(ctx context.Context, client *mcp.Client, name string)
 		t, err = s.findToolOnce(ctx, client, name)
 	}
 	return t, err
+}
+
+// findPinnedTool is findTool, with the tool held to the session's pin:
+// one that moved since it was pinned, or is not pinned, or is pinned but
+// no longer listed, is refused (*pinRefusal). A refusal on what was kept
+// of the server between runs is checked once more against what it lists
+// now.
+func (s *session) findPinnedTool(ctx context.Context, client *mcp.Client, name string) (mcp.Tool, error) {
+	t, err := s.findTool(ctx, client, name)
+	if perr := s.pinTool(client, name, t, err); perr != nil && s.keptServed("tools") {
+		s.forget("tools")
+		t, err = s.findTool(ctx, client, name)
+	}
+	if perr := s.pinTool(client, name, t, err); perr != nil {
+		return t, perr
+	}
+	return t, err
+}
+
+// pinTool is the pin's refusal of the tool findTool found (t, err), or
+// nil.
+func (s *session) pinTool(client *mcp.Client, name string, t mcp.Tool, err error) error {
+	var nl *mcp.ToolNotListedError
+	switch {
+	case errors.As(err, &nl):
+		return s.checkPin(client, pin.Tool, name, nil)
+	case err == nil:
+		return s.checkPin(client, pin.Tool, name, t.Raw)
+	}
+	return nil
 }
 
 func (s *session) findToolOnce(ctx context.Context, client *mcp.Client, name string) (mcp.Tool, error) {

@@ -4,7 +4,7 @@
 # __mcpv_subs CMD sets subs to the subcommands of CMD ("" for mcpv itself, "tasks", ...).
 __mcpv_subs() {
     case $1 in
-    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test check load session serve mock servers trust auth completions' ;;
+    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test check pin diff audit load session serve mock servers trust auth completions' ;;
     'tasks') subs='list get result cancel' ;;
     'skills') subs='list get read pull' ;;
     'session') subs='start list stop' ;;
@@ -16,7 +16,7 @@ __mcpv_subs() {
 # __mcpv_flags CMD sets flags to the flags of CMD alone; those of its ancestors apply too.
 __mcpv_flags() {
     case $1 in
-    '') flags='--help -h --url -u --server -s --session --session-id --config --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --framing --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --resource --scope --redirect-host --redirect-port --redirect-path --login-timeout --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --jq -q --jq-arg --jq-argjson --raw-output -r --exit-status -e --pretty --compact -c --color --output-format -o --version' ;;
+    '') flags='--help -h --url -u --server -s --session --session-id --config --pin --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --framing --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --resource --scope --redirect-host --redirect-port --redirect-path --login-timeout --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --jq -q --jq-arg --jq-argjson --raw-output -r --exit-status -e --pretty --compact -c --color --output-format -o --version' ;;
     'list-tools') flags='--cursor --max-pages' ;;
     'call') flags='--args --no-coerce --no-validate --validate-output --dry-run --text --save-dir --task --ttl --detach' ;;
     'list-resources') flags='--cursor --max-pages' ;;
@@ -33,6 +33,9 @@ __mcpv_flags() {
     'batch') flags='--parallel --keep-going' ;;
     'test') flags='--format --output --parallel --fail-fast --filter --lint --snapshot --update --ci' ;;
     'check') flags='--only --skip --strict --call --format --output --check-timeout --max-time --parallel' ;;
+    'pin') flags='--all --check --approve --item' ;;
+    'diff') flags='--format --fail-on' ;;
+    'audit') flags='--all --format --output --fail-on' ;;
     'load') flags='--mix --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --format --grace' ;;
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
@@ -56,6 +59,7 @@ __mcpv_flag() {
         ':--session') kind='none'; return ;;
         ':--session-id') kind='none'; return ;;
         ':--config') kind='file'; return ;;
+        ':--pin') kind='file'; return ;;
         ':--inherit-env') kind='bool'; return ;;
         ':--header'|':-H') kind='none'; return ;;
         ':--cacert') kind='file'; return ;;
@@ -160,6 +164,16 @@ __mcpv_flag() {
         'check:--check-timeout') kind='none'; return ;;
         'check:--max-time') kind='none'; return ;;
         'check:--parallel') kind='none'; return ;;
+        'pin:--all') kind='bool'; return ;;
+        'pin:--check') kind='bool'; return ;;
+        'pin:--approve') kind='bool'; return ;;
+        'pin:--item') kind='none'; return ;;
+        'diff:--format') kind='enum text json'; return ;;
+        'diff:--fail-on') kind='enum breaking security any none'; return ;;
+        'audit:--all') kind='bool'; return ;;
+        'audit:--format') kind='enum text json sarif junit'; return ;;
+        'audit:--output') kind='file'; return ;;
+        'audit:--fail-on') kind='enum critical high medium low info none'; return ;;
         'load:--mix') kind='file'; return ;;
         'load:--concurrency') kind='none'; return ;;
         'load:--duration'|'load:-d') kind='none'; return ;;
@@ -209,6 +223,8 @@ __mcpv_flag() {
 __mcpv_arg() {
     case "$1:$2" in
     'test:'*) kind='file' ;;
+    'pin:0') kind='file' ;;
+    'audit:'*) kind='file' ;;
     'mock:0') kind='file' ;;
     'servers:0') kind='server' ;;
     'trust:'*) kind='file' ;;

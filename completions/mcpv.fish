@@ -5,7 +5,7 @@
 function __mcpv_subs
     switch "$argv[1]"
         case ''
-            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test check load session serve mock servers trust auth completions
+            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test check pin diff audit load session serve mock servers trust auth completions
         case 'tasks'
             printf '%s\n' list get result cancel
         case 'skills'
@@ -23,7 +23,7 @@ function __mcpv_takes
     set -l c $argv[1]
     while true
         switch "$c:$argv[2]"
-            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--session-id' ':--config' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--framing' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--resource' ':--scope' ':--redirect-host' ':--redirect-port' ':--redirect-path' ':--login-timeout' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color' ':--output-format' ':-o'
+            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--session-id' ':--config' ':--pin' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--framing' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--resource' ':--scope' ':--redirect-host' ':--redirect-port' ':--redirect-path' ':--login-timeout' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color' ':--output-format' ':-o'
                 echo 1
                 return 0
             case ':--jq-arg' ':--jq-argjson'
@@ -69,6 +69,15 @@ function __mcpv_takes
                 echo 1
                 return 0
             case 'check:--only' 'check:--skip' 'check:--call' 'check:--format' 'check:--output' 'check:--check-timeout' 'check:--max-time' 'check:--parallel'
+                echo 1
+                return 0
+            case 'pin:--item'
+                echo 1
+                return 0
+            case 'diff:--format' 'diff:--fail-on'
+                echo 1
+                return 0
+            case 'audit:--format' 'audit:--output' 'audit:--fail-on'
                 echo 1
                 return 0
             case 'load:--mix' 'load:--concurrency' 'load:--duration' 'load:-d' 'load:--count' 'load:-n' 'load:--rate' 'load:--stage' 'load:--threshold' 'load:--format' 'load:--grace'
@@ -235,6 +244,9 @@ complete -c mcpv -n '__mcpv_at "" 0' -a request -d 'Send any request (or notific
 complete -c mcpv -n '__mcpv_at "" 0' -a batch -d 'Run operations from stdin, one per line, in one session; print a JSON line for each.'
 complete -c mcpv -n '__mcpv_at "" 0' -a test -d 'Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).'
 complete -c mcpv -n '__mcpv_at "" 0' -a check -d 'Check the server against the MCP specification, requirement by requirement, and report.'
+complete -c mcpv -n '__mcpv_at "" 0' -a pin -d 'Record what a server shows a model in a pin file, check it against the pin, or approve its moves.'
+complete -c mcpv -n '__mcpv_at "" 0' -a diff -d 'Tell how a server\'s surface changed, each change classed breaking, security-relevant or compatible.'
+complete -c mcpv -n '__mcpv_at "" 0' -a audit -d 'Audit what servers show a model for tool poisoning, shadowing and leaks, with local rules.'
 complete -c mcpv -n '__mcpv_at "" 0' -a load -d 'Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.'
 complete -c mcpv -n '__mcpv_at "" 0' -a session -d 'Keep a session open in the background for many commands: start, list, stop.'
 complete -c mcpv -n '__mcpv_at "" 0' -a serve -d 'Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.'
@@ -249,6 +261,7 @@ complete -c mcpv -n '__mcpv_in ""' -s s -l server -x -a '(__mcpv_servers)' -d 'U
 complete -c mcpv -n '__mcpv_in ""' -l session -x -d 'Go through the running session NAME (see \'mcpv session\'); nothing is started (default: MCPV_SESSION).'
 complete -c mcpv -n '__mcpv_in ""' -l session-id -x -d 'Resume the HTTP session that \'call --detach\' kept open, instead of starting one.'
 complete -c mcpv -n '__mcpv_in ""' -l config -r -F -d 'Look for --server names in FILE before the other config files (MCPV_CONFIG is next).'
+complete -c mcpv -n '__mcpv_in ""' -l pin -r -F -d 'Hold the server to its pin in FILE (see \'mcpv pin\'): a tool, prompt, resource or template that moved since it was pinned, or is new, is refused (exit 7) (default: MCPV_PIN, else the config entry\'s pin).'
 complete -c mcpv -n '__mcpv_in ""' -l inherit-env -d 'Give a stdio server from config mcpv\'s whole environment, not a minimal one.'
 complete -c mcpv -n '__mcpv_in ""' -s H -l header -x -d 'Send this HTTP header (repeatable); @FILE reads one header per line.'
 complete -c mcpv -n '__mcpv_in ""' -l cacert -r -F -d 'Trust the PEM certificates in FILE as well as the system\'s.'
@@ -362,6 +375,18 @@ complete -c mcpv -n '__mcpv_in "check"' -l output -r -F -d 'Write the report to 
 complete -c mcpv -n '__mcpv_in "check"' -l check-timeout -x -d 'Fail a check that has not ended after this long, not counting the start of the server processes it starts (which --connect-timeout bounds).'
 complete -c mcpv -n '__mcpv_in "check"' -l max-time -x -d 'Stop the whole run after this long: the checks not run are skipped, and the exit code is 124.'
 complete -c mcpv -n '__mcpv_in "check"' -l parallel -x -d 'Run up to N checks (each on a connection of its own) at once.'
+complete -c mcpv -n '__mcpv_in "pin"' -l all -d 'Every server of the config files (as \'mcpv servers\' lists them), each under its name.'
+complete -c mcpv -n '__mcpv_in "pin"' -l check -d 'Record nothing: compare each server with its pin, and exit 7 when one moved.'
+complete -c mcpv -n '__mcpv_in "pin"' -l approve -d 'Write the moves of each server into the pin (after you reviewed them with --check): only those entries change.'
+complete -c mcpv -n '__mcpv_in "pin"' -l item -x -d 'With --approve: approve only this item\'s move (repeatable): tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, instructions or server.'
+complete -c mcpv -n '__mcpv_at "pin" 0' -F
+complete -c mcpv -n '__mcpv_in "diff"' -l format -x -a 'text json' -d 'text (for people) or json.'
+complete -c mcpv -n '__mcpv_in "diff"' -l fail-on -x -a 'breaking security any none' -d 'Exit 1 when a change of this class or worse is found: breaking, security (and breaking), any, or none.'
+complete -c mcpv -n '__mcpv_in "audit"' -l all -d 'Every server of the config files (as \'mcpv servers\' lists them), and what they show together (names on two servers, one naming another\'s tools).'
+complete -c mcpv -n '__mcpv_in "audit"' -l format -x -a 'text json sarif junit' -d 'text (for people), json, sarif (SARIF 2.1.0, for code scanning) or junit.'
+complete -c mcpv -n '__mcpv_in "audit"' -l output -r -F -d 'Write the report to FILE (then the text report goes to stdout).'
+complete -c mcpv -n '__mcpv_in "audit"' -l fail-on -x -a 'critical high medium low info none' -d 'Exit 1 when a finding of this severity or higher is found (none: never).'
+complete -c mcpv -n '__mcpv_at "audit" 0+' -F
 complete -c mcpv -n '__mcpv_in "load"' -l mix -r -F -d 'Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one.'
 complete -c mcpv -n '__mcpv_in "load"' -l concurrency -x -d 'Run N sessions at once (-c N after load; the most at once, with stages).'
 complete -c mcpv -n '__mcpv_in "load"' -s d -l duration -x -d 'Run for this long (default 10s, unless --count or --stage end the run).'

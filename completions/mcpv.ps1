@@ -24,6 +24,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'batch'; H = 'Run operations from stdin, one per line, in one session; print a JSON line for each.' }
             @{ N = 'test'; H = 'Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).' }
             @{ N = 'check'; H = 'Check the server against the MCP specification, requirement by requirement, and report.' }
+            @{ N = 'pin'; H = 'Record what a server shows a model in a pin file, check it against the pin, or approve its moves.' }
+            @{ N = 'diff'; H = 'Tell how a server''s surface changed, each change classed breaking, security-relevant or compatible.' }
+            @{ N = 'audit'; H = 'Audit what servers show a model for tool poisoning, shadowing and leaks, with local rules.' }
             @{ N = 'load'; H = 'Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.' }
             @{ N = 'session'; H = 'Keep a session open in the background for many commands: start, list, stop.' }
             @{ N = 'serve'; H = 'Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.' }
@@ -67,6 +70,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--session'); Words = 1; Kind = 'none'; Enum = @(); H = 'Go through the running session NAME (see ''mcpv session''); nothing is started (default: MCPV_SESSION).' }
             @{ Names = @('--session-id'); Words = 1; Kind = 'none'; Enum = @(); H = 'Resume the HTTP session that ''call --detach'' kept open, instead of starting one.' }
             @{ Names = @('--config'); Words = 1; Kind = 'file'; Enum = @(); H = 'Look for --server names in FILE before the other config files (MCPV_CONFIG is next).' }
+            @{ Names = @('--pin'); Words = 1; Kind = 'file'; Enum = @(); H = 'Hold the server to its pin in FILE (see ''mcpv pin''): a tool, prompt, resource or template that moved since it was pinned, or is new, is refused (exit 7) (default: MCPV_PIN, else the config entry''s pin).' }
             @{ Names = @('--inherit-env'); Words = 0; Kind = 'none'; Enum = @(); H = 'Give a stdio server from config mcpv''s whole environment, not a minimal one.' }
             @{ Names = @('--header', '-H'); Words = 1; Kind = 'none'; Enum = @(); H = 'Send this HTTP header (repeatable); @FILE reads one header per line.' }
             @{ Names = @('--cacert'); Words = 1; Kind = 'file'; Enum = @(); H = 'Trust the PEM certificates in FILE as well as the system''s.' }
@@ -204,6 +208,22 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--max-time'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop the whole run after this long: the checks not run are skipped, and the exit code is 124.' }
             @{ Names = @('--parallel'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run up to N checks (each on a connection of its own) at once.' }
         )
+        'pin' = @(
+            @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'Every server of the config files (as ''mcpv servers'' lists them), each under its name.' }
+            @{ Names = @('--check'); Words = 0; Kind = 'none'; Enum = @(); H = 'Record nothing: compare each server with its pin, and exit 7 when one moved.' }
+            @{ Names = @('--approve'); Words = 0; Kind = 'none'; Enum = @(); H = 'Write the moves of each server into the pin (after you reviewed them with --check): only those entries change.' }
+            @{ Names = @('--item'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --approve: approve only this item''s move (repeatable): tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, instructions or server.' }
+        )
+        'diff' = @(
+            @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'json'); H = 'text (for people) or json.' }
+            @{ Names = @('--fail-on'); Words = 1; Kind = 'enum'; Enum = @('breaking', 'security', 'any', 'none'); H = 'Exit 1 when a change of this class or worse is found: breaking, security (and breaking), any, or none.' }
+        )
+        'audit' = @(
+            @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'Every server of the config files (as ''mcpv servers'' lists them), and what they show together (names on two servers, one naming another''s tools).' }
+            @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'json', 'sarif', 'junit'); H = 'text (for people), json, sarif (SARIF 2.1.0, for code scanning) or junit.' }
+            @{ Names = @('--output'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write the report to FILE (then the text report goes to stdout).' }
+            @{ Names = @('--fail-on'); Words = 1; Kind = 'enum'; Enum = @('critical', 'high', 'medium', 'low', 'info', 'none'); H = 'Exit 1 when a finding of this severity or higher is found (none: never).' }
+        )
         'load' = @(
             @{ Names = @('--mix'); Words = 1; Kind = 'file'; Enum = @(); H = 'Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one.' }
             @{ Names = @('--concurrency'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run N sessions at once (-c N after load; the most at once, with stages).' }
@@ -259,6 +279,12 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
     # The positional arguments of the commands that complete one.
     $positional = @{
         'test' = @(
+            @{ Kind = 'file'; Enum = @(); Repeat = $true }
+        )
+        'pin' = @(
+            @{ Kind = 'file'; Enum = @(); Repeat = $false }
+        )
+        'audit' = @(
             @{ Kind = 'file'; Enum = @(); Repeat = $true }
         )
         'mock' = @(

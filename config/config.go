@@ -257,6 +257,7 @@ type Server struct {
 	Framing         string // a stdio server's: "auto", "lines", "content-length", or "" (not set)
 	OAuth           OAuth
 	Guard           *Guard   // what mcpv serve lets its clients use; nil: everything
+	Pin             string   // the pin file the server's items are held to (mcpv pin), as written; "" for none
 	Warnings        []string // fields mcpv understood but cannot honour
 }
 

@@ -169,6 +169,7 @@ func (f *File) entry(name string, n *yamlnode.Node) (*Server, error) {
 	typ := str("type")
 	transport := str("transport")
 	s.Framing = str("framing")
+	s.Pin = str("pin")
 	s.ProtocolVersion = str("protocol_version")
 	if s.ProtocolVersion == "" {
 		s.ProtocolVersion = str("protocolVersion")

@@ -36,6 +36,7 @@ type TargetFlags struct {
 	Session   string `name:"session"`
 	SessionID string `name:"session-id"`
 	Config    string `name:"config" type:"existingfile"`
+	Pin       string `name:"pin"`
 }
 
 // ReachFlags say how to reach it: a stdio server's environment, an HTTP
@@ -72,6 +73,7 @@ var (
 		{"session", "NAME", "Go through the running session NAME (see 'mcpv session'); nothing is started (default: MCPV_SESSION)."},
 		{"session-id", "ID", "Resume the HTTP session that 'call --detach' kept open, instead of starting one."},
 		{"config", "FILE", "Look for --server names in FILE before the other config files (MCPV_CONFIG is next)."},
+		{"pin", "FILE", "Hold the server to its pin in FILE (see 'mcpv pin'): a tool, prompt, resource or template that moved since it was pinned, or is new, is refused (exit 7) (default: MCPV_PIN, else the config entry's pin)."},
 	}
 	reachFlagDocs = []FlagDoc{
 		{"inherit-env", "", "Give a stdio server from config mcpv's whole environment, not a minimal one."},

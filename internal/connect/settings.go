@@ -3,6 +3,7 @@ package connect
 import (
 	"cmp"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -61,6 +62,19 @@ type Settings struct {
 	Secrets []string
 	// Guard is the config entry's guard for mcpv serve; nil without one.
 	Guard *config.Guard
+
+	// ConfigFile and ConfigLine are where the server's config entry is,
+	// when it has one.
+	ConfigFile string
+	ConfigLine int
+
+	// Pin is the pin file the server's items are held to (mcpv pin),
+	// absolute; "" holds them to none. PinLabel is the file as the user
+	// named it, for messages; PinEntry the name of the server's entry in
+	// it (its config name), "" when the server has no config name;
+	// PinTree, when set, is the directory the file must stay inside (a
+	// project config file's own tree).
+	Pin, PinLabel, PinEntry, PinTree string
 }
 
 // Auth is how to authorize at an HTTP server: the flags, over the config
@@ -173,6 +187,10 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (s *Settings,
 		return nil, clierr.Usagef("--session-id resumes an HTTP session: give the server's --url (or an HTTP --server)")
 	}
 	s.ResumeSession = f.SessionID
+	s.Pin, s.PinLabel, s.PinTree = pinOf(f.Pin, x, env)
+	if x != nil {
+		s.PinEntry, s.ConfigFile, s.ConfigLine = x.Name, x.File.Path, x.Line
+	}
 	if f.Cwd != "" {
 		s.Dir = env.Path(f.Cwd)
 	}
@@ -196,6 +214,30 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (s *Settings,
 	}
 	s.Secrets = uniq(append(s.Secrets, flagSecrets(f, src)...))
 	return s, nil
+}
+
+// pinOf is the pin file a session is held to: --pin, else MCPV_PIN, else
+// the config entry's pin (relative to its file, and inside its tree for
+// a project's file); with the label to name it by and the tree it must
+// stay in.
+func pinOf(flag string, x *config.Expanded, env Env) (path, label, tree string) {
+	if flag == "" {
+		flag = env.Getenv("MCPV_PIN")
+	}
+	if flag != "" {
+		return env.Path(flag), flag, ""
+	}
+	if x == nil || x.Pin == "" {
+		return "", "", ""
+	}
+	path = x.Pin
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(x.File.Folder, path)
+	}
+	if x.File.Kind == config.Project {
+		tree = x.File.Folder
+	}
+	return path, x.Pin, tree
 }
 
 // sessionShaping are the flags that shape a session: they are given to

@@ -200,6 +200,9 @@ func TestMerge(t *testing.T) {
 				Timeout: time.Duration(f.Timeout), ConnectTimeout: time.Duration(f.ConnectTimeout), MaxTimeout: time.Duration(f.MaxTimeout),
 				Auth: Auth{Mode: f.Auth, Grant: "authorization_code", ClientID: f.ClientID}, Framing: mcp.FramingAuto,
 			}
+			if x := tt.src.Entry; x != nil { // where the entry is, and the name a pin knows it by
+				want.ConfigFile, want.ConfigLine, want.PinEntry = x.File.Path, x.Line, x.Name
+			}
 			tt.want(want)
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
@@ -340,5 +343,55 @@ func TestServerTextIsSafe(t *testing.T) {
 	}
 	if got := TaskStatus(mcp.Task{TaskID: "t\u001b", Status: "working", StatusMessage: "a\nb"}); got != `mcpv: task t\x1b: working a\nb` {
 		t.Errorf("TaskStatus = %q", got)
+	}
+}
+
+func TestMergePin(t *testing.T) {
+	env := Env{Environ: []string{"PATH=/bin", "HOME=/home/u"}, Cwd: "/work", GOOS: "linux"}
+	withPin := func(kind config.Kind, pin string) *config.Expanded {
+		x := stdioEntry(kind)
+		x.Server.Pin = pin
+		return x
+	}
+	tests := []struct {
+		name                   string
+		flag, environ          string
+		entry                  *config.Expanded
+		path, label, entryName string
+		tree                   string
+	}{
+		{name: "none"},
+		{name: "the flag, relative to the working directory", flag: "pins.json", path: "/work/pins.json", label: "pins.json"},
+		{name: "MCPV_PIN", environ: "ci/pins.json", path: "/work/ci/pins.json", label: "ci/pins.json"},
+		{name: "a project entry's pin stays in its tree", entry: withPin(config.Project, "mcp/pins.json"),
+			path: "/proj/mcp/pins.json", label: "mcp/pins.json", entryName: "demo", tree: "/proj"},
+		{name: "a user entry's pin goes anywhere", entry: withPin(config.User, "/home/u/pins.json"),
+			path: "/home/u/pins.json", label: "/home/u/pins.json", entryName: "demo"},
+		{name: "the flag beats the entry", flag: "mine.json", entry: withPin(config.Project, "theirs.json"),
+			path: "/work/mine.json", label: "mine.json", entryName: "demo"},
+		{name: "MCPV_PIN beats the entry", environ: "/ci/pins.json", entry: withPin(config.Project, "theirs.json"),
+			path: "/ci/pins.json", label: "/ci/pins.json", entryName: "demo"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := defaults()
+			f.Pin = tt.flag
+			e := env
+			if tt.environ != "" {
+				e.Environ = append(slices.Clone(e.Environ), "MCPV_PIN="+tt.environ)
+			}
+			src := Source{Command: []string{"server"}}
+			if tt.entry != nil {
+				src = Source{Entry: tt.entry}
+			}
+			s, err := Merge(f, nil, src, e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := [4]string{s.Pin, s.PinLabel, s.PinEntry, s.PinTree}
+			if want := [4]string{tt.path, tt.label, tt.entryName, tt.tree}; got != want {
+				t.Errorf("pin, label, entry, tree = %q, want %q", got, want)
+			}
+		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/internal/oserr"
+	"github.com/mcpv/mcpv/internal/pin"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/skills"
 	"github.com/mcpv/mcpv/internal/toolcall"
@@ -32,6 +33,7 @@ const (
 	Transport = 4
 	Auth      = 5
 	Filter    = 6
+	Pinned    = 7
 	Timeout   = 124
 	Interrupt = 130
 )
@@ -64,6 +66,8 @@ func Of(err error, refused func(error) bool) int {
 		unacked   *watch.UnacknowledgedError
 		skillRef  *skills.Refusal
 		headerErr *toolcall.HeaderError
+		moved     *pin.Refusal
+		noEntry   *pin.NoEntryError
 	)
 	switch {
 	case err == nil:
@@ -72,6 +76,8 @@ func Of(err error, refused func(error) bool) int {
 		return OK // stdout closed by the reader, e.g. | head -1
 	case errors.As(err, &stateDir):
 		return Usage // a state directory to fix before anything can run
+	case errors.As(err, &moved), errors.As(err, &noEntry):
+		return Pinned
 	case errors.As(err, &timeout):
 		return Timeout
 	case errors.As(err, &authErr), errors.As(err, &oauthErr), errors.As(err, &permErr):

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
-	"strings"
 	"sync/atomic"
 
 	"github.com/mcpv/mcpv/internal/jq"
@@ -92,12 +90,6 @@ type ErrorAnswer struct {
 	Code    *int            `json:"code"`
 	Message string          `json:"message"`
 	Data    json.RawMessage `json:"data,omitempty"`
-}
-
-// ResponsesPath is where the responses of the snapshot at path are when
-// none are named: beside it, demo.json -> demo.responses.json.
-func ResponsesPath(path string) string {
-	return strings.TrimSuffix(path, filepath.Ext(path)) + ".responses.json"
 }
 
 // ParseResponses reads a responses file, JSON or YAML.

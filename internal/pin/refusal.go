@@ -102,3 +102,53 @@ func trimObject(line string, c surface.Change) string {
 	}
 	return line
 }
+
+// NoEntryError is a pin file that pins no entry for the server a command
+// talks to: held to a pin that says nothing of it, the server is refused
+// whole.
+type NoEntryError struct {
+	File   string
+	Server string   // the name looked for ("" when the server gives none)
+	Have   []string // the servers the file pins
+}
+
+func (e *NoEntryError) Error() string {
+	what := "this server"
+	if e.Server != "" {
+		what = fmt.Sprintf("server %q", safetext.Line(e.Server))
+	}
+	s := fmt.Sprintf("%s pins no entry for %s", e.File, what)
+	switch len(e.Have) {
+	case 0:
+		s += " (it pins no server)"
+	case 1:
+		s += fmt.Sprintf(" (it pins %q)", safetext.Line(e.Have[0]))
+	default:
+		s += fmt.Sprintf(" (it pins %d servers; name one with --server NAME)", len(e.Have))
+	}
+	return s + "; nothing sent"
+}
+
+// Entry is the entry of f that a server is held to: the one called
+// configName (a config entry's name), else f's only entry when the server
+// has no config name, else the one called infoName (the name the server
+// gives itself).
+func (f *File) Entry(configName, infoName string) (*Server, error) {
+	var have []string
+	for _, s := range f.Servers {
+		have = append(have, s.Name)
+	}
+	if configName != "" {
+		if s, ok := f.Server(configName); ok {
+			return s, nil
+		}
+		return nil, &NoEntryError{Server: configName, Have: have}
+	}
+	if len(f.Servers) == 1 {
+		return f.Servers[0], nil
+	}
+	if s, ok := f.Server(infoName); ok && infoName != "" {
+		return s, nil
+	}
+	return nil, &NoEntryError{Server: infoName, Have: have}
+}

@@ -77,7 +77,7 @@ func CheckPrompt(ctx context.Context, client *mcp.Client, name string, ms []Memb
 // CheckListed is CheckPrompt, and returns the names of the prompts the
 // server lists as well (nil when it could not list them).
 func CheckListed(ctx context.Context, client *mcp.Client, name string, ms []Member, warnf func(format string, args ...any)) (names []string, err error) {
-	res, _, err := client.List(mcp.WithLookup(ctx), "prompts/list", "prompts", mcp.Pages{})
+	items, err := ListPrompts(ctx, client)
 	var ce *mcp.CallError
 	if errors.As(err, &ce) {
 		warnf("could not list the prompts (%v); arguments not checked", err)
@@ -86,40 +86,71 @@ func CheckListed(ctx context.Context, client *mcp.Client, name string, ms []Memb
 	if err != nil {
 		return nil, err
 	}
+	return CheckAgainst(items, name, ms)
+}
+
+// ListPrompts are the prompts the server lists, every page merged, each
+// as sent: a kept list answers when it may (mcp.WithLookup).
+func ListPrompts(ctx context.Context, client *mcp.Client) ([]json.RawMessage, error) {
+	res, _, err := client.List(mcp.WithLookup(ctx), "prompts/list", "prompts", mcp.Pages{})
+	if err != nil {
+		return nil, err
+	}
 	var list struct {
-		Prompts []struct {
-			Name      string `json:"name"`
-			Arguments []struct {
-				Name     string `json:"name"`
-				Required bool   `json:"required"`
-			} `json:"arguments"`
-		} `json:"prompts"`
+		Prompts []json.RawMessage `json:"prompts"`
 	}
 	json.Unmarshal(res, &list)
-	names = make([]string, 0, len(list.Prompts))
-	for _, p := range list.Prompts {
+	return list.Prompts, nil
+}
+
+// Find is the prompt of items called name, or nil.
+func Find(items []json.RawMessage, name string) json.RawMessage {
+	for _, it := range items {
+		var p struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(it, &p) == nil && p.Name == name {
+			return it
+		}
+	}
+	return nil
+}
+
+// CheckAgainst is CheckListed over the prompts listed (items).
+func CheckAgainst(items []json.RawMessage, name string, ms []Member) (names []string, err error) {
+	names = make([]string, 0, len(items))
+	for _, it := range items {
+		var p struct {
+			Name string `json:"name"`
+		}
+		json.Unmarshal(it, &p)
 		names = append(names, p.Name)
 	}
-	for _, p := range list.Prompts {
-		if p.Name != name {
-			continue
-		}
-		var declared, missing []string
-		for _, arg := range p.Arguments {
-			declared = append(declared, arg.Name)
-			if arg.Required && !slices.ContainsFunc(ms, func(m Member) bool { return m.Key == arg.Name }) {
-				missing = append(missing, arg.Name)
-			}
-		}
-		if len(missing) > 0 {
-			return names, clierr.Usagef("prompt %q needs %s; nothing sent", name, strings.Join(missing, ", "))
-		}
-		for _, m := range ms {
-			if !slices.Contains(declared, m.Key) {
-				return names, clierr.Usagef("prompt %q has no argument %q (it takes: %s); nothing sent (--no-validate sends anyway)", name, m.Key, strings.Join(declared, ", "))
-			}
-		}
-		return names, nil
+	raw := Find(items, name)
+	if raw == nil {
+		return names, nil // not listed: the server will say
 	}
-	return names, nil // not listed: the server will say
+	var p struct {
+		Arguments []struct {
+			Name     string `json:"name"`
+			Required bool   `json:"required"`
+		} `json:"arguments"`
+	}
+	json.Unmarshal(raw, &p)
+	var declared, missing []string
+	for _, arg := range p.Arguments {
+		declared = append(declared, arg.Name)
+		if arg.Required && !slices.ContainsFunc(ms, func(m Member) bool { return m.Key == arg.Name }) {
+			missing = append(missing, arg.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return names, clierr.Usagef("prompt %q needs %s; nothing sent", name, strings.Join(missing, ", "))
+	}
+	for _, m := range ms {
+		if !slices.Contains(declared, m.Key) {
+			return names, clierr.Usagef("prompt %q has no argument %q (it takes: %s); nothing sent (--no-validate sends anyway)", name, m.Key, strings.Join(declared, ", "))
+		}
+	}
+	return names, nil
 }

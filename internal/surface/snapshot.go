@@ -15,7 +15,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -174,6 +176,13 @@ func ParseSnapshot(data []byte) (Snapshot, error) {
 		return Snapshot{}, errors.New(`not a snapshot: "unimplemented" is new in format 2`)
 	}
 	return Snapshot{Tools: f.Tools, Prompts: f.Prompts, ResourceTemplates: f.ResourceTemplates, Unimplemented: f.Unimplemented}, nil
+}
+
+// ResponsesBeside is where the responses file of the snapshot at path is
+// when none is named, as mcpv serve --record writes it and mcpv mock
+// reads it: beside it, demo.json -> demo.responses.json.
+func ResponsesBeside(path string) string {
+	return strings.TrimSuffix(path, filepath.Ext(path)) + ".responses.json"
 }
 
 // nameOf is an item's name, or "" when it has none.

@@ -210,11 +210,12 @@ func (l *lineBuilder) structured(key string, v *yamlnode.Node) {
 
 // PathFlags are the session flags that name files or directories: in a
 // test file, relative to its directory.
-var PathFlags = map[string]bool{"config": true, "cacert": true, "cwd": true, "client-key": true, "answers": true, "events": true, "root": true}
+var PathFlags = map[string]bool{"config": true, "cacert": true, "cwd": true, "client-key": true, "answers": true, "events": true, "root": true, "pin": true}
 
 // treeFlags name files whose content goes to the server or which are
-// written: they stay inside the test file's tree, as @FILE values do.
-var treeFlags = map[string]bool{"answers": true, "events": true}
+// written, or that decide what is sent (a pin): they stay inside the
+// test file's tree, as @FILE values do.
+var treeFlags = map[string]bool{"answers": true, "events": true, "pin": true}
 
 // atFileFlags may read their value from @FILE: relative to the test file.
 var atFileFlags = map[string]bool{"header": true, "client-secret": true, "id-token": true, "assertion": true}

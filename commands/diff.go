@@ -1,0 +1,213 @@
+package commands
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mcpv/mcpv/internal/exitcode"
+	"github.com/mcpv/mcpv/internal/pin"
+	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/output"
+)
+
+type diffCmd struct {
+	Old    string `arg:"" placeholder:"OLD" help:"The surface before: a pin file, an mcpv test snapshot or a recording (mcpv serve --record)."`
+	New    string `arg:"" optional:"" placeholder:"NEW" help:"The surface after, as OLD; without it, the server the command line names, as it is now."`
+	Format string `name:"format" enum:"text,json" default:"text" help:"text (for people) or json."`
+	FailOn string `name:"fail-on" enum:"breaking,security,any,none" default:"any" help:"Exit 1 when a change of this class or worse is found: breaking, security (and breaking), any, or none."`
+}
+
+func (c *diffCmd) noServer()       {}
+func (c *diffCmd) serverChoosing() {}
+
+func (c *diffCmd) Help() string {
+	return `Tells how a server's surface changed, each change with its class:
+
+  breaking    a client of the old surface may fail: an item removed, a
+              required parameter added, a type narrowed, an enum value
+              removed, an outputSchema that old results no longer fit
+  security    what a model reads or trusts changed: a description, a
+              title, the instructions, an annotation (readOnlyHint or
+              destructiveHint flipped), the server's name, a new item named
+              like another or with the description of one that went
+  compatible  the rest: an optional parameter, a new item, a version
+
+Each side is a pin file (mcpv pin), an mcpv test snapshot, or a recording (mcpv serve --record, with its responses file beside it); without NEW, the other side is the server the command line names, as it is now. A file of several servers needs --server NAME. Nothing is started for two files.
+
+The exit code follows the worst class: 1 when a change of --fail-on's class or worse is found (default any, as diff(1)), else 0; 2 for a mistake, 4 and the rest as for every command. --format json prints the changes for a script, its schema versioned ("mcpvDiff": 1).
+
+Examples:
+
+    $ mcpv diff pins.json -- ./server
+    $ mcpv diff old.snapshot.json new.snapshot.json --fail-on breaking
+    $ mcpv diff pins.json -s github --fail-on security --format json`
+}
+
+// diffSide is one side of a diff: its surface and what it is.
+type diffSide struct {
+	Source string `json:"source"` // the file, or "live"
+	Format string `json:"format"` // pin, snapshot, recording, or live
+	Server string `json:"server,omitempty"`
+	s      surface.Server
+}
+
+func (c *diffCmd) Run(ctx context.Context, out *console, t *targets) error {
+	server := t.r.c.flags.Server
+	if c.New != "" && t.given() && server == "" {
+		return usageErrorf("diff compares OLD with NEW, or OLD with the server the command line names: give NEW or a server, not both")
+	}
+	old, err := c.fileSide(c.Old, server, out)
+	if err != nil {
+		return err
+	}
+	var new diffSide
+	if c.New != "" {
+		new, err = c.fileSide(c.New, server, out)
+	} else {
+		new, err = c.liveSide(ctx, t)
+	}
+	if err != nil {
+		return err
+	}
+	changes := surface.CompareServers(old.s, new.s)
+	failOn, failed := c.failing(changes)
+	switch c.Format {
+	case "json":
+		err = c.writeJSON(out, old, new, changes, failed)
+	default:
+		err = c.writeText(out, changes, failOn, failed)
+	}
+	if err != nil {
+		return err
+	}
+	if failed {
+		return batchFailed{exitcode.ToolError}
+	}
+	return nil
+}
+
+// failing is the class --fail-on names, and whether a change is of it or
+// worse.
+func (c *diffCmd) failing(changes []surface.Change) (surface.Class, bool) {
+	if c.FailOn == "none" {
+		return surface.ClassBreaking + 1, false
+	}
+	failOn := surface.ClassCompatible
+	if c.FailOn != "any" {
+		failOn, _ = surface.ParseClass(c.FailOn)
+	}
+	worst, any := surface.Worst(changes)
+	return failOn, any && worst >= failOn
+}
+
+// fileSide reads a side from a file: the entry called server of a file of
+// several servers, or its only one.
+func (c *diffCmd) fileSide(path, server string, out *console) (diffSide, error) {
+	sf, err := pin.ReadSurfaceFile(out.env.Path(path), safefile.Read)
+	if err != nil {
+		return diffSide{}, usageErrorf("%s: %v", path, err)
+	}
+	side := diffSide{Source: path, Format: sf.Format}
+	switch {
+	case server != "":
+		for _, s := range sf.Servers {
+			if s.Name == server {
+				side.s, side.Server = s, s.Name
+				return side, nil
+			}
+		}
+		if len(sf.Servers) == 1 && sf.Format != "pin" {
+			side.s, side.Server = sf.Servers[0], server
+			return side, nil
+		}
+		return diffSide{}, usageErrorf("%s holds no server %q", path, server)
+	case len(sf.Servers) == 1:
+		side.s, side.Server = sf.Servers[0], sf.Servers[0].Name
+		return side, nil
+	}
+	return diffSide{}, usageErrorf("%s holds %d servers; name one with --server NAME", path, len(sf.Servers))
+}
+
+// liveSide reads the server the command line names, as it is now.
+func (c *diffCmd) liveSide(ctx context.Context, t *targets) (diffSide, error) {
+	if !t.given() {
+		return diffSide{}, usageErrorf("give NEW, or the server to compare OLD with: -- COMMAND, --url URL or --server NAME")
+	}
+	s, err := t.open("")
+	if err != nil {
+		return diffSide{}, err
+	}
+	defer s.close()
+	live, err := gatherSurface(ctx, s)
+	if err != nil {
+		return diffSide{}, err
+	}
+	return diffSide{Source: "live", Format: "live", Server: s.settings.Name, s: live}, nil
+}
+
+// writeText writes the changes for people: a line each with its class,
+// the texts of a text that changed under it, then a line of counts.
+func (c *diffCmd) writeText(out *console, changes []surface.Change, failOn surface.Class, failed bool) error {
+	b := bufio.NewWriter(out.ios.Out)
+	color := output.UseColor(out.flags.Color, out.ios.OutTTY && !out.ios.NoANSI, out.env.Getenv)
+	paint := map[surface.Class]string{surface.ClassBreaking: "31", surface.ClassSecurity: "33", surface.ClassCompatible: "2"}
+	var counts [3]int
+	for _, ch := range changes {
+		counts[ch.Class]++
+		ch.Old, ch.New = maskSecrets(ch.Old), maskSecrets(ch.New)
+		lines := ch.Lines(100)
+		class := fmt.Sprintf("%-10s", ch.Class)
+		if color {
+			class = "\x1b[" + paint[ch.Class] + "m" + class + "\x1b[0m"
+		}
+		head := strings.TrimSuffix(lines[0], " ("+ch.Class.String()+")")
+		fmt.Fprintf(b, "%s %s\n", class, safetext.Line(head))
+		for _, l := range lines[1:] {
+			fmt.Fprintf(b, "%11s%s\n", "", l)
+		}
+	}
+	summary := "no changes"
+	if len(changes) > 0 {
+		summary = fmt.Sprintf("%d %s: %d breaking, %d security, %d compatible", len(changes), plural(len(changes), "change", "changes"),
+			counts[surface.ClassBreaking], counts[surface.ClassSecurity], counts[surface.ClassCompatible])
+	}
+	switch {
+	case c.FailOn == "none":
+	case failed:
+		summary += fmt.Sprintf("; failed (--fail-on %s)", c.FailOn)
+	default:
+		summary += fmt.Sprintf("; passed (--fail-on %s)", c.FailOn)
+	}
+	fmt.Fprintln(b, summary)
+	return b.Flush()
+}
+
+// diffJSONVersion is the version of diff's JSON output.
+const diffJSONVersion = 1
+
+func (c *diffCmd) writeJSON(out *console, old, new diffSide, changes []surface.Change, failed bool) error {
+	counts := map[string]int{"breaking": 0, "security": 0, "compatible": 0}
+	list := []surfaceChange{}
+	for _, ch := range changes {
+		counts[ch.Class.String()]++
+		list = append(list, changeJSON(ch))
+	}
+	worst := ""
+	if w, ok := surface.Worst(changes); ok {
+		worst = w.String()
+	}
+	return out.print(mustJSON(map[string]any{
+		"mcpvDiff": diffJSONVersion,
+		"old":      old,
+		"new":      new,
+		"worst":    worst,
+		"failOn":   c.FailOn,
+		"failed":   failed,
+		"counts":   counts,
+		"changes":  list,
+	}))
+}

@@ -1,0 +1,390 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/exitcode"
+	"github.com/mcpv/mcpv/internal/pin"
+	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/output"
+)
+
+type pinCmd struct {
+	File    string   `arg:"" optional:"" placeholder:"FILE" help:"The pin file (default: --pin, MCPV_PIN, else the server's config entry's pin)."`
+	All     bool     `name:"all" help:"Every server of the config files (as 'mcpv servers' lists them), each under its name."`
+	Check   bool     `name:"check" help:"Record nothing: compare each server with its pin, and exit 7 when one moved."`
+	Approve bool     `name:"approve" help:"Write the moves of each server into the pin (after you reviewed them with --check): only those entries change."`
+	Item    []string `name:"item" sep:"none" placeholder:"KIND:NAME" help:"With --approve: approve only this item's move (repeatable): tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, instructions or server."`
+}
+
+func (c *pinCmd) noServer()       {}
+func (c *pinCmd) serverChoosing() {}
+
+func (c *pinCmd) Help() string {
+	return `Records what a server shows a model (who it says it is, its instructions, and every tool, prompt, resource and template with the members a model reads) in a pin file: text to commit and review, one entry per item with its digest, in a stable order. The first run pins the server (trust on first use); later runs check it.
+
+Commands held to a pin (--pin FILE, MCPV_PIN, or a config entry's pin: FILE) refuse an item that moved since it was pinned, or is new, with exit 7 and a short diff on stderr: call, get-prompt, read, request, batch lines, sessions and mcpv test steps; mcpv serve --pin withholds it from its clients. Items that did not move keep working.
+
+  mcpv pin FILE            pin the server (the file keeps its other
+                           servers); a server pinned already is checked
+                           instead, and a move refused (exit 7)
+  mcpv pin --check FILE    compare with the pin: exit 0 when nothing
+                           moved, 7 when something did
+  mcpv pin --approve FILE  write the moves into the pin; --item KIND:NAME
+                           approves one
+
+A move is a definition changed (its description, title, schemas, annotations), a new item, an item gone, a rename that keeps the description, and a definition moved to a look-alike name. The server's version and protocol version may change without a move. The JSON on stdout says, per server, what moved; the diff goes to stderr.
+
+Examples:
+
+    $ mcpv pin pins.json -- ./server
+    $ mcpv pin --all mcp-pins.json
+    $ mcpv pin --check pins.json -s github
+    $ mcpv pin --approve pins.json -s github --item tool:create_issue
+    $ mcpv call add a:=1 b:=2 --pin pins.json -- ./server`
+}
+
+func (c *pinCmd) Validate() error {
+	if c.Check && c.Approve {
+		return fmt.Errorf("--check compares and --approve writes: give one of them")
+	}
+	if len(c.Item) > 0 && !c.Approve {
+		return fmt.Errorf("--item says which moves --approve writes; give --approve")
+	}
+	for _, it := range c.Item {
+		if _, err := parseItem(it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// itemRef is an item --item names.
+type itemRef struct{ kind, key string }
+
+func parseItem(s string) (itemRef, error) {
+	if s == "instructions" || s == "server" {
+		return itemRef{s, ""}, nil
+	}
+	kind, key, ok := strings.Cut(s, ":")
+	kinds := map[string]string{"tool": "tool", "prompt": "prompt", "resource": "resource", "template": "resource template", "resource-template": "resource template"}
+	if !ok || kinds[kind] == "" || key == "" {
+		return itemRef{}, fmt.Errorf("--item %q: want tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, instructions or server", s)
+	}
+	return itemRef{kinds[kind], key}, nil
+}
+
+// pinOutcome is what became of one server, as stdout shows it.
+type pinOutcome struct {
+	Name    string     `json:"name"`
+	Action  string     `json:"action"` // "pinned", "unchanged", "moved", "approved"
+	Items   int        `json:"items"`
+	Moved   []pinMoved `json:"moved"`
+	Written bool       `json:"written"`
+	Error   string     `json:"error,omitempty"`
+}
+
+type pinMoved struct {
+	Kind        string          `json:"kind"`
+	Name        string          `json:"name,omitempty"`
+	How         string          `json:"how"`
+	LooksLike   string          `json:"looksLike,omitempty"`
+	RenamedFrom string          `json:"renamedFrom,omitempty"`
+	Changes     []surfaceChange `json:"changes,omitempty"`
+	Approved    bool            `json:"approved,omitempty"`
+}
+
+func (c *pinCmd) Run(ctx context.Context, out *console, t *targets) error {
+	names, err := c.servers(out, t)
+	if err != nil {
+		return err
+	}
+	path, label, err := c.path(t, names)
+	if err != nil {
+		return err
+	}
+	file, err := readOrNewPin(path, label)
+	if err != nil {
+		return err
+	}
+	var outcomes []pinOutcome
+	failed := error(nil)
+	written := false
+	for _, name := range names {
+		o, err := c.one(ctx, out, t, file, label, name)
+		if err != nil {
+			if failed == nil {
+				failed = err
+			}
+			o.Error = err.Error()
+			if len(names) == 1 {
+				return err
+			}
+			fmt.Fprintf(out.ios.Err, "mcpv: server %q: %v\n", safetext.Line(o.Name), err)
+		}
+		written = written || o.Written
+		outcomes = append(outcomes, o)
+	}
+	if written {
+		if err := safefile.Replace(path, file.Marshal()); err != nil {
+			return fmt.Errorf("writing %s: %w", label, err)
+		}
+	}
+	if err := out.print(mustJSON(map[string]any{"file": label, "servers": outcomes})); err != nil {
+		return err
+	}
+	if failed != nil {
+		return batchFailed{exitCode(failed)} // said above
+	}
+	for _, o := range outcomes {
+		if o.Action == "moved" {
+			return batchFailed{exitcode.Pinned} // the moves were said on stderr
+		}
+	}
+	return nil
+}
+
+// servers are the names of the servers to pin: every config server
+// (--all), or the one the command line names ("" for one given by its
+// command line or URL).
+func (c *pinCmd) servers(out *console, t *targets) ([]string, error) {
+	if !c.All {
+		if !t.given() {
+			return nil, usageErrorf("name the server: -- COMMAND, --url URL or --server NAME (or --all for every server of the config files)")
+		}
+		return []string{""}, nil
+	}
+	if t.given() {
+		return nil, usageErrorf("--all pins every server of the config files; give no server as well")
+	}
+	return configServers(out, t)
+}
+
+// configServers are the names of the servers of the config files, each
+// once, in the order 'mcpv servers' lists them.
+func configServers(out *console, t *targets) ([]string, error) {
+	cenv := t.r.env.Config(t.r.env.Path(t.r.c.flags.Config))
+	files, skipped, err := config.All(cenv)
+	connect.WarnSkipped(output.NewLogger(out.ios.Err), skipped)
+	if err != nil {
+		return nil, configError(err)
+	}
+	var names []string
+	for _, f := range files {
+		for _, s := range f.Servers {
+			if !slices.Contains(names, s.Name) {
+				names = append(names, s.Name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil, usageErrorf("the config files name no server (see mcpv servers)")
+	}
+	return names, nil
+}
+
+// path is the pin file: FILE, else --pin or MCPV_PIN, else (for one
+// server of a config file) its entry's pin.
+func (c *pinCmd) path(t *targets, names []string) (path, label string, err error) {
+	env := t.r.env
+	switch {
+	case c.File != "":
+		return env.Path(c.File), c.File, nil
+	case t.r.c.flags.Pin != "":
+		return env.Path(t.r.c.flags.Pin), t.r.c.flags.Pin, nil
+	case env.Getenv("MCPV_PIN") != "":
+		return env.Path(env.Getenv("MCPV_PIN")), env.Getenv("MCPV_PIN"), nil
+	case len(names) == 1:
+		s, err := t.open(names[0])
+		if err != nil {
+			return "", "", err
+		}
+		if s.settings.Pin != "" {
+			if s.settings.PinTree != "" {
+				if _, err := (safefile.Tree{Dir: s.settings.PinTree}).Path(s.settings.Pin); err != nil {
+					return "", "", usageErrorf("the config entry's pin: %v", err)
+				}
+			}
+			return s.settings.Pin, s.settings.PinLabel, nil
+		}
+	}
+	return "", "", usageErrorf("name the pin file: mcpv pin FILE (or --pin FILE, MCPV_PIN, or a config entry's pin: FILE)")
+}
+
+// readOrNewPin reads the pin file at path, or starts one when there is
+// none yet.
+func readOrNewPin(path, label string) (*pin.File, error) {
+	data, err := safefile.Read(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &pin.File{}, nil
+	}
+	if err != nil {
+		return nil, usageErrorf("pin file %s: %v", label, err)
+	}
+	f, err := pin.Parse(data)
+	if err != nil {
+		return nil, usageErrorf("pin file %s: %v", label, err)
+	}
+	return f, nil
+}
+
+// one pins, checks or approves the server called name ("" for the one
+// the command line names).
+func (c *pinCmd) one(ctx context.Context, out *console, t *targets, file *pin.File, label, name string) (pinOutcome, error) {
+	o := pinOutcome{Name: name, Moved: []pinMoved{}}
+	s, err := t.open(name)
+	if err != nil {
+		return o, err
+	}
+	defer s.close()
+	live, err := gatherSurface(ctx, s)
+	if err != nil {
+		return o, err
+	}
+	if name == "" {
+		name = live.Name
+		if name == "" {
+			name = s.settings.Name
+		}
+	}
+	o.Name = name
+	entry, pinned := file.Server(name)
+	if !pinned && len(file.Servers) == 1 && t.r.c.flags.Server == "" && !c.All && (c.Check || c.Approve) {
+		entry, pinned = file.Servers[0], true // a file of one server is that server's
+	}
+	switch {
+	case !pinned && c.Check:
+		return o, &pin.NoEntryError{File: label, Server: name, Have: pinnedNames(file)}
+	case !pinned:
+		p, err := pin.Record(name, live)
+		if err != nil {
+			return o, err
+		}
+		file.Put(p)
+		o.Action, o.Items, o.Written = "pinned", countItems(p), true
+		return o, nil
+	}
+	moves := entry.Compare(live)
+	o.Items = countItems(entry)
+	for _, m := range moves {
+		o.Moved = append(o.Moved, movedJSON(m))
+	}
+	switch {
+	case len(moves) == 0:
+		o.Action = "unchanged"
+		return o, nil
+	case c.Approve:
+		approved, err := entry.Approve(live, c.approves)
+		if err != nil {
+			return o, err
+		}
+		for i, m := range moves {
+			o.Moved[i].Approved = slices.ContainsFunc(approved, func(a pin.Move) bool { return a.Kind == m.Kind && a.Key == m.Key })
+		}
+		o.Action, o.Written, o.Items = "approved", len(approved) > 0, countItems(entry)
+		return o, nil
+	}
+	o.Action = "moved"
+	writeMoves(out, name, moves)
+	return o, nil
+}
+
+// approves says whether --item names a move (every move without --item).
+func (c *pinCmd) approves(m pin.Move) bool {
+	if len(c.Item) == 0 {
+		return true
+	}
+	for _, it := range c.Item {
+		ref, _ := parseItem(it)
+		if ref.kind == m.Kind && (ref.key == m.Key || ref.key == "") {
+			return true
+		}
+	}
+	return false
+}
+
+// writeMoves says on stderr how a server moved from its pin, a few lines
+// an item.
+func writeMoves(out *console, server string, moves []pin.Move) {
+	fmt.Fprintf(out.ios.Err, "mcpv: server %q moved from its pin: %d %s\n", safetext.Line(server), len(moves), plural(len(moves), "item", "items"))
+	for _, m := range moves {
+		fmt.Fprintf(out.ios.Err, "  %s %s\n", safetext.Line(m.Label()), m.How)
+		for _, l := range pin.MoveLines(m, pin.MaxDetails) {
+			fmt.Fprintf(out.ios.Err, "    %s\n", l)
+		}
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func pinnedNames(f *pin.File) []string {
+	var out []string
+	for _, s := range f.Servers {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+func countItems(p *pin.Server) int {
+	n := 0
+	for _, items := range p.Items {
+		n += len(items)
+	}
+	return n
+}
+
+// surfaceChange is a change as JSON shows it, its texts' secrets masked.
+type surfaceChange struct {
+	Class   string `json:"class"`
+	Object  string `json:"object"`
+	Path    string `json:"path,omitempty"`
+	Message string `json:"message"`
+	Old     string `json:"old,omitempty"`
+	New     string `json:"new,omitempty"`
+}
+
+func changeJSON(c surface.Change) surfaceChange {
+	return surfaceChange{c.Class.String(), c.Object, c.Path, c.Message, maskSecrets(c.Old), maskSecrets(c.New)}
+}
+
+func movedJSON(m pin.Move) pinMoved {
+	pm := pinMoved{Kind: m.Kind, Name: m.Key, How: string(m.How), LooksLike: m.LooksLike, RenamedFrom: m.RenamedFrom}
+	for _, c := range m.Changes {
+		pm.Changes = append(pm.Changes, changeJSON(c))
+	}
+	return pm
+}
+
+// gatherSurface reads the whole surface of the session's server, bounded:
+// 64 MiB of items a list, and --timeout for the whole walk.
+func gatherSurface(ctx context.Context, s *session) (surface.Server, error) {
+	client, err := s.client(ctx)
+	if err != nil {
+		return surface.Server{}, err
+	}
+	if d := s.settings.Timeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("reading the server's surface took longer than --timeout %s", d))
+		defer cancel()
+	}
+	l := surface.NewLister(client)
+	l.Budget = maxSurfaceList
+	return l.GatherServer(ctx)
+}
+
+// maxSurfaceList bounds what pin, diff and audit keep of one list.
+const maxSurfaceList = 64 << 20

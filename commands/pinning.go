@@ -1,0 +1,236 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mcpv/mcpv/internal/pin"
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/shellwords"
+	"github.com/mcpv/mcpv/internal/uritemplate"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/redact"
+)
+
+// pinning reports whether the session's server is held to a pin (--pin,
+// MCPV_PIN, its config entry's pin): then a command checks each item it
+// uses against the pin before it sends anything.
+func (s *session) pinning() bool { return s.settings.Pin != "" }
+
+// pinned is the entry of the pin file that the session's server is held
+// to, read once per session.
+func (s *session) pinned(client *mcp.Client) (*pin.Server, error) {
+	s.pinMu.Lock()
+	defer s.pinMu.Unlock()
+	if s.pinEntry != nil || s.pinErr != nil {
+		return s.pinEntry, s.pinErr
+	}
+	f, err := readPinFile(s.settings.Pin, s.settings.PinTree, s.settings.PinLabel)
+	if err == nil {
+		var info struct {
+			ServerInfo struct {
+				Name string `json:"name"`
+			} `json:"serverInfo"`
+		}
+		json.Unmarshal(client.InitializeResult(), &info)
+		s.pinEntry, err = f.Entry(s.settings.PinEntry, info.ServerInfo.Name)
+		var ne *pin.NoEntryError
+		if errors.As(err, &ne) {
+			ne.File = s.settings.PinLabel
+		}
+	}
+	s.pinErr = err
+	return s.pinEntry, err
+}
+
+// readPinFile reads and parses a pin file, inside tree when tree is not
+// "" (a project config file's pin).
+func readPinFile(path, tree, label string) (*pin.File, error) {
+	var data []byte
+	var err error
+	if tree != "" {
+		data, err = safefile.Tree{Dir: tree}.Read(path)
+	} else {
+		data, err = safefile.Read(path)
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, usageErrorf("pin file %s does not exist; pin the server first: mcpv pin %s", label, label)
+	}
+	if err != nil {
+		return nil, usageErrorf("pin file %s: %v", label, err)
+	}
+	f, err := pin.Parse(data)
+	if err != nil {
+		return nil, usageErrorf("pin file %s: %v", label, err)
+	}
+	return f, nil
+}
+
+// checkPin refuses the item of kind called key, listed now as raw (nil:
+// not listed), when it moved from the pin the session's server is held
+// to; without a pin, everything goes.
+func (s *session) checkPin(client *mcp.Client, kind pin.Kind, key string, raw []byte) error {
+	if !s.pinning() {
+		return nil
+	}
+	p, err := s.pinned(client)
+	if err != nil {
+		return err
+	}
+	if m := p.Check(kind, key, raw); m != nil {
+		return &pinRefusal{pin.Refusal{File: s.settings.PinLabel, Server: p.Name, Move: *m}, s.approveHint(p.Name)}
+	}
+	return nil
+}
+
+// approveHint is the command that approves the moves of the session's
+// server.
+func (s *session) approveHint(entry string) string {
+	hint := "mcpv pin --approve " + shellwords.Quote(s.settings.PinLabel)
+	if s.settings.PinEntry != "" {
+		hint += " --server " + shellwords.Quote(s.settings.PinEntry)
+	}
+	return hint + " (after reviewing the change)"
+}
+
+// pinRefusal is a pin.Refusal with the command that approves the move.
+type pinRefusal struct {
+	pin.Refusal
+	approve string
+}
+
+func (e *pinRefusal) Unwrap() error { return &e.Refusal }
+
+// Details are the refusal's diff, then how to approve it.
+func (e *pinRefusal) Details() []string {
+	return append(e.Refusal.Details(), fmt.Sprintf("to approve it: %s", safetext.Line(e.approve)))
+}
+
+// pinResource holds the resource at uri to the session's pin: the
+// resource the server lists at uri, else the template it lists that uri
+// is an expansion of, must be as pinned; one that is neither is not
+// pinned. A refusal on what was kept of the server between runs is
+// checked once more against what it lists now.
+func (s *session) pinResource(ctx context.Context, client *mcp.Client, uri string) error {
+	if !s.pinning() {
+		return nil
+	}
+	err := s.pinResourceOnce(ctx, client, uri)
+	if err != nil && s.keptServed("resources") {
+		s.forget("resources")
+		err = s.pinResourceOnce(ctx, client, uri)
+	}
+	return err
+}
+
+func (s *session) pinResourceOnce(ctx context.Context, client *mcp.Client, uri string) error {
+	resources, err := listItems(ctx, client, "resources/list", "resources")
+	if err != nil {
+		return fmt.Errorf("could not list the resources to hold %q to its pin: %w", uri, err)
+	}
+	for _, raw := range resources {
+		if memberString(raw, "uri") == uri {
+			return s.checkPin(client, pin.Resource, uri, raw)
+		}
+	}
+	if client.HasCapability("resources") {
+		templates, err := listItems(ctx, client, "resources/templates/list", "resourceTemplates")
+		var ce *mcp.CallError
+		if err != nil && !(errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound) {
+			return fmt.Errorf("could not list the resource templates to hold %q to its pin: %w", uri, err)
+		}
+		for _, raw := range templates {
+			text := memberString(raw, "uriTemplate")
+			if t, err := uritemplate.Parse(text); err == nil {
+				if _, ok := t.Match(uri); ok {
+					return s.checkPin(client, pin.Template, text, raw)
+				}
+			}
+		}
+	}
+	return s.checkPin(client, pin.Resource, uri, nil)
+}
+
+// listItems are the items of a list, every page merged, each as sent; a
+// kept list answers when it may.
+func listItems(ctx context.Context, client *mcp.Client, method, key string) ([]json.RawMessage, error) {
+	var items []json.RawMessage
+	for p, err := range client.Walk(mcp.WithLookup(ctx), method, key, 0) {
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, p.Items...)
+	}
+	return items, nil
+}
+
+// memberString is a string member of a JSON object, or "".
+func memberString(raw json.RawMessage, key string) string {
+	var s string
+	json.Unmarshal(rawjson.Member(raw, key), &s)
+	return s
+}
+
+// pinRequest holds a raw request to the session's pin as the command of
+// its method would be: a tool's call, a prompt's get, a resource's read
+// or subscription. Its params must name the item once, exactly: a name
+// given twice, or in another case, would be checked one way and run
+// another.
+func (s *session) pinRequest(ctx context.Context, client *mcp.Client, method string, params json.RawMessage) error {
+	if !s.pinning() {
+		return nil
+	}
+	key := map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri", "resources/subscribe": "uri"}[method]
+	if key == "" {
+		return nil
+	}
+	value, err := exactStringMember(params, key)
+	if err != nil {
+		return usageErrorf("params: %v; with --pin, a %s request names its item once, as a string", err, method)
+	}
+	switch method {
+	case "tools/call":
+		_, err = s.findPinnedTool(ctx, client, value)
+		var nl *mcp.ToolNotListedError
+		if errors.As(err, &nl) {
+			err = nil // pinned and listed, or refused above; the server says the rest
+		}
+		return err
+	case "prompts/get":
+		_, err = (&getPromptCmd{Name: value, NoValidate: true}).pinned(ctx, s, client)
+		return err
+	}
+	return s.pinResource(ctx, client, value)
+}
+
+// exactStringMember is the string member key of params, which must hold
+// it once and in no other case.
+func exactStringMember(params json.RawMessage, key string) (string, error) {
+	var value string
+	seen := 0
+	err := rawjson.ForEachMember(params, func(k string, v []byte) error {
+		if strings.EqualFold(k, key) {
+			seen++
+			if k != key || json.Unmarshal(v, &value) != nil {
+				return fmt.Errorf("%q is not a string member %q", k, key)
+			}
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return "", err
+	case seen != 1:
+		return "", fmt.Errorf("%d members named %q", seen, key)
+	}
+	return value, nil
+}
+
+// maskSecrets is text with the secrets known by their shape masked.
+func maskSecrets(text string) string { return redact.MaskFound(text, redact.FindSecrets(text)) }

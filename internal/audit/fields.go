@@ -1,0 +1,260 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mcpv/mcpv/internal/surface"
+)
+
+// role is what a text is to a model: a name it calls or fills in, prose
+// it reads, or a value it may pass (a default, an enum value).
+type role int
+
+const (
+	roleName role = iota
+	roleProse
+	roleValue
+)
+
+// field is one text of a surface that a model reads.
+type field struct {
+	kind, name string // the item's kind and name (or URI, or template)
+	path       string // where in the item
+	text       string
+	role       role
+}
+
+// maxFields bounds the texts read of one item's schemas, however the
+// server nests them: past it, the rest of that item is not read.
+const maxFields = 10000
+
+// fieldsOf are the texts of s that a model reads: who the server says it
+// is, its instructions, and for each item its name, title and
+// description, and in its schemas every property's name, description and
+// title, and the strings of its defaults, enums, constants and examples.
+func fieldsOf(s surface.Server) []field {
+	var out []field
+	add := func(kind, name, path, text string, r role) {
+		if text != "" {
+			out = append(out, field{kind, name, path, text, r})
+		}
+	}
+	info := decode(s.Info)
+	for _, k := range []string{"name", "title", "description"} {
+		if v, ok := info[k].(string); ok {
+			add("server", "", "serverInfo."+k, v, map[bool]role{true: roleName, false: roleProse}[k == "name"])
+		}
+	}
+	if s.Instructions != nil {
+		add("instructions", "", "instructions", *s.Instructions, roleProse)
+	}
+	for _, l := range lists(s) {
+		for _, raw := range l.items {
+			m := decode(raw)
+			if m == nil {
+				continue
+			}
+			name, _ := m[l.key].(string)
+			for k, v := range m {
+				switch k {
+				case "name", "uri", "uriTemplate":
+					if t, ok := v.(string); ok {
+						add(l.kind, name, k, t, roleName)
+					}
+				case "title", "description", "mimeType":
+					if t, ok := v.(string); ok {
+						add(l.kind, name, k, t, roleProse)
+					}
+				case "inputSchema", "outputSchema":
+					n := 0
+					walkSchema(v, k, &n, func(path, text string, r role) { add(l.kind, name, path, text, r) })
+				case "annotations":
+					if a, ok := v.(map[string]any); ok {
+						if t, ok := a["title"].(string); ok {
+							add(l.kind, name, "annotations.title", t, roleProse)
+						}
+					}
+				case "arguments":
+					args, _ := v.([]any)
+					for i, a := range args {
+						am, _ := a.(map[string]any)
+						an, _ := am["name"].(string)
+						p := "arguments" + step(an, i)
+						add(l.kind, name, p+".name", an, roleName)
+						for _, tk := range []string{"title", "description"} {
+							if t, ok := am[tk].(string); ok {
+								add(l.kind, name, p+"."+tk, t, roleProse)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// step is a path step for an element called name, or numbered i when it
+// has no name.
+func step(name string, i int) string {
+	if name == "" {
+		return "[" + strconv.Itoa(i) + "]"
+	}
+	return pathKey(name)
+}
+
+// list is one of a surface's lists, with the member that names its items.
+type list struct {
+	kind, key string
+	items     []json.RawMessage
+}
+
+func lists(s surface.Server) []list {
+	return []list{
+		{"tool", "name", s.Tools},
+		{"prompt", "name", s.Prompts},
+		{"resource", "uri", s.Resources},
+		{"resource template", "uriTemplate", s.ResourceTemplates},
+	}
+}
+
+// walkSchema calls fn for each text of a JSON Schema a model reads, at
+// most maxFields all told (n counts them).
+func walkSchema(v any, path string, n *int, fn func(path, text string, r role)) {
+	if *n >= maxFields {
+		return
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(v) {
+			sub := v[k]
+			p := path + pathKey(k)
+			switch k {
+			case "description", "title", "$comment":
+				if t, ok := sub.(string); ok {
+					*n++
+					fn(p, t, roleProse)
+					continue
+				}
+			case "default", "const", "examples", "enum":
+				eachString(sub, p, n, func(p, t string) { fn(p, t, roleValue) })
+				continue
+			case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
+				if props, ok := sub.(map[string]any); ok {
+					for _, name := range sortedKeys(props) {
+						*n++
+						if k == "properties" {
+							fn(p+pathKey(name), name, roleName)
+						}
+						walkSchema(props[name], p+pathKey(name), n, fn)
+					}
+					continue
+				}
+			}
+			walkSchema(sub, p, n, fn)
+		}
+	case []any:
+		for i, e := range v {
+			walkSchema(e, fmt.Sprintf("%s[%d]", path, i), n, fn)
+		}
+	}
+}
+
+// eachString calls fn for each string in v (a value, or an array of them).
+func eachString(v any, path string, n *int, fn func(path, text string)) {
+	switch v := v.(type) {
+	case string:
+		*n++
+		fn(path, v)
+	case []any:
+		for i, e := range v {
+			if *n >= maxFields {
+				return
+			}
+			eachString(e, fmt.Sprintf("%s[%d]", path, i), n, fn)
+		}
+	}
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// pathKey is ".name", or `["a name"]` for a name that would not read as
+// one step of a dotted path.
+func pathKey(name string) string {
+	for _, r := range name {
+		if !(r == '_' || r == '-' || r == '$' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return "[" + strconv.Quote(name) + "]"
+		}
+	}
+	if name == "" {
+		return `[""]`
+	}
+	return "." + name
+}
+
+// decode reads a JSON object, numbers as written; nil when it is none.
+func decode(raw []byte) map[string]any {
+	if len(raw) == 0 {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var m map[string]any
+	if d.Decode(&m) != nil {
+		return nil
+	}
+	return m
+}
+
+// label names an item for people: `tool "add"`, "instructions".
+func label(kind, name string) string {
+	if name == "" {
+		return kind
+	}
+	return kind + " " + strconv.Quote(name)
+}
+
+// ownNames are the names of a server's tools, prompts and their
+// parameters, which its own descriptions may name freely.
+func ownNames(s surface.Server) map[string]bool {
+	own := map[string]bool{}
+	for _, l := range lists(s) {
+		for _, raw := range l.items {
+			m := decode(raw)
+			if n, ok := m[l.key].(string); ok {
+				own[strings.ToLower(n)] = true
+			}
+			if props, ok := nested(m, "inputSchema", "properties").(map[string]any); ok {
+				for p := range props {
+					own[strings.ToLower(p)] = true
+				}
+			}
+		}
+	}
+	return own
+}
+
+// nested is the value at a path of object members, or nil.
+func nested(m map[string]any, keys ...string) any {
+	var v any = m
+	for _, k := range keys {
+		o, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = o[k]
+	}
+	return v
+}

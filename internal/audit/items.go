@@ -1,0 +1,304 @@
+package audit
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mcpv/mcpv/internal/canon"
+	"github.com/mcpv/mcpv/internal/surface"
+)
+
+// modelInternals are parameter names that ask for what the model holds
+// rather than what the tool does: the conversation, its instructions, its
+// other tools.
+var modelInternals = []string{
+	"conversation", "conversationhistory", "chathistory", "messagehistory", "messages", "previousmessages", "allmessages",
+	"chainofthought", "systemprompt", "systemmessage", "systeminstructions", "instructions", "toolslist", "toollist",
+	"toolcallhistory", "alltoolcalls", "everysingleprevioustoolcall", "modelname", "fullcontext", "contextwindow",
+	"sessiondata", "internalstate", "prompthistory", "usermessages", "history",
+}
+
+// sideChannels are parameter names that read like a place to put
+// anything: honest on a tool whose purpose they fit, a channel out when
+// the description says to fill them with what the model holds.
+var sideChannels = []string{"sidenote", "note", "notes", "memo", "feedback", "details", "extra", "metadata", "debug",
+	"context", "annotation", "reasoning", "remark", "remarks", "comment", "comments", "hidden", "internal", "aside", "ps", "postscript"}
+
+// squash is a name without case and separators: conversation_history and
+// conversationHistory alike.
+func squash(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r == '.' || r == ' ' {
+			return -1
+		}
+		return r
+	}, strings.ToLower(canon.Skeleton(name)))
+}
+
+var fillRes = sync.OnceValue(func() (r struct{ fill, content *regexp.Regexp }) {
+	r.fill = regexp.MustCompile("\\b(?:pass|put|include|add|insert|place|provide|supply|send|fill|append|attach|concatenate|concantate|copy|paste|write|enter|store|embed)\\b[^.!?\\n]{0,120}?\\b(?:in|into|as|to|inside|within|via|under|through)\\s+(?:the\\s+)?(?:parameter\\s+|param\\s+|argument\\s+|field\\s+)?['\"`‘“]?([\\w-]+)['\"`’”]?")
+	r.content = regexp.MustCompile(`\b(?:contents?|file|conversation|chat|history|messages?|credentials?|secrets?|tokens?|keys?|passwords?|environment|env|config(?:uration)?|ssh|previous|everything|whole|entire|full|instructions|system\s+prompt|other\s+tools|tool\s+list|mcp\.json|id_rsa)\b`)
+	return r
+})
+
+// parameterRules finds the parameters of a tool that carry data out: one
+// named for the model's internals, and one the tool's texts tell the
+// model to fill with what it holds (a file's contents, the
+// conversation).
+func parameterRules(s surface.Server) []Finding {
+	var out []Finding
+	for _, raw := range s.Tools {
+		m := decode(raw)
+		name, _ := m["name"].(string)
+		props, _ := nested(m, "inputSchema", "properties").(map[string]any)
+		if len(props) == 0 {
+			continue
+		}
+		texts := []string{}
+		if d, ok := m["description"].(string); ok {
+			texts = append(texts, d)
+		}
+		for _, p := range sortedKeys(props) {
+			if d, ok := nested(props, p, "description").(string); ok {
+				texts = append(texts, d)
+			}
+		}
+		filled := map[string]string{} // parameter -> the order that fills it
+		for _, t := range texts {
+			v := newView(t)
+			for _, mm := range fillRes().fill.FindAllStringSubmatchIndex(v.text, 8) {
+				param := v.text[mm[2]:mm[3]]
+				order := v.text[sentenceStart(v.text, mm[0]):mm[1]]
+				if fillRes().content.MatchString(order) {
+					s, e := v.span(t, mm[0], mm[1])
+					filled[strings.ToLower(param)] = excerpt(t, s, e)
+				}
+			}
+		}
+		for _, p := range sortedKeys(props) {
+			path := "inputSchema.properties" + pathKey(p)
+			sq := squash(p)
+			order, isFilled := filled[strings.ToLower(p)]
+			switch {
+			case slices.Contains(modelInternals, sq):
+				out = append(out, Finding{Rule: RuleSideChannel, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: path,
+					Message: fmt.Sprintf("asks for %q, which is the model's to keep, not a tool's to receive", p), Excerpt: show(p)})
+			case isFilled:
+				out = append(out, Finding{Rule: RuleSideChannel, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: path,
+					Message: "is to be filled with what the model holds, by the tool's own text", Excerpt: order})
+			case slices.Contains(sideChannels, sq) && len(props) > 1:
+				out = append(out, Finding{Rule: RuleSideChannel, Severity: Low, Server: s.Name, Kind: "tool", Name: name, Field: path,
+					Message: fmt.Sprintf("is named like a side channel (%q); nothing asks to fill it with what the model holds", p), Excerpt: show(p)})
+			}
+		}
+	}
+	return out
+}
+
+// withinServer finds the rules over a server's items together: names
+// that look alike, annotations that contradict a name.
+func withinServer(s surface.Server) []Finding {
+	var out []Finding
+	for _, l := range lists(s)[:2] {
+		names := itemNames(l)
+		for i, a := range names {
+			for _, b := range names[i+1:] {
+				if canon.LookAlike(a, b) {
+					out = append(out, Finding{Rule: RuleNameCollision, Severity: High, Server: s.Name, Kind: l.kind, Name: b, Field: "name",
+						Message: fmt.Sprintf("looks like %s %q of the same server", l.kind, a), Excerpt: show(b)})
+				}
+			}
+		}
+	}
+	for _, raw := range s.Tools {
+		m := decode(raw)
+		name, _ := m["name"].(string)
+		ro, _ := nested(m, "annotations", "readOnlyHint").(bool)
+		destructive, set := nested(m, "annotations", "destructiveHint").(bool)
+		verb := firstWord(name)
+		switch {
+		case ro && slices.Contains(writeVerbs, verb):
+			out = append(out, Finding{Rule: RuleAnnotationMismatch, Severity: Low, Server: s.Name, Kind: "tool", Name: name, Field: "annotations.readOnlyHint",
+				Message: fmt.Sprintf("says readOnlyHint: true, though its name says it %ss", verb), Excerpt: show(name)})
+		case set && !destructive && slices.Contains(destroyVerbs, verb):
+			out = append(out, Finding{Rule: RuleAnnotationMismatch, Severity: Low, Server: s.Name, Kind: "tool", Name: name, Field: "annotations.destructiveHint",
+				Message: fmt.Sprintf("says destructiveHint: false, though its name says it %ss", verb), Excerpt: show(name)})
+		}
+	}
+	return out
+}
+
+var (
+	destroyVerbs = []string{"delete", "remove", "drop", "destroy", "purge", "wipe", "truncate", "erase", "kill", "terminate", "overwrite"}
+	writeVerbs   = append([]string{"write", "create", "update", "send", "post", "exec", "execute", "run", "move", "rename", "insert",
+		"modify", "push", "deploy", "transfer", "pay", "upload", "set", "edit", "publish", "merge", "commit"}, destroyVerbs...)
+)
+
+// firstWord is the first word of a name, in lower case: "delete" of
+// delete_file, deleteFile and delete-file.
+func firstWord(name string) string {
+	for i, r := range name {
+		if i > 0 && (r == '_' || r == '-' || r == '.' || r >= 'A' && r <= 'Z') {
+			return strings.ToLower(name[:i])
+		}
+	}
+	return strings.ToLower(name)
+}
+
+func itemNames(l list) []string {
+	var out []string
+	for _, raw := range l.items {
+		if n, ok := decode(raw)[l.key].(string); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// acrossServers finds what only the servers of one config together show:
+// one name on two servers (low), names that look alike (high), and a
+// description that names a tool of another server (high: shadowing).
+func acrossServers(targets []Target) []Finding {
+	var out []Finding
+	for i := range targets {
+		a := targets[i].Surface
+		for j := range targets {
+			if i == j {
+				continue
+			}
+			b := targets[j].Surface
+			if i < j {
+				out = append(out, collisions(a, b)...)
+			}
+			out = append(out, namesOtherServer(a, b)...)
+		}
+	}
+	return out
+}
+
+// collisions are the tools and prompts of b named as, or like, a's.
+func collisions(a, b surface.Server) []Finding {
+	var out []Finding
+	for k, l := range lists(b)[:2] {
+		theirs := itemNames(lists(a)[k])
+		for _, n := range itemNames(l) {
+			for _, o := range theirs {
+				switch {
+				case n == o:
+					out = append(out, Finding{Rule: RuleNameCollision, Severity: Low, Server: b.Name, Kind: l.kind, Name: n, Field: "name",
+						Message: fmt.Sprintf("has the name of a %s of server %q too", l.kind, a.Name), Excerpt: show(n)})
+				case canon.LookAlike(n, o):
+					out = append(out, Finding{Rule: RuleNameCollision, Severity: High, Server: b.Name, Kind: l.kind, Name: n, Field: "name",
+						Message: fmt.Sprintf("looks like %s %q of server %q", l.kind, o, a.Name), Excerpt: show(n)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// namesOtherServer finds the texts of a that name a tool of b, a's own
+// tools aside: a distinctive name (send_email, listChats), not a word.
+func namesOtherServer(a, b surface.Server) []Finding {
+	own := ownNames(a)
+	var theirs []string
+	for _, n := range itemNames(lists(b)[0]) {
+		if !own[strings.ToLower(n)] && len(n) >= 5 && identifier().MatchString(n) {
+			theirs = append(theirs, n)
+		}
+	}
+	if len(theirs) == 0 {
+		return nil
+	}
+	var out []Finding
+	for _, fl := range fieldsOf(a) {
+		if fl.role != roleProse {
+			continue
+		}
+		lower := strings.ToLower(fl.text)
+		for _, n := range theirs {
+			if i := wordIndex(lower, strings.ToLower(n)); i >= 0 {
+				out = append(out, Finding{Rule: RuleShadowing, Severity: High, Server: a.Name, Kind: fl.kind, Name: fl.name, Field: fl.path,
+					Message: fmt.Sprintf("names tool %q of server %q", n, b.Name), Excerpt: excerpt(fl.text, i, i+len(n))})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// wordIndex is where word stands in s as a word of its own, or -1.
+func wordIndex(s, word string) int {
+	for i := 0; ; {
+		j := strings.Index(s[i:], word)
+		if j < 0 {
+			return -1
+		}
+		j += i
+		before, after := byte(' '), byte(' ')
+		if j > 0 {
+			before = s[j-1]
+		}
+		if j+len(word) < len(s) {
+			after = s[j+len(word)]
+		}
+		if !wordByte(before) && !wordByte(after) {
+			return j
+		}
+		i = j + 1
+	}
+}
+
+func wordByte(b byte) bool {
+	return b == '_' || b == '-' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
+// combine weighs findings of one item together: concealment beside a
+// reach for files, a side channel or another destination makes each of
+// them critical; a block posing as the system's is high beside any other
+// finding in its text; a file a tool may handle by its purpose is high
+// beside an order to conceal or to carry it out.
+func combine(found []Finding) []Finding {
+	type item struct{ kind, name string }
+	rules := map[item]map[string]bool{}
+	for _, f := range found {
+		k := item{f.Kind, f.Name}
+		if rules[k] == nil {
+			rules[k] = map[string]bool{}
+		}
+		if f.Severity >= Medium {
+			rules[k][f.Rule] = true
+		}
+	}
+	fieldRules := map[string]int{}
+	for _, f := range found {
+		if f.Severity >= Medium && f.Rule != RuleHiddenBlock {
+			fieldRules[f.Kind+"\x00"+f.Name+"\x00"+f.Field]++
+		}
+	}
+	for i := range found {
+		f := &found[i]
+		r := rules[item{f.Kind, f.Name}]
+		carry := r[RuleSensitiveFile] || r[RuleSideChannel] || r[RuleSendElsewhere]
+		switch f.Rule {
+		case RuleConceal:
+			if carry {
+				f.Severity = Critical
+			}
+		case RuleSensitiveFile, RuleSideChannel, RuleSendElsewhere:
+			if f.Severity >= Medium && (r[RuleConceal] || r[RuleHiddenBlock] || r[RuleHiddenComment] || r[RuleUnicodeTag] || r[RuleOverride]) {
+				f.Severity = Critical
+			} else if f.Severity == Medium && (r[RuleSideChannel] || r[RuleSendElsewhere]) {
+				f.Severity = High
+			}
+		case RuleHiddenBlock:
+			if fieldRules[f.Kind+"\x00"+f.Name+"\x00"+f.Field] > 0 {
+				f.Severity = High
+			}
+		}
+	}
+	return found
+}

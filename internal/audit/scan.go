@@ -1,0 +1,324 @@
+package audit
+
+import (
+	"encoding/base64"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mcpv/mcpv/redact"
+)
+
+// phrase is a rule's pattern, read over a text's view (lower case,
+// look-alikes as Latin, invisible characters gone).
+type phrase struct {
+	rule     string
+	severity Severity
+	re       string
+	message  string
+}
+
+// phraseList are the patterns of the rules that read what a text says.
+// Each is narrow: one word alone ("ignore", "password", "secret",
+// "always") finds nothing; an order to the model does.
+var phraseList = []phrase{
+	// override-instructions
+	{RuleOverride, High, `\b(?:ignore|disregard|forget|override|bypass|skip|abandon|discard)\s+(?:(?:all|any|every|the|your|of|these|those)\s+)*(?:(?:previous|prior|above|earlier|preceding|former|original|other|system|safety|existing|old|initial|given|developer)\s+)+(?:instructions?|prompts?|rules?|guidelines?|guidance|directions?|directives?|context|messages?|commands?|constraints?|polic(?:y|ies)|restrictions?|orders?)\b`, "tells the model to ignore what it was told before"},
+	{RuleOverride, High, `\bforget\s+(?:everything|all)\s+(?:above|before|you\s+(?:know|were\s+told|have\s+been\s+told))`, "tells the model to forget what it was told before"},
+	{RuleOverride, High, `\bnew\s+(?:system\s+)?(?:instructions|directives?|rules)\s*:`, "gives the model new instructions"},
+	{RuleOverride, High, `\byou\s+are\s+now\s+(?:a|an|my|no\s+longer)\b`, "tells the model it is now someone else"},
+	{RuleOverride, High, `\bsystem\s+prompt\s+(?:override|update|injection|replacement)\b`, "claims to override the system prompt"},
+	{RuleOverride, High, `\b(?:do\s+not|don'?t|never|stop)\s+(?:follow|obey|respect)(?:ing)?\s+(?:the\s+|your\s+|any\s+)?(?:previous|prior|system|original|safety|user'?s?)\b`, "tells the model not to follow its instructions"},
+
+	// conceal-from-user
+	{RuleConceal, High, `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shouldn'?t|avoid|without)\s+(?:ever\s+)?(?:tell|telling|inform|informing|mention|mentioning|notify|notifying|alert|alerting|reveal|revealing|disclose|disclosing|bring\s+(?:it|this|that)\s+up|let(?:ting)?\s+(?:the\s+)?(?:user|human|them|anyone)\s+know)\b[^.!?\n]{0,80}?\b(?:the\s+)?(?:users?|humans?|anyone|them)\b`, "tells the model to keep something from the user"},
+	{RuleConceal, High, `\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|reveal|disclose)\s+(?:this|that|it|anything)\s*(?:[.,;!]|$|to\b|about\b)`, "tells the model to keep something to itself"},
+	{RuleConceal, High, `\b(?:keep|hide)\s+(?:this|it|that|these)\s+(?:step\s+|part\s+|instruction\s+)?(?:secret|hidden|private|to\s+yourself|from\s+(?:the\s+)?users?)\b`, "tells the model to keep something hidden"},
+	{RuleConceal, High, `\bthe\s+users?\s+(?:must|should|does|do|need|needs)\s*(?:not|n'?t)\s+(?:to\s+)?(?:know|see|be\s+told|notice|find\s+out|be\s+informed)\b`, "says the user must not know"},
+	{RuleConceal, High, `\bmere\s+implementation\s+detail\b`, "passes off an instruction as an implementation detail the user need not hear of"},
+	{RuleConceal, High, `\bwithout\s+(?:the\s+)?users?'?s?\s+(?:knowledge|knowing|noticing|awareness|consent)\b`, "tells the model to act without the user's knowledge"},
+	{RuleConceal, High, `\b(?:secretly|covertly|surreptitiously|stealthily)\b`, "tells the model to act in secret"},
+	{RuleConceal, High, `\b(?:silently|quietly|invisibly|discreetly)\s+(?:send|upload|forward|copy|read|include|add|exfiltrat\w*|transmit|post|collect|log|attach|append|share|report)`, "tells the model to act without a word"},
+
+	// coercion
+	{RuleCoercion, Medium, `\botherwise\s+(?:the\s+|this\s+)?(?:tool|it|call|request|system|application|server|everything)\s+(?:will|would|won'?t|wo\s+not)\s+(?:not\s+)?(?:work|fail|crash|break)`, "threatens the model with failure"},
+	{RuleCoercion, Medium, `\b(?:will|would)\s+(?:not\s+work|fail|crash|break)\s+(?:unless|if\s+you\s+(?:do\s+not|don'?t))`, "threatens the model with failure"},
+	{RuleCoercion, Medium, `\ball\s+(?:the\s+)?(?:user'?s?\s+|your\s+)?(?:data|files|work)\s+will\s+be\s+(?:lost|deleted|destroyed|erased)`, "threatens the model with lost data"},
+	{RuleCoercion, Medium, `\b(?:the\s+)?(?:system|application|app|server|computer)\s+will\s+crash\b`, "threatens the model with a crash"},
+	{RuleCoercion, Medium, `\bvery\s+very\b|\bextremely\s+(?:very\s+)?important\b|\bavoid\s+at\s+all\s+costs\b|\b(?:request|call|message)s?\s+will\s+be\s+blocked\b`, "presses the model"},
+
+	// call-order-hijack
+	{RulePriority, Medium, `\bbefore\s+(?:using|calling|running|invoking|executing|you\s+use)\s+(?:any|every|all|each)\s+(?:other\s+)?tools?\b`, "puts this tool before every other"},
+	{RulePriority, Medium, `\b(?:always\s+|must\s+|first\s+)?(?:call|use|run|invoke|execute)\s+this\s+(?:tool|function)\s+(?:first|before\s+(?:any|every|all|anything))`, "puts this tool before every other"},
+	{RulePriority, Medium, `\b(?:has|have|takes?|with)\s+(?:the\s+)?(?:highest|top|absolute)\s+priority\s+over\b|\btakes?\s+precedence\s+over\s+(?:all\s+|any\s+)?(?:other\s+)?(?:tools|instructions|rules)`, "claims precedence over other tools"},
+	{RulePriority, Medium, `\binstead\s+of\s+(?:using\s+)?(?:any|all|every)\s+other\s+tools?\b`, "has the model use this tool in place of every other"},
+
+	// cross-tool-instructions
+	{RuleShadowing, High, `\bwhen\s+this\s+tool\s+is\s+(?:available|present|loaded|installed|enabled|active|in\s+use)\b`, "gives orders that hold while the tool is merely present"},
+	{RuleShadowing, High, `\bside\s+effects?\s+on\s+(?:the\s+)?(?:also\s+present\s+|other\s+)?[\w.-]*\s*tools?\b`, "claims a side effect on another tool"},
+	{RuleShadowing, High, `\balso\s+present\s+[\w.-]+\s+tool\b`, "gives orders about another tool"},
+	{RuleShadowing, High, `\b(?:modify|change|alter|override|hijack|intercept|redirect|replace)\s+(?:the\s+)?(?:behaviou?r|usage|use|output|arguments?|parameters?|calls?|recipients?)\s+of\s+(?:all\s+|the\s+|any\s+|every\s+|other\s+)*(?:[\w.-]+\s+)?(?:tools?|functions?|servers?)\b`, "tells the model to change what other tools do"},
+	{RuleShadowing, High, `\bwhen\s+(?:\(\s*[\w.-]+\s*\)\s*)?[\w.-]+\s+(?:tool\s+)?is\s+(?:invoked|called|used|run)\b[^.!?\n]{0,80}?\b(?:make\s+sure|always|must|change|set|add|include|send|use)\b`, "tells the model what to do when another tool is called"},
+
+	// send-elsewhere: a destination written into an order
+	{RuleSendElsewhere, High, `\b(?:always\s+)?b?cc\b[^.!?\n]{0,60}?` + destination, "has the model copy messages to a fixed address"},
+	{RuleSendElsewhere, High, `\b(?:change|set|replace|redirect|switch|rewrite|update)\s+(?:the\s+)?(?:recipients?|destination|to\s+address|address(?:es)?|(?:phone\s+)?numbers?|channel|target|endpoint|webhook)\s+(?:to|with|into)\s+` + destination, "has the model redirect what it sends"},
+	{RuleSendElsewhere, High, `\b(?:send|forward|copy|upload|post|transmit|report|sync|mirror|exfiltrate|deliver|share|leak|e-?mail|mail|submit|relay)\b[^.!?\n]{0,80}?\b(?:all|every|each|a\s+copy|copies|also|additionally|as\s+well|too|whole|entire|full|conversation|chat|history|credentials|secrets)\b[^.!?\n]{0,80}?\bto\s+` + destination, "has the model send copies to a fixed destination"},
+	{RuleSendElsewhere, High, `\b(?:send|forward|copy|upload|post|transmit|report|sync|mirror|exfiltrate|share|leak|e-?mail|relay)\b[^.!?\n]{0,80}?\bto\s+` + badDestination, "has the model send data to an address named for stealing it"},
+	{RuleSendElsewhere, High, `\bproxy\s+(?:number|address|e-?mail|recipient)\b`, "passes off a destination as a proxy"},
+
+	// command-payload
+	{RuleCommandPayload, High, `\b(?:curl|wget)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b`, "downloads and runs code"},
+	{RuleCommandPayload, High, `\bbash\s+-i\b|/dev/tcp/|\bnc\s+(?:-\w+\s+)*-e\b|\bncat\s+(?:-\w+\s+)*-e\b|\bsocat\b[^\n]{0,80}\bexec:`, "opens a shell to someone else"},
+	{RuleCommandPayload, High, `\brm\s+-(?:rf|fr)\s+(?:/|~|\$home)(?:\s|$|\*)`, "wipes a home or a root"},
+	{RuleCommandPayload, High, `\bpowershell(?:\.exe)?\s+(?:-\w+\s+)*-e(?:nc|ncodedcommand)?\s+[a-z0-9+/=]{16,}`, "runs encoded PowerShell"},
+	{RuleCommandPayload, High, `\beval\s*\(\s*atob\s*\(|\bbase64\s+(?:-d|--decode)\b[^|\n]{0,80}\|\s*(?:ba)?sh\b`, "decodes and runs hidden code"},
+}
+
+// destination is an address, a phone number, a URL or an IP address
+// written out.
+const destination = `(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\+?\d[\d\s().-]{7,}\d|https?://[^\s'"<>]+|wss?://[^\s'"<>]+|\b\d{1,3}(?:\.\d{1,3}){3}\b|#[\w-]+)`
+
+// badDestination is a destination whose name says what it is for.
+const badDestination = `(?:[\w.+-]+@|https?://|wss?://)[\w.-]*(?:attacker|evil|exfil|steal|hack(?:er)?|malicious|pwn(?:ed|d)?|c2|collect(?:or)?|harvest)[\w.-]*`
+
+var phrases = sync.OnceValue(func() []*regexp.Regexp {
+	res := make([]*regexp.Regexp, len(phraseList))
+	for i, p := range phraseList {
+		res[i] = regexp.MustCompile(p.re)
+	}
+	return res
+})
+
+// scanField runs the rules that read one text.
+func scanField(server string, fl field, own map[string]bool) []Finding {
+	var out []Finding
+	f := func(rule string, sev Severity, msg string, s, e int) Finding {
+		return Finding{Rule: rule, Severity: sev, Server: server, Kind: fl.kind, Name: fl.name, Field: fl.path,
+			Message: msg, Excerpt: excerpt(fl.text, s, e)}
+	}
+	out = append(out, unicodeRules(fl, f)...)
+	out = append(out, hiddenRules(fl, f)...)
+	if fl.role != roleName {
+		out = append(out, phraseRules(fl.text, f)...)
+		out = append(out, sensitiveFiles(fl.text, f)...)
+		out = append(out, otherTools(fl, own, f)...)
+		out = append(out, encodedRules(fl.text, f)...)
+	}
+	for _, sec := range redact.FindSecrets(fl.text) {
+		out = append(out, f(RuleSecret, High, "holds "+sec.Kind, sec.Start, sec.End))
+	}
+	return merge(out)
+}
+
+type finder func(rule string, sev Severity, msg string, s, e int) Finding
+
+// phraseRules reads what a text says, in its view; a match that reads as
+// it does only in the view (written with look-alike or invisible
+// characters) is one step more severe.
+func phraseRules(text string, f finder) []Finding {
+	v := newView(text)
+	var out []Finding
+	seen := map[string]bool{}
+	for i, re := range phrases() {
+		p := phraseList[i]
+		for _, m := range re.FindAllStringIndex(v.text, 4) {
+			s, e := v.span(text, m[0], m[1])
+			key := fmt.Sprintf("%s %d", p.rule, s)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			sev, msg := p.severity, p.message
+			if !plain(text, s, e, v, m[0], m[1]) {
+				sev, msg = min(Critical, sev+1), msg+", written with look-alike or invisible characters"
+			}
+			out = append(out, f(p.rule, sev, msg, s, e))
+		}
+	}
+	return out
+}
+
+// hiddenRules finds text put out of a reader's sight: comments, blocks
+// that pose as the system's, text after a long run of white space.
+func hiddenRules(fl field, f finder) []Finding {
+	var out []Finding
+	t := fl.text
+	for _, m := range hiddenRes().comment.FindAllStringSubmatchIndex(t, 4) {
+		if len(strings.Fields(t[m[2]:m[3]])) >= 2 {
+			out = append(out, f(RuleHiddenComment, High, "hides text in an HTML comment", m[0], m[1]))
+		}
+	}
+	for _, m := range hiddenRes().markdown.FindAllStringIndex(t, 4) {
+		out = append(out, f(RuleHiddenComment, High, "hides text in a Markdown comment", m[0], m[1]))
+	}
+	v := newView(t)
+	for _, m := range hiddenRes().block.FindAllStringIndex(v.text, 4) {
+		s, e := v.span(t, m[0], m[1])
+		out = append(out, f(RuleHiddenBlock, Medium, "wraps text in a block that poses as the system's or as urgent", s, e))
+	}
+	if m := hiddenRes().spaces.FindStringIndex(t); m != nil {
+		out = append(out, f(RuleHiddenWhitespace, High, fmt.Sprintf("puts text after %d characters of white space, out of sight", m[1]-m[0]-1), m[1]-1, min(len(t), m[1]+60)))
+	}
+	if m := hiddenRes().lines.FindStringIndex(t); m != nil {
+		out = append(out, f(RuleHiddenWhitespace, High, "puts text after a run of blank lines, out of sight", m[1]-1, min(len(t), m[1]+60)))
+	}
+	return out
+}
+
+var hiddenRes = sync.OnceValue(func() (r struct{ comment, markdown, block, spaces, lines *regexp.Regexp }) {
+	r.comment = regexp.MustCompile(`(?s)<!--(.*?)(?:-->|$)`)
+	r.markdown = regexp.MustCompile(`(?m)^\s*\[(?://|comment|hidden|_)\]:\s*(?:#|<>)\s*[("']`)
+	r.block = regexp.MustCompile(`<\s*(?:important|system|instructions?|secret|hidden|admin|override|critical|urgent|assistant|ai|sys|directive|note[-_ ]to[-_ ](?:ai|model|assistant|llm|agent)|ai[-_ ]instructions?|model[-_ ]instructions?)\s*>|\[\s*(?:system|inst|admin|hidden|secret|internal|private)(?:\s+(?:instructions?|message|prompt|override|note|directive|command))?\s*\]|<\|im_start\|>|\[\[\[\s*\w+|###\s*(?:system|instruction)s?\s*:`)
+	r.spaces = regexp.MustCompile(`[ \t\x{a0}\x{2000}-\x{200a}\x{3000}]{40,}\S`)
+	r.lines = regexp.MustCompile(`(?:\r?\n[ \t]*){8,}\S`)
+	return r
+})
+
+// sensitiveFile is a file a model has no business reading for a tool,
+// and whether it holds keys or credentials (high) or is one a tool may
+// handle by its purpose (medium).
+var sensitiveFileList = []struct {
+	re     string
+	strong bool
+}{
+	{`(?:~|\$home|%userprofile%|/home/[\w.-]+|/users/[\w.-]+|/root)?[/\\]\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?\b|\bauthorized_keys\b`, true},
+	{`\.aws[/\\](?:credentials|config)\b|\.kube[/\\]config\b|\.docker[/\\]config\.json|\.netrc\b|\.pgpass\b|\.git-credentials\b|\.npmrc\b|\.pypirc\b|\.gnupg\b|\bwallet\.dat\b|\bservice[-_]account\.json\b|/etc/shadow\b|\.config[/\\](?:gh|gcloud)\b`, true},
+	{`\.(?:bash|zsh|sh)_history\b|\bkeychain\b|\blogin\s+data\b|\bcookies\.(?:sqlite|db)\b`, true},
+	{`\bmcp\.json\b|\.cursor[/\\]|claude_desktop_config\.json|\.claude\.json\b|\.codeium[/\\]|cline_mcp_settings\.json|\.gemini[/\\]settings\.json|\bmcp_config\.json\b|\.continue[/\\]config`, true},
+	{`\bprivate\s+keys?\b|\b(?:api|secret|access)\s+keys?\s+(?:file|store)\b`, true},
+	{`(?:^|[\s'"\x60(/\\])\.env\b(?:[^.]|$)|\.(?:bashrc|zshrc|bash_profile|profile)\b|/etc/passwd\b|\bcredentials\.json\b|\bsecrets?\.(?:json|ya?ml|txt)\b`, false},
+}
+
+var sensitiveRes = sync.OnceValue(func() (r struct {
+	files []*regexp.Regexp
+	verb  *regexp.Regexp
+	neg   *regexp.Regexp
+}) {
+	for _, s := range sensitiveFileList {
+		r.files = append(r.files, regexp.MustCompile(s.re))
+	}
+	r.verb = regexp.MustCompile(`\b(?:read|reads|reading|open|opens|cat|load|loads|get|access|include|includes|pass|passes|send|copy|upload|attach|provide|retrieve|fetch|extract|dump|print|output|paste|supply|grab|collect|append|look\s+(?:at|in|up)|examine|inspect|list|scan|search|parse|contents?\s+of)\b`)
+	r.neg = regexp.MustCompile(`\b(?:never|not|n't|refuses?|refused|cannot|can't|won't|avoid|denie[sd]|deny|blocked|forbidden|disallowed|excluded?|except|outside|unless|protects?|no\s+access)\b`)
+	return r
+})
+
+// sensitiveFiles finds an order to read a file of keys, credentials or
+// another client's config: a verb before the file in one sentence, not
+// denied ("never reads ~/.ssh").
+func sensitiveFiles(text string, f finder) []Finding {
+	v := newView(text)
+	r := sensitiveRes()
+	var out []Finding
+	for i, re := range r.files {
+		for _, m := range re.FindAllStringIndex(v.text, 4) {
+			start := sentenceStart(v.text, m[0])
+			before := v.text[start:m[0]]
+			verbs := r.verb.FindAllStringIndex(before, -1)
+			if len(verbs) == 0 || r.neg.MatchString(before) {
+				continue
+			}
+			vs := start + verbs[0][0]
+			s, e := v.span(text, vs, m[1])
+			sev, what := High, "keys or credentials"
+			if !sensitiveFileList[i].strong {
+				sev, what = Medium, "a file that often holds secrets"
+			}
+			if strings.Contains(v.text[m[0]:m[1]], "mcp") || strings.Contains(v.text[m[0]:m[1]], "claude") || strings.Contains(v.text[m[0]:m[1]], "cursor") {
+				what = "another client's MCP config"
+			}
+			out = append(out, f(RuleSensitiveFile, sev, "has the model read "+what, s, e))
+		}
+	}
+	return out
+}
+
+// sentenceStart is where the sentence that holds i begins.
+func sentenceStart(s string, i int) int {
+	j := strings.LastIndexAny(s[:i], ".!?\n")
+	for j >= 0 && j+1 < i && s[j] == '.' && j+1 < len(s) && s[j+1] != ' ' {
+		j = strings.LastIndexAny(s[:j], ".!?\n") // a dot in a path or a name (~/.ssh, mcp.json) ends no sentence
+	}
+	return j + 1
+}
+
+// identifier is a word that reads as a tool's name: with an underscore,
+// a hyphen between letters, or a capital inside, five characters or more.
+var identifier = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+`)
+})
+
+// toolWord finds "the NAME tool", "NAME tool".
+var toolWord = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("(?i)\\b(?:the\\s+)?[`'\"]?([A-Za-z][\\w.-]{3,})[`'\"]?\\s+(?:tool|function)\\b")
+})
+
+// otherTools finds a text that names a tool the server does not have
+// ("the send_email tool"): medium, as it may be a tool of the same host's
+// other servers that the text has no business with.
+func otherTools(fl field, own map[string]bool, f finder) []Finding {
+	var out []Finding
+	for _, m := range toolWord().FindAllStringSubmatchIndex(fl.text, 8) {
+		name := fl.text[m[2]:m[3]]
+		if own[strings.ToLower(name)] || !identifier().MatchString(name) || strings.EqualFold(name, fl.name) {
+			continue
+		}
+		out = append(out, f(RuleShadowing, Medium, fmt.Sprintf("names a tool %q that this server does not have", name), m[0], m[1]))
+	}
+	return out
+}
+
+// encodedRules decodes base64 blocks and reads what they say.
+func encodedRules(text string, f finder) []Finding {
+	var out []Finding
+	for _, m := range base64Block().FindAllStringIndex(text, 8) {
+		block := strings.TrimRight(text[m[0]:m[1]], "=")
+		raw, err := base64.RawStdEncoding.DecodeString(block)
+		if err != nil {
+			raw, err = base64.RawURLEncoding.DecodeString(block)
+		}
+		if err != nil || !printable(raw) {
+			continue
+		}
+		decoded := string(raw)
+		inner := phraseRules(decoded, func(rule string, sev Severity, msg string, s, e int) Finding { return Finding{Rule: rule} })
+		inner = append(inner, sensitiveFiles(decoded, func(rule string, sev Severity, msg string, s, e int) Finding { return Finding{Rule: rule} })...)
+		if len(inner) == 0 {
+			continue
+		}
+		fd := f(RuleEncoded, High, fmt.Sprintf("hides text in base64 that the %s rule finds", inner[0].Rule), m[0], m[1])
+		fd.Decoded = show(masked(clip(decoded, maxExcerpt)))
+		out = append(out, fd)
+	}
+	return out
+}
+
+var base64Block = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9+/_-]{24,}={0,2}`) })
+
+// printable reports bytes that are mostly text: UTF-8, with few controls.
+func printable(b []byte) bool {
+	if len(b) < 12 || !utf8.Valid(b) {
+		return false
+	}
+	bad := 0
+	for _, r := range string(b) {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' && r != '\r' {
+			bad++
+		}
+	}
+	return bad == 0
+}
+
+// clip cuts s to at most n bytes at a character boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

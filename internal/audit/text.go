@@ -1,0 +1,209 @@
+package audit
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/mcpv/mcpv/internal/canon"
+	"github.com/mcpv/mcpv/redact"
+)
+
+// view is a text as the phrase rules read it: each character in its
+// compatibility form (NFKC), the characters that show nothing left out,
+// letters of other scripts that look Latin as the Latin letter, other
+// white space as a space, in lower case. at maps each byte of text back
+// to the byte of the original it came from, so that a match is quoted as
+// the server wrote it.
+type view struct {
+	text string
+	at   []int
+}
+
+func newView(s string) view {
+	var b strings.Builder
+	at := make([]int, 0, len(s))
+	escape := false // inside an escape sequence, which reads as a space
+	for i, r := range s {
+		if escape {
+			escape = r < 0x40 || r > 0x7e || r == '['
+			continue
+		}
+		if r == utf8.RuneError || canon.Invisible(r) {
+			continue
+		}
+		var out string
+		switch {
+		case r == 0x1b || r == 0x9b:
+			out, escape = " ", true
+		case unicode.IsSpace(r) || unicode.IsControl(r):
+			out = " "
+		case r < utf8.RuneSelf:
+			out = string(unicode.ToLower(r))
+		default:
+			out = norm.NFKC.String(string(r))
+			if l, ok := canon.Confusable(r); ok {
+				out = string(l)
+			}
+			out = strings.ToLower(out)
+		}
+		b.WriteString(out)
+		for range len(out) {
+			at = append(at, i)
+		}
+	}
+	return view{b.String(), at}
+}
+
+// span is the original's bytes that the view's bytes [start, end) came from.
+func (v view) span(orig string, start, end int) (int, int) {
+	if start >= len(v.at) {
+		return len(orig), len(orig)
+	}
+	s := v.at[start]
+	e := len(orig)
+	if end < len(v.at) {
+		e = v.at[end]
+	}
+	return s, max(e, s)
+}
+
+// plain reports whether the original's bytes [s, e) read as the view's
+// [start, end) without the view's help: the same text but for case and
+// white space. When they do not, the text was written with look-alike or
+// invisible characters to get past a reader.
+func plain(orig string, s, e int, v view, start, end int) bool {
+	o := strings.Join(strings.Fields(strings.ToLower(orig[s:e])), " ")
+	w := strings.Join(strings.Fields(v.text[start:end]), " ")
+	return o == w
+}
+
+// excerptWidth is about how much of a text a finding quotes around what
+// it found, on each side.
+const excerptWidth = 40
+
+// maxExcerpt bounds an excerpt's length, however long the match.
+const maxExcerpt = 240
+
+// excerpt quotes text[s:e] with some of what is around it, made safe for
+// a terminal and with any secret in it masked.
+func excerpt(text string, s, e int) string {
+	a, b := max(0, s-excerptWidth), min(len(text), e+excerptWidth)
+	if b-a > maxExcerpt {
+		b = a + maxExcerpt
+	}
+	for a > 0 && !utf8.RuneStart(text[a]) {
+		a--
+	}
+	for b < len(text) && !utf8.RuneStart(text[b]) {
+		b++
+	}
+	// A secret that reaches into the window is masked whole.
+	for _, f := range redact.FindSecrets(text) {
+		if f.Start < b && f.End > a {
+			a, b = min(a, f.Start), max(b, f.End)
+		}
+	}
+	out := show(masked(text[a:b]))
+	if a > 0 {
+		out = "…" + out
+	}
+	if b < len(text) {
+		out += "…"
+	}
+	return out
+}
+
+// masked is s with the secrets found in it masked.
+func masked(s string) string { return redact.MaskFound(s, redact.FindSecrets(s)) }
+
+// show makes a text safe for a terminal, in a way that shows what is
+// there: control characters as Go escapes them (\x1b, \n), and each
+// character that shows nothing by its code point and name (⟨U+200B ZERO
+// WIDTH SPACE⟩); a run of Unicode tags as the text they spell.
+func show(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r >= 0x7f && r <= 0x9f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case isTag(r):
+			j := i
+			for j < len(s) {
+				t, n := utf8.DecodeRuneInString(s[j:])
+				if !isTag(t) {
+					break
+				}
+				j += n
+			}
+			fmt.Fprintf(&b, "⟨tags: %q⟩", decodeTags(s[i:j]))
+			i = j
+			continue
+		case canon.Invisible(r) || bidi(r) || unicode.Is(unicode.Co, r):
+			fmt.Fprintf(&b, "⟨%U %s⟩", r, runeName(r))
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// isTag reports a Unicode tag character (U+E0000 to U+E007F).
+func isTag(r rune) bool { return r >= 0xE0000 && r <= 0xE007F }
+
+// decodeTags spells the ASCII that tag characters stand for; a tag with
+// no ASCII twin (the language tag, the cancel tag) is left out.
+func decodeTags(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if isTag(r) && r >= 0xE0020 && r <= 0xE007E {
+			b.WriteRune(r - 0xE0000)
+		}
+	}
+	return b.String()
+}
+
+// bidi reports a bidirectional control or mark.
+func bidi(r rune) bool {
+	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r == 0x200E || r == 0x200F || r == 0x061C
+}
+
+// runeNames names the characters findings name most.
+var runeNames = map[rune]string{
+	0x00AD: "SOFT HYPHEN", 0x034F: "COMBINING GRAPHEME JOINER", 0x061C: "ARABIC LETTER MARK",
+	0x115F: "HANGUL CHOSEONG FILLER", 0x1160: "HANGUL JUNGSEONG FILLER", 0x180E: "MONGOLIAN VOWEL SEPARATOR",
+	0x200B: "ZERO WIDTH SPACE", 0x200C: "ZERO WIDTH NON-JOINER", 0x200D: "ZERO WIDTH JOINER",
+	0x200E: "LEFT-TO-RIGHT MARK", 0x200F: "RIGHT-TO-LEFT MARK",
+	0x202A: "LEFT-TO-RIGHT EMBEDDING", 0x202B: "RIGHT-TO-LEFT EMBEDDING", 0x202C: "POP DIRECTIONAL FORMATTING",
+	0x202D: "LEFT-TO-RIGHT OVERRIDE", 0x202E: "RIGHT-TO-LEFT OVERRIDE",
+	0x2060: "WORD JOINER", 0x2061: "FUNCTION APPLICATION", 0x2062: "INVISIBLE TIMES", 0x2063: "INVISIBLE SEPARATOR", 0x2064: "INVISIBLE PLUS",
+	0x2066: "LEFT-TO-RIGHT ISOLATE", 0x2067: "RIGHT-TO-LEFT ISOLATE", 0x2068: "FIRST STRONG ISOLATE", 0x2069: "POP DIRECTIONAL ISOLATE",
+	0x3164: "HANGUL FILLER", 0xFEFF: "ZERO WIDTH NO-BREAK SPACE", 0xFFA0: "HALFWIDTH HANGUL FILLER",
+}
+
+func runeName(r rune) string {
+	switch {
+	case runeNames[r] != "":
+		return runeNames[r]
+	case r >= 0xFE00 && r <= 0xFE0F, r >= 0xE0100 && r <= 0xE01EF:
+		return "VARIATION SELECTOR"
+	case unicode.Is(unicode.Co, r):
+		return "PRIVATE USE"
+	case unicode.Is(unicode.Cf, r):
+		return "FORMAT CHARACTER"
+	}
+	return "INVISIBLE CHARACTER"
+}

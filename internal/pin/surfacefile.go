@@ -1,0 +1,112 @@
+package pin
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/mcpv/mcpv/internal/surface"
+)
+
+// SurfaceFile is a file that holds what servers showed: a pin file (one
+// server or several), an mcpv test snapshot, or a recording of mcpv serve
+// --record (a snapshot with its responses file beside it, which adds who
+// the server was, its instructions and its resources).
+type SurfaceFile struct {
+	Format  string // "pin", "snapshot" or "recording"
+	Servers []surface.Server
+	// Lines finds the line of an item in the file: 0 when it cannot.
+	Lines func(kind, name string) int
+}
+
+// ReadSurfaceFile reads the surfaces a file holds, by what the file says
+// it is ("mcpvPin" or "mcpvSnapshot"); read reads a file (bounded, as the
+// caller confines it), for the file and for the responses file beside a
+// snapshot, which makes it a recording when there is one. A snapshot's
+// server is named after the file.
+func ReadSurfaceFile(path string, read func(string) ([]byte, error)) (*SurfaceFile, error) {
+	data, err := read(path)
+	if err != nil {
+		return nil, err
+	}
+	var head struct {
+		Pin      *json.RawMessage `json:"mcpvPin"`
+		Snapshot *json.RawMessage `json:"mcpvSnapshot"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("not a pin file, snapshot or recording: %v", err)
+	}
+	sf := &SurfaceFile{Lines: lineFinder(data)}
+	switch {
+	case head.Pin != nil:
+		f, err := Parse(data)
+		if err != nil {
+			return nil, err
+		}
+		sf.Format = "pin"
+		for _, s := range f.Servers {
+			sf.Servers = append(sf.Servers, s.Surface())
+		}
+		return sf, nil
+	case head.Snapshot != nil:
+		snap, err := surface.ParseSnapshot(data)
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		sf.Format, sf.Servers = "snapshot", []surface.Server{surface.ServerOfSnapshot(snap)}
+		responses, err := read(surface.ResponsesBeside(path))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return nil, fmt.Errorf("%s: %v", surface.ResponsesBeside(path), err)
+		default:
+			s, err := surface.ServerOfRecording(snap, responses)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", surface.ResponsesBeside(path), err)
+			}
+			sf.Format, sf.Servers[0] = "recording", s
+		}
+		sf.Servers[0].Name = name
+		return sf, nil
+	}
+	return nil, errors.New(`not a pin file, snapshot or recording: it has neither "mcpvPin" nor "mcpvSnapshot"`)
+}
+
+// listLine and keyLine read the lines of the files mcpv writes: a list's
+// opening, and an item's key.
+var lineRes = sync.OnceValue(func() (r struct{ list, key *regexp.Regexp }) {
+	r.list = regexp.MustCompile(`^\s*"(tools|prompts|resources|resourceTemplates)":\s*\[`)
+	r.key = regexp.MustCompile(`^\s*"(?:name|uri|uriTemplate)":\s*("(?:[^"\\]|\\.)*")`)
+	return r
+})
+
+// lineFinder finds the line where an item of a kind starts, in a file
+// mcpv wrote (indented, a member a line): the first line in the kind's
+// list that names it.
+func lineFinder(data []byte) func(kind, name string) int {
+	lists := map[string]string{"tools": "tool", "prompts": "prompt", "resources": "resource", "resourceTemplates": "resource template"}
+	at := map[string]int{}
+	kind := ""
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if m := lineRes().list.FindSubmatch(line); m != nil {
+			kind = lists[string(m[1])]
+			continue
+		}
+		if m := lineRes().key.FindSubmatch(line); m != nil && kind != "" {
+			var name string
+			if json.Unmarshal(m[1], &name) == nil {
+				if _, seen := at[kind+"\x00"+name]; !seen {
+					at[kind+"\x00"+name] = i + 1
+				}
+			}
+		}
+	}
+	return func(kind, name string) int { return at[kind+"\x00"+name] }
+}
