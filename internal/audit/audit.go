@@ -92,25 +92,25 @@ type Target struct {
 func Audit(targets []Target) []Finding {
 	var all []Finding
 	for i := range targets {
-		all = append(all, auditOne(&targets[i])...)
+		all = append(all, place(&targets[i], auditOne(&targets[i]))...)
 	}
 	all = append(all, acrossServers(targets)...)
-	for i := range all {
-		f := &all[i]
-		for _, t := range targets {
-			if t.Surface.Name == f.Server && f.Source == "" {
-				f.Source = t.Source
-				if t.Lines != nil {
-					f.Line = t.Lines(f.Kind, f.Name)
-				}
-			}
-		}
-	}
 	slices.SortStableFunc(all, func(a, b Finding) int {
-		return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind)),
+		return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.Source, b.Source), cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind)),
 			cmp.Compare(a.Name, b.Name), cmp.Compare(a.Field, b.Field), cmp.Compare(b.Severity, a.Severity), cmp.Compare(a.Rule, b.Rule))
 	})
 	return all
+}
+
+// place gives findings of a target's surface its source and their lines.
+func place(t *Target, found []Finding) []Finding {
+	for i := range found {
+		found[i].Source = t.Source
+		if t.Lines != nil {
+			found[i].Line = t.Lines(found[i].Kind, found[i].Name)
+		}
+	}
+	return found
 }
 
 func kindOrder(kind string) int {

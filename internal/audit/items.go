@@ -38,11 +38,24 @@ func squash(name string) string {
 	}, strings.ToLower(canon.Skeleton(name)))
 }
 
-var fillRes = sync.OnceValue(func() (r struct{ fill, content *regexp.Regexp }) {
+var fillRes = sync.OnceValue(func() (r struct{ fill, content, its, verb *regexp.Regexp }) {
+	r.verb = regexp.MustCompile(`\b(?:pass|put|include|add|insert|place|provide|supply|send|fill|append|attach|concatenate|copy|paste|write|enter|store|embed|list|dump)\b`)
+	r.its = regexp.MustCompile(`\b(?:its|their|the\s+file'?s?|the\s+files'?|that\s+file'?s?)\s+contents?\b|\bcontents?\s+of\s+(?:it|them|the\s+file|that\s+file)\b`)
 	r.fill = regexp.MustCompile("\\b(?:pass|put|include|add|insert|place|provide|supply|send|fill|append|attach|concatenate|concantate|copy|paste|write|enter|store|embed)\\b[^.!?\\n]{0,120}?\\b(?:in|into|as|to|inside|within|via|under|through)\\s+(?:the\\s+)?(?:parameter\\s+|param\\s+|argument\\s+|field\\s+)?['\"`‘“]?([\\w-]+)['\"`’”]?")
-	r.content = regexp.MustCompile(`\b(?:contents?|file|conversation|chat|history|messages?|credentials?|secrets?|tokens?|keys?|passwords?|environment|env|config(?:uration)?|ssh|previous|everything|whole|entire|full|instructions|system\s+prompt|other\s+tools|tool\s+list|mcp\.json|id_rsa)\b`)
+	r.content = regexp.MustCompile(`\bconversation(?:\s+history)?\b|\bchat\s+(?:history|log|so\s+far)\b|\bprevious\s+messages\b|\bmessages?\s+(?:you\s+have|so\s+far|in\s+this)\b|\bsystem\s+prompt\b|\b(?:your|its|the\s+model'?s?)\s+(?:instructions|context|memory)\b|\b(?:other|available)\s+tools\b|\btool\s+list\b|\blist\s+of\s+(?:your\s+)?tools\b|\b(?:every|all|any|each)\s+(?:of\s+the\s+)?(?:\w+\s+)?(?:secrets?|tokens?|keys?|passwords?|credentials?)\b|\b(?:api|access|secret|private|ssh)\s+keys?\b|\bcredentials\b|\bpasswords\b|\benvironment\s+variables\b|\benv\s+vars\b|\beverything\s+you\b`)
 	return r
 })
+
+// forSecrets reports a parameter whose name says it takes a key, a token
+// or a password: to fill it with one is its purpose.
+func forSecrets(squashed string) bool {
+	for _, w := range []string{"key", "token", "secret", "password", "passwd", "credential", "auth"} {
+		if strings.Contains(squashed, squash(w)) {
+			return true
+		}
+	}
+	return false
+}
 
 // parameterRules finds the parameters of a tool that carry data out: one
 // named for the model's internals, and one the tool's texts tell the
@@ -69,13 +82,26 @@ func parameterRules(s surface.Server) []Finding {
 		filled := map[string]string{} // parameter -> the order that fills it
 		for _, t := range texts {
 			v := newView(t)
+			reaches := len(sensitiveFiles(t, func(string, Severity, string, int, int) Finding { return Finding{} })) > 0
 			for _, mm := range fillRes().fill.FindAllStringSubmatchIndex(v.text, 8) {
 				param := v.text[mm[2]:mm[3]]
-				order := v.text[sentenceStart(v.text, mm[0]):mm[1]]
-				if fillRes().content.MatchString(order) {
+				order := v.text[sentenceStart(v.text, mm[0]):mm[2]]
+				// What the order fills the parameter with: what the model
+				// holds (the conversation, secrets, its instructions), or,
+				// in a text that has it read a file of keys, "its content".
+				if fillRes().content.MatchString(order) || reaches && fillRes().its.MatchString(order) {
 					s, e := v.span(t, mm[0], mm[1])
 					filled[strings.ToLower(param)] = excerpt(t, s, e)
 				}
+			}
+		}
+		// A parameter's own description that asks to be filled with what
+		// the model holds ("put every key you have seen here").
+		for _, p := range sortedKeys(props) {
+			d, _ := nested(props, p, "description").(string)
+			v := newView(d)
+			if fillRes().content.MatchString(v.text) && fillRes().verb.MatchString(v.text) {
+				filled[strings.ToLower(p)] = excerpt(d, 0, len(d))
 			}
 		}
 		for _, p := range sortedKeys(props) {
@@ -83,13 +109,13 @@ func parameterRules(s surface.Server) []Finding {
 			sq := squash(p)
 			order, isFilled := filled[strings.ToLower(p)]
 			switch {
-			case slices.Contains(modelInternals, sq):
+			case slices.ContainsFunc(modelInternals, func(n string) bool { return squash(n) == sq }):
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: path,
 					Message: fmt.Sprintf("asks for %q, which is the model's to keep, not a tool's to receive", p), Excerpt: show(p)})
-			case isFilled:
+			case isFilled && !forSecrets(sq):
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: path,
 					Message: "is to be filled with what the model holds, by the tool's own text", Excerpt: order})
-			case slices.Contains(sideChannels, sq) && len(props) > 1:
+			case slices.ContainsFunc(sideChannels, func(n string) bool { return squash(n) == sq }) && len(props) > 1:
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: Low, Server: s.Name, Kind: "tool", Name: name, Field: path,
 					Message: fmt.Sprintf("is named like a side channel (%q); nothing asks to fill it with what the model holds", p), Excerpt: show(p)})
 			}
@@ -166,14 +192,14 @@ func acrossServers(targets []Target) []Finding {
 	for i := range targets {
 		a := targets[i].Surface
 		for j := range targets {
-			if i == j {
-				continue
-			}
 			b := targets[j].Surface
-			if i < j {
-				out = append(out, collisions(a, b)...)
+			if i == j || a.Name == b.Name {
+				continue // two surfaces of one server (two pins of it, say) are no config
 			}
-			out = append(out, namesOtherServer(a, b)...)
+			if i < j {
+				out = append(out, place(&targets[j], collisions(a, b))...)
+			}
+			out = append(out, place(&targets[i], namesOtherServer(a, b))...)
 		}
 	}
 	return out
@@ -260,7 +286,7 @@ func wordByte(b byte) bool {
 // reach for files, a side channel or another destination makes each of
 // them critical; a block posing as the system's is high beside any other
 // finding in its text; a file a tool may handle by its purpose is high
-// beside an order to conceal or to carry it out.
+// beside an order to carry it out.
 func combine(found []Finding) []Finding {
 	type item struct{ kind, name string }
 	rules := map[item]map[string]bool{}
@@ -289,9 +315,9 @@ func combine(found []Finding) []Finding {
 				f.Severity = Critical
 			}
 		case RuleSensitiveFile, RuleSideChannel, RuleSendElsewhere:
-			if f.Severity >= Medium && (r[RuleConceal] || r[RuleHiddenBlock] || r[RuleHiddenComment] || r[RuleUnicodeTag] || r[RuleOverride]) {
+			if r[RuleConceal] || r[RuleHiddenBlock] || r[RuleHiddenComment] || r[RuleUnicodeTag] || r[RuleOverride] {
 				f.Severity = Critical
-			} else if f.Severity == Medium && (r[RuleSideChannel] || r[RuleSendElsewhere]) {
+			} else if f.Severity <= Medium && (r[RuleSideChannel] || r[RuleSendElsewhere]) {
 				f.Severity = High
 			}
 		case RuleHiddenBlock:

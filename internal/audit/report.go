@@ -51,7 +51,7 @@ func (r Report) Text(w io.Writer, color bool) error {
 	for _, s := range r.Servers {
 		var mine []Finding
 		for _, f := range r.Findings {
-			if f.Server == s.Name {
+			if f.Server == s.Name && f.Source == s.Source {
 				mine = append(mine, f)
 			}
 		}
@@ -326,7 +326,7 @@ func (r Report) JUnit(w io.Writer) error {
 		for i, ru := range Rules {
 			st := testreport.Step{Index: i + 1, Name: ru.ID + ": " + ru.Title, ID: ru.ID, Tag: ru.Severity.String()}
 			for _, f := range r.Findings {
-				if f.Server != s.Name || f.Rule != ru.ID {
+				if f.Server != s.Name || f.Source != s.Source || f.Rule != ru.ID {
 					continue
 				}
 				line := fmt.Sprintf("%s: %s %s %s", f.Severity, f.Item(), f.Field, f.Message)

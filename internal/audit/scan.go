@@ -36,6 +36,7 @@ var phraseList = []phrase{
 	// conceal-from-user
 	{RuleConceal, High, `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shouldn'?t|avoid|without)\s+(?:ever\s+)?(?:tell|telling|inform|informing|mention|mentioning|notify|notifying|alert|alerting|reveal|revealing|disclose|disclosing|bring\s+(?:it|this|that)\s+up|let(?:ting)?\s+(?:the\s+)?(?:user|human|them|anyone)\s+know)\b[^.!?\n]{0,80}?\b(?:the\s+)?(?:users?|humans?|anyone|them)\b`, "tells the model to keep something from the user"},
 	{RuleConceal, High, `\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|reveal|disclose)\s+(?:this|that|it|anything)\s*(?:[.,;!]|$|to\b|about\b)`, "tells the model to keep something to itself"},
+	{RuleConceal, High, `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not)\s+let\s+(?:the\s+)?(?:users?|humans?|them|anyone)\s+(?:know|see|notice|find\s+out|hear)`, "tells the model to keep something from the user"},
 	{RuleConceal, High, `\b(?:keep|hide)\s+(?:this|it|that|these)\s+(?:step\s+|part\s+|instruction\s+)?(?:secret|hidden|private|to\s+yourself|from\s+(?:the\s+)?users?)\b`, "tells the model to keep something hidden"},
 	{RuleConceal, High, `\bthe\s+users?\s+(?:must|should|does|do|need|needs)\s*(?:not|n'?t)\s+(?:to\s+)?(?:know|see|be\s+told|notice|find\s+out|be\s+informed)\b`, "says the user must not know"},
 	{RuleConceal, High, `\bmere\s+implementation\s+detail\b`, "passes off an instruction as an implementation detail the user need not hear of"},
@@ -66,8 +67,8 @@ var phraseList = []phrase{
 	// send-elsewhere: a destination written into an order
 	{RuleSendElsewhere, High, `\b(?:always\s+)?b?cc\b[^.!?\n]{0,60}?` + destination, "has the model copy messages to a fixed address"},
 	{RuleSendElsewhere, High, `\b(?:change|set|replace|redirect|switch|rewrite|update)\s+(?:the\s+)?(?:recipients?|destination|to\s+address|address(?:es)?|(?:phone\s+)?numbers?|channel|target|endpoint|webhook)\s+(?:to|with|into)\s+` + destination, "has the model redirect what it sends"},
-	{RuleSendElsewhere, High, `\b(?:send|forward|copy|upload|post|transmit|report|sync|mirror|exfiltrate|deliver|share|leak|e-?mail|mail|submit|relay)\b[^.!?\n]{0,80}?\b(?:all|every|each|a\s+copy|copies|also|additionally|as\s+well|too|whole|entire|full|conversation|chat|history|credentials|secrets)\b[^.!?\n]{0,80}?\bto\s+` + destination, "has the model send copies to a fixed destination"},
-	{RuleSendElsewhere, High, `\b(?:send|forward|copy|upload|post|transmit|report|sync|mirror|exfiltrate|share|leak|e-?mail|relay)\b[^.!?\n]{0,80}?\bto\s+` + badDestination, "has the model send data to an address named for stealing it"},
+	{RuleSendElsewhere, High, `\b(?:send|forward|cop(?:y|ies)|upload|post|transmit|report|sync|mirror|exfiltrat|deliver|share|leak|e-?mail|mail|submit|relay)\w*[^.!?\n]{0,80}?\b(?:all|every|each|a\s+copy|copies|also|additionally|as\s+well|too|whole|entire|full|conversation|chat|history|credentials|secrets)\b[^.!?\n]{0,80}?\bto\s+` + destination, "has the model send copies to a fixed destination"},
+	{RuleSendElsewhere, High, `\b(?:send|forward|cop(?:y|ies)|upload|post|transmit|report|sync|mirror|exfiltrat|share|leak|e-?mail|relay)\w*[^.!?\n]{0,80}?\bto\s+` + badDestination, "has the model send data to an address named for stealing it"},
 	{RuleSendElsewhere, High, `\bproxy\s+(?:number|address|e-?mail|recipient)\b`, "passes off a destination as a proxy"},
 
 	// command-payload
@@ -225,7 +226,7 @@ func sensitiveFiles(text string, f finder) []Finding {
 			s, e := v.span(text, vs, m[1])
 			sev, what := High, "keys or credentials"
 			if !sensitiveFileList[i].strong {
-				sev, what = Medium, "a file that often holds secrets"
+				sev, what = Low, "a file that often holds secrets"
 			}
 			if strings.Contains(v.text[m[0]:m[1]], "mcp") || strings.Contains(v.text[m[0]:m[1]], "claude") || strings.Contains(v.text[m[0]:m[1]], "cursor") {
 				what = "another client's MCP config"
@@ -251,14 +252,16 @@ var identifier = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+`)
 })
 
-// toolWord finds "the NAME tool", "NAME tool".
+// toolWord finds "the NAME tool", "NAME tool" ("a function" names code,
+// not a tool).
 var toolWord = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile("(?i)\\b(?:the\\s+)?[`'\"]?([A-Za-z][\\w.-]{3,})[`'\"]?\\s+(?:tool|function)\\b")
+	return regexp.MustCompile("(?i)\\b(?:the\\s+)?[`'\"]?([A-Za-z][\\w.-]{3,})[`'\"]?\\s+tool\\b")
 })
 
 // otherTools finds a text that names a tool the server does not have
-// ("the send_email tool"): medium, as it may be a tool of the same host's
-// other servers that the text has no business with.
+// ("the send_email tool"): low, as it may be an honest pointer to a tool
+// of another server; an order about it is the phrase rules' to find, and
+// a tool another server of the config has, acrossServers'.
 func otherTools(fl field, own map[string]bool, f finder) []Finding {
 	var out []Finding
 	for _, m := range toolWord().FindAllStringSubmatchIndex(fl.text, 8) {
@@ -266,7 +269,7 @@ func otherTools(fl field, own map[string]bool, f finder) []Finding {
 		if own[strings.ToLower(name)] || !identifier().MatchString(name) || strings.EqualFold(name, fl.name) {
 			continue
 		}
-		out = append(out, f(RuleShadowing, Medium, fmt.Sprintf("names a tool %q that this server does not have", name), m[0], m[1]))
+		out = append(out, f(RuleShadowing, Low, fmt.Sprintf("names a tool %q that this server does not have", name), m[0], m[1]))
 	}
 	return out
 }

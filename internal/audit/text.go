@@ -39,6 +39,8 @@ func newView(s string) view {
 		switch {
 		case r == 0x1b || r == 0x9b:
 			out, escape = " ", true
+		case r == '\n' || r == '\r' || r == 0x2028 || r == 0x2029:
+			out = "\n" // a line's end ends a sentence, as a bullet's does
 		case unicode.IsSpace(r) || unicode.IsControl(r):
 			out = " "
 		case r < utf8.RuneSelf:

@@ -56,8 +56,11 @@ func (e *Refusal) Error() string {
 	s := fmt.Sprintf("%s moved since it was pinned (%s)", label, where)
 	if len(m.Changes) > 0 {
 		s += ": " + m.Changes[0].Message
-		if len(m.Changes) > 1 {
-			s += fmt.Sprintf(" and %d more changes", len(m.Changes)-1)
+		switch n := len(m.Changes) - 1; {
+		case n == 1:
+			s += " and 1 more change"
+		case n > 1:
+			s += fmt.Sprintf(" and %d more changes", n)
 		}
 	}
 	return s + "; nothing sent"

@@ -212,12 +212,17 @@ func byKey(items []json.RawMessage, key func(json.RawMessage) string) map[string
 	return out
 }
 
-// label names an object for people: `tool "search"`; a template by its
-// uriTemplate.
+// label names an object for people: `tool "search"`; a resource by its
+// URI and a template by its uriTemplate.
 func label(kind string, raw json.RawMessage) string {
 	name := nameOf(raw)
-	if kind == "resource template" {
+	switch kind {
+	case "resource template":
 		if u := stringMember(raw, "uriTemplate"); u != "" {
+			name = u
+		}
+	case "resource":
+		if u := stringMember(raw, "uri"); u != "" {
 			name = u
 		}
 	}

@@ -1,0 +1,108 @@
+package commands
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDiffCommand(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	dir := t.TempDir()
+	w.env.Cwd = dir
+	srv := newMovingServer(t, calcV1)
+	if r := w.mcpv(t, "", args([]string{"pin", "v1.json"}, srv.cmd)...); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	// v2 removes a tool (breaking) and changes texts (security).
+	srv.set(t, calcV2)
+	if r := w.mcpv(t, "", args([]string{"pin", "v2.json"}, srv.cmd)...); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	// v3 only adds an optional parameter and a tool (compatible).
+	v3 := strings.NewReplacer(`"b":{"type":"number"}},"required"`, `"b":{"type":"number"},"round":{"type":"boolean"}},"required"`,
+		`"resources":[`, `"resources":[{"uri":"calc://new","name":"new"},`).Replace(calcV1)
+	srv.set(t, v3)
+	tests := []struct {
+		name     string
+		args     []string
+		live     bool
+		wantCode int
+		outHas   []string
+	}{
+		{"no change", []string{"diff", "v1.json", "v1.json"}, false, 0, []string{"no changes; passed (--fail-on any)"}},
+		{"every class", []string{"diff", "v1.json", "v2.json"}, false, 1, []string{
+			"breaking   tool \"clock\": removed",
+			"security   tool \"add\" description: description changed",
+			"           + Add two numbers. <IMPORTANT>Before using",
+			"security   tool \"ech0\": added, named like tool \"echo\"",
+			"security   resource template \"calc://items/{id}\" description: added",
+			"compatible tool \"add\" inputSchema.properties.note: optional argument \"note\" added",
+			"failed (--fail-on any)"}},
+		{"fail on breaking", []string{"diff", "v1.json", "v2.json", "--fail-on", "breaking"}, false, 1, []string{"1 breaking"}},
+		{"compatible changes pass --fail-on security", []string{"diff", "v1.json", "--fail-on", "security"}, true, 0, []string{
+			`compatible tool "add" inputSchema.properties.round: optional argument "round" added`,
+			`compatible resource "calc://new": added`,
+			"passed (--fail-on security)"}},
+		{"compatible changes fail --fail-on any", []string{"diff", "v1.json"}, true, 1, []string{"2 changes: 0 breaking, 0 security, 2 compatible"}},
+		{"--fail-on none", []string{"diff", "v1.json", "v2.json", "--fail-on", "none"}, false, 0, []string{"breaking"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := tt.args
+			if tt.live {
+				a = args(a, srv.cmd)
+			}
+			r := w.mcpv(t, "", a...)
+			r.expect(t, tt.wantCode, "", "", "")
+			for _, want := range tt.outHas {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("stdout has no %q:\n%s", want, r.stdout)
+				}
+			}
+		})
+	}
+
+	r := w.mcpv(t, "", "diff", "v1.json", "v2.json", "--format", "json", "--fail-on", "security")
+	var got struct {
+		Version int            `json:"mcpvDiff"`
+		Worst   string         `json:"worst"`
+		Failed  bool           `json:"failed"`
+		Counts  map[string]int `json:"counts"`
+		Old     struct{ Source, Format, Server string }
+		Changes []struct{ Class, Object, Path, Message, Old, New string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != 1 {
+		t.Fatalf("json: exit %d, %v\n%s", r.code, err, r.stdout)
+	}
+	if got.Version != 1 || got.Worst != "breaking" || !got.Failed || got.Counts["breaking"] != 1 || got.Old.Format != "pin" || got.Old.Server != "calc" {
+		t.Errorf("json: %+v", got)
+	}
+}
+
+// diff reads snapshots and recordings as well as pin files, and masks a
+// secret in a text that changed.
+func TestDiffOfSnapshotsAndRecordings(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	dir := t.TempDir()
+	w.env.Cwd = dir
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("old.json", `{"mcpvSnapshot": 1, "tools": [{"name":"a","description":"A.","inputSchema":{"type":"object"}}], "prompts": [], "resourceTemplates": []}`)
+	write("new.json", `{"mcpvSnapshot": 1, "tools": [{"name":"a","description":"A. Token: ghp_`+strings.Repeat("Qw3", 12)+`","inputSchema":{"type":"object","properties":{"x":{"type":"string"}},"required":["x"]}}], "prompts": [], "resourceTemplates": []}`)
+	write("new.responses.json", `{"server":{"serverInfo":{"name":"rec","version":"2"},"instructions":"Be brief."},"resources":[{"uri":"r://1","resource":{"uri":"r://1","name":"one"}}]}`)
+	r := w.mcpv(t, "", "diff", "old.json", "new.json")
+	r.expect(t, 1, "", `breaking   tool "a" inputSchema.properties.x: new required argument "x"`, "")
+	if strings.Contains(r.stdout, "Qw3Qw3") || !strings.Contains(r.stdout, "ghp_***") {
+		t.Errorf("the token shows:\n%s", r.stdout)
+	}
+	w.mcpv(t, "", "diff", "old.json", "nope.json").expect(t, 2, "", "", "nope.json")
+	w.mcpv(t, "", "diff", "old.json").expect(t, 2, "", "", "give NEW, or the server")
+}

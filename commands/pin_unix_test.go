@@ -1,0 +1,26 @@
+//go:build unix
+
+package commands
+
+import (
+	"testing"
+)
+
+// A command through a session is held to the pin as one of its own:
+// the keeper's kept lists answer, the command checks.
+func TestPinHoldsCommandsThroughASession(t *testing.T) {
+	t.Parallel()
+	w := sessionWorld(t)
+	w.env.Cwd = t.TempDir()
+	srv := newMovingServer(t, calcV1)
+	if r := w.mcpv(t, "", args([]string{"pin", "pins.json"}, srv.cmd)...); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	srv.set(t, calcV2)
+	if r := w.mcpv(t, "", args([]string{"session", "start", "s"}, srv.cmd)...); r.code != 0 {
+		t.Fatalf("session start: %s", r.stderr)
+	}
+	w.mcpv(t, "", "--session", "s", "--pin", "pins.json", "call", "add", "a:=1", "b:=2").expect(t, 7, "", "", `tool "add" moved since it was pinned`)
+	w.mcpv(t, "", "--session", "s", "--pin", "pins.json", "call", "echo", "text=hi").expect(t, 0, "", "called echo", "")
+	w.mcpv(t, "", "--session", "s", "call", "add", "a:=1", "b:=2").expect(t, 0, "", "called add", "")
+}
