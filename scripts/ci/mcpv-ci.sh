@@ -5,6 +5,8 @@
 #
 #   bash mcpv-ci.sh install    install the release for this machine; prints the binary's path
 #   bash mcpv-ci.sh test       run mcpv test; write the report and a Markdown summary
+#   bash mcpv-ci.sh trust      run mcpv pin --check, mcpv diff and mcpv audit, as asked
+#   bash mcpv-ci.sh run        test when files are named, then trust: the action's step
 #
 # install reads
 #   MCPV_VERSION      latest (the default), or a release's tag: v1.2.3
@@ -32,6 +34,19 @@
 # The text report goes to stdout, the report to MCPV_REPORT; on GitHub a
 # Markdown summary is added to GITHUB_STEP_SUMMARY and the step outputs
 # exit-code and report are set.
+#
+# trust reads (each check runs when its variable is set)
+#   MCPV_PIN_CHECK    a pin file: mcpv pin --check FILE MCPV_PIN_ARGS (which name
+#                     the servers: --all, -s NAME, -- COMMAND...); exit 7 when one moved
+#   MCPV_DIFF         mcpv diff's words: OLD [NEW] and how to reach a live server
+#   MCPV_DIFF_FAIL_ON breaking, security, any (the default) or none
+#   MCPV_AUDIT        mcpv audit's words: --all, FILEs, or a server
+#   MCPV_AUDIT_FAIL_ON  critical, high (the default), medium, low, info or none
+#   MCPV_AUDIT_SARIF  the SARIF report's file, for code scanning (default
+#                     mcpv-audit.sarif)
+# Each check's output goes to stdout and the job summary; on GitHub the step
+# outputs trust-exit-code and audit-sarif are set. The exit code is the first
+# check's that failed.
 #
 # Needs bash (3.2 or later), curl (or wget for https://), tar, awk and
 # sha256sum or shasum; unzip (or PowerShell) on Windows.
@@ -182,12 +197,13 @@ words() {
 # meaning CODE: what an exit code of mcpv test says, as the README's table has it.
 meaning() {
 	case $1 in
-	0) echo "every step passed" ;;
+	0) echo "passed" ;;
 	1) echo "a step failed" ;;
 	2) echo "a mistake in a test file or in the arguments, found before any server started" ;;
 	3) echo "a server answered with a JSON-RPC error" ;;
 	4) echo "a server could not be started or reached, or broke the protocol" ;;
 	5) echo "authentication or authorization failed or is required" ;;
+	7) echo "a server moved from its pin" ;;
 	124) echo "a timeout expired" ;;
 	130) echo "interrupted" ;;
 	*) echo "exit $1" ;;
@@ -297,8 +313,105 @@ run_test() {
 	exit "$code"
 }
 
+# trust_check TITLE WORDS... runs mcpv with WORDS, its output
+# to stdout and, on GitHub, in a block of the job summary; it returns
+# mcpv's exit code.
+trust_check() {
+	local title=$1 code
+	shift
+	set +e
+	"$mcpv" "$@" >"$work/out" 2>"$work/err"
+	code=$?
+	set -e
+	cat "$work/out"
+	cat "$work/err" >&2
+	if [ "${MCPV_JOB_SUMMARY:-true}" != false ] && [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+		{
+			case $code in
+			0) printf '### ✅ %s passed\n\n' "$title" ;;
+			1) printf '### ❌ %s failed (exit 1: found what --fail-on fails on)\n\n' "$title" ;;
+			*) printf '### ❌ %s failed (exit %s: %s)\n\n' "$title" "$code" "$(meaning "$code")" ;;
+			esac
+			printf '<details%s><summary>%s</summary>\n\n<pre>\n' "$([ "$code" = 0 ] || echo ' open')" "$title"
+			html "$work/out"
+			html "$work/err"
+			printf '</pre>\n</details>\n\n'
+		} >>"$GITHUB_STEP_SUMMARY"
+	fi
+	return "$code"
+}
+
+# read_words VARIABLE-VALUE: the words of a value, into the array words_out.
+read_words() {
+	words "$1" >"$work/words"
+	words_out=()
+	local w
+	while IFS= read -r -d '' w; do words_out+=("$w"); done <"$work/words"
+}
+
+run_trust() {
+	local code=0 c sarif
+	local -a words_out
+	mcpv=mcpv
+	[ -z "${MCPV:-}" ] || mcpv=$(posix "$MCPV")
+	command -v "$mcpv" >/dev/null 2>&1 || die "$mcpv is not installed (run mcpv-ci.sh install first)"
+	scratch
+	if [ -n "${MCPV_PIN_CHECK:-}" ]; then
+		read_words "${MCPV_PIN_ARGS:-}"
+		c=0
+		trust_check "mcpv pin --check" pin --check "$MCPV_PIN_CHECK" ${words_out[@]+"${words_out[@]}"} || c=$?
+		[ "$code" != 0 ] || code=$c
+	fi
+	if [ -n "${MCPV_DIFF:-}" ]; then
+		read_words "$MCPV_DIFF"
+		c=0
+		trust_check "mcpv diff" diff --fail-on "${MCPV_DIFF_FAIL_ON:-any}" "${words_out[@]}" || c=$?
+		[ "$code" != 0 ] || code=$c
+	fi
+	if [ -n "${MCPV_AUDIT:-}" ]; then
+		read_words "$MCPV_AUDIT"
+		sarif=${MCPV_AUDIT_SARIF:-mcpv-audit.sarif}
+		mkdir -p "$(dirname "$sarif")"
+		rm -f "$sarif"
+		c=0
+		trust_check "mcpv audit" audit --fail-on "${MCPV_AUDIT_FAIL_ON:-high}" --format sarif --output "$sarif" "${words_out[@]}" || c=$?
+		[ "$code" != 0 ] || code=$c
+		case $sarif in /* | [A-Za-z]:*) ;; *) sarif=$PWD/$sarif ;; esac
+		if [ -f "$sarif" ]; then github_set GITHUB_OUTPUT "audit-sarif=$(native "$sarif")"; fi
+	fi
+	github_set GITHUB_OUTPUT "trust-exit-code=$code"
+	return "$code"
+}
+
+# run_all is the action's step: mcpv test when files are named, then the
+# trust checks asked for; its exit code is the first that failed.
+run_all() {
+	local code=0 c
+	case ${MCPV_FILES:-} in
+	*[![:space:]]*)
+		c=0
+		(run_test) || c=$?
+		code=$c
+		;;
+	*)
+		[ -n "${MCPV_PIN_CHECK:-}${MCPV_DIFF:-}${MCPV_AUDIT:-}" ] ||
+			die "name the test files to run (files, one a line: files named on the command line need no trust), or pin-check, diff or audit"
+		;;
+	esac
+	c=0
+	run_trust || c=$?
+	[ "$code" != 0 ] || code=$c
+	exit "$code"
+}
+
 case ${1:-} in
 install) install ;;
 test) run_test ;;
-*) die "usage: mcpv-ci.sh install|test (the variables each reads are at the top of the script)" ;;
+trust)
+	c=0
+	run_trust || c=$?
+	exit "$c"
+	;;
+run) run_all ;;
+*) die "usage: mcpv-ci.sh install|test|trust|run (the variables each reads are at the top of the script)" ;;
 esac

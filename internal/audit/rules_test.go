@@ -1,0 +1,45 @@
+package audit
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// docs/guide/trust.md says what each rule means: a heading each, its
+// severity first, in bold.
+func TestTrustGuideNamesEveryRule(t *testing.T) {
+	data, err := os.ReadFile("../../docs/guide/trust.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rules, ok := strings.Cut(string(data), "### The rules\n")
+	if !ok {
+		t.Fatal(`docs/guide/trust.md has no "### The rules"`)
+	}
+	rules, _, _ = strings.Cut(rules, "\n## ")
+	var inDocs []string
+	for _, m := range regexp.MustCompile(`(?m)^#### ([a-z-]+)\n\n\*\*([a-z]+)`).FindAllStringSubmatch(rules, -1) {
+		inDocs = append(inDocs, m[1])
+		r := ruleByID(m[1])
+		if r.Title == "" {
+			t.Errorf("docs/guide/trust.md names a rule %q that the audit does not have", m[1])
+			continue
+		}
+		if m[2] != r.Severity.String() {
+			t.Errorf("rule %s: the docs give %s first, not its severity, %s", m[1], m[2], r.Severity)
+		}
+	}
+	var ids []string
+	for _, r := range Rules {
+		ids = append(ids, r.ID)
+	}
+	slices.Sort(ids)
+	docs := slices.Clone(inDocs)
+	slices.Sort(docs)
+	if !slices.Equal(ids, docs) {
+		t.Errorf("the rules in docs/guide/trust.md are %q, the audit's %q", inDocs, ids)
+	}
+}
