@@ -21,7 +21,9 @@
 # trust), then a session loop: `mcpv session start` with the file's server,
 # `ping` and the file's x-session commands through the session, each its own
 # mcpv, and `mcpv session stop`, after which neither keeper nor server may
-# be left. Each server runs in a directory of its own under a temporary
+# be left; then `mcpv audit --fail-on medium` (an ordinary server gets no
+# finding above low) and `mcpv pin`, then `mcpv pin --check` (nothing moved
+# between two runs). Each server runs in a directory of its own under a temporary
 # directory (its working directory and HOME, COMPAT_WORK in the files), so
 # whatever it writes stays there and is removed at the end.
 #
@@ -291,6 +293,21 @@ console.log(`check ${process.argv[2]}: ${r.protocolVersion}, ${c.passed} passed,
 		because "remembered in the initialize era, the server still got $second before initialize"
 	fi
 	verdict "era $stem: remembered (before initialize: ${first:-nothing}, then ${second:-nothing})"
+
+	# Trust: an ordinary server gets no audit finding above low (a false
+	# alarm is a bug), and pins to a file that a second run checks clean.
+	why=""
+	cmdline="mcpv audit --fail-on medium ${start[*]}"
+	in_work "$mcpv" --quiet audit --fail-on medium "${start[@]}"
+	[ "$rc" = 0 ] || because "exit status $rc, want 0: a finding above low"
+	verdict "trust $stem: $(tail -n 1 "$tmp/out")"
+	why=""
+	cmdline="mcpv pin $tmp/pins-$stem.json ${start[*]}; mcpv pin --check"
+	in_work "$mcpv" --quiet pin "$tmp/pins-$stem.json" "${start[@]}"
+	[ "$rc" = 0 ] || because "pin: exit status $rc, want 0"
+	in_work "$mcpv" --quiet pin --check "$tmp/pins-$stem.json" "${start[@]}"
+	[ "$rc" = 0 ] || because "pin --check: exit status $rc, want 0 (nothing moved)"
+	verdict "trust $stem: pinned, and checked again"
 	stop_http
 done
 
