@@ -650,7 +650,7 @@ func (r *invocation) session(flags connect.Flags, explicit map[string]bool, serv
 	}
 	h := hooks(r.ios, r.env, r.events, r.scrub, &r.closers)
 	h.Groups = r.servers
-	return &session{settings: settings, env: r.env, hooks: h}, nil
+	return &session{settings: settings, env: r.env, hooks: h, mask: r.scrub.Mask}, nil
 }
 
 // scrubStderr puts the run's scrubber in front of its stderr, once.

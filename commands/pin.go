@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -370,7 +371,8 @@ func movedJSON(m pin.Move) pinMoved {
 }
 
 // gatherSurface reads the whole surface of the session's server, bounded:
-// 64 MiB of items a list, and --timeout for the whole walk.
+// 64 MiB of items a list, and --timeout for the whole walk; the secrets
+// the run knows are masked in it, for whatever mcpv writes of it.
 func gatherSurface(ctx context.Context, s *session) (surface.Server, error) {
 	client, err := s.client(ctx)
 	if err != nil {
@@ -383,7 +385,21 @@ func gatherSurface(ctx context.Context, s *session) (surface.Server, error) {
 	}
 	l := surface.NewLister(client)
 	l.Budget = maxSurfaceList
-	return l.GatherServer(ctx)
+	surf, err := l.GatherServer(ctx)
+	if err != nil {
+		return surf, err
+	}
+	for _, items := range [][]json.RawMessage{surf.Tools, surf.Prompts, surf.Resources, surf.ResourceTemplates} {
+		for i := range items {
+			items[i] = s.masked(items[i])
+		}
+	}
+	surf.Info = s.masked(surf.Info)
+	if surf.Instructions != nil {
+		text := string(s.masked([]byte(*surf.Instructions)))
+		surf.Instructions = &text
+	}
+	return surf, nil
 }
 
 // maxSurfaceList bounds what pin, diff and audit keep of one list.

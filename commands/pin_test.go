@@ -364,3 +364,31 @@ func TestPinHoldsBatchLinesAndTestSteps(t *testing.T) {
 	}
 	w.mcpv(t, "", "test", "u.yaml").expect(t, 2, "", "", "leads out of")
 }
+
+// A server that echoes a secret of the user's session (a secret --env
+// value) in its surface puts no secret in the pin file, the diff or the
+// audit, and is held to that pin all the same.
+func TestPinAndAuditMaskTheSessionsSecrets(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	dir := t.TempDir()
+	w.env.Cwd = dir
+	const secret = "Zq8wRk2vLp0sTn4x"
+	srv := newMovingServer(t, strings.Replace(calcV1, `"Say it back."`, `"Say it back, with key `+secret+`."`, 1))
+	server := append([]string{"--env", "SERVICE_TOKEN=" + secret}, srv.cmd...)
+	for _, cmd := range [][]string{
+		{"pin", "pins.json"},
+		{"audit", "--fail-on", "none"},
+		{"diff", "pins.json", "--fail-on", "none"},
+		{"--pin", "pins.json", "call", "echo", "text=hi"},
+	} {
+		r := w.mcpv(t, "", args(cmd, server)...)
+		if r.code != 0 || strings.Contains(r.stdout+r.stderr, secret) {
+			t.Errorf("%v: exit %d, the secret shows:\n%s\n%s", cmd, r.code, r.stdout, r.stderr)
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "pins.json"))
+	if strings.Contains(string(data), secret) || !strings.Contains(string(data), "with key ***") {
+		t.Errorf("the pin file holds the secret:\n%s", data)
+	}
+}

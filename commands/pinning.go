@@ -83,7 +83,7 @@ func (s *session) checkPin(client *mcp.Client, kind pin.Kind, key string, raw []
 	if err != nil {
 		return err
 	}
-	if m := p.Check(kind, key, raw); m != nil {
+	if m := p.Check(kind, key, s.masked(raw)); m != nil {
 		return &pinRefusal{pin.Refusal{File: s.settings.PinLabel, Server: p.Name, Move: *m}, s.approveHint(p.Name)}
 	}
 	return nil
@@ -234,3 +234,14 @@ func exactStringMember(params json.RawMessage, key string) (string, error) {
 
 // maskSecrets is text with the secrets known by their shape masked.
 func maskSecrets(text string) string { return redact.MaskFound(text, redact.FindSecrets(text)) }
+
+// masked is a message with the secrets the run knows masked, as what
+// mcpv writes of the server's surface (a pin, an audit) holds them: a
+// server that echoes the user's key in a description puts no key in a pin
+// file, and is held to that pin alike.
+func (s *session) masked(raw []byte) []byte {
+	if s.mask == nil || raw == nil {
+		return raw
+	}
+	return s.mask(raw)
+}

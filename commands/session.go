@@ -34,6 +34,10 @@ type session struct {
 	// than walking tools/list for each call.
 	cacheTools bool
 
+	// mask masks the secrets the run knows (the settings', the tokens
+	// it came to hold) in a message; nil masks nothing.
+	mask func([]byte) []byte
+
 	pinMu    sync.Mutex  // guards pinEntry and pinErr, read once (see pinned)
 	pinEntry *pin.Server // the pin the server is held to
 	pinErr   error

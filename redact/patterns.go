@@ -21,28 +21,29 @@ type Found struct {
 // much of it names the kind.
 type shape struct {
 	kind string
+	pre  string // words one of which every match holds ("a|b"): a text without any is not read with re
 	re   string
 	keep int // bytes of the secret that may be shown
 }
 
 var shapeList = []shape{
-	{"a private key", `-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----\s*([A-Za-z0-9+/=\s]{40,})`, 0},
-	{"a GitHub token", `\b(gh[pousr]_[A-Za-z0-9]{30,})`, 4},
-	{"a GitHub token", `\b(github_pat_[A-Za-z0-9_]{22,})`, 11},
-	{"an Anthropic key", `\b(sk-ant-[A-Za-z0-9_-]{20,})`, 7},
-	{"an OpenAI key", `\b(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,})`, 3},
-	{"a Slack token", `\b(xox[abposre]-[A-Za-z0-9-]{10,})`, 5},
-	{"an AWS access key", `\b((?:AKIA|ASIA)[0-9A-Z]{16})\b`, 4},
-	{"a Google API key", `\b(AIza[0-9A-Za-z_-]{35})`, 4},
-	{"a GitLab token", `\b(glpat-[A-Za-z0-9_-]{20,})`, 6},
-	{"an npm token", `\b(npm_[A-Za-z0-9]{36})`, 4},
-	{"a Hugging Face token", `\b(hf_[A-Za-z0-9]{30,})`, 3},
-	{"a Stripe key", `\b((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})`, 8},
-	{"a JSON Web Token", `\b(eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`, 3},
-	{"a bearer token", `(?i:\bbearer\s+)([A-Za-z0-9._~+/-]{20,}=*)`, 0},
-	{"a password in a URL", `\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"'<>]+:([^/\s@"'<>]+)@`, 0},
-	{"a secret in a URL", `[?&](?i:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|client[_-]?secret|password|passwd|sig|signature)=([^&#\s"'<>]{8,})`, 0},
-	{"a secret assigned", `(?i:\b(?:api[_-]?key|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|password|passwd)\s*[:=]\s*["']?)([A-Za-z0-9_+/=.-]{16,})`, 0},
+	{"a private key", "PRIVATE KEY", `-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----\s*([A-Za-z0-9+/=\s]{40,})`, 0},
+	{"a GitHub token", "ghp_|gho_|ghu_|ghs_|ghr_", `\b(gh[pousr]_[A-Za-z0-9]{30,})`, 4},
+	{"a GitHub token", "github_pat_", `\b(github_pat_[A-Za-z0-9_]{22,})`, 11},
+	{"an Anthropic key", "sk-ant-", `\b(sk-ant-[A-Za-z0-9_-]{20,})`, 7},
+	{"an OpenAI key", "sk-", `\b(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,})`, 3},
+	{"a Slack token", "xox", `\b(xox[abposre]-[A-Za-z0-9-]{10,})`, 5},
+	{"an AWS access key", "AKIA|ASIA", `\b((?:AKIA|ASIA)[0-9A-Z]{16})\b`, 4},
+	{"a Google API key", "AIza", `\b(AIza[0-9A-Za-z_-]{35})`, 4},
+	{"a GitLab token", "glpat-", `\b(glpat-[A-Za-z0-9_-]{20,})`, 6},
+	{"an npm token", "npm_", `\b(npm_[A-Za-z0-9]{36})`, 4},
+	{"a Hugging Face token", "hf_", `\b(hf_[A-Za-z0-9]{30,})`, 3},
+	{"a Stripe key", "_live_|_test_", `\b((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})`, 8},
+	{"a JSON Web Token", "eyJ", `\b(eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`, 3},
+	{"a bearer token", "bearer", `(?i:\bbearer\s+)([A-Za-z0-9._~+/-]{20,}=*)`, 0},
+	{"a password in a URL", "://", `\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"'<>]+:([^/\s@"'<>]+)@`, 0},
+	{"a secret in a URL", "=", `[?&](?i:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|client[_-]?secret|password|passwd|sig|signature)=([^&#\s"'<>]{8,})`, 0},
+	{"a secret assigned", "key|secret|token|password|passwd", `(?i:\b(?:api[_-]?key|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|password|passwd)\s*[:=]\s*["']?)([A-Za-z0-9_+/=.-]{16,})`, 0},
 }
 
 var shapes = sync.OnceValue(func() []*regexp.Regexp {
@@ -62,7 +63,11 @@ var shapes = sync.OnceValue(func() []*regexp.Regexp {
 // <token>, ${VAR}, a run of one character) is not a secret.
 func FindSecrets(text string) []Found {
 	var found []Found
+	lower := strings.ToLower(text)
 	for i, re := range shapes() {
+		if !holdsAny(lower, strings.ToLower(shapeList[i].pre)) {
+			continue
+		}
 		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
 			start, end := m[0], m[1]
 			if len(m) > 2 && m[2] >= 0 {
@@ -83,6 +88,17 @@ func FindSecrets(text string) []Found {
 		out = append(out, f)
 	}
 	return out
+}
+
+// holdsAny reports whether text holds one of the words of pre ("a|b"),
+// both in lower case.
+func holdsAny(text, pre string) bool {
+	for w := range strings.SplitSeq(pre, "|") {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // placeholder reports a value that stands for a secret rather than being

@@ -124,45 +124,72 @@ func lists(s surface.Server) []list {
 }
 
 // walkSchema calls fn for each text of a JSON Schema a model reads, at
-// most maxFields all told (n counts them).
+// most maxFields all told (n counts them). Its path is path, then the
+// steps taken, shortened in the middle past maxSteps so that a schema
+// nested thousands deep costs each text a path of bounded length.
 func walkSchema(v any, path string, n *int, fn func(path, text string, r role)) {
-	if *n >= maxFields {
-		return
-	}
-	switch v := v.(type) {
-	case map[string]any:
-		for _, k := range sortedKeys(v) {
-			sub := v[k]
-			p := path + pathKey(k)
-			switch k {
-			case "description", "title", "$comment":
-				if t, ok := sub.(string); ok {
-					*n++
-					fn(p, t, roleProse)
-					continue
-				}
-			case "default", "const", "examples", "enum":
-				eachString(sub, p, n, func(p, t string) { fn(p, t, roleValue) })
-				continue
-			case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
-				if props, ok := sub.(map[string]any); ok {
-					for _, name := range sortedKeys(props) {
+	var steps []string
+	var walk func(v any)
+	here := func(last ...string) string { return renderPath(path, append(steps, last...)) }
+	walk = func(v any) {
+		if *n >= maxFields {
+			return
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			for _, k := range sortedKeys(v) {
+				sub := v[k]
+				switch k {
+				case "description", "title", "$comment":
+					if t, ok := sub.(string); ok {
 						*n++
-						if k == "properties" {
-							fn(p+pathKey(name), name, roleName)
-						}
-						walkSchema(props[name], p+pathKey(name), n, fn)
+						fn(here(pathKey(k)), t, roleProse)
+						continue
 					}
+				case "default", "const", "examples", "enum":
+					eachString(sub, here(pathKey(k)), n, func(p, t string) { fn(p, t, roleValue) })
 					continue
+				case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
+					if props, ok := sub.(map[string]any); ok {
+						for _, name := range sortedKeys(props) {
+							*n++
+							if k == "properties" {
+								fn(here(pathKey(k), pathKey(name)), name, roleName)
+							}
+							steps = append(steps, pathKey(k), pathKey(name))
+							walk(props[name])
+							steps = steps[:len(steps)-2]
+						}
+						continue
+					}
 				}
+				steps = append(steps, pathKey(k))
+				walk(sub)
+				steps = steps[:len(steps)-1]
 			}
-			walkSchema(sub, p, n, fn)
-		}
-	case []any:
-		for i, e := range v {
-			walkSchema(e, fmt.Sprintf("%s[%d]", path, i), n, fn)
+		case []any:
+			for i, e := range v {
+				steps = append(steps, fmt.Sprintf("[%d]", i))
+				walk(e)
+				steps = steps[:len(steps)-1]
+			}
 		}
 	}
+	walk(v)
+}
+
+// maxSteps bounds the steps of a path shown whole: past it, the middle
+// is said as a count.
+const maxSteps = 24
+
+// renderPath is base and the steps, the middle ones left out past
+// maxSteps.
+func renderPath(base string, steps []string) string {
+	if len(steps) <= maxSteps {
+		return base + strings.Join(steps, "")
+	}
+	const keep = maxSteps / 2
+	return base + strings.Join(steps[:keep], "") + fmt.Sprintf(".…%d steps…", len(steps)-2*keep) + strings.Join(steps[len(steps)-keep:], "")
 }
 
 // eachString calls fn for each string in v (a value, or an array of them).

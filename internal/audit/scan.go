@@ -17,8 +17,12 @@ import (
 type phrase struct {
 	rule     string
 	severity Severity
-	re       string
-	message  string
+	// pre are words, one of which every match holds ("a|b"): a text
+	// without any of them is not read with re, which keeps a long text
+	// cheap to audit.
+	pre     string
+	re      string
+	message string
 }
 
 // phraseList are the patterns of the rules that read what a text says.
@@ -26,57 +30,57 @@ type phrase struct {
 // "always") finds nothing; an order to the model does.
 var phraseList = []phrase{
 	// override-instructions
-	{RuleOverride, High, `\b(?:ignore|disregard|forget|override|bypass|skip|abandon|discard)\s+(?:(?:all|any|every|the|your|of|these|those)\s+)*(?:(?:previous|prior|above|earlier|preceding|former|original|other|system|safety|existing|old|initial|given|developer)\s+)+(?:instructions?|prompts?|rules?|guidelines?|guidance|directions?|directives?|context|messages?|commands?|constraints?|polic(?:y|ies)|restrictions?|orders?)\b`, "tells the model to ignore what it was told before"},
-	{RuleOverride, High, `\bforget\s+(?:everything|all)\s+(?:above|before|you\s+(?:know|were\s+told|have\s+been\s+told))`, "tells the model to forget what it was told before"},
-	{RuleOverride, High, `\bnew\s+(?:system\s+)?(?:instructions|directives?|rules)\s*:`, "gives the model new instructions"},
-	{RuleOverride, High, `\byou\s+are\s+now\s+(?:a|an|my|no\s+longer)\b`, "tells the model it is now someone else"},
-	{RuleOverride, High, `\bsystem\s+prompt\s+(?:override|update|injection|replacement)\b`, "claims to override the system prompt"},
-	{RuleOverride, High, `\b(?:do\s+not|don'?t|never|stop)\s+(?:follow|obey|respect)(?:ing)?\s+(?:the\s+|your\s+|any\s+)?(?:previous|prior|system|original|safety|user'?s?)\b`, "tells the model not to follow its instructions"},
+	{RuleOverride, High, "ignore|disregard|forget|override|bypass|skip|abandon|discard", `\b(?:ignore|disregard|forget|override|bypass|skip|abandon|discard)\s+(?:(?:all|any|every|the|your|of|these|those)\s+)*(?:(?:previous|prior|above|earlier|preceding|former|original|other|system|safety|existing|old|initial|given|developer)\s+)+(?:instructions?|prompts?|rules?|guidelines?|guidance|directions?|directives?|context|messages?|commands?|constraints?|polic(?:y|ies)|restrictions?|orders?)\b`, "tells the model to ignore what it was told before"},
+	{RuleOverride, High, "forget", `\bforget\s+(?:everything|all)\s+(?:above|before|you\s+(?:know|were\s+told|have\s+been\s+told))`, "tells the model to forget what it was told before"},
+	{RuleOverride, High, "new", `\bnew\s+(?:system\s+)?(?:instructions|directives?|rules)\s*:`, "gives the model new instructions"},
+	{RuleOverride, High, "now", `\byou\s+are\s+now\s+(?:a|an|my|no\s+longer)\b`, "tells the model it is now someone else"},
+	{RuleOverride, High, "prompt", `\bsystem\s+prompt\s+(?:override|update|injection|replacement)\b`, "claims to override the system prompt"},
+	{RuleOverride, High, "follow|obey|respect", `\b(?:do\s+not|don'?t|never|stop)\s+(?:follow|obey|respect)(?:ing)?\s+(?:the\s+|your\s+|any\s+)?(?:previous|prior|system|original|safety|user'?s?)\b`, "tells the model not to follow its instructions"},
 
 	// conceal-from-user
-	{RuleConceal, High, `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shouldn'?t|avoid|without)\s+(?:ever\s+)?(?:tell|telling|inform|informing|mention|mentioning|notify|notifying|alert|alerting|reveal|revealing|disclose|disclosing|bring\s+(?:it|this|that)\s+up|let(?:ting)?\s+(?:the\s+)?(?:user|human|them|anyone)\s+know)\b[^.!?\n]{0,80}?\b(?:the\s+)?(?:users?|humans?|anyone|them)\b`, "tells the model to keep something from the user"},
-	{RuleConceal, High, `\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|reveal|disclose)\s+(?:this|that|it|anything)\s*(?:[.,;!]|$|to\b|about\b)`, "tells the model to keep something to itself"},
-	{RuleConceal, High, `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not)\s+let\s+(?:the\s+)?(?:users?|humans?|them|anyone)\s+(?:know|see|notice|find\s+out|hear)`, "tells the model to keep something from the user"},
-	{RuleConceal, High, `\b(?:keep|hide)\s+(?:this|it|that|these)\s+(?:step\s+|part\s+|instruction\s+)?(?:secret|hidden|private|to\s+yourself|from\s+(?:the\s+)?users?)\b`, "tells the model to keep something hidden"},
-	{RuleConceal, High, `\bthe\s+users?\s+(?:must|should|does|do|need|needs)\s*(?:not|n'?t)\s+(?:to\s+)?(?:know|see|be\s+told|notice|find\s+out|be\s+informed)\b`, "says the user must not know"},
-	{RuleConceal, High, `\bmere\s+implementation\s+detail\b`, "passes off an instruction as an implementation detail the user need not hear of"},
-	{RuleConceal, High, `\bwithout\s+(?:the\s+)?users?'?s?\s+(?:knowledge|knowing|noticing|awareness|consent)\b`, "tells the model to act without the user's knowledge"},
-	{RuleConceal, High, `\b(?:secretly|covertly|surreptitiously|stealthily)\b`, "tells the model to act in secret"},
-	{RuleConceal, High, `\b(?:silently|quietly|invisibly|discreetly)\s+(?:send|upload|forward|copy|read|include|add|exfiltrat\w*|transmit|post|collect|log|attach|append|share|report)`, "tells the model to act without a word"},
+	{RuleConceal, High, "tell|inform|mention|notify|alert|reveal|disclos|bring|let", `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shouldn'?t|avoid|without)\s+(?:ever\s+)?(?:tell|telling|inform|informing|mention|mentioning|notify|notifying|alert|alerting|reveal|revealing|disclose|disclosing|bring\s+(?:it|this|that)\s+up|let(?:ting)?\s+(?:the\s+)?(?:user|human|them|anyone)\s+know)\b[^.!?\n]{0,80}?\b(?:the\s+)?(?:users?|humans?|anyone|them)\b`, "tells the model to keep something from the user"},
+	{RuleConceal, High, "tell|mention|reveal|disclose", `\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|reveal|disclose)\s+(?:this|that|it|anything)\s*(?:[.,;!]|$|to\b|about\b)`, "tells the model to keep something to itself"},
+	{RuleConceal, High, "let", `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not)\s+let\s+(?:the\s+)?(?:users?|humans?|them|anyone)\s+(?:know|see|notice|find\s+out|hear)`, "tells the model to keep something from the user"},
+	{RuleConceal, High, "keep|hide", `\b(?:keep|hide)\s+(?:this|it|that|these)\s+(?:step\s+|part\s+|instruction\s+)?(?:secret|hidden|private|to\s+yourself|from\s+(?:the\s+)?users?)\b`, "tells the model to keep something hidden"},
+	{RuleConceal, High, "user", `\bthe\s+users?\s+(?:must|should|does|do|need|needs)\s*(?:not|n'?t)\s+(?:to\s+)?(?:know|see|be\s+told|notice|find\s+out|be\s+informed)\b`, "says the user must not know"},
+	{RuleConceal, High, "implementation", `\bmere\s+implementation\s+detail\b`, "passes off an instruction as an implementation detail the user need not hear of"},
+	{RuleConceal, High, "without", `\bwithout\s+(?:the\s+)?users?'?s?\s+(?:knowledge|knowing|noticing|awareness|consent)\b`, "tells the model to act without the user's knowledge"},
+	{RuleConceal, High, "secretly|covertly|surreptitiously|stealthily", `\b(?:secretly|covertly|surreptitiously|stealthily)\b`, "tells the model to act in secret"},
+	{RuleConceal, High, "silently|quietly|invisibly|discreetly", `\b(?:silently|quietly|invisibly|discreetly)\s+(?:send|upload|forward|copy|read|include|add|exfiltrat\w*|transmit|post|collect|log|attach|append|share|report)`, "tells the model to act without a word"},
 
 	// coercion
-	{RuleCoercion, Medium, `\botherwise\s+(?:the\s+|this\s+)?(?:tool|it|call|request|system|application|server|everything)\s+(?:will|would|won'?t|wo\s+not)\s+(?:not\s+)?(?:work|fail|crash|break)`, "threatens the model with failure"},
-	{RuleCoercion, Medium, `\b(?:will|would)\s+(?:not\s+work|fail|crash|break)\s+(?:unless|if\s+you\s+(?:do\s+not|don'?t))`, "threatens the model with failure"},
-	{RuleCoercion, Medium, `\ball\s+(?:the\s+)?(?:user'?s?\s+|your\s+)?(?:data|files|work)\s+will\s+be\s+(?:lost|deleted|destroyed|erased)`, "threatens the model with lost data"},
-	{RuleCoercion, Medium, `\b(?:the\s+)?(?:system|application|app|server|computer)\s+will\s+crash\b`, "threatens the model with a crash"},
-	{RuleCoercion, Medium, `\bvery\s+very\b|\bextremely\s+(?:very\s+)?important\b|\bavoid\s+at\s+all\s+costs\b|\b(?:request|call|message)s?\s+will\s+be\s+blocked\b`, "presses the model"},
+	{RuleCoercion, Medium, "otherwise", `\botherwise\s+(?:the\s+|this\s+)?(?:tool|it|call|request|system|application|server|everything)\s+(?:will|would|won'?t|wo\s+not)\s+(?:not\s+)?(?:work|fail|crash|break)`, "threatens the model with failure"},
+	{RuleCoercion, Medium, "will|would", `\b(?:will|would)\s+(?:not\s+work|fail|crash|break)\s+(?:unless|if\s+you\s+(?:do\s+not|don'?t))`, "threatens the model with failure"},
+	{RuleCoercion, Medium, "lost|deleted|destroyed|erased", `\ball\s+(?:the\s+)?(?:user'?s?\s+|your\s+)?(?:data|files|work)\s+will\s+be\s+(?:lost|deleted|destroyed|erased)`, "threatens the model with lost data"},
+	{RuleCoercion, Medium, "crash", `\b(?:the\s+)?(?:system|application|app|server|computer)\s+will\s+crash\b`, "threatens the model with a crash"},
+	{RuleCoercion, Medium, "very|extremely|avoid|blocked", `\bvery\s+very\b|\bextremely\s+(?:very\s+)?important\b|\bavoid\s+at\s+all\s+costs\b|\b(?:request|call|message)s?\s+will\s+be\s+blocked\b`, "presses the model"},
 
 	// call-order-hijack
-	{RulePriority, Medium, `\bbefore\s+(?:using|calling|running|invoking|executing|you\s+use)\s+(?:any|every|all|each)\s+(?:other\s+)?tools?\b`, "puts this tool before every other"},
-	{RulePriority, Medium, `\b(?:always\s+|must\s+|first\s+)?(?:call|use|run|invoke|execute)\s+this\s+(?:tool|function)\s+(?:first|before\s+(?:any|every|all|anything))`, "puts this tool before every other"},
-	{RulePriority, Medium, `\b(?:has|have|takes?|with)\s+(?:the\s+)?(?:highest|top|absolute)\s+priority\s+over\b|\btakes?\s+precedence\s+over\s+(?:all\s+|any\s+)?(?:other\s+)?(?:tools|instructions|rules)`, "claims precedence over other tools"},
-	{RulePriority, Medium, `\binstead\s+of\s+(?:using\s+)?(?:any|all|every)\s+other\s+tools?\b`, "has the model use this tool in place of every other"},
+	{RulePriority, Medium, "before", `\bbefore\s+(?:using|calling|running|invoking|executing|you\s+use)\s+(?:any|every|all|each)\s+(?:other\s+)?tools?\b`, "puts this tool before every other"},
+	{RulePriority, Medium, "this", `\b(?:always\s+|must\s+|first\s+)?(?:call|use|run|invoke|execute)\s+this\s+(?:tool|function)\s+(?:first|before\s+(?:any|every|all|anything))`, "puts this tool before every other"},
+	{RulePriority, Medium, "priority|precedence", `\b(?:has|have|takes?|with)\s+(?:the\s+)?(?:highest|top|absolute)\s+priority\s+over\b|\btakes?\s+precedence\s+over\s+(?:all\s+|any\s+)?(?:other\s+)?(?:tools|instructions|rules)`, "claims precedence over other tools"},
+	{RulePriority, Medium, "instead", `\binstead\s+of\s+(?:using\s+)?(?:any|all|every)\s+other\s+tools?\b`, "has the model use this tool in place of every other"},
 
 	// cross-tool-instructions
-	{RuleShadowing, High, `\bwhen\s+this\s+tool\s+is\s+(?:available|present|loaded|installed|enabled|active|in\s+use)\b`, "gives orders that hold while the tool is merely present"},
-	{RuleShadowing, High, `\bside\s+effects?\s+on\s+(?:the\s+)?(?:also\s+present\s+|other\s+)?[\w.-]*\s*tools?\b`, "claims a side effect on another tool"},
-	{RuleShadowing, High, `\balso\s+present\s+[\w.-]+\s+tool\b`, "gives orders about another tool"},
-	{RuleShadowing, High, `\b(?:modify|change|alter|override|hijack|intercept|redirect|replace)\s+(?:the\s+)?(?:behaviou?r|usage|use|output|arguments?|parameters?|calls?|recipients?)\s+of\s+(?:all\s+|the\s+|any\s+|every\s+|other\s+)*(?:[\w.-]+\s+)?(?:tools?|functions?|servers?)\b`, "tells the model to change what other tools do"},
-	{RuleShadowing, High, `\bwhen\s+(?:\(\s*[\w.-]+\s*\)\s*)?[\w.-]+\s+(?:tool\s+)?is\s+(?:invoked|called|used|run)\b[^.!?\n]{0,80}?\b(?:make\s+sure|always|must|change|set|add|include|send|use)\b`, "tells the model what to do when another tool is called"},
+	{RuleShadowing, High, "when", `\bwhen\s+this\s+tool\s+is\s+(?:available|present|loaded|installed|enabled|active|in\s+use)\b`, "gives orders that hold while the tool is merely present"},
+	{RuleShadowing, High, "side", `\bside\s+effects?\s+on\s+(?:the\s+)?(?:also\s+present\s+|other\s+)?[\w.-]*\s*tools?\b`, "claims a side effect on another tool"},
+	{RuleShadowing, High, "present", `\balso\s+present\s+[\w.-]+\s+tool\b`, "gives orders about another tool"},
+	{RuleShadowing, High, "modify|change|alter|override|hijack|intercept|redirect|replace", `\b(?:modify|change|alter|override|hijack|intercept|redirect|replace)\s+(?:the\s+)?(?:behaviou?r|usage|use|output|arguments?|parameters?|calls?|recipients?)\s+of\s+(?:all\s+|the\s+|any\s+|every\s+|other\s+)*(?:[\w.-]+\s+)?(?:tools?|functions?|servers?)\b`, "tells the model to change what other tools do"},
+	{RuleShadowing, High, "when", `\bwhen\s+(?:\(\s*[\w.-]+\s*\)\s*)?[\w.-]+\s+(?:tool\s+)?is\s+(?:invoked|called|used|run)\b[^.!?\n]{0,80}?\b(?:make\s+sure|always|must|change|set|add|include|send|use)\b`, "tells the model what to do when another tool is called"},
 
 	// send-elsewhere: a destination written into an order
-	{RuleSendElsewhere, High, `\b(?:always\s+)?b?cc\b[^.!?\n]{0,60}?` + destination, "has the model copy messages to a fixed address"},
-	{RuleSendElsewhere, High, `\b(?:change|set|replace|redirect|switch|rewrite|update)\s+(?:the\s+)?(?:recipients?|destination|to\s+address|address(?:es)?|(?:phone\s+)?numbers?|channel|target|endpoint|webhook)\s+(?:to|with|into)\s+` + destination, "has the model redirect what it sends"},
-	{RuleSendElsewhere, High, `\b(?:send|forward|cop(?:y|ies)|upload|post|transmit|report|sync|mirror|exfiltrat|deliver|share|leak|e-?mail|mail|submit|relay)\w*[^.!?\n]{0,80}?\b(?:all|every|each|a\s+copy|copies|also|additionally|as\s+well|too|whole|entire|full|conversation|chat|history|credentials|secrets)\b[^.!?\n]{0,80}?\bto\s+` + destination, "has the model send copies to a fixed destination"},
-	{RuleSendElsewhere, High, `\b(?:send|forward|cop(?:y|ies)|upload|post|transmit|report|sync|mirror|exfiltrat|share|leak|e-?mail|relay)\w*[^.!?\n]{0,80}?\bto\s+` + badDestination, "has the model send data to an address named for stealing it"},
-	{RuleSendElsewhere, High, `\bproxy\s+(?:number|address|e-?mail|recipient)\b`, "passes off a destination as a proxy"},
+	{RuleSendElsewhere, High, "cc", `\b(?:always\s+)?b?cc\b[^.!?\n]{0,60}?` + destination, "has the model copy messages to a fixed address"},
+	{RuleSendElsewhere, High, "recipient|destination|address|number|channel|target|endpoint|webhook", `\b(?:change|set|replace|redirect|switch|rewrite|update)\s+(?:the\s+)?(?:recipients?|destination|to\s+address|address(?:es)?|(?:phone\s+)?numbers?|channel|target|endpoint|webhook)\s+(?:to|with|into)\s+` + destination, "has the model redirect what it sends"},
+	{RuleSendElsewhere, High, "send|forward|cop|upload|post|transmit|report|sync|mirror|exfiltrat|deliver|share|leak|mail|submit|relay", `\b(?:send|forward|cop(?:y|ies)|upload|post|transmit|report|sync|mirror|exfiltrat|deliver|share|leak|e-?mail|mail|submit|relay)\w*[^.!?\n]{0,80}?\b(?:all|every|each|a\s+copy|copies|also|additionally|as\s+well|too|whole|entire|full|conversation|chat|history|credentials|secrets)\b[^.!?\n]{0,80}?\bto\s+` + destination, "has the model send copies to a fixed destination"},
+	{RuleSendElsewhere, High, "attacker|evil|exfil|steal|hack|malicious|pwn|c2|collect|harvest", `\b(?:send|forward|cop(?:y|ies)|upload|post|transmit|report|sync|mirror|exfiltrat|share|leak|e-?mail|relay)\w*[^.!?\n]{0,80}?\bto\s+` + badDestination, "has the model send data to an address named for stealing it"},
+	{RuleSendElsewhere, High, "proxy", `\bproxy\s+(?:number|address|e-?mail|recipient)\b`, "passes off a destination as a proxy"},
 
 	// command-payload
-	{RuleCommandPayload, High, `\b(?:curl|wget)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b`, "downloads and runs code"},
-	{RuleCommandPayload, High, `\bbash\s+-i\b|/dev/tcp/|\bnc\s+(?:-\w+\s+)*-e\b|\bncat\s+(?:-\w+\s+)*-e\b|\bsocat\b[^\n]{0,80}\bexec:`, "opens a shell to someone else"},
-	{RuleCommandPayload, High, `\brm\s+-(?:rf|fr)\s+(?:/|~|\$home)(?:\s|$|\*)`, "wipes a home or a root"},
-	{RuleCommandPayload, High, `\bpowershell(?:\.exe)?\s+(?:-\w+\s+)*-e(?:nc|ncodedcommand)?\s+[a-z0-9+/=]{16,}`, "runs encoded PowerShell"},
-	{RuleCommandPayload, High, `\beval\s*\(\s*atob\s*\(|\bbase64\s+(?:-d|--decode)\b[^|\n]{0,80}\|\s*(?:ba)?sh\b`, "decodes and runs hidden code"},
+	{RuleCommandPayload, High, "curl|wget", `\b(?:curl|wget)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b`, "downloads and runs code"},
+	{RuleCommandPayload, High, "bash|/dev/tcp/|-e|exec:", `\bbash\s+-i\b|/dev/tcp/|\bnc\s+(?:-\w+\s+)*-e\b|\bncat\s+(?:-\w+\s+)*-e\b|\bsocat\b[^\n]{0,80}\bexec:`, "opens a shell to someone else"},
+	{RuleCommandPayload, High, "-rf|-fr", `\brm\s+-(?:rf|fr)\s+(?:/|~|\$home)(?:\s|$|\*)`, "wipes a home or a root"},
+	{RuleCommandPayload, High, "powershell", `\bpowershell(?:\.exe)?\s+(?:-\w+\s+)*-e(?:nc|ncodedcommand)?\s+[a-z0-9+/=]{16,}`, "runs encoded PowerShell"},
+	{RuleCommandPayload, High, "eval|base64", `\beval\s*\(\s*atob\s*\(|\bbase64\s+(?:-d|--decode)\b[^|\n]{0,80}\|\s*(?:ba)?sh\b`, "decodes and runs hidden code"},
 }
 
 // destination is an address, a phone number, a URL or an IP address
@@ -94,6 +98,16 @@ var phrases = sync.OnceValue(func() []*regexp.Regexp {
 	return res
 })
 
+// mayMatch reports whether text holds one of the words of pre.
+func mayMatch(text, pre string) bool {
+	for w := range strings.SplitSeq(pre, "|") {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // scanField runs the rules that read one text.
 func scanField(server string, fl field, own map[string]bool) []Finding {
 	var out []Finding
@@ -101,11 +115,12 @@ func scanField(server string, fl field, own map[string]bool) []Finding {
 		return Finding{Rule: rule, Severity: sev, Server: server, Kind: fl.kind, Name: fl.name, Field: fl.path,
 			Message: msg, Excerpt: excerpt(fl.text, s, e)}
 	}
+	v := newView(fl.text) // one view for every rule that reads one
 	out = append(out, unicodeRules(fl, f)...)
-	out = append(out, hiddenRules(fl, f)...)
+	out = append(out, hiddenRules(fl, v, f)...)
 	if fl.role != roleName {
-		out = append(out, phraseRules(fl.text, f)...)
-		out = append(out, sensitiveFiles(fl.text, f)...)
+		out = append(out, phraseRulesIn(fl.text, v, f)...)
+		out = append(out, sensitiveFilesIn(fl.text, v, f)...)
 		out = append(out, otherTools(fl, own, f)...)
 		out = append(out, encodedRules(fl.text, f)...)
 	}
@@ -120,12 +135,17 @@ type finder func(rule string, sev Severity, msg string, s, e int) Finding
 // phraseRules reads what a text says, in its view; a match that reads as
 // it does only in the view (written with look-alike or invisible
 // characters) is one step more severe.
-func phraseRules(text string, f finder) []Finding {
-	v := newView(text)
+func phraseRules(text string, f finder) []Finding { return phraseRulesIn(text, newView(text), f) }
+
+// phraseRulesIn is phraseRules over text's view v.
+func phraseRulesIn(text string, v view, f finder) []Finding {
 	var out []Finding
 	seen := map[string]bool{}
 	for i, re := range phrases() {
 		p := phraseList[i]
+		if !mayMatch(v.text, p.pre) {
+			continue
+		}
 		for _, m := range re.FindAllStringIndex(v.text, 4) {
 			s, e := v.span(text, m[0], m[1])
 			key := fmt.Sprintf("%s %d", p.rule, s)
@@ -145,37 +165,71 @@ func phraseRules(text string, f finder) []Finding {
 
 // hiddenRules finds text put out of a reader's sight: comments, blocks
 // that pose as the system's, text after a long run of white space.
-func hiddenRules(fl field, f finder) []Finding {
+func hiddenRules(fl field, v view, f finder) []Finding {
 	var out []Finding
 	t := fl.text
-	for _, m := range hiddenRes().comment.FindAllStringSubmatchIndex(t, 4) {
+	for _, m := range hiddenMatches(hiddenRes().comment, t, "<!--") {
 		if len(strings.Fields(t[m[2]:m[3]])) >= 2 {
 			out = append(out, f(RuleHiddenComment, High, "hides text in an HTML comment", m[0], m[1]))
 		}
 	}
-	for _, m := range hiddenRes().markdown.FindAllStringIndex(t, 4) {
+	for _, m := range hiddenMatches(hiddenRes().markdown, t, "]:") {
 		out = append(out, f(RuleHiddenComment, High, "hides text in a Markdown comment", m[0], m[1]))
 	}
-	v := newView(t)
-	for _, m := range hiddenRes().block.FindAllStringIndex(v.text, 4) {
+	for _, m := range hiddenMatches(hiddenRes().block, v.text, "<|[|###") {
 		s, e := v.span(t, m[0], m[1])
 		out = append(out, f(RuleHiddenBlock, Medium, "wraps text in a block that poses as the system's or as urgent", s, e))
 	}
-	if m := hiddenRes().spaces.FindStringIndex(t); m != nil {
-		out = append(out, f(RuleHiddenWhitespace, High, fmt.Sprintf("puts text after %d characters of white space, out of sight", m[1]-m[0]-1), m[1]-1, min(len(t), m[1]+60)))
-	}
-	if m := hiddenRes().lines.FindStringIndex(t); m != nil {
-		out = append(out, f(RuleHiddenWhitespace, High, "puts text after a run of blank lines, out of sight", m[1]-1, min(len(t), m[1]+60)))
+	if run, at := blankRun(t); at >= 0 {
+		out = append(out, f(RuleHiddenWhitespace, High, fmt.Sprintf("puts text after %s, out of sight", run), at, min(len(t), at+60)))
 	}
 	return out
 }
 
-var hiddenRes = sync.OnceValue(func() (r struct{ comment, markdown, block, spaces, lines *regexp.Regexp }) {
+// Past these, white space hides what follows it.
+const (
+	maxSpaces     = 40 // in a row, on a line
+	maxBlankLines = 8
+)
+
+// blankRun finds the first text that follows a run of white space long
+// enough to hide it: maxSpaces spaces on a line, or maxBlankLines blank
+// lines. It says what the run was, and where the text starts (-1: none).
+func blankRun(t string) (string, int) {
+	spaces, newlines := 0, 0
+	for i, r := range t {
+		switch {
+		case r == '\n':
+			newlines++
+			spaces = 0
+		case r == ' ' || r == '\t' || r == '\r' || r == 0xa0 || r >= 0x2000 && r <= 0x200a || r == 0x3000:
+			spaces++
+		default:
+			switch {
+			case spaces >= maxSpaces:
+				return fmt.Sprintf("%d characters of white space", spaces), i
+			case newlines > maxBlankLines:
+				return fmt.Sprintf("%d blank lines", newlines-1), i
+			}
+			spaces, newlines = 0, 0
+		}
+	}
+	return "", -1
+}
+
+// hiddenMatches are re's first matches in t, with their groups, when t
+// holds a word of pre.
+func hiddenMatches(re *regexp.Regexp, t, pre string) [][]int {
+	if !mayMatch(t, pre) {
+		return nil
+	}
+	return re.FindAllStringSubmatchIndex(t, 4)
+}
+
+var hiddenRes = sync.OnceValue(func() (r struct{ comment, markdown, block *regexp.Regexp }) {
 	r.comment = regexp.MustCompile(`(?s)<!--(.*?)(?:-->|$)`)
 	r.markdown = regexp.MustCompile(`(?m)^\s*\[(?://|comment|hidden|_)\]:\s*(?:#|<>)\s*[("']`)
 	r.block = regexp.MustCompile(`<\s*(?:important|system|instructions?|secret|hidden|admin|override|critical|urgent|assistant|ai|sys|directive|note[-_ ]to[-_ ](?:ai|model|assistant|llm|agent)|ai[-_ ]instructions?|model[-_ ]instructions?)\s*>|\[\s*(?:system|inst|admin|hidden|secret|internal|private)(?:\s+(?:instructions?|message|prompt|override|note|directive|command))?\s*\]|<\|im_start\|>|\[\[\[\s*\w+|###\s*(?:system|instruction)s?\s*:`)
-	r.spaces = regexp.MustCompile(`[ \t\x{a0}\x{2000}-\x{200a}\x{3000}]{40,}\S`)
-	r.lines = regexp.MustCompile(`(?:\r?\n[ \t]*){8,}\S`)
 	return r
 })
 
@@ -183,15 +237,16 @@ var hiddenRes = sync.OnceValue(func() (r struct{ comment, markdown, block, space
 // and whether it holds keys or credentials (high) or is one a tool may
 // handle by its purpose (medium).
 var sensitiveFileList = []struct {
+	pre    string // words one of which each match holds, as phrase's pre
 	re     string
 	strong bool
 }{
-	{`(?:~|\$home|%userprofile%|/home/[\w.-]+|/users/[\w.-]+|/root)?[/\\]\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?\b|\bauthorized_keys\b`, true},
-	{`\.aws[/\\](?:credentials|config)\b|\.kube[/\\]config\b|\.docker[/\\]config\.json|\.netrc\b|\.pgpass\b|\.git-credentials\b|\.npmrc\b|\.pypirc\b|\.gnupg\b|\bwallet\.dat\b|\bservice[-_]account\.json\b|/etc/shadow\b|\.config[/\\](?:gh|gcloud)\b`, true},
-	{`\.(?:bash|zsh|sh)_history\b|\bkeychain\b|\blogin\s+data\b|\bcookies\.(?:sqlite|db)\b`, true},
-	{`\bmcp\.json\b|\.cursor[/\\]|claude_desktop_config\.json|\.claude\.json\b|\.codeium[/\\]|cline_mcp_settings\.json|\.gemini[/\\]settings\.json|\bmcp_config\.json\b|\.continue[/\\]config`, true},
-	{`\bprivate\s+keys?\b|\b(?:api|secret|access)\s+keys?\s+(?:file|store)\b`, true},
-	{`(?:^|[\s'"\x60(/\\])\.env\b(?:[^.]|$)|\.(?:bashrc|zshrc|bash_profile|profile)\b|/etc/passwd\b|\bcredentials\.json\b|\bsecrets?\.(?:json|ya?ml|txt)\b`, false},
+	{".ssh|id_|authorized_keys", `(?:~|\$home|%userprofile%|/home/[\w.-]+|/users/[\w.-]+|/root)?[/\\]\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?\b|\bauthorized_keys\b`, true},
+	{".aws|.kube|.docker|.netrc|.pgpass|.git-credentials|.npmrc|.pypirc|.gnupg|wallet|account|shadow|.config", `\.aws[/\\](?:credentials|config)\b|\.kube[/\\]config\b|\.docker[/\\]config\.json|\.netrc\b|\.pgpass\b|\.git-credentials\b|\.npmrc\b|\.pypirc\b|\.gnupg\b|\bwallet\.dat\b|\bservice[-_]account\.json\b|/etc/shadow\b|\.config[/\\](?:gh|gcloud)\b`, true},
+	{"_history|keychain|login|cookies", `\.(?:bash|zsh|sh)_history\b|\bkeychain\b|\blogin\s+data\b|\bcookies\.(?:sqlite|db)\b`, true},
+	{"mcp|.cursor|claude|.codeium|.gemini|.continue", `\bmcp\.json\b|\.cursor[/\\]|claude_desktop_config\.json|\.claude\.json\b|\.codeium[/\\]|cline_mcp_settings\.json|\.gemini[/\\]settings\.json|\bmcp_config\.json\b|\.continue[/\\]config`, true},
+	{"private|keys|key", `\bprivate\s+keys?\b|\b(?:api|secret|access)\s+keys?\s+(?:file|store)\b`, true},
+	{".env|.bash|.zsh|.profile|passwd|credentials|secret", `(?:^|[\s'"\x60(/\\])\.env\b(?:[^.]|$)|\.(?:bashrc|zshrc|bash_profile|profile)\b|/etc/passwd\b|\bcredentials\.json\b|\bsecrets?\.(?:json|ya?ml|txt)\b`, false},
 }
 
 var sensitiveRes = sync.OnceValue(func() (r struct {
@@ -210,11 +265,16 @@ var sensitiveRes = sync.OnceValue(func() (r struct {
 // sensitiveFiles finds an order to read a file of keys, credentials or
 // another client's config: a verb before the file in one sentence, not
 // denied ("never reads ~/.ssh").
-func sensitiveFiles(text string, f finder) []Finding {
-	v := newView(text)
+func sensitiveFiles(text string, f finder) []Finding { return sensitiveFilesIn(text, newView(text), f) }
+
+// sensitiveFilesIn is sensitiveFiles over text's view v.
+func sensitiveFilesIn(text string, v view, f finder) []Finding {
 	r := sensitiveRes()
 	var out []Finding
 	for i, re := range r.files {
+		if !mayMatch(v.text, sensitiveFileList[i].pre) {
+			continue
+		}
 		for _, m := range re.FindAllStringIndex(v.text, 4) {
 			start := sentenceStart(v.text, m[0])
 			before := v.text[start:m[0]]
@@ -249,27 +309,43 @@ func sentenceStart(s string, i int) int {
 // identifier is a word that reads as a tool's name: with an underscore,
 // a hyphen between letters, or a capital inside, five characters or more.
 var identifier = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+`)
-})
-
-// toolWord finds "the NAME tool", "NAME tool" ("a function" names code,
-// not a tool).
-var toolWord = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile("(?i)\\b(?:the\\s+)?[`'\"]?([A-Za-z][\\w.-]{3,})[`'\"]?\\s+tool\\b")
+	return regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+)$`)
 })
 
 // otherTools finds a text that names a tool the server does not have
 // ("the send_email tool"): low, as it may be an honest pointer to a tool
 // of another server; an order about it is the phrase rules' to find, and
-// a tool another server of the config has, acrossServers'.
+// a tool another server of the config has, acrossServers'. ("a
+// function" names code, not a tool.)
 func otherTools(fl field, own map[string]bool, f finder) []Finding {
 	var out []Finding
-	for _, m := range toolWord().FindAllStringSubmatchIndex(fl.text, 8) {
-		name := fl.text[m[2]:m[3]]
-		if own[strings.ToLower(name)] || !identifier().MatchString(name) || strings.EqualFold(name, fl.name) {
+	lower := strings.ToLower(fl.text)
+	for i := 0; len(out) < 8; {
+		j := strings.Index(lower[i:], "tool")
+		if j < 0 {
+			break
+		}
+		at := i + j
+		i = at + len("tool")
+		if i < len(lower) && wordByte(lower[i]) || at == 0 || !unicode.IsSpace(rune(lower[at-1])) {
+			continue // toolbox, a tool's name that starts with it
+		}
+		end := at
+		for end > 0 && unicode.IsSpace(rune(fl.text[end-1])) {
+			end--
+		}
+		start := end
+		for start > 0 && (wordByte(fl.text[start-1]) || fl.text[start-1] == '.') {
+			start--
+		}
+		name := strings.Trim(fl.text[start:end], ".")
+		if start > 0 && strings.ContainsRune("`'\"", rune(fl.text[start-1])) {
+			start--
+		}
+		if len(name) < 4 || own[strings.ToLower(name)] || !identifier().MatchString(name) || strings.EqualFold(name, fl.name) {
 			continue
 		}
-		out = append(out, f(RuleShadowing, Low, fmt.Sprintf("names a tool %q that this server does not have", name), m[0], m[1]))
+		out = append(out, f(RuleShadowing, Low, fmt.Sprintf("names a tool %q that this server does not have", name), start, i))
 	}
 	return out
 }
@@ -277,7 +353,7 @@ func otherTools(fl field, own map[string]bool, f finder) []Finding {
 // encodedRules decodes base64 blocks and reads what they say.
 func encodedRules(text string, f finder) []Finding {
 	var out []Finding
-	for _, m := range base64Block().FindAllStringIndex(text, 8) {
+	for _, m := range base64Blocks(text, 8) {
 		block := strings.TrimRight(text[m[0]:m[1]], "=")
 		raw, err := base64.RawStdEncoding.DecodeString(block)
 		if err != nil {
@@ -299,7 +375,36 @@ func encodedRules(text string, f finder) []Finding {
 	return out
 }
 
-var base64Block = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9+/_-]{24,}={0,2}`) })
+// minBase64 is the shortest run of base64 read as a block.
+const minBase64 = 24
+
+// base64Blocks are the first n runs of base64's characters (either
+// alphabet) of minBase64 or more, with their padding.
+func base64Blocks(text string, n int) [][2]int {
+	var out [][2]int
+	start := -1
+	for i := 0; i <= len(text) && len(out) < n; i++ {
+		if i < len(text) && isBase64(text[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && i-start >= minBase64 {
+			end := i
+			for end < len(text) && end < i+2 && text[end] == '=' {
+				end++
+			}
+			out = append(out, [2]int{start, end})
+		}
+		start = -1
+	}
+	return out
+}
+
+func isBase64(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '_' || c == '-'
+}
 
 // printable reports bytes that are mostly text: UTF-8, with few controls.
 func printable(b []byte) bool {

@@ -225,10 +225,69 @@ func (f *File) Marshal() []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // <IMPORTANT> reads as written in a review
-	enc.SetIndent("", "  ")
 	if err := enc.Encode(out); err != nil {
 		panic(err) // every value is canonical JSON made here or checked by Parse
 	}
+	return indent(bytes.TrimSpace(b.Bytes()), maxIndent)
+}
+
+// maxIndent is how deep a pin file is indented, a member a line: below
+// it, a value is written on one line, so that a schema nested thousands
+// deep costs the file its size, not its size times its depth.
+const maxIndent = 16
+
+// indent writes the JSON text src indented by two spaces a level, to max
+// levels, with a trailing newline.
+func indent(src []byte, max int) []byte {
+	var b bytes.Buffer
+	b.Grow(len(src) * 2)
+	depth := 0
+	newline := func(d int) {
+		b.WriteByte('\n')
+		for range d {
+			b.WriteString("  ")
+		}
+	}
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch c {
+		case '"':
+			j := i + 1
+			for j < len(src) && src[j] != '"' {
+				if src[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			b.Write(src[i : j+1])
+			i = j
+		case '{', '[':
+			b.WriteByte(c)
+			depth++
+			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
+				continue // {} and [] stay whole
+			}
+			if depth <= max {
+				newline(depth)
+			}
+		case '}', ']':
+			if depth <= max && !(src[i-1] == '{' || src[i-1] == '[') {
+				newline(depth - 1)
+			}
+			depth--
+			b.WriteByte(c)
+		case ',':
+			b.WriteByte(c)
+			if depth <= max {
+				newline(depth)
+			}
+		case ':':
+			b.WriteString(": ")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('\n')
 	return b.Bytes()
 }
 

@@ -128,6 +128,7 @@ func Diff(old, new Snapshot) []Change {
 
 type differ struct {
 	changes []Change
+	depth   int // of the schema being compared
 }
 
 // add records a change that breaks clients or is compatible.

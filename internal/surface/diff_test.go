@@ -2,6 +2,7 @@ package surface
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -289,5 +290,20 @@ func TestDiffNamesAreShownSafely(t *testing.T) {
 	want := []Change{{Breaking: true, Class: ClassBreaking, Object: `tool "a\x1b[2Jb\u202e"`, Path: "inputSchema.properties.m.enum", Message: `enum value "x\u009b" removed`}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Diff (-want +got):\n%s", diff)
+	}
+}
+
+// A schema nested thousands deep (6,000 levels of JSON) is compared to a bounded depth, at a
+// cost linear in its size: past the bound, a change is "schema changed"
+// where the bound is.
+func TestDiffDeepSchema(t *testing.T) {
+	deep := func(leaf string) string {
+		return strings.Repeat(`{"type":"object","properties":{"x":`, 3000) + leaf + strings.Repeat(`}}`, 3000)
+	}
+	old := Snapshot{Tools: raws(`{"name":"t","inputSchema":` + deep(`{"type":"string"}`) + `}`)}
+	new := Snapshot{Tools: raws(`{"name":"t","inputSchema":` + deep(`{"type":"integer"}`) + `}`)}
+	got := Diff(old, new)
+	if len(got) != 1 || !strings.Contains(got[0].Message, "nested deeper than 64 levels") || strings.Count(got[0].Path, ".properties.x") != 64 {
+		t.Errorf("Diff of deep schemas = %+v", got)
 	}
 }

@@ -18,6 +18,9 @@ const (
 // jsonTypes are the values "type" names; "integer" is also a "number".
 var jsonTypes = []string{"array", "boolean", "integer", "null", "number", "object", "string"}
 
+// maxSchemaDepth bounds the levels of a schema compared by meaning.
+const maxSchemaDepth = 64
+
 // schemaKeywords are the keywords schema compares by meaning; any other
 // keyword that differs is "schema changed".
 var schemaKeywords = []string{"type", "enum", "properties", "required", "items"}
@@ -26,6 +29,16 @@ var schemaKeywords = []string{"type", "enum", "properties", "required", "items"}
 // schema's properties are a tool's arguments (the top of an inputSchema),
 // for the wording.
 func (d *differ) schema(label, path string, ov, nv any, dir direction, args bool) {
+	d.depth++
+	defer func() { d.depth-- }()
+	if d.depth > maxSchemaDepth {
+		// A schema nested this deep is compared whole: each level's
+		// path and comparison would cost the levels below it again.
+		if !reflect.DeepEqual(ov, nv) {
+			d.add(false, label, path, "schema changed (nested deeper than %d levels; not compared further)", maxSchemaDepth)
+		}
+		return
+	}
 	o, okO := ov.(map[string]any)
 	n, okN := nv.(map[string]any)
 	if !okO || !okN {
