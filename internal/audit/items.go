@@ -27,6 +27,17 @@ var modelInternals = []string{
 var sideChannels = []string{"sidenote", "note", "notes", "memo", "feedback", "details", "extra", "metadata", "debug",
 	"context", "annotation", "reasoning", "remark", "remarks", "comment", "comments", "hidden", "internal", "aside", "ps", "postscript"}
 
+// squashed are modelInternals and sideChannels squashed, once.
+var squashed = sync.OnceValue(func() (s struct{ internals, channels []string }) {
+	for _, n := range modelInternals {
+		s.internals = append(s.internals, squash(n))
+	}
+	for _, n := range sideChannels {
+		s.channels = append(s.channels, squash(n))
+	}
+	return s
+})
+
 // squash is a name without case and separators: conversation_history and
 // conversationHistory alike.
 func squash(name string) string {
@@ -109,13 +120,13 @@ func parameterRules(s surface.Server) []Finding {
 			sq := squash(p)
 			order, isFilled := filled[strings.ToLower(p)]
 			switch {
-			case slices.ContainsFunc(modelInternals, func(n string) bool { return squash(n) == sq }):
+			case slices.Contains(squashed().internals, sq):
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: path,
 					Message: fmt.Sprintf("asks for %q, which is the model's to keep, not a tool's to receive", p), Excerpt: show(p)})
 			case isFilled && !forSecrets(sq):
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: path,
 					Message: "is to be filled with what the model holds, by the tool's own text", Excerpt: order})
-			case slices.ContainsFunc(sideChannels, func(n string) bool { return squash(n) == sq }) && len(props) > 1:
+			case slices.Contains(squashed().channels, sq) && len(props) > 1:
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: Low, Server: s.Name, Kind: "tool", Name: name, Field: path,
 					Message: fmt.Sprintf("is named like a side channel (%q); nothing asks to fill it with what the model holds", p), Excerpt: show(p)})
 			}
@@ -129,13 +140,16 @@ func parameterRules(s surface.Server) []Finding {
 func withinServer(s surface.Server) []Finding {
 	var out []Finding
 	for _, l := range lists(s)[:2] {
-		names := itemNames(l)
-		for i, a := range names {
-			for _, b := range names[i+1:] {
-				if canon.LookAlike(a, b) {
-					out = append(out, Finding{Rule: RuleNameCollision, Severity: High, Server: s.Name, Kind: l.kind, Name: b, Field: "name",
-						Message: fmt.Sprintf("looks like %s %q of the same server", l.kind, a), Excerpt: show(b)})
-				}
+		first := map[string]string{} // skeleton -> the first name that has it
+		for _, b := range itemNames(l) {
+			sk := canon.Skeleton(b)
+			a, seen := first[sk]
+			switch {
+			case !seen:
+				first[sk] = b
+			case a != b:
+				out = append(out, Finding{Rule: RuleNameCollision, Severity: High, Server: s.Name, Kind: l.kind, Name: b, Field: "name",
+					Message: fmt.Sprintf("looks like %s %q of the same server", l.kind, a), Excerpt: show(b)})
 			}
 		}
 	}
@@ -209,14 +223,17 @@ func acrossServers(targets []Target) []Finding {
 func collisions(a, b surface.Server) []Finding {
 	var out []Finding
 	for k, l := range lists(b)[:2] {
-		theirs := itemNames(lists(a)[k])
+		theirs := map[string][]string{} // skeleton -> a's names that have it
+		for _, o := range itemNames(lists(a)[k]) {
+			sk := canon.Skeleton(o)
+			theirs[sk] = append(theirs[sk], o)
+		}
 		for _, n := range itemNames(l) {
-			for _, o := range theirs {
-				switch {
-				case n == o:
+			for _, o := range theirs[canon.Skeleton(n)] {
+				if n == o {
 					out = append(out, Finding{Rule: RuleNameCollision, Severity: Low, Server: b.Name, Kind: l.kind, Name: n, Field: "name",
 						Message: fmt.Sprintf("has the name of a %s of server %q too", l.kind, a.Name), Excerpt: show(n)})
-				case canon.LookAlike(n, o):
+				} else {
 					out = append(out, Finding{Rule: RuleNameCollision, Severity: High, Server: b.Name, Kind: l.kind, Name: n, Field: "name",
 						Message: fmt.Sprintf("looks like %s %q of server %q", l.kind, o, a.Name), Excerpt: show(n)})
 				}

@@ -95,6 +95,9 @@ func lineFinder(data []byte) func(kind, name string) int {
 	at := map[string]int{}
 	kind := ""
 	for i, line := range bytes.Split(data, []byte("\n")) {
+		if !bytes.Contains(line, []byte(`"name"`)) && !bytes.Contains(line, []byte(`"uri`)) && !bytes.Contains(line, []byte("[")) {
+			continue // neither a list's opening nor an item's key: most lines
+		}
 		if m := lineRes().list.FindSubmatch(line); m != nil {
 			kind = lists[string(m[1])]
 			continue
