@@ -1,7 +1,6 @@
 package pin
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -85,8 +84,9 @@ func (p *Server) Compare(live surface.Server) []Move {
 			}
 		}
 		slices.Sort(keys)
+		idx := p.indexOf(kind, listed)
 		for _, key := range slices.Compact(keys) {
-			if m, ok := p.move(kind, key, listed[key], listed); ok {
+			if m, ok := p.move(kind, key, listed[key], idx); ok {
 				moves = append(moves, m)
 			}
 		}
@@ -95,9 +95,9 @@ func (p *Server) Compare(live surface.Server) []Move {
 }
 
 // move is how the item of kind called key moved, when it did: def is its
-// pinned members as listed now (nil when not listed), and listed every
-// listed item of its kind, by key.
-func (p *Server) move(kind Kind, key string, def []byte, listed map[string]json.RawMessage) (Move, bool) {
+// pinned members as listed now (nil when not listed); idx indexes the
+// kind's pinned items (nil: made when a new item needs it).
+func (p *Server) move(kind Kind, key string, def []byte, idx *index) (Move, bool) {
 	pinned, isPinned := p.Find(kind, key)
 	switch {
 	case def == nil && !isPinned:
@@ -106,7 +106,10 @@ func (p *Server) move(kind Kind, key string, def []byte, listed map[string]json.
 		return Move{Kind: string(kind), Key: key, How: Removed, Pinned: pinned.Def}, true
 	case !isPinned:
 		m := Move{Kind: string(kind), Key: key, How: New, Live: def}
-		m.LooksLike, m.RenamedFrom = p.likeness(kind, key, def, listed)
+		if idx == nil {
+			idx = p.indexOf(kind, nil)
+		}
+		m.LooksLike, m.RenamedFrom = p.likeness(kind, key, def, idx)
 		return m, true
 	case Digest(def) != pinned.Digest:
 		return Move{Kind: string(kind), Key: key, How: Moved, Pinned: pinned.Def, Live: def,
@@ -116,28 +119,49 @@ func (p *Server) move(kind Kind, key string, def []byte, listed map[string]json.
 }
 
 // likeness is the pinned item of kind a new item called key looks like,
-// and the pinned item it was renamed from: one the server no longer
-// lists (listed, when known) whose definition but for its key, or whose
-// description, the new one has.
-func (p *Server) likeness(kind Kind, key string, def []byte, listed map[string]json.RawMessage) (looksLike, renamedFrom string) {
-	for _, it := range p.Items[kind] {
-		if canon.LookAlike(key, it.Key) {
-			looksLike = it.Key
-			break
+// and the pinned item it was renamed from: one the server no longer lists
+// whose definition but for its key, or whose description, the new one
+// has. idx indexes the pinned items of the kind.
+func (p *Server) likeness(kind Kind, key string, def []byte, idx *index) (looksLike, renamedFrom string) {
+	if like, ok := idx.skeletons[canon.Skeleton(key)]; ok && like != key {
+		looksLike = like
+	}
+	if desc := member(def, "description"); desc != "" {
+		if from, ok := idx.gone[desc]; ok {
+			return looksLike, from
 		}
 	}
-	desc := member(def, "description")
-	rest := withoutKey(kind, def)
+	return looksLike, idx.gone["\x00"+string(withoutKey(kind, def))]
+}
+
+// index is what a Compare knows of a kind's pinned items, each read once:
+// their names by skeleton, and those the server no longer lists by their
+// description and by their definition but for the key ("\x00" first).
+type index struct {
+	skeletons map[string]string
+	gone      map[string]string
+}
+
+// indexOf indexes p's items of kind; listed are those the server lists
+// (nil: as though it listed none, for one item's check).
+func (p *Server) indexOf(kind Kind, listed map[string]json.RawMessage) *index {
+	idx := &index{skeletons: map[string]string{}, gone: map[string]string{}}
+	first := func(m map[string]string, k, v string) {
+		if _, seen := m[k]; !seen {
+			m[k] = v
+		}
+	}
 	for _, it := range p.Items[kind] {
-		if _, still := listed[it.Key]; still && listed != nil {
+		first(idx.skeletons, canon.Skeleton(it.Key), it.Key)
+		if _, still := listed[it.Key]; still {
 			continue
 		}
-		if bytes.Equal(withoutKey(kind, it.Def), rest) || desc != "" && member(it.Def, "description") == desc {
-			renamedFrom = it.Key
-			break
+		if desc := member(it.Def, "description"); desc != "" {
+			first(idx.gone, desc, it.Key)
 		}
+		first(idx.gone, "\x00"+string(withoutKey(kind, it.Def)), it.Key)
 	}
-	return looksLike, renamedFrom
+	return idx
 }
 
 // member is a string member of a definition, or "".

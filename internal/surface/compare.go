@@ -104,24 +104,47 @@ func (d *differ) instructions(old, new *string) {
 // lookAlikes makes security-relevant each item added to a list that is
 // named like another of the list (old or new), or carries the
 // description of an item that went: a definition moved to a look-alike
-// name, or renamed, is what a rug pull looks like.
+// name, or renamed, is what a rug pull looks like. Each name is read
+// once: a list of thousands costs its length, not its square.
 func (d *differ) lookAlikes(kind string, old, new []json.RawMessage) {
-	oldNames, newNames := itemNames(old), itemNames(new)
+	oldNames, newNames := map[string]bool{}, map[string]bool{}
+	skeletons := map[string][]string{} // skeleton -> the names of both lists that have it
+	for _, l := range []struct {
+		items []json.RawMessage
+		names map[string]bool
+	}{{old, oldNames}, {new, newNames}} {
+		for _, it := range l.items {
+			n := nameOf(it)
+			l.names[n] = true
+			sk := canon.Skeleton(n)
+			if !slices.Contains(skeletons[sk], n) {
+				skeletons[sk] = append(skeletons[sk], n)
+			}
+		}
+	}
+	gone := map[string]string{} // description -> the first item of old that new no longer lists with it
+	for _, it := range old {
+		n, desc := nameOf(it), stringMember(it, "description")
+		if _, seen := gone[desc]; !newNames[n] && desc != "" && !seen {
+			gone[desc] = n
+		}
+	}
+	added := map[string]int{} // an object's label -> its change "added"
+	for i, c := range d.changes {
+		if c.Path == "" && c.Message == "added" {
+			added[c.Object] = i
+		}
+	}
 	for _, it := range new {
 		name := nameOf(it)
-		if slices.Contains(oldNames, name) {
-			continue
-		}
-		i := slices.IndexFunc(d.changes, func(c Change) bool {
-			return c.Object == label(kind, it) && c.Path == "" && c.Message == "added"
-		})
-		if i < 0 {
+		i, ok := added[label(kind, it)]
+		if oldNames[name] || !ok {
 			continue
 		}
 		c := &d.changes[i]
-		if like := likeOf(name, oldNames, newNames); like != "" {
+		if like := likeOf(name, skeletons); like != "" {
 			c.Class, c.Message = max(c.Class, ClassSecurity), fmt.Sprintf("added, named like %s %q", kind, like)
-		} else if from := renamedFrom(it, old, newNames); from != "" {
+		} else if from := gone[stringMember(it, "description")]; from != "" {
 			c.Class, c.Message = max(c.Class, ClassSecurity), fmt.Sprintf("added, with the description of removed %s %q (renamed)", kind, from)
 		}
 	}
@@ -135,28 +158,11 @@ func itemNames(items []json.RawMessage) []string {
 	return out
 }
 
-// likeOf is a name of either list that name looks like, or "".
-func likeOf(name string, lists ...[]string) string {
-	for _, l := range lists {
-		for _, other := range l {
-			if canon.LookAlike(name, other) {
-				return other
-			}
-		}
-	}
-	return ""
-}
-
-// renamedFrom is the name of an item of old that new no longer lists and
-// whose description (not empty) item has, or "".
-func renamedFrom(item json.RawMessage, old []json.RawMessage, newNames []string) string {
-	desc := stringMember(item, "description")
-	if desc == "" {
-		return ""
-	}
-	for _, it := range old {
-		if n := nameOf(it); !slices.Contains(newNames, n) && stringMember(it, "description") == desc {
-			return n
+// likeOf is another name of the same skeleton as name, or "".
+func likeOf(name string, skeletons map[string][]string) string {
+	for _, other := range skeletons[canon.Skeleton(name)] {
+		if other != name {
+			return other
 		}
 	}
 	return ""

@@ -2,6 +2,7 @@ package surface
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -305,5 +306,24 @@ func TestDiffDeepSchema(t *testing.T) {
 	got := Diff(old, new)
 	if len(got) != 1 || !strings.Contains(got[0].Message, "nested deeper than 64 levels") || strings.Count(got[0].Path, ".properties.x") != 64 {
 		t.Errorf("Diff of deep schemas = %+v", got)
+	}
+}
+
+// BenchmarkDiffReplaced diffs a list of 2,000 tools with one that
+// replaced every one of them (each new tool looked for as a look-alike
+// and a rename): the list's length, not its square.
+func BenchmarkDiffReplaced(b *testing.B) {
+	tools := func(prefix string) []json.RawMessage {
+		var out []json.RawMessage
+		for i := range 2000 {
+			out = append(out, json.RawMessage(fmt.Sprintf(`{"name":"%s_%d","description":"Tool %d of %s.","inputSchema":{"type":"object"}}`, prefix, i, i, prefix)))
+		}
+		return out
+	}
+	old, new := Server{Snapshot: Snapshot{Tools: tools("old")}}, Server{Snapshot: Snapshot{Tools: tools("new")}}
+	for b.Loop() {
+		if changes := CompareServers(old, new); len(changes) != 4000 {
+			b.Fatalf("%d changes", len(changes))
+		}
 	}
 }
