@@ -91,6 +91,9 @@ func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 	}
 	var failed error
 	for _, name := range names {
+		if ctx.Err() != nil {
+			return context.Cause(ctx) // interrupted: no more servers started
+		}
 		target, info, err := c.live(ctx, t, name)
 		if err != nil {
 			if failed == nil {

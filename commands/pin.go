@@ -121,6 +121,9 @@ func (c *pinCmd) Run(ctx context.Context, out *console, t *targets) error {
 	failed := error(nil)
 	written := false
 	for _, name := range names {
+		if ctx.Err() != nil {
+			return context.Cause(ctx) // interrupted: the file is left as it was
+		}
 		o, err := c.one(ctx, out, t, file, label, name)
 		if err != nil {
 			if failed == nil {
