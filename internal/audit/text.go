@@ -57,7 +57,40 @@ func newView(s string) view {
 			at = append(at, i)
 		}
 	}
-	return view{b.String(), at}
+	return view{unleet(b.String()), at}
+}
+
+// leet are the digits written for the letters they look like.
+var leet = [10]byte{0: 'o', 1: 'i', 3: 'e', 4: 'a', 5: 's', 7: 't'}
+
+// unleet reads a digit written inside a word for the letter it looks
+// like (1gn0re: ignore); a number stays a number.
+func unleet(s string) string {
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' || leet[c-'0'] == 0 {
+			continue
+		}
+		prev, next := byte(0), byte(0)
+		if i > 0 {
+			prev = s[i-1]
+		}
+		if i+1 < len(s) {
+			next = s[i+1]
+		}
+		if !(prev >= 'a' && prev <= 'z' || next >= 'a' && next <= 'z') {
+			continue
+		}
+		if b == nil {
+			b = []byte(s)
+		}
+		b[i] = leet[c-'0']
+	}
+	if b == nil {
+		return s
+	}
+	return string(b)
 }
 
 // span is the original's bytes that the view's bytes [start, end) came from.
