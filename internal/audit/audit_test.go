@@ -224,7 +224,6 @@ var honest = []string{
 	tool("s3_get", "Reads an object from s3://bucket/key with the AWS SDK's default chain.", "key", "The object's key."),
 	tool("badge", "Returns a Markdown badge: ![build](https://img.shields.io/badge/build-passing-green).", "repo", "The repository."),
 	tool("hash", "Computes sha256, md5 or base64 of the input; utf8 only.", "text", "The text."),
-
 }
 
 func TestHonestServersBringNothingAboveLow(t *testing.T) {
