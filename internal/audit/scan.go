@@ -2,8 +2,10 @@ package audit
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -30,7 +32,11 @@ type phrase struct {
 // "always") finds nothing; an order to the model does.
 var phraseList = []phrase{
 	// override-instructions
-	{RuleOverride, High, "ignore|disregard|forget|override|bypass|skip|abandon|discard", `\b(?:ignore|disregard|forget|override|bypass|skip|abandon|discard)\s+(?:(?:all|any|every|the|your|of|these|those)\s+)*(?:(?:previous|prior|above|earlier|preceding|former|original|other|system|safety|existing|old|initial|given|developer)\s+)+(?:instructions?|prompts?|rules?|guidelines?|guidance|directions?|directives?|context|messages?|commands?|constraints?|polic(?:y|ies)|restrictions?|orders?)\b`, "tells the model to ignore what it was told before"},
+	{RuleOverride, High, "ignore|disregard|forget|override|bypass|skip|abandon|discard", `\b(?:ignore|disregard|forget|override|bypass|skip|abandon|discard)\s+(?:(?:all|any|every|the|your|of|these|those)\s+)*(?:(?:previous|prior|above|earlier|preceding|former|original|other|system|safety|existing|old|initial|given|developer)\s+)+(?:instructions?|prompts?|rules?|guidelines?|guidance|guardrails?|directions?|directives?|context|messages?|commands?|constraints?|polic(?:y|ies)|restrictions?|orders?)\b`, "tells the model to ignore what it was told before"},
+	{RuleOverride, High, "outdated|obsolete|rescinded|revoked|void|invalid|superseded|replaced|longer|disabled|lifted|suspended|cancel", `\b(?:(?:previous|prior|earlier|existing|original|old|former)\b[^.!?\n]{0,60}?\b(?:instructions?|guidelines?|guardrails?|rules?|polic(?:y|ies)|restrictions?|system\s+prompt|safety\s+\w+|limits?)|(?:instructions?|guidelines?|guardrails?|rules?|restrictions?|system\s+prompt)\s+(?:that\s+)?(?:you\s+(?:were|have\s+been)\s+(?:given|told|shown)|you\s+(?:received|got|have)|given\s+to\s+you))\b[^.!?\n]{0,60}?\b(?:are|is|were|was|have\s+been|has\s+been)\s+(?:now\s+|hereby\s+)?(?:outdated|obsolete|rescinded|revoked|void|invalid|superseded|replaced|no\s+longer\s+(?:valid|apply|applies|in\s+effect|needed)|disabled|lifted|suspended|cancell?ed)`, "tells the model that what it was told before no longer holds"},
+	{RuleOverride, High, "system prompt|system  prompt|authoritative", `\b(?:treat|consider|take|use)\s+(?:this|these|the\s+following)\s+(?:block|text|message|section|notes?|instructions?)?\s*(?:as|to\s+be)\s+(?:your\s+)?(?:new\s+|authoritative\s+|real\s+|actual\s+|true\s+)*(?:system\s+prompt|system\s+instructions|instructions)\b|\b(?:your|the)\s+(?:new\s+)?(?:authoritative|real|actual|true)\s+(?:system\s+prompt|instructions)\b`, "poses as the model's system prompt"},
+	{RuleOverride, High, "anthropic|openai|google|microsoft|meta", `\b(?:from|by)\s+(?:the\s+)?(?:anthropic|openai|google\s+deepmind|microsoft|meta\s+ai)\b[^.!?\n]{0,40}?\b(?:team|policy|safety|trust)\b`, "poses as the maker of the model"},
+	{RuleOverride, High, "already|confirmation|ask", `\b(?:the\s+)?user\s+(?:has|have)\s+already\s+(?:consented|approved|authori[sz]ed|confirmed|agreed|validated|accepted|granted)\b|\bconfirmation(?:\s+(?:prompts?|dialogs?|requests?))?\s+(?:are|is)\s+(?:now\s+)?(?:disabled|turned\s+off|not\s+(?:needed|required)|unnecessary|skipped)\b|\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+ask\s+(?:the\s+user\s+)?(?:again\b|for\s+(?:confirmation|permission|approval|consent))|\b(?:do\s+not|don'?t|never)\s+ask\s+the\s+user\b`, "takes the user's consent for granted"},
 	{RuleOverride, High, "forget", `\bforget\s+(?:everything|all)\s+(?:above|before|you\s+(?:know|were\s+told|have\s+been\s+told))`, "tells the model to forget what it was told before"},
 	{RuleOverride, High, "new", `\bnew\s+(?:system\s+)?(?:instructions|directives?|rules)\s*:`, "gives the model new instructions"},
 	{RuleOverride, High, "now", `\byou\s+are\s+now\s+(?:a|an|my|no\s+longer)\b`, "tells the model it is now someone else"},
@@ -38,12 +44,14 @@ var phraseList = []phrase{
 	{RuleOverride, High, "follow|obey|respect", `\b(?:do\s+not|don'?t|never|stop)\s+(?:follow|obey|respect)(?:ing)?\s+(?:the\s+|your\s+|any\s+)?(?:previous|prior|system|original|safety|user'?s?)\b`, "tells the model not to follow its instructions"},
 
 	// the same orders in other languages a model reads as well
-	{RuleOverride, High, "instruction|instrucci|instruç|anweisung|istruzion|инструкц|指令|指示|命令", `\b(?:ignore[zr]?|oublie[zr]?|ignora[rd]?|olvida|ignoriere|vergiss|ignorare|dimentica|esque[cç]a)\s+(?:(?:toutes|tous|les|todas|las|todos|los|alle|die|tutte|le|as|os|vos|tus|suas|deine|seine)\s+)*(?:(?:instructions?|instrucciones|instruções|anweisungen|istruzioni)\s+)?(?:précédentes|precedentes|anteriores|vorherigen|bisherigen|precedenti|prévias|antérieures)\b|игнорируй\s+(?:все\s+)?(?:предыдущие|прежние)\s+инструкции|(?:忽略|无视|無視)(?:之前|以前|先前|上述|上面)(?:的)?(?:所有)?(?:指令|指示|命令|说明)`, "tells the model to ignore what it was told before, in another language"},
+	{RuleOverride, High, "instruction|instrucci|instruç|anweisung|istruzion|consigne|règle|regla|norma|regel|regole|direttive|инструкц|指令|指示|命令", `\b(?:ignore[zr]?|oublie[zr]?|ignora[rd]?|olvida|ignoriere|vergiss|ignorare|dimentica|esque[cç]a)\s+(?:(?:toutes|tous|les|todas|las|todos|los|alle|die|tutte|le|as|os|vos|tus|suas|deine|seine)\s+)*(?:(?:instructions?|consignes?|règles?|instrucciones|reglas|normas|instruções|regras|anweisungen|regeln|istruzioni|regole|direttive)\s+)?(?:précédentes|precedentes|anteriores|vorherigen|bisherigen|precedenti|prévias|antérieures)\b|игнорируй\s+(?:все\s+)?(?:предыдущие|прежние)\s+инструкции|(?:忽略|无视|無視)(?:之前|以前|先前|上述|上面)(?:的)?(?:所有)?(?:指令|指示|命令|说明)`, "tells the model to ignore what it was told before, in another language"},
 	{RuleConceal, High, "utilisateur|usuario|usuário|nutzer|benutzer|utente|пользовател|用户|ユーザ", `\bne\s+(?:le\s+|lui\s+|rien\s+)*(?:dis|dites|mentionne[zr]?|révèle[zr]?)\s+(?:pas|rien)\b[^.!?\n]{0,40}?utilisateur|\bsans\s+que\s+l['’]utilisateur\b|\bno\s+(?:se\s+lo\s+|le\s+|lo\s+)?(?:digas|diga|menciones|mencione|cuentes|cuente|reveles|informes)\b[^.!?\n]{0,40}?usuario|\bsin\s+que\s+el\s+usuario\b|\bnão\s+(?:diga|conte|mencione|revele)\b[^.!?\n]{0,40}?usuário|\bsem\s+que\s+o\s+usuário\b|\b(?:sag|erzähl|erwähne|verrate)\w*\s+(?:es\s+|das\s+|dies\s+)?(?:dem\s+)?(?:nutzer|benutzer)\s+nicht|\bohne\s+dass\s+der\s+(?:nutzer|benutzer)\b|\bnon\s+(?:dire|dirlo|menzionare|rivelare)\b[^.!?\n]{0,40}?utente|не\s+(?:говори|сообщай|упоминай|рассказывай)\s+(?:об\s+этом\s+)?пользовател|(?:不要|别|不可)(?:告诉|告知|透露给)用户|ユーザ(?:ー)?に(?:は)?(?:言わない|伝えない|知らせない)`, "tells the model to keep something from the user, in another language"},
 
 	// conceal-from-user
 	{RuleConceal, High, "tell|inform|mention|notify|alert|reveal|disclos|bring|let", `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shouldn'?t|avoid|without)\s+(?:ever\s+)?(?:tell|telling|inform|informing|mention|mentioning|notify|notifying|alert|alerting|reveal|revealing|disclose|disclosing|bring\s+(?:it|this|that)\s+up|let(?:ting)?\s+(?:the\s+)?(?:user|human|them|anyone)\s+know)\b[^.!?\n]{0,80}?\b(?:the\s+)?(?:users?|humans?|anyone|them)\b`, "tells the model to keep something from the user"},
 	{RuleConceal, High, "tell|mention|reveal|disclose", `\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|reveal|disclose)\s+(?:this|that|it|anything)\s*(?:[.,;!]|$|to\b|about\b)`, "tells the model to keep something to itself"},
+	{RuleConceal, High, "reveal|mention|disclose|share|expose|tell", `\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:reveal|mention|disclose|share|expose|tell\s+(?:anyone|the\s+user)\s+about)\s+(?:this|these|that|the)\s+(?:agenda|condition|instructions?|step|note|rules?|behaviou?r|directive|part|section|block|detail|request|upload|action|change|trigger|arrangement|routing|redirect)s?\b`, "tells the model to keep an instruction to itself"},
+	{RuleConceal, High, "need", `\bno\s+need\s+to\s+(?:mention|tell|report|disclose|bring\s+up|inform\s+(?:the\s+)?user\s+(?:of|about))\s+(?:it|this|that)\b`, "tells the model it need not tell the user"},
 	{RuleConceal, High, "let", `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not)\s+let\s+(?:the\s+)?(?:users?|humans?|them|anyone)\s+(?:know|see|notice|find\s+out|hear)`, "tells the model to keep something from the user"},
 	{RuleConceal, High, "keep|hide", `\b(?:keep|hide)\s+(?:this|it|that|these)\s+(?:step\s+|part\s+|instruction\s+)?(?:secret|hidden|private|to\s+yourself|from\s+(?:the\s+)?users?)\b`, "tells the model to keep something hidden"},
 	{RuleConceal, High, "user", `\bthe\s+users?\s+(?:must|should|does|do|need|needs)\s*(?:not|n'?t)\s+(?:to\s+)?(?:know|see|be\s+told|notice|find\s+out|be\s+informed)\b`, "says the user must not know"},
@@ -57,10 +65,11 @@ var phraseList = []phrase{
 	{RuleCoercion, Medium, "will|would", `\b(?:will|would)\s+(?:not\s+work|fail|crash|break)\s+(?:unless|if\s+you\s+(?:do\s+not|don'?t))`, "threatens the model with failure"},
 	{RuleCoercion, Medium, "lost|deleted|destroyed|erased", `\ball\s+(?:the\s+)?(?:user'?s?\s+|your\s+)?(?:data|files|work)\s+will\s+be\s+(?:lost|deleted|destroyed|erased)`, "threatens the model with lost data"},
 	{RuleCoercion, Medium, "crash", `\b(?:the\s+)?(?:system|application|app|server|computer)\s+will\s+crash\b`, "threatens the model with a crash"},
+	{RuleCoercion, Medium, "deleted|lost|destroyed|erased|corrupted|wiped|locked|banned|fault|break|corrupt", `\b(?:account|data|files?|repository|work|computer|device)\s+will\s+be\s+(?:permanently\s+)?(?:deleted|lost|destroyed|erased|corrupted|wiped|locked|banned|suspended)\b|\bit\s+will\s+be\s+your\s+fault\b|\b(?:omit\w*|skip\w*|refus\w*|fail\w*\s+to)\b[^.!?\n]{0,80}?\bwill\s+(?:break|crash|corrupt|destroy|delete|wipe)\b`, "threatens the model with harm"},
 	{RuleCoercion, Medium, "very|extremely|avoid|blocked", `\bvery\s+very\b|\bextremely\s+(?:very\s+)?important\b|\bavoid\s+at\s+all\s+costs\b|\b(?:request|call|message)s?\s+will\s+be\s+blocked\b`, "presses the model"},
 
 	// call-order-hijack
-	{RulePriority, Medium, "before", `\bbefore\s+(?:using|calling|running|invoking|executing|you\s+use)\s+(?:any|every|all|each)\s+(?:other\s+)?tools?\b`, "puts this tool before every other"},
+	{RulePriority, Medium, "before", `\bbefore\s+(?:(?:using|calling|running|invoking|executing|you\s+use)\s+)?(?:any|every|all|each)\s+(?:other\s+)?tools?\b`, "puts this tool before every other"},
 	{RulePriority, Medium, "this", `\b(?:always\s+|must\s+|first\s+)?(?:call|use|run|invoke|execute)\s+this\s+(?:tool|function)\s+(?:first|before\s+(?:any|every|all|anything))`, "puts this tool before every other"},
 	{RulePriority, Medium, "priority|precedence", `\b(?:has|have|takes?|with)\s+(?:the\s+)?(?:highest|top|absolute)\s+priority\s+over\b|\btakes?\s+precedence\s+over\s+(?:all\s+|any\s+)?(?:other\s+)?(?:tools|instructions|rules)`, "claims precedence over other tools"},
 	{RulePriority, Medium, "instead", `\binstead\s+of\s+(?:using\s+)?(?:any|all|every)\s+other\s+tools?\b`, "has the model use this tool in place of every other"},
@@ -72,20 +81,29 @@ var phraseList = []phrase{
 	{RuleShadowing, High, "modify|change|alter|override|hijack|intercept|redirect|replace", `\b(?:modify|change|alter|override|hijack|intercept|redirect|replace)\s+(?:the\s+)?(?:behaviou?r|usage|use|output|arguments?|parameters?|calls?|recipients?)\s+of\s+(?:all\s+|the\s+|any\s+|every\s+|other\s+)*(?:[\w.-]+\s+)?(?:tools?|functions?|servers?)\b`, "tells the model to change what other tools do"},
 	{RuleShadowing, High, "when", `\bwhen\s+(?:\(\s*[\w.-]+\s*\)\s*)?[\w.-]+\s+(?:tool\s+)?is\s+(?:invoked|called|used|run)\b[^.!?\n]{0,80}?\b(?:make\s+sure|always|must|change|set|add|include|send|use)\b`, "tells the model what to do when another tool is called"},
 
+	{RuleShadowing, High, "server's|server’s", `\b(?:the\s+)?[\w.-]+\s+server['’]s\s+` + "`?" + `[\w.-]+` + "`?" + `[^.!?\n]{0,80}?\b(?:add|append|prepend|include|insert|set|change|replace|copy|cc|bcc|always|must|make\s+sure|instead|deprecated|unsafe|replaces?)\b|\breplaces?\s+(?:the\s+)?[\w.-]+\s+server['’]s\s+`, "gives orders about another server's tool"},
+	{RuleShadowing, High, "'s ", `\b(?:when(?:ever)?|each\s+time|every\s+time|before|after)\s+(?:you\s+)?(?:call|calling|use|using|invoke|invoking|run|running|send|sending)\s+(?:a\s+|the\s+)?[\w-]+['’]s\s+` + "`?" + `[\w.-]+` + "`?" + `[^.!?\n]{0,100}?\b(?:add|append|prepend|include|insert|set|change|replace|copy|cc|bcc|always|must|make\s+sure)\b`, "tells the model what to do when it calls another vendor's tool"},
+
 	// send-elsewhere: a destination written into an order
 	{RuleSendElsewhere, High, "cc", `\b(?:always\s+)?b?cc\b[^.!?\n]{0,60}?` + destination, "has the model copy messages to a fixed address"},
 	{RuleSendElsewhere, High, "recipient|destination|address|number|channel|target|endpoint|webhook", `\b(?:change|set|replace|redirect|switch|rewrite|update)\s+(?:the\s+)?(?:recipients?|destination|to\s+address|address(?:es)?|(?:phone\s+)?numbers?|channel|target|endpoint|webhook)\s+(?:to|with|into)\s+` + destination, "has the model redirect what it sends"},
 	{RuleSendElsewhere, High, "send|forward|cop|upload|post|transmit|report|sync|mirror|exfiltrat|deliver|share|leak|mail|submit|relay", `\b(?:send|forward|cop(?:y|ies)|upload|post|transmit|report|sync|mirror|exfiltrat|deliver|share|leak|e-?mail|mail|submit|relay)\w*[^.!?\n]{0,80}?\b(?:all|every|each|a\s+copy|copies|also|additionally|as\s+well|too|whole|entire|full|conversation|chat|history|credentials|secrets)\b[^.!?\n]{0,80}?\bto\s+` + destination, "has the model send copies to a fixed destination"},
 	{RuleSendElsewhere, High, "attacker|evil|exfil|steal|hack|malicious|pwn|c2|collect|harvest", `\b(?:send|forward|cop(?:y|ies)|upload|post|transmit|report|sync|mirror|exfiltrat|share|leak|e-?mail|relay)\w*[^.!?\n]{0,80}?\bto\s+` + badDestination, "has the model send data to an address named for stealing it"},
 	{RuleSendElsewhere, High, "proxy", `\bproxy\s+(?:number|address|e-?mail|recipient)\b`, "passes off a destination as a proxy"},
+	{RuleSendElsewhere, High, "send|forward|cop|upload|post|transmit|report|sync|mirror|deliver|share|mail|submit|relay", `\b(?:send|forward|cop(?:y|ies)|upload|post|transmit|report|sync|mirror|deliver|share|e-?mail|mail|submit|relay)\w*[^.!?\n]{0,80}?\bto\s+` + destination + `[^.!?\n]{0,60}?\b(?:as\s+well|too|also|in\s+addition|via|using|through|silently|quietly|without)\b`, "has the model send copies to a fixed destination"},
+	{RuleSendElsewhere, High, "iban|account|wallet|routing|swift|bic|payee", `\b(?:change|set|replace|swap|substitute|update|use)\s+(?:the\s+)?(?:iban|(?:bank\s+)?account(?:\s+number)?|wallet(?:\s+address)?|routing\s+number|swift|bic|payee|beneficiary)\b[^.!?\n]{0,80}?\bto\s+(?:[a-z]{2}\d{2}(?:\s?[a-z0-9]{4}){2,8}|0x[0-9a-f]{20,}|[13][a-km-z1-9]{25,34}|\d[\d\s-]{6,})`, "has the model change payment details"},
 
 	// a URL that carries data out when a client renders or fetches it
 	{RuleSendElsewhere, High, "http", `!\[[^\]\n]{0,80}\]\(\s*https?://[^)\s]*[?&/][^)\s]*(?:\{|\$\{|<|%7b)`, "has the model render an image whose URL carries data out"},
 	{RuleSendElsewhere, High, "http", `\bhttps?://[^\s'"<>]*[?&][\w.-]+=(?:\{|\$\{|<|%7b)\s*(?:conversation|chat|history|messages?|secrets?|tokens?|keys?|credentials?|password|ssh|env|contents?|data|user|instructions|prompt)`, "has the model put what it holds into a URL"},
-	{RulePriority, Medium, "instead|never|not", `\binstead\s+of\s+(?:using\s+)?(?:the\s+)?(?:any|all|every|other)\s+(?:other\s+)?(?:\w+'?s?\s+)?(?:tools?|servers?)\b|\b(?:never|do\s+not|don'?t)\s+use\s+(?:any\s+|the\s+)?(?:other|another)\s+(?:\w+'?s?\s+)?(?:tools?|servers?)\b`, "has the model use this server in place of others"},
+	{RulePriority, Medium, "instead|never|not", `\binstead\s+of\s+(?:using\s+)?(?:the\s+)?(?:any|all|every|other)\s+(?:other\s+)?(?:[\w'-]+\s+)?(?:tools?|servers?)\b|\b(?:never|do\s+not|don'?t)\s+use\s+(?:any\s+|the\s+)?(?:other|another)\s+(?:[\w'-]+\s+)?(?:tools?|servers?)\b`, "has the model use this server in place of others"},
+
+	// encoded-instructions: an order to decode and obey, whatever the code
+	{RuleEncoded, High, "decode|decrypt|deobfuscate|unscramble|reverse|rot13|rot-13", `\b(?:decode|decrypt|deobfuscate|unscramble|reverse|apply\s+(?:this\s+)?rot-?13\s+(?:to|on))\b[^.!?\n]{0,60}?\b(?:and|then)\s+(?:silently\s+)?(?:execute|run|follow|apply|obey|carry\s+(?:it\s+)?out|do\s+(?:it|what))\b|\b(?:decode|decrypt)\s+and\s+(?:execute|run|follow)\b|\bapply\s+this\s+rot-?13\b`, "tells the model to decode a hidden order and carry it out"},
 
 	// command-payload
-	{RuleCommandPayload, High, "curl|wget", `\b(?:curl|wget)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b`, "downloads and runs code"},
+	{RuleCommandPayload, High, "curl|wget", `\b(?:curl|wget)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:(?:ba|z|da)?sh|python[23]?|perl|ruby|node)\b|\$\(\s*(?:curl|wget)\b`, "downloads and runs code"},
+	{RuleCommandPayload, High, "iex|invoke-expression", `\b(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|\(new-object\s+net\.webclient\)\.downloadstring)\b[^|\n]{0,200}\|\s*(?:iex|invoke-expression)\b|\biex\s*\(\s*(?:iwr|irm|\(?new-object)`, "downloads and runs code in PowerShell"},
 	{RuleCommandPayload, High, "bash|/dev/tcp/|-e|exec:", `\bbash\s+-i\b|/dev/tcp/|\bnc\s+(?:-\w+\s+)*-e\b|\bncat\s+(?:-\w+\s+)*-e\b|\bsocat\b[^\n]{0,80}\bexec:`, "opens a shell to someone else"},
 	{RuleCommandPayload, High, "-rf|-fr", `\brm\s+-(?:rf|fr)\s+(?:/|~|\$home)(?:\s|$|\*)`, "wipes a home or a root"},
 	{RuleCommandPayload, High, "powershell", `\bpowershell(?:\.exe)?\s+(?:-\w+\s+)*-e(?:nc|ncodedcommand)?\s+[a-z0-9+/=]{16,}`, "runs encoded PowerShell"},
@@ -148,9 +166,32 @@ func phraseRules(text string, f finder) []Finding { return phraseRulesIn(text, n
 
 // phraseRulesIn is phraseRules over text's view v.
 func phraseRulesIn(text string, v view, f finder) []Finding {
+	out := phraseRulesOf(text, v, f, map[string]bool{})
+	if l, ok := v.leetView(); ok {
+		out = append(out, phraseRulesOf(text, l, f, findingStarts(out))...)
+	}
+	return out
+}
+
+// findingStarts are the rules and starts of what was found, as
+// phraseRulesOf's seen.
+func findingStarts(found []Finding) map[string]bool {
+	seen := map[string]bool{}
+	for _, fd := range found {
+		seen[fd.Rule] = true
+	}
+	return seen
+}
+
+// phraseRulesOf runs the phrase rules over one view of text, leaving out
+// a rule seen already.
+func phraseRulesOf(text string, v view, f finder, seenRules map[string]bool) []Finding {
 	var out []Finding
 	seen := map[string]bool{}
 	for i, re := range phrases() {
+		if seenRules[phraseList[i].rule] {
+			continue
+		}
 		p := phraseList[i]
 		if !mayMatch(v.text, p.pre) {
 			continue
@@ -165,6 +206,12 @@ func phraseRulesIn(text string, v view, f finder) []Finding {
 			sev, msg := p.severity, p.message
 			if !plain(text, s, e, v, m[0], m[1]) {
 				sev, msg = min(Critical, sev+1), msg+", written with look-alike or invisible characters"
+			}
+			switch sentence := v.text[sentenceStart(v.text, m[0]):sentenceEnd(v.text, m[1])]; {
+			case p.rule != RuleCommandPayload && mentioned(v.text, m[0], m[1], sentence):
+				sev, msg = Low, msg+" (in quotes, where the text speaks of such phrases rather than giving them)"
+			case p.rule == RuleCommandPayload && mentionRes().denied.MatchString(sentence):
+				sev, msg = Low, msg+" (in a sentence that says it is refused)"
 			}
 			out = append(out, f(p.rule, sev, msg, s, e))
 		}
@@ -185,7 +232,11 @@ func hiddenRules(fl field, v view, f finder) []Finding {
 	for _, m := range hiddenMatches(hiddenRes().markdown, t, "]:") {
 		out = append(out, f(RuleHiddenComment, High, "hides text in a Markdown comment", m[0], m[1]))
 	}
-	for _, m := range hiddenMatches(hiddenRes().block, v.text, "<|[|###") {
+	for _, m := range hiddenMatches(hiddenRes().invisible, v.text, "style|hidden") {
+		s, e := v.span(t, m[0], m[1])
+		out = append(out, f(RuleHiddenComment, High, "hides text with HTML that a client does not show", s, min(len(t), e+80)))
+	}
+	for _, m := range hiddenMatches(hiddenRes().block, v.text, "<|[|###|note|message|reminder|remarque|nota|hinweis|instruction|assistant|llm|claude|agent|ai:|ai,|ai ") {
 		s, e := v.span(t, m[0], m[1])
 		out = append(out, f(RuleHiddenBlock, Medium, "wraps text in a block that poses as the system's or as urgent", s, e))
 	}
@@ -235,10 +286,11 @@ func hiddenMatches(re *regexp.Regexp, t, pre string) [][]int {
 	return re.FindAllStringSubmatchIndex(t, 4)
 }
 
-var hiddenRes = sync.OnceValue(func() (r struct{ comment, markdown, block *regexp.Regexp }) {
+var hiddenRes = sync.OnceValue(func() (r struct{ comment, markdown, block, invisible *regexp.Regexp }) {
+	r.invisible = regexp.MustCompile(`\bstyle\s*=\s*["'](?:[^"'>]*?[;\s])?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em|rem)?\s*(?:[;"']|$)|opacity\s*:\s*0(?:\.0+)?\s*(?:[;"']|$)|color\s*:\s*(?:white|#fff(?:fff)?|transparent)\b)|<\s*[a-z][\w-]*(?:\s[^>]*)?\s(?:hidden|aria-hidden\s*=\s*["']?true)\b`)
 	r.comment = regexp.MustCompile(`(?s)<!--(.*?)(?:-->|$)`)
 	r.markdown = regexp.MustCompile(`(?m)^\s*\[(?://|comment|hidden|_)\]:\s*(?:#|<>)\s*[("']`)
-	r.block = regexp.MustCompile(`<\s*(?:important|system|instructions?|secret|hidden|admin|override|critical|urgent|assistant|ai|sys|directive|note[-_ ]to[-_ ](?:ai|model|assistant|llm|agent)|ai[-_ ]instructions?|model[-_ ]instructions?)\s*>|\[\s*(?:system|inst|admin|hidden|secret|internal|private)(?:\s+(?:instructions?|message|prompt|override|note|directive|command))?\s*\]|<\|im_start\|>|\[\[\[\s*\w+|###\s*(?:system|instruction)s?\s*:`)
+	r.block = regexp.MustCompile(`<\s*[\w-]*(?:important|system|instruct|secret|hidden|agenda|admin|override|critical|urgent|assistant|directive|confidential|internal|private)[\w-]*\s*>|<\s*(?:ai|sys|llm|note[-_ ]to[-_ ](?:ai|model|assistant|llm|agent))\s*>|(?m:^|[.!?:]\s+)(?:(?:a\s+)?(?:note|message|reminder|remarque|nota|hinweis|instruction)s?\s+(?:for|to|pour|para|an|für|per)\s+(?:the\s+|l['’]|el\s+|den\s+|il\s+)?(?:assistant|ai|a\.i\.|llm|model|agent|claude|gpt|chatgpt|copilot|assistente|asistente|assistent|modèle|modell)\b|(?:assistant|ai|llm|claude|agent)\s*[,:]\s+(?:apply|follow|do|you\s+must|please|remember|always|never|ignore|note))|\[\s*(?:system|inst|admin|hidden|secret|internal|private)(?:\s+(?:instructions?|message|prompt|override|note|directive|command))?\s*\]|<\|im_start\|>|\[\[\[\s*\w+|###\s*(?:system|instruction)s?\s*:`)
 	return r
 })
 
@@ -254,7 +306,8 @@ var sensitiveFileList = []struct {
 	{".aws|.kube|.docker|.netrc|.pgpass|.git-credentials|.npmrc|.pypirc|.gnupg|wallet|account|shadow|.config", `\.aws[/\\](?:credentials|config)\b|\.kube[/\\]config\b|\.docker[/\\]config\.json|\.netrc\b|\.pgpass\b|\.git-credentials\b|\.npmrc\b|\.pypirc\b|\.gnupg\b|\bwallet\.dat\b|\bservice[-_]account\.json\b|/etc/shadow\b|\.config[/\\](?:gh|gcloud)\b`, true},
 	{"_history|keychain|login|cookies", `\.(?:bash|zsh|sh)_history\b|\bkeychain\b|\blogin\s+data\b|\bcookies\.(?:sqlite|db)\b`, true},
 	{"mcp|.cursor|claude|.codeium|.gemini|.continue", `\bmcp\.json\b|\.cursor[/\\]|claude_desktop_config\.json|\.claude\.json\b|\.codeium[/\\]|cline_mcp_settings\.json|\.gemini[/\\]settings\.json|\bmcp_config\.json\b|\.continue[/\\]config`, true},
-	{"private|keys|key", `\bprivate\s+keys?\b|\b(?:api|secret|access)\s+keys?\s+(?:file|store)\b`, true},
+	{"key", `\b(?:api|secret|access)\s+keys?\s+(?:file|store)\b`, true},
+	{"chrome|chromium|firefox|mozilla|edge|brave|safari|password-store|logins|key3|key4|1password|bitwarden|keepass", `(?:chrome|chromium|firefox|mozilla|microsoft[/\\]edge|brave|safari)[^\s]*[/\\](?:[^\s]*[/\\])?(?:cookies|login\s+data|web\s+data|key[34]\.db|logins\.json|local\s+state)\b|\.password-store\b|\blogins\.json\b|\bkey[34]\.db\b|\.(?:kdbx|1pux)\b|\b(?:1password|bitwarden|keepass)\s+(?:vault|database|export)\b`, true},
 	{".env|.bash|.zsh|.profile|passwd|credentials|secret", `(?:^|[\s'"\x60(/\\])\.env\b(?:[^.]|$)|\.(?:bashrc|zshrc|bash_profile|profile)\b|/etc/passwd\b|\bcredentials\.json\b|\bsecrets?\.(?:json|ya?ml|txt)\b`, false},
 }
 
@@ -304,6 +357,64 @@ func sensitiveFilesIn(text string, v view, f finder) []Finding {
 		}
 	}
 	return out
+}
+
+// sentenceEnd is where the sentence that holds the byte before i ends.
+func sentenceEnd(s string, i int) int {
+	if j := strings.IndexAny(s[i:], "!?\n"); j >= 0 {
+		if k := strings.Index(s[i:i+j], ". "); k >= 0 {
+			return i + k + 1
+		}
+		return i + j
+	}
+	if k := strings.Index(s[i:], ". "); k >= 0 {
+		return i + k + 1
+	}
+	return len(s)
+}
+
+var mentionRes = sync.OnceValue(func() (r struct{ speaks, denied *regexp.Regexp }) {
+	r.speaks = regexp.MustCompile(`\b(?:such\s+as|like|e\.g\.|for\s+example|phrases?|words?|text|input|contains?|containing|patterns?|strings?|detects?|detected|flags?|flagged|filters?|filtered|translated|literally|quoted|examples?|attacks?|injections?|treated\s+as\s+data)\b`)
+	r.denied = regexp.MustCompile(`\b(?:blocked|refused|rejected|not\s+allowed|disallowed|forbidden|prohibited|denied|never\s+(?:run|runs|execute|executes)|prevents?|are\s+stopped)\b`)
+	return r
+})
+
+// mentioned reports a match that a text quotes in order to speak of such
+// phrases ("phrases like \"ignore previous instructions\" are translated
+// literally"): in quotes, in a sentence about phrases, input or
+// detection. A quoted order in a sentence that speaks of nothing of the
+// kind is still an order.
+func mentioned(v string, start, end int, sentence string) bool {
+	quoteBefore := strings.LastIndexAny(v[max(0, start-3):start], "\"'“‘`«") >= 0
+	quoteAfter := strings.IndexAny(v[end:min(len(v), end+40)], "\"'”’`»") >= 0
+	return quoteBefore && quoteAfter && mentionRes().speaks.MatchString(unquoted(sentence))
+}
+
+// unquoted is a sentence without what it quotes: the words it speaks in
+// its own voice.
+func unquoted(s string) string {
+	var b strings.Builder
+	var quote rune
+	for _, r := range s {
+		closing := map[rune]rune{'"': '"', '\'': '\'', '“': '”', '‘': '’', '`': '`', '«': '»'}
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+		case closing[r] != 0 && !(r == '\'' && b.Len() > 0 && isLetter(lastRune(b.String()))):
+			quote = closing[r]
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isLetter(r rune) bool { return unicode.IsLetter(r) }
+
+func lastRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
 }
 
 // sentenceStart is where the sentence that holds i begins.
@@ -359,29 +470,73 @@ func otherTools(fl field, own map[string]bool, f finder) []Finding {
 	return out
 }
 
-// encodedRules decodes base64 blocks and reads what they say.
+// encodedRules decodes base64 and hex blocks, and a text that speaks of
+// ROT13, and reads what they say: an order hidden so.
 func encodedRules(text string, f finder) []Finding {
 	var out []Finding
+	found := func(decoded string, s, e int, code string) {
+		quiet := func(rule string, sev Severity, msg string, s, e int) Finding { return Finding{Rule: rule} }
+		inner := append(phraseRules(decoded, quiet), sensitiveFiles(decoded, quiet)...)
+		inner = slices.DeleteFunc(inner, func(fd Finding) bool { return fd.Rule == RuleEncoded })
+		if len(inner) == 0 {
+			return
+		}
+		fd := f(RuleEncoded, High, fmt.Sprintf("hides text in %s that the %s rule finds", code, inner[0].Rule), s, e)
+		fd.Decoded = show(masked(clip(decoded, maxExcerpt)))
+		out = append(out, fd)
+	}
 	for _, m := range base64Blocks(text, 8) {
 		block := strings.TrimRight(text[m[0]:m[1]], "=")
 		raw, err := base64.RawStdEncoding.DecodeString(block)
 		if err != nil {
 			raw, err = base64.RawURLEncoding.DecodeString(block)
 		}
-		if err != nil || !printable(raw) {
-			continue
+		if err == nil && printable(raw) {
+			found(string(raw), m[0], m[1], "base64")
 		}
-		decoded := string(raw)
-		inner := phraseRules(decoded, func(rule string, sev Severity, msg string, s, e int) Finding { return Finding{Rule: rule} })
-		inner = append(inner, sensitiveFiles(decoded, func(rule string, sev Severity, msg string, s, e int) Finding { return Finding{Rule: rule} })...)
-		if len(inner) == 0 {
-			continue
+	}
+	for _, m := range hexBlocks(text, 8) {
+		if raw, err := hex.DecodeString(text[m[0]:m[1]]); err == nil && printable(raw) {
+			found(string(raw), m[0], m[1], "hex")
 		}
-		fd := f(RuleEncoded, High, fmt.Sprintf("hides text in base64 that the %s rule finds", inner[0].Rule), m[0], m[1])
-		fd.Decoded = show(masked(clip(decoded, maxExcerpt)))
-		out = append(out, fd)
+	}
+	if lower := strings.ToLower(text); strings.Contains(lower, "rot13") || strings.Contains(lower, "rot-13") || strings.Contains(lower, "rot 13") {
+		found(rot13(text), 0, len(text), "ROT13")
 	}
 	return out
+}
+
+// hexBlocks are the first n runs of 40 or more hex digits, of even length.
+func hexBlocks(text string, n int) [][2]int {
+	var out [][2]int
+	start := -1
+	for i := 0; i <= len(text) && len(out) < n; i++ {
+		if i < len(text) && (text[i] >= '0' && text[i] <= '9' || text[i] >= 'a' && text[i] <= 'f' || text[i] >= 'A' && text[i] <= 'F') {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && i-start >= 40 {
+			end := i - (i-start)%2
+			out = append(out, [2]int{start, end})
+		}
+		start = -1
+	}
+	return out
+}
+
+// rot13 turns each ASCII letter 13 places.
+func rot13(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return 'a' + (r-'a'+13)%26
+		case r >= 'A' && r <= 'Z':
+			return 'A' + (r-'A'+13)%26
+		}
+		return r
+	}, s)
 }
 
 // minBase64 is the shortest run of base64 read as a block.

@@ -57,7 +57,16 @@ func newView(s string) view {
 			at = append(at, i)
 		}
 	}
-	return view{unleet(b.String()), at}
+	return view{b.String(), at}
+}
+
+// leetView is v with digits inside words read as the letters they pass
+// for, when there are any (else v itself, and false): the phrase rules
+// read both views, the others v alone (GB33 is an account's number, not
+// GBEE).
+func (v view) leetView() (view, bool) {
+	t := unleet(v.text)
+	return view{t, v.at}, t != v.text
 }
 
 // leet are the digits written for the letters they look like.
