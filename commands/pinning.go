@@ -55,9 +55,11 @@ func readPinFile(path, tree, label string) (*pin.File, error) {
 	var data []byte
 	var err error
 	if tree != "" {
-		data, err = safefile.Tree{Dir: tree}.Read(path)
+		if path, err = (safefile.Tree{Dir: tree}).Path(path); err == nil {
+			data, err = safefile.ReadOwn(path)
+		}
 	} else {
-		data, err = safefile.Read(path)
+		data, err = safefile.ReadOwn(path)
 	}
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, usageErrorf("pin file %s does not exist; pin the server first: mcpv pin %s", label, label)
