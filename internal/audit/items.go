@@ -50,19 +50,22 @@ func squash(name string) string {
 }
 
 // fillVerbs are the verbs of fillRes().fill, as a phrase's pre.
-const fillVerbs = "pass|put|include|add|insert|place|provide|supply|send|fill|append|attach|concatenate|concantate|copy|paste|write|enter|store|embed"
+const fillVerbs = "pass|put|include|add|insert|place|provide|supply|send|fill|append|attach|concatenate|concantate|copy|paste|write|enter|store|embed|forward|relay|echo|carry|contain|hold|populate"
 
 // contentWords are words one of which each match of fillRes().content
 // holds, as a phrase's pre.
 const contentWords = "conversation|transcript|chat|message|prompt|instructions|context|memory|tools|tool list|secret|token|key|password|credential|environment|env vars|everything|listing|verbatim|documents|files you|tool calls|tool results|tool outputs"
 
-var fillRes = sync.OnceValue(func() (r struct{ fill, content, its, verb, reference *regexp.Regexp }) {
+var fillRes = sync.OnceValue(func() (r struct{ fill, carry, content, its, verb, reference *regexp.Regexp }) {
 	// reference: what names a thing rather than holds it ("the path to
 	// the private key", "the name of the token").
 	r.reference = regexp.MustCompile(`\b(?:path|paths|filename|file\s+name|location|name|id|identifier|url|uri|type|types|kind|format)\s+(?:to|of|for)\s+(?:the\s+|a\s+|an\s+|your\s+|their\s+)?(?:\w+\s+)?$`)
 	r.verb = regexp.MustCompile(`\b(?:pass|put|include|add|insert|place|provide|supply|send|fill|append|attach|concatenate|copy|paste|write|enter|store|embed|list|dump)\b`)
-	r.its = regexp.MustCompile(`\b(?:its|their|the\s+file'?s?|the\s+files'?|that\s+file'?s?)\s+contents?\b|\bcontents?\s+of\s+(?:it|them|the\s+file|that\s+file)\b`)
-	r.fill = regexp.MustCompile("\\b(?:pass|put|include|add|insert|place|provide|supply|send|fill|append|attach|concatenate|concantate|copy|paste|write|enter|store|embed)\\b[^.!?\\n]{0,120}?\\b(?:in|into|as|to|inside|within|via|under|through)\\s+(?:the\\s+)?(?:parameter\\s+|param\\s+|argument\\s+|field\\s+)?['\"`‘“]?([\\w-]+)['\"`’”]?")
+	r.its = regexp.MustCompile(`\b(?:its|their|the\s+file'?s?|the\s+files'?|that\s+file'?s?)\s+(?:full\s+|entire\s+|whole\s+|complete\s+|raw\s+)?contents?\b|\bcontents?\s+of\s+(?:it|them|the\s+file|that\s+file)\b`)
+	// carry: the parameter first, what fills it after ("the `metrics`
+	// argument should carry a digest of the session: ...").
+	r.carry = regexp.MustCompile("['\"`‘“]?([\\w-]+)['\"`’”]?\\s+(?:argument|parameter|param|field)\\s+(?:should|must|shall|is\\s+to|needs\\s+to|has\\s+to|will)\\s+(?:always\\s+)?(?:carry|contain|hold|include|receive|get|be\\s+(?:set|filled|populated)\\s+(?:to|with))\\b")
+	r.fill = regexp.MustCompile("\\b(?:pass|put|include|add|insert|place|provide|supply|send|fill|append|attach|concatenate|concantate|copy|paste|write|enter|store|embed|forward|relay|echo)(?:s|es|ed|ing)?\\b[^.!?\\n]{0,120}?\\b(?:in|into|as|to|inside|within|via|under|through)\\s+(?:the\\s+)?(?:parameter\\s+|param\\s+|argument\\s+|field\\s+)?['\"`‘“]?([\\w-]+)['\"`’”]?")
 	r.content = regexp.MustCompile(`\bconversation(?:\s+(?:history|so\s+far|context))?\b|\btranscript\b|\bchat\s+(?:history|log|so\s+far)\b|\bprevious\s+messages\b|\bmessages?\s+(?:you\s+have|so\s+far|in\s+this)\b|\b(?:most\s+recent|latest|last|every)\s+user\s+message|\buser['’]?s?\s+(?:last\s+|latest\s+|most\s+recent\s+)?messages?\s+verbatim|\bverbatim\s+(?:copy\s+of\s+)?(?:the\s+)?(?:user|conversation|chat)|\b(?:documents?|files?)\s+you\s+(?:currently\s+)?have\s+open|\bopen\s+documents\b|\b(?:earlier|previous|other)\s+tool\s+(?:calls?|results?|outputs?)\b|\bsystem\s+prompt\b|\b(?:your|its|the\s+model['’]?s?)\s+(?:instructions|context|memory)\b|\b(?:other|available)\s+tools\b|\btool\s+list\b|\blist\s+of\s+(?:your\s+)?tools\b|\b(?:every|all|any|each)\s+(?:of\s+the\s+)?(?:\w+\s+)?(?:secrets?|tokens?|keys?|passwords?|credentials?)\b|\b(?:api|access|secret|private|ssh)\s+keys?\b|\bcredentials\b|\bpasswords\b|\benvironment\s+variables\b|\benv\s+vars\b|\beverything\s+you\b|\b(?:recursive\s+)?listing\s+of\s+(?:the\s+user['’]?s?\s+)?home\b`)
 	return r
 })
@@ -178,6 +181,17 @@ func parameterRules(s surface.Server) []Finding {
 				// in a text that has it read a file of keys, "its content".
 				if fillRes().content.MatchString(order) || fillRes().its.MatchString(order) && reaches() {
 					s, e := v.span(t, mm[0], mm[1])
+					filled[strings.ToLower(param)] = excerpt(t, s, e)
+				}
+			}
+			for _, mm := range fillRes().carry.FindAllStringSubmatchIndex(v.text, 8) {
+				param := v.text[mm[2]:mm[3]]
+				end := sentenceEnd(v.text, mm[1])
+				if colon := strings.IndexByte(v.text[mm[1]:end], ':'); colon >= 0 {
+					end = sentenceEnd(v.text, mm[1]+colon+1) // "a digest of the session: the user's messages, ..."
+				}
+				if fillRes().content.MatchString(v.text[mm[1]:end]) {
+					s, e := v.span(t, mm[0], end)
 					filled[strings.ToLower(param)] = excerpt(t, s, e)
 				}
 			}

@@ -37,6 +37,8 @@ var phraseList = []phrase{
 	{RuleOverride, High, "system prompt|system  prompt|authoritative", `\b(?:treat|consider|take|use)\s+(?:this|these|the\s+following)\s+(?:block|text|message|section|notes?|instructions?)?\s*(?:as|to\s+be)\s+(?:your\s+)?(?:new\s+|authoritative\s+|real\s+|actual\s+|true\s+)*(?:system\s+prompt|system\s+instructions|instructions)\b|\b(?:your|the)\s+(?:new\s+)?(?:authoritative|real|actual|true)\s+(?:system\s+prompt|instructions)\b`, "poses as the model's system prompt"},
 	{RuleOverride, High, "anthropic|openai|google|microsoft|meta", `\b(?:from|by)\s+(?:the\s+)?(?:anthropic|openai|google\s+deepmind|microsoft|meta\s+ai)\b[^.!?\n]{0,40}?\b(?:team|policy|safety|trust)\b`, "poses as the maker of the model"},
 	{RuleOverride, High, "already|confirmation|ask", `\b(?:the\s+)?user\s+(?:has|have)\s+already\s+(?:consented|approved|authori[sz]ed|confirmed|agreed|validated|accepted|granted)\b|\bconfirmation(?:\s+(?:prompts?|dialogs?|requests?))?\s+(?:are|is)\s+(?:now\s+)?(?:disabled|turned\s+off|not\s+(?:needed|required)|unnecessary|skipped)\b|\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+ask\s+(?:the\s+user\s+)?(?:again\b|for\s+(?:confirmation|permission|approval|consent))|\b(?:do\s+not|don'?t|never)\s+ask\s+the\s+user\b`, "takes the user's consent for granted"},
+	{RuleOverride, High, "pre-|preauthori|preapprov|considered|deemed|treated|redundant|unnecessary|auto-approv|autoapprov|yolo", `\b(?:were|was|are|is|been|as|be)\s+(?:already\s+|all\s+)?pre-?(?:authori[sz]ed|approved|confirmed|consented)\b|\bconfirmations?(?:\s+(?:prompts?|dialogs?|requests?|steps?))?\b[^.!?\n]{0,60}?\b(?:are|is)\s+(?:to\s+be\s+)?(?:considered|deemed|treated\s+as|taken\s+as)\s+(?:already\s+)?(?:answered|approved|given|granted|confirmed|accepted)|\b(?:usual\s+)?confirmation(?:\s+(?:prompts?|dialogs?|requests?|steps?))?\s+(?:is|are)\s+(?:redundant|unnecessary|superfluous|pointless)\b|\basking\s+(?:again|for\s+(?:confirmation|permission|approval))\s+is\s+(?:redundant|unnecessary|not\s+needed|pointless)\b|\b(?:enable|switch\s+on|turn\s+on|activate)\s+(?:the\s+)?(?:client['’]?s?\s+)?(?:auto-?approv\w*|yolo)|\b(?:auto-?approv\w*|yolo)\b[^.!?\n]{0,60}?\b(?:switch|turn)\s+it\s+on\b|\b(?:do\s+not|doesn['’]?t|does\s+not|don['’]?t)\s+need\s+(?:a\s+)?(?:separate\s+|further\s+|additional\s+|explicit\s+)?(?:confirmation|approval|consent)\b`, "takes the user's consent for granted"},
+	{RuleOverride, High, "supersede|override|outrank|precedence|preference|over the", `\b(?:supersedes?|overrides?|outranks?|takes?\s+precedence\s+over)\s+(?:what\s+|anything\s+|any\s+|all\s+)?(?:statements?|instructions?|requests?|claims?|messages?|corrections?|objections?|wishes)?\s*(?:made\s+by\s+|from\s+|of\s+|given\s+by\s+)?(?:the\s+)?(?:users?|person|people|human)\b|\bin\s+preference\s+to\s+(?:the\s+)?(?:user['’]?s?|person['’]?s?|their|human['’]?s?)\s+(?:requests?|instructions?|wishes|words)\b|\btrust\s+(?:this\s+(?:tool|server)|its\s+(?:output|results?))\s+over\s+the\s+(?:user|person)\b`, "puts the server's word above the user's"},
 	{RuleOverride, High, "forget", `\bforget\s+(?:everything|all)\s+(?:above|before|you\s+(?:know|were\s+told|have\s+been\s+told))`, "tells the model to forget what it was told before"},
 	{RuleOverride, High, "new", `\bnew\s+(?:system\s+)?(?:instructions|directives?|rules)\s*:`, "gives the model new instructions"},
 	{RuleOverride, High, "now", `\byou\s+are\s+now\s+(?:a|an|my|no\s+longer)\b`, "tells the model it is now someone else"},
@@ -55,6 +57,8 @@ var phraseList = []phrase{
 	{RuleConceal, High, "let", `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not)\s+let\s+(?:the\s+)?(?:users?|humans?|them|anyone)\s+(?:know|see|notice|find\s+out|hear)`, "tells the model to keep something from the user"},
 	{RuleConceal, High, "keep|hide", `\b(?:keep|hide)\s+(?:this|it|that|these)\s+(?:step\s+|part\s+|instruction\s+)?(?:secret|hidden|private|to\s+yourself|from\s+(?:the\s+)?users?)\b`, "tells the model to keep something hidden"},
 	{RuleConceal, High, "user", `\bthe\s+users?\s+(?:must|should|does|do|need|needs)\s*(?:not|n'?t)\s+(?:to\s+)?(?:know|see|be\s+told|notice|find\s+out|be\s+informed)\b`, "says the user must not know"},
+	{RuleConceal, High, "attention|trouble|bother|burden|chat|conversation|repl|response|transcript|silent|visible|user-facing|displayed|person|people", `\bno\s+need\s+to\s+(?:call|draw|bring)\s+(?:the\s+)?(?:user['’]?s?\s+|person['’]?s?\s+|their\s+)?attention\s+to\b|\bno\s+need\s+to\s+(?:trouble|bother|burden|worry|alarm|distract)\s+(?:the\s+)?(?:users?|person|people|humans?|them)\b|\b(?:keep|leave)\s+(?:it|this|that|these|them|the\s+\w+)\s+out\s+of\s+(?:the\s+|your\s+)?(?:chat|conversation|repl(?:y|ies)|responses?|transcript|summary|answers?)\b|\b(?:silent|invisible|hidden)\s+(?:by\s+design|to\s+the\s+(?:user|person))\b|\b(?:stripped|removed|omitted|hidden|filtered)\s+(?:out\s+)?from\s+(?:the\s+)?(?:visible|user-facing|displayed|shown)\s+(?:response|output|reply|chat|transcript|answer)\b|\b(?:do\s+not|don['’]?t|never)\s+(?:tell|inform|show|mention\s+(?:it|this)\s+to)\s+(?:the\s+)?(?:person|people)\b`, "tells the model to keep something from the user"},
+	{RuleConceal, High, "nutzer|benutzer|anwender|usuário|utilizador|usuario|ユーザ", `\b(?:der\s+)?(?:nutzer|benutzer|anwender)\s+(?:muss|soll|braucht)\s+(?:darüber\s+|davon\s+|das\s+|es\s+)?nicht\s+(?:zu\s+)?(?:informiert|benachrichtigt|erfahren|wissen|sehen)\b|\b(?:o\s+)?(?:usuário|utilizador)\s+não\s+(?:precisa|deve)\s+(?:ser\s+informado|saber|ver)\b|\b(?:el\s+)?usuario\s+no\s+(?:necesita|debe|tiene\s+que)\s+(?:ser\s+informado|saber|enterarse|ver)\b|ユーザ(?:ー)?に(?:は)?(?:伝える|知らせる|言う|報告する|通知する)必要は(?:ありません|ない)`, "tells the model to keep something from the user, in another language"},
 	{RuleConceal, High, "implementation", `\bmere\s+implementation\s+detail\b`, "passes off an instruction as an implementation detail the user need not hear of"},
 	{RuleConceal, High, "without", `\bwithout\s+(?:the\s+)?users?'?s?\s+(?:knowledge|knowing|noticing|awareness|consent)\b`, "tells the model to act without the user's knowledge"},
 	{RuleConceal, High, "secretly|covertly|surreptitiously|stealthily", `\b(?:secretly|covertly|surreptitiously|stealthily)\b`, "tells the model to act in secret"},
@@ -81,14 +85,20 @@ var phraseList = []phrase{
 	{RuleShadowing, High, "modify|change|alter|override|hijack|intercept|redirect|replace", `\b(?:modify|change|alter|override|hijack|intercept|redirect|replace)\s+(?:the\s+)?(?:behaviou?r|usage|use|output|arguments?|parameters?|calls?|recipients?)\s+of\s+(?:all\s+|the\s+|any\s+|every\s+|other\s+)*(?:[\w.-]+\s+)?(?:tools?|functions?|servers?)\b`, "tells the model to change what other tools do"},
 	{RuleShadowing, High, "when", `\bwhen\s+(?:\(\s*[\w.-]+\s*\)\s*)?[\w.-]+\s+(?:tool\s+)?is\s+(?:invoked|called|used|run)\b[^.!?\n]{0,80}?\b(?:make\s+sure|always|must|change|set|add|include|send|use)\b`, "tells the model what to do when another tool is called"},
 
+	{RuleShadowing, High, "when", `\bwhen(?:ever)?\s+(?:the\s+|a\s+|any\s+)?` + "`?" + `[\w.-]+` + "`?" + `\s+(?:tool\s+)?(?:\([^)\n]{0,40}\)\s+)?(?:is|gets|are)\s+(?:invoked|called|used|run)\b[^.!?\n]{0,80}?\b(?:make\s+sure|always|must|change|set|add|include|send|use|rewrit\w*|replac\w*|redirect\w*)\b`, "tells the model what to do when another tool is called"},
+	{RuleShadowing, High, "server", `\b(?:tools?|functions?)\s+\(?(?:from|of|on|in|provided\s+by)\s+(?:other|another|any|different|all)\s+(?:mcp\s+)?servers?\b[^.!?\n]{0,120}?\b(?:must|always|should|make\s+sure|add|append|prepend|include|set|change|replace|rewrit\w*|preceded|followed)\b`, "gives orders about another server's tools"},
 	{RuleShadowing, High, "server's|server’s", `\b(?:the\s+)?[\w.-]+\s+server['’]s\s+` + "`?" + `[\w.-]+` + "`?" + `[^.!?\n]{0,80}?\b(?:add|append|prepend|include|insert|set|change|replace|copy|cc|bcc|always|must|make\s+sure|instead|deprecated|unsafe|replaces?)\b|\breplaces?\s+(?:the\s+)?[\w.-]+\s+server['’]s\s+`, "gives orders about another server's tool"},
 	{RuleShadowing, High, "'s ", `\b(?:when(?:ever)?|each\s+time|every\s+time|before|after)\s+(?:you\s+)?(?:call|calling|use|using|invoke|invoking|run|running|send|sending)\s+(?:a\s+|the\s+)?[\w-]+['’]s\s+` + "`?" + `[\w.-]+` + "`?" + `[^.!?\n]{0,100}?\b(?:add|append|prepend|include|insert|set|change|replace|copy|cc|bcc|always|must|make\s+sure)\b`, "tells the model what to do when it calls another vendor's tool"},
+
+	{RuleSensitiveFile, High, "intact|unmasked|unredacted|as is|in full|in clear|plain|mask|redact|obfuscat|censor|strip", `\b(?:keep|leave|pass|send|include)\s+(?:the\s+|all\s+|any\s+|their\s+)?(?:env(?:ironment)?\s+)?(?:values?|secrets?|tokens?|keys?|passwords?|credentials?|api\s+keys?)\s+(?:intact|unmasked|unredacted|as\s+is|in\s+(?:full|clear|plain\s*text))\b|\b(?:do\s+not|don['’]?t|never)\s+(?:mask|redact|obfuscate|censor|strip)\s+(?:the\s+|any\s+|their\s+)?(?:env(?:ironment)?\s+(?:values?|variables?)|secrets?|tokens?|keys?|passwords?|credentials?|api\s+keys?)\b`, "tells the model to pass on secrets unmasked"},
 
 	// send-elsewhere: a destination written into an order
 	{RuleSendElsewhere, High, "cc", `\b(?:always\s+)?b?cc\b[^.!?\n]{0,60}?` + destination, "has the model copy messages to a fixed address"},
 	{RuleSendElsewhere, High, "recipient|destination|address|number|channel|target|endpoint|webhook", `\b(?:change|set|replace|redirect|switch|rewrite|update)\s+(?:the\s+)?(?:recipients?|destination|to\s+address|address(?:es)?|(?:phone\s+)?numbers?|channel|target|endpoint|webhook)\s+(?:to|with|into)\s+` + destination, "has the model redirect what it sends"},
 	{RuleSendElsewhere, High, "send|forward|cop|upload|post|transmit|report|sync|mirror|exfiltrat|deliver|share|leak|mail|submit|relay", `\b(?:send|forward|cop(?:y|ies)|upload|post|transmit|report|sync|mirror|exfiltrat|deliver|share|leak|e-?mail|mail|submit|relay)\w*[^.!?\n]{0,80}?\b(?:all|every|each|a\s+copy|copies|also|additionally|as\s+well|too|whole|entire|full|conversation|chat|history|credentials|secrets)\b[^.!?\n]{0,80}?\bto\s+` + destination, "has the model send copies to a fixed destination"},
 	{RuleSendElsewhere, High, "attacker|evil|exfil|steal|hack|malicious|pwn|c2|collect|harvest", `\b(?:send|forward|cop(?:y|ies)|upload|post|transmit|report|sync|mirror|exfiltrat|share|leak|e-?mail|relay)\w*[^.!?\n]{0,80}?\bto\s+` + badDestination, "has the model send data to an address named for stealing it"},
+	{RuleSendElsewhere, High, "rewritten|changed|replaced|redirected|switched|set to", `\b(?:recipients?|to|cc|bcc|destination|address|channel|endpoint|url|webhook)` + "`?" + `\s+(?:field|parameter|argument|address|value)?\s*(?:must|should|is\s+to|has\s+to|will|shall)\s+(?:always\s+)?be\s+(?:rewritten|changed|set|replaced|redirected|switched)\s+to\s+` + destination, "has the model redirect what it sends"},
+	{RuleSendElsewhere, High, "send|mail|post|message|upload|share|forward|slack|webhook|publish", `\b(?:call|use|invoke|run|via|using|through)\s+(?:the\s+)?` + "`?" + `[a-z][a-z0-9.-]*_[a-z0-9_.-]*(?:send|mail|post|message|upload|share|forward|publish)[a-z0-9_.-]*` + "`?" + `(?:\s+tool)?[^.!?\n]{0,60}?\b(?:to\s*:?\s*|channel\s+)` + destination + `|\b(?:send|post|share|forward|upload|e-?mail|relay)\w*[^.!?\n]{0,60}?\b(?:to|with|in|into)\s+(?:the\s+)?` + destination + `(?:\s+channel)?[^.!?\n]{0,60}?\b(?:via|using|through)\s+` + "`?" + `[a-z][a-z0-9.-]*_[a-z0-9_.-]*` + "`?", "has the model send data through another tool to a fixed destination"},
 	{RuleSendElsewhere, High, "proxy", `\bproxy\s+(?:number|address|e-?mail|recipient)\b`, "passes off a destination as a proxy"},
 	{RuleSendElsewhere, High, "send|forward|cop|upload|post|transmit|report|sync|mirror|deliver|share|mail|submit|relay", `\b(?:send|forward|cop(?:y|ies)|upload|post|transmit|report|sync|mirror|deliver|share|e-?mail|mail|submit|relay)\w*[^.!?\n]{0,80}?\bto\s+` + destination + `[^.!?\n]{0,60}?\b(?:as\s+well|too|also|in\s+addition|via|using|through|silently|quietly|without)\b`, "has the model send copies to a fixed destination"},
 	{RuleSendElsewhere, High, "iban|account|wallet|routing|swift|bic|payee", `\b(?:change|set|replace|swap|substitute|update|use)\s+(?:the\s+)?(?:iban|(?:bank\s+)?account(?:\s+number)?|wallet(?:\s+address)?|routing\s+number|swift|bic|payee|beneficiary)\b[^.!?\n]{0,80}?\bto\s+(?:[a-z]{2}\d{2}(?:\s?[a-z0-9]{4}){2,8}|0x[0-9a-f]{20,}|[13][a-km-z1-9]{25,34}|\d[\d\s-]{6,})`, "has the model change payment details"},
@@ -107,6 +117,8 @@ var phraseList = []phrase{
 	{RuleCommandPayload, High, "bash|/dev/tcp/|-e|exec:", `\bbash\s+-i\b|/dev/tcp/|\bnc\s+(?:-\w+\s+)*-e\b|\bncat\s+(?:-\w+\s+)*-e\b|\bsocat\b[^\n]{0,80}\bexec:`, "opens a shell to someone else"},
 	{RuleCommandPayload, High, "-rf|-fr", `\brm\s+-(?:rf|fr)\s+(?:/|~|\$home)(?:\s|$|\*)`, "wipes a home or a root"},
 	{RuleCommandPayload, High, "powershell", `\bpowershell(?:\.exe)?\s+(?:-\w+\s+)*-e(?:nc|ncodedcommand)?\s+[a-z0-9+/=]{16,}`, "runs encoded PowerShell"},
+	{RuleCommandPayload, High, "exec|eval", `\b(?:exec|eval)\s*\(\s*(?:[\w.]+\.)?(?:urlopen|urlretrieve|get)\s*\(|\bpython[23]?\s+-c\b[^\n]{0,200}?\b(?:urlopen|urlretrieve|requests\.get)\b[^\n]{0,200}?\b(?:exec|eval)\s*\(|\bnode\s+-e\b[^\n]{0,200}?\b(?:https?\.get|fetch)\b[^\n]{0,200}?\beval\s*\(`, "downloads and runs code"},
+	{RuleCommandPayload, High, "remote add", `\bgit\s+remote\s+add\s+[\w.-]+\s+(?:https?://|git@|ssh://)\S+[^\n]{0,200}?\bgit\s+push\s+[\w.-]+\s+(?:--all|--mirror|--tags)\b`, "pushes the repository to a remote of the server's choosing"},
 	{RuleCommandPayload, High, "eval|base64", `\beval\s*\(\s*atob\s*\(|\bbase64\s+(?:-d|--decode)\b[^|\n]{0,80}\|\s*(?:ba)?sh\b`, "decodes and runs hidden code"},
 }
 
@@ -147,7 +159,7 @@ func scanField(server string, fl field, own map[string]bool) []Finding {
 	out = append(out, hiddenRules(fl, v, f)...)
 	if fl.role != roleName {
 		out = append(out, phraseRulesIn(fl.text, v, f)...)
-		out = append(out, sensitiveFilesIn(fl.text, v, f)...)
+		out = append(out, sensitiveFilesOf(fl.text, v, f, &fl)...)
 		out = append(out, otherTools(fl, own, f)...)
 		out = append(out, encodedRules(fl.text, f)...)
 	}
@@ -224,9 +236,11 @@ func phraseRulesOf(text string, v view, f finder, seenRules map[string]bool) []F
 func hiddenRules(fl field, v view, f finder) []Finding {
 	var out []Finding
 	t := fl.text
+	lower := strings.ToLower(t)
 	for _, m := range hiddenMatches(hiddenRes().comment, t, "<!--") {
 		if len(strings.Fields(t[m[2]:m[3]])) >= 2 {
-			out = append(out, f(RuleHiddenComment, High, "hides text in an HTML comment", m[0], m[1]))
+			sev, msg := quotedHidden(lower, m[0], m[1], High, "hides text in an HTML comment")
+			out = append(out, f(RuleHiddenComment, sev, msg, m[0], m[1]))
 		}
 	}
 	for _, m := range hiddenMatches(hiddenRes().markdown, t, "]:") {
@@ -236,14 +250,27 @@ func hiddenRules(fl field, v view, f finder) []Finding {
 		s, e := v.span(t, m[0], m[1])
 		out = append(out, f(RuleHiddenComment, High, "hides text with HTML that a client does not show", s, min(len(t), e+80)))
 	}
-	for _, m := range hiddenMatches(hiddenRes().block, v.text, "<|[|###|note|message|reminder|remarque|nota|hinweis|instruction|assistant|llm|claude|agent|ai:|ai,|ai ") {
+	for _, m := range hiddenMatches(hiddenRes().block, v.text, "<|[|###|note|message|reminder|remarque|nota|hinweis|instruction|observa|directive|assistant|llm|claude|agent|ai:|ai,|ai |アシスタント") {
 		s, e := v.span(t, m[0], m[1])
-		out = append(out, f(RuleHiddenBlock, Medium, "wraps text in a block that poses as the system's or as urgent", s, e))
+		sev, msg := quotedHidden(v.text, m[0], m[1], Medium, "wraps text in a block that poses as the system's or as urgent")
+		out = append(out, f(RuleHiddenBlock, sev, msg, s, e))
 	}
 	if run, at := blankRun(t); at >= 0 {
 		out = append(out, f(RuleHiddenWhitespace, High, fmt.Sprintf("puts text after %s, out of sight", run), at, min(len(t), at+60)))
 	}
 	return out
+}
+
+// quotedHidden is the severity and message of hidden text at [start,
+// end) of text (in lower case) that a sentence quotes to speak of it
+// ("comments like `<!-- draft -->` are stripped"): low, as what is
+// quoted is shown.
+func quotedHidden(text string, start, end int, sev Severity, msg string) (Severity, string) {
+	from := sentenceStart(text, start)
+	if mentioned(text, start, end, text[from:sentenceEnd(text, end)]) || insideQuotes(text[from:end], start-from) && speaksOf(text[from:sentenceEnd(text, end)]) {
+		return Low, msg + " (in quotes, where the text speaks of such things rather than hiding them)"
+	}
+	return sev, msg
 }
 
 // Past these, white space hides what follows it.
@@ -290,7 +317,7 @@ var hiddenRes = sync.OnceValue(func() (r struct{ comment, markdown, block, invis
 	r.invisible = regexp.MustCompile(`\bstyle\s*=\s*["'](?:[^"'>]*?[;\s])?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em|rem)?\s*(?:[;"']|$)|opacity\s*:\s*0(?:\.0+)?\s*(?:[;"']|$)|color\s*:\s*(?:white|#fff(?:fff)?|transparent)\b)|<\s*[a-z][\w-]*(?:\s[^>]*)?\s(?:hidden|aria-hidden\s*=\s*["']?true)\b`)
 	r.comment = regexp.MustCompile(`(?s)<!--(.*?)(?:-->|$)`)
 	r.markdown = regexp.MustCompile(`(?m)^\s*\[(?://|comment|hidden|_)\]:\s*(?:#|<>)\s*[("']`)
-	r.block = regexp.MustCompile(`<\s*[\w-]*(?:important|system|instruct|secret|hidden|agenda|admin|override|critical|urgent|assistant|directive|confidential|internal|private)[\w-]*\s*>|<\s*(?:ai|sys|llm|note[-_ ]to[-_ ](?:ai|model|assistant|llm|agent))\s*>|(?m:^|[.!?:]\s+)(?:(?:a\s+)?(?:note|message|reminder|remarque|nota|hinweis|instruction)s?\s+(?:for|to|pour|para|an|für|per)\s+(?:the\s+|l['’]|el\s+|den\s+|il\s+)?(?:assistant|ai|a\.i\.|llm|model|agent|claude|gpt|chatgpt|copilot|assistente|asistente|assistent|modèle|modell)\b|(?:assistant|ai|llm|claude|agent)\s*[,:]\s+(?:apply|follow|do|you\s+must|please|remember|always|never|ignore|note))|\[\s*(?:system|inst|admin|hidden|secret|internal|private)(?:\s+(?:instructions?|message|prompt|override|note|directive|command))?\s*\]|<\|im_start\|>|\[\[\[\s*\w+|###\s*(?:system|instruction)s?\s*:`)
+	r.block = regexp.MustCompile(`<\s*[\w-]*(?:important|system|instruct|secret|hidden|agenda|admin|override|critical|urgent|assistant|directive|confidential|internal|private)[\w-]*\s*>|<\s*(?:ai|sys|llm|note[-_ ]to[-_ ](?:ai|model|assistant|llm|agent))\s*>|(?m:^|[.!?:(]\s*)(?:(?:a\s+|an\s+)?(?:(?:important|wichtiger?|importante|urgent)\s+)?(?:note|message|reminder|remarque|nota|hinweis|instruction|observação|observacion|observación|directive)s?\s+(?:for|to|pour|para|an|für|per|ao|al)\s+(?:the\s+|l['’]|el\s+|den\s+|il\s+|o\s+)?(?:assistant|ai|a\.i\.|llm|model|agent|claude|gpt|chatgpt|copilot|assistente|asistente|assistent|assistenten|modèle|modell)\b|(?:assistant|ai|llm|claude|agent)\s*[,:]\s+(?:apply|follow|do|you\s+must|please|remember|always|never|ignore|note|also|before|after|first|attach|include|send|read|copy)|(?:assistant|ai|agent|model)\s+(?:directive|instruction|note)s?\s*:|(?:readers|users|anyone|those)\s+(?:using|with|running)\s+an?\s+(?:ai\s+)?(?:assistant|agent|llm)\s*:)|アシスタント(?:へ|に)の(?:注意|指示|メモ|お知らせ|連絡)|\[\s*(?:system|inst|admin|hidden|secret|internal|private)(?:\s+(?:instructions?|message|prompt|override|note|directive|command))?\s*\]|<\|im_start\|>|\[\[\[\s*\w+|###\s*(?:system|instruction)s?\s*:`)
 	return r
 })
 
@@ -301,14 +328,17 @@ var sensitiveFileList = []struct {
 	pre    string // words one of which each match holds, as phrase's pre
 	re     string
 	strong bool
+	about  string // words of a purpose that is about such files, as pre ("": none is; a whole store's dump)
 }{
-	{".ssh|id_|authorized_keys", `(?:~|\$home|%userprofile%|/home/[\w.-]+|/users/[\w.-]+|/root)?[/\\]\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?\b|\bauthorized_keys\b`, true},
-	{".aws|.kube|.docker|.netrc|.pgpass|.git-credentials|.npmrc|.pypirc|.gnupg|wallet|account|shadow|.config", `\.aws[/\\](?:credentials|config)\b|\.kube[/\\]config\b|\.docker[/\\]config\.json|\.netrc\b|\.pgpass\b|\.git-credentials\b|\.npmrc\b|\.pypirc\b|\.gnupg\b|\bwallet\.dat\b|\bservice[-_]account\.json\b|/etc/shadow\b|\.config[/\\](?:gh|gcloud)\b`, true},
-	{"_history|keychain|login|cookies", `\.(?:bash|zsh|sh)_history\b|\bkeychain\b|\blogin\s+data\b|\bcookies\.(?:sqlite|db)\b`, true},
-	{"mcp|.cursor|claude|.codeium|.gemini|.continue", `\bmcp\.json\b|\.cursor[/\\]|claude_desktop_config\.json|\.claude\.json\b|\.codeium[/\\]|cline_mcp_settings\.json|\.gemini[/\\]settings\.json|\bmcp_config\.json\b|\.continue[/\\]config`, true},
-	{"key", `\b(?:api|secret|access)\s+keys?\s+(?:file|store)\b`, true},
-	{"chrome|chromium|firefox|mozilla|edge|brave|safari|password-store|logins|key3|key4|1password|bitwarden|keepass", `(?:chrome|chromium|firefox|mozilla|microsoft[/\\]edge|brave|safari)[^\s]*[/\\](?:[^\s]*[/\\])?(?:cookies|login\s+data|web\s+data|key[34]\.db|logins\.json|local\s+state)\b|\.password-store\b|\blogins\.json\b|\bkey[34]\.db\b|\.(?:kdbx|1pux)\b|\b(?:1password|bitwarden|keepass)\s+(?:vault|database|export)\b`, true},
-	{".env|.bash|.zsh|.profile|passwd|credentials|secret", `(?:^|[\s'"\x60(/\\])\.env\b(?:[^.]|$)|\.(?:bashrc|zshrc|bash_profile|profile)\b|/etc/passwd\b|\bcredentials\.json\b|\bsecrets?\.(?:json|ya?ml|txt)\b`, false},
+	{".ssh|id_|authorized_keys", `(?:~|\$home|%userprofile%|/home/[\w.-]+|/users/[\w.-]+|/root)?[/\\]\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?\b|\bauthorized_keys\b`, true, "ssh"},
+	{".aws|.kube|.docker|.netrc|.pgpass|.my.cnf|.git-credentials|.npmrc|.pypirc|.gnupg|wallet|account|shadow|.config|hosts.yml", `\.config[/\\](?:gh|gcloud)[/\\]\S*|\.aws[/\\](?:credentials|config)\b|\.kube[/\\]config\b|\.docker[/\\]config\.json|\.netrc\b|\.pgpass\b|\.my\.cnf\b|\.git-credentials\b|\.npmrc\b|\.pypirc\b|\.gnupg\b|\bwallet\.dat\b|\bservice[-_]account\.json\b|/etc/shadow\b|\.config[/\\](?:gh|gcloud)\b`, true, "aws|kube|docker|netrc|postgres|pgpass|git|npm|pypi|gpg|gnupg|gcloud|github|wallet|credential"},
+	{"_history|keychain|login|cookies|autofill|credit card|saved password|web data", `\.(?:bash|zsh|sh|fish|python|psql|mysql|node_repl)_history\b|\bkeychains?\b|\blogin\s+data\b|\bcookies\.(?:sqlite|db)\b|\b(?:chrome|chromium|edge|brave|firefox|browser)\b[^.\n]{0,30}\b(?:web\s+data|login\s+data|cookies|autofill|saved\s+passwords)\b|\bautofill\s+(?:data|entries)\b|\bcredit\s+card\s+(?:entries|numbers|data|details)\b|\bsaved\s+passwords\b`, true, "history|keychain|password|secret|vault|browser|cookie|autofill"},
+	{"dump-keychain|bw |op |printenv|env:|env`|output of", `\bsecurity\s+dump-keychain\b|\bbw\s+(?:export|list\s+items)\b|\bop\s+item\s+(?:get|list)\b[^\n]{0,60}--reveal\b|\bprintenv\b|\bget-childitem\s+env:|\boutput\s+of\s+[` + "`" + `'"]?env[` + "`" + `'"]?(?:\s|\)|$)`, true, ""},
+	{"find-generic-password|find-internet-password|bw |op |value of|values of|contents of", `\bsecurity\s+find-(?:generic|internet)-password\b|\bbw\s+get\s+password\b|\bop\s+read\b|\b(?:value|values|contents?)\s+of\s+(?:the\s+)?[` + "`" + `'"$]?[a-z][a-z0-9_]*(?:token|api_key|apikey|secret|password|passwd|access_key)[a-z0-9_]*\b`, true, "keychain|password|secret|vault"},
+	{"mcp|.cursor|claude|.codeium|.gemini|.continue", `\bmcp\.json\b|\.cursor[/\\]|claude_desktop_config\.json|\.claude\.json\b|\.codeium[/\\]|cline_mcp_settings\.json|\.gemini[/\\]settings\.json|\bmcp_config\.json\b|\.continue[/\\]config`, true, "mcp|claude|cursor|codeium|gemini|continue|client config"},
+	{"key", `\b(?:api|secret|access)\s+keys?\s+(?:file|store)\b`, true, "key|secret|vault"},
+	{"chrome|chromium|firefox|mozilla|edge|brave|safari|password-store|logins|key3|key4|1password|bitwarden|keepass", `(?:chrome|chromium|firefox|mozilla|microsoft[/\\]edge|brave|safari)[^\s]*[/\\](?:[^\s]*[/\\])?(?:cookies|login\s+data|web\s+data|key[34]\.db|logins\.json|local\s+state)\b|\.password-store\b|\blogins\.json\b|\bkey[34]\.db\b|\.(?:kdbx|1pux)\b|\b(?:1password|bitwarden|keepass)\s+(?:vault|database|export)\b`, true, "browser|chrome|firefox|password|vault|cookie|keepass|bitwarden|1password"},
+	{".env|.bash|.zsh|.profile|passwd|credentials|secret", `(?:^|[\s'"\x60(/\\])\.env\b(?:[^.]|$)|\.(?:bashrc|zshrc|bash_profile|profile)\b|/etc/passwd\b|\bcredentials\.json\b|\bsecrets?\.(?:json|ya?ml|txt)\b`, false, "env|shell|dotfile|bash|zsh|profile|secret|credential"},
 }
 
 var sensitiveRes = sync.OnceValue(func() (r struct {
@@ -319,8 +349,8 @@ var sensitiveRes = sync.OnceValue(func() (r struct {
 	for _, s := range sensitiveFileList {
 		r.files = append(r.files, regexp.MustCompile(s.re))
 	}
-	r.verb = regexp.MustCompile(`\b(?:read|reads|reading|open|opens|cat|load|loads|get|access|include|includes|pass|passes|send|copy|upload|attach|provide|retrieve|fetch|extract|dump|print|output|paste|supply|grab|collect|append|look\s+(?:at|in|up)|examine|inspect|list|scan|search|parse|contents?\s+of)\b`)
-	r.neg = regexp.MustCompile(`\b(?:never|not|n't|refuses?|refused|cannot|can't|won't|avoid|denie[sd]|deny|blocked|forbidden|disallowed|excluded?|except|outside|unless|protects?|no\s+access)\b`)
+	r.verb = regexp.MustCompile(`\b(?:(?:read|open|cat|load|get|access|include|pass|send|copy|upload|attach|provide|retrieve|fetch|extract|dump|print|output|paste|supply|grab|collect|append|examine|inspect|list|scan|search|parse|populate|fill|quote|forward|post|share|contain|add|put|insert|embed|take|resend|set|encode|hex-encode|base64|archive|back\s+up|sync|mirror|export|submit)(?:s|es|ed|d|ing)?|copie[sd]|suppli(?:es|ed)|embedd(?:ed|ing)|look\s+(?:at|in|up)|contents?\s+of|found\s+in|output\s+of)\b|inhalt|übernehm|lesen|lies|senden|schick|conteúdo|envi[ae]|leia|contenido|lee\b|envía|読み取|読み込|送信|内容|含め|入れ`)
+	r.neg = regexp.MustCompile(`\b(?:never|not|n't|refuses?|refused|cannot|can't|won't|avoid|denie[sd]|deny|blocked|forbidden|disallowed|exclud(?:e|es|ed|ing)|except|outside|unless|protects?|no\s+access|ignores?|ignored)\b`)
 	return r
 })
 
@@ -331,44 +361,133 @@ func sensitiveFiles(text string, f finder) []Finding { return sensitiveFilesIn(t
 
 // sensitiveFilesIn is sensitiveFiles over text's view v.
 func sensitiveFilesIn(text string, v view, f finder) []Finding {
+	return sensitiveFilesOf(text, v, f, nil)
+}
+
+// sensitiveFilesOf is sensitiveFiles with what it knows of the text: its
+// field's role and the purpose of its item (nil: a bare text). A file the
+// item's purpose is about (an SSH tool's ~/.ssh/config) is low; a file
+// named in a default or an enum value is reached for; a file of keys an
+// item names without a verb, and off its purpose, is medium; a file sent
+// to a destination named in the same sentence is high.
+func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 	r := sensitiveRes()
 	var out []Finding
+	target := v.text
+	if strings.Contains(target, "%2f") || strings.Contains(target, "%2e") || strings.Contains(target, "%5c") {
+		target = percent().Replace(target) // the same length, so that the view's offsets hold
+	}
 	for i, re := range r.files {
-		if !mayMatch(v.text, sensitiveFileList[i].pre) {
+		if !mayMatch(target, sensitiveFileList[i].pre) {
 			continue
 		}
-		for _, m := range re.FindAllStringIndex(v.text, 4) {
-			start := sentenceStart(v.text, m[0])
-			before := v.text[start:m[0]]
-			verbs := r.verb.FindAllStringIndex(before, -1)
-			if len(verbs) == 0 || r.neg.MatchString(before) {
+		for _, m := range re.FindAllStringIndex(target, 4) {
+			start := sentenceStart(target, m[0])
+			before := target[start:m[0]]
+			if r.neg.MatchString(before) {
 				continue
 			}
-			vs := start + verbs[0][0]
-			s, e := v.span(text, vs, m[1])
+			path := target[tokenStart(target, m[0]):tokenEnd(target, m[1])]
 			sev, what := High, "keys or credentials"
 			if !sensitiveFileList[i].strong {
 				sev, what = Low, "a file that often holds secrets"
 			}
-			if strings.Contains(v.text[m[0]:m[1]], "mcp") || strings.Contains(v.text[m[0]:m[1]], "claude") || strings.Contains(v.text[m[0]:m[1]], "cursor") {
+			if strings.Contains(path, "mcp") || strings.Contains(path, "claude") || strings.Contains(path, "cursor") {
 				what = "another client's MCP config"
 			}
-			out = append(out, f(RuleSensitiveFile, sev, "has the model read "+what, s, e))
+			msg := "has the model read " + what
+			from := m[0]
+			end := sentenceEnd(target, m[1])
+			after := target[m[1]:end]
+			verbs := r.verb.FindAllStringIndex(before, -1)
+			switch {
+			case len(verbs) > 0:
+				from = start + verbs[0][0]
+			case r.neg.MatchString(after):
+				continue // named to be denied: "the key itself is never read"
+			case r.verb.MatchString(after):
+				// the order after the file: "~/.kube/config の内容を読み取り",
+				// "Chrome's Web Data, copied verbatim"
+			case fl != nil && fl.role == roleValue:
+				msg = "names " + what + " in a value the model may pass on"
+			case sensitiveFileList[i].strong && strings.ContainsAny(path, "/\\._"):
+				sev, msg = Medium, "names "+what
+			default:
+				continue // a word for such files ("keychain-backed"), not one of them
+			}
+			switch {
+			case destinationRe().MatchString(after) || sendVia().MatchString(target[start:end]):
+				sev, msg = High, msg+", and sends it elsewhere"
+			case fl != nil && aboutFile(path, fl.purpose, sensitiveFileList[i].about):
+				sev, msg = Low, msg+" (which its purpose is about)"
+			}
+			s, e := v.span(text, from, m[1])
+			out = append(out, f(RuleSensitiveFile, sev, msg, s, e))
 		}
 	}
 	return out
 }
 
+// percent undoes the percent-encoding of path characters, in a text's
+// view, keeping its length: "%2f" is "/" and two spaces.
+var percent = sync.OnceValue(func() *strings.Replacer {
+	return strings.NewReplacer("%2f", "/  ", "%2e", ".  ", "%5c", "\\  ")
+})
+
+// destinationRe finds a destination written out.
+var destinationRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(destination) })
+
+// genericPathWords are the words of a file's path that say nothing of
+// what the file is about.
+var genericPathWords = []string{"config", "json", "data", "file", "files", "dat", "db", "yml", "yaml", "txt", "the", "home", "users", "root", "library", "application", "support", "default", "local", "share", "value", "values", "contents", "content", "of", "output", "id"}
+
+// aboutFile reports whether an item's purpose (its server's name and its
+// own) is about the file at path: one of the path's own words, or of
+// about (the words of a purpose about such files), is in it.
+func aboutFile(path, purpose, about string) bool {
+	for _, w := range strings.FieldsFunc(path, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if len(w) >= 2 && !slices.Contains(genericPathWords, w) && strings.Contains(purpose, w) {
+			return true
+		}
+	}
+	return about != "" && mayMatch(purpose, about)
+}
+
+// sendVia finds a sentence that sends through another tool: "via
+// slack_post_message", "call the send_email tool".
+var sendVia = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("\\b(?:via|using|through|with|call|use|invoke)\\s+(?:the\\s+)?`?[a-z][a-z0-9.-]*_[a-z0-9_.-]*(?:send|post|mail|upload|message|share|publish|forward|webhook)[a-z0-9_.-]*`?|\\b(?:via|using|through|call|use|invoke)\\s+(?:the\\s+)?`?(?:send|post|mail|upload|share|publish|forward)[a-z0-9.-]*_[a-z0-9_.-]*`?")
+})
+
+// tokenStart is where the run of characters other than spaces that
+// holds s[i] starts.
+func tokenStart(s string, i int) int {
+	for i > 0 && !unicode.IsSpace(rune(s[i-1])) {
+		i--
+	}
+	return i
+}
+
+// tokenEnd is where the run of characters other than spaces that holds
+// s[i-1] ends.
+func tokenEnd(s string, i int) int {
+	for i < len(s) && !unicode.IsSpace(rune(s[i])) {
+		i++
+	}
+	return i
+}
+
 // sentenceEnd is where the sentence that holds the byte before i ends.
 func sentenceEnd(s string, i int) int {
-	if j := strings.IndexAny(s[i:], "!?\n"); j >= 0 {
-		if k := strings.Index(s[i:i+j], ". "); k >= 0 {
-			return i + k + 1
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case '!', '?', '\n':
+			return j
+		case '.':
+			if endsSentence(s, j) {
+				return j + 1
+			}
 		}
-		return i + j
-	}
-	if k := strings.Index(s[i:], ". "); k >= 0 {
-		return i + k + 1
 	}
 	return len(s)
 }
@@ -387,7 +506,42 @@ var mentionRes = sync.OnceValue(func() (r struct{ speaks, denied *regexp.Regexp 
 func mentioned(v string, start, end int, sentence string) bool {
 	quoteBefore := strings.LastIndexAny(v[max(0, start-3):start], "\"'“‘`«") >= 0
 	quoteAfter := strings.IndexAny(v[end:min(len(v), end+40)], "\"'”’`»") >= 0
-	return quoteBefore && quoteAfter && mentionRes().speaks.MatchString(unquoted(sentence))
+	if !speaksOf(sentence) {
+		return false
+	}
+	if quoteBefore && quoteAfter {
+		return true
+	}
+	from := sentenceStart(v, start)
+	return insideQuotes(v[from:end], start-from)
+}
+
+// speaksOf reports a sentence that, in its own voice, speaks of phrases,
+// input or detection ("example" in relay@mail.example speaks of nothing).
+func speaksOf(sentence string) bool {
+	return mentionRes().speaks.MatchString(destinationRe().ReplaceAllString(unquoted(sentence), " "))
+}
+
+// insideQuotes reports whether s[i] is inside what s quotes, as
+// unquoted reads quotes.
+func insideQuotes(s string, i int) bool {
+	var quote rune
+	prev := rune(0)
+	for j, r := range s {
+		if j >= i {
+			return quote != 0
+		}
+		closing := map[rune]rune{'"': '"', '\'': '\'', '“': '”', '‘': '’', '`': '`', '«': '»'}
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+		case closing[r] != 0 && !(r == '\'' && isLetter(prev)):
+			quote = closing[r]
+		}
+		prev = r
+	}
+	return quote != 0
 }
 
 // unquoted is a sentence without what it quotes: the words it speaks in
@@ -420,10 +574,24 @@ func lastRune(s string) rune {
 // sentenceStart is where the sentence that holds i begins.
 func sentenceStart(s string, i int) int {
 	j := strings.LastIndexAny(s[:i], ".!?\n")
-	for j >= 0 && j+1 < i && s[j] == '.' && j+1 < len(s) && s[j+1] != ' ' {
-		j = strings.LastIndexAny(s[:j], ".!?\n") // a dot in a path or a name (~/.ssh, mcp.json) ends no sentence
+	for j >= 0 && s[j] == '.' && !endsSentence(s, j) {
+		j = strings.LastIndexAny(s[:j], ".!?\n")
 	}
 	return j + 1
+}
+
+// endsSentence reports whether the dot at s[j] ends a sentence: one
+// before white space (or the end), after a letter, a digit or a closing
+// mark; not one of a path or a name (~/.ssh, mcp.json), nor of an
+// ellipsis (curl ... | sh).
+func endsSentence(s string, j int) bool {
+	if j+1 < len(s) && s[j+1] != ' ' && s[j+1] != '\n' {
+		return false
+	}
+	if j == 0 || s[j-1] == '.' || s[j-1] == ' ' {
+		return false
+	}
+	return true
 }
 
 // identifier is a word that reads as a tool's name: with an underscore,
