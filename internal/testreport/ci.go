@@ -123,6 +123,12 @@ func (suite Suite) JUnit(w io.Writer, files []File, took time.Duration) error {
 			case sr.Status == Skipped:
 				s.Skipped++
 				c.Skipped = &junitSkipped{Message: safetext.Line(sr.Reason)}
+			case sr.Status == Blocked:
+				s.Skipped++
+				c.Skipped = &junitSkipped{Message: "blocked: " + safetext.Line(sr.Reason)}
+			case sr.Status == Inconclusive:
+				s.Skipped++
+				c.Skipped = &junitSkipped{Message: "inconclusive: " + safetext.Line(sr.Reason)}
 			case sr.Status == Failed:
 				s.Failures++
 				c.Failure = &junitProblem{Message: safetext.Line(failureSummary(sr.Failures)), Type: sr.Failures[0].Kind, Text: safetext.Text(failureText(sr))}
@@ -208,6 +214,10 @@ func (suite Suite) TAP(w io.Writer, files []File) error {
 				}
 			case sr.Status == Skipped:
 				fmt.Fprintf(b, "    ok %d - %s # SKIP %s\n", j+1, tapText(sr.Name), tapText(sr.Reason))
+			case sr.Status == Blocked:
+				fmt.Fprintf(b, "    ok %d - %s # SKIP blocked: %s\n", j+1, tapText(sr.Name), tapText(sr.Reason))
+			case sr.Status == Inconclusive:
+				fmt.Fprintf(b, "    not ok %d - %s # TODO inconclusive: %s\n", j+1, tapText(sr.Name), tapText(sr.Reason))
 			case sr.Status == Warned:
 				fmt.Fprintf(b, "    ok %d - %s\n", j+1, tapText(sr.Name))
 				var fs []map[string]any
@@ -333,12 +343,11 @@ func JSON(w io.Writer, files []File, took time.Duration) error { return Tests.JS
 func (suite Suite) JSON(w io.Writer, files []File, took time.Duration) error {
 	suite = suite.or()
 	test := suite.Name == Tests.Name
-	passed := Code(files) == 0 && !slices.ContainsFunc(files, func(f File) bool { return f.Interrupted })
 	var all counts
 	groups := []object{}
 	for _, f := range files {
 		c := countSteps(f.Steps)
-		all.passed, all.failed, all.skipped, all.warned = all.passed+c.passed, all.failed+c.failed, all.skipped+c.skipped, all.warned+c.warned
+		all = all.add(c)
 		items := []object{}
 		for _, sr := range f.Steps {
 			js := object{{"index", sr.Index}}
@@ -358,6 +367,9 @@ func (suite Suite) JSON(w io.Writer, files []File, took time.Duration) error {
 			js = append(js, member{"status", sr.Status.String()})
 			if sr.Reason != "" {
 				js = append(js, member{"reason", sr.Reason})
+			}
+			if sr.BlockedBy != "" {
+				js = append(js, member{"blockedBy", sr.BlockedBy})
 			}
 			if test {
 				js = append(js, member{"exit", sr.Exit})
@@ -379,7 +391,7 @@ func (suite Suite) JSON(w io.Writer, files []File, took time.Duration) error {
 		if test || f.Server != "" {
 			g = append(g, member{"server", f.Server})
 		}
-		g = append(g, member{"passed", f.Code == 0 && c.failed == 0})
+		g = append(g, member{"passed", f.Code == 0 && c.failed == 0 && c.inconclusive == 0})
 		if test || f.Code != 0 {
 			g = append(g, member{"exit", f.Code})
 		}
@@ -391,19 +403,24 @@ func (suite Suite) JSON(w io.Writer, files []File, took time.Duration) error {
 			g = append(g, member{"stderr", f.Stderr})
 		}
 		gc := map[string]int{"passed": c.passed, "failed": c.failed, "skipped": c.skipped}
-		if c.warned > 0 {
-			gc["warned"] = c.warned
+		for k, n := range map[string]int{"warned": c.warned, "blocked": c.blocked, "inconclusive": c.inconclusive} {
+			if n > 0 {
+				gc[k] = n
+			}
 		}
 		g = append(g, member{suite.Items, items}, member{"counts", gc})
 		groups = append(groups, g)
 	}
+	passed := Code(files) == 0 && all.inconclusive == 0 && !slices.ContainsFunc(files, func(f File) bool { return f.Interrupted })
 	r := object{}
 	for _, h := range suite.Header {
 		r = append(r, member{h[0], h[1]})
 	}
 	total := object{{suite.Groups, len(files)}, {"passed", all.passed}, {"failed", all.failed}, {"skipped", all.skipped}}
-	if all.warned > 0 {
-		total = append(total, member{"warned", all.warned})
+	for _, n := range []member{{"warned", all.warned}, {"blocked", all.blocked}, {"inconclusive", all.inconclusive}} {
+		if n.value.(int) > 0 {
+			total = append(total, n)
+		}
 	}
 	r = append(r, member{"passed", passed}, member{"counts", total}, member{"durationMs", millis(took)}, member{suite.Groups, groups})
 	b, err := json.Marshal(r)

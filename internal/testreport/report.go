@@ -20,9 +20,18 @@ const (
 	// Warned passed, with a warning that does not fail the run (mcpv
 	// check's SHOULD that does not hold, without --strict).
 	Warned
+	// Blocked could not run because a step it depends on failed (mcpv
+	// check: a check blocked by the one that names the defect); Reason
+	// says which, BlockedBy names it.
+	Blocked
+	// Inconclusive ran out of time before it could tell (mcpv check: a
+	// server that is only slow); Reason says what it waited for.
+	Inconclusive
 )
 
-func (s Status) String() string { return [...]string{"passed", "failed", "skipped", "warned"}[s] }
+func (s Status) String() string {
+	return [...]string{"passed", "failed", "skipped", "warned", "blocked", "inconclusive"}[s]
+}
 
 // Suite is what a report is of: mcpv test's files and their steps, or
 // mcpv check's areas and their checks. The writers name each in its
@@ -75,7 +84,8 @@ type Step struct {
 	ID, Tag, Ref string
 	Line         int
 	Status       Status
-	Reason       string // why it was skipped
+	Reason       string // why it was skipped, blocked or inconclusive
+	BlockedBy    string // the id of the step a blocked step depends on
 	Took         time.Duration
 	Exit         int // the exit code the step's command ended with
 	Failures     []Failure
@@ -128,17 +138,24 @@ func RoundDuration(d time.Duration) time.Duration {
 	return d.Round(time.Microsecond)
 }
 
-type counts struct{ passed, failed, skipped, warned int }
+type counts struct{ passed, failed, skipped, warned, blocked, inconclusive int }
 
 func (c counts) String() string {
 	s := fmt.Sprintf("%d passed, %d failed", c.passed, c.failed)
-	if c.warned > 0 {
-		s += fmt.Sprintf(", %d warned", c.warned)
-	}
-	if c.skipped > 0 {
-		s += fmt.Sprintf(", %d skipped", c.skipped)
+	for _, n := range []struct {
+		n    int
+		what string
+	}{{c.warned, "warned"}, {c.blocked, "blocked"}, {c.inconclusive, "inconclusive"}, {c.skipped, "skipped"}} {
+		if n.n > 0 {
+			s += fmt.Sprintf(", %d %s", n.n, n.what)
+		}
 	}
 	return s
+}
+
+// add is c with d's counts added.
+func (c counts) add(d counts) counts {
+	return counts{c.passed + d.passed, c.failed + d.failed, c.skipped + d.skipped, c.warned + d.warned, c.blocked + d.blocked, c.inconclusive + d.inconclusive}
 }
 
 func countSteps(steps []Step) counts {
@@ -153,6 +170,10 @@ func countSteps(steps []Step) counts {
 			c.skipped++
 		case Warned:
 			c.warned++
+		case Blocked:
+			c.blocked++
+		case Inconclusive:
+			c.inconclusive++
 		}
 	}
 	return c

@@ -297,3 +297,54 @@ func TestSuiteOfChecks(t *testing.T) {
 		t.Errorf("tap:\n%s", out)
 	}
 }
+
+// A check blocked by another's defect and one that ran out of time are
+// counted apart in every format: blocked names what it waits on, and
+// an inconclusive one keeps the run from passing without failing it.
+func TestBlockedAndInconclusive(t *testing.T) {
+	suite := Suite{Name: "mcpv check", Group: "area", Groups: "areas", Item: "check", Items: "checks"}
+	files := []File{{Path: "lists", Name: "Lists", Named: true, Steps: []Step{
+		{Index: 1, ID: "lists.a", Name: "lists.a  a", Tag: "MUST", Status: Passed},
+		{Index: 2, ID: "lists.b", Name: "lists.b  b", Tag: "SHOULD", Status: Blocked, Reason: "by lists.shape: the listing broke", BlockedBy: "lists.shape"},
+		{Index: 3, ID: "lists.c", Name: "lists.c  c", Tag: "MUST", Status: Inconclusive, Reason: "no answer within 15s (--check-timeout)"},
+	}}}
+	var b bytes.Buffer
+	text := &Text{W: &b, Suite: suite}
+	text.File(files[0])
+	text.Summary(files, time.Second)
+	for _, want := range []string{"  ⊘ lists.b  b  [SHOULD]  blocked: by lists.shape: the listing broke\n",
+		"  ? lists.c  c  [MUST]  inconclusive: no answer within 15s (--check-timeout)\n",
+		"  INCONCLUSIVE 1 passed, 0 failed, 1 blocked, 1 inconclusive  0s\n", "INCONCLUSIVE 1 passed, 0 failed, 1 blocked, 1 inconclusive (1 area, 1s)\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text: no %q in\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	if err := suite.JSON(&b, files, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"passed":false,"counts":{"areas":1,"passed":1,"failed":0,"skipped":0,"blocked":1,"inconclusive":1}`,
+		`"status":"blocked","reason":"by lists.shape: the listing broke","blockedBy":"lists.shape"`, `"status":"inconclusive"`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("json: no %s in\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	if err := suite.JUnit(&b, files, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var got junitSuites
+	if err := xml.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if c := got.Suites[0].Cases; got.Failures != 0 || got.Suites[0].Skipped != 2 || c[1].Skipped == nil || !strings.HasPrefix(c[1].Skipped.Message, "blocked: ") || c[2].Skipped == nil || !strings.HasPrefix(c[2].Skipped.Message, "inconclusive: ") {
+		t.Errorf("junit: %s", b.String())
+	}
+	b.Reset()
+	if err := suite.TAP(&b, files); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "    ok 2 - lists.b  b # SKIP blocked: by lists.shape: the listing broke\n") || !strings.Contains(out, "    not ok 3 - lists.c  c # TODO inconclusive: no answer within 15s (--check-timeout)\n") {
+		t.Errorf("tap:\n%s", out)
+	}
+}

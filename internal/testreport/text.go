@@ -57,7 +57,18 @@ func (t *Text) File(f File) error {
 		fmt.Fprintf(b, "  %s %s\n", t.style(styleRed, "✗"), t.style(styleRed, fmt.Sprintf("exit %d: %s", f.Code, safetext.Line(f.Err))))
 	}
 	counts := countSteps(f.Steps)
-	for _, s := range f.Steps {
+	for i := 0; i < len(f.Steps); i++ {
+		s := f.Steps[i]
+		if n := blockedRun(f.Steps[i:]); n > 2 {
+			// Steps blocked for one reason, one after another: one line.
+			var ids []string
+			for _, b := range f.Steps[i : i+n] {
+				ids = append(ids, safetext.Line(b.ID))
+			}
+			fmt.Fprintf(b, "  %s %s  %s\n", t.style(styleDim, "⊘"), strings.Join(ids, ", "), t.style(styleDim, "blocked: "+safetext.Line(s.Reason)))
+			i += n - 1
+			continue
+		}
 		took := t.style(styleDim, RoundDuration(s.Took).String())
 		name := safetext.Line(s.Name)
 		if s.Tag != "" {
@@ -74,6 +85,10 @@ func (t *Text) File(f File) error {
 			failColor = styleYellow
 		case Skipped:
 			fmt.Fprintf(b, "  %s %s  %s\n", t.style(styleYellow, "○"), name, t.style(styleYellow, "skipped: "+safetext.Line(s.Reason)))
+		case Blocked:
+			fmt.Fprintf(b, "  %s %s  %s\n", t.style(styleDim, "⊘"), name, t.style(styleDim, "blocked: "+safetext.Line(s.Reason)))
+		case Inconclusive:
+			fmt.Fprintf(b, "  %s %s  %s\n", t.style(styleYellow, "?"), name, t.style(styleYellow, "inconclusive: "+safetext.Line(s.Reason)))
 		}
 		for _, fl := range s.Failures {
 			fmt.Fprintf(b, "      %s %s\n", t.style(failColor, fl.Kind+":"), safetext.Line(fl.Message))
@@ -102,6 +117,10 @@ func (t *Text) File(f File) error {
 		verdict = t.style(styleRed, "FAIL")
 	case f.Interrupted:
 		verdict = t.style(styleYellow, "INTERRUPTED")
+	case counts.inconclusive > 0:
+		verdict = t.style(styleYellow, "INCONCLUSIVE")
+	case counts.blocked > 0 && counts.passed == 0:
+		verdict = t.style(styleDim, "BLOCKED")
 	}
 	fmt.Fprintf(b, "  %s %s  %s\n\n", verdict, counts, t.style(styleDim, RoundDuration(f.Took).String()))
 	return b.Flush()
@@ -113,8 +132,7 @@ func (t *Text) Summary(files []File, took time.Duration) error {
 	broken, interrupted := 0, false
 	for _, f := range files {
 		interrupted = interrupted || f.Interrupted
-		c := countSteps(f.Steps)
-		all.passed, all.failed, all.skipped, all.warned = all.passed+c.passed, all.failed+c.failed, all.skipped+c.skipped, all.warned+c.warned
+		all = all.add(countSteps(f.Steps))
 		if f.Code != 0 {
 			broken++
 		}
@@ -133,6 +151,8 @@ func (t *Text) Summary(files []File, took time.Duration) error {
 		verdict = t.style(styleRed+styleBold, "FAIL")
 	case interrupted:
 		verdict = t.style(styleYellow+styleBold, "INTERRUPTED")
+	case all.inconclusive > 0:
+		verdict = t.style(styleYellow+styleBold, "INCONCLUSIVE")
 	}
 	_, err := fmt.Fprintf(t.W, "%s %s (%s, %s)\n", verdict, all, n, RoundDuration(took))
 	return err
@@ -144,4 +164,17 @@ func lastLines(text string, n int) []string {
 		lines = lines[len(lines)-n:]
 	}
 	return lines
+}
+
+// blockedRun is how many steps from the first are blocked for the same
+// reason, one after another, each with an id to name it by.
+func blockedRun(steps []Step) int {
+	n := 0
+	for _, s := range steps {
+		if s.Status != Blocked || s.ID == "" || s.Reason != steps[0].Reason {
+			break
+		}
+		n++
+	}
+	return n
 }
