@@ -77,6 +77,10 @@ type CommandOptions struct {
 	// connection with a *MessageSizeError, read no further. 0 reads
 	// messages of any size.
 	MaxMessage int64
+	// Junk, when set, is told every line of stdout skipped as no JSON,
+	// whole, on the reader goroutine (the slice is not the callee's to
+	// keep): mcpv check judges what the server wrote as it came.
+	Junk func(line []byte)
 }
 
 // The framings a stdio server may be spoken to in. Auto writes lines and
@@ -203,6 +207,9 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 	t.msgs = newMessageReader(&drainReader{f: outR, exited: t.exited, wait: opts.ExitDrain}, readBufferSize)
 	t.junk = junkWarner{log: opts.Log, where: "on the server's stdout"}
 	t.msgs.junk, t.msgs.decided = t.junk.warn, t.decided
+	if opts.Junk != nil {
+		t.msgs.junk = func(line []byte) { t.junk.warn(line); opts.Junk(line) }
+	}
 	t.msgs.lines.limit = opts.MaxMessage
 	t.msgs.spoke = func() { t.spoke.Store(true) }
 	switch opts.Framing {

@@ -80,6 +80,10 @@ type Hooks struct {
 	// only passed to OnNotification (mcpv serve relays them to the
 	// clients they belong to).
 	LogsElsewhere bool
+	// Trace, when set, sees every message of the session as it is sent
+	// (out) or received, its bytes as on the wire (mcp.SessionOptions.Trace):
+	// mcpv check judges what the server sent as it came.
+	Trace func(out bool, msg []byte)
 }
 
 // Status is a transient line of progress.

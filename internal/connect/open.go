@@ -187,6 +187,14 @@ func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport, kept *servers
 	if s.Verbose {
 		sopts.Trace = tracer(h.Stderr)
 	}
+	if own, verbose := h.Trace, sopts.Trace; own != nil {
+		sopts.Trace = func(out bool, msg []byte) {
+			if verbose != nil {
+				verbose(out, msg)
+			}
+			own(out, msg)
+		}
+	}
 	return c, mcp.NewSession(t, sopts)
 }
 
