@@ -26,6 +26,7 @@ type specSessions struct {
 	mu     sync.Mutex
 	states map[string]*specState // by session id
 	modern *specState            // the modern era's, shared: it has no sessions
+	events int                   // event ids given so far
 }
 
 func (s *HTTPServer) specState(sid string) *specState {
@@ -134,6 +135,10 @@ func (s *HTTPServer) serveLegacy(x *Exchange, m msg) {
 	spec := s.opts.Spec
 	if m.Method == "initialize" && m.ID != nil {
 		sid := s.newSession()
+		if spec.has("session-never-given") {
+			s.specAnswer(x, m, s.specState(sid))
+			return
+		}
 		if spec.has("session-id-space") {
 			s.mu.Lock()
 			delete(s.live, sid)
@@ -227,11 +232,19 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 		x.Status(http.StatusAccepted, "")
 		return
 	}
-	plain := spec.has("text-plain") && m.Method != "initialize" && m.Method != "server/discover"
-	streams := s.opts.SSE || m.Method == "subscriptions/listen" || m.Method == "tools/call" && nameParam(m.Params) == slowTool
+	plain := spec.has("text-plain") && m.Method != "initialize" && m.Method != "server/discover" || spec.has("text-plain-init")
+	streams := s.opts.SSE || spec.has("event-id-reuse") || m.Method == "subscriptions/listen" || m.Method == "tools/call" && nameParam(m.Params) == slowTool
 	if streams && !plain {
 		e := x.SSE()
-		spec.specMessage(st, m.raw, m, specOut{send: func(line string) { e.Event("", line) }, async: func(f func()) { f() }, http: true})
+		n := 0 // event-id-reuse: each stream's own count
+		spec.specMessage(st, m.raw, m, specOut{send: func(line string) {
+			n++
+			id := s.eventID()
+			if spec.has("event-id-reuse") {
+				id = fmt.Sprint(n)
+			}
+			e.Event(id, line)
+		}, async: func(f func()) { f() }, http: true})
 		if m.Method == "subscriptions/listen" {
 			x.Hold()
 		}
@@ -254,4 +267,12 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 			e.Event("", l)
 		}
 	}
+}
+
+// eventID is an event id no other event of the server's had.
+func (s *HTTPServer) eventID() string {
+	s.spec.mu.Lock()
+	defer s.spec.mu.Unlock()
+	s.spec.events++
+	return fmt.Sprintf("ev-%d", s.spec.events)
 }

@@ -150,6 +150,16 @@ func (s *Spec) declares(capability string) bool {
 	return ok && string(v) != "null" && string(v) != "false"
 }
 
+// declaresPath reports whether the server declares a capability's
+// sub-capability (resources.subscribe) as true.
+func (s *Spec) declaresPath(capability, sub string) bool {
+	var caps map[string]map[string]json.RawMessage
+	if json.Unmarshal(s.capabilities(), &caps) != nil {
+		return false
+	}
+	return string(caps[capability][sub]) == "true"
+}
+
 // capabilities is what the server declares.
 func (s *Spec) capabilities() json.RawMessage {
 	if s.Capabilities != nil {

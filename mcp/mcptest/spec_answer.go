@@ -133,6 +133,11 @@ func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage
 		})
 	case "logging/setLevel":
 		return json.RawMessage(`{}`), nil
+	case "resources/subscribe", "resources/unsubscribe":
+		if !spec.declaresPath("resources", "subscribe") || spec.has("subscribe-not-found") {
+			return nil, notFound(method)
+		}
+		return json.RawMessage(`{}`), nil
 	case "completion/complete":
 		return json.RawMessage(`{"completion":{"values":[]}}`), nil
 	}
@@ -242,6 +247,10 @@ func page(spec *Spec, method string, items []json.RawMessage, params json.RawMes
 	res := map[string]any{lists[method]: pageItems}
 	if next != "" {
 		res["nextCursor"] = next
+		if spec.has("integer-cursor") {
+			n, _ := strconv.Atoi(next)
+			res["nextCursor"] = n
+		}
 	}
 	spec.hint(res)
 	return mustJSON(res), nil

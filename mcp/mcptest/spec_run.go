@@ -85,6 +85,20 @@ var Faults = []string{
 	"method-not-found-200", // (modern) an unknown method answered 200
 	"no-header-check",      // (modern) Mcp-* headers that do not match the body served
 	"mint-session",         // (modern) a session id minted
+	// mcpv check, round two: first contact, one defect one failure, the misses
+	"pretty-json",          // (stdio) every message written over several lines, indented
+	"string-ids",           // every integer id answered as a string ("1" for 1)
+	"null-id-errors",       // every error to a request sent with a null id
+	"duplicate-responses",  // (stdio) every response sent twice
+	"ping-unanswered",      // ping never answered
+	"integer-cursor",       // nextCursor an integer, not a string
+	"result-and-error",     // every result response carries an error too
+	"undeclared-sampling",  // (initialize era) sampling/createMessage asked of a client that did not declare sampling, after every answer
+	"subscribe-not-found",  // resources/subscribe answered -32601, though resources.subscribe is declared
+	"discover-no-versions", // (modern) server/discover without supportedVersions
+	"text-plain-init",      // (HTTP) every request answered as text/plain, initialize too
+	"session-never-given",  // (HTTP) no session id at initialize, but one required after it
+	"event-id-reuse",       // (HTTP) every request answered as an event stream whose event ids start at 1
 	// hostile: what a server may do to its client, whatever it is asked
 	"hang",        // nothing answered but initialize and server/discover
 	"flood",       // 100,000 log notifications after the first answer
@@ -150,6 +164,7 @@ func (s *Spec) specMessage(st *specState, raw []byte, m msg, out specOut) {
 	if st.Stopped() {
 		return
 	}
+	out = s.shaped(out)
 	trimmed := bytes.TrimSpace(raw)
 	switch {
 	case len(trimmed) > 0 && trimmed[0] == '[':
@@ -247,6 +262,8 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 	switch {
 	case s.has("hang") && m.Method != "initialize" && m.Method != "server/discover":
 		return
+	case s.has("ping-unanswered") && m.Method == "ping":
+		return
 	case s.has("die-midway") && n >= 8:
 		st.stop()
 		return
@@ -293,6 +310,28 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 	s.after(m, out)
 }
 
+// shaped is out through the faults that shape what is written over
+// stdio: messages over several lines, responses twice.
+func (s *Spec) shaped(out specOut) specOut {
+	if out.http || !s.has("pretty-json") && !s.has("duplicate-responses") {
+		return out
+	}
+	send := out.send
+	out.send = func(line string) {
+		if s.has("pretty-json") {
+			var b bytes.Buffer
+			if json.Indent(&b, []byte(line), "", "  ") == nil {
+				line = b.String()
+			}
+		}
+		send(line)
+		if s.has("duplicate-responses") && member(json.RawMessage(line), "method") == nil && member(json.RawMessage(line), "id") != nil {
+			send(line)
+		}
+	}
+	return out
+}
+
 // after sends what some faults send after an answer.
 func (s *Spec) after(m msg, out specOut) {
 	if s.has("early-request") && m.Method == "initialize" {
@@ -306,6 +345,9 @@ func (s *Spec) after(m msg, out specOut) {
 	}
 	if s.has("server-request") && m.Method != "initialize" {
 		out.send(`{"jsonrpc":"2.0","id":"srv-ask","method":"roots/list"}`)
+	}
+	if s.has("undeclared-sampling") && s.Era != "modern" && m.Method != "initialize" {
+		out.send(`{"jsonrpc":"2.0","id":"srv-sample","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}`)
 	}
 }
 
@@ -366,7 +408,7 @@ var logLevels = []string{"debug", "info", "notice", "warning", "error", "critica
 // gatedOrKnown reports whether method is one the spec server serves.
 func gatedOrKnown(method string) bool {
 	_, gated := gates[method]
-	return gated || slices.Contains([]string{"initialize", "ping", "server/discover", "logging/setLevel", "completion/complete", "subscriptions/listen"}, method)
+	return gated || slices.Contains([]string{"initialize", "ping", "server/discover", "logging/setLevel", "completion/complete", "subscriptions/listen", "resources/subscribe", "resources/unsubscribe"}, method)
 }
 
 // initializeFaulty is initialize's answer through the version faults.
@@ -488,6 +530,9 @@ func (s *Spec) resultLine(id json.RawMessage, method string, res json.RawMessage
 	if s.has("no-jsonrpc-version") {
 		return fmt.Sprintf(`{"id":%s,"result":%s}`, id, body)
 	}
+	if s.has("result-and-error") {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s,"error":{"code":-32603,"message":"and an error"}}`, id, body)
+	}
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, body)
 }
 
@@ -516,6 +561,9 @@ func (s *Spec) stampResult(method, body string) string {
 		if s.has("discover-no-capabilities") {
 			delete(r, "capabilities")
 		}
+		if s.has("discover-no-versions") {
+			delete(r, "supportedVersions")
+		}
 		if s.has("discover-no-server-info") {
 			delete(r, "_meta")
 		}
@@ -536,6 +584,9 @@ func (s *Spec) errorLineData(id json.RawMessage, code int, message string, data 
 	if s.has("no-jsonrpc-version") {
 		return fmt.Sprintf(`{"id":%s,"error":%s}`, id, e)
 	}
+	if s.has("null-id-errors") {
+		id = json.RawMessage("null")
+	}
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":%s}`, id, e)
 }
 
@@ -545,6 +596,8 @@ func (s *Spec) replyID(id json.RawMessage) json.RawMessage {
 	case len(id) > 0 && id[0] == '"' && s.has("mangle-string-id"):
 		return json.RawMessage(`"` + strings.Trim(string(id), `"`) + `-x"`)
 	case len(id) > 0 && id[0] != '"' && s.has("mangle-number-id") && (string(id) == "0" || len(id) >= 10):
+		return json.RawMessage(`"` + string(id) + `"`)
+	case len(id) > 0 && id[0] != '"' && s.has("string-ids"):
 		return json.RawMessage(`"` + string(id) + `"`)
 	}
 	return id
