@@ -8,9 +8,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/check"
@@ -118,6 +118,10 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 	started := time.Now()
 	report, err := check.Run(ctx, target, opts)
 	out.ios.Status.Clear()
+	var unknown *check.UnknownToolError
+	if errors.As(err, &unknown) {
+		return usageErrorf("--call %s: the server lists no such tool%s", unknown.Tool, suggest.DidYouMean(unknown.Tool, unknown.Listed))
+	}
 	if err != nil {
 		return err
 	}
@@ -132,32 +136,59 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 		fmt.Fprintf(out.ios.Err, "mcpv: %s; the checks it left are skipped\n", stop)
 		return batchFailed{exitcode.Timeout}
 	}
-	var failed []string
+	var failed, unsure []string
 	for _, r := range report.Results {
-		if r.Status == check.Failed {
+		switch r.Status {
+		case check.Failed:
 			failed = append(failed, r.ID)
+		case check.Inconclusive:
+			unsure = append(unsure, r.ID)
 		}
 	}
-	if len(failed) > 0 {
-		return checkFailed{failed}
+	if len(failed) > 0 || len(unsure) > 0 {
+		return checkFailed{failed, unsure}
 	}
 	return nil
 }
 
-// checkFailed is a check run where a requirement does not hold (exit 1):
-// its line names the checks, which the report shows in full.
-type checkFailed struct{ ids []string }
+// checkFailed is a check run where a requirement does not hold (exit 1),
+// or, when every requirement checked holds, where checks ran out of time
+// before they could tell (exit 124): its line names the checks, which the
+// report shows in full.
+type checkFailed struct{ ids, inconclusive []string }
+
+func (e checkFailed) code() int {
+	if len(e.ids) > 0 {
+		return exitcode.ToolError
+	}
+	return exitcode.Timeout
+}
 
 func (e checkFailed) Error() string {
+	if len(e.ids) == 0 {
+		what := "a check was inconclusive"
+		if len(e.inconclusive) > 1 {
+			what = fmt.Sprintf("%d checks were inconclusive", len(e.inconclusive))
+		}
+		return what + " (the server did not answer in time; give it more with --check-timeout or --connect-timeout): " + idList(e.inconclusive)
+	}
 	what := "a requirement does not hold"
 	if len(e.ids) > 1 {
 		what = fmt.Sprintf("%d requirements do not hold", len(e.ids))
 	}
-	ids := e.ids
+	s := what + ": " + idList(e.ids)
+	if n := len(e.inconclusive); n > 0 {
+		s += fmt.Sprintf(" (and %d inconclusive)", n)
+	}
+	return s
+}
+
+// idList is check ids in a line, the first five.
+func idList(ids []string) string {
 	if len(ids) > 5 {
 		ids = append(ids[:5:5], "...")
 	}
-	return what + ": " + strings.Join(ids, ", ")
+	return strings.Join(ids, ", ")
 }
 
 // write writes the report: the text report where it goes (a terminal's
@@ -193,6 +224,9 @@ func (c *checkCmd) write(report *check.Report, dest *testreport.Output, format s
 
 // eraLine says what the main session spoke.
 func eraLine(r *check.Report) string {
+	if r.Version == "" {
+		return "no session could be opened"
+	}
 	if r.Era == "modern" {
 		return "protocol " + r.Version + " (the 2026-07-28 era)"
 	}
@@ -213,13 +247,16 @@ func (c *checkCmd) target(s *session) *check.Target {
 		t.Server = redact.String(strings.Join(words, " "), st.Secrets)
 		t.Stdio = &mcp.CommandOptions{Path: st.Command[0], Args: st.Command[1:], Env: st.Env, Dir: st.Dir, Framing: st.Framing}
 	}
-	var ended atomic.Bool // the run is over: the session's notifications go nowhere
+	t.Era = st.ProtocolEra
 	t.Open = func(ctx context.Context, h check.SessionHooks) (*mcp.Client, error) {
-		s.listen(func(method string, params json.RawMessage) {
-			if !ended.Load() {
-				h.Note(method, params)
+		if st.URL != "" {
+			// The run's own connections reach the server whether or not
+			// the session opens: the first contact is checked on them.
+			var err error
+			if t.Client, t.Plain, err = s.httpClients(); err != nil {
+				return nil, err
 			}
-		})
+		}
 		if !s.opened() {
 			// The report is the output: the server's stderr and the
 			// session's notes are not, unless -v; no question goes to
@@ -233,20 +270,10 @@ func (c *checkCmd) target(s *session) *check.Target {
 				st.Quiet = true
 				s.hooks.Log = h.Log
 			}
+			s.hooks.Trace = h.Trace
 			s.settings = &st
 		}
-		client, err := s.client(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if st.URL != "" {
-			t.Client, t.Plain, err = s.httpClients()
-			if err != nil {
-				return nil, err
-			}
-		}
-		return client, nil
+		return s.client(ctx)
 	}
-	t.Done = func() { ended.Store(true) }
 	return t
 }

@@ -48,7 +48,7 @@ func TestCheckCommand(t *testing.T) {
 		{"junit", []string{"check", "--only", "jsonrpc.unknown-method", "--format", "junit"}, broken, 1, []string{`<testsuites name="mcpv check"`, `<failure message="MUST: answered with error -32603`}, ""},
 		{"a tool call skipped without --call", []string{"check", "--only", "tools.result"}, good, 0, []string{"skipped: needs a tool call: name one with --call"}, ""},
 		{"--call", []string{"check", "--only", "tools.result", "--call", "echo message=hi"}, good, 0, []string{"✓ tools.result"}, ""},
-		{"--call of a tool not listed", []string{"check", "--only", "tools.result", "--call", "nope"}, good, 1, []string{`the server lists no tool "nope" (--call)`}, ""},
+		{"--call of a tool not listed: a usage error, before any check", []string{"check", "--only", "tools.result", "--call", "ecko"}, good, 2, nil, `mcpv: --call ecko: the server lists no such tool; did you mean "echo"?`},
 		{"--only names no check", []string{"check", "--only", "jsonrpc.unknwn-method"}, good, 2, nil, `no check or area "jsonrpc.unknwn-method"; did you mean "jsonrpc.unknown-method"?`},
 		{"--jq with the text report", []string{"check", "-q", ".x"}, good, 2, nil, "give --format json"},
 		{"--call that does not split", []string{"check", "--call", "'echo"}, good, 2, nil, "--call"},

@@ -38,7 +38,7 @@ func exitCode(err error) int {
 	case errors.As(err, &batchErr):
 		return batchErr.code
 	case errors.As(err, &checkErr):
-		return exitcode.ToolError
+		return checkErr.code()
 	case errors.As(err, &keeperErr):
 		return keeperErr.code
 	case errors.Is(err, ErrInterrupted) && !exitcode.ClosedStdout(err):

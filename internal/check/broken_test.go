@@ -60,6 +60,10 @@ var brokenCases = []brokenCase{
 	{id: "jsonrpc.survives-bad-input", fake: stdio, break_: faults("die-on-bad-input")},
 	{id: "jsonrpc.batch-2025-03-26", fake: fake{transport: "stdio", version: "2025-03-26"}, break_: faults("no-batches"), long: waitsOut},
 	{id: "jsonrpc.batch", fake: stdio, break_: faults("die-on-batch")},
+	{id: "jsonrpc.framing", fake: stdio, break_: faults("pretty-json")},
+	{id: "jsonrpc.result-or-error", fake: stdio, break_: faults("result-and-error")},
+	{id: "jsonrpc.error-id", fake: stdio, break_: faults("null-id-errors")},
+	{id: "jsonrpc.one-response", fake: stdio, break_: faults("duplicate-responses")},
 
 	{id: "lifecycle.initialize", fake: stdio, break_: faults("init-no-server-info")},
 	{id: "lifecycle.version-echo", fake: stdio, break_: faults("version-cycle")},
@@ -121,6 +125,7 @@ var brokenCases = []brokenCase{
 	{id: "http.session-deleted", fake: httpLegacy, break_: faults("delete-ignored")},
 	{id: "http.protocol-version", fake: httpLegacy, break_: faults("any-version-header")},
 	{id: "http.get", fake: httpLegacy, break_: faults("get-json")},
+	{id: "http.session-assigned", fake: httpLegacy, break_: faults("session-never-given")},
 
 	{id: "modern.discover", fake: stdioModern, break_: faults("discover-no-capabilities")},
 	{id: "modern.server-info", fake: stdioModern, break_: faults("discover-no-server-info")},

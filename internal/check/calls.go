@@ -139,7 +139,7 @@ func callChecks() []*Check {
 				if c.http != nil && c.era == "modern" {
 					t.Skip("in the 2026-07-28 era over HTTP a request is cancelled by closing its stream")
 				}
-				method := "ping"
+				method := t.r.probeMethod(c.era)
 				if t.r.facts.declares("tools") {
 					method = "tools/list"
 				}
@@ -182,7 +182,7 @@ func callChecks() []*Check {
 				}
 				barrier(t, c)
 				for _, s := range c.since(mark) {
-					if s.msg.IsResponse() && s.method == "" {
+					if s.msg.IsResponse() && s.method == "" && !s.dup {
 						t.Got(s.raw)
 						t.Fail("the server answered an invalid cancellation")
 					}
@@ -259,6 +259,9 @@ func (r *runner) callParams(t *T, i int, token json.RawMessage) (json.RawMessage
 	call := r.opts.Calls[i]
 	def := r.toolDef(t.ctx, call.Tool)
 	if def == nil {
+		if _, err := r.facts.items(t.ctx, "tools/list"); err != nil {
+			t.Block("lists.shape", "the tool %q (--call) is not among the tools listed before the listing broke: %s", call.Tool, oneLine(err.Error()))
+		}
 		t.Fail("the server lists no tool %q (--call)", call.Tool)
 	}
 	args, err := toolargs.Build(t.ctx, call.Words, nil, toolargs.Options{Schema: member(def, "inputSchema"), ReadFile: r.opts.ReadFile})
@@ -353,8 +356,8 @@ func cancelCall(t *T) {
 	}
 	barrier(t, c)
 	select {
-	case m := <-ch:
-		t.Got(describe(m))
+	case r := <-ch:
+		t.Got(describe(r.m))
 		t.Fail("the cancelled call was answered")
 	case <-time.After(2 * time.Second):
 	case <-t.ctx.Done():

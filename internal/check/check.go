@@ -43,10 +43,20 @@ const (
 	Passed Status = iota
 	Failed
 	Warned  // a SHOULD that does not hold (without --strict)
-	Skipped // the check does not apply, or could not run
+	Skipped // the check does not apply
+	// Blocked: the check could not run because what it depends on (a
+	// session, the lists, a working ping, the tool named with --call)
+	// is broken, which the check that names that defect reports.
+	Blocked
+	// Inconclusive: the check ran out of time (or the server out of its
+	// time to start) before it could tell: a server that is only slow,
+	// which is no violation of a requirement that is not about time.
+	Inconclusive
 )
 
-func (s Status) String() string { return [...]string{"pass", "fail", "warn", "skip"}[s] }
+func (s Status) String() string {
+	return [...]string{"pass", "fail", "warn", "skip", "blocked", "inconclusive"}[s]
+}
 
 // Check is one requirement of the specification and the test of it.
 type Check struct {
@@ -107,8 +117,12 @@ var Areas = []Area{
 // Outcome is what became of one check.
 type Outcome struct {
 	Status Status
-	// Message says why the check failed or was skipped, in a line.
+	// Message says why the check failed, was skipped, blocked or
+	// inconclusive, in a line.
 	Message string
+	// BlockedBy is, for a blocked check, the id of the check whose
+	// defect kept it from running.
+	BlockedBy string
 	// Sent and Received are what was sent and what came back, each on a
 	// line, clipped, safe for a terminal and masked of secrets.
 	Sent, Received string
@@ -135,13 +149,19 @@ type Report struct {
 
 // Failed reports whether a requirement the run holds the server to does
 // not hold: a MUST, or with strict a SHOULD as well.
-func (r *Report) Failed() bool {
+func (r *Report) Failed() bool { return r.count(Failed) > 0 }
+
+// Inconclusive is how many checks ran out of time before they could tell.
+func (r *Report) Inconclusive() int { return r.count(Inconclusive) }
+
+func (r *Report) count(s Status) int {
+	n := 0
 	for _, res := range r.Results {
-		if res.Status == Failed {
-			return true
+		if res.Status == s {
+			n++
 		}
 	}
-	return false
+	return n
 }
 
 // Call is a tool the user named for the checks that need a call, with

@@ -25,7 +25,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
@@ -54,6 +53,16 @@ type seen struct {
 	// shape says how a message that decodes still breaks JSON-RPC 2.0
 	// as MCP uses it: no "jsonrpc": "2.0", a result that is no object.
 	shape string
+	// dup: a response to an id its connection had an answer to already.
+	dup bool
+	// nullFor: an error with a null id, taken as the answer to the
+	// request that waited for one (of this method).
+	nullFor string
+	// twin: a response whose id is a request's id written as another
+	// JSON type (1 for "1"): that request's id, as sent.
+	twin string
+	// framing: a message written over several lines of stdout.
+	framing bool
 }
 
 // conn is a connection of a check's own.
@@ -67,14 +76,21 @@ type conn struct {
 	stdio *mcp.CommandTransport // over stdio
 	http  *httpSide             // over HTTP
 
-	mu      sync.Mutex         // guards the fields below
-	waiting map[string]*waiter // responses awaited, by canonical id
-	log     []seen             // the last maxLog messages
-	count   int                // messages received so far
-	ended   error              // why the reader stopped; set once
-	ids     int                // ids used so far
-	closed  bool               // close was called
-	gone    chan struct{}      // closed when the reader stops
+	mu       sync.Mutex         // guards the fields below
+	waiting  map[string]*waiter // responses awaited, by canonical id
+	answered idSet              // ids answered, for a response that comes twice
+	seq      int                // waiters registered so far: their order
+	// expectNull: input that is no request was sent, which a server may
+	// answer with an error whose id is null; until the next barrier such
+	// an error is not taken as the answer to the request that waits.
+	expectNull bool
+	frags      fragments     // stdio: lines of no JSON, until it is known whether they make a message
+	log        []seen        // the last maxLog messages
+	count      int           // messages received so far
+	ended      error         // why the reader stopped; set once
+	ids        int           // ids used so far
+	closed     bool          // close was called
+	gone       chan struct{} // closed when the reader stops
 }
 
 // connOptions shape how a connection opens.
@@ -91,13 +107,17 @@ type connOptions struct {
 // dial opens a connection: over stdio a new server process, over HTTP
 // nothing yet. Then, unless bare, the legacy era's handshake.
 func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
+	f := r.facts
+	if f == nil { // the main session is not open yet (the first contact)
+		f = &facts{era: "legacy"}
+	}
 	if o.era == "" {
-		o.era = r.facts.era
+		o.era = f.era
 	}
 	if o.version == "" {
 		switch {
-		case o.era == r.facts.era && r.facts.version != "":
-			o.version = r.facts.version
+		case o.era == f.era && f.version != "":
+			o.version = f.version
 		case o.era == "modern":
 			o.version = mcp.ModernVersion
 		default:
@@ -112,8 +132,9 @@ func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
 		opts := *r.target.Stdio
 		opts.MaxMessage = MaxMessage
 		opts.Groups = r.target.Groups
-		opts.Log = slog.New(junkHandler{r: r, c: c})
-		opts.Stderr = nil // the tail is kept for failures
+		opts.Log = nil     // what is skipped comes to Junk whole
+		opts.Junk = c.junk // on the reader goroutine, before Read returns
+		opts.Stderr = nil  // the tail is kept for failures
 		opts.Grace = 500 * time.Millisecond
 		tr, err := mcp.StartCommand(opts)
 		if err != nil {
@@ -227,6 +248,23 @@ func (c *conn) roundTrip(ctx context.Context, id json.RawMessage, msg []byte, hr
 	return m, nil, err
 }
 
+// twinError is a response that answers a request with its id written as
+// another JSON type: the request waits no longer, and the check that
+// names the defect (jsonrpc.number-id, jsonrpc.string-id) reports it.
+type twinError struct{ sent, got string }
+
+func (e *twinError) Error() string {
+	return fmt.Sprintf("the request's id %s was answered as %s", e.sent, e.got)
+}
+
+// by is the check that names the defect.
+func (e *twinError) by() string {
+	if strings.HasPrefix(e.sent, `"`) {
+		return "jsonrpc.string-id"
+	}
+	return "jsonrpc.number-id"
+}
+
 // noAnswer is an HTTP answer that held no response to the request.
 type noAnswer struct{ x *exchange }
 
@@ -244,6 +282,16 @@ func (c *conn) notify(ctx context.Context, method string, params json.RawMessage
 	return err
 }
 
+// sendBad sends input that is no request (send), which the server may
+// answer with an error whose id is null: until the next barrier, such an
+// error is not taken as the answer to a request.
+func (c *conn) sendBad(ctx context.Context, data []byte) (*exchange, error) {
+	c.mu.Lock()
+	c.expectNull = true
+	c.mu.Unlock()
+	return c.send(ctx, data)
+}
+
 // send writes data as it is: a line on stdin, or the body of a POST.
 // Over HTTP it returns the answer.
 func (c *conn) send(ctx context.Context, data []byte) (*exchange, error) {
@@ -255,14 +303,24 @@ func (c *conn) send(ctx context.Context, data []byte) (*exchange, error) {
 
 // waiter is a response awaited.
 type waiter struct {
-	ch     chan mcp.Message // 1-buffered, sent to once
-	method string           // the request's
+	ch     chan reply // 1-buffered, sent to once
+	method string     // the request's
+	id     json.RawMessage
+	seq    int // its place among the connection's waiters
+}
+
+// reply is what ends a wait: the response, or why none will come.
+type reply struct {
+	m   mcp.Message
+	err error
 }
 
 // expect registers a wait for the response to id, before it is sent.
-func (c *conn) expect(id json.RawMessage, method string) chan mcp.Message {
-	w := &waiter{ch: make(chan mcp.Message, 1), method: method}
+func (c *conn) expect(id json.RawMessage, method string) chan reply {
+	w := &waiter{ch: make(chan reply, 1), method: method, id: id}
 	c.mu.Lock()
+	c.seq++
+	w.seq = c.seq
 	c.waiting[idKey(id)] = w
 	c.mu.Unlock()
 	return w.ch
@@ -281,16 +339,16 @@ func (c *conn) unexpect(id json.RawMessage) {
 }
 
 // await waits for a response registered with expect.
-func (c *conn) await(ctx context.Context, ch chan mcp.Message) (mcp.Message, error) {
+func (c *conn) await(ctx context.Context, ch chan reply) (mcp.Message, error) {
 	select {
-	case m := <-ch:
-		return m, nil
+	case r := <-ch:
+		return r.m, r.err
 	case <-ctx.Done():
 		return mcp.Message{}, context.Cause(ctx)
 	case <-c.gone:
 		select {
-		case m := <-ch:
-			return m, nil
+		case r := <-ch:
+			return r.m, r.err
 		default:
 		}
 		return mcp.Message{}, c.err()
@@ -333,6 +391,7 @@ func (c *conn) read() {
 	for {
 		data, err := c.stdio.Read()
 		if err != nil {
+			c.flushFragments()
 			c.mu.Lock()
 			c.ended = err
 			c.mu.Unlock()
@@ -342,45 +401,96 @@ func (c *conn) read() {
 	}
 }
 
+// junk takes a line of stdout that is no JSON (mcp.CommandOptions.Junk),
+// on the reader goroutine: held with the lines around it until they make
+// a message written over several lines, or are known not to.
+func (c *conn) junk(line []byte) {
+	if !c.frags.holds() {
+		c.take([]seen{junkSeen(line, "stdout", c.era)}, nil, "", 0)
+		return
+	}
+	c.piece(seenLine{line, false})
+}
+
+// piece takes a line that may go on with the lines held: the message
+// they make once complete, else it is held, unless the bounds are passed
+// and the lines are given up as what each is alone.
+func (c *conn) piece(l seenLine) {
+	whole, ok := c.frags.hold(l.line, l.unit)
+	switch {
+	case ok:
+		c.take(unitsOf(whole, "stdout", c.era, true), nil, "", 0)
+	case c.frags.over:
+		c.flushFragments()
+		c.take(l.seenOf("stdout", c.era), nil, "", 0)
+	}
+}
+
+// flushFragments hands the lines held to the watches as what each is
+// alone: a line that is no JSON, or a unit that does not decode.
+func (c *conn) flushFragments() {
+	for _, l := range c.frags.flush() {
+		c.take(l.seenOf("stdout", c.era), nil, "", 0)
+	}
+}
+
 // receive takes one wire unit: it is recorded, watched, and its
 // responses handed to whoever waits for them.
-func (c *conn) receive(data []byte, via string) []seen { return c.receiveFor(data, via, nil, "") }
+func (c *conn) receive(data []byte, via string) []seen { return c.receiveFor(data, via, nil, "", 0) }
 
-// receiveFor is receive for an HTTP answer to the request id of method:
-// its response is said to answer method.
-func (c *conn) receiveFor(data []byte, via string, id json.RawMessage, method string) []seen {
-	msgs, err := mcp.DecodeMessages(data)
-	var out []seen
-	if err != nil {
-		out = append(out, seen{raw: clip(string(data), maxKept), bad: err.Error(), via: via, era: c.era})
-	} else if !utf8.Valid(data) {
-		out = append(out, seen{raw: clip(string(data), maxKept), bad: "it is not valid UTF-8", via: via, era: c.era})
-	}
-	if err == nil {
-		batch := rawjson.SkipSpace(data, 0) < len(data) && data[rawjson.SkipSpace(data, 0)] == '['
-		for _, m := range msgs {
-			raw, shape := data, ""
-			if batch { // each part said apart
-				raw = []byte(fmt.Sprintf("(in a batch of %d) %s", len(msgs), describe(m)))
-			} else {
-				shape = shapeOf(data, m)
-			}
-			out = append(out, seen{msg: m, raw: clip(string(raw), maxKept), via: via, era: c.era, shape: shape})
+// receiveFor is receive for an HTTP answer (of status) to the request id
+// of method: its response is said to answer method.
+func (c *conn) receiveFor(data []byte, via string, id json.RawMessage, method string, status int) []seen {
+	if via == "stdout" {
+		if !json.Valid(data) && len(data) <= maxFragmentBytes {
+			c.piece(seenLine{data, true}) // what may begin or go on with a message written over lines
+			return nil
 		}
+		c.flushFragments()
 	}
+	return c.take(unitsOf(data, via, c.era, false), id, method, status)
+}
+
+// take records the messages of one unit, hands each response to whoever
+// waits for it, and shows them to the watches. id, method and status
+// are, for an HTTP answer, the request it answers and its status.
+func (c *conn) take(out []seen, id json.RawMessage, method string, status int) []seen {
 	c.mu.Lock()
 	for i := range out {
 		c.count++
 		out[i].n = c.count
 		m := out[i].msg
-		if id != nil && m.IsResponse() && m.ID != nil && idKey(m.ID) == idKey(id) {
-			out[i].method = method
-		}
-		if m.IsResponse() && m.ID != nil {
-			if w, ok := c.waiting[idKey(m.ID)]; ok {
-				delete(c.waiting, idKey(m.ID))
+		switch {
+		case !m.IsResponse() || out[i].bad != "":
+		case m.ID == nil && m.Error != nil:
+			// An error with a null id answers the request that waits,
+			// unless input that is no request was sent (to which it is
+			// the answer JSON-RPC 2.0 has), or, over HTTP, the request
+			// was refused before its body was read (an error status).
+			if id != nil && method != "" {
+				if status/100 == 2 {
+					out[i].method, out[i].nullFor = method, method
+				}
+			} else if w := c.oldestWaiter(); w != nil && !c.expectNull && c.stdio != nil {
+				out[i].method, out[i].nullFor = w.method, w.method
+				c.deliver(w, reply{m: m})
+			}
+		case m.ID != nil:
+			k := idKey(m.ID)
+			if id != nil && k == idKey(id) {
+				out[i].method = method
+				c.answered.add(k)
+			} else if id != nil && twinKey(m.ID) == twinKey(id) {
+				out[i].twin = string(id)
+			} else if w, ok := c.waiting[k]; ok {
 				out[i].method = w.method
-				w.ch <- m
+				c.answered.add(k)
+				c.deliver(w, reply{m: m})
+			} else if c.answered.has(k) {
+				out[i].dup = true
+			} else if w := c.twinWaiter(m.ID); w != nil {
+				out[i].twin = string(w.id)
+				c.deliver(w, reply{err: &twinError{sent: string(w.id), got: string(m.ID)}})
 			}
 		}
 		if len(c.log) == maxLog {
@@ -395,10 +505,42 @@ func (c *conn) receiveFor(data []byte, via string, id json.RawMessage, method st
 	return out
 }
 
+// deliver ends w's wait with r; mu must be held.
+func (c *conn) deliver(w *waiter, r reply) {
+	delete(c.waiting, idKey(w.id))
+	w.ch <- r
+}
+
+// oldestWaiter is the request waiting longest, or nil; mu must be held.
+func (c *conn) oldestWaiter() *waiter {
+	var old *waiter
+	for _, w := range c.waiting {
+		if old == nil || w.seq < old.seq {
+			old = w
+		}
+	}
+	return old
+}
+
+// twinWaiter is the request waiting whose id is id written as another
+// JSON type, or nil; mu must be held.
+func (c *conn) twinWaiter(id json.RawMessage) *waiter {
+	k := twinKey(id)
+	for _, w := range c.waiting {
+		if twinKey(w.id) == k {
+			return w
+		}
+	}
+	return nil
+}
+
 // shapeOf says how one message breaks JSON-RPC 2.0 as MCP uses it, or "".
 func shapeOf(data []byte, m mcp.Message) string {
 	if v, ok := str(member(data, "jsonrpc")); !ok || v != "2.0" {
 		return `it has no "jsonrpc": "2.0"`
+	}
+	if m.IsResponse() && m.Error != nil && member(data, "result") != nil {
+		return bothShape
 	}
 	if m.IsResponse() && m.Error == nil && !rawjson.IsObject(m.Result) {
 		return "its result is not a JSON object"
@@ -485,11 +627,10 @@ func idKey(id json.RawMessage) string {
 	return "?:" + string(id)
 }
 
-// junkHandler takes the stdio transport's warnings about lines on stdout
-// that are no JSON, for the watches (with c, in the connection's era).
+// junkHandler takes the main session's warnings about lines on stdout
+// that are no JSON, for the watches.
 type junkHandler struct {
 	r *runner
-	c *conn // nil for the main session
 }
 
 func (h junkHandler) Enabled(context.Context, slog.Level) bool { return true }
@@ -501,10 +642,9 @@ func (h junkHandler) Handle(_ context.Context, r slog.Record) error {
 	if !ok {
 		return nil
 	}
-	era := ""
-	if h.c != nil {
-		era = h.c.era
+	if unquoted, err := strconv.Unquote(line); err == nil {
+		line = unquoted // the line whole, as it came, when the warning kept it whole
 	}
-	h.r.watches.see(seen{raw: line, bad: junkLine, via: "stdout", era: era})
+	h.r.wire.junk([]byte(line))
 	return nil
 }

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
@@ -30,6 +32,15 @@ var listMethods = []struct{ method, capability, key string }{
 	{"resources/templates/list", "resources", "resourceTemplates"},
 }
 
+// listNames are the list methods.
+func listNames() []string {
+	var out []string
+	for _, l := range listMethods {
+		out = append(out, l.method)
+	}
+	return out
+}
+
 type facts struct {
 	transport string // "stdio" or "http"
 	era       string // the main session's: "legacy" or "modern"
@@ -38,6 +49,7 @@ type facts struct {
 	main      *mcp.Client
 
 	lister  *surface.Lister
+	itemsMu sync.Mutex // guards lister's walks
 	lint    []surface.Finding
 	lintErr error // the lint could not run to its end
 
@@ -49,6 +61,10 @@ type facts struct {
 	// which the main session fell back to, and which the check's own
 	// connections do not speak.
 	sse bool
+	// pingBroken says how the server fails ping in the initialize era
+	// (lifecycle.ping reports it; the other checks wait on another
+	// request instead); "" when it answers.
+	pingBroken string
 }
 
 // declares reports whether the server declares a capability ("tools",
@@ -57,6 +73,8 @@ func (f *facts) declares(path string) bool { return f.main.HasCapability(path) }
 
 // items are a list's items, walked once.
 func (f *facts) items(ctx context.Context, method string) ([]json.RawMessage, error) {
+	f.itemsMu.Lock()
+	defer f.itemsMu.Unlock()
 	return f.lister.Items(ctx, method)
 }
 
@@ -72,9 +90,18 @@ func gatherFacts(ctx context.Context, r *runner) *facts {
 	r.watches.know(f)
 	f.lister = surface.NewLister(r.main)
 	f.lister.Budget = listBudget
-	lctx, cancel := context.WithTimeout(ctx, 4*r.opts.CheckTimeout)
-	f.lint, f.lintErr = f.lister.Lint(lctx)
-	cancel()
+	pinged := make(chan string, 1)
+	go func() { pinged <- pingProbe(ctx, r, f) }() // ends within the check's time
+	r.wire.call(ctx, listNames(), func(ctx context.Context) (json.RawMessage, error) {
+		lctx, cancel := context.WithTimeoutCause(ctx, 4*r.opts.CheckTimeout, &outOfTime{checkTime: true, d: 4 * r.opts.CheckTimeout})
+		defer cancel()
+		f.lint, f.lintErr = f.lister.Lint(lctx)
+		if na := (*nullAnswer)(nil); errors.As(context.Cause(ctx), &na) {
+			f.lintErr = na
+		}
+		return nil, nil
+	})
+	f.pingBroken = <-pinged
 	if f.transport == "http" {
 		f.authAsked, f.auth = authProbe(ctx, r, f)
 		f.sse = sseProbe(ctx, r, f)
@@ -213,13 +240,134 @@ func (f *facts) lintOf(rules ...string) []surface.Finding {
 	return out
 }
 
-// lintDone fails t when the lint could not run (the server could not be
-// talked to while listing).
+// lintDone ends t when the lint could not run to its end: the listing
+// broke, which lists.shape reports (the others are blocked by it), ran
+// out of time (inconclusive), or was answered with an error of a null id
+// (jsonrpc.error-id). A list past its budget is no failure.
 func (t *T) lintDone() {
-	if err := t.r.facts.lintErr; err != nil {
-		var be *surface.BudgetError
-		if !errors.As(err, &be) {
-			t.Fail("listing the server's surface failed: %v", err)
+	t.listingBroke(t.r.facts.lintErr)
+}
+
+// listed is a list's items, walked once; t ends as lintDone says when
+// the walk broke.
+func (t *T) listed(method string) []json.RawMessage {
+	items, err := t.r.facts.items(t.ctx, method)
+	t.listingBroke(err)
+	return items
+}
+
+// listingBroke ends t as lintDone says, when err is not nil.
+func (t *T) listingBroke(err error) {
+	var be *surface.BudgetError
+	var oot *outOfTime
+	var te *mcp.TimeoutError
+	var na *nullAnswer
+	switch {
+	case err == nil || errors.As(err, &be):
+	case errors.As(err, &oot), errors.As(err, &te), errors.Is(err, context.DeadlineExceeded):
+		t.Inconclusive("listing the server's surface: no answer in time (%s); a slow server is no violation (give it more time with --check-timeout)", oneLine(err.Error()))
+	case errors.As(err, &na):
+		t.Block(errorID, "listing the server's surface: %s", na)
+	case t.check.ID == "lists.shape":
+		t.Fail("listing the server's surface failed: %s", oneLine(err.Error()))
+	default:
+		t.Block("lists.shape", "listing the server's surface failed: %s", oneLine(err.Error()))
+	}
+}
+
+// pingProbe asks the main session, in the initialize era, for a ping and
+// at once for a method no server has: when the second is answered and
+// the ping is not, long after (twenty times what the second took, two
+// seconds at least), or the ping is refused, it says how. "" when the
+// ping is answered, or nothing is known (neither is answered: a server
+// that is slow, or hangs, which the checks find out as inconclusive).
+func pingProbe(ctx context.Context, r *runner, f *facts) string {
+	if f.era != "legacy" {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.opts.CheckTimeout)
+	defer cancel()
+	type answer struct {
+		res json.RawMessage
+		err error
+	}
+	pinged := make(chan answer, 1)
+	start := time.Now()
+	go func() { // ends when ping is answered, or ctx ends
+		res, err := r.main.Call(ctx, "ping", nil)
+		pinged <- answer{res, err}
+	}()
+	_, err := r.wire.call(ctx, []string{unknownMethod}, func(ctx context.Context) (json.RawMessage, error) { return r.main.Call(ctx, unknownMethod, nil) })
+	var ce *mcp.CallError
+	var na *nullAnswer
+	if err != nil && !errors.As(err, &ce) && !errors.As(err, &na) {
+		select { // the other request got no answer: nothing is known but what ping gets
+		case a := <-pinged:
+			return pingFailure(a.err)
+		case <-ctx.Done():
+			return ""
 		}
 	}
+	grace := max(2*time.Second, 20*time.Since(start))
+	select {
+	case a := <-pinged:
+		return pingFailure(a.err)
+	case <-time.After(grace):
+		return fmt.Sprintf("ping was not answered, though %s, sent after it, was (within %s)", unknownMethod, time.Since(start).Round(time.Millisecond))
+	case <-ctx.Done():
+		return ""
+	}
+}
+
+// pingFailure says how a ping's error breaks the requirement, or "".
+func pingFailure(err error) string {
+	var ce *mcp.CallError
+	var oot *outOfTime
+	switch {
+	case err == nil || errors.As(err, &oot) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+		return ""
+	case errors.As(err, &ce):
+		return "ping was answered with " + errText(ce.Err)
+	}
+	return "ping: " + oneLine(err.Error())
+}
+
+// UnknownToolError is a tool named with --call that the server does not
+// list: the user's mistake, said before any check runs.
+type UnknownToolError struct {
+	Tool   string
+	Listed []string // the names the server lists
+}
+
+func (e *UnknownToolError) Error() string {
+	return fmt.Sprintf("--call %s: the server lists no such tool", e.Tool)
+}
+
+// callsListed checks that each tool the user named is listed, when the
+// list is known whole: one that is not is the user's mistake. (When the
+// listing broke, the checks that need the tool are blocked by it.)
+func (r *runner) callsListed(ctx context.Context) error {
+	if len(r.opts.Calls) == 0 {
+		return nil
+	}
+	var tools []json.RawMessage
+	if r.facts.declares("tools") {
+		var err error
+		if tools, err = r.facts.items(ctx, "tools/list"); err != nil {
+			return nil
+		}
+	}
+	for _, c := range r.opts.Calls {
+		if r.toolDef(ctx, c.Tool) != nil {
+			continue
+		}
+		e := &UnknownToolError{Tool: c.Tool}
+		for _, tl := range tools {
+			if n, ok := str(member(tl, "name")); ok {
+				e.Listed = append(e.Listed, n)
+			}
+		}
+		return e
+	}
+	return nil
 }

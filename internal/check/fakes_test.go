@@ -8,6 +8,7 @@ package check
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -80,9 +81,12 @@ type fake struct {
 	auth      string // over HTTP: "" none; "ok" behind a guard; or oauthtest's Broken
 	version   string // the only version the main session accepts; "" any
 	change    map[string]string
-	// behaviours of the stdio fake besides its spec (mcptest's junk and
-	// ignore-exit)
+	// behaviours of the stdio fake besides its spec (mcptest's junk,
+	// ignore-exit and slow-start, in ms)
 	junk, ignoreExit bool
+	slowStart        int
+	// sse: over HTTP, every request is answered with an event stream
+	sse bool
 }
 
 func (f fake) target(t *testing.T) *Target {
@@ -107,9 +111,12 @@ func (f fake) target(t *testing.T) *Target {
 		if f.ignoreExit {
 			behaviours += ",ignore-exit"
 		}
+		if f.slowStart > 0 {
+			behaviours += fmt.Sprintf(",slow-start=%d", f.slowStart)
+		}
 		tg.Stdio = &mcp.CommandOptions{Path: os.Args[0], Env: append(os.Environ(), mcptest.EnvVar+"="+behaviours)}
 	} else {
-		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Spec: spec})
+		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Spec: spec, SSE: f.sse})
 		tg.URL = srv.URL
 		tg.Client, tg.Plain = &http.Client{}, &http.Client{}
 		if f.auth != "" {
@@ -136,7 +143,7 @@ func (f fake) target(t *testing.T) *Target {
 		if err != nil {
 			return nil, err
 		}
-		s := mcp.NewSession(tr, mcp.SessionOptions{OnNotification: h.Note, Log: h.Log})
+		s := mcp.NewSession(tr, mcp.SessionOptions{Trace: h.Trace, Log: h.Log})
 		c, err := mcp.Initialize(ctx, s, opts)
 		if err != nil {
 			s.Close(context.Background())
@@ -154,8 +161,17 @@ func runChecks(t *testing.T, f fake, only ...string) map[string]Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	report, err := Run(ctx, f.target(t), Options{Only: only, Strict: true, CheckTimeout: 20 * time.Second,
-		Calls: []Call{{Tool: "slow"}, {Tool: "shaped", Words: []string{"n=1"}}}})
+	// The calls of the tools the server lists (naming another is a usage
+	// error).
+	var calls []Call
+	for _, c := range []Call{{Tool: "slow"}, {Tool: "shaped", Words: []string{"n=1"}}} {
+		for _, tl := range specOf(t, f.era, f.change).Tools {
+			if n, _ := str(member(tl, "name")); n == c.Tool {
+				calls = append(calls, c)
+			}
+		}
+	}
+	report, err := Run(ctx, f.target(t), Options{Only: only, Strict: true, CheckTimeout: 20 * time.Second, Calls: calls})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}

@@ -63,7 +63,7 @@ func httpChecks() []*Check {
 			needs: needs{transport: "http"},
 			run: func(t *T) {
 				c := t.conn()
-				for _, method := range []string{"ping", "tools/list"} {
+				for _, method := range []string{t.r.probeMethod(c.era), "tools/list"} {
 					if method == "tools/list" && !t.r.facts.declares("tools") {
 						continue
 					}
@@ -145,6 +145,28 @@ func httpChecks() []*Check {
 						t.Got(fmt.Sprintf("Mcp-Session-Id: %q", sid))
 						t.Fail("the session id holds %q", r)
 					}
+				}
+			},
+		},
+		{
+			ID: "http.session-assigned", Title: "a server that requires a session assigns one at initialization", Level: SHOULD,
+			Spec: "2025-11-25", Section: "basic/transports#session-management",
+			Quote: "A server using the Streamable HTTP transport MAY assign a session ID at initialization time, by including it in an MCP-Session-Id header on the HTTP response containing the InitializeResult.",
+			needs: needs{transport: "http", era: "legacy"},
+			run: func(t *T) {
+				c := t.fresh(connOptions{era: "legacy"})
+				if c.http.session != "" {
+					return
+				}
+				msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-assigned"`), "ping", nil)
+				x, err := c.do(t.ctx, httpReq{body: msg})
+				if x == nil {
+					t.failErr("ping", err)
+				}
+				t.Sent("POST initialize (answered with no Mcp-Session-Id), then POST ping")
+				t.Got(x.String())
+				if x.status == http.StatusBadRequest || x.status == http.StatusNotFound {
+					t.Fail("a request without a session id is refused (HTTP %d), though initialize's answer assigned none", x.status)
 				}
 			},
 		},

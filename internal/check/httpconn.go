@@ -103,9 +103,9 @@ func (c *conn) post(ctx context.Context, hr httpReq, id json.RawMessage) (*excha
 			if ev.Type != "" && ev.Type != "message" {
 				return true
 			}
-			for _, s := range c.receiveFor(ev.Data, "event stream", id, methodOf(hr.body)) {
+			for _, s := range c.receiveFor(ev.Data, "event stream", id, methodOf(hr.body), x.status) {
 				x.msgs = append(x.msgs, s)
-				if id != nil && s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) {
+				if id != nil && s.msg.IsResponse() && (s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) || s.nullFor != "") {
 					m := s.msg
 					x.response = &m
 					return hr.events != nil && hr.events(s)
@@ -134,9 +134,9 @@ func (c *conn) post(ctx context.Context, hr httpReq, id json.RawMessage) (*excha
 		}
 		x.body = clip(string(data), maxKept)
 		if x.contentType() == "application/json" && len(bytes.TrimSpace(data)) > 0 {
-			for _, s := range c.receiveFor(data, "JSON answer", id, methodOf(hr.body)) {
+			for _, s := range c.receiveFor(data, "JSON answer", id, methodOf(hr.body), x.status) {
 				x.msgs = append(x.msgs, s)
-				if id != nil && s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) {
+				if id != nil && s.msg.IsResponse() && (s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) || s.nullFor != "") {
 					m := s.msg
 					x.response = &m
 				}

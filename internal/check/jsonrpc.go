@@ -6,6 +6,7 @@ package check
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -27,8 +28,57 @@ func jsonrpcChecks() []*Check {
 				switch {
 				case s.bad != "" && s.bad != junkLine && s.bad != notUTF8:
 					return "a message that is not JSON-RPC: " + s.bad
-				case s.shape != "":
+				case s.shape != "" && s.shape != bothShape:
 					return "a message that breaks JSON-RPC 2.0: " + s.shape
+				}
+				return ""
+			},
+		},
+		{
+			ID: "jsonrpc.framing", Title: "a stdio message is one line", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/transports#stdio",
+			Quote: "Messages are delimited by newlines, and MUST NOT contain embedded newlines.",
+			needs: needs{transport: "stdio"},
+			run:   exercise,
+			watch: func(w *watchCtx, s seen) string {
+				if s.framing {
+					return "a message written over several lines"
+				}
+				return ""
+			},
+		},
+		{
+			ID: "jsonrpc.result-or-error", Title: "a response has a result or an error, not both", Level: MUST,
+			Spec: "JSON-RPC 2.0", Section: "§5 Response object",
+			Quote: "Either the result member or error member MUST be included, but both members MUST NOT be included.",
+			run:   exercise,
+			watch: func(w *watchCtx, s seen) string {
+				if s.shape == bothShape {
+					return "a response with both a result and an error"
+				}
+				return ""
+			},
+		},
+		{
+			ID: "jsonrpc.error-id", Title: "an error carries the id of the request it answers", Level: MUST,
+			Spec: "2025-11-25", Section: "basic#error-responses",
+			Quote: "Error responses MUST include the same ID as the request they correspond to (except in error cases where the ID could not be read due a malformed request).",
+			run:   exercise,
+			watch: func(w *watchCtx, s seen) string {
+				if s.nullFor != "" {
+					return fmt.Sprintf("an error answering %s has a null id", s.nullFor)
+				}
+				return ""
+			},
+		},
+		{
+			ID: "jsonrpc.one-response", Title: "a request is answered once", Level: MUST,
+			Spec: "JSON-RPC 2.0", Section: "§5 Response object",
+			Quote: "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.",
+			run:   exercise,
+			watch: func(w *watchCtx, s seen) string {
+				if s.dup {
+					return fmt.Sprintf("a second response to id %s", clip(string(s.msg.ID), 60))
 				}
 				return ""
 			},
@@ -125,7 +175,7 @@ func jsonrpcChecks() []*Check {
 				}
 				barrier(t, c)
 				for _, s := range c.since(mark) {
-					if s.msg.IsResponse() && (s.msg.ID == nil || s.method == "") && s.bad == "" {
+					if s.msg.IsResponse() && (s.msg.ID == nil || s.method == "") && s.bad == "" && !s.dup {
 						t.Got(s.raw)
 						t.Fail("the server answered a notification")
 					}
@@ -142,12 +192,12 @@ func jsonrpcChecks() []*Check {
 				mark := c.mark()
 				const bad = `{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": {`
 				t.Sent(bad)
-				if _, err := c.send(t.ctx, []byte(bad)); err != nil {
+				if _, err := c.sendBad(t.ctx, []byte(bad)); err != nil {
 					t.failErr("sending a line that is not JSON", err)
 				}
 				barrier(t, c)
 				for _, s := range c.since(mark) {
-					if s.msg.Error != nil && s.method == "" {
+					if s.msg.Error != nil && s.method == "" && !s.dup {
 						t.Got(s.raw)
 						if s.msg.Error.Code != mcp.CodeParseError {
 							t.Fail("the error's code is %d, not -32700 (Parse error)", s.msg.Error.Code)
@@ -174,7 +224,7 @@ func jsonrpcChecks() []*Check {
 				mark := c.mark()
 				const bad = `{"jsonrpc":"2.0","id":"mcpv-check-invalid","method":42}`
 				t.Sent(bad)
-				if _, err := c.send(t.ctx, []byte(bad)); err != nil {
+				if _, err := c.sendBad(t.ctx, []byte(bad)); err != nil {
 					t.failErr("sending an invalid request", err)
 				}
 				barrier(t, c)
@@ -199,7 +249,7 @@ func jsonrpcChecks() []*Check {
 				c := t.conn()
 				for _, bad := range []string{`{}`, `[]`, `"just a string"`, `{"jsonrpc":"2.0","id":null,"method":"ping"}`, "\x00\x01 not json \xff", `{"jsonrpc":"2.0","result":{},"id":"mcpv-check-never-asked"}`} {
 					t.Sent(bad + "  (then a request)")
-					if _, err := c.send(t.ctx, []byte(bad)); err != nil {
+					if _, err := c.sendBad(t.ctx, []byte(bad)); err != nil {
 						t.failErr("sending input that is no request", err)
 					}
 					barrier(t, c)
@@ -218,7 +268,7 @@ func jsonrpcChecks() []*Check {
 				mark := c.mark()
 				const batch = `[{"jsonrpc":"2.0","id":"mcpv-check-b1","method":"ping"},{"jsonrpc":"2.0","id":"mcpv-check-b2","method":"ping"}]`
 				t.Sent(batch)
-				if _, err := c.send(t.ctx, []byte(batch)); err != nil {
+				if _, err := c.sendBad(t.ctx, []byte(batch)); err != nil {
 					t.failErr("sending a batch", err)
 				}
 				barrier(t, c)
@@ -250,7 +300,7 @@ func jsonrpcChecks() []*Check {
 				one, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-b1"`), method, c.stamp(nil))
 				batch := "[" + string(one) + "]"
 				t.Sent(batch + "  (then another request)")
-				x, err := c.send(t.ctx, []byte(batch))
+				x, err := c.sendBad(t.ctx, []byte(batch))
 				if err != nil {
 					t.failErr("sending a batch", err)
 				}
@@ -265,16 +315,24 @@ func jsonrpcChecks() []*Check {
 
 const notUTF8 = "it is not valid UTF-8"
 
-// exercise opens a connection and asks what every server answers, for
-// the watches to see: ping, and the first page of each list declared.
+// bothShape is seen.shape for a response with both a result and an error,
+// which jsonrpc.result-or-error names.
+const bothShape = "it has both a result and an error"
+
+// exercise asks what every server answers, for the watches to see: a
+// ping, the first page of each list declared, and a method that does not
+// exist (for an error), once per run on the shared connection.
 func exercise(t *T) {
-	c := t.fresh(connOptions{})
-	barrier(t, c)
-	for _, l := range listMethods {
-		if t.r.facts.declares(l.capability) {
-			t.request(c, l.method, nil)
+	t.r.exerciseOnce.Do(func() {
+		c := t.conn()
+		barrier(t, c)
+		for _, l := range listMethods {
+			if t.r.facts.declares(l.capability) {
+				t.request(c, l.method, nil)
+			}
 		}
-	}
+		t.request(c, "mcpv-check/no-such-method", nil)
+	})
 }
 
 // stampedNote is a notification of method, stamped for the connection's era.
@@ -287,24 +345,51 @@ func stampedNote(c *conn, method string) string {
 // answer to what came before, it has sent by then (a server reads its
 // input in order; one that answers out of order gets a moment more).
 func barrier(t *T, c *conn) {
-	method := "ping"
-	if c.era == "modern" {
-		method = "server/discover" // the era has no ping
-	}
-	m, x, err := c.request(t.ctx, method, nil)
-	switch {
-	case err != nil && !c.alive():
-		t.failErr("the server stopped answering: a "+method+" after it", err)
-	case err != nil:
+	if method, err := barrierErr(t, c); err != nil {
+		if !c.alive() {
+			t.failErr("the server stopped answering: a "+method+" after it", err)
+		}
 		t.failErr("a "+method+" after it", err)
-	case m.Error != nil:
+	}
+}
+
+// barrierErr is barrier, returning what went wrong rather than ending
+// the check.
+func barrierErr(t *T, c *conn) (string, error) {
+	method := t.r.probeMethod(c.era)
+	m, _, err := c.request(t.ctx, method, nil)
+	c.mu.Lock()
+	c.expectNull = false // what came before the barrier's answer has come
+	c.mu.Unlock()
+	switch {
+	case err != nil:
+		return method, err
+	case m.Error != nil && method != unknownMethod:
 		t.Got(errText(m.Error))
 		t.Fail("a %s after it was answered with an error", method)
 	}
-	_ = x
 	if c.stdio != nil {
 		settle(t, 50*time.Millisecond)
 	}
+	return method, nil
+}
+
+// unknownMethod is a method no server has: any answer to it, if only an
+// error, is an answer.
+const unknownMethod = "mcpv-check/no-such-method"
+
+// probeMethod is the request that every server of the era answers: ping,
+// in the initialize era unless the server leaves it unanswered (which
+// lifecycle.ping reports alone); server/discover in the 2026-07-28 era,
+// which has no ping.
+func (r *runner) probeMethod(era string) string {
+	switch {
+	case era == "modern":
+		return "server/discover"
+	case r.facts != nil && r.facts.pingBroken != "":
+		return unknownMethod
+	}
+	return "ping"
 }
 
 // settle gives the server d more, unless the check's time ends first.
@@ -319,10 +404,7 @@ func settle(t *T, d time.Duration) {
 func echoes(t *T, id string) {
 	c := t.conn()
 	mark := c.mark()
-	method := "ping"
-	if c.era == "modern" {
-		method = "server/discover"
-	}
+	method := t.r.probeMethod(c.era)
 	msg, _ := mcp.EncodeRequest(json.RawMessage(id), method, c.stamp(nil))
 	t.Sent(string(msg))
 	if c.http != nil {
@@ -346,15 +428,32 @@ func echoes(t *T, id string) {
 	if err := c.stdio.Write(t.ctx, msg); err != nil {
 		t.failErr(method, err)
 	}
-	barrier(t, c)
+	_, berr := barrierErr(t, c)
+	echoed := func(r reply) {
+		var tw *twinError
+		if errors.As(r.err, &tw) {
+			t.Got(lastRaw(c.since(mark)))
+			t.Fail("no response with id %s; the server answered with id %s", id, tw.got)
+		}
+	}
 	select {
-	case <-ch:
+	case r := <-ch:
+		echoed(r)
+		return
+	default:
+	}
+	if berr != nil {
+		t.failErr("a "+method+" after it", berr)
+	}
+	select {
+	case r := <-ch:
+		echoed(r)
 		return
 	case <-time.After(time.Second):
 	case <-t.ctx.Done():
 	}
 	for _, s := range c.since(mark) {
-		if s.msg.IsResponse() && s.method == "" {
+		if s.msg.IsResponse() && s.method == "" && !s.dup {
 			t.Got(s.raw)
 			t.Fail("no response with id %s; the server answered with id %s", id, s.msg.ID)
 		}

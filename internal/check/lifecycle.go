@@ -9,6 +9,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -230,6 +232,11 @@ func lifecycleChecks() []*Check {
 			Quote: "The receiver MUST respond promptly with an empty response",
 			needs: needs{era: "legacy"},
 			run: func(t *T) {
+				if why := t.r.facts.pingBroken; why != "" && t.r.facts.era == "legacy" {
+					t.Sent("ping, and at once " + unknownMethod + " (through the session)")
+					t.Got(t.r.wire.lastAnswer(unknownMethod))
+					t.Fail("%s", why)
+				}
 				t.Sent("ping")
 				m, _ := t.request(t.connWith(connOptions{era: "legacy"}), "ping", nil)
 				if m.Error != nil {
@@ -303,6 +310,9 @@ func lintFindings(t *T, severity string, rules ...string) {
 	for _, f := range found[1:] {
 		t.Note("%s: %s", f.Object, f.Message)
 	}
+	if method, _, ok := strings.Cut(found[0].Message, ":"); ok && slices.Contains(listNames(), method) {
+		t.Got(t.r.wire.lastAnswer(method)) // the page, as it came
+	}
 	if len(found) > 6 {
 		t.Note("and %d more", len(found)-6)
 	}
@@ -357,7 +367,7 @@ func (t *T) versionAnswer(offered string) versionAnswer {
 		ask := &versionAsk{done: make(chan struct{})}
 		r.versions.asks[v] = ask
 		go func() { // ends when the server has answered, or its bounds ran out
-			ctx, cancel := context.WithTimeout(r.ctx, r.opts.StartTimeout+r.opts.CheckTimeout)
+			ctx, cancel := context.WithTimeoutCause(r.ctx, r.opts.StartTimeout+r.opts.CheckTimeout, &outOfTime{d: r.opts.StartTimeout + r.opts.CheckTimeout})
 			defer cancel()
 			ask.a = r.askVersion(ctx, v)
 			close(ask.done)

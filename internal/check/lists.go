@@ -55,7 +55,7 @@ func listsChecks() []*Check {
 						continue
 					}
 					any = true
-					items, _ := t.r.facts.items(t.ctx, l.method)
+					items := t.listed(l.method)
 					counts := map[string]int{}
 					for _, it := range items {
 						if k, ok := str(member(it, itemKey(l.method))); ok {

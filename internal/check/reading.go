@@ -144,7 +144,7 @@ func readingChecks() []*Check {
 			Quote: "Servers SHOULD return standard JSON-RPC errors for common failure cases: ... Missing required arguments: -32602 (Invalid params)",
 			needs: needs{capability: "prompts"},
 			run: func(t *T) {
-				prompts, _ := t.r.facts.items(t.ctx, "prompts/list")
+				prompts := t.listed("prompts/list")
 				for _, p := range prompts {
 					name, ok := str(member(p, "name"))
 					if !ok || len(requiredArgs(p)) == 0 {
@@ -191,7 +191,7 @@ func readingChecks() []*Check {
 			Quote: "Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools",
 			needs: needs{capability: "tools"},
 			run: func(t *T) {
-				tools, _ := t.r.facts.items(t.ctx, "tools/list")
+				tools := t.listed("tools/list")
 				name := "mcpv-check-no-such-tool"
 				for _, tl := range tools {
 					if n, _ := str(member(tl, "name")); n == name {
@@ -257,7 +257,7 @@ func readingChecks() []*Check {
 
 // eachResource reads each resource listed, up to maxReads, once per run.
 func eachResource(t *T, fn func(uri string, res json.RawMessage, rerr *mcp.RPCError)) {
-	items, _ := t.r.facts.items(t.ctx, "resources/list")
+	items := t.listed("resources/list")
 	n := 0
 	for _, it := range items {
 		uri, ok := str(member(it, "uri"))
@@ -284,7 +284,7 @@ func eachResource(t *T, fn func(uri string, res json.RawMessage, rerr *mcp.RPCEr
 // eachPrompt gets each prompt listed without a required argument, up to
 // maxReads, once per run.
 func eachPrompt(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCError)) {
-	items, _ := t.r.facts.items(t.ctx, "prompts/list")
+	items := t.listed("prompts/list")
 	n := 0
 	for _, it := range items {
 		name, ok := str(member(it, "name"))
@@ -375,7 +375,7 @@ func requiredArgs(prompt json.RawMessage) []string {
 // completionParams asks to complete the first argument of a prompt, or
 // the first variable of a resource template; nil when there is none.
 func completionParams(t *T) json.RawMessage {
-	prompts, _ := t.r.facts.items(t.ctx, "prompts/list")
+	prompts := t.listed("prompts/list")
 	for _, p := range prompts {
 		var pr struct {
 			Name      string `json:"name"`
@@ -389,7 +389,7 @@ func completionParams(t *T) json.RawMessage {
 			return b
 		}
 	}
-	templates, _ := t.r.facts.items(t.ctx, "resources/templates/list")
+	templates := t.listed("resources/templates/list")
 	for _, tp := range templates {
 		uri, _ := str(member(tp, "uriTemplate"))
 		if v := firstVariable(uri); v != "" {

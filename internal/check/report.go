@@ -32,6 +32,10 @@ func (r *Report) Files(started time.Time) []testreport.File {
 				s.Status = testreport.Passed
 			case Skipped:
 				s.Status, s.Reason = testreport.Skipped, res.Message
+			case Blocked:
+				s.Status, s.Reason, s.BlockedBy = testreport.Blocked, "by "+res.BlockedBy+": "+res.Message, res.BlockedBy
+			case Inconclusive:
+				s.Status, s.Reason = testreport.Inconclusive, res.Message
 			case Failed, Warned:
 				s.Status = testreport.Failed
 				if res.Status == Warned {

@@ -45,16 +45,20 @@ type Target struct {
 	// hooks given. It may set Client and Plain, which the run uses once
 	// it has returned.
 	Open func(ctx context.Context, h SessionHooks) (*mcp.Client, error)
-	// Done, when set, is called when the run ends: note is called no more.
+	// Done, when set, is called when the run ends.
 	Done func()
 	// ClientInfo is how the check's own connections name the client.
 	ClientInfo mcp.Implementation
+	// Era is the era the main session is held to: "auto" (or ""), the
+	// server/discover probe first; "legacy", initialize; "modern".
+	Era string
 }
 
 // SessionHooks are what a run gives its main session.
 type SessionHooks struct {
-	// Note is given every notification the session receives.
-	Note func(method string, params json.RawMessage)
+	// Trace is given every message the session sends (out) or
+	// receives, as on the wire (mcp.SessionOptions.Trace).
+	Trace func(out bool, msg []byte)
 	// Log takes the session's warnings: those about the server's stdout
 	// go to the run's watches, the rest nowhere (the report says what
 	// matters).
@@ -79,7 +83,13 @@ type runner struct {
 	main    *mcp.Client
 	facts   *facts
 	watches *watches
+	wire    *mainWire
 	secrets []string
+
+	diagOnce sync.Once
+	diag     *diagnosis // the first-contact diagnosis, once started
+
+	exerciseOnce sync.Once // exercise's traffic, made once a run
 
 	mu    sync.Mutex // guards conns, eras, reads and calls
 	conns []*conn
@@ -113,26 +123,43 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 	r := &runner{ctx: ctx, target: target, opts: opts, eras: map[string]*eraProbe{},
 		secrets: append(slices.Clone(opts.Secrets), redact.JSONForms(opts.Secrets)...)}
 	r.watches = newWatches(r)
+	r.wire = newMainWire(r)
 	var selected []*Check
 	for _, c := range Catalogue() {
 		if Selected(c, opts.Only, opts.Skip) {
 			selected = append(selected, c)
 		}
 	}
-	report := &Report{Server: target.Server, Selected: len(selected)}
-	octx, ocancel := context.WithTimeout(ctx, opts.MaxTime)
-	main, err := target.Open(octx, SessionHooks{Note: r.watches.note, Log: slog.New(junkHandler{r: r})})
-	ocancel()
-	if err != nil {
-		return nil, err
-	}
-	r.main = main
 	if target.Done != nil {
 		defer target.Done()
 	}
 	defer r.closeAll()
+	defer r.wire.end()
+	report := &Report{Server: target.Server, Selected: len(selected)}
+	octx, ocancel := context.WithCancelCause(ctx)
+	found := func(d *defect) { ocancel(d) }
+	r.wire.alarm = func() { r.diagnose(ctx, found) }
+	main, err := target.Open(octx, SessionHooks{Trace: r.wire.trace, Log: slog.New(junkHandler{r: r})})
+	r.wire.opened()
+	if cause := context.Cause(octx); err != nil && cause != nil && ctx.Err() == nil {
+		err = cause // the diagnosis found what kept the session from opening
+	}
+	ocancel(nil)
+	if err != nil {
+		if ctx.Err() == nil {
+			if rep := r.unopened(ctx, selected, err); rep != nil {
+				rep.Took = time.Since(start)
+				return rep, nil
+			}
+		}
+		return nil, err
+	}
+	r.main = main
 	r.facts = gatherFacts(ctx, r)
 	report.Era, report.Version = r.facts.era, r.facts.version
+	if err := r.callsListed(ctx); err != nil {
+		return nil, err
+	}
 
 	results := make(map[*Check]Outcome, len(selected))
 	var rmu sync.Mutex // guards results and done
@@ -172,12 +199,22 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 		wg.Add(1)
 		go func() { // a worker: stops when work is closed
 			defer wg.Done()
+			// The checks that leave no state share the worker's
+			// connections, one by era and version, one check at a
+			// time: over stdio, a server process serves many checks.
+			own := &group{}
+			defer own.close()
 			for unit := range work {
-				g := &group{}
+				g := own
+				if unit[0].group != "" {
+					g = &group{}
+				}
 				for _, c := range unit {
 					record(c, r.runCheck(ctx, c, g))
 				}
-				g.close()
+				if g != own {
+					g.close()
+				}
 			}
 		}()
 	}
@@ -186,9 +223,11 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 	}
 	close(work)
 	wg.Wait()
+	wg2 := &group{} // the watches' traffic, on connections of their own
 	for _, c := range watchers {
-		record(c, r.runCheck(ctx, c, nil))
+		record(c, r.runCheck(ctx, c, wg2))
 	}
+	wg2.close()
 	for _, c := range selected {
 		o := results[c]
 		if o.Status == Failed && c.Level == SHOULD && !opts.Strict {
@@ -203,38 +242,43 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 	return report, nil
 }
 
-// group is the connection a group of checks shares, opened by the first
-// that asks for it and opened anew after one that left it broken.
+// group is the connections a group of checks shares (or the checks of a
+// worker that leave no state), one by era and version, each opened by
+// the first check that asks for it and opened anew after one that left
+// it broken.
 type group struct {
-	mu sync.Mutex // guards c: a check that overran its time is closed from outside
-	c  *conn
+	mu    sync.Mutex       // guards conns: a check that overran its time is closed from outside
+	conns map[string]*conn // by connOptions.key
 }
 
 func (g *group) close() {
 	g.mu.Lock()
-	c := g.c
-	g.c = nil
+	conns := g.conns
+	g.conns = nil
 	g.mu.Unlock()
-	if c != nil {
+	for _, c := range conns {
 		c.close()
 	}
 }
 
-// get is the group's connection if it still answers, else nil.
-func (g *group) get() *conn {
+// get is the group's connection of the key if it still answers, else nil.
+func (g *group) get(key string) *conn {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.c != nil && g.c.alive() {
-		return g.c
+	if c := g.conns[key]; c != nil && c.alive() {
+		return c
 	}
 	return nil
 }
 
-// set makes c the group's connection, closing the one before.
-func (g *group) set(c *conn) {
+// set makes c the group's connection of the key, closing the one before.
+func (g *group) set(key string, c *conn) {
 	g.mu.Lock()
-	old := g.c
-	g.c = c
+	if g.conns == nil {
+		g.conns = map[string]*conn{}
+	}
+	old := g.conns[key]
+	g.conns[key] = c
 	g.mu.Unlock()
 	if old != nil {
 		old.close()
@@ -276,7 +320,7 @@ func (r *runner) runCheck(ctx context.Context, c *Check, g *group) Outcome {
 		return Outcome{Status: Skipped, Message: why}
 	}
 	cctx, cancel := context.WithCancelCause(ctx)
-	clk := newClock(r.opts.CheckTimeout, func() { cancel(fmt.Errorf("the check's time (%s) ran out", r.opts.CheckTimeout)) })
+	clk := newClock(r.opts.CheckTimeout, func() { cancel(&outOfTime{checkTime: true, d: r.opts.CheckTimeout}) })
 	defer clk.halt()
 	defer cancel(nil)
 	t := &T{ctx: cctx, r: r, check: c, g: g, clock: clk}
@@ -290,7 +334,7 @@ func (r *runner) runCheck(ctx context.Context, c *Check, g *group) Outcome {
 		}()
 		if c.watch != nil {
 			if c.run != nil {
-				c.run(t) // what the watch is to see, when nothing else ran
+				r.traffic(t) // what the watch is to see, when nothing else ran
 			}
 			r.watches.result(t)
 			return
@@ -309,7 +353,7 @@ func (r *runner) runCheck(ctx context.Context, c *Check, g *group) Outcome {
 			if g != nil {
 				g.close()
 			}
-			out = Outcome{Status: Failed, Message: safetext.Line(context.Cause(cctx).Error())}
+			out = timedOut(context.Cause(cctx))
 		}
 	}
 	t.closeOwn()
@@ -424,7 +468,7 @@ func (c *clock) halt() {
 func (t *T) starting(fn func(ctx context.Context)) {
 	t.clock.stand()
 	defer t.clock.run()
-	ctx, cancel := context.WithTimeoutCause(t.ctx, t.r.opts.StartTimeout, fmt.Errorf("the server did not start within %s", t.r.opts.StartTimeout))
+	ctx, cancel := context.WithTimeoutCause(t.ctx, t.r.opts.StartTimeout, &outOfTime{d: t.r.opts.StartTimeout})
 	defer cancel()
 	fn(ctx)
 }
@@ -484,10 +528,11 @@ func (t *T) conn() *conn {
 	return t.connWith(connOptions{})
 }
 
-// connWith is conn, opened with o.
+// connWith is conn, opened with o (never bare).
 func (t *T) connWith(o connOptions) *conn {
+	key := t.r.connKey(o)
 	if t.g != nil {
-		if c := t.g.get(); c != nil {
+		if c := t.g.get(key); c != nil {
 			return c
 		}
 	}
@@ -496,9 +541,23 @@ func (t *T) connWith(o connOptions) *conn {
 		t.failErr("opening a connection of the check's own", err)
 	}
 	if t.g != nil {
-		t.g.set(c)
+		t.g.set(key, c)
+	} else {
+		t.mu.Lock()
+		t.own = append(t.own, c)
+		t.mu.Unlock()
 	}
 	return c
+}
+
+// connKey is what tells apart the connections a group holds: their era
+// and version, as dial would choose them.
+func (r *runner) connKey(o connOptions) string {
+	era := o.era
+	if era == "" {
+		era = r.facts.era
+	}
+	return era + "/" + o.version
 }
 
 // fresh is a connection of the check's own, not the group's, closed
@@ -515,12 +574,40 @@ func (t *T) fresh(o connOptions) *conn {
 }
 
 // failErr fails the check on an error that kept it from what it was
-// doing.
+// doing; a bound that ran out makes it inconclusive instead.
 func (t *T) failErr(doing string, err error) {
 	if t.ctx.Err() != nil {
-		t.Fail("%s: no answer: %v", doing, context.Cause(t.ctx))
+		err = context.Cause(t.ctx)
+	}
+	var oot *outOfTime
+	if errors.As(err, &oot) {
+		t.out = timedOut(oot)
+		t.out.Message = doing + ": " + t.out.Message
+		runtime.Goexit()
+	}
+	var tw *twinError
+	if errors.As(err, &tw) {
+		t.Block(tw.by(), "%s: %s", doing, tw)
+	}
+	var te *mcp.TimeoutError
+	if errors.As(err, &te) && !te.Connect && !te.Cap {
+		t.Inconclusive("%s: no answer within %s; a slow server is no violation (give it more time with --timeout)", doing, te.Timeout)
 	}
 	t.Fail("%s: %s", doing, oneLine(err.Error()))
+}
+
+// Block ends the check: it could not run, because the defect the check
+// by names keeps it from what it needs.
+func (t *T) Block(by, format string, args ...any) {
+	t.out.Status, t.out.BlockedBy, t.out.Message = Blocked, by, fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// Inconclusive ends the check: it could not tell, for the reason given
+// (a bound that ran out).
+func (t *T) Inconclusive(format string, args ...any) {
+	t.out.Status, t.out.Message = Inconclusive, fmt.Sprintf(format, args...)
+	runtime.Goexit()
 }
 
 // oneLine is an error's message on one line: the server's stderr that a
@@ -555,7 +642,10 @@ func (t *T) call(method string, params json.RawMessage) (json.RawMessage, *mcp.R
 // callInput is call, except that a request the server keeps asking input
 // for returns neither a result nor an error.
 func (t *T) callInput(method string, params json.RawMessage) (json.RawMessage, *mcp.RPCError) {
-	res, err := t.r.main.Call(t.ctx, method, params)
+	res, err := t.r.wire.call(t.ctx, []string{method}, func(ctx context.Context) (json.RawMessage, error) { return t.r.main.Call(ctx, method, params) })
+	if e := t.nullAnswered(err); e != nil {
+		return nil, e
+	}
 	var rte *mcp.ResultTypeError
 	if errors.As(err, &rte) && rte.Rounds > 0 {
 		return nil, nil
@@ -568,7 +658,6 @@ func (t *T) callInput(method string, params json.RawMessage) (json.RawMessage, *
 		t.Sent(method + " " + string(params))
 		t.failErr(method, err)
 	}
-	t.r.watches.seeResult(method, res)
 	return res, nil
 }
 
@@ -593,4 +682,52 @@ func str(raw json.RawMessage) (string, bool) {
 // errText is a JSON-RPC error in a line.
 func errText(e *mcp.RPCError) string {
 	return fmt.Sprintf("error %d: %s", e.Code, clip(strings.TrimSpace(e.Message), 200))
+}
+
+// outOfTime is a bound that ran out: a check's time (--check-timeout),
+// or a server's time to start (--connect-timeout). Neither says the
+// server broke a requirement, only that it did not answer in time: a
+// check it ends is inconclusive, and says which flag gives more time.
+type outOfTime struct {
+	checkTime bool // the check's time; else the server's start
+	d         time.Duration
+}
+
+func (e *outOfTime) Error() string {
+	if e.checkTime {
+		return fmt.Sprintf("the check's time (%s) ran out", e.d)
+	}
+	return fmt.Sprintf("the server did not start within %s", e.d)
+}
+
+// Flag is the flag that gives more time.
+func (e *outOfTime) Flag() string {
+	if e.checkTime {
+		return "--check-timeout"
+	}
+	return "--connect-timeout"
+}
+
+// timedOut is the outcome of a check a bound ended: inconclusive, with
+// the flag that gives more time, or failed for any other cause.
+func timedOut(cause error) Outcome {
+	var oot *outOfTime
+	if errors.As(cause, &oot) {
+		return Outcome{Status: Inconclusive, Message: fmt.Sprintf("no answer: %s; a slow server is no violation (give it more time with %s)", oot, oot.Flag())}
+	}
+	return Outcome{Status: Failed, Message: safetext.Line(cause.Error())}
+}
+
+// traffic runs a watch check's run for what it makes the server send,
+// whatever becomes of it: the check's outcome is what the watch found.
+func (r *runner) traffic(t *T) {
+	sub := &T{ctx: t.ctx, r: r, check: t.check, g: t.g, clock: t.clock}
+	done := make(chan struct{})
+	go func() { // ends when the run returns, fails or skips (runtime.Goexit)
+		defer close(done)
+		defer func() { recover() }()
+		sub.check.run(sub)
+	}()
+	<-done
+	sub.closeOwn()
 }

@@ -55,7 +55,7 @@ func TestHTTPPlusSSEServer(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		s := mcp.NewSession(tr, mcp.SessionOptions{OnNotification: h.Note})
+		s := mcp.NewSession(tr, mcp.SessionOptions{Trace: h.Trace})
 		c, err := mcp.Initialize(ctx, s, mcp.ClientOptions{Info: info})
 		if err != nil {
 			return nil, err

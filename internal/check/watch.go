@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcpv/mcpv/mcp"
 )
 
 // watchCtx is what a watch knows of the run.
@@ -71,21 +70,6 @@ func (w *watches) token(raw json.RawMessage) {
 	w.mu.Lock()
 	w.tokens[tokenKey(raw)] = true
 	w.mu.Unlock()
-}
-
-// note is the main session's notification handler.
-func (w *watches) note(method string, params json.RawMessage) {
-	w.see(seen{msg: mcp.Message{Method: method, Params: params}, raw: clip(notificationText(method, params), maxKept), via: "session"})
-}
-
-func notificationText(method string, params json.RawMessage) string {
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
-	return string(b)
-}
-
-// seeResult shows the watches a result the main session received.
-func (w *watches) seeResult(method string, res json.RawMessage) {
-	w.see(seen{msg: mcp.Message{ID: json.RawMessage(`0`), Result: res}, raw: clip(string(res), maxKept), via: "session", method: method})
 }
 
 // see shows one message to every watch.

@@ -1,0 +1,334 @@
+package check
+
+// The first contact: a run whose main session cannot be opened still ends
+// in a report. What the server did wrong in its first exchange (a message
+// written over several lines, an id echoed as another type, an answer of
+// the wrong content type, a session it demands but never gave, a
+// discover or initialize result of the wrong shape) is found on a
+// connection of the run's own, where every byte is seen as it came, and
+// reported by the check that names it; every other check is blocked by
+// it. A server that did not answer in time is inconclusive, not broken.
+// One that could not be started or reached at all broke no requirement:
+// the error stands (the connection doctor says why).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/oauth"
+)
+
+// defect is a requirement the server broke in its first exchange, which
+// kept a session from opening.
+type defect struct {
+	id             string // the check that names it
+	message        string
+	sent, received string
+}
+
+func (d *defect) Error() string { return d.message }
+
+// diagnosis is the first-contact diagnosis, run once: as soon as the
+// main session shows a sign of trouble, or when it fails to open.
+type diagnosis struct {
+	done chan struct{} // closed once d is set
+	d    *defect
+}
+
+// diagnose starts the diagnosis unless it has started, and returns it;
+// found is told the defect when there is one.
+func (r *runner) diagnose(ctx context.Context, found func(*defect)) *diagnosis {
+	r.diagOnce.Do(func() {
+		g := &diagnosis{done: make(chan struct{})}
+		r.diag = g
+		go func() { // ends when the diagnosis has its answer, bounded by ctx and firstContact's bounds
+			defer close(g.done)
+			g.d = r.firstContact(ctx)
+			if g.d != nil && found != nil {
+				found(g.d)
+			}
+		}()
+	})
+	return r.diag
+}
+
+// wait is the diagnosis's defect, or nil (none found, or ctx ended).
+func (g *diagnosis) wait(ctx context.Context) *defect {
+	select {
+	case <-g.done:
+		return g.d
+	case <-ctx.Done():
+		return nil
+	}
+}
+
+// unopened is what a run whose main session did not open reports: the
+// defect found, or, when the server did not answer in time, the first
+// check inconclusive; nil when neither (the server could not be reached:
+// the error stands).
+func (r *runner) unopened(ctx context.Context, selected []*Check, err error) *Report {
+	var d *defect
+	var te *mcp.TimeoutError
+	timedOut := errors.As(err, &te) && te.Connect
+	switch {
+	case errors.As(err, &d):
+	case isAuth(err):
+		return nil
+	case timedOut:
+		// A server that did not answer in time is not tried again, unless
+		// a sign of trouble started the diagnosis already.
+		r.diagOnce.Do(func() {})
+		if r.diag != nil {
+			d = r.diag.wait(ctx)
+		}
+	default:
+		d = r.diagnose(ctx, nil).wait(ctx)
+	}
+	if d == nil && !timedOut {
+		return nil
+	}
+	first := "lifecycle.initialize"
+	if r.target.Era == "modern" {
+		first = "modern.discover"
+	}
+	if d != nil {
+		first = d.id
+	}
+	report := &Report{Server: r.target.Server, Selected: len(selected)}
+	byID := map[string]*Check{}
+	for _, c := range Catalogue() {
+		byID[c.ID] = c
+	}
+	head := Result{Check: byID[first]}
+	why := ""
+	if d != nil {
+		head.Outcome = Outcome{Status: Failed, Message: d.message, Sent: r.mask(d.sent, 300), Received: r.mask(d.received, 300)}
+		why = "the session could not be opened: " + d.message
+	} else {
+		head.Outcome = Outcome{Status: Inconclusive, Message: fmt.Sprintf("no session: %s; a slow server is no violation (give it more time with %s)", oneLine(err.Error()), te.Setting)}
+		if te.Setting == "" {
+			head.Outcome.Message = fmt.Sprintf("no session: %s; a slow server is no violation (give it more time with --connect-timeout)", oneLine(err.Error()))
+		}
+		why = "the session could not be opened in time"
+	}
+	head.Message = r.mask(head.Message, 400)
+	report.Results = append(report.Results, head)
+	for _, c := range selected {
+		if c.ID == first {
+			continue
+		}
+		report.Results = append(report.Results, Result{Check: c, Outcome: Outcome{Status: Blocked, BlockedBy: first, Message: r.mask(why, 400)}})
+	}
+	slices.SortStableFunc(report.Results, func(a, b Result) int { return order(a.Check) - order(b.Check) })
+	return report
+}
+
+// order is a check's place in the catalogue.
+func order(c *Check) int { return slices.Index(Catalogue(), c) }
+
+// isAuth reports whether err is the server asking for credentials, or
+// the authorization failing.
+func isAuth(err error) bool {
+	var ae *mcp.AuthError
+	var oe *oauth.Error
+	var pe *oauth.PermissionError
+	return errors.As(err, &ae) || errors.As(err, &oe) || errors.As(err, &pe)
+}
+
+// firstContact replays, on a connection of the run's own, the first
+// exchange the main session makes (server/discover where the era is not
+// pinned to initialize, then initialize where it is not pinned to the
+// 2026-07-28 era, then the initialized notification and a ping), and
+// names the first requirement the server breaks in it that would keep a
+// client from a session. nil: none found.
+func (r *runner) firstContact(ctx context.Context) *defect {
+	ctx, cancel := context.WithTimeoutCause(ctx, r.opts.StartTimeout+3*r.opts.CheckTimeout, &outOfTime{d: r.opts.StartTimeout})
+	defer cancel()
+	c, err := r.dial(ctx, connOptions{era: "legacy", version: mcp.LatestVersion, bare: true})
+	if err != nil {
+		return nil
+	}
+	defer c.close()
+	era := r.target.Era
+	var discoverBad *defect
+	if era != "legacy" {
+		c.era = "modern"
+		c.version = mcp.ModernVersion
+		m, d := r.contact(ctx, c, "server/discover", c.stamp(nil), `1`)
+		c.era = "legacy"
+		c.version = mcp.LatestVersion
+		if d != nil {
+			return d
+		}
+		if m != nil {
+			discoverBad = discoverShape(*m, era == "modern")
+			if era == "modern" || discoverBad == nil && m.Error == nil {
+				return discoverBad
+			}
+		}
+	}
+	m, d := r.contact(ctx, c, "initialize", initializeParams(r.target.ClientInfo, mcp.LatestVersion), `2`)
+	switch {
+	case d != nil:
+		return d
+	case m == nil:
+		return discoverBad
+	case m.Error != nil:
+		if discoverBad != nil {
+			return discoverBad
+		}
+		return nil // refused: a server of the 2026-07-28 era alone, or one that speaks no version in common
+	}
+	if p := initializeShape(m.Result); p != "" {
+		return &defect{id: "lifecycle.initialize", message: p, sent: "initialize offering " + mcp.LatestVersion, received: clip(string(m.Result), 300)}
+	}
+	v, _ := str(member(m.Result, "protocolVersion"))
+	c.version = v
+	if c.http != nil {
+		c.http.version = v
+	}
+	if err := c.notify(ctx, "notifications/initialized", nil); err != nil && c.http == nil {
+		return nil
+	}
+	if c.http == nil {
+		return nil
+	}
+	// Over HTTP, the next request shows whether the server demands a
+	// session it never gave.
+	msg, _ := mcp.EncodeRequest(json.RawMessage(`3`), "ping", nil)
+	x, err := c.post(ctx, httpReq{body: msg}, json.RawMessage(`3`))
+	if err != nil && x == nil {
+		return nil
+	}
+	if x.status/100 == 2 {
+		if ct := x.contentType(); ct != "application/json" && ct != "text/event-stream" {
+			return &defect{id: "http.answer-type", message: "a request was answered with " + ct, sent: "POST ping", received: x.String()}
+		}
+		return nil
+	}
+	if c.http.session == "" && (x.status == http.StatusBadRequest || x.status == http.StatusNotFound) && strings.Contains(strings.ToLower(x.body), "session") {
+		return &defect{id: "http.session-assigned", message: fmt.Sprintf("a request without a session id is refused (HTTP %d), though initialize's answer assigned none", x.status),
+			sent: "POST initialize (answered with no Mcp-Session-Id), then POST ping", received: x.String()}
+	}
+	return nil
+}
+
+// contact sends one request of the first exchange with id and waits for
+// its answer; a defect is a requirement broken on the way. m is nil when
+// no answer came.
+func (r *runner) contact(ctx context.Context, c *conn, method string, params json.RawMessage, id string) (*mcp.Message, *defect) {
+	mark := c.mark()
+	msg, _ := mcp.EncodeRequest(json.RawMessage(id), method, params)
+	sent := string(msg)
+	wctx, cancel := context.WithTimeoutCause(ctx, r.opts.CheckTimeout, &outOfTime{checkTime: true, d: r.opts.CheckTimeout})
+	defer cancel()
+	m, x, err := c.roundTrip(wctx, json.RawMessage(id), msg, httpReq{})
+	if c.stdio != nil {
+		c.mu.Lock()
+		held := c.frags.holds()
+		c.mu.Unlock()
+		if held || err != nil {
+			c.flushAfterRead()
+		}
+	}
+	var twin *twinError
+	if errors.As(err, &twin) {
+		return nil, &defect{id: twin.by(), message: twin.Error(), sent: sent, received: lastRaw(c.since(mark))}
+	}
+	for _, s := range c.since(mark) {
+		switch {
+		case s.twin != "":
+			tw := &twinError{sent: s.twin, got: string(s.msg.ID)}
+			return nil, &defect{id: tw.by(), message: tw.Error(), sent: sent, received: s.raw}
+		case s.framing:
+			return nil, &defect{id: "jsonrpc.framing", message: "a message is written over several lines", sent: sent, received: s.raw}
+		case s.bad == notUTF8:
+			return nil, &defect{id: "jsonrpc.utf8", message: "a message that is not valid UTF-8", sent: sent, received: s.raw}
+		case s.bad != "" && s.bad != junkLine:
+			return nil, &defect{id: "jsonrpc.messages", message: "a message that is not JSON-RPC: " + s.bad, sent: sent, received: s.raw}
+		case s.shape == bothShape:
+			return nil, &defect{id: "jsonrpc.result-or-error", message: "a response with both a result and an error", sent: sent, received: s.raw}
+		case s.shape != "":
+			return nil, &defect{id: "jsonrpc.messages", message: "a message that breaks JSON-RPC 2.0: " + s.shape, sent: sent, received: s.raw}
+		case s.nullFor != "":
+			return nil, &defect{id: errorID, message: fmt.Sprintf("%s was answered with an error whose id is null", method), sent: sent, received: s.raw}
+		}
+	}
+	if x != nil && x.status/100 == 2 && x.response == nil {
+		if ct := x.contentType(); ct != "application/json" && ct != "text/event-stream" {
+			return nil, &defect{id: "http.answer-type", message: method + " was answered with " + ct, sent: "POST " + method, received: x.String()}
+		}
+	}
+	if err != nil {
+		return nil, nil
+	}
+	return &m, nil
+}
+
+// flushAfterRead gives up, once the server has said what it will, the
+// lines held that made no message.
+func (c *conn) flushAfterRead() {
+	c.flushFragments()
+}
+
+// lastRaw is the last message of those seen, as it came.
+func lastRaw(ss []seen) string {
+	if len(ss) == 0 {
+		return ""
+	}
+	return ss[len(ss)-1].raw
+}
+
+// discoverShape is the defect of a server/discover result that breaks
+// DiscoverResult, or nil. An error is no defect unless the era is pinned
+// to 2026-07-28 (modern): a server of the initialize era refuses it.
+func discoverShape(m mcp.Message, modern bool) *defect {
+	const sent = "server/discover"
+	if m.Error != nil {
+		if modern {
+			return &defect{id: "modern.discover", message: "server/discover was refused", sent: sent, received: errText(m.Error)}
+		}
+		return nil
+	}
+	var d struct {
+		Supported    json.RawMessage `json:"supportedVersions"`
+		Capabilities json.RawMessage `json:"capabilities"`
+	}
+	json.Unmarshal(m.Result, &d)
+	var versions []string
+	switch {
+	case d.Supported == nil:
+		return &defect{id: "modern.discover", message: "the result has no supportedVersions", sent: sent, received: clip(string(m.Result), 300)}
+	case json.Unmarshal(d.Supported, &versions) != nil || len(versions) == 0:
+		return &defect{id: "modern.discover", message: "the result's supportedVersions is no array of versions", sent: sent, received: clip(string(m.Result), 300)}
+	case !isObject(d.Capabilities):
+		return &defect{id: "modern.discover", message: "the result has no capabilities object", sent: sent, received: clip(string(m.Result), 300)}
+	}
+	return nil
+}
+
+// initializeShape says how an initialize result breaks InitializeResult.
+func initializeShape(res json.RawMessage) string {
+	if v, ok := str(member(res, "protocolVersion")); !ok || v == "" {
+		return "the result has no protocolVersion string"
+	}
+	if !isObject(member(res, "capabilities")) {
+		return "the result has no capabilities object"
+	}
+	info := member(res, "serverInfo")
+	if !isObject(info) {
+		return "the result has no serverInfo object"
+	}
+	for _, k := range []string{"name", "version"} {
+		if _, ok := str(member(info, k)); !ok {
+			return "serverInfo has no " + k + " string"
+		}
+	}
+	return ""
+}

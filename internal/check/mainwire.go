@@ -1,0 +1,291 @@
+package check
+
+// The main session's wire, as the run sees it: every message the session
+// sends and receives, as it came (mcp.SessionOptions.Trace, through
+// Target.Open's hooks), shown to the watches with its bytes as sent; the
+// requests sent, so that a response is tied to the method it answers, a
+// second response to an id is known as such, and an error whose id is
+// null is taken as the answer to the call that waits for one (which the
+// session itself cannot do). While the session opens, a sign that its
+// first exchange went wrong (a response to an id never sent, stdout that
+// is no JSON) starts the first-contact diagnosis at once (first.go),
+// rather than after the connect timeout.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// mainWire watches the main session's wire.
+type mainWire struct {
+	r *runner
+
+	mu       sync.Mutex         // guards the fields below
+	sent     map[string]sentReq // requests sent and not yet answered, by idKey
+	seq      int                // requests sent so far
+	answered idSet
+	frags    fragments // stdio: lines of no JSON, held while they may make one message
+	// alarm, while the session opens, is told that its first exchange
+	// went wrong; nil once it is open.
+	alarm func()
+	calls map[*mainCall]bool // the checks' calls in flight on the main session
+	done  bool               // the run has ended: what comes is for no one
+	last  map[string]string  // the last response to each method, as it came
+}
+
+// sentReq is a request the main session sent.
+type sentReq struct {
+	method string
+	seq    int
+}
+
+// mainCall is a check's call on the main session, which an error with a
+// null id may end.
+type mainCall struct {
+	methods []string // what it may send
+	cancel  context.CancelCauseFunc
+}
+
+// nullAnswer ends a call on the main session: an error whose id is null
+// came while it waited, which is its answer when it was the only call in
+// flight (ambiguous otherwise).
+type nullAnswer struct {
+	err       *mcp.RPCError
+	raw       string
+	ambiguous bool
+}
+
+func (e *nullAnswer) Error() string {
+	return "the server answered with an error whose id is null: " + clip(e.raw, 200)
+}
+
+const maxSent = 4096 // requests of the main session remembered unanswered
+
+func newMainWire(r *runner) *mainWire {
+	return &mainWire{r: r, sent: map[string]sentReq{}, calls: map[*mainCall]bool{}, last: map[string]string{}}
+}
+
+// trace is the main session's Trace hook: called on the session's reader
+// goroutine for what it receives, on the writer's for what it sends.
+func (w *mainWire) trace(out bool, data []byte) {
+	if out {
+		w.sending(data)
+		return
+	}
+	if w.r.target.Stdio != nil && !json.Valid(data) && len(data) <= maxFragmentBytes {
+		w.piece(seenLine{data, true})
+		return
+	}
+	w.flush()
+	w.take(unitsOf(data, "session", "", false))
+}
+
+// sending records the requests of what the session sends.
+func (w *mainWire) sending(data []byte) {
+	msgs, err := mcp.DecodeMessages(data)
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, m := range msgs {
+		if m.IsRequest() && len(w.sent) < maxSent {
+			w.seq++
+			w.sent[idKey(m.ID)] = sentReq{method: m.Method, seq: w.seq}
+		}
+	}
+}
+
+// junk takes a line of the main session's stdout that is no JSON.
+func (w *mainWire) junk(line []byte) {
+	w.mu.Lock()
+	holds := w.frags.holds()
+	w.mu.Unlock()
+	if !holds {
+		w.take([]seen{junkSeen(line, "stdout", "")})
+		return
+	}
+	w.piece(seenLine{line, false})
+}
+
+// piece is conn.piece for the main session. While the session opens,
+// a piece of what may be a message written over lines starts the
+// first-contact diagnosis (the session's warnings about such lines stop
+// after a few, so the whole may never be seen here).
+func (w *mainWire) piece(l seenLine) {
+	w.mu.Lock()
+	whole, ok := w.frags.hold(l.line, l.unit)
+	over := w.frags.over
+	fire := w.alarm
+	w.mu.Unlock()
+	if fire != nil {
+		fire()
+	}
+	switch {
+	case ok:
+		w.take(unitsOf(whole, "stdout", "", true))
+	case over:
+		w.flush()
+		w.take(l.seenOf("stdout", ""))
+	}
+}
+
+// flush gives up the lines held.
+func (w *mainWire) flush() {
+	w.mu.Lock()
+	lines := w.frags.flush()
+	w.mu.Unlock()
+	for _, l := range lines {
+		w.take(l.seenOf("stdout", ""))
+	}
+}
+
+// take ties the responses received to the requests sent, and shows the
+// messages to the watches.
+func (w *mainWire) take(out []seen) {
+	w.mu.Lock()
+	if w.done {
+		w.mu.Unlock()
+		return
+	}
+	alarm := false
+	var null *mcp.Message
+	nullRaw := ""
+	for i := range out {
+		s := &out[i]
+		m := s.msg
+		if s.bad != "" || s.framing {
+			alarm = alarm || s.framing || s.via == "stdout"
+			continue
+		}
+		if !m.IsResponse() {
+			continue
+		}
+		if m.ID == nil {
+			if m.Error != nil && len(w.sent) > 0 {
+				s.nullFor = w.oldest()
+				s.method = s.nullFor
+				null, nullRaw = &out[i].msg, s.raw
+			}
+			continue
+		}
+		k := idKey(m.ID)
+		if req, ok := w.sent[k]; ok {
+			s.method = req.method
+			delete(w.sent, k)
+			w.answered.add(k)
+			if len(w.last) < 64 || w.last[req.method] != "" {
+				w.last[req.method] = s.raw
+			}
+			continue
+		}
+		if w.answered.has(k) {
+			s.dup = true
+			continue
+		}
+		for sk := range w.sent {
+			if strings.TrimPrefix(strings.TrimPrefix(sk, "n:"), "s:") == twinKey(m.ID) {
+				s.twin, alarm = sk[2:], true
+			}
+		}
+	}
+	fire := w.alarm
+	var calls []*mainCall
+	if null != nil {
+		for c := range w.calls {
+			if slices.Contains(c.methods, out[0].nullFor) || len(out) > 1 {
+				calls = append(calls, c)
+			}
+		}
+	}
+	w.mu.Unlock()
+	if alarm && fire != nil {
+		fire()
+	}
+	for _, c := range calls {
+		c.cancel(&nullAnswer{err: null.Error, raw: nullRaw, ambiguous: len(calls) > 1})
+	}
+	for _, s := range out {
+		w.r.watches.see(s)
+	}
+}
+
+// oldest is the method of the request waiting longest, which it takes
+// as answered; mu must be held.
+func (w *mainWire) oldest() string {
+	best, key := sentReq{seq: -1}, ""
+	for k, r := range w.sent {
+		if best.seq < 0 || r.seq < best.seq {
+			best, key = r, k
+		}
+	}
+	delete(w.sent, key)
+	return best.method
+}
+
+// end stops the watch: the run has its results.
+func (w *mainWire) end() {
+	w.mu.Lock()
+	w.done = true
+	w.mu.Unlock()
+}
+
+// opened ends the watch for the first exchange.
+func (w *mainWire) opened() {
+	w.mu.Lock()
+	w.alarm = nil
+	w.mu.Unlock()
+}
+
+// call runs fn, a call on the main session, under a context that an
+// error with a null id ends (nullAnswer).
+func (w *mainWire) call(ctx context.Context, methods []string, fn func(ctx context.Context) (json.RawMessage, error)) (json.RawMessage, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	c := &mainCall{methods: methods, cancel: cancel}
+	w.mu.Lock()
+	w.calls[c] = true
+	w.mu.Unlock()
+	res, err := fn(ctx)
+	w.mu.Lock()
+	delete(w.calls, c)
+	w.mu.Unlock()
+	var na *nullAnswer
+	if err != nil && errors.As(context.Cause(ctx), &na) {
+		return nil, na
+	}
+	return res, err
+}
+
+// errorID is the check that names an error answered with a null id.
+const errorID = "jsonrpc.error-id"
+
+// blockedByNull ends t when err is an error with a null id that cannot
+// be tied to the call alone; else it returns the error it holds, if it
+// is one such.
+func (t *T) nullAnswered(err error) *mcp.RPCError {
+	var na *nullAnswer
+	if !errors.As(err, &na) {
+		return nil
+	}
+	if na.ambiguous || na.err == nil {
+		t.Block(errorID, "%s", fmt.Sprint(na))
+	}
+	t.Note("answered with an error whose id is null (%s reports it)", errorID)
+	return na.err
+}
+
+// lastAnswer is the last response to method the session received, as it
+// came, or "".
+func (w *mainWire) lastAnswer(method string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.last[method]
+}

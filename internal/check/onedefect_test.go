@@ -1,0 +1,93 @@
+package check
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/longtest"
+)
+
+// oneDefect is a server with one defect, and the check that names it.
+type oneDefect struct {
+	name   string
+	fake   fake
+	change map[string]string
+	id     string // the one check that fails
+	// opens: the main session opens despite the defect; else every
+	// other check is blocked by it.
+	opens bool
+	long  string
+}
+
+var oneDefects = []oneDefect{
+	// The first exchange: no session opens, and the report says why.
+	{name: "messages over several lines", fake: stdio, change: faults("pretty-json"), id: "jsonrpc.framing"},
+	{name: "an integer id answered as a string", fake: stdio, change: faults("string-ids"), id: "jsonrpc.number-id"},
+	{name: "an integer id answered as a string over HTTP", fake: httpLegacy, change: faults("string-ids"), id: "jsonrpc.number-id"},
+	{name: "every answer text/plain", fake: httpLegacy, change: faults("text-plain-init"), id: "http.answer-type"},
+	{name: "a session demanded, never given", fake: httpLegacy, change: faults("session-never-given"), id: "http.session-assigned"},
+	{name: "server/discover without supportedVersions", fake: stdioModern, change: faults("discover-no-versions"), id: "modern.discover"},
+	{name: "result and error in one response", fake: stdio, change: faults("result-and-error"), id: "jsonrpc.result-or-error"},
+	// Later: the session opens, and one check reports the defect.
+	{name: "errors with a null id", fake: stdio, change: faults("null-id-errors"), id: "jsonrpc.error-id", opens: true},
+	{name: "errors with a null id over HTTP", fake: httpLegacy, change: faults("null-id-errors"), id: "jsonrpc.error-id", opens: true},
+	{name: "every response twice", fake: stdio, change: faults("duplicate-responses"), id: "jsonrpc.one-response", opens: true},
+	{name: "ping never answered", fake: stdio, change: faults("ping-unanswered"), id: "lifecycle.ping", opens: true},
+	{name: "ping never answered over HTTP", fake: httpLegacy, change: faults("ping-unanswered"), id: "lifecycle.ping", opens: true},
+	{name: "an integer cursor", fake: stdio, change: faults("integer-cursor"), id: "lists.shape", opens: true},
+}
+
+// A server with one defect gets one failure, from the check that names
+// it: when the defect keeps any session from opening, every other check
+// is blocked by that one, and the run ends as soon as it is known.
+func TestOneDefectOneFailure(t *testing.T) {
+	for _, tc := range oneDefects {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.long != "" {
+				longtest.Skip(t, tc.long)
+			}
+			t.Parallel()
+			f := tc.fake
+			f.change = tc.change
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			tg := f.target(t)
+			report, err := Run(ctx, tg, Options{Strict: true, CheckTimeout: 20 * time.Second})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if report.Stopped != nil {
+				t.Fatalf("the run stopped: %v", report.Stopped)
+			}
+			var failed []string
+			for _, r := range report.Results {
+				switch {
+				case r.Status == Failed:
+					failed = append(failed, r.ID)
+				case !tc.opens && r.Status != Blocked:
+					t.Errorf("not blocked: %s", describeResult(r))
+				case !tc.opens && r.BlockedBy != tc.id:
+					t.Errorf("blocked by another: %s (by %s)", describeResult(r), r.BlockedBy)
+				}
+			}
+			sort.Strings(failed)
+			if !slices.Equal(failed, []string{tc.id}) {
+				for _, r := range report.Results {
+					if r.Status == Failed {
+						t.Logf("%s", describeResult(r))
+					}
+				}
+				t.Errorf("failed: %v, want only %s", failed, tc.id)
+			}
+			for _, r := range report.Results {
+				if r.ID == tc.id && (r.Received == "" && !strings.Contains(r.Message, "id")) {
+					t.Errorf("the failure quotes nothing received: %s", describeResult(r))
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,145 @@
+package check
+
+// What a connection reads, as it came: each wire unit (a line of stdout,
+// an HTTP body, an event's data) decoded into the messages it holds, and
+// the lines of stdout that are no JSON held together until they are known
+// to make one message written over several lines (a framing defect, which
+// jsonrpc.framing names) or not (stray output, which jsonrpc.stdout-only
+// names), so that one defect is reported by one check.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// unitsOf are the messages of one wire unit, as seen; framing marks them
+// as written over several lines.
+func unitsOf(data []byte, via, era string, framing bool) []seen {
+	msgs, err := mcp.DecodeMessages(data)
+	var out []seen
+	if err != nil {
+		return append(out, seen{raw: clip(string(data), maxKept), bad: err.Error(), via: via, era: era})
+	}
+	if !utf8.Valid(data) {
+		out = append(out, seen{raw: clip(string(data), maxKept), bad: notUTF8, via: via, era: era})
+	}
+	batch := rawjson.SkipSpace(data, 0) < len(data) && data[rawjson.SkipSpace(data, 0)] == '['
+	for _, m := range msgs {
+		raw, shape := data, ""
+		if batch { // each part said apart
+			raw = []byte(fmt.Sprintf("(in a batch of %d) %s", len(msgs), describe(m)))
+		} else {
+			shape = shapeOf(data, m)
+		}
+		out = append(out, seen{msg: m, raw: clip(string(raw), maxKept), via: via, era: era, shape: shape, framing: framing})
+	}
+	return out
+}
+
+// junkSeen is a line of stdout that is no JSON at all.
+func junkSeen(line []byte, via, era string) seen {
+	return seen{raw: clip(string(line), maxKept), bad: junkLine, via: via, era: era}
+}
+
+// Bounds of the lines held as a message that may be written over several.
+const (
+	maxFragmentBytes = 4 << 20
+	maxFragments     = 100000
+)
+
+// fragments are lines of stdout that are no JSON on their own, held
+// while they may still make one message: a line beginning with { or [
+// that is no JSON starts it, and each line after it is added until the
+// whole is JSON (the message is complete), or the bounds are passed.
+type fragments struct {
+	lines [][]byte
+	unit  []bool // the line came as a unit (it begins with { or [)
+	size  int
+	over  bool // the bounds were passed: what is held is to be given up
+}
+
+// holds reports whether lines are held.
+func (f *fragments) holds() bool { return len(f.lines) > 0 }
+
+// hold holds a line (unit: one the transport read as a message, which
+// begins with { or [) and returns the message the lines held make, once
+// they make one. Past the bounds it holds nothing more and sets over,
+// for the caller to give up what is held.
+func (f *fragments) hold(line []byte, unit bool) ([]byte, bool) {
+	if f.size+len(line) > maxFragmentBytes || len(f.lines) >= maxFragments {
+		f.over = true
+		return nil, false
+	}
+	f.lines = append(f.lines, bytes.Clone(line))
+	f.unit = append(f.unit, unit)
+	f.size += len(line) + 1
+	if t := bytes.TrimSpace(line); len(t) == 0 || t[0] != '}' && t[0] != ']' {
+		return nil, false
+	}
+	whole := bytes.Join(f.lines, []byte("\n"))
+	if !json.Valid(whole) {
+		return nil, false
+	}
+	f.lines, f.unit, f.size = nil, nil, 0
+	return whole, true
+}
+
+// flush gives up the lines held, as what each is alone.
+func (f *fragments) flush() []seenLine {
+	out := make([]seenLine, len(f.lines))
+	for i, l := range f.lines {
+		out[i] = seenLine{l, f.unit[i]}
+	}
+	f.lines, f.unit, f.size, f.over = nil, nil, 0, false
+	return out
+}
+
+// seenLine is a line given up: a unit the transport read as a message,
+// or a line it skipped.
+type seenLine struct {
+	line []byte
+	unit bool
+}
+
+// seenOf is a line given up, as the watches see it.
+func (l seenLine) seenOf(via, era string) []seen {
+	if l.unit {
+		return unitsOf(l.line, via, era, false)
+	}
+	return []seen{junkSeen(l.line, via, era)}
+}
+
+// twinKey is an id's text with a string's quotes taken off: 1 and "1"
+// have one.
+func twinKey(id json.RawMessage) string { return strings.Trim(strings.TrimSpace(string(id)), `"`) }
+
+// idSet is a set of ids (canonical, idKey) bounded to the last maxIDs.
+type idSet struct {
+	ids   map[string]bool
+	order []string
+}
+
+const maxIDs = 4096
+
+func (s *idSet) add(k string) {
+	if s.ids == nil {
+		s.ids = map[string]bool{}
+	}
+	if s.ids[k] {
+		return
+	}
+	if len(s.order) == maxIDs {
+		delete(s.ids, s.order[0])
+		s.order = s.order[1:]
+	}
+	s.ids[k] = true
+	s.order = append(s.order, k)
+}
+
+func (s *idSet) has(k string) bool { return s.ids[k] }
