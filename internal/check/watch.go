@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-
 )
 
 // watchCtx is what a watch knows of the run.
