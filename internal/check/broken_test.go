@@ -74,6 +74,8 @@ var brokenCases = []brokenCase{
 	{id: "lifecycle.undeclared-notifications", fake: stdio, break_: map[string]string{"capabilities": `{"tools":{},"prompts":{},"resources":{},"logging":{},"completions":{}}`, "faults": `["list-changed-undeclared"]`}},
 	{id: "lifecycle.logging-declared", fake: stdio, break_: map[string]string{"capabilities": `{"tools":{"listChanged":true},"prompts":{},"resources":{},"completions":{}}`, "faults": `["log-undeclared"]`}},
 	{id: "lifecycle.early-requests", fake: stdio, break_: faults("early-request")},
+	{id: "lifecycle.client-capabilities", fake: stdio, break_: faults("undeclared-sampling")},
+	{id: "lifecycle.declared-methods", fake: stdio, break_: faults("subscribe-not-found")},
 	{id: "lifecycle.ping", fake: stdio, break_: faults("ping-nonempty")},
 	{id: "lifecycle.stdin-close", fake: stdio, ignoreExit: true, long: "waits out the grace of a server that outlives its stdin"},
 
@@ -126,6 +128,7 @@ var brokenCases = []brokenCase{
 	{id: "http.protocol-version", fake: httpLegacy, break_: faults("any-version-header")},
 	{id: "http.get", fake: httpLegacy, break_: faults("get-json")},
 	{id: "http.session-assigned", fake: httpLegacy, break_: faults("session-never-given")},
+	{id: "http.event-ids", fake: fake{transport: "http", sse: true}, break_: faults("event-id-reuse")},
 
 	{id: "modern.discover", fake: stdioModern, break_: faults("discover-no-capabilities")},
 	{id: "modern.server-info", fake: stdioModern, break_: faults("discover-no-server-info")},

@@ -63,6 +63,16 @@ type seen struct {
 	twin string
 	// framing: a message written over several lines of stdout.
 	framing bool
+	// early: a message of the initialize era that came before its
+	// connection's initialized notification (lifecycle.early-requests'
+	// to judge).
+	early bool
+	// undeclared: a request of the server for a capability its
+	// connection did not declare ("roots", "sampling", "elicitation").
+	undeclared string
+	// eventDup: an SSE event id its connection has had already (only
+	// this is set).
+	eventDup string
 }
 
 // conn is a connection of a check's own.
@@ -85,6 +95,10 @@ type conn struct {
 	// an error is not taken as the answer to the request that waits.
 	expectNull bool
 	frags      fragments     // stdio: lines of no JSON, until it is known whether they make a message
+	events     idSet         // SSE event ids seen on this connection
+	// initialized: the initialized notification was sent (the initialize
+	// era); what came before is early.
+	initialized bool
 	log        []seen        // the last maxLog messages
 	count      int           // messages received so far
 	ended      error         // why the reader stopped; set once
@@ -274,6 +288,11 @@ func (e *noAnswer) Error() string {
 
 // notify sends a notification (stamped for the era).
 func (c *conn) notify(ctx context.Context, method string, params json.RawMessage) error {
+	if method == "notifications/initialized" {
+		c.mu.Lock()
+		c.initialized = true
+		c.mu.Unlock()
+	}
 	msg, err := mcp.EncodeRequest(nil, method, c.stamp(params))
 	if err != nil {
 		return err
@@ -460,6 +479,13 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		c.count++
 		out[i].n = c.count
 		m := out[i].msg
+		if c.era == "legacy" {
+			out[i].early = !c.initialized
+			if m.IsRequest() {
+				// The run's own connections declare no client capability.
+				out[i].undeclared = clientCapability(m.Method)
+			}
+		}
 		switch {
 		case !m.IsResponse() || out[i].bad != "":
 		case m.ID == nil && m.Error != nil:
@@ -647,4 +673,30 @@ func (h junkHandler) Handle(_ context.Context, r slog.Record) error {
 	}
 	h.r.wire.junk([]byte(line))
 	return nil
+}
+
+// clientCapability is the client capability a server request needs
+// declared, or "" (ping needs none).
+func clientCapability(method string) string {
+	switch method {
+	case "roots/list":
+		return "roots"
+	case "sampling/createMessage":
+		return "sampling"
+	case "elicitation/create":
+		return "elicitation"
+	}
+	return ""
+}
+
+// eventID notes an SSE event's id; a second time on the connection, the
+// watches are shown it.
+func (c *conn) eventID(id string) {
+	c.mu.Lock()
+	again := c.events.has(id)
+	c.events.add(id)
+	c.mu.Unlock()
+	if again {
+		c.r.watches.see(seen{via: "event stream", era: c.era, eventDup: id})
+	}
 }

@@ -47,7 +47,7 @@ const goodSpec = `{
 		{"name":"greet","description":"Greets.","arguments":[{"name":"who","description":"Who.","required":true}]}],
 	"resources":[{"uri":"mem://a","name":"a"},{"uri":"mem://b","name":"b"}],
 	"resourceTemplates":[{"uriTemplate":"mem://{id}","name":"t"}],
-	"capabilities":{"tools":{"listChanged":true},"prompts":{},"resources":{},"logging":{},"completions":{}},
+	"capabilities":{"tools":{"listChanged":true},"prompts":{},"resources":{"subscribe":true},"logging":{},"completions":{}},
 	"callResults":{"shaped":{"content":[{"type":"text","text":"{\"n\":1}"}],"structuredContent":{"n":1}}},
 	"pageSize":2
 }`

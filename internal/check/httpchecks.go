@@ -171,6 +171,19 @@ func httpChecks() []*Check {
 			},
 		},
 		{
+			ID: "http.event-ids", Title: "SSE event ids are unique within a session", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/transports#resumability-and-redelivery",
+			Quote: "If present, the ID MUST be globally unique across all streams within that session—or all streams with that specific client, if session management is not in use.",
+			needs: needs{transport: "http", era: "legacy"},
+			run:   exercise,
+			watch: func(w *watchCtx, s seen) string {
+				if s.eventDup != "" {
+					return fmt.Sprintf("event id %q again, on another stream (or later in one)", clip(s.eventDup, 80))
+				}
+				return ""
+			},
+		},
+		{
 			ID: "http.session-required", Title: "a server that needs a session refuses a request without one with 400", Level: SHOULD,
 			Spec: "2025-11-25", Section: "basic/transports#session-management",
 			Quote: "Servers that require a session ID SHOULD respond to requests without an MCP-Session-Id header (other than initialization) with HTTP 400 Bad Request.",

@@ -99,7 +99,12 @@ func (c *conn) post(ctx context.Context, hr httpReq, id json.RawMessage) (*excha
 	switch x.contentType() {
 	case "text/event-stream":
 		x.sse = true
+		last := "" // the event id in force: an event without one keeps it
 		err := mcp.ReadEvents(resp.Body, MaxMessage, func(ev mcp.Event) bool {
+			if ev.ID != "" && ev.ID != last {
+				last = ev.ID
+				c.eventID(ev.ID)
+			}
 			if ev.Type != "" && ev.Type != "message" {
 				return true
 			}

@@ -199,6 +199,25 @@ func lifecycleChecks() []*Check {
 			},
 		},
 		{
+			ID: "lifecycle.client-capabilities", Title: "no request for a client capability not declared", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/lifecycle#operation",
+			Quote: "Both parties MUST: ... Only use capabilities that were successfully negotiated",
+			needs: needs{era: "legacy"},
+			run:   exercise,
+			watch: func(w *watchCtx, s seen) string {
+				if s.undeclared != "" && !s.early {
+					return fmt.Sprintf("%s, though the client did not declare %s", s.msg.Method, s.undeclared)
+				}
+				return ""
+			},
+		},
+		{
+			ID: "lifecycle.declared-methods", Title: "a declared capability's methods are answered", Level: SHOULD,
+			Spec: "2025-11-25", Section: "basic/lifecycle#capability-negotiation",
+			Quote: "Client and server capabilities establish which optional protocol features will be available during the session.",
+			run:   declaredMethods,
+		},
+		{
 			ID: "lifecycle.early-requests", Title: "no request but ping before initialized", Level: SHOULD,
 			Spec: "2025-11-25", Section: "basic/lifecycle#initialization",
 			Quote: "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification.",

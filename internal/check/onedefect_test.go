@@ -39,6 +39,9 @@ var oneDefects = []oneDefect{
 	{name: "ping never answered", fake: stdio, change: faults("ping-unanswered"), id: "lifecycle.ping", opens: true},
 	{name: "ping never answered over HTTP", fake: httpLegacy, change: faults("ping-unanswered"), id: "lifecycle.ping", opens: true},
 	{name: "an integer cursor", fake: stdio, change: faults("integer-cursor"), id: "lists.shape", opens: true},
+	{name: "sampling asked of a client that did not declare it", fake: stdio, change: faults("undeclared-sampling"), id: "lifecycle.client-capabilities", opens: true},
+	{name: "a declared subscribe not served", fake: stdio, change: faults("subscribe-not-found"), id: "lifecycle.declared-methods", opens: true},
+	{name: "SSE event ids reused", fake: fake{transport: "http", sse: true}, change: faults("event-id-reuse"), id: "http.event-ids", opens: true},
 }
 
 // A server with one defect gets one failure, from the check that names
@@ -89,5 +92,18 @@ func TestOneDefectOneFailure(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// What a failure quotes of the server is what it sent, as it came (clipped
+// and made safe): a notification without params is not shown with
+// "params": null, nor its members reordered.
+func TestQuotedAsItCame(t *testing.T) {
+	t.Parallel()
+	f := stdio
+	f.change = map[string]string{"capabilities": `{"tools":{},"prompts":{},"resources":{},"logging":{},"completions":{}}`, "faults": `["list-changed-undeclared"]`}
+	r := runChecks(t, f, "lifecycle.undeclared-notifications")["lifecycle.undeclared-notifications"]
+	if r.Status != Failed || r.Received != `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}` {
+		t.Errorf("%s", describeResult(r))
 	}
 }

@@ -1,0 +1,80 @@
+package check
+
+// Every method of a declared capability is served: a server that declares
+// a capability offers the methods the schema gives it, and answers each
+// with something other than "method not found" (-32601), if only an
+// error about the params. Each is asked about what does not exist (a
+// tool, a prompt, a resource, a task), or about what it lists, so that
+// nothing changes on the server.
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// capabilityMethods are the methods each server capability declares, as
+// the schema has them, with params that change nothing (the era's own
+// where they differ).
+var capabilityMethods = []struct {
+	capability, method, params, era string
+}{
+	{"tools", "tools/call", `{"name":"mcpv-check-no-such-tool","arguments":{}}`, ""},
+	{"prompts", "prompts/get", `{"name":"mcpv-check-no-such-prompt"}`, ""},
+	{"resources", "resources/read", `{"uri":"mcpv-check://no-such-resource/7"}`, ""},
+	{"resources.subscribe", "resources/subscribe", "", "legacy"},
+	{"resources.subscribe", "resources/unsubscribe", "", "legacy"},
+	{"logging", "logging/setLevel", `{"level":"error"}`, "legacy"},
+	{"completions", "completion/complete", `{"ref":{"type":"ref/prompt","name":"mcpv-check-no-such-prompt"},"argument":{"name":"a","value":""}}`, ""},
+	{"tasks", "tasks/get", `{"taskId":"mcpv-check-no-such-task"}`, ""},
+	{"tasks", "tasks/result", `{"taskId":"mcpv-check-no-such-task"}`, ""},
+	{"tasks.list", "tasks/list", "", ""},
+	{"tasks.cancel", "tasks/cancel", `{"taskId":"mcpv-check-no-such-task"}`, ""},
+}
+
+// declaredMethods asks each method of each capability the server
+// declares, on the check's connection in the main session's era, and
+// fails on one answered -32601.
+func declaredMethods(t *T) {
+	f := t.r.facts
+	c := t.conn()
+	asked := 0
+	for _, m := range capabilityMethods {
+		if !f.declares(m.capability) || m.era != "" && m.era != c.era {
+			continue
+		}
+		params := json.RawMessage(m.params)
+		if m.method == "resources/subscribe" || m.method == "resources/unsubscribe" {
+			params = subscribeParams(t)
+		}
+		if m.params == "" && params == nil {
+			params = nil
+		}
+		asked++
+		r, _ := t.request(c, m.method, params)
+		if r.Error != nil && r.Error.Code == mcp.CodeMethodNotFound {
+			t.Sent(fmt.Sprintf("%s %s", m.method, params))
+			t.Got(errText(r.Error))
+			t.Fail("the server declares %s, but answers %s -32601 (Method not found)", m.capability, m.method)
+		}
+	}
+	if asked == 0 {
+		t.Skip("the server declares no capability with methods of its own beyond the lists")
+	}
+	t.Note("%d methods asked", asked)
+}
+
+// subscribeParams names the first resource the server lists, or one that
+// does not exist.
+func subscribeParams(t *T) json.RawMessage {
+	uri := "mcpv-check://no-such-resource/7"
+	for _, it := range t.listed("resources/list") {
+		if u, ok := str(member(it, "uri")); ok {
+			uri = u
+			break
+		}
+	}
+	b, _ := json.Marshal(map[string]string{"uri": uri})
+	return b
+}
