@@ -2,10 +2,15 @@ package commands
 
 import (
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpv/mcpv/internal/demoserver"
 )
 
 // specFake is a fake spec server's command line, its spec written to a
@@ -25,7 +30,7 @@ const checkSpec = `{"tools":[{"name":"echo","description":"Echoes.","inputSchema
 func TestCheckCommand(t *testing.T) {
 	t.Parallel()
 	good := specFake(t, checkSpec)
-	broken := specFake(t, strings.Replace(checkSpec, `{"tools"`, `{"faults":["unknown-method-internal","lenient-cursor"],"tools"`, 1))
+	broken := specFake(t, strings.Replace(checkSpec, `{"tools"`, `{"faults":["unknown-method-internal","lenient-cursor","ping-nonempty"],"tools"`, 1))
 	tests := []struct {
 		name     string
 		args     []string
@@ -35,17 +40,17 @@ func TestCheckCommand(t *testing.T) {
 		errHas   string
 	}{
 		{"a server that keeps the requirements", []string{"check", "--only", "jsonrpc,lists"}, good, 0,
-			[]string{"mcpv check: ", "JSON-RPC and framing\n", "  ✓ jsonrpc.unknown-method  an unknown method is answered -32601  [MUST]", "PASS "}, ""},
-		{"a MUST that does not hold: exit 1, what was sent and seen", []string{"check", "--only", "jsonrpc.unknown-method"}, broken, 1,
-			[]string{"  ✗ jsonrpc.unknown-method", "MUST: answered with error -32603, not -32601", "sent:     ", "received: error -32603", `requires: "-32601 Method not found`, "FAIL 0 passed, 1 failed"},
-			"mcpv: a requirement does not hold: jsonrpc.unknown-method\n"},
-		{"a SHOULD warns, exit 0", []string{"check", "--only", "lists.invalid-cursor"}, broken, 0, []string{"  ! lists.invalid-cursor", "1 warned"}, ""},
+			[]string{"mcpv check: ", "JSON-RPC and framing\n", "  ✓ jsonrpc.unknown-method  an unknown method is answered -32601  [SHOULD]", "PASS "}, ""},
+		{"a MUST that does not hold: exit 1, what was sent and seen", []string{"check", "--only", "lifecycle.ping"}, broken, 1,
+			[]string{"  ✗ lifecycle.ping", `MUST: the result is not empty: it has "pong"`, "sent:     ping", `received: {"pong":true}`, `requires: "The receiver MUST respond promptly with an empty response`, "FAIL 0 passed, 1 failed"},
+			"mcpv: a requirement does not hold: lifecycle.ping\n"},
+		{"a SHOULD warns, exit 0", []string{"check", "--only", "lists.invalid-cursor,jsonrpc.unknown-method"}, broken, 0, []string{"  ! lists.invalid-cursor", "  ! jsonrpc.unknown-method", "SHOULD: answered with error -32603, not -32601", "2 warned"}, ""},
 		{"--strict fails a SHOULD", []string{"check", "--strict", "--only", "lists.invalid-cursor"}, broken, 1, []string{"  ✗ lists.invalid-cursor"}, "lists.invalid-cursor"},
-		{"--skip", []string{"check", "--only", "jsonrpc", "--skip", "jsonrpc.unknown-method"}, broken, 0, []string{"jsonrpc.string-id"}, ""},
-		{"json, through --jq", []string{"check", "--only", "jsonrpc.unknown-method", "--format", "json", "-q", `.areas[0].checks[0] | [.id, .level, .status, .ref]`}, broken, 1,
-			[]string{`["jsonrpc.unknown-method","MUST","failed","JSON-RPC 2.0 §5.1 Error object"]`}, ""},
-		{"tap", []string{"check", "--only", "jsonrpc.unknown-method", "--format", "tap"}, broken, 1, []string{"TAP version 14\n", "not ok 1 - jsonrpc.unknown-method"}, ""},
-		{"junit", []string{"check", "--only", "jsonrpc.unknown-method", "--format", "junit"}, broken, 1, []string{`<testsuites name="mcpv check"`, `<failure message="MUST: answered with error -32603`}, ""},
+		{"--skip", []string{"check", "--only", "lifecycle", "--skip", "lifecycle.ping"}, broken, 0, []string{"lifecycle.initialize"}, ""},
+		{"json, through --jq", []string{"check", "--only", "lifecycle.ping", "--format", "json", "-q", `.areas[0].checks[0] | [.id, .level, .status, .ref]`}, broken, 1,
+			[]string{`["lifecycle.ping","MUST","failed","2025-11-25 basic/utilities/ping#behavior-requirements"]`}, ""},
+		{"tap", []string{"check", "--only", "lifecycle.ping", "--format", "tap"}, broken, 1, []string{"TAP version 14\n", "not ok 1 - lifecycle.ping"}, ""},
+		{"junit", []string{"check", "--only", "lifecycle.ping", "--format", "junit"}, broken, 1, []string{`<testsuites name="mcpv check"`, `<failure message="MUST: the result is not empty`}, ""},
 		{"a tool call skipped without --call", []string{"check", "--only", "tools.result"}, good, 0, []string{"skipped: needs a tool call: name one with --call"}, ""},
 		{"--call", []string{"check", "--only", "tools.result", "--call", "echo message=hi"}, good, 0, []string{"✓ tools.result"}, ""},
 		{"--call of a tool not listed: a usage error, before any check", []string{"check", "--only", "tools.result", "--call", "ecko"}, good, 2, nil, `mcpv: --call ecko: the server lists no such tool; did you mean "echo"?`},
@@ -95,5 +100,27 @@ func TestCheckOutputFile(t *testing.T) {
 	r = mcpv(t, "", args([]string{"check", "--output", filepath.Join(t.TempDir(), "no", "such", "dir", "x")}, specFake(t, checkSpec))...)
 	if r.code != 2 || !strings.Contains(r.stderr, "--output") {
 		t.Errorf("an --output that cannot be made: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// The project's own demo server, the first a newcomer checks, passes
+// mcpv check over stdio and over Streamable HTTP, with sessions and
+// without.
+func TestCheckTheDemoServerPasses(t *testing.T) {
+	t.Parallel()
+	servers := map[string][]string{"stdio": demo()}
+	for name, opts := range map[string]*sdk.StreamableHTTPOptions{"http": nil, "http stateless": {Stateless: true}} {
+		ts := httptest.NewServer(demoserver.HTTPHandler(demoserver.New(), opts))
+		t.Cleanup(ts.Close)
+		servers[name] = []string{"-u", ts.URL}
+	}
+	for name, server := range servers {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := mcpv(t, "", args([]string{"check"}, server)...)
+			if r.code != 0 || !strings.Contains(r.stdout, "\nPASS ") {
+				t.Errorf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+			}
+		})
 	}
 }

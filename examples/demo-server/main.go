@@ -49,8 +49,7 @@ func main() {
 }
 
 func serveHTTP(ctx context.Context, addr string, opts demoserver.Options, httpOpts *mcp.StreamableHTTPOptions) error {
-	server := demoserver.NewWith(opts)
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, httpOpts)
+	handler := demoserver.HTTPHandler(demoserver.NewWith(opts), httpOpts)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err

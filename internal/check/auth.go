@@ -61,7 +61,7 @@ func authChecks() []*Check {
 		{
 			ID: "auth.server-metadata", Title: "the authorization server publishes metadata with S256 PKCE", Level: MUST,
 			Spec: "2025-11-25", Section: "basic/authorization#authorization-server-metadata-discovery",
-			Quote: "MCP authorization servers MUST provide at least one of the following discovery mechanisms: OAuth 2.0 Authorization Server Metadata (RFC8414), OpenID Connect Discovery 1.0",
+			Quote: "MCP authorization servers MUST provide at least one of the following discovery mechanisms: OAuth 2.0 Authorization Server Metadata (RFC8414) ... OpenID Connect Discovery 1.0",
 			needs: needs{transport: "http", auth: true},
 			run: func(t *T) {
 				md := resourceMetadata(t)

@@ -23,7 +23,7 @@ func callChecks() []*Check {
 		{
 			ID: "tools.result", Title: "a tool's result has the schema's shape", Level: MUST,
 			Spec: "2025-11-25", Section: "schema#calltoolresult",
-			Quote: "CallToolResult { content: ContentBlock[]; structuredContent?: { [key: string]: unknown }; isError?: boolean }",
+			Quote: "export interface CallToolResult extends Result { ... A list of content objects that represent the unstructured result of the tool call. content: ContentBlock[];",
 			needs: needs{call: true, capability: "tools"},
 			run: func(t *T) {
 				for i := range t.r.opts.Calls {
@@ -126,7 +126,7 @@ func callChecks() []*Check {
 		{
 			ID: "utilities.cancel-call", Title: "a call cancelled while it runs is not answered", Level: SHOULD,
 			Spec: "2025-11-25", Section: "basic/utilities/cancellation#behavior-requirements",
-			Quote: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request",
+			Quote: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request ... Free associated resources ... Not send a response for the cancelled request",
 			needs: needs{call: true, capability: "tools"},
 			run:   cancelCall,
 		},
@@ -167,7 +167,7 @@ func callChecks() []*Check {
 		{
 			ID: "utilities.cancel-unknown", Title: "a cancellation of nothing, or malformed, is ignored", Level: SHOULD,
 			Spec: "2025-11-25", Section: "basic/utilities/cancellation#error-handling",
-			Quote: "Invalid cancellation notifications SHOULD be ignored: Unknown request IDs, Already completed requests, Malformed notifications",
+			Quote: "Invalid cancellation notifications SHOULD be ignored: Unknown request IDs ... Already completed requests ... Malformed notifications",
 			run: func(t *T) {
 				c := t.conn()
 				if c.http != nil && c.era == "modern" {
@@ -192,7 +192,7 @@ func callChecks() []*Check {
 		{
 			ID: "utilities.unknown-progress", Title: "progress only for tokens the client gave", Level: MUST,
 			Spec: "2025-11-25", Section: "basic/utilities/progress#behavior-requirements",
-			Quote: "Progress notifications MUST only reference tokens that: Were provided in an active request; Are associated with an in-progress operation",
+			Quote: "Progress notifications MUST only reference tokens that: Were provided in an active request ... Are associated with an in-progress operation",
 			watch: func(w *watchCtx, s seen) string {
 				if !s.msg.IsNotification() || s.msg.Method != "notifications/progress" {
 					return ""

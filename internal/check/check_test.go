@@ -1,6 +1,7 @@
 package check
 
 import (
+	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
@@ -17,7 +18,8 @@ type goodRunOnce struct {
 
 // goodRun is every check's result against the correct server f.
 func goodRun(t *testing.T, f fake) map[string]Result {
-	key := fmt.Sprintf("%s/%s/%s/%s/%t", f.transport, f.era, f.auth, f.version, f.sse)
+	change, _ := json.Marshal(f.change)
+	key := fmt.Sprintf("%s/%s/%s/%s/%t/%s", f.transport, f.era, f.auth, f.version, f.sse, change)
 	v, _ := goodRuns.LoadOrStore(key, &goodRunOnce{})
 	g := v.(*goodRunOnce)
 	g.once.Do(func() { g.results = runChecks(t, f) })

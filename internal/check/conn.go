@@ -94,17 +94,17 @@ type conn struct {
 	// answer with an error whose id is null; until the next barrier such
 	// an error is not taken as the answer to the request that waits.
 	expectNull bool
-	frags      fragments     // stdio: lines of no JSON, until it is known whether they make a message
-	events     idSet         // SSE event ids seen on this connection
+	frags      fragments // stdio: lines of no JSON, until it is known whether they make a message
+	events     idSet     // SSE event ids seen on this connection
 	// initialized: the initialized notification was sent (the initialize
 	// era); what came before is early.
 	initialized bool
-	log        []seen        // the last maxLog messages
-	count      int           // messages received so far
-	ended      error         // why the reader stopped; set once
-	ids        int           // ids used so far
-	closed     bool          // close was called
-	gone       chan struct{} // closed when the reader stops
+	log         []seen        // the last maxLog messages
+	count       int           // messages received so far
+	ended       error         // why the reader stopped; set once
+	ids         int           // ids used so far
+	closed      bool          // close was called
+	gone        chan struct{} // closed when the reader stops
 }
 
 // connOptions shape how a connection opens.

@@ -164,7 +164,7 @@ func TestHostileHugeAnswer(t *testing.T) {
 // exit, the others (on processes of their own) run on, and the run ends.
 func TestHostileDiesMidway(t *testing.T) {
 	t.Parallel()
-	r := runHostile(t, fake{transport: "stdio", change: faults("die-midway")}, Options{Only: []string{"jsonrpc"}}, time.Minute)
+	r := runHostile(t, fake{transport: "stdio", change: faults("die-midway")}, Options{Only: []string{"jsonrpc"}, Strict: true}, time.Minute)
 	failed := failedOf(r)
 	died := false
 	for _, msg := range failed {

@@ -126,9 +126,9 @@ func jsonrpcChecks() []*Check {
 			},
 		},
 		{
-			ID: "jsonrpc.unknown-method", Title: "an unknown method is answered -32601", Level: MUST, group: "rpc",
+			ID: "jsonrpc.unknown-method", Title: "an unknown method is answered -32601", Level: SHOULD, group: "rpc",
 			Spec: "JSON-RPC 2.0", Section: "§5.1 Error object",
-			Quote: "-32601 Method not found: The method does not exist / is not available.",
+			Quote: "-32601 Method not found The method does not exist / is not available.",
 			run: func(t *T) {
 				c := t.conn()
 				m, x := t.request(c, "mcpv-check/no-such-method", nil)
@@ -139,7 +139,7 @@ func jsonrpcChecks() []*Check {
 		{
 			ID: "jsonrpc.invalid-params", Title: "params that break the method's schema are answered -32602", Level: SHOULD, group: "rpc",
 			Spec: "JSON-RPC 2.0", Section: "§5.1 Error object",
-			Quote: "-32602 Invalid params: Invalid method parameter(s).",
+			Quote: "-32602 Invalid params Invalid method parameter(s).",
 			run: func(t *T) {
 				method := ""
 				for _, m := range []struct{ method, capability string }{{"prompts/get", "prompts"}, {"resources/read", "resources"}, {"tools/call", "tools"}} {
@@ -217,7 +217,7 @@ func jsonrpcChecks() []*Check {
 		{
 			ID: "jsonrpc.invalid-request", Title: "a message that is no request is answered -32600", Level: SHOULD, group: "rpc-bad",
 			Spec: "JSON-RPC 2.0", Section: "§5.1 Error object",
-			Quote: "-32600 Invalid Request: The JSON sent is not a valid Request object.",
+			Quote: "-32600 Invalid Request The JSON sent is not a valid Request object.",
 			needs: needs{transport: "stdio"},
 			run: func(t *T) {
 				c := t.conn()
@@ -241,9 +241,9 @@ func jsonrpcChecks() []*Check {
 			},
 		},
 		{
-			ID: "jsonrpc.survives-bad-input", Title: "input that is no request does not stop the server", Level: MUST, group: "rpc-bad",
-			Spec: "2025-11-25", Section: "basic/utilities/ping#behavior-requirements",
-			Quote: "The receiver MUST respond promptly with an empty response",
+			ID: "jsonrpc.survives-bad-input", Title: "input that is no request does not stop the server", Level: SHOULD, group: "rpc-bad",
+			Spec: "JSON-RPC 2.0", Section: "§5.1 Error object",
+			Quote: "-32600 Invalid Request The JSON sent is not a valid Request object.",
 			needs: needs{transport: "stdio"},
 			run: func(t *T) {
 				c := t.conn()
@@ -285,9 +285,9 @@ func jsonrpcChecks() []*Check {
 			},
 		},
 		{
-			ID: "jsonrpc.batch", Title: "a batch, which the version does not have, does not stop the server", Level: MUST, group: "rpc-bad",
-			Spec: "2025-11-25", Section: "basic/utilities/ping#behavior-requirements",
-			Quote: "The receiver MUST respond promptly with an empty response",
+			ID: "jsonrpc.batch", Title: "a batch, which the version does not have, does not stop the server", Level: SHOULD, group: "rpc-bad",
+			Spec: "JSON-RPC 2.0", Section: "§5.1 Error object",
+			Quote: "-32600 Invalid Request The JSON sent is not a valid Request object.",
 			run: func(t *T) {
 				c := t.conn()
 				if c.version == "2025-03-26" {

@@ -156,13 +156,22 @@ func lifecycleChecks() []*Check {
 			},
 		},
 		{
-			ID: "lifecycle.undeclared", Title: "a list whose capability is not declared is not served", Level: MUST,
+			ID: "lifecycle.undeclared", Title: "a server that lists tools declares the tools capability", Level: MUST,
 			Spec: "2025-11-25", Section: "server/tools#capabilities",
 			Quote: "Servers that support tools MUST declare the tools capability",
-			run: func(t *T) {
-				t.lintDone()
-				lintFindings(t, surface.SeverityError, surface.RuleCapabilities)
-			},
+			run:   func(t *T) { undeclaredList(t, "tools") },
+		},
+		{
+			ID: "lifecycle.undeclared-prompts", Title: "a server that lists prompts declares the prompts capability", Level: MUST,
+			Spec: "2025-11-25", Section: "server/prompts#capabilities",
+			Quote: "Servers that support prompts MUST declare the prompts capability",
+			run:   func(t *T) { undeclaredList(t, "prompts") },
+		},
+		{
+			ID: "lifecycle.undeclared-resources", Title: "a server that lists resources declares the resources capability", Level: MUST,
+			Spec: "2025-11-25", Section: "server/resources#capabilities",
+			Quote: "Servers that support resources MUST declare the resources capability",
+			run:   func(t *T) { undeclaredList(t, "resources") },
 		},
 		{
 			ID: "lifecycle.declared", Title: "a declared capability's lists are served", Level: SHOULD,
@@ -441,3 +450,31 @@ func (t *T) echoed() string {
 }
 
 func isObject(raw json.RawMessage) bool { return rawjson.IsObject(raw) }
+
+// undeclaredList asks, where the server does not declare capability,
+// for the lists of it: a server that lists something supports it, and
+// must declare it. An empty list, or a refusal, is no support (servers
+// built on an SDK answer every list, empty).
+func undeclaredList(t *T, capability string) {
+	if t.r.facts.declares(capability) {
+		t.Skip("the server declares %s", capability)
+	}
+	for _, l := range listMethods {
+		if l.capability != capability {
+			continue
+		}
+		res, rerr := t.callInput(l.method, nil)
+		if rerr != nil || res == nil {
+			continue
+		}
+		var items []json.RawMessage
+		json.Unmarshal(member(res, l.key), &items)
+		if len(items) == 0 {
+			t.Note("%s answers an empty list, which is no %s offered", l.method, capability)
+			continue
+		}
+		t.Sent(l.method)
+		t.Got(t.r.wire.lastAnswer(l.method))
+		t.Fail("%s lists %d, though the %q capability is not declared", l.method, len(items), capability)
+	}
+}

@@ -29,7 +29,7 @@ func listsChecks() []*Check {
 		{
 			ID: "lists.shape", Title: "every list page and item has the schema's shape", Level: MUST,
 			Spec: "2025-11-25", Section: "schema#listtoolsresult",
-			Quote: "ListToolsResult { tools: Tool[]; nextCursor?: string } (and prompts, resources, resourceTemplates alike): the list is required",
+			Quote: "export interface ListToolsResult extends PaginatedResult { tools: Tool[]; } [and prompts, resources and resourceTemplates alike: the list is required]",
 			run: func(t *T) {
 				t.lintDone()
 				lintFindings(t, surface.SeverityError, surface.RuleList)
@@ -38,7 +38,7 @@ func listsChecks() []*Check {
 		{
 			ID: "lists.terminates", Title: "pagination ends: no cursor comes twice", Level: SHOULD,
 			Spec: "2025-11-25", Section: "server/utilities/pagination#implementation-guidelines",
-			Quote: "Servers SHOULD: Provide stable cursors (a nextCursor field only if more results exist)",
+			Quote: "An optional nextCursor field if more results exist ... Servers SHOULD: Provide stable cursors",
 			run: func(t *T) {
 				t.lintDone()
 				lintFindings(t, surface.SeverityError, surface.RulePagination)

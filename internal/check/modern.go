@@ -81,7 +81,7 @@ func modernChecks() []*Check {
 		{
 			ID: "modern.cache-hints", Title: "cacheable results carry ttlMs (>= 0) and cacheScope", Level: MUST,
 			Spec: "2026-07-28", Section: "server/utilities/caching#cacheable-results",
-			Quote: `Servers MUST include caching hints on results with resultType: "complete" returned by the following operations: server/discover, tools/list, prompts/list, resources/list, resources/templates/list, resources/read`,
+			Quote: `Servers MUST include caching hints on results with resultType: "complete" returned by the following operations: server/discover tools/list prompts/list resources/list resources/templates/list resources/read`,
 			needs: needs{era: "modern"},
 			run:   exerciseModern,
 			watch: func(w *watchCtx, s seen) string {
@@ -327,7 +327,7 @@ func modernChecks() []*Check {
 		{
 			ID: "modern.error-codes", Title: "no error code the era retired or did not define", Level: MUST,
 			Spec: "2026-07-28", Section: "basic#error-codes",
-			Quote: "Implementations of this protocol version MUST NOT emit these codes: -32002 ... -32042; [and] MUST NOT emit any code from this sub-range (-32020 to -32099) that is not defined by this specification",
+			Quote: "Implementations MUST NOT emit any code from this sub-range that is not defined by this specification ... Implementations of this protocol version MUST NOT emit these codes: -32002 ... -32042",
 			needs: needs{era: "modern"},
 			run:   exerciseModern,
 			watch: func(w *watchCtx, s seen) string {
@@ -394,7 +394,7 @@ func headerCheck(id, title, name, value string) *Check {
 	return &Check{
 		ID: id, Title: title, Level: MUST,
 		Spec: "2026-07-28", Section: "basic/transports/streamable-http#server-validation",
-		Quote: "When rejecting a request due to header validation failure, servers MUST return HTTP status 400 Bad Request and MUST include a JSON-RPC error response using the following error code: -32020 (HeaderMismatch)",
+		Quote: "When rejecting a request due to header validation failure, servers MUST return HTTP status 400 Bad Request and MUST include a JSON-RPC error response using the following error code: ... -32020",
 		needs: needs{era: "modern", transport: "http"},
 		run: func(t *T) {
 			c := t.connWith(connOptions{era: "modern"})

@@ -24,7 +24,7 @@ func readingChecks() []*Check {
 		{
 			ID: "reading.resources", Title: "every resource listed can be read", Level: SHOULD,
 			Spec: "2025-11-25", Section: "schema#resource",
-			Quote: "Resource: A known resource that the server is capable of reading.",
+			Quote: "A known resource that the server is capable of reading.",
 			needs: needs{capability: "resources"},
 			run: func(t *T) {
 				eachResource(t, func(uri string, res json.RawMessage, rerr *mcp.RPCError) {
@@ -39,7 +39,7 @@ func readingChecks() []*Check {
 		{
 			ID: "reading.resource-contents", Title: "resources/read answers well-formed contents", Level: MUST,
 			Spec: "2025-11-25", Section: "server/resources#security-considerations",
-			Quote: "Binary data MUST be properly encoded (ReadResourceResult: contents: (TextResourceContents | BlobResourceContents)[])",
+			Quote: "Binary data MUST be properly encoded",
 			needs: needs{capability: "resources"},
 			run: func(t *T) {
 				eachResource(t, func(uri string, res json.RawMessage, rerr *mcp.RPCError) {
@@ -56,8 +56,8 @@ func readingChecks() []*Check {
 		},
 		{
 			ID: "reading.contents-uri", Title: "a resource's contents name the URI read", Level: SHOULD,
-			Spec: "2025-11-25", Section: "schema#textresourcecontents",
-			Quote: "uri: The URI of this resource.",
+			Spec: "2025-11-25", Section: "schema#resourcecontents",
+			Quote: "The URI of this resource. ... uri: string;",
 			needs: needs{capability: "resources"},
 			run: func(t *T) {
 				eachResource(t, func(uri string, res json.RawMessage, rerr *mcp.RPCError) {
@@ -123,7 +123,7 @@ func readingChecks() []*Check {
 		{
 			ID: "reading.prompt-messages", Title: "prompts/get answers well-formed messages", Level: MUST,
 			Spec: "2025-11-25", Section: "server/prompts#image-content",
-			Quote: "The image data MUST be base64-encoded and include a valid MIME type (GetPromptResult: messages: PromptMessage[])",
+			Quote: "The image data MUST be base64-encoded and include a valid MIME type",
 			needs: needs{capability: "prompts"},
 			run: func(t *T) {
 				eachPrompt(t, func(name string, res json.RawMessage, rerr *mcp.RPCError) {
@@ -210,7 +210,7 @@ func readingChecks() []*Check {
 		{
 			ID: "reading.completion", Title: "completion/complete answers at most 100 values", Level: MUST,
 			Spec: "2025-11-25", Section: "schema#completeresult",
-			Quote: "values: An array of completion values. Must not exceed 100 items.",
+			Quote: "An array of completion values. Must not exceed 100 items. ... values: string[];",
 			needs: needs{capability: "completions"},
 			run: func(t *T) {
 				params := completionParams(t)
