@@ -208,11 +208,16 @@ func (c *conn) stamp(params json.RawMessage) json.RawMessage {
 	if c.era != "modern" {
 		return params
 	}
+	return c.stampVersion(params, c.version)
+}
+
+// stampVersion is stamp, with version as the request's protocol version.
+func (c *conn) stampVersion(params json.RawMessage, version string) json.RawMessage {
 	for _, e := range []struct {
 		key   string
 		value any
 	}{
-		{mcp.MetaProtocolVersion, c.version},
+		{mcp.MetaProtocolVersion, version},
 		{mcp.MetaClientCapabilities, map[string]any{}},
 		{mcp.MetaClientInfo, c.r.target.ClientInfo},
 	} {
@@ -498,8 +503,15 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 					out[i].method, out[i].nullFor = method, method
 				}
 			} else if w := c.oldestWaiter(); w != nil && !c.expectNull && c.stdio != nil {
+				// Several waiting (checks sharing the connection): most
+				// likely the oldest's, as a server answers in order, but
+				// not known: that one is blocked by jsonrpc.error-id.
 				out[i].method, out[i].nullFor = w.method, w.method
-				c.deliver(w, reply{m: m})
+				if len(c.waiting) == 1 {
+					c.deliver(w, reply{m: m})
+				} else {
+					c.deliver(w, reply{err: &nullAnswer{err: m.Error, raw: out[i].raw, ambiguous: true}})
+				}
 			}
 		case m.ID != nil:
 			k := idKey(m.ID)

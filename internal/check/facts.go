@@ -61,6 +61,9 @@ type facts struct {
 	// which the main session fell back to, and which the check's own
 	// connections do not speak.
 	sse bool
+	// offeredLatest: the main session's initialize offered the latest
+	// version, so that its answer is one lifecycle's asks need.
+	offeredLatest bool
 	// pingBroken says how the server fails ping in the initialize era
 	// (lifecycle.ping reports it; the other checks wait on another
 	// request instead); "" when it answers.
@@ -87,6 +90,7 @@ func gatherFacts(ctx context.Context, r *runner) *facts {
 	if r.main.Modern() {
 		f.era = "modern"
 	}
+	f.offeredLatest = r.wire.offeredVersion() == mcp.LatestVersion
 	r.watches.know(f)
 	f.lister = surface.NewLister(r.main)
 	f.lister.Budget = listBudget

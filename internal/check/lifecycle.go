@@ -388,6 +388,15 @@ func (t *T) versionAnswer(offered string) versionAnswer {
 	if r.versions.asks == nil {
 		r.versions.asks = map[string]*versionAsk{}
 	}
+	if f := r.facts; f.era == "legacy" && r.versions.asks[mcp.LatestVersion] == nil {
+		// What the main session was answered, offering the latest version.
+		if res := f.main.InitializeResult(); res != nil && f.offeredLatest {
+			done := make(chan struct{})
+			close(done)
+			v, _ := str(member(res, "protocolVersion"))
+			r.versions.asks[mcp.LatestVersion] = &versionAsk{done: done, a: versionAnswer{version: v, result: res}}
+		}
+	}
 	for _, v := range append([]string{offered, unknownVersion}, mcp.SupportedVersions...) {
 		if _, asked := r.versions.asks[v]; asked {
 			continue

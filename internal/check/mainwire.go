@@ -38,6 +38,8 @@ type mainWire struct {
 	calls map[*mainCall]bool // the checks' calls in flight on the main session
 	done  bool               // the run has ended: what comes is for no one
 	last  map[string]string  // the last response to each method, as it came
+	// offered is the version the session's initialize offered.
+	offered string
 }
 
 // sentReq is a request the main session sent.
@@ -100,7 +102,17 @@ func (w *mainWire) sending(data []byte) {
 			w.seq++
 			w.sent[idKey(m.ID)] = sentReq{method: m.Method, seq: w.seq}
 		}
+		if m.Method == "initialize" {
+			w.offered, _ = str(member(m.Params, "protocolVersion"))
+		}
 	}
+}
+
+// offeredVersion is the version the session's initialize offered, or "".
+func (w *mainWire) offeredVersion() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.offered
 }
 
 // junk takes a line of the main session's stdout that is no JSON.

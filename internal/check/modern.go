@@ -171,9 +171,14 @@ func modernChecks() []*Check {
 			Quote: "If the server does not implement the requested version ... it MUST respond with an UnsupportedProtocolVersionError listing the versions it does support",
 			needs: needs{era: "modern"},
 			run: func(t *T) {
-				c := t.fresh(connOptions{era: "modern", version: "2099-12-31"})
-				t.Sent("server/discover stamped with protocol version 2099-12-31")
-				m, x, err := c.request(t.ctx, "server/discover", nil)
+				// A modern request carries its version: the shared
+				// connection serves, stamped with another.
+				const other = "2099-12-31"
+				c := t.connWith(connOptions{era: "modern"})
+				t.Sent("server/discover stamped with protocol version " + other)
+				id := c.newID()
+				msg, _ := mcp.EncodeRequest(id, "server/discover", c.stampVersion(nil, other))
+				m, x, err := c.roundTrip(t.ctx, id, msg, httpReq{header: http.Header{"MCP-Protocol-Version": {other}}})
 				if err != nil && x == nil {
 					t.failErr("server/discover", err)
 				}
@@ -349,17 +354,19 @@ func modernChecks() []*Check {
 // exerciseModern asks a modern connection what every server answers,
 // for the watches: server/discover, ping, the first page of each list.
 func exerciseModern(t *T) {
-	c := t.fresh(connOptions{era: "modern"})
-	t.request(c, "server/discover", nil)
-	for _, l := range listMethods {
-		if t.r.facts.declares(l.capability) {
-			t.request(c, l.method, nil)
+	t.r.exerciseModernOnce.Do(func() {
+		c := t.connWith(connOptions{era: "modern"})
+		t.request(c, "server/discover", nil)
+		for _, l := range listMethods {
+			if t.r.facts.declares(l.capability) {
+				t.request(c, l.method, nil)
+			}
 		}
-	}
-	t.request(c, "mcpv-check/no-such-method", nil)
-	if t.r.facts.declares("resources") {
-		t.request(c, "resources/read", json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`))
-	}
+		t.request(c, "mcpv-check/no-such-method", nil)
+		if t.r.facts.declares("resources") {
+			t.request(c, "resources/read", json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`))
+		}
+	})
 }
 
 // discoverOn sends server/discover on c and fails t on an error.

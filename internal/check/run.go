@@ -84,12 +84,14 @@ type runner struct {
 	facts   *facts
 	watches *watches
 	wire    *mainWire
+	shared  *group // the connections of the checks that leave no state
 	secrets []string
 
 	diagOnce sync.Once
 	diag     *diagnosis // the first-contact diagnosis, once started
 
-	exerciseOnce sync.Once // exercise's traffic, made once a run
+	exerciseOnce       sync.Once // exercise's traffic, made once a run
+	exerciseModernOnce sync.Once // exerciseModern's
 
 	mu    sync.Mutex // guards conns, eras, reads and calls
 	conns []*conn
@@ -124,6 +126,14 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 		secrets: append(slices.Clone(opts.Secrets), redact.JSONForms(opts.Secrets)...)}
 	r.watches = newWatches(r)
 	r.wire = newMainWire(r)
+	// Over stdio, the checks that leave no state share connections, one
+	// by era and version, several checks at once: one server process
+	// serves them all. (Over HTTP a connection is cheap, and each check
+	// has its own: no check sees another's answers.)
+	if target.Stdio != nil {
+		r.shared = &group{}
+		defer r.shared.close()
+	}
 	var selected []*Check
 	for _, c := range Catalogue() {
 		if Selected(c, opts.Only, opts.Skip) {
@@ -199,20 +209,15 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 		wg.Add(1)
 		go func() { // a worker: stops when work is closed
 			defer wg.Done()
-			// The checks that leave no state share the worker's
-			// connections, one by era and version, one check at a
-			// time: over stdio, a server process serves many checks.
-			own := &group{}
-			defer own.close()
 			for unit := range work {
-				g := own
+				g := r.shared
 				if unit[0].group != "" {
 					g = &group{}
 				}
 				for _, c := range unit {
 					record(c, r.runCheck(ctx, c, g))
 				}
-				if g != own {
+				if g != nil && g != r.shared {
 					g.close()
 				}
 			}
@@ -223,11 +228,9 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 	}
 	close(work)
 	wg.Wait()
-	wg2 := &group{} // the watches' traffic, on connections of their own
 	for _, c := range watchers {
-		record(c, r.runCheck(ctx, c, wg2))
+		record(c, r.runCheck(ctx, c, r.shared)) // nil over HTTP
 	}
-	wg2.close()
 	for _, c := range selected {
 		o := results[c]
 		if o.Status == Failed && c.Level == SHOULD && !opts.Strict {
@@ -247,8 +250,9 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 // the first check that asks for it and opened anew after one that left
 // it broken.
 type group struct {
-	mu    sync.Mutex       // guards conns: a check that overran its time is closed from outside
-	conns map[string]*conn // by connOptions.key
+	mu      sync.Mutex               // guards conns and opening: a check that overran its time is closed from outside
+	conns   map[string]*conn         // by connOptions.key
+	opening map[string]chan struct{} // keys being dialled, closed once done
 }
 
 func (g *group) close() {
@@ -350,7 +354,7 @@ func (r *runner) runCheck(ctx context.Context, c *Check, g *group) Outcome {
 		select {
 		case out = <-ended:
 		case <-time.After(2 * time.Second):
-			if g != nil {
+			if g != nil && g != r.shared {
 				g.close()
 			}
 			out = timedOut(context.Cause(cctx))
@@ -531,23 +535,58 @@ func (t *T) conn() *conn {
 // connWith is conn, opened with o (never bare).
 func (t *T) connWith(o connOptions) *conn {
 	key := t.r.connKey(o)
-	if t.g != nil {
-		if c := t.g.get(key); c != nil {
-			return c
+	if t.g == nil {
+		c, err := t.dial(o)
+		if err != nil {
+			t.failErr("opening a connection of the check's own", err)
 		}
-	}
-	c, err := t.dial(o)
-	if err != nil {
-		t.failErr("opening a connection of the check's own", err)
-	}
-	if t.g != nil {
-		t.g.set(key, c)
-	} else {
 		t.mu.Lock()
 		t.own = append(t.own, c)
 		t.mu.Unlock()
+		return c
 	}
-	return c
+	for {
+		if c := t.g.get(key); c != nil {
+			return c
+		}
+		// One check dials a key at a time; the others wait for its
+		// connection (checks share the group's at once).
+		t.g.mu.Lock()
+		wait, busy := t.g.opening[key]
+		if !busy {
+			if t.g.opening == nil {
+				t.g.opening = map[string]chan struct{}{}
+			}
+			wait = make(chan struct{})
+			t.g.opening[key] = wait
+		}
+		t.g.mu.Unlock()
+		if busy {
+			select {
+			case <-wait:
+				continue
+			case <-t.ctx.Done():
+				t.failErr("waiting for the shared connection", context.Cause(t.ctx))
+			}
+		}
+		c, err := func() (*conn, error) {
+			defer func() {
+				t.g.mu.Lock()
+				delete(t.g.opening, key)
+				t.g.mu.Unlock()
+				close(wait)
+			}()
+			c, err := t.dial(o)
+			if err == nil {
+				t.g.set(key, c)
+			}
+			return c, err
+		}()
+		if err != nil {
+			t.failErr("opening a connection of the check's own", err)
+		}
+		return c
+	}
 }
 
 // connKey is what tells apart the connections a group holds: their era
@@ -588,6 +627,10 @@ func (t *T) failErr(doing string, err error) {
 	var tw *twinError
 	if errors.As(err, &tw) {
 		t.Block(tw.by(), "%s: %s", doing, tw)
+	}
+	var na *nullAnswer
+	if errors.As(err, &na) {
+		t.Block(errorID, "%s: %s", doing, na)
 	}
 	var te *mcp.TimeoutError
 	if errors.As(err, &te) && !te.Connect && !te.Cap {
