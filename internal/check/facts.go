@@ -203,6 +203,16 @@ func eraName(era string) string {
 func (r *runner) probeEra(ctx context.Context, era string) (bool, string) {
 	pctx, cancel := context.WithTimeout(ctx, r.opts.CheckTimeout)
 	defer cancel()
+	if era == "modern" {
+		// The main session's probe asked already, as it opened.
+		if raw := r.wire.lastAnswer("server/discover"); raw != "" {
+			if ms, err := mcp.DecodeMessages([]byte(raw)); err == nil && len(ms) == 1 {
+				if why := notModern(ms[0]); why != "" {
+					return false, why + " (as the session opened)"
+				}
+			}
+		}
+	}
 	if era == "legacy" {
 		c, err := r.dial(pctx, connOptions{era: "legacy"})
 		if err != nil {
@@ -220,17 +230,26 @@ func (r *runner) probeEra(ctx context.Context, era string) (bool, string) {
 	if err != nil {
 		return false, "the server does not answer server/discover: " + clip(err.Error(), 200)
 	}
+	if why := notModern(m); why != "" {
+		return false, why
+	}
+	return true, ""
+}
+
+// notModern says why an answer to server/discover is not a server of the
+// 2026-07-28 era's, or "".
+func notModern(m mcp.Message) string {
 	if m.Error != nil {
-		return false, "the server does not speak the 2026-07-28 era (server/discover: " + errText(m.Error) + ")"
+		return "the server does not speak the 2026-07-28 era (server/discover: " + errText(m.Error) + ")"
 	}
 	var d struct {
 		Supported []string `json:"supportedVersions"`
 	}
 	json.Unmarshal(m.Result, &d)
 	if !slices.ContainsFunc(d.Supported, mcp.IsModern) {
-		return false, fmt.Sprintf("server/discover lists no version of the 2026-07-28 era (%q)", d.Supported)
+		return fmt.Sprintf("server/discover lists no version of the 2026-07-28 era (%q)", d.Supported)
 	}
-	return true, ""
+	return ""
 }
 
 // lintOf are the lint's findings of the rules given.
