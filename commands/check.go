@@ -36,21 +36,25 @@ type checkCmd struct {
 	CheckTimeout duration.Flag `name:"check-timeout" default:"15s" placeholder:"DURATION" help:"Fail a check that has not ended after this long, not counting the start of the server processes it starts (which --connect-timeout bounds)."`
 	MaxTime      duration.Flag `name:"max-time" default:"5m" placeholder:"DURATION" help:"Stop the whole run after this long: the checks not run are skipped, and the exit code is 124."`
 	Parallel     int           `name:"parallel" default:"4" placeholder:"N" help:"Run up to N checks (each on a connection of its own) at once."`
+	ConnectOnly  bool          `name:"connect-only" help:"Check no requirement: walk what a connection to the server needs, step by step (over HTTP the URL, a proxy, name resolution, TCP, TLS, the endpoint's answer, the .well-known documents, the 401, the era; over stdio the command, its start, what it writes before answering, its first answer), each with what it found and the fix for the step that fails."`
 
 	calls []check.Call
 }
 
 func (c *checkCmd) Help() string {
-	return `Tries the server, requirement by requirement, against the MCP specification: JSON-RPC and framing, the lifecycle, lists and pagination, the surface (mcpv test --lint's rules), reading without side effects, cancellation and progress, Streamable HTTP (Origin, sessions, headers), the 2026-07-28 era where the server offers it, and authorization where it asks for it. Each check names its requirement (the revision and section it is stated in, its level, its text); a failure says what was sent and what came back.
+	return `Tries the server, requirement by requirement, against the MCP specification: JSON-RPC and framing, the lifecycle, lists and pagination, the surface (mcpv test --lint's rules), reading without side effects, cancellation and progress, Streamable HTTP (Origin, sessions, headers, event ids), the 2026-07-28 era where the server offers it, and authorization where it asks for it. Each check quotes its requirement word for word, with the revision and section it is stated in and its level; a failure says what was sent and what came back, as it came.
 
-Checks run several at once, each on a connection of its own where it needs one (a stdio server is started again for those), each bounded by --check-timeout and the whole run by --max-time. No tool is called unless --call names it.
+Every run ends in a report. A server whose first exchange breaks a requirement (a message over several lines, an id echoed as another type, an answer of the wrong content type, a session demanded but never given, a discover result of the wrong shape) gets that check failed and every other blocked by it. A check whose dependency is broken (the lists, a working ping, the tool named with --call) is blocked by the check that names the defect, not failed with it: one defect, one failure. A check that ran out of time, or whose server did not start in time, is inconclusive, not failed: a slow server is no violation. When no session opens and the server broke no requirement on the way (it could not be started or reached), the report is the connection's walk, step by step, with the fix for the step that fails; --connect-only walks it alone.
 
-Exit status: 0 when every MUST holds (and with --strict every SHOULD), 1 when one does not, 124 when --max-time stopped the run, and the session's own codes (4, 5) when the server cannot be reached at all. The catalogue, with every check's requirement, is in docs/guide/check.md.
+Checks run several at once, each bounded by --check-timeout and the whole run by --max-time; over stdio the checks that leave no state share one server process, and those that must send what breaks a server start one of their own. No tool is called unless --call names it; naming one the server does not list is a usage error.
+
+Exit status: 0 when every MUST holds (and with --strict every SHOULD); 1 when one does not; 124 when checks were inconclusive and none failed, or --max-time stopped the run; 2 for a usage mistake; with --connect-only, or when no session opens, the failing step's code (4 the server could not be started or reached, 5 authorization, 1 a requirement broken, 124 no answer in time). The catalogue, with every check's requirement, is in docs/guide/check.md.
 
 Examples:
 
     $ mcpv check -- ./server
     $ mcpv check -u http://127.0.0.1:3000/mcp --strict
+    $ mcpv check --connect-only -u https://mcp.example.com/mcp
     $ mcpv check --only jsonrpc,lifecycle -- npx -y @modelcontextprotocol/server-everything
     $ mcpv check --call 'echo message=hi' --format junit --output check.xml -- ./server
     $ mcpv check --format json -q '.areas[].checks[] | select(.status == "failed") | .id' -- ./server`
@@ -115,12 +119,22 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 			out.ios.Status.Set(fmt.Sprintf("mcpv check: %d/%d %s", done, total, id))
 		}
 	}
+	if c.ConnectOnly {
+		return c.connect(ctx, s, target, opts, dest, format, out)
+	}
 	started := time.Now()
 	report, err := check.Run(ctx, target, opts)
 	out.ios.Status.Clear()
 	var unknown *check.UnknownToolError
 	if errors.As(err, &unknown) {
 		return usageErrorf("--call %s: the server lists no such tool%s", unknown.Tool, suggest.DidYouMean(unknown.Tool, unknown.Listed))
+	}
+	if err != nil && ctx.Err() == nil && !isUsage(err) {
+		// No session, and no requirement broken on the way: the report
+		// is the connection's walk, which says why; the error stands.
+		if werr := c.connect(ctx, s, target, opts, dest, format, out); werr != nil && !isCheckFailed(werr) {
+			return werr
+		}
 	}
 	if err != nil {
 		return err
@@ -146,7 +160,7 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 		}
 	}
 	if len(failed) > 0 || len(unsure) > 0 {
-		return checkFailed{failed, unsure}
+		return checkFailed{ids: failed, inconclusive: unsure}
 	}
 	return nil
 }
@@ -155,16 +169,36 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 // or, when every requirement checked holds, where checks ran out of time
 // before they could tell (exit 124): its line names the checks, which the
 // report shows in full.
-type checkFailed struct{ ids, inconclusive []string }
+type checkFailed struct {
+	ids, inconclusive []string
+	// connect, exit: the connection doctor's failure, and its code.
+	connect string
+	exit    int
+}
 
 func (e checkFailed) code() int {
-	if len(e.ids) > 0 {
+	switch {
+	case e.connect != "":
+		return e.exit
+	case len(e.ids) > 0:
 		return exitcode.ToolError
 	}
 	return exitcode.Timeout
 }
 
+// isCheckFailed reports whether err is a check run's verdict.
+func isCheckFailed(err error) bool {
+	var cf checkFailed
+	return errors.As(err, &cf)
+}
+
+// isUsage reports whether err is the user's mistake (exit 2).
+func isUsage(err error) bool { return exitCode(err) == exitcode.Usage }
+
 func (e checkFailed) Error() string {
+	if e.connect != "" {
+		return e.connect
+	}
 	if len(e.ids) == 0 {
 		what := "a check was inconclusive"
 		if len(e.inconclusive) > 1 {
@@ -209,17 +243,24 @@ func (c *checkCmd) write(report *check.Report, dest *testreport.Output, format s
 			return err
 		}
 	}
+	return c.writeFormat(suite, files, report.Took, dest, format, out)
+}
+
+// writeFormat writes the report of a format other than text where it
+// goes: JSON to stdout through the output flags (--jq), the others and
+// --output as they are.
+func (c *checkCmd) writeFormat(suite testreport.Suite, files []testreport.File, took time.Duration, dest *testreport.Output, format string, out *console) error {
 	switch {
 	case format == "text":
 		return nil
 	case format == "json" && dest.File == nil:
 		var b bytes.Buffer
-		if err := suite.JSON(&b, files, report.Took); err != nil {
+		if err := suite.JSON(&b, files, took); err != nil {
 			return err
 		}
 		return out.print(json.RawMessage(bytes.TrimSpace(b.Bytes())))
 	}
-	return testreport.WriteError(suite.Write(dest.Report(), format, files, report.Took))
+	return testreport.WriteError(suite.Write(dest.Report(), format, files, took))
 }
 
 // eraLine says what the main session spoke.

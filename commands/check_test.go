@@ -124,3 +124,46 @@ func TestCheckTheDemoServerPasses(t *testing.T) {
 		})
 	}
 }
+
+// --connect-only walks the connection, step by step, and exits with the
+// code of the step that fails; a server that could not be started gets
+// the walk as its report too; a first exchange that breaks a requirement
+// is named (exit 1).
+func TestCheckConnectOnly(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		outHas   []string
+		errHas   string
+	}{
+		{"a server that connects", args([]string{"check", "--connect-only"}, specFake(t, checkSpec)), 0,
+			[]string{", the connection\n", "✓ connect.first-answer", "✓ connect.first-exchange", "PASS "}, ""},
+		{"a command not found", []string{"check", "--connect-only", "--", "mcpv-no-such-server-here"}, 4,
+			[]string{"✗ connect.command", "fix: install the server"}, "mcpv: the connection fails at command"},
+		{"without --connect-only, no session: the walk is the report", []string{"check", "--", "mcpv-no-such-server-here"}, 4,
+			[]string{"✗ connect.command", "○ connect.start  start  skipped: not reached"}, "mcpv-no-such-server-here"},
+		{"messages over several lines", args([]string{"check", "--connect-only"}, specFake(t, strings.Replace(checkSpec, `{"tools"`, `{"faults":["pretty-json"],"tools"`, 1))), 1,
+			[]string{"✗ connect.first-exchange", "jsonrpc.framing"}, "the connection fails at first exchange"},
+		{"json", args([]string{"check", "--connect-only", "--format", "json", "-q", `[.areas[0].steps[] | .status] | unique`}, specFake(t, checkSpec)), 0,
+			[]string{`["passed"]`}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := mcpv(t, "", tt.args...)
+			if r.code != tt.wantCode {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, tt.wantCode, r.stdout, r.stderr)
+			}
+			for _, want := range tt.outHas {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("stdout has no %q:\n%s", want, r.stdout)
+				}
+			}
+			if !strings.Contains(r.stderr, tt.errHas) {
+				t.Errorf("stderr has no %q:\n%s", tt.errHas, r.stderr)
+			}
+		})
+	}
+}

@@ -108,24 +108,10 @@ type runner struct {
 // with the checks left unrun skipped, and Report.Stopped says why.
 func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 	start := time.Now()
-	if opts.CheckTimeout <= 0 {
-		opts.CheckTimeout = DefaultCheckTimeout
-	}
-	if opts.MaxTime <= 0 {
-		opts.MaxTime = DefaultMaxTime
-	}
-	if opts.StartTimeout <= 0 {
-		opts.StartTimeout = DefaultStartTimeout
-	}
-	if opts.Parallel <= 0 {
-		opts.Parallel = DefaultParallel
-	}
+	opts = opts.withDefaults()
 	ctx, cancel := context.WithTimeoutCause(ctx, opts.MaxTime, errMaxTime{opts.MaxTime})
 	defer cancel()
-	r := &runner{ctx: ctx, target: target, opts: opts, eras: map[string]*eraProbe{},
-		secrets: append(slices.Clone(opts.Secrets), redact.JSONForms(opts.Secrets)...)}
-	r.watches = newWatches(r)
-	r.wire = newMainWire(r)
+	r := newRunner(ctx, target, opts)
 	// Over stdio, the checks that leave no state share connections, one
 	// by era and version, several checks at once: one server process
 	// serves them all. (Over HTTP a connection is cheap, and each check
@@ -243,6 +229,44 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 	}
 	report.Took = time.Since(start)
 	return report, nil
+}
+
+// withDefaults is o with the default bounds where it has none.
+func (o Options) withDefaults() Options {
+	if o.CheckTimeout <= 0 {
+		o.CheckTimeout = DefaultCheckTimeout
+	}
+	if o.MaxTime <= 0 {
+		o.MaxTime = DefaultMaxTime
+	}
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = DefaultStartTimeout
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = DefaultParallel
+	}
+	return o
+}
+
+func newRunner(ctx context.Context, target *Target, opts Options) *runner {
+	r := &runner{ctx: ctx, target: target, opts: opts, eras: map[string]*eraProbe{},
+		secrets: append(slices.Clone(opts.Secrets), redact.JSONForms(opts.Secrets)...)}
+	r.watches = newWatches(r)
+	r.wire = newMainWire(r)
+	return r
+}
+
+// FirstContact replays the first exchange a session makes with the
+// target, on a connection of its own, and names the requirement the
+// server breaks in it that keeps a client from a session: the check's id
+// and what went wrong ("", "" when none). For the connection doctor.
+func FirstContact(ctx context.Context, target *Target, opts Options) (id, message string) {
+	r := newRunner(ctx, target, opts.withDefaults())
+	defer r.closeAll()
+	if d := r.firstContact(ctx); d != nil {
+		return d.id, r.mask(d.message, 400)
+	}
+	return "", ""
 }
 
 // group is the connections a group of checks shares (or the checks of a
