@@ -138,7 +138,9 @@ func TestHTTPWalk(t *testing.T) {
 			return nil, &net.DNSError{Err: "no such host", Name: "no-such-host.test", IsNotFound: true}
 		}}, want{fail: "name resolution", code: 4, finding: "cannot be resolved", fix: "spelling"}},
 		{"nothing listens", Target{URL: closed}, want{fail: "TCP connect", code: 4, finding: "connection refused", fix: "start the server"}},
-		{"a redirect", Target{URL: serve(func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/mcp/", http.StatusTemporaryRedirect) })},
+		{"a redirect", Target{URL: serve(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/mcp/", http.StatusTemporaryRedirect)
+		})},
 			want{fail: "endpoint", code: 4, finding: "a redirect to /mcp/", fix: "--url /mcp/"}},
 		{"no endpoint here", Target{URL: serve(http.NotFound)}, want{fail: "endpoint", code: 4, finding: "no MCP endpoint here", fix: "/mcp"}},
 		{"a web page", Target{URL: serve(func(w http.ResponseWriter, r *http.Request) {

@@ -562,7 +562,9 @@ func (w *walk) negotiated(s *Step, method string, m mcp.Message) {
 	s.fail(codeTransport, fmt.Sprintf("initialize answered protocol %q, which mcpv does not speak", r.Version), "no version in common: the server needs a newer or older client, or --protocol-version")
 }
 
-func errLine(e *mcp.RPCError) string { return fmt.Sprintf("error %d: %s", e.Code, clipLine(e.Message, 200)) }
+func errLine(e *mcp.RPCError) string {
+	return fmt.Sprintf("error %d: %s", e.Code, clipLine(e.Message, 200))
+}
 
 func clipLine(s string, n int) string {
 	s = strings.TrimSpace(s)

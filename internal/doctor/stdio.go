@@ -276,7 +276,6 @@ func firstLine(s string) string {
 	return s
 }
 
-
 // pieces are the lines of stdout that are no message alone, held while
 // they may make one written over several lines (bounded: past maxBody
 // they are let go).
