@@ -17,7 +17,7 @@ func (r *Report) File(started time.Time, secrets []string) testreport.File {
 	f := testreport.File{Path: Area, Name: "The connection, step by step", Named: true, Started: started}
 	mask := func(s string) string { return redact.String(s, secrets) }
 	for i, s := range r.Steps {
-		id := Area + "." + strings.ReplaceAll(s.Name, " ", "-")
+		id := Area + "." + strings.ToLower(strings.ReplaceAll(s.Name, " ", "-"))
 		st := testreport.Step{Index: i + 1, ID: id, Name: id + "  " + s.Name, Took: s.Took}
 		f.Took += s.Took
 		switch s.Status {
