@@ -61,6 +61,7 @@ var brokenCases = []brokenCase{
 	{id: "jsonrpc.batch-2025-03-26", fake: fake{transport: "stdio", version: "2025-03-26"}, break_: faults("no-batches"), long: waitsOut},
 	{id: "jsonrpc.batch", fake: stdio, break_: faults("die-on-batch")},
 	{id: "jsonrpc.framing", fake: stdio, break_: faults("pretty-json")},
+	{id: "jsonrpc.schema", fake: stdio, break_: faults("bad-log-level")},
 	{id: "jsonrpc.result-or-error", fake: stdio, break_: faults("result-and-error")},
 	{id: "jsonrpc.error-id", fake: stdio, break_: faults("null-id-errors")},
 	{id: "jsonrpc.one-response", fake: stdio, break_: faults("duplicate-responses")},

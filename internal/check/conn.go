@@ -73,6 +73,8 @@ type seen struct {
 	// eventDup: an SSE event id its connection has had already (only
 	// this is set).
 	eventDup string
+	// version is the protocol version of its connection.
+	version string
 }
 
 // conn is a connection of a check's own.
@@ -483,6 +485,7 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 	for i := range out {
 		c.count++
 		out[i].n = c.count
+		out[i].version = c.version
 		m := out[i].msg
 		if c.era == "legacy" {
 			out[i].early = !c.initialized

@@ -35,6 +35,18 @@ func jsonrpcChecks() []*Check {
 			},
 		},
 		{
+			ID: "jsonrpc.schema", Title: "every message has its revision's schema (2025-11-25, 2026-07-28)", Level: MUST,
+			Spec: "2025-11-25", Section: "basic#schema",
+			Quote: "The full specification of the protocol is defined as a TypeScript schema. This is the source of truth for all protocol messages and structures.",
+			run: func(t *T) {
+				exercise(t)
+				if ok, _ := t.r.offers(t.ctx, "modern"); ok {
+					exerciseModern(t)
+				}
+			},
+			watch: func(w *watchCtx, s seen) string { return schemaProblem(s) },
+		},
+		{
 			ID: "jsonrpc.framing", Title: "a stdio message is one line", Level: MUST,
 			Spec: "2025-11-25", Section: "basic/transports#stdio",
 			Quote: "Messages are delimited by newlines, and MUST NOT contain embedded newlines.",

@@ -41,6 +41,7 @@ var oneDefects = []oneDefect{
 	{name: "an integer cursor", fake: stdio, change: faults("integer-cursor"), id: "lists.shape", opens: true},
 	{name: "sampling asked of a client that did not declare it", fake: stdio, change: faults("undeclared-sampling"), id: "lifecycle.client-capabilities", opens: true},
 	{name: "a declared subscribe not served", fake: stdio, change: faults("subscribe-not-found"), id: "lifecycle.declared-methods", opens: true},
+	{name: "a log message of a level no revision has", fake: stdio, change: faults("bad-log-level"), id: "jsonrpc.schema", opens: true},
 	{name: "SSE event ids reused", fake: fake{transport: "http", sse: true}, change: faults("event-id-reuse"), id: "http.event-ids", opens: true},
 }
 

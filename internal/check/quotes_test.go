@@ -94,7 +94,7 @@ func TestMustIsStated(t *testing.T) {
 			continue
 		}
 		page, _, _ := strings.Cut(c.Section, "#")
-		if !strings.Contains(c.Quote, "MUST") && page != "schema" {
+		if !strings.Contains(c.Quote, "MUST") && page != "schema" && c.Section != "basic#schema" {
 			t.Errorf("%s is a MUST, but its quote says no MUST: %q", c.ID, c.Quote)
 		}
 	}

@@ -102,6 +102,9 @@ func (w *watches) judge(s seen) {
 	if s.era == "" {
 		s.era = w.f.era
 	}
+	if s.version == "" && s.via != "stdout" {
+		s.version = w.f.version
+	}
 	w.watched++
 	ctx := &watchCtx{f: w.f, tokens: w.tokens}
 	for _, c := range Catalogue() {

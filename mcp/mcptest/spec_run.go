@@ -99,6 +99,7 @@ var Faults = []string{
 	"text-plain-init",      // (HTTP) every request answered as text/plain, initialize too
 	"session-never-given",  // (HTTP) no session id at initialize, but one required after it
 	"event-id-reuse",       // (HTTP) every request answered as an event stream whose event ids start at 1
+	"bad-log-level",        // a log message of level "loud", which no revision has, after every answer
 	// hostile: what a server may do to its client, whatever it is asked
 	"hang",        // nothing answered but initialize and server/discover
 	"flood",       // 100,000 log notifications after the first answer
@@ -345,6 +346,9 @@ func (s *Spec) after(m msg, out specOut) {
 	}
 	if s.has("server-request") && m.Method != "initialize" {
 		out.send(`{"jsonrpc":"2.0","id":"srv-ask","method":"roots/list"}`)
+	}
+	if s.has("bad-log-level") {
+		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"loud","data":"answered"}}`)
 	}
 	if s.has("undeclared-sampling") && s.Era != "modern" && m.Method != "initialize" {
 		out.send(`{"jsonrpc":"2.0","id":"srv-sample","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}`)
