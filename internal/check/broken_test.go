@@ -155,6 +155,11 @@ var brokenCases = []brokenCase{
 	{id: "modern.no-requests", fake: stdioModern, break_: faults("server-request"), long: waitsOut},
 	{id: "modern.log-unasked", fake: stdioModern, break_: faults("log-undeclared"), long: waitsOut},
 	{id: "modern.error-codes", fake: httpModern, break_: faults("old-not-found-code")},
+	{id: "modern.input-required-methods", fake: stdioModern, break_: faults("input-required-elsewhere")},
+	{id: "modern.input-required-shape", fake: stdioModern, break_: faults("input-required-empty")},
+	{id: "modern.input-capabilities", fake: stdioModern, break_: faults("input-asks-elicitation")},
+	{id: "modern.removed-methods", fake: httpModern, break_: faults("removed-methods-served")},
+	{id: "modern.client-info-optional", fake: stdioModern, break_: faults("client-info-required")},
 
 	{id: "auth.challenge", fake: httpAuth, auth: "no-challenge"},
 	{id: "auth.resource-metadata", fake: httpAuth, auth: "no-auth-servers"},

@@ -72,6 +72,12 @@ func lifecycleChecks() []*Check {
 						t.Fail("serverInfo has no %s string", k)
 					}
 				}
+				// The whole of it, capabilities (tasks among them) included.
+				if sc := schemaOf(a.version); sc != nil {
+					if p := sc.validate("InitializeResult", a.result); p != "" {
+						t.Fail("the result breaks InitializeResult (%s): %s", sc.rev, p)
+					}
+				}
 			},
 		},
 		{

@@ -40,6 +40,10 @@ func modernChecks() []*Check {
 					t.Got(clip(string(m.Result), 300))
 					t.Fail("the result has no capabilities object")
 				}
+				if p := schemaOf(mcp.ModernVersion).validate("DiscoverResult", m.Result); p != "" {
+					t.Got(clip(string(m.Result), 300))
+					t.Fail("the result breaks DiscoverResult (%s): %s", mcp.ModernVersion, p)
+				}
 			},
 		},
 		{
@@ -365,6 +369,23 @@ func exerciseModern(t *T) {
 		t.request(c, "mcpv-check/no-such-method", nil)
 		if t.r.facts.declares("resources") {
 			t.request(c, "resources/read", json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`))
+		}
+		if t.r.facts.declares("completions") {
+			if params := completionParams(t); params != nil {
+				t.request(c, "completion/complete", params)
+			}
+		}
+		// A prompt without required arguments: what a server may answer
+		// with input_required, to a client that declared no capability.
+		if t.r.facts.declares("prompts") {
+			prompts, _ := t.r.facts.items(t.ctx, "prompts/list")
+			for _, p := range prompts {
+				if name, ok := str(member(p, "name")); ok && len(requiredArgs(p)) == 0 {
+					params, _ := json.Marshal(map[string]string{"name": name})
+					t.request(c, "prompts/get", params)
+					break
+				}
+			}
 		}
 	})
 }

@@ -42,6 +42,11 @@ var oneDefects = []oneDefect{
 	{name: "sampling asked of a client that did not declare it", fake: stdio, change: faults("undeclared-sampling"), id: "lifecycle.client-capabilities", opens: true},
 	{name: "a declared subscribe not served", fake: stdio, change: faults("subscribe-not-found"), id: "lifecycle.declared-methods", opens: true},
 	{name: "a log message of a level no revision has", fake: stdio, change: faults("bad-log-level"), id: "jsonrpc.schema", opens: true},
+	{name: "input_required where the era has none", fake: stdioModern, change: faults("input-required-elsewhere"), id: "modern.input-required-methods", opens: true},
+	{name: "input_required asking nothing", fake: stdioModern, change: faults("input-required-empty"), id: "modern.input-required-shape", opens: true},
+	{name: "input_required asking for elicitation of any client", fake: stdioModern, change: faults("input-asks-elicitation"), id: "modern.input-capabilities", opens: true},
+	{name: "the initialize era's methods served", fake: httpModern, change: faults("removed-methods-served"), id: "modern.removed-methods", opens: true},
+	{name: "clientInfo required", fake: stdioModern, change: faults("client-info-required"), id: "modern.client-info-optional", opens: true},
 	{name: "SSE event ids reused", fake: fake{transport: "http", sse: true}, change: faults("event-id-reuse"), id: "http.event-ids", opens: true},
 }
 

@@ -714,10 +714,22 @@ func (t *T) callInput(method string, params json.RawMessage) (json.RawMessage, *
 		return nil, e
 	}
 	var rte *mcp.ResultTypeError
-	if errors.As(err, &rte) && rte.Rounds > 0 {
+	switch {
+	case errors.As(err, &rte) && rte.Rounds > 0:
 		return nil, nil
+	case errors.As(err, &rte) && rte.Type == "input_required":
+		t.Block("modern.input-required-methods", "%s", rte)
 	}
 	var ce *mcp.CallError
+	if errors.As(err, &ce) && ce.Err != nil && ce.Err.Code == mcp.CodeMethodNotFound && t.r.facts.era == "modern" {
+		// The session could not answer an input request of the server:
+		// one for a capability it did not declare.
+		for _, ask := range []string{"elicitation/create", "sampling/createMessage", "roots/list"} {
+			if strings.Contains(ce.Err.Message, ask) {
+				t.Block("modern.input-capabilities", "%s asks for %s, which the session did not declare", method, ask)
+			}
+		}
+	}
 	if errors.As(err, &ce) {
 		return nil, ce.Err
 	}

@@ -98,6 +98,9 @@ func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage
 		return res, nil
 	}
 	modern := spec.Era == "modern"
+	if modern && slices.Contains([]string{"logging/setLevel", "resources/subscribe", "resources/unsubscribe"}, method) {
+		return nil, notFound(method) // the initialize era's alone
+	}
 	switch method {
 	case "ping":
 		return json.RawMessage(`{}`), nil

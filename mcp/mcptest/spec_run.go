@@ -86,20 +86,25 @@ var Faults = []string{
 	"no-header-check",      // (modern) Mcp-* headers that do not match the body served
 	"mint-session",         // (modern) a session id minted
 	// mcpv check, round two: first contact, one defect one failure, the misses
-	"pretty-json",          // (stdio) every message written over several lines, indented
-	"string-ids",           // every integer id answered as a string ("1" for 1)
-	"null-id-errors",       // every error to a request sent with a null id
-	"duplicate-responses",  // (stdio) every response sent twice
-	"ping-unanswered",      // ping never answered
-	"integer-cursor",       // nextCursor an integer, not a string
-	"result-and-error",     // every result response carries an error too
-	"undeclared-sampling",  // (initialize era) sampling/createMessage asked of a client that did not declare sampling, after every answer
-	"subscribe-not-found",  // resources/subscribe answered -32601, though resources.subscribe is declared
-	"discover-no-versions", // (modern) server/discover without supportedVersions
-	"text-plain-init",      // (HTTP) every request answered as text/plain, initialize too
-	"session-never-given",  // (HTTP) no session id at initialize, but one required after it
-	"event-id-reuse",       // (HTTP) every request answered as an event stream whose event ids start at 1
-	"bad-log-level",        // a log message of level "loud", which no revision has, after every answer
+	"pretty-json",              // (stdio) every message written over several lines, indented
+	"string-ids",               // every integer id answered as a string ("1" for 1)
+	"null-id-errors",           // every error to a request sent with a null id
+	"duplicate-responses",      // (stdio) every response sent twice
+	"ping-unanswered",          // ping never answered
+	"integer-cursor",           // nextCursor an integer, not a string
+	"result-and-error",         // every result response carries an error too
+	"undeclared-sampling",      // (initialize era) sampling/createMessage asked of a client that did not declare sampling, after every answer
+	"subscribe-not-found",      // resources/subscribe answered -32601, though resources.subscribe is declared
+	"discover-no-versions",     // (modern) server/discover without supportedVersions
+	"text-plain-init",          // (HTTP) every request answered as text/plain, initialize too
+	"session-never-given",      // (HTTP) no session id at initialize, but one required after it
+	"event-id-reuse",           // (HTTP) every request answered as an event stream whose event ids start at 1
+	"bad-log-level",            // a log message of level "loud", which no revision has, after every answer
+	"input-required-elsewhere", // (modern) completion/complete answered input_required
+	"input-required-empty",     // (modern) prompts/get answered input_required with neither inputRequests nor requestState
+	"input-asks-elicitation",   // (modern) prompts/get answered input_required asking for elicitation of any client
+	"removed-methods-served",   // (modern) logging/setLevel, resources/subscribe and unsubscribe served
+	"client-info-required",     // (modern) a request without _meta clientInfo refused -32602
 	// hostile: what a server may do to its client, whatever it is asked
 	"hang",        // nothing answered but initialize and server/discover
 	"flood",       // 100,000 log notifications after the first answer
@@ -358,6 +363,14 @@ func (s *Spec) after(m msg, out specOut) {
 // answer is the result or error of a request, its faults applied.
 func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 	method, params := m.Method, m.Params
+	if s.Era == "modern" {
+		switch {
+		case method == "completion/complete" && s.has("input-required-elsewhere"):
+			return json.RawMessage(`{"resultType":"input_required","requestState":"s1"}`), nil
+		case s.has("removed-methods-served") && slices.Contains([]string{"logging/setLevel", "resources/subscribe", "resources/unsubscribe"}, method):
+			return json.RawMessage(`{}`), nil
+		}
+	}
 	switch method {
 	case "initialize":
 		if s.Era == "modern" {
@@ -381,6 +394,15 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 		params = s.cursorFaults(st, method, params)
 	}
 	res, e := s.handle(method, params)
+	if e == nil && method == "prompts/get" && s.Era == "modern" && s.missingArgs(params) == "" {
+		// A prompt got as it should be: asking for input instead.
+		switch {
+		case s.has("input-required-empty"):
+			return json.RawMessage(`{"resultType":"input_required"}`), nil
+		case s.has("input-asks-elicitation"):
+			return json.RawMessage(`{"resultType":"input_required","inputRequests":{"e1":{"method":"elicitation/create","params":{"mode":"form","message":"Who?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}}}`), nil
+		}
+	}
 	switch {
 	case e == nil && method == "prompts/get":
 		if missing := s.missingArgs(params); missing != "" && !s.has("lenient-prompt-args") {
@@ -512,6 +534,9 @@ func (s *Spec) checkMeta(params json.RawMessage) *specError {
 	if !ok || member(meta, "io.modelcontextprotocol/clientCapabilities") == nil {
 		return &specError{Code: codeInvalidParams, Message: "missing required _meta fields"}
 	}
+	if s.has("client-info-required") && member(meta, "io.modelcontextprotocol/clientInfo") == nil {
+		return &specError{Code: codeInvalidParams, Message: "missing clientInfo"}
+	}
 	if version != specModernVersion && !s.has("any-modern-version") {
 		return &specError{Code: -32022, Message: "Unsupported protocol version",
 			data: mustJSON(map[string]any{"supported": []string{specModernVersion}, "requested": version})}
@@ -547,7 +572,7 @@ func (s *Spec) stampResult(method, body string) string {
 	if json.Unmarshal([]byte(body), &r) != nil {
 		return body
 	}
-	if !s.has("no-result-type") {
+	if !s.has("no-result-type") && r["resultType"] == nil {
 		r["resultType"] = json.RawMessage(`"complete"`)
 	}
 	if slices.Contains([]string{"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}, method) && !s.has("no-cache-hints") {

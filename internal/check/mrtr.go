@@ -1,0 +1,145 @@
+package check
+
+// The 2026-07-28 era's input-required results (multi round-trip
+// requests) and what a server of that era alone must no longer serve:
+// an input_required result only where the era allows one, with an input
+// request or a request state, and never an input request for a
+// capability the client did not declare (the run's own connections
+// declare none); the initialize era's methods answered as not found; a
+// request without the optional clientInfo served.
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// inputRequestMethods are the requests a server may answer with an
+// input_required result.
+var inputRequestMethods = []string{"prompts/get", "resources/read", "tools/call"}
+
+// inputRequired reports whether s is an input_required result of the
+// 2026-07-28 era.
+func inputRequired(s seen) bool {
+	if s.era != "modern" || !s.msg.IsResponse() || s.msg.Error != nil || s.msg.Result == nil {
+		return false
+	}
+	rt, _ := str(member(s.msg.Result, "resultType"))
+	return rt == "input_required"
+}
+
+func mrtrChecks() []*Check {
+	return []*Check{
+		{
+			ID: "modern.input-required-methods", Title: "an input_required result only for prompts/get, resources/read and tools/call", Level: MUST,
+			Spec: "2026-07-28", Section: "basic/patterns/mrtr#supported-requests",
+			Quote: "Servers MUST NOT send InputRequiredResult responses on any other client requests.",
+			needs: needs{era: "modern"},
+			run:   exerciseModern,
+			watch: func(w *watchCtx, s seen) string {
+				if inputRequired(s) && s.method != "" && !slices.Contains(inputRequestMethods, s.method) {
+					return "an input_required result" + ofMethod(s)
+				}
+				return ""
+			},
+		},
+		{
+			ID: "modern.input-required-shape", Title: "an input_required result asks for input or carries a request state", Level: MUST,
+			Spec: "2026-07-28", Section: "basic/patterns/mrtr#server-requirements-basic-workflow",
+			Quote: "Servers MUST include at least one of inputRequests or requestState in every InputRequiredResult response.",
+			needs: needs{era: "modern"},
+			run:   exerciseModern,
+			watch: func(w *watchCtx, s seen) string {
+				if inputRequired(s) && member(s.msg.Result, "inputRequests") == nil && member(s.msg.Result, "requestState") == nil {
+					return "an input_required result" + ofMethod(s) + " with neither inputRequests nor requestState"
+				}
+				return ""
+			},
+		},
+		{
+			ID: "modern.input-capabilities", Title: "no input request for a capability the client did not declare", Level: MUST,
+			Spec: "2026-07-28", Section: "basic/patterns/mrtr#server-requirements-basic-workflow",
+			Quote: "Servers MUST NOT send an inputRequests that the client has not declared support for in its capabilities.",
+			needs: needs{era: "modern"},
+			run:   exerciseModern,
+			watch: func(w *watchCtx, s seen) string {
+				if !inputRequired(s) || s.via == "session" { // the run's own connections declare no capability
+					return ""
+				}
+				var asks map[string]struct {
+					Method string `json:"method"`
+				}
+				json.Unmarshal(member(s.msg.Result, "inputRequests"), &asks)
+				for _, a := range asks {
+					if c := clientCapability(a.Method); c != "" {
+						return fmt.Sprintf("an input_required result%s asks for %s, though the client declared no %s", ofMethod(s), a.Method, c)
+					}
+				}
+				return ""
+			},
+		},
+		{
+			ID: "modern.removed-methods", Title: "a server of this era alone answers the initialize era's methods as not found", Level: MUST,
+			Spec: "2026-07-28", Section: "basic/transports/streamable-http#protocol-version-header",
+			Quote: "If the server does not implement the requested RPC method, it MUST respond with 404 Not Found and a JSON-RPC error with code -32601 (Method not found).",
+			needs: needs{era: "modern"},
+			run: func(t *T) {
+				if ok, _ := t.r.offers(t.ctx, "legacy"); ok {
+					t.Skip("the server speaks the initialize era too, whose methods it serves")
+				}
+				c := t.connWith(connOptions{era: "modern"})
+				for _, method := range []string{"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"} {
+					m, x, err := c.request(t.ctx, method, nil)
+					if x == nil && err != nil {
+						t.failErr(method, err)
+					}
+					t.Sent(method)
+					if x != nil && x.status != http.StatusNotFound {
+						t.Got(x.String())
+						t.Fail("%s answered HTTP %d, not 404", method, x.status)
+					}
+					if err != nil {
+						t.failErr(method, err)
+					}
+					if m.Error == nil || m.Error.Code != mcp.CodeMethodNotFound {
+						t.Got(clip(string(m.Result), 200) + rpcText(m.Error))
+						t.Fail("%s, which the era no longer has, was not answered -32601", method)
+					}
+				}
+			},
+		},
+		{
+			ID: "modern.client-info-optional", Title: "a request without clientInfo, which is optional, is served", Level: SHOULD,
+			Spec: "2026-07-28", Section: "basic#meta",
+			Quote: "Clients SHOULD include io.modelcontextprotocol/clientInfo on every request unless specifically configured not to do so.",
+			needs: needs{era: "modern"},
+			run: func(t *T) {
+				c := t.connWith(connOptions{era: "modern"})
+				params := c.stamp(nil)
+				var meta map[string]json.RawMessage
+				json.Unmarshal(member(params, "_meta"), &meta)
+				delete(meta, mcp.MetaClientInfo)
+				params, _ = json.Marshal(map[string]any{"_meta": meta})
+				t.Sent("server/discover " + string(params))
+				m, x, err := c.requestID(t.ctx, c.newID(), "server/discover", params)
+				if err != nil && x == nil {
+					t.failErr("server/discover", err)
+				}
+				if x != nil && x.status/100 != 2 {
+					t.Got(x.String())
+					t.Fail("refused: HTTP %d", x.status)
+				}
+				if err != nil {
+					t.failErr("server/discover", err)
+				}
+				if m.Error != nil {
+					t.Got(errText(m.Error))
+					t.Fail("refused without clientInfo")
+				}
+			},
+		},
+	}
+}
