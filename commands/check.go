@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -27,16 +28,17 @@ import (
 )
 
 type checkCmd struct {
-	Only         []string      `name:"only" sep:"," placeholder:"ID|AREA" help:"Run only these checks, each named by its id (jsonrpc.unknown-method) or its area (jsonrpc); repeat or separate with commas."`
-	Skip         []string      `name:"skip" sep:"," placeholder:"ID|AREA" help:"Leave out these checks, by id or area."`
-	Strict       bool          `name:"strict" help:"Fail (exit 1) on a SHOULD that does not hold, as on a MUST; without it, it is a warning."`
-	Call         []string      `name:"call" placeholder:"'TOOL [KEY=VALUE...]'" help:"Call this tool, with these arguments (typed as mcpv call types them), for the checks that need a call: its result, progress and cancellation. Repeatable. Without it no tool is called, and those checks are skipped."`
-	Format       string        `name:"format" enum:"text,junit,tap,json" default:"text" help:"Report format: text (a line per check, by area), junit (JUnit XML), tap (TAP version 14) or json."`
-	Output       string        `name:"output" placeholder:"FILE" help:"Write the report to FILE (made before the server starts); with a --format other than text, the text report still goes to stdout."`
-	CheckTimeout duration.Flag `name:"check-timeout" default:"15s" placeholder:"DURATION" help:"Fail a check that has not ended after this long, not counting the start of the server processes it starts (which --connect-timeout bounds)."`
-	MaxTime      duration.Flag `name:"max-time" default:"5m" placeholder:"DURATION" help:"Stop the whole run after this long: the checks not run are skipped, and the exit code is 124."`
-	Parallel     int           `name:"parallel" default:"4" placeholder:"N" help:"Run up to N checks (each on a connection of its own) at once."`
-	ConnectOnly  bool          `name:"connect-only" help:"Check no requirement: walk what a connection to the server needs, step by step (over HTTP the URL, a proxy, name resolution, TCP, TLS, the endpoint's answer, the .well-known documents, the 401, the era; over stdio the command, its start, what it writes before answering, its first answer), each with what it found and the fix for the step that fails."`
+	Only             []string      `name:"only" sep:"," placeholder:"ID|AREA" help:"Run only these checks, each named by its id (jsonrpc.unknown-method) or its area (jsonrpc); repeat or separate with commas."`
+	Skip             []string      `name:"skip" sep:"," placeholder:"ID|AREA" help:"Leave out these checks, by id or area."`
+	Strict           bool          `name:"strict" help:"Fail (exit 1) on a SHOULD that does not hold, as on a MUST; without it, it is a warning."`
+	Call             []string      `name:"call" placeholder:"'TOOL [KEY=VALUE...]'" help:"Call this tool, with these arguments (typed as mcpv call types them), for the checks that need a call: its result, progress and cancellation. Repeatable. Without it no tool is called, and those checks are skipped."`
+	Format           string        `name:"format" enum:"text,junit,tap,json" default:"text" help:"Report format: text (a line per check, by area), junit (JUnit XML), tap (TAP version 14) or json."`
+	Output           string        `name:"output" placeholder:"FILE" help:"Write the report to FILE (made before the server starts); with a --format other than text, the text report still goes to stdout."`
+	CheckTimeout     duration.Flag `name:"check-timeout" default:"15s" placeholder:"DURATION" help:"Fail a check that has not ended after this long, not counting the start of the server processes it starts (which --connect-timeout bounds)."`
+	MaxTime          duration.Flag `name:"max-time" default:"5m" placeholder:"DURATION" help:"Stop the whole run after this long: the checks not run are skipped, and the exit code is 124."`
+	Parallel         int           `name:"parallel" default:"4" placeholder:"N" help:"Run up to N checks (each on a connection of its own) at once."`
+	ExpectedFailures string        `name:"expected-failures" placeholder:"FILE" help:"Hold the run to a baseline of known failures, in the conformance suite's format (YAML: server: - SCENARIO, or SCENARIO:CHECK; a scenario of the suite, an area or a check): a failure it lists does not fail the run, one it does not list does, and an entry that now passes fails the run until it is taken out (exit 1)."`
+	ConnectOnly      bool          `name:"connect-only" help:"Check no requirement: walk what a connection to the server needs, step by step (over HTTP the URL, a proxy, name resolution, TCP, TLS, the endpoint's answer, the .well-known documents, the 401, the era; over stdio the command, its start, what it writes before answering, its first answer), each with what it found and the fix for the step that fails."`
 
 	calls []check.Call
 }
@@ -101,6 +103,16 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 			return usageErrorf("--call %s: %v", call.Tool, err)
 		}
 	}
+	var baseline *check.Baseline
+	if c.ExpectedFailures != "" {
+		data, err := safefile.Read(out.env.Path(c.ExpectedFailures))
+		if err != nil {
+			return usageErrorf("--expected-failures: %v", err)
+		}
+		if baseline, err = check.ParseBaseline(data); err != nil {
+			return usageErrorf("--expected-failures %s: %v", c.ExpectedFailures, err)
+		}
+	}
 	dest := &testreport.Output{Stdout: out.ios.Out}
 	if c.Output != "" {
 		f, err := safefile.CreateNoFollow(out.env.Path(c.Output))
@@ -139,8 +151,19 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err != nil {
 		return err
 	}
+	var verdict *check.BaselineVerdict
+	if baseline != nil {
+		verdict = baseline.Judge(report)
+	}
 	if err := c.write(report, dest, format, out, started); err != nil {
 		return err
+	}
+	if verdict != nil {
+		if textOut, _ := dest.Text(format); textOut != nil && !out.embedded {
+			if err := testreport.WriteError(writeBaseline(textOut, verdict)); err != nil {
+				return err
+			}
+		}
 	}
 	switch stop := report.Stopped; {
 	case stop == nil:
@@ -159,10 +182,43 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 			unsure = append(unsure, r.ID)
 		}
 	}
+	if verdict != nil {
+		failed = verdict.Unexpected
+		if len(verdict.Stale) > 0 {
+			return checkFailed{ids: failed, stale: verdict.Stale, inconclusive: unsure}
+		}
+	}
 	if len(failed) > 0 || len(unsure) > 0 {
 		return checkFailed{ids: failed, inconclusive: unsure}
 	}
 	return nil
+}
+
+// writeBaseline says, after the text report, how the run stands against
+// the expected failures: as the suite says it.
+func writeBaseline(w io.Writer, v *check.BaselineVerdict) error {
+	var b strings.Builder
+	for _, part := range []struct {
+		title, mark string
+		items       []string
+	}{
+		{"Expected failures (in the baseline):", "~", v.Expected},
+		{"Stale baseline entries (now passing: take them out of the baseline):", "✓", v.Stale},
+		{"Unexpected failures (not in the baseline):", "✗", v.Unexpected},
+	} {
+		if len(part.items) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s\n", part.title)
+		for _, it := range part.items {
+			fmt.Fprintf(&b, "  %s %s\n", part.mark, it)
+		}
+	}
+	if !v.Failed() {
+		b.WriteString("\nBaseline check passed: all failures are expected.\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // checkFailed is a check run where a requirement does not hold (exit 1),
@@ -171,6 +227,7 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 // report shows in full.
 type checkFailed struct {
 	ids, inconclusive []string
+	stale             []string // baseline entries that now pass (--expected-failures)
 	// connect, exit: the connection doctor's failure, and its code.
 	connect string
 	exit    int
@@ -180,7 +237,7 @@ func (e checkFailed) code() int {
 	switch {
 	case e.connect != "":
 		return e.exit
-	case len(e.ids) > 0:
+	case len(e.ids) > 0 || len(e.stale) > 0:
 		return exitcode.ToolError
 	}
 	return exitcode.Timeout
@@ -198,6 +255,13 @@ func isUsage(err error) bool { return exitCode(err) == exitcode.Usage }
 func (e checkFailed) Error() string {
 	if e.connect != "" {
 		return e.connect
+	}
+	if len(e.stale) > 0 {
+		s := fmt.Sprintf("the baseline is stale: %d of its entries now pass (take them out): %s", len(e.stale), idList(e.stale))
+		if len(e.ids) > 0 {
+			s += fmt.Sprintf("; and %d unexpected failures: %s", len(e.ids), idList(e.ids))
+		}
+		return s
 	}
 	if len(e.ids) == 0 {
 		what := "a check was inconclusive"

@@ -167,3 +167,41 @@ func TestCheckConnectOnly(t *testing.T) {
 		})
 	}
 }
+
+// --expected-failures holds the run to a baseline in the suite's format:
+// the failures it lists pass, one it does not list fails, an entry that
+// now passes fails as stale; a file that cannot be read is a usage error.
+func TestCheckExpectedFailures(t *testing.T) {
+	t.Parallel()
+	broken := specFake(t, strings.Replace(checkSpec, `{"tools"`, `{"faults":["ping-nonempty"],"tools"`, 1))
+	baseline := func(text string) string {
+		p := filepath.Join(t.TempDir(), "expected.yaml")
+		os.WriteFile(p, []byte(text), 0o600)
+		return p
+	}
+	only := []string{"check", "--only", "lifecycle.ping,jsonrpc.notification"}
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		outHas   string
+		errHas   string
+	}{
+		{"a failure expected", append(only, "--expected-failures", baseline("server:\n  - ping\n")), 0, "  ~ ping\n", ""},
+		{"a check expected", append(only, "--expected-failures", baseline("server:\n  - lifecycle.ping\n")), 0, "Baseline check passed", ""},
+		{"a failure not expected", append(only, "--expected-failures", baseline("server:\n  - tools-list\n")), 1, "  ✗ lifecycle.ping\n", "a requirement does not hold: lifecycle.ping"},
+		{"a stale entry", append(only, "--expected-failures", baseline("server:\n  - ping\n  - server-session-lifecycle\n  - jsonrpc.notification\n")), 1, "  ✓ jsonrpc.notification\n", "the baseline is stale"},
+		{"a file that is no baseline", append(only, "--expected-failures", baseline("server:\n  - pnig\n")), 2, "", `did you mean "ping"?`},
+		{"no such file", append(only, "--expected-failures", filepath.Join(t.TempDir(), "none.yaml")), 2, "", "--expected-failures"},
+		{"a device, not a file", append(only, "--expected-failures", os.DevNull), 2, "", "--expected-failures"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := mcpv(t, "", args(tt.args, broken)...)
+			if r.code != tt.wantCode || !strings.Contains(r.stdout, tt.outHas) || !strings.Contains(r.stderr, tt.errHas) {
+				t.Errorf("exit %d, want %d (stdout has %q, stderr %q)\nstdout: %s\nstderr: %s", r.code, tt.wantCode, tt.outHas, tt.errHas, r.stdout, r.stderr)
+			}
+		})
+	}
+}

@@ -32,7 +32,7 @@ __mcpv_flags() {
     'skills pull') flags='--force' ;;
     'batch') flags='--parallel --keep-going' ;;
     'test') flags='--format --output --parallel --fail-fast --filter --lint --snapshot --update --ci' ;;
-    'check') flags='--only --skip --strict --call --format --output --check-timeout --max-time --parallel --connect-only' ;;
+    'check') flags='--only --skip --strict --call --format --output --check-timeout --max-time --parallel --expected-failures --connect-only' ;;
     'pin') flags='--all --check --approve --item' ;;
     'diff') flags='--format --fail-on' ;;
     'audit') flags='--all --format --output --fail-on' ;;
@@ -164,6 +164,7 @@ __mcpv_flag() {
         'check:--check-timeout') kind='none'; return ;;
         'check:--max-time') kind='none'; return ;;
         'check:--parallel') kind='none'; return ;;
+        'check:--expected-failures') kind='file'; return ;;
         'check:--connect-only') kind='bool'; return ;;
         'pin:--all') kind='bool'; return ;;
         'pin:--check') kind='bool'; return ;;

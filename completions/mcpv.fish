@@ -68,7 +68,7 @@ function __mcpv_takes
             case 'test:--format' 'test:--output' 'test:--parallel' 'test:--filter'
                 echo 1
                 return 0
-            case 'check:--only' 'check:--skip' 'check:--call' 'check:--format' 'check:--output' 'check:--check-timeout' 'check:--max-time' 'check:--parallel'
+            case 'check:--only' 'check:--skip' 'check:--call' 'check:--format' 'check:--output' 'check:--check-timeout' 'check:--max-time' 'check:--parallel' 'check:--expected-failures'
                 echo 1
                 return 0
             case 'pin:--item'
@@ -375,6 +375,7 @@ complete -c mcpv -n '__mcpv_in "check"' -l output -r -F -d 'Write the report to 
 complete -c mcpv -n '__mcpv_in "check"' -l check-timeout -x -d 'Fail a check that has not ended after this long, not counting the start of the server processes it starts (which --connect-timeout bounds).'
 complete -c mcpv -n '__mcpv_in "check"' -l max-time -x -d 'Stop the whole run after this long: the checks not run are skipped, and the exit code is 124.'
 complete -c mcpv -n '__mcpv_in "check"' -l parallel -x -d 'Run up to N checks (each on a connection of its own) at once.'
+complete -c mcpv -n '__mcpv_in "check"' -l expected-failures -r -F -d 'Hold the run to a baseline of known failures, in the conformance suite\'s format (YAML: server: - SCENARIO, or SCENARIO:CHECK; a scenario of the suite, an area or a check): a failure it lists does not fail the run, one it does not list does, and an entry that now passes fails the run until it is taken out (exit 1).'
 complete -c mcpv -n '__mcpv_in "check"' -l connect-only -d 'Check no requirement: walk what a connection to the server needs, step by step (over HTTP the URL, a proxy, name resolution, TCP, TLS, the endpoint\'s answer, the .well-known documents, the 401, the era; over stdio the command, its start, what it writes before answering, its first answer), each with what it found and the fix for the step that fails.'
 complete -c mcpv -n '__mcpv_in "pin"' -l all -d 'Every server of the config files (as \'mcpv servers\' lists them), each under its name.'
 complete -c mcpv -n '__mcpv_in "pin"' -l check -d 'Record nothing: compare each server with its pin, and exit 7 when one moved.'

@@ -207,6 +207,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--check-timeout'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fail a check that has not ended after this long, not counting the start of the server processes it starts (which --connect-timeout bounds).' }
             @{ Names = @('--max-time'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop the whole run after this long: the checks not run are skipped, and the exit code is 124.' }
             @{ Names = @('--parallel'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run up to N checks (each on a connection of its own) at once.' }
+            @{ Names = @('--expected-failures'); Words = 1; Kind = 'file'; Enum = @(); H = 'Hold the run to a baseline of known failures, in the conformance suite''s format (YAML: server: - SCENARIO, or SCENARIO:CHECK; a scenario of the suite, an area or a check): a failure it lists does not fail the run, one it does not list does, and an entry that now passes fails the run until it is taken out (exit 1).' }
             @{ Names = @('--connect-only'); Words = 0; Kind = 'none'; Enum = @(); H = 'Check no requirement: walk what a connection to the server needs, step by step (over HTTP the URL, a proxy, name resolution, TCP, TLS, the endpoint''s answer, the .well-known documents, the 401, the era; over stdio the command, its start, what it writes before answering, its first answer), each with what it found and the fix for the step that fails.' }
         )
         'pin' = @(

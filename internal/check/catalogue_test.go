@@ -59,28 +59,61 @@ func guideCatalogue() string {
 	return b.String()
 }
 
-// The check guide's catalogue is every check, as Catalogue has it; the
-// test fails, naming the file, when it is stale.
+const (
+	scenariosStart = "<!-- The table of scenarios below is made from internal/check by go generate ./...; do not edit it. -->\n"
+	scenariosEnd   = "<!-- The end of the generated table of scenarios. -->\n"
+)
+
+// guideScenarios is the table of the suite's scenarios and their checks.
+func guideScenarios() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n| scenario (suite %s) | revisions | checks | note |\n| --- | --- | --- | --- |\n", SuiteVersion)
+	for _, s := range Scenarios {
+		var ids []string
+		for _, id := range s.Checks {
+			ids = append(ids, "`"+id+"`")
+		}
+		checks := strings.Join(ids, ", ")
+		if checks == "" {
+			checks = "none"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", s.Name, s.Revisions, checks, strings.ReplaceAll(s.Note, "|", `\|`))
+	}
+	return b.String()
+}
+
+// The check guide's catalogue is every check, as Catalogue has it, and
+// its table of the suite's scenarios is Scenarios; the test fails, naming
+// the file, when either is stale.
 func TestGuideCatalogue(t *testing.T) {
 	path := filepath.Join("..", "..", filepath.FromSlash(guideFile))
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, rest, ok1 := strings.Cut(string(data), catalogStart)
-	table, after, ok2 := strings.Cut(rest, catalogEnd)
-	if !ok1 || !ok2 {
-		t.Fatalf("%s has no generated catalogue: put the lines %q and %q where it goes, then run go generate ./internal/check", guideFile, catalogStart, catalogEnd)
+	text := string(data)
+	for _, part := range []struct{ start, end, want string }{
+		{catalogStart, catalogEnd, guideCatalogue() + "\n"},
+		{scenariosStart, scenariosEnd, guideScenarios() + "\n"},
+	} {
+		before, rest, ok1 := strings.Cut(text, part.start)
+		table, after, ok2 := strings.Cut(rest, part.end)
+		if !ok1 || !ok2 {
+			t.Fatalf("%s has no generated table: put the lines %q and %q where it goes, then run go generate ./internal/check", guideFile, part.start, part.end)
+		}
+		if table == part.want {
+			continue
+		}
+		if *update {
+			text = before + part.start + part.want + part.end + after
+			continue
+		}
+		t.Errorf("%s is stale; go generate ./internal/check rewrites it (-file +generated):\n%s", guideFile, cmp.Diff(table, part.want))
 	}
-	want := guideCatalogue() + "\n"
-	if *update && table != want {
-		if err := os.WriteFile(path, []byte(before+catalogStart+want+catalogEnd+after), 0o644); err != nil {
+	if *update && text != string(data) {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return
-	}
-	if d := cmp.Diff(table, want); d != "" {
-		t.Errorf("%s is stale; go generate ./internal/check rewrites it (-file +generated):\n%s", guideFile, d)
 	}
 }
 
@@ -105,5 +138,32 @@ func TestCatalogueIsWhole(t *testing.T) {
 	}
 	if len(Catalogue()) < 60 {
 		t.Errorf("only %d checks", len(Catalogue()))
+	}
+}
+
+// The scenarios the suite's table maps are the newest suite's server
+// scenarios (testdata/suite-server-scenarios.txt is its `conformance list
+// --server`), each once, and every check a scenario names is one of the
+// catalogue's.
+func TestScenariosAreTheSuites(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "suite-server-scenarios.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Fields(string(data))
+	var got []string
+	for _, s := range Scenarios {
+		got = append(got, s.Name)
+		for _, id := range s.Checks {
+			if !Known(id) || strings.Contains(id, ".") == false {
+				t.Errorf("%s: no check %q", s.Name, id)
+			}
+		}
+		if len(s.Checks) == 0 && s.Note == "" {
+			t.Errorf("%s: no check, and no note to say why", s.Name)
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("the scenarios are not the suite's %s (-suite +Scenarios):\n%s", SuiteVersion, d)
 	}
 }

@@ -1,0 +1,115 @@
+package check
+
+// The official conformance suite's server scenarios
+// (@modelcontextprotocol/conformance 0.2.0-alpha.12, `conformance list
+// --server`), each with the checks that test what it tests on any
+// server: docs/guide/check.md's table is made from this one, and
+// --expected-failures reads a scenario's name as its checks.
+
+// Scenario is a server scenario of the suite.
+type Scenario struct {
+	Name string
+	// Revisions are those the suite runs it for.
+	Revisions string
+	// Checks test what it tests, on whatever server; none when the
+	// scenario needs the suite's own fixtures (a tool, prompt or resource
+	// by name) to test anything at all.
+	Checks []string
+	// Note says how the checks and the scenario differ, or why none.
+	Note string
+}
+
+// SuiteVersion is the suite whose scenarios Scenarios lists.
+const SuiteVersion = "0.2.0-alpha.12"
+
+const (
+	fixtures   = "the scenario calls the suite's own fixture (a tool, prompt or resource the everything server of the suite has, by name); "
+	withCall   = fixtures + "with --call naming a tool of yours that does the same, the checks hold its result to the schema"
+	extension  = "an extension of the protocol; "
+	notTried   = "not tried: "
+	sseLimited = "mcpv check holds the event ids of every stream of a session to their uniqueness; it does not yet reconnect a closed stream with Last-Event-ID, nor hold several GET streams open at once"
+)
+
+// Scenarios are the suite's server scenarios, in its order.
+var Scenarios = []Scenario{
+	{Name: "server-initialize", Revisions: "2025-06-18, 2025-11-25", Checks: []string{"lifecycle.initialize", "http.session-id"}},
+	{Name: "server-session-lifecycle", Revisions: "2025-03-26 to 2025-11-25", Checks: []string{"http.notification-202", "http.session-deleted", "http.session-unknown"}},
+	{Name: "server-stateless", Revisions: "2026-07-28", Checks: []string{"modern.discover", "modern.server-info", "modern.meta-required", "modern.client-info-optional", "modern.unsupported-version",
+		"modern.header-version", "modern.removed-methods", "modern.method-not-found", "modern.no-requests", "modern.log-unasked", "modern.listen", "lifecycle.declared-methods", "jsonrpc.error-id"},
+		Note: "the scenario's test_missing_capability (-32021) and its subscriptions' list_changed are its fixtures'"},
+	{Name: "logging-set-level", Revisions: "2025-06-18, 2025-11-25", Checks: []string{"lifecycle.declared-methods", "reading.log-level"}},
+	{Name: "ping", Revisions: "2025-06-18, 2025-11-25", Checks: []string{"lifecycle.ping"}},
+	{Name: "completion-complete", Revisions: "2025-06-18 to 2026-07-28", Checks: []string{"reading.completion"}, Note: "the check completes the server's own first prompt argument or template variable"},
+	{Name: "tools-list", Revisions: "2025-06-18 to 2026-07-28", Checks: []string{"lists.shape", "surface.input-schema", "surface.tool-names"}},
+	{Name: "tools-call-simple-text", Revisions: "2025-06-18 to 2026-07-28", Checks: []string{"tools.result"}, Note: withCall},
+	{Name: "tools-call-image", Revisions: "2025-06-18 to 2026-07-28", Checks: []string{"tools.result"}, Note: withCall},
+	{Name: "tools-call-audio", Revisions: "2025-06-18 to 2026-07-28", Checks: []string{"tools.result"}, Note: withCall},
+	{Name: "tools-call-embedded-resource", Revisions: "2025-06-18 to 2026-07-28", Checks: []string{"tools.result"}, Note: withCall},
+	{Name: "tools-call-mixed-content", Revisions: "2025-06-18 to 2026-07-28", Checks: []string{"tools.result"}, Note: withCall},
+	{Name: "tools-call-with-logging", Revisions: "2025-06-18, 2025-11-25", Checks: []string{"lifecycle.logging-declared", "jsonrpc.schema"}, Note: withCall},
+	{Name: "tools-call-error", Revisions: "2025-06-18 to 2026-07-28", Checks: []string{"tools.result"}, Note: withCall},
+	{Name: "tools-call-with-progress", Revisions: "2025-06-18 to 2026-07-28", Checks: []string{"utilities.progress"}, Note: withCall},
+	{Name: "tools-call-sampling", Revisions: "2025-06-18, 2025-11-25", Checks: []string{"lifecycle.client-capabilities", "jsonrpc.schema"},
+		Note: "mcpv check declares no sampling: it checks that the server asks none of it, and holds any request it sends to the schema"},
+	{Name: "tools-call-elicitation", Revisions: "2025-06-18, 2025-11-25", Checks: []string{"lifecycle.client-capabilities", "jsonrpc.schema"},
+		Note: "mcpv check declares no elicitation: it checks that the server asks none of it, and holds any request it sends to the schema"},
+	{Name: "json-schema-2020-12", Revisions: "2025-11-25, 2026-07-28", Checks: []string{"surface.input-schema", "surface.output-schema"},
+		Note: "the checks compile every tool's schemas in their dialect (2020-12 by default, $defs, $anchor, composition and conditions kept), not only the suite's tool"},
+	{Name: "elicitation-sep1034-defaults", Revisions: "2025-11-25", Checks: []string{"jsonrpc.schema"}, Note: "an elicitation request's defaults are held to the schema's types wherever the server sends one; " + fixtures + "to make it send one"},
+	{Name: "server-sse-polling", Revisions: "2025-11-25", Checks: []string{"http.event-ids", "http.get"}, Note: sseLimited},
+	{Name: "server-sse-multiple-streams", Revisions: "2025-11-25, 2026-07-28", Checks: []string{"http.event-ids", "http.get"}, Note: sseLimited},
+	{Name: "elicitation-sep1330-enums", Revisions: "2025-11-25", Checks: []string{"jsonrpc.schema"}, Note: "an elicitation request's enums (titled, untitled, multi-select, the legacy enumNames) are held to the schema wherever the server sends one; " + fixtures + "to make it send one"},
+	{Name: "resources-list", Revisions: "2025-06-18 to 2026-07-28", Checks: []string{"lists.shape", "surface.uris"}},
+	{Name: "resources-read-text", Revisions: "2025-06-18 to 2026-07-28", Checks: []string{"reading.resource-contents", "reading.contents-uri"}, Note: "the checks read every resource the server lists (the first 20)"},
+	{Name: "resources-read-binary", Revisions: "2025-06-18 to 2026-07-28", Checks: []string{"reading.resource-contents"}, Note: "a blob must be base64, of every resource read"},
+	{Name: "resources-templates-read", Revisions: "2025-06-18 to 2026-07-28", Checks: []string{"surface.uri-templates"}, Note: "reading an expansion of a template needs values only the suite's fixture knows: the check holds templates to RFC 6570"},
+	{Name: "resources-subscribe", Revisions: "2025-06-18, 2025-11-25", Checks: []string{"lifecycle.declared-methods", "lifecycle.undeclared-notifications"}, Note: "subscribe answered for a resource listed; the updates the suite's fixture sends are its own"},
+	{Name: "resources-unsubscribe", Revisions: "2025-06-18, 2025-11-25", Checks: []string{"lifecycle.declared-methods"}},
+	{Name: "sep-2164-resource-not-found", Revisions: "2026-07-28", Checks: []string{"modern.resource-not-found", "reading.unknown-resource"}},
+	{Name: "sep-2640-skills-directory", Revisions: "extension", Note: extension + "mcpv skills reads a server's skills; mcpv check does not hold servers to the extension yet"},
+	{Name: "sep-2640-skills-enumeration", Revisions: "extension", Note: extension + "mcpv skills reads a server's skills; mcpv check does not hold servers to the extension yet"},
+	{Name: "sep-2640-skills-manifest", Revisions: "extension", Note: extension + "mcpv skills reads a server's skills; mcpv check does not hold servers to the extension yet"},
+	{Name: "prompts-list", Revisions: "2025-06-18 to 2026-07-28", Checks: []string{"lists.shape"}},
+	{Name: "prompts-get-simple", Revisions: "2025-06-18 to 2026-07-28", Checks: []string{"reading.prompts", "reading.prompt-messages"}, Note: "the checks get every prompt without required arguments"},
+	{Name: "prompts-get-with-args", Revisions: "2025-06-18 to 2026-07-28", Checks: []string{"reading.missing-argument"}, Note: fixtures + "the check gets a prompt without its required argument"},
+	{Name: "prompts-get-embedded-resource", Revisions: "2025-06-18 to 2026-07-28", Checks: []string{"reading.prompt-messages"}},
+	{Name: "prompts-get-with-image", Revisions: "2025-06-18 to 2026-07-28", Checks: []string{"reading.prompt-messages"}},
+	{Name: "dns-rebinding-protection", Revisions: "2025-11-25, 2026-07-28", Checks: []string{"http.dns-rebinding", "http.origin"}, Note: "stricter: a foreign Origin must get 403, as the text says, not any 4xx"},
+	{Name: "caching", Revisions: "2026-07-28", Checks: []string{"modern.cache-hints", "modern.cache-scope-pages"}},
+	{Name: "http-header-validation", Revisions: "2026-07-28", Checks: []string{"modern.header-method", "modern.header-version", "modern.header-missing", "modern.header-name"}},
+	{Name: "http-custom-header-server-validation", Revisions: "2026-07-28", Note: notTried + "a tool's x-mcp-header parameters are checked by mcpv call, which sends them; mcpv check calls no tool to see the server refuse a mismatch"},
+	{Name: "tasks-lifecycle", Revisions: "extension", Checks: []string{"lifecycle.declared-methods", "jsonrpc.schema"}, Note: extension + "tasks/get, tasks/result, tasks/list and tasks/cancel answered where declared, every task result and notification held to the schema; creating a task calls a tool: " + fixtures},
+	{Name: "tasks-capability-negotiation", Revisions: "extension", Checks: []string{"lifecycle.initialize", "lifecycle.declared-methods"}, Note: extension + "the tasks capability held to the schema, its methods answered"},
+	{Name: "tasks-wire-fields", Revisions: "extension", Checks: []string{"jsonrpc.schema"}, Note: extension + "every task the server sends held to the schema"},
+	{Name: "tasks-request-state-removal", Revisions: "extension", Note: extension + notTried + fixtures},
+	{Name: "tasks-mrtr-input", Revisions: "extension", Note: extension + notTried + fixtures},
+	{Name: "tasks-request-headers", Revisions: "extension", Note: extension + notTried + fixtures},
+	{Name: "tasks-dispatch-and-envelope", Revisions: "extension", Note: extension + notTried + fixtures},
+	{Name: "tasks-status-notifications", Revisions: "extension", Checks: []string{"jsonrpc.schema"}, Note: extension + "every notifications/tasks/status held to the schema"},
+	{Name: "tasks-required-task-error", Revisions: "extension", Note: extension + notTried + "a tool whose taskSupport is required must refuse a call without a task (-32601); mcpv check calls no tool of its own accord"},
+	{Name: "tasks-mrtr-composition", Revisions: "extension", Note: extension + notTried + fixtures},
+	{Name: "input-required-result-basic-elicitation", Revisions: "2026-07-28", Checks: []string{"jsonrpc.schema", "modern.input-capabilities"}, Note: "every input_required result held to InputRequiredResult; " + fixtures},
+	{Name: "input-required-result-basic-sampling", Revisions: "2026-07-28", Checks: []string{"jsonrpc.schema", "modern.input-capabilities"}, Note: "every input_required result held to InputRequiredResult; " + fixtures},
+	{Name: "input-required-result-basic-list-roots", Revisions: "2026-07-28", Checks: []string{"jsonrpc.schema", "modern.input-capabilities"}, Note: "every input_required result held to InputRequiredResult; " + fixtures},
+	{Name: "input-required-result-request-state", Revisions: "2026-07-28", Checks: []string{"modern.input-required-shape"}, Note: fixtures + "answering and retrying is the suite's"},
+	{Name: "input-required-result-multiple-input-requests", Revisions: "2026-07-28", Checks: []string{"jsonrpc.schema"}, Note: fixtures},
+	{Name: "input-required-result-multi-round", Revisions: "2026-07-28", Note: notTried + "mcpv check answers no input request: " + fixtures},
+	{Name: "input-required-result-missing-input-response", Revisions: "2026-07-28", Note: notTried + "mcpv check answers no input request: " + fixtures},
+	{Name: "input-required-result-non-tool-request", Revisions: "2026-07-28", Checks: []string{"modern.input-required-methods"}},
+	{Name: "input-required-result-result-type", Revisions: "2026-07-28", Checks: []string{"modern.result-type"}},
+	{Name: "input-required-result-unsupported-methods", Revisions: "2026-07-28", Checks: []string{"modern.input-required-methods"}},
+	{Name: "input-required-result-tampered-state", Revisions: "2026-07-28", Note: notTried + "mcpv check sends no request state back: " + fixtures},
+	{Name: "input-required-result-capability-check", Revisions: "2026-07-28", Checks: []string{"modern.input-capabilities"}},
+	{Name: "input-required-result-ignore-extra-params", Revisions: "2026-07-28", Note: notTried + "mcpv check answers no input request: " + fixtures},
+	{Name: "input-required-result-validate-input", Revisions: "2026-07-28", Note: notTried + "mcpv check answers no input request: " + fixtures},
+}
+
+// scenarioNamed is the scenario of that name, or nil.
+func scenarioNamed(name string) *Scenario {
+	for i := range Scenarios {
+		if Scenarios[i].Name == name {
+			return &Scenarios[i]
+		}
+	}
+	return nil
+}
