@@ -82,14 +82,16 @@ checks() {
 	"$work/mcpv" check -u "$1" --format json -r -q '.areas[].checks[] | "\(.id) \(.status)"' >"$work/checks.txt" 2>"$work/checks.err" || true
 }
 
-# verdict IDS: pass when every check of IDS passed (or was skipped as
-# not applying), fail otherwise.
+# verdict IDS: pass when every check of IDS passed (or warned: a SHOULD,
+# or was skipped as not applying), fail when one failed, inconclusive when
+# none failed but one ran out of time.
 verdict() {
 	local id status v=pass
 	for id in ${1//,/ }; do
 		status=$(sed -n "s/^$id //p" "$work/checks.txt")
 		case $status in
-		passed | skipped) ;;
+		passed | skipped | warned) ;;
+		inconclusive) [ $v = pass ] && v=inconclusive ;;
 		*) v=fail ;;
 		esac
 	done
@@ -103,7 +105,7 @@ verdict() {
 fixtures=" completion-complete resources-read-text resources-read-binary resources-templates-read resources-subscribe prompts-get-simple prompts-get-with-args prompts-get-embedded-resource prompts-get-with-image tools-call-simple-text tools-call-image tools-call-audio tools-call-embedded-resource tools-call-mixed-content tools-call-with-logging tools-call-error tools-call-with-progress tools-call-sampling tools-call-elicitation json-schema-2020-12 elicitation-sep1034-defaults elicitation-sep1330-enums server-sse-polling server-sse-multiple-streams tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-status-notifications input-required-result-basic-elicitation input-required-result-basic-sampling input-required-result-basic-list-roots input-required-result-request-state input-required-result-multiple-input-requests input-required-result-non-tool-request input-required-result-unsupported-methods input-required-result-capability-check server-stateless "
 
 # Known differences, each explained in docs/guide/check.md: SERVER|SCENARIO.
-explained=" go-sdk (HTTP, sessions)|prompts-get-simple go-sdk (HTTP, sessions)|dns-rebinding-protection go-sdk via mcpv serve (HTTP)|dns-rebinding-protection npm everything (HTTP)|dns-rebinding-protection go-sdk (HTTP, stateless, 2026)|dns-rebinding-protection "
+explained=" go-sdk (HTTP, sessions)|prompts-get-simple go-sdk (HTTP, sessions)|prompts-get-embedded-resource go-sdk (HTTP, sessions)|prompts-get-with-image go-sdk (HTTP, sessions)|dns-rebinding-protection go-sdk (HTTP, stateless, 2026)|dns-rebinding-protection go-sdk (HTTP, stateless, 2026)|input-required-result-capability-check "
 
 status=0
 compare() { # NAME URL SPEC-VERSION PAIRS...
@@ -118,6 +120,7 @@ compare() { # NAME URL SPEC-VERSION PAIRS...
 		b=$(verdict "$ids")
 		case "$a $b $own" in
 		"$b $a $own") verdict=agree ;;
+		*" inconclusive "*) verdict="the checks ran out of time (a loaded machine): run again" ;;
 		*) if [ "$own" = false ] && [[ $fixtures == *" $scen "* ]]; then
 			verdict="differs: the suite reads its own fixtures"
 		elif [[ $explained == *" $name|$scen "* ]]; then

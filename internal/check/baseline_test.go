@@ -51,11 +51,11 @@ func TestBaselineJudge(t *testing.T) {
 		{Check: byID["http.session-deleted"], Outcome: Outcome{Status: Passed}},
 		{Check: byID["lists.shape"], Outcome: Outcome{Status: Blocked}},
 	}}
-	b, err := ParseBaseline([]byte("server:\n  - dns-rebinding-protection\n  - server-session-lifecycle:http.session-deleted\n  - lists-never-run-here:x\n  - tools-list\n"))
+	_, err := ParseBaseline([]byte("server:\n  - dns-rebinding-protection\n  - server-session-lifecycle:http.session-deleted\n  - lists-never-run-here:x\n  - tools-list\n"))
 	if err == nil {
 		t.Fatal("an unknown scenario was taken")
 	}
-	b, err = ParseBaseline([]byte("server:\n  - dns-rebinding-protection\n  - server-session-lifecycle:http.session-deleted\n  - tools-list\n"))
+	b, err := ParseBaseline([]byte("server:\n  - dns-rebinding-protection\n  - server-session-lifecycle:http.session-deleted\n  - tools-list\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,5 +66,29 @@ func TestBaselineJudge(t *testing.T) {
 	}
 	if n := report.Results[0].Notes; len(n) != 1 || !strings.Contains(n[0], "expected to fail") {
 		t.Errorf("notes %v", n)
+	}
+}
+
+// Both embedded schemas load, and compile the definitions the checks use.
+func TestSchemasLoad(t *testing.T) {
+	for _, rev := range schemaRevisions {
+		s := schemaOf(rev)
+		if s == nil {
+			t.Fatalf("the %s schema does not load", rev)
+		}
+		for _, def := range []string{"InitializeResult", "ListToolsResult", "LoggingMessageNotification", "ElicitRequest", "EmptyResult"} {
+			if _, ok := s.names[def]; !ok && def == "InitializeResult" && rev != "2025-11-25" {
+				continue // the 2026-07-28 era has no initialize
+			}
+			if _, err := s.compile(def); err != nil {
+				t.Errorf("%s %s: %v", rev, def, err)
+			}
+		}
+		if s.resultDef("tools/list") != "ListToolsResult" || s.resultDef("mcpv-check/none") != "" {
+			t.Errorf("%s: result definitions %q %q", rev, s.resultDef("tools/list"), s.resultDef("mcpv-check/none"))
+		}
+	}
+	if s := schemaOf("2025-11-25"); s.resultDef("ping") != "EmptyResult" || s.notes["notifications/message"] != "LoggingMessageNotification" {
+		t.Errorf("ping %q, notifications/message %q", s.resultDef("ping"), s.notes["notifications/message"])
 	}
 }

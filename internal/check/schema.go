@@ -43,8 +43,7 @@ type mcpSchema struct {
 
 var (
 	schemasOnce sync.Once
-	schemas     map[string]*mcpSchema // by revision
-	schemasErr  error
+	schemas     map[string]*mcpSchema // by revision; a schema that does not load is none (a test keeps both loading)
 )
 
 // schemaOf is the schema of a protocol version, or nil when none is
@@ -53,12 +52,9 @@ func schemaOf(version string) *mcpSchema {
 	schemasOnce.Do(func() {
 		schemas = map[string]*mcpSchema{}
 		for _, rev := range schemaRevisions {
-			s, err := loadSchema(rev)
-			if err != nil {
-				schemasErr = err
-				return
+			if s, err := loadSchema(rev); err == nil {
+				schemas[rev] = s
 			}
-			schemas[rev] = s
 		}
 	})
 	return schemas[version]

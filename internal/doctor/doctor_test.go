@@ -283,3 +283,38 @@ func TestStdioQuotesStderr(t *testing.T) {
 		t.Fatal("unreachable")
 	}
 }
+
+// What a hostile endpoint sends (terminal escapes, a secret echoed, a
+// body of megabytes, a server card of megabytes) reaches the walk's
+// report clipped, with controls escaped and secrets masked.
+func TestHostileEndpoint(t *testing.T) {
+	t.Parallel()
+	const secret = "s3cr3t-Token-Value"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/server-card") || strings.HasPrefix(r.URL.Path, "/.well-known/") {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"name":"` + strings.Repeat("x", 4<<20) + `"}`))
+			return
+		}
+		io.Copy(io.Discard, r.Body)
+		w.WriteHeader(500)
+		w.Write([]byte("\x1b[2J\x1b]0;pwned\x07 token=" + secret + " " + strings.Repeat("y", 4<<20)))
+	}))
+	t.Cleanup(srv.Close)
+	r := walkOf(t, Target{URL: srv.URL + "/mcp", Secrets: []string{secret}})
+	f := r.File(time.Now(), []string{secret})
+	var all strings.Builder
+	for _, s := range f.Steps {
+		for _, fl := range s.Failures {
+			all.WriteString(fl.Message + strings.Join(fl.Details, " "))
+		}
+		all.WriteString(strings.Join(s.Notes, " ") + s.Reason)
+	}
+	out := all.String()
+	if strings.ContainsAny(out, "\x1b\x07") || strings.Contains(out, secret) || len(out) > 64<<10 {
+		t.Errorf("the report holds a control, the secret or too much (%d bytes): %.300q", len(out), out)
+	}
+	if !strings.Contains(out, "the server failed") {
+		t.Errorf("no failure said: %.300q", out)
+	}
+}
