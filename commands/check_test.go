@@ -31,6 +31,7 @@ func TestCheckCommand(t *testing.T) {
 	t.Parallel()
 	good := specFake(t, checkSpec)
 	broken := specFake(t, strings.Replace(checkSpec, `{"tools"`, `{"faults":["unknown-method-internal","lenient-cursor","ping-nonempty"],"tools"`, 1))
+	pretty := specFake(t, strings.Replace(checkSpec, `{"tools"`, `{"faults":["pretty-json"],"tools"`, 1))
 	tests := []struct {
 		name     string
 		args     []string
@@ -54,6 +55,12 @@ func TestCheckCommand(t *testing.T) {
 		{"a tool call skipped without --call", []string{"check", "--only", "tools.result"}, good, 0, []string{"skipped: needs a tool call: name one with --call"}, ""},
 		{"--call", []string{"check", "--only", "tools.result", "--call", "echo message=hi"}, good, 0, []string{"✓ tools.result"}, ""},
 		{"--call of a tool not listed: a usage error, before any check", []string{"check", "--only", "tools.result", "--call", "ecko"}, good, 2, nil, `mcpv: --call ecko: the server lists no such tool; did you mean "echo"?`},
+		{"no session: the report says why, in json", []string{"check", "--format", "json", "-q", `[.areas[].checks[] | select(.status != "blocked") | [.id, .status]], ([.areas[].checks[] | select(.status == "blocked") | .blockedBy] | unique)`}, pretty, 1,
+			[]string{`[["jsonrpc.framing","failed"]]`, `["jsonrpc.framing"]`}, "a requirement does not hold: jsonrpc.framing"},
+		{"no session: the report says why, in junit", []string{"check", "--format", "junit"}, pretty, 1,
+			[]string{`<failure message="MUST: a message is written over several lines"`, `<skipped message="blocked: by jsonrpc.framing: the session could not be opened`}, "jsonrpc.framing"},
+		{"no session: the report says why, in tap", []string{"check", "--format", "tap"}, pretty, 1,
+			[]string{"not ok 3 - jsonrpc.framing", "# SKIP blocked: by jsonrpc.framing"}, "jsonrpc.framing"},
 		{"--only names no check", []string{"check", "--only", "jsonrpc.unknwn-method"}, good, 2, nil, `no check or area "jsonrpc.unknwn-method"; did you mean "jsonrpc.unknown-method"?`},
 		{"--jq with the text report", []string{"check", "-q", ".x"}, good, 2, nil, "give --format json"},
 		{"--call that does not split", []string{"check", "--call", "'echo"}, good, 2, nil, "--call"},
