@@ -134,6 +134,7 @@ var brokenCases = []brokenCase{
 	{id: "http.protocol-version", fake: httpLegacy, break_: faults("any-version-header")},
 	{id: "http.get", fake: httpLegacy, break_: faults("get-json")},
 	{id: "http.session-assigned", fake: httpLegacy, break_: faults("session-never-given")},
+	{id: "http.one-stream", fake: httpLegacy, break_: faults("crossed-streams")},
 	{id: "http.event-ids", fake: fake{transport: "http", sse: true}, break_: faults("event-id-reuse")},
 
 	{id: "modern.discover", fake: stdioModern, break_: faults("discover-no-capabilities")},

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sync"
 
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -184,6 +185,13 @@ func httpChecks() []*Check {
 			},
 		},
 		{
+			ID: "http.one-stream", Title: "requests sent at once are each answered on their own stream, and only there", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/transports#multiple-connections",
+			Quote: "The server MUST send each of its JSON-RPC messages on only one of the connected streams; that is, it MUST NOT broadcast the same message across multiple streams.",
+			needs: needs{transport: "http", era: "legacy"},
+			run:   oneStream,
+		},
+		{
 			ID: "http.session-required", Title: "a server that needs a session refuses a request without one with 400", Level: SHOULD,
 			Spec: "2025-11-25", Section: "basic/transports#session-management",
 			Quote: "Servers that require a session ID SHOULD respond to requests without an MCP-Session-Id header (other than initialization) with HTTP 400 Bad Request.",
@@ -330,4 +338,68 @@ func loopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// streamsAtOnce is how many requests http.one-stream sends at once: an
+// even number, so that a server that pairs up its streams shows it.
+const streamsAtOnce = 4
+
+// oneStream sends pings at once on one session, each a POST of its own
+// (a stream of its own, when answered with one), and holds each answer
+// to carry its own response and no other request's: a server that keeps
+// one stream for its answers, or writes an answer on every stream open,
+// shows it only to a client that keeps several open, as the transport
+// lets it ("The client MAY remain connected to multiple SSE streams
+// simultaneously").
+func oneStream(t *T) {
+	if why := t.r.facts.pingBroken; why != "" {
+		t.Block("lifecycle.ping", "the check sends pings, which the server does not answer as it must: %s", why)
+	}
+	c := t.connWith(connOptions{era: "legacy"})
+	type answer struct {
+		id  json.RawMessage
+		x   *exchange
+		err error
+	}
+	answers := make([]answer, streamsAtOnce)
+	var wg sync.WaitGroup
+	for i := range answers {
+		id := json.RawMessage(fmt.Sprintf(`"mcpv-check-stream-%d"`, i+1))
+		msg, err := mcp.EncodeRequest(id, "ping", nil)
+		if err != nil {
+			t.Fail("encoding a ping: %v", err)
+		}
+		answers[i].id = id
+		wg.Add(1)
+		go func() { // ends when the answer is read, or the check's time runs out
+			defer wg.Done()
+			answers[i].x, answers[i].err = c.post(t.ctx, httpReq{body: msg}, id)
+		}()
+	}
+	wg.Wait()
+	t.Sent(fmt.Sprintf("%d POST ping at once on one session, ids \"mcpv-check-stream-1\" to \"mcpv-check-stream-%d\"", streamsAtOnce, streamsAtOnce))
+	for _, a := range answers {
+		if a.x != nil {
+			for _, s := range a.x.msgs {
+				if s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) != idKey(a.id) {
+					t.Got(s.raw)
+					t.Fail("the answer to %s came on the stream of the request %s", clip(string(s.msg.ID), 60), a.id)
+				}
+			}
+		}
+	}
+	for _, a := range answers {
+		switch {
+		case a.x == nil || a.x.status == 0:
+			t.failErr("ping "+string(a.id), a.err)
+		case a.x.status/100 != 2:
+			t.Got(a.x.String())
+			t.Fail("the ping %s, sent while others were open, was refused with HTTP %d: a client may keep several streams open", a.id, a.x.status)
+		case a.x.response == nil && a.err != nil:
+			t.failErr("ping "+string(a.id), a.err)
+		case a.x.response == nil:
+			t.Got(a.x.String())
+			t.Fail("the stream of the ping %s ended without its answer", a.id)
+		}
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // specSessions are the spec server's conversations over HTTP: one per
@@ -27,6 +28,18 @@ type specSessions struct {
 	states map[string]*specState // by session id
 	modern *specState            // the modern era's, shared: it has no sessions
 	events int                   // event ids given so far
+	// parked is, by session, a ping's stream that waits for another's
+	// (the crossed-streams fault).
+	parked map[string]*crossing
+}
+
+// crossing is a ping's stream parked by the crossed-streams fault, until
+// the next ping of its session writes both answers, each on the other's
+// stream, and closes done.
+type crossing struct {
+	id   string
+	done chan struct{}
+	e    *SSEWriter
 }
 
 func (s *HTTPServer) specState(sid string) *specState {
@@ -232,6 +245,10 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 		x.Status(http.StatusAccepted, "")
 		return
 	}
+	if m.Method == "ping" && spec.has("crossed-streams") && x.SessionID != "" && strings.HasPrefix(string(m.ID), `"`) {
+		s.crossPing(x, m)
+		return
+	}
 	plain := spec.has("text-plain") && m.Method != "initialize" && m.Method != "server/discover" || spec.has("text-plain-init")
 	streams := s.opts.SSE || spec.has("event-id-reuse") || m.Method == "subscriptions/listen" || m.Method == "tools/call" && nameParam(m.Params) == slowTool
 	if streams && !plain {
@@ -275,4 +292,49 @@ func (s *HTTPServer) eventID() string {
 	defer s.spec.mu.Unlock()
 	s.spec.events++
 	return fmt.Sprintf("ev-%d", s.spec.events)
+}
+
+// crossPing answers a ping with a string id under the crossed-streams
+// fault: a server that mixes up its streams. A ping waits (up to 5 s) for
+// another of its session; when one comes, each is answered on the other's
+// stream. A lone ping is answered on its own. (Pings with a number id,
+// a client's ordinary ones, are answered at once, on their own stream.)
+func (s *HTTPServer) crossPing(x *Exchange, m msg) {
+	me := &crossing{id: string(m.ID), done: make(chan struct{}), e: x.SSE()}
+	answer := func(on *crossing, id string) {
+		on.e.Event("", fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, id))
+	}
+	s.spec.mu.Lock()
+	if other := s.spec.parked[x.SessionID]; other != nil {
+		delete(s.spec.parked, x.SessionID)
+		s.spec.mu.Unlock()
+		answer(other, me.id)
+		answer(me, other.id)
+		close(other.done)
+		return
+	}
+	if s.spec.parked == nil {
+		s.spec.parked = map[string]*crossing{}
+	}
+	s.spec.parked[x.SessionID] = me
+	s.spec.mu.Unlock()
+	select {
+	case <-me.done:
+		return
+	case <-x.R.Context().Done():
+	case <-time.After(5 * time.Second):
+	}
+	s.spec.mu.Lock()
+	lone := s.spec.parked[x.SessionID] == me
+	if lone {
+		delete(s.spec.parked, x.SessionID)
+	}
+	s.spec.mu.Unlock()
+	if !lone {
+		<-me.done // taken by another just now, which writes on this stream
+		return
+	}
+	if x.R.Context().Err() == nil {
+		answer(me, me.id)
+	}
 }

@@ -99,6 +99,7 @@ var Faults = []string{
 	"text-plain-init",          // (HTTP) every request answered as text/plain, initialize too
 	"session-never-given",      // (HTTP) no session id at initialize, but one required after it
 	"event-id-reuse",           // (HTTP) every request answered as an event stream whose event ids start at 1
+	"crossed-streams",          // (HTTP) pings with string ids of one session that wait at once are answered on each other's streams
 	"bad-log-level",            // a log message of level "loud", which no revision has, after every answer
 	"input-required-elsewhere", // (modern) completion/complete answered input_required
 	"input-required-empty",     // (modern) prompts/get answered input_required with neither inputRequests nor requestState
