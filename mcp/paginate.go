@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"iter"
@@ -92,6 +93,10 @@ func (e *EndlessListError) Error() string {
 type NotAListError struct {
 	Page   int
 	Reason string
+	// Items are the page's items when its list is sound and its
+	// nextCursor alone is broken: what the page did list, though the
+	// walk cannot go past it.
+	Items []json.RawMessage
 }
 
 func (e *NotAListError) Error() string { return fmt.Sprintf("page %d: %s", e.Page, e.Reason) }
@@ -154,7 +159,11 @@ func (c *Client) Walk(ctx context.Context, method, key string, max int) iter.Seq
 			}
 			p, err := splitPage(raw, key)
 			if err != nil {
-				yield(Page{}, &TransportError{Op: method, Err: &NotAListError{Page: n, Reason: err.Error()}})
+				nl := &NotAListError{Page: n, Reason: err.Error()}
+				if errors.Is(err, errCursor) {
+					nl.Items = p.Items
+				}
+				yield(Page{}, &TransportError{Op: method, Err: nl})
 				return
 			}
 			p.N = n
@@ -222,10 +231,19 @@ func cursorParams(cursor string) json.RawMessage {
 	return b
 }
 
+// errCursor is a page whose nextCursor is no string.
+var errCursor = errors.New("nextCursor is not a string")
+
 // splitPage reads a page's list member, items and nextCursor ("" at the
 // end; some servers send "" or null for the last page).
 func splitPage(page json.RawMessage, key string) (p Page, err error) {
 	p.Raw = page
+	var cursorErr error // read on past it, for the items after it
+	defer func() {
+		if err == nil {
+			err = cursorErr
+		}
+	}()
 	err = rawjson.ForEachValidMember(page, func(k string, v []byte) error {
 		switch k {
 		case key:
@@ -242,7 +260,7 @@ func splitPage(page json.RawMessage, key string) (p Page, err error) {
 		case "nextCursor":
 			if string(v) != "null" {
 				if err := json.Unmarshal(v, &p.Next); err != nil {
-					return fmt.Errorf("nextCursor is not a string")
+					cursorErr = errCursor
 				}
 			}
 		}

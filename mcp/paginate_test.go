@@ -161,6 +161,10 @@ func TestListErrors(t *testing.T) {
 			listError(&NotAListError{Page: 1, Reason: `"tools" is not an array`}), []string{""}},
 		{"nextCursor not a string", map[string]string{"": `{"tools":[],"nextCursor":5}`},
 			listError(&NotAListError{Page: 1, Reason: "nextCursor is not a string"}), []string{""}},
+		// The page's items, sound, are kept with the error (before or
+		// after the broken cursor): what it listed stands.
+		{"nextCursor not a string, the items kept", map[string]string{"": `{"nextCursor":5,"tools":[1,{"a":2}]}`},
+			listError(&NotAListError{Page: 1, Reason: "nextCursor is not a string", Items: []json.RawMessage{json.RawMessage(`1`), json.RawMessage(`{"a":2}`)}}), []string{""}},
 		{"page not an object", map[string]string{"": `[]`},
 			transportErrorSaying("page 1: not a JSON object"), []string{""}},
 		{"error on a later page", map[string]string{"": `{"tools":[1],"nextCursor":"gone"}`},

@@ -114,3 +114,72 @@ func TestQuotedAsItCame(t *testing.T) {
 		t.Errorf("%s", describeResult(r))
 	}
 }
+
+// Each dependency a check declares, broken, makes the check blocked by
+// the check that names the defect, not failed with it: the listing
+// (lists.shape, for the --call tool beyond the page that broke it and the
+// checks that need the whole list), an input request of the 2026-07-28
+// era the session cannot give (modern.input-capabilities,
+// modern.input-required-methods), a working ping (lifecycle.ping). A
+// --call tool on the page that came is found, and its checks run.
+func TestBlockedByCascades(t *testing.T) {
+	var callChecks []string
+	for _, c := range Catalogue() {
+		if c.needs.call {
+			callChecks = append(callChecks, c.ID)
+		}
+	}
+	tests := []struct {
+		name    string
+		fake    fake
+		fault   string
+		calls   []Call
+		by      string
+		blocked []string
+		runs    []string // checks that must neither fail nor be blocked
+	}{
+		{name: "an integer cursor: the --call tool on page 2", fake: stdio, fault: "integer-cursor", calls: []Call{{Tool: "echo", Words: []string{"message=hi"}}},
+			by: "lists.shape", blocked: append([]string{"lists.unique", "reading.unknown-tool"}, callChecks...)},
+		{name: "an integer cursor: the --call tool on page 1", fake: stdio, fault: "integer-cursor", calls: []Call{{Tool: "slow"}},
+			by: "lists.shape", blocked: []string{"lists.unique", "reading.unknown-tool"}, runs: callChecks},
+		{name: "prompts that ask for elicitation", fake: stdioModern, fault: "input-asks-elicitation",
+			by: "modern.input-capabilities", blocked: []string{"reading.prompts", "reading.prompt-messages"}},
+		{name: "completion that asks for input", fake: stdioModern, fault: "input-required-elsewhere",
+			by: "modern.input-required-methods", blocked: []string{"reading.completion"}},
+		{name: "ping never answered over HTTP", fake: httpLegacy, fault: "ping-unanswered",
+			by: "lifecycle.ping", blocked: []string{"http.one-stream"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := tc.fake
+			f.change = faults(tc.fault)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			report, err := Run(ctx, f.target(t), Options{Strict: true, CheckTimeout: 20 * time.Second, Calls: tc.calls})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			byID := map[string]Result{}
+			for _, r := range report.Results {
+				byID[r.ID] = r
+				if r.Status == Failed && r.ID != tc.by {
+					t.Errorf("failed, not blocked: %s", describeResult(r))
+				}
+			}
+			if r := byID[tc.by]; r.Status != Failed {
+				t.Errorf("the defect's check: %s", describeResult(r))
+			}
+			for _, id := range tc.blocked {
+				if r := byID[id]; r.Status != Blocked || r.BlockedBy != tc.by {
+					t.Errorf("not blocked by %s: %s (by %q)", tc.by, describeResult(r), r.BlockedBy)
+				}
+			}
+			for _, id := range tc.runs {
+				if r := byID[id]; r.Status == Blocked || r.Status == Failed {
+					t.Errorf("the tool is listed on the page that came: %s", describeResult(r))
+				}
+			}
+		})
+	}
+}

@@ -90,10 +90,16 @@ func (l *Lister) walk(ctx context.Context, li list) ([]json.RawMessage, []string
 func walk(ctx context.Context, c *mcp.Client, l list, budget int64) (items []json.RawMessage, notes []string, err error) {
 	var size int64
 	for p, err := range c.Walk(ctx, l.method, l.key, 0) {
-		if err != nil {
+		var nl *mcp.NotAListError
+		if errors.As(err, &nl) {
+			// A page whose nextCursor alone is broken: what it listed
+			// stands, though the walk ends there.
+			p.Items = nl.Items
+		} else if err != nil {
 			return items, notes, err
 		}
 		switch {
+		case err != nil:
 		case p.List == nil:
 			notes = append(notes, fmt.Sprintf("%s: page %d: the result has no %q", l.method, p.N, l.key))
 		case string(p.List) == "null":
@@ -104,6 +110,9 @@ func walk(ctx context.Context, c *mcp.Client, l list, budget int64) (items []jso
 				return items, notes, &BudgetError{Method: l.method, Budget: budget, Items: len(items)}
 			}
 			items = append(items, it)
+		}
+		if err != nil {
+			return items, notes, err
 		}
 	}
 	return items, notes, nil
