@@ -36,6 +36,12 @@ func faults(names ...string) map[string]string {
 	return map[string]string{"faults": b + `]`}
 }
 
+// withJob is goodSpec's tools and a tool that requires a task.
+var withJob = map[string]string{"tools": `[
+	{"name":"slow","description":"Takes a while.","inputSchema":{"type":"object"}},
+	{"name":"echo","description":"Echoes.","inputSchema":{"type":"object","properties":{"message":{"type":"string","description":"M."}}}},
+	{"name":"job","description":"A job.","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}]`}
+
 var (
 	stdio       = fake{transport: "stdio"}
 	stdioModern = fake{transport: "stdio", era: "modern"}
@@ -119,6 +125,7 @@ var brokenCases = []brokenCase{
 	{id: "utilities.unknown-progress", fake: stdio, break_: faults("stray-progress")},
 
 	{id: "tools.result", fake: stdio, break_: map[string]string{"callResults": `{"shaped":{"content":[{"type":"text"}],"structuredContent":{"n":1}}}`}},
+	{id: "tools.task-required", fake: fake{transport: "stdio", change: withJob}, break_: merge(withJob, faults("task-required-served"))},
 	{id: "tools.structured-result", fake: stdio, break_: map[string]string{"callResults": `{"shaped":{"content":[{"type":"text","text":"{\"n\":\"one\"}"}],"structuredContent":{"n":"one"}}}`}},
 	{id: "tools.structured-text", fake: stdio, break_: map[string]string{"callResults": `{"shaped":{"content":[],"structuredContent":{"n":1}}}`}},
 
@@ -204,4 +211,16 @@ func TestBrokenServers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// merge is the spec changes of a and b, b's over a's.
+func merge(a, b map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
 }

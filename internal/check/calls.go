@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/surface"
@@ -26,7 +27,7 @@ func callChecks() []*Check {
 			Quote: "export interface CallToolResult extends Result { ... A list of content objects that represent the unstructured result of the tool call. content: ContentBlock[];",
 			needs: needs{call: true, capability: "tools"},
 			run: func(t *T) {
-				for i := range t.r.opts.Calls {
+				for _, i := range t.r.callable(t) {
 					rec := t.r.callOnce(t, i)
 					if p := resultProblem(rec.result); p != "" {
 						t.Sent(rec.sent)
@@ -37,13 +38,20 @@ func callChecks() []*Check {
 			},
 		},
 		{
+			ID: taskRequiredID, Title: "a tool that requires a task refuses a call without one with -32601", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/utilities/tasks#tool-level-negotiation",
+			Quote: `If execution.taskSupport is "required", clients MUST invoke the tool as a task. Servers MUST return a -32601 (Method not found) error if a client does not attempt to do so.`,
+			needs: needs{capability: "tools", era: "legacy"},
+			run:   taskRequiredCheck,
+		},
+		{
 			ID: "tools.structured-result", Title: "structured content conforms to the tool's outputSchema", Level: MUST,
 			Spec: "2025-11-25", Section: "server/tools#output-schema",
 			Quote: "Servers MUST provide structured results that conform to this schema.",
 			needs: needs{call: true, capability: "tools"},
 			run: func(t *T) {
 				checked := false
-				for i := range t.r.opts.Calls {
+				for _, i := range t.r.callable(t) {
 					rec := t.r.callOnce(t, i)
 					if member(rec.tool, "outputSchema") == nil {
 						continue
@@ -70,7 +78,7 @@ func callChecks() []*Check {
 			needs: needs{call: true, capability: "tools"},
 			run: func(t *T) {
 				checked := false
-				for i := range t.r.opts.Calls {
+				for _, i := range t.r.callable(t) {
 					rec := t.r.callOnce(t, i)
 					sc := member(rec.result, "structuredContent")
 					if sc == nil {
@@ -94,7 +102,7 @@ func callChecks() []*Check {
 			Quote: "The progress value MUST increase with each notification, even if the total is unknown. ... Progress notifications MUST stop after completion",
 			needs: needs{call: true, capability: "tools"},
 			run: func(t *T) {
-				rec := t.r.callOnce(t, 0)
+				rec := t.r.callOnce(t, t.r.callable(t)[0])
 				if len(rec.progress) == 0 {
 					t.Skip("the tool sent no progress notification")
 				}
@@ -272,6 +280,83 @@ func (r *runner) callParams(t *T, i int, token json.RawMessage) (json.RawMessage
 	return params, def
 }
 
+// callable are the indexes of the tools named with --call that a check
+// may call: those that do not require a task, which mcpv check does not
+// create (tools.task-required calls those without one, to see them
+// refused). The check is skipped when there is none.
+func (r *runner) callable(t *T) []int {
+	var out, required []int
+	for i, call := range r.opts.Calls {
+		def := r.toolDef(t.ctx, call.Tool)
+		if taskRequired(def) {
+			required = append(required, i)
+			continue
+		}
+		out = append(out, i)
+	}
+	if len(out) == 0 && len(required) > 0 {
+		t.Skip("the tool %q requires a task (execution.taskSupport \"required\"), which mcpv check does not create: %s calls it without one, to see it refused", r.opts.Calls[required[0]].Tool, taskRequiredID)
+	}
+	return out
+}
+
+// taskRequiredID is the check that calls a tool that requires a task
+// without one.
+const taskRequiredID = "tools.task-required"
+
+// taskRequired says whether a tool's definition requires a task
+// (2025-11-25: execution.taskSupport "required").
+func taskRequired(def json.RawMessage) bool {
+	s, _ := str(member(member(def, "execution"), "taskSupport"))
+	return s == "required"
+}
+
+// taskRequiredCheck calls each tool named with --call that requires a
+// task without one: the server must refuse it with -32601. (No other
+// tool is called: a server that runs the tool anyway would run it for
+// real.)
+func taskRequiredCheck(t *T) {
+	if t.r.facts.version != "2025-11-25" {
+		t.Skip("tasks are 2025-11-25's; the protocol version is %s", t.r.facts.version)
+	}
+	checked := 0
+	for i, call := range t.r.opts.Calls {
+		def := t.r.toolDef(t.ctx, call.Tool)
+		if !taskRequired(def) {
+			continue
+		}
+		checked++
+		token := json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-task-required-%d"`, i))
+		t.r.watches.token(token)
+		params, _ := t.r.callParams(t, i, token)
+		c := t.fresh(connOptions{})
+		m, _ := t.request(c, "tools/call", params)
+		t.Sent("tools/call " + clip(string(params), 200) + ", without a task")
+		switch {
+		case m.Error == nil:
+			t.Got(clip(string(m.Result), 300))
+			t.Fail("the tool %q requires a task, but a call without one was served", call.Tool)
+		case m.Error.Code != mcp.CodeMethodNotFound:
+			t.Got(errText(m.Error))
+			t.Fail("the call of %q without a task was refused with %d, not -32601", call.Tool, m.Error.Code)
+		}
+	}
+	if checked > 0 {
+		return
+	}
+	var required []string
+	tools, _ := t.r.facts.items(t.ctx, "tools/list")
+	for _, tl := range tools {
+		if n, ok := str(member(tl, "name")); ok && taskRequired(tl) {
+			required = append(required, n)
+		}
+	}
+	if len(required) == 0 {
+		t.Skip("no tool the server lists requires a task")
+	}
+	t.Skip("no tool named with --call requires a task; the server lists %d that do (%s): name one with --call to check it (mcpv check calls no tool of its own accord)", len(required), clip(strings.Join(required, ", "), 120))
+}
+
 // call calls the i-th named tool on a connection of its own and waits
 // for its end (cancel false), or cancels it at its first progress
 // notification (cancel true). why says why it could not be called.
@@ -322,7 +407,7 @@ func cancelCall(t *T) {
 	}
 	token := json.RawMessage(`"mcpv-check-progress-cancel"`)
 	r.watches.token(token)
-	params, _ := r.callParams(t, 0, token)
+	params, _ := r.callParams(t, r.callable(t)[0], token)
 	id := json.RawMessage(`"mcpv-check-cancel"`)
 	msg, _ := mcp.EncodeRequest(id, "tools/call", c.stamp(params))
 	t.Sent("tools/call " + clip(string(params), 200) + ", cancelled at its first progress notification")

@@ -99,6 +99,7 @@ var Faults = []string{
 	"text-plain-init",          // (HTTP) every request answered as text/plain, initialize too
 	"session-never-given",      // (HTTP) no session id at initialize, but one required after it
 	"event-id-reuse",           // (HTTP) every request answered as an event stream whose event ids start at 1
+	"task-required-served",     // a tool whose execution.taskSupport is "required" served when called without a task
 	"crossed-streams",          // (HTTP) pings with string ids of one session that wait at once are answered on each other's streams
 	"bad-log-level",            // a log message of level "loud", which no revision has, after every answer
 	"input-required-elsewhere", // (modern) completion/complete answered input_required
@@ -390,6 +391,11 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 		if _, ok := stringMember(params, key); !ok && s.has("lenient-params") {
 			return json.RawMessage(`{"contents":[],"messages":[],"content":[]}`), nil
 		}
+		// A tool that requires a task, called without one: -32601
+		// (2025-11-25 basic/utilities/tasks#tool-level-negotiation).
+		if method == "tools/call" && member(params, "task") == nil && s.toolRequiresTask(nameParam(params)) && !s.has("task-required-served") {
+			return nil, &specError{Code: codeMethodNotFound, Message: "tools/call: the tool requires a task"}
+		}
 	}
 	if _, ok := lists[method]; ok {
 		params = s.cursorFaults(st, method, params)
@@ -428,6 +434,18 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 		}
 	}
 	return res, e
+}
+
+// toolRequiresTask says whether the tool of that name is listed with
+// execution.taskSupport "required".
+func (s *Spec) toolRequiresTask(name string) bool {
+	for _, tl := range s.Tools {
+		if n, _ := stringMember(tl, "name"); n == name {
+			ts, _ := stringMember(member(tl, "execution"), "taskSupport")
+			return ts == "required"
+		}
+	}
+	return false
 }
 
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
