@@ -1,8 +1,14 @@
 package check
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -247,4 +253,35 @@ func processesWith(t *testing.T, marker string) []string {
 		}
 	}
 	return out
+}
+
+// A server that holds open every request sent at once and answers none:
+// http.one-stream is inconclusive when its time runs out (the flag that
+// gives more is said), fails nothing and leaves nothing hanging.
+func TestHostileStreamsHeld(t *testing.T) {
+	t.Parallel()
+	tg := httpLegacy.target(t)
+	up, _ := url.Parse(tg.URL)
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: up.Scheme, Host: up.Host})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if bytes.Contains(body, []byte(`"mcpv-check-stream-`)) {
+			<-r.Context().Done() // held until the client goes
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	tg.URL = srv.URL + up.Path
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+	report, err := Run(ctx, tg, Options{Only: []string{"http.one-stream"}, CheckTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := report.Results[0]
+	if r.Status != Inconclusive || !strings.Contains(r.Message, "--check-timeout") {
+		t.Errorf("%s", describeResult(r))
+	}
 }
