@@ -75,6 +75,10 @@ type Spec struct {
 	// Faults name the requirements of the specification the server
 	// breaks, one fault each (Faults lists them; spec_run.go).
 	Faults []string `json:"faults,omitempty"`
+	// Mute names methods never answered at all: the request is read and
+	// nothing comes back (over HTTP the POST is held open), as a server
+	// that ignores what it does not know may do.
+	Mute []string `json:"mute,omitempty"`
 
 	// TTLMs and CacheScope, when set, are the caching hints of the
 	// results that carry them in the modern era (server/discover's and
