@@ -362,7 +362,14 @@ func withSilentCancel(ctx context.Context) context.Context {
 	return context.WithValue(ctx, silentKey{}, true)
 }
 
-func silentCancel(ctx context.Context) bool { return ctx.Value(silentKey{}) != nil }
+// silentCancel reports whether ctx marks a request whose end is not told
+// to the server: withSilentCancel's, or one ended because the server's
+// era changed (recall.go), which a server of the initialize era must not
+// hear of before initialize either.
+func silentCancel(ctx context.Context) bool {
+	var changed *eraChanged
+	return ctx.Value(silentKey{}) != nil || errors.As(context.Cause(ctx), &changed)
+}
 
 // cancelRemote tells the server to stop working on request id. Any late
 // response to it is ignored because the id is no longer pending.

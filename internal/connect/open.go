@@ -3,6 +3,7 @@ package connect
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -113,6 +114,10 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	client, err := mcp.Initialize(ictx, session, opts)
 	if err != nil {
 		wait.stop()
+		if ce := (*mcp.ChangedError)(nil); kept != nil && errors.As(err, &ce) {
+			kept.ForgetEra()
+			kept.Save()
+		}
 		startupHint(err, s, t)
 		// A server that did not get through start-up (timed out,
 		// interrupted, refused) gets a short goodbye, not the full grace
@@ -244,6 +249,9 @@ func (c *Conn) Close() {
 	if c.Kept != nil {
 		if c.probed { // an era pinned says nothing of the server's
 			c.Kept.Learnt(c.Client.Learnt())
+		}
+		if c.Client.Contradicted() {
+			c.Kept.ForgetEra()
 		}
 		if err := c.Kept.Save(); err != nil && c.verbose {
 			fmt.Fprintf(c.hooks.Stderr, "mcpv: what the server allows to be kept is not kept: %s\n", safetext.Line(err.Error()))
