@@ -22,6 +22,9 @@ type Hooks struct {
 	// ServerStderr, when set, receives a stdio server's own stderr (unless
 	// Settings.Quiet): a terminal gets it with escape sequences neutralised.
 	ServerStderr io.Writer
+	// ServerStderrShown says ServerStderr is the user's stderr, read as it
+	// comes: a failure of the server does not quote its last lines again.
+	ServerStderrShown bool
 	// Log receives mcpv's warnings and notices.
 	Log *slog.Logger
 	// Status shows transient progress (a progress line on a terminal).

@@ -218,7 +218,7 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 	}
 	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log, Groups: h.Groups, Framing: s.Framing, MaxMessage: s.MaxMessage}
 	if !s.Quiet {
-		opts.Stderr = h.ServerStderr
+		opts.Stderr, opts.StderrShown = h.ServerStderr, h.ServerStderrShown
 	}
 	return mcp.StartCommand(opts)
 }
