@@ -104,7 +104,8 @@ type listResourceTemplatesCmd struct{ pageFlags }
 func (c *listResourceTemplatesCmd) Help() string {
 	return `Examples:
 
-    $ mcpv list-resource-templates -r -q '.resourceTemplates[].uriTemplate' -- ./server`
+    $ mcpv list-resource-templates -r -q '.resourceTemplates[].uriTemplate' \
+        -- ./server`
 }
 
 func (c *listResourceTemplatesCmd) Run(ctx context.Context, s *session, out *console) error {

@@ -19,40 +19,45 @@ import (
 )
 
 type loadCmd struct {
-	Operation   []string      `arg:"" optional:"" name:"operation" help:"What each iteration does, in mcpv's words: call TOOL [key=value...], list-tools, list-resources, list-resource-templates, list-prompts, read URI, get-prompt NAME [key=value...], ping, or request METHOD [PARAMS-JSON]."`
-	Mix         string        `name:"mix" placeholder:"FILE" help:"Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one."`
-	Concurrency int           `name:"concurrency" default:"1" placeholder:"N" help:"Run N sessions at once (-c N after load; the most at once, with stages)."`
+	Operation   []string      `arg:"" optional:"" name:"operation" help:"What each iteration does, in mcpv's words: call TOOL [key=value...], a list-* command, read URI, get-prompt NAME, ping or request METHOD."`
+	Mix         string        `name:"mix" placeholder:"FILE" help:"Run a weighted mix of operations from FILE."`
+	Concurrency int           `name:"concurrency" default:"1" placeholder:"N" help:"Run N sessions at once (-c N after load)."`
 	Duration    time.Duration `name:"duration" short:"d" placeholder:"DURATION" help:"Run for this long (default 10s, unless --count or --stage end the run)."`
 	Count       int64         `name:"count" short:"n" placeholder:"N" help:"Run N iterations in all."`
-	Rate        float64       `name:"rate" placeholder:"N" help:"Start N iterations a second, whatever the server does (an open model: latency counts from when each was meant to start); default: a closed loop, each session starting its next iteration when the last ends."`
-	Stage       []string      `name:"stage" placeholder:"DURATION:N[/s]" help:"A stage of the run (repeatable): over DURATION move in a straight line to N sessions at once, or to N iterations a second with /s (e.g. --stage 30s:16 --stage 1m:16 --stage 10s:0)."`
-	NewSession  bool          `name:"new-session" help:"Open a new session for every iteration (start or connect, initialize or discover, the operation, the close) instead of holding each session open."`
-	Shared      bool          `name:"shared" help:"Run every iteration on one session (one stdio server process, one HTTP session) shared by the N at once."`
-	Threshold   []string      `name:"threshold" placeholder:"EXPR" help:"Fail the run (exit 1) unless EXPR holds (repeatable): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100."`
-	Format      string        `name:"format" enum:"text,json" default:"text" help:"The report: text (a table and a histogram) or json (every figure and the histogram, through --jq)."`
-	Grace       time.Duration `name:"grace" default:"5s" placeholder:"DURATION" help:"How long the operations in flight when the run's time is over may still take; those cut then count as unfinished errors."`
+	Rate        float64       `name:"rate" placeholder:"N" help:"Start N iterations a second, whatever the server does (default: a closed loop)."`
+	Stage       []string      `name:"stage" placeholder:"DURATION:N[/s]" help:"Ramp to N sessions (N/s: iterations a second) over DURATION; repeatable."`
+	NewSession  bool          `name:"new-session" help:"Open and close a new session for every iteration."`
+	Shared      bool          `name:"shared" help:"Share one session among the N at once."`
+	Threshold   []string      `name:"threshold" placeholder:"EXPR" help:"Fail the run (exit 1) unless EXPR holds (repeatable): p99<200ms, errors<1%, rate>=100..."`
+	Format      string        `name:"format" enum:"text,json" default:"text" help:"The report: text (with a histogram) or json."`
+	Grace       time.Duration `name:"grace" default:"5s" placeholder:"DURATION" help:"How long work in flight at the end may take."`
 
 	thresholds []load.Threshold
 	stages     []load.Stage
 }
 
-func (c *loadCmd) Help() string {
-	return `Puts load on the server: each of N sessions (-c N) runs the operation again and again, for a duration (-d), a count (-n) or stages, in a closed loop or at a fixed rate (--rate); then it reports the latency percentiles (from an HDR histogram), the throughput, the errors by kind, the time sessions took to open and close apart, and mcpv's own CPU time. A terminal shows a progress line while it runs.
-
-The operation is written as mcpv's command would be: a call's key=value arguments are typed by the tool's inputSchema and checked once, before the run; each iteration then sends the same request. The server is given as for any command: -- CMD starts one stdio server per session (--shared: one for all), -u URL and -s NAME reach one. Sessions are held open unless --new-session, which opens and closes one for every iteration.
+// loadTopic is 'mcpv help load-model': what load's help leaves out.
+const loadTopic = `The operation is written as mcpv's command would be: a call's key=value arguments are typed by the tool's inputSchema and checked once, before the run; each iteration then sends the same request. The server is given as for any command: -- CMD starts one stdio server per session (--shared: one for all), -u URL and -s NAME reach one. Sessions are held open unless --new-session, which opens and closes one for every iteration.
 
 At a fixed rate, latency counts from when each iteration was meant to start, so a server that stalls shows in every iteration it held up (coordinated omission corrected); an iteration no session was free to start counts as late, and one never started before the end as an error.
 
 --threshold decides the exit: 0 when every threshold holds (or none is given), 1 when one fails (the report says which), 2 for a mistake on the command line, before any server starts; 3, 4, 5 or 124 when the first session cannot be opened or the operation prepared (nothing is measured then); 130 on Ctrl-C, after the report of what was measured.
 
+A mix (--mix FILE, YAML or JSON) is operations: [{run: WORDS, weight: N}], each iteration picking one by weight. A stage (--stage DURATION:N, or DURATION:N/s at a rate) moves in a straight line to N sessions at once, or N iterations a second, over DURATION: --stage 30s:16 --stage 1m:16 --stage 10s:0. A threshold (--threshold EXPR) is a figure, a comparison and a bound: p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100. --new-session opens and closes a session for every iteration (start or connect, initialize or discover, the operation, the close); --shared runs every iteration on one session (one stdio server process, one HTTP session); --grace is how long the operations in flight when the run's time is over may still take, those cut then counting as unfinished errors. The json report holds every figure and the histogram, for --jq.`
+
+func (c *loadCmd) Help() string {
+	return `Puts load on the server: each of N sessions (-c N) runs the operation again and again, for a duration (-d), a count (-n) or stages, in a closed loop or at a fixed rate (--rate); then it reports latency percentiles, throughput, errors by kind and mcpv's own CPU time.
+
+--threshold decides the exit (1 when one fails). 'mcpv help load-model' says how the operation and server are given, how latency counts, and every exit code.
+
 Examples:
 
     $ mcpv load call echo message=hi -c 16 -d 30s -- ./server
-    $ mcpv load call search query=mcp --rate 200 -c 32 -d 1m -u http://127.0.0.1:3000/mcp
-    $ mcpv load list-tools -n 1000 --new-session -- ./server
-    $ mcpv load --mix mix.yaml --stage 30s:50 --stage 2m:50 --stage 30s:0 -s prod
-    $ mcpv load call echo message=hi -c 8 -d 1m --threshold 'p99<200ms' --threshold 'errors<1%' -- ./server
-    $ mcpv load ping -c 4 -n 500 --format json -q .latency_ms.p99 -- ./server`
+    $ mcpv load call search query=mcp --rate 200 -c 32 -d 1m -u $URL
+    $ mcpv load --mix mix.yaml --stage 30s:50 --stage 2m:50 --stage 30s:0 -s db
+    $ mcpv load call echo message=hi -c 8 -d 1m --threshold 'p99<200ms' \
+        --threshold 'errors<1%' -- ./server
+    $ mcpv load ping -n 500 --format json -q .latency_ms.p99 -- ./server`
 }
 
 func (c *loadCmd) notInBatch() {}
