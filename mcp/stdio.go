@@ -413,13 +413,15 @@ func describeExit(err error) string {
 // stderrTail returns the server's last stderr lines once the copy has caught
 // up (bounded: a grandchild may hold the pipe open).
 // None when the user has seen them as they came (StderrShown).
+// Either way the copy is waited for: what was shown is shown before the
+// error that follows it.
 func (t *CommandTransport) stderrTail() []string {
-	if t.opts.StderrShown && t.opts.Stderr != nil {
-		return nil
-	}
 	select {
 	case <-t.errDone:
 	case <-time.After(500 * time.Millisecond):
+	}
+	if t.opts.StderrShown && t.opts.Stderr != nil {
+		return nil
 	}
 	return t.tail.lines(stderrTailLines)
 }
