@@ -36,7 +36,30 @@ func listChecked(ctx context.Context, s *session, out *console, p pageFlags, req
 	if err := require(client); err != nil {
 		return err
 	}
-	res, next, err := client.List(ctx, method, key, mcp.Pages{Cursor: p.Cursor, Max: p.MaxPages})
+	pages := mcp.Pages{Cursor: p.Cursor, Max: p.MaxPages}
+	if v, ok := out.streamList(key); ok {
+		// Each page written as it comes: the list's length costs no memory.
+		next, err := client.ListTo(ctx, method, key, pages, func(piece []byte) error {
+			if piece == nil {
+				return v.Flush()
+			}
+			return v.Write(piece)
+		})
+		if cerr := v.Close(); err == nil {
+			err = cerr
+		}
+		return listDone(out, p, next, err)
+	}
+	res, next, err := client.List(ctx, method, key, pages)
+	if err := listDone(out, p, next, err); err != nil {
+		return err
+	}
+	return out.printList(res, key, next == "")
+}
+
+// listDone says what stopped a walk: a list that never ends (with the way
+// to take a part of it), or --max-pages.
+func listDone(out *console, p pageFlags, next string, err error) error {
 	var endless *mcp.EndlessListError
 	if errors.As(err, &endless) {
 		return fmt.Errorf("%w (--max-pages N takes N pages, keeping nextCursor)", err)
@@ -47,7 +70,7 @@ func listChecked(ctx context.Context, s *session, out *console, p pageFlags, req
 	if next != "" {
 		out.notef("stopped after %d pages (--max-pages); continue with --cursor %q", p.MaxPages, next)
 	}
-	return out.printList(res, key, next == "")
+	return nil
 }
 
 type listToolsCmd struct {
