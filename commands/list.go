@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpv/mcpv/internal/gcstart"
 	"github.com/mcpv/mcpv/internal/table"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -39,8 +40,12 @@ func listChecked(ctx context.Context, s *session, out *console, p pageFlags, req
 	pages := mcp.Pages{Cursor: p.Cursor, Max: p.MaxPages}
 	if v, ok := out.streamList(key); ok {
 		// Each page written as it comes: the list's length costs no memory.
+		n := 0
 		next, err := client.ListTo(ctx, method, key, pages, func(piece []byte) error {
 			if piece == nil {
+				if n++; n == settlePages {
+					gcstart.Settle() // a long list: collected as it goes, from a small heap
+				}
 				return v.Flush()
 			}
 			return v.Write(piece)
@@ -56,6 +61,10 @@ func listChecked(ctx context.Context, s *session, out *console, p pageFlags, req
 	}
 	return out.printList(res, key, next == "")
 }
+
+// settlePages is how many pages make a list long: its garbage is then
+// collected as it goes (gcstart.Settle), not let grow to the start's bound.
+const settlePages = 64
 
 // listDone says what stopped a walk: a list that never ends (with the way
 // to take a part of it), or --max-pages.

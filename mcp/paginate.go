@@ -39,7 +39,7 @@ type Pages struct {
 const (
 	MaxStalePages = 1000
 	MaxWalkPages  = 100_000
-	MaxWalkBytes  = 256 << 20
+	MaxWalkBytes  = 64 << 20
 )
 
 // Page is one page of a walk.

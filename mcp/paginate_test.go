@@ -340,14 +340,14 @@ func TestListFollowsProgressToTheEnd(t *testing.T) {
 // something new: the walk stops once they add up to MaxWalkBytes, or past
 // MaxWalkPages.
 func TestWalkBoundedInBytes(t *testing.T) {
-	big := make(json.RawMessage, 16<<20)
+	big := make(json.RawMessage, 4<<20)
 	var w walkGuard
 	for n := 1; ; n++ {
 		list := json.RawMessage(fmt.Sprintf("[%d]", n))
 		err := w.next(Page{N: n, Raw: big, List: list, Items: []json.RawMessage{list[1:2]}, Next: fmt.Sprint("c", n)})
 		if err == nil {
 			if n > 16 {
-				t.Fatalf("page %d of 64 MiB: still walking", n)
+				t.Fatalf("page %d of 4 MiB: still walking", n)
 			}
 			continue
 		}
@@ -355,7 +355,7 @@ func TestWalkBoundedInBytes(t *testing.T) {
 		if !errors.As(err, &e) || e.Page != 16 || e.Stale != 0 || e.Bytes <= MaxWalkBytes {
 			t.Fatalf("page %d: %v (%#v), want the walk stopped at page 16 past %d bytes", n, err, e, MaxWalkBytes)
 		}
-		if !strings.Contains(err.Error(), "after 16 pages and 256 MiB") {
+		if !strings.Contains(err.Error(), "after 16 pages and 64 MiB") {
 			t.Errorf("error = %q", err)
 		}
 		return
