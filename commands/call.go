@@ -152,7 +152,7 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		_, err := client.TaskWanted(mcp.Tool{Name: c.Tool}, true) // a server without tasks: said first, whatever the tool
 		return err
 	}
-	def, looked, err := c.definition(ctx, s, client, out, base)
+	def, looked, err := c.definition(ctx, s, client, out)
 	var unlisted *mcp.ToolNotListedError
 	if err != nil && !errors.As(err, &unlisted) {
 		return err
@@ -214,9 +214,9 @@ func (c *callCmd) inputs(out *console) (base json.RawMessage, readFile func(stri
 // unless --no-validate says to send anyway: then the call goes without a
 // definition, and err is the *mcp.ToolNotListedError, with the names the
 // server lists.
-func (c *callCmd) definition(ctx context.Context, s *session, client *mcp.Client, out *console, base json.RawMessage) (def mcp.Tool, looked bool, err error) {
+func (c *callCmd) definition(ctx context.Context, s *session, client *mcp.Client, out *console) (def mcp.Tool, looked bool, err error) {
 	def = mcp.Tool{Name: c.Tool}
-	if !c.needsDefinition(client, s, base) {
+	if !c.needsDefinition(client, s) {
 		return def, false, nil
 	}
 	def, err = s.findPinnedTool(ctx, client, c.Tool)
@@ -299,25 +299,16 @@ func (c *callCmd) send(ctx context.Context, s *session, client *mcp.Client, out 
 // as tasks, for whether the tool must run as one. A call that needs none
 // sends its tools/call alone.
 //
-// Over Streamable HTTP in the 2026-07-28 era a call with arguments needs
-// it too: the parameters its inputSchema marks x-mcp-header MUST be
-// mirrored in Mcp-Param-* headers (transports, "Custom Headers"), and
-// only the definition says which they are.
-func (c *callCmd) needsDefinition(client *mcp.Client, s *session, base json.RawMessage) bool {
+// Over Streamable HTTP in the 2026-07-28 era every call needs it too: the
+// parameters its inputSchema marks x-mcp-header MUST be mirrored in
+// Mcp-Param-* headers, and a tool whose marks are invalid MUST NOT be
+// called (transports, "Custom Headers"); only the definition says which
+// they are, and whether they are valid, even for a call with no
+// arguments. A list kept from an earlier run answers without a request.
+func (c *callCmd) needsDefinition(client *mcp.Client, s *session) bool {
 	return !c.NoValidate || s.pinning() || toolargs.NeedsSchema(c.Pairs, c.NoCoerce) || c.outputChecked() ||
 		!client.Modern() && client.HasCapability("tasks.requests.tools.call") ||
-		client.Modern() && s.settings.URL != "" && (len(c.Pairs) > 0 || hasMembers(base))
-}
-
-// hasMembers says whether base, the arguments given as one object, has
-// any: read to its first member only, however large it is.
-func hasMembers(base json.RawMessage) bool {
-	i := rawjson.SkipSpace(base, 0)
-	if i >= len(base) || base[i] != '{' {
-		return false
-	}
-	j := rawjson.SkipSpace(base, i+1)
-	return j < len(base) && base[j] != '}'
+		client.Modern() && s.settings.URL != ""
 }
 
 // outputChecked says whether structuredContent is checked: as
