@@ -57,6 +57,9 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ct, ok := t.(*mcp.CommandTransport); ok {
+		wait.built = watchBuild(ct, clocks, wait) // until the server speaks, or the wait ends (Open fails, the session closes)
+	}
 	wait.show(s, h, t, begin)
 	h.ReadGate = wait.heard(h.ReadGate)
 	kept := remember(s, env, h)
