@@ -259,7 +259,7 @@ func TestServerExitWhileGrandchildHoldsStdout(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
 	r := mcpv(t, "", "--connect-timeout", "30s", "ping", "--", "sh", "-c", "sleep 30 & echo 'fatal: no config' >&2; exit 3")
-	if r.code != 4 || !strings.Contains(r.stderr, "exited with status 3") || !strings.Contains(r.stderr, "| fatal: no config") {
+	if r.code != 4 || !strings.Contains(r.stderr, "exited with status 3") || strings.Count(r.stderr, "fatal: no config") != 1 {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	if took := time.Since(start); took > 10*time.Second {
