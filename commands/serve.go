@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/mcpv/mcpv/internal/hangup"
 	"github.com/mcpv/mcpv/internal/mock"
 	"github.com/mcpv/mcpv/internal/origin"
+	"github.com/mcpv/mcpv/internal/pin"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/surface"
@@ -88,12 +90,15 @@ Over --http, web pages served from loopback (and those of each --allow-origin) m
 
 The guard (--allow-tools, --deny-tools, the same for resources by URI and prompts by name, --read-only) hides what it does not allow from every list and refuses a request for it with a JSON-RPC error. A config entry may carry the same guard (guard:).
 
+Held to a pin (--pin FILE, MCPV_PIN, or a config entry's pin:), serve withholds from every client what moved since the server was pinned (an item changed, new or gone, the instructions), as the guard hides what it does not allow, and says each move once on stderr. An approval (mcpv pin --approve) takes effect while serving: the clients are told which lists changed.
+
 Examples:
 
     $ mcpv serve -u https://mcp.example.com/mcp
     $ mcpv serve --http 127.0.0.1:8808 -- npx -y @modelcontextprotocol/server-everything
     $ mcpv serve --http 127.0.0.1:8808 --sse --allow-origin https://app.example.com -s github
-    $ mcpv serve --read-only --deny-tools 'delete_*' -s github`
+    $ mcpv serve --read-only --deny-tools 'delete_*' -s github
+    $ mcpv serve --pin pins.json -s github`
 }
 
 func (c *serveCmd) notInBatch() {}
@@ -157,6 +162,7 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 		ClientCaps: c.HTTP == "" && s.settings.Session == "",
 		Secrets:    secrets,
 		Log:        s.hooks.Log,
+		Pin:        s.servePin(),
 	}
 	if eraOfEachClient {
 		modern := *s.settings
@@ -188,6 +194,19 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 		}
 	}
 	return err
+}
+
+// servePin is the pin file serve holds its server to (--pin, MCPV_PIN,
+// the config entry's pin), read as a command held to it reads it; nil
+// without one.
+func (s *session) servePin() *serve.Pin {
+	st := s.settings
+	if st.Pin == "" {
+		return nil
+	}
+	return &serve.Pin{Label: st.PinLabel, Entry: st.PinEntry, Approve: s.approveCommand(),
+		Read: func() (*pin.File, error) { return readPinFile(st.Pin, st.PinTree, st.PinLabel) },
+		Stat: func() (fs.FileInfo, error) { return os.Stat(st.Pin) }}
 }
 
 // checkRecordPath checks, before serving, where --record will write: a
