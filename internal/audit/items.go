@@ -122,6 +122,18 @@ func aligned(phrase, purpose string) bool {
 	return any
 }
 
+// ownHistory reports a parameter's description that says its history is
+// a thing of the tool's world (git's, the shell's, an order's), not the
+// model's conversation.
+func ownHistory(d any) bool {
+	t, _ := d.(string)
+	return ownHistoryRe().MatchString(strings.ToLower(t))
+}
+
+var ownHistoryRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?:git|commit|version|revision|edit|change|undo|price|order|transaction|purchase|search|browser|command|shell|build|deploy|job|run|file|document|page)s?\s+(?:history|log)\b`)
+})
+
 // forSecrets reports a parameter whose name says it takes a key, a token
 // or a password: to fill it with one is its purpose.
 func forSecrets(squashed string) bool {
@@ -223,7 +235,7 @@ func parameterRules(s surface.Server) []Finding {
 			sq := squash(p)
 			order, isFilled := filled[strings.ToLower(p)]
 			switch {
-			case slices.Contains(squashed().internals, sq) || internalStem(sq) != "" && !strings.Contains(squash(purpose), internalStem(sq)):
+			case (slices.Contains(squashed().internals, sq) || internalStem(sq) != "" && !strings.Contains(squash(purpose), internalStem(sq))) && !ownHistory(nested(props, p, "description")):
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: path,
 					Message: fmt.Sprintf("asks for %q, which is the model's to keep, not a tool's to receive", p), Excerpt: show(p)})
 			case isFilled && !forSecrets(sq):
