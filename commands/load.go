@@ -2,8 +2,10 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -20,15 +22,15 @@ import (
 
 type loadCmd struct {
 	Operation   []string      `arg:"" optional:"" name:"operation" help:"What each iteration does, in mcpv's words: call TOOL [key=value...], list-tools, list-resources, list-resource-templates, list-prompts, read URI, get-prompt NAME [key=value...], ping, or request METHOD [PARAMS-JSON]."`
-	Mix         string        `name:"mix" placeholder:"FILE" help:"Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one."`
+	Mix         string        `name:"mix" placeholder:"FILE" help:"Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one; its @FILE arguments stay in its directory's tree."`
 	Concurrency int           `name:"concurrency" default:"1" placeholder:"N" help:"Run N sessions at once (-c N after load; the most at once, with stages)."`
 	Duration    time.Duration `name:"duration" short:"d" placeholder:"DURATION" help:"Run for this long (default 10s, unless --count or --stage end the run)."`
 	Count       int64         `name:"count" short:"n" placeholder:"N" help:"Run N iterations in all."`
 	Rate        float64       `name:"rate" placeholder:"N" help:"Start N iterations a second, whatever the server does (an open model: latency counts from when each was meant to start); default: a closed loop, each session starting its next iteration when the last ends."`
-	Stage       []string      `name:"stage" placeholder:"DURATION:N[/s]" help:"A stage of the run (repeatable): over DURATION move in a straight line to N sessions at once, or to N iterations a second with /s (e.g. --stage 30s:16 --stage 1m:16 --stage 10s:0)."`
+	Stage       []string      `name:"stage" sep:"none" placeholder:"DURATION:N[/s]" help:"A stage of the run (repeatable): over DURATION move in a straight line to N sessions at once, or to N iterations a second with /s (e.g. --stage 30s:16 --stage 1m:16 --stage 10s:0)."`
 	NewSession  bool          `name:"new-session" help:"Open a new session for every iteration (start or connect, initialize or discover, the operation, the close) instead of holding each session open."`
 	Shared      bool          `name:"shared" help:"Run every iteration on one session (one stdio server process, one HTTP session) shared by the N at once."`
-	Threshold   []string      `name:"threshold" placeholder:"EXPR" help:"Fail the run (exit 1) unless EXPR holds (repeatable): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100."`
+	Threshold   []string      `name:"threshold" sep:"none" placeholder:"EXPR" help:"Fail the run (exit 1) unless EXPR holds (repeatable, or separated by commas; empty is a mistake): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100."`
 	Format      string        `name:"format" enum:"text,json" default:"text" help:"The report: text (a table and a histogram) or json (every figure and the histogram, through --jq)."`
 	Grace       time.Duration `name:"grace" default:"5s" placeholder:"DURATION" help:"How long the operations in flight when the run's time is over may still take; those cut then count as unfinished errors."`
 
@@ -80,7 +82,11 @@ func (c *loadCmd) Validate() error {
 		return fmt.Errorf("--new-session and --shared: a shared session is opened once")
 	}
 	c.stages = nil
-	for _, s := range c.Stage {
+	stages, err := listFlag("--stage", c.Stage)
+	if err != nil {
+		return err
+	}
+	for _, s := range stages {
 		st, err := load.ParseStage(s)
 		if err != nil {
 			return err
@@ -99,7 +105,11 @@ func (c *loadCmd) Validate() error {
 		}
 	}
 	c.thresholds = nil
-	for _, t := range c.Threshold {
+	thresholds, err := listFlag("--threshold", c.Threshold)
+	if err != nil {
+		return err
+	}
+	for _, t := range thresholds {
 		th, err := load.ParseThreshold(t)
 		if err != nil {
 			return err
@@ -107,6 +117,23 @@ func (c *loadCmd) Validate() error {
 		c.thresholds = append(c.thresholds, th)
 	}
 	return nil
+}
+
+// listFlag is a repeatable flag's values, each of which may also hold
+// several separated by commas. An empty one is a mistake, not nothing: an
+// unset variable in a CI job (--threshold "$LIMIT") must not silently
+// drop the check it was meant to make.
+func listFlag(name string, values []string) ([]string, error) {
+	var out []string
+	for _, v := range values {
+		for part := range strings.SplitSeq(v, ",") {
+			if strings.TrimSpace(part) == "" {
+				return nil, usageErrorf("%s %q: empty; give a value (or leave the flag out)", name, v)
+			}
+			out = append(out, part)
+		}
+	}
+	return out, nil
 }
 
 func maxStageSessions(stages []load.Stage) float64 {
@@ -121,7 +148,7 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	if s.settings.Session != "" || s.settings.ResumeSession != "" {
 		return usageErrorf("load opens sessions of its own: --session and --session-id do not apply")
 	}
-	ops, err := c.operations(out)
+	ops, readFile, err := c.operations(out)
 	if err != nil {
 		return err
 	}
@@ -139,6 +166,11 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	// (a login, a question) and shows its server's stderr; the run's
 	// many others do neither: a question is declined, and a server's
 	// stderr is kept only for the message of its failure.
+	// The servers' log messages are counted and summed up in the report,
+	// not shown one by one (unless -v): a server that logs each call
+	// would write hundreds of thousands of lines.
+	logs := &load.Logs{}
+	countLogs(&first, logs, s.settings.Verbose)
 	others := first
 	others.Terminal, others.Interactive, others.ServerStderr = nil, false, io.Discard
 	var opened atomic.Bool
@@ -156,7 +188,8 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 			}
 			return &load.Session{Client: conn.Client, HTTP: s.settings.URL != "", Close: conn.Close}, nil
 		},
-		ReadFile: out.readFile,
+		ReadFile: readFile,
+		Logs:     logs,
 		Warnf:    out.warnf,
 		Progress: func(p load.Progress) { out.ios.Status.Set(progressLine(p)) },
 		Mask:     func(text string) string { return redact.String(text, s.settings.Secrets) },
@@ -186,20 +219,45 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 // loadGOGC is the collector's GOGC during a run, unless the user set one.
 const loadGOGC = 400
 
-// operations reads the operation, or the mix, with the files they name.
-func (c *loadCmd) operations(out *console) ([]load.Op, error) {
+// operations reads the operation, or the mix, with the files they name,
+// and says how the run reads those files (@FILE): those of a mix stay in
+// the mix file's tree, as a test file's stay in its own (safefile.Tree),
+// so that a mix from a cloned repository cannot send a server
+// /proc/self/environ, ~/.ssh/id_rsa or ../secret.
+func (c *loadCmd) operations(out *console) ([]load.Op, func(string) ([]byte, error), error) {
 	if len(c.Operation) == 0 && c.Mix == "" {
-		return nil, usageErrorf("give an operation (%s) or --mix FILE", load.Commands)
+		return nil, nil, usageErrorf("give an operation (%s) or --mix FILE", load.Commands)
 	}
 	if c.Mix == "" {
 		op, err := load.ParseOp(c.Operation, out.readFile)
-		return []load.Op{op}, err
+		return []load.Op{op}, out.readFile, err
 	}
-	data, err := safefile.Read(out.env.Path(c.Mix))
+	path := out.env.Path(c.Mix)
+	data, err := safefile.Read(path)
 	if err != nil {
-		return nil, usageErrorf("--mix: %v", err)
+		return nil, nil, usageErrorf("--mix: %v", err)
 	}
-	return load.ParseMix(c.Mix, data, out.readFile)
+	tree := safefile.Tree{Dir: filepath.Dir(path)}
+	ops, err := load.ParseMix(c.Mix, data, tree.Read)
+	return ops, tree.Read, err
+}
+
+// countLogs makes h's sessions count their servers' log messages in logs,
+// and show them too only when verbose.
+func countLogs(h *connect.Hooks, logs *load.Logs, verbose bool) {
+	h.LogsElsewhere = h.LogsElsewhere || !verbose
+	if !verbose {
+		h.OnDropped = logs.Dropped
+	}
+	next := h.OnNotification
+	h.OnNotification = func(method string, params json.RawMessage) {
+		if method == "notifications/message" {
+			logs.Note(params)
+		}
+		if next != nil {
+			next(method, params)
+		}
+	}
 }
 
 // progressLine is the live line: elapsed, rate, p99 so far, errors, and

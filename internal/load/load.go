@@ -71,6 +71,9 @@ type Config struct {
 	// Progress, when set, is told the run's figures every Every.
 	Progress func(Progress)
 	Every    time.Duration
+	// Logs, when set, is where the sessions count the servers' log
+	// messages; the report sums them up.
+	Logs *Logs
 	// Mask hides the run's secrets from error messages in the report.
 	Mask func(string) string
 	// Timeout bounds the typing and checking of a call's arguments, as

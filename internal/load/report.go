@@ -75,6 +75,26 @@ func (res *Result) WriteText(w io.Writer) error {
 		}
 		tw.Flush()
 	}
+	if l := res.Logs; l != nil {
+		fmt.Fprintf(b, "\nserver log messages: %s (", count(l.Count))
+		for i, level := range l.byCount() {
+			if i > 0 {
+				b.WriteString(" · ")
+			}
+			fmt.Fprintf(b, "%s %s", level, count(l.Levels[level]))
+		}
+		if l.Dropped > 0 {
+			fmt.Fprintf(b, " · %s that came too fast to be read by level", count(l.Dropped))
+		}
+		b.WriteString("), not shown one by one (-v shows them); the first:\n")
+		for _, e := range l.Examples {
+			if e.Logger != "" {
+				fmt.Fprintf(b, "  server[%s] %s: %s\n", e.Level, e.Logger, e.Message)
+			} else {
+				fmt.Fprintf(b, "  server[%s]: %s\n", e.Level, e.Message)
+			}
+		}
+	}
 	if res.Late > 0 {
 		fmt.Fprintf(b, "\n%s iterations started more than 10ms behind the rate (at most %s): their latency counts from when they were meant to start; more sessions (-c) would start them on time\n", count(res.Late), FormatMS(res.LateMax))
 	}

@@ -42,6 +42,9 @@ type Result struct {
 	// Clamped latencies were beyond a day and are kept as a day.
 	Clamped int64 `json:"clamped,omitempty"`
 
+	// Logs sums up the log messages the servers sent during the run.
+	Logs *LogSummary `json:"logs,omitempty"`
+
 	CPU       CPU         `json:"cpu"`
 	Histogram []Bucket    `json:"histogram"` // the operation latency's, the non-empty buckets
 	Checks    []CheckedAt `json:"thresholds,omitempty"`
@@ -174,6 +177,7 @@ func (r *run) result(elapsed time.Duration, cpu0, cpu1 cpuSample, mon *monitor) 
 		c := rec.errs[k]
 		res.ErrorKinds = append(res.ErrorKinds, Error{Phase: k.phase, Kind: k.kind, Count: c.n, Example: c.example})
 	}
+	res.Logs = r.cfg.Logs.summary(r.cfg.Mask)
 	res.LateMax, res.Late, res.Clamped = float64(rec.late)/float64(time.Millisecond), rec.lateCount, rec.clamped
 	if cpu0.ok && cpu1.ok {
 		self := (cpu1.self - cpu0.self).Seconds()
