@@ -15,6 +15,7 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/gcstart"
 	"github.com/mcpv/mcpv/internal/load"
+	"github.com/mcpv/mcpv/internal/loaddata"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
@@ -32,6 +33,9 @@ type loadCmd struct {
 	Shared      bool          `name:"shared" help:"Run every iteration on one session (one stdio server process, one HTTP session) shared by the N at once."`
 	Threshold   []string      `name:"threshold" sep:"none" placeholder:"EXPR" help:"Fail the run (exit 1) unless EXPR holds (repeatable, or separated by commas; empty is a mistake): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100."`
 	Format      string        `name:"format" enum:"text,json" default:"text" help:"The report: text (a table and a histogram) or json (every figure and the histogram, through --jq)."`
+	Data        string        `name:"data" placeholder:"FILE" help:"Rows for the iterations' key~=EXPR arguments (.row): a JSON Lines file (a JSON value a line), or CSV with a header line when FILE ends in .csv."`
+	DataOrder   string        `name:"data-order" enum:"sequential,random" default:"sequential" help:"Take the data file's rows in order (iteration k: row k mod N) or at random (drawn from --seed)."`
+	Seed        uint64        `name:"seed" default:"1" placeholder:"N" help:"The seed of what is random in a run (--data-order random, a template's .random): the same seed sends the same values."`
 	Grace       time.Duration `name:"grace" default:"5s" placeholder:"DURATION" help:"How long the operations in flight when the run's time is over may still take; those cut then count as unfinished errors."`
 
 	thresholds []load.Threshold
@@ -41,7 +45,7 @@ type loadCmd struct {
 func (c *loadCmd) Help() string {
 	return `Puts load on the server: each of N sessions (-c N) runs the operation again and again, for a duration (-d), a count (-n) or stages, in a closed loop or at a fixed rate (--rate); then it reports the latency percentiles (from an HDR histogram), the throughput, the errors by kind, the time sessions took to open and close apart, and mcpv's own CPU time. A terminal shows a progress line while it runs.
 
-The operation is written as mcpv's command would be: a call's key=value arguments are typed by the tool's inputSchema and checked once, before the run; each iteration then sends the same request. The server is given as for any command: -- CMD starts one stdio server per session (--shared: one for all), -u URL and -s NAME reach one. Sessions are held open unless --new-session, which opens and closes one for every iteration.
+The operation is written as mcpv's command would be: a call's key=value arguments are typed by the tool's inputSchema and checked once, before the run. An argument written key~=EXPR is a template: a jq expression evaluated for each iteration over {iteration, session, row, random}, whose first output is its value (row: the iteration's row of --data FILE, a JSON Lines or CSV file, taken in order or at random from --seed). The server is given as for any command: -- CMD starts one stdio server per session (--shared: one for all), -u URL and -s NAME reach one. Sessions are held open unless --new-session, which opens and closes one for every iteration.
 
 At a fixed rate, latency counts from when each iteration was meant to start, so a server that stalls shows in every iteration it held up (coordinated omission corrected); an iteration no session was free to start counts as late, and one never started before the end as an error.
 
@@ -52,6 +56,7 @@ Examples:
     $ mcpv load call echo message=hi -c 16 -d 30s -- ./server
     $ mcpv load call search query=mcp --rate 200 -c 32 -d 1m -u http://127.0.0.1:3000/mcp
     $ mcpv load list-tools -n 1000 --new-session -- ./server
+    $ mcpv load call search 'query~=.row.q' --data queries.jsonl -c 16 -d 1m -- ./server
     $ mcpv load --mix mix.yaml --stage 30s:50 --stage 2m:50 --stage 30s:0 -s prod
     $ mcpv load call echo message=hi -c 8 -d 1m --threshold 'p99<200ms' --threshold 'errors<1%' -- ./server
     $ mcpv load ping -c 4 -n 500 --format json -q .latency_ms.p99 -- ./server`
@@ -152,6 +157,16 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err != nil {
 		return err
 	}
+	var data *loaddata.Source
+	if c.Data != "" {
+		raw, err := safefile.Read(out.env.Path(c.Data))
+		if err != nil {
+			return usageErrorf("--data: %v", err)
+		}
+		if data, err = loaddata.Read(c.Data, raw, loaddata.Order(c.DataOrder), c.Seed); err != nil {
+			return err
+		}
+	}
 	plan := load.Plan{Concurrency: c.Concurrency, Duration: c.Duration, Count: c.Count, Rate: c.Rate, Stages: c.stages,
 		NewSession: c.NewSession, Shared: c.Shared, Grace: c.Grace}
 	if plan.Duration == 0 && plan.Count == 0 && len(plan.Stages) == 0 {
@@ -189,6 +204,8 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 			return &load.Session{Client: conn.Client, HTTP: s.settings.URL != "", Close: conn.Close}, nil
 		},
 		ReadFile: readFile,
+		Data:     data,
+		Seed:     c.Seed,
 		Logs:     logs,
 		Warnf:    out.warnf,
 		Progress: func(p load.Progress) { out.ios.Status.Set(progressLine(p)) },

@@ -80,7 +80,7 @@ function __mcpv_takes
             case 'audit:--format' 'audit:--output' 'audit:--fail-on'
                 echo 1
                 return 0
-            case 'load:--mix' 'load:--concurrency' 'load:--duration' 'load:-d' 'load:--count' 'load:-n' 'load:--rate' 'load:--stage' 'load:--threshold' 'load:--format' 'load:--grace'
+            case 'load:--mix' 'load:--concurrency' 'load:--duration' 'load:-d' 'load:--count' 'load:-n' 'load:--rate' 'load:--stage' 'load:--threshold' 'load:--format' 'load:--data' 'load:--data-order' 'load:--seed' 'load:--grace'
                 echo 1
                 return 0
             case 'session start:--idle'
@@ -397,6 +397,9 @@ complete -c mcpv -n '__mcpv_in "load"' -l new-session -d 'Open a new session for
 complete -c mcpv -n '__mcpv_in "load"' -l shared -d 'Run every iteration on one session (one stdio server process, one HTTP session) shared by the N at once.'
 complete -c mcpv -n '__mcpv_in "load"' -l threshold -x -d 'Fail the run (exit 1) unless EXPR holds (repeatable, or separated by commas; empty is a mistake): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100.'
 complete -c mcpv -n '__mcpv_in "load"' -l format -x -a 'text json' -d 'The report: text (a table and a histogram) or json (every figure and the histogram, through --jq).'
+complete -c mcpv -n '__mcpv_in "load"' -l data -r -F -d 'Rows for the iterations\' key~=EXPR arguments (.row): a JSON Lines file (a JSON value a line), or CSV with a header line when FILE ends in .csv.'
+complete -c mcpv -n '__mcpv_in "load"' -l data-order -x -a 'sequential random' -d 'Take the data file\'s rows in order (iteration k: row k mod N) or at random (drawn from --seed).'
+complete -c mcpv -n '__mcpv_in "load"' -l seed -x -d 'The seed of what is random in a run (--data-order random, a template\'s .random): the same seed sends the same values.'
 complete -c mcpv -n '__mcpv_in "load"' -l grace -x -d 'How long the operations in flight when the run\'s time is over may still take; those cut then count as unfinished errors.'
 complete -c mcpv -n '__mcpv_at "session" 0' -a start -d 'Open a session in the background, for later commands\' --session NAME.'
 complete -c mcpv -n '__mcpv_at "session" 0' -a list -d 'List the running sessions.'

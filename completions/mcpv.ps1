@@ -235,6 +235,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--shared'); Words = 0; Kind = 'none'; Enum = @(); H = 'Run every iteration on one session (one stdio server process, one HTTP session) shared by the N at once.' }
             @{ Names = @('--threshold'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fail the run (exit 1) unless EXPR holds (repeatable, or separated by commas; empty is a mistake): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100.' }
             @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'json'); H = 'The report: text (a table and a histogram) or json (every figure and the histogram, through --jq).' }
+            @{ Names = @('--data'); Words = 1; Kind = 'file'; Enum = @(); H = 'Rows for the iterations'' key~=EXPR arguments (.row): a JSON Lines file (a JSON value a line), or CSV with a header line when FILE ends in .csv.' }
+            @{ Names = @('--data-order'); Words = 1; Kind = 'enum'; Enum = @('sequential', 'random'); H = 'Take the data file''s rows in order (iteration k: row k mod N) or at random (drawn from --seed).' }
+            @{ Names = @('--seed'); Words = 1; Kind = 'none'; Enum = @(); H = 'The seed of what is random in a run (--data-order random, a template''s .random): the same seed sends the same values.' }
             @{ Names = @('--grace'); Words = 1; Kind = 'none'; Enum = @(); H = 'How long the operations in flight when the run''s time is over may still take; those cut then count as unfinished errors.' }
         )
         'session start' = @(

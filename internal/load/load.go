@@ -15,10 +15,12 @@ package load
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/loaddata"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -71,6 +73,11 @@ type Config struct {
 	// Progress, when set, is told the run's figures every Every.
 	Progress func(Progress)
 	Every    time.Duration
+	// Data, when set, is the data file whose rows the iterations take
+	// (a template's .row); Seed draws its rows at random and a
+	// template's .random.
+	Data *loaddata.Source
+	Seed uint64
 	// Logs, when set, is where the sessions count the servers' log
 	// messages; the report sums them up.
 	Logs *Logs
@@ -139,7 +146,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	setup := time.Since(t0)
 	for i := range cfg.Ops {
-		if err := cfg.Ops[i].Prepare(ctx, first.Client, first.HTTP, cfg.Timeout, cfg.ReadFile, cfg.Warnf); err != nil {
+		sample, err := r.input(0, 0)
+		if err == nil {
+			err = cfg.Ops[i].Prepare(ctx, first.Client, first.HTTP, cfg.Timeout, cfg.ReadFile, cfg.Warnf, sample)
+		}
+		if err != nil {
 			first.Close()
 			return nil, err
 		}
@@ -155,6 +166,19 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.rec.session(false, setup)
 	}
 	return r.measure()
+}
+
+// input is what the templates of iteration k of session i see.
+func (r *run) input(k int64, i int) (any, error) {
+	in := loaddata.Input{Iteration: k, Session: i, Random: loaddata.Uniform(r.cfg.Seed, k)}
+	if r.cfg.Data != nil {
+		row, err := r.cfg.Data.Row(k)
+		if err != nil {
+			return nil, fmt.Errorf("%s, row %d: %w", r.cfg.Data.Path, r.cfg.Data.Index(k)+1, err)
+		}
+		in.Row = row
+	}
+	return in.Value(), nil
 }
 
 // measure runs the workers and gathers the result.

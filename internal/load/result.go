@@ -42,6 +42,10 @@ type Result struct {
 	// Clamped latencies were beyond a day and are kept as a day.
 	Clamped int64 `json:"clamped,omitempty"`
 
+	// Data is the data file the iterations took their rows from.
+	Data *DataUsed `json:"data,omitempty"`
+	// Seed drew the data's rows at random and the templates' .random.
+	Seed uint64 `json:"seed"`
 	// Logs sums up the log messages the servers sent during the run.
 	Logs *LogSummary `json:"logs,omitempty"`
 
@@ -50,6 +54,13 @@ type Result struct {
 	Checks    []CheckedAt `json:"thresholds,omitempty"`
 
 	hists map[string]*hdrhistogram.Histogram // "", "setup.", "close.": for thresholds
+}
+
+// DataUsed is a data file as a run used it.
+type DataUsed struct {
+	File  string `json:"file"`
+	Rows  int    `json:"rows"`
+	Order string `json:"order"` // sequential, random
 }
 
 // OpResult is one operation's share of a run.
@@ -178,6 +189,10 @@ func (r *run) result(elapsed time.Duration, cpu0, cpu1 cpuSample, mon *monitor) 
 		res.ErrorKinds = append(res.ErrorKinds, Error{Phase: k.phase, Kind: k.kind, Count: c.n, Example: c.example})
 	}
 	res.Logs = r.cfg.Logs.summary(r.cfg.Mask)
+	res.Seed = r.cfg.Seed
+	if d := r.cfg.Data; d != nil {
+		res.Data = &DataUsed{File: d.Path, Rows: d.Len(), Order: string(d.Order)}
+	}
 	res.LateMax, res.Late, res.Clamped = float64(rec.late)/float64(time.Millisecond), rec.lateCount, rec.clamped
 	if cpu0.ok && cpu1.ok {
 		self := (cpu1.self - cpu0.self).Seconds()
