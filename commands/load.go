@@ -13,10 +13,13 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/gcstart"
 	"github.com/mcpv/mcpv/internal/load"
 	"github.com/mcpv/mcpv/internal/loaddata"
+	"github.com/mcpv/mcpv/internal/loadscenario"
 	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
 )
@@ -24,6 +27,7 @@ import (
 type loadCmd struct {
 	Operation   []string      `arg:"" optional:"" name:"operation" help:"What each iteration does, in mcpv's words: call TOOL [key=value...], list-tools, list-resources, list-resource-templates, list-prompts, read URI, get-prompt NAME [key=value...], ping, or request METHOD [PARAMS-JSON]."`
 	Mix         string        `name:"mix" placeholder:"FILE" help:"Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one; its @FILE arguments stay in its directory's tree."`
+	Scenario    string        `name:"scenario" placeholder:"FILE" help:"Run a scenario: an mcpv test file whose steps one virtual user runs in order on its session, each iteration a pass through them (captures carried, expectations checked, think: pauses); -c N virtual users."`
 	Concurrency int           `name:"concurrency" default:"1" placeholder:"N" help:"Run N sessions at once (-c N after load; the most at once, with stages)."`
 	Duration    time.Duration `name:"duration" short:"d" placeholder:"DURATION" help:"Run for this long (default 10s, unless --count or --stage end the run)."`
 	Count       int64         `name:"count" short:"n" placeholder:"N" help:"Run N iterations in all."`
@@ -57,6 +61,7 @@ Examples:
     $ mcpv load call search query=mcp --rate 200 -c 32 -d 1m -u http://127.0.0.1:3000/mcp
     $ mcpv load list-tools -n 1000 --new-session -- ./server
     $ mcpv load call search 'query~=.row.q' --data queries.jsonl -c 16 -d 1m -- ./server
+    $ mcpv load --scenario browse.yaml -c 50 -d 5m -u http://127.0.0.1:3000/mcp
     $ mcpv load --mix mix.yaml --stage 30s:50 --stage 2m:50 --stage 30s:0 -s prod
     $ mcpv load call echo message=hi -c 8 -d 1m --threshold 'p99<200ms' --threshold 'errors<1%' -- ./server
     $ mcpv load ping -c 4 -n 500 --format json -q .latency_ms.p99 -- ./server`
@@ -69,8 +74,14 @@ func (c *loadCmd) notInBatch() {}
 const maxConcurrency = 10000
 
 func (c *loadCmd) Validate() error {
-	if len(c.Operation) > 0 && c.Mix != "" {
-		return fmt.Errorf("give an operation or --mix FILE, not both")
+	given := 0
+	for _, g := range []bool{len(c.Operation) > 0, c.Mix != "", c.Scenario != ""} {
+		if g {
+			given++
+		}
+	}
+	if given > 1 {
+		return fmt.Errorf("give one of an operation, --mix FILE and --scenario FILE")
 	}
 	if len(c.Operation) > 0 {
 		if _, err := load.ParseOp(c.Operation, func(string) ([]byte, error) { return []byte("null"), nil }); err != nil {
@@ -153,7 +164,16 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	if s.settings.Session != "" || s.settings.ResumeSession != "" {
 		return usageErrorf("load opens sessions of its own: --session and --session-id do not apply")
 	}
-	ops, readFile, err := c.operations(out)
+	var ops []load.Op
+	var steps []load.Step
+	var readFile func(string) ([]byte, error)
+	var scenario string
+	var err error
+	if c.Scenario != "" {
+		scenario, steps, readFile, err = c.scenario(out, s)
+	} else {
+		ops, readFile, err = c.operations(out)
+	}
 	if err != nil {
 		return err
 	}
@@ -190,8 +210,10 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	others.Terminal, others.Interactive, others.ServerStderr = nil, false, io.Discard
 	var opened atomic.Bool
 	res, err := load.Run(ctx, load.Config{
-		Plan: plan,
-		Ops:  ops,
+		Plan:     plan,
+		Ops:      ops,
+		Steps:    steps,
+		Scenario: scenario,
 		Open: func(ctx context.Context) (*load.Session, error) {
 			h := first
 			if opened.Swap(true) {
@@ -243,7 +265,7 @@ const loadGOGC = 400
 // /proc/self/environ, ~/.ssh/id_rsa or ../secret.
 func (c *loadCmd) operations(out *console) ([]load.Op, func(string) ([]byte, error), error) {
 	if len(c.Operation) == 0 && c.Mix == "" {
-		return nil, nil, usageErrorf("give an operation (%s) or --mix FILE", load.Commands)
+		return nil, nil, usageErrorf("give an operation (%s), --mix FILE or --scenario FILE", load.Commands)
 	}
 	if c.Mix == "" {
 		op, err := load.ParseOp(c.Operation, out.readFile)
@@ -257,6 +279,23 @@ func (c *loadCmd) operations(out *console) ([]load.Op, func(string) ([]byte, err
 	tree := safefile.Tree{Dir: filepath.Dir(path)}
 	ops, err := load.ParseMix(c.Mix, data, tree.Read)
 	return ops, tree.Read, err
+}
+
+// scenario reads the --scenario file (an mcpv test file, read and
+// checked as mcpv test reads it) as load's steps; its @FILE stay in its
+// tree. The server is the command line's, as for every load.
+func (c *loadCmd) scenario(out *console, s *session) (string, []load.Step, func(string) ([]byte, error), error) {
+	f, errs := testfile.Read(readOptions(out.env, nil, false), c.Scenario)
+	if len(errs) > 0 {
+		for _, e := range errs {
+			fmt.Fprintf(out.ios.Err, "mcpv: %v\n", e)
+		}
+		return "", nil, nil, batchFailed{exitcode.Usage}
+	}
+	s.settings.Secrets = append(s.settings.Secrets, f.Secrets...)
+	tree := safefile.Tree{Dir: f.Dir}
+	steps, err := loadscenario.Steps(f, tree.Read, exitCode)
+	return f.Name, steps, tree.Read, err
 }
 
 // countLogs makes h's sessions count their servers' log messages in logs,

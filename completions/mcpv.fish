@@ -80,7 +80,7 @@ function __mcpv_takes
             case 'audit:--format' 'audit:--output' 'audit:--fail-on'
                 echo 1
                 return 0
-            case 'load:--mix' 'load:--concurrency' 'load:--duration' 'load:-d' 'load:--count' 'load:-n' 'load:--rate' 'load:--stage' 'load:--threshold' 'load:--format' 'load:--data' 'load:--data-order' 'load:--seed' 'load:--grace'
+            case 'load:--mix' 'load:--scenario' 'load:--concurrency' 'load:--duration' 'load:-d' 'load:--count' 'load:-n' 'load:--rate' 'load:--stage' 'load:--threshold' 'load:--format' 'load:--data' 'load:--data-order' 'load:--seed' 'load:--grace'
                 echo 1
                 return 0
             case 'session start:--idle'
@@ -388,6 +388,7 @@ complete -c mcpv -n '__mcpv_in "audit"' -l output -r -F -d 'Write the report to 
 complete -c mcpv -n '__mcpv_in "audit"' -l fail-on -x -a 'critical high medium low info none' -d 'Exit 1 when a finding of this severity or higher is found (none: never).'
 complete -c mcpv -n '__mcpv_at "audit" 0+' -F
 complete -c mcpv -n '__mcpv_in "load"' -l mix -r -F -d 'Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one; its @FILE arguments stay in its directory\'s tree.'
+complete -c mcpv -n '__mcpv_in "load"' -l scenario -r -F -d 'Run a scenario: an mcpv test file whose steps one virtual user runs in order on its session, each iteration a pass through them (captures carried, expectations checked, think: pauses); -c N virtual users.'
 complete -c mcpv -n '__mcpv_in "load"' -l concurrency -x -d 'Run N sessions at once (-c N after load; the most at once, with stages).'
 complete -c mcpv -n '__mcpv_in "load"' -s d -l duration -x -d 'Run for this long (default 10s, unless --count or --stage end the run).'
 complete -c mcpv -n '__mcpv_in "load"' -s n -l count -x -d 'Run N iterations in all.'

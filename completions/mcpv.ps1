@@ -226,6 +226,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'load' = @(
             @{ Names = @('--mix'); Words = 1; Kind = 'file'; Enum = @(); H = 'Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one; its @FILE arguments stay in its directory''s tree.' }
+            @{ Names = @('--scenario'); Words = 1; Kind = 'file'; Enum = @(); H = 'Run a scenario: an mcpv test file whose steps one virtual user runs in order on its session, each iteration a pass through them (captures carried, expectations checked, think: pauses); -c N virtual users.' }
             @{ Names = @('--concurrency'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run N sessions at once (-c N after load; the most at once, with stages).' }
             @{ Names = @('--duration', '-d'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run for this long (default 10s, unless --count or --stage end the run).' }
             @{ Names = @('--count', '-n'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run N iterations in all.' }

@@ -63,6 +63,11 @@ type Config struct {
 	Plan
 	// Ops are the operations: one, or a mix by weight.
 	Ops []Op
+	// Steps, when given, are a scenario: each iteration passes through
+	// them all in order (Ops are then theirs, set by Run).
+	Steps []Step
+	// Scenario names the scenario in the report.
+	Scenario string
 	// Open opens a session; Run calls it from many goroutines at once.
 	Open func(ctx context.Context) (*Session, error)
 	// ReadFile reads a call's key=@FILE, as the command line does.
@@ -138,7 +143,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if len(cfg.Stages) > 0 && !cfg.Stages[0].Rate {
 		cfg.Concurrency = max(cfg.Concurrency, maxSessions(cfg.Stages))
 	}
-	r := &run{cfg: cfg, sched: newSchedule(cfg.Plan), pick: newPicker(cfg.Ops), rec: newRecorder(len(cfg.Ops)), user: ctx}
+	if len(cfg.Steps) > 0 {
+		cfg.Ops = make([]Op, len(cfg.Steps))
+		for j, st := range cfg.Steps {
+			cfg.Ops[j] = st.Op
+			cfg.Ops[j].lazy = st.Words != nil
+			cfg.Ops[j].keep = true
+		}
+	}
+	r := &run{cfg: cfg, sched: newSchedule(cfg.Plan), pick: newPicker(cfg.Ops), rec: newRecorder(len(cfg.Ops), len(cfg.Steps) > 0), user: ctx}
 	t0 := time.Now()
 	first, err := cfg.Open(ctx)
 	if err != nil {

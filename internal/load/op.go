@@ -39,6 +39,12 @@ type Op struct {
 	// (a prompt's).
 	tmpls []loaddata.Template
 	args  json.RawMessage
+	// keep: the result is wanted (a scenario's step judges it), so a
+	// list's pages are merged into one result.
+	keep bool
+	// lazy: the words hold placeholders for a scenario's captures, so the
+	// arguments are typed for each pass, not checked once by Prepare.
+	lazy bool
 }
 
 // Varies reports whether op's request changes from one iteration to the
@@ -180,6 +186,12 @@ func (op *Op) Prepare(ctx context.Context, client *mcp.Client, overHTTP bool, ti
 // checks them, as mcpv call does.
 func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.Duration, readFile func(string) ([]byte, error), warnf func(string, ...any), sample any) error {
 	def, err := client.FindTool(ctx, op.target)
+	if op.lazy && err != nil {
+		// A scenario's step whose tool a capture names: its arguments go
+		// untyped (the placeholder names no tool).
+		op.tool = mcp.Tool{Name: op.target}
+		return nil
+	}
 	var ce *mcp.CallError
 	switch {
 	case errors.As(err, &ce):
@@ -187,6 +199,10 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 		def = mcp.Tool{Name: op.target}
 	case err != nil:
 		return err
+	}
+	op.tool = def
+	if op.lazy {
+		return nil
 	}
 	check := toolcall.Checker{Tool: op.target, Timeout: timeout, Warnf: warnf}
 	typing, cancel := check.Bounded(ctx, "typing the arguments of tool "+op.target)
@@ -284,42 +300,76 @@ func (op *Op) callArgs(ctx context.Context, in any) (json.RawMessage, error) {
 // run sends the operation once, with params. A tool's isError: true is
 // errToolFailed.
 func (op *Op) run(ctx context.Context, client *mcp.Client, params json.RawMessage) error {
+	_, err := op.result(ctx, client, params)
+	return err
+}
+
+// result sends the operation once, with params, and returns its result
+// (with errToolFailed for a tool's isError: true); a list's, when op
+// keeps it, is its pages' items merged: {"tools": [...]}.
+func (op *Op) result(ctx context.Context, client *mcp.Client, params json.RawMessage) (json.RawMessage, error) {
 	switch op.kind {
 	case "call":
 		res, err := toolcall.Send(ctx, client, op.tool, params, op.http, func(ctx context.Context) (mcp.Tool, error) {
 			return client.FindTool(ctx, op.target)
 		})
-		if err != nil {
-			return err
+		if err == nil && toolcall.ResultFields(res).IsError {
+			err = errToolFailed
 		}
-		if toolcall.ResultFields(res).IsError {
-			return errToolFailed
-		}
-		return nil
-	case "read":
-		_, err := client.Call(ctx, "resources/read", op.params)
-		return err
-	case "get-prompt":
-		_, err := client.Call(ctx, "prompts/get", params)
-		return err
+		return res, err
+	case "read", "get-prompt", "request":
+		method := map[string]string{"read": "resources/read", "get-prompt": "prompts/get", "request": op.target}[op.kind]
+		return client.Call(ctx, method, params)
 	case "ping":
 		method := "ping"
 		if client.Modern() {
 			method = "server/discover" // the modern era has no ping; as mcpv ping does
 		}
-		_, err := client.Call(ctx, method, nil)
-		return err
-	case "request":
-		_, err := client.Call(ctx, op.target, op.params)
-		return err
+		return client.Call(ctx, method, nil)
 	}
 	l := lists[op.kind]
-	for _, err := range client.Walk(ctx, l[0], l[1], 0) {
+	var items []json.RawMessage
+	for page, err := range client.Walk(ctx, l[0], l[1], 0) {
 		if err != nil {
-			return err
+			return nil, err
+		}
+		if op.keep {
+			items = append(items, page.Items...)
 		}
 	}
+	if !op.keep {
+		return nil, nil
+	}
+	if items == nil {
+		items = []json.RawMessage{}
+	}
+	return mustJSON(map[string][]json.RawMessage{l[1]: items}), nil
+}
+
+// Keep makes op return its result to a scenario's step (a list's pages
+// merged).
+func (op *Op) Keep() { op.keep = true }
+
+// typeArgs types a call's key=value words (not its templates) by its
+// tool's inputSchema, reading @FILE with readFile.
+func (op *Op) typeArgs(ctx context.Context, readFile func(string) ([]byte, error)) error {
+	args, err := toolargs.Build(ctx, op.words[1:], nil, toolargs.Options{
+		Schema:   op.tool.InputSchema,
+		ReadFile: readFile,
+		Stdin:    func() ([]byte, error) { return nil, errors.New("stdin (@-) cannot feed a load run: give a file") },
+	})
+	if err != nil {
+		return fmt.Errorf("call %s: %w", op.target, err)
+	}
+	op.args = args
 	return nil
+}
+
+// promptArgs are a prompt's key=value words as its arguments.
+func (op *Op) promptArgs() error {
+	ms, err := stringargs.Parse(op.words[1:], "prompt arguments")
+	op.args = stringargs.Object(ms)
+	return err
 }
 
 // errToolFailed is a result with isError: true.

@@ -52,17 +52,20 @@ type recorder struct {
 // says that it did not hold its rate.
 const lateBy = 10 * time.Millisecond
 
-type errorKey struct{ phase, kind string }
+type errorKey struct {
+	phase, kind string
+	op          int // the operation or step; -1: none
+}
 
 type errorCount struct {
 	n       int64
 	example string // the first message of the kind, masked and safe for a terminal
 }
 
-func newRecorder(ops int) *recorder {
+func newRecorder(ops int, steps bool) *recorder {
 	r := &recorder{latency: newHistogram(), setup: newHistogram(), closing: newHistogram(),
 		okOps: make([]int64, ops), failedOps: make([]int64, ops), errs: map[errorKey]*errorCount{}}
-	if ops > 1 {
+	if ops > 1 || steps {
 		for range ops {
 			r.perOp = append(r.perOp, newHistogram())
 		}
@@ -99,6 +102,23 @@ func (r *recorder) lateness(late time.Duration) {
 	}
 }
 
+// step records a scenario's step j that succeeded, and its latency.
+func (r *recorder) step(j int, d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.okOps[j]++
+	r.record(r.perOp[j], d)
+}
+
+// pass records a pass through a scenario whose steps all succeeded.
+func (r *recorder) pass(d, late time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ok++
+	r.record(r.latency, d)
+	r.lateness(late)
+}
+
 // session records how long a session took to open or to close.
 func (r *recorder) session(closing bool, d time.Duration) {
 	r.mu.Lock()
@@ -120,16 +140,17 @@ func (r *recorder) failure(op int, phase, kind, message string, late time.Durati
 		r.failedOps[op]++
 	}
 	r.lateness(late)
-	r.count(phase, kind, message, 1)
+	r.count(phase, kind, message, 1, op)
 }
 
-// count adds n errors of a kind; past maxKinds kinds, to "other".
-func (r *recorder) count(phase, kind, message string, n int64) {
-	k := errorKey{phase, kind}
+// count adds n errors of a kind, of operation op (-1: none); past
+// maxKinds kinds, to "other".
+func (r *recorder) count(phase, kind, message string, n int64, op int) {
+	k := errorKey{phase, kind, op}
 	c := r.errs[k]
 	if c == nil {
 		if len(r.errs) >= maxKinds {
-			k.kind, message = "other", "(more kinds of error than a report tells apart)"
+			k.kind, k.op, message = "other", -1, "(more kinds of error than a report tells apart)"
 			if c = r.errs[k]; c != nil {
 				c.n += n
 				return
@@ -160,6 +181,8 @@ func classify(err error, mask func(string) string) (kind, message string) {
 	switch {
 	case errors.Is(err, errToolFailed):
 		kind = "tool error"
+	case errors.As(err, new(*ExpectationError)):
+		kind = "expectation"
 	case errors.As(err, &ce):
 		kind = fmt.Sprintf("JSON-RPC %d", ce.Err.Code)
 	case errors.As(err, &te), errors.Is(err, context.DeadlineExceeded):

@@ -20,11 +20,15 @@ func (res *Result) WriteText(w io.Writer) error {
 	for _, op := range res.Operations {
 		names = append(names, safetext.Line(op.Name))
 	}
-	fmt.Fprintf(b, "%s · %s · %d sessions %s · %s", strings.Join(names, ", "), res.Schedule, res.Concurrency, res.Sessions, FormatMS(res.Elapsed*1000))
-	if res.Concurrency == 1 {
-		b.Reset()
-		fmt.Fprintf(b, "%s · %s · 1 session %s · %s", strings.Join(names, ", "), res.Schedule, res.Sessions, FormatMS(res.Elapsed*1000))
+	what, main := strings.Join(names, ", "), "operation"
+	if res.Scenario != "" {
+		what, main = fmt.Sprintf("scenario %s (%d steps)", safetext.Line(res.Scenario), len(names)), "scenario"
 	}
+	sessions := fmt.Sprintf("%d sessions", res.Concurrency)
+	if res.Concurrency == 1 {
+		sessions = "1 session"
+	}
+	fmt.Fprintf(b, "%s · %s · %s %s · %s", what, res.Schedule, sessions, res.Sessions, FormatMS(res.Elapsed*1000))
 	if res.Interrupted {
 		b.WriteString(" (interrupted)")
 	}
@@ -34,8 +38,8 @@ func (res *Result) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(b, "iterations %s (%s/s) · ok %s · errors %s (%s)\n\n", count(res.Iterations), rate(res.Throughput), count(res.OK), count(res.Errors), percent(res.ErrorRate))
 
-	labels := []string{"operation", "session set-up", "session close"}
-	if len(res.Operations) > 1 {
+	labels := []string{main, "session set-up", "session close"}
+	if len(res.Operations) > 1 || res.Scenario != "" {
 		for _, n := range names {
 			labels = append(labels, "  "+n)
 		}
@@ -55,8 +59,8 @@ func (res *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, FormatMS(s.Min), FormatMS(s.P50), FormatMS(s.P90),
 			FormatMS(s.P99), FormatMS(s.P999), FormatMS(s.Max), FormatMS(s.Mean), count(s.Count))
 	}
-	row("operation", res.Latency)
-	if len(res.Operations) > 1 {
+	row(main, res.Latency)
+	if len(res.Operations) > 1 || res.Scenario != "" {
 		for i, op := range res.Operations {
 			if op.Latency != nil {
 				row("  "+names[i], *op.Latency)
@@ -71,7 +75,11 @@ func (res *Result) WriteText(w io.Writer) error {
 		b.WriteString("\nerrors\n")
 		tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		for _, e := range res.ErrorKinds {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", count(e.Count), e.Phase, e.Kind, e.Example)
+			kind := e.Kind
+			if e.Operation != "" {
+				kind += " in " + safetext.Line(e.Operation)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", count(e.Count), e.Phase, kind, e.Example)
 		}
 		tw.Flush()
 	}
@@ -102,7 +110,7 @@ func (res *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(b, "\n%s latencies beyond a day are counted as a day\n", count(res.Clamped))
 	}
 	if len(res.Histogram) > 0 {
-		b.WriteString("\nlatency of the operation\n")
+		fmt.Fprintf(b, "\nlatency of the %s\n", main)
 		res.drawHistogram(b)
 	}
 	if c := res.CPU; c.Known {

@@ -10,8 +10,11 @@ import (
 // json as for the table. Latencies are in milliseconds.
 type Result struct {
 	Operations []OpResult `json:"operations"`
-	Schedule   string     `json:"schedule"` // "closed loop", "200/s", "stages 30s:16 ..."
-	Sessions   string     `json:"sessions"` // "held open", "new per iteration", "shared"
+	// Scenario names the scenario whose passes were the iterations; its
+	// operations are then its steps, and latency_ms is a whole pass's.
+	Scenario string `json:"scenario,omitempty"`
+	Schedule string `json:"schedule"` // "closed loop", "200/s", "stages 30s:16 ..."
+	Sessions string `json:"sessions"` // "held open", "new per iteration", "shared"
 	// Concurrency is the most sessions busy at once.
 	Concurrency int     `json:"concurrency"`
 	Elapsed     float64 `json:"elapsed_s"`
@@ -86,10 +89,13 @@ type Stats struct {
 
 // Error is one kind of error in one phase of an iteration.
 type Error struct {
-	Phase   string `json:"phase"` // setup, operation, schedule
-	Kind    string `json:"kind"`  // JSON-RPC -32603, tool error, timeout, transport, unfinished...
-	Count   int64  `json:"count"`
-	Example string `json:"example"` // the first message of the kind
+	Phase string `json:"phase"` // setup, operation, template, schedule
+	// Operation names the operation of a mix, or the step of a scenario,
+	// the error came in.
+	Operation string `json:"operation,omitempty"`
+	Kind      string `json:"kind"` // JSON-RPC -32603, tool error, timeout, transport, unfinished...
+	Count     int64  `json:"count"`
+	Example   string `json:"example"` // the first message of the kind
 }
 
 // CPU is mcpv's own cost, beside the run's elapsed time.
@@ -129,7 +135,7 @@ func stats(h *hdrhistogram.Histogram) Stats {
 // stopped.
 func (r *run) result(elapsed time.Duration, cpu0, cpu1 cpuSample, mon *monitor) *Result {
 	rec := r.rec
-	res := &Result{Schedule: r.cfg.describe(), Concurrency: r.cfg.Concurrency, Elapsed: elapsed.Seconds(),
+	res := &Result{Scenario: r.cfg.Scenario, Schedule: r.cfg.describe(), Concurrency: r.cfg.Concurrency, Elapsed: elapsed.Seconds(),
 		Interrupted: r.user.Err() != nil,
 		hists:       map[string]*hdrhistogram.Histogram{"": rec.latency, "setup.": rec.setup, "close.": rec.closing}}
 	switch {
@@ -162,7 +168,7 @@ func (r *run) result(elapsed time.Duration, cpu0, cpu1 cpuSample, mon *monitor) 
 		}
 		if missed := planned - r.started.Load(); missed > 0 && !res.Interrupted {
 			res.NotStarted = missed
-			rec.count("schedule", "not started", "meant to start before the end, but no session was free: raise -c", missed)
+			rec.count("schedule", "not started", "meant to start before the end, but no session was free: raise -c", missed, -1)
 			rec.failed += missed
 		}
 	}
@@ -186,7 +192,11 @@ func (r *run) result(elapsed time.Duration, cpu0, cpu1 cpuSample, mon *monitor) 
 	res.Latency, res.Setup, res.Close = stats(rec.latency), stats(rec.setup), stats(rec.closing)
 	for _, k := range rec.order {
 		c := rec.errs[k]
-		res.ErrorKinds = append(res.ErrorKinds, Error{Phase: k.phase, Kind: k.kind, Count: c.n, Example: c.example})
+		e := Error{Phase: k.phase, Kind: k.kind, Count: c.n, Example: c.example}
+		if k.op >= 0 && (len(r.cfg.Ops) > 1 || len(r.cfg.Steps) > 0) {
+			e.Operation = r.cfg.Ops[k.op].Name
+		}
+		res.ErrorKinds = append(res.ErrorKinds, e)
 	}
 	res.Logs = r.cfg.Logs.summary(r.cfg.Mask)
 	res.Seed = r.cfg.Seed

@@ -25,16 +25,22 @@ func (r *run) worker(i int) {
 		if !ok {
 			return
 		}
-		op := r.pick.pick(k)
-		params, err := r.params(op, k, i)
-		if err != nil {
-			r.failed(op, "template", err, late)
-			continue
+		op, params := 0, json.RawMessage(nil)
+		var err error
+		if r.cfg.Steps == nil {
+			op = r.pick.pick(k)
+			if params, err = r.params(op, k, i); err != nil {
+				r.failed(op, "template", err, late)
+				continue
+			}
 		}
 		if s == nil && r.shared == nil {
 			if s = r.first.Swap(nil); s == nil {
 				t := time.Now()
 				if s, err = r.cfg.Open(r.ctx); err != nil {
+					if r.cfg.Steps != nil {
+						op = -1 // no step's
+					}
 					r.failed(op, "setup", err, late)
 					continue
 				}
@@ -45,13 +51,17 @@ func (r *run) worker(i int) {
 		if r.shared != nil {
 			session = r.shared
 		}
-		t := time.Now()
-		err = r.cfg.Ops[op].run(r.ctx, session.Client, params)
-		d := time.Since(t) + late
-		if err != nil {
-			r.failed(op, "operation", err, late)
+		if r.cfg.Steps != nil {
+			r.pass(k, i, session.Client, late)
 		} else {
-			r.rec.operation(op, d, late)
+			t := time.Now()
+			err = r.cfg.Ops[op].run(r.ctx, session.Client, params)
+			d := time.Since(t) + late
+			if err != nil {
+				r.failed(op, "operation", err, late)
+			} else {
+				r.rec.operation(op, d, late)
+			}
 		}
 		if s != nil && (r.cfg.NewSession || ended(s)) {
 			r.closeSession(s)
