@@ -35,7 +35,8 @@ type loadCmd struct {
 	Stage       []string      `name:"stage" sep:"none" placeholder:"DURATION:N[/s]" help:"A stage of the run (repeatable): over DURATION move in a straight line to N sessions at once, or to N iterations a second with /s (e.g. --stage 30s:16 --stage 1m:16 --stage 10s:0)."`
 	NewSession  bool          `name:"new-session" help:"Open a new session for every iteration (start or connect, initialize or discover, the operation, the close) instead of holding each session open."`
 	Shared      bool          `name:"shared" help:"Run every iteration on one session (one stdio server process, one HTTP session) shared by the N at once."`
-	Threshold   []string      `name:"threshold" sep:"none" placeholder:"EXPR" help:"Fail the run (exit 1) unless EXPR holds (repeatable, or separated by commas; empty is a mistake): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100."`
+	Threshold   []string      `name:"threshold" sep:"none" placeholder:"EXPR" help:"Fail the run (exit 1) unless EXPR holds (repeatable, or separated by commas; empty is a mistake): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100; with --baseline, p99<+10%, rate>-5%."`
+	Baseline    string        `name:"baseline" placeholder:"FILE" help:"Compare the run with an earlier one's --format json report: the report shows each figure beside it, and a threshold may be a change from it (p99<+10%, rate>-5%)."`
 	Format      string        `name:"format" enum:"text,json" default:"text" help:"The report: text (a table and a histogram) or json (every figure and the histogram, through --jq)."`
 	Data        string        `name:"data" placeholder:"FILE" help:"Rows for the iterations' key~=EXPR arguments (.row): a JSON Lines file (a JSON value a line), or CSV with a header line when FILE ends in .csv."`
 	DataOrder   string        `name:"data-order" enum:"sequential,random" default:"sequential" help:"Take the data file's rows in order (iteration k: row k mod N) or at random (drawn from --seed)."`
@@ -53,7 +54,7 @@ The operation is written as mcpv's command would be: a call's key=value argument
 
 At a fixed rate, latency counts from when each iteration was meant to start, so a server that stalls shows in every iteration it held up (coordinated omission corrected); an iteration no session was free to start counts as late, and one never started before the end as an error.
 
---threshold decides the exit: 0 when every threshold holds (or none is given), 1 when one fails (the report says which), 2 for a mistake on the command line, before any server starts; 3, 4, 5 or 124 when the first session cannot be opened or the operation prepared (nothing is measured then); 130 on Ctrl-C, after the report of what was measured.
+--format json writes every figure (docs/mcpv-load.schema.json, version 1); --baseline FILE sets the run beside such a report, and a threshold may then be a change from it (p99<+10%, rate>-5%). --threshold decides the exit: 0 when every threshold holds (or none is given), 1 when one fails (the report says which), 2 for a mistake on the command line, before any server starts; 3, 4, 5 or 124 when the first session cannot be opened or the operation prepared (nothing is measured then); 130 on Ctrl-C, after the report of what was measured.
 
 Examples:
 
@@ -64,7 +65,8 @@ Examples:
     $ mcpv load --scenario browse.yaml -c 50 -d 5m -u http://127.0.0.1:3000/mcp
     $ mcpv load --mix mix.yaml --stage 30s:50 --stage 2m:50 --stage 30s:0 -s prod
     $ mcpv load call echo message=hi -c 8 -d 1m --threshold 'p99<200ms' --threshold 'errors<1%' -- ./server
-    $ mcpv load ping -c 4 -n 500 --format json -q .latency_ms.p99 -- ./server`
+    $ mcpv load ping -c 4 -n 500 --format json -q .latency_ms.p99 -- ./server
+    $ mcpv load call echo message=hi -c 8 -d 1m --baseline last.json --threshold 'p99<+10%' --threshold 'rate>-5%' -- ./server`
 }
 
 func (c *loadCmd) notInBatch() {}
@@ -131,6 +133,9 @@ func (c *loadCmd) Validate() error {
 			return err
 		}
 		c.thresholds = append(c.thresholds, th)
+		if th.Relative() && c.Baseline == "" {
+			return fmt.Errorf("--threshold %s: a change from the baseline needs --baseline FILE", th.Text)
+		}
 	}
 	return nil
 }
@@ -176,6 +181,16 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	}
 	if err != nil {
 		return err
+	}
+	var base *load.Result
+	if c.Baseline != "" {
+		raw, err := safefile.Read(out.env.Path(c.Baseline))
+		if err != nil {
+			return usageErrorf("--baseline: %v", err)
+		}
+		if base, err = load.ReadBaseline(c.Baseline, raw); err != nil {
+			return err
+		}
 	}
 	var data *loaddata.Source
 	if c.Data != "" {
@@ -237,6 +252,9 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	out.ios.Status.Clear()
 	if err != nil {
 		return err
+	}
+	if base != nil {
+		res.Compare(base)
 	}
 	ok := res.Check(c.thresholds)
 	if c.Format == "json" {

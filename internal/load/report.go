@@ -120,6 +120,9 @@ func (res *Result) WriteText(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
+	if res.Baseline != nil {
+		res.writeComparison(b)
+	}
 	if len(res.Checks) > 0 {
 		b.WriteString("\nthresholds\n")
 		tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)

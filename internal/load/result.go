@@ -9,6 +9,10 @@ import (
 // Result is what a run measured: every figure of the report, for --format
 // json as for the table. Latencies are in milliseconds.
 type Result struct {
+	// Version is the schema's (docs/mcpv-load.schema.json).
+	Version int `json:"version"`
+	// Started is when the run began (RFC 3339).
+	Started    string     `json:"started"`
 	Operations []OpResult `json:"operations"`
 	// Scenario names the scenario whose passes were the iterations; its
 	// operations are then its steps, and latency_ms is a whole pass's.
@@ -55,8 +59,12 @@ type Result struct {
 	CPU       CPU         `json:"cpu"`
 	Histogram []Bucket    `json:"histogram"` // the operation latency's, the non-empty buckets
 	Checks    []CheckedAt `json:"thresholds,omitempty"`
+	// Baseline is this run beside the one --baseline gave.
+	Baseline *Comparison `json:"baseline,omitempty"`
 
 	hists map[string]*hdrhistogram.Histogram // "", "setup.", "close.": for thresholds
+	base  *Result                            // the baseline, for relative thresholds
+	file  string                             // a baseline's file
 }
 
 // DataUsed is a data file as a run used it.
@@ -135,7 +143,7 @@ func stats(h *hdrhistogram.Histogram) Stats {
 // stopped.
 func (r *run) result(elapsed time.Duration, cpu0, cpu1 cpuSample, mon *monitor) *Result {
 	rec := r.rec
-	res := &Result{Scenario: r.cfg.Scenario, Schedule: r.cfg.describe(), Concurrency: r.cfg.Concurrency, Elapsed: elapsed.Seconds(),
+	res := &Result{Version: Version, Started: r.start.UTC().Format(time.RFC3339), Scenario: r.cfg.Scenario, Schedule: r.cfg.describe(), Concurrency: r.cfg.Concurrency, Elapsed: elapsed.Seconds(),
 		Interrupted: r.user.Err() != nil,
 		hists:       map[string]*hdrhistogram.Histogram{"": rec.latency, "setup.": rec.setup, "close.": rec.closing}}
 	switch {
@@ -190,6 +198,7 @@ func (r *run) result(elapsed time.Duration, cpu0, cpu1 cpuSample, mon *monitor) 
 		res.OKRate = float64(rec.ok) / s
 	}
 	res.Latency, res.Setup, res.Close = stats(rec.latency), stats(rec.setup), stats(rec.closing)
+	res.ErrorKinds = []Error{} // [], not null, when there are none
 	for _, k := range rec.order {
 		c := rec.errs[k]
 		e := Error{Phase: k.phase, Kind: k.kind, Count: c.n, Example: c.example}
