@@ -36,6 +36,7 @@ type loadCmd struct {
 	NewSession  bool          `name:"new-session" help:"Open a new session for every iteration (start or connect, initialize or discover, the operation, the close) instead of holding each session open."`
 	Shared      bool          `name:"shared" help:"Run every iteration on one session (one stdio server process, one HTTP session) shared by the N at once."`
 	Threshold   []string      `name:"threshold" sep:"none" placeholder:"EXPR" help:"Fail the run (exit 1) unless EXPR holds (repeatable, or separated by commas; empty is a mistake): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100; with --baseline, p99<+10%, rate>-5%."`
+	FindMax     []string      `name:"find-max" sep:"none" placeholder:"LIMIT" help:"Find the breaking point: raise the arrival rate step by step (from --rate, default 10/s; each step -d long, default 5s) until a limit is crossed (repeatable, or separated by commas, e.g. 'p99<100ms,errors<1%'; and always the server's rate following the rate asked), and report the highest rate that held with the curve."`
 	Baseline    string        `name:"baseline" placeholder:"FILE" help:"Compare the run with an earlier one's --format json report: the report shows each figure beside it, and a threshold may be a change from it (p99<+10%, rate>-5%)."`
 	Format      string        `name:"format" enum:"text,json" default:"text" help:"The report: text (a table and a histogram) or json (every figure and the histogram, through --jq)."`
 	Data        string        `name:"data" placeholder:"FILE" help:"Rows for the iterations' key~=EXPR arguments (.row): a JSON Lines file (a JSON value a line), or CSV with a header line when FILE ends in .csv."`
@@ -45,6 +46,20 @@ type loadCmd struct {
 
 	thresholds []load.Threshold
 	stages     []load.Stage
+	limits     []load.Threshold // of --find-max
+}
+
+// maxSearchSteps bounds the steps of --find-max: doubling from 10/s
+// reaches 10 million a second in 20, and halving the gap to 5% takes
+// about 5 more.
+const maxSearchSteps = 30
+
+// startRate is --find-max's first step's rate.
+func (c *loadCmd) startRate() float64 {
+	if c.Rate > 0 {
+		return c.Rate
+	}
+	return 10
 }
 
 func (c *loadCmd) Help() string {
@@ -113,6 +128,26 @@ func (c *loadCmd) Validate() error {
 			return fmt.Errorf("--stage: give every stage as sessions (30s:16) or every one as a rate (30s:200/s)")
 		}
 		c.stages = append(c.stages, st)
+	}
+	c.limits = nil
+	if c.FindMax != nil {
+		if len(c.stages) > 0 || c.Count > 0 {
+			return fmt.Errorf("--find-max runs steps of its own: --stage and -n go without it")
+		}
+		limits, err := listFlag("--find-max", c.FindMax)
+		if err != nil {
+			return err
+		}
+		for _, l := range limits {
+			th, err := load.ParseThreshold(l)
+			if err != nil {
+				return err
+			}
+			if th.Relative() {
+				return fmt.Errorf("--find-max %s: a limit is a figure, not a change from a baseline", l)
+			}
+			c.limits = append(c.limits, th)
+		}
 	}
 	if len(c.stages) > 0 && (c.Duration > 0 || c.Rate > 0) {
 		return fmt.Errorf("--stage sets the duration and the load: -d and --rate go without it")
@@ -206,6 +241,12 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 		NewSession: c.NewSession, Shared: c.Shared, Grace: c.Grace}
 	if plan.Duration == 0 && plan.Count == 0 && len(plan.Stages) == 0 {
 		plan.Duration = 10 * time.Second
+		if c.FindMax != nil {
+			plan.Duration = 5 * time.Second // a step
+		}
+	}
+	if c.FindMax != nil && plan.Concurrency == 1 {
+		plan.Concurrency = findMaxSessions // enough that mcpv is not the limit
 	}
 	// A run allocates steadily for long: collecting less often halves
 	// mcpv's own CPU per call, for a heap up to five times what is live.
@@ -224,7 +265,7 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	others := first
 	others.Terminal, others.Interactive, others.ServerStderr = nil, false, io.Discard
 	var opened atomic.Bool
-	res, err := load.Run(ctx, load.Config{
+	cfg := load.Config{
 		Plan:     plan,
 		Ops:      ops,
 		Steps:    steps,
@@ -248,7 +289,24 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 		Progress: func(p load.Progress) { out.ios.Status.Set(progressLine(p)) },
 		Mask:     func(text string) string { return redact.String(text, s.settings.Secrets) },
 		Timeout:  s.settings.Timeout,
-	})
+	}
+	var res *load.Result
+	if c.FindMax != nil {
+		res, err = load.FindMax(ctx, load.SearchPlan{Start: c.startRate(), Limits: c.limits, Precision: 0.05, MaxSteps: maxSearchSteps,
+			Step: func(ctx context.Context, rate float64) (*load.Result, error) {
+				cfg.Plan.Rate = rate
+				return load.Run(ctx, cfg)
+			},
+			Progress: func(pt load.SearchPoint) {
+				verdict := "held"
+				if !pt.Held {
+					verdict = "crossed"
+				}
+				out.ios.Status.Set(fmt.Sprintf("find-max: %.0f/s %s", pt.Rate, verdict))
+			}})
+	} else {
+		res, err = load.Run(ctx, cfg)
+	}
 	out.ios.Status.Clear()
 	if err != nil {
 		return err
@@ -272,6 +330,10 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	}
 	return nil
 }
+
+// findMaxSessions are the most sessions --find-max keeps at once, unless
+// -c says otherwise.
+const findMaxSessions = 64
 
 // loadGOGC is the collector's GOGC during a run, unless the user set one.
 const loadGOGC = 400

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/jsonschema"
+	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -105,6 +106,7 @@ func TestLoadJSONSchema(t *testing.T) {
 		args([]string{"load", "--mix", mix, "-n", "4", "--rate", "1000", "--format", "json"}, fake("plain")),
 		args([]string{"load", "--scenario", scenario, "-n", "2", "--format", "json"}, fake("plain")),
 		args([]string{"load", "call", "x", "-n", "2", "--format", "json"}, fake("tool-error")),
+		args([]string{"load", "ping", "--find-max", "p99<1ms", "--rate", "200", "-d", "20ms", "-c", "2", "--format", "json"}, fake("plain")),
 	} {
 		r := mcpv(t, "", a...)
 		if r.code > 1 {
@@ -113,5 +115,46 @@ func TestLoadJSONSchema(t *testing.T) {
 		if err := schema.Validate([]byte(r.stdout)); err != nil {
 			t.Errorf("%q: the report breaks docs/mcpv-load.schema.json: %v\n%s", a, err, r.stdout)
 		}
+	}
+}
+
+// Against a fake whose capacity is known (4 calls at once, 20 ms each:
+// 200 calls a second), --find-max finds it within 10%.
+func TestLoadFindMaxAgainstAKnownCapacity(t *testing.T) {
+	longtest.Skip(t, "a search of about ten steps of a second each")
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Latency: mcptest.Latency{Delay: 20 * time.Millisecond, Capacity: 4}})
+	r := mcpv(t, "", "load", "call", "x", "--find-max", "p99<200ms,errors<1%", "--rate", "25", "-d", "1s", "--format", "json",
+		"-q", ".search", "-u", srv.URL)
+	r.expect(t, 0, "", "", "")
+	var s struct {
+		MaxRate float64 `json:"max_rate"`
+		Curve   []struct {
+			Rate float64
+			Held bool
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("found %.1f/s in %d steps: %+v", s.MaxRate, len(s.Curve), s.Curve)
+	if s.MaxRate < 180 || s.MaxRate > 220 {
+		t.Errorf("found %v/s; want within 10%% of 200/s\n%s", s.MaxRate, r.stdout)
+	}
+}
+
+func TestLoadFindMaxMistakes(t *testing.T) {
+	t.Parallel()
+	nowhere := []string{"--", "/nonexistent/server"}
+	for _, tc := range []struct {
+		args   []string
+		errHas string
+	}{
+		{[]string{"--find-max", ""}, "--find-max \"\": empty"},
+		{[]string{"--find-max", "p99<1s", "-n", "10"}, "--stage and -n go without it"},
+		{[]string{"--find-max", "p99"}, "want METRIC OP VALUE"},
+		{[]string{"--find-max", "p99<+10%", "--baseline", "x.json"}, "a limit is a figure"},
+	} {
+		r := mcpv(t, "", args([]string{"load", "ping"}, tc.args, nowhere)...)
+		r.expect(t, 2, "", "", tc.errHas)
 	}
 }

@@ -16,6 +16,12 @@ import (
 // latency, mcpv's own cost and the thresholds.
 func (res *Result) WriteText(w io.Writer) error {
 	b := &strings.Builder{}
+	if res.Search != nil {
+		res.Search.write(b)
+		if res.Search.MaxRate > 0 {
+			fmt.Fprintf(b, "at %s:\n", rateText(res.Search.MaxRate))
+		}
+	}
 	var names []string
 	for _, op := range res.Operations {
 		names = append(names, safetext.Line(op.Name))

@@ -59,6 +59,9 @@ type Result struct {
 	CPU       CPU         `json:"cpu"`
 	Histogram []Bucket    `json:"histogram"` // the operation latency's, the non-empty buckets
 	Checks    []CheckedAt `json:"thresholds,omitempty"`
+	// Search is the search for the breaking point (--find-max) whose
+	// highest rate that held this run is.
+	Search *Search `json:"search,omitempty"`
 	// Baseline is this run beside the one --baseline gave.
 	Baseline *Comparison `json:"baseline,omitempty"`
 
