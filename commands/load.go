@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -17,8 +18,10 @@ import (
 	"github.com/mcpv/mcpv/internal/gcstart"
 	"github.com/mcpv/mcpv/internal/load"
 	"github.com/mcpv/mcpv/internal/loaddata"
+	"github.com/mcpv/mcpv/internal/loadreport"
 	"github.com/mcpv/mcpv/internal/loadscenario"
 	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/output"
 	"github.com/mcpv/mcpv/redact"
@@ -38,6 +41,7 @@ type loadCmd struct {
 	Threshold   []string      `name:"threshold" sep:"none" placeholder:"EXPR" help:"Fail the run (exit 1) unless EXPR holds (repeatable, or separated by commas; empty is a mistake): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100; with --baseline, p99<+10%, rate>-5%."`
 	FindMax     []string      `name:"find-max" sep:"none" placeholder:"LIMIT" help:"Find the breaking point: raise the arrival rate step by step (from --rate, default 10/s; each step -d long, default 5s) until a limit is crossed (repeatable, or separated by commas, e.g. 'p99<100ms,errors<1%'; and always the server's rate following the rate asked), and report the highest rate that held with the curve."`
 	Baseline    string        `name:"baseline" placeholder:"FILE" help:"Compare the run with an earlier one's --format json report: the report shows each figure beside it, and a threshold may be a change from it (p99<+10%, rate>-5%)."`
+	Report      string        `name:"report" placeholder:"FILE.html" help:"Also write the report as one self-contained HTML page (no network needed to open it): latency over time with percentile bands, throughput and errors over time, the histogram, the operations or steps, and the run's settings."`
 	Format      string        `name:"format" enum:"text,json" default:"text" help:"The report: text (a table and a histogram) or json (every figure and the histogram, through --jq)."`
 	Data        string        `name:"data" placeholder:"FILE" help:"Rows for the iterations' key~=EXPR arguments (.row): a JSON Lines file (a JSON value a line), or CSV with a header line when FILE ends in .csv."`
 	DataOrder   string        `name:"data-order" enum:"sequential,random" default:"sequential" help:"Take the data file's rows in order (iteration k: row k mod N) or at random (drawn from --seed)."`
@@ -81,6 +85,7 @@ Examples:
     $ mcpv load --mix mix.yaml --stage 30s:50 --stage 2m:50 --stage 30s:0 -s prod
     $ mcpv load call echo message=hi -c 8 -d 1m --threshold 'p99<200ms' --threshold 'errors<1%' -- ./server
     $ mcpv load ping -c 4 -n 500 --format json -q .latency_ms.p99 -- ./server
+    $ mcpv load call search query=mcp --find-max 'p99<250ms,errors<1%' --report max.html -u http://127.0.0.1:3000/mcp
     $ mcpv load call echo message=hi -c 8 -d 1m --baseline last.json --threshold 'p99<+10%' --threshold 'rate>-5%' -- ./server`
 }
 
@@ -217,6 +222,17 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err != nil {
 		return err
 	}
+	// The page's file is made before any server starts: a path that
+	// cannot be written is a mistake found at once (safefile, never through a link).
+	var page *os.File
+	if c.Report != "" {
+		f, err := safefile.CreateNoFollow(out.env.Path(c.Report))
+		if err != nil {
+			return usageErrorf("--report: %v", err)
+		}
+		defer f.Close()
+		page = f
+	}
 	var base *load.Result
 	if c.Baseline != "" {
 		raw, err := safefile.Read(out.env.Path(c.Baseline))
@@ -315,6 +331,15 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 		res.Compare(base)
 	}
 	ok := res.Check(c.thresholds)
+	if page != nil {
+		mask := func(text string) string { return redact.String(text, s.settings.Secrets) }
+		if err := loadreport.Write(page, res, map[string]string{"server": mask(serverText(s.settings)), "mcpv": Version}, Version); err != nil {
+			return fmt.Errorf("--report: %w", err)
+		}
+		if err := page.Close(); err != nil {
+			return fmt.Errorf("--report: %w", err)
+		}
+	}
 	if c.Format == "json" {
 		err = out.print(mustJSON(res))
 	} else if err = res.WriteText(out.ios.Out); err != nil {
@@ -334,6 +359,14 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 // findMaxSessions are the most sessions --find-max keeps at once, unless
 // -c says otherwise.
 const findMaxSessions = 64
+
+// serverText names the run's server for its report.
+func serverText(st *connect.Settings) string {
+	if st.URL != "" {
+		return st.URL
+	}
+	return shellwords.Join(st.Command)
+}
 
 // loadGOGC is the collector's GOGC during a run, unless the user set one.
 const loadGOGC = 400

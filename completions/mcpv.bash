@@ -36,7 +36,7 @@ __mcpv_flags() {
     'pin') flags='--all --check --approve --item' ;;
     'diff') flags='--format --fail-on' ;;
     'audit') flags='--all --format --output --fail-on' ;;
-    'load') flags='--mix --scenario --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --find-max --baseline --format --data --data-order --seed --grace' ;;
+    'load') flags='--mix --scenario --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --find-max --baseline --report --format --data --data-order --seed --grace' ;;
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
     'serve') flags='--http --http-token --allow-remote --allow-origin --path --sse --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
@@ -186,6 +186,7 @@ __mcpv_flag() {
         'load:--threshold') kind='none'; return ;;
         'load:--find-max') kind='none'; return ;;
         'load:--baseline') kind='file'; return ;;
+        'load:--report') kind='none'; return ;;
         'load:--format') kind='enum text json'; return ;;
         'load:--data') kind='file'; return ;;
         'load:--data-order') kind='enum sequential random'; return ;;

@@ -80,7 +80,7 @@ function __mcpv_takes
             case 'audit:--format' 'audit:--output' 'audit:--fail-on'
                 echo 1
                 return 0
-            case 'load:--mix' 'load:--scenario' 'load:--concurrency' 'load:--duration' 'load:-d' 'load:--count' 'load:-n' 'load:--rate' 'load:--stage' 'load:--threshold' 'load:--find-max' 'load:--baseline' 'load:--format' 'load:--data' 'load:--data-order' 'load:--seed' 'load:--grace'
+            case 'load:--mix' 'load:--scenario' 'load:--concurrency' 'load:--duration' 'load:-d' 'load:--count' 'load:-n' 'load:--rate' 'load:--stage' 'load:--threshold' 'load:--find-max' 'load:--baseline' 'load:--report' 'load:--format' 'load:--data' 'load:--data-order' 'load:--seed' 'load:--grace'
                 echo 1
                 return 0
             case 'session start:--idle'
@@ -399,6 +399,7 @@ complete -c mcpv -n '__mcpv_in "load"' -l shared -d 'Run every iteration on one 
 complete -c mcpv -n '__mcpv_in "load"' -l threshold -x -d 'Fail the run (exit 1) unless EXPR holds (repeatable, or separated by commas; empty is a mistake): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100; with --baseline, p99<+10%, rate>-5%.'
 complete -c mcpv -n '__mcpv_in "load"' -l find-max -x -d 'Find the breaking point: raise the arrival rate step by step (from --rate, default 10/s; each step -d long, default 5s) until a limit is crossed (repeatable, or separated by commas, e.g. \'p99<100ms,errors<1%\'; and always the server\'s rate following the rate asked), and report the highest rate that held with the curve.'
 complete -c mcpv -n '__mcpv_in "load"' -l baseline -r -F -d 'Compare the run with an earlier one\'s --format json report: the report shows each figure beside it, and a threshold may be a change from it (p99<+10%, rate>-5%).'
+complete -c mcpv -n '__mcpv_in "load"' -l report -x -d 'Also write the report as one self-contained HTML page (no network needed to open it): latency over time with percentile bands, throughput and errors over time, the histogram, the operations or steps, and the run\'s settings.'
 complete -c mcpv -n '__mcpv_in "load"' -l format -x -a 'text json' -d 'The report: text (a table and a histogram) or json (every figure and the histogram, through --jq).'
 complete -c mcpv -n '__mcpv_in "load"' -l data -r -F -d 'Rows for the iterations\' key~=EXPR arguments (.row): a JSON Lines file (a JSON value a line), or CSV with a header line when FILE ends in .csv.'
 complete -c mcpv -n '__mcpv_in "load"' -l data-order -x -a 'sequential random' -d 'Take the data file\'s rows in order (iteration k: row k mod N) or at random (drawn from --seed).'

@@ -46,6 +46,10 @@ type recorder struct {
 	order     []errorKey // errs in the order first seen
 	late      time.Duration
 	lateCount int64 // iterations that started more than lateBy behind schedule
+	// The window: what the iterations since the monitor last looked did,
+	// for the timeline.
+	window       *hdrhistogram.Histogram
+	windowErrors int64
 }
 
 // lateBy is how far behind schedule an iteration may start before the run
@@ -63,7 +67,7 @@ type errorCount struct {
 }
 
 func newRecorder(ops int, steps bool) *recorder {
-	r := &recorder{latency: newHistogram(), setup: newHistogram(), closing: newHistogram(),
+	r := &recorder{latency: newHistogram(), setup: newHistogram(), closing: newHistogram(), window: newHistogram(),
 		okOps: make([]int64, ops), failedOps: make([]int64, ops), errs: map[errorKey]*errorCount{}}
 	if ops > 1 || steps {
 		for range ops {
@@ -89,6 +93,7 @@ func (r *recorder) operation(op int, d, late time.Duration) {
 	r.ok++
 	r.okOps[op]++
 	r.record(r.latency, d)
+	r.record(r.window, d)
 	if r.perOp != nil {
 		r.record(r.perOp[op], d)
 	}
@@ -116,6 +121,7 @@ func (r *recorder) pass(d, late time.Duration) {
 	defer r.mu.Unlock()
 	r.ok++
 	r.record(r.latency, d)
+	r.record(r.window, d)
 	r.lateness(late)
 }
 
@@ -136,6 +142,7 @@ func (r *recorder) failure(op int, phase, kind, message string, late time.Durati
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.failed++
+	r.windowErrors++
 	if op >= 0 {
 		r.failedOps[op]++
 	}
@@ -161,6 +168,22 @@ func (r *recorder) count(phase, kind, message string, n int64, op int) {
 		r.order = append(r.order, k)
 	}
 	c.n += n
+}
+
+// takeWindow is what the iterations did since it was last called, as a
+// point of the timeline at t (seconds from the start) over span seconds.
+func (r *recorder) takeWindow(t, span float64) TimePoint {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w := r.window
+	p := TimePoint{T: t, Span: span, OK: w.TotalCount(), Errors: r.windowErrors}
+	if p.OK > 0 {
+		ms := func(v int64) float64 { return float64(v) / 1000 }
+		p.P50, p.P90, p.P99, p.Max = ms(w.ValueAtQuantile(50)), ms(w.ValueAtQuantile(90)), ms(w.ValueAtQuantile(99)), ms(w.Max())
+	}
+	w.Reset()
+	r.windowErrors = 0
+	return p
 }
 
 // progress is what the live line shows.

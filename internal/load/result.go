@@ -56,9 +56,12 @@ type Result struct {
 	// Logs sums up the log messages the servers sent during the run.
 	Logs *LogSummary `json:"logs,omitempty"`
 
-	CPU       CPU         `json:"cpu"`
-	Histogram []Bucket    `json:"histogram"` // the operation latency's, the non-empty buckets
-	Checks    []CheckedAt `json:"thresholds,omitempty"`
+	CPU       CPU      `json:"cpu"`
+	Histogram []Bucket `json:"histogram"` // the operation latency's, the non-empty buckets
+	// Timeline is the run second by second (or, in a long run, by longer
+	// spans: it holds at most MaxTimeline points).
+	Timeline []TimePoint `json:"timeline"`
+	Checks   []CheckedAt `json:"thresholds,omitempty"`
 	// Search is the search for the breaking point (--find-max) whose
 	// highest rate that held this run is.
 	Search *Search `json:"search,omitempty"`
@@ -123,6 +126,18 @@ type CPU struct {
 	Machine   int     `json:"machine_cores"`
 	PerOp     float64 `json:"per_iteration_us"`
 	Saturated bool    `json:"saturated"`
+}
+
+// TimePoint is what the iterations that ended in a span of the run did.
+type TimePoint struct {
+	T      float64 `json:"t_s"`    // the span's end, from the run's start
+	Span   float64 `json:"span_s"` // its length
+	OK     int64   `json:"ok"`
+	Errors int64   `json:"errors"`
+	P50    float64 `json:"p50_ms"`
+	P90    float64 `json:"p90_ms"`
+	P99    float64 `json:"p99_ms"`
+	Max    float64 `json:"max_ms"`
 }
 
 // Bucket is a range of latencies and how many fell in it.
@@ -227,6 +242,15 @@ func (r *run) result(elapsed time.Duration, cpu0, cpu1 cpuSample, mon *monitor) 
 		if res.Iterations > 0 {
 			res.CPU.PerOp = self / float64(res.Iterations) * 1e6
 		}
+	}
+	res.Timeline = mon.timeline
+	last := rec.takeWindow(elapsed.Seconds(), elapsed.Seconds()-mon.lastT)
+	switch n := len(res.Timeline); {
+	case n > 0 && last.Span < res.Timeline[n-1].Span/2:
+		// a sliver at the end: its rate would be noise
+		res.Timeline[n-1] = merge(res.Timeline[n-1], last)
+	case last.OK+last.Errors > 0 || n == 0:
+		res.Timeline = append(res.Timeline, last)
 	}
 	for _, b := range rec.latency.Distribution() {
 		if b.Count > 0 {
