@@ -317,9 +317,12 @@ func (op *Op) result(ctx context.Context, client *mcp.Client, params json.RawMes
 			err = errToolFailed
 		}
 		return res, err
-	case "read", "get-prompt", "request":
-		method := map[string]string{"read": "resources/read", "get-prompt": "prompts/get", "request": op.target}[op.kind]
-		return client.Call(ctx, method, params)
+	case "read":
+		return client.Call(ctx, "resources/read", params)
+	case "get-prompt":
+		return client.Call(ctx, "prompts/get", params)
+	case "request":
+		return client.Call(ctx, op.target, params)
 	case "ping":
 		method := "ping"
 		if client.Modern() {
