@@ -42,6 +42,10 @@ type Op struct {
 	// keep: the result is wanted (a scenario's step judges it), so a
 	// list's pages are merged into one result.
 	keep bool
+	// flat: every template's key is a plain key (no dots) that no typed
+	// argument has, so that its value is appended to the typed ones as
+	// it is, without building the object anew.
+	flat bool
 	// lazy: the words hold placeholders for a scenario's captures, so the
 	// arguments are typed for each pass, not checked once by Prepare.
 	lazy bool
@@ -219,6 +223,7 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 		return clierr.Usage(fmt.Errorf("call %s: %w", op.target, err))
 	}
 	op.tool, op.args = def, args
+	op.flat = flatTemplates(op.tmpls, args)
 	if op.Varies() {
 		// The arguments of a first iteration are what the schema checks:
 		// the others are sent as their templates make them (a value the
@@ -242,11 +247,15 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 	return nil
 }
 
+// callParams are a call's params: written by hand, since encoding/json
+// would check and compact the arguments again, each iteration.
 func (op *Op) callParams(args json.RawMessage) json.RawMessage {
-	return mustJSON(struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}{op.target, args})
+	b := make([]byte, 0, len(op.target)+len(args)+32)
+	b = append(b, `{"name":`...)
+	b = append(b, mustJSON(op.target)...)
+	b = append(b, `,"arguments":`...)
+	b = append(b, args...)
+	return append(b, '}')
 }
 
 func (op *Op) promptParams(args json.RawMessage) json.RawMessage {
@@ -283,9 +292,41 @@ func (op *Op) Params(ctx context.Context, in any) (json.RawMessage, error) {
 	return op.callParams(args), nil
 }
 
+// flatTemplates reports whether every template's key is plain and none
+// of args' (a JSON object).
+func flatTemplates(ts []loaddata.Template, args json.RawMessage) bool {
+	var typed map[string]json.RawMessage
+	if json.Unmarshal(args, &typed) != nil || len(args) < 2 {
+		return false
+	}
+	for _, t := range ts {
+		if _, ok := typed[t.Key]; ok || strings.Contains(t.Key, ".") {
+			return false
+		}
+	}
+	return true
+}
+
 // callArgs are a call's arguments for in: the typed ones, and each
 // template's value at its key (dotted keys nest, as key:=JSON's do).
 func (op *Op) callArgs(ctx context.Context, in any) (json.RawMessage, error) {
+	if op.flat { // the typed object, its closing brace replaced by the templates' members
+		b := make([]byte, 0, len(op.args)+32*len(op.tmpls))
+		b = append(b, op.args[:len(op.args)-1]...)
+		for _, t := range op.tmpls {
+			v, err := t.Eval(ctx, in)
+			if err != nil {
+				return nil, err
+			}
+			if len(b) > 1 {
+				b = append(b, ',')
+			}
+			b = append(b, mustJSON(t.Key)...)
+			b = append(b, ':')
+			b = append(b, v...)
+		}
+		return append(b, '}'), nil
+	}
 	words := make([]string, len(op.tmpls))
 	for i, t := range op.tmpls {
 		v, err := t.Eval(ctx, in)
