@@ -80,7 +80,7 @@ function __mcpv_takes
             case 'audit:--format' 'audit:--output' 'audit:--fail-on'
                 echo 1
                 return 0
-            case 'load:--mix' 'load:--concurrency' 'load:--duration' 'load:-d' 'load:--count' 'load:-n' 'load:--rate' 'load:--stage' 'load:--threshold' 'load:--format' 'load:--grace'
+            case 'load:--mix' 'load:--scenario' 'load:--concurrency' 'load:--duration' 'load:-d' 'load:--count' 'load:-n' 'load:--rate' 'load:--stage' 'load:--threshold' 'load:--find-max' 'load:--baseline' 'load:--report' 'load:--format' 'load:--data' 'load:--data-order' 'load:--seed' 'load:--grace'
                 echo 1
                 return 0
             case 'session start:--idle'
@@ -387,7 +387,8 @@ complete -c mcpv -n '__mcpv_in "audit"' -l format -x -a 'text json sarif junit' 
 complete -c mcpv -n '__mcpv_in "audit"' -l output -r -F -d 'Write the report to FILE (then the text report goes to stdout).'
 complete -c mcpv -n '__mcpv_in "audit"' -l fail-on -x -a 'critical high medium low info none' -d 'Exit 1 when a finding of this severity or higher is found (none: never).'
 complete -c mcpv -n '__mcpv_at "audit" 0+' -F
-complete -c mcpv -n '__mcpv_in "load"' -l mix -r -F -d 'Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one.'
+complete -c mcpv -n '__mcpv_in "load"' -l mix -r -F -d 'Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one; its @FILE arguments stay in its directory\'s tree.'
+complete -c mcpv -n '__mcpv_in "load"' -l scenario -r -F -d 'Run a scenario: an mcpv test file whose steps one virtual user runs in order on its session, each iteration a pass through them (captures carried, expectations checked, think: pauses); -c N virtual users.'
 complete -c mcpv -n '__mcpv_in "load"' -l concurrency -x -d 'Run N sessions at once (-c N after load; the most at once, with stages).'
 complete -c mcpv -n '__mcpv_in "load"' -s d -l duration -x -d 'Run for this long (default 10s, unless --count or --stage end the run).'
 complete -c mcpv -n '__mcpv_in "load"' -s n -l count -x -d 'Run N iterations in all.'
@@ -395,8 +396,14 @@ complete -c mcpv -n '__mcpv_in "load"' -l rate -x -d 'Start N iterations a secon
 complete -c mcpv -n '__mcpv_in "load"' -l stage -x -d 'A stage of the run (repeatable): over DURATION move in a straight line to N sessions at once, or to N iterations a second with /s (e.g. --stage 30s:16 --stage 1m:16 --stage 10s:0).'
 complete -c mcpv -n '__mcpv_in "load"' -l new-session -d 'Open a new session for every iteration (start or connect, initialize or discover, the operation, the close) instead of holding each session open.'
 complete -c mcpv -n '__mcpv_in "load"' -l shared -d 'Run every iteration on one session (one stdio server process, one HTTP session) shared by the N at once.'
-complete -c mcpv -n '__mcpv_in "load"' -l threshold -x -d 'Fail the run (exit 1) unless EXPR holds (repeatable): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100.'
+complete -c mcpv -n '__mcpv_in "load"' -l threshold -x -d 'Fail the run (exit 1) unless EXPR holds (repeatable, or separated by commas; empty is a mistake): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100; with --baseline, p99<+10%, rate>-5%.'
+complete -c mcpv -n '__mcpv_in "load"' -l find-max -x -d 'Find the breaking point: raise the arrival rate step by step (from --rate, default 10/s; each step -d long, default 5s) until a limit is crossed (repeatable, or separated by commas, e.g. \'p99<100ms,errors<1%\'; and always the server\'s rate following the rate asked), and report the highest rate that held with the curve.'
+complete -c mcpv -n '__mcpv_in "load"' -l baseline -r -F -d 'Compare the run with an earlier one\'s --format json report: the report shows each figure beside it, and a threshold may be a change from it (p99<+10%, rate>-5%).'
+complete -c mcpv -n '__mcpv_in "load"' -l report -x -d 'Also write the report as one self-contained HTML page (no network needed to open it): latency over time with percentile bands, throughput and errors over time, the histogram, the operations or steps, and the run\'s settings.'
 complete -c mcpv -n '__mcpv_in "load"' -l format -x -a 'text json' -d 'The report: text (a table and a histogram) or json (every figure and the histogram, through --jq).'
+complete -c mcpv -n '__mcpv_in "load"' -l data -r -F -d 'Rows for the iterations\' key~=EXPR arguments (.row): a JSON Lines file (a JSON value a line), or CSV with a header line when FILE ends in .csv.'
+complete -c mcpv -n '__mcpv_in "load"' -l data-order -x -a 'sequential random' -d 'Take the data file\'s rows in order (iteration k: row k mod N) or at random (drawn from --seed).'
+complete -c mcpv -n '__mcpv_in "load"' -l seed -x -d 'The seed of what is random in a run (--data-order random, a template\'s .random): the same seed sends the same values.'
 complete -c mcpv -n '__mcpv_in "load"' -l grace -x -d 'How long the operations in flight when the run\'s time is over may still take; those cut then count as unfinished errors.'
 complete -c mcpv -n '__mcpv_at "session" 0' -a start -d 'Open a session in the background, for later commands\' --session NAME.'
 complete -c mcpv -n '__mcpv_at "session" 0' -a list -d 'List the running sessions.'

@@ -225,7 +225,8 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--fail-on'); Words = 1; Kind = 'enum'; Enum = @('critical', 'high', 'medium', 'low', 'info', 'none'); H = 'Exit 1 when a finding of this severity or higher is found (none: never).' }
         )
         'load' = @(
-            @{ Names = @('--mix'); Words = 1; Kind = 'file'; Enum = @(); H = 'Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one.' }
+            @{ Names = @('--mix'); Words = 1; Kind = 'file'; Enum = @(); H = 'Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one; its @FILE arguments stay in its directory''s tree.' }
+            @{ Names = @('--scenario'); Words = 1; Kind = 'file'; Enum = @(); H = 'Run a scenario: an mcpv test file whose steps one virtual user runs in order on its session, each iteration a pass through them (captures carried, expectations checked, think: pauses); -c N virtual users.' }
             @{ Names = @('--concurrency'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run N sessions at once (-c N after load; the most at once, with stages).' }
             @{ Names = @('--duration', '-d'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run for this long (default 10s, unless --count or --stage end the run).' }
             @{ Names = @('--count', '-n'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run N iterations in all.' }
@@ -233,8 +234,14 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--stage'); Words = 1; Kind = 'none'; Enum = @(); H = 'A stage of the run (repeatable): over DURATION move in a straight line to N sessions at once, or to N iterations a second with /s (e.g. --stage 30s:16 --stage 1m:16 --stage 10s:0).' }
             @{ Names = @('--new-session'); Words = 0; Kind = 'none'; Enum = @(); H = 'Open a new session for every iteration (start or connect, initialize or discover, the operation, the close) instead of holding each session open.' }
             @{ Names = @('--shared'); Words = 0; Kind = 'none'; Enum = @(); H = 'Run every iteration on one session (one stdio server process, one HTTP session) shared by the N at once.' }
-            @{ Names = @('--threshold'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fail the run (exit 1) unless EXPR holds (repeatable): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100.' }
+            @{ Names = @('--threshold'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fail the run (exit 1) unless EXPR holds (repeatable, or separated by commas; empty is a mistake): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100; with --baseline, p99<+10%, rate>-5%.' }
+            @{ Names = @('--find-max'); Words = 1; Kind = 'none'; Enum = @(); H = 'Find the breaking point: raise the arrival rate step by step (from --rate, default 10/s; each step -d long, default 5s) until a limit is crossed (repeatable, or separated by commas, e.g. ''p99<100ms,errors<1%''; and always the server''s rate following the rate asked), and report the highest rate that held with the curve.' }
+            @{ Names = @('--baseline'); Words = 1; Kind = 'file'; Enum = @(); H = 'Compare the run with an earlier one''s --format json report: the report shows each figure beside it, and a threshold may be a change from it (p99<+10%, rate>-5%).' }
+            @{ Names = @('--report'); Words = 1; Kind = 'none'; Enum = @(); H = 'Also write the report as one self-contained HTML page (no network needed to open it): latency over time with percentile bands, throughput and errors over time, the histogram, the operations or steps, and the run''s settings.' }
             @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'json'); H = 'The report: text (a table and a histogram) or json (every figure and the histogram, through --jq).' }
+            @{ Names = @('--data'); Words = 1; Kind = 'file'; Enum = @(); H = 'Rows for the iterations'' key~=EXPR arguments (.row): a JSON Lines file (a JSON value a line), or CSV with a header line when FILE ends in .csv.' }
+            @{ Names = @('--data-order'); Words = 1; Kind = 'enum'; Enum = @('sequential', 'random'); H = 'Take the data file''s rows in order (iteration k: row k mod N) or at random (drawn from --seed).' }
+            @{ Names = @('--seed'); Words = 1; Kind = 'none'; Enum = @(); H = 'The seed of what is random in a run (--data-order random, a template''s .random): the same seed sends the same values.' }
             @{ Names = @('--grace'); Words = 1; Kind = 'none'; Enum = @(); H = 'How long the operations in flight when the run''s time is over may still take; those cut then count as unfinished errors.' }
         )
         'session start' = @(
