@@ -14,10 +14,9 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
-	"html/template"
+	"html"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/mcpv/mcpv/internal/load"
 )
@@ -27,11 +26,6 @@ var pageHTML string
 
 //go:embed page.js
 var pageJS string
-
-// page is parsed when first used: mcpv's start-up parses nothing.
-var page = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("page").Parse(pageHTML))
-})
 
 // Write writes res's page to w; settings are what the page shows of the
 // run beyond the report (the command line, masked), and version mcpv's.
@@ -45,18 +39,20 @@ func Write(w io.Writer, res *load.Result, settings map[string]string, version st
 		return err
 	}
 	sum := sha256.Sum256([]byte(pageJS))
-	return page().Execute(w, struct {
-		Report, Settings template.JS
-		Script           template.JS
-		ScriptHash       template.HTMLAttr
-		Version          string
-	}{
-		Report:     template.JS(scriptSafe(data)),
-		Settings:   template.JS(scriptSafe(set)),
-		Script:     template.JS(pageJS),
-		ScriptHash: template.HTMLAttr("'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"),
-		Version:    version,
-	})
+	// The page's five holes, filled in one pass (what fills one is not
+	// read again): the run's JSON and the settings' made safe inside a
+	// script element, the script and its hash as they are (the page's
+	// own), the version as text. (No html/template: its start-up cost
+	// is paid by every mcpv command, for one page.)
+	page := strings.NewReplacer(
+		"{{.ScriptHash}}", "'sha256-"+base64.StdEncoding.EncodeToString(sum[:])+"'",
+		"{{.Version}}", html.EscapeString(version),
+		"{{.Report}}", scriptSafe(data),
+		"{{.Settings}}", scriptSafe(set),
+		"{{.Script}}", pageJS,
+	).Replace(pageHTML)
+	_, err = io.WriteString(w, page)
+	return err
 }
 
 // scriptSafe is JSON that cannot end the <script> element it is in nor
