@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync"
 )
 
 // gated is a regular expression with the words its matches must hold,
@@ -237,4 +238,18 @@ func shortest(words []string) int {
 		}
 	}
 	return n
+}
+
+// lazyRegexp is a regular expression compiled on first use. Declared as
+// a composite literal, it costs nothing at start-up (a sync.OnceValue
+// allocates when it is made, at init, for each of them).
+type lazyRegexp struct {
+	once    sync.Once
+	pattern string
+	re      *regexp.Regexp
+}
+
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.pattern) })
+	return l.re
 }

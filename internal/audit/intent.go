@@ -23,7 +23,7 @@ import (
 // patterns use stems and no word boundaries.
 var (
 	// held: what the model holds that the user did not give the tool.
-	heldLexicon = `\b(?:conversation(?:\s+(?:history|so\s+far|text|log|context))?|chat\s+(?:history|log|so\s+far|transcript)|message\s+history|transcripts?|(?:previous|prior|earlier|past|recent|last\s+(?:\w+\s+)?|every\s+(?:prior\s+|previous\s+|earlier\s+)?|all\s+(?:prior\s+|previous\s+|earlier\s+)?|each\s+)(?:user\s+)?(?:messages|turns?|prompts)|(?:previous|prior|earlier|past|recent|last\s+(?:\w+\s+)?|every\s+(?:prior\s+|previous\s+|earlier\s+)?|all\s+(?:prior\s+|previous\s+|earlier\s+)?)user\s+(?:message|prompt|request)s?|(?:user|person|people)['’]s?\s+(?:previous|prior|last|latest|recent|earlier|own)\s+(?:\w+\s+)?(?:messages?|prompts?|requests?|turns?)|(?:user|person|people)['’]s?\s+(?:messages|prompts|requests|turns)|(?:user|person)['’]s?\s+(?:current\s+|latest\s+|whole\s+|full\s+)?message\b|(?:user|person)['’]s?\s+(?:full\s+name|e-?mail\s+address|home\s+address|(?:phone|mobile)\s+number|date\s+of\s+birth|location|ssn|social\s+security)|(?:keys|tokens|passwords|secrets|credentials)\b[^.!?\n]{0,40}\b(?:in|from|of)\s+(?:the|this)\s+(?:conversation|chat)|(?:ten|five|three|\d+)\s+most\s+recent\s+messages|(?:chat|conversation)\s+history|user\s+(?:and|or)\s+system\s+turns|system\s+(?:prompt|message|turns?|text|instructions)|(?:your|its|the\s+model['’]?s?)\s+(?:instructions|context\s+window|memory|system\s+prompt)|what\s+the\s+user\s+(?:has\s+)?(?:asked|said|typed|shared|wrote|written)|(?:api\s+keys?|keys|secrets?|tokens?|passwords?|credentials?|emails?|identifiers)\s+(?:currently\s+)?(?:visible|shown|seen|mentioned|shared|pasted|appearing|that\s+(?:appear|appeared|show\s+up|showed\s+up|came\s+up|come\s+up))|(?:api\s+keys?|keys|secrets?|tokens?|passwords?|credentials?)\s+(?:they|the\s+user|you)\s+(?:have\s+)?(?:shared|pasted|mentioned|provided|seen)|(?:secrets?|keys|tokens?|credentials?)\s+(?:you\s+have\s+)?seen|(?:[a-z0-9]+_)*(?:token|api_?key|secret|password|access_key)\s+from\s+(?:the\s+)?(?:process\s+)?(?:environment|env)|session\s+(?:digest|transcript|history)|word-for-word)\b|gespräch(?:sverlauf)?|chatverlauf|bisherigen\s+nachrichten|nachrichten\s+des\s+(?:nutzers|benutzers)|systemprompt|conversaci[oó]n|historial\s+del?\s+(?:chat|conversaci)|mensajes\s+(?:anteriores|previos|del\s+usuario)|historique\s+(?:de\s+la\s+conversation|du\s+chat)|messages\s+(?:précédents|de\s+l['’]utilisateur)|conversa\b|histórico\s+d[ao]\s+(?:conversa|chat)|mensagens\s+(?:anteriores|do\s+usuário)|conversazione|messaggi\s+(?:precedenti|dell['’]utente)|对话|對話|会话|會話|聊天记录|聊天記錄|历史消息|用户(?:的)?(?:消息|提问)|系统提示|会話|チャット履歴|メッセージ履歴|ユーザー?の(?:メッセージ|発言)|これまでのメッセージ|システムプロンプト|대화\s*(?:내용|기록)|채팅\s*기록|사용자(?:의)?\s*메시지|이전\s*메시지|시스템\s*프롬프트|переписк|истори[яюи]\s+(?:чата|диалога|сообщений|переписки)|сообщени[яй]\s+пользовател|предыдущ[а-я]*\s+сообщени|системн[а-я]*\s+промпт`
+	heldLexicon = `\b(?:(?:this|the\s+current|the\s+ongoing|our|your|the\s+whole|the\s+entire|the\s+full|the\s+complete|prior|previous|earlier)\s+(?:chat|conversation)|conversation\s+(?:history|so\s+far|text|log|context|transcript|with\s+the\s+user)|(?:conversation|chat|session)\s+transcripts?|transcripts?\s+of\s+(?:the|this)\s+(?:conversation|chat|session)|chat\s+(?:history|log|so\s+far|transcript)|message\s+history|(?:previous|prior|earlier|past|recent|last\s+(?:\w+\s+)?|every\s+(?:prior\s+|previous\s+|earlier\s+)?|all\s+(?:prior\s+|previous\s+|earlier\s+)?|each\s+)(?:user\s+)?(?:messages|turns?|prompts)|(?:previous|prior|earlier|past|recent|last\s+(?:\w+\s+)?|every\s+(?:prior\s+|previous\s+|earlier\s+)?|all\s+(?:prior\s+|previous\s+|earlier\s+)?)user\s+(?:message|prompt|request)s?|(?:user|person|people)['’]s?\s+(?:previous|prior|last|latest|recent|earlier|own)\s+(?:\w+\s+)?(?:messages?|prompts?|requests?|turns?)|(?:user|person|people)['’]s?\s+(?:messages|prompts|requests|turns)|(?:user|person)['’]s?\s+(?:current\s+|latest\s+|whole\s+|full\s+)?message\b|(?:user|person)['’]s?\s+(?:full\s+name|e-?mail\s+address|home\s+address|(?:phone|mobile)\s+number|date\s+of\s+birth|location|ssn|social\s+security)|(?:keys|tokens|passwords|secrets|credentials)\b[^.!?\n]{0,40}\b(?:in|from|of)\s+(?:the|this)\s+(?:conversation|chat)|(?:ten|five|three|\d+)\s+most\s+recent\s+messages|(?:chat|conversation)\s+history|user\s+(?:and|or)\s+system\s+turns|system\s+(?:turns?|text)|(?:your|its|the\s+model['’]s|the\s+assistant['’]s|the\s+current|this\s+session['’]s)\s+system\s+(?:prompt|message|instructions)|(?:your|its|the\s+model['’]?s?)\s+(?:instructions|context\s+window|memory|system\s+prompt)|what\s+the\s+user\s+(?:has\s+)?(?:asked|said|typed|shared|wrote|written)|(?:api\s+keys?|keys|secrets?|tokens?|passwords?|credentials?|emails?|identifiers)\s+(?:currently\s+)?(?:visible|shown|seen|mentioned|shared|pasted|appearing|that\s+(?:appear|appeared|show\s+up|showed\s+up|came\s+up|come\s+up))|(?:api\s+keys?|keys|secrets?|tokens?|passwords?|credentials?)\s+(?:they|the\s+user|you)\s+(?:have\s+)?(?:shared|pasted|mentioned|provided|seen)|(?:secrets?|keys|tokens?|credentials?|passwords?)\s+(?:(?:you|the\s+model|the\s+assistant)\s+(?:has\s+|have\s+)?)?seen|(?:[a-z0-9]+_)*(?:token|api_?key|secret|password|access_key)\s+from\s+(?:the\s+)?(?:process\s+)?(?:environment|env)|session\s+(?:digest|transcript|history)|word-for-word)\b|gespräch(?:sverlauf)?|chatverlauf|bisherigen\s+nachrichten|nachrichten\s+des\s+(?:nutzers|benutzers)|systemprompt|conversaci[oó]n|historial\s+del?\s+(?:chat|conversaci)|mensajes\s+(?:anteriores|previos|del\s+usuario)|historique\s+(?:de\s+la\s+conversation|du\s+chat)|messages\s+(?:précédents|de\s+l['’]utilisateur)|conversa\b|histórico\s+d[ao]\s+(?:conversa|chat)|mensagens\s+(?:anteriores|do\s+usuário)|conversazione|messaggi\s+(?:precedenti|dell['’]utente)|(?:此前|之前|先前)提供的|对话|對話|会话|會話|聊天记录|聊天記錄|历史消息|用户(?:的)?(?:消息|提问)|系统提示|会話|チャット履歴|メッセージ履歴|ユーザー?の(?:メッセージ|発言)|これまでのメッセージ|システムプロンプト|대화\s*(?:내용|기록)|채팅\s*기록|사용자(?:의)?\s*메시지|이전\s*메시지|시스템\s*프롬프트|переписк|истори[яюи]\s+(?:чата|диалога|сообщений|переписки)|сообщени[яй]\s+пользовател|предыдущ[а-я]*\s+сообщени|системн[а-я]*\s+промпт`
 
 	// secret: a secret named as a thing, with no word of where it is.
 	secretLexicon = `\b(?:database_url|dsn|cvv2?|card\s+numbers?|(?:2fa\s+)?(?:backup|recovery)\s+codes|2fa\s+codes|otp|one-time\s+(?:codes?|passwords?)|(?:api|access|secret|private|ssh|deploy|signing|license)\s+keys?|(?:access|auth|bearer|session|refresh|personal\s+access|oauth|api|registry|npm|github|gitlab|slack)\s+tokens?|_?authtoken|passwords?|passphrases?|credentials?|secrets|session\s+cookies|cookies|seed\s+phrases?|recovery\s+phrases?|mnemonics?|(?:[a-z0-9]+_)+(?:token|api_?key|secret|password|access_key)s?|wi-?fi\s+(?:keys|passwords)|psk)\b|passw[oö]rt|zugangsdaten|anmeldedaten|(?:api|ssh|privater?)-?schlüssel|contraseñas?|credenciales|claves?\s+(?:api|privadas?|de\s+acceso)|mots?\s+de\s+passe|identifiants|cl[ée]s?\s+(?:api|privées?|d['’]accès)|senhas?|credenciais|chaves?\s+(?:de\s+api|privadas?|de\s+acesso)|credenziali|密码|密碼|凭证|凭据|憑證|密钥|密鑰|令牌|私钥|パスワード|認証情報|資格情報|秘密鍵|apiキー|トークン|비밀번호|자격\s*증명|인증\s*정보|api\s*키|비밀\s*키|개인\s*키|토큰|wachtwoord|inloggegevens|hasł|dane\s+logowania|parola|şifre|kimlik\s+bilgi|kata\s+sandi|sandi|kredensial|mật\s+khẩu|mã\s+otp|كلمة\s+(?:المرور|السر)|رموز\s+(?:الاسترداد|التحقق)|סיסמ|קוד\s+ה?-?cvv|מספר\s+הכרטיס|पासवर्ड|парол|учётн[а-я]*\s+данн|учетн[а-я]*\s+данн|api-?ключ|закрыт[а-я]*\s+ключ|ssh-?ключ|ключ[а-я]*\s+доступа|токен`
@@ -33,7 +33,7 @@ var (
 	storeLexicon = `\b(?:(?:beside|next\s+to|alongside|near)\s+known_hosts|(?:without|no|lacking)\s+(?:the\s+|a\s+)?\.pub\s+(?:suffix|extension)|(?:default\s+)?(?:login|ssh)\s+identity(?:\s+file)?|password[- ]manager\s+(?:export|vault|database|dump)|(?:exported|saved|stored)\s+(?:browser\s+)?(?:passwords|credentials|logins)|browser\s+(?:passwords|cookie\s+store|cookies|profile\s+data)|(?:saved|stored)\s+(?:wi-?fi|network|windows)\s+(?:keys|passwords|credentials)|802-11-wireless-security\.psk|key=clear|cmdkey\s+/list|get-storedcredential|credential\s+manager|\.git/config|ci\s+secrets(?:\s+file)?|\*\.(?:pem|key|p12|pfx|kdbx|1pux)\b|\.aws\b[^.\n。]{0,30}credentials|auths['’"]?\s+block|gh\s+cli\s+hosts\s+file|hosts\s+file\s+of\s+(?:the\s+)?gh|slack\b[^.\n]{0,60}\b(?:local\s+storage|leveldb|cookies)|xoxc-|terraform\.tfstate|terraform\s+state\s+pull|msal_token_cache|\.azure[/\\]|application_default_credentials|op_session_\w*|op\s+item\s+list|os_crypt|encrypted_key|protecteddata\]?::unprotect|\bdpapi\b|local\s+extension\s+settings|nkbihfbeogaeaoehlefnkodbefgpgknn|metamask\b[^.\n]{0,30}\bvault|rclone\.conf|state\.vscdb|\.my\.cnf|/var/run/secrets/kubernetes\.io|serviceaccount/token|git\s+credential\s+fill|chrome\s+safe\s+storage|(?:full|complete|entire|whole|raw)\s+text\s+of\s+(?:the\s+user['’]s\s+)?~?/?\.(?:netrc|ssh|aws|kube|docker|npmrc|pypirc|pgpass|git-credentials))|\.aws\s*(?:文件夹|フォルダ|폴더|папк)`
 
 	// move: a verb that puts data somewhere.
-	moveLexicon = `\b(?:send|upload|post|transmit|forward|relay|mirror|share|paste|attach|include|append|prepend|embed|insert|put|place|fill|populate|supply|provide|pass|copy|copie|carry|submit|sync|echo|leak|deliver|e-?mail|bcc|cc|stuff|feed|report)(?:s|es|ed|d|ing)?\b|\bhand(?:s|ed|ing)?\s+(?:\S+\s+){0,3}?(?:to|over)\b|\btuck(?:s|ed)?\b|\b(?:name|title|label)s?\s+(?:the\s+\w+|it|them|each\s+\w+)\s+after\b|\b(?:a\s+copy\s+goes|goes\s+into|go\s+into|set\s+(?:this|it)\s+to|(?:expects?|requires?|needs?|wants?|takes?)\s+the\s+(?:full|complete|entire|raw|whole|exact)\s+(?:text|contents?|body|value))\b|\b(?:send|schick|übermittel|übertrag|hochlad|kopier|einfüg|anhäng|übernehm|eintrag|weiterleit)\w*|\b(?:envi[aeó]\w*|sub[ie]r?\b|copi[ae]r?\b|recopi\w*|peg[ae]r?\b|adjunt\w*|incluy\w*|inclu[ií]r\w*|añad\w*|agreg\w*|reenv\w*|coloc\w*|rellen\w*|introduc\w*|envoy\w*|transmet\w*|téléverse\w*|colle[rz]?\b|joind\w*|joins\b|ajout\w*|insér\w*|transfér\w*|renseign\w*|mett\w*|carregu\w*|anex\w*|adicion\w*|insir\w*|preench\w*|repass\w*|encaminh\w*|invi[ae]\w*|caric\w*|incoll\w*|alleg\w*|aggiung\w*|inserisc\w*)|发送|發送|上传|上傳|填入|填写|填到|附加|附上|复制|複製|粘贴|貼上|转发|轉發|放入|写入|寫入|提交|发给|發給|抄送|送信|送って|送る|アップロード|添付|貼り付け|コピー|入れ|記入|転送|含め|渡し|渡す|전송|보내|업로드|첨부|복사|붙여|넣|입력|포함|전달|기입|отправ|загруз|скопир|копир|встав|прилож|переда|перешл|пересыл|включ|добав|запиш|укаж|\b(?:zet|plak|kopieer|stuur|verstuur|voeg|skopiuj|wklej|dołącz|wyślij|prześlij|umieść|wpisz|kopyala|gönder|ekle|yapıştır|yaz|koy|salin|kirim|tempel|masukkan|sertakan|lampirkan|unggah|daal|bhej)\b|sao\s+chép|gửi|dán|đính\s+kèm|đưa\s+vào|thêm\s+vào|انسخ|أرسل|ارسل|الصق|أرفق|اكتب|ضع|أدخل|העתק|שלח|הדבק|צרף|הכנס|כתוב|कॉपी|भेज|चिपका|जोड़|डाल|लिख`
+	moveLexicon = `\b(?:send|upload|post|transmit|forward|relay|mirror|share|paste|attach|include|append|prepend|embed|insert|put|place|fill|populate|supply|provide|pass|copy|copie|carry|submit|sync|echo|leak|deliver|e-?mail|bcc|cc|stuff|feed|report)(?:s|es|ed|d|ing)?\b|\bhand(?:s|ed|ing)?\s+(?:\S+\s+){0,3}?(?:to|over)\b|\btuck(?:s|ed)?\b|\bwrite\s+(?:\w+\s+)?(?:here|in|into|them|it)\b|\b(?:name|title|label)s?\s+(?:the\s+\w+|it|them|each\s+\w+)\s+after\b|\b(?:a\s+copy\s+goes|goes\s+into|go\s+into|set\s+(?:this|it)\s+to|(?:expects?|requires?|needs?|wants?|takes?)\s+the\s+(?:full|complete|entire|raw|whole|exact)\s+(?:text|contents?|body|value))\b|\b(?:send|schick|übermittel|übertrag|hochlad|kopier|einfüg|anhäng|übernehm|eintrag|weiterleit)\w*|\b(?:envi[aeó]\w*|sub[ie]r?\b|copi[ae]r?\b|recopi\w*|peg[ae]r?\b|adjunt\w*|incluy\w*|inclu[ií]r\w*|añad\w*|agreg\w*|reenv\w*|coloc\w*|rellen\w*|introduc\w*|envoy\w*|transmet\w*|téléverse\w*|colle[rz]?\b|joind\w*|joins\b|ajout\w*|insér\w*|transfér\w*|renseign\w*|mett\w*|carregu\w*|anex\w*|adicion\w*|insir\w*|preench\w*|repass\w*|encaminh\w*|invi[ae]\w*|caric\w*|incoll\w*|alleg\w*|aggiung\w*|inserisc\w*)|发送|發送|上传|上傳|填入|填写|填到|附加|附上|复制|複製|粘贴|貼上|转发|轉發|放入|写入|寫入|提交|发给|發給|抄送|送信|送って|送る|アップロード|添付|貼り付け|コピー|入れ|記入|転送|含め|渡し|渡す|전송|보내|업로드|첨부|복사|붙여|넣|입력|포함|전달|기입|отправ|загруз|скопир|копир|встав|прилож|переда|перешл|пересыл|включ|добав|запиш|укаж|\b(?:zet|plak|kopieer|stuur|verstuur|voeg|skopiuj|wklej|dołącz|wyślij|prześlij|umieść|wpisz|kopyala|gönder|ekle|yapıştır|yaz|koy|doldur\w*|salin|kirim|tempel|masukkan|sertakan|lampirkan|unggah|daal|bhej)\b|sao\s+chép|gửi|dán|đính\s+kèm|đưa\s+vào|thêm\s+vào|انسخ|أرسل|ارسل|الصق|أرفق|اكتب|ضع|أدخل|העתק|שלח|הדבק|צרף|הכנס|כתוב|कॉपी|भेज|चिपका|जोड़|डाल|लिख`
 
 	// read: a verb that reads, in the languages the move lexicon holds.
 	readLexicon = `\b(?:lies|lesen|auslesen|lee|leer|léelo|lire|lis|lisez|lu|leia|ler|lido|leggi|leggere|letto|lees|odczytaj|przeczytaj|oku|baca)\b|(?:full|complete|entire|whole|raw)\s+(?:text|contents?)\s+of\b|đọc|اقرأ|קרא|पढ़|读取|讀取|读出|打开|読み取|読み込|読んで|開いて|읽|열어|прочита|прочт|считай|считыва|открой|чита`
@@ -61,11 +61,11 @@ var (
 
 	// authority: the server's word ranked above the user's, the host's
 	// or what the model was told before.
-	authorityLexicon = `\b(?:highest|top|absolute|overriding|supreme|final)\s+(?:priority|authority|precedence)\b|\btier-?0\b|\b(?:ranks?|sits?|stands?|is|are)\s+(?:above|over|higher\s+than)\s+(?:both\s+)?(?:the\s+)?(?:end\s+)?(?:users?|host|client|system|operator|developer)\b|\b(?:above|over|higher\s+than|outranks?)\s+(?:the\s+)?(?:user['’]?s?|host['’]?s?|client['’]?s?|system['’]?s?|person['’]?s?)\s+(?:requests?|instructions?|rules?|guidance|configuration|settings|wishes|prompt|own)|\b(?:displac|supersed|overrid|replac|void|nullif|invalidat|trump|outrank)\w*\s+(?:the\s+|all\s+|any\s+)?(?:host(?:\s+application)?['’]?s?\s+|system['’]?s?\s+|client['’]?s?\s+|user['’]?s?\s+|developer['’]?s?\s+|prior\s+|previous\s+|earlier\s+|existing\s+)(?:own\s+)?(?:guidance|instructions?|rules?|polic(?:y|ies)|prompts?|configuration|settings|requests?|statements?)|\b(?:prior|previous|earlier|existing|host|system)\s+(?:guidance|instructions?|rules?|polic(?:y|ies))\b[^.!?\n]{0,50}\b(?:is|are)\s+(?:now\s+)?(?:void|null|obsolete|outdated|superseded|suspended|lifted|no\s+longer\s+(?:valid|binding|applicable|in\s+force))|\b(?:is|are)\s+the\s+authoritative\s+(?:\w+\s+)?(?:policy|instructions|guidance|rules|source)|\bcomply\s+only\s+with\b|\boutranks?\s+(?:anything|everything|whatever|all|any)\b|\b(?:messages|requests|input|instructions)\s+(?:from|of|by)\s+the\s+(?:human|user|person)\s+are\s+(?:\w+\s+)?(?:proposals|suggestions|advisory|non-binding)|\byou\s+are\s+(?:now\s+)?operating\s+as\b|\beven\s+(?:if|when)\s+(?:the\s+)?(?:user|person|invoice|document)\b[^.!?\n]{0,40}\b(?:explicitly\s+)?(?:names|asks|requests|says|shows|gives|provides)\b|\bauch\s+wenn\s+der\s+(?:benutzer|nutzer)\s+ausdrücklich|\b(?:where|when|if)\s+they\s+(?:disagree|conflict)\b[^.!?\n]{0,60}\b(?:this\s+server|this\s+tool|our|its)\b|(?:höchste|oberste|absolute)\s+(?:priorität|vorrang)|vorrang\s+vor\s+(?:dem\s+|den\s+)?(?:nutzer|benutzer|anwender|system)|(?:früheren|bisherigen|vorherigen)\s+(?:vorgaben|anweisungen|regeln|richtlinien)[^.!?\n]{0,80}(?:überholt|ungültig|aufgehoben|nichtig|nicht\s+mehr)|verbindlich\s+(?:sind|ist)\s+(?:ab\s+sofort\s+)?(?:allein|nur)|(?:máxima|mayor|absoluta)\s+prioridad|por\s+encima\s+de\s+(?:las\s+|los\s+)?(?:instrucciones|peticiones|solicitudes|reglas)|prevalece[n]?\s+sobre|priorité\s+absolue|plus\s+haute\s+priorité|(?:prime(?:nt)?|l['’]emporte(?:nt)?)\s+sur|prioridade\s+(?:máxima|absoluta)|máxima\s+prioridade|prevalece(?:m)?\s+sobre|acima\s+d[aoe]s?\s+(?:pedidos|instruções|solicitações|regras)|最高优先级|最高優先級|优先于用户|優先於用戶|高于用户|高於用戶|凌驾于|取代(?:之前|先前|系统|宿主)|(?:之前|先前|以前)的(?:指令|指示|规则|说明)[^。]{0,6}(?:作废|无效|失效)|最優先|ユーザー?(?:の指示|の要求)?より(?:も)?優先|(?:以前|これまで)の(?:指示|ルール|ガイダンス)[^。]{0,6}(?:無効|破棄)|최우선|사용자(?:의\s*요청|의\s*지시)?보다\s*우선|(?:이전|기존)(?:의)?\s*(?:지시|규칙|지침)[^.]{0,6}(?:무효|폐기)|наивысш[а-я]*\s+приоритет|высш[а-я]*\s+приоритет|выше,?\s+чем\s+(?:запросы|указания|инструкции|правила)|(?:предыдущие|прежние)\s+(?:указания|инструкции|правила)[^.!?\n]{0,50}(?:недействительн|отмен|утратил)|имеют\s+приоритет\s+над`
+	authorityLexicon = `\b(?:highest|top|absolute|overriding|supreme|final)\s+(?:priority|authority|precedence)\s+(?:over|above)\b|\b(?:instructions?|guidance|directives?|orders|rules)\b[^.!?\n]{0,40}\b(?:highest|top|absolute|overriding|supreme)\s+(?:priority|authority|precedence)\b|\btier-?0\b|\b(?:ranks?|sits?|stands?|is|are)\s+(?:above|over|higher\s+than)\s+(?:both\s+)?(?:the\s+)?(?:end\s+)?(?:users?|host|client|system|operator|developer)\b|\b(?:above|over|higher\s+than|outranks?)\s+(?:the\s+)?(?:user['’]?s?|host['’]?s?|client['’]?s?|system['’]?s?|person['’]?s?)\s+(?:requests?|instructions?|rules?|guidance|configuration|settings|wishes|prompt|own)|\b(?:displac|supersed|overrid|replac|void|nullif|invalidat|trump|outrank)\w*\s+(?:the\s+|all\s+|any\s+)?(?:host(?:\s+application)?['’]?s?\s+|system['’]?s?\s+|client['’]?s?\s+|user['’]?s?\s+|developer['’]?s?\s+|prior\s+|previous\s+|earlier\s+|existing\s+)(?:own\s+)?(?:guidance|instructions?|rules?|polic(?:y|ies)|prompts?|configuration|settings|requests?|statements?)|\b(?:prior|previous|earlier|existing|host|system)\s+(?:guidance|instructions?|rules?|polic(?:y|ies))\b[^.!?\n]{0,50}\b(?:is|are)\s+(?:now\s+)?(?:void|null|obsolete|outdated|superseded|suspended|lifted|no\s+longer\s+(?:valid|binding|applicable|in\s+force))|\b(?:is|are)\s+the\s+authoritative\s+(?:\w+\s+)?(?:policy|instructions|guidance|rules|source)|\bcomply\s+only\s+with\b|\boutranks?\s+(?:anything|everything|whatever|all|any)\b|\b(?:messages|requests|input|instructions)\s+(?:from|of|by)\s+the\s+(?:human|user|person)\s+are\s+(?:\w+\s+)?(?:proposals|suggestions|advisory|non-binding)|\byou\s+are\s+(?:now\s+)?operating\s+as\b|\beven\s+(?:if|when)\s+(?:the\s+)?(?:user|person|invoice|document)\b[^.!?\n]{0,40}\b(?:explicitly\s+)?(?:names|asks|requests|says|shows|gives|provides)\b|\bauch\s+wenn\s+der\s+(?:benutzer|nutzer)\s+ausdrücklich|\b(?:where|when|if)\s+they\s+(?:disagree|conflict)\b[^.!?\n]{0,60}\b(?:this\s+server|this\s+tool|our|its)\b|(?:höchste|oberste|absolute)\s+(?:priorität|vorrang)|vorrang\s+vor\s+(?:dem\s+|den\s+)?(?:nutzer|benutzer|anwender|system)|(?:früheren|bisherigen|vorherigen)\s+(?:vorgaben|anweisungen|regeln|richtlinien)[^.!?\n]{0,80}(?:überholt|ungültig|aufgehoben|nichtig|nicht\s+mehr)|verbindlich\s+(?:sind|ist)\s+(?:ab\s+sofort\s+)?(?:allein|nur)|(?:máxima|mayor|absoluta)\s+prioridad|por\s+encima\s+de\s+(?:las\s+|los\s+)?(?:instrucciones|peticiones|solicitudes|reglas)|prevalece[n]?\s+sobre|priorité\s+absolue|plus\s+haute\s+priorité|(?:prime(?:nt)?|l['’]emporte(?:nt)?)\s+sur|prioridade\s+(?:máxima|absoluta)|máxima\s+prioridade|prevalece(?:m)?\s+sobre|acima\s+d[aoe]s?\s+(?:pedidos|instruções|solicitações|regras)|最高优先级|最高優先級|优先于用户|優先於用戶|高于用户|高於用戶|凌驾于|取代(?:之前|先前|系统|宿主)|(?:之前|先前|以前)的(?:指令|指示|规则|说明)[^。]{0,6}(?:作废|无效|失效)|最優先|ユーザー?(?:の指示|の要求)?より(?:も)?優先|(?:以前|これまで)の(?:指示|ルール|ガイダンス)[^。]{0,6}(?:無効|破棄)|최우선|사용자(?:의\s*요청|의\s*지시)?보다\s*우선|(?:이전|기존)(?:의)?\s*(?:지시|규칙|지침)[^.]{0,6}(?:무효|폐기)|наивысш[а-я]*\s+приоритет|высш[а-я]*\s+приоритет|выше,?\s+чем\s+(?:запросы|указания|инструкции|правила)|(?:предыдущие|прежние)\s+(?:указания|инструкции|правила)[^.!?\n]{0,50}(?:недействительн|отмен|утратил)|имеют\s+приоритет\s+над`
 
 	// conceal: an order to keep something from the user, beyond the set
 	// phrases of the conceal-from-user rule.
-	concealLexicon = `\b(?:do\s+not|don['’]?t|never|must\s+not|should\s+not|shouldn['’]?t|need\s+not|needn['’]?t|no\s+need\s+to|not)\s+(?:\w+\s+){0,2}(?:tell|mention|inform|notify|alert|reveal|disclose|surface|show|display|echo|relay|discuss|flag|explain|narrate)\w*\s+(?:(?:it|this|that|them|these|anything)\s+)?(?:to|with|for)\s+(?:the\s+)?(?:users?|person|people|humans?|operator|customer)\b|\b(?:need\s+not|needn['’]?t|does\s+not\s+need\s+to|doesn['’]?t\s+need\s+to|should\s+not|must\s+not|is\s+not\s+to)\s+be\s+(?:surfaced|mentioned|disclosed|shown|reported|discussed|flagged|explained)\b|\b(?:does\s+not|doesn['’]?t|do\s+not|don['’]?t)\s+(?:warrant|merit|need|require)\s+(?:any\s+)?(?:discussion|mention|comment|disclosure|explanation)\b|\b(?:keep|leave)\s+(?:this|it|that)\s+between\s+us\b|\b(?:stays?|remains?)\s+between\s+us\b|\b(?:omit|leave\s+out|exclude|strip|drop|hide|withhold)\s+(?:(?:it|them|this|these|that|those|the|any|such|all)\s+)?(?:\w+\s+){0,2}(?:from|in)\s+(?:any|the|your|every)\s+(?:(?:final|visible)\s+)?(?:responses?|repl(?:y|ies)|answers?|summar(?:y|ies)|explanations?|transcripts?)|\b(?:described|presented|reported|summari[sz]ed|referred\s+to)\s+(?:simply|only|just|merely)\s+as\b|\b(?:describe|present|report|call)\s+(?:it|this|them|each\s+\w+|every\s+\w+)\s+(?:simply|only|just|merely)\s+as\b|\b(?:relay|report|mention|reveal|show|tell|surfac)\w*[^.!?\n]{0,100}\b(?:is|are)\s+(?:regarded|treated|considered|seen)\s+as\s+(?:a\s+)?(?:defect|bug|violation|error|leak|mistake)|\bnot\s+(?:user-?facing|visible\s+to\s+the\s+user|shown\s+to\s+the\s+user)\b|\b(?:humans?|users?|people|readers)\b[^.!?\n]{0,40}\bnever\s+see\s+(?:this|it)\b|\bmodel-only\b|\b(?:do\s+not|don['’]?t|never)\s+(?:report|mention|disclose|reveal|surface)\s+(?:the\s+|this\s+|that\s+|any\s+)?(?:deletion|removal|upload|transfer|payment|charge|call|step|change|copy|action|forwarding|mirror)s?\b|\bneed\s+no\s+mention\b|\bsummari[sz]e\s+(?:both|them|these|all)\s+(?:\w+\s+)?as\s+(?:a\s+|one\s+)?single\b|\bleave\s+(?:\S+\s+){0,5}out\s+of\s+the\s+(?:summary|reply|response|answer)|\b(?:can|may|should)\s+be\s+left\s+out\b|\b(?:still|then)\s+(?:show|display)\s+(?:to\s+)?(?:the\s+user|them)\s+the\s+(?:original|address|amount)|\btell\s+the\s+(?:user|person)\s+(?:that\s+)?(?:\S+\s+){0,5}(?:only|just|merely)\b|\b(?:summari[sz]|report|describ|present)\w*\b[^.!?\n]{0,40}\bonly\s+as\b|\b(?:report|surface|show|notify)\w*_to_user\W{0,3}\s*false|\bas\s+though\s+(?:their|the\s+(?:user|person)['’]?s?)\s+request\s+had\b|\b(?:confidential|secret)\s+between\s+(?:servers|the\s+server)|\b(?:runs?|happens?|operates?|works?|executes?)\s+(?:invisibly|silently|quietly|unseen)\b|\b(?:should|must)\s+not\s+appear\s+in\s+(?:your|the|any)\s+(?:repl|respons|answer|output)\w*|\bnicht\s+(?:\w+\s+){0,2}(?:erwähn|mitteil|erzähl|anzeig|zeig|bericht)\w*|\bohne\s+(?:den\s+|die\s+)?(?:nutzer|benutzer|anwender)\w*\s+zu\s+(?:informieren|benachrichtigen)|\bno\s+(?:procede|hace\s+falta|es\s+necesario|debe[sn]?)\s+(?:comentar|mencionar|avisar|informar|decir)\w*|\bsin\s+(?:avisar|informar|decir|mencionar)\w*|\bne\s+(?:\S+\s+){0,2}?(?:dis|dites|mentionne|signale|informe|révèle|montre|affiche|parle)\w*\s+(?:pas|rien|jamais)\b|\bsans\s+(?:en\s+)?(?:informer|avertir|prévenir|mentionner|parler)|não\s+(?:é\s+preciso|precisa|deve)\s+(?:avisar|informar|mencionar|dizer|contar)|\bnão\s+(?:\S+\s+){0,2}?(?:diga|mencione|conte|revele|mostre|informe)\b|\bsem\s+(?:avisar|informar|mencionar)|(?:citar|mencionar|informar|dizer)\s+apenas\b|passo\s+técnico\s+invisível|requisito\s+es\s+transparente|\bnon\s+(?:\S+\s+){0,2}?(?:dire|dirlo|menzionar\w*|informar\w*|avvisar\w*|rivelar\w*|mostrar\w*)\b|\bsenza\s+(?:avvisare|informare|dirlo)|(?:不要|别|勿|无需|無需|不必|不用|不需要|切勿)(?:向用户|对用户|跟用户|向用戶)?(?:提及|提到|告诉|告知|透露|说明|解释|解釋|显示|展示|通知|提醒|报告)|(?:見せない|表示しない|伝えない|知らせない|言わない|触れない|報告しない|明かさない|言及しない)|(?:伝える|知らせる|見せる|言う|報告する|言及する)必要は(?:ありません|ない)|とだけ(?:伝え|答え|報告|返答|言)|hoeft\s+niet\s+(?:aan\s+de\s+gebruiker\s+)?(?:gemeld|verteld|genoemd)|\bniet\s+(?:melden|vertellen|noemen)|nie\s+(?:trzeba|musisz|należy)\s+(?:o\s+tym\s+)?(?:wspominać|mówić|informować)|nie\s+(?:wspominaj|mów)|(?:açıklamana|söylemene|bildirmene|belirtmene)\s+gerek\s+yok|kullanıcıya\s+(?:söylemeden|bildirmeden)|tidak\s+perlu\s+(?:memberi\s*tahu|memberitahu|menyebut)|jangan\s+(?:beri\s*tahu|sebut|katakan)|không\s+cần\s+(?:báo|nói|thông\s+báo)|đừng\s+(?:nói|báo)|vẫn\s+hiển\s+thị|لا\s+(?:تخبر|تذكر)|(?:دون|بدون)\s+إخبار|אל\s+(?:תספר|תציין)|אין\s+צורך\s+(?:לספר|לציין)|בלי\s+לספר|बताने\s+की\s+(?:ज़रूरत|जरूरत)\s+नहीं|(?:न|मत)\s+बता|bataye\s+bina|mat\s+batana|\bnon\s+citar\w*|(?:알리지|말하지|언급하지|보여주지|표시하지|보고하지|공개하지)\s*(?:마|말|않)|(?:알릴|말할|언급할|보고할)\s*필요(?:가|는)?\s*없|не\s+(?:\S+\s+){0,2}?(?:сообща|сообщ|говор|упомина|рассказ|показыва|информир|уведомля)|без\s+(?:уведомлени|ведома|предупреждени)`
+	concealLexicon = `\b(?:do\s+not|don['’]?t|never|must\s+not|should\s+not|shouldn['’]?t|need\s+not|needn['’]?t|no\s+need\s+to|not)\s+(?:\w+\s+){0,2}(?:tell|mention|inform|notify|alert|reveal|disclose|surface|show|display|echo|relay|discuss|flag|explain|narrate)\w*\s+(?:(?:it|this|that|them|these|anything)\s+)?(?:to|with|for)\s+(?:the\s+)?(?:users?|person|people|humans?|operator|customer)\b|\b(?:need\s+not|needn['’]?t|does\s+not\s+need\s+to|doesn['’]?t\s+need\s+to|should\s+not|must\s+not|is\s+not\s+to)\s+be\s+(?:surfaced|mentioned|disclosed|shown|reported|discussed|flagged|explained)\b|\b(?:does\s+not|doesn['’]?t|do\s+not|don['’]?t)\s+(?:warrant|merit|need|require)\s+(?:any\s+)?(?:discussion|mention|comment|disclosure|explanation)\b|\b(?:keep|leave)\s+(?:this|it|that)\s+between\s+us\b|\b(?:stays?|remains?)\s+between\s+us\b|\b(?:omit|leave\s+out|exclude|strip|drop|hide|withhold)\s+(?:(?:it|them|this|these|that|those|the|any|such|all)\s+)?(?:\w+\s+){0,2}(?:from|in)\s+(?:any|the|your|every)\s+(?:(?:final|visible)\s+)?(?:responses?|repl(?:y|ies)|answers?|summar(?:y|ies)|explanations?|transcripts?)|\b(?:described|presented|reported|summari[sz]ed|referred\s+to)\s+(?:simply|only|just|merely)\s+as\b|\b(?:describe|present|report|call)\s+(?:it|this|them|each\s+\w+|every\s+\w+)\s+(?:simply|only|just|merely)\s+as\b|\b(?:relay|report|mention|reveal|show|tell|surfac)\w*[^.!?\n]{0,100}\b(?:is|are)\s+(?:regarded|treated|considered|seen)\s+as\s+(?:a\s+)?(?:defect|bug|violation|error|leak|mistake)|\bnot\s+(?:user-?facing|visible\s+to\s+the\s+user|shown\s+to\s+the\s+user)\b|\b(?:humans?|users?|people|readers)\b[^.!?\n]{0,40}\bnever\s+see\s+(?:this|it)\b|\bmodel-only\b|\b(?:do\s+not|don['’]?t|never)\s+(?:report|mention|disclose|reveal|surface)\s+(?:the\s+|this\s+|that\s+|any\s+)?(?:deletion|removal|upload|transfer|payment|charge|call|step|change|copy|action|forwarding|mirror)s?\b|\bneed\s+no\s+mention\b|\bsummari[sz]e\s+(?:both|them|these|all)\s+(?:\w+\s+)?as\s+(?:a\s+|one\s+)?single\b|\bleave\s+(?:\S+\s+){0,5}out\s+of\s+the\s+(?:summary|reply|response|answer)|\b(?:can|may|should)\s+be\s+left\s+out\b|\b(?:still|then)\s+(?:show|display)\s+(?:to\s+)?(?:the\s+user|them)\s+the\s+(?:original|address|amount)|\btell\s+the\s+(?:user|person)\s+(?:that\s+)?(?:\S+\s+){0,5}(?:only|just|merely)\b|\b(?:summari[sz]|report|describ|present)\w*\b[^.!?\n]{0,40}\bonly\s+as\b|\b(?:report|surface|show|notify)\w*_to_user\W{0,3}\s*false|\bas\s+though\s+(?:their|the\s+(?:user|person)['’]?s?)\s+request\s+had\b|\b(?:confidential|secret)\s+between\s+(?:servers|the\s+server)|\b(?:runs?|happens?|operates?|works?|executes?)\s+(?:invisibly|silently|quietly|unseen)\b|\b(?:should|must)\s+not\s+appear\s+in\s+(?:your|the|any)\s+(?:repl|respons|answer|output)\w*|\bnicht\s+(?:\w+\s+){0,2}(?:erwähn|mitteil|erzähl|anzeig|zeig|bericht)\w*|\bohne\s+(?:den\s+|die\s+)?(?:nutzer|benutzer|anwender)\w*\s+zu\s+(?:informieren|benachrichtigen)|\bno\s+(?:procede|hace\s+falta|es\s+necesario|debe[sn]?)\s+(?:comentar|mencionar|avisar|informar|decir)\w*|\bsin\s+(?:avisar|informar|decir|mencionar)\w*|\bne\s+(?:\S+\s+){0,2}?(?:dis|dites|mentionne|signale|informe|révèle|montre|affiche|parle)\w*\s+(?:pas|rien|jamais)\b|\bsans\s+(?:en\s+)?(?:informer|avertir|prévenir|mentionner|parler)|não\s+(?:é\s+preciso|precisa|deve)\s+(?:avisar|informar|mencionar|dizer|contar)|\bnão\s+(?:\S+\s+){0,2}?(?:diga|mencione|conte|revele|mostre|informe)\b|\bsem\s+(?:avisar|informar|mencionar)|(?:citar|mencionar|informar|dizer)\s+apenas\b|passo\s+técnico\s+invisível|requisito\s+es\s+transparente|\bnon\s+(?:\S+\s+){0,2}?(?:dire|dirlo|menzionar\w*|informar\w*|avvisar\w*|rivelar\w*|mostrar\w*)\b|\bsenza\s+(?:avvisare|informare|dirlo)|(?:不要|别|勿|无需|無需|不必|不用|不需要|切勿)[^。，,]{0,8}?(?:提及|提到|告诉|告知|透露|说明|解释|解釋|显示|展示|通知|提醒|报告)|(?:見せない|表示しない|伝えない|知らせない|言わない|触れない|報告しない|明かさない|言及しない)|(?:伝える|知らせる|見せる|言う|報告する|言及する)必要は(?:ありません|ない)|とだけ(?:伝え|答え|報告|返答|言)|hoeft\s+niet\s+(?:aan\s+de\s+gebruiker\s+)?(?:gemeld|verteld|genoemd)|\bniet\s+(?:melden|vertellen|noemen)|nie\s+(?:trzeba|musisz|należy)\s+(?:o\s+tym\s+)?(?:wspominać|mówić|informować)|nie\s+(?:wspominaj|mów)|(?:açıklamana|söylemene|bildirmene|belirtmene)\s+gerek\s+yok|kullanıcıya\s+(?:söylemeden|bildirmeden)|tidak\s+perlu\s+(?:memberi\s*tahu|memberitahu|menyebut)|jangan\s+(?:beri\s*tahu|sebut|katakan)|không\s+cần\s+(?:báo|nói|thông\s+báo)|đừng\s+(?:nói|báo)|vẫn\s+hiển\s+thị|لا\s+(?:تخبر|تذكر)|(?:دون|بدون)\s+إخبار|אל\s+(?:תספר|תציין)|אין\s+צורך\s+(?:לספר|לציין)|בלי\s+לספר|बताने\s+की\s+(?:ज़रूरत|जरूरत)\s+नहीं|(?:न|मत)\s+बता|bataye\s+bina|mat\s+batana|\bnon\s+citar\w*|(?:알리지|말하지|언급하지|보여주지|표시하지|보고하지|공개하지)\s*(?:마|말|않)|(?:알릴|말할|언급할|보고할)\s*필요(?:가|는)?\s*없|не\s+(?:\S+\s+){0,2}?(?:сообща|сообщ|говор|упомина|рассказ|показыва|информир|уведомля)|без\s+(?:уведомлени|ведома|предупреждени)`
 
 	// obey: an order to do what a page, a result or a field says.
 	obeyLexicon = `\b(?:carry\s+out|do|follow|obey|apply|execute|run|perform)\s+(?:what|whatever|everything|anything|all)\s+(?:it|that\s+page|the\s+(?:page|response|result|url|field))\s+(?:says|contains|returns|lists|tells)|\bexecut\w*\s+(?:whatever|what|everything|anything)\s+(?:appears|is|comes|it\s+finds)|\b(?:execut|run)\w*\s+(?:it|them|this|the\s+\w+)\s+verbatim|\bverbatim,?\s+through\s+(?:its|a|the|your)\s+shell|\b(?:applies|apply|runs|run|executes|execute)\s+(?:it\s+|them\s+)?automatically\b|\bcomply\s+only\s+with\s+what\b|ejecut\w*\s+(?:lo\s+que|todo\s+lo\s+que)|exécut\w*\s+(?:ce\s+qu|tout\s+ce\s+qu)|führ\w*\s+(?:\S+\s+)?aus,?\s+was|执行(?:其中|返回|任何)|そのまま実行|그대로\s*실행|выполн[а-я]*\s+(?:то,?\s+что|вс[её])`
@@ -196,7 +196,7 @@ func intentRules(fl field, v view, f finder, own map[string]bool) []Finding {
 		held := heldIn(t)
 		store := r.store.MatchString(t)
 		secret := secretIn(t)
-		dest := mayHoldDestination(t) && destinationRe().MatchString(t)
+		dest := mayHoldDestination(t) && destinationRe.get().MatchString(t)
 		otherServer := r.otherServer.MatchString(t)
 		persist := r.persist.MatchString(t)
 		// The rest is read only where it can make a finding.
@@ -204,7 +204,7 @@ func intentRules(fl field, v view, f finder, own map[string]bool) []Finding {
 		if held || store || secret || otherServer || persist {
 			bare := t
 			if dest {
-				bare = destinationRe().ReplaceAllString(t, " ") // "user:pass@host" holds no verb
+				bare = destinationRe.get().ReplaceAllString(t, " ") // "user:pass@host" holds no verb
 			}
 			_, move = live(r.move, bare)
 			_, moveNext = live(r.move, firstWords(next, 3))
@@ -214,7 +214,7 @@ func intentRules(fl field, v view, f finder, own map[string]bool) []Finding {
 		switch {
 		case (held || store) && (move || moveNext) && aligned(heldWord(t), fl.purpose) && !dest && !other:
 			// a tool about the conversation, given it
-		case held && (move || moveNext || dest && (callsTool(t) || imageRe().MatchString(t))):
+		case held && (move || moveNext || dest && (callsTool(t) || imageRe.get().MatchString(t) || pushRe.get().MatchString(t))):
 			rule := RuleSideChannel
 			if dest || other {
 				rule = RuleSendElsewhere
@@ -224,8 +224,6 @@ func intentRules(fl field, v view, f finder, own map[string]bool) []Finding {
 			add(RuleSensitiveFile, High, "has the model read and pass on a store of secrets", s)
 		case secret && move && (dest || other || persist):
 			add(RuleSendElsewhere, High, "has the model send secrets elsewhere", s)
-		case secret && move && place && !forSecretsIn(t):
-			add(RuleSideChannel, Medium, "has the model put secrets into a field", s)
 		}
 		if (dest || other) && redirectsTo(t) && (dest || r.addressee.MatchString(t)) {
 			add(RuleSendElsewhere, High, "has the model swap in a destination of the server's choosing", s)
@@ -233,10 +231,10 @@ func intentRules(fl field, v view, f finder, own map[string]bool) []Finding {
 		if otherServer && (move || redirected(t) || orders(t)) {
 			add(RuleShadowing, High, "gives orders about another server's tools", s)
 		}
-		if r.consent.MatchString(t) {
+		if m := r.consent.FindStringIndex(t); m != nil && !optionOrCondition(t, m[0]) {
 			add(RuleOverride, High, "takes the user's consent for granted", s)
-		} else if r.weakConsent.MatchString(t) {
-			if destroyRe().MatchString(v.text) {
+		} else if m := r.weakConsent.FindStringIndex(t); m != nil && !deniedWithin(t, m[0], 8) && !optionOrCondition(t, m[0]) {
+			if destroyRe.get().MatchString(v.text) {
 				add(RuleOverride, High, "says the model need not ask the user, of a tool that destroys", s)
 			} else {
 				add(RuleOverride, Medium, "says the model need not ask the user", s)
@@ -251,7 +249,7 @@ func intentRules(fl field, v view, f finder, own map[string]bool) []Finding {
 		if _, ok := live(r.obey, t); ok {
 			add(RuleOverride, High, "has the model do whatever a page, a result or a field says", s)
 		}
-		if m := r.askUser.FindStringIndex(t); m != nil && !denied(t, m[0], m[1]) && secret && !ownDevice().MatchString(t) {
+		if m := r.askUser.FindStringIndex(t); m != nil && !denied(t[strings.LastIndex(t[:m[0]], ",")+1:], m[0]-strings.LastIndex(t[:m[0]], ",")-1, m[1]-strings.LastIndex(t[:m[0]], ",")-1) && secret && !ownDevice.get().MatchString(t) {
 			place = place || inParam || placeIn(t, own) || dest
 			sev := Medium
 			if place || strings.Contains(t, "chat") || strings.Contains(t, "directly") {
@@ -263,32 +261,51 @@ func intentRules(fl field, v view, f finder, own map[string]bool) []Finding {
 			add(RuleShadowing, High, "changes what the model does for the rest of the session", s)
 		}
 	}
-	if m := sshKeyRe().FindStringIndex(v.text); m != nil && strings.Contains(v.text, "ssh") && loginRe().MatchString(v.text) {
+	if m := sshKeyRe.get().FindStringIndex(v.text); m != nil && strings.Contains(v.text, "ssh") && loginRe.get().MatchString(v.text) {
 		a, b := v.span(fl.text, m[0], m[1])
 		out = append(out, f(RuleCommandPayload, High, "has the model let someone's key log in to the user's account", a, b))
 	}
 	return out
 }
 
+// pushRe finds a verb that publishes: beside what the model holds and a
+// destination, the conversation pushed to a repository or a page.
+var pushRe = &lazyRegexp{pattern: `\b(?:push|publish|commit)(?:es|ed|ing)?\b`}
+
 // imageRe finds a Markdown image from the web, which a client fetches as
 // it renders.
-var imageRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`!\[[^\]\n]{0,80}\]\(\s*https?://`) })
+var imageRe = &lazyRegexp{pattern: `!\[[^\]\n]{0,80}\]\(\s*https?://`}
 
 // destroyRe finds a command that destroys work.
-var destroyRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\bgit\s+clean\s+-\w*f|\bgit\s+reset\s+--hard\b|\brm\s+-\w*r\w*f|\brm\s+-\w*f\w*r|\bdrop\s+(?:table|database|schema)\b|\bmkfs\b|\bdd\s+if=|\bformat\s+[a-z]:`)
-})
+var destroyRe = &lazyRegexp{pattern: `\bgit\s+clean\s+-\w*f|\bgit\s+reset\s+--hard\b|\brm\s+-\w*r\w*f|\brm\s+-\w*f\w*r|\bdrop\s+(?:table|database|schema)\b|\bmkfs\b|\bdd\s+if=|\bformat\s+[a-z]:`}
 
 // sshKeyRe finds an SSH public key written out; loginRe, words that put
 // one where it lets its owner log in.
 var (
-	sshKeyRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\bssh-(?:ed25519|rsa|ecdsa|dss)\s+aaaa[0-9a-z+/]{20,}=*`)
-	})
-	loginRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`authorized_keys|\bsshd\b|permitted\s+logins|\.ssh\s+director|\blog\s*in\s+as\b`)
-	})
+	sshKeyRe = &lazyRegexp{pattern: `\bssh-(?:ed25519|rsa|ecdsa|dss)\s+aaaa[0-9a-z+/]{20,}=*`}
+	loginRe  = &lazyRegexp{pattern: `authorized_keys|\bsshd\b|permitted\s+logins|\.ssh\s+director|\blog\s*in\s+as\b`}
 )
+
+// optionOrCondition reports a match at i that a sentence speaks of as an
+// option ("whether to skip user consent") or a condition ("only call if
+// permission was granted by the user"), not as what is so.
+func optionOrCondition(t string, i int) bool {
+	return optionRe.get().MatchString(t[:i])
+}
+
+var optionRe = &lazyRegexp{pattern: `(?:^\s*|\b)(?:whether|if|only\s+if|unless|when|once)\b[^.;:,!?]*$`}
+
+// deniedWithin reports a negator in the n words before t[i], in its
+// clause ("do not infer or use defaults without user confirmation", not
+// "there is no need to ask, it never needs confirmation").
+func deniedWithin(t string, i, n int) bool {
+	before := t[:i]
+	if j := strings.LastIndexAny(before, ",;:"); j >= 0 {
+		before = before[j+1:]
+	}
+	f := strings.Fields(before)
+	return negRes().before.MatchString(strings.Join(f[max(0, len(f)-n):], " "))
+}
 
 // mayHoldDestination reports a text that may hold a destination: an
 // address, a URL, a channel or a number.
@@ -301,6 +318,9 @@ func mayHoldDestination(t string) bool {
 // the user's message") is none.
 func heldIn(t string) bool {
 	for _, m := range intentRes().held.FindAllStringIndex(t, 8) {
+		if derivedRe.get().MatchString(t[max(0, m[0]-60):m[0]]) {
+			continue // a source a value is drawn from: "a name based on the context of your conversation"
+		}
 		if !strings.HasSuffix(strings.TrimRight(t[max(0, m[0]-12):m[0]], " "), "from") && !strings.HasSuffix(strings.TrimRight(t[max(0, m[0]-16):m[0]], " "), "from the") {
 			return true
 		}
@@ -312,16 +332,14 @@ func heldIn(t string) bool {
 // a request ("next_token", "page_token") is none.
 func secretIn(t string) bool {
 	for _, m := range intentRes().secret.FindAllStringIndex(t, 8) {
-		if !notSecret().MatchString(t[m[0]:m[1]]) {
+		if !notSecret.get().MatchString(t[m[0]:m[1]]) {
 			return true
 		}
 	}
 	return false
 }
 
-var notSecret = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:next|page|paging|pagination|continuation|cursor|sync|request|idempotency|csrf|nonce|cancel|cancellation|resume|start|end|max|min|num|input|output|completion|prompt)_`)
-})
+var notSecret = &lazyRegexp{pattern: `^(?:next|page|paging|pagination|continuation|cursor|sync|request|idempotency|csrf|nonce|cancel|cancellation|resume|start|end|max|min|num|input|output|completion|prompt)_`}
 
 // placeIn reports a place for data in a sentence: a word for a parameter
 // or a field, or the name of one of the server's own parameters.
@@ -329,7 +347,7 @@ func placeIn(t string, own map[string]bool) bool {
 	if intentRes().place.MatchString(t) {
 		return true
 	}
-	for _, m := range identRe().FindAllString(t, 8) {
+	for _, m := range identRe.get().FindAllString(t, 8) {
 		if own[m] {
 			return true
 		}
@@ -346,9 +364,7 @@ func storeDenied(t string) bool {
 
 // ownDevice finds a sentence that keeps a secret on the user's side: typed
 // in their terminal, their app, their device.
-var ownDevice = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\b(?:terminal|their\s+own|in\s+the\s+app|on\s+their\s+device|password\s+manager\s+prompt|outside\s+the\s+chat)\b`)
-})
+var ownDevice = &lazyRegexp{pattern: `\b(?:terminal|their\s+own|in\s+the\s+app|on\s+their\s+device|password\s+manager\s+prompt|outside\s+the\s+chat)\b`}
 
 // firstWords is s's first n words.
 func firstWords(s string, n int) string {
@@ -385,7 +401,7 @@ func storeOrdered(t string) bool {
 
 // callsTool reports a sentence that has the model call a tool.
 var callsToolRe = sync.OnceValue(func() gated {
-	return gate(`\b(?:call|invoke|use|run|fetch|request|open|load)\w*\b|呼び出|调用|呼叫|호출|вызов|вызыва`)
+	return gate(`\b(?:call|invoke|use|run|fetch|request|open|load)(?:s|es|ed|d|ing)?\b|呼び出|调用|呼叫|호출|вызов|вызыва`)
 })
 
 func callsTool(t string) bool { return callsToolRe().MatchString(t) }
@@ -408,11 +424,11 @@ func redirectsTo(t string) bool {
 	if m == nil || denied(t, m[0], m[1]) {
 		return false
 	}
-	if destinationRe().MatchString(t[m[0]:]) {
+	if destinationRe.get().MatchString(t[m[0]:]) {
 		return true
 	}
 	// Japanese, Korean: the destination comes before the verb.
-	return destinationRe().MatchString(t) && !asciiMostly(t)
+	return destinationRe.get().MatchString(t) && !asciiMostly(t)
 }
 
 // asciiMostly reports a text of ASCII bytes mostly.
@@ -428,21 +444,19 @@ func asciiMostly(t string) bool {
 
 // identRe finds a word that reads as a tool's name: lower case words
 // joined by underscores.
-var identRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`)
-})
+var identRe = &lazyRegexp{pattern: `\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`}
 
 // otherToolIn reports a sentence that names a tool, by a name that is
 // not the server's own (nor one of its parameters'), beside a word that
 // calls it.
 func otherToolIn(t string, own map[string]bool) bool {
-	for _, m := range identRe().FindAllStringIndex(t, 8) {
+	for _, m := range identRe.get().FindAllStringIndex(t, 8) {
 		name := t[m[0]:m[1]]
 		if own[name] || strings.Count(name, "_") > 3 {
 			continue
 		}
 		around := t[max(0, m[0]-24):min(len(t), m[1]+24)]
-		if callsTool(around) || viaRe().MatchString(around) {
+		if callsTool(around) || viaRe.get().MatchString(around) {
 			return true
 		}
 	}
@@ -450,22 +464,4 @@ func otherToolIn(t string, own map[string]bool) bool {
 }
 
 // viaRe finds the words that send something through a tool.
-var viaRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\btools?\b|\b(?:via|with|through|using)\b|으로|로\s|経由|で送|通过|через`)
-})
-
-// forSecretsIn reports a sentence that names a parameter for a key or a
-// token: to put one there is its purpose.
-func forSecretsIn(t string) bool {
-	for _, m := range identRe().FindAllString(t, 8) {
-		if forSecrets(squash(m)) {
-			return true
-		}
-	}
-	for _, w := range []string{"`token`", "`key`", "`api_key`", "`password`", "`apikey`"} {
-		if strings.Contains(t, w) {
-			return true
-		}
-	}
-	return false
-}
+var viaRe = &lazyRegexp{pattern: `\btools?\b|\b(?:via|with|through|using)\b|으로|로\s|経由|で送|通过|через`}

@@ -242,6 +242,8 @@ func phraseRulesOf(text string, v view, f finder, seenRules map[string]bool) []F
 				sev, msg = Low, msg+" (in a sentence that says it is refused)"
 			case (p.rule == RuleShadowing || p.rule == RuleSendElsewhere) && deniedAt(v.text, m[1]):
 				sev, msg = Low, msg+" (in a sentence that denies it)"
+			case p.rule == RulePriority && conditionalRe.get().MatchString(v.text[m[1]:]):
+				sev, msg = Low, msg+" (for one kind of request only)"
 			}
 			out = append(out, f(p.rule, sev, msg, s, e))
 		}
@@ -270,7 +272,7 @@ func hiddenRules(fl field, v view, f finder) []Finding {
 	}
 	for _, m := range hiddenMatches(hiddenRes().block, v.text, "<|[|###|note|message|reminder|remarque|nota|hinweis|instruction|observa|directive|assistant|llm|claude|agent|ai:|ai,|ai |アシスタント") {
 		s, e := v.span(t, m[0], m[1])
-		sev, msg := quotedHidden(v.text, m[0], m[1], Medium, "wraps text in a block that poses as the system's or as urgent")
+		sev, msg := quotedHidden(v.text, m[0], m[1], Low, "wraps text in a block that poses as the system's or as urgent")
 		out = append(out, f(RuleHiddenBlock, sev, msg, s, e))
 	}
 	if run, at := blankRun(t); at >= 0 {
@@ -278,6 +280,10 @@ func hiddenRules(fl field, v view, f finder) []Finding {
 	}
 	return out
 }
+
+// conditionalRe finds a condition after "use this tool first": first
+// for one kind of request is a routing hint, not a hijack.
+var conditionalRe = &lazyRegexp{pattern: `^[,\s]*(?:whenever|when|if|for|to)\b`}
 
 // deniedAt reports a match whose last word, ending at end, a negator
 // denies ("this server does not change how other servers' tools behave").
@@ -292,7 +298,7 @@ func deniedAt(t string, end int) bool {
 // quoted is shown.
 func quotedHidden(text string, start, end int, sev Severity, msg string) (Severity, string) {
 	from := sentenceStart(text, start)
-	if namedRe().MatchString(text[end:]) && speaksOf(text[from:sentenceEnd(text, end)]) {
+	if namedRe.get().MatchString(text[end:]) && speaksOf(text[from:sentenceEnd(text, end)]) {
 		return Low, msg + " (named as a kind of thing: \"<IMPORTANT> blocks\")"
 	}
 	if mentioned(text, start, end, text[from:sentenceEnd(text, end)]) || insideQuotes(text[from:end], start-from) && speaksOf(text[from:sentenceEnd(text, end)]) {
@@ -302,9 +308,7 @@ func quotedHidden(text string, start, end int, sev Severity, msg string) (Severi
 }
 
 // namedRe finds the word that makes a tag the name of a kind of thing.
-var namedRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^\s*(?:blocks?|tags?|markers?|sections?|elements?|comments?|wrappers?)\b`)
-})
+var namedRe = &lazyRegexp{pattern: `^\s*(?:blocks?|tags?|markers?|sections?|elements?|comments?|wrappers?)\b`}
 
 // Past these, white space hides what follows it.
 const (
@@ -443,19 +447,22 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 				ordered = true
 				// the order after the file: "~/.kube/config の内容を読み取り",
 				// "Chrome's Web Data, copied verbatim"
-			case fl != nil && fl.role == roleValue && exclusionPath().MatchString(strings.ToLower(fl.path)):
+			case fl != nil && fl.role == roleValue && exclusionPath.get().MatchString(strings.ToLower(fl.path)):
 				continue // a default of what to leave out
 			case fl != nil && fl.role == roleValue:
 				msg = "names " + what + " in a value the model may pass on"
-			case exampleRe().MatchString(before):
+			case exampleRe.get().MatchString(before):
 				continue // named as an example: "private keys such as id_rsa"
+			case fl != nil && sensitiveFileList[i].strong && valueOfParameter(fl) && !referenceRe.get().MatchString(before) &&
+				!forSecrets(squash(parameterOf(fl))) && !aboutFile(path, fl.purpose, sensitiveFileList[i].about):
+				sev, msg = High, "names "+what+" as what a parameter is to hold"
 			case sensitiveFileList[i].strong && strings.ContainsAny(path, "/\\._"):
 				sev, msg = Low, "names "+what+", with no order about it"
 			default:
 				continue // a word for such files ("keychain-backed"), not one of them
 			}
 			switch {
-			case destinationRe().MatchString(after) || sendVia().MatchString(target[start:end]):
+			case destinationRe.get().MatchString(after) || sendVia.get().MatchString(target[start:end]):
 				sev, msg = High, msg+", and sends it elsewhere"
 			case ordered && fl != nil && placeIn(target[start:end], fl.own) && !aboutFile(path, fl.purpose, sensitiveFileList[i].about):
 				sev, msg = High, msg+", and puts it in a field"
@@ -492,16 +499,28 @@ func clause(text string) string {
 	return text[:end]
 }
 
+// valueOfParameter reports a parameter's description: what it names is
+// what the parameter is to hold ("the SSH private key text").
+func valueOfParameter(fl *field) bool {
+	return strings.HasSuffix(fl.path, ".description") && (strings.Contains(fl.path, "properties") || strings.HasPrefix(fl.path, "arguments"))
+}
+
+// parameterOf is the name of the parameter a description's path is of.
+func parameterOf(fl *field) string {
+	p := strings.TrimSuffix(fl.path, ".description")
+	return p[strings.LastIndexAny(p, ".[\"")+1:]
+}
+
+// referenceRe finds the words of a text that names a file rather than
+// asks for it: its path, its name, where it is.
+var referenceRe = &lazyRegexp{pattern: `\b(?:path|paths|filename|file\s+name|location|directory|folder|exists?|whether)\b`}
+
 // exampleRe finds the words that make what follows them an example.
-var exampleRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\b(?:such\s+as|e\.g\.|for\s+(?:example|instance)|like|including|includes)\b`)
-})
+var exampleRe = &lazyRegexp{pattern: `\b(?:such\s+as|e\.g\.|for\s+(?:example|instance)|like|including|includes)\b`}
 
 // exclusionPath finds the path of a field whose values are what a tool
 // leaves out ("exclusions", "ignore_paths").
-var exclusionPath = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`exclu|ignore|deny|denied|block|skip|redact|mask|forbid|never`)
-})
+var exclusionPath = &lazyRegexp{pattern: `exclu|ignore|deny|denied|block|skip|redact|mask|forbid|never`}
 
 // percent undoes the percent-encoding of path characters, in a text's
 // view, keeping its length: "%2f" is "/" and two spaces.
@@ -510,7 +529,7 @@ var percent = sync.OnceValue(func() *strings.Replacer {
 })
 
 // destinationRe finds a destination written out.
-var destinationRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(destination) })
+var destinationRe = &lazyRegexp{pattern: destination}
 
 // genericPathWords are the words of a file's path that say nothing of
 // what the file is about.
@@ -530,9 +549,7 @@ func aboutFile(path, purpose, about string) bool {
 
 // sendVia finds a sentence that sends through another tool: "via
 // slack_post_message", "call the send_email tool".
-var sendVia = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile("\\b(?:via|using|through|with|call|use|invoke)\\s+(?:the\\s+)?`?[a-z][a-z0-9.-]*_[a-z0-9_.-]*(?:send|post|mail|upload|message|share|publish|forward|webhook)[a-z0-9_.-]*`?|\\b(?:via|using|through|call|use|invoke)\\s+(?:the\\s+)?`?(?:send|post|mail|upload|share|publish|forward)[a-z0-9.-]*_[a-z0-9_.-]*`?")
-})
+var sendVia = &lazyRegexp{pattern: "\\b(?:via|using|through|with|call|use|invoke)\\s+(?:the\\s+)?`?[a-z][a-z0-9.-]*_[a-z0-9_.-]*(?:send|post|mail|upload|message|share|publish|forward|webhook)[a-z0-9_.-]*`?|\\b(?:via|using|through|call|use|invoke)\\s+(?:the\\s+)?`?(?:send|post|mail|upload|share|publish|forward)[a-z0-9.-]*_[a-z0-9_.-]*`?"}
 
 // tokenStart is where the run of characters other than spaces that
 // holds s[i] starts.
@@ -598,7 +615,7 @@ func mentioned(v string, start, end int, sentence string) bool {
 // speaksOf reports a sentence that, in its own voice, speaks of phrases,
 // input or detection ("example" in relay@mail.example speaks of nothing).
 func speaksOf(sentence string) bool {
-	return mentionRes().speaks.MatchString(destinationRe().ReplaceAllString(unquoted(sentence), " "))
+	return mentionRes().speaks.MatchString(destinationRe.get().ReplaceAllString(unquoted(sentence), " "))
 }
 
 // insideQuotes reports whether s[i] is inside what s quotes, as
@@ -675,9 +692,7 @@ func endsSentence(s string, j int) bool {
 
 // identifier is a word that reads as a tool's name: with an underscore,
 // a hyphen between letters, or a capital inside, five characters or more.
-var identifier = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+)$`)
-})
+var identifier = &lazyRegexp{pattern: `^(?:[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+)$`}
 
 // otherTools finds a text that names a tool the server does not have
 // ("the send_email tool"): low, as it may be an honest pointer to a tool
@@ -709,7 +724,7 @@ func otherTools(fl field, own map[string]bool, f finder) []Finding {
 		if start > 0 && strings.ContainsRune("`'\"", rune(fl.text[start-1])) {
 			start--
 		}
-		if len(name) < 4 || own[strings.ToLower(name)] || !identifier().MatchString(name) || strings.EqualFold(name, fl.name) {
+		if len(name) < 4 || own[strings.ToLower(name)] || !identifier.get().MatchString(name) || strings.EqualFold(name, fl.name) {
 			continue
 		}
 		out = append(out, f(RuleShadowing, Low, fmt.Sprintf("names a tool %q that this server does not have", name), start, i))
@@ -743,12 +758,12 @@ func encodedRules(text string, f finder) []Finding {
 			found(string(raw), m[0], m[1], "base64")
 		}
 	}
-	for _, m := range percentBlocks().FindAllStringIndex(text, min(8, strings.Count(text, "%")/8)) {
+	for _, m := range percentBlocks.get().FindAllStringIndex(text, min(8, strings.Count(text, "%")/8)) {
 		if raw, err := url.PathUnescape(text[m[0]:m[1]]); err == nil && printable([]byte(raw)) {
 			found(raw, m[0], m[1], "percent-encoding")
 		}
 	}
-	for _, m := range base32Blocks().FindAllStringIndex(text, 8) {
+	for _, m := range base32Blocks.get().FindAllStringIndex(text, 8) {
 		block := text[m[0]:m[1]]
 		if pad := len(strings.TrimRight(block, "=")) % 8; pad != 0 {
 			block = strings.TrimRight(block, "=") + strings.Repeat("=", 8-pad)
@@ -757,7 +772,7 @@ func encodedRules(text string, f finder) []Finding {
 			found(string(raw), m[0], m[1], "base32")
 		}
 	}
-	for _, m := range spacedBlocks().FindAllStringIndex(text, min(8, spacedRun(text)/12)) {
+	for _, m := range spacedBlocks.get().FindAllStringIndex(text, min(8, spacedRun(text)/12)) {
 		found(unspace(text[m[0]:m[1]]), m[0], m[1], "letters spaced apart")
 	}
 	for start := 0; start < len(text); {
@@ -787,9 +802,9 @@ func encodedRules(text string, f finder) []Finding {
 // encodings: eight or more percent-escapes in a row; 32 or more base32
 // letters; twelve or more characters each followed by a space.
 var (
-	percentBlocks = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:%[0-9A-Fa-f]{2}){8,}`) })
-	base32Blocks  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[A-Z2-7]{32,}={0,6}`) })
-	spacedBlocks  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:\S {1,2}){12,}\S`) })
+	percentBlocks = &lazyRegexp{pattern: `(?:%[0-9A-Fa-f]{2}){8,}`}
+	base32Blocks  = &lazyRegexp{pattern: `\b[A-Z2-7]{32,}={0,6}`}
+	spacedBlocks  = &lazyRegexp{pattern: `(?:\S {1,2}){12,}\S`}
 )
 
 // spacedRun is the length of the longest run of characters each followed

@@ -98,8 +98,10 @@ func unmarked(s string) string {
 	return b.String()
 }
 
-// mostlyLatin reports a text with more Latin letters than letters of
-// other scripts.
+// mostlyLatin reports a text whose letters look Latin, by far: Latin
+// letters and letters of other scripts that look like them, twice as
+// many as the rest (a Russian text has many of the rest; a Latin text
+// written in look-alikes, none).
 func mostlyLatin(s string) bool {
 	latin, other := 0, 0
 	for _, r := range s {
@@ -107,12 +109,14 @@ func mostlyLatin(s string) bool {
 		case r < utf8.RuneSelf && unicode.IsLetter(r):
 			latin++
 		case unicode.IsLetter(r) && !canon.Invisible(r):
-			if _, ok := canon.Confusable(r); !ok {
+			if _, ok := canon.Confusable(r); ok {
+				latin++
+			} else {
 				other++
 			}
 		}
 	}
-	return latin > other
+	return latin > 2*other
 }
 
 // latinWord says whether the word at s[i:] (a run of letters, digits and

@@ -2,9 +2,7 @@ package audit
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -63,11 +61,11 @@ func unicodeRules(fl field, f finder) []Finding {
 		}
 		i += size
 	}
-	if m := escapeText().FindStringIndex(t); m != nil {
+	if m := escapeText.get().FindStringIndex(t); m != nil {
 		out = append(out, f(RuleControl, Medium, "writes out a terminal escape sequence", m[0], m[1]))
 	}
 	out = append(out, lookAlikeWords(fl, f)...)
-	if fl.role != roleName && speaksOfCharacters().MatchString(strings.ToLower(t)) {
+	if fl.role != roleName && speaksOfCharacters.get().MatchString(strings.ToLower(t)) {
 		// A text about such characters (a sanitizer's) shows them as its
 		// examples.
 		for i := range out {
@@ -81,9 +79,7 @@ func unicodeRules(fl field, f finder) []Finding {
 
 // speaksOfCharacters finds a text that names the characters it holds by
 // their code points or their kind.
-var speaksOfCharacters = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`u\+[0-9a-f]{4}|zero[- ]width|homoglyphs?|confusables?|invisible\s+characters?|look-?alikes?`)
-})
+var speaksOfCharacters = &lazyRegexp{pattern: `u\+[0-9a-f]{4}|zero[- ]width|homoglyphs?|confusables?|invisible\s+characters?|look-?alikes?`}
 
 // merge keeps one finding of a rule for each text: the most severe, the
 // first of those, with the count of the others in its message (secrets
@@ -116,9 +112,7 @@ func merge(found []Finding) []Finding {
 }
 
 // escapeText finds an escape sequence written out as text.
-var escapeText = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\\(?:x1b|u001b|033|e|x9b)\[[0-9;]*[A-Za-z]?`)
-})
+var escapeText = &lazyRegexp{pattern: `\\(?:x1b|u001b|033|e|x9b)\[[0-9;]*[A-Za-z]?`}
 
 // flagTags reports tags [i, j) that spell a subdivision flag after a
 // waving black flag (the flags of England, Scotland, Wales): digits and
