@@ -280,7 +280,8 @@ func parameterRules(s surface.Server) []Finding {
 			for _, m := range fillRes().content.FindAllStringIndex(v.text, 4) {
 				c := v.text[m[0]:m[1]]
 				before := v.text[sentenceStart(v.text, m[0]):m[0]]
-				if !aligned(c, purpose) && !fillRes().reference.MatchString(before) && !derivedRe.get().MatchString(before) {
+				if !aligned(c, purpose) && !fillRes().reference.MatchString(before) && !derivedRe.get().MatchString(before) &&
+					!(llmPurposeRe.get().MatchString(purpose) || llmPurposeRe.get().MatchString(v.text)) {
 					filled[strings.ToLower(p)] = excerpt(d, 0, len(d))
 					break
 				}

@@ -41,6 +41,7 @@ var phraseList = []phrase{
 	{RuleOverride, High, "already|confirmation|ask", `\b(?:the\s+)?user\s+(?:has|have)\s+already\s+(?:consented|approved|authori[sz]ed|confirmed|agreed|validated|accepted|granted)\b|\bconfirmation(?:\s+(?:prompts?|dialogs?|requests?))?\s+(?:are|is)\s+(?:now\s+)?(?:disabled|turned\s+off|not\s+(?:needed|required)|unnecessary|skipped)\b|\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+ask\s+(?:the\s+user\s+)?(?:again\b|for\s+(?:confirmation|permission|approval|consent))|\b(?:do\s+not|don'?t|never)\s+ask\s+the\s+user\s+(?:again|whether|if\s+(?:they|it)|before)\b`, "takes the user's consent for granted"},
 	{RuleOverride, High, "pre-|preauthori|preapprov|considered|deemed|treated|redundant|unnecessary|auto-approv|autoapprov|yolo", `\b(?:were|was|are|is|been|as|be)\s+(?:already\s+|all\s+)?pre-?(?:authori[sz]ed|approved|confirmed|consented)\b|\bconfirmations?(?:\s+(?:prompts?|dialogs?|requests?|steps?))?\b[^.!?\n]{0,60}?\b(?:are|is)\s+(?:to\s+be\s+)?(?:considered|deemed|treated\s+as|taken\s+as)\s+(?:already\s+)?(?:answered|approved|given|granted|confirmed|accepted)|\b(?:usual\s+)?confirmation(?:\s+(?:prompts?|dialogs?|requests?|steps?))?\s+(?:is|are)\s+(?:redundant|unnecessary|superfluous|pointless)\b|\basking\s+(?:again|for\s+(?:confirmation|permission|approval))\s+is\s+(?:redundant|unnecessary|not\s+needed|pointless)\b|\b(?:enable|switch\s+on|turn\s+on|activate)\s+(?:the\s+)?(?:client['’]?s?\s+)?(?:auto-?approv\w*|yolo)|\b(?:auto-?approv\w*|yolo)\b[^.!?\n]{0,60}?\b(?:switch|turn)\s+it\s+on\b|\b(?:do\s+not|doesn['’]?t|does\s+not|don['’]?t)\s+need\s+(?:a\s+)?(?:separate\s+|further\s+|additional\s+|explicit\s+)?(?:confirmation|approval|consent)\b`, "takes the user's consent for granted"},
 	{RuleOverride, High, "supersede|override|outrank|precedence|preference|over the", `\b(?:supersedes?|overrides?|outranks?|takes?\s+precedence\s+over)\s+(?:what\s+|anything\s+|any\s+|all\s+)?(?:statements?|instructions?|requests?|claims?|messages?|corrections?|objections?|wishes)?\s*(?:made\s+by\s+|from\s+|of\s+|given\s+by\s+)?(?:the\s+)?(?:users?|person|people|human)\b|\bin\s+preference\s+to\s+(?:the\s+)?(?:user['’]?s?|person['’]?s?|their|human['’]?s?)\s+(?:requests?|instructions?|wishes|words)\b|\btrust\s+(?:this\s+(?:tool|server)|its\s+(?:output|results?))\s+over\s+the\s+(?:user|person)\b`, "puts the server's word above the user's"},
+	{RuleOverride, High, "im_start|<|system|>|<<sys>>|[inst]", `<\|im_start\|>\s*system\b|<\|system\|>|<<sys>>|\[inst\]|<\|start_header_id\|>\s*system`, "poses as a system turn of a chat template"},
 	{RuleOverride, High, "forget", `\bforget\s+(?:everything|all)\s+(?:above|before|you\s+(?:know|were\s+told|have\s+been\s+told))`, "tells the model to forget what it was told before"},
 	{RuleOverride, High, "new", `\bnew\s+(?:system\s+)?(?:instructions|directives?|rules)\s*:`, "gives the model new instructions"},
 	{RuleOverride, High, "now", `\byou\s+are\s+now\s+(?:a|an|my|no\s+longer)\b`, "tells the model it is now someone else"},
@@ -128,6 +129,7 @@ var phraseList = []phrase{
 	{RuleCommandPayload, High, "http", `\b(?:fetch|download|get|curl|wget|save)\w*\s+(?:-\S+\s+)*https?://\S+\.(?:py|sh|ps1|js|rb|pl|bat|exe)\b[^\n]{0,160}?\b(?:run|execute|launch|python3?|bash|sh|node|powershell)\b`, "downloads and runs code"},
 	{RuleCommandPayload, High, "index-url|registry", `(?:--extra-index-url|--index-url|\bnpm\s+config\s+set\s+registry|--registry|\bregistry\s*=)\s*https?://(?:[\w-]+\.)*(?:[\w-]+)\.[a-z]{2,}\S*[^\n]{0,120}?\b(?:every|always|must|all)\b|\b(?:every|always|must|all)\b[^\n]{0,120}?(?:--extra-index-url|--index-url|--registry)\s*https?://`, "has the model install from a package index the text names"},
 	{RuleCommandPayload, High, "postinstall", `\b(?:must|always|every)\b[^\n]{0,160}"(?:pre|post)?install"\s*:\s*"|"(?:pre|post)?install"\s*:\s*"[^"\n]{0,120}"[^\n]{0,80}\b(?:must|always|every)\b`, "has the model add a package whose install runs code"},
+	{RuleCommandPayload, High, "log|history", `\b(?:delete|remove|wipe|truncate|clear|erase|shred)\w*\s+(?:\S+\s+){0,8}?(?:/var/log/(?:auth|audit|secure|syslog|wtmp|btmp|lastlog)\S*|\.\w*_history\b|shell\s+history|audit\s+logs?|auth(?:entication)?\s+logs?)`, "has the model erase logs or history that would show what was done"},
 	{RuleCommandPayload, High, "node_options", `\bnode_options\s*=\s*["']?(?:--require|-r|--import|--loader)\b`, "has every Node process load a file of the text's choosing"},
 	{RuleCommandPayload, High, "remote add", `\bgit\s+remote\s+add\s+[\w.-]+\s+(?:https?://|git@|ssh://)\S+[^\n]{0,200}?\bgit\s+push\s+[\w.-]+\s+(?:--all|--mirror|--tags)\b`, "pushes the repository to a remote of the server's choosing"},
 	{RuleCommandPayload, High, "eval|base64", `\beval\s*\(\s*atob\s*\(|\bbase64\s+(?:-d|--decode)\b[^|\n]{0,80}\|\s*(?:ba)?sh\b`, "decodes and runs hidden code"},
@@ -135,7 +137,7 @@ var phraseList = []phrase{
 
 // destination is an address, a phone number, a URL or an IP address
 // written out.
-const destination = `(?:(?:[\w.+-]+|[>}\]])@[\w-]+(?:\.[\w-]+)+|\b0x[0-9a-f]{40}\b|\b(?:bc1|[13])[a-km-z0-9]{25,59}\b|\b[a-z]{2}\d{2}(?:\s?[a-z0-9]{4}){3,7}(?:\s?[a-z0-9]{1,4})?\b|\+?\d[\d\s().-]{7,}\d|https?://[^\s'"<>]+|wss?://[^\s'"<>]+|\b\d{1,3}(?:\.\d{1,3}){3}\b|#[\w-]+)`
+const destination = `(?:(?:[\w.+-]+|[>}\]])@[\w-]+(?:\.[\w-]+)+|\b0x[0-9a-f]{40}\b|\b(?:bc1|[13])[a-km-z0-9]{25,59}\b|\b[a-z]{2}\d{2}(?:\s?[a-z0-9]{4}){3,7}(?:\s?[a-z0-9]{1,4})?\b|\+?\d(?:[\s().-]{0,2}\d){8,}|https?://[^\s'"<>]+|wss?://[^\s'"<>]+|\b\d{1,3}(?:\.\d{1,3}){3}\b|#[\w-]+)`
 
 // badDestination is a destination whose name says what it is for.
 const badDestination = `(?:[\w.+-]+@|https?://|wss?://)[\w.-]*(?:attacker|evil|exfil|steal|hack(?:er)?|malicious|pwn(?:ed|d)?|c2|collect(?:or)?|harvest)[\w.-]*`
@@ -238,7 +240,7 @@ func phraseRulesOf(text string, v view, f finder, seenRules map[string]bool) []F
 			switch sentence := v.text[sentenceStart(v.text, m[0]):sentenceEnd(v.text, m[1])]; {
 			case p.rule != RuleCommandPayload && mentioned(v.text, m[0], m[1], sentence):
 				sev, msg = Low, msg+" (in quotes, where the text speaks of such phrases rather than giving them)"
-			case p.rule == RuleCommandPayload && mentionRes().denied.MatchString(sentence):
+			case p.rule == RuleCommandPayload && (mentionRes().denied.MatchString(sentence) || deniedWithin(v.text[sentenceStart(v.text, m[0]):m[0]], len(v.text[sentenceStart(v.text, m[0]):m[0]]), 12)):
 				sev, msg = Low, msg+" (in a sentence that says it is refused)"
 			case (p.rule == RuleShadowing || p.rule == RuleSendElsewhere) && deniedAt(v.text, m[1]):
 				sev, msg = Low, msg+" (in a sentence that denies it)"
@@ -589,7 +591,7 @@ func sentenceEnd(s string, i int) int {
 }
 
 var mentionRes = sync.OnceValue(func() (r struct{ speaks, denied *regexp.Regexp }) {
-	r.speaks = regexp.MustCompile(`\b(?:such\s+as|like|e\.g\.|for\s+example|phrases?|words?|patterns?|strings?|detects?|detected|flags?|flagged|filters?|filtered|translated|literally|quoted|examples?|attacks?|injections?|treated\s+as\s+data)\b`)
+	r.speaks = regexp.MustCompile(`\b(?:such\s+as|like|e\.g\.|for\s+example|phrases?|patterns?|strings?|detects?|detected|flags?|flagged|filters?|filtered|translated|literally|quoted|examples?|attacks?|injections?|treated\s+as\s+data)\b`)
 	r.denied = regexp.MustCompile(`\b(?:blocked|refused|rejected|not\s+allowed|disallowed|forbidden|prohibited|denied|never\s+(?:run|runs|execute|executes)|(?:does\s+not|doesn['’]?t|do\s+not|don['’]?t|will\s+not|won['’]?t)\s+(?:run|execute)s?|(?:let|have)\s+(?:them|the\s+user)\s+run\s+it|prevents?|are\s+stopped)\b`)
 	return r
 })
@@ -656,6 +658,38 @@ func unquoted(s string) string {
 		default:
 			b.WriteRune(r)
 		}
+	}
+	return b.String()
+}
+
+// unquotedPhrases is a sentence without the phrases it quotes: a quoted
+// span of one word (`verification`, 'memo') is a name, and stays.
+func unquotedPhrases(s string) string {
+	var b strings.Builder
+	var quote, opening rune
+	var span strings.Builder
+	for _, r := range s {
+		closing := map[rune]rune{'"': '"', '\'': '\'', '“': '”', '‘': '’', '`': '`', '«': '»'}
+		switch {
+		case quote != 0 && r == quote:
+			if !strings.ContainsAny(strings.TrimSpace(span.String()), " \t") {
+				b.WriteRune(opening)
+				b.WriteString(span.String())
+				b.WriteRune(r)
+			}
+			quote = 0
+		case quote != 0:
+			span.WriteRune(r)
+		case closing[r] != 0 && !(r == '\'' && b.Len() > 0 && isLetter(lastRune(b.String()))):
+			quote, opening = closing[r], r
+			span.Reset()
+		default:
+			b.WriteRune(r)
+		}
+	}
+	if quote != 0 {
+		b.WriteRune(opening)
+		b.WriteString(span.String())
 	}
 	return b.String()
 }
