@@ -230,7 +230,7 @@ func (c *pinCmd) path(t *targets, names []string) (path, label string, err error
 // readOrNewPin reads the pin file at path, or starts one when there is
 // none yet.
 func readOrNewPin(path, label string) (*pin.File, error) {
-	data, err := safefile.Read(path)
+	data, err := safefile.ReadOwn(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &pin.File{}, nil
 	}

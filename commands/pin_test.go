@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/mcpv/mcpv/internal/pin"
@@ -245,16 +244,6 @@ func TestPinFileThatCannotBeUsed(t *testing.T) {
 		{"edited by hand", "edited.json", 2, "its digest is not that of its definition"},
 		{"not a pin file", "key.json", 2, "not a usable pin file"},
 	}
-	if runtime.GOOS != "windows" {
-		if err := syscall.Mkfifo(filepath.Join(dir, "fifo.json"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		tests = append(tests, struct {
-			name, file string
-			wantCode   int
-			errHas     string
-		}{"a named pipe", "fifo.json", 2, "not a regular file but a named pipe"})
-	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := w.mcpv(t, "", args([]string{"--pin", tt.file, "call", "echo"}, srv.cmd)...)
@@ -391,4 +380,37 @@ func TestPinAndAuditMaskTheSessionsSecrets(t *testing.T) {
 	if strings.Contains(string(data), secret) || !strings.Contains(string(data), "with key ***") {
 		t.Errorf("the pin file holds the secret:\n%s", data)
 	}
+}
+
+// --all pins every server of the config files under its name, and checks
+// each against its entry; a server that cannot start is said and does not
+// keep the others from being pinned.
+func TestPinEveryServerOfAConfig(t *testing.T) {
+	t.Parallel()
+	w := newCfgWorld(t)
+	calc := newMovingServer(t, calcV1)
+	other := newMovingServer(t, `{"serverInfo":{"name":"other"},"tools":[{"name":"ping","description":"Pings.","inputSchema":{"type":"object"}}]}`)
+	entry := func(s *movingServer) map[string]any {
+		return map[string]any{"command": s.cmd[3], "env": map[string]string{mcptest.EnvVar: "spec=" + s.spec, "GORACE": "atexit_sleep_ms=0"}}
+	}
+	conf, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"calc": entry(calc), "other": entry(other),
+		"broken": map[string]any{"command": filepath.Join(w.root, "no-such-server")}}})
+	w.write(t, filepath.Join(w.home, ".config", "mcpv", "servers.json"), string(conf))
+	r := w.mcpv(t, "", "pin", "--all", "pins.json")
+	if r.code != 4 || !strings.Contains(r.stderr, `mcpv: server "broken":`) {
+		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	data, _ := os.ReadFile(filepath.Join(w.proj, "pins.json"))
+	f, err := pin.Parse(data)
+	if err != nil || len(f.Servers) != 2 || f.Servers[0].Name != "calc" || f.Servers[1].Name != "other" {
+		t.Fatalf("the pin file: %v\n%s", err, data)
+	}
+	calc.set(t, calcV2)
+	r = w.mcpv(t, "", "pin", "--check", "pins.json", "-s", "other")
+	r.expect(t, 0, "", `"action":"unchanged"`, "")
+	r = w.mcpv(t, "", "pin", "--check", "pins.json", "-s", "calc")
+	r.expect(t, 7, "", `"action":"moved"`, `server "calc" moved from its pin`)
+	// Each server is held to its own entry, by its config name.
+	w.mcpv(t, "", "--pin", "pins.json", "call", "-s", "other", "ping").expect(t, 0, "", "called ping", "")
+	w.mcpv(t, "", "--pin", "pins.json", "call", "-s", "calc", "add", "a:=1", "b:=2").expect(t, 7, "", "", `(pins.json, server "calc")`)
 }

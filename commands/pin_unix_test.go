@@ -3,6 +3,8 @@
 package commands
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -23,4 +25,35 @@ func TestPinHoldsCommandsThroughASession(t *testing.T) {
 	w.mcpv(t, "", "--session", "s", "--pin", "pins.json", "call", "add", "a:=1", "b:=2").expect(t, 7, "", "", `tool "add" moved since it was pinned`)
 	w.mcpv(t, "", "--session", "s", "--pin", "pins.json", "call", "echo", "text=hi").expect(t, 0, "", "called echo", "")
 	w.mcpv(t, "", "--session", "s", "call", "add", "a:=1", "b:=2").expect(t, 0, "", "called add", "")
+}
+
+// A pin file every user may write is refused: another user could swap
+// what was approved. (A file of another user is refused alike; the test
+// cannot make one without privileges.)
+func TestPinFileOthersMayWriteIsRefused(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.env.Cwd = t.TempDir()
+	srv := newMovingServer(t, calcV1)
+	if r := w.mcpv(t, "", args([]string{"pin", "pins.json"}, srv.cmd)...); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if err := os.Chmod(filepath.Join(w.env.Cwd, "pins.json"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	w.mcpv(t, "", args([]string{"--pin", "pins.json", "call", "echo"}, srv.cmd)...).expect(t, 2, "", "", "writable by every user of the machine")
+	w.mcpv(t, "", args([]string{"pin", "--check", "pins.json"}, srv.cmd)...).expect(t, 2, "", "", "writable by every user of the machine")
+}
+
+// A named pipe where the pin file should be is refused, not read: a
+// cloned repository cannot make a command wait on it.
+func TestPinFileThatIsANamedPipe(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	dir := t.TempDir()
+	w.env.Cwd = dir
+	srv := newMovingServer(t, calcV1)
+	feedFIFO(t, filepath.Join(dir, "fifo.json"), "{}")
+	r := w.mcpv(t, "", args([]string{"--pin", "fifo.json", "call", "echo"}, srv.cmd)...)
+	r.expect(t, 2, "", "", "not a regular file but a named pipe")
 }

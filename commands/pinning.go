@@ -55,9 +55,11 @@ func readPinFile(path, tree, label string) (*pin.File, error) {
 	var data []byte
 	var err error
 	if tree != "" {
-		data, err = safefile.Tree{Dir: tree}.Read(path)
+		if path, err = (safefile.Tree{Dir: tree}).Path(path); err == nil {
+			data, err = safefile.ReadOwn(path)
+		}
 	} else {
-		data, err = safefile.Read(path)
+		data, err = safefile.ReadOwn(path)
 	}
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, usageErrorf("pin file %s does not exist; pin the server first: mcpv pin %s", label, label)
@@ -90,13 +92,19 @@ func (s *session) checkPin(client *mcp.Client, kind pin.Kind, key string, raw []
 }
 
 // approveHint is the command that approves the moves of the session's
-// server.
+// server, after a review.
 func (s *session) approveHint(entry string) string {
-	hint := "mcpv pin --approve " + shellwords.Quote(s.settings.PinLabel)
+	return s.approveCommand() + " (after reviewing the change)"
+}
+
+// approveCommand is the command that approves the moves of the session's
+// server.
+func (s *session) approveCommand() string {
+	cmd := "mcpv pin --approve " + shellwords.Quote(s.settings.PinLabel)
 	if s.settings.PinEntry != "" {
-		hint += " --server " + shellwords.Quote(s.settings.PinEntry)
+		cmd += " --server " + shellwords.Quote(s.settings.PinEntry)
 	}
-	return hint + " (after reviewing the change)"
+	return cmd
 }
 
 // pinRefusal is a pin.Refusal with the command that approves the move.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/mcpv/mcpv/internal/hangup"
 	"github.com/mcpv/mcpv/internal/mock"
 	"github.com/mcpv/mcpv/internal/origin"
+	"github.com/mcpv/mcpv/internal/pin"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/surface"
@@ -28,7 +30,7 @@ import (
 
 type serveCmd struct {
 	listenFlags
-	Isolate bool   `name:"isolate" help:"Give each HTTP client an upstream session of its own."`
+	Isolate bool   `name:"isolate" help:"One upstream session for each HTTP client."`
 	Record  string `name:"record" placeholder:"FILE" help:"On exit, write the server's surface to FILE and the answers seen beside it, for mcpv mock (mcpv help serving)."`
 	// NoToken serves --http on loopback without a bearer token.
 	NoToken bool `name:"http-no-token" help:"Serve --http on loopback without a token, to every user of this machine."`
@@ -71,7 +73,7 @@ type guardFlags struct {
 	DenyResources  []string `name:"deny-resources" sep:"," placeholder:"GLOB" help:"Hide the resources whose URIs match."`
 	AllowPrompts   []string `name:"allow-prompts" sep:"," placeholder:"GLOB" help:"Offer only the prompts whose names match."`
 	DenyPrompts    []string `name:"deny-prompts" sep:"," placeholder:"GLOB" help:"Hide the prompts whose names match."`
-	ReadOnly       bool     `name:"read-only" help:"Offer only the tools whose annotations say readOnlyHint."`
+	ReadOnly       bool     `name:"read-only" help:"Offer only tools annotated readOnlyHint."`
 }
 
 func (g guardFlags) guard() config.Guard {
@@ -80,13 +82,14 @@ func (g guardFlags) guard() config.Guard {
 }
 
 func (c *serveCmd) Help() string {
-	return `Re-exposes the server to MCP clients, of either era: on stdin and stdout (give the mcpv command line to an application that starts stdio servers), or with --http at /mcp, for several clients, each with its own session. The server's credentials stay in mcpv; --http asks every client for a bearer token. 'mcpv help serving' says how clients are admitted, /healthz, --sse and the guard.
+	return `Re-exposes the server to MCP clients of either era: on stdin and stdout (give the mcpv command line to an application that starts stdio servers), or with --http at /mcp for several clients, each with its own session. Its credentials stay in mcpv; --http asks every client for a bearer token; held to a pin (--pin), it withholds what moved. 'mcpv help serving' says how clients are admitted, /healthz, --sse, the guard and the pin.
 
 Examples:
 
     $ mcpv serve -u https://mcp.example.com/mcp
     $ mcpv serve --http 127.0.0.1:8808 -- npx -y @modelcontextprotocol/server-x
-    $ mcpv serve --read-only --deny-tools 'delete_*' -s github`
+    $ mcpv serve --read-only --deny-tools 'delete_*' -s github
+    $ mcpv serve --pin pins.json -s github`
 }
 
 // servingTopic is 'mcpv help serving': what serve's help leaves out, and
@@ -98,6 +101,8 @@ The server's credentials (OAuth tokens, -H values, secret --env values) stay in 
 Over --http, web pages served from loopback (and those of each --allow-origin) may use the endpoint from a browser: their CORS preflights are answered; a page of any other origin is refused. GET /healthz answers probes without the token: 200 while the server is up, 503 once it is gone. --path serves the endpoint elsewhere than /mcp; --sse serves clients of the 2024-11-05 HTTP+SSE transport too, at /sse beside /mcp.
 
 The guard (--allow-tools, --deny-tools, the same for resources by URI and prompts by name, --read-only) hides what it does not allow from every list and refuses a request for it with a JSON-RPC error. A config entry may carry the same guard (guard:).
+
+Held to a pin (--pin FILE, MCPV_PIN, or a config entry's pin:), serve withholds from every client what moved since the server was pinned (an item changed, new or gone, the instructions), as the guard hides what it does not allow, and says each move once on stderr. An approval (mcpv pin --approve) takes effect while serving: the clients are told which lists changed.
 
 --allow-origin takes scheme://host[:port], repeated or comma-separated; --sse serves an event stream at /sse and messages POSTed to /message beside the endpoint (with --path /api/mcp, /api/sse and /api/message). --http-token @FILE reads the token from FILE; on the command line, every user of the machine can read it (MCPV_HTTP_TOKEN is the default). --http-no-token serves loopback without one: every user and program of the machine may then use the server, with its credentials. --record FILE writes, when serving ends, the server's surface as an mcpv test snapshot in FILE and the answers seen beside it (FILE with .responses.json for its extension), secrets masked: the two files of mcpv mock.`
 
@@ -162,6 +167,7 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 		ClientCaps: c.HTTP == "" && s.settings.Session == "",
 		Secrets:    secrets,
 		Log:        s.hooks.Log,
+		Pin:        s.servePin(),
 	}
 	if eraOfEachClient {
 		modern := *s.settings
@@ -193,6 +199,19 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 		}
 	}
 	return err
+}
+
+// servePin is the pin file serve holds its server to (--pin, MCPV_PIN,
+// the config entry's pin), read as a command held to it reads it; nil
+// without one.
+func (s *session) servePin() *serve.Pin {
+	st := s.settings
+	if st.Pin == "" {
+		return nil
+	}
+	return &serve.Pin{Label: st.PinLabel, Entry: st.PinEntry, Approve: s.approveCommand(),
+		Read: func() (*pin.File, error) { return readPinFile(st.Pin, st.PinTree, st.PinLabel) },
+		Stat: func() (fs.FileInfo, error) { return os.Stat(st.Pin) }}
 }
 
 // checkRecordPath checks, before serving, where --record will write: a

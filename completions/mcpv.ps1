@@ -226,15 +226,22 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'load' = @(
             @{ Names = @('--mix'); Words = 1; Kind = 'file'; Enum = @(); H = 'Run a weighted mix of operations from FILE.' }
+            @{ Names = @('--scenario'); Words = 1; Kind = 'file'; Enum = @(); H = 'Run the steps of an mcpv test file in turn.' }
             @{ Names = @('--concurrency'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run N sessions at once (-c N after load).' }
-            @{ Names = @('--duration', '-d'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run for this long (default 10s, unless --count or --stage end the run).' }
+            @{ Names = @('--duration', '-d'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run for this long (default 10s).' }
             @{ Names = @('--count', '-n'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run N iterations in all.' }
-            @{ Names = @('--rate'); Words = 1; Kind = 'none'; Enum = @(); H = 'Start N iterations a second, whatever the server does (default: a closed loop).' }
-            @{ Names = @('--stage'); Words = 1; Kind = 'none'; Enum = @(); H = 'Ramp to N sessions (N/s: iterations a second) over DURATION; repeatable.' }
-            @{ Names = @('--new-session'); Words = 0; Kind = 'none'; Enum = @(); H = 'Open and close a new session for every iteration.' }
+            @{ Names = @('--rate'); Words = 1; Kind = 'none'; Enum = @(); H = 'Start N iterations a second (an open model).' }
+            @{ Names = @('--stage'); Words = 1; Kind = 'none'; Enum = @(); H = 'Ramp to N sessions (or N/s) over DURATION.' }
+            @{ Names = @('--new-session'); Words = 0; Kind = 'none'; Enum = @(); H = 'Open and close a session for every iteration.' }
             @{ Names = @('--shared'); Words = 0; Kind = 'none'; Enum = @(); H = 'Share one session among the N at once.' }
-            @{ Names = @('--threshold'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fail the run (exit 1) unless EXPR holds (repeatable): p99<200ms, errors<1%, rate>=100...' }
+            @{ Names = @('--threshold'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fail the run (exit 1) unless EXPR holds.' }
+            @{ Names = @('--find-max'); Words = 1; Kind = 'none'; Enum = @(); H = 'Find the highest rate that keeps to LIMIT.' }
+            @{ Names = @('--baseline'); Words = 1; Kind = 'file'; Enum = @(); H = 'Compare with an earlier run''s json report.' }
+            @{ Names = @('--report'); Words = 1; Kind = 'none'; Enum = @(); H = 'Also write the report as an HTML page.' }
             @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'json'); H = 'The report: text (with a histogram) or json.' }
+            @{ Names = @('--data'); Words = 1; Kind = 'file'; Enum = @(); H = 'Rows for key~=EXPR: JSON Lines, or CSV (.csv).' }
+            @{ Names = @('--data-order'); Words = 1; Kind = 'enum'; Enum = @('sequential', 'random'); H = 'How the rows are taken: sequential or random.' }
+            @{ Names = @('--seed'); Words = 1; Kind = 'none'; Enum = @(); H = 'The seed of what is random in a run.' }
             @{ Names = @('--grace'); Words = 1; Kind = 'none'; Enum = @(); H = 'How long work in flight at the end may take.' }
         )
         'session start' = @(
@@ -250,7 +257,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--allow-origin'); Words = 1; Kind = 'none'; Enum = @(); H = 'Let web pages of ORIGIN use --http from a browser (never * or null).' }
             @{ Names = @('--path'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve --http''s endpoint at PATH.' }
             @{ Names = @('--sse'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve 2024-11-05 HTTP+SSE clients too.' }
-            @{ Names = @('--isolate'); Words = 0; Kind = 'none'; Enum = @(); H = 'Give each HTTP client an upstream session of its own.' }
+            @{ Names = @('--isolate'); Words = 0; Kind = 'none'; Enum = @(); H = 'One upstream session for each HTTP client.' }
             @{ Names = @('--record'); Words = 1; Kind = 'file'; Enum = @(); H = 'On exit, write the server''s surface to FILE and the answers seen beside it, for mcpv mock (mcpv help serving).' }
             @{ Names = @('--http-no-token'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve --http on loopback without a token, to every user of this machine.' }
             @{ Names = @('--allow-tools'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer only the tools whose names match (* any run, ? one character).' }
@@ -259,7 +266,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--deny-resources'); Words = 1; Kind = 'none'; Enum = @(); H = 'Hide the resources whose URIs match.' }
             @{ Names = @('--allow-prompts'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer only the prompts whose names match.' }
             @{ Names = @('--deny-prompts'); Words = 1; Kind = 'none'; Enum = @(); H = 'Hide the prompts whose names match.' }
-            @{ Names = @('--read-only'); Words = 0; Kind = 'none'; Enum = @(); H = 'Offer only the tools whose annotations say readOnlyHint.' }
+            @{ Names = @('--read-only'); Words = 0; Kind = 'none'; Enum = @(); H = 'Offer only tools annotated readOnlyHint.' }
         )
         'mock' = @(
             @{ Names = @('--responses'); Words = 1; Kind = 'file'; Enum = @(); H = 'A responses file (repeatable; default: FILE.responses.json).' }

@@ -112,6 +112,10 @@ type SessionOptions struct {
 	Trace func(out bool, msg []byte)
 	// Log receives warnings about what the server sent; nil discards them.
 	Log *slog.Logger
+	// OnDropped, when set, is told how many notifications a full queue
+	// dropped (and how many of them were log messages) instead of Log:
+	// a caller that counts them (mcpv load) says so once, not per drop.
+	OnDropped func(logs, other int)
 	// ReadGate, when set, is called on the reader goroutine before each
 	// read of the transport, with the size of what the read before it
 	// returned (0 before the first). It may wait, to hold the server back

@@ -27,6 +27,13 @@ type field struct {
 	path       string // where in the item
 	text       string
 	role       role
+	// purpose is what the item is for, by the names it was given: its
+	// server's and its own, in lower case. (Not its title: that is text
+	// the server may fill with anything.)
+	purpose string
+	// own are the names of the server's items and of their parameters,
+	// in lower case: a parameter named in a text is a place for data.
+	own map[string]bool
 }
 
 // maxFields bounds the texts read of one item's schemas, however the
@@ -39,9 +46,10 @@ const maxFields = 10000
 // title, and the strings of its defaults, enums, constants and examples.
 func fieldsOf(s surface.Server) []field {
 	var out []field
+	purpose := strings.ToLower(s.Name + " " + s.InfoName())
 	add := func(kind, name, path, text string, r role) {
 		if text != "" {
-			out = append(out, field{kind, name, path, text, r})
+			out = append(out, field{kind: kind, name: name, path: path, text: text, role: r, purpose: purpose})
 		}
 	}
 	info := decode(s.Info)
@@ -60,6 +68,7 @@ func fieldsOf(s surface.Server) []field {
 				continue
 			}
 			name, _ := m[l.key].(string)
+			purpose = strings.ToLower(s.Name + " " + s.InfoName() + " " + name)
 			for k, v := range m {
 				switch k {
 				case "name", "uri", "uriTemplate":

@@ -83,6 +83,10 @@ type Hooks struct {
 	// only passed to OnNotification (mcpv serve relays them to the
 	// clients they belong to).
 	LogsElsewhere bool
+	// OnDropped, when set, is told of the notifications a session dropped
+	// from its full queue instead of a warning on Log
+	// (mcp.SessionOptions.OnDropped).
+	OnDropped func(logs, other int)
 }
 
 // Status is a transient line of progress.

@@ -188,7 +188,7 @@ func awaitCapabilities(ctx context.Context, session *mcp.Session, await func(con
 func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport, kept *serverstate.Store, keeper bool) (*Conn, *mcp.Session) {
 	c := &Conn{Tools: &mcp.ToolCache{}, hooks: h, Kept: kept, verbose: s.Verbose}
 	c.notes = &notifier{hooks: h, quiet: s.Quiet, tools: c.Tools, kept: kept}
-	sopts := mcp.SessionOptions{Log: h.Log, Handler: ans.handler(), OnNotification: c.notes.notify, ReadGate: h.ReadGate, NoteBackPressure: h.NoteBackPressure, LeaveQuestions: keeper}
+	sopts := mcp.SessionOptions{Log: h.Log, Handler: ans.handler(), OnNotification: c.notes.notify, ReadGate: h.ReadGate, NoteBackPressure: h.NoteBackPressure, LeaveQuestions: keeper, OnDropped: h.OnDropped}
 	if h.Events != nil {
 		sopts.Record = h.Events.Write // every one, as read: never dropped
 	}

@@ -18,3 +18,17 @@ func notOwn(path string, fi fs.FileInfo) error {
 	}
 	return nil
 }
+
+// othersMayWrite says that another user may change the file at path, of
+// fi: it is another user's (root's aside), or writable by everyone.
+func othersMayWrite(path string, fi fs.FileInfo) error {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid != 0 {
+		if err := notOwn(path, fi); err != nil {
+			return err
+		}
+	}
+	if fi.Mode().Perm()&0o002 != 0 {
+		return fmt.Errorf("%s is writable by every user of the machine (mode %v)", path, fi.Mode().Perm())
+	}
+	return nil
+}

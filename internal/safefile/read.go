@@ -65,3 +65,23 @@ func kindOf(m os.FileMode) string {
 	}
 	return "a special file"
 }
+
+// ReadOwn is Read for a file that decides what mcpv lets through (a pin
+// file): it must also be the user's own, or the system's (root's), and
+// writable by no one else, or another user of the machine could swap
+// what the user approved for what they would have approved.
+func ReadOwn(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := othersMayWrite(path, st); err != nil {
+		return nil, err
+	}
+	return readOpen(f)
+}

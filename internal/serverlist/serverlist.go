@@ -28,6 +28,7 @@ type Entry struct {
 	Headers         *orderedVars `json:"headers,omitempty"`
 	Timeout         string       `json:"timeout,omitempty"`
 	ProtocolVersion string       `json:"protocol_version,omitempty"`
+	Pin             string       `json:"pin,omitempty"`
 	Source          string       `json:"source"`
 	Line            int          `json:"line"`
 	From            string       `json:"from"`
@@ -62,6 +63,7 @@ func Describe(s *config.Server, store TrustStore, shadowed bool) Entry {
 		Cwd:             s.Cwd,
 		Headers:         maskVars(s.Headers),
 		ProtocolVersion: s.ProtocolVersion,
+		Pin:             s.Pin,
 		Source:          s.File.Path,
 		Line:            s.Line,
 		From:            s.File.Label,

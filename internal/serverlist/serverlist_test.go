@@ -22,6 +22,7 @@ func TestDescribeMasksSecrets(t *testing.T) {
 		Env:      []config.Var{{Name: "Z_API_KEY", Value: "k"}, {Name: "A", Value: "1"}},
 		Args:     []string{"--token=sekrit", "plain"},
 		Timeout:  90 * time.Second,
+		Pin:      "pins.json",
 		OAuth:    config.OAuth{ClientID: "id", ClientSecret: "shh", Assertion: "${JWT}"},
 		Warnings: []string{"w"}}
 	b, err := json.Marshal(Describe(s, trusts{}, true))
@@ -38,7 +39,7 @@ func TestDescribeMasksSecrets(t *testing.T) {
 		`"name":"gh","transport":"auto",`,
 		`"env":{"Z_API_KEY":`, `"A":"1"}`, // file order, not sorted
 		`"headers":{"Authorization":"Bearer `, `"X-Trace":"on","A-Token":"${TOKEN}"}`,
-		`"timeout":"1m30s"`, `"source":"/home/u/.config/mcpv/servers.yaml","line":3,"from":"mcpv catalog"`,
+		`"timeout":"1m30s"`, `"pin":"pins.json"`, `"source":"/home/u/.config/mcpv/servers.yaml","line":3,"from":"mcpv catalog"`,
 		`"oauth":{"client_id":"id","client_secret":`, `"assertion":"${JWT}"`,
 		`"shadowed":true`, `"warnings":["w"]`,
 	} {
