@@ -7,6 +7,16 @@ import (
 	"strconv"
 )
 
+// toolchain are the processes of a build as the go command runs them:
+// itself, its tools, a C toolchain for cgo, version control for a module,
+// and a shell a command line may put around go.
+var toolchain = map[string]bool{
+	"go": true, "compile": true, "link": true, "asm": true, "cgo": true, "vet": true, "buildid": true, "pack": true,
+	"gcc": true, "cc": true, "cc1": true, "clang": true, "as": true, "ld": true, "collect2": true,
+	"git": true, "git-remote-http": true, "git-remote-https": true, "hg": true,
+	"sh": true, "bash": true, "dash": true,
+}
+
 // building reports whether the process group pgid is the Go toolchain
 // building a program it has yet to run (go run, before the program
 // starts): the go command is among its processes, and every one is the
