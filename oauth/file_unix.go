@@ -32,7 +32,6 @@ func readableByOthers(_ *os.File, fi os.FileInfo) (bool, error) {
 	return fi.Mode().Perm()&0o077 != 0, nil
 }
 
-
 // looseWhy and looseFix word a PermissionError.
 func looseWhy(mode os.FileMode) string { return fmt.Sprintf("mode %04o", mode.Perm()) }
 func looseFix(string) string           { return "chmod 600" }

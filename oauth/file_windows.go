@@ -43,7 +43,6 @@ func readableByOthers(f *os.File, _ os.FileInfo) (bool, error) {
 	return winacl.OthersMayRead(owner, aces, noDACL), nil
 }
 
-
 // looseWhy and looseFix word a PermissionError: the access list decides
 // here, and icacls mends it.
 func looseWhy(os.FileMode) string { return "its access list allows it" }

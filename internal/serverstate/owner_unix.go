@@ -28,4 +28,3 @@ func private(f *os.File, fi os.FileInfo) error {
 	}
 	return nil
 }
-

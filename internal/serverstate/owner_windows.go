@@ -37,4 +37,3 @@ func private(f *os.File, _ os.FileInfo) error {
 	}
 	return nil
 }
-
