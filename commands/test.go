@@ -123,7 +123,7 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	// The progress line (stderr) and the report (stdout) may share a
 	// terminal: the line is cleared, and not drawn again, while a file's
 	// block is written.
-	var screen sync.Mutex
+	var screen sync.Mutex // guards the status line
 	if out.ios.ErrTTY {
 		r.Progress = func(file, step string) {
 			screen.Lock()
