@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/clierr"
-	"github.com/mcpv/mcpv/oauth"
-	"github.com/mcpv/mcpv/redact"
+	"github.com/mcpv/mcpv/internal/oauth"
+	"github.com/mcpv/mcpv/internal/redact"
 )
 
 // Stored finds what store holds for the server at url: its canonical URL

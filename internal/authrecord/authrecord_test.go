@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/clierr"
-	"github.com/mcpv/mcpv/oauth"
+	"github.com/mcpv/mcpv/internal/oauth"
 )
 
 func TestDescribe(t *testing.T) {

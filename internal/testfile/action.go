@@ -12,10 +12,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/yamlnode"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // action reads the step's command: run: LINE, or COMMAND: with the rest of
