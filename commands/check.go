@@ -17,49 +17,61 @@ import (
 	"github.com/mcpv/mcpv/internal/check"
 	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/internal/exitcode"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/suggest"
 	"github.com/mcpv/mcpv/internal/testreport"
+	"github.com/mcpv/mcpv/internal/toolargs"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
-	"github.com/mcpv/mcpv/redact"
-	"github.com/mcpv/mcpv/toolargs"
 )
 
 type checkCmd struct {
-	Only             []string      `name:"only" sep:"," placeholder:"ID|AREA" help:"Run only these checks, each named by its id (jsonrpc.unknown-method) or its area (jsonrpc); repeat or separate with commas."`
+	Only             []string      `name:"only" sep:"," placeholder:"ID|AREA" help:"Run only these checks, by id (jsonrpc.unknown-method) or area (jsonrpc)."`
 	Skip             []string      `name:"skip" sep:"," placeholder:"ID|AREA" help:"Leave out these checks, by id or area."`
-	Strict           bool          `name:"strict" help:"Fail (exit 1) on a SHOULD that does not hold, as on a MUST; without it, it is a warning."`
-	Call             []string      `name:"call" placeholder:"'TOOL [KEY=VALUE...]'" help:"Call this tool, with these arguments (typed as mcpv call types them), for the checks that need a call: its result, progress and cancellation. Repeatable. Without it no tool is called, and those checks are skipped."`
-	Format           string        `name:"format" enum:"text,junit,tap,json" default:"text" help:"Report format: text (a line per check, by area), junit (JUnit XML), tap (TAP version 14) or json."`
-	Output           string        `name:"output" placeholder:"FILE" help:"Write the report to FILE (made before the server starts); with a --format other than text, the text report still goes to stdout."`
-	CheckTimeout     duration.Flag `name:"check-timeout" default:"15s" placeholder:"DURATION" help:"Fail a check that has not ended after this long, not counting the start of the server processes it starts (which --connect-timeout bounds)."`
-	MaxTime          duration.Flag `name:"max-time" default:"5m" placeholder:"DURATION" help:"Stop the whole run after this long: the checks not run are skipped, and the exit code is 124."`
-	Parallel         int           `name:"parallel" default:"4" placeholder:"N" help:"Run up to N checks (each on a connection of its own) at once."`
-	ExpectedFailures string        `name:"expected-failures" placeholder:"FILE" help:"Hold the run to a baseline of known failures, in the conformance suite's format (YAML: server: - SCENARIO, or SCENARIO:CHECK; a scenario of the suite, an area or a check): a failure it lists does not fail the run, one it does not list does, and an entry that now passes fails the run until it is taken out (exit 1)."`
-	ConnectOnly      bool          `name:"connect-only" help:"Check no requirement: walk what a connection to the server needs, step by step (over HTTP the URL, a proxy, name resolution, TCP, TLS, the endpoint's answer, the .well-known documents, the 401, the era; over stdio the command, its start, what it writes before answering, its first answer), each with what it found and the fix for the step that fails."`
+	Strict           bool          `name:"strict" help:"Fail on a SHOULD that does not hold, too."`
+	Call             []string      `name:"call" placeholder:"'TOOL [KEY=VALUE...]'" help:"Call this tool for the checks that need a call (repeatable); without it, none is called."`
+	Format           string        `name:"format" enum:"text,junit,tap,json" default:"text" help:"Report format: text, junit, tap (TAP version 14) or json."`
+	Output           string        `name:"output" placeholder:"FILE" help:"Write the report to FILE (the text report still goes to stdout)."`
+	CheckTimeout     duration.Flag `name:"check-timeout" default:"15s" placeholder:"DURATION" help:"Fail a check that has not ended after this long (a server's start apart)."`
+	MaxTime          duration.Flag `name:"max-time" default:"5m" placeholder:"DURATION" help:"Stop the run after this long: checks not run are skipped, exit 124."`
+	Parallel         int           `name:"parallel" default:"4" placeholder:"N" help:"Run up to N checks at once."`
+	ExpectedFailures string        `name:"expected-failures" placeholder:"FILE" help:"Hold the run to FILE's known failures."`
+	ConnectOnly      bool          `name:"connect-only" help:"Walk the connection step by step; no checks."`
 
 	calls []check.Call
 }
 
-func (c *checkCmd) Help() string {
-	return `Tries the server, requirement by requirement, against the MCP specification: JSON-RPC and framing, the lifecycle, lists and pagination, the surface (mcpv test --lint's rules), reading without side effects, cancellation and progress, Streamable HTTP (Origin, sessions, headers, event ids), the 2026-07-28 era where the server offers it, and authorization where it asks for it. Each check quotes its requirement word for word, with the revision and section it is stated in and its level; a failure says what was sent and what came back, as it came.
+// checkRunsTopic is what check's help leaves to 'mcpv help check-runs':
+// how a run reports, what it runs at once, the baseline file, the
+// connection's walk and every exit status.
+const checkRunsTopic = `Every run ends in a report. A server whose first exchange breaks a requirement (a message over several lines, an id echoed as another type, an answer of the wrong content type, a session demanded but never given, a discover result of the wrong shape) gets that check failed and every other blocked by it. A check whose dependency is broken (the lists, a working ping, the tool named with --call) is blocked by the check that names the defect, not failed with it: one defect, one failure. A check that ran out of time, or whose server did not start in time, is inconclusive, not failed: a slow server is no violation.
 
-Every run ends in a report. A server whose first exchange breaks a requirement (a message over several lines, an id echoed as another type, an answer of the wrong content type, a session demanded but never given, a discover result of the wrong shape) gets that check failed and every other blocked by it. A check whose dependency is broken (the lists, a working ping, the tool named with --call) is blocked by the check that names the defect, not failed with it: one defect, one failure. A check that ran out of time, or whose server did not start in time, is inconclusive, not failed: a slow server is no violation. When no session opens and the server broke no requirement on the way (it could not be started or reached), the report is the connection's walk, step by step, with the fix for the step that fails; --connect-only walks it alone.
+Checks run several at once (--parallel), each on a connection of its own, each bounded by --check-timeout (not counting the start of the server processes it starts, which --connect-timeout bounds) and the whole run by --max-time; over stdio the checks that leave no state share one server process, and those that must send what breaks a server start one of their own. No tool is called unless --call names it, with its arguments typed as mcpv call types them, for the checks that need a call (its result, progress and cancellation); naming a tool the server does not list is a usage error. Without --strict, a SHOULD that does not hold is a warning.
 
-Checks run several at once, each bounded by --check-timeout and the whole run by --max-time; over stdio the checks that leave no state share one server process, and those that must send what breaks a server start one of their own. No tool is called unless --call names it; naming one the server does not list is a usage error.
+--expected-failures FILE holds the run to a baseline of known failures, in the conformance suite's format (YAML: server: - SCENARIO, or SCENARIO:CHECK; a scenario of the suite, an area or a check): a failure it lists does not fail the run, one it does not list does, and an entry that now passes fails the run until it is taken out (exit 1).
+
+When no session opens and the server broke no requirement on the way (it could not be started or reached), the report is the connection's walk, step by step, with what each step found and the fix for the step that fails: over HTTP the URL, a proxy, name resolution, TCP, TLS, the endpoint's answer, the .well-known documents, the 401, the era; over stdio the command, its start, what it writes before answering, its first answer. --connect-only walks it alone.
 
 Exit status: 0 when every MUST holds (and with --strict every SHOULD); 1 when one does not; 124 when checks were inconclusive and none failed, or --max-time stopped the run; 2 for a usage mistake; with --connect-only, or when no session opens, the failing step's code (4 the server could not be started or reached, 5 authorization, 1 a requirement broken, 124 no answer in time). The catalogue, with every check's requirement, is in docs/guide/check.md.
+
+    $ mcpv check -u http://127.0.0.1:3000/mcp --strict
+    $ mcpv check --connect-only -u https://mcp.example.com/mcp
+    $ mcpv check --expected-failures baseline.yml -- ./server`
+
+func (c *checkCmd) Help() string {
+	return `Tries the server, requirement by requirement, against the MCP specification: JSON-RPC and framing, the lifecycle, lists and pagination, the surface (mcpv test --lint's rules), reading without side effects, cancellation and progress, Streamable HTTP (Origin, sessions, headers, event ids), the 2026-07-28 era where the server offers it, and authorization where it asks for it. Each check quotes its requirement; a failure shows what was sent and received.
+
+Exit status: 0 when every MUST holds (with --strict, every SHOULD), 1 when one does not, 124 when checks were inconclusive or --max-time stopped, 2 on a usage mistake; when no session opens, the failing step's code ('mcpv help check-runs').
 
 Examples:
 
     $ mcpv check -- ./server
-    $ mcpv check -u http://127.0.0.1:3000/mcp --strict
-    $ mcpv check --connect-only -u https://mcp.example.com/mcp
-    $ mcpv check --only jsonrpc,lifecycle -- npx -y @modelcontextprotocol/server-everything
-    $ mcpv check --call 'echo message=hi' --format junit --output check.xml -- ./server
-    $ mcpv check --format json -q '.areas[].checks[] | select(.status == "failed") | .id' -- ./server`
+    $ mcpv check --only jsonrpc,lifecycle -- npx -y @modelcontextprotocol/server
+    $ mcpv check --call 'echo message=hi' --format junit --output c.xml -- ./srv
+    $ mcpv check --format json \
+        -q '.areas[].checks[] | select(.status == "failed")' -- ./server`
 }
 
 func (c *checkCmd) Validate() error {

@@ -19,10 +19,10 @@ import (
 	"github.com/mcpv/mcpv/internal/envdoc"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/oserr"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/userio"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // Version, Commit and Date describe the build: a release sets them with
@@ -650,6 +650,7 @@ func (r *invocation) session(flags connect.Flags, explicit map[string]bool, serv
 	}
 	h := hooks(r.ios, r.env, r.events, r.scrub, &r.closers)
 	h.Groups = r.servers
+	h.ServerStderrShown = true // a one-shot command's server writes on the user's stderr
 	return &session{settings: settings, env: r.env, hooks: h, mask: r.scrub.Mask}, nil
 }
 

@@ -20,8 +20,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/oauth"
 )
 
 // defect is a requirement the server broke in its first exchange, which

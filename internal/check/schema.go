@@ -36,7 +36,7 @@ type mcpSchema struct {
 	requests map[string]string          // a request's method → its definition
 	notes    map[string]string          // a notification's method → its definition
 
-	mu       sync.Mutex
+	mu       sync.Mutex                    // guards compiled and errs: checks compile definitions at once
 	compiled map[string]*jsonschema.Schema // by definition
 	errs     map[string]error
 }

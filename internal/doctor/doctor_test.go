@@ -21,9 +21,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
-	"github.com/mcpv/mcpv/oauth/oauthtest"
 )
 
 func TestMain(m *testing.M) {

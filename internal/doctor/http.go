@@ -21,8 +21,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/oauth"
 )
 
 // maxBody bounds what is read of an answer the walk looks at.

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/testreport"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // Area is the report's one area: the connection's steps.

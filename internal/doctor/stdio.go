@@ -204,7 +204,7 @@ func lookPath(name, dir string, env []string) (string, error) {
 // lines keeps the last lines written to it (stderr), or given (stdout's
 // lines that are no message), bounded.
 type lines struct {
-	mu      sync.Mutex // the transport's goroutines write
+	mu      sync.Mutex // guards the fields below: the transport's goroutines write
 	partial []byte
 	kept    []string
 	n       int
@@ -280,7 +280,7 @@ func firstLine(s string) string {
 // they may make one written over several lines (bounded: past maxBody
 // they are let go).
 type pieces struct {
-	mu    sync.Mutex // the transport's reader and the walk's add
+	mu    sync.Mutex // guards lines and size: the transport's reader and the walk add
 	lines [][]byte
 	size  int
 }
