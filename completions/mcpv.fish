@@ -23,7 +23,7 @@ function __mcpv_takes
     set -l c $argv[1]
     while true
         switch "$c:$argv[2]"
-            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--session-id' ':--config' ':--pin' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--framing' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--resource' ':--scope' ':--redirect-host' ':--redirect-port' ':--redirect-path' ':--login-timeout' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color' ':--output-format' ':-o'
+            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--session-id' ':--config' ':--pin' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--framing' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--resource' ':--scope' ':--redirect-host' ':--redirect-port' ':--redirect-path' ':--login-timeout' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--no-extension' ':--jq' ':-q' ':--color' ':--output-format' ':-o'
                 echo 1
                 return 0
             case ':--jq-arg' ':--jq-argjson'
@@ -300,6 +300,7 @@ complete -c mcpv -n '__mcpv_in ""' -l sampling-cmd -x -d 'Answer sampling/create
 complete -c mcpv -n '__mcpv_in ""' -l answer -x -d 'Answer a field of an elicitation form (repeatable), typed by the requested schema.'
 complete -c mcpv -n '__mcpv_in ""' -l answers -r -F -d 'Answer elicitation forms from a JSON object in FILE.'
 complete -c mcpv -n '__mcpv_in ""' -l elicitation -x -a 'prompt accept decline cancel' -d 'What to do with an elicitation that the answers do not complete: prompt (the default on a terminal), accept (fill defaults), decline (the default otherwise) or cancel.'
+complete -c mcpv -n '__mcpv_in ""' -l no-extension -x -d 'Do not declare this extension to the server, nor use it: ui (MCP Apps), skills or tasks, or its identifier (repeatable or comma-separated).'
 complete -c mcpv -n '__mcpv_in ""' -s q -l jq -x -d 'Filter the result with a jq expression.'
 complete -c mcpv -n '__mcpv_in ""' -l jq-arg -x -d 'Set $NAME in --jq to the string VALUE, as jq\'s --arg does (repeatable).'
 complete -c mcpv -n '__mcpv_in ""' -l jq-argjson -x -d 'Set $NAME in --jq to a JSON value, as jq\'s --argjson does (repeatable).'

@@ -109,6 +109,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--answer'); Words = 1; Kind = 'none'; Enum = @(); H = 'Answer a field of an elicitation form (repeatable), typed by the requested schema.' }
             @{ Names = @('--answers'); Words = 1; Kind = 'file'; Enum = @(); H = 'Answer elicitation forms from a JSON object in FILE.' }
             @{ Names = @('--elicitation'); Words = 1; Kind = 'enum'; Enum = @('prompt', 'accept', 'decline', 'cancel'); H = 'What to do with an elicitation that the answers do not complete: prompt (the default on a terminal), accept (fill defaults), decline (the default otherwise) or cancel.' }
+            @{ Names = @('--no-extension'); Words = 1; Kind = 'none'; Enum = @(); H = 'Do not declare this extension to the server, nor use it: ui (MCP Apps), skills or tasks, or its identifier (repeatable or comma-separated).' }
             @{ Names = @('--jq', '-q'); Words = 1; Kind = 'none'; Enum = @(); H = 'Filter the result with a jq expression.' }
             @{ Names = @('--jq-arg'); Words = 2; Kind = 'none'; Enum = @(); H = 'Set $NAME in --jq to the string VALUE, as jq''s --arg does (repeatable).' }
             @{ Names = @('--jq-argjson'); Words = 2; Kind = 'none'; Enum = @(); H = 'Set $NAME in --jq to a JSON value, as jq''s --argjson does (repeatable).' }

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -109,10 +110,44 @@ func Info(result []byte) *Table {
 		return nil
 	})
 	t.Add("capabilities", strings.Join(caps, ", "))
+	if ext := extensions(result); ext != "" {
+		t.Add("extensions", ext)
+	}
 	if instructions := field(result, "instructions"); instructions != "" {
 		t.Add("instructions", instructions)
 	}
 	return t
+}
+
+// extensions says of each extension the server (capabilities) or mcpv
+// (clientCapabilities, which mcpv info adds) declares whether both do,
+// in the server's order, then mcpv's.
+func extensions(result []byte) string {
+	ids := func(caps []byte) []string {
+		var out []string
+		rawjson.ForEachValidMember(object(rawjson.Member(object(caps), "extensions")), func(id string, v []byte) error {
+			if string(v) != "null" && string(v) != "false" {
+				out = append(out, id)
+			}
+			return nil
+		})
+		return out
+	}
+	server, client := ids(rawjson.Member(result, "capabilities")), ids(rawjson.Member(result, "clientCapabilities"))
+	var parts []string
+	for _, id := range server {
+		if slices.Contains(client, id) {
+			parts = append(parts, id+" (in use)")
+		} else {
+			parts = append(parts, id+" (server only)")
+		}
+	}
+	for _, id := range client {
+		if !slices.Contains(server, id) {
+			parts = append(parts, id+" (mcpv only)")
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // items are the elements of the array under key in a list result; a
