@@ -32,8 +32,9 @@ func exitCode(err error) int {
 	var keeperErr *keeperError
 	var checkErr checkFailed
 	var thresholdErr *thresholdError
+	var invalid appInvalid
 	switch {
-	case errors.As(err, &thresholdErr):
+	case errors.As(err, &thresholdErr), errors.As(err, &invalid):
 		return exitcode.ToolError
 	case errors.As(err, &batchErr):
 		return batchErr.code

@@ -45,7 +45,6 @@ var usageLines = []string{
 // overviewExamples are the top-level help's examples; the manual has more.
 var overviewExamples = []string{
 	"mcpv call add a:=2 b:=3 -q '.structuredContent.sum' -- ./server",
-	"mcpv list-tools -o table -u http://127.0.0.1:3000/mcp",
 }
 
 // exitCodesBrief names every exit code in two lines; 'mcpv help

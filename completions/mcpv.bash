@@ -4,7 +4,7 @@
 # __mcpv_subs CMD sets subs to the subcommands of CMD ("" for mcpv itself, "tasks", ...).
 __mcpv_subs() {
     case $1 in
-    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test check pin diff audit load session serve mock servers trust auth completions' ;;
+    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills app request batch test check pin diff audit load session serve mock servers trust auth completions' ;;
     'tasks') subs='list get result cancel' ;;
     'skills') subs='list get read pull' ;;
     'session') subs='start list stop' ;;
@@ -30,6 +30,7 @@ __mcpv_flags() {
     'skills list') flags='--cursor --max-pages' ;;
     'skills read') flags='--text --save-dir' ;;
     'skills pull') flags='--force' ;;
+    'app') flags='--args --call --max-size --open --no-browser --listen --yes --permission --allow-links --allow-tools --deny-tools --allow-resources --deny-resources --read-only' ;;
     'batch') flags='--parallel --keep-going' ;;
     'test') flags='--format --output --parallel --fail-fast --filter --lint --snapshot --update --ci' ;;
     'check') flags='--only --skip --strict --call --format --output --check-timeout --max-time --parallel' ;;
@@ -145,6 +146,20 @@ __mcpv_flag() {
         'skills read:--text') kind='bool'; return ;;
         'skills read:--save-dir') kind='dir'; return ;;
         'skills pull:--force') kind='bool'; return ;;
+        'app:--args') kind='none'; return ;;
+        'app:--call') kind='bool'; return ;;
+        'app:--max-size') kind='none'; return ;;
+        'app:--open') kind='bool'; return ;;
+        'app:--no-browser') kind='bool'; return ;;
+        'app:--listen') kind='none'; return ;;
+        'app:--yes') kind='bool'; return ;;
+        'app:--permission') kind='none'; return ;;
+        'app:--allow-links') kind='bool'; return ;;
+        'app:--allow-tools') kind='none'; return ;;
+        'app:--deny-tools') kind='none'; return ;;
+        'app:--allow-resources') kind='none'; return ;;
+        'app:--deny-resources') kind='none'; return ;;
+        'app:--read-only') kind='bool'; return ;;
         'batch:--parallel') kind='none'; return ;;
         'batch:--keep-going') kind='bool'; return ;;
         'test:--format') kind='enum text junit tap json'; return ;;

@@ -5,7 +5,7 @@
 function __mcpv_subs
     switch "$argv[1]"
         case ''
-            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test check pin diff audit load session serve mock servers trust auth completions
+            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills app request batch test check pin diff audit load session serve mock servers trust auth completions
         case 'tasks'
             printf '%s\n' list get result cancel
         case 'skills'
@@ -60,6 +60,9 @@ function __mcpv_takes
                 echo 1
                 return 0
             case 'skills read:--save-dir'
+                echo 1
+                return 0
+            case 'app:--args' 'app:--max-size' 'app:--listen' 'app:--permission' 'app:--allow-tools' 'app:--deny-tools' 'app:--allow-resources' 'app:--deny-resources'
                 echo 1
                 return 0
             case 'batch:--parallel'
@@ -240,6 +243,7 @@ complete -c mcpv -n '__mcpv_at "" 0' -a complete -d 'Ask for completions of a pr
 complete -c mcpv -n '__mcpv_at "" 0' -a watch -d 'Subscribe to resources and print a JSON line per change.'
 complete -c mcpv -n '__mcpv_at "" 0' -a tasks -d 'List, inspect, collect or cancel tasks.'
 complete -c mcpv -n '__mcpv_at "" 0' -a skills -d 'List, inspect, read or pull the skills a server publishes.'
+complete -c mcpv -n '__mcpv_at "" 0' -a app -d 'Check the MCP App a tool carries as the extension requires, or render it in the browser (--open).'
 complete -c mcpv -n '__mcpv_at "" 0' -a request -d 'Send any request (or notification) with raw JSON params.'
 complete -c mcpv -n '__mcpv_at "" 0' -a batch -d 'Run operations from stdin, one per line, in one session; print a JSON line for each.'
 complete -c mcpv -n '__mcpv_at "" 0' -a test -d 'Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).'
@@ -355,6 +359,20 @@ complete -c mcpv -n '__mcpv_in "skills list"' -l max-pages -x -d 'Stop after N p
 complete -c mcpv -n '__mcpv_in "skills read"' -l text -d 'Print the file\'s text, raw, instead of the resources/read result.'
 complete -c mcpv -n '__mcpv_in "skills read"' -l save-dir -x -a '(__fish_complete_directories)' -d 'Write a binary file\'s blob to a file in DIR, as read --save-dir does.'
 complete -c mcpv -n '__mcpv_in "skills pull"' -l force -d 'Replace DIR/NAME when it exists.'
+complete -c mcpv -n '__mcpv_in "app"' -l args -x -d 'Arguments as a JSON object, from a file (@FILE) or stdin (-); key=value pairs override its members.'
+complete -c mcpv -n '__mcpv_in "app"' -l call -d 'Call the tool and check what its result gives the app (a call is made when arguments are given, and always with --open).'
+complete -c mcpv -n '__mcpv_in "app"' -l max-size -x -d 'The largest app HTML taken, in bytes.'
+complete -c mcpv -n '__mcpv_in "app"' -l open -d 'Render the app in the browser, on a host page this run serves on 127.0.0.1, until the app asks to end, the page is closed or Ctrl-C; print a JSON line per thing the app does.'
+complete -c mcpv -n '__mcpv_in "app"' -l no-browser -d 'With --open: print the page\'s address on stderr instead of opening a browser.'
+complete -c mcpv -n '__mcpv_in "app"' -l listen -x -d 'With --open: the host page\'s address (a loopback one); a free port by default.'
+complete -c mcpv -n '__mcpv_in "app"' -l yes -d 'With --open: let the app call tools that do not say readOnlyHint without asking first.'
+complete -c mcpv -n '__mcpv_in "app"' -l permission -x -d 'With --open: grant the app this permission it asks for (camera, microphone, geolocation, clipboardWrite; repeatable).'
+complete -c mcpv -n '__mcpv_in "app"' -l allow-links -d 'With --open: open the http(s) links the app asks to open (ui/open-link) in the browser; refused otherwise.'
+complete -c mcpv -n '__mcpv_in "app"' -l allow-tools -x -d 'With --open: let the app call only the tools whose names match.'
+complete -c mcpv -n '__mcpv_in "app"' -l deny-tools -x -d 'With --open: never let the app call the tools whose names match.'
+complete -c mcpv -n '__mcpv_in "app"' -l allow-resources -x -d 'With --open: let the app read only the resources whose URIs match.'
+complete -c mcpv -n '__mcpv_in "app"' -l deny-resources -x -d 'With --open: never let the app read the resources whose URIs match.'
+complete -c mcpv -n '__mcpv_in "app"' -l read-only -d 'With --open: let the app call only the tools whose annotations say readOnlyHint.'
 complete -c mcpv -n '__mcpv_in "batch"' -l parallel -x -d 'Run up to N operations at once; results still come out in input order.'
 complete -c mcpv -n '__mcpv_in "batch"' -l keep-going -d 'Run every line even after a failure; the exit code is still the first failure\'s.'
 complete -c mcpv -n '__mcpv_in "test"' -l format -x -a 'text junit tap json' -d 'Report format: text (a line per step), junit (JUnit XML), tap (TAP version 14) or json.'

@@ -20,6 +20,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'watch'; H = 'Subscribe to resources and print a JSON line per change.' }
             @{ N = 'tasks'; H = 'List, inspect, collect or cancel tasks.' }
             @{ N = 'skills'; H = 'List, inspect, read or pull the skills a server publishes.' }
+            @{ N = 'app'; H = 'Check the MCP App a tool carries as the extension requires, or render it in the browser (--open).' }
             @{ N = 'request'; H = 'Send any request (or notification) with raw JSON params.' }
             @{ N = 'batch'; H = 'Run operations from stdin, one per line, in one session; print a JSON line for each.' }
             @{ N = 'test'; H = 'Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).' }
@@ -182,6 +183,22 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'skills pull' = @(
             @{ Names = @('--force'); Words = 0; Kind = 'none'; Enum = @(); H = 'Replace DIR/NAME when it exists.' }
+        )
+        'app' = @(
+            @{ Names = @('--args'); Words = 1; Kind = 'none'; Enum = @(); H = 'Arguments as a JSON object, from a file (@FILE) or stdin (-); key=value pairs override its members.' }
+            @{ Names = @('--call'); Words = 0; Kind = 'none'; Enum = @(); H = 'Call the tool and check what its result gives the app (a call is made when arguments are given, and always with --open).' }
+            @{ Names = @('--max-size'); Words = 1; Kind = 'none'; Enum = @(); H = 'The largest app HTML taken, in bytes.' }
+            @{ Names = @('--open'); Words = 0; Kind = 'none'; Enum = @(); H = 'Render the app in the browser, on a host page this run serves on 127.0.0.1, until the app asks to end, the page is closed or Ctrl-C; print a JSON line per thing the app does.' }
+            @{ Names = @('--no-browser'); Words = 0; Kind = 'none'; Enum = @(); H = 'With --open: print the page''s address on stderr instead of opening a browser.' }
+            @{ Names = @('--listen'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --open: the host page''s address (a loopback one); a free port by default.' }
+            @{ Names = @('--yes'); Words = 0; Kind = 'none'; Enum = @(); H = 'With --open: let the app call tools that do not say readOnlyHint without asking first.' }
+            @{ Names = @('--permission'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --open: grant the app this permission it asks for (camera, microphone, geolocation, clipboardWrite; repeatable).' }
+            @{ Names = @('--allow-links'); Words = 0; Kind = 'none'; Enum = @(); H = 'With --open: open the http(s) links the app asks to open (ui/open-link) in the browser; refused otherwise.' }
+            @{ Names = @('--allow-tools'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --open: let the app call only the tools whose names match.' }
+            @{ Names = @('--deny-tools'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --open: never let the app call the tools whose names match.' }
+            @{ Names = @('--allow-resources'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --open: let the app read only the resources whose URIs match.' }
+            @{ Names = @('--deny-resources'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --open: never let the app read the resources whose URIs match.' }
+            @{ Names = @('--read-only'); Words = 0; Kind = 'none'; Enum = @(); H = 'With --open: let the app call only the tools whose annotations say readOnlyHint.' }
         )
         'batch' = @(
             @{ Names = @('--parallel'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run up to N operations at once; results still come out in input order.' }
