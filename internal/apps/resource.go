@@ -121,20 +121,20 @@ func ReadResource(uri string, res, listing json.RawMessage, max int) (Resource, 
 			ps = append(ps, htmlProblems(r.HTML)...)
 		}
 	}
+	var l struct {
+		MIMEType *string `json:"mimeType"`
+		Meta     struct {
+			UI json.RawMessage `json:"ui"`
+		} `json:"_meta"`
+	}
+	json.Unmarshal(listing, &l)
+	if l.MIMEType != nil && *l.MIMEType != mcp.AppMIMEType {
+		ps = append(ps, problem(Warning, "apps.listed-mime-type", "resources/list gives the app's resource the media type %q; it SHOULD be %s", *l.MIMEType, mcp.AppMIMEType))
+	}
 	meta := c.Meta.UI
 	r.MetaFrom = "content"
 	if meta == nil || string(meta) == "null" {
-		var l struct {
-			MIMEType *string `json:"mimeType"`
-			Meta     struct {
-				UI json.RawMessage `json:"ui"`
-			} `json:"_meta"`
-		}
-		json.Unmarshal(listing, &l)
 		meta, r.MetaFrom = l.Meta.UI, "listing"
-		if l.MIMEType != nil && *l.MIMEType != mcp.AppMIMEType {
-			ps = append(ps, problem(Warning, "apps.listed-mime-type", "resources/list gives the app's resource the media type %q; it SHOULD be %s", *l.MIMEType, mcp.AppMIMEType))
-		}
 		if meta == nil || string(meta) == "null" {
 			r.MetaFrom = ""
 		}

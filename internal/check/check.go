@@ -102,6 +102,8 @@ var Areas = []Area{
 	{"http", "Streamable HTTP"},
 	{"modern", "The 2026-07-28 era"},
 	{"auth", "Authorization"},
+	{"extensions", "Extensions"},
+	{"apps", "MCP Apps (io.modelcontextprotocol/ui)"},
 }
 
 // Outcome is what became of one check.
