@@ -46,20 +46,27 @@ func TestAppCommand(t *testing.T) {
 			t.Parallel()
 			server := specFake(t, mcptest.AppSpec(tt.variant))
 			r := mcpv(t, "", append(tt.args, server...)...)
-			if r.code != tt.code {
-				t.Errorf("exit %d, want %d\nstdout %s\nstderr %s", r.code, tt.code, r.stdout, r.stderr)
-			}
-			for _, s := range tt.outHas {
-				if !strings.Contains(r.stdout, s) {
-					t.Errorf("stdout lacks %q:\n%s", s, r.stdout)
-				}
-			}
-			for _, s := range tt.errHas {
-				if !strings.Contains(r.stderr, s) {
-					t.Errorf("stderr lacks %q:\n%s", s, r.stderr)
-				}
-			}
+			r.expectHas(t, tt.code, tt.outHas, tt.errHas)
 		})
+	}
+}
+
+// expectHas checks a run's exit code and that its stdout and stderr hold
+// each of what is given.
+func (r result) expectHas(t *testing.T, code int, outHas, errHas []string) {
+	t.Helper()
+	if r.code != code {
+		t.Errorf("exit %d, want %d\nstdout %s\nstderr %s", r.code, code, r.stdout, r.stderr)
+	}
+	for _, s := range outHas {
+		if !strings.Contains(r.stdout, s) {
+			t.Errorf("stdout lacks %q:\n%s", s, r.stdout)
+		}
+	}
+	for _, s := range errHas {
+		if !strings.Contains(r.stderr, s) {
+			t.Errorf("stderr lacks %q:\n%s", s, r.stderr)
+		}
 	}
 }
 

@@ -38,8 +38,7 @@ const overviewLines = 50
 // the manual's synopsis.
 var usageLines = []string{
 	"mcpv [flags] <command> [args] -- SERVER-COMMAND [ARGS...]",
-	"mcpv [flags] --url URL <command> [args]",
-	"mcpv [flags] --server NAME <command> [args]",
+	"mcpv [flags] --url URL|--server NAME <command> [args]",
 }
 
 // overviewExamples are the top-level help's examples; the manual has more.
@@ -80,7 +79,7 @@ func writeOverview(w io.Writer, cmds []command) error {
 		b.WriteString("  $ " + e + "\n")
 	}
 	b.WriteString("\n" + exitCodesBrief + "\n")
-	b.WriteString("\n" + wrap(helpWidth, "More help:", "mcpv help <command>", "(or mcpv <command> --help);", "mcpv help flags;",
+	b.WriteString("\n" + wrap(helpWidth, "More help:", "mcpv help <command>;", "mcpv help flags;",
 		"mcpv help "+strings.Join(helpTopics[1:], "|")+";", "the manual:", "mcpv help --man;", "the guides:", "https://github.com/mcpv/mcpv/tree/main/docs/guide"))
 	_, err := io.WriteString(w, b.String())
 	return err

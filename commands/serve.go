@@ -43,14 +43,15 @@ type listenFlags struct {
 	AllowOrigin []string `name:"allow-origin" sep:"," placeholder:"ORIGIN" help:"Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null)."`
 	Path        string   `name:"path" placeholder:"PATH" help:"Serve --http's endpoint at PATH rather than /mcp."`
 	SSE         bool     `name:"sse" help:"Serve clients of the 2024-11-05 HTTP+SSE transport too, beside the endpoint: an event stream at /sse, messages POSTed to /message (with --path /api/mcp, /api/sse and /api/message)."`
+	NoCard      bool     `name:"no-card" help:"Publish no Server Card (at the endpoint's /server-card) or catalog (at /.well-known/ai-catalog.json and /.well-known/mcp/catalog.json)."`
 }
 
 func (l listenFlags) validate() error {
 	if l.HTTP == "" && (l.HTTPToken != "" || l.AllowRemote) {
 		return usageErrorf("--http-token and --allow-remote go with --http")
 	}
-	if l.HTTP == "" && (l.AllowOrigin != nil || l.Path != "" || l.SSE) {
-		return usageErrorf("--allow-origin, --path and --sse go with --http")
+	if l.HTTP == "" && (l.AllowOrigin != nil || l.Path != "" || l.SSE || l.NoCard) {
+		return usageErrorf("--allow-origin, --path, --sse and --no-card go with --http")
 	}
 	if _, err := origin.NewPolicy(l.AllowOrigin); err != nil {
 		return usageErrorf("--allow-origin: %v", err)
@@ -84,7 +85,7 @@ func (c *serveCmd) Help() string {
 
 The server's credentials (OAuth tokens, -H values, secret --env values) stay in mcpv: they are masked in every message a client gets. With --http every client must send a bearer token: --http-token, or one mcpv generates and prints once on stderr (--http-no-token serves loopback without one, to every user of the machine). --http listens on loopback only, unless --allow-remote.
 
-Over --http, web pages served from loopback (and those of each --allow-origin) may use the endpoint from a browser: their CORS preflights are answered; a page of any other origin is refused. GET /healthz answers probes without the token: 200 while the server is up, 503 once it is gone. --path serves the endpoint elsewhere than /mcp; --sse serves clients of the 2024-11-05 HTTP+SSE transport too, at /sse beside /mcp.
+Over --http, web pages served from loopback (and those of each --allow-origin) may use the endpoint from a browser: their CORS preflights are answered; a page of any other origin is refused. GET /healthz answers probes without the token: 200 while the server is up, 503 once it is gone. The server's Server Card (its name, version and description as it says them, and where serve is reached) is at the endpoint's URL + /server-card, and a catalog that lists it at /.well-known/ai-catalog.json and /.well-known/mcp/catalog.json, without the token and with none of the server's secrets (--no-card publishes neither). --path serves the endpoint elsewhere than /mcp; --sse serves clients of the 2024-11-05 HTTP+SSE transport too, at /sse beside /mcp.
 
 The guard (--allow-tools, --deny-tools, the same for resources by URI and prompts by name, --read-only) hides what it does not allow from every list and refuses a request for it with a JSON-RPC error. A config entry may carry the same guard (guard:).
 
@@ -247,7 +248,7 @@ func (p listening) serve(ctx context.Context, srv *serve.Server, out *console) e
 		return &mcp.TransportError{Op: "listen on " + p.addr, Err: err}
 	}
 	h := srv.HTTPHandler(p.token, p.remote)
-	h.Origins, h.Path, h.SSE = p.origins, p.path, p.sse
+	h.Origins, h.Path, h.SSE, h.NoCard = p.origins, p.path, p.sse, p.noCard
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }() // ends at Shutdown
@@ -304,7 +305,7 @@ func (c listenFlags) listenPlan(out *console, tokenAlways bool) (listening, erro
 		out.notef("clients must send Authorization: Bearer %s", token)
 	}
 	origins, _ := origin.NewPolicy(c.AllowOrigin) // checked by validate
-	return listening{addr: c.HTTP, token: token, remote: remote, origins: origins, path: c.Path, sse: c.SSE}, nil
+	return listening{addr: c.HTTP, token: token, remote: remote, origins: origins, path: c.Path, sse: c.SSE, noCard: c.NoCard}, nil
 }
 
 // maxTokenFile bounds what --http-token @FILE reads: a token, not a file
@@ -346,4 +347,5 @@ type listening struct {
 	origins     origin.Policy
 	path        string
 	sse         bool
+	noCard      bool
 }

@@ -4,7 +4,7 @@
 # __mcpv_subs CMD sets subs to the subcommands of CMD ("" for mcpv itself, "tasks", ...).
 __mcpv_subs() {
     case $1 in
-    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills app request batch test check pin diff audit load session serve mock servers trust auth completions' ;;
+    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills app discover request batch test check pin diff audit load session serve mock servers trust auth completions' ;;
     'tasks') subs='list get result cancel' ;;
     'skills') subs='list get read pull' ;;
     'session') subs='start list stop' ;;
@@ -31,6 +31,7 @@ __mcpv_flags() {
     'skills read') flags='--text --save-dir' ;;
     'skills pull') flags='--force' ;;
     'app') flags='--args --call --max-size --open --no-browser --listen --yes --permission --allow-links --allow-tools --deny-tools --allow-resources --deny-resources --read-only' ;;
+    'discover') flags='--connect --max-entries' ;;
     'batch') flags='--parallel --keep-going' ;;
     'test') flags='--format --output --parallel --fail-fast --filter --lint --snapshot --update --ci' ;;
     'check') flags='--only --skip --strict --call --format --output --check-timeout --max-time --parallel' ;;
@@ -40,8 +41,8 @@ __mcpv_flags() {
     'load') flags='--mix --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --format --grace' ;;
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
-    'serve') flags='--http --http-token --allow-remote --allow-origin --path --sse --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
-    'mock') flags='--responses --tool --log --http --http-token --allow-remote --allow-origin --path --sse' ;;
+    'serve') flags='--http --http-token --allow-remote --allow-origin --path --sse --no-card --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
+    'mock') flags='--responses --tool --log --http --http-token --allow-remote --allow-origin --path --sse --no-card' ;;
     'trust') flags='--revoke' ;;
     *) flags= ;;
     esac
@@ -160,6 +161,8 @@ __mcpv_flag() {
         'app:--allow-resources') kind='none'; return ;;
         'app:--deny-resources') kind='none'; return ;;
         'app:--read-only') kind='bool'; return ;;
+        'discover:--connect') kind='none'; return ;;
+        'discover:--max-entries') kind='none'; return ;;
         'batch:--parallel') kind='none'; return ;;
         'batch:--keep-going') kind='bool'; return ;;
         'test:--format') kind='enum text junit tap json'; return ;;
@@ -209,6 +212,7 @@ __mcpv_flag() {
         'serve:--allow-origin') kind='none'; return ;;
         'serve:--path') kind='none'; return ;;
         'serve:--sse') kind='bool'; return ;;
+        'serve:--no-card') kind='bool'; return ;;
         'serve:--isolate') kind='bool'; return ;;
         'serve:--record') kind='file'; return ;;
         'serve:--http-no-token') kind='bool'; return ;;
@@ -228,6 +232,7 @@ __mcpv_flag() {
         'mock:--allow-origin') kind='none'; return ;;
         'mock:--path') kind='none'; return ;;
         'mock:--sse') kind='bool'; return ;;
+        'mock:--no-card') kind='bool'; return ;;
         'trust:--revoke') kind='bool'; return ;;
         esac
         [[ -n $c ]] || return 1

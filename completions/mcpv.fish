@@ -5,7 +5,7 @@
 function __mcpv_subs
     switch "$argv[1]"
         case ''
-            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills app request batch test check pin diff audit load session serve mock servers trust auth completions
+            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills app discover request batch test check pin diff audit load session serve mock servers trust auth completions
         case 'tasks'
             printf '%s\n' list get result cancel
         case 'skills'
@@ -63,6 +63,9 @@ function __mcpv_takes
                 echo 1
                 return 0
             case 'app:--args' 'app:--max-size' 'app:--listen' 'app:--permission' 'app:--allow-tools' 'app:--deny-tools' 'app:--allow-resources' 'app:--deny-resources'
+                echo 1
+                return 0
+            case 'discover:--connect' 'discover:--max-entries'
                 echo 1
                 return 0
             case 'batch:--parallel'
@@ -244,6 +247,7 @@ complete -c mcpv -n '__mcpv_at "" 0' -a watch -d 'Subscribe to resources and pri
 complete -c mcpv -n '__mcpv_at "" 0' -a tasks -d 'List, inspect, collect or cancel tasks.'
 complete -c mcpv -n '__mcpv_at "" 0' -a skills -d 'List, inspect, read or pull the skills a server publishes.'
 complete -c mcpv -n '__mcpv_at "" 0' -a app -d 'Check the MCP App a tool carries as the extension requires, or render it in the browser (--open).'
+complete -c mcpv -n '__mcpv_at "" 0' -a discover -d 'Find the MCP servers of a domain or URL by their Server Cards, check each, and connect to one (--connect).'
 complete -c mcpv -n '__mcpv_at "" 0' -a request -d 'Send any request (or notification) with raw JSON params.'
 complete -c mcpv -n '__mcpv_at "" 0' -a batch -d 'Run operations from stdin, one per line, in one session; print a JSON line for each.'
 complete -c mcpv -n '__mcpv_at "" 0' -a test -d 'Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).'
@@ -373,6 +377,8 @@ complete -c mcpv -n '__mcpv_in "app"' -l deny-tools -x -d 'With --open: never le
 complete -c mcpv -n '__mcpv_in "app"' -l allow-resources -x -d 'With --open: let the app read only the resources whose URIs match.'
 complete -c mcpv -n '__mcpv_in "app"' -l deny-resources -x -d 'With --open: never let the app read the resources whose URIs match.'
 complete -c mcpv -n '__mcpv_in "app"' -l read-only -d 'With --open: let the app call only the tools whose annotations say readOnlyHint.'
+complete -c mcpv -n '__mcpv_in "discover"' -l connect -x -d 'Connect to the server of the card named (its catalog identifier, its name, or the name\'s part after the slash) and compare the card with what the server says.'
+complete -c mcpv -n '__mcpv_in "discover"' -l max-entries -x -d 'Read at most N server cards of a catalog.'
 complete -c mcpv -n '__mcpv_in "batch"' -l parallel -x -d 'Run up to N operations at once; results still come out in input order.'
 complete -c mcpv -n '__mcpv_in "batch"' -l keep-going -d 'Run every line even after a failure; the exit code is still the first failure\'s.'
 complete -c mcpv -n '__mcpv_in "test"' -l format -x -a 'text junit tap json' -d 'Report format: text (a line per step), junit (JUnit XML), tap (TAP version 14) or json.'
@@ -428,6 +434,7 @@ complete -c mcpv -n '__mcpv_in "serve"' -l allow-remote -d 'Let --http listen on
 complete -c mcpv -n '__mcpv_in "serve"' -l allow-origin -x -d 'Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null).'
 complete -c mcpv -n '__mcpv_in "serve"' -l path -x -d 'Serve --http\'s endpoint at PATH rather than /mcp.'
 complete -c mcpv -n '__mcpv_in "serve"' -l sse -d 'Serve clients of the 2024-11-05 HTTP+SSE transport too, beside the endpoint: an event stream at /sse, messages POSTed to /message (with --path /api/mcp, /api/sse and /api/message).'
+complete -c mcpv -n '__mcpv_in "serve"' -l no-card -d 'Publish no Server Card (at the endpoint\'s /server-card) or catalog (at /.well-known/ai-catalog.json and /.well-known/mcp/catalog.json).'
 complete -c mcpv -n '__mcpv_in "serve"' -l isolate -d 'Give each HTTP client an upstream session of its own, rather than one shared by all.'
 complete -c mcpv -n '__mcpv_in "serve"' -l record -r -F -d 'Write what passes through when serving ends: the server\'s surface as an mcpv test snapshot in FILE, and the answers to the calls, reads and gets seen beside it (FILE with .responses.json for its extension), secrets masked; for mcpv mock.'
 complete -c mcpv -n '__mcpv_in "serve"' -l http-no-token -d 'Serve --http on loopback without a bearer token: every user and program of this machine may then use the server, with its credentials.'
@@ -447,6 +454,7 @@ complete -c mcpv -n '__mcpv_in "mock"' -l allow-remote -d 'Let --http listen on 
 complete -c mcpv -n '__mcpv_in "mock"' -l allow-origin -x -d 'Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null).'
 complete -c mcpv -n '__mcpv_in "mock"' -l path -x -d 'Serve --http\'s endpoint at PATH rather than /mcp.'
 complete -c mcpv -n '__mcpv_in "mock"' -l sse -d 'Serve clients of the 2024-11-05 HTTP+SSE transport too, beside the endpoint: an event stream at /sse, messages POSTed to /message (with --path /api/mcp, /api/sse and /api/message).'
+complete -c mcpv -n '__mcpv_in "mock"' -l no-card -d 'Publish no Server Card (at the endpoint\'s /server-card) or catalog (at /.well-known/ai-catalog.json and /.well-known/mcp/catalog.json).'
 complete -c mcpv -n '__mcpv_at "mock" 0' -F
 complete -c mcpv -n '__mcpv_at "servers" 0' -x -a '(__mcpv_servers)'
 complete -c mcpv -n '__mcpv_in "trust"' -l revoke -d 'Forget the trust instead.'

@@ -21,6 +21,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'tasks'; H = 'List, inspect, collect or cancel tasks.' }
             @{ N = 'skills'; H = 'List, inspect, read or pull the skills a server publishes.' }
             @{ N = 'app'; H = 'Check the MCP App a tool carries as the extension requires, or render it in the browser (--open).' }
+            @{ N = 'discover'; H = 'Find the MCP servers of a domain or URL by their Server Cards, check each, and connect to one (--connect).' }
             @{ N = 'request'; H = 'Send any request (or notification) with raw JSON params.' }
             @{ N = 'batch'; H = 'Run operations from stdin, one per line, in one session; print a JSON line for each.' }
             @{ N = 'test'; H = 'Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).' }
@@ -200,6 +201,10 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--deny-resources'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --open: never let the app read the resources whose URIs match.' }
             @{ Names = @('--read-only'); Words = 0; Kind = 'none'; Enum = @(); H = 'With --open: let the app call only the tools whose annotations say readOnlyHint.' }
         )
+        'discover' = @(
+            @{ Names = @('--connect'); Words = 1; Kind = 'none'; Enum = @(); H = 'Connect to the server of the card named (its catalog identifier, its name, or the name''s part after the slash) and compare the card with what the server says.' }
+            @{ Names = @('--max-entries'); Words = 1; Kind = 'none'; Enum = @(); H = 'Read at most N server cards of a catalog.' }
+        )
         'batch' = @(
             @{ Names = @('--parallel'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run up to N operations at once; results still come out in input order.' }
             @{ Names = @('--keep-going'); Words = 0; Kind = 'none'; Enum = @(); H = 'Run every line even after a failure; the exit code is still the first failure''s.' }
@@ -268,6 +273,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--allow-origin'); Words = 1; Kind = 'none'; Enum = @(); H = 'Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null).' }
             @{ Names = @('--path'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve --http''s endpoint at PATH rather than /mcp.' }
             @{ Names = @('--sse'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve clients of the 2024-11-05 HTTP+SSE transport too, beside the endpoint: an event stream at /sse, messages POSTed to /message (with --path /api/mcp, /api/sse and /api/message).' }
+            @{ Names = @('--no-card'); Words = 0; Kind = 'none'; Enum = @(); H = 'Publish no Server Card (at the endpoint''s /server-card) or catalog (at /.well-known/ai-catalog.json and /.well-known/mcp/catalog.json).' }
             @{ Names = @('--isolate'); Words = 0; Kind = 'none'; Enum = @(); H = 'Give each HTTP client an upstream session of its own, rather than one shared by all.' }
             @{ Names = @('--record'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write what passes through when serving ends: the server''s surface as an mcpv test snapshot in FILE, and the answers to the calls, reads and gets seen beside it (FILE with .responses.json for its extension), secrets masked; for mcpv mock.' }
             @{ Names = @('--http-no-token'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve --http on loopback without a bearer token: every user and program of this machine may then use the server, with its credentials.' }
@@ -289,6 +295,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--allow-origin'); Words = 1; Kind = 'none'; Enum = @(); H = 'Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null).' }
             @{ Names = @('--path'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve --http''s endpoint at PATH rather than /mcp.' }
             @{ Names = @('--sse'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve clients of the 2024-11-05 HTTP+SSE transport too, beside the endpoint: an event stream at /sse, messages POSTed to /message (with --path /api/mcp, /api/sse and /api/message).' }
+            @{ Names = @('--no-card'); Words = 0; Kind = 'none'; Enum = @(); H = 'Publish no Server Card (at the endpoint''s /server-card) or catalog (at /.well-known/ai-catalog.json and /.well-known/mcp/catalog.json).' }
         )
         'trust' = @(
             @{ Names = @('--revoke'); Words = 0; Kind = 'none'; Enum = @(); H = 'Forget the trust instead.' }

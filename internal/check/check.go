@@ -104,6 +104,7 @@ var Areas = []Area{
 	{"auth", "Authorization"},
 	{"extensions", "Extensions"},
 	{"apps", "MCP Apps (io.modelcontextprotocol/ui)"},
+	{"card", "Server Card (SEP-2127)"},
 }
 
 // Outcome is what became of one check.

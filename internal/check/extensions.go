@@ -8,10 +8,12 @@ package check
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/apps"
+	"github.com/mcpv/mcpv/internal/servercard"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -200,4 +202,92 @@ func appReports(t *T) []apps.Report {
 		out = append(out, r)
 	}
 	return out
+}
+
+const cardSpec = "SEP-2127"
+
+// cardChecks hold the card a server over HTTP offers at its endpoint's
+// URL + /server-card to the extension's schema, and to what the server
+// says once connected.
+func cardChecks() []*Check {
+	return []*Check{
+		{
+			ID: "card.valid", Title: "the server's card has the schema's shape", Level: MUST,
+			Spec: cardSpec, Section: "server-card schema",
+			Quote: "ServerCard: $schema (the v1 card schema), name (reverse DNS, one slash), version (no range), description (1 to 100 characters), remotes (streamable-http or sse, an http(s) URL)",
+			needs: needs{transport: "http"},
+			run: func(t *T) {
+				c, problems, url := fetchCard(t)
+				for _, p := range problems {
+					if p.Level == servercard.Error {
+						t.Sent("GET " + url)
+						t.Got(clip(string(c.Raw), 300))
+						t.Fail("%s", p.Message)
+					}
+				}
+			},
+		},
+		{
+			ID: "card.agrees", Title: "the server's card says what the server says", Level: SHOULD,
+			Spec: cardSpec, Section: "discovery#consistency-with-runtime-behavior",
+			Quote: "the serverInfo (name, version) and supportedVersions, the transport served at each remotes[] endpoint, and descriptive fields SHOULD NOT contradict the equivalent values declared in the Server Card",
+			needs: needs{transport: "http"},
+			run: func(t *T) {
+				c, _, url := fetchCard(t)
+				live := servercard.Live{Endpoint: t.r.target.URL, Transport: "streamable-http", Version: t.r.facts.version}
+				if t.r.facts.sse {
+					live.Transport = "sse"
+				}
+				var init struct {
+					ServerInfo        json.RawMessage            `json:"serverInfo"`
+					SupportedVersions []string                   `json:"supportedVersions"`
+					Capabilities      map[string]json.RawMessage `json:"capabilities"`
+				}
+				json.Unmarshal(t.r.facts.init, &init)
+				live.ServerInfo, live.Supported, live.Capabilities = init.ServerInfo, init.SupportedVersions, init.Capabilities
+				if c.Tools != nil && t.r.facts.declares("tools") {
+					tools, _ := t.r.facts.items(t.ctx, "tools/list")
+					live.Tools = []string{}
+					for _, tl := range tools {
+						if n, ok := str(member(tl, "name")); ok {
+							live.Tools = append(live.Tools, n)
+						}
+					}
+				}
+				if d := servercard.Verify(c, live); len(d) > 0 {
+					var lines []string
+					for _, x := range d {
+						lines = append(lines, x.Message())
+					}
+					t.Sent("GET " + url)
+					t.Got(clip(string(c.Raw), 300))
+					t.Fail("%s", strings.Join(lines, "; "))
+				}
+			},
+		},
+	}
+}
+
+// fetchCard reads the card the server offers beside its endpoint, as a
+// client would (bounded, https unless on loopback); the check is skipped
+// when the server offers none.
+func fetchCard(t *T) (servercard.Card, []servercard.Problem, string) {
+	url := strings.TrimSuffix(t.r.target.URL, "/") + servercard.CardSuffix
+	start, err := servercard.Start(url)
+	if err != nil {
+		t.Skip("the server's URL takes no card: %v", err)
+	}
+	f := servercard.New(start, servercard.Options{})
+	f.DocTimeout = t.r.opts.CheckTimeout
+	body, _, err := f.Get(t.ctx, url, servercard.CardType, f.MaxCard)
+	var se *servercard.StatusError
+	switch {
+	case errors.As(err, &se) && (se.Status == 404 || se.Status == 405 || se.Status == 406 || se.Status == 401 || se.Stream):
+		t.Skip("the server offers no card at %s (%v)", url, err)
+	case err != nil:
+		t.Sent("GET " + url)
+		t.Fail("the card could not be read: %v", err)
+	}
+	c, ps := servercard.ParseCard(body)
+	return c, ps, url
 }

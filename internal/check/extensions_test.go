@@ -81,7 +81,10 @@ func appBroken(t testing.TB) []brokenCase {
 			shapedMeta(tools)["ui"].(map[string]any)["resourceUri"] = "ui://fixture/gone.html"
 		}),
 		brk("apps.mime-type", func(_, _ []map[string]any, read, _ map[string]any) { read["mimeType"] = "text/html" }),
-		brk("apps.content", func(_, _ []map[string]any, read, _ map[string]any) { delete(read, "text"); read["blob"] = "not base64!" }),
+		brk("apps.content", func(_, _ []map[string]any, read, _ map[string]any) {
+			delete(read, "text")
+			read["blob"] = "not base64!"
+		}),
 		brk("apps.html", func(_, _ []map[string]any, read, _ map[string]any) {
 			read["text"] = strings.Replace(read["text"].(string), "<!DOCTYPE html>", "", 1)
 		}),
@@ -104,12 +107,25 @@ func appBroken(t testing.TB) []brokenCase {
 
 // specLinks are where the extensions' requirements are stated.
 var specLinks = map[string]string{
+	cardSpec: "https://github.com/modelcontextprotocol/experimental-ext-server-card/blob/main/docs/discovery.md",
 	extSpec:  "https://modelcontextprotocol.io/extensions/overview#negotiation",
 	appsSpec: "https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx",
 }
 
+// goodCard is a card that agrees with the fixture server.
+const goodCard = `{"$schema":"https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json","name":"local.test/fixture-server","version":"0","description":"A fixture."}`
+
+func cardBroken() []brokenCase {
+	good := fake{transport: "http", change: map[string]string{"card": goodCard}}
+	return []brokenCase{
+		{id: "card.valid", fake: good, break_: map[string]string{"card": strings.Replace(goodCard, "local.test/fixture-server", "no-slash", 1)}},
+		{id: "card.agrees", fake: good, break_: map[string]string{"card": strings.Replace(goodCard, `"version":"0"`, `"version":"9.9.9"`, 1)}},
+	}
+}
+
 func init() {
 	brokenCases = append(brokenCases, appBroken(&testing.T{})...)
+	brokenCases = append(brokenCases, cardBroken()...)
 }
 
 // A server with apps that keep the extension passes every check there is
