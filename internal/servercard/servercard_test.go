@@ -345,3 +345,34 @@ func mustJSON(v any) json.RawMessage {
 	b, _ := json.Marshal(v)
 	return b
 }
+
+// BenchmarkDiscover100 is one discovery of a catalog of 100 cards on
+// loopback: the catalog, then each card (8 at once), each checked, and
+// the catalog's names against one another.
+func BenchmarkDiscover100(b *testing.B) {
+	pages := map[string]string{}
+	var entries []string
+	for i := range 100 {
+		entries = append(entries, fmt.Sprintf(`{"identifier":"urn:air:127.0.0.1:mcp:s%d","type":"application/mcp-server-card+json","url":"/cards/%d"}`, i, i))
+		pages[fmt.Sprintf("/cards/%d", i)] = card(fmt.Sprintf("local.bench/server-%d", i), `,"remotes":[{"type":"streamable-http","url":"https://example.com/mcp"}]`)
+	}
+	pages["/.well-known/ai-catalog.json"] = `{"specVersion":"1.0","entries":[` + strings.Join(entries, ",") + `]}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, body)
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	f := New(mustURL(srv.URL), Options{})
+	for b.Loop() {
+		found, err := f.Discover(context.Background(), host)
+		if err != nil || len(found.Servers) != 100 || !found.Servers[99].Valid {
+			b.Fatalf("%v %+v", err, found)
+		}
+	}
+}
