@@ -22,40 +22,51 @@ import (
 
 type appCmd struct {
 	callArgs
-	Call    bool `name:"call" help:"Call the tool and check what its result gives the app (a call is made when arguments are given, and always with --open)."`
+	Call    bool `name:"call" help:"Call the tool; check what the app is given."`
 	MaxSize int  `name:"max-size" placeholder:"BYTES" default:"5242880" help:"The largest app HTML taken, in bytes."`
 
-	Open       bool     `name:"open" help:"Render the app in the browser, on a host page this run serves on 127.0.0.1, until the app asks to end, the page is closed or Ctrl-C; print a JSON line per thing the app does."`
-	NoBrowser  bool     `name:"no-browser" help:"With --open: print the page's address on stderr instead of opening a browser."`
-	Listen     string   `name:"listen" placeholder:"127.0.0.1:PORT" help:"With --open: the host page's address (a loopback one); a free port by default."`
-	Yes        bool     `name:"yes" help:"With --open: let the app call tools that do not say readOnlyHint without asking first."`
-	Grant      []string `name:"permission" sep:"," placeholder:"PERMISSION" help:"With --open: grant the app this permission it asks for (camera, microphone, geolocation, clipboardWrite; repeatable)."`
-	AllowLinks bool     `name:"allow-links" help:"With --open: open the http(s) links the app asks to open (ui/open-link) in the browser; refused otherwise."`
+	Open       bool     `name:"open" help:"Render the app in the browser until it ends."`
+	NoBrowser  bool     `name:"no-browser" help:"With --open: open no browser; print the URL."`
+	Listen     string   `name:"listen" placeholder:"127.0.0.1:PORT" help:"With --open: the page's address (loopback)."`
+	Yes        bool     `name:"yes" help:"With --open: let the app call tools unasked."`
+	Grant      []string `name:"permission" sep:"," placeholder:"PERMISSION" help:"With --open: grant the app this permission."`
+	AllowLinks bool     `name:"allow-links" help:"With --open: open the app's http(s) links."`
 
-	AllowTools     []string `name:"allow-tools" sep:"," placeholder:"GLOB" help:"With --open: let the app call only the tools whose names match."`
-	DenyTools      []string `name:"deny-tools" sep:"," placeholder:"GLOB" help:"With --open: never let the app call the tools whose names match."`
-	AllowResources []string `name:"allow-resources" sep:"," placeholder:"GLOB" help:"With --open: let the app read only the resources whose URIs match."`
-	DenyResources  []string `name:"deny-resources" sep:"," placeholder:"GLOB" help:"With --open: never let the app read the resources whose URIs match."`
-	ReadOnly       bool     `name:"read-only" help:"With --open: let the app call only the tools whose annotations say readOnlyHint."`
+	AllowTools     []string `name:"allow-tools" sep:"," placeholder:"GLOB" help:"With --open: the only tools the app may call."`
+	DenyTools      []string `name:"deny-tools" sep:"," placeholder:"GLOB" help:"With --open: tools the app may never call."`
+	AllowResources []string `name:"allow-resources" sep:"," placeholder:"GLOB" help:"With --open: the only resources it may read."`
+	DenyResources  []string `name:"deny-resources" sep:"," placeholder:"GLOB" help:"With --open: resources it may never read."`
+	ReadOnly       bool     `name:"read-only" help:"With --open: only tools saying readOnlyHint."`
 }
 
 func (c *appCmd) Help() string {
-	return `MCP Apps (the io.modelcontextprotocol/ui extension): a tool names, in _meta.ui.resourceUri, a ui:// resource of HTML that a host renders in a sandboxed frame.
-
-Without --open, finds the tool, reads its app's resource and checks it as the extension requires: the ui:// scheme, the media type (text/html;profile=mcp-app), text or a base64 blob, an HTML5 document, its size (--max-size), the content security policy it declares (each domain an origin; none that admits everything) and the permissions it asks for. Prints what a host would do with it: {"tool","resourceUri","visibility","valid","resource":{...},"host":{"sandbox","csp",...},"appTools":[...],"problems":[{"level","rule","message"}]}. With arguments (or --call) the tool is called too, and "call" shows what the app would be given (ui/notifications/tool-input and tool-result); a result without text for the hosts that show no app is a problem.
-
-Exit 0 for a valid app (warnings are printed on stderr), 1 for an invalid one (the report is printed, and each error on stderr), 3 when the tool carries no app or the server lists no such tool.
-
---open renders the app in your browser: a host page on 127.0.0.1 (one origin) frames a sandbox proxy (another), which frames the app's HTML with scripts alone allowed, under the policy it declared. The tool is called with the arguments given; the app gets them and the result, and may call tools (those whose visibility includes "app", within --allow-tools, --deny-tools and --read-only, and the config entry's guard; a tool that does not say readOnlyHint only once you agree on the terminal, or with --yes), read resources, send messages and log: each is a JSON line on stdout. The app never sees mcpv's token or origin, and each of its messages is bounded. Runs until the app asks to end (exit 0), the page is closed, or Ctrl-C (exit 130).
+	return `Checks the app a tool carries (MCP Apps: the ui:// HTML its _meta.ui.resourceUri names) as the extension requires and prints what a host would do with it; with arguments (or --call) the tool is called too. Exit 0 for a valid app, 1 for an invalid one, 3 when the tool has none. --open renders it in your browser, sandboxed, a JSON line per thing it does, until it ends or Ctrl-C. 'mcpv help mcp-apps' says what is checked, the report, how --open hosts it.
 
 Examples:
 
     $ mcpv app get_weather -- ./server
     $ mcpv app get_weather location=Paris -q .call.result -- ./server
-    $ mcpv app get_weather -r -q '.problems[] | "\(.level): \(.message)"' -- ./server
+    $ mcpv app get_weather -r -q '.problems[] | "\(.level) \(.message)"' -u $URL
     $ mcpv app get_weather location=Paris --open -- ./server
-    $ mcpv app get_weather --open --no-browser --listen 127.0.0.1:8808 -u http://127.0.0.1:3000/mcp`
+    $ mcpv app get_weather --open --no-browser --listen 127.0.0.1:8808 -u $URL`
 }
+
+// appsTopic is 'mcpv help mcp-apps': what app's help leaves out.
+const appsTopic = `MCP Apps (the io.modelcontextprotocol/ui extension): a tool names, in _meta.ui.resourceUri, a ui:// resource of HTML that a host renders in a sandboxed frame.
+
+Without --open, mcpv app finds the tool, reads its app's resource and checks it as the extension requires: the ui:// scheme, the media type (text/html;profile=mcp-app), text or a base64 blob, an HTML5 document, its size (--max-size), the content security policy it declares (each domain an origin; none that admits everything) and the permissions it asks for. It prints what a host would do with it:
+
+    {"tool", "resourceUri", "visibility", "valid", "resource": {...},
+     "host": {"sandbox", "csp", ...}, "appTools": [...],
+     "problems": [{"level", "rule", "message"}]}
+
+With arguments (or --call) the tool is called too, and "call" shows what the app would be given (ui/notifications/tool-input and tool-result); a result without text for the hosts that show no app is a problem.
+
+Exit 0 for a valid app (warnings are printed on stderr), 1 for an invalid one (the report is printed, and each error on stderr), 3 when the tool carries no app or the server lists no such tool.
+
+--open renders the app in your browser: a host page on 127.0.0.1 (one origin) frames a sandbox proxy (another), which frames the app's HTML with scripts alone allowed, under the policy it declared. The tool is called with the arguments given; the app gets them and the result, and may call tools (those whose visibility includes "app", within --allow-tools, --deny-tools and --read-only, and the config entry's guard; a tool that does not say readOnlyHint only once you agree on the terminal, or with --yes), read resources (within --allow-resources and --deny-resources), send messages and log: each is a JSON line on stdout. The app never sees mcpv's token or origin, and each of its messages is bounded. It runs until the app asks to end (exit 0), the page is closed, or Ctrl-C (exit 130).
+
+With --open: --no-browser prints the page's address on stderr instead of opening a browser; --listen 127.0.0.1:PORT serves the page at that loopback address (a free port by default); --yes lets the app call tools that do not say readOnlyHint without asking first; --permission grants the app a permission it asks for (camera, microphone, geolocation, clipboardWrite; repeatable or comma-separated); --allow-links opens in the browser the http(s) links the app asks to open (ui/open-link), which are refused otherwise. The guard flags take globs (* any run, ? one character), comma-separated or repeated.`
 
 func (c *appCmd) Validate() error {
 	if c.MaxSize <= 0 {

@@ -30,9 +30,10 @@ Examples:
 
     $ mcpv auth login -u https://mcp.example.com/mcp
     $ mcpv auth status -u https://mcp.example.com/mcp -q .logged_in
-    $ curl -H "Authorization: Bearer $(mcpv auth token -u https://mcp.example.com/mcp)" https://mcp.example.com/api
-    $ mcpv --grant client-credentials --client-id ci-bot --client-secret @secret.txt list-tools -u https://mcp.example.com/mcp
-    $ mcpv auth login -u https://mcp.example.com/mcp --resource none --client-id 0000-1111 --redirect-port 8765`
+    $ curl -H "Authorization: Bearer $(mcpv auth token -u $URL)" $API
+    $ mcpv --grant client-credentials --client-id ci --client-secret @s \
+        list-tools -u $URL
+    $ mcpv auth login -u $URL --resource none --client-id ID --redirect-port 80`
 }
 
 // authSub is what every auth subcommand is: it needs the server's

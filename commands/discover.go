@@ -27,11 +27,9 @@ func (c *discoverCmd) notInBatch()     {}
 func (c *discoverCmd) Help() string {
 	return `Server Cards (SEP-2127, an experimental extension) describe an MCP server before a client connects: its name, version and description, the remotes it is reached at and the protocol versions each speaks. A catalog lists them: an AI Catalog at /.well-known/ai-catalog.json, or the MCP Catalog of the extension's earlier drafts at /.well-known/mcp/catalog.json, each tried in turn for a domain.
 
-Prints {"catalog","specVersion","servers":[{"identifier","url","card","valid","problems"}],"problems"}, each card as sent. A card is checked against the extension's schema, and a catalog's names against one another: a name that looks like another's (a letter of another script, 0 for o) or like the catalog's own domain's is a problem. Exit 0 when every card is valid, 1 when one is not (or the catalog), 3 when no catalog or card is found, 4 when none can be reached.
+Prints the catalog and each card as sent, the cards checked against the extension's schema and the catalog's names against one another (a name that looks like another's is a problem). Exit 0 when every card is valid, 1 when one is not (or the catalog), 3 when no catalog or card is found, 4 when none can be reached. What is fetched is hostile input: bounded, https only (but for loopback), and never this machine's or a private network's addresses from a public name; 'mcpv help server-cards' says how, and the report's form.
 
-Everything fetched is hostile input: https only, but for a loopback host; at most 5 redirects, never to plain http; a catalog of at most 4 MiB, a card of 256 KiB, 32 levels deep, --max-entries cards; and a discovery begun at a public name never reaches this machine's addresses or a private network's, whatever a name resolves to or a catalog names.
-
---connect NAME connects to that server's first remote (Streamable HTTP, else HTTP+SSE), with the global flags (-H, --auth...), and prints {"identifier","card","url","server","agrees","disagreements"}: server is what mcpv info prints, disagreements where the card says otherwise than the server (its name, version, title, description, the remote's transport and versions; and the capabilities and tools an earlier draft's card declares). A card is advisory: mcpv trusts what the server says. A card that is invalid is not connected to (exit 1).
+--connect NAME connects to that server's first remote, with the global flags (-H, --auth...), and says where the card disagrees with the server. A card is advisory: mcpv trusts what the server says. A card that is invalid is not connected to (exit 1).
 
 Examples:
 
@@ -40,6 +38,28 @@ Examples:
     $ mcpv discover example.com -r -q '.servers[] | select(.valid) | .card.name'
     $ mcpv discover example.com --connect weather -q .disagreements`
 }
+
+// serverCardsTopic is 'mcpv help server-cards': what discover's help
+// leaves out.
+const serverCardsTopic = `Server Cards (SEP-2127, an experimental extension) describe an MCP server before a client connects: its name, version and description, the remotes it is reached at and the protocol versions each speaks. A catalog lists them: an AI Catalog at /.well-known/ai-catalog.json, or the MCP Catalog of the extension's earlier drafts at /.well-known/mcp/catalog.json, each tried in turn for a domain. mcpv discover takes a domain (example.com, or host:port), whose catalog it reads, or a URL: a catalog, a card, or a Streamable HTTP endpoint whose card is beside it.
+
+It prints, each card as sent:
+
+    {"catalog", "specVersion",
+     "servers": [{"identifier", "url", "card", "valid", "problems"}],
+     "problems"}
+
+A card is checked against the extension's schema, and a catalog's names against one another: a name that looks like another's (a letter of another script, 0 for o) or like the catalog's own domain's is a problem. Exit 0 when every card is valid, 1 when one is not (or the catalog), 3 when no catalog or card is found, 4 when none can be reached.
+
+Everything fetched is hostile input: https only, but for a loopback host; at most 5 redirects, never to plain http; a catalog of at most 4 MiB, a card of 256 KiB, 32 levels deep, --max-entries cards (1000 by default); and a discovery begun at a public name never reaches this machine's addresses or a private network's, whatever a name resolves to or a catalog names.
+
+--connect NAME (the card's catalog identifier, its name, or the name's part after the slash) connects to that server's first remote (Streamable HTTP, else HTTP+SSE), with the global flags (-H, --auth...), and prints:
+
+    {"identifier", "card", "url", "server", "agrees", "disagreements"}
+
+server is what mcpv info prints, disagreements where the card says otherwise than the server (its name, version, title, description, the remote's transport and versions; and the capabilities and tools an earlier draft's card declares). A card is advisory: mcpv trusts what the server says. A card that is invalid is not connected to (exit 1).
+
+mcpv check holds a server's card, where it publishes one, to what the server says; mcpv serve --http publishes one for the server it serves ('mcpv help serving').`
 
 func (c *discoverCmd) Validate() error {
 	if c.MaxEntries < 1 {

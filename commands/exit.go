@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/exitcode"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -76,7 +77,9 @@ type detailed interface{ Details() []string }
 func report(ios *output.Streams, err error, help string) int {
 	code := exitCode(err)
 	if err != nil && !silent(err) {
-		fmt.Fprintf(ios.Err, "mcpv: %s\n", exitcode.Message(err, code, help))
+		// Made safe here, once, whatever the error quotes (a server's
+		// words, a config file's), its lines kept.
+		fmt.Fprintf(ios.Err, "mcpv: %s\n", safetext.Text(exitcode.Message(err, code, help)))
 		var d detailed
 		if errors.As(err, &d) {
 			for _, line := range d.Details() {

@@ -16,7 +16,9 @@ Examples:
     $ mcpv info -- ./server
     $ mcpv info -o table -- ./server
     $ mcpv info -r -q .serverInfo.name -- ./server
-    $ mcpv info -c -q '[.capabilities.extensions, .clientCapabilities.extensions | keys]' -- ./server`
+    $ mcpv info -c \
+        -q '[.capabilities.extensions, .clientCapabilities.extensions | keys]' \
+        -- ./server`
 }
 
 func (c *infoCmd) Run(ctx context.Context, s *session, out *console) error {

@@ -79,8 +79,9 @@ func writeOverview(w io.Writer, cmds []command) error {
 		b.WriteString("  $ " + e + "\n")
 	}
 	b.WriteString("\n" + exitCodesBrief + "\n")
-	b.WriteString("\n" + wrap(helpWidth, "More help:", "mcpv help <command>;", "mcpv help flags;",
-		"mcpv help "+strings.Join(helpTopics[1:], "|")+";", "the manual:", "mcpv help --man;", "the guides:", "https://github.com/mcpv/mcpv/tree/main/docs/guide"))
+	phrases := []string{"More help:", "mcpv help <command>", "(or mcpv <command> --help);", "mcpv help flags;",
+		"mcpv help " + strings.Join(helpTopics[1:], "|") + ";", "the manual:", "mcpv help --man;", "the guides:", "https://github.com/mcpv/mcpv/tree/main/docs/guide"}
+	b.WriteString("\n" + wrap(helpWidth, phrases...))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -122,7 +123,9 @@ func manPage() (string, error) {
 	if t, err := time.Parse(time.RFC3339, Date); err == nil {
 		day = t.UTC().Format(time.DateOnly)
 	}
-	return manpage.Render(app, manpage.MCPV(Version, day)), nil
+	page := manpage.MCPV(Version, day)
+	page.Topics = ManTopics()
+	return manpage.Render(app, page), nil
 }
 
 // helpWordError is 'mcpv help WORD' for a word that is no command and no
@@ -132,8 +135,8 @@ func helpWordError(word string, cmds []command) error {
 	for _, c := range cmds {
 		names = append(names, c.name)
 	}
-	msg := fmt.Sprintf("no command or help topic %q%s\n", word, suggest.DidYouMean(word, append(names, helpTopics...)))
-	msg += wrapList("commands: ", names) + wrapList("topics:   ", append(helpTopics, "--man"))
+	msg := fmt.Sprintf("no command or help topic %q%s\n", word, suggest.DidYouMean(word, append(names, allTopics()...)))
+	msg += wrapList("commands: ", names) + wrapList("topics:   ", append(allTopics(), "--man"))
 	return pointedUsageErrorf("%s", strings.TrimSuffix(msg, "\n"))
 }
 

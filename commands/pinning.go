@@ -92,13 +92,19 @@ func (s *session) checkPin(client *mcp.Client, kind pin.Kind, key string, raw []
 }
 
 // approveHint is the command that approves the moves of the session's
-// server.
+// server, after a review.
 func (s *session) approveHint(entry string) string {
-	hint := "mcpv pin --approve " + shellwords.Quote(s.settings.PinLabel)
+	return s.approveCommand() + " (after reviewing the change)"
+}
+
+// approveCommand is the command that approves the moves of the session's
+// server.
+func (s *session) approveCommand() string {
+	cmd := "mcpv pin --approve " + shellwords.Quote(s.settings.PinLabel)
 	if s.settings.PinEntry != "" {
-		hint += " --server " + shellwords.Quote(s.settings.PinEntry)
+		cmd += " --server " + shellwords.Quote(s.settings.PinEntry)
 	}
-	return hint + " (after reviewing the change)"
+	return cmd
 }
 
 // pinRefusal is a pin.Refusal with the command that approves the move.
@@ -132,14 +138,12 @@ func (s *session) pinResource(ctx context.Context, client *mcp.Client, uri strin
 }
 
 func (s *session) pinResourceOnce(ctx context.Context, client *mcp.Client, uri string) error {
-	resources, err := listItems(ctx, client, "resources/list", "resources")
+	raw, err := findItem(ctx, client, "resources/list", "resources", func(raw json.RawMessage) bool { return memberString(raw, "uri") == uri })
 	if err != nil {
 		return fmt.Errorf("could not list the resources to hold %q to its pin: %w", uri, err)
 	}
-	for _, raw := range resources {
-		if memberString(raw, "uri") == uri {
-			return s.checkPin(client, pin.Resource, uri, raw)
-		}
+	if raw != nil {
+		return s.checkPin(client, pin.Resource, uri, raw)
 	}
 	if client.HasCapability("resources") {
 		templates, err := listItems(ctx, client, "resources/templates/list", "resourceTemplates")
@@ -157,6 +161,22 @@ func (s *session) pinResourceOnce(ctx context.Context, client *mcp.Client, uri s
 		}
 	}
 	return s.checkPin(client, pin.Resource, uri, nil)
+}
+
+// findItem walks a list for the first item match accepts, and stops at
+// its page; nil when the list has none. A kept list answers when it may.
+func findItem(ctx context.Context, client *mcp.Client, method, key string, match func(json.RawMessage) bool) (json.RawMessage, error) {
+	for p, err := range client.Walk(mcp.WithLookup(ctx), method, key, 0) {
+		if err != nil {
+			return nil, err
+		}
+		for _, raw := range p.Items {
+			if match(raw) {
+				return raw, nil
+			}
+		}
+	}
+	return nil, nil
 }
 
 // listItems are the items of a list, every page merged, each as sent; a

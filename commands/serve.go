@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/mcpv/mcpv/internal/hangup"
 	"github.com/mcpv/mcpv/internal/mock"
 	"github.com/mcpv/mcpv/internal/origin"
+	"github.com/mcpv/mcpv/internal/pin"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/surface"
@@ -28,22 +30,22 @@ import (
 
 type serveCmd struct {
 	listenFlags
-	Isolate bool   `name:"isolate" help:"Give each HTTP client an upstream session of its own, rather than one shared by all."`
-	Record  string `name:"record" placeholder:"FILE" help:"Write what passes through when serving ends: the server's surface as an mcpv test snapshot in FILE, and the answers to the calls, reads and gets seen beside it (FILE with .responses.json for its extension), secrets masked; for mcpv mock."`
+	Isolate bool   `name:"isolate" help:"One upstream session for each HTTP client."`
+	Record  string `name:"record" placeholder:"FILE" help:"On exit, write the server's surface to FILE (the answers seen beside it) for mcpv mock."`
 	// NoToken serves --http on loopback without a bearer token.
-	NoToken bool `name:"http-no-token" help:"Serve --http on loopback without a bearer token: every user and program of this machine may then use the server, with its credentials."`
+	NoToken bool `name:"http-no-token" help:"Serve --http on loopback without a token, to every user of this machine."`
 	guardFlags
 }
 
 // listenFlags say where a server is served: stdin and stdout, or HTTP.
 type listenFlags struct {
-	HTTP        string   `name:"http" placeholder:"ADDR" help:"Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one)."`
-	HTTPToken   string   `name:"http-token" placeholder:"@FILE|TOKEN" help:"Require this bearer token of every HTTP client: @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it)."`
-	AllowRemote bool     `name:"allow-remote" help:"Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr."`
-	AllowOrigin []string `name:"allow-origin" sep:"," placeholder:"ORIGIN" help:"Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null)."`
-	Path        string   `name:"path" placeholder:"PATH" help:"Serve --http's endpoint at PATH rather than /mcp."`
-	SSE         bool     `name:"sse" help:"Serve clients of the 2024-11-05 HTTP+SSE transport too, beside the endpoint: an event stream at /sse, messages POSTed to /message (with --path /api/mcp, /api/sse and /api/message)."`
-	NoCard      bool     `name:"no-card" help:"Publish no Server Card (at the endpoint's /server-card) or catalog (at /.well-known/ai-catalog.json and /.well-known/mcp/catalog.json)."`
+	HTTP        string   `name:"http" placeholder:"ADDR" help:"Serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:8808; port 0 picks one)."`
+	HTTPToken   string   `name:"http-token" placeholder:"@FILE|TOKEN" help:"Require this bearer token (@FILE reads it)."`
+	AllowRemote bool     `name:"allow-remote" help:"Let --http listen beyond loopback (a bearer token is then required)."`
+	AllowOrigin []string `name:"allow-origin" sep:"," placeholder:"ORIGIN" help:"Let web pages of ORIGIN use --http from a browser (never * or null)."`
+	Path        string   `name:"path" placeholder:"PATH" help:"Serve --http's endpoint at PATH."`
+	SSE         bool     `name:"sse" help:"Serve 2024-11-05 HTTP+SSE clients too."`
+	NoCard      bool     `name:"no-card" help:"Publish no Server Card or catalog."`
 }
 
 func (l listenFlags) validate() error {
@@ -66,13 +68,13 @@ func (l listenFlags) validate() error {
 
 // guardFlags are the guard of serve: what its clients may see and use.
 type guardFlags struct {
-	AllowTools     []string `name:"allow-tools" sep:"," placeholder:"GLOB" help:"Offer only the tools whose names match (* any run, ? one character; repeatable or comma-separated)."`
+	AllowTools     []string `name:"allow-tools" sep:"," placeholder:"GLOB" help:"Offer only the tools whose names match (* any run, ? one character)."`
 	DenyTools      []string `name:"deny-tools" sep:"," placeholder:"GLOB" help:"Hide the tools whose names match."`
-	AllowResources []string `name:"allow-resources" sep:"," placeholder:"GLOB" help:"Offer only the resources (and templates) whose URIs match."`
-	DenyResources  []string `name:"deny-resources" sep:"," placeholder:"GLOB" help:"Hide the resources (and templates) whose URIs match."`
+	AllowResources []string `name:"allow-resources" sep:"," placeholder:"GLOB" help:"Offer only the resources whose URIs match."`
+	DenyResources  []string `name:"deny-resources" sep:"," placeholder:"GLOB" help:"Hide the resources whose URIs match."`
 	AllowPrompts   []string `name:"allow-prompts" sep:"," placeholder:"GLOB" help:"Offer only the prompts whose names match."`
 	DenyPrompts    []string `name:"deny-prompts" sep:"," placeholder:"GLOB" help:"Hide the prompts whose names match."`
-	ReadOnly       bool     `name:"read-only" help:"Offer only the tools whose annotations say readOnlyHint."`
+	ReadOnly       bool     `name:"read-only" help:"Offer only tools annotated readOnlyHint."`
 }
 
 func (g guardFlags) guard() config.Guard {
@@ -81,7 +83,19 @@ func (g guardFlags) guard() config.Guard {
 }
 
 func (c *serveCmd) Help() string {
-	return `Re-exposes the server to MCP clients: on stdin and stdout by default (one client: give the mcpv command line to an application that starts stdio servers), or with --http as a Streamable HTTP endpoint at /mcp, for several clients at once, each with its own session. The server is started (or reached, and authorized) once and shared by every client; --isolate gives each client a session of its own. A client may speak either era of the protocol, whatever the server speaks.
+	return `Re-exposes the server to MCP clients of either era: on stdin and stdout (give the mcpv command line to an application that starts stdio servers), or with --http at /mcp for several clients, each with its own session. Its credentials stay in mcpv; --http asks every client for a bearer token; held to a pin (--pin), it withholds what moved. 'mcpv help serving' says how clients are admitted, /healthz, the Server Card, --sse, the guard and the pin.
+
+Examples:
+
+    $ mcpv serve -u https://mcp.example.com/mcp
+    $ mcpv serve --http 127.0.0.1:8808 -- npx -y @modelcontextprotocol/server-x
+    $ mcpv serve --read-only --deny-tools 'delete_*' -s github
+    $ mcpv serve --pin pins.json -s github`
+}
+
+// servingTopic is 'mcpv help serving': what serve's help leaves out, and
+// what mock shares with it.
+const servingTopic = `mcpv serve re-exposes a server to MCP clients, and mcpv mock a server read from files, in the same way: on stdin and stdout (one client), or with --http as a Streamable HTTP endpoint at /mcp (--path PATH elsewhere), for several clients at once, each with its own session. A client may speak either era of the protocol, whatever the server speaks; --isolate gives each HTTP client an upstream session of its own.
 
 The server's credentials (OAuth tokens, -H values, secret --env values) stay in mcpv: they are masked in every message a client gets. With --http every client must send a bearer token: --http-token, or one mcpv generates and prints once on stderr (--http-no-token serves loopback without one, to every user of the machine). --http listens on loopback only, unless --allow-remote.
 
@@ -89,13 +103,9 @@ Over --http, web pages served from loopback (and those of each --allow-origin) m
 
 The guard (--allow-tools, --deny-tools, the same for resources by URI and prompts by name, --read-only) hides what it does not allow from every list and refuses a request for it with a JSON-RPC error. A config entry may carry the same guard (guard:).
 
-Examples:
+Held to a pin (--pin FILE, MCPV_PIN, or a config entry's pin:), serve withholds from every client what moved since the server was pinned (an item changed, new or gone, the instructions), as the guard hides what it does not allow, and says each move once on stderr. An approval (mcpv pin --approve) takes effect while serving: the clients are told which lists changed.
 
-    $ mcpv serve -u https://mcp.example.com/mcp
-    $ mcpv serve --http 127.0.0.1:8808 -- npx -y @modelcontextprotocol/server-everything
-    $ mcpv serve --http 127.0.0.1:8808 --sse --allow-origin https://app.example.com -s github
-    $ mcpv serve --read-only --deny-tools 'delete_*' -s github`
-}
+--allow-origin takes scheme://host[:port], repeated or comma-separated; --sse serves an event stream at /sse and messages POSTed to /message beside the endpoint (with --path /api/mcp, /api/sse and /api/message). --http-token @FILE reads the token from FILE; on the command line, every user of the machine can read it (MCPV_HTTP_TOKEN is the default). --http-no-token serves loopback without one: every user and program of the machine may then use the server, with its credentials. --record FILE writes, when serving ends, the server's surface as an mcpv test snapshot in FILE and the answers seen beside it (FILE with .responses.json for its extension), secrets masked: the two files of mcpv mock.`
 
 func (c *serveCmd) notInBatch() {}
 
@@ -158,6 +168,7 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 		ClientCaps: c.HTTP == "" && s.settings.Session == "",
 		Secrets:    secrets,
 		Log:        s.hooks.Log,
+		Pin:        s.servePin(),
 	}
 	if eraOfEachClient {
 		modern := *s.settings
@@ -189,6 +200,19 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 		}
 	}
 	return err
+}
+
+// servePin is the pin file serve holds its server to (--pin, MCPV_PIN,
+// the config entry's pin), read as a command held to it reads it; nil
+// without one.
+func (s *session) servePin() *serve.Pin {
+	st := s.settings
+	if st.Pin == "" {
+		return nil
+	}
+	return &serve.Pin{Label: st.PinLabel, Entry: st.PinEntry, Approve: s.approveCommand(),
+		Read: func() (*pin.File, error) { return readPinFile(st.Pin, st.PinTree, st.PinLabel) },
+		Stat: func() (fs.FileInfo, error) { return os.Stat(st.Pin) }}
 }
 
 // checkRecordPath checks, before serving, where --record will write: a

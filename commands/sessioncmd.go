@@ -208,7 +208,7 @@ type sessionListCmd struct{}
 func (c *sessionListCmd) noServer() {}
 
 func (c *sessionListCmd) Help() string {
-	return `Prints {"sessions":[{"name","target","pid","protocolVersion","era","started","lastUsed","state","clients","idle","socket","log"}]}, targets with secrets masked. The files of a keeper that died are removed.`
+	return `Prints {"sessions": [{"name", "target", "pid", "protocolVersion", "era", "started", "lastUsed", "state", "clients", "idle", "socket", "log"}]}, targets with secrets masked. The files of a keeper that died are removed.`
 }
 
 func (c *sessionListCmd) Run(out *console, env connect.Env) error {

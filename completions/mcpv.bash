@@ -38,7 +38,7 @@ __mcpv_flags() {
     'pin') flags='--all --check --approve --item' ;;
     'diff') flags='--format --fail-on' ;;
     'audit') flags='--all --format --output --fail-on' ;;
-    'load') flags='--mix --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --format --grace' ;;
+    'load') flags='--mix --scenario --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --find-max --baseline --report --format --data --data-order --seed --grace' ;;
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
     'serve') flags='--http --http-token --allow-remote --allow-origin --path --sse --no-card --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
@@ -194,6 +194,7 @@ __mcpv_flag() {
         'audit:--output') kind='file'; return ;;
         'audit:--fail-on') kind='enum critical high medium low info none'; return ;;
         'load:--mix') kind='file'; return ;;
+        'load:--scenario') kind='file'; return ;;
         'load:--concurrency') kind='none'; return ;;
         'load:--duration'|'load:-d') kind='none'; return ;;
         'load:--count'|'load:-n') kind='none'; return ;;
@@ -202,7 +203,13 @@ __mcpv_flag() {
         'load:--new-session') kind='bool'; return ;;
         'load:--shared') kind='bool'; return ;;
         'load:--threshold') kind='none'; return ;;
+        'load:--find-max') kind='none'; return ;;
+        'load:--baseline') kind='file'; return ;;
+        'load:--report') kind='none'; return ;;
         'load:--format') kind='enum text json'; return ;;
+        'load:--data') kind='file'; return ;;
+        'load:--data-order') kind='enum sequential random'; return ;;
+        'load:--seed') kind='none'; return ;;
         'load:--grace') kind='none'; return ;;
         'session start:--idle') kind='none'; return ;;
         'session stop:--all') kind='bool'; return ;;

@@ -8,6 +8,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"os"
 	"path/filepath"
 	"slices"
@@ -284,7 +285,9 @@ type OAuth struct {
 type Var struct{ Name, Value string }
 
 // Where names the entry's place: "path:line:col".
-func (s *Server) Where() string { return fmt.Sprintf("%s:%d:%d", s.File.Path, s.Line, s.Col) }
+func (s *Server) Where() string {
+	return fmt.Sprintf("%s:%d:%d", safetext.Line(s.File.Path), s.Line, s.Col)
+}
 
 // FileError is a config file that cannot be read or understood.
 type FileError struct {
@@ -337,7 +340,7 @@ func (e *NotFoundError) Error() string {
 	if len(e.Searched) == 0 {
 		return fmt.Sprintf("no server named %q: no config file found (see 'mcpv servers --help')", e.Name)
 	}
-	return fmt.Sprintf("no server named %q in %s%s", e.Name, strings.Join(e.Searched, ", "), suggest.DidYouMean(e.Name, e.Known))
+	return safetext.Line(fmt.Sprintf("no server named %q in %s%s", e.Name, strings.Join(e.Searched, ", "), suggest.DidYouMean(e.Name, e.Known)))
 }
 
 // Find returns the first server called name, reading the sources in order

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"slices"
 	"strings"
 
@@ -65,6 +66,7 @@ func (s *Server) input(id string, env Env, asked map[string]string) (value strin
 		return v, in.Secret(), nil
 	}
 	name := InputVar(id)
+	shown := safetext.Line(id) // the file's words, made safe for the terminal like a server's
 	value, set := "", false
 	if env.Lookup != nil {
 		value, set = env.Lookup(name)
@@ -74,9 +76,9 @@ func (s *Server) input(id string, env Env, asked map[string]string) (value strin
 	switch {
 	case set:
 	case !declared:
-		return "", false, fmt.Errorf("%s: server %q: ${input:%s}: the file declares no such input under \"inputs\"; set %s to give it", s.Where(), s.Name, id, name)
+		return "", false, fmt.Errorf("%s: server %q: ${input:%s}: the file declares no such input under \"inputs\"; set %s to give it", s.Where(), s.Name, shown, name)
 	case in.Type == "command":
-		return "", false, fmt.Errorf("%s: server %q: ${input:%s} runs a VS Code command, which mcpv cannot; set %s to give its value", s.Where(), s.Name, id, name)
+		return "", false, fmt.Errorf("%s: server %q: ${input:%s} runs a VS Code command, which mcpv cannot; set %s to give its value", s.Where(), s.Name, shown, name)
 	default:
 		err = ErrNoTerminal
 		if env.Ask != nil {
@@ -86,7 +88,7 @@ func (s *Server) input(id string, env Env, asked map[string]string) (value strin
 		case errors.Is(err, ErrNoTerminal) && in.Default != "":
 			value = in.Default // as ${VAR:-default} takes its default
 		case errors.Is(err, ErrNoTerminal):
-			return "", false, fmt.Errorf("%s: server %q: ${input:%s} (%s): set %s, or run mcpv on a terminal to be asked", s.Where(), s.Name, id, in.Label(), name)
+			return "", false, fmt.Errorf("%s: server %q: ${input:%s} (%s): set %s, or run mcpv on a terminal to be asked", s.Where(), s.Name, shown, in.Label(), name)
 		case err != nil:
 			return "", false, err
 		case value == "":
@@ -94,19 +96,24 @@ func (s *Server) input(id string, env Env, asked map[string]string) (value strin
 		}
 	}
 	if in.Type == "pickString" && len(in.Options) > 0 && !slices.Contains(in.Options, value) {
-		return "", false, fmt.Errorf("%s: server %q: ${input:%s}: %q is not one of its options (%s)", s.Where(), s.Name, id, value, strings.Join(in.Options, ", "))
+		options := make([]string, len(in.Options))
+		for i, o := range in.Options {
+			options[i] = safetext.Line(o)
+		}
+		return "", false, fmt.Errorf("%s: server %q: ${input:%s}: %q is not one of its options (%s)", s.Where(), s.Name, shown, value, strings.Join(options, ", "))
 	}
 	asked[id] = value
 	return value, in.Secret(), nil
 }
 
 // Label is how the input is named to the user: its description, else its
-// ID.
+// ID, made safe for a terminal (a config file's words are no more to be
+// trusted there than a server's).
 func (in Input) Label() string {
 	if in.Description != "" {
-		return in.Description
+		return safetext.Prose(in.Description)
 	}
-	return in.ID
+	return safetext.Line(in.ID)
 }
 
 // input is the file's input called id.

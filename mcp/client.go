@@ -138,6 +138,8 @@ func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, e
 	if opts.ProtocolVersion == "" && opts.Probe {
 		if r := opts.Recall; r != nil && r.State.Modern {
 			return recalled(ctx, s, opts)
+		} else if r != nil {
+			return recalledInitialize(ctx, s, opts)
 		}
 		if opts.Recall == nil {
 			c, init, final, err := probe(ctx, s, opts, nil, nil)

@@ -32,10 +32,6 @@ func readableByOthers(_ *os.File, fi os.FileInfo) (bool, error) {
 	return fi.Mode().Perm()&0o077 != 0, nil
 }
 
-// protect makes a new token file the owner's alone; on Unix, CreateTemp's
-// mode 0600 already does.
-func protect(string) error { return nil }
-
 // looseWhy and looseFix word a PermissionError.
 func looseWhy(mode os.FileMode) string { return fmt.Sprintf("mode %04o", mode.Perm()) }
 func looseFix(string) string           { return "chmod 600" }

@@ -43,10 +43,6 @@ func readableByOthers(f *os.File, _ os.FileInfo) (bool, error) {
 	return winacl.OthersMayRead(owner, aces, noDACL), nil
 }
 
-// protect gives a new token file a DACL that lets its owner alone in, not
-// inherited from the directory.
-func protect(path string) error { return winacl.Protect(path) }
-
 // looseWhy and looseFix word a PermissionError: the access list decides
 // here, and icacls mends it.
 func looseWhy(os.FileMode) string { return "its access list allows it" }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/safedir"
+	"github.com/mcpv/mcpv/internal/safefile"
 )
 
 // Record is what mcpv keeps for one server at one authorization server: the
@@ -171,20 +172,7 @@ func (s *Store) Save(r *Record) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(s.Dir, ".tmp-*") // created 0600
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(append(data, '\n'))
-	if err := errors.Join(werr, tmp.Close(), protect(tmp.Name())); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), s.path(r)); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	return safefile.Replace(s.path(r), append(data, '\n'))
 }
 
 // Delete removes the record in r's place, under its lock. The lock file

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/osdirs"
 	"github.com/mcpv/mcpv/internal/safedir"
+	"github.com/mcpv/mcpv/internal/safefile"
 )
 
 // Store keeps one small file per trusted config file in Dir, named by the
@@ -87,21 +88,7 @@ func (s Store) Trust(path string, data []byte) error {
 	if err := safedir.MkdirAll(s.root(), s.Dir); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(s.Dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, werr := fmt.Fprintf(tmp, "%s %s\n", Hash(data), path)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), s.entry(path)); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	return safefile.Replace(s.entry(path), fmt.Appendf(nil, "%s %s\n", Hash(data), path))
 }
 
 // Revoke forgets path; it reports whether there was anything to forget.

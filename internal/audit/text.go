@@ -14,8 +14,10 @@ import (
 
 // view is a text as the phrase rules read it: each character in its
 // compatibility form (NFKC), the characters that show nothing left out,
-// letters of other scripts that look Latin as the Latin letter, other
-// white space as a space, in lower case. at maps each byte of text back
+// letters of other scripts that look Latin as the Latin letter (in a word
+// that mixes them with Latin letters, or made of them alone in a text
+// mostly Latin: "раssword" and "сору", not Russian words), other white
+// space as a space, in lower case. at maps each byte of text back
 // to the byte of the original it came from, so that a match is quoted as
 // the server wrote it.
 type view struct {
@@ -27,7 +29,13 @@ func newView(s string) view {
 	var b strings.Builder
 	at := make([]int, 0, len(s))
 	escape := false // inside an escape sequence, which reads as a space
+	latinText := mostlyLatin(s)
+	marked := heavilyMarked(s)   // diacritics on most letters hide the words they sit on
+	mapWord, wordEnd := false, 0 // whether the word that holds i reads as Latin, and where it ends
 	for i, r := range s {
+		if i >= wordEnd {
+			mapWord, wordEnd = latinWord(s, i, latinText)
+		}
 		if escape {
 			escape = r < 0x40 || r > 0x7e || r == '['
 			continue
@@ -47,8 +55,11 @@ func newView(s string) view {
 			out = string(unicode.ToLower(r))
 		default:
 			out = norm.NFKC.String(string(r))
-			if l, ok := canon.Confusable(r); ok {
+			if l, ok := canon.Confusable(r); ok && mapWord {
 				out = string(l)
+			}
+			if marked {
+				out = unmarked(out)
 			}
 			out = strings.ToLower(out)
 		}
@@ -58,6 +69,79 @@ func newView(s string) view {
 		}
 	}
 	return view{b.String(), at}
+}
+
+// heavilyMarked reports a text in which most letters carry a combining
+// mark (written apart or composed): a way to hide words from a reader of
+// bytes that a model reads through.
+func heavilyMarked(s string) bool {
+	letters, marks := 0, 0
+	for _, r := range norm.NFD.String(s) {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+			marks++
+		case unicode.IsLetter(r):
+			letters++
+		}
+	}
+	return letters > 8 && marks*2 > letters
+}
+
+// unmarked is s without its combining marks.
+func unmarked(s string) string {
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// mostlyLatin reports a text whose letters look Latin, by far: Latin
+// letters and letters of other scripts that look like them, twice as
+// many as the rest (a Russian text has many of the rest; a Latin text
+// written in look-alikes, none).
+func mostlyLatin(s string) bool {
+	latin, other := 0, 0
+	for _, r := range s {
+		switch {
+		case r < utf8.RuneSelf && unicode.IsLetter(r):
+			latin++
+		case unicode.IsLetter(r) && !canon.Invisible(r):
+			if _, ok := canon.Confusable(r); ok {
+				latin++
+			} else {
+				other++
+			}
+		}
+	}
+	return latin > 2*other
+}
+
+// latinWord says whether the word at s[i:] (a run of letters, digits and
+// invisible characters; or the one character there) reads as Latin: it
+// holds a Latin letter, or it is made of letters that look Latin alone in
+// a text that is mostly Latin. It returns where the word ends.
+func latinWord(s string, i int, latinText bool) (bool, int) {
+	hasLatin, allLike, end := false, true, i
+	for end < len(s) {
+		r, n := utf8.DecodeRuneInString(s[end:])
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r) && !canon.Invisible(r) {
+			if end == i {
+				return false, i + n
+			}
+			break
+		}
+		end += n
+		switch _, like := canon.Confusable(r); {
+		case r < utf8.RuneSelf && unicode.IsLetter(r):
+			hasLatin = true
+		case unicode.IsLetter(r) && !like:
+			allLike = false
+		}
+	}
+	return hasLatin || allLike && latinText, end
 }
 
 // leetView is v with digits inside words read as the letters they pass

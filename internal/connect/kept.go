@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/safedir"
+	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/trust"
 )
@@ -59,12 +60,7 @@ func (c *Conn) Keep() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	path := keptFile(dir, c.settings.URL, sid)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := safefile.Replace(keptFile(dir, c.settings.URL, sid), b); err != nil {
 		return "", err
 	}
 	c.http.Keep()

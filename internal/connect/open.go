@@ -3,6 +3,7 @@ package connect
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -55,6 +56,9 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	t, err := transport(s, env, h)
 	if err != nil {
 		return nil, err
+	}
+	if ct, ok := t.(*mcp.CommandTransport); ok {
+		wait.built = watchBuild(ct, clocks, wait) // until the server speaks, or the wait ends (Open fails, the session closes)
 	}
 	wait.show(s, h, t, begin)
 	h.ReadGate = wait.heard(h.ReadGate)
@@ -115,6 +119,10 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	client, err := mcp.Initialize(ictx, session, opts)
 	if err != nil {
 		wait.stop()
+		if ce := (*mcp.ChangedError)(nil); kept != nil && errors.As(err, &ce) {
+			kept.ForgetEra()
+			kept.Save()
+		}
 		startupHint(err, s, t)
 		// A server that did not get through start-up (timed out,
 		// interrupted, refused) gets a short goodbye, not the full grace
@@ -182,7 +190,7 @@ func awaitCapabilities(ctx context.Context, session *mcp.Session, await func(con
 func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport, kept *serverstate.Store, keeper bool) (*Conn, *mcp.Session) {
 	c := &Conn{Tools: &mcp.ToolCache{}, hooks: h, Kept: kept, verbose: s.Verbose}
 	c.notes = &notifier{hooks: h, quiet: s.Quiet, tools: c.Tools, kept: kept}
-	sopts := mcp.SessionOptions{Log: h.Log, Handler: ans.handler(), OnNotification: c.notes.notify, ReadGate: h.ReadGate, NoteBackPressure: h.NoteBackPressure, LeaveQuestions: keeper}
+	sopts := mcp.SessionOptions{Log: h.Log, Handler: ans.handler(), OnNotification: c.notes.notify, ReadGate: h.ReadGate, NoteBackPressure: h.NoteBackPressure, LeaveQuestions: keeper, OnDropped: h.OnDropped}
 	if h.Events != nil {
 		sopts.Record = h.Events.Write // every one, as read: never dropped
 	}
@@ -215,7 +223,7 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 	}
 	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log, Groups: h.Groups, Framing: s.Framing, MaxMessage: s.MaxMessage}
 	if !s.Quiet {
-		opts.Stderr = h.ServerStderr
+		opts.Stderr, opts.StderrShown = h.ServerStderr, h.ServerStderrShown
 	}
 	return mcp.StartCommand(opts)
 }
@@ -246,6 +254,9 @@ func (c *Conn) Close() {
 	if c.Kept != nil {
 		if c.probed { // an era pinned says nothing of the server's
 			c.Kept.Learnt(c.Client.Learnt())
+		}
+		if c.Client.Contradicted() {
+			c.Kept.ForgetEra()
 		}
 		if err := c.Kept.Save(); err != nil && c.verbose {
 			fmt.Fprintf(c.hooks.Stderr, "mcpv: what the server allows to be kept is not kept: %s\n", safetext.Line(err.Error()))

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/keeper"
 	"github.com/mcpv/mcpv/internal/safedir"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/redact"
 )
@@ -111,7 +112,7 @@ func lookup(f Flags, env Env, log *slog.Logger) (*config.Expanded, bool, error) 
 		return nil, false, &clierr.ConfigError{Err: err}
 	}
 	for _, w := range s.Warnings {
-		log.Warn(fmt.Sprintf("%s: server %q: %s", s.Where(), s.Name, w))
+		log.Warn(fmt.Sprintf("%s: server %q: %s", s.Where(), s.Name, safetext.Line(w)))
 	}
 	if f.Verbose {
 		log.Info(fmt.Sprintf("server %q from %s (%s)", s.Name, s.Where(), s.File.Label))
@@ -190,7 +191,7 @@ func DescribeCommand(s *config.Server) string {
 		}
 		out = "env " + strings.Join(env, " ") + " " + out
 	}
-	return out
+	return safetext.Line(out) // a config file's words, shown on a terminal
 }
 
 func relPath(path, cwd string) string {

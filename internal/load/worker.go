@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -24,12 +25,22 @@ func (r *run) worker(i int) {
 		if !ok {
 			return
 		}
-		op := r.pick.pick(k)
+		op, params := 0, json.RawMessage(nil)
+		var err error
+		if r.cfg.Steps == nil {
+			op = r.pick.pick(k)
+			if params, err = r.params(op, k, i); err != nil {
+				r.failed(op, "template", err, late)
+				continue
+			}
+		}
 		if s == nil && r.shared == nil {
 			if s = r.first.Swap(nil); s == nil {
-				var err error
 				t := time.Now()
 				if s, err = r.cfg.Open(r.ctx); err != nil {
+					if r.cfg.Steps != nil {
+						op = -1 // no step's
+					}
 					r.failed(op, "setup", err, late)
 					continue
 				}
@@ -40,19 +51,38 @@ func (r *run) worker(i int) {
 		if r.shared != nil {
 			session = r.shared
 		}
-		t := time.Now()
-		err := r.cfg.Ops[op].run(r.ctx, session.Client)
-		d := time.Since(t) + late
-		if err != nil {
-			r.failed(op, "operation", err, late)
+		if r.cfg.Steps != nil {
+			r.pass(k, i, session.Client, late)
 		} else {
-			r.rec.operation(op, d, late)
+			t := time.Now()
+			err = r.cfg.Ops[op].run(r.ctx, session.Client, params)
+			d := time.Since(t) + late
+			if err != nil {
+				r.failed(op, "operation", err, late)
+			} else {
+				r.rec.operation(op, d, late)
+			}
 		}
 		if s != nil && (r.cfg.NewSession || ended(s)) {
 			r.closeSession(s)
 			s = nil
 		}
 	}
+}
+
+// params are the request of iteration k of session i: the operation's
+// own, or, when it varies, made from its templates (not timed: a
+// template's cost is mcpv's, not the server's).
+func (r *run) params(op int, k int64, i int) (json.RawMessage, error) {
+	o := &r.cfg.Ops[op]
+	if !o.Varies() {
+		return o.params, nil
+	}
+	in, err := r.input(k, i)
+	if err != nil {
+		return nil, err
+	}
+	return o.Params(r.ctx, in)
 }
 
 // ended reports whether s ended under the run (its server gone).
@@ -77,6 +107,9 @@ func (r *run) failed(op int, phase string, err error, late time.Duration) {
 		return
 	}
 	kind, msg := classify(err, r.cfg.Mask)
+	if phase == "template" {
+		kind = "template" // the run's own mistake, not the server's
+	}
 	r.rec.failure(op, phase, kind, msg, late)
 }
 

@@ -338,7 +338,7 @@ func TestGuideResponsesExample(t *testing.T) {
 			t.Errorf("%s %s: %s; want %s", c2.method, c2.params, got, c2.want)
 		}
 	}
-	if !hasNote(n.all(), `notifications/message {"level":"warning","data":"slow"}`) {
+	if !n.has(`notifications/message {"level":"warning","data":"slow"}`, 30*time.Second) {
 		t.Errorf("notifications: %s", n.all())
 	}
 }

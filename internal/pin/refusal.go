@@ -27,6 +27,18 @@ func (p *Server) Check(kind Kind, key string, raw []byte) *Move {
 	return &m
 }
 
+// CheckInstructions decides whether the instructions the server gives
+// now (nil: none) may reach a model: they may when they are those
+// pinned. Otherwise they are refused with the move that says how they
+// changed, came or went.
+func (p *Server) CheckInstructions(live *string) *Move {
+	m, moved := p.instructionsMove(live)
+	if !moved {
+		return nil
+	}
+	return &m
+}
+
 // Refusal is an item a command refuses to use because it moved from its
 // pin: the exit code of its own, a line that says which and how, and a
 // short diff.

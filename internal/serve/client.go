@@ -104,12 +104,19 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	}
 	st := up.conn.State()
 	if method == "initialize" {
-		return c.initialize(params, st)
+		res, err := c.initialize(params, st)
+		if err != nil {
+			return nil, err
+		}
+		return up.pinInstructions(res), nil
 	}
 	if method == "logging/setLevel" && st.Modern {
 		return c.setLogLevel(params)
 	}
 	if rerr := c.srv.Guard.check(ctx, method, params, up.readOnly); rerr != nil {
+		return nil, rerr
+	}
+	if rerr := up.pinCheck(ctx, method, params); rerr != nil {
 		return nil, rerr
 	}
 	if method == "resources/subscribe" || method == "resources/unsubscribe" {
@@ -135,6 +142,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	defer release()
 	ctx = up.relaying(ctx, r)
 	var res json.RawMessage
+	mark := up.pinMark()
 	if method == "logging/setLevel" && !st.Modern {
 		params = up.sharedLevel(c, params)
 	}
@@ -146,10 +154,10 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	if err != nil {
 		return nil, rpcError(err)
 	}
-	res = c.srv.Guard.filter(method, up.taskResult(c, method, res))
+	res = up.pinFilter(method, c.srv.Guard.filter(method, up.taskResult(c, method, res)), mark)
 	if c.srv.Record != nil {
-		// What the client got, after the guard: a recording holds
-		// nothing the guard hides.
+		// What the client got, after the guard and the pin: a recording
+		// holds nothing they withhold.
 		c.srv.Record.Note(method, asked, res)
 	}
 	return res, nil

@@ -159,20 +159,9 @@ func (g Guards) check(ctx context.Context, method string, params json.RawMessage
 	if len(g) == 0 || !guarded(method) {
 		return nil // nothing to check: the params go on unread
 	}
-	// Each member is read exactly as the server will read it: a JSON
-	// decoder matches keys in any case and keeps the last, so params with
-	// "name" and "Name" would be checked by one and run by the other.
-	// Params that hold a key twice, or under another case, are refused.
-	var p struct{ Name, URI, RefType, RefName, RefURI string }
-	var ok [5]bool
-	p.Name, ok[0] = exactString(params, "name")
-	p.URI, ok[1] = exactString(params, "uri")
-	ref, refOK := exactMember(params, "ref")
-	p.RefType, ok[2] = exactString(ref, "type")
-	p.RefName, ok[3] = exactString(ref, "name")
-	p.RefURI, ok[4] = exactString(ref, "uri")
-	if !refOK || ok != [5]bool{true, true, true, true, true} {
-		return &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
+	p, rerr := readTarget(params)
+	if rerr != nil {
+		return rerr
 	}
 	switch method {
 	case "tools/call":
@@ -198,6 +187,29 @@ func (g Guards) check(ctx context.Context, method string, params json.RawMessage
 	return nil
 }
 
+// target is what a request names: its params' name, uri and ref.
+type target struct{ Name, URI, RefType, RefName, RefURI string }
+
+// readTarget reads what a request names, each member exactly as the
+// server will read it: a JSON decoder matches keys in any case and keeps
+// the last, so params with "name" and "Name" would be checked by one and
+// run by the other. Params that hold a key twice, or under another case,
+// are refused.
+func readTarget(params json.RawMessage) (target, *mcp.RPCError) {
+	var p target
+	var ok [5]bool
+	p.Name, ok[0] = exactString(params, "name")
+	p.URI, ok[1] = exactString(params, "uri")
+	ref, refOK := exactMember(params, "ref")
+	p.RefType, ok[2] = exactString(ref, "type")
+	p.RefName, ok[3] = exactString(ref, "name")
+	p.RefURI, ok[4] = exactString(ref, "uri")
+	if !refOK || ok != [5]bool{true, true, true, true, true} {
+		return p, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
+	}
+	return p, nil
+}
+
 // guarded reports whether check looks into a request of method.
 func guarded(method string) bool {
 	switch method {
@@ -218,22 +230,39 @@ func (g Guards) listenParams(params json.RawMessage) (json.RawMessage, *mcp.RPCE
 	if len(g) == 0 {
 		return params, nil
 	}
+	uris, rerr := listenURIs(params)
+	if rerr != nil {
+		return nil, rerr
+	}
+	return withListenURIs(params, slices.DeleteFunc(slices.Clone(uris), func(uri string) bool { return !g.resourceAllowed(uri) })), nil
+}
+
+// listenURIs are a subscriptions/listen's resourceSubscriptions. Params
+// that hold a key twice, or in another case, are refused, as check
+// refuses them.
+func listenURIs(params json.RawMessage) ([]string, *mcp.RPCError) {
 	n, ok := exactMember(params, "notifications")
 	subs, subsOK := exactMember(n, "resourceSubscriptions")
 	var uris []string
 	if !ok || !subsOK || subs != nil && json.Unmarshal(subs, &uris) != nil {
 		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
 	}
-	kept := slices.DeleteFunc(slices.Clone(uris), func(uri string) bool { return !g.resourceAllowed(uri) })
-	if len(kept) == len(uris) {
-		return params, nil
+	return uris, nil
+}
+
+// withListenURIs are a listen's params with kept, those of its
+// resourceSubscriptions that are kept, in their place; the params as
+// they are when every one is.
+func withListenURIs(params json.RawMessage, kept []string) json.RawMessage {
+	if uris, _ := listenURIs(params); len(kept) == len(uris) {
+		return params
 	}
 	var p, notes map[string]json.RawMessage
 	json.Unmarshal(params, &p)
-	json.Unmarshal(n, &notes)
+	json.Unmarshal(p["notifications"], &notes)
 	notes["resourceSubscriptions"] = mustJSON(kept)
 	p["notifications"] = mustJSON(notes)
-	return mustJSON(p), nil
+	return mustJSON(p)
 }
 
 // exactMember returns the member key of obj as written. ok is false when

@@ -36,8 +36,9 @@ type listener struct {
 
 	mu        sync.Mutex // guards the fields below
 	filter    listenFilter
-	upstream  string // in front of a modern server: the id of the listen passed on
-	listening bool   // acknowledged: notifications may go
+	asked     *listenFilter // in front of a modern server: what the listen asked for
+	upstream  string        // in front of a modern server: the id of the listen passed on
+	listening bool          // acknowledged: notifications may go
 }
 
 // listenFilter is a listen's notifications member.
@@ -70,6 +71,28 @@ func (l *listener) wants(method, uri string) bool {
 	return false
 }
 
+// wantsList reports whether the listener hears serve's own news that a
+// list changed (a pin approved): what its acknowledgement named, or in
+// front of a modern server what it asked for.
+func (l *listener) wantsList(method string) bool {
+	l.mu.Lock()
+	f := l.filter
+	if l.asked != nil {
+		f = *l.asked
+	}
+	listening := l.listening
+	l.mu.Unlock()
+	switch method {
+	case "notifications/tools/list_changed":
+		return listening && f.Tools
+	case "notifications/prompts/list_changed":
+		return listening && f.Prompts
+	case "notifications/resources/list_changed":
+		return listening && f.Resources
+	}
+	return false
+}
+
 // send hands the client a notification of its subscription, on the
 // listen's stream (behind as client.notify takes it).
 func (l *listener) send(behind *outstanding, method string, params json.RawMessage) {
@@ -98,12 +121,16 @@ func (c *client) listenModern(ctx context.Context, up *upstream, params json.Raw
 	if rerr != nil {
 		return nil, rerr
 	}
+	if params, rerr = up.pinListenParams(ctx, params); rerr != nil {
+		return nil, rerr
+	}
 	var p struct {
 		Notifications listenFilter `json:"notifications"`
 	}
 	json.Unmarshal(params, &p)
 	l := &listener{c: c, id: mcp.IncomingID(ctx)}
 	if up.conn.State().Modern {
+		l.asked = &p.Notifications
 		return up.listenThrough(ctx, l, params)
 	}
 	return up.listenHere(ctx, l, p.Notifications)

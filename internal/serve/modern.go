@@ -117,11 +117,14 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 	}
 	st := up.conn.State()
 	if method == "server/discover" && !st.Modern {
-		res := discovered(st)
+		res := up.pinInstructions(discovered(st))
 		mcp.AddResultMembers(ctx, modernMembers(method, res))
 		return res, nil
 	}
 	if rerr := c.srv.Guard.check(ctx, method, params, up.readOnly); rerr != nil {
+		return nil, rerr
+	}
+	if rerr := up.pinCheck(ctx, method, params); rerr != nil {
 		return nil, rerr
 	}
 	if rerr := c.checkParamHeaders(ctx, up, method, params); rerr != nil {
@@ -150,11 +153,16 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 	if st.Modern {
 		ctx = up.withParamHeaders(ctx, method, params)
 	}
+	mark := up.pinMark()
 	res, err := up.conn.Forward(ctx, method, fwd)
 	if err != nil {
 		return nil, rpcError(err)
 	}
-	return c.modernResult(ctx, method, params, up.taskResult(c, method, res), st.Modern), nil
+	res = up.pinFilter(method, up.taskResult(c, method, res), mark)
+	if method == "server/discover" {
+		res = up.pinInstructions(res)
+	}
+	return c.modernResult(ctx, method, params, res, st.Modern), nil
 }
 
 // modernResult is what a modern client gets of a result: through the

@@ -18,8 +18,10 @@ import (
 // clients of the initialize era and the listeners that asked for it; the
 // busy one is the one request in flight; with none, only to the log), so
 // that no client hears what the server said for another. What the guard
-// hides goes nowhere.
+// hides goes nowhere. What was seen of a list that changed is forgotten
+// (pinSeen).
 func (u *upstream) notify(method string, params json.RawMessage) {
+	u.pinned.changed(method)
 	a, uri := subscription.AudienceOf(method, params)
 	switch {
 	case a == subscription.Requester:

@@ -91,7 +91,11 @@ type Server struct {
 	// notification as it comes. It is called from each client's
 	// handlers, several at once, and holds up the answer while it runs.
 	Observe func(Exchange)
+	// Pin, when set, holds the server to a pin file: what moved since it
+	// was pinned is withheld from every client (pin.go).
+	Pin *Pin
 
+	pins   *pinGate     // Pin's, from Start
 	served atomic.Int64 // the clients served so far, which numbers each
 
 	mu     sync.Mutex // guards shared and err
@@ -130,6 +134,13 @@ func (s *Server) Start(ctx context.Context) error {
 		s.Secrets = redact.NewScrubber(nil)
 	}
 	s.bridges.init(s)
+	if s.Pin != nil {
+		g, err := newPinGate(s.Pin, s.Log)
+		if err != nil {
+			return err
+		}
+		s.pins = g
+	}
 	if s.Isolate {
 		return nil
 	}
@@ -180,7 +191,7 @@ func (s *Server) Start(ctx context.Context) error {
 // asked, and its end the server's.
 func (s *Server) begin(ctx context.Context, u *upstream) error {
 	if s.Record != nil {
-		if err := s.listSurface(ctx, u.conn); err != nil {
+		if err := s.listSurface(ctx, u); err != nil {
 			u.conn.Close()
 			return err
 		}
@@ -254,6 +265,9 @@ func (s *Server) Close() {
 		<-s.handshook
 	}
 	s.bridges.close()
+	if s.pins != nil {
+		s.pins.close()
+	}
 	s.mu.Lock()
 	u := s.shared
 	s.mu.Unlock()
@@ -286,15 +300,16 @@ type Recorder interface {
 
 // listSurface tells the recorder the server's initialize result, then
 // every page of each list the server declares a capability for, as the
-// guard lets clients see it: a recording holds nothing a client could not
-// have seen. The pages are
+// guard and the pin let clients see it: a recording holds nothing a
+// client could not have seen. The pages are
 // walked as mcp.Client.Walk walks them (a repeated cursor, or no end in
 // sight, fails the walk); an Upstream that cannot walk its lists (not a
 // session to a server) has no surface to record.
-func (s *Server) listSurface(ctx context.Context, up Upstream) error {
+func (s *Server) listSurface(ctx context.Context, u *upstream) error {
+	up := u.conn
 	// Who the server says it is (its serverInfo, instructions and
 	// capabilities), as its initialize (or server/discover) result has it.
-	s.Record.Note("initialize", nil, up.State().InitializeResult)
+	s.Record.Note("initialize", nil, u.pinInstructions(up.State().InitializeResult))
 	w, ok := up.(walker)
 	if !ok {
 		return nil
@@ -311,11 +326,12 @@ func (s *Server) listSurface(ctx context.Context, up Upstream) error {
 		}
 		params := json.RawMessage(`{}`)
 		var err error
+		mark := u.pinMark()
 		for p, perr := range w.Walk(ctx, l.method, lists[l.method].key) {
 			if err = perr; err != nil {
 				break
 			}
-			s.Record.Note(l.method, params, s.Guard.filter(l.method, p.Raw))
+			s.Record.Note(l.method, params, u.pinFilter(l.method, s.Guard.filter(l.method, p.Raw), mark))
 			params = mustJSON(map[string]string{"cursor": p.Next})
 		}
 		var ce *mcp.CallError
@@ -347,6 +363,9 @@ type upstream struct {
 	flights   map[*relayed]bool  // modern clients' requests in flight (bridged calls among them)
 	listeners map[*listener]bool // the subscriptions/listen open
 	holds     int                // clients and calls that use it
+
+	// pinned is what serve has seen of the server's lists, for the pin.
+	pinned pinSeen
 
 	// subs are the resources/subscribe the clients (*client) and the
 	// listeners of modern clients (*listener) share upstream.
@@ -405,6 +424,12 @@ func (s *Server) openWith(ctx context.Context, open func(context.Context, connec
 		return nil, err
 	}
 	u.conn = conn
+	if s.pins != nil {
+		if err := s.pins.admit(u); err != nil {
+			conn.Close()
+			return nil, err
+		}
+	}
 	return u, nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/listcache"
 	"github.com/mcpv/mcpv/internal/safedir"
+	"github.com/mcpv/mcpv/internal/safefile"
 )
 
 // MaxFileBytes bounds a state file: what a save would write beyond it is
@@ -94,23 +95,9 @@ func write(root, dir, path string, f file, dirBytes int64) error {
 	if err := safedir.MkdirAll(root, dir); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".server-*.tmp") // 0600, a name of its own
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = protect(name)
-	}
-	if err == nil {
-		err = os.Rename(name, path) // replaces a link or another's file at path, never writes through it
-	}
-	if err != nil {
-		os.Remove(name)
+	// A new file, the user's alone, renamed into place: it replaces a
+	// link or another's file at path, never writes through it.
+	if err := safefile.Replace(path, data); err != nil {
 		return err
 	}
 	prune(dir, path, dirBytes)

@@ -28,6 +28,3 @@ func private(f *os.File, fi os.FileInfo) error {
 	}
 	return nil
 }
-
-// protect makes a new file the owner's alone: CreateTemp's 0600 does.
-func protect(string) error { return nil }

@@ -37,6 +37,3 @@ func private(f *os.File, _ os.FileInfo) error {
 	}
 	return nil
 }
-
-// protect gives a new file a DACL that lets its owner alone in.
-func protect(path string) error { return winacl.Protect(path) }

@@ -1,0 +1,486 @@
+package serve
+
+// An upstream session's items held to the pin (pin.go): its pages
+// filtered, each request for an item checked against the item's
+// definition as the server lists it, and what serve has seen of its
+// lists kept until it says they changed.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/pin"
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/subscription"
+	"github.com/mcpv/mcpv/internal/uritemplate"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// Bounds of serve's own walks of a list for the pin, and of what it
+// keeps of an upstream session's lists.
+const (
+	maxPinPages  = 1000
+	maxSeenBytes = 32 << 20
+	pinWalkWait  = 30 * time.Second
+)
+
+// pinKinds are the kinds of item of each list method; listOf, changeOf
+// and capabilityOf are each kind's list, the notification that it
+// changed and the capability that declares it.
+var (
+	pinKinds     = map[string]pin.Kind{"tools/list": pin.Tool, "prompts/list": pin.Prompt, "resources/list": pin.Resource, "resources/templates/list": pin.Template}
+	listOf       = map[pin.Kind]string{pin.Tool: "tools/list", pin.Prompt: "prompts/list", pin.Resource: "resources/list", pin.Template: "resources/templates/list"}
+	capabilityOf = map[pin.Kind]string{pin.Tool: "tools", pin.Prompt: "prompts", pin.Resource: "resources", pin.Template: "resources"}
+	changeOf     = map[pin.Kind]string{pin.Tool: "notifications/tools/list_changed", pin.Prompt: "notifications/prompts/list_changed",
+		pin.Resource: "notifications/resources/list_changed", pin.Template: "notifications/resources/list_changed"}
+)
+
+// keeps reports whether u's lists are kept: not those of a server of the
+// 2026-07-28 era, whose changes reach serve only on a client's listen.
+func (u *upstream) keeps() bool { return !u.conn.State().Modern }
+
+// pinMark is the generation of u's lists, taken before a list is asked
+// for.
+func (u *upstream) pinMark() uint64 {
+	if u.srv.pins == nil {
+		return 0
+	}
+	return u.pinned.mark()
+}
+
+// pinFilter removes from a page of a list (asked for at mark) what moved
+// since it was pinned; any other result comes back as it is. An item
+// that holds its key twice, or in another case, is left out, as the
+// guard leaves it out.
+func (u *upstream) pinFilter(method string, res json.RawMessage, mark uint64) json.RawMessage {
+	g := u.srv.pins
+	kind, ok := pinKinds[method]
+	if g == nil || !ok {
+		return res
+	}
+	entry := g.current()
+	keep := u.keeps()
+	l := lists[method]
+	onPage := map[string]bool{}
+	return mcp.FilterPage(res, l.key, func(item json.RawMessage) bool {
+		key, ok := exactString(item, l.field)
+		if !ok || entry == nil {
+			return false
+		}
+		_, def, err := pin.Pinned(kind, item)
+		if err != nil {
+			return false
+		}
+		if keep && !onPage[key] { // a key twice on a page: the first, as a pin records it
+			onPage[key] = true
+			u.pinned.note(kind, key, def, mark)
+		}
+		if m := entry.Check(kind, key, def); m != nil {
+			g.say(*m)
+			return false
+		}
+		return true
+	})
+}
+
+// pinChecked reports whether pinCheck looks into a request of method.
+func pinChecked(method string) bool {
+	switch method {
+	case "tools/call", "prompts/get", "resources/read", "resources/subscribe", "completion/complete":
+		return true
+	}
+	return false
+}
+
+// pinCheck refuses a request for an item that moved since it was pinned:
+// a tool's call, a prompt's get, a resource's read or subscription, a
+// completion of a prompt's or a template's argument. Its params are read
+// as the guard reads them: a key twice, or in another case, is refused.
+func (u *upstream) pinCheck(ctx context.Context, method string, params json.RawMessage) *mcp.RPCError {
+	if u.srv.pins == nil || !pinChecked(method) {
+		return nil
+	}
+	p, rerr := readTarget(params)
+	if rerr != nil {
+		return rerr
+	}
+	switch method {
+	case "tools/call":
+		return u.pinItem(ctx, pin.Tool, p.Name)
+	case "prompts/get":
+		return u.pinItem(ctx, pin.Prompt, p.Name)
+	case "resources/read", "resources/subscribe":
+		return u.pinResource(ctx, p.URI)
+	}
+	switch p.RefType {
+	case "ref/prompt":
+		return u.pinItem(ctx, pin.Prompt, p.RefName)
+	case "ref/resource":
+		res, tmpl, err := u.resourceLists(ctx)
+		if err != nil {
+			return u.srv.pins.unlisted(pin.Template, p.RefURI, err)
+		}
+		if def, ok := tmpl.defs[p.RefURI]; ok {
+			return u.held(pin.Template, p.RefURI, pin.Template, p.RefURI, def)
+		}
+		return u.heldResource(p.RefURI, res, tmpl)
+	}
+	return nil
+}
+
+// pinItem checks a tool or a prompt: as listed last, else as the server
+// lists it now (a tool as Upstream.Tool finds it, a prompt after a walk
+// of the prompts).
+func (u *upstream) pinItem(ctx context.Context, kind pin.Kind, key string) *mcp.RPCError {
+	if def, ok := u.pinned.listed(kind, key); ok {
+		return u.held(kind, key, kind, key, def)
+	}
+	if kind == pin.Tool {
+		var def json.RawMessage
+		if raw, ok := u.conn.Tool(ctx, key); ok {
+			def = raw
+			if _, d, err := pin.Pinned(kind, raw); err == nil {
+				def = d
+			}
+		}
+		return u.held(kind, key, kind, key, def)
+	}
+	l := u.pinned.whole(kind)
+	if l == nil {
+		var err error
+		if l, err = u.walkKind(ctx, kind); err != nil {
+			return u.srv.pins.unlisted(kind, key, err)
+		}
+	}
+	return u.held(kind, key, kind, key, l.defs[key])
+}
+
+// pinResource checks the resource at uri: the resource listed at uri,
+// else the first template listed that uri is an expansion of, must be as
+// pinned; a uri that is neither is not pinned.
+func (u *upstream) pinResource(ctx context.Context, uri string) *mcp.RPCError {
+	if def, ok := u.pinned.listed(pin.Resource, uri); ok {
+		return u.held(pin.Resource, uri, pin.Resource, uri, def)
+	}
+	res, tmpl, err := u.resourceLists(ctx)
+	if err != nil {
+		return u.srv.pins.unlisted(pin.Resource, uri, err)
+	}
+	return u.heldResource(uri, res, tmpl)
+}
+
+// resourceLists are the resources and the templates the server lists,
+// each walked whole: kept, else walked now.
+func (u *upstream) resourceLists(ctx context.Context) (res, tmpl *seenList, err error) {
+	if res = u.pinned.whole(pin.Resource); res == nil {
+		if res, err = u.walkKind(ctx, pin.Resource); err != nil {
+			return nil, nil, err
+		}
+	}
+	if tmpl = u.pinned.whole(pin.Template); tmpl == nil {
+		if tmpl, err = u.walkKind(ctx, pin.Template); err != nil {
+			return nil, nil, err
+		}
+	}
+	return res, tmpl, nil
+}
+
+// heldResource is pinResource with the lists at hand.
+func (u *upstream) heldResource(uri string, res, tmpl *seenList) *mcp.RPCError {
+	if def, ok := res.defs[uri]; ok {
+		return u.held(pin.Resource, uri, pin.Resource, uri, def)
+	}
+	for i, t := range tmpl.parsed {
+		if t == nil {
+			continue
+		}
+		if _, ok := t.Match(uri); ok {
+			key := tmpl.order[i]
+			return u.held(pin.Resource, uri, pin.Template, key, tmpl.defs[key])
+		}
+	}
+	return u.held(pin.Resource, uri, pin.Resource, uri, nil)
+}
+
+// held refuses what a client asked for (the item of askedKind called
+// asked) when the item it is (the item of kind called key, listed as def,
+// nil when it is not) moved since it was pinned; the move is said once.
+func (u *upstream) held(askedKind pin.Kind, asked string, kind pin.Kind, key string, def json.RawMessage) *mcp.RPCError {
+	g := u.srv.pins
+	entry := g.current()
+	if entry == nil {
+		return &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf("%s %q is not available here: %s pins no entry for this server", askedKind, clipKey(asked), safetext.Line(g.cfg.Label))}
+	}
+	m := entry.Check(kind, key, def)
+	if m == nil {
+		return nil
+	}
+	if m.How != pin.New || m.Live != nil {
+		g.say(*m) // not what a client made up: the server lists it, or the pin has it
+	}
+	return g.refusal(askedKind, asked, m)
+}
+
+// refusal is the error a client gets for what moved: the same code as
+// the guard's.
+func (g *pinGate) refusal(kind pin.Kind, key string, m *pin.Move) *mcp.RPCError {
+	file := safetext.Line(g.cfg.Label)
+	subject := "it"
+	if m.Kind != string(kind) || m.Key != key {
+		subject = fmt.Sprintf("%s %q", m.Kind, clipKey(m.Key))
+	}
+	var why string
+	switch {
+	case m.How == pin.New && m.Live == nil:
+		why = fmt.Sprintf("%s is not pinned in %s", subject, file)
+	case m.How == pin.Removed:
+		why = fmt.Sprintf("%s moved since it was pinned in %s: the server no longer lists it", subject, file)
+	case m.How == pin.New:
+		why = fmt.Sprintf("%s moved since it was pinned in %s: it is not pinned; withheld until approved", subject, file)
+	default:
+		why = fmt.Sprintf("%s moved since it was pinned in %s; withheld until approved", subject, file)
+	}
+	return &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf("%s %q is not available here: %s", kind, clipKey(key), why)}
+}
+
+// unlisted is the error a client gets for an item that could not be held
+// to the pin: the server's list could not be walked.
+func (g *pinGate) unlisted(kind pin.Kind, key string, err error) *mcp.RPCError {
+	return &mcp.RPCError{Code: mcp.CodeInternalError, Message: fmt.Sprintf("%s %q is not available here: the server's %s could not be listed to hold it to the pin in %s: %s",
+		kind, clipKey(key), listOf[kind], safetext.Line(g.cfg.Label), safetext.Clip(safetext.Line(err.Error()), 300))}
+}
+
+// clipKey bounds a name or URI quoted in a message.
+func clipKey(key string) string { return safetext.Clip(key, 200) }
+
+// walkKind walks the server's list of kind whole, bounded, and keeps it
+// (when u's lists are kept). A list the server does not have (method not
+// found) is empty.
+func (u *upstream) walkKind(ctx context.Context, kind pin.Kind) (*seenList, error) {
+	ctx, cancel := context.WithTimeout(ctx, pinWalkWait)
+	defer cancel()
+	method := listOf[kind]
+	l := lists[method]
+	mark := u.pinned.mark()
+	list := &seenList{defs: map[string]json.RawMessage{}}
+	err := u.walkPages(ctx, method, l.key, func(items []json.RawMessage) error {
+		for _, raw := range items {
+			key, ok := exactString(raw, l.field)
+			if !ok || key == "" {
+				continue
+			}
+			_, def, err := pin.Pinned(kind, raw)
+			if _, dup := list.defs[key]; err != nil || dup {
+				continue
+			}
+			if list.bytes += len(key) + len(def); list.bytes > maxSeenBytes {
+				return fmt.Errorf("%s holds more than %d MiB", method, maxSeenBytes>>20)
+			}
+			list.defs[key] = def
+			list.order = append(list.order, key)
+			if kind == pin.Template {
+				t, _ := uritemplate.Parse(key)
+				list.parsed = append(list.parsed, t)
+			}
+		}
+		return nil
+	})
+	var ce *mcp.CallError
+	var re *mcp.RPCError
+	if errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound || errors.As(err, &re) && re.Code == mcp.CodeMethodNotFound {
+		list, err = &seenList{defs: map[string]json.RawMessage{}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	list.complete = true
+	if u.keeps() {
+		u.pinned.keep(kind, list, mark)
+	}
+	return list, nil
+}
+
+// walkPages hands each page's items of a list to fn, to the end of the
+// list or maxPinPages: as mcp.Client.Walk walks them, or, for an
+// Upstream that cannot walk, page by page through Forward, stopping at a
+// cursor sent twice.
+func (u *upstream) walkPages(ctx context.Context, method, key string, fn func([]json.RawMessage) error) error {
+	if w, ok := u.conn.(walker); ok {
+		n := 0
+		for p, err := range w.Walk(ctx, method, key) {
+			if err != nil {
+				return err
+			}
+			if n++; n > maxPinPages {
+				return fmt.Errorf("%s: still not at the end after %d pages", method, maxPinPages)
+			}
+			if err := fn(p.Items); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	cursors := map[string]bool{}
+	params := json.RawMessage(`{}`)
+	for n := 1; ; n++ {
+		res, err := u.conn.Forward(ctx, method, params)
+		if err != nil {
+			return err
+		}
+		var items []json.RawMessage
+		rawjson.ForEachElement(rawjson.Member(res, key), func(_ int, el []byte) { items = append(items, el) })
+		if err := fn(items); err != nil {
+			return err
+		}
+		next, _ := rawjson.String(rawjson.Member(res, "nextCursor"))
+		switch {
+		case next == "":
+			return nil
+		case cursors[next] || n >= maxPinPages:
+			return fmt.Errorf("%s: the list does not end", method)
+		}
+		cursors[next] = true
+		params = mustJSON(map[string]string{"cursor": next})
+	}
+}
+
+// pinInstructions is an initialize (or server/discover) result without
+// its instructions when they moved since they were pinned (said once).
+func (u *upstream) pinInstructions(res json.RawMessage) json.RawMessage {
+	g := u.srv.pins
+	if g == nil {
+		return res
+	}
+	raw, ok := exactMember(res, "instructions")
+	var live *string
+	if raw != nil && string(raw) != "null" {
+		var s string
+		ok = ok && json.Unmarshal(raw, &s) == nil
+		live = &s
+	}
+	entry := g.current()
+	if ok && entry != nil {
+		m := entry.CheckInstructions(live)
+		if m == nil {
+			return res
+		}
+		g.say(*m)
+	}
+	return withoutMember(res, "instructions")
+}
+
+// withoutMember is the JSON object obj without its members called key,
+// in any case.
+func withoutMember(obj json.RawMessage, key string) json.RawMessage {
+	out := []byte{'{'}
+	found := false
+	rawjson.ForEachValidRawMember(obj, func(k string, rawKey, v []byte) error {
+		if strings.EqualFold(k, key) {
+			found = true
+			return nil
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, rawKey...), ':'), v...)
+		return nil
+	})
+	if !found {
+		return obj
+	}
+	return append(out, '}')
+}
+
+// relist walks u's lists again after the pin changed from old to now,
+// and tells u's clients of each list whose items they may see changed;
+// the moves it finds are said.
+func (u *upstream) relist(ctx context.Context, old, now *pin.Server) {
+	g := u.srv.pins
+	var init struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+	}
+	json.Unmarshal(u.conn.State().InitializeResult, &init)
+	told := map[string]bool{}
+	for _, kind := range pin.Kinds {
+		if sameKind(old, now, kind) || init.Capabilities[capabilityOf[kind]] == nil {
+			continue
+		}
+		changed := true // a list that cannot be walked may have
+		if l, err := u.walkKind(ctx, kind); err == nil {
+			changed = false
+			for _, key := range l.order {
+				def := l.defs[key]
+				if !u.srv.Guard.allows(kind, key, def) {
+					continue // hidden whatever the pin says
+				}
+				m := now.Check(kind, key, def)
+				if m != nil {
+					g.say(*m)
+				}
+				changed = changed || (old.Check(kind, key, def) == nil) != (m == nil)
+			}
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if note := changeOf[kind]; changed && !told[note] {
+			told[note] = true
+			u.tellListChanged(note)
+		}
+	}
+}
+
+// allows reports whether the guard lets clients see the item of kind
+// called key, defined as def (the members a pin holds).
+func (g Guards) allows(kind pin.Kind, key string, def json.RawMessage) bool {
+	switch kind {
+	case pin.Tool:
+		return g.toolAllowed(key) && (!g.readOnly() || toolReadOnly(def))
+	case pin.Prompt:
+		return g.promptAllowed(key)
+	}
+	return g.resourceAllowed(key)
+}
+
+// tellListChanged tells u's clients that a list changed, as the server's
+// own list_changed goes: to the clients of the initialize era, and the
+// listens that asked for it.
+func (u *upstream) tellListChanged(method string) {
+	to, _ := u.recipients(subscription.Everyone, "")
+	for _, r := range to {
+		r.tell(context.Background(), nil, method, nil)
+	}
+	u.mu.Lock()
+	ls := slices.Collect(maps.Keys(u.listeners))
+	u.mu.Unlock()
+	for _, l := range ls {
+		if l.wantsList(method) {
+			l.send(nil, method, nil)
+		}
+	}
+}
+
+// pinListenParams are a subscriptions/listen's params without the
+// resources the pin withholds, as resources/subscribe would be refused
+// them (see Guards.listenParams).
+func (u *upstream) pinListenParams(ctx context.Context, params json.RawMessage) (json.RawMessage, *mcp.RPCError) {
+	if u.srv.pins == nil {
+		return params, nil
+	}
+	uris, rerr := listenURIs(params)
+	if rerr != nil || len(uris) == 0 {
+		return params, rerr
+	}
+	res, tmpl, err := u.resourceLists(ctx)
+	if err != nil {
+		return nil, u.srv.pins.unlisted(pin.Resource, uris[0], err)
+	}
+	return withListenURIs(params, slices.DeleteFunc(slices.Clone(uris), func(uri string) bool { return u.heldResource(uri, res, tmpl) != nil })), nil
+}

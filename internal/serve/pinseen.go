@@ -1,0 +1,152 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/mcpv/mcpv/internal/pin"
+	"github.com/mcpv/mcpv/internal/uritemplate"
+)
+
+// pinSeen is what serve has seen of an upstream session's lists: each
+// item by its key, with the members a pin holds, as last listed. A list
+// walked whole is complete: what it does not hold, the server does not
+// list. The server's list_changed forgets its list; a page or a walk
+// asked for before it is not kept.
+type pinSeen struct {
+	mu    sync.Mutex // guards the fields below
+	gen   uint64     // moved by every list_changed
+	lists map[pin.Kind]*seenList
+	bytes int // of every list
+}
+
+// seenList is one list as seen. A complete one is never changed once
+// kept (a new one takes its place), so that it may be read without the
+// lock.
+type seenList struct {
+	defs     map[string]json.RawMessage
+	order    []string                // the keys in the order listed
+	parsed   []*uritemplate.Template // a template list's templates, in order (nil where one cannot be read)
+	complete bool
+	bytes    int
+}
+
+func (l *seenList) clone() *seenList {
+	c := *l
+	c.defs, c.order, c.parsed = maps.Clone(l.defs), slices.Clone(l.order), slices.Clone(l.parsed)
+	return &c
+}
+
+// mark is the generation of the lists, taken before a page or a walk is
+// asked for.
+func (s *pinSeen) mark() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gen
+}
+
+// note keeps one item of a page a client listed (asked for at mark).
+func (s *pinSeen) note(kind pin.Kind, key string, def json.RawMessage, mark uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gen != mark {
+		return
+	}
+	l := s.lists[kind]
+	if l == nil {
+		l = &seenList{defs: map[string]json.RawMessage{}}
+		if s.lists == nil {
+			s.lists = map[pin.Kind]*seenList{}
+		}
+		s.lists[kind] = l
+	}
+	old, had := l.defs[key]
+	if had && bytes.Equal(old, def) || s.bytes+len(key)+len(def) > maxSeenBytes {
+		return
+	}
+	if l.complete {
+		// The server changed it without a word: the list kept is read
+		// without the lock, so a new one takes its place.
+		l = l.clone()
+		s.lists[kind] = l
+	}
+	grow := len(def) - len(old)
+	if !had {
+		grow += len(key)
+		l.order = append(l.order, key)
+		if kind == pin.Template {
+			t, _ := uritemplate.Parse(key)
+			l.parsed = append(l.parsed, t)
+		}
+	}
+	l.defs[key] = def
+	l.bytes += grow
+	s.bytes += grow
+}
+
+// keep keeps a list walked whole (from mark), in place of what was kept.
+func (s *pinSeen) keep(kind pin.Kind, l *seenList, mark uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := 0
+	if o := s.lists[kind]; o != nil {
+		old = o.bytes
+	}
+	if s.gen != mark || s.bytes-old+l.bytes > maxSeenBytes {
+		return
+	}
+	if s.lists == nil {
+		s.lists = map[pin.Kind]*seenList{}
+	}
+	s.lists[kind] = l
+	s.bytes += l.bytes - old
+}
+
+// listed is the definition of the item of kind called key, as last
+// listed, when it was.
+func (s *pinSeen) listed(kind pin.Kind, key string) (json.RawMessage, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l := s.lists[kind]; l != nil {
+		def, ok := l.defs[key]
+		return def, ok
+	}
+	return nil, false
+}
+
+// whole is the list of kind walked whole, if one is kept.
+func (s *pinSeen) whole(kind pin.Kind) *seenList {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l := s.lists[kind]; l != nil && l.complete {
+		return l
+	}
+	return nil
+}
+
+// changed forgets the lists a list_changed of the server is about.
+func (s *pinSeen) changed(method string) {
+	var kinds []pin.Kind
+	switch method {
+	case "notifications/tools/list_changed":
+		kinds = []pin.Kind{pin.Tool}
+	case "notifications/prompts/list_changed":
+		kinds = []pin.Kind{pin.Prompt}
+	case "notifications/resources/list_changed":
+		kinds = []pin.Kind{pin.Resource, pin.Template}
+	default:
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gen++
+	for _, k := range kinds {
+		if l := s.lists[k]; l != nil {
+			s.bytes -= l.bytes
+			delete(s.lists, k)
+		}
+	}
+}
