@@ -15,6 +15,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/apps"
@@ -273,8 +274,14 @@ func (h *Host) serveRPC(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case m.Method == "host/torn-down":
 		h.Event(m.Method, m.Params)
+		// Answered in full before Run is told: Run closes the server,
+		// which would cut this answer off.
+		const done = `{"result":{}}` + "\n"
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(done)))
+		io.WriteString(w, done)
+		http.NewResponseController(w).Flush()
 		h.tornDownOnce.Do(func() { close(h.tornDown) })
-		reply(map[string]any{"result": map[string]any{}})
 	case m.Method == "ui/notifications/request-teardown":
 		h.Event(m.Method, m.Params)
 		select {
