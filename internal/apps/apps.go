@@ -23,11 +23,9 @@ import (
 )
 
 // Spec is the revision of the extension mcpv follows, as ui/initialize's
-// protocolVersion names it.
+// protocolVersion names it. The requirements quoted come from
+// https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx.
 const Spec = "2026-01-26"
-
-// specURL is where the requirements quoted come from.
-const specURL = "https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx"
 
 // The visibilities of an app's tool: to the model, to the app.
 const (
