@@ -10,9 +10,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/internal/apphost"
 	"github.com/mcpv/mcpv/internal/apps"
+	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/suggest"
@@ -323,7 +323,7 @@ func confirm(s *session) func(ctx context.Context, question string) (bool, error
 
 // events prints the lines of --open, one JSON value a line, as watch does.
 type events struct {
-	mu  sync.Mutex // one line at a time
+	mu  sync.Mutex // guards out and err: one line at a time
 	out *console
 	err error // the first failure to print (a closed stdout)
 }

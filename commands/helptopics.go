@@ -7,12 +7,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/internal/columns"
+	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/manpage"
 	"github.com/mcpv/mcpv/internal/testfile"
-	"github.com/mcpv/mcpv/trust"
+	"github.com/mcpv/mcpv/internal/trust"
 )
 
 // helpTopics are what 'mcpv help TOPIC' explains besides the commands, as

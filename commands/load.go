@@ -20,11 +20,11 @@ import (
 	"github.com/mcpv/mcpv/internal/loaddata"
 	"github.com/mcpv/mcpv/internal/loadreport"
 	"github.com/mcpv/mcpv/internal/loadscenario"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/output"
-	"github.com/mcpv/mcpv/redact"
 )
 
 type loadCmd struct {
@@ -77,7 +77,7 @@ Instead of one operation, --mix FILE runs a weighted mix: YAML or JSON, operatio
 
 By default the loop is closed: each session starts its next iteration when the last ends. At a fixed rate (--rate N, an open model), N iterations start a second whatever the server does, and latency counts from when each was meant to start, so a server that stalls shows in every iteration it held up (coordinated omission corrected); an iteration no session was free to start counts as late, and one never started before the end as an error.
 
-A stage (--stage DURATION:N, or DURATION:N/s at a rate; repeatable) moves in a straight line to N sessions at once, or N iterations a second, over DURATION: --stage 30s:16 --stage 1m:16 --stage 10s:0. With stages, -c is the most sessions at once. Sessions are held open unless --new-session, which opens a new session for every iteration (start or connect, initialize or discover, the operation, the close); --shared runs every iteration on one session (one stdio server process, one HTTP session) shared by the N at once. --grace (default 5s) is how long the operations in flight when the run's time is over may still take; those cut then count as unfinished errors.
+A stage (--stage DURATION:N, or DURATION:N/s at a rate; repeatable) moves in a straight line to N sessions at once, or N iterations a second, over DURATION: --stage 30s:16 --stage 1m:16 --stage 10s:0. With stages, -c is the most sessions at once. Sessions are held open unless --new-session, which opens a new session for every iteration (start or connect, initialize or discover, the operation, the close); --shared runs every iteration on one session (one stdio server process, one HTTP session) shared by the N at once. --grace (default 5s) is how long the operations in flight when the run's time is over may still take; those cut then count as unfinished errors. A session that fails to open counts its iteration as a setup error and is tried again after a pause, 10 ms doubling to 1 s while the failures go on.
 
 A threshold (--threshold EXPR; repeatable, or separated by commas; an empty one is a mistake) is a figure, a comparison and a bound: p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100; with --baseline, a change from it: p99<+10%, rate>-5%.
 

@@ -3,7 +3,7 @@ package commands
 import (
 	"errors"
 
-	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/serverlist"
 	"github.com/mcpv/mcpv/output"

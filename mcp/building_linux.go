@@ -5,17 +5,20 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 )
 
 // toolchain are the processes of a build as the go command runs them:
 // itself, its tools, a C toolchain for cgo, version control for a module,
 // and a shell a command line may put around go.
-var toolchain = map[string]bool{
-	"go": true, "compile": true, "link": true, "asm": true, "cgo": true, "vet": true, "buildid": true, "pack": true,
-	"gcc": true, "cc": true, "cc1": true, "clang": true, "as": true, "ld": true, "collect2": true,
-	"git": true, "git-remote-http": true, "git-remote-https": true, "hg": true,
-	"sh": true, "bash": true, "dash": true,
-}
+var toolchain = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"go": true, "compile": true, "link": true, "asm": true, "cgo": true, "vet": true, "buildid": true, "pack": true,
+		"gcc": true, "cc": true, "cc1": true, "clang": true, "as": true, "ld": true, "collect2": true,
+		"git": true, "git-remote-http": true, "git-remote-https": true, "hg": true,
+		"sh": true, "bash": true, "dash": true,
+	}
+})
 
 // building reports whether the process group pgid is the Go toolchain
 // building a program it has yet to run (go run, before the program
@@ -43,7 +46,7 @@ func building(pgid int) bool {
 			continue
 		}
 		comm := string(b[open+1 : close])
-		if !toolchain[comm] {
+		if !toolchain()[comm] {
 			return false // the program runs: built
 		}
 		found = found || comm == "go"

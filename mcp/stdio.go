@@ -134,7 +134,7 @@ type CommandTransport struct {
 	readDone chan struct{} // closed when Read has met the end of stdout
 	readEnd  sync.Once     // closes readDone
 	tail     *tailBuffer
-	closeMu  sync.Mutex // serialises Close
+	closeMu  sync.Mutex // guards Close: one at a time
 	isClosed bool
 	// inputClosed is set once Close has closed the server's stdin; asked
 	// is closed (once, by the reader) when the server sends a request

@@ -20,7 +20,7 @@ func NewLogger(w io.Writer) *slog.Logger {
 
 type lineHandler struct {
 	w     io.Writer
-	mu    *sync.Mutex // serialises writes to w; shared by derived handlers
+	mu    *sync.Mutex // guards w's writes; shared by derived handlers
 	attrs []slog.Attr
 }
 

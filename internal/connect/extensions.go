@@ -1,8 +1,8 @@
 package connect
 
 import (
-	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/mcp"
 )
 

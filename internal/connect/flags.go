@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/duration"
+	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/oauth"
 )
 
 // The flags that shape a session, as the user gave them. commands embeds

@@ -6,7 +6,7 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/mcpv/mcpv/elicit"
+	"github.com/mcpv/mcpv/internal/elicit"
 	"github.com/mcpv/mcpv/mcp"
 )
 

@@ -14,8 +14,8 @@ import (
 	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/trust"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/trust"
 )
 
 // A kept session is an HTTP session that call --detach left open, so that

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/config"
+	"github.com/mcpv/mcpv/internal/oauth"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/oauth"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // Settings is everything that shapes one session: the server, how to reach

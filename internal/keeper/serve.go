@@ -39,7 +39,7 @@ type Keeper struct {
 
 	ln *Listener
 
-	mu      sync.Mutex
+	mu      sync.Mutex // guards secrets and conns
 	secrets []string
 	conns   map[*conn]bool
 

@@ -10,11 +10,32 @@ import (
 // whether the stages want it busy.
 const idlePoll = 20 * time.Millisecond
 
+// A session that fails to open is tried again after a pause that starts
+// at setupPause and doubles with each failure in a row, up to
+// setupPauseMax: a server that is down is not started or dialled again
+// at full speed by every session, and one that comes back is found
+// within a second. An iteration is not lost to the pause: it is the one
+// that failed, counted once.
+const (
+	setupPause    = 10 * time.Millisecond
+	setupPauseMax = time.Second
+)
+
+// nextPause is the pause after a set-up failure that followed one of
+// prev (0: the first failure in a row).
+func nextPause(prev time.Duration) time.Duration {
+	if prev == 0 {
+		return setupPause
+	}
+	return min(2*prev, setupPauseMax)
+}
+
 // worker is session i of the run: it runs iterations until the plan ends,
 // the run is cut or interrupted. A session held open is opened at its
 // first iteration and again after one that ended under it.
 func (r *run) worker(i int) {
 	var s *Session
+	var pause time.Duration // after the set-up failures in a row; 0 after a session opened
 	defer func() {
 		if s != nil {
 			r.closeSession(s)
@@ -36,14 +57,19 @@ func (r *run) worker(i int) {
 		}
 		if s == nil && r.shared == nil {
 			if s = r.first.Swap(nil); s == nil {
+				if pause > 0 && !r.sleep(pause) {
+					return
+				}
 				t := time.Now()
 				if s, err = r.cfg.Open(r.ctx); err != nil {
 					if r.cfg.Steps != nil {
 						op = -1 // no step's
 					}
 					r.failed(op, "setup", err, late)
+					pause = nextPause(pause)
 					continue
 				}
+				pause = 0
 				r.rec.session(false, time.Since(t))
 			}
 		}

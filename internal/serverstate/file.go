@@ -76,7 +76,7 @@ func openPrivate(path string) (*os.File, error) {
 		err = fmt.Errorf("%s is not a regular file", path)
 	}
 	if err == nil {
-		err = private(f, fi)
+		err = judgePrivate(f, fi)
 	}
 	if err != nil {
 		f.Close()
@@ -164,4 +164,14 @@ func prune(dir, keep string, max int64) {
 			total -= f.size
 		}
 	}
+}
+
+// judgePrivate refuses a file that is not the user's, or that others may
+// read (its mode on Unix, its access list on Windows).
+func judgePrivate(f *os.File, fi os.FileInfo) error {
+	why, _, err := safefile.Judge(f.Name(), f, fi, safefile.Mine|safefile.Unread)
+	if err == nil && why != "" {
+		err = fmt.Errorf("%s %s", f.Name(), why)
+	}
+	return err
 }

@@ -180,7 +180,7 @@ func (s *HTTPServer) Die() { s.ln.kill() }
 // accepted just before would live on (and answer a request after Die).
 type connsListener struct {
 	net.Listener
-	mu    sync.Mutex
+	mu    sync.Mutex // guards conns and dead
 	conns []net.Conn
 	dead  bool
 }

@@ -23,7 +23,7 @@ import (
 // specSessions are the spec server's conversations over HTTP: one per
 // session in the initialize era, one for every request in the modern era.
 type specSessions struct {
-	mu     sync.Mutex
+	mu     sync.Mutex            // guards states and modern
 	states map[string]*specState // by session id
 	modern *specState            // the modern era's, shared: it has no sessions
 }

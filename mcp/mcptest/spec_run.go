@@ -108,7 +108,7 @@ const (
 // specState is what a spec server keeps of one client: a stdio process's
 // whole life, an HTTP session's.
 type specState struct {
-	mu       sync.Mutex
+	mu       sync.Mutex               // guards the fields below
 	version  string                   // negotiated in the initialize era
 	running  map[string]chan struct{} // slow calls, by id; closed to cancel
 	requests int                      // requests answered so far

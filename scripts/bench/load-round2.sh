@@ -27,7 +27,7 @@ die() {
 . scripts/lib/http-server.sh
 tmp=$(mktemp -d)
 trap 'http_server_stop; rm -rf "$tmp"' EXIT
-go build -o "$tmp/mcpv" .
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/mcpv" . # as mcpv's releases are built
 (cd scripts/bench/everything-http && go build -o "$tmp/everything" .)
 http_server "$tmp" "$tmp/everything" || die "no server"
 url=$server_url/

@@ -104,9 +104,9 @@ func readRecord(path string) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	if others, err := readableByOthers(f, fi); err != nil {
+	if why, _, err := safefile.Judge(path, f, fi, safefile.Unread); err != nil {
 		return nil, err
-	} else if others {
+	} else if why != "" {
 		return nil, &PermissionError{Path: path, Mode: fi.Mode()}
 	}
 	var r Record

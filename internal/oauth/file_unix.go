@@ -26,12 +26,6 @@ func tryLock(f *os.File) (bool, error) {
 
 func unlock(f *os.File) { syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
 
-// readableByOthers reports whether users other than the owner may read the
-// open token file: its mode bits.
-func readableByOthers(_ *os.File, fi os.FileInfo) (bool, error) {
-	return fi.Mode().Perm()&0o077 != 0, nil
-}
-
 // looseWhy and looseFix word a PermissionError.
 func looseWhy(mode os.FileMode) string { return fmt.Sprintf("mode %04o", mode.Perm()) }
 func looseFix(string) string           { return "chmod 600" }

@@ -1,6 +1,7 @@
-// Package trust remembers which project config files the user has approved,
-// by the SHA-256 of their content, the way direnv remembers allowed .envrc
-// files: a file that changes must be trusted again before its servers run.
+// Package trust remembers which files the user has approved, by the
+// SHA-256 of their content, the way direnv remembers allowed .envrc files:
+// a project config file, or a test file mcpv test finds by itself, that
+// changes must be trusted again before its servers run (file.go).
 package trust
 
 import (

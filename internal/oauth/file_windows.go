@@ -5,8 +5,6 @@ import (
 	"os"
 
 	"golang.org/x/sys/windows"
-
-	"github.com/mcpv/mcpv/internal/winacl"
 )
 
 // openNoFollow opens path, refusing a symbolic link (a reparse point).
@@ -30,17 +28,6 @@ func tryLock(f *os.File) (bool, error) {
 func unlock(f *os.File) {
 	var ol windows.Overlapped
 	windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, &ol)
-}
-
-// readableByOthers reports whether the token file's DACL lets anyone but
-// its owner, SYSTEM and the Administrators read it. Windows reports every
-// writable file as mode 0666, so the mode says nothing.
-func readableByOthers(f *os.File, _ os.FileInfo) (bool, error) {
-	owner, aces, noDACL, err := winacl.OfHandle(windows.Handle(f.Fd()))
-	if err != nil {
-		return false, err
-	}
-	return winacl.OthersMayRead(owner, aces, noDACL), nil
 }
 
 // looseWhy and looseFix word a PermissionError: the access list decides

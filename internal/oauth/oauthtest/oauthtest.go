@@ -77,7 +77,7 @@ type Server struct {
 	// token taken).
 	Broken string
 
-	mu      sync.Mutex
+	mu      sync.Mutex        // guards the fields below
 	tokens  map[string]string // access token → scope
 	refresh map[string]string // refresh token → scope
 	codes   map[string]grant

@@ -33,7 +33,7 @@ type lineTerminal struct {
 	r    *bufio.Reader
 	turn chan struct{} // a 1-slot semaphore: holding it is asking
 
-	mu      sync.Mutex
+	mu      sync.Mutex      // guards pending
 	pending chan lineResult // the read in flight, if any
 }
 

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
@@ -360,22 +361,24 @@ func safeByte(r rune) bool {
 
 // preferred are the extensions chosen for common types, whatever the system's
 // MIME tables say (they differ between machines and may lack audio types).
-var preferred = map[string]string{
-	"image/png":        ".png",
-	"image/jpeg":       ".jpg",
-	"image/jpg":        ".jpg",
-	"image/gif":        ".gif",
-	"image/webp":       ".webp",
-	"audio/wav":        ".wav",
-	"audio/wave":       ".wav",
-	"audio/x-wav":      ".wav",
-	"audio/vnd.wave":   ".wav",
-	"audio/mpeg":       ".mp3",
-	"audio/mp3":        ".mp3",
-	"application/pdf":  ".pdf",
-	"application/json": ".json",
-	"text/plain":       ".txt",
-}
+var preferred = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"image/png":        ".png",
+		"image/jpeg":       ".jpg",
+		"image/jpg":        ".jpg",
+		"image/gif":        ".gif",
+		"image/webp":       ".webp",
+		"audio/wav":        ".wav",
+		"audio/wave":       ".wav",
+		"audio/x-wav":      ".wav",
+		"audio/vnd.wave":   ".wav",
+		"audio/mpeg":       ".mp3",
+		"audio/mp3":        ".mp3",
+		"application/pdf":  ".pdf",
+		"application/json": ".json",
+		"text/plain":       ".txt",
+	}
+})
 
 var preferredOrder = []string{".png", ".jpg", ".gif", ".webp", ".wav", ".mp3", ".pdf", ".json", ".txt"}
 
@@ -385,7 +388,7 @@ func extension(mimeType string) string {
 	if err != nil {
 		return ".bin"
 	}
-	if e, ok := preferred[mt]; ok {
+	if e, ok := preferred()[mt]; ok {
 		return e
 	}
 	exts, _ := mime.ExtensionsByType(mt)

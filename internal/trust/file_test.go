@@ -1,4 +1,4 @@
-package trustfile
+package trust
 
 import (
 	"errors"
@@ -9,11 +9,10 @@ import (
 	"testing"
 
 	"github.com/mcpv/mcpv/internal/clierr"
-	"github.com/mcpv/mcpv/trust"
 )
 
 // world is a project directory and a trust store of the user's own.
-func world(t *testing.T, files map[string]string) (store trust.Store, cwd string) {
+func world(t *testing.T, files map[string]string) (store Store, cwd string) {
 	t.Helper()
 	state := filepath.Join(t.TempDir(), "state")
 	if err := os.MkdirAll(state, 0o700); err != nil {
@@ -26,7 +25,7 @@ func world(t *testing.T, files map[string]string) (store trust.Store, cwd string
 			t.Fatal(err)
 		}
 	}
-	return trust.Store{Dir: filepath.Join(state, "trusted"), Root: state}, cwd
+	return Store{Dir: filepath.Join(state, "trusted"), Root: state}, cwd
 }
 
 func TestTrustAFoundTestFile(t *testing.T) {

@@ -36,7 +36,7 @@ type DPoPKey struct {
 	key *ecdsa.PrivateKey
 	jwk []byte // the public key as a JWK, members in RFC 7638 order
 
-	mu     sync.Mutex
+	mu     sync.Mutex        // guards nonces
 	nonces map[string]string // origin -> the latest DPoP-Nonce
 }
 

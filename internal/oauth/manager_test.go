@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/oauth/oauthtest"
+	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
 )
 
 // world is an authorization server and a resource whose handler answers

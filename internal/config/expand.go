@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcpv/mcpv/redact"
+	"github.com/mcpv/mcpv/internal/redact"
 )
 
 // Expanded is a server with its variables replaced by their values.

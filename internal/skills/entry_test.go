@@ -1,4 +1,4 @@
-package mcp
+package skills
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestParseSkill(t *testing.T) {
+func TestParse(t *testing.T) {
 	t.Parallel()
 	d := "sha256:" + strings.Repeat("a", 64)
 	entry := func(uri, fm, resources string) string {
@@ -30,19 +30,19 @@ func TestParseSkill(t *testing.T) {
 		{"outside", entry("skill://acme/refunds/SKILL.md", fm, fmt.Sprintf(`[%s,{"uri":"skill://acme/refunds-x/a.md","digest":%q,"size":1}]`, own, d)), "outside the skill's directory"},
 		{"twice", entry("skill://acme/refunds/SKILL.md", fm, "["+own+","+own+"]"), "twice"},
 		{"digest upper case", entry("skill://acme/refunds/SKILL.md", fm, fmt.Sprintf(`[{"uri":"skill://acme/refunds/SKILL.md","digest":%q,"size":1}]`, strings.ToUpper(d))), "64 lowercase hex"},
-		{"too big", entry("skill://acme/refunds/SKILL.md", fm, fmt.Sprintf(`[{"uri":"skill://acme/refunds/SKILL.md","digest":%q,"size":%d}]`, d, MaxSkillBytes+1)), "more than the 16777216"},
+		{"too big", entry("skill://acme/refunds/SKILL.md", fm, fmt.Sprintf(`[{"uri":"skill://acme/refunds/SKILL.md","digest":%q,"size":%d}]`, d, MaxBytes+1)), "more than the 16777216"},
 	}
 	for _, tt := range tests {
-		_, err := ParseSkill([]byte(tt.raw))
+		_, err := Parse([]byte(tt.raw))
 		if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
 			t.Errorf("%s: error %v, want %q", tt.name, err, tt.err)
 		}
 	}
 	var many []string
-	for i := range MaxSkillResources + 1 {
+	for i := range MaxResources + 1 {
 		many = append(many, fmt.Sprintf(`{"uri":"skill://acme/refunds/%d.md","digest":%q,"size":1}`, i, d))
 	}
-	if _, err := ParseSkill([]byte(entry("skill://acme/refunds/SKILL.md", fm, "["+strings.Join(many, ",")+"]"))); err == nil || !strings.Contains(err.Error(), "513 files") {
+	if _, err := Parse([]byte(entry("skill://acme/refunds/SKILL.md", fm, "["+strings.Join(many, ",")+"]"))); err == nil || !strings.Contains(err.Error(), "513 files") {
 		t.Errorf("513 files: %v", err)
 	}
 }
@@ -84,9 +84,9 @@ func aliasBomb(levels int) string {
 	return b.String()
 }
 
-func TestSkillResourceVerify(t *testing.T) {
+func TestResourceVerify(t *testing.T) {
 	t.Parallel()
-	r := SkillResource{URI: "skill://x/SKILL.md", Digest: "sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824", Size: 5}
+	r := Resource{URI: "skill://x/SKILL.md", Digest: "sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824", Size: 5}
 	if err := r.Verify([]byte("hello")); err != nil {
 		t.Errorf("hello: %v", err)
 	}

@@ -1,5 +1,6 @@
-// Package trustfile is what trusting a file means to mcpv: a project
-// config file's content, or that of a test file mcpv test finds by itself,
+package trust
+
+// Trusting a file, as mcpv does it: a project config file's content, or that of a test file mcpv test finds by itself,
 // recorded as trusted under the path as found (not what a link leads to),
 // the trust revoked, and a found test file refused until its content is
 // trusted.
@@ -9,19 +10,17 @@
 // test file mcpv test finds by itself (no FILE given) runs only when the
 // user has trusted its content, as a project config file's server; a file
 // or directory named on the command line is the user's choice, and runs.
-package trustfile
 
 import (
 	"errors"
 	"fmt"
 
-	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/testfile"
-	"github.com/mcpv/mcpv/trust"
 )
 
 // Path is the path trust is given to for a file named from cwd: as found,
@@ -32,7 +31,7 @@ func Path(cwd, path string) string {
 
 // CheckFound refuses a test file found without being named whose content
 // (data) the user has not trusted.
-func CheckFound(store trust.Store, cwd, path string, data []byte) error {
+func CheckFound(store Store, cwd, path string, data []byte) error {
 	ok, err := store.Trusted(Path(cwd, path), data)
 	if err != nil {
 		return fmt.Errorf("reading the trust store: %w", err)
@@ -50,7 +49,7 @@ func CheckFound(store trust.Store, cwd, path string, data []byte) error {
 // would find, once it reads as YAML ({"file","sha256","test":true}), or a
 // config file, once it reads as one ({"file","sha256","servers"}). With
 // revoke it forgets the trust instead ({"file","revoked"}).
-func Trust(store trust.Store, cwd, path string, revoke bool) (map[string]any, error) {
+func Trust(store Store, cwd, path string, revoke bool) (map[string]any, error) {
 	if !revoke && testfile.Findable(Path(cwd, path)) {
 		return trustTestFile(store, cwd, path)
 	}
@@ -78,12 +77,12 @@ func Trust(store trust.Store, cwd, path string, revoke bool) (map[string]any, er
 	for _, s := range f.Servers {
 		names = append(names, s.Name)
 	}
-	return map[string]any{"file": abs, "sha256": trust.Hash(f.Data), "servers": names}, nil
+	return map[string]any{"file": abs, "sha256": Hash(f.Data), "servers": names}, nil
 }
 
 // trustTestFile records the current content of a test file as trusted,
 // once it reads as YAML.
-func trustTestFile(store trust.Store, cwd, path string) (map[string]any, error) {
+func trustTestFile(store Store, cwd, path string) (map[string]any, error) {
 	abs := Path(cwd, path)
 	data, err := safefile.Read(abs)
 	if err != nil {
@@ -96,5 +95,5 @@ func trustTestFile(store trust.Store, cwd, path string) (map[string]any, error) 
 	if err := store.Trust(abs, data); err != nil {
 		return nil, err
 	}
-	return map[string]any{"file": abs, "sha256": trust.Hash(data), "test": true}, nil
+	return map[string]any{"file": abs, "sha256": Hash(data), "test": true}, nil
 }
