@@ -150,6 +150,8 @@ type commandSet struct {
 	Watch                 watchCmd
 	Tasks                 tasksCmd
 	Skills                skillsCmd
+	App                   appCmd
+	Discover              discoverCmd
 	Request               requestCmd
 	Batch                 batchCmd
 	Load                  loadCmd
@@ -195,6 +197,8 @@ func (s *commandSet) commands() []command {
 		{"watch", groupTalk, "Print a JSON line per change of resources", "Subscribe to resources and print a JSON line per change.", &s.Watch},
 		{"tasks", groupTalk, "List, inspect, collect or cancel tasks", "List, inspect, collect or cancel tasks.", &s.Tasks},
 		{"skills", groupTalk, "List, read or pull the skills a server publishes", "List, inspect, read or pull the skills a server publishes.", &s.Skills},
+		{"app", groupTalk, "Check a tool's MCP App, or render it in the browser", "Check the MCP App a tool carries as the extension requires, or render it in the browser (--open).", &s.App},
+		{"discover", groupTalk, "Find a domain's servers by their Server Cards", "Find the MCP servers of a domain or URL by their Server Cards, check each, and connect to one (--connect).", &s.Discover},
 		{"request", groupTalk, "Send any request, with raw JSON params", "Send any request (or notification) with raw JSON params.", &s.Request},
 		{"batch", groupTalk, "Run operations from stdin in one session", "Run operations from stdin, one per line, in one session; print a JSON line for each.", &s.Batch},
 		{"test", groupTest, "Run test files against servers, report for CI", "Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).", &s.Test},

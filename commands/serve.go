@@ -31,7 +31,7 @@ import (
 type serveCmd struct {
 	listenFlags
 	Isolate bool   `name:"isolate" help:"One upstream session for each HTTP client."`
-	Record  string `name:"record" placeholder:"FILE" help:"On exit, write the server's surface to FILE and the answers seen beside it, for mcpv mock (mcpv help serving)."`
+	Record  string `name:"record" placeholder:"FILE" help:"On exit, write the server's surface to FILE (the answers seen beside it) for mcpv mock."`
 	// NoToken serves --http on loopback without a bearer token.
 	NoToken bool `name:"http-no-token" help:"Serve --http on loopback without a token, to every user of this machine."`
 	guardFlags
@@ -45,14 +45,15 @@ type listenFlags struct {
 	AllowOrigin []string `name:"allow-origin" sep:"," placeholder:"ORIGIN" help:"Let web pages of ORIGIN use --http from a browser (never * or null)."`
 	Path        string   `name:"path" placeholder:"PATH" help:"Serve --http's endpoint at PATH."`
 	SSE         bool     `name:"sse" help:"Serve 2024-11-05 HTTP+SSE clients too."`
+	NoCard      bool     `name:"no-card" help:"Publish no Server Card or catalog."`
 }
 
 func (l listenFlags) validate() error {
 	if l.HTTP == "" && (l.HTTPToken != "" || l.AllowRemote) {
 		return usageErrorf("--http-token and --allow-remote go with --http")
 	}
-	if l.HTTP == "" && (l.AllowOrigin != nil || l.Path != "" || l.SSE) {
-		return usageErrorf("--allow-origin, --path and --sse go with --http")
+	if l.HTTP == "" && (l.AllowOrigin != nil || l.Path != "" || l.SSE || l.NoCard) {
+		return usageErrorf("--allow-origin, --path, --sse and --no-card go with --http")
 	}
 	if _, err := origin.NewPolicy(l.AllowOrigin); err != nil {
 		return usageErrorf("--allow-origin: %v", err)
@@ -82,7 +83,7 @@ func (g guardFlags) guard() config.Guard {
 }
 
 func (c *serveCmd) Help() string {
-	return `Re-exposes the server to MCP clients of either era: on stdin and stdout (give the mcpv command line to an application that starts stdio servers), or with --http at /mcp for several clients, each with its own session. Its credentials stay in mcpv; --http asks every client for a bearer token; held to a pin (--pin), it withholds what moved. 'mcpv help serving' says how clients are admitted, /healthz, --sse, the guard and the pin.
+	return `Re-exposes the server to MCP clients of either era: on stdin and stdout (give the mcpv command line to an application that starts stdio servers), or with --http at /mcp for several clients, each with its own session. Its credentials stay in mcpv; --http asks every client for a bearer token; held to a pin (--pin), it withholds what moved. 'mcpv help serving' says how clients are admitted, /healthz, the Server Card, --sse, the guard and the pin.
 
 Examples:
 
@@ -98,7 +99,7 @@ const servingTopic = `mcpv serve re-exposes a server to MCP clients, and mcpv mo
 
 The server's credentials (OAuth tokens, -H values, secret --env values) stay in mcpv: they are masked in every message a client gets. With --http every client must send a bearer token: --http-token, or one mcpv generates and prints once on stderr (--http-no-token serves loopback without one, to every user of the machine). --http listens on loopback only, unless --allow-remote.
 
-Over --http, web pages served from loopback (and those of each --allow-origin) may use the endpoint from a browser: their CORS preflights are answered; a page of any other origin is refused. GET /healthz answers probes without the token: 200 while the server is up, 503 once it is gone. --path serves the endpoint elsewhere than /mcp; --sse serves clients of the 2024-11-05 HTTP+SSE transport too, at /sse beside /mcp.
+Over --http, web pages served from loopback (and those of each --allow-origin) may use the endpoint from a browser: their CORS preflights are answered; a page of any other origin is refused. GET /healthz answers probes without the token: 200 while the server is up, 503 once it is gone. The server's Server Card (its name, version and description as it says them, and where serve is reached) is at the endpoint's URL + /server-card, and a catalog that lists it at /.well-known/ai-catalog.json and /.well-known/mcp/catalog.json, without the token and with none of the server's secrets (--no-card publishes neither). --path serves the endpoint elsewhere than /mcp; --sse serves clients of the 2024-11-05 HTTP+SSE transport too, at /sse beside /mcp.
 
 The guard (--allow-tools, --deny-tools, the same for resources by URI and prompts by name, --read-only) hides what it does not allow from every list and refuses a request for it with a JSON-RPC error. A config entry may carry the same guard (guard:).
 
@@ -271,7 +272,7 @@ func (p listening) serve(ctx context.Context, srv *serve.Server, out *console) e
 		return &mcp.TransportError{Op: "listen on " + p.addr, Err: err}
 	}
 	h := srv.HTTPHandler(p.token, p.remote)
-	h.Origins, h.Path, h.SSE = p.origins, p.path, p.sse
+	h.Origins, h.Path, h.SSE, h.NoCard = p.origins, p.path, p.sse, p.noCard
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }() // ends at Shutdown
@@ -328,7 +329,7 @@ func (c listenFlags) listenPlan(out *console, tokenAlways bool) (listening, erro
 		out.notef("clients must send Authorization: Bearer %s", token)
 	}
 	origins, _ := origin.NewPolicy(c.AllowOrigin) // checked by validate
-	return listening{addr: c.HTTP, token: token, remote: remote, origins: origins, path: c.Path, sse: c.SSE}, nil
+	return listening{addr: c.HTTP, token: token, remote: remote, origins: origins, path: c.Path, sse: c.SSE, noCard: c.NoCard}, nil
 }
 
 // maxTokenFile bounds what --http-token @FILE reads: a token, not a file
@@ -370,4 +371,5 @@ type listening struct {
 	origins     origin.Policy
 	path        string
 	sse         bool
+	noCard      bool
 }

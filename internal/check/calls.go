@@ -261,15 +261,25 @@ func (r *runner) toolDef(ctx context.Context, name string) json.RawMessage {
 	return nil
 }
 
+// listedTool is the definition of the tool named with --call among those
+// listed, or nil; the check is blocked by lists.shape when the tool is
+// not among those listed before the listing broke.
+func (r *runner) listedTool(t *T, name string) json.RawMessage {
+	def := r.toolDef(t.ctx, name)
+	if def == nil {
+		if _, err := r.facts.items(t.ctx, "tools/list"); err != nil {
+			t.Block("lists.shape", "the tool %q (--call) is not among the tools listed before the listing broke: %s", name, oneLine(err.Error()))
+		}
+	}
+	return def
+}
+
 // callParams are the params of a call of the i-th named tool, with a
 // progress token.
 func (r *runner) callParams(t *T, i int, token json.RawMessage) (json.RawMessage, json.RawMessage) {
 	call := r.opts.Calls[i]
-	def := r.toolDef(t.ctx, call.Tool)
+	def := r.listedTool(t, call.Tool)
 	if def == nil {
-		if _, err := r.facts.items(t.ctx, "tools/list"); err != nil {
-			t.Block("lists.shape", "the tool %q (--call) is not among the tools listed before the listing broke: %s", call.Tool, oneLine(err.Error()))
-		}
 		t.Fail("the server lists no tool %q (--call)", call.Tool)
 	}
 	args, err := toolargs.Build(t.ctx, call.Words, nil, toolargs.Options{Schema: member(def, "inputSchema"), ReadFile: r.opts.ReadFile})

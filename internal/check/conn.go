@@ -88,7 +88,9 @@ type conn struct {
 	stdio *mcp.CommandTransport // over stdio
 	http  *httpSide             // over HTTP
 
-	mu       sync.Mutex         // guards the fields below
+	// mu guards the fields below, and version and init while the
+	// handshake sets them (the reader stamps what it takes with version).
+	mu       sync.Mutex
 	waiting  map[string]*waiter // responses awaited, by canonical id
 	answered idSet              // ids answered, for a response that comes twice
 	seq      int                // waiters registered so far: their order
@@ -123,21 +125,26 @@ type connOptions struct {
 // dial opens a connection: over stdio a new server process, over HTTP
 // nothing yet. Then, unless bare, the legacy era's handshake.
 func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
-	f := r.facts
-	if f == nil { // the main session is not open yet (the first contact)
-		f = &facts{era: "legacy"}
-	}
-	if o.era == "" {
-		o.era = f.era
-	}
-	if o.version == "" {
-		switch {
-		case o.era == f.era && f.version != "":
-			o.version = f.version
-		case o.era == "modern":
-			o.version = mcp.ModernVersion
-		default:
-			o.version = mcp.LatestVersion
+	if o.era == "" || o.version == "" {
+		// The main session's facts, read only by a connection that leaves
+		// its era or version to them: the first contact names both, and
+		// may dial while gatherFacts is setting r.facts.
+		f := r.facts
+		if f == nil {
+			f = &facts{era: "legacy"}
+		}
+		if o.era == "" {
+			o.era = f.era
+		}
+		if o.version == "" {
+			switch {
+			case o.era == f.era && f.version != "":
+				o.version = f.version
+			case o.era == "modern":
+				o.version = mcp.ModernVersion
+			default:
+				o.version = mcp.LatestVersion
+			}
 		}
 	}
 	c := &conn{r: r, era: o.era, version: o.version, waiting: map[string]*waiter{}, gone: make(chan struct{})}
@@ -180,10 +187,12 @@ func (c *conn) handshake(ctx context.Context, version string) error {
 	if m.Error != nil {
 		return fmt.Errorf("initialize: the server answered with error %d: %s", m.Error.Code, clip(m.Error.Message, 200))
 	}
+	c.mu.Lock() // the reader stamps what it takes with the version
 	c.init = m.Result
 	if v, ok := str(member(m.Result, "protocolVersion")); ok {
 		c.version = v
 	}
+	c.mu.Unlock()
 	if c.http != nil {
 		c.http.version = c.version
 	}

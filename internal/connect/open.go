@@ -93,6 +93,8 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		ProtocolVersion: version,
 		Probe:           s.ProtocolEra == "auto",
 		Capabilities:    caps,
+		NoExtensions:    s.NoExtensions,
+		Relayed:         h.Capabilities != nil || h.AwaitCapabilities != nil,
 		Timeout:         s.Timeout,
 		MaxTimeout:      s.MaxTimeout,
 		LogLevel:        s.Answers.LogLevel, // the modern era sends it with each request
@@ -151,7 +153,7 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 	}
 	c, session := newConn(s, h, ans, t, nil, true)
 	client, err := mcp.Attach(session, mcp.ClientOptions{
-		Info: h.Client, Capabilities: ans.capabilities(), Timeout: s.Timeout, MaxTimeout: s.MaxTimeout, LogLevel: s.Answers.LogLevel,
+		Info: h.Client, Capabilities: ans.capabilities(), NoExtensions: s.NoExtensions, Timeout: s.Timeout, MaxTimeout: s.MaxTimeout, LogLevel: s.Answers.LogLevel,
 	}, st)
 	if err != nil {
 		session.Close(context.Background())
