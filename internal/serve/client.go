@@ -33,6 +33,20 @@ type client struct {
 	headers func(id json.RawMessage) http.Header
 
 	outbox // its notifications, on their way to it (notes.go)
+
+	// Behind a gateway (multi.go): gate is the front of a client of the
+	// endpoint; parent, on a sub-client of a member, is the client of
+	// the endpoint whose downstream session it shares.
+	gate   *front
+	parent *client
+	// who is the view of the client's bearer token (nil: everything);
+	// view, on a client of a member's own path, its guard over the
+	// member's names (multiview.go).
+	who  *View
+	view *viewGuard
+	// relay, on a sub-client serving a front's listen, takes what its
+	// listeners would send the client (multilisten.go).
+	relay func(behind *outstanding, method string, params json.RawMessage)
 }
 
 // serveClientWith starts a downstream session for one client on t. It
@@ -40,7 +54,11 @@ type client struct {
 func (s *Server) serveClientWith(t mcp.Transport, d *drain, headers func(json.RawMessage) http.Header) *client {
 	c := &client{srv: s, n: s.served.Add(1), ready: make(chan struct{}), drain: d, headers: headers}
 	t = &scrubbed{Transport: t, secrets: s.Secrets}
-	c.sess = mcp.NewSession(t, mcp.SessionOptions{Handler: c.observed(c.handle), OnNotification: c.notified, Record: c.noteRecorder(), Log: s.Log})
+	handle := c.handle
+	if s.gw != nil {
+		handle = s.gw.serveFront(c)
+	}
+	c.sess = mcp.NewSession(t, mcp.SessionOptions{Handler: c.observed(handle), OnNotification: c.notified, Record: c.noteRecorder(), Log: s.Log})
 	close(c.ready)
 	return c
 }
@@ -49,6 +67,9 @@ func (s *Server) serveClientWith(t mcp.Transport, d *drain, headers func(json.Ra
 func (c *client) close() {
 	c.sess.Close(context.Background())
 	c.sayDropped()
+	if c.gate != nil {
+		c.gate.close()
+	}
 	c.mu.Lock()
 	up := c.up
 	c.mu.Unlock()
@@ -64,6 +85,11 @@ func (c *client) close() {
 func (c *client) upstream(ctx context.Context, caps json.RawMessage) (*upstream, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.up != nil && c.srv.life != nil && c.up.ended() {
+		// A gateway member's session that ended: the next one serves.
+		c.up.detach(c)
+		c.up = nil
+	}
 	if c.up != nil {
 		return c.up, nil
 	}
@@ -116,6 +142,9 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	if rerr := c.srv.Guard.check(ctx, method, params, up.readOnly); rerr != nil {
 		return nil, rerr
 	}
+	if rerr := c.view.check(ctx, method, params, up.readOnly); rerr != nil {
+		return nil, rerr
+	}
 	if rerr := up.pinCheck(ctx, method, params); rerr != nil {
 		return nil, rerr
 	}
@@ -154,7 +183,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	if err != nil {
 		return nil, rpcError(err)
 	}
-	res = up.pinFilter(method, c.srv.Guard.filter(method, up.taskResult(c, method, res)), mark)
+	res = c.view.filter(method, up.pinFilter(method, c.srv.Guard.filter(method, up.taskResult(c, method, res)), mark))
 	if c.srv.Record != nil {
 		// What the client got, after the guard and the pin: a recording
 		// holds nothing they withhold.
@@ -417,6 +446,10 @@ func (c *client) ask(ctx context.Context, method string, params json.RawMessage)
 func (c *client) notified(method string, params json.RawMessage) {
 	switch method {
 	case "notifications/initialized", "notifications/cancelled", "notifications/progress":
+		return
+	}
+	if c.gate != nil {
+		c.gate.notified(method, params)
 		return
 	}
 	c.mu.Lock()

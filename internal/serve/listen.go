@@ -96,6 +96,10 @@ func (l *listener) wantsList(method string) bool {
 // send hands the client a notification of its subscription, on the
 // listen's stream (behind as client.notify takes it).
 func (l *listener) send(behind *outstanding, method string, params json.RawMessage) {
+	if l.c.relay != nil {
+		l.c.relay(behind, method, params) // a gateway's front listen gathers it (multilisten.go)
+		return
+	}
 	l.c.notify(withRelated(context.Background(), l.id), behind, method, withSubscriptionID(params, l.id))
 }
 
@@ -120,6 +124,11 @@ func (c *client) listenModern(ctx context.Context, up *upstream, params json.Raw
 	params, rerr := c.srv.Guard.listenParams(params)
 	if rerr != nil {
 		return nil, rerr
+	}
+	if v := c.view; v != nil {
+		if params, rerr = v.g.listenParams(params); rerr != nil {
+			return nil, rerr
+		}
 	}
 	if params, rerr = up.pinListenParams(ctx, params); rerr != nil {
 		return nil, rerr

@@ -124,6 +124,9 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 	if rerr := c.srv.Guard.check(ctx, method, params, up.readOnly); rerr != nil {
 		return nil, rerr
 	}
+	if rerr := c.view.check(ctx, method, params, up.readOnly); rerr != nil {
+		return nil, rerr
+	}
 	if rerr := up.pinCheck(ctx, method, params); rerr != nil {
 		return nil, rerr
 	}
@@ -169,7 +172,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 // guard, with the members its era requires when a server of the
 // initialize era gave it (not modern); the recorder is told.
 func (c *client) modernResult(ctx context.Context, method string, asked, res json.RawMessage, modern bool) json.RawMessage {
-	res = c.srv.Guard.filter(method, res)
+	res = c.view.filter(method, c.srv.Guard.filter(method, res))
 	if !modern {
 		mcp.AddResultMembers(ctx, modernMembers(method, res))
 	}

@@ -98,6 +98,13 @@ type Server struct {
 	pins   *pinGate     // Pin's, from Start
 	served atomic.Int64 // the clients served so far, which numbers each
 
+	// Behind a gateway (multi.go): gw is set on the endpoint's Server,
+	// whose clients are fronts; member and life on a member's, whose
+	// shared session life keeps.
+	gw     *Gateway
+	member *Member
+	life   *life
+
 	mu     sync.Mutex // guards shared and err
 	shared *upstream
 
@@ -142,6 +149,10 @@ func (s *Server) Start(ctx context.Context) error {
 		s.pins = g
 	}
 	if s.Isolate {
+		return nil
+	}
+	if s.life != nil {
+		s.life.start()
 		return nil
 	}
 	s.ready, s.done = make(chan struct{}), make(chan struct{})
@@ -229,6 +240,9 @@ func (s *Server) end(err error) {
 // first caller's capabilities open it. It fails when the session could
 // not be opened, or ctx ends first.
 func (s *Server) sharedUpstream(ctx context.Context, caps json.RawMessage) (*upstream, error) {
+	if s.life != nil {
+		return s.life.get(ctx)
+	}
 	if s.offer != nil {
 		s.offered.Do(func() { s.offer <- declarable(caps) })
 	}
@@ -265,6 +279,9 @@ func (s *Server) Close() {
 		<-s.handshook
 	}
 	s.bridges.close()
+	if s.life != nil {
+		s.life.close()
+	}
 	if s.pins != nil {
 		s.pins.close()
 	}
@@ -443,6 +460,9 @@ func (s *Server) modernUpstream(ctx context.Context) *upstream {
 	}
 	s.modernMu.Lock()
 	defer s.modernMu.Unlock()
+	if s.tried && s.life != nil && s.modern != nil && s.modern.ended() {
+		s.tried, s.modern = false, nil // a member's: opened again, as its shared session is
+	}
 	if s.tried {
 		return s.modern
 	}
