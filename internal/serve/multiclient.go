@@ -26,10 +26,10 @@ type front struct {
 	gw *Gateway
 	c  *client // its downstream client
 
-	mu      sync.Mutex           // guards the fields below
-	view    *View                // what it may see; nil: everything
-	subs    map[*Member]*client  // its sub-client of each member, once needed
-	level   json.RawMessage      // the params of its logging/setLevel, for members met later
+	mu      sync.Mutex            // guards the fields below
+	view    *View                 // what it may see; nil: everything
+	subs    map[*Member]*client   // its sub-client of each member, once needed
+	level   json.RawMessage       // the params of its logging/setLevel, for members met later
 	listens map[*frontListen]bool // a modern client's listens under way
 	closed  bool
 }

@@ -298,7 +298,7 @@ func (g *Gateway) item(m *Member, key string, item json.RawMessage, view *View) 
 // members that list it, in the members' order.
 type nameBook struct {
 	mu    sync.Mutex
-	by    map[string][]*Member             // kind + "\x00" + key -> its listers, in order
+	by    map[string][]*Member                // kind + "\x00" + key -> its listers, in order
 	tmpl  map[*Member][]*uritemplate.Template // each member's templates, parsed
 	bytes int
 	full  bool // maxBookBytes was reached (said once)
