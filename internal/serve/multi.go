@@ -31,6 +31,7 @@ package serve
 // withdrawn, each client being told its lists changed.
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -69,6 +70,12 @@ type Gateway struct {
 	// Secrets masks what no client may see: every member's.
 	Secrets *redact.Scrubber
 	Log     *slog.Logger
+
+	// Bounds a test may set (the defaults when 0): what makes a flood,
+	// and how much of the members' lists is kept to route by.
+	floodNotes  int64
+	floodWindow time.Duration
+	maxBook     int
 
 	front *Server   // the endpoint's Server: a client of it is a front
 	key   [32]byte  // signs the cursors the front gives
@@ -199,7 +206,8 @@ func (g *Gateway) Start(ctx context.Context) error {
 		s.Log = slog.New(prefixed{g.Log.Handler(), fmt.Sprintf("server %q: ", m.Name)})
 		s.member = m
 		if !s.Isolate {
-			m.life = newLife(s, m.Name, m.Eager, func(st lifeState) { g.changed(m, st) })
+			m.life = newLife(s, g.Log, m.Name, m.Eager, func(st lifeState) { g.changed(m, st) })
+			m.life.floodNotes, m.life.floodWindow = cmp.Or(g.floodNotes, floodNotes), cmp.Or(g.floodWindow, floodWindow)
 			s.life = m.life
 		}
 		s.Open = m.watched(s.Open)

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,6 +60,7 @@ const (
 // life is a member's shared upstream session over time.
 type life struct {
 	srv    *Server
+	log    *slog.Logger // the gateway's: its lines name the member
 	name   string
 	eager  bool
 	change func(m lifeState) // told each change of state (the gateway's list changes), outside mu
@@ -79,14 +81,18 @@ type life struct {
 	opened  bool          // it has been up once (the surface recorded)
 	failed  bool          // its being down was said, and it has not been up since
 
+	// floodNotes notifications within floodWindow make a flood.
+	floodNotes  int64
+	floodWindow time.Duration
+
 	busy  atomic.Int64 // requests in flight to the session (pings wait while there are)
 	notes atomic.Int64 // notifications since window began
 	wnd   atomic.Int64 // the window's start, Unix ns
 	wg    sync.WaitGroup
 }
 
-func newLife(srv *Server, name string, eager bool, change func(lifeState)) *life {
-	l := &life{srv: srv, name: name, eager: eager, change: change, since: time.Now()}
+func newLife(srv *Server, log *slog.Logger, name string, eager bool, change func(lifeState)) *life {
+	l := &life{srv: srv, log: log, name: name, eager: eager, change: change, since: time.Now()}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	return l
 }
@@ -208,7 +214,7 @@ func (l *life) open(done chan struct{}) {
 	}
 	l.state, l.u, l.why, l.backoff, l.since, l.opened, l.failed = lifeUp, u, nil, 0, time.Now(), true, false
 	l.mu.Unlock()
-	l.srv.Log.Info(fmt.Sprintf("serve: server %q is up", l.name))
+	l.log.Info(fmt.Sprintf("serve: server %q is up", l.name))
 	l.wg.Add(1)
 	go l.watch(u) // ends with the session
 	l.change(lifeUp)
@@ -223,7 +229,7 @@ func (l *life) down(why error) {
 	l.timer = time.AfterFunc(l.backoff, l.wake)
 	if !l.failed {
 		l.failed = true
-		l.srv.Log.Warn(fmt.Sprintf("serve: server %q is down: %s; it is tried again in %v, then with back-off", l.name, safetext.Line(why.Error()), l.backoff))
+		l.log.Warn(fmt.Sprintf("serve: server %q is down: %s; it is tried again in %v, then with back-off", l.name, safetext.Line(why.Error()), l.backoff))
 	}
 	go l.change(lifeDown) // outside mu: the gateway tells its clients
 }
@@ -290,17 +296,17 @@ func (l *life) fail(u *upstream, why error) {
 // floodWindow the session is closed as a flood.
 func (l *life) noted() {
 	now := time.Now().UnixNano()
-	if start := l.wnd.Load(); now-start > int64(floodWindow) {
+	if start := l.wnd.Load(); now-start > int64(l.floodWindow) {
 		if l.wnd.CompareAndSwap(start, now) {
 			l.notes.Store(0)
 		}
 	}
-	if l.notes.Add(1) == floodNotes {
+	if l.notes.Add(1) == l.floodNotes {
 		l.mu.Lock()
 		u := l.u
 		l.mu.Unlock()
 		if u != nil {
-			go l.fail(u, fmt.Errorf("it sent more than %d notifications within %v", floodNotes, floodWindow))
+			go l.fail(u, fmt.Errorf("it sent %d notifications within %v: a flood", l.floodNotes, l.floodWindow))
 		}
 	}
 }

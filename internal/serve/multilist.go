@@ -15,6 +15,7 @@ package serve
 // member's list changes or it goes down, within maxBookBytes.
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -224,6 +225,8 @@ func (f *front) memberPage(ctx context.Context, m *Member, method, key string, p
 		switch {
 		case ctx.Err() != nil:
 			return nil, "", context.Cause(ctx)
+		case m.life != nil && m.upNow() == nil:
+			// Down, or not up yet: its state is said on its own.
 		case pctx.Err() != nil:
 			g.sayOnce(fmt.Sprintf("serve: server %q did not answer %s within %v: its items are left out of the list until it does", m.Name, method, wait))
 		case errors.As(err, &down):
@@ -312,12 +315,12 @@ func (b *nameBook) claim(g *Gateway, kind, key string, m *Member, view *View) bo
 	b.mu.Lock()
 	listers := b.by[k]
 	if !slices.Contains(listers, m) {
-		if b.bytes+len(k)+16 > maxBookBytes {
+		if b.bytes+len(k)+16 > cmp.Or(g.maxBook, maxBookBytes) {
 			full := b.full
 			b.full = true
 			b.mu.Unlock()
 			if !full {
-				g.Log.Warn(fmt.Sprintf("serve: the gateway keeps %d MiB of the names and URIs its servers list, to route by: past that, a URI is routed by the templates, and a name of a server without a prefix by its list when asked", maxBookBytes>>20))
+				g.Log.Warn(fmt.Sprintf("serve: the gateway keeps %d KiB of the names and URIs its servers list, to route by: past that, a URI is routed by the templates, and a name of a server without a prefix by its list when asked", cmp.Or(g.maxBook, maxBookBytes)>>10))
 			}
 			return true
 		}
@@ -439,10 +442,9 @@ func (f *front) route(ctx context.Context, kind, name string) (*Member, string) 
 		return m, name
 	}
 	for _, m := range bare {
-		f.walk(ctx, m, kind+"s/list")
-	}
-	if m := g.names.owner(kind, name, view); m != nil {
-		return m, name
+		if f.find(ctx, m, kind+"s/list", "name", name) {
+			return m, name
+		}
 	}
 	return nil, ""
 }
@@ -467,8 +469,12 @@ func (f *front) owner(ctx context.Context, uri string) *Member {
 		return serving[0]
 	}
 	for _, m := range serving {
-		f.walk(ctx, m, "resources/list")
-		f.walk(ctx, m, "resources/templates/list")
+		if f.find(ctx, m, "resources/list", "uri", uri) {
+			return m
+		}
+	}
+	for _, m := range serving {
+		f.find(ctx, m, "resources/templates/list", "", "")
 	}
 	return find()
 }
@@ -485,9 +491,11 @@ func (f *front) templateOwner(ctx context.Context, tmpl string) *Member {
 		return serving[0]
 	}
 	for _, m := range serving {
-		f.walk(ctx, m, "resources/templates/list")
+		if f.find(ctx, m, "resources/templates/list", "uriTemplate", tmpl) {
+			return m
+		}
 	}
-	return g.names.owner("template", tmpl, view)
+	return nil
 }
 
 // resourceMembers are the members the client sees that serve resources
@@ -507,19 +515,29 @@ func (f *front) resourceMembers(ctx context.Context) []*Member {
 	return out
 }
 
-// walk reads m's list of method to its end (within maxPinPages pages),
-// for what nameBook keeps of it.
-func (f *front) walk(ctx context.Context, m *Member, method string) {
+// find reads m's list of method, as the client sees it, until an item
+// whose field is want (none: to its end), within maxPinPages pages; what
+// it reads is kept (nameBook). It reports whether it found one.
+func (f *front) find(ctx context.Context, m *Member, method, field, want string) bool {
 	key := listKey(method)
 	cursor := ""
 	seen := map[string]bool{}
 	for range maxPinPages {
-		_, next, err := f.memberPage(ctx, m, method, key, nil, cursor)
-		if err != nil || next == "" || seen[next] {
-			return
+		items, next, err := f.memberPage(ctx, m, method, key, nil, cursor)
+		if err != nil {
+			return false
+		}
+		for _, it := range items {
+			if got, _ := exactString(it, field); field != "" && got == want {
+				return true
+			}
+		}
+		if next == "" || seen[next] {
+			return false
 		}
 		seen[next], cursor = true, next
 	}
+	return false
 }
 
 // sayOnce says a line on serve's log once (at most maxSaid lines in all).

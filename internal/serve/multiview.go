@@ -124,14 +124,20 @@ type Clients struct {
 }
 
 // NewClients are the clients of tokens, each with its view (nil: every
-// server and item). A token may be given once.
+// server and item). Each token gets a copy of its view: a session is
+// bound to the view of the token that opened it, so no two tokens share
+// one.
 func NewClients(tokens map[string]*View) (*Clients, error) {
 	cs := &Clients{byDigest: map[[sha256.Size]byte]*View{}}
 	for t, v := range tokens {
 		if t == "" {
 			return nil, errors.New("a bearer token cannot be empty")
 		}
-		cs.byDigest[sha256.Sum256([]byte(t))] = v
+		own := &View{} // nil: every server
+		if v != nil {
+			*own = *v
+		}
+		cs.byDigest[sha256.Sum256([]byte(t))] = own // a value of its own, which its sessions are bound to
 	}
 	return cs, nil
 }

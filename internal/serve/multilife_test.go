@@ -1,0 +1,171 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// getHealth GETs the gateway's /healthz with header, and decodes it.
+func getHealth(t testing.TB, base string, header http.Header) (int, map[string]any) {
+	t.Helper()
+	resp, body := send(t, http.MethodGet, strings.TrimSuffix(base, "/mcp")+"/healthz", header, "")
+	var out map[string]any
+	if err := json.Unmarshal([]byte(body), &out); err != nil {
+		t.Fatalf("healthz: %q: %v", body, err)
+	}
+	return resp.StatusCode, out
+}
+
+// memberState is member name's state in a /healthz body that names them.
+func memberState(h map[string]any, name string) string {
+	list, _ := h["servers"].([]any)
+	for _, it := range list {
+		m, _ := it.(map[string]any)
+		if m["name"] == name {
+			s, _ := m["state"].(string)
+			return s
+		}
+	}
+	return ""
+}
+
+// TestGatewayOneServerDies: a server that dies mid-call fails that call
+// alone; its items are withdrawn (the client is told its lists changed),
+// the others' calls go on, /healthz says degraded (200) and names it
+// down, it is said once on the log, and it comes back by itself with its
+// items.
+func TestGatewayOneServerDies(t *testing.T) {
+	t.Parallel()
+	g, log := startGateway(t, testMember{name: "ok", settings: twoTools(t, "ok")}, testMember{name: "bad", settings: fakeStdio("crash")})
+	_, base := gatewayHTTP(t, g, nil)
+	c, rec := httpClient(t, base, "legacy", "client")
+	if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); !strings.Contains(got, "bad__") || !strings.Contains(got, "ok__add") {
+		t.Fatalf("tools before: %s", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Call(ctx, "tools/call", json.RawMessage(`{"name":"bad__x","arguments":{}}`)); err == nil {
+		t.Fatal("a call that kills its server succeeded")
+	}
+	waitFor(t, "bad to be down", func() bool { st, _ := g.member("bad").life.status(); return st == lifeDown })
+	code, h := getHealth(t, base, nil)
+	if code != http.StatusOK || h["status"] != "degraded" || memberState(h, "bad") != "down" || memberState(h, "ok") != "up" {
+		t.Errorf("healthz with bad down: %d %v", code, h)
+	}
+	waitFor(t, "the client to hear its lists changed", func() bool { return rec.saw("notifications/tools/list_changed") })
+	if got := call(t, c, "tools/call", `{"name":"ok__add","arguments":{}}`); !strings.Contains(string(got), "ok added") {
+		t.Errorf("ok__add with bad down: %s", got)
+	}
+	if n := log.count(`server \"bad\" is down`); n != 1 {
+		t.Errorf("bad's going down was said %d times:\n%s", n, log)
+	}
+	waitFor(t, "bad to come back", func() bool {
+		return strings.Contains(strings.Join(listAll(t, c, "tools/list", "tools"), " "), "bad__")
+	})
+	if n := log.count(`server \"bad\" is up`); n < 2 {
+		t.Errorf("bad coming up was said %d times, want at start and again:\n%s", n, log)
+	}
+}
+
+// TestGatewayServerThatNeverStarts: a server that cannot start (its
+// program exits at once) is down from the first, said once however often
+// it is tried again; the endpoint serves the others all the while, and a
+// request for its tools is told it is down.
+func TestGatewayServerThatNeverStarts(t *testing.T) {
+	t.Parallel()
+	broken := fakeStdio("plain")
+	broken.Command = []string{"/nonexistent/mcp-server"}
+	g, log := startGateway(t, testMember{name: "ok", settings: twoTools(t, "ok"), eager: true}, testMember{name: "broken", settings: broken, eager: true})
+	c, _ := stdioClient(t, g.Server(), "legacy")
+	waitFor(t, "broken to be down", func() bool { st, _ := g.member("broken").life.status(); return st == lifeDown })
+	if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != "ok__add ok__echo" {
+		t.Errorf("tools: %s", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := c.Call(ctx, "tools/call", json.RawMessage(`{"name":"broken__x","arguments":{}}`))
+	var ce *mcp.CallError
+	if !errors.As(err, &ce) || !strings.Contains(ce.Err.Message, `server "broken" is down`) {
+		t.Errorf("a call to the broken server: %v", err)
+	}
+	waitFor(t, "a second attempt", func() bool {
+		g.member("broken").life.mu.Lock()
+		defer g.member("broken").life.mu.Unlock()
+		return g.member("broken").life.backoff >= 2*retryFirst
+	})
+	if n := log.count(`server \"broken\" is down`); n != 1 {
+		t.Errorf("broken's state said %d times, want once:\n%s", n, log)
+	}
+}
+
+// TestGatewayLazyStart: with twenty servers that take their time to
+// start, the endpoint answers initialize (and server/discover) before
+// any has started; none starts until a request needs it.
+func TestGatewayLazyStart(t *testing.T) {
+	t.Parallel()
+	var members []testMember
+	for i := range 20 {
+		members = append(members, testMember{name: fmt.Sprintf("m%02d", i), settings: fakeStdio("slow-start=600000")})
+	}
+	g, _ := startGateway(t, members...)
+	for _, era := range []string{"legacy", "modern"} {
+		c, _ := stdioClient(t, g.Server(), era)
+		if c.State().InitializeResult == nil {
+			t.Fatalf("%s: no initialize result", era)
+		}
+	}
+	for _, m := range g.Members {
+		if st, _ := m.life.status(); st != lifeIdle {
+			t.Errorf("%s is %v before any request needed it", m.Name, st)
+		}
+	}
+}
+
+// TestGatewaySlowListLeftOut: a server that does not answer a list
+// within the bound is left out of that list (said once), and the list
+// of the others comes.
+func TestGatewaySlowListLeftOut(t *testing.T) {
+	t.Parallel()
+	g, log := startGateway(t, testMember{name: "ok", settings: twoTools(t, "ok")}, testMember{name: "slow", settings: fakeStdio("slow=2000")})
+	g.ListWait = 100 * time.Millisecond // slow takes 2 s to answer anything
+	c, _ := stdioClient(t, g.Server(), "legacy")
+	for range 2 { // while it starts, then once it is up
+		if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != "ok__add ok__echo" {
+			t.Errorf("tools: %s", got)
+		}
+	}
+	waitFor(t, "slow to be up", func() bool { st, _ := g.member("slow").life.status(); return st == lifeUp })
+	listAll(t, c, "tools/list", "tools")
+	if n := log.count(`server \"slow\" did not answer tools/list`); n != 1 {
+		t.Errorf("the server left out was said %d times, want once:\n%s", n, log)
+	}
+}
+
+// TestGatewayFloodingServer: a server that floods the gateway with
+// notifications is marked down (its session closed), and the others go
+// on.
+func TestGatewayFloodingServer(t *testing.T) {
+	t.Parallel()
+	g, log := startGateway(t, testMember{name: "ok", settings: twoTools(t, "ok")}, testMember{name: "flood", settings: fakeStdio("log-flood=1000000")})
+	g.Members[1].life.floodNotes, g.Members[1].life.floodWindow = 5000, time.Hour
+	c, _ := stdioClient(t, g.Server(), "legacy")
+	listAll(t, c, "tools/list", "tools")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c.Call(ctx, "tools/call", json.RawMessage(`{"name":"flood__x","arguments":{}}`))
+	waitFor(t, "flood to be down", func() bool { st, _ := g.member("flood").life.status(); return st == lifeDown })
+	if !strings.Contains(log.String(), "a flood") {
+		t.Errorf("the flood was not said:\n%s", log)
+	}
+	if got := call(t, c, "tools/call", `{"name":"ok__add","arguments":{}}`); !strings.Contains(string(got), "ok added") {
+		t.Errorf("ok__add after the flood: %s", got)
+	}
+}
