@@ -60,6 +60,9 @@ func (s *Server) serveClientWith(t mcp.Transport, d *drain, headers func(json.Ra
 	}
 	c.sess = mcp.NewSession(t, mcp.SessionOptions{Handler: c.observed(handle), OnNotification: c.notified, Record: c.noteRecorder(), Log: s.Log})
 	close(c.ready)
+	if c.gate != nil {
+		s.gw.enter(c.gate) // from now on it hears of the members' changes
+	}
 	return c
 }
 

@@ -31,6 +31,7 @@ type front struct {
 	subs    map[*Member]*client   // its sub-client of each member, once needed
 	level   json.RawMessage       // the params of its logging/setLevel, for members met later
 	listens map[*frontListen]bool // a modern client's listens under way
+	inited  bool                  // it has had its initialize: it may hear of changes
 	closed  bool
 }
 
@@ -38,7 +39,6 @@ type front struct {
 func (g *Gateway) serveFront(c *client) mcp.RequestHandler {
 	f := &front{gw: g, c: c, subs: map[*Member]*client{}, listens: map[*frontListen]bool{}}
 	c.gate = f
-	g.enter(f)
 	return f.handle
 }
 
@@ -67,7 +67,13 @@ func (f *front) handle(ctx context.Context, method string, params json.RawMessag
 	}
 	switch method {
 	case "initialize":
-		return c.initialize(params, mcp.State{InitializeResult: f.gw.initResult(f.viewOf())})
+		res, err := c.initialize(params, mcp.State{InitializeResult: f.gw.initResult(f.viewOf())})
+		if err == nil {
+			f.mu.Lock()
+			f.inited = true
+			f.mu.Unlock()
+		}
+		return res, err
 	case "server/discover":
 		res := discovered(mcp.State{InitializeResult: f.gw.initResult(f.viewOf())})
 		mcp.AddResultMembers(ctx, modernMembers(method, res))
@@ -251,7 +257,7 @@ func (f *front) notified(method string, params json.RawMessage) {
 // notifications, a modern one on its listens that asked.
 func (f *front) listsChanged() {
 	f.mu.Lock()
-	closed := f.closed
+	closed, inited := f.closed, f.inited
 	listens := slices.Collect(maps.Keys(f.listens))
 	f.mu.Unlock()
 	if closed {
@@ -260,7 +266,7 @@ func (f *front) listsChanged() {
 	for _, l := range listens {
 		l.listsChanged()
 	}
-	if f.c.isModern() {
+	if !inited || f.c.isModern() {
 		return
 	}
 	for _, method := range []string{"notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed"} {
