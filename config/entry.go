@@ -31,7 +31,9 @@ func ParseDuration(name, field string, n *yamlnode.Node) (time.Duration, error) 
 }
 
 // ParseStrings reads an entry's array of strings (field names it).
-func ParseStrings(name, field string, n *yamlnode.Node) ([]string, error) { return strings1(name, field, n) }
+func ParseStrings(name, field string, n *yamlnode.Node) ([]string, error) {
+	return strings1(name, field, n)
+}
 
 // ParseYAML parses a YAML document of mcpv's own, bounded as a config
 // file is.
