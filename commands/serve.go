@@ -29,6 +29,11 @@ import (
 )
 
 type serveCmd struct {
+	File       string `arg:"" optional:"" placeholder:"FILE" help:"A serve file: the servers to serve behind one endpoint, each with its settings, and the clients with their tokens (YAML; see docs/mcpv-serve.schema.json)."`
+	All        bool   `name:"all" help:"Serve every server of the config files (as 'mcpv servers' lists them) behind one endpoint."`
+	Separator  string `name:"separator" placeholder:"SEP" help:"With several servers: what stands between a server's prefix and its tools' and prompts' names (default: __, or the serve file's)."`
+	Start      string `name:"start" placeholder:"eager|lazy" help:"With several servers: start each when serving starts (eager, in the background) or at the first request that needs it (lazy) (default: eager, or the serve file's)."`
+	HTTPTokens string `name:"http-tokens" placeholder:"FILE" help:"Take the bearer tokens of FILE's clients, each with the servers and names it may see (YAML: clients: NAME: {token_file, token_env, servers, guard}; yours alone)."`
 	listenFlags
 	Isolate bool   `name:"isolate" help:"Give each HTTP client an upstream session of its own, rather than one shared by all."`
 	Record  string `name:"record" placeholder:"FILE" help:"Write what passes through when serving ends: the server's surface as an mcpv test snapshot in FILE, and the answers to the calls, reads and gets seen beside it (FILE with .responses.json for its extension), secrets masked; for mcpv mock."`
@@ -40,7 +45,7 @@ type serveCmd struct {
 // listenFlags say where a server is served: stdin and stdout, or HTTP.
 type listenFlags struct {
 	HTTP        string   `name:"http" placeholder:"ADDR" help:"Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one)."`
-	HTTPToken   string   `name:"http-token" placeholder:"@FILE|TOKEN" help:"Require this bearer token of every HTTP client: @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it)."`
+	HTTPToken   []string `name:"http-token" sep:"none" placeholder:"@FILE|TOKEN" help:"Require this bearer token of every HTTP client (repeatable: any of them): @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it)."`
 	AllowRemote bool     `name:"allow-remote" help:"Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr."`
 	AllowOrigin []string `name:"allow-origin" sep:"," placeholder:"ORIGIN" help:"Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null)."`
 	Path        string   `name:"path" placeholder:"PATH" help:"Serve --http's endpoint at PATH rather than /mcp."`
@@ -48,7 +53,7 @@ type listenFlags struct {
 }
 
 func (l listenFlags) validate() error {
-	if l.HTTP == "" && (l.HTTPToken != "" || l.AllowRemote) {
+	if l.HTTP == "" && (l.HTTPToken != nil || l.AllowRemote) {
 		return usageErrorf("--http-token and --allow-remote go with --http")
 	}
 	if l.HTTP == "" && (l.AllowOrigin != nil || l.Path != "" || l.SSE) {
@@ -92,13 +97,18 @@ The guard (--allow-tools, --deny-tools, the same for resources by URI and prompt
 
 Held to a pin (--pin FILE, MCPV_PIN, or a config entry's pin:), serve withholds from every client what moved since the server was pinned (an item changed, new or gone, the instructions), as the guard hides what it does not allow, and says each move once on stderr. An approval (mcpv pin --approve) takes effect while serving: the clients are told which lists changed.
 
+Several servers behind one endpoint: -s NAME more than once, --all (every server of the config files), or a serve FILE (YAML: each server with its own guard, pin, variables, OAuth settings, prefix, start and isolation, and the clients with their tokens; docs/mcpv-serve.schema.json). Their tools and prompts are named SERVER__NAME (--separator; a serve file may give a server another prefix, or none), resources keep their URIs, and lists span the servers page by page. Over --http each server is also reachable alone at /mcp/NAME. Each server starts when serving starts (in the background: the endpoint answers at once) or, with --start lazy, at the first request that needs it; one that fails, hangs or floods is marked down, its items withdrawn (the clients are told their lists changed) and started again with back-off, said once on stderr, and the others go on. /healthz then says which servers are up: 200 with "ok" or "degraded" (a server down), 503 when none can serve. Several --http-token values each see everything; the clients of --http-tokens FILE or of the serve file each see the servers and names they are given, and nothing else: the rest is not there for them.
+
 Examples:
 
     $ mcpv serve -u https://mcp.example.com/mcp
     $ mcpv serve --http 127.0.0.1:8808 -- npx -y @modelcontextprotocol/server-everything
     $ mcpv serve --http 127.0.0.1:8808 --sse --allow-origin https://app.example.com -s github
     $ mcpv serve --read-only --deny-tools 'delete_*' -s github
-    $ mcpv serve --pin pins.json -s github`
+    $ mcpv serve --pin pins.json -s github
+    $ mcpv serve -s github -s notes --http 127.0.0.1:8808
+    $ mcpv serve --all --start lazy --http 127.0.0.1:8808
+    $ mcpv serve gateway.serve.yaml --http 127.0.0.1:8808 --http-tokens clients.yaml`
 }
 
 func (c *serveCmd) notInBatch() {}
@@ -107,11 +117,22 @@ func (c *serveCmd) Validate() error {
 	if err := c.listenFlags.validate(); err != nil {
 		return err
 	}
-	if c.HTTP == "" && (c.Isolate || c.NoToken) {
-		return usageErrorf("--isolate and --http-no-token go with --http")
+	if c.HTTP == "" && (c.Isolate || c.NoToken || c.HTTPTokens != "") {
+		return usageErrorf("--isolate, --http-no-token and --http-tokens go with --http")
 	}
-	if c.NoToken && (c.HTTPToken != "" || c.AllowRemote) {
-		return usageErrorf("--http-no-token goes without --http-token and --allow-remote: beyond loopback a token is required")
+	if c.NoToken && (c.HTTPToken != nil || c.HTTPTokens != "" || c.AllowRemote) {
+		return usageErrorf("--http-no-token goes without --http-token, --http-tokens and --allow-remote: beyond loopback a token is required")
+	}
+	if c.File != "" && c.All {
+		return usageErrorf("give a serve FILE or --all, not both")
+	}
+	if c.Start != "" && c.Start != "eager" && c.Start != "lazy" {
+		return usageErrorf("--start %q: give eager or lazy", c.Start)
+	}
+	if c.Separator != "" {
+		if err := serve.CheckSeparator(c.Separator); err != nil {
+			return usageErrorf("--separator: %v", err)
+		}
 	}
 	if c.Record != "" && c.Isolate {
 		return usageErrorf("--record goes without --isolate: it records the one shared session")
@@ -122,17 +143,71 @@ func (c *serveCmd) Validate() error {
 	return nil
 }
 
-func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
-	// The endpoint hands out the use of the server's credentials: on
-	// loopback too, every user of the machine could reach it.
-	plan, err := c.listenPlan(out, !c.NoToken)
+func (c *serveCmd) noServer()       {}
+func (c *serveCmd) serverChoosing() {}
+
+// Run serves the server the command line names, or several behind one
+// endpoint: a serve file's, every config server's (--all), or those -s
+// names.
+func (c *serveCmd) Run(ctx context.Context, out *console, t *targets) error {
+	if c.File != "" || c.All || len(t.r.c.flags.Servers) > 1 {
+		return c.serveMany(ctx, out, t)
+	}
+	if c.Separator != "" || c.Start != "" {
+		return usageErrorf("--separator and --start go with several servers (-s more than once, --all, or a serve FILE)")
+	}
+	s, err := t.open("")
 	if err != nil {
 		return err
 	}
+	defer s.close()
+	return c.serveOne(ctx, s, out)
+}
+
+// serveOne serves one server.
+func (c *serveCmd) serveOne(ctx context.Context, s *session, out *console) error {
+	// The endpoint hands out the use of the server's credentials: on
+	// loopback too, every user of the machine could reach it.
+	plan, err := c.listenPlan(out, !c.NoToken, c.HTTPTokens != "")
+	if err != nil {
+		return err
+	}
+	if c.HTTPTokens != "" {
+		if plan.clients, err = c.tokenViews(out, plan.tokens, nil, nil); err != nil {
+			return err
+		}
+	}
+	srv, secrets := c.server(s, c.HTTP == "" && s.settings.Session == "", c.Isolate)
+	var rec *mock.Recorder
+	if c.Record != "" {
+		if err := checkRecordPath(out, c.Record); err != nil {
+			return err
+		}
+		rec = mock.NewRecorder()
+		srv.Record = rec
+	}
+	if err := srv.Start(ctx); err != nil {
+		return err
+	}
+	defer srv.Close()
+	err = plan.serve(ctx, srv, out)
+	if rec != nil {
+		if werr := writeRecording(out, c.Record, rec, secrets); werr != nil {
+			return werr
+		}
+	}
+	return err
+}
+
+// server is the Server of s's server, behind the command line's guard
+// and its entry's (and more); clientCaps and isolate as Server's. It
+// masks the secrets it returns.
+func (c *serveCmd) server(s *session, clientCaps, isolate bool, more ...config.Guard) (*serve.Server, *redact.Scrubber) {
 	guard := serve.Guards{c.guard()}
 	if g := s.settings.Guard; g != nil {
 		guard = append(guard, *g)
 	}
+	guard = append(guard, more...)
 	eraOfEachClient := s.settings.ProtocolEra == "auto" && s.settings.ProtocolVersion == "" && s.settings.URL != "" && s.settings.Session == ""
 	if s.settings.ProtocolEra == "auto" && s.settings.ProtocolVersion == "" {
 		// The initialize era upstream, unless asked otherwise: there a
@@ -158,8 +233,8 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 		},
 		Hooks:      s.hooks,
 		Guard:      guard,
-		Isolate:    c.Isolate,
-		ClientCaps: c.HTTP == "" && s.settings.Session == "",
+		Isolate:    isolate,
+		ClientCaps: clientCaps,
 		Secrets:    secrets,
 		Log:        s.hooks.Log,
 		Pin:        s.servePin(),
@@ -175,25 +250,7 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 			return serve.Conn(c), nil
 		}
 	}
-	var rec *mock.Recorder
-	if c.Record != "" {
-		if err := checkRecordPath(out, c.Record); err != nil {
-			return err
-		}
-		rec = mock.NewRecorder()
-		srv.Record = rec
-	}
-	if err := srv.Start(ctx); err != nil {
-		return err
-	}
-	defer srv.Close()
-	err = plan.serve(ctx, srv, out)
-	if rec != nil {
-		if werr := writeRecording(out, c.Record, rec, secrets); werr != nil {
-			return werr
-		}
-	}
-	return err
+	return srv, secrets
 }
 
 // servePin is the pin file serve holds its server to (--pin, MCPV_PIN,
@@ -250,45 +307,65 @@ func writeRecording(out *console, path string, rec *mock.Recorder, secrets *reda
 // ctx is done or srv's upstream ends.
 func (p listening) serve(ctx context.Context, srv *serve.Server, out *console) error {
 	if p.addr == "" {
-		st := serve.Stdio{In: out.ios.In, Out: out.ios.Out}
-		if f, ok := out.ios.In.(io.Closer); ok {
-			st.CloseIn = f.Close
-		}
-		if f, ok := out.ios.Out.(*os.File); ok {
-			gone, stop := hangup.Watch(f)
-			defer stop()
-			st.Gone = gone
-		}
-		return srv.ServeStdio(ctx, st)
+		return p.serveStdio(ctx, srv, out)
 	}
-	ln, err := net.Listen("tcp", p.addr)
-	if err != nil {
-		return &mcp.TransportError{Op: "listen on " + p.addr, Err: err}
-	}
-	h := srv.HTTPHandler(p.token, p.remote)
+	h := srv.HTTPHandler(p.token(), p.remote)
 	h.Origins, h.Path, h.SSE = p.origins, p.path, p.sse
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }() // ends at Shutdown
+	if p.clients != nil {
+		h.SetClients(p.clients)
+	}
 	path := p.path
 	if path == "" {
 		path = serve.DefaultPath
 	}
-	out.notef("serving at http://%s%s", ln.Addr(), path)
+	return p.serveHTTP(ctx, out, h, srv.Done(), srv.Err, h.Settle, h.Close, "serving at http://%s"+path)
+}
+
+// serveStdio serves srv's one client on stdin and stdout.
+func (p listening) serveStdio(ctx context.Context, srv *serve.Server, out *console) error {
+	st := serve.Stdio{In: out.ios.In, Out: out.ios.Out}
+	if f, ok := out.ios.In.(io.Closer); ok {
+		st.CloseIn = f.Close
+	}
+	if f, ok := out.ios.Out.(*os.File); ok {
+		gone, stop := hangup.Watch(f)
+		defer stop()
+		st.Gone = gone
+	}
+	return srv.ServeStdio(ctx, st)
+}
+
+// serveHTTP serves h at p's address until ctx is done or done is closed
+// (why says why; settle lets what was asked be answered first), then
+// closes it and shuts the listener down. It says where, with serving (a
+// format of the address).
+func (p listening) serveHTTP(ctx context.Context, out *console, h http.Handler, done <-chan struct{}, why func() error, settle, closeAll func(), serving string) error {
+	ln, err := net.Listen("tcp", p.addr)
+	if err != nil {
+		return &mcp.TransportError{Op: "listen on " + p.addr, Err: err}
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }() // ends at Shutdown
+	out.notef(serving, ln.Addr())
 	if p.sse {
+		path := p.path
+		if path == "" {
+			path = serve.DefaultPath
+		}
 		stream, _ := serve.LegacyPaths(path)
 		out.notef("serving the HTTP+SSE transport at http://%s%s", ln.Addr(), stream)
 	}
 	select {
 	case <-ctx.Done():
 		err = context.Cause(ctx)
-	case <-srv.Done():
-		err = srv.Err()
-		h.Settle()
+	case <-done:
+		err = why()
+		settle()
 	case err = <-served:
 		err = &mcp.TransportError{Op: "serve HTTP", Err: err}
 	}
-	h.Close()
+	closeAll()
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	hs.Shutdown(sctx)
 	cancel()
@@ -297,8 +374,9 @@ func (p listening) serve(ctx context.Context, srv *serve.Server, out *console) e
 
 // listenPlan checks --http: a loopback address, or another with
 // --allow-remote and a bearer token. A token is generated and shown once
-// when none is given, beyond loopback or wherever tokenAlways.
-func (c listenFlags) listenPlan(out *console, tokenAlways bool) (listening, error) {
+// when none is given, beyond loopback or wherever tokenAlways, unless
+// others will be (more: a token file).
+func (c listenFlags) listenPlan(out *console, tokenAlways, more bool) (listening, error) {
 	if c.HTTP == "" {
 		return listening{}, nil
 	}
@@ -310,59 +388,87 @@ func (c listenFlags) listenPlan(out *console, tokenAlways bool) (listening, erro
 	if remote && !c.AllowRemote {
 		return listening{}, usageErrorf("--http %s: not a loopback address; add --allow-remote to serve beyond this machine, with a bearer token", c.HTTP)
 	}
-	token, err := c.bearerToken(out)
+	tokens, err := c.bearerTokens(out)
 	if err != nil {
 		return listening{}, err
 	}
-	if token == "" && (remote || tokenAlways) {
+	if len(tokens) == 0 && !more && (remote || tokenAlways) {
 		b := make([]byte, 24)
 		if _, err := rand.Read(b); err != nil {
 			return listening{}, errors.New("cannot generate a bearer token")
 		}
-		token = hex.EncodeToString(b)
-		out.notef("clients must send Authorization: Bearer %s", token)
+		tokens = []string{hex.EncodeToString(b)}
+		out.notef("clients must send Authorization: Bearer %s", tokens[0])
 	}
 	origins, _ := origin.NewPolicy(c.AllowOrigin) // checked by validate
-	return listening{addr: c.HTTP, token: token, remote: remote, origins: origins, path: c.Path, sse: c.SSE}, nil
+	return listening{addr: c.HTTP, tokens: tokens, remote: remote, origins: origins, path: c.Path, sse: c.SSE}, nil
 }
 
 // maxTokenFile bounds what --http-token @FILE reads: a token, not a file
 // that happens to be there.
 const maxTokenFile = 4 << 10
 
-// bearerToken is the token --http-token gives: from @FILE (a regular
-// file, as config files are read: not a device or a pipe that could hang
-// or fill memory), else MCPV_HTTP_TOKEN; one on the command line works,
-// with a warning, since every user of the machine can read a process's
-// arguments.
-func (c listenFlags) bearerToken(out *console) (string, error) {
-	token := c.HTTPToken
-	switch {
-	case strings.HasPrefix(token, "@"):
-		path := token[1:]
-		b, err := safefile.Read(out.env.Path(path))
-		if err == nil && len(b) > maxTokenFile {
-			err = fmt.Errorf("%s is larger than %d KiB: not a token", path, maxTokenFile>>10)
+// bearerTokens are the tokens --http-token gives: each from @FILE (a
+// regular file, as config files are read: not a device or a pipe that
+// could hang or fill memory) or as given; none given, MCPV_HTTP_TOKEN. One
+// on the command line works, with a warning, since every user of the
+// machine can read a process's arguments.
+func (c listenFlags) bearerTokens(out *console) ([]string, error) {
+	var tokens []string
+	warned := false
+	for _, token := range c.HTTPToken {
+		switch {
+		case strings.HasPrefix(token, "@"):
+			path := token[1:]
+			b, err := safefile.Read(out.env.Path(path))
+			if err == nil && len(b) > maxTokenFile {
+				err = fmt.Errorf("%s is larger than %d KiB: not a token", path, maxTokenFile>>10)
+			}
+			if err != nil {
+				return nil, usageErrorf("--http-token: %v", err)
+			}
+			if token = strings.TrimSpace(string(b)); token == "" {
+				return nil, usageErrorf("--http-token: %s is empty", path)
+			}
+		case token == "":
+			return nil, usageErrorf("--http-token: a token cannot be empty")
+		case !warned:
+			warned = true
+			out.warnf("--http-token on the command line can be read by every user of this machine (ps); give it as @FILE or in MCPV_HTTP_TOKEN")
 		}
-		if err != nil {
-			return "", usageErrorf("--http-token: %v", err)
-		}
-		if token = strings.TrimSpace(string(b)); token == "" {
-			return "", usageErrorf("--http-token: %s is empty", path)
-		}
-	case token != "":
-		out.warnf("--http-token on the command line can be read by every user of this machine (ps); give it as @FILE or in MCPV_HTTP_TOKEN")
-	default:
-		token = out.env.Getenv("MCPV_HTTP_TOKEN")
+		tokens = append(tokens, token)
 	}
-	return token, nil
+	if tokens == nil {
+		if token := out.env.Getenv("MCPV_HTTP_TOKEN"); token != "" {
+			tokens = []string{token}
+		}
+	}
+	return tokens, nil
 }
 
 // listening is where to serve: addr "" for stdin and stdout.
 type listening struct {
-	addr, token string
-	remote      bool
-	origins     origin.Policy
-	path        string
-	sse         bool
+	addr    string
+	tokens  []string       // any of them is taken
+	clients *serve.Clients // in place of tokens: each token's view
+	remote  bool
+	origins origin.Policy
+	path    string
+	sse     bool
+}
+
+// token is the one token a one-token endpoint takes ("": none); with
+// several, clients say which.
+func (p *listening) token() string {
+	if len(p.tokens) == 1 && p.clients == nil {
+		return p.tokens[0]
+	}
+	if len(p.tokens) > 1 && p.clients == nil {
+		views := map[string]*serve.View{}
+		for _, t := range p.tokens {
+			views[t] = nil
+		}
+		p.clients, _ = serve.NewClients(views)
+	}
+	return ""
 }

@@ -36,10 +36,10 @@ func TestServeUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"serve", "--isolate"}, "mcpv: serve: --isolate and --http-no-token go with --http (see mcpv serve --help)\n"},
-		{[]string{"serve", "--http-no-token"}, "mcpv: serve: --isolate and --http-no-token go with --http (see mcpv serve --help)\n"},
+		{[]string{"serve", "--isolate"}, "mcpv: serve: --isolate, --http-no-token and --http-tokens go with --http (see mcpv serve --help)\n"},
+		{[]string{"serve", "--http-no-token"}, "mcpv: serve: --isolate, --http-no-token and --http-tokens go with --http (see mcpv serve --help)\n"},
 		{[]string{"serve", "--allow-remote"}, "mcpv: serve: --http-token and --allow-remote go with --http (see mcpv serve --help)\n"},
-		{[]string{"serve", "--http", "0.0.0.0:0", "--allow-remote", "--http-no-token"}, "mcpv: serve: --http-no-token goes without --http-token and --allow-remote: beyond loopback a token is required (see mcpv serve --help)\n"},
+		{[]string{"serve", "--http", "0.0.0.0:0", "--allow-remote", "--http-no-token"}, "mcpv: serve: --http-no-token goes without --http-token, --http-tokens and --allow-remote: beyond loopback a token is required (see mcpv serve --help)\n"},
 		{[]string{"serve", "--http", "8808"}, "mcpv: --http 8808: give HOST:PORT, e.g. 127.0.0.1:8808 (see mcpv serve --help)\n"},
 		{[]string{"serve", "--http", "192.0.2.1:0"}, "mcpv: --http 192.0.2.1:0: not a loopback address; add --allow-remote to serve beyond this machine, with a bearer token (see mcpv serve --help)\n"},
 		{[]string{"serve", "--deny-tools", " "}, "mcpv: serve: --deny-tools: an empty pattern matches nothing (see mcpv serve --help)\n"},

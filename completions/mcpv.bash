@@ -39,7 +39,7 @@ __mcpv_flags() {
     'load') flags='--mix --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --format --grace' ;;
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
-    'serve') flags='--http --http-token --allow-remote --allow-origin --path --sse --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
+    'serve') flags='--all --separator --start --http-tokens --http --http-token --allow-remote --allow-origin --path --sse --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
     'mock') flags='--responses --tool --log --http --http-token --allow-remote --allow-origin --path --sse' ;;
     'trust') flags='--revoke' ;;
     *) flags= ;;
@@ -187,6 +187,10 @@ __mcpv_flag() {
         'load:--grace') kind='none'; return ;;
         'session start:--idle') kind='none'; return ;;
         'session stop:--all') kind='bool'; return ;;
+        'serve:--all') kind='bool'; return ;;
+        'serve:--separator') kind='none'; return ;;
+        'serve:--start') kind='none'; return ;;
+        'serve:--http-tokens') kind='file'; return ;;
         'serve:--http') kind='none'; return ;;
         'serve:--http-token') kind='none'; return ;;
         'serve:--allow-remote') kind='bool'; return ;;
@@ -225,6 +229,7 @@ __mcpv_arg() {
     'test:'*) kind='file' ;;
     'pin:0') kind='file' ;;
     'audit:'*) kind='file' ;;
+    'serve:0') kind='file' ;;
     'mock:0') kind='file' ;;
     'servers:0') kind='server' ;;
     'trust:'*) kind='file' ;;

@@ -86,7 +86,7 @@ function __mcpv_takes
             case 'session start:--idle'
                 echo 1
                 return 0
-            case 'serve:--http' 'serve:--http-token' 'serve:--allow-origin' 'serve:--path' 'serve:--record' 'serve:--allow-tools' 'serve:--deny-tools' 'serve:--allow-resources' 'serve:--deny-resources' 'serve:--allow-prompts' 'serve:--deny-prompts'
+            case 'serve:--separator' 'serve:--start' 'serve:--http-tokens' 'serve:--http' 'serve:--http-token' 'serve:--allow-origin' 'serve:--path' 'serve:--record' 'serve:--allow-tools' 'serve:--deny-tools' 'serve:--allow-resources' 'serve:--deny-resources' 'serve:--allow-prompts' 'serve:--deny-prompts'
                 echo 1
                 return 0
             case 'mock:--responses' 'mock:--tool' 'mock:--log' 'mock:--http' 'mock:--http-token' 'mock:--allow-origin' 'mock:--path'
@@ -403,8 +403,12 @@ complete -c mcpv -n '__mcpv_at "session" 0' -a list -d 'List the running session
 complete -c mcpv -n '__mcpv_at "session" 0' -a stop -d 'End a session (or --all): the server is shut down as a one-shot command would.'
 complete -c mcpv -n '__mcpv_in "session start"' -l idle -x -d 'End the session after this long without commands; 0 never.'
 complete -c mcpv -n '__mcpv_in "session stop"' -l all -d 'End every running session.'
+complete -c mcpv -n '__mcpv_in "serve"' -l all -d 'Serve every server of the config files (as \'mcpv servers\' lists them) behind one endpoint.'
+complete -c mcpv -n '__mcpv_in "serve"' -l separator -x -d 'With several servers: what stands between a server\'s prefix and its tools\' and prompts\' names (default: __, or the serve file\'s).'
+complete -c mcpv -n '__mcpv_in "serve"' -l start -x -d 'With several servers: start each when serving starts (eager, in the background) or at the first request that needs it (lazy) (default: eager, or the serve file\'s).'
+complete -c mcpv -n '__mcpv_in "serve"' -l http-tokens -r -F -d 'Take the bearer tokens of FILE\'s clients, each with the servers and names it may see (YAML: clients: NAME: {token_file, token_env, servers, guard}; yours alone).'
 complete -c mcpv -n '__mcpv_in "serve"' -l http -x -d 'Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one).'
-complete -c mcpv -n '__mcpv_in "serve"' -l http-token -x -d 'Require this bearer token of every HTTP client: @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it).'
+complete -c mcpv -n '__mcpv_in "serve"' -l http-token -x -d 'Require this bearer token of every HTTP client (repeatable: any of them): @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it).'
 complete -c mcpv -n '__mcpv_in "serve"' -l allow-remote -d 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.'
 complete -c mcpv -n '__mcpv_in "serve"' -l allow-origin -x -d 'Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null).'
 complete -c mcpv -n '__mcpv_in "serve"' -l path -x -d 'Serve --http\'s endpoint at PATH rather than /mcp.'
@@ -419,11 +423,12 @@ complete -c mcpv -n '__mcpv_in "serve"' -l deny-resources -x -d 'Hide the resour
 complete -c mcpv -n '__mcpv_in "serve"' -l allow-prompts -x -d 'Offer only the prompts whose names match.'
 complete -c mcpv -n '__mcpv_in "serve"' -l deny-prompts -x -d 'Hide the prompts whose names match.'
 complete -c mcpv -n '__mcpv_in "serve"' -l read-only -d 'Offer only the tools whose annotations say readOnlyHint.'
+complete -c mcpv -n '__mcpv_at "serve" 0' -F
 complete -c mcpv -n '__mcpv_in "mock"' -l responses -r -F -d 'A responses file, JSON or YAML (repeatable: a file\'s entries are tried before the next\'s; default: FILE with .responses.json for its extension, when there is one).'
 complete -c mcpv -n '__mcpv_in "mock"' -l tool -x -d 'Offer a tool that answers every call with TEXT as its text, or with the JSON result (repeatable; before any responses file). Needs no FILE.'
 complete -c mcpv -n '__mcpv_in "mock"' -l log -r -F -d 'Write each message of each client, what each request was answered, and each question put to a client with its answer, to FILE as JSON lines, secrets masked (a new file, or your own emptied; mode 0600).'
 complete -c mcpv -n '__mcpv_in "mock"' -l http -x -d 'Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one).'
-complete -c mcpv -n '__mcpv_in "mock"' -l http-token -x -d 'Require this bearer token of every HTTP client: @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it).'
+complete -c mcpv -n '__mcpv_in "mock"' -l http-token -x -d 'Require this bearer token of every HTTP client (repeatable: any of them): @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it).'
 complete -c mcpv -n '__mcpv_in "mock"' -l allow-remote -d 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.'
 complete -c mcpv -n '__mcpv_in "mock"' -l allow-origin -x -d 'Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null).'
 complete -c mcpv -n '__mcpv_in "mock"' -l path -x -d 'Serve --http\'s endpoint at PATH rather than /mcp.'

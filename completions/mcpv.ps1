@@ -244,8 +244,12 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'End every running session.' }
         )
         'serve' = @(
+            @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve every server of the config files (as ''mcpv servers'' lists them) behind one endpoint.' }
+            @{ Names = @('--separator'); Words = 1; Kind = 'none'; Enum = @(); H = 'With several servers: what stands between a server''s prefix and its tools'' and prompts'' names (default: __, or the serve file''s).' }
+            @{ Names = @('--start'); Words = 1; Kind = 'none'; Enum = @(); H = 'With several servers: start each when serving starts (eager, in the background) or at the first request that needs it (lazy) (default: eager, or the serve file''s).' }
+            @{ Names = @('--http-tokens'); Words = 1; Kind = 'file'; Enum = @(); H = 'Take the bearer tokens of FILE''s clients, each with the servers and names it may see (YAML: clients: NAME: {token_file, token_env, servers, guard}; yours alone).' }
             @{ Names = @('--http'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one).' }
-            @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require this bearer token of every HTTP client: @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it).' }
+            @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require this bearer token of every HTTP client (repeatable: any of them): @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it).' }
             @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.' }
             @{ Names = @('--allow-origin'); Words = 1; Kind = 'none'; Enum = @(); H = 'Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null).' }
             @{ Names = @('--path'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve --http''s endpoint at PATH rather than /mcp.' }
@@ -266,7 +270,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--tool'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer a tool that answers every call with TEXT as its text, or with the JSON result (repeatable; before any responses file). Needs no FILE.' }
             @{ Names = @('--log'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write each message of each client, what each request was answered, and each question put to a client with its answer, to FILE as JSON lines, secrets masked (a new file, or your own emptied; mode 0600).' }
             @{ Names = @('--http'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one).' }
-            @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require this bearer token of every HTTP client: @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it).' }
+            @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require this bearer token of every HTTP client (repeatable: any of them): @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it).' }
             @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.' }
             @{ Names = @('--allow-origin'); Words = 1; Kind = 'none'; Enum = @(); H = 'Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null).' }
             @{ Names = @('--path'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve --http''s endpoint at PATH rather than /mcp.' }
@@ -286,6 +290,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'audit' = @(
             @{ Kind = 'file'; Enum = @(); Repeat = $true }
+        )
+        'serve' = @(
+            @{ Kind = 'file'; Enum = @(); Repeat = $false }
         )
         'mock' = @(
             @{ Kind = 'file'; Enum = @(); Repeat = $false }

@@ -32,3 +32,12 @@ func othersMayWrite(path string, fi fs.FileInfo) error {
 	}
 	return nil
 }
+
+// othersMayRead says that users other than the file's owner may read the
+// file at path, of fi.
+func othersMayRead(path string, fi fs.FileInfo) error {
+	if fi.Mode().Perm()&0o044 != 0 {
+		return fmt.Errorf("%s may be read by other users of the machine (mode %v); chmod 600 it", path, fi.Mode().Perm())
+	}
+	return nil
+}

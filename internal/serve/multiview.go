@@ -155,6 +155,10 @@ func (cs *Clients) who(r *http.Request) (v *View, ok bool) {
 	return v, ok
 }
 
+// SetClients makes the handler take the bearer tokens of clients, each
+// with its view, in place of the one token it was made with.
+func (h *HTTPHandler) SetClients(cs *Clients) { h.clients = cs }
+
 // whoKey marks an HTTP request's context with the view of its client.
 type whoKey struct{}
 
@@ -177,5 +181,7 @@ func (c *client) setWho(v *View) {
 	}
 	if m := c.srv.member; m != nil {
 		c.view = v.guard(m.prefix)
+	} else {
+		c.view = v.guard("") // one server served: its names as they are
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/servefile"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/trust"
@@ -65,6 +66,10 @@ func Trust(store trust.Store, cwd, path string, revoke bool) (map[string]any, er
 	}
 	f, err := config.Load(src)
 	if err != nil {
+		// A serve file is no config file, but says what runs as one does.
+		if sf, serr := servefile.Read(path, cwd); serr == nil {
+			return trustServeFile(store, abs, sf)
+		}
 		var fe *config.FileError
 		if errors.As(err, &fe) {
 			return nil, &clierr.ConfigError{Err: err}
@@ -79,6 +84,23 @@ func Trust(store trust.Store, cwd, path string, revoke bool) (map[string]any, er
 		names = append(names, s.Name)
 	}
 	return map[string]any{"file": abs, "sha256": trust.Hash(f.Data), "servers": names}, nil
+}
+
+// trustServeFile records the current content of a serve file (mcpv
+// serve FILE) as trusted.
+func trustServeFile(store trust.Store, abs string, f *servefile.File) (map[string]any, error) {
+	data, err := safefile.Read(abs)
+	if err != nil {
+		return nil, clierr.Usage(err)
+	}
+	if err := store.Trust(abs, data); err != nil {
+		return nil, err
+	}
+	names := []string{}
+	for _, s := range f.Servers {
+		names = append(names, s.Name)
+	}
+	return map[string]any{"file": abs, "sha256": trust.Hash(data), "servers": names}, nil
 }
 
 // trustTestFile records the current content of a test file as trusted,
