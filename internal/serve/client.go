@@ -86,6 +86,13 @@ func (c *client) close() {
 // capabilities the client declared, which a session opened for it
 // declares (the shared one with ClientCaps, or its own).
 func (c *client) upstream(ctx context.Context, caps json.RawMessage) (*upstream, error) {
+	return c.upstreamFor(ctx, caps, nil)
+}
+
+// upstreamFor is upstream for a request with params: a modern client's,
+// with Isolate, takes an idle session of its token's when one is kept
+// (the one that holds the task params name, if one does: isolate.go).
+func (c *client) upstreamFor(ctx context.Context, caps, params json.RawMessage) (*upstream, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.up != nil && c.srv.life != nil && c.up.ended() {
@@ -103,16 +110,34 @@ func (c *client) upstream(ctx context.Context, caps json.RawMessage) (*upstream,
 			return nil, err
 		}
 		c.up = up
+	} else if up := c.idleUpstream(params); up != nil {
+		c.up = up
 	} else {
-		up, err := s.open(ctx, declarable(caps), nil)
+		declare := declarable(caps)
+		if c.modern {
+			// Kept for the token's next modern clients, whose requests
+			// each bring their capabilities: the bridge puts a question
+			// only to a request that declared it.
+			declare = upstreamCaps
+		}
+		up, err := s.open(ctx, declare, nil)
 		if err != nil {
 			return nil, err
 		}
-		up.own = true
+		up.own, up.pooled, up.who = true, c.modern, c.who
 		c.up = up
 	}
 	c.up.attach(c)
 	return c.up, nil
+}
+
+// idleUpstream is an idle isolated session kept for a modern client of
+// c's token, nil when none is (or c is not modern); c.mu is held.
+func (c *client) idleUpstream(params json.RawMessage) *upstream {
+	if !c.modern {
+		return nil
+	}
+	return c.srv.idle.take(c.who, params)
 }
 
 func (c *client) handle(ctx context.Context, method string, params json.RawMessage) (_ json.RawMessage, err error) {

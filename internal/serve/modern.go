@@ -111,7 +111,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 			return c.modernResult(ctx, method, params, res, false), nil
 		}
 	}
-	up, err := c.modernSide(ctx, meta.caps)
+	up, err := c.modernSide(ctx, meta.caps, params)
 	if err != nil {
 		return nil, rpcError(err)
 	}
@@ -185,7 +185,7 @@ func (c *client) modernResult(ctx context.Context, method string, asked, res jso
 // modernSide is the upstream session a modern client is served by: the
 // session of OpenModern when there is one (the server speaks that era
 // too), else the client's own.
-func (c *client) modernSide(ctx context.Context, caps json.RawMessage) (*upstream, error) {
+func (c *client) modernSide(ctx context.Context, caps, params json.RawMessage) (*upstream, error) {
 	if !c.srv.Isolate {
 		if m := c.srv.modernUpstream(ctx); m != nil {
 			c.mu.Lock()
@@ -197,7 +197,7 @@ func (c *client) modernSide(ctx context.Context, caps json.RawMessage) (*upstrea
 			return c.up, nil
 		}
 	}
-	return c.upstream(ctx, caps)
+	return c.upstreamFor(ctx, caps, params)
 }
 
 // cacheable are the results the 2026-07-28 era marks with how long they

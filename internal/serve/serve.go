@@ -105,6 +105,8 @@ type Server struct {
 	member *Member
 	life   *life
 
+	idle idlePool // with Isolate: modern clients' sessions between their requests
+
 	mu     sync.Mutex // guards shared and err
 	shared *upstream
 
@@ -279,6 +281,7 @@ func (s *Server) Close() {
 		<-s.handshook
 	}
 	s.bridges.close()
+	s.idle.close()
 	if s.life != nil {
 		s.life.close()
 	}
@@ -367,6 +370,10 @@ type upstream struct {
 	srv  *Server
 	conn Upstream
 	own  bool // opened for one client (Isolate): closed once nothing holds it
+	// pooled, with own: opened for a modern client, kept idle for the
+	// next of the token who's once nothing holds it (isolate.go).
+	pooled bool
+	who    *View
 
 	tokens mcp.Tokens[relayed] // our progress tokens -> the client's request
 
