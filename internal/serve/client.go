@@ -131,6 +131,21 @@ func (c *client) upstreamFor(ctx context.Context, caps, params json.RawMessage) 
 	return c.up, nil
 }
 
+// letIdleGo gives up a modern client's isolated session once its request
+// is answered (before the answer is written: the client's next request
+// finds it idle).
+func (c *client) letIdleGo() {
+	c.mu.Lock()
+	up := c.up
+	if up == nil || !up.pooled {
+		c.mu.Unlock()
+		return
+	}
+	c.up = nil
+	c.mu.Unlock()
+	up.detach(c)
+}
+
 // idleUpstream is an idle isolated session kept for a modern client of
 // c's token, nil when none is (or c is not modern); c.mu is held.
 func (c *client) idleUpstream(params json.RawMessage) *upstream {
@@ -146,6 +161,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	// client before the answer does, as it came.
 	defer c.flushNotes(ctx, mcp.IncomingID(ctx))
 	if method == "server/discover" || rawjson.IsObject(params) && hasModernMeta(params) {
+		defer c.letIdleGo()
 		return c.handleModern(ctx, method, params)
 	}
 	var caps json.RawMessage

@@ -418,3 +418,52 @@ func TestSSEBesidePath(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswerWaitsForItsStream: an answer waits for its stream however
+// long its writer's context lasts (the session gives each answer a
+// bound): given up, a legacy client's call would be answered by nothing
+// while its stream lives on with keep-alives. The stream's own stall
+// bounds the wait (TestSSEStalledClientEnds).
+func TestAnswerWaitsForItsStream(t *testing.T) {
+	t.Parallel()
+	tr := &httpTransport{in: make(chan []byte), closed: make(chan struct{}), posts: map[string]*stream{}}
+	tr.get = newStream()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the writer's bound is over before it writes
+	for i := range 200 {
+		msg := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, i))
+		if err := tr.Write(ctx, msg); err != nil {
+			t.Fatalf("answer %d given up with its stream there to take it: %v", i, err)
+		}
+		<-tr.get.ch
+	}
+	// A notification is given up with its context, as ever.
+	for range 20 {
+		tr.Write(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`))
+	}
+	if n := len(tr.get.ch); n == 20 {
+		t.Error("every notification was taken by a stream past its writer's bound")
+	}
+}
+
+// TestSSEStoppedReaderSeesItsEnd: a legacy client that stops reading has
+// its session ended once it has taken nothing for the stall, and its
+// call cancelled upstream; when it reads again it finds its stream's
+// end, not keep-alives that never bring its answer.
+func TestSSEStoppedReaderSeesItsEnd(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, bigResults(4<<20), nil, false)
+	h, base := sseDoor(t, srv, func(h *HTTPHandler) { h.Stall, h.KeepAlive = 100*time.Millisecond, 20*time.Millisecond })
+	st := openStream(t, base, bearer, false)
+	st.post(t, legacyInitialize)
+	st.post(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	st.post(t, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{}}}`)
+	waitFor(t, "the session of a client that does not read to end", func() bool { return h.sessionsOpen() == 0 })
+	done := make(chan error, 1)
+	go func() { _, err := io.Copy(io.Discard, st.resp.Body); done <- err }()
+	select {
+	case <-done: // its end, at once
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream of an ended session is still open")
+	}
+}
