@@ -318,7 +318,9 @@ func (p listening) serve(ctx context.Context, srv *serve.Server, out *console) e
 	if path == "" {
 		path = serve.DefaultPath
 	}
-	return p.serveHTTP(ctx, out, h, srv.Done(), srv.Err, h.Settle, h.Close, "serving at http://%s"+path)
+	return p.serveHTTP(ctx, out, h, srv.Done(), srv.Err, h.Settle, h.Close, func(addr net.Addr) {
+		out.notef("serving at http://%s%s", addr, path)
+	})
 }
 
 // serveStdio serves srv's one client on stdin and stdout.
@@ -337,9 +339,8 @@ func (p listening) serveStdio(ctx context.Context, srv *serve.Server, out *conso
 
 // serveHTTP serves h at p's address until ctx is done or done is closed
 // (why says why; settle lets what was asked be answered first), then
-// closes it and shuts the listener down. It says where, with serving (a
-// format of the address).
-func (p listening) serveHTTP(ctx context.Context, out *console, h http.Handler, done <-chan struct{}, why func() error, settle, closeAll func(), serving string) error {
+// closes it and shuts the listener down. announce says where.
+func (p listening) serveHTTP(ctx context.Context, out *console, h http.Handler, done <-chan struct{}, why func() error, settle, closeAll func(), announce func(net.Addr)) error {
 	ln, err := net.Listen("tcp", p.addr)
 	if err != nil {
 		return &mcp.TransportError{Op: "listen on " + p.addr, Err: err}
@@ -347,7 +348,7 @@ func (p listening) serveHTTP(ctx context.Context, out *console, h http.Handler, 
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }() // ends at Shutdown
-	out.notef(serving, ln.Addr())
+	announce(ln.Addr())
 	if p.sse {
 		path := p.path
 		if path == "" {

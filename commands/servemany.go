@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -108,8 +109,14 @@ func (c *serveCmd) serveMany(ctx context.Context, out *console, t *targets) erro
 		if path == "" {
 			path = serve.DefaultPath
 		}
-		serving := fmt.Sprintf("serving %d servers at http://%%s%s (each alone at %s/NAME)", len(members), path, strings.TrimSuffix(path, "/"))
-		err = plan.serveHTTP(ctx, out, h, nil, nil, h.Settle, h.Close, serving)
+		err = plan.serveHTTP(ctx, out, h, nil, nil, h.Settle, h.Close, func(addr net.Addr) {
+			out.notef("serving at http://%s%s", addr, path)
+			var each []string
+			for _, m := range members {
+				each = append(each, fmt.Sprintf("http://%s%s/%s", addr, strings.TrimSuffix(path, "/"), m.name))
+			}
+			out.notef("serving %d servers together there, and each alone: %s", len(members), strings.Join(each, " "))
+		})
 	}
 	g.Close()
 	for i, m := range members {
