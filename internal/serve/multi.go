@@ -75,6 +75,8 @@ type Gateway struct {
 	// and how much of the members' lists is kept to route by.
 	floodNotes  int64
 	floodWindow time.Duration
+	pingEvery   time.Duration
+	pingWait    time.Duration
 	maxBook     int
 
 	front *Server   // the endpoint's Server: a client of it is a front
@@ -208,6 +210,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 		if !s.Isolate {
 			m.life = newLife(s, g.Log, m.Name, m.Eager, func(st lifeState) { g.changed(m, st) })
 			m.life.floodNotes, m.life.floodWindow = cmp.Or(g.floodNotes, floodNotes), cmp.Or(g.floodWindow, floodWindow)
+			m.life.pingEvery, m.life.pingWait = cmp.Or(g.pingEvery, pingEvery), cmp.Or(g.pingWait, pingWait)
 			s.life = m.life
 		}
 		s.Open = m.watched(s.Open)

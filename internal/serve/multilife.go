@@ -81,9 +81,13 @@ type life struct {
 	opened  bool          // it has been up once (the surface recorded)
 	failed  bool          // its being down was said, and it has not been up since
 
-	// floodNotes notifications within floodWindow make a flood.
+	// floodNotes notifications within floodWindow make a flood; an idle
+	// session is pinged every pingEvery, and hangs when it does not
+	// answer within pingWait.
 	floodNotes  int64
 	floodWindow time.Duration
+	pingEvery   time.Duration
+	pingWait    time.Duration
 
 	busy  atomic.Int64 // requests in flight to the session (pings wait while there are)
 	notes atomic.Int64 // notifications since window began
@@ -238,7 +242,7 @@ func (l *life) down(why error) {
 // is in flight; the end makes it down.
 func (l *life) watch(u *upstream) {
 	defer l.wg.Done()
-	tick := time.NewTicker(pingEvery)
+	tick := time.NewTicker(l.pingEvery)
 	defer tick.Stop()
 	for {
 		select {
@@ -251,11 +255,11 @@ func (l *life) watch(u *upstream) {
 			if l.busy.Load() > 0 {
 				continue
 			}
-			ctx, cancel := context.WithTimeout(l.ctx, pingWait)
+			ctx, cancel := context.WithTimeout(l.ctx, l.pingWait)
 			_, err := u.conn.Forward(ctx, "ping", nil)
 			cancel()
 			if err != nil && ctx.Err() != nil && l.ctx.Err() == nil {
-				l.fail(u, fmt.Errorf("it did not answer a ping within %v", pingWait))
+				l.fail(u, fmt.Errorf("it did not answer a ping within %v", l.pingWait))
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -167,5 +168,29 @@ func TestGatewayFloodingServer(t *testing.T) {
 	}
 	if got := call(t, c, "tools/call", `{"name":"ok__add","arguments":{}}`); !strings.Contains(string(got), "ok added") {
 		t.Errorf("ok__add after the flood: %s", got)
+	}
+}
+
+// TestGatewayHangingServer: a server that stops answering (it reads
+// nothing more once initialized) is found out by a ping while nothing
+// else is in flight, and marked down; the others go on.
+func TestGatewayHangingServer(t *testing.T) {
+	t.Parallel()
+	log := &logBuf{}
+	g := &Gateway{Log: slog.New(slog.NewTextHandler(log, nil)), pingEvery: 50 * time.Millisecond, pingWait: 5 * time.Second}
+	for _, tm := range []testMember{{name: "ok", settings: twoTools(t, "ok"), eager: true}, {name: "deaf", settings: fakeStdio("deaf"), eager: true}} {
+		g.Members = append(g.Members, &Member{Name: tm.name, Server: serverFor(t, tm.settings), Eager: tm.eager})
+	}
+	if err := g.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	waitFor(t, "deaf to be found out", func() bool { return strings.Contains(log.String(), "did not answer a ping") })
+	c, _ := stdioClient(t, g.Server(), "legacy")
+	if got := call(t, c, "tools/call", `{"name":"ok__add","arguments":{}}`); !strings.Contains(string(got), "ok added") {
+		t.Errorf("ok__add: %s", got)
+	}
+	if st, _ := g.member("ok").life.status(); st != lifeUp {
+		t.Errorf("ok is %v: an answering server was taken for a hung one", st)
 	}
 }
