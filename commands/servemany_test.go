@@ -54,10 +54,10 @@ func TestServeSeveral(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
 	}
-	// A page of one server's at a time; mcpv's client walks them all
-	// (e2e/servemany_test.go).
+	// Every server's tools in the first page, for a client that reads
+	// that page alone.
 	tools := answerOf(t, r.stdout, 1)
-	for _, want := range []string{`"demo__echo"`, `"demo__ask"`, `"nextCursor"`} {
+	for _, want := range []string{`"demo__echo"`, `"demo__ask"`, `"fake__x"`} {
 		if !strings.Contains(tools, want) {
 			t.Errorf("tools/list: %s, want %s", tools, want)
 		}
@@ -65,7 +65,7 @@ func TestServeSeveral(t *testing.T) {
 	if got := answerOf(t, r.stdout, 2); !strings.Contains(got, "through") {
 		t.Errorf("demo__echo: %s", got)
 	}
-	if got := answerOf(t, r.stdout, 3); !strings.Contains(got, `"demo__greet"`) {
+	if got := answerOf(t, r.stdout, 3); !strings.Contains(got, `"demo__greet"`) || !strings.Contains(got, `"fake__p"`) {
 		t.Errorf("prompts: %s", got)
 	}
 	if got := answerOf(t, r.stdout, 4); !strings.Contains(got, `"result"`) {
@@ -124,7 +124,7 @@ servers:
 	if r.code != 0 {
 		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
 	}
-	if got := answerOf(t, r.stdout, 1); !strings.Contains(got, `"demo.echo"`) || !strings.Contains(got, `"demo.add"`) || strings.Contains(got, `"demo.ask"`) {
+	if got := answerOf(t, r.stdout, 1); !strings.Contains(got, `"demo.echo"`) || !strings.Contains(got, `"demo.add"`) || strings.Contains(got, `"demo.ask"`) || !strings.Contains(got, `"mine.own"`) {
 		t.Errorf("tools/list: %s", got)
 	}
 	if got := answerOf(t, r.stdout, 2); !strings.Contains(got, `"error"`) {

@@ -1,10 +1,12 @@
 package serve
 
 // A gateway's lists (multi.go): one list of every member's items, whose
-// pages span the members in their order. A page holds one page of one
-// member's (pages that hold nothing are skipped, within maxHops), its
-// items named as the endpoint names them; its nextCursor names the
-// member and that member's cursor, signed, so that it stays opaque: a
+// pages span the members in their order. A page holds the members'
+// pages one after the other until it is full (so that a client that
+// reads the first page alone, as many do, sees every member's items
+// when they are not many), its items named as the endpoint names them;
+// its nextCursor names the member and that member's cursor where the
+// next page starts, signed, so that it stays opaque: a
 // client can neither read it nor make one up (nor use one for another
 // list, or a member its view does not see). A member's own cursor is
 // kept as it is up to maxMemberCursor bytes; a longer one ends that
@@ -38,9 +40,13 @@ const (
 	// maxMemberCursor is the longest cursor of a member's kept in the
 	// cursors the front gives.
 	maxMemberCursor = 4096
-	// maxHops is how many member pages one page of the front may ask
-	// for while they hold nothing.
-	maxHops = 64
+	// A page of the front holds the members' pages, one after the other
+	// (every member's whole list in one page, as most clients read only
+	// the first), until it holds pageItems items or pageBytes of them,
+	// or maxHops pages of members were asked for.
+	pageItems = 10000
+	pageBytes = 8 << 20
+	maxHops   = 64
 	// maxBookBytes bounds what is kept of the members' lists to route by.
 	maxBookBytes = 16 << 20
 )
@@ -87,7 +93,9 @@ func listKey(method string) string {
 	return lists[method].key
 }
 
-// list answers a page of the front's list of method.
+// list answers a page of the front's list of method: the members' pages,
+// from where its cursor says, until the page is full (pageItems,
+// pageBytes, maxHops) or the list ends.
 func (f *front) list(ctx context.Context, method string, params json.RawMessage, modern bool) (json.RawMessage, error) {
 	g, view := f.gw, f.viewOf()
 	key := listKey(method)
@@ -112,31 +120,31 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 	if pos.M != "" {
 		i = g.member(pos.M).index
 	}
+	var items []json.RawMessage
+	size := 0
 	for hops := 0; ; hops++ {
 		i = f.nextMember(i, method)
 		if i < 0 {
-			return f.page(ctx, method, key, nil, "", modern), nil
+			return f.page(ctx, method, key, items, "", modern), nil
 		}
 		m := g.Members[i]
-		items, next, err := f.memberPage(ctx, m, method, key, params, pos.C)
+		more, next, err := f.memberPage(ctx, m, method, key, params, pos.C)
 		if err != nil {
 			return nil, err
 		}
-		pos.C = ""
-		cursor := ""
-		switch {
-		case next != "":
-			cursor = g.cursor(method, listPos{M: m.Name, C: next})
-		case f.nextMember(i+1, method) >= 0:
-			cursor = g.cursor(method, listPos{M: g.Members[f.nextMember(i+1, method)].Name})
+		items = append(items, more...)
+		for _, it := range more {
+			size += len(it)
 		}
-		if len(items) > 0 || cursor == "" || hops+1 >= maxHops {
-			return f.page(ctx, method, key, items, cursor, modern), nil
-		}
-		if next != "" {
-			pos.C = next // the same member, on
-		} else {
+		pos.C = next
+		if next == "" {
 			i++
+			if i = f.nextMember(i, method); i < 0 {
+				return f.page(ctx, method, key, items, "", modern), nil
+			}
+		}
+		if len(items) >= pageItems || size >= pageBytes || hops+1 >= maxHops {
+			return f.page(ctx, method, key, items, g.cursor(method, listPos{M: g.Members[i].Name, C: pos.C}), modern), nil
 		}
 	}
 }
@@ -205,11 +213,11 @@ func (f *front) page(ctx context.Context, method, key string, items []json.RawMe
 func (f *front) memberPage(ctx context.Context, m *Member, method, key string, params json.RawMessage, cursor string) ([]json.RawMessage, string, error) {
 	g := f.gw
 	p := withoutMember(params, "cursor")
-	if cursor != "" {
-		p = withMember(p, "cursor", mustJSON(cursor))
-	}
 	if !rawjson.IsObject(p) {
 		p = json.RawMessage(`{}`)
+	}
+	if cursor != "" {
+		p = withMember(p, "cursor", mustJSON(cursor))
 	}
 	wait := g.ListWait
 	if wait <= 0 {
