@@ -95,8 +95,11 @@ func (c *serveCmd) serveMany(ctx context.Context, out *console, t *targets) erro
 		recs = append(recs, rec)
 		g.Members = append(g.Members, &serve.Member{Name: m.name, Prefix: m.prefix, Server: srv, Eager: m.start != "lazy"})
 	}
-	if err := g.Start(ctx); err != nil {
+	if err := g.Check(); err != nil {
 		return usageErrorf("%v", err)
+	}
+	if err := g.Start(ctx); err != nil {
+		return err
 	}
 	defer g.Close()
 	if plan.addr == "" {

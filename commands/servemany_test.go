@@ -163,3 +163,48 @@ func TestServeSeveralUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestServeFilePin: a serve file's server held to a pin file (its pin:)
+// has what moved withheld from the endpoint's clients, as serve --pin
+// withholds it from one server's, its moves said once on stderr naming
+// the server; the other server is served whole.
+func TestServeFilePin(t *testing.T) {
+	t.Parallel()
+	w, server, _ := servePinned(t)
+	spec := strings.TrimPrefix(server[1], mcptest.EnvVar+"=")
+	file := filepath.Join(w.env.Cwd, "gateway.yaml")
+	// Held to its entry in the pin file, by its name here (as mcpv pin
+	// --all names each config server's).
+	if err := os.WriteFile(file, []byte(`servers:
+  pinned-server:
+    prefix: pinned
+    command: `+q(os.Args[0])+`
+    env: {`+mcptest.EnvVar+`: `+q(spec)+`}
+    pin: pins.json
+  other:
+    command: `+q(os.Args[0])+`
+    env: {`+mcptest.EnvVar+`: plain}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdin := serveSession(`tools/list`, `tools/call {"name":"pinned__add","arguments":{"a":1}}`, `tools/call {"name":"pinned__sub","arguments":{}}`, `tools/call {"name":"other__x","arguments":{}}`)
+	r := w.mcpv(t, stdin, "serve", file)
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	if got := answerOf(t, r.stdout, 1); !strings.Contains(got, `"pinned__sub"`) || strings.Contains(got, `"pinned__add"`) || strings.Contains(got, "dd\"") || !strings.Contains(got, `"other__x"`) {
+		t.Errorf("tools/list: %s", got)
+	}
+	if got := answerOf(t, r.stdout, 2); !strings.Contains(got, "it moved since it was pinned in pins.json") {
+		t.Errorf("pinned__add: %s", got)
+	}
+	if got := answerOf(t, r.stdout, 3); !strings.Contains(got, "called sub") {
+		t.Errorf("pinned__sub: %s", got)
+	}
+	if got := answerOf(t, r.stdout, 4); !strings.Contains(got, `"result"`) {
+		t.Errorf("other__x: %s", got)
+	}
+	if n := strings.Count(r.stderr, `mcpv: serve: server "pinned-server": tool "add" moved since it was pinned in pins.json`); n != 1 {
+		t.Errorf("the move said %d times:\n%s", n, r.stderr)
+	}
+}

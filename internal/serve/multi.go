@@ -140,10 +140,11 @@ func CheckSeparator(sep string) error {
 	return nil
 }
 
-// check checks the members' names and prefixes: each name once, each
+// Check checks the members' names and prefixes: each name once, each
 // prefix once (in any case, and with look-alike letters), none holding
-// the separator.
-func (g *Gateway) check() error {
+// the separator. Start checks them first; a caller that must tell a
+// mistake of the command line from a server's failure checks them before.
+func (g *Gateway) Check() error {
 	if g.Separator == "" {
 		g.Separator = DefaultSeparator
 	}
@@ -189,7 +190,7 @@ func (g *Gateway) check() error {
 // session is opened in the background. Nothing waits for a server: the
 // endpoint answers at once.
 func (g *Gateway) Start(ctx context.Context) error {
-	if err := g.check(); err != nil {
+	if err := g.Check(); err != nil {
 		return err
 	}
 	if g.Log == nil {
