@@ -104,3 +104,86 @@ func TestGatewayPagesSpanServers(t *testing.T) {
 		t.Error("a cursor of tools/list was taken by prompts/list")
 	}
 }
+
+// TestGatewayRoutesEachToItsServer: behind one endpoint, a task (made,
+// listed, got, its result), a resource subscription and its update, a
+// log level, progress and a cancellation each reach the server they
+// belong to, and come back to the client under its own ids and tokens;
+// two clients' tasks stay apart.
+func TestGatewayRoutesEachToItsServer(t *testing.T) {
+	t.Parallel()
+	// Both fakes list fake://a: feed's is served, as the first's.
+	g, _ := startGateway(t,
+		testMember{name: "feed", settings: fakeStdio("updates=1")},
+		testMember{name: "jobs", settings: fakeStdio("tasks=working/completed")},
+		testMember{name: "demo", settings: demoStdio()})
+	_, u := gatewayHTTP(t, g, nil)
+	a, arec := httpClient(t, u, "legacy", "a")
+	b, _ := httpClient(t, u, "legacy", "b")
+
+	// A task: made by a's call, reached by its id, a's alone.
+	created := call(t, a, "tools/call", `{"name":"jobs__job","arguments":{},"task":{"ttl":60000}}`)
+	var made struct {
+		Task struct {
+			TaskID string `json:"taskId"`
+		} `json:"task"`
+	}
+	json.Unmarshal(created, &made)
+	id := made.Task.TaskID
+	if !strings.HasPrefix(id, "mcpv-task-") {
+		t.Fatalf("the task: %s", created)
+	}
+	if list := call(t, a, "tasks/list", `{}`); !strings.Contains(string(list), id) {
+		t.Errorf("a's tasks/list: %s", list)
+	}
+	if list := call(t, b, "tasks/list", `{}`); strings.Contains(string(list), id) {
+		t.Errorf("b's tasks/list holds a's task: %s", list)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := b.Call(ctx, "tasks/get", mcp.TaskParams(id)); err == nil {
+		t.Error("b got a's task")
+	}
+	for range 3 {
+		call(t, a, "tasks/get", string(mcp.TaskParams(id)))
+	}
+	if res := call(t, a, "tasks/result", string(mcp.TaskParams(id))); !strings.Contains(string(res), "content") {
+		t.Errorf("the task's result: %s", res)
+	}
+
+	// A subscription: the update comes to the client that subscribed.
+	call(t, a, "resources/subscribe", `{"uri":"fake://a"}`)
+	waitFor(t, "a's update", func() bool { return arec.saw(`"notifications/resources/updated"`) })
+
+	// A log level: messages below it stay away, the rest come.
+	call(t, a, "logging/setLevel", `{"level":"error"}`)
+	call(t, a, "tools/call", `{"name":"demo__log","arguments":{"level":"info","message":"quiet please"}}`)
+	call(t, a, "tools/call", `{"name":"demo__log","arguments":{"level":"error","message":"loud and clear"}}`)
+	if arec.saw("quiet please") || !arec.saw("loud and clear") {
+		t.Errorf("the log level was not the server's to keep")
+	}
+
+	// Progress, under the client's own token.
+	call(t, a, "tools/call", `{"name":"demo__slow","arguments":{"seconds":0.2,"steps":2},"_meta":{"progressToken":"mine-7"}}`)
+	waitFor(t, "a's progress", func() bool { return arec.saw(`"progressToken":"mine-7"`) })
+
+	// A cancellation: the call ends at once, and the server answers on.
+	cctx, ccancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.Call(cctx, "tools/call", json.RawMessage(`{"name":"demo__slow","arguments":{"seconds":60,"steps":2}}`))
+		done <- err
+	}()
+	time.AfterFunc(200*time.Millisecond, ccancel)
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("a cancelled call succeeded")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a cancelled call did not end")
+	}
+	if got := call(t, a, "tools/call", `{"name":"demo__echo","arguments":{"message":"on"}}`); !strings.Contains(string(got), "on") {
+		t.Errorf("after the cancellation: %s", got)
+	}
+}
