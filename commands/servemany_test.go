@@ -208,3 +208,28 @@ func TestServeFilePin(t *testing.T) {
 		t.Errorf("the move said %d times:\n%s", n, r.stderr)
 	}
 }
+
+// TestServeFileRecord: a serve file's server with record: FILE has what
+// passes through it recorded, when serving ends, as --record records one
+// server's: its own names, not the endpoint's.
+func TestServeFileRecord(t *testing.T) {
+	t.Parallel()
+	w := newCfgWorld(t)
+	w.write(t, filepath.Join(w.home, ".config", "mcpv", "servers.yaml"), "servers:\n  demo: "+demoEntry()+"\n")
+	file := filepath.Join(w.home, "gateway.yaml")
+	if err := os.WriteFile(file, []byte("servers:\n  demo: {record: rec.json}\n  fake:\n    command: "+q(os.Args[0])+"\n    env: {"+mcptest.EnvVar+": plain}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := w.mcpv(t, serveSession(`tools/call {"name":"demo__echo","arguments":{"message":"kept"}}`), "serve", file)
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	snap, err := os.ReadFile(filepath.Join(w.home, "rec.json"))
+	if err != nil || !strings.Contains(string(snap), `"echo"`) || strings.Contains(string(snap), "demo__") {
+		t.Errorf("the snapshot: %v %.300s", err, snap)
+	}
+	resp, err := os.ReadFile(filepath.Join(w.home, "rec.responses.json"))
+	if err != nil || !strings.Contains(string(resp), "kept") {
+		t.Errorf("the responses: %v %.300s", err, resp)
+	}
+}

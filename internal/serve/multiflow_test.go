@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestGatewayEachEra: behind one endpoint, a server of each era (the
@@ -185,5 +186,63 @@ func TestGatewayRoutesEachToItsServer(t *testing.T) {
 	}
 	if got := call(t, a, "tools/call", `{"name":"demo__echo","arguments":{"message":"on"}}`); !strings.Contains(string(got), "on") {
 		t.Errorf("after the cancellation: %s", got)
+	}
+}
+
+// TestGatewayListen: a modern client's subscriptions/listen at the
+// endpoint, in front of two servers of either era, gets one
+// acknowledgement (the list changes it asked for, the resource the server
+// that lists it took), then each server's news for it under its one
+// subscription id, and a server going down as a list change; nothing it
+// did not ask for.
+func TestGatewayListen(t *testing.T) {
+	t.Parallel()
+	for _, upEra := range []string{"legacy", "modern"} {
+		for _, side := range []string{"stdio", "http"} {
+			t.Run(upEra+"/"+side, func(t *testing.T) {
+				t.Parallel()
+				s, url := listenServer(t, upEra)
+				g, _ := startGateway(t, testMember{name: "files", settings: settingsFor(url, upEra, nil), eager: true},
+					testMember{name: "bad", settings: fakeStdio("crash"), eager: true})
+				waitFor(t, "both up", func() bool { return g.member("files").upNow() != nil && g.member("bad").upNow() != nil })
+				var c *mcp.Client
+				var rec *recorder
+				if side == "stdio" {
+					c, rec = stdioClient(t, g.Server(), "modern")
+				} else {
+					_, u := gatewayHTTP(t, g, nil)
+					c, rec = httpClient(t, u, "modern", "x")
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				ended := make(chan error, 1)
+				go func() {
+					_, err := c.Stream(ctx, "subscriptions/listen", json.RawMessage(`{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["file:///a","file:///nowhere"]}}`))
+					ended <- err
+				}()
+				ack := waitMessage(t, rec, "notifications/subscriptions/acknowledged")
+				if !strings.Contains(ack, `"resourceSubscriptions":["file:///a"]`) || !strings.Contains(ack, `"toolsListChanged":true`) {
+					t.Errorf("acknowledgement %s", ack)
+				}
+				id := subscriptionID(t, ack)
+				s.ResourceUpdated(context.Background(), &sdk.ResourceUpdatedNotificationParams{URI: "file:///b"}) // not asked for
+				s.ResourceUpdated(context.Background(), &sdk.ResourceUpdatedNotificationParams{URI: "file:///a"})
+				if upd := waitMessage(t, rec, "notifications/resources/updated"); !strings.Contains(upd, `"file:///a"`) || subscriptionID(t, upd) != id {
+					t.Errorf("update %s, want file:///a under %s", upd, id)
+				}
+				// A server going down changes the list.
+				g.member("bad").life.fail(g.member("bad").upNow(), errors.New("taken down by the test"))
+				if changed := waitMessage(t, rec, "notifications/tools/list_changed"); subscriptionID(t, changed) != id {
+					t.Errorf("list change %s, want it under %s", changed, id)
+				}
+				for _, m := range rec.all() {
+					if strings.Contains(string(m), `file:///b`) {
+						t.Errorf("the listener got %s, which it did not ask for", m)
+					}
+				}
+				cancel()
+				<-ended
+			})
+		}
 	}
 }
