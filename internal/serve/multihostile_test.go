@@ -3,12 +3,16 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // TestGatewayHostileNames: a server served without a prefix names its
@@ -116,5 +120,60 @@ func TestGatewayMillionItems(t *testing.T) {
 	}
 	if got := call(t, c, "resources/read", `{"uri":"file:///r/99999"}`); !strings.Contains(string(got), "file:///r/99999") && !strings.Contains(string(got), "contents") {
 		t.Errorf("a resource past the bound: %s", got)
+	}
+}
+
+// TestGatewayServerThatChanged: a server that comes back from being down
+// with another surface (other tools, a resource it listed gone, one that
+// another server already lists): the gateway serves what it lists now,
+// nothing it remembered: the old tool is no longer listed nor answered
+// with its old result, the URI it no longer lists is not found, the URI
+// it now shares stays the first server's.
+func TestGatewayServerThatChanged(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "spec.json")
+	write := func(spec string) {
+		if err := os.WriteFile(path, []byte(spec), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"tools":[{"name":"old","inputSchema":{"type":"object"}}],
+		"resources":[{"uri":"file:///chg-a.txt","name":"a"}],
+		"callResults":{"old":{"content":[{"type":"text","text":"old result"}]}},
+		"readResults":{"file:///chg-a.txt":{"contents":[{"uri":"file:///chg-a.txt","text":"chg's a"}]}}}`)
+	g, _ := startGateway(t, testMember{name: "ok", settings: twoTools(t, "ok"), eager: true},
+		testMember{name: "chg", settings: fakeStdio("spec=" + path), eager: true})
+	c, rec := stdioClient(t, g.Server(), "legacy")
+	if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != "ok__add ok__echo chg__old" {
+		t.Fatalf("tools before: %s", got)
+	}
+	if got := call(t, c, "resources/read", `{"uri":"file:///chg-a.txt"}`); !strings.Contains(string(got), "chg's a") {
+		t.Fatalf("read before: %s", got)
+	}
+	write(`{"tools":[{"name":"new","inputSchema":{"type":"object"}}],
+		"resources":[{"uri":"file:///shared.txt","name":"shared"}],
+		"callResults":{"new":{"content":[{"type":"text","text":"new result"}]}},
+		"readResults":{"file:///shared.txt":{"contents":[{"uri":"file:///shared.txt","text":"chg's shared"}]}}}`)
+	m := g.member("chg")
+	m.life.fail(m.upNow(), errors.New("changed by the test"))
+	waitFor(t, "the client to hear its lists changed", func() bool { return rec.saw("notifications/tools/list_changed") })
+	waitFor(t, "chg back with its new tools", func() bool {
+		return strings.Join(listAll(t, c, "tools/list", "tools"), " ") == "ok__add ok__echo chg__new"
+	})
+	if got := call(t, c, "tools/call", `{"name":"chg__new","arguments":{}}`); !strings.Contains(string(got), "new result") {
+		t.Errorf("chg__new: %s", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if res, err := c.Call(ctx, "tools/call", json.RawMessage(`{"name":"chg__old","arguments":{}}`)); err == nil && strings.Contains(string(res), "old result") {
+		t.Errorf("the tool chg no longer lists answered as before: %s", res)
+	}
+	_, err := c.Call(ctx, "resources/read", json.RawMessage(`{"uri":"file:///chg-a.txt"}`))
+	var ce *mcp.CallError
+	if !errors.As(err, &ce) || ce.Err.Code != -32002 {
+		t.Errorf("a URI no server lists now: %v, want not found", err)
+	}
+	if got := call(t, c, "resources/read", `{"uri":"file:///shared.txt"}`); !strings.Contains(string(got), "ok's shared") {
+		t.Errorf("the URI both list now: %s, want the first server's", got)
 	}
 }
