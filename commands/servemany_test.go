@@ -233,3 +233,37 @@ func TestServeFileRecord(t *testing.T) {
 		t.Errorf("the responses: %v %.300s", err, resp)
 	}
 }
+
+// TestServeFileConnectTimeout: a serve file's connect_timeout is each
+// server's own: a server that takes longer to start than its own is
+// marked down, said on stderr, while the one beside it, under the file's
+// longer bound, is served.
+func TestServeFileConnectTimeout(t *testing.T) {
+	t.Parallel()
+	w := newCfgWorld(t)
+	spec, _ := json.Marshal(mcptest.Spec{Tools: []json.RawMessage{json.RawMessage(`{"name":"own","inputSchema":{"type":"object"}}`)}})
+	specPath := w.write(t, "own.json", string(spec))
+	file := w.write(t, filepath.Join(w.home, "gateway.yaml"), `connect_timeout: 5m
+servers:
+  slow:
+    command: `+q(os.Args[0])+`
+    env: {`+mcptest.EnvVar+`: "slow-start=600000"}
+    connect_timeout: 200ms
+  fast:
+    command: `+q(os.Args[0])+`
+    env: {`+mcptest.EnvVar+`: `+q("spec="+specPath)+`}
+`)
+	r := w.mcpv(t, serveSession(`tools/list`, `tools/call {"name":"slow__x","arguments":{}}`), "serve", file)
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	if got := answerOf(t, r.stdout, 1); !strings.Contains(got, `"fast__own"`) || strings.Contains(got, `"slow__`) {
+		t.Errorf("tools/list: %s", got)
+	}
+	if got := answerOf(t, r.stdout, 2); !strings.Contains(got, `server \"slow\" is down`) {
+		t.Errorf("a call to the server that did not start in its time: %s", got)
+	}
+	if !strings.Contains(r.stderr, `server "slow" is down`) || strings.Contains(r.stderr, `server "fast" is down`) {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+}
