@@ -44,9 +44,6 @@ type client struct {
 	// member's names (multiview.go).
 	who  *View
 	view *viewGuard
-	// relay, on a sub-client serving a front's listen, takes what its
-	// listeners would send the client (multilisten.go).
-	relay func(behind *outstanding, method string, params json.RawMessage)
 }
 
 // serveClientWith starts a downstream session for one client on t. It

@@ -246,3 +246,72 @@ func TestGatewayListen(t *testing.T) {
 		}
 	}
 }
+
+// TestGatewayTwoListensOfOneClient: a modern client holding two listens
+// at once on one connection (one per resource) gets each its own
+// acknowledgement and each resource's updates under the listen that asked
+// for them: the second listen does not take over what the first hears.
+func TestGatewayTwoListensOfOneClient(t *testing.T) {
+	t.Parallel()
+	for _, upEra := range []string{"legacy", "modern"} {
+		t.Run(upEra, func(t *testing.T) {
+			t.Parallel()
+			s, url := listenServer(t, upEra)
+			g, _ := startGateway(t, testMember{name: "files", settings: settingsFor(url, upEra, nil), eager: true})
+			waitFor(t, "files up", func() bool { return g.member("files").upNow() != nil })
+			c, rec := stdioClient(t, g.Server(), "modern")
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ended := make(chan error, 2)
+			acks := func() []string {
+				var out []string
+				for _, m := range rec.all() {
+					if strings.Contains(string(m), `"method":"notifications/subscriptions/acknowledged"`) {
+						out = append(out, string(m))
+					}
+				}
+				return out
+			}
+			idOf := map[string]string{} // URI -> its listen's subscription id
+			for i, uri := range []string{"file:///a", "file:///b"} {
+				go func() {
+					_, err := c.Stream(ctx, "subscriptions/listen", json.RawMessage(`{"notifications":{"resourceSubscriptions":["`+uri+`"]}}`))
+					ended <- err
+				}()
+				waitFor(t, "the acknowledgement of "+uri, func() bool { return len(acks()) == i+1 })
+				ack := acks()[i]
+				if !strings.Contains(ack, `"resourceSubscriptions":["`+uri+`"]`) {
+					t.Fatalf("acknowledgement of %s: %s", uri, ack)
+				}
+				idOf[uri] = subscriptionID(t, ack)
+			}
+			if idOf["file:///a"] == idOf["file:///b"] {
+				t.Fatalf("two listens under one id %s", idOf["file:///a"])
+			}
+			s.ResourceUpdated(context.Background(), &sdk.ResourceUpdatedNotificationParams{URI: "file:///a"})
+			s.ResourceUpdated(context.Background(), &sdk.ResourceUpdatedNotificationParams{URI: "file:///b"})
+			updates := func() map[string]string {
+				got := map[string]string{}
+				for _, m := range rec.all() {
+					if msg := string(m); strings.Contains(msg, `"method":"notifications/resources/updated"`) {
+						for uri := range idOf {
+							if strings.Contains(msg, `"`+uri+`"`) {
+								got[uri] += subscriptionID(t, msg) + " "
+							}
+						}
+					}
+				}
+				return got
+			}
+			waitFor(t, "both updates", func() bool { return len(updates()) == 2 })
+			for uri, ids := range updates() {
+				if ids != idOf[uri]+" " {
+					t.Errorf("%s's updates came under %s, want once under %s", uri, ids, idOf[uri])
+				}
+			}
+			cancel()
+			<-ended
+			<-ended
+		})
+	}
+}

@@ -114,8 +114,6 @@ func (l *frontListen) start(m *Member, uris []string) {
 		l.waiting[m] = true
 	}
 	l.mu.Unlock()
-	s, _ := l.f.sub(m)
-	s.relay = func(behind *outstanding, method string, params json.RawMessage) { l.from(m, behind, method, params) }
 	params := withListenURIs(l.params, uris)
 	if uris == nil {
 		params = withListenURIs(l.params, []string{})
@@ -124,6 +122,9 @@ func (l *frontListen) start(m *Member, uris []string) {
 	go func() { // ends when the client ends its listen, or the member's ends
 		defer l.wg.Done()
 		ctx, _ := mcp.SeparateResultMembers(l.ctx)
+		ctx = context.WithValue(ctx, listenRelayKey{}, relayFunc(func(behind *outstanding, method string, params json.RawMessage) {
+			l.from(m, behind, method, params)
+		}))
 		l.f.pass(ctx, m, "subscriptions/listen", params)
 		l.settled(m) // a listen that ended before its acknowledgement holds nothing up
 		l.mu.Lock()
@@ -250,6 +251,19 @@ func (l *frontListen) acknowledge() {
 			l.send(nil, "notifications/resources/updated", mustJSON(map[string]string{"uri": uri}))
 		}
 	}
+}
+
+// relayFunc takes what a member's listener would send the client.
+type relayFunc func(behind *outstanding, method string, params json.RawMessage)
+
+// listenRelayKey is the context key of a member's listen's relayFunc.
+type listenRelayKey struct{}
+
+// relayOf is the relayFunc a front listen gave the member's listen it
+// made, or nil.
+func relayOf(ctx context.Context) relayFunc {
+	r, _ := ctx.Value(listenRelayKey{}).(relayFunc)
+	return r
 }
 
 // send hands the client a notification of its listen.
