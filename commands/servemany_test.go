@@ -140,7 +140,7 @@ servers:
 func TestServeSeveralUsage(t *testing.T) {
 	t.Parallel()
 	w := newCfgWorld(t)
-	w.write(t, filepath.Join(w.home, ".config", "mcpv", "servers.yaml"), "servers:\n  a: "+fakeEntry("plain")+"\n  b: "+fakeEntry("plain")+"\n  bad name: "+fakeEntry("plain")+"\n")
+	w.write(t, filepath.Join(w.home, ".config", "mcpv", "servers.yaml"), "servers:\n  a: "+fakeEntry("plain")+"\n  b: "+fakeEntry("plain")+"\n  a_: "+fakeEntry("plain")+"\n  bad name: "+fakeEntry("plain")+"\n")
 	w.write(t, "bad.yaml", "servers: {a: {prefx: x}}\n")
 	for _, tt := range []struct {
 		args []string
@@ -152,6 +152,7 @@ func TestServeSeveralUsage(t *testing.T) {
 		{[]string{"serve", "-s", "a", "-s", "b", "--separator", "ab"}, "--separator: separator \"ab\": it needs one of -._"},
 		{[]string{"serve", "-s", "a", "-s", "b", "--start", "soon"}, `--start "soon": give eager or lazy`},
 		{[]string{"serve", "-s", "a", "-s", "a"}, "-s a is given twice"},
+		{[]string{"serve", "-s", "a", "-s", "a_"}, `servers "a" and "a_": a name of "a_" starts as one of "a"`},
 		{[]string{"serve", "-s", "a", "-s", "bad name"}, "a server's name here holds letters, digits and -._ alone"},
 		{[]string{"serve", "-s", "a", "-s", "nope"}, `no server named "nope"`},
 		{[]string{"serve", "bad.yaml"}, `bad.yaml:1:15: server "a": unknown key "prefx"`},

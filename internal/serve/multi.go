@@ -142,7 +142,7 @@ func CheckSeparator(sep string) error {
 
 // Check checks the members' names and prefixes: each name once, each
 // prefix once (in any case, and with look-alike letters), none holding
-// the separator. Start checks them first; a caller that must tell a
+// the separator, none with the separator the start of another's. Start checks them first; a caller that must tell a
 // mistake of the command line from a server's failure checks them before.
 func (g *Gateway) Check() error {
 	if g.Separator == "" {
@@ -182,6 +182,16 @@ func (g *Gateway) Check() error {
 			m.prefix = p + g.Separator
 		}
 		m.gw, m.index = g, i
+	}
+	// A prefix that ends with part of the separator ("a_" beside "a",
+	// with "__") makes names that start as another's: "a___x" would be
+	// both a_'s x and a's _x.
+	for _, m := range g.Members {
+		for _, o := range g.Members {
+			if m != o && m.prefix != "" && o.prefix != "" && strings.HasPrefix(o.prefix, m.prefix) {
+				return fmt.Errorf("servers %q and %q: a name of %q starts as one of %q (%q, %q): give one another prefix", m.Name, o.Name, o.Name, m.Name, o.prefix, m.prefix)
+			}
+		}
 	}
 	return nil
 }

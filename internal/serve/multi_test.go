@@ -186,3 +186,36 @@ func TestGatewayNamesNeverCollide(t *testing.T) {
 		t.Errorf("the URI both list was said %d times, want once:\n%s", n, log)
 	}
 }
+
+// TestGatewayCheck: names and prefixes that would let one server's names
+// read as another's are refused before anything starts.
+func TestGatewayCheck(t *testing.T) {
+	t.Parallel()
+	p := func(s string) *string { return &s }
+	for _, tt := range []struct {
+		sep     string
+		members []Member
+		want    string
+	}{
+		{"", []Member{{Name: "a"}, {Name: "A"}}, `two servers are called "A"`},
+		{"", []Member{{Name: "github"}, {Name: "gh", Prefix: p("GitHub")}}, "prefixes that read alike"},
+		{"", []Member{{Name: "github"}, {Name: "gh", Prefix: p("g\u0456thub")}}, "a server's name here holds"},
+		{"", []Member{{Name: "a"}, {Name: "b", Prefix: p("x__y")}}, `its prefix "x__y" holds the separator "__"`},
+		{"", []Member{{Name: "a"}, {Name: "a_"}}, `servers "a" and "a_": a name of "a_" starts as one of "a"`},
+		{"._.", []Member{{Name: "a._"}, {Name: "a"}}, `servers "a" and "a._"`},
+		{"_-", []Member{{Name: "a_"}, {Name: "a"}, {Name: "b"}, {Name: "b", Prefix: p("c")}}, `two servers are called "b"`},
+		{"", []Member{{Name: "a"}, {Name: "b", Prefix: p("a_")}}, `servers "a" and "b"`},
+	} {
+		g := &Gateway{Separator: tt.sep}
+		for i := range tt.members {
+			g.Members = append(g.Members, &tt.members[i])
+		}
+		if err := g.Check(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: %v, want %q", tt.members, err, tt.want)
+		}
+	}
+	ok := &Gateway{Members: []*Member{{Name: "a"}, {Name: "ab"}, {Name: "a-b"}, {Name: "c", Prefix: p("")}, {Name: "d", Prefix: p("")}}}
+	if err := ok.Check(); err != nil {
+		t.Errorf("names apart: %v", err)
+	}
+}
