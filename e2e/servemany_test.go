@@ -203,3 +203,82 @@ func (l *lineLog) follow(t *testing.T, r io.Reader) (url, token string) {
 	}
 	return "", ""
 }
+
+// TestServeManyTokens: serve --http in front of two servers with the
+// clients of --http-tokens (a token from a variable, one from a file of
+// the user's alone) and two --http-token values: each client sees what
+// its token is given and nothing else (a tool or a server its view
+// leaves out is not there), the values see everything, no token is made
+// up, and a token file others may read is refused before serving.
+func TestServeManyTokens(t *testing.T) {
+	t.Parallel()
+	env := gatewayWorld(t, map[string]string{"demo": `{"command": ` + jsonString(demoBin(t)) + `}`, "fake": fakeEntry("plain")})
+	dir := t.TempDir()
+	write := func(name, text string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), mode); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(p, mode)
+		return p
+	}
+	write("desk.token", "desk-t0ken-value\n", 0o600)
+	tokens := write("clients.yaml", `clients:
+  ci:
+    token_env: GATEWAY_CI_TOKEN
+    servers: [demo]
+    guard: {allow_tools: ["demo__echo"]}
+  desk:
+    token_file: desk.token
+`, 0o600)
+	env = append(env, "GATEWAY_CI_TOKEN=ci-t0ken-value")
+	cmd := exec.Command(mcpvBin, "serve", "--http", "127.0.0.1:0", "-s", "demo", "-s", "fake",
+		"--http-tokens", tokens, "--http-token", "one-t0ken-value", "--http-token", "two-t0ken-value")
+	cmd.Env, cmd.Dir = env, dir
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	log := &lineLog{}
+	url, made := log.follow(t, stderr)
+	if made != "" {
+		t.Errorf("serve made up a token beside the clients': %s", made)
+	}
+	mcpv := func(token string, args ...string) (string, int) {
+		t.Helper()
+		out, err := exec.Command(mcpvBin, append([]string{"-H", "Authorization: Bearer " + token}, args...)...).CombinedOutput()
+		return strings.TrimSpace(string(out)), exitCode(err)
+	}
+	names := []string{"-r", "-q", `[.tools[].name] | join(" ")`}
+	if got, code := mcpv("ci-t0ken-value", append([]string{"-u", url, "list-tools"}, names...)...); code != 0 || got != "demo__echo" {
+		t.Errorf("ci's tools: %d %s", code, got)
+	}
+	for _, tok := range []string{"desk-t0ken-value", "one-t0ken-value", "two-t0ken-value"} {
+		if got, code := mcpv(tok, append([]string{"-u", url, "list-tools"}, names...)...); code != 0 || !strings.Contains(got, "demo__add") || !strings.Contains(got, "fake__") {
+			t.Errorf("%s's tools: %d %s", tok, code, got)
+		}
+	}
+	if got, code := mcpv("ci-t0ken-value", "-u", url, "call", "--no-validate", "demo__add", "a=1", "b=2"); code != 3 || !strings.Contains(got, "unknown tool") {
+		t.Errorf("ci calling a tool its view leaves out: %d %s", code, got)
+	}
+	if got, code := mcpv("ci-t0ken-value", "-u", url+"/fake", "list-tools"); code == 0 {
+		t.Errorf("ci at the path of a server it does not see: %s", got)
+	}
+	if got, code := mcpv("wrong-t0ken-value", "-u", url, "list-tools"); code != 5 {
+		t.Errorf("an unknown token: %d %s", code, got)
+	}
+	for _, secret := range []string{"ci-t0ken-value", "desk-t0ken-value", "one-t0ken-value"} {
+		if strings.Contains(log.String(), secret) {
+			t.Errorf("serve's stderr holds a token:\n%s", log)
+		}
+	}
+	// A token file others may read is refused, before any server starts.
+	os.Chmod(filepath.Join(dir, "desk.token"), 0o644)
+	bad := exec.Command(mcpvBin, "serve", "--http", "127.0.0.1:0", "-s", "demo", "-s", "fake", "--http-tokens", tokens)
+	bad.Env, bad.Dir = env, dir
+	out, err := bad.CombinedOutput()
+	if code := exitCode(err); code != 2 || !strings.Contains(string(out), `client "desk": token_file`) || strings.Count(string(out), "\n") != 1 {
+		t.Errorf("a token file others may read: exit %d:\n%s", code, out)
+	}
+}
