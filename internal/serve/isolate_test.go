@@ -3,6 +3,8 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/redact"
 )
 
 // countingServer is a Server with Isolate in front of s, counting the
@@ -95,5 +98,42 @@ func TestIsolateManyModernClients(t *testing.T) {
 	wg.Wait()
 	if n := opened.Load(); n > 16 {
 		t.Errorf("sixteen clients of four requests each started the server %d times, want at most 16", n)
+	}
+}
+
+// TestIsolateMemberOfGateway: a gateway's server isolated per client
+// (the serve file's isolate:) starts once for one modern client's
+// discover, list and call at the endpoint, and once more for a client of
+// another token, whose session it never gets.
+func TestIsolateMemberOfGateway(t *testing.T) {
+	t.Parallel()
+	srv := serverFor(t, demoStdio())
+	srv.Isolate = true
+	var opened atomic.Int64
+	open := srv.Open
+	srv.Open = func(ctx context.Context, h connect.Hooks) (Upstream, error) {
+		opened.Add(1)
+		return open(ctx, h)
+	}
+	g := &Gateway{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Secrets: redact.NewScrubber(io.Discard),
+		Members: []*Member{{Name: "demo", Server: srv}, {Name: "other", Server: serverFor(t, twoTools(t, "other"))}}}
+	if err := g.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	clients, _ := NewClients(map[string]*View{"one": nil, "two": nil})
+	_, base := gatewayHTTP(t, g, clients)
+	c, _ := authed(t, base, "one", "modern")
+	listAll(t, c, "tools/list", "tools")
+	if got := call(t, c, "tools/call", `{"name":"demo__echo","arguments":{"message":"once"}}`); !strings.Contains(string(got), "once") {
+		t.Fatalf("demo__echo: %s", got)
+	}
+	if n := opened.Load(); n != 1 {
+		t.Errorf("a modern client's list and call at the endpoint started the isolated server %d times, want once", n)
+	}
+	c2, _ := authed(t, base, "two", "modern")
+	call(t, c2, "tools/call", `{"name":"demo__echo","arguments":{"message":"twice"}}`)
+	if n := opened.Load(); n != 2 {
+		t.Errorf("a client of another token: %d starts in all, want a second of its own", n)
 	}
 }
