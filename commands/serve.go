@@ -345,7 +345,11 @@ func (p listening) serveHTTP(ctx context.Context, out *console, h http.Handler, 
 	if err != nil {
 		return &mcp.TransportError{Op: "listen on " + p.addr, Err: err}
 	}
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	// IdleTimeout: a kept-alive connection with no request on it ends,
+	// so that no local process can hold connections open by the
+	// thousand once one request of each was answered (a stream in
+	// progress is no idle connection).
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }() // ends at Shutdown
 	announce(ln.Addr())

@@ -1,10 +1,15 @@
 package serve
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -147,5 +152,41 @@ func TestRefusedConnectionClosed(t *testing.T) {
 		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden || !resp.Close {
 			t.Errorf("%v: %d, close %v", h, resp.StatusCode, resp.Close)
 		}
+	}
+}
+
+// TestGatewayRefusedConnectionClosed: at a gateway's endpoint and at a
+// server's own path, a request with a token no client has is answered
+// 401 and its connection closed by serve: a client that asked to keep
+// it alive finds it ended, so no number of refused requests holds
+// connections open.
+func TestGatewayRefusedConnectionClosed(t *testing.T) {
+	t.Parallel()
+	g, _ := startGateway(t, testMember{name: "alpha", settings: twoTools(t, "alpha")})
+	clients, _ := NewClients(map[string]*View{"right": nil})
+	_, base := gatewayHTTP(t, g, clients)
+	u, _ := url.Parse(base)
+	for _, path := range []string{u.Path, u.Path + "/alpha"} {
+		conn, err := net.Dial("tcp", u.Host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetDeadline(time.Now().Add(30 * time.Second)) // a hang guard
+		fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nConnection: keep-alive\r\nAuthorization: Bearer wrong\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s",
+			path, u.Host, len(legacyInitialize), legacyInitialize)
+		r := bufio.NewReader(conn)
+		resp, err := http.ReadResponse(r, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s: %d, want 401", path, resp.StatusCode)
+		}
+		if n, err := r.ReadByte(); err != io.EOF {
+			t.Errorf("%s: the refused connection is still open (%v %v)", path, n, err)
+		}
+		conn.Close()
 	}
 }
