@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/redact"
 )
 
 // getHealth GETs the gateway's /healthz with header, and decodes it.
@@ -192,5 +195,51 @@ func TestGatewayHangingServer(t *testing.T) {
 	}
 	if st, _ := g.member("ok").life.status(); st != lifeUp {
 		t.Errorf("ok is %v: an answering server was taken for a hung one", st)
+	}
+}
+
+// TestGatewayCancelReachesItsServer: a client that cancels its call at
+// the endpoint, or leaves with it in flight, has the call cancelled at
+// the server it went to, while the other server answers on.
+func TestGatewayCancelReachesItsServer(t *testing.T) {
+	t.Parallel()
+	up := &hang{done: make(chan struct{}), called: make(chan struct{}, 1), cancelled: make(chan struct{}, 1)}
+	hangSrv := &Server{Open: func(context.Context, connect.Hooks) (Upstream, error) { return up, nil }}
+	g := &Gateway{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Secrets: redact.NewScrubber(io.Discard),
+		Members: []*Member{{Name: "h", Server: hangSrv}, {Name: "ok", Server: serverFor(t, twoTools(t, "ok"))}}}
+	if err := g.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	_, base := gatewayHTTP(t, g, nil)
+	for _, how := range []string{"cancel", "leave"} {
+		c, _ := httpClient(t, base, "legacy", how)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.Call(ctx, "tools/call", json.RawMessage(`{"name":"h__x","arguments":{}}`))
+			done <- err
+		}()
+		select {
+		case <-up.called:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: the call did not reach its server", how)
+		}
+		if how == "cancel" {
+			cancel()
+		} else {
+			c.Close(context.Background())
+		}
+		select {
+		case <-up.cancelled:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: the call was not cancelled at its server", how)
+		}
+		<-done
+		cancel()
+		other, _ := httpClient(t, base, "legacy", "other")
+		if got := call(t, other, "tools/call", `{"name":"ok__add","arguments":{}}`); !strings.Contains(string(got), "ok added") {
+			t.Errorf("%s: ok__add after: %s", how, got)
+		}
 	}
 }
