@@ -9,10 +9,12 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/redact"
 )
@@ -135,21 +137,94 @@ func TestGatewayLazyStart(t *testing.T) {
 
 // TestGatewaySlowListLeftOut: a server that does not answer a list
 // within the bound is left out of that list (said once), and the list
-// of the others comes.
+// of the others comes: one still starting (it never finishes), one up
+// that never answers again. The bound is far beyond what the other
+// server needs, however loaded the machine.
 func TestGatewaySlowListLeftOut(t *testing.T) {
+	longtest.Skip(t, "each list waits out the bound of the servers that never answer")
 	t.Parallel()
-	g, log := startGateway(t, testMember{name: "ok", settings: twoTools(t, "ok")}, testMember{name: "slow", settings: fakeStdio("slow=2000")})
-	g.ListWait = 100 * time.Millisecond // slow takes 2 s to answer anything
+	g, log := startGateway(t, testMember{name: "ok", settings: twoTools(t, "ok"), eager: true},
+		testMember{name: "starting", settings: fakeStdio("slow-start=600000"), eager: true},
+		testMember{name: "deaf", settings: fakeStdio("deaf"), eager: true})
+	g.ListWait = 3 * time.Second
+	waitFor(t, "deaf to be up", func() bool { st, _ := g.member("deaf").life.status(); return st == lifeUp })
 	c, _ := stdioClient(t, g.Server(), "legacy")
-	for range 2 { // while it starts, then once it is up
+	for range 2 {
 		if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != "ok__add ok__echo" {
 			t.Errorf("tools: %s", got)
 		}
 	}
-	waitFor(t, "slow to be up", func() bool { st, _ := g.member("slow").life.status(); return st == lifeUp })
-	listAll(t, c, "tools/list", "tools")
-	if n := log.count(`server \"slow\" did not answer tools/list`); n != 1 {
-		t.Errorf("the server left out was said %d times, want once:\n%s", n, log)
+	if n := log.count(`server \"deaf\" did not answer tools/list`); n != 1 {
+		t.Errorf("deaf left out was said %d times, want once:\n%s", n, log)
+	}
+	if n := log.count(`server \"starting\" did not answer`); n != 0 {
+		t.Errorf("a server still starting was said to be slow to list (its start is said on its own):\n%s", log)
+	}
+}
+
+// barrier is an upstream whose tools/list answers once n of its kind
+// have been asked (or its request ends): a list that asks its servers
+// one after the other never gets an answer from any of them.
+type barrier struct {
+	name  string
+	n     int
+	asked *atomic.Int64
+	all   chan struct{} // closed by the nth asked
+	done  chan struct{}
+}
+
+func (b *barrier) State() mcp.State {
+	return mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"b","version":"1"}}`)}
+}
+
+func (b *barrier) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if method != "tools/list" {
+		return json.RawMessage(`{}`), nil
+	}
+	if b.asked.Add(1) == int64(b.n) {
+		close(b.all)
+	}
+	select {
+	case <-b.all:
+		return json.RawMessage(`{"tools":[{"name":"` + b.name + `","inputSchema":{"type":"object"}}]}`), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+func (b *barrier) Relay(ctx context.Context, m string, p json.RawMessage) (json.RawMessage, error) {
+	return b.Forward(ctx, m, p)
+}
+func (b *barrier) ForwardNotification(context.Context, string, json.RawMessage) error { return nil }
+func (b *barrier) Tool(context.Context, string) (json.RawMessage, bool)               { return nil, false }
+func (b *barrier) Done() <-chan struct{}                                              { return b.done }
+func (b *barrier) Err() error                                                         { return errors.New("x") }
+func (b *barrier) Close()                                                             {}
+
+// TestGatewayListAsksAtOnce: a list's first page asks its servers at
+// once, so that twenty servers slow to answer (or to start) cost it the
+// wait of one, not twenty waits one after the other; their items still
+// come in the servers' order.
+func TestGatewayListAsksAtOnce(t *testing.T) {
+	t.Parallel()
+	const n = 20
+	var asked atomic.Int64
+	all, done := make(chan struct{}), make(chan struct{})
+	t.Cleanup(func() { close(done) })
+	g := &Gateway{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Secrets: redact.NewScrubber(io.Discard)}
+	var want []string
+	for i := range n {
+		name := fmt.Sprintf("m%02d", i)
+		up := &barrier{name: "t", n: n, asked: &asked, all: all, done: done}
+		g.Members = append(g.Members, &Member{Name: name, Server: &Server{Open: func(context.Context, connect.Hooks) (Upstream, error) { return up, nil }}})
+		want = append(want, name+"__t")
+	}
+	if err := g.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	c, _ := stdioClient(t, g.Server(), "legacy")
+	if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != strings.Join(want, " ") {
+		t.Errorf("tools: %s\nwant %s", got, strings.Join(want, " "))
 	}
 }
 

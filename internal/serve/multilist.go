@@ -120,6 +120,12 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 	if pos.M != "" {
 		i = g.member(pos.M).index
 	}
+	var ahead map[*Member]chan fetched
+	if pos.M == "" {
+		var stop context.CancelFunc
+		ahead, stop = f.fetchAhead(ctx, method, params)
+		defer stop()
+	}
 	var items []json.RawMessage
 	size := 0
 	for hops := 0; ; hops++ {
@@ -128,9 +134,22 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 			return f.page(ctx, method, key, items, "", modern), nil
 		}
 		m := g.Members[i]
-		more, next, err := f.memberPage(ctx, m, method, key, params, pos.C)
+		var res json.RawMessage
+		var err error
+		if got, ok := ahead[m]; ok && pos.C == "" {
+			delete(ahead, m)
+			r := <-got
+			res, err = r.res, r.err
+		} else {
+			res, err = f.fetchPage(ctx, m, method, params, pos.C)
+		}
 		if err != nil {
 			return nil, err
+		}
+		var more []json.RawMessage
+		var next string
+		if res != nil {
+			more, next, _ = f.pageItems(m, method, key, res)
 		}
 		items = append(items, more...)
 		for _, it := range more {
@@ -147,6 +166,33 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 			return f.page(ctx, method, key, items, g.cursor(method, listPos{M: g.Members[i].Name, C: pos.C}), modern), nil
 		}
 	}
+}
+
+// fetched is a member's first page, asked for ahead.
+type fetched struct {
+	res json.RawMessage
+	err error
+}
+
+// fetchAhead asks every member the client may list for its first page at
+// once (up to maxHops of them), so that a list waits for its slowest
+// member, not for the sum of their waits (twenty servers slow to start,
+// each left out after ListWait). Their pages are taken in order
+// (pageItems). stop cancels what was not taken: a page full before the
+// last member's.
+func (f *front) fetchAhead(ctx context.Context, method string, params json.RawMessage) (map[*Member]chan fetched, context.CancelFunc) {
+	actx, stop := context.WithCancel(ctx)
+	ahead := map[*Member]chan fetched{}
+	for i := f.nextMember(0, method); i >= 0 && len(ahead) < maxHops; i = f.nextMember(i+1, method) {
+		m := f.gw.Members[i]
+		ch := make(chan fetched, 1)
+		ahead[m] = ch
+		go func() { // ends with the member's answer, ListWait, or stop
+			res, err := f.fetchPage(actx, m, method, params, "")
+			ch <- fetched{res, err}
+		}()
+	}
+	return ahead, stop
 }
 
 // nextMember is the index of the first member from i on whose items the
@@ -211,6 +257,17 @@ func (f *front) page(ctx context.Context, method, key string, items []json.RawMe
 // but for being down, which its state change said); the client going
 // is an error.
 func (f *front) memberPage(ctx context.Context, m *Member, method, key string, params json.RawMessage, cursor string) ([]json.RawMessage, string, error) {
+	res, err := f.fetchPage(ctx, m, method, params, cursor)
+	if res == nil {
+		return nil, "", err
+	}
+	return f.pageItems(m, method, key, res)
+}
+
+// fetchPage asks m for one page of its list from cursor: nil when it
+// adds nothing (down, too slow, failed: said as memberPage says), with an
+// error when the client went.
+func (f *front) fetchPage(ctx context.Context, m *Member, method string, params json.RawMessage, cursor string) (json.RawMessage, error) {
 	g := f.gw
 	p := withoutMember(params, "cursor")
 	if !rawjson.IsObject(p) {
@@ -232,7 +289,7 @@ func (f *front) memberPage(ctx context.Context, m *Member, method, key string, p
 		var rerr *mcp.RPCError
 		switch {
 		case ctx.Err() != nil:
-			return nil, "", context.Cause(ctx)
+			return nil, context.Cause(ctx)
 		case m.life != nil && m.upNow() == nil:
 			// Down, or not up yet: its state is said on its own.
 		case pctx.Err() != nil:
@@ -242,8 +299,16 @@ func (f *front) memberPage(ctx context.Context, m *Member, method, key string, p
 		default:
 			g.sayOnce(fmt.Sprintf("serve: server %q failed %s (%s): its items are left out", m.Name, method, safetext.Clip(safetext.Line(err.Error()), 300)))
 		}
-		return nil, "", nil
+		return nil, nil
 	}
+	return res, nil
+}
+
+// pageItems are the items of member m's page res as the client sees
+// them, and m's next cursor. Pages are taken in the members' order: the
+// first member to give a name or a URI keeps it (nameBook).
+func (f *front) pageItems(m *Member, method, key string, res json.RawMessage) ([]json.RawMessage, string, error) {
+	g := f.gw
 	next, _ := rawjson.String(rawjson.Member(res, "nextCursor"))
 	if len(next) > maxMemberCursor {
 		g.sayOnce(fmt.Sprintf("serve: server %q gave a cursor of %d bytes in %s (at most %d are kept): its list ends there", m.Name, len(next), method, maxMemberCursor))
