@@ -315,3 +315,25 @@ func TestGatewayTwoListensOfOneClient(t *testing.T) {
 		})
 	}
 }
+
+// TestGatewayServerListChanged: a server whose tools change tells the
+// gateway (tools/list_changed): a client of the endpoint, of either era
+// on stdio, hears its list of the whole changed, and lists the new tool
+// under the server's prefix.
+func TestGatewayServerListChanged(t *testing.T) {
+	t.Parallel()
+	s, url := listenServer(t, "legacy")
+	g, _ := startGateway(t, testMember{name: "files", settings: settingsFor(url, "legacy", nil), eager: true},
+		testMember{name: "other", settings: twoTools(t, "other"), eager: true})
+	c, rec := stdioClient(t, g.Server(), "legacy")
+	if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != "files__t other__add other__echo" {
+		t.Fatalf("tools before: %s", got)
+	}
+	sdk.AddTool(s, &sdk.Tool{Name: "t2"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{}, nil, nil
+	})
+	waitFor(t, "the client to hear its list changed", func() bool { return rec.saw("notifications/tools/list_changed") })
+	if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != "files__t files__t2 other__add other__echo" {
+		t.Errorf("tools after: %s", got)
+	}
+}
