@@ -20,6 +20,17 @@ import (
 // upstream sessions it opens.
 func countingServer(t *testing.T, s *connect.Settings) (*Server, *atomic.Int64) {
 	t.Helper()
+	srv, opened := isolatedCounting(t, s)
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	return srv, opened
+}
+
+// isolatedCounting is a Server with Isolate in front of s, not started,
+// counting the upstream sessions it opens.
+func isolatedCounting(t *testing.T, s *connect.Settings) (*Server, *atomic.Int64) {
 	srv := serverFor(t, s)
 	srv.Isolate = true
 	var opened atomic.Int64
@@ -28,10 +39,6 @@ func countingServer(t *testing.T, s *connect.Settings) (*Server, *atomic.Int64) 
 		opened.Add(1)
 		return open(ctx, h)
 	}
-	if err := srv.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
 	return srv, &opened
 }
 
@@ -107,14 +114,7 @@ func TestIsolateManyModernClients(t *testing.T) {
 // another token, whose session it never gets.
 func TestIsolateMemberOfGateway(t *testing.T) {
 	t.Parallel()
-	srv := serverFor(t, demoStdio())
-	srv.Isolate = true
-	var opened atomic.Int64
-	open := srv.Open
-	srv.Open = func(ctx context.Context, h connect.Hooks) (Upstream, error) {
-		opened.Add(1)
-		return open(ctx, h)
-	}
+	srv, opened := isolatedCounting(t, demoStdio())
 	g := &Gateway{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Secrets: redact.NewScrubber(io.Discard),
 		Members: []*Member{{Name: "demo", Server: srv}, {Name: "other", Server: serverFor(t, twoTools(t, "other"))}}}
 	if err := g.Start(context.Background()); err != nil {
