@@ -44,3 +44,16 @@ func TestPinFileOthersMayWriteIsRefused(t *testing.T) {
 	w.mcpv(t, "", args([]string{"--pin", "pins.json", "call", "echo"}, srv.cmd)...).expect(t, 2, "", "", "writable by every user of the machine")
 	w.mcpv(t, "", args([]string{"pin", "--check", "pins.json"}, srv.cmd)...).expect(t, 2, "", "", "writable by every user of the machine")
 }
+
+// A named pipe where the pin file should be is refused, not read: a
+// cloned repository cannot make a command wait on it.
+func TestPinFileThatIsANamedPipe(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	dir := t.TempDir()
+	w.env.Cwd = dir
+	srv := newMovingServer(t, calcV1)
+	feedFIFO(t, filepath.Join(dir, "fifo.json"), "{}")
+	r := w.mcpv(t, "", args([]string{"--pin", "fifo.json", "call", "echo"}, srv.cmd)...)
+	r.expect(t, 2, "", "", "not a regular file but a named pipe")
+}

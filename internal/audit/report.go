@@ -149,7 +149,7 @@ func (r Report) JSON(w io.Writer) error {
 		Findings []finding      `json:"findings"`
 	}{JSONVersion, r.FailOn.String(), r.Failed(), counts, []server{}, []finding{}}
 	for _, s := range r.Servers {
-		out.Servers = append(out.Servers, server{s.Name, s.Source, s.Items})
+		out.Servers = append(out.Servers, server(s))
 	}
 	for _, f := range r.Findings {
 		out.Findings = append(out.Findings, finding{f.Rule, f.Severity.String(), f.Server, f.Kind, f.Name, f.Field,

@@ -505,7 +505,7 @@ var mentionRes = sync.OnceValue(func() (r struct{ speaks, denied *regexp.Regexp 
 // kind is still an order.
 func mentioned(v string, start, end int, sentence string) bool {
 	quoteBefore := strings.LastIndexAny(v[max(0, start-3):start], "\"'“‘`«") >= 0
-	quoteAfter := strings.IndexAny(v[end:min(len(v), end+40)], "\"'”’`»") >= 0
+	quoteAfter := strings.ContainsAny(v[end:min(len(v), end+40)], "\"'”’`»")
 	if !speaksOf(sentence) {
 		return false
 	}

@@ -150,14 +150,6 @@ func (d *differ) lookAlikes(kind string, old, new []json.RawMessage) {
 	}
 }
 
-func itemNames(items []json.RawMessage) []string {
-	var out []string
-	for _, it := range items {
-		out = append(out, nameOf(it))
-	}
-	return out
-}
-
 // likeOf is another name of the same skeleton as name, or "".
 func likeOf(name string, skeletons map[string][]string) string {
 	for _, other := range skeletons[canon.Skeleton(name)] {
