@@ -326,3 +326,62 @@ func TestArchitectureNoServerCommands(t *testing.T) {
 			mapFile, documented, grammar, intro, strings.Join(grammar, "`, `"))
 	}
 }
+
+// The top level is the map's "## The top level" table, entry for entry:
+// a file or directory put at the top without a reason written there
+// fails, and so does a line for one that is gone. What .gitignore names
+// at the root (built binaries) is not the tree's.
+func TestTopLevelIsTheMaps(t *testing.T) {
+	doc, err := os.ReadFile(mapFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(doc), "\n## The top level\n")
+	if !ok {
+		t.Fatalf("%s has no \"## The top level\"", mapFile)
+	}
+	table, _, _ = strings.Cut(table, "\n## ")
+	listed := map[string]bool{}
+	for _, line := range strings.Split(table, "\n") {
+		first, _, _ := strings.Cut(strings.TrimPrefix(line, "| "), " |")
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(first, -1) {
+			listed[m[1]] = true
+		}
+	}
+	ignored, err := os.ReadFile(".gitignore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if name == ".git" || ignoredAtRoot(string(ignored), name) {
+			continue
+		}
+		if !listed[name] {
+			t.Errorf("%s is at the top level with no line in %s's \"## The top level\": move it, or say there why it is there", name, mapFile)
+		}
+		delete(listed, name)
+	}
+	for name := range listed {
+		t.Errorf("%s: \"## The top level\" lists %s, which is not there", mapFile, name)
+	}
+}
+
+// ignoredAtRoot reports whether .gitignore's text ignores name at the
+// root: a line "/name", "name" or "*suffix".
+func ignoredAtRoot(gitignore, name string) bool {
+	for _, line := range strings.Split(gitignore, "\n") {
+		line = strings.TrimSuffix(strings.TrimSpace(line), "/")
+		if ok, _ := path.Match(strings.TrimPrefix(line, "/"), name); ok && line != "" {
+			return true
+		}
+	}
+	return false
+}

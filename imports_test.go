@@ -117,7 +117,7 @@ func TestPackageRules(t *testing.T) {
 	})
 	// The libraries beside mcp take the environment and the streams as
 	// arguments too, and know nothing of the command line.
-	for _, dir := range []string{"oauth", "elicit", "config", "trust", "redact"} {
+	for _, dir := range []string{"internal/oauth", "internal/elicit", "internal/config", "internal/trust", "internal/redact"} {
 		rules = append(rules, rule{
 			dir: dir,
 			forbidImports: []string{"github.com/alecthomas/kong", "github.com/itchyny/gojq", "github.com/mattn/go-isatty",
@@ -176,7 +176,7 @@ func forEachSource(t *testing.T, dir string, fn func(path string, fset *token.Fi
 // a command-line flag.
 func TestLibrariesDoNotPresent(t *testing.T) {
 	flag := regexp.MustCompile(`(^|[\s(])--[a-z][a-z-]+`)
-	for _, dir := range []string{"mcp", "oauth", "elicit"} {
+	for _, dir := range []string{"mcp", "internal/oauth", "internal/elicit"} {
 		forEachSource(t, dir, func(_ string, fset *token.FileSet, file *ast.File, _ []byte) {
 			ast.Inspect(file, func(n ast.Node) bool {
 				lit, ok := n.(*ast.BasicLit)

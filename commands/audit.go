@@ -27,17 +27,20 @@ type auditCmd struct {
 func (c *auditCmd) noServer()       {}
 func (c *auditCmd) serverChoosing() {}
 
-func (c *auditCmd) Help() string {
-	return `Reads what servers show a model (names, descriptions, schemas, prompts, resources, instructions) for the signs of tool poisoning, shadowing and leaks, with deterministic rules, locally: nothing is sent anywhere. It audits the server the command line names, every server of the config files (--all), or saved surfaces (FILE: a pin file, a snapshot, a recording), or all of them at once.
-
-Each finding names its rule, its severity (critical, high, medium, low, info), the item and the field, and quotes the text made safe for a terminal: escapes shown, invisible characters named, Unicode tags decoded, secrets masked. The rules (docs/guide/trust.md has each with an example):
+// auditRulesTopic is 'mcpv help audit-rules': what audit's help leaves out.
+const auditRulesTopic = `Each finding names its rule, its severity (critical, high, medium, low, info), the item and the field, and quotes the text made safe for a terminal: escapes shown, invisible characters named, Unicode tags decoded, secrets masked. The rules (docs/guide/trust.md has each with an example):
 
   unicode-tag, invisible-character, bidi-control, control-character,
   look-alike-letters, hidden-comment, hidden-block, hidden-after-whitespace,
   encoded-instructions, override-instructions, conceal-from-user,
   sensitive-file, side-channel-parameter, send-elsewhere,
   cross-tool-instructions, coercion, call-order-hijack, command-payload,
-  name-collision, secret-in-surface, annotation-mismatch
+  name-collision, secret-in-surface, annotation-mismatch`
+
+func (c *auditCmd) Help() string {
+	return `Reads what servers show a model (names, descriptions, schemas, prompts, resources, instructions) for the signs of tool poisoning, shadowing and leaks, with deterministic rules, locally: nothing is sent anywhere. It audits the server the command line names, every server of the config files (--all), or saved surfaces (FILE: a pin file, a snapshot, a recording), or all of them at once.
+
+Each finding names its rule, its severity (critical, high, medium, low, info), the item and the field, and quotes the text made safe for a terminal; 'mcpv help audit-rules' lists the rules.
 
 The exit code is 1 when a finding at or above --fail-on (default high) is found, else 0; a server that could not be reached ends the audit of the others with its own code (4, 5...), after the report. --format sarif writes SARIF 2.1.0 for GitHub code scanning, each finding at the file its server came from (a pin file's line, a config file's entry).
 

@@ -6,10 +6,10 @@ import (
 
 	"github.com/mcpv/mcpv/internal/authrecord"
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/oauth"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
-	"github.com/mcpv/mcpv/oauth"
 	"github.com/mcpv/mcpv/output"
-	"github.com/mcpv/mcpv/redact"
 )
 
 type authCmd struct {
@@ -30,9 +30,10 @@ Examples:
 
     $ mcpv auth login -u https://mcp.example.com/mcp
     $ mcpv auth status -u https://mcp.example.com/mcp -q .logged_in
-    $ curl -H "Authorization: Bearer $(mcpv auth token -u https://mcp.example.com/mcp)" https://mcp.example.com/api
-    $ mcpv --grant client-credentials --client-id ci-bot --client-secret @secret.txt list-tools -u https://mcp.example.com/mcp
-    $ mcpv auth login -u https://mcp.example.com/mcp --resource none --client-id 0000-1111 --redirect-port 8765`
+    $ curl -H "Authorization: Bearer $(mcpv auth token -u $URL)" $API
+    $ mcpv --grant client-credentials --client-id ci --client-secret @s \
+        list-tools -u $URL
+    $ mcpv auth login -u $URL --resource none --client-id ID --redirect-port 80`
 }
 
 // authSub is what every auth subcommand is: it needs the server's
@@ -67,7 +68,7 @@ type authStatusCmd struct{ authSub }
 var errNotLoggedIn = &oauth.Error{Step: oauth.StepToken, Description: "no usable token is stored"}
 
 func (c *authStatusCmd) Run(ctx context.Context, s *session, out *console) error {
-	server, _, recs, err := authrecord.Stored(s.settings, s.env)
+	server, _, recs, err := s.storedTokens()
 	if err != nil {
 		return err
 	}
@@ -87,6 +88,17 @@ func (c *authStatusCmd) Run(ctx context.Context, s *session, out *console) error
 	return nil
 }
 
+// storedTokens is what the token store holds for the session's server
+// (an HTTP one): its canonical URL, the store and the records.
+func (s *session) storedTokens() (string, *oauth.Store, []*oauth.Record, error) {
+	if err := s.settings.RequireHTTP(); err != nil {
+		return "", nil, nil, err
+	}
+	store := s.env.OAuthStore()
+	server, recs, err := authrecord.Stored(s.settings.URL, store)
+	return server, store, recs, err
+}
+
 type authLogoutCmd struct{ authSub }
 
 // Run forgets every record of the server; given a resource setting or
@@ -94,7 +106,7 @@ type authLogoutCmd struct{ authSub }
 // command with them would use (auth status's "matches"), saying how many
 // it kept.
 func (c *authLogoutCmd) Run(ctx context.Context, s *session, out *console) error {
-	server, store, recs, err := authrecord.Stored(s.settings, s.env)
+	server, store, recs, err := s.storedTokens()
 	if err != nil {
 		return err
 	}

@@ -14,9 +14,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpv/mcpv/internal/demoserver"
+	"github.com/mcpv/mcpv/internal/oauth"
+	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
 	"github.com/mcpv/mcpv/internal/shellwords"
-	"github.com/mcpv/mcpv/oauth"
-	"github.com/mcpv/mcpv/oauth/oauthtest"
 )
 
 // The test binary plays the user's browser when MCPV_TEST_BROWSER is set: it

@@ -25,16 +25,19 @@ func (c *batchCmd) Help() string {
 
 Each operation writes one JSON line, in input order:
 
-    {"line":N,"id":ID,"result":...}                 success ("id" only when the input had one)
-    {"line":N,"result":...,"exit":1}                a tool result with isError: true
-    {"line":N,"error":{...},"exit":CODE}            a failure: the server's JSON-RPC error, or {"message":...}
+    {"line":N,"id":ID,"result":...}       success ("id" only when the input
+                                          had one)
+    {"line":N,"result":...,"exit":1}      a tool result with isError: true
+    {"line":N,"error":{...},"exit":CODE}  a failure: the server's JSON-RPC
+                                          error, or {"message":...}
 
 The first failure stops the batch (after writing its line), unless --keep-going; mcpv then exits with that failure's code. Ctrl-C cancels every operation in flight and exits 130.
 
 Examples:
 
-    $ printf '%s\n' 'call echo message=hi' 'list-tools -q .tools[].name' | mcpv batch -- ./server
-    $ mcpv batch --parallel 8 --keep-going -u http://127.0.0.1:3000/mcp < operations.txt
+    $ printf '%s\n' 'call echo message=hi' 'list-tools -q .tools[].name' |
+        mcpv batch -- ./server
+    $ mcpv batch --parallel 8 --keep-going -u http://127.0.0.1:3000/mcp < ops
     $ echo '{"id":"a","method":"ping"}' | mcpv batch -s github`
 }
 

@@ -3,6 +3,7 @@ package commands
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -295,7 +296,7 @@ func TestBatchLinesOfEveryCommand(t *testing.T) {
 		t.Errorf("only %d commands checked", checked)
 	}
 	// They need no session, hold it open, open sessions of their own, or would nest.
-	want := []string{"watch", "batch", "test", "pin", "diff", "audit", "load", "session start", "session list", "session stop", "serve", "mock",
+	want := []string{"watch", "discover", "batch", "test", "pin", "diff", "audit", "load", "session start", "session list", "session stop", "serve", "mock",
 		"servers", "trust", "auth login", "auth status", "auth logout", "auth token", "completions"}
 	if d := cmp.Diff(want, refusedPaths); d != "" {
 		t.Errorf("commands a batch line cannot run (-want +got):\n%s", d)
@@ -308,4 +309,37 @@ func argFor(v *kong.Value) string {
 		return e[0]
 	}
 	return "x"
+}
+
+// TestBatchInterleavedAnswer: a server that writes one answer into
+// another (two writers not taking turns) fails the line whose answer was
+// damaged, at once, whether its id came first or last, and every other
+// line of the session gets its answer: none waits for its --timeout.
+func TestBatchInterleavedAnswer(t *testing.T) {
+	t.Parallel()
+	var in strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&in, "call x i:=%d --no-validate\n", i)
+	}
+	for _, behaviour := range []string{"interleave=5", "interleave=5:tail"} {
+		t.Run(behaviour, func(t *testing.T) {
+			t.Parallel()
+			r := mcpv(t, in.String(), args([]string{"--timeout", "3m", "batch", "--parallel", "8", "--keep-going"}, fake(behaviour))...)
+			lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+			failed, answered := 0, 0
+			for _, l := range lines {
+				switch {
+				case strings.Contains(l, `"exit":4`) && strings.Contains(l, "the server's answer cannot be read"):
+					failed++
+				case strings.Contains(l, `"result":{`) && !strings.Contains(l, `"exit"`):
+					answered++
+				default:
+					t.Errorf("line %s", l)
+				}
+			}
+			if failed != 1 || answered != 39 || r.code != 4 {
+				t.Errorf("exit %d, %d lines failed and %d answered; want 4, 1 and 39\nstdout:\n%s\nstderr:\n%s", r.code, failed, answered, r.stdout, r.stderr)
+			}
+		})
+	}
 }

@@ -49,11 +49,11 @@ func runBatchCommand(ctx context.Context, s *session, out *console, lines *lineP
 // microseconds (it visits the whole grammar); a batch that repeats a line
 // parses it once.
 type lineParser struct {
-	environ []string  // what $ENV shows in a line's --jq
-	vars    []jqVar   // the batch's --jq variables, which a line's own follow
-	parsers sync.Pool // of *batchParser
-	mu      sync.Mutex
-	lines   map[string]*parsedLine // guarded by mu; at most maxParsedLines
+	environ []string               // what $ENV shows in a line's --jq
+	vars    []jqVar                // the batch's --jq variables, which a line's own follow
+	parsers sync.Pool              // of *batchParser
+	mu      sync.Mutex             // guards lines
+	lines   map[string]*parsedLine // at most maxParsedLines
 }
 
 const maxParsedLines = 4096

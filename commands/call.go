@@ -16,9 +16,9 @@ import (
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/suggest"
+	"github.com/mcpv/mcpv/internal/toolargs"
 	"github.com/mcpv/mcpv/internal/toolcall"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/toolargs"
 )
 
 type callCmd struct {
@@ -30,22 +30,22 @@ type callCmd struct {
 type callArgs struct {
 	Tool     string   `arg:"" help:"The tool's name."`
 	Pairs    []string `arg:"" optional:"" sep:"none" name:"key=value" help:"Arguments: key=value (typed by the tool's inputSchema), key:=JSON (as is), key=@FILE, key:=@FILE.json, key=@- (stdin); dotted keys nest, repeated keys make arrays."`
-	ArgsJSON string   `name:"args" placeholder:"JSON|@FILE|-" help:"Arguments as a JSON object, from a file (@FILE) or stdin (-); key=value pairs override its members."`
+	ArgsJSON string   `name:"args" placeholder:"JSON|@FILE|-" help:"Arguments as a JSON object, @FILE or - (stdin); key=value overrides."`
 }
 
 // callOptions are the call's other flags, which a command line seldom
 // names: kong is given them only when it names one (see callLean).
 type callOptions struct {
-	NoCoerce       bool   `name:"no-coerce" help:"Keep every key=value a string, whatever the schema says."`
-	NoValidate     bool   `name:"no-validate" help:"Send the arguments without checking them against the tool's inputSchema (and the result's structuredContent unchecked, unless --validate-output says otherwise)."`
-	ValidateOutput string `name:"validate-output" enum:"auto,off,warn,strict" default:"auto" help:"Check structuredContent against the tool's outputSchema: off, warn (on stderr), strict (exit 3), or auto (warn, but off with --no-validate). The result is printed in full either way."`
-	DryRun         bool   `name:"dry-run" help:"Print the JSON-RPC request that would be sent, and send nothing (the server is still started, for the tool's schema)."`
-	Text           bool   `name:"text" help:"Print the text of the result's content blocks (and text resources, and the URIs of resource links), raw, one after another."`
-	SaveDir        string `name:"save-dir" placeholder:"DIR" help:"Write image, audio and blob content to files in DIR and print their paths instead of the base64."`
+	NoCoerce       bool   `name:"no-coerce" help:"Keep every key=value a string."`
+	NoValidate     bool   `name:"no-validate" help:"Send the arguments unchecked by the tool's inputSchema."`
+	ValidateOutput string `name:"validate-output" enum:"auto,off,warn,strict" default:"auto" help:"Check structuredContent against the outputSchema: off, warn, strict (exit 3) or auto."`
+	DryRun         bool   `name:"dry-run" help:"Print the request; send nothing."`
+	Text           bool   `name:"text" help:"Print the result's text, raw."`
+	SaveDir        string `name:"save-dir" placeholder:"DIR" help:"Write binary content to files in DIR."`
 
-	Task   bool          `name:"task" help:"Run the call as a task, if the tool allows it: report its id, poll its status, print its result. A tool that requires a task gets one without asking."`
-	TTL    time.Duration `name:"ttl" placeholder:"DURATION" help:"Ask the server to keep the task (and its result) this long."`
-	Detach bool          `name:"detach" help:"With a task: print the created task and exit at once; collect it later with mcpv tasks result ID."`
+	Task   bool          `name:"task" help:"Run the call as a task, if the tool allows it (mcpv help arguments)."`
+	TTL    time.Duration `name:"ttl" placeholder:"DURATION" help:"Ask the server to keep the task this long."`
+	Detach bool          `name:"detach" help:"With a task: print it and exit; mcpv tasks result ID collects it."`
 }
 
 // callOptionFlags are the long and short names of callOptions' flags, read
@@ -94,25 +94,25 @@ func (c *callLean) Run(ctx context.Context, s *session, out *console) error {
 func (c *callCmd) Help() string {
 	return `Calls the tool and prints its result. A result with isError: true is printed and exits 1, with its text on stderr. A tool name the server does not list is refused (exit 3, with the nearest name); 'mcpv list-tools TOOL' shows what a tool takes.
 
-Arguments are typed by the tool's inputSchema (fetched with tools/list, or, while a server of the 2026-07-28 era says its list is fresh, taken from the list it let be kept from an earlier run): integers, numbers, booleans, null, enums, and objects or arrays written as JSON; a string property keeps the text as is (007 stays "007"). Union types are tried in the order null, boolean, integer, number, object, array, string. key:=JSON is never guessed at. The arguments are checked against the schema before anything is sent (exit 2 names the JSON pointer and the rule). --no-validate skips the check, not the typing (--no-coerce keeps every key=value a string); typing and the check are bounded by --timeout and end at Ctrl-C, and a schema whose check would loop back on itself too long is not checked, with a warning.
-
-The fast path for scripts: a call whose arguments need no typing (none, or all of them JSON: --args, or key:=JSON with keys without dots) and --no-validate sends its tools/call alone, without listing the tools first. A tool name the server then refuses is answered with the nearest name it lists, listed after the refusal. (Over HTTP in the 2026-07-28 era a call with arguments is listed first all the same, unless the tools are kept from an earlier run: the protocol asks that the arguments its tool marks be sent as headers too. A server of the initialize era that runs tools as tasks is listed first too, as its tools may require one.)
-
-As a task (--task, or always for a tool whose execution.taskSupport is required), the call reports the task's id on stderr, polls tasks/get at the server's interval and prints what tasks/result returns: a failed task exits 1 with its status message, a cancelled one exits 3. --timeout bounds the whole wait; on expiry or Ctrl-C the task is cancelled on the server (exit 124 or 130).
+Arguments are typed by the tool's inputSchema and checked before anything is sent: 'mcpv help arguments' says how, when a call goes without a listing, and how a task is followed.
 
 Examples:
 
     $ mcpv call echo message=hi -- ./server
     $ mcpv call add a=2 b=3 -q .structuredContent.sum -- ./server
-    $ mcpv call search query=mcp limit=5 filter.since=2024 tag=a tag=b -- ./server
-    $ mcpv call search --args '{"query":"mcp","limit":5}' -- ./server
-    $ mcpv call search query:='"mcp"' limit:=5 --no-validate -- ./server
-    $ mcpv call summarize text=@README.md --text -- ./server
-    $ mcpv call screenshot url=https://example.com --save-dir shots -- ./server
+    $ mcpv call search query=mcp limit=5 filter.since=2024 tag=a tag=b -- ./srv
     $ echo '{"message":"from stdin"}' | mcpv call echo --args - -- ./server
-    $ mcpv call research topic=mcp --task --ttl 1h -u https://example.com/mcp
-    $ id=$(mcpv call research topic=mcp --detach -r -q .task.taskId -u https://example.com/mcp)`
+    $ id=$(mcpv call research topic=mcp --detach -r -q .task.taskId -u $URL)`
 }
+
+// argumentsTopic is 'mcpv help arguments': what call's help leaves out.
+const argumentsTopic = `Arguments of a call are typed by the tool's inputSchema (fetched with tools/list, or, while a server of the 2026-07-28 era says its list is fresh, taken from the list it let be kept from an earlier run): integers, numbers, booleans, null, enums, and objects or arrays written as JSON; a string property keeps the text as is (007 stays "007"). Union types are tried in the order null, boolean, integer, number, object, array, string. key:=JSON is never guessed at. The arguments are checked against the schema before anything is sent (exit 2 names the JSON pointer and the rule). --no-validate skips the check, not the typing (--no-coerce keeps every key=value a string); typing and the check are bounded by --timeout and end at Ctrl-C, and a schema whose check would loop back on itself too long is not checked, with a warning.
+
+The fast path for scripts: a call whose arguments need no typing (none, or all of them JSON: --args, or key:=JSON with keys without dots) and --no-validate sends its tools/call alone, without listing the tools first. A tool name the server then refuses is answered with the nearest name it lists, listed after the refusal. Over HTTP in the 2026-07-28 era a call is listed first all the same, unless the tools are kept from an earlier run: the protocol asks that the arguments its tool marks with x-mcp-header be sent as headers too, and that a tool whose marks are invalid not be called (exit 3, nothing sent). A server of the initialize era that runs tools as tasks is listed first too, as its tools may require one.
+
+As a task (--task, or always for a tool whose execution.taskSupport is required), the call reports the task's id on stderr, polls tasks/get at the server's interval and prints what tasks/result returns: a failed task exits 1 with its status message, a cancelled one exits 3. --timeout bounds the whole wait; on expiry or Ctrl-C the task is cancelled on the server (exit 124 or 130).
+
+The same typing serves get-prompt's and complete's key=value (as strings), load's call and a batch line's call; 'mcpv list-tools TOOL' shows a tool's inputSchema.`
 
 func (c *callCmd) Validate() error {
 	if c.TTL < 0 {
@@ -152,7 +152,7 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		_, err := client.TaskWanted(mcp.Tool{Name: c.Tool}, true) // a server without tasks: said first, whatever the tool
 		return err
 	}
-	def, looked, err := c.definition(ctx, s, client, out, base)
+	def, looked, err := c.definition(ctx, s, client, out)
 	var unlisted *mcp.ToolNotListedError
 	if err != nil && !errors.As(err, &unlisted) {
 		return err
@@ -214,9 +214,9 @@ func (c *callCmd) inputs(out *console) (base json.RawMessage, readFile func(stri
 // unless --no-validate says to send anyway: then the call goes without a
 // definition, and err is the *mcp.ToolNotListedError, with the names the
 // server lists.
-func (c *callCmd) definition(ctx context.Context, s *session, client *mcp.Client, out *console, base json.RawMessage) (def mcp.Tool, looked bool, err error) {
+func (c *callCmd) definition(ctx context.Context, s *session, client *mcp.Client, out *console) (def mcp.Tool, looked bool, err error) {
 	def = mcp.Tool{Name: c.Tool}
-	if !c.needsDefinition(client, s, base) {
+	if !c.needsDefinition(client, s) {
 		return def, false, nil
 	}
 	def, err = s.findPinnedTool(ctx, client, c.Tool)
@@ -299,25 +299,16 @@ func (c *callCmd) send(ctx context.Context, s *session, client *mcp.Client, out 
 // as tasks, for whether the tool must run as one. A call that needs none
 // sends its tools/call alone.
 //
-// Over Streamable HTTP in the 2026-07-28 era a call with arguments needs
-// it too: the parameters its inputSchema marks x-mcp-header MUST be
-// mirrored in Mcp-Param-* headers (transports, "Custom Headers"), and
-// only the definition says which they are.
-func (c *callCmd) needsDefinition(client *mcp.Client, s *session, base json.RawMessage) bool {
+// Over Streamable HTTP in the 2026-07-28 era every call needs it too: the
+// parameters its inputSchema marks x-mcp-header MUST be mirrored in
+// Mcp-Param-* headers, and a tool whose marks are invalid MUST NOT be
+// called (transports, "Custom Headers"); only the definition says which
+// they are, and whether they are valid, even for a call with no
+// arguments. A list kept from an earlier run answers without a request.
+func (c *callCmd) needsDefinition(client *mcp.Client, s *session) bool {
 	return !c.NoValidate || s.pinning() || toolargs.NeedsSchema(c.Pairs, c.NoCoerce) || c.outputChecked() ||
 		!client.Modern() && client.HasCapability("tasks.requests.tools.call") ||
-		client.Modern() && s.settings.URL != "" && (len(c.Pairs) > 0 || hasMembers(base))
-}
-
-// hasMembers says whether base, the arguments given as one object, has
-// any: read to its first member only, however large it is.
-func hasMembers(base json.RawMessage) bool {
-	i := rawjson.SkipSpace(base, 0)
-	if i >= len(base) || base[i] != '{' {
-		return false
-	}
-	j := rawjson.SkipSpace(base, i+1)
-	return j < len(base) && base[j] != '}'
+		client.Modern() && s.settings.URL != ""
 }
 
 // outputChecked says whether structuredContent is checked: as

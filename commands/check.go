@@ -16,26 +16,26 @@ import (
 	"github.com/mcpv/mcpv/internal/check"
 	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/internal/exitcode"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/suggest"
 	"github.com/mcpv/mcpv/internal/testreport"
+	"github.com/mcpv/mcpv/internal/toolargs"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
-	"github.com/mcpv/mcpv/redact"
-	"github.com/mcpv/mcpv/toolargs"
 )
 
 type checkCmd struct {
-	Only         []string      `name:"only" sep:"," placeholder:"ID|AREA" help:"Run only these checks, each named by its id (jsonrpc.unknown-method) or its area (jsonrpc); repeat or separate with commas."`
+	Only         []string      `name:"only" sep:"," placeholder:"ID|AREA" help:"Run only these checks, by id (jsonrpc.unknown-method) or area (jsonrpc)."`
 	Skip         []string      `name:"skip" sep:"," placeholder:"ID|AREA" help:"Leave out these checks, by id or area."`
-	Strict       bool          `name:"strict" help:"Fail (exit 1) on a SHOULD that does not hold, as on a MUST; without it, it is a warning."`
-	Call         []string      `name:"call" placeholder:"'TOOL [KEY=VALUE...]'" help:"Call this tool, with these arguments (typed as mcpv call types them), for the checks that need a call: its result, progress and cancellation. Repeatable. Without it no tool is called, and those checks are skipped."`
-	Format       string        `name:"format" enum:"text,junit,tap,json" default:"text" help:"Report format: text (a line per check, by area), junit (JUnit XML), tap (TAP version 14) or json."`
-	Output       string        `name:"output" placeholder:"FILE" help:"Write the report to FILE (made before the server starts); with a --format other than text, the text report still goes to stdout."`
-	CheckTimeout duration.Flag `name:"check-timeout" default:"15s" placeholder:"DURATION" help:"Fail a check that has not ended after this long, not counting the start of the server processes it starts (which --connect-timeout bounds)."`
-	MaxTime      duration.Flag `name:"max-time" default:"5m" placeholder:"DURATION" help:"Stop the whole run after this long: the checks not run are skipped, and the exit code is 124."`
-	Parallel     int           `name:"parallel" default:"4" placeholder:"N" help:"Run up to N checks (each on a connection of its own) at once."`
+	Strict       bool          `name:"strict" help:"Fail (exit 1) on a SHOULD that does not hold, as on a MUST."`
+	Call         []string      `name:"call" placeholder:"'TOOL [KEY=VALUE...]'" help:"Call this tool for the checks that need a call (repeatable); without it, none is called."`
+	Format       string        `name:"format" enum:"text,junit,tap,json" default:"text" help:"Report format: text, junit, tap (TAP version 14) or json."`
+	Output       string        `name:"output" placeholder:"FILE" help:"Write the report to FILE; with --format other than text, the text report still goes to stdout."`
+	CheckTimeout duration.Flag `name:"check-timeout" default:"15s" placeholder:"DURATION" help:"Fail a check that has not ended after this long (a server's start apart)."`
+	MaxTime      duration.Flag `name:"max-time" default:"5m" placeholder:"DURATION" help:"Stop the run after this long: checks not run are skipped, exit 124."`
+	Parallel     int           `name:"parallel" default:"4" placeholder:"N" help:"Run up to N checks at once."`
 
 	calls []check.Call
 }
@@ -43,17 +43,14 @@ type checkCmd struct {
 func (c *checkCmd) Help() string {
 	return `Tries the server, requirement by requirement, against the MCP specification: JSON-RPC and framing, the lifecycle, lists and pagination, the surface (mcpv test --lint's rules), reading without side effects, cancellation and progress, Streamable HTTP (Origin, sessions, headers), the 2026-07-28 era where the server offers it, and authorization where it asks for it. Each check names its requirement (the revision and section it is stated in, its level, its text); a failure says what was sent and what came back.
 
-Checks run several at once, each on a connection of its own where it needs one (a stdio server is started again for those), each bounded by --check-timeout and the whole run by --max-time. No tool is called unless --call names it.
-
 Exit status: 0 when every MUST holds (and with --strict every SHOULD), 1 when one does not, 124 when --max-time stopped the run, and the session's own codes (4, 5) when the server cannot be reached at all. The catalogue, with every check's requirement, is in docs/guide/check.md.
 
 Examples:
 
     $ mcpv check -- ./server
-    $ mcpv check -u http://127.0.0.1:3000/mcp --strict
-    $ mcpv check --only jsonrpc,lifecycle -- npx -y @modelcontextprotocol/server-everything
-    $ mcpv check --call 'echo message=hi' --format junit --output check.xml -- ./server
-    $ mcpv check --format json -q '.areas[].checks[] | select(.status == "failed") | .id' -- ./server`
+    $ mcpv check --only jsonrpc,lifecycle -- npx -y @modelcontextprotocol/server
+    $ mcpv check --format json \
+        -q '.areas[].checks[] | select(.status == "failed")' -- ./server`
 }
 
 func (c *checkCmd) Validate() error {

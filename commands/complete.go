@@ -25,8 +25,10 @@ func (c *completeCmd) Help() string {
 Examples:
 
     $ mcpv complete --prompt review --arg language=ja -- ./server
-    $ mcpv complete --template 'demo://notes/{id}' --arg id=4 -r -q '.completion.values[]' -- ./server
-    $ mcpv complete --template 'db://{schema}/{table}' --arg table=us --context schema=public -- ./server`
+    $ mcpv complete --template 'demo://notes/{id}' --arg id=4 \
+        -r -q '.completion.values[]' -- ./server
+    $ mcpv complete --template 'db://{schema}/{table}' --arg table=us \
+        --context schema=public -- ./server`
 }
 
 func (c *completeCmd) Validate() error {

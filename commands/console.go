@@ -6,8 +6,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/mcpv/mcpv/content"
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/content"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/output"
 )

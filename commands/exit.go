@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/exitcode"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -32,8 +33,10 @@ func exitCode(err error) int {
 	var keeperErr *keeperError
 	var checkErr checkFailed
 	var thresholdErr *thresholdError
+	var invalid appInvalid
+	var cards discoverInvalid
 	switch {
-	case errors.As(err, &thresholdErr):
+	case errors.As(err, &thresholdErr), errors.As(err, &invalid), errors.As(err, &cards):
 		return exitcode.ToolError
 	case errors.As(err, &batchErr):
 		return batchErr.code
@@ -74,7 +77,9 @@ type detailed interface{ Details() []string }
 func report(ios *output.Streams, err error, help string) int {
 	code := exitCode(err)
 	if err != nil && !silent(err) {
-		fmt.Fprintf(ios.Err, "mcpv: %s\n", exitcode.Message(err, code, help))
+		// Made safe here, once, whatever the error quotes (a server's
+		// words, a config file's), its lines kept.
+		fmt.Fprintf(ios.Err, "mcpv: %s\n", safetext.Text(exitcode.Message(err, code, help)))
 		var d detailed
 		if errors.As(err, &d) {
 			for _, line := range d.Details() {

@@ -13,7 +13,8 @@ import (
 	"github.com/alecthomas/kong"
 )
 
-// helpWidth is where the brief list of global flags wraps.
+// helpWidth is where the brief list of global flags wraps, and what no
+// line of a command's help may pass (TestHelpFitsAScreen).
 const helpWidth = 80
 
 // printHelp is kong's help printer, with the global flags of a command's
@@ -43,51 +44,53 @@ func printHelp(options kong.HelpOptions, ctx *kong.Context) error {
 	return writeGlobalFlags(ctx.Stdout, folded)
 }
 
-// writeGlobalFlags lists flags by group, names only.
+// commonGlobals are the global flags a command's help names: those most
+// used; 'mcpv help flags' describes them all.
+var commonGlobals = []string{"url", "server", "header", "timeout", "verbose", "jq", "raw-output"}
+
+// writeGlobalFlags names the global flags most used, and how many more
+// there are: the whole list is a topic of its own (mcpv help flags), so
+// that a command's help keeps to a screen.
 func writeGlobalFlags(w io.Writer, flags []*kong.Flag) error {
-	var order []string
-	byGroup := map[string][]string{}
+	var names []string
+	others := 0
+	for _, want := range commonGlobals {
+		for _, f := range flags {
+			if f.Name != want || f.Group == nil {
+				continue
+			}
+			name := "--" + f.Name
+			if f.Short != 0 {
+				name = fmt.Sprintf("-%c/--%s", f.Short, f.Name)
+			}
+			names = append(names, name)
+		}
+	}
 	for _, f := range flags {
-		if f.Group == nil {
-			continue // --version: not for a command
+		if f.Group != nil { // --version, of no group, is not for a command
+			others++
 		}
-		group := f.Group.Title
-		if _, seen := byGroup[group]; !seen {
-			order = append(order, group)
-		}
-		name := "--" + f.Name
-		if f.Short != 0 {
-			name = fmt.Sprintf("-%c/--%s", f.Short, f.Name)
-		}
-		byGroup[group] = append(byGroup[group], name)
 	}
-	indent := 0
-	for _, g := range order {
-		indent = max(indent, len(g)+4)
+	others -= len(names)
+	text := "Global flags go before or after the command: " + strings.Join(names, ", ")
+	if others > 0 {
+		text += fmt.Sprintf(" and %d more", others)
 	}
+	text += "."
 	var b strings.Builder
-	b.WriteString("\nGlobal flags, before or after the command ('mcpv help flags' describes them):\n")
-	for _, g := range order {
-		line := "  " + g + ":" + strings.Repeat(" ", indent-len(g)-3)
-		start := true
-		for i, name := range byGroup[g] {
-			word := name
-			if i < len(byGroup[g])-1 {
-				word += ","
-			}
-			if !start && len(line)+1+len(word) > helpWidth {
-				b.WriteString(line + "\n")
-				line = strings.Repeat(" ", indent)
-				start = true
-			}
-			if !start {
-				line += " "
-			}
-			line += word
-			start = false
+	b.WriteString("\n")
+	line := ""
+	for _, word := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(word) > helpWidth {
+			b.WriteString(line + "\n")
+			line = ""
 		}
-		b.WriteString(line + "\n")
+		if line != "" {
+			line += " "
+		}
+		line += word
 	}
+	b.WriteString(line + "\n('mcpv help flags' describes them)\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpv/mcpv/internal/columns"
 )
 
 var update = flag.Bool("update", false, "rewrite the help golden files and the completion scripts")
@@ -103,5 +105,35 @@ func TestVersion(t *testing.T) {
 	r := mcpv(t, "", "--version")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "mcpv ") {
 		t.Fatalf("code %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+// helpScreen is the screen every command's help fits: its lines no wider
+// than helpWidth, and no more of them than this. What a command needs
+// more words for is a topic of 'mcpv help'.
+const helpScreen = overviewLines
+
+// TestHelpFitsAScreen: every command's help (each golden of TestHelp but
+// the flags topic) fits 80 columns and a screen.
+func TestHelpFitsAScreen(t *testing.T) {
+	t.Parallel()
+	files, _ := filepath.Glob(filepath.Join("testdata", "help", "*.txt"))
+	for _, f := range files {
+		if filepath.Base(f) == "help-flags.txt" {
+			continue // a topic: the reference of every global flag
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+		if len(lines) > helpScreen {
+			t.Errorf("%s: %d lines, more than a screen (%d)", f, len(lines), helpScreen)
+		}
+		for i, l := range lines {
+			if n := columns.Width(l); n > helpWidth {
+				t.Errorf("%s:%d: %d columns, wider than %d: %s", f, i+1, n, helpWidth, l)
+			}
+		}
 	}
 }

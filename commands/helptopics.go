@@ -2,12 +2,17 @@ package commands
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
-	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/columns"
+	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/connect"
-	"github.com/mcpv/mcpv/trust"
+	"github.com/mcpv/mcpv/internal/manpage"
+	"github.com/mcpv/mcpv/internal/testfile"
+	"github.com/mcpv/mcpv/internal/trust"
 )
 
 // helpTopics are what 'mcpv help TOPIC' explains besides the commands, as
@@ -15,6 +20,22 @@ import (
 // keeps it (the grammar's global flags, the exit codes of the manual,
 // internal/envdoc, the config lookup of this very run).
 var helpTopics = []string{"flags", "exit-codes", "environment", "config-files"}
+
+// detailTopics are what a command's help leaves to a topic of its own, so
+// that the help keeps to a screen: each kept beside its command, which
+// names it, as paragraphs that wrapText fits to the width of help.
+var detailTopics = map[string]func() string{
+	"arguments":    func() string { return argumentsTopic },
+	"test-files":   func() string { return testfile.Reference },
+	"serving":      func() string { return servingTopic },
+	"gateway":      func() string { return gatewayTopic },
+	"mock-files":   func() string { return mockFilesTopic },
+	"load-model":   func() string { return loadTopic },
+	"pins":         func() string { return pinsTopic },
+	"audit-rules":  func() string { return auditRulesTopic },
+	"mcp-apps":     func() string { return appsTopic },
+	"server-cards": func() string { return serverCardsTopic },
+}
 
 // helpTopic is the text of the topic called name, if there is one.
 func helpTopic(name string, env connect.Env) (string, bool, error) {
@@ -32,13 +53,61 @@ func helpTopic(name string, env connect.Env) (string, bool, error) {
 	case "config-files":
 		text = configFilesHelp(env)
 	default:
-		return "", false, nil
+		detail, ok := detailTopics[name]
+		if !ok {
+			return "", false, nil
+		}
+		text = wrapText(detail(), helpWidth)
 	}
 	return strings.TrimRight(text, "\n") + "\n", true, nil
 }
 
+// wrapText fits paragraphs (separated by blank lines) to width, as
+// kong wraps a command's help; an indented line (an example, a table) is
+// kept as it is.
+func wrapText(text string, width int) string {
+	var b strings.Builder
+	for i, para := range strings.Split(strings.TrimSpace(text), "\n\n") {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		if strings.HasPrefix(para, " ") {
+			b.WriteString(para + "\n")
+			continue
+		}
+		line := ""
+		for _, word := range strings.Fields(para) {
+			if line != "" && columns.Width(line)+1+columns.Width(word) > width {
+				b.WriteString(line + "\n")
+				line = ""
+			}
+			if line != "" {
+				line += " "
+			}
+			line += word
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
+// ManTopics are the detail topics for the manual's TOPICS section, by
+// name.
+func ManTopics() []manpage.Entry {
+	var out []manpage.Entry
+	for _, name := range slices.Sorted(maps.Keys(detailTopics)) {
+		out = append(out, manpage.Entry{Name: "mcpv help " + name, Help: detailTopics[name]()})
+	}
+	return out
+}
+
+// allTopics are the topics' names: helpTopics, then detailTopics'.
+func allTopics() []string {
+	return append(slices.Clone(helpTopics), slices.Sorted(maps.Keys(detailTopics))...)
+}
+
 // helpTopicList is the line of the manual's synopsis that names the topics.
-func helpTopicList() string { return "mcpv help " + strings.Join(helpTopics, "|") }
+func helpTopicList() string { return "mcpv help " + strings.Join(allTopics(), "|") }
 
 // exitCodesHelp is the manual's exit-code table.
 func exitCodesHelp() string {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpv/mcpv/internal/columns"
 	"github.com/mcpv/mcpv/internal/envdoc"
 	"github.com/mcpv/mcpv/internal/exitcode"
 )
@@ -85,5 +86,35 @@ func TestHelpConfigFiles(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "\n    "+filepath.Join(state, "mcpv")+"\n") {
 		t.Errorf("the state directory %s is not shown:\n%s", filepath.Join(state, "mcpv"), r.stdout)
+	}
+}
+
+// What a command's help leaves out is a topic of its own, which that help
+// names; its lines fit the width of help, and no topic is called as a
+// command is (mcpv help NAME would be the command's).
+func TestDetailTopics(t *testing.T) {
+	t.Parallel()
+	goldens, _ := filepath.Glob(filepath.Join("testdata", "help", "*.txt"))
+	var helps strings.Builder
+	for _, f := range goldens {
+		b, _ := os.ReadFile(f)
+		helps.Write(b)
+	}
+	for name := range detailTopics {
+		if _, err := os.Stat(filepath.Join("testdata", "help", name+".txt")); err == nil {
+			t.Errorf("topic %s is called as a command is", name)
+		}
+		r := mcpv(t, "", "help", name)
+		if r.code != 0 || r.stderr != "" || r.stdout == "" {
+			t.Errorf("help %s: exit %d, stderr %q", name, r.code, r.stderr)
+		}
+		for i, l := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
+			if n := columns.Width(l); n > helpWidth {
+				t.Errorf("help %s, line %d: %d columns: %s", name, i+1, n, l)
+			}
+		}
+		if !strings.Contains(strings.Join(strings.Fields(helps.String()), " "), "'mcpv help "+name+"'") {
+			t.Errorf("no command's help names 'mcpv help %s'", name)
+		}
 	}
 }

@@ -1,13 +1,13 @@
 package commands
 
 import (
-	"github.com/mcpv/mcpv/elicit"
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/elicit"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/userio"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // hooks are how a session reaches the user of this run: stderr (scrubbed

@@ -528,3 +528,35 @@ func TestNoValidateRefusalNamesTheNearestTool(t *testing.T) {
 		}
 	}
 }
+
+// Over Streamable HTTP in the 2026-07-28 era a call knows its tool's
+// definition before it is sent, even with no arguments and --no-validate:
+// a tool whose x-mcp-header marks are invalid is refused, exit 3, and
+// nothing is sent (the conformance suite's http-invalid-tool-headers).
+func TestModernCallOfAToolWithInvalidHeaders(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: func(x *mcptest.Exchange) bool {
+		switch x.RPCMethod {
+		case "server/discover":
+			x.Reply(x.Result(`{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"f","version":"1"}}}`))
+		case "tools/list":
+			x.Reply(x.Result(`{"tools":[{"name":"bad","inputSchema":{"type":"object","properties":{"f":{"type":"object","x-mcp-header":"F"}}}}]}`))
+		case "tools/call":
+			x.Reply(x.Result(`{"content":[]}`))
+		default:
+			return false
+		}
+		return true
+	}})
+	for _, a := range [][]string{{"call", "bad", "--no-validate"}, {"call", "bad", "--no-validate", "--args", "{}"}, {"call", "bad"}} {
+		r := mcpv(t, "", args([]string{"-u", srv.URL}, a)...)
+		if r.code != 3 || !strings.Contains(r.stderr, `tool "bad" has an invalid x-mcp-header annotation`) {
+			t.Errorf("%q: exit %d, stderr %q", a, r.code, r.stderr)
+		}
+	}
+	for _, q := range srv.Requests() {
+		if q.RPCMethod == "tools/call" {
+			t.Errorf("a tools/call was sent")
+		}
+	}
+}

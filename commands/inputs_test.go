@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/userio"
 	"github.com/mcpv/mcpv/mcp/mcptest"
@@ -143,4 +143,42 @@ func TestInputAsked(t *testing.T) {
 	if _, err := interrupted(px, key); !errors.Is(err, ErrInterrupted) {
 		t.Errorf("Ctrl-C at the question: %v", err)
 	}
+}
+
+// A config file's words are shown as a server's are: an input's
+// description, its id and options, the server's name and the file's path,
+// with terminal escapes and bidirectional controls shown escaped, in every
+// message that quotes them (here: no value and no terminal; a value not
+// among the options; an input the file does not declare; a server the
+// files do not define).
+func TestConfigWordsMadeSafe(t *testing.T) {
+	t.Parallel()
+	w := newCfgWorld(t)
+	w.write(t, filepath.Join(w.home, ".config", "Code", "User", "mcp.json"), `{
+  "inputs": [
+    {"type": "promptString", "id": "key\u001b]0;t\u0007", "description": "API key \u001b[2J\u001b]52;c;cHduZWQ=\u0007 here \u202etxt.exe", "password": true},
+    {"type": "pickString", "id": "stage", "description": "Stage", "options": ["dev\u001b[31m", "prod"]}
+  ],
+  "servers": {
+    "px": {"type": "stdio", "command": `+q(os.Args[0])+`, "env": {"A": "${input:key\u001b]0;t\u0007}"}},
+    "st": {"type": "stdio", "command": `+q(os.Args[0])+`, "env": {"S": "${input:stage}"}},
+    "un": {"type": "stdio", "command": `+q(os.Args[0])+`, "env": {"U": "${input:gone\u009b2J}"}}
+  }
+}`)
+	check := func(what string, r result, has string) {
+		t.Helper()
+		if r.code != exitcode.Usage || !strings.Contains(r.stderr, has) {
+			t.Errorf("%s: exit %d, stderr %q; want it to say %q", what, r.code, r.stderr, has)
+		}
+		for _, bad := range []string{"\x1b", "\x07", "\u202e", "\u009b"} {
+			if strings.Contains(r.stderr, bad) {
+				t.Errorf("%s: stderr carries %q raw: %q", what, bad, r.stderr)
+			}
+		}
+	}
+	check("no value", w.mcpv(t, "", "call", "-s", "px", "x"), `${input:key\x1b]0;t\x07} (API key \x1b[2J\x1b]52;c;cHduZWQ=\x07 here \u202etxt.exe): set MCPV_INPUT_KEY__0_T_`)
+	w.setenv("MCPV_INPUT_STAGE", "qa")
+	check("not an option", w.mcpv(t, "", "call", "-s", "st", "x"), `"qa" is not one of its options (dev\x1b[31m, prod)`)
+	check("not declared", w.mcpv(t, "", "call", "-s", "un", "x"), `${input:gone\u009b2J}: the file declares no such input`)
+	check("no such server", w.mcpv(t, "", "call", "-s", "p\x1bx", "x"), `no server named "p\x1bx"`)
 }

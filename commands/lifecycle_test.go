@@ -237,12 +237,19 @@ func TestServerNotFound(t *testing.T) {
 	}
 }
 
+// A server that exits at once is said to have, and what it wrote on its
+// stderr is shown once: as it came, or, with --quiet, quoted in the error.
 func TestServerExitsAtOnce(t *testing.T) {
 	unixOnly(t, "servers written in sh")
 	t.Parallel()
-	r := mcpv(t, "", "ping", "--", "sh", "-c", "echo 'cannot open database' >&2; exit 7")
-	if r.code != 4 || !strings.Contains(r.stderr, "exited with status 7") || !strings.Contains(r.stderr, "| cannot open database") {
+	server := []string{"--", "sh", "-c", "echo 'cannot open database' >&2; exit 7"}
+	r := mcpv(t, "", args([]string{"ping"}, server)...)
+	if r.code != 4 || r.stderr != "cannot open database\nmcpv: server exited with status 7\n" {
 		t.Fatalf("code %d, stderr %q", r.code, r.stderr)
+	}
+	r = mcpv(t, "", args([]string{"--quiet", "ping"}, server)...)
+	if r.code != 4 || r.stderr != "mcpv: server exited with status 7\nlast lines of the server's stderr:\n  | cannot open database\n" {
+		t.Fatalf("--quiet: code %d, stderr %q", r.code, r.stderr)
 	}
 }
 
@@ -252,7 +259,7 @@ func TestServerExitWhileGrandchildHoldsStdout(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
 	r := mcpv(t, "", "--connect-timeout", "30s", "ping", "--", "sh", "-c", "sleep 30 & echo 'fatal: no config' >&2; exit 3")
-	if r.code != 4 || !strings.Contains(r.stderr, "exited with status 3") || !strings.Contains(r.stderr, "| fatal: no config") {
+	if r.code != 4 || !strings.Contains(r.stderr, "exited with status 3") || strings.Count(r.stderr, "fatal: no config") != 1 {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	if took := time.Since(start); took > 10*time.Second {

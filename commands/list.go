@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpv/mcpv/internal/gcstart"
 	"github.com/mcpv/mcpv/internal/table"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -36,7 +37,38 @@ func listChecked(ctx context.Context, s *session, out *console, p pageFlags, req
 	if err := require(client); err != nil {
 		return err
 	}
-	res, next, err := client.List(ctx, method, key, mcp.Pages{Cursor: p.Cursor, Max: p.MaxPages})
+	pages := mcp.Pages{Cursor: p.Cursor, Max: p.MaxPages}
+	if v, ok := out.streamList(key); ok {
+		// Each page written as it comes: the list's length costs no memory.
+		n := 0
+		next, err := client.ListTo(ctx, method, key, pages, func(piece []byte) error {
+			if piece == nil {
+				if n++; n == settlePages {
+					gcstart.Settle() // a long list: collected as it goes, from a small heap
+				}
+				return v.Flush()
+			}
+			return v.Write(piece)
+		})
+		if cerr := v.Close(); err == nil {
+			err = cerr
+		}
+		return listDone(out, p, next, err)
+	}
+	res, next, err := client.List(ctx, method, key, pages)
+	if err := listDone(out, p, next, err); err != nil {
+		return err
+	}
+	return out.printList(res, key, next == "")
+}
+
+// settlePages is how many pages make a list long: its garbage is then
+// collected as it goes (gcstart.Settle), not let grow to the start's bound.
+const settlePages = 64
+
+// listDone says what stopped a walk: a list that never ends (with the way
+// to take a part of it), or --max-pages.
+func listDone(out *console, p pageFlags, next string, err error) error {
 	var endless *mcp.EndlessListError
 	if errors.As(err, &endless) {
 		return fmt.Errorf("%w (--max-pages N takes N pages, keeping nextCursor)", err)
@@ -47,7 +79,7 @@ func listChecked(ctx context.Context, s *session, out *console, p pageFlags, req
 	if next != "" {
 		out.notef("stopped after %d pages (--max-pages); continue with --cursor %q", p.MaxPages, next)
 	}
-	return out.printList(res, key, next == "")
+	return nil
 }
 
 type listToolsCmd struct {
@@ -104,7 +136,8 @@ type listResourceTemplatesCmd struct{ pageFlags }
 func (c *listResourceTemplatesCmd) Help() string {
 	return `Examples:
 
-    $ mcpv list-resource-templates -r -q '.resourceTemplates[].uriTemplate' -- ./server`
+    $ mcpv list-resource-templates -r -q '.resourceTemplates[].uriTemplate' \
+        -- ./server`
 }
 
 func (c *listResourceTemplatesCmd) Run(ctx context.Context, s *session, out *console) error {

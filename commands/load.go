@@ -2,8 +2,11 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -11,48 +14,109 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/gcstart"
 	"github.com/mcpv/mcpv/internal/load"
+	"github.com/mcpv/mcpv/internal/loaddata"
+	"github.com/mcpv/mcpv/internal/loadreport"
+	"github.com/mcpv/mcpv/internal/loadscenario"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/shellwords"
+	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/output"
-	"github.com/mcpv/mcpv/redact"
 )
 
 type loadCmd struct {
-	Operation   []string      `arg:"" optional:"" name:"operation" help:"What each iteration does, in mcpv's words: call TOOL [key=value...], list-tools, list-resources, list-resource-templates, list-prompts, read URI, get-prompt NAME [key=value...], ping, or request METHOD [PARAMS-JSON]."`
-	Mix         string        `name:"mix" placeholder:"FILE" help:"Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one."`
-	Concurrency int           `name:"concurrency" default:"1" placeholder:"N" help:"Run N sessions at once (-c N after load; the most at once, with stages)."`
-	Duration    time.Duration `name:"duration" short:"d" placeholder:"DURATION" help:"Run for this long (default 10s, unless --count or --stage end the run)."`
+	Operation   []string      `arg:"" optional:"" name:"operation" help:"What each iteration does, in mcpv's words: call TOOL [key=value...], a list-* command, read URI, get-prompt NAME, ping or request METHOD."`
+	Mix         string        `name:"mix" placeholder:"FILE" help:"Run a weighted mix of operations from FILE."`
+	Scenario    string        `name:"scenario" placeholder:"FILE" help:"Run the steps of an mcpv test file in turn."`
+	Concurrency int           `name:"concurrency" default:"1" placeholder:"N" help:"Run N sessions at once (-c N after load)."`
+	Duration    time.Duration `name:"duration" short:"d" placeholder:"DURATION" help:"Run for this long (default 10s)."`
 	Count       int64         `name:"count" short:"n" placeholder:"N" help:"Run N iterations in all."`
-	Rate        float64       `name:"rate" placeholder:"N" help:"Start N iterations a second, whatever the server does (an open model: latency counts from when each was meant to start); default: a closed loop, each session starting its next iteration when the last ends."`
-	Stage       []string      `name:"stage" placeholder:"DURATION:N[/s]" help:"A stage of the run (repeatable): over DURATION move in a straight line to N sessions at once, or to N iterations a second with /s (e.g. --stage 30s:16 --stage 1m:16 --stage 10s:0)."`
-	NewSession  bool          `name:"new-session" help:"Open a new session for every iteration (start or connect, initialize or discover, the operation, the close) instead of holding each session open."`
-	Shared      bool          `name:"shared" help:"Run every iteration on one session (one stdio server process, one HTTP session) shared by the N at once."`
-	Threshold   []string      `name:"threshold" placeholder:"EXPR" help:"Fail the run (exit 1) unless EXPR holds (repeatable): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100."`
-	Format      string        `name:"format" enum:"text,json" default:"text" help:"The report: text (a table and a histogram) or json (every figure and the histogram, through --jq)."`
-	Grace       time.Duration `name:"grace" default:"5s" placeholder:"DURATION" help:"How long the operations in flight when the run's time is over may still take; those cut then count as unfinished errors."`
+	Rate        float64       `name:"rate" placeholder:"N" help:"Start N iterations a second (an open model)."`
+	Stage       []string      `name:"stage" sep:"none" placeholder:"DURATION:N[/s]" help:"Ramp to N sessions (or N/s) over DURATION."`
+	NewSession  bool          `name:"new-session" help:"Open and close a session for every iteration."`
+	Shared      bool          `name:"shared" help:"Share one session among the N at once."`
+	Threshold   []string      `name:"threshold" sep:"none" placeholder:"EXPR" help:"Fail the run (exit 1) unless EXPR holds."`
+	FindMax     []string      `name:"find-max" sep:"none" placeholder:"LIMIT" help:"Find the highest rate that keeps to LIMIT."`
+	Baseline    string        `name:"baseline" placeholder:"FILE" help:"Compare with an earlier run's json report."`
+	Report      string        `name:"report" placeholder:"FILE.html" help:"Also write the report as an HTML page."`
+	Format      string        `name:"format" enum:"text,json" default:"text" help:"The report: text (with a histogram) or json."`
+	Data        string        `name:"data" placeholder:"FILE" help:"Rows for key~=EXPR: JSON Lines, or CSV (.csv)."`
+	DataOrder   string        `name:"data-order" enum:"sequential,random" default:"sequential" placeholder:"ORDER" help:"How the rows are taken: sequential or random."`
+	Seed        uint64        `name:"seed" default:"1" placeholder:"N" help:"The seed of what is random in a run."`
+	Grace       time.Duration `name:"grace" default:"5s" placeholder:"DURATION" help:"How long work in flight at the end may take."`
 
 	thresholds []load.Threshold
 	stages     []load.Stage
+	limits     []load.Threshold // of --find-max
 }
 
-func (c *loadCmd) Help() string {
-	return `Puts load on the server: each of N sessions (-c N) runs the operation again and again, for a duration (-d), a count (-n) or stages, in a closed loop or at a fixed rate (--rate); then it reports the latency percentiles (from an HDR histogram), the throughput, the errors by kind, the time sessions took to open and close apart, and mcpv's own CPU time. A terminal shows a progress line while it runs.
+// maxSearchSteps bounds the steps of --find-max: doubling from 10/s
+// reaches 10 million a second in 20, and halving the gap to 5% takes
+// about 5 more.
+const maxSearchSteps = 30
 
-The operation is written as mcpv's command would be: a call's key=value arguments are typed by the tool's inputSchema and checked once, before the run; each iteration then sends the same request. The server is given as for any command: -- CMD starts one stdio server per session (--shared: one for all), -u URL and -s NAME reach one. Sessions are held open unless --new-session, which opens and closes one for every iteration.
+// startRate is --find-max's first step's rate.
+func (c *loadCmd) startRate() float64 {
+	if c.Rate > 0 {
+		return c.Rate
+	}
+	return 10
+}
 
-At a fixed rate, latency counts from when each iteration was meant to start, so a server that stalls shows in every iteration it held up (coordinated omission corrected); an iteration no session was free to start counts as late, and one never started before the end as an error.
+// loadTopic is 'mcpv help load-model': what load's help leaves out.
+const loadTopic = `mcpv load puts load on the server: each of N sessions (-c N) runs the operation again and again, for a duration (-d, default 10s, unless --count or --stage end the run), a count (-n) or stages, in a closed loop or at a fixed rate (--rate); then it reports the latency percentiles (from an HDR histogram), the throughput, the errors by kind, the time sessions took to open and close apart, and mcpv's own CPU time. A terminal shows a progress line while it runs.
+
+The operation is written as mcpv's command would be: call TOOL [key=value...], list-tools, list-resources, list-resource-templates, list-prompts, read URI, get-prompt NAME [key=value...], ping, or request METHOD [PARAMS-JSON]. A call's key=value arguments are typed by the tool's inputSchema and checked once, before the run. An argument written key~=EXPR is a template: a jq expression evaluated for each iteration over {iteration, session, row, random}, whose first output is its value. The server is given as for any command: -- CMD starts one stdio server per session (--shared: one for all), -u URL and -s NAME reach one.
+
+--data FILE gives the templates their rows (.row): a JSON Lines file (a JSON value a line), or CSV with a header line when FILE ends in .csv. --data-order sequential (the default) gives iteration k row k mod N; --data-order random draws the rows from --seed. --seed N (default 1) is the seed of all that is random in a run (--data-order random, a template's .random): the same seed sends the same values.
+
+Instead of one operation, --mix FILE runs a weighted mix: YAML or JSON, operations: [{run: WORDS, weight: N}], each iteration picking one by weight; its @FILE arguments stay in its directory's tree. --scenario FILE runs a scenario: an mcpv test file whose steps one virtual user runs in order on its session, each iteration a pass through them (what a step captures fills the next, expectations are checked, think: pauses); -c N runs N virtual users, and the report has a row for each step and one for the whole pass. An operation, --mix and --scenario go one at a time.
+
+By default the loop is closed: each session starts its next iteration when the last ends. At a fixed rate (--rate N, an open model), N iterations start a second whatever the server does, and latency counts from when each was meant to start, so a server that stalls shows in every iteration it held up (coordinated omission corrected); an iteration no session was free to start counts as late, and one never started before the end as an error.
+
+A stage (--stage DURATION:N, or DURATION:N/s at a rate; repeatable) moves in a straight line to N sessions at once, or N iterations a second, over DURATION: --stage 30s:16 --stage 1m:16 --stage 10s:0. With stages, -c is the most sessions at once. Sessions are held open unless --new-session, which opens a new session for every iteration (start or connect, initialize or discover, the operation, the close); --shared runs every iteration on one session (one stdio server process, one HTTP session) shared by the N at once. --grace (default 5s) is how long the operations in flight when the run's time is over may still take; those cut then count as unfinished errors. A session that fails to open counts its iteration as a setup error and is tried again after a pause, 10 ms doubling to 1 s while the failures go on.
+
+A threshold (--threshold EXPR; repeatable, or separated by commas; an empty one is a mistake) is a figure, a comparison and a bound: p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100; with --baseline, a change from it: p99<+10%, rate>-5%.
+
+--find-max LIMIT finds the breaking point: it raises the arrival rate step by step (from --rate, default 10/s; each step -d long, default 5s; -c N sessions at once, 64 when N is 1, the default) until a limit is crossed (repeatable, or separated by commas, e.g. 'p99<100ms,errors<1%'; and always the server's rate following the rate asked), and reports the highest rate that held with the curve. A limit is a figure, not a change from a baseline; --stage and -n go without it.
+
+The report is text (a table and a histogram) or, with --format json, every figure and the histogram (docs/mcpv-load.schema.json, version 1), through --jq. --baseline FILE compares the run with an earlier one's --format json report: the report shows each figure beside it, and a threshold may be a change from it. --report FILE.html also writes the report as one self-contained HTML page (no network needed to open it): latency over time with percentile bands, throughput and errors over time, the histogram, the operations or steps, and the run's settings.
 
 --threshold decides the exit: 0 when every threshold holds (or none is given), 1 when one fails (the report says which), 2 for a mistake on the command line, before any server starts; 3, 4, 5 or 124 when the first session cannot be opened or the operation prepared (nothing is measured then); 130 on Ctrl-C, after the report of what was measured.
 
 Examples:
 
     $ mcpv load call echo message=hi -c 16 -d 30s -- ./server
-    $ mcpv load call search query=mcp --rate 200 -c 32 -d 1m -u http://127.0.0.1:3000/mcp
+    $ mcpv load call search query=mcp --rate 200 -c 32 -d 1m \
+        -u http://127.0.0.1:3000/mcp
     $ mcpv load list-tools -n 1000 --new-session -- ./server
-    $ mcpv load --mix mix.yaml --stage 30s:50 --stage 2m:50 --stage 30s:0 -s prod
-    $ mcpv load call echo message=hi -c 8 -d 1m --threshold 'p99<200ms' --threshold 'errors<1%' -- ./server
-    $ mcpv load ping -c 4 -n 500 --format json -q .latency_ms.p99 -- ./server`
+    $ mcpv load call search 'query~=.row.q' --data queries.jsonl -c 16 -d 1m \
+        -- ./server
+    $ mcpv load --scenario browse.yaml -c 50 -d 5m -u http://127.0.0.1:3000/mcp
+    $ mcpv load --mix mix.yaml --stage 30s:50 --stage 2m:50 --stage 30s:0 \
+        -s prod
+    $ mcpv load call echo message=hi -c 8 -d 1m --threshold 'p99<200ms' \
+        --threshold 'errors<1%' -- ./server
+    $ mcpv load ping -c 4 -n 500 --format json -q .latency_ms.p99 -- ./server
+    $ mcpv load call search query=mcp --find-max 'p99<250ms,errors<1%' \
+        --report max.html -u http://127.0.0.1:3000/mcp
+    $ mcpv load call echo message=hi -c 8 -d 1m --baseline last.json \
+        --threshold 'p99<+10%' --threshold 'rate>-5%' -- ./server`
+
+func (c *loadCmd) Help() string {
+	return `Puts load on the server: N sessions (-c N) run the operation again and again, for a duration (-d), a count (-n) or stages, in a closed loop or at a fixed rate (--rate); it reports latency percentiles, throughput and errors, and --threshold decides the exit (1 when one fails). 'mcpv help load-model' says how operations, scenarios, data rows, --find-max and the reports work, and every exit code.
+
+Examples:
+
+    $ mcpv load call echo message=hi -c 16 -d 30s -- ./server
+    $ mcpv load --scenario browse.yaml -c 50 -d 5m -u $URL
+    $ mcpv load call search 'query~=.row.q' --data queries.jsonl -- ./server
+    $ mcpv load ping --find-max 'p99<250ms,errors<1%' --report max.html -u $URL
+    $ mcpv load call echo message=hi -c 8 --threshold 'p99<200ms' -- ./server
+    $ mcpv load ping -c 8 --baseline old.json --threshold 'p99<+10%' -- ./server`
 }
 
 func (c *loadCmd) notInBatch() {}
@@ -62,8 +126,14 @@ func (c *loadCmd) notInBatch() {}
 const maxConcurrency = 10000
 
 func (c *loadCmd) Validate() error {
-	if len(c.Operation) > 0 && c.Mix != "" {
-		return fmt.Errorf("give an operation or --mix FILE, not both")
+	given := 0
+	for _, g := range []bool{len(c.Operation) > 0, c.Mix != "", c.Scenario != ""} {
+		if g {
+			given++
+		}
+	}
+	if given > 1 {
+		return fmt.Errorf("give one of an operation, --mix FILE and --scenario FILE")
 	}
 	if len(c.Operation) > 0 {
 		if _, err := load.ParseOp(c.Operation, func(string) ([]byte, error) { return []byte("null"), nil }); err != nil {
@@ -80,7 +150,11 @@ func (c *loadCmd) Validate() error {
 		return fmt.Errorf("--new-session and --shared: a shared session is opened once")
 	}
 	c.stages = nil
-	for _, s := range c.Stage {
+	stages, err := listFlag("--stage", c.Stage)
+	if err != nil {
+		return err
+	}
+	for _, s := range stages {
 		st, err := load.ParseStage(s)
 		if err != nil {
 			return err
@@ -89,6 +163,26 @@ func (c *loadCmd) Validate() error {
 			return fmt.Errorf("--stage: give every stage as sessions (30s:16) or every one as a rate (30s:200/s)")
 		}
 		c.stages = append(c.stages, st)
+	}
+	c.limits = nil
+	if c.FindMax != nil {
+		if len(c.stages) > 0 || c.Count > 0 {
+			return fmt.Errorf("--find-max runs steps of its own: --stage and -n go without it")
+		}
+		limits, err := listFlag("--find-max", c.FindMax)
+		if err != nil {
+			return err
+		}
+		for _, l := range limits {
+			th, err := load.ParseThreshold(l)
+			if err != nil {
+				return err
+			}
+			if th.Relative() {
+				return fmt.Errorf("--find-max %s: a limit is a figure, not a change from a baseline", l)
+			}
+			c.limits = append(c.limits, th)
+		}
 	}
 	if len(c.stages) > 0 && (c.Duration > 0 || c.Rate > 0) {
 		return fmt.Errorf("--stage sets the duration and the load: -d and --rate go without it")
@@ -99,14 +193,38 @@ func (c *loadCmd) Validate() error {
 		}
 	}
 	c.thresholds = nil
-	for _, t := range c.Threshold {
+	thresholds, err := listFlag("--threshold", c.Threshold)
+	if err != nil {
+		return err
+	}
+	for _, t := range thresholds {
 		th, err := load.ParseThreshold(t)
 		if err != nil {
 			return err
 		}
 		c.thresholds = append(c.thresholds, th)
+		if th.Relative() && c.Baseline == "" {
+			return fmt.Errorf("--threshold %s: a change from the baseline needs --baseline FILE", th.Text)
+		}
 	}
 	return nil
+}
+
+// listFlag is a repeatable flag's values, each of which may also hold
+// several separated by commas. An empty one is a mistake, not nothing: an
+// unset variable in a CI job (--threshold "$LIMIT") must not silently
+// drop the check it was meant to make.
+func listFlag(name string, values []string) ([]string, error) {
+	var out []string
+	for _, v := range values {
+		for part := range strings.SplitSeq(v, ",") {
+			if strings.TrimSpace(part) == "" {
+				return nil, usageErrorf("%s %q: empty; give a value (or leave the flag out)", name, v)
+			}
+			out = append(out, part)
+		}
+	}
+	return out, nil
 }
 
 func maxStageSessions(stages []load.Stage) float64 {
@@ -121,14 +239,60 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	if s.settings.Session != "" || s.settings.ResumeSession != "" {
 		return usageErrorf("load opens sessions of its own: --session and --session-id do not apply")
 	}
-	ops, err := c.operations(out)
+	var ops []load.Op
+	var steps []load.Step
+	var readFile func(string) ([]byte, error)
+	var scenario string
+	var err error
+	if c.Scenario != "" {
+		scenario, steps, readFile, err = c.scenario(out, s)
+	} else {
+		ops, readFile, err = c.operations(out)
+	}
 	if err != nil {
 		return err
+	}
+	// The page's file is made before any server starts: a path that
+	// cannot be written is a mistake found at once (safefile, never through a link).
+	var page *os.File
+	if c.Report != "" {
+		f, err := safefile.CreateNoFollow(out.env.Path(c.Report))
+		if err != nil {
+			return usageErrorf("--report: %v", err)
+		}
+		defer f.Close()
+		page = f
+	}
+	var base *load.Result
+	if c.Baseline != "" {
+		raw, err := safefile.Read(out.env.Path(c.Baseline))
+		if err != nil {
+			return usageErrorf("--baseline: %v", err)
+		}
+		if base, err = load.ReadBaseline(c.Baseline, raw); err != nil {
+			return err
+		}
+	}
+	var data *loaddata.Source
+	if c.Data != "" {
+		raw, err := safefile.Read(out.env.Path(c.Data))
+		if err != nil {
+			return usageErrorf("--data: %v", err)
+		}
+		if data, err = loaddata.Read(c.Data, raw, loaddata.Order(c.DataOrder), c.Seed); err != nil {
+			return err
+		}
 	}
 	plan := load.Plan{Concurrency: c.Concurrency, Duration: c.Duration, Count: c.Count, Rate: c.Rate, Stages: c.stages,
 		NewSession: c.NewSession, Shared: c.Shared, Grace: c.Grace}
 	if plan.Duration == 0 && plan.Count == 0 && len(plan.Stages) == 0 {
 		plan.Duration = 10 * time.Second
+		if c.FindMax != nil {
+			plan.Duration = 5 * time.Second // a step
+		}
+	}
+	if c.FindMax != nil && plan.Concurrency == 1 {
+		plan.Concurrency = findMaxSessions // enough that mcpv is not the limit
 	}
 	// A run allocates steadily for long: collecting less often halves
 	// mcpv's own CPU per call, for a heap up to five times what is live.
@@ -139,12 +303,19 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	// (a login, a question) and shows its server's stderr; the run's
 	// many others do neither: a question is declined, and a server's
 	// stderr is kept only for the message of its failure.
+	// The servers' log messages are counted and summed up in the report,
+	// not shown one by one (unless -v): a server that logs each call
+	// would write hundreds of thousands of lines.
+	logs := &load.Logs{}
+	countLogs(&first, logs, s.settings.Verbose)
 	others := first
 	others.Terminal, others.Interactive, others.ServerStderr = nil, false, io.Discard
 	var opened atomic.Bool
-	res, err := load.Run(ctx, load.Config{
-		Plan: plan,
-		Ops:  ops,
+	cfg := load.Config{
+		Plan:     plan,
+		Ops:      ops,
+		Steps:    steps,
+		Scenario: scenario,
 		Open: func(ctx context.Context) (*load.Session, error) {
 			h := first
 			if opened.Swap(true) {
@@ -156,17 +327,49 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 			}
 			return &load.Session{Client: conn.Client, HTTP: s.settings.URL != "", Close: conn.Close}, nil
 		},
-		ReadFile: out.readFile,
+		ReadFile: readFile,
+		Data:     data,
+		Seed:     c.Seed,
+		Logs:     logs,
 		Warnf:    out.warnf,
 		Progress: func(p load.Progress) { out.ios.Status.Set(progressLine(p)) },
 		Mask:     func(text string) string { return redact.String(text, s.settings.Secrets) },
 		Timeout:  s.settings.Timeout,
-	})
+	}
+	var res *load.Result
+	if c.FindMax != nil {
+		res, err = load.FindMax(ctx, load.SearchPlan{Start: c.startRate(), Limits: c.limits, Precision: 0.05, MaxSteps: maxSearchSteps,
+			Step: func(ctx context.Context, rate float64) (*load.Result, error) {
+				cfg.Plan.Rate = rate
+				return load.Run(ctx, cfg)
+			},
+			Progress: func(pt load.SearchPoint) {
+				verdict := "held"
+				if !pt.Held {
+					verdict = "crossed"
+				}
+				out.ios.Status.Set(fmt.Sprintf("find-max: %.0f/s %s", pt.Rate, verdict))
+			}})
+	} else {
+		res, err = load.Run(ctx, cfg)
+	}
 	out.ios.Status.Clear()
 	if err != nil {
 		return err
 	}
+	if base != nil {
+		res.Compare(base)
+	}
 	ok := res.Check(c.thresholds)
+	if page != nil {
+		mask := func(text string) string { return redact.String(text, s.settings.Secrets) }
+		if err := loadreport.Write(page, res, map[string]string{"server": mask(serverText(s.settings)), "mcpv": Version}, Version); err != nil {
+			return fmt.Errorf("--report: %w", err)
+		}
+		if err := page.Close(); err != nil {
+			return fmt.Errorf("--report: %w", err)
+		}
+	}
 	if c.Format == "json" {
 		err = out.print(mustJSON(res))
 	} else if err = res.WriteText(out.ios.Out); err != nil {
@@ -183,23 +386,77 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	return nil
 }
 
+// findMaxSessions are the most sessions --find-max keeps at once, unless
+// -c says otherwise.
+const findMaxSessions = 64
+
+// serverText names the run's server for its report.
+func serverText(st *connect.Settings) string {
+	if st.URL != "" {
+		return st.URL
+	}
+	return shellwords.Join(st.Command)
+}
+
 // loadGOGC is the collector's GOGC during a run, unless the user set one.
 const loadGOGC = 400
 
-// operations reads the operation, or the mix, with the files they name.
-func (c *loadCmd) operations(out *console) ([]load.Op, error) {
+// operations reads the operation, or the mix, with the files they name,
+// and says how the run reads those files (@FILE): those of a mix stay in
+// the mix file's tree, as a test file's stay in its own (safefile.Tree),
+// so that a mix from a cloned repository cannot send a server
+// /proc/self/environ, ~/.ssh/id_rsa or ../secret.
+func (c *loadCmd) operations(out *console) ([]load.Op, func(string) ([]byte, error), error) {
 	if len(c.Operation) == 0 && c.Mix == "" {
-		return nil, usageErrorf("give an operation (%s) or --mix FILE", load.Commands)
+		return nil, nil, usageErrorf("give an operation (%s), --mix FILE or --scenario FILE", load.Commands)
 	}
 	if c.Mix == "" {
 		op, err := load.ParseOp(c.Operation, out.readFile)
-		return []load.Op{op}, err
+		return []load.Op{op}, out.readFile, err
 	}
-	data, err := safefile.Read(out.env.Path(c.Mix))
+	path := out.env.Path(c.Mix)
+	data, err := safefile.Read(path)
 	if err != nil {
-		return nil, usageErrorf("--mix: %v", err)
+		return nil, nil, usageErrorf("--mix: %v", err)
 	}
-	return load.ParseMix(c.Mix, data, out.readFile)
+	tree := safefile.Tree{Dir: filepath.Dir(path)}
+	ops, err := load.ParseMix(c.Mix, data, tree.Read)
+	return ops, tree.Read, err
+}
+
+// scenario reads the --scenario file (an mcpv test file, read and
+// checked as mcpv test reads it) as load's steps; its @FILE stay in its
+// tree. The server is the command line's, as for every load.
+func (c *loadCmd) scenario(out *console, s *session) (string, []load.Step, func(string) ([]byte, error), error) {
+	f, errs := testfile.Read(readOptions(out.env, nil, false), c.Scenario)
+	if len(errs) > 0 {
+		for _, e := range errs {
+			fmt.Fprintf(out.ios.Err, "mcpv: %v\n", e)
+		}
+		return "", nil, nil, batchFailed{exitcode.Usage}
+	}
+	s.settings.Secrets = append(s.settings.Secrets, f.Secrets...)
+	tree := safefile.Tree{Dir: f.Dir}
+	steps, err := loadscenario.Steps(f, tree.Read, exitCode)
+	return f.Name, steps, tree.Read, err
+}
+
+// countLogs makes h's sessions count their servers' log messages in logs,
+// and show them too only when verbose.
+func countLogs(h *connect.Hooks, logs *load.Logs, verbose bool) {
+	h.LogsElsewhere = h.LogsElsewhere || !verbose
+	if !verbose {
+		h.OnDropped = logs.Dropped
+	}
+	next := h.OnNotification
+	h.OnNotification = func(method string, params json.RawMessage) {
+		if method == "notifications/message" {
+			logs.Note(params)
+		}
+		if next != nil {
+			next(method, params)
+		}
+	}
 }
 
 // progressLine is the live line: elapsed, rate, p99 so far, errors, and

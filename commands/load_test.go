@@ -156,3 +156,85 @@ func TestLoadShowsTheFirstServersStderr(t *testing.T) {
 		t.Errorf("the servers' stderr shown %d times; want once", n)
 	}
 }
+
+// A mix file from a cloned repository names files to send the server: it
+// may name only files in its own tree, as a test file may, so that none
+// of the user's own (the process's environment, a private key, a file
+// above the checkout) leaves through a load run. Nothing starts.
+func TestLoadMixFilesStayInTheirTree(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "id_rsa")
+	os.WriteFile(secret, []byte("PRIVATE KEY"), 0o600)
+	repo := filepath.Join(outside, "repo")
+	os.MkdirAll(filepath.Join(repo, "data"), 0o755)
+	os.WriteFile(filepath.Join(repo, "data", "body.txt"), []byte("in the tree"), 0o644)
+	os.Symlink(secret, filepath.Join(repo, "data", "link.txt"))
+	os.Symlink(outside, filepath.Join(repo, "up"))
+	for _, tc := range []struct{ arg, errHas string }{
+		{"text=@/proc/self/environ", "leads out of"},
+		{"text=@" + secret, "leads out of"},
+		{"text=@../id_rsa", "leads out of"},
+		{"text=@~/.ssh/id_rsa", "no such file"},
+		{"text=@data/link.txt", "symbolic link"},
+		{"text=@up/id_rsa", "through a symbolic link"},
+	} {
+		mix := filepath.Join(repo, "mix.yaml")
+		os.WriteFile(mix, []byte("operations:\n  - run: call x "+tc.arg+"\n"), 0o644)
+		r := mcpv(t, "", args([]string{"load", "--mix", mix, "-n", "1"}, fake("plain"))...)
+		r.expect(t, 2, "", "", tc.errHas)
+		if !strings.Contains(r.stderr, "mix.yaml:2:") || strings.Contains(r.stdout+r.stderr, "PRIVATE KEY") {
+			t.Errorf("%s: stderr %q; want the line of the mix file, and nothing read", tc.arg, r.stderr)
+		}
+	}
+	// A file inside the tree is read, from the mix file's directory.
+	mix := filepath.Join(repo, "mix.yaml")
+	os.WriteFile(mix, []byte("operations:\n  - run: call x text=@data/body.txt\n"), 0o644)
+	r := mcpv(t, "", args([]string{"load", "--mix", mix, "-n", "2", "--format", "json", "-q", ".ok"}, fake("plain"))...)
+	r.expect(t, 0, "2\n", "", "")
+}
+
+// An empty --threshold (an unset variable in CI) or --stage is a mistake,
+// not no threshold: exit 2 before any server starts.
+func TestLoadEmptyListFlags(t *testing.T) {
+	t.Parallel()
+	nowhere := []string{"--", "/nonexistent/server"}
+	for _, tc := range [][]string{
+		{"--threshold", ""},
+		{"--threshold", " "},
+		{"--threshold", "p99<1s,"},
+		{"--threshold", "p99<1s", "--threshold", ""},
+		{"--stage", ""},
+		{"--threshold", "p99"},
+		{"--threshold", "p99<"},
+		{"--threshold", "<1s"},
+	} {
+		r := mcpv(t, "", args([]string{"load", "ping"}, tc, nowhere)...)
+		r.expect(t, 2, "", "", "mcpv: load: --")
+	}
+	// Commas still separate thresholds.
+	r := mcpv(t, "", args([]string{"load", "ping", "-n", "2", "--threshold", "p99<1h,errors==0", "--format", "json", "-q", "[.thresholds[].ok]", "--compact"}, fake("plain"))...)
+	r.expect(t, 0, "[true,true]\n", "", "")
+}
+
+// A server that logs every call (a thousand messages a call here) does
+// not bury the report: its messages are counted by level, a few shown,
+// and stderr stays short.
+func TestLoadChattyServer(t *testing.T) {
+	t.Parallel()
+	r := mcpv(t, "", args([]string{"load", "call", "x", "-c", "2", "-n", "10"}, fake("log-flood=1000"))...)
+	r.expect(t, 0, "", "server log messages: ", "")
+	if len(r.stderr) > 2000 || strings.Contains(r.stderr, "log 999") {
+		t.Errorf("stderr holds %d bytes; want the log messages left out:\n%.2000s", len(r.stderr), r.stderr)
+	}
+	if !strings.Contains(r.stdout, "  server[info] flood: log 0\n") {
+		t.Errorf("report %q; want the first message shown", r.stdout)
+	}
+	r = mcpv(t, "", args([]string{"load", "call", "x", "-c", "2", "-n", "10", "--format", "json", "-q", "[.logs.count, .logs.levels.info + .logs.dropped, (.logs.examples | length)]", "--compact"}, fake("log-flood=1000"))...)
+	r.expect(t, 0, "[10000,10000,3]\n", "", "")
+	// -v shows them as they come.
+	r = mcpv(t, "", args([]string{"load", "call", "x", "-n", "1", "-v"}, fake("log-flood=5"))...)
+	if !strings.Contains(r.stderr, "server[info] flood: log 4") {
+		t.Errorf("-v: stderr %q; want the messages shown", r.stderr)
+	}
+}

@@ -3,7 +3,9 @@
 package commands
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -18,4 +20,40 @@ func TestLoadMixFromAFIFO(t *testing.T) {
 	}
 	r := mcpv(t, "", args([]string{"load", "--mix", fifo}, fake("plain"))...)
 	r.expect(t, 2, "", "", "--mix: ")
+}
+
+// A data file that is a FIFO is refused at once, not waited on.
+func TestLoadDataFromAFIFO(t *testing.T) {
+	t.Parallel()
+	fifo := filepath.Join(t.TempDir(), "rows.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	r := mcpv(t, "", args([]string{"load", "call", "x", "n~=.row", "--data", fifo}, fake("plain"))...)
+	r.expect(t, 2, "", "", "--data: not a regular file but a named pipe")
+}
+
+// --report writes where it is told, never through a symbolic link, and a
+// path it cannot write is found before any server starts.
+func TestLoadReportFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	target := filepath.Join(dir, "bashrc")
+	os.WriteFile(target, []byte("keep me"), 0o644)
+	link := filepath.Join(dir, "report.html")
+	os.Symlink(target, link)
+	nowhere := []string{"--", "/nonexistent/server"}
+	r := mcpv(t, "", args([]string{"load", "ping", "--report", link}, nowhere)...)
+	r.expect(t, 2, "", "", "--report: ")
+	if b, _ := os.ReadFile(target); string(b) != "keep me" {
+		t.Errorf("written through the link: %q", b)
+	}
+	r = mcpv(t, "", args([]string{"load", "ping", "--report", filepath.Join(dir, "no", "such", "dir.html")}, nowhere)...)
+	r.expect(t, 2, "", "", "--report: ")
+	page := filepath.Join(dir, "page.html")
+	r = mcpv(t, "", args([]string{"load", "ping", "-n", "3", "--report", page}, fake("plain"))...)
+	r.expect(t, 0, "", "iterations 3", "")
+	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), `"iterations":3`) {
+		t.Errorf("the page (%v) does not hold the run", err)
+	}
 }

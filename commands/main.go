@@ -16,15 +16,15 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/envdoc"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/oserr"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/userio"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // Version, Commit and Date describe the build: a release sets them with
@@ -152,6 +152,8 @@ type commandSet struct {
 	Watch                 watchCmd
 	Tasks                 tasksCmd
 	Skills                skillsCmd
+	App                   appCmd
+	Discover              discoverCmd
 	Request               requestCmd
 	Batch                 batchCmd
 	Load                  loadCmd
@@ -197,6 +199,8 @@ func (s *commandSet) commands() []command {
 		{"watch", groupTalk, "Print a JSON line per change of resources", "Subscribe to resources and print a JSON line per change.", &s.Watch},
 		{"tasks", groupTalk, "List, inspect, collect or cancel tasks", "List, inspect, collect or cancel tasks.", &s.Tasks},
 		{"skills", groupTalk, "List, read or pull the skills a server publishes", "List, inspect, read or pull the skills a server publishes.", &s.Skills},
+		{"app", groupTalk, "Check a tool's MCP App, or render it in the browser", "Check the MCP App a tool carries as the extension requires, or render it in the browser (--open).", &s.App},
+		{"discover", groupTalk, "Find a domain's servers by their Server Cards", "Find the MCP servers of a domain or URL by their Server Cards, check each, and connect to one (--connect).", &s.Discover},
 		{"request", groupTalk, "Send any request, with raw JSON params", "Send any request (or notification) with raw JSON params.", &s.Request},
 		{"batch", groupTalk, "Run operations from stdin in one session", "Run operations from stdin, one per line, in one session; print a JSON line for each.", &s.Batch},
 		{"test", groupTest, "Run test files against servers, report for CI", "Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).", &s.Test},
@@ -206,7 +210,7 @@ func (s *commandSet) commands() []command {
 		{"audit", groupTrust, "Audit servers for tool poisoning, offline", "Audit what servers show a model for tool poisoning, shadowing and leaks, with local rules.", &s.Audit},
 		{"load", groupTest, "Put load on a server; percentiles, thresholds", "Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.", &s.Load},
 		{"session", groupSessions, "Keep a session open for many commands", "Keep a session open in the background for many commands: start, list, stop.", &s.Session},
-		{"serve", groupSessions, "Re-expose a server to MCP clients, with a guard", "Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.", &s.Serve},
+		{"serve", groupSessions, "Re-expose a server to MCP clients, with a guard", "Re-expose servers to MCP clients over stdio or Streamable HTTP, with a guard.", &s.Serve},
 		{"mock", groupSessions, "Serve a recorded server, for testing clients", "Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.", &s.Mock},
 		{"servers", groupSetup, "List the servers config files name", "List the servers named in config files, or show one.", &s.Servers},
 		{"trust", groupSetup, "Trust a project config file or test file", "Trust a project config file as it is now, so its servers may start.", &s.Trust},
@@ -673,6 +677,7 @@ func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session,
 	}
 	h := hooks(r.ios, r.env, r.events, r.scrub, &r.closers)
 	h.Groups = r.servers
+	h.ServerStderrShown = true // a one-shot command's server writes on the user's stderr
 	return &session{settings: settings, env: r.env, hooks: h, mask: r.scrub.Mask}, nil
 }
 

@@ -9,52 +9,61 @@ import (
 	"path/filepath"
 
 	"github.com/mcpv/mcpv/internal/mock"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/requestlog"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/redact"
 )
 
 type mockCmd struct {
 	File      string   `arg:"" optional:"" name:"file" placeholder:"FILE" help:"An mcpv test snapshot: the tools, prompts and resource templates to offer."`
-	Responses []string `name:"responses" sep:"none" placeholder:"FILE" help:"A responses file, JSON or YAML (repeatable: a file's entries are tried before the next's; default: FILE with .responses.json for its extension, when there is one)."`
-	Tool      []string `name:"tool" sep:"none" placeholder:"NAME[=TEXT|:=JSON]" help:"Offer a tool that answers every call with TEXT as its text, or with the JSON result (repeatable; before any responses file). Needs no FILE."`
-	Log       string   `name:"log" placeholder:"FILE" help:"Write each message of each client, what each request was answered, and each question put to a client with its answer, to FILE as JSON lines, secrets masked (a new file, or your own emptied; mode 0600)."`
+	Responses []string `name:"responses" sep:"none" placeholder:"FILE" help:"A responses file (repeatable; default: FILE.responses.json)."`
+	Tool      []string `name:"tool" sep:"none" placeholder:"NAME[=TEXT|:=JSON]" help:"Offer a tool answering every call with TEXT or JSON (repeatable)."`
+	Log       string   `name:"log" placeholder:"FILE" help:"Write what the clients asked and got to FILE, as JSON lines, for a test to check."`
 	listenFlags
 
 	tools   []json.RawMessage
 	answers []mock.Entry
 }
 
-func (c *mockCmd) Help() string {
-	return `Serves a server read from files, for testing MCP clients: the tools, prompts and resource templates of an mcpv test snapshot, answering from responses files. It is served as mcpv serve serves a server: on stdin and stdout, or with --http as a Streamable HTTP endpoint at /mcp, to clients of either era.
+// mockFilesTopic is 'mcpv help mock-files': the responses file of mcpv mock.
+const mockFilesTopic = `A responses file (JSON or YAML) says who the server is and lists answers, tried in order (an entry of exactly the call's arguments first); an entry may wait, send progress, log messages and other notifications, ask the client (elicitation, sampling, roots), then answer with a result, one computed by jq (result-jq, from the call and $answers), or an error:
 
-A responses file (JSON or YAML) says who the server is and lists answers, tried in order (an entry of exactly the call's arguments first); an entry may wait, send progress, log messages and other notifications, ask the client (elicitation, sampling, roots), then answer with a result, one computed by jq (result-jq, from the call and $answers), or an error:
-
-    server: {serverInfo: {name: demo, version: 1.0.0}, instructions: Add with add.}
+    server: {serverInfo: {name: demo, version: 1.0.0}, instructions: Add.}
     tools:
       - name: add
-        arguments: {a: 1}            # the call's arguments hold this (a JSON subset)
-        jq: '.b > 1'                 # and/or this is true of them
+        arguments: {a: 1}       # the call's arguments hold this (a JSON subset)
+        jq: '.b > 1'            # and/or this is true of them
         result: {content: [{type: text, text: "3"}]}
       - name: add
-        times: 1                     # the first call only
-        steps: [{wait: 2s}, {progress: {progress: 1, total: 2}}, {log: {level: info, data: slow}}]
+        times: 1                # the first call only
+        steps: [{wait: 2s}, {progress: {progress: 1, total: 2}},
+                {log: {level: info, data: slow}}]
         error: {code: -32000, message: busy}
     resources:
-      - template: demo://items/{id}  # or uri: demo://readme; jq sees the variables
+      - template: demo://items/{id}  # or uri: demo://readme; jq sees the
+                                     #   template's variables
         result: {contents: [{uri: demo://items/1, text: one}]}
 
 Arguments are checked against the tool's inputSchema: a violation is a JSON-RPC error (-32602) naming where and which rule. A call nothing answers gets an isError result naming the closest answer recorded; a resource nothing answers, error -32002. 'mcpv serve --record FILE' writes both files from a real server, who it says it is included. --log FILE keeps what the clients asked and got, for a test to check.
+
+--responses FILE: A responses file, JSON or YAML (repeatable: a file's entries are tried before the next's; default: FILE with .responses.json for its extension, when there is one). --tool NAME[=TEXT|:=JSON]: Offer a tool that answers every call with TEXT as its text, or with the JSON result (repeatable; before any responses file). Needs no FILE. --log FILE: Write each message of each client, what each request was answered, and each question put to a client with its answer, to FILE as JSON lines, secrets masked (a new file, or your own emptied; mode 0600).`
+
+func (c *mockCmd) Help() string {
+	return `Serves a server read from files, for testing MCP clients: the tools, prompts and resource templates of an mcpv test snapshot, answering from responses files. It is served as mcpv serve serves a server: on stdin and stdout, or with --http as a Streamable HTTP endpoint at /mcp, to clients of either era.
+
+A responses file (JSON or YAML) lists answers by tool, prompt and resource, each of which may wait, notify or ask the client first: 'mcpv help mock-files' describes it. 'mcpv serve --record FILE' writes both files from a real server.
 
 Examples:
 
     $ mcpv serve --record demo.json -- ./server
     $ mcpv mock demo.json
-    $ mcpv mock demo.json --responses faults.yaml --responses demo.responses.json --log mock.log
-    $ mcpv mock --tool hello=hi --tool 'add:={"content":[{"type":"text","text":"3"}]}' --http 127.0.0.1:0`
+    $ mcpv mock demo.json --responses faults.yaml \
+        --responses demo.responses.json --log mock.log
+    $ mcpv mock --tool hello=hi --http 127.0.0.1:0 \
+        --tool 'add:={"content":[{"type":"text","text":"3"}]}'`
 }
 
 func (c *mockCmd) noServer() {}

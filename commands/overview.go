@@ -38,14 +38,12 @@ const overviewLines = 50
 // the manual's synopsis.
 var usageLines = []string{
 	"mcpv [flags] <command> [args] -- SERVER-COMMAND [ARGS...]",
-	"mcpv [flags] --url URL <command> [args]",
-	"mcpv [flags] --server NAME <command> [args]",
+	"mcpv [flags] --url URL|--server NAME <command> [args]",
 }
 
 // overviewExamples are the top-level help's examples; the manual has more.
 var overviewExamples = []string{
 	"mcpv call add a:=2 b:=3 -q '.structuredContent.sum' -- ./server",
-	"mcpv list-tools -o table -u http://127.0.0.1:3000/mcp",
 }
 
 // exitCodesBrief names every exit code in two lines; 'mcpv help
@@ -81,8 +79,9 @@ func writeOverview(w io.Writer, cmds []command) error {
 		b.WriteString("  $ " + e + "\n")
 	}
 	b.WriteString("\n" + exitCodesBrief + "\n")
-	b.WriteString("\n" + wrap(helpWidth, "More help:", "mcpv help <command>", "(or mcpv <command> --help);", "mcpv help flags;",
-		"mcpv help "+strings.Join(helpTopics[1:], "|")+";", "the manual:", "mcpv help --man;", "the guides:", "https://github.com/mcpv/mcpv/tree/main/docs/guide"))
+	phrases := []string{"More help:", "mcpv help <command>", "(or mcpv <command> --help);", "mcpv help flags;",
+		"mcpv help " + strings.Join(helpTopics[1:], "|") + ";", "the manual:", "mcpv help --man;", "the guides:", "https://github.com/mcpv/mcpv/tree/main/docs/guide"}
+	b.WriteString("\n" + wrap(helpWidth, phrases...))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -124,7 +123,9 @@ func manPage() (string, error) {
 	if t, err := time.Parse(time.RFC3339, Date); err == nil {
 		day = t.UTC().Format(time.DateOnly)
 	}
-	return manpage.Render(app, manpage.MCPV(Version, day)), nil
+	page := manpage.MCPV(Version, day)
+	page.Topics = ManTopics()
+	return manpage.Render(app, page), nil
 }
 
 // helpWordError is 'mcpv help WORD' for a word that is no command and no
@@ -134,8 +135,8 @@ func helpWordError(word string, cmds []command) error {
 	for _, c := range cmds {
 		names = append(names, c.name)
 	}
-	msg := fmt.Sprintf("no command or help topic %q%s\n", word, suggest.DidYouMean(word, append(names, helpTopics...)))
-	msg += wrapList("commands: ", names) + wrapList("topics:   ", append(helpTopics, "--man"))
+	msg := fmt.Sprintf("no command or help topic %q%s\n", word, suggest.DidYouMean(word, append(names, allTopics()...)))
+	msg += wrapList("commands: ", names) + wrapList("topics:   ", append(allTopics(), "--man"))
 	return pointedUsageErrorf("%s", strings.TrimSuffix(msg, "\n"))
 }
 

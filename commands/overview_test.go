@@ -171,10 +171,12 @@ func TestHelpMan(t *testing.T) {
 	if d, err := time.Parse(time.RFC3339, Date); err == nil {
 		day = d.UTC().Format(time.DateOnly)
 	}
-	if want := manpage.Render(app, manpage.MCPV(Version, day)); r.stdout != want {
+	page := manpage.MCPV(Version, day)
+	page.Topics = ManTopics()
+	if want := manpage.Render(app, page); r.stdout != want {
 		t.Errorf("help --man differs from the page mcpv-man writes")
 	}
-	for _, want := range []string{".TH \"MCPV\" \"1\"", ".SH \"EXIT STATUS\"", ".SH ENVIRONMENT", ".SH \"GLOBAL FLAGS\"", "Give up on a request"} {
+	for _, want := range []string{".TH \"MCPV\" \"1\"", ".SH \"EXIT STATUS\"", ".SH ENVIRONMENT", ".SH \"GLOBAL FLAGS\"", "Give up on a request", ".SH TOPICS", `.SS "mcpv help test\-files"`} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("help --man lacks %q", want)
 		}

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/pin"
@@ -30,12 +30,8 @@ type pinCmd struct {
 func (c *pinCmd) noServer()       {}
 func (c *pinCmd) serverChoosing() {}
 
-func (c *pinCmd) Help() string {
-	return `Records what a server shows a model (who it says it is, its instructions, and every tool, prompt, resource and template with the members a model reads) in a pin file: text to commit and review, one entry per item with its digest, in a stable order. The first run pins the server (trust on first use); later runs check it.
-
-Commands held to a pin (--pin FILE, MCPV_PIN, or a config entry's pin: FILE) refuse an item that moved since it was pinned, or is new, with exit 7 and a short diff on stderr: call, get-prompt, read, request, batch lines, sessions and mcpv test steps; mcpv serve --pin withholds it from its clients. Items that did not move keep working.
-
-  mcpv pin FILE            pin the server (the file keeps its other
+// pinsTopic is 'mcpv help pins': what pin's help leaves out.
+const pinsTopic = `  mcpv pin FILE            pin the server (the file keeps its other
                            servers); a server pinned already is checked
                            instead, and a move refused (exit 7)
   mcpv pin --check FILE    compare with the pin: exit 0 when nothing
@@ -43,7 +39,14 @@ Commands held to a pin (--pin FILE, MCPV_PIN, or a config entry's pin: FILE) ref
   mcpv pin --approve FILE  write the moves into the pin; --item KIND:NAME
                            approves one
 
-A move is a definition changed (its description, title, schemas, annotations), a new item, an item gone, a rename that keeps the description, and a definition moved to a look-alike name. The server's version and protocol version may change without a move. The JSON on stdout says, per server, what moved; the diff goes to stderr.
+A move is a definition changed (its description, title, schemas, annotations), a new item, an item gone, a rename that keeps the description, and a definition moved to a look-alike name. The server's version and protocol version may change without a move. The JSON on stdout says, per server, what moved; the diff goes to stderr.`
+
+func (c *pinCmd) Help() string {
+	return `Records what a server shows a model (who it says it is, its instructions, and every tool, prompt, resource and template with the members a model reads) in a pin file: text to commit and review, one entry per item with its digest, in a stable order. The first run pins the server (trust on first use); later runs check it.
+
+Commands held to a pin (--pin FILE, MCPV_PIN, or a config entry's pin: FILE) refuse an item that moved since it was pinned, or is new, with exit 7 and a short diff on stderr: call, get-prompt, read, request, batch lines, sessions and mcpv test steps; mcpv serve --pin withholds it from its clients. Items that did not move keep working.
+
+'mcpv help pins' says what each mode does and what counts as a move.
 
 Examples:
 

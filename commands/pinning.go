@@ -10,12 +10,12 @@ import (
 
 	"github.com/mcpv/mcpv/internal/pin"
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/uritemplate"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // pinning reports whether the session's server is held to a pin (--pin,
@@ -138,14 +138,12 @@ func (s *session) pinResource(ctx context.Context, client *mcp.Client, uri strin
 }
 
 func (s *session) pinResourceOnce(ctx context.Context, client *mcp.Client, uri string) error {
-	resources, err := listItems(ctx, client, "resources/list", "resources")
+	raw, err := findItem(ctx, client, "resources/list", "resources", func(raw json.RawMessage) bool { return memberString(raw, "uri") == uri })
 	if err != nil {
 		return fmt.Errorf("could not list the resources to hold %q to its pin: %w", uri, err)
 	}
-	for _, raw := range resources {
-		if memberString(raw, "uri") == uri {
-			return s.checkPin(client, pin.Resource, uri, raw)
-		}
+	if raw != nil {
+		return s.checkPin(client, pin.Resource, uri, raw)
 	}
 	if client.HasCapability("resources") {
 		templates, err := listItems(ctx, client, "resources/templates/list", "resourceTemplates")
@@ -163,6 +161,22 @@ func (s *session) pinResourceOnce(ctx context.Context, client *mcp.Client, uri s
 		}
 	}
 	return s.checkPin(client, pin.Resource, uri, nil)
+}
+
+// findItem walks a list for the first item match accepts, and stops at
+// its page; nil when the list has none. A kept list answers when it may.
+func findItem(ctx context.Context, client *mcp.Client, method, key string, match func(json.RawMessage) bool) (json.RawMessage, error) {
+	for p, err := range client.Walk(mcp.WithLookup(ctx), method, key, 0) {
+		if err != nil {
+			return nil, err
+		}
+		for _, raw := range p.Items {
+			if match(raw) {
+				return raw, nil
+			}
+		}
+	}
+	return nil, nil
 }
 
 // listItems are the items of a list, every page merged, each as sent; a

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/mcp/mcptest"
-	"github.com/mcpv/mcpv/oauth"
 )
 
 // TestNoConfiguredSecretIsWritten plants secrets in every place a config

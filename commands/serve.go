@@ -15,49 +15,50 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/hangup"
 	"github.com/mcpv/mcpv/internal/mock"
 	"github.com/mcpv/mcpv/internal/origin"
 	"github.com/mcpv/mcpv/internal/pin"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/redact"
 )
 
 type serveCmd struct {
-	File       string `arg:"" optional:"" placeholder:"FILE" help:"A serve file: the servers to serve behind one endpoint, each with its settings, and the clients with their tokens (YAML; see docs/mcpv-serve.schema.json)."`
-	All        bool   `name:"all" help:"Serve every server of the config files (as 'mcpv servers' lists them) behind one endpoint."`
-	Separator  string `name:"separator" placeholder:"SEP" help:"With several servers: what stands between a server's prefix and its tools' and prompts' names (default: __, or the serve file's)."`
-	Start      string `name:"start" placeholder:"eager|lazy" help:"With several servers: start each when serving starts (eager, in the background) or at the first request that needs it (lazy) (default: eager, or the serve file's)."`
-	HTTPTokens string `name:"http-tokens" placeholder:"FILE" help:"Take the bearer tokens of FILE's clients, each with the servers and names it may see (YAML: clients: NAME: {token_file, token_env, servers, guard}; yours alone)."`
+	File       string `arg:"" optional:"" placeholder:"FILE" help:"A serve file: the servers and the clients (YAML)."`
+	All        bool   `name:"all" help:"Serve every server of the config files."`
+	Separator  string `name:"separator" placeholder:"SEP" help:"What joins a server's prefix to a name (__)."`
+	Start      string `name:"start" placeholder:"eager|lazy" help:"Start each server at once, or when needed."`
+	HTTPTokens string `name:"http-tokens" placeholder:"FILE" help:"Clients' tokens, each with what it may see."`
 	listenFlags
-	Isolate bool   `name:"isolate" help:"Give each HTTP client an upstream session of its own, rather than one shared by all."`
-	Record  string `name:"record" placeholder:"FILE" help:"Write what passes through when serving ends: the server's surface as an mcpv test snapshot in FILE, and the answers to the calls, reads and gets seen beside it (FILE with .responses.json for its extension), secrets masked; for mcpv mock."`
+	Isolate bool   `name:"isolate" help:"One upstream session for each HTTP client."`
+	Record  string `name:"record" placeholder:"FILE" help:"On exit, save the server to FILE for mock."`
 	// NoToken serves --http on loopback without a bearer token.
-	NoToken bool `name:"http-no-token" help:"Serve --http on loopback without a bearer token: every user and program of this machine may then use the server, with its credentials."`
+	NoToken bool `name:"http-no-token" help:"No token: every local user may use --http."`
 	guardFlags
 }
 
 // listenFlags say where a server is served: stdin and stdout, or HTTP.
 type listenFlags struct {
-	HTTP        string   `name:"http" placeholder:"ADDR" help:"Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one)."`
-	HTTPToken   []string `name:"http-token" sep:"none" placeholder:"@FILE|TOKEN" help:"Require this bearer token of every HTTP client (repeatable: any of them): @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it)."`
-	AllowRemote bool     `name:"allow-remote" help:"Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr."`
-	AllowOrigin []string `name:"allow-origin" sep:"," placeholder:"ORIGIN" help:"Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null)."`
-	Path        string   `name:"path" placeholder:"PATH" help:"Serve --http's endpoint at PATH rather than /mcp."`
-	SSE         bool     `name:"sse" help:"Serve clients of the 2024-11-05 HTTP+SSE transport too, beside the endpoint: an event stream at /sse, messages POSTed to /message (with --path /api/mcp, /api/sse and /api/message)."`
+	HTTP        string   `name:"http" placeholder:"ADDR" help:"Serve Streamable HTTP at ADDR (port 0: any)."`
+	HTTPToken   []string `name:"http-token" sep:"none" placeholder:"@FILE|TOKEN" help:"Require a bearer token (repeatable; @FILE)."`
+	AllowRemote bool     `name:"allow-remote" help:"Serve --http beyond loopback, with a token."`
+	AllowOrigin []string `name:"allow-origin" sep:"," placeholder:"ORIGIN" help:"Let web pages of ORIGIN use --http."`
+	Path        string   `name:"path" placeholder:"PATH" help:"Serve --http's endpoint at PATH."`
+	SSE         bool     `name:"sse" help:"Serve 2024-11-05 HTTP+SSE clients too."`
+	NoCard      bool     `name:"no-card" help:"Publish no Server Card or catalog."`
 }
 
 func (l listenFlags) validate() error {
 	if l.HTTP == "" && (l.HTTPToken != nil || l.AllowRemote) {
 		return usageErrorf("--http-token and --allow-remote go with --http")
 	}
-	if l.HTTP == "" && (l.AllowOrigin != nil || l.Path != "" || l.SSE) {
-		return usageErrorf("--allow-origin, --path and --sse go with --http")
+	if l.HTTP == "" && (l.AllowOrigin != nil || l.Path != "" || l.SSE || l.NoCard) {
+		return usageErrorf("--allow-origin, --path, --sse and --no-card go with --http")
 	}
 	if _, err := origin.NewPolicy(l.AllowOrigin); err != nil {
 		return usageErrorf("--allow-origin: %v", err)
@@ -72,13 +73,13 @@ func (l listenFlags) validate() error {
 
 // guardFlags are the guard of serve: what its clients may see and use.
 type guardFlags struct {
-	AllowTools     []string `name:"allow-tools" sep:"," placeholder:"GLOB" help:"Offer only the tools whose names match (* any run, ? one character; repeatable or comma-separated)."`
+	AllowTools     []string `name:"allow-tools" sep:"," placeholder:"GLOB" help:"Offer only the tools whose names match (* any run, ? one character)."`
 	DenyTools      []string `name:"deny-tools" sep:"," placeholder:"GLOB" help:"Hide the tools whose names match."`
-	AllowResources []string `name:"allow-resources" sep:"," placeholder:"GLOB" help:"Offer only the resources (and templates) whose URIs match."`
-	DenyResources  []string `name:"deny-resources" sep:"," placeholder:"GLOB" help:"Hide the resources (and templates) whose URIs match."`
+	AllowResources []string `name:"allow-resources" sep:"," placeholder:"GLOB" help:"Offer only the resources whose URIs match."`
+	DenyResources  []string `name:"deny-resources" sep:"," placeholder:"GLOB" help:"Hide the resources whose URIs match."`
 	AllowPrompts   []string `name:"allow-prompts" sep:"," placeholder:"GLOB" help:"Offer only the prompts whose names match."`
 	DenyPrompts    []string `name:"deny-prompts" sep:"," placeholder:"GLOB" help:"Hide the prompts whose names match."`
-	ReadOnly       bool     `name:"read-only" help:"Offer only the tools whose annotations say readOnlyHint."`
+	ReadOnly       bool     `name:"read-only" help:"Offer only tools annotated readOnlyHint."`
 }
 
 func (g guardFlags) guard() config.Guard {
@@ -87,29 +88,45 @@ func (g guardFlags) guard() config.Guard {
 }
 
 func (c *serveCmd) Help() string {
-	return `Re-exposes the server to MCP clients: on stdin and stdout by default (one client: give the mcpv command line to an application that starts stdio servers), or with --http as a Streamable HTTP endpoint at /mcp, for several clients at once, each with its own session. The server is started (or reached, and authorized) once and shared by every client; --isolate gives each client a session of its own. A client may speak either era of the protocol, whatever the server speaks.
+	return `Re-exposes servers to MCP clients of either era: on stdin and stdout, or with --http at /mcp for several clients, each with its own session; their credentials stay in mcpv. 'mcpv help serving' says how clients are admitted, the Server Card, the guard and the pin; 'mcpv help gateway' how several servers (-s more than once, --all, a serve FILE) are served as one.
+
+Examples:
+
+    $ mcpv serve -u https://mcp.example.com/mcp
+    $ mcpv serve --http 127.0.0.1:8808 -- npx -y @modelcontextprotocol/server-x
+    $ mcpv serve --read-only --deny-tools 'delete_*' -s github
+    $ mcpv serve team.yaml --http 127.0.0.1:8808 --http-tokens clients.yaml`
+}
+
+// servingTopic is 'mcpv help serving': what serve's help leaves out, and
+// what mock shares with it.
+const servingTopic = `mcpv serve re-exposes a server to MCP clients, and mcpv mock a server read from files, in the same way: on stdin and stdout (one client), or with --http ADDR as a Streamable HTTP endpoint at http://ADDR/mcp (ADDR a loopback HOST:PORT such as 127.0.0.1:8808, port 0 picking one; --path PATH serves it elsewhere), for several clients at once, each with its own session. A client may speak either era of the protocol, whatever the server speaks; --isolate gives each HTTP client an upstream session of its own.
 
 The server's credentials (OAuth tokens, -H values, secret --env values) stay in mcpv: they are masked in every message a client gets. With --http every client must send a bearer token: --http-token, or one mcpv generates and prints once on stderr (--http-no-token serves loopback without one, to every user of the machine). --http listens on loopback only, unless --allow-remote.
 
-Over --http, web pages served from loopback (and those of each --allow-origin) may use the endpoint from a browser: their CORS preflights are answered; a page of any other origin is refused. GET /healthz answers probes without the token: 200 while the server is up, 503 once it is gone. --path serves the endpoint elsewhere than /mcp; --sse serves clients of the 2024-11-05 HTTP+SSE transport too, at /sse beside /mcp.
+Over --http, web pages served from loopback (and those of each --allow-origin) may use the endpoint from a browser: their CORS preflights are answered; a page of any other origin is refused. GET /healthz answers probes without the token: 200 while the server is up, 503 once it is gone. The server's Server Card (its name, version and description as it says them, and where serve is reached) is at the endpoint's URL + /server-card, and a catalog that lists it at /.well-known/ai-catalog.json and /.well-known/mcp/catalog.json, without the token and with none of the server's secrets (--no-card publishes neither). --path serves the endpoint elsewhere than /mcp; --sse serves clients of the 2024-11-05 HTTP+SSE transport too, at /sse beside /mcp.
 
 The guard (--allow-tools, --deny-tools, the same for resources by URI and prompts by name, --read-only) hides what it does not allow from every list and refuses a request for it with a JSON-RPC error. A config entry may carry the same guard (guard:).
 
 Held to a pin (--pin FILE, MCPV_PIN, or a config entry's pin:), serve withholds from every client what moved since the server was pinned (an item changed, new or gone, the instructions), as the guard hides what it does not allow, and says each move once on stderr. An approval (mcpv pin --approve) takes effect while serving: the clients are told which lists changed.
 
-Several servers behind one endpoint: -s NAME more than once, --all (every server of the config files), or a serve FILE (YAML: each server with its own guard, pin, variables, OAuth settings, prefix, start and isolation, and the clients with their tokens; docs/mcpv-serve.schema.json). Their tools and prompts are named SERVER__NAME (--separator; a serve file may give a server another prefix, or none), resources keep their URIs, and lists span the servers page by page. Over --http each server is also reachable alone at /mcp/NAME. Each server starts when serving starts (in the background: the endpoint answers at once) or, with --start lazy, at the first request that needs it; one that fails, hangs or floods is marked down, its items withdrawn (the clients are told their lists changed) and started again with back-off, said once on stderr, and the others go on. /healthz then says which servers are up: 200 with "ok" or "degraded" (a server down), 503 when none can serve. Several --http-token values each see everything; the clients of --http-tokens FILE or of the serve file each see the servers and names they are given, and nothing else: the rest is not there for them.
+--allow-origin takes scheme://host[:port], repeated or comma-separated (never * or null); --sse serves an event stream at /sse and messages POSTed to /message beside the endpoint (with --path /api/mcp, /api/sse and /api/message). --http-token @FILE reads the token from FILE (repeated, any of the tokens is taken); on the command line, every user of the machine can read it (MCPV_HTTP_TOKEN is the default). --http-no-token serves loopback without one: every user and program of the machine may then use the server, with its credentials. --record FILE writes, when serving ends, the server's surface as an mcpv test snapshot in FILE and the answers seen beside it (FILE with .responses.json for its extension), secrets masked: the two files of mcpv mock.`
+
+// gatewayTopic is 'mcpv help gateway': serve with several servers.
+const gatewayTopic = `mcpv serve serves several servers behind one endpoint when given -s NAME more than once, --all (every server of the config files, as 'mcpv servers' lists them), or a serve FILE (YAML: each server with its own guard, pin, variables, OAuth settings, prefix, start and isolation, and the clients with their tokens; docs/mcpv-serve.schema.json).
+
+Their tools and prompts are named SERVER__NAME (--separator puts another separator between; a serve file may give a server another prefix, or none), resources keep their URIs, and lists span the servers page by page. Over --http each server is also reachable alone at /mcp/NAME.
+
+Each server starts when serving starts (in the background: the endpoint answers at once) or, with --start lazy, at the first request that needs it. One that fails, hangs or floods is marked down, its items withdrawn (the clients are told their lists changed) and started again with back-off, said once on stderr; the others go on. /healthz then says which servers are up: 200 with "ok" or "degraded" (a server down), 503 when none can serve.
+
+Several --http-token values each see everything; the clients of --http-tokens FILE (YAML: clients: NAME: {token_file, token_env, servers, guard}; a file yours alone) or of the serve file each see the servers and names they are given, and nothing else: the rest is not there for them. The endpoint's Server Card is the gateway's own (mcpv, as it names itself in initialize), naming none of its servers; a server reached alone at /mcp/NAME publishes none, and --no-card none at all.
 
 Examples:
 
-    $ mcpv serve -u https://mcp.example.com/mcp
-    $ mcpv serve --http 127.0.0.1:8808 -- npx -y @modelcontextprotocol/server-everything
-    $ mcpv serve --http 127.0.0.1:8808 --sse --allow-origin https://app.example.com -s github
-    $ mcpv serve --read-only --deny-tools 'delete_*' -s github
-    $ mcpv serve --pin pins.json -s github
     $ mcpv serve -s github -s notes --http 127.0.0.1:8808
-    $ mcpv serve --all --start lazy --http 127.0.0.1:8808
-    $ mcpv serve gateway.serve.yaml --http 127.0.0.1:8808 --http-tokens clients.yaml`
-}
+    $ mcpv serve --all --start lazy --separator . --http 127.0.0.1:8808
+    $ mcpv serve gateway.serve.yaml --http 127.0.0.1:8808 \
+        --http-tokens clients.yaml`
 
 func (c *serveCmd) notInBatch() {}
 
@@ -310,7 +327,7 @@ func (p listening) serve(ctx context.Context, srv *serve.Server, out *console) e
 		return p.serveStdio(ctx, srv, out)
 	}
 	h := srv.HTTPHandler(p.token(), p.remote)
-	h.Origins, h.Path, h.SSE = p.origins, p.path, p.sse
+	h.Origins, h.Path, h.SSE, h.NoCard = p.origins, p.path, p.sse, p.noCard
 	if p.clients != nil {
 		h.SetClients(p.clients)
 	}
@@ -406,7 +423,7 @@ func (c listenFlags) listenPlan(out *console, tokenAlways, more bool) (listening
 		out.notef("clients must send Authorization: Bearer %s", tokens[0])
 	}
 	origins, _ := origin.NewPolicy(c.AllowOrigin) // checked by validate
-	return listening{addr: c.HTTP, tokens: tokens, remote: remote, origins: origins, path: c.Path, sse: c.SSE}, nil
+	return listening{addr: c.HTTP, tokens: tokens, remote: remote, origins: origins, path: c.Path, sse: c.SSE, noCard: c.NoCard}, nil
 }
 
 // maxTokenFile bounds what --http-token @FILE reads: a token, not a file
@@ -460,6 +477,7 @@ type listening struct {
 	origins origin.Policy
 	path    string
 	sse     bool
+	noCard  bool
 }
 
 // token is the one token a one-token endpoint takes ("": none); with

@@ -44,7 +44,7 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"serve", "--http", "192.0.2.1:0"}, "mcpv: --http 192.0.2.1:0: not a loopback address; add --allow-remote to serve beyond this machine, with a bearer token (see mcpv serve --help)\n"},
 		{[]string{"serve", "--deny-tools", " "}, "mcpv: serve: --deny-tools: an empty pattern matches nothing (see mcpv serve --help)\n"},
 		{[]string{"serve", "--allow-prompts", "a,,b"}, "mcpv: serve: --allow-prompts: an empty pattern matches nothing (see mcpv serve --help)\n"},
-		{[]string{"serve", "--sse"}, "mcpv: serve: --allow-origin, --path and --sse go with --http (see mcpv serve --help)\n"},
+		{[]string{"serve", "--sse"}, "mcpv: serve: --allow-origin, --path, --sse and --no-card go with --http (see mcpv serve --help)\n"},
 		{[]string{"serve", "--http", "127.0.0.1:0", "--allow-origin", "http://a.example,*"}, "mcpv: serve: --allow-origin: \"*\" would admit every web page: name each origin (see mcpv serve --help)\n"},
 		{[]string{"serve", "--http", "127.0.0.1:0", "--path", "/a/\x1b[2J"}, "mcpv: serve: --path \"/a/\\x1b[2J\": it may hold letters, digits and -._~!$&'()*+,;=:@/ alone (see mcpv serve --help)\n"},
 		{[]string{"serve", "--http", "127.0.0.1:0", "--path", "/%2e%2e/x"}, "mcpv: serve: --path \"/%2e%2e/x\": it may hold letters, digits and -._~!$&'()*+,;=:@/ alone (see mcpv serve --help)\n"},

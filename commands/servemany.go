@@ -10,16 +10,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/mock"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/servefile"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/output"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // member is one server serve puts behind its endpoint, as the command
@@ -106,7 +106,7 @@ func (c *serveCmd) serveMany(ctx context.Context, out *console, t *targets) erro
 		err = plan.serveStdio(ctx, g.Server(), out)
 	} else {
 		h := g.HTTPHandler(plan.clients, plan.remote, plan.path, func(h *serve.HTTPHandler) {
-			h.Origins, h.SSE = plan.origins, plan.sse
+			h.Origins, h.SSE, h.NoCard = plan.origins, plan.sse, plan.noCard
 		})
 		path := plan.path
 		if path == "" {

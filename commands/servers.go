@@ -3,7 +3,7 @@ package commands
 import (
 	"errors"
 
-	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/serverlist"
 	"github.com/mcpv/mcpv/output"
@@ -26,9 +26,9 @@ func (c *serversCmd) Help() string {
 
     Linux:    CONFIG and APPS are $XDG_CONFIG_HOME (default ~/.config)
     macOS:    CONFIG is $XDG_CONFIG_HOME if set, else ~/.config, then
-              ~/Library/Application Support; APPS is ~/Library/Application Support
-    Windows:  CONFIG is $XDG_CONFIG_HOME if set, else %APPDATA%; APPS is %APPDATA%;
-              ~ is %USERPROFILE%
+              ~/Library/Application Support; APPS is the latter
+    Windows:  CONFIG is $XDG_CONFIG_HOME if set, else %APPDATA%;
+              APPS is %APPDATA%; ~ is %USERPROFILE%
 
 'mcpv help config-files' shows these places as they are on this system; the guide docs/guide/files.md lists every file mcpv uses on each OS.
 

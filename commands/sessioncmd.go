@@ -17,11 +17,11 @@ import (
 	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/keeper"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/waitline"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
-	"github.com/mcpv/mcpv/redact"
 )
 
 type sessionCmd struct {
@@ -208,7 +208,7 @@ type sessionListCmd struct{}
 func (c *sessionListCmd) noServer() {}
 
 func (c *sessionListCmd) Help() string {
-	return `Prints {"sessions":[{"name","target","pid","protocolVersion","era","started","lastUsed","state","clients","idle","socket","log"}]}, targets with secrets masked. The files of a keeper that died are removed.`
+	return `Prints {"sessions": [{"name", "target", "pid", "protocolVersion", "era", "started", "lastUsed", "state", "clients", "idle", "socket", "log"}]}, targets with secrets masked. The files of a keeper that died are removed.`
 }
 
 func (c *sessionListCmd) Run(out *console, env connect.Env) error {

@@ -43,10 +43,10 @@ type skillArg struct {
 }
 
 // find opens the session and returns the skill's entry.
-func (a skillArg) find(ctx context.Context, s *session) (*mcp.Client, mcp.Skill, error) {
+func (a skillArg) find(ctx context.Context, s *session) (*mcp.Client, skills.Skill, error) {
 	client, err := s.client(ctx)
 	if err != nil {
-		return nil, mcp.Skill{}, err
+		return nil, skills.Skill{}, err
 	}
 	skill, err := skills.Find(ctx, client, a.Skill)
 	return client, skill, err
@@ -92,7 +92,7 @@ func (c *skillsReadCmd) Run(ctx context.Context, s *session, out *console) error
 		if err != nil {
 			return err
 		}
-		if _, res, err = client.ReadSkillFile(ctx, r); err != nil {
+		if _, res, err = skills.ReadFile(ctx, client, r); err != nil {
 			return err
 		}
 	}

@@ -34,10 +34,13 @@ func TestStartupHints(t *testing.T) {
 		{name: "silent, with the framing given", args: []string{"--connect-timeout", "1s", "--framing", "lines"}, server: fake("content-length=strict"), code: 124,
 			has: "it wrote nothing at all: " + longer + "\n", not: framing},
 		{name: "exits on the first line, of a bad header", server: fake("content-length=exit"), code: 4,
+			has: "\nmcpv: server exited with status 1; it wrote nothing on its stdout: a server that reads only Content-Length frames needs " + framing + "\n",
+			not: "last lines"},
+		{name: "exits on the first line, of a bad header, quietly", args: []string{"--quiet"}, server: fake("content-length=exit"), code: 4,
 			has: "server exited with status 1; it wrote nothing on its stdout: a server that reads only Content-Length frames needs " + framing +
 				"\nlast lines of the server's stderr:\n  | fake: Error: bad header"},
 		{name: "exits for another reason", server: sh("echo 'Error: Cannot find module x' >&2; exit 1"), code: 4,
-			has: "server exited with status 1\nlast lines", not: framing},
+			has: "Error: Cannot find module x\nmcpv: server exited with status 1\n", not: framing},
 		{name: "waits, speaking of headers", args: []string{"--connect-timeout", "1s"}, server: sh("echo 'expecting a Content-Length header' >&2; exec sleep 30"), code: 124,
 			has: "its stderr speaks of headers: a server that reads only Content-Length frames needs " + framing, not: longer},
 	}

@@ -92,6 +92,17 @@ var listViews = map[string]func([]byte) *table.Table{
 // printList prints a list result: as JSON, or as its table, after which a
 // page's nextCursor (--cursor) is noted on stderr unless noted is false
 // (said already).
+// streamList is where a list is written page by page, when it is printed
+// as it comes (no --jq, compact, no table, not a batch line's value); ok
+// is false when it must be whole to be printed.
+func (c *console) streamList(key string) (*output.ValueWriter, bool) {
+	if c.embedded || listViews[key] != nil && c.asTable() {
+		return nil, false
+	}
+	c.ios.Status.Clear()
+	return c.printer.StreamValue()
+}
+
 func (c *console) printList(res json.RawMessage, key string, note bool) error {
 	view := listViews[key]
 	if view == nil || !c.asTable() {

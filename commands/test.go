@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/exitcode"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/testfile"
@@ -27,20 +28,19 @@ import (
 	"github.com/mcpv/mcpv/internal/testrun"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
-	"github.com/mcpv/mcpv/redact"
 )
 
 type testCmd struct {
-	Files    []string `arg:"" optional:"" placeholder:"FILE" help:"Test files, or directories of them (their .yaml and .yml files); default: the *.mcpv.yaml files here and the .yaml files in ./mcpv-tests."`
-	Format   string   `name:"format" enum:"text,junit,tap,json" default:"text" help:"Report format: text (a line per step), junit (JUnit XML), tap (TAP version 14) or json."`
-	Output   string   `name:"output" placeholder:"FILE" help:"Write the report to FILE (made before any server starts); with a --format other than text, the text report still goes to stdout."`
-	Parallel int      `name:"parallel" default:"4" placeholder:"N" help:"Run up to N files at once; the report keeps their order."`
+	Files    []string `arg:"" optional:"" placeholder:"FILE" help:"Test files, or directories of them."`
+	Format   string   `name:"format" enum:"text,junit,tap,json" default:"text" help:"Report format: text, junit (JUnit XML), tap (TAP 14) or json."`
+	Output   string   `name:"output" placeholder:"FILE" help:"Write the report to FILE (the text report still goes to stdout)."`
+	Parallel int      `name:"parallel" default:"4" placeholder:"N" help:"Run up to N files at once."`
 	FailFast bool     `name:"fail-fast" help:"Start no more steps after the first failure."`
-	Filter   string   `name:"filter" placeholder:"PATTERN" help:"Run only the steps whose FILE-NAME/STEP-NAME matches this regular expression (and the steps whose captures they use)."`
-	Lint     bool     `name:"lint" help:"Check each server against the specification's rules (a lint step first in every file), and every tool result against its tool's outputSchema."`
-	Snapshot bool     `name:"snapshot" help:"Compare each server's tools, prompts and resource templates with FILE.snapshot.json beside its test file (a snapshot step first in every file)."`
-	Update   bool     `name:"update" help:"Write snapshots anew: accept every change, breaking or not."`
-	CI       bool     `name:"ci" negatable:"no-ci" help:"Fail a snapshot step whose snapshot file is missing instead of writing it (the default when the CI environment variable is set; --no-ci writes it)."`
+	Filter   string   `name:"filter" placeholder:"PATTERN" help:"Run only the steps whose FILE-NAME/STEP-NAME matches PATTERN."`
+	Lint     bool     `name:"lint" help:"Add a lint step first in every file, and check every tool result."`
+	Snapshot bool     `name:"snapshot" help:"Compare each server with FILE.snapshot.json beside its test file."`
+	Update   bool     `name:"update" help:"Write snapshots anew, accepting every change."`
+	CI       bool     `name:"ci" negatable:"no-ci" help:"Fail on a missing snapshot file instead of writing it (default in CI)."`
 
 	filter *regexp.Regexp
 }
@@ -123,7 +123,7 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	// The progress line (stderr) and the report (stdout) may share a
 	// terminal: the line is cleared, and not drawn again, while a file's
 	// block is written.
-	var screen sync.Mutex
+	var screen sync.Mutex // guards the status line
 	if out.ios.ErrTTY {
 		r.Progress = func(file, step string) {
 			screen.Lock()

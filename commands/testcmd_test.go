@@ -19,12 +19,12 @@ import (
 
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 	"github.com/mcpv/mcpv/output"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // testWorld is a directory of test files and a world whose TEST_BINARY is

@@ -19,9 +19,9 @@ import (
 	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/testfile"
-	"github.com/mcpv/mcpv/internal/trustfile"
+	"github.com/mcpv/mcpv/internal/toolargs"
+	"github.com/mcpv/mcpv/internal/trust"
 	"github.com/mcpv/mcpv/output"
-	"github.com/mcpv/mcpv/toolargs"
 )
 
 // sessionFlags are the flags of the groups that shape a session, from the
@@ -56,7 +56,7 @@ func readOptions(env connect.Env, global []string, found bool) *testfile.Options
 		}}
 	if found {
 		o.Trusted = func(path string, data []byte) error {
-			return trustfile.CheckFound(env.TrustStore(), env.Cwd, path, data)
+			return trust.CheckFound(env.TrustStore(), env.Cwd, path, data)
 		}
 	}
 	return o

@@ -37,12 +37,14 @@ type tripCase struct {
 }
 
 // modernHTTPTrips are the paths whose requests differ over Streamable
-// HTTP in the 2026-07-28 era: a call with arguments needs its tool's
-// definition there, for the headers it mirrors them in.
+// HTTP in the 2026-07-28 era: a call needs its tool's definition there,
+// for the headers it mirrors arguments in and whether its marks are valid.
 var modernHTTPTrips = map[string][]string{
-	"call --no-validate --args":      {"tools/list", "tools/call"},
-	"call --no-validate key:=JSON":   {"tools/list", "tools/call"},
-	"call --no-validate --no-coerce": {"tools/list", "tools/call"},
+	"call --no-validate, no arguments":   {"tools/list", "tools/call"},
+	"call --no-validate --args":          {"tools/list", "tools/call"},
+	"call --no-validate key:=JSON":       {"tools/list", "tools/call"},
+	"call --no-validate --no-coerce":     {"tools/list", "tools/call"},
+	"call --no-validate, a name refused": {"tools/list", "tools/call"},
 }
 
 // tripCases are the paths of the commands that look something up before

@@ -4,9 +4,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/connect"
-	"github.com/mcpv/mcpv/internal/trustfile"
+	"github.com/mcpv/mcpv/internal/trust"
 )
 
 type trustCmd struct {
@@ -44,7 +44,7 @@ func (c *trustCmd) Run(out *console, env connect.Env) error {
 	}
 	store := env.TrustStore()
 	for _, p := range files {
-		rec, err := trustfile.Trust(store, env.Cwd, p, c.Revoke)
+		rec, err := trust.Trust(store, env.Cwd, p, c.Revoke)
 		if err != nil {
 			return err
 		}

@@ -28,7 +28,7 @@ func (c *watchCmd) Help() string {
 Examples:
 
     $ mcpv watch demo://clock --count 3 -- ./server
-    $ mcpv watch file:///var/log/app.log --read -r -q '.contents[0].text' -- ./server
+    $ mcpv watch file:///var/log/app.log --read -r -q '.contents[0].text' -- ./s
     $ mcpv watch demo://clock --lists --for 1m -u http://localhost:8080/mcp`
 }
 

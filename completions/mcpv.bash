@@ -4,7 +4,7 @@
 # __mcpv_subs CMD sets subs to the subcommands of CMD ("" for mcpv itself, "tasks", ...).
 __mcpv_subs() {
     case $1 in
-    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test check pin diff audit load session serve mock servers trust auth completions' ;;
+    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills app discover request batch test check pin diff audit load session serve mock servers trust auth completions' ;;
     'tasks') subs='list get result cancel' ;;
     'skills') subs='list get read pull' ;;
     'session') subs='start list stop' ;;
@@ -16,7 +16,7 @@ __mcpv_subs() {
 # __mcpv_flags CMD sets flags to the flags of CMD alone; those of its ancestors apply too.
 __mcpv_flags() {
     case $1 in
-    '') flags='--help -h --url -u --server -s --session --session-id --config --pin --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --framing --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --resource --scope --redirect-host --redirect-port --redirect-path --login-timeout --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --jq -q --jq-arg --jq-argjson --raw-output -r --exit-status -e --pretty --compact -c --color --output-format -o --version' ;;
+    '') flags='--help -h --url -u --server -s --session --session-id --config --pin --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --framing --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --resource --scope --redirect-host --redirect-port --redirect-path --login-timeout --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --no-extension --jq -q --jq-arg --jq-argjson --raw-output -r --exit-status -e --pretty --compact -c --color --output-format -o --version' ;;
     'list-tools') flags='--cursor --max-pages' ;;
     'call') flags='--args --no-coerce --no-validate --validate-output --dry-run --text --save-dir --task --ttl --detach' ;;
     'list-resources') flags='--cursor --max-pages' ;;
@@ -30,17 +30,19 @@ __mcpv_flags() {
     'skills list') flags='--cursor --max-pages' ;;
     'skills read') flags='--text --save-dir' ;;
     'skills pull') flags='--force' ;;
+    'app') flags='--args --call --max-size --open --no-browser --listen --yes --permission --allow-links --allow-tools --deny-tools --allow-resources --deny-resources --read-only' ;;
+    'discover') flags='--connect --max-entries' ;;
     'batch') flags='--parallel --keep-going' ;;
     'test') flags='--format --output --parallel --fail-fast --filter --lint --snapshot --update --ci' ;;
     'check') flags='--only --skip --strict --call --format --output --check-timeout --max-time --parallel' ;;
     'pin') flags='--all --check --approve --item' ;;
     'diff') flags='--format --fail-on' ;;
     'audit') flags='--all --format --output --fail-on' ;;
-    'load') flags='--mix --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --format --grace' ;;
+    'load') flags='--mix --scenario --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --find-max --baseline --report --format --data --data-order --seed --grace' ;;
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
-    'serve') flags='--all --separator --start --http-tokens --http --http-token --allow-remote --allow-origin --path --sse --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
-    'mock') flags='--responses --tool --log --http --http-token --allow-remote --allow-origin --path --sse' ;;
+    'serve') flags='--all --separator --start --http-tokens --http --http-token --allow-remote --allow-origin --path --sse --no-card --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
+    'mock') flags='--responses --tool --log --http --http-token --allow-remote --allow-origin --path --sse --no-card' ;;
     'trust') flags='--revoke' ;;
     *) flags= ;;
     esac
@@ -98,6 +100,7 @@ __mcpv_flag() {
         ':--answer') kind='none'; return ;;
         ':--answers') kind='file'; return ;;
         ':--elicitation') kind='enum prompt accept decline cancel'; return ;;
+        ':--no-extension') kind='none'; return ;;
         ':--jq'|':-q') kind='none'; return ;;
         ':--jq-arg') kind='words 2'; return ;;
         ':--jq-argjson') kind='words 2'; return ;;
@@ -144,6 +147,22 @@ __mcpv_flag() {
         'skills read:--text') kind='bool'; return ;;
         'skills read:--save-dir') kind='dir'; return ;;
         'skills pull:--force') kind='bool'; return ;;
+        'app:--args') kind='none'; return ;;
+        'app:--call') kind='bool'; return ;;
+        'app:--max-size') kind='none'; return ;;
+        'app:--open') kind='bool'; return ;;
+        'app:--no-browser') kind='bool'; return ;;
+        'app:--listen') kind='none'; return ;;
+        'app:--yes') kind='bool'; return ;;
+        'app:--permission') kind='none'; return ;;
+        'app:--allow-links') kind='bool'; return ;;
+        'app:--allow-tools') kind='none'; return ;;
+        'app:--deny-tools') kind='none'; return ;;
+        'app:--allow-resources') kind='none'; return ;;
+        'app:--deny-resources') kind='none'; return ;;
+        'app:--read-only') kind='bool'; return ;;
+        'discover:--connect') kind='none'; return ;;
+        'discover:--max-entries') kind='none'; return ;;
         'batch:--parallel') kind='none'; return ;;
         'batch:--keep-going') kind='bool'; return ;;
         'test:--format') kind='enum text junit tap json'; return ;;
@@ -175,6 +194,7 @@ __mcpv_flag() {
         'audit:--output') kind='file'; return ;;
         'audit:--fail-on') kind='enum critical high medium low info none'; return ;;
         'load:--mix') kind='file'; return ;;
+        'load:--scenario') kind='file'; return ;;
         'load:--concurrency') kind='none'; return ;;
         'load:--duration'|'load:-d') kind='none'; return ;;
         'load:--count'|'load:-n') kind='none'; return ;;
@@ -183,7 +203,13 @@ __mcpv_flag() {
         'load:--new-session') kind='bool'; return ;;
         'load:--shared') kind='bool'; return ;;
         'load:--threshold') kind='none'; return ;;
+        'load:--find-max') kind='none'; return ;;
+        'load:--baseline') kind='file'; return ;;
+        'load:--report') kind='none'; return ;;
         'load:--format') kind='enum text json'; return ;;
+        'load:--data') kind='file'; return ;;
+        'load:--data-order') kind='enum sequential random'; return ;;
+        'load:--seed') kind='none'; return ;;
         'load:--grace') kind='none'; return ;;
         'session start:--idle') kind='none'; return ;;
         'session stop:--all') kind='bool'; return ;;
@@ -197,6 +223,7 @@ __mcpv_flag() {
         'serve:--allow-origin') kind='none'; return ;;
         'serve:--path') kind='none'; return ;;
         'serve:--sse') kind='bool'; return ;;
+        'serve:--no-card') kind='bool'; return ;;
         'serve:--isolate') kind='bool'; return ;;
         'serve:--record') kind='file'; return ;;
         'serve:--http-no-token') kind='bool'; return ;;
@@ -216,6 +243,7 @@ __mcpv_flag() {
         'mock:--allow-origin') kind='none'; return ;;
         'mock:--path') kind='none'; return ;;
         'mock:--sse') kind='bool'; return ;;
+        'mock:--no-card') kind='bool'; return ;;
         'trust:--revoke') kind='bool'; return ;;
         esac
         [[ -n $c ]] || return 1

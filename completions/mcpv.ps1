@@ -20,6 +20,8 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'watch'; H = 'Subscribe to resources and print a JSON line per change.' }
             @{ N = 'tasks'; H = 'List, inspect, collect or cancel tasks.' }
             @{ N = 'skills'; H = 'List, inspect, read or pull the skills a server publishes.' }
+            @{ N = 'app'; H = 'Check the MCP App a tool carries as the extension requires, or render it in the browser (--open).' }
+            @{ N = 'discover'; H = 'Find the MCP servers of a domain or URL by their Server Cards, check each, and connect to one (--connect).' }
             @{ N = 'request'; H = 'Send any request (or notification) with raw JSON params.' }
             @{ N = 'batch'; H = 'Run operations from stdin, one per line, in one session; print a JSON line for each.' }
             @{ N = 'test'; H = 'Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).' }
@@ -29,7 +31,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'audit'; H = 'Audit what servers show a model for tool poisoning, shadowing and leaks, with local rules.' }
             @{ N = 'load'; H = 'Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.' }
             @{ N = 'session'; H = 'Keep a session open in the background for many commands: start, list, stop.' }
-            @{ N = 'serve'; H = 'Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.' }
+            @{ N = 'serve'; H = 'Re-expose servers to MCP clients over stdio or Streamable HTTP, with a guard.' }
             @{ N = 'mock'; H = 'Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.' }
             @{ N = 'servers'; H = 'List the servers named in config files, or show one.' }
             @{ N = 'trust'; H = 'Trust a project config file as it is now, so its servers may start.' }
@@ -109,6 +111,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--answer'); Words = 1; Kind = 'none'; Enum = @(); H = 'Answer a field of an elicitation form (repeatable), typed by the requested schema.' }
             @{ Names = @('--answers'); Words = 1; Kind = 'file'; Enum = @(); H = 'Answer elicitation forms from a JSON object in FILE.' }
             @{ Names = @('--elicitation'); Words = 1; Kind = 'enum'; Enum = @('prompt', 'accept', 'decline', 'cancel'); H = 'What to do with an elicitation that the answers do not complete: prompt (the default on a terminal), accept (fill defaults), decline (the default otherwise) or cancel.' }
+            @{ Names = @('--no-extension'); Words = 1; Kind = 'none'; Enum = @(); H = 'Do not declare this extension to the server, nor use it: ui (MCP Apps), skills or tasks, or its identifier (repeatable or comma-separated).' }
             @{ Names = @('--jq', '-q'); Words = 1; Kind = 'none'; Enum = @(); H = 'Filter the result with a jq expression.' }
             @{ Names = @('--jq-arg'); Words = 2; Kind = 'none'; Enum = @(); H = 'Set $NAME in --jq to the string VALUE, as jq''s --arg does (repeatable).' }
             @{ Names = @('--jq-argjson'); Words = 2; Kind = 'none'; Enum = @(); H = 'Set $NAME in --jq to a JSON value, as jq''s --argjson does (repeatable).' }
@@ -125,16 +128,16 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
         )
         'call' = @(
-            @{ Names = @('--args'); Words = 1; Kind = 'none'; Enum = @(); H = 'Arguments as a JSON object, from a file (@FILE) or stdin (-); key=value pairs override its members.' }
-            @{ Names = @('--no-coerce'); Words = 0; Kind = 'none'; Enum = @(); H = 'Keep every key=value a string, whatever the schema says.' }
-            @{ Names = @('--no-validate'); Words = 0; Kind = 'none'; Enum = @(); H = 'Send the arguments without checking them against the tool''s inputSchema (and the result''s structuredContent unchecked, unless --validate-output says otherwise).' }
-            @{ Names = @('--validate-output'); Words = 1; Kind = 'enum'; Enum = @('auto', 'off', 'warn', 'strict'); H = 'Check structuredContent against the tool''s outputSchema: off, warn (on stderr), strict (exit 3), or auto (warn, but off with --no-validate). The result is printed in full either way.' }
-            @{ Names = @('--dry-run'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print the JSON-RPC request that would be sent, and send nothing (the server is still started, for the tool''s schema).' }
-            @{ Names = @('--text'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print the text of the result''s content blocks (and text resources, and the URIs of resource links), raw, one after another.' }
-            @{ Names = @('--save-dir'); Words = 1; Kind = 'dir'; Enum = @(); H = 'Write image, audio and blob content to files in DIR and print their paths instead of the base64.' }
-            @{ Names = @('--task'); Words = 0; Kind = 'none'; Enum = @(); H = 'Run the call as a task, if the tool allows it: report its id, poll its status, print its result. A tool that requires a task gets one without asking.' }
-            @{ Names = @('--ttl'); Words = 1; Kind = 'none'; Enum = @(); H = 'Ask the server to keep the task (and its result) this long.' }
-            @{ Names = @('--detach'); Words = 0; Kind = 'none'; Enum = @(); H = 'With a task: print the created task and exit at once; collect it later with mcpv tasks result ID.' }
+            @{ Names = @('--args'); Words = 1; Kind = 'none'; Enum = @(); H = 'Arguments as a JSON object, @FILE or - (stdin); key=value overrides.' }
+            @{ Names = @('--no-coerce'); Words = 0; Kind = 'none'; Enum = @(); H = 'Keep every key=value a string.' }
+            @{ Names = @('--no-validate'); Words = 0; Kind = 'none'; Enum = @(); H = 'Send the arguments unchecked by the tool''s inputSchema.' }
+            @{ Names = @('--validate-output'); Words = 1; Kind = 'enum'; Enum = @('auto', 'off', 'warn', 'strict'); H = 'Check structuredContent against the outputSchema: off, warn, strict (exit 3) or auto.' }
+            @{ Names = @('--dry-run'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print the request; send nothing.' }
+            @{ Names = @('--text'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print the result''s text, raw.' }
+            @{ Names = @('--save-dir'); Words = 1; Kind = 'dir'; Enum = @(); H = 'Write binary content to files in DIR.' }
+            @{ Names = @('--task'); Words = 0; Kind = 'none'; Enum = @(); H = 'Run the call as a task, if the tool allows it (mcpv help arguments).' }
+            @{ Names = @('--ttl'); Words = 1; Kind = 'none'; Enum = @(); H = 'Ask the server to keep the task this long.' }
+            @{ Names = @('--detach'); Words = 0; Kind = 'none'; Enum = @(); H = 'With a task: print it and exit; mcpv tasks result ID collects it.' }
         )
         'list-resources' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
@@ -182,31 +185,51 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         'skills pull' = @(
             @{ Names = @('--force'); Words = 0; Kind = 'none'; Enum = @(); H = 'Replace DIR/NAME when it exists.' }
         )
+        'app' = @(
+            @{ Names = @('--args'); Words = 1; Kind = 'none'; Enum = @(); H = 'Arguments as a JSON object, @FILE or - (stdin); key=value overrides.' }
+            @{ Names = @('--call'); Words = 0; Kind = 'none'; Enum = @(); H = 'Call the tool; check what the app is given.' }
+            @{ Names = @('--max-size'); Words = 1; Kind = 'none'; Enum = @(); H = 'The largest app HTML taken, in bytes.' }
+            @{ Names = @('--open'); Words = 0; Kind = 'none'; Enum = @(); H = 'Render the app in the browser until it ends.' }
+            @{ Names = @('--no-browser'); Words = 0; Kind = 'none'; Enum = @(); H = 'With --open: open no browser; print the URL.' }
+            @{ Names = @('--listen'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --open: the page''s address (loopback).' }
+            @{ Names = @('--yes'); Words = 0; Kind = 'none'; Enum = @(); H = 'With --open: let the app call tools unasked.' }
+            @{ Names = @('--permission'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --open: grant the app this permission.' }
+            @{ Names = @('--allow-links'); Words = 0; Kind = 'none'; Enum = @(); H = 'With --open: open the app''s http(s) links.' }
+            @{ Names = @('--allow-tools'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --open: the only tools the app may call.' }
+            @{ Names = @('--deny-tools'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --open: tools the app may never call.' }
+            @{ Names = @('--allow-resources'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --open: the only resources it may read.' }
+            @{ Names = @('--deny-resources'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --open: resources it may never read.' }
+            @{ Names = @('--read-only'); Words = 0; Kind = 'none'; Enum = @(); H = 'With --open: only tools saying readOnlyHint.' }
+        )
+        'discover' = @(
+            @{ Names = @('--connect'); Words = 1; Kind = 'none'; Enum = @(); H = 'Connect to the server of the card named (its catalog identifier, its name, or the name''s part after the slash) and compare the card with what the server says.' }
+            @{ Names = @('--max-entries'); Words = 1; Kind = 'none'; Enum = @(); H = 'Read at most N server cards of a catalog.' }
+        )
         'batch' = @(
             @{ Names = @('--parallel'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run up to N operations at once; results still come out in input order.' }
             @{ Names = @('--keep-going'); Words = 0; Kind = 'none'; Enum = @(); H = 'Run every line even after a failure; the exit code is still the first failure''s.' }
         )
         'test' = @(
-            @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'junit', 'tap', 'json'); H = 'Report format: text (a line per step), junit (JUnit XML), tap (TAP version 14) or json.' }
-            @{ Names = @('--output'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write the report to FILE (made before any server starts); with a --format other than text, the text report still goes to stdout.' }
-            @{ Names = @('--parallel'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run up to N files at once; the report keeps their order.' }
+            @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'junit', 'tap', 'json'); H = 'Report format: text, junit (JUnit XML), tap (TAP 14) or json.' }
+            @{ Names = @('--output'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write the report to FILE (the text report still goes to stdout).' }
+            @{ Names = @('--parallel'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run up to N files at once.' }
             @{ Names = @('--fail-fast'); Words = 0; Kind = 'none'; Enum = @(); H = 'Start no more steps after the first failure.' }
-            @{ Names = @('--filter'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run only the steps whose FILE-NAME/STEP-NAME matches this regular expression (and the steps whose captures they use).' }
-            @{ Names = @('--lint'); Words = 0; Kind = 'none'; Enum = @(); H = 'Check each server against the specification''s rules (a lint step first in every file), and every tool result against its tool''s outputSchema.' }
-            @{ Names = @('--snapshot'); Words = 0; Kind = 'none'; Enum = @(); H = 'Compare each server''s tools, prompts and resource templates with FILE.snapshot.json beside its test file (a snapshot step first in every file).' }
-            @{ Names = @('--update'); Words = 0; Kind = 'none'; Enum = @(); H = 'Write snapshots anew: accept every change, breaking or not.' }
-            @{ Names = @('--ci'); Words = 0; Kind = 'none'; Enum = @(); H = 'Fail a snapshot step whose snapshot file is missing instead of writing it (the default when the CI environment variable is set; --no-ci writes it).' }
+            @{ Names = @('--filter'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run only the steps whose FILE-NAME/STEP-NAME matches PATTERN.' }
+            @{ Names = @('--lint'); Words = 0; Kind = 'none'; Enum = @(); H = 'Add a lint step first in every file, and check every tool result.' }
+            @{ Names = @('--snapshot'); Words = 0; Kind = 'none'; Enum = @(); H = 'Compare each server with FILE.snapshot.json beside its test file.' }
+            @{ Names = @('--update'); Words = 0; Kind = 'none'; Enum = @(); H = 'Write snapshots anew, accepting every change.' }
+            @{ Names = @('--ci'); Words = 0; Kind = 'none'; Enum = @(); H = 'Fail on a missing snapshot file instead of writing it (default in CI).' }
         )
         'check' = @(
-            @{ Names = @('--only'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run only these checks, each named by its id (jsonrpc.unknown-method) or its area (jsonrpc); repeat or separate with commas.' }
+            @{ Names = @('--only'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run only these checks, by id (jsonrpc.unknown-method) or area (jsonrpc).' }
             @{ Names = @('--skip'); Words = 1; Kind = 'none'; Enum = @(); H = 'Leave out these checks, by id or area.' }
-            @{ Names = @('--strict'); Words = 0; Kind = 'none'; Enum = @(); H = 'Fail (exit 1) on a SHOULD that does not hold, as on a MUST; without it, it is a warning.' }
-            @{ Names = @('--call'); Words = 1; Kind = 'none'; Enum = @(); H = 'Call this tool, with these arguments (typed as mcpv call types them), for the checks that need a call: its result, progress and cancellation. Repeatable. Without it no tool is called, and those checks are skipped.' }
-            @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'junit', 'tap', 'json'); H = 'Report format: text (a line per check, by area), junit (JUnit XML), tap (TAP version 14) or json.' }
-            @{ Names = @('--output'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write the report to FILE (made before the server starts); with a --format other than text, the text report still goes to stdout.' }
-            @{ Names = @('--check-timeout'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fail a check that has not ended after this long, not counting the start of the server processes it starts (which --connect-timeout bounds).' }
-            @{ Names = @('--max-time'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop the whole run after this long: the checks not run are skipped, and the exit code is 124.' }
-            @{ Names = @('--parallel'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run up to N checks (each on a connection of its own) at once.' }
+            @{ Names = @('--strict'); Words = 0; Kind = 'none'; Enum = @(); H = 'Fail (exit 1) on a SHOULD that does not hold, as on a MUST.' }
+            @{ Names = @('--call'); Words = 1; Kind = 'none'; Enum = @(); H = 'Call this tool for the checks that need a call (repeatable); without it, none is called.' }
+            @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'junit', 'tap', 'json'); H = 'Report format: text, junit, tap (TAP version 14) or json.' }
+            @{ Names = @('--output'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write the report to FILE; with --format other than text, the text report still goes to stdout.' }
+            @{ Names = @('--check-timeout'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fail a check that has not ended after this long (a server''s start apart).' }
+            @{ Names = @('--max-time'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop the run after this long: checks not run are skipped, exit 124.' }
+            @{ Names = @('--parallel'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run up to N checks at once.' }
         )
         'pin' = @(
             @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'Every server of the config files (as ''mcpv servers'' lists them), each under its name.' }
@@ -225,17 +248,24 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--fail-on'); Words = 1; Kind = 'enum'; Enum = @('critical', 'high', 'medium', 'low', 'info', 'none'); H = 'Exit 1 when a finding of this severity or higher is found (none: never).' }
         )
         'load' = @(
-            @{ Names = @('--mix'); Words = 1; Kind = 'file'; Enum = @(); H = 'Run a weighted mix of operations from FILE (YAML or JSON: operations: [{run: WORDS, weight: N}]) instead of one.' }
-            @{ Names = @('--concurrency'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run N sessions at once (-c N after load; the most at once, with stages).' }
-            @{ Names = @('--duration', '-d'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run for this long (default 10s, unless --count or --stage end the run).' }
+            @{ Names = @('--mix'); Words = 1; Kind = 'file'; Enum = @(); H = 'Run a weighted mix of operations from FILE.' }
+            @{ Names = @('--scenario'); Words = 1; Kind = 'file'; Enum = @(); H = 'Run the steps of an mcpv test file in turn.' }
+            @{ Names = @('--concurrency'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run N sessions at once (-c N after load).' }
+            @{ Names = @('--duration', '-d'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run for this long (default 10s).' }
             @{ Names = @('--count', '-n'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run N iterations in all.' }
-            @{ Names = @('--rate'); Words = 1; Kind = 'none'; Enum = @(); H = 'Start N iterations a second, whatever the server does (an open model: latency counts from when each was meant to start); default: a closed loop, each session starting its next iteration when the last ends.' }
-            @{ Names = @('--stage'); Words = 1; Kind = 'none'; Enum = @(); H = 'A stage of the run (repeatable): over DURATION move in a straight line to N sessions at once, or to N iterations a second with /s (e.g. --stage 30s:16 --stage 1m:16 --stage 10s:0).' }
-            @{ Names = @('--new-session'); Words = 0; Kind = 'none'; Enum = @(); H = 'Open a new session for every iteration (start or connect, initialize or discover, the operation, the close) instead of holding each session open.' }
-            @{ Names = @('--shared'); Words = 0; Kind = 'none'; Enum = @(); H = 'Run every iteration on one session (one stdio server process, one HTTP session) shared by the N at once.' }
-            @{ Names = @('--threshold'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fail the run (exit 1) unless EXPR holds (repeatable): p99<200ms, p50<=20ms, max<1s, setup.p99<2s, errors<1%, errors==0, rate>=100.' }
-            @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'json'); H = 'The report: text (a table and a histogram) or json (every figure and the histogram, through --jq).' }
-            @{ Names = @('--grace'); Words = 1; Kind = 'none'; Enum = @(); H = 'How long the operations in flight when the run''s time is over may still take; those cut then count as unfinished errors.' }
+            @{ Names = @('--rate'); Words = 1; Kind = 'none'; Enum = @(); H = 'Start N iterations a second (an open model).' }
+            @{ Names = @('--stage'); Words = 1; Kind = 'none'; Enum = @(); H = 'Ramp to N sessions (or N/s) over DURATION.' }
+            @{ Names = @('--new-session'); Words = 0; Kind = 'none'; Enum = @(); H = 'Open and close a session for every iteration.' }
+            @{ Names = @('--shared'); Words = 0; Kind = 'none'; Enum = @(); H = 'Share one session among the N at once.' }
+            @{ Names = @('--threshold'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fail the run (exit 1) unless EXPR holds.' }
+            @{ Names = @('--find-max'); Words = 1; Kind = 'none'; Enum = @(); H = 'Find the highest rate that keeps to LIMIT.' }
+            @{ Names = @('--baseline'); Words = 1; Kind = 'file'; Enum = @(); H = 'Compare with an earlier run''s json report.' }
+            @{ Names = @('--report'); Words = 1; Kind = 'none'; Enum = @(); H = 'Also write the report as an HTML page.' }
+            @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'json'); H = 'The report: text (with a histogram) or json.' }
+            @{ Names = @('--data'); Words = 1; Kind = 'file'; Enum = @(); H = 'Rows for key~=EXPR: JSON Lines, or CSV (.csv).' }
+            @{ Names = @('--data-order'); Words = 1; Kind = 'enum'; Enum = @('sequential', 'random'); H = 'How the rows are taken: sequential or random.' }
+            @{ Names = @('--seed'); Words = 1; Kind = 'none'; Enum = @(); H = 'The seed of what is random in a run.' }
+            @{ Names = @('--grace'); Words = 1; Kind = 'none'; Enum = @(); H = 'How long work in flight at the end may take.' }
         )
         'session start' = @(
             @{ Names = @('--idle'); Words = 1; Kind = 'none'; Enum = @(); H = 'End the session after this long without commands; 0 never.' }
@@ -244,37 +274,39 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'End every running session.' }
         )
         'serve' = @(
-            @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve every server of the config files (as ''mcpv servers'' lists them) behind one endpoint.' }
-            @{ Names = @('--separator'); Words = 1; Kind = 'none'; Enum = @(); H = 'With several servers: what stands between a server''s prefix and its tools'' and prompts'' names (default: __, or the serve file''s).' }
-            @{ Names = @('--start'); Words = 1; Kind = 'none'; Enum = @(); H = 'With several servers: start each when serving starts (eager, in the background) or at the first request that needs it (lazy) (default: eager, or the serve file''s).' }
-            @{ Names = @('--http-tokens'); Words = 1; Kind = 'file'; Enum = @(); H = 'Take the bearer tokens of FILE''s clients, each with the servers and names it may see (YAML: clients: NAME: {token_file, token_env, servers, guard}; yours alone).' }
-            @{ Names = @('--http'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one).' }
-            @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require this bearer token of every HTTP client (repeatable: any of them): @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it).' }
-            @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.' }
-            @{ Names = @('--allow-origin'); Words = 1; Kind = 'none'; Enum = @(); H = 'Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null).' }
-            @{ Names = @('--path'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve --http''s endpoint at PATH rather than /mcp.' }
-            @{ Names = @('--sse'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve clients of the 2024-11-05 HTTP+SSE transport too, beside the endpoint: an event stream at /sse, messages POSTed to /message (with --path /api/mcp, /api/sse and /api/message).' }
-            @{ Names = @('--isolate'); Words = 0; Kind = 'none'; Enum = @(); H = 'Give each HTTP client an upstream session of its own, rather than one shared by all.' }
-            @{ Names = @('--record'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write what passes through when serving ends: the server''s surface as an mcpv test snapshot in FILE, and the answers to the calls, reads and gets seen beside it (FILE with .responses.json for its extension), secrets masked; for mcpv mock.' }
-            @{ Names = @('--http-no-token'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve --http on loopback without a bearer token: every user and program of this machine may then use the server, with its credentials.' }
-            @{ Names = @('--allow-tools'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer only the tools whose names match (* any run, ? one character; repeatable or comma-separated).' }
+            @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve every server of the config files.' }
+            @{ Names = @('--separator'); Words = 1; Kind = 'none'; Enum = @(); H = 'What joins a server''s prefix to a name (__).' }
+            @{ Names = @('--start'); Words = 1; Kind = 'none'; Enum = @(); H = 'Start each server at once, or when needed.' }
+            @{ Names = @('--http-tokens'); Words = 1; Kind = 'file'; Enum = @(); H = 'Clients'' tokens, each with what it may see.' }
+            @{ Names = @('--http'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve Streamable HTTP at ADDR (port 0: any).' }
+            @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require a bearer token (repeatable; @FILE).' }
+            @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve --http beyond loopback, with a token.' }
+            @{ Names = @('--allow-origin'); Words = 1; Kind = 'none'; Enum = @(); H = 'Let web pages of ORIGIN use --http.' }
+            @{ Names = @('--path'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve --http''s endpoint at PATH.' }
+            @{ Names = @('--sse'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve 2024-11-05 HTTP+SSE clients too.' }
+            @{ Names = @('--no-card'); Words = 0; Kind = 'none'; Enum = @(); H = 'Publish no Server Card or catalog.' }
+            @{ Names = @('--isolate'); Words = 0; Kind = 'none'; Enum = @(); H = 'One upstream session for each HTTP client.' }
+            @{ Names = @('--record'); Words = 1; Kind = 'file'; Enum = @(); H = 'On exit, save the server to FILE for mock.' }
+            @{ Names = @('--http-no-token'); Words = 0; Kind = 'none'; Enum = @(); H = 'No token: every local user may use --http.' }
+            @{ Names = @('--allow-tools'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer only the tools whose names match (* any run, ? one character).' }
             @{ Names = @('--deny-tools'); Words = 1; Kind = 'none'; Enum = @(); H = 'Hide the tools whose names match.' }
-            @{ Names = @('--allow-resources'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer only the resources (and templates) whose URIs match.' }
-            @{ Names = @('--deny-resources'); Words = 1; Kind = 'none'; Enum = @(); H = 'Hide the resources (and templates) whose URIs match.' }
+            @{ Names = @('--allow-resources'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer only the resources whose URIs match.' }
+            @{ Names = @('--deny-resources'); Words = 1; Kind = 'none'; Enum = @(); H = 'Hide the resources whose URIs match.' }
             @{ Names = @('--allow-prompts'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer only the prompts whose names match.' }
             @{ Names = @('--deny-prompts'); Words = 1; Kind = 'none'; Enum = @(); H = 'Hide the prompts whose names match.' }
-            @{ Names = @('--read-only'); Words = 0; Kind = 'none'; Enum = @(); H = 'Offer only the tools whose annotations say readOnlyHint.' }
+            @{ Names = @('--read-only'); Words = 0; Kind = 'none'; Enum = @(); H = 'Offer only tools annotated readOnlyHint.' }
         )
         'mock' = @(
-            @{ Names = @('--responses'); Words = 1; Kind = 'file'; Enum = @(); H = 'A responses file, JSON or YAML (repeatable: a file''s entries are tried before the next''s; default: FILE with .responses.json for its extension, when there is one).' }
-            @{ Names = @('--tool'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer a tool that answers every call with TEXT as its text, or with the JSON result (repeatable; before any responses file). Needs no FILE.' }
-            @{ Names = @('--log'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write each message of each client, what each request was answered, and each question put to a client with its answer, to FILE as JSON lines, secrets masked (a new file, or your own emptied; mode 0600).' }
-            @{ Names = @('--http'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve Streamable HTTP at http://ADDR/mcp instead of stdin and stdout (a loopback address, e.g. 127.0.0.1:8808; port 0 picks one).' }
-            @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require this bearer token of every HTTP client (repeatable: any of them): @FILE reads it from FILE (default: MCPV_HTTP_TOKEN; on the command line every user of the machine can read it).' }
-            @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Let --http listen on an address other than loopback; a bearer token is then required: --http-token, or one generated and printed once on stderr.' }
-            @{ Names = @('--allow-origin'); Words = 1; Kind = 'none'; Enum = @(); H = 'Let web pages of ORIGIN (scheme://host[:port]) use --http from a browser, besides pages served from loopback (repeatable or comma-separated; never * or null).' }
-            @{ Names = @('--path'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve --http''s endpoint at PATH rather than /mcp.' }
-            @{ Names = @('--sse'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve clients of the 2024-11-05 HTTP+SSE transport too, beside the endpoint: an event stream at /sse, messages POSTed to /message (with --path /api/mcp, /api/sse and /api/message).' }
+            @{ Names = @('--responses'); Words = 1; Kind = 'file'; Enum = @(); H = 'A responses file (repeatable; default: FILE.responses.json).' }
+            @{ Names = @('--tool'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer a tool answering every call with TEXT or JSON (repeatable).' }
+            @{ Names = @('--log'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write what the clients asked and got to FILE, as JSON lines, for a test to check.' }
+            @{ Names = @('--http'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve Streamable HTTP at ADDR (port 0: any).' }
+            @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require a bearer token (repeatable; @FILE).' }
+            @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve --http beyond loopback, with a token.' }
+            @{ Names = @('--allow-origin'); Words = 1; Kind = 'none'; Enum = @(); H = 'Let web pages of ORIGIN use --http.' }
+            @{ Names = @('--path'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve --http''s endpoint at PATH.' }
+            @{ Names = @('--sse'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve 2024-11-05 HTTP+SSE clients too.' }
+            @{ Names = @('--no-card'); Words = 0; Kind = 'none'; Enum = @(); H = 'Publish no Server Card or catalog.' }
         )
         'trust' = @(
             @{ Names = @('--revoke'); Words = 0; Kind = 'none'; Enum = @(); H = 'Forget the trust instead.' }

@@ -44,6 +44,7 @@ type action struct {
 			WorkingDir string            `yaml:"working-directory"`
 			If         string            `yaml:"if"`
 			Uses       string            `yaml:"uses"`
+			With       map[string]string `yaml:"with"`
 		} `yaml:"steps"`
 	} `yaml:"runs"`
 }
@@ -58,6 +59,27 @@ type actionRun struct {
 }
 
 var expression = regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`)
+
+// condition is the one form of a step's if: the test's runner knows: an
+// input compared with the empty string.
+var condition = regexp.MustCompile(`^inputs\.([A-Za-z0-9_-]+) (==|!=) ''$`)
+
+// goDir is the directory of the Go toolchain running the tests, when it is
+// one of its own (GOROOT/bin): a runner's PATH has no Go until
+// actions/setup-go puts it there, and the test's runner takes it out of
+// PATH until then. "" when go lives among other programs.
+func goDir(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "bin")
+	if p, err := exec.LookPath("go"); err != nil || filepath.Dir(p) != dir {
+		return ""
+	}
+	return dir
+}
 
 // runAction runs action.yml's steps with bash, as a GitHub runner runs a
 // composite action: each step's env and working-directory with their
@@ -121,18 +143,52 @@ func runAction(t *testing.T, workspace string, inputs map[string]string, env ...
 		"GITHUB_STEP_SUMMARY="+summary, "GITHUB_PATH="+pathFile, "RUNNER_TEMP="+runnerTemp, "RUNNER_OS="+runnerOS, "RUNNER_ARCH="+runnerArch)
 	base = append(base, env...)
 
+	goBin := goDir(t)
+	osPath := os.Getenv("PATH")
+	if goBin != "" {
+		osPath = strings.Join(slices.DeleteFunc(filepath.SplitList(osPath), func(d string) bool { return d == goBin }), string(os.PathListSeparator))
+	}
+
 	var log bytes.Buffer
 	res := actionRun{outputs: map[string]string{}}
 	for i, step := range a.Runs.Steps {
-		if step.Uses != "" || step.If != "" || step.Shell != "bash" {
-			t.Fatalf("action.yml: step %d is not a plain bash step; the test's runner runs only those", i+1)
+		if step.If != "" {
+			m := condition.FindStringSubmatch(step.If)
+			if m == nil {
+				t.Fatalf("action.yml: step %d's if: %q is not a form the test's runner knows", i+1, step.If)
+			}
+			if (eval("${{ inputs."+m[1]+" }}") == "") != (m[2] == "==") {
+				continue // skipped: its outputs are empty
+			}
+		}
+		if step.Uses != "" {
+			// The one action the test's runner stands in for: setup-go,
+			// whose Go is the one running these tests, put on PATH, given
+			// a go.mod to read the version from.
+			if !strings.HasPrefix(step.Uses, "actions/setup-go@") {
+				t.Fatalf("action.yml: step %d uses %s; the test's runner stands in for actions/setup-go alone", i+1, step.Uses)
+			}
+			if f := eval(step.With["go-version-file"]); f == "" {
+				t.Fatalf("action.yml: setup-go is given no go-version-file")
+			} else if _, err := os.Stat(f); err != nil {
+				t.Fatalf("action.yml: setup-go's go-version-file: %v", err)
+			}
+			if goBin != "" {
+				f, _ := os.OpenFile(pathFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+				fmt.Fprintln(f, goBin)
+				f.Close()
+			}
+			continue
+		}
+		if step.Shell != "bash" {
+			t.Fatalf("action.yml: step %d is not a bash step; the test's runner runs only those and setup-go", i+1)
 		}
 		script := filepath.Join(state, fmt.Sprintf("step%d.sh", i))
 		output := filepath.Join(state, fmt.Sprintf("step%d.output", i))
 		os.WriteFile(script, []byte(step.Run), 0o644)
 		os.WriteFile(output, nil, 0o644)
 		added, _ := os.ReadFile(pathFile)
-		path := os.Getenv("PATH")
+		path := osPath
 		for _, dir := range strings.Fields(string(added)) {
 			path = dir + string(os.PathListSeparator) + path
 		}
@@ -388,6 +444,35 @@ func TestGitHubAction(t *testing.T) {
 		r := runAction(t, workspace, inputs("good one.yaml", "version", "v9.9.9"), env)
 		if r.code != 1 || r.failed != "install" || !strings.Contains(r.log, "is not v9.9.9: it holds mcpv_") {
 			t.Fatalf("exit %d at step %q:\n%s", r.code, r.failed, r.log)
+		}
+	})
+
+	// Before its first release, mcpv is built from a ref of its
+	// repository, with the Go setup-go puts on PATH (none before it):
+	// here this checkout's commit, fetched as from GitHub.
+	t.Run("built from a ref", func(t *testing.T) {
+		repo, _ := filepath.Abs("..")
+		head, err := exec.Command("git", "-C", repo, "rev-parse", "HEAD").Output()
+		if err != nil {
+			t.Skipf("not a git checkout: %v", err)
+		}
+		commit := strings.TrimSpace(string(head))
+		in := inputs("good one.yaml", "ref", commit, "repository", repo)
+		delete(in, "release-url")
+		r := runAction(t, workspace, in, env)
+		if r.code != 0 || r.outputs["version"] == "" || r.outputs["exit-code"] != "0" {
+			t.Fatalf("exit %d at step %q, outputs %v:\n%s", r.code, r.failed, r.outputs, r.log)
+		}
+		if !strings.Contains(r.log, "mcpv-ci: "+repo+" at "+commit+": "+commit) || !strings.Contains(r.log, "mcpv-ci: built ") {
+			t.Errorf("the log does not say what was built:\n%s", r.log)
+		}
+		out, err := exec.Command(r.outputs["path"], "--version").Output()
+		if err != nil || !strings.Contains(string(out), commit[:12]) {
+			t.Errorf("%s --version: %v, %s; want commit %s", r.outputs["path"], err, out, commit)
+		}
+		r = runAction(t, workspace, inputs("good one.yaml", "ref", "no-such-ref", "repository", repo), env)
+		if r.code != 1 || r.failed != "source" || !strings.Contains(r.log, `has no branch, tag or commit "no-such-ref"`) {
+			t.Errorf("a ref that is not there: exit %d at step %q:\n%s", r.code, r.failed, r.log)
 		}
 	})
 }

@@ -17,8 +17,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpv/mcpv/internal/demoserver"
-	"github.com/mcpv/mcpv/oauth"
-	"github.com/mcpv/mcpv/oauth/oauthtest"
+	"github.com/mcpv/mcpv/internal/oauth"
+	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
 )
 
 // TestTwoProcessesShareOneRefresh starts two mcpv processes at once with an

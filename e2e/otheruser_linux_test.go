@@ -17,7 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpv/mcpv/internal/demoserver"
-	"github.com/mcpv/mcpv/oauth/oauthtest"
+	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
 )
 
 // loginRun is auth login with a state directory of its own and a browser

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/demoserver"
-	"github.com/mcpv/mcpv/oauth"
-	"github.com/mcpv/mcpv/oauth/oauthtest"
+	"github.com/mcpv/mcpv/internal/oauth"
+	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -30,11 +30,25 @@ func (e *RPCError) Error() string {
 	case CodeHeaderMismatch:
 		return fmt.Sprintf("server error %d: %s: the server found the request's HTTP headers missing or not matching its body", e.Code, safetext.Line(safetext.Clip(e.Message, maxQuoted)))
 	}
-	s := fmt.Sprintf("server error %d: %s", e.Code, safetext.Line(safetext.Clip(e.Message, maxQuoted)))
+	s := fmt.Sprintf("server error %d: %s", e.Code, messageLines(e.Message))
 	if len(e.Data) > 0 && len(e.Data) <= 500 {
 		s += " (data: " + safetext.Line(string(e.Data)) + ")"
 	}
 	return s
+}
+
+// messageLines is a server's error message as it is shown: clipped,
+// made safe, its lines kept as lines (a stack trace, an explanation in
+// paragraphs), never as escapes; blank lines and trailing space dropped.
+func messageLines(msg string) string {
+	msg = strings.ReplaceAll(safetext.Clip(msg, maxQuoted), "\r\n", "\n")
+	var lines []string
+	for l := range strings.SplitSeq(msg, "\n") {
+		if l = strings.TrimRight(l, " \t"); l != "" {
+			lines = append(lines, safetext.Text(l))
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // CallError says which request the server refused.
@@ -51,9 +65,15 @@ func (e *CallError) Unwrap() error { return e.Err }
 type CapabilityError struct {
 	Capability string // dotted path, e.g. "resources.subscribe"
 	Method     string
+	// Off: the capability is an extension the client itself was told
+	// not to declare ("extensions.ID").
+	Off bool
 }
 
 func (e *CapabilityError) Error() string {
+	if e.Off {
+		return fmt.Sprintf("the %s extension is turned off for this session, and %s needs it", strings.TrimPrefix(e.Capability, "extensions."), e.Method)
+	}
 	return fmt.Sprintf("server does not declare the %q capability needed for %s", e.Capability, e.Method)
 }
 

@@ -117,6 +117,14 @@ func (m *messageReader) next() ([]byte, error) {
 				return m.framedBody(headerBlock{length: -1}, line)
 			}
 			m.decide(framingLines)
+			if trailingID(line) != nil {
+				// The end of an answer cut in two by another written
+				// into it: the session ties it to its request.
+				if !own {
+					line = bytes.Clone(line)
+				}
+				return line, nil
+			}
 			m.junk(line)
 		}
 		if err != nil {

@@ -114,7 +114,7 @@ type HTTPTransport struct {
 	fatal     error
 	streams   sync.WaitGroup // goroutines reading POST answers and the GET stream
 
-	reinitMu   sync.Mutex // held while a new session is being started
+	reinitMu   sync.Mutex // guards the start of a new session: held while one is being started
 	mu         sync.Mutex // guards the fields below
 	sessionID  string
 	version    string   // negotiated protocol version, once known

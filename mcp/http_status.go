@@ -15,8 +15,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // displayURL shows a URL in messages and traces without its query (which may

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/redact"
+	"github.com/mcpv/mcpv/internal/redact"
 
 	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/rawjson"

@@ -159,12 +159,14 @@ const maxDepth = 10000
 // whether it looks like a response (a result or error member, no method).
 // It never fails: data may be anything.
 func answerIn(data []byte) (id json.RawMessage, response bool) {
+	method := false
 	defer func() {
 		if recover() != nil {
-			id, response = nil, false // too broken to walk
+			// Too broken to walk further (cut short, say, by another
+			// answer written into it): what came before the break holds.
+			response = response && !method
 		}
 	}()
-	method := false
 	rawjson.ForEachValidMember(data, func(key string, v []byte) error {
 		switch key {
 		case "id":

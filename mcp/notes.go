@@ -299,6 +299,10 @@ func (s *Session) dispatch() {
 
 func (s *Session) reportDropped() {
 	logs, other := s.notes.dropped()
+	if s.opts.OnDropped != nil {
+		s.opts.OnDropped(logs, other)
+		return
+	}
 	switch {
 	case other == 0:
 		s.opts.Log.Warn(fmt.Sprintf("dropped %d log messages from the server: they came faster than they could be shown", logs))

@@ -23,19 +23,23 @@ type Pages struct {
 	Max int
 }
 
-// A walk follows a list that makes progress to its end, however long: only
-// a list that shows it is endless stops it, with an error that says why.
-// A walk that gets no new cursor is one (RepeatedCursorError); so is one
-// that gets new cursors but nothing new with them: MaxStalePages pages in
-// a row whose items are none, or the items of one of the MaxStalePages
-// pages before (EndlessListError). What a hostile server can still vary
-// (new items with every page, or a cycle of pages longer than that) is
-// bounded by what it costs: a walk stops once its pages (with what it keeps
-// of each) add up to MaxWalkBytes (EndlessListError), far beyond any real
-// list.
+// A walk follows a list that makes progress to its end: only a list that
+// shows it is endless stops it, with an error that says why. A walk that
+// gets a cursor it got in the last MaxStalePages pages is one
+// (RepeatedCursorError); so is one that gets new cursors but nothing new
+// with them: MaxStalePages pages in a row whose items are none, or the
+// items of one of the MaxStalePages pages before (EndlessListError). What
+// a hostile server can still vary (new items with every page, or a cycle
+// of pages longer than that) is bounded by what it costs, far beyond any
+// real list and reached within seconds: a walk stops past MaxWalkPages
+// pages, or once its pages add up to MaxWalkBytes (EndlessListError). A
+// walk holds one page at a time (ListTo writes each as it comes) and
+// keeps of the pages before only fixed-size hashes: its memory is flat
+// whatever the list's length.
 const (
 	MaxStalePages = 1000
-	MaxWalkBytes  = 1 << 30
+	MaxWalkPages  = 100_000
+	MaxWalkBytes  = 64 << 20
 )
 
 // Page is one page of a walk.
@@ -73,7 +77,7 @@ func (e *PageCapError) Error() string {
 
 // EndlessListError is a list that gives new cursors without end: its pages
 // stopped bringing anything new (Stale pages in a row up to Page), or they
-// passed MaxWalkBytes (Bytes, with Stale 0).
+// passed MaxWalkPages or MaxWalkBytes (Bytes, with Stale 0).
 type EndlessListError struct {
 	Page  int
 	Stale int
@@ -129,6 +133,67 @@ func (c *Client) List(ctx context.Context, method, key string, p Pages) (result 
 	return nil, "", nil // never: a walk ends on its last page or an error
 }
 
+// ListTo is List with its result handed to emit in pieces as the pages
+// come, so that a list of any length costs the memory of one page: their
+// concatenation is List's result, byte for byte. emit keeps none of a
+// piece, each a run of whole JSON tokens; a nil piece marks the end of a
+// page (what was given may be flushed). When the walk fails after a piece went out, the result is closed
+// (the array, the first page's members after it) before the error
+// returns: what emit was given is one JSON value still, of the items
+// read, and the error says the list was not read to its end.
+func (c *Client) ListTo(ctx context.Context, method, key string, p Pages, emit func([]byte) error) (next string, err error) {
+	if p.Cursor != "" {
+		page, err := c.Call(ctx, method, cursorParams(p.Cursor))
+		if err != nil {
+			return "", err
+		}
+		return "", emit(page)
+	}
+	var first json.RawMessage
+	var items int
+	for pg, err := range c.Walk(ctx, method, key, p.Max) {
+		if err != nil {
+			if first != nil {
+				_, tail := splitFirst(first, key, "")
+				if eerr := emit(tail); eerr != nil {
+					return "", eerr
+				}
+			}
+			return "", err
+		}
+		if first == nil {
+			if pg.Next == "" {
+				return "", emit(pg.Raw)
+			}
+			first = bytes.Clone(pg.Raw) // the page's members after the items, for the end
+			head, _ := splitFirst(first, key, "")
+			if err := emit(head); err != nil {
+				return "", err
+			}
+		}
+		for _, it := range pg.Items {
+			if items++; items > 1 {
+				if err := emit(comma); err != nil {
+					return "", err
+				}
+			}
+			if err := emit(it); err != nil {
+				return "", err
+			}
+		}
+		if pg.Next == "" || p.Max > 0 && pg.N >= p.Max {
+			_, tail := splitFirst(first, key, pg.Next)
+			return pg.Next, emit(tail)
+		}
+		if err := emit(nil); err != nil {
+			return "", err
+		}
+	}
+	return "", nil // never: a walk ends on its last page or an error
+}
+
+var comma = []byte{','}
+
 // Walk follows nextCursor from the start, yielding each page until the
 // loop stops or the list ends; the next page is asked for only when the
 // loop goes on. A list member that is missing or null holds no items.
@@ -175,11 +240,13 @@ func (c *Client) Walk(ctx context.Context, method, key string, max int) iter.Seq
 }
 
 // walkGuard tells a walk that makes progress from one that never ends. It
-// keeps a hash of each cursor and of the last MaxStalePages pages' items,
-// not the bytes: a hostile server's cursors and pages may be large.
+// keeps a hash of the last MaxStalePages pages' cursors and items, not the
+// bytes: a hostile server's cursors and pages may be large, and a list
+// long.
 type walkGuard struct {
 	seed    maphash.Seed
-	cursors map[uint64]bool
+	cursors map[uint64]int        // the last pages' cursors, by hash: how many of the ring hold each
+	ring    [MaxStalePages]uint64 // the cursors of the last pages, by hash, as a ring
 	recent  [MaxStalePages]uint64 // the items of the last pages, by hash, as a ring
 	stale   int                   // pages in a row that brought nothing new
 	bytes   int64
@@ -189,17 +256,25 @@ type walkGuard struct {
 // stop there, if it must.
 func (w *walkGuard) next(p Page) error {
 	if w.cursors == nil {
-		w.seed, w.cursors = maphash.MakeSeed(), map[uint64]bool{}
+		w.seed, w.cursors = maphash.MakeSeed(), map[uint64]int{}
 	}
 	c := maphash.String(w.seed, p.Next)
-	if w.cursors[c] {
+	if w.cursors[c] > 0 {
 		return &RepeatedCursorError{Page: p.N, Cursor: p.Next}
 	}
-	w.cursors[c] = true
+	at := (p.N - 1) % MaxStalePages
+	if p.N > MaxStalePages {
+		old := w.ring[at]
+		if w.cursors[old]--; w.cursors[old] <= 0 {
+			delete(w.cursors, old)
+		}
+	}
+	w.ring[at] = c
+	w.cursors[c]++
 	// What the page costs whoever keeps it: its bytes, its items' headers
 	// and its cursor's entry here.
 	w.bytes += int64(len(p.Raw) + 24*len(p.Items) + 64)
-	if w.bytes > MaxWalkBytes {
+	if w.bytes > MaxWalkBytes || p.N >= MaxWalkPages {
 		return &EndlessListError{Page: p.N, Bytes: w.bytes}
 	}
 	items := maphash.Bytes(w.seed, p.List)
@@ -254,6 +329,25 @@ func splitPage(page json.RawMessage, key string) (p Page, err error) {
 // mergePages rebuilds first with key set to items and nextCursor set to next
 // (or removed when next is ""). Other members keep their place and bytes.
 func mergePages(first json.RawMessage, key string, items []json.RawMessage, next string) json.RawMessage {
+	head, tail := splitFirst(first, key, next)
+	var b bytes.Buffer
+	b.Write(head)
+	for i, it := range items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(it)
+	}
+	b.Write(tail)
+	return b.Bytes()
+}
+
+// splitFirst is a merged list (mergePages) without its items: what comes
+// before them (first's members before key, then key and the array's
+// opening bracket) and after them (the closing bracket, the members after
+// key, nextCursor set to next or left out); a first page without key has
+// the items last.
+func splitFirst(first json.RawMessage, key, next string) (head, tail []byte) {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	sep := func() {
@@ -261,32 +355,24 @@ func mergePages(first json.RawMessage, key string, items []json.RawMessage, next
 			b.WriteByte(',')
 		}
 	}
-	writeItems := func(rawKey []byte) {
-		sep()
-		if rawKey != nil {
-			b.Write(rawKey)
-			b.WriteByte(':')
-		} else {
-			writeKey(&b, key)
-		}
-		b.WriteByte('[')
-		for i, it := range items {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.Write(it)
-		}
-		b.WriteByte(']')
-	}
 	wrote := false
 	rawjson.ForEachValidRawMember(first, func(k string, rawKey, v []byte) error {
 		switch k {
 		case key:
-			writeItems(rawKey)
+			sep()
+			b.Write(rawKey)
+			b.WriteString(":[")
+			head = bytes.Clone(b.Bytes())
+			b.Reset()
+			b.WriteByte(']')
 			wrote = true
 		case "nextCursor":
 		default:
-			sep()
+			if wrote {
+				b.WriteByte(',') // after the items
+			} else {
+				sep()
+			}
 			b.Write(rawKey)
 			b.WriteByte(':')
 			b.Write(v)
@@ -294,16 +380,21 @@ func mergePages(first json.RawMessage, key string, items []json.RawMessage, next
 		return nil
 	})
 	if !wrote {
-		writeItems(nil)
+		sep()
+		writeKey(&b, key)
+		b.WriteByte('[')
+		head = bytes.Clone(b.Bytes())
+		b.Reset()
+		b.WriteByte(']')
 	}
 	if next != "" {
-		sep()
+		b.WriteByte(',')
 		writeKey(&b, "nextCursor")
 		nb, _ := json.Marshal(next)
 		b.Write(nb)
 	}
 	b.WriteByte('}')
-	return b.Bytes()
+	return head, b.Bytes()
 }
 
 func writeKey(b *bytes.Buffer, k string) {

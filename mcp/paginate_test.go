@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -137,7 +138,47 @@ func TestList(t *testing.T) {
 			if !json.Valid(r.result) {
 				t.Errorf("result is not JSON: %s", r.result)
 			}
+			// ListTo writes the same bytes, in pieces as the pages come.
+			var streamed strings.Builder
+			var next string
+			var err error
+			serveList(t, tt.pages, func(c *Client) {
+				next, err = c.ListTo(t.Context(), "tools/list", "tools", tt.p, func(b []byte) error {
+					streamed.Write(b)
+					return nil
+				})
+			})
+			if err != nil || next != tt.wantNext {
+				t.Fatalf("ListTo: next %q, %v", next, err)
+			}
+			if diff := cmp.Diff(tt.want, streamed.String()); diff != "" {
+				t.Errorf("ListTo wrote (-want +got):\n%s", diff)
+			}
 		})
+	}
+}
+
+// A walk that fails after pages were written closes what it wrote: one
+// JSON value of the items read, the error returned.
+func TestListToClosesWhatItWrote(t *testing.T) {
+	pages := map[string]string{
+		"":   `{"tools":[{"name":"a"}],"nextCursor":"c1","z":1}`,
+		"c1": `{"tools":[{"name":"b"}],"nextCursor":"c1"}`,
+	}
+	var streamed strings.Builder
+	var err error
+	serveList(t, pages, func(c *Client) {
+		_, err = c.ListTo(t.Context(), "tools/list", "tools", Pages{}, func(b []byte) error {
+			streamed.Write(b)
+			return nil
+		})
+	})
+	var rc *RepeatedCursorError
+	if !errors.As(err, &rc) {
+		t.Fatalf("ListTo = %v, want the repeated cursor", err)
+	}
+	if got := streamed.String(); got != `{"tools":[{"name":"a"},{"name":"b"}],"z":1}` {
+		t.Errorf("wrote %s", got)
 	}
 }
 
@@ -296,16 +337,17 @@ func TestListFollowsProgressToTheEnd(t *testing.T) {
 }
 
 // What an endless list's pages cost is bounded even when each brings
-// something new: the walk stops once they add up to MaxWalkBytes.
+// something new: the walk stops once they add up to MaxWalkBytes, or past
+// MaxWalkPages.
 func TestWalkBoundedInBytes(t *testing.T) {
-	big := make(json.RawMessage, 64<<20)
+	big := make(json.RawMessage, 4<<20)
 	var w walkGuard
 	for n := 1; ; n++ {
 		list := json.RawMessage(fmt.Sprintf("[%d]", n))
 		err := w.next(Page{N: n, Raw: big, List: list, Items: []json.RawMessage{list[1:2]}, Next: fmt.Sprint("c", n)})
 		if err == nil {
 			if n > 16 {
-				t.Fatalf("page %d of 64 MiB: still walking", n)
+				t.Fatalf("page %d of 4 MiB: still walking", n)
 			}
 			continue
 		}
@@ -313,8 +355,27 @@ func TestWalkBoundedInBytes(t *testing.T) {
 		if !errors.As(err, &e) || e.Page != 16 || e.Stale != 0 || e.Bytes <= MaxWalkBytes {
 			t.Fatalf("page %d: %v (%#v), want the walk stopped at page 16 past %d bytes", n, err, e, MaxWalkBytes)
 		}
-		if !strings.Contains(err.Error(), "after 16 pages and 1024 MiB") {
+		if !strings.Contains(err.Error(), "after 16 pages and 64 MiB") {
 			t.Errorf("error = %q", err)
+		}
+		return
+	}
+}
+
+func TestWalkBoundedInPages(t *testing.T) {
+	var w walkGuard
+	for n := 1; ; n++ {
+		list := json.RawMessage(fmt.Sprintf("[%d]", n))
+		err := w.next(Page{N: n, Raw: list, List: list, Items: []json.RawMessage{list[1 : len(list)-1]}, Next: fmt.Sprint("c", n)})
+		if err == nil {
+			continue
+		}
+		var e *EndlessListError
+		if !errors.As(err, &e) || e.Page != MaxWalkPages || e.Stale != 0 {
+			t.Fatalf("page %d: %v, want the walk stopped at page %d", n, err, MaxWalkPages)
+		}
+		if len(w.cursors) > MaxStalePages {
+			t.Errorf("%d cursors kept, more than the last %d pages'", len(w.cursors), MaxStalePages)
 		}
 		return
 	}
@@ -367,5 +428,46 @@ func TestWalkIsAnIterator(t *testing.T) {
 				t.Errorf("%d requests, want %d", len(params), tt.wantParams)
 			}
 		})
+	}
+}
+
+// ListTo writes each page before it asks for the next: what it holds is
+// one page, whatever the list's length.
+func TestListToWritesEachPageAsItComes(t *testing.T) {
+	pages := map[string]string{
+		"":   `{"tools":[{"name":"a"}],"nextCursor":"c1"}`,
+		"c1": `{"tools":[{"name":"b"}],"nextCursor":"c2"}`,
+		"c2": `{"tools":[{"name":"c"}]}`,
+	}
+	var mu sync.Mutex
+	var written strings.Builder
+	var atRequest []string // what was written when each page was asked for
+	s, m := newTestSession(t, SessionOptions{})
+	c := &Client{s: s}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.ListTo(t.Context(), "tools/list", "tools", Pages{}, func(b []byte) error {
+			mu.Lock()
+			written.Write(b)
+			mu.Unlock()
+			return nil
+		})
+		done <- err
+	}()
+	for range 3 {
+		req := m.nextMsg(t)
+		mu.Lock()
+		atRequest = append(atRequest, written.String())
+		mu.Unlock()
+		var cur struct{ Cursor string }
+		json.Unmarshal(req.Params, &cur)
+		m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":`+pages[cur.Cursor]+`}`)
+	}
+	if err := waitFor(t, done); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{``, `{"tools":[{"name":"a"}`, `{"tools":[{"name":"a"},{"name":"b"}`}
+	if d := cmp.Diff(want, atRequest); d != "" {
+		t.Errorf("written when each page was asked for (-want +got):\n%s", d)
 	}
 }

@@ -14,8 +14,16 @@ package mcp
 //     the client takes it as the answer and asks nothing: the first
 //     request goes as it is. A success settles the era; a refusal that a
 //     server of the initialize era could have given (anything but a
-//     modern error) is checked with a probe, and the request goes again
-//     in the era the probe finds.
+//     modern error), a version refused or a result that is no object is
+//     checked with a probe, and the request goes again in the era the
+//     probe finds. So is silence: a server of the initialize era may say
+//     nothing to a request before initialize, so when the first request
+//     has no answer after firstAnswerWait, a probe goes out beside it
+//     (the request stays pending: a modern server busy with it answers
+//     the probe, or the request, and the request's answer is awaited on
+//     its own bound). The probe, and so the finding of a changed server,
+//     is bounded by ConnectLimit from the first request's start, never by
+//     the request's timeout.
 //   - Otherwise server/discover goes at once, as the probe it is, and the
 //     first request waits for its answer, or, when it is a list or a ping
 //     (nothing a server could do harm by, in either era), rides right
@@ -23,11 +31,23 @@ package mcp
 //     server still modern, in the same version, and the request goes
 //     again in the era found otherwise. A tools/call never goes out
 //     before the era is settled.
+//
+// A remembered era that the server neither confirms nor corrects within
+// the connect bound (silence to everything, a version mcpv does not
+// speak) ends the command with a *ChangedError, which names what was
+// kept and where. A server remembered in the initialize era is probed
+// beside the initialize it gets at once, when initialize has no answer
+// after firstAnswerWait (recalledInitialize).
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"sync/atomic"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Recall is what a client remembers of a server from an earlier run.
@@ -38,6 +58,88 @@ type Recall struct {
 	// Fresh says that result is still within the ttlMs the server gave
 	// it: no server/discover need be sent.
 	Fresh bool
+	// Where is where it is kept, for an error to name when the server
+	// does not confirm it ("": nowhere said).
+	Where string
+}
+
+// ChangedError is a remembered era that the server neither confirmed nor
+// corrected: it answered nothing as remembered, nor a probe afresh,
+// within the connect bound, or the probe found a version mcpv does not
+// speak. Err is why the probe failed.
+type ChangedError struct {
+	Recall *Recall
+	Err    error
+}
+
+func (e *ChangedError) Error() string {
+	r := e.Recall
+	what := "the initialize era, " + r.State.Version
+	if r.State.Modern {
+		what = "the modern era, " + r.State.Version
+		if r.Fresh {
+			what += ", with its server/discover result kept"
+		}
+	}
+	msg := fmt.Sprintf("the server did not answer as remembered from an earlier run (%s), nor a probe afresh: %v; it may have changed", what, e.Err)
+	if r.Where != "" {
+		msg += ": what was kept of it is forgotten (" + r.Where + "), and the next run finds its era afresh"
+	}
+	return msg
+}
+
+func (e *ChangedError) Unwrap() error { return e.Err }
+
+// changed is err, the failure of a probe of a server remembered as r, as
+// the error to report: a *ChangedError when it says the server did not
+// confirm the memory (silence to the connect bound, a version refused),
+// err itself otherwise (the server gone, the user's own end).
+func changed(r *Recall, err error) error {
+	var te *TimeoutError
+	var ve *VersionError
+	if r == nil || !(errors.As(err, &te) && te.Connect || errors.As(err, &ve)) {
+		return err
+	}
+	return &ChangedError{Recall: r, Err: err}
+}
+
+// changed is the package's changed, noting a *ChangedError in r.
+func (r *recall) changed(rec *Recall, err error) error {
+	err = changed(rec, err)
+	var ce *ChangedError
+	if errors.As(err, &ce) {
+		r.contradicted.Store(true)
+	}
+	return err
+}
+
+// Contradicted reports whether the era remembered from an earlier run
+// ended a command with a *ChangedError: the server neither confirmed nor
+// corrected it, and it is not to be remembered further.
+func (c *Client) Contradicted() bool { return c.recall != nil && c.recall.contradicted.Load() }
+
+// eraChanged ends the wait of a first request whose era a probe beside it
+// found changed (or could not find): the request is abandoned without a
+// word to the server, which may be of the initialize era, before
+// initialize.
+type eraChanged struct{ err error }
+
+func (e *eraChanged) Error() string { return "the server's era changed" }
+
+// firstAnswerWait is how long the first request to a server remembered
+// with a fresh discover result, or the initialize to one remembered in
+// the initialize era, goes unanswered before a probe goes out beside it:
+// opts.DiscoverWait (the probe's own first wait), and no more than half
+// the connect bound, so that the probe has time within it.
+func firstAnswerWait(opts ClientOptions) time.Duration {
+	w := opts.DiscoverWait
+	if w <= 0 {
+		w = DefaultDiscoverWait
+	}
+	if l := opts.ConnectLimit; l != nil && l.Timeout > 0 && w > l.Timeout/2 {
+		w = l.Timeout / 2
+	}
+	return w
 }
 
 // recall is a remembered modern era awaiting the server's word.
@@ -47,6 +149,9 @@ type recall struct {
 	fresh   bool          // Recall.Fresh: the first answer decides; set once, before the client is shared
 	disc    *request      // server/discover, sent when the client was made; taken (or gone) once a settle began; guarded by gate
 	learnt  atomic.Bool   // the server's word was heard in this run (Learnt)
+	// contradicted says the server neither confirmed nor corrected the
+	// memory (a *ChangedError): it is not to be trusted again.
+	contradicted atomic.Bool
 }
 
 // pipelined are the requests that may ride behind server/discover before
@@ -134,8 +239,10 @@ func (c *Client) callRecalled(ctx context.Context, method string, params json.Ra
 
 // firstAnswerDecides sends the first request of a client whose remembered
 // discover result is fresh, r.gate held: an answer settles the era; a
-// refusal a server of the initialize era could have given is checked with
-// a probe, and stands if the server is still modern, in the same version.
+// sign that the server changed (a refusal a server of the initialize era
+// could have given, a version refused, a result that is no object, or
+// silence: watchSilence) is checked with a probe, and the answer stands
+// if the server is still modern, in the same version.
 func (c *Client) firstAnswerDecides(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	r := c.recall
 	prepared, token, err := c.prepare(method, params)
@@ -143,18 +250,118 @@ func (c *Client) firstAnswerDecides(ctx context.Context, method string, params j
 		return nil, err
 	}
 	was := c.era()
-	res, err := c.send(ctx, method, prepared, token, nil)
-	if err == nil || !legacyAnswer(ctx, err) {
+	w := c.watchSilence(ctx)
+	res, err := c.send(w.ctx, method, prepared, token, nil)
+	var ended *eraChanged
+	if errors.As(err, &ended) {
+		// The probe beside the silent request settled another era, or
+		// none: the request goes again in the era found.
+		w.stop(false)
+		if ended.err != nil {
+			return nil, ended.err
+		}
+		return c.call(ctx, method, params)
+	}
+	sign := signOfChange(ctx, res, err)
+	w.stop(!sign)
+	if !sign {
+		// The server's own answer (or the request's own end): a probe
+		// under way is moot.
 		r.settled.Store(true)
 		return res, err
 	}
-	if serr := c.settle(ctx); serr != nil {
-		return nil, serr
+	if !r.settled.Load() {
+		if serr := c.settle(ctx); serr != nil {
+			return nil, serr
+		}
 	}
 	if e := c.era(); e.modern && e.version == was.version {
-		return nil, err // the refusal was the modern server's own
+		return res, err // the answer was the modern server's own
+	}
+	if err == nil && rawjson.IsObject(res) {
+		return res, nil // answered in full, though in an era it no longer speaks: not sent twice
 	}
 	return c.call(ctx, method, params)
+}
+
+// signOfChange reports whether the first answer to a remembered era, res
+// or err, may come from a server that changed: a refusal a server of the
+// initialize era could have given, the version refused, or a result that
+// is no JSON object.
+func signOfChange(ctx context.Context, res json.RawMessage, err error) bool {
+	if err == nil {
+		return !rawjson.IsObject(res)
+	}
+	_, refused := unsupportedVersion(err)
+	return refused && ctx.Err() == nil || legacyAnswer(ctx, err)
+}
+
+// silenceWatch probes, beside the first request to a server remembered
+// with a fresh discover result, when that request has no answer after
+// firstAnswerWait. The request stays pending: a probe that finds the
+// server still modern, in the same version, leaves it to its own bound;
+// one that finds another era, or fails, ends its wait (eraChanged).
+type silenceWatch struct {
+	c     *Client
+	ctx   context.Context // the request's
+	end   context.CancelCauseFunc
+	pctx  context.Context // the probe's: bounded by the connect limit from the start
+	stopP context.CancelFunc
+	timer *time.Timer
+	done  chan struct{} // closed when a probe that began has ended
+	cut   atomic.Bool   // stop cut the probe short: its failure is moot
+}
+
+func (c *Client) watchSilence(ctx context.Context) *silenceWatch {
+	w := &silenceWatch{c: c, done: make(chan struct{})}
+	w.ctx, w.end = context.WithCancelCause(ctx)
+	w.pctx, w.stopP = context.WithCancel(ctx)
+	if l := c.opts.ConnectLimit; l != nil && l.Timeout > 0 {
+		clock := c.opts.StartClock
+		if clock == nil {
+			clock = context.WithTimeoutCause
+		}
+		var stop context.CancelFunc
+		w.pctx, stop = clock(w.pctx, l.Timeout, l)
+		parent := w.stopP
+		w.stopP = func() { stop(); parent() }
+	}
+	w.timer = time.AfterFunc(firstAnswerWait(c.opts), w.probe) // runs once, at most; stop waits for it
+	return w
+}
+
+// probe runs on the timer's goroutine while the request waits; r.gate is
+// held by the request's caller throughout.
+func (w *silenceWatch) probe() {
+	defer close(w.done)
+	c := w.c
+	was := c.era()
+	if err := c.settle(w.pctx); err != nil {
+		if w.ctx.Err() == nil && !w.cut.Load() {
+			w.end(&eraChanged{err: err})
+		}
+		return
+	}
+	if e := c.era(); !e.modern || e.version != was.version {
+		w.end(&eraChanged{})
+	}
+}
+
+// stop ends the watch once the request has its outcome: a probe under
+// way is cut short with cancel (an answer in hand makes it moot), and
+// waited for without.
+func (w *silenceWatch) stop(cancel bool) {
+	defer w.end(nil)
+	if w.timer.Stop() {
+		w.stopP()
+		return
+	}
+	if cancel {
+		w.cut.Store(true)
+		w.stopP()
+	}
+	<-w.done
+	w.stopP()
 }
 
 // settle asks the server which era it speaks, taking the answer to the
@@ -182,12 +389,12 @@ func (c *Client) settle(ctx context.Context) error {
 	r.disc = nil // the probe takes it, or abandons it
 	_, init, final, err := probe(ctx, c.s, c.opts, c, disc)
 	if final && err != nil {
-		return err
+		return r.changed(c.opts.Recall, err)
 	}
 	if !final {
 		legacy, err := handshake(ctx, c.s, c.opts, init)
 		if err != nil {
-			return err
+			return r.changed(c.opts.Recall, err)
 		}
 		c.e.Store(legacy.era())
 	}
@@ -226,4 +433,74 @@ func (c *Client) Learnt() (st State, discovered json.RawMessage, ok bool) {
 	}
 	e := c.era()
 	return State{Version: e.version, Modern: e.modern, InitializeResult: e.initResult}, e.discovered, true
+}
+
+// recalledInitialize opens a session with a server remembered in the
+// initialize era: initialize goes at once, with nothing before it. A
+// server that has since moved to the modern era may say nothing to it, so
+// when initialize has no answer after firstAnswerWait, server/discover
+// goes out after it (the server has had initialize first, as before): a
+// modern answer settles the modern era, anything else leaves initialize's
+// answer to be awaited. ctx, the connect bound, ends both; its end is the
+// memory's *ChangedError.
+func recalledInitialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, error) {
+	offered, caps := offer(opts)
+	params, err := initializeParams(offered, caps, opts.Info)
+	if err != nil {
+		return nil, err
+	}
+	init, err := s.begin(ctx, "initialize", params)
+	if err != nil {
+		return nil, changed(opts.Recall, err)
+	}
+	timer := time.NewTimer(firstAnswerWait(opts))
+	defer timer.Stop()
+	var disc *request
+	var discovered <-chan message
+	var modern *Client
+	defer func() {
+		if disc != nil {
+			disc.abandon()
+		}
+	}()
+	for {
+		select {
+		case m := <-init.ch:
+			init.ch <- m // put back (the channel has room again) for handshake
+			c, err := handshake(ctx, s, opts, init)
+			var ce *CallError
+			var se *StatusError
+			if err != nil && ctx.Err() == nil && (errors.As(err, &ce) || errors.As(err, &se) && se.Status < 500) {
+				// Refused: perhaps a server of the modern era now, which
+				// refuses initialize as it refuses any request without the
+				// era's _meta. The refusal stands unless server/discover
+				// shows one.
+				if mc, derr := discover(ctx, s, opts, ModernVersion); derr == nil {
+					return mc, nil
+				}
+			}
+			return c, changed(opts.Recall, err)
+		case <-timer.C:
+			// Silence to initialize: perhaps a server of the modern era
+			// now, which has no initialize.
+			modern = newModernClient(s, opts, ModernVersion)
+			if disc, err = s.begin(withSilentCancel(ctx), "server/discover", modern.stamp(nil)); err == nil {
+				discovered = disc.ch
+			}
+		case m := <-discovered:
+			raw, err := disc.take(ctx, m)
+			disc, discovered = nil, nil
+			if c, err := modern.discovered(ctx, raw, err); err == nil {
+				init.abandon()
+				return c, nil
+			}
+			// Not a modern server: initialize's answer is awaited.
+		case <-s.done:
+			c, err := handshake(ctx, s, opts, init) // its wait reports the end
+			return c, changed(opts.Recall, err)
+		case <-ctx.Done():
+			init.abandon()
+			return nil, changed(opts.Recall, context.Cause(ctx))
+		}
+	}
 }

@@ -296,3 +296,202 @@ func TestRecalledStartOnTheCallersClock(t *testing.T) {
 		t.Errorf("the caller's clock was asked for %v, want once for 42s", asked)
 	}
 }
+
+// handClock is a start clock the test ends by hand: the connect bound
+// reached when the test says, not when time says.
+type handClock struct {
+	limit *TimeoutError
+	end   chan struct{}
+}
+
+func newHandClock() *handClock {
+	return &handClock{limit: &TimeoutError{Connect: true, Setting: "--connect-timeout", Timeout: time.Minute}, end: make(chan struct{})}
+}
+
+func (h *handClock) start(ctx context.Context, _ time.Duration, cause error) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() { // ends with the context, or ends it
+		select {
+		case <-h.end:
+			cancel(cause)
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(nil) }
+}
+
+// silentRecall is a client of a server remembered as rec whose first
+// request is watched for silence at once (the probe's first wait is
+// short: the tests wait for what it sends, not for time), the connect
+// bound on clock.
+func silentRecall(t *testing.T, rec *Recall, clock *handClock) (*Client, *memTransport) {
+	t.Helper()
+	s, m := newTestSession(t, SessionOptions{})
+	c, err := Initialize(t.Context(), s, ClientOptions{Info: testInfo(), Probe: true, Recall: rec,
+		DiscoverWait: time.Millisecond, silenceWait: testWait, ConnectLimit: clock.limit, StartClock: clock.start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, m
+}
+
+// A server remembered with a fresh discover result that now says nothing
+// to a request before initialize (it is of the initialize era now) is
+// found out by a probe beside the silent request, within the connect
+// bound: initialize, and the request again in the era found; the silent
+// request is abandoned without a word (no notifications/cancelled before
+// initialize).
+func TestRecalledFreshDiscoverSilence(t *testing.T) {
+	t.Run("now of the initialize era", func(t *testing.T) {
+		c, m := silentRecall(t, &Recall{State: rememberedModern, Fresh: true}, newHandClock())
+		call := goCall(t.Context(), c.Call, "tools/list", nil)
+		if w := m.nextMsg(t); w.Method != "tools/list" {
+			t.Fatalf("first message %s, want tools/list", w.Method)
+		}
+		disc := m.nextMsg(t) // the silence is a sign
+		if disc.Method != "server/discover" {
+			t.Fatalf("then %s, want server/discover", disc.Method)
+		}
+		refuse(t, m, disc, CodeMethodNotFound, "Method not found")
+		listedAfterInitialize(t, m, call)
+		if c.Modern() {
+			t.Error("still modern")
+		}
+		if st, _, ok := c.Learnt(); !ok || st.Modern {
+			t.Errorf("Learnt = %+v, %v: the era found is not to be remembered", st, ok)
+		}
+		m.assertQuiet(t)
+	})
+	t.Run("still modern, busy with the request", func(t *testing.T) {
+		c, m := silentRecall(t, &Recall{State: rememberedModern, Fresh: true}, newHandClock())
+		call := goCall(t.Context(), c.Call, "tools/call", json.RawMessage(`{"name":"slow"}`))
+		first := m.nextMsg(t)
+		disc := m.nextMsg(t)
+		if disc.Method != "server/discover" {
+			t.Fatalf("then %s, want server/discover", disc.Method)
+		}
+		reply(t, m, disc, discovered)
+		reply(t, m, first, `{"content":[],"resultType":"complete"}`) // the request's answer, after the probe's
+		if r := waitFor(t, call); r.err != nil || !strings.Contains(string(r.result), `"content":[]`) {
+			t.Fatalf("call = %s, %v", r.result, r.err)
+		}
+		m.assertQuiet(t) // not sent again
+	})
+	t.Run("the request answered while the probe waits", func(t *testing.T) {
+		c, m := silentRecall(t, &Recall{State: rememberedModern, Fresh: true}, newHandClock())
+		call := goCall(t.Context(), c.Call, "tools/call", json.RawMessage(`{"name":"slow"}`))
+		first := m.nextMsg(t)
+		if disc := m.nextMsg(t); disc.Method != "server/discover" {
+			t.Fatalf("then %s, want server/discover", disc.Method)
+		}
+		reply(t, m, first, `{"content":[],"resultType":"complete"}`)
+		if r := waitFor(t, call); r.err != nil {
+			t.Fatal(r.err)
+		}
+	})
+	t.Run("silent to everything", func(t *testing.T) {
+		clock := newHandClock()
+		rec := &Recall{State: rememberedModern, Fresh: true, Where: "/state/servers/abc.json"}
+		c, m := silentRecall(t, rec, clock)
+		call := goCall(t.Context(), c.Call, "tools/call", json.RawMessage(`{"name":"x"}`))
+		m.nextMsg(t)
+		if disc := m.nextMsg(t); disc.Method != "server/discover" {
+			t.Fatalf("then %s, want server/discover", disc.Method)
+		}
+		close(clock.end) // the connect bound
+		r := waitFor(t, call)
+		var ce *ChangedError
+		var te *TimeoutError
+		if !errors.As(r.err, &ce) || !errors.As(r.err, &te) || !te.Connect {
+			t.Fatalf("call = %v, want a ChangedError of the connect bound", r.err)
+		}
+		for _, want := range []string{"remembered from an earlier run", "server/discover result kept", "--connect-timeout", "is forgotten (/state/servers/abc.json)"} {
+			if !strings.Contains(r.err.Error(), want) {
+				t.Errorf("%q does not say %q", r.err, want)
+			}
+		}
+	})
+}
+
+// A first answer that refuses the remembered version, or is no object,
+// is a sign too: a probe finds what the server speaks now.
+func TestRecalledFreshDiscoverOddAnswers(t *testing.T) {
+	t.Run("a version mcpv does not speak", func(t *testing.T) {
+		rec := &Recall{State: rememberedModern, Fresh: true, Where: "/state/servers/abc.json"}
+		c, m := recalledClient(t, rec)
+		call := goCall(t.Context(), c.Call, "tools/list", nil)
+		w := m.nextMsg(t)
+		m.send(t, `{"jsonrpc":"2.0","id":`+string(w.ID)+`,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2099-01-01"]}}}`)
+		disc := m.nextMsg(t)
+		if disc.Method != "server/discover" {
+			t.Fatalf("then %s, want server/discover", disc.Method)
+		}
+		m.send(t, `{"jsonrpc":"2.0","id":`+string(disc.ID)+`,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2099-01-01"]}}}`)
+		var ce *ChangedError
+		if r := waitFor(t, call); !errors.As(r.err, &ce) || !strings.Contains(r.err.Error(), "is forgotten (/state/servers/abc.json)") {
+			t.Fatalf("call = %v, want a ChangedError", r.err)
+		}
+	})
+	t.Run("a result that is no object, from a server of the initialize era now", func(t *testing.T) {
+		c, m := recalledClient(t, &Recall{State: rememberedModern, Fresh: true})
+		call := goCall(t.Context(), c.Call, "tools/list", nil)
+		reply(t, m, m.nextMsg(t), `"not initialized"`)
+		refuse(t, m, m.nextMsg(t), CodeMethodNotFound, "Method not found") // server/discover
+		listedAfterInitialize(t, m, call)
+	})
+}
+
+// A server remembered in the initialize era that now says nothing to
+// initialize gets server/discover after it: a modern answer settles the
+// modern era (and is remembered); silence to the connect bound is the
+// memory's error.
+func TestRecalledInitializeEraSilence(t *testing.T) {
+	legacy := &Recall{State: State{Version: "2025-11-25"}, Where: "/state/servers/abc.json"}
+	t.Run("now modern", func(t *testing.T) {
+		s, m := newTestSession(t, SessionOptions{})
+		clock := newHandClock()
+		init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), Probe: true, Recall: legacy,
+			DiscoverWait: time.Millisecond, silenceWait: testWait, ConnectLimit: clock.limit, StartClock: clock.start})
+		readInitialize(t, m, initParams(LatestVersion))
+		disc := m.nextMsg(t)
+		if disc.Method != "server/discover" {
+			t.Fatalf("then %s, want server/discover", disc.Method)
+		}
+		reply(t, m, disc, discovered)
+		r := waitFor(t, init)
+		if r.err != nil || !r.c.Modern() {
+			t.Fatalf("Initialize = %v, modern %v", r.err, r.c != nil && r.c.Modern())
+		}
+		if st, _, ok := r.c.Learnt(); !ok || !st.Modern {
+			t.Errorf("Learnt = %+v, %v", st, ok)
+		}
+		m.assertQuiet(t)
+	})
+	t.Run("slow, still of the initialize era", func(t *testing.T) {
+		s, m := newTestSession(t, SessionOptions{})
+		init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), Probe: true, Recall: legacy,
+			DiscoverWait: time.Millisecond, silenceWait: testWait})
+		req := readInitialize(t, m, initParams(LatestVersion))
+		disc := m.nextMsg(t)
+		reply(t, m, req, `{"protocolVersion":"2025-11-25","capabilities":{}}`)
+		refuse(t, m, disc, CodeMethodNotFound, "Method not found")
+		if r := waitFor(t, init); r.err != nil || r.c.Modern() {
+			t.Fatalf("Initialize = %v", r.err)
+		}
+	})
+	t.Run("silent to everything", func(t *testing.T) {
+		s, m := newTestSession(t, SessionOptions{})
+		clock := newHandClock()
+		ctx, cancel := clock.start(t.Context(), time.Minute, clock.limit) // Open's bound on Initialize
+		defer cancel()
+		init := goInitialize(ctx, s, ClientOptions{Info: testInfo(), Probe: true, Recall: legacy,
+			DiscoverWait: time.Millisecond, silenceWait: testWait})
+		readInitialize(t, m, initParams(LatestVersion))
+		m.nextMsg(t) // server/discover
+		close(clock.end)
+		var ce *ChangedError
+		if r := waitFor(t, init); !errors.As(r.err, &ce) || !strings.Contains(r.err.Error(), "(the initialize era, 2025-11-25)") {
+			t.Fatalf("Initialize = %v, want a ChangedError", r.err)
+		}
+	})
+}

@@ -43,6 +43,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Transport carries whole JSON-RPC messages (one JSON value each) both ways.
@@ -110,6 +112,10 @@ type SessionOptions struct {
 	Trace func(out bool, msg []byte)
 	// Log receives warnings about what the server sent; nil discards them.
 	Log *slog.Logger
+	// OnDropped, when set, is told how many notifications a full queue
+	// dropped (and how many of them were log messages) instead of Log:
+	// a caller that counts them (mcpv load) says so once, not per drop.
+	OnDropped func(logs, other int)
 	// ReadGate, when set, is called on the reader goroutine before each
 	// read of the transport, with the size of what the read before it
 	// returned (0 before the first). It may wait, to hold the server back
@@ -362,7 +368,14 @@ func withSilentCancel(ctx context.Context) context.Context {
 	return context.WithValue(ctx, silentKey{}, true)
 }
 
-func silentCancel(ctx context.Context) bool { return ctx.Value(silentKey{}) != nil }
+// silentCancel reports whether ctx marks a request whose end is not told
+// to the server: withSilentCancel's, or one ended because the server's
+// era changed (recall.go), which a server of the initialize era must not
+// hear of before initialize either.
+func silentCancel(ctx context.Context) bool {
+	var changed *eraChanged
+	return ctx.Value(silentKey{}) != nil || errors.As(context.Cause(ctx), &changed)
+}
 
 // cancelRemote tells the server to stop working on request id. Any late
 // response to it is ignored because the id is no longer pending.
@@ -513,35 +526,151 @@ func (s *Session) read() {
 	}
 }
 
-// undecodable handles a message that is not valid JSON-RPC. An answer the
-// session can tie to a pending call (its id is readable) fails that call at
-// once; an answer it cannot tie to one, while calls are pending, ends the
-// session, since waiting would only end in their timeouts; anything else is
-// skipped with a warning (a server's stray output). It returns the error
-// that ends the session, or nil.
+// undecodable handles a message that is not valid JSON-RPC. A server
+// whose writers interleave may write one answer into another: each whole
+// message found inside the damaged one is routed as it came (salvage), so
+// that a request whose answer was written whole gets it. What is left is
+// damaged: an answer the session can tie to a pending call (its id
+// readable at its start, or as its last member) fails that call at once,
+// and that call alone; one it cannot tie to any fails the only call
+// pending, when there is just one (it can be no other's), and is otherwise
+// skipped with a warning, each call left to its own bound; anything else
+// is skipped with a warning (a server's stray output). It never ends the
+// session: one damaged line fails one request at most.
 func (s *Session) undecodable(data []byte, err error, junk *int) error {
-	id, response := answerIn(data)
-	if n, ours := ourID(id); ours {
-		s.mu.Lock()
-		_, pending := s.pending[n]
-		s.mu.Unlock()
-		if pending {
-			s.route(message{ID: id, local: &TransportError{Op: "the server's answer cannot be read", Err: err}})
-			return nil
+	whole, damaged := salvage(data)
+	tied, response := false, false
+	for _, piece := range damaged {
+		id, r := answerIn(piece)
+		response = response || r
+		if _, ours := ourID(id); !ours {
+			id = trailingID(piece)
+		}
+		if n, ours := ourID(id); ours && s.isPending(n) {
+			s.route(message{ID: intID(n), local: &TransportError{Op: "the server's answer cannot be read", Err: err}})
+			tied = true
 		}
 	}
+	for _, m := range whole {
+		s.route(m)
+	}
+	if tied || len(whole) > 0 {
+		return nil
+	}
 	if response {
-		s.mu.Lock()
-		waiting := len(s.pending)
-		s.mu.Unlock()
-		if waiting > 0 {
-			return &TransportError{Op: "the server sent an answer that cannot be read or tied to a request", Err: err}
+		if n, ok := s.onlyPending(); ok {
+			s.route(message{ID: intID(n), local: &TransportError{Op: "the server sent an answer that cannot be read or tied to a request", Err: err}})
+			return nil
 		}
 	}
 	if *junk++; *junk <= maxJunkWarnings {
 		s.opts.Log.Warn(fmt.Sprintf("skipping a message that is not JSON-RPC: %s (%v)", quoteClip(data, 200), err))
 	}
 	return nil
+}
+
+// isPending reports whether request n awaits its answer.
+func (s *Session) isPending(n int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.pending[n]
+	return ok
+}
+
+// onlyPending returns the one request awaiting an answer, when there is
+// exactly one.
+func (s *Session) onlyPending() (int64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.pending) != 1 {
+		return 0, false
+	}
+	for n := range s.pending {
+		return n, true
+	}
+	return 0, false
+}
+
+// maxSalvage bounds the messages looked for inside one damaged line, and
+// so the reading it costs: each try reads at most the rest of the line.
+const maxSalvage = 16
+
+// salvage finds the whole JSON-RPC messages written inside a damaged
+// line, data, and returns them with the damaged pieces around them. A
+// message written into another ends the line (its own newline ended it)
+// or runs into the next such message; each starts with {"jsonrpc", as
+// every server writes them. A JSON-RPC object nested in a result is
+// followed by more of that result, and is not taken for one.
+func salvage(data []byte) (whole []message, damaged [][]byte) {
+	from, at := 0, 1
+	for tries := 0; tries < maxSalvage; tries++ {
+		i := bytes.Index(data[at:], []byte(`"jsonrpc"`))
+		if i < 0 {
+			break
+		}
+		i += at
+		at = i + 1
+		start := bytes.LastIndexByte(data[from:i], '{')
+		if start < 0 || rawjson.SkipSpace(data, from+start+1) != i {
+			continue
+		}
+		start += from
+		end := rawjson.ValueEnd(data, start)
+		if end < 0 || !endsMessage(data, end) {
+			continue
+		}
+		m, err := decodeMessage(data[start:end])
+		if err != nil {
+			continue
+		}
+		whole = append(whole, m)
+		if start > from {
+			damaged = append(damaged, data[from:start])
+		}
+		from, at = end, end
+	}
+	if from < len(data) {
+		damaged = append(damaged, data[from:])
+	}
+	return whole, damaged
+}
+
+// endsMessage reports whether a message that ends at data[end] is
+// followed by nothing but whitespace, or by another message.
+func endsMessage(data []byte, end int) bool {
+	i := rawjson.SkipSpace(data, end)
+	if i == len(data) {
+		return true
+	}
+	if data[i] != '{' {
+		return false
+	}
+	return bytes.HasPrefix(data[rawjson.SkipSpace(data, i+1):], []byte(`"jsonrpc"`))
+}
+
+// trailingID reads the id of a damaged answer whose end survived: its last
+// member, "id": N, closing the line (a nested "id" is followed by more
+// than one closing bracket). nil when there is none.
+func trailingID(data []byte) json.RawMessage {
+	d := bytes.TrimRight(data, " \t\r\n")
+	if !bytes.HasSuffix(d, []byte("}")) {
+		return nil
+	}
+	d = bytes.TrimRight(d[:len(d)-1], " \t\r\n")
+	j := len(d)
+	for j > 0 && d[j-1] >= '0' && d[j-1] <= '9' {
+		j--
+	}
+	digits := d[j:]
+	d = bytes.TrimRight(d[:j], " \t\r\n")
+	if len(digits) == 0 || !bytes.HasSuffix(d, []byte(":")) {
+		return nil
+	}
+	d = bytes.TrimRight(d[:len(d)-1], " \t\r\n")
+	if !bytes.HasSuffix(d, []byte(`"id"`)) {
+		return nil
+	}
+	return digits
 }
 
 func (s *Session) stop(err error) {

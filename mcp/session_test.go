@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -366,7 +367,7 @@ func (h lineHandler) Handle(_ context.Context, r slog.Record) error {
 
 // An answer that cannot be decoded ends its call at once, when its id can
 // be read, instead of leaving the call to its timeout; one that cannot be
-// tied to a call ends the session while calls wait.
+// tied to a call ends the only call waiting, and no other.
 func TestSessionUndecodableAnswers(t *testing.T) {
 	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
 	tests := []struct {
@@ -424,6 +425,115 @@ func TestSessionUndecodableAnswers(t *testing.T) {
 			t.Errorf("Call = %v", r.err)
 		}
 	})
+	t.Run("no readable id, several calls waiting", func(t *testing.T) {
+		t.Parallel()
+		s, m := newTestSession(t, SessionOptions{})
+		first := goCall(t.Context(), s.Call, "tools/call", nil)
+		second := goCall(t.Context(), s.Call, "tools/call", nil)
+		a, b := m.nextMsg(t), m.nextMsg(t)
+		m.send(t, `{"jsonrpc":"2.0","id":{"odd":1},"result":{"s":"`+"\x00"+`"}}`) // whose, none can say
+		for _, w := range []wireMsg{a, b} {
+			m.send(t, `{"jsonrpc":"2.0","id":`+string(w.ID)+`,"result":{}}`)
+		}
+		for _, ch := range []<-chan callResult{first, second} {
+			if r := waitFor(t, ch); r.err != nil {
+				t.Errorf("Call = %v: the session ended for a line no call can be tied to", r.err)
+			}
+		}
+	})
+}
+
+// TestSessionInterleavedAnswers: a server whose writers interleave writes
+// one answer into another; under load (many calls at once, answered in any
+// order), the damaged answer fails its call alone, at once, whether its id
+// is at its start or its end, and the answer written whole inside it, and
+// every other, reaches its call.
+func TestSessionInterleavedAnswers(t *testing.T) {
+	t.Parallel()
+	const n = 64
+	s, m := newTestSession(t, SessionOptions{})
+	calls := make([]<-chan callResult, n)
+	for i := range calls {
+		calls[i] = goCall(t.Context(), s.Call, "tools/call", json.RawMessage(`{"name":"x","i":`+strconv.Itoa(i)+`}`))
+	}
+	byID := map[string]int{} // which call each id is
+	var ids []string
+	for range n {
+		w := m.nextMsg(t)
+		var p struct{ I int }
+		json.Unmarshal(w.Params, &p)
+		ids = append(ids, string(w.ID))
+		byID[string(w.ID)] = p.I
+	}
+	answer := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"answer ` + id + `"}]}}`
+	}
+	idLast := func(id string) string {
+		return `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"answer ` + id + `"}]},"id":` + id + `}`
+	}
+	split := func(line, at string) (string, string) {
+		k := strings.Index(line, at) + len(at)/2
+		return line[:k], line[k:]
+	}
+	damaged := map[string]bool{ids[10]: true, ids[40]: true}
+	// ids[10]'s answer holds ids[11]'s whole, its id at its start; ids[40]'s
+	// holds ids[41]'s and ids[42]'s, its id at its end.
+	a1, a2 := split(answer(ids[10]), `"result"`)
+	c1, c2 := split(idLast(ids[40]), `"content"`)
+	var lines []string
+	for i, id := range ids {
+		switch i {
+		case 10:
+			lines = append(lines, a1+answer(ids[11]), a2)
+		case 40:
+			lines = append(lines, c1+answer(ids[41])+answer(ids[42]), c2)
+		case 11, 41, 42:
+		default:
+			lines = append(lines, answer(id))
+		}
+	}
+	for i := len(lines) - 1; i > 0; i-- { // answered in an order of their own, the damaged lines kept in theirs
+		j := (i * 7) % (i + 1)
+		if !strings.Contains(lines[i], "answer "+ids[10]) && !strings.Contains(lines[i], "answer "+ids[40]) &&
+			!strings.Contains(lines[j], "answer "+ids[10]) && !strings.Contains(lines[j], "answer "+ids[40]) {
+			lines[i], lines[j] = lines[j], lines[i]
+		}
+	}
+	for _, l := range lines {
+		m.send(t, l)
+	}
+	for id, i := range byID {
+		r := waitFor(t, calls[i])
+		if damaged[id] {
+			if !isTransportError(r.err) || !strings.Contains(r.err.Error(), "cannot be read") {
+				t.Errorf("call %s, its answer damaged: %s, %v; want a transport error", id, r.result, r.err)
+			}
+			continue
+		}
+		if r.err != nil || !strings.Contains(string(r.result), `"answer `+id+`"`) {
+			t.Errorf("call %s: %s, %v", id, r.result, r.err)
+		}
+	}
+}
+
+// A JSON-RPC object nested in a damaged answer's result is no answer of
+// its own: only a message that ends the line, or runs into another, is.
+func TestSalvageLeavesNestedMessages(t *testing.T) {
+	line := `{"jsonrpc":"2.0","id":3,"result":{"log":[{"jsonrpc":"2.0","id":4,"result":{}}],"s":"` + "\x00" + `"}}`
+	whole, damaged := salvage([]byte(line))
+	if len(whole) != 0 || len(damaged) != 1 {
+		t.Errorf("salvage = %d whole, %d damaged; want the line damaged, nothing taken from inside it", len(whole), len(damaged))
+	}
+	for _, tail := range []string{`,"id":12}`, `"id": 12 }` + "\n", `x"}]},"id":12}`} {
+		if got := string(trailingID([]byte(tail))); got != "12" {
+			t.Errorf("trailingID(%q) = %q", tail, got)
+		}
+	}
+	for _, tail := range []string{`{"id":12}]}`, `"id":"12"}`, `id:12}`, `"id":12`} {
+		if got := trailingID([]byte(tail)); got != nil {
+			t.Errorf("trailingID(%q) = %q, want none", tail, got)
+		}
+	}
 }
 
 // ReadGate runs before each read, with the size of what the read before

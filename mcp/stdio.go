@@ -56,8 +56,12 @@ type CommandOptions struct {
 	Dir  string   // working directory; "" is mcpv's
 
 	// Stderr receives the server's stderr as it comes; nil hides it. The last
-	// lines are kept for error messages either way.
+	// lines are kept for error messages either way, and quoted in them
+	// unless StderrShown.
 	Stderr io.Writer
+	// StderrShown says Stderr is where the user reads, as the lines come:
+	// an error of the transport does not quote them a second time.
+	StderrShown bool
 	// Log receives warnings about the server's output; nil discards them.
 	Log *slog.Logger
 	// Grace is how long Close waits after closing stdin and again after
@@ -130,7 +134,7 @@ type CommandTransport struct {
 	readDone chan struct{} // closed when Read has met the end of stdout
 	readEnd  sync.Once     // closes readDone
 	tail     *tailBuffer
-	closeMu  sync.Mutex // serialises Close
+	closeMu  sync.Mutex // guards Close: one at a time
 	isClosed bool
 	// inputClosed is set once Close has closed the server's stdin; asked
 	// is closed (once, by the reader) when the server sends a request
@@ -290,7 +294,7 @@ func (t *CommandTransport) Read() ([]byte, error) {
 	switch {
 	case errors.As(err, &broken):
 		t.readEnd.Do(func() { close(t.readDone) })
-		return nil, &TransportError{Op: "read from server", Err: err, StderrTail: t.tail.lines(stderrTailLines)}
+		return nil, &TransportError{Op: "read from server", Err: err, StderrTail: t.stderrTail()}
 	case err != nil:
 		t.readEnd.Do(func() { close(t.readDone) })
 		return nil, t.endError(err)
@@ -408,10 +412,16 @@ func describeExit(err error) string {
 
 // stderrTail returns the server's last stderr lines once the copy has caught
 // up (bounded: a grandchild may hold the pipe open).
+// None when the user has seen them as they came (StderrShown).
+// Either way the copy is waited for: what was shown is shown before the
+// error that follows it.
 func (t *CommandTransport) stderrTail() []string {
 	select {
 	case <-t.errDone:
 	case <-time.After(500 * time.Millisecond):
+	}
+	if t.opts.StderrShown && t.opts.Stderr != nil {
+		return nil
 	}
 	return t.tail.lines(stderrTailLines)
 }

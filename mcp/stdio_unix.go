@@ -15,8 +15,8 @@ func killGroup(pid int, sig syscall.Signal) { _ = syscall.Kill(-pid, sig) }
 // These systems have no parent-death signal: a watcher ends the server's
 // group if mcpv dies first (watch_unix.go).
 var watchers struct {
-	sync.Mutex
-	byPID map[int]*groupWatcher
+	sync.Mutex // guards byPID
+	byPID      map[int]*groupWatcher
 }
 
 // afterStart starts the watcher of the server's group.

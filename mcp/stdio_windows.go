@@ -20,8 +20,8 @@ func sysProcAttr() *syscall.SysProcAttr {
 }
 
 var jobs struct {
-	sync.Mutex
-	byPID map[int]windows.Handle
+	sync.Mutex // guards byPID
+	byPID      map[int]windows.Handle
 }
 
 // afterStart puts the server in a kill-on-close Job Object.

@@ -18,7 +18,7 @@ type StreamTransport struct {
 	w     io.Writer
 	close func() error
 
-	wmu  sync.Mutex // serialises writes: one message at a time on w
+	wmu  sync.Mutex // guards w's writes: one message at a time
 	once sync.Once  // guards close
 }
 

@@ -109,7 +109,7 @@ func (e *ToolNotListedError) Error() string {
 // notifications/tools/list_changed. The zero value is ready; it is safe for
 // concurrent use, and Reset never waits for a walk in progress.
 type ToolCache struct {
-	walk sync.Mutex // held while listing, so one walk serves every waiter
+	walk sync.Mutex // guards the walk: held while listing, so one walk serves every waiter
 
 	mu    sync.Mutex      // guards the fields below
 	tools map[string]Tool // nil until listed, or after Reset

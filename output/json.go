@@ -107,6 +107,41 @@ func (p *Printer) writeRaw(w *bufio.Writer, raw []byte) error {
 	return w.WriteByte('\n')
 }
 
+// ValueWriter prints one JSON value that comes in pieces, as Print prints
+// it whole (compact, then a newline), without holding it: a list of any
+// length in the memory of one page. Each piece is a run of whole JSON
+// tokens (no string cut in two).
+type ValueWriter struct{ w *bufio.Writer }
+
+// StreamValue starts a ValueWriter, when the printer prints values as they
+// are: no filter, compact, no colour. ok is false otherwise: the value must
+// be whole to be printed.
+func (p *Printer) StreamValue() (v *ValueWriter, ok bool) {
+	if p.Filter != nil || p.Format.Pretty || p.Format.Color {
+		return nil, false
+	}
+	w := writers.Get().(*bufio.Writer)
+	w.Reset(stdoutWriter{p.Out})
+	return &ValueWriter{w: w}, true
+}
+
+// Write prints a piece of the value.
+func (v *ValueWriter) Write(piece []byte) error { return rawjson.WriteCompact(v.w, piece) }
+
+// Flush writes what is buffered: a page is out.
+func (v *ValueWriter) Flush() error { return v.w.Flush() }
+
+// Close ends the value, as Print ends one, and lets go of the writer.
+func (v *ValueWriter) Close() error {
+	err := v.w.WriteByte('\n')
+	if ferr := v.w.Flush(); err == nil {
+		err = ferr
+	}
+	v.w.Reset(nil)
+	writers.Put(v.w)
+	return err
+}
+
 // collectBefore is the size of a result from which a filter collects
 // garbage before decoding it (see runFilter).
 const collectBefore = 32 << 20

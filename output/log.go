@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 // NewLogger returns the logger mcpv's libraries report through: one line
@@ -18,7 +20,7 @@ func NewLogger(w io.Writer) *slog.Logger {
 
 type lineHandler struct {
 	w     io.Writer
-	mu    *sync.Mutex // serialises writes to w; shared by derived handlers
+	mu    *sync.Mutex // guards w's writes; shared by derived handlers
 	attrs []slog.Attr
 }
 
@@ -39,7 +41,7 @@ func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
 	if r.Level >= slog.LevelWarn {
 		b.WriteString("warning: ")
 	}
-	b.WriteString(strings.TrimRight(r.Message, "\n"))
+	b.WriteString(safetext.Line(strings.TrimRight(r.Message, "\n"))) // whatever it quotes, one line a terminal cannot be steered by
 	add := func(a slog.Attr) bool {
 		b.WriteString(" " + a.Key + "=" + a.Value.String())
 		return true

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The compatibility suite: mcpv against real MCP servers from npm, one
-# `mcpv test` file per server in compat/ (docs/COMPATIBILITY.md is its table).
+# `mcpv test` file per server in e2e/compat/ (docs/COMPATIBILITY.md is its table).
 #
-#   bash scripts/compat.sh              every file in compat/
-#   bash scripts/compat.sh memory time  only compat/memory.yaml and compat/time.yaml
+#   bash scripts/compat.sh              every file in e2e/compat/
+#   bash scripts/compat.sh memory time  only e2e/compat/memory.yaml and e2e/compat/time.yaml
 #   bash scripts/compat.sh --check ...  also mcpv check each file's server, printing
 #                                       what it finds (the servers' own bugs: not
 #                                       counted as failures of the suite), each
@@ -60,10 +60,10 @@ if [ "${1:-}" = --check ]; then
 fi
 files=()
 if [ $# -eq 0 ]; then
-	files=("$repo"/compat/*.yaml)
+	files=("$repo"/e2e/compat/*.yaml)
 else
 	for a in "$@"; do
-		f=$repo/compat/${a%.yaml}.yaml
+		f=$repo/e2e/compat/${a%.yaml}.yaml
 		[ -f "$f" ] || die "no test file $f"
 		files+=("$f")
 	done
@@ -204,7 +204,7 @@ for file in "${files[@]}"; do
 	serve_http || continue
 
 	why=""
-	cmdline="COMPAT_WORK=$work mcpv test --lint compat/$stem.yaml"
+	cmdline="COMPAT_WORK=$work mcpv test --lint e2e/compat/$stem.yaml"
 	in_work "$mcpv" test --lint "$file"
 	[ "$rc" = 0 ] || because "exit status $rc, want 0"
 	summary=$(grep -E '^(PASS|FAIL) ' "$tmp/out" | tail -n 1 || true)

@@ -72,7 +72,17 @@ http-custom-headers)
 	node -e 'for (const c of JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT).toolCalls)
 		console.log("call " + c.name + " --no-validate --args \x27" + JSON.stringify(c.arguments).replaceAll("\x27", "\x27\\\x27\x27") + "\x27")' |
 		mcpv -u "$url" batch ;;
-http-invalid-tool-headers) printf '%s\n' list-tools 'call valid_tool region=us-west1' | mcpv -u "$url" batch ;;
+http-invalid-tool-headers)
+	# Each tool the server lists called alone, as a script would (no
+	# arguments, --no-validate): one whose x-mcp-header marks are invalid
+	# must be refused, exit 3, with nothing sent; the valid one is called.
+	mcpv -u "$url" list-tools -r -q '.tools[].name' | while IFS= read -r tool; do
+		[ "$tool" != valid_tool ] || continue
+		code=0
+		mcpv -u "$url" call "$tool" --no-validate >/dev/null || code=$?
+		[ "$code" = 3 ] || { echo "conformance-client: call $tool: exit $code, want 3 (refused, nothing sent)" >&2; exit 1; }
+	done
+	mcpv -u "$url" call valid_tool region=us-west1 ;;
 json-schema-ref-no-deref) mcpv -u "$url" list-tools ;;
 json-schema-2020-12-preservation)
 	schema=$(mcpv -u "$url" list-tools json_schema_2020_12_tool -c -q .inputSchema)

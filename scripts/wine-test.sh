@@ -14,7 +14,7 @@
 # it says what is missing and exits 0 without running anything.
 #
 #   scripts/wine-test.sh            all packages, then the end-to-end checks
-#   scripts/wine-test.sh ./oauth/   one package, then the end-to-end checks
+#   scripts/wine-test.sh ./internal/oauth/   one package, then the end-to-end checks
 #   scripts/wine-test.sh --e2e      the end-to-end checks alone (what .ci/run runs)
 set -uo pipefail
 cd "$(dirname "$0")/.."

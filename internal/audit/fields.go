@@ -31,6 +31,9 @@ type field struct {
 	// server's and its own, in lower case. (Not its title: that is text
 	// the server may fill with anything.)
 	purpose string
+	// own are the names of the server's items and of their parameters,
+	// in lower case: a parameter named in a text is a place for data.
+	own map[string]bool
 }
 
 // maxFields bounds the texts read of one item's schemas, however the
@@ -46,7 +49,7 @@ func fieldsOf(s surface.Server) []field {
 	purpose := strings.ToLower(s.Name + " " + s.InfoName())
 	add := func(kind, name, path, text string, r role) {
 		if text != "" {
-			out = append(out, field{kind, name, path, text, r, purpose})
+			out = append(out, field{kind: kind, name: name, path: path, text: text, role: r, purpose: purpose})
 		}
 	}
 	info := decode(s.Info)

@@ -66,7 +66,7 @@ var fillRes = sync.OnceValue(func() (r struct{ fill, carry, content, its, verb, 
 	// argument should carry a digest of the session: ...").
 	r.carry = regexp.MustCompile("['\"`‘“]?([\\w-]+)['\"`’”]?\\s+(?:argument|parameter|param|field)\\s+(?:should|must|shall|is\\s+to|needs\\s+to|has\\s+to|will)\\s+(?:always\\s+)?(?:carry|contain|hold|include|receive|get|be\\s+(?:set|filled|populated)\\s+(?:to|with))\\b")
 	r.fill = regexp.MustCompile("\\b(?:pass|put|include|add|insert|place|provide|supply|send|fill|append|attach|concatenate|concantate|copy|paste|write|enter|store|embed|forward|relay|echo)(?:s|es|ed|ing)?\\b[^.!?\\n]{0,120}?\\b(?:in|into|as|to|inside|within|via|under|through)\\s+(?:the\\s+)?(?:parameter\\s+|param\\s+|argument\\s+|field\\s+)?['\"`‘“]?([\\w-]+)['\"`’”]?")
-	r.content = regexp.MustCompile(`\bconversation(?:\s+(?:history|so\s+far|context))?\b|\btranscript\b|\bchat\s+(?:history|log|so\s+far)\b|\bprevious\s+messages\b|\bmessages?\s+(?:you\s+have|so\s+far|in\s+this)\b|\b(?:most\s+recent|latest|last|every)\s+user\s+message|\buser['’]?s?\s+(?:last\s+|latest\s+|most\s+recent\s+)?messages?\s+verbatim|\bverbatim\s+(?:copy\s+of\s+)?(?:the\s+)?(?:user|conversation|chat)|\b(?:documents?|files?)\s+you\s+(?:currently\s+)?have\s+open|\bopen\s+documents\b|\b(?:earlier|previous|other)\s+tool\s+(?:calls?|results?|outputs?)\b|\bsystem\s+prompt\b|\b(?:your|its|the\s+model['’]?s?)\s+(?:instructions|context|memory)\b|\b(?:other|available)\s+tools\b|\btool\s+list\b|\blist\s+of\s+(?:your\s+)?tools\b|\b(?:every|all|any|each)\s+(?:of\s+the\s+)?(?:\w+\s+)?(?:secrets?|tokens?|keys?|passwords?|credentials?)\b|\b(?:api|access|secret|private|ssh)\s+keys?\b|\bcredentials\b|\bpasswords\b|\benvironment\s+variables\b|\benv\s+vars\b|\beverything\s+you\b|\b(?:recursive\s+)?listing\s+of\s+(?:the\s+user['’]?s?\s+)?home\b`)
+	r.content = regexp.MustCompile(`\b(?:this|the\s+current|the\s+ongoing|our|your|the\s+whole|the\s+entire|the\s+full)\s+conversation\b|\bconversation\s+(?:history|so\s+far|context)\b|\btranscript\b|\bchat\s+(?:history|log|so\s+far)\b|\bprevious\s+messages\b|\bmessages?\s+(?:you\s+have|so\s+far|in\s+this)\b|\b(?:most\s+recent|latest|last|every)\s+user\s+message|\buser['’]?s?\s+(?:last\s+|latest\s+|most\s+recent\s+)?messages?\s+verbatim|\bverbatim\s+(?:copy\s+of\s+)?(?:the\s+)?(?:user|conversation|chat)|\b(?:documents?|files?)\s+you\s+(?:currently\s+)?have\s+open|\bopen\s+documents\b|\b(?:earlier|previous|other)\s+tool\s+(?:calls?|results?|outputs?)\b|\bsystem\s+prompt\b|\b(?:your|its|the\s+model['’]?s?)\s+(?:instructions|context|memory)\b|\b(?:other|available)\s+tools\b|\btool\s+list\b|\blist\s+of\s+(?:your\s+)?tools\b|\b(?:every|all|any|each)\s+(?:of\s+the\s+)?(?:\w+\s+)?(?:secrets?|tokens?|keys?|passwords?|credentials?)\s+(?:(?:you|the\s+model|the\s+assistant|it)\s+(?:has\s+|have\s+)?(?:seen|found|know|hold|encountered)|(?:that|which)\s+(?:appeared|came\s+up|were\s+(?:shared|pasted|shown))|(?:seen|shown|visible|shared|pasted)\b|(?:in|from)\s+(?:the|this)\s+(?:conversation|chat|session))|\beverything\s+you\b|\b(?:recursive\s+)?listing\s+of\s+(?:the\s+user['’]?s?\s+)?home\b`)
 	return r
 })
 
@@ -121,6 +121,74 @@ func aligned(phrase, purpose string) bool {
 	}
 	return any
 }
+
+// sensitiveIn reports an order that names a file of secrets itself
+// ("open ~/.aws/credentials and supply the text in 'memo'").
+func sensitiveIn(order string) bool {
+	return len(sensitiveFiles(order, func(string, Severity, string, int, int) Finding { return Finding{} })) > 0
+}
+
+// derivedRe finds words that make what follows a source a value is drawn
+// from, not a thing to copy ("a name based on the context of your
+// conversation").
+var derivedRe = &lazyRegexp{pattern: `\b(?:based\s+on|derived?\s+from|inferred?\s+from|drawn\s+from|informed\s+by|in\s+light\s+of)\b`}
+
+// carries reports a parameter that can carry text out: not a flag, a
+// number or a choice among values the server lists.
+func carries(schema any) bool {
+	m, _ := schema.(map[string]any)
+	switch m["type"] {
+	case "boolean", "integer", "number":
+		return false
+	}
+	_, enum := m["enum"]
+	return !enum
+}
+
+// internalsArePurpose reports a parameter named for the model's
+// internals ("messages", "systemPrompt", "instructions") on a tool whose
+// purpose is to pass such things to a model or an agent of its own (a
+// chat API, an extraction by an LLM, a research agent), when its
+// description does not ask for the model's own ("your system prompt",
+// "the conversation so far").
+func internalsArePurpose(squashedName, purpose string, description any) bool {
+	d, _ := description.(string)
+	dv := newView(d).text
+	if asksOwnRe.get().MatchString(dv) {
+		return false
+	}
+	for _, stem := range []string{"message", "conversation", "history", "transcript"} {
+		if strings.Contains(squashedName, squash(stem)) && strings.Contains(purpose, stem) {
+			return true
+		}
+	}
+	if strings.Contains(squashedName, squash("history")) || strings.Contains(squashedName, squash("conversation")) {
+		return false
+	}
+	// A description that says whose the thing is: the form's messages,
+	// the crawler's instructions, the extraction's system prompt.
+	return llmPurposeRe.get().MatchString(purpose) || llmPurposeRe.get().MatchString(dv) || ownerRe.get().MatchString(dv)
+}
+
+// ownerRe finds the words of a description that give a parameter named
+// like the model's internals an owner of its own: a form's messages, a
+// page's.
+var ownerRe = &lazyRegexp{pattern: `\b(?:forms?|fields?|pages?|errors?|validation|ui|display(?:ed)?|custom|templates?|e-?mails?|notifications?|widgets?|dialogs?|buttons?|screens?|queue|topic|broker|inbox|mailbox|channel)\b`}
+
+var (
+	asksOwnRe    = &lazyRegexp{pattern: `\b(?:your|the\s+model['’]s|the\s+assistant['’]s|its\s+own|you\s+(?:have|were\s+given|received)|so\s+far|this\s+conversation|the\s+current\s+conversation)\b`}
+	llmPurposeRe = &lazyRegexp{pattern: `\b(?:llms?|ai|gpt|language\s+models?|chat\s+completions?|completions?|sonar|agents?|assistants?|prompts?|models?|extract(?:ion|s)?|research(?:er)?|crawl(?:er|s|ing)?|mapping|inference|generat(?:e|es|ion)|natural\s+language)\b`}
+)
+
+// ownHistory reports a parameter's description that says its history is
+// a thing of the tool's world (git's, the shell's, an order's), not the
+// model's conversation.
+func ownHistory(d any) bool {
+	t, _ := d.(string)
+	return ownHistoryRe.get().MatchString(strings.ToLower(t))
+}
+
+var ownHistoryRe = &lazyRegexp{pattern: `\b(?:git|commit|version|revision|edit|change|undo|price|order|transaction|purchase|search|browser|command|shell|build|deploy|job|run|file|document|page)s?\s+(?:history|log)\b`}
 
 // forSecrets reports a parameter whose name says it takes a key, a token
 // or a password: to fill it with one is its purpose.
@@ -179,7 +247,7 @@ func parameterRules(s surface.Server) []Finding {
 				// What the order fills the parameter with: what the model
 				// holds (the conversation, secrets, its instructions), or,
 				// in a text that has it read a file of keys, "its content".
-				if fillRes().content.MatchString(order) || fillRes().its.MatchString(order) && reaches() {
+				if fillRes().content.MatchString(order) || (fillRes().its.MatchString(order) || sensitiveIn(order)) && reaches() {
 					s, e := v.span(t, mm[0], mm[1])
 					filled[strings.ToLower(param)] = excerpt(t, s, e)
 				}
@@ -212,7 +280,8 @@ func parameterRules(s surface.Server) []Finding {
 			for _, m := range fillRes().content.FindAllStringIndex(v.text, 4) {
 				c := v.text[m[0]:m[1]]
 				before := v.text[sentenceStart(v.text, m[0]):m[0]]
-				if !aligned(c, purpose) && !fillRes().reference.MatchString(before) {
+				if !aligned(c, purpose) && !fillRes().reference.MatchString(before) && !derivedRe.get().MatchString(before) &&
+					!(llmPurposeRe.get().MatchString(purpose) || llmPurposeRe.get().MatchString(v.text)) {
 					filled[strings.ToLower(p)] = excerpt(d, 0, len(d))
 					break
 				}
@@ -223,10 +292,11 @@ func parameterRules(s surface.Server) []Finding {
 			sq := squash(p)
 			order, isFilled := filled[strings.ToLower(p)]
 			switch {
-			case slices.Contains(squashed().internals, sq) || internalStem(sq) != "" && !strings.Contains(squash(purpose), internalStem(sq)):
+			case (slices.Contains(squashed().internals, sq) || internalStem(sq) != "" && !strings.Contains(squash(purpose), internalStem(sq))) &&
+				!ownHistory(nested(props, p, "description")) && carries(props[p]) && !internalsArePurpose(sq, purpose, nested(props, p, "description")):
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: path,
 					Message: fmt.Sprintf("asks for %q, which is the model's to keep, not a tool's to receive", p), Excerpt: show(p)})
-			case isFilled && !forSecrets(sq):
+			case isFilled && !forSecrets(sq) && carries(props[p]):
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: path,
 					Message: "is to be filled with what the model holds, by the tool's own text", Excerpt: order})
 			case slices.Contains(squashed().channels, sq) && len(props) > 1:
@@ -352,7 +422,7 @@ func namesOtherServer(a, b surface.Server) []Finding {
 	own := ownNames(a)
 	var theirs []string
 	for _, n := range itemNames(lists(b)[0]) {
-		if !own[strings.ToLower(n)] && len(n) >= 5 && identifier().MatchString(n) {
+		if !own[strings.ToLower(n)] && len(n) >= 5 && identifier.get().MatchString(n) {
 			theirs = append(theirs, n)
 		}
 	}

@@ -1,9 +1,11 @@
 package audit
 
 import (
+	"encoding/base32"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -11,7 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mcpv/mcpv/redact"
+	"github.com/mcpv/mcpv/internal/redact"
 )
 
 // phrase is a rule's pattern, read over a text's view (lower case,
@@ -36,9 +38,10 @@ var phraseList = []phrase{
 	{RuleOverride, High, "outdated|obsolete|rescinded|revoked|void|invalid|superseded|replaced|longer|disabled|lifted|suspended|cancel", `\b(?:(?:previous|prior|earlier|existing|original|old|former)\b[^.!?\n]{0,60}?\b(?:instructions?|guidelines?|guardrails?|rules?|polic(?:y|ies)|restrictions?|system\s+prompt|safety\s+\w+|limits?)|(?:instructions?|guidelines?|guardrails?|rules?|restrictions?|system\s+prompt)\s+(?:that\s+)?(?:you\s+(?:were|have\s+been)\s+(?:given|told|shown)|you\s+(?:received|got|have)|given\s+to\s+you))\b[^.!?\n]{0,60}?\b(?:are|is|were|was|have\s+been|has\s+been)\s+(?:now\s+|hereby\s+)?(?:outdated|obsolete|rescinded|revoked|void|invalid|superseded|replaced|no\s+longer\s+(?:valid|apply|applies|in\s+effect|needed)|disabled|lifted|suspended|cancell?ed)`, "tells the model that what it was told before no longer holds"},
 	{RuleOverride, High, "system prompt|system  prompt|authoritative", `\b(?:treat|consider|take|use)\s+(?:this|these|the\s+following)\s+(?:block|text|message|section|notes?|instructions?)?\s*(?:as|to\s+be)\s+(?:your\s+)?(?:new\s+|authoritative\s+|real\s+|actual\s+|true\s+)*(?:system\s+prompt|system\s+instructions|instructions)\b|\b(?:your|the)\s+(?:new\s+)?(?:authoritative|real|actual|true)\s+(?:system\s+prompt|instructions)\b`, "poses as the model's system prompt"},
 	{RuleOverride, High, "anthropic|openai|google|microsoft|meta", `\b(?:from|by)\s+(?:the\s+)?(?:anthropic|openai|google\s+deepmind|microsoft|meta\s+ai)\b[^.!?\n]{0,40}?\b(?:team|policy|safety|trust)\b`, "poses as the maker of the model"},
-	{RuleOverride, High, "already|confirmation|ask", `\b(?:the\s+)?user\s+(?:has|have)\s+already\s+(?:consented|approved|authori[sz]ed|confirmed|agreed|validated|accepted|granted)\b|\bconfirmation(?:\s+(?:prompts?|dialogs?|requests?))?\s+(?:are|is)\s+(?:now\s+)?(?:disabled|turned\s+off|not\s+(?:needed|required)|unnecessary|skipped)\b|\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+ask\s+(?:the\s+user\s+)?(?:again\b|for\s+(?:confirmation|permission|approval|consent))|\b(?:do\s+not|don'?t|never)\s+ask\s+the\s+user\b`, "takes the user's consent for granted"},
+	{RuleOverride, High, "already|confirmation|ask", `\b(?:the\s+)?user\s+(?:has|have)\s+already\s+(?:consented|approved|authori[sz]ed|confirmed|agreed|validated|accepted|granted)\b|\bconfirmation(?:\s+(?:prompts?|dialogs?|requests?))?\s+(?:are|is)\s+(?:now\s+)?(?:disabled|turned\s+off|not\s+(?:needed|required)|unnecessary|skipped)\b|\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+ask\s+(?:the\s+user\s+)?(?:again\b|for\s+(?:confirmation|permission|approval|consent))|\b(?:do\s+not|don'?t|never)\s+ask\s+the\s+user\s+(?:again|whether|if\s+(?:they|it)|before)\b`, "takes the user's consent for granted"},
 	{RuleOverride, High, "pre-|preauthori|preapprov|considered|deemed|treated|redundant|unnecessary|auto-approv|autoapprov|yolo", `\b(?:were|was|are|is|been|as|be)\s+(?:already\s+|all\s+)?pre-?(?:authori[sz]ed|approved|confirmed|consented)\b|\bconfirmations?(?:\s+(?:prompts?|dialogs?|requests?|steps?))?\b[^.!?\n]{0,60}?\b(?:are|is)\s+(?:to\s+be\s+)?(?:considered|deemed|treated\s+as|taken\s+as)\s+(?:already\s+)?(?:answered|approved|given|granted|confirmed|accepted)|\b(?:usual\s+)?confirmation(?:\s+(?:prompts?|dialogs?|requests?|steps?))?\s+(?:is|are)\s+(?:redundant|unnecessary|superfluous|pointless)\b|\basking\s+(?:again|for\s+(?:confirmation|permission|approval))\s+is\s+(?:redundant|unnecessary|not\s+needed|pointless)\b|\b(?:enable|switch\s+on|turn\s+on|activate)\s+(?:the\s+)?(?:client['’]?s?\s+)?(?:auto-?approv\w*|yolo)|\b(?:auto-?approv\w*|yolo)\b[^.!?\n]{0,60}?\b(?:switch|turn)\s+it\s+on\b|\b(?:do\s+not|doesn['’]?t|does\s+not|don['’]?t)\s+need\s+(?:a\s+)?(?:separate\s+|further\s+|additional\s+|explicit\s+)?(?:confirmation|approval|consent)\b`, "takes the user's consent for granted"},
 	{RuleOverride, High, "supersede|override|outrank|precedence|preference|over the", `\b(?:supersedes?|overrides?|outranks?|takes?\s+precedence\s+over)\s+(?:what\s+|anything\s+|any\s+|all\s+)?(?:statements?|instructions?|requests?|claims?|messages?|corrections?|objections?|wishes)?\s*(?:made\s+by\s+|from\s+|of\s+|given\s+by\s+)?(?:the\s+)?(?:users?|person|people|human)\b|\bin\s+preference\s+to\s+(?:the\s+)?(?:user['’]?s?|person['’]?s?|their|human['’]?s?)\s+(?:requests?|instructions?|wishes|words)\b|\btrust\s+(?:this\s+(?:tool|server)|its\s+(?:output|results?))\s+over\s+the\s+(?:user|person)\b`, "puts the server's word above the user's"},
+	{RuleOverride, High, "im_start|<|system|>|<<sys>>|[inst]", `<\|im_start\|>\s*system\b|<\|system\|>|<<sys>>|\[inst\]|<\|start_header_id\|>\s*system`, "poses as a system turn of a chat template"},
 	{RuleOverride, High, "forget", `\bforget\s+(?:everything|all)\s+(?:above|before|you\s+(?:know|were\s+told|have\s+been\s+told))`, "tells the model to forget what it was told before"},
 	{RuleOverride, High, "new", `\bnew\s+(?:system\s+)?(?:instructions|directives?|rules)\s*:`, "gives the model new instructions"},
 	{RuleOverride, High, "now", `\byou\s+are\s+now\s+(?:a|an|my|no\s+longer)\b`, "tells the model it is now someone else"},
@@ -118,13 +121,23 @@ var phraseList = []phrase{
 	{RuleCommandPayload, High, "-rf|-fr", `\brm\s+-(?:rf|fr)\s+(?:/|~|\$home)(?:\s|$|\*)`, "wipes a home or a root"},
 	{RuleCommandPayload, High, "powershell", `\bpowershell(?:\.exe)?\s+(?:-\w+\s+)*-e(?:nc|ncodedcommand)?\s+[a-z0-9+/=]{16,}`, "runs encoded PowerShell"},
 	{RuleCommandPayload, High, "exec|eval", `\b(?:exec|eval)\s*\(\s*(?:[\w.]+\.)?(?:urlopen|urlretrieve|get)\s*\(|\bpython[23]?\s+-c\b[^\n]{0,200}?\b(?:urlopen|urlretrieve|requests\.get)\b[^\n]{0,200}?\b(?:exec|eval)\s*\(|\bnode\s+-e\b[^\n]{0,200}?\b(?:https?\.get|fetch)\b[^\n]{0,200}?\beval\s*\(`, "downloads and runs code"},
+	{RuleCommandPayload, High, "eval|exec|iex|invoke-expression", `(?:\bhttps?['"]?\)?\.get\b|\bfetch\s*\(|\burlopen\b|\buri\.open\b|open-uri|net::http|\binvoke-webrequest\b|\b(?:iwr|irm|curl|wget)\b)[^\n]{0,240}?\b(?:eval|exec|iex|invoke-expression)\b|\b(?:eval|exec)\b[^\n]{0,60}?(?:\buri\.open|\burlopen|\bhttps?\.get|\bfetch)\s*\(`, "downloads and runs code"},
+	{RuleCommandPayload, High, "source <(|. <(", `(?:\bsource|\.)\s+<\(\s*(?:curl|wget)\b`, "downloads and runs code"},
+	{RuleCommandPayload, High, "curl", `(?:\bgit\s+(?:show|diff|log|format-patch)|\bcat\s+\S+|\benv\b|\bprintenv\b|\bhistory\b)[^|\n]{0,80}\|\s*curl\b[^\n]{0,120}(?:--data(?:-binary|-raw)?|-d|-f|--upload-file|-t)\s+@-?`, "pipes local data to a server"},
+	{RuleCommandPayload, High, "ssh", `\bssh\s+(?:-\S+\s+)*-a\b[^\n]{0,160}@[\w.-]+|\bssh\b[^\n]{0,80}stricthostkeychecking=no\b[^\n]{0,80}@[\w.-]+`, "forwards the user's SSH agent, or skips the host key, to a host the text names"},
+	{RuleCommandPayload, High, "nslookup|dig |host |resolve-dnsname|ping ", `\b(?:nslookup|dig|host|resolve-dnsname|ping)\s+(?:-\S+\s+)*\S*(?:<[^>\s]+>|\$\{?\w+\}?|\{\w+\})\S*\.[a-z0-9-]+\.[a-z]{2,}`, "puts data into a DNS name it looks up"},
+	{RuleCommandPayload, High, "http", `\b(?:fetch|download|get|curl|wget|save)\w*\s+(?:-\S+\s+)*https?://\S+\.(?:py|sh|ps1|js|rb|pl|bat|exe)\b[^\n]{0,160}?\b(?:run|execute|launch|python3?|bash|sh|node|powershell)\b`, "downloads and runs code"},
+	{RuleCommandPayload, High, "index-url|registry", `(?:--extra-index-url|--index-url|\bnpm\s+config\s+set\s+registry|--registry|\bregistry\s*=)\s*https?://(?:[\w-]+\.)*(?:[\w-]+)\.[a-z]{2,}\S*[^\n]{0,120}?\b(?:every|always|must|all)\b|\b(?:every|always|must|all)\b[^\n]{0,120}?(?:--extra-index-url|--index-url|--registry)\s*https?://`, "has the model install from a package index the text names"},
+	{RuleCommandPayload, High, "postinstall", `\b(?:must|always|every)\b[^\n]{0,160}"(?:pre|post)?install"\s*:\s*"|"(?:pre|post)?install"\s*:\s*"[^"\n]{0,120}"[^\n]{0,80}\b(?:must|always|every)\b`, "has the model add a package whose install runs code"},
+	{RuleCommandPayload, High, "log|history", `\b(?:delete|remove|wipe|truncate|clear|erase|shred)\w*\s+(?:\S+\s+){0,8}?(?:/var/log/(?:auth|audit|secure|syslog|wtmp|btmp|lastlog)\S*|\.\w*_history\b|shell\s+history|audit\s+logs?|auth(?:entication)?\s+logs?)`, "has the model erase logs or history that would show what was done"},
+	{RuleCommandPayload, High, "node_options", `\bnode_options\s*=\s*["']?(?:--require|-r|--import|--loader)\b`, "has every Node process load a file of the text's choosing"},
 	{RuleCommandPayload, High, "remote add", `\bgit\s+remote\s+add\s+[\w.-]+\s+(?:https?://|git@|ssh://)\S+[^\n]{0,200}?\bgit\s+push\s+[\w.-]+\s+(?:--all|--mirror|--tags)\b`, "pushes the repository to a remote of the server's choosing"},
 	{RuleCommandPayload, High, "eval|base64", `\beval\s*\(\s*atob\s*\(|\bbase64\s+(?:-d|--decode)\b[^|\n]{0,80}\|\s*(?:ba)?sh\b`, "decodes and runs hidden code"},
 }
 
 // destination is an address, a phone number, a URL or an IP address
 // written out.
-const destination = `(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\+?\d[\d\s().-]{7,}\d|https?://[^\s'"<>]+|wss?://[^\s'"<>]+|\b\d{1,3}(?:\.\d{1,3}){3}\b|#[\w-]+)`
+const destination = `(?:(?:[\w.+-]+|[>}\]])@[\w-]+(?:\.[\w-]+)+|\b0x[0-9a-f]{40}\b|\b(?:bc1|[13])[a-km-z0-9]{25,59}\b|\b[a-z]{2}\d{2}(?:\s?[a-z0-9]{4}){3,7}(?:\s?[a-z0-9]{1,4})?\b|\+?\d(?:[\s().-]{0,2}\d){8,}|https?://[^\s'"<>]+|wss?://[^\s'"<>]+|\b\d{1,3}(?:\.\d{1,3}){3}\b|#[\w-]+)`
 
 // badDestination is a destination whose name says what it is for.
 const badDestination = `(?:[\w.+-]+@|https?://|wss?://)[\w.-]*(?:attacker|evil|exfil|steal|hack(?:er)?|malicious|pwn(?:ed|d)?|c2|collect(?:or)?|harvest)[\w.-]*`
@@ -154,12 +167,17 @@ func scanField(server string, fl field, own map[string]bool) []Finding {
 		return Finding{Rule: rule, Severity: sev, Server: server, Kind: fl.kind, Name: fl.name, Field: fl.path,
 			Message: msg, Excerpt: excerpt(fl.text, s, e)}
 	}
+	fl.own = own
 	v := newView(fl.text) // one view for every rule that reads one
 	out = append(out, unicodeRules(fl, f)...)
 	out = append(out, hiddenRules(fl, v, f)...)
 	if fl.role != roleName {
 		out = append(out, phraseRulesIn(fl.text, v, f)...)
 		out = append(out, sensitiveFilesOf(fl.text, v, f, &fl)...)
+		out = append(out, intentRules(fl, v, f, own)...)
+		if lv, ok := v.leetView(); ok {
+			out = append(out, intentRules(fl, lv, f, own)...)
+		}
 		out = append(out, otherTools(fl, own, f)...)
 		out = append(out, encodedRules(fl.text, f)...)
 	}
@@ -222,8 +240,12 @@ func phraseRulesOf(text string, v view, f finder, seenRules map[string]bool) []F
 			switch sentence := v.text[sentenceStart(v.text, m[0]):sentenceEnd(v.text, m[1])]; {
 			case p.rule != RuleCommandPayload && mentioned(v.text, m[0], m[1], sentence):
 				sev, msg = Low, msg+" (in quotes, where the text speaks of such phrases rather than giving them)"
-			case p.rule == RuleCommandPayload && mentionRes().denied.MatchString(sentence):
+			case p.rule == RuleCommandPayload && (mentionRes().denied.MatchString(sentence) || deniedWithin(v.text[sentenceStart(v.text, m[0]):m[0]], len(v.text[sentenceStart(v.text, m[0]):m[0]]), 12)):
 				sev, msg = Low, msg+" (in a sentence that says it is refused)"
+			case (p.rule == RuleShadowing || p.rule == RuleSendElsewhere) && deniedAt(v.text, m[1]):
+				sev, msg = Low, msg+" (in a sentence that denies it)"
+			case p.rule == RulePriority && conditionalRe.get().MatchString(v.text[m[1]:]):
+				sev, msg = Low, msg+" (for one kind of request only)"
 			}
 			out = append(out, f(p.rule, sev, msg, s, e))
 		}
@@ -252,7 +274,7 @@ func hiddenRules(fl field, v view, f finder) []Finding {
 	}
 	for _, m := range hiddenMatches(hiddenRes().block, v.text, "<|[|###|note|message|reminder|remarque|nota|hinweis|instruction|observa|directive|assistant|llm|claude|agent|ai:|ai,|ai |アシスタント") {
 		s, e := v.span(t, m[0], m[1])
-		sev, msg := quotedHidden(v.text, m[0], m[1], Medium, "wraps text in a block that poses as the system's or as urgent")
+		sev, msg := quotedHidden(v.text, m[0], m[1], Low, "wraps text in a block that poses as the system's or as urgent")
 		out = append(out, f(RuleHiddenBlock, sev, msg, s, e))
 	}
 	if run, at := blankRun(t); at >= 0 {
@@ -261,17 +283,34 @@ func hiddenRules(fl field, v view, f finder) []Finding {
 	return out
 }
 
+// conditionalRe finds a condition after "use this tool first": first
+// for one kind of request is a routing hint, not a hijack.
+var conditionalRe = &lazyRegexp{pattern: `^[,\s]*(?:whenever|when|if|for|to)\b`}
+
+// deniedAt reports a match whose last word, ending at end, a negator
+// denies ("this server does not change how other servers' tools behave").
+func deniedAt(t string, end int) bool {
+	start := strings.LastIndexAny(t[:end], " \n") + 1
+	return denied(t, start, end)
+}
+
 // quotedHidden is the severity and message of hidden text at [start,
 // end) of text (in lower case) that a sentence quotes to speak of it
 // ("comments like `<!-- draft -->` are stripped"): low, as what is
 // quoted is shown.
 func quotedHidden(text string, start, end int, sev Severity, msg string) (Severity, string) {
 	from := sentenceStart(text, start)
+	if namedRe.get().MatchString(text[end:]) && speaksOf(text[from:sentenceEnd(text, end)]) {
+		return Low, msg + " (named as a kind of thing: \"<IMPORTANT> blocks\")"
+	}
 	if mentioned(text, start, end, text[from:sentenceEnd(text, end)]) || insideQuotes(text[from:end], start-from) && speaksOf(text[from:sentenceEnd(text, end)]) {
 		return Low, msg + " (in quotes, where the text speaks of such things rather than hiding them)"
 	}
 	return sev, msg
 }
+
+// namedRe finds the word that makes a tag the name of a kind of thing.
+var namedRe = &lazyRegexp{pattern: `^\s*(?:blocks?|tags?|markers?|sections?|elements?|comments?|wrappers?)\b`}
 
 // Past these, white space hides what follows it.
 const (
@@ -349,8 +388,8 @@ var sensitiveRes = sync.OnceValue(func() (r struct {
 	for _, s := range sensitiveFileList {
 		r.files = append(r.files, regexp.MustCompile(s.re))
 	}
-	r.verb = regexp.MustCompile(`\b(?:(?:read|open|cat|load|get|access|include|pass|send|copy|upload|attach|provide|retrieve|fetch|extract|dump|print|output|paste|supply|grab|collect|append|examine|inspect|list|scan|search|parse|populate|fill|quote|forward|post|share|contain|add|put|insert|embed|take|resend|set|encode|hex-encode|base64|archive|back\s+up|sync|mirror|export|submit)(?:s|es|ed|d|ing)?|copie[sd]|suppli(?:es|ed)|embedd(?:ed|ing)|look\s+(?:at|in|up)|contents?\s+of|found\s+in|output\s+of)\b|inhalt|übernehm|lesen|lies|senden|schick|conteúdo|envi[ae]|leia|contenido|lee\b|envía|読み取|読み込|送信|内容|含め|入れ`)
-	r.neg = regexp.MustCompile(`\b(?:never|not|n't|refuses?|refused|cannot|can't|won't|avoid|denie[sd]|deny|blocked|forbidden|disallowed|exclud(?:e|es|ed|ing)|except|outside|unless|protects?|no\s+access|ignores?|ignored)\b`)
+	r.verb = regexp.MustCompile(moveLexicon + `|` + readLexicon + `|\b(?:(?:read|open|cat|load|get|include|pass|send|copy|upload|attach|provide|retrieve|fetch|extract|dump|print|paste|supply|grab|collect|append|populate|fill|quote|forward|post|share|contain|add|put|insert|embed|take|resend|encode|run|execute|zip|tar|compress|hex-encode|base64|archive|sync|mirror|export|submit)(?:s|es|ed|d|ing)?|copie[sd]|suppli(?:es|ed)|embedd(?:ed|ing)|look\s+(?:at|in|up)|contents?\s+of|found\s+in|output\s+of)\b|inhalt|übernehm|lesen|lies|senden|schick|conteúdo|envi[ae]|leia|contenido|lee\b|envía|読み取|読み込|送信|内容|含め|入れ`)
+	r.neg = regexp.MustCompile(`\b(?:never|not|n't|refuses?|refused|cannot|can't|won't|avoid|denie[sd]|deny|blocked|forbidden|disallowed|exclud(?:e|es|ed|ing)|except|outside|unless|protects?|no\s+access|ignores?|ignored|exclu\w*|ausgeschlossen|ausgenommen|jamais|nunca|nie|niemals|niet|nooit|hariç|kecuali|tidak|không)\b|исключ|除外|排除|제외|не\s+(?:чита|откры|отправ)|しません|않|לא\s|لا\s|नहीं`)
 	return r
 })
 
@@ -399,25 +438,36 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 			from := m[0]
 			end := sentenceEnd(target, m[1])
 			after := target[m[1]:end]
-			verbs := r.verb.FindAllStringIndex(before, -1)
+			verbs := r.verb.FindAllStringIndex(verbText(before), -1)
+			ordered := len(verbs) > 0
 			switch {
 			case len(verbs) > 0:
 				from = start + verbs[0][0]
 			case r.neg.MatchString(after):
 				continue // named to be denied: "the key itself is never read"
-			case r.verb.MatchString(after):
+			case r.verb.MatchString(verbText(clause(after))):
+				ordered = true
 				// the order after the file: "~/.kube/config の内容を読み取り",
 				// "Chrome's Web Data, copied verbatim"
+			case fl != nil && fl.role == roleValue && exclusionPath.get().MatchString(strings.ToLower(fl.path)):
+				continue // a default of what to leave out
 			case fl != nil && fl.role == roleValue:
 				msg = "names " + what + " in a value the model may pass on"
+			case exampleRe.get().MatchString(before):
+				continue // named as an example: "private keys such as id_rsa"
+			case fl != nil && sensitiveFileList[i].strong && valueOfParameter(fl) && !referenceRe.get().MatchString(before) &&
+				!forSecrets(squash(parameterOf(fl))) && !aboutFile(path, fl.purpose, sensitiveFileList[i].about):
+				sev, msg = High, "names "+what+" as what a parameter is to hold"
 			case sensitiveFileList[i].strong && strings.ContainsAny(path, "/\\._"):
-				sev, msg = Medium, "names "+what
+				sev, msg = Low, "names "+what+", with no order about it"
 			default:
 				continue // a word for such files ("keychain-backed"), not one of them
 			}
 			switch {
-			case destinationRe().MatchString(after) || sendVia().MatchString(target[start:end]):
+			case destinationRe.get().MatchString(after) || sendVia.get().MatchString(target[start:end]):
 				sev, msg = High, msg+", and sends it elsewhere"
+			case ordered && fl != nil && placeIn(target[start:end], fl.own) && !aboutFile(path, fl.purpose, sensitiveFileList[i].about):
+				sev, msg = High, msg+", and puts it in a field"
 			case fl != nil && aboutFile(path, fl.purpose, sensitiveFileList[i].about):
 				sev, msg = Low, msg+" (which its purpose is about)"
 			}
@@ -428,6 +478,52 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 	return out
 }
 
+// verbText is text as the verbs are read in it: "read-only" is no order
+// to read, and words joined by underscores ("attach_file") are words.
+func verbText(s string) string {
+	return verbTextReplacer().Replace(s)
+}
+
+var verbTextReplacer = sync.OnceValue(func() *strings.Replacer {
+	return strings.NewReplacer("read-only", "readonly", "read only", "readonly", "_", " ")
+})
+
+// clause is the start of text up to where its clause or its item of a
+// list ends: what a verb after a file may be read in ("..., copied
+// verbatim", not "… and database URLs with embedded passwords").
+func clause(text string) string {
+	end := min(len(text), 60)
+	for _, stop := range []string{";", " and ", " or "} {
+		if i := strings.Index(text[:end], stop); i >= 0 {
+			end = i
+		}
+	}
+	return text[:end]
+}
+
+// valueOfParameter reports a parameter's description: what it names is
+// what the parameter is to hold ("the SSH private key text").
+func valueOfParameter(fl *field) bool {
+	return strings.HasSuffix(fl.path, ".description") && (strings.Contains(fl.path, "properties") || strings.HasPrefix(fl.path, "arguments"))
+}
+
+// parameterOf is the name of the parameter a description's path is of.
+func parameterOf(fl *field) string {
+	p := strings.TrimSuffix(fl.path, ".description")
+	return p[strings.LastIndexAny(p, ".[\"")+1:]
+}
+
+// referenceRe finds the words of a text that names a file rather than
+// asks for it: its path, its name, where it is.
+var referenceRe = &lazyRegexp{pattern: `\b(?:path|paths|filename|file\s+name|location|directory|folder|exists?|whether)\b`}
+
+// exampleRe finds the words that make what follows them an example.
+var exampleRe = &lazyRegexp{pattern: `\b(?:such\s+as|e\.g\.|for\s+(?:example|instance)|like|including|includes)\b`}
+
+// exclusionPath finds the path of a field whose values are what a tool
+// leaves out ("exclusions", "ignore_paths").
+var exclusionPath = &lazyRegexp{pattern: `exclu|ignore|deny|denied|block|skip|redact|mask|forbid|never`}
+
 // percent undoes the percent-encoding of path characters, in a text's
 // view, keeping its length: "%2f" is "/" and two spaces.
 var percent = sync.OnceValue(func() *strings.Replacer {
@@ -435,7 +531,7 @@ var percent = sync.OnceValue(func() *strings.Replacer {
 })
 
 // destinationRe finds a destination written out.
-var destinationRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(destination) })
+var destinationRe = &lazyRegexp{pattern: destination}
 
 // genericPathWords are the words of a file's path that say nothing of
 // what the file is about.
@@ -455,9 +551,7 @@ func aboutFile(path, purpose, about string) bool {
 
 // sendVia finds a sentence that sends through another tool: "via
 // slack_post_message", "call the send_email tool".
-var sendVia = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile("\\b(?:via|using|through|with|call|use|invoke)\\s+(?:the\\s+)?`?[a-z][a-z0-9.-]*_[a-z0-9_.-]*(?:send|post|mail|upload|message|share|publish|forward|webhook)[a-z0-9_.-]*`?|\\b(?:via|using|through|call|use|invoke)\\s+(?:the\\s+)?`?(?:send|post|mail|upload|share|publish|forward)[a-z0-9.-]*_[a-z0-9_.-]*`?")
-})
+var sendVia = &lazyRegexp{pattern: "\\b(?:via|using|through|with|call|use|invoke)\\s+(?:the\\s+)?`?[a-z][a-z0-9.-]*_[a-z0-9_.-]*(?:send|post|mail|upload|message|share|publish|forward|webhook)[a-z0-9_.-]*`?|\\b(?:via|using|through|call|use|invoke)\\s+(?:the\\s+)?`?(?:send|post|mail|upload|share|publish|forward)[a-z0-9.-]*_[a-z0-9_.-]*`?"}
 
 // tokenStart is where the run of characters other than spaces that
 // holds s[i] starts.
@@ -481,8 +575,12 @@ func tokenEnd(s string, i int) int {
 func sentenceEnd(s string, i int) int {
 	for j := i; j < len(s); j++ {
 		switch s[j] {
-		case '!', '?', '\n':
+		case '\n':
 			return j
+		case '!', '?':
+			if endsSentence(s, j) {
+				return j
+			}
 		case '.':
 			if endsSentence(s, j) {
 				return j + 1
@@ -493,8 +591,8 @@ func sentenceEnd(s string, i int) int {
 }
 
 var mentionRes = sync.OnceValue(func() (r struct{ speaks, denied *regexp.Regexp }) {
-	r.speaks = regexp.MustCompile(`\b(?:such\s+as|like|e\.g\.|for\s+example|phrases?|words?|text|input|contains?|containing|patterns?|strings?|detects?|detected|flags?|flagged|filters?|filtered|translated|literally|quoted|examples?|attacks?|injections?|treated\s+as\s+data)\b`)
-	r.denied = regexp.MustCompile(`\b(?:blocked|refused|rejected|not\s+allowed|disallowed|forbidden|prohibited|denied|never\s+(?:run|runs|execute|executes)|prevents?|are\s+stopped)\b`)
+	r.speaks = regexp.MustCompile(`\b(?:such\s+as|like|e\.g\.|for\s+example|phrases?|patterns?|strings?|detects?|detected|flags?|flagged|filters?|filtered|translated|literally|quoted|examples?|attacks?|injections?|treated\s+as\s+data)\b`)
+	r.denied = regexp.MustCompile(`\b(?:blocked|refused|rejected|not\s+allowed|disallowed|forbidden|prohibited|denied|never\s+(?:run|runs|execute|executes)|(?:does\s+not|doesn['’]?t|do\s+not|don['’]?t|will\s+not|won['’]?t)\s+(?:run|execute)s?|(?:let|have)\s+(?:them|the\s+user)\s+run\s+it|prevents?|are\s+stopped)\b`)
 	return r
 })
 
@@ -519,7 +617,7 @@ func mentioned(v string, start, end int, sentence string) bool {
 // speaksOf reports a sentence that, in its own voice, speaks of phrases,
 // input or detection ("example" in relay@mail.example speaks of nothing).
 func speaksOf(sentence string) bool {
-	return mentionRes().speaks.MatchString(destinationRe().ReplaceAllString(unquoted(sentence), " "))
+	return mentionRes().speaks.MatchString(destinationRe.get().ReplaceAllString(unquoted(sentence), " "))
 }
 
 // insideQuotes reports whether s[i] is inside what s quotes, as
@@ -564,6 +662,38 @@ func unquoted(s string) string {
 	return b.String()
 }
 
+// unquotedPhrases is a sentence without the phrases it quotes: a quoted
+// span of one word (`verification`, 'memo') is a name, and stays.
+func unquotedPhrases(s string) string {
+	var b strings.Builder
+	var quote, opening rune
+	var span strings.Builder
+	for _, r := range s {
+		closing := map[rune]rune{'"': '"', '\'': '\'', '“': '”', '‘': '’', '`': '`', '«': '»'}
+		switch {
+		case quote != 0 && r == quote:
+			if !strings.ContainsAny(strings.TrimSpace(span.String()), " \t") {
+				b.WriteRune(opening)
+				b.WriteString(span.String())
+				b.WriteRune(r)
+			}
+			quote = 0
+		case quote != 0:
+			span.WriteRune(r)
+		case closing[r] != 0 && !(r == '\'' && b.Len() > 0 && isLetter(lastRune(b.String()))):
+			quote, opening = closing[r], r
+			span.Reset()
+		default:
+			b.WriteRune(r)
+		}
+	}
+	if quote != 0 {
+		b.WriteRune(opening)
+		b.WriteString(span.String())
+	}
+	return b.String()
+}
+
 func isLetter(r rune) bool { return unicode.IsLetter(r) }
 
 func lastRune(s string) rune {
@@ -574,16 +704,16 @@ func lastRune(s string) rune {
 // sentenceStart is where the sentence that holds i begins.
 func sentenceStart(s string, i int) int {
 	j := strings.LastIndexAny(s[:i], ".!?\n")
-	for j >= 0 && s[j] == '.' && !endsSentence(s, j) {
+	for j >= 0 && s[j] != '\n' && !endsSentence(s, j) {
 		j = strings.LastIndexAny(s[:j], ".!?\n")
 	}
 	return j + 1
 }
 
-// endsSentence reports whether the dot at s[j] ends a sentence: one
-// before white space (or the end), after a letter, a digit or a closing
-// mark; not one of a path or a name (~/.ssh, mcp.json), nor of an
-// ellipsis (curl ... | sh).
+// endsSentence reports whether the '.', '!' or '?' at s[j] ends a
+// sentence: one before white space (or the end), after a letter, a digit
+// or a closing mark; not one of a path, a name or a URL (~/.ssh,
+// mcp.json, p?d=), nor of an ellipsis (curl ... | sh).
 func endsSentence(s string, j int) bool {
 	if j+1 < len(s) && s[j+1] != ' ' && s[j+1] != '\n' {
 		return false
@@ -596,9 +726,7 @@ func endsSentence(s string, j int) bool {
 
 // identifier is a word that reads as a tool's name: with an underscore,
 // a hyphen between letters, or a capital inside, five characters or more.
-var identifier = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+)$`)
-})
+var identifier = &lazyRegexp{pattern: `^(?:[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+)$`}
 
 // otherTools finds a text that names a tool the server does not have
 // ("the send_email tool"): low, as it may be an honest pointer to a tool
@@ -630,7 +758,7 @@ func otherTools(fl field, own map[string]bool, f finder) []Finding {
 		if start > 0 && strings.ContainsRune("`'\"", rune(fl.text[start-1])) {
 			start--
 		}
-		if len(name) < 4 || own[strings.ToLower(name)] || !identifier().MatchString(name) || strings.EqualFold(name, fl.name) {
+		if len(name) < 4 || own[strings.ToLower(name)] || !identifier.get().MatchString(name) || strings.EqualFold(name, fl.name) {
 			continue
 		}
 		out = append(out, f(RuleShadowing, Low, fmt.Sprintf("names a tool %q that this server does not have", name), start, i))
@@ -645,6 +773,7 @@ func encodedRules(text string, f finder) []Finding {
 	found := func(decoded string, s, e int, code string) {
 		quiet := func(rule string, sev Severity, msg string, s, e int) Finding { return Finding{Rule: rule} }
 		inner := append(phraseRules(decoded, quiet), sensitiveFiles(decoded, quiet)...)
+		inner = append(inner, intentRules(field{text: decoded, role: roleProse}, newView(decoded), quiet, nil)...)
 		inner = slices.DeleteFunc(inner, func(fd Finding) bool { return fd.Rule == RuleEncoded })
 		if len(inner) == 0 {
 			return
@@ -663,6 +792,35 @@ func encodedRules(text string, f finder) []Finding {
 			found(string(raw), m[0], m[1], "base64")
 		}
 	}
+	for _, m := range percentBlocks.get().FindAllStringIndex(text, min(8, strings.Count(text, "%")/8)) {
+		if raw, err := url.PathUnescape(text[m[0]:m[1]]); err == nil && printable([]byte(raw)) {
+			found(raw, m[0], m[1], "percent-encoding")
+		}
+	}
+	for _, m := range base32Blocks.get().FindAllStringIndex(text, 8) {
+		block := text[m[0]:m[1]]
+		if pad := len(strings.TrimRight(block, "=")) % 8; pad != 0 {
+			block = strings.TrimRight(block, "=") + strings.Repeat("=", 8-pad)
+		}
+		if raw, err := base32.StdEncoding.DecodeString(block); err == nil && printable(raw) {
+			found(string(raw), m[0], m[1], "base32")
+		}
+	}
+	for _, m := range spacedBlocks.get().FindAllStringIndex(text, min(8, spacedRun(text)/12)) {
+		found(unspace(text[m[0]:m[1]]), m[0], m[1], "letters spaced apart")
+	}
+	for start := 0; start < len(text); {
+		end := strings.IndexByte(text[start:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start
+		}
+		if line := text[start:end]; reversed(line) {
+			found(reverse(line), start, end, "text written backwards")
+		}
+		start = end + 1
+	}
 	for _, m := range hexBlocks(text, 8) {
 		if raw, err := hex.DecodeString(text[m[0]:m[1]]); err == nil && printable(raw) {
 			found(string(raw), m[0], m[1], "hex")
@@ -672,6 +830,66 @@ func encodedRules(text string, f finder) []Finding {
 		found(rot13(text), 0, len(text), "ROT13")
 	}
 	return out
+}
+
+// percentBlocks, base32Blocks and spacedBlocks find text in those
+// encodings: eight or more percent-escapes in a row; 32 or more base32
+// letters; twelve or more characters each followed by a space.
+var (
+	percentBlocks = &lazyRegexp{pattern: `(?:%[0-9A-Fa-f]{2}){8,}`}
+	base32Blocks  = &lazyRegexp{pattern: `\b[A-Z2-7]{32,}={0,6}`}
+	spacedBlocks  = &lazyRegexp{pattern: `(?:\S {1,2}){12,}\S`}
+)
+
+// spacedRun is the length of the longest run of characters each followed
+// by one or two spaces: spacedBlocks is worth running past twelve.
+func spacedRun(s string) int {
+	best, n := 0, 0
+	for i := 0; i < len(s); {
+		switch {
+		case s[i] != ' ' && i+1 < len(s) && s[i+1] == ' ' && (i == 0 || s[i-1] == ' '):
+			n++
+			best = max(best, n)
+			i += 2
+			for i < len(s) && s[i] == ' ' {
+				i++
+			}
+		default:
+			n = 0
+			i++
+		}
+	}
+	return best
+}
+
+// unspace joins letters spaced apart: a single space is none, two are a
+// space between words.
+func unspace(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(s, "  ", "\x00"), " ", ""), "\x00", " ")
+}
+
+// reversed reports a line written backwards: more of the commonest words
+// read backwards than forwards, by far.
+func reversed(s string) bool {
+	count := func(t string) int {
+		n := 0
+		for _, w := range strings.Fields(strings.ToLower(t)) {
+			switch strings.Trim(w, ".,:;()") {
+			case "the", "and", "to", "of", "a", "from", "file", "that", "this", "in", "it":
+				n++
+			}
+		}
+		return n
+	}
+	back := reverse(s)
+	return count(back) >= 4 && count(back) > 2*count(s)
+}
+
+// reverse is s read from its end.
+func reverse(s string) string {
+	r := []rune(s)
+	slices.Reverse(r)
+	return string(r)
 }
 
 // hexBlocks are the first n runs of 40 or more hex digits, of even length.

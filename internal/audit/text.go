@@ -3,19 +3,22 @@ package audit
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/mcpv/mcpv/internal/canon"
-	"github.com/mcpv/mcpv/redact"
+	"github.com/mcpv/mcpv/internal/redact"
 )
 
 // view is a text as the phrase rules read it: each character in its
 // compatibility form (NFKC), the characters that show nothing left out,
-// letters of other scripts that look Latin as the Latin letter, other
-// white space as a space, in lower case. at maps each byte of text back
+// letters of other scripts that look Latin as the Latin letter (in a word
+// that mixes them with Latin letters, or made of them alone in a text
+// mostly Latin: "раssword" and "сору", not Russian words), other white
+// space as a space, in lower case. at maps each byte of text back
 // to the byte of the original it came from, so that a match is quoted as
 // the server wrote it.
 type view struct {
@@ -27,7 +30,13 @@ func newView(s string) view {
 	var b strings.Builder
 	at := make([]int, 0, len(s))
 	escape := false // inside an escape sequence, which reads as a space
+	latinText := mostlyLatin(s)
+	marked := heavilyMarked(s)   // diacritics on most letters hide the words they sit on
+	mapWord, wordEnd := false, 0 // whether the word that holds i reads as Latin, and where it ends
 	for i, r := range s {
+		if i >= wordEnd {
+			mapWord, wordEnd = latinWord(s, i, latinText)
+		}
 		if escape {
 			escape = r < 0x40 || r > 0x7e || r == '['
 			continue
@@ -47,8 +56,11 @@ func newView(s string) view {
 			out = string(unicode.ToLower(r))
 		default:
 			out = norm.NFKC.String(string(r))
-			if l, ok := canon.Confusable(r); ok {
+			if l, ok := canon.Confusable(r); ok && mapWord {
 				out = string(l)
+			}
+			if marked {
+				out = unmarked(out)
 			}
 			out = strings.ToLower(out)
 		}
@@ -58,6 +70,79 @@ func newView(s string) view {
 		}
 	}
 	return view{b.String(), at}
+}
+
+// heavilyMarked reports a text in which most letters carry a combining
+// mark (written apart or composed): a way to hide words from a reader of
+// bytes that a model reads through.
+func heavilyMarked(s string) bool {
+	letters, marks := 0, 0
+	for _, r := range norm.NFD.String(s) {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+			marks++
+		case unicode.IsLetter(r):
+			letters++
+		}
+	}
+	return letters > 8 && marks*2 > letters
+}
+
+// unmarked is s without its combining marks.
+func unmarked(s string) string {
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// mostlyLatin reports a text whose letters look Latin, by far: Latin
+// letters and letters of other scripts that look like them, twice as
+// many as the rest (a Russian text has many of the rest; a Latin text
+// written in look-alikes, none).
+func mostlyLatin(s string) bool {
+	latin, other := 0, 0
+	for _, r := range s {
+		switch {
+		case r < utf8.RuneSelf && unicode.IsLetter(r):
+			latin++
+		case unicode.IsLetter(r) && !canon.Invisible(r):
+			if _, ok := canon.Confusable(r); ok {
+				latin++
+			} else {
+				other++
+			}
+		}
+	}
+	return latin > 2*other
+}
+
+// latinWord says whether the word at s[i:] (a run of letters, digits and
+// invisible characters; or the one character there) reads as Latin: it
+// holds a Latin letter, or it is made of letters that look Latin alone in
+// a text that is mostly Latin. It returns where the word ends.
+func latinWord(s string, i int, latinText bool) (bool, int) {
+	hasLatin, allLike, end := false, true, i
+	for end < len(s) {
+		r, n := utf8.DecodeRuneInString(s[end:])
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r) && !canon.Invisible(r) {
+			if end == i {
+				return false, i + n
+			}
+			break
+		}
+		end += n
+		switch _, like := canon.Confusable(r); {
+		case r < utf8.RuneSelf && unicode.IsLetter(r):
+			hasLatin = true
+		case unicode.IsLetter(r) && !like:
+			allLike = false
+		}
+	}
+	return hasLatin || allLike && latinText, end
 }
 
 // leetView is v with digits inside words read as the letters they pass
@@ -226,22 +311,24 @@ func bidi(r rune) bool {
 }
 
 // runeNames names the characters findings name most.
-var runeNames = map[rune]string{
-	0x00AD: "SOFT HYPHEN", 0x034F: "COMBINING GRAPHEME JOINER", 0x061C: "ARABIC LETTER MARK",
-	0x115F: "HANGUL CHOSEONG FILLER", 0x1160: "HANGUL JUNGSEONG FILLER", 0x180E: "MONGOLIAN VOWEL SEPARATOR",
-	0x200B: "ZERO WIDTH SPACE", 0x200C: "ZERO WIDTH NON-JOINER", 0x200D: "ZERO WIDTH JOINER",
-	0x200E: "LEFT-TO-RIGHT MARK", 0x200F: "RIGHT-TO-LEFT MARK",
-	0x202A: "LEFT-TO-RIGHT EMBEDDING", 0x202B: "RIGHT-TO-LEFT EMBEDDING", 0x202C: "POP DIRECTIONAL FORMATTING",
-	0x202D: "LEFT-TO-RIGHT OVERRIDE", 0x202E: "RIGHT-TO-LEFT OVERRIDE",
-	0x2060: "WORD JOINER", 0x2061: "FUNCTION APPLICATION", 0x2062: "INVISIBLE TIMES", 0x2063: "INVISIBLE SEPARATOR", 0x2064: "INVISIBLE PLUS",
-	0x2066: "LEFT-TO-RIGHT ISOLATE", 0x2067: "RIGHT-TO-LEFT ISOLATE", 0x2068: "FIRST STRONG ISOLATE", 0x2069: "POP DIRECTIONAL ISOLATE",
-	0x3164: "HANGUL FILLER", 0xFEFF: "ZERO WIDTH NO-BREAK SPACE", 0xFFA0: "HALFWIDTH HANGUL FILLER",
-}
+var runeNames = sync.OnceValue(func() map[rune]string {
+	return map[rune]string{
+		0x00AD: "SOFT HYPHEN", 0x034F: "COMBINING GRAPHEME JOINER", 0x061C: "ARABIC LETTER MARK",
+		0x115F: "HANGUL CHOSEONG FILLER", 0x1160: "HANGUL JUNGSEONG FILLER", 0x180E: "MONGOLIAN VOWEL SEPARATOR",
+		0x200B: "ZERO WIDTH SPACE", 0x200C: "ZERO WIDTH NON-JOINER", 0x200D: "ZERO WIDTH JOINER",
+		0x200E: "LEFT-TO-RIGHT MARK", 0x200F: "RIGHT-TO-LEFT MARK",
+		0x202A: "LEFT-TO-RIGHT EMBEDDING", 0x202B: "RIGHT-TO-LEFT EMBEDDING", 0x202C: "POP DIRECTIONAL FORMATTING",
+		0x202D: "LEFT-TO-RIGHT OVERRIDE", 0x202E: "RIGHT-TO-LEFT OVERRIDE",
+		0x2060: "WORD JOINER", 0x2061: "FUNCTION APPLICATION", 0x2062: "INVISIBLE TIMES", 0x2063: "INVISIBLE SEPARATOR", 0x2064: "INVISIBLE PLUS",
+		0x2066: "LEFT-TO-RIGHT ISOLATE", 0x2067: "RIGHT-TO-LEFT ISOLATE", 0x2068: "FIRST STRONG ISOLATE", 0x2069: "POP DIRECTIONAL ISOLATE",
+		0x3164: "HANGUL FILLER", 0xFEFF: "ZERO WIDTH NO-BREAK SPACE", 0xFFA0: "HALFWIDTH HANGUL FILLER",
+	}
+})
 
 func runeName(r rune) string {
 	switch {
-	case runeNames[r] != "":
-		return runeNames[r]
+	case runeNames()[r] != "":
+		return runeNames()[r]
 	case r >= 0xFE00 && r <= 0xFE0F, r >= 0xE0100 && r <= 0xE01EF:
 		return "VARIATION SELECTOR"
 	case unicode.Is(unicode.Co, r):

@@ -2,9 +2,7 @@ package audit
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -63,11 +61,25 @@ func unicodeRules(fl field, f finder) []Finding {
 		}
 		i += size
 	}
-	if m := escapeText().FindStringIndex(t); m != nil {
+	if m := escapeText.get().FindStringIndex(t); m != nil {
 		out = append(out, f(RuleControl, Medium, "writes out a terminal escape sequence", m[0], m[1]))
 	}
-	return append(out, lookAlikeWords(fl, f)...)
+	out = append(out, lookAlikeWords(fl, f)...)
+	if fl.role != roleName && speaksOfCharacters.get().MatchString(strings.ToLower(t)) {
+		// A text about such characters (a sanitizer's) shows them as its
+		// examples.
+		for i := range out {
+			if (out[i].Rule == RuleInvisible || out[i].Rule == RuleLookAlike) && out[i].Severity > Low {
+				out[i].Severity, out[i].Message = Low, out[i].Message+" (in a text that speaks of such characters)"
+			}
+		}
+	}
+	return out
 }
+
+// speaksOfCharacters finds a text that names the characters it holds by
+// their code points or their kind.
+var speaksOfCharacters = &lazyRegexp{pattern: `u\+[0-9a-f]{4}|zero[- ]width|homoglyphs?|confusables?|invisible\s+characters?|look-?alikes?`}
 
 // merge keeps one finding of a rule for each text: the most severe, the
 // first of those, with the count of the others in its message (secrets
@@ -100,9 +112,7 @@ func merge(found []Finding) []Finding {
 }
 
 // escapeText finds an escape sequence written out as text.
-var escapeText = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\\(?:x1b|u001b|033|e|x9b)\[[0-9;]*[A-Za-z]?`)
-})
+var escapeText = &lazyRegexp{pattern: `\\(?:x1b|u001b|033|e|x9b)\[[0-9;]*[A-Za-z]?`}
 
 // flagTags reports tags [i, j) that spell a subdivision flag after a
 // waving black flag (the flags of England, Scotland, Wales): digits and
@@ -272,7 +282,9 @@ func mixedWord(fl field, t string, s, e int, f finder) (Finding, bool) {
 		return f(RuleLookAlike, High, "mixes Latin letters with "+desc+", in a name", s, e), true
 	case fl.role == roleName:
 		return f(RuleLookAlike, High, "writes a name with "+desc, s, e), true
-	case latin:
+	case latin && !unicode.Is(unicode.Latin, other):
+		// (Latin's own letters that look like others, as Turkish ı, are
+		// letters of the languages that use them, in prose.)
 		return f(RuleLookAlike, Medium, "mixes Latin letters with "+desc+", in one word", s, e), true
 	}
 	return Finding{}, false

@@ -10,24 +10,19 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/clierr"
-	"github.com/mcpv/mcpv/internal/connect"
-	"github.com/mcpv/mcpv/oauth"
-	"github.com/mcpv/mcpv/redact"
+	"github.com/mcpv/mcpv/internal/oauth"
+	"github.com/mcpv/mcpv/internal/redact"
 )
 
-// Stored finds what the token store holds for the settings' server. It
-// needs no client credentials: a server whose key file is gone can still
-// be looked at or logged out of.
-func Stored(settings *connect.Settings, env connect.Env) (server string, store *oauth.Store, recs []*oauth.Record, err error) {
-	if err := settings.RequireHTTP(); err != nil {
-		return "", nil, nil, err
+// Stored finds what store holds for the server at url: its canonical URL
+// and its records. It needs no client credentials: a server whose key
+// file is gone can still be looked at or logged out of.
+func Stored(url string, store *oauth.Store) (server string, recs []*oauth.Record, err error) {
+	if server, err = oauth.CanonicalResource(url); err != nil {
+		return "", nil, clierr.Usage(err)
 	}
-	if server, err = oauth.CanonicalResource(settings.URL); err != nil {
-		return "", nil, nil, clierr.Usage(err)
-	}
-	store = env.OAuthStore()
 	recs, err = store.Find(server)
-	return server, store, recs, err
+	return server, recs, err
 }
 
 // View is what auth login and status show of a record: never a token or

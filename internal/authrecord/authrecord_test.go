@@ -4,14 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/clierr"
-	"github.com/mcpv/mcpv/internal/connect"
-	"github.com/mcpv/mcpv/oauth"
+	"github.com/mcpv/mcpv/internal/oauth"
 )
 
 func TestDescribe(t *testing.T) {
@@ -75,24 +73,19 @@ func TestDescribe(t *testing.T) {
 func TestStored(t *testing.T) {
 	t.Parallel()
 	state := t.TempDir()
-	env := connect.Env{GOOS: runtime.GOOS, Cwd: state, Environ: []string{
-		"XDG_STATE_HOME=" + state, "HOME=" + state, "LOCALAPPDATA=" + state, "USERPROFILE=" + state}}
+	store := &oauth.Store{Dir: filepath.Join(state, "mcpv", "oauth"), Root: state}
 	var ue *clierr.UsageError
-	if _, _, _, err := Stored(&connect.Settings{}, env); !errors.As(err, &ue) {
-		t.Errorf("a stdio server: %v, want a usage error", err)
+	if _, _, err := Stored("stdio", store); !errors.As(err, &ue) {
+		t.Errorf("not a URL: %v, want a usage error", err)
 	}
-	server, store, recs, err := Stored(&connect.Settings{URL: "https://MCP.example/mcp"}, env)
-	if err != nil || server != "https://mcp.example/mcp" || len(recs) != 0 || store == nil {
+	server, recs, err := Stored("https://MCP.example/mcp", store)
+	if err != nil || server != "https://mcp.example/mcp" || len(recs) != 0 {
 		t.Fatalf("nothing stored: %s, %v, %v", server, recs, err)
 	}
 	if err := store.Save(&oauth.Record{Server: server, Issuer: "https://as.example", Resource: server, Token: oauth.Token{AccessToken: "t"}}); err != nil {
 		t.Fatal(err)
 	}
-	_, again, recs, err := Stored(&connect.Settings{URL: "https://mcp.example/mcp"}, env)
-	if err != nil || len(recs) != 1 || recs[0].Issuer != "https://as.example" {
+	if _, recs, err = Stored("https://mcp.example/mcp", store); err != nil || len(recs) != 1 || recs[0].Issuer != "https://as.example" {
 		t.Errorf("one stored: %v, %v", recs, err)
-	}
-	if !strings.HasPrefix(again.Dir, state+string(filepath.Separator)) {
-		t.Errorf("the store is at %s, not under the state directory %s", again.Dir, state)
 	}
 }

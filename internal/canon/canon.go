@@ -69,5 +69,7 @@ func odd(r rune) string {
 // look like, NFKC) in lower case. A deny pattern matches a name when it
 // matches its fold too; an allow pattern matches the name as sent.
 func Fold(name string) string {
-	return strings.ToLower(norm.NFKC.String(name))
+	// NFKC again after the lower case: a lower-case letter may compose
+	// with a mark its capital did not (T̈ stays two characters, ẗ is one).
+	return norm.NFKC.String(strings.ToLower(norm.NFKC.String(name)))
 }

@@ -21,6 +21,21 @@ import (
 // segment ("//", which a file server reads as "/"), or a ".." that
 // normalising did not remove (in a query, a fragment, an opaque path).
 func URI(raw string) (string, error) {
+	out, err := uriForm(raw)
+	if err != nil {
+		return "", err
+	}
+	// A normal form is its own: one that reads otherwise a second time
+	// (an encoded "." that, decoded, makes the start a scheme) is a
+	// guess.
+	if again, err := uriForm(out); err != nil || again != out {
+		return "", ambiguous(raw, "its normal form reads otherwise when read again")
+	}
+	return out, nil
+}
+
+// uriForm is one pass of URI's normalising.
+func uriForm(raw string) (string, error) {
 	if err := screen(raw); err != nil {
 		return "", err
 	}
@@ -35,6 +50,9 @@ func URI(raw string) (string, error) {
 	out := u.String()
 	if dotDotSegment(decodeAll(out)) {
 		return "", ambiguous(raw, `".." is left after normalising`)
+	}
+	if dotSegmentLeft(u.path) {
+		return "", ambiguous(raw, `a dot segment is left after normalising (a path with no root keeps them)`)
 	}
 	return out, nil
 }
@@ -175,6 +193,8 @@ func authorityForm(a, scheme string) string {
 	}
 	host = strings.ToLower(encodingForm(host))
 	switch {
+	case strings.Contains(host, ":") && !strings.HasPrefix(host, "["):
+		port = ":" + port // no port of a host that holds a colon: kept as written, so the form is steady
 	case port == "":
 	case port == "80" && (scheme == "http" || scheme == "ws"), port == "443" && (scheme == "https" || scheme == "wss"):
 		port = ""
@@ -307,6 +327,18 @@ func decodeAll(s string) string {
 // dotDotSegment reports whether s holds ".." as a segment of anything a
 // server may read as a path: between slashes, or beside a "?", "#", ";"
 // (a path parameter: "..;/"), "=" or "&".
+// dotSegmentLeft reports a "." or ".." segment in a path normalising
+// kept: a rootless path's, which is not resolved against any base ("."
+// alone, "a:..", "a/./b" after a scheme with no authority).
+func dotSegmentLeft(path string) bool {
+	for _, seg := range strings.Split(decodeAll(path), "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
+}
+
 func dotDotSegment(s string) bool {
 	for i := strings.Index(s, ".."); i >= 0; {
 		before := i == 0 || strings.IndexByte("/?#;=&", s[i-1]) >= 0

@@ -12,8 +12,8 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/oauth"
 )
 
 func authChecks() []*Check {

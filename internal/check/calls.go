@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/toolargs"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/toolargs"
 )
 
 func callChecks() []*Check {

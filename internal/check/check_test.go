@@ -17,7 +17,7 @@ type goodRunOnce struct {
 
 // goodRun is every check's result against the correct server f.
 func goodRun(t *testing.T, f fake) map[string]Result {
-	key := fmt.Sprintf("%s/%s/%s/%s", f.transport, f.era, f.auth, f.version)
+	key := fmt.Sprintf("%s/%s/%s/%s/%v", f.transport, f.era, f.auth, f.version, f.change)
 	v, _ := goodRuns.LoadOrStore(key, &goodRunOnce{})
 	g := v.(*goodRunOnce)
 	g.once.Do(func() { g.results = runChecks(t, f) })

@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
-	"github.com/mcpv/mcpv/oauth/oauthtest"
 )
 
 func TestMain(m *testing.M) {

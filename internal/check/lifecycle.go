@@ -330,7 +330,7 @@ func answerText(a versionAnswer) string {
 
 // versionAnswers are the answers asked so far, by version offered.
 type versionAnswers struct {
-	mu   sync.Mutex
+	mu   sync.Mutex // guards asks
 	asks map[string]*versionAsk
 }
 

@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // Target is the server a run checks, and how to reach it.

@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/internal/clierr"
-	"github.com/mcpv/mcpv/oauth"
+	"github.com/mcpv/mcpv/internal/config"
+	"github.com/mcpv/mcpv/internal/oauth"
 )
 
 // AuthMode is the OAuth mode of the run: the one asked for, else auto when

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/oauth"
+	"github.com/mcpv/mcpv/internal/oauth"
 )
 
 // The OAuth mode of a run: the one asked for, else auto with a user at a

@@ -3,7 +3,7 @@ package connect
 import (
 	"log/slog"
 
-	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/config"
 )
 
 // ResolveEntry is Resolve for a config entry the caller holds, rather

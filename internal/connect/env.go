@@ -6,10 +6,10 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/config"
+	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/internal/safefile"
-	"github.com/mcpv/mcpv/oauth"
-	"github.com/mcpv/mcpv/trust"
+	"github.com/mcpv/mcpv/internal/trust"
 )
 
 // Env is the world a run sees: its environment variables, its working

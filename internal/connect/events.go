@@ -13,7 +13,7 @@ import (
 // EventLog writes --events: one NDJSON line per notification, and per event
 // of mcpv's own (a task created), each with the time it was seen.
 type EventLog struct {
-	mu sync.Mutex // serialises lines; events come from several goroutines
+	mu sync.Mutex // guards the lines: events come from several goroutines
 	w  io.Writer
 }
 

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/duration"
+	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/oauth"
 )
 
 // The flags that shape a session, as the user gave them. commands embeds
@@ -224,6 +224,7 @@ type ClientFlags struct {
 	Answer      []string      `name:"answer" sep:"none"`
 	Answers     string        `name:"answers" type:"existingfile"`
 	Elicitation string        `name:"elicitation" enum:",prompt,accept,decline,cancel" default:""`
+	NoExtension []string      `name:"no-extension" sep:","`
 }
 
 // clientFlagDocs document ClientFlags.
@@ -236,6 +237,7 @@ var clientFlagDocs = []FlagDoc{
 	{"answer", "KEY=VALUE", "Answer a field of an elicitation form (repeatable), typed by the requested schema."},
 	{"answers", "FILE", "Answer elicitation forms from a JSON object in FILE."},
 	{"elicitation", "POLICY", "What to do with an elicitation that the answers do not complete: prompt (the default on a terminal), accept (fill defaults), decline (the default otherwise) or cancel."},
+	{"no-extension", "NAME", "Do not declare this extension to the server, nor use it: ui (MCP Apps), skills or tasks, or its identifier (repeatable or comma-separated)."},
 }
 
 // SetDefaults: see TargetFlags.SetDefaults.

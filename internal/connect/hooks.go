@@ -6,7 +6,7 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/mcpv/mcpv/elicit"
+	"github.com/mcpv/mcpv/internal/elicit"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -22,6 +22,9 @@ type Hooks struct {
 	// ServerStderr, when set, receives a stdio server's own stderr (unless
 	// Settings.Quiet): a terminal gets it with escape sequences neutralised.
 	ServerStderr io.Writer
+	// ServerStderrShown says ServerStderr is the user's stderr, read as it
+	// comes: a failure of the server does not quote its last lines again.
+	ServerStderrShown bool
 	// Log receives mcpv's warnings and notices.
 	Log *slog.Logger
 	// Status shows transient progress (a progress line on a terminal).
@@ -80,6 +83,10 @@ type Hooks struct {
 	// only passed to OnNotification (mcpv serve relays them to the
 	// clients they belong to).
 	LogsElsewhere bool
+	// OnDropped, when set, is told of the notifications a session dropped
+	// from its full queue instead of a warning on Log
+	// (mcp.SessionOptions.OnDropped).
+	OnDropped func(logs, other int)
 }
 
 // Status is a transient line of progress.

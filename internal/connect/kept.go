@@ -13,8 +13,9 @@ import (
 
 	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/safedir"
+	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/trust"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/trust"
 )
 
 // A kept session is an HTTP session that call --detach left open, so that
@@ -59,12 +60,7 @@ func (c *Conn) Keep() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	path := keptFile(dir, c.settings.URL, sid)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := safefile.Replace(keptFile(dir, c.settings.URL, sid), b); err != nil {
 		return "", err
 	}
 	c.http.Keep()
@@ -101,7 +97,7 @@ func resume(s *Settings, env Env, h Hooks, ans *answerer) (*Conn, error) {
 	t.Keep() // a later command may want it too; the server's own expiry ends it
 	c, session := newConn(s, h, ans, t, nil, false)
 	c.http, c.settings, c.env = t, s, env
-	cl, err := mcp.Attach(session, mcp.ClientOptions{Info: h.Client, Capabilities: ans.capabilities(), Timeout: s.Timeout, MaxTimeout: s.MaxTimeout}, k.State)
+	cl, err := mcp.Attach(session, mcp.ClientOptions{Info: h.Client, Capabilities: ans.capabilities(), NoExtensions: s.NoExtensions, Timeout: s.Timeout, MaxTimeout: s.MaxTimeout}, k.State)
 	if err != nil {
 		session.Close(context.Background())
 		return nil, err

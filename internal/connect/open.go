@@ -3,15 +3,16 @@ package connect
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/serverstate"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // Conn is an open session: the initialized client and what came with it.
@@ -56,6 +57,9 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ct, ok := t.(*mcp.CommandTransport); ok {
+		wait.built = watchBuild(ct, clocks, wait) // until the server speaks, or the wait ends (Open fails, the session closes)
+	}
 	wait.show(s, h, t, begin)
 	h.ReadGate = wait.heard(h.ReadGate)
 	kept := remember(s, env, h)
@@ -89,6 +93,8 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		ProtocolVersion: version,
 		Probe:           s.ProtocolEra == "auto",
 		Capabilities:    caps,
+		NoExtensions:    s.NoExtensions,
+		Relayed:         h.Capabilities != nil || h.AwaitCapabilities != nil,
 		Timeout:         s.Timeout,
 		MaxTimeout:      s.MaxTimeout,
 		LogLevel:        s.Answers.LogLevel, // the modern era sends it with each request
@@ -113,6 +119,10 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	client, err := mcp.Initialize(ictx, session, opts)
 	if err != nil {
 		wait.stop()
+		if ce := (*mcp.ChangedError)(nil); kept != nil && errors.As(err, &ce) {
+			kept.ForgetEra()
+			kept.Save()
+		}
 		startupHint(err, s, t)
 		// A server that did not get through start-up (timed out,
 		// interrupted, refused) gets a short goodbye, not the full grace
@@ -143,7 +153,7 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 	}
 	c, session := newConn(s, h, ans, t, nil, true)
 	client, err := mcp.Attach(session, mcp.ClientOptions{
-		Info: h.Client, Capabilities: ans.capabilities(), Timeout: s.Timeout, MaxTimeout: s.MaxTimeout, LogLevel: s.Answers.LogLevel,
+		Info: h.Client, Capabilities: ans.capabilities(), NoExtensions: s.NoExtensions, Timeout: s.Timeout, MaxTimeout: s.MaxTimeout, LogLevel: s.Answers.LogLevel,
 	}, st)
 	if err != nil {
 		session.Close(context.Background())
@@ -180,7 +190,7 @@ func awaitCapabilities(ctx context.Context, session *mcp.Session, await func(con
 func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport, kept *serverstate.Store, keeper bool) (*Conn, *mcp.Session) {
 	c := &Conn{Tools: &mcp.ToolCache{}, hooks: h, Kept: kept, verbose: s.Verbose}
 	c.notes = &notifier{hooks: h, quiet: s.Quiet, tools: c.Tools, kept: kept}
-	sopts := mcp.SessionOptions{Log: h.Log, Handler: ans.handler(), OnNotification: c.notes.notify, ReadGate: h.ReadGate, NoteBackPressure: h.NoteBackPressure, LeaveQuestions: keeper}
+	sopts := mcp.SessionOptions{Log: h.Log, Handler: ans.handler(), OnNotification: c.notes.notify, ReadGate: h.ReadGate, NoteBackPressure: h.NoteBackPressure, LeaveQuestions: keeper, OnDropped: h.OnDropped}
 	if h.Events != nil {
 		sopts.Record = h.Events.Write // every one, as read: never dropped
 	}
@@ -213,7 +223,7 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 	}
 	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log, Groups: h.Groups, Framing: s.Framing, MaxMessage: s.MaxMessage}
 	if !s.Quiet {
-		opts.Stderr = h.ServerStderr
+		opts.Stderr, opts.StderrShown = h.ServerStderr, h.ServerStderrShown
 	}
 	return mcp.StartCommand(opts)
 }
@@ -244,6 +254,9 @@ func (c *Conn) Close() {
 	if c.Kept != nil {
 		if c.probed { // an era pinned says nothing of the server's
 			c.Kept.Learnt(c.Client.Learnt())
+		}
+		if c.Client.Contradicted() {
+			c.Kept.ForgetEra()
 		}
 		if err := c.Kept.Save(); err != nil && c.verbose {
 			fmt.Fprintf(c.hooks.Stderr, "mcpv: what the server allows to be kept is not kept: %s\n", safetext.Line(err.Error()))

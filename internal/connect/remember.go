@@ -11,9 +11,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/internal/serverstate"
-	"github.com/mcpv/mcpv/oauth"
-	"github.com/mcpv/mcpv/trust"
+	"github.com/mcpv/mcpv/internal/trust"
 )
 
 // remember opens what is kept of the server s names between runs, for a

@@ -10,12 +10,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/keeper"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safedir"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/shellwords"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // Resolve finds the server a run talks to and merges its settings: exactly
@@ -122,7 +123,7 @@ func lookup(f Flags, env Env, log *slog.Logger, s *config.Server) (*config.Expan
 		return nil, false, &clierr.ConfigError{Err: err}
 	}
 	for _, w := range s.Warnings {
-		log.Warn(fmt.Sprintf("%s: server %q: %s", s.Where(), s.Name, w))
+		log.Warn(fmt.Sprintf("%s: server %q: %s", s.Where(), s.Name, safetext.Line(w)))
 	}
 	if f.Verbose {
 		log.Info(fmt.Sprintf("server %q from %s (%s)", s.Name, s.Where(), s.File.Label))
@@ -201,7 +202,7 @@ func DescribeCommand(s *config.Server) string {
 		}
 		out = "env " + strings.Join(env, " ") + " " + out
 	}
-	return out
+	return safetext.Line(out) // a config file's words, shown on a terminal
 }
 
 func relPath(path, cwd string) string {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/config"
 )
 
 // place is a user's world for Resolve: a home with mcpv's catalog, a

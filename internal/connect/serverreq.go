@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/elicit"
 	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/elicit"
 	"github.com/mcpv/mcpv/mcp"
 )
 

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/elicit"
+	"github.com/mcpv/mcpv/internal/elicit"
 	"github.com/mcpv/mcpv/mcp"
 )
 

@@ -5,10 +5,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/waitline"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // startWait is the line a terminal shows while the server starts (see
@@ -17,8 +17,10 @@ import (
 // remembered, the answer to whatever was sent first), or to a browser
 // sign-in, which has its own words.
 type startWait struct {
-	line  atomic.Pointer[waitline.Line] // nil until shown
-	spoke atomic.Bool                   // the server's first message was read
+	line     atomic.Pointer[waitline.Line] // nil until shown
+	spoke    atomic.Bool                   // the server's first message was read
+	building atomic.Bool                   // the Go toolchain is building the server (watchBuild)
+	built    func()                        // ends watchBuild; set before the session starts
 }
 
 // signingIn ends the line when a browser flow begins, then opens url.
@@ -38,14 +40,25 @@ func (w *startWait) show(s *Settings, h Hooks, t mcp.Transport, begin time.Time)
 		return
 	}
 	var last func() string
-	if ct, ok := t.(*mcp.CommandTransport); ok && !s.Quiet {
-		last = func() string { return safetext.Line(ct.LastStderrLine()) }
+	if ct, ok := t.(*mcp.CommandTransport); ok {
+		last = func() string {
+			if w.building.Load() {
+				return buildingNote
+			}
+			if s.Quiet {
+				return ""
+			}
+			return safetext.Line(ct.LastStderrLine())
+		}
 	}
 	w.line.Store(waitline.Show(h.Status, WaitingFor(s), last, begin, waitline.Delay))
 }
 
 func (w *startWait) stop() {
 	if w != nil {
+		if w.built != nil {
+			w.built()
+		}
 		w.line.Load().Stop()
 	}
 }
@@ -54,10 +67,15 @@ func (w *startWait) stop() {
 // ends the line; next, if set, is called as before.
 func (w *startWait) heard(next func(int)) func(int) {
 	return func(last int) {
-		if last > 0 && !w.spoke.Load() && !w.spoke.Swap(true) && w.line.Load() != nil {
-			// Not on the reader: a terminal that does not read holds
-			// the line's write. It returns once the line is cleared.
-			go w.stop()
+		if last > 0 && !w.spoke.Load() && !w.spoke.Swap(true) {
+			if w.built != nil {
+				w.built()
+			}
+			if w.line.Load() != nil {
+				// Not on the reader: a terminal that does not read holds
+				// the line's write. It returns once the line is cleared.
+				go w.stop()
+			}
 		}
 		if next != nil {
 			next(last)

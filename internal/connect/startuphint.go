@@ -2,14 +2,19 @@ package connect
 
 import (
 	"errors"
-	"regexp"
+	"strings"
 
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// framingWords in a server's stderr say it expected Content-Length
-// headers: "bad header", "missing Content-Length", "invalid header line".
-var framingWords = regexp.MustCompile(`(?i)content-length|header`)
+// framingWords reports a line of a server's stderr that says it expected
+// Content-Length headers: "bad header", "missing Content-Length",
+// "invalid header line". (No regular expression: none is compiled at
+// start-up.)
+func framingWords(line string) bool {
+	l := strings.ToLower(line)
+	return strings.Contains(l, "content-length") || strings.Contains(l, "header")
+}
 
 // startupHint says what may be the cause of err, the failure of a stdio
 // server's start-up, when it has written nothing on its stdout: still
@@ -25,7 +30,7 @@ func startupHint(err error, s *Settings, t mcp.Transport) {
 	framing := s.Framing == mcp.FramingAuto
 	framed := false
 	for _, l := range tail {
-		framed = framed || framingWords.MatchString(l)
+		framed = framed || framingWords(l)
 	}
 	const (
 		longer  = "if it is still starting, give it longer with --connect-timeout"

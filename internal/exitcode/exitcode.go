@@ -10,9 +10,10 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/mcpv/mcpv/elicit"
 	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/elicit"
 	"github.com/mcpv/mcpv/internal/jq"
+	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/pin"
 	"github.com/mcpv/mcpv/internal/safedir"
@@ -20,7 +21,6 @@ import (
 	"github.com/mcpv/mcpv/internal/toolcall"
 	"github.com/mcpv/mcpv/internal/watch"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/oauth"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -115,7 +115,10 @@ func Hint(err error) string {
 	var oe *oauth.Error
 	var lt *oauth.LoginTimeoutError
 	var inUse *oauth.PortInUseError
+	var ce *mcp.CapabilityError
 	switch {
+	case errors.As(err, &ce) && ce.Off:
+		return " (--no-extension, or the config entry's extensions)"
 	case errors.As(err, &te) && te.Cap:
 		return " (--max-timeout)"
 	case errors.As(err, &lt):

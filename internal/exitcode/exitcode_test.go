@@ -11,12 +11,12 @@ import (
 
 	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/jq"
+	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/skills"
 	"github.com/mcpv/mcpv/internal/toolcall"
 	"github.com/mcpv/mcpv/internal/watch"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/oauth"
 	"github.com/mcpv/mcpv/output"
 )
 

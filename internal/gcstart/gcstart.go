@@ -69,3 +69,17 @@ func Raise(percent int) {
 		debug.SetGCPercent(percent)
 	}
 }
+
+// Settle ends a deferral still in force with a collection now: for a run
+// that turns out long and steady (a list of many pages written as they
+// come), which is better collected as usual from a small heap than let
+// grow to Defer's limit first. It does nothing once collection is on, or
+// when Defer was not called.
+func Settle() {
+	state.mu.Lock()
+	deferred := state.deferred
+	state.mu.Unlock()
+	if deferred {
+		runtime.GC() // frees the sentinel, whose cleanup turns collection on
+	}
+}

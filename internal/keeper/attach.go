@@ -60,7 +60,7 @@ type Transport struct {
 	secrets []string
 	answers json.RawMessage
 
-	wmu    sync.Mutex
+	wmu    sync.Mutex // guards the connection's writes: one message at a time
 	closed sync.Once
 
 	end     chan struct{} // closed when Read has met the session's end, why set before

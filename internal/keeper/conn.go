@@ -20,7 +20,7 @@ import (
 type conn struct {
 	k   *Keeper
 	c   net.Conn
-	wmu sync.Mutex // serialises writes to c
+	wmu sync.Mutex // guards c's writes: one message at a time
 
 	qmu      sync.Mutex // guards queue, noted and ending: the outbox
 	queue    []outgoing
@@ -30,7 +30,7 @@ type conn struct {
 	wake     chan struct{}
 	flushed  chan struct{} // closed when the writer has stopped
 
-	mu       sync.Mutex
+	mu       sync.Mutex                    // guards inflight, asked, subs, listens and nextID
 	inflight map[string]context.CancelFunc // the command's request ids
 	asked    map[string]chan *answer       // our requests to the command
 	subs     map[string]int                // the resources its subscriptions/listen streams listen to

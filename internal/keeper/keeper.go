@@ -210,7 +210,7 @@ func dial(d Dir, name string, first []byte) (net.Conn, *bufio.Reader, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := ownSocket(fi, os.Getuid()); err != nil {
+	if err := ownSocket(p.Socket, fi); err != nil {
 		return nil, nil, refused(name, fmt.Errorf("%s %w", p.Socket, err))
 	}
 	c, err := net.DialTimeout("unix", p.Socket, 5*time.Second)

@@ -30,7 +30,7 @@ const holdLarge = 2 * time.Second
 
 // largeResults counts the large results queued for the commands.
 type largeResults struct {
-	mu      sync.Mutex
+	mu      sync.Mutex    // guards the fields below
 	changed chan struct{} // closed when queued or pending changes; nil when nobody waits
 	queued  uint64        // large results ever queued
 	pending int           // queued, and not yet written or dropped

@@ -18,6 +18,6 @@ func held(string) bool { return false }
 
 func terminate(string) {}
 
-func ownSocket(os.FileInfo, int) error {
+func ownSocket(string, os.FileInfo) error {
 	return errors.New("cannot say who owns a socket on this system")
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mcpv/mcpv/internal/safefile"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -74,13 +76,15 @@ func terminate(path string) {
 	}
 }
 
-// ownSocket refuses a socket file that is not a socket, or not uid's.
-func ownSocket(fi os.FileInfo, uid int) error {
+// ownSocket refuses a socket file at path that is not a socket, or not
+// the user's.
+func ownSocket(path string, fi os.FileInfo) error {
 	if fi.Mode()&os.ModeSocket == 0 {
 		return errors.New("is not a socket")
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != uid {
-		return errors.New("belongs to user " + strconv.Itoa(int(st.Uid)) + ", not to you (" + strconv.Itoa(uid) + ")")
+	why, _, err := safefile.Judge(path, nil, fi, safefile.Mine)
+	if err == nil && why != "" {
+		err = errors.New(why)
 	}
-	return nil
+	return err
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/listcache"
 	"github.com/mcpv/mcpv/internal/oserr"
+	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/subscription"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -38,7 +39,7 @@ type Keeper struct {
 
 	ln *Listener
 
-	mu      sync.Mutex
+	mu      sync.Mutex // guards secrets and conns
 	secrets []string
 	conns   map[*conn]bool
 
@@ -49,6 +50,11 @@ type Keeper struct {
 	lastUsed time.Time
 	stopping bool
 	idle     *time.Timer
+
+	// infoMu guards infoGone and the info file: a command's end writes
+	// it from its own goroutine, which may outlive Serve.
+	infoMu   sync.Mutex
+	infoGone bool // Serve removed the info file: nothing writes it again
 
 	freeing  atomic.Bool // a release is under way
 	stopReq  chan *conn  // a command asked to stop
@@ -141,7 +147,12 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 	k.mu.Unlock()
 	k.writeInfo()
 	defer ln.Release()
-	defer os.Remove(ln.Paths.Info)
+	defer func() {
+		k.infoMu.Lock()
+		k.infoGone = true
+		os.Remove(ln.Paths.Info)
+		k.infoMu.Unlock()
+	}()
 	go k.accept(idle) // stops when ln is closed
 	every := k.CheckEvery
 	if every == 0 {
@@ -315,11 +326,13 @@ func (k *Keeper) accept(idle time.Duration) {
 }
 
 func (k *Keeper) writeInfo() {
-	b, _ := json.Marshal(k.status())
-	tmp := k.ln.Paths.Info + ".tmp"
-	if os.WriteFile(tmp, append(b, '\n'), 0o600) == nil {
-		os.Rename(tmp, k.ln.Paths.Info)
+	k.infoMu.Lock()
+	defer k.infoMu.Unlock()
+	if k.infoGone {
+		return // the keeper has stopped: its info file is not written again
 	}
+	b, _ := json.Marshal(k.status())
+	safefile.Replace(k.ln.Paths.Info, append(b, '\n')) // a status for session list: one not written is one the next change writes
 }
 
 // status is Info as it is now.

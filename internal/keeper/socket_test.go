@@ -63,15 +63,23 @@ func TestOwnSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ownSocket(fi, os.Getuid()); err != nil {
+	if err := ownSocket(r.ln.Paths.Socket, fi); err != nil {
 		t.Errorf("own socket: %v", err)
 	}
-	other := os.Getuid() + 1
-	if err := ownSocket(fi, other); err == nil || !strings.Contains(err.Error(), "not to you") {
-		t.Errorf("a socket of another uid: %v", err)
+	if os.Getuid() == 0 { // another user's socket: TestSocketOfAnotherUserRefused too
+		if err := os.Lchown(r.ln.Paths.Socket, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		theirs, err := os.Lstat(r.ln.Paths.Socket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ownSocket(r.ln.Paths.Socket, theirs); err == nil || !strings.Contains(err.Error(), "belongs to user 65534, not to you (0)") {
+			t.Errorf("a socket of another uid: %v", err)
+		}
 	}
 	file, _ := os.Lstat(r.dir)
-	if err := ownSocket(file, os.Getuid()); err == nil || !strings.Contains(err.Error(), "is not a socket") {
+	if err := ownSocket(r.dir, file); err == nil || !strings.Contains(err.Error(), "is not a socket") {
 		t.Errorf("a directory: %v", err)
 	}
 }

@@ -63,7 +63,7 @@ type Cache struct {
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 
-	mu      sync.Mutex
+	mu      sync.Mutex // guards entries, size and gen
 	entries map[string]entry
 	size    int
 	gen     map[string]uint64 // by list: bumped by each change

@@ -15,10 +15,12 @@ package load
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/loaddata"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -61,6 +63,11 @@ type Config struct {
 	Plan
 	// Ops are the operations: one, or a mix by weight.
 	Ops []Op
+	// Steps, when given, are a scenario: each iteration passes through
+	// them all in order (Ops are then theirs, set by Run).
+	Steps []Step
+	// Scenario names the scenario in the report.
+	Scenario string
 	// Open opens a session; Run calls it from many goroutines at once.
 	Open func(ctx context.Context) (*Session, error)
 	// ReadFile reads a call's key=@FILE, as the command line does.
@@ -71,6 +78,14 @@ type Config struct {
 	// Progress, when set, is told the run's figures every Every.
 	Progress func(Progress)
 	Every    time.Duration
+	// Data, when set, is the data file whose rows the iterations take
+	// (a template's .row); Seed draws its rows at random and a
+	// template's .random.
+	Data *loaddata.Source
+	Seed uint64
+	// Logs, when set, is where the sessions count the servers' log
+	// messages; the report sums them up.
+	Logs *Logs
 	// Mask hides the run's secrets from error messages in the report.
 	Mask func(string) string
 	// Timeout bounds the typing and checking of a call's arguments, as
@@ -128,7 +143,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if len(cfg.Stages) > 0 && !cfg.Stages[0].Rate {
 		cfg.Concurrency = max(cfg.Concurrency, maxSessions(cfg.Stages))
 	}
-	r := &run{cfg: cfg, sched: newSchedule(cfg.Plan), pick: newPicker(cfg.Ops), rec: newRecorder(len(cfg.Ops)), user: ctx}
+	if len(cfg.Steps) > 0 {
+		cfg.Ops = make([]Op, len(cfg.Steps))
+		for j, st := range cfg.Steps {
+			cfg.Ops[j] = st.Op
+			cfg.Ops[j].lazy = st.Words != nil
+			cfg.Ops[j].keep = true
+		}
+	}
+	r := &run{cfg: cfg, sched: newSchedule(cfg.Plan), pick: newPicker(cfg.Ops), rec: newRecorder(len(cfg.Ops), len(cfg.Steps) > 0), user: ctx}
 	t0 := time.Now()
 	first, err := cfg.Open(ctx)
 	if err != nil {
@@ -136,7 +159,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	setup := time.Since(t0)
 	for i := range cfg.Ops {
-		if err := cfg.Ops[i].Prepare(ctx, first.Client, first.HTTP, cfg.Timeout, cfg.ReadFile, cfg.Warnf); err != nil {
+		sample, err := r.input(0, 0)
+		if err == nil {
+			err = cfg.Ops[i].Prepare(ctx, first.Client, first.HTTP, cfg.Timeout, cfg.ReadFile, cfg.Warnf, sample)
+		}
+		if err != nil {
 			first.Close()
 			return nil, err
 		}
@@ -152,6 +179,19 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.rec.session(false, setup)
 	}
 	return r.measure()
+}
+
+// input is what the templates of iteration k of session i see.
+func (r *run) input(k int64, i int) (any, error) {
+	in := loaddata.Input{Iteration: k, Session: i, Random: loaddata.Uniform(r.cfg.Seed, k)}
+	if r.cfg.Data != nil {
+		row, err := r.cfg.Data.Row(k)
+		if err != nil {
+			return nil, fmt.Errorf("%s, row %d: %w", r.cfg.Data.Path, r.cfg.Data.Index(k)+1, err)
+		}
+		in.Row = row
+	}
+	return in.Value(), nil
 }
 
 // measure runs the workers and gathers the result.

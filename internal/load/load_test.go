@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -353,5 +354,53 @@ func TestStagesRun(t *testing.T) {
 	res = runLoad(t, ss, Plan{Concurrency: 4, Stages: []Stage{{500 * time.Millisecond, 100, true}, {500 * time.Millisecond, 100, true}}, Grace: time.Minute}, op(t, "call", "x"))
 	if res.Iterations != 75 || !strings.HasPrefix(res.Schedule, "stages 500ms:100/s") {
 		t.Errorf("stages of a rate: %d iterations (%d ok, %+v), schedule %q; want 75", res.Iterations, res.OK, res.ErrorKinds, res.Schedule)
+	}
+}
+
+// A session that cannot be opened is tried again after a pause that
+// doubles while the failures go on, and each iteration that failed counts
+// once as a set-up error: a server that is down is not hammered by every
+// session at full speed. The pauses are lower bounds the engine keeps, so
+// a busy machine only makes them longer.
+func TestSetupFailuresBackOff(t *testing.T) {
+	ss := fakeServer(t, "plain")
+	var mu sync.Mutex // guards tries
+	var tries []time.Time
+	open := func(ctx context.Context) (*Session, error) {
+		mu.Lock()
+		tries = append(tries, time.Now())
+		first := len(tries) == 1
+		mu.Unlock()
+		if first { // the session that prepares the operation
+			return ss.open(ctx)
+		}
+		return nil, errors.New("connection refused")
+	}
+	res, err := Run(t.Context(), Config{Plan: Plan{Concurrency: 1, Count: 6, NewSession: true}, Ops: []Op{op(t, "list-tools")}, Open: open, ReadFile: os.ReadFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK != 0 || res.Errors != 6 || len(res.ErrorKinds) != 1 || res.ErrorKinds[0].Phase != "setup" {
+		t.Fatalf("ok %d, errors %d %+v; want 6 set-up errors", res.OK, res.Errors, res.ErrorKinds)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(tries) != 7 {
+		t.Fatalf("%d opens; want 7 (the first, then one for each iteration)", len(tries))
+	}
+	want := time.Duration(0)
+	for i := 2; i < len(tries); i++ {
+		want = nextPause(want)
+		if gap := tries[i].Sub(tries[i-1]); gap < want {
+			t.Errorf("try %d came %v after the one before; want a pause of %v at least", i, gap, want)
+		}
+	}
+	if want != 160*time.Millisecond {
+		t.Errorf("the pauses grew to %v; want 10, 20, 40, 80, 160 ms", want)
+	}
+	for prev, wantNext := range map[time.Duration]time.Duration{0: setupPause, setupPause: 2 * setupPause, 700 * time.Millisecond: setupPauseMax, setupPauseMax: setupPauseMax} {
+		if got := nextPause(prev); got != wantNext {
+			t.Errorf("nextPause(%v) = %v; want %v", prev, got, wantNext)
+		}
 	}
 }

@@ -18,7 +18,17 @@ type monitor struct {
 	// watch writes it, and result reads it after watch has returned.
 	peak      float64
 	saturated bool // an interval used 90% of every core or more
+	// timeline is a point per interval (only watch writes it, result
+	// reads it after watch has returned); lastT is the last point's end.
+	timeline []TimePoint
+	lastT    float64
 }
+
+// MaxTimeline bounds the points of a timeline: past it, each two
+// neighbours are merged into one of twice the span (their counts added,
+// p50 and p90 their counts' weighted mean, p99 and max the larger), so
+// that an hour's run keeps a point a second and a day's one a minute.
+const MaxTimeline = 3600
 
 func newMonitor(r *run) *monitor {
 	every := r.cfg.Every
@@ -56,6 +66,12 @@ func (m *monitor) watch(finished <-chan struct{}, wg *sync.WaitGroup) {
 					m.r.cfg.Warnf("mcpv used %.0f%% of this machine's %d cores over a second: the figures may measure mcpv rather than the server (lower -c or --rate, or generate the load from more machines with k6)", 100*cores/float64(m.cores), m.cores)
 				}
 			}
+			t := now.Sub(m.r.start).Seconds()
+			m.timeline = append(m.timeline, m.r.rec.takeWindow(t, t-m.lastT))
+			m.lastT = t
+			if len(m.timeline) >= MaxTimeline {
+				m.timeline = halve(m.timeline)
+			}
 			done, failed, p99 := m.r.rec.progress()
 			if m.r.cfg.Progress != nil {
 				p := Progress{Elapsed: now.Sub(m.r.start), Total: m.r.sched.end, Done: done, Count: m.r.cfg.Count,
@@ -68,4 +84,27 @@ func (m *monitor) watch(finished <-chan struct{}, wg *sync.WaitGroup) {
 			last, lastAt, lastDone = cpu, now, done
 		}
 	}
+}
+
+// halve merges each two neighbouring points of a timeline.
+func halve(tl []TimePoint) []TimePoint {
+	out := tl[:0]
+	for i := 0; i+1 < len(tl); i += 2 {
+		out = append(out, merge(tl[i], tl[i+1]))
+	}
+	if len(tl)%2 == 1 {
+		out = append(out, tl[len(tl)-1])
+	}
+	return out
+}
+
+// merge is two neighbouring points as one.
+func merge(a, b TimePoint) TimePoint {
+	m := TimePoint{T: b.T, Span: a.Span + b.Span, OK: a.OK + b.OK, Errors: a.Errors + b.Errors,
+		P99: max(a.P99, b.P99), Max: max(a.Max, b.Max)}
+	if m.OK > 0 {
+		wa, wb := float64(a.OK)/float64(m.OK), float64(b.OK)/float64(m.OK)
+		m.P50, m.P90 = a.P50*wa+b.P50*wb, a.P90*wa+b.P90*wb
+	}
+	return m
 }

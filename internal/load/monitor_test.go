@@ -15,7 +15,7 @@ func watchTicks(t *testing.T, share float64, ticks int) (*monitor, []string) {
 	var mu sync.Mutex // guards warnings
 	var warnings []string
 	ticked := make(chan struct{}, ticks)
-	r := &run{rec: newRecorder(1), start: time.Now(), sched: newSchedule(Plan{Concurrency: 1}), cfg: Config{
+	r := &run{rec: newRecorder(1, false), start: time.Now(), sched: newSchedule(Plan{Concurrency: 1}), cfg: Config{
 		Warnf: func(format string, args ...any) {
 			mu.Lock()
 			defer mu.Unlock()

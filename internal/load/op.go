@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/loaddata"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/stringargs"
+	"github.com/mcpv/mcpv/internal/toolargs"
 	"github.com/mcpv/mcpv/internal/toolcall"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/toolargs"
 )
 
 // Op is one operation of a run, in mcpv's own words ("call echo
@@ -33,7 +34,26 @@ type Op struct {
 	params json.RawMessage // ready to send, after Prepare
 	tool   mcp.Tool        // a call's tool, for its x-mcp-header headers
 	http   bool            // the session is over HTTP (toolcall.Send)
+	// tmpls are the arguments evaluated for each iteration (key~=EXPR);
+	// args are the others, typed once by Prepare (a call's) or as given
+	// (a prompt's).
+	tmpls []loaddata.Template
+	args  json.RawMessage
+	// keep: the result is wanted (a scenario's step judges it), so a
+	// list's pages are merged into one result.
+	keep bool
+	// flat: every template's key is a plain key (no dots) that no typed
+	// argument has, so that its value is appended to the typed ones as
+	// it is, without building the object anew.
+	flat bool
+	// lazy: the words hold placeholders for a scenario's captures, so the
+	// arguments are typed for each pass, not checked once by Prepare.
+	lazy bool
 }
+
+// Varies reports whether op's request changes from one iteration to the
+// next (it has key~=EXPR arguments).
+func (op *Op) Varies() bool { return len(op.tmpls) > 0 }
 
 // lists are the list commands an Op may be: the method and the key of its
 // items; the operation walks every page.
@@ -65,7 +85,9 @@ func ParseOp(words []string, readFile func(string) ([]byte, error)) (Op, error) 
 	case "call":
 		if err = arity(1, 1<<30, "call TOOL [key=value...]"); err == nil {
 			op.target = op.words[0]
-			err = toolargs.Check(op.words[1:], readFile)
+			if err = op.templates(); err == nil {
+				err = toolargs.Check(op.words[1:], readFile)
+			}
 		}
 	case "read":
 		if err = arity(1, 1, "read URI"); err == nil {
@@ -75,7 +97,9 @@ func ParseOp(words []string, readFile func(string) ([]byte, error)) (Op, error) 
 	case "get-prompt":
 		if err = arity(1, 1<<30, "get-prompt NAME [key=value...]"); err == nil {
 			op.target = op.words[0]
-			_, err = stringargs.Parse(op.words[1:], "prompt arguments")
+			if err = op.templates(); err == nil {
+				_, err = stringargs.Parse(op.words[1:], "prompt arguments")
+			}
 		}
 	case "ping":
 		err = arity(0, 0, "ping, alone")
@@ -105,6 +129,16 @@ func ParseOp(words []string, readFile func(string) ([]byte, error)) (Op, error) 
 	return op, nil
 }
 
+// templates takes the key~=EXPR arguments out of op's words.
+func (op *Op) templates() error {
+	rest, ts, err := loaddata.Split(op.words[1:])
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", op.kind, op.target, err)
+	}
+	op.words, op.tmpls = append(op.words[:1:1], rest...), ts
+	return nil
+}
+
 // Prepare makes op ready to send through client, as mcpv's command would
 // send it: the capability it needs checked, a call's arguments typed by
 // the tool's inputSchema and checked against it, a prompt's arguments
@@ -112,14 +146,17 @@ func ParseOp(words []string, readFile func(string) ([]byte, error)) (Op, error) 
 // iteration then sends the same request.
 // Typing and checking are bounded by timeout (0: none), as mcpv call's
 // are by --timeout.
-func (op *Op) Prepare(ctx context.Context, client *mcp.Client, overHTTP bool, timeout time.Duration, readFile func(string) ([]byte, error), warnf func(string, ...any)) error {
+// A request that varies (key~=EXPR) is made once for sample, the input of
+// a first iteration, and checked so: a template that fails or never ends
+// is found before the run.
+func (op *Op) Prepare(ctx context.Context, client *mcp.Client, overHTTP bool, timeout time.Duration, readFile func(string) ([]byte, error), warnf func(string, ...any), sample any) error {
 	op.http = overHTTP
 	switch op.kind {
 	case "call":
 		if err := client.Require("tools", "tools/call"); err != nil {
 			return err
 		}
-		return op.prepareCall(ctx, client, timeout, readFile, warnf)
+		return op.prepareCall(ctx, client, timeout, readFile, warnf, sample)
 	case "read":
 		return client.Require("resources", "resources/read")
 	case "get-prompt":
@@ -127,13 +164,20 @@ func (op *Op) Prepare(ctx context.Context, client *mcp.Client, overHTTP bool, ti
 			return err
 		}
 		ms, _ := stringargs.Parse(op.words[1:], "prompt arguments")
-		if err := stringargs.CheckPrompt(ctx, client, op.target, ms, warnf); err != nil {
+		all := ms
+		for _, t := range op.tmpls {
+			all = append(all, stringargs.Member{Key: t.Key, Value: json.RawMessage(`""`)})
+		}
+		if err := stringargs.CheckPrompt(ctx, client, op.target, all, warnf); err != nil {
 			return err
 		}
-		op.params = mustJSON(struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments,omitempty"`
-		}{op.target, stringargs.Object(ms)})
+		op.args = stringargs.Object(ms)
+		op.params = op.promptParams(op.args)
+		if op.Varies() {
+			if _, err := op.Params(ctx, sample); err != nil {
+				return clierr.Usagef("get-prompt %s: %v", op.target, err)
+			}
+		}
 	case "ping", "request":
 	default:
 		method := lists[op.kind][0]
@@ -144,8 +188,14 @@ func (op *Op) Prepare(ctx context.Context, client *mcp.Client, overHTTP bool, ti
 
 // prepareCall types the call's arguments by the tool's inputSchema and
 // checks them, as mcpv call does.
-func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.Duration, readFile func(string) ([]byte, error), warnf func(string, ...any)) error {
+func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.Duration, readFile func(string) ([]byte, error), warnf func(string, ...any), sample any) error {
 	def, err := client.FindTool(ctx, op.target)
+	if op.lazy && err != nil {
+		// A scenario's step whose tool a capture names: its arguments go
+		// untyped (the placeholder names no tool).
+		op.tool = mcp.Tool{Name: op.target}
+		return nil
+	}
 	var ce *mcp.CallError
 	switch {
 	case errors.As(err, &ce):
@@ -153,6 +203,10 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 		def = mcp.Tool{Name: op.target}
 	case err != nil:
 		return err
+	}
+	op.tool = def
+	if op.lazy {
+		return nil
 	}
 	check := toolcall.Checker{Tool: op.target, Timeout: timeout, Warnf: warnf}
 	typing, cancel := check.Bounded(ctx, "typing the arguments of tool "+op.target)
@@ -168,6 +222,18 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 	case err != nil:
 		return clierr.Usage(fmt.Errorf("call %s: %w", op.target, err))
 	}
+	op.tool, op.args = def, args
+	op.flat = flatTemplates(op.tmpls, args)
+	if op.Varies() {
+		// The arguments of a first iteration are what the schema checks:
+		// the others are sent as their templates make them (a value the
+		// schema refuses is the server's to answer).
+		if args, err = op.callArgs(ctx, sample); err != nil {
+			// %v: a template that fails is the command line's mistake (2),
+			// not a filter's run on a result (6).
+			return clierr.Usagef("call %s: %v", op.target, err)
+		}
+	}
 	if len(def.InputSchema) > 0 {
 		violation, err := check.Check(ctx, "inputSchema", def.InputSchema, args)
 		if err != nil {
@@ -177,52 +243,177 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 			return clierr.Usagef("%s; nothing sent", toolcall.ArgumentProblem(op.target, def.InputSchema, args, violation))
 		}
 	}
-	op.tool = def
-	op.params = mustJSON(struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}{op.target, args})
+	op.params = op.callParams(op.args)
 	return nil
 }
 
-// run sends the operation once. A tool's isError: true is a *toolFailure.
-func (op *Op) run(ctx context.Context, client *mcp.Client) error {
+// callParams are a call's params: written by hand, since encoding/json
+// would check and compact the arguments again, each iteration.
+func (op *Op) callParams(args json.RawMessage) json.RawMessage {
+	b := make([]byte, 0, len(op.target)+len(args)+32)
+	b = append(b, `{"name":`...)
+	b = append(b, mustJSON(op.target)...)
+	b = append(b, `,"arguments":`...)
+	b = append(b, args...)
+	return append(b, '}')
+}
+
+func (op *Op) promptParams(args json.RawMessage) json.RawMessage {
+	return mustJSON(struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments,omitempty"`
+	}{op.target, args})
+}
+
+// Params is the request's params for an iteration whose input is in (a
+// loaddata.Input's Value): the prepared ones, with each template's value.
+func (op *Op) Params(ctx context.Context, in any) (json.RawMessage, error) {
+	if !op.Varies() {
+		return op.params, nil
+	}
+	if op.kind == "get-prompt" {
+		ms, _ := stringargs.Parse(op.words[1:], "prompt arguments")
+		for _, t := range op.tmpls {
+			v, err := t.Eval(ctx, in)
+			if err != nil {
+				return nil, err
+			}
+			if v[0] != '"' { // a prompt's arguments are strings: any other value as its JSON text
+				v = mustJSON(string(v))
+			}
+			ms = append(ms, stringargs.Member{Key: t.Key, Value: v})
+		}
+		return op.promptParams(stringargs.Object(ms)), nil
+	}
+	args, err := op.callArgs(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return op.callParams(args), nil
+}
+
+// flatTemplates reports whether every template's key is plain and none
+// of args' (a JSON object).
+func flatTemplates(ts []loaddata.Template, args json.RawMessage) bool {
+	var typed map[string]json.RawMessage
+	if json.Unmarshal(args, &typed) != nil || len(args) < 2 {
+		return false
+	}
+	for _, t := range ts {
+		if _, ok := typed[t.Key]; ok || strings.Contains(t.Key, ".") {
+			return false
+		}
+	}
+	return true
+}
+
+// callArgs are a call's arguments for in: the typed ones, and each
+// template's value at its key (dotted keys nest, as key:=JSON's do).
+func (op *Op) callArgs(ctx context.Context, in any) (json.RawMessage, error) {
+	if op.flat { // the typed object, its closing brace replaced by the templates' members
+		b := make([]byte, 0, len(op.args)+32*len(op.tmpls))
+		b = append(b, op.args[:len(op.args)-1]...)
+		for _, t := range op.tmpls {
+			v, err := t.Eval(ctx, in)
+			if err != nil {
+				return nil, err
+			}
+			if len(b) > 1 {
+				b = append(b, ',')
+			}
+			b = append(b, mustJSON(t.Key)...)
+			b = append(b, ':')
+			b = append(b, v...)
+		}
+		return append(b, '}'), nil
+	}
+	words := make([]string, len(op.tmpls))
+	for i, t := range op.tmpls {
+		v, err := t.Eval(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		words[i] = t.Key + ":=" + string(v)
+	}
+	return toolargs.Build(ctx, words, op.args, toolargs.Options{})
+}
+
+// run sends the operation once, with params. A tool's isError: true is
+// errToolFailed.
+func (op *Op) run(ctx context.Context, client *mcp.Client, params json.RawMessage) error {
+	_, err := op.result(ctx, client, params)
+	return err
+}
+
+// result sends the operation once, with params, and returns its result
+// (with errToolFailed for a tool's isError: true); a list's, when op
+// keeps it, is its pages' items merged: {"tools": [...]}.
+func (op *Op) result(ctx context.Context, client *mcp.Client, params json.RawMessage) (json.RawMessage, error) {
 	switch op.kind {
 	case "call":
-		res, err := toolcall.Send(ctx, client, op.tool, op.params, op.http, func(ctx context.Context) (mcp.Tool, error) {
+		res, err := toolcall.Send(ctx, client, op.tool, params, op.http, func(ctx context.Context) (mcp.Tool, error) {
 			return client.FindTool(ctx, op.target)
 		})
-		if err != nil {
-			return err
+		if err == nil && toolcall.ResultFields(res).IsError {
+			err = errToolFailed
 		}
-		if toolcall.ResultFields(res).IsError {
-			return errToolFailed
-		}
-		return nil
+		return res, err
 	case "read":
-		_, err := client.Call(ctx, "resources/read", op.params)
-		return err
+		return client.Call(ctx, "resources/read", params)
 	case "get-prompt":
-		_, err := client.Call(ctx, "prompts/get", op.params)
-		return err
+		return client.Call(ctx, "prompts/get", params)
+	case "request":
+		return client.Call(ctx, op.target, params)
 	case "ping":
 		method := "ping"
 		if client.Modern() {
 			method = "server/discover" // the modern era has no ping; as mcpv ping does
 		}
-		_, err := client.Call(ctx, method, nil)
-		return err
-	case "request":
-		_, err := client.Call(ctx, op.target, op.params)
-		return err
+		return client.Call(ctx, method, nil)
 	}
 	l := lists[op.kind]
-	for _, err := range client.Walk(ctx, l[0], l[1], 0) {
+	var items []json.RawMessage
+	for page, err := range client.Walk(ctx, l[0], l[1], 0) {
 		if err != nil {
-			return err
+			return nil, err
+		}
+		if op.keep {
+			items = append(items, page.Items...)
 		}
 	}
+	if !op.keep {
+		return nil, nil
+	}
+	if items == nil {
+		items = []json.RawMessage{}
+	}
+	return mustJSON(map[string][]json.RawMessage{l[1]: items}), nil
+}
+
+// Keep makes op return its result to a scenario's step (a list's pages
+// merged).
+func (op *Op) Keep() { op.keep = true }
+
+// typeArgs types a call's key=value words (not its templates) by its
+// tool's inputSchema, reading @FILE with readFile.
+func (op *Op) typeArgs(ctx context.Context, readFile func(string) ([]byte, error)) error {
+	args, err := toolargs.Build(ctx, op.words[1:], nil, toolargs.Options{
+		Schema:   op.tool.InputSchema,
+		ReadFile: readFile,
+		Stdin:    func() ([]byte, error) { return nil, errors.New("stdin (@-) cannot feed a load run: give a file") },
+	})
+	if err != nil {
+		return fmt.Errorf("call %s: %w", op.target, err)
+	}
+	op.args = args
 	return nil
+}
+
+// promptArgs are a prompt's key=value words as its arguments.
+func (op *Op) promptArgs() error {
+	ms, err := stringargs.Parse(op.words[1:], "prompt arguments")
+	op.args = stringargs.Object(ms)
+	return err
 }
 
 // errToolFailed is a result with isError: true.

@@ -46,23 +46,30 @@ type recorder struct {
 	order     []errorKey // errs in the order first seen
 	late      time.Duration
 	lateCount int64 // iterations that started more than lateBy behind schedule
+	// The window: what the iterations since the monitor last looked did,
+	// for the timeline.
+	window       *hdrhistogram.Histogram
+	windowErrors int64
 }
 
 // lateBy is how far behind schedule an iteration may start before the run
 // says that it did not hold its rate.
 const lateBy = 10 * time.Millisecond
 
-type errorKey struct{ phase, kind string }
+type errorKey struct {
+	phase, kind string
+	op          int // the operation or step; -1: none
+}
 
 type errorCount struct {
 	n       int64
 	example string // the first message of the kind, masked and safe for a terminal
 }
 
-func newRecorder(ops int) *recorder {
-	r := &recorder{latency: newHistogram(), setup: newHistogram(), closing: newHistogram(),
+func newRecorder(ops int, steps bool) *recorder {
+	r := &recorder{latency: newHistogram(), setup: newHistogram(), closing: newHistogram(), window: newHistogram(),
 		okOps: make([]int64, ops), failedOps: make([]int64, ops), errs: map[errorKey]*errorCount{}}
-	if ops > 1 {
+	if ops > 1 || steps {
 		for range ops {
 			r.perOp = append(r.perOp, newHistogram())
 		}
@@ -86,6 +93,7 @@ func (r *recorder) operation(op int, d, late time.Duration) {
 	r.ok++
 	r.okOps[op]++
 	r.record(r.latency, d)
+	r.record(r.window, d)
 	if r.perOp != nil {
 		r.record(r.perOp[op], d)
 	}
@@ -97,6 +105,24 @@ func (r *recorder) lateness(late time.Duration) {
 	if late > lateBy {
 		r.lateCount++
 	}
+}
+
+// step records a scenario's step j that succeeded, and its latency.
+func (r *recorder) step(j int, d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.okOps[j]++
+	r.record(r.perOp[j], d)
+}
+
+// pass records a pass through a scenario whose steps all succeeded.
+func (r *recorder) pass(d, late time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ok++
+	r.record(r.latency, d)
+	r.record(r.window, d)
+	r.lateness(late)
 }
 
 // session records how long a session took to open or to close.
@@ -116,20 +142,22 @@ func (r *recorder) failure(op int, phase, kind, message string, late time.Durati
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.failed++
+	r.windowErrors++
 	if op >= 0 {
 		r.failedOps[op]++
 	}
 	r.lateness(late)
-	r.count(phase, kind, message, 1)
+	r.count(phase, kind, message, 1, op)
 }
 
-// count adds n errors of a kind; past maxKinds kinds, to "other".
-func (r *recorder) count(phase, kind, message string, n int64) {
-	k := errorKey{phase, kind}
+// count adds n errors of a kind, of operation op (-1: none); past
+// maxKinds kinds, to "other".
+func (r *recorder) count(phase, kind, message string, n int64, op int) {
+	k := errorKey{phase, kind, op}
 	c := r.errs[k]
 	if c == nil {
 		if len(r.errs) >= maxKinds {
-			k.kind, message = "other", "(more kinds of error than a report tells apart)"
+			k.kind, k.op, message = "other", -1, "(more kinds of error than a report tells apart)"
 			if c = r.errs[k]; c != nil {
 				c.n += n
 				return
@@ -140,6 +168,22 @@ func (r *recorder) count(phase, kind, message string, n int64) {
 		r.order = append(r.order, k)
 	}
 	c.n += n
+}
+
+// takeWindow is what the iterations did since it was last called, as a
+// point of the timeline at t (seconds from the start) over span seconds.
+func (r *recorder) takeWindow(t, span float64) TimePoint {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w := r.window
+	p := TimePoint{T: t, Span: span, OK: w.TotalCount(), Errors: r.windowErrors}
+	if p.OK > 0 {
+		ms := func(v int64) float64 { return float64(v) / 1000 }
+		p.P50, p.P90, p.P99, p.Max = ms(w.ValueAtQuantile(50)), ms(w.ValueAtQuantile(90)), ms(w.ValueAtQuantile(99)), ms(w.Max())
+	}
+	w.Reset()
+	r.windowErrors = 0
+	return p
 }
 
 // progress is what the live line shows.
@@ -160,6 +204,8 @@ func classify(err error, mask func(string) string) (kind, message string) {
 	switch {
 	case errors.Is(err, errToolFailed):
 		kind = "tool error"
+	case errors.As(err, new(*ExpectationError)):
+		kind = "expectation"
 	case errors.As(err, &ce):
 		kind = fmt.Sprintf("JSON-RPC %d", ce.Err.Code)
 	case errors.As(err, &te), errors.Is(err, context.DeadlineExceeded):

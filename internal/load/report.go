@@ -16,15 +16,25 @@ import (
 // latency, mcpv's own cost and the thresholds.
 func (res *Result) WriteText(w io.Writer) error {
 	b := &strings.Builder{}
+	if res.Search != nil {
+		res.Search.write(b)
+		if res.Search.MaxRate > 0 {
+			fmt.Fprintf(b, "at %s:\n", rateText(res.Search.MaxRate))
+		}
+	}
 	var names []string
 	for _, op := range res.Operations {
 		names = append(names, safetext.Line(op.Name))
 	}
-	fmt.Fprintf(b, "%s · %s · %d sessions %s · %s", strings.Join(names, ", "), res.Schedule, res.Concurrency, res.Sessions, FormatMS(res.Elapsed*1000))
-	if res.Concurrency == 1 {
-		b.Reset()
-		fmt.Fprintf(b, "%s · %s · 1 session %s · %s", strings.Join(names, ", "), res.Schedule, res.Sessions, FormatMS(res.Elapsed*1000))
+	what, main := strings.Join(names, ", "), "operation"
+	if res.Scenario != "" {
+		what, main = fmt.Sprintf("scenario %s (%d steps)", safetext.Line(res.Scenario), len(names)), "scenario"
 	}
+	sessions := fmt.Sprintf("%d sessions", res.Concurrency)
+	if res.Concurrency == 1 {
+		sessions = "1 session"
+	}
+	fmt.Fprintf(b, "%s · %s · %s %s · %s", what, res.Schedule, sessions, res.Sessions, FormatMS(res.Elapsed*1000))
 	if res.Interrupted {
 		b.WriteString(" (interrupted)")
 	}
@@ -34,8 +44,8 @@ func (res *Result) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(b, "iterations %s (%s/s) · ok %s · errors %s (%s)\n\n", count(res.Iterations), rate(res.Throughput), count(res.OK), count(res.Errors), percent(res.ErrorRate))
 
-	labels := []string{"operation", "session set-up", "session close"}
-	if len(res.Operations) > 1 {
+	labels := []string{main, "session set-up", "session close"}
+	if len(res.Operations) > 1 || res.Scenario != "" {
 		for _, n := range names {
 			labels = append(labels, "  "+n)
 		}
@@ -55,8 +65,8 @@ func (res *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, FormatMS(s.Min), FormatMS(s.P50), FormatMS(s.P90),
 			FormatMS(s.P99), FormatMS(s.P999), FormatMS(s.Max), FormatMS(s.Mean), count(s.Count))
 	}
-	row("operation", res.Latency)
-	if len(res.Operations) > 1 {
+	row(main, res.Latency)
+	if len(res.Operations) > 1 || res.Scenario != "" {
 		for i, op := range res.Operations {
 			if op.Latency != nil {
 				row("  "+names[i], *op.Latency)
@@ -71,9 +81,33 @@ func (res *Result) WriteText(w io.Writer) error {
 		b.WriteString("\nerrors\n")
 		tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		for _, e := range res.ErrorKinds {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", count(e.Count), e.Phase, e.Kind, e.Example)
+			kind := e.Kind
+			if e.Operation != "" {
+				kind += " in " + safetext.Line(e.Operation)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", count(e.Count), e.Phase, kind, e.Example)
 		}
 		tw.Flush()
+	}
+	if l := res.Logs; l != nil {
+		fmt.Fprintf(b, "\nserver log messages: %s (", count(l.Count))
+		for i, level := range l.byCount() {
+			if i > 0 {
+				b.WriteString(" · ")
+			}
+			fmt.Fprintf(b, "%s %s", level, count(l.Levels[level]))
+		}
+		if l.Dropped > 0 {
+			fmt.Fprintf(b, " · %s that came too fast to be read by level", count(l.Dropped))
+		}
+		b.WriteString("), not shown one by one (-v shows them); the first:\n")
+		for _, e := range l.Examples {
+			if e.Logger != "" {
+				fmt.Fprintf(b, "  server[%s] %s: %s\n", e.Level, e.Logger, e.Message)
+			} else {
+				fmt.Fprintf(b, "  server[%s]: %s\n", e.Level, e.Message)
+			}
+		}
 	}
 	if res.Late > 0 {
 		fmt.Fprintf(b, "\n%s iterations started more than 10ms behind the rate (at most %s): their latency counts from when they were meant to start; more sessions (-c) would start them on time\n", count(res.Late), FormatMS(res.LateMax))
@@ -82,7 +116,7 @@ func (res *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(b, "\n%s latencies beyond a day are counted as a day\n", count(res.Clamped))
 	}
 	if len(res.Histogram) > 0 {
-		b.WriteString("\nlatency of the operation\n")
+		fmt.Fprintf(b, "\nlatency of the %s\n", main)
 		res.drawHistogram(b)
 	}
 	if c := res.CPU; c.Known {
@@ -91,6 +125,9 @@ func (res *Result) WriteText(w io.Writer) error {
 			fmt.Fprintf(b, "; the servers it started and stopped: %s", FormatMS(c.Children*1000))
 		}
 		b.WriteString("\n")
+	}
+	if res.Baseline != nil {
+		res.writeComparison(b)
 	}
 	if len(res.Checks) > 0 {
 		b.WriteString("\nthresholds\n")

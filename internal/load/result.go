@@ -9,9 +9,16 @@ import (
 // Result is what a run measured: every figure of the report, for --format
 // json as for the table. Latencies are in milliseconds.
 type Result struct {
+	// Version is the schema's (docs/mcpv-load.schema.json).
+	Version int `json:"version"`
+	// Started is when the run began (RFC 3339).
+	Started    string     `json:"started"`
 	Operations []OpResult `json:"operations"`
-	Schedule   string     `json:"schedule"` // "closed loop", "200/s", "stages 30s:16 ..."
-	Sessions   string     `json:"sessions"` // "held open", "new per iteration", "shared"
+	// Scenario names the scenario whose passes were the iterations; its
+	// operations are then its steps, and latency_ms is a whole pass's.
+	Scenario string `json:"scenario,omitempty"`
+	Schedule string `json:"schedule"` // "closed loop", "200/s", "stages 30s:16 ..."
+	Sessions string `json:"sessions"` // "held open", "new per iteration", "shared"
 	// Concurrency is the most sessions busy at once.
 	Concurrency int     `json:"concurrency"`
 	Elapsed     float64 `json:"elapsed_s"`
@@ -42,11 +49,35 @@ type Result struct {
 	// Clamped latencies were beyond a day and are kept as a day.
 	Clamped int64 `json:"clamped,omitempty"`
 
-	CPU       CPU         `json:"cpu"`
-	Histogram []Bucket    `json:"histogram"` // the operation latency's, the non-empty buckets
-	Checks    []CheckedAt `json:"thresholds,omitempty"`
+	// Data is the data file the iterations took their rows from.
+	Data *DataUsed `json:"data,omitempty"`
+	// Seed drew the data's rows at random and the templates' .random.
+	Seed uint64 `json:"seed"`
+	// Logs sums up the log messages the servers sent during the run.
+	Logs *LogSummary `json:"logs,omitempty"`
+
+	CPU       CPU      `json:"cpu"`
+	Histogram []Bucket `json:"histogram"` // the operation latency's, the non-empty buckets
+	// Timeline is the run second by second (or, in a long run, by longer
+	// spans: it holds at most MaxTimeline points).
+	Timeline []TimePoint `json:"timeline"`
+	Checks   []CheckedAt `json:"thresholds,omitempty"`
+	// Search is the search for the breaking point (--find-max) whose
+	// highest rate that held this run is.
+	Search *Search `json:"search,omitempty"`
+	// Baseline is this run beside the one --baseline gave.
+	Baseline *Comparison `json:"baseline,omitempty"`
 
 	hists map[string]*hdrhistogram.Histogram // "", "setup.", "close.": for thresholds
+	base  *Result                            // the baseline, for relative thresholds
+	file  string                             // a baseline's file
+}
+
+// DataUsed is a data file as a run used it.
+type DataUsed struct {
+	File  string `json:"file"`
+	Rows  int    `json:"rows"`
+	Order string `json:"order"` // sequential, random
 }
 
 // OpResult is one operation's share of a run.
@@ -72,10 +103,13 @@ type Stats struct {
 
 // Error is one kind of error in one phase of an iteration.
 type Error struct {
-	Phase   string `json:"phase"` // setup, operation, schedule
-	Kind    string `json:"kind"`  // JSON-RPC -32603, tool error, timeout, transport, unfinished...
-	Count   int64  `json:"count"`
-	Example string `json:"example"` // the first message of the kind
+	Phase string `json:"phase"` // setup, operation, template, schedule
+	// Operation names the operation of a mix, or the step of a scenario,
+	// the error came in.
+	Operation string `json:"operation,omitempty"`
+	Kind      string `json:"kind"` // JSON-RPC -32603, tool error, timeout, transport, unfinished...
+	Count     int64  `json:"count"`
+	Example   string `json:"example"` // the first message of the kind
 }
 
 // CPU is mcpv's own cost, beside the run's elapsed time.
@@ -92,6 +126,18 @@ type CPU struct {
 	Machine   int     `json:"machine_cores"`
 	PerOp     float64 `json:"per_iteration_us"`
 	Saturated bool    `json:"saturated"`
+}
+
+// TimePoint is what the iterations that ended in a span of the run did.
+type TimePoint struct {
+	T      float64 `json:"t_s"`    // the span's end, from the run's start
+	Span   float64 `json:"span_s"` // its length
+	OK     int64   `json:"ok"`
+	Errors int64   `json:"errors"`
+	P50    float64 `json:"p50_ms"`
+	P90    float64 `json:"p90_ms"`
+	P99    float64 `json:"p99_ms"`
+	Max    float64 `json:"max_ms"`
 }
 
 // Bucket is a range of latencies and how many fell in it.
@@ -115,7 +161,7 @@ func stats(h *hdrhistogram.Histogram) Stats {
 // stopped.
 func (r *run) result(elapsed time.Duration, cpu0, cpu1 cpuSample, mon *monitor) *Result {
 	rec := r.rec
-	res := &Result{Schedule: r.cfg.describe(), Concurrency: r.cfg.Concurrency, Elapsed: elapsed.Seconds(),
+	res := &Result{Version: Version, Started: r.start.UTC().Format(time.RFC3339), Scenario: r.cfg.Scenario, Schedule: r.cfg.describe(), Concurrency: r.cfg.Concurrency, Elapsed: elapsed.Seconds(),
 		Interrupted: r.user.Err() != nil,
 		hists:       map[string]*hdrhistogram.Histogram{"": rec.latency, "setup.": rec.setup, "close.": rec.closing}}
 	switch {
@@ -148,7 +194,7 @@ func (r *run) result(elapsed time.Duration, cpu0, cpu1 cpuSample, mon *monitor) 
 		}
 		if missed := planned - r.started.Load(); missed > 0 && !res.Interrupted {
 			res.NotStarted = missed
-			rec.count("schedule", "not started", "meant to start before the end, but no session was free: raise -c", missed)
+			rec.count("schedule", "not started", "meant to start before the end, but no session was free: raise -c", missed, -1)
 			rec.failed += missed
 		}
 	}
@@ -170,9 +216,19 @@ func (r *run) result(elapsed time.Duration, cpu0, cpu1 cpuSample, mon *monitor) 
 		res.OKRate = float64(rec.ok) / s
 	}
 	res.Latency, res.Setup, res.Close = stats(rec.latency), stats(rec.setup), stats(rec.closing)
+	res.ErrorKinds = []Error{} // [], not null, when there are none
 	for _, k := range rec.order {
 		c := rec.errs[k]
-		res.ErrorKinds = append(res.ErrorKinds, Error{Phase: k.phase, Kind: k.kind, Count: c.n, Example: c.example})
+		e := Error{Phase: k.phase, Kind: k.kind, Count: c.n, Example: c.example}
+		if k.op >= 0 && (len(r.cfg.Ops) > 1 || len(r.cfg.Steps) > 0) {
+			e.Operation = r.cfg.Ops[k.op].Name
+		}
+		res.ErrorKinds = append(res.ErrorKinds, e)
+	}
+	res.Logs = r.cfg.Logs.summary(r.cfg.Mask)
+	res.Seed = r.cfg.Seed
+	if d := r.cfg.Data; d != nil {
+		res.Data = &DataUsed{File: d.Path, Rows: d.Len(), Order: string(d.Order)}
 	}
 	res.LateMax, res.Late, res.Clamped = float64(rec.late)/float64(time.Millisecond), rec.lateCount, rec.clamped
 	if cpu0.ok && cpu1.ok {
@@ -186,6 +242,15 @@ func (r *run) result(elapsed time.Duration, cpu0, cpu1 cpuSample, mon *monitor) 
 		if res.Iterations > 0 {
 			res.CPU.PerOp = self / float64(res.Iterations) * 1e6
 		}
+	}
+	res.Timeline = mon.timeline
+	last := rec.takeWindow(elapsed.Seconds(), elapsed.Seconds()-mon.lastT)
+	switch n := len(res.Timeline); {
+	case n > 0 && last.Span < res.Timeline[n-1].Span/2:
+		// a sliver at the end: its rate would be noise
+		res.Timeline[n-1] = merge(res.Timeline[n-1], last)
+	case last.OK+last.Errors > 0 || n == 0:
+		res.Timeline = append(res.Timeline, last)
 	}
 	for _, b := range rec.latency.Distribution() {
 		if b.Count > 0 {

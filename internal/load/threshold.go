@@ -23,7 +23,13 @@ type Threshold struct {
 	op     string
 	value  float64 // milliseconds, a share (0.01), a count or a rate
 	share  bool    // errors given as a percentage
+	// relative: value is a change from the baseline's figure (+0.1 for
+	// +10%), not a figure.
+	relative bool
 }
+
+// Relative reports whether t compares with a baseline (p99<+10%).
+func (t Threshold) Relative() bool { return t.relative }
 
 // CheckedAt is a threshold with what the run measured.
 type CheckedAt struct {
@@ -49,6 +55,24 @@ func ParseThreshold(s string) (Threshold, error) {
 	}
 	t := Threshold{Text: strings.TrimSpace(s), metric: m[1], op: m[2]}
 	value := m[3]
+	if rel, ok := strings.CutSuffix(value, "%"); ok && (strings.HasPrefix(rel, "+") || strings.HasPrefix(rel, "-")) {
+		n, err := strconv.ParseFloat(rel, 64)
+		switch {
+		case t.metric == "errors":
+			return bad("errors are held to a share (1%) or a count, not to a change from the baseline")
+		case err != nil || math.IsInf(n, 0) || math.IsNaN(n) || n <= -100:
+			return bad("want a change from the baseline: +10%, -5%")
+		}
+		t.prefix, t.metric = cut(t.metric)
+		if q, ok := strings.CutPrefix(t.metric, "p"); ok {
+			t.quant, _ = strconv.ParseFloat(q, 64)
+			if t.quant != 50 && t.quant != 90 && t.quant != 99 && t.quant != 99.9 {
+				return bad("a change from the baseline is of p50, p90, p99, p99.9, min, max or mean: the figures its report holds")
+			}
+		}
+		t.relative, t.value = true, n/100
+		return t, nil
+	}
 	switch t.metric {
 	case "errors":
 		if v, ok := strings.CutSuffix(value, "%"); ok {
@@ -104,25 +128,51 @@ func (res *Result) Check(ts []Threshold) bool {
 	all := true
 	for _, t := range ts {
 		v, shown, measured := res.value(t)
+		limit := t.value
+		if t.relative {
+			base, known := res.baselineValue(t)
+			limit = base * (1 + t.value)
+			if known {
+				shown += fmt.Sprintf(" (baseline %s, %s)", res.show(t, base), changeOf(v, base))
+			} else {
+				measured, shown = false, shown+" (not in the baseline)"
+			}
+		}
 		ok := measured
 		if measured {
 			switch t.op {
 			case "<":
-				ok = v < t.value
+				ok = v < limit
 			case "<=":
-				ok = v <= t.value
+				ok = v <= limit
 			case ">":
-				ok = v > t.value
+				ok = v > limit
 			case ">=":
-				ok = v >= t.value
+				ok = v >= limit
 			case "==":
-				ok = v == t.value
+				ok = v == limit
 			}
 		}
 		all = all && ok
 		res.Checks = append(res.Checks, CheckedAt{Threshold: t.Text, Value: v, Shown: shown, OK: ok})
 	}
 	return all
+}
+
+// show writes a figure of t's metric as t's value would be written.
+func (res *Result) show(t Threshold, v float64) string {
+	if t.metric == "rate" {
+		return fmt.Sprintf("%.1f/s", v)
+	}
+	return FormatMS(v)
+}
+
+// changeOf is v's change from base, as +8.9%.
+func changeOf(v, base float64) string {
+	if base == 0 {
+		return "-"
+	}
+	return signedPercent(v/base - 1)
 }
 
 // value is what t measures in res, shown as t writes it; false when the

@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -9,11 +10,32 @@ import (
 // whether the stages want it busy.
 const idlePoll = 20 * time.Millisecond
 
+// A session that fails to open is tried again after a pause that starts
+// at setupPause and doubles with each failure in a row, up to
+// setupPauseMax: a server that is down is not started or dialled again
+// at full speed by every session, and one that comes back is found
+// within a second. An iteration is not lost to the pause: it is the one
+// that failed, counted once.
+const (
+	setupPause    = 10 * time.Millisecond
+	setupPauseMax = time.Second
+)
+
+// nextPause is the pause after a set-up failure that followed one of
+// prev (0: the first failure in a row).
+func nextPause(prev time.Duration) time.Duration {
+	if prev == 0 {
+		return setupPause
+	}
+	return min(2*prev, setupPauseMax)
+}
+
 // worker is session i of the run: it runs iterations until the plan ends,
 // the run is cut or interrupted. A session held open is opened at its
 // first iteration and again after one that ended under it.
 func (r *run) worker(i int) {
 	var s *Session
+	var pause time.Duration // after the set-up failures in a row; 0 after a session opened
 	defer func() {
 		if s != nil {
 			r.closeSession(s)
@@ -24,15 +46,30 @@ func (r *run) worker(i int) {
 		if !ok {
 			return
 		}
-		op := r.pick.pick(k)
+		op, params := 0, json.RawMessage(nil)
+		var err error
+		if r.cfg.Steps == nil {
+			op = r.pick.pick(k)
+			if params, err = r.params(op, k, i); err != nil {
+				r.failed(op, "template", err, late)
+				continue
+			}
+		}
 		if s == nil && r.shared == nil {
 			if s = r.first.Swap(nil); s == nil {
-				var err error
+				if pause > 0 && !r.sleep(pause) {
+					return
+				}
 				t := time.Now()
 				if s, err = r.cfg.Open(r.ctx); err != nil {
+					if r.cfg.Steps != nil {
+						op = -1 // no step's
+					}
 					r.failed(op, "setup", err, late)
+					pause = nextPause(pause)
 					continue
 				}
+				pause = 0
 				r.rec.session(false, time.Since(t))
 			}
 		}
@@ -40,19 +77,38 @@ func (r *run) worker(i int) {
 		if r.shared != nil {
 			session = r.shared
 		}
-		t := time.Now()
-		err := r.cfg.Ops[op].run(r.ctx, session.Client)
-		d := time.Since(t) + late
-		if err != nil {
-			r.failed(op, "operation", err, late)
+		if r.cfg.Steps != nil {
+			r.pass(k, i, session.Client, late)
 		} else {
-			r.rec.operation(op, d, late)
+			t := time.Now()
+			err = r.cfg.Ops[op].run(r.ctx, session.Client, params)
+			d := time.Since(t) + late
+			if err != nil {
+				r.failed(op, "operation", err, late)
+			} else {
+				r.rec.operation(op, d, late)
+			}
 		}
 		if s != nil && (r.cfg.NewSession || ended(s)) {
 			r.closeSession(s)
 			s = nil
 		}
 	}
+}
+
+// params are the request of iteration k of session i: the operation's
+// own, or, when it varies, made from its templates (not timed: a
+// template's cost is mcpv's, not the server's).
+func (r *run) params(op int, k int64, i int) (json.RawMessage, error) {
+	o := &r.cfg.Ops[op]
+	if !o.Varies() {
+		return o.params, nil
+	}
+	in, err := r.input(k, i)
+	if err != nil {
+		return nil, err
+	}
+	return o.Params(r.ctx, in)
 }
 
 // ended reports whether s ended under the run (its server gone).
@@ -77,6 +133,9 @@ func (r *run) failed(op int, phase string, err error, late time.Duration) {
 		return
 	}
 	kind, msg := classify(err, r.cfg.Mask)
+	if phase == "template" {
+		kind = "template" // the run's own mistake, not the server's
+	}
 	r.rec.failure(op, phase, kind, msg, late)
 }
 

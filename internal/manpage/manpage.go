@@ -27,6 +27,10 @@ type Page struct {
 	Environment []Entry
 	Files       []Entry  // FILES: a path and what it holds
 	SeeAlso     []string // SEE ALSO: "jq(1)", or a URL
+	// Topics are what the commands' help leaves to topics of their own
+	// (mcpv help TOPIC), each a subsection of TOPICS: its name, and its
+	// text as help is written (paragraphs, indented literal blocks).
+	Topics []Entry
 }
 
 // Entry is one item of a list: a name (a variable, a path, an exit code)
@@ -80,6 +84,14 @@ func Render(app *kong.Application, p Page) string {
 
 	b.WriteString(".SH \"GLOBAL FLAGS\"\n")
 	writeGlobalFlags(&b, app.Node)
+
+	if len(p.Topics) > 0 {
+		b.WriteString(".SH TOPICS\n")
+		for _, t := range p.Topics {
+			b.WriteString(".SS " + quoted(t.Name) + "\n")
+			writeBlocks(&b, blocks(t.Help))
+		}
+	}
 
 	if len(top.exit) > 0 {
 		b.WriteString(".SH \"EXIT STATUS\"\n")

@@ -24,9 +24,9 @@ import (
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/suggest"
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/toolargs"
 	"github.com/mcpv/mcpv/internal/uritemplate"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/toolargs"
 )
 
 // Version is the protocol version the mock's initialize result says.

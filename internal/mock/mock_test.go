@@ -17,10 +17,10 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/demoserver"
 	"github.com/mcpv/mcpv/internal/mock"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/redact"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -338,7 +338,7 @@ func TestGuideResponsesExample(t *testing.T) {
 			t.Errorf("%s %s: %s; want %s", c2.method, c2.params, got, c2.want)
 		}
 	}
-	if !hasNote(n.all(), `notifications/message {"level":"warning","data":"slow"}`) {
+	if !n.has(`notifications/message {"level":"warning","data":"slow"}`, 30*time.Second) {
 		t.Errorf("notifications: %s", n.all())
 	}
 }

@@ -98,14 +98,44 @@ func playServer(t *testing.T, snapshot, responses string, log io.Writer) (*serve
 
 // notes keeps the notifications a client got.
 type notes struct {
-	mu  sync.Mutex // guards got
-	got []string
+	mu   sync.Mutex // guards got and wake
+	got  []string
+	wake chan struct{} // closed and replaced at each add
 }
 
 func (n *notes) add(method string, params json.RawMessage) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.got = append(n.got, method+" "+string(params))
+	if n.wake != nil {
+		close(n.wake)
+		n.wake = nil
+	}
+}
+
+// has waits for the notification want: one sent beside a response
+// (list_changed on HTTP rides the standalone stream) may come after it.
+// The wait ends at the first match; only a missing one waits it all.
+func (n *notes) has(want string, wait time.Duration) bool {
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	for {
+		n.mu.Lock()
+		if hasNote(strings.Join(n.got, "\n"), want) {
+			n.mu.Unlock()
+			return true
+		}
+		if n.wake == nil {
+			n.wake = make(chan struct{})
+		}
+		wake := n.wake
+		n.mu.Unlock()
+		select {
+		case <-wake:
+		case <-deadline.C:
+			return false
+		}
+	}
 }
 
 func (n *notes) all() string {
@@ -214,7 +244,7 @@ func TestMockPlaysEachEntryKind(t *testing.T) {
 					wantNotes = append(wantNotes, `notifications/tools/list_changed {}`)
 				}
 				for _, want := range wantNotes {
-					if !hasNote(n.all(), want) {
+					if !n.has(want, 30*time.Second) {
 						t.Errorf("no %s among the notifications:\n%s", want, n.all())
 					}
 				}

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"sync"
 
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/surface"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // Recorder keeps what passes through a relay: who the server says it is

@@ -497,3 +497,11 @@ func Elements(dst [][]byte, data []byte) (_ [][]byte, ok bool) {
 	}
 	return dst, true
 }
+
+// ValueEnd reads the JSON value that starts at data[i] (not whitespace):
+// the index just past it, or -1 when data does not hold a valid value
+// there. What follows the value is not read.
+func ValueEnd(data []byte, i int) int {
+	v := validator{data: data}
+	return v.value(i, 0)
+}

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/redact"
 )
 
 func lines(t *testing.T, b []byte) []map[string]any {

@@ -15,6 +15,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mcpv/mcpv/internal/safefile"
 )
 
 // Error is a state directory mcpv will not use, and how to fix it.
@@ -91,4 +93,20 @@ func checkOne(d string, fi fs.FileInfo) error {
 		return &Error{Path: d, Why: why, Fix: fix}
 	}
 	return nil
+}
+
+// notPrivate says why directory d is not the user's alone (another user
+// owns it, or others may write in it), and the command that fixes it; ""
+// when it is.
+func notPrivate(d string, fi fs.FileInfo) (why, fix string, err error) {
+	why, failed, err := safefile.Judge(d, nil, fi, safefile.Mine|safefile.Unwritten)
+	switch {
+	case err != nil:
+		return "", "", fmt.Errorf("the state directory %w", err)
+	case why == "":
+		return "", "", nil
+	case failed == safefile.Mine:
+		return why, ownFix(d), nil
+	}
+	return why, writeFix(d), nil
 }

@@ -12,4 +12,5 @@ func notOwn(string, fs.FileInfo) error { return nil }
 // write a file.
 func othersMayWrite(string, fs.FileInfo) error { return nil }
 
+// othersMayRead: nor who may read it.
 func othersMayRead(string, fs.FileInfo) error { return nil }

@@ -23,11 +23,13 @@ func Replace(path string, data []byte) error {
 		return err
 	}
 	// CreateTemp makes the file 0600, whatever the umask; a file that
-	// may hold what a server said keeps that mode.
+	// may hold what a server said keeps that mode (on Windows, protect
+	// gives it an access list that lets its owner alone in, before it
+	// takes the name).
 	_, werr := tmp.Write(data)
 	serr := tmp.Sync()
 	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
+	if err := errors.Join(werr, serr, cerr, protect(tmp.Name())); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}

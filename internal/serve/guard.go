@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpv/mcpv/config"
 	"github.com/mcpv/mcpv/internal/canon"
+	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )

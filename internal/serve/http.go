@@ -88,6 +88,8 @@ type HTTPHandler struct {
 	// SSE serves clients of the 2024-11-05 HTTP+SSE transport too, at
 	// the LegacyPaths beside the endpoint.
 	SSE bool
+	// NoCard publishes no Server Card or catalog (card.go).
+	NoCard bool
 	// Stall is how long a client may take nothing written to it before
 	// it counts as gone (DefaultStall when 0).
 	Stall time.Duration

@@ -72,6 +72,8 @@ const (
 	health
 	sseStream
 	sseMessage
+	serverCard  // the server's card (card.go)
+	cardCatalog // a catalog listing it (card.go)
 )
 
 func (h *HTTPHandler) route(path string) route {
@@ -86,7 +88,7 @@ func (h *HTTPHandler) route(path string) route {
 	case h.SSE && path == message:
 		return sseMessage
 	}
-	return notServed
+	return h.cardRoute(path)
 }
 
 // legacyPaths are the legacy transport's paths beside this endpoint.
@@ -106,10 +108,12 @@ func (h *HTTPHandler) path() string {
 
 // methods are those each route answers, for Allow.
 var methods = map[route]string{
-	endpoint:   "GET, POST, DELETE, OPTIONS",
-	health:     "GET, HEAD",
-	sseStream:  "GET, OPTIONS",
-	sseMessage: "POST, OPTIONS",
+	endpoint:    "GET, POST, DELETE, OPTIONS",
+	health:      "GET, HEAD",
+	sseStream:   "GET, OPTIONS",
+	sseMessage:  "POST, OPTIONS",
+	serverCard:  "GET, HEAD, OPTIONS",
+	cardCatalog: "GET, HEAD, OPTIONS",
 }
 
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -144,6 +148,10 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodOptions {
 		w.Header().Set("Allow", methods[rt])
 		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if rt == serverCard || rt == cardCatalog { // for clients yet to connect: no token
+		h.serveCard(w, r, rt)
 		return
 	}
 	who, ok := h.authorize(r)

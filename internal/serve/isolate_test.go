@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
-	"github.com/mcpv/mcpv/redact"
+	"github.com/mcpv/mcpv/internal/redact"
 )
 
 // countingServer is a Server with Isolate in front of s, counting the

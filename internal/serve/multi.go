@@ -48,8 +48,8 @@ import (
 
 	"github.com/mcpv/mcpv/internal/canon"
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // DefaultSeparator stands between a member's prefix and the names its

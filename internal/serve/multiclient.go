@@ -326,15 +326,19 @@ func (g *Gateway) initResult(view *View) json.RawMessage {
 			instructions = append(append(append(instructions, head...), ":\n"...), text...)
 		}
 	}
-	info := g.Info
-	if info == nil {
-		info = json.RawMessage(`{"name":"mcpv-gateway","version":"0"}`)
-	}
-	res := map[string]any{"protocolVersion": mcp.LatestVersion, "capabilities": caps, "serverInfo": info}
+	res := map[string]any{"protocolVersion": mcp.LatestVersion, "capabilities": caps, "serverInfo": g.info()}
 	if len(instructions) > 0 {
 		res["instructions"] = string(instructions)
 	}
 	return mustJSON(res)
+}
+
+// info is the serverInfo the endpoint gives for itself.
+func (g *Gateway) info() json.RawMessage {
+	if g.Info == nil {
+		return json.RawMessage(`{"name":"mcpv-gateway","version":"0"}`)
+	}
+	return g.Info
 }
 
 // upNow is the member's shared session when it is up, without opening

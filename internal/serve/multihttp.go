@@ -49,6 +49,9 @@ func (g *Gateway) HTTPHandler(clients *Clients, anyHost bool, path string, set f
 	for _, m := range g.Members {
 		h := build(m.Server, strings.TrimSuffix(path, "/")+"/"+m.Name)
 		h.legacy = &[2]string{h.Path + "/sse", h.Path + "/message"}
+		// The endpoint's card is the gateway's; a member's name and
+		// what it says of itself are for the tokens that see it.
+		h.NoCard = true
 		h.admit = func(v *View) bool { return v.sees(m) }
 		gh.Members[m.Name] = h
 	}

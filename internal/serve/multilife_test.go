@@ -15,8 +15,8 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // getHealth GETs the gateway's /healthz with header, and decodes it.

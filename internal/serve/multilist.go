@@ -373,7 +373,7 @@ func (g *Gateway) item(m *Member, key string, item json.RawMessage, view *View) 
 // each URI, template, and name of a member without a prefix, the
 // members that list it, in the members' order.
 type nameBook struct {
-	mu    sync.Mutex
+	mu    sync.Mutex                          // guards the fields below
 	by    map[string][]*Member                // kind + "\x00" + key -> its listers, in order
 	tmpl  map[*Member][]*uritemplate.Template // each member's templates, parsed
 	bytes int
@@ -631,7 +631,7 @@ func (g *Gateway) sayOnce(line string) {
 // taskOwner keeps which member each task id the front gave out is of
 // (the ids are serve's own, random: no two members give the same).
 type taskOwner struct {
-	mu    sync.Mutex
+	mu    sync.Mutex // guards by and order
 	by    map[string]*Member
 	order []string // oldest first, to forget past maxTasks
 }

@@ -18,7 +18,7 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/mcp"
 )
 

@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/suggest"
 	"github.com/mcpv/mcpv/internal/yamlnode"

@@ -11,8 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpv/mcpv/config"
-	"github.com/mcpv/mcpv/toolargs"
+	"github.com/mcpv/mcpv/internal/config"
+	"github.com/mcpv/mcpv/internal/toolargs"
 )
 
 // write writes files in a new directory and returns it.

@@ -7,8 +7,8 @@ package serverlist
 import (
 	"encoding/json"
 
-	"github.com/mcpv/mcpv/config"
-	"github.com/mcpv/mcpv/redact"
+	"github.com/mcpv/mcpv/internal/config"
+	"github.com/mcpv/mcpv/internal/redact"
 )
 
 // TrustStore says whether the user trusts a file's content.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/listcache"
 	"github.com/mcpv/mcpv/internal/safedir"
+	"github.com/mcpv/mcpv/internal/safefile"
 )
 
 // MaxFileBytes bounds a state file: what a save would write beyond it is
@@ -75,7 +76,7 @@ func openPrivate(path string) (*os.File, error) {
 		err = fmt.Errorf("%s is not a regular file", path)
 	}
 	if err == nil {
-		err = private(f, fi)
+		err = judgePrivate(f, fi)
 	}
 	if err != nil {
 		f.Close()
@@ -94,23 +95,9 @@ func write(root, dir, path string, f file, dirBytes int64) error {
 	if err := safedir.MkdirAll(root, dir); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".server-*.tmp") // 0600, a name of its own
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = protect(name)
-	}
-	if err == nil {
-		err = os.Rename(name, path) // replaces a link or another's file at path, never writes through it
-	}
-	if err != nil {
-		os.Remove(name)
+	// A new file, the user's alone, renamed into place: it replaces a
+	// link or another's file at path, never writes through it.
+	if err := safefile.Replace(path, data); err != nil {
 		return err
 	}
 	prune(dir, path, dirBytes)
@@ -177,4 +164,14 @@ func prune(dir, keep string, max int64) {
 			total -= f.size
 		}
 	}
+}
+
+// judgePrivate refuses a file that is not the user's, or that others may
+// read (its mode on Unix, its access list on Windows).
+func judgePrivate(f *os.File, fi os.FileInfo) error {
+	why, _, err := safefile.Judge(f.Name(), f, fi, safefile.Mine|safefile.Unread)
+	if err == nil && why != "" {
+		err = fmt.Errorf("%s %s", f.Name(), why)
+	}
+	return err
 }

@@ -133,7 +133,7 @@ func (s *Store) Recall() *mcp.Recall {
 	if e == nil || now.Sub(e.Seen) > EraLife || now.Before(e.Seen.Add(-time.Minute)) {
 		return nil
 	}
-	r := &mcp.Recall{State: e.State}
+	r := &mcp.Recall{State: e.State, Where: s.path}
 	if e.State.Modern && now.Before(e.Until) {
 		r.Fresh = !e.Private || s.id.Private && e.Credentials == s.id.Credentials
 	}
@@ -157,6 +157,13 @@ func (s *Store) Learnt(st mcp.State, discovered json.RawMessage, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old := s.era
+	if old != nil && (old.State.Modern != st.Modern || old.State.Version != st.Version) {
+		// Another era: the lists kept in the one before are another
+		// server's.
+		for _, list := range []string{"tools", "prompts", "resources"} {
+			s.lists.Notified("notifications/" + list + "/list_changed")
+		}
+	}
 	if old != nil && sameEra(old, rec) {
 		if s.recalled != nil && !s.recalled.State.Modern || now.Sub(old.Seen) < EraLife/24 && old.Until.IsZero() && rec.Until.IsZero() {
 			// Said by an initialize only (no probe: the era stays as
@@ -172,6 +179,19 @@ func (s *Store) Learnt(st mcp.State, discovered json.RawMessage, ok bool) {
 func sameEra(a, b *eraRecord) bool {
 	return a.State.Modern == b.State.Modern && a.State.Version == b.State.Version &&
 		string(a.State.InitializeResult) == string(b.State.InitializeResult)
+}
+
+// ForgetEra drops the era remembered, and the lists kept with it: the
+// server neither confirmed nor corrected them (mcp.ChangedError), and the
+// next run finds its era afresh.
+func (s *Store) ForgetEra() {
+	s.mu.Lock()
+	s.era = nil
+	s.mu.Unlock()
+	for _, list := range []string{"tools", "prompts", "resources"} {
+		s.lists.Notified("notifications/" + list + "/list_changed")
+	}
+	s.dirty.Store(true)
 }
 
 // Kept implements mcp.KeptLists.

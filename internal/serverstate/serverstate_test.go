@@ -423,3 +423,36 @@ func TestConcurrentSaves(t *testing.T) {
 		t.Errorf("left in the directory: %q", names)
 	}
 }
+
+// TestForgottenWhenTheServerChanged: a server found in another era than
+// the one remembered takes the kept lists with it; one that contradicted
+// what was kept (ForgetEra) leaves nothing for the next run, which finds
+// its era afresh. Recall names the file, for the error that says so.
+func TestForgottenWhenTheServerChanged(t *testing.T) {
+	dir, root := place(t)
+	clk := &clock{t: time.Unix(1_000_000, 0)}
+	s := Open(dir, root, server, clk.now)
+	s.Learnt(modern, json.RawMessage(`{"ttlMs":60000,"resultType":"complete"}`), true)
+	keepTools(t, s, `{"tools":[{"name":"t1","inputSchema":{"type":"object"}}],"ttlMs":30000,"resultType":"complete"}`)
+	s.Save()
+
+	s = Open(dir, root, server, clk.now)
+	if r := s.Recall(); r == nil || r.Where != pathOf(dir, server.Server) {
+		t.Fatalf("Recall = %+v, want it to name %s", r, pathOf(dir, server.Server))
+	}
+	s.Learnt(mcp.State{Version: "2025-11-25"}, nil, true)
+	if lookupTool(s) != nil {
+		t.Error("a list kept in the modern era answers a server of the initialize era")
+	}
+	s.Save()
+
+	s = Open(dir, root, server, clk.now)
+	if r := s.Recall(); r == nil || r.State.Modern {
+		t.Fatalf("Recall = %+v, want the initialize era", r)
+	}
+	s.ForgetEra()
+	s.Save()
+	if r := Open(dir, root, server, clk.now).Recall(); r != nil {
+		t.Errorf("Recall after ForgetEra = %+v", r)
+	}
+}

@@ -28,21 +28,21 @@ func (r *Refusal) Error() string { return r.Msg }
 
 // Find returns the entry of the skill arg names: a SKILL.md URI by
 // skills/get, a name or path by skills/list.
-func Find(ctx context.Context, client *mcp.Client, arg string) (mcp.Skill, error) {
+func Find(ctx context.Context, client *mcp.Client, arg string) (Skill, error) {
 	if strings.Contains(arg, "://") {
 		if err := client.RequireSkills("skills/get"); err != nil {
-			return mcp.Skill{}, err
+			return Skill{}, err
 		}
-		return client.GetSkill(ctx, arg)
+		return Get(ctx, client, arg)
 	}
 	if err := client.RequireSkills("skills/list"); err != nil {
-		return mcp.Skill{}, err
+		return Skill{}, err
 	}
 	var matches []json.RawMessage
 	var names []string
 	for p, err := range client.Walk(ctx, "skills/list", "skills", 0) {
 		if err != nil {
-			return mcp.Skill{}, err
+			return Skill{}, err
 		}
 		for _, raw := range p.Items {
 			var e struct {
@@ -63,9 +63,9 @@ func Find(ctx context.Context, client *mcp.Client, arg string) (mcp.Skill, error
 	}
 	switch len(matches) {
 	case 0:
-		return mcp.Skill{}, &Refusal{fmt.Sprintf("the server lists no skill %s%s (a skill it does not list can be named by its SKILL.md URI)", strconv.Quote(arg), suggest.DidYouMean(arg, names))}
+		return Skill{}, &Refusal{fmt.Sprintf("the server lists no skill %s%s (a skill it does not list can be named by its SKILL.md URI)", strconv.Quote(arg), suggest.DidYouMean(arg, names))}
 	case 1:
-		return mcp.ParseSkill(matches[0])
+		return Parse(matches[0])
 	}
 	uris := make([]string, len(matches))
 	for i, raw := range matches {
@@ -75,20 +75,20 @@ func Find(ctx context.Context, client *mcp.Client, arg string) (mcp.Skill, error
 		json.Unmarshal(raw, &e)
 		uris[i] = strconv.Quote(e.URI)
 	}
-	return mcp.Skill{}, &Refusal{fmt.Sprintf("%d skills are called %s: name one by its URI (%s)", len(matches), strconv.Quote(arg), strings.Join(uris, ", "))}
+	return Skill{}, &Refusal{fmt.Sprintf("%d skills are called %s: name one by its URI (%s)", len(matches), strconv.Quote(arg), strings.Join(uris, ", "))}
 }
 
 // Load reads the skill's SKILL.md and verifies it, digest and frontmatter,
 // returning its bytes and its resources/read result. A skill with dynamic
 // content has no digest to verify against: warn says so.
-func Load(ctx context.Context, client *mcp.Client, skill mcp.Skill, warn func(format string, args ...any)) ([]byte, json.RawMessage, error) {
-	r := mcp.SkillResource{URI: skill.URI}
+func Load(ctx context.Context, client *mcp.Client, skill Skill, warn func(format string, args ...any)) ([]byte, json.RawMessage, error) {
+	r := Resource{URI: skill.URI}
 	if !skill.Dynamic {
 		r, _ = skill.Resolve("SKILL.md")
 	} else {
 		warn("skill %s publishes dynamic content: what is read is not verified against digests", skill.URI)
 	}
-	data, res, err := client.ReadSkillFile(ctx, r)
+	data, res, err := ReadFile(ctx, client, r)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -118,12 +118,12 @@ type Written struct {
 // Nothing is written unless every file verified: the files go to a
 // temporary directory beside, renamed into place at the end. An existing
 // parent/NAME is refused unless force replaces it.
-func Pull(ctx context.Context, client *mcp.Client, skill mcp.Skill, parent string, force bool, warn func(format string, args ...any)) (Pulled, error) {
+func Pull(ctx context.Context, client *mcp.Client, skill Skill, parent string, force bool, warn func(format string, args ...any)) (Pulled, error) {
 	if skill.Dynamic {
 		return Pulled{}, &Refusal{fmt.Sprintf("skill %s publishes dynamic content, with no manifest to verify against: read its files one by one with skills read", skill.URI)}
 	}
 	if !safeName(skill.Name) {
-		return Pulled{}, &mcp.SkillError{URI: skill.URI, Msg: fmt.Sprintf("the skill's name %s cannot name a directory", strconv.Quote(skill.Name))}
+		return Pulled{}, &Error{URI: skill.URI, Msg: fmt.Sprintf("the skill's name %s cannot name a directory", strconv.Quote(skill.Name))}
 	}
 	dest := filepath.Join(parent, skill.Name)
 	if _, err := os.Lstat(dest); err == nil && !force {
@@ -140,7 +140,7 @@ func Pull(ctx context.Context, client *mcp.Client, skill mcp.Skill, parent strin
 		if r.URI == skill.URI {
 			continue
 		}
-		data, _, err := client.ReadSkillFile(ctx, r)
+		data, _, err := ReadFile(ctx, client, r)
 		if err != nil {
 			return Pulled{}, err
 		}
@@ -155,7 +155,7 @@ func Pull(ctx context.Context, client *mcp.Client, skill mcp.Skill, parent strin
 	for _, r := range skill.Resources {
 		rel := skill.Rel(r)
 		if !filepath.IsLocal(filepath.FromSlash(rel)) {
-			return Pulled{}, &mcp.SkillError{URI: r.URI, Msg: "the file's path leaves the skill's directory"}
+			return Pulled{}, &Error{URI: r.URI, Msg: "the file's path leaves the skill's directory"}
 		}
 		p := filepath.Join(tmp, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

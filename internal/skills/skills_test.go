@@ -133,9 +133,9 @@ func TestPull(t *testing.T) {
 	// left as it was, no temporary directory left behind.
 	os.WriteFile(filepath.Join(dest, "mine.txt"), []byte("kept"), 0o644)
 	tamper.Store(true)
-	var se *mcp.SkillError
+	var se *Error
 	if _, err := Pull(t.Context(), c, pdf, dir, true, noWarn); !errors.As(err, &se) {
-		t.Errorf("Pull of a tampered skill = %v, want a *mcp.SkillError", err)
+		t.Errorf("Pull of a tampered skill = %v, want a *Error", err)
 	}
 	if b, err := os.ReadFile(filepath.Join(dest, "mine.txt")); err != nil || string(b) != "kept" {
 		t.Errorf("the directory changed after a refused pull: %q, %v", b, err)

@@ -75,16 +75,25 @@ func CheckPrompt(ctx context.Context, client *mcp.Client, name string, ms []Memb
 }
 
 // CheckListed is CheckPrompt, and returns the names of the prompts the
-// server lists as well (nil when it could not list them).
+// server lists as well, when it walked them all: a prompt found stops
+// the walk at its page, and names is then nil (as when the prompts could
+// not be listed).
 func CheckListed(ctx context.Context, client *mcp.Client, name string, ms []Member, warnf func(format string, args ...any)) (names []string, err error) {
-	items, err := ListPrompts(ctx, client)
-	var ce *mcp.CallError
-	if errors.As(err, &ce) {
-		warnf("could not list the prompts (%v); arguments not checked", err)
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
+	var items []json.RawMessage
+	for p, err := range client.Walk(mcp.WithLookup(ctx), "prompts/list", "prompts", 0) {
+		var ce *mcp.CallError
+		if errors.As(err, &ce) {
+			warnf("could not list the prompts (%v); arguments not checked", err)
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if raw := Find(p.Items, name); raw != nil {
+			_, err := CheckAgainst([]json.RawMessage{raw}, name, ms)
+			return nil, err
+		}
+		items = append(items, p.Items...)
 	}
 	return CheckAgainst(items, name, ms)
 }

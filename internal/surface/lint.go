@@ -13,8 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/toolargs"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/toolargs"
 )
 
 // Finding is one way a server breaks a rule.

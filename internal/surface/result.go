@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mcpv/mcpv/internal/safetext"
-	"github.com/mcpv/mcpv/toolargs"
+	"github.com/mcpv/mcpv/internal/toolargs"
 )
 
 // CheckResult checks a tools/call result against the tool's definition,

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/safetext"
-	"github.com/mcpv/mcpv/toolargs"
+	"github.com/mcpv/mcpv/internal/toolargs"
 )
 
 // compileSchema compiles a schema, or says why it could not, and how

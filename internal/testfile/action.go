@@ -12,10 +12,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/yamlnode"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // action reads the step's command: run: LINE, or COMMAND: with the rest of
@@ -109,19 +109,21 @@ func clipName(s string) string { return clipRunes(s, maxName) }
 
 // structuredKeys are the parts of each command written as a mapping;
 // "flags" takes any other words of the command line.
-var structuredKeys = map[string][]string{
-	"call":       {"tool", "args", "flags"},
-	"get-prompt": {"name", "args", "flags"},
-	"read":       {"uri", "flags"},
-	"request":    {"method", "params", "flags"},
-	"complete":   {"prompt", "template", "arg", "context", "flags"},
-}
+var structuredKeys = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"call":       {"tool", "args", "flags"},
+		"get-prompt": {"name", "args", "flags"},
+		"read":       {"uri", "flags"},
+		"request":    {"method", "params", "flags"},
+		"complete":   {"prompt", "template", "arg", "context", "flags"},
+	}
+})
 
 // structured reads a command written as a mapping, in the order of its
 // command line: the positional part first, then its arguments, then flags.
 func (l *lineBuilder) structured(key string, v *yamlnode.Node) {
 	p := l.p
-	known := append(slices.Clone(structuredKeys[key]), "flags")
+	known := append(slices.Clone(structuredKeys()[key]), "flags")
 	var first string
 	switch key {
 	case "call":

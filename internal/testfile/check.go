@@ -19,12 +19,12 @@ import (
 
 	"github.com/itchyny/gojq"
 
-	"github.com/mcpv/mcpv/content"
+	"github.com/mcpv/mcpv/internal/content"
 	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/testreport"
-	"github.com/mcpv/mcpv/toolargs"
+	"github.com/mcpv/mcpv/internal/toolargs"
 )
 
 // Outcome is how a step's command ended.

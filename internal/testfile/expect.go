@@ -14,8 +14,8 @@ import (
 
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/testreport"
+	"github.com/mcpv/mcpv/internal/toolargs"
 	"github.com/mcpv/mcpv/internal/yamlnode"
-	"github.com/mcpv/mcpv/toolargs"
 )
 
 // Expectations are what a step's Outcome must be. Without any, the step

@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/internal/safefile"
@@ -84,7 +84,11 @@ type Step struct {
 	Expect   Expectations
 	Captures []Capture
 	Within   time.Duration
-	Skip     string // the reason, when the step is not to run
+	// Think is the pause before the step of a virtual user of mcpv load
+	// (from Think[0] to Think[1], drawn at random); mcpv test does not
+	// wait.
+	Think [2]time.Duration
+	Skip  string // the reason, when the step is not to run
 	// Snapshot is the snapshot file of a snapshot step, absolute;
 	// ByFlag, that --snapshot added the step (AddFirst).
 	Snapshot string
@@ -133,12 +137,12 @@ type Capture struct {
 // a batch line may run (commands' TestStepCommandsAreTheBatchCommands
 // holds the list to the grammar).
 var stepCommands = []string{"info", "ping", "list-tools", "call", "list-resources", "list-resource-templates",
-	"read", "list-prompts", "get-prompt", "complete", "tasks", "skills", "request", "check"}
+	"read", "list-prompts", "get-prompt", "complete", "tasks", "skills", "app", "request", "check"}
 
 // StepCommands are the commands a step may name as its key.
 func StepCommands() []string { return slices.Clone(stepCommands) }
 
-var stepKeys = append([]string{"name", "run", "snapshot", "lint", "expect", "capture", "within", "skip"}, stepCommands...)
+var stepKeys = append([]string{"name", "run", "snapshot", "lint", "expect", "capture", "within", "think", "skip"}, stepCommands...)
 
 var fileKeys = []string{"$schema", "name", "description", "server", "steps"}
 
@@ -277,7 +281,7 @@ func (p *fileParser) step(n *yamlnode.Node, index int, f *File, x *expander, kno
 	sx.known = known
 	var action []string
 	for _, k := range n.Keys {
-		if slices.Contains(stepKeys, k.Text) && !slices.Contains([]string{"name", "expect", "capture", "within", "skip"}, k.Text) {
+		if slices.Contains(stepKeys, k.Text) && !slices.Contains([]string{"name", "expect", "capture", "within", "think", "skip"}, k.Text) {
 			action = append(action, k.Text)
 			if len(action) == 2 {
 				p.errorf(k, "a step does one thing: %s and %s are both given", action[0], k.Text)
@@ -302,6 +306,8 @@ func (p *fileParser) step(n *yamlnode.Node, index int, f *File, x *expander, kno
 			st.Captures = p.captures(v, known)
 		case "within":
 			st.Within = p.duration(v, "within")
+		case "think":
+			st.Think = p.think(v)
 		case "skip":
 			if v.Kind == yamlnode.Bool && text(v) == "false" {
 				break
@@ -386,6 +392,27 @@ func (p *fileParser) duration(v *yamlnode.Node, what string) time.Duration {
 		p.errorf(v, "%s: %v", what, err)
 	}
 	return d
+}
+
+// think reads a step's think: DURATION or MIN..MAX.
+func (p *fileParser) think(v *yamlnode.Node) [2]time.Duration {
+	s, ok := p.str(v, "think")
+	if !ok {
+		return [2]time.Duration{}
+	}
+	lo, hi, ranged := strings.Cut(s, "..")
+	a, err := duration.Parse(strings.TrimSpace(lo))
+	b := a
+	if err == nil && ranged {
+		b, err = duration.Parse(strings.TrimSpace(hi))
+	}
+	switch {
+	case err != nil:
+		p.errorf(v, "think: %v (give a duration, or MIN..MAX such as 1s..3s)", err)
+	case a < 0 || b < a:
+		p.errorf(v, "think: %s: want 0 or more, MIN no more than MAX", s)
+	}
+	return [2]time.Duration{a, b}
 }
 
 // captures reads a step's captures: each sees those of the steps before

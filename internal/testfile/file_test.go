@@ -11,8 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpv/mcpv/config"
-	"github.com/mcpv/mcpv/toolargs"
+	"github.com/mcpv/mcpv/internal/config"
+	"github.com/mcpv/mcpv/internal/toolargs"
 )
 
 // The expansion of a file's text: variables when the file is read,
@@ -126,9 +126,9 @@ func TestTestFileSchema(t *testing.T) {
 	files, _ := filepath.Glob("../../e2e/testdata/test/*/*.yaml")
 	examples, _ := filepath.Glob("../../examples/*.mcpv.yaml")
 	files = append(files, examples...)
-	compat, _ := filepath.Glob("../../compat/*.yaml")
+	compat, _ := filepath.Glob("../../e2e/compat/*.yaml")
 	if len(compat) < 10 {
-		t.Errorf("%d test files in compat/, want the suite's (at least 10)", len(compat))
+		t.Errorf("%d test files in e2e/compat/, want the suite's (at least 10)", len(compat))
 	}
 	files = append(files, compat...)
 	for _, f := range files {

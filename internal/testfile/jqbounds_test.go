@@ -72,7 +72,7 @@ func TestJQWithinBounds(t *testing.T) {
 
 // The help says what the bounds are.
 func TestHelpGivesTheJQBounds(t *testing.T) {
-	if want := fmt.Sprintf("may run for %s and allocate %d MiB", JQBounds.Time, JQBounds.Alloc>>20); !strings.Contains(Help, want) {
-		t.Errorf("Help does not say %q", want)
+	if want := fmt.Sprintf("may run for %s and allocate %d MiB", JQBounds.Time, JQBounds.Alloc>>20); !strings.Contains(Reference, want) {
+		t.Errorf("Reference does not say %q", want)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/config"
 )
 
 // readFile reads a test file's text with the command line's checks stubbed:

@@ -7,10 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpv/mcpv/config"
+	"github.com/mcpv/mcpv/internal/config"
 )
 
 // world is what a test file is read with: a directory of files, the
@@ -313,5 +314,19 @@ func TestStepWords(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"id", "n"}, f.Steps[1].Needs); d != "" {
 		t.Errorf("the captures step 2 needs (-want +got):\n%s", d)
+	}
+}
+
+// think: is a duration or a range, read for mcpv load's virtual users.
+func TestThink(t *testing.T) {
+	w := newWorld(t, map[string]string{"t.yaml": "server: {command: [srv]}\nsteps:\n  - ping:\n    think: 2s\n  - ping:\n    think: 1s..3s\n  - ping:\n"})
+	f, errs := w.read("t.yaml")
+	if errs != "" {
+		t.Fatal(errs)
+	}
+	got := [][2]time.Duration{f.Steps[0].Think, f.Steps[1].Think, f.Steps[2].Think}
+	want := [][2]time.Duration{{2 * time.Second, 2 * time.Second}, {time.Second, 3 * time.Second}, {}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("think (-want +got):\n%s", d)
 	}
 }

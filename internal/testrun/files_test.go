@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/testreport"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // Files are run in parallel and reported in the order given; a cancelled

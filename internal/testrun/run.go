@@ -19,12 +19,12 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/exitcode"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/testreport"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // Session is a file's session as the command line opens it, and runs a

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/exitcode"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/testreport"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/redact"
 )
 
 // step runs one step and checks it.

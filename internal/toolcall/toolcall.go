@@ -17,12 +17,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/content"
+	"github.com/mcpv/mcpv/internal/content"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/suggest"
+	"github.com/mcpv/mcpv/internal/toolargs"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/toolargs"
 )
 
 // Send sends the tools/call with params. In the modern era over HTTP

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Bounds of matching: a template of more variables than MaxVars is not
@@ -37,16 +38,18 @@ type operator struct {
 	reserved   bool
 }
 
-var operators = map[byte]operator{
-	0:   {sep: ','},
-	'+': {sep: ',', reserved: true},
-	'.': {first: '.', sep: '.'},
-	'/': {first: '/', sep: '/'},
-	';': {first: ';', sep: ';', named: true},
-	'?': {first: '?', sep: '&', named: true},
-	'&': {first: '&', sep: '&', named: true},
-	'#': {first: '#', sep: ',', reserved: true},
-}
+var operators = sync.OnceValue(func() map[byte]operator {
+	return map[byte]operator{
+		0:   {sep: ','},
+		'+': {sep: ',', reserved: true},
+		'.': {first: '.', sep: '.'},
+		'/': {first: '/', sep: '/'},
+		';': {first: ';', sep: ';', named: true},
+		'?': {first: '?', sep: '&', named: true},
+		'&': {first: '&', sep: '&', named: true},
+		'#': {first: '#', sep: ',', reserved: true},
+	}
+})
 
 // matcher is a template as a regular expression, and which of its
 // groups hold each variable's value.
@@ -142,7 +145,7 @@ func (t *Template) compile() (*matcher, error) {
 			b.WriteString(regexp.QuoteMeta(p.lit))
 			continue
 		}
-		op := operators[p.exp.op]
+		op := operators()[p.exp.op]
 		class := unreserved
 		if op.reserved {
 			class = reserved

@@ -8,7 +8,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/mcpv/mcpv/elicit"
+	"github.com/mcpv/mcpv/internal/elicit"
 )
 
 // ErrNoTerminal is an Ask with no terminal to ask on.

@@ -7,7 +7,7 @@ package userio
 import (
 	"os/exec"
 
-	"github.com/mcpv/mcpv/elicit"
+	"github.com/mcpv/mcpv/internal/elicit"
 )
 
 // Terminal opens the terminal for questions when stderr is one (errTTY);

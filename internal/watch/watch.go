@@ -257,7 +257,7 @@ func (e *UnacknowledgedError) Error() string {
 
 // eventQueue is an unbounded FIFO of events: push never blocks.
 type eventQueue struct {
-	mu    sync.Mutex
+	mu    sync.Mutex // guards items
 	items []event
 	wake  chan struct{} // 1-buffered: a push since the consumer last looked
 }

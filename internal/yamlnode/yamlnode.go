@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"io"
 	"math"
 	"regexp"
@@ -81,7 +82,8 @@ type Error struct {
 	Msg       string
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg) }
+// Error quotes the file's own words, made safe for a terminal.
+func (e *Error) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, safetext.Line(e.Msg)) }
 
 // Options bound and name a document.
 type Options struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"go.k6.io/k6/metrics"
@@ -16,6 +17,45 @@ import (
 type Client struct {
 	mi *instance
 	c  *mcp.Client
+
+	mu   sync.Mutex       // guards logs
+	logs map[string]int64 // log messages by level, not yet pushed
+}
+
+// maxLevels bounds the levels told apart; the rest are "other".
+const maxLevels = 16
+
+// note counts a server's log message (on the session's dispatcher).
+func (c *Client) note(method string, params json.RawMessage) {
+	if method != "notifications/message" {
+		return
+	}
+	var p struct {
+		Level string `json:"level"`
+	}
+	json.Unmarshal(params, &p)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.logs == nil {
+		c.logs = map[string]int64{}
+	}
+	level := p.Level
+	if _, ok := c.logs[level]; !ok && len(c.logs) >= maxLevels || len(level) > 32 {
+		level = "other"
+	}
+	c.logs[level]++
+}
+
+// pushLogs pushes the log messages counted since the last push, on the
+// VU's goroutine.
+func (c *Client) pushLogs() {
+	c.mu.Lock()
+	logs := c.logs
+	c.logs = nil
+	c.mu.Unlock()
+	for level, n := range logs {
+		c.mi.pushTagged(c.mi.m.logs, float64(n), map[string]string{"level": level})
+	}
 }
 
 // Response is what an operation returns to the script.
@@ -150,6 +190,7 @@ func (c *Client) do(op, name string, send func(context.Context) (json.RawMessage
 		failed = 1
 	}
 	c.mi.push(c.mi.m.failed, failed, op, name)
+	c.pushLogs()
 	return r
 }
 

@@ -21,7 +21,9 @@
 // Metrics: mcp_setup_duration (a session's connect and initialize or
 // discover), mcp_duration (each operation, tagged op and name), mcp_reqs
 // and mcp_failed (a rate: a JSON-RPC error, a tool's isError, a transport
-// failure or a timeout, tagged kind).
+// failure or a timeout), mcp_server_logs (the server's log messages,
+// tagged level). Inside a k6 group() every sample also carries the
+// group's tag, so that a scenario's steps have metrics of their own.
 package xk6mcp
 
 import (
@@ -50,7 +52,7 @@ type instance struct {
 }
 
 type mcpMetrics struct {
-	setup, duration, reqs, failed *metrics.Metric
+	setup, duration, reqs, failed, logs *metrics.Metric
 }
 
 func (*rootModule) NewModuleInstance(vu modules.VU) modules.Instance {
@@ -60,6 +62,7 @@ func (*rootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 		duration: r.MustNewMetric("mcp_duration", metrics.Trend, metrics.Time),
 		reqs:     r.MustNewMetric("mcp_reqs", metrics.Counter),
 		failed:   r.MustNewMetric("mcp_failed", metrics.Rate),
+		logs:     r.MustNewMetric("mcp_server_logs", metrics.Counter),
 	}}
 }
 
@@ -123,7 +126,12 @@ func (mi *instance) connect(url string, opts *Options) (*Client, error) {
 	}
 	ctx := mi.vu.Context()
 	start := time.Now()
-	client, err := mcp.Initialize(ctx, mcp.NewSession(t, mcp.SessionOptions{}), copts)
+	c := &Client{mi: mi}
+	// The server's log messages are counted by level on the session's
+	// dispatcher, and reach k6's metrics on the VU's own goroutine, with
+	// its next operation (mcp_server_logs, tagged level), rather than
+	// printed: a server that logs each call would bury k6's output.
+	client, err := mcp.Initialize(ctx, mcp.NewSession(t, mcp.SessionOptions{OnNotification: c.note}), copts)
 	mi.push(mi.m.setup, metrics.D(time.Since(start)), "connect", url)
 	if err != nil {
 		t.Close(context.Background())
@@ -132,19 +140,29 @@ func (mi *instance) connect(url string, opts *Options) (*Client, error) {
 	// k6 gives an extension the context of the iteration only, and no
 	// hook at the end of a VU: a session lives until close(), or until
 	// k6 exits and its connections with it.
-	return &Client{mi: mi, c: client}, nil
+	c.c = client
+	return c, nil
 }
 
 // push sends one sample tagged op and name, if the VU still runs.
 func (mi *instance) push(m *metrics.Metric, v float64, op, name string) {
+	tags := map[string]string{"op": op}
+	if name != "" {
+		tags["name"] = name
+	}
+	mi.pushTagged(m, v, tags)
+}
+
+// pushTagged sends one sample with these tags besides the VU's, if the VU
+// still runs.
+func (mi *instance) pushTagged(m *metrics.Metric, v float64, with map[string]string) {
 	state := mi.vu.State()
 	if state == nil {
 		return
 	}
 	tags := state.Tags.GetCurrentValues()
-	tags.SetTag("op", op)
-	if name != "" {
-		tags.SetTag("name", name)
+	for k, v := range with {
+		tags.SetTag(k, v)
 	}
 	metrics.PushIfNotDone(mi.vu.Context(), state.Samples, metrics.Sample{
 		TimeSeries: metrics.TimeSeries{Metric: m, Tags: tags.Tags}, Metadata: tags.Metadata, Time: time.Now(), Value: v,

@@ -62,6 +62,11 @@ import (
 //	say=VAR       at start (after slow-start's line), write "fake: VAR is $VAR" on stderr
 //	slow=MS       wait MS milliseconds before each answer
 //	busy=N        at start, spin N goroutines for ever (a server starving the CPU)
+//	interleave=N  the answer to the Nth tools/call (counted from 1) is written
+//	              with the next answer inside it, as two writers that do not
+//	              take turns may write them: its start, the next answer whole
+//	              with its newline, then its rest; interleave=N:tail puts its
+//	              id at its end, so that only the rest names it
 //	deaf          once initialized, never read stdin again (writes to it block
 //	              once the pipe is full)
 //	schema=K:N    tools/list adds tool "shaped", whose inputSchema is deep:N (N
@@ -98,6 +103,8 @@ import (
 //	spec=FILE       answer every request from the JSON spec in FILE (see Spec)
 //	                instead; of the others only those in withSpec apply, and
 //	                any other given with it is an error
+//	app=VARIANT     the spec of an app fixture, AppSpec(VARIANT) (apps.go), as
+//	                spec= would read it
 type config struct {
 	supported   string
 	typed       string
@@ -131,6 +138,8 @@ type config struct {
 	slow        time.Duration
 	busy        int
 	deaf        bool
+	interleave  int  // the tools/call whose answer holds the next (interleave=N)
+	idLast      bool // its id written last (interleave=N:tail)
 	updates     int
 	schema      string
 	framed      string // "" (lines), "reply", "greet", "strict" or "exit"
@@ -141,7 +150,7 @@ type config struct {
 
 // withSpec are the behaviours that apply to a spec server: they shape
 // what goes out and how the process lives, not what it answers.
-var withSpec = []string{"", "spec", "junk", "stray-id", "batch", "content-length", "ignore-exit", "grandchild", "stderr-env", "ignore-early", "slow-start", "say", "slow", "busy", "deaf"}
+var withSpec = []string{"", "spec", "app", "junk", "stray-id", "batch", "content-length", "ignore-exit", "grandchild", "stderr-env", "ignore-early", "slow-start", "say", "slow", "busy", "deaf"}
 
 func parseConfig(s string) (config, error) {
 	c := config{pages: 1, t: taskConfig{support: "optional", poll: 50}}
@@ -257,12 +266,28 @@ func parseConfig(s string) (config, error) {
 			c.busy = n
 		case "deaf":
 			c.deaf = true
+		case "interleave":
+			n, tail, _ := strings.Cut(v, ":")
+			i, err := strconv.Atoi(n)
+			if err != nil || i < 1 || tail != "" && tail != "tail" {
+				return c, fmt.Errorf("interleave=%q: want N or N:tail", v)
+			}
+			c.interleave, c.idLast = i, tail == "tail"
 		case "delay", "tail", "stall":
 			if err := c.lat.parse(k, v); err != nil {
 				return c, err
 			}
 		case "spec":
 			spec, err := LoadSpec(v)
+			if err != nil {
+				return c, err
+			}
+			c.spec = spec
+		case "app":
+			if !slices.Contains(AppVariants, v) {
+				return c, fmt.Errorf("app=%s: want one of %v", v, AppVariants)
+			}
+			spec, err := ParseSpec([]byte(AppSpec(v)))
 			if err != nil {
 				return c, err
 			}

@@ -128,6 +128,9 @@ type server struct {
 	pending map[string]chan msg // answers awaited by a tasks/result, by id
 
 	st *specState // a spec server's conversation with its client
+
+	callsAnswered int    // tools/call answers sent, for c.interleave; guarded by wmu
+	held          string // the answer the next one goes into; guarded by wmu
 }
 
 func newServer(c config, in io.Reader, out io.Writer, log io.Writer) *server {
@@ -298,6 +301,9 @@ func (s *server) nextID() string {
 func (s *server) send(v string) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	if s.c.interleave > 0 && s.interleaved(v) {
+		return
+	}
 	if s.c.junk {
 		s.put("this is not JSON\n")
 	}
@@ -308,6 +314,36 @@ func (s *server) send(v string) {
 		v = `[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"batched"}},` + v + `]`
 	}
 	s.put(v + "\n")
+}
+
+// interleaved writes v into the held answer, or holds v to write the
+// next into: true when v is written (or held) so. wmu is held.
+func (s *server) interleaved(v string) bool {
+	if s.held != "" {
+		at := strings.Index(s.held, `"result"`) + len(`"res`)
+		if s.c.idLast {
+			at = strings.Index(s.held, `"content"`) + len(`"cont`)
+		}
+		s.put(s.held[:at] + v + "\n" + s.held[at:] + "\n")
+		s.held = ""
+		return true
+	}
+	if !strings.Contains(v, `"content"`) || !strings.Contains(v, `"result"`) {
+		return false // not a call's answer
+	}
+	if s.callsAnswered++; s.callsAnswered != s.c.interleave {
+		return false
+	}
+	s.held = v
+	if s.c.idLast {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		json.Unmarshal([]byte(v), &m)
+		s.held = `{"jsonrpc":"2.0","result":` + string(m.Result) + `,"id":` + string(m.ID) + `}`
+	}
+	return true
 }
 
 func (s *server) result(id json.RawMessage, result string) {

@@ -101,6 +101,9 @@ type HTTPServer struct {
 	channels map[string]chan<- string // legacy streams, by session id
 
 	calls callCounter // the tools/call requests, for opts.Latency
+	// slots holds a token for each call being worked on, when
+	// opts.Latency.Capacity bounds them.
+	slots chan struct{}
 }
 
 // NewHTTPServer starts a fake that closes when the test ends.
@@ -111,6 +114,9 @@ func NewHTTPServer(t testing.TB, opts HTTPOptions) *HTTPServer {
 	}
 	s := &HTTPServer{opts: opts, done: make(chan struct{}), changed: make(chan struct{}),
 		live: map[string]bool{}, channels: map[string]chan<- string{}}
+	if n := opts.Latency.Capacity; n > 0 {
+		s.slots = make(chan struct{}, n)
+	}
 	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	s.ts.Listener.Close()
 	s.ln = &connsListener{Listener: l}
@@ -174,7 +180,7 @@ func (s *HTTPServer) Die() { s.ln.kill() }
 // accepted just before would live on (and answer a request after Die).
 type connsListener struct {
 	net.Listener
-	mu    sync.Mutex
+	mu    sync.Mutex // guards conns and dead
 	conns []net.Conn
 	dead  bool
 }
@@ -328,6 +334,11 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.changed = make(chan struct{})
 	s.mu.Unlock()
 
+	if s.opts.Spec != nil && s.opts.Spec.Card != nil && r.URL.Path == "/mcp/server-card" && r.Method == http.MethodGet {
+		w.Header().Set("Content-Type", "application/mcp-server-card+json")
+		w.Write(s.opts.Spec.Card)
+		return
+	}
 	if s.opts.Spec != nil {
 		s.serveSpec(x)
 		return
@@ -399,6 +410,16 @@ func (s *HTTPServer) answer(x *Exchange) {
 	case x.RPCMethod == "tools/list" && s.opts.Latency.on():
 		x.Reply(x.Result(`{"tools":[{"name":"x","inputSchema":{"type":"object"}}]}`))
 	case x.RPCMethod == "tools/call" && s.opts.Latency.on():
+		if s.slots != nil {
+			select {
+			case s.slots <- struct{}{}:
+				defer func() { <-s.slots }()
+			case <-x.R.Context().Done():
+				return
+			case <-s.done:
+				return
+			}
+		}
 		if wait(s.opts.Latency.Of(s.calls.next()), x.R.Context().Done(), s.done) {
 			x.Reply(x.Result(`{"content":[{"type":"text","text":"ok"}]}`))
 		}

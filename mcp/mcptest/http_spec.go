@@ -23,7 +23,7 @@ import (
 // specSessions are the spec server's conversations over HTTP: one per
 // session in the initialize era, one for every request in the modern era.
 type specSessions struct {
-	mu     sync.Mutex
+	mu     sync.Mutex            // guards states and modern
 	states map[string]*specState // by session id
 	modern *specState            // the modern era's, shared: it has no sessions
 }
@@ -96,6 +96,10 @@ func (s *HTTPServer) serveSpec(x *Exchange) {
 		return
 	}
 	m.raw = x.Body
+	if m.Method != "" && m.ID != nil && slices.Contains(spec.Mute, m.Method) {
+		x.Hold() // never answered: not even a status
+		return
+	}
 	if modern {
 		s.serveModern(x, m)
 		return
@@ -146,6 +150,9 @@ func (s *HTTPServer) serveLegacy(x *Exchange, m msg) {
 		return
 	}
 	switch {
+	case x.SessionID == "" && spec.has("mute-early"):
+		x.Hold() // nothing answered before initialize
+		return
 	case x.SessionID == "" && spec.has("no-session-404"):
 		x.Status(http.StatusNotFound, "no session")
 		return

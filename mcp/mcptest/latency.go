@@ -15,12 +15,17 @@ import (
 // StallAt (counting from 1) takes Stall, a stall that holds up whatever
 // waits behind it. Calls are numbered in the order the fake receives
 // them.
+//
+// Capacity, when above 0, is how many calls the fake works on at once:
+// the others wait for one to finish, so that the fake holds at most
+// Capacity/Delay calls a second, a known breaking point. (HTTP fake.)
 type Latency struct {
-	Delay   time.Duration
-	Every   int
-	Slow    time.Duration
-	StallAt int
-	Stall   time.Duration
+	Delay    time.Duration
+	Every    int
+	Slow     time.Duration
+	StallAt  int
+	Stall    time.Duration
+	Capacity int
 }
 
 // Of is how long the n-th call (from 1) takes.

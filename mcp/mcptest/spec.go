@@ -37,6 +37,10 @@ type Spec struct {
 	Capabilities json.RawMessage `json:"capabilities,omitempty"`
 	Instructions string          `json:"instructions,omitempty"`
 
+	// Card, over HTTP, is the Server Card served at the endpoint's URL
+	// + /server-card, as written.
+	Card json.RawMessage `json:"card,omitempty"`
+
 	// The lists, each item sent as written.
 	Tools             []json.RawMessage `json:"tools,omitempty"`
 	Prompts           []json.RawMessage `json:"prompts,omitempty"`
@@ -64,6 +68,13 @@ type Spec struct {
 	// EndlessCursor names list methods whose pages never end: each page
 	// has a new nextCursor, past the last item with no items at all.
 	EndlessCursor []string `json:"endlessCursor,omitempty"`
+	// EndlessItems names list methods whose pages never end and each
+	// bring new items (named after their place): an endless list that
+	// looks like progress to a client.
+	EndlessItems []string `json:"endlessItems,omitempty"`
+	// GenerateTools adds that many tools, t0, t1, ..., after Tools: a
+	// long list (with PageSize, many pages) without a long spec.
+	GenerateTools int `json:"generateTools,omitempty"`
 	// MethodNotFound names methods answered with -32601, served or not.
 	MethodNotFound []string `json:"methodNotFound,omitempty"`
 	// Errors are JSON-RPC errors ({"code", "message"}) by method, sent
@@ -75,6 +86,10 @@ type Spec struct {
 	// Faults name the requirements of the specification the server
 	// breaks, one fault each (Faults lists them; spec_run.go).
 	Faults []string `json:"faults,omitempty"`
+	// Mute names methods never answered at all: the request is read and
+	// nothing comes back (over HTTP the POST is held open), as a server
+	// that ignores what it does not know may do.
+	Mute []string `json:"mute,omitempty"`
 
 	// TTLMs and CacheScope, when set, are the caching hints of the
 	// results that carry them in the modern era (server/discover's and
@@ -127,12 +142,15 @@ func ParseSpec(data []byte) (*Spec, error) {
 	if s.PageSize < 0 {
 		return nil, fmt.Errorf("pageSize %d is negative", s.PageSize)
 	}
+	for i := range s.GenerateTools {
+		s.Tools = append(s.Tools, json.RawMessage(fmt.Sprintf(`{"name":"t%d","inputSchema":{"type":"object"}}`, i)))
+	}
 	for _, f := range s.Faults {
 		if !slices.Contains(Faults, f) {
 			return nil, fmt.Errorf("no fault %q", f)
 		}
 	}
-	for _, m := range slices.Concat(s.RepeatCursor, s.EndlessCursor) {
+	for _, m := range slices.Concat(s.RepeatCursor, s.EndlessCursor, s.EndlessItems) {
 		if _, ok := lists[m]; !ok {
 			return nil, fmt.Errorf("%q is not a list method", m)
 		}

@@ -230,6 +230,12 @@ func page(spec *Spec, method string, items []json.RawMessage, params json.RawMes
 	if start < end {
 		pageItems = items[start:end]
 	}
+	if slices.Contains(spec.EndlessItems, method) {
+		for i := range size {
+			pageItems = append(pageItems, endlessItem(method, start+i))
+		}
+		return mustJSON(map[string]any{lists[method]: pageItems, "nextCursor": strconv.Itoa(start + size)}), nil
+	}
 	next := ""
 	switch {
 	case repeat:
@@ -245,6 +251,18 @@ func page(spec *Spec, method string, items []json.RawMessage, params json.RawMes
 	}
 	spec.hint(res)
 	return mustJSON(res), nil
+}
+
+// endlessItem is the nth item of an endless list: named after its place,
+// so that every page brings something new.
+func endlessItem(method string, n int) json.RawMessage {
+	switch method {
+	case "resources/list":
+		return json.RawMessage(fmt.Sprintf(`{"uri":"endless://%d","name":"r%d"}`, n, n))
+	case "resources/templates/list":
+		return json.RawMessage(fmt.Sprintf(`{"uriTemplate":"endless://%d/{x}","name":"t%d"}`, n, n))
+	}
+	return json.RawMessage(fmt.Sprintf(`{"name":"endless-%d","inputSchema":{"type":"object"}}`, n))
 }
 
 // canned answers a call on a named thing (a tool, a prompt, a resource):

@@ -87,6 +87,7 @@ var Faults = []string{
 	"mint-session",         // (modern) a session id minted
 	// hostile: what a server may do to its client, whatever it is asked
 	"hang",        // nothing answered but initialize and server/discover
+	"mute-early",  // (initialize era) nothing answered before initialize, not even ping
 	"flood",       // 100,000 log notifications after the first answer
 	"huge-answer", // tools/list answered with 17 MiB
 	"die-midway",  // the server ends at its 8th request
@@ -107,13 +108,15 @@ const (
 // specState is what a spec server keeps of one client: a stdio process's
 // whole life, an HTTP session's.
 type specState struct {
-	mu       sync.Mutex
+	mu       sync.Mutex               // guards the fields below
 	version  string                   // negotiated in the initialize era
 	running  map[string]chan struct{} // slow calls, by id; closed to cancel
 	requests int                      // requests answered so far
 	answered map[string]bool          // ids answered, for die-on-cancel
 	asked    map[string]int           // unstable-cursor: how often each cursor was asked for
 	stopped  bool                     // a die-* fault fired: serve no more
+	// initialized says an initialize request has come (mute-early).
+	initialized bool
 }
 
 func newSpecState() *specState {
@@ -244,8 +247,14 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 	st.requests++
 	n := st.requests
 	st.mu.Unlock()
+	st.mu.Lock()
+	early := st.version == "" && !st.initialized
+	st.initialized = st.initialized || m.Method == "initialize"
+	st.mu.Unlock()
 	switch {
-	case s.has("hang") && m.Method != "initialize" && m.Method != "server/discover":
+	case s.has("hang") && m.Method != "initialize" && m.Method != "server/discover",
+		slices.Contains(s.Mute, m.Method),
+		s.has("mute-early") && early && m.Method != "initialize":
 		return
 	case s.has("die-midway") && n >= 8:
 		st.stop()

@@ -23,8 +23,11 @@
 #    hey's and k6's achieved rate falls instead. hey's own CPU per call
 #    (bash's time) stands beside mcpv's.
 #
-# hey is installed with go install into $XDG_CACHE_HOME/mcpv/hey (default
-# ~/.cache/mcpv/hey); k6 comes from scripts/k6.sh --build-only. The
+# Each Go program is built as its own releases are (static, -trimpath,
+# -ldflags "-s -w": mcpv's release build and hey's goreleaser builds):
+# hey with go install into $XDG_CACHE_HOME/mcpv/hey-release (default
+# ~/.cache/mcpv/hey-release); k6 comes from scripts/k6.sh --build-only, as
+# xk6 builds a k6 with an extension. The
 # machine's load average is printed before and after: on a shared machine
 # trust the ratios of a round, not the absolute rates.
 set -euo pipefail
@@ -37,15 +40,16 @@ die() {
 	exit 1
 }
 
-hey=$cache/hey/hey
+hey=$cache/hey-release/hey
 if [ ! -x "$hey" ]; then
-	GOBIN=$cache/hey go install github.com/rakyll/hey@v0.1.5 || die "could not install hey"
+	CGO_ENABLED=0 GOBIN=$cache/hey-release go install -trimpath -ldflags "-s -w" github.com/rakyll/hey@v0.1.5 ||
+		die "could not install hey"
 fi
 k6=$(bash scripts/k6.sh --build-only) || die "could not build k6"
 . scripts/lib/http-server.sh
 tmp=$(mktemp -d)
 trap 'http_server_stop; rm -rf "$tmp"' EXIT
-go build -o "$tmp/mcpv" .
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/mcpv" .
 (cd scripts/bench/everything-http && go build -o "$tmp/everything" .)
 http_server "$tmp" "$tmp/everything" || die "no server"
 url=$server_url/

@@ -3,12 +3,23 @@
 # Action (action.yml at the repository's root) runs its two steps; any other
 # CI system can run them as they are (docs/guide/ci.md).
 #
-#   bash mcpv-ci.sh install    install the release for this machine; prints the binary's path
+#   bash mcpv-ci.sh source     fetch a ref of mcpv's repository, to build; prints its directory
+#   bash mcpv-ci.sh install    install the release for this machine, or build the source
+#                              fetched; prints the binary's path
 #   bash mcpv-ci.sh test       run mcpv test; write the report and a Markdown summary
 #   bash mcpv-ci.sh trust      run mcpv pin --check, mcpv diff and mcpv audit, as asked
 #   bash mcpv-ci.sh run        test when files are named, then trust: the action's step
 #
+# source reads
+#   MCPV_REF          the branch, tag or commit of mcpv to build (required)
+#   MCPV_REPOSITORY   the repository to fetch it from: a URL git clones, or a
+#                     local repository (default https://github.com/mcpv/mcpv)
+# It clones the repository without its files, checks out MCPV_REF and, on
+# GitHub, sets the step outputs dir and go-mod (for actions/setup-go).
+#
 # install reads
+#   MCPV_SOURCE       a checkout of mcpv (source's dir) to build with the go on
+#                     PATH, instead of installing a release
 #   MCPV_VERSION      latest (the default), or a release's tag: v1.2.3
 #   MCPV_RELEASE_URL  where the release's files are (default: the GitHub release
 #                     of MCPV_VERSION); https://, http:// or file://
@@ -49,9 +60,11 @@
 # check's that failed.
 #
 # Needs bash (3.2 or later), curl (or wget for https://), tar, awk and
-# sha256sum or shasum; unzip (or PowerShell) on Windows.
-# Exit status: install: 0 installed, 1 a download failed or a checksum did
-# not match, 2 bad input or a missing tool. test: the exit code of mcpv test
+# sha256sum or shasum; unzip (or PowerShell) on Windows; git and go to
+# build from source.
+# Exit status: source: 0 fetched, 1 the repository or the ref could not be
+# fetched. install: 0 installed, 1 a download failed, a checksum did not
+# match or the build failed, 2 bad input or a missing tool. test: the exit code of mcpv test
 # (0 everything passed, 1 a step failed, 2 a mistake in a file, 4 a server
 # unreachable, ...), or 2 for bad input.
 set -euo pipefail
@@ -127,7 +140,53 @@ platform() {
 	printf '%s_%s\n' "$os" "$arch"
 }
 
+# source fetches MCPV_REF of MCPV_REPOSITORY into a directory of its own,
+# for install to build: mcpv before its first release, or at any commit.
+source_ref() {
+	local ref=${MCPV_REF:-} repo=${MCPV_REPOSITORY:-https://github.com/mcpv/mcpv} dir
+	[ -n "$ref" ] || die "name the ref of mcpv to build (ref: a branch, tag or commit)"
+	case $ref in -*) die "the ref \"$ref\" starts with a dash: give a branch, tag or commit" ;; esac
+	command -v git >/dev/null 2>&1 || die "git is required but was not found in PATH"
+	dir=${MCPV_SOURCE_DIR:-$temp/mcpv-source}
+	rm -rf "$dir"
+	git clone --quiet --no-checkout --filter=blob:none -- "$repo" "$dir" 2>/dev/null ||
+		git clone --quiet --no-checkout -- "$repo" "$dir" || die "could not clone $repo" 1
+	git -C "$dir" -c advice.detachedHead=false checkout --quiet "$ref" -- 2>/dev/null ||
+		git -C "$dir" -c advice.detachedHead=false checkout --quiet "origin/$ref" -- 2>/dev/null ||
+		die "$repo has no branch, tag or commit \"$ref\"" 1
+	[ -f "$dir/go.mod" ] || die "$ref of $repo holds no go.mod: not mcpv's source" 1
+	say "$repo at $ref: $(git -C "$dir" rev-parse HEAD)"
+	github_set GITHUB_OUTPUT "dir=$(native "$dir")"
+	github_set GITHUB_OUTPUT "go-mod=$(native "$dir/go.mod")"
+	printf '%s\n' "$dir"
+}
+
+# build builds the checkout in MCPV_SOURCE with the go on PATH (which
+# actions/setup-go puts there, at the version go.mod asks for), as a
+# release is built but for its version: the checkout's commit says it.
+build() {
+	local src bin exe= version
+	src=$(posix "$MCPV_SOURCE")
+	[ -f "$src/go.mod" ] || die "$src is not a checkout of mcpv (no go.mod)"
+	command -v go >/dev/null 2>&1 || die "go is required to build mcpv but was not found in PATH (actions/setup-go puts it there)"
+	case $(platform) in windows_*) exe=.exe ;; esac
+	bin=${MCPV_INSTALL_DIR:-$temp/mcpv-build}
+	mkdir -p "$bin"
+	(cd "$src" && CGO_ENABLED=0 go build -trimpath -buildvcs=auto -ldflags "-s -w" -o "$bin/mcpv$exe" .) || die "could not build mcpv in $src" 1
+	"$bin/mcpv$exe" --version >&2 || die "$bin/mcpv$exe does not run" 1
+	version=$("$bin/mcpv$exe" --version | awk '{ print $2; exit }')
+	say "built $bin/mcpv$exe from $src"
+	github_set GITHUB_PATH "$(native "$bin")"
+	github_set GITHUB_OUTPUT "path=$(native "$bin/mcpv$exe")"
+	github_set GITHUB_OUTPUT "version=$version"
+	printf '%s\n' "$bin/mcpv$exe"
+}
+
 install() {
+	if [ -n "${MCPV_SOURCE:-}" ]; then
+		build
+		return
+	fi
 	local version=${MCPV_VERSION:-latest} base plat sums archive want got stem bin exe=
 	local releases=${MCPV_RELEASES:-https://github.com/mcpv/mcpv/releases}
 	case $version in
@@ -405,6 +464,7 @@ run_all() {
 }
 
 case ${1:-} in
+source) source_ref ;;
 install) install ;;
 test) run_test ;;
 trust)
@@ -413,5 +473,5 @@ trust)
 	exit "$c"
 	;;
 run) run_all ;;
-*) die "usage: mcpv-ci.sh install|test|trust|run (the variables each reads are at the top of the script)" ;;
+*) die "usage: mcpv-ci.sh source|install|test|trust|run (the variables each reads are at the top of the script)" ;;
 esac

@@ -40,7 +40,9 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	if err := manpage.Write(w, app, manpage.MCPV(*version, day)); err != nil {
+	page := manpage.MCPV(*version, day)
+	page.Topics = commands.ManTopics()
+	if err := manpage.Write(w, app, page); err != nil {
 		fmt.Fprintf(os.Stderr, "mcpv-man: %v\n", err)
 		os.Exit(1)
 	}

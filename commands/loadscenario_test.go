@@ -1,0 +1,187 @@
+package commands
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
+)
+
+func writeScenario(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "scenario.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A scenario's steps run in order on each virtual user's session, what
+// one step captures filling the next one's words, and each is timed:
+// against a fake whose calls take 20 ms, each call step takes at least
+// that, and a pass at least the two calls.
+func TestLoadScenario(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Latency: mcptest.Latency{Delay: 20 * time.Millisecond}})
+	scenario := writeScenario(t, `
+steps:
+  - list-tools:
+    capture: {tool: '.tools[0].name'}
+  - name: first call
+    call: '{{tool}} n=1'
+    expect: {jq: '.content[0].text == "ok"'}
+    capture: {said: '.content[0].text'}
+  - call: x said={{said}}
+  - ping:
+    skip: not this time
+`)
+	r := mcpv(t, "", "load", "--scenario", scenario, "-c", "2", "-n", "6", "--format", "json", "-u", srv.URL)
+	r.expect(t, 0, "", "", "")
+	var res struct {
+		Scenario   string `json:"scenario"`
+		OK, Errors int64
+		Latency    struct {
+			Count int64
+			P50   float64
+		} `json:"latency_ms"`
+		Operations []struct {
+			Name    string
+			OK      int64
+			Latency struct {
+				Count int64
+				P50   float64
+			} `json:"latency_ms"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Scenario != "scenario" || res.OK != 6 || res.Errors != 0 || res.Latency.Count != 6 || len(res.Operations) != 3 {
+		t.Fatalf("report %s; want 6 passes of 3 steps", r.stdout)
+	}
+	if res.Latency.P50 < 40 {
+		t.Errorf("a pass took %vms (p50); want at least the two calls' 40ms", res.Latency.P50)
+	}
+	for i, want := range []string{"list-tools", "first call", "call x said={{said}}"} {
+		op := res.Operations[i]
+		if op.Name != want || op.OK != 6 || op.Latency.Count != 6 {
+			t.Errorf("step %d: %+v; want %q, 6 times", i+1, op, want)
+		}
+		if i > 0 && op.Latency.P50 < 20 {
+			t.Errorf("step %q took %vms (p50); want 20ms or more", want, op.Latency.P50)
+		}
+	}
+	// What the second step captured reached the third: the server got it.
+	calls := 0
+	for _, req := range srv.Requests() {
+		if req.RPCMethod == "tools/call" && strings.Contains(string(req.Body), `"said":"ok"`) {
+			calls++
+		}
+	}
+	if calls != 6 {
+		t.Errorf("%d calls carried the captured value; want 6", calls)
+	}
+}
+
+// A step that fails ends its pass, and the error names the step: an
+// expectation not met, or the server's error.
+func TestLoadScenarioErrorsNameTheStep(t *testing.T) {
+	t.Parallel()
+	scenario := writeScenario(t, `
+steps:
+  - ping:
+  - name: wrong text
+    call: x
+    expect: {jq: '.content[0].text == "nope"'}
+  - call: x
+`)
+	r := mcpv(t, "", args([]string{"load", "--scenario", scenario, "-n", "3", "--format", "json", "-q",
+		"[.ok, .errors, .error_kinds[0].operation, .error_kinds[0].kind, .operations[2].ok]", "--compact"}, fake("plain"))...)
+	r.expect(t, 0, `[0,3,"wrong text","expectation",0]`+"\n", "", "")
+	r = mcpv(t, "", args([]string{"load", "--scenario", scenario, "-n", "2"}, fake("plain"))...)
+	r.expect(t, 0, "", "expectation in wrong text  jq: ", "")
+
+	// A server error in a step without expectations keeps its kind.
+	scenario = writeScenario(t, "steps:\n  - ping:\n  - call: x\n")
+	r = mcpv(t, "", args([]string{"load", "--scenario", scenario, "-n", "2", "--format", "json", "-q",
+		"[.error_kinds[] | [.operation, .kind]]", "--compact"}, fake("rpc-error"))...)
+	r.expect(t, 0, `[["call x","JSON-RPC -32602"]]`+"\n", "", "")
+}
+
+// A think: pause comes before its step; a pass's latency leaves it out.
+func TestLoadScenarioThinkTime(t *testing.T) {
+	t.Parallel()
+	scenario := writeScenario(t, "steps:\n  - ping:\n  - ping:\n    think: 100ms..200ms\n")
+	r := mcpv(t, "", args([]string{"load", "--scenario", scenario, "-n", "3", "--format", "json", "-q", "[.elapsed_s, .latency_ms.max]", "--compact"}, fake("plain"))...)
+	var got []float64
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || len(got) != 2 {
+		t.Fatalf("%s (%v, stderr %s)", r.stdout, err, r.stderr)
+	}
+	if got[0] < 0.3 {
+		t.Errorf("3 passes took %vs; want at least three pauses of 100ms", got[0])
+	}
+	if got[1] >= got[0]*1000/3 && got[1] >= 100 {
+		t.Errorf("a pass's latency is %vms of %vs for three: the pause is counted", got[1], got[0])
+	}
+}
+
+// What load cannot run, and a file's own mistakes, are found before any
+// server starts: exit 2, naming the line.
+func TestLoadScenarioMistakes(t *testing.T) {
+	t.Parallel()
+	nowhere := []string{"--", "/nonexistent/server"}
+	for _, tc := range []struct{ file, errHas string }{
+		{"steps:\n  - snapshot: s.json\n", "snapshot and lint steps are mcpv test's"},
+		{"steps:\n  - call: x -q .content\n", "-q: a scenario's step takes no options"},
+		{"steps:\n  - info:\n", `unknown operation "info"`},
+		{"steps:\n  - ping:\n    think: soon\n", "scenario.yaml:3:12: think:"},
+		{"steps:\n  - ping:\n    think: 2s..1s\n", "MIN no more than MAX"},
+		{"steps:\n  - call: x n={{nothing}}\n", "no step before this one captures"},
+		{"steps:\n  - ping:\n    skip: all\n", "no step to run"},
+	} {
+		r := mcpv(t, "", args([]string{"load", "--scenario", writeScenario(t, tc.file)}, nowhere)...)
+		r.expect(t, 2, "", "", tc.errHas)
+	}
+	r := mcpv(t, "", args([]string{"load", "ping", "--scenario", "x.yaml"}, nowhere)...)
+	r.expect(t, 2, "", "", "give one of an operation, --mix FILE and --scenario FILE")
+}
+
+// A scenario from a cloned repository reads files only in its own tree,
+// as a test file does: the paths it writes are refused before any server
+// starts, and one a capture makes is refused as the step runs, nothing
+// sent.
+func TestLoadScenarioFilesStayInTheirTree(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "id_rsa"), []byte("PRIVATE KEY"), 0o600)
+	nowhere := []string{"--", "/nonexistent/server"}
+	for _, step := range []string{
+		"call: x text=@/proc/self/environ",
+		"call: x text=@../id_rsa",
+		"call: {tool: x, flags: [--args, '@" + filepath.Join(outside, "id_rsa") + "']}",
+	} {
+		dir := filepath.Join(outside, "repo")
+		os.MkdirAll(dir, 0o755)
+		path := filepath.Join(dir, "scenario.yaml")
+		os.WriteFile(path, []byte("steps:\n  - "+step+"\n"), 0o644)
+		r := mcpv(t, "", args([]string{"load", "--scenario", path}, nowhere)...)
+		r.expect(t, 2, "", "", "leads out of")
+	}
+	scenario := writeScenario(t, `
+steps:
+  - ping:
+    capture: {p: '"/proc/self/environ"'}
+  - call: x text=@{{p}}
+`)
+	tail, log := fakeLogged(t, "plain")
+	r := mcpv(t, "", args([]string{"load", "--scenario", scenario, "-n", "2", "--format", "json", "-q",
+		"[.ok, .error_kinds[0].phase, .error_kinds[0].operation]", "--compact"}, tail)...)
+	r.expect(t, 0, `[0,"template","call x text=@{{p}}"]`+"\n", "", "")
+	if calls := callArguments(t, log); len(calls) != 0 {
+		t.Errorf("the server got %q", calls)
+	}
+}

@@ -1,0 +1,255 @@
+package audit
+
+import (
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"sync"
+)
+
+// gated is a regular expression with the words its matches must hold,
+// found from the expression itself: a text that lacks them cannot match,
+// and is not run through the expression (the regexp package's machine is
+// slow on the long alternations of the lexicons, and most text holds
+// none of their words).
+type gated struct {
+	re   *regexp.Regexp
+	need cond
+}
+
+// cond is what a match needs of a text: one of words, every one of all,
+// or one of any (none of them set: nothing; every text may match).
+type cond struct {
+	words []string
+	all   []cond
+	any   []cond
+}
+
+func (c cond) trivial() bool { return c.words == nil && c.all == nil && c.any == nil }
+
+// holds reports whether t holds what c needs.
+func (c cond) holds(t string) bool {
+	switch {
+	case c.words != nil:
+		for _, w := range c.words {
+			if strings.Contains(t, w) {
+				return true
+			}
+		}
+		return false
+	case c.all != nil:
+		for _, sub := range c.all {
+			if !sub.holds(t) {
+				return false
+			}
+		}
+		return true
+	case c.any != nil:
+		for _, sub := range c.any {
+			if sub.holds(t) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+func gate(pattern string) gated {
+	g := gated{re: regexp.MustCompile(pattern)}
+	if parsed, err := syntax.Parse(pattern, syntax.Perl); err == nil {
+		g.need = needs(parsed.Simplify())
+	}
+	return g
+}
+
+// may reports whether t may match.
+func (g gated) may(t string) bool { return g.need.holds(t) }
+
+func (g gated) MatchString(t string) bool { return g.may(t) && g.re.MatchString(t) }
+
+func (g gated) FindStringIndex(t string) []int {
+	if !g.may(t) {
+		return nil
+	}
+	return g.re.FindStringIndex(t)
+}
+
+func (g gated) FindAllStringIndex(t string, n int) [][]int {
+	if !g.may(t) {
+		return nil
+	}
+	return g.re.FindAllStringIndex(t, n)
+}
+
+// needs is what every match of re needs of a text: of a part that
+// matches a few strings only, one of them ("sen[dt]s?": send, sent,
+// sends, sents); of a concatenation, what each of its parts needs (runs
+// of the few-string parts taken together); of an alternation, what one
+// of its branches needs, when every branch needs something.
+func needs(re *syntax.Regexp) cond {
+	if re.Flags&syntax.FoldCase != 0 {
+		return cond{}
+	}
+	if words, ok := exact(re); ok {
+		return cond{words: nonEmpty(words)}
+	}
+	switch re.Op {
+	case syntax.OpCapture, syntax.OpPlus:
+		return needs(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return needs(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		var all []cond
+		run := []string{""}
+		flush := func() {
+			if words := nonEmpty(run); words != nil {
+				all = append(all, cond{words: words})
+			}
+			run = []string{""}
+		}
+		for _, sub := range re.Sub {
+			if words, ok := exact(sub); ok {
+				if next := product(run, words); next != nil {
+					run = next
+				} else {
+					flush()
+					run = words
+				}
+				continue
+			}
+			flush()
+			if c := needs(sub); !c.trivial() {
+				all = append(all, c)
+			}
+		}
+		flush()
+		switch len(all) {
+		case 0:
+			return cond{}
+		case 1:
+			return all[0]
+		}
+		return cond{all: all}
+	case syntax.OpAlternate:
+		var any []cond
+		for _, sub := range re.Sub {
+			c := needs(sub)
+			if c.trivial() {
+				return cond{}
+			}
+			any = append(any, c)
+		}
+		return cond{any: any}
+	}
+	return cond{}
+}
+
+// maxExact bounds the strings an expression is expanded into.
+const maxExact = 256
+
+// exact is the finite set of strings re matches, when it is one of at
+// most maxExact strings (a word boundary matches the empty string).
+func exact(re *syntax.Regexp) ([]string, bool) {
+	if re.Flags&syntax.FoldCase != 0 {
+		return nil, false
+	}
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpWordBoundary, syntax.OpNoWordBoundary, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText:
+		return []string{""}, true
+	case syntax.OpLiteral:
+		return []string{string(re.Rune)}, true
+	case syntax.OpCharClass:
+		var out []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				if len(out) >= 8 {
+					return nil, false
+				}
+				out = append(out, string(r))
+			}
+		}
+		return out, true
+	case syntax.OpCapture:
+		return exact(re.Sub[0])
+	case syntax.OpQuest:
+		words, ok := exact(re.Sub[0])
+		if !ok {
+			return nil, false
+		}
+		return append([]string{""}, words...), true
+	case syntax.OpConcat:
+		out := []string{""}
+		for _, sub := range re.Sub {
+			words, ok := exact(sub)
+			if !ok {
+				return nil, false
+			}
+			if out = product(out, words); out == nil {
+				return nil, false
+			}
+		}
+		return out, true
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			words, ok := exact(sub)
+			if !ok || len(out)+len(words) > maxExact {
+				return nil, false
+			}
+			out = append(out, words...)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// product is every a followed by every b, or nil past maxExact.
+func product(a, b []string) []string {
+	if len(a)*len(b) > maxExact {
+		return nil
+	}
+	out := make([]string, 0, len(a)*len(b))
+	for _, x := range a {
+		for _, y := range b {
+			out = append(out, x+y)
+		}
+	}
+	return out
+}
+
+// nonEmpty is words when none is empty, else nil: an empty string is no
+// requirement.
+func nonEmpty(words []string) []string {
+	if shortest(words) <= 0 {
+		return nil
+	}
+	return words
+}
+
+// shortest is the length of the shortest of words (-1 for none).
+func shortest(words []string) int {
+	n := -1
+	for _, w := range words {
+		if n < 0 || len(w) < n {
+			n = len(w)
+		}
+	}
+	return n
+}
+
+// lazyRegexp is a regular expression compiled on first use. Declared as
+// a composite literal, it costs nothing at start-up (a sync.OnceValue
+// allocates when it is made, at init, for each of them).
+type lazyRegexp struct {
+	once    sync.Once
+	pattern string
+	re      *regexp.Regexp
+}
+
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.pattern) })
+	return l.re
+}

@@ -1,0 +1,78 @@
+package audit
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mcpv/mcpv/internal/surface"
+)
+
+// redTeamCase is one server of testdata/redteam: poisoned, or honest but
+// speaking of the same things. Each corpus was written blind, by someone
+// who had not read the rules, in the manner of published attacks and of
+// the servers they hide among; each was run before the rules learned
+// from it (the figures of that first run are in docs/guide/trust.md).
+type redTeamCase struct {
+	ID       string `json:"id"`
+	Poisoned bool   `json:"poisoned"`
+	Kind     string `json:"kind"`
+	Why      string `json:"why"`
+	Server   struct {
+		ServerInfo   json.RawMessage   `json:"serverInfo"`
+		Instructions *string           `json:"instructions"`
+		Tools        []json.RawMessage `json:"tools"`
+		Prompts      []json.RawMessage `json:"prompts"`
+		Resources    []json.RawMessage `json:"resources"`
+		Templates    []json.RawMessage `json:"resourceTemplates"`
+	} `json:"server"`
+}
+
+// surface is the case's server as a saved surface.
+func (c redTeamCase) surface() surface.Server {
+	var info struct{ Name string }
+	json.Unmarshal(c.Server.ServerInfo, &info)
+	return surface.Server{Name: info.Name, HasIdentity: true, HasResources: true, Info: c.Server.ServerInfo,
+		Instructions: c.Server.Instructions, Resources: c.Server.Resources,
+		Snapshot: surface.Snapshot{Tools: c.Server.Tools, Prompts: c.Server.Prompts, ResourceTemplates: c.Server.Templates}}
+}
+
+// Every poisoned server of the red-team corpora gets a finding of high or
+// above, and no honest one a finding above low.
+func TestRedTeamCorporaKeepTheirVerdicts(t *testing.T) {
+	files, _ := filepath.Glob("testdata/redteam/*.json")
+	if len(files) < 4 {
+		t.Fatalf("red-team corpora: %v", files)
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cases []redTeamCase
+		if err := json.Unmarshal(data, &cases); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		poisoned := 0
+		for _, c := range cases {
+			got := Audit([]Target{{Surface: c.surface()}})
+			worst := Info
+			for _, f := range got {
+				worst = max(worst, f.Severity)
+			}
+			switch {
+			case c.Poisoned && worst < High:
+				t.Errorf("%s %s (%s): missed, worst %s: %s\n%s", file, c.ID, c.Kind, worst, c.Why, describe(got))
+			case !c.Poisoned && worst > Low:
+				t.Errorf("%s %s: a false alarm: %s\n%s", file, c.ID, c.Why, describe(got))
+			}
+			if c.Poisoned {
+				poisoned++
+			}
+		}
+		if poisoned == 0 || poisoned == len(cases) {
+			t.Errorf("%s: %d poisoned of %d: a corpus needs both", file, poisoned, len(cases))
+		}
+	}
+}

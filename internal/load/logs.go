@@ -1,0 +1,126 @@
+package load
+
+import (
+	"encoding/json"
+	"sort"
+	"sync"
+
+	"github.com/mcpv/mcpv/internal/safetext"
+)
+
+// Logs counts the log messages (notifications/message) the run's servers
+// send, by level, and keeps the first few: a server that logs every call
+// would otherwise bury the report under hundreds of thousands of lines.
+// Note is called from every session's dispatcher at once.
+type Logs struct {
+	mu       sync.Mutex // guards every field below
+	count    int64
+	dropped  int64 // log messages a session's full queue dropped before they were counted by level
+	levels   map[string]int64
+	examples []LogExample
+}
+
+// LogExample is one log message as the server sent it, made safe for a
+// terminal and clipped.
+type LogExample struct {
+	Level   string `json:"level"`
+	Logger  string `json:"logger,omitempty"`
+	Message string `json:"message"`
+}
+
+// LogSummary is what the report says of the servers' log messages.
+type LogSummary struct {
+	Count int64 `json:"count"`
+	// Dropped of them came faster than mcpv could look at them, and are
+	// counted in no level.
+	Dropped  int64            `json:"dropped,omitempty"`
+	Levels   map[string]int64 `json:"levels"`
+	Examples []LogExample     `json:"examples"`
+}
+
+// The bounds of what Logs keeps, whatever the servers send.
+const (
+	maxLogLevels   = 16  // levels told apart; the rest are "other"
+	maxLogExamples = 3   // messages kept as they came
+	maxLogText     = 200 // runes of a message kept
+)
+
+// Note counts one notifications/message's params.
+func (l *Logs) Note(params json.RawMessage) {
+	var p struct {
+		Level  string          `json:"level"`
+		Logger string          `json:"logger"`
+		Data   json.RawMessage `json:"data"`
+	}
+	json.Unmarshal(params, &p)
+	level := safetext.Line(safetext.Clip(p.Level, 32))
+	if level == "" {
+		level = "none"
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.levels == nil {
+		l.levels = map[string]int64{}
+	}
+	l.count++
+	if _, ok := l.levels[level]; !ok && len(l.levels) >= maxLogLevels {
+		level = "other"
+	}
+	l.levels[level]++
+	if len(l.examples) < maxLogExamples {
+		var msg string
+		if json.Unmarshal(p.Data, &msg) != nil {
+			msg = string(p.Data)
+		}
+		l.examples = append(l.examples, LogExample{Level: level, Logger: safetext.Line(safetext.Clip(p.Logger, 64)),
+			Message: safetext.Line(safetext.Clip(msg, maxLogText))})
+	}
+}
+
+// Dropped counts the log messages a session dropped from its full queue
+// (connect.Hooks.OnDropped): they count, though not by level.
+func (l *Logs) Dropped(logs, other int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.count += int64(logs)
+	l.dropped += int64(logs)
+}
+
+// summary is what was counted, messages masked; nil when none came.
+func (l *Logs) summary(mask func(string) string) *LogSummary {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.count == 0 {
+		return nil
+	}
+	s := &LogSummary{Count: l.count, Dropped: l.dropped, Levels: map[string]int64{}}
+	for k, v := range l.levels {
+		s.Levels[k] = v
+	}
+	for _, e := range l.examples {
+		if mask != nil {
+			e.Message, e.Logger = mask(e.Message), mask(e.Logger)
+		}
+		s.Examples = append(s.Examples, e)
+	}
+	return s
+}
+
+// byCount is the levels, most first.
+func (s *LogSummary) byCount() []string {
+	var levels []string
+	for k := range s.Levels {
+		levels = append(levels, k)
+	}
+	sort.Slice(levels, func(i, j int) bool {
+		a, b := s.Levels[levels[i]], s.Levels[levels[j]]
+		if a != b {
+			return a > b
+		}
+		return levels[i] < levels[j]
+	})
+	return levels
+}

@@ -1,0 +1,70 @@
+package loaddata
+
+import (
+	"context"
+	"testing"
+)
+
+// Rows drawn at random cover the file evenly, and are the same for the
+// same seed and iteration.
+func TestRandomRows(t *testing.T) {
+	var lines []byte
+	for range 10 {
+		lines = append(lines, "{}\n"...)
+	}
+	s, err := Read("rows.jsonl", lines, Random, 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := Read("rows.jsonl", lines, Random, 42)
+	counts := make([]int, 10)
+	for k := range int64(100000) {
+		counts[s.Index(k)]++
+		if s.Index(k) != again.Index(k) {
+			t.Fatal("the same seed and iteration drew two rows")
+		}
+	}
+	for i, n := range counts {
+		if n < 9000 || n > 11000 {
+			t.Errorf("row %d drawn %d times in 100,000; want about 10,000", i, n)
+		}
+	}
+	sum := 0.0
+	for k := range int64(100000) {
+		u := Uniform(42, k)
+		if u < 0 || u >= 1 {
+			t.Fatalf("Uniform = %v", u)
+		}
+		sum += u
+	}
+	if mean := sum / 100000; mean < 0.49 || mean > 0.51 {
+		t.Errorf("the mean of .random is %v; want about 0.5", mean)
+	}
+}
+
+func TestSplit(t *testing.T) {
+	rest, ts, err := Split([]string{"a=1", "b~=.iteration", `c=x~=y`, "d:=2"})
+	if err != nil || len(rest) != 3 || len(ts) != 1 || ts[0].Key != "b" {
+		t.Fatalf("Split = %q, %+v, %v", rest, ts, err)
+	}
+	v, err := ts[0].Eval(context.Background(), Input{Iteration: 7}.Value())
+	if err != nil || string(v) != "7" {
+		t.Errorf("Eval = %s, %v", v, err)
+	}
+}
+
+// The cost of one template's evaluation, which each iteration pays for
+// each of its templates.
+func BenchmarkTemplate(b *testing.B) {
+	_, ts, err := Split([]string{`q~="item-\(.iteration % 100)"`})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for k := 0; b.Loop(); k++ {
+		if _, err := ts[0].Eval(ctx, Input{Iteration: int64(k), Random: Uniform(1, int64(k))}.Value()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

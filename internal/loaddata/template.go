@@ -1,0 +1,85 @@
+package loaddata
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mcpv/mcpv/internal/jq"
+)
+
+// Template is an argument whose value is a jq expression, evaluated for
+// each iteration: key~=EXPR. Its value is the expression's first output,
+// as JSON (a number stays a number: no schema types it).
+type Template struct {
+	Key    string
+	Expr   string
+	filter *jq.Filter
+}
+
+// Mark is what marks a template in mcpv's key=value grammar: key~=EXPR.
+const Mark = "~="
+
+// Bounds bound one evaluation of a template: far more than an expression
+// over an iteration's numbers and row needs, far less than would stall the
+// run or fill memory (an expression from a cloned repository's mix or
+// scenario file may try either).
+var Bounds = jq.Bounds{Time: jq.Default.Time, Alloc: jq.Default.Alloc}
+
+// Split takes the templates out of a command's key=value words: the words
+// left, and the templates, compiled. A template is a word whose key ends
+// in ~ (key~=EXPR); an expression that does not compile is an error.
+func Split(words []string) (rest []string, ts []Template, err error) {
+	for _, w := range words {
+		key, expr, ok := strings.Cut(w, Mark)
+		if !ok || strings.Contains(key, "=") {
+			rest = append(rest, w)
+			continue
+		}
+		if key == "" || strings.HasSuffix(key, ":") {
+			return nil, nil, fmt.Errorf("argument %q: want key~=EXPR (a jq expression over .iteration, .session, .row and .random)", w)
+		}
+		f, err := jq.Compile(expr, nil)
+		if err != nil {
+			return nil, nil, fmt.Errorf("argument %s: %w", key, err)
+		}
+		ts = append(ts, Template{Key: key, Expr: expr, filter: f})
+	}
+	return rest, ts, nil
+}
+
+// Input is what a template sees: .iteration (from 0, across the run),
+// .session (the virtual user, from 0), .row (the data file's row for the
+// iteration, or null) and .random (in [0, 1), from the seed and the
+// iteration).
+type Input struct {
+	Iteration int64
+	Session   int
+	Row       any
+	Random    float64
+}
+
+// Value is the input as jq sees it.
+func (in Input) Value() any {
+	return map[string]any{"iteration": int(in.Iteration), "session": in.Session, "row": in.Row, "random": in.Random}
+}
+
+// ErrNoValue is a template that gave no output.
+var ErrNoValue = errors.New("gave no value")
+
+// Eval is the template's value for in (as Value returns it), as JSON,
+// within Bounds.
+func (t Template) Eval(ctx context.Context, in any) ([]byte, error) {
+	for out, err := range t.filter.RunWithin(ctx, in, Bounds) {
+		if err != nil {
+			return nil, fmt.Errorf("argument %s: %w", t.Key, err)
+		}
+		b, err := jq.Marshal(out)
+		if err != nil {
+			return nil, fmt.Errorf("argument %s: %w", t.Key, err)
+		}
+		return b, nil
+	}
+	return nil, fmt.Errorf("argument %s: %s %w", t.Key, t.Expr, ErrNoValue)
+}

@@ -1,0 +1,229 @@
+package oauth
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/safedir"
+	"github.com/mcpv/mcpv/internal/safefile"
+)
+
+// Record is what mcpv keeps for one server at one authorization server: the
+// client it is there, the token it holds, and the metadata needed to refresh
+// it without discovering again.
+type Record struct {
+	Server   string `json:"server"`   // the canonical URL mcpv talks to
+	Issuer   string `json:"issuer"`   // the authorization server
+	Resource string `json:"resource"` // the RFC 8707 resource tokens are for; "" when none was sent
+	// ResourceParam says where Resource came from: ResourceDiscovered
+	// (""), ResourceGiven or ResourceOmitted.
+	ResourceParam string `json:"resource_param,omitempty"`
+	// AskedScope is the scope the grant asked for (Token.Scope is what
+	// was granted).
+	AskedScope string          `json:"asked_scope,omitempty"`
+	Metadata   *ServerMetadata `json:"metadata"`
+	Client     Client          `json:"client"`
+	Token      Token           `json:"token"`
+	Grant      string          `json:"grant,omitempty"` // GrantClientCredentials, or the code flow
+	// DPoPKey is the private key a DPoP-bound token (Token.TokenType
+	// "DPoP") is bound to, PKCS#8 in base64url; "" for a bearer token.
+	DPoPKey string    `json:"dpop_key,omitempty"`
+	Updated time.Time `json:"updated"`
+}
+
+// Store keeps records as files in Dir (mode 0700), one per issuer and
+// resource (mode 0600), written atomically; a record of a resource the user
+// gave or left out is kept apart from the discovered one's, per server too
+// (slot). A record is changed only under
+// its lock, so two mcpv processes never refresh the same token at once.
+// Root is the state root above Dir: every directory from Root down to Dir
+// must be the user's alone (internal/safedir), or the store is not used,
+// and no file in it is opened through a symbolic link.
+type Store struct{ Dir, Root string }
+
+// check refuses a store another user could write to.
+func (s *Store) check() error {
+	root := s.Root
+	if root == "" {
+		root = s.Dir
+	}
+	return safedir.Check(root, s.Dir)
+}
+
+func (s *Store) mkdir() error {
+	root := s.Root
+	if root == "" {
+		root = s.Dir
+	}
+	return safedir.MkdirAll(root, s.Dir)
+}
+
+// slot names the file of r: its issuer and resource, and for a resource
+// the user gave or left out, also the server and how, so that such a token
+// never takes the place of another.
+func (r *Record) slot() string {
+	if r.ResourceParam == ResourceDiscovered {
+		return r.Issuer + "\n" + r.Resource
+	}
+	return r.Issuer + "\n" + r.Resource + "\n" + r.Server + "\n" + r.ResourceParam
+}
+
+func (s *Store) path(r *Record) string {
+	sum := sha256.Sum256([]byte(r.slot()))
+	return filepath.Join(s.Dir, hex.EncodeToString(sum[:12])+".json")
+}
+
+// PermissionError is a token file others can read: mcpv will not trust or
+// use it until the user has fixed its mode.
+type PermissionError struct {
+	Path string
+	Mode os.FileMode
+}
+
+func (e *PermissionError) Error() string {
+	return fmt.Sprintf("the token file %s can be read by others (%s); fix it with %s, or remove it with mcpv auth logout", e.Path, looseWhy(e.Mode), looseFix(e.Path))
+}
+
+// readRecord reads one record file, refusing one with loose permissions.
+func readRecord(path string) (*Record, error) {
+	f, err := openNoFollow(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if why, _, err := safefile.Judge(path, f, fi, safefile.Unread); err != nil {
+		return nil, err
+	} else if why != "" {
+		return nil, &PermissionError{Path: path, Mode: fi.Mode()}
+	}
+	var r Record
+	if err := json.NewDecoder(f).Decode(&r); err != nil {
+		return nil, fmt.Errorf("the token file %s is damaged: %v", path, err)
+	}
+	return &r, nil
+}
+
+// Find returns the records for server (a canonical URL), most recently
+// updated first.
+func (s *Store) Find(server string) ([]*Record, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(s.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []*Record
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		r, err := readRecord(filepath.Join(s.Dir, e.Name()))
+		if err != nil {
+			var pe *PermissionError
+			if errors.As(err, &pe) {
+				return nil, err
+			}
+			continue // another server's damaged file is not this run's concern
+		}
+		if r.Server == server {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
+	return out, nil
+}
+
+// Load reads the record now in rec's place (its issuer and resource); (nil,
+// nil) if there is none.
+func (s *Store) Load(rec *Record) (*Record, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	r, err := readRecord(s.path(rec))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return r, err
+}
+
+// Save writes r, replacing the record for its issuer and resource.
+func (s *Store) Save(r *Record) error {
+	if err := s.mkdir(); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return safefile.Replace(s.path(r), append(data, '\n'))
+}
+
+// Delete removes the record in r's place, under its lock. The lock file
+// stays: removing it while another process holds it would let a third lock
+// a new file and refresh at the same time.
+func (s *Store) Delete(ctx context.Context, r *Record) error {
+	unlock, err := s.Lock(ctx, r)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	err = os.Remove(s.path(r))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// lockPoll is how often a waiting Lock tries again.
+const lockPoll = 25 * time.Millisecond
+
+// Lock takes the lock of r's place, an exclusive flock(2) on a file beside
+// it, waiting until ctx ends. flock locks belong to the open file, so the
+// lock also excludes another Lock in the same process. The returned
+// function releases it.
+func (s *Store) Lock(ctx context.Context, r *Record) (func(), error) {
+	if err := s.mkdir(); err != nil {
+		return nil, err
+	}
+	path := strings.TrimSuffix(s.path(r), ".json") + ".lock"
+	f, err := openNoFollow(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		locked, err := tryLock(f)
+		if locked {
+			return func() {
+				unlock(f)
+				f.Close()
+			}, nil
+		}
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("locking %s: %w", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("waiting for another mcpv to finish with %s: %w", path, context.Cause(ctx))
+		case <-time.After(lockPoll):
+		}
+	}
+}

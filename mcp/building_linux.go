@@ -1,0 +1,55 @@
+package mcp
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+)
+
+// toolchain are the processes of a build as the go command runs them:
+// itself, its tools, a C toolchain for cgo, version control for a module,
+// and a shell a command line may put around go.
+var toolchain = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"go": true, "compile": true, "link": true, "asm": true, "cgo": true, "vet": true, "buildid": true, "pack": true,
+		"gcc": true, "cc": true, "cc1": true, "clang": true, "as": true, "ld": true, "collect2": true,
+		"git": true, "git-remote-http": true, "git-remote-https": true, "hg": true,
+		"sh": true, "bash": true, "dash": true,
+	}
+})
+
+// building reports whether the process group pgid is the Go toolchain
+// building a program it has yet to run (go run, before the program
+// starts): the go command is among its processes, and every one is the
+// go command, a step of its build (compile, link, a C compiler, git to
+// fetch a module) or a shell around it. Read from /proc.
+func building(pgid int) bool {
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	found := false
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces and parens.
+		open, close := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+		if open < 0 || close < open {
+			continue
+		}
+		fields := bytes.Fields(b[close+1:])
+		if len(fields) < 3 {
+			continue
+		}
+		if g, err := strconv.Atoi(string(fields[2])); err != nil || g != pgid {
+			continue
+		}
+		comm := string(b[open+1 : close])
+		if !toolchain()[comm] {
+			return false // the program runs: built
+		}
+		found = found || comm == "go"
+	}
+	return found
+}
