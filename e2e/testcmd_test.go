@@ -216,6 +216,7 @@ func TestTestCommandFailures(t *testing.T) {
 // A file whose server cannot start comes first in the exit code: 4 here,
 // though the other file has a failed step; the report shows both.
 func TestTestCommandUnreachableServer(t *testing.T) {
+	longtest.Skip(t, "builds the demo server, which no other quick test needs")
 	t.Parallel()
 	demo := demoBin(t)
 	dir := t.TempDir()
