@@ -28,7 +28,7 @@ func (t *HTTPTransport) openGetStream() {
 	}
 	t.getOpen = true
 	opened, sent := make(chan struct{}), make(chan struct{})
-	t.getOpened, t.getSent, t.getDeadline = opened, sent, time.Now().Add(getStreamWait)
+	t.getOpened, t.getSent, t.getDeadline = opened, sent, time.Now().Add(t.getWait)
 	t.mu.Unlock()
 	t.streams.Go(func() { // runs until the transport closes or the server stops offering the stream
 		defer func() {
