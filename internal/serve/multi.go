@@ -77,6 +77,7 @@ type Gateway struct {
 	floodWindow time.Duration
 	pingEvery   time.Duration
 	pingWait    time.Duration
+	retryFirst  time.Duration
 	maxBook     int
 
 	front *Server   // the endpoint's Server: a client of it is a front
@@ -222,6 +223,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 			m.life = newLife(s, g.Log, m.Name, m.Eager, func(st lifeState) { g.changed(m, st) })
 			m.life.floodNotes, m.life.floodWindow = cmp.Or(g.floodNotes, floodNotes), cmp.Or(g.floodWindow, floodWindow)
 			m.life.pingEvery, m.life.pingWait = cmp.Or(g.pingEvery, pingEvery), cmp.Or(g.pingWait, pingWait)
+			m.life.retryFirst = cmp.Or(g.retryFirst, retryFirst)
 			s.life = m.life
 		}
 		s.Open = m.watched(s.Open)

@@ -57,8 +57,18 @@ func (l *logBuf) count(text string) int {
 // startGateway starts a gateway of members, its log in the logBuf.
 func startGateway(t testing.TB, members ...testMember) (*Gateway, *logBuf) {
 	t.Helper()
+	return startGatewayWith(t, nil, members...)
+}
+
+// startGatewayWith is startGateway with the gateway's bounds set by set
+// before it starts.
+func startGatewayWith(t testing.TB, set func(*Gateway), members ...testMember) (*Gateway, *logBuf) {
+	t.Helper()
 	log := &logBuf{}
 	g := &Gateway{Log: slog.New(slog.NewTextHandler(log, nil)), Secrets: redact.NewScrubber(io.Discard)}
+	if set != nil {
+		set(g)
+	}
 	for _, tm := range members {
 		srv := serverFor(t, tm.settings)
 		srv.Guard, srv.Isolate = tm.guard, tm.isolate

@@ -157,7 +157,8 @@ func TestGatewayServerThatChanged(t *testing.T) {
 		"resources":[{"uri":"file:///chg-a.txt","name":"a"}],
 		"callResults":{"old":{"content":[{"type":"text","text":"old result"}]}},
 		"readResults":{"file:///chg-a.txt":{"contents":[{"uri":"file:///chg-a.txt","text":"chg's a"}]}}}`)
-	g, _ := startGateway(t, testMember{name: "ok", settings: twoTools(t, "ok"), eager: true},
+	g, _ := startGatewayWith(t, func(g *Gateway) { g.retryFirst = 10 * time.Millisecond },
+		testMember{name: "ok", settings: twoTools(t, "ok"), eager: true},
 		testMember{name: "chg", settings: fakeStdio("spec=" + path), eager: true})
 	c, rec := stdioClient(t, g.Server(), "legacy")
 	if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != "ok__add ok__echo chg__old" {

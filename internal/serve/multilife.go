@@ -88,6 +88,8 @@ type life struct {
 	floodWindow time.Duration
 	pingEvery   time.Duration
 	pingWait    time.Duration
+	// retryFirst is the first back-off; it doubles to retryMax.
+	retryFirst time.Duration
 
 	busy  atomic.Int64 // requests in flight to the session (pings wait while there are)
 	notes atomic.Int64 // notifications since window began
@@ -228,7 +230,7 @@ func (l *life) open(done chan struct{}) {
 // is held. Only the change from another state is said: an attempt that
 // fails again changes nothing.
 func (l *life) down(why error) {
-	l.backoff = min(max(l.backoff*2, retryFirst), retryMax)
+	l.backoff = min(max(l.backoff*2, l.retryFirst), retryMax)
 	l.state, l.u, l.why, l.retryAt, l.since = lifeDown, nil, why, time.Now().Add(l.backoff), time.Now()
 	l.timer = time.AfterFunc(l.backoff, l.wake)
 	if !l.failed {

@@ -50,7 +50,10 @@ func memberState(h map[string]any, name string) string {
 // items.
 func TestGatewayOneServerDies(t *testing.T) {
 	t.Parallel()
-	g, log := startGateway(t, testMember{name: "ok", settings: twoTools(t, "ok")}, testMember{name: "bad", settings: fakeStdio("crash")})
+	// Tried again after an hour: it is down while the test looks, however
+	// slow the machine; then the test tries it again itself.
+	g, log := startGatewayWith(t, func(g *Gateway) { g.retryFirst = time.Hour },
+		testMember{name: "ok", settings: twoTools(t, "ok")}, testMember{name: "bad", settings: fakeStdio("crash")})
 	_, base := gatewayHTTP(t, g, nil)
 	c, rec := httpClient(t, base, "legacy", "client")
 	if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); !strings.Contains(got, "bad__") || !strings.Contains(got, "ok__add") {
@@ -73,6 +76,11 @@ func TestGatewayOneServerDies(t *testing.T) {
 	if n := log.count(`server \"bad\" is down`); n != 1 {
 		t.Errorf("bad's going down was said %d times:\n%s", n, log)
 	}
+	bad := g.member("bad").life
+	bad.mu.Lock()
+	bad.retryAt = time.Now() // the hour is up
+	bad.mu.Unlock()
+	bad.wake()
 	waitFor(t, "bad to come back", func() bool {
 		return strings.Contains(strings.Join(listAll(t, c, "tools/list", "tools"), " "), "bad__")
 	})
@@ -89,7 +97,8 @@ func TestGatewayServerThatNeverStarts(t *testing.T) {
 	t.Parallel()
 	broken := fakeStdio("plain")
 	broken.Command = []string{"/nonexistent/mcp-server"}
-	g, log := startGateway(t, testMember{name: "ok", settings: twoTools(t, "ok"), eager: true}, testMember{name: "broken", settings: broken, eager: true})
+	g, log := startGatewayWith(t, func(g *Gateway) { g.retryFirst = 10 * time.Millisecond },
+		testMember{name: "ok", settings: twoTools(t, "ok"), eager: true}, testMember{name: "broken", settings: broken, eager: true})
 	c, _ := stdioClient(t, g.Server(), "legacy")
 	waitFor(t, "broken to be down", func() bool { st, _ := g.member("broken").life.status(); return st == lifeDown })
 	if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != "ok__add ok__echo" {
@@ -105,7 +114,7 @@ func TestGatewayServerThatNeverStarts(t *testing.T) {
 	waitFor(t, "a second attempt", func() bool {
 		g.member("broken").life.mu.Lock()
 		defer g.member("broken").life.mu.Unlock()
-		return g.member("broken").life.backoff >= 2*retryFirst
+		return g.member("broken").life.backoff >= 2*g.retryFirst
 	})
 	if n := log.count(`server \"broken\" is down`); n != 1 {
 		t.Errorf("broken's state said %d times, want once:\n%s", n, log)
@@ -232,6 +241,7 @@ func TestGatewayListAsksAtOnce(t *testing.T) {
 // notifications is marked down (its session closed), and the others go
 // on.
 func TestGatewayFloodingServer(t *testing.T) {
+	longtest.Skip(t, "a server that sends a million notes")
 	t.Parallel()
 	g, log := startGateway(t, testMember{name: "ok", settings: twoTools(t, "ok")}, testMember{name: "flood", settings: fakeStdio("log-flood=1000000")})
 	g.Members[1].life.floodNotes, g.Members[1].life.floodWindow = 5000, time.Hour
@@ -253,6 +263,7 @@ func TestGatewayFloodingServer(t *testing.T) {
 // nothing more once initialized) is found out by a ping while nothing
 // else is in flight, and marked down; the others go on.
 func TestGatewayHangingServer(t *testing.T) {
+	longtest.Skip(t, "a ping left unanswered for 5 s")
 	t.Parallel()
 	log := &logBuf{}
 	g := &Gateway{Log: slog.New(slog.NewTextHandler(log, nil)), pingEvery: 50 * time.Millisecond, pingWait: 5 * time.Second}
