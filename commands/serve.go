@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -235,20 +236,15 @@ func (c *serveCmd) server(s *session, clientCaps, isolate bool, more ...config.G
 		s.settings.ProtocolEra = "legacy"
 	}
 	secrets := redact.NewScrubber(io.Discard)
-	secrets.Add(serve.SecretsOf(s.settings)...)
+	secrets.Add(serve.SecretsOf(s.settings.Secrets, s.settings.Env)...)
 	srv := &serve.Server{
-		Open: func(ctx context.Context, h connect.Hooks) (serve.Upstream, error) {
+		Open: func(ctx context.Context, r serve.Relay) (serve.Upstream, error) {
 			open := connect.Open
 			if s.settings.Session != "" {
 				open = attach
 			}
-			c, err := open(ctx, s.settings, s.env, h)
-			if err != nil {
-				return nil, err
-			}
-			return serve.Conn(c), nil
+			return relayed(open(ctx, s.settings, s.env, relayHooks(s.hooks, r)))
 		},
-		Hooks:      s.hooks,
 		Guard:      guard,
 		Isolate:    isolate,
 		ClientCaps: clientCaps,
@@ -259,12 +255,8 @@ func (c *serveCmd) server(s *session, clientCaps, isolate bool, more ...config.G
 	if eraOfEachClient {
 		modern := *s.settings
 		modern.ProtocolEra = "modern"
-		srv.OpenModern = func(ctx context.Context, h connect.Hooks) (serve.Upstream, error) {
-			c, err := connect.Open(ctx, &modern, s.env, h)
-			if err != nil {
-				return nil, err
-			}
-			return serve.Conn(c), nil
+		srv.OpenModern = func(ctx context.Context, r serve.Relay) (serve.Upstream, error) {
+			return relayed(connect.Open(ctx, &modern, s.env, relayHooks(s.hooks, r)))
 		}
 	}
 	return srv, secrets
@@ -494,4 +486,46 @@ func (p *listening) token() string {
 		p.clients, _ = serve.NewClients(views)
 	}
 	return ""
+}
+
+// relayHooks are the command line's hooks h as serve opens an upstream
+// session with them: the server's progress and log go to the clients
+// they belong to, not to serve's terminal; its notifications, requests
+// and the secrets the session learns go where r says (beside h's own);
+// the session's reader waits while its queue of notifications is full,
+// and while a client is behind, rather than drop what the server says.
+func relayHooks(h connect.Hooks, r serve.Relay) connect.Hooks {
+	h.Status = nil
+	h.LogsElsewhere = true
+	h.NoteBackPressure = true
+	h.OnNotification, h.Route = r.OnNotification, r.Route
+	h.Capabilities, h.AwaitCapabilities = r.Capabilities, r.AwaitCapabilities
+	if gate, relay := h.ReadGate, r.ReadGate; relay != nil {
+		h.ReadGate = func(last int) {
+			relay(last)
+			if gate != nil {
+				gate(last)
+			}
+		}
+	}
+	if learned, relay := h.Secret, r.Secret; relay != nil {
+		h.Secret = func(values ...string) {
+			relay(values...)
+			if learned != nil {
+				learned(values...)
+			}
+		}
+	}
+	return h
+}
+
+// relayed is an upstream session for serve to relay: c, once opened.
+func relayed(c *connect.Conn, err error) (serve.Upstream, error) {
+	if err != nil {
+		return nil, err
+	}
+	return serve.ClientUpstream(c.Client, func(ctx context.Context, name string) (json.RawMessage, bool) {
+		t, err := c.Tools.Find(ctx, c.Client, name)
+		return t.Raw, err == nil
+	}, c.Close), nil
 }

@@ -86,7 +86,7 @@ func (c *serveCmd) serveMany(ctx context.Context, out *console, t *targets) erro
 			more = append(more, *m.guard)
 		}
 		srv, _ := c.server(m.s, false, c.Isolate || m.isolate, more...)
-		secrets.Add(serve.SecretsOf(m.s.settings)...)
+		secrets.Add(serve.SecretsOf(m.s.settings.Secrets, m.s.settings.Env)...)
 		var rec *mock.Recorder
 		if m.record != "" {
 			rec = mock.NewRecorder()

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/longtest"
 )
 
@@ -27,7 +26,7 @@ func hangHTTP(t *testing.T) (*hang, *HTTPHandler, string) {
 func hangServed(t *testing.T, token string, set func(*HTTPHandler)) (*hang, *HTTPHandler, string) {
 	t.Helper()
 	up := &hang{done: make(chan struct{}), called: make(chan struct{}, 1), cancelled: make(chan struct{}, 1)}
-	srv := &Server{Open: func(context.Context, connect.Hooks) (Upstream, error) { return up, nil }}
+	srv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }}
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -35,9 +35,9 @@ func isolatedCounting(t *testing.T, s *connect.Settings) (*Server, *atomic.Int64
 	srv.Isolate = true
 	var opened atomic.Int64
 	open := srv.Open
-	srv.Open = func(ctx context.Context, h connect.Hooks) (Upstream, error) {
+	srv.Open = func(ctx context.Context, r Relay) (Upstream, error) {
 		opened.Add(1)
-		return open(ctx, h)
+		return open(ctx, r)
 	}
 	return srv, &opened
 }

@@ -47,7 +47,6 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/canon"
-	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -258,11 +257,11 @@ func (g *Gateway) Server() *Server { return g.front }
 
 // watched is open with the session's requests counted (a ping waits
 // while there are any) and its notifications too (a flood closes it).
-func (m *Member) watched(open func(context.Context, connect.Hooks) (Upstream, error)) func(context.Context, connect.Hooks) (Upstream, error) {
-	return func(ctx context.Context, h connect.Hooks) (Upstream, error) {
+func (m *Member) watched(open func(context.Context, Relay) (Upstream, error)) func(context.Context, Relay) (Upstream, error) {
+	return func(ctx context.Context, r Relay) (Upstream, error) {
 		l := m.life
-		note := h.OnNotification
-		h.OnNotification = func(method string, params json.RawMessage) {
+		note := r.OnNotification
+		r.OnNotification = func(method string, params json.RawMessage) {
 			if l != nil {
 				l.noted()
 			}
@@ -271,7 +270,7 @@ func (m *Member) watched(open func(context.Context, connect.Hooks) (Upstream, er
 				note(method, params)
 			}
 		}
-		u, err := open(ctx, h)
+		u, err := open(ctx, r)
 		if err != nil || l == nil {
 			return u, err
 		}

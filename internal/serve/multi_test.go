@@ -72,7 +72,7 @@ func startGatewayWith(t testing.TB, set func(*Gateway), members ...testMember) (
 	for _, tm := range members {
 		srv := serverFor(t, tm.settings)
 		srv.Guard, srv.Isolate = tm.guard, tm.isolate
-		g.Secrets.Add(SecretsOf(tm.settings)...)
+		g.Secrets.Add(SecretsOf(tm.settings.Secrets, tm.settings.Env)...)
 		g.Members = append(g.Members, &Member{Name: tm.name, Prefix: tm.prefix, Server: srv, Eager: tm.eager})
 	}
 	if err := g.Start(context.Background()); err != nil {

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/mcp"
@@ -224,7 +223,7 @@ func TestGatewayListAsksAtOnce(t *testing.T) {
 	for i := range n {
 		name := fmt.Sprintf("m%02d", i)
 		up := &barrier{name: "t", n: n, asked: &asked, all: all, done: done}
-		g.Members = append(g.Members, &Member{Name: name, Server: &Server{Open: func(context.Context, connect.Hooks) (Upstream, error) { return up, nil }}})
+		g.Members = append(g.Members, &Member{Name: name, Server: &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }}})
 		want = append(want, name+"__t")
 	}
 	if err := g.Start(context.Background()); err != nil {
@@ -290,7 +289,7 @@ func TestGatewayHangingServer(t *testing.T) {
 func TestGatewayCancelReachesItsServer(t *testing.T) {
 	t.Parallel()
 	up := &hang{done: make(chan struct{}), called: make(chan struct{}, 1), cancelled: make(chan struct{}, 1)}
-	hangSrv := &Server{Open: func(context.Context, connect.Hooks) (Upstream, error) { return up, nil }}
+	hangSrv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }}
 	g := &Gateway{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Secrets: redact.NewScrubber(io.Discard),
 		Members: []*Member{{Name: "h", Server: hangSrv}, {Name: "ok", Server: serverFor(t, twoTools(t, "ok"))}}}
 	if err := g.Start(context.Background()); err != nil {

@@ -55,8 +55,8 @@ func TestNoWordOfAListChangeBeforeAnyClient(t *testing.T) {
 	t.Parallel()
 	log, buf := operatorLog()
 	up := &announcing{hang: hang{done: make(chan struct{}), called: make(chan struct{}, 1)}}
-	srv := &Server{Log: log, Open: func(_ context.Context, h connect.Hooks) (Upstream, error) {
-		up.notify = h.OnNotification
+	srv := &Server{Log: log, Open: func(_ context.Context, r Relay) (Upstream, error) {
+		up.notify = r.OnNotification
 		return up, nil
 	}}
 	if err := srv.Start(context.Background()); err != nil {
