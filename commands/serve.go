@@ -360,7 +360,7 @@ func (p listening) serveHTTP(ctx context.Context, out *console, h http.Handler, 
 	// progress is no idle connection).
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }() // ends at Shutdown
+	go func() { served <- hs.Serve(ln) }() // serve's HTTP server: ends at Shutdown
 	announce(ln.Addr())
 	if p.sse {
 		path := p.path

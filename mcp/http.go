@@ -281,7 +281,7 @@ func (t *HTTPTransport) Write(ctx context.Context, msg []byte) error {
 		if !asksWhatItHas(o.method) {
 			t.awaitGetStream(ctx)
 		}
-		t.streams.Go(func() { // ends with the request's answer, its ctx or the transport
+		t.streams.Go(func() { // POST answer reader: ends with the request's answer, its ctx or the transport
 			t.request(ctx, o, msg)
 		})
 		return nil
@@ -366,7 +366,7 @@ func (t *HTTPTransport) Close(ctx context.Context) error {
 	}
 	t.cancel()
 	done := make(chan struct{})
-	go func() { t.streams.Wait(); close(done) }() // ends when every stream has seen the cancel
+	go func() { t.streams.Wait(); close(done) }() // stream drain waiter: ends when every stream has seen the cancel
 	select {
 	case <-done:
 	case <-time.After(closeDrainWait):

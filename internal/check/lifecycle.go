@@ -356,7 +356,7 @@ func (t *T) versionAnswer(offered string) versionAnswer {
 		}
 		ask := &versionAsk{done: make(chan struct{})}
 		r.versions.asks[v] = ask
-		go func() { // ends when the server has answered, or its bounds ran out
+		go func() { // version ask: ends when the server has answered, or its bounds ran out
 			ctx, cancel := context.WithTimeout(r.ctx, r.opts.StartTimeout+r.opts.CheckTimeout)
 			defer cancel()
 			ask.a = r.askVersion(ctx, v)

@@ -169,7 +169,7 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 func awaitCapabilities(ctx context.Context, session *mcp.Session, await func(context.Context) (json.RawMessage, error)) (json.RawMessage, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	go func() { // ends with the wait: the session's end cuts it short
+	go func() { // capabilities wait's session watcher: ends with the wait: the session's end cuts it short
 		select {
 		case <-session.Done():
 			cancel(session.Err())

@@ -173,7 +173,7 @@ var errClosed = errors.New("the mock was closed")
 func (m *Mock) run(ctx context.Context, e *Entry, c call) (json.RawMessage, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	go func() { // ends with the call, or when the mock closes
+	go func() { // mock call's close watcher: ends with the call, or when the mock closes
 		select {
 		case <-m.done:
 			cancel(errClosed)

@@ -466,7 +466,7 @@ func (c *client) ask(ctx context.Context, method string, params json.RawMessage)
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
-		go func() { // ends with the request, or at the end of the input
+		go func() { // end-of-input watcher: ends with the request, or at the end of the input
 			select {
 			case <-c.drain.eof:
 				cancel()

@@ -190,7 +190,7 @@ func (h *HTTPHandler) Close() {
 	h.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, s := range all {
-		wg.Go(s.c.close) // each waits for its own requests' cancellation
+		wg.Go(s.c.close) // parallel close or settle: each waits for its own requests' cancellation
 	}
 	wg.Wait()
 }

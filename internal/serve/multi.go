@@ -245,7 +245,7 @@ func (g *Gateway) Close() {
 	var wg sync.WaitGroup
 	for _, m := range g.Members {
 		if m.Server.Secrets != nil { // started
-			wg.Go(m.Server.Close)
+			wg.Go(m.Server.Close) // parallel close or settle
 		}
 	}
 	wg.Wait()

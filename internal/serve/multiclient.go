@@ -221,7 +221,7 @@ func (f *front) setLevel(ctx context.Context, params json.RawMessage) (json.RawM
 	f.c.level.rank.Store(levelOf(params))
 	var wg sync.WaitGroup
 	for _, s := range subs {
-		wg.Go(func() {
+		wg.Go(func() { // a front's logging/setLevel to one server: ends with its answer
 			sctx, _ := mcp.SeparateResultMembers(ctx)
 			s.handle(sctx, "logging/setLevel", params)
 		})

@@ -87,9 +87,9 @@ func (gh *GatewayHandler) route(path string) *HTTPHandler {
 // answered.
 func (gh *GatewayHandler) Settle() {
 	var wg sync.WaitGroup
-	wg.Go(gh.Endpoint.Settle)
+	wg.Go(gh.Endpoint.Settle) // parallel close or settle
 	for _, h := range gh.Members {
-		wg.Go(h.Settle)
+		wg.Go(h.Settle) // parallel close or settle
 	}
 	wg.Wait()
 }
@@ -97,9 +97,9 @@ func (gh *GatewayHandler) Settle() {
 // Close ends every path's sessions.
 func (gh *GatewayHandler) Close() {
 	var wg sync.WaitGroup
-	wg.Go(gh.Endpoint.Close)
+	wg.Go(gh.Endpoint.Close) // parallel close or settle
 	for _, h := range gh.Members {
-		wg.Go(h.Close)
+		wg.Go(h.Close) // parallel close or settle
 	}
 	wg.Wait()
 }

@@ -189,7 +189,7 @@ func (l *life) begin() {
 	}
 	l.state, l.attempt = lifeStarting, make(chan struct{})
 	l.wg.Add(1)
-	go l.open(l.attempt) // ends when the attempt does: bounded by the connect timeout, and by close
+	go l.open(l.attempt) // attempt to open a gateway server's session: ends when the attempt does: bounded by the connect timeout, and by close
 }
 
 // open is one attempt to open the session.
@@ -222,7 +222,7 @@ func (l *life) open(done chan struct{}) {
 	l.mu.Unlock()
 	l.log.Info(fmt.Sprintf("serve: server %q is up", l.name))
 	l.wg.Add(1)
-	go l.watch(u) // ends with the session
+	go l.watch(u) // a gateway server's session watcher: ends with the session
 	l.change(lifeUp)
 }
 
@@ -237,7 +237,7 @@ func (l *life) down(why error) {
 		l.failed = true
 		l.log.Warn(fmt.Sprintf("serve: server %q is down: %s; it is tried again in %v, then with back-off", l.name, safetext.Line(why.Error()), l.backoff))
 	}
-	go l.change(lifeDown) // outside mu: the gateway tells its clients
+	go l.change(lifeDown) // telling a gateway's clients a server went down: outside mu
 }
 
 // watch waits for the session to end, and pings it while nothing else
@@ -312,6 +312,7 @@ func (l *life) noted() {
 		u := l.u
 		l.mu.Unlock()
 		if u != nil {
+			// closing a flooding server's session: not on the session's own goroutine that counted the notification
 			go l.fail(u, fmt.Errorf("it sent %d notifications within %v: a flood", l.floodNotes, l.floodWindow))
 		}
 	}

@@ -187,7 +187,7 @@ func (f *front) fetchAhead(ctx context.Context, method string, params json.RawMe
 		m := f.gw.Members[i]
 		ch := make(chan fetched, 1)
 		ahead[m] = ch
-		go func() { // ends with the member's answer, ListWait, or stop
+		go func() { // a server's first page of a list: ends with the member's answer, ListWait, or stop
 			res, err := f.fetchPage(actx, m, method, params, "")
 			ch <- fetched{res, err}
 		}()

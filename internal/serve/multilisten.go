@@ -119,7 +119,7 @@ func (l *frontListen) start(m *Member, uris []string) {
 		params = withListenURIs(l.params, []string{})
 	}
 	l.wg.Add(1)
-	go func() { // ends when the client ends its listen, or the member's ends
+	go func() { // a server's listen for a front's listen: ends when the client ends its listen, or the member's ends
 		defer l.wg.Done()
 		ctx, _ := mcp.SeparateResultMembers(l.ctx)
 		ctx = context.WithValue(ctx, listenRelayKey{}, relayFunc(func(behind *outstanding, method string, params json.RawMessage) {

@@ -177,7 +177,7 @@ func (s *Server) Start(ctx context.Context) error {
 			return nil, context.Cause(ctx)
 		}
 	}
-	go func() { // ends when the session is open, or failed to open (Close cancels ctx)
+	go func() { // stdio handshake: ends when the session is open, or failed to open (Close cancels ctx)
 		defer close(s.handshook)
 		u, err := s.open(ctx, nil, await)
 		if err == nil {
@@ -210,7 +210,7 @@ func (s *Server) begin(ctx context.Context, u *upstream) error {
 	s.shared = u
 	close(s.ready)
 	s.mu.Unlock()
-	go func() { // ends with the upstream session
+	go func() { // upstream watcher: ends with the upstream session
 		<-u.conn.Done()
 		s.end(u.conn.Err())
 	}()
