@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -105,4 +106,21 @@ func anchor(title string) string {
 		}
 	}
 	return b.String()
+}
+
+// docs/BENCHMARKS.md is scripts/bench.sh's table followed by
+// docs/BENCHMARKS.notes.md, word for word: a figure written into one and
+// not the other would be lost, or kept stale, at the next run of bench.sh.
+func TestBenchmarksEndWithTheNotes(t *testing.T) {
+	page, err := os.ReadFile("docs/BENCHMARKS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, err := os.ReadFile("docs/BENCHMARKS.notes.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasSuffix(page, append([]byte("\n"), notes...)) {
+		t.Errorf("docs/BENCHMARKS.md does not end with docs/BENCHMARKS.notes.md: write figures in the notes, then copy them after bench.sh's table (or run bench.sh)")
+	}
 }

@@ -33,8 +33,10 @@ func exitCode(err error) int {
 	var keeperErr *keeperError
 	var checkErr checkFailed
 	var thresholdErr *thresholdError
+	var invalid appInvalid
+	var cards discoverInvalid
 	switch {
-	case errors.As(err, &thresholdErr):
+	case errors.As(err, &thresholdErr), errors.As(err, &invalid), errors.As(err, &cards):
 		return exitcode.ToolError
 	case errors.As(err, &batchErr):
 		return batchErr.code

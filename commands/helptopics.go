@@ -25,14 +25,17 @@ var helpTopics = []string{"flags", "exit-codes", "environment", "config-files"}
 // that the help keeps to a screen: each kept beside its command, which
 // names it, as paragraphs that wrapText fits to the width of help.
 var detailTopics = map[string]func() string{
-	"arguments":   func() string { return argumentsTopic },
-	"test-files":  func() string { return testfile.Reference },
-	"serving":     func() string { return servingTopic },
-	"mock-files":  func() string { return mockFilesTopic },
-	"load-model":  func() string { return loadTopic },
-	"pins":        func() string { return pinsTopic },
-	"audit-rules": func() string { return auditRulesTopic },
-	"check-runs":  func() string { return checkRunsTopic },
+	"arguments":    func() string { return argumentsTopic },
+	"test-files":   func() string { return testfile.Reference },
+	"serving":      func() string { return servingTopic },
+	"gateway":      func() string { return gatewayTopic },
+	"mock-files":   func() string { return mockFilesTopic },
+	"load-model":   func() string { return loadTopic },
+	"pins":         func() string { return pinsTopic },
+	"audit-rules":  func() string { return auditRulesTopic },
+	"check-runs":   func() string { return checkRunsTopic },
+	"mcp-apps":     func() string { return appsTopic },
+	"server-cards": func() string { return serverCardsTopic },
 }
 
 // helpTopic is the text of the topic called name, if there is one.

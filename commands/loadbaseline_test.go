@@ -118,12 +118,15 @@ func TestLoadJSONSchema(t *testing.T) {
 	}
 }
 
-// Against a fake whose capacity is known (4 calls at once, 20 ms each:
-// 200 calls a second), --find-max finds it within 10%.
+// Against a fake whose capacity is known (1 call at once, 100 ms each:
+// 10 calls a second), --find-max finds it within 10%. The capacity is the
+// server's, low enough that a loaded machine (or the race detector) still
+// sends every rate the search tries: what is found is the server's bound,
+// not the machine's.
 func TestLoadFindMaxAgainstAKnownCapacity(t *testing.T) {
 	longtest.Skip(t, "a search of about ten steps of a second each")
-	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Latency: mcptest.Latency{Delay: 20 * time.Millisecond, Capacity: 4}})
-	r := mcpv(t, "", "load", "call", "x", "--find-max", "p99<200ms,errors<1%", "--rate", "25", "-d", "1s", "--format", "json",
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Latency: mcptest.Latency{Delay: 100 * time.Millisecond, Capacity: 1}})
+	r := mcpv(t, "", "load", "call", "x", "--find-max", "p99<400ms,errors<1%", "--rate", "2", "-d", "3s", "--format", "json",
 		"-q", ".search", "-u", srv.URL)
 	r.expect(t, 0, "", "", "")
 	var s struct {
@@ -137,8 +140,8 @@ func TestLoadFindMaxAgainstAKnownCapacity(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("found %.1f/s in %d steps: %+v", s.MaxRate, len(s.Curve), s.Curve)
-	if s.MaxRate < 180 || s.MaxRate > 220 {
-		t.Errorf("found %v/s; want within 10%% of 200/s\n%s", s.MaxRate, r.stdout)
+	if s.MaxRate < 9 || s.MaxRate > 11 {
+		t.Errorf("found %v/s; want within 10%% of 10/s\n%s", s.MaxRate, r.stdout)
 	}
 }
 

@@ -21,7 +21,7 @@ type mockCmd struct {
 	File      string   `arg:"" optional:"" name:"file" placeholder:"FILE" help:"An mcpv test snapshot: the tools, prompts and resource templates to offer."`
 	Responses []string `name:"responses" sep:"none" placeholder:"FILE" help:"A responses file (repeatable; default: FILE.responses.json)."`
 	Tool      []string `name:"tool" sep:"none" placeholder:"NAME[=TEXT|:=JSON]" help:"Offer a tool answering every call with TEXT or JSON (repeatable)."`
-	Log       string   `name:"log" placeholder:"FILE" help:"Write what the clients asked and got to FILE, as JSON lines."`
+	Log       string   `name:"log" placeholder:"FILE" help:"Write what the clients asked and got to FILE, as JSON lines, for a test to check."`
 	listenFlags
 
 	tools   []json.RawMessage
@@ -54,7 +54,7 @@ Arguments are checked against the tool's inputSchema: a violation is a JSON-RPC 
 func (c *mockCmd) Help() string {
 	return `Serves a server read from files, for testing MCP clients: the tools, prompts and resource templates of an mcpv test snapshot, answering from responses files. It is served as mcpv serve serves a server: on stdin and stdout, or with --http as a Streamable HTTP endpoint at /mcp, to clients of either era.
 
-A responses file (JSON or YAML) lists answers by tool, prompt and resource, each of which may wait, notify or ask the client first: 'mcpv help mock-files' describes it. 'mcpv serve --record FILE' writes both files from a real server; --log FILE keeps what the clients asked and got, for a test to check.
+A responses file (JSON or YAML) lists answers by tool, prompt and resource, each of which may wait, notify or ask the client first: 'mcpv help mock-files' describes it. 'mcpv serve --record FILE' writes both files from a real server.
 
 Examples:
 
@@ -89,7 +89,7 @@ func (c *mockCmd) Run(ctx context.Context, out *console) error {
 	}
 	// A mock holds no credentials: on loopback it takes no token unless
 	// given one.
-	plan, err := c.listenPlan(out, false)
+	plan, err := c.listenPlan(out, false, false)
 	if err != nil {
 		return err
 	}

@@ -38,14 +38,12 @@ const overviewLines = 50
 // the manual's synopsis.
 var usageLines = []string{
 	"mcpv [flags] <command> [args] -- SERVER-COMMAND [ARGS...]",
-	"mcpv [flags] --url URL <command> [args]",
-	"mcpv [flags] --server NAME <command> [args]",
+	"mcpv [flags] --url URL|--server NAME <command> [args]",
 }
 
 // overviewExamples are the top-level help's examples; the manual has more.
 var overviewExamples = []string{
 	"mcpv call add a:=2 b:=3 -q '.structuredContent.sum' -- ./server",
-	"mcpv list-tools -o table -u http://127.0.0.1:3000/mcp",
 }
 
 // exitCodesBrief names every exit code in two lines; 'mcpv help

@@ -4,7 +4,7 @@
 # __mcpv_subs CMD sets subs to the subcommands of CMD ("" for mcpv itself, "tasks", ...).
 __mcpv_subs() {
     case $1 in
-    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test check pin diff audit load session serve mock servers trust auth completions' ;;
+    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills app discover request batch test check pin diff audit load session serve mock servers trust auth completions' ;;
     'tasks') subs='list get result cancel' ;;
     'skills') subs='list get read pull' ;;
     'session') subs='start list stop' ;;
@@ -16,7 +16,7 @@ __mcpv_subs() {
 # __mcpv_flags CMD sets flags to the flags of CMD alone; those of its ancestors apply too.
 __mcpv_flags() {
     case $1 in
-    '') flags='--help -h --url -u --server -s --session --session-id --config --pin --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --framing --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --resource --scope --redirect-host --redirect-port --redirect-path --login-timeout --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --jq -q --jq-arg --jq-argjson --raw-output -r --exit-status -e --pretty --compact -c --color --output-format -o --version' ;;
+    '') flags='--help -h --url -u --server -s --session --session-id --config --pin --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --framing --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --resource --scope --redirect-host --redirect-port --redirect-path --login-timeout --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --no-extension --jq -q --jq-arg --jq-argjson --raw-output -r --exit-status -e --pretty --compact -c --color --output-format -o --version' ;;
     'list-tools') flags='--cursor --max-pages' ;;
     'call') flags='--args --no-coerce --no-validate --validate-output --dry-run --text --save-dir --task --ttl --detach' ;;
     'list-resources') flags='--cursor --max-pages' ;;
@@ -30,6 +30,8 @@ __mcpv_flags() {
     'skills list') flags='--cursor --max-pages' ;;
     'skills read') flags='--text --save-dir' ;;
     'skills pull') flags='--force' ;;
+    'app') flags='--args --call --max-size --open --no-browser --listen --yes --permission --allow-links --allow-tools --deny-tools --allow-resources --deny-resources --read-only' ;;
+    'discover') flags='--connect --max-entries' ;;
     'batch') flags='--parallel --keep-going' ;;
     'test') flags='--format --output --parallel --fail-fast --filter --lint --snapshot --update --ci' ;;
     'check') flags='--only --skip --strict --call --format --output --check-timeout --max-time --parallel --expected-failures --connect-only' ;;
@@ -39,8 +41,8 @@ __mcpv_flags() {
     'load') flags='--mix --scenario --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --find-max --baseline --report --format --data --data-order --seed --grace' ;;
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
-    'serve') flags='--http --http-token --allow-remote --allow-origin --path --sse --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
-    'mock') flags='--responses --tool --log --http --http-token --allow-remote --allow-origin --path --sse' ;;
+    'serve') flags='--all --separator --start --http-tokens --http --http-token --allow-remote --allow-origin --path --sse --no-card --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
+    'mock') flags='--responses --tool --log --http --http-token --allow-remote --allow-origin --path --sse --no-card' ;;
     'trust') flags='--revoke' ;;
     *) flags= ;;
     esac
@@ -98,6 +100,7 @@ __mcpv_flag() {
         ':--answer') kind='none'; return ;;
         ':--answers') kind='file'; return ;;
         ':--elicitation') kind='enum prompt accept decline cancel'; return ;;
+        ':--no-extension') kind='none'; return ;;
         ':--jq'|':-q') kind='none'; return ;;
         ':--jq-arg') kind='words 2'; return ;;
         ':--jq-argjson') kind='words 2'; return ;;
@@ -144,6 +147,22 @@ __mcpv_flag() {
         'skills read:--text') kind='bool'; return ;;
         'skills read:--save-dir') kind='dir'; return ;;
         'skills pull:--force') kind='bool'; return ;;
+        'app:--args') kind='none'; return ;;
+        'app:--call') kind='bool'; return ;;
+        'app:--max-size') kind='none'; return ;;
+        'app:--open') kind='bool'; return ;;
+        'app:--no-browser') kind='bool'; return ;;
+        'app:--listen') kind='none'; return ;;
+        'app:--yes') kind='bool'; return ;;
+        'app:--permission') kind='none'; return ;;
+        'app:--allow-links') kind='bool'; return ;;
+        'app:--allow-tools') kind='none'; return ;;
+        'app:--deny-tools') kind='none'; return ;;
+        'app:--allow-resources') kind='none'; return ;;
+        'app:--deny-resources') kind='none'; return ;;
+        'app:--read-only') kind='bool'; return ;;
+        'discover:--connect') kind='none'; return ;;
+        'discover:--max-entries') kind='none'; return ;;
         'batch:--parallel') kind='none'; return ;;
         'batch:--keep-going') kind='bool'; return ;;
         'test:--format') kind='enum text junit tap json'; return ;;
@@ -196,12 +215,17 @@ __mcpv_flag() {
         'load:--grace') kind='none'; return ;;
         'session start:--idle') kind='none'; return ;;
         'session stop:--all') kind='bool'; return ;;
+        'serve:--all') kind='bool'; return ;;
+        'serve:--separator') kind='none'; return ;;
+        'serve:--start') kind='none'; return ;;
+        'serve:--http-tokens') kind='file'; return ;;
         'serve:--http') kind='none'; return ;;
         'serve:--http-token') kind='none'; return ;;
         'serve:--allow-remote') kind='bool'; return ;;
         'serve:--allow-origin') kind='none'; return ;;
         'serve:--path') kind='none'; return ;;
         'serve:--sse') kind='bool'; return ;;
+        'serve:--no-card') kind='bool'; return ;;
         'serve:--isolate') kind='bool'; return ;;
         'serve:--record') kind='file'; return ;;
         'serve:--http-no-token') kind='bool'; return ;;
@@ -221,6 +245,7 @@ __mcpv_flag() {
         'mock:--allow-origin') kind='none'; return ;;
         'mock:--path') kind='none'; return ;;
         'mock:--sse') kind='bool'; return ;;
+        'mock:--no-card') kind='bool'; return ;;
         'trust:--revoke') kind='bool'; return ;;
         esac
         [[ -n $c ]] || return 1
@@ -234,6 +259,7 @@ __mcpv_arg() {
     'test:'*) kind='file' ;;
     'pin:0') kind='file' ;;
     'audit:'*) kind='file' ;;
+    'serve:0') kind='file' ;;
     'mock:0') kind='file' ;;
     'servers:0') kind='server' ;;
     'trust:'*) kind='file' ;;

@@ -5,7 +5,7 @@
 function __mcpv_subs
     switch "$argv[1]"
         case ''
-            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills request batch test check pin diff audit load session serve mock servers trust auth completions
+            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills app discover request batch test check pin diff audit load session serve mock servers trust auth completions
         case 'tasks'
             printf '%s\n' list get result cancel
         case 'skills'
@@ -23,7 +23,7 @@ function __mcpv_takes
     set -l c $argv[1]
     while true
         switch "$c:$argv[2]"
-            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--session-id' ':--config' ':--pin' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--framing' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--resource' ':--scope' ':--redirect-host' ':--redirect-port' ':--redirect-path' ':--login-timeout' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--jq' ':-q' ':--color' ':--output-format' ':-o'
+            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--session-id' ':--config' ':--pin' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--framing' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--resource' ':--scope' ':--redirect-host' ':--redirect-port' ':--redirect-path' ':--login-timeout' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--no-extension' ':--jq' ':-q' ':--color' ':--output-format' ':-o'
                 echo 1
                 return 0
             case ':--jq-arg' ':--jq-argjson'
@@ -62,6 +62,12 @@ function __mcpv_takes
             case 'skills read:--save-dir'
                 echo 1
                 return 0
+            case 'app:--args' 'app:--max-size' 'app:--listen' 'app:--permission' 'app:--allow-tools' 'app:--deny-tools' 'app:--allow-resources' 'app:--deny-resources'
+                echo 1
+                return 0
+            case 'discover:--connect' 'discover:--max-entries'
+                echo 1
+                return 0
             case 'batch:--parallel'
                 echo 1
                 return 0
@@ -86,7 +92,7 @@ function __mcpv_takes
             case 'session start:--idle'
                 echo 1
                 return 0
-            case 'serve:--http' 'serve:--http-token' 'serve:--allow-origin' 'serve:--path' 'serve:--record' 'serve:--allow-tools' 'serve:--deny-tools' 'serve:--allow-resources' 'serve:--deny-resources' 'serve:--allow-prompts' 'serve:--deny-prompts'
+            case 'serve:--separator' 'serve:--start' 'serve:--http-tokens' 'serve:--http' 'serve:--http-token' 'serve:--allow-origin' 'serve:--path' 'serve:--record' 'serve:--allow-tools' 'serve:--deny-tools' 'serve:--allow-resources' 'serve:--deny-resources' 'serve:--allow-prompts' 'serve:--deny-prompts'
                 echo 1
                 return 0
             case 'mock:--responses' 'mock:--tool' 'mock:--log' 'mock:--http' 'mock:--http-token' 'mock:--allow-origin' 'mock:--path'
@@ -240,6 +246,8 @@ complete -c mcpv -n '__mcpv_at "" 0' -a complete -d 'Ask for completions of a pr
 complete -c mcpv -n '__mcpv_at "" 0' -a watch -d 'Subscribe to resources and print a JSON line per change.'
 complete -c mcpv -n '__mcpv_at "" 0' -a tasks -d 'List, inspect, collect or cancel tasks.'
 complete -c mcpv -n '__mcpv_at "" 0' -a skills -d 'List, inspect, read or pull the skills a server publishes.'
+complete -c mcpv -n '__mcpv_at "" 0' -a app -d 'Check the MCP App a tool carries as the extension requires, or render it in the browser (--open).'
+complete -c mcpv -n '__mcpv_at "" 0' -a discover -d 'Find the MCP servers of a domain or URL by their Server Cards, check each, and connect to one (--connect).'
 complete -c mcpv -n '__mcpv_at "" 0' -a request -d 'Send any request (or notification) with raw JSON params.'
 complete -c mcpv -n '__mcpv_at "" 0' -a batch -d 'Run operations from stdin, one per line, in one session; print a JSON line for each.'
 complete -c mcpv -n '__mcpv_at "" 0' -a test -d 'Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).'
@@ -249,7 +257,7 @@ complete -c mcpv -n '__mcpv_at "" 0' -a diff -d 'Tell how a server\'s surface ch
 complete -c mcpv -n '__mcpv_at "" 0' -a audit -d 'Audit what servers show a model for tool poisoning, shadowing and leaks, with local rules.'
 complete -c mcpv -n '__mcpv_at "" 0' -a load -d 'Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.'
 complete -c mcpv -n '__mcpv_at "" 0' -a session -d 'Keep a session open in the background for many commands: start, list, stop.'
-complete -c mcpv -n '__mcpv_at "" 0' -a serve -d 'Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.'
+complete -c mcpv -n '__mcpv_at "" 0' -a serve -d 'Re-expose servers to MCP clients over stdio or Streamable HTTP, with a guard.'
 complete -c mcpv -n '__mcpv_at "" 0' -a mock -d 'Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.'
 complete -c mcpv -n '__mcpv_at "" 0' -a servers -d 'List the servers named in config files, or show one.'
 complete -c mcpv -n '__mcpv_at "" 0' -a trust -d 'Trust a project config file as it is now, so its servers may start.'
@@ -300,6 +308,7 @@ complete -c mcpv -n '__mcpv_in ""' -l sampling-cmd -x -d 'Answer sampling/create
 complete -c mcpv -n '__mcpv_in ""' -l answer -x -d 'Answer a field of an elicitation form (repeatable), typed by the requested schema.'
 complete -c mcpv -n '__mcpv_in ""' -l answers -r -F -d 'Answer elicitation forms from a JSON object in FILE.'
 complete -c mcpv -n '__mcpv_in ""' -l elicitation -x -a 'prompt accept decline cancel' -d 'What to do with an elicitation that the answers do not complete: prompt (the default on a terminal), accept (fill defaults), decline (the default otherwise) or cancel.'
+complete -c mcpv -n '__mcpv_in ""' -l no-extension -x -d 'Do not declare this extension to the server, nor use it: ui (MCP Apps), skills or tasks, or its identifier (repeatable or comma-separated).'
 complete -c mcpv -n '__mcpv_in ""' -s q -l jq -x -d 'Filter the result with a jq expression.'
 complete -c mcpv -n '__mcpv_in ""' -l jq-arg -x -d 'Set $NAME in --jq to the string VALUE, as jq\'s --arg does (repeatable).'
 complete -c mcpv -n '__mcpv_in ""' -l jq-argjson -x -d 'Set $NAME in --jq to a JSON value, as jq\'s --argjson does (repeatable).'
@@ -354,6 +363,22 @@ complete -c mcpv -n '__mcpv_in "skills list"' -l max-pages -x -d 'Stop after N p
 complete -c mcpv -n '__mcpv_in "skills read"' -l text -d 'Print the file\'s text, raw, instead of the resources/read result.'
 complete -c mcpv -n '__mcpv_in "skills read"' -l save-dir -x -a '(__fish_complete_directories)' -d 'Write a binary file\'s blob to a file in DIR, as read --save-dir does.'
 complete -c mcpv -n '__mcpv_in "skills pull"' -l force -d 'Replace DIR/NAME when it exists.'
+complete -c mcpv -n '__mcpv_in "app"' -l args -x -d 'Arguments as a JSON object, @FILE or - (stdin); key=value overrides.'
+complete -c mcpv -n '__mcpv_in "app"' -l call -d 'Call the tool; check what the app is given.'
+complete -c mcpv -n '__mcpv_in "app"' -l max-size -x -d 'The largest app HTML taken, in bytes.'
+complete -c mcpv -n '__mcpv_in "app"' -l open -d 'Render the app in the browser until it ends.'
+complete -c mcpv -n '__mcpv_in "app"' -l no-browser -d 'With --open: open no browser; print the URL.'
+complete -c mcpv -n '__mcpv_in "app"' -l listen -x -d 'With --open: the page\'s address (loopback).'
+complete -c mcpv -n '__mcpv_in "app"' -l yes -d 'With --open: let the app call tools unasked.'
+complete -c mcpv -n '__mcpv_in "app"' -l permission -x -d 'With --open: grant the app this permission.'
+complete -c mcpv -n '__mcpv_in "app"' -l allow-links -d 'With --open: open the app\'s http(s) links.'
+complete -c mcpv -n '__mcpv_in "app"' -l allow-tools -x -d 'With --open: the only tools the app may call.'
+complete -c mcpv -n '__mcpv_in "app"' -l deny-tools -x -d 'With --open: tools the app may never call.'
+complete -c mcpv -n '__mcpv_in "app"' -l allow-resources -x -d 'With --open: the only resources it may read.'
+complete -c mcpv -n '__mcpv_in "app"' -l deny-resources -x -d 'With --open: resources it may never read.'
+complete -c mcpv -n '__mcpv_in "app"' -l read-only -d 'With --open: only tools saying readOnlyHint.'
+complete -c mcpv -n '__mcpv_in "discover"' -l connect -x -d 'Connect to the server of the card named (its catalog identifier, its name, or the name\'s part after the slash) and compare the card with what the server says.'
+complete -c mcpv -n '__mcpv_in "discover"' -l max-entries -x -d 'Read at most N server cards of a catalog.'
 complete -c mcpv -n '__mcpv_in "batch"' -l parallel -x -d 'Run up to N operations at once; results still come out in input order.'
 complete -c mcpv -n '__mcpv_in "batch"' -l keep-going -d 'Run every line even after a failure; the exit code is still the first failure\'s.'
 complete -c mcpv -n '__mcpv_in "test"' -l format -x -a 'text junit tap json' -d 'Report format: text, junit (JUnit XML), tap (TAP 14) or json.'
@@ -412,15 +437,20 @@ complete -c mcpv -n '__mcpv_at "session" 0' -a list -d 'List the running session
 complete -c mcpv -n '__mcpv_at "session" 0' -a stop -d 'End a session (or --all): the server is shut down as a one-shot command would.'
 complete -c mcpv -n '__mcpv_in "session start"' -l idle -x -d 'End the session after this long without commands; 0 never.'
 complete -c mcpv -n '__mcpv_in "session stop"' -l all -d 'End every running session.'
-complete -c mcpv -n '__mcpv_in "serve"' -l http -x -d 'Serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:8808; port 0 picks one).'
-complete -c mcpv -n '__mcpv_in "serve"' -l http-token -x -d 'Require this bearer token (@FILE reads it).'
-complete -c mcpv -n '__mcpv_in "serve"' -l allow-remote -d 'Let --http listen beyond loopback (a bearer token is then required).'
-complete -c mcpv -n '__mcpv_in "serve"' -l allow-origin -x -d 'Let web pages of ORIGIN use --http from a browser (never * or null).'
+complete -c mcpv -n '__mcpv_in "serve"' -l all -d 'Serve every server of the config files.'
+complete -c mcpv -n '__mcpv_in "serve"' -l separator -x -d 'What joins a server\'s prefix to a name (__).'
+complete -c mcpv -n '__mcpv_in "serve"' -l start -x -d 'Start each server at once, or when needed.'
+complete -c mcpv -n '__mcpv_in "serve"' -l http-tokens -r -F -d 'Clients\' tokens, each with what it may see.'
+complete -c mcpv -n '__mcpv_in "serve"' -l http -x -d 'Serve Streamable HTTP at ADDR (port 0: any).'
+complete -c mcpv -n '__mcpv_in "serve"' -l http-token -x -d 'Require a bearer token (repeatable; @FILE).'
+complete -c mcpv -n '__mcpv_in "serve"' -l allow-remote -d 'Serve --http beyond loopback, with a token.'
+complete -c mcpv -n '__mcpv_in "serve"' -l allow-origin -x -d 'Let web pages of ORIGIN use --http.'
 complete -c mcpv -n '__mcpv_in "serve"' -l path -x -d 'Serve --http\'s endpoint at PATH.'
 complete -c mcpv -n '__mcpv_in "serve"' -l sse -d 'Serve 2024-11-05 HTTP+SSE clients too.'
+complete -c mcpv -n '__mcpv_in "serve"' -l no-card -d 'Publish no Server Card or catalog.'
 complete -c mcpv -n '__mcpv_in "serve"' -l isolate -d 'One upstream session for each HTTP client.'
-complete -c mcpv -n '__mcpv_in "serve"' -l record -r -F -d 'On exit, write the server\'s surface to FILE and the answers seen beside it, for mcpv mock (mcpv help serving).'
-complete -c mcpv -n '__mcpv_in "serve"' -l http-no-token -d 'Serve --http on loopback without a token, to every user of this machine.'
+complete -c mcpv -n '__mcpv_in "serve"' -l record -r -F -d 'On exit, save the server to FILE for mock.'
+complete -c mcpv -n '__mcpv_in "serve"' -l http-no-token -d 'No token: every local user may use --http.'
 complete -c mcpv -n '__mcpv_in "serve"' -l allow-tools -x -d 'Offer only the tools whose names match (* any run, ? one character).'
 complete -c mcpv -n '__mcpv_in "serve"' -l deny-tools -x -d 'Hide the tools whose names match.'
 complete -c mcpv -n '__mcpv_in "serve"' -l allow-resources -x -d 'Offer only the resources whose URIs match.'
@@ -428,15 +458,17 @@ complete -c mcpv -n '__mcpv_in "serve"' -l deny-resources -x -d 'Hide the resour
 complete -c mcpv -n '__mcpv_in "serve"' -l allow-prompts -x -d 'Offer only the prompts whose names match.'
 complete -c mcpv -n '__mcpv_in "serve"' -l deny-prompts -x -d 'Hide the prompts whose names match.'
 complete -c mcpv -n '__mcpv_in "serve"' -l read-only -d 'Offer only tools annotated readOnlyHint.'
+complete -c mcpv -n '__mcpv_at "serve" 0' -F
 complete -c mcpv -n '__mcpv_in "mock"' -l responses -r -F -d 'A responses file (repeatable; default: FILE.responses.json).'
 complete -c mcpv -n '__mcpv_in "mock"' -l tool -x -d 'Offer a tool answering every call with TEXT or JSON (repeatable).'
-complete -c mcpv -n '__mcpv_in "mock"' -l log -r -F -d 'Write what the clients asked and got to FILE, as JSON lines.'
-complete -c mcpv -n '__mcpv_in "mock"' -l http -x -d 'Serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:8808; port 0 picks one).'
-complete -c mcpv -n '__mcpv_in "mock"' -l http-token -x -d 'Require this bearer token (@FILE reads it).'
-complete -c mcpv -n '__mcpv_in "mock"' -l allow-remote -d 'Let --http listen beyond loopback (a bearer token is then required).'
-complete -c mcpv -n '__mcpv_in "mock"' -l allow-origin -x -d 'Let web pages of ORIGIN use --http from a browser (never * or null).'
+complete -c mcpv -n '__mcpv_in "mock"' -l log -r -F -d 'Write what the clients asked and got to FILE, as JSON lines, for a test to check.'
+complete -c mcpv -n '__mcpv_in "mock"' -l http -x -d 'Serve Streamable HTTP at ADDR (port 0: any).'
+complete -c mcpv -n '__mcpv_in "mock"' -l http-token -x -d 'Require a bearer token (repeatable; @FILE).'
+complete -c mcpv -n '__mcpv_in "mock"' -l allow-remote -d 'Serve --http beyond loopback, with a token.'
+complete -c mcpv -n '__mcpv_in "mock"' -l allow-origin -x -d 'Let web pages of ORIGIN use --http.'
 complete -c mcpv -n '__mcpv_in "mock"' -l path -x -d 'Serve --http\'s endpoint at PATH.'
 complete -c mcpv -n '__mcpv_in "mock"' -l sse -d 'Serve 2024-11-05 HTTP+SSE clients too.'
+complete -c mcpv -n '__mcpv_in "mock"' -l no-card -d 'Publish no Server Card or catalog.'
 complete -c mcpv -n '__mcpv_at "mock" 0' -F
 complete -c mcpv -n '__mcpv_at "servers" 0' -x -a '(__mcpv_servers)'
 complete -c mcpv -n '__mcpv_in "trust"' -l revoke -d 'Forget the trust instead.'

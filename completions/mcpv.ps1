@@ -20,6 +20,8 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'watch'; H = 'Subscribe to resources and print a JSON line per change.' }
             @{ N = 'tasks'; H = 'List, inspect, collect or cancel tasks.' }
             @{ N = 'skills'; H = 'List, inspect, read or pull the skills a server publishes.' }
+            @{ N = 'app'; H = 'Check the MCP App a tool carries as the extension requires, or render it in the browser (--open).' }
+            @{ N = 'discover'; H = 'Find the MCP servers of a domain or URL by their Server Cards, check each, and connect to one (--connect).' }
             @{ N = 'request'; H = 'Send any request (or notification) with raw JSON params.' }
             @{ N = 'batch'; H = 'Run operations from stdin, one per line, in one session; print a JSON line for each.' }
             @{ N = 'test'; H = 'Run declarative test files against MCP servers and report (text, JUnit, TAP or JSON).' }
@@ -29,7 +31,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'audit'; H = 'Audit what servers show a model for tool poisoning, shadowing and leaks, with local rules.' }
             @{ N = 'load'; H = 'Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.' }
             @{ N = 'session'; H = 'Keep a session open in the background for many commands: start, list, stop.' }
-            @{ N = 'serve'; H = 'Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.' }
+            @{ N = 'serve'; H = 'Re-expose servers to MCP clients over stdio or Streamable HTTP, with a guard.' }
             @{ N = 'mock'; H = 'Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.' }
             @{ N = 'servers'; H = 'List the servers named in config files, or show one.' }
             @{ N = 'trust'; H = 'Trust a project config file as it is now, so its servers may start.' }
@@ -109,6 +111,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--answer'); Words = 1; Kind = 'none'; Enum = @(); H = 'Answer a field of an elicitation form (repeatable), typed by the requested schema.' }
             @{ Names = @('--answers'); Words = 1; Kind = 'file'; Enum = @(); H = 'Answer elicitation forms from a JSON object in FILE.' }
             @{ Names = @('--elicitation'); Words = 1; Kind = 'enum'; Enum = @('prompt', 'accept', 'decline', 'cancel'); H = 'What to do with an elicitation that the answers do not complete: prompt (the default on a terminal), accept (fill defaults), decline (the default otherwise) or cancel.' }
+            @{ Names = @('--no-extension'); Words = 1; Kind = 'none'; Enum = @(); H = 'Do not declare this extension to the server, nor use it: ui (MCP Apps), skills or tasks, or its identifier (repeatable or comma-separated).' }
             @{ Names = @('--jq', '-q'); Words = 1; Kind = 'none'; Enum = @(); H = 'Filter the result with a jq expression.' }
             @{ Names = @('--jq-arg'); Words = 2; Kind = 'none'; Enum = @(); H = 'Set $NAME in --jq to the string VALUE, as jq''s --arg does (repeatable).' }
             @{ Names = @('--jq-argjson'); Words = 2; Kind = 'none'; Enum = @(); H = 'Set $NAME in --jq to a JSON value, as jq''s --argjson does (repeatable).' }
@@ -182,6 +185,26 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         'skills pull' = @(
             @{ Names = @('--force'); Words = 0; Kind = 'none'; Enum = @(); H = 'Replace DIR/NAME when it exists.' }
         )
+        'app' = @(
+            @{ Names = @('--args'); Words = 1; Kind = 'none'; Enum = @(); H = 'Arguments as a JSON object, @FILE or - (stdin); key=value overrides.' }
+            @{ Names = @('--call'); Words = 0; Kind = 'none'; Enum = @(); H = 'Call the tool; check what the app is given.' }
+            @{ Names = @('--max-size'); Words = 1; Kind = 'none'; Enum = @(); H = 'The largest app HTML taken, in bytes.' }
+            @{ Names = @('--open'); Words = 0; Kind = 'none'; Enum = @(); H = 'Render the app in the browser until it ends.' }
+            @{ Names = @('--no-browser'); Words = 0; Kind = 'none'; Enum = @(); H = 'With --open: open no browser; print the URL.' }
+            @{ Names = @('--listen'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --open: the page''s address (loopback).' }
+            @{ Names = @('--yes'); Words = 0; Kind = 'none'; Enum = @(); H = 'With --open: let the app call tools unasked.' }
+            @{ Names = @('--permission'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --open: grant the app this permission.' }
+            @{ Names = @('--allow-links'); Words = 0; Kind = 'none'; Enum = @(); H = 'With --open: open the app''s http(s) links.' }
+            @{ Names = @('--allow-tools'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --open: the only tools the app may call.' }
+            @{ Names = @('--deny-tools'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --open: tools the app may never call.' }
+            @{ Names = @('--allow-resources'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --open: the only resources it may read.' }
+            @{ Names = @('--deny-resources'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --open: resources it may never read.' }
+            @{ Names = @('--read-only'); Words = 0; Kind = 'none'; Enum = @(); H = 'With --open: only tools saying readOnlyHint.' }
+        )
+        'discover' = @(
+            @{ Names = @('--connect'); Words = 1; Kind = 'none'; Enum = @(); H = 'Connect to the server of the card named (its catalog identifier, its name, or the name''s part after the slash) and compare the card with what the server says.' }
+            @{ Names = @('--max-entries'); Words = 1; Kind = 'none'; Enum = @(); H = 'Read at most N server cards of a catalog.' }
+        )
         'batch' = @(
             @{ Names = @('--parallel'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run up to N operations at once; results still come out in input order.' }
             @{ Names = @('--keep-going'); Words = 0; Kind = 'none'; Enum = @(); H = 'Run every line even after a failure; the exit code is still the first failure''s.' }
@@ -253,15 +276,20 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'End every running session.' }
         )
         'serve' = @(
-            @{ Names = @('--http'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:8808; port 0 picks one).' }
-            @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require this bearer token (@FILE reads it).' }
-            @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Let --http listen beyond loopback (a bearer token is then required).' }
-            @{ Names = @('--allow-origin'); Words = 1; Kind = 'none'; Enum = @(); H = 'Let web pages of ORIGIN use --http from a browser (never * or null).' }
+            @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve every server of the config files.' }
+            @{ Names = @('--separator'); Words = 1; Kind = 'none'; Enum = @(); H = 'What joins a server''s prefix to a name (__).' }
+            @{ Names = @('--start'); Words = 1; Kind = 'none'; Enum = @(); H = 'Start each server at once, or when needed.' }
+            @{ Names = @('--http-tokens'); Words = 1; Kind = 'file'; Enum = @(); H = 'Clients'' tokens, each with what it may see.' }
+            @{ Names = @('--http'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve Streamable HTTP at ADDR (port 0: any).' }
+            @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require a bearer token (repeatable; @FILE).' }
+            @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve --http beyond loopback, with a token.' }
+            @{ Names = @('--allow-origin'); Words = 1; Kind = 'none'; Enum = @(); H = 'Let web pages of ORIGIN use --http.' }
             @{ Names = @('--path'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve --http''s endpoint at PATH.' }
             @{ Names = @('--sse'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve 2024-11-05 HTTP+SSE clients too.' }
+            @{ Names = @('--no-card'); Words = 0; Kind = 'none'; Enum = @(); H = 'Publish no Server Card or catalog.' }
             @{ Names = @('--isolate'); Words = 0; Kind = 'none'; Enum = @(); H = 'One upstream session for each HTTP client.' }
-            @{ Names = @('--record'); Words = 1; Kind = 'file'; Enum = @(); H = 'On exit, write the server''s surface to FILE and the answers seen beside it, for mcpv mock (mcpv help serving).' }
-            @{ Names = @('--http-no-token'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve --http on loopback without a token, to every user of this machine.' }
+            @{ Names = @('--record'); Words = 1; Kind = 'file'; Enum = @(); H = 'On exit, save the server to FILE for mock.' }
+            @{ Names = @('--http-no-token'); Words = 0; Kind = 'none'; Enum = @(); H = 'No token: every local user may use --http.' }
             @{ Names = @('--allow-tools'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer only the tools whose names match (* any run, ? one character).' }
             @{ Names = @('--deny-tools'); Words = 1; Kind = 'none'; Enum = @(); H = 'Hide the tools whose names match.' }
             @{ Names = @('--allow-resources'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer only the resources whose URIs match.' }
@@ -273,13 +301,14 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         'mock' = @(
             @{ Names = @('--responses'); Words = 1; Kind = 'file'; Enum = @(); H = 'A responses file (repeatable; default: FILE.responses.json).' }
             @{ Names = @('--tool'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer a tool answering every call with TEXT or JSON (repeatable).' }
-            @{ Names = @('--log'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write what the clients asked and got to FILE, as JSON lines.' }
-            @{ Names = @('--http'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:8808; port 0 picks one).' }
-            @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require this bearer token (@FILE reads it).' }
-            @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Let --http listen beyond loopback (a bearer token is then required).' }
-            @{ Names = @('--allow-origin'); Words = 1; Kind = 'none'; Enum = @(); H = 'Let web pages of ORIGIN use --http from a browser (never * or null).' }
+            @{ Names = @('--log'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write what the clients asked and got to FILE, as JSON lines, for a test to check.' }
+            @{ Names = @('--http'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve Streamable HTTP at ADDR (port 0: any).' }
+            @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require a bearer token (repeatable; @FILE).' }
+            @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve --http beyond loopback, with a token.' }
+            @{ Names = @('--allow-origin'); Words = 1; Kind = 'none'; Enum = @(); H = 'Let web pages of ORIGIN use --http.' }
             @{ Names = @('--path'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve --http''s endpoint at PATH.' }
             @{ Names = @('--sse'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve 2024-11-05 HTTP+SSE clients too.' }
+            @{ Names = @('--no-card'); Words = 0; Kind = 'none'; Enum = @(); H = 'Publish no Server Card or catalog.' }
         )
         'trust' = @(
             @{ Names = @('--revoke'); Words = 0; Kind = 'none'; Enum = @(); H = 'Forget the trust instead.' }
@@ -295,6 +324,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'audit' = @(
             @{ Kind = 'file'; Enum = @(); Repeat = $true }
+        )
+        'serve' = @(
+            @{ Kind = 'file'; Enum = @(); Repeat = $false }
         )
         'mock' = @(
             @{ Kind = 'file'; Enum = @(); Repeat = $false }

@@ -194,17 +194,23 @@ func TestBrowserPages(t *testing.T) {
 	}
 }
 
+// headless are the flags of a headless Chromium with a profile of its own
+// in dir, nothing of its own on the network, and the host names of *.test
+// this machine's: a page of app.test is of an origin other than
+// 127.0.0.1's, served by the test.
+func headless(dir string) []string {
+	return []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+		"--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
+		"--disable-features=HttpsUpgrades", "--no-proxy-server", "--user-data-dir=" + dir,
+		"--host-resolver-rules=MAP *.test 127.0.0.1"}
+}
+
 // runBrowser opens page in headless Chromium and returns what the page
 // reports, within a minute; the browser, in a process group of its own,
 // is ended then.
 func runBrowser(t *testing.T, browser, page string, reports <-chan pageReport) pageReport {
 	t.Helper()
-	cmd := exec.Command(browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-		"--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
-		"--disable-features=HttpsUpgrades", "--no-proxy-server", "--user-data-dir="+t.TempDir(),
-		// The pages' host names are this machine's: a page of app.test
-		// is of an origin other than 127.0.0.1's, served by the test.
-		"--host-resolver-rules=MAP *.test 127.0.0.1", page)
+	cmd := exec.Command(browser, append(headless(t.TempDir()), page)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	log, err := os.Create(t.TempDir() + "/browser.log")
 	if err != nil {

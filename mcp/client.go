@@ -32,8 +32,16 @@ type ClientOptions struct {
 	// only answer accepted.
 	ProtocolVersion string
 	// Capabilities is the ClientCapabilities object; nil sends {}.
-	// Declare only what the client really handles.
+	// Declare only what the client really handles. The extensions mcpv
+	// speaks are added to it, as each era carries them (extensions.go).
 	Capabilities json.RawMessage
+	// NoExtensions are the identifiers of extensions mcpv speaks that
+	// the client does not declare: the user turned them off.
+	NoExtensions []string
+	// Relayed: Capabilities are another client's (mcpv serve declares
+	// its client's), so mcpv adds no extension of its own to them but
+	// those the modern era always carries (tasks and skills).
+	Relayed bool
 	// Timeout bounds each request made through Client.Call; zero means none.
 	// Progress notifications for a request start its timeout again
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress)...
@@ -153,7 +161,7 @@ func offer(opts ClientOptions) (version string, caps json.RawMessage) {
 	if caps == nil {
 		caps = json.RawMessage(`{}`)
 	}
-	return version, caps
+	return version, withExtensionsFor(caps, opts, false)
 }
 
 // handshake runs the initialize handshake: with the answer to pending,
@@ -478,7 +486,7 @@ func Attach(s *Session, opts ClientOptions, st State) (*Client, error) {
 	c := &Client{s: s, opts: opts}
 	c.e.Store(&era{modern: st.Modern, version: st.Version, capabilities: res.Capabilities, initResult: st.InitializeResult})
 	if st.Modern {
-		c.modernCaps = withExtensions(opts.Capabilities)
+		c.modernCaps = withExtensionsFor(opts.Capabilities, opts, true)
 	}
 	return c, nil
 }

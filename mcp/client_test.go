@@ -29,8 +29,11 @@ func goInitialize(ctx context.Context, s *Session, opts ClientOptions) <-chan in
 
 func testInfo() Implementation { return Implementation{Name: "mcpv-test", Version: "0.0.1"} }
 
+// initParams are the params of the initialize a client with no options
+// sends: the extensions mcpv speaks in the initialize era are declared.
 func initParams(version string) string {
-	return `{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"mcpv-test","version":"0.0.1"}}`
+	return `{"protocolVersion":"` + version + `","capabilities":{"extensions":{"io.modelcontextprotocol/skills":{},` +
+		`"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}},"clientInfo":{"name":"mcpv-test","version":"0.0.1"}}`
 }
 
 // readInitialize reads the initialize request and checks its params.
@@ -105,7 +108,8 @@ func TestInitializeSendsInitializedAfterResponse(t *testing.T) {
 	s, m := newTestSession(t, SessionOptions{})
 	init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), Capabilities: rawJSON("{\"roots\": {\"listChanged\": true}}")})
 	req := m.nextMsg(t)
-	if diff := cmp.Diff(`{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"mcpv-test","version":"0.0.1"}}`, string(req.Params)); diff != "" {
+	if diff := cmp.Diff(`{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true},"extensions":{"io.modelcontextprotocol/skills":{},`+
+		`"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}},"clientInfo":{"name":"mcpv-test","version":"0.0.1"}}`, string(req.Params)); diff != "" {
 		t.Errorf("initialize params (-want +got):\n%s", diff)
 	}
 	// Before we answer, the client says nothing but the answer to our ping.

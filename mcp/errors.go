@@ -65,9 +65,15 @@ func (e *CallError) Unwrap() error { return e.Err }
 type CapabilityError struct {
 	Capability string // dotted path, e.g. "resources.subscribe"
 	Method     string
+	// Off: the capability is an extension the client itself was told
+	// not to declare ("extensions.ID").
+	Off bool
 }
 
 func (e *CapabilityError) Error() string {
+	if e.Off {
+		return fmt.Sprintf("the %s extension is turned off for this session, and %s needs it", strings.TrimPrefix(e.Capability, "extensions."), e.Method)
+	}
 	return fmt.Sprintf("server does not declare the %q capability needed for %s", e.Capability, e.Method)
 }
 

@@ -63,7 +63,7 @@ func discover(ctx context.Context, s *Session, opts ClientOptions, version strin
 // newModernClient is a client of the modern era offering version, before
 // server/discover has been answered.
 func newModernClient(s *Session, opts ClientOptions, version string) *Client {
-	c := &Client{s: s, opts: opts, modernCaps: withExtensions(opts.Capabilities)}
+	c := &Client{s: s, opts: opts, modernCaps: withExtensionsFor(opts.Capabilities, opts, true)}
 	c.e.Store(&era{modern: true, version: version})
 	if v, ok := s.t.(VersionSetter); ok {
 		v.SetProtocolVersion(version) // HTTP: MCP-Protocol-Version from the first request on
@@ -365,27 +365,9 @@ func (c *Client) Stream(ctx context.Context, method string, params json.RawMessa
 // blocking tasks/result.
 const TasksExtension = "io.modelcontextprotocol/tasks"
 
-// withExtensions adds the extensions mcpv implements to the client's
-// capabilities: tasks (mcpv follows any task a server makes of a call) and
-// skills (mcpv skills lists, loads and verifies them).
-func withExtensions(caps json.RawMessage) json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(caps, &m) != nil || m == nil {
-		m = map[string]json.RawMessage{}
-	}
-	var ext map[string]json.RawMessage
-	json.Unmarshal(m["extensions"], &ext)
-	if ext == nil {
-		ext = map[string]json.RawMessage{}
-	}
-	ext[TasksExtension] = json.RawMessage(`{}`)
-	ext[SkillsExtension] = json.RawMessage(`{}`)
-	m["extensions"] = mustJSON(ext)
-	return mustJSON(m)
-}
-
-// hasTasksExtension reports whether the server declared the tasks extension.
-func (c *Client) hasTasksExtension() bool { return c.HasExtension(TasksExtension) }
+// hasTasksExtension reports whether the tasks extension is negotiated:
+// declared by the server, and not turned off.
+func (c *Client) hasTasksExtension() bool { return c.Negotiated(TasksExtension) }
 
 // modernCapability answers HasCapability for the task capabilities of the
 // initialize era, which the tasks extension replaces: tasks, tasks.cancel

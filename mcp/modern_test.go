@@ -26,7 +26,8 @@ func TestModernDiscover(t *testing.T) {
 	s, m := newTestSession(t, SessionOptions{})
 	init := goInitialize(t.Context(), s, ClientOptions{Info: testInfo(), ProtocolVersion: ModernVersion, LogLevel: "debug"})
 	req := m.nextMsg(t)
-	want := `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/skills":{},"io.modelcontextprotocol/tasks":{}}},` +
+	want := `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/skills":{},"io.modelcontextprotocol/tasks":{},` +
+		`"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}},` +
 		`"io.modelcontextprotocol/clientInfo":{"name":"mcpv-test","version":"0.0.1"},"io.modelcontextprotocol/logLevel":"debug"}}`
 	if req.Method != "server/discover" || string(req.Params) != want {
 		t.Fatalf("first message %s %s, want server/discover with %s", req.Method, req.Params, want)

@@ -22,13 +22,11 @@ func (c *Client) HasExtension(id string) bool {
 	return ok && string(v) != "null" && string(v) != "false"
 }
 
-// RequireSkills returns a *CapabilityError unless the server declared the
-// skills extension: a client sends skills/* only to a server that did.
+// RequireSkills returns a *CapabilityError unless the skills extension is
+// negotiated: a client sends skills/* only to a server that declared it,
+// and only while it declares it itself.
 func (c *Client) RequireSkills(method string) error {
-	if c.HasExtension(SkillsExtension) {
-		return nil
-	}
-	return &CapabilityError{Capability: "extensions." + SkillsExtension, Method: method}
+	return c.RequireExtension(SkillsExtension, method)
 }
 
 // GetSkill asks the server for one skill's entry by the URI of its

@@ -222,7 +222,7 @@ func (c *Client) TaskWanted(tool Tool, asked bool) (bool, error) {
 		// The server decides per call and answers with a task or not;
 		// the request asks for nothing.
 		if asked && !c.hasTasksExtension() {
-			return false, &CapabilityError{Capability: "extensions." + TasksExtension, Method: "tools/call as a task"}
+			return false, c.RequireExtension(TasksExtension, "tools/call as a task")
 		}
 		return false, nil
 	}

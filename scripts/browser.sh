@@ -3,9 +3,12 @@
 # Chromium opens one page from three origins. From a loopback origin and
 # from one --allow-origin names, the page lists and calls the tools with
 # fetch, over Streamable HTTP and over --sse's HTTP+SSE (an EventSource);
-# from a foreign origin the browser itself refuses it both. And the page
-# of mcpv load --report, opened from a file, draws its charts from the
-# run's data (e2e TestLoadReportInABrowser). About twenty seconds.
+# from a foreign origin the browser itself refuses it both. mcpv app
+# --open opens its host page in it (e2e TestAppHostPage...): an MCP App
+# from a fixture server renders, gets its tool's result, calls a tool back,
+# reaches nothing of the host's, and ends, or is ended by Ctrl-C. And the
+# page of mcpv load --report, opened from a file, draws its charts from
+# the run's data (e2e TestLoadReportInABrowser). About half a minute.
 #
 # Needs Chromium (Debian: chromium); as root with apt-get it installs it,
 # otherwise it says so and fails. MCPV_BROWSER may name another Chromium
@@ -26,4 +29,4 @@ if [ -z "$browser" ]; then
 fi
 echo "== $("$browser" --version 2>/dev/null || echo "$browser")"
 cd e2e
-MCPV_BROWSER=$browser go test -race -run '^(TestBrowserPages|TestLoadReportInABrowser)$' -count=1 -timeout 5m .
+MCPV_BROWSER=$browser go test -race -run '^(TestBrowserPages|TestAppHostPage|TestAppHostPageInterrupted|TestLoadReportInABrowser)$' -count=1 -timeout 5m .

@@ -38,6 +38,8 @@ func link(c *Check) string {
 		url = "https://www.jsonrpc.org/specification"
 	case c.Spec == "RFC 9110":
 		url = "https://www.rfc-editor.org/rfc/rfc9110#name-www-authenticate"
+	default:
+		url = specLinks[c.Spec]
 	}
 	return fmt.Sprintf("[%s %s](%s)", c.Spec, c.Section, url)
 }

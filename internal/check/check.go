@@ -112,6 +112,9 @@ var Areas = []Area{
 	{"http", "Streamable HTTP"},
 	{"modern", "The 2026-07-28 era"},
 	{"auth", "Authorization"},
+	{"extensions", "Extensions"},
+	{"apps", "MCP Apps (io.modelcontextprotocol/ui)"},
+	{"card", "Server Card (SEP-2127)"},
 }
 
 // Outcome is what became of one check.

@@ -157,7 +157,7 @@ func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
 			return nil, err
 		}
 		c.stdio = tr
-		go c.read() // stops when the transport's Read fails, which close brings about
+		go c.read() // a check's connection reader: stops when the transport's Read fails, which close brings about
 	}
 	r.track(c)
 	if o.bare || o.era == "modern" {

@@ -193,7 +193,7 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 	var wg sync.WaitGroup
 	for range min(opts.Parallel, max(len(units), 1)) {
 		wg.Add(1)
-		go func() { // a worker: stops when work is closed
+		go func() { // one of the check workers: stops when work is closed
 			defer wg.Done()
 			for unit := range work {
 				g := r.shared
@@ -330,7 +330,7 @@ func (r *runner) closeAll() {
 	var wg sync.WaitGroup
 	for _, c := range conns {
 		wg.Add(1)
-		go func() { // ends when the connection is closed (bounded)
+		go func() { // check's connection closer: ends when the connection is closed (bounded)
 			defer wg.Done()
 			c.close()
 		}()
@@ -353,7 +353,7 @@ func (r *runner) runCheck(ctx context.Context, c *Check, g *group) Outcome {
 	defer cancel(nil)
 	t := &T{ctx: cctx, r: r, check: c, g: g, clock: clk}
 	ended := make(chan Outcome, 1)
-	go func() { // ends when the check returns, fails or skips (runtime.Goexit)
+	go func() { // check body: ends when the check returns, fails or skips (runtime.Goexit)
 		defer func() {
 			if p := recover(); p != nil {
 				t.out = Outcome{Status: Failed, Message: fmt.Sprintf("the check itself failed: %v", p)}
@@ -802,7 +802,7 @@ func timedOut(cause error) Outcome {
 func (r *runner) traffic(t *T) {
 	sub := &T{ctx: t.ctx, r: r, check: t.check, g: t.g, clock: t.clock}
 	done := make(chan struct{})
-	go func() { // ends when the run returns, fails or skips (runtime.Goexit)
+	go func() { // watch check's traffic: ends when the run returns, fails or skips (runtime.Goexit)
 		defer close(done)
 		defer func() { recover() }()
 		sub.check.run(sub)

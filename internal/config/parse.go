@@ -215,6 +215,9 @@ func (f *File) entry(name string, n *yamlnode.Node) (*Server, error) {
 			return nil, err
 		}
 	}
+	if s.NoExtensions, err = extensionsOf(name, n.Get("extensions")); err != nil {
+		return nil, err
+	}
 	if g := n.Get("guard"); g != nil {
 		if s.Guard, err = guardOf(name, g); err != nil {
 			return nil, err

@@ -31,12 +31,15 @@ type ServerFlags struct {
 
 // TargetFlags say which server.
 type TargetFlags struct {
-	URL       string `short:"u" name:"url"`
-	Server    string `short:"s" name:"server"`
-	Session   string `name:"session"`
-	SessionID string `name:"session-id"`
-	Config    string `name:"config" type:"existingfile"`
-	Pin       string `name:"pin"`
+	URL    string `short:"u" name:"url"`
+	Server string `short:"s" name:"server" type:"servername"`
+	// Servers are the names --server was given, in order (Server is the
+	// last): serve puts them all behind one endpoint.
+	Servers   []string `kong:"-"`
+	Session   string   `name:"session"`
+	SessionID string   `name:"session-id"`
+	Config    string   `name:"config" type:"existingfile"`
+	Pin       string   `name:"pin"`
 }
 
 // ReachFlags say how to reach it: a stdio server's environment, an HTTP
@@ -221,6 +224,7 @@ type ClientFlags struct {
 	Answer      []string      `name:"answer" sep:"none"`
 	Answers     string        `name:"answers" type:"existingfile"`
 	Elicitation string        `name:"elicitation" enum:",prompt,accept,decline,cancel" default:""`
+	NoExtension []string      `name:"no-extension" sep:","`
 }
 
 // clientFlagDocs document ClientFlags.
@@ -233,6 +237,7 @@ var clientFlagDocs = []FlagDoc{
 	{"answer", "KEY=VALUE", "Answer a field of an elicitation form (repeatable), typed by the requested schema."},
 	{"answers", "FILE", "Answer elicitation forms from a JSON object in FILE."},
 	{"elicitation", "POLICY", "What to do with an elicitation that the answers do not complete: prompt (the default on a terminal), accept (fill defaults), decline (the default otherwise) or cancel."},
+	{"no-extension", "NAME", "Do not declare this extension to the server, nor use it: ui (MCP Apps), skills or tasks, or its identifier (repeatable or comma-separated)."},
 }
 
 // SetDefaults: see TargetFlags.SetDefaults.

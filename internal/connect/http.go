@@ -18,21 +18,32 @@ import (
 // authorization layer can wrap its Transport.
 func httpClient(cacert, userAgent string) (*http.Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	if cacert != "" {
-		pem, err := safefile.Read(cacert)
-		if err != nil {
-			return nil, clierr.Usagef("--cacert: %v", err)
-		}
-		pool, err := x509.SystemCertPool()
-		if err != nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, clierr.Usagef("--cacert %s: no PEM certificate found", cacert)
-		}
-		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	conf, err := TLSConfig(cacert)
+	if err != nil {
+		return nil, err
 	}
+	tr.TLSClientConfig = conf
 	return &http.Client{Transport: agentTransport{tr, userAgent}, CheckRedirect: sameOrigin}, nil
+}
+
+// TLSConfig trusts the system's roots plus those of cacert, a PEM file
+// (--cacert); nil, the default, when cacert is "".
+func TLSConfig(cacert string) (*tls.Config, error) {
+	if cacert == "" {
+		return nil, nil
+	}
+	pem, err := safefile.Read(cacert)
+	if err != nil {
+		return nil, clierr.Usagef("--cacert: %v", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, clierr.Usagef("--cacert %s: no PEM certificate found", cacert)
+	}
+	return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
 }
 
 // agentTransport names mcpv in each request's User-Agent.

@@ -93,6 +93,8 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		ProtocolVersion: version,
 		Probe:           s.ProtocolEra == "auto",
 		Capabilities:    caps,
+		NoExtensions:    s.NoExtensions,
+		Relayed:         h.Capabilities != nil || h.AwaitCapabilities != nil,
 		Timeout:         s.Timeout,
 		MaxTimeout:      s.MaxTimeout,
 		LogLevel:        s.Answers.LogLevel, // the modern era sends it with each request
@@ -151,7 +153,7 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 	}
 	c, session := newConn(s, h, ans, t, nil, true)
 	client, err := mcp.Attach(session, mcp.ClientOptions{
-		Info: h.Client, Capabilities: ans.capabilities(), Timeout: s.Timeout, MaxTimeout: s.MaxTimeout, LogLevel: s.Answers.LogLevel,
+		Info: h.Client, Capabilities: ans.capabilities(), NoExtensions: s.NoExtensions, Timeout: s.Timeout, MaxTimeout: s.MaxTimeout, LogLevel: s.Answers.LogLevel,
 	}, st)
 	if err != nil {
 		session.Close(context.Background())
@@ -167,7 +169,7 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 func awaitCapabilities(ctx context.Context, session *mcp.Session, await func(context.Context) (json.RawMessage, error)) (json.RawMessage, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	go func() { // ends with the wait: the session's end cuts it short
+	go func() { // capabilities wait's session watcher: ends with the wait: the session's end cuts it short
 		select {
 		case <-session.Done():
 			cancel(session.Err())
@@ -227,7 +229,7 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 		}
 		return tr, nil
 	}
-	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log, Groups: h.Groups, Framing: s.Framing, MaxMessage: s.MaxMessage}
+	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log, Groups: h.Groups, Framing: s.Framing, MaxMessage: s.MaxMessage, Grace: env.Grace}
 	if !s.Quiet {
 		opts.Stderr, opts.StderrShown = h.ServerStderr, h.ServerStderrShown
 	}

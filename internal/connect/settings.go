@@ -62,6 +62,9 @@ type Settings struct {
 	Secrets []string
 	// Guard is the config entry's guard for mcpv serve; nil without one.
 	Guard *config.Guard
+	// NoExtensions are the extensions the session does not declare
+	// (--no-extension, the entry's extensions: {NAME: false}), by id.
+	NoExtensions []string
 
 	// ConfigFile and ConfigLine are where the server's config entry is,
 	// when it has one.
@@ -187,6 +190,9 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (s *Settings,
 		return nil, clierr.Usagef("--session-id resumes an HTTP session: give the server's --url (or an HTTP --server)")
 	}
 	s.ResumeSession = f.SessionID
+	if s.NoExtensions, err = noExtensions(f.NoExtension, x); err != nil {
+		return nil, err
+	}
 	s.Pin, s.PinLabel, s.PinTree = pinOf(f.Pin, x, env)
 	if x != nil {
 		s.PinEntry, s.ConfigFile, s.ConfigLine = x.Name, x.File.Path, x.Line
@@ -245,7 +251,7 @@ func pinOf(flag string, x *config.Expanded, env Env) (path, label, tree string) 
 var sessionShaping = []string{"header", "env", "cwd", "cacert", "transport", "inherit-env", "config", "root",
 	"protocol-version", "protocol-era", "framing", "connect-timeout", "log-level", "auth", "client-id", "client-secret",
 	"client-key", "client-metadata-url", "grant", "idp-token-endpoint", "idp-client-id", "id-token", "assertion", "dpop", "session-id",
-	"resource", "scope", "redirect-host", "redirect-port", "redirect-path", "login-timeout"}
+	"resource", "scope", "redirect-host", "redirect-port", "redirect-path", "login-timeout", "no-extension"}
 
 func sessionFlags(explicit map[string]bool) error {
 	for _, f := range sessionShaping {

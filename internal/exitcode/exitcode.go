@@ -115,7 +115,10 @@ func Hint(err error) string {
 	var oe *oauth.Error
 	var lt *oauth.LoginTimeoutError
 	var inUse *oauth.PortInUseError
+	var ce *mcp.CapabilityError
 	switch {
+	case errors.As(err, &ce) && ce.Off:
+		return " (--no-extension, or the config entry's extensions)"
 	case errors.As(err, &te) && te.Cap:
 		return " (--max-timeout)"
 	case errors.As(err, &lt):

@@ -1,8 +1,10 @@
 package table
 
 import (
+	"slices"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/apps"
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
@@ -13,9 +15,22 @@ import (
 // where there is one, comes before the description.
 
 // Tools is the table of a tools/list result, or of one tool's definition.
+// When a tool carries an MCP App, or is the model's or an app's alone, an
+// app column says so: the app's ui:// resource, "app only", "model only".
 func Tools(result []byte) *Table {
-	t := New(Column{Title: "name"}, Column{Title: "arguments (* required)", Cut: true}, Column{Title: "description", Cut: true})
-	for _, tool := range items(result, "tools") {
+	tools := items(result, "tools")
+	marks := make([]string, len(tools))
+	marked := false
+	for i, tool := range tools {
+		marks[i] = appMark(tool)
+		marked = marked || marks[i] != ""
+	}
+	cols := []Column{{Title: "name"}, {Title: "arguments (* required)", Cut: true}, {Title: "description", Cut: true}}
+	if marked {
+		cols = slices.Insert(cols, 1, Column{Title: "app", Cut: true})
+	}
+	t := New(cols...)
+	for i, tool := range tools {
 		schema := rawjson.Member(tool, "inputSchema")
 		required := map[string]bool{}
 		rawjson.ForEachElement(rawjson.Member(schema, "required"), func(_ int, el []byte) {
@@ -29,9 +44,34 @@ func Tools(result []byte) *Table {
 			args = append(args, name)
 			return nil
 		})
-		t.Add(field(tool, "name"), strings.Join(args, ", "), described(tool))
+		row := []string{field(tool, "name"), strings.Join(args, ", "), described(tool)}
+		if marked {
+			row = slices.Insert(row, 1, marks[i])
+		}
+		t.Add(row...)
 	}
 	return t
+}
+
+// appMark is what the app column says of a tool.
+func appMark(tool []byte) string {
+	a, ok := apps.OfTool(tool)
+	var who string
+	switch {
+	case !a.Visible(apps.Model) && a.Visible(apps.App):
+		who = "app only"
+	case a.Visible(apps.Model) && !a.Visible(apps.App):
+		who = "model only"
+	case !a.Visible(apps.Model):
+		who = "no one"
+	}
+	switch {
+	case ok && who != "":
+		return a.ResourceURI + " (" + who + ")"
+	case ok:
+		return a.ResourceURI
+	}
+	return who
 }
 
 // Prompts is the table of a prompts/list result.
@@ -109,10 +149,44 @@ func Info(result []byte) *Table {
 		return nil
 	})
 	t.Add("capabilities", strings.Join(caps, ", "))
+	if ext := extensions(result); ext != "" {
+		t.Add("extensions", ext)
+	}
 	if instructions := field(result, "instructions"); instructions != "" {
 		t.Add("instructions", instructions)
 	}
 	return t
+}
+
+// extensions says of each extension the server (capabilities) or mcpv
+// (clientCapabilities, which mcpv info adds) declares whether both do,
+// in the server's order, then mcpv's.
+func extensions(result []byte) string {
+	ids := func(caps []byte) []string {
+		var out []string
+		rawjson.ForEachValidMember(object(rawjson.Member(object(caps), "extensions")), func(id string, v []byte) error {
+			if string(v) != "null" && string(v) != "false" {
+				out = append(out, id)
+			}
+			return nil
+		})
+		return out
+	}
+	server, client := ids(rawjson.Member(result, "capabilities")), ids(rawjson.Member(result, "clientCapabilities"))
+	var parts []string
+	for _, id := range server {
+		if slices.Contains(client, id) {
+			parts = append(parts, id+" (in use)")
+		} else {
+			parts = append(parts, id+" (server only)")
+		}
+	}
+	for _, id := range client {
+		if !slices.Contains(server, id) {
+			parts = append(parts, id+" (mcpv only)")
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // items are the elements of the array under key in a list result; a

@@ -137,7 +137,7 @@ type Capture struct {
 // a batch line may run (commands' TestStepCommandsAreTheBatchCommands
 // holds the list to the grammar).
 var stepCommands = []string{"info", "ping", "list-tools", "call", "list-resources", "list-resource-templates",
-	"read", "list-prompts", "get-prompt", "complete", "tasks", "skills", "request", "check"}
+	"read", "list-prompts", "get-prompt", "complete", "tasks", "skills", "app", "request", "check"}
 
 // StepCommands are the commands a step may name as its key.
 func StepCommands() []string { return slices.Clone(stepCommands) }

@@ -103,6 +103,8 @@ import (
 //	spec=FILE       answer every request from the JSON spec in FILE (see Spec)
 //	                instead; of the others only those in withSpec apply, and
 //	                any other given with it is an error
+//	app=VARIANT     the spec of an app fixture, AppSpec(VARIANT) (apps.go), as
+//	                spec= would read it
 type config struct {
 	supported   string
 	typed       string
@@ -148,7 +150,7 @@ type config struct {
 
 // withSpec are the behaviours that apply to a spec server: they shape
 // what goes out and how the process lives, not what it answers.
-var withSpec = []string{"", "spec", "junk", "stray-id", "batch", "content-length", "ignore-exit", "grandchild", "stderr-env", "ignore-early", "slow-start", "say", "slow", "busy", "deaf"}
+var withSpec = []string{"", "spec", "app", "junk", "stray-id", "batch", "content-length", "ignore-exit", "grandchild", "stderr-env", "ignore-early", "slow-start", "say", "slow", "busy", "deaf"}
 
 func parseConfig(s string) (config, error) {
 	c := config{pages: 1, t: taskConfig{support: "optional", poll: 50}}
@@ -277,6 +279,15 @@ func parseConfig(s string) (config, error) {
 			}
 		case "spec":
 			spec, err := LoadSpec(v)
+			if err != nil {
+				return c, err
+			}
+			c.spec = spec
+		case "app":
+			if !slices.Contains(AppVariants, v) {
+				return c, fmt.Errorf("app=%s: want one of %v", v, AppVariants)
+			}
+			spec, err := ParseSpec([]byte(AppSpec(v)))
 			if err != nil {
 				return c, err
 			}

@@ -334,6 +334,11 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.changed = make(chan struct{})
 	s.mu.Unlock()
 
+	if s.opts.Spec != nil && s.opts.Spec.Card != nil && r.URL.Path == "/mcp/server-card" && r.Method == http.MethodGet {
+		w.Header().Set("Content-Type", "application/mcp-server-card+json")
+		w.Write(s.opts.Spec.Card)
+		return
+	}
 	if s.opts.Spec != nil {
 		s.serveSpec(x)
 		return

@@ -37,6 +37,10 @@ type Spec struct {
 	Capabilities json.RawMessage `json:"capabilities,omitempty"`
 	Instructions string          `json:"instructions,omitempty"`
 
+	// Card, over HTTP, is the Server Card served at the endpoint's URL
+	// + /server-card, as written.
+	Card json.RawMessage `json:"card,omitempty"`
+
 	// The lists, each item sent as written.
 	Tools             []json.RawMessage `json:"tools,omitempty"`
 	Prompts           []json.RawMessage `json:"prompts,omitempty"`

@@ -1,0 +1,404 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mcpv/mcpv/internal/apphost"
+	"github.com/mcpv/mcpv/internal/apps"
+	"github.com/mcpv/mcpv/internal/config"
+	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/serve"
+	"github.com/mcpv/mcpv/internal/suggest"
+	"github.com/mcpv/mcpv/internal/toolcall"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+type appCmd struct {
+	callArgs
+	Call    bool `name:"call" help:"Call the tool; check what the app is given."`
+	MaxSize int  `name:"max-size" placeholder:"BYTES" default:"5242880" help:"The largest app HTML taken, in bytes."`
+
+	Open       bool     `name:"open" help:"Render the app in the browser until it ends."`
+	NoBrowser  bool     `name:"no-browser" help:"With --open: open no browser; print the URL."`
+	Listen     string   `name:"listen" placeholder:"127.0.0.1:PORT" help:"With --open: the page's address (loopback)."`
+	Yes        bool     `name:"yes" help:"With --open: let the app call tools unasked."`
+	Grant      []string `name:"permission" sep:"," placeholder:"PERMISSION" help:"With --open: grant the app this permission."`
+	AllowLinks bool     `name:"allow-links" help:"With --open: open the app's http(s) links."`
+
+	AllowTools     []string `name:"allow-tools" sep:"," placeholder:"GLOB" help:"With --open: the only tools the app may call."`
+	DenyTools      []string `name:"deny-tools" sep:"," placeholder:"GLOB" help:"With --open: tools the app may never call."`
+	AllowResources []string `name:"allow-resources" sep:"," placeholder:"GLOB" help:"With --open: the only resources it may read."`
+	DenyResources  []string `name:"deny-resources" sep:"," placeholder:"GLOB" help:"With --open: resources it may never read."`
+	ReadOnly       bool     `name:"read-only" help:"With --open: only tools saying readOnlyHint."`
+}
+
+func (c *appCmd) Help() string {
+	return `Checks the app a tool carries (MCP Apps: the ui:// HTML its _meta.ui.resourceUri names) as the extension requires and prints what a host would do with it; with arguments (or --call) the tool is called too. Exit 0 for a valid app, 1 for an invalid one, 3 when the tool has none. --open renders it in your browser, sandboxed, a JSON line per thing it does, until it ends or Ctrl-C. 'mcpv help mcp-apps' says what is checked, the report, how --open hosts it.
+
+Examples:
+
+    $ mcpv app get_weather -- ./server
+    $ mcpv app get_weather location=Paris -q .call.result -- ./server
+    $ mcpv app get_weather -r -q '.problems[] | "\(.level) \(.message)"' -u $URL
+    $ mcpv app get_weather location=Paris --open -- ./server
+    $ mcpv app get_weather --open --no-browser --listen 127.0.0.1:8808 -u $URL`
+}
+
+// appsTopic is 'mcpv help mcp-apps': what app's help leaves out.
+const appsTopic = `MCP Apps (the io.modelcontextprotocol/ui extension): a tool names, in _meta.ui.resourceUri, a ui:// resource of HTML that a host renders in a sandboxed frame.
+
+Without --open, mcpv app finds the tool, reads its app's resource and checks it as the extension requires: the ui:// scheme, the media type (text/html;profile=mcp-app), text or a base64 blob, an HTML5 document, its size (--max-size), the content security policy it declares (each domain an origin; none that admits everything) and the permissions it asks for. It prints what a host would do with it:
+
+    {"tool", "resourceUri", "visibility", "valid", "resource": {...},
+     "host": {"sandbox", "csp", ...}, "appTools": [...],
+     "problems": [{"level", "rule", "message"}]}
+
+With arguments (or --call) the tool is called too, and "call" shows what the app would be given (ui/notifications/tool-input and tool-result); a result without text for the hosts that show no app is a problem.
+
+Exit 0 for a valid app (warnings are printed on stderr), 1 for an invalid one (the report is printed, and each error on stderr), 3 when the tool carries no app or the server lists no such tool.
+
+--open renders the app in your browser: a host page on 127.0.0.1 (one origin) frames a sandbox proxy (another), which frames the app's HTML with scripts alone allowed, under the policy it declared. The tool is called with the arguments given; the app gets them and the result, and may call tools (those whose visibility includes "app", within --allow-tools, --deny-tools and --read-only, and the config entry's guard; a tool that does not say readOnlyHint only once you agree on the terminal, or with --yes), read resources (within --allow-resources and --deny-resources), send messages and log: each is a JSON line on stdout. The app never sees mcpv's token or origin, and each of its messages is bounded. It runs until the app asks to end (exit 0), the page is closed, or Ctrl-C (exit 130).
+
+With --open: --no-browser prints the page's address on stderr instead of opening a browser; --listen 127.0.0.1:PORT serves the page at that loopback address (a free port by default); --yes lets the app call tools that do not say readOnlyHint without asking first; --permission grants the app a permission it asks for (camera, microphone, geolocation, clipboardWrite; repeatable or comma-separated); --allow-links opens in the browser the http(s) links the app asks to open (ui/open-link), which are refused otherwise. The guard flags take globs (* any run, ? one character), comma-separated or repeated.`
+
+func (c *appCmd) Validate() error {
+	if c.MaxSize <= 0 {
+		return fmt.Errorf("--max-size must be positive")
+	}
+	if !c.Open && (c.NoBrowser || c.Listen != "" || c.Yes || c.Grant != nil || c.AllowLinks || c.AllowTools != nil || c.DenyTools != nil ||
+		c.AllowResources != nil || c.DenyResources != nil || c.ReadOnly) {
+		return fmt.Errorf("--no-browser, --listen, --yes, --permission, --allow-links and the guard flags go with --open")
+	}
+	for _, g := range c.Grant {
+		if !slices.Contains(apps.PermissionNames(), g) {
+			return fmt.Errorf("--permission %s: the extension defines the permissions %v", g, apps.PermissionNames())
+		}
+	}
+	return c.call().Validate()
+}
+
+// call is the call of the tool the app is shown for.
+func (c *appCmd) call() *callCmd {
+	return &callCmd{callArgs: c.callArgs, callOptions: defaultCallOptions()}
+}
+
+// appInvalid is an app that breaks the extension (exit 1): the report
+// says how.
+type appInvalid struct {
+	tool  string
+	first string
+	n     int
+	open  bool
+}
+
+func (e appInvalid) Error() string {
+	what := fmt.Sprintf("the app of tool %q is invalid", e.tool)
+	if e.open {
+		what += ", and is not rendered"
+	}
+	if e.n > 1 {
+		return fmt.Sprintf("%s: %d problems, the first: %s", what, e.n, e.first)
+	}
+	return what + ": " + e.first
+}
+
+func (c *appCmd) Run(ctx context.Context, s *session, out *console) error {
+	if c.Open && out.embedded {
+		return usageErrorf("app --open renders the app in a browser until it ends: not in a batch or a test step")
+	}
+	cc := c.call()
+	base, readFile, err := cc.inputs(out)
+	if err != nil {
+		return err
+	}
+	client, err := s.client(ctx)
+	if err != nil {
+		return err
+	}
+	var ce *mcp.CapabilityError
+	if err := client.RequireExtension(mcp.UIExtension, "app"); errors.As(err, &ce) && ce.Off {
+		return err
+	}
+	if err := client.Require("tools", "tools/list"); err != nil {
+		return err
+	}
+	tools, def, err := c.findTool(ctx, s, client)
+	if err != nil {
+		return err
+	}
+	a, ok := apps.OfTool(def.Raw)
+	if !ok {
+		return &refusal{fmt.Sprintf("tool %q carries no app: its _meta names no ui:// resource (_meta.ui.resourceUri)", c.Tool)}
+	}
+	if err := s.pinResource(ctx, client, a.ResourceURI); err != nil {
+		return err
+	}
+	report, rs, err := c.check(ctx, client, a, tools)
+	if err != nil {
+		return err
+	}
+	called := c.Call || len(c.Pairs) > 0 || c.ArgsJSON != ""
+	var args json.RawMessage
+	if called || c.Open {
+		if args, err = cc.arguments(ctx, s, out, base, def, readFile); err != nil {
+			return err
+		}
+	}
+	if called && !c.Open {
+		res, err := c.send(ctx, s, client, def, args)
+		if err != nil {
+			return err
+		}
+		report.AddCall(args, res)
+	}
+	errs := 0
+	for _, p := range report.Problems {
+		if p.Level == apps.Error {
+			errs++
+		}
+	}
+	for _, p := range report.Problems {
+		switch {
+		case p.Level == apps.Warning:
+			out.warnf("app: %s (%s)", p.Message, p.Rule)
+		case p.Level == apps.Error && errs > 1: // one alone is the last line's
+			out.notef("app: error: %s (%s)", p.Message, p.Rule)
+		}
+	}
+	if !report.Valid || !c.Open {
+		if err := out.print(mustJSON(report)); err != nil {
+			return err
+		}
+		if !report.Valid {
+			return invalidApp(report, c.Open)
+		}
+		return nil
+	}
+	return c.open(ctx, s, client, out, tools, def, a, rs, args)
+}
+
+func invalidApp(r apps.Report, open bool) error {
+	e := appInvalid{tool: r.Tool, open: open}
+	for _, p := range r.Problems {
+		if p.Level == apps.Error {
+			if e.n == 0 {
+				e.first = p.Message
+			}
+			e.n++
+		}
+	}
+	return e
+}
+
+// findTool lists every tool and finds the one named.
+func (c *appCmd) findTool(ctx context.Context, s *session, client *mcp.Client) ([]json.RawMessage, mcp.Tool, error) {
+	var tools []json.RawMessage
+	var def mcp.Tool
+	var names []string
+	for page, err := range client.Walk(ctx, "tools/list", "tools", 0) {
+		if err != nil {
+			return nil, def, err
+		}
+		for _, raw := range page.Items {
+			tools = append(tools, raw)
+			t, ok := mcp.ParseTool(raw)
+			if !ok {
+				continue
+			}
+			names = append(names, t.Name)
+			if t.Name == c.Tool && def.Name == "" {
+				def = t
+			}
+		}
+	}
+	if def.Name == "" {
+		return nil, def, &refusal{fmt.Sprintf("the server lists no tool %q%s (see mcpv list-tools)", c.Tool, suggest.DidYouMean(c.Tool, names))}
+	}
+	if err := s.pinTool(client, c.Tool, def, nil); err != nil {
+		return nil, def, err
+	}
+	return tools, def, nil
+}
+
+// check reads the app's resource and checks it, with the resource's
+// entry in resources/list when its content declares no metadata.
+func (c *appCmd) check(ctx context.Context, client *mcp.Client, a apps.ToolApp, tools []json.RawMessage) (apps.Report, apps.Resource, error) {
+	res, err := client.Call(ctx, "resources/read", mustJSON(map[string]string{"uri": a.ResourceURI}))
+	var callErr *mcp.CallError
+	readErr := ""
+	switch {
+	case errors.As(err, &callErr):
+		readErr = callErr.Err.Error()
+	case err != nil:
+		return apps.Report{}, apps.Resource{}, err
+	}
+	report, rs := apps.Check(a, tools, res, readErr, nil, c.MaxSize)
+	if readErr == "" && rs.MetaFrom == "" && client.HasCapability("resources") {
+		if listing, err := listedResource(ctx, client, a.ResourceURI); err == nil && listing != nil {
+			report, rs = apps.Check(a, tools, res, readErr, listing, c.MaxSize)
+		}
+	}
+	if !client.HasExtension(mcp.UIExtension) {
+		report.Problems = append(report.Problems, apps.Problem{Level: apps.Warning, Rule: "apps.declared",
+			Message: "the server does not declare the " + mcp.UIExtension + " extension in its capabilities, though its tool carries an app; a host that holds to the negotiation shows none"})
+	}
+	if !client.HasCapability("resources") {
+		report.Problems = append(report.Problems, apps.Problem{Level: apps.Warning, Rule: "apps.resources",
+			Message: "the server does not declare the resources capability, through which a host reads the app"})
+	}
+	return report, rs, nil
+}
+
+// listedResource is uri's entry in resources/list, or nil.
+func listedResource(ctx context.Context, client *mcp.Client, uri string) (json.RawMessage, error) {
+	for page, err := range client.Walk(ctx, "resources/list", "resources", 0) {
+		if err != nil {
+			return nil, err
+		}
+		for _, raw := range page.Items {
+			var r struct {
+				URI string `json:"uri"`
+			}
+			if json.Unmarshal(raw, &r) == nil && r.URI == uri {
+				return raw, nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+// send calls the tool with args.
+func (c *appCmd) send(ctx context.Context, s *session, client *mcp.Client, def mcp.Tool, args json.RawMessage) (json.RawMessage, error) {
+	params := mustJSON(struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}{c.Tool, args})
+	return toolcall.Send(ctx, client, def, params, s.settings.URL != "", func(ctx context.Context) (mcp.Tool, error) {
+		s.forget("tools")
+		return s.findPinnedTool(ctx, client, c.Tool)
+	})
+}
+
+// guard is what the app may call and read: the flags' guard, and the
+// config entry's.
+func (c *appCmd) guard(s *session) serve.Guards {
+	g := serve.Guards{config.Guard{AllowTools: c.AllowTools, DenyTools: c.DenyTools, AllowResources: c.AllowResources,
+		DenyResources: c.DenyResources, ReadOnly: c.ReadOnly}}
+	if s.settings.Guard != nil {
+		g = append(g, *s.settings.Guard)
+	}
+	return g
+}
+
+// confirm asks the user on the terminal whether the app may do something.
+func confirm(s *session) func(ctx context.Context, question string) (bool, error) {
+	term := s.hooks.Terminal()
+	if term == nil {
+		return nil
+	}
+	return func(ctx context.Context, question string) (bool, error) {
+		release, err := term.Turn(ctx)
+		if err != nil {
+			return false, err
+		}
+		defer release()
+		if _, err := io.WriteString(term, "mcpv: "+safetext.Line(question)); err != nil {
+			return false, err
+		}
+		line, err := term.ReadLine(ctx)
+		if err != nil {
+			return false, err
+		}
+		line = strings.ToLower(strings.TrimSpace(line))
+		return line == "y" || line == "yes", nil
+	}
+}
+
+// events prints the lines of --open, one JSON value a line, as watch does.
+type events struct {
+	mu  sync.Mutex // guards out and err: one line at a time
+	out *console
+	err error // the first failure to print (a closed stdout)
+}
+
+func (e *events) line(v any) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.err != nil {
+		return
+	}
+	p := *e.out.printer
+	p.Format.Pretty = e.out.flags.Pretty
+	e.out.ios.Status.Clear()
+	if err := p.Print(mustJSON(v)); err != nil {
+		e.err = err
+	}
+}
+
+func (c *appCmd) open(ctx context.Context, s *session, client *mcp.Client, out *console, tools []json.RawMessage, def mcp.Tool, a apps.ToolApp, rs apps.Resource, args json.RawMessage) error {
+	ev := &events{out: out}
+	byName := map[string]json.RawMessage{}
+	for _, t := range tools {
+		if pt, ok := mcp.ParseTool(t); ok {
+			if _, seen := byName[pt.Name]; !seen {
+				byName[pt.Name] = t
+			}
+		}
+	}
+	for _, p := range rs.Meta.Permissions {
+		if !slices.Contains(c.Grant, p) {
+			out.notef("the app asks for the %s permission, which is not granted (--permission %s)", p, p)
+		}
+	}
+	guard := c.guard(s)
+	bridge := &apphost.Bridge{
+		Tools:         byName,
+		Relay:         client.Call,
+		AllowTool:     guard.AllowsTool,
+		AllowResource: guard.AllowsResource,
+		ReadOnly:      serve.ToolReadOnly,
+		Yes:           c.Yes,
+		Confirm:       confirm(s),
+		Record:        func(line map[string]any) { ev.line(line) },
+	}
+	if c.AllowLinks {
+		bridge.OpenLink = s.hooks.OpenURL
+	}
+	h := &apphost.Host{
+		App: apphost.App{Tool: def.Raw, ToolName: c.Tool, ResourceURI: a.ResourceURI, Arguments: args, HTML: rs.HTML, Meta: rs.Meta,
+			Granted: c.Grant, ServerTools: client.HasCapability("tools"), ServerResources: client.HasCapability("resources")},
+		Call: func(ctx context.Context) (json.RawMessage, error) {
+			res, err := c.send(ctx, s, client, def, args)
+			if err == nil {
+				ev.line(map[string]any{"event": "tool-result", "arguments": args, "result": res})
+			} else {
+				ev.line(map[string]any{"event": "tool-error", "arguments": args, "error": err.Error()})
+			}
+			return res, err
+		},
+		Request: bridge.Request,
+		Event:   bridge.Event,
+		Notef:   out.notef,
+		Listen:  c.Listen,
+		Info:    mcp.Implementation{Name: "mcpv", Version: Version},
+	}
+	if !c.NoBrowser {
+		h.Open = s.hooks.OpenURL
+	}
+	err := h.Run(ctx)
+	if ev.err != nil {
+		return ev.err
+	}
+	if errors.Is(err, apphost.ErrPageGone) {
+		out.notef("the app's page was closed")
+		return nil
+	}
+	return err
+}

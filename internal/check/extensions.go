@@ -1,0 +1,295 @@
+package check
+
+// Extensions: the "extensions" member of the server's capabilities as
+// the extensions overview defines it, and whether what the server declares
+// agrees with what it serves; then MCP Apps (io.modelcontextprotocol/ui,
+// specification 2026-01-26) for a server whose tools carry apps, each
+// requirement of the extension a check of its own, through internal/apps.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mcpv/mcpv/internal/apps"
+	"github.com/mcpv/mcpv/internal/servercard"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+const (
+	extSpec  = "SEP-2133"
+	extPage  = "extensions/overview#negotiation"
+	appsSpec = "ext-apps 2026-01-26"
+)
+
+func extensionChecks() []*Check {
+	return []*Check{
+		{
+			ID: "extensions.identifiers", Title: "declared extensions are identifiers with settings objects", Level: MUST,
+			Spec: extSpec, Section: extPage,
+			Quote: `"extensions" is a map of extension identifiers ({vendor-prefix}/{extension-name}, the prefix mandatory) to per-extension settings objects`,
+			run: func(t *T) {
+				ext := t.r.main.ServerExtensions()
+				if ext == nil {
+					t.Skip("the server declares no extensions")
+				}
+				if ps := mcp.ExtensionProblems(ext); len(ps) > 0 {
+					t.Got(clip(string(ext), 300))
+					t.Fail("%s", strings.Join(ps, "; "))
+				}
+			},
+		},
+		{
+			ID: "extensions.declared-served", Title: "an extension the server declares is one it serves", Level: SHOULD,
+			Spec: extSpec, Section: extPage,
+			Quote: "Servers advertise extension support in the extensions field of their capabilities (skills: skills/list; MCP Apps: tools with a ui:// app)",
+			run: func(t *T) {
+				checked := false
+				if t.r.main.HasExtension(mcp.SkillsExtension) {
+					checked = true
+					_, rerr := t.call("skills/list", json.RawMessage(`{}`))
+					if rerr != nil && rerr.Code == mcp.CodeMethodNotFound {
+						t.Sent("skills/list {}")
+						t.Got(errText(rerr))
+						t.Fail("the server declares %s, but skills/list is not found", mcp.SkillsExtension)
+					}
+				}
+				if t.r.main.HasExtension(mcp.UIExtension) {
+					checked = true
+					if len(appTools(t)) == 0 {
+						t.Fail("the server declares %s, but none of its tools carries an app (_meta.ui.resourceUri)", mcp.UIExtension)
+					}
+				}
+				if !checked {
+					t.Skip("the server declares no extension mcpv can try (skills, ui)")
+				}
+			},
+		},
+		{
+			ID: "extensions.served-declared", Title: "an extension the server serves is one it declares", Level: SHOULD,
+			Spec: extSpec, Section: extPage,
+			Quote: "a client only uses an extension if both client and server declare support in the extensions field of their capabilities",
+			run: func(t *T) {
+				if n := len(appTools(t)); n > 0 && !t.r.main.HasExtension(mcp.UIExtension) {
+					t.Got(clip(string(t.r.main.ServerExtensions()), 200))
+					t.Fail("%d of its tools carry an app, but the server does not declare %s: a host that holds to the negotiation shows none", n, mcp.UIExtension)
+				}
+			},
+		},
+		appCheck("apps.tool-meta", MUST, "Resource Discovery", "a tool's _meta.ui has the shape the extension defines",
+			"Tools are associated with UI resources through the _meta.ui field (resourceUri; visibility of \"model\" | \"app\")", "apps.tool-meta", "apps.visibility"),
+		appCheck("apps.resource-uri", MUST, "UI Resource Format: Content Requirements", "an app's resource uses the ui:// scheme", "URI MUST start with ui:// scheme", "apps.resource-uri"),
+		appCheck("apps.deprecated-key", SHOULD, "Resource Discovery", "an app is named by _meta.ui.resourceUri", `The flat _meta["ui/resourceUri"] format is deprecated. Use _meta.ui.resourceUri instead.`, "apps.deprecated-key"),
+		appCheck("apps.resource-exists", MUST, "Resource Discovery: Behavior", "an app's resource can be read", "Resource MUST exist on the server; Host MUST use resources/read to fetch the referenced resource URI", "apps.resource-exists"),
+		appCheck("apps.mime-type", MUST, "UI Resource Format: Content Requirements", "an app's content is text/html;profile=mcp-app", "mimeType MUST be text/html;profile=mcp-app", "apps.mime-type"),
+		appCheck("apps.content", MUST, "UI Resource Format: Content Requirements", "an app's content is text or a base64 blob", "Content MUST be provided via either text (string) or blob (base64-encoded)", "apps.content"),
+		appCheck("apps.html", MUST, "UI Resource Format: Content Requirements", "an app's content is an HTML5 document", "Content MUST be valid HTML5 document", "apps.html", "apps.size"),
+		appCheck("apps.csp", MUST, "UI Resource Format: Host Behavior", "an app's declared domains are origins, none admitting everything",
+			"Servers declare which external origins their UI needs to access; Host MUST NOT allow undeclared domains", "apps.csp"),
+		appCheck("apps.resource-meta", MUST, "UI Resource Format", "an app's _meta.ui has the shape the extension defines",
+			"_meta.ui: csp, permissions (camera, microphone, geolocation, clipboardWrite), domain, prefersBorder", "apps.resource-meta", "apps.permissions"),
+		appCheck("apps.listed-mime-type", SHOULD, "UI Resource Format", "resources/list gives an app's resource the extension's media type",
+			"mimeType SHOULD be text/html;profile=mcp-app for HTML-based UIs", "apps.listed-mime-type"),
+		{
+			ID: "apps.text-fallback", Title: "a tool with an app returns content for hosts without apps", Level: MUST,
+			Spec: appsSpec, Section: "Capability Negotiation: Graceful Degradation",
+			Quote: "Tools MUST return meaningful content array even when UI is available",
+			needs: needs{call: true, capability: "tools"},
+			run: func(t *T) {
+				checked := false
+				for i, c := range t.r.opts.Calls {
+					if _, ok := apps.OfTool(t.r.toolDef(t.ctx, c.Tool)); !ok {
+						continue
+					}
+					checked = true
+					rec := t.r.callOnce(t, i)
+					r := apps.Report{Valid: true}
+					r.AddCall(nil, rec.result)
+					if !r.Valid {
+						t.Sent(rec.sent)
+						t.Got(clip(string(rec.result), 300))
+						t.Fail("%s", r.Problems[0].Message)
+					}
+				}
+				if !checked {
+					t.Skip("none of the tools named with --call carries an app")
+				}
+			},
+		},
+	}
+}
+
+// appCheck is the check of one of the extension's requirements, kept by
+// what internal/apps finds under rules, over every app the server's
+// tools carry.
+func appCheck(id string, level Level, section, title, quote string, rules ...string) *Check {
+	return &Check{
+		ID: id, Title: title, Level: level, Spec: appsSpec, Section: section, Quote: quote,
+		needs: needs{capability: "tools"},
+		run: func(t *T) {
+			reports := appReports(t)
+			if len(reports) == 0 {
+				t.Skip("none of the server's tools carries an app")
+			}
+			for _, r := range reports {
+				for _, p := range r.Problems {
+					for _, rule := range rules {
+						if p.Rule == rule && (p.Level == apps.Error || p.Level == apps.Warning) {
+							t.Sent(fmt.Sprintf("tools/list, then resources/read %s", r.ResourceURI))
+							t.Fail("tool %q: %s", r.Tool, p.Message)
+						}
+					}
+				}
+			}
+		},
+	}
+}
+
+// maxApps bounds the apps one run reads.
+const maxApps = maxReads
+
+// appTools are the tools listed that carry an app.
+func appTools(t *T) []apps.ToolApp {
+	tools, _ := t.r.facts.items(t.ctx, "tools/list")
+	var out []apps.ToolApp
+	for _, tool := range tools {
+		if a, ok := apps.OfTool(tool); ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// appReports are the reports of the apps the server's tools carry, each
+// resource read once per run, bounded; a tool whose _meta.ui names no
+// resource but is malformed has its problems reported too.
+func appReports(t *T) []apps.Report {
+	tools, _ := t.r.facts.items(t.ctx, "tools/list")
+	var listing []json.RawMessage
+	listed := false
+	var out []apps.Report
+	read := 0
+	for _, tool := range tools {
+		a, ok := apps.OfTool(tool)
+		if !ok {
+			if len(a.Problems) > 0 {
+				out = append(out, apps.Report{Tool: a.Tool, Problems: a.Problems})
+			}
+			continue
+		}
+		if read++; read > maxApps {
+			t.Note("%d tools carry apps; the first %d were read", len(appTools(t)), maxApps)
+			break
+		}
+		params, _ := json.Marshal(map[string]string{"uri": a.ResourceURI})
+		res, rerr := t.r.readOnce(t, "resources/read", params)
+		readErr := ""
+		if rerr != nil {
+			readErr = errText(rerr)
+		}
+		if !listed && t.r.facts.declares("resources") {
+			listing, _ = t.r.facts.items(t.ctx, "resources/list")
+			listed = true
+		}
+		var entry json.RawMessage
+		for _, l := range listing {
+			if uri, _ := str(member(l, "uri")); uri == a.ResourceURI {
+				entry = l
+			}
+		}
+		r, _ := apps.Check(a, nil, res, readErr, entry, 0)
+		out = append(out, r)
+	}
+	return out
+}
+
+const cardSpec = "SEP-2127"
+
+// cardChecks hold the card a server over HTTP offers at its endpoint's
+// URL + /server-card to the extension's schema, and to what the server
+// says once connected.
+func cardChecks() []*Check {
+	return []*Check{
+		{
+			ID: "card.valid", Title: "the server's card has the schema's shape", Level: MUST,
+			Spec: cardSpec, Section: "server-card schema",
+			Quote: "ServerCard: $schema (the v1 card schema), name (reverse DNS, one slash), version (no range), description (1 to 100 characters), remotes (streamable-http or sse, an http(s) URL)",
+			needs: needs{transport: "http"},
+			run: func(t *T) {
+				c, problems, url := fetchCard(t)
+				for _, p := range problems {
+					if p.Level == servercard.Error {
+						t.Sent("GET " + url)
+						t.Got(clip(string(c.Raw), 300))
+						t.Fail("%s", p.Message)
+					}
+				}
+			},
+		},
+		{
+			ID: "card.agrees", Title: "the server's card says what the server says", Level: SHOULD,
+			Spec: cardSpec, Section: "discovery#consistency-with-runtime-behavior",
+			Quote: "the serverInfo (name, version) and supportedVersions, the transport served at each remotes[] endpoint, and descriptive fields SHOULD NOT contradict the equivalent values declared in the Server Card",
+			needs: needs{transport: "http"},
+			run: func(t *T) {
+				c, _, url := fetchCard(t)
+				live := servercard.Live{Endpoint: t.r.target.URL, Transport: "streamable-http", Version: t.r.facts.version}
+				if t.r.facts.sse {
+					live.Transport = "sse"
+				}
+				var init struct {
+					ServerInfo        json.RawMessage            `json:"serverInfo"`
+					SupportedVersions []string                   `json:"supportedVersions"`
+					Capabilities      map[string]json.RawMessage `json:"capabilities"`
+				}
+				json.Unmarshal(t.r.facts.init, &init)
+				live.ServerInfo, live.Supported, live.Capabilities = init.ServerInfo, init.SupportedVersions, init.Capabilities
+				if c.Tools != nil && t.r.facts.declares("tools") {
+					tools, _ := t.r.facts.items(t.ctx, "tools/list")
+					live.Tools = []string{}
+					for _, tl := range tools {
+						if n, ok := str(member(tl, "name")); ok {
+							live.Tools = append(live.Tools, n)
+						}
+					}
+				}
+				if d := servercard.Verify(c, live); len(d) > 0 {
+					var lines []string
+					for _, x := range d {
+						lines = append(lines, x.Message())
+					}
+					t.Sent("GET " + url)
+					t.Got(clip(string(c.Raw), 300))
+					t.Fail("%s", strings.Join(lines, "; "))
+				}
+			},
+		},
+	}
+}
+
+// fetchCard reads the card the server offers beside its endpoint, as a
+// client would (bounded, https unless on loopback); the check is skipped
+// when the server offers none.
+func fetchCard(t *T) (servercard.Card, []servercard.Problem, string) {
+	url := strings.TrimSuffix(t.r.target.URL, "/") + servercard.CardSuffix
+	start, err := servercard.Start(url)
+	if err != nil {
+		t.Skip("the server's URL takes no card: %v", err)
+	}
+	f := servercard.New(start, servercard.Options{})
+	f.DocTimeout = t.r.opts.CheckTimeout
+	body, _, err := f.Get(t.ctx, url, servercard.CardType, f.MaxCard)
+	var se *servercard.StatusError
+	switch {
+	case errors.As(err, &se) && (se.Status >= 400 && se.Status < 500 || se.Stream):
+		// Any refusal of the request (404, 405, 401, or the 400 an MCP
+		// handler at the endpoint's path gives a GET) offers no card.
+		t.Skip("the server offers no card at %s (%v)", url, err)
+	case err != nil:
+		t.Sent("GET " + url)
+		t.Fail("the card could not be read: %v", err)
+	}
+	c, ps := servercard.ParseCard(body)
+	return c, ps, url
+}

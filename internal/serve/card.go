@@ -1,0 +1,123 @@
+package serve
+
+// What the HTTP endpoint publishes of the server it serves, for clients
+// that look before they connect (Server Cards, SEP-2127): its card at the
+// endpoint's URL + /server-card, the location the extension reserves, and
+// a catalog listing it at the well-known catalog locations. Both are made
+// from what the server says of itself (its initialize result) and where
+// serve is reached, masked of every secret the upstream session holds,
+// and nothing else. They are answered without the bearer token (they are
+// for clients that have not connected yet), to the pages the endpoint
+// admits (not to every origin, as the extension's CORS would have it: a
+// card of a server on this machine is not for every web page), with an
+// ETag that If-None-Match revalidates.
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mcpv/mcpv/internal/servercard"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// Identity is what the served server says of itself (its initialize
+// result, or server/discover's shaped as one) while the shared session
+// is open; nil before, and with Isolate, where no session is shared. A
+// gateway's endpoint says what the gateway is (its serverInfo), and
+// nothing of its members: which servers it holds is for the clients
+// whose tokens see them, not for a page that has none.
+func (s *Server) Identity() json.RawMessage {
+	if s.gw != nil {
+		return mustJSON(map[string]any{"serverInfo": s.gw.info()})
+	}
+	s.mu.Lock()
+	u := s.shared
+	s.mu.Unlock()
+	if u == nil {
+		return nil
+	}
+	return u.conn.State().InitializeResult
+}
+
+// cardRoute is what a path of the endpoint's cards is, if it is one.
+func (h *HTTPHandler) cardRoute(path string) route {
+	switch {
+	case h.NoCard:
+	case path == h.path()+servercard.CardSuffix:
+		return serverCard
+	case slices.Contains(servercard.WellKnown, path):
+		return cardCatalog
+	}
+	return notServed
+}
+
+var hostHeader = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9.\-]+(:[0-9]+)?$|^\[[0-9A-Fa-f:.]+\](:[0-9]+)?$`)
+})
+
+// serveCard answers the card or the catalog.
+func (h *HTTPHandler) serveCard(w http.ResponseWriter, r *http.Request, rt route) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD, OPTIONS")
+		httpError(w, http.StatusMethodNotAllowed, "method not allowed")
+		return
+	}
+	id := h.srv.Identity()
+	if id == nil {
+		w.Header().Set("Retry-After", "5")
+		httpError(w, http.StatusServiceUnavailable, "the server's card is known once its session is open (with --isolate, none is shared)")
+		return
+	}
+	if !hostHeader().MatchString(r.Host) {
+		httpError(w, http.StatusBadRequest, "a Host header that is no host name")
+		return
+	}
+	scheme := "http"
+	if r.TLS != nil || h.anyHost && r.Header.Get("X-Forwarded-Proto") == "https" {
+		scheme = "https"
+	}
+	base := scheme + "://" + r.Host
+	endpoint := base + h.path()
+	sse := ""
+	if h.SSE {
+		sse, _ = LegacyPaths(h.path())
+		sse = base + sse
+	}
+	versions := append(slices.Clone(mcp.ModernVersions), mcp.SupportedVersions...)
+	ident := servercard.IdentityOf(id)
+	for _, f := range []*string{&ident.Name, &ident.Version, &ident.Title, &ident.Description} {
+		*f = string(h.srv.Secrets.Mask([]byte(*f))) // before the card is made of them, so that it stays valid
+	}
+	card := servercard.BuildCard(ident, endpoint, sse, versions)
+	body, typ := card, servercard.CardType
+	if rt == cardCatalog {
+		var c struct {
+			Name string `json:"name"`
+		}
+		json.Unmarshal(card, &c)
+		body, typ = servercard.BuildCatalog(r.Host, map[string]string{c.Name: endpoint + servercard.CardSuffix}), servercard.CatalogType
+	}
+	body = h.srv.Secrets.Mask(body) // the host name, whatever a client sent
+	sum := sha256.Sum256(body)
+	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
+	w.Header().Set("ETag", etag)
+	// Five minutes rather than the extension's example of an hour: the
+	// server behind serve may be restarted, or replaced, meanwhile.
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	w.Header().Set("Vary", "Host")
+	if inm := r.Header.Get("If-None-Match"); inm != "" && slices.Contains(strings.Split(strings.ReplaceAll(inm, " ", ""), ","), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.Header().Set("Content-Type", typ)
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodGet {
+		w.Write(body)
+	}
+}
