@@ -39,7 +39,13 @@ func link(c *Check) string {
 	case c.Spec == "RFC 9110":
 		url = "https://www.rfc-editor.org/rfc/rfc9110#name-www-authenticate"
 	default:
-		url = specLinks[c.Spec]
+		url = specLinks[c.Spec+" "+page]
+		if url == "" {
+			panic("no link for " + c.Spec + " " + page + ": add it to specLinks")
+		}
+		if anchor != "" {
+			url += "#" + anchor
+		}
 	}
 	return fmt.Sprintf("[%s %s](%s)", c.Spec, c.Section, url)
 }
