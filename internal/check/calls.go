@@ -380,14 +380,13 @@ func (r *runner) call(t *T, i int, cancel bool) (*callRecord, string) {
 	rec := &callRecord{tool: def, token: token, sent: "tools/call " + clip(string(params), 200)}
 	id := c.newID()
 	mark := c.mark()
-	m, x, err := c.requestID(t.ctx, id, "tools/call", c.stamp(params))
+	m, _, err := c.requestID(t.ctx, id, "tools/call", c.stamp(params))
 	if err != nil {
 		return nil, fmt.Sprintf("the call of %s: %v", r.opts.Calls[i].Tool, err)
 	}
 	if m.Error != nil {
 		return nil, fmt.Sprintf("the call of %s was refused: %s", r.opts.Calls[i].Tool, errText(m.Error))
 	}
-	_ = x
 	rec.result = m.Result
 	if c.stdio != nil {
 		barrier(t, c)
@@ -435,8 +434,7 @@ func cancelCall(t *T) {
 	progressed := false
 	for !progressed {
 		select {
-		case m := <-ch:
-			_ = m
+		case <-ch:
 			t.Skip("the call ended before a progress notification showed it running")
 		case <-t.ctx.Done():
 			t.Skip("the call sent no progress notification before the check's time ran out")

@@ -126,7 +126,8 @@ func TestGuideCatalogue(t *testing.T) {
 }
 
 // Every check is whole: an id in its area, a title, a level, where the
-// requirement is stated and its text, and a test of it.
+// requirement is stated and its text, and a test of it. That the text
+// says the level is TestMustIsStated's (quotes_test.go), which fails.
 func TestCatalogueIsWhole(t *testing.T) {
 	seen := map[string]bool{}
 	for _, c := range Catalogue() {
@@ -139,8 +140,6 @@ func TestCatalogueIsWhole(t *testing.T) {
 			t.Errorf("%s: level %q", c.ID, c.Level)
 		case c.run == nil && c.watch == nil:
 			t.Errorf("%s: nothing runs it", c.ID)
-		case !strings.Contains(c.Quote, string(c.Level)) && !strings.Contains(c.Quote, "schema") && c.Spec != "JSON-RPC 2.0" && !strings.Contains(c.Section, "schema"):
-			t.Logf("%s: its quote does not say %s", c.ID, c.Level)
 		}
 		seen[c.ID] = true
 	}
