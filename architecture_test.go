@@ -385,3 +385,38 @@ func ignoredAtRoot(gitignore, name string) bool {
 	}
 	return false
 }
+
+// The mock and its request log stand on serve, not on the session
+// opener: serve's upstream opener takes what it uses (serve.Relay), so
+// what a mock links is the protocol and the relay, not every package a
+// session to a real server needs.
+func TestMockDoesNotLinkTheSessionOpener(t *testing.T) {
+	pkgs := map[string]*mapPackage{}
+	for _, goos := range mapOSes {
+		if err := listPackages(goos, pkgs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, from := range []string{"internal/mock", "internal/requestlog", "internal/serve"} {
+		seen := map[string]bool{}
+		var walk func(string)
+		walk = func(p string) {
+			if seen[p] {
+				return
+			}
+			seen[p] = true
+			if mp := pkgs[p]; mp != nil {
+				for imp := range mp.imports {
+					walk(imp)
+				}
+			}
+		}
+		walk(from)
+		if seen["internal/connect"] {
+			t.Errorf("%s links internal/connect", from)
+		}
+		if len(seen) < 3 {
+			t.Errorf("%s: %d packages reached; the walk is broken", from, len(seen))
+		}
+	}
+}

@@ -2,12 +2,19 @@ package main
 
 import (
 	"bufio"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // productSources calls fn with every Go file of the module that is not a
@@ -79,5 +86,229 @@ func TestEveryMutexSaysWhatItGuards(t *testing.T) {
 	})
 	if found < 50 {
 		t.Errorf("found %d mutexes; the walk misses files", found)
+	}
+}
+
+// goroutineRow is a row of docs/ARCHITECTURE.md's goroutine table: the
+// names its first cell gives, and whether net/http starts it (no go
+// statement of the module does).
+type goroutineRow struct {
+	line  int
+	names []string
+	byNet bool
+}
+
+// goroutineStart is where product code starts a goroutine: a go
+// statement, or a WaitGroup's Go (must name a row), or time.AfterFunc,
+// whose function runs on a goroutine of its own (mostly a timer's
+// moment of work: it need not name a row, but may, for a row it starts).
+type goroutineStart struct {
+	where string // path:line
+	note  string // the comment on its line and the comment lines directly above
+	must  bool
+	stmt  bool // a go statement
+}
+
+// goroutineRows reads the table under "## Goroutines, and what stops each".
+// A row's names are its first cell, backticks and parenthetical parts
+// removed, split on ", ".
+func goroutineRows(doc string) []goroutineRow {
+	var rows []goroutineRow
+	in := false
+	paren := regexp.MustCompile(`\s*\([^)]*\)`)
+	for i, line := range strings.Split(doc, "\n") {
+		if strings.HasPrefix(line, "## ") {
+			in = strings.HasPrefix(line, "## Goroutines")
+			continue
+		}
+		if !in || !strings.HasPrefix(line, "| ") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		if len(cells) < 3 || cells[0] == "goroutine" || strings.HasPrefix(cells[0], "---") {
+			continue
+		}
+		first := paren.ReplaceAllString(strings.ReplaceAll(cells[0], "`", ""), "")
+		var names []string
+		for n := range strings.SplitSeq(first, ", ") {
+			if n = strings.TrimSpace(n); n != "" {
+				names = append(names, n)
+			}
+		}
+		rows = append(rows, goroutineRow{line: i + 1, names: names, byNet: strings.Contains(cells[1], "`net/http`")})
+	}
+	return rows
+}
+
+// goroutineStarts finds where the Go file at path starts goroutines.
+func goroutineStarts(path string, src string) ([]goroutineStart, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, src, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(src, "\n")
+	noteAt := func(pos token.Pos) string {
+		line := fset.Position(pos).Line
+		var note []string
+		for _, g := range f.Comments {
+			start, end := fset.Position(g.Pos()).Line, fset.Position(g.End()).Line
+			alone := strings.HasPrefix(strings.TrimSpace(lines[start-1]), "//") // not the end of a line of code above
+			if start == line || end == line-1 && alone {
+				note = append(note, g.Text())
+			}
+		}
+		return strings.Join(note, "\n")
+	}
+	var starts []goroutineStart
+	ast.Inspect(f, func(n ast.Node) bool {
+		var at token.Pos
+		must, stmt := true, false
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			at, stmt = n.Pos(), true
+		case *ast.CallExpr:
+			sel, ok := n.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			switch x, _ := sel.X.(*ast.Ident); {
+			case sel.Sel.Name == "Go" && len(n.Args) == 1: // sync.WaitGroup's
+				at = n.Pos()
+			case sel.Sel.Name == "AfterFunc" && x != nil && x.Name == "time":
+				at, must = n.Pos(), false
+			default:
+				return true
+			}
+		default:
+			return true
+		}
+		starts = append(starts, goroutineStart{where: fmt.Sprintf("%s:%d", path, fset.Position(at).Line), note: noteAt(at), must: must, stmt: stmt})
+		return true
+	})
+	return starts, nil
+}
+
+// goroutineFindings says which starts name no row, and which rows no
+// start names.
+func goroutineFindings(rows []goroutineRow, starts []goroutineStart) []string {
+	var out []string
+	named := make([]bool, len(rows))
+	for _, s := range starts {
+		note := strings.ToLower(s.note)
+		found := false
+		for i, r := range rows {
+			for _, n := range r.names {
+				if strings.Contains(note, strings.ToLower(n)) {
+					named[i], found = true, true
+				}
+			}
+		}
+		if s.must && !found {
+			out = append(out, fmt.Sprintf("%s: a goroutine whose comment names no row of docs/ARCHITECTURE.md's goroutine table: name its row in a comment, or add a row to docs/ARCHITECTURE.md's goroutine table", s.where))
+		}
+	}
+	for i, r := range rows {
+		if !named[i] && !r.byNet {
+			out = append(out, fmt.Sprintf("docs/ARCHITECTURE.md:%d: no goroutine's comment names the row %q: name it in the comment where the goroutine starts, or remove the row", r.line, strings.Join(r.names, ", ")))
+		}
+	}
+	return out
+}
+
+// TestGoroutinesHaveRows holds docs/ARCHITECTURE.md's goroutine table to
+// the code: each goroutine product code starts names its row (what
+// starts it, what stops it) in the comment where it starts, and each row
+// is named somewhere. Test-support packages are left out.
+func TestGoroutinesHaveRows(t *testing.T) {
+	doc, err := os.ReadFile("docs/ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := goroutineRows(string(doc))
+	if len(rows) < 30 {
+		t.Fatalf("found %d rows in docs/ARCHITECTURE.md's goroutine table; the reading is broken", len(rows))
+	}
+	var starts []goroutineStart
+	goStmts := 0
+	productSources(t, func(path string, lines []string) {
+		slash := filepath.ToSlash(path)
+		for _, skip := range []string{"/mcptest/", "/oauthtest/", "/wintest/"} {
+			if strings.Contains("/"+slash, skip) {
+				return
+			}
+		}
+		for _, skip := range []string{"scripts/", "examples/", "k6/"} {
+			if strings.HasPrefix(slash, skip) {
+				return
+			}
+		}
+		found, err := goroutineStarts(path, strings.Join(lines, "\n"))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		for _, s := range found {
+			if s.stmt {
+				goStmts++
+			}
+		}
+		starts = append(starts, found...)
+	})
+	if goStmts < 40 {
+		t.Errorf("found %d go statements in product code; the walk misses files", goStmts)
+	}
+	for _, f := range goroutineFindings(rows, starts) {
+		t.Error(f)
+	}
+}
+
+// TestGoroutineFindings: the check sees a go statement or a WaitGroup's
+// Go with no row, a row no one names, and what each says to do.
+func TestGoroutineFindings(t *testing.T) {
+	doc := "## Goroutines, and what stops each\n\n| goroutine | started by | stops when |\n| --- | --- | --- |\n" +
+		"| session reader | `mcp` | Read fails |\n" + // line 5
+		"| load monitor, `shared`-session watcher (one per run) | `load` | the run ends |\n" +
+		"| HTTP request | `net/http`, per POST | answered |\n" +
+		"| orphan | nothing | never |\n" + // line 8
+		"| silence probe | `time.AfterFunc` | settled |\n\n## Next\n\n| a | b | c |\n"
+	rows := goroutineRows(doc)
+	if len(rows) != 5 || !slices.Equal(rows[1].names, []string{"load monitor", "shared-session watcher"}) || !rows[2].byNet {
+		t.Fatalf("rows: %+v", rows)
+	}
+	src := `package p
+
+func f() {
+	go read() // Session Reader: stops when Read fails
+	go again() // ends some day
+	// the shared-session watcher:
+	// ends with the run
+	go watch()
+	go other() // ends some day
+
+	go func() {
+	}()
+	wg.Go(close)
+	time.AfterFunc(d, fire)
+	time.AfterFunc(d, w.probe) // the silence probe
+}
+`
+	starts, err := goroutineStarts("p/p.go", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(starts) != 8 {
+		t.Fatalf("starts: %+v", starts)
+	}
+	got := goroutineFindings(rows, starts)
+	want := []string{
+		"p/p.go:5: a goroutine whose comment names no row of docs/ARCHITECTURE.md's goroutine table: name its row in a comment, or add a row to docs/ARCHITECTURE.md's goroutine table",
+		"p/p.go:9: a goroutine whose comment names no row of docs/ARCHITECTURE.md's goroutine table: name its row in a comment, or add a row to docs/ARCHITECTURE.md's goroutine table",
+		"p/p.go:11: a goroutine whose comment names no row of docs/ARCHITECTURE.md's goroutine table: name its row in a comment, or add a row to docs/ARCHITECTURE.md's goroutine table",
+		"p/p.go:13: a goroutine whose comment names no row of docs/ARCHITECTURE.md's goroutine table: name its row in a comment, or add a row to docs/ARCHITECTURE.md's goroutine table",
+		`docs/ARCHITECTURE.md:8: no goroutine's comment names the row "orphan": name it in the comment where the goroutine starts, or remove the row`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }

@@ -38,7 +38,7 @@ func main() {
 	// run's start-up. commands.Main starts, reaches or writes nothing
 	// before handled is closed.
 	handled := make(chan struct{})
-	go func() { // lives as long as the process
+	go func() { // signal watcher: lives as long as the process
 		sigs := make(chan os.Signal, 2)
 		// SIGHUP: the terminal was closed; the same orderly shutdown.
 		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -50,7 +50,7 @@ func main() {
 		cancel(commands.ErrInterrupted) // first: cancel on the wire, shut down in order
 		// The progress line goes, but nothing here waits for stderr: a
 		// terminal that does not read would hold the signals up.
-		go ios.Status.Stop() // returns once it holds the line: a write in progress has returned
+		go ios.Status.Stop() // progress line stopper: returns once it holds the line: a write in progress has returned
 		select {
 		case <-sigs: // second: at once
 		case <-time.After(shutdownBound):

@@ -28,13 +28,14 @@ var detailTopics = map[string]func() string{
 	"arguments":    func() string { return argumentsTopic },
 	"test-files":   func() string { return testfile.Reference },
 	"serving":      func() string { return servingTopic },
+	"gateway":      func() string { return gatewayTopic },
 	"mock-files":   func() string { return mockFilesTopic },
 	"load-model":   func() string { return loadTopic },
 	"pins":         func() string { return pinsTopic },
 	"audit-rules":  func() string { return auditRulesTopic },
+	"check-runs":   func() string { return checkRunsTopic },
 	"mcp-apps":     func() string { return appsTopic },
 	"server-cards": func() string { return serverCardsTopic },
-	"check-runs":   func() string { return checkRunsTopic },
 }
 
 // helpTopic is the text of the topic called name, if there is one.

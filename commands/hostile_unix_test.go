@@ -64,11 +64,15 @@ func TestHTTPTokenSources(t *testing.T) {
 	plan := func(token string) (string, string) {
 		var errb bytes.Buffer
 		out := newConsole(output.NewStreams(strings.NewReader(""), io.Discard, &errb), &outputFlags{}, env)
-		p, err := listenFlags{HTTP: "127.0.0.1:0", HTTPToken: token}.listenPlan(out, false)
+		var tokens []string
+		if token != "" {
+			tokens = []string{token}
+		}
+		p, err := listenFlags{HTTP: "127.0.0.1:0", HTTPToken: tokens}.listenPlan(out, false, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return p.token, errb.String()
+		return p.token(), errb.String()
 	}
 	if token, stderr := plan("argv-token"); token != "argv-token" || !strings.Contains(stderr, "mcpv: warning: --http-token on the command line can be read by every user") {
 		t.Errorf("on the command line: %q, stderr %q", token, stderr)

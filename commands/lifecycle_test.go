@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 	"github.com/mcpv/mcpv/output"
@@ -79,12 +80,18 @@ func TestInterruptCancelsOnTheWire(t *testing.T) {
 // stderr.
 func interruptWhen(t *testing.T, want string, argv []string, ready ...func() bool) (int, string) {
 	t.Helper()
+	return interruptWhenIn(t, testEnv(t), want, argv, ready...)
+}
+
+// interruptWhen is interruptWhen in the world env.
+func interruptWhenIn(t *testing.T, env connect.Env, want string, argv []string, ready ...func() bool) (int, string) {
+	t.Helper()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	trace := newSignalWriter(want)
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, append([]string{"-v"}, argv...), output.NewStreams(strings.NewReader(""), io.Discard, trace), testEnv(t))
+		done <- run(ctx, append([]string{"-v"}, argv...), output.NewStreams(strings.NewReader(""), io.Discard, trace), env)
 	}()
 	select {
 	case <-trace.seen:
@@ -128,17 +135,19 @@ func TestConnectTimeout(t *testing.T) {
 }
 
 func TestServerIgnoringShutdownIsKilled(t *testing.T) {
-	longtest.Skip(t, "waits out the shutdown grace: 2 s, SIGTERM, 2 s, SIGKILL")
 	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pid")
+	env := testEnv(t)
+	env.Grace = 200 * time.Millisecond // 2 s by default
 	start := time.Now()
-	r := mcpv(t, "", "--env", mcptest.EnvVar+"=ignore-exit", "--env", mcptest.EnvPid+"="+pidFile, "ping", "--", os.Args[0])
+	r := mcpvIn(t, env, "", "--env", mcptest.EnvVar+"=ignore-exit", "--env", mcptest.EnvPid+"="+pidFile, "ping", "--", os.Args[0])
 	if r.code != 0 {
 		t.Fatalf("code %d: %s", r.code, r.stderr)
 	}
-	// close stdin, 2s, SIGTERM (ignored), 2s, SIGKILL.
-	if d := time.Since(start); d > 8*time.Second {
-		t.Errorf("shutdown took %v", d)
+	// close stdin, a grace, SIGTERM (ignored), a grace, SIGKILL: the
+	// server, which ignores the first two, was given both.
+	if d := time.Since(start); d < 2*env.Grace {
+		t.Errorf("shutdown took %v, less than two graces of %v", d, env.Grace)
 	}
 	b, err := os.ReadFile(pidFile)
 	if err != nil {
@@ -258,37 +267,40 @@ func TestServerExitWhileGrandchildHoldsStdout(t *testing.T) {
 	longtest.Skip(t, "waits out the grace for a stdout a grandchild holds")
 	t.Parallel()
 	start := time.Now()
-	r := mcpv(t, "", "--connect-timeout", "30s", "ping", "--", "sh", "-c", "sleep 30 & echo 'fatal: no config' >&2; exit 3")
+	r := mcpv(t, "", "--connect-timeout", "1h", "ping", "--", "sh", "-c", "sleep 3600 & echo 'fatal: no config' >&2; exit 3")
 	if r.code != 4 || !strings.Contains(r.stderr, "exited with status 3") || strings.Count(r.stderr, "fatal: no config") != 1 {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	if took := time.Since(start); took > 10*time.Second {
+	if took := time.Since(start); took >= 30*time.Minute { // the grandchild holds it for an hour
 		t.Errorf("took %v: mcpv waited on the grandchild's stdout", took)
 	}
 }
 
 // A server that never answers initialize, ignores stdin's end and SIGTERM
 // is stopped soon after --connect-timeout or Ctrl-C: the full grace periods
-// (2 s + 2 s) are for servers that got through start-up.
+// (2 s + 2 s by default) are for servers that got through start-up. Here
+// they are an hour each, and the server sleeps an hour.
 func TestStartUpEndsPromptly(t *testing.T) {
 	unixOnly(t, "servers written in sh")
-	longtest.Skip(t, "a server that ignores SIGTERM, stopped twice during start-up")
+	longtest.Skip(t, "a server that holds stdout, stopped twice during start-up")
 	t.Parallel()
-	stubborn := []string{"--", "/bin/sh", "-c", `trap "" TERM; echo started >&2; sleep 30`}
+	env := testEnv(t)
+	env.Grace = time.Hour
+	stubborn := []string{"--", "/bin/sh", "-c", `trap "" TERM; echo started >&2; sleep 3600`}
 	start := time.Now()
-	r := mcpv(t, "", append([]string{"--connect-timeout", "300ms", "ping"}, stubborn...)...)
+	r := mcpvIn(t, env, "", append([]string{"--connect-timeout", "300ms", "ping"}, stubborn...)...)
 	if r.code != 124 || !strings.Contains(r.stderr, "the server did not answer within 300ms of its start (--connect-timeout)") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	if took := time.Since(start); took > 2500*time.Millisecond {
+	if took := time.Since(start); took >= env.Grace/2 {
 		t.Errorf("--connect-timeout 300ms ended mcpv after %v", took)
 	}
 	start = time.Now()
-	code, stderr := interruptWhen(t, `-> {"jsonrpc":"2.0","id":1,`, append([]string{"ping"}, stubborn...)) // the first request
+	code, stderr := interruptWhenIn(t, env, `-> {"jsonrpc":"2.0","id":1,`, append([]string{"ping"}, stubborn...)) // the first request
 	if code != 130 {
 		t.Errorf("Ctrl-C during start-up: exit %d, stderr %q", code, stderr)
 	}
-	if took := time.Since(start); took > 2500*time.Millisecond {
+	if took := time.Since(start); took >= env.Grace/2 {
 		t.Errorf("Ctrl-C during start-up ended mcpv after %v", took)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/envdoc"
 	"github.com/mcpv/mcpv/internal/exitcode"
@@ -208,7 +210,7 @@ func (s *commandSet) commands() []command {
 		{"audit", groupTrust, "Audit servers for tool poisoning, offline", "Audit what servers show a model for tool poisoning, shadowing and leaks, with local rules.", &s.Audit},
 		{"load", groupTest, "Put load on a server; percentiles, thresholds", "Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.", &s.Load},
 		{"session", groupSessions, "Keep a session open for many commands", "Keep a session open in the background for many commands: start, list, stop.", &s.Session},
-		{"serve", groupSessions, "Re-expose a server to MCP clients, with a guard", "Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.", &s.Serve},
+		{"serve", groupSessions, "Re-expose a server to MCP clients, with a guard", "Re-expose servers to MCP clients over stdio or Streamable HTTP, with a guard.", &s.Serve},
 		{"mock", groupSessions, "Serve a recorded server, for testing clients", "Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.", &s.Mock},
 		{"servers", groupSetup, "List the servers config files name", "List the servers named in config files, or show one.", &s.Servers},
 		{"trust", groupSetup, "Trust a project config file or test file", "Trust a project config file as it is now, so its servers may start.", &s.Trust},
@@ -310,6 +312,9 @@ func parser(c *cli, ios *output.Streams, exit func(int), lean map[string]bool) (
 	for _, g := range c.flagGroups() {
 		if lean == nil || names(lean, g.Has, g.Shorts) {
 			options = append(options, kong.Embed(g.Flags, `group:"`+g.Heading+`"`))
+			if g.Flags == any(&c.flags.TargetFlags) {
+				options = append(options, kong.NamedMapper("servername", serverNames{&c.flags.Servers}))
+			}
 		} else {
 			c.leftOut = append(c.leftOut, g)
 		}
@@ -329,6 +334,20 @@ func parser(c *cli, ios *output.Streams, exit func(int), lean map[string]bool) (
 		options = append(options, kong.PostBuild(fillHelp))
 	}
 	return kong.New(c, options...)
+}
+
+// serverNames decodes --server, keeping each name given (see
+// connect.TargetFlags.Servers) as well as setting the flag to the last.
+type serverNames struct{ all *[]string }
+
+func (m serverNames) Decode(ctx *kong.DecodeContext, target reflect.Value) error {
+	var name string
+	if err := ctx.Scan.PopValueInto("server", &name); err != nil {
+		return err
+	}
+	target.SetString(name)
+	*m.all = append(*m.all, name)
+	return nil
 }
 
 // versionFlag prints the version line and exits, as kong.VersionFlag does
@@ -638,7 +657,11 @@ func (r *invocation) runSession(ctx context.Context, server []string) int {
 // written on stderr goes through the run's scrubber, which learns each
 // session's secrets (and the tokens it comes to hold).
 func (r *invocation) session(flags connect.Flags, explicit map[string]bool, server []string) (*session, error) {
-	settings, err := connect.Resolve(flags, explicit, server, r.env, output.NewLogger(r.ios.Err))
+	return r.sessionOf(connect.Resolve(flags, explicit, server, r.env, output.NewLogger(r.ios.Err)))
+}
+
+// sessionOf makes the session of settings resolved (or fails with err).
+func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -696,6 +719,13 @@ func (t *targets) open(name string) (*session, error) {
 		f.URL, f.Session, f.Server, server = "", "", name, nil
 	}
 	return t.r.session(f, explicitFlags(t.r.kctx), server)
+}
+
+// openEntry makes the session of a config entry the command holds (a
+// serve file's server), with the command line's flags.
+func (t *targets) openEntry(s *config.Server) (*session, error) {
+	r := t.r
+	return r.sessionOf(connect.ResolveEntry(r.c.flags, explicitFlags(r.kctx), s, r.env, output.NewLogger(r.ios.Err)))
 }
 
 // grammarError is a grammar kong refuses to build (a bug in mcpv).

@@ -89,7 +89,7 @@ func (c *mockCmd) Run(ctx context.Context, out *console) error {
 	}
 	// A mock holds no credentials: on loopback it takes no token unless
 	// given one.
-	plan, err := c.listenPlan(out, false)
+	plan, err := c.listenPlan(out, false, false)
 	if err != nil {
 		return err
 	}

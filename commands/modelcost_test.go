@@ -50,16 +50,22 @@ import (
 // --find-max, --report, with their help): 1,420 KB in 17,042 without app
 // and discover, and the budget set 10% above that. With all of them,
 // and the help made to fit a screen: 1,463 KB in 18,586, the budget 10%
-// above.
+// above. By serve's FILE, --all, --separator, --start and --http-tokens
+// and the repeatable --server and --http-token (several servers behind
+// one endpoint): the whole grammar 1,485 KB in 18,943, within its
+// budget; each lean grammar by about 2 KB in as many allocations, the
+// cli struct having grown past a size class (3,352 bytes to 3,464, of
+// which 4,096 are allocated): list-tools 61.5 KB in 575, call 62.6 KB in
+// 607, through a session 83.9 KB in 953, their budgets 1 to 2 KB above.
 var modelBudget = []struct {
 	line          string
 	lean          bool
 	bytes, allocs float64
 }{
 	{"--version", true, 31 << 10, 255},
-	{"list-tools", true, 60 << 10, 630},
-	{"call echo message=hi", true, 62 << 10, 665},
-	{"--session s call echo message=hi", true, 82 << 10, 985},
+	{"list-tools", true, 62 << 10, 630},
+	{"call echo message=hi", true, 64 << 10, 665},
+	{"--session s call echo message=hi", true, 85 << 10, 985},
 	{"list-tools", false, 1610 << 10, 20450},
 }
 

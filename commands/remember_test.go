@@ -348,7 +348,7 @@ func TestInfoOfARememberedServer(t *testing.T) {
 
 // TestRememberedServerThatNeverStarts: a server remembered in the modern
 // era that never answers is given up after --connect-timeout, as at its
-// first run, not after --timeout.
+// first run, not after --timeout (an hour here).
 func TestRememberedServerThatNeverStarts(t *testing.T) {
 	longtest.Skip(t, "two runs, the second to its timeout")
 	t.Parallel()
@@ -357,7 +357,7 @@ func TestRememberedServerThatNeverStarts(t *testing.T) {
 	script := filepath.Join(dir, "server.sh")
 	// The first run gets the modern demo server; the second the same
 	// command line, which then answers nothing.
-	os.WriteFile(script, []byte("#!/bin/sh\nif [ -e "+filepath.Join(dir, "mute")+" ]; then exec sleep 30; fi\nexec \"$@\"\n"), 0o755)
+	os.WriteFile(script, []byte("#!/bin/sh\nif [ -e "+filepath.Join(dir, "mute")+" ]; then exec sleep 3600; fi\nexec \"$@\"\n"), 0o755)
 	w := newWorld(t)
 	server := []string{"--env", demoEnv + "=1", "--", script, os.Args[0]}
 	if r := mcpvIn(t, w.env, "", args([]string{"ping"}, server)...); r.code != 0 {
@@ -365,11 +365,11 @@ func TestRememberedServerThatNeverStarts(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "mute"), nil, 0o600)
 	start := time.Now()
-	r := mcpvIn(t, w.env, "", args([]string{"--connect-timeout", "300ms", "--timeout", "5s", "list-tools"}, server)...)
+	r := mcpvIn(t, w.env, "", args([]string{"--connect-timeout", "300ms", "--timeout", "1h", "list-tools"}, server)...)
 	if r.code != 124 || !strings.Contains(r.stderr, "--connect-timeout") {
 		t.Errorf("exit %d, stderr %q; want 124 naming --connect-timeout", r.code, r.stderr)
 	}
-	if took := time.Since(start); took > 20*time.Second {
+	if took := time.Since(start); took >= 30*time.Minute {
 		t.Errorf("took %v", took)
 	}
 }

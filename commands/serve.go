@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,27 +30,32 @@ import (
 )
 
 type serveCmd struct {
+	File       string `arg:"" optional:"" placeholder:"FILE" help:"A serve file: the servers and the clients (YAML)."`
+	All        bool   `name:"all" help:"Serve every server of the config files."`
+	Separator  string `name:"separator" placeholder:"SEP" help:"What joins a server's prefix to a name (__)."`
+	Start      string `name:"start" placeholder:"eager|lazy" help:"Start each server at once, or when needed."`
+	HTTPTokens string `name:"http-tokens" placeholder:"FILE" help:"Clients' tokens, each with what it may see."`
 	listenFlags
 	Isolate bool   `name:"isolate" help:"One upstream session for each HTTP client."`
-	Record  string `name:"record" placeholder:"FILE" help:"On exit, write the server's surface to FILE (the answers seen beside it) for mcpv mock."`
+	Record  string `name:"record" placeholder:"FILE" help:"On exit, save the server to FILE for mock."`
 	// NoToken serves --http on loopback without a bearer token.
-	NoToken bool `name:"http-no-token" help:"Serve --http on loopback without a token, to every user of this machine."`
+	NoToken bool `name:"http-no-token" help:"No token: every local user may use --http."`
 	guardFlags
 }
 
 // listenFlags say where a server is served: stdin and stdout, or HTTP.
 type listenFlags struct {
-	HTTP        string   `name:"http" placeholder:"ADDR" help:"Serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:8808; port 0 picks one)."`
-	HTTPToken   string   `name:"http-token" placeholder:"@FILE|TOKEN" help:"Require this bearer token (@FILE reads it)."`
-	AllowRemote bool     `name:"allow-remote" help:"Let --http listen beyond loopback (a bearer token is then required)."`
-	AllowOrigin []string `name:"allow-origin" sep:"," placeholder:"ORIGIN" help:"Let web pages of ORIGIN use --http from a browser (never * or null)."`
+	HTTP        string   `name:"http" placeholder:"ADDR" help:"Serve Streamable HTTP at ADDR (port 0: any)."`
+	HTTPToken   []string `name:"http-token" sep:"none" placeholder:"@FILE|TOKEN" help:"Require a bearer token (repeatable; @FILE)."`
+	AllowRemote bool     `name:"allow-remote" help:"Serve --http beyond loopback, with a token."`
+	AllowOrigin []string `name:"allow-origin" sep:"," placeholder:"ORIGIN" help:"Let web pages of ORIGIN use --http."`
 	Path        string   `name:"path" placeholder:"PATH" help:"Serve --http's endpoint at PATH."`
 	SSE         bool     `name:"sse" help:"Serve 2024-11-05 HTTP+SSE clients too."`
 	NoCard      bool     `name:"no-card" help:"Publish no Server Card or catalog."`
 }
 
 func (l listenFlags) validate() error {
-	if l.HTTP == "" && (l.HTTPToken != "" || l.AllowRemote) {
+	if l.HTTP == "" && (l.HTTPToken != nil || l.AllowRemote) {
 		return usageErrorf("--http-token and --allow-remote go with --http")
 	}
 	if l.HTTP == "" && (l.AllowOrigin != nil || l.Path != "" || l.SSE || l.NoCard) {
@@ -83,19 +89,19 @@ func (g guardFlags) guard() config.Guard {
 }
 
 func (c *serveCmd) Help() string {
-	return `Re-exposes the server to MCP clients of either era: on stdin and stdout (give the mcpv command line to an application that starts stdio servers), or with --http at /mcp for several clients, each with its own session. Its credentials stay in mcpv; --http asks every client for a bearer token; held to a pin (--pin), it withholds what moved. 'mcpv help serving' says how clients are admitted, /healthz, the Server Card, --sse, the guard and the pin.
+	return `Re-exposes servers to MCP clients of either era: on stdin and stdout, or with --http at /mcp for several clients, each with its own session; their credentials stay in mcpv. 'mcpv help serving' says how clients are admitted, the Server Card, the guard and the pin; 'mcpv help gateway' how several servers (-s more than once, --all, a serve FILE) are served as one.
 
 Examples:
 
     $ mcpv serve -u https://mcp.example.com/mcp
     $ mcpv serve --http 127.0.0.1:8808 -- npx -y @modelcontextprotocol/server-x
     $ mcpv serve --read-only --deny-tools 'delete_*' -s github
-    $ mcpv serve --pin pins.json -s github`
+    $ mcpv serve team.yaml --http 127.0.0.1:8808 --http-tokens clients.yaml`
 }
 
 // servingTopic is 'mcpv help serving': what serve's help leaves out, and
 // what mock shares with it.
-const servingTopic = `mcpv serve re-exposes a server to MCP clients, and mcpv mock a server read from files, in the same way: on stdin and stdout (one client), or with --http as a Streamable HTTP endpoint at /mcp (--path PATH elsewhere), for several clients at once, each with its own session. A client may speak either era of the protocol, whatever the server speaks; --isolate gives each HTTP client an upstream session of its own.
+const servingTopic = `mcpv serve re-exposes a server to MCP clients, and mcpv mock a server read from files, in the same way: on stdin and stdout (one client), or with --http ADDR as a Streamable HTTP endpoint at http://ADDR/mcp (ADDR a loopback HOST:PORT such as 127.0.0.1:8808, port 0 picking one; --path PATH serves it elsewhere), for several clients at once, each with its own session. A client may speak either era of the protocol, whatever the server speaks; --isolate gives each HTTP client an upstream session of its own.
 
 The server's credentials (OAuth tokens, -H values, secret --env values) stay in mcpv: they are masked in every message a client gets. With --http every client must send a bearer token: --http-token, or one mcpv generates and prints once on stderr (--http-no-token serves loopback without one, to every user of the machine). --http listens on loopback only, unless --allow-remote.
 
@@ -105,7 +111,23 @@ The guard (--allow-tools, --deny-tools, the same for resources by URI and prompt
 
 Held to a pin (--pin FILE, MCPV_PIN, or a config entry's pin:), serve withholds from every client what moved since the server was pinned (an item changed, new or gone, the instructions), as the guard hides what it does not allow, and says each move once on stderr. An approval (mcpv pin --approve) takes effect while serving: the clients are told which lists changed.
 
---allow-origin takes scheme://host[:port], repeated or comma-separated; --sse serves an event stream at /sse and messages POSTed to /message beside the endpoint (with --path /api/mcp, /api/sse and /api/message). --http-token @FILE reads the token from FILE; on the command line, every user of the machine can read it (MCPV_HTTP_TOKEN is the default). --http-no-token serves loopback without one: every user and program of the machine may then use the server, with its credentials. --record FILE writes, when serving ends, the server's surface as an mcpv test snapshot in FILE and the answers seen beside it (FILE with .responses.json for its extension), secrets masked: the two files of mcpv mock.`
+--allow-origin takes scheme://host[:port], repeated or comma-separated (never * or null); --sse serves an event stream at /sse and messages POSTed to /message beside the endpoint (with --path /api/mcp, /api/sse and /api/message). --http-token @FILE reads the token from FILE (repeated, any of the tokens is taken); on the command line, every user of the machine can read it (MCPV_HTTP_TOKEN is the default). --http-no-token serves loopback without one: every user and program of the machine may then use the server, with its credentials. --record FILE writes, when serving ends, the server's surface as an mcpv test snapshot in FILE and the answers seen beside it (FILE with .responses.json for its extension), secrets masked: the two files of mcpv mock.`
+
+// gatewayTopic is 'mcpv help gateway': serve with several servers.
+const gatewayTopic = `mcpv serve serves several servers behind one endpoint when given -s NAME more than once, --all (every server of the config files, as 'mcpv servers' lists them), or a serve FILE (YAML: each server with its own guard, pin, variables, OAuth settings, prefix, start and isolation, and the clients with their tokens; docs/mcpv-serve.schema.json).
+
+Their tools and prompts are named SERVER__NAME (--separator puts another separator between; a serve file may give a server another prefix, or none), resources keep their URIs, and lists span the servers page by page. Over --http each server is also reachable alone at /mcp/NAME.
+
+Each server starts when serving starts (in the background: the endpoint answers at once) or, with --start lazy, at the first request that needs it. One that fails, hangs or floods is marked down, its items withdrawn (the clients are told their lists changed) and started again with back-off, said once on stderr; the others go on. /healthz then says which servers are up: 200 with "ok" or "degraded" (a server down), 503 when none can serve.
+
+Several --http-token values each see everything; the clients of --http-tokens FILE (YAML: clients: NAME: {token_file, token_env, servers, guard}; a file yours alone) or of the serve file each see the servers and names they are given, and nothing else: the rest is not there for them. The endpoint's Server Card is the gateway's own (mcpv, as it names itself in initialize), naming none of its servers; a server reached alone at /mcp/NAME publishes none, and --no-card none at all.
+
+Examples:
+
+    $ mcpv serve -s github -s notes --http 127.0.0.1:8808
+    $ mcpv serve --all --start lazy --separator . --http 127.0.0.1:8808
+    $ mcpv serve gateway.serve.yaml --http 127.0.0.1:8808 \
+        --http-tokens clients.yaml`
 
 func (c *serveCmd) notInBatch() {}
 
@@ -113,11 +135,22 @@ func (c *serveCmd) Validate() error {
 	if err := c.listenFlags.validate(); err != nil {
 		return err
 	}
-	if c.HTTP == "" && (c.Isolate || c.NoToken) {
-		return usageErrorf("--isolate and --http-no-token go with --http")
+	if c.HTTP == "" && (c.Isolate || c.NoToken || c.HTTPTokens != "") {
+		return usageErrorf("--isolate, --http-no-token and --http-tokens go with --http")
 	}
-	if c.NoToken && (c.HTTPToken != "" || c.AllowRemote) {
-		return usageErrorf("--http-no-token goes without --http-token and --allow-remote: beyond loopback a token is required")
+	if c.NoToken && (c.HTTPToken != nil || c.HTTPTokens != "" || c.AllowRemote) {
+		return usageErrorf("--http-no-token goes without --http-token, --http-tokens and --allow-remote: beyond loopback a token is required")
+	}
+	if c.File != "" && c.All {
+		return usageErrorf("give a serve FILE or --all, not both")
+	}
+	if c.Start != "" && c.Start != "eager" && c.Start != "lazy" {
+		return usageErrorf("--start %q: give eager or lazy", c.Start)
+	}
+	if c.Separator != "" {
+		if err := serve.CheckSeparator(c.Separator); err != nil {
+			return usageErrorf("--separator: %v", err)
+		}
 	}
 	if c.Record != "" && c.Isolate {
 		return usageErrorf("--record goes without --isolate: it records the one shared session")
@@ -128,59 +161,41 @@ func (c *serveCmd) Validate() error {
 	return nil
 }
 
-func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
-	// The endpoint hands out the use of the server's credentials: on
-	// loopback too, every user of the machine could reach it.
-	plan, err := c.listenPlan(out, !c.NoToken)
+func (c *serveCmd) noServer()       {}
+func (c *serveCmd) serverChoosing() {}
+
+// Run serves the server the command line names, or several behind one
+// endpoint: a serve file's, every config server's (--all), or those -s
+// names.
+func (c *serveCmd) Run(ctx context.Context, out *console, t *targets) error {
+	if c.File != "" || c.All || len(t.r.c.flags.Servers) > 1 {
+		return c.serveMany(ctx, out, t)
+	}
+	if c.Separator != "" || c.Start != "" {
+		return usageErrorf("--separator and --start go with several servers (-s more than once, --all, or a serve FILE)")
+	}
+	s, err := t.open("")
 	if err != nil {
 		return err
 	}
-	guard := serve.Guards{c.guard()}
-	if g := s.settings.Guard; g != nil {
-		guard = append(guard, *g)
+	defer s.close()
+	return c.serveOne(ctx, s, out)
+}
+
+// serveOne serves one server.
+func (c *serveCmd) serveOne(ctx context.Context, s *session, out *console) error {
+	// The endpoint hands out the use of the server's credentials: on
+	// loopback too, every user of the machine could reach it.
+	plan, err := c.listenPlan(out, !c.NoToken, c.HTTPTokens != "")
+	if err != nil {
+		return err
 	}
-	eraOfEachClient := s.settings.ProtocolEra == "auto" && s.settings.ProtocolVersion == "" && s.settings.URL != "" && s.settings.Session == ""
-	if s.settings.ProtocolEra == "auto" && s.settings.ProtocolVersion == "" {
-		// The initialize era upstream, unless asked otherwise: there a
-		// server may ask its questions mid-call, take subscriptions and
-		// a log level, as most clients expect; a modern client is
-		// answered by translation, or, by a server reached over HTTP, in
-		// a session of its own era when the server speaks it.
-		s.settings.ProtocolEra = "legacy"
-	}
-	secrets := redact.NewScrubber(io.Discard)
-	secrets.Add(serve.SecretsOf(s.settings)...)
-	srv := &serve.Server{
-		Open: func(ctx context.Context, h connect.Hooks) (serve.Upstream, error) {
-			open := connect.Open
-			if s.settings.Session != "" {
-				open = attach
-			}
-			c, err := open(ctx, s.settings, s.env, h)
-			if err != nil {
-				return nil, err
-			}
-			return serve.Conn(c), nil
-		},
-		Hooks:      s.hooks,
-		Guard:      guard,
-		Isolate:    c.Isolate,
-		ClientCaps: c.HTTP == "" && s.settings.Session == "",
-		Secrets:    secrets,
-		Log:        s.hooks.Log,
-		Pin:        s.servePin(),
-	}
-	if eraOfEachClient {
-		modern := *s.settings
-		modern.ProtocolEra = "modern"
-		srv.OpenModern = func(ctx context.Context, h connect.Hooks) (serve.Upstream, error) {
-			c, err := connect.Open(ctx, &modern, s.env, h)
-			if err != nil {
-				return nil, err
-			}
-			return serve.Conn(c), nil
+	if c.HTTPTokens != "" {
+		if plan.clients, err = c.tokenViews(out, plan.tokens, nil, nil); err != nil {
+			return err
 		}
 	}
+	srv, secrets := c.server(s, c.HTTP == "" && s.settings.Session == "", c.Isolate)
 	var rec *mock.Recorder
 	if c.Record != "" {
 		if err := checkRecordPath(out, c.Record); err != nil {
@@ -200,6 +215,51 @@ func (c *serveCmd) Run(ctx context.Context, s *session, out *console) error {
 		}
 	}
 	return err
+}
+
+// server is the Server of s's server, behind the command line's guard
+// and its entry's (and more); clientCaps and isolate as Server's. It
+// masks the secrets it returns.
+func (c *serveCmd) server(s *session, clientCaps, isolate bool, more ...config.Guard) (*serve.Server, *redact.Scrubber) {
+	guard := serve.Guards{c.guard()}
+	if g := s.settings.Guard; g != nil {
+		guard = append(guard, *g)
+	}
+	guard = append(guard, more...)
+	eraOfEachClient := s.settings.ProtocolEra == "auto" && s.settings.ProtocolVersion == "" && s.settings.URL != "" && s.settings.Session == ""
+	if s.settings.ProtocolEra == "auto" && s.settings.ProtocolVersion == "" {
+		// The initialize era upstream, unless asked otherwise: there a
+		// server may ask its questions mid-call, take subscriptions and
+		// a log level, as most clients expect; a modern client is
+		// answered by translation, or, by a server reached over HTTP, in
+		// a session of its own era when the server speaks it.
+		s.settings.ProtocolEra = "legacy"
+	}
+	secrets := redact.NewScrubber(io.Discard)
+	secrets.Add(serve.SecretsOf(s.settings.Secrets, s.settings.Env)...)
+	srv := &serve.Server{
+		Open: func(ctx context.Context, r serve.Relay) (serve.Upstream, error) {
+			open := connect.Open
+			if s.settings.Session != "" {
+				open = attach
+			}
+			return relayed(open(ctx, s.settings, s.env, relayHooks(s.hooks, r)))
+		},
+		Guard:      guard,
+		Isolate:    isolate,
+		ClientCaps: clientCaps,
+		Secrets:    secrets,
+		Log:        s.hooks.Log,
+		Pin:        s.servePin(),
+	}
+	if eraOfEachClient {
+		modern := *s.settings
+		modern.ProtocolEra = "modern"
+		srv.OpenModern = func(ctx context.Context, r serve.Relay) (serve.Upstream, error) {
+			return relayed(connect.Open(ctx, &modern, s.env, relayHooks(s.hooks, r)))
+		}
+	}
+	return srv, secrets
 }
 
 // servePin is the pin file serve holds its server to (--pin, MCPV_PIN,
@@ -256,45 +316,70 @@ func writeRecording(out *console, path string, rec *mock.Recorder, secrets *reda
 // ctx is done or srv's upstream ends.
 func (p listening) serve(ctx context.Context, srv *serve.Server, out *console) error {
 	if p.addr == "" {
-		st := serve.Stdio{In: out.ios.In, Out: out.ios.Out}
-		if f, ok := out.ios.In.(io.Closer); ok {
-			st.CloseIn = f.Close
-		}
-		if f, ok := out.ios.Out.(*os.File); ok {
-			gone, stop := hangup.Watch(f)
-			defer stop()
-			st.Gone = gone
-		}
-		return srv.ServeStdio(ctx, st)
+		return p.serveStdio(ctx, srv, out)
 	}
-	ln, err := net.Listen("tcp", p.addr)
-	if err != nil {
-		return &mcp.TransportError{Op: "listen on " + p.addr, Err: err}
-	}
-	h := srv.HTTPHandler(p.token, p.remote)
+	h := srv.HTTPHandler(p.token(), p.remote)
 	h.Origins, h.Path, h.SSE, h.NoCard = p.origins, p.path, p.sse, p.noCard
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }() // ends at Shutdown
+	if p.clients != nil {
+		h.SetClients(p.clients)
+	}
 	path := p.path
 	if path == "" {
 		path = serve.DefaultPath
 	}
-	out.notef("serving at http://%s%s", ln.Addr(), path)
+	return p.serveHTTP(ctx, out, h, srv.Done(), srv.Err, h.Settle, h.Close, func(addr net.Addr) {
+		out.notef("serving at http://%s%s", addr, path)
+	})
+}
+
+// serveStdio serves srv's one client on stdin and stdout.
+func (p listening) serveStdio(ctx context.Context, srv *serve.Server, out *console) error {
+	st := serve.Stdio{In: out.ios.In, Out: out.ios.Out}
+	if f, ok := out.ios.In.(io.Closer); ok {
+		st.CloseIn = f.Close
+	}
+	if f, ok := out.ios.Out.(*os.File); ok {
+		gone, stop := hangup.Watch(f)
+		defer stop()
+		st.Gone = gone
+	}
+	return srv.ServeStdio(ctx, st)
+}
+
+// serveHTTP serves h at p's address until ctx is done or done is closed
+// (why says why; settle lets what was asked be answered first), then
+// closes it and shuts the listener down. announce says where.
+func (p listening) serveHTTP(ctx context.Context, out *console, h http.Handler, done <-chan struct{}, why func() error, settle, closeAll func(), announce func(net.Addr)) error {
+	ln, err := net.Listen("tcp", p.addr)
+	if err != nil {
+		return &mcp.TransportError{Op: "listen on " + p.addr, Err: err}
+	}
+	// IdleTimeout: a kept-alive connection with no request on it ends,
+	// so that no local process can hold connections open by the
+	// thousand once one request of each was answered (a stream in
+	// progress is no idle connection).
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }() // serve's HTTP server: ends at Shutdown
+	announce(ln.Addr())
 	if p.sse {
+		path := p.path
+		if path == "" {
+			path = serve.DefaultPath
+		}
 		stream, _ := serve.LegacyPaths(path)
 		out.notef("serving the HTTP+SSE transport at http://%s%s", ln.Addr(), stream)
 	}
 	select {
 	case <-ctx.Done():
 		err = context.Cause(ctx)
-	case <-srv.Done():
-		err = srv.Err()
-		h.Settle()
+	case <-done:
+		err = why()
+		settle()
 	case err = <-served:
 		err = &mcp.TransportError{Op: "serve HTTP", Err: err}
 	}
-	h.Close()
+	closeAll()
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	hs.Shutdown(sctx)
 	cancel()
@@ -303,8 +388,9 @@ func (p listening) serve(ctx context.Context, srv *serve.Server, out *console) e
 
 // listenPlan checks --http: a loopback address, or another with
 // --allow-remote and a bearer token. A token is generated and shown once
-// when none is given, beyond loopback or wherever tokenAlways.
-func (c listenFlags) listenPlan(out *console, tokenAlways bool) (listening, error) {
+// when none is given, beyond loopback or wherever tokenAlways, unless
+// others will be (more: a token file).
+func (c listenFlags) listenPlan(out *console, tokenAlways, more bool) (listening, error) {
 	if c.HTTP == "" {
 		return listening{}, nil
 	}
@@ -316,60 +402,130 @@ func (c listenFlags) listenPlan(out *console, tokenAlways bool) (listening, erro
 	if remote && !c.AllowRemote {
 		return listening{}, usageErrorf("--http %s: not a loopback address; add --allow-remote to serve beyond this machine, with a bearer token", c.HTTP)
 	}
-	token, err := c.bearerToken(out)
+	tokens, err := c.bearerTokens(out)
 	if err != nil {
 		return listening{}, err
 	}
-	if token == "" && (remote || tokenAlways) {
+	if len(tokens) == 0 && !more && (remote || tokenAlways) {
 		b := make([]byte, 24)
 		if _, err := rand.Read(b); err != nil {
 			return listening{}, errors.New("cannot generate a bearer token")
 		}
-		token = hex.EncodeToString(b)
-		out.notef("clients must send Authorization: Bearer %s", token)
+		tokens = []string{hex.EncodeToString(b)}
+		out.notef("clients must send Authorization: Bearer %s", tokens[0])
 	}
 	origins, _ := origin.NewPolicy(c.AllowOrigin) // checked by validate
-	return listening{addr: c.HTTP, token: token, remote: remote, origins: origins, path: c.Path, sse: c.SSE, noCard: c.NoCard}, nil
+	return listening{addr: c.HTTP, tokens: tokens, remote: remote, origins: origins, path: c.Path, sse: c.SSE, noCard: c.NoCard}, nil
 }
 
 // maxTokenFile bounds what --http-token @FILE reads: a token, not a file
 // that happens to be there.
 const maxTokenFile = 4 << 10
 
-// bearerToken is the token --http-token gives: from @FILE (a regular
-// file, as config files are read: not a device or a pipe that could hang
-// or fill memory), else MCPV_HTTP_TOKEN; one on the command line works,
-// with a warning, since every user of the machine can read a process's
-// arguments.
-func (c listenFlags) bearerToken(out *console) (string, error) {
-	token := c.HTTPToken
-	switch {
-	case strings.HasPrefix(token, "@"):
-		path := token[1:]
-		b, err := safefile.Read(out.env.Path(path))
-		if err == nil && len(b) > maxTokenFile {
-			err = fmt.Errorf("%s is larger than %d KiB: not a token", path, maxTokenFile>>10)
+// bearerTokens are the tokens --http-token gives: each from @FILE (a
+// regular file, as config files are read: not a device or a pipe that
+// could hang or fill memory) or as given; none given, MCPV_HTTP_TOKEN. One
+// on the command line works, with a warning, since every user of the
+// machine can read a process's arguments.
+func (c listenFlags) bearerTokens(out *console) ([]string, error) {
+	var tokens []string
+	warned := false
+	for _, token := range c.HTTPToken {
+		switch {
+		case strings.HasPrefix(token, "@"):
+			path := token[1:]
+			b, err := safefile.Read(out.env.Path(path))
+			if err == nil && len(b) > maxTokenFile {
+				err = fmt.Errorf("%s is larger than %d KiB: not a token", path, maxTokenFile>>10)
+			}
+			if err != nil {
+				return nil, usageErrorf("--http-token: %v", err)
+			}
+			if token = strings.TrimSpace(string(b)); token == "" {
+				return nil, usageErrorf("--http-token: %s is empty", path)
+			}
+		case token == "":
+			return nil, usageErrorf("--http-token: a token cannot be empty")
+		case !warned:
+			warned = true
+			out.warnf("--http-token on the command line can be read by every user of this machine (ps); give it as @FILE or in MCPV_HTTP_TOKEN")
 		}
-		if err != nil {
-			return "", usageErrorf("--http-token: %v", err)
-		}
-		if token = strings.TrimSpace(string(b)); token == "" {
-			return "", usageErrorf("--http-token: %s is empty", path)
-		}
-	case token != "":
-		out.warnf("--http-token on the command line can be read by every user of this machine (ps); give it as @FILE or in MCPV_HTTP_TOKEN")
-	default:
-		token = out.env.Getenv("MCPV_HTTP_TOKEN")
+		tokens = append(tokens, token)
 	}
-	return token, nil
+	if tokens == nil {
+		if token := out.env.Getenv("MCPV_HTTP_TOKEN"); token != "" {
+			tokens = []string{token}
+		}
+	}
+	return tokens, nil
 }
 
 // listening is where to serve: addr "" for stdin and stdout.
 type listening struct {
-	addr, token string
-	remote      bool
-	origins     origin.Policy
-	path        string
-	sse         bool
-	noCard      bool
+	addr    string
+	tokens  []string       // any of them is taken
+	clients *serve.Clients // in place of tokens: each token's view
+	remote  bool
+	origins origin.Policy
+	path    string
+	sse     bool
+	noCard  bool
+}
+
+// token is the one token a one-token endpoint takes ("": none); with
+// several, clients say which.
+func (p *listening) token() string {
+	if len(p.tokens) == 1 && p.clients == nil {
+		return p.tokens[0]
+	}
+	if len(p.tokens) > 1 && p.clients == nil {
+		views := map[string]*serve.View{}
+		for _, t := range p.tokens {
+			views[t] = nil
+		}
+		p.clients, _ = serve.NewClients(views)
+	}
+	return ""
+}
+
+// relayHooks are the command line's hooks h as serve opens an upstream
+// session with them: the server's progress and log go to the clients
+// they belong to, not to serve's terminal; its notifications, requests
+// and the secrets the session learns go where r says (beside h's own);
+// the session's reader waits while its queue of notifications is full,
+// and while a client is behind, rather than drop what the server says.
+func relayHooks(h connect.Hooks, r serve.Relay) connect.Hooks {
+	h.Status = nil
+	h.LogsElsewhere = true
+	h.NoteBackPressure = true
+	h.OnNotification, h.Route = r.OnNotification, r.Route
+	h.Capabilities, h.AwaitCapabilities = r.Capabilities, r.AwaitCapabilities
+	if gate, relay := h.ReadGate, r.ReadGate; relay != nil {
+		h.ReadGate = func(last int) {
+			relay(last)
+			if gate != nil {
+				gate(last)
+			}
+		}
+	}
+	if learned, relay := h.Secret, r.Secret; relay != nil {
+		h.Secret = func(values ...string) {
+			relay(values...)
+			if learned != nil {
+				learned(values...)
+			}
+		}
+	}
+	return h
+}
+
+// relayed is an upstream session for serve to relay: c, once opened.
+func relayed(c *connect.Conn, err error) (serve.Upstream, error) {
+	if err != nil {
+		return nil, err
+	}
+	return serve.ClientUpstream(c.Client, func(ctx context.Context, name string) (json.RawMessage, bool) {
+		t, err := c.Tools.Find(ctx, c.Client, name)
+		return t.Raw, err == nil
+	}, c.Close), nil
 }

@@ -1,8 +1,17 @@
 package commands
 
 import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
+	"github.com/mcpv/mcpv/output"
 )
 
 // TestServeStdinAnsweredBeforeTheEnd: a client that writes its requests and
@@ -36,10 +45,10 @@ func TestServeUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"serve", "--isolate"}, "mcpv: serve: --isolate and --http-no-token go with --http (see mcpv serve --help)\n"},
-		{[]string{"serve", "--http-no-token"}, "mcpv: serve: --isolate and --http-no-token go with --http (see mcpv serve --help)\n"},
+		{[]string{"serve", "--isolate"}, "mcpv: serve: --isolate, --http-no-token and --http-tokens go with --http (see mcpv serve --help)\n"},
+		{[]string{"serve", "--http-no-token"}, "mcpv: serve: --isolate, --http-no-token and --http-tokens go with --http (see mcpv serve --help)\n"},
 		{[]string{"serve", "--allow-remote"}, "mcpv: serve: --http-token and --allow-remote go with --http (see mcpv serve --help)\n"},
-		{[]string{"serve", "--http", "0.0.0.0:0", "--allow-remote", "--http-no-token"}, "mcpv: serve: --http-no-token goes without --http-token and --allow-remote: beyond loopback a token is required (see mcpv serve --help)\n"},
+		{[]string{"serve", "--http", "0.0.0.0:0", "--allow-remote", "--http-no-token"}, "mcpv: serve: --http-no-token goes without --http-token, --http-tokens and --allow-remote: beyond loopback a token is required (see mcpv serve --help)\n"},
 		{[]string{"serve", "--http", "8808"}, "mcpv: --http 8808: give HOST:PORT, e.g. 127.0.0.1:8808 (see mcpv serve --help)\n"},
 		{[]string{"serve", "--http", "192.0.2.1:0"}, "mcpv: --http 192.0.2.1:0: not a loopback address; add --allow-remote to serve beyond this machine, with a bearer token (see mcpv serve --help)\n"},
 		{[]string{"serve", "--deny-tools", " "}, "mcpv: serve: --deny-tools: an empty pattern matches nothing (see mcpv serve --help)\n"},
@@ -73,5 +82,56 @@ func TestServeStderrIsTheOperators(t *testing.T) {
 	}
 	if r.stderr != "" {
 		t.Errorf("serve's stderr: %.300q, want nothing", r.stderr)
+	}
+}
+
+// A stdio serve whose server has not been initialized yet (it waits for
+// the client's first request) ends at once when the client leaves or on
+// Ctrl-C, even with a server that ignores stdin's end and SIGTERM: the
+// grace periods, an hour each here, are for a server that got through
+// start-up. (e2e has the same with real signals and serve's own grace.)
+func TestServeEndsBeforeTheFirstRequest(t *testing.T) {
+	unixOnly(t, "a server that ignores SIGTERM")
+	t.Parallel()
+	for _, how := range []string{"client leaves", "Ctrl-C"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			env := testEnv(t)
+			env.Grace = time.Hour
+			stdin, leave := io.Pipe()
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			out, errb := newSyncBuffer(), newSyncBuffer()
+			done := make(chan int, 1)
+			go func() {
+				argv := []string{"serve", "--env", mcptest.EnvVar + "=hang,ignore-exit", "--env", mcptest.EnvPid + "=" + pidFile, "--", os.Args[0]}
+				done <- run(ctx, argv, output.NewStreams(stdin, out, errb), env)
+			}()
+			waitForFile(t, pidFile)
+			start := time.Now()
+			want := 0
+			if how == "Ctrl-C" {
+				cancel(ErrInterrupted)
+				want = 130
+			} else {
+				leave.Close()
+			}
+			select {
+			case code := <-done:
+				if code != want {
+					t.Errorf("exit %d, want %d; stderr:\n%s", code, want, errb.String())
+				}
+			case <-time.After(10 * time.Minute): // go test's own bound ends it first
+				t.Fatal("serve still running")
+			}
+			if took := time.Since(start); took >= env.Grace/2 {
+				t.Errorf("serve took %v to end", took)
+			}
+			b, _ := os.ReadFile(pidFile)
+			if pid, _ := strconv.Atoi(strings.TrimSpace(string(b))); pid <= 0 || processExists(pid) {
+				t.Errorf("the server (pid %q) is still there", b)
+			}
+		})
 	}
 }

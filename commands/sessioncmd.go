@@ -132,13 +132,13 @@ func (c *sessionStartCmd) Run(ctx context.Context, s *session, out *console) err
 		return &mcp.TransportError{Op: "start the session keeper", Err: err}
 	}
 	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
+	go func() { cmd.Wait(); close(exited) }() // keeper's waiter: ends when the keeper exits
 	start := keeperStart{Name: c.Name, Idle: time.Duration(c.Idle), Target: describeTarget(s.settings), Settings: s.settings, Log: logPath}
 	json.NewEncoder(cfgW).Encode(start)
 	cfgW.Close()
 
 	lines := make(chan keeperReady, 1)
-	go func() {
+	go func() { // keeper's ready-line reader: ends with the line, or at the pipe's end
 		var r keeperReady
 		line, err := bufio.NewReader(readyR).ReadBytes('\n')
 		if err != nil || json.Unmarshal(line, &r) != nil {

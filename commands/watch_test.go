@@ -232,7 +232,7 @@ func background(t *testing.T, argv ...string) (stdout, stderr *syncBuffer, cance
 		select {
 		case c := <-code:
 			return c
-		case <-time.After(15 * time.Second):
+		case <-time.After(time.Minute): // a hang guard
 			t.Fatal("mcpv did not return")
 			return -1
 		}
@@ -246,13 +246,9 @@ func TestWatchInterrupted(t *testing.T) {
 			t.Parallel()
 			stdout, stderr, cancel, wait := background(t, args([]string{"-v", "watch", "demo://clock", "demo://readme"}, target)...)
 			stdout.waitFor(t, "\n")
-			cancel(ErrInterrupted)
-			start := time.Now()
+			cancel(ErrInterrupted) // watch, left alone, runs for ever: wait is the bound
 			if code := wait(); code != 130 {
 				t.Fatalf("exit %d; stderr:\n%s", code, stderr)
-			}
-			if took := time.Since(start); took > 5*time.Second {
-				t.Errorf("took %v to stop", took)
 			}
 			for _, uri := range []string{"demo://clock", "demo://readme"} {
 				sent := `"method":"resources/unsubscribe","params":{"uri":"` + uri + `"}}`

@@ -41,7 +41,7 @@ __mcpv_flags() {
     'load') flags='--mix --scenario --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --find-max --baseline --report --format --data --data-order --seed --grace' ;;
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
-    'serve') flags='--http --http-token --allow-remote --allow-origin --path --sse --no-card --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
+    'serve') flags='--all --separator --start --http-tokens --http --http-token --allow-remote --allow-origin --path --sse --no-card --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
     'mock') flags='--responses --tool --log --http --http-token --allow-remote --allow-origin --path --sse --no-card' ;;
     'trust') flags='--revoke' ;;
     *) flags= ;;
@@ -215,6 +215,10 @@ __mcpv_flag() {
         'load:--grace') kind='none'; return ;;
         'session start:--idle') kind='none'; return ;;
         'session stop:--all') kind='bool'; return ;;
+        'serve:--all') kind='bool'; return ;;
+        'serve:--separator') kind='none'; return ;;
+        'serve:--start') kind='none'; return ;;
+        'serve:--http-tokens') kind='file'; return ;;
         'serve:--http') kind='none'; return ;;
         'serve:--http-token') kind='none'; return ;;
         'serve:--allow-remote') kind='bool'; return ;;
@@ -255,6 +259,7 @@ __mcpv_arg() {
     'test:'*) kind='file' ;;
     'pin:0') kind='file' ;;
     'audit:'*) kind='file' ;;
+    'serve:0') kind='file' ;;
     'mock:0') kind='file' ;;
     'servers:0') kind='server' ;;
     'trust:'*) kind='file' ;;

@@ -31,7 +31,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'audit'; H = 'Audit what servers show a model for tool poisoning, shadowing and leaks, with local rules.' }
             @{ N = 'load'; H = 'Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.' }
             @{ N = 'session'; H = 'Keep a session open in the background for many commands: start, list, stop.' }
-            @{ N = 'serve'; H = 'Re-expose the server to MCP clients over stdio or Streamable HTTP, with a guard, its credentials kept inside.' }
+            @{ N = 'serve'; H = 'Re-expose servers to MCP clients over stdio or Streamable HTTP, with a guard.' }
             @{ N = 'mock'; H = 'Serve a server read from an mcpv test snapshot and a responses file, for testing MCP clients.' }
             @{ N = 'servers'; H = 'List the servers named in config files, or show one.' }
             @{ N = 'trust'; H = 'Trust a project config file as it is now, so its servers may start.' }
@@ -276,16 +276,20 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'End every running session.' }
         )
         'serve' = @(
-            @{ Names = @('--http'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:8808; port 0 picks one).' }
-            @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require this bearer token (@FILE reads it).' }
-            @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Let --http listen beyond loopback (a bearer token is then required).' }
-            @{ Names = @('--allow-origin'); Words = 1; Kind = 'none'; Enum = @(); H = 'Let web pages of ORIGIN use --http from a browser (never * or null).' }
+            @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve every server of the config files.' }
+            @{ Names = @('--separator'); Words = 1; Kind = 'none'; Enum = @(); H = 'What joins a server''s prefix to a name (__).' }
+            @{ Names = @('--start'); Words = 1; Kind = 'none'; Enum = @(); H = 'Start each server at once, or when needed.' }
+            @{ Names = @('--http-tokens'); Words = 1; Kind = 'file'; Enum = @(); H = 'Clients'' tokens, each with what it may see.' }
+            @{ Names = @('--http'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve Streamable HTTP at ADDR (port 0: any).' }
+            @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require a bearer token (repeatable; @FILE).' }
+            @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve --http beyond loopback, with a token.' }
+            @{ Names = @('--allow-origin'); Words = 1; Kind = 'none'; Enum = @(); H = 'Let web pages of ORIGIN use --http.' }
             @{ Names = @('--path'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve --http''s endpoint at PATH.' }
             @{ Names = @('--sse'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve 2024-11-05 HTTP+SSE clients too.' }
             @{ Names = @('--no-card'); Words = 0; Kind = 'none'; Enum = @(); H = 'Publish no Server Card or catalog.' }
             @{ Names = @('--isolate'); Words = 0; Kind = 'none'; Enum = @(); H = 'One upstream session for each HTTP client.' }
-            @{ Names = @('--record'); Words = 1; Kind = 'file'; Enum = @(); H = 'On exit, write the server''s surface to FILE (the answers seen beside it) for mcpv mock.' }
-            @{ Names = @('--http-no-token'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve --http on loopback without a token, to every user of this machine.' }
+            @{ Names = @('--record'); Words = 1; Kind = 'file'; Enum = @(); H = 'On exit, save the server to FILE for mock.' }
+            @{ Names = @('--http-no-token'); Words = 0; Kind = 'none'; Enum = @(); H = 'No token: every local user may use --http.' }
             @{ Names = @('--allow-tools'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer only the tools whose names match (* any run, ? one character).' }
             @{ Names = @('--deny-tools'); Words = 1; Kind = 'none'; Enum = @(); H = 'Hide the tools whose names match.' }
             @{ Names = @('--allow-resources'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer only the resources whose URIs match.' }
@@ -298,10 +302,10 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--responses'); Words = 1; Kind = 'file'; Enum = @(); H = 'A responses file (repeatable; default: FILE.responses.json).' }
             @{ Names = @('--tool'); Words = 1; Kind = 'none'; Enum = @(); H = 'Offer a tool answering every call with TEXT or JSON (repeatable).' }
             @{ Names = @('--log'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write what the clients asked and got to FILE, as JSON lines, for a test to check.' }
-            @{ Names = @('--http'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:8808; port 0 picks one).' }
-            @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require this bearer token (@FILE reads it).' }
-            @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Let --http listen beyond loopback (a bearer token is then required).' }
-            @{ Names = @('--allow-origin'); Words = 1; Kind = 'none'; Enum = @(); H = 'Let web pages of ORIGIN use --http from a browser (never * or null).' }
+            @{ Names = @('--http'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve Streamable HTTP at ADDR (port 0: any).' }
+            @{ Names = @('--http-token'); Words = 1; Kind = 'none'; Enum = @(); H = 'Require a bearer token (repeatable; @FILE).' }
+            @{ Names = @('--allow-remote'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve --http beyond loopback, with a token.' }
+            @{ Names = @('--allow-origin'); Words = 1; Kind = 'none'; Enum = @(); H = 'Let web pages of ORIGIN use --http.' }
             @{ Names = @('--path'); Words = 1; Kind = 'none'; Enum = @(); H = 'Serve --http''s endpoint at PATH.' }
             @{ Names = @('--sse'); Words = 0; Kind = 'none'; Enum = @(); H = 'Serve 2024-11-05 HTTP+SSE clients too.' }
             @{ Names = @('--no-card'); Words = 0; Kind = 'none'; Enum = @(); H = 'Publish no Server Card or catalog.' }
@@ -320,6 +324,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'audit' = @(
             @{ Kind = 'file'; Enum = @(); Repeat = $true }
+        )
+        'serve' = @(
+            @{ Kind = 'file'; Enum = @(); Repeat = $false }
         )
         'mock' = @(
             @{ Kind = 'file'; Enum = @(); Repeat = $false }

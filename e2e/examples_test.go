@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpv/mcpv/internal/longtest"
 )
 
 // TestExamples runs every test file in examples/ as the docs tell users to
@@ -21,6 +23,7 @@ import (
 // uvx) is run by scripts/e2e-everything.sh, which CI runs: here its
 // snapshots must be committed and the script must run it.
 func TestExamples(t *testing.T) {
+	longtest.Skip(t, "every example test file, run twice")
 	files, err := filepath.Glob("../examples/*.mcpv.yaml")
 	if err != nil || len(files) < 2 {
 		t.Fatalf("examples: %q, %v", files, err)
@@ -75,6 +78,7 @@ func TestTestingGuideShowsTheExample(t *testing.T) {
 // The first command of the README and of the install guide calls a tool
 // on the demo server from a fresh checkout, with nothing installed.
 func TestFirstCommand(t *testing.T) {
+	longtest.Skip(t, "the README's first command from a fresh checkout")
 	for _, doc := range []string{"README.md", "docs/guide/install.md"} {
 		block := between(t, readText(t, "../"+doc), "```sh\n", "```\n")
 		var line string
@@ -118,6 +122,7 @@ func treeOf(t *testing.T, dir string) map[string]string {
 // (the clone left out: this is the checkout), puts mcpv on PATH: the
 // mcpv it runs last is the one it installed.
 func TestInstallBlock(t *testing.T) {
+	longtest.Skip(t, "the README's install block in a new user's login shell")
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("needs the go command")

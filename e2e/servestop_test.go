@@ -183,7 +183,9 @@ func TestServeStdioUpstreamDiesMidCall(t *testing.T) {
 // Over stdio the server is started at once and its initialize waits for
 // the client's first request (to declare that client's capabilities):
 // while it waits, SIGTERM ends serve as ever, and a client that leaves
-// before asking anything ends it at once; the server goes with it.
+// before asking anything ends it at once; the server goes with it. (That
+// it does not wait out the grace periods is shown where the test sets
+// them: commands' TestServeEndsBeforeTheFirstRequest.)
 func TestServeStdioBeforeTheFirstRequest(t *testing.T) {
 	t.Parallel()
 	for _, how := range []string{"SIGTERM", "leaves"} {
@@ -193,7 +195,6 @@ func TestServeStdioBeforeTheFirstRequest(t *testing.T) {
 			// only serve's SIGKILL ends it.
 			s := startStdioServe(t, "hang,ignore-exit")
 			s.srv.started(t)
-			start := time.Now()
 			want := 0
 			if how == "SIGTERM" {
 				s.cmd.Process.Signal(syscall.SIGTERM)
@@ -202,11 +203,8 @@ func TestServeStdioBeforeTheFirstRequest(t *testing.T) {
 				s.in.Close()
 				s.out.Close()
 			}
-			if code := s.exit(t, 15*time.Second); code != want {
+			if code := s.exit(t, time.Minute); code != want {
 				t.Errorf("exit %d, want %d", code, want)
-			}
-			if took := time.Since(start); took > 5*time.Second {
-				t.Errorf("serve took %v to end", took)
 			}
 			if !s.srv.gone(t) {
 				t.Error("the server is still running")
@@ -236,9 +234,10 @@ func (s *server) started(t *testing.T) {
 
 // A 2026-07-28 client of a stdio server of the initialize era: a question
 // the server asks mid-call reaches the client as an input_required result
-// and the call waits at the server for the client's retry. SIGTERM then
-// ends serve within its grace, the server's question is answered with an
-// error, the call is cancelled upstream, and the server goes.
+// and the call waits at the server for the client's retry (ten minutes).
+// SIGTERM then ends serve, well before that wait, the server's question
+// is answered with an error, the call is cancelled upstream, and the
+// server goes.
 func TestServeStdioSignalWhileABridgedCallWaits(t *testing.T) {
 	t.Parallel()
 	s := startStdioServe(t, "ask=elicitation/create,hang")
@@ -246,13 +245,9 @@ func TestServeStdioSignalWhileABridgedCallWaits(t *testing.T) {
 	if a := s.answer(t, "1"); !strings.Contains(a, `"input_required"`) {
 		t.Fatalf("the call got %s, want input_required", a)
 	}
-	start := time.Now()
 	s.cmd.Process.Signal(syscall.SIGTERM)
-	if code := s.exit(t, 15*time.Second); code != 130 {
+	if code := s.exit(t, time.Minute); code != 130 { // the retry's wait is ten
 		t.Errorf("exit %d, want 130", code)
-	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("serve took %v to end, more than its grace", took)
 	}
 	answered := false
 	for _, l := range strings.Split(s.srv.received(), "\n") {

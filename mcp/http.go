@@ -126,11 +126,13 @@ type HTTPTransport struct {
 	getOpen    bool // the standalone GET stream is running
 	// getOpened is closed when the GET stream opened last has its
 	// headers or has failed, getSent once it has been sent; requests wait
-	// for the first until getDeadline at most: getStreamWait after the
-	// opening, brought forward to headersGrace after the sending.
+	// for the first until getDeadline at most: getWait (getStreamWait
+	// but in tests) after the opening, brought forward to headersGrace
+	// after the sending.
 	getOpened    <-chan struct{}
 	getSent      <-chan struct{}
 	getDeadline  time.Time
+	getWait      time.Duration
 	headersGrace time.Duration
 	closed       bool
 	keep         bool // Close leaves the session open: no DELETE
@@ -185,6 +187,7 @@ func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
 		failed:   make(chan struct{}),
 		endpoint: u,
 
+		getWait:      getStreamWait,
 		headersGrace: getHeadersGrace,
 		sessionID:    opts.SessionID,
 		version:      opts.ProtocolVersion,
@@ -278,7 +281,7 @@ func (t *HTTPTransport) Write(ctx context.Context, msg []byte) error {
 		if !asksWhatItHas(o.method) {
 			t.awaitGetStream(ctx)
 		}
-		t.streams.Go(func() { // ends with the request's answer, its ctx or the transport
+		t.streams.Go(func() { // POST answer reader: ends with the request's answer, its ctx or the transport
 			t.request(ctx, o, msg)
 		})
 		return nil
@@ -363,7 +366,7 @@ func (t *HTTPTransport) Close(ctx context.Context) error {
 	}
 	t.cancel()
 	done := make(chan struct{})
-	go func() { t.streams.Wait(); close(done) }() // ends when every stream has seen the cancel
+	go func() { t.streams.Wait(); close(done) }() // stream drain waiter: ends when every stream has seen the cancel
 	select {
 	case <-done:
 	case <-time.After(closeDrainWait):

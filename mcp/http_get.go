@@ -28,9 +28,9 @@ func (t *HTTPTransport) openGetStream() {
 	}
 	t.getOpen = true
 	opened, sent := make(chan struct{}), make(chan struct{})
-	t.getOpened, t.getSent, t.getDeadline = opened, sent, time.Now().Add(getStreamWait)
+	t.getOpened, t.getSent, t.getDeadline = opened, sent, time.Now().Add(t.getWait)
 	t.mu.Unlock()
-	t.streams.Go(func() { // runs until the transport closes or the server stops offering the stream
+	t.streams.Go(func() { // standalone GET stream: runs until the transport closes or the server stops offering the stream
 		defer func() {
 			t.mu.Lock()
 			t.getOpen = false
@@ -197,7 +197,7 @@ func (t *HTTPTransport) startLegacy(ctx context.Context) error {
 	t.mu.Lock()
 	t.endpoint, t.legacy = u, true
 	t.mu.Unlock()
-	t.streams.Go(func() { // ends with the stream: when the server closes it or the transport closes
+	t.streams.Go(func() { // legacy SSE stream: ends with the stream: when the server closes it or the transport closes
 		defer cancel()
 		t.pump(sctx, r, nil)
 		r.release()

@@ -102,8 +102,11 @@ func tooLarge(err error) bool {
 // finishWait at most, and closes it: a body closed before its end closes
 // its connection too, and the next request would open another. The
 // request's goroutine does it, after the session has the response.
-func finish(body io.ReadCloser) {
-	cut := time.AfterFunc(finishWait, func() { body.Close() })
+func finish(body io.ReadCloser) { finishWithin(body, finishWait) }
+
+// finishWithin is finish with its wait given.
+func finishWithin(body io.ReadCloser, wait time.Duration) {
+	cut := time.AfterFunc(wait, func() { body.Close() })
 	io.Copy(io.Discard, io.LimitReader(body, 64<<10))
 	cut.Stop()
 	body.Close()

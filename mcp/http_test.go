@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -210,15 +211,18 @@ func TestHTTPRequestsWaitForTheGetStream(t *testing.T) {
 		Post: answerTo("tools/call", func(x *mcptest.Exchange) { x.Reply(x.Result(`{"content":[]}`)) }),
 	})
 	h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
-	h.tr.headersGrace = getStreamWait // no proxy's grace: the wait is the headers'
+	// A wait for the GET stream of an hour, and no proxy's grace: the
+	// wait is the headers'. Waiting for the GET stream, initialize and
+	// tools/list would take the hour.
+	h.tr.getWait = time.Hour
+	h.tr.headersGrace = h.tr.getWait
 	start := time.Now()
 	c := h.initialize(t)
 	awaitRequest(t, srv, func(r mcptest.HTTPRequest) bool { return r.Method == http.MethodGet })
 	if _, err := c.Call(testCtx(t), "tools/list", nil); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Fatalf("tools/list while the GET waits: %v", err)
 	}
-	// Waiting for the GET stream, it would have given up on it first.
-	if d := time.Since(start); d >= getStreamWait {
+	if d := time.Since(start); d >= h.tr.getWait/2 {
 		t.Fatalf("initialize and tools/list took %v while the GET stream had no headers", d)
 	}
 	called := make(chan error, 1)
@@ -250,12 +254,13 @@ func TestHTTPRequestsWaitBrieflyForHeldHeaders(t *testing.T) {
 		Post: answerTo("tools/call", func(x *mcptest.Exchange) { x.Reply(x.Result(`{"content":[]}`)) }),
 	})
 	h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+	h.tr.getWait = time.Hour // waited out, the call would take the hour
 	c := h.initialize(t)
 	start := time.Now()
 	if _, err := c.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"x"}`)); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d >= getStreamWait/2 {
+	if d := time.Since(start); d >= h.tr.getWait/2 {
 		t.Errorf("the call took %v while the GET stream's headers were held: as long as the whole wait", d)
 	}
 	// The grace counts from the GET's sending, for every request: once
@@ -541,6 +546,7 @@ func TestHTTPNotificationsAnsweredWithABody(t *testing.T) {
 // a call's stream and never acknowledges the client's answer; cancelling
 // the call must not wait for that POST.
 func TestHTTPStuckAnswerDoesNotBlockCancellation(t *testing.T) {
+	longtest.Skip(t, "a cancellation past a POST the server never acknowledges")
 	t.Parallel()
 	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: func(x *mcptest.Exchange) bool {
 		switch {
@@ -660,7 +666,8 @@ func TestFinish(t *testing.T) {
 		t.Error("the stream that never ended is not closed")
 	}
 	// A server that floods the stream after its response: 64 KiB read, at
-	// once, and the stream closed.
+	// once, and the stream closed. The wait is an hour here: the flood is
+	// cut by its size, not by the wait.
 	r, w = io.Pipe()
 	var sent atomic.Int64
 	go func() {
@@ -674,8 +681,8 @@ func TestFinish(t *testing.T) {
 		}
 	}()
 	start = time.Now()
-	finish(r)
-	if d := time.Since(start); d >= finishWait {
+	finishWithin(r, time.Hour)
+	if d := time.Since(start); d >= time.Hour/2 {
 		t.Errorf("a flood held finish %v", d)
 	}
 	if n := sent.Load(); n > 64<<10+4096 {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/longtest"
 )
 
 // roundTripper answers an HTTP request with a function.
@@ -51,6 +53,7 @@ func largeEvent(id, size int) string {
 // largeMessage, and it goes on once the session comes back for the next
 // message. Read on at once, both would be in memory together.
 func TestHTTPLargeAnswersReadOneAtATime(t *testing.T) {
+	longtest.Skip(t, "two answers of 12 MiB read in turn")
 	t.Parallel()
 	const size = 3 * largeMessage
 	second := &fed{ch: make(chan []byte)}
@@ -235,16 +238,19 @@ func TestSSEReaderWaitsOnceAnEvent(t *testing.T) {
 	gate := newLargeGate()
 	gate.wait = 50 * time.Millisecond
 	gate.slot <- struct{}{} // another stream's
-	line := "data: " + strings.Repeat("z", 100<<10) + "\n"
-	event := strings.Repeat(line, 2*largeMessage/(100<<10)) + "\n"
+	// Many lines: waiting once a line would take lines×wait (51 s), far
+	// longer than once an event.
+	const lines = 2 * largeMessage / (8 << 10)
+	line := "data: " + strings.Repeat("z", 8<<10) + "\n"
+	event := strings.Repeat(line, lines) + "\n"
 	r := newGatedSSEReader(context.Background(), strings.NewReader(event+event), gate)
 	for i := range 2 {
 		start := time.Now()
 		if _, err := r.Next(); err != nil || r.take() {
 			t.Fatalf("event %d: %v, or it holds the gate another holds", i, err)
 		}
-		if d := time.Since(start); d < gate.wait || d > 20*gate.wait {
-			t.Errorf("event %d: read in %v, waiting %v once", i, d, gate.wait)
+		if d := time.Since(start); d < gate.wait || d >= lines/2*gate.wait {
+			t.Errorf("event %d: read in %v, waiting %v once, not once for each of its %d lines", i, d, gate.wait, lines)
 		}
 	}
 }

@@ -326,7 +326,7 @@ func (c *Client) watchSilence(ctx context.Context) *silenceWatch {
 		parent := w.stopP
 		w.stopP = func() { stop(); parent() }
 	}
-	w.timer = time.AfterFunc(firstAnswerWait(c.opts), w.probe) // runs once, at most; stop waits for it
+	w.timer = time.AfterFunc(firstAnswerWait(c.opts), w.probe) // the silence probe: runs once, at most; stop waits for it
 	return w
 }
 

@@ -335,6 +335,22 @@ func silentRecall(t *testing.T, rec *Recall, clock *handClock) (*Client, *memTra
 	return c, m
 }
 
+// requestAndProbe reads the first request of a silentRecall client, and
+// the probe that goes out beside it, in whichever order they come: the
+// probe's wait (a millisecond) starts before the request is written, and
+// a busy machine may send the probe first.
+func requestAndProbe(t *testing.T, m *memTransport, method string) (req, disc wireMsg) {
+	t.Helper()
+	a, b := m.nextMsg(t), m.nextMsg(t)
+	if a.Method == "server/discover" {
+		a, b = b, a
+	}
+	if a.Method != method || b.Method != "server/discover" {
+		t.Fatalf("sent %s and %s, want %s and server/discover", a.Method, b.Method, method)
+	}
+	return a, b
+}
+
 // A server remembered with a fresh discover result that now says nothing
 // to a request before initialize (it is of the initialize era now) is
 // found out by a probe beside the silent request, within the connect
@@ -345,13 +361,7 @@ func TestRecalledFreshDiscoverSilence(t *testing.T) {
 	t.Run("now of the initialize era", func(t *testing.T) {
 		c, m := silentRecall(t, &Recall{State: rememberedModern, Fresh: true}, newHandClock())
 		call := goCall(t.Context(), c.Call, "tools/list", nil)
-		if w := m.nextMsg(t); w.Method != "tools/list" {
-			t.Fatalf("first message %s, want tools/list", w.Method)
-		}
-		disc := m.nextMsg(t) // the silence is a sign
-		if disc.Method != "server/discover" {
-			t.Fatalf("then %s, want server/discover", disc.Method)
-		}
+		_, disc := requestAndProbe(t, m, "tools/list") // the silence is a sign
 		refuse(t, m, disc, CodeMethodNotFound, "Method not found")
 		listedAfterInitialize(t, m, call)
 		if c.Modern() {
@@ -365,11 +375,7 @@ func TestRecalledFreshDiscoverSilence(t *testing.T) {
 	t.Run("still modern, busy with the request", func(t *testing.T) {
 		c, m := silentRecall(t, &Recall{State: rememberedModern, Fresh: true}, newHandClock())
 		call := goCall(t.Context(), c.Call, "tools/call", json.RawMessage(`{"name":"slow"}`))
-		first := m.nextMsg(t)
-		disc := m.nextMsg(t)
-		if disc.Method != "server/discover" {
-			t.Fatalf("then %s, want server/discover", disc.Method)
-		}
+		first, disc := requestAndProbe(t, m, "tools/call")
 		reply(t, m, disc, discovered)
 		reply(t, m, first, `{"content":[],"resultType":"complete"}`) // the request's answer, after the probe's
 		if r := waitFor(t, call); r.err != nil || !strings.Contains(string(r.result), `"content":[]`) {
@@ -380,10 +386,7 @@ func TestRecalledFreshDiscoverSilence(t *testing.T) {
 	t.Run("the request answered while the probe waits", func(t *testing.T) {
 		c, m := silentRecall(t, &Recall{State: rememberedModern, Fresh: true}, newHandClock())
 		call := goCall(t.Context(), c.Call, "tools/call", json.RawMessage(`{"name":"slow"}`))
-		first := m.nextMsg(t)
-		if disc := m.nextMsg(t); disc.Method != "server/discover" {
-			t.Fatalf("then %s, want server/discover", disc.Method)
-		}
+		first, _ := requestAndProbe(t, m, "tools/call")
 		reply(t, m, first, `{"content":[],"resultType":"complete"}`)
 		if r := waitFor(t, call); r.err != nil {
 			t.Fatal(r.err)
@@ -394,10 +397,7 @@ func TestRecalledFreshDiscoverSilence(t *testing.T) {
 		rec := &Recall{State: rememberedModern, Fresh: true, Where: "/state/servers/abc.json"}
 		c, m := silentRecall(t, rec, clock)
 		call := goCall(t.Context(), c.Call, "tools/call", json.RawMessage(`{"name":"x"}`))
-		m.nextMsg(t)
-		if disc := m.nextMsg(t); disc.Method != "server/discover" {
-			t.Fatalf("then %s, want server/discover", disc.Method)
-		}
+		requestAndProbe(t, m, "tools/call")
 		close(clock.end) // the connect bound
 		r := waitFor(t, call)
 		var ce *ChangedError

@@ -30,6 +30,15 @@ func AddResultMembers(ctx context.Context, members []byte) {
 	}
 }
 
+// SeparateResultMembers returns ctx with a place of its own for what
+// AddResultMembers adds, and a function that returns what was added: a
+// relay that makes one result of several requests' results (a list whose
+// pages span several servers) decides that result's members itself.
+func SeparateResultMembers(ctx context.Context) (context.Context, func() []byte) {
+	slot := &resultMembers{}
+	return context.WithValue(ctx, resultMembersKey{}, slot), func() []byte { return slot.members }
+}
+
 func sep(b []byte) string {
 	if len(b) == 0 {
 		return ""

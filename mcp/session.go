@@ -207,9 +207,10 @@ func NewSession(t Transport, opts SessionOptions) *Session {
 		s.wsem = make(chan struct{}, 1)
 	}
 	s.base, s.cancelFn = context.WithCancel(context.Background())
-	go s.read()         // stops when t.Read fails
-	go s.dispatch()     // stops when the reader closes s.notes
-	go s.writeAnswers() // stops when the session ends (base is cancelled)
+	// serve's downstream session, one per client, is a Session: these are its goroutines too.
+	go s.read()         // session reader: stops when t.Read fails
+	go s.dispatch()     // notification dispatcher: stops when the reader closes s.notes
+	go s.writeAnswers() // answer writer: stops when the session ends (base is cancelled)
 	return s
 }
 
@@ -755,7 +756,7 @@ func (s *Session) serve(m message) {
 	if closing {
 		cancel(errClosing) // come as the session closes: answered at once, by the rule below
 	}
-	go func() {
+	go func() { // server-request handler: ends once answered, or cancelled
 		defer func() {
 			s.mu.Lock()
 			delete(s.incoming, key)

@@ -225,8 +225,8 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 		t.heard.Store(int32(framingHeaders))
 		t.framed = true
 	}
-	go t.copyStderr(errR) // stops at EOF: when every holder of the pipe has exited
-	go func() {           // stops when the process exits
+	go t.copyStderr(errR) // stderr copier: stops at EOF: when every holder of the pipe has exited
+	go func() {           // process waiter: stops when the process exits
 		t.waitErr = cmd.Wait()
 		close(t.exited)
 		// A read blocked on a pipe a grandchild keeps open wakes up.
@@ -348,7 +348,7 @@ func (t *CommandTransport) decided(f framing) {
 	t.heard.Store(int32(f))
 	if f == framingHeaders {
 		t.opts.Log.Info("the server frames its messages with Content-Length headers; speaking them back")
-		go func() { // ends when the catch-up is written, or stdin fails
+		go func() { // Content-Length catch-up: ends when the catch-up is written, or stdin fails
 			t.omu <- struct{}{}
 			defer func() { <-t.omu }()
 			t.catchUpLocked()

@@ -42,7 +42,7 @@ func watchGroup(pgid int) (*groupWatcher, error) {
 		w.Close()
 		return nil, err
 	}
-	go cmd.Wait() // reaps it, whenever it ends
+	go cmd.Wait() // group watcher reaper: reaps it, whenever it ends
 	return &groupWatcher{w: w}, nil
 }
 

@@ -13,7 +13,9 @@
 # the MCP Inspector CLI, a client mcpv did not write, lists and calls the
 # npm server's tools through mcpv serve over stdio, over HTTP and over the
 # legacy HTTP+SSE transport (serve --sse; the TypeScript SDK's client), and
-# must get what it gets directly.
+# must get what it gets directly. Last, a gateway of both servers: each
+# alone at its path passes what it passes directly, and the Inspector CLI
+# lists and calls both at the endpoint.
 #
 #   bash scripts/conformance-serve.sh
 #
@@ -124,7 +126,8 @@ port=$(free_port)
 "$dir/everything-server" -http "127.0.0.1:$port" -stateless=false </dev/null >"$dir/everything.log" 2>&1 &
 pids+=($!)
 wait_url "http://127.0.0.1:$port/mcp"
-compare go-sdk "http://127.0.0.1:$port/mcp" "$dir/everything-server"
+gosdk_url=http://127.0.0.1:$port/mcp
+compare go-sdk "$gosdk_url" "$dir/everything-server"
 
 # The npm peers, as scripts/e2e-everything.sh installs them (the same
 # directory and lockfile, so one install serves both).
@@ -251,5 +254,49 @@ for method in "--method tools/list" "--method tools/call --tool-name get-sum --t
 		fi
 	done
 done
+# Several servers behind one endpoint: a gateway of the go-sdk server and
+# the npm one, each reached over HTTP, both config servers of a catalog of
+# the run's own. Each alone at /mcp/NAME must pass what it passes directly
+# (the 0.1.16 suite again); at the endpoint, the Inspector CLI must list
+# both servers' tools, named by server, the npm server's as it lists them
+# directly, and call one of them as directly.
+gwhome=$dir/gateway-home
+mkdir -p "$gwhome/mcpv"
+printf 'servers:\n  gosdk: {url: "%s"}\n  npm: {url: "%s"}\n' "$gosdk_url" "$npm_url" >"$gwhome/mcpv/servers.yaml"
+port=$(free_port)
+XDG_CONFIG_HOME=$gwhome "$dir/mcpv" serve --http "127.0.0.1:$port" --http-no-token -s gosdk -s npm </dev/null >/dev/null 2>"$dir/serve-gateway.log" &
+pids+=($!)
+gw=http://127.0.0.1:$port/mcp
+wait_url "$gw"
+run_suite=("$node22" "$suite")
+for name in go-sdk npm; do
+	member=gosdk
+	[ "$name" = npm ] && member=npm
+	read -r got got_failed <<<"$(passed "$name-gateway" "$gw/$member")"
+	printf '%-40s %s passed, %s failed\n' "$name, mcpv serve gateway at /mcp/$member:" "${got:-0}" "${got_failed:-?}"
+	lost=$(comm -23 <(scenarios "$name-direct") <(scenarios "$name-gateway"))
+	if [ -n "$lost" ]; then
+		echo "$lost" | sed 's/^/    passes directly, fails at its path of the gateway: /'
+		status=1
+	fi
+done
+inspect "$dir/inspector-gw-list.json" "$gw" --transport http --method tools/list
+inspect "$dir/inspector-gw-call.json" "$gw" --transport http --method tools/call --tool-name npm__get-sum --tool-arg a=2 b=3
+if verdict=$(node -e '
+const fs = require("fs");
+const [direct, gw, directCall, gwCall] = process.argv.slice(1).map((f) => JSON.parse(fs.readFileSync(f, "utf8")));
+const npm = gw.tools.filter((t) => t.name.startsWith("npm__")).map((t) => JSON.stringify({...t, name: t.name.slice(5)}));
+const gosdk = gw.tools.filter((t) => t.name.startsWith("gosdk__"));
+const want = new Set(direct.tools.map((t) => JSON.stringify(t)));
+const missing = [...want].filter((t) => !npm.includes(t));
+if (!gosdk.length || missing.length) { console.log(`${gosdk.length} go-sdk tools, ${missing.length} npm tools not as directly`); process.exit(1); }
+if (JSON.stringify(directCall) !== JSON.stringify(gwCall)) { console.log("npm__get-sum differs: " + JSON.stringify(gwCall).slice(0, 200)); process.exit(1); }
+console.log(`${gosdk.length} go-sdk tools and ${npm.length} of the npm server (as directly), named by server; npm__get-sum as directly`);
+' "$dir/inspector-1-direct.json" "$dir/inspector-gw-list.json" "$dir/inspector-2-direct.json" "$dir/inspector-gw-call.json" 2>&1); then
+	printf '%-40s %s\n' "Inspector CLI at the gateway:" "$verdict"
+else
+	printf '%-40s %s\n' "Inspector CLI at the gateway:" "$verdict"
+	status=1
+fi
 [ $status -eq 0 ] && echo "every run passes what the server run directly passes, and gets the same answers"
 exit $status

@@ -193,8 +193,8 @@ func (h *Host) Run(ctx context.Context) error {
 	hs := &http.Server{Handler: http.HandlerFunc(h.serveHost), ReadHeaderTimeout: 10 * time.Second}
 	ps := &http.Server{Handler: http.HandlerFunc(h.serveProxy), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 2)
-	go func() { served <- hs.Serve(hl) }() // ends at Close below
-	go func() { served <- ps.Serve(pl) }() // ends at Close below
+	go func() { served <- hs.Serve(hl) }() // host page server: ends at Close below
+	go func() { served <- ps.Serve(pl) }() // sandbox proxy server: ends at Close below
 	defer func() {
 		hs.Close()
 		ps.Close()
@@ -203,7 +203,7 @@ func (h *Host) Run(ctx context.Context) error {
 
 	cctx, cancelCall := context.WithCancel(ctx)
 	defer cancelCall()
-	go func() { // ends when the call does: cancelled at the latest as Run returns
+	go func() { // the app's tool call: ends when the call does: cancelled at the latest as Run returns
 		res, err := h.Call(cctx)
 		h.mu.Lock()
 		h.result, h.callErr = res, err

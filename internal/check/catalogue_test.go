@@ -38,10 +38,14 @@ func link(c *Check) string {
 		url = "https://www.jsonrpc.org/specification"
 	case c.Spec == "RFC 9110":
 		url = "https://www.rfc-editor.org/rfc/rfc9110#name-www-authenticate"
-	case c.Spec == cardSpec && page == "schema":
-		url = "https://github.com/modelcontextprotocol/experimental-ext-server-card/blob/main/schema.ts"
 	default:
-		url = specLinks[c.Spec]
+		url = specLinks[c.Spec+" "+page]
+		if url == "" {
+			panic("no link for " + c.Spec + " " + page + ": add it to specLinks")
+		}
+		if anchor != "" {
+			url += "#" + anchor
+		}
 	}
 	return fmt.Sprintf("[%s %s](%s)", c.Spec, c.Section, url)
 }
@@ -122,7 +126,8 @@ func TestGuideCatalogue(t *testing.T) {
 }
 
 // Every check is whole: an id in its area, a title, a level, where the
-// requirement is stated and its text, and a test of it.
+// requirement is stated and its text, and a test of it. That the text
+// says the level is TestMustIsStated's (quotes_test.go), which fails.
 func TestCatalogueIsWhole(t *testing.T) {
 	seen := map[string]bool{}
 	for _, c := range Catalogue() {
@@ -135,8 +140,6 @@ func TestCatalogueIsWhole(t *testing.T) {
 			t.Errorf("%s: level %q", c.ID, c.Level)
 		case c.run == nil && c.watch == nil:
 			t.Errorf("%s: nothing runs it", c.ID)
-		case !strings.Contains(c.Quote, string(c.Level)) && !strings.Contains(c.Quote, "schema") && c.Spec != "JSON-RPC 2.0" && !strings.Contains(c.Section, "schema"):
-			t.Logf("%s: its quote does not say %s", c.ID, c.Level)
 		}
 		seen[c.ID] = true
 	}

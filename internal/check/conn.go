@@ -98,8 +98,11 @@ type conn struct {
 	// answer with an error whose id is null; until the next barrier such
 	// an error is not taken as the answer to the request that waits.
 	expectNull bool
-	frags      fragments // stdio: lines of no JSON, until it is known whether they make a message
-	events     idSet     // SSE event ids seen on this connection
+	// frags: stdio's lines of no JSON, until it is known whether they
+	// make a message; the reader holds them, and the first contact gives
+	// them up once the server has said what it will.
+	frags  fragments
+	events idSet // SSE event ids seen on this connection
 	// initialized: the initialized notification was sent (the initialize
 	// era); what came before is early.
 	initialized bool
@@ -164,7 +167,7 @@ func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
 			return nil, err
 		}
 		c.stdio = tr
-		go c.read() // stops when the transport's Read fails, which close brings about
+		go c.read() // a check's connection reader: stops when the transport's Read fails, which close brings about
 	}
 	r.track(c)
 	if o.bare || o.era == "modern" {
@@ -440,7 +443,10 @@ func (c *conn) read() {
 // on the reader goroutine: held with the lines around it until they make
 // a message written over several lines, or are known not to.
 func (c *conn) junk(line []byte) {
-	if !c.frags.holds() {
+	c.mu.Lock()
+	holds := c.frags.holds()
+	c.mu.Unlock()
+	if !holds {
 		c.take([]seen{junkSeen(line, "stdout", c.era)}, nil, "", 0)
 		return
 	}
@@ -451,12 +457,19 @@ func (c *conn) junk(line []byte) {
 // they make once complete, else it is held, unless the bounds are passed
 // and the lines are given up as what each is alone.
 func (c *conn) piece(l seenLine) {
+	c.mu.Lock()
 	whole, ok := c.frags.hold(l.line, l.unit)
+	var given []seenLine
+	over := !ok && c.frags.over
+	if over {
+		given = c.frags.flush()
+	}
+	c.mu.Unlock()
 	switch {
 	case ok:
 		c.take(unitsOf(whole, "stdout", c.era, true), nil, "", 0)
-	case c.frags.over:
-		c.flushFragments()
+	case over:
+		c.takeLines(given)
 		c.take(l.seenOf("stdout", c.era), nil, "", 0)
 	}
 }
@@ -464,7 +477,15 @@ func (c *conn) piece(l seenLine) {
 // flushFragments hands the lines held to the watches as what each is
 // alone: a line that is no JSON, or a unit that does not decode.
 func (c *conn) flushFragments() {
-	for _, l := range c.frags.flush() {
+	c.mu.Lock()
+	given := c.frags.flush()
+	c.mu.Unlock()
+	c.takeLines(given)
+}
+
+// takeLines takes lines given up, each as what it is alone.
+func (c *conn) takeLines(given []seenLine) {
+	for _, l := range given {
 		c.take(l.seenOf("stdout", c.era), nil, "", 0)
 	}
 }

@@ -18,6 +18,9 @@ import (
 )
 
 const (
+	// extSpec is the extensions overview the 2026-07-28 revision links
+	// (SEP-2133); the rule on identifiers is stated in that revision's
+	// schema.
 	extSpec  = "SEP-2133"
 	extPage  = "extensions/overview#negotiation"
 	appsSpec = "ext-apps 2026-01-26"
@@ -27,8 +30,8 @@ func extensionChecks() []*Check {
 	return []*Check{
 		{
 			ID: "extensions.identifiers", Title: "declared extensions are identifiers with settings objects", Level: MUST,
-			Spec: "2026-07-28", Section: "schema#servercapabilities",
-			Quote: "Optional MCP extensions that the server supports. Keys are extension identifiers ... and values are per-extension settings objects. ... Keys MUST follow the ... _meta key naming rules ... with a mandatory prefix.",
+			Spec: "2026-07-28", Section: "schema#ServerCapabilities",
+			Quote: "Optional MCP extensions that the server supports. Keys are extension identifiers ... and values are per-extension settings objects ... Keys MUST follow the [_meta] key naming rules ... with a mandatory prefix",
 			run: func(t *T) {
 				ext := t.r.main.ServerExtensions()
 				if ext == nil {
@@ -40,10 +43,13 @@ func extensionChecks() []*Check {
 				}
 			},
 		},
+		// The overview says how support is advertised, with no requirement
+		// word on advertising only what is served: a declaration the
+		// server does not keep misleads a host, which is a warning.
 		{
 			ID: "extensions.declared-served", Title: "an extension the server declares is one it serves", Level: SHOULD,
 			Spec: extSpec, Section: extPage,
-			Quote: "Clients and servers advertise their support for extensions in the extensions field within their respective capability declarations.",
+			Quote: "Clients and servers advertise their support for extensions in the extensions field within their respective capability declarations",
 			run: func(t *T) {
 				checked := false
 				if t.r.main.HasExtension(mcp.SkillsExtension) {
@@ -66,10 +72,13 @@ func extensionChecks() []*Check {
 				}
 			},
 		},
+		// "must" here is in lower case, not the RFC 2119 keyword, and
+		// the extension says no more of a server that serves apps
+		// undeclared: a warning.
 		{
 			ID: "extensions.served-declared", Title: "an extension the server serves is one it declares", Level: SHOULD,
-			Spec: extSpec, Section: extPage,
-			Quote: "Clients and servers advertise their support for extensions in the extensions field ... If one side supports an extension but the other doesn't, the supporting side needs to either fall back to core protocol behavior or reject the request",
+			Spec: appsSpec, Section: "apps#overview",
+			Quote: "As an extension, MCP Apps is optional and must be explicitly negotiated between clients and servers through the extension capabilities mechanism",
 			run: func(t *T) {
 				if n := len(appTools(t)); n > 0 && !t.r.main.HasExtension(mcp.UIExtension) {
 					t.Got(clip(string(t.r.main.ServerExtensions()), 200))
@@ -77,29 +86,39 @@ func extensionChecks() []*Check {
 				}
 			},
 		},
-		appCheck("apps.tool-meta", SHOULD, "Resource Discovery", "a tool's _meta.ui has the shape the extension defines",
-			"Tools are associated with UI resources through the _meta.ui field ... URI of UI resource for rendering tool results ... Who can access this tool.", "apps.tool-meta", "apps.visibility"),
-		appCheck("apps.resource-uri", MUST, "UI Resource Format: Content Requirements", "an app's resource uses the ui:// scheme", "URI MUST start with ui:// scheme", "apps.resource-uri"),
-		appCheck("apps.deprecated-key", SHOULD, "Resource Discovery", "an app is named by _meta.ui.resourceUri", `The flat _meta["ui/resourceUri"] format is deprecated. Use _meta.ui.resourceUri instead.`, "apps.deprecated-key"),
-		appCheck("apps.resource-exists", MUST, "Resource Discovery: Behavior", "an app's resource can be read", "Resource MUST exist on the server ... Host MUST use resources/read to fetch the referenced resource URI", "apps.resource-exists"),
-		appCheck("apps.mime-type", MUST, "UI Resource Format: Content Requirements", "an app's content is text/html;profile=mcp-app", "mimeType MUST be text/html;profile=mcp-app", "apps.mime-type"),
-		appCheck("apps.content", MUST, "UI Resource Format: Content Requirements", "an app's content is text or a base64 blob", "Content MUST be provided via either text (string) or blob (base64-encoded)", "apps.content"),
-		appCheck("apps.html", MUST, "UI Resource Format: Content Requirements", "an app's content is an HTML5 document", "Content MUST be valid HTML5 document", "apps.html", "apps.size"),
-		appCheck("apps.csp", MUST, "UI Resource Format: Host Behavior", "an app's declared domains are origins, none admitting everything",
-			"Servers declare which external origins their UI needs to access. ... Host MAY further restrict but MUST NOT allow undeclared domains", "apps.csp"),
-		appCheck("apps.resource-meta", SHOULD, "UI Resource Format", "an app's _meta.ui has the shape the extension defines",
-			"Resource metadata for security and rendering configuration ... Includes Content Security Policy configuration, dedicated domain settings, and visual preferences.", "apps.resource-meta", "apps.permissions"),
-		appCheck("apps.listed-mime-type", SHOULD, "UI Resource Format", "resources/list gives an app's resource the extension's media type",
-			"MIME type of the UI content ... SHOULD be text/html;profile=mcp-app for HTML-based UIs", "apps.listed-mime-type"),
+		// The shape of a tool's _meta.ui is given by the extension's
+		// interface, with no requirement word: a tool that breaks it is a
+		// warning.
+		appCheck("apps.tool-meta", SHOULD, "apps#resource-discovery", "a tool's _meta.ui has the shape the extension defines",
+			`Tools are associated with UI resources through the _meta.ui field ... "model": Tool visible to and callable by the agent ... "app": Tool callable by the app from this server only`, "apps.tool-meta", "apps.visibility"),
+		appCheck("apps.resource-uri", MUST, "apps#content-requirements", "an app's resource uses the ui:// scheme", "URI MUST start with ui:// scheme", "apps.resource-uri"),
+		// A deprecation notice, with no requirement word: a warning.
+		appCheck("apps.deprecated-key", SHOULD, "apps#resource-discovery", "an app is named by _meta.ui.resourceUri", `The flat _meta["ui/resourceUri"] format is deprecated. Use _meta.ui.resourceUri instead.`, "apps.deprecated-key"),
+		appCheck("apps.resource-exists", MUST, "apps#behavior", "an app's resource can be read", "Resource MUST exist on the server ... Host MUST use resources/read to fetch the referenced resource URI", "apps.resource-exists"),
+		appCheck("apps.mime-type", MUST, "apps#content-requirements", "an app's content is text/html;profile=mcp-app", "mimeType MUST be text/html;profile=mcp-app", "apps.mime-type"),
+		appCheck("apps.content", MUST, "apps#content-requirements", "an app's content is text or a base64 blob", "Content MUST be provided via either text (string) or blob (base64-encoded)", "apps.content"),
+		appCheck("apps.html", MUST, "apps#content-requirements", "an app's content is an HTML5 document", "Content MUST be valid HTML5 document", "apps.html", "apps.size"),
+		// The extension's MUST on domains binds the host (it "MUST NOT
+		// allow undeclared domains"); of the server it says only that it
+		// declares origins: a declaration that is no origin, or admits
+		// every one, is a warning.
+		appCheck("apps.csp", SHOULD, "apps#ui-resource-format", "an app's declared domains are origins, none admitting everything",
+			"Servers declare which external origins their UI needs to access. Hosts use this to enforce appropriate CSP headers ... Origins for network requests (fetch/XHR/WebSocket)", "apps.csp"),
+		// The shape of a resource's _meta.ui is given by the extension's
+		// interface, with no requirement word: a warning.
+		appCheck("apps.resource-meta", SHOULD, "apps#ui-resource-format", "an app's _meta.ui has the shape the extension defines",
+			"Resource metadata for security and rendering configuration ... Includes Content Security Policy configuration, dedicated domain settings, and visual preferences", "apps.resource-meta", "apps.permissions"),
+		appCheck("apps.listed-mime-type", SHOULD, "apps#ui-resource-format", "resources/list gives an app's resource the extension's media type",
+			"MIME type of the UI content ... SHOULD be text/html;profile=mcp-app for HTML-based UIs in the initial MVP", "apps.listed-mime-type"),
 		{
 			ID: "apps.text-fallback", Title: "a tool with an app returns content for hosts without apps", Level: MUST,
-			Spec: appsSpec, Section: "Capability Negotiation: Graceful Degradation",
-			Quote: "Tools MUST return meaningful content array even when UI is available",
+			Spec: appsSpec, Section: "apps#server-behavior",
+			Quote: "Graceful Degradation ... Tools MUST return meaningful content array even when UI is available",
 			needs: needs{call: true, capability: "tools"},
 			run: func(t *T) {
 				checked := false
 				for i, c := range t.r.opts.Calls {
-					if _, ok := apps.OfTool(t.r.listedTool(t, c.Tool)); !ok {
+					if _, ok := apps.OfTool(t.calledTool(c.Tool)); !ok {
 						continue
 					}
 					checked = true
@@ -149,9 +168,11 @@ func appCheck(id string, level Level, section, title, quote string, rules ...str
 // maxApps bounds the apps one run reads.
 const maxApps = maxReads
 
-// appTools are the tools listed that carry an app.
+// appTools are the tools listed that carry an app; the check is blocked
+// by lists.shape when the listing broke, as the apps beyond it are
+// unknown.
 func appTools(t *T) []apps.ToolApp {
-	tools, _ := t.r.facts.items(t.ctx, "tools/list")
+	tools := t.listed("tools/list")
 	var out []apps.ToolApp
 	for _, tool := range tools {
 		if a, ok := apps.OfTool(tool); ok {
@@ -163,9 +184,10 @@ func appTools(t *T) []apps.ToolApp {
 
 // appReports are the reports of the apps the server's tools carry, each
 // resource read once per run, bounded; a tool whose _meta.ui names no
-// resource but is malformed has its problems reported too.
+// resource but is malformed has its problems reported too. The check is
+// blocked by lists.shape when the listing broke.
 func appReports(t *T) []apps.Report {
-	tools, _ := t.r.facts.items(t.ctx, "tools/list")
+	tools := t.listed("tools/list")
 	var listing []json.RawMessage
 	listed := false
 	var out []apps.Report
@@ -213,8 +235,8 @@ func cardChecks() []*Check {
 	return []*Check{
 		{
 			ID: "card.valid", Title: "the server's card has the schema's shape", Level: MUST,
-			Spec: cardSpec, Section: "schema#servercard",
-			Quote: "The Server Card JSON Schema URI that this document conforms to. Required. ... Server name in reverse-DNS format. Must contain exactly one forward slash separating namespace from server name. ... Version ranges are rejected ... Clear human-readable explanation of server functionality.",
+			Spec: cardSpec, Section: "schema#ServerCard",
+			Quote: "The Server Card JSON Schema URI that this document conforms to. Required ... Server name in reverse-DNS format. Must contain exactly one forward slash separating namespace from server name ... Version ranges are rejected ... Clear human-readable explanation of server functionality",
 			needs: needs{transport: "http"},
 			run: func(t *T) {
 				c, problems, url := fetchCard(t)
@@ -230,7 +252,7 @@ func cardChecks() []*Check {
 		{
 			ID: "card.agrees", Title: "the server's card says what the server says", Level: SHOULD,
 			Spec: cardSpec, Section: "discovery#consistency-with-runtime-behavior",
-			Quote: "A Server Card SHOULD accurately reflect the server's runtime behavior: the values a client observes once connected — the serverInfo (name, version) and supportedVersions from server/discover, the transport served at each remotes[] endpoint, and descriptive fields (title, description, icons) — SHOULD NOT contradict the equivalent values declared in the Server Card",
+			Quote: "A Server Card SHOULD accurately reflect the server's runtime behavior: the values a client observes once connected ... SHOULD NOT contradict the equivalent values declared in the Server Card",
 			needs: needs{transport: "http"},
 			run: func(t *T) {
 				c, _, url := fetchCard(t)
@@ -282,10 +304,9 @@ func fetchCard(t *T) (servercard.Card, []servercard.Problem, string) {
 	body, _, err := f.Get(t.ctx, url, servercard.CardType, f.MaxCard)
 	var se *servercard.StatusError
 	switch {
-	// An MCP endpoint that serves every path below it answers a GET
-	// without a session 400 (the go-sdk's Streamable HTTP handler): no
-	// card is offered there, as with 404.
-	case errors.As(err, &se) && (se.Status == 400 || se.Status == 404 || se.Status == 405 || se.Status == 406 || se.Status == 401 || se.Stream):
+	case errors.As(err, &se) && (se.Status >= 400 && se.Status < 500 || se.Stream):
+		// Any refusal of the request (404, 405, 401, or the 400 an MCP
+		// handler at the endpoint's path gives a GET) offers no card.
 		t.Skip("the server offers no card at %s (%v)", url, err)
 	case err != nil:
 		t.Sent("GET " + url)

@@ -105,11 +105,14 @@ func appBroken(t testing.TB) []brokenCase {
 	}
 }
 
-// specLinks are where the extensions' requirements are stated.
+// specLinks are where the extensions' requirements are stated: the page
+// of each Spec and Section page the catalogue names (the Section's
+// fragment is added).
 var specLinks = map[string]string{
-	cardSpec: "https://github.com/modelcontextprotocol/experimental-ext-server-card/blob/main/docs/discovery.md",
-	extSpec:  "https://modelcontextprotocol.io/extensions/overview#negotiation",
-	appsSpec: "https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx",
+	cardSpec + " discovery":               "https://github.com/modelcontextprotocol/experimental-ext-server-card/blob/main/docs/discovery.md",
+	cardSpec + " schema":                  "https://github.com/modelcontextprotocol/experimental-ext-server-card/blob/main/schema.ts",
+	extSpec + " " + "extensions/overview": "https://modelcontextprotocol.io/extensions/overview",
+	appsSpec + " apps":                    "https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx",
 }
 
 // goodCard is a card that agrees with the fixture server.

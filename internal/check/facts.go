@@ -95,7 +95,7 @@ func gatherFacts(ctx context.Context, r *runner) *facts {
 	f.lister = surface.NewLister(r.main)
 	f.lister.Budget = listBudget
 	pinged := make(chan string, 1)
-	go func() { pinged <- pingProbe(ctx, r, f) }() // ends within the check's time
+	go func() { pinged <- pingProbe(ctx, r, f) }() // checker's ping probe: ends within the check's time
 	r.wire.call(ctx, listNames(), func(ctx context.Context) (json.RawMessage, error) {
 		lctx, cancel := context.WithTimeoutCause(ctx, 4*r.opts.CheckTimeout, &outOfTime{checkTime: true, d: 4 * r.opts.CheckTimeout})
 		defer cancel()
@@ -316,7 +316,7 @@ func pingProbe(ctx context.Context, r *runner, f *facts) string {
 	}
 	pinged := make(chan answer, 1)
 	start := time.Now()
-	go func() { // ends when ping is answered, or ctx ends
+	go func() { // checker's ping probe: ends when ping is answered, or ctx ends
 		res, err := r.main.Call(ctx, "ping", nil)
 		pinged <- answer{res, err}
 	}()

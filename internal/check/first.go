@@ -47,7 +47,7 @@ func (r *runner) diagnose(ctx context.Context, found func(*defect)) *diagnosis {
 	r.diagOnce.Do(func() {
 		g := &diagnosis{done: make(chan struct{})}
 		r.diag = g
-		go func() { // ends when the diagnosis has its answer, bounded by ctx and firstContact's bounds
+		go func() { // first-contact diagnosis: ends when the diagnosis has its answer, bounded by ctx and firstContact's bounds
 			defer close(g.done)
 			g.d = r.firstContact(ctx)
 			if g.d != nil && found != nil {

@@ -22,21 +22,23 @@ import (
 )
 
 // runHostile runs the whole catalogue against f with short bounds and
-// returns the report; the run must end within bound.
-func runHostile(t *testing.T, f fake, opts Options, bound time.Duration) *Report {
+// returns the report. The run must end by itself, its checks each bounded
+// by their time, long before the hour the test gives it: a run that
+// only an outside bound ends is one that hangs (a busy machine makes the
+// run slower, never an hour slower).
+func runHostile(t *testing.T, f fake, opts Options) *Report {
 	t.Helper()
 	if opts.CheckTimeout == 0 {
 		opts.CheckTimeout = 2 * time.Second
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
-	start := time.Now()
 	report, err := Run(ctx, f.target(t), opts)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if took := time.Since(start); took > bound {
-		t.Errorf("the run took %s, more than %s", took, bound)
+	if ctx.Err() != nil {
+		t.Errorf("the run did not end by itself: %v", context.Cause(ctx))
 	}
 	return report
 }
@@ -59,7 +61,7 @@ func failedOf(r *Report) map[string]string {
 func TestHostileHangs(t *testing.T) {
 	longtest.Skip(t, "checks that each run to their 1 s bound against a server that never answers")
 	t.Parallel()
-	r := runHostile(t, fake{transport: "stdio", change: faults("hang")}, Options{Only: []string{"jsonrpc", "lists", "reading"}, CheckTimeout: time.Second}, time.Minute)
+	r := runHostile(t, fake{transport: "stdio", change: faults("hang")}, Options{Only: []string{"jsonrpc", "lists", "reading"}, CheckTimeout: time.Second})
 	if failed := failedOf(r); len(failed) > 0 {
 		t.Errorf("failed: %v", failed)
 	}
@@ -142,8 +144,9 @@ func TestSessionNotOpenInTime(t *testing.T) {
 // A server that floods its client with notifications: the run ends, and
 // the checks still see what they asked for.
 func TestHostileFloods(t *testing.T) {
+	longtest.Skip(t, "a flood of notifications through every jsonrpc check (two seconds and more)")
 	t.Parallel()
-	r := runHostile(t, fake{transport: "stdio", change: faults("flood")}, Options{Only: []string{"jsonrpc"}, CheckTimeout: 10 * time.Second}, time.Minute)
+	r := runHostile(t, fake{transport: "stdio", change: faults("flood")}, Options{Only: []string{"jsonrpc"}, CheckTimeout: 10 * time.Second})
 	if failed := failedOf(r); failed["jsonrpc.unknown-method"] != "" {
 		t.Errorf("a flood of notifications failed a check: %v", failed)
 	}
@@ -170,7 +173,7 @@ func TestHostileHugeAnswer(t *testing.T) {
 // exit, the others (on processes of their own) run on, and the run ends.
 func TestHostileDiesMidway(t *testing.T) {
 	t.Parallel()
-	r := runHostile(t, fake{transport: "stdio", change: faults("die-midway")}, Options{Only: []string{"jsonrpc"}, Strict: true}, time.Minute)
+	r := runHostile(t, fake{transport: "stdio", change: faults("die-midway")}, Options{Only: []string{"jsonrpc"}, Strict: true})
 	failed := failedOf(r)
 	died := false
 	for _, msg := range failed {
@@ -187,7 +190,7 @@ func TestHostileEscapesAndSecrets(t *testing.T) {
 	t.Parallel()
 	f := fake{transport: "stdio", change: map[string]string{"faults": `["escapes"]`,
 		"tools": `[{"name":"a\u001b[31mred","description":"d","inputSchema":{"type":"object"}}]`}}
-	r := runHostile(t, f, Options{Only: []string{"reading.prompts", "surface.tool-names"}, Strict: true, Secrets: []string{"s3cr3t-Secret-Value"}}, time.Minute)
+	r := runHostile(t, f, Options{Only: []string{"reading.prompts", "surface.tool-names"}, Strict: true, Secrets: []string{"s3cr3t-Secret-Value"}})
 	if len(failedOf(r)) != 2 {
 		t.Fatalf("failed: %v", failedOf(r))
 	}

@@ -371,7 +371,7 @@ func oneStream(t *T) {
 		}
 		answers[i].id = id
 		wg.Add(1)
-		go func() { // ends when the answer is read, or the check's time runs out
+		go func() { // one-stream ping: ends when the answer is read, or the check's time runs out
 			defer wg.Done()
 			answers[i].x, answers[i].err = c.post(t.ctx, httpReq{body: msg}, id)
 		}()

@@ -409,7 +409,7 @@ func (t *T) versionAnswer(offered string) versionAnswer {
 		}
 		ask := &versionAsk{done: make(chan struct{})}
 		r.versions.asks[v] = ask
-		go func() { // ends when the server has answered, or its bounds ran out
+		go func() { // version ask: ends when the server has answered, or its bounds ran out
 			ctx, cancel := context.WithTimeoutCause(r.ctx, r.opts.StartTimeout+r.opts.CheckTimeout, &outOfTime{d: r.opts.StartTimeout + r.opts.CheckTimeout})
 			defer cancel()
 			ask.a = r.askVersion(ctx, v)

@@ -19,8 +19,6 @@ func specText(t *testing.T, c *Check) string {
 		path = "jsonrpc-2.0.txt"
 	case c.Spec == "RFC 9110":
 		path = "rfc9110.txt"
-	case c.Spec == appsSpec: // one page, its sections named by their headings
-		path = filepath.Join("ext-apps", "2026-01-26", "apps.mdx")
 	default:
 		page, _, _ := strings.Cut(c.Section, "#")
 		if page == "schema" {
@@ -30,11 +28,8 @@ func specText(t *testing.T, c *Check) string {
 		}
 	}
 	data, err := os.ReadFile(filepath.Join("testdata", "spec", path))
-	if os.IsNotExist(err) && strings.HasSuffix(path, ".mdx") { // a section's index page, or a page in plain Markdown
+	if os.IsNotExist(err) && strings.HasSuffix(path, ".mdx") { // a section's index page
 		data, err = os.ReadFile(filepath.Join("testdata", "spec", strings.TrimSuffix(path, ".mdx"), "index.mdx"))
-		if os.IsNotExist(err) {
-			data, err = os.ReadFile(filepath.Join("testdata", "spec", strings.TrimSuffix(path, "x")))
-		}
 	}
 	if err != nil {
 		t.Fatalf("%s: %v (copy the page from the specification's repository into testdata/spec)", c.ID, err)

@@ -77,15 +77,18 @@ type MaxTimeError = errMaxTime
 
 // runner is one run.
 type runner struct {
-	ctx     context.Context // the run's, which --max-time and Ctrl-C end
-	target  *Target
-	opts    Options
-	main    *mcp.Client
-	facts   *facts
-	watches *watches
-	wire    *mainWire
-	shared  *group // the connections of the checks that leave no state
-	secrets []string
+	ctx context.Context // the run's, which --max-time and Ctrl-C end
+	// leaveAfter, when set, is how long an overrun check may take to
+	// return before it is left (abandonWait; tests set it short).
+	leaveAfter time.Duration
+	target     *Target
+	opts       Options
+	main       *mcp.Client
+	facts      *facts
+	watches    *watches
+	wire       *mainWire
+	shared     *group // the connections of the checks that leave no state
+	secrets    []string
 
 	diagOnce sync.Once
 	diag     *diagnosis // the first-contact diagnosis, once started
@@ -193,7 +196,7 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 	var wg sync.WaitGroup
 	for range min(opts.Parallel, max(len(units), 1)) {
 		wg.Add(1)
-		go func() { // a worker: stops when work is closed
+		go func() { // one of the check workers: stops when work is closed
 			defer wg.Done()
 			for unit := range work {
 				g := r.shared
@@ -330,7 +333,7 @@ func (r *runner) closeAll() {
 	var wg sync.WaitGroup
 	for _, c := range conns {
 		wg.Add(1)
-		go func() { // ends when the connection is closed (bounded)
+		go func() { // check's connection closer: ends when the connection is closed (bounded)
 			defer wg.Done()
 			c.close()
 		}()
@@ -353,7 +356,7 @@ func (r *runner) runCheck(ctx context.Context, c *Check, g *group) Outcome {
 	defer cancel(nil)
 	t := &T{ctx: cctx, r: r, check: c, g: g, clock: clk}
 	ended := make(chan Outcome, 1)
-	go func() { // ends when the check returns, fails or skips (runtime.Goexit)
+	go func() { // check body: ends when the check returns, fails or skips (runtime.Goexit)
 		defer func() {
 			if p := recover(); p != nil {
 				t.out = Outcome{Status: Failed, Message: fmt.Sprintf("the check itself failed: %v", p)}
@@ -377,7 +380,7 @@ func (r *runner) runCheck(ctx context.Context, c *Check, g *group) Outcome {
 		// not return soon after is left, and its connection closed.
 		select {
 		case out = <-ended:
-		case <-time.After(2 * time.Second):
+		case <-time.After(r.abandonWait()):
 			if g != nil && g != r.shared {
 				g.close()
 			}
@@ -388,15 +391,28 @@ func (r *runner) runCheck(ctx context.Context, c *Check, g *group) Outcome {
 	if ctx.Err() != nil && out.Status != Passed {
 		return Outcome{Status: Skipped, Message: "not run to its end: " + safetext.Line(context.Cause(ctx).Error()), Took: time.Since(start)}
 	}
-	t.out = out
-	t.out.Took = time.Since(start)
-	t.out.Sent = r.mask(t.out.Sent, 300)
-	t.out.Received = r.mask(t.out.Received, 300)
-	t.out.Message = r.mask(t.out.Message, 400)
-	for i, n := range t.out.Notes {
-		t.out.Notes[i] = r.mask(n, 300)
+	// out is the runner's own from here: t.out may still be written by a
+	// check that overran and was left (its goroutine runs on), so the
+	// runner never writes or reads it again.
+	out.Took = time.Since(start)
+	out.Sent = r.mask(out.Sent, 300)
+	out.Received = r.mask(out.Received, 300)
+	out.Message = r.mask(out.Message, 400)
+	notes := make([]string, len(out.Notes))
+	for i, n := range out.Notes {
+		notes[i] = r.mask(n, 300)
 	}
-	return t.out
+	out.Notes = notes
+	return out
+}
+
+// abandonWait is how long a check that overran its time may take to
+// return before it is left and its connection closed.
+func (r *runner) abandonWait() time.Duration {
+	if r.leaveAfter > 0 {
+		return r.leaveAfter
+	}
+	return 2 * time.Second
 }
 
 // mask makes text from the server fit a report: clipped to n bytes,
@@ -802,7 +818,7 @@ func timedOut(cause error) Outcome {
 func (r *runner) traffic(t *T) {
 	sub := &T{ctx: t.ctx, r: r, check: t.check, g: t.g, clock: t.clock}
 	done := make(chan struct{})
-	go func() { // ends when the run returns, fails or skips (runtime.Goexit)
+	go func() { // watch check's traffic: ends when the run returns, fails or skips (runtime.Goexit)
 		defer close(done)
 		defer func() { recover() }()
 		sub.check.run(sub)

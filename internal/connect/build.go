@@ -29,7 +29,7 @@ func watchBuild(t *mcp.CommandTransport, clocks *startClocks, w *startWait) (sto
 	done := make(chan struct{})
 	var once sync.Once
 	stop = func() { once.Do(func() { close(done) }) }
-	go func() { // ends when the server is built, or at stop
+	go func() { // build watcher: ends when the server is built, or at stop
 		tick := time.NewTicker(buildPoll)
 		defer tick.Stop()
 		var resume func()

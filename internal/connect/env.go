@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/oauth"
@@ -27,6 +28,11 @@ type Env struct {
 	// Ask asks the user for a config file's ${input:ID} on the terminal;
 	// nil when there is none (see config.Env.Ask).
 	Ask func(s *config.Server, in config.Input) (string, error)
+	// Grace is how long a stdio server is given at each step of its
+	// shutdown; zero is mcp.DefaultGrace. Tests make it long, to tell a
+	// shutdown cut short from one waited out without a race against the
+	// clock.
+	Grace time.Duration
 }
 
 // System is the process's own Env.

@@ -31,12 +31,15 @@ type ServerFlags struct {
 
 // TargetFlags say which server.
 type TargetFlags struct {
-	URL       string `short:"u" name:"url"`
-	Server    string `short:"s" name:"server"`
-	Session   string `name:"session"`
-	SessionID string `name:"session-id"`
-	Config    string `name:"config" type:"existingfile"`
-	Pin       string `name:"pin"`
+	URL    string `short:"u" name:"url"`
+	Server string `short:"s" name:"server" type:"servername"`
+	// Servers are the names --server was given, in order (Server is the
+	// last): serve puts them all behind one endpoint.
+	Servers   []string `kong:"-"`
+	Session   string   `name:"session"`
+	SessionID string   `name:"session-id"`
+	Config    string   `name:"config" type:"existingfile"`
+	Pin       string   `name:"pin"`
 }
 
 // ReachFlags say how to reach it: a stdio server's environment, an HTTP

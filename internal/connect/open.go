@@ -169,7 +169,7 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 func awaitCapabilities(ctx context.Context, session *mcp.Session, await func(context.Context) (json.RawMessage, error)) (json.RawMessage, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	go func() { // ends with the wait: the session's end cuts it short
+	go func() { // capabilities wait's session watcher: ends with the wait: the session's end cuts it short
 		select {
 		case <-session.Done():
 			cancel(session.Err())
@@ -229,7 +229,7 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 		}
 		return tr, nil
 	}
-	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log, Groups: h.Groups, Framing: s.Framing, MaxMessage: s.MaxMessage}
+	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log, Groups: h.Groups, Framing: s.Framing, MaxMessage: s.MaxMessage, Grace: env.Grace}
 	if !s.Quiet {
 		opts.Stderr, opts.StderrShown = h.ServerStderr, h.ServerStderrShown
 	}

@@ -25,6 +25,12 @@ import (
 // expanded; -H @FILE, --client-secret and --id-token are read. Warnings
 // about the entry go to log.
 func Resolve(f Flags, explicit map[string]bool, server []string, env Env, log *slog.Logger) (*Settings, error) {
+	return resolve(f, explicit, server, env, log, nil)
+}
+
+// resolve is Resolve; entry, when set, is the config entry of f.Server,
+// found by the caller.
+func resolve(f Flags, explicit map[string]bool, server []string, env Env, log *slog.Logger, entry *config.Server) (*Settings, error) {
 	given := 0
 	for _, set := range []bool{f.URL != "", f.Server != "", len(server) > 0, f.Session != ""} {
 		if set {
@@ -52,7 +58,7 @@ func Resolve(f Flags, explicit map[string]bool, server []string, env Env, log *s
 	}
 	src := Source{URL: f.URL, Command: server}
 	if f.Server != "" {
-		x, untrusted, err := lookup(f, env, log)
+		x, untrusted, err := lookup(f, env, log, entry)
 		if err != nil {
 			return nil, err
 		}
@@ -77,13 +83,18 @@ func Resolve(f Flags, explicit map[string]bool, server []string, env Env, log *s
 	return Merge(f, explicit, src, env)
 }
 
-// lookup finds --server in the config files, checks trust and expands it.
-func lookup(f Flags, env Env, log *slog.Logger) (*config.Expanded, bool, error) {
+// lookup finds --server in the config files (unless s is its entry,
+// found already), checks trust and expands it.
+func lookup(f Flags, env Env, log *slog.Logger, s *config.Server) (*config.Expanded, bool, error) {
 	cenv := env.Config(env.Path(f.Config))
-	s, skipped, err := config.Find(cenv, f.Server)
-	WarnSkipped(log, skipped)
-	if err != nil {
-		return nil, false, &clierr.ConfigError{Err: err}
+	if s == nil {
+		var skipped []*config.FileError
+		var err error
+		s, skipped, err = config.Find(cenv, f.Server)
+		WarnSkipped(log, skipped)
+		if err != nil {
+			return nil, false, &clierr.ConfigError{Err: err}
+		}
 	}
 	untrusted := false
 	if s.File.Kind == config.Project {

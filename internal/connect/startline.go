@@ -74,7 +74,7 @@ func (w *startWait) heard(next func(int)) func(int) {
 			if w.line.Load() != nil {
 				// Not on the reader: a terminal that does not read holds
 				// the line's write. It returns once the line is cleared.
-				go w.stop()
+				go w.stop() // progress line stopper
 			}
 		}
 		if next != nil {

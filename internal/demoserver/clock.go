@@ -91,7 +91,7 @@ func (c *clock) add(ss *mcp.ServerSession) {
 	if c.onRunning != nil {
 		c.onRunning(true)
 	}
-	go c.run(c.stop) // stopped by closing c.stop, when the last subscriber leaves
+	go c.run(c.stop) // demo clock: stopped by closing c.stop, when the last subscriber leaves
 }
 
 func (c *clock) remove(ss *mcp.ServerSession) {

@@ -170,7 +170,7 @@ func TestSlowProgressAndCancel(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("CallTool err = %v, want context.Canceled", err)
 		}
-	case <-time.After(2 * time.Second):
+	case <-time.After(30 * time.Second): // a hang guard
 		t.Fatal("CallTool did not return after cancel")
 	}
 	select {
@@ -178,7 +178,7 @@ func TestSlowProgressAndCancel(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("handler saw %v, want context.Canceled", err)
 		}
-	case <-time.After(2*time.Second - time.Since(start)):
+	case <-time.After(30*time.Second - time.Since(start)):
 		t.Fatal("handler did not observe cancellation")
 	}
 }

@@ -81,7 +81,7 @@ func (w *walk) stdio(ctx context.Context) {
 	modern := w.t.Era == "modern"
 	method, body := w.firstRequest(modern)
 	start := time.Now()
-	go func() { // ends when the server answers, ends, or is closed (the deferred Close)
+	go func() { // doctor's stdio reader: ends when the server answers, ends, or is closed (the deferred Close)
 		for {
 			data, err := tr.Read()
 			if err != nil {

@@ -49,7 +49,7 @@ func (t *lineTerminal) ReadLine(ctx context.Context) (string, error) {
 	if t.pending == nil {
 		ch := make(chan lineResult, 1)
 		t.pending = ch
-		go func() {
+		go func() { // terminal line reader: ends when a line is read
 			line, err := t.r.ReadString('\n')
 			if err == io.EOF && line != "" {
 				err = nil // the last line had no line ending; EOF comes next time

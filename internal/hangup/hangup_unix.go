@@ -36,7 +36,7 @@ func watch(f *os.File) (<-chan struct{}, func()) {
 	// a pipe whose reader has closed its end, POLLERR; on a socket whose
 	// peer has gone, POLLHUP.
 	fds := []unix.PollFd{{Fd: int32(fd)}, {Fd: int32(wakeR.Fd()), Events: unix.POLLIN}}
-	go func() { // ends when f hangs up, or stop is called
+	go func() { // hang-up watcher: ends when f hangs up, or stop is called
 		defer close(stopped)
 		for {
 			_, err := unix.Poll(fds, -1)

@@ -48,7 +48,7 @@ func (f *Filter) RunWithin(ctx context.Context, input any, b Bounds) iter.Seq2[a
 		defer cancel()
 		done := make(chan struct{})
 		defer close(done)
-		go watchAlloc(b.Alloc, done, func() { // ends with the run
+		go watchAlloc(b.Alloc, done, func() { // allocation watcher: ends with the run
 			stop(&LimitError{"memory", fmt.Sprintf("%d MiB allocated", b.Alloc>>20)})
 		})
 		outputs(f.code.RunWithContext(ctx, input, f.values...), func(v any, err error) bool {

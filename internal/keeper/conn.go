@@ -83,7 +83,7 @@ func (k *Keeper) serveConn(nc net.Conn, idle time.Duration) {
 	secrets := slices.Clone(k.secrets)
 	k.mu.Unlock()
 	c.writeControl(control{Hello: &hello{State: k.Client.State(), Secrets: secrets, Answers: k.Answers}})
-	go c.writer() // stops when the command leaves (detach) or is let go
+	go c.writer() // attached command's writer: stops when the command leaves (detach) or is let go
 	defer k.detach(c, idle)
 	for {
 		line, err := readLine(r)
@@ -201,7 +201,7 @@ func (c *conn) handle(m rpc, headers []mcp.ParamHeader) {
 		c.mu.Lock()
 		c.inflight[id] = cancel
 		c.mu.Unlock()
-		go c.relay(ctx, cancel, m)
+		go c.relay(ctx, cancel, m) // relayed request: ends when the server answers, or it is cancelled
 	case m.Method == "notifications/cancelled":
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`

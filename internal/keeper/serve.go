@@ -153,7 +153,7 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 		os.Remove(ln.Paths.Info)
 		k.infoMu.Unlock()
 	}()
-	go k.accept(idle) // stops when ln is closed
+	go k.accept(idle) // keeper's listener: stops when ln is closed
 	every := k.CheckEvery
 	if every == 0 {
 		every = checkEvery
@@ -184,7 +184,7 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 		case err := <-k.broken:
 			if !probing && !answered(err) {
 				probing = true
-				go func() { probed <- k.gone(probeCtx, err) }() // ends within probeWait, or when Serve returns
+				go func() { probed <- k.gone(probeCtx, err) }() // keeper's probe: ends within probeWait, or when Serve returns
 			}
 		case err := <-probed:
 			probing = false
@@ -295,7 +295,7 @@ func (k *Keeper) AddSecret(secrets ...string) {
 // hands its memory back itself (see largeResults).
 func (k *Keeper) release() {
 	if k.freeing.CompareAndSwap(false, true) {
-		go func() { // stops when the collection is done
+		go func() { // memory release: stops when the collection is done
 			debug.FreeOSMemory()
 			k.freeing.Store(false)
 		}()
@@ -321,7 +321,7 @@ func (k *Keeper) accept(idle time.Duration) {
 			c.Close()
 			continue
 		}
-		go k.serveConn(c, idle)
+		go k.serveConn(c, idle) // attached command: ends when it leaves, or the session ends
 	}
 }
 

@@ -211,15 +211,15 @@ func (r *run) measure() (*Result, error) {
 	var watchers sync.WaitGroup
 	if r.shared != nil {
 		watchers.Add(1)
-		go r.watchShared(finished, &watchers) // ends with the run
+		go r.watchShared(finished, &watchers) // shared-session watcher: ends with the run
 	}
 	mon := newMonitor(r)
 	watchers.Add(1)
-	go mon.watch(finished, &watchers) // ends with the run
+	go mon.watch(finished, &watchers) // load monitor: ends with the run
 	var wg sync.WaitGroup
 	for i := range r.cfg.Concurrency {
 		wg.Add(1)
-		go func() { // returns when the plan ends, the run is cut or interrupted
+		go func() { // load session: returns when the plan ends, the run is cut or interrupted
 			defer wg.Done()
 			r.worker(i)
 		}()

@@ -20,7 +20,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/suggest"
 	"github.com/mcpv/mcpv/internal/surface"
@@ -43,8 +42,8 @@ type Mock struct {
 	// a read nothing answers is of.
 	templates []*uritemplate.Template
 
-	mu sync.Mutex    // guards h
-	h  connect.Hooks // serve's, for notifications and questions to clients
+	mu sync.Mutex  // guards r
+	r  serve.Relay // serve's, for notifications and questions to clients
 
 	// observe, when set, is told of each question put to a client and
 	// its answer (set before serving starts).
@@ -91,19 +90,19 @@ func (m *Mock) ObserveQuestions(f func(serve.Exchange)) { m.observe = f }
 // server it does not play.
 func (m *Mock) Notes() []string { return m.notes }
 
-// Open is the mock as serve's upstream, with serve's hooks, which carry
-// its notifications and questions to the clients.
-func (m *Mock) Open(_ context.Context, h connect.Hooks) (serve.Upstream, error) {
+// Open is the mock as serve's upstream, with serve's relay, which
+// carries its notifications and questions to the clients.
+func (m *Mock) Open(_ context.Context, r serve.Relay) (serve.Upstream, error) {
 	m.mu.Lock()
-	m.h = h
+	m.r = r
 	m.mu.Unlock()
 	return m, nil
 }
 
-func (m *Mock) hooks() connect.Hooks {
+func (m *Mock) relay() serve.Relay {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.h
+	return m.r
 }
 
 func (m *Mock) State() mcp.State {

@@ -46,14 +46,18 @@ func demoUpstream(t *testing.T, rec serve.Recorder) *serve.Server {
 	s := &connect.Settings{URL: ts.URL, Mode: mcp.ModeAuto, ProtocolEra: "legacy", ConnectTimeout: 30 * time.Second, Auth: connect.Auth{Mode: "none"}}
 	env := connect.Env{Cwd: t.TempDir(), GOOS: runtime.GOOS}
 	srv := &serve.Server{
-		Open: func(ctx context.Context, h connect.Hooks) (serve.Upstream, error) {
-			c, err := connect.Open(ctx, s, env, h)
+		Open: func(ctx context.Context, r serve.Relay) (serve.Upstream, error) {
+			c, err := connect.Open(ctx, s, env, connect.Hooks{Client: mcp.Implementation{Name: "mcpv", Version: "test"}, LogsElsewhere: true,
+				NoteBackPressure: true, OnNotification: r.OnNotification, Route: r.Route, Capabilities: r.Capabilities,
+				AwaitCapabilities: r.AwaitCapabilities, ReadGate: r.ReadGate, Secret: r.Secret})
 			if err != nil {
 				return nil, err
 			}
-			return serve.Conn(c), nil
+			return serve.ClientUpstream(c.Client, func(ctx context.Context, name string) (json.RawMessage, bool) {
+				t, err := c.Tools.Find(ctx, c.Client, name)
+				return t.Raw, err == nil
+			}, c.Close), nil
 		},
-		Hooks:  connect.Hooks{Client: mcp.Implementation{Name: "mcpv", Version: "test"}},
 		Record: rec,
 	}
 	start(t, srv)
@@ -72,7 +76,7 @@ func mockServer(t *testing.T, snapshot, responses []byte) *serve.Server {
 		t.Fatalf("responses: %v\n%s", err, responses)
 	}
 	m := mock.New(snap, resp, mcp.Implementation{Name: "mock", Version: "test"})
-	srv := &serve.Server{Open: func(context.Context, connect.Hooks) (serve.Upstream, error) { return m, nil }}
+	srv := &serve.Server{Open: func(context.Context, serve.Relay) (serve.Upstream, error) { return m, nil }}
 	start(t, srv)
 	return srv
 }

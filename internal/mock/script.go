@@ -173,7 +173,7 @@ var errClosed = errors.New("the mock was closed")
 func (m *Mock) run(ctx context.Context, e *Entry, c call) (json.RawMessage, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	go func() { // ends with the call, or when the mock closes
+	go func() { // mock call's close watcher: ends with the call, or when the mock closes
 		select {
 		case <-m.done:
 			cancel(errClosed)
@@ -228,8 +228,8 @@ func (m *Mock) tell(ctx context.Context, method string, params json.RawMessage) 
 	if serve.Tell(ctx, method, params) {
 		return
 	}
-	if h := m.hooks(); h.OnNotification != nil {
-		h.OnNotification(method, params)
+	if r := m.relay(); r.OnNotification != nil {
+		r.OnNotification(method, params)
 	}
 }
 
@@ -241,7 +241,7 @@ func (m *Mock) ask(ctx context.Context, e *Entry, i int, a *Ask) (any, error) {
 	if a.Timeout != nil {
 		wait = time.Duration(*a.Timeout)
 	}
-	route := m.hooks().Route
+	route := m.relay().Route
 	if route == nil {
 		return errorAnswer(&mcp.RPCError{Code: mcp.CodeInternalError, Message: a.Method + ": no client to ask"}), nil
 	}

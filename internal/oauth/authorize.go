@@ -120,7 +120,7 @@ func Authorize(ctx context.Context, r AuthorizeRequest) (code, verifier string, 
 	}
 	serveDone := make(chan struct{}) // closed when Serve has returned
 	var serveErr error               // Serve's error; read only after serveDone is closed
-	// The server goroutine: stopped by srv.Close in the deferred function
+	// The OAuth loopback server: stopped by srv.Close in the deferred function
 	// below, which runs on every return path and waits for it. Close, not
 	// Shutdown: a browser's idle speculative connection would hold Shutdown
 	// up, and the decisive page has been flushed already.

@@ -134,7 +134,7 @@ type multiListener struct {
 func newMultiListener(lns []net.Listener) *multiListener {
 	m := &multiListener{lns: lns, conns: make(chan net.Conn), done: make(chan struct{})}
 	for _, ln := range lns {
-		// Stopped by Close: ln.Accept fails once ln is closed.
+		// A loopback accept: stopped by Close; ln.Accept fails once ln is closed.
 		go func() {
 			for {
 				c, err := ln.Accept()

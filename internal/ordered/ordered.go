@@ -63,13 +63,13 @@ func Run[T, R any](ctx context.Context, o Options[T, R]) error {
 	order := make(chan *item[T, R], o.Workers)
 	work := make(chan *item[T, R])
 	readErr := make(chan error, 1)
-	go func() { // the reader; see the package doc
+	go func() { // the batch reader; see the package doc
 		readErr <- read(ctx, o.Next, order, work)
 		close(order)
 		close(work)
 	}()
 	for range o.Workers {
-		go func() { // a worker; stops when work is closed
+		go func() { // one of the batch workers; stops when work is closed
 			for it := range work {
 				it.done <- o.Do(ctx, it.job)
 			}

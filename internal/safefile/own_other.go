@@ -11,3 +11,6 @@ func notOwn(string, fs.FileInfo) error { return nil }
 // othersMayWrite: on this system the mode bits say nothing of who may
 // write a file.
 func othersMayWrite(string, fs.FileInfo) error { return nil }
+
+// othersMayRead: nor who may read it.
+func othersMayRead(string, fs.FileInfo) error { return nil }

@@ -25,3 +25,13 @@ func judged(path string, fi fs.FileInfo, want Want) error {
 	}
 	return err
 }
+
+// othersMayRead says that users other than the file's owner may read (or
+// write) the file at path, of fi.
+func othersMayRead(path string, fi fs.FileInfo) error {
+	err := judged(path, fi, Unread)
+	if err != nil {
+		err = errors.New(err.Error() + "; chmod 600 it")
+	}
+	return err
+}

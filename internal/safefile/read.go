@@ -7,6 +7,7 @@ package safefile
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -70,7 +71,17 @@ func kindOf(m os.FileMode) string {
 // file): it must also be the user's own, or the system's (root's), and
 // writable by no one else, or another user of the machine could swap
 // what the user approved for what they would have approved.
-func ReadOwn(path string) ([]byte, error) {
+func ReadOwn(path string) ([]byte, error) { return readChecked(path, othersMayWrite) }
+
+// ReadPrivate is ReadOwn for a file that holds a secret (a bearer token):
+// no other user may read it either, as ssh refuses a private key others
+// can read.
+func ReadPrivate(path string) ([]byte, error) {
+	return readChecked(path, othersMayWrite, othersMayRead)
+}
+
+// readChecked is Read for a file that passes each check.
+func readChecked(path string, checks ...func(string, fs.FileInfo) error) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
 		return nil, err
@@ -80,8 +91,10 @@ func ReadOwn(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := othersMayWrite(path, st); err != nil {
-		return nil, err
+	for _, check := range checks {
+		if err := check(path, st); err != nil {
+			return nil, err
+		}
 	}
 	return readOpen(f)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
@@ -100,5 +101,78 @@ func BenchmarkRelayLarge(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkGatewayRoundTrip: one tools/call echo through serve in front
+// of the go-sdk demo server over stdio, and through a gateway in front of
+// four of them (the call named by its server), each to a client on a
+// pair of pipes: the difference is what the gateway's routing costs.
+func BenchmarkGatewayRoundTrip(b *testing.B) {
+	b.Run("serve", func(b *testing.B) {
+		c, _ := stdioClient(b, startServer(b, demoStdio(), nil, false), "legacy")
+		roundTrips(b, c, json.RawMessage(`{"name":"echo","arguments":{"message":"hi"}}`))
+	})
+	b.Run("gateway", func(b *testing.B) {
+		var members []testMember
+		for _, name := range []string{"s1", "s2", "s3", "s4"} {
+			members = append(members, testMember{name: name, settings: demoStdio(), eager: true})
+		}
+		g, _ := startGateway(b, members...)
+		c, _ := stdioClient(b, g.Server(), "legacy")
+		roundTrips(b, c, json.RawMessage(`{"name":"s3__echo","arguments":{"message":"hi"}}`))
+	})
+}
+
+// BenchmarkGatewayList: one tools/list page through the gateway in front
+// of four demo servers (each page one server's), beside one through serve.
+func BenchmarkGatewayList(b *testing.B) {
+	b.Run("serve", func(b *testing.B) {
+		c, _ := stdioClient(b, startServer(b, demoStdio(), nil, false), "legacy")
+		listPages(b, c)
+	})
+	b.Run("gateway", func(b *testing.B) {
+		var members []testMember
+		for _, name := range []string{"s1", "s2", "s3", "s4"} {
+			members = append(members, testMember{name: name, settings: demoStdio(), eager: true})
+		}
+		g, _ := startGateway(b, members...)
+		c, _ := stdioClient(b, g.Server(), "legacy")
+		listPages(b, c)
+	})
+}
+
+func listPages(b *testing.B, c *mcp.Client) {
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := c.Call(ctx, "tools/list", json.RawMessage(`{}`)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGatewayLazyStart: a gateway of twenty servers started lazily
+// (each a server that never starts), to its client's initialize answered.
+func BenchmarkGatewayLazyStart(b *testing.B) {
+	var members []testMember
+	for i := range 20 {
+		members = append(members, testMember{name: "s" + strconv.Itoa(i), settings: fakeStdio("slow-start=600000")})
+	}
+	for b.Loop() {
+		g := &Gateway{}
+		for _, tm := range members {
+			g.Members = append(g.Members, &Member{Name: tm.name, Server: serverFor(b, tm.settings)})
+		}
+		if err := g.Start(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		c, _ := stdioClient(b, g.Server(), "legacy")
+		c.Close(context.Background())
+		for _, m := range g.Members {
+			if st, _ := m.life.status(); st != lifeIdle {
+				b.Fatalf("%s started", m.Name)
+			}
+		}
+		g.Close()
 	}
 }

@@ -224,7 +224,7 @@ func (u *upstream) bridged(ctx context.Context, c *client, method string, params
 	cctx = u.relaying(cctx, r)
 	u.fly(&r, true)
 	u.hold()
-	go func() { // ends when the server answers the call, or it is cancelled
+	go func() { // bridged call: ends when the server answers the call, or it is cancelled
 		defer u.release()
 		defer u.fly(&r, false)
 		defer release()
@@ -464,7 +464,7 @@ func (b *bridge) abandon(why string) {
 		b.cancel()
 		return
 	}
-	go func() { // ends with the call, or abandonGrace after the answers
+	go func() { // cancel of a call given up: ends with the call, or abandonGrace after the answers
 		t := time.NewTimer(abandonGrace)
 		defer t.Stop()
 		select {

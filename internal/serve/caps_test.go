@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/connect"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -71,7 +70,7 @@ func TestStdioClientsCapabilities(t *testing.T) {
 func TestClientCapsWithoutAWait(t *testing.T) {
 	t.Parallel()
 	up := &hang{done: make(chan struct{}), called: make(chan struct{}, 1)}
-	srv := &Server{Open: func(context.Context, connect.Hooks) (Upstream, error) { return up, nil }, ClientCaps: true}
+	srv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }, ClientCaps: true}
 	started := make(chan error, 1)
 	go func() { started <- srv.Start(context.Background()) }()
 	select {
@@ -92,8 +91,8 @@ func TestClientCapsWithoutAWait(t *testing.T) {
 func TestCloseEndsTheHandshake(t *testing.T) {
 	t.Parallel()
 	ending, release, ended := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	srv := &Server{ClientCaps: true, Open: func(ctx context.Context, h connect.Hooks) (Upstream, error) {
-		_, err := h.AwaitCapabilities(ctx)
+	srv := &Server{ClientCaps: true, Open: func(ctx context.Context, r Relay) (Upstream, error) {
+		_, err := r.AwaitCapabilities(ctx)
 		close(ending)
 		<-release // the server's stop takes a while
 		close(ended)

@@ -33,6 +33,17 @@ type client struct {
 	headers func(id json.RawMessage) http.Header
 
 	outbox // its notifications, on their way to it (notes.go)
+
+	// Behind a gateway (multi.go): gate is the front of a client of the
+	// endpoint; parent, on a sub-client of a member, is the client of
+	// the endpoint whose downstream session it shares.
+	gate   *front
+	parent *client
+	// who is the view of the client's bearer token (nil: everything);
+	// view, on a client of a member's own path, its guard over the
+	// member's names (multiview.go).
+	who  *View
+	view *viewGuard
 }
 
 // serveClientWith starts a downstream session for one client on t. It
@@ -40,8 +51,15 @@ type client struct {
 func (s *Server) serveClientWith(t mcp.Transport, d *drain, headers func(json.RawMessage) http.Header) *client {
 	c := &client{srv: s, n: s.served.Add(1), ready: make(chan struct{}), drain: d, headers: headers}
 	t = &scrubbed{Transport: t, secrets: s.Secrets}
-	c.sess = mcp.NewSession(t, mcp.SessionOptions{Handler: c.observed(c.handle), OnNotification: c.notified, Record: c.noteRecorder(), Log: s.Log})
+	handle := c.handle
+	if s.gw != nil {
+		handle = s.gw.serveFront(c)
+	}
+	c.sess = mcp.NewSession(t, mcp.SessionOptions{Handler: c.observed(handle), OnNotification: c.notified, Record: c.noteRecorder(), Log: s.Log})
 	close(c.ready)
+	if c.gate != nil {
+		s.gw.enter(c.gate) // from now on it hears of the members' changes
+	}
 	return c
 }
 
@@ -49,6 +67,9 @@ func (s *Server) serveClientWith(t mcp.Transport, d *drain, headers func(json.Ra
 func (c *client) close() {
 	c.sess.Close(context.Background())
 	c.sayDropped()
+	if c.gate != nil {
+		c.gate.close()
+	}
 	c.mu.Lock()
 	up := c.up
 	c.mu.Unlock()
@@ -62,8 +83,20 @@ func (c *client) close() {
 // capabilities the client declared, which a session opened for it
 // declares (the shared one with ClientCaps, or its own).
 func (c *client) upstream(ctx context.Context, caps json.RawMessage) (*upstream, error) {
+	return c.upstreamFor(ctx, caps, nil)
+}
+
+// upstreamFor is upstream for a request with params: a modern client's,
+// with Isolate, takes an idle session of its token's when one is kept
+// (the one that holds the task params name, if one does: isolate.go).
+func (c *client) upstreamFor(ctx context.Context, caps, params json.RawMessage) (*upstream, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.up != nil && c.srv.life != nil && c.up.ended() {
+		// A gateway member's session that ended: the next one serves.
+		c.up.detach(c)
+		c.up = nil
+	}
 	if c.up != nil {
 		return c.up, nil
 	}
@@ -74,16 +107,49 @@ func (c *client) upstream(ctx context.Context, caps json.RawMessage) (*upstream,
 			return nil, err
 		}
 		c.up = up
+	} else if up := c.idleUpstream(params); up != nil {
+		c.up = up
 	} else {
-		up, err := s.open(ctx, declarable(caps), nil)
+		declare := declarable(caps)
+		if c.modern {
+			// Kept for the token's next modern clients, whose requests
+			// each bring their capabilities: the bridge puts a question
+			// only to a request that declared it.
+			declare = upstreamCaps
+		}
+		up, err := s.open(ctx, declare, nil)
 		if err != nil {
 			return nil, err
 		}
-		up.own = true
+		up.own, up.pooled, up.who = true, c.modern, c.who
 		c.up = up
 	}
 	c.up.attach(c)
 	return c.up, nil
+}
+
+// letIdleGo gives up a modern client's isolated session once its request
+// is answered (before the answer is written: the client's next request
+// finds it idle).
+func (c *client) letIdleGo() {
+	c.mu.Lock()
+	up := c.up
+	if up == nil || !up.pooled {
+		c.mu.Unlock()
+		return
+	}
+	c.up = nil
+	c.mu.Unlock()
+	up.detach(c)
+}
+
+// idleUpstream is an idle isolated session kept for a modern client of
+// c's token, nil when none is (or c is not modern); c.mu is held.
+func (c *client) idleUpstream(params json.RawMessage) *upstream {
+	if !c.modern {
+		return nil
+	}
+	return c.srv.idle.take(c.who, params)
 }
 
 func (c *client) handle(ctx context.Context, method string, params json.RawMessage) (_ json.RawMessage, err error) {
@@ -92,6 +158,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	// client before the answer does, as it came.
 	defer c.flushNotes(ctx, mcp.IncomingID(ctx))
 	if method == "server/discover" || rawjson.IsObject(params) && hasModernMeta(params) {
+		defer c.letIdleGo()
 		return c.handleModern(ctx, method, params)
 	}
 	var caps json.RawMessage
@@ -114,6 +181,9 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 		return c.setLogLevel(params)
 	}
 	if rerr := c.srv.Guard.check(ctx, method, params, up.readOnly); rerr != nil {
+		return nil, rerr
+	}
+	if rerr := c.view.check(ctx, method, params, up.readOnly); rerr != nil {
 		return nil, rerr
 	}
 	if rerr := up.pinCheck(ctx, method, params); rerr != nil {
@@ -154,7 +224,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	if err != nil {
 		return nil, rpcError(err)
 	}
-	res = up.pinFilter(method, c.srv.Guard.filter(method, up.taskResult(c, method, res)), mark)
+	res = c.view.filter(method, up.pinFilter(method, c.srv.Guard.filter(method, up.taskResult(c, method, res)), mark))
 	if c.srv.Record != nil {
 		// What the client got, after the guard and the pin: a recording
 		// holds nothing they withhold.
@@ -396,7 +466,7 @@ func (c *client) ask(ctx context.Context, method string, params json.RawMessage)
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
-		go func() { // ends with the request, or at the end of the input
+		go func() { // end-of-input watcher: ends with the request, or at the end of the input
 			select {
 			case <-c.drain.eof:
 				cancel()
@@ -417,6 +487,10 @@ func (c *client) ask(ctx context.Context, method string, params json.RawMessage)
 func (c *client) notified(method string, params json.RawMessage) {
 	switch method {
 	case "notifications/initialized", "notifications/cancelled", "notifications/progress":
+		return
+	}
+	if c.gate != nil {
+		c.gate.notified(method, params)
 		return
 	}
 	c.mu.Lock()

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/longtest"
 )
 
 // hangHTTP serves a hang upstream over HTTP.
@@ -26,7 +26,7 @@ func hangHTTP(t *testing.T) (*hang, *HTTPHandler, string) {
 func hangServed(t *testing.T, token string, set func(*HTTPHandler)) (*hang, *HTTPHandler, string) {
 	t.Helper()
 	up := &hang{done: make(chan struct{}), called: make(chan struct{}, 1), cancelled: make(chan struct{}, 1)}
-	srv := &Server{Open: func(context.Context, connect.Hooks) (Upstream, error) { return up, nil }}
+	srv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }}
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -157,6 +157,7 @@ func TestHTTPUpstreamDeathAnswersFirst(t *testing.T) {
 // request beyond is refused (503, Retry-After) as soon as it passes the
 // bound, and the bodies are let go when their requests end.
 func TestHTTPBodiesHeldAreBounded(t *testing.T) {
+	longtest.Skip(t, "bodies held by calls the server is slow to answer")
 	t.Parallel()
 	_, h, base := hangServed(t, "", func(h *HTTPHandler) { h.MaxBody, h.MaxHeld = 4096, 7000 })
 	url := base + "/mcp"

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/mcpv/mcpv/internal/config"
-	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp"
 	"golang.org/x/text/unicode/norm"
 )
@@ -131,7 +130,7 @@ func TestGuardCannotBeWalkedAround(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			up := &lenient{done: make(chan struct{})}
-			srv := &Server{Open: func(context.Context, connect.Hooks) (Upstream, error) { return up, nil }, Guard: Guards{tt.guard}}
+			srv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }, Guard: Guards{tt.guard}}
 			if err := srv.Start(context.Background()); err != nil {
 				t.Fatal(err)
 			}

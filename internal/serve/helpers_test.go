@@ -45,23 +45,35 @@ func settingsFor(url, era string, header http.Header) *connect.Settings {
 // describe.
 func serverFor(t testing.TB, s *connect.Settings) *Server {
 	env := connect.Env{Cwd: t.TempDir(), GOOS: runtime.GOOS}
-	return &Server{
-		Open: func(ctx context.Context, h connect.Hooks) (Upstream, error) {
-			c, err := connect.Open(ctx, s, env, h)
-			if err != nil {
-				return nil, err
-			}
-			return Conn(c), nil
-		},
-		Hooks: connect.Hooks{Client: mcp.Implementation{Name: "mcpv", Version: "test"}},
+	return &Server{Open: func(ctx context.Context, r Relay) (Upstream, error) {
+		return testUpstream(connect.Open(ctx, s, env, testRelayHooks(r)))
+	}}
+}
+
+// testRelayHooks are the session opener's hooks for r, as the command
+// line makes them (commands/serve.go, relayHooks).
+func testRelayHooks(r Relay) connect.Hooks {
+	return connect.Hooks{Client: mcp.Implementation{Name: "mcpv", Version: "test"}, LogsElsewhere: true, NoteBackPressure: true,
+		OnNotification: r.OnNotification, Route: r.Route, Capabilities: r.Capabilities, AwaitCapabilities: r.AwaitCapabilities,
+		ReadGate: r.ReadGate, Secret: r.Secret}
+}
+
+// testUpstream is c as an upstream session.
+func testUpstream(c *connect.Conn, err error) (Upstream, error) {
+	if err != nil {
+		return nil, err
 	}
+	return ClientUpstream(c.Client, func(ctx context.Context, name string) (json.RawMessage, bool) {
+		t, err := c.Tools.Find(ctx, c.Client, name)
+		return t.Raw, err == nil
+	}, c.Close), nil
 }
 
 // startServer starts a Server in front of the upstream settings describe.
 func startServer(t testing.TB, s *connect.Settings, guard Guards, isolate bool) *Server {
 	t.Helper()
 	secrets := redact.NewScrubber(io.Discard)
-	secrets.Add(SecretsOf(s)...)
+	secrets.Add(SecretsOf(s.Secrets, s.Env)...)
 	srv := serverFor(t, s)
 	srv.Guard, srv.Isolate, srv.Secrets = guard, isolate, secrets
 	if err := srv.Start(context.Background()); err != nil {

@@ -120,11 +120,22 @@ type HTTPHandler struct {
 	// asked counts the requests POSTed and not yet answered (or given
 	// up).
 	asked outstanding
+
+	// Behind a gateway (multihttp.go): clients are the bearer tokens
+	// and their views, in place of token; admit says whether a view may
+	// reach this handler's server (a member's own path); legacy are the
+	// paths of the legacy transport, in place of LegacyPaths'.
+	clients *Clients
+	admit   func(*View) bool
+	legacy  *[2]string
 }
 
 type httpSession struct {
 	c *client
 	t *httpTransport
+	// who is the view of the token that opened it: a request with
+	// another token does not find it.
+	who *View
 	// legacy: a client of the HTTP+SSE transport, whose session is its
 	// stream's (no idle timer), reached at its message path alone.
 	legacy bool
@@ -179,7 +190,7 @@ func (h *HTTPHandler) Close() {
 	h.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, s := range all {
-		wg.Go(s.c.close) // each waits for its own requests' cancellation
+		wg.Go(s.c.close) // parallel close or settle: each waits for its own requests' cancellation
 	}
 	wg.Wait()
 }
@@ -218,8 +229,9 @@ func (h *HTTPHandler) session(w http.ResponseWriter, r *http.Request) *httpSessi
 		return nil
 	}
 	s := h.lookup(sid, false)
-	if s == nil {
+	if s == nil || s.who != whoOf(r) {
 		httpError(w, http.StatusNotFound, "session not found")
+		return nil
 	}
 	return s
 }
@@ -331,7 +343,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	var s *httpSession
 	switch {
 	case in.request && in.method == "initialize":
-		if _, s = h.open(w, false); s == nil {
+		if _, s = h.open(w, whoOf(r), false); s == nil {
 			return
 		}
 	case modern:
@@ -340,7 +352,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		h.mu.Lock()
 		refuse := h.refusal()
 		if refuse == nil {
-			s = h.newSession()
+			s = h.newSession(whoOf(r))
 			h.answering[s] = true
 		}
 		h.mu.Unlock()
@@ -397,7 +409,7 @@ func acceptsEvents(r *http.Request) bool {
 // open starts a session: for an initialize, named in the answer's
 // headers, or for a legacy client's stream. It answers the refusal and
 // returns nil when one may not open now.
-func (h *HTTPHandler) open(w http.ResponseWriter, legacy bool) (string, *httpSession) {
+func (h *HTTPHandler) open(w http.ResponseWriter, who *View, legacy bool) (string, *httpSession) {
 	b := make([]byte, 16)
 	rand.Read(b)
 	sid := hex.EncodeToString(b)
@@ -407,7 +419,7 @@ func (h *HTTPHandler) open(w http.ResponseWriter, legacy bool) (string, *httpSes
 		refuse(w)
 		return "", nil
 	}
-	s := h.newSession()
+	s := h.newSession(who)
 	s.legacy = legacy
 	h.sessions[sid] = s
 	if !legacy {
@@ -436,10 +448,11 @@ func (h *HTTPHandler) refusal() func(http.ResponseWriter) {
 	return nil
 }
 
-func (h *HTTPHandler) newSession() *httpSession {
+func (h *HTTPHandler) newSession(who *View) *httpSession {
 	t := &httpTransport{in: make(chan []byte), closed: make(chan struct{}), posts: map[string]*stream{}}
 	c := h.srv.serveClientWith(t, nil, t.headers)
-	return &httpSession{c: c, t: t}
+	c.setWho(who)
+	return &httpSession{c: c, t: t, who: who}
 }
 
 // get opens the stream for what the server sends unasked; one at a time.

@@ -22,6 +22,7 @@ package serve
 //   - then the bearer token.
 
 import (
+	"context"
 	"crypto/subtle"
 	"errors"
 	"io"
@@ -76,7 +77,7 @@ const (
 )
 
 func (h *HTTPHandler) route(path string) route {
-	stream, message := LegacyPaths(h.path())
+	stream, message := h.legacyPaths()
 	switch {
 	case path == h.path():
 		return endpoint
@@ -88,6 +89,14 @@ func (h *HTTPHandler) route(path string) route {
 		return sseMessage
 	}
 	return h.cardRoute(path)
+}
+
+// legacyPaths are the legacy transport's paths beside this endpoint.
+func (h *HTTPHandler) legacyPaths() (stream, message string) {
+	if h.legacy != nil {
+		return h.legacy[0], h.legacy[1]
+	}
+	return LegacyPaths(h.path())
 }
 
 func (h *HTTPHandler) path() string {
@@ -116,10 +125,12 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	page := r.Header.Get("Origin")
 	if !h.Origins.Admits(page) && !(h.anyHost && origin.SameHost(page, r.Host)) ||
 		page == "" && r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+		w.Header().Set("Connection", "close")
 		httpError(w, http.StatusForbidden, "origin not allowed")
 		return
 	}
 	if !h.anyHost && !origin.LoopbackHost(r.Host) {
+		w.Header().Set("Connection", "close")
 		httpError(w, http.StatusForbidden, "host not allowed")
 		return
 	}
@@ -143,15 +154,23 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveCard(w, r, rt)
 		return
 	}
-	if h.token != "" {
-		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, []byte("Bearer "+h.token)) != 1 {
-			// Said in the challenge too, which a client shows: this is
-			// no OAuth server, and the token is the one serve printed.
-			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpv serve", error_description="send the bearer token mcpv serve printed on stderr, or was given (--http-token, MCPV_HTTP_TOKEN), as Authorization: Bearer TOKEN"`)
-			httpError(w, http.StatusUnauthorized, "a bearer token is required: the one mcpv serve printed on stderr, or was given (--http-token, MCPV_HTTP_TOKEN), as Authorization: Bearer TOKEN")
-			return
-		}
+	who, ok := h.authorize(r)
+	if !ok {
+		// Said in the challenge too, which a client shows: this is no
+		// OAuth server, and the token is the one serve printed. The
+		// connection is closed: one that got a 401 holds nothing of
+		// serve's, however many a local program opens.
+		w.Header().Set("Connection", "close")
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mcpv serve", error_description="send the bearer token mcpv serve printed on stderr, or was given (--http-token, MCPV_HTTP_TOKEN), as Authorization: Bearer TOKEN"`)
+		httpError(w, http.StatusUnauthorized, "a bearer token is required: the one mcpv serve printed on stderr, or was given (--http-token, MCPV_HTTP_TOKEN), as Authorization: Bearer TOKEN")
+		return
+	}
+	if h.admit != nil && !h.admit(who) {
+		http.NotFound(w, r) // a server the token does not see is not there
+		return
+	}
+	if who != nil {
+		r = r.WithContext(context.WithValue(r.Context(), whoKey{}, who))
 	}
 	switch {
 	case rt == endpoint && r.Method == http.MethodPost:
@@ -179,6 +198,19 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// authorize is the view of the request's client, if its bearer token is
+// one the endpoint takes (with no token asked for, everyone's: nil).
+func (h *HTTPHandler) authorize(r *http.Request) (*View, bool) {
+	if h.clients != nil {
+		return h.clients.who(r)
+	}
+	if h.token == "" {
+		return nil, true
+	}
+	got := []byte(r.Header.Get("Authorization"))
+	return nil, subtle.ConstantTimeCompare(got, []byte("Bearer "+h.token)) == 1
+}
+
 // health answers a probe: 200 while the server is up, 503 once it has
 // gone (or serve is ending), and nothing about the server. It sends
 // nothing upstream, so no number of probes makes the server work: it
@@ -189,6 +221,10 @@ func (h *HTTPHandler) health(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", methods[health])
 		httpError(w, http.StatusMethodNotAllowed, "method not allowed")
+		return
+	}
+	if h.srv.gw != nil {
+		h.gatewayHealth(w, r)
 		return
 	}
 	status, body := http.StatusOK, `{"status":"ok"}`+"\n"

@@ -28,12 +28,12 @@ import (
 // sse opens a legacy client's session and serves its stream until the
 // session ends.
 func (h *HTTPHandler) sse(w http.ResponseWriter, r *http.Request) {
-	sid, s := h.open(w, true)
+	sid, s := h.open(w, whoOf(r), true)
 	if s == nil {
 		return
 	}
 	st := h.pace(newStream())
-	_, message := LegacyPaths(h.path())
+	_, message := h.legacyPaths()
 	st.preamble = "event: endpoint\ndata: " + message + "?sessionId=" + sid + "\n\n"
 	s.t.mu.Lock()
 	s.t.get = st
@@ -54,7 +54,7 @@ func (h *HTTPHandler) message(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s := h.lookup(ids[0], true)
-	if s == nil {
+	if s == nil || s.who != whoOf(r) {
 		httpError(w, http.StatusNotFound, "session not found")
 		return
 	}

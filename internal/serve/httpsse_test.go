@@ -418,3 +418,98 @@ func TestSSEBesidePath(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswerWaitsForItsStream: an answer waits for its stream however
+// long its writer's context lasts (the session gives each answer a
+// bound): given up, a legacy client's call would be answered by nothing
+// while its stream lives on with keep-alives. The stream's own stall
+// bounds the wait (TestSSEStalledClientEnds).
+func TestAnswerWaitsForItsStream(t *testing.T) {
+	t.Parallel()
+	tr := &httpTransport{in: make(chan []byte), closed: make(chan struct{}), posts: map[string]*stream{}}
+	tr.get = newStream()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the writer's bound is over before it writes
+	for i := range 200 {
+		msg := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, i))
+		if err := tr.Write(ctx, msg); err != nil {
+			t.Fatalf("answer %d given up with its stream there to take it: %v", i, err)
+		}
+		<-tr.get.ch
+	}
+	// A notification is given up with its context, as ever.
+	for range 20 {
+		tr.Write(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`))
+	}
+	if n := len(tr.get.ch); n == 20 {
+		t.Error("every notification was taken by a stream past its writer's bound")
+	}
+}
+
+// TestSSEStoppedReaderSeesItsEnd: a legacy client that stops reading has
+// its session ended once it has taken nothing for the stall, and its
+// call cancelled upstream; when it reads again it finds its stream's
+// end, not keep-alives that never bring its answer.
+func TestSSEStoppedReaderSeesItsEnd(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, bigResults(4<<20), nil, false)
+	h, base := sseDoor(t, srv, func(h *HTTPHandler) { h.Stall, h.KeepAlive = 100*time.Millisecond, 20*time.Millisecond })
+	st := openStream(t, base, bearer, false)
+	st.post(t, legacyInitialize)
+	st.post(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	st.post(t, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{}}}`)
+	waitFor(t, "the session of a client that does not read to end", func() bool { return h.sessionsOpen() == 0 })
+	done := make(chan error, 1)
+	go func() { _, err := io.Copy(io.Discard, st.resp.Body); done <- err }()
+	select {
+	case <-done: // its end, at once
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream of an ended session is still open")
+	}
+}
+
+// TestGatewaySSE: a gateway with the legacy transport on serves it at
+// the endpoint's (/sse, every server's names) and at each server's path
+// (/mcp/NAME/sse, its names as they are), to mcpv's legacy client and
+// the go-sdk's, each with a token of its own view.
+func TestGatewaySSE(t *testing.T) {
+	t.Parallel()
+	g, _ := startGateway(t, testMember{name: "alpha", settings: twoTools(t, "alpha")}, testMember{name: "beta", settings: twoTools(t, "beta")})
+	clients, _ := NewClients(map[string]*View{"all": nil, "ci": {Name: "ci", Servers: []string{"alpha"}}})
+	h := g.HTTPHandler(clients, false, "", func(h *HTTPHandler) { h.SSE = true })
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); ts.Close() })
+	for _, tt := range []struct{ token, path, want, call, called string }{
+		{"all", "/sse", "alpha__add alpha__echo beta__add beta__echo", "beta__add", "beta added"},
+		{"ci", "/sse", "alpha__add alpha__echo", "alpha__add", "alpha added"},
+		{"all", "/mcp/beta/sse", "add echo", "add", "beta added"},
+	} {
+		tr, err := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: ts.URL + tt.path, Mode: mcp.ModeSSE, Header: http.Header{"Authorization": {"Bearer " + tt.token}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess := mcp.NewSession(tr, mcp.SessionOptions{})
+		c := initialize(t, sess, "legacy")
+		if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != tt.want {
+			t.Errorf("%s at %s: tools %s, want %s", tt.token, tt.path, got, tt.want)
+		}
+		if res := call(t, c, "tools/call", `{"name":"`+tt.call+`","arguments":{}}`); !strings.Contains(string(res), tt.called) {
+			t.Errorf("%s at %s: %s: %s", tt.token, tt.path, tt.call, res)
+		}
+		sess.Close(context.Background())
+	}
+	resp, _ := send(t, http.MethodGet, ts.URL+"/mcp/beta/sse", http.Header{"Authorization": {"Bearer ci"}, "Accept": {"text/event-stream"}}, "")
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("ci at beta's legacy stream: %d, want 404", resp.StatusCode)
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "sdk-sse", Version: "1"}, nil)
+	cs, err := client.Connect(t.Context(), &sdk.SSEClientTransport{Endpoint: ts.URL + "/sse", HTTPClient: &http.Client{Transport: withHeader{http.Header{"Authorization": {"Bearer all"}}}}}, nil)
+	if err != nil {
+		t.Fatalf("the go-sdk's SSE client: %v", err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "alpha__add", Arguments: map[string]any{}})
+	if b, _ := json.Marshal(res); err != nil || !strings.Contains(string(b), "alpha added") {
+		t.Errorf("go-sdk alpha__add: %s %v", b, err)
+	}
+}

@@ -79,6 +79,38 @@ func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMess
 		defer t.Stop()
 		tick = t.C
 	}
+	// put writes msg; end says the stream is over, went whether the
+	// response went.
+	put := func(msg outMsg) (end, went bool) {
+		final := id != nil && msg.response && string(msg.id) == string(id)
+		status := http.StatusOK
+		if final && !started && st.lazy {
+			status = modernStatus(msg.parts)
+		}
+		if final && !started && (!events || status != http.StatusOK) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			writeParts(sw, msg.parts)
+			sw.flush()
+			return true, true
+		}
+		if !events {
+			return false, false
+		}
+		if !started {
+			if !sw.startEvents(st.preamble) {
+				return true, false
+			}
+			started = true
+		}
+		io.WriteString(sw, "event: message\ndata: ")
+		writeParts(sw, msg.parts)
+		io.WriteString(sw, "\n\n")
+		if !sw.flush() {
+			return true, false // the client took nothing for its stall: gone
+		}
+		return final, final
+	}
 	for {
 		select {
 		case <-tick:
@@ -90,40 +122,25 @@ func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMess
 				return false
 			}
 		case msg := <-st.ch:
-			final := id != nil && msg.response && string(msg.id) == string(id)
-			status := http.StatusOK
-			if final && !started && st.lazy {
-				status = modernStatus(msg.parts)
-			}
-			if final && !started && (!events || status != http.StatusOK) {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(status)
-				writeParts(sw, msg.parts)
-				sw.flush()
-				return true
-			}
-			if !events {
-				continue
-			}
-			if !started {
-				if !sw.startEvents(st.preamble) {
-					return false
-				}
-				started = true
-			}
-			io.WriteString(sw, "event: message\ndata: ")
-			writeParts(sw, msg.parts)
-			io.WriteString(sw, "\n\n")
-			if !sw.flush() {
-				return false // the client took nothing for its stall: gone
-			}
-			if final {
-				return true
+			if end, went := put(msg); end {
+				return went
 			}
 		case <-r.Context().Done():
 			return false
 		case <-closed:
-			return false
+			// What the session handed over before it closed, it counts
+			// as sent (a cancelled call's error among it): it is written
+			// before the stream ends, not lost to the order select picks.
+			for {
+				select {
+				case msg := <-st.ch:
+					if end, went := put(msg); end {
+						return went
+					}
+				default:
+					return false
+				}
+			}
 		}
 	}
 }

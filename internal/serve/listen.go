@@ -33,6 +33,10 @@ const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 type listener struct {
 	c  *client
 	id json.RawMessage // the client's request id: the subscription's id
+	// relay, on a listen a gateway's front listen made at a member,
+	// takes what the listener would send the client (multilisten.go):
+	// each front listen its own, however many one client holds.
+	relay relayFunc
 
 	mu        sync.Mutex // guards the fields below
 	filter    listenFilter
@@ -96,6 +100,10 @@ func (l *listener) wantsList(method string) bool {
 // send hands the client a notification of its subscription, on the
 // listen's stream (behind as client.notify takes it).
 func (l *listener) send(behind *outstanding, method string, params json.RawMessage) {
+	if l.relay != nil {
+		l.relay(behind, method, params) // a gateway's front listen gathers it (multilisten.go)
+		return
+	}
 	l.c.notify(withRelated(context.Background(), l.id), behind, method, withSubscriptionID(params, l.id))
 }
 
@@ -121,6 +129,11 @@ func (c *client) listenModern(ctx context.Context, up *upstream, params json.Raw
 	if rerr != nil {
 		return nil, rerr
 	}
+	if v := c.view; v != nil {
+		if params, rerr = v.g.listenParams(params); rerr != nil {
+			return nil, rerr
+		}
+	}
 	if params, rerr = up.pinListenParams(ctx, params); rerr != nil {
 		return nil, rerr
 	}
@@ -128,7 +141,7 @@ func (c *client) listenModern(ctx context.Context, up *upstream, params json.Raw
 		Notifications listenFilter `json:"notifications"`
 	}
 	json.Unmarshal(params, &p)
-	l := &listener{c: c, id: mcp.IncomingID(ctx)}
+	l := &listener{c: c, id: mcp.IncomingID(ctx), relay: relayOf(ctx)}
 	if up.conn.State().Modern {
 		l.asked = &p.Notifications
 		return up.listenThrough(ctx, l, params)

@@ -111,7 +111,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 			return c.modernResult(ctx, method, params, res, false), nil
 		}
 	}
-	up, err := c.modernSide(ctx, meta.caps)
+	up, err := c.modernSide(ctx, meta.caps, params)
 	if err != nil {
 		return nil, rpcError(err)
 	}
@@ -122,6 +122,9 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 		return res, nil
 	}
 	if rerr := c.srv.Guard.check(ctx, method, params, up.readOnly); rerr != nil {
+		return nil, rerr
+	}
+	if rerr := c.view.check(ctx, method, params, up.readOnly); rerr != nil {
 		return nil, rerr
 	}
 	if rerr := up.pinCheck(ctx, method, params); rerr != nil {
@@ -169,7 +172,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 // guard, with the members its era requires when a server of the
 // initialize era gave it (not modern); the recorder is told.
 func (c *client) modernResult(ctx context.Context, method string, asked, res json.RawMessage, modern bool) json.RawMessage {
-	res = c.srv.Guard.filter(method, res)
+	res = c.view.filter(method, c.srv.Guard.filter(method, res))
 	if !modern {
 		mcp.AddResultMembers(ctx, modernMembers(method, res))
 	}
@@ -182,7 +185,7 @@ func (c *client) modernResult(ctx context.Context, method string, asked, res jso
 // modernSide is the upstream session a modern client is served by: the
 // session of OpenModern when there is one (the server speaks that era
 // too), else the client's own.
-func (c *client) modernSide(ctx context.Context, caps json.RawMessage) (*upstream, error) {
+func (c *client) modernSide(ctx context.Context, caps, params json.RawMessage) (*upstream, error) {
 	if !c.srv.Isolate {
 		if m := c.srv.modernUpstream(ctx); m != nil {
 			c.mu.Lock()
@@ -194,7 +197,7 @@ func (c *client) modernSide(ctx context.Context, caps json.RawMessage) (*upstrea
 			return c.up, nil
 		}
 	}
-	return c.upstream(ctx, caps)
+	return c.upstreamFor(ctx, caps, params)
 }
 
 // cacheable are the results the 2026-07-28 era marks with how long they

@@ -150,7 +150,7 @@ func (c *client) sayDropped() {
 func (c *client) queue() chan outNote {
 	if c.out == nil {
 		c.out = make(chan outNote, maxOutNotes)
-		go c.writeNotes(c.out) // ends with the client's session
+		go c.writeNotes(c.out) // client's notification writer: ends with the client's session
 	}
 	return c.out
 }

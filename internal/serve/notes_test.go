@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
@@ -54,8 +55,8 @@ func TestNoWordOfAListChangeBeforeAnyClient(t *testing.T) {
 	t.Parallel()
 	log, buf := operatorLog()
 	up := &announcing{hang: hang{done: make(chan struct{}), called: make(chan struct{}, 1)}}
-	srv := &Server{Log: log, Open: func(_ context.Context, h connect.Hooks) (Upstream, error) {
-		up.notify = h.OnNotification
+	srv := &Server{Log: log, Open: func(_ context.Context, r Relay) (Upstream, error) {
+		up.notify = r.OnNotification
 		return up, nil
 	}}
 	if err := srv.Start(context.Background()); err != nil {
@@ -90,6 +91,7 @@ func (s *slowReader) Read(p []byte) (int, error) {
 // its request). serve's own log (the operator's) holds none of them, and
 // no word of a client that does not read.
 func TestSlowReaderGetsTheWholeFlood(t *testing.T) {
+	longtest.Skip(t, "a flood read slowly, in both eras")
 	t.Parallel()
 	for _, era := range []string{"legacy", "modern"} {
 		t.Run(era, func(t *testing.T) {

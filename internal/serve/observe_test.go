@@ -8,7 +8,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -65,7 +64,7 @@ func (u *teller) Close()                                                        
 func TestTellGoesToItsRequest(t *testing.T) {
 	t.Parallel()
 	up := &teller{round: 3, all: make(chan struct{})}
-	srv := &Server{Open: func(context.Context, connect.Hooks) (Upstream, error) { return up, nil }}
+	srv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }}
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

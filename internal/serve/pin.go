@@ -214,7 +214,7 @@ func (g *pinGate) look() {
 		default:
 		}
 		g.walks.Add(1)
-		go func() { // ends when u's lists are walked (each bounded by pinWalkWait), or serving ends
+		go func() { // walk after a pin's change: ends when u's lists are walked (each bounded by pinWalkWait), or serving ends
 			defer g.walks.Done()
 			u.relist(g.ctx, old, entry)
 		}()

@@ -267,7 +267,10 @@ func (u *upstream) release() {
 	u.holds--
 	last := u.holds == 0 && u.own
 	u.mu.Unlock()
-	if last {
+	switch {
+	case last && u.pooled:
+		u.srv.idle.put(u.who, u) // for the token's next modern client (isolate.go)
+	case last:
 		u.conn.Close()
 	}
 }

@@ -43,7 +43,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/subscription"
@@ -52,20 +51,18 @@ import (
 
 // Server serves clients the upstream server that Open reaches.
 type Server struct {
-	// Open opens an upstream session with the hooks given: Conn of a
-	// session to a real server, or another Upstream.
-	Open func(ctx context.Context, h connect.Hooks) (Upstream, error)
+	// Open opens an upstream session that sends what its server says and
+	// asks where r says: a session to a real server (the command line
+	// opens one with r's fields as its hooks), or another Upstream.
+	Open func(ctx context.Context, r Relay) (Upstream, error)
 	// OpenModern, when set, opens a session to the same server in the
 	// 2026-07-28 era, for the clients that speak it, beside the shared
 	// session of the initialize era: a server reached over HTTP that
 	// speaks both eras serves each client in its own (a server of the
 	// initialize era only is bridged, see bridge.go).
-	OpenModern func(ctx context.Context, h connect.Hooks) (Upstream, error)
-	// Hooks are the command line's; the server sets Route,
-	// OnNotification, Capabilities and Secret on its copies.
-	Hooks   connect.Hooks
-	Guard   Guards
-	Isolate bool
+	OpenModern func(ctx context.Context, r Relay) (Upstream, error)
+	Guard      Guards
+	Isolate    bool
 	// ClientCaps makes the shared upstream session declare the
 	// capabilities of the first client (on stdio, the one client) rather
 	// than all a client may have: Start starts the server, and its
@@ -97,6 +94,15 @@ type Server struct {
 
 	pins   *pinGate     // Pin's, from Start
 	served atomic.Int64 // the clients served so far, which numbers each
+
+	// Behind a gateway (multi.go): gw is set on the endpoint's Server,
+	// whose clients are fronts; member and life on a member's, whose
+	// shared session life keeps.
+	gw     *Gateway
+	member *Member
+	life   *life
+
+	idle idlePool // with Isolate: modern clients' sessions between their requests
 
 	mu     sync.Mutex // guards shared and err
 	shared *upstream
@@ -144,6 +150,10 @@ func (s *Server) Start(ctx context.Context) error {
 	if s.Isolate {
 		return nil
 	}
+	if s.life != nil {
+		s.life.start()
+		return nil
+	}
 	s.ready, s.done = make(chan struct{}), make(chan struct{})
 	if !s.ClientCaps {
 		u, err := s.open(ctx, upstreamCaps, nil)
@@ -167,7 +177,7 @@ func (s *Server) Start(ctx context.Context) error {
 			return nil, context.Cause(ctx)
 		}
 	}
-	go func() { // ends when the session is open, or failed to open (Close cancels ctx)
+	go func() { // stdio handshake: ends when the session is open, or failed to open (Close cancels ctx)
 		defer close(s.handshook)
 		u, err := s.open(ctx, nil, await)
 		if err == nil {
@@ -200,7 +210,7 @@ func (s *Server) begin(ctx context.Context, u *upstream) error {
 	s.shared = u
 	close(s.ready)
 	s.mu.Unlock()
-	go func() { // ends with the upstream session
+	go func() { // upstream watcher: ends with the upstream session
 		<-u.conn.Done()
 		s.end(u.conn.Err())
 	}()
@@ -229,6 +239,9 @@ func (s *Server) end(err error) {
 // first caller's capabilities open it. It fails when the session could
 // not be opened, or ctx ends first.
 func (s *Server) sharedUpstream(ctx context.Context, caps json.RawMessage) (*upstream, error) {
+	if s.life != nil {
+		return s.life.get(ctx)
+	}
 	if s.offer != nil {
 		s.offered.Do(func() { s.offer <- declarable(caps) })
 	}
@@ -265,6 +278,10 @@ func (s *Server) Close() {
 		<-s.handshook
 	}
 	s.bridges.close()
+	s.idle.close()
+	if s.life != nil {
+		s.life.close()
+	}
 	if s.pins != nil {
 		s.pins.close()
 	}
@@ -281,16 +298,16 @@ func (s *Server) Close() {
 	}
 }
 
-// SecretsOf are what a relay in front of the server s describes masks
-// in everything its clients get: the secrets of the settings (-H values,
-// secret --env values, the URL's credentials, the config entry's), and
-// those of the environment the server is started with, wherever each
+// SecretsOf are what a relay in front of a server masks in everything its
+// clients get: the secrets of its settings (-H values, secret --env
+// values, the URL's credentials, the config entry's), and those of env,
+// the environment the server is started with, wherever each
 // variable came from (mcpv's own environment, --env, a config entry):
 // the values of the variables whose names say they hold a secret, and
 // the credentials of URLs. Each in every form a server may echo it in:
 // as is, JSON-escaped, URL-encoded, base64 (redact.Forms).
-func SecretsOf(s *connect.Settings) []string {
-	return redact.Forms(append(slices.Clone(s.Secrets), redact.EnvSecrets(s.Env)...))
+func SecretsOf(secrets, env []string) []string {
+	return redact.Forms(append(slices.Clone(secrets), redact.EnvSecrets(env)...))
 }
 
 // Recorder is told what passes through a relay.
@@ -350,6 +367,10 @@ type upstream struct {
 	srv  *Server
 	conn Upstream
 	own  bool // opened for one client (Isolate): closed once nothing holds it
+	// pooled, with own: opened for a modern client, kept idle for the
+	// next of the token who's once nothing holds it (isolate.go).
+	pooled bool
+	who    *View
 
 	tokens mcp.Tokens[relayed] // our progress tokens -> the client's request
 
@@ -391,35 +412,19 @@ func (s *Server) open(ctx context.Context, caps json.RawMessage, await func(cont
 	return s.openWith(ctx, s.Open, caps, await)
 }
 
-func (s *Server) openWith(ctx context.Context, open func(context.Context, connect.Hooks) (Upstream, error), caps json.RawMessage, await func(context.Context) (json.RawMessage, error)) (*upstream, error) {
+func (s *Server) openWith(ctx context.Context, open func(context.Context, Relay) (Upstream, error), caps json.RawMessage, await func(context.Context) (json.RawMessage, error)) (*upstream, error) {
 	u := &upstream{srv: s, clients: map[*client]bool{}, flights: map[*relayed]bool{}, listeners: map[*listener]bool{}}
 	u.tokens.Prefix = "serve-"
-	h := s.Hooks
-	h.Status = nil         // no progress line: progress goes to the clients
-	h.LogsElsewhere = true // and the server's log to the clients it belongs to
-	h.OnNotification = u.notify
-	h.Route = u.route
-	h.Capabilities, h.AwaitCapabilities = caps, await
-	// The upstream's reader waits while a client is behind (behind), and
-	// while the session's own queue is full (NoteBackPressure): the
-	// notifications its dispatcher has not yet handed on are bounded
-	// there, never dropped.
-	h.NoteBackPressure = true
-	gate := h.ReadGate
-	h.ReadGate = func(last int) {
-		u.behind.wait(-1, nil)
-		if gate != nil {
-			gate(last)
-		}
+	r := Relay{
+		Capabilities:      caps,
+		AwaitCapabilities: await,
+		OnNotification:    u.notify,
+		Route:             u.route,
+		// The upstream's reader waits while a client is behind.
+		ReadGate: func(int) { u.behind.wait(-1, nil) },
+		Secret:   func(values ...string) { s.Secrets.Add(redact.Forms(values)...) },
 	}
-	learned := h.Secret
-	h.Secret = func(values ...string) {
-		s.Secrets.Add(redact.Forms(values)...)
-		if learned != nil {
-			learned(values...)
-		}
-	}
-	conn, err := open(ctx, h)
+	conn, err := open(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -443,6 +448,9 @@ func (s *Server) modernUpstream(ctx context.Context) *upstream {
 	}
 	s.modernMu.Lock()
 	defer s.modernMu.Unlock()
+	if s.tried && s.life != nil && s.modern != nil && s.modern.ended() {
+		s.tried, s.modern = false, nil // a member's: opened again, as its shared session is
+	}
 	if s.tried {
 		return s.modern
 	}

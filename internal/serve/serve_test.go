@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/subscription"
 	"github.com/mcpv/mcpv/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -112,7 +111,7 @@ func TestLogsGoToTheirClient(t *testing.T) {
 func TestNotificationRecipients(t *testing.T) {
 	t.Parallel()
 	up := &hang{done: make(chan struct{}), called: make(chan struct{}, 1)}
-	srv := &Server{Open: func(context.Context, connect.Hooks) (Upstream, error) { return up, nil }}
+	srv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }}
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ type input struct {
 
 func newInput(r io.Reader, closeIn func() error) *input {
 	pr, pw := io.Pipe()
-	go func() { // ends at r's end or error, or once the pipe is closed and r reads again; a read that never returns is left to the process's exit
+	go func() { // stdin copier: ends at r's end or error, or once the pipe is closed and r reads again; a read that never returns is left to the process's exit
 		_, err := io.Copy(pw, r)
 		pw.CloseWithError(err)
 	}()

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -51,7 +50,7 @@ func (h *hang) Close()                                                          
 func hangServer(t *testing.T) (*hang, *Server) {
 	t.Helper()
 	up := &hang{done: make(chan struct{}), called: make(chan struct{}, 1)}
-	srv := &Server{Open: func(context.Context, connect.Hooks) (Upstream, error) { return up, nil }}
+	srv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }}
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"iter"
 
-	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -31,28 +30,27 @@ type Upstream interface {
 	Close()
 }
 
-// Conn is an upstream session to a real server.
-func Conn(c *connect.Conn) Upstream { return connUpstream{c} }
-
-type connUpstream struct{ c *connect.Conn }
-
-func (u connUpstream) State() mcp.State { return u.c.Client.State() }
-
-func (u connUpstream) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	return u.c.Client.Forward(ctx, method, params)
-}
-
-func (u connUpstream) Relay(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	return u.c.Client.Relay(ctx, method, params)
-}
-
-func (u connUpstream) ForwardNotification(ctx context.Context, method string, params json.RawMessage) error {
-	return u.c.Client.ForwardNotification(ctx, method, params)
-}
-
-func (u connUpstream) Tool(ctx context.Context, name string) (json.RawMessage, bool) {
-	t, err := u.c.Tools.Find(ctx, u.c.Client, name)
-	return t.Raw, err == nil
+// Relay is what serve asks of an upstream session as it opens it: the
+// capabilities to declare (or, with AwaitCapabilities, those of the first
+// client, once it has spoken), and where the server's notifications, its
+// requests and the secrets the session learns go. The command line opens
+// a session to a real server with these as the session opener's hooks,
+// keeping the server's progress and log off its own terminal (they go to
+// the clients they belong to), and letting the session's reader wait
+// while its queue of notifications is full rather than drop them.
+type Relay struct {
+	Capabilities      json.RawMessage
+	AwaitCapabilities func(context.Context) (json.RawMessage, error)
+	// OnNotification is told each notification of the server, in order.
+	OnNotification func(method string, params json.RawMessage)
+	// Route answers a request of the server: the client it belongs to
+	// answers it.
+	Route func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, bool, error)
+	// ReadGate is called before each read of the server's messages: it
+	// waits while a client is behind.
+	ReadGate func(last int)
+	// Secret is told the secrets the session learns (tokens), to mask.
+	Secret func(values ...string)
 }
 
 // walker is an Upstream that walks the pages of a list.
@@ -60,10 +58,41 @@ type walker interface {
 	Walk(ctx context.Context, method, key string) iter.Seq2[mcp.Page, error]
 }
 
-func (u connUpstream) Walk(ctx context.Context, method, key string) iter.Seq2[mcp.Page, error] {
-	return u.c.Client.Walk(ctx, method, key, 0)
+// ClientUpstream is an upstream session to a real server, through its
+// client: tool finds a tool's definition (the session's kept list, or a
+// listing), end ends the session.
+func ClientUpstream(c *mcp.Client, tool func(ctx context.Context, name string) (json.RawMessage, bool), end func()) Upstream {
+	return clientUpstream{c, tool, end}
 }
 
-func (u connUpstream) Done() <-chan struct{} { return u.c.Client.Done() }
-func (u connUpstream) Err() error            { return u.c.Client.Err() }
-func (u connUpstream) Close()                { u.c.Close() }
+type clientUpstream struct {
+	c    *mcp.Client
+	tool func(ctx context.Context, name string) (json.RawMessage, bool)
+	end  func()
+}
+
+func (u clientUpstream) State() mcp.State { return u.c.State() }
+
+func (u clientUpstream) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	return u.c.Forward(ctx, method, params)
+}
+
+func (u clientUpstream) Relay(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	return u.c.Relay(ctx, method, params)
+}
+
+func (u clientUpstream) ForwardNotification(ctx context.Context, method string, params json.RawMessage) error {
+	return u.c.ForwardNotification(ctx, method, params)
+}
+
+func (u clientUpstream) Tool(ctx context.Context, name string) (json.RawMessage, bool) {
+	return u.tool(ctx, name)
+}
+
+func (u clientUpstream) Walk(ctx context.Context, method, key string) iter.Seq2[mcp.Page, error] {
+	return u.c.Walk(ctx, method, key, 0)
+}
+
+func (u clientUpstream) Done() <-chan struct{} { return u.c.Done() }
+func (u clientUpstream) Err() error            { return u.c.Err() }
+func (u clientUpstream) Close()                { u.end() }

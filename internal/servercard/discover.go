@@ -155,7 +155,7 @@ func (f *Fetcher) readCatalog(ctx context.Context, found *Found, body []byte, at
 			continue
 		}
 		wg.Add(1)
-		go func() { // ends when the card is fetched or its fetch fails, each bounded
+		go func() { // card fetcher: ends when the card is fetched or its fetch fails, each bounded
 			defer wg.Done()
 			select {
 			case sem <- struct{}{}:

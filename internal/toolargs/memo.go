@@ -59,7 +59,7 @@ func (m *schemaMemo) get(ctx context.Context, schema json.RawMessage) (*Validato
 		if fn == nil {
 			fn = compile
 		}
-		go func() { // ends when the compilation does
+		go func() { // schema compilation: ends when the compilation does
 			e.v, e.err = fn(json.RawMessage(e.schema))
 			close(e.done)
 		}()

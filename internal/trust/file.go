@@ -19,6 +19,7 @@ import (
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/servefile"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/testfile"
 )
@@ -64,6 +65,10 @@ func Trust(store Store, cwd, path string, revoke bool) (map[string]any, error) {
 	}
 	f, err := config.Load(src)
 	if err != nil {
+		// A serve file is no config file, but says what runs as one does.
+		if sf, serr := servefile.Read(path, cwd); serr == nil {
+			return trustServeFile(store, abs, sf)
+		}
 		var fe *config.FileError
 		if errors.As(err, &fe) {
 			return nil, &clierr.ConfigError{Err: err}
@@ -78,6 +83,23 @@ func Trust(store Store, cwd, path string, revoke bool) (map[string]any, error) {
 		names = append(names, s.Name)
 	}
 	return map[string]any{"file": abs, "sha256": Hash(f.Data), "servers": names}, nil
+}
+
+// trustServeFile records the current content of a serve file (mcpv
+// serve FILE) as trusted.
+func trustServeFile(store Store, abs string, f *servefile.File) (map[string]any, error) {
+	data, err := safefile.Read(abs)
+	if err != nil {
+		return nil, clierr.Usage(err)
+	}
+	if err := store.Trust(abs, data); err != nil {
+		return nil, err
+	}
+	names := []string{}
+	for _, s := range f.Servers {
+		names = append(names, s.Name)
+	}
+	return map[string]any{"file": abs, "sha256": Hash(data), "servers": names}, nil
 }
 
 // trustTestFile records the current content of a test file as trusted,

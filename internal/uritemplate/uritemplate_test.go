@@ -125,7 +125,9 @@ func TestMatchPathological(t *testing.T) {
 		if _, ok := tm.Match(long); ok {
 			t.Errorf("matched a URI without the final literal")
 		}
-		if d := time.Since(start); d > 5*time.Second {
+		// Exponential time here would outlast the test by ages: the bound
+		// is far above a linear match however busy the machine.
+		if d := time.Since(start); d > time.Minute {
 			t.Errorf("one match took %v", d)
 		}
 	}

@@ -39,7 +39,7 @@ func Browser(goos string, getenv func(string) string, environ []string) func(url
 		if err := cmd.Start(); err != nil {
 			return err
 		}
-		go cmd.Wait() // reaps the opener; it ends on its own, mcpv does not wait for it
+		go cmd.Wait() // browser opener reaper: reaps the opener; it ends on its own, mcpv does not wait for it
 		return nil
 	}
 }

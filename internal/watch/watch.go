@@ -180,7 +180,7 @@ func (w *Watch) listen(ctx context.Context, client *mcp.Client) (stop func(), en
 	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	result := make(chan error, 1)
 	stopped := make(chan struct{})
-	go func() { // ends when the stream does: stop, or the server ends it
+	go func() { // subscription stream: ends when the stream does: stop, or the server ends it
 		_, err := client.Stream(lctx, "subscriptions/listen", params)
 		if err == nil {
 			err = &mcp.TransportError{Op: "subscriptions/listen", Err: errors.New("the server ended the subscription")}

@@ -188,14 +188,13 @@ func TestTaskResultWaitsForTheEnd(t *testing.T) {
 	} {
 		c := open(t, behaviour)
 		c.call(1, "tools/call", `{"name":"job","task":{}}`)
-		start := time.Now()
 		got := c.call(2, "tasks/result", `{"taskId":"task-1"}`)
 		if !strings.HasSuffix(got, want) {
 			t.Errorf("%s: %s", behaviour, got)
 		}
-		if d := time.Since(start); d < 50*time.Millisecond {
-			t.Errorf("%s: answered after %v", behaviour, d)
-		}
+		// The answer came after the task's end: its last status came
+		// before it (a time would not do: on a busy machine the task can
+		// end before tasks/result is sent).
 		last := c.seen[len(c.seen)-1]
 		if !strings.Contains(last, "notifications/tasks/status") || strings.Contains(last, `"status":"working"`) {
 			t.Errorf("%s: last notification %s", behaviour, last)

@@ -1,0 +1,421 @@
+package serve
+
+// A gateway: several servers behind one endpoint. Each server (a
+// member) is served as a one-upstream serve serves it: a Server of its
+// own, with its guard, its pin, its recording, one shared upstream
+// session (or one per client with Isolate), the bridge between eras, its
+// clients' tasks and subscriptions kept apart. Over HTTP a member is
+// reachable alone at <endpoint>/NAME, where that Server serves its
+// clients directly. At the endpoint itself (and on stdin and stdout) a
+// client sees all of them together, through a front (multiclient.go):
+// the front answers initialize and server/discover itself, lists every
+// member's items as one list whose pages span the members
+// (multilist.go), and hands each request to the member it belongs to
+// through a client of that member's of its own (a sub-client), which
+// shares the client's downstream session: so whatever a member's Server
+// does for a client (progress, the server's questions, logs, tasks,
+// cancellation) it does for the front's client unchanged.
+//
+// Names never collide: a tool's or prompt's name is the member's prefix
+// (its name unless set, or none) and the Separator before the name the
+// server gives it. A name is routed by its prefix; a member without one
+// gets the names no prefix claims, and an item of its named like
+// another member's (a prefix and the separator, in any case or with
+// look-alike letters) is hidden, and said once. Resources keep their
+// URIs: a URI goes to the member that listed it (the first in the
+// members' order when two did: the other's is hidden, and said once),
+// else to the member whose template it matches.
+//
+// One member never takes the others down: each member's session lives
+// on its own (multilife.go), and a member that is down has its items
+// withdrawn, each client being told its lists changed.
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/canon"
+	"github.com/mcpv/mcpv/internal/redact"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// DefaultSeparator stands between a member's prefix and the names its
+// server gives.
+const DefaultSeparator = "__"
+
+// Gateway serves its Members behind one endpoint.
+type Gateway struct {
+	Members []*Member
+	// Separator is DefaultSeparator when "".
+	Separator string
+	// Info is the serverInfo the endpoint gives for itself.
+	Info json.RawMessage
+	// ListWait bounds a member's answer to a request for a page of a
+	// list the front makes (DefaultListWait when 0): a member that does
+	// not answer in time is left out of that page, and said once.
+	ListWait time.Duration
+	// Secrets masks what no client may see: every member's.
+	Secrets *redact.Scrubber
+	Log     *slog.Logger
+
+	// Bounds a test may set (the defaults when 0): what makes a flood,
+	// and how much of the members' lists is kept to route by.
+	floodNotes  int64
+	floodWindow time.Duration
+	pingEvery   time.Duration
+	pingWait    time.Duration
+	retryFirst  time.Duration
+	maxBook     int
+
+	front *Server   // the endpoint's Server: a client of it is a front
+	key   [32]byte  // signs the cursors the front gives
+	names nameBook  // who lists which name and URI, as seen
+	tasks taskOwner // which member holds each task id given out
+
+	mu     sync.Mutex      // guards fronts and said
+	fronts map[*front]bool // the front clients served now
+	said   map[string]bool // the lines sayOnce said
+}
+
+// Member is one server of a gateway.
+type Member struct {
+	// Name is what the member is called: its path beside the endpoint,
+	// its name in /healthz and on the log, and its prefix unless Prefix
+	// says otherwise.
+	Name string
+	// Prefix, when not nil, replaces Name as the prefix of its names;
+	// "" serves them as the server gives them.
+	Prefix *string
+	// Server serves it, as a one-upstream serve would (its Open, Guard,
+	// Pin, Record, Isolate...). The gateway sets its Log, Secrets and
+	// the life of its shared session.
+	Server *Server
+	// Eager opens its session when serving starts (in the background),
+	// rather than at the first request that needs it.
+	Eager bool
+
+	gw     *Gateway
+	index  int    // its place among the members
+	prefix string // the prefix of its names, with the separator; "" for none
+	life   *life  // its shared session over time; nil with Isolate
+}
+
+// DefaultListWait bounds a member's answer to a page the front asks for.
+const DefaultListWait = 30 * time.Second
+
+// CheckName says whether name may name a member: a path segment of
+// letters, digits and -._ (at most 64), not . or ...
+func CheckName(name string) error {
+	if name == "" || len(name) > 64 {
+		return errors.New("a server's name must be 1 to 64 characters")
+	}
+	if name == "." || name == ".." || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._") != "" {
+		return fmt.Errorf("%q: a server's name here holds letters, digits and -._ alone (it is a path segment)", name)
+	}
+	return nil
+}
+
+// CheckSeparator says whether sep may separate prefixes from names: 1 to
+// 8 of the characters a tool's name may hold, not only letters and
+// digits.
+func CheckSeparator(sep string) error {
+	if sep == "" || len(sep) > 8 || strings.Trim(sep, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._") != "" {
+		return fmt.Errorf("separator %q: 1 to 8 letters, digits or -._", sep)
+	}
+	if !strings.ContainsAny(sep, "-._") {
+		return fmt.Errorf("separator %q: it needs one of -._", sep)
+	}
+	return nil
+}
+
+// Check checks the members' names and prefixes: each name once, each
+// prefix once (in any case, and with look-alike letters), none holding
+// the separator, none with the separator the start of another's. Start checks them first; a caller that must tell a
+// mistake of the command line from a server's failure checks them before.
+func (g *Gateway) Check() error {
+	if g.Separator == "" {
+		g.Separator = DefaultSeparator
+	}
+	if err := CheckSeparator(g.Separator); err != nil {
+		return err
+	}
+	if len(g.Members) == 0 {
+		return errors.New("no server to serve")
+	}
+	names, prefixes := map[string]string{}, map[string]string{}
+	for i, m := range g.Members {
+		if err := CheckName(m.Name); err != nil {
+			return err
+		}
+		if other, ok := names[strings.ToLower(m.Name)]; ok {
+			return fmt.Errorf("two servers are called %q (%q): name each once", m.Name, other)
+		}
+		names[strings.ToLower(m.Name)] = m.Name
+		p := m.Name
+		if m.Prefix != nil {
+			p = *m.Prefix
+		}
+		if p != "" {
+			if err := CheckName(p); err != nil {
+				return fmt.Errorf("server %q: prefix %w", m.Name, err)
+			}
+			if strings.Contains(p, g.Separator) {
+				return fmt.Errorf("server %q: its prefix %q holds the separator %q; give it a prefix without it", m.Name, p, g.Separator)
+			}
+			key := canon.Skeleton(canon.Fold(p))
+			if other, ok := prefixes[key]; ok {
+				return fmt.Errorf("servers %q and %q have prefixes that read alike (%q): give one another prefix", other, m.Name, p)
+			}
+			prefixes[key] = m.Name
+			m.prefix = p + g.Separator
+		}
+		m.gw, m.index = g, i
+	}
+	// A prefix that ends with part of the separator ("a_" beside "a",
+	// with "__") makes names that start as another's: "a___x" would be
+	// both a_'s x and a's _x.
+	for _, m := range g.Members {
+		for _, o := range g.Members {
+			if m != o && m.prefix != "" && o.prefix != "" && strings.HasPrefix(o.prefix, m.prefix) {
+				return fmt.Errorf("servers %q and %q: a name of %q starts as one of %q (%q, %q): give one another prefix", m.Name, o.Name, o.Name, m.Name, o.prefix, m.prefix)
+			}
+		}
+	}
+	return nil
+}
+
+// Start checks the members and makes each ready to serve: an eager one's
+// session is opened in the background. Nothing waits for a server: the
+// endpoint answers at once.
+func (g *Gateway) Start(ctx context.Context) error {
+	if err := g.Check(); err != nil {
+		return err
+	}
+	if g.Log == nil {
+		g.Log = slog.New(slog.DiscardHandler)
+	}
+	if g.Secrets == nil {
+		g.Secrets = redact.NewScrubber(nil)
+	}
+	rand.Read(g.key[:])
+	g.fronts = map[*front]bool{}
+	g.front = &Server{gw: g, Secrets: g.Secrets, Log: g.Log}
+	g.front.bridges.init(g.front)
+	for _, m := range g.Members {
+		s := m.Server
+		s.Secrets = g.Secrets
+		s.Log = slog.New(prefixed{g.Log.Handler(), fmt.Sprintf("server %q: ", m.Name)})
+		s.member = m
+		if !s.Isolate {
+			m.life = newLife(s, g.Log, m.Name, m.Eager, func(st lifeState) { g.changed(m, st) })
+			m.life.floodNotes, m.life.floodWindow = cmp.Or(g.floodNotes, floodNotes), cmp.Or(g.floodWindow, floodWindow)
+			m.life.pingEvery, m.life.pingWait = cmp.Or(g.pingEvery, pingEvery), cmp.Or(g.pingWait, pingWait)
+			m.life.retryFirst = cmp.Or(g.retryFirst, retryFirst)
+			s.life = m.life
+		}
+		s.Open = m.watched(s.Open)
+		if err := s.Start(ctx); err != nil {
+			g.Close()
+			return fmt.Errorf("server %q: %w", m.Name, err)
+		}
+	}
+	return nil
+}
+
+// Close ends every front client and every member's sessions.
+func (g *Gateway) Close() {
+	g.mu.Lock()
+	fronts := slices.Collect(maps.Keys(g.fronts))
+	g.mu.Unlock()
+	for _, f := range fronts {
+		f.c.close()
+	}
+	var wg sync.WaitGroup
+	for _, m := range g.Members {
+		if m.Server.Secrets != nil { // started
+			wg.Go(m.Server.Close) // parallel close or settle
+		}
+	}
+	wg.Wait()
+}
+
+// Server is the endpoint's Server, to serve on stdin and stdout
+// (ServeStdio) or over HTTP (see HTTPHandler).
+func (g *Gateway) Server() *Server { return g.front }
+
+// watched is open with the session's requests counted (a ping waits
+// while there are any) and its notifications too (a flood closes it).
+func (m *Member) watched(open func(context.Context, Relay) (Upstream, error)) func(context.Context, Relay) (Upstream, error) {
+	return func(ctx context.Context, r Relay) (Upstream, error) {
+		l := m.life
+		note := r.OnNotification
+		r.OnNotification = func(method string, params json.RawMessage) {
+			if l != nil {
+				l.noted()
+			}
+			m.gw.names.listChanged(m, method)
+			if note != nil {
+				note(method, params)
+			}
+		}
+		u, err := open(ctx, r)
+		if err != nil || l == nil {
+			return u, err
+		}
+		if w, ok := u.(walker); ok {
+			return countedWalker{counted{u, &l.busy}, w}, nil
+		}
+		return counted{u, &l.busy}, nil
+	}
+}
+
+// changed tells the front clients that a member came up or went down:
+// what they may list changed. The member's own clients, at its path,
+// hear it from the member's session (tellDirect).
+func (g *Gateway) changed(m *Member, st lifeState) {
+	g.mu.Lock()
+	fronts := slices.Collect(maps.Keys(g.fronts))
+	g.mu.Unlock()
+	for _, f := range fronts {
+		if f.viewOf().sees(m) {
+			f.memberChanged(m, st)
+		}
+	}
+	if st == lifeDown {
+		g.names.forget(m)
+	}
+}
+
+// enter and leave note a front client served.
+func (g *Gateway) enter(f *front) {
+	g.mu.Lock()
+	g.fronts[f] = true
+	g.mu.Unlock()
+}
+
+func (g *Gateway) leave(f *front) {
+	g.mu.Lock()
+	delete(g.fronts, f)
+	g.mu.Unlock()
+}
+
+// byPrefix is the member whose prefix a name starts with, and the name
+// its server gives; nil when none does.
+func (g *Gateway) byPrefix(name string) (*Member, string) {
+	for _, m := range g.Members {
+		if m.prefix != "" && strings.HasPrefix(name, m.prefix) {
+			return m, name[len(m.prefix):]
+		}
+	}
+	return nil, ""
+}
+
+// member is the member called name.
+func (g *Gateway) member(name string) *Member {
+	for _, m := range g.Members {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// unprefixed are the members whose names have no prefix.
+func (g *Gateway) unprefixed() []*Member {
+	var out []*Member
+	for _, m := range g.Members {
+		if m.prefix == "" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// claims reports whether a name an unprefixed member's server gives
+// reads as another member's: a prefix and the separator at its start, in
+// any case or with look-alike letters. Such an item is hidden: a server
+// cannot pass its tools off as another's.
+func (g *Gateway) claims(name string) *Member {
+	folded := canon.Skeleton(canon.Fold(name))
+	for _, m := range g.Members {
+		if m.prefix != "" && strings.HasPrefix(folded, canon.Skeleton(canon.Fold(m.prefix))) {
+			return m
+		}
+	}
+	return nil
+}
+
+// counted is an Upstream whose requests in flight are counted.
+type counted struct {
+	Upstream
+	busy *atomic.Int64
+}
+
+func (u counted) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	u.busy.Add(1)
+	defer u.busy.Add(-1)
+	return u.Upstream.Forward(ctx, method, params)
+}
+
+func (u counted) Relay(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	u.busy.Add(1)
+	defer u.busy.Add(-1)
+	return u.Upstream.Relay(ctx, method, params)
+}
+
+// countedWalker is counted for an Upstream that walks its lists (the
+// pin's and the recording's walks use it).
+type countedWalker struct {
+	counted
+	w walker
+}
+
+func (u countedWalker) Walk(ctx context.Context, method, key string) iter.Seq2[mcp.Page, error] {
+	return u.w.Walk(ctx, method, key)
+}
+
+// prefixed is a log handler that names the member a line is about:
+// after the "serve: " a line starts with, or before it all.
+type prefixed struct {
+	slog.Handler
+	prefix string
+}
+
+func (h prefixed) Handle(ctx context.Context, r slog.Record) error {
+	if rest, ok := strings.CutPrefix(r.Message, "serve: "); ok {
+		r.Message = "serve: " + h.prefix + rest
+	} else {
+		r.Message = h.prefix + r.Message
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h prefixed) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return prefixed{h.Handler.WithAttrs(attrs), h.prefix}
+}
+
+func (h prefixed) WithGroup(name string) slog.Handler {
+	return prefixed{h.Handler.WithGroup(name), h.prefix}
+}
+
+// ended reports whether the upstream session has ended.
+func (u *upstream) ended() bool {
+	select {
+	case <-u.conn.Done():
+		return true
+	default:
+		return false
+	}
+}

@@ -1,0 +1,356 @@
+package serve
+
+// The front: a client of a gateway's endpoint (multi.go). It answers
+// what concerns the endpoint as a whole (initialize, server/discover,
+// the lists, tasks/list, logging/setLevel, a modern client's listen) and
+// hands every other request to the member it belongs to, through the
+// client's sub-client of that member: a client of the member's Server
+// that shares the client's downstream session, so that the member's
+// Server serves it as it serves any client (its guard, pin, bridge,
+// tasks, subscriptions; progress, logs and questions reach the client
+// under its own ids).
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// front is one client of a gateway's endpoint.
+type front struct {
+	gw *Gateway
+	c  *client // its downstream client
+
+	mu      sync.Mutex            // guards the fields below
+	view    *View                 // what it may see; nil: everything
+	subs    map[*Member]*client   // its sub-client of each member, once needed
+	level   json.RawMessage       // the params of its logging/setLevel, for members met later
+	listens map[*frontListen]bool // a modern client's listens under way
+	inited  bool                  // it has had its initialize: it may hear of changes
+	closed  bool
+}
+
+// serveFront makes c a client of the endpoint, and returns its handler.
+func (g *Gateway) serveFront(c *client) mcp.RequestHandler {
+	f := &front{gw: g, c: c, subs: map[*Member]*client{}, listens: map[*frontListen]bool{}}
+	c.gate = f
+	return f.handle
+}
+
+// viewOf is what the client may see.
+func (f *front) viewOf() *View {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.view
+}
+
+func (f *front) handle(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	c := f.c
+	<-c.ready
+	defer c.flushNotes(ctx, mcp.IncomingID(ctx))
+	modern := method == "server/discover" || rawjson.IsObject(params) && hasModernMeta(params)
+	var meta modernMeta
+	if modern {
+		var rerr *mcp.RPCError
+		if meta, rerr = readModernMeta(params); rerr != nil {
+			return nil, rerr
+		}
+		c.setModern()
+		if removedMethods[method] {
+			return nil, mcp.MethodNotFound(method)
+		}
+	}
+	switch method {
+	case "initialize":
+		res, err := c.initialize(params, mcp.State{InitializeResult: f.gw.initResult(f.viewOf())})
+		if err == nil {
+			f.mu.Lock()
+			f.inited = true
+			f.mu.Unlock()
+		}
+		return res, err
+	case "server/discover":
+		res := discovered(mcp.State{InitializeResult: f.gw.initResult(f.viewOf())})
+		mcp.AddResultMembers(ctx, modernMembers(method, res))
+		return res, nil
+	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		return f.list(ctx, method, params, modern)
+	case "tasks/list":
+		return f.list(ctx, method, params, modern)
+	case "tools/call", "prompts/get":
+		return f.byName(ctx, method, params)
+	case "resources/read", "resources/subscribe", "resources/unsubscribe":
+		return f.byURI(ctx, method, params)
+	case "completion/complete":
+		return f.complete(ctx, params)
+	case "logging/setLevel":
+		return f.setLevel(ctx, params)
+	case "tasks/get", "tasks/result", "tasks/cancel", "tasks/update":
+		return f.task(ctx, method, params)
+	case "subscriptions/listen":
+		return f.listen(ctx, params, meta)
+	}
+	return nil, mcp.MethodNotFound(method)
+}
+
+// sub is the client's sub-client of member m, made at its first need.
+// fresh says it was made now.
+func (f *front) sub(m *Member) (s *client, fresh bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if s := f.subs[m]; s != nil {
+		return s, false
+	}
+	c := f.c
+	s = &client{srv: m.Server, n: c.n, sess: c.sess, ready: make(chan struct{}), drain: c.drain, headers: c.headers, parent: c, who: c.who}
+	close(s.ready)
+	c.mu.Lock()
+	s.caps, s.modern, s.logLevel = c.caps, c.modern, c.logLevel
+	c.mu.Unlock()
+	f.subs[m] = s
+	return s, true
+}
+
+// pass hands a request to member m through the client's sub-client of
+// it; what the member answers is the answer.
+func (f *front) pass(ctx context.Context, m *Member, method string, params json.RawMessage) (json.RawMessage, error) {
+	s, fresh := f.sub(m)
+	f.mu.Lock()
+	level := f.level
+	f.mu.Unlock()
+	if fresh && level != nil && method != "logging/setLevel" {
+		// The level the client asked for before it met this member.
+		lctx, _ := mcp.SeparateResultMembers(ctx)
+		s.handle(lctx, "logging/setLevel", level)
+	}
+	return s.handle(ctx, method, params)
+}
+
+// byName routes a tools/call or prompts/get by the name it calls.
+func (f *front) byName(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	name, ok := exactString(params, "name")
+	if !ok {
+		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
+	}
+	kind := "tool"
+	if method == "prompts/get" {
+		kind = "prompt"
+	}
+	m, local := f.route(ctx, kind, name)
+	if m == nil {
+		return nil, unknownName(kind, name)
+	}
+	if rerr := f.viewCheck(ctx, method, params); rerr != nil {
+		return nil, unknownName(kind, name) // invisible, not refused
+	}
+	res, err := f.pass(ctx, m, method, withMember(params, "name", mustJSON(local)))
+	if err == nil && method == "tools/call" {
+		f.gw.tasks.note(m, res)
+	}
+	return res, err
+}
+
+// unknownName is what a client gets for a name no member of its view
+// gives: what a server says of a tool it does not have
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling).
+func unknownName(kind, name string) *mcp.RPCError {
+	return &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "unknown " + kind + ": " + clipKey(name)}
+}
+
+// byURI routes a resources/read, subscribe or unsubscribe by its URI.
+func (f *front) byURI(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	uri, ok := exactString(params, "uri")
+	if !ok {
+		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
+	}
+	m := f.owner(ctx, uri)
+	if m == nil || f.viewCheck(ctx, method, params) != nil {
+		return nil, resourceNotFound(uri)
+	}
+	return f.pass(ctx, m, method, params)
+}
+
+// resourceNotFound is what a client gets for a URI no member of its view
+// serves (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling).
+func resourceNotFound(uri string) *mcp.RPCError {
+	return &mcp.RPCError{Code: -32002, Message: "resource not found: " + clipKey(uri) + ": no server here lists it",
+		Data: mustJSON(map[string]string{"uri": clipKey(uri)})}
+}
+
+// complete routes a completion/complete: a prompt's by its name, a
+// template's by the member that lists it.
+func (f *front) complete(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	p, rerr := readTarget(params)
+	if rerr != nil {
+		return nil, rerr
+	}
+	switch p.RefType {
+	case "ref/prompt":
+		m, local := f.route(ctx, "prompt", p.RefName)
+		if m == nil || f.viewCheck(ctx, "completion/complete", params) != nil {
+			return nil, unknownName("prompt", p.RefName)
+		}
+		ref := withMember(rawjson.Member(params, "ref"), "name", mustJSON(local))
+		return f.pass(ctx, m, "completion/complete", withMember(params, "ref", ref))
+	case "ref/resource":
+		m := f.templateOwner(ctx, p.RefURI)
+		if m == nil || f.viewCheck(ctx, "completion/complete", params) != nil {
+			return nil, resourceNotFound(p.RefURI)
+		}
+		return f.pass(ctx, m, "completion/complete", params)
+	}
+	return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "completion/complete: ref.type must be ref/prompt or ref/resource"}
+}
+
+// setLevel asks every member the client has met for its log level (the
+// others are asked when it meets them); each member's messages then
+// reach it at that level.
+func (f *front) setLevel(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	if levelOf(params) == 0 {
+		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "logging/setLevel: a level is required"}
+	}
+	f.mu.Lock()
+	f.level = params
+	subs := slices.Collect(maps.Values(f.subs))
+	f.mu.Unlock()
+	f.c.level.rank.Store(levelOf(params))
+	var wg sync.WaitGroup
+	for _, s := range subs {
+		wg.Go(func() { // a front's logging/setLevel to one server: ends with its answer
+			sctx, _ := mcp.SeparateResultMembers(ctx)
+			s.handle(sctx, "logging/setLevel", params)
+		})
+	}
+	wg.Wait()
+	return json.RawMessage(`{}`), nil
+}
+
+// task routes a request about a task to the member that made it.
+func (f *front) task(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	var id string
+	json.Unmarshal(rawjson.Member(params, "taskId"), &id)
+	m := f.gw.tasks.owner(id)
+	if m == nil || !f.viewOf().sees(m) {
+		return nil, taskNotFound(id)
+	}
+	return f.pass(ctx, m, method, params)
+}
+
+// notified passes a client's notification (its roots changed, say) to
+// every member it has met.
+func (f *front) notified(method string, params json.RawMessage) {
+	f.mu.Lock()
+	subs := slices.Collect(maps.Values(f.subs))
+	f.mu.Unlock()
+	for _, s := range subs {
+		s.notified(method, params)
+	}
+}
+
+// listsChanged tells the client that what it may list changed (a member
+// came up or went down): a client of the initialize era by
+// notifications, a modern one on its listens that asked.
+func (f *front) listsChanged() {
+	f.mu.Lock()
+	closed, inited := f.closed, f.inited
+	listens := slices.Collect(maps.Keys(f.listens))
+	f.mu.Unlock()
+	if closed {
+		return
+	}
+	for _, l := range listens {
+		l.listsChanged()
+	}
+	if !inited || f.c.isModern() {
+		return
+	}
+	for _, method := range []string{"notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed"} {
+		f.c.notify(context.Background(), nil, method, nil)
+	}
+}
+
+// close lets the members go: the client has left.
+func (f *front) close() {
+	f.mu.Lock()
+	f.closed = true
+	subs := slices.Collect(maps.Values(f.subs))
+	f.mu.Unlock()
+	for _, s := range subs {
+		s.sayDropped()
+		s.mu.Lock()
+		up := s.up
+		s.mu.Unlock()
+		if up != nil {
+			up.detach(s)
+		}
+	}
+	f.gw.leave(f)
+}
+
+// initResult is the endpoint's initialize result for a client of view:
+// the capabilities a gateway serves whatever its members are (a member
+// without one answers its requests as not found), the tasks capability
+// of the first member up that declares one, and the instructions of the
+// members up, each under its name.
+func (g *Gateway) initResult(view *View) json.RawMessage {
+	caps := map[string]json.RawMessage{
+		"tools":       json.RawMessage(`{"listChanged":true}`),
+		"prompts":     json.RawMessage(`{"listChanged":true}`),
+		"resources":   json.RawMessage(`{"subscribe":true,"listChanged":true}`),
+		"completions": json.RawMessage(`{}`),
+		"logging":     json.RawMessage(`{}`),
+	}
+	var instructions []byte
+	for _, m := range g.Members {
+		u := m.upNow()
+		if u == nil || !view.sees(m) {
+			continue
+		}
+		init := u.pinInstructions(u.conn.State().InitializeResult)
+		if t := rawjson.Member(rawjson.Member(init, "capabilities"), "tasks"); t != nil && caps["tasks"] == nil {
+			caps["tasks"] = t
+		}
+		if text, _ := rawjson.String(rawjson.Member(init, "instructions")); text != "" {
+			if len(instructions) > 0 {
+				instructions = append(instructions, "\n\n"...)
+			}
+			head := "Server " + m.Name
+			if m.prefix != "" {
+				head += " (its tools and prompts are named " + m.prefix + "NAME)"
+			}
+			instructions = append(append(append(instructions, head...), ":\n"...), text...)
+		}
+	}
+	res := map[string]any{"protocolVersion": mcp.LatestVersion, "capabilities": caps, "serverInfo": g.info()}
+	if len(instructions) > 0 {
+		res["instructions"] = string(instructions)
+	}
+	return mustJSON(res)
+}
+
+// info is the serverInfo the endpoint gives for itself.
+func (g *Gateway) info() json.RawMessage {
+	if g.Info == nil {
+		return json.RawMessage(`{"name":"mcpv-gateway","version":"0"}`)
+	}
+	return g.Info
+}
+
+// upNow is the member's shared session when it is up, without opening
+// it; nil otherwise (and with Isolate, where each client has its own).
+func (m *Member) upNow() *upstream {
+	if m.life == nil {
+		return nil
+	}
+	m.life.mu.Lock()
+	defer m.life.mu.Unlock()
+	if m.life.state != lifeUp {
+		return nil
+	}
+	return m.life.u
+}

@@ -1,0 +1,677 @@
+package serve
+
+// A gateway's lists (multi.go): one list of every member's items, whose
+// pages span the members in their order. A page holds the members'
+// pages one after the other until it is full (so that a client that
+// reads the first page alone, as many do, sees every member's items
+// when they are not many), its items named as the endpoint names them;
+// its nextCursor names the member and that member's cursor where the
+// next page starts, signed, so that it stays opaque: a
+// client can neither read it nor make one up (nor use one for another
+// list, or a member its view does not see). A member's own cursor is
+// kept as it is up to maxMemberCursor bytes; a longer one ends that
+// member's list there, and serve says so.
+//
+// What the pages show is kept (nameBook) to route by: who lists each
+// URI, template, and each name of a member without a prefix, until that
+// member's list changes or it goes down, within maxBookBytes.
+
+import (
+	"cmp"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/uritemplate"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// Bounds of a gateway's lists.
+const (
+	// maxMemberCursor is the longest cursor of a member's kept in the
+	// cursors the front gives.
+	maxMemberCursor = 4096
+	// A page of the front holds the members' pages, one after the other
+	// (every member's whole list in one page, as most clients read only
+	// the first), until it holds pageItems items or pageBytes of them,
+	// or maxHops pages of members were asked for.
+	pageItems = 10000
+	pageBytes = 8 << 20
+	maxHops   = 64
+	// maxBookBytes bounds what is kept of the members' lists to route by.
+	maxBookBytes = 16 << 20
+)
+
+// listPos is where a page of the front's list starts: a member, and its
+// own cursor ("" for its first page).
+type listPos struct {
+	M string `json:"m"`
+	C string `json:"c,omitempty"`
+}
+
+// cursor is the signed, opaque cursor of pos in the list of method.
+func (g *Gateway) cursor(method string, pos listPos) string {
+	payload := mustJSON(pos)
+	return base64.RawURLEncoding.EncodeToString(append(g.sign(method, payload), payload...))
+}
+
+// readCursor reads a cursor the front gave for the list of method.
+func (g *Gateway) readCursor(method, cursor string) (listPos, bool) {
+	var pos listPos
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil || len(raw) < 16 || len(cursor) > 2*maxMemberCursor {
+		return pos, false
+	}
+	if !hmac.Equal(raw[:16], g.sign(method, raw[16:])) || json.Unmarshal(raw[16:], &pos) != nil {
+		return pos, false
+	}
+	return pos, g.member(pos.M) != nil
+}
+
+func (g *Gateway) sign(method string, payload []byte) []byte {
+	mac := hmac.New(sha256.New, g.key[:])
+	mac.Write([]byte(method))
+	mac.Write([]byte{0})
+	mac.Write(payload)
+	return mac.Sum(nil)[:16]
+}
+
+// listKey is the member of a list method's result that holds its items.
+func listKey(method string) string {
+	if method == "tasks/list" {
+		return "tasks"
+	}
+	return lists[method].key
+}
+
+// list answers a page of the front's list of method: the members' pages,
+// from where its cursor says, until the page is full (pageItems,
+// pageBytes, maxHops) or the list ends.
+func (f *front) list(ctx context.Context, method string, params json.RawMessage, modern bool) (json.RawMessage, error) {
+	g, view := f.gw, f.viewOf()
+	key := listKey(method)
+	var pos listPos
+	if raw := rawjson.Member(params, "cursor"); raw != nil && string(raw) != "null" {
+		cursor, err := rawjson.String(raw)
+		var ok bool
+		if err == nil {
+			pos, ok = g.readCursor(method, cursor)
+		}
+		if !ok || !view.sees(g.member(pos.M)) {
+			return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: method + ": invalid cursor"}
+		}
+	} else if method != "tasks/list" {
+		for _, m := range g.Members {
+			if view.sees(m) && m.life != nil {
+				m.life.wake() // each starts while those before it are listed
+			}
+		}
+	}
+	i := 0
+	if pos.M != "" {
+		i = g.member(pos.M).index
+	}
+	var ahead map[*Member]chan fetched
+	if pos.M == "" {
+		var stop context.CancelFunc
+		ahead, stop = f.fetchAhead(ctx, method, params)
+		defer stop()
+	}
+	var items []json.RawMessage
+	size := 0
+	for hops := 0; ; hops++ {
+		i = f.nextMember(i, method)
+		if i < 0 {
+			return f.page(ctx, method, key, items, "", modern), nil
+		}
+		m := g.Members[i]
+		var res json.RawMessage
+		var err error
+		if got, ok := ahead[m]; ok && pos.C == "" {
+			delete(ahead, m)
+			r := <-got
+			res, err = r.res, r.err
+		} else {
+			res, err = f.fetchPage(ctx, m, method, params, pos.C)
+		}
+		if err != nil {
+			return nil, err
+		}
+		var more []json.RawMessage
+		var next string
+		if res != nil {
+			more, next, _ = f.pageItems(m, method, key, res)
+		}
+		items = append(items, more...)
+		for _, it := range more {
+			size += len(it)
+		}
+		pos.C = next
+		if next == "" {
+			i++
+			if i = f.nextMember(i, method); i < 0 {
+				return f.page(ctx, method, key, items, "", modern), nil
+			}
+		}
+		if len(items) >= pageItems || size >= pageBytes || hops+1 >= maxHops {
+			return f.page(ctx, method, key, items, g.cursor(method, listPos{M: g.Members[i].Name, C: pos.C}), modern), nil
+		}
+	}
+}
+
+// fetched is a member's first page, asked for ahead.
+type fetched struct {
+	res json.RawMessage
+	err error
+}
+
+// fetchAhead asks every member the client may list for its first page at
+// once (up to maxHops of them), so that a list waits for its slowest
+// member, not for the sum of their waits (twenty servers slow to start,
+// each left out after ListWait). Their pages are taken in order
+// (pageItems). stop cancels what was not taken: a page full before the
+// last member's.
+func (f *front) fetchAhead(ctx context.Context, method string, params json.RawMessage) (map[*Member]chan fetched, context.CancelFunc) {
+	actx, stop := context.WithCancel(ctx)
+	ahead := map[*Member]chan fetched{}
+	for i := f.nextMember(0, method); i >= 0 && len(ahead) < maxHops; i = f.nextMember(i+1, method) {
+		m := f.gw.Members[i]
+		ch := make(chan fetched, 1)
+		ahead[m] = ch
+		go func() { // a server's first page of a list: ends with the member's answer, ListWait, or stop
+			res, err := f.fetchPage(actx, m, method, params, "")
+			ch <- fetched{res, err}
+		}()
+	}
+	return ahead, stop
+}
+
+// nextMember is the index of the first member from i on whose items the
+// client may list, -1 when there is none.
+func (f *front) nextMember(i int, method string) int {
+	view := f.viewOf()
+	for ; i < len(f.gw.Members); i++ {
+		m := f.gw.Members[i]
+		if !view.sees(m) {
+			continue
+		}
+		if method == "tasks/list" && m.upNow() == nil && !f.met(m) {
+			continue // tasks are made by requests: a member never met has none of this client's
+		}
+		if u := m.upNow(); u != nil && !declares(u, method) {
+			continue
+		}
+		return i
+	}
+	return -1
+}
+
+// met reports whether the client has a sub-client of m.
+func (f *front) met(m *Member) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.subs[m] != nil
+}
+
+// declares reports whether u's server declared the capability a list
+// needs.
+func declares(u *upstream, method string) bool {
+	capability := map[string]string{"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources",
+		"resources/templates/list": "resources", "tasks/list": "tasks"}[method]
+	return rawjson.Member(rawjson.Member(u.conn.State().InitializeResult, "capabilities"), capability) != nil
+}
+
+// page is a page of the front's list: items under key, and cursor.
+func (f *front) page(ctx context.Context, method, key string, items []json.RawMessage, cursor string, modern bool) json.RawMessage {
+	b := []byte{'{'}
+	b = append(append(b, mustJSON(key)...), ":["...)
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	b = append(b, ']')
+	if cursor != "" {
+		b = append(append(b, `,"nextCursor":`...), mustJSON(cursor)...)
+	}
+	b = append(b, '}')
+	if modern {
+		mcp.AddResultMembers(ctx, modernMembers(method, b))
+	}
+	return b
+}
+
+// memberPage is one page of m's list from cursor, its items as the
+// client sees them, and m's next cursor. A member that is down, does not
+// answer within ListWait, or fails the request adds nothing (said once,
+// but for being down, which its state change said); the client going
+// is an error.
+func (f *front) memberPage(ctx context.Context, m *Member, method, key string, params json.RawMessage, cursor string) ([]json.RawMessage, string, error) {
+	res, err := f.fetchPage(ctx, m, method, params, cursor)
+	if res == nil {
+		return nil, "", err
+	}
+	return f.pageItems(m, method, key, res)
+}
+
+// fetchPage asks m for one page of its list from cursor: nil when it
+// adds nothing (down, too slow, failed: said as memberPage says), with an
+// error when the client went.
+func (f *front) fetchPage(ctx context.Context, m *Member, method string, params json.RawMessage, cursor string) (json.RawMessage, error) {
+	g := f.gw
+	p := withoutMember(params, "cursor")
+	if !rawjson.IsObject(p) {
+		p = json.RawMessage(`{}`)
+	}
+	if cursor != "" {
+		p = withMember(p, "cursor", mustJSON(cursor))
+	}
+	wait := g.ListWait
+	if wait <= 0 {
+		wait = DefaultListWait
+	}
+	pctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	pctx, _ = mcp.SeparateResultMembers(pctx)
+	res, err := f.pass(pctx, m, method, p)
+	if err != nil {
+		var down *errDown
+		var rerr *mcp.RPCError
+		switch {
+		case ctx.Err() != nil:
+			return nil, context.Cause(ctx)
+		case m.life != nil && m.upNow() == nil:
+			// Down, or not up yet: its state is said on its own.
+		case pctx.Err() != nil:
+			g.sayOnce(fmt.Sprintf("serve: server %q did not answer %s within %v: its items are left out of the list until it does", m.Name, method, wait))
+		case errors.As(err, &down):
+		case errors.As(err, &rerr) && rerr.Code == mcp.CodeMethodNotFound:
+		default:
+			g.sayOnce(fmt.Sprintf("serve: server %q failed %s (%s): its items are left out", m.Name, method, safetext.Clip(safetext.Line(err.Error()), 300)))
+		}
+		return nil, nil
+	}
+	return res, nil
+}
+
+// pageItems are the items of member m's page res as the client sees
+// them, and m's next cursor. Pages are taken in the members' order: the
+// first member to give a name or a URI keeps it (nameBook).
+func (f *front) pageItems(m *Member, method, key string, res json.RawMessage) ([]json.RawMessage, string, error) {
+	g := f.gw
+	next, _ := rawjson.String(rawjson.Member(res, "nextCursor"))
+	if len(next) > maxMemberCursor {
+		g.sayOnce(fmt.Sprintf("serve: server %q gave a cursor of %d bytes in %s (at most %d are kept): its list ends there", m.Name, len(next), method, maxMemberCursor))
+		next = ""
+	}
+	view := f.viewOf()
+	vg := view.guard("")
+	var items []json.RawMessage
+	rawjson.ForEachElement(rawjson.Member(res, key), func(_ int, it []byte) {
+		if it, ok := g.item(m, key, it, view); ok {
+			items = append(items, it)
+		}
+	})
+	if vg != nil && len(items) > 0 {
+		kept := vg.filter(method, f.page(context.Background(), method, key, items, "", false))
+		items = items[:0]
+		rawjson.ForEachElement(rawjson.Member(kept, key), func(_ int, it []byte) { items = append(items, it) })
+	}
+	return items, next, nil
+}
+
+// item is an item of member m's list as a client of view sees it: a
+// tool or prompt named with m's prefix; ok is false for one it does not
+// see (a name of a member without a prefix that reads as another's, or
+// that an earlier member gives too; a URI or template an earlier member
+// lists too; an item whose key is written twice or in another case).
+func (g *Gateway) item(m *Member, key string, item json.RawMessage, view *View) (json.RawMessage, bool) {
+	switch key {
+	case "tools", "prompts":
+		name, ok := exactString(item, "name")
+		if !ok {
+			return nil, false
+		}
+		kind := strings.TrimSuffix(key, "s")
+		if m.prefix != "" {
+			return withMember(item, "name", mustJSON(m.prefix+name)), true
+		}
+		if other := g.claims(name); other != nil {
+			g.sayOnce(fmt.Sprintf("serve: server %q lists a %s named %q, which reads as server %q's: hidden", m.Name, kind, safetext.Clip(safetext.Line(name), 200), other.Name))
+			return nil, false
+		}
+		return item, g.names.claim(g, kind, name, m, view)
+	case "resources", "resourceTemplates":
+		field, kind := "uri", "uri"
+		if key == "resourceTemplates" {
+			field, kind = "uriTemplate", "template"
+		}
+		id, ok := exactString(item, field)
+		if !ok {
+			return nil, false
+		}
+		return item, g.names.claim(g, kind, id, m, view)
+	case "tasks":
+		var id string
+		json.Unmarshal(rawjson.Member(item, "taskId"), &id)
+		g.tasks.noteID(m, id)
+	}
+	return item, true
+}
+
+// nameBook keeps who lists what, as the front's lists have shown it: for
+// each URI, template, and name of a member without a prefix, the
+// members that list it, in the members' order.
+type nameBook struct {
+	mu    sync.Mutex                          // guards the fields below
+	by    map[string][]*Member                // kind + "\x00" + key -> its listers, in order
+	tmpl  map[*Member][]*uritemplate.Template // each member's templates, parsed
+	bytes int
+	full  bool // maxBookBytes was reached (said once)
+}
+
+// claim notes that m lists key (of kind: tool, prompt, uri, template),
+// and reports whether a client of view sees m's: no member before m in
+// the order, that view sees, lists it too. A second lister is said once.
+func (b *nameBook) claim(g *Gateway, kind, key string, m *Member, view *View) bool {
+	k := kind + "\x00" + key
+	b.mu.Lock()
+	listers := b.by[k]
+	if !slices.Contains(listers, m) {
+		if b.bytes+len(k)+16 > cmp.Or(g.maxBook, maxBookBytes) {
+			full := b.full
+			b.full = true
+			b.mu.Unlock()
+			if !full {
+				g.Log.Warn(fmt.Sprintf("serve: the gateway keeps %d KiB of the names and URIs its servers list, to route by: past that, a URI is routed by the templates, and a name of a server without a prefix by its list when asked", cmp.Or(g.maxBook, maxBookBytes)>>10))
+			}
+			return true
+		}
+		if b.by == nil {
+			b.by, b.tmpl = map[string][]*Member{}, map[*Member][]*uritemplate.Template{}
+		}
+		listers = append(listers, m)
+		slices.SortFunc(listers, func(x, y *Member) int { return x.index - y.index })
+		b.by[k] = listers
+		b.bytes += len(k) + 16
+		if kind == "template" {
+			if t, err := uritemplate.Parse(key); err == nil {
+				b.tmpl[m] = append(b.tmpl[m], t)
+			}
+		}
+	}
+	b.mu.Unlock()
+	if len(listers) > 1 {
+		g.sayOnce(fmt.Sprintf("serve: servers %q and %q both list the %s %q: %q's is served, the other's hidden", listers[0].Name, listers[1].Name, kind, safetext.Clip(safetext.Line(key), 200), listers[0].Name))
+	}
+	for _, l := range listers {
+		if view.sees(l) {
+			return l == m
+		}
+	}
+	return true
+}
+
+// owner is the member a client of view reaches for key: the first that
+// lists it and that view sees.
+func (b *nameBook) owner(kind, key string, view *View) *Member {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, m := range b.by[kind+"\x00"+key] {
+		if view.sees(m) {
+			return m
+		}
+	}
+	return nil
+}
+
+// matching is the first member view sees whose template uri matches.
+func (b *nameBook) matching(uri string, view *View, members []*Member) *Member {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, m := range members {
+		if !view.sees(m) {
+			continue
+		}
+		for _, t := range b.tmpl[m] {
+			if _, ok := t.Match(uri); ok {
+				return m
+			}
+		}
+	}
+	return nil
+}
+
+// forget drops what m lists (of the kinds, or all when none is given):
+// its list changed, or it went down.
+func (b *nameBook) forget(m *Member, kinds ...string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for k, listers := range b.by {
+		kind, _, _ := strings.Cut(k, "\x00")
+		if !slices.Contains(listers, m) || len(kinds) > 0 && !slices.Contains(kinds, kind) {
+			continue
+		}
+		listers = slices.DeleteFunc(slices.Clone(listers), func(x *Member) bool { return x == m })
+		if len(listers) == 0 {
+			delete(b.by, k)
+			b.bytes -= len(k) + 16
+		} else {
+			b.by[k] = listers
+		}
+	}
+	if len(kinds) == 0 || slices.Contains(kinds, "template") {
+		delete(b.tmpl, m)
+	}
+}
+
+// listChanged forgets what m's list that changed held.
+func (b *nameBook) listChanged(m *Member, method string) {
+	switch method {
+	case "notifications/tools/list_changed":
+		b.forget(m, "tool")
+	case "notifications/prompts/list_changed":
+		b.forget(m, "prompt")
+	case "notifications/resources/list_changed":
+		b.forget(m, "uri", "template")
+	}
+}
+
+// route is the member a name at the endpoint belongs to, and the name its
+// server gives: by its prefix, else a member without one (the one, or
+// the first that lists it, its list walked when it is not known yet); nil
+// when none the client sees gives it.
+func (f *front) route(ctx context.Context, kind, name string) (*Member, string) {
+	g, view := f.gw, f.viewOf()
+	if m, local := g.byPrefix(name); m != nil {
+		if !view.sees(m) {
+			return nil, ""
+		}
+		return m, local
+	}
+	var bare []*Member
+	for _, m := range g.unprefixed() {
+		if view.sees(m) {
+			bare = append(bare, m)
+		}
+	}
+	switch {
+	case len(bare) == 0 || g.claims(name) != nil:
+		return nil, ""
+	case len(bare) == 1:
+		return bare[0], name
+	}
+	if m := g.names.owner(kind, name, view); m != nil {
+		return m, name
+	}
+	for _, m := range bare {
+		if f.find(ctx, m, kind+"s/list", "name", name) {
+			return m, name
+		}
+	}
+	return nil, ""
+}
+
+// owner is the member a resource URI goes to for this client: the first
+// that lists it, else the first whose template matches it (the lists
+// walked when they are not known yet), else the only member that serves
+// resources.
+func (f *front) owner(ctx context.Context, uri string) *Member {
+	g, view := f.gw, f.viewOf()
+	find := func() *Member {
+		if m := g.names.owner("uri", uri, view); m != nil {
+			return m
+		}
+		return g.names.matching(uri, view, g.Members)
+	}
+	if m := find(); m != nil {
+		return m
+	}
+	serving := f.resourceMembers(ctx)
+	if len(serving) == 1 {
+		return serving[0]
+	}
+	for _, m := range serving {
+		if f.find(ctx, m, "resources/list", "uri", uri) {
+			return m
+		}
+	}
+	for _, m := range serving {
+		f.find(ctx, m, "resources/templates/list", "", "")
+	}
+	return find()
+}
+
+// templateOwner is the member that lists a resource template (for a
+// completion of its argument).
+func (f *front) templateOwner(ctx context.Context, tmpl string) *Member {
+	g, view := f.gw, f.viewOf()
+	if m := g.names.owner("template", tmpl, view); m != nil {
+		return m
+	}
+	serving := f.resourceMembers(ctx)
+	if len(serving) == 1 {
+		return serving[0]
+	}
+	for _, m := range serving {
+		if f.find(ctx, m, "resources/templates/list", "uriTemplate", tmpl) {
+			return m
+		}
+	}
+	return nil
+}
+
+// resourceMembers are the members the client sees that serve resources
+// (or may: those not up yet are started).
+func (f *front) resourceMembers(ctx context.Context) []*Member {
+	view := f.viewOf()
+	var out []*Member
+	for _, m := range f.gw.Members {
+		if !view.sees(m) {
+			continue
+		}
+		if u := m.upNow(); u != nil && !declares(u, "resources/list") {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// find reads m's list of method, as the client sees it, until an item
+// whose field is want (none: to its end), within maxPinPages pages; what
+// it reads is kept (nameBook). It reports whether it found one.
+func (f *front) find(ctx context.Context, m *Member, method, field, want string) bool {
+	key := listKey(method)
+	cursor := ""
+	seen := map[string]bool{}
+	for range maxPinPages {
+		items, next, err := f.memberPage(ctx, m, method, key, nil, cursor)
+		if err != nil {
+			return false
+		}
+		for _, it := range items {
+			if got, _ := exactString(it, field); field != "" && got == want {
+				return true
+			}
+		}
+		if next == "" || seen[next] {
+			return false
+		}
+		seen[next], cursor = true, next
+	}
+	return false
+}
+
+// sayOnce says a line on serve's log once (at most maxSaid lines in all).
+func (g *Gateway) sayOnce(line string) {
+	g.mu.Lock()
+	if g.said == nil {
+		g.said = map[string]bool{}
+	}
+	if g.said[line] || len(g.said) > maxSaid {
+		g.mu.Unlock()
+		return
+	}
+	g.said[line] = true
+	g.mu.Unlock()
+	g.Log.Warn(line)
+}
+
+// taskOwner keeps which member each task id the front gave out is of
+// (the ids are serve's own, random: no two members give the same).
+type taskOwner struct {
+	mu    sync.Mutex // guards by and order
+	by    map[string]*Member
+	order []string // oldest first, to forget past maxTasks
+}
+
+// note notes the task a tools/call result made, if it made one.
+func (t *taskOwner) note(m *Member, res json.RawMessage) {
+	if len(res) > maxTaskResult {
+		return
+	}
+	var id string
+	if task := rawjson.Member(res, "task"); rawjson.IsObject(task) {
+		json.Unmarshal(rawjson.Member(task, "taskId"), &id)
+	} else if mcp.IsTaskResult(res) {
+		json.Unmarshal(rawjson.Member(res, "taskId"), &id)
+	}
+	t.noteID(m, id)
+}
+
+func (t *taskOwner) noteID(m *Member, id string) {
+	if id == "" {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.by == nil {
+		t.by = map[string]*Member{}
+	}
+	if _, ok := t.by[id]; ok {
+		return
+	}
+	if len(t.order) >= maxTasks {
+		delete(t.by, t.order[0])
+		t.order = t.order[1:]
+	}
+	t.by[id] = m
+	t.order = append(t.order, id)
+}
+
+func (t *taskOwner) owner(id string) *Member {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.by[id]
+}

@@ -1,0 +1,291 @@
+package serve
+
+// A modern client's subscriptions/listen at a gateway's endpoint: one
+// listen of the client's, made of one listen at each member it concerns
+// (each served by the member's Server as it serves a listen: passed on
+// to a modern server, or answered from the initialize era's
+// subscriptions), whose notifications the front gathers. The client
+// gets one acknowledgement, once every member's has come (or ackWait has
+// passed): the list changes it asked for (the gateway tells them itself
+// when a member comes up or goes down, whatever the members declare) and
+// the resources some member took its subscription for. Nothing reaches
+// it before that, nothing it did not ask for, and everything under its
+// own subscription id.
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// ackWait bounds the wait for the members' acknowledgements.
+const ackWait = notifyWait
+
+// frontListen is one listen of a front's client.
+type frontListen struct {
+	f      *front
+	id     json.RawMessage // the client's request id: its subscription id
+	ctx    context.Context // the listen's: ends when the client ends it
+	params json.RawMessage // the client's params, as its view lets them be
+	want   listenFilter    // what it asked for
+	wg     sync.WaitGroup  // the members' listens
+
+	mu      sync.Mutex       // guards the fields below
+	started map[*Member]bool // members listened to now
+	waiting map[*Member]bool // of them, those not acknowledged yet
+	uris    []string         // the resources acknowledged
+	begun   bool             // every first listen is started: waiting may empty
+	acked   bool             // the client has its acknowledgement
+	pending listenFilter     // list changes before it
+	updates []string         // resources updated before it
+	all     chan struct{}    // closed when waiting empties, once begun
+	allOnce sync.Once        // guards closing all
+}
+
+// listen serves a modern client's subscriptions/listen until it ends it.
+func (f *front) listen(ctx context.Context, params json.RawMessage, meta modernMeta) (json.RawMessage, error) {
+	if _, rerr := listenURIs(params); rerr != nil {
+		return nil, rerr
+	}
+	if vg := f.viewOf().guard(""); vg != nil {
+		var rerr *mcp.RPCError
+		if params, rerr = vg.g.listenParams(params); rerr != nil {
+			return nil, rerr
+		}
+	}
+	var p struct {
+		Notifications listenFilter `json:"notifications"`
+	}
+	json.Unmarshal(params, &p)
+	l := &frontListen{f: f, id: mcp.IncomingID(ctx), ctx: ctx, params: params, want: p.Notifications,
+		started: map[*Member]bool{}, waiting: map[*Member]bool{}, all: make(chan struct{})}
+	byMember := map[*Member][]string{}
+	for _, uri := range p.Notifications.URIs {
+		if m := f.owner(ctx, uri); m != nil && !slices.Contains(byMember[m], uri) {
+			byMember[m] = append(byMember[m], uri)
+		}
+	}
+	f.mu.Lock()
+	f.listens[l] = true
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		delete(f.listens, l)
+		f.mu.Unlock()
+		l.wg.Wait()
+	}()
+	lists := l.want.Tools || l.want.Prompts || l.want.Resources
+	for _, m := range f.gw.Members {
+		if f.viewOf().sees(m) && (byMember[m] != nil || lists && m.upNow() != nil) {
+			l.start(m, byMember[m])
+		}
+	}
+	l.mu.Lock()
+	l.begun = true
+	l.check()
+	l.mu.Unlock()
+	timer := time.NewTimer(ackWait)
+	defer timer.Stop()
+	select {
+	case <-l.all:
+	case <-timer.C:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	l.acknowledge()
+	<-ctx.Done()
+	return nil, context.Cause(ctx)
+}
+
+// start listens at member m for the lists asked for and uris.
+func (l *frontListen) start(m *Member, uris []string) {
+	l.mu.Lock()
+	if l.started[m] {
+		l.mu.Unlock()
+		return
+	}
+	l.started[m] = true
+	if !l.acked {
+		l.waiting[m] = true
+	}
+	l.mu.Unlock()
+	params := withListenURIs(l.params, uris)
+	if uris == nil {
+		params = withListenURIs(l.params, []string{})
+	}
+	l.wg.Add(1)
+	go func() { // a server's listen for a front's listen: ends when the client ends its listen, or the member's ends
+		defer l.wg.Done()
+		ctx, _ := mcp.SeparateResultMembers(l.ctx)
+		ctx = context.WithValue(ctx, listenRelayKey{}, relayFunc(func(behind *outstanding, method string, params json.RawMessage) {
+			l.from(m, behind, method, params)
+		}))
+		l.f.pass(ctx, m, "subscriptions/listen", params)
+		l.settled(m) // a listen that ended before its acknowledgement holds nothing up
+		l.mu.Lock()
+		delete(l.started, m) // listened to again when it comes up again
+		l.mu.Unlock()
+	}()
+}
+
+// settled notes that m's listen was acknowledged (or ended).
+func (l *frontListen) settled(m *Member) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.waiting, m)
+	l.check()
+}
+
+// check closes all once every first listen is started and none waits
+// for its acknowledgement; l.mu is held.
+func (l *frontListen) check() {
+	if l.begun && len(l.waiting) == 0 {
+		l.allOnce.Do(func() { close(l.all) })
+	}
+}
+
+// from takes what member m's listen would send the client.
+func (l *frontListen) from(m *Member, behind *outstanding, method string, params json.RawMessage) {
+	switch method {
+	case "notifications/subscriptions/acknowledged":
+		var ack struct {
+			Notifications listenFilter `json:"notifications"`
+		}
+		json.Unmarshal(params, &ack)
+		l.mu.Lock()
+		for _, uri := range ack.Notifications.URIs {
+			if slices.Contains(l.want.URIs, uri) && !slices.Contains(l.uris, uri) {
+				l.uris = append(l.uris, uri)
+			}
+		}
+		l.mu.Unlock()
+		l.settled(m)
+	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
+		l.listChanged(behind, method)
+	case "notifications/resources/updated":
+		uri, _ := rawjson.String(rawjson.Member(params, "uri"))
+		l.mu.Lock()
+		if !l.acked {
+			if slices.Contains(l.want.URIs, uri) && !slices.Contains(l.updates, uri) {
+				l.updates = append(l.updates, uri)
+			}
+			l.mu.Unlock()
+			return
+		}
+		ok := slices.Contains(l.uris, uri)
+		l.mu.Unlock()
+		if ok {
+			l.send(behind, method, params)
+		}
+	}
+}
+
+// listChanged passes a list's change on, if the client asked for it;
+// before its acknowledgement it waits.
+func (l *frontListen) listChanged(behind *outstanding, method string) {
+	l.mu.Lock()
+	f := l.want
+	if !l.acked {
+		switch method {
+		case "notifications/tools/list_changed":
+			l.pending.Tools = f.Tools
+		case "notifications/prompts/list_changed":
+			l.pending.Prompts = f.Prompts
+		case "notifications/resources/list_changed":
+			l.pending.Resources = f.Resources
+		}
+		l.mu.Unlock()
+		return
+	}
+	l.mu.Unlock()
+	if wants(f, method) {
+		l.send(behind, method, nil)
+	}
+}
+
+func wants(f listenFilter, method string) bool {
+	switch method {
+	case "notifications/tools/list_changed":
+		return f.Tools
+	case "notifications/prompts/list_changed":
+		return f.Prompts
+	case "notifications/resources/list_changed":
+		return f.Resources
+	}
+	return false
+}
+
+// listsChanged: a member came up or went down, so every list the client
+// asked about may have changed.
+func (l *frontListen) listsChanged() {
+	for _, method := range []string{"notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed"} {
+		l.listChanged(nil, method)
+	}
+}
+
+// acknowledge sends the client its acknowledgement, then what came for
+// it before.
+func (l *frontListen) acknowledge() {
+	l.mu.Lock()
+	l.acked = true
+	got := listenFilter{Tools: l.want.Tools, Prompts: l.want.Prompts, Resources: l.want.Resources, URIs: slices.Clone(l.uris)}
+	pending, updates := l.pending, l.updates
+	l.updates = nil
+	l.mu.Unlock()
+	if got.URIs == nil {
+		got.URIs = []string{}
+	}
+	l.send(nil, "notifications/subscriptions/acknowledged", mustJSON(map[string]any{"notifications": got}))
+	for _, method := range []string{"notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed"} {
+		if wants(pending, method) {
+			l.send(nil, method, nil)
+		}
+	}
+	for _, uri := range updates {
+		if slices.Contains(got.URIs, uri) {
+			l.send(nil, "notifications/resources/updated", mustJSON(map[string]string{"uri": uri}))
+		}
+	}
+}
+
+// relayFunc takes what a member's listener would send the client.
+type relayFunc func(behind *outstanding, method string, params json.RawMessage)
+
+// listenRelayKey is the context key of a member's listen's relayFunc.
+type listenRelayKey struct{}
+
+// relayOf is the relayFunc a front listen gave the member's listen it
+// made, or nil.
+func relayOf(ctx context.Context) relayFunc {
+	r, _ := ctx.Value(listenRelayKey{}).(relayFunc)
+	return r
+}
+
+// send hands the client a notification of its listen.
+func (l *frontListen) send(behind *outstanding, method string, params json.RawMessage) {
+	l.f.c.notify(withRelated(context.Background(), l.id), behind, method, withSubscriptionID(params, l.id))
+}
+
+// memberChanged: member m came up or went down. A client of the
+// initialize era is told its lists changed; a modern one's listens are,
+// and one that asked for list changes starts listening at a member come
+// up.
+func (f *front) memberChanged(m *Member, st lifeState) {
+	f.mu.Lock()
+	listens := make([]*frontListen, 0, len(f.listens))
+	for l := range f.listens {
+		listens = append(listens, l)
+	}
+	f.mu.Unlock()
+	for _, l := range listens {
+		if st == lifeUp && (l.want.Tools || l.want.Prompts || l.want.Resources) {
+			l.start(m, nil)
+		}
+	}
+	f.listsChanged()
+}

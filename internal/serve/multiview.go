@@ -1,0 +1,187 @@
+package serve
+
+// Views: what one client of a gateway may see, by the bearer token it
+// sends (Clients). A view names the members it sees and holds a guard
+// over the names as they are at the endpoint (a tool's and a prompt's
+// name with its member's prefix, a resource's URI). What a view does
+// not let a client see is invisible to it, not merely refused: left out
+// of every list, a request for it answered as one for a name no server
+// gives, a member's own path not found (404), its tasks not found, and
+// its session ids unknown to a client of another token.
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+
+	"github.com/mcpv/mcpv/internal/config"
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// View is what a client of a gateway may see.
+type View struct {
+	// Name says who the view is for, on the log.
+	Name string
+	// Servers are the members it sees, by name; nil sees every one.
+	Servers []string
+	// Guard hides what it does not allow, over the names at the
+	// endpoint.
+	Guard config.Guard
+}
+
+// sees reports whether the view lets its client see member m; a nil
+// view sees everything.
+func (v *View) sees(m *Member) bool {
+	return v == nil || v.Servers == nil || slices.Contains(v.Servers, m.Name)
+}
+
+// guard is the view's guard, over names with prefix before them (a
+// member's own path serves its names without it).
+func (v *View) guard(prefix string) *viewGuard {
+	if v == nil || isZeroGuard(v.Guard) {
+		return nil
+	}
+	return &viewGuard{g: Guards{v.Guard}, prefix: prefix}
+}
+
+func isZeroGuard(g config.Guard) bool {
+	return len(g.AllowTools)+len(g.DenyTools)+len(g.AllowResources)+len(g.DenyResources)+len(g.AllowPrompts)+len(g.DenyPrompts) == 0 && !g.ReadOnly
+}
+
+// viewGuard is a view's guard applied to names that lack prefix.
+type viewGuard struct {
+	g      Guards
+	prefix string
+}
+
+// filter leaves out of a page of a list what the view hides.
+func (v *viewGuard) filter(method string, res json.RawMessage) json.RawMessage {
+	l, ok := lists[method]
+	if v == nil || !ok {
+		return res
+	}
+	return mcp.FilterPage(res, l.key, func(item json.RawMessage) bool {
+		id, ok := exactString(item, l.field)
+		if !ok {
+			return false
+		}
+		switch l.key {
+		case "tools":
+			return v.g.toolAllowed(v.prefix+id) && (!v.g.readOnly() || toolReadOnly(item))
+		case "prompts":
+			return v.g.promptAllowed(v.prefix + id)
+		}
+		return v.g.resourceAllowed(id)
+	})
+}
+
+// check refuses a request for what the view hides (readOnly looks a
+// tool's annotations up, by the name its server gives it).
+func (v *viewGuard) check(ctx context.Context, method string, params json.RawMessage, readOnly func(context.Context, string) bool) *mcp.RPCError {
+	if v == nil || !guarded(method) {
+		return nil
+	}
+	if v.prefix != "" {
+		p, rerr := readTarget(params)
+		if rerr != nil {
+			return rerr
+		}
+		switch {
+		case method == "tools/call" || method == "prompts/get":
+			params = withMember(params, "name", mustJSON(v.prefix+p.Name))
+		case method == "completion/complete" && p.RefType == "ref/prompt":
+			params = withMember(params, "ref", withMember(rawjson.Member(params, "ref"), "name", mustJSON(v.prefix+p.RefName)))
+		}
+		inner := readOnly
+		readOnly = func(ctx context.Context, name string) bool { return inner(ctx, name[len(v.prefix):]) }
+	}
+	return v.g.check(ctx, method, params, readOnly)
+}
+
+// viewCheck refuses what the client's view hides of a request at the
+// endpoint (names there have their prefixes).
+func (f *front) viewCheck(ctx context.Context, method string, params json.RawMessage) *mcp.RPCError {
+	return f.viewOf().guard("").check(ctx, method, params, func(ctx context.Context, name string) bool {
+		m, local := f.route(ctx, "tool", name)
+		if m == nil {
+			return false
+		}
+		s, _ := f.sub(m)
+		up, err := s.upstream(ctx, nil)
+		return err == nil && up.readOnly(ctx, local)
+	})
+}
+
+// Clients are who may use a gateway's (or a server's) HTTP endpoint: a
+// bearer token each, with the view it gets.
+type Clients struct {
+	byDigest map[[sha256.Size]byte]*View
+}
+
+// NewClients are the clients of tokens, each with its view (nil: every
+// server and item). Each token gets a copy of its view: a session is
+// bound to the view of the token that opened it, so no two tokens share
+// one.
+func NewClients(tokens map[string]*View) (*Clients, error) {
+	cs := &Clients{byDigest: map[[sha256.Size]byte]*View{}}
+	for t, v := range tokens {
+		if t == "" {
+			return nil, errors.New("a bearer token cannot be empty")
+		}
+		own := &View{} // nil: every server
+		if v != nil {
+			*own = *v
+		}
+		cs.byDigest[sha256.Sum256([]byte(t))] = own // a value of its own, which its sessions are bound to
+	}
+	return cs, nil
+}
+
+// who is the view of a request's bearer token; ok is false without a
+// token the clients know. The token is compared by its digest, in
+// constant time, whoever sent what.
+func (cs *Clients) who(r *http.Request) (v *View, ok bool) {
+	got := r.Header.Get("Authorization")
+	const scheme = "Bearer "
+	if len(got) <= len(scheme) || subtle.ConstantTimeCompare([]byte(got[:len(scheme)]), []byte(scheme)) != 1 {
+		return nil, false
+	}
+	v, ok = cs.byDigest[sha256.Sum256([]byte(got[len(scheme):]))]
+	return v, ok
+}
+
+// SetClients makes the handler take the bearer tokens of clients, each
+// with its view, in place of the one token it was made with.
+func (h *HTTPHandler) SetClients(cs *Clients) { h.clients = cs }
+
+// whoKey marks an HTTP request's context with the view of its client.
+type whoKey struct{}
+
+// whoOf is the view of the client of an HTTP request, once its token is
+// known (nil: everything).
+func whoOf(r *http.Request) *View {
+	v, _ := r.Context().Value(whoKey{}).(*View)
+	return v
+}
+
+// setWho gives the client what its token lets it see: a front its view;
+// a client of a member's own path the view's guard over that member.
+func (c *client) setWho(v *View) {
+	c.who = v
+	if c.gate != nil {
+		c.gate.mu.Lock()
+		c.gate.view = v
+		c.gate.mu.Unlock()
+		return
+	}
+	if m := c.srv.member; m != nil {
+		c.view = v.guard(m.prefix)
+	} else {
+		c.view = v.guard("") // one server served: its names as they are
+	}
+}
