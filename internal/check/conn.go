@@ -80,8 +80,8 @@ type seen struct {
 // conn is a connection of a check's own.
 type conn struct {
 	r       *runner
-	era     string // "legacy" or "modern"
-	version string // the protocol version it speaks
+	era     string // "legacy" or "modern": written under mu (setEra) once the reader runs
+	version string // the protocol version it speaks: written under mu (setVersion), which the reader holds as it reads it
 	// init is the answer to the connection's initialize (legacy), as sent.
 	init json.RawMessage
 
@@ -109,6 +109,22 @@ type conn struct {
 	gone        chan struct{} // closed when the reader stops
 }
 
+// setEra sets the era the connection speaks; the reader reads it as it
+// records each message (take), under mu.
+func (c *conn) setEra(era string) {
+	c.mu.Lock()
+	c.era = era
+	c.mu.Unlock()
+}
+
+// setVersion sets the version the connection speaks; the reader reads
+// it as it records each message (take), under mu.
+func (c *conn) setVersion(v string) {
+	c.mu.Lock()
+	c.version = v
+	c.mu.Unlock()
+}
+
 // connOptions shape how a connection opens.
 type connOptions struct {
 	era string // "legacy" or "modern"; "" is the main session's
@@ -123,7 +139,7 @@ type connOptions struct {
 // dial opens a connection: over stdio a new server process, over HTTP
 // nothing yet. Then, unless bare, the legacy era's handshake.
 func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
-	f := r.facts
+	f := r.known.Load()
 	if f == nil { // the main session is not open yet (the first contact)
 		f = &facts{era: "legacy"}
 	}
@@ -182,7 +198,7 @@ func (c *conn) handshake(ctx context.Context, version string) error {
 	}
 	c.init = m.Result
 	if v, ok := str(member(m.Result, "protocolVersion")); ok {
-		c.version = v
+		c.setVersion(v)
 	}
 	if c.http != nil {
 		c.http.version = c.version
