@@ -80,17 +80,15 @@ type seen struct {
 // conn is a connection of a check's own.
 type conn struct {
 	r       *runner
-	era     string // "legacy" or "modern"
-	version string // the protocol version it speaks
+	era     string // "legacy" or "modern": written under mu (setEra) once the reader runs
+	version string // the protocol version it speaks: written under mu (setVersion), which the reader holds as it reads it
 	// init is the answer to the connection's initialize (legacy), as sent.
 	init json.RawMessage
 
 	stdio *mcp.CommandTransport // over stdio
 	http  *httpSide             // over HTTP
 
-	// mu guards the fields below, and version and init while the
-	// handshake sets them (the reader stamps what it takes with version).
-	mu       sync.Mutex
+	mu       sync.Mutex         // guards the fields below
 	waiting  map[string]*waiter // responses awaited, by canonical id
 	answered idSet              // ids answered, for a response that comes twice
 	seq      int                // waiters registered so far: their order
@@ -114,6 +112,22 @@ type conn struct {
 	gone        chan struct{} // closed when the reader stops
 }
 
+// setEra sets the era the connection speaks; the reader reads it as it
+// records each message (take), under mu.
+func (c *conn) setEra(era string) {
+	c.mu.Lock()
+	c.era = era
+	c.mu.Unlock()
+}
+
+// setVersion sets the version the connection speaks; the reader reads
+// it as it records each message (take), under mu.
+func (c *conn) setVersion(v string) {
+	c.mu.Lock()
+	c.version = v
+	c.mu.Unlock()
+}
+
 // connOptions shape how a connection opens.
 type connOptions struct {
 	era string // "legacy" or "modern"; "" is the main session's
@@ -128,26 +142,21 @@ type connOptions struct {
 // dial opens a connection: over stdio a new server process, over HTTP
 // nothing yet. Then, unless bare, the legacy era's handshake.
 func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
-	if o.era == "" || o.version == "" {
-		// The main session's facts, read only by a connection that leaves
-		// its era or version to them: the first contact names both, and
-		// may dial while gatherFacts is setting r.facts.
-		f := r.facts
-		if f == nil {
-			f = &facts{era: "legacy"}
-		}
-		if o.era == "" {
-			o.era = f.era
-		}
-		if o.version == "" {
-			switch {
-			case o.era == f.era && f.version != "":
-				o.version = f.version
-			case o.era == "modern":
-				o.version = mcp.ModernVersion
-			default:
-				o.version = mcp.LatestVersion
-			}
+	f := r.known.Load()
+	if f == nil { // the main session is not open yet (the first contact)
+		f = &facts{era: "legacy"}
+	}
+	if o.era == "" {
+		o.era = f.era
+	}
+	if o.version == "" {
+		switch {
+		case o.era == f.era && f.version != "":
+			o.version = f.version
+		case o.era == "modern":
+			o.version = mcp.ModernVersion
+		default:
+			o.version = mcp.LatestVersion
 		}
 	}
 	c := &conn{r: r, era: o.era, version: o.version, waiting: map[string]*waiter{}, gone: make(chan struct{})}
@@ -190,12 +199,10 @@ func (c *conn) handshake(ctx context.Context, version string) error {
 	if m.Error != nil {
 		return fmt.Errorf("initialize: the server answered with error %d: %s", m.Error.Code, clip(m.Error.Message, 200))
 	}
-	c.mu.Lock() // the reader stamps what it takes with the version
 	c.init = m.Result
 	if v, ok := str(member(m.Result, "protocolVersion")); ok {
-		c.version = v
+		c.setVersion(v)
 	}
-	c.mu.Unlock()
 	if c.http != nil {
 		c.http.version = c.version
 	}

@@ -90,6 +90,7 @@ func gatherFacts(ctx context.Context, r *runner) *facts {
 	if r.main.Modern() {
 		f.era = "modern"
 	}
+	r.known.Store(f)
 	f.offeredLatest = r.wire.offeredVersion() == mcp.LatestVersion
 	r.watches.know(f)
 	f.lister = surface.NewLister(r.main)

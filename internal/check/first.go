@@ -158,11 +158,11 @@ func (r *runner) firstContact(ctx context.Context) *defect {
 	era := r.target.Era
 	var discoverBad *defect
 	if era != "legacy" {
-		c.era = "modern"
-		c.version = mcp.ModernVersion
+		c.setEra("modern")
+		c.setVersion(mcp.ModernVersion)
 		m, d := r.contact(ctx, c, "server/discover", c.stamp(nil), `1`)
-		c.era = "legacy"
-		c.version = mcp.LatestVersion
+		c.setEra("legacy")
+		c.setVersion(mcp.LatestVersion)
 		if d != nil {
 			return d
 		}
@@ -189,7 +189,7 @@ func (r *runner) firstContact(ctx context.Context) *defect {
 		return &defect{id: "lifecycle.initialize", message: p, sent: "initialize offering " + mcp.LatestVersion, received: clip(string(m.Result), 300)}
 	}
 	v, _ := str(member(m.Result, "protocolVersion"))
-	c.version = v
+	c.setVersion(v)
 	if c.http != nil {
 		c.http.version = v
 	}

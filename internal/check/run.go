@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -85,10 +86,14 @@ type runner struct {
 	opts       Options
 	main       *mcp.Client
 	facts      *facts
-	watches    *watches
-	wire       *mainWire
-	shared     *group // the connections of the checks that leave no state
-	secrets    []string
+	// known is facts for what may run before the main session's facts
+	// are gathered (the first-contact diagnosis, which junk on the main
+	// session starts): set once their era and version are.
+	known   atomic.Pointer[facts]
+	watches *watches
+	wire    *mainWire
+	shared  *group // the connections of the checks that leave no state
+	secrets []string
 
 	diagOnce sync.Once
 	diag     *diagnosis // the first-contact diagnosis, once started
