@@ -78,19 +78,7 @@ func writeGlobalFlags(w io.Writer, flags []*kong.Flag) error {
 	}
 	text += "."
 	var b strings.Builder
-	b.WriteString("\n")
-	line := ""
-	for _, word := range strings.Fields(text) {
-		if line != "" && len(line)+1+len(word) > helpWidth {
-			b.WriteString(line + "\n")
-			line = ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += word
-	}
-	b.WriteString(line + "\n('mcpv help flags' describes them)\n")
+	b.WriteString("\n" + wrap(helpWidth, strings.Fields(text)...) + "('mcpv help flags' describes them)\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

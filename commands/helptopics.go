@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpv/mcpv/internal/columns"
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/manpage"
@@ -76,18 +75,7 @@ func wrapText(text string, width int) string {
 			b.WriteString(para + "\n")
 			continue
 		}
-		line := ""
-		for _, word := range strings.Fields(para) {
-			if line != "" && columns.Width(line)+1+columns.Width(word) > width {
-				b.WriteString(line + "\n")
-				line = ""
-			}
-			if line != "" {
-				line += " "
-			}
-			line += word
-		}
-		b.WriteString(line + "\n")
+		b.WriteString(wrap(width, strings.Fields(para)...))
 	}
 	return b.String()
 }

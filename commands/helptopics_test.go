@@ -118,3 +118,16 @@ func TestDetailTopics(t *testing.T) {
 		}
 	}
 }
+
+// wrap fits lines by what a terminal shows: a wide character takes two
+// columns, so a line of them breaks sooner than its bytes or runes say.
+func TestWrapCountsColumns(t *testing.T) {
+	got := wrap(10, "日本語", "テキスト", "ab")
+	want := "日本語\nテキスト\nab\n" // 6 + 1 + 8 columns is past 10; 8 + 1 + 2 = 11 too
+	if got != want {
+		t.Errorf("wrap = %q, want %q", got, want)
+	}
+	if got := wrap(10, "abc", "def", "gh"); got != "abc def gh\n" {
+		t.Errorf("wrap of narrow words = %q", got)
+	}
+}

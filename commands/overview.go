@@ -7,6 +7,7 @@ package commands
 
 import (
 	"fmt"
+	"github.com/mcpv/mcpv/internal/columns"
 	"io"
 	"strings"
 	"time"
@@ -140,13 +141,14 @@ func helpWordError(word string, cmds []command) error {
 	return pointedUsageErrorf("%s", strings.TrimSuffix(msg, "\n"))
 }
 
-// wrap joins phrases with spaces into lines within width, breaking lines
-// only between phrases.
+// wrap joins phrases with spaces into lines within width (as a terminal
+// shows them: wide characters count twice), breaking lines only between
+// phrases. Every wrapped help text goes through it.
 func wrap(width int, phrases ...string) string {
 	var b strings.Builder
 	line := ""
 	for _, w := range phrases {
-		if line != "" && len(line)+1+len(w) > width {
+		if line != "" && columns.Width(line)+1+columns.Width(w) > width {
 			b.WriteString(line + "\n")
 			line = ""
 		}
