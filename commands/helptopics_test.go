@@ -120,12 +120,13 @@ func TestDetailTopics(t *testing.T) {
 }
 
 // wrap fits lines by what a terminal shows: a wide character takes two
-// columns, so a line of them breaks sooner than its bytes or runes say.
+// columns (not its three bytes, nor one rune).
 func TestWrapCountsColumns(t *testing.T) {
-	got := wrap(10, "日本語", "テキスト", "ab")
-	want := "日本語\nテキスト\nab\n" // 6 + 1 + 8 columns is past 10; 8 + 1 + 2 = 11 too
-	if got != want {
-		t.Errorf("wrap = %q, want %q", got, want)
+	if got := wrap(9, "日本", "日本", "日本"); got != "日本 日本\n日本\n" { // 4 + 1 + 4 columns fit 9; 13 bytes would not
+		t.Errorf("wrap = %q", got)
+	}
+	if got := wrap(8, "日本", "日本"); got != "日本\n日本\n" { // 9 columns, though 5 runes
+		t.Errorf("wrap = %q", got)
 	}
 	if got := wrap(10, "abc", "def", "gh"); got != "abc def gh\n" {
 		t.Errorf("wrap of narrow words = %q", got)
