@@ -10,7 +10,6 @@ import (
 
 	"github.com/mcpv/mcpv/internal/pin"
 	"github.com/mcpv/mcpv/internal/rawjson"
-	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/shellwords"
@@ -253,9 +252,6 @@ func exactStringMember(params json.RawMessage, key string) (string, error) {
 	}
 	return value, nil
 }
-
-// maskSecrets is text with the secrets known by their shape masked.
-func maskSecrets(text string) string { return redact.MaskFound(text, redact.FindSecrets(text)) }
 
 // masked is a message with the secrets the run knows masked, as what
 // mcpv writes of the server's surface (a pin, an audit) holds them: a
