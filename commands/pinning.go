@@ -85,14 +85,14 @@ func (s *session) checkPin(client *mcp.Client, kind pin.Kind, key string, raw []
 		return err
 	}
 	if m := p.Check(kind, key, s.masked(raw)); m != nil {
-		return &pinRefusal{pin.Refusal{File: s.settings.PinLabel, Server: p.Name, Move: *m}, s.approveHint(p.Name)}
+		return &pinRefusal{pin.Refusal{File: s.settings.PinLabel, Server: p.Name, Move: *m}, s.approveHint()}
 	}
 	return nil
 }
 
 // approveHint is the command that approves the moves of the session's
 // server, after a review.
-func (s *session) approveHint(entry string) string {
+func (s *session) approveHint() string {
 	return s.approveCommand() + " (after reviewing the change)"
 }
 
