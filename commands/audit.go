@@ -111,10 +111,7 @@ func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 		targets = append(targets, target)
 		servers = append(servers, info)
 	}
-	failOn, ok := audit.ParseSeverity(c.FailOn)
-	if !ok {
-		failOn = audit.Critical + 1
-	}
+	failOn, _ := audit.ParseSeverity(c.FailOn) // kong holds it to the names
 	r := audit.Report{Servers: servers, Findings: audit.Audit(targets), FailOn: failOn, Version: Version, Took: time.Since(start)}
 	if err := c.write(out, dest, r); err != nil {
 		return err

@@ -39,7 +39,9 @@ func TestAuditCommand(t *testing.T) {
 			"failed (--fail-on high)"}},
 		{"saved surfaces, nothing started", []string{"audit", "clean.json", "poisoned.json"}, 1, []string{`server "calc" (clean.json): no findings`, `server "calc" (poisoned.json):`}},
 		{"--fail-on critical still fails", args([]string{"audit", "--fail-on", "critical"}, poisoned.cmd), 1, nil},
-		{"--fail-on none passes", args([]string{"audit", "--fail-on", "none"}, poisoned.cmd), 0, []string{"CRITICAL"}},
+		{"--fail-on none passes", args([]string{"audit", "--fail-on", "none"}, poisoned.cmd), 0, []string{"CRITICAL", "passed (--fail-on none)"}},
+		{"--fail-on none in JSON", []string{"audit", "poisoned.json", "--fail-on", "none", "--format", "json"}, 0, []string{`"failOn":"none"`, `"failed":false`}},
+		{"--fail-on none in JUnit", []string{"audit", "poisoned.json", "--fail-on", "none", "--format", "junit"}, 0, []string{`name="failOn" value="none"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -158,7 +158,6 @@ func (c *diffCmd) writeText(out *console, changes []surface.Change, failOn surfa
 	var counts [3]int
 	for _, ch := range changes {
 		counts[ch.Class]++
-		ch.Old, ch.New = maskSecrets(ch.Old), maskSecrets(ch.New)
 		lines := ch.Lines(100)
 		class := fmt.Sprintf("%-10s", ch.Class)
 		if color {

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/pin"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/surface"
@@ -365,7 +366,7 @@ type surfaceChange struct {
 }
 
 func changeJSON(c surface.Change) surfaceChange {
-	return surfaceChange{c.Class.String(), c.Object, c.Path, c.Message, maskSecrets(c.Old), maskSecrets(c.New)}
+	return surfaceChange{c.Class.String(), c.Object, c.Path, c.Message, redact.MaskSecrets(c.Old), redact.MaskSecrets(c.New)}
 }
 
 func movedJSON(m pin.Move) pinMoved {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/mcpv/mcpv/internal/pin"
 	"github.com/mcpv/mcpv/internal/rawjson"
-	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/shellwords"
@@ -86,14 +85,14 @@ func (s *session) checkPin(client *mcp.Client, kind pin.Kind, key string, raw []
 		return err
 	}
 	if m := p.Check(kind, key, s.masked(raw)); m != nil {
-		return &pinRefusal{pin.Refusal{File: s.settings.PinLabel, Server: p.Name, Move: *m}, s.approveHint(p.Name)}
+		return &pinRefusal{pin.Refusal{File: s.settings.PinLabel, Server: p.Name, Move: *m}, s.approveHint()}
 	}
 	return nil
 }
 
 // approveHint is the command that approves the moves of the session's
 // server, after a review.
-func (s *session) approveHint(entry string) string {
+func (s *session) approveHint() string {
 	return s.approveCommand() + " (after reviewing the change)"
 }
 
@@ -253,9 +252,6 @@ func exactStringMember(params json.RawMessage, key string) (string, error) {
 	}
 	return value, nil
 }
-
-// maskSecrets is text with the secrets known by their shape masked.
-func maskSecrets(text string) string { return redact.MaskFound(text, redact.FindSecrets(text)) }
 
 // masked is a message with the secrets the run knows masked, as what
 // mcpv writes of the server's surface (a pin, an audit) holds them: a

@@ -30,9 +30,11 @@ const (
 	Medium
 	High
 	Critical
+	// Never is a --fail-on that no finding reaches ("none").
+	Never
 )
 
-var severityNames = [...]string{"info", "low", "medium", "high", "critical"}
+var severityNames = [...]string{"info", "low", "medium", "high", "critical", "none"}
 
 func (s Severity) String() string { return severityNames[s] }
 
@@ -131,8 +133,8 @@ func auditOne(t *Target) []Finding {
 }
 
 // Counts are how many findings there are of each severity.
-func Counts(findings []Finding) [5]int {
-	var n [5]int
+func Counts(findings []Finding) [Never]int {
+	var n [Never]int
 	for _, f := range findings {
 		n[f.Severity]++
 	}

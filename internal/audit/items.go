@@ -295,13 +295,13 @@ func parameterRules(s surface.Server) []Finding {
 			case (slices.Contains(squashed().internals, sq) || internalStem(sq) != "" && !strings.Contains(squash(purpose), internalStem(sq))) &&
 				!ownHistory(nested(props, p, "description")) && carries(props[p]) && !internalsArePurpose(sq, purpose, nested(props, p, "description")):
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: path,
-					Message: fmt.Sprintf("asks for %q, which is the model's to keep, not a tool's to receive", p), Excerpt: show(p)})
+					Message: fmt.Sprintf("asks for %q, which is the model's to keep, not a tool's to receive", p), Excerpt: canon.Show(p)})
 			case isFilled && !forSecrets(sq) && carries(props[p]):
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: path,
 					Message: "is to be filled with what the model holds, by the tool's own text", Excerpt: order})
 			case slices.Contains(squashed().channels, sq) && len(props) > 1:
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: Low, Server: s.Name, Kind: "tool", Name: name, Field: path,
-					Message: fmt.Sprintf("is named like a side channel (%q); nothing asks to fill it with what the model holds", p), Excerpt: show(p)})
+					Message: fmt.Sprintf("is named like a side channel (%q); nothing asks to fill it with what the model holds", p), Excerpt: canon.Show(p)})
 			}
 		}
 	}
@@ -322,7 +322,7 @@ func withinServer(s surface.Server) []Finding {
 				first[sk] = b
 			case a != b:
 				out = append(out, Finding{Rule: RuleNameCollision, Severity: High, Server: s.Name, Kind: l.kind, Name: b, Field: "name",
-					Message: fmt.Sprintf("looks like %s %q of the same server", l.kind, a), Excerpt: show(b)})
+					Message: fmt.Sprintf("looks like %s %q of the same server", l.kind, a), Excerpt: canon.Show(b)})
 			}
 		}
 	}
@@ -335,10 +335,10 @@ func withinServer(s surface.Server) []Finding {
 		switch {
 		case ro && slices.Contains(writeVerbs, verb):
 			out = append(out, Finding{Rule: RuleAnnotationMismatch, Severity: Low, Server: s.Name, Kind: "tool", Name: name, Field: "annotations.readOnlyHint",
-				Message: fmt.Sprintf("says readOnlyHint: true, though its name says it %ss", verb), Excerpt: show(name)})
+				Message: fmt.Sprintf("says readOnlyHint: true, though its name says it %ss", verb), Excerpt: canon.Show(name)})
 		case set && !destructive && slices.Contains(destroyVerbs, verb):
 			out = append(out, Finding{Rule: RuleAnnotationMismatch, Severity: Low, Server: s.Name, Kind: "tool", Name: name, Field: "annotations.destructiveHint",
-				Message: fmt.Sprintf("says destructiveHint: false, though its name says it %ss", verb), Excerpt: show(name)})
+				Message: fmt.Sprintf("says destructiveHint: false, though its name says it %ss", verb), Excerpt: canon.Show(name)})
 		}
 	}
 	return out
@@ -405,10 +405,10 @@ func collisions(a, b surface.Server) []Finding {
 			for _, o := range theirs[canon.Skeleton(n)] {
 				if n == o {
 					out = append(out, Finding{Rule: RuleNameCollision, Severity: Low, Server: b.Name, Kind: l.kind, Name: n, Field: "name",
-						Message: fmt.Sprintf("has the name of a %s of server %q too", l.kind, a.Name), Excerpt: show(n)})
+						Message: fmt.Sprintf("has the name of a %s of server %q too", l.kind, a.Name), Excerpt: canon.Show(n)})
 				} else {
 					out = append(out, Finding{Rule: RuleNameCollision, Severity: High, Server: b.Name, Kind: l.kind, Name: n, Field: "name",
-						Message: fmt.Sprintf("looks like %s %q of server %q", l.kind, o, a.Name), Excerpt: show(n)})
+						Message: fmt.Sprintf("looks like %s %q of server %q", l.kind, o, a.Name), Excerpt: canon.Show(n)})
 				}
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mcpv/mcpv/internal/canon"
 	"github.com/mcpv/mcpv/internal/redact"
 )
 
@@ -779,7 +780,7 @@ func encodedRules(text string, f finder) []Finding {
 			return
 		}
 		fd := f(RuleEncoded, High, fmt.Sprintf("hides text in %s that the %s rule finds", code, inner[0].Rule), s, e)
-		fd.Decoded = show(masked(clip(decoded, maxExcerpt)))
+		fd.Decoded = canon.Show(redact.MaskSecrets(clip(decoded, maxExcerpt)))
 		out = append(out, fd)
 	}
 	for _, m := range base64Blocks(text, 8) {

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/canon"
+	"github.com/mcpv/mcpv/internal/redact"
 )
 
 // unicodeRules finds the characters that make a text read otherwise than
@@ -20,23 +21,23 @@ func unicodeRules(fl field, f finder) []Finding {
 	for i := 0; i < len(t); {
 		r, size := utf8.DecodeRuneInString(t[i:])
 		switch {
-		case isTag(r):
+		case canon.IsTag(r):
 			j := i
 			for j < len(t) {
 				q, n := utf8.DecodeRuneInString(t[j:])
-				if !isTag(q) {
+				if !canon.IsTag(q) {
 					break
 				}
 				j += n
 			}
 			if !flagTags(t, i, j) {
 				fd := f(RuleUnicodeTag, Critical, "hides text in Unicode tag characters", i, j)
-				fd.Decoded = show(masked(clip(decodeTags(t[i:j]), maxExcerpt)))
+				fd.Decoded = canon.Show(redact.MaskSecrets(clip(canon.DecodeTags(t[i:j]), maxExcerpt)))
 				out = append(out, fd)
 			}
 			i = j
 			continue
-		case bidi(r):
+		case canon.Bidi(r):
 			if fd, ok := bidiFinding(fl, t, i, size, r, rtl, f); ok {
 				out = append(out, fd)
 			}
@@ -48,7 +49,7 @@ func unicodeRules(fl field, f finder) []Finding {
 			j := i
 			for j < len(t) {
 				q, n := utf8.DecodeRuneInString(t[j:])
-				if !canon.Invisible(q) || isTag(q) || bidi(q) {
+				if !canon.Invisible(q) || canon.IsTag(q) || canon.Bidi(q) {
 					break
 				}
 				j += n
@@ -141,17 +142,17 @@ func bidiFinding(fl field, t string, i, size int, r rune, rtl bool, f finder) (F
 	mark := r == 0x200E || r == 0x200F || r == 0x061C
 	switch {
 	case fl.role == roleName:
-		return f(RuleBidi, High, fmt.Sprintf("holds %s (%U) in a name", strings.ToLower(runeName(r)), r), i, i+size), true
+		return f(RuleBidi, High, fmt.Sprintf("holds %s (%U) in a name", strings.ToLower(canon.RuneName(r)), r), i, i+size), true
 	case r == 0x202D || r == 0x202E:
-		return f(RuleBidi, High, fmt.Sprintf("holds %s (%U), which shows the text after it in another order than it is read", strings.ToLower(runeName(r)), r), i, i+size), true
+		return f(RuleBidi, High, fmt.Sprintf("holds %s (%U), which shows the text after it in another order than it is read", strings.ToLower(canon.RuneName(r)), r), i, i+size), true
 	case mark && rtl:
 		return Finding{}, false
 	case mark:
-		return f(RuleBidi, Low, fmt.Sprintf("holds %s (%U) in text with no right-to-left letters", strings.ToLower(runeName(r)), r), i, i+size), true
+		return f(RuleBidi, Low, fmt.Sprintf("holds %s (%U) in text with no right-to-left letters", strings.ToLower(canon.RuneName(r)), r), i, i+size), true
 	case rtl:
-		return f(RuleBidi, Low, fmt.Sprintf("holds %s (%U)", strings.ToLower(runeName(r)), r), i, i+size), true
+		return f(RuleBidi, Low, fmt.Sprintf("holds %s (%U)", strings.ToLower(canon.RuneName(r)), r), i, i+size), true
 	}
-	return f(RuleBidi, Medium, fmt.Sprintf("holds %s (%U) in text with no right-to-left letters", strings.ToLower(runeName(r)), r), i, i+size), true
+	return f(RuleBidi, Medium, fmt.Sprintf("holds %s (%U) in text with no right-to-left letters", strings.ToLower(canon.RuneName(r)), r), i, i+size), true
 }
 
 // invisibleFinding judges a run [i, j) of characters that show nothing:
@@ -165,7 +166,7 @@ func invisibleFinding(fl field, t string, i, j int, f finder) (Finding, bool) {
 	run := []rune(t[i:j])
 	r := run[0]
 	n := len(run)
-	what := fmt.Sprintf("%s (%U)", strings.ToLower(runeName(r)), r)
+	what := fmt.Sprintf("%s (%U)", strings.ToLower(canon.RuneName(r)), r)
 	if n > 1 {
 		what = fmt.Sprintf("%d invisible characters (%s first)", n, what)
 	}
@@ -241,7 +242,7 @@ func lookAlikeWords(fl field, f finder) []Finding {
 	start := -1
 	for i := 0; i <= len(t); {
 		r, size := utf8.DecodeRuneInString(t[i:])
-		word := i < len(t) && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || canon.Invisible(r) && !isTag(r))
+		word := i < len(t) && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || canon.Invisible(r) && !canon.IsTag(r))
 		if word && start < 0 {
 			start = i
 		}

@@ -4,7 +4,9 @@
 // the same thing another way: URIs normalised as RFC 3986 normalises
 // them, names folded as a lenient server might fold them. What cannot be
 // normalised without guessing how the server reads it (an encoded slash,
-// a ".." left over, a look-alike of a delimiter, a NUL) is refused.
+// a ".." left over, a look-alike of a delimiter, a NUL) is refused. Show
+// (show.go) quotes a text the other side wrote so that what would hide in
+// it on a terminal is seen.
 package canon
 
 import (

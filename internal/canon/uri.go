@@ -324,9 +324,6 @@ func decodeAll(s string) string {
 	return string(b)
 }
 
-// dotDotSegment reports whether s holds ".." as a segment of anything a
-// server may read as a path: between slashes, or beside a "?", "#", ";"
-// (a path parameter: "..;/"), "=" or "&".
 // dotSegmentLeft reports a "." or ".." segment in a path normalising
 // kept: a rootless path's, which is not resolved against any base ("."
 // alone, "a:..", "a/./b" after a scheme with no authority).
@@ -339,6 +336,9 @@ func dotSegmentLeft(path string) bool {
 	return false
 }
 
+// dotDotSegment reports whether s holds ".." as a segment of anything a
+// server may read as a path: between slashes, or beside a "?", "#", ";"
+// (a path parameter: "..;/"), "=" or "&".
 func dotDotSegment(s string) bool {
 	for i := strings.Index(s, ".."); i >= 0; {
 		before := i == 0 || strings.IndexByte("/?#;=&", s[i-1]) >= 0

@@ -321,3 +321,18 @@ func TestCheckInstructions(t *testing.T) {
 		t.Errorf("none pinned, some given: %+v, want new", m)
 	}
 }
+
+// A new item's definition is shown as a moved text is: what hides in it
+// named, a key in it masked before the line is cut.
+func TestMoveLinesOfANewItemShowWhatHides(t *testing.T) {
+	key := "ghp_" + strings.Repeat("Qx7v", 9)
+	live := `{"name":"ech` + "\u200b" + `o","description":"` + strings.Repeat("Say it. ", 20) + key + `"}`
+	m := Move{Kind: "tool", Key: "ech\u200bo", How: New, Live: json.RawMessage(live)}
+	got := strings.Join(MoveLines(m, MaxDetails), "\n")
+	if !strings.Contains(got, "⟨U+200B ZERO WIDTH SPACE⟩") || strings.Contains(got, "\u200b") {
+		t.Errorf("the zero-width space is not shown: %s", got)
+	}
+	if strings.Contains(got, "Qx7") {
+		t.Errorf("the key shows: %s", got)
+	}
+}

@@ -94,7 +94,8 @@ func MoveLines(m Move, max int) []string {
 		}
 	}
 	if m.How == New && m.Live != nil {
-		lines = append(lines, "+ "+safetext.Clip(safetext.Line(string(m.Live)), 200))
+		_, live := surface.Excerpts("", string(m.Live), 200)
+		lines = append(lines, "+ "+live)
 	}
 	if len(lines) > max {
 		more := len(lines) - (max - 1)

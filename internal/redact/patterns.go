@@ -115,6 +115,9 @@ func placeholder(v string) bool {
 	return len(distinct) < 5
 }
 
+// MaskSecrets is text with the secrets FindSecrets finds in it masked.
+func MaskSecrets(text string) string { return MaskFound(text, FindSecrets(text)) }
+
 // MaskFound is text with each secret found masked: the prefix that names
 // its kind kept, the rest replaced with Mask.
 func MaskFound(text string, found []Found) string {

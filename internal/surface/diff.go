@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/canon"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
 )
 
@@ -482,9 +484,12 @@ func (c Change) Lines(width int) []string {
 
 // Excerpts are two texts made safe to show on a line each, cut to about
 // width characters from a little before where they first differ, with …
-// where something was left out.
+// where something was left out. What a reader could not see is shown
+// (characters that show nothing named, Unicode tags spelled out: a change
+// hidden in them is the change a reviewer must see), and the secrets the
+// texts hold are masked before either is cut.
 func Excerpts(old, new string, width int) (string, string) {
-	o, n := []rune(safetext.Prose(old)), []rune(safetext.Prose(new))
+	o, n := []rune(shown(old)), []rune(shown(new))
 	same := 0
 	for same < len(o) && same < len(n) && o[same] == n[same] {
 		same++
@@ -492,6 +497,9 @@ func Excerpts(old, new string, width int) (string, string) {
 	start := max(0, same-width/4)
 	return excerpt(o, start, width), excerpt(n, start, width)
 }
+
+// shown is a text as Excerpts shows it, before it is cut.
+func shown(s string) string { return canon.Show(safetext.Prose(redact.MaskSecrets(s))) }
 
 func excerpt(r []rune, start, width int) string {
 	if start >= len(r) {

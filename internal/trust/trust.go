@@ -72,7 +72,9 @@ func (s Store) Trusted(path string, data []byte) (bool, error) {
 	if err := safedir.Check(s.root(), s.Dir); err != nil {
 		return false, err
 	}
-	rec, err := readEntry(s.entry(path))
+	// A record is a regular file of the store's, read without following
+	// a link planted in its place, and bounded.
+	rec, err := safefile.Tree{Dir: s.Dir}.Read(filepath.Base(s.entry(path)))
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
@@ -102,17 +104,4 @@ func (s Store) Revoke(path string) (bool, error) {
 		return false, nil
 	}
 	return err == nil, err
-}
-
-// readEntry reads a trust record, which must be a regular file of the
-// user's: a link planted in the store is not followed.
-func readEntry(path string) ([]byte, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("the trust record %s is not a regular file", path)
-	}
-	return os.ReadFile(path)
 }
