@@ -240,6 +240,11 @@ func (c *serveCmd) fileMember(out *console, t *targets, file *servefile.File, fs
 		m.record, m.recordPath = fs.Record, fs.Record
 		if !filepath.IsAbs(fs.Record) {
 			m.recordPath = filepath.Join(file.Source.Folder, fs.Record)
+		}
+		// A relative path stays beside the file; a project's file (a
+		// cloned repository's) records inside the project alone, however
+		// the path is written, as its pin: paths are read there alone.
+		if !filepath.IsAbs(fs.Record) || file.Source.Kind == config.Project {
 			if _, err := (safefile.Tree{Dir: file.Source.Folder}).Path(fs.Record); err != nil {
 				return m, usageErrorf("%s: server %q: record: %v", c.File, fs.Name, err)
 			}

@@ -268,3 +268,29 @@ servers:
 		t.Errorf("stderr:\n%s", r.stderr)
 	}
 }
+
+// TestServeFileRecordConfined: a project's serve file (one a cloned
+// repository brings) records inside the project alone: a record: path
+// that leads out of it, written absolute or through "..", is refused
+// before anything starts, even once the file is trusted, as its pin:
+// paths are, so that a recording never lands on a file of the user's
+// such as ~/.bashrc.
+func TestServeFileRecordConfined(t *testing.T) {
+	t.Parallel()
+	w := newCfgWorld(t)
+	victim := filepath.Join(w.home, ".bashrc")
+	w.write(t, victim, "# the user's own\n")
+	for _, rec := range []string{victim, "../home/.bashrc"} {
+		w.write(t, "gateway.yaml", "servers:\n  fake:\n    command: "+q(os.Args[0])+"\n    env: {"+mcptest.EnvVar+": plain}\n    record: "+q(rec)+"\n")
+		if r := w.mcpv(t, "", "trust", "gateway.yaml"); r.code != 0 {
+			t.Fatalf("trust: %d %s", r.code, r.stderr)
+		}
+		r := w.mcpv(t, serveSession(`tools/list`), "serve", "gateway.yaml")
+		if r.code != 2 || !strings.Contains(r.stderr, "leads out of") || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("record: %s: exit %d, stderr %q; want 2 and the path refused", rec, r.code, r.stderr)
+		}
+		if b, _ := os.ReadFile(victim); string(b) != "# the user's own\n" {
+			t.Fatalf("record: %s wrote the user's file: %q", rec, b)
+		}
+	}
+}
