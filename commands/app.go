@@ -13,6 +13,7 @@ import (
 	"github.com/mcpv/mcpv/internal/apphost"
 	"github.com/mcpv/mcpv/internal/apps"
 	"github.com/mcpv/mcpv/internal/config"
+	"github.com/mcpv/mcpv/internal/pin"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/suggest"
@@ -64,7 +65,7 @@ With arguments (or --call) the tool is called too, and "call" shows what the app
 
 Exit 0 for a valid app (warnings are printed on stderr), 1 for an invalid one (the report is printed, and each error on stderr), 3 when the tool carries no app or the server lists no such tool.
 
---open renders the app in your browser: a host page on 127.0.0.1 (one origin) frames a sandbox proxy (another), which frames the app's HTML with scripts alone allowed, under the policy it declared. The tool is called with the arguments given; the app gets them and the result, and may call tools (those whose visibility includes "app", within --allow-tools, --deny-tools and --read-only, and the config entry's guard; a tool that does not say readOnlyHint only once you agree on the terminal, or with --yes), read resources (within --allow-resources and --deny-resources), send messages and log: each is a JSON line on stdout. The app never sees mcpv's token or origin, and each of its messages is bounded. It runs until the app asks to end (exit 0), the page is closed, or Ctrl-C (exit 130).
+--open renders the app in your browser: a host page on 127.0.0.1 (one origin) frames a sandbox proxy (another), which frames the app's HTML with scripts alone allowed, under the policy it declared. The tool is called with the arguments given; the app gets them and the result, and may call tools (those whose visibility includes "app", within --allow-tools, --deny-tools and --read-only, and the config entry's guard; under a pin, only what did not move since; a tool that does not say readOnlyHint only once you agree on the terminal, or with --yes), read resources (within --allow-resources and --deny-resources), send messages and log: each is a JSON line on stdout. The app never sees mcpv's token or origin, and each of its messages is bounded. It runs until the app asks to end (exit 0), the page is closed, or Ctrl-C (exit 130).
 
 With --open: --no-browser prints the page's address on stderr instead of opening a browser; --listen 127.0.0.1:PORT serves the page at that loopback address (a free port by default); --yes lets the app call tools that do not say readOnlyHint without asking first; --permission grants the app a permission it asks for (camera, microphone, geolocation, clipboardWrite; repeatable or comma-separated); --allow-links opens in the browser the http(s) links the app asks to open (ui/open-link), which are refused otherwise. The guard flags take globs (* any run, ? one character), comma-separated or repeated.`
 
@@ -360,7 +361,7 @@ func (c *appCmd) open(ctx context.Context, s *session, client *mcp.Client, out *
 	guard := c.guard(s)
 	bridge := &apphost.Bridge{
 		Tools:         byName,
-		Relay:         client.Call,
+		Relay:         pinnedRelay(s, client, byName),
 		AllowTool:     guard.AllowsTool,
 		AllowResource: guard.AllowsResource,
 		ReadOnly:      serve.ToolReadOnly,
@@ -401,4 +402,29 @@ func (c *appCmd) open(ctx context.Context, s *session, client *mcp.Client, out *
 		return nil
 	}
 	return err
+}
+
+// pinnedRelay is the app's way to the server, holding what it calls and
+// reads to the session's pin (when there is one) as a command of the
+// user's would be: a tool or resource that moved since it was pinned is
+// refused and nothing is sent for it.
+func pinnedRelay(s *session, client *mcp.Client, tools map[string]json.RawMessage) func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+	return func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+		var p struct {
+			Name string `json:"name"`
+			URI  string `json:"uri"`
+		}
+		json.Unmarshal(params, &p)
+		var err error
+		switch method {
+		case "tools/call":
+			err = s.checkPin(client, pin.Tool, p.Name, tools[p.Name])
+		case "resources/read":
+			err = s.pinResource(ctx, client, p.URI)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return client.Call(ctx, method, params)
+	}
 }

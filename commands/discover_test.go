@@ -1,13 +1,17 @@
 package commands
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/servercard"
+	"github.com/mcpv/mcpv/output"
 )
 
 // cardSite serves a catalog and its cards on loopback (plain http is
@@ -78,6 +82,66 @@ func TestDiscover(t *testing.T) {
 			t.Parallel()
 			r := mcpv(t, "", tt.args...)
 			r.expectHas(t, tt.code, tt.outHas, tt.errHas)
+		})
+	}
+}
+
+// Ctrl-C while a catalog or its cards are being fetched ends discover at
+// once with 130 and nothing printed, and the fetch on the wire is given
+// up, not left to the server.
+func TestDiscoverInterrupted(t *testing.T) {
+	t.Parallel()
+	for _, stall := range []string{"/.well-known/ai-catalog.json", "/card"} {
+		t.Run(stall, func(t *testing.T) {
+			t.Parallel()
+			reached, left := make(chan struct{}, 1), make(chan struct{}, 1)
+			var srv *httptest.Server
+			srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == stall {
+					reached <- struct{}{}
+					<-r.Context().Done() // held until the client gives up
+					left <- struct{}{}
+					return
+				}
+				if r.URL.Path != "/.well-known/ai-catalog.json" {
+					http.NotFound(w, r)
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprint(w, `{"specVersion":"1.0","entries":[{"identifier":"a","type":"application/mcp-server-card+json","url":"`+srv.URL+`/card"}]}`)
+			}))
+			t.Cleanup(srv.Close)
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			var stdout strings.Builder
+			done := make(chan int, 1)
+			go func() {
+				done <- run(ctx, []string{"discover", strings.TrimPrefix(srv.URL, "http://")}, output.NewStreams(strings.NewReader(""), &stdout, io.Discard), testEnv(t))
+			}()
+			select {
+			case <-reached:
+			case code := <-done:
+				t.Fatalf("discover ended (exit %d) before it fetched %s", code, stall)
+			case <-time.After(20 * time.Second):
+				t.Fatalf("%s was never fetched", stall)
+			}
+			cancel(ErrInterrupted)
+			select {
+			case code := <-done:
+				if code != 130 {
+					t.Errorf("exit %d, want 130", code)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("discover did not stop")
+			}
+			select {
+			case <-left:
+			case <-time.After(20 * time.Second):
+				t.Error("the fetch was left open on the server")
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("printed: %s", stdout.String())
+			}
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,12 +22,8 @@ import (
 
 // appFixture writes the spec of a fixture server with an app
 // (mcptest.AppSpec) and returns its path.
-func appFixture(t *testing.T, stay bool) string {
+func appFixture(t *testing.T, variant string) string {
 	t.Helper()
-	variant := "valid"
-	if stay {
-		variant = "stay"
-	}
 	path := filepath.Join(t.TempDir(), "app.json")
 	if err := os.WriteFile(path, []byte(mcptest.AppSpec(variant)), 0o644); err != nil {
 		t.Fatal(err)
@@ -130,7 +127,7 @@ func TestAppHostPage(t *testing.T) {
 	if browser == "" {
 		t.Skip("MCPV_BROWSER names no Chromium: run scripts/browser.sh")
 	}
-	r := startApp(t, browser, appFixture(t, false), "show", "city=Paris", "--open")
+	r := startApp(t, browser, appFixture(t, "valid"), "show", "city=Paris", "--open")
 	// What the app does comes in the order mcpv hears of it, which is not
 	// always the order it was done in: the record to its end, by event,
 	// and the tool calls by tool.
@@ -188,7 +185,8 @@ func TestAppHostPage(t *testing.T) {
 					Rendered, Origin, Href, Referrer, Forbidden, Write string
 					ParentDOM, Storage                                 bool
 					TopHref, Cookie, HostFetch                         any
-					DeclaredFetch                                      string
+					DeclaredFetch, UndeclaredFetch                     string
+					Violations                                         []string
 					Listed                                             []string
 				} `json:"probes"`
 				HostInfo         map[string]any `json:"hostInfo"`
@@ -205,6 +203,11 @@ func TestAppHostPage(t *testing.T) {
 		t.Errorf("the app reached beyond its frame: %s", b)
 	case p.HostFetch != nil && p.HostFetch != "blocked":
 		t.Errorf("the app reached the host page's API: %s", b)
+	case p.UndeclaredFetch != "failed" || !slices.Contains(p.Violations, "https://undeclared.test/") ||
+		slices.ContainsFunc(p.Violations, func(u string) bool { return strings.HasPrefix(u, "https://api.test") }):
+		// api.test, which the app declared, fails for want of a network,
+		// not by the policy; undeclared.test is the policy's to refuse.
+		t.Errorf("the app's policy (connectDomains https://api.test) was not the frame's: %s", b)
 	case fmt.Sprint(p.Listed) != "[record show write_note]":
 		t.Errorf("tools/list gave the app %v", p.Listed)
 	case a.HostInfo["name"] != "mcpv" || a.HostCapabilities["serverTools"] == nil:
@@ -234,13 +237,40 @@ func TestAppHostPageInterrupted(t *testing.T) {
 	if browser == "" {
 		t.Skip("MCPV_BROWSER names no Chromium: run scripts/browser.sh")
 	}
-	r := startApp(t, browser, appFixture(t, true), "show", "--open")
+	r := startApp(t, browser, appFixture(t, "stay"), "show", "--open")
 	r.next(t, "ui/notifications/initialized")
 	r.cmd.Process.Signal(os.Interrupt)
 	r.next(t, "host/teardown")
 	r.next(t, "host/torn-down")
 	err := r.cmd.Wait()
 	if code := exitCode(err); code != 130 {
+		t.Errorf("exit %d, want 130\n%s", code, r.stderr)
+	}
+}
+
+// TestAppHostPageCrowded: an app that sends more requests at once than
+// the page keeps in flight, none of which the server answers, has the
+// one beyond the bound refused at once, and the page's own messages
+// still reach mcpv past those held (the refusal's record, the app's log,
+// and, at Ctrl-C, the end of the app): mcpv exits 130 with the app torn
+// down, not after its wait for a page that cannot answer.
+func TestAppHostPageCrowded(t *testing.T) {
+	browser := os.Getenv("MCPV_BROWSER")
+	if browser == "" {
+		t.Skip("MCPV_BROWSER names no Chromium: run scripts/browser.sh")
+	}
+	r := startApp(t, browser, appFixture(t, "crowd"), "show", "--open")
+	for _, want := range []string{"host/refused", "notifications/message"} {
+		m := r.next(t, want, "tools/call")
+		if m["event"] != want || !strings.Contains(fmt.Sprint(m["params"]), "too many requests in flight") {
+			t.Fatalf("want %s of the request beyond the bound, got %v", want, m)
+		}
+	}
+	r.cmd.Process.Signal(os.Interrupt)
+	if m := r.next(t, "host/torn-down", "tools/call"); m["event"] != "host/torn-down" {
+		t.Errorf("a held call was answered: %v", m)
+	}
+	if code := exitCode(r.cmd.Wait()); code != 130 {
 		t.Errorf("exit %d, want 130\n%s", code, r.stderr)
 	}
 }

@@ -29,4 +29,4 @@ if [ -z "$browser" ]; then
 fi
 echo "== $("$browser" --version 2>/dev/null || echo "$browser")"
 cd e2e
-MCPV_BROWSER=$browser go test -race -run '^(TestBrowserPages|TestAppHostPage|TestAppHostPageInterrupted|TestLoadReportInABrowser)$' -count=1 -timeout 5m .
+MCPV_BROWSER=$browser go test -race -run '^(TestBrowserPages|TestAppHostPage|TestAppHostPageInterrupted|TestAppHostPageCrowded|TestLoadReportInABrowser)$' -count=1 -timeout 5m .

@@ -117,6 +117,11 @@ func (f *Fetcher) Discover(ctx context.Context, target string) (*Found, error) {
 		case "catalog":
 			found.Catalog = at.String()
 			f.readCatalog(ctx, found, body, at)
+			if ctx.Err() != nil {
+				// Cut short (Ctrl-C): the cards not read are not
+				// the catalog's fault, and no report of them is due.
+				return nil, context.Cause(ctx)
+			}
 			return found, nil
 		case "card":
 			if int64(len(body)) > f.MaxCard {

@@ -244,17 +244,34 @@ func TestHostileDocuments(t *testing.T) {
 	}))
 	defer local.Close()
 	s.pages["/inside"] = func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, local.URL+"/card", http.StatusFound) }
+	// The same over https, which passes the scheme's rule: only the
+	// address guard stands between the redirect and this machine, by a
+	// name that resolves here and by an address.
+	localTLS := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, card("com.local/secret", ""))
+	}))
+	defer localTLS.Close()
+	_, localPort, _ := net.SplitHostPort(localTLS.Listener.Addr().String())
+	s.pages["/inside-name"] = func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "https://private.example:"+localPort+"/card", http.StatusFound)
+	}
+	s.pages["/inside-ip"] = func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, localTLS.URL+"/card", http.StatusFound)
+	}
 	s.json("/.well-known/ai-catalog.json", `{"specVersion":"1.0","entries":[
 		{"identifier":"a","type":"application/mcp-server-card+json","url":"`+local.URL+`/card"},
 		{"identifier":"b","type":"application/mcp-server-card+json","url":"https://private.example:1/card"}]}`)
 	f := s.fetcher(t, "https://"+s.host)
 	f.MaxCatalog = 1 << 20
 	for path, want := range map[string]string{
-		"/big":    "larger than 1048576 bytes",
-		"/deep":   "nested 100 deep",
-		"/loop":   "more than 5 redirects",
-		"/down":   "plain http is refused",
-		"/inside": "plain http is refused",
+		"/big":         "larger than 1048576 bytes",
+		"/deep":        "nested 100 deep",
+		"/loop":        "more than 5 redirects",
+		"/down":        "plain http is refused",
+		"/inside":      "plain http is refused",
+		"/inside-name": "private network",
+		"/inside-ip":   "private network",
 	} {
 		_, _, err := f.Get(t.Context(), "https://"+s.host+path, CardType, f.MaxCatalog)
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -279,6 +296,12 @@ func TestHostileDocuments(t *testing.T) {
 	}
 	if _, err := Start("https://user:pass@example.com"); err == nil {
 		t.Errorf("a URL with credentials")
+	}
+	// What the guard kept from the redirects is there to be had by a
+	// discovery that began on this machine, with the same trust.
+	if b, _, err := s.fetcher(t, localTLS.URL).Get(t.Context(), "https://private.example:"+localPort+"/card", CardType, f.MaxCard); err != nil ||
+		!strings.Contains(string(b), "com.local/secret") {
+		t.Errorf("https on loopback, begun there: %v", err)
 	}
 	// A discovery begun on loopback may stay there.
 	lf := New(mustURL(local.URL), Options{})

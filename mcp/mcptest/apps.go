@@ -16,8 +16,10 @@ import (
 // hostile app would (the host's DOM and storage, the host's API, a tool
 // it may not call, one that changes things) and reports what it could
 // reach by calling a tool back (record); it then reports its size, sends a
-// message and asks to be torn down. With STAY (%v) it stays after
-// initializing instead.
+// message and asks to be torn down. With STAY (%v) true it stays after
+// initializing instead; with STAY "crowd" it stays and crowds the host:
+// it sends AppCrowd calls of record at once, and logs (notifications/
+// message) the error the last is answered with.
 const AppPage = `<!DOCTYPE html>
 <html><body><p id="s">loading</p><script>
 const STAY = %v;
@@ -29,6 +31,8 @@ function req(method, params) {
   });
 }
 function note(method, params) { parent.postMessage({jsonrpc: "2.0", method, params}, "*"); }
+const violations = [];
+document.addEventListener("securitypolicyviolation", (e) => violations.push(e.blockedURI));
 window.addEventListener("message", async (e) => {
   const m = e.data;
   if (m && !m.method && pending.has(m.id)) {
@@ -57,10 +61,12 @@ async function after() {
     try { await fetch(ancestors[ancestors.length - 1] + "/api/app"); probes.hostFetch = "fetched"; } catch (e) { probes.hostFetch = "blocked"; }
   }
   try { await fetch("https://api.test/"); probes.declaredFetch = "fetched"; } catch (e) { probes.declaredFetch = "failed"; }
+  try { await fetch("https://undeclared.test/"); probes.undeclaredFetch = "fetched"; } catch (e) { probes.undeclaredFetch = "failed"; }
   try { await req("tools/call", {name: "secret_admin", arguments: {}}); probes.forbidden = "called"; } catch (e) { probes.forbidden = e.message; }
   try { await req("tools/call", {name: "write_note", arguments: {text: "x"}}); probes.write = "called"; } catch (e) { probes.write = e.message; }
   const listed = await req("tools/list", {});
   probes.listed = listed.tools.map(t => t.name).sort();
+  probes.violations = violations.slice(); // what the policy blocked (reported before the round trips above ended)
   await req("tools/call", {name: "record", arguments: {input: seen.input, text: seen.result.content[0].text, probes,
     hostInfo: seen.init.hostInfo, hostCapabilities: seen.init.hostCapabilities, theme: seen.init.hostContext.theme}});
   note("ui/notifications/size-changed", {width: 300, height: 120});
@@ -70,17 +76,29 @@ async function after() {
 (async () => {
   seen.init = await req("ui/initialize", {appCapabilities: {}, appInfo: {name: "fixture", version: "1"}, protocolVersion: "2026-01-26"});
   note("ui/notifications/initialized", {});
+  if (STAY === "crowd") {
+    const calls = [];
+    for (let i = 0; i < CROWD; i++) calls.push(req("tools/call", {name: "record", arguments: {i}}));
+    try { await calls[CROWD - 1]; } catch (e) { note("notifications/message", {level: "info", data: {crowd: e.message}}); }
+  }
 })();
 </script></body></html>`
 
+// AppCrowd is how many requests the crowd variant's app sends at once:
+// one more than a host page keeps in flight (apphost's
+// DefaultMaxInFlight, which mcptest cannot import).
+const AppCrowd = 17
+
 // AppVariants are the fixtures AppSpec knows.
-var AppVariants = []string{"valid", "stay", "wrong-mime", "open-csp", "no-doctype", "no-resource", "none", "undeclared", "text-less"}
+var AppVariants = []string{"valid", "stay", "crowd", "wrong-mime", "open-csp", "no-doctype", "no-resource", "none", "undeclared", "text-less"}
 
 // AppSpec is the spec of a fixture server whose tool show carries an app
 // (ui://fixture/show.html, of AppPage), broken as variant says:
 //
 //	valid        as the extension requires
 //	stay         valid, and the app stays until it is ended
+//	crowd        valid, but tools/call is never answered (show's, and
+//	             the AppCrowd the app sends at once), and the app stays
 //	wrong-mime   the content's mimeType is text/html
 //	open-csp     its policy admits every origin (connectDomains ["*"])
 //	no-doctype   its HTML is no HTML5 document
@@ -94,6 +112,9 @@ var AppVariants = []string{"valid", "stay", "wrong-mime", "open-csp", "no-doctyp
 // changes things.
 func AppSpec(variant string) string {
 	page := fmt.Sprintf(AppPage, variant == "stay")
+	if variant == "crowd" {
+		page = strings.Replace(fmt.Sprintf(AppPage, `"crowd"`), "<script>\n", fmt.Sprintf("<script>\nconst CROWD = %d;\n", AppCrowd), 1)
+	}
 	mime := "text/html;profile=mcp-app"
 	csp := map[string]any{"connectDomains": []string{"https://api.test"}}
 	showMeta := map[string]any{"ui": map[string]any{"resourceUri": "ui://fixture/show.html"}}
@@ -141,6 +162,9 @@ func AppSpec(variant string) string {
 	}
 	if errors != nil {
 		spec["errors"] = errors
+	}
+	if variant == "crowd" {
+		spec["mute"] = []string{"tools/call"}
 	}
 	b, err := json.Marshal(spec)
 	if err != nil {

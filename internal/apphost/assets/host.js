@@ -40,6 +40,23 @@
     return r.json();
   }
 
+  // The browser opens six connections at most to mcpv's origin (HTTP/1.1):
+  // the event stream holds one, and the page's own messages (a refusal,
+  // the end of the app) must find one however long the app's requests
+  // take. So the app's requests go to mcpv maxWire at a time; the others
+  // in flight wait here, a slot passed on as one ends.
+  const maxWire = 4;
+  let onWire = 0;
+  const wireQueue = [];
+  function relay(method, params, id) {
+    const go = () => api(method, params, id).finally(() => {
+      const next = wireQueue.shift();
+      if (next) next(); else onWire--;
+    });
+    if (onWire < maxWire) { onWire++; return go(); }
+    return new Promise((resolve) => wireQueue.push(resolve)).then(go);
+  }
+
   function toProxy(message) {
     frame.contentWindow.postMessage(message, app.proxyOrigin);
   }
@@ -107,7 +124,7 @@
           return;
         }
       }
-      const got = await api(m.method, m.params, m.id);
+      const got = await relay(m.method, m.params, m.id);
       if (got.error) answer(m.id, { error: got.error });
       else answer(m.id, { result: got.result });
     } catch (e) {
