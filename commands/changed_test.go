@@ -142,36 +142,60 @@ func TestRememberedServerThatChanged(t *testing.T) {
 }
 
 // TestKeptListsOfAServerThatChanged: a list kept by its ttlMs is believed
-// until the server shows it changed: a tool renamed (the call refused,
-// the nearest name it lists now), retyped (arguments the kept schema
-// refuses: listed again), removed, over stdio and HTTP; and a list whose
-// cacheScope changed is kept for whom the server says now.
+// until the server shows it changed: a tool, a prompt or a resource
+// renamed (refused, with the nearest name listed now), retyped (arguments
+// the kept list refuses: listed again), removed, over stdio and HTTP;
+// once shown, the list command gives what the server lists now, not what
+// was kept; and a list whose cacheScope changed is kept for whom the
+// server says now.
 func TestKeptListsOfAServerThatChanged(t *testing.T) {
 	t.Parallel()
 	const hour = `"ttlMs":3600000`
+	var (
+		toolsWas   = spec("modern", hour, tools(echoTool, countInt))
+		greet      = `{"name":"greet","arguments":[{"name":"who","required":true}]}`
+		prompts    = func(items ...string) string { return `"prompts":[` + strings.Join(items, ",") + `]` }
+		promptsWas = spec("modern", hour, prompts(greet, `{"name":"other"}`))
+		resA, resB = `{"uri":"file:///a.txt","name":"a"}`, `{"uri":"file:///b.txt","name":"b"}`
+		resources  = func(items ...string) string { return `"resources":[` + strings.Join(items, ",") + `]` }
+	)
 	cases := []struct {
 		name     string
-		now      string
+		was, now string   // what the server lists when it is kept, and after
+		keep     []string // the command whose lists are kept
 		call     []string
 		code     int
 		stdout   string
 		errHas   string
 		requests []string
+		list     []string // the list command after, which shows what the server says now
+		listHas  string
 	}{
-		{"renamed", spec("modern", hour, tools(echo2Tool, countInt)), []string{"call", "echo"}, 3, "", `did you mean "echo2"?`,
-			[]string{"tools/call", "server/discover", "tools/list"}},
-		{"retyped", spec("modern", hour, tools(echoTool, countStr)), []string{"call", "count", "n=abc", "-r", "-q", ".content[0].text"}, 0, "called count\n", "",
-			[]string{"tools/list", "tools/call"}},
-		{"removed", spec("modern", hour, tools(countInt)), []string{"call", "echo"}, 3, "", `"echo"`,
-			[]string{"tools/call", "server/discover", "tools/list"}},
+		{"tool renamed", toolsWas, spec("modern", hour, tools(echo2Tool, countInt)), []string{"call", "echo"}, []string{"call", "echo"}, 3, "", `did you mean "echo2"?`,
+			[]string{"tools/call", "server/discover", "tools/list"}, []string{"list-tools"}, `"echo2"`},
+		{"tool retyped", toolsWas, spec("modern", hour, tools(echoTool, countStr)), []string{"call", "echo"}, []string{"call", "count", "n=abc", "-r", "-q", ".content[0].text"}, 0, "called count\n", "",
+			[]string{"tools/list", "tools/call"}, []string{"list-tools"}, `"string"`},
+		{"tool removed", toolsWas, spec("modern", hour, tools(countInt)), []string{"call", "echo"}, []string{"call", "echo"}, 3, "", `"echo"`,
+			[]string{"tools/call", "server/discover", "tools/list"}, []string{"list-tools", "-q", "[.tools[].name]", "--compact"}, `["count"]`},
+		{"prompt renamed", promptsWas, spec("modern", hour, prompts(strings.Replace(greet, "greet", "greet2", 1), `{"name":"other"}`)), []string{"list-prompts"},
+			[]string{"get-prompt", "greet", "who=x"}, 3, "", `did you mean "greet2"?`,
+			[]string{"prompts/get", "server/discover", "prompts/list"}, []string{"list-prompts"}, `"greet2"`},
+		{"prompt retyped", promptsWas, spec("modern", hour, prompts(`{"name":"greet","arguments":[{"name":"who"},{"name":"lang","required":true}]}`)), []string{"list-prompts"},
+			[]string{"get-prompt", "greet", "who=x", "lang=en", "-r", "-q", ".messages[0].content.text"}, 0, "greet\n", "",
+			[]string{"prompts/list", "prompts/get"}, []string{"list-prompts"}, `"lang"`},
+		{"prompt removed", promptsWas, spec("modern", hour, prompts(`{"name":"other"}`)), []string{"list-prompts"}, []string{"get-prompt", "greet", "who=x"}, 3, "", `no prompt "greet"`,
+			[]string{"prompts/get", "server/discover", "prompts/list"}, []string{"list-prompts", "-q", "[.prompts[].name]", "--compact"}, `["other"]`},
+		{"resource renamed", spec("modern", hour, resources(resA)), spec("modern", hour, resources(resB)), []string{"list-resources"},
+			[]string{"read", "file:///a.txt"}, 3, "", `did you mean "file:///b.txt"?`,
+			[]string{"resources/read", "server/discover", "resources/list"}, []string{"list-resources"}, `"file:///b.txt"`},
 	}
 	for _, wire := range []string{"stdio", "http"} {
 		for _, c := range cases {
 			t.Run(wire+", "+c.name, func(t *testing.T) {
 				t.Parallel()
 				w, server := newWorld(t), newChanging(t, wire)
-				server.serve(spec("modern", hour, tools(echoTool, countInt)))
-				if r := w.mcpv(t, "", args([]string{"call", "echo"}, server.target)...); r.code != 0 {
+				server.serve(c.was)
+				if r := w.mcpv(t, "", args(c.keep, server.target)...); r.code != 0 {
 					t.Fatalf("first run: exit %d: %s", r.code, r.stderr)
 				}
 				server.serve(c.now)
@@ -181,6 +205,9 @@ func TestKeptListsOfAServerThatChanged(t *testing.T) {
 				}
 				if got := sent(r.stderr); !slices.Equal(got, c.requests) {
 					t.Errorf("sent %q, want %q", got, c.requests)
+				}
+				if r := w.mcpv(t, "", args(c.list, server.target)...); r.code != 0 || !strings.Contains(r.stdout, c.listHas) {
+					t.Errorf("%s after: exit %d, stdout %s; want what the server lists now (%s)", c.list[0], r.code, r.stdout, c.listHas)
 				}
 			})
 		}

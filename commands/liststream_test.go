@@ -37,7 +37,9 @@ func TestListsStream(t *testing.T) {
 		{"--max-pages", []string{"list-tools", "--max-pages", "2"}, three, 0, `{"tools":[{"name":"a","inputSchema":{"type":"object"}},{"name":"b"}],"nextCursor":"2"}` + "\n"},
 		{"--cursor", []string{"list-tools", "--cursor", "2"}, three, 0, `{"tools":[{"name":"c","n":1.50}]}` + "\n"},
 		{"a filter sees the whole", []string{"list-tools", "-c", "-q", ".tools | length"}, three, 0, "3\n"},
-		{"--pretty is merged first", []string{"list-tools", "--pretty", "-q", "."}, three, 0, ""},
+		{"--pretty is merged first", []string{"list-tools", "--pretty"}, three, 0,
+			"{\n  \"tools\": [\n    {\n      \"name\": \"a\",\n      \"inputSchema\": {\n        \"type\": \"object\"\n      }\n    },\n" +
+				"    {\n      \"name\": \"b\"\n    },\n    {\n      \"name\": \"c\",\n      \"n\": 1.50\n    }\n  ]\n}\n"},
 		{"a cursor sent again", []string{"list-prompts"},
 			spec("again", `{"prompts":[{"name":"p"},{"name":"q"}],"pageSize":1,"repeatCursor":["prompts/list"]}`), 4,
 			`{"prompts":[{"name":"p"},{"name":"q"}]}` + "\n"},

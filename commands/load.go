@@ -308,6 +308,7 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	// would write hundreds of thousands of lines.
 	logs := &load.Logs{}
 	countLogs(&first, logs, s.settings.Verbose)
+	mask := func(text string) string { return redact.String(text, s.settings.Secrets) }
 	others := first
 	others.Terminal, others.Interactive, others.ServerStderr = nil, false, io.Discard
 	var opened atomic.Bool
@@ -333,7 +334,7 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 		Logs:     logs,
 		Warnf:    out.warnf,
 		Progress: func(p load.Progress) { out.ios.Status.Set(progressLine(p)) },
-		Mask:     func(text string) string { return redact.String(text, s.settings.Secrets) },
+		Mask:     mask,
 		Timeout:  s.settings.Timeout,
 	}
 	var res *load.Result
@@ -362,7 +363,6 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	}
 	ok := res.Check(c.thresholds)
 	if page != nil {
-		mask := func(text string) string { return redact.String(text, s.settings.Secrets) }
 		if err := loadreport.Write(page, res, map[string]string{"server": mask(serverText(s.settings)), "mcpv": Version}, Version); err != nil {
 			return fmt.Errorf("--report: %w", err)
 		}

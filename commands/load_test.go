@@ -131,6 +131,44 @@ func TestLoadMasksSecrets(t *testing.T) {
 	}
 }
 
+// A server that echoes the credentials it was sent in its log messages
+// (as level, logger and data, the data long enough that the report's clip
+// of a message falls inside the token) and in its errors gets them into
+// no report: not the text, the JSON nor the HTML page, not even a prefix
+// of the token that the clip left.
+func TestLoadMasksSecretsInLogsAndTheHTMLReport(t *testing.T) {
+	t.Parallel()
+	const token = "s3cr3t-t0ken-0123456789abcdef"
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: func(x *mcptest.Exchange) bool {
+		if x.RPCMethod != "tools/call" {
+			return false
+		}
+		sent := strings.TrimPrefix(x.Header.Get("Authorization"), "Bearer ")
+		data, _ := json.Marshal(strings.Repeat("x", 190) + sent)
+		sse := x.SSE()
+		sse.Event("", `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"`+sent+`","logger":"`+sent+`","data":`+string(data)+`}}`)
+		sse.Event("", x.Error(-32000, "you sent "+sent))
+		return true
+	}})
+	page := filepath.Join(t.TempDir(), "page.html")
+	for _, format := range []string{"text", "json"} {
+		r := mcpv(t, "", "load", "call", "x", "-n", "3", "--format", format, "--report", page, "-H", "Authorization: Bearer "+token, "-u", srv.URL)
+		r.expect(t, 0, "", "you sent", "")
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(r.stdout, "xxxxxxxxxx") || !strings.Contains(string(b), "xxxxxxxxxx") {
+			t.Errorf("--format %s: the log message is not in the reports:\n%s", format, r.stdout)
+		}
+		for what, text := range map[string]string{"stdout": r.stdout, "stderr": r.stderr, "the HTML report": string(b)} {
+			if strings.Contains(text, token[:6]) {
+				t.Errorf("--format %s: %s holds the token or a part of it:\n%s", format, what, text)
+			}
+		}
+	}
+}
+
 // The report into a pipe that closed early is no failure.
 func TestLoadIntoAClosedPipe(t *testing.T) {
 	t.Parallel()

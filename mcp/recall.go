@@ -154,10 +154,11 @@ type recall struct {
 	contradicted atomic.Bool
 }
 
-// pipelined are the requests that may ride behind server/discover before
-// its answer: lists and ping, which any server answers without acting.
-var pipelined = map[string]bool{
-	"tools/list": true, "prompts/list": true, "resources/list": true, "resources/templates/list": true, "ping": true, "server/discover": true,
+// pipelined reports whether method may ride behind server/discover
+// before its answer: a list, ping or discover, which any server answers
+// without acting.
+func pipelined(method string) bool {
+	return keptMethods[method] || method == "ping" || method == "server/discover"
 }
 
 // recalled is a client of the modern era as opts.Recall remembers it. It
@@ -213,7 +214,7 @@ func (c *Client) callRecalled(ctx context.Context, method string, params json.Ra
 	}
 	var first *request
 	var prepared, token json.RawMessage
-	if r.disc != nil && pipelined[method] {
+	if r.disc != nil && pipelined(method) {
 		var err error
 		if prepared, token, err = c.prepare(method, params); err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package load
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"sync"
 
@@ -17,7 +18,15 @@ type Logs struct {
 	count    int64
 	dropped  int64 // log messages a session's full queue dropped before they were counted by level
 	levels   map[string]int64
-	examples []LogExample
+	examples []logNote
+}
+
+// logNote is a message kept as the server sent it, cut to maxLogKept
+// bytes: it is masked before it is clipped for the report (summary), so
+// that a clip inside a secret leaves no part of it.
+type logNote struct {
+	level, logger, message string
+	cut                    int // bytes of the message not kept
 }
 
 // LogExample is one log message as the server sent it, made safe for a
@@ -42,7 +51,12 @@ type LogSummary struct {
 const (
 	maxLogLevels   = 16  // levels told apart; the rest are "other"
 	maxLogExamples = 3   // messages kept as they came
-	maxLogText     = 200 // runes of a message kept
+	maxLogText     = 200 // bytes of a message shown
+	maxLogLevel    = 32  // bytes of a level shown
+	maxLogLogger   = 64  // bytes of a logger's name shown
+	// maxLogKept bytes of each are kept until the report masks them:
+	// more than a secret may take past the point where they are clipped.
+	maxLogKept = 4096
 )
 
 // Note counts one notifications/message's params.
@@ -53,7 +67,7 @@ func (l *Logs) Note(params json.RawMessage) {
 		Data   json.RawMessage `json:"data"`
 	}
 	json.Unmarshal(params, &p)
-	level := safetext.Line(safetext.Clip(p.Level, 32))
+	level := kept(p.Level)
 	if level == "" {
 		level = "none"
 	}
@@ -72,9 +86,29 @@ func (l *Logs) Note(params json.RawMessage) {
 		if json.Unmarshal(p.Data, &msg) != nil {
 			msg = string(p.Data)
 		}
-		l.examples = append(l.examples, LogExample{Level: level, Logger: safetext.Line(safetext.Clip(p.Logger, 64)),
-			Message: safetext.Line(safetext.Clip(msg, maxLogText))})
+		m := kept(msg)
+		l.examples = append(l.examples, logNote{level: level, logger: kept(p.Logger), message: m, cut: len(msg) - len(m)})
 	}
+}
+
+// kept is s cut to maxLogKept bytes, to be masked and clipped later.
+func kept(s string) string {
+	head, _ := safetext.Cut(s, maxLogKept)
+	return head
+}
+
+// shown is what the report shows of text a server sent: masked first,
+// then clipped to n bytes and made safe for a terminal; cut more bytes
+// were left out before (kept).
+func shown(text string, cut, n int, mask func(string) string) string {
+	if mask != nil {
+		text = mask(text)
+	}
+	head, _ := safetext.Cut(text, n)
+	if left := len(text) - len(head) + cut; left > 0 {
+		head += fmt.Sprintf("… (%d more bytes)", left)
+	}
+	return safetext.Line(head)
 }
 
 // Dropped counts the log messages a session dropped from its full queue
@@ -98,13 +132,11 @@ func (l *Logs) summary(mask func(string) string) *LogSummary {
 	}
 	s := &LogSummary{Count: l.count, Dropped: l.dropped, Levels: map[string]int64{}}
 	for k, v := range l.levels {
-		s.Levels[k] = v
+		s.Levels[shown(k, 0, maxLogLevel, mask)] += v // two may look alike once clipped
 	}
 	for _, e := range l.examples {
-		if mask != nil {
-			e.Message, e.Logger = mask(e.Message), mask(e.Logger)
-		}
-		s.Examples = append(s.Examples, e)
+		s.Examples = append(s.Examples, LogExample{Level: shown(e.level, 0, maxLogLevel, mask),
+			Logger: shown(e.logger, 0, maxLogLogger, mask), Message: shown(e.message, e.cut, maxLogText, mask)})
 	}
 	return s
 }

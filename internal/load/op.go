@@ -55,13 +55,21 @@ type Op struct {
 // next (it has key~=EXPR arguments).
 func (op *Op) Varies() bool { return len(op.tmpls) > 0 }
 
-// lists are the list commands an Op may be: the method and the key of its
-// items; the operation walks every page.
-var lists = map[string][2]string{
-	"list-tools":              {"tools/list", "tools"},
-	"list-resources":          {"resources/list", "resources"},
-	"list-resource-templates": {"resources/templates/list", "resourceTemplates"},
-	"list-prompts":            {"prompts/list", "prompts"},
+// list is the method of the list command kind, and the key of its items;
+// ok is false when kind is no list command. The operation walks every
+// page.
+func list(kind string) (method, key string, ok bool) {
+	switch kind {
+	case "list-tools":
+		return "tools/list", "tools", true
+	case "list-resources":
+		return "resources/list", "resources", true
+	case "list-resource-templates":
+		return "resources/templates/list", "resourceTemplates", true
+	case "list-prompts":
+		return "prompts/list", "prompts", true
+	}
+	return "", "", false
 }
 
 // Commands are the commands an operation may be, for messages and help.
@@ -114,7 +122,7 @@ func ParseOp(words []string, readFile func(string) ([]byte, error)) (Op, error) 
 			}
 		}
 	default:
-		if _, ok := lists[op.kind]; ok {
+		if _, _, ok := list(op.kind); ok {
 			err = arity(0, 0, op.kind+", alone")
 			break
 		}
@@ -180,7 +188,7 @@ func (op *Op) Prepare(ctx context.Context, client *mcp.Client, overHTTP bool, ti
 		}
 	case "ping", "request":
 	default:
-		method := lists[op.kind][0]
+		method, _, _ := list(op.kind)
 		return client.Require(strings.Split(method, "/")[0], method)
 	}
 	return nil
@@ -371,9 +379,9 @@ func (op *Op) result(ctx context.Context, client *mcp.Client, params json.RawMes
 		}
 		return client.Call(ctx, method, nil)
 	}
-	l := lists[op.kind]
+	method, key, _ := list(op.kind)
 	var items []json.RawMessage
-	for page, err := range client.Walk(ctx, l[0], l[1], 0) {
+	for page, err := range client.Walk(ctx, method, key, 0) {
 		if err != nil {
 			return nil, err
 		}
@@ -387,7 +395,7 @@ func (op *Op) result(ctx context.Context, client *mcp.Client, params json.RawMes
 	if items == nil {
 		items = []json.RawMessage{}
 	}
-	return mustJSON(map[string][]json.RawMessage{l[1]: items}), nil
+	return mustJSON(map[string][]json.RawMessage{key: items}), nil
 }
 
 // Keep makes op return its result to a scenario's step (a list's pages

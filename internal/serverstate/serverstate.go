@@ -28,6 +28,7 @@ package serverstate
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -202,7 +203,7 @@ func (s *Store) Kept(method string, params json.RawMessage, seek string, lookup 
 		var res json.RawMessage
 		if res, r, ok = s.lists.Lookup(method, params, seek); res != nil {
 			s.mu.Lock()
-			s.served[listOf[method]] = true
+			s.served[listOf(method)] = true
 			s.mu.Unlock()
 			if s.Trace != nil {
 				s.Trace(method + ": answered from the list the server let be kept, still fresh")
@@ -224,9 +225,13 @@ func (s *Store) Kept(method string, params json.RawMessage, seek string, lookup 
 	}
 }
 
-// listOf is the list each kept method belongs to, as a list_changed
-// notification names it.
-var listOf = map[string]string{"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources", "resources/templates/list": "resources"}
+// listOf is the list a kept method belongs to, as a list_changed
+// notification names it: its first word (tools/list: tools,
+// resources/templates/list: resources).
+func listOf(method string) string {
+	list, _, _ := strings.Cut(method, "/")
+	return list
+}
 
 // Served reports whether a lookup of the list ("tools", "prompts",
 // "resources") was answered from what was kept, in this run.
