@@ -181,19 +181,16 @@ func callChecks() []*Check {
 				if c.http != nil && c.era == "modern" {
 					t.Skip("the 2026-07-28 era has no notifications/cancelled over HTTP")
 				}
-				mark := c.mark()
-				t.Sent(`notifications/cancelled for requestId "mcpv-check-never-sent", then one without requestId; then a request`)
-				for _, p := range []string{`{"requestId":"mcpv-check-never-sent"}`, `{"reason":7}`} {
-					if err := c.notify(t.ctx, "notifications/cancelled", json.RawMessage(p)); err != nil {
-						t.failErr("notifications/cancelled", err)
+				got := sendSeen(t, c, `notifications/cancelled for requestId "mcpv-check-never-sent", then one without requestId; then a request`, "notifications/cancelled", func() error {
+					for _, p := range []string{`{"requestId":"mcpv-check-never-sent"}`, `{"reason":7}`} {
+						if err := c.notify(t.ctx, "notifications/cancelled", json.RawMessage(p)); err != nil {
+							return err
+						}
 					}
-				}
-				barrier(t, c)
-				for _, s := range c.since(mark) {
-					if s.msg.IsResponse() && s.method == "" && !s.dup {
-						t.Got(s.raw)
-						t.Fail("the server answered an invalid cancellation")
-					}
+					return nil
+				})
+				if _, ok := firstSeen(t, got, func(s seen) bool { return s.msg.IsResponse() && s.method == "" && !s.dup }); ok {
+					t.Fail("the server answered an invalid cancellation")
 				}
 			},
 		},

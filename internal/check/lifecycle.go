@@ -206,12 +206,9 @@ func lifecycleChecks() []*Check {
 			ID: "lifecycle.logging-declared", Title: "no log message without the logging capability", Level: MUST,
 			Spec: "2025-11-25", Section: "server/utilities/logging#capabilities",
 			Quote: "Servers that emit log message notifications MUST declare the logging capability",
-			watch: func(w *watchCtx, s seen) string {
-				if s.msg.IsNotification() && s.msg.Method == "notifications/message" && !w.f.declares("logging") {
-					return "a log message (notifications/message), though the server does not declare logging"
-				}
-				return ""
-			},
+			watch: spot("a log message (notifications/message), though the server does not declare logging", func(w *watchCtx, s seen) bool {
+				return s.msg.IsNotification() && s.msg.Method == "notifications/message" && !w.f.declares("logging")
+			}),
 		},
 		{
 			ID: "lifecycle.client-capabilities", Title: "no request for a client capability not declared", Level: MUST,

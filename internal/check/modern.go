@@ -325,13 +325,10 @@ func modernChecks() []*Check {
 			Quote: "The server MUST NOT emit notifications/message for a request that does not include this field.",
 			needs: needs{era: "modern"},
 			run:   exerciseModern,
-			watch: func(w *watchCtx, s seen) string {
-				// The run's own connections never ask for log messages.
-				if s.era == "modern" && s.via != "session" && s.msg.IsNotification() && s.msg.Method == "notifications/message" {
-					return "a log message, though no request asked for one (io.modelcontextprotocol/logLevel)"
-				}
-				return ""
-			},
+			// The run's own connections never ask for log messages.
+			watch: spot("a log message, though no request asked for one (io.modelcontextprotocol/logLevel)", func(w *watchCtx, s seen) bool {
+				return s.era == "modern" && s.via != "session" && s.msg.IsNotification() && s.msg.Method == "notifications/message"
+			}),
 		},
 		{
 			ID: "modern.error-codes", Title: "no error code the era retired or did not define", Level: MUST,
