@@ -223,7 +223,7 @@ func jsonrpcChecks() []*Check {
 				c := t.conn()
 				for _, bad := range []string{`{}`, `[]`, `"just a string"`, `{"jsonrpc":"2.0","id":null,"method":"ping"}`, "\x00\x01 not json \xff", `{"jsonrpc":"2.0","result":{},"id":"mcpv-check-never-asked"}`} {
 					sendSeen(t, c, bad+"  (then a request)", "sending input that is no request", func() error {
-						_, err := c.sendBad(t.ctx, []byte(bad))
+						_, err := c.send(t.ctx, []byte(bad))
 						return err
 					})
 				}
@@ -267,7 +267,7 @@ func jsonrpcChecks() []*Check {
 				one, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-b1"`), method, c.stamp(nil))
 				batch := "[" + string(one) + "]"
 				sendSeen(t, c, batch+"  (then another request)", "sending a batch", func() error {
-					x, err := c.sendBad(t.ctx, []byte(batch))
+					x, err := c.send(t.ctx, []byte(batch))
 					if err == nil && x != nil {
 						t.Note("over HTTP the batch was answered %s", x)
 					}

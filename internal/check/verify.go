@@ -8,10 +8,14 @@ package check
 // sendSeen sends what send writes on c, recording shown as what the
 // check sent (doing names the sending when it fails), then a barrier
 // request, and gives back every message the server sent from just
-// before the sending until the barrier was answered.
+// before the sending until the barrier was answered. What send writes
+// is no request awaiting its answer (input that is no request, a
+// notification, a batch), so an error with a null id that answers it is
+// not taken for the barrier's answer.
 func sendSeen(t *T, c *conn, shown, doing string, send func() error) []seen {
 	mark := c.mark()
 	t.Sent(shown)
+	c.unpaired()
 	if err := send(); err != nil {
 		t.failErr(doing, err)
 	}
@@ -23,7 +27,7 @@ func sendSeen(t *T, c *conn, shown, doing string, send func() error) []seen {
 // sent as it is and recorded as sent.
 func sendBadSeen(t *T, c *conn, bad, doing string) []seen {
 	return sendSeen(t, c, bad, doing, func() error {
-		_, err := c.sendBad(t.ctx, []byte(bad))
+		_, err := c.send(t.ctx, []byte(bad))
 		return err
 	})
 }
