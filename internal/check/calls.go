@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +21,12 @@ import (
 )
 
 func callChecks() []*Check {
+	return slices.Concat(toolCallChecks(), utilityCallChecks())
+}
+
+// toolCallChecks judge a tool's result, and a call without the task a
+// tool requires.
+func toolCallChecks() []*Check {
 	return []*Check{
 		{
 			ID: "tools.result", Title: "a tool's result has the schema's shape", Level: MUST,
@@ -96,6 +103,12 @@ func callChecks() []*Check {
 				}
 			},
 		},
+	}
+}
+
+// utilityCallChecks judge progress and cancellation around a call.
+func utilityCallChecks() []*Check {
+	return []*Check{
 		{
 			ID: "utilities.progress", Title: "progress notifications carry the token, increase, and end with the call", Level: MUST,
 			Spec: "2025-11-25", Section: "basic/utilities/progress#progress-flow",

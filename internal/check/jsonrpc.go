@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +19,12 @@ import (
 const junkLine = "it is a line that is not JSON"
 
 func jsonrpcChecks() []*Check {
+	return slices.Concat(jsonrpcWatchChecks(), jsonrpcRequestChecks(), jsonrpcBadInputChecks())
+}
+
+// jsonrpcWatchChecks judge every message the run receives: its JSON-RPC shape,
+// its schema, its framing, its id, its encoding.
+func jsonrpcWatchChecks() []*Check {
 	return []*Check{
 		{
 			ID: "jsonrpc.messages", Title: "every message the server sends is JSON-RPC 2.0", Level: MUST,
@@ -105,6 +112,13 @@ func jsonrpcChecks() []*Check {
 			run:   exercise,
 			watch: spot("a message that is not valid UTF-8", func(_ *watchCtx, s seen) bool { return s.bad == notUTF8 }),
 		},
+	}
+}
+
+// jsonrpcRequestChecks send well-formed requests and a notification: ids
+// echoed, the standard error codes, a notification left unanswered.
+func jsonrpcRequestChecks() []*Check {
+	return []*Check{
 		{
 			ID: "jsonrpc.string-id", Title: "a string id is echoed as sent", Level: MUST, group: "rpc",
 			Spec: "2025-11-25", Section: "basic#responses",
@@ -175,6 +189,13 @@ func jsonrpcChecks() []*Check {
 				}
 			},
 		},
+	}
+}
+
+// jsonrpcBadInputChecks send what is no request (a broken line, a
+// message that is no request, a batch) and judge what comes back.
+func jsonrpcBadInputChecks() []*Check {
+	return []*Check{
 		{
 			ID: "jsonrpc.parse-error", Title: "a line that is not JSON is answered -32700 with a null id", Level: SHOULD, group: "rpc-bad",
 			Spec: "JSON-RPC 2.0", Section: "§5 Response object",

@@ -41,6 +41,11 @@ func digits(s string) bool {
 }
 
 func lifecycleChecks() []*Check {
+	return slices.Concat(lifecycleInitializeChecks(), lifecycleCapabilityChecks(), lifecycleSessionChecks())
+}
+
+// lifecycleInitializeChecks judge initialize and version negotiation.
+func lifecycleInitializeChecks() []*Check {
 	return []*Check{
 		{
 			ID: "lifecycle.initialize", Title: "initialize is answered with a version, capabilities and server info", Level: MUST,
@@ -161,6 +166,13 @@ func lifecycleChecks() []*Check {
 				}
 			},
 		},
+	}
+}
+
+// lifecycleCapabilityChecks judge capabilities against what the server
+// lists, sends and answers, and what it asks of the client.
+func lifecycleCapabilityChecks() []*Check {
+	return []*Check{
 		{
 			ID: "lifecycle.undeclared", Title: "a server that lists tools declares the tools capability", Level: MUST,
 			Spec: "2025-11-25", Section: "server/tools#capabilities",
@@ -229,6 +241,13 @@ func lifecycleChecks() []*Check {
 			Quote: "Client and server capabilities establish which optional protocol features will be available during the session.",
 			run:   declaredMethods,
 		},
+	}
+}
+
+// lifecycleSessionChecks judge the session's course: no request before
+// initialized, ping, and a stdio server's exit when its input ends.
+func lifecycleSessionChecks() []*Check {
+	return []*Check{
 		{
 			ID: "lifecycle.early-requests", Title: "no request but ping before initialized", Level: SHOULD,
 			Spec: "2025-11-25", Section: "basic/lifecycle#initialization",
