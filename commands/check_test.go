@@ -24,6 +24,23 @@ func specFake(t *testing.T, spec string) []string {
 	return fake("spec=" + path)
 }
 
+// wantRun holds a run of mcpv to its exit code, every line its stdout
+// must have, and what its stderr must have.
+func wantRun(t *testing.T, r result, code int, outHas []string, errHas string) {
+	t.Helper()
+	if r.code != code {
+		t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, code, r.stdout, r.stderr)
+	}
+	for _, want := range outHas {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout has no %q:\n%s", want, r.stdout)
+		}
+	}
+	if !strings.Contains(r.stderr, errHas) {
+		t.Errorf("stderr has no %q:\n%s", errHas, r.stderr)
+	}
+}
+
 const checkSpec = `{"tools":[{"name":"echo","description":"Echoes.","inputSchema":{"type":"object","properties":{"message":{"type":"string","description":"M."}}}}],
 	"prompts":[{"name":"hello","description":"Hello."}],"resources":[{"uri":"mem://a","name":"a"}]}`
 
@@ -68,18 +85,7 @@ func TestCheckCommand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r := mcpv(t, "", args(tt.args, tt.server)...)
-			if r.code != tt.wantCode {
-				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, tt.wantCode, r.stdout, r.stderr)
-			}
-			for _, want := range tt.outHas {
-				if !strings.Contains(r.stdout, want) {
-					t.Errorf("stdout has no %q:\n%s", want, r.stdout)
-				}
-			}
-			if !strings.Contains(r.stderr, tt.errHas) {
-				t.Errorf("stderr has no %q:\n%s", tt.errHas, r.stderr)
-			}
+			wantRun(t, mcpv(t, "", args(tt.args, tt.server)...), tt.wantCode, tt.outHas, tt.errHas)
 		})
 	}
 }
@@ -159,18 +165,7 @@ func TestCheckConnectOnly(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r := mcpv(t, "", tt.args...)
-			if r.code != tt.wantCode {
-				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, tt.wantCode, r.stdout, r.stderr)
-			}
-			for _, want := range tt.outHas {
-				if !strings.Contains(r.stdout, want) {
-					t.Errorf("stdout has no %q:\n%s", want, r.stdout)
-				}
-			}
-			if !strings.Contains(r.stderr, tt.errHas) {
-				t.Errorf("stderr has no %q:\n%s", tt.errHas, r.stderr)
-			}
+			wantRun(t, mcpv(t, "", tt.args...), tt.wantCode, tt.outHas, tt.errHas)
 		})
 	}
 }
@@ -205,10 +200,7 @@ func TestCheckExpectedFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r := mcpv(t, "", args(tt.args, broken)...)
-			if r.code != tt.wantCode || !strings.Contains(r.stdout, tt.outHas) || !strings.Contains(r.stderr, tt.errHas) {
-				t.Errorf("exit %d, want %d (stdout has %q, stderr %q)\nstdout: %s\nstderr: %s", r.code, tt.wantCode, tt.outHas, tt.errHas, r.stdout, r.stderr)
-			}
+			wantRun(t, mcpv(t, "", args(tt.args, broken)...), tt.wantCode, []string{tt.outHas}, tt.errHas)
 		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +21,12 @@ import (
 )
 
 func callChecks() []*Check {
+	return slices.Concat(toolCallChecks(), utilityCallChecks())
+}
+
+// toolCallChecks judge a tool's result, and a call without the task a
+// tool requires.
+func toolCallChecks() []*Check {
 	return []*Check{
 		{
 			ID: "tools.result", Title: "a tool's result has the schema's shape", Level: MUST,
@@ -96,6 +103,12 @@ func callChecks() []*Check {
 				}
 			},
 		},
+	}
+}
+
+// utilityCallChecks judge progress and cancellation around a call.
+func utilityCallChecks() []*Check {
+	return []*Check{
 		{
 			ID: "utilities.progress", Title: "progress notifications carry the token, increase, and end with the call", Level: MUST,
 			Spec: "2025-11-25", Section: "basic/utilities/progress#progress-flow",
@@ -181,19 +194,16 @@ func callChecks() []*Check {
 				if c.http != nil && c.era == "modern" {
 					t.Skip("the 2026-07-28 era has no notifications/cancelled over HTTP")
 				}
-				mark := c.mark()
-				t.Sent(`notifications/cancelled for requestId "mcpv-check-never-sent", then one without requestId; then a request`)
-				for _, p := range []string{`{"requestId":"mcpv-check-never-sent"}`, `{"reason":7}`} {
-					if err := c.notify(t.ctx, "notifications/cancelled", json.RawMessage(p)); err != nil {
-						t.failErr("notifications/cancelled", err)
+				got := sendSeen(t, c, `notifications/cancelled for requestId "mcpv-check-never-sent", then one without requestId; then a request`, "notifications/cancelled", func() error {
+					for _, p := range []string{`{"requestId":"mcpv-check-never-sent"}`, `{"reason":7}`} {
+						if err := c.notify(t.ctx, "notifications/cancelled", json.RawMessage(p)); err != nil {
+							return err
+						}
 					}
-				}
-				barrier(t, c)
-				for _, s := range c.since(mark) {
-					if s.msg.IsResponse() && s.method == "" && !s.dup {
-						t.Got(s.raw)
-						t.Fail("the server answered an invalid cancellation")
-					}
+					return nil
+				})
+				if _, ok := firstSeen(t, got, func(s seen) bool { return s.msg.IsResponse() && s.method == "" && !s.dup }); ok {
+					t.Fail("the server answered an invalid cancellation")
 				}
 			},
 		},

@@ -92,7 +92,7 @@ type conn struct {
 	waiting  map[string]*waiter // responses awaited, by canonical id
 	answered idSet              // ids answered, for a response that comes twice
 	seq      int                // waiters registered so far: their order
-	// expectNull: input that is no request was sent, which a server may
+	// expectNull: what is no request was sent (unpaired), which a server may
 	// answer with an error whose id is null; until the next barrier such
 	// an error is not taken as the answer to the request that waits.
 	expectNull bool
@@ -327,14 +327,14 @@ func (c *conn) notify(ctx context.Context, method string, params json.RawMessage
 	return err
 }
 
-// sendBad sends input that is no request (send), which the server may
-// answer with an error whose id is null: until the next barrier, such an
-// error is not taken as the answer to a request.
-func (c *conn) sendBad(ctx context.Context, data []byte) (*exchange, error) {
+// unpaired is said before sending what is no request awaiting its
+// answer (input that is no request, a notification, a batch), which the
+// server may answer with an error whose id is null: until the next
+// barrier, such an error is not taken as the answer to a request.
+func (c *conn) unpaired() {
 	c.mu.Lock()
 	c.expectNull = true
 	c.mu.Unlock()
-	return c.send(ctx, data)
 }
 
 // send writes data as it is: a line on stdin, or the body of a POST.

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 
 	"github.com/mcpv/mcpv/mcp"
@@ -20,6 +21,13 @@ import (
 const foreignOrigin = "https://mcpv-check.invalid"
 
 func httpChecks() []*Check {
+	return slices.Concat(httpPostChecks(), httpSessionChecks(), httpRefusalChecks())
+}
+
+// httpPostChecks judge a POST and its answer: a foreign Origin or a rebound
+// name refused, the answer's content type, a notification's 202, a body
+// that is no JSON.
+func httpPostChecks() []*Check {
 	return []*Check{
 		{
 			ID: "http.origin", Title: "a request from a foreign Origin is refused with 403", Level: MUST,
@@ -130,6 +138,14 @@ func httpChecks() []*Check {
 				}
 			},
 		},
+	}
+}
+
+// httpSessionChecks judge the initialize era's sessions and streams: the
+// session id given, SSE event ids, one stream per request, a session
+// required.
+func httpSessionChecks() []*Check {
+	return []*Check{
 		{
 			ID: "http.session-id", Title: "a session id is visible ASCII", Level: MUST,
 			Spec: "2025-11-25", Section: "basic/transports#session-management",
@@ -216,6 +232,14 @@ func httpChecks() []*Check {
 				}
 			},
 		},
+	}
+}
+
+// httpRefusalChecks send what the initialize era's server refuses: a
+// session it never gave or ended, an unsupported MCP-Protocol-Version;
+// and a GET.
+func httpRefusalChecks() []*Check {
+	return []*Check{
 		{
 			ID: "http.session-unknown", Title: "a session id the server never gave is answered 404", Level: SHOULD,
 			Spec: "2025-11-25", Section: "basic/transports#session-management",

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +19,12 @@ import (
 const junkLine = "it is a line that is not JSON"
 
 func jsonrpcChecks() []*Check {
+	return slices.Concat(jsonrpcWatchChecks(), jsonrpcRequestChecks(), jsonrpcBadInputChecks())
+}
+
+// jsonrpcWatchChecks judge every message the run receives: its JSON-RPC shape,
+// its schema, its framing, its id, its encoding.
+func jsonrpcWatchChecks() []*Check {
 	return []*Check{
 		{
 			ID: "jsonrpc.messages", Title: "every message the server sends is JSON-RPC 2.0", Level: MUST,
@@ -52,24 +59,14 @@ func jsonrpcChecks() []*Check {
 			Quote: "Messages are delimited by newlines, and MUST NOT contain embedded newlines.",
 			needs: needs{transport: "stdio"},
 			run:   exercise,
-			watch: func(w *watchCtx, s seen) string {
-				if s.framing {
-					return "a message written over several lines"
-				}
-				return ""
-			},
+			watch: spot("a message written over several lines", func(_ *watchCtx, s seen) bool { return s.framing }),
 		},
 		{
 			ID: "jsonrpc.result-or-error", Title: "a response has a result or an error, not both", Level: MUST,
 			Spec: "JSON-RPC 2.0", Section: "§5 Response object",
 			Quote: "Either the result member or error member MUST be included, but both members MUST NOT be included.",
 			run:   exercise,
-			watch: func(w *watchCtx, s seen) string {
-				if s.shape == bothShape {
-					return "a response with both a result and an error"
-				}
-				return ""
-			},
+			watch: spot("a response with both a result and an error", func(_ *watchCtx, s seen) bool { return s.shape == bothShape }),
 		},
 		{
 			ID: "jsonrpc.error-id", Title: "an error carries the id of the request it answers", Level: MUST,
@@ -113,13 +110,15 @@ func jsonrpcChecks() []*Check {
 			Spec: "2025-11-25", Section: "basic/transports",
 			Quote: "JSON-RPC messages MUST be UTF-8 encoded.",
 			run:   exercise,
-			watch: func(w *watchCtx, s seen) string {
-				if s.bad == notUTF8 {
-					return "a message that is not valid UTF-8"
-				}
-				return ""
-			},
+			watch: spot("a message that is not valid UTF-8", func(_ *watchCtx, s seen) bool { return s.bad == notUTF8 }),
 		},
+	}
+}
+
+// jsonrpcRequestChecks send well-formed requests and a notification: ids
+// echoed, the standard error codes, a notification left unanswered.
+func jsonrpcRequestChecks() []*Check {
+	return []*Check{
 		{
 			ID: "jsonrpc.string-id", Title: "a string id is echoed as sent", Level: MUST, group: "rpc",
 			Spec: "2025-11-25", Section: "basic#responses",
@@ -175,55 +174,47 @@ func jsonrpcChecks() []*Check {
 			Quote: "The receiver MUST NOT send a response.",
 			run: func(t *T) {
 				c := t.conn()
-				mark := c.mark()
 				const note = `{"jsonrpc":"2.0","method":"notifications/mcpv-check/unknown","params":{}}`
-				t.Sent(note)
-				x, err := c.send(t.ctx, []byte(stampedNote(c, "notifications/mcpv-check/unknown")))
-				if err != nil {
-					t.failErr("sending a notification", err)
-				}
-				if x != nil && x.status/100 != 2 && x.status != 0 {
-					t.Note("over HTTP the notification was answered %s", x)
-				}
-				barrier(t, c)
-				for _, s := range c.since(mark) {
-					if s.msg.IsResponse() && (s.msg.ID == nil || s.method == "") && s.bad == "" && !s.dup {
-						t.Got(s.raw)
-						t.Fail("the server answered a notification")
+				got := sendSeen(t, c, note, "sending a notification", func() error {
+					x, err := c.send(t.ctx, []byte(stampedNote(c, "notifications/mcpv-check/unknown")))
+					if err == nil && x != nil && x.status/100 != 2 && x.status != 0 {
+						t.Note("over HTTP the notification was answered %s", x)
 					}
+					return err
+				})
+				if _, ok := firstSeen(t, got, func(s seen) bool {
+					return s.msg.IsResponse() && (s.msg.ID == nil || s.method == "") && s.bad == "" && !s.dup
+				}); ok {
+					t.Fail("the server answered a notification")
 				}
 			},
 		},
+	}
+}
+
+// jsonrpcBadInputChecks send what is no request (a broken line, a
+// message that is no request, a batch) and judge what comes back.
+func jsonrpcBadInputChecks() []*Check {
+	return []*Check{
 		{
 			ID: "jsonrpc.parse-error", Title: "a line that is not JSON is answered -32700 with a null id", Level: SHOULD, group: "rpc-bad",
 			Spec: "JSON-RPC 2.0", Section: "§5 Response object",
 			Quote: "If there was an error in detecting the id in the Request object (e.g. Parse error/Invalid Request), it MUST be Null.",
 			needs: needs{transport: "stdio"},
 			run: func(t *T) {
-				c := t.conn()
-				mark := c.mark()
-				const bad = `{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": {`
-				t.Sent(bad)
-				if _, err := c.sendBad(t.ctx, []byte(bad)); err != nil {
-					t.failErr("sending a line that is not JSON", err)
+				got := sendBadSeen(t, t.conn(), `{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": {`, "sending a line that is not JSON")
+				s, ok := firstSeen(t, got, func(s seen) bool { return s.msg.Error != nil && s.method == "" && !s.dup })
+				switch {
+				case !ok:
+					t.Fail("no error came for it (a request sent after it was answered)")
+				case s.msg.Error.Code != mcp.CodeParseError:
+					t.Fail("the error's code is %d, not -32700 (Parse error)", s.msg.Error.Code)
+				case s.msg.ID != nil && string(s.msg.ID) != "9":
+					t.Fail("the error's id is %s; it must be null", s.msg.ID)
 				}
-				barrier(t, c)
-				for _, s := range c.since(mark) {
-					if s.msg.Error != nil && s.method == "" && !s.dup {
-						t.Got(s.raw)
-						if s.msg.Error.Code != mcp.CodeParseError {
-							t.Fail("the error's code is %d, not -32700 (Parse error)", s.msg.Error.Code)
-						}
-						if s.msg.ID != nil && string(s.msg.ID) != "9" {
-							t.Fail("the error's id is %s; it must be null", s.msg.ID)
-						}
-						if s.msg.ID != nil {
-							t.Note("the error carries id 9, read from the broken line; JSON-RPC 2.0 has null here")
-						}
-						return
-					}
+				if s.msg.ID != nil {
+					t.Note("the error carries id 9, read from the broken line; JSON-RPC 2.0 has null here")
 				}
-				t.Fail("no error came for it (a request sent after it was answered)")
 			},
 		},
 		{
@@ -232,24 +223,16 @@ func jsonrpcChecks() []*Check {
 			Quote: "-32600 Invalid Request The JSON sent is not a valid Request object.",
 			needs: needs{transport: "stdio"},
 			run: func(t *T) {
-				c := t.conn()
-				mark := c.mark()
-				const bad = `{"jsonrpc":"2.0","id":"mcpv-check-invalid","method":42}`
-				t.Sent(bad)
-				if _, err := c.sendBad(t.ctx, []byte(bad)); err != nil {
-					t.failErr("sending an invalid request", err)
+				got := sendBadSeen(t, t.conn(), `{"jsonrpc":"2.0","id":"mcpv-check-invalid","method":42}`, "sending an invalid request")
+				s, ok := firstSeen(t, got, func(s seen) bool {
+					return s.msg.Error != nil && (s.msg.ID == nil || idKey(s.msg.ID) == idKey(json.RawMessage(`"mcpv-check-invalid"`)))
+				})
+				switch {
+				case !ok:
+					t.Fail("no error came for it (a request sent after it was answered)")
+				case s.msg.Error.Code != mcp.CodeInvalidRequest:
+					t.Fail("the error's code is %d, not -32600 (Invalid Request)", s.msg.Error.Code)
 				}
-				barrier(t, c)
-				for _, s := range c.since(mark) {
-					if s.msg.Error != nil && (s.msg.ID == nil || idKey(s.msg.ID) == idKey(json.RawMessage(`"mcpv-check-invalid"`))) {
-						t.Got(s.raw)
-						if s.msg.Error.Code != mcp.CodeInvalidRequest {
-							t.Fail("the error's code is %d, not -32600 (Invalid Request)", s.msg.Error.Code)
-						}
-						return
-					}
-				}
-				t.Fail("no error came for it (a request sent after it was answered)")
 			},
 		},
 		{
@@ -260,11 +243,10 @@ func jsonrpcChecks() []*Check {
 			run: func(t *T) {
 				c := t.conn()
 				for _, bad := range []string{`{}`, `[]`, `"just a string"`, `{"jsonrpc":"2.0","id":null,"method":"ping"}`, "\x00\x01 not json \xff", `{"jsonrpc":"2.0","result":{},"id":"mcpv-check-never-asked"}`} {
-					t.Sent(bad + "  (then a request)")
-					if _, err := c.sendBad(t.ctx, []byte(bad)); err != nil {
-						t.failErr("sending input that is no request", err)
-					}
-					barrier(t, c)
+					sendSeen(t, c, bad+"  (then a request)", "sending input that is no request", func() error {
+						_, err := c.send(t.ctx, []byte(bad))
+						return err
+					})
 				}
 			},
 		},
@@ -277,15 +259,9 @@ func jsonrpcChecks() []*Check {
 				if c.version != "2025-03-26" {
 					t.Skip("the protocol version is %s; batches are 2025-03-26's alone", c.version)
 				}
-				mark := c.mark()
 				const batch = `[{"jsonrpc":"2.0","id":"mcpv-check-b1","method":"ping"},{"jsonrpc":"2.0","id":"mcpv-check-b2","method":"ping"}]`
-				t.Sent(batch)
-				if _, err := c.sendBad(t.ctx, []byte(batch)); err != nil {
-					t.failErr("sending a batch", err)
-				}
-				barrier(t, c)
 				answered := 0
-				for _, s := range c.since(mark) {
+				for _, s := range sendBadSeen(t, c, batch, "sending a batch") {
 					if s.msg.IsResponse() && s.msg.ID != nil && strings.HasPrefix(string(s.msg.ID), `"mcpv-check-b`) {
 						t.Got(s.raw)
 						answered++
@@ -311,15 +287,13 @@ func jsonrpcChecks() []*Check {
 				}
 				one, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-b1"`), method, c.stamp(nil))
 				batch := "[" + string(one) + "]"
-				t.Sent(batch + "  (then another request)")
-				x, err := c.sendBad(t.ctx, []byte(batch))
-				if err != nil {
-					t.failErr("sending a batch", err)
-				}
-				if x != nil {
-					t.Note("over HTTP the batch was answered %s", x)
-				}
-				barrier(t, c)
+				sendSeen(t, c, batch+"  (then another request)", "sending a batch", func() error {
+					x, err := c.send(t.ctx, []byte(batch))
+					if err == nil && x != nil {
+						t.Note("over HTTP the batch was answered %s", x)
+					}
+					return err
+				})
 			},
 		},
 	}

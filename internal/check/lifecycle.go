@@ -41,6 +41,11 @@ func digits(s string) bool {
 }
 
 func lifecycleChecks() []*Check {
+	return slices.Concat(lifecycleInitializeChecks(), lifecycleCapabilityChecks(), lifecycleSessionChecks())
+}
+
+// lifecycleInitializeChecks judge initialize and version negotiation.
+func lifecycleInitializeChecks() []*Check {
 	return []*Check{
 		{
 			ID: "lifecycle.initialize", Title: "initialize is answered with a version, capabilities and server info", Level: MUST,
@@ -161,6 +166,13 @@ func lifecycleChecks() []*Check {
 				}
 			},
 		},
+	}
+}
+
+// lifecycleCapabilityChecks judge capabilities against what the server
+// lists, sends and answers, and what it asks of the client.
+func lifecycleCapabilityChecks() []*Check {
+	return []*Check{
 		{
 			ID: "lifecycle.undeclared", Title: "a server that lists tools declares the tools capability", Level: MUST,
 			Spec: "2025-11-25", Section: "server/tools#capabilities",
@@ -206,12 +218,9 @@ func lifecycleChecks() []*Check {
 			ID: "lifecycle.logging-declared", Title: "no log message without the logging capability", Level: MUST,
 			Spec: "2025-11-25", Section: "server/utilities/logging#capabilities",
 			Quote: "Servers that emit log message notifications MUST declare the logging capability",
-			watch: func(w *watchCtx, s seen) string {
-				if s.msg.IsNotification() && s.msg.Method == "notifications/message" && !w.f.declares("logging") {
-					return "a log message (notifications/message), though the server does not declare logging"
-				}
-				return ""
-			},
+			watch: spot("a log message (notifications/message), though the server does not declare logging", func(w *watchCtx, s seen) bool {
+				return s.msg.IsNotification() && s.msg.Method == "notifications/message" && !w.f.declares("logging")
+			}),
 		},
 		{
 			ID: "lifecycle.client-capabilities", Title: "no request for a client capability not declared", Level: MUST,
@@ -232,6 +241,13 @@ func lifecycleChecks() []*Check {
 			Quote: "Client and server capabilities establish which optional protocol features will be available during the session.",
 			run:   declaredMethods,
 		},
+	}
+}
+
+// lifecycleSessionChecks judge the session's course: no request before
+// initialized, ping, and a stdio server's exit when its input ends.
+func lifecycleSessionChecks() []*Check {
+	return []*Check{
 		{
 			ID: "lifecycle.early-requests", Title: "no request but ping before initialized", Level: SHOULD,
 			Spec: "2025-11-25", Section: "basic/lifecycle#initialization",

@@ -20,6 +20,12 @@ import (
 var cacheable = []string{"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}
 
 func modernChecks() []*Check {
+	return slices.Concat(modernDiscoverChecks(), modernCacheChecks(), modernRequestChecks(), modernHTTPChecks(), modernWatchChecks())
+}
+
+// modernDiscoverChecks judge server/discover and what every result of the
+// era carries.
+func modernDiscoverChecks() []*Check {
 	return []*Check{
 		{
 			ID: "modern.discover", Title: "server/discover answers versions and capabilities", Level: MUST,
@@ -82,6 +88,12 @@ func modernChecks() []*Check {
 				return ""
 			},
 		},
+	}
+}
+
+// modernCacheChecks judge the caching hints of cacheable results.
+func modernCacheChecks() []*Check {
+	return []*Check{
 		{
 			ID: "modern.cache-hints", Title: "cacheable results carry ttlMs (>= 0) and cacheScope", Level: MUST,
 			Spec: "2026-07-28", Section: "server/utilities/caching#cacheable-results",
@@ -148,6 +160,14 @@ func modernChecks() []*Check {
 				}
 			},
 		},
+	}
+}
+
+// modernRequestChecks send what the era answers in its own way: a request
+// without its _meta, an unsupported version, an unknown method or
+// resource, an Mcp-Name unlike the body's; and subscriptions/listen.
+func modernRequestChecks() []*Check {
+	return []*Check{
 		{
 			ID: "modern.meta-required", Title: "a request without its required _meta is answered -32602", Level: MUST,
 			Spec: "2026-07-28", Section: "basic#meta",
@@ -258,6 +278,13 @@ func modernChecks() []*Check {
 			needs: needs{era: "modern"},
 			run:   listen,
 		},
+	}
+}
+
+// modernHTTPChecks judge a server of this era alone over HTTP: no GET or
+// DELETE, no session.
+func modernHTTPChecks() []*Check {
+	return []*Check{
 		{
 			ID: "modern.get-405", Title: "GET and DELETE are answered 405 by a server of this era alone", Level: SHOULD,
 			Spec: "2026-07-28", Section: "basic/transports/streamable-http#earlier-streamable-http-revisions",
@@ -306,6 +333,13 @@ func modernChecks() []*Check {
 				}
 			},
 		},
+	}
+}
+
+// modernWatchChecks judge every message of the era: no request from the
+// server, no log message unasked, no error code retired or undefined.
+func modernWatchChecks() []*Check {
+	return []*Check{
 		{
 			ID: "modern.no-requests", Title: "no JSON-RPC request from the server", Level: MUST,
 			Spec: "2026-07-28", Section: "basic/transports/stdio#receiving-messages",
@@ -325,13 +359,10 @@ func modernChecks() []*Check {
 			Quote: "The server MUST NOT emit notifications/message for a request that does not include this field.",
 			needs: needs{era: "modern"},
 			run:   exerciseModern,
-			watch: func(w *watchCtx, s seen) string {
-				// The run's own connections never ask for log messages.
-				if s.era == "modern" && s.via != "session" && s.msg.IsNotification() && s.msg.Method == "notifications/message" {
-					return "a log message, though no request asked for one (io.modelcontextprotocol/logLevel)"
-				}
-				return ""
-			},
+			// The run's own connections never ask for log messages.
+			watch: spot("a log message, though no request asked for one (io.modelcontextprotocol/logLevel)", func(w *watchCtx, s seen) bool {
+				return s.era == "modern" && s.via != "session" && s.msg.IsNotification() && s.msg.Method == "notifications/message"
+			}),
 		},
 		{
 			ID: "modern.error-codes", Title: "no error code the era retired or did not define", Level: MUST,

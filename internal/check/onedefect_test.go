@@ -183,3 +183,20 @@ func TestBlockedByCascades(t *testing.T) {
 		})
 	}
 }
+
+// A server that answers notifications (with an error whose id is null)
+// fails the check that sent one for answering it, not because the
+// barrier request after it took that error for its own answer.
+func TestAnsweredNotificationNamed(t *testing.T) {
+	t.Parallel()
+	f := stdio
+	f.change = faults("answer-notifications")
+	for id, want := range map[string]string{
+		"jsonrpc.notification":     "the server answered a notification",
+		"utilities.cancel-unknown": "the server answered an invalid cancellation",
+	} {
+		if r := runChecks(t, f, id)[id]; r.Status != Failed || r.Message != want || !strings.Contains(r.Received, `"id":null`) {
+			t.Errorf("%s, want failed: %s", describeResult(r), want)
+		}
+	}
+}

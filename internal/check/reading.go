@@ -11,6 +11,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpv/mcpv/mcp"
@@ -20,6 +21,12 @@ import (
 const maxReads = 20
 
 func readingChecks() []*Check {
+	return slices.Concat(readingResourceChecks(), readingPromptChecks(), readingUtilityChecks())
+}
+
+// readingResourceChecks read the resources listed, and one that does not
+// exist.
+func readingResourceChecks() []*Check {
 	return []*Check{
 		{
 			ID: "reading.resources", Title: "every resource listed can be read", Level: SHOULD,
@@ -105,6 +112,13 @@ func readingChecks() []*Check {
 				}
 			},
 		},
+	}
+}
+
+// readingPromptChecks get the prompts listed, one without its required
+// argument, and one that does not exist.
+func readingPromptChecks() []*Check {
+	return []*Check{
 		{
 			ID: "reading.prompts", Title: "a prompt without required arguments can be got", Level: SHOULD,
 			Spec: "2025-11-25", Section: "server/prompts#getting-a-prompt",
@@ -185,6 +199,13 @@ func readingChecks() []*Check {
 				}
 			},
 		},
+	}
+}
+
+// readingUtilityChecks call a tool that does not exist, ask for
+// completions and set a log level that does not exist.
+func readingUtilityChecks() []*Check {
+	return []*Check{
 		{
 			ID: "reading.unknown-tool", Title: "calling a tool that does not exist is a JSON-RPC error", Level: SHOULD,
 			Spec: "2025-11-25", Section: "server/tools#error-handling",

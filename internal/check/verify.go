@@ -1,0 +1,55 @@
+package check
+
+// The verifier layer: the shapes the catalogue's checks share. A check
+// sends something, records what it sent, lets a barrier request show
+// that the server has read it, and compares what came back in the
+// meantime; a watch compares each message the run sees.
+
+// sendSeen sends what send writes on c, recording shown as what the
+// check sent (doing names the sending when it fails), then a barrier
+// request, and gives back every message the server sent from just
+// before the sending until the barrier was answered. What send writes
+// is no request awaiting its answer (input that is no request, a
+// notification, a batch), so an error with a null id that answers it is
+// not taken for the barrier's answer.
+func sendSeen(t *T, c *conn, shown, doing string, send func() error) []seen {
+	mark := c.mark()
+	t.Sent(shown)
+	c.unpaired()
+	if err := send(); err != nil {
+		t.failErr(doing, err)
+	}
+	barrier(t, c)
+	return c.since(mark)
+}
+
+// sendBadSeen is sendSeen for input that is no well-formed request,
+// sent as it is and recorded as sent.
+func sendBadSeen(t *T, c *conn, bad, doing string) []seen {
+	return sendSeen(t, c, bad, doing, func() error {
+		_, err := c.send(t.ctx, []byte(bad))
+		return err
+	})
+}
+
+// firstSeen is the first of ss that is wanted, recorded as what the
+// check received; ok is false when none is.
+func firstSeen(t *T, ss []seen, wanted func(s seen) bool) (s seen, ok bool) {
+	for _, s := range ss {
+		if wanted(s) {
+			t.Got(s.raw)
+			return s, true
+		}
+	}
+	return seen{}, false
+}
+
+// spot is a watch that reports what of every message that is.
+func spot(what string, is func(w *watchCtx, s seen) bool) func(*watchCtx, seen) string {
+	return func(w *watchCtx, s seen) string {
+		if is(w, s) {
+			return what
+		}
+		return ""
+	}
+}
