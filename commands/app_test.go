@@ -171,10 +171,7 @@ func TestAppHeldToItsPin(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	w.env.Cwd = t.TempDir()
-	srv := newMovingServer(t, mcptest.AppSpec("valid"))
-	if r := w.mcpv(t, "", args([]string{"pin", "pins.json"}, srv.cmd)...); r.code != 0 {
-		t.Fatal(r.stderr)
-	}
+	srv := newPinnedServer(t, w, mcptest.AppSpec("valid"))
 	callRecord := `{"id":1,"method":"tools/call","params":{"name":"record","arguments":{"x":1}}}`
 	teardown := `{"method":"ui/notifications/request-teardown"}`
 	openRun := func(t *testing.T) (func(string) map[string]any, chan int, *strings.Builder) {

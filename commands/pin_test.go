@@ -48,6 +48,17 @@ func newMovingServer(t *testing.T, spec string) *movingServer {
 	return m
 }
 
+// newPinnedServer is newMovingServer of spec, pinned by w to pins.json
+// in w's folder.
+func newPinnedServer(t *testing.T, w *world, spec string) *movingServer {
+	t.Helper()
+	m := newMovingServer(t, spec)
+	if r := w.mcpv(t, "", args([]string{"pin", "pins.json"}, m.cmd)...); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	return m
+}
+
 func (m *movingServer) set(t *testing.T, spec string) {
 	t.Helper()
 	if err := os.WriteFile(m.spec, []byte(spec), 0o600); err != nil {
@@ -136,10 +147,7 @@ func TestPinRefusesWhatMoved(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	w.env.Cwd = t.TempDir()
-	srv := newMovingServer(t, calcV1)
-	if r := w.mcpv(t, "", args([]string{"pin", "pins.json"}, srv.cmd)...); r.code != 0 {
-		t.Fatal(r.stderr)
-	}
+	srv := newPinnedServer(t, w, calcV1)
 	srv.set(t, calcV2)
 	tests := []struct {
 		name     string
@@ -222,10 +230,7 @@ func TestPinFileThatCannotBeUsed(t *testing.T) {
 	w := newWorld(t)
 	dir := t.TempDir()
 	w.env.Cwd = dir
-	srv := newMovingServer(t, calcV1)
-	if r := w.mcpv(t, "", args([]string{"pin", "pins.json"}, srv.cmd)...); r.code != 0 {
-		t.Fatal(r.stderr)
-	}
+	srv := newPinnedServer(t, w, calcV1)
 	good, _ := os.ReadFile(filepath.Join(dir, "pins.json"))
 	write := func(name, content string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
@@ -322,10 +327,7 @@ func TestPinHoldsBatchLinesAndTestSteps(t *testing.T) {
 	w := newWorld(t)
 	dir := t.TempDir()
 	w.env.Cwd = dir
-	srv := newMovingServer(t, calcV1)
-	if r := w.mcpv(t, "", args([]string{"pin", "pins.json"}, srv.cmd)...); r.code != 0 {
-		t.Fatal(r.stderr)
-	}
+	srv := newPinnedServer(t, w, calcV1)
 	srv.set(t, calcV2)
 	r := w.mcpv(t, "call add a:=1 b:=2\ncall echo text=hi\nget-prompt greet who=Ada\n", args([]string{"batch", "--keep-going", "--pin", "pins.json"}, srv.cmd)...)
 	if r.code != 7 {

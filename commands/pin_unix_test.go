@@ -14,10 +14,7 @@ func TestPinHoldsCommandsThroughASession(t *testing.T) {
 	t.Parallel()
 	w := sessionWorld(t)
 	w.env.Cwd = t.TempDir()
-	srv := newMovingServer(t, calcV1)
-	if r := w.mcpv(t, "", args([]string{"pin", "pins.json"}, srv.cmd)...); r.code != 0 {
-		t.Fatal(r.stderr)
-	}
+	srv := newPinnedServer(t, w, calcV1)
 	srv.set(t, calcV2)
 	if r := w.mcpv(t, "", args([]string{"session", "start", "s"}, srv.cmd)...); r.code != 0 {
 		t.Fatalf("session start: %s", r.stderr)
@@ -34,10 +31,7 @@ func TestPinFileOthersMayWriteIsRefused(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	w.env.Cwd = t.TempDir()
-	srv := newMovingServer(t, calcV1)
-	if r := w.mcpv(t, "", args([]string{"pin", "pins.json"}, srv.cmd)...); r.code != 0 {
-		t.Fatal(r.stderr)
-	}
+	srv := newPinnedServer(t, w, calcV1)
 	if err := os.Chmod(filepath.Join(w.env.Cwd, "pins.json"), 0o666); err != nil {
 		t.Fatal(err)
 	}
