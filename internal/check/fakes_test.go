@@ -93,7 +93,9 @@ func (f fake) target(t *testing.T) *Target {
 	t.Helper()
 	spec := specOf(t, f.era, f.change)
 	info := mcp.Implementation{Name: "mcpv-check-test", Version: "0"}
-	opts := mcp.ClientOptions{Info: info, Probe: f.era == "", ProtocolVersion: map[string]string{"modern": mcp.ModernVersion}[f.era], Timeout: 20 * time.Second}
+	// DiscoverWait: a fake that does not answer server/discover as its
+	// own is pinged at once; the outcome is the answers', not the wait's.
+	opts := mcp.ClientOptions{Info: info, Probe: f.era == "", ProtocolVersion: map[string]string{"modern": mcp.ModernVersion}[f.era], Timeout: 20 * time.Second, DiscoverWait: 50 * time.Millisecond}
 	if f.version != "" {
 		opts.ProtocolVersion, opts.Probe = f.version, false
 	}

@@ -47,7 +47,8 @@ var oneDefects = []oneDefect{
 	{name: "input_required asking for elicitation of any client", fake: stdioModern, change: faults("input-asks-elicitation"), id: "modern.input-capabilities", opens: true},
 	{name: "the initialize era's methods served", fake: httpModern, change: faults("removed-methods-served"), id: "modern.removed-methods", opens: true},
 	{name: "clientInfo required", fake: stdioModern, change: faults("client-info-required"), id: "modern.client-info-optional", opens: true},
-	{name: "answers crossed between streams", fake: httpLegacy, change: faults("crossed-streams"), id: "http.one-stream", opens: true},
+	{name: "answers crossed between streams", fake: httpLegacy, change: faults("crossed-streams"), id: "http.one-stream", opens: true,
+		long: "each lone ping of a string id waits out the fake's 5 s for another to cross with"},
 	{name: "SSE event ids reused", fake: fake{transport: "http", sse: true}, change: faults("event-id-reuse"), id: "http.event-ids", opens: true},
 }
 
