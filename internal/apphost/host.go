@@ -110,6 +110,9 @@ type Host struct {
 	// when 0).
 	MaxMessage  int
 	MaxInFlight int
+	// TeardownWait bounds the wait at the end for the page to tear the
+	// app down (teardownWait when 0).
+	TeardownWait time.Duration
 
 	token, proxyID  string
 	hostOrigin      string
@@ -117,9 +120,10 @@ type Host struct {
 	callDone        chan struct{} // closed once result/callErr are set
 	result          json.RawMessage
 	callErr         error
-	mu              sync.Mutex // guards the fields below
-	streams         int        // event streams open
-	everConnected   bool
+	mu              sync.Mutex    // guards the fields below
+	streams         int           // event streams open
+	pageCame        bool          // the page asked what the app is (GET /api/app)
+	everConnected   bool          // an event stream was ever open
 	teardown        string        // the reason the host ends, once it does
 	wake            chan struct{} // closed and replaced when teardown is set
 	tornDown        chan struct{} // closed when the page says the app is torn down
@@ -138,6 +142,9 @@ func (h *Host) init() error {
 	h.gone, h.requestTeardown = make(chan struct{}, 1), make(chan string, 1)
 	if h.MaxMessage <= 0 {
 		h.MaxMessage = DefaultMaxMessage
+	}
+	if h.TeardownWait <= 0 {
+		h.TeardownWait = teardownWait
 	}
 	if h.MaxInFlight <= 0 {
 		h.MaxInFlight = DefaultMaxInFlight
@@ -245,18 +252,20 @@ func (h *Host) Run(ctx context.Context) error {
 
 // end asks the page to tear the app down, waits for it (teardownWait at
 // most, and not at all for a page that never came or is gone), and
-// returns err.
+// returns err. A page that came but has not opened its event stream yet
+// (a busy machine) is waited for: the stream it opens starts with the
+// teardown.
 func (h *Host) end(reason string, err error) error {
 	h.mu.Lock()
 	h.teardown = reason
-	waitPage := h.streams > 0
+	waitPage := h.streams > 0 || h.pageCame && !h.everConnected
 	h.mu.Unlock()
 	h.wakeStreams()
 	h.Event("host/teardown", mustJSON(map[string]string{"reason": reason}))
 	if waitPage {
 		select {
 		case <-h.tornDown:
-		case <-time.After(teardownWait):
+		case <-time.After(h.TeardownWait):
 		}
 	}
 	return err

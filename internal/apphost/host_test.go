@@ -118,7 +118,7 @@ func testApp() App {
 // for its own host name (not a name made to point at 127.0.0.1); and what
 // it answers holds the app, the policy and nothing of mcpv's.
 func TestAPIAdmitsThePageAlone(t *testing.T) {
-	s := start(t, &Host{App: testApp()})
+	s := start(t, &Host{App: testApp(), TeardownWait: time.Millisecond}) // no page tears anything down
 	auth := "Bearer " + s.token
 	tests := []struct {
 		name   string
@@ -177,7 +177,7 @@ func TestAPIAdmitsThePageAlone(t *testing.T) {
 // inherits) and may be framed by the host page alone; nothing else is
 // served on its origin.
 func TestProxyPolicy(t *testing.T) {
-	s := start(t, &Host{App: testApp()})
+	s := start(t, &Host{App: testApp(), TeardownWait: time.Millisecond}) // no page tears anything down
 	r := s.get(t, "/api/app", map[string]string{"Authorization": "Bearer " + s.token})
 	var app struct{ ProxyURL, ProxyOrigin string }
 	json.NewDecoder(r.Body).Decode(&app)
@@ -253,6 +253,40 @@ func TestTeardownAtTheAppsRequest(t *testing.T) {
 	defer s.mu.Unlock()
 	if got := strings.Join(s.records, " "); !strings.Contains(got, "ui/notifications/request-teardown host/teardown") || !strings.HasSuffix(got, "host/torn-down") {
 		t.Errorf("records: %s", got)
+	}
+}
+
+// Ctrl-C when the page came (it asked what the app is) but has not yet
+// opened its event stream, as on a busy machine: the host waits for it
+// (TeardownWait is an hour here), the stream it then opens carries the
+// teardown, and Run ends once the page says the app is torn down.
+func TestInterruptedBeforeThePageListens(t *testing.T) {
+	s := start(t, &Host{App: testApp(), TeardownWait: time.Hour})
+	auth := map[string]string{"Authorization": "Bearer " + s.token}
+	if r := s.get(t, "/api/app", auth); r.StatusCode != 200 {
+		t.Fatalf("/api/app: %d", r.StatusCode)
+	}
+	s.cancel(errors.New("interrupted"))
+	lines := bufio.NewScanner(s.get(t, "/api/events", auth).Body)
+	for lines.Scan() && !strings.Contains(lines.Text(), `"type":"teardown"`) {
+	}
+	if !strings.Contains(lines.Text(), `"type":"teardown"`) {
+		t.Fatalf("the stream ended without the teardown (%v)", lines.Err())
+	}
+	select {
+	case err := <-s.done:
+		t.Fatalf("Run ended (%v) before the page tore the app down", err)
+	default:
+	}
+	s.rpc(t, `{"id":null,"method":"host/torn-down","params":{"reason":"x"}}`, nil)
+	select {
+	case err := <-s.done:
+		if err == nil || err.Error() != "interrupted" {
+			t.Errorf("Run: %v, want the cause", err)
+		}
+		s.done <- err
+	case <-time.After(time.Minute):
+		t.Fatal("Run did not end once the page tore the app down")
 	}
 }
 

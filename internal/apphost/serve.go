@@ -101,6 +101,9 @@ func (h *Host) serveProxy(w http.ResponseWriter, r *http.Request) {
 
 // serveApp answers what the page needs to render the app.
 func (h *Host) serveApp(w http.ResponseWriter) {
+	h.mu.Lock()
+	h.pageCame = true
+	h.mu.Unlock()
 	a := h.App
 	args := a.Arguments
 	if args == nil {

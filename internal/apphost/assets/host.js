@@ -57,6 +57,15 @@
     return new Promise((resolve) => wireQueue.push(resolve)).then(go);
   }
 
+  // What the page tells mcpv without waiting on the answer goes one at a
+  // time, in the order it happened: the app's last notifications reach
+  // mcpv before its request to be torn down does, which ends the run.
+  let told = Promise.resolve();
+  function tell(method, params) {
+    told = told.then(() => api(method, params).catch(() => {}));
+    return told;
+  }
+
   function toProxy(message) {
     frame.contentWindow.postMessage(message, app.proxyOrigin);
   }
@@ -98,14 +107,14 @@
   async function onRequest(m) {
     if (inFlight >= app.maxInFlight) {
       answer(m.id, { error: { code: -32000, message: "too many requests in flight" } });
-      api("host/refused", { method: m.method, reason: "too many requests in flight" });
+      tell("host/refused", { method: m.method, reason: "too many requests in flight" });
       return;
     }
     inFlight++;
     try {
       switch (m.method) {
         case "ui/initialize": {
-          api("ui/initialize", m.params || {});
+          tell("ui/initialize", m.params || {});
           answer(m.id, { result: { protocolVersion: app.protocolVersion, hostCapabilities: app.hostCapabilities, hostInfo: app.hostInfo, hostContext: hostContext() } });
           return;
         }
@@ -118,7 +127,7 @@
             document.body.classList.toggle("fullscreen", mode === "fullscreen");
           }
           const now = document.body.classList.contains("fullscreen") ? "fullscreen" : "inline";
-          api("ui/request-display-mode", { requested: mode, mode: now });
+          tell("ui/request-display-mode", { requested: mode, mode: now });
           answer(m.id, { result: { mode: now } });
           toView({ jsonrpc: "2.0", method: "ui/notifications/host-context-changed", params: { displayMode: now } });
           return;
@@ -143,7 +152,7 @@
         toProxy({ jsonrpc: "2.0", method: "ui/notifications/tool-input", params: { arguments: app.arguments } });
         for (const q of queued) toProxy(q);
         queued = [];
-        api(m.method, {});
+        tell(m.method, {});
         return;
       case "ui/notifications/size-changed": {
         const p = m.params || {};
@@ -152,12 +161,12 @@
         const size = JSON.stringify([p.width, p.height]);
         if (size !== lastSize) {
           lastSize = size;
-          api(m.method, { width: p.width, height: p.height });
+          tell(m.method, { width: p.width, height: p.height });
         }
         return;
       }
     }
-    api(m.method, m.params);
+    tell(m.method, m.params);
   }
 
   window.addEventListener("message", (e) => {
@@ -169,7 +178,7 @@
     let size;
     try { size = JSON.stringify(m).length; } catch (err) { size = Infinity; }
     if (!m || typeof m !== "object" || m.jsonrpc !== "2.0" || size > app.maxMessage) {
-      api("host/refused", { reason: size > app.maxMessage ? "a message of " + size + " characters, more than " + app.maxMessage : "not a JSON-RPC message" });
+      tell("host/refused", { reason: size > app.maxMessage ? "a message of " + size + " characters, more than " + app.maxMessage : "not a JSON-RPC message" });
       if (m && typeof m === "object" && m.id !== undefined && typeof m.method === "string") {
         answer(m.id, { error: { code: -32600, message: "message refused" } });
       }
@@ -192,7 +201,7 @@
   async function teardown(reason) {
     status("ending: " + reason);
     if (initialized) await request("ui/resource-teardown", { reason }, 3000);
-    await api("host/torn-down", { reason });
+    await tell("host/torn-down", { reason });
     frame.remove();
     status("ended: " + reason);
   }
