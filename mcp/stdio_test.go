@@ -287,12 +287,26 @@ func TestCommandWriteToClosedStdin(t *testing.T) {
 			ctx, cancel := tt.ctx()
 			defer cancel()
 			done := make(chan error, 1)
-			go func() { done <- tr.Write(ctx, []byte(`{"jsonrpc":"2.0","method":"x"}`)) }()
+			go func() { done <- refusedWrite(ctx, tr, []byte(`{"jsonrpc":"2.0","method":"x"}`)) }()
 			if err := waitFor(t, done); err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Write = %v, want %q", err, tt.want)
 			}
 		})
 	}
+}
+
+// refusedWrite writes msg to a server that closed its stdin until a
+// write fails, and returns that failure: a process another test forks
+// holds the pipe's read end from its fork to its exec, and while it does
+// a write goes through. A thousand tries bound it.
+func refusedWrite(ctx context.Context, tr *CommandTransport, msg []byte) error {
+	for range 1000 {
+		if err := tr.Write(ctx, msg); err != nil {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return nil
 }
 
 // Once a write has found why the server stopped reading, every later write
@@ -304,7 +318,7 @@ func TestCommandWriteToClosedStdinAgain(t *testing.T) {
 		t.Fatalf("Read = %s, %v", m, err)
 	}
 	msg := []byte(`{"jsonrpc":"2.0","method":"x"}`)
-	first := tr.Write(context.Background(), msg)
+	first := refusedWrite(context.Background(), tr, msg)
 	if first == nil || !strings.Contains(first.Error(), "server closed its stdin") {
 		t.Fatalf("Write = %v, want the server closed its stdin", first)
 	}
