@@ -234,6 +234,17 @@ func writeLine(w io.Writer, v any) error {
 	return err
 }
 
+// answerInFull writes an empty result whole, for a message after which
+// Run is told to end: Run closes the server, which would cut an answer
+// still being written off.
+func answerInFull(w http.ResponseWriter) {
+	const done = `{"result":{}}` + "\n"
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(done)))
+	io.WriteString(w, done)
+	http.NewResponseController(w).Flush()
+}
+
 // rpcMessage is what the page posts: one message of the app (a request
 // when ID is set), or the host page's own (host/...).
 type rpcMessage struct {
@@ -277,21 +288,15 @@ func (h *Host) serveRPC(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case m.Method == "host/torn-down":
 		h.Event(m.Method, m.Params)
-		// Answered in full before Run is told: Run closes the server,
-		// which would cut this answer off.
-		const done = `{"result":{}}` + "\n"
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(done)))
-		io.WriteString(w, done)
-		http.NewResponseController(w).Flush()
+		answerInFull(w)
 		h.tornDownOnce.Do(func() { close(h.tornDown) })
 	case m.Method == "ui/notifications/request-teardown":
 		h.Event(m.Method, m.Params)
+		answerInFull(w)
 		select {
 		case h.requestTeardown <- "the app asked to be torn down":
 		default:
 		}
-		reply(map[string]any{"result": map[string]any{}})
 	case pageMethods[m.Method] || !request:
 		h.Event(m.Method, m.Params)
 		reply(map[string]any{"result": map[string]any{}})
