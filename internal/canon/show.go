@@ -84,6 +84,9 @@ var runeNames = sync.OnceValue(func() map[rune]string {
 	}
 })
 
+// RuneName names a character that shows nothing, as a finding quotes
+// it: by its Unicode name for the ones findings meet most, else by its
+// kind.
 func RuneName(r rune) string {
 	switch {
 	case runeNames()[r] != "":
