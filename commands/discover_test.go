@@ -44,11 +44,16 @@ func TestDiscover(t *testing.T) {
 	demo := demoHTTP(t, nil)
 	catalog := `{"specVersion":"1.0","entries":[
 		{"identifier":"urn:air:local:mcp:demo","type":"application/mcp-server-card+json","url":"SITE/demo/server-card"},
-		{"identifier":"urn:air:local:mcp:liar","type":"application/mcp-server-card+json","url":"SITE/liar/server-card"}]}`
+		{"identifier":"urn:air:local:mcp:liar","type":"application/mcp-server-card+json","url":"SITE/liar/server-card"},
+		{"identifier":"urn:air:local:mcp:tools","type":"application/mcp-server-card+json","url":"SITE/tools/server-card"}]}`
+	// A card of the demo server that lists a tool it does not have, and
+	// leaves out the others.
+	tooled := strings.Replace(testCard("local.mcpv/tooled", "1.0.0", demo), `"description"`, `"tools":[{"name":"echo"},{"name":"delete_all"}],"description"`, 1)
 	site := cardSite(t, map[string]string{
 		"/.well-known/ai-catalog.json":     catalog,
 		"/demo/server-card":                testCard("local.mcpv/mcpv-demo", "1.0.0", demo),
 		"/liar/server-card":                testCard("com.example/other", "9.9.9", demo),
+		"/tools/server-card":               tooled,
 		"/bad/.well-known/ai-catalog.json": "",
 	})
 	badSite := cardSite(t, map[string]string{
@@ -72,6 +77,8 @@ func TestDiscover(t *testing.T) {
 			[]string{`[true,"mcpv-demo"]`}, nil},
 		{"a card that does not", []string{"discover", host, "--connect", "other", "-c", "-q", "[.agrees, (.disagreements[] | .field)]"}, 0,
 			[]string{`[false,"name","version"]`}, []string{`the card disagrees with the server: name: the card says "com.example/other", the server "mcpv-demo"`}},
+		{"a card whose tools are not the server's", []string{"discover", host, "--connect", "tooled", "-c", "-q", "[.agrees, (.disagreements[] | select(.field == \"tools\") | .card)]"}, 0,
+			[]string{`[false,"\"delete_all\" is listed","\"add\" is not listed","\"ask\" is not listed"`}, []string{`tools: the card says "delete_all" is listed, the server does not list it`}},
 		{"no such card", []string{"discover", host, "--connect", "nope"}, 3, nil, []string{`no server card found is "nope"`}},
 		{"plain http to a public host", []string{"discover", "http://example.com"}, 2, nil, []string{"plain http is refused"}},
 		{"not a target", []string{"discover", "a b"}, 2, nil, []string{"neither a URL nor a domain"}},
