@@ -1,13 +1,17 @@
 package commands
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpv/mcpv/mcp/mcptest"
+	"github.com/mcpv/mcpv/output"
 )
 
 // serveSession is what a stdio client of serve sends: initialize, then
@@ -161,6 +165,43 @@ func TestServeSeveralUsage(t *testing.T) {
 		r := w.mcpv(t, "", tt.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, tt.want) || strings.Count(r.stderr, "\n") != 1 {
 			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tt.args, r.code, r.stderr, tt.want)
+		}
+	}
+}
+
+// TestServeClientTokenMistakes: a client of --http-tokens whose token
+// cannot be had, or is another's, or that names a server not served, is a
+// usage error before anything is served, naming the client and never the
+// token.
+func TestServeClientTokenMistakes(t *testing.T) {
+	t.Parallel()
+	w := newCfgWorld(t)
+	w.write(t, filepath.Join(w.home, ".config", "mcpv", "servers.yaml"), "servers:\n  a: "+fakeEntry("plain")+"\n  b: "+fakeEntry("plain")+"\n")
+	w.write(t, "empty.token", "\n")
+	w.write(t, "desk.token", "desk-s3cret\n")
+	w.write(t, "huge.token", strings.Repeat("t", 5<<10))
+	for _, f := range []string{"empty.token", "desk.token", "huge.token"} {
+		os.Chmod(filepath.Join(w.proj, f), 0o600)
+	}
+	for _, tt := range []struct {
+		name, clients, want string
+	}{
+		{"a variable not set", "ci: {token_env: MCPV_TEST_UNSET_TOKEN}", `client "ci": its token variable MCPV_TEST_UNSET_TOKEN is not set`},
+		{"an empty token file", "ci: {token_file: empty.token}", `client "ci": ` + filepath.Join(w.proj, "empty.token") + " is empty"},
+		{"a token file too large", "ci: {token_file: huge.token}", `client "ci": token_file: ` + filepath.Join(w.proj, "huge.token") + " is larger than 4 KiB"},
+		{"a token file that is not there", "ci: {token_file: gone.token}", `client "ci": token_file: `},
+		{"two clients, one token", "ci: {token_file: desk.token}\n  desk: {token_file: desk.token}", "its token is another client's too"},
+		{"a server not served", "ci: {token_file: desk.token, servers: [c]}", `client "ci": no server "c" is served`},
+	} {
+		w.write(t, "clients.yaml", "clients:\n  "+tt.clients+"\n")
+		// A mistake let through would serve: the minute is a hang guard.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		var stderr bytes.Buffer
+		code := run(ctx, []string{"serve", "--http", "127.0.0.1:0", "-s", "a", "-s", "b", "--http-tokens", "clients.yaml"},
+			output.NewStreams(strings.NewReader(""), &bytes.Buffer{}, &stderr), w.env)
+		cancel()
+		if got := stderr.String(); code != 2 || !strings.Contains(got, tt.want) || strings.Count(got, "\n") != 1 || strings.Contains(got, "s3cret") {
+			t.Errorf("%s: exit %d, stderr %q, want 2 and %q", tt.name, code, got, tt.want)
 		}
 	}
 }
