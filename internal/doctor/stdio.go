@@ -38,7 +38,6 @@ func (w *walk) stdio(ctx context.Context) {
 			s.Finding = path
 		}
 	})
-	var stderr lines
 	var junk lines
 	var tr *mcp.CommandTransport
 	type got struct {
@@ -58,7 +57,7 @@ func (w *walk) stdio(ctx context.Context) {
 		}
 	}
 	w.step("start", func(s *Step) {
-		o.Stderr, o.Junk, o.Log = &stderr, heard, nil
+		o.Stderr, o.Junk, o.Log = nil, heard, nil // the transport keeps stderr's last lines
 		o.Grace = 500 * time.Millisecond
 		var err error
 		tr, err = mcp.StartCommand(o)
@@ -72,6 +71,7 @@ func (w *walk) stdio(ctx context.Context) {
 		w.rest("stderr", "stdout before the answer", "first answer", "era")
 		return
 	}
+	stderr := func() string { return strings.Join(tr.StderrTail(3), " | ") }
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		tr.Close(cctx)
@@ -113,7 +113,7 @@ func (w *walk) stdio(ctx context.Context) {
 		g.err = writeErr
 	}
 	w.step("stderr", func(s *Step) {
-		if tail := stderr.text(); tail != "" {
+		if tail := stderr(); tail != "" {
 			s.Finding = "its last words: " + tail
 			return
 		}
@@ -148,7 +148,7 @@ func (w *walk) stdio(ctx context.Context) {
 			if g.err != nil {
 				why = "no answer: " + firstLine(g.err.Error())
 			}
-			if tail := stderr.text(); tail != "" {
+			if tail := stderr(); tail != "" {
 				why += "; its stderr ends: " + tail
 			}
 			s.fail(codeTransport, why, "run the command by hand to see why: a missing argument, environment variable or file?")
@@ -201,32 +201,11 @@ func lookPath(name, dir string, env []string) (string, error) {
 	return exec.LookPath(name)
 }
 
-// lines keeps the last lines written to it (stderr), or given (stdout's
-// lines that are no message), bounded.
+// lines keeps the last of stdout's lines that are no message, bounded.
 type lines struct {
-	mu      sync.Mutex // guards the fields below: the transport's goroutines write
-	partial []byte
-	kept    []string
-	n       int
-}
-
-func (l *lines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.partial = append(l.partial, p...)
-	for {
-		i := bytes.IndexByte(l.partial, '\n')
-		if i < 0 {
-			break
-		}
-		l.keep(string(l.partial[:i]))
-		l.partial = l.partial[i+1:]
-	}
-	if len(l.partial) > 4096 {
-		l.keep(string(l.partial))
-		l.partial = nil
-	}
-	return len(p), nil
+	mu   sync.Mutex // guards the fields below: the transport's reader adds
+	kept []string
+	n    int
 }
 
 func (l *lines) add(line []byte) {
@@ -262,9 +241,6 @@ func (l *lines) text() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	kept := l.kept
-	if len(l.partial) > 0 {
-		kept = append(append([]string(nil), kept...), string(l.partial))
-	}
 	if len(kept) > 3 {
 		kept = kept[len(kept)-3:]
 	}
