@@ -579,17 +579,10 @@ func (t *T) conn() *conn {
 
 // connWith is conn, opened with o (never bare).
 func (t *T) connWith(o connOptions) *conn {
-	key := t.r.connKey(o)
 	if t.g == nil {
-		c, err := t.dial(o)
-		if err != nil {
-			t.failErr("opening a connection of the check's own", err)
-		}
-		t.mu.Lock()
-		t.own = append(t.own, c)
-		t.mu.Unlock()
-		return c
+		return t.fresh(o)
 	}
+	key := t.r.connKey(o)
 	for {
 		if c := t.g.get(key); c != nil {
 			return c
