@@ -362,7 +362,7 @@ func (c *checkCmd) target(s *session) *check.Target {
 			words[i] = shellwords.Quote(w)
 		}
 		t.Server = redact.String(strings.Join(words, " "), st.Secrets)
-		t.Stdio = &mcp.CommandOptions{Path: st.Command[0], Args: st.Command[1:], Env: st.Env, Dir: st.Dir, Framing: st.Framing}
+		t.Stdio = &mcp.CommandOptions{Path: st.Command[0], Args: st.Command[1:], Env: st.Env, Dir: st.Dir, Framing: st.Framing, Mask: st.MaskLine}
 	}
 	t.Era = st.ProtocolEra
 	t.Open = func(ctx context.Context, h check.SessionHooks) (*mcp.Client, error) {

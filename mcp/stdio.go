@@ -62,6 +62,11 @@ type CommandOptions struct {
 	// StderrShown says Stderr is where the user reads, as the lines come:
 	// an error of the transport does not quote them a second time.
 	StderrShown bool
+	// Mask makes a line of the server's stderr safe to quote (its
+	// secrets masked) before the line is clipped for an error: masked
+	// after, a secret cut by the clip would show its start. Nil quotes
+	// the lines as they are.
+	Mask func(string) string
 	// Log receives warnings about the server's output; nil discards them.
 	Log *slog.Logger
 	// Grace is how long Close waits after closing stdin and again after
@@ -206,7 +211,7 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 		omu:      make(chan struct{}, 1),
 		readDone: make(chan struct{}),
 		asked:    make(chan struct{}),
-		tail:     &tailBuffer{max: stderrTailBytes},
+		tail:     &tailBuffer{max: stderrTailBytes, mask: opts.Mask},
 	}
 	t.msgs = newMessageReader(&drainReader{f: outR, exited: t.exited, wait: opts.ExitDrain}, readBufferSize)
 	t.junk = junkWarner{log: opts.Log, where: "on the server's stdout"}
@@ -657,9 +662,10 @@ func (t *CommandTransport) Pid() int { return t.cmd.Process.Pid }
 
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {
-	mu  sync.Mutex // guards buf
-	max int
-	buf []byte
+	mu   sync.Mutex // guards buf
+	max  int
+	mask func(string) string // applied to each line before it is clipped (nil: none)
+	buf  []byte
 }
 
 func (b *tailBuffer) Write(p []byte) (int, error) {
@@ -679,6 +685,9 @@ func (b *tailBuffer) lines(n int) []string {
 	var out []string
 	for l := range bytes.SplitSeq(b.buf, []byte{'\n'}) {
 		if l = bytes.TrimRight(l, "\r"); len(bytes.TrimSpace(l)) > 0 {
+			if b.mask != nil {
+				l = []byte(b.mask(string(l)))
+			}
 			out = append(out, string(clip(l, 300)))
 		}
 	}

@@ -139,6 +139,22 @@ func TestCommandLines(t *testing.T) {
 	}
 }
 
+// A secret the server writes on stderr where a quoted line is clipped is
+// masked before the clip (Mask): masked after, its start would show.
+func TestCommandStderrMaskedBeforeTheClip(t *testing.T) {
+	secret := "sk-live-abcdefghijklmnop1234"
+	tr := startSh(t, `printf '%0290d' 0 >&2; echo "`+secret+` and more" >&2; exit 3`,
+		CommandOptions{Mask: func(s string) string { return strings.ReplaceAll(s, secret, "***") }})
+	_, err := readAll(t, tr)
+	var te *TransportError
+	if !errors.As(err, &te) || len(te.StderrTail) != 1 {
+		t.Fatalf("Read error = %v, want the server's exit with its stderr", err)
+	}
+	if got := te.StderrTail[0]; strings.Contains(got, "sk-") || !strings.Contains(got, "***") {
+		t.Errorf("StderrTail = %q, want the secret masked, not cut", got)
+	}
+}
+
 func TestCommandExit(t *testing.T) {
 	tests := []struct {
 		name, script, wantOp string

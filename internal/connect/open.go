@@ -229,7 +229,8 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 		}
 		return tr, nil
 	}
-	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log, Groups: h.Groups, Framing: s.Framing, MaxMessage: s.MaxMessage, Grace: env.Grace}
+	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log, Groups: h.Groups, Framing: s.Framing, MaxMessage: s.MaxMessage, Grace: env.Grace,
+		Mask: s.MaskLine}
 	if !s.Quiet {
 		opts.Stderr, opts.StderrShown = h.ServerStderr, h.ServerStderrShown
 	}

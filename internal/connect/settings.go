@@ -442,6 +442,10 @@ var windowsEnv = []string{
 	"NUMBER_OF_PROCESSORS", "OS", "USERDOMAIN", "COMPUTERNAME",
 }
 
+// MaskLine is a line of the server's (its stderr) with every secret of
+// the session masked, for mcp.CommandOptions.Mask.
+func (s *Settings) MaskLine(line string) string { return redact.String(line, s.Secrets) }
+
 // flagSecrets are the secrets given on the command line or read for it:
 // secret-named --env values, -H values of secret-named headers, the client
 // secret and the ID token.
