@@ -119,38 +119,32 @@ func glob(pattern, s string) bool {
 	return i == len(p)
 }
 
-// lists names, for each list method, its array and what its items are
-// matched by.
-var lists = map[string]struct{ key, field string }{
-	"tools/list":               {"tools", "name"},
-	"resources/list":           {"resources", "uri"},
-	"resources/templates/list": {"resourceTemplates", "uriTemplate"},
-	"prompts/list":             {"prompts", "name"},
-}
-
 // filter removes from a page of a list what the guard hides; any other
 // result comes back as it is.
 func (g Guards) filter(method string, res json.RawMessage) json.RawMessage {
-	l, ok := lists[method]
+	l, ok := mcp.ListOf(method)
 	if !ok || len(g) == 0 {
 		return res
 	}
-	return mcp.FilterPage(res, l.key, func(item json.RawMessage) bool {
+	return mcp.FilterPage(res, l.Key, func(item json.RawMessage) bool {
 		// The item's key read exactly as a client reads it; an item that
 		// holds it twice, or under another case, is hidden.
-		id, ok := exactString(item, l.field)
-		if !ok {
-			return false
-		}
-		switch l.key {
-		case "tools":
-			return g.toolAllowed(id) && (!g.readOnly() || toolReadOnly(item))
-		case "resources", "resourceTemplates":
-			return g.resourceAllowed(id)
-		default:
-			return g.promptAllowed(id)
-		}
+		id, ok := l.ID(item)
+		return ok && g.allowsItem(l, id, item)
 	})
+}
+
+// allowsItem reports whether the guards offer the item of list l called
+// id (a name or a URI), defined as def: a read-only guard reads a tool's
+// annotations there.
+func (g Guards) allowsItem(l mcp.List, id string, def json.RawMessage) bool {
+	switch {
+	case l.ByURI:
+		return g.resourceAllowed(id)
+	case l == mcp.Tools:
+		return g.toolAllowed(id) && (!g.readOnly() || toolReadOnly(def))
+	}
+	return g.promptAllowed(id)
 }
 
 // check refuses a request for what the guard hides. readOnly looks a
@@ -198,12 +192,12 @@ type target struct{ Name, URI, RefType, RefName, RefURI string }
 func readTarget(params json.RawMessage) (target, *mcp.RPCError) {
 	var p target
 	var ok [5]bool
-	p.Name, ok[0] = exactString(params, "name")
-	p.URI, ok[1] = exactString(params, "uri")
-	ref, refOK := exactMember(params, "ref")
-	p.RefType, ok[2] = exactString(ref, "type")
-	p.RefName, ok[3] = exactString(ref, "name")
-	p.RefURI, ok[4] = exactString(ref, "uri")
+	p.Name, ok[0] = rawjson.ExactString(params, "name")
+	p.URI, ok[1] = rawjson.ExactString(params, "uri")
+	ref, refOK := rawjson.Exact(params, "ref")
+	p.RefType, ok[2] = rawjson.ExactString(ref, "type")
+	p.RefName, ok[3] = rawjson.ExactString(ref, "name")
+	p.RefURI, ok[4] = rawjson.ExactString(ref, "uri")
 	if !refOK || ok != [5]bool{true, true, true, true, true} {
 		return p, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
 	}
@@ -241,8 +235,8 @@ func (g Guards) listenParams(params json.RawMessage) (json.RawMessage, *mcp.RPCE
 // that hold a key twice, or in another case, are refused, as check
 // refuses them.
 func listenURIs(params json.RawMessage) ([]string, *mcp.RPCError) {
-	n, ok := exactMember(params, "notifications")
-	subs, subsOK := exactMember(n, "resourceSubscriptions")
+	n, ok := rawjson.Exact(params, "notifications")
+	subs, subsOK := rawjson.Exact(n, "resourceSubscriptions")
 	var uris []string
 	if !ok || !subsOK || subs != nil && json.Unmarshal(subs, &uris) != nil {
 		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
@@ -263,42 +257,6 @@ func withListenURIs(params json.RawMessage, kept []string) json.RawMessage {
 	notes["resourceSubscriptions"] = mustJSON(kept)
 	p["notifications"] = mustJSON(notes)
 	return mustJSON(p)
-}
-
-// exactMember returns the member key of obj as written. ok is false when
-// obj holds key twice, or holds it under another case as well (a decoder
-// would take one and a server may read the other), or is not an object
-// when it is there at all. A missing member is ("", true); so is a
-// missing obj.
-func exactMember(obj json.RawMessage, key string) (value json.RawMessage, ok bool) {
-	if len(obj) == 0 || string(obj) == "null" {
-		return nil, true
-	}
-	seen := 0
-	err := rawjson.ForEachMember(obj, func(k string, v []byte) error {
-		if strings.EqualFold(k, key) {
-			seen++
-			if k == key {
-				value = v
-			}
-		}
-		return nil
-	})
-	return value, err == nil && (seen == 0 || seen == 1 && value != nil)
-}
-
-// exactString is exactMember for a string member; one of another type is
-// not ok.
-func exactString(obj json.RawMessage, key string) (string, bool) {
-	raw, ok := exactMember(obj, key)
-	if !ok || raw == nil {
-		return "", ok
-	}
-	var v string
-	if json.Unmarshal(raw, &v) != nil {
-		return "", false
-	}
-	return v, true
 }
 
 // hidesNotification reports whether a notification is about something the

@@ -39,18 +39,10 @@ type listener struct {
 	relay relayFunc
 
 	mu        sync.Mutex // guards the fields below
-	filter    listenFilter
-	asked     *listenFilter // in front of a modern server: what the listen asked for
-	upstream  string        // in front of a modern server: the id of the listen passed on
-	listening bool          // acknowledged: notifications may go
-}
-
-// listenFilter is a listen's notifications member.
-type listenFilter struct {
-	Tools     bool     `json:"toolsListChanged,omitempty"`
-	Prompts   bool     `json:"promptsListChanged,omitempty"`
-	Resources bool     `json:"resourcesListChanged,omitempty"`
-	URIs      []string `json:"resourceSubscriptions,omitempty"`
+	filter    mcp.ListenFilter
+	asked     *mcp.ListenFilter // in front of a modern server: what the listen asked for
+	upstream  string            // in front of a modern server: the id of the listen passed on
+	listening bool              // acknowledged: notifications may go
 }
 
 // wants reports whether the listener asked for a notification (method, of
@@ -61,18 +53,10 @@ func (l *listener) wants(method, uri string) bool {
 	if !l.listening {
 		return false
 	}
-	f := l.filter
-	switch method {
-	case "notifications/tools/list_changed":
-		return f.Tools
-	case "notifications/prompts/list_changed":
-		return f.Prompts
-	case "notifications/resources/list_changed":
-		return f.Resources
-	case "notifications/resources/updated":
-		return slices.Contains(f.URIs, uri)
+	if method == "notifications/resources/updated" {
+		return slices.Contains(l.filter.URIs, uri)
 	}
-	return false
+	return l.filter.Asks(method)
 }
 
 // wantsList reports whether the listener hears serve's own news that a
@@ -80,21 +64,12 @@ func (l *listener) wants(method, uri string) bool {
 // front of a modern server what it asked for.
 func (l *listener) wantsList(method string) bool {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	f := l.filter
 	if l.asked != nil {
 		f = *l.asked
 	}
-	listening := l.listening
-	l.mu.Unlock()
-	switch method {
-	case "notifications/tools/list_changed":
-		return listening && f.Tools
-	case "notifications/prompts/list_changed":
-		return listening && f.Prompts
-	case "notifications/resources/list_changed":
-		return listening && f.Resources
-	}
-	return false
+	return l.listening && f.Asks(method)
 }
 
 // send hands the client a notification of its subscription, on the
@@ -138,7 +113,7 @@ func (c *client) listenModern(ctx context.Context, up *upstream, params json.Raw
 		return nil, rerr
 	}
 	var p struct {
-		Notifications listenFilter `json:"notifications"`
+		Notifications mcp.ListenFilter `json:"notifications"`
 	}
 	json.Unmarshal(params, &p)
 	l := &listener{c: c, id: mcp.IncomingID(ctx), relay: relayOf(ctx)}
@@ -168,23 +143,15 @@ func (u *upstream) listenThrough(ctx context.Context, l *listener, params json.R
 }
 
 // listenHere serves a listen in front of a server of the initialize era.
-func (u *upstream) listenHere(ctx context.Context, l *listener, want listenFilter) (json.RawMessage, error) {
-	var caps struct {
-		Capabilities struct {
-			Tools     struct{ ListChanged bool } `json:"tools"`
-			Prompts   struct{ ListChanged bool } `json:"prompts"`
-			Resources struct {
-				ListChanged bool
-				Subscribe   bool
-			} `json:"resources"`
-		} `json:"capabilities"`
+func (u *upstream) listenHere(ctx context.Context, l *listener, want mcp.ListenFilter) (json.RawMessage, error) {
+	var init struct {
+		Capabilities map[string]struct{ ListChanged, Subscribe bool } `json:"capabilities"`
 	}
-	json.Unmarshal(u.conn.State().InitializeResult, &caps)
-	sc := caps.Capabilities
-	got := listenFilter{Tools: want.Tools && sc.Tools.ListChanged, Prompts: want.Prompts && sc.Prompts.ListChanged,
-		Resources: want.Resources && sc.Resources.ListChanged}
+	json.Unmarshal(u.conn.State().InitializeResult, &init)
+	sc := init.Capabilities
+	got := want.Only(func(change string) bool { return sc[mcp.ChangedLists(change)[0].Capability].ListChanged })
 	defer u.leave(l)
-	if sc.Resources.Subscribe {
+	if sc[mcp.Resources.Capability].Subscribe {
 		for _, uri := range want.URIs {
 			params := mustJSON(map[string]string{"uri": uri})
 			if u.srv.Guard.check(ctx, "resources/subscribe", params, u.readOnly) != nil || slices.Contains(got.URIs, uri) {

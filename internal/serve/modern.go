@@ -200,13 +200,6 @@ func (c *client) modernSide(ctx context.Context, caps, params json.RawMessage) (
 	return c.upstreamFor(ctx, caps, params)
 }
 
-// cacheable are the results the 2026-07-28 era marks with how long they
-// may be kept (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching).
-var cacheable = map[string]bool{
-	"server/discover": true, "tools/list": true, "prompts/list": true,
-	"resources/list": true, "resources/templates/list": true, "resources/read": true,
-}
-
 // modernMembers are the members the 2026-07-28 schema requires that a
 // result of a server of the initialize era lacks: resultType (complete,
 // or input_required for a result that asks for input), and for a
@@ -237,7 +230,7 @@ func modernMembers(method string, res json.RawMessage) []byte {
 	case !have.typ:
 		add(`"resultType":"complete"`)
 	}
-	if cacheable[method] {
+	if mcp.Cacheable(method) {
 		if !have.ttl {
 			add(`"ttlMs":0`)
 		}

@@ -78,9 +78,7 @@ func (f *front) handle(ctx context.Context, method string, params json.RawMessag
 		res := discovered(mcp.State{InitializeResult: f.gw.initResult(f.viewOf())})
 		mcp.AddResultMembers(ctx, modernMembers(method, res))
 		return res, nil
-	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
-		return f.list(ctx, method, params, modern)
-	case "tasks/list":
+	case mcp.Tools.Method, mcp.Prompts.Method, mcp.Resources.Method, mcp.ResourceTemplates.Method, "tasks/list":
 		return f.list(ctx, method, params, modern)
 	case "tools/call", "prompts/get":
 		return f.byName(ctx, method, params)
@@ -133,22 +131,22 @@ func (f *front) pass(ctx context.Context, m *Member, method string, params json.
 
 // byName routes a tools/call or prompts/get by the name it calls.
 func (f *front) byName(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	name, ok := exactString(params, "name")
+	name, ok := rawjson.ExactString(params, "name")
 	if !ok {
 		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
 	}
-	kind := "tool"
+	l := mcp.Tools
 	if method == "prompts/get" {
-		kind = "prompt"
+		l = mcp.Prompts
 	}
-	m, local := f.route(ctx, kind, name)
+	m, local := f.route(ctx, l, name)
 	if m == nil {
-		return nil, unknownName(kind, name)
+		return nil, unknownName(l.Item, name)
 	}
 	if rerr := f.viewCheck(ctx, method, params); rerr != nil {
-		return nil, unknownName(kind, name) // invisible, not refused
+		return nil, unknownName(l.Item, name) // invisible, not refused
 	}
-	res, err := f.pass(ctx, m, method, withMember(params, "name", mustJSON(local)))
+	res, err := f.pass(ctx, m, method, rawjson.With(params, "name", mustJSON(local)))
 	if err == nil && method == "tools/call" {
 		f.gw.tasks.note(m, res)
 	}
@@ -164,7 +162,7 @@ func unknownName(kind, name string) *mcp.RPCError {
 
 // byURI routes a resources/read, subscribe or unsubscribe by its URI.
 func (f *front) byURI(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	uri, ok := exactString(params, "uri")
+	uri, ok := rawjson.ExactString(params, "uri")
 	if !ok {
 		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
 	}
@@ -191,12 +189,12 @@ func (f *front) complete(ctx context.Context, params json.RawMessage) (json.RawM
 	}
 	switch p.RefType {
 	case "ref/prompt":
-		m, local := f.route(ctx, "prompt", p.RefName)
+		m, local := f.route(ctx, mcp.Prompts, p.RefName)
 		if m == nil || f.viewCheck(ctx, "completion/complete", params) != nil {
-			return nil, unknownName("prompt", p.RefName)
+			return nil, unknownName(mcp.Prompts.Item, p.RefName)
 		}
-		ref := withMember(rawjson.Member(params, "ref"), "name", mustJSON(local))
-		return f.pass(ctx, m, "completion/complete", withMember(params, "ref", ref))
+		ref := rawjson.With(rawjson.Member(params, "ref"), "name", mustJSON(local))
+		return f.pass(ctx, m, "completion/complete", rawjson.With(params, "ref", ref))
 	case "ref/resource":
 		m := f.templateOwner(ctx, p.RefURI)
 		if m == nil || f.viewCheck(ctx, "completion/complete", params) != nil {
@@ -269,7 +267,7 @@ func (f *front) listsChanged() {
 	if !inited || f.c.isModern() {
 		return
 	}
-	for _, method := range []string{"notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed"} {
+	for _, method := range mcp.Changes {
 		f.c.notify(context.Background(), nil, method, nil)
 	}
 }

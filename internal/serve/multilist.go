@@ -90,7 +90,8 @@ func listKey(method string) string {
 	if method == "tasks/list" {
 		return "tasks"
 	}
-	return lists[method].key
+	l, _ := mcp.ListOf(method)
+	return l.Key
 }
 
 // list answers a page of the front's list of method: the members' pages,
@@ -225,8 +226,10 @@ func (f *front) met(m *Member) bool {
 // declares reports whether u's server declared the capability a list
 // needs.
 func declares(u *upstream, method string) bool {
-	capability := map[string]string{"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources",
-		"resources/templates/list": "resources", "tasks/list": "tasks"}[method]
+	capability := "tasks"
+	if l, ok := mcp.ListOf(method); ok {
+		capability = l.Capability
+	}
 	return rawjson.Member(rawjson.Member(u.conn.State().InitializeResult, "capabilities"), capability) != nil
 }
 
@@ -269,12 +272,12 @@ func (f *front) memberPage(ctx context.Context, m *Member, method, key string, p
 // error when the client went.
 func (f *front) fetchPage(ctx context.Context, m *Member, method string, params json.RawMessage, cursor string) (json.RawMessage, error) {
 	g := f.gw
-	p := withoutMember(params, "cursor")
+	p := rawjson.Without(params, "cursor")
 	if !rawjson.IsObject(p) {
 		p = json.RawMessage(`{}`)
 	}
 	if cursor != "" {
-		p = withMember(p, "cursor", mustJSON(cursor))
+		p = rawjson.With(p, "cursor", mustJSON(cursor))
 	}
 	wait := g.ListWait
 	if wait <= 0 {
@@ -318,7 +321,7 @@ func (f *front) pageItems(m *Member, method, key string, res json.RawMessage) ([
 	vg := view.guard("")
 	var items []json.RawMessage
 	rawjson.ForEachElement(rawjson.Member(res, key), func(_ int, it []byte) {
-		if it, ok := g.item(m, key, it, view); ok {
+		if it, ok := g.item(m, method, it, view); ok {
 			items = append(items, it)
 		}
 	})
@@ -330,43 +333,34 @@ func (f *front) pageItems(m *Member, method, key string, res json.RawMessage) ([
 	return items, next, nil
 }
 
-// item is an item of member m's list as a client of view sees it: a
-// tool or prompt named with m's prefix; ok is false for one it does not
-// see (a name of a member without a prefix that reads as another's, or
-// that an earlier member gives too; a URI or template an earlier member
-// lists too; an item whose key is written twice or in another case).
-func (g *Gateway) item(m *Member, key string, item json.RawMessage, view *View) (json.RawMessage, bool) {
-	switch key {
-	case "tools", "prompts":
-		name, ok := exactString(item, "name")
-		if !ok {
-			return nil, false
-		}
-		kind := strings.TrimSuffix(key, "s")
-		if m.prefix != "" {
-			return withMember(item, "name", mustJSON(m.prefix+name)), true
-		}
-		if other := g.claims(name); other != nil {
-			g.sayOnce(fmt.Sprintf("serve: server %q lists a %s named %q, which reads as server %q's: hidden", m.Name, kind, safetext.Clip(safetext.Line(name), 200), other.Name))
-			return nil, false
-		}
-		return item, g.names.claim(g, kind, name, m, view)
-	case "resources", "resourceTemplates":
-		field, kind := "uri", "uri"
-		if key == "resourceTemplates" {
-			field, kind = "uriTemplate", "template"
-		}
-		id, ok := exactString(item, field)
-		if !ok {
-			return nil, false
-		}
-		return item, g.names.claim(g, kind, id, m, view)
-	case "tasks":
+// item is an item of member m's list (of method) as a client of view
+// sees it: a tool or prompt named with m's prefix; ok is false for one
+// it does not see (a name of a member without a prefix that reads as
+// another's, or that an earlier member gives too; a URI or template an
+// earlier member lists too; an item whose key is written twice or in
+// another case).
+func (g *Gateway) item(m *Member, method string, item json.RawMessage, view *View) (json.RawMessage, bool) {
+	l, ok := mcp.ListOf(method)
+	if !ok { // tasks/list
 		var id string
 		json.Unmarshal(rawjson.Member(item, "taskId"), &id)
 		g.tasks.noteID(m, id)
+		return item, true
 	}
-	return item, true
+	id, ok := l.ID(item)
+	if !ok {
+		return nil, false
+	}
+	if !l.ByURI {
+		if m.prefix != "" {
+			return rawjson.With(item, l.Field, mustJSON(m.prefix+id)), true
+		}
+		if other := g.claims(id); other != nil {
+			g.sayOnce(fmt.Sprintf("serve: server %q lists a %s named %q, which reads as server %q's: hidden", m.Name, l.Item, safetext.Clip(safetext.Line(id), 200), other.Name))
+			return nil, false
+		}
+	}
+	return item, g.names.claim(g, l, id, m, view)
 }
 
 // nameBook keeps who lists what, as the front's lists have shown it: for
@@ -374,17 +368,17 @@ func (g *Gateway) item(m *Member, key string, item json.RawMessage, view *View) 
 // members that list it, in the members' order.
 type nameBook struct {
 	mu    sync.Mutex                          // guards the fields below
-	by    map[string][]*Member                // kind + "\x00" + key -> its listers, in order
+	by    map[string][]*Member                // list's key + "\x00" + item's -> its listers, in order
 	tmpl  map[*Member][]*uritemplate.Template // each member's templates, parsed
 	bytes int
 	full  bool // maxBookBytes was reached (said once)
 }
 
-// claim notes that m lists key (of kind: tool, prompt, uri, template),
-// and reports whether a client of view sees m's: no member before m in
-// the order, that view sees, lists it too. A second lister is said once.
-func (b *nameBook) claim(g *Gateway, kind, key string, m *Member, view *View) bool {
-	k := kind + "\x00" + key
+// claim notes that m lists the item of l called key, and reports
+// whether a client of view sees m's: no member before m in the order,
+// that view sees, lists it too. A second lister is said once.
+func (b *nameBook) claim(g *Gateway, l mcp.List, key string, m *Member, view *View) bool {
+	k := l.Key + "\x00" + key
 	b.mu.Lock()
 	listers := b.by[k]
 	if !slices.Contains(listers, m) {
@@ -404,7 +398,7 @@ func (b *nameBook) claim(g *Gateway, kind, key string, m *Member, view *View) bo
 		slices.SortFunc(listers, func(x, y *Member) int { return x.index - y.index })
 		b.by[k] = listers
 		b.bytes += len(k) + 16
-		if kind == "template" {
+		if l == mcp.ResourceTemplates {
 			if t, err := uritemplate.Parse(key); err == nil {
 				b.tmpl[m] = append(b.tmpl[m], t)
 			}
@@ -412,7 +406,11 @@ func (b *nameBook) claim(g *Gateway, kind, key string, m *Member, view *View) bo
 	}
 	b.mu.Unlock()
 	if len(listers) > 1 {
-		g.sayOnce(fmt.Sprintf("serve: servers %q and %q both list the %s %q: %q's is served, the other's hidden", listers[0].Name, listers[1].Name, kind, safetext.Clip(safetext.Line(key), 200), listers[0].Name))
+		noun := l.Item
+		if l.ByURI {
+			noun = l.Field
+		}
+		g.sayOnce(fmt.Sprintf("serve: servers %q and %q both list the %s %q: %q's is served, the other's hidden", listers[0].Name, listers[1].Name, noun, safetext.Clip(safetext.Line(key), 200), listers[0].Name))
 	}
 	for _, l := range listers {
 		if view.sees(l) {
@@ -422,12 +420,12 @@ func (b *nameBook) claim(g *Gateway, kind, key string, m *Member, view *View) bo
 	return true
 }
 
-// owner is the member a client of view reaches for key: the first that
-// lists it and that view sees.
-func (b *nameBook) owner(kind, key string, view *View) *Member {
+// owner is the member a client of view reaches for the item of l called
+// key: the first that lists it and that view sees.
+func (b *nameBook) owner(l mcp.List, key string, view *View) *Member {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for _, m := range b.by[kind+"\x00"+key] {
+	for _, m := range b.by[l.Key+"\x00"+key] {
 		if view.sees(m) {
 			return m
 		}
@@ -452,14 +450,17 @@ func (b *nameBook) matching(uri string, view *View, members []*Member) *Member {
 	return nil
 }
 
-// forget drops what m lists (of the kinds, or all when none is given):
+// forget drops what m lists (in the lists given, or all when none is):
 // its list changed, or it went down.
-func (b *nameBook) forget(m *Member, kinds ...string) {
+func (b *nameBook) forget(m *Member, lists ...mcp.List) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	in := func(key string) bool {
+		return len(lists) == 0 || slices.ContainsFunc(lists, func(l mcp.List) bool { return l.Key == key })
+	}
 	for k, listers := range b.by {
-		kind, _, _ := strings.Cut(k, "\x00")
-		if !slices.Contains(listers, m) || len(kinds) > 0 && !slices.Contains(kinds, kind) {
+		key, _, _ := strings.Cut(k, "\x00")
+		if !slices.Contains(listers, m) || !in(key) {
 			continue
 		}
 		listers = slices.DeleteFunc(slices.Clone(listers), func(x *Member) bool { return x == m })
@@ -470,20 +471,15 @@ func (b *nameBook) forget(m *Member, kinds ...string) {
 			b.by[k] = listers
 		}
 	}
-	if len(kinds) == 0 || slices.Contains(kinds, "template") {
+	if in(mcp.ResourceTemplates.Key) {
 		delete(b.tmpl, m)
 	}
 }
 
 // listChanged forgets what m's list that changed held.
 func (b *nameBook) listChanged(m *Member, method string) {
-	switch method {
-	case "notifications/tools/list_changed":
-		b.forget(m, "tool")
-	case "notifications/prompts/list_changed":
-		b.forget(m, "prompt")
-	case "notifications/resources/list_changed":
-		b.forget(m, "uri", "template")
+	if changed := mcp.ChangedLists(method); changed != nil {
+		b.forget(m, changed...)
 	}
 }
 
@@ -491,7 +487,7 @@ func (b *nameBook) listChanged(m *Member, method string) {
 // server gives: by its prefix, else a member without one (the one, or
 // the first that lists it, its list walked when it is not known yet); nil
 // when none the client sees gives it.
-func (f *front) route(ctx context.Context, kind, name string) (*Member, string) {
+func (f *front) route(ctx context.Context, l mcp.List, name string) (*Member, string) {
 	g, view := f.gw, f.viewOf()
 	if m, local := g.byPrefix(name); m != nil {
 		if !view.sees(m) {
@@ -511,11 +507,11 @@ func (f *front) route(ctx context.Context, kind, name string) (*Member, string) 
 	case len(bare) == 1:
 		return bare[0], name
 	}
-	if m := g.names.owner(kind, name, view); m != nil {
+	if m := g.names.owner(l, name, view); m != nil {
 		return m, name
 	}
 	for _, m := range bare {
-		if f.find(ctx, m, kind+"s/list", "name", name) {
+		if f.find(ctx, m, l, is(name)) {
 			return m, name
 		}
 	}
@@ -529,7 +525,7 @@ func (f *front) route(ctx context.Context, kind, name string) (*Member, string) 
 func (f *front) owner(ctx context.Context, uri string) *Member {
 	g, view := f.gw, f.viewOf()
 	find := func() *Member {
-		if m := g.names.owner("uri", uri, view); m != nil {
+		if m := g.names.owner(mcp.Resources, uri, view); m != nil {
 			return m
 		}
 		return g.names.matching(uri, view, g.Members)
@@ -542,12 +538,12 @@ func (f *front) owner(ctx context.Context, uri string) *Member {
 		return serving[0]
 	}
 	for _, m := range serving {
-		if f.find(ctx, m, "resources/list", "uri", uri) {
+		if f.find(ctx, m, mcp.Resources, is(uri)) {
 			return m
 		}
 	}
 	for _, m := range serving {
-		f.find(ctx, m, "resources/templates/list", "", "")
+		f.find(ctx, m, mcp.ResourceTemplates, nil)
 	}
 	return find()
 }
@@ -556,7 +552,7 @@ func (f *front) owner(ctx context.Context, uri string) *Member {
 // completion of its argument).
 func (f *front) templateOwner(ctx context.Context, tmpl string) *Member {
 	g, view := f.gw, f.viewOf()
-	if m := g.names.owner("template", tmpl, view); m != nil {
+	if m := g.names.owner(mcp.ResourceTemplates, tmpl, view); m != nil {
 		return m
 	}
 	serving := f.resourceMembers(ctx)
@@ -564,7 +560,7 @@ func (f *front) templateOwner(ctx context.Context, tmpl string) *Member {
 		return serving[0]
 	}
 	for _, m := range serving {
-		if f.find(ctx, m, "resources/templates/list", "uriTemplate", tmpl) {
+		if f.find(ctx, m, mcp.ResourceTemplates, is(tmpl)) {
 			return m
 		}
 	}
@@ -580,7 +576,7 @@ func (f *front) resourceMembers(ctx context.Context) []*Member {
 		if !view.sees(m) {
 			continue
 		}
-		if u := m.upNow(); u != nil && !declares(u, "resources/list") {
+		if u := m.upNow(); u != nil && !declares(u, mcp.Resources.Method) {
 			continue
 		}
 		out = append(out, m)
@@ -588,20 +584,19 @@ func (f *front) resourceMembers(ctx context.Context) []*Member {
 	return out
 }
 
-// find reads m's list of method, as the client sees it, until an item
-// whose field is want (none: to its end), within maxPinPages pages; what
-// it reads is kept (nameBook). It reports whether it found one.
-func (f *front) find(ctx context.Context, m *Member, method, field, want string) bool {
-	key := listKey(method)
+// find reads m's list l, as the client sees it, until an item whose
+// name match takes (none: to its end), within maxPinPages pages; what it
+// reads is kept (nameBook). It reports whether it found one.
+func (f *front) find(ctx context.Context, m *Member, l mcp.List, match func(id string) bool) bool {
 	cursor := ""
 	seen := map[string]bool{}
 	for range maxPinPages {
-		items, next, err := f.memberPage(ctx, m, method, key, nil, cursor)
+		items, next, err := f.memberPage(ctx, m, l.Method, l.Key, nil, cursor)
 		if err != nil {
 			return false
 		}
 		for _, it := range items {
-			if got, _ := exactString(it, field); field != "" && got == want {
+			if id, _ := l.ID(it); match != nil && match(id) {
 				return true
 			}
 		}
@@ -612,6 +607,9 @@ func (f *front) find(ctx context.Context, m *Member, method, field, want string)
 	}
 	return false
 }
+
+// is matches id.
+func is(id string) func(string) bool { return func(s string) bool { return s == id } }
 
 // sayOnce says a line on serve's log once (at most maxSaid lines in all).
 func (g *Gateway) sayOnce(line string) {

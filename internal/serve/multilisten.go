@@ -32,7 +32,7 @@ type frontListen struct {
 	id     json.RawMessage // the client's request id: its subscription id
 	ctx    context.Context // the listen's: ends when the client ends it
 	params json.RawMessage // the client's params, as its view lets them be
-	want   listenFilter    // what it asked for
+	want   mcp.ListenFilter // what it asked for
 	wg     sync.WaitGroup  // the members' listens
 
 	mu      sync.Mutex       // guards the fields below
@@ -41,7 +41,7 @@ type frontListen struct {
 	uris    []string         // the resources acknowledged
 	begun   bool             // every first listen is started: waiting may empty
 	acked   bool             // the client has its acknowledgement
-	pending listenFilter     // list changes before it
+	pending mcp.ListenFilter // list changes before it
 	updates []string         // resources updated before it
 	all     chan struct{}    // closed when waiting empties, once begun
 	allOnce sync.Once        // guards closing all
@@ -59,7 +59,7 @@ func (f *front) listen(ctx context.Context, params json.RawMessage, meta modernM
 		}
 	}
 	var p struct {
-		Notifications listenFilter `json:"notifications"`
+		Notifications mcp.ListenFilter `json:"notifications"`
 	}
 	json.Unmarshal(params, &p)
 	l := &frontListen{f: f, id: mcp.IncomingID(ctx), ctx: ctx, params: params, want: p.Notifications,
@@ -79,7 +79,7 @@ func (f *front) listen(ctx context.Context, params json.RawMessage, meta modernM
 		f.mu.Unlock()
 		l.wg.Wait()
 	}()
-	lists := l.want.Tools || l.want.Prompts || l.want.Resources
+	lists := l.want.AnyChange()
 	for _, m := range f.gw.Members {
 		if f.viewOf().sees(m) && (byMember[m] != nil || lists && m.upNow() != nil) {
 			l.start(m, byMember[m])
@@ -154,7 +154,7 @@ func (l *frontListen) from(m *Member, behind *outstanding, method string, params
 	switch method {
 	case "notifications/subscriptions/acknowledged":
 		var ack struct {
-			Notifications listenFilter `json:"notifications"`
+			Notifications mcp.ListenFilter `json:"notifications"`
 		}
 		json.Unmarshal(params, &ack)
 		l.mu.Lock()
@@ -165,7 +165,7 @@ func (l *frontListen) from(m *Member, behind *outstanding, method string, params
 		}
 		l.mu.Unlock()
 		l.settled(m)
-	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
+	case mcp.Tools.Changed, mcp.Prompts.Changed, mcp.Resources.Changed:
 		l.listChanged(behind, method)
 	case "notifications/resources/updated":
 		uri, _ := rawjson.String(rawjson.Member(params, "uri"))
@@ -189,41 +189,23 @@ func (l *frontListen) from(m *Member, behind *outstanding, method string, params
 // before its acknowledgement it waits.
 func (l *frontListen) listChanged(behind *outstanding, method string) {
 	l.mu.Lock()
-	f := l.want
 	if !l.acked {
-		switch method {
-		case "notifications/tools/list_changed":
-			l.pending.Tools = f.Tools
-		case "notifications/prompts/list_changed":
-			l.pending.Prompts = f.Prompts
-		case "notifications/resources/list_changed":
-			l.pending.Resources = f.Resources
+		if l.want.Asks(method) {
+			l.pending.Ask(method)
 		}
 		l.mu.Unlock()
 		return
 	}
 	l.mu.Unlock()
-	if wants(f, method) {
+	if l.want.Asks(method) {
 		l.send(behind, method, nil)
 	}
-}
-
-func wants(f listenFilter, method string) bool {
-	switch method {
-	case "notifications/tools/list_changed":
-		return f.Tools
-	case "notifications/prompts/list_changed":
-		return f.Prompts
-	case "notifications/resources/list_changed":
-		return f.Resources
-	}
-	return false
 }
 
 // listsChanged: a member came up or went down, so every list the client
 // asked about may have changed.
 func (l *frontListen) listsChanged() {
-	for _, method := range []string{"notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed"} {
+	for _, method := range mcp.Changes {
 		l.listChanged(nil, method)
 	}
 }
@@ -233,16 +215,14 @@ func (l *frontListen) listsChanged() {
 func (l *frontListen) acknowledge() {
 	l.mu.Lock()
 	l.acked = true
-	got := listenFilter{Tools: l.want.Tools, Prompts: l.want.Prompts, Resources: l.want.Resources, URIs: slices.Clone(l.uris)}
+	got := l.want.Only(func(string) bool { return true })
+	got.URIs = slices.Clone(l.uris)
 	pending, updates := l.pending, l.updates
 	l.updates = nil
 	l.mu.Unlock()
-	if got.URIs == nil {
-		got.URIs = []string{}
-	}
 	l.send(nil, "notifications/subscriptions/acknowledged", mustJSON(map[string]any{"notifications": got}))
-	for _, method := range []string{"notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed"} {
-		if wants(pending, method) {
+	for _, method := range mcp.Changes {
+		if pending.Asks(method) {
 			l.send(nil, method, nil)
 		}
 	}
@@ -283,7 +263,7 @@ func (f *front) memberChanged(m *Member, st lifeState) {
 	}
 	f.mu.Unlock()
 	for _, l := range listens {
-		if st == lifeUp && (l.want.Tools || l.want.Prompts || l.want.Resources) {
+		if st == lifeUp && l.want.AnyChange() {
 			l.start(m, nil)
 		}
 	}

@@ -61,22 +61,16 @@ type viewGuard struct {
 
 // filter leaves out of a page of a list what the view hides.
 func (v *viewGuard) filter(method string, res json.RawMessage) json.RawMessage {
-	l, ok := lists[method]
+	l, ok := mcp.ListOf(method)
 	if v == nil || !ok {
 		return res
 	}
-	return mcp.FilterPage(res, l.key, func(item json.RawMessage) bool {
-		id, ok := exactString(item, l.field)
-		if !ok {
-			return false
+	return mcp.FilterPage(res, l.Key, func(item json.RawMessage) bool {
+		id, ok := l.ID(item)
+		if ok && !l.ByURI {
+			id = v.prefix + id
 		}
-		switch l.key {
-		case "tools":
-			return v.g.toolAllowed(v.prefix+id) && (!v.g.readOnly() || toolReadOnly(item))
-		case "prompts":
-			return v.g.promptAllowed(v.prefix + id)
-		}
-		return v.g.resourceAllowed(id)
+		return ok && v.g.allowsItem(l, id, item)
 	})
 }
 
@@ -93,9 +87,9 @@ func (v *viewGuard) check(ctx context.Context, method string, params json.RawMes
 		}
 		switch {
 		case method == "tools/call" || method == "prompts/get":
-			params = withMember(params, "name", mustJSON(v.prefix+p.Name))
+			params = rawjson.With(params, "name", mustJSON(v.prefix+p.Name))
 		case method == "completion/complete" && p.RefType == "ref/prompt":
-			params = withMember(params, "ref", withMember(rawjson.Member(params, "ref"), "name", mustJSON(v.prefix+p.RefName)))
+			params = rawjson.With(params, "ref", rawjson.With(rawjson.Member(params, "ref"), "name", mustJSON(v.prefix+p.RefName)))
 		}
 		inner := readOnly
 		readOnly = func(ctx context.Context, name string) bool { return inner(ctx, name[len(v.prefix):]) }
@@ -107,7 +101,7 @@ func (v *viewGuard) check(ctx context.Context, method string, params json.RawMes
 // endpoint (names there have their prefixes).
 func (f *front) viewCheck(ctx context.Context, method string, params json.RawMessage) *mcp.RPCError {
 	return f.viewOf().guard("").check(ctx, method, params, func(ctx context.Context, name string) bool {
-		m, local := f.route(ctx, "tool", name)
+		m, local := f.route(ctx, mcp.Tools, name)
 		if m == nil {
 			return false
 		}

@@ -335,20 +335,18 @@ func (s *Server) listSurface(ctx context.Context, u *upstream) error {
 		Capabilities map[string]json.RawMessage `json:"capabilities"`
 	}
 	json.Unmarshal(up.State().InitializeResult, &init)
-	for _, l := range []struct{ capability, method string }{
-		{"tools", "tools/list"}, {"prompts", "prompts/list"}, {"resources", "resources/list"}, {"resources", "resources/templates/list"},
-	} {
-		if init.Capabilities[l.capability] == nil {
+	for _, l := range mcp.Lists {
+		if init.Capabilities[l.Capability] == nil {
 			continue
 		}
 		params := json.RawMessage(`{}`)
 		var err error
 		mark := u.pinMark()
-		for p, perr := range w.Walk(ctx, l.method, lists[l.method].key) {
+		for p, perr := range w.Walk(ctx, l.Method, l.Key) {
 			if err = perr; err != nil {
 				break
 			}
-			s.Record.Note(l.method, params, u.pinFilter(l.method, s.Guard.filter(l.method, p.Raw), mark))
+			s.Record.Note(l.Method, params, u.pinFilter(l.Method, s.Guard.filter(l.Method, p.Raw), mark))
 			params = mustJSON(map[string]string{"cursor": p.Next})
 		}
 		var ce *mcp.CallError

@@ -133,7 +133,7 @@ func (u *upstream) taskRequest(c *client, method string, params json.RawMessage)
 	if e == nil {
 		return nil, taskNotFound(id)
 	}
-	return withMember(params, "taskId", mustJSON(e.up)), nil
+	return rawjson.With(params, "taskId", mustJSON(e.up)), nil
 }
 
 // taskResult is a result for the client: the tasks the server made for
@@ -147,7 +147,7 @@ func (u *upstream) taskResult(c *client, method string, res json.RawMessage) jso
 		}
 		if created := rawjson.Member(res, "task"); rawjson.IsObject(created) {
 			// The initialize era's CreateTaskResult: {"task": Task}.
-			return withMember(res, "task", u.renameTask(c, created, true))
+			return rawjson.With(res, "task", u.renameTask(c, created, true))
 		}
 		if mcp.IsTaskResult(res) { // the modern era's: the Task itself
 			return u.renameTask(c, res, true)
@@ -178,7 +178,7 @@ func (u *upstream) renameTask(c *client, task json.RawMessage, made bool) json.R
 	} else {
 		return task
 	}
-	return withMember(task, "taskId", mustJSON(ours))
+	return rawjson.With(task, "taskId", mustJSON(ours))
 }
 
 // ownTasks is a tasks/list result cut to c's tasks, named by serve's ids.
@@ -188,13 +188,13 @@ func (u *upstream) ownTasks(c *client, res json.RawMessage) json.RawMessage {
 		var id string
 		json.Unmarshal(rawjson.Member(t, "taskId"), &id)
 		if e := u.tasks.upstream(id); e != nil && e.owner == c {
-			kept = append(kept, withMember(t, "taskId", mustJSON(e.ours)))
+			kept = append(kept, rawjson.With(t, "taskId", mustJSON(e.ours)))
 		}
 	})
 	if kept == nil {
 		kept = []json.RawMessage{}
 	}
-	return withMember(res, "tasks", mustJSON(kept))
+	return rawjson.With(res, "tasks", mustJSON(kept))
 }
 
 // relatedTask is the server's id of the task a message's params name in
@@ -221,8 +221,8 @@ func (u *upstream) renameRelated(params json.RawMessage) json.RawMessage {
 		return params
 	}
 	meta := rawjson.Member(params, "_meta")
-	related := withMember(rawjson.Member(meta, mcp.RelatedTaskKey), "taskId", mustJSON(e.ours))
-	return withMember(params, "_meta", withMember(meta, mcp.RelatedTaskKey, related))
+	related := rawjson.With(rawjson.Member(meta, mcp.RelatedTaskKey), "taskId", mustJSON(e.ours))
+	return rawjson.With(params, "_meta", rawjson.With(meta, mcp.RelatedTaskKey, related))
 }
 
 // taskOwner is the request a message of the server about a task (its
@@ -250,31 +250,4 @@ func (u *upstream) renameNotice(method string, params json.RawMessage) json.RawM
 		params = u.renameTask(nil, params, false)
 	}
 	return u.renameRelated(params)
-}
-
-// withMember is the JSON object obj with its member key set to value (in
-// its place, or added at its end); obj as it is when it is no object.
-func withMember(obj json.RawMessage, key string, value json.RawMessage) json.RawMessage {
-	if !rawjson.IsObject(obj) {
-		return obj
-	}
-	out := []byte{'{'}
-	found := false
-	for _, f := range rawjson.ScanFields(nil, obj) {
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		v := f.Value
-		if f.KeyIs(key) {
-			v, found = value, true
-		}
-		out = append(append(append(out, f.RawKey...), ':'), v...)
-	}
-	if !found {
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		out = append(append(append(out, mustJSON(key)...), ':'), value...)
-	}
-	return append(out, '}')
 }
