@@ -153,7 +153,7 @@ func (g Guards) check(ctx context.Context, method string, params json.RawMessage
 	if len(g) == 0 || !guarded(method) {
 		return nil // nothing to check: the params go on unread
 	}
-	p, rerr := readTarget(params)
+	p, rerr := ReadTarget(params)
 	if rerr != nil {
 		return rerr
 	}
@@ -181,16 +181,16 @@ func (g Guards) check(ctx context.Context, method string, params json.RawMessage
 	return nil
 }
 
-// target is what a request names: its params' name, uri and ref.
-type target struct{ Name, URI, RefType, RefName, RefURI string }
+// Target is what a request names: its params' name, uri and ref.
+type Target struct{ Name, URI, RefType, RefName, RefURI string }
 
-// readTarget reads what a request names, each member exactly as the
+// ReadTarget reads what a request names, each member exactly as the
 // server will read it: a JSON decoder matches keys in any case and keeps
 // the last, so params with "name" and "Name" would be checked by one and
 // run by the other. Params that hold a key twice, or under another case,
 // are refused.
-func readTarget(params json.RawMessage) (target, *mcp.RPCError) {
-	var p target
+func ReadTarget(params json.RawMessage) (Target, *mcp.RPCError) {
+	var p Target
 	var ok [5]bool
 	p.Name, ok[0] = rawjson.ExactString(params, "name")
 	p.URI, ok[1] = rawjson.ExactString(params, "uri")
@@ -224,17 +224,17 @@ func (g Guards) listenParams(params json.RawMessage) (json.RawMessage, *mcp.RPCE
 	if len(g) == 0 {
 		return params, nil
 	}
-	uris, rerr := listenURIs(params)
+	uris, rerr := ListenURIs(params)
 	if rerr != nil {
 		return nil, rerr
 	}
-	return withListenURIs(params, slices.DeleteFunc(slices.Clone(uris), func(uri string) bool { return !g.resourceAllowed(uri) })), nil
+	return WithListenURIs(params, slices.DeleteFunc(slices.Clone(uris), func(uri string) bool { return !g.resourceAllowed(uri) })), nil
 }
 
-// listenURIs are a subscriptions/listen's resourceSubscriptions. Params
+// ListenURIs are a subscriptions/listen's resourceSubscriptions. Params
 // that hold a key twice, or in another case, are refused, as check
 // refuses them.
-func listenURIs(params json.RawMessage) ([]string, *mcp.RPCError) {
+func ListenURIs(params json.RawMessage) ([]string, *mcp.RPCError) {
 	n, ok := rawjson.Exact(params, "notifications")
 	subs, subsOK := rawjson.Exact(n, "resourceSubscriptions")
 	var uris []string
@@ -244,11 +244,11 @@ func listenURIs(params json.RawMessage) ([]string, *mcp.RPCError) {
 	return uris, nil
 }
 
-// withListenURIs are a listen's params with kept, those of its
+// WithListenURIs are a listen's params with kept, those of its
 // resourceSubscriptions that are kept, in their place; the params as
 // they are when every one is.
-func withListenURIs(params json.RawMessage, kept []string) json.RawMessage {
-	if uris, _ := listenURIs(params); len(kept) == len(uris) {
+func WithListenURIs(params json.RawMessage, kept []string) json.RawMessage {
+	if uris, _ := ListenURIs(params); len(kept) == len(uris) {
 		return params
 	}
 	var p, notes map[string]json.RawMessage

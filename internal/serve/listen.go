@@ -33,10 +33,10 @@ const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 type listener struct {
 	c  *client
 	id json.RawMessage // the client's request id: the subscription's id
-	// relay, on a listen a gateway's front listen made at a member,
-	// takes what the listener would send the client (multilisten.go):
-	// each front listen its own, however many one client holds.
-	relay relayFunc
+	// relay, on a listen a layer above gathers (WithListenRelay), takes
+	// what the listener would send the client: each of the layer's
+	// listens its own, however many one client holds.
+	relay func(Notice)
 
 	mu        sync.Mutex // guards the fields below
 	filter    mcp.ListenFilter
@@ -76,14 +76,14 @@ func (l *listener) wantsList(method string) bool {
 // listen's stream (behind as client.notify takes it).
 func (l *listener) send(behind *outstanding, method string, params json.RawMessage) {
 	if l.relay != nil {
-		l.relay(behind, method, params) // a gateway's front listen gathers it (multilisten.go)
+		l.relay(Notice{method, params, behind})
 		return
 	}
-	l.c.notify(withRelated(context.Background(), l.id), behind, method, withSubscriptionID(params, l.id))
+	l.c.notify(withRelated(context.Background(), l.id), behind, method, WithSubscriptionID(params, l.id))
 }
 
-// withSubscriptionID is params with _meta's subscription id set to id.
-func withSubscriptionID(params, id json.RawMessage) json.RawMessage {
+// WithSubscriptionID is params with _meta's subscription id set to id.
+func WithSubscriptionID(params, id json.RawMessage) json.RawMessage {
 	var p map[string]json.RawMessage
 	if json.Unmarshal(params, &p) != nil || p == nil {
 		p = map[string]json.RawMessage{}
@@ -116,7 +116,8 @@ func (c *client) listenModern(ctx context.Context, up *upstream, params json.Raw
 		Notifications mcp.ListenFilter `json:"notifications"`
 	}
 	json.Unmarshal(params, &p)
-	l := &listener{c: c, id: mcp.IncomingID(ctx), relay: relayOf(ctx)}
+	relay, _ := ctx.Value(listenRelayKey{}).(func(Notice))
+	l := &listener{c: c, id: mcp.IncomingID(ctx), relay: relay}
 	if up.conn.State().Modern {
 		l.asked = &p.Notifications
 		return up.listenThrough(ctx, l, params)
@@ -139,7 +140,7 @@ func (u *upstream) listenThrough(ctx context.Context, l *listener, params json.R
 	if err != nil {
 		return nil, rpcError(err)
 	}
-	return withSubscriptionID(res, l.id), nil
+	return WithSubscriptionID(res, l.id), nil
 }
 
 // listenHere serves a listen in front of a server of the initialize era.

@@ -106,7 +106,7 @@ func (u *upstream) pinCheck(ctx context.Context, method string, params json.RawM
 	if u.srv.pins == nil || !pinChecked(method) {
 		return nil
 	}
-	p, rerr := readTarget(params)
+	p, rerr := ReadTarget(params)
 	if rerr != nil {
 		return rerr
 	}
@@ -439,7 +439,7 @@ func (u *upstream) pinListenParams(ctx context.Context, params json.RawMessage) 
 	if u.srv.pins == nil {
 		return params, nil
 	}
-	uris, rerr := listenURIs(params)
+	uris, rerr := ListenURIs(params)
 	if rerr != nil || len(uris) == 0 {
 		return params, rerr
 	}
@@ -447,5 +447,5 @@ func (u *upstream) pinListenParams(ctx context.Context, params json.RawMessage) 
 	if err != nil {
 		return nil, u.srv.pins.unlisted(pin.Resource, uris[0], err)
 	}
-	return withListenURIs(params, slices.DeleteFunc(slices.Clone(uris), func(uri string) bool { return u.heldResource(uri, res, tmpl) != nil })), nil
+	return WithListenURIs(params, slices.DeleteFunc(slices.Clone(uris), func(uri string) bool { return u.heldResource(uri, res, tmpl) != nil })), nil
 }

@@ -47,9 +47,20 @@ type taskEntry struct {
 	owner    *client
 }
 
+// addTask notes a task the server made for c's request (unless it is
+// noted already), and tells Server.OnTask of a new one; it returns
+// serve's id for it.
+func (u *upstream) addTask(c *client, up string) string {
+	ours, fresh := u.tasks.add(c, up)
+	if fresh && u.srv.OnTask != nil {
+		u.srv.OnTask(ours)
+	}
+	return ours
+}
+
 // add notes a task the server made for c's request (unless it is noted
-// already); it returns serve's id for it.
-func (b *taskBook) add(c *client, up string) string {
+// already); it returns serve's id for it, and whether it is new.
+func (b *taskBook) add(c *client, up string) (string, bool) {
 	var raw [12]byte
 	rand.Read(raw[:])
 	e := &taskEntry{ours: "mcpv-task-" + hex.EncodeToString(raw[:]), up: up}
@@ -59,7 +70,7 @@ func (b *taskBook) add(c *client, up string) string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if known := b.byUp[up]; known != nil {
-		return known.ours
+		return known.ours, false
 	}
 	if b.byOurs == nil {
 		b.byOurs, b.byUp = map[string]*taskEntry{}, map[string]*taskEntry{}
@@ -69,7 +80,7 @@ func (b *taskBook) add(c *client, up string) string {
 	}
 	b.byOurs[e.ours], b.byUp[up] = e, e
 	b.order = append(b.order, e)
-	return e.ours
+	return e.ours, true
 }
 
 // drop forgets e; b.mu is held.
@@ -115,8 +126,8 @@ func (b *taskBook) upstream(id string) *taskEntry {
 // taskMethods are the requests that name a task by its id.
 var taskMethods = map[string]bool{"tasks/get": true, "tasks/result": true, "tasks/cancel": true, "tasks/update": true}
 
-// taskNotFound is the answer for a task id that is not the client's.
-func taskNotFound(id string) *mcp.RPCError {
+// TaskNotFound is the answer for a task id that is not the client's.
+func TaskNotFound(id string) *mcp.RPCError {
 	return &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "task not found: " + id}
 }
 
@@ -131,7 +142,7 @@ func (u *upstream) taskRequest(c *client, method string, params json.RawMessage)
 	json.Unmarshal(rawjson.Member(params, "taskId"), &id)
 	e := u.tasks.ours(c, id)
 	if e == nil {
-		return nil, taskNotFound(id)
+		return nil, TaskNotFound(id)
 	}
 	return rawjson.With(params, "taskId", mustJSON(e.up)), nil
 }
@@ -174,7 +185,7 @@ func (u *upstream) renameTask(c *client, task json.RawMessage, made bool) json.R
 	if e := u.tasks.upstream(id); e != nil {
 		ours = e.ours
 	} else if made {
-		ours = u.tasks.add(c, id)
+		ours = u.addTask(c, id)
 	} else {
 		return task
 	}
@@ -209,7 +220,7 @@ func relatedTask(params json.RawMessage) string {
 // knows it not, as c's: they are about c's request.
 func (u *upstream) claimRelated(c *client, params json.RawMessage) {
 	if id := relatedTask(params); id != "" && u.tasks.upstream(id) == nil {
-		u.tasks.add(c, id)
+		u.addTask(c, id)
 	}
 }
 

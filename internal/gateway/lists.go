@@ -1,6 +1,6 @@
-package serve
+package gateway
 
-// A gateway's lists (multi.go): one list of every member's items, whose
+// A gateway's lists (gateway.go): one list of every member's items, whose
 // pages span the members in their order. A page holds the members'
 // pages one after the other until it is full (so that a client that
 // reads the first page alone, as many do, sees every member's items
@@ -31,6 +31,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/uritemplate"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -49,6 +50,15 @@ const (
 	maxHops   = 64
 	// maxBookBytes bounds what is kept of the members' lists to route by.
 	maxBookBytes = 16 << 20
+	// maxFindPages bounds the pages of a member's list read to find who
+	// lists a name or a URI.
+	maxFindPages = 1000
+	// maxSaid bounds the lines said once each: a server that makes up
+	// new names without end fills no log.
+	maxSaid = 1024
+	// maxTasks bounds the task ids whose member is kept: past it the
+	// oldest is forgotten (its client is then told it is not found).
+	maxTasks = 16384
 )
 
 // listPos is where a page of the front's list starts: a member, and its
@@ -98,7 +108,7 @@ func listKey(method string) string {
 // from where its cursor says, until the page is full (pageItems,
 // pageBytes, maxHops) or the list ends.
 func (f *front) list(ctx context.Context, method string, params json.RawMessage, modern bool) (json.RawMessage, error) {
-	g, view := f.gw, f.viewOf()
+	g, view := f.gw, f.c.Who()
 	key := listKey(method)
 	var pos listPos
 	if raw := rawjson.Member(params, "cursor"); raw != nil && string(raw) != "null" {
@@ -107,12 +117,12 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 		if err == nil {
 			pos, ok = g.readCursor(method, cursor)
 		}
-		if !ok || !view.sees(g.member(pos.M)) {
+		if !ok || !view.Sees(pos.M) {
 			return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: method + ": invalid cursor"}
 		}
 	} else if method != "tasks/list" {
 		for _, m := range g.Members {
-			if view.sees(m) && m.life != nil {
+			if view.Sees(m.Name) && m.life != nil {
 				m.life.wake() // each starts while those before it are listed
 			}
 		}
@@ -150,7 +160,7 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 		var more []json.RawMessage
 		var next string
 		if res != nil {
-			more, next, _ = f.pageItems(m, method, key, res)
+			more, next = f.pageItems(m, method, key, res)
 		}
 		items = append(items, more...)
 		for _, it := range more {
@@ -199,10 +209,10 @@ func (f *front) fetchAhead(ctx context.Context, method string, params json.RawMe
 // nextMember is the index of the first member from i on whose items the
 // client may list, -1 when there is none.
 func (f *front) nextMember(i int, method string) int {
-	view := f.viewOf()
+	view := f.c.Who()
 	for ; i < len(f.gw.Members); i++ {
 		m := f.gw.Members[i]
-		if !view.sees(m) {
+		if !view.Sees(m.Name) {
 			continue
 		}
 		if method == "tasks/list" && m.upNow() == nil && !f.met(m) {
@@ -225,12 +235,12 @@ func (f *front) met(m *Member) bool {
 
 // declares reports whether u's server declared the capability a list
 // needs.
-func declares(u *upstream, method string) bool {
+func declares(u *serve.Session, method string) bool {
 	capability := "tasks"
 	if l, ok := mcp.ListOf(method); ok {
 		capability = l.Capability
 	}
-	return rawjson.Member(rawjson.Member(u.conn.State().InitializeResult, "capabilities"), capability) != nil
+	return rawjson.Member(rawjson.Member(u.Init(), "capabilities"), capability) != nil
 }
 
 // page is a page of the front's list: items under key, and cursor.
@@ -249,27 +259,15 @@ func (f *front) page(ctx context.Context, method, key string, items []json.RawMe
 	}
 	b = append(b, '}')
 	if modern {
-		mcp.AddResultMembers(ctx, modernMembers(method, b))
+		serve.ModernResult(ctx, method, b)
 	}
 	return b
 }
 
-// memberPage is one page of m's list from cursor, its items as the
-// client sees them, and m's next cursor. A member that is down, does not
-// answer within ListWait, or fails the request adds nothing (said once,
-// but for being down, which its state change said); the client going
-// is an error.
-func (f *front) memberPage(ctx context.Context, m *Member, method, key string, params json.RawMessage, cursor string) ([]json.RawMessage, string, error) {
-	res, err := f.fetchPage(ctx, m, method, params, cursor)
-	if res == nil {
-		return nil, "", err
-	}
-	return f.pageItems(m, method, key, res)
-}
-
 // fetchPage asks m for one page of its list from cursor: nil when it
-// adds nothing (down, too slow, failed: said as memberPage says), with an
-// error when the client went.
+// adds nothing (a member that is down, does not answer within ListWait,
+// or fails the request: said once, but for being down, which its state
+// change said), with an error when the client went.
 func (f *front) fetchPage(ctx context.Context, m *Member, method string, params json.RawMessage, cursor string) (json.RawMessage, error) {
 	g := f.gw
 	p := rawjson.Without(params, "cursor")
@@ -310,27 +308,26 @@ func (f *front) fetchPage(ctx context.Context, m *Member, method string, params 
 // pageItems are the items of member m's page res as the client sees
 // them, and m's next cursor. Pages are taken in the members' order: the
 // first member to give a name or a URI keeps it (nameBook).
-func (f *front) pageItems(m *Member, method, key string, res json.RawMessage) ([]json.RawMessage, string, error) {
+func (f *front) pageItems(m *Member, method, key string, res json.RawMessage) ([]json.RawMessage, string) {
 	g := f.gw
 	next, _ := rawjson.String(rawjson.Member(res, "nextCursor"))
 	if len(next) > maxMemberCursor {
 		g.sayOnce(fmt.Sprintf("serve: server %q gave a cursor of %d bytes in %s (at most %d are kept): its list ends there", m.Name, len(next), method, maxMemberCursor))
 		next = ""
 	}
-	view := f.viewOf()
-	vg := view.guard("")
+	view := f.c.Who()
 	var items []json.RawMessage
 	rawjson.ForEachElement(rawjson.Member(res, key), func(_ int, it []byte) {
 		if it, ok := g.item(m, method, it, view); ok {
 			items = append(items, it)
 		}
 	})
-	if vg != nil && len(items) > 0 {
-		kept := vg.filter(method, f.page(context.Background(), method, key, items, "", false))
+	if view.Hides() && len(items) > 0 {
+		kept := view.Filter(method, f.page(context.Background(), method, key, items, "", false))
 		items = items[:0]
 		rawjson.ForEachElement(rawjson.Member(kept, key), func(_ int, it []byte) { items = append(items, it) })
 	}
-	return items, next, nil
+	return items, next
 }
 
 // item is an item of member m's list (of method) as a client of view
@@ -339,12 +336,9 @@ func (f *front) pageItems(m *Member, method, key string, res json.RawMessage) ([
 // another's, or that an earlier member gives too; a URI or template an
 // earlier member lists too; an item whose key is written twice or in
 // another case).
-func (g *Gateway) item(m *Member, method string, item json.RawMessage, view *View) (json.RawMessage, bool) {
+func (g *Gateway) item(m *Member, method string, item json.RawMessage, view *serve.View) (json.RawMessage, bool) {
 	l, ok := mcp.ListOf(method)
-	if !ok { // tasks/list
-		var id string
-		json.Unmarshal(rawjson.Member(item, "taskId"), &id)
-		g.tasks.noteID(m, id)
+	if !ok { // tasks/list: each task's member is known (OnTask)
 		return item, true
 	}
 	id, ok := l.ID(item)
@@ -377,7 +371,7 @@ type nameBook struct {
 // claim notes that m lists the item of l called key, and reports
 // whether a client of view sees m's: no member before m in the order,
 // that view sees, lists it too. A second lister is said once.
-func (b *nameBook) claim(g *Gateway, l mcp.List, key string, m *Member, view *View) bool {
+func (b *nameBook) claim(g *Gateway, l mcp.List, key string, m *Member, view *serve.View) bool {
 	k := l.Key + "\x00" + key
 	b.mu.Lock()
 	listers := b.by[k]
@@ -413,7 +407,7 @@ func (b *nameBook) claim(g *Gateway, l mcp.List, key string, m *Member, view *Vi
 		g.sayOnce(fmt.Sprintf("serve: servers %q and %q both list the %s %q: %q's is served, the other's hidden", listers[0].Name, listers[1].Name, noun, safetext.Clip(safetext.Line(key), 200), listers[0].Name))
 	}
 	for _, l := range listers {
-		if view.sees(l) {
+		if view.Sees(l.Name) {
 			return l == m
 		}
 	}
@@ -422,11 +416,11 @@ func (b *nameBook) claim(g *Gateway, l mcp.List, key string, m *Member, view *Vi
 
 // owner is the member a client of view reaches for the item of l called
 // key: the first that lists it and that view sees.
-func (b *nameBook) owner(l mcp.List, key string, view *View) *Member {
+func (b *nameBook) owner(l mcp.List, key string, view *serve.View) *Member {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, m := range b.by[l.Key+"\x00"+key] {
-		if view.sees(m) {
+		if view.Sees(m.Name) {
 			return m
 		}
 	}
@@ -434,11 +428,11 @@ func (b *nameBook) owner(l mcp.List, key string, view *View) *Member {
 }
 
 // matching is the first member view sees whose template uri matches.
-func (b *nameBook) matching(uri string, view *View, members []*Member) *Member {
+func (b *nameBook) matching(uri string, view *serve.View, members []*Member) *Member {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, m := range members {
-		if !view.sees(m) {
+		if !view.Sees(m.Name) {
 			continue
 		}
 		for _, t := range b.tmpl[m] {
@@ -488,16 +482,16 @@ func (b *nameBook) listChanged(m *Member, method string) {
 // the first that lists it, its list walked when it is not known yet); nil
 // when none the client sees gives it.
 func (f *front) route(ctx context.Context, l mcp.List, name string) (*Member, string) {
-	g, view := f.gw, f.viewOf()
+	g, view := f.gw, f.c.Who()
 	if m, local := g.byPrefix(name); m != nil {
-		if !view.sees(m) {
+		if !view.Sees(m.Name) {
 			return nil, ""
 		}
 		return m, local
 	}
 	var bare []*Member
 	for _, m := range g.unprefixed() {
-		if view.sees(m) {
+		if view.Sees(m.Name) {
 			bare = append(bare, m)
 		}
 	}
@@ -523,7 +517,7 @@ func (f *front) route(ctx context.Context, l mcp.List, name string) (*Member, st
 // walked when they are not known yet), else the only member that serves
 // resources.
 func (f *front) owner(ctx context.Context, uri string) *Member {
-	g, view := f.gw, f.viewOf()
+	g, view := f.gw, f.c.Who()
 	find := func() *Member {
 		if m := g.names.owner(mcp.Resources, uri, view); m != nil {
 			return m
@@ -551,7 +545,7 @@ func (f *front) owner(ctx context.Context, uri string) *Member {
 // templateOwner is the member that lists a resource template (for a
 // completion of its argument).
 func (f *front) templateOwner(ctx context.Context, tmpl string) *Member {
-	g, view := f.gw, f.viewOf()
+	g, view := f.gw, f.c.Who()
 	if m := g.names.owner(mcp.ResourceTemplates, tmpl, view); m != nil {
 		return m
 	}
@@ -570,10 +564,10 @@ func (f *front) templateOwner(ctx context.Context, tmpl string) *Member {
 // resourceMembers are the members the client sees that serve resources
 // (or may: those not up yet are started).
 func (f *front) resourceMembers(ctx context.Context) []*Member {
-	view := f.viewOf()
+	view := f.c.Who()
 	var out []*Member
 	for _, m := range f.gw.Members {
-		if !view.sees(m) {
+		if !view.Sees(m.Name) {
 			continue
 		}
 		if u := m.upNow(); u != nil && !declares(u, mcp.Resources.Method) {
@@ -585,16 +579,17 @@ func (f *front) resourceMembers(ctx context.Context) []*Member {
 }
 
 // find reads m's list l, as the client sees it, until an item whose
-// name match takes (none: to its end), within maxPinPages pages; what it
+// name match takes (none: to its end), within maxFindPages pages; what it
 // reads is kept (nameBook). It reports whether it found one.
 func (f *front) find(ctx context.Context, m *Member, l mcp.List, match func(id string) bool) bool {
 	cursor := ""
 	seen := map[string]bool{}
-	for range maxPinPages {
-		items, next, err := f.memberPage(ctx, m, l.Method, l.Key, nil, cursor)
-		if err != nil {
+	for range maxFindPages {
+		res, _ := f.fetchPage(ctx, m, l.Method, nil, cursor)
+		if res == nil {
 			return false
 		}
+		items, next := f.pageItems(m, l.Method, l.Key, res)
 		for _, it := range items {
 			if id, _ := l.ID(it); match != nil && match(id) {
 				return true
@@ -626,26 +621,13 @@ func (g *Gateway) sayOnce(line string) {
 	g.Log.Warn(line)
 }
 
-// taskOwner keeps which member each task id the front gave out is of
-// (the ids are serve's own, random: no two members give the same).
+// taskOwner keeps which member each task id given out is of (the ids
+// are serve's own, random: no two members give the same), as each
+// member's Server tells it (OnTask).
 type taskOwner struct {
 	mu    sync.Mutex // guards by and order
 	by    map[string]*Member
 	order []string // oldest first, to forget past maxTasks
-}
-
-// note notes the task a tools/call result made, if it made one.
-func (t *taskOwner) note(m *Member, res json.RawMessage) {
-	if len(res) > maxTaskResult {
-		return
-	}
-	var id string
-	if task := rawjson.Member(res, "task"); rawjson.IsObject(task) {
-		json.Unmarshal(rawjson.Member(task, "taskId"), &id)
-	} else if mcp.IsTaskResult(res) {
-		json.Unmarshal(rawjson.Member(res, "taskId"), &id)
-	}
-	t.noteID(m, id)
 }
 
 func (t *taskOwner) noteID(m *Member, id string) {

@@ -1,4 +1,4 @@
-package serve
+package gateway
 
 // A modern client's subscriptions/listen at a gateway's endpoint: one
 // listen of the client's, made of one listen at each member it concerns
@@ -20,20 +20,21 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/mcp"
 )
 
 // ackWait bounds the wait for the members' acknowledgements.
-const ackWait = notifyWait
+const ackWait = 5 * time.Second
 
 // frontListen is one listen of a front's client.
 type frontListen struct {
 	f      *front
-	id     json.RawMessage // the client's request id: its subscription id
-	ctx    context.Context // the listen's: ends when the client ends it
-	params json.RawMessage // the client's params, as its view lets them be
+	id     json.RawMessage  // the client's request id: its subscription id
+	ctx    context.Context  // the listen's: ends when the client ends it
+	params json.RawMessage  // the client's params, as its view lets them be
 	want   mcp.ListenFilter // what it asked for
-	wg     sync.WaitGroup  // the members' listens
+	wg     sync.WaitGroup   // the members' listens
 
 	mu      sync.Mutex       // guards the fields below
 	started map[*Member]bool // members listened to now
@@ -48,15 +49,13 @@ type frontListen struct {
 }
 
 // listen serves a modern client's subscriptions/listen until it ends it.
-func (f *front) listen(ctx context.Context, params json.RawMessage, meta modernMeta) (json.RawMessage, error) {
-	if _, rerr := listenURIs(params); rerr != nil {
+func (f *front) listen(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	if _, rerr := serve.ListenURIs(params); rerr != nil {
 		return nil, rerr
 	}
-	if vg := f.viewOf().guard(""); vg != nil {
-		var rerr *mcp.RPCError
-		if params, rerr = vg.g.listenParams(params); rerr != nil {
-			return nil, rerr
-		}
+	params, rerr := f.c.Who().ListenParams(params)
+	if rerr != nil {
+		return nil, rerr
 	}
 	var p struct {
 		Notifications mcp.ListenFilter `json:"notifications"`
@@ -81,7 +80,7 @@ func (f *front) listen(ctx context.Context, params json.RawMessage, meta modernM
 	}()
 	lists := l.want.AnyChange()
 	for _, m := range f.gw.Members {
-		if f.viewOf().sees(m) && (byMember[m] != nil || lists && m.upNow() != nil) {
+		if f.c.Who().Sees(m.Name) && (byMember[m] != nil || lists && m.upNow() != nil) {
 			l.start(m, byMember[m])
 		}
 	}
@@ -114,17 +113,15 @@ func (l *frontListen) start(m *Member, uris []string) {
 		l.waiting[m] = true
 	}
 	l.mu.Unlock()
-	params := withListenURIs(l.params, uris)
+	params := serve.WithListenURIs(l.params, uris)
 	if uris == nil {
-		params = withListenURIs(l.params, []string{})
+		params = serve.WithListenURIs(l.params, []string{})
 	}
 	l.wg.Add(1)
 	go func() { // a server's listen for a front's listen: ends when the client ends its listen, or the member's ends
 		defer l.wg.Done()
 		ctx, _ := mcp.SeparateResultMembers(l.ctx)
-		ctx = context.WithValue(ctx, listenRelayKey{}, relayFunc(func(behind *outstanding, method string, params json.RawMessage) {
-			l.from(m, behind, method, params)
-		}))
+		ctx = serve.WithListenRelay(ctx, func(n serve.Notice) { l.from(m, n) })
 		l.f.pass(ctx, m, "subscriptions/listen", params)
 		l.settled(m) // a listen that ended before its acknowledgement holds nothing up
 		l.mu.Lock()
@@ -150,13 +147,13 @@ func (l *frontListen) check() {
 }
 
 // from takes what member m's listen would send the client.
-func (l *frontListen) from(m *Member, behind *outstanding, method string, params json.RawMessage) {
-	switch method {
+func (l *frontListen) from(m *Member, n serve.Notice) {
+	switch n.Method {
 	case "notifications/subscriptions/acknowledged":
 		var ack struct {
 			Notifications mcp.ListenFilter `json:"notifications"`
 		}
-		json.Unmarshal(params, &ack)
+		json.Unmarshal(n.Params, &ack)
 		l.mu.Lock()
 		for _, uri := range ack.Notifications.URIs {
 			if slices.Contains(l.want.URIs, uri) && !slices.Contains(l.uris, uri) {
@@ -166,9 +163,9 @@ func (l *frontListen) from(m *Member, behind *outstanding, method string, params
 		l.mu.Unlock()
 		l.settled(m)
 	case mcp.Tools.Changed, mcp.Prompts.Changed, mcp.Resources.Changed:
-		l.listChanged(behind, method)
+		l.listChanged(n)
 	case "notifications/resources/updated":
-		uri, _ := rawjson.String(rawjson.Member(params, "uri"))
+		uri, _ := rawjson.String(rawjson.Member(n.Params, "uri"))
 		l.mu.Lock()
 		if !l.acked {
 			if slices.Contains(l.want.URIs, uri) && !slices.Contains(l.updates, uri) {
@@ -180,25 +177,26 @@ func (l *frontListen) from(m *Member, behind *outstanding, method string, params
 		ok := slices.Contains(l.uris, uri)
 		l.mu.Unlock()
 		if ok {
-			l.send(behind, method, params)
+			l.send(n)
 		}
 	}
 }
 
 // listChanged passes a list's change on, if the client asked for it;
 // before its acknowledgement it waits.
-func (l *frontListen) listChanged(behind *outstanding, method string) {
+func (l *frontListen) listChanged(n serve.Notice) {
 	l.mu.Lock()
 	if !l.acked {
-		if l.want.Asks(method) {
-			l.pending.Ask(method)
+		if l.want.Asks(n.Method) {
+			l.pending.Ask(n.Method)
 		}
 		l.mu.Unlock()
 		return
 	}
 	l.mu.Unlock()
-	if l.want.Asks(method) {
-		l.send(behind, method, nil)
+	if l.want.Asks(n.Method) {
+		n.Params = nil
+		l.send(n)
 	}
 }
 
@@ -206,7 +204,7 @@ func (l *frontListen) listChanged(behind *outstanding, method string) {
 // asked about may have changed.
 func (l *frontListen) listsChanged() {
 	for _, method := range mcp.Changes {
-		l.listChanged(nil, method)
+		l.listChanged(serve.Notice{Method: method})
 	}
 }
 
@@ -220,35 +218,24 @@ func (l *frontListen) acknowledge() {
 	pending, updates := l.pending, l.updates
 	l.updates = nil
 	l.mu.Unlock()
-	l.send(nil, "notifications/subscriptions/acknowledged", mustJSON(map[string]any{"notifications": got}))
+	l.send(serve.Notice{Method: "notifications/subscriptions/acknowledged", Params: mustJSON(map[string]any{"notifications": got})})
 	for _, method := range mcp.Changes {
 		if pending.Asks(method) {
-			l.send(nil, method, nil)
+			l.send(serve.Notice{Method: method})
 		}
 	}
 	for _, uri := range updates {
 		if slices.Contains(got.URIs, uri) {
-			l.send(nil, "notifications/resources/updated", mustJSON(map[string]string{"uri": uri}))
+			l.send(serve.Notice{Method: "notifications/resources/updated", Params: mustJSON(map[string]string{"uri": uri})})
 		}
 	}
 }
 
-// relayFunc takes what a member's listener would send the client.
-type relayFunc func(behind *outstanding, method string, params json.RawMessage)
-
-// listenRelayKey is the context key of a member's listen's relayFunc.
-type listenRelayKey struct{}
-
-// relayOf is the relayFunc a front listen gave the member's listen it
-// made, or nil.
-func relayOf(ctx context.Context) relayFunc {
-	r, _ := ctx.Value(listenRelayKey{}).(relayFunc)
-	return r
-}
-
-// send hands the client a notification of its listen.
-func (l *frontListen) send(behind *outstanding, method string, params json.RawMessage) {
-	l.f.c.notify(withRelated(context.Background(), l.id), behind, method, withSubscriptionID(params, l.id))
+// send hands the client a notice of its listen, under its
+// subscription id.
+func (l *frontListen) send(n serve.Notice) {
+	n.Params = serve.WithSubscriptionID(n.Params, l.id)
+	l.f.c.Notify(l.id, n)
 }
 
 // memberChanged: member m came up or went down. A client of the
