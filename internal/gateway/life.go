@@ -230,7 +230,11 @@ func (l *life) down(why error) {
 		l.failed = true
 		l.log.Warn(fmt.Sprintf("serve: server %q is down: %s; it is tried again in %v, then with back-off", l.name, safetext.Line(why.Error()), l.backoff))
 	}
-	go l.change(lifeDown) // telling a gateway's clients a server went down: outside mu
+	l.wg.Add(1)
+	go func() { // telling a gateway's clients a server went down: outside mu
+		defer l.wg.Done()
+		l.change(lifeDown)
+	}()
 }
 
 // watch waits for the session to end, and pings it while nothing else
@@ -318,7 +322,8 @@ func (l *life) status() (lifeState, time.Time) {
 	return l.state, l.since
 }
 
-// Close ends the session and every attempt, and waits for them.
+// Close ends the session and every attempt, and waits for them (and for
+// the clients being told it went down).
 func (l *life) Close() {
 	l.mu.Lock()
 	l.state = lifeClosed

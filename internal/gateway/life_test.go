@@ -330,3 +330,35 @@ func TestGatewayCancelReachesItsServer(t *testing.T) {
 		}
 	}
 }
+
+// TestGatewayCloseWaitsForDownNotice: the clients being told that a
+// server went down is done before Gateway.Close returns, however long
+// the telling takes: nothing of the gateway's runs on after it.
+func TestGatewayCloseWaitsForDownNotice(t *testing.T) {
+	t.Parallel()
+	up := &servetest.Hang{End: make(chan struct{}), Called: make(chan struct{}, 1)}
+	g := &Gateway{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Secrets: redact.NewScrubber(io.Discard),
+		Members: []*Member{{Name: "h", Server: &serve.Server{Open: func(context.Context, serve.Relay) (serve.Upstream, error) { return up, nil }}}}}
+	if err := g.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	l := g.member("h").life // lazy: nothing of it runs yet
+	var told atomic.Bool
+	telling := make(chan struct{})
+	l.change = func(st lifeState) {
+		if st == lifeDown {
+			close(telling)
+			<-l.ctx.Done() // the clients are still being told as serving ends
+			told.Store(true)
+		}
+	}
+	if _, err := l.Get(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	close(up.End) // the server dies
+	<-telling
+	g.Close()
+	if !told.Load() {
+		t.Error("Gateway.Close returned while the clients were still being told a server went down")
+	}
+}
