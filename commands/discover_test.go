@@ -61,6 +61,14 @@ func TestDiscover(t *testing.T) {
 		"/c":                            testCard("no-slash", "1", ""),
 	})
 	host := strings.TrimPrefix(site, "http://")
+	// A port where nothing listens, and a site that sends every request
+	// back to itself: nothing answers at either.
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	loop := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, r.URL.Path, http.StatusFound)
+	}))
+	t.Cleanup(loop.Close)
 	tests := []struct {
 		name   string
 		args   []string
@@ -73,6 +81,9 @@ func TestDiscover(t *testing.T) {
 		{"the drafts' catalog, and an invalid card", []string{"discover", badSite, "-c", "-q", ".servers[0].problems[0].field"}, 1,
 			[]string{`"name"`}, []string{"1 of 1 server cards are invalid", "discover: x: name"}},
 		{"nothing there", []string{"discover", site + "/nothing"}, 3, nil, []string{"no catalog or server card found for " + site + "/nothing"}},
+		{"nothing listening", []string{"discover", closed.URL}, 4, nil, []string{"mcpv: discover: nothing answered at " + closed.URL, "connection refused"}},
+		{"a redirect loop", []string{"discover", loop.URL + "/x"}, 4, nil, []string{"mcpv: discover: nothing answered at " + loop.URL + "/x", "redirects"}},
+		{"a card's problems are a list", []string{"discover", site + "/demo/server-card", "-c", "-q", ".servers[0].problems, .problems"}, 0, []string{"[]\n[]\n"}, nil},
 		{"a card that agrees", []string{"discover", host, "--connect", "mcpv-demo", "-c", "-q", "[.agrees, .server.serverInfo.name]"}, 0,
 			[]string{`[true,"mcpv-demo"]`}, nil},
 		{"a card that does not", []string{"discover", host, "--connect", "other", "-c", "-q", "[.agrees, (.disagreements[] | .field)]"}, 0,
