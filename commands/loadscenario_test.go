@@ -185,3 +185,38 @@ steps:
 		t.Errorf("the server got %q", calls)
 	}
 }
+
+// A scenario from a cloned repository names the environment only once the
+// user has trusted it: until then a ${VAR} is a mistake naming its line
+// (nothing starts, nothing is sent), and a capture of $ENV gets nothing,
+// so neither puts a token in the arguments the server receives. Once
+// trusted, the same file expands as a test file does.
+func TestLoadScenarioEnvironmentNeedsTrust(t *testing.T) {
+	t.Parallel()
+	const token = "ghp_scenarioSecret1234567890"
+	w, dir := testWorld(t, map[string]string{
+		"named.yaml":    "steps:\n  - ping:\n  - call: x message=${GITHUB_TOKEN}\n",
+		"captured.yaml": "steps:\n  - ping:\n    capture: {t: '$ENV.GITHUB_TOKEN // \"none\"', e: '[env[]] | length'}\n  - call: x message={{t}} n={{e}}\n",
+	})
+	w.setenv("GITHUB_TOKEN", token)
+	tail, log := fakeLogged(t, "plain")
+	run := func(file string) result {
+		return w.mcpv(t, "", args([]string{"load", "--scenario", filepath.Join(dir, file), "-n", "1", "--format", "json", "-q", ".ok"}, tail)...)
+	}
+	r := run("named.yaml")
+	r.expect(t, 2, "", "", "named.yaml:3:11: ${GITHUB_TOKEN}: a scenario names the environment only once trusted; review it, then run: mcpv trust ")
+	r = run("captured.yaml")
+	r.expect(t, 0, "1\n", "", "")
+	calls := callArguments(t, log)
+	if len(calls) != 1 || strings.Contains(calls[0], token) || !strings.Contains(calls[0], `"message":"none"`) || !strings.Contains(calls[0], `"n":"0"`) {
+		t.Errorf("the server got %q; want a call without the token, which $ENV did not show", calls)
+	}
+	if r := w.mcpv(t, "", "trust", filepath.Join(dir, "named.yaml")); r.code != 0 {
+		t.Fatalf("trust: exit %d, %s", r.code, r.stderr)
+	}
+	r = run("named.yaml")
+	r.expect(t, 0, "1\n", "", "")
+	if calls := callArguments(t, log); len(calls) != 2 || !strings.Contains(calls[1], token) {
+		t.Errorf("the server got %q; want the trusted file's token in the second call", calls)
+	}
+}

@@ -159,6 +159,12 @@ type Options struct {
 	// Trusted, when set, refuses a file whose content (data) the user has
 	// not trusted (its message says all there is to say).
 	Trusted func(path string, data []byte) error
+	// EnvTrusted, when set, says whether a file may name the environment:
+	// when it returns an error, each ${VAR} of the file is a mistake naming
+	// its line and that error, and jq's $ENV and env show nothing. A
+	// command that does not run the file's server (load --scenario) sets
+	// it: naming such a file runs none of its commands, and is no trust.
+	EnvTrusted func(path string, data []byte) error
 	// Flags are the session flags a server section may give, by name.
 	Flags map[string]Flag
 	// CheckServer checks a server section's words as the command line
@@ -204,6 +210,11 @@ func Read(o *Options, path string) (*File, Errors) {
 	}
 	f := &File{Path: path, Dir: filepath.Dir(o.Path(path)), Name: Stem(path)}
 	x := &expander{env: o.Vars, folder: f.Dir, secrets: &f.Secrets}
+	if o.EnvTrusted != nil {
+		if x.untrusted = o.EnvTrusted(path, data); x.untrusted != nil {
+			p.environ = nil
+		}
+	}
 	var stepsNode *yamlnode.Node
 	p.members(withoutExtensions(root), "the file", fileKeys, func(key string, k, v *yamlnode.Node) {
 		switch key {
