@@ -2,8 +2,10 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/mcpv/mcpv/internal/gcstart"
 	"github.com/mcpv/mcpv/internal/table"
@@ -12,8 +14,9 @@ import (
 
 // pageFlags are shared by the list commands.
 type pageFlags struct {
-	Cursor   string `name:"cursor" placeholder:"CURSOR" help:"Fetch the one page that starts at this cursor; its nextCursor is kept."`
-	MaxPages int    `name:"max-pages" placeholder:"N" help:"Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end."`
+	Cursor     string `name:"cursor" placeholder:"CURSOR" help:"Fetch the one page that starts at this cursor; its nextCursor is kept."`
+	MaxPages   int    `name:"max-pages" placeholder:"N" help:"Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end."`
+	IfDeclared bool   `name:"if-declared" help:"A server that does not declare the capability has an empty list: print it and exit 0 (noted on stderr), not exit 3."`
 }
 
 func (f *pageFlags) Validate() error {
@@ -35,7 +38,7 @@ func listChecked(ctx context.Context, s *session, out *console, p pageFlags, req
 		return err
 	}
 	if err := require(client); err != nil {
-		return err
+		return undeclaredList(out, p.IfDeclared || s.settings.IfDeclared, key, err)
 	}
 	pages := mcp.Pages{Cursor: p.Cursor, Max: p.MaxPages}
 	if v, ok := out.streamList(key); ok {
@@ -60,6 +63,28 @@ func listChecked(ctx context.Context, s *session, out *console, p pageFlags, req
 		return err
 	}
 	return out.printList(res, key, next == "")
+}
+
+// undeclaredList is a list of a capability the server did not declare
+// (err): exit 3, or with ifDeclared the empty list in the list's own shape,
+// exit 0, so that a loop over servers under set -e goes on; stderr says so.
+func undeclaredList(out *console, ifDeclared bool, key string, err error) error {
+	var ce *mcp.CapabilityError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	if v := out.env.Getenv("MCPV_IF_DECLARED"); v != "" && !ifDeclared {
+		on, perr := strconv.ParseBool(v)
+		if perr != nil {
+			return usageErrorf("MCPV_IF_DECLARED=%q: want true or false", v)
+		}
+		ifDeclared = on
+	}
+	if !ifDeclared {
+		return err
+	}
+	out.notef("%v; its list is empty (--if-declared)", err)
+	return out.printList(json.RawMessage(`{"`+key+`":[]}`), key, true)
 }
 
 // settlePages is how many pages make a list long: its garbage is then
@@ -102,8 +127,8 @@ func (c *listToolsCmd) Run(ctx context.Context, s *session, out *console) error 
 	if c.Name == "" {
 		return list(ctx, s, out, c.pageFlags, "tools", "tools/list", "tools")
 	}
-	if c.Cursor != "" || c.MaxPages != 0 {
-		return usageErrorf("--cursor and --max-pages list pages; with a tool name every page is searched")
+	if c.Cursor != "" || c.MaxPages != 0 || c.IfDeclared {
+		return usageErrorf("--cursor, --max-pages and --if-declared are for the list; with a tool name every page is searched for it")
 	}
 	client, err := s.client(ctx)
 	if err != nil {

@@ -126,6 +126,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         'list-tools' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
             @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
+            @{ Names = @('--if-declared'); Words = 0; Kind = 'none'; Enum = @(); H = 'A server that does not declare the capability has an empty list: print it and exit 0 (noted on stderr), not exit 3.' }
         )
         'call' = @(
             @{ Names = @('--args'); Words = 1; Kind = 'none'; Enum = @(); H = 'Arguments as a JSON object, @FILE or - (stdin); key=value overrides.' }
@@ -142,10 +143,12 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         'list-resources' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
             @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
+            @{ Names = @('--if-declared'); Words = 0; Kind = 'none'; Enum = @(); H = 'A server that does not declare the capability has an empty list: print it and exit 0 (noted on stderr), not exit 3.' }
         )
         'list-resource-templates' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
             @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
+            @{ Names = @('--if-declared'); Words = 0; Kind = 'none'; Enum = @(); H = 'A server that does not declare the capability has an empty list: print it and exit 0 (noted on stderr), not exit 3.' }
         )
         'read' = @(
             @{ Names = @('--text'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print the text of the resource''s text contents, raw, one after another (blob contents are skipped, or their paths printed with --save-dir).' }
@@ -154,6 +157,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         'list-prompts' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
             @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
+            @{ Names = @('--if-declared'); Words = 0; Kind = 'none'; Enum = @(); H = 'A server that does not declare the capability has an empty list: print it and exit 0 (noted on stderr), not exit 3.' }
         )
         'get-prompt' = @(
             @{ Names = @('--no-validate'); Words = 0; Kind = 'none'; Enum = @(); H = 'Send the arguments without checking them against the prompt''s declared arguments.' }
@@ -173,10 +177,12 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         'tasks list' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
             @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
+            @{ Names = @('--if-declared'); Words = 0; Kind = 'none'; Enum = @(); H = 'A server that does not declare the capability has an empty list: print it and exit 0 (noted on stderr), not exit 3.' }
         )
         'skills list' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
             @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
+            @{ Names = @('--if-declared'); Words = 0; Kind = 'none'; Enum = @(); H = 'A server that does not declare the capability has an empty list: print it and exit 0 (noted on stderr), not exit 3.' }
         )
         'skills read' = @(
             @{ Names = @('--text'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print the file''s text, raw, instead of the resources/read result.' }
