@@ -146,8 +146,6 @@ func TestLoadScenarioMistakes(t *testing.T) {
 		r := mcpv(t, "", args([]string{"load", "--scenario", writeScenario(t, tc.file)}, nowhere)...)
 		r.expect(t, 2, "", "", tc.errHas)
 	}
-	r := mcpv(t, "", args([]string{"load", "ping", "--scenario", "x.yaml"}, nowhere)...)
-	r.expect(t, 2, "", "", "give one of an operation, --mix FILE and --scenario FILE")
 }
 
 // A scenario from a cloned repository reads files only in its own tree,
