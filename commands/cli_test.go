@@ -14,15 +14,16 @@ import (
 // cliCase is one case of testdata/cli.yaml (its head says what each
 // field means).
 type cliCase struct {
-	Name      string   `yaml:"name"`
-	Args      []string `yaml:"args"`
-	Stdin     string   `yaml:"stdin"`
-	Env       []string `yaml:"env"`
-	Exit      *int     `yaml:"exit"`
-	Stdout    *string  `yaml:"stdout"`
-	StdoutHas string   `yaml:"stdout_has"`
-	Stderr    *string  `yaml:"stderr"`
-	StderrHas []string `yaml:"stderr_has"`
+	Name      string            `yaml:"name"`
+	Args      []string          `yaml:"args"`
+	Stdin     string            `yaml:"stdin"`
+	Env       []string          `yaml:"env"`
+	Files     map[string]string `yaml:"files"`
+	Exit      *int              `yaml:"exit"`
+	Stdout    *string           `yaml:"stdout"`
+	StdoutHas string            `yaml:"stdout_has"`
+	Stderr    *string           `yaml:"stderr"`
+	StderrHas []string          `yaml:"stderr_has"`
 }
 
 // The command line's contract where no server answers is a table
@@ -61,6 +62,11 @@ func TestCommandLineContract(t *testing.T) {
 			os.Chmod(rt, 0o700)
 			w.env = with(w.env, append([]string{"XDG_RUNTIME_DIR=" + rt, "XDG_CONFIG_HOME=" + t.TempDir(), "XDG_STATE_HOME=" + t.TempDir()}, c.Env...)...)
 			w.env.Cwd = t.TempDir()
+			for name, text := range c.Files {
+				if err := os.WriteFile(filepath.Join(w.env.Cwd, name), []byte(text), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
 			r := w.mcpv(t, c.Stdin, args...)
 			if r.code != *c.Exit {
 				t.Errorf("mcpv %s: exit %d, want %d\nstderr: %s", strings.Join(args, " "), r.code, *c.Exit, r.stderr)
