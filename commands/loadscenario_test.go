@@ -218,3 +218,20 @@ func TestLoadScenarioEnvironmentNeedsTrust(t *testing.T) {
 		t.Errorf("the server got %q; want the trusted file's token in the second call", calls)
 	}
 }
+
+// A scenario with templates is a test file too: mcpv test runs it once,
+// each template evaluated for a first iteration (.row null, .iteration
+// 0), where it read query~ as an argument's name; a template that fails
+// is a mistake in the file, naming its line, before any server starts.
+func TestScenarioTemplatesUnderTest(t *testing.T) {
+	t.Parallel()
+	w, dir := testWorld(t, map[string]string{
+		"browse.yaml": demoServer + "steps:\n  - call: echo 'message~=.row.q // \"row \\(.iteration)\"'\n    expect: {jq: '.content[0].text == \"row 0\"'}\n" +
+			"  - get-prompt: greet 'name~=\"Ada\"'\n    expect: {jq: '.messages[0].content.text | contains(\"Ada\")'}\n",
+		"broken.yaml": demoServer + "steps:\n  - ping:\n  - call: echo 'message~=error(\"no\")'\n",
+	})
+	r := w.mcpv(t, "", "test", filepath.Join(dir, "browse.yaml"))
+	r.expect(t, 0, "", "PASS 2 passed, 0 failed", "")
+	r = w.mcpv(t, "", "test", filepath.Join(dir, "broken.yaml"))
+	r.expect(t, 2, "", "", "broken.yaml:6:5: argument message: jq: error: no")
+}

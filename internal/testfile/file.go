@@ -5,6 +5,7 @@ package testfile
 // before any server starts; each mistake is FILE:LINE:COLUMN: message.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -19,6 +20,7 @@ import (
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/internal/jq"
+	"github.com/mcpv/mcpv/internal/loaddata"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/yamlnode"
 )
@@ -108,6 +110,17 @@ func (s *Step) Fill(caps map[string]json.RawMessage) []string {
 		words[i] = w.fill(caps)
 	}
 	return words
+}
+
+// RunWords is the step's command line as it runs once (mcpv test): Fill's,
+// with each template of a load scenario (key~=EXPR) evaluated for a first
+// iteration (.iteration 0, .session 0, .row null, .random 0).
+func (s *Step) RunWords(ctx context.Context, caps map[string]json.RawMessage) ([]string, error) {
+	words := s.Fill(caps)
+	if len(words) == 0 {
+		return words, nil
+	}
+	return loaddata.Once(ctx, words[0], words, loaddata.Input{})
 }
 
 // Word is a word of a step's command line: text, or a JSON value
@@ -469,7 +482,11 @@ func (p *fileParser) lintOptions(v *yamlnode.Node) []string {
 // checkLine checks a step's command line as it would run: its captures
 // filled with a placeholder, so that a mistake is found now.
 func (p *fileParser) checkLine(st *Step, at *yamlnode.Node, dir string, known map[string]bool, o *Options) {
-	words := st.Fill(placeholderCaps(known))
+	words, err := st.RunWords(context.Background(), placeholderCaps(known))
+	if err != nil {
+		p.errorf(at, "%v", err)
+		return
+	}
 	if slices.Contains(words, "--") {
 		p.errorf(at, "a step cannot name a server: the file's server: has one")
 		return
