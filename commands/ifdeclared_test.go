@@ -39,6 +39,4 @@ func TestListIfDeclared(t *testing.T) {
 
 	r = mcpv(t, "", args([]string{"list-tools", "--if-declared", "-r", "-q", ".tools | length > 0"}, plain)...)
 	r.expect(t, 0, "true\n", "", "")
-	r = mcpv(t, "", args([]string{"list-tools", "x", "--if-declared"}, plain)...)
-	r.expect(t, 2, "", "", "--if-declared are for the list")
 }

@@ -14,9 +14,8 @@ import (
 
 // pageFlags are shared by the list commands.
 type pageFlags struct {
-	Cursor     string `name:"cursor" placeholder:"CURSOR" help:"Fetch the one page that starts at this cursor; its nextCursor is kept."`
-	MaxPages   int    `name:"max-pages" placeholder:"N" help:"Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end."`
-	IfDeclared bool   `name:"if-declared" help:"A server that does not declare the capability has an empty list: print it and exit 0 (noted on stderr), not exit 3."`
+	Cursor   string `name:"cursor" placeholder:"CURSOR" help:"Fetch the one page that starts at this cursor; its nextCursor is kept."`
+	MaxPages int    `name:"max-pages" placeholder:"N" help:"Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end."`
 }
 
 func (f *pageFlags) Validate() error {
@@ -38,7 +37,7 @@ func listChecked(ctx context.Context, s *session, out *console, p pageFlags, req
 		return err
 	}
 	if err := require(client); err != nil {
-		return undeclaredList(out, p.IfDeclared || s.settings.IfDeclared, key, err)
+		return undeclaredList(out, out.flags.IfDeclared || s.settings.IfDeclared, key, err)
 	}
 	pages := mcp.Pages{Cursor: p.Cursor, Max: p.MaxPages}
 	if v, ok := out.streamList(key); ok {
@@ -127,8 +126,8 @@ func (c *listToolsCmd) Run(ctx context.Context, s *session, out *console) error 
 	if c.Name == "" {
 		return list(ctx, s, out, c.pageFlags, "tools", "tools/list", "tools")
 	}
-	if c.Cursor != "" || c.MaxPages != 0 || c.IfDeclared {
-		return usageErrorf("--cursor, --max-pages and --if-declared are for the list; with a tool name every page is searched for it")
+	if c.Cursor != "" || c.MaxPages != 0 {
+		return usageErrorf("--cursor and --max-pages list pages; with a tool name every page is searched")
 	}
 	client, err := s.client(ctx)
 	if err != nil {

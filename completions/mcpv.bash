@@ -16,18 +16,18 @@ __mcpv_subs() {
 # __mcpv_flags CMD sets flags to the flags of CMD alone; those of its ancestors apply too.
 __mcpv_flags() {
     case $1 in
-    '') flags='--help -h --url -u --server -s --session --session-id --config --pin --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --framing --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --resource --scope --redirect-host --redirect-port --redirect-path --login-timeout --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --no-extension --jq -q --jq-arg --jq-argjson --raw-output -r --exit-status -e --pretty --compact -c --color --output-format -o --version' ;;
-    'list-tools') flags='--cursor --max-pages --if-declared' ;;
+    '') flags='--help -h --url -u --server -s --session --session-id --config --pin --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --framing --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --resource --scope --redirect-host --redirect-port --redirect-path --login-timeout --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --no-extension --jq -q --jq-arg --jq-argjson --raw-output -r --exit-status -e --pretty --compact -c --color --output-format -o --if-declared --version' ;;
+    'list-tools') flags='--cursor --max-pages' ;;
     'call') flags='--args --no-coerce --no-validate --validate-output --dry-run --text --save-dir --task --ttl --detach' ;;
-    'list-resources') flags='--cursor --max-pages --if-declared' ;;
-    'list-resource-templates') flags='--cursor --max-pages --if-declared' ;;
+    'list-resources') flags='--cursor --max-pages' ;;
+    'list-resource-templates') flags='--cursor --max-pages' ;;
     'read') flags='--text --save-dir' ;;
-    'list-prompts') flags='--cursor --max-pages --if-declared' ;;
+    'list-prompts') flags='--cursor --max-pages' ;;
     'get-prompt') flags='--no-validate' ;;
     'complete') flags='--prompt --template --arg --context' ;;
     'watch') flags='--read --lists --count --for' ;;
-    'tasks list') flags='--cursor --max-pages --if-declared' ;;
-    'skills list') flags='--cursor --max-pages --if-declared' ;;
+    'tasks list') flags='--cursor --max-pages' ;;
+    'skills list') flags='--cursor --max-pages' ;;
     'skills read') flags='--text --save-dir' ;;
     'skills pull') flags='--force' ;;
     'app') flags='--args --call --max-size --open --no-browser --listen --yes --permission --allow-links --allow-tools --deny-tools --allow-resources --deny-resources --read-only' ;;
@@ -110,10 +110,10 @@ __mcpv_flag() {
         ':--compact'|':-c') kind='bool'; return ;;
         ':--color') kind='enum auto always never'; return ;;
         ':--output-format'|':-o') kind='enum json table'; return ;;
+        ':--if-declared') kind='bool'; return ;;
         ':--version') kind='bool'; return ;;
         'list-tools:--cursor') kind='none'; return ;;
         'list-tools:--max-pages') kind='none'; return ;;
-        'list-tools:--if-declared') kind='bool'; return ;;
         'call:--args') kind='none'; return ;;
         'call:--no-coerce') kind='bool'; return ;;
         'call:--no-validate') kind='bool'; return ;;
@@ -126,15 +126,12 @@ __mcpv_flag() {
         'call:--detach') kind='bool'; return ;;
         'list-resources:--cursor') kind='none'; return ;;
         'list-resources:--max-pages') kind='none'; return ;;
-        'list-resources:--if-declared') kind='bool'; return ;;
         'list-resource-templates:--cursor') kind='none'; return ;;
         'list-resource-templates:--max-pages') kind='none'; return ;;
-        'list-resource-templates:--if-declared') kind='bool'; return ;;
         'read:--text') kind='bool'; return ;;
         'read:--save-dir') kind='dir'; return ;;
         'list-prompts:--cursor') kind='none'; return ;;
         'list-prompts:--max-pages') kind='none'; return ;;
-        'list-prompts:--if-declared') kind='bool'; return ;;
         'get-prompt:--no-validate') kind='bool'; return ;;
         'complete:--prompt') kind='none'; return ;;
         'complete:--template') kind='none'; return ;;
@@ -146,10 +143,8 @@ __mcpv_flag() {
         'watch:--for') kind='none'; return ;;
         'tasks list:--cursor') kind='none'; return ;;
         'tasks list:--max-pages') kind='none'; return ;;
-        'tasks list:--if-declared') kind='bool'; return ;;
         'skills list:--cursor') kind='none'; return ;;
         'skills list:--max-pages') kind='none'; return ;;
-        'skills list:--if-declared') kind='bool'; return ;;
         'skills read:--text') kind='bool'; return ;;
         'skills read:--save-dir') kind='dir'; return ;;
         'skills pull:--force') kind='bool'; return ;;

@@ -121,12 +121,12 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--compact', '-c'); Words = 0; Kind = 'none'; Enum = @(); H = 'One JSON value per line (the default in pipes).' }
             @{ Names = @('--color'); Words = 1; Kind = 'enum'; Enum = @('auto', 'always', 'never'); H = 'Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb).' }
             @{ Names = @('--output-format', '-o'); Words = 1; Kind = 'enum'; Enum = @('json', 'table'); H = 'json (the default: the result as the server sent it) or table (info and the list commands: a row per item, cut to the terminal''s width, for people; --jq filters JSON only). MCPV_OUTPUT=table makes table the default on a terminal, never in a pipe.' }
+            @{ Names = @('--if-declared'); Words = 0; Kind = 'none'; Enum = @(); H = 'A list command of a capability the server does not declare prints the empty list and exits 0 (said on stderr), not exit 3; also MCPV_IF_DECLARED=true, or if_declared: true in the server''s config entry.' }
             @{ Names = @('--version'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print mcpv''s version and exit.' }
         )
         'list-tools' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
             @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
-            @{ Names = @('--if-declared'); Words = 0; Kind = 'none'; Enum = @(); H = 'A server that does not declare the capability has an empty list: print it and exit 0 (noted on stderr), not exit 3.' }
         )
         'call' = @(
             @{ Names = @('--args'); Words = 1; Kind = 'none'; Enum = @(); H = 'Arguments as a JSON object, @FILE or - (stdin); key=value overrides.' }
@@ -143,12 +143,10 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         'list-resources' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
             @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
-            @{ Names = @('--if-declared'); Words = 0; Kind = 'none'; Enum = @(); H = 'A server that does not declare the capability has an empty list: print it and exit 0 (noted on stderr), not exit 3.' }
         )
         'list-resource-templates' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
             @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
-            @{ Names = @('--if-declared'); Words = 0; Kind = 'none'; Enum = @(); H = 'A server that does not declare the capability has an empty list: print it and exit 0 (noted on stderr), not exit 3.' }
         )
         'read' = @(
             @{ Names = @('--text'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print the text of the resource''s text contents, raw, one after another (blob contents are skipped, or their paths printed with --save-dir).' }
@@ -157,7 +155,6 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         'list-prompts' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
             @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
-            @{ Names = @('--if-declared'); Words = 0; Kind = 'none'; Enum = @(); H = 'A server that does not declare the capability has an empty list: print it and exit 0 (noted on stderr), not exit 3.' }
         )
         'get-prompt' = @(
             @{ Names = @('--no-validate'); Words = 0; Kind = 'none'; Enum = @(); H = 'Send the arguments without checking them against the prompt''s declared arguments.' }
@@ -177,12 +174,10 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         'tasks list' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
             @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
-            @{ Names = @('--if-declared'); Words = 0; Kind = 'none'; Enum = @(); H = 'A server that does not declare the capability has an empty list: print it and exit 0 (noted on stderr), not exit 3.' }
         )
         'skills list' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
             @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
-            @{ Names = @('--if-declared'); Words = 0; Kind = 'none'; Enum = @(); H = 'A server that does not declare the capability has an empty list: print it and exit 0 (noted on stderr), not exit 3.' }
         )
         'skills read' = @(
             @{ Names = @('--text'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print the file''s text, raw, instead of the resources/read result.' }
