@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -24,6 +25,9 @@ type cliCase struct {
 	StdoutHas string            `yaml:"stdout_has"`
 	Stderr    *string           `yaml:"stderr"`
 	StderrHas []string          `yaml:"stderr_has"`
+	// Unix: the case's words are those of Unix's errors (connection
+	// refused, no such file or directory); it is not run on Windows.
+	Unix bool `yaml:"unix"`
 }
 
 // The command line's contract where no server answers is a table
@@ -51,6 +55,9 @@ func TestCommandLineContract(t *testing.T) {
 		}
 		seen[c.Name] = true
 		t.Run(c.Name, func(t *testing.T) {
+			if c.Unix && runtime.GOOS == "windows" {
+				t.Skip("Unix's words for the error")
+			}
 			t.Parallel()
 			fill := func(s string) string { return strings.ReplaceAll(s, "${CLOSED}", closed) }
 			args := make([]string, len(c.Args))
