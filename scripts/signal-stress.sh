@@ -66,9 +66,9 @@ leftovers() {
 	for env in /proc/[0-9]*/environ; do
 		pid=${env#/proc/}; pid=${pid%/environ}
 		[ "$pid" = $$ ] && continue
-		if tr '\0' '\n' <"$env" 2>/dev/null | grep -qx "$needle"; then
+		if { tr '\0' '\n' <"$env"; } 2>/dev/null | grep -qx "$needle"; then
 			grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null && continue
-			echo "signal-stress: left behind: $pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" >&2
+			echo "signal-stress: left behind: $pid $({ tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null)" >&2
 			kill -KILL "$pid" 2>/dev/null || true
 			kill -CONT "$pid" 2>/dev/null || true
 			found=$((found + 1))
