@@ -93,6 +93,7 @@ func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 		names = []string{""}
 	}
 	var failed error
+	unaudited := 0
 	for _, name := range names {
 		if ctx.Err() != nil {
 			return context.Cause(ctx) // interrupted: no more servers started
@@ -102,6 +103,7 @@ func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 			if failed == nil {
 				failed = err
 			}
+			unaudited++
 			fmt.Fprintf(out.ios.Err, "mcpv: server %q could not be audited: %s\n", safetext.Line(cmpOr(name, info.Name)), exitcode.Message(err, exitCode(err), "mcpv audit --help"))
 			if len(names) == 1 && len(c.Files) == 0 {
 				return batchFailed{exitCode(err)}
@@ -112,7 +114,7 @@ func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 		servers = append(servers, info)
 	}
 	failOn, _ := audit.ParseSeverity(c.FailOn) // kong holds it to the names
-	r := audit.Report{Servers: servers, Findings: audit.Audit(targets), FailOn: failOn, Version: Version, Took: time.Since(start)}
+	r := audit.Report{Servers: servers, Findings: audit.Audit(targets), FailOn: failOn, Version: Version, Took: time.Since(start), Unaudited: unaudited}
 	if err := c.write(out, dest, r); err != nil {
 		return err
 	}

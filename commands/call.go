@@ -128,7 +128,10 @@ func (c *callCmd) Validate() error {
 			}
 		}
 	}
-	return toolargs.Check(c.Pairs, func(string) ([]byte, error) { return []byte("null"), nil })
+	if err := toolargs.Check(c.Pairs, func(string) ([]byte, error) { return []byte("null"), nil }); err != nil {
+		return forgottenDashes(err, "call", c.Tool, c.Pairs)
+	}
+	return nil
 }
 
 func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {

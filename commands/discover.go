@@ -124,12 +124,16 @@ func (c *discoverCmd) verdict(out *console, found *servercard.Found) error {
 	return nil
 }
 
-// discoverError gives a discovery's failure its exit code: nothing found
-// is 3, a target refused or unreachable 4.
+// discoverError gives a discovery's failure its exit code: a host that
+// answered without a card is 3; a target refused, or one where nothing
+// answered, is 4.
 func discoverError(err error) error {
 	var nf *servercard.NotFoundError
-	if errors.As(err, &nf) {
+	if errors.As(err, &nf) && nf.Answered {
 		return &refusal{nf.Error()}
+	}
+	if nf != nil {
+		return &mcp.TransportError{Op: "discover", Err: nf}
 	}
 	var ae *servercard.AddressError
 	if errors.As(err, &ae) {

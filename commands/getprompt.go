@@ -30,7 +30,7 @@ Examples:
 func (c *getPromptCmd) Validate() error {
 	ms, err := stringargs.Parse(c.Pairs, "prompt arguments")
 	if err != nil {
-		return err
+		return forgottenDashes(err, "get-prompt", c.Name, c.Pairs)
 	}
 	c.members = ms
 	return nil

@@ -97,3 +97,15 @@ func TestStderrSecretCutByTheClip(t *testing.T) {
 		}
 	}
 }
+
+// A server that says why it stops and then prints 48 lines of usage: the
+// error of a quiet command quotes the line that says why, which the last
+// ten lines of stderr leave out, before them.
+func TestStderrCauseBeforeTheUsage(t *testing.T) {
+	t.Parallel()
+	server := []string{"--", "sh", "-c", `echo "Error: unknown option --stdio" >&2; for i in $(seq 48); do echo "  --option-$i   what option $i does" >&2; done; exit 1`}
+	r := mcpv(t, "", args([]string{"--quiet", "ping"}, server)...)
+	if r.code != 4 || !strings.Contains(r.stderr, "Error: unknown option --stdio") || !strings.Contains(r.stderr, "--option-48") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 4 quoting the server's error line and its last line", r.code, r.stderr)
+	}
+}

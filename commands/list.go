@@ -2,8 +2,10 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/mcpv/mcpv/internal/gcstart"
 	"github.com/mcpv/mcpv/internal/table"
@@ -35,7 +37,7 @@ func listChecked(ctx context.Context, s *session, out *console, p pageFlags, req
 		return err
 	}
 	if err := require(client); err != nil {
-		return err
+		return undeclaredList(out, out.flags.IfDeclared || s.settings.IfDeclared, key, err)
 	}
 	pages := mcp.Pages{Cursor: p.Cursor, Max: p.MaxPages}
 	if v, ok := out.streamList(key); ok {
@@ -60,6 +62,28 @@ func listChecked(ctx context.Context, s *session, out *console, p pageFlags, req
 		return err
 	}
 	return out.printList(res, key, next == "")
+}
+
+// undeclaredList is a list of a capability the server did not declare
+// (err): exit 3, or with ifDeclared the empty list in the list's own shape,
+// exit 0, so that a loop over servers under set -e goes on; stderr says so.
+func undeclaredList(out *console, ifDeclared bool, key string, err error) error {
+	var ce *mcp.CapabilityError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	if v := out.env.Getenv("MCPV_IF_DECLARED"); v != "" && !ifDeclared {
+		on, perr := strconv.ParseBool(v)
+		if perr != nil {
+			return usageErrorf("MCPV_IF_DECLARED=%q: want true or false", v)
+		}
+		ifDeclared = on
+	}
+	if !ifDeclared {
+		return err
+	}
+	out.notef("%v; its list is empty (--if-declared)", err)
+	return out.printList(json.RawMessage(`{"`+key+`":[]}`), key, true)
 }
 
 // settlePages is how many pages make a list long: its garbage is then

@@ -22,8 +22,10 @@ import (
 	"github.com/mcpv/mcpv/internal/loadscenario"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/testfile"
+	"github.com/mcpv/mcpv/internal/trust"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -428,7 +430,9 @@ func (c *loadCmd) operations(out *console) ([]load.Op, func(string) ([]byte, err
 // checked as mcpv test reads it) as load's steps; its @FILE stay in its
 // tree. The server is the command line's, as for every load.
 func (c *loadCmd) scenario(out *console, s *session) (string, []load.Step, func(string) ([]byte, error), error) {
-	f, errs := testfile.Read(readOptions(out.env, nil, false), c.Scenario)
+	o := readOptions(out.env, nil, false)
+	o.EnvTrusted = func(path string, data []byte) error { return scenarioTrusted(out.env, path, data) }
+	f, errs := testfile.Read(o, c.Scenario)
 	if len(errs) > 0 {
 		for _, e := range errs {
 			fmt.Fprintf(out.ios.Err, "mcpv: %v\n", e)
@@ -439,6 +443,21 @@ func (c *loadCmd) scenario(out *console, s *session) (string, []load.Step, func(
 	tree := safefile.Tree{Dir: f.Dir}
 	steps, err := loadscenario.Steps(f, tree.Read, exitCode)
 	return f.Name, steps, tree.Read, err
+}
+
+// scenarioTrusted says whether a scenario may name the environment: only
+// once the user has trusted its content ('mcpv trust FILE'), since naming
+// it to load runs none of its commands and so trusts it with nothing (a
+// cloned repository's scenario would send $GITHUB_TOKEN to the server).
+func scenarioTrusted(env connect.Env, path string, data []byte) error {
+	ok, err := env.TrustStore().Trusted(trust.Path(env.Cwd, path), data)
+	switch {
+	case err != nil:
+		return fmt.Errorf("reading the trust store: %w", err)
+	case !ok:
+		return fmt.Errorf("a scenario names the environment only once trusted; review it, then run: mcpv trust %s", shellwords.Quote(safetext.Line(path)))
+	}
+	return nil
 }
 
 // countLogs makes h's sessions count their servers' log messages in logs,

@@ -146,8 +146,6 @@ func TestLoadScenarioMistakes(t *testing.T) {
 		r := mcpv(t, "", args([]string{"load", "--scenario", writeScenario(t, tc.file)}, nowhere)...)
 		r.expect(t, 2, "", "", tc.errHas)
 	}
-	r := mcpv(t, "", args([]string{"load", "ping", "--scenario", "x.yaml"}, nowhere)...)
-	r.expect(t, 2, "", "", "give one of an operation, --mix FILE and --scenario FILE")
 }
 
 // A scenario from a cloned repository reads files only in its own tree,
@@ -184,4 +182,56 @@ steps:
 	if calls := callArguments(t, log); len(calls) != 0 {
 		t.Errorf("the server got %q", calls)
 	}
+}
+
+// A scenario from a cloned repository names the environment only once the
+// user has trusted it: until then a ${VAR} is a mistake naming its line
+// (nothing starts, nothing is sent), and a capture of $ENV gets nothing,
+// so neither puts a token in the arguments the server receives. Once
+// trusted, the same file expands as a test file does.
+func TestLoadScenarioEnvironmentNeedsTrust(t *testing.T) {
+	t.Parallel()
+	const token = "ghp_scenarioSecret1234567890"
+	w, dir := testWorld(t, map[string]string{
+		"named.yaml":    "steps:\n  - ping:\n  - call: x message=${GITHUB_TOKEN}\n",
+		"captured.yaml": "steps:\n  - ping:\n    capture: {t: '$ENV.GITHUB_TOKEN // \"none\"', e: '[env[]] | length'}\n  - call: x message={{t}} n={{e}}\n",
+	})
+	w.setenv("GITHUB_TOKEN", token)
+	tail, log := fakeLogged(t, "plain")
+	run := func(file string) result {
+		return w.mcpv(t, "", args([]string{"load", "--scenario", filepath.Join(dir, file), "-n", "1", "--format", "json", "-q", ".ok"}, tail)...)
+	}
+	r := run("named.yaml")
+	r.expect(t, 2, "", "", "named.yaml:3:11: ${GITHUB_TOKEN}: a scenario names the environment only once trusted; review it, then run: mcpv trust ")
+	r = run("captured.yaml")
+	r.expect(t, 0, "1\n", "", "")
+	calls := callArguments(t, log)
+	if len(calls) != 1 || strings.Contains(calls[0], token) || !strings.Contains(calls[0], `"message":"none"`) || !strings.Contains(calls[0], `"n":"0"`) {
+		t.Errorf("the server got %q; want a call without the token, which $ENV did not show", calls)
+	}
+	if r := w.mcpv(t, "", "trust", filepath.Join(dir, "named.yaml")); r.code != 0 {
+		t.Fatalf("trust: exit %d, %s", r.code, r.stderr)
+	}
+	r = run("named.yaml")
+	r.expect(t, 0, "1\n", "", "")
+	if calls := callArguments(t, log); len(calls) != 2 || !strings.Contains(calls[1], token) {
+		t.Errorf("the server got %q; want the trusted file's token in the second call", calls)
+	}
+}
+
+// A scenario with templates is a test file too: mcpv test runs it once,
+// each template evaluated for a first iteration (.row null, .iteration
+// 0), where it read query~ as an argument's name; a template that fails
+// is a mistake in the file, naming its line, before any server starts.
+func TestScenarioTemplatesUnderTest(t *testing.T) {
+	t.Parallel()
+	w, dir := testWorld(t, map[string]string{
+		"browse.yaml": demoServer + "steps:\n  - call: echo 'message~=.row.q // \"row \\(.iteration)\"'\n    expect: {jq: '.content[0].text == \"row 0\"'}\n" +
+			"  - get-prompt: greet 'name~=\"Ada\"'\n    expect: {jq: '.messages[0].content.text | contains(\"Ada\")'}\n",
+		"broken.yaml": demoServer + "steps:\n  - ping:\n  - call: echo 'message~=error(\"no\")'\n",
+	})
+	r := w.mcpv(t, "", "test", filepath.Join(dir, "browse.yaml"))
+	r.expect(t, 0, "", "PASS 2 passed, 0 failed", "")
+	r = w.mcpv(t, "", "test", filepath.Join(dir, "broken.yaml"))
+	r.expect(t, 2, "", "", "broken.yaml:6:5: argument message: jq: error: no")
 }

@@ -26,6 +26,7 @@ type outputFlags struct {
 	Compact    bool    `short:"c" name:"compact" xor:"layout"`
 	Color      string  `name:"color" enum:"auto,always,never" default:"auto"`
 	Format     string  `short:"o" name:"output-format" enum:",json,table" default:""`
+	IfDeclared bool    `name:"if-declared"`
 
 	filter  *jq.Filter
 	environ []string // what $ENV shows in --jq; set before parsing
@@ -45,6 +46,7 @@ var outputFlagDocs = []connect.FlagDoc{
 	{Name: "pretty", PlaceHolder: "", Help: "Indent the JSON (the default on a terminal)."},
 	{Name: "compact", PlaceHolder: "", Help: "One JSON value per line (the default in pipes)."},
 	{Name: "color", PlaceHolder: "", Help: "Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb)."},
+	{Name: "if-declared", PlaceHolder: "", Help: "A list command of a capability the server does not declare prints the empty list and exits 0 (said on stderr), not exit 3; also MCPV_IF_DECLARED=true, or if_declared: true in the server's config entry."},
 	{Name: "output-format", PlaceHolder: "FORMAT", Help: "json (the default: the result as the server sent it) or table (info and the list commands: a row per item, cut to the terminal's width, for people; --jq filters JSON only). MCPV_OUTPUT=table makes table the default on a terminal, never in a pipe."},
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,6 +67,11 @@ type keeperStart struct {
 	Log      string            `json:"log"`
 	Settings *connect.Settings `json:"settings"`
 }
+
+// keeperStay is the byte session start writes on the keeper's fd 3 once it
+// has the keeper's ready line: the keeper may outlive it. The end of fd 3
+// without it means session start is gone, and the keeper ends.
+const keeperStay = 'k'
 
 // keeperReady is the keeper's one line on its fd 4.
 type keeperReady struct {
@@ -135,7 +141,11 @@ func (c *sessionStartCmd) Run(ctx context.Context, s *session, out *console) err
 	go func() { cmd.Wait(); close(exited) }() // keeper's waiter: ends when the keeper exits
 	start := keeperStart{Name: c.Name, Idle: time.Duration(c.Idle), Target: describeTarget(s.settings), Settings: s.settings, Log: logPath}
 	json.NewEncoder(cfgW).Encode(start)
-	cfgW.Close()
+	// cfgW stays open until the ready line is read: the keeper watches it,
+	// and its end without the acknowledgement (this process gone, by any
+	// signal, even one that cuts stopKeeper's wait) ends the keeper and its
+	// server. A keeper that is to stay is told so with one byte.
+	defer cfgW.Close()
 
 	lines := make(chan keeperReady, 1)
 	go func() { // keeper's ready-line reader: ends with the line, or at the pipe's end
@@ -166,6 +176,10 @@ func (c *sessionStartCmd) Run(ctx context.Context, s *session, out *console) err
 	if r.Info == nil {
 		stopKeeper(cmd, exited) // it has said why; it must not stay
 		return &keeperError{msg: r.Error, code: r.Code}
+	}
+	if _, err := cfgW.Write([]byte{keeperStay}); err != nil {
+		stopKeeper(cmd, exited)
+		return &mcp.TransportError{Op: "start the session keeper", Err: err}
 	}
 	return out.print(mustJSON(r.Info))
 }
@@ -299,11 +313,18 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env, server
 		ready.Close()
 	}
 	var start keeperStart
-	if cfg == nil || ready == nil || json.NewDecoder(cfg).Decode(&start) != nil || start.Settings == nil {
+	if cfg == nil || ready == nil {
 		fmt.Fprintln(ios.Err, "mcpv: the session keeper is started by 'mcpv session start'")
 		return exitcode.Usage
 	}
-	cfg.Close()
+	dec := json.NewDecoder(cfg)
+	if dec.Decode(&start) != nil || start.Settings == nil {
+		fmt.Fprintln(ios.Err, "mcpv: the session keeper is started by 'mcpv session start'")
+		return exitcode.Usage
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go watchStarter(io.MultiReader(dec.Buffered(), cfg), cancel) // starter watcher: ends with fd 3's end or the stay byte
 	log := output.NewLogger(ios.Err)
 	fail := func(err error) int {
 		code := exitCode(err)
@@ -359,6 +380,31 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env, server
 	info.State, info.Idle, info.LastUsed = "ready", start.Idle.String(), info.Started
 	say(keeperReady{Info: &info})
 	why := k.Serve(ctx, ln, start.Idle)
+	if cause := context.Cause(ctx); errors.Is(cause, errStarterGone) {
+		why = cause.Error()
+	}
 	fmt.Fprintf(own, "mcpv: %s\n", why)
 	return exitcode.OK
+}
+
+// errStarterGone ends a keeper whose session start went before it was
+// told to stay.
+var errStarterGone = errors.New("the session start that asked for this session is gone; the session ends")
+
+// watchStarter reads the keeper's fd 3 after the start's settings: the stay
+// byte lets the keeper outlive its starter; the end of the pipe without it
+// (the starter exited, however it was ended) cancels the keeper's context,
+// which ends the session's opening or its serving, and its server.
+func watchStarter(r io.Reader, cancel context.CancelCauseFunc) {
+	b := make([]byte, 1)
+	for {
+		n, err := r.Read(b)
+		if n == 1 && b[0] == keeperStay {
+			return
+		}
+		if err != nil {
+			cancel(errStarterGone)
+			return
+		}
+	}
 }

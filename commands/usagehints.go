@@ -2,11 +2,15 @@ package commands
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/shellwords"
 )
 
 // helpFor is the help a usage mistake points to: the command's own ('mcpv
@@ -129,4 +133,28 @@ func helpWords(words []string, env connect.Env) (text string, ok bool, err error
 		}
 	}
 	return "", true, helpWordError(first, cmds)
+}
+
+// forgottenDashes adds to err, a command's refusal of one of its key=value
+// words, the command line with -- before the first word that has no "=":
+// a server's command written without its -- (mcpv call echo message=hi
+// ./server) reads as the command's arguments.
+func forgottenDashes(err error, command, name string, words []string) error {
+	for i, w := range words {
+		if strings.Contains(w, "=") {
+			continue
+		}
+		if !strings.Contains(err.Error(), strconv.Quote(w)) {
+			return err
+		}
+		line := []string{"mcpv", command, shellwords.Quote(safetext.Line(name))}
+		for j, x := range words {
+			if j == i {
+				line = append(line, "--")
+			}
+			line = append(line, shellwords.Quote(safetext.Line(x)))
+		}
+		return fmt.Errorf("%w; if %s starts the server, put -- before it: %s", err, shellwords.Quote(safetext.Line(w)), strings.Join(line, " "))
+	}
+	return err
 }

@@ -318,6 +318,7 @@ complete -c mcpv -n '__mcpv_in ""' -l pretty -d 'Indent the JSON (the default on
 complete -c mcpv -n '__mcpv_in ""' -s c -l compact -d 'One JSON value per line (the default in pipes).'
 complete -c mcpv -n '__mcpv_in ""' -l color -x -a 'auto always never' -d 'Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb).'
 complete -c mcpv -n '__mcpv_in ""' -s o -l output-format -x -a 'json table' -d 'json (the default: the result as the server sent it) or table (info and the list commands: a row per item, cut to the terminal\'s width, for people; --jq filters JSON only). MCPV_OUTPUT=table makes table the default on a terminal, never in a pipe.'
+complete -c mcpv -n '__mcpv_in ""' -l if-declared -d 'A list command of a capability the server does not declare prints the empty list and exits 0 (said on stderr), not exit 3; also MCPV_IF_DECLARED=true, or if_declared: true in the server\'s config entry.'
 complete -c mcpv -n '__mcpv_in ""' -l version -d 'Print mcpv\'s version and exit.'
 complete -c mcpv -n '__mcpv_in "list-tools"' -l cursor -x -d 'Fetch the one page that starts at this cursor; its nextCursor is kept.'
 complete -c mcpv -n '__mcpv_in "list-tools"' -l max-pages -x -d 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.'

@@ -535,11 +535,12 @@ const markVar = "MCPV_STRESS_MARK"
 func markOf(srv *server) string { return filepath.Dir(srv.pid) }
 
 // leftovers names the processes, zombies aside, whose environment holds
-// markVar=mark, once they have had a moment to go, and kills them: none
-// must be left.
+// markVar=mark, once they have had time to go (a keeper closing its server
+// in order on a loaded machine; the minute is a hang guard, waited out only
+// when one stays), and kills them: none must be left.
 func leftovers(mark string) string {
 	var left []string
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
 		if left = marked(mark); len(left) == 0 || time.Now().After(deadline) {
 			break
 		}
@@ -579,12 +580,14 @@ func (st *stress) sessionStart(t *testing.T, p plan) stressResult {
 	srv := newServer(t, "slow-start=4000,grandchild")
 	mark := markOf(srv)
 	name := "s" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	r := st.start(t, append([]string{"session", "start", name, "--env", markVar + "=" + mark}, srv.args()...)...)
+	// The mark in session start's environment is in its keeper's too, so
+	// that a keeper left behind is found as its server is.
+	r := st.startMarked(t, mark, append([]string{"session", "start", name, "--env", markVar + "=" + mark}, srv.args()...)...)
 	var res stressResult
 	res.took, res.early, res.failure = signalRun(r, p, r.signal, func() bool { return exists(srv.pid) })
 	if res.failure == "" {
 		if left := leftovers(mark); left != "" {
-			res.failure = "the server outlived session start: " + left
+			res.failure = "the keeper or its server outlived session start: " + left
 		} else if code, out, _ := st.mcpv(t, "session", "list", "-r", "-q", ".sessions[].name"); code != 0 || strings.Contains(out, name) {
 			res.failure = fmt.Sprintf("the session stayed: session list exit %d, %q", code, out)
 		}
@@ -598,8 +601,17 @@ func (st *stress) sessionStart(t *testing.T, p plan) stressResult {
 
 // start starts mcpv in the sessions' world, to be waited for.
 func (st *stress) start(t *testing.T, args ...string) *run {
+	return st.startMarked(t, "", args...)
+}
+
+// startMarked starts mcpv as start does, with markVar=mark in its
+// environment when mark is not "".
+func (st *stress) startMarked(t *testing.T, mark string, args ...string) *run {
 	r := &run{cmd: exec.Command(mcpvBin, args...)}
 	r.cmd.Env = st.sessions.env
+	if mark != "" {
+		r.cmd.Env = append(slices.Clone(r.cmd.Env), markVar+"="+mark)
+	}
 	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -704,10 +716,16 @@ func (st *stress) stoppedKeeper(t *testing.T, p plan) stressResult {
 	}()
 	r := st.start(t, "--session", name, "call", "x", "--no-validate", "--args", "@"+st.hugeArgs)
 	stopAt := time.Duration(rand.New(rand.NewPCG(uint64(p.delay), 1)).Int64N(int64(p.delay) + 1))
+	stopped := make(chan struct{})
 	go func() { // ends after stopAt
+		defer close(stopped)
 		time.Sleep(stopAt)
 		syscall.Kill(pid, syscall.SIGSTOP)
 	}()
+	// The keeper is stopped before it is let go on: a run that ended
+	// before stopAt must not leave it stopped, with its server, after the
+	// deferred SIGCONT.
+	defer func() { <-stopped }()
 	// Ended before it handled signals, it had not reached the session.
 	res.took, res.early, res.failure = signalRun(r, p, r.signal, func() bool { return false })
 	if res.failure != "" {

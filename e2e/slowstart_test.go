@@ -114,9 +114,22 @@ func delayedFake(t *testing.T, behaviour string, d time.Duration) []string {
 // answers server/discover so and refuses initialize; without one, a server
 // of the initialize era.
 func slowFakeHTTP(t *testing.T, d time.Duration, discover string) []string {
-	ready := time.Now().Add(d)
+	ready := make(chan struct{})
+	time.AfterFunc(d, func() { close(ready) })
+	return gatedHTTP(t, ready, discover)
+}
+
+// gatedFakeHTTP is slowFakeHTTP of the initialize era, answering once
+// ready is closed.
+func gatedFakeHTTP(t *testing.T, ready <-chan struct{}) []string { return gatedHTTP(t, ready, "") }
+
+func gatedHTTP(t *testing.T, ready <-chan struct{}, discover string) []string {
 	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: discover != "", Post: func(x *mcptest.Exchange) bool {
-		time.Sleep(time.Until(ready))
+		select {
+		case <-ready:
+		case <-x.R.Context().Done(): // the client went: nothing to answer
+			return true
+		}
 		switch {
 		case x.RPCMethod == "tools/call" && discover != "":
 			x.Reply(x.Result(`{"content":[{"type":"text","text":"ok"}],"resultType":"complete"}`))

@@ -93,6 +93,24 @@ type Client struct {
 	lastToken  atomic.Int64        // progress tokens are unique in the session
 	modernCaps json.RawMessage     // the capabilities each modern request declares
 	recall     *recall             // set while a remembered era awaits the server's word (recall.go)
+	// afterFunc starts a request's timeout timers: time.AfterFunc, or a
+	// test's clock, so that what restarts a timeout is shown by events
+	// rather than by a machine's speed.
+	afterFunc func(time.Duration, func()) timer
+}
+
+// timer is what a request does with its timeout timers.
+type timer interface {
+	Reset(time.Duration) bool
+	Stop() bool
+}
+
+// startTimer runs f after d, on the client's clock.
+func (c *Client) startTimer(d time.Duration, f func()) timer {
+	if c.afterFunc != nil {
+		return c.afterFunc(d, f)
+	}
+	return time.AfterFunc(d, f)
 }
 
 // era is what a session speaks, as negotiated. A client's era is set once,
@@ -387,14 +405,14 @@ func (c *Client) send(ctx context.Context, method string, params, token json.Raw
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if d := c.opts.Timeout; d > 0 {
-		idle := time.AfterFunc(d, func() { cancel(&TimeoutError{Method: method, Timeout: d}) })
+		idle := c.startTimer(d, func() { cancel(&TimeoutError{Method: method, Timeout: d}) })
 		defer idle.Stop()
 		if token != nil {
 			defer c.s.WatchProgress(token, func() { idle.Reset(d) })()
 		}
 	}
 	if d := c.opts.MaxTimeout; d > 0 && token != nil {
-		hard := time.AfterFunc(d, func() { cancel(&TimeoutError{Method: method, Timeout: d, Cap: true}) })
+		hard := c.startTimer(d, func() { cancel(&TimeoutError{Method: method, Timeout: d, Cap: true}) })
 		defer hard.Stop()
 	}
 	if c.era().modern {

@@ -692,9 +692,39 @@ func (b *tailBuffer) lines(n int) []string {
 		}
 	}
 	if len(out) > n {
-		out = out[len(out)-n:]
+		out = keepCause(out, n)
 	}
 	return out
+}
+
+// keepCause is the last n of lines, unless none of them reads as an error
+// and an earlier line does (a server that says why it stops, then prints
+// its usage): that line comes first, then how many were left out, then
+// the last lines.
+func keepCause(lines []string, n int) []string {
+	last := lines[len(lines)-n:]
+	if n < 3 || slices.ContainsFunc(last, readsAsError) {
+		return last
+	}
+	for i := len(lines) - n - 1; i >= 0; i-- {
+		if readsAsError(lines[i]) {
+			rest := lines[len(lines)-(n-2):]
+			return append([]string{lines[i], fmt.Sprintf("… (%d lines)", len(lines)-(n-2)-i-1)}, rest...)
+		}
+	}
+	return last
+}
+
+// readsAsError says whether a line of a server's stderr says why it
+// failed, in the words programs use for it.
+func readsAsError(line string) bool {
+	l := strings.ToLower(line)
+	for _, w := range []string{"error", "fatal", "panic", "exception", "traceback", "failed", "cannot", "can't", "unknown option", "unknown flag", "invalid", "not found", "no such", "denied", "refused"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func clip(b []byte, n int) []byte {

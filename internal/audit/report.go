@@ -24,6 +24,10 @@ type Report struct {
 	FailOn   Severity
 	Version  string // mcpv's, for SARIF's tool
 	Took     time.Duration
+	// Unaudited counts the servers that could not be audited (not
+	// started, not trusted): a run with one has not passed, whatever the
+	// others' findings.
+	Unaudited int
 }
 
 // ServerInfo is a server audited: its name, where its surface was read,
@@ -35,7 +39,8 @@ type ServerInfo struct {
 }
 
 // Failed reports whether a finding is at or above FailOn.
-func (r Report) Failed() bool { return Failing(r.Findings, r.FailOn) }
+// A run where a server could not be audited has failed too.
+func (r Report) Failed() bool { return Failing(r.Findings, r.FailOn) || r.Unaudited > 0 }
 
 // Text writes the report for people: each server and its findings, the
 // most severe first, then a line of counts.
@@ -92,6 +97,9 @@ func (r Report) summary() string {
 	s := fmt.Sprintf("%d %s in %d %s", len(r.Findings), plural(len(r.Findings), "finding"), len(r.Servers), plural(len(r.Servers), "server"))
 	if len(parts) > 0 {
 		s += ": " + strings.Join(parts, ", ")
+	}
+	if r.Unaudited > 0 {
+		return s + fmt.Sprintf("; failed: %d %s could not be audited", r.Unaudited, plural(r.Unaudited, "server"))
 	}
 	if r.Failed() {
 		return s + fmt.Sprintf("; failed (--fail-on %s)", r.FailOn)

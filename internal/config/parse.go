@@ -223,6 +223,12 @@ func (f *File) entry(name string, n *yamlnode.Node) (*Server, error) {
 			return nil, err
 		}
 	}
+	if v := n.Get("if_declared"); v != nil {
+		if v.Kind != yamlnode.Bool {
+			return nil, errorAt(v, "server %q: if_declared must be true or false, not %s", name, v.Kind.Noun())
+		}
+		s.IfDeclared = v.JSON == "true"
+	}
 	if n.Get("envFile") != nil {
 		s.Warnings = append(s.Warnings, "envFile is not read; list the variables under env")
 	}

@@ -62,6 +62,9 @@ type Settings struct {
 	Secrets []string
 	// Guard is the config entry's guard for mcpv serve; nil without one.
 	Guard *config.Guard
+	// IfDeclared is the config entry's if_declared: a list command of a
+	// capability the server does not declare prints the empty list.
+	IfDeclared bool
 	// NoExtensions are the extensions the session does not declare
 	// (--no-extension, the entry's extensions: {NAME: false}), by id.
 	NoExtensions []string
@@ -277,7 +280,7 @@ func uniq(list []string) []string {
 
 // mergeEntry takes the server from a config entry.
 func mergeEntry(s *Settings, f Flags, explicit map[string]bool, x *config.Expanded, env Env) {
-	s.Guard = x.Guard
+	s.Guard, s.IfDeclared = x.Guard, x.IfDeclared
 	if x.Timeout > 0 && !explicit["timeout"] {
 		s.Timeout = x.Timeout
 	}

@@ -2,6 +2,7 @@ package loaddata
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -82,4 +83,51 @@ func (t Template) Eval(ctx context.Context, in any) ([]byte, error) {
 		return b, nil
 	}
 	return nil, fmt.Errorf("argument %s: %s %w", t.Key, t.Expr, ErrNoValue)
+}
+
+// argKey is what an argument's key is made of (dotted keys nest).
+func argKey(key string) bool {
+	for i, c := range key {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || i > 0 && (c == '.' || c == '-')) {
+			return false
+		}
+	}
+	return key != ""
+}
+
+// Once is words with each template (key~=EXPR) evaluated for in, once: a
+// call's as key:=JSON, a prompt's (command "get-prompt") as key=TEXT, the
+// string's own text for a string. It is what a command that runs a step
+// once (mcpv test) makes of a load scenario's templates, with the input
+// of a first iteration.
+func Once(ctx context.Context, command string, words []string, in Input) ([]string, error) {
+	out := make([]string, 0, len(words))
+	for _, w := range words {
+		if key, _, ok := strings.Cut(w, Mark); !ok || !argKey(key) {
+			out = append(out, w) // no template: a flag's value, say
+			continue
+		}
+		rest, ts, err := Split([]string{w})
+		if err != nil {
+			return nil, err
+		}
+		if len(ts) == 0 {
+			out = append(out, rest...)
+			continue
+		}
+		v, err := ts[0].Eval(ctx, in.Value())
+		if err != nil {
+			return nil, err
+		}
+		var s string
+		switch {
+		case command != "get-prompt":
+			out = append(out, ts[0].Key+":="+string(v))
+		case json.Unmarshal(v, &s) == nil:
+			out = append(out, ts[0].Key+"="+s)
+		default:
+			out = append(out, ts[0].Key+"="+string(v))
+		}
+	}
+	return out, nil
 }

@@ -36,14 +36,25 @@ type Server struct {
 	Parsed     Card            `json:"-"`
 }
 
-// NotFoundError is a target where no catalog or card was found.
+// NotFoundError is a target where no catalog or card was found. Answered
+// says whether any location gave an HTTP answer: without one, nothing was
+// reached (refused, an unknown name, a redirect loop, silence), which is
+// not the same as a host that has no card.
 type NotFoundError struct {
-	Target string
-	Tried  []string
-	Last   error
+	Target   string
+	Tried    []string
+	Last     error
+	Answered bool
 }
 
 func (e *NotFoundError) Error() string {
+	if !e.Answered {
+		msg := fmt.Sprintf("nothing answered at %s (tried %s)", e.Target, strings.Join(e.Tried, ", "))
+		if e.Last != nil {
+			msg += ": " + e.Last.Error()
+		}
+		return msg
+	}
 	msg := fmt.Sprintf("no catalog or server card found for %s (tried %s)", e.Target, strings.Join(e.Tried, ", "))
 	if e.Last != nil {
 		var se *StatusError
@@ -102,6 +113,7 @@ func (f *Fetcher) Discover(ctx context.Context, target string) (*Found, error) {
 		candidates = []string{start.String(), strings.TrimSuffix(start.String(), "/") + CardSuffix}
 	}
 	var last error
+	answered := false
 	for _, c := range candidates {
 		found.Tried = append(found.Tried, c)
 		body, at, err := f.Get(ctx, c, CardType+", "+CatalogType, f.MaxCatalog)
@@ -109,6 +121,7 @@ func (f *Fetcher) Discover(ctx context.Context, target string) (*Found, error) {
 		if errors.As(err, &ae) || ctx.Err() != nil {
 			return nil, errors.Join(err, context.Cause(ctx))
 		}
+		answered = answered || at != nil
 		if err != nil {
 			last = err
 			continue
@@ -135,7 +148,7 @@ func (f *Fetcher) Discover(ctx context.Context, target string) (*Found, error) {
 		}
 		last = fmt.Errorf("%s: neither a catalog nor a server card", at)
 	}
-	return nil, &NotFoundError{Target: target, Tried: found.Tried, Last: last}
+	return nil, &NotFoundError{Target: target, Tried: found.Tried, Last: last, Answered: answered}
 }
 
 // readCatalog reads the catalog's entries and their cards: those by URL
@@ -198,7 +211,7 @@ func (f *Fetcher) readCatalog(ctx context.Context, found *Found, body []byte, at
 func (s *Server) check() {
 	var ps []Problem
 	s.Parsed, ps = ParseCard(s.Card)
-	s.Problems = append(s.Problems, ps...)
+	s.Problems = append(make([]Problem, 0, len(s.Problems)+len(ps)), append(s.Problems, ps...)...)
 	s.Valid = !Invalid(s.Problems)
 }
 

@@ -46,6 +46,10 @@ type expander struct {
 	folder  string
 	known   map[string]bool
 	secrets *[]string
+	// untrusted, when set, is why the file may not name the environment:
+	// a ${VAR} is refused with it (${workspaceFolder} and ${userHome},
+	// which name no variable, still expand).
+	untrusted error
 }
 
 // expand turns text into a template, or says what is wrong with it.
@@ -79,7 +83,11 @@ func (x *expander) expand(text string) (tmpl, error) {
 			if j < 0 {
 				return nil, fmt.Errorf("unterminated ${ in %q", text)
 			}
-			v, secret, err := config.LookupVar(text[i+2:i+j], x.env, x.folder)
+			ref := text[i+2 : i+j]
+			if x.untrusted != nil && ref != "workspaceFolder" && ref != "userHome" {
+				return nil, fmt.Errorf("${%s}: %v", ref, x.untrusted)
+			}
+			v, secret, err := config.LookupVar(ref, x.env, x.folder)
 			if err != nil {
 				return nil, err
 			}

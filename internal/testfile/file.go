@@ -5,6 +5,7 @@ package testfile
 // before any server starts; each mistake is FILE:LINE:COLUMN: message.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -19,6 +20,7 @@ import (
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/internal/jq"
+	"github.com/mcpv/mcpv/internal/loaddata"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/yamlnode"
 )
@@ -110,6 +112,17 @@ func (s *Step) Fill(caps map[string]json.RawMessage) []string {
 	return words
 }
 
+// RunWords is the step's command line as it runs once (mcpv test): Fill's,
+// with each template of a load scenario (key~=EXPR) evaluated for a first
+// iteration (.iteration 0, .session 0, .row null, .random 0).
+func (s *Step) RunWords(ctx context.Context, caps map[string]json.RawMessage) ([]string, error) {
+	words := s.Fill(caps)
+	if len(words) == 0 {
+		return words, nil
+	}
+	return loaddata.Once(ctx, words[0], words, loaddata.Input{})
+}
+
 // Word is a word of a step's command line: text, or a JSON value
 // (call's --args, request's params) rendered when the step runs.
 type Word struct {
@@ -159,6 +172,12 @@ type Options struct {
 	// Trusted, when set, refuses a file whose content (data) the user has
 	// not trusted (its message says all there is to say).
 	Trusted func(path string, data []byte) error
+	// EnvTrusted, when set, says whether a file may name the environment:
+	// when it returns an error, each ${VAR} of the file is a mistake naming
+	// its line and that error, and jq's $ENV and env show nothing. A
+	// command that does not run the file's server (load --scenario) sets
+	// it: naming such a file runs none of its commands, and is no trust.
+	EnvTrusted func(path string, data []byte) error
 	// Flags are the session flags a server section may give, by name.
 	Flags map[string]Flag
 	// CheckServer checks a server section's words as the command line
@@ -204,6 +223,11 @@ func Read(o *Options, path string) (*File, Errors) {
 	}
 	f := &File{Path: path, Dir: filepath.Dir(o.Path(path)), Name: Stem(path)}
 	x := &expander{env: o.Vars, folder: f.Dir, secrets: &f.Secrets}
+	if o.EnvTrusted != nil {
+		if x.untrusted = o.EnvTrusted(path, data); x.untrusted != nil {
+			p.environ = nil
+		}
+	}
 	var stepsNode *yamlnode.Node
 	p.members(withoutExtensions(root), "the file", fileKeys, func(key string, k, v *yamlnode.Node) {
 		switch key {
@@ -458,7 +482,11 @@ func (p *fileParser) lintOptions(v *yamlnode.Node) []string {
 // checkLine checks a step's command line as it would run: its captures
 // filled with a placeholder, so that a mistake is found now.
 func (p *fileParser) checkLine(st *Step, at *yamlnode.Node, dir string, known map[string]bool, o *Options) {
-	words := st.Fill(placeholderCaps(known))
+	words, err := st.RunWords(context.Background(), placeholderCaps(known))
+	if err != nil {
+		p.errorf(at, "%v", err)
+		return
+	}
 	if slices.Contains(words, "--") {
 		p.errorf(at, "a step cannot name a server: the file's server: has one")
 		return

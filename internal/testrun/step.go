@@ -75,7 +75,12 @@ func (r *Runner) step(ctx context.Context, s Session, stderrOut io.Writer, f *te
 
 // lineStep runs a step's command line and checks what came of it.
 func (r *Runner) lineStep(ctx context.Context, s Session, st *testfile.Step, caps map[string]json.RawMessage, stderr io.Writer, sr *stepReport) {
-	o := s.Run(ctx, st.Fill(caps), caps, stderr)
+	words, err := st.RunWords(ctx, caps)
+	if err != nil { // a template that fails with what a capture holds
+		sr.Failures = append(sr.Failures, testreport.Failure{Kind: "step", Message: err.Error()})
+		return
+	}
+	o := s.Run(ctx, words, caps, stderr)
 	sr.Exit = o.Code
 	if errors.Is(context.Cause(ctx), errOverBudget) {
 		return

@@ -69,6 +69,11 @@ func Trust(store Store, cwd, path string, revoke bool) (map[string]any, error) {
 		if sf, serr := servefile.Read(path, cwd); serr == nil {
 			return trustServeFile(store, abs, sf)
 		}
+		// A test file that mcpv test would not find by its name (a load
+		// scenario, browse.yaml) is trusted as a test file.
+		if isTestFile(abs) {
+			return trustTestFile(store, cwd, path)
+		}
 		var fe *config.FileError
 		if errors.As(err, &fe) {
 			return nil, &clierr.ConfigError{Err: err}
@@ -118,4 +123,15 @@ func trustTestFile(store Store, cwd, path string) (map[string]any, error) {
 		return nil, err
 	}
 	return map[string]any{"file": abs, "sha256": Hash(data), "test": true}, nil
+}
+
+// isTestFile says whether the file at abs reads as a test file: a YAML
+// mapping with steps at its top.
+func isTestFile(abs string) bool {
+	data, err := safefile.Read(abs)
+	if err != nil {
+		return false
+	}
+	root, fe := testfile.ParseYAML(data, "a test file")
+	return fe == nil && root.Get("steps") != nil
 }

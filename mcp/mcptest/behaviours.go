@@ -59,6 +59,9 @@ import (
 //	grandchild    at start, leave a child (sleep 300) in the server's process group
 //	slow-start=MS at start, write "fake: starting up" on stderr and then neither
 //	              read nor write anything for MS milliseconds (a cold npx)
+//	start-gate=PATH at start, write "fake: starting up" on stderr and then neither
+//	              read nor write anything until PATH exists (a start that ends
+//	              when the test says, not after a time a busy machine may miss)
 //	say=VAR       at start (after slow-start's line), write "fake: VAR is $VAR" on stderr
 //	slow=MS       wait MS milliseconds before each answer
 //	busy=N        at start, spin N goroutines for ever (a server starving the CPU)
@@ -134,6 +137,7 @@ type config struct {
 	logFlood    int
 	grandchild  bool
 	slowStart   time.Duration
+	startGate   string
 	say         string
 	slow        time.Duration
 	busy        int
@@ -150,7 +154,7 @@ type config struct {
 
 // withSpec are the behaviours that apply to a spec server: they shape
 // what goes out and how the process lives, not what it answers.
-var withSpec = []string{"", "spec", "app", "junk", "stray-id", "batch", "content-length", "ignore-exit", "grandchild", "stderr-env", "ignore-early", "slow-start", "say", "slow", "busy", "deaf"}
+var withSpec = []string{"", "spec", "app", "junk", "stray-id", "batch", "content-length", "ignore-exit", "grandchild", "stderr-env", "ignore-early", "slow-start", "start-gate", "say", "slow", "busy", "deaf"}
 
 func parseConfig(s string) (config, error) {
 	c := config{pages: 1, t: taskConfig{support: "optional", poll: 50}}
@@ -256,6 +260,8 @@ func parseConfig(s string) (config, error) {
 			} else {
 				c.slowStart = time.Duration(n) * time.Millisecond
 			}
+		case "start-gate":
+			c.startGate = v
 		case "say":
 			c.say = v
 		case "busy":

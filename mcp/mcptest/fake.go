@@ -74,13 +74,19 @@ func RunIfRequested() bool {
 			}
 		}()
 	}
-	if c.slowStart > 0 {
+	if c.slowStart > 0 || c.startGate != "" {
 		fmt.Fprintln(os.Stderr, "fake: starting up")
 	}
 	if c.say != "" {
 		fmt.Fprintf(os.Stderr, "fake: %s is %s\n", c.say, os.Getenv(c.say))
 	}
 	time.Sleep(c.slowStart)
+	for c.startGate != "" {
+		if _, err := os.Stat(c.startGate); err == nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	var log io.Writer = io.Discard
 	if path := os.Getenv(EnvLog); path != "" {
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
