@@ -35,6 +35,7 @@ var detailTopics = map[string]func() string{
 	"check-runs":   func() string { return checkRunsTopic },
 	"mcp-apps":     func() string { return appsTopic },
 	"server-cards": func() string { return serverCardsTopic },
+	"cost-limits":  func() string { return costLimitsTopic },
 }
 
 // helpTopic is the text of the topic called name, if there is one.

@@ -5,7 +5,7 @@
 function __mcpv_subs
     switch "$argv[1]"
         case ''
-            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills app discover request batch test check pin diff audit load session serve mock servers trust auth completions
+            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills app discover request batch test check pin diff audit cost load session serve mock servers trust auth completions
         case 'tasks'
             printf '%s\n' list get result cancel
         case 'skills'
@@ -84,6 +84,9 @@ function __mcpv_takes
                 echo 1
                 return 0
             case 'audit:--format' 'audit:--output' 'audit:--fail-on'
+                echo 1
+                return 0
+            case 'cost:--tokenizer' 'cost:--as' 'cost:--separator'
                 echo 1
                 return 0
             case 'load:--mix' 'load:--scenario' 'load:--concurrency' 'load:--duration' 'load:-d' 'load:--count' 'load:-n' 'load:--rate' 'load:--stage' 'load:--threshold' 'load:--find-max' 'load:--baseline' 'load:--report' 'load:--format' 'load:--data' 'load:--data-order' 'load:--seed' 'load:--grace'
@@ -255,6 +258,7 @@ complete -c mcpv -n '__mcpv_at "" 0' -a check -d 'Check the server against the M
 complete -c mcpv -n '__mcpv_at "" 0' -a pin -d 'Record what a server shows a model in a pin file, check it against the pin, or approve its moves.'
 complete -c mcpv -n '__mcpv_at "" 0' -a diff -d 'Tell how a server\'s surface changed, each change classed breaking, security-relevant or compatible.'
 complete -c mcpv -n '__mcpv_at "" 0' -a audit -d 'Audit what servers show a model for tool poisoning, shadowing and leaks, with local rules.'
+complete -c mcpv -n '__mcpv_at "" 0' -a cost -d 'Count the tokens each tool, prompt and resource template and the instructions cost a model, and the total.'
 complete -c mcpv -n '__mcpv_at "" 0' -a load -d 'Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.'
 complete -c mcpv -n '__mcpv_at "" 0' -a session -d 'Keep a session open in the background for many commands: start, list, stop.'
 complete -c mcpv -n '__mcpv_at "" 0' -a serve -d 'Re-expose servers to MCP clients over stdio or Streamable HTTP, with a guard.'
@@ -414,6 +418,13 @@ complete -c mcpv -n '__mcpv_in "audit"' -l format -x -a 'text json sarif junit' 
 complete -c mcpv -n '__mcpv_in "audit"' -l output -r -F -d 'Write the report to FILE (then the text report goes to stdout).'
 complete -c mcpv -n '__mcpv_in "audit"' -l fail-on -x -a 'critical high medium low info none' -d 'Exit 1 when a finding of this severity or higher is found (none: never).'
 complete -c mcpv -n '__mcpv_at "audit" 0+' -F
+complete -c mcpv -n '__mcpv_in "cost"' -l all -d 'Every server of the config files, each server\'s total and the sum.'
+complete -c mcpv -n '__mcpv_in "cost"' -l tokenizer -x -a 'o200k o200k_base cl100k cl100k_base' -d 'o200k (GPT-4o, GPT-4.1, GPT-5, o-series) or cl100k (GPT-4, GPT-3.5).'
+complete -c mcpv -n '__mcpv_in "cost"' -l as -x -a 'openai anthropic mcp' -d 'A tool as a host sends it: openai ({type: function, function: {name, description, parameters}}), anthropic ({name, description, input_schema}) or mcp (as listed, annotations and _meta too).'
+complete -c mcpv -n '__mcpv_in "cost"' -l gateway -d 'The server is mcpv serve\'s gateway: give each item to the server its name\'s prefix names, with each server\'s total.'
+complete -c mcpv -n '__mcpv_in "cost"' -l separator -x -d 'With --gateway: what stands between a prefix and a name.'
+complete -c mcpv -n '__mcpv_in "cost"' -l summary -d 'Print one line instead of the report.'
+complete -c mcpv -n '__mcpv_at "cost" 0+' -F
 complete -c mcpv -n '__mcpv_in "load"' -l mix -r -F -d 'Run a weighted mix of operations from FILE.'
 complete -c mcpv -n '__mcpv_in "load"' -l scenario -r -F -d 'Run the steps of an mcpv test file in turn.'
 complete -c mcpv -n '__mcpv_in "load"' -l concurrency -x -d 'Run N sessions at once (-c N after load).'

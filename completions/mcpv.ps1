@@ -29,6 +29,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'pin'; H = 'Record what a server shows a model in a pin file, check it against the pin, or approve its moves.' }
             @{ N = 'diff'; H = 'Tell how a server''s surface changed, each change classed breaking, security-relevant or compatible.' }
             @{ N = 'audit'; H = 'Audit what servers show a model for tool poisoning, shadowing and leaks, with local rules.' }
+            @{ N = 'cost'; H = 'Count the tokens each tool, prompt and resource template and the instructions cost a model, and the total.' }
             @{ N = 'load'; H = 'Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.' }
             @{ N = 'session'; H = 'Keep a session open in the background for many commands: start, list, stop.' }
             @{ N = 'serve'; H = 'Re-expose servers to MCP clients over stdio or Streamable HTTP, with a guard.' }
@@ -249,6 +250,14 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--output'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write the report to FILE (then the text report goes to stdout).' }
             @{ Names = @('--fail-on'); Words = 1; Kind = 'enum'; Enum = @('critical', 'high', 'medium', 'low', 'info', 'none'); H = 'Exit 1 when a finding of this severity or higher is found (none: never).' }
         )
+        'cost' = @(
+            @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'Every server of the config files, each server''s total and the sum.' }
+            @{ Names = @('--tokenizer'); Words = 1; Kind = 'enum'; Enum = @('o200k', 'o200k_base', 'cl100k', 'cl100k_base'); H = 'o200k (GPT-4o, GPT-4.1, GPT-5, o-series) or cl100k (GPT-4, GPT-3.5).' }
+            @{ Names = @('--as'); Words = 1; Kind = 'enum'; Enum = @('openai', 'anthropic', 'mcp'); H = 'A tool as a host sends it: openai ({type: function, function: {name, description, parameters}}), anthropic ({name, description, input_schema}) or mcp (as listed, annotations and _meta too).' }
+            @{ Names = @('--gateway'); Words = 0; Kind = 'none'; Enum = @(); H = 'The server is mcpv serve''s gateway: give each item to the server its name''s prefix names, with each server''s total.' }
+            @{ Names = @('--separator'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --gateway: what stands between a prefix and a name.' }
+            @{ Names = @('--summary'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print one line instead of the report.' }
+        )
         'load' = @(
             @{ Names = @('--mix'); Words = 1; Kind = 'file'; Enum = @(); H = 'Run a weighted mix of operations from FILE.' }
             @{ Names = @('--scenario'); Words = 1; Kind = 'file'; Enum = @(); H = 'Run the steps of an mcpv test file in turn.' }
@@ -323,6 +332,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Kind = 'file'; Enum = @(); Repeat = $false }
         )
         'audit' = @(
+            @{ Kind = 'file'; Enum = @(); Repeat = $true }
+        )
+        'cost' = @(
             @{ Kind = 'file'; Enum = @(); Repeat = $true }
         )
         'serve' = @(
