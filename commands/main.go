@@ -523,7 +523,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 			code = er.code
 		}
 	}()
-	r := &invocation{c: new(cli), ios: ios, env: env, servers: servers}
+	r := &invocation{c: new(cli), ios: ios, env: env, servers: servers, jsonErrors: errorsAsJSON(args, env.Getenv)}
 	defer func() {
 		for _, c := range r.closers {
 			c()
@@ -576,7 +576,7 @@ func helpFirst(args []string, ios *output.Streams, env connect.Env, signals <-ch
 					err = nil
 				}
 			}
-			return nil, nil, report(ios, err, "mcpv --help"), true
+			return nil, nil, report(ios, err, "mcpv --help", errorsAsJSON(args, env.Getenv)), true
 		}
 	}
 	if len(args) > 0 && args[0] == "help" {
@@ -597,10 +597,14 @@ type invocation struct {
 
 	scrub  *redact.Scrubber  // stderr's, from the first session on
 	events *connect.EventLog // --events, from the first session that has it
+	// jsonErrors: a failure is told as one JSON object (--errors json).
+	jsonErrors bool
 }
 
 // fail reports err, pointing a usage mistake to the command's help.
-func (r *invocation) fail(err error) int { return report(r.ios, err, helpFor(r.kctx, err, r.c)) }
+func (r *invocation) fail(err error) int {
+	return report(r.ios, err, helpFor(r.kctx, err, r.c), r.jsonErrors)
+}
 
 // parse parses args into r, and on a mistake (or help, or the version
 // written) returns the exit code and false.
@@ -630,7 +634,7 @@ func (r *invocation) parse(args []string, signals <-chan struct{}) (int, bool) {
 		return exitcode.OK, false // --help | head
 	}
 	if err != nil {
-		return report(r.ios, reportFileHint(noCommandHint(flagWordHint(jqFlagHint(usageError(err)), err)), err), helpFor(nil, err, r.c)), false
+		return report(r.ios, reportFileHint(noCommandHint(flagWordHint(jqFlagHint(usageError(err)), err)), err), helpFor(nil, err, r.c), r.jsonErrors), false
 	}
 	r.kctx = kctx
 	return 0, true

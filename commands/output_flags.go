@@ -26,6 +26,7 @@ type outputFlags struct {
 	Compact    bool    `short:"c" name:"compact" xor:"layout"`
 	Color      string  `name:"color" enum:"auto,always,never" default:"auto"`
 	Format     string  `short:"o" name:"output-format" enum:",json,table" default:""`
+	Errors     string  `name:"errors" enum:"text,json" default:"text"`
 
 	filter  *jq.Filter
 	environ []string // what $ENV shows in --jq; set before parsing
@@ -45,6 +46,7 @@ var outputFlagDocs = []connect.FlagDoc{
 	{Name: "pretty", PlaceHolder: "", Help: "Indent the JSON (the default on a terminal)."},
 	{Name: "compact", PlaceHolder: "", Help: "One JSON value per line (the default in pipes)."},
 	{Name: "color", PlaceHolder: "", Help: "Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb)."},
+	{Name: "errors", PlaceHolder: "FORM", Help: "How a failure is told on stderr: text (one line) or json (one object: exit, kind, message, the server's JSON-RPC error, hint; docs/mcpv-error.schema.json). MCPV_ERRORS=json sets it for every run."},
 	{Name: "output-format", PlaceHolder: "FORMAT", Help: "json (the default: the result as the server sent it) or table (info and the list commands: a row per item, cut to the terminal's width, for people; --jq filters JSON only). MCPV_OUTPUT=table makes table the default on a terminal, never in a pipe."},
 }
 
@@ -57,7 +59,7 @@ type jqVar struct {
 
 // SetDefaults gives each flag the default of its tag (see
 // connect.TargetFlags.SetDefaults).
-func (f *outputFlags) SetDefaults() { f.Color, f.Format = "auto", "" }
+func (f *outputFlags) SetDefaults() { f.Color, f.Format, f.Errors = "auto", "", "text" }
 
 // variables are the --jq variables: the inherited ones first, then those
 // of the command line in the order given.

@@ -122,6 +122,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--compact', '-c'); Words = 0; Kind = 'none'; Enum = @(); H = 'One JSON value per line (the default in pipes).' }
             @{ Names = @('--color'); Words = 1; Kind = 'enum'; Enum = @('auto', 'always', 'never'); H = 'Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb).' }
             @{ Names = @('--output-format', '-o'); Words = 1; Kind = 'enum'; Enum = @('json', 'table'); H = 'json (the default: the result as the server sent it) or table (info and the list commands: a row per item, cut to the terminal''s width, for people; --jq filters JSON only). MCPV_OUTPUT=table makes table the default on a terminal, never in a pipe.' }
+            @{ Names = @('--errors'); Words = 1; Kind = 'enum'; Enum = @('text', 'json'); H = 'How a failure is told on stderr: text (one line) or json (one object: exit, kind, message, the server''s JSON-RPC error, hint; docs/mcpv-error.schema.json). MCPV_ERRORS=json sets it for every run.' }
             @{ Names = @('--version'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print mcpv''s version and exit.' }
         )
         'list-tools' = @(
