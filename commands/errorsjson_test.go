@@ -160,7 +160,7 @@ func TestErrorsJSONLoginAndPin(t *testing.T) {
 		code       int
 		kind, hint string
 	}{
-		{[]string{"-u", srv.URL(), "list-tools"}, 5, "login-required", "mcpv auth login"},
+		{[]string{"-u", srv.URL(), "list-tools"}, 5, "login-required", "mcpv auth wait"},
 		{args([]string{"--pin", "pins.json", "call", "add", "a:=1", "b:=2"}, pinned.cmd), 7, "pinned", ""},
 	} {
 		text := w.mcpv(t, "", c.args...)

@@ -510,6 +510,10 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 		waitFor(signals)
 		return runKeeper(ctx, ios, env, servers)
 	}
+	if len(args) == 1 && args[0] == loginKeeperArg {
+		waitFor(signals)
+		return runLoginKeeper(ctx, env)
+	}
 	args, server, code, done := helpFirst(args, ios, env, signals)
 	if done {
 		return code
@@ -683,6 +687,7 @@ func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session,
 	}
 	h := hooks(r.ios, r.env, r.events, r.scrub, &r.closers)
 	h.Groups = r.servers
+	h.HandOff = handOffLogin(settings, r.env)
 	h.ServerStderrShown = true // a one-shot command's server writes on the user's stderr
 	return &session{settings: settings, env: r.env, hooks: h, mask: r.scrub.Mask}, nil
 }

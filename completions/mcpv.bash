@@ -8,7 +8,7 @@ __mcpv_subs() {
     'tasks') subs='list get result cancel' ;;
     'skills') subs='list get read pull' ;;
     'session') subs='start list stop' ;;
-    'auth') subs='login status logout token' ;;
+    'auth') subs='login status logout token wait' ;;
     *) subs= ;;
     esac
 }
@@ -16,7 +16,7 @@ __mcpv_subs() {
 # __mcpv_flags CMD sets flags to the flags of CMD alone; those of its ancestors apply too.
 __mcpv_flags() {
     case $1 in
-    '') flags='--help -h --url -u --server -s --session --session-id --config --pin --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --framing --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --resource --scope --redirect-host --redirect-port --redirect-path --login-timeout --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --no-extension --jq -q --jq-arg --jq-argjson --raw-output -r --exit-status -e --pretty --compact -c --color --output-format -o --errors --version' ;;
+    '') flags='--help -h --url -u --server -s --session --session-id --config --pin --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --framing --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --resource --scope --redirect-host --redirect-port --redirect-path --login-timeout --no-wait --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --no-extension --jq -q --jq-arg --jq-argjson --raw-output -r --exit-status -e --pretty --compact -c --color --output-format -o --errors --version' ;;
     'list-tools') flags='--cursor --max-pages' ;;
     'call') flags='--args --no-coerce --no-validate --validate-output --dry-run --text --save-dir --task --ttl --detach' ;;
     'list-resources') flags='--cursor --max-pages' ;;
@@ -93,6 +93,7 @@ __mcpv_flag() {
         ':--redirect-port') kind='none'; return ;;
         ':--redirect-path') kind='none'; return ;;
         ':--login-timeout') kind='none'; return ;;
+        ':--no-wait') kind='bool'; return ;;
         ':--max-timeout') kind='none'; return ;;
         ':--events') kind='file'; return ;;
         ':--log-level') kind='enum debug info notice warning error critical alert emergency'; return ;;

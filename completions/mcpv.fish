@@ -13,7 +13,7 @@ function __mcpv_subs
         case 'session'
             printf '%s\n' start list stop
         case 'auth'
-            printf '%s\n' login status logout token
+            printf '%s\n' login status logout token wait
     end
 end
 
@@ -304,6 +304,7 @@ complete -c mcpv -n '__mcpv_in ""' -l redirect-host -x -d 'Host of the login\'s 
 complete -c mcpv -n '__mcpv_in ""' -l redirect-port -x -d 'Port of the redirect URI (default: a free one). A port another program holds ends the login (exit 5) rather than moving.'
 complete -c mcpv -n '__mcpv_in ""' -l redirect-path -x -d 'Path of the redirect URI (default /callback).'
 complete -c mcpv -n '__mcpv_in ""' -l login-timeout -x -d 'Give up on a browser login after this long (exit 5); the wait does not count against --connect-timeout. 0 waits until Ctrl-C.'
+complete -c mcpv -n '__mcpv_in ""' -l no-wait -d 'Never wait for a browser login, even at a terminal: exit 5 at once with the sign-in link, which a process of mcpv\'s waits on for --login-timeout (10m when 0); then \'mcpv auth wait\'. Without a terminal this is what mcpv does.'
 complete -c mcpv -n '__mcpv_in ""' -l max-timeout -x -d 'Progress notifications restart --timeout, but a request never runs longer than this; 0 means no cap.'
 complete -c mcpv -n '__mcpv_in ""' -l events -r -F -d 'Write every notification from the server to FILE as NDJSON, with a timestamp.'
 complete -c mcpv -n '__mcpv_in ""' -l log-level -x -a 'debug info notice warning error critical alert emergency' -d 'Ask the server to send log messages at LEVEL and above (logging/setLevel).'
@@ -489,4 +490,5 @@ complete -c mcpv -n '__mcpv_at "auth" 0' -a login -d 'Authorize mcpv at the serv
 complete -c mcpv -n '__mcpv_at "auth" 0' -a status -d 'Show what is stored for the server (never the tokens); exit 5 when nothing usable is.'
 complete -c mcpv -n '__mcpv_at "auth" 0' -a logout -d 'Forget the server\'s stored tokens and client; with --resource or --scope, only the records a command with them would use.'
 complete -c mcpv -n '__mcpv_at "auth" 0' -a token -d 'Print a valid access token for the server, refreshing it if needed.'
+complete -c mcpv -n '__mcpv_at "auth" 0' -a wait -d 'Wait for a login handed off (no terminal, or --no-wait) to complete; exit 5 when it fails or its time passes.'
 complete -c mcpv -n '__mcpv_at "completions" 0' -x -a 'bash zsh fish powershell'

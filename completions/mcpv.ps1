@@ -61,6 +61,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'status'; H = 'Show what is stored for the server (never the tokens); exit 5 when nothing usable is.' }
             @{ N = 'logout'; H = 'Forget the server''s stored tokens and client; with --resource or --scope, only the records a command with them would use.' }
             @{ N = 'token'; H = 'Print a valid access token for the server, refreshing it if needed.' }
+            @{ N = 'wait'; H = 'Wait for a login handed off (no terminal, or --no-wait) to complete; exit 5 when it fails or its time passes.' }
         )
     }
     # Each command's own flags; those of its ancestors apply as well. Words: how many
@@ -104,6 +105,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--redirect-port'); Words = 1; Kind = 'none'; Enum = @(); H = 'Port of the redirect URI (default: a free one). A port another program holds ends the login (exit 5) rather than moving.' }
             @{ Names = @('--redirect-path'); Words = 1; Kind = 'none'; Enum = @(); H = 'Path of the redirect URI (default /callback).' }
             @{ Names = @('--login-timeout'); Words = 1; Kind = 'none'; Enum = @(); H = 'Give up on a browser login after this long (exit 5); the wait does not count against --connect-timeout. 0 waits until Ctrl-C.' }
+            @{ Names = @('--no-wait'); Words = 0; Kind = 'none'; Enum = @(); H = 'Never wait for a browser login, even at a terminal: exit 5 at once with the sign-in link, which a process of mcpv''s waits on for --login-timeout (10m when 0); then ''mcpv auth wait''. Without a terminal this is what mcpv does.' }
             @{ Names = @('--max-timeout'); Words = 1; Kind = 'none'; Enum = @(); H = 'Progress notifications restart --timeout, but a request never runs longer than this; 0 means no cap.' }
             @{ Names = @('--events'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write every notification from the server to FILE as NDJSON, with a timestamp.' }
             @{ Names = @('--log-level'); Words = 1; Kind = 'enum'; Enum = @('debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'); H = 'Ask the server to send log messages at LEVEL and above (logging/setLevel).' }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/oauth"
@@ -26,6 +27,16 @@ type Failure struct {
 	// Details are lines that go with the message (a pin's refusal: what
 	// moved).
 	Details []string `json:"details,omitempty"`
+	// Login is a login handed off: where to sign in and how to finish.
+	Login *Login `json:"login,omitempty"`
+}
+
+// Login is what a program needs to see a handed-off login through.
+type Login struct {
+	URL     string `json:"url"`
+	Wait    string `json:"wait"`
+	Forward string `json:"forward,omitempty"`
+	Expires string `json:"expires,omitempty"`
 }
 
 // Kinds name what failed, finer than the exit code; a program reads
@@ -45,6 +56,10 @@ func Describe(err error, code int, help string) Failure {
 		}
 	}
 	f.Hint = strings.TrimSuffix(strings.TrimLeft(Hint(err), " ;("), ")")
+	var pending *oauth.LoginPendingError
+	if errors.As(err, &pending) {
+		f.Login = &Login{URL: pending.URL, Wait: "mcpv auth wait", Forward: forward(pending.Port), Expires: pending.Expires.UTC().Format(time.RFC3339)}
+	}
 	var confErr *clierr.ConfigError
 	var usage *clierr.UsageError
 	if code == Usage && f.Hint == "" && !errors.As(err, &confErr) && !(errors.As(err, &usage) && usage.Pointed) {
@@ -69,6 +84,7 @@ func kind(err error, code int) string {
 		capErr   *mcp.CapabilityError
 		callErr  *mcp.CallError
 		oauthErr *oauth.Error
+		pending  *oauth.LoginPendingError
 	)
 	switch code {
 	case ToolError:
@@ -95,7 +111,7 @@ func kind(err error, code int) string {
 	case Transport:
 		return "transport"
 	case Auth:
-		if errors.As(err, &oauthErr) && oauthErr.Need == oauth.NeedLogin {
+		if errors.As(err, &oauthErr) && oauthErr.Need == oauth.NeedLogin || errors.As(err, &pending) {
 			return "login-required"
 		}
 		return "auth"
