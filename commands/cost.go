@@ -47,7 +47,7 @@ const costLimitsTopic = `mcpv cost counts tokens with OpenAI's published byte-pa
 
 Anthropic's and Google's tokenizers are not public: a count for their models is an estimate, o200k's count of the same text, and no published count of a fixed text lets mcpv say by how much it is off. Only the provider's own token-counting endpoint counts their models exactly.
 
-A piece of text longer than 64 KiB with no break in it (a run of letters or of punctuation, as no honest description has) is counted 64 KiB at a time, at a cost of at most one token more per cut.`
+A piece of text longer than 64 KiB with no break in it (a run of letters or of punctuation, as no honest description has) is counted 64 KiB at a time, at a cost of at most one token more per cut; such a run costs about a second per megabyte to count, unless it repeats itself.`
 
 func (c *costCmd) Validate() error {
 	if c.Separator == "" {

@@ -122,9 +122,14 @@ func (c *Counter) item(kind string, raw json.RawMessage) (Item, error) {
 	return it, err
 }
 
-// str is the string member key of obj, or "".
+// str is the string member key of obj, or "": as JSON decoders read it,
+// a byte that is not UTF-8 read as U+FFFD.
 func str(obj json.RawMessage, key string) string {
-	s, _ := rawjson.String(rawjson.Member(obj, key))
+	raw := rawjson.Member(obj, key)
+	s, err := rawjson.String(raw)
+	if err != nil {
+		json.Unmarshal(raw, &s)
+	}
 	return s
 }
 

@@ -115,6 +115,7 @@ func (e *Encoding) Count(s string) (int, error) {
 	}
 	n := 0
 	var m merger
+	var seen chunkCounts
 	split(s, e.at, func(piece string) {
 		for len(piece) > 0 {
 			p := piece[:min(len(piece), chunk)]
@@ -123,10 +124,42 @@ func (e *Encoding) Count(s string) (int, error) {
 				n++
 				continue
 			}
-			n += m.count(ranks, p)
+			if len(p) < chunk {
+				n += m.count(ranks, p)
+				continue
+			}
+			k, ok := seen.get(p)
+			if !ok {
+				k = m.count(ranks, p)
+				seen.put(p, k)
+			}
+			n += k
 		}
 	})
 	return n, nil
+}
+
+// chunkCounts remembers the counts of the last whole chunks merged: a
+// hostile description that repeats itself for megabytes costs one merge
+// per chunk it repeats, not one per chunk it has.
+type chunkCounts struct {
+	keys   [8]string
+	counts [8]int
+	next   int
+}
+
+func (c *chunkCounts) get(p string) (int, bool) {
+	for i, k := range c.keys {
+		if len(k) == len(p) && k == p {
+			return c.counts[i], true
+		}
+	}
+	return 0, false
+}
+
+func (c *chunkCounts) put(p string, n int) {
+	c.keys[c.next], c.counts[c.next] = p, n
+	c.next = (c.next + 1) % len(c.keys)
 }
 
 // merger merges a piece's bytes into tokens, the pair whose merge has the
