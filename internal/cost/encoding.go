@@ -1,12 +1,11 @@
 package cost
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -63,33 +62,47 @@ func Get(name string) (*Encoding, error) {
 }
 
 // load reads the vocabulary: a line per token, its bytes in base64 and
-// its rank.
+// its rank. The tokens' bytes are decoded into one string that every key
+// of the map is a part of: two allocations, not one per token.
 func (e *Encoding) load() (map[string]uint32, error) {
 	file := e.Name + ".tiktoken"
 	data, err := assets.Assets.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	ranks := make(map[string]uint32, bytes.Count(data, []byte{'\n'})+1)
-	buf := make([]byte, 0, 256)
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		token, rank, ok := bytes.Cut(sc.Bytes(), []byte{' '})
+	lines := bytes.Count(data, []byte{'\n'}) + 1
+	all := make([]byte, 0, len(data)*3/4)
+	ends := make([]int32, 0, lines)
+	ranks := make([]uint32, 0, lines)
+	for line := range bytes.Lines(data) {
+		token, rank, ok := bytes.Cut(bytes.TrimRight(line, "\r\n"), []byte{' '})
 		if !ok {
 			return nil, fmt.Errorf("%s: a line without a rank", file)
 		}
-		buf = buf[:base64.StdEncoding.DecodedLen(len(token))]
-		n, err := base64.StdEncoding.Decode(buf, token)
+		all = slices.Grow(all, base64.StdEncoding.DecodedLen(len(token)))
+		n, err := base64.StdEncoding.Decode(all[len(all):cap(all)], token)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", file, err)
 		}
-		r, err := strconv.ParseUint(string(rank), 10, 32)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", file, err)
+		all = all[:len(all)+n]
+		r := uint32(0)
+		for _, d := range rank {
+			if d < '0' || d > '9' || r > math.MaxUint32/10 {
+				return nil, fmt.Errorf("%s: rank %q", file, rank)
+			}
+			r = r*10 + uint32(d-'0')
 		}
-		ranks[string(buf[:n])] = uint32(r)
+		ends = append(ends, int32(len(all)))
+		ranks = append(ranks, r)
 	}
-	return ranks, sc.Err()
+	arena := string(all)
+	vocab := make(map[string]uint32, len(ends))
+	start := int32(0)
+	for i, end := range ends {
+		vocab[arena[start:end]] = ranks[i]
+		start = end
+	}
+	return vocab, nil
 }
 
 // Load reads the vocabulary now, so that the first Count does not.

@@ -36,33 +36,62 @@ func valid(s string) string {
 	return string(b)
 }
 
+// ascii is the classes of each ASCII character, a bit each (a constant,
+// so that nothing is built at start-up).
+const ascii = "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x04\x24\x04\x04\x24\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x00\x00\x00\x00\x00\x00\x00\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x00\x00\x00\x00\x00\x00\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x00\x00\x00\x00\x00"
+
+const (
+	letter = 1 << iota
+	number
+	space
+	upper
+	lower
+	newline
+)
+
 func isLetter(c rune) bool {
 	if c < utf8.RuneSelf {
-		return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		return ascii[c]&letter != 0
 	}
 	return unicode.IsLetter(c)
 }
 
 func isNumber(c rune) bool {
 	if c < utf8.RuneSelf {
-		return '0' <= c && c <= '9'
+		return ascii[c]&number != 0
 	}
 	return unicode.IsNumber(c)
 }
 
-func isSpace(c rune) bool   { return unicode.IsSpace(c) }
+func isSpace(c rune) bool {
+	if c < utf8.RuneSelf {
+		return ascii[c]&space != 0
+	}
+	return unicode.IsSpace(c)
+}
+
 func isNewline(c rune) bool { return c == '\r' || c == '\n' }
 
 // isPrefix is [^\r\n\p{L}\p{N}].
-func isPrefix(c rune) bool { return !isNewline(c) && !isLetter(c) && !isNumber(c) }
+func isPrefix(c rune) bool {
+	if c < utf8.RuneSelf {
+		return ascii[c]&(newline|letter|number) == 0
+	}
+	return !isLetter(c) && !isNumber(c)
+}
 
 // isOther is [^\s\p{L}\p{N}].
-func isOther(c rune) bool { return !isSpace(c) && !isLetter(c) && !isNumber(c) }
+func isOther(c rune) bool {
+	if c < utf8.RuneSelf {
+		return ascii[c]&(space|letter|number) == 0
+	}
+	return !isSpace(c) && !isLetter(c) && !isNumber(c)
+}
 
 // isUpperish is [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}].
 func isUpperish(c rune) bool {
 	if c < utf8.RuneSelf {
-		return 'A' <= c && c <= 'Z'
+		return ascii[c]&upper != 0
 	}
 	return unicode.In(c, unicode.Lu, unicode.Lt, unicode.Lm, unicode.Lo, unicode.M)
 }
@@ -70,7 +99,7 @@ func isUpperish(c rune) bool {
 // isLowerish is [\p{Ll}\p{Lm}\p{Lo}\p{M}].
 func isLowerish(c rune) bool {
 	if c < utf8.RuneSelf {
-		return 'a' <= c && c <= 'z'
+		return ascii[c]&lower != 0
 	}
 	return unicode.In(c, unicode.Ll, unicode.Lm, unicode.Lo, unicode.M)
 }
