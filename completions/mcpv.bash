@@ -193,7 +193,7 @@ __mcpv_flag() {
         'pin:--approve') kind='bool'; return ;;
         'pin:--item') kind='none'; return ;;
         'diff:--format') kind='enum text json'; return ;;
-        'diff:--fail-on') kind='enum breaking security any none'; return ;;
+        'diff:--fail-on') kind='none'; return ;;
         'audit:--all') kind='bool'; return ;;
         'audit:--format') kind='enum text json sarif junit'; return ;;
         'audit:--output') kind='file'; return ;;

@@ -414,7 +414,7 @@ complete -c mcpv -n '__mcpv_in "pin"' -l approve -d 'Write the moves of each ser
 complete -c mcpv -n '__mcpv_in "pin"' -l item -x -d 'With --approve: approve only this item\'s move (repeatable): tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, instructions or server.'
 complete -c mcpv -n '__mcpv_at "pin" 0' -F
 complete -c mcpv -n '__mcpv_in "diff"' -l format -x -a 'text json' -d 'text (for people) or json.'
-complete -c mcpv -n '__mcpv_in "diff"' -l fail-on -x -a 'breaking security any none' -d 'Exit 1 when a change of this class or worse is found: breaking, security (and breaking), any, or none.'
+complete -c mcpv -n '__mcpv_in "diff"' -l fail-on -x -d 'Exit 1 when a change of this class or worse is found: breaking, security (and breaking), any, or none; or when the cost in tokens passes a budget: tokens>N (the total), tokens>+N or tokens>+N% (the growth).'
 complete -c mcpv -n '__mcpv_in "audit"' -l all -d 'Every server of the config files (as \'mcpv servers\' lists them), and what they show together (names on two servers, one naming another\'s tools).'
 complete -c mcpv -n '__mcpv_in "audit"' -l format -x -a 'text json sarif junit' -d 'text (for people), json, sarif (SARIF 2.1.0, for code scanning) or junit.'
 complete -c mcpv -n '__mcpv_in "audit"' -l output -r -F -d 'Write the report to FILE (then the text report goes to stdout).'

@@ -245,7 +245,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'diff' = @(
             @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'json'); H = 'text (for people) or json.' }
-            @{ Names = @('--fail-on'); Words = 1; Kind = 'enum'; Enum = @('breaking', 'security', 'any', 'none'); H = 'Exit 1 when a change of this class or worse is found: breaking, security (and breaking), any, or none.' }
+            @{ Names = @('--fail-on'); Words = 1; Kind = 'none'; Enum = @(); H = 'Exit 1 when a change of this class or worse is found: breaking, security (and breaking), any, or none; or when the cost in tokens passes a budget: tokens>N (the total), tokens>+N or tokens>+N% (the growth).' }
         )
         'audit' = @(
             @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'Every server of the config files (as ''mcpv servers'' lists them), and what they show together (names on two servers, one naming another''s tools).' }
