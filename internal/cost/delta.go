@@ -2,6 +2,7 @@ package cost
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -107,4 +108,46 @@ func (b Budget) Exceeded(d Delta) bool {
 		return d.New > 0
 	}
 	return 100*float64(d.New-d.Old)/float64(d.Old) > b.Limit
+}
+
+// Over is a budget a report goes past: the whole surface's (Tool "") or
+// a tool's, or a tool budgeted that the server does not list (Tokens -1).
+type Over struct {
+	Tool   string
+	Limit  int
+	Tokens int
+}
+
+func (o Over) String() string {
+	switch {
+	case o.Tokens < 0:
+		return fmt.Sprintf("tool %q has a budget of %d tokens and the server lists no such tool", o.Tool, o.Limit)
+	case o.Tool == "":
+		return fmt.Sprintf("the surface costs %d tokens, over its budget of %d", o.Tokens, o.Limit)
+	}
+	return fmt.Sprintf("tool %q costs %d tokens, over its budget of %d", o.Tool, o.Tokens, o.Limit)
+}
+
+// OverBudget is each budget r goes past: its total's (max, 0 for none)
+// and each tool's of tools, the tools in the order of their names.
+func OverBudget(r Report, max int, tools map[string]int) []Over {
+	var over []Over
+	if max > 0 && r.Total > max {
+		over = append(over, Over{Limit: max, Tokens: r.Total})
+	}
+	names := make([]string, 0, len(tools))
+	for name := range tools {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		i := slices.IndexFunc(r.Items, func(it Item) bool { return it.Kind == Tool && it.Name == name })
+		switch {
+		case i < 0:
+			over = append(over, Over{Tool: name, Limit: tools[name], Tokens: -1})
+		case r.Items[i].Tokens > tools[name]:
+			over = append(over, Over{Tool: name, Limit: tools[name], Tokens: r.Items[i].Tokens})
+		}
+	}
+	return over
 }
