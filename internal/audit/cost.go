@@ -13,9 +13,10 @@ import (
 const RuleCostlyDescription = "costly-description"
 
 var costlyDescription = Rule{RuleCostlyDescription, Low, "a description out of proportion to the server's others",
-	"Every tool's description goes to the model with every request. A description of " + fmt.Sprint(costlyAlone) + " tokens or more (o200k), or of " + fmt.Sprint(costlyAbove) + " or more and " + fmt.Sprint(costlyTimes) + " times the median of the server's descriptions, costs every conversation that much and often hides a payload in its length; the finding gives the figures. 'mcpv cost' counts every item.",
+	"Every tool's description goes to the model with every request. A description of 4,000 tokens or more (o200k), or of 1,000 or more and ten times the median of the server's descriptions, costs every conversation that much and often hides a payload in its length; the finding gives the figures. 'mcpv cost' counts every item.",
 	"a tool's description of 4,800 tokens where the server's others have 60", []string{"mcpv:cost"}}
 
+// The rule's thresholds, as its Help says them.
 const (
 	costlyAlone = 4000 // a description this long is out of proportion whatever the others
 	costlyAbove = 1000 // and one this long, when it is costlyTimes the median
