@@ -35,7 +35,7 @@ const auditRulesTopic = `Each finding names its rule, its severity (critical, hi
   encoded-instructions, override-instructions, conceal-from-user,
   sensitive-file, side-channel-parameter, send-elsewhere,
   cross-tool-instructions, coercion, call-order-hijack, command-payload,
-  name-collision, secret-in-surface, annotation-mismatch`
+  name-collision, secret-in-surface, annotation-mismatch, costly-description`
 
 func (c *auditCmd) Help() string {
 	return `Reads what servers show a model (names, descriptions, schemas, prompts, resources, instructions) for the signs of tool poisoning, shadowing and leaks, with deterministic rules, locally: nothing is sent anywhere. It audits the server the command line names, every server of the config files (--all), or saved surfaces (FILE: a pin file, a snapshot, a recording), or all of them at once.

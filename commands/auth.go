@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/authrecord"
 	"github.com/mcpv/mcpv/internal/connect"
@@ -17,12 +18,13 @@ type authCmd struct {
 	Status authStatusCmd `cmd:"" help:"Show what is stored for the server (never the tokens); exit 5 when nothing usable is."`
 	Logout authLogoutCmd `cmd:"" help:"Forget the server's stored tokens and client; with --resource or --scope, only the records a command with them would use."`
 	Token  authTokenCmd  `cmd:"" help:"Print a valid access token for the server, refreshing it if needed."`
+	Wait   authWaitCmd   `cmd:"" help:"Wait for a login handed off (no terminal, or --no-wait) to complete; exit 5 when it fails or its time passes."`
 }
 
 func (c *authCmd) Help() string {
 	return `mcpv authorizes itself at HTTP servers that answer 401, following MCP's authorization spec (OAuth 2.1 with PKCE, protected-resource and authorization-server discovery, client ID metadata documents or dynamic registration). Tokens are kept per authorization server and resource in oauth/ under the state directory (on Linux $XDG_STATE_HOME/mcpv, default ~/.local/state/mcpv; on macOS ~/Library/Application Support/mcpv; on Windows %LOCALAPPDATA%\mcpv; 'mcpv help config-files' shows it on this system), readable by you alone, and refreshed before they expire.
 
-Without a terminal (CI), mcpv never starts a browser flow: it uses stored or refreshable tokens and exits 5 otherwise (--auth stored). Log in once interactively, or use --grant client-credentials with --client-id and --client-secret or --client-key.
+Without a terminal, or with --no-wait, a command that needs a login exits 5 at once with a sign-in link that a process of mcpv's waits on; 'mcpv auth wait' returns once the login is complete. In CI use --grant client-credentials.
 
 For an authorization server that needs them: --resource (or none), --scope, --redirect-host, --redirect-port and --redirect-path (a pre-registered redirect URI) and --login-timeout; a token is used only with the --resource and no more --scope than it was got with.
 
@@ -153,3 +155,46 @@ func (c *authTokenCmd) Run(ctx context.Context, s *session, out *console) error 
 type silentAuthError struct{ error }
 
 func (e silentAuthError) Unwrap() error { return e.error }
+
+type authWaitCmd struct{ authSub }
+
+// pendingGrace is how long after a hand-off's end auth wait still waits
+// for its process to say how it ended.
+const pendingGrace = 30 * time.Second
+
+// Run waits for the login handed off for the server: until its process
+// says it is done (the token saved) or failed, or its time passes.
+func (c *authWaitCmd) Run(ctx context.Context, s *session, out *console) error {
+	server, store, _, err := s.storedTokens()
+	if err != nil {
+		return err
+	}
+	for {
+		p, err := store.LoadPending(server)
+		if err != nil {
+			return err
+		}
+		switch {
+		case p == nil:
+			return &oauth.Error{Step: oauth.StepAuthorization, Need: oauth.NeedLogin, Description: "no login is waited for at " + redact.URL(server)}
+		case p.Done:
+			_, _, recs, err := s.storedTokens()
+			if err != nil {
+				return err
+			}
+			if len(recs) == 0 {
+				return errNotLoggedIn
+			}
+			return out.print(mustJSON(authrecord.Describe(recs[0], s.settings.Auth.Want())))
+		case p.Error != "":
+			return &oauth.Error{Step: oauth.StepAuthorization, Description: p.Error}
+		case time.Now().After(p.Expires.Add(pendingGrace)):
+			return &oauth.Error{Step: oauth.StepAuthorization, Description: "the login was not completed by " + p.Expires.UTC().Format("15:04:05 UTC")}
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

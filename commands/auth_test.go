@@ -49,6 +49,7 @@ func authWorldWith(t *testing.T, w *world, opts *sdk.StreamableHTTPOptions) (srv
 	srv = oauthtest.New(t, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, opts))
 	srv.Scopes = []string{"mcp:tools"}
 	w.setenv("XDG_STATE_HOME", t.TempDir())
+	stopLoginKeepers(t, w)
 	opened = filepath.Join(t.TempDir(), "opened")
 	if runtime.GOOS == "windows" { // $BROWSER is the browser's path there
 		w.setenv("MCPV_TEST_BROWSER", opened)
@@ -84,9 +85,10 @@ func TestOAuthCodeFlowAndStoredTokens(t *testing.T) {
 		return r
 	}
 
-	// Without a terminal nothing is stored yet: exit 5 at once, no browser.
+	// Without a terminal nothing is stored yet: exit 5 at once, no browser,
+	// the sign-in link handed to a process that waits for it.
 	r := run("", "-u", url, "list-tools")
-	if r.code != 5 || !strings.Contains(r.stderr, "mcpv auth login") {
+	if r.code != 5 || !strings.Contains(r.stderr, "mcpv auth wait") {
 		t.Fatalf("non-interactive: exit %d, stderr %q", r.code, r.stderr)
 	}
 	if _, err := os.Stat(opened); err == nil {

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/cost"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/pin"
 	"github.com/mcpv/mcpv/internal/safefile"
@@ -18,7 +20,22 @@ type diffCmd struct {
 	Old    string `arg:"" placeholder:"OLD" help:"The surface before: a pin file, an mcpv test snapshot or a recording (mcpv serve --record)."`
 	New    string `arg:"" optional:"" placeholder:"NEW" help:"The surface after, as OLD; without it, the server the command line names, as it is now."`
 	Format string `name:"format" enum:"text,json" default:"text" help:"text (for people) or json."`
-	FailOn string `name:"fail-on" enum:"breaking,security,any,none" default:"any" help:"Exit 1 when a change of this class or worse is found: breaking, security (and breaking), any, or none."`
+	FailOn string `name:"fail-on" default:"any" help:"Exit 1 when a change of this class or worse is found: breaking, security (and breaking), any, or none; or when the cost in tokens passes a budget: tokens>N (the total), tokens>+N or tokens>+N% (the growth)."`
+
+	budget *cost.Budget
+}
+
+func (c *diffCmd) Validate() error {
+	b, ok, err := cost.ParseBudget(c.FailOn)
+	switch {
+	case err != nil:
+		return usageErrorf("--fail-on %v", err)
+	case ok:
+		c.budget = &b
+	case !slices.Contains([]string{"breaking", "security", "any", "none"}, c.FailOn):
+		return usageErrorf("--fail-on %q: want breaking, security, any, none or a budget such as tokens>+10%%", c.FailOn)
+	}
+	return nil
 }
 
 func (c *diffCmd) noServer()       {}
@@ -74,12 +91,19 @@ func (c *diffCmd) Run(ctx context.Context, out *console, t *targets) error {
 		return err
 	}
 	changes := surface.CompareServers(old.s, new.s)
+	tokens, err := costDelta(old.s, new.s)
+	if err != nil {
+		return err
+	}
 	failOn, failed := c.failing(changes)
+	if c.budget != nil {
+		failed = c.budget.Exceeded(tokens)
+	}
 	switch c.Format {
 	case "json":
-		err = c.writeJSON(out, old, new, changes, failed)
+		err = c.writeJSON(out, old, new, changes, tokens, failed)
 	default:
-		err = c.writeText(out, changes, failOn, failed)
+		err = c.writeText(out, changes, tokens, failOn, failed)
 	}
 	if err != nil {
 		return err
@@ -93,7 +117,7 @@ func (c *diffCmd) Run(ctx context.Context, out *console, t *targets) error {
 // failing is the class --fail-on names, and whether a change is of it or
 // worse.
 func (c *diffCmd) failing(changes []surface.Change) (surface.Class, bool) {
-	if c.FailOn == "none" {
+	if c.FailOn == "none" || c.budget != nil {
 		return surface.ClassBreaking + 1, false
 	}
 	failOn := surface.ClassCompatible
@@ -151,7 +175,7 @@ func (c *diffCmd) liveSide(ctx context.Context, t *targets) (diffSide, error) {
 
 // writeText writes the changes for people: a line each with its class,
 // the texts of a text that changed under it, then a line of counts.
-func (c *diffCmd) writeText(out *console, changes []surface.Change, failOn surface.Class, failed bool) error {
+func (c *diffCmd) writeText(out *console, changes []surface.Change, tokens cost.Delta, failOn surface.Class, failed bool) error {
 	b := bufio.NewWriter(out.ios.Out)
 	color := output.UseColor(out.flags.Color, out.ios.OutTTY && !out.ios.NoANSI, out.env.Getenv)
 	paint := map[surface.Class]string{surface.ClassBreaking: "31", surface.ClassSecurity: "33", surface.ClassCompatible: "2"}
@@ -169,6 +193,12 @@ func (c *diffCmd) writeText(out *console, changes []surface.Change, failOn surfa
 			fmt.Fprintf(b, "%11s%s\n", "", l)
 		}
 	}
+	for _, it := range tokens.Items {
+		fmt.Fprintf(b, "%-10s %s %s: %d -> %d\n", "tokens", it.Kind, safetext.Line(it.Name), it.Old, it.New)
+	}
+	if tokens.Old != tokens.New {
+		fmt.Fprintf(b, "%-10s total: %d -> %d (%s, %s)\n", "tokens", tokens.Old, tokens.New, tokens.Change(), tokens.Tokenizer)
+	}
 	summary := "no changes"
 	if len(changes) > 0 {
 		summary = fmt.Sprintf("%d %s: %d breaking, %d security, %d compatible", len(changes), plural(len(changes), "change", "changes"),
@@ -185,10 +215,29 @@ func (c *diffCmd) writeText(out *console, changes []surface.Change, failOn surfa
 	return b.Flush()
 }
 
+// costDelta is how the cost of the surface moved, in o200k tokens of the
+// openai form (mcpv cost's defaults).
+func costDelta(old, new surface.Server) (cost.Delta, error) {
+	o200k, err := cost.Get("o200k")
+	if err != nil {
+		return cost.Delta{}, err
+	}
+	counter := &cost.Counter{Encoding: o200k, As: "openai"}
+	before, err := counter.Server("", old)
+	if err != nil {
+		return cost.Delta{}, err
+	}
+	after, err := counter.Server("", new)
+	if err != nil {
+		return cost.Delta{}, err
+	}
+	return cost.Compare(o200k.Name, counter.As, before, after), nil
+}
+
 // diffJSONVersion is the version of diff's JSON output.
 const diffJSONVersion = 1
 
-func (c *diffCmd) writeJSON(out *console, old, new diffSide, changes []surface.Change, failed bool) error {
+func (c *diffCmd) writeJSON(out *console, old, new diffSide, changes []surface.Change, tokens cost.Delta, failed bool) error {
 	counts := map[string]int{"breaking": 0, "security": 0, "compatible": 0}
 	list := []surfaceChange{}
 	for _, ch := range changes {
@@ -208,5 +257,6 @@ func (c *diffCmd) writeJSON(out *console, old, new diffSide, changes []surface.C
 		"failed":   failed,
 		"counts":   counts,
 		"changes":  list,
+		"tokens":   tokens,
 	}))
 }

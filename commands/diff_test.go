@@ -49,6 +49,12 @@ func TestDiffCommand(t *testing.T) {
 			"passed (--fail-on security)"}},
 		{"compatible changes fail --fail-on any", []string{"diff", "v1.json"}, true, 1, []string{"2 changes: 0 breaking, 0 security, 2 compatible"}},
 		{"--fail-on none", []string{"diff", "v1.json", "v2.json", "--fail-on", "none"}, false, 0, []string{"breaking"}},
+		// The cost moves too: each item's tokens and the total's change,
+		// and a budget decides the exit in place of the classes.
+		{"tokens", []string{"diff", "v1.json", "v2.json", "--fail-on", "tokens>+10%"}, false, 1, []string{
+			"tokens     tool add: ", "tokens     tool clock: ", " -> 0\n", "tokens     total: ", "o200k_base)", "failed (--fail-on tokens>+10%)"}},
+		{"a budget the growth stays within", []string{"diff", "v1.json", "v2.json", "--fail-on", "tokens>+1000%"}, false, 0, []string{"passed (--fail-on tokens>+1000%)"}},
+		{"a budget on the total", []string{"diff", "v1.json", "v2.json", "--fail-on", "tokens>100000"}, false, 0, []string{"passed (--fail-on tokens>100000)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/exitcode"
@@ -74,8 +75,17 @@ func hint(err error) string { return exitcode.Hint(err) }
 // pin's refusal and its diff).
 type detailed interface{ Details() []string }
 
-func report(ios *output.Streams, err error, help string) int {
+func report(ios *output.Streams, err error, help string, asJSON bool) int {
 	code := exitCode(err)
+	if asJSON && err != nil && code != exitcode.OK {
+		f := exitcode.Describe(err, code, help)
+		var d detailed
+		if errors.As(err, &d) {
+			f.Details = d.Details()
+		}
+		ios.Err.Write(f.JSON())
+		return code
+	}
 	if err != nil && !silent(err) {
 		// Made safe here, once, whatever the error quotes (a server's
 		// words, a config file's), its lines kept.
@@ -88,4 +98,22 @@ func report(ios *output.Streams, err error, help string) int {
 		}
 	}
 	return code
+}
+
+// errorsAsJSON says whether failures are told as JSON (--errors json, or
+// MCPV_ERRORS=json): read from the words before they are parsed, so that
+// a command line that does not parse is told so in the form asked for.
+func errorsAsJSON(args []string, getenv func(string) string) bool {
+	form := getenv("MCPV_ERRORS")
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return form == "json"
+		case a == "--errors" && i+1 < len(args):
+			form = args[i+1]
+		case strings.HasPrefix(a, "--errors="):
+			form = strings.TrimPrefix(a, "--errors=")
+		}
+	}
+	return form == "json"
 }

@@ -18,7 +18,7 @@ import (
 // gh's help does: what users look up most, each taken from where the code
 // keeps it (the grammar's global flags, the exit codes of the manual,
 // internal/envdoc, the config lookup of this very run).
-var helpTopics = []string{"flags", "exit-codes", "environment", "config-files"}
+var helpTopics = []string{"flags", "exit-codes", "environment", "config-files", "agent"}
 
 // detailTopics are what a command's help leaves to a topic of its own, so
 // that the help keeps to a screen: each kept beside its command, which
@@ -35,6 +35,7 @@ var detailTopics = map[string]func() string{
 	"check-runs":   func() string { return checkRunsTopic },
 	"mcp-apps":     func() string { return appsTopic },
 	"server-cards": func() string { return serverCardsTopic },
+	"cost-limits":  func() string { return costLimitsTopic },
 }
 
 // helpTopic is the text of the topic called name, if there is one.
@@ -52,6 +53,11 @@ func helpTopic(name string, env connect.Env) (string, bool, error) {
 		text = environmentHelp()
 	case "config-files":
 		text = configFilesHelp(env)
+	case "agent":
+		var err error
+		if text, err = agentSkill(); err != nil {
+			return "", true, err
+		}
 	default:
 		detail, ok := detailTopics[name]
 		if !ok {

@@ -135,7 +135,7 @@ func TestLoadScenarioMistakes(t *testing.T) {
 	t.Parallel()
 	nowhere := []string{"--", "/nonexistent/server"}
 	for _, tc := range []struct{ file, errHas string }{
-		{"steps:\n  - snapshot: s.json\n", "snapshot and lint steps are mcpv test's"},
+		{"steps:\n  - snapshot: s.json\n", "snapshot, lint and cost steps are mcpv test's"},
 		{"steps:\n  - call: x -q .content\n", "-q: a scenario's step takes no options"},
 		{"steps:\n  - info:\n", `unknown operation "info"`},
 		{"steps:\n  - ping:\n    think: soon\n", "scenario.yaml:3:12: think:"},

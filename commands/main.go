@@ -162,6 +162,7 @@ type commandSet struct {
 	Pin                   pinCmd
 	Diff                  diffCmd
 	Audit                 auditCmd
+	Cost                  costCmd
 	Session               sessionCmd
 	Serve                 serveCmd
 	Mock                  mockCmd
@@ -208,6 +209,7 @@ func (s *commandSet) commands() []command {
 		{"pin", groupTrust, "Pin a server's surface; check it, approve moves", "Record what a server shows a model in a pin file, check it against the pin, or approve its moves.", &s.Pin},
 		{"diff", groupTrust, "Tell how a surface changed: breaking, security", "Tell how a server's surface changed, each change classed breaking, security-relevant or compatible.", &s.Diff},
 		{"audit", groupTrust, "Audit servers for tool poisoning, offline", "Audit what servers show a model for tool poisoning, shadowing and leaks, with local rules.", &s.Audit},
+		{"cost", groupTrust, "Count the tokens a server's surface costs a model", "Count the tokens each tool, prompt and resource template and the instructions cost a model, and the total.", &s.Cost},
 		{"load", groupTest, "Put load on a server; percentiles, thresholds", "Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.", &s.Load},
 		{"session", groupSessions, "Keep a session open for many commands", "Keep a session open in the background for many commands: start, list, stop.", &s.Session},
 		{"serve", groupSessions, "Re-expose a server to MCP clients, with a guard", "Re-expose servers to MCP clients over stdio or Streamable HTTP, with a guard.", &s.Serve},
@@ -508,6 +510,10 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 		waitFor(signals)
 		return runKeeper(ctx, ios, env, servers)
 	}
+	if len(args) == 1 && args[0] == loginKeeperArg {
+		waitFor(signals)
+		return runLoginKeeper(ctx, env)
+	}
 	args, server, code, done := helpFirst(args, ios, env, signals)
 	if done {
 		return code
@@ -521,7 +527,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 			code = er.code
 		}
 	}()
-	r := &invocation{c: new(cli), ios: ios, env: env, servers: servers}
+	r := &invocation{c: new(cli), ios: ios, env: env, servers: servers, jsonErrors: errorsAsJSON(args, env.Getenv)}
 	defer func() {
 		for _, c := range r.closers {
 			c()
@@ -574,7 +580,7 @@ func helpFirst(args []string, ios *output.Streams, env connect.Env, signals <-ch
 					err = nil
 				}
 			}
-			return nil, nil, report(ios, err, "mcpv --help"), true
+			return nil, nil, report(ios, err, "mcpv --help", errorsAsJSON(args, env.Getenv)), true
 		}
 	}
 	if len(args) > 0 && args[0] == "help" {
@@ -595,10 +601,14 @@ type invocation struct {
 
 	scrub  *redact.Scrubber  // stderr's, from the first session on
 	events *connect.EventLog // --events, from the first session that has it
+	// jsonErrors: a failure is told as one JSON object (--errors json).
+	jsonErrors bool
 }
 
 // fail reports err, pointing a usage mistake to the command's help.
-func (r *invocation) fail(err error) int { return report(r.ios, err, helpFor(r.kctx, err, r.c)) }
+func (r *invocation) fail(err error) int {
+	return report(r.ios, err, helpFor(r.kctx, err, r.c), r.jsonErrors)
+}
 
 // parse parses args into r, and on a mistake (or help, or the version
 // written) returns the exit code and false.
@@ -628,7 +638,7 @@ func (r *invocation) parse(args []string, signals <-chan struct{}) (int, bool) {
 		return exitcode.OK, false // --help | head
 	}
 	if err != nil {
-		return report(r.ios, reportFileHint(noCommandHint(flagWordHint(jqFlagHint(usageError(err)), err)), err), helpFor(nil, err, r.c)), false
+		return report(r.ios, reportFileHint(noCommandHint(flagWordHint(jqFlagHint(usageError(err)), err)), err), helpFor(nil, err, r.c), r.jsonErrors), false
 	}
 	r.kctx = kctx
 	return 0, true
@@ -677,6 +687,7 @@ func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session,
 	}
 	h := hooks(r.ios, r.env, r.events, r.scrub, &r.closers)
 	h.Groups = r.servers
+	h.HandOff = handOffLogin(settings, r.env)
 	h.ServerStderrShown = true // a one-shot command's server writes on the user's stderr
 	return &session{settings: settings, env: r.env, hooks: h, mask: r.scrub.Mask}, nil
 }

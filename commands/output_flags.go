@@ -27,6 +27,7 @@ type outputFlags struct {
 	Color      string  `name:"color" enum:"auto,always,never" default:"auto"`
 	Format     string  `short:"o" name:"output-format" enum:",json,table" default:""`
 	IfDeclared bool    `name:"if-declared"`
+	Errors     string  `name:"errors" enum:"text,json" default:"text"`
 
 	filter  *jq.Filter
 	environ []string // what $ENV shows in --jq; set before parsing
@@ -47,6 +48,7 @@ var outputFlagDocs = []connect.FlagDoc{
 	{Name: "compact", PlaceHolder: "", Help: "One JSON value per line (the default in pipes)."},
 	{Name: "color", PlaceHolder: "", Help: "Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb)."},
 	{Name: "if-declared", PlaceHolder: "", Help: "A list command of a capability the server does not declare prints the empty list and exits 0 (said on stderr), not exit 3; also MCPV_IF_DECLARED=true, or if_declared: true in the server's config entry."},
+	{Name: "errors", PlaceHolder: "FORM", Help: "How a failure is told on stderr: text (one line) or json (one object: exit, kind, message, the server's JSON-RPC error, hint; docs/mcpv-error.schema.json). MCPV_ERRORS=json sets it for every run."},
 	{Name: "output-format", PlaceHolder: "FORMAT", Help: "json (the default: the result as the server sent it) or table (info and the list commands: a row per item, cut to the terminal's width, for people; --jq filters JSON only). MCPV_OUTPUT=table makes table the default on a terminal, never in a pipe."},
 }
 
@@ -59,7 +61,7 @@ type jqVar struct {
 
 // SetDefaults gives each flag the default of its tag (see
 // connect.TargetFlags.SetDefaults).
-func (f *outputFlags) SetDefaults() { f.Color, f.Format = "auto", "" }
+func (f *outputFlags) SetDefaults() { f.Color, f.Format, f.Errors = "auto", "", "text" }
 
 // variables are the --jq variables: the inherited ones first, then those
 // of the command line in the order given.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"github.com/mcpv/mcpv/internal/columns"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -80,8 +81,8 @@ func writeOverview(w io.Writer, cmds []command) error {
 		b.WriteString("  $ " + e + "\n")
 	}
 	b.WriteString("\n" + exitCodesBrief + "\n")
-	phrases := []string{"More help:", "mcpv help <command>", "(or mcpv <command> --help);", "mcpv help flags;",
-		"mcpv help " + strings.Join(helpTopics[1:], "|") + ";", "the manual:", "mcpv help --man;", "the guides:", "https://github.com/mcpv/mcpv/tree/main/docs/guide"}
+	phrases := []string{"More help:", "mcpv help " + strings.Join(append(slices.Clone(helpTopics), "<command>"), "|") + ";",
+		"mcpv help --man;", "the guides:", "https://github.com/mcpv/mcpv/tree/main/docs/guide"}
 	b.WriteString("\n" + wrap(helpWidth, phrases...))
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -18,7 +18,7 @@ import (
 // runKeeperIfRequested makes this test binary a session keeper, as
 // 'mcpv session start' starts mcpv itself: the tests' sessions are real.
 func runKeeperIfRequested() bool {
-	if len(os.Args) != 2 || os.Args[1] != keeperArg {
+	if len(os.Args) != 2 || os.Args[1] != keeperArg && os.Args[1] != loginKeeperArg {
 		return false
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)

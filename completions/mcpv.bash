@@ -4,11 +4,11 @@
 # __mcpv_subs CMD sets subs to the subcommands of CMD ("" for mcpv itself, "tasks", ...).
 __mcpv_subs() {
     case $1 in
-    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills app discover request batch test check pin diff audit load session serve mock servers trust auth completions' ;;
+    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills app discover request batch test check pin diff audit cost load session serve mock servers trust auth completions' ;;
     'tasks') subs='list get result cancel' ;;
     'skills') subs='list get read pull' ;;
     'session') subs='start list stop' ;;
-    'auth') subs='login status logout token' ;;
+    'auth') subs='login status logout token wait' ;;
     *) subs= ;;
     esac
 }
@@ -16,7 +16,7 @@ __mcpv_subs() {
 # __mcpv_flags CMD sets flags to the flags of CMD alone; those of its ancestors apply too.
 __mcpv_flags() {
     case $1 in
-    '') flags='--help -h --url -u --server -s --session --session-id --config --pin --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --framing --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --resource --scope --redirect-host --redirect-port --redirect-path --login-timeout --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --no-extension --jq -q --jq-arg --jq-argjson --raw-output -r --exit-status -e --pretty --compact -c --color --output-format -o --if-declared --version' ;;
+    '') flags='--help -h --url -u --server -s --session --session-id --config --pin --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --framing --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --resource --scope --redirect-host --redirect-port --redirect-path --login-timeout --no-wait --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --no-extension --jq -q --jq-arg --jq-argjson --raw-output -r --exit-status -e --pretty --compact -c --color --output-format -o --if-declared --errors --version' ;;
     'list-tools') flags='--cursor --max-pages' ;;
     'call') flags='--args --no-coerce --no-validate --validate-output --dry-run --text --save-dir --task --ttl --detach' ;;
     'list-resources') flags='--cursor --max-pages' ;;
@@ -38,6 +38,7 @@ __mcpv_flags() {
     'pin') flags='--all --check --approve --item' ;;
     'diff') flags='--format --fail-on' ;;
     'audit') flags='--all --format --output --fail-on' ;;
+    'cost') flags='--all --tokenizer --as --gateway --separator --summary' ;;
     'load') flags='--mix --scenario --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --find-max --baseline --report --format --data --data-order --seed --grace' ;;
     'session start') flags='--idle' ;;
     'session stop') flags='--all' ;;
@@ -92,6 +93,7 @@ __mcpv_flag() {
         ':--redirect-port') kind='none'; return ;;
         ':--redirect-path') kind='none'; return ;;
         ':--login-timeout') kind='none'; return ;;
+        ':--no-wait') kind='bool'; return ;;
         ':--max-timeout') kind='none'; return ;;
         ':--events') kind='file'; return ;;
         ':--log-level') kind='enum debug info notice warning error critical alert emergency'; return ;;
@@ -111,6 +113,7 @@ __mcpv_flag() {
         ':--color') kind='enum auto always never'; return ;;
         ':--output-format'|':-o') kind='enum json table'; return ;;
         ':--if-declared') kind='bool'; return ;;
+        ':--errors') kind='enum text json'; return ;;
         ':--version') kind='bool'; return ;;
         'list-tools:--cursor') kind='none'; return ;;
         'list-tools:--max-pages') kind='none'; return ;;
@@ -191,11 +194,17 @@ __mcpv_flag() {
         'pin:--approve') kind='bool'; return ;;
         'pin:--item') kind='none'; return ;;
         'diff:--format') kind='enum text json'; return ;;
-        'diff:--fail-on') kind='enum breaking security any none'; return ;;
+        'diff:--fail-on') kind='none'; return ;;
         'audit:--all') kind='bool'; return ;;
         'audit:--format') kind='enum text json sarif junit'; return ;;
         'audit:--output') kind='file'; return ;;
         'audit:--fail-on') kind='enum critical high medium low info none'; return ;;
+        'cost:--all') kind='bool'; return ;;
+        'cost:--tokenizer') kind='enum o200k o200k_base cl100k cl100k_base'; return ;;
+        'cost:--as') kind='enum openai anthropic mcp'; return ;;
+        'cost:--gateway') kind='bool'; return ;;
+        'cost:--separator') kind='none'; return ;;
+        'cost:--summary') kind='bool'; return ;;
         'load:--mix') kind='file'; return ;;
         'load:--scenario') kind='file'; return ;;
         'load:--concurrency') kind='none'; return ;;
@@ -260,6 +269,7 @@ __mcpv_arg() {
     'test:'*) kind='file' ;;
     'pin:0') kind='file' ;;
     'audit:'*) kind='file' ;;
+    'cost:'*) kind='file' ;;
     'serve:0') kind='file' ;;
     'mock:0') kind='file' ;;
     'servers:0') kind='server' ;;

@@ -5,7 +5,7 @@
 function __mcpv_subs
     switch "$argv[1]"
         case ''
-            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills app discover request batch test check pin diff audit load session serve mock servers trust auth completions
+            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills app discover request batch test check pin diff audit cost load session serve mock servers trust auth completions
         case 'tasks'
             printf '%s\n' list get result cancel
         case 'skills'
@@ -13,7 +13,7 @@ function __mcpv_subs
         case 'session'
             printf '%s\n' start list stop
         case 'auth'
-            printf '%s\n' login status logout token
+            printf '%s\n' login status logout token wait
     end
 end
 
@@ -23,7 +23,7 @@ function __mcpv_takes
     set -l c $argv[1]
     while true
         switch "$c:$argv[2]"
-            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--session-id' ':--config' ':--pin' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--framing' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--resource' ':--scope' ':--redirect-host' ':--redirect-port' ':--redirect-path' ':--login-timeout' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--no-extension' ':--jq' ':-q' ':--color' ':--output-format' ':-o'
+            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--session-id' ':--config' ':--pin' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--framing' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--resource' ':--scope' ':--redirect-host' ':--redirect-port' ':--redirect-path' ':--login-timeout' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--no-extension' ':--jq' ':-q' ':--color' ':--output-format' ':-o' ':--errors'
                 echo 1
                 return 0
             case ':--jq-arg' ':--jq-argjson'
@@ -84,6 +84,9 @@ function __mcpv_takes
                 echo 1
                 return 0
             case 'audit:--format' 'audit:--output' 'audit:--fail-on'
+                echo 1
+                return 0
+            case 'cost:--tokenizer' 'cost:--as' 'cost:--separator'
                 echo 1
                 return 0
             case 'load:--mix' 'load:--scenario' 'load:--concurrency' 'load:--duration' 'load:-d' 'load:--count' 'load:-n' 'load:--rate' 'load:--stage' 'load:--threshold' 'load:--find-max' 'load:--baseline' 'load:--report' 'load:--format' 'load:--data' 'load:--data-order' 'load:--seed' 'load:--grace'
@@ -255,6 +258,7 @@ complete -c mcpv -n '__mcpv_at "" 0' -a check -d 'Check the server against the M
 complete -c mcpv -n '__mcpv_at "" 0' -a pin -d 'Record what a server shows a model in a pin file, check it against the pin, or approve its moves.'
 complete -c mcpv -n '__mcpv_at "" 0' -a diff -d 'Tell how a server\'s surface changed, each change classed breaking, security-relevant or compatible.'
 complete -c mcpv -n '__mcpv_at "" 0' -a audit -d 'Audit what servers show a model for tool poisoning, shadowing and leaks, with local rules.'
+complete -c mcpv -n '__mcpv_at "" 0' -a cost -d 'Count the tokens each tool, prompt and resource template and the instructions cost a model, and the total.'
 complete -c mcpv -n '__mcpv_at "" 0' -a load -d 'Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.'
 complete -c mcpv -n '__mcpv_at "" 0' -a session -d 'Keep a session open in the background for many commands: start, list, stop.'
 complete -c mcpv -n '__mcpv_at "" 0' -a serve -d 'Re-expose servers to MCP clients over stdio or Streamable HTTP, with a guard.'
@@ -300,6 +304,7 @@ complete -c mcpv -n '__mcpv_in ""' -l redirect-host -x -d 'Host of the login\'s 
 complete -c mcpv -n '__mcpv_in ""' -l redirect-port -x -d 'Port of the redirect URI (default: a free one). A port another program holds ends the login (exit 5) rather than moving.'
 complete -c mcpv -n '__mcpv_in ""' -l redirect-path -x -d 'Path of the redirect URI (default /callback).'
 complete -c mcpv -n '__mcpv_in ""' -l login-timeout -x -d 'Give up on a browser login after this long (exit 5); the wait does not count against --connect-timeout. 0 waits until Ctrl-C.'
+complete -c mcpv -n '__mcpv_in ""' -l no-wait -d 'Never wait for a browser login, even at a terminal: exit 5 at once with the sign-in link, which a process of mcpv\'s waits on for --login-timeout (10m when 0); then \'mcpv auth wait\'. Without a terminal this is what mcpv does.'
 complete -c mcpv -n '__mcpv_in ""' -l max-timeout -x -d 'Progress notifications restart --timeout, but a request never runs longer than this; 0 means no cap.'
 complete -c mcpv -n '__mcpv_in ""' -l events -r -F -d 'Write every notification from the server to FILE as NDJSON, with a timestamp.'
 complete -c mcpv -n '__mcpv_in ""' -l log-level -x -a 'debug info notice warning error critical alert emergency' -d 'Ask the server to send log messages at LEVEL and above (logging/setLevel).'
@@ -319,6 +324,7 @@ complete -c mcpv -n '__mcpv_in ""' -s c -l compact -d 'One JSON value per line (
 complete -c mcpv -n '__mcpv_in ""' -l color -x -a 'auto always never' -d 'Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb).'
 complete -c mcpv -n '__mcpv_in ""' -s o -l output-format -x -a 'json table' -d 'json (the default: the result as the server sent it) or table (info and the list commands: a row per item, cut to the terminal\'s width, for people; --jq filters JSON only). MCPV_OUTPUT=table makes table the default on a terminal, never in a pipe.'
 complete -c mcpv -n '__mcpv_in ""' -l if-declared -d 'A list command of a capability the server does not declare prints the empty list and exits 0 (said on stderr), not exit 3; also MCPV_IF_DECLARED=true, or if_declared: true in the server\'s config entry.'
+complete -c mcpv -n '__mcpv_in ""' -l errors -x -a 'text json' -d 'How a failure is told on stderr: text (one line) or json (one object: exit, kind, message, the server\'s JSON-RPC error, hint; docs/mcpv-error.schema.json). MCPV_ERRORS=json sets it for every run.'
 complete -c mcpv -n '__mcpv_in ""' -l version -d 'Print mcpv\'s version and exit.'
 complete -c mcpv -n '__mcpv_in "list-tools"' -l cursor -x -d 'Fetch the one page that starts at this cursor; its nextCursor is kept.'
 complete -c mcpv -n '__mcpv_in "list-tools"' -l max-pages -x -d 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.'
@@ -409,12 +415,19 @@ complete -c mcpv -n '__mcpv_in "pin"' -l approve -d 'Write the moves of each ser
 complete -c mcpv -n '__mcpv_in "pin"' -l item -x -d 'With --approve: approve only this item\'s move (repeatable): tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, instructions or server.'
 complete -c mcpv -n '__mcpv_at "pin" 0' -F
 complete -c mcpv -n '__mcpv_in "diff"' -l format -x -a 'text json' -d 'text (for people) or json.'
-complete -c mcpv -n '__mcpv_in "diff"' -l fail-on -x -a 'breaking security any none' -d 'Exit 1 when a change of this class or worse is found: breaking, security (and breaking), any, or none.'
+complete -c mcpv -n '__mcpv_in "diff"' -l fail-on -x -d 'Exit 1 when a change of this class or worse is found: breaking, security (and breaking), any, or none; or when the cost in tokens passes a budget: tokens>N (the total), tokens>+N or tokens>+N% (the growth).'
 complete -c mcpv -n '__mcpv_in "audit"' -l all -d 'Every server of the config files (as \'mcpv servers\' lists them), and what they show together (names on two servers, one naming another\'s tools).'
 complete -c mcpv -n '__mcpv_in "audit"' -l format -x -a 'text json sarif junit' -d 'text (for people), json, sarif (SARIF 2.1.0, for code scanning) or junit.'
 complete -c mcpv -n '__mcpv_in "audit"' -l output -r -F -d 'Write the report to FILE (then the text report goes to stdout).'
 complete -c mcpv -n '__mcpv_in "audit"' -l fail-on -x -a 'critical high medium low info none' -d 'Exit 1 when a finding of this severity or higher is found (none: never).'
 complete -c mcpv -n '__mcpv_at "audit" 0+' -F
+complete -c mcpv -n '__mcpv_in "cost"' -l all -d 'Every server of the config files, each server\'s total and the sum.'
+complete -c mcpv -n '__mcpv_in "cost"' -l tokenizer -x -a 'o200k o200k_base cl100k cl100k_base' -d 'o200k (GPT-4o, GPT-4.1, GPT-5, o-series) or cl100k (GPT-4, GPT-3.5).'
+complete -c mcpv -n '__mcpv_in "cost"' -l as -x -a 'openai anthropic mcp' -d 'A tool as a host sends it: openai ({type: function, function: {name, description, parameters}}), anthropic ({name, description, input_schema}) or mcp (as listed, annotations and _meta too).'
+complete -c mcpv -n '__mcpv_in "cost"' -l gateway -d 'The server is mcpv serve\'s gateway: give each item to the server its name\'s prefix names, with each server\'s total.'
+complete -c mcpv -n '__mcpv_in "cost"' -l separator -x -d 'With --gateway: what stands between a prefix and a name.'
+complete -c mcpv -n '__mcpv_in "cost"' -l summary -d 'Print one line instead of the report.'
+complete -c mcpv -n '__mcpv_at "cost" 0+' -F
 complete -c mcpv -n '__mcpv_in "load"' -l mix -r -F -d 'Run a weighted mix of operations from FILE.'
 complete -c mcpv -n '__mcpv_in "load"' -l scenario -r -F -d 'Run the steps of an mcpv test file in turn.'
 complete -c mcpv -n '__mcpv_in "load"' -l concurrency -x -d 'Run N sessions at once (-c N after load).'
@@ -478,4 +491,5 @@ complete -c mcpv -n '__mcpv_at "auth" 0' -a login -d 'Authorize mcpv at the serv
 complete -c mcpv -n '__mcpv_at "auth" 0' -a status -d 'Show what is stored for the server (never the tokens); exit 5 when nothing usable is.'
 complete -c mcpv -n '__mcpv_at "auth" 0' -a logout -d 'Forget the server\'s stored tokens and client; with --resource or --scope, only the records a command with them would use.'
 complete -c mcpv -n '__mcpv_at "auth" 0' -a token -d 'Print a valid access token for the server, refreshing it if needed.'
+complete -c mcpv -n '__mcpv_at "auth" 0' -a wait -d 'Wait for a login handed off (no terminal, or --no-wait) to complete; exit 5 when it fails or its time passes.'
 complete -c mcpv -n '__mcpv_at "completions" 0' -x -a 'bash zsh fish powershell'

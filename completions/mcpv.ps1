@@ -29,6 +29,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'pin'; H = 'Record what a server shows a model in a pin file, check it against the pin, or approve its moves.' }
             @{ N = 'diff'; H = 'Tell how a server''s surface changed, each change classed breaking, security-relevant or compatible.' }
             @{ N = 'audit'; H = 'Audit what servers show a model for tool poisoning, shadowing and leaks, with local rules.' }
+            @{ N = 'cost'; H = 'Count the tokens each tool, prompt and resource template and the instructions cost a model, and the total.' }
             @{ N = 'load'; H = 'Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.' }
             @{ N = 'session'; H = 'Keep a session open in the background for many commands: start, list, stop.' }
             @{ N = 'serve'; H = 'Re-expose servers to MCP clients over stdio or Streamable HTTP, with a guard.' }
@@ -60,6 +61,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'status'; H = 'Show what is stored for the server (never the tokens); exit 5 when nothing usable is.' }
             @{ N = 'logout'; H = 'Forget the server''s stored tokens and client; with --resource or --scope, only the records a command with them would use.' }
             @{ N = 'token'; H = 'Print a valid access token for the server, refreshing it if needed.' }
+            @{ N = 'wait'; H = 'Wait for a login handed off (no terminal, or --no-wait) to complete; exit 5 when it fails or its time passes.' }
         )
     }
     # Each command's own flags; those of its ancestors apply as well. Words: how many
@@ -103,6 +105,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--redirect-port'); Words = 1; Kind = 'none'; Enum = @(); H = 'Port of the redirect URI (default: a free one). A port another program holds ends the login (exit 5) rather than moving.' }
             @{ Names = @('--redirect-path'); Words = 1; Kind = 'none'; Enum = @(); H = 'Path of the redirect URI (default /callback).' }
             @{ Names = @('--login-timeout'); Words = 1; Kind = 'none'; Enum = @(); H = 'Give up on a browser login after this long (exit 5); the wait does not count against --connect-timeout. 0 waits until Ctrl-C.' }
+            @{ Names = @('--no-wait'); Words = 0; Kind = 'none'; Enum = @(); H = 'Never wait for a browser login, even at a terminal: exit 5 at once with the sign-in link, which a process of mcpv''s waits on for --login-timeout (10m when 0); then ''mcpv auth wait''. Without a terminal this is what mcpv does.' }
             @{ Names = @('--max-timeout'); Words = 1; Kind = 'none'; Enum = @(); H = 'Progress notifications restart --timeout, but a request never runs longer than this; 0 means no cap.' }
             @{ Names = @('--events'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write every notification from the server to FILE as NDJSON, with a timestamp.' }
             @{ Names = @('--log-level'); Words = 1; Kind = 'enum'; Enum = @('debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'); H = 'Ask the server to send log messages at LEVEL and above (logging/setLevel).' }
@@ -122,6 +125,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--color'); Words = 1; Kind = 'enum'; Enum = @('auto', 'always', 'never'); H = 'Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb).' }
             @{ Names = @('--output-format', '-o'); Words = 1; Kind = 'enum'; Enum = @('json', 'table'); H = 'json (the default: the result as the server sent it) or table (info and the list commands: a row per item, cut to the terminal''s width, for people; --jq filters JSON only). MCPV_OUTPUT=table makes table the default on a terminal, never in a pipe.' }
             @{ Names = @('--if-declared'); Words = 0; Kind = 'none'; Enum = @(); H = 'A list command of a capability the server does not declare prints the empty list and exits 0 (said on stderr), not exit 3; also MCPV_IF_DECLARED=true, or if_declared: true in the server''s config entry.' }
+            @{ Names = @('--errors'); Words = 1; Kind = 'enum'; Enum = @('text', 'json'); H = 'How a failure is told on stderr: text (one line) or json (one object: exit, kind, message, the server''s JSON-RPC error, hint; docs/mcpv-error.schema.json). MCPV_ERRORS=json sets it for every run.' }
             @{ Names = @('--version'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print mcpv''s version and exit.' }
         )
         'list-tools' = @(
@@ -242,13 +246,21 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         )
         'diff' = @(
             @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'json'); H = 'text (for people) or json.' }
-            @{ Names = @('--fail-on'); Words = 1; Kind = 'enum'; Enum = @('breaking', 'security', 'any', 'none'); H = 'Exit 1 when a change of this class or worse is found: breaking, security (and breaking), any, or none.' }
+            @{ Names = @('--fail-on'); Words = 1; Kind = 'none'; Enum = @(); H = 'Exit 1 when a change of this class or worse is found: breaking, security (and breaking), any, or none; or when the cost in tokens passes a budget: tokens>N (the total), tokens>+N or tokens>+N% (the growth).' }
         )
         'audit' = @(
             @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'Every server of the config files (as ''mcpv servers'' lists them), and what they show together (names on two servers, one naming another''s tools).' }
             @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'json', 'sarif', 'junit'); H = 'text (for people), json, sarif (SARIF 2.1.0, for code scanning) or junit.' }
             @{ Names = @('--output'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write the report to FILE (then the text report goes to stdout).' }
             @{ Names = @('--fail-on'); Words = 1; Kind = 'enum'; Enum = @('critical', 'high', 'medium', 'low', 'info', 'none'); H = 'Exit 1 when a finding of this severity or higher is found (none: never).' }
+        )
+        'cost' = @(
+            @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'Every server of the config files, each server''s total and the sum.' }
+            @{ Names = @('--tokenizer'); Words = 1; Kind = 'enum'; Enum = @('o200k', 'o200k_base', 'cl100k', 'cl100k_base'); H = 'o200k (GPT-4o, GPT-4.1, GPT-5, o-series) or cl100k (GPT-4, GPT-3.5).' }
+            @{ Names = @('--as'); Words = 1; Kind = 'enum'; Enum = @('openai', 'anthropic', 'mcp'); H = 'A tool as a host sends it: openai ({type: function, function: {name, description, parameters}}), anthropic ({name, description, input_schema}) or mcp (as listed, annotations and _meta too).' }
+            @{ Names = @('--gateway'); Words = 0; Kind = 'none'; Enum = @(); H = 'The server is mcpv serve''s gateway: give each item to the server its name''s prefix names, with each server''s total.' }
+            @{ Names = @('--separator'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --gateway: what stands between a prefix and a name.' }
+            @{ Names = @('--summary'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print one line instead of the report.' }
         )
         'load' = @(
             @{ Names = @('--mix'); Words = 1; Kind = 'file'; Enum = @(); H = 'Run a weighted mix of operations from FILE.' }
@@ -324,6 +336,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Kind = 'file'; Enum = @(); Repeat = $false }
         )
         'audit' = @(
+            @{ Kind = 'file'; Enum = @(); Repeat = $true }
+        )
+        'cost' = @(
             @{ Kind = 'file'; Enum = @(); Repeat = $true }
         )
         'serve' = @(

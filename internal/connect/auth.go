@@ -18,7 +18,7 @@ func (s *Settings) AuthMode(h Hooks) string {
 	if s.Auth.Mode != "" {
 		return s.Auth.Mode
 	}
-	if h.Interactive {
+	if h.Interactive && !s.Auth.NoWait {
 		return oauth.ModeAuto
 	}
 	return oauth.ModeStored
@@ -103,6 +103,9 @@ func oauthManager(s *Settings, plain *http.Client, mode string, env Env, h Hooks
 		Redirect:          a.Redirect,
 		LoginTimeout:      a.LoginTimeout,
 		Waiting:           h.waiting,
+	}
+	if a.Mode == "" && mode == oauth.ModeStored {
+		opts.HandOff = h.HandOff // the default of a run that does not wait: hand the login off
 	}
 	if a.ClientKey != "" {
 		key, err := readClientKey(env, env.Path(a.ClientKey))

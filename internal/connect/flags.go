@@ -158,6 +158,7 @@ type AuthFlags struct {
 	RedirectPort      int           `name:"redirect-port"`
 	RedirectPath      string        `name:"redirect-path"`
 	LoginTimeout      duration.Flag `name:"login-timeout" default:"5m"`
+	NoWait            bool          `name:"no-wait"`
 }
 
 // SetDefaults: see TargetFlags.SetDefaults.
@@ -212,6 +213,7 @@ var authFlagDocs = []FlagDoc{
 	{"redirect-port", "PORT", "Port of the redirect URI (default: a free one). A port another program holds ends the login (exit 5) rather than moving."},
 	{"redirect-path", "PATH", "Path of the redirect URI (default /callback)."},
 	{"login-timeout", "", "Give up on a browser login after this long (exit 5); the wait does not count against --connect-timeout. 0 waits until Ctrl-C."},
+	{"no-wait", "", "Never wait for a browser login, even at a terminal: exit 5 at once with the sign-in link, which a process of mcpv's waits on for --login-timeout (10m when 0); then 'mcpv auth wait'. Without a terminal this is what mcpv does."},
 }
 
 // ClientFlags decide how mcpv answers what the server asks and shows what it reports.

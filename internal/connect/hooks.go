@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 
 	"github.com/mcpv/mcpv/internal/elicit"
+	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -36,6 +38,10 @@ type Hooks struct {
 	OpenURL func(url string) error
 	// Interactive: a user is at a terminal, so a browser flow may start.
 	Interactive bool
+	// HandOff, when set, takes a login a run that does not wait for a
+	// browser (no terminal, or --no-wait) finds needed to a process that
+	// waits for it (oauth.Options.HandOff).
+	HandOff func(h *oauth.HandOff, ln net.Listener) error
 	// Events receives every notification, and mcpv's own events, as NDJSON.
 	Events *EventLog
 	// Secret is told the secrets mcpv learns during the session (OAuth

@@ -86,3 +86,10 @@ func sameOrigin(req *http.Request, via []*http.Request) error {
 	}
 	return nil
 }
+
+// LoginHTTPClient is the HTTP client of a login handed off to a process
+// of its own: the authorization server's token endpoint, trusted as the
+// command that handed it off trusted it (--cacert).
+func LoginHTTPClient(cacert, userAgent string) (*http.Client, error) {
+	return httpClient(cacert, userAgent)
+}

@@ -101,6 +101,8 @@ type Auth struct {
 	Scopes            []string
 	Redirect          oauth.Redirect
 	LoginTimeout      time.Duration // 0 waits until interrupted
+	// NoWait hands a login off even at a terminal (--no-wait).
+	NoWait bool
 }
 
 // Answers are how mcpv answers the server's requests and shows what it reports.
@@ -350,6 +352,7 @@ func mergeAuth(f AuthFlags, explicit map[string]bool, src Source) (Auth, error) 
 			Path: pick(f.RedirectPath, conf.RedirectPath),
 		},
 		LoginTimeout: time.Duration(f.LoginTimeout),
+		NoWait:       f.NoWait,
 	}
 	if !explicit["grant"] && conf.Grant != "" {
 		a.Grant = conf.Grant

@@ -25,6 +25,7 @@ var Vars = []Var{
 	{Name: "MCPV_ID_TOKEN", Help: "the user's ID token for --grant cross-app when --id-token is not given"},
 	{Name: "MCPV_ASSERTION", Help: "the workload's JWT for --grant jwt-bearer when --assertion is not given"},
 	{Name: "MCPV_OUTPUT", Help: "table: info and the list commands print a table when stdout is a terminal (--output-format; never in a pipe)"},
+	{Name: "MCPV_ERRORS", Help: "json: every failure is one JSON object on stderr (exit, kind, message, the server's JSON-RPC error, hint) when --errors is not given"},
 	{Name: "MCPV_INPUT_<ID>", Help: "the value of ${input:ID} in a config file (ID in upper case, other characters than letters and digits as _); unset, mcpv asks on the terminal"},
 	{Name: "MCPV_HTTP_TOKEN", Help: "the bearer token serve --http and mock --http require when --http-token is not given"},
 	{Name: "NO_COLOR", Help: "set: no colour"},

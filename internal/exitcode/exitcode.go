@@ -58,6 +58,7 @@ func Of(err error, refused func(error) bool) int {
 		timeout   *mcp.TimeoutError
 		authErr   *mcp.AuthError
 		oauthErr  *oauth.Error
+		pending   *oauth.LoginPendingError
 		permErr   *oauth.PermissionError
 		declined  *mcp.RefusedError
 		resType   *mcp.ResultTypeError
@@ -80,7 +81,7 @@ func Of(err error, refused func(error) bool) int {
 		return Pinned
 	case errors.As(err, &timeout):
 		return Timeout
-	case errors.As(err, &authErr), errors.As(err, &oauthErr), errors.As(err, &permErr):
+	case errors.As(err, &authErr), errors.As(err, &oauthErr), errors.As(err, &permErr), errors.As(err, &pending):
 		return Auth
 	case errors.Is(err, toolcall.ErrFailed), errors.Is(err, output.ErrFalsy):
 		return ToolError
@@ -116,7 +117,11 @@ func Hint(err error) string {
 	var lt *oauth.LoginTimeoutError
 	var inUse *oauth.PortInUseError
 	var ce *mcp.CapabilityError
+	var pending *oauth.LoginPendingError
 	switch {
+	case errors.As(err, &pending):
+		return "; then run 'mcpv auth wait' with the same server, which returns once the login is complete; " +
+			"with the browser on another machine, forward the port first: " + forward(pending.Port)
 	case errors.As(err, &ce) && ce.Off:
 		return " (--no-extension, or the config entry's extensions)"
 	case errors.As(err, &te) && te.Cap:
@@ -159,4 +164,10 @@ func Message(err error, code int, help string) string {
 		msg += " (see " + help + ")"
 	}
 	return msg
+}
+
+// forward is the ssh port forward that brings a browser's redirect on
+// another machine to this one's loopback port.
+func forward(port string) string {
+	return "ssh -L " + port + ":127.0.0.1:" + port + " HOST"
 }

@@ -54,7 +54,7 @@ func Steps(f *testfile.File, readFile func(string) ([]byte, error), code func(er
 
 func step(st *testfile.Step, readFile func(string) ([]byte, error), code func(error) int) (load.Step, error) {
 	if st.Kind != testfile.StepLine {
-		return load.Step{}, errors.New("snapshot and lint steps are mcpv test's: a scenario's steps are operations")
+		return load.Step{}, errors.New("snapshot, lint and cost steps are mcpv test's: a scenario's steps are operations")
 	}
 	// The words with a placeholder for each capture, for the operation
 	// parsed and prepared once; a step that uses captures is made anew

@@ -91,6 +91,12 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 	case GrantJWTBearer:
 		tok, err = JWTBearer(ctx, hc, md, client, m.opts.Assertion, resource, strings.Join(scopes, " "))
 	default:
+		if m.opts.Mode != ModeAuto { // only a hand-off brings a run without a browser here
+			if dpop != nil {
+				return &Error{Step: StepAuthorization, Need: NeedLogin, Description: "the server asks for DPoP-bound tokens, whose key a login handed to another process does not take along"}
+			}
+			return m.handOff(md, client, scopes, resource, cb)
+		}
 		var code, verifier string
 		code, verifier, err = Authorize(ctx, AuthorizeRequest{
 			Metadata: md, Client: client, Scope: strings.Join(scopes, " "), Resource: resource,

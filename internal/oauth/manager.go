@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -85,6 +86,12 @@ type Options struct {
 	// them out of what it prints.
 	Secret            func(values ...string)
 	MaxAuthorizations int // per Manager; default 3
+	// HandOff, when set, takes a login a run in ModeStored finds needed
+	// (the code flow, at a server with OAuth metadata) to a process that
+	// waits for it: the request fails at once with a LoginPendingError.
+	// It must take ln's socket for itself before it returns; ln is closed
+	// after.
+	HandOff func(h *HandOff, ln net.Listener) error
 }
 
 // Manager authorizes the requests of one mcpv run to one server.
@@ -285,7 +292,20 @@ func (m *Manager) recover(ctx context.Context, resp *http.Response, ch *Challeng
 		}
 		desc := fmt.Sprintf("the server %s (HTTP %d) and mode %q does not start a browser flow", what, status, m.opts.Mode)
 		if m.rec == nil && m.unfit > 0 {
-			desc += "; the token stored for it was asked for another resource or fewer scopes than this run asks for"
+			desc += "; " + unfitNote
+		}
+		if need == NeedLogin && m.opts.HandOff != nil && m.authorizations < m.opts.MaxAuthorizations {
+			err := m.authorizeLocked(ctx, ch, nil)
+			var pending *LoginPendingError
+			if !errors.As(err, &pending) {
+				// What stopped the hand-off (the metadata, the
+				// registration) comes after what the server asked.
+				return credential{}, 0, &Error{Step: StepAuthorization, Need: need, Description: desc + "; the login could not be handed off: " + messageSafeText(err.Error())}
+			}
+			if m.rec == nil && m.unfit > 0 {
+				pending.Note = unfitNote
+			}
+			return credential{}, 0, err
 		}
 		return credential{}, 0, &Error{Step: StepAuthorization, Need: need, Description: desc}
 	}
@@ -301,6 +321,9 @@ func (m *Manager) recover(ctx context.Context, resp *http.Response, ch *Challeng
 	}
 	return m.current(), m.gen, nil
 }
+
+// unfitNote says why a token stored for the server was not used.
+const unfitNote = "the token stored for it was asked for another resource or fewer scopes than this run asks for"
 
 // beyondScopes is the refusal of a 403 insufficient_scope when the scopes
 // were given: mcpv asks for those and no more.

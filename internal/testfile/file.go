@@ -73,6 +73,7 @@ const (
 	StepLine Kind = iota // an mcpv command line
 	StepSnapshot
 	StepLint
+	StepCost
 )
 
 // Step is one step of a file.
@@ -97,7 +98,9 @@ type Step struct {
 	ByFlag   bool
 	// Ignore are the lint rules a lint step does not report.
 	Ignore []string
-	Needs  []string // the captures the step uses
+	// Cost is a cost step's budget.
+	Cost  *CostBudget
+	Needs []string // the captures the step uses
 	// CheckResult: a lint step comes before this call step in its file,
 	// so its result is checked against its tool's outputSchema.
 	CheckResult bool
@@ -155,7 +158,7 @@ var stepCommands = []string{"info", "ping", "list-tools", "call", "list-resource
 // StepCommands are the commands a step may name as its key.
 func StepCommands() []string { return slices.Clone(stepCommands) }
 
-var stepKeys = append([]string{"name", "run", "snapshot", "lint", "expect", "capture", "within", "think", "skip"}, stepCommands...)
+var stepKeys = append([]string{"name", "run", "snapshot", "lint", "cost", "expect", "capture", "within", "think", "skip"}, stepCommands...)
 
 var fileKeys = []string{"$schema", "name", "description", "server", "steps"}
 
@@ -314,7 +317,7 @@ func (p *fileParser) step(n *yamlnode.Node, index int, f *File, x *expander, kno
 	}
 	unknown := slices.ContainsFunc(n.Keys, func(k *yamlnode.Node) bool { return !slices.Contains(stepKeys, k.Text) })
 	if len(action) == 0 && !unknown {
-		p.errorf(n, "a step needs what to do: run: LINE, a command such as call:, snapshot: FILE or lint:")
+		p.errorf(n, "a step needs what to do: run: LINE, a command such as call:, snapshot: FILE, lint: or cost:")
 	}
 	before := len(p.errs)
 	var expectNode *yamlnode.Node
@@ -354,6 +357,10 @@ func (p *fileParser) step(n *yamlnode.Node, index int, f *File, x *expander, kno
 			st.Kind = StepLint
 			p.name(st, "lint")
 			st.Ignore = p.lintOptions(v)
+		case "cost":
+			st.Kind = StepCost
+			p.name(st, "cost")
+			st.Cost = p.costBudget(v)
 		default:
 			if len(action) == 1 {
 				p.action(st, key, v, &sx)

@@ -199,7 +199,7 @@ func (r *Runner) run(ctx context.Context, j Job, rep *testreport.File) {
 	}
 }
 
-// surfaceStep runs a snapshot or lint step. Only authorization failing or
+// surfaceStep runs a snapshot, lint or cost step. Only authorization failing or
 // the connection ending breaks the session: a list that never ends (a
 // cursor sent twice) is the step's failure, which a lint step after it
 // reports by its rule.
@@ -211,6 +211,8 @@ func (r *Runner) surfaceStep(ctx context.Context, s Session, f *testfile.File, s
 		return
 	case st.Kind == testfile.StepSnapshot:
 		sr.Failures, sr.Notes, sr.Exit = r.snapshot(ctx, lists.of(client), safefile.Tree{Dir: f.Dir}, st.Snapshot, recordCommand(st, f.Path))
+	case st.Kind == testfile.StepCost:
+		sr.Failures, sr.Notes, sr.Exit = r.cost(ctx, lists.of(client), st.Cost)
 	default:
 		sr.Failures, sr.Notes, sr.Exit = r.lint(ctx, lists.of(client), st.Ignore)
 	}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpv/mcpv/internal/cost"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
@@ -120,6 +121,32 @@ func (r *Runner) lint(ctx context.Context, lists *surface.Lister, ignore []strin
 	}
 	fs, notes = findingsOf(findings, ignore)
 	return fs, notes, exitcode.OK
+}
+
+// cost counts what the server's surface costs a model and holds it to the
+// step's budget: each budget passed fails the step; the count is a note.
+func (r *Runner) cost(ctx context.Context, lists *surface.Lister, b *testfile.CostBudget) (fs []testreport.Failure, notes []string, code int) {
+	s, err := lists.GatherServer(ctx)
+	if err != nil {
+		return []testreport.Failure{{Kind: "cost", Message: fmt.Sprintf("could not read the server's surface: %v", err)}}, nil, r.Code(err)
+	}
+	enc, err := cost.Get(b.Tokenizer)
+	if err != nil {
+		return []testreport.Failure{{Kind: "cost", Message: err.Error()}}, nil, exitcode.Usage
+	}
+	items, err := (&cost.Counter{Encoding: enc, As: b.As}).Server("", s)
+	if err != nil {
+		return []testreport.Failure{{Kind: "cost", Message: err.Error()}}, nil, exitcode.Transport
+	}
+	rep := cost.NewReport(enc.Name, b.As, items, false)
+	for _, o := range cost.OverBudget(rep, b.Max, b.Tools) {
+		f := testreport.Failure{Kind: "cost", Message: o.String(), Expected: fmt.Sprintf("at most %d tokens", o.Limit), Actual: fmt.Sprintf("%d tokens", o.Tokens)}
+		if o.Tokens < 0 {
+			f.Actual = "no such tool"
+		}
+		fs = append(fs, f)
+	}
+	return fs, []string{rep.Summary()}, exitcode.OK
 }
 
 // checkResult checks a tool's result as lint does (under --lint).

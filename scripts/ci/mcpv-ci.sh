@@ -51,6 +51,8 @@
 #                     the servers: --all, -s NAME, -- COMMAND...); exit 7 when one moved
 #   MCPV_DIFF         mcpv diff's words: OLD [NEW] and how to reach a live server
 #   MCPV_DIFF_FAIL_ON breaking, security, any (the default) or none
+#   MCPV_COST         mcpv cost's words: --all, FILEs, or a server
+#   MCPV_COST_BUDGET  the most tokens the surface may cost (its total); over it fails
 #   MCPV_AUDIT        mcpv audit's words: --all, FILEs, or a server
 #   MCPV_AUDIT_FAIL_ON  critical, high (the default), medium, low, info or none
 #   MCPV_AUDIT_SARIF  the SARIF report's file, for code scanning (default
@@ -409,7 +411,7 @@ read_words() {
 }
 
 run_trust() {
-	local code=0 c sarif
+	local code=0 c sarif budget
 	local -a words_out
 	mcpv=mcpv
 	[ -z "${MCPV:-}" ] || mcpv=$(posix "$MCPV")
@@ -425,6 +427,16 @@ run_trust() {
 		read_words "$MCPV_DIFF"
 		c=0
 		trust_check "mcpv diff" diff --fail-on "${MCPV_DIFF_FAIL_ON:-any}" "${words_out[@]}" || c=$?
+		[ "$code" != 0 ] || code=$c
+	fi
+	if [ -n "${MCPV_COST:-}" ]; then
+		read_words "$MCPV_COST"
+		c=0
+		budget=${MCPV_COST_BUDGET:-null}
+		case $budget in null | [0-9] | [1-9]*[0-9]) ;; *) die "cost-budget: want a number of tokens, not $budget" ;; esac
+		trust_check "mcpv cost" cost --jq-argjson budget "$budget" -r -e \
+			-q '"\(.total) tokens (\(.tokenizer), as \(.as))" + if $budget then "; budget \($budget)" else "" end, ($budget == null or .total <= $budget)' \
+			"${words_out[@]}" || c=$?
 		[ "$code" != 0 ] || code=$c
 	fi
 	if [ -n "${MCPV_AUDIT:-}" ]; then
@@ -453,8 +465,8 @@ run_all() {
 		code=$c
 		;;
 	*)
-		[ -n "${MCPV_PIN_CHECK:-}${MCPV_DIFF:-}${MCPV_AUDIT:-}" ] ||
-			die "name the test files to run (files, one a line: files named on the command line need no trust), or pin-check, diff or audit"
+		[ -n "${MCPV_PIN_CHECK:-}${MCPV_DIFF:-}${MCPV_COST:-}${MCPV_AUDIT:-}" ] ||
+			die "name the test files to run (files, one a line: files named on the command line need no trust), or pin-check, diff, cost or audit"
 		;;
 	esac
 	c=0

@@ -1,0 +1,122 @@
+package commands
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The agent skill, 'mcpv help agent': a SKILL.md in the Agent Skills
+// format (agentskills.io: YAML frontmatter with a name and a description,
+// then Markdown) that teaches a coding agent the few commands it needs.
+// Its commands are the Examples of the commands' own help, its tables the
+// help's, so that it cannot drift from them: docs/skill/mcpv/SKILL.md is
+// this text, which TestAgentSkillIsFresh holds it to and go generate
+// rewrites, and the release archives carry it.
+
+// agentSkillDescription is the frontmatter's description: what the skill
+// does and when to use it (1,024 characters at most).
+const agentSkillDescription = "Talk to any Model Context Protocol (MCP) server from the shell with mcpv: list and call its tools with typed arguments, read its resources and prompts, keep one session open for many calls, filter the JSON with --jq, tell failures apart by exit code, and count what a server's tools cost in tokens. Use when a task needs an MCP server's tools and no native MCP connection to it, or to inspect, test or measure a server."
+
+// agentSkill is the SKILL.md.
+func agentSkill() (string, error) {
+	var b strings.Builder
+	help := func(name string) string {
+		for _, c := range new(commandSet).commands() {
+			if c.name == name {
+				if h, ok := c.value.(interface{ Help() string }); ok {
+					return h.Help()
+				}
+			}
+		}
+		return ""
+	}
+	examples := func(name string, keep func(string) bool) string {
+		_, ex, ok := strings.Cut(help(name), "\nExamples:\n")
+		if !ok {
+			panic("agent skill: " + name + "'s help has no Examples")
+		}
+		var lines []string
+		for _, cmd := range dollarLines(ex) {
+			if keep == nil || keep(cmd) {
+				lines = append(lines, cmd)
+			}
+		}
+		return strings.Join(lines, "\n") + "\n"
+	}
+	onServer := func(cmd string) bool {
+		return strings.HasSuffix(cmd, " -- ./server") && !strings.Contains(cmd, "|") && !strings.Contains(cmd, " -o ")
+	}
+	session := new(sessionCmd).Help()
+	_, sessionExamples, _ := strings.Cut(session, "\nExamples:\n")
+	fmt.Fprintf(&b, "---\nname: mcpv\ndescription: %q\nlicense: MIT\ncompatibility: Needs the mcpv binary on PATH (Linux, macOS or Windows).\nmetadata:\n  generated-by: mcpv help agent\n---\n\n", agentSkillDescription)
+	b.WriteString(`# mcpv: MCP servers from the shell
+
+mcpv runs one operation on one MCP server and prints the answer as JSON on stdout; diagnostics
+go to stderr, and the exit code says what happened. Name the server after the command: a local
+program after ` + "`--`" + ` (started and stopped by mcpv), a URL with ` + "`--url`" + `, or a configured server
+with ` + "`--server NAME`" + ` (` + "`mcpv servers`" + ` lists them).
+
+## Quick start
+
+List the tools, read one's input schema, call it, and keep only what you need of the answer
+(replace ` + "`./server`" + ` with the server's command):
+
+`)
+	b.WriteString("```sh\n" + examples("list-tools", onServer) + examples("call", onServer) + "```\n")
+	b.WriteString(`
+` + "`key=value`" + ` arguments are typed by the tool's input schema (` + "`n=3`" + ` is sent as a number when the
+schema says number, as a string when it says string); ` + "`key:=JSON`" + ` is raw JSON; ` + "`--args @file.json`" + `
+gives them all at once. Arguments are checked before anything is sent: a mistake exits 2 and
+says which argument and why. ` + "`mcpv help arguments`" + ` has the rules.
+
+## Many calls: keep a session
+
+Each command starts the server anew. For many calls, start a session once and name it:
+
+` + "```sh\n" + strings.Join(dollarLines(sessionExamples), "\n") + "\n```\n" + `
+## Filtering
+
+` + "`-q EXPR`" + ` (` + "`--jq`" + `) filters the result with jq, ` + "`-r`" + ` prints strings raw, ` + "`-e`" + ` exits 1 when the last output
+is false or null. Prefer ` + "`-r -q`" + ` to piping into another tool: the numbers stay exact.
+
+## Exit codes
+
+Read the exit code before the output; stderr says why in one line (` + "`--errors json`" + ` makes it one
+JSON object with ` + "`exit`, `kind`, `message`, `hint`" + ` and the server's JSON-RPC error).
+
+` + "```\n" + exitCodesHelp() + "\n```\n" + `
+## What a server costs
+
+Every tool is sent to the model with every request. ` + "`mcpv cost`" + ` counts each one's tokens:
+
+`)
+	b.WriteString("```sh\n" + examples("cost", nil) + "```\n")
+	b.WriteString(`
+## Traps
+
+- Never put a secret on the command line: other users can read a process's arguments. Give a
+  header from a file (` + "`-H @headers.txt`" + `), a variable the config file expands (` + "`${API_KEY}`" + `), or log
+  in with OAuth (` + "`mcpv auth login --url URL`" + `). mcpv masks the secrets it knows in all it prints.
+- Exit 5 with a sign-in link means a login is needed: mcpv never waits for a browser without a
+  terminal. Give the link to the user (never open it yourself), then run ` + "`mcpv auth wait`" + ` with
+  the same server: it returns once they have signed in, and the command can run again.
+- Exit 7 is a pin refusing a server that changed since the user approved it: nothing was sent.
+  Do not retry or work around it; show the user the lines under the message (what moved) and
+  let them decide (` + "`mcpv pin --check`" + `, ` + "`mcpv diff`" + `).
+- Exit 1 with a result on stdout is the tool's own error (` + "`isError`" + `): read its text, fix the call.
+- stdin is read only when asked (` + "`--args -`" + `): a command never waits on it by surprise.
+- ` + "`mcpv help COMMAND`" + ` is the reference; ` + "`mcpv help flags`" + ` lists every global flag.
+`)
+	return b.String(), nil
+}
+
+// dollarLines are the "$ " lines of a help's Examples, without the "$ ".
+func dollarLines(examples string) []string {
+	var out []string
+	for l := range strings.Lines(examples) {
+		if cmd, ok := strings.CutPrefix(strings.TrimSpace(l), "$ "); ok {
+			out = append(out, cmd)
+		}
+	}
+	return out
+}

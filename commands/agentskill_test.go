@@ -1,0 +1,132 @@
+package commands
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/yamlnode"
+)
+
+const skillFile = "../docs/skill/mcpv/SKILL.md"
+
+// The shipped skill is 'mcpv help agent' as this grammar makes it: a
+// change to a command's help fails here until go generate writes it anew.
+func TestHelpAgentSkill(t *testing.T) {
+	t.Parallel()
+	r := mcpv(t, "", "help", "agent")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if *update {
+		if err := os.WriteFile(skillFile, []byte(r.stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shipped, err := os.ReadFile(skillFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(string(shipped), r.stdout); d != "" {
+		t.Errorf("%s is stale: run go generate ./commands (-shipped +mcpv help agent):\n%s", skillFile, d)
+	}
+}
+
+// The skill is one the Agent Skills format accepts: YAML frontmatter with
+// a name of lowercase letters, digits and hyphens (64 at most) that is its
+// directory's, a description of 1,024 characters at most, then Markdown.
+func TestAgentSkillFormat(t *testing.T) {
+	t.Parallel()
+	text, err := agentSkill()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest, ok := strings.CutPrefix(text, "---\n")
+	front, body, ok2 := strings.Cut(rest, "\n---\n")
+	if !ok || !ok2 || !strings.HasPrefix(body, "\n# ") {
+		t.Fatalf("no frontmatter:\n%s", text)
+	}
+	doc, err := yamlnode.Parse([]byte(front), yamlnode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, desc := doc.Get("name"), doc.Get("description")
+	if name == nil || name.Text != "mcpv" || desc == nil || len(desc.Text) == 0 || len(desc.Text) > 1024 {
+		t.Fatalf("frontmatter %q", front)
+	}
+	if meta := doc.Get("metadata"); meta == nil || meta.Get("generated-by") == nil {
+		t.Errorf("metadata is a map of strings: %q", front)
+	}
+	if n := strings.Count(text, "\n"); n > 500 {
+		t.Errorf("SKILL.md is %d lines; the format asks for under 500", n)
+	}
+}
+
+// An agent that knows only the skill's text: it runs each command the
+// Quick start shows against the demo server (its "./server"), learns the
+// tool names from the listing, calls only tools it listed, and counts the
+// cost as the skill shows. Every command succeeds, and a call with a
+// wrong argument type fails as the skill says (exit 2, nothing sent).
+func TestAgentLoopFollowsTheSkill(t *testing.T) {
+	longtest.Skip(t, "runs the demo server for each command the skill shows")
+	t.Parallel()
+	data, err := os.ReadFile(skillFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	ran := map[string]int{}
+	for _, section := range []string{"## Quick start", "## What a server costs"} {
+		for _, line := range shownCommands(t, string(data), section) {
+			words := shellWords(t, line)
+			if words[0] != "mcpv" || words[len(words)-2] != "--" || words[len(words)-1] != "./server" {
+				continue // not one for a server of its own
+			}
+			cmd := words[1]
+			if cmd == "call" && !slices.Contains(listed, words[2]) {
+				t.Errorf("the skill calls %s, which the listing did not show (%q)", words[2], listed)
+			}
+			r := mcpv(t, "", args(words[1:len(words)-2], demo())...)
+			filtered := slices.Contains(words, "-q") // a filter may select nothing
+			if r.code != 0 || strings.TrimSpace(r.stdout) == "" && !filtered {
+				t.Errorf("%s: exit %d, stdout %q, stderr %q", line, r.code, r.stdout, r.stderr)
+			}
+			if cmd == "list-tools" && slices.Contains(words, "-r") {
+				listed = strings.Fields(r.stdout)
+			}
+			ran[cmd]++
+		}
+	}
+	if ran["list-tools"] == 0 || ran["call"] == 0 || ran["cost"] == 0 || len(listed) == 0 {
+		t.Fatalf("the skill shows too little to follow: ran %v, listed %q", ran, listed)
+	}
+	if r := mcpv(t, "", args([]string{"call", "add", "a=two", "b=3"}, demo())...); r.code != 2 {
+		t.Errorf("a wrong argument type: exit %d, want 2 as the skill says: %s", r.code, r.stderr)
+	}
+}
+
+// shownCommands are the lines of the sh blocks under heading.
+func shownCommands(t *testing.T, md, heading string) []string {
+	_, rest, ok := strings.Cut(md, "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("the skill has no %q", heading)
+	}
+	rest, _, _ = strings.Cut(rest, "\n## ")
+	var out []string
+	in := false
+	for line := range strings.SplitSeq(rest, "\n") {
+		switch {
+		case line == "```sh":
+			in = true
+		case strings.HasPrefix(line, "```"):
+			in = false
+		case in && line != "":
+			out = append(out, line)
+		}
+	}
+	return out
+}

@@ -1,0 +1,175 @@
+package commands
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/exitcode"
+	"github.com/mcpv/mcpv/internal/oauth"
+)
+
+// stopLoginKeepers ends, when the test ends, the login keepers its runs
+// handed logins to (their pending files name them).
+func stopLoginKeepers(t *testing.T, w *world) {
+	t.Cleanup(func() {
+		files, _ := filepath.Glob(filepath.Join(w.env.Getenv("XDG_STATE_HOME"), "mcpv", "oauth", "*.pending"))
+		for _, f := range files {
+			var p oauth.Pending
+			data, _ := os.ReadFile(f)
+			if json.Unmarshal(data, &p) == nil && p.PID > 0 && !p.Done && p.Error == "" {
+				if proc, err := os.FindProcess(p.PID); err == nil {
+					proc.Kill()
+				}
+			}
+		}
+	})
+}
+
+var startLink = regexp.MustCompile(`open (http://127\.0\.0\.1:(\d+)/mcpv-login\?n=[A-Za-z0-9_-]+) in a browser`)
+
+// Without a terminal a command that needs a login exits 5 at once with
+// the sign-in link, what to run next and the port to forward, and no
+// secret of the flow; the browser comes back to the process that waits
+// for it, 'mcpv auth wait' returns once the token is saved, and the next
+// command uses it without a login.
+func TestLoginHandedOffWithoutTerminal(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	srv, opened := authWorld(t, w)
+	url := srv.URL()
+
+	r := w.mcpv(t, "", "-u", url, "list-tools")
+	m := startLink.FindStringSubmatch(r.stderr)
+	if r.code != 5 || m == nil || !strings.Contains(r.stderr, "mcpv auth wait") || !strings.Contains(r.stderr, "ssh -L "+m[2]+":127.0.0.1:"+m[2]+" HOST") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, secret := range []string{"state=", "code_challenge", "verifier", "client_secret"} {
+		if strings.Contains(r.stderr, secret) {
+			t.Errorf("the hand-off shows %s: %q", secret, r.stderr)
+		}
+	}
+	if _, err := os.Stat(opened); err == nil {
+		t.Fatal("a browser was opened without a terminal")
+	}
+
+	// The same in JSON: the link, the command that waits, the forward.
+	j := w.mcpv(t, "", "--errors", "json", "-u", url, "list-tools")
+	var f exitcode.Failure
+	if err := json.Unmarshal([]byte(j.stderr), &f); err != nil || j.code != 5 || f.Kind != "login-required" || f.Login == nil ||
+		!strings.HasPrefix(f.Login.URL, "http://127.0.0.1:") || f.Login.Wait != "mcpv auth wait" || !strings.HasPrefix(f.Login.Forward, "ssh -L ") {
+		t.Fatalf("--errors json: exit %d, stderr %q (%v)", j.code, j.stderr, err)
+	}
+
+	// The user signs in: the browser follows the link to the authorization
+	// server, which sends it back to the waiting process.
+	resp, err := http.Get(f.Login.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the browser ended on HTTP %d", resp.StatusCode)
+	}
+	done := make(chan result, 1)
+	go func() { done <- w.mcpv(t, "", "auth", "wait", "-u", url) }()
+	select {
+	case r := <-done:
+		if r.code != 0 || !strings.Contains(r.stdout, `"usable":true`) {
+			t.Fatalf("auth wait: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		}
+	case <-time.After(time.Minute): // a hang guard
+		t.Fatal("auth wait did not return after the login")
+	}
+	if r := w.mcpv(t, "", "-u", url, "list-tools", "-r", "-q", ".tools[0].name"); r.code != 0 || r.stdout == "" {
+		t.Fatalf("the next command: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if n := srv.Count("authorize"); n != 1 {
+		t.Errorf("%d authorizations, want 1", n)
+	}
+}
+
+// The start page answers only the holder of the link, from this machine,
+// under its own host name and from no other page's origin; a callback
+// with another state decides nothing; and auth wait without a login
+// handed off says so at once.
+func TestLoginHandOffRefusesOthers(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	srv, _ := authWorld(t, w)
+	url := srv.URL()
+	if r := w.mcpv(t, "", "auth", "wait", "-u", url); r.code != 5 || !strings.Contains(r.stderr, "no login is waited for") {
+		t.Fatalf("auth wait with nothing handed off: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r := w.mcpv(t, "", "-u", url, "list-tools")
+	m := startLink.FindStringSubmatch(r.stderr)
+	if r.code != 5 || m == nil {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	link, base := m[1], "http://127.0.0.1:"+m[2]
+	// What another local user can see of the waiting process: its command
+	// line names no secret, and the file that names it is the user's alone.
+	files, _ := filepath.Glob(filepath.Join(w.env.Getenv("XDG_STATE_HOME"), "mcpv", "oauth", "*.pending"))
+	if len(files) != 1 {
+		t.Fatalf("pending files: %q", files)
+	}
+	if fi, err := os.Stat(files[0]); err != nil || runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
+		t.Errorf("the pending file: %v, %v", fi.Mode(), err)
+	}
+	var p oauth.Pending
+	data, _ := os.ReadFile(files[0])
+	if err := json.Unmarshal(data, &p); err != nil || p.PID == 0 {
+		t.Fatalf("pending %s: %v", data, err)
+	}
+	if cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.PID)); err == nil {
+		if got := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00"); len(got) != 2 || got[1] != loginKeeperArg {
+			t.Errorf("the waiting process's command line: %q", got)
+		}
+	}
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, c := range []struct {
+		name, target, host, origin string
+		want                       int
+	}{
+		{"no nonce", base + "/mcpv-login", "", "", http.StatusNotFound},
+		{"a wrong nonce", base + "/mcpv-login?n=guess", "", "", http.StatusNotFound},
+		{"a foreign origin", link, "", "https://evil.example", http.StatusForbidden},
+		{"another host name", link, "rebound.example:" + m[2], "", http.StatusForbidden},
+		{"a callback with another state", base + "/callback?code=x&state=forged", "", "", http.StatusBadRequest},
+	} {
+		req, _ := http.NewRequest("GET", c.target, nil)
+		if c.host != "" {
+			req.Host = c.host
+		}
+		if c.origin != "" {
+			req.Header.Set("Origin", c.origin)
+		}
+		resp, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("%s: HTTP %d, want %d", c.name, resp.StatusCode, c.want)
+		}
+	}
+	// The holder of the link is sent on to the authorization server.
+	resp, err := noRedirect.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusFound || !strings.HasPrefix(loc, srv.AS.URL+"/authorize?") || !strings.Contains(loc, "state=") {
+		t.Errorf("the link: HTTP %d to %q", resp.StatusCode, loc)
+	}
+	if srv.Count("token:authorization_code") != 0 {
+		t.Error("a code was redeemed")
+	}
+}

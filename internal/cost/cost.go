@@ -1,0 +1,346 @@
+// Package cost counts what a server's surface costs a model: the tokens
+// of each tool, prompt and resource template and of the instructions, as
+// the text a host sends, under a named tokenizer.
+//
+// A tool reaches a model as a function-calling definition. Two forms are
+// documented by the providers that publish them:
+//
+//   - OpenAI's Chat Completions "tools": {"type":"function","function":
+//     {"name","description","parameters"}}, parameters the tool's
+//     inputSchema;
+//   - Anthropic's Messages "tools": {"name","description","input_schema"}.
+//
+// "mcp" counts the tool as the server listed it (title, annotations,
+// outputSchema, _meta and all), which no host sends whole but a host that
+// puts the listing in its context does. Prompts and resource templates
+// are counted as their listing's name, title, description and arguments
+// (or uriTemplate and mimeType); the instructions as their text, as a
+// host puts them in its system prompt.
+package cost
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/table"
+)
+
+// Forms are the shapes a tool can be counted in (--as).
+var Forms = []string{"openai", "anthropic", "mcp"}
+
+// Kinds of item.
+const (
+	Tool         = "tool"
+	Prompt       = "prompt"
+	Template     = "resource-template"
+	Instructions = "instructions"
+)
+
+// Item is one thing a server shows a model and what it costs.
+type Item struct {
+	Server string `json:"server,omitempty"`
+	Kind   string `json:"kind"`
+	Name   string `json:"name"`
+	Tokens int    `json:"tokens"`
+	// Description is the tokens of its description alone (of the text,
+	// for the instructions).
+	Description int `json:"description"`
+}
+
+// Counter counts items with one encoding, in one form.
+type Counter struct {
+	Encoding *Encoding
+	As       string
+	buf      bytes.Buffer
+}
+
+// Server counts every item of s: its tools, prompts, resource templates
+// and instructions, in that order. Items carry server as their Server.
+func (c *Counter) Server(server string, s surface.Server) ([]Item, error) {
+	var items []Item
+	add := func(kind string, raws []json.RawMessage) error {
+		for _, raw := range raws {
+			it, err := c.item(kind, raw)
+			if err != nil {
+				return err
+			}
+			it.Server = server
+			items = append(items, it)
+		}
+		return nil
+	}
+	for _, l := range []struct {
+		kind string
+		raws []json.RawMessage
+	}{{Tool, s.Tools}, {Prompt, s.Prompts}, {Template, s.ResourceTemplates}} {
+		if err := add(l.kind, l.raws); err != nil {
+			return nil, err
+		}
+	}
+	if s.Instructions != nil && *s.Instructions != "" {
+		n, err := c.Encoding.Count(*s.Instructions)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, Item{Server: server, Kind: Instructions, Name: "instructions", Tokens: n, Description: n})
+	}
+	return items, nil
+}
+
+// Text is the text an item of kind (Tool, Prompt or Template) is counted
+// on; it is the counter's until its next call.
+func (c *Counter) Text(kind string, raw json.RawMessage) ([]byte, error) {
+	switch kind {
+	case Tool:
+		return c.tool(raw)
+	case Prompt:
+		return c.listed(raw, "name", "title", "description", "arguments")
+	}
+	return c.listed(raw, "uriTemplate", "name", "title", "description", "mimeType")
+}
+
+func (c *Counter) item(kind string, raw json.RawMessage) (Item, error) {
+	it := Item{Kind: kind, Name: str(raw, "name")}
+	if kind == Template && it.Name == "" {
+		it.Name = str(raw, "uriTemplate")
+	}
+	b, err := c.Text(kind, raw)
+	if err != nil {
+		return it, fmt.Errorf("%s %q: %w", kind, it.Name, err)
+	}
+	if it.Tokens, err = c.Encoding.Count(string(b)); err != nil {
+		return it, err
+	}
+	it.Description, err = c.Encoding.Count(str(raw, "description"))
+	return it, err
+}
+
+// str is the string member key of obj, or "": as JSON decoders read it,
+// a byte that is not UTF-8 read as U+FFFD.
+func str(obj json.RawMessage, key string) string {
+	raw := rawjson.Member(obj, key)
+	s, err := rawjson.String(raw)
+	if err != nil {
+		json.Unmarshal(raw, &s)
+	}
+	return s
+}
+
+// tool is the text of a tool in the counter's form.
+func (c *Counter) tool(raw json.RawMessage) ([]byte, error) {
+	if c.As == "mcp" {
+		return c.compact(raw)
+	}
+	schema := rawjson.Member(raw, "inputSchema")
+	if schema == nil {
+		schema = []byte(`{"type":"object"}`)
+	}
+	c.buf.Reset()
+	o := &object{c: c}
+	if c.As == "openai" {
+		o.buf().WriteString(`{"type":"function","function":`)
+	}
+	o.open()
+	o.str("name", str(raw, "name"))
+	if d := rawjson.Member(raw, "description"); d != nil {
+		o.str("description", str(raw, "description"))
+	}
+	key := "input_schema"
+	if c.As == "openai" {
+		key = "parameters"
+	}
+	o.raw(key, schema)
+	o.close()
+	if c.As == "openai" {
+		o.buf().WriteByte('}')
+	}
+	return o.buf().Bytes(), o.err
+}
+
+// listed is the text of a listing entry: the members keys, those it has,
+// in that order.
+func (c *Counter) listed(raw json.RawMessage, keys ...string) ([]byte, error) {
+	if c.As == "mcp" {
+		return c.compact(raw)
+	}
+	c.buf.Reset()
+	o := &object{c: c}
+	o.open()
+	for _, k := range keys {
+		if v := rawjson.Member(raw, k); v != nil {
+			o.raw(k, v)
+		}
+	}
+	o.close()
+	return o.buf().Bytes(), o.err
+}
+
+func (c *Counter) compact(raw json.RawMessage) ([]byte, error) {
+	c.buf.Reset()
+	err := rawjson.WriteCompact(&c.buf, raw)
+	return c.buf.Bytes(), err
+}
+
+// object writes a JSON object into the counter's buffer.
+type object struct {
+	c     *Counter
+	first bool
+	err   error
+}
+
+func (o *object) buf() *bytes.Buffer { return &o.c.buf }
+
+func (o *object) open() {
+	o.buf().WriteByte('{')
+	o.first = true
+}
+
+func (o *object) close() { o.buf().WriteByte('}') }
+
+func (o *object) key(k string) {
+	if !o.first {
+		o.buf().WriteByte(',')
+	}
+	o.first = false
+	o.quote(k)
+	o.buf().WriteByte(':')
+}
+
+// quote writes s as JSON.stringify writes it: UTF-8 as is, only what
+// must be escaped escaped.
+func (o *object) quote(s string) {
+	enc := json.NewEncoder(o.buf())
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil && o.err == nil {
+		o.err = err
+	}
+	o.buf().Truncate(o.buf().Len() - 1) // Encode's newline
+}
+
+func (o *object) str(k, v string) {
+	o.key(k)
+	o.quote(v)
+}
+
+func (o *object) raw(k string, v []byte) {
+	o.key(k)
+	if err := rawjson.WriteCompact(o.buf(), v); err != nil && o.err == nil {
+		o.err = err
+	}
+}
+
+// Report is what cost prints: the tokenizer and form, the total, each
+// server's total when there are several, and every item.
+type Report struct {
+	Tokenizer string        `json:"tokenizer"`
+	As        string        `json:"as"`
+	Total     int           `json:"total"`
+	Servers   []ServerTotal `json:"servers,omitempty"`
+	Items     []Item        `json:"items"`
+}
+
+// ServerTotal is one server's share of a report.
+type ServerTotal struct {
+	Name  string `json:"name"`
+	Total int    `json:"total"`
+	Items int    `json:"items"`
+}
+
+// NewReport totals items; with servers true, each server's too, in the
+// order they first appear.
+func NewReport(tokenizer, as string, items []Item, servers bool) Report {
+	r := Report{Tokenizer: tokenizer, As: as, Items: items}
+	if r.Items == nil {
+		r.Items = []Item{}
+	}
+	for _, it := range items {
+		r.Total += it.Tokens
+		if !servers {
+			continue
+		}
+		i := slices.IndexFunc(r.Servers, func(s ServerTotal) bool { return s.Name == it.Server })
+		if i < 0 {
+			r.Servers = append(r.Servers, ServerTotal{Name: it.Server})
+			i = len(r.Servers) - 1
+		}
+		r.Servers[i].Total += it.Tokens
+		r.Servers[i].Items++
+	}
+	return r
+}
+
+// ByCost is items, the costliest first (then by kind and name).
+func ByCost(items []Item) []Item {
+	s := slices.Clone(items)
+	slices.SortStableFunc(s, func(a, b Item) int {
+		return cmp.Or(cmp.Compare(b.Tokens, a.Tokens), cmp.Compare(a.Server, b.Server), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
+	})
+	return s
+}
+
+// Summary is the report in one line.
+func (r Report) Summary() string {
+	counts := map[string]int{}
+	for _, it := range r.Items {
+		counts[it.Kind]++
+	}
+	line := fmt.Sprintf("%d tokens (%s, as %s): %s, %s, %s", r.Total, r.Tokenizer, r.As,
+		plural(counts[Tool], "tool"), plural(counts[Prompt], "prompt"), plural(counts[Template], "resource template"))
+	if counts[Instructions] > 0 {
+		line += ", instructions"
+	}
+	if len(r.Servers) > 1 {
+		line += fmt.Sprintf(" on %d servers", len(r.Servers))
+	}
+	return line
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// ByPrefix gives each item of a gateway's listing named PREFIX+sep+NAME
+// to the server PREFIX (mcpv serve's gateway names each server's tools
+// and prompts so, and no prefix holds sep), and the rest (the gateway's
+// instructions, what it lists unprefixed) to the gateway, "".
+func ByPrefix(items []Item, sep string) {
+	for i, it := range items {
+		it.Server = ""
+		if prefix, _, ok := strings.Cut(it.Name, sep); ok && it.Kind != Instructions && it.Kind != Template {
+			it.Server = prefix
+		}
+		items[i] = it
+	}
+}
+
+// Table is the report for people: a row per item, the costliest first,
+// with its share of the total.
+func (r Report) Table() *table.Table {
+	cols := []table.Column{{Title: "tokens"}, {Title: "share"}, {Title: "kind"}, {Title: "name"}}
+	if len(r.Servers) > 0 {
+		cols = slices.Insert(cols, 2, table.Column{Title: "server"})
+	}
+	t := table.New(cols...)
+	for _, it := range ByCost(r.Items) {
+		share := "-"
+		if r.Total > 0 {
+			share = fmt.Sprintf("%.1f%%", 100*float64(it.Tokens)/float64(r.Total))
+		}
+		cells := []string{strconv.Itoa(it.Tokens), share, it.Kind, it.Name}
+		if len(r.Servers) > 0 {
+			cells = slices.Insert(cells, 2, it.Server)
+		}
+		t.Add(cells...)
+	}
+	return t
+}

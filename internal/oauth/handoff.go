@@ -1,0 +1,318 @@
+package oauth
+
+// A login that never blocks a script: the command that finds a login
+// needed opens the loopback listener, registers the client and builds the
+// authorization request as the code flow does, then hands the listener and
+// the request to a process that outlives it (the caller's HandOff) and
+// returns a LoginPendingError, which says where to sign in. That process
+// (Complete) serves the listener until the browser comes back or the
+// hand-off expires, redeems the code and saves the token where the next
+// command finds it.
+//
+// The link the user is given is the listener's own start page with a nonce
+// of its own (StartURL); it sends the browser on to the authorization
+// endpoint. The state and the code verifier never leave mcpv's processes:
+// they travel to the waiting process on a pipe, not on its command line.
+//
+// Concurrency: Complete serves the listener on its own goroutine, one more
+// per connection, and stops them all (srv.Close, then waits for Serve) on
+// every return path, as Authorize does.
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/safefile"
+)
+
+// HandOff is a login waited for by another process: the authorization
+// request as built, and what the token's record will hold. It holds
+// secrets (State, Verifier, the client's secret): it is written only to
+// the pipe of the process that completes it.
+type HandOff struct {
+	Server        string          `json:"server"`
+	Issuer        string          `json:"issuer"`
+	Resource      string          `json:"resource,omitempty"`
+	ResourceParam string          `json:"resourceParam,omitempty"`
+	AskedScope    string          `json:"askedScope,omitempty"`
+	Metadata      *ServerMetadata `json:"metadata"`
+	Client        Client          `json:"client"`
+	RedirectURI   string          `json:"redirectUri"`
+	State         string          `json:"state"`
+	Verifier      string          `json:"verifier"`
+	// AuthURL is the authorization request, state included.
+	AuthURL string `json:"authUrl"`
+	// Nonce opens the start page: the link's only secret, the user's.
+	Nonce   string    `json:"nonce"`
+	Expires time.Time `json:"expires"`
+}
+
+// startPath is the path of the start page on the redirect's listener.
+const startPath = "/mcpv-login"
+
+// ErrSuperseded ends the wait of a login a newer one of the same server
+// took the place of.
+var ErrSuperseded = errors.New("a newer login took this one's place")
+
+// DefaultHandOffWait is how long a handed-off login is waited for when the
+// caller sets no bound.
+const DefaultHandOffWait = 10 * time.Minute
+
+// Supersede ends the wait of the login p describes, if it still waits: a
+// newer login of the same server takes its place, so that one process at
+// most waits for each server.
+func (p *Pending) Supersede(hc *http.Client) {
+	if p == nil || p.Done || p.Error != "" || time.Now().After(p.Expires) || !strings.HasPrefix(p.URL, "http://127.0.0.1:") {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.URL+"&cancel=1", nil)
+	if err != nil {
+		return
+	}
+	if resp, err := hc.Do(req); err == nil {
+		resp.Body.Close()
+	}
+}
+
+// StartURL is the link the user opens to sign in.
+func (h *HandOff) StartURL() string {
+	u, err := url.Parse(h.RedirectURI)
+	if err != nil {
+		return ""
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: startPath, RawQuery: "n=" + url.QueryEscape(h.Nonce)}).String()
+}
+
+// Port is the loopback port the browser must reach, for a forward from
+// another machine.
+func (h *HandOff) Port() string {
+	u, err := url.Parse(h.RedirectURI)
+	if err != nil {
+		return ""
+	}
+	return u.Port()
+}
+
+// LoginPendingError is a login handed off: the user signs in at URL, and
+// the token is there for the next command once they have.
+type LoginPendingError struct {
+	Server  string
+	URL     string // the start link
+	Port    string // the loopback port a browser elsewhere must be forwarded to
+	Expires time.Time
+	Note    string // why a stored token was not used, if one was not
+}
+
+func (e *LoginPendingError) Error() string {
+	msg := fmt.Sprintf("%s needs a login: open %s in a browser (it is waited for until %s)", e.Server, e.URL, e.Expires.UTC().Format("15:04:05 UTC"))
+	if e.Note != "" {
+		msg += "; " + e.Note
+	}
+	return msg
+}
+
+// handOff builds the authorization request and gives it, with the
+// listener, to the caller's HandOff; the listener is closed here after.
+func (m *Manager) handOff(md *ServerMetadata, client *Client, scopes []string, resource string, cb callback) error {
+	verifier, err := NewVerifier()
+	if err != nil {
+		return &Error{Step: StepAuthorization, Err: err}
+	}
+	state, err := NewState()
+	if err != nil {
+		return &Error{Step: StepAuthorization, Err: err}
+	}
+	nonce, err := NewState()
+	if err != nil {
+		return &Error{Step: StepAuthorization, Err: err}
+	}
+	scope := strings.Join(scopes, " ")
+	authURL, err := authorizationURL(AuthorizeRequest{Metadata: md, Client: client, Scope: scope, Resource: resource, RedirectURI: cb.uri}, state, S256(verifier))
+	if err != nil {
+		return err
+	}
+	wait := m.opts.LoginTimeout
+	if wait <= 0 {
+		wait = DefaultHandOffWait
+	}
+	stored := *client
+	stored.Key = nil
+	stored.DPoP = nil
+	h := &HandOff{Server: m.server, Issuer: md.Issuer, Resource: resource, ResourceParam: m.opts.Want.param(), AskedScope: scope,
+		Metadata: md, Client: stored, RedirectURI: cb.uri, State: state, Verifier: verifier, AuthURL: authURL, Nonce: nonce,
+		Expires: time.Now().Add(wait)}
+	if err := m.opts.HandOff(h, cb.ln); err != nil {
+		return &Error{Step: StepAuthorization, Err: fmt.Errorf("handing the login to a process that waits for it: %w", err)}
+	}
+	return &LoginPendingError{Server: m.server, URL: h.StartURL(), Port: h.Port(), Expires: h.Expires}
+}
+
+// Complete waits on ln for the browser (until ctx ends or h expires),
+// redeems the code and saves the token in store.
+func (h *HandOff) Complete(ctx context.Context, ln net.Listener, hc *http.Client, store *Store) error {
+	defer ln.Close()
+	redirect, err := url.Parse(h.RedirectURI)
+	if err != nil || h.Metadata == nil {
+		return stepErrorf(StepAuthorization, "a hand-off without its request")
+	}
+	ctx, cancel := context.WithDeadlineCause(ctx, h.Expires, &LoginTimeoutError{Timeout: time.Until(h.Expires).Round(time.Second)})
+	defer cancel()
+	cb := &callbackHandler{path: redirect.Path, host: redirect.Host, state: h.State, issuer: h.Metadata.Issuer,
+		issRequired: h.Metadata.AuthorizationResponseIssParameterSupported, result: make(chan callbackResult, 1)}
+	if cb.path == "" {
+		cb.path = "/"
+	}
+	superseded := make(chan struct{})
+	start := &startHandler{h: h, host: redirect.Host, next: cb, cancel: sync.OnceFunc(func() { close(superseded) })}
+	srv := &http.Server{Handler: start, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
+	serveDone := make(chan struct{})
+	var serveErr error
+	// The login keeper's loopback server: stopped by srv.Close below, on
+	// every return path, which waits for it.
+	go func() {
+		serveErr = srv.Serve(ln)
+		close(serveDone)
+	}()
+	defer func() {
+		srv.Close()
+		<-serveDone
+	}()
+	var code string
+	select {
+	case res := <-cb.result:
+		if res.err != nil {
+			return res.err
+		}
+		code = res.code
+	case <-serveDone:
+		return stepErrorf(StepAuthorization, "the loopback server for the redirect stopped: %w", serveErr)
+	case <-superseded:
+		return ErrSuperseded
+	case <-ctx.Done():
+		var lt *LoginTimeoutError
+		if cause := context.Cause(ctx); errors.As(cause, &lt) {
+			return &Error{Step: StepAuthorization, Err: cause}
+		}
+		return stepErrorf(StepAuthorization, "no answer came from the browser: %w", context.Cause(ctx))
+	}
+	client := h.Client
+	tok, err := ExchangeCode(ctx, hc, h.Metadata, &client, code, h.Verifier, h.RedirectURI, h.Resource)
+	if err != nil {
+		return err
+	}
+	if tok.Scope == "" {
+		tok.Scope = h.AskedScope
+	}
+	rec := &Record{Server: h.Server, Issuer: h.Issuer, Resource: h.Resource, ResourceParam: h.ResourceParam, AskedScope: h.AskedScope,
+		Metadata: h.Metadata, Client: h.Client, Token: *tok, Grant: GrantAuthorizationCode, Updated: time.Now()}
+	unlock, err := store.Lock(ctx, rec)
+	if err != nil {
+		return &Error{Step: StepToken, Err: err}
+	}
+	defer unlock()
+	if err := store.Save(rec); err != nil {
+		return &Error{Step: StepToken, Err: fmt.Errorf("saving the token: %w", err)}
+	}
+	return nil
+}
+
+// startHandler serves the start page, which sends the holder of the link
+// on to the authorization endpoint, and hands every other request to the
+// redirect's handler. A request from another machine, under another host
+// name (DNS rebinding), from a page of another origin, or without the
+// link's nonce is refused: the authorization request and its state reach
+// only whoever holds the link.
+type startHandler struct {
+	h      *HandOff
+	host   string
+	next   http.Handler
+	cancel func() // ends the wait: the link's holder asked (a newer login of the same server)
+}
+
+func (s *startHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != startPath {
+		s.next.ServeHTTP(w, r)
+		return
+	}
+	origin := r.Header.Get("Origin")
+	switch {
+	case !remoteIsLoopback(r.RemoteAddr) || !strings.EqualFold(r.Host, s.host) || origin != "" && origin != "http://"+s.host:
+		writeCallbackPage(w, http.StatusForbidden, "forbidden")
+	case r.Method != http.MethodGet || subtle.ConstantTimeCompare([]byte(r.URL.Query().Get("n")), []byte(s.h.Nonce)) != 1:
+		http.NotFound(w, r)
+	case r.URL.Query().Has("cancel"):
+		writeCallbackPage(w, http.StatusOK, "this login is no longer waited for")
+		s.cancel()
+	default:
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		http.Redirect(w, r, s.h.AuthURL, http.StatusFound)
+	}
+}
+
+// Pending is what the store says of a login handed off for a server: who
+// waits for it, until when, and how it ended. It holds no secret but the
+// start link's nonce, and is the user's alone as the tokens are.
+type Pending struct {
+	PID     int       `json:"pid"`
+	URL     string    `json:"url"`
+	Port    string    `json:"port"`
+	Expires time.Time `json:"expires"`
+	// Done: the token is saved. Error: why the login failed.
+	Done  bool   `json:"done,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+func (s *Store) pendingPath(server string) string {
+	sum := sha256.Sum256([]byte(server))
+	return filepath.Join(s.Dir, hex.EncodeToString(sum[:12])+".pending")
+}
+
+// SavePending writes what is known of the login handed off for server.
+func (s *Store) SavePending(server string, p Pending) error {
+	if err := s.mkdir(); err != nil {
+		return err
+	}
+	data, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	return safefile.Replace(s.pendingPath(server), data)
+}
+
+// LoadPending reads it; (nil, nil) when no login was handed off.
+func (s *Store) LoadPending(server string) (*Pending, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	f, err := openNoFollow(s.pendingPath(server), os.O_RDONLY, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var p Pending
+	if err := json.NewDecoder(io.LimitReader(f, 1<<16)).Decode(&p); err != nil {
+		return nil, fmt.Errorf("the login waited for is damaged: %v", err)
+	}
+	return &p, nil
+}
