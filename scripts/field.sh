@@ -42,8 +42,9 @@
 # is also its HOME, seeded with dummy configuration files that point at a
 # closed port on 127.0.0.1 (a kubeconfig, a wrangler config, OAuth client
 # keys), and with HTTP(S)_PROXY at that port: nothing needs the network
-# beyond the loopback after the install. Each mcpv run is bounded by
-# MCPV_FIELD_TIMEOUT seconds (default 240).
+# beyond the loopback after the install. A server is given 3 minutes to
+# answer initialize (a busy machine starts some slowly), and each mcpv run
+# is bounded by MCPV_FIELD_TIMEOUT seconds (default 240, 600 for check).
 #
 # Prints a line per server and a summary (scripts/field/summary.mjs): the
 # servers, their items by kind, the audit's findings by severity and rule,
@@ -79,7 +80,15 @@ done
 for tool in node npm timeout cmp; do
 	command -v "$tool" >/dev/null || die "$tool is required"
 done
-limit=${MCPV_FIELD_TIMEOUT:-240}
+# A hang guard per mcpv run: check makes many requests, each waited for.
+if [ -n "${MCPV_FIELD_TIMEOUT:-}" ]; then
+	limit=$MCPV_FIELD_TIMEOUT
+elif [ "$mode" = check ] || [ "$mode" = all ]; then
+	limit=600
+else
+	limit=240
+fi
+[[ $limit =~ ^[1-9][0-9]*$ ]] || die "MCPV_FIELD_TIMEOUT must be a number of seconds, not $limit"
 
 dir=$(node -e 'console.log(require("path").resolve(process.argv[1]))' "${MCPV_FIELD_DIR:-${TMPDIR:-/tmp}/mcpv-field}")
 out=$(node -e 'console.log(require("path").resolve(process.argv[1]))' "${out:-$dir/results}")
@@ -177,7 +186,7 @@ field_run() {
 	rc=0
 	(cd "$w" && env HOME="$w" HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 \
 		http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 NO_PROXY=127.0.0.1,localhost DO_NOT_TRACK=1 \
-		"${e[@]}" timeout -k 10 "$limit" "$mcpv" "$@" -- "${c[@]}" <"${in:-/dev/null}" >"$o.out" 2>"$o.err") || rc=$?
+		"${e[@]}" timeout -k 10 "$limit" "$mcpv" --connect-timeout 3m "$@" -- "${c[@]}" <"${in:-/dev/null}" >"$o.out" 2>"$o.err") || rc=$?
 }
 
 # field_http NAME ENV HOST PATH COMMAND: start COMMAND (@PORT@ in it replaced
@@ -204,7 +213,7 @@ field_http() {
 		rc=4
 		echo "the server did not listen" >"$o.err"
 	else
-		(cd "$w" && HOME="$w" timeout -k 10 "$limit" "$mcpv" check --format json -u "http://$host:$port$path" </dev/null >"$o.out" 2>"$o.err") || rc=$?
+		(cd "$w" && HOME="$w" timeout -k 10 "$limit" "$mcpv" --connect-timeout 3m check --format json -u "http://$host:$port$path" </dev/null >"$o.out" 2>"$o.err") || rc=$?
 	fi
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true

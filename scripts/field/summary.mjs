@@ -92,6 +92,11 @@ function checkOf(out, name) {
   const r = json(`${out}/check/${name}.json`);
   if (!r || !r.areas) return { rc, r: null, must: [], fails: true, why: lastLine(`${out}/check/${name}.err`) || `exit ${rc}` };
   const all = r.areas.flatMap((a) => a.checks);
+  // No check passed: no session was had (the reason is the first inconclusive check's).
+  if (!all.some((c) => c.status === 'passed')) {
+    const c = all.find((c) => c.status === 'inconclusive');
+    return { rc, r: null, must: [], fails: true, why: c ? `${c.id} inconclusive: ${c.reason}` : `no check passed (exit ${rc})` };
+  }
   const msg = (c) =>
     [c.reason, ...(c.failures || []).map((f) => f.message + (f.actual ? ` (got ${String(f.actual).slice(0, 300)})` : '')), ...(c.notes || [])]
       .filter(Boolean)
