@@ -179,6 +179,7 @@ function report(out, mode, names, mdFile) {
   };
   const modes = mode === 'all' ? ['audit', 'pin', 'check'] : mode.split(',');
   let failing = 0;
+  const per = {};
   say(`# mcpv over the field set: ${names.length} servers`);
   say();
   servers(names, out, modes, say);
@@ -217,7 +218,7 @@ function report(out, mode, names, mdFile) {
     for (const [rule, c] of Object.entries(byRule).sort((a, b) => sevs.reduce((s, k) => s + b[1][k], 0) - sevs.reduce((s, k) => s + a[1][k], 0)))
       say(`| ${rule} | ${sevs.map((k) => c[k]).join(' | ')} |`);
     say();
-    failing += gate.length + none.length;
+    failing += per.audit = gate.length + none.length;
     detail = true;
     if (gate.length) {
       say(`### Servers failing the audit gate (${gate.length}): their findings of severity high or above`);
@@ -239,7 +240,7 @@ function report(out, mode, names, mdFile) {
   }
   if (modes.includes('pin')) {
     const bad = names.map((n) => ({ n, p: pinOf(out, n) })).filter((r) => r.p.fails);
-    failing += bad.length;
+    failing += per.pin = bad.length;
     say('## Pin (`mcpv pin`, then `pin --check` and `diff PIN -- SERVER` with nothing changed)');
     say();
     say(`${names.length - bad.length} of ${names.length} servers: all three exit 0.`);
@@ -251,7 +252,7 @@ function report(out, mode, names, mdFile) {
     const all = names.flatMap((n) => (fs.existsSync(`${out}/check/${n}-http.rc`) ? [n, `${n}-http`] : [n]));
     const rows = all.map((n) => ({ n, c: checkOf(out, n) }));
     const bad = rows.filter((r) => r.c.fails);
-    failing += bad.length;
+    failing += per.check = bad.length;
     say('## Check (`mcpv check --format json`): MUST failures');
     say();
     say(`${rows.length} runs (${all.length - names.length} over Streamable HTTP); ${rows.filter((r) => r.c.must.length).length} with a MUST failure, ${rows.filter((r) => !r.c.r).length} without a report.`);
@@ -271,7 +272,7 @@ function report(out, mode, names, mdFile) {
   if (mdFile) fs.writeFileSync(mdFile, text + '\n');
   // On stdout, the tables without the findings' text.
   process.stdout.write(short.join('\n') + '\n');
-  console.log(`${names.length} servers, ${failing} failing a gate (${modes.join(', ')})`);
+  console.log(`${names.length} servers; failing the gate of ${Object.entries(per).map(([m, n]) => `${m}: ${n}`).join(', ')}`);
   return failing > 0 ? 1 : 0;
 }
 
