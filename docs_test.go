@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -122,5 +123,89 @@ func TestBenchmarksEndWithTheNotes(t *testing.T) {
 	}
 	if !bytes.HasSuffix(page, append([]byte("\n"), notes...)) {
 		t.Errorf("docs/BENCHMARKS.md does not end with docs/BENCHMARKS.notes.md: write figures in the notes, then copy them after bench.sh's table (or run bench.sh)")
+	}
+}
+
+// The field set is one list: every row of scripts/field/servers.tsv starts
+// a package pinned in scripts/field/package.json (a row marked ci among its
+// dependencies, the ones --ci installs alone, any other among its
+// devDependencies), every pinned package is started by a row, and
+// docs/COMPATIBILITY.md's table names each server with its pinned version.
+func TestFieldSetIsOneList(t *testing.T) {
+	dir := filepath.Join("scripts", "field")
+	tsv, err := os.ReadFile(filepath.Join(dir, "servers.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkg struct {
+		Dependencies    map[string]string `json:"dependencies"`
+		DevDependencies map[string]string `json:"devDependencies"`
+	}
+	if err := json.Unmarshal(raw, &pkg); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join("docs", "COMPATIBILITY.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{"secrets": true, "shell": true, "filesystem": true, "cloud": true, "cicd": true,
+		"browser": true, "database": true, "payments": true, "git": true, "email": true, "monitoring": true,
+		"security": true, "app": true, "large": true, "other": true}
+	names := map[string]bool{}
+	started := map[string]bool{}
+	rows := 0
+	for i, line := range strings.Split(string(tsv), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "name\t") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 7 {
+			t.Errorf("servers.tsv line %d has %d columns, not 7", i+1, len(f))
+			continue
+		}
+		rows++
+		name, p, kind, ci, cmd := f[0], f[1], f[2], f[3], f[5]
+		if names[name] {
+			t.Errorf("servers.tsv names %s twice", name)
+		}
+		names[name] = true
+		started[p] = true
+		if !kinds[kind] {
+			t.Errorf("%s: kind %q is none of the kinds servers.tsv lists", name, kind)
+		}
+		if ci != "ci" && ci != "-" {
+			t.Errorf("%s: ci column %q, not ci or -", name, ci)
+		}
+		version, inCI := pkg.Dependencies[p]
+		if !inCI {
+			version = pkg.DevDependencies[p]
+		}
+		switch {
+		case version == "":
+			t.Errorf("%s: package %s is not pinned in package.json", name, p)
+		case inCI != (ci == "ci"):
+			t.Errorf("%s: marked %q but %s is among the package.json's %s", name, ci, p,
+				map[bool]string{true: "dependencies", false: "devDependencies"}[inCI])
+		}
+		if !strings.Contains(cmd, "$M/"+p+"/") {
+			t.Errorf("%s: its command %q does not start a file of %s", name, cmd, p)
+		}
+		if row := "| " + name + " | `" + p + "` | " + version + " | "; !strings.Contains(string(doc), row) {
+			t.Errorf("docs/COMPATIBILITY.md has no row starting %q", row)
+		}
+	}
+	for _, deps := range []map[string]string{pkg.Dependencies, pkg.DevDependencies} {
+		for p := range deps {
+			if !started[p] {
+				t.Errorf("package.json pins %s, which no row of servers.tsv starts", p)
+			}
+		}
+	}
+	if rows < 55 {
+		t.Errorf("servers.tsv has %d servers, fewer than 55", rows)
 	}
 }
