@@ -277,7 +277,7 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 	var lines []string
 	spec.specMessage(st, m.raw, m, specOut{send: func(line string) { lines = append(lines, line) }, async: func(f func()) { f() }, http: true})
 	status := http.StatusOK
-	if spec.Era == "modern" && len(lines) == 1 && strings.Contains(lines[0], `"code":-32601`) && !spec.has("method-not-found-200") {
+	if spec.Era == "modern" && len(lines) == 1 && strings.Contains(lines[0], `"code":-32601`) && !spec.has("method-not-found-200") && !(spec.has("removed-methods-200") && slices.Contains(removedMethods, m.Method)) {
 		status = http.StatusNotFound
 	}
 	switch {

@@ -105,7 +105,8 @@ var Faults = []string{
 	"input-required-elsewhere", // (modern) completion/complete answered input_required
 	"input-required-empty",     // (modern) prompts/get answered input_required with neither inputRequests nor requestState
 	"input-asks-elicitation",   // (modern) prompts/get answered input_required asking for elicitation of any client
-	"removed-methods-served",   // (modern) logging/setLevel, resources/subscribe and unsubscribe served
+	"removed-methods-served",   // (modern) ping, logging/setLevel, resources/subscribe and unsubscribe served (no defect: the era lets a server keep them)
+	"removed-methods-200",      // (modern, HTTP) ping, logging/setLevel, resources/subscribe and unsubscribe answered -32601 with HTTP 200; other unknown methods 404
 	"client-info-required",     // (modern) a request without _meta clientInfo refused -32602
 	// hostile: what a server may do to its client, whatever it is asked
 	"hang",        // nothing answered but initialize and server/discover
@@ -117,6 +118,10 @@ var Faults = []string{
 }
 
 func (s *Spec) has(fault string) bool { return slices.Contains(s.Faults, fault) }
+
+// removedMethods are the initialize era's methods the 2026-07-28 era has
+// not (besides initialize).
+var removedMethods = []string{"ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
 
 // slowTool is the tool a spec server runs for a while when it lists it:
 // a progress notification every slowStep (when asked for), slowSteps of
@@ -378,7 +383,7 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 		switch {
 		case method == "completion/complete" && s.has("input-required-elsewhere"):
 			return json.RawMessage(`{"resultType":"input_required","requestState":"s1"}`), nil
-		case s.has("removed-methods-served") && slices.Contains([]string{"logging/setLevel", "resources/subscribe", "resources/unsubscribe"}, method):
+		case s.has("removed-methods-served") && slices.Contains(removedMethods, method):
 			return json.RawMessage(`{}`), nil
 		}
 	}
