@@ -45,7 +45,7 @@ var oneDefects = []oneDefect{
 	{name: "input_required where the era has none", fake: stdioModern, change: faults("input-required-elsewhere"), id: "modern.input-required-methods", opens: true},
 	{name: "input_required asking nothing", fake: stdioModern, change: faults("input-required-empty"), id: "modern.input-required-shape", opens: true},
 	{name: "input_required asking for elicitation of any client", fake: stdioModern, change: faults("input-asks-elicitation"), id: "modern.input-capabilities", opens: true},
-	{name: "the initialize era's methods served", fake: httpModern, change: faults("removed-methods-served"), id: "modern.removed-methods", opens: true},
+	{name: "the initialize era's methods not implemented, answered 200", fake: httpModern, change: faults("removed-methods-200"), id: "modern.removed-methods", opens: true},
 	{name: "clientInfo required", fake: stdioModern, change: faults("client-info-required"), id: "modern.client-info-optional", opens: true},
 	{name: "answers crossed between streams", fake: httpLegacy, change: faults("crossed-streams"), id: "http.one-stream", opens: true,
 		long: "each lone ping of a string id waits out the fake's 5 s for another to cross with"},

@@ -677,6 +677,14 @@ func (t *T) failErr(doing string, err error) {
 	t.Fail("%s: %s", doing, oneLine(err.Error()))
 }
 
+// Unsure ends the check with a warning, whatever its level: what it saw
+// may break the requirement or may not, and the check cannot tell which;
+// a failure is only for what it is sure of.
+func (t *T) Unsure(format string, args ...any) {
+	t.out.Status, t.out.Message = Warned, fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
 // Block ends the check: it could not run, because the defect the check
 // by names keeps it from what it needs.
 func (t *T) Block(by, format string, args ...any) {
