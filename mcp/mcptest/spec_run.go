@@ -108,6 +108,8 @@ var Faults = []string{
 	"removed-methods-served",   // (modern) ping, logging/setLevel, resources/subscribe and unsubscribe served (no defect: the era lets a server keep them)
 	"removed-methods-200",      // (modern, HTTP) ping, logging/setLevel, resources/subscribe and unsubscribe answered -32601 with HTTP 200; other unknown methods 404
 	"client-info-required",     // (modern) a request without _meta clientInfo refused -32602
+	"bom",                      // (stdio) a byte order mark before every message
+	"text-answers",             // (stdio) every request answered with a line of plain text, no JSON-RPC
 	// hostile: what a server may do to its client, whatever it is asked
 	"hang",        // nothing answered but initialize and server/discover
 	"mute-early",  // (initialize era) nothing answered before initialize, not even ping
@@ -333,14 +335,20 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 }
 
 // shaped is out through the faults that shape what is written over
-// stdio: messages over several lines, responses twice.
+// stdio: messages over several lines, responses twice, a byte order mark
+// before each, plain text instead.
 func (s *Spec) shaped(out specOut) specOut {
-	if out.http || !s.has("pretty-json") && !s.has("duplicate-responses") {
+	if out.http || !s.has("pretty-json") && !s.has("duplicate-responses") && !s.has("bom") && !s.has("text-answers") {
 		return out
 	}
 	send := out.send
 	out.send = func(line string) {
-		if s.has("pretty-json") {
+		switch {
+		case s.has("text-answers"):
+			line = "OK: " + strings.ReplaceAll(line, `"`, "")
+		case s.has("bom"):
+			line = "\uFEFF" + line
+		case s.has("pretty-json"):
 			var b bytes.Buffer
 			if json.Indent(&b, []byte(line), "", "  ") == nil {
 				line = b.String()
