@@ -110,6 +110,10 @@ type conn struct {
 	ids         int           // ids used so far
 	closed      bool          // close was called
 	gone        chan struct{} // closed when the reader stops
+	// signs is told (1-buffered, never blocking) when what came is no
+	// message: a line of no JSON, a message that does not decode or is
+	// written over lines; the first contact judges it at once.
+	signs chan struct{}
 }
 
 // setEra sets the era the connection speaks; the reader reads it as it
@@ -159,7 +163,7 @@ func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
 			o.version = mcp.LatestVersion
 		}
 	}
-	c := &conn{r: r, era: o.era, version: o.version, waiting: map[string]*waiter{}, gone: make(chan struct{})}
+	c := &conn{r: r, era: o.era, version: o.version, waiting: map[string]*waiter{}, gone: make(chan struct{}), signs: make(chan struct{}, 1)}
 	if r.target.URL != "" {
 		c.http = &httpSide{}
 		close(c.gone) // no reader
@@ -171,6 +175,9 @@ func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
 		opts.Junk = c.junk // on the reader goroutine, before Read returns
 		opts.Stderr = nil  // the tail is kept for failures
 		opts.Grace = 500 * time.Millisecond
+		if r.headers.Load() {
+			opts.Framing = mcp.FramingContentLength // as the main session learnt: the checks are about what it says, not its framing again
+		}
 		tr, err := mcp.StartCommand(opts)
 		if err != nil {
 			return nil, err
@@ -578,9 +585,20 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 	}
 	c.mu.Unlock()
 	for _, s := range out {
+		if s.bad != "" || s.framing {
+			c.sign()
+		}
 		c.r.watches.see(s)
 	}
 	return out
+}
+
+// sign tells the first contact that something came that is no message.
+func (c *conn) sign() {
+	select {
+	case c.signs <- struct{}{}:
+	default:
+	}
 }
 
 // deliver ends w's wait with r; mu must be held.
@@ -716,6 +734,10 @@ func (h junkHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
 func (h junkHandler) WithGroup(string) slog.Handler            { return h }
 func (h junkHandler) Handle(_ context.Context, r slog.Record) error {
 	const prefix = "skipped a line on the server's stdout that is not JSON: "
+	if strings.HasPrefix(r.Message, "the server frames its messages with Content-Length headers") {
+		h.r.framedWithHeaders()
+		return nil
+	}
 	line, ok := strings.CutPrefix(r.Message, prefix)
 	if !ok {
 		return nil
@@ -751,4 +773,15 @@ func (c *conn) eventID(id string) {
 	if again {
 		c.r.watches.see(seen{via: "event stream", era: c.era, eventDup: id})
 	}
+}
+
+// framedWithHeaders is told that the main session's server frames its
+// messages with Content-Length headers, as LSP does: jsonrpc.framing is
+// shown it once, and the run's own connections speak that framing from
+// their start, so that the other checks judge what the server says.
+func (r *runner) framedWithHeaders() {
+	if r.headers.Swap(true) {
+		return
+	}
+	r.watches.see(seen{via: "stdout", bad: headerLine, raw: "Content-Length: ... (a header block before each message)"})
 }

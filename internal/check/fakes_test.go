@@ -87,6 +87,8 @@ type fake struct {
 	slowStart        int
 	// sse: over HTTP, every request is answered with an event stream
 	sse bool
+	// behaviours: more of mcptest's, for the stdio fake
+	behaviours string
 }
 
 func (f fake) target(t *testing.T) *Target {
@@ -112,6 +114,9 @@ func (f fake) target(t *testing.T) *Target {
 		}
 		if f.ignoreExit {
 			behaviours += ",ignore-exit"
+		}
+		if f.behaviours != "" {
+			behaviours += "," + f.behaviours
 		}
 		if f.slowStart > 0 {
 			behaviours += fmt.Sprintf(",slow-start=%d", f.slowStart)

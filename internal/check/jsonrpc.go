@@ -33,7 +33,7 @@ func jsonrpcWatchChecks() []*Check {
 			run:   exercise,
 			watch: func(w *watchCtx, s seen) string {
 				switch {
-				case s.bad != "" && s.bad != junkLine && s.bad != notUTF8:
+				case s.bad != "" && s.bad != junkLine && s.bad != notUTF8 && s.bad != headerLine:
 					return "a message that is not JSON-RPC: " + s.bad
 				case s.shape != "" && s.shape != bothShape:
 					return "a message that breaks JSON-RPC 2.0: " + s.shape
@@ -59,7 +59,15 @@ func jsonrpcWatchChecks() []*Check {
 			Quote: "Messages are delimited by newlines, and MUST NOT contain embedded newlines.",
 			needs: needs{transport: "stdio"},
 			run:   exercise,
-			watch: spot("a message written over several lines", func(_ *watchCtx, s seen) bool { return s.framing }),
+			watch: func(_ *watchCtx, s seen) string {
+				switch {
+				case s.framing:
+					return "a message written over several lines"
+				case s.bad == headerLine:
+					return "a message framed with headers: " + s.bad
+				}
+				return ""
+			},
 		},
 		{
 			ID: "jsonrpc.result-or-error", Title: "a response has a result or an error, not both", Level: MUST,
@@ -99,7 +107,7 @@ func jsonrpcWatchChecks() []*Check {
 			needs: needs{transport: "stdio"},
 			run:   exercise,
 			watch: func(w *watchCtx, s seen) string {
-				if s.via == "stdout" && s.bad != "" {
+				if s.via == "stdout" && s.bad == junkLine { // what else is no message, another check names
 					return "the server wrote on its stdout what is no MCP message: " + s.bad
 				}
 				return ""

@@ -181,6 +181,9 @@ func (w *mainWire) take(out []seen) {
 			continue
 		}
 		if m.ID == nil {
+			if m.Error != nil && m.Error.Code == mcp.CodeParseError && w.r.headers.Load() {
+				continue // the answer to a line the server, which frames with headers, could not read
+			}
 			if m.Error != nil && len(w.sent) > 0 {
 				s.nullFor = w.oldest()
 				s.method = s.nullFor

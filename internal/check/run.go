@@ -98,6 +98,10 @@ type runner struct {
 	diagOnce sync.Once
 	diag     *diagnosis // the first-contact diagnosis, once started
 
+	// headers: the server frames its messages with Content-Length
+	// headers (the main session learnt it), which its connections speak.
+	headers atomic.Bool
+
 	exerciseOnce       sync.Once // exercise's traffic, made once a run
 	exerciseModernOnce sync.Once // exerciseModern's
 

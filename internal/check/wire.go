@@ -42,9 +42,38 @@ func unitsOf(data []byte, via, era string, framing bool) []seen {
 	return out
 }
 
-// junkSeen is a line of stdout that is no JSON at all.
+// junkSeen is a line of stdout that is no JSON on its own.
 func junkSeen(line []byte, via, era string) seen {
-	return seen{raw: clip(string(line), maxKept), bad: junkLine, via: via, era: era}
+	return seen{raw: clip(string(line), maxKept), bad: lineKind(line), via: via, era: era}
+}
+
+// What a line of stdout that is no JSON on its own may be besides text
+// (junkLine): a message behind a byte order mark, or the header of a
+// message framed as LSP frames them.
+const (
+	bomLine    = "it begins with a byte order mark (U+FEFF), which JSON text sent to another program must not"
+	headerLine = "it is a Content-Length header: the server frames its messages with headers, not one a line"
+)
+
+// lineKind says what a line of stdout that is no JSON is.
+func lineKind(line []byte) string {
+	t := bytes.TrimSpace(line)
+	if rest, ok := bytes.CutPrefix(t, []byte("\uFEFF")); ok && json.Valid(rest) {
+		return bomLine
+	}
+	if name, value, ok := bytes.Cut(t, []byte(":")); ok && strings.EqualFold(string(bytes.TrimSpace(name)), "Content-Length") && isDigits(bytes.TrimSpace(value)) {
+		return headerLine
+	}
+	return junkLine
+}
+
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
 }
 
 // Bounds of the lines held as a message that may be written over several.
