@@ -14,7 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/alecthomas/kong"
 	"github.com/mcpv/mcpv/internal/check"
+	"github.com/mcpv/mcpv/internal/doctor"
 	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/redact"
@@ -102,7 +104,7 @@ func (c *checkCmd) Validate() error {
 	return nil
 }
 
-func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
+func (c *checkCmd) Run(ctx context.Context, kctx *kong.Context, s *session, out *console) error {
 	format := c.Format
 	if out.embedded && format == "text" {
 		format = "json" // a test step's or batch line's output is a JSON value
@@ -143,8 +145,14 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 			out.ios.Status.Set(fmt.Sprintf("mcpv check: %d/%d %s", done, total, id))
 		}
 	}
+	// The walk waits for a stdio server's first answer as long as it
+	// waits on the network, unless --connect-timeout says otherwise.
+	walkStart := doctor.DefaultTimeout
+	if explicitFlags(kctx)["connect-timeout"] {
+		walkStart = s.settings.ConnectTimeout
+	}
 	if c.ConnectOnly {
-		return c.connect(ctx, s, target, opts, dest, format, out)
+		return c.connect(ctx, s, target, opts, walkStart, dest, format, out)
 	}
 	started := time.Now()
 	report, err := check.Run(ctx, target, opts)
@@ -156,7 +164,7 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err != nil && ctx.Err() == nil && !isUsage(err) {
 		// No session, and no requirement broken on the way: the report
 		// is the connection's walk, which says why; the error stands.
-		if werr := c.connect(ctx, s, target, opts, dest, format, out); werr != nil && !isCheckFailed(werr) {
+		if werr := c.connect(ctx, s, target, opts, walkStart, dest, format, out); werr != nil && !isCheckFailed(werr) {
 			return werr
 		}
 	}

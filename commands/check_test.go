@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpv/mcpv/internal/demoserver"
+	"github.com/mcpv/mcpv/internal/longtest"
 )
 
 // specFake is a fake spec server's command line, its spec written to a
@@ -159,6 +160,13 @@ func TestCheckConnectOnly(t *testing.T) {
 			[]string{"✗ connect.command", "○ connect.start  start  skipped: not reached"}, "mcpv-no-such-server-here"},
 		{"messages over several lines", args([]string{"check", "--connect-only"}, specFake(t, strings.Replace(checkSpec, `{"tools"`, `{"faults":["pretty-json"],"tools"`, 1))), 1,
 			[]string{"✗ connect.first-exchange", "jsonrpc.framing"}, "the connection fails at first exchange"},
+		// What came is judged as it comes: --connect-timeout 1h, and no wait.
+		{"a byte order mark before each message", args([]string{"check", "--connect-only", "--connect-timeout", "1h"}, specFake(t, strings.Replace(checkSpec, `{"tools"`, `{"faults":["bom"],"tools"`, 1))), 1,
+			[]string{"✗ connect.first-answer", "jsonrpc.messages", "byte order mark", `it sent: \ufeff{"jsonrpc":"2.0"`}, "the connection fails at first answer"},
+		{"text in place of JSON-RPC", args([]string{"check", "--connect-only", "--connect-timeout", "1h"}, specFake(t, strings.Replace(checkSpec, `{"tools"`, `{"faults":["text-answers"],"tools"`, 1))), 1,
+			[]string{"✗ connect.first-answer", "jsonrpc.stdout-only", "answered with 4 lines of text", "it sent: OK: {jsonrpc:2.0"}, "the connection fails at first answer"},
+		{"text in place of JSON-RPC, the whole run", args([]string{"check", "--connect-timeout", "1h", "--check-timeout", "1h"}, specFake(t, strings.Replace(checkSpec, `{"tools"`, `{"faults":["text-answers"],"tools"`, 1))), 1,
+			[]string{"✗ jsonrpc.stdout-only", "received: OK: {jsonrpc:2.0"}, "a requirement does not hold: jsonrpc.stdout-only"},
 		{"json", args([]string{"check", "--connect-only", "--format", "json", "-q", `[.areas[0].steps[] | .status] | unique`}, specFake(t, checkSpec)), 0,
 			[]string{`["passed"]`}, ""},
 	}
@@ -203,4 +211,13 @@ func TestCheckExpectedFailures(t *testing.T) {
 			wantRun(t, mcpv(t, "", args(tt.args, broken)...), tt.wantCode, []string{tt.outHas}, tt.errHas)
 		})
 	}
+}
+
+// A stdio server that says nothing at all is waited for 10 s, the walk's
+// bound, not the session's minute, and the walk exits 124.
+func TestCheckConnectOnlySilence(t *testing.T) {
+	longtest.Skip(t, "waits out the walk's 10 s")
+	t.Parallel()
+	wantRun(t, mcpv(t, "", args([]string{"check", "--connect-only"}, fake("slow-start=3600000"))...), 124,
+		[]string{"✗ connect.first-answer", "no answer to initialize within 10s"}, "the connection fails at first answer")
 }

@@ -276,6 +276,9 @@ func FirstContact(ctx context.Context, target *Target, opts Options) (id, messag
 	r := newRunner(ctx, target, opts.withDefaults())
 	defer r.closeAll()
 	if d := r.firstContact(ctx); d != nil {
+		if d.received != "" {
+			return d.id, r.mask(d.message, 300) + "; it sent: " + r.mask(d.received, 200)
+		}
 		return d.id, r.mask(d.message, 400)
 	}
 	return "", ""
