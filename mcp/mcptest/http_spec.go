@@ -283,6 +283,8 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 	switch {
 	case plain:
 		x.Status(status, strings.Join(lines, "\n"), "Content-Type", "text/plain")
+	case len(lines) == 1 && spec.has("json-array-answer"):
+		x.Status(status, "["+lines[0]+"]", "Content-Type", "application/json")
 	case len(lines) == 1:
 		x.Status(status, lines[0], "Content-Type", "application/json")
 	default:

@@ -260,6 +260,8 @@ func page(spec *Spec, method string, items []json.RawMessage, params json.RawMes
 			n, _ := strconv.Atoi(next)
 			res["nextCursor"] = n
 		}
+	} else if spec.has("null-cursor") {
+		res["nextCursor"] = nil
 	}
 	spec.hint(res)
 	return mustJSON(res), nil

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -108,6 +109,10 @@ var Faults = []string{
 	"removed-methods-served",   // (modern) ping, logging/setLevel, resources/subscribe and unsubscribe served (no defect: the era lets a server keep them)
 	"removed-methods-200",      // (modern, HTTP) ping, logging/setLevel, resources/subscribe and unsubscribe answered -32601 with HTTP 200; other unknown methods 404
 	"client-info-required",     // (modern) a request without _meta clientInfo refused -32602
+	"null-cursor",              // the last page of every list with "nextCursor": null
+	"request-id-reuse",         // (initialize era) a ping request of the server's after every answer, always with id "srv-ping"
+	"null-id-request",          // (initialize era) a ping request of the server's with a null id after every answer
+	"json-array-answer",        // (HTTP) every JSON answer wrapped in a JSON array
 	"bom",                      // (stdio) a byte order mark before every message
 	"text-answers",             // (stdio) every request answered with a line of plain text, no JSON-RPC
 	// hostile: what a server may do to its client, whatever it is asked
@@ -374,15 +379,30 @@ func (s *Spec) after(m msg, out specOut) {
 		out.send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"nobody-asked","progress":1}}`)
 	}
 	if s.has("server-request") && m.Method != "initialize" {
-		out.send(`{"jsonrpc":"2.0","id":"srv-ask","method":"roots/list"}`)
+		out.send(`{"jsonrpc":"2.0","id":"` + srvID("srv-ask") + `","method":"roots/list"}`)
+	}
+	if s.Era != "modern" && m.Method != "initialize" {
+		if s.has("request-id-reuse") {
+			out.send(`{"jsonrpc":"2.0","id":"srv-ping","method":"ping"}`)
+		}
+		if s.has("null-id-request") {
+			out.send(`{"jsonrpc":"2.0","id":null,"method":"ping"}`)
+		}
 	}
 	if s.has("bad-log-level") {
 		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"loud","data":"answered"}}`)
 	}
 	if s.has("undeclared-sampling") && s.Era != "modern" && m.Method != "initialize" {
-		out.send(`{"jsonrpc":"2.0","id":"srv-sample","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}`)
+		out.send(`{"jsonrpc":"2.0","id":"` + srvID("srv-sample") + `","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}`)
 	}
 }
+
+// srvRequests counts the requests the fake servers of a process send, for
+// ids that are never used twice.
+var srvRequests atomic.Int64
+
+// srvID is a server request's id, new each time.
+func srvID(prefix string) string { return fmt.Sprintf("%s-%d", prefix, srvRequests.Add(1)) }
 
 // answer is the result or error of a request, its faults applied.
 func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
