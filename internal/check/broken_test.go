@@ -71,6 +71,8 @@ var brokenCases = []brokenCase{
 	{id: "jsonrpc.result-or-error", fake: stdio, break_: faults("result-and-error")},
 	{id: "jsonrpc.error-id", fake: stdio, break_: faults("null-id-errors")},
 	{id: "jsonrpc.one-response", fake: stdio, break_: faults("duplicate-responses")},
+	{id: "jsonrpc.request-id", fake: stdio, break_: faults("null-id-request")},
+	{id: "jsonrpc.request-id-unique", fake: stdio, break_: faults("request-id-reuse")},
 
 	{id: "lifecycle.initialize", fake: stdio, break_: faults("init-no-server-info")},
 	{id: "lifecycle.version-echo", fake: stdio, break_: faults("version-cycle")},
@@ -132,6 +134,7 @@ var brokenCases = []brokenCase{
 	{id: "http.origin", fake: httpLegacy, break_: faults("no-origin-check")},
 	{id: "http.dns-rebinding", fake: httpLegacy, break_: faults("origin-matches-host")},
 	{id: "http.answer-type", fake: httpLegacy, break_: faults("text-plain")},
+	{id: "http.one-object", fake: httpLegacy, break_: faults("json-array-answer")},
 	{id: "http.notification-202", fake: httpLegacy, break_: faults("notification-200")},
 	{id: "http.malformed-body", fake: httpLegacy, break_: faults("malformed-200")},
 	{id: "http.session-id", fake: httpLegacy, break_: faults("session-id-space")},

@@ -75,6 +75,15 @@ type seen struct {
 	eventDup string
 	// version is the protocol version of its connection.
 	version string
+	// batched: it came in a JSON array (a batch).
+	batched bool
+	// nullRequest: a request whose id is null (decoded as a notification).
+	nullRequest bool
+	// reused: a request of the server's under an id it used before on
+	// the same connection or session.
+	reused bool
+	// nullCursor: a result with "nextCursor": null.
+	nullCursor bool
 }
 
 // conn is a connection of a check's own.
@@ -91,6 +100,7 @@ type conn struct {
 	mu       sync.Mutex         // guards the fields below
 	waiting  map[string]*waiter // responses awaited, by canonical id
 	answered idSet              // ids answered, for a response that comes twice
+	asked    idSet              // ids of the server's requests, for one used twice
 	seq      int                // waiters registered so far: their order
 	// expectNull: what is no request was sent (unpaired), which a server may
 	// answer with an error whose id is null; until the next barrier such
@@ -531,6 +541,10 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		out[i].n = c.count
 		out[i].version = c.version
 		m := out[i].msg
+		if m.IsRequest() {
+			out[i].reused = c.asked.has(idKey(m.ID))
+			c.asked.add(idKey(m.ID))
+		}
 		if c.era == "legacy" {
 			out[i].early = !c.initialized
 			if m.IsRequest() {

@@ -92,6 +92,20 @@ func httpPostChecks() []*Check {
 			},
 		},
 		{
+			ID: "http.one-object", Title: "a JSON answer is one JSON object, not an array", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/transports#sending-messages-to-the-server",
+			Quote: "If the input is a JSON-RPC request, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.",
+			needs: needs{transport: "http"},
+			run:   exercise,
+			watch: func(w *watchCtx, s seen) string {
+				// 2025-03-26 had batches, answered in arrays.
+				if s.batched && (s.via == "JSON answer" || s.via == "session") && s.version != "2025-03-26" && w.f.transport == "http" {
+					return "a request answered with a JSON array: " + s.raw
+				}
+				return ""
+			},
+		},
+		{
 			ID: "http.notification-202", Title: "an accepted notification is answered 202 with no body", Level: MUST,
 			Spec: "2025-11-25", Section: "basic/transports#sending-messages-to-the-server",
 			Quote: "If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.",

@@ -114,6 +114,25 @@ func jsonrpcWatchChecks() []*Check {
 			},
 		},
 		{
+			ID: "jsonrpc.request-id", Title: "a request of the server's has an id that is not null", Level: MUST,
+			Spec: "2025-11-25", Section: "basic#requests",
+			Quote: "Requests MUST include a string or integer ID. Unlike base JSON-RPC, the ID MUST NOT be null.",
+			run:   exercise,
+			watch: spot("a request with a null id", func(_ *watchCtx, s seen) bool { return s.nullRequest }),
+		},
+		{
+			ID: "jsonrpc.request-id-unique", Title: "a request of the server's has an id it has not used before", Level: MUST,
+			Spec: "2025-11-25", Section: "basic#requests",
+			Quote: "The request ID MUST NOT have been previously used by the requestor within the same session.",
+			run:   exercise,
+			watch: func(_ *watchCtx, s seen) string {
+				if s.reused {
+					return fmt.Sprintf("a request (%s) under id %s, which the server used before in the session", s.msg.Method, clip(string(s.msg.ID), 60))
+				}
+				return ""
+			},
+		},
+		{
 			ID: "jsonrpc.utf8", Title: "messages are UTF-8", Level: MUST,
 			Spec: "2025-11-25", Section: "basic/transports",
 			Quote: "JSON-RPC messages MUST be UTF-8 encoded.",

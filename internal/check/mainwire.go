@@ -31,6 +31,7 @@ type mainWire struct {
 	sent     map[string]sentReq // requests sent and not yet answered, by idKey
 	seq      int                // requests sent so far
 	answered idSet
+	asked    idSet     // ids of the server's requests, for one used twice
 	frags    fragments // stdio: lines of no JSON, held while they may make one message
 	// alarm, while the session opens, is told that its first exchange
 	// went wrong; nil once it is open.
@@ -176,6 +177,10 @@ func (w *mainWire) take(out []seen) {
 		if s.bad != "" || s.framing {
 			alarm = alarm || s.framing || s.via == "stdout"
 			continue
+		}
+		if m.IsRequest() {
+			s.reused = w.asked.has(idKey(m.ID))
+			w.asked.add(idKey(m.ID))
 		}
 		if !m.IsResponse() {
 			continue

@@ -781,8 +781,11 @@ func member(raw json.RawMessage, key string) json.RawMessage {
 	return rawjson.Member(raw, key)
 }
 
-// str is a JSON string's value; ok false for anything else.
+// str is a JSON string's value; ok false for anything else (null too).
 func str(raw json.RawMessage) (string, bool) {
+	if isNull(raw) {
+		return "", false
+	}
 	s, err := rawjson.String(raw)
 	return s, err == nil
 }

@@ -42,6 +42,9 @@ type watches struct {
 	tokens  map[string]bool
 	found   map[*Check]*finding
 	watched int
+	// nullCursor is the first result seen with "nextCursor": null, for
+	// lists.shape.
+	nullCursor *seen
 }
 
 // finding is how a watch found the requirement broken.
@@ -106,6 +109,9 @@ func (w *watches) judge(s seen) {
 		s.version = w.f.version
 	}
 	w.watched++
+	if s.nullCursor && w.nullCursor == nil {
+		w.nullCursor = &s
+	}
 	ctx := &watchCtx{f: w.f, tokens: w.tokens}
 	for _, c := range Catalogue() {
 		if c.watch == nil {
@@ -145,4 +151,13 @@ func (w *watches) result(t *T) {
 		more = fmt.Sprintf(" (and %d more messages)", f.count-1)
 	}
 	t.Fail("%s%s", f.why, more)
+}
+
+// firstNullCursor is the first result seen with "nextCursor": null, or
+// nil.
+func (w *watches) firstNullCursor() *seen {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.flush()
+	return w.nullCursor
 }

@@ -31,16 +31,21 @@ func unitsOf(data []byte, via, era string, framing bool) []seen {
 	}
 	batch := rawjson.SkipSpace(data, 0) < len(data) && data[rawjson.SkipSpace(data, 0)] == '['
 	for _, m := range msgs {
-		raw, shape := data, ""
+		s := seen{msg: m, raw: clip(string(data), maxKept), via: via, era: era, framing: framing, batched: batch}
 		if batch { // each part said apart
-			raw = []byte(fmt.Sprintf("(in a batch of %d) %s", len(msgs), describe(m)))
+			s.raw = fmt.Sprintf("(in a batch of %d) %s", len(msgs), describe(m))
 		} else {
-			shape = shapeOf(data, m)
+			s.shape = shapeOf(data, m)
+			s.nullRequest = m.Method != "" && m.ID == nil && rawjson.IsObject(data) && isNull(rawjson.Member(data, "id"))
+			s.nullCursor = m.IsResponse() && rawjson.IsObject(m.Result) && isNull(rawjson.Member(m.Result, "nextCursor"))
 		}
-		out = append(out, seen{msg: m, raw: clip(string(raw), maxKept), via: via, era: era, shape: shape, framing: framing})
+		out = append(out, s)
 	}
 	return out
 }
+
+// isNull reports whether raw is JSON's null.
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
 // junkSeen is a line of stdout that is no JSON on its own.
 func junkSeen(line []byte, via, era string) seen {
