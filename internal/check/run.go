@@ -607,8 +607,12 @@ func (t *T) connWith(o connOptions) *conn {
 		}
 		t.g.mu.Unlock()
 		if busy {
+			// Another check is starting the server: its start, which the
+			// check's time does not count, bounds the wait.
+			t.clock.stand()
 			select {
 			case <-wait:
+				t.clock.run()
 				continue
 			case <-t.ctx.Done():
 				t.failErr("waiting for the shared connection", context.Cause(t.ctx))
@@ -716,7 +720,17 @@ func oneLine(s string) string {
 // request sends a request on c and fails the check when no response
 // comes (the connection broke, the time ran out).
 func (t *T) request(c *conn, method string, params json.RawMessage) (mcp.Message, *exchange) {
-	m, x, err := c.request(t.ctx, method, params)
+	var m mcp.Message
+	var x *exchange
+	var err error
+	if c.stdio != nil && c.stdio.Silent() {
+		// A server that has said nothing yet may still be starting: its
+		// first answer ends its start, which the check's time does not
+		// count.
+		t.starting(func(ctx context.Context) { m, x, err = c.request(ctx, method, params) })
+	} else {
+		m, x, err = c.request(t.ctx, method, params)
+	}
 	if err != nil {
 		t.Sent(method)
 		t.failErr(method, err)

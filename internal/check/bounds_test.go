@@ -1,0 +1,49 @@
+package check
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/longtest"
+)
+
+// A tool named with --call that outruns the check's time makes the checks
+// of its call inconclusive, none failed: a slow tool is no violation.
+func TestCallOutrunningItsBound(t *testing.T) {
+	t.Parallel()
+	f := fake{transport: "stdio", change: map[string]string{"mute": `["tools/call"]`}}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	report, err := Run(ctx, f.target(t), Options{Only: []string{"tools", "utilities.progress"}, CheckTimeout: 300 * time.Millisecond, Calls: []Call{{Tool: "echo"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range report.Results {
+		if r.Status == Failed {
+			t.Errorf("%s", describeResult(r))
+		}
+	}
+	if report.Inconclusive() == 0 {
+		t.Errorf("no check inconclusive")
+	}
+}
+
+// --check-timeout never counts the server's start: a server slower to
+// start than a check's time has every check run to its end.
+func TestCheckTimeNotCountingTheStart(t *testing.T) {
+	longtest.Skip(t, "each server of the run takes 2 s to start")
+	t.Parallel()
+	f := fake{transport: "stdio", slowStart: 2000}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	report, err := Run(ctx, f.target(t), Options{CheckTimeout: time.Second, Calls: []Call{{Tool: "slow"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range report.Results {
+		if r.Status == Inconclusive || r.Status == Failed {
+			t.Errorf("%s", describeResult(r))
+		}
+	}
+}
