@@ -92,6 +92,7 @@ var Faults = []string{
 	"null-id-errors",           // every error to a request sent with a null id
 	"duplicate-responses",      // (stdio) every response sent twice
 	"ping-unanswered",          // ping never answered
+	"ping-wrong-id",            // ping answered under an id no request had
 	"integer-cursor",           // nextCursor an integer, not a string
 	"result-and-error",         // every result response carries an error too
 	"undeclared-sampling",      // (initialize era) sampling/createMessage asked of a client that did not declare sampling, after every answer
@@ -113,6 +114,8 @@ var Faults = []string{
 	"request-id-reuse",         // (initialize era) a ping request of the server's after every answer, always with id "srv-ping"
 	"null-id-request",          // (initialize era) a ping request of the server's with a null id after every answer
 	"json-array-answer",        // (HTTP) every JSON answer wrapped in a JSON array
+	"string-error-code",        // every error's code written as a string ("-32601")
+	"array-params",             // a log message whose params are an array (by position, as JSON-RPC 2.0 allows and MCP's schema does not) after every answer
 	"bom",                      // (stdio) a byte order mark before every message
 	"text-answers",             // (stdio) every request answered with a line of plain text, no JSON-RPC
 	// hostile: what a server may do to its client, whatever it is asked
@@ -293,6 +296,9 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 		return
 	case s.has("ping-unanswered") && m.Method == "ping":
 		return
+	case s.has("ping-wrong-id") && m.Method == "ping":
+		out.send(`{"jsonrpc":"2.0","id":"` + srvID("not-the-ping") + `","result":{}}`)
+		return
 	case s.has("die-midway") && n >= 8:
 		st.stop()
 		return
@@ -388,6 +394,9 @@ func (s *Spec) after(m msg, out specOut) {
 		if s.has("null-id-request") {
 			out.send(`{"jsonrpc":"2.0","id":null,"method":"ping"}`)
 		}
+	}
+	if s.has("array-params") {
+		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":["info","answered"]}`)
 	}
 	if s.has("bad-log-level") {
 		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"loud","data":"answered"}}`)
@@ -667,9 +676,13 @@ func (s *Spec) errorLine(id json.RawMessage, code int, message string) string {
 
 func (s *Spec) errorLineData(id json.RawMessage, code int, message string, data json.RawMessage) string {
 	text, _ := marshalString(message)
-	e := fmt.Sprintf(`{"code":%d,"message":%s}`, code, text)
+	codeText := strconv.Itoa(code)
+	if s.has("string-error-code") {
+		codeText = `"` + codeText + `"`
+	}
+	e := fmt.Sprintf(`{"code":%s,"message":%s}`, codeText, text)
 	if data != nil {
-		e = fmt.Sprintf(`{"code":%d,"message":%s,"data":%s}`, code, text, data)
+		e = fmt.Sprintf(`{"code":%s,"message":%s,"data":%s}`, codeText, text, data)
 	}
 	if s.has("no-jsonrpc-version") {
 		return fmt.Sprintf(`{"id":%s,"error":%s}`, id, e)
