@@ -15,6 +15,7 @@ package check
 // run's watches as it is read.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -658,8 +659,10 @@ func shapeOf(data []byte, m mcp.Message) string {
 	if m.Error != nil && member(member(data, "error"), "message") == nil {
 		return "its error has no message"
 	}
-	if m.Params != nil && !rawjson.IsObject(m.Params) {
-		return "its params are not a JSON object"
+	if p := bytes.TrimSpace(m.Params); len(p) > 0 && p[0] != '{' && p[0] != '[' {
+		// JSON-RPC 2.0 has params by name or by position; that MCP's
+		// are by name is its schema's (jsonrpc.schema).
+		return "its params are neither an object nor an array"
 	}
 	return ""
 }

@@ -192,6 +192,7 @@ func jsonrpcRequestChecks() []*Check {
 				c := t.conn()
 				t.Sent(fmt.Sprintf(`%s with params {} (no %s)`, method, map[string]string{"prompts/get": "name", "resources/read": "uri", "tools/call": "name"}[method]))
 				m, x := t.request(c, method, json.RawMessage(`{}`))
+				t.notServed(method, m.Error)
 				wantError(t, m, x, mcp.CodeInvalidParams)
 			},
 		},

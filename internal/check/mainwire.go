@@ -32,6 +32,7 @@ type mainWire struct {
 	seq      int                // requests sent so far
 	answered idSet
 	asked    idSet     // ids of the server's requests, for one used twice
+	strays   []string  // the last responses to ids never sent, as they came
 	frags    fragments // stdio: lines of no JSON, held while they may make one message
 	// alarm, while the session opens, is told that its first exchange
 	// went wrong; nil once it is open.
@@ -215,6 +216,9 @@ func (w *mainWire) take(out []seen) {
 				s.twin, alarm = sk[2:], true
 			}
 		}
+		if s.twin == "" {
+			w.strays = append(w.strays[max(0, len(w.strays)-7):], s.raw)
+		}
 	}
 	fire := w.alarm
 	var calls []*mainCall
@@ -308,4 +312,15 @@ func (w *mainWire) lastAnswer(method string) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.last[method]
+}
+
+// stray is the last response to an id no request of the session had, as
+// it came, or "".
+func (w *mainWire) stray() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.strays) == 0 {
+		return ""
+	}
+	return w.strays[len(w.strays)-1]
 }

@@ -37,6 +37,7 @@ var oneDefects = []oneDefect{
 	{name: "errors with a null id over HTTP", fake: httpLegacy, change: faults("null-id-errors"), id: "jsonrpc.error-id", opens: true},
 	{name: "every response twice", fake: stdio, change: faults("duplicate-responses"), id: "jsonrpc.one-response", opens: true},
 	{name: "ping never answered", fake: stdio, change: faults("ping-unanswered"), id: "lifecycle.ping", opens: true},
+	{name: "ping answered under another id", fake: stdio, change: faults("ping-wrong-id"), id: "lifecycle.ping", opens: true},
 	{name: "ping never answered over HTTP", fake: httpLegacy, change: faults("ping-unanswered"), id: "lifecycle.ping", opens: true},
 	{name: "an integer cursor", fake: stdio, change: faults("integer-cursor"), id: "lists.shape", opens: true},
 	{name: "a null cursor", fake: stdio, change: faults("null-cursor"), id: "lists.shape", opens: true},
@@ -138,6 +139,7 @@ func TestBlockedByCascades(t *testing.T) {
 		name    string
 		fake    fake
 		fault   string
+		change  map[string]string // the spec changed, besides the fault
 		calls   []Call
 		by      string
 		blocked []string
@@ -153,12 +155,20 @@ func TestBlockedByCascades(t *testing.T) {
 			by: "modern.input-required-methods", blocked: []string{"reading.completion"}},
 		{name: "ping never answered over HTTP", fake: httpLegacy, fault: "ping-unanswered",
 			by: "lifecycle.ping", blocked: []string{"http.one-stream"}},
+		{name: "error codes written as strings over HTTP", fake: httpLegacy, fault: "string-error-code",
+			by: "jsonrpc.messages", blocked: []string{"jsonrpc.unknown-method", "jsonrpc.invalid-params", "lists.invalid-cursor", "reading.unknown-prompt", "reading.unknown-tool", "reading.log-level"}},
+		{name: "prompts declared and prompts/get not served", fake: stdio, change: map[string]string{"methodNotFound": `["prompts/get"]`},
+			by: "lifecycle.declared-methods", blocked: []string{"jsonrpc.invalid-params", "reading.prompts", "reading.missing-argument", "reading.unknown-prompt"}},
+		{name: "params by position", fake: stdio, fault: "array-params", by: "jsonrpc.schema", runs: []string{"jsonrpc.messages"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := tc.fake
-			f.change = faults(tc.fault)
+			f.change = tc.change
+			if tc.fault != "" {
+				f.change = merge(tc.change, faults(tc.fault))
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			report, err := Run(ctx, f.target(t), Options{Strict: true, CheckTimeout: 20 * time.Second, Calls: tc.calls})
@@ -203,5 +213,24 @@ func TestAnsweredNotificationNamed(t *testing.T) {
 		if r := runChecks(t, f, id)[id]; r.Status != Failed || r.Message != want || !strings.Contains(r.Received, `"id":null`) {
 			t.Errorf("%s, want failed: %s", describeResult(r), want)
 		}
+	}
+}
+
+// A failure says what happened: a ping answered under an id no request
+// had is said so, not "not answered".
+func TestFailuresSayWhatHappened(t *testing.T) {
+	for _, tc := range []struct {
+		name, fault, id, has string
+	}{
+		{"ping answered under another id", "ping-wrong-id", "lifecycle.ping", "answered under an id it was not sent with"},
+		{"params by position", "array-params", "jsonrpc.schema", "params"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := runChecks(t, fake{transport: "stdio", change: faults(tc.fault)}, tc.id)[tc.id]
+			if r.Status != Failed || !strings.Contains(r.Message, tc.has) || strings.Contains(r.Message, "JSON-RPC 2.0") {
+				t.Errorf("want a failure saying %q: %s", tc.has, describeResult(r))
+			}
+		})
 	}
 }

@@ -681,6 +681,9 @@ func (t *T) failErr(doing string, err error) {
 	if errors.As(err, &na) {
 		t.Block(errorID, "%s: %s", doing, na)
 	}
+	if unreadable(err) {
+		t.Block("jsonrpc.messages", "%s: the server's answer is no JSON-RPC message: %s", doing, oneLine(err.Error()))
+	}
 	var te *mcp.TimeoutError
 	if errors.As(err, &te) && !te.Connect && !te.Cap {
 		t.Inconclusive("%s: no answer within %s; a slow server is no violation (give it more time with --timeout)", doing, te.Timeout)
@@ -694,6 +697,22 @@ func (t *T) failErr(doing string, err error) {
 func (t *T) Unsure(format string, args ...any) {
 	t.out.Status, t.out.Message = Warned, fmt.Sprintf(format, args...)
 	runtime.Goexit()
+}
+
+// unreadable reports whether err is an answer that was no JSON-RPC
+// message (an error object of the wrong shape, a body that does not
+// decode), which jsonrpc.messages reports.
+func unreadable(err error) bool {
+	var na *noAnswer
+	if errors.As(err, &na) {
+		for _, s := range na.x.msgs {
+			if s.bad != "" {
+				return true
+			}
+		}
+	}
+	var te *mcp.TransportError
+	return errors.As(err, &te) && strings.HasPrefix(te.Op, "the server's answer cannot be read")
 }
 
 // Block ends the check: it could not run, because the defect the check
@@ -774,6 +793,7 @@ func (t *T) callInput(method string, params json.RawMessage) (json.RawMessage, *
 		}
 	}
 	if errors.As(err, &ce) {
+		t.notServed(method, ce.Err)
 		return nil, ce.Err
 	}
 	if err != nil {
