@@ -35,7 +35,8 @@ type checkCmd struct {
 	Strict           bool          `name:"strict" help:"Fail on a SHOULD that does not hold, too."`
 	Call             []string      `name:"call" placeholder:"'TOOL [KEY=VALUE...]'" help:"Call this tool for the checks that need a call (repeatable); without it, none is called."`
 	Format           string        `name:"format" enum:"text,junit,tap,json" default:"text" help:"Report format: text, junit, tap (TAP version 14) or json."`
-	Output           string        `name:"output" placeholder:"FILE" help:"Write the report to FILE (the text report still goes to stdout)."`
+	Output           string        `name:"output" placeholder:"FILE" help:"Write the report to FILE (stdout keeps the text report: what did not pass, and the counts)."`
+	Show             string        `name:"show" enum:"auto,problems,all" default:"auto" help:"Which checks the text report lists: problems (failed, warned, inconclusive; then the counts) or all; auto is all on a terminal, else problems."`
 	CheckTimeout     duration.Flag `name:"check-timeout" default:"15s" placeholder:"DURATION" help:"Fail a check that has not ended after this long (a server's start apart)."`
 	MaxTime          duration.Flag `name:"max-time" default:"5m" placeholder:"DURATION" help:"Stop the run after this long: checks not run are skipped, exit 124."`
 	Parallel         int           `name:"parallel" default:"4" placeholder:"N" help:"Run up to N checks at once."`
@@ -315,6 +316,9 @@ func (c *checkCmd) write(report *check.Report, dest *testreport.Output, format s
 	suite, files := report.Suite(), report.Files(started)
 	if textOut, textTTY := dest.Text(format); textOut != nil && !out.embedded {
 		text := &testreport.Text{W: textOut, Suite: suite, Color: output.UseColor(out.flags.Color, textTTY && out.ios.OutTTY && !out.ios.NoANSI, out.env.Getenv)}
+		if c.problemsOnly(textTTY && out.ios.OutTTY, format) {
+			text.Only = problem
+		}
 		if _, err := fmt.Fprintf(textOut, "mcpv check: %s, %s\n\n", report.Server, eraLine(report)); err != nil {
 			return testreport.WriteError(err)
 		}
@@ -328,6 +332,26 @@ func (c *checkCmd) write(report *check.Report, dest *testreport.Output, format s
 		}
 	}
 	return c.writeFormat(suite, files, report.Took, dest, format, out)
+}
+
+// problemsOnly reports whether the text report lists the checks that did
+// not pass alone: asked for, or (auto) where no one reads it on a terminal
+// (a CI log), and where the report of record is a machine format in a
+// file.
+func (c *checkCmd) problemsOnly(terminal bool, format string) bool {
+	switch c.Show {
+	case "problems":
+		return true
+	case "all":
+		return false
+	}
+	return !terminal || format != "text"
+}
+
+// problem is a check the problems view lists: failed, warned or
+// inconclusive.
+func problem(s testreport.Step) bool {
+	return s.Status == testreport.Failed || s.Status == testreport.Warned || s.Status == testreport.Inconclusive
 }
 
 // writeFormat writes the report of a format other than text where it

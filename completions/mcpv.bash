@@ -34,7 +34,7 @@ __mcpv_flags() {
     'discover') flags='--connect --max-entries' ;;
     'batch') flags='--parallel --keep-going' ;;
     'test') flags='--format --output --parallel --fail-fast --filter --lint --snapshot --update --ci' ;;
-    'check') flags='--only --skip --strict --call --format --output --check-timeout --max-time --parallel --expected-failures --connect-only' ;;
+    'check') flags='--only --skip --strict --call --format --output --show --check-timeout --max-time --parallel --expected-failures --connect-only' ;;
     'pin') flags='--all --check --approve --item' ;;
     'diff') flags='--format --fail-on' ;;
     'audit') flags='--all --format --output --fail-on' ;;
@@ -180,6 +180,7 @@ __mcpv_flag() {
         'check:--call') kind='none'; return ;;
         'check:--format') kind='enum text junit tap json'; return ;;
         'check:--output') kind='file'; return ;;
+        'check:--show') kind='enum auto problems all'; return ;;
         'check:--check-timeout') kind='none'; return ;;
         'check:--max-time') kind='none'; return ;;
         'check:--parallel') kind='none'; return ;;

@@ -74,7 +74,7 @@ function __mcpv_takes
             case 'test:--format' 'test:--output' 'test:--parallel' 'test:--filter'
                 echo 1
                 return 0
-            case 'check:--only' 'check:--skip' 'check:--call' 'check:--format' 'check:--output' 'check:--check-timeout' 'check:--max-time' 'check:--parallel' 'check:--expected-failures'
+            case 'check:--only' 'check:--skip' 'check:--call' 'check:--format' 'check:--output' 'check:--show' 'check:--check-timeout' 'check:--max-time' 'check:--parallel' 'check:--expected-failures'
                 echo 1
                 return 0
             case 'pin:--item'
@@ -396,7 +396,8 @@ complete -c mcpv -n '__mcpv_in "check"' -l skip -x -d 'Leave out these checks, b
 complete -c mcpv -n '__mcpv_in "check"' -l strict -d 'Fail on a SHOULD that does not hold, too.'
 complete -c mcpv -n '__mcpv_in "check"' -l call -x -d 'Call this tool for the checks that need a call (repeatable); without it, none is called.'
 complete -c mcpv -n '__mcpv_in "check"' -l format -x -a 'text junit tap json' -d 'Report format: text, junit, tap (TAP version 14) or json.'
-complete -c mcpv -n '__mcpv_in "check"' -l output -r -F -d 'Write the report to FILE (the text report still goes to stdout).'
+complete -c mcpv -n '__mcpv_in "check"' -l output -r -F -d 'Write the report to FILE (stdout keeps the text report: what did not pass, and the counts).'
+complete -c mcpv -n '__mcpv_in "check"' -l show -x -a 'auto problems all' -d 'Which checks the text report lists: problems (failed, warned, inconclusive; then the counts) or all; auto is all on a terminal, else problems.'
 complete -c mcpv -n '__mcpv_in "check"' -l check-timeout -x -d 'Fail a check that has not ended after this long (a server\'s start apart).'
 complete -c mcpv -n '__mcpv_in "check"' -l max-time -x -d 'Stop the run after this long: checks not run are skipped, exit 124.'
 complete -c mcpv -n '__mcpv_in "check"' -l parallel -x -d 'Run up to N checks at once.'

@@ -226,7 +226,8 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--strict'); Words = 0; Kind = 'none'; Enum = @(); H = 'Fail on a SHOULD that does not hold, too.' }
             @{ Names = @('--call'); Words = 1; Kind = 'none'; Enum = @(); H = 'Call this tool for the checks that need a call (repeatable); without it, none is called.' }
             @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'junit', 'tap', 'json'); H = 'Report format: text, junit, tap (TAP version 14) or json.' }
-            @{ Names = @('--output'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write the report to FILE (the text report still goes to stdout).' }
+            @{ Names = @('--output'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write the report to FILE (stdout keeps the text report: what did not pass, and the counts).' }
+            @{ Names = @('--show'); Words = 1; Kind = 'enum'; Enum = @('auto', 'problems', 'all'); H = 'Which checks the text report lists: problems (failed, warned, inconclusive; then the counts) or all; auto is all on a terminal, else problems.' }
             @{ Names = @('--check-timeout'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fail a check that has not ended after this long (a server''s start apart).' }
             @{ Names = @('--max-time'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop the run after this long: checks not run are skipped, exit 124.' }
             @{ Names = @('--parallel'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run up to N checks at once.' }
