@@ -91,6 +91,9 @@ func appBroken(t testing.TB) []brokenCase {
 		brk("apps.csp", func(_, _ []map[string]any, read, _ map[string]any) {
 			read["_meta"] = map[string]any{"ui": map[string]any{"csp": map[string]any{"resourceDomains": []string{"https:"}}}}
 		}),
+		brk("apps.csp-encrypted", func(_, _ []map[string]any, read, _ map[string]any) {
+			read["_meta"] = map[string]any{"ui": map[string]any{"csp": map[string]any{"connectDomains": []string{"http://api.test"}}}}
+		}),
 		brk("apps.resource-meta", func(_, _ []map[string]any, read, _ map[string]any) {
 			read["_meta"] = map[string]any{"ui": map[string]any{"prefersBorder": "yes"}}
 		}),
@@ -102,6 +105,30 @@ func appBroken(t testing.TB) []brokenCase {
 			c["callResults"] = `{"shaped":{"content":[],"structuredContent":{"n":1}}}`
 			return c
 		}()},
+	}
+}
+
+// apps.csp is failed as mcpv app refuses the app, for a domain that
+// admits everything; the content checks of an app whose resource cannot
+// be read are blocked by apps.resource-exists, not passed.
+func TestAppsRatedAsMcpvApp(t *testing.T) {
+	t.Parallel()
+	star := fake{transport: "stdio", change: appsChange(t, func(_, _ []map[string]any, read, _ map[string]any) {
+		read["_meta"] = map[string]any{"ui": map[string]any{"csp": map[string]any{"connectDomains": []string{"*"}}}}
+	})}
+	if r := runChecks(t, star, "apps.csp")["apps.csp"]; r.Status != Failed || r.Level != MUST {
+		t.Errorf("connectDomains [\"*\"]: %s", describeResult(r))
+	}
+	gone := fake{transport: "stdio", change: appsChange(t, func(tools, _ []map[string]any, _, _ map[string]any) {
+		shapedMeta(tools)["ui"].(map[string]any)["resourceUri"] = "ui://fixture/gone.html"
+	})}
+	for id, r := range runChecks(t, gone, "apps") {
+		switch id {
+		case "apps.mime-type", "apps.content", "apps.html", "apps.csp", "apps.csp-encrypted", "apps.resource-meta", "apps.listed-mime-type":
+			if r.Status != Blocked || r.BlockedBy != "apps.resource-exists" {
+				t.Errorf("an app that cannot be read: %s", describeResult(r))
+			}
+		}
 	}
 }
 
