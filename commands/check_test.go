@@ -238,3 +238,28 @@ func TestCheckConnectOnlySilence(t *testing.T) {
 	wantRun(t, mcpv(t, "", args([]string{"check", "--connect-only"}, fake("slow-start=3600000"))...), 124,
 		[]string{"✗ connect.first-answer", "no answer to initialize within 10s"}, "the connection fails at first answer")
 }
+
+// Against a server that asks for authorization, --connect-only walks the
+// authorization as far as it goes without a login (the resource
+// metadata, the authorization server's, the registration, the scopes),
+// names the first step that is wrong, and exits 5 as every command does.
+func TestCheckConnectOnlyAuthorization(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		broken, fails string
+		ok            []string
+	}{
+		{"", "authorization", []string{"✓ connect.endpoint", "✓ connect.resource-metadata", "✓ connect.authorization-server", "✓ connect.registration", "✓ connect.scopes"}},
+		{"no-auth-servers", "resource-metadata", []string{"✓ connect.endpoint"}},
+		{"no-s256", "authorization-server", []string{"✓ connect.resource-metadata"}},
+	} {
+		t.Run("broken="+tc.broken, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			srv, _ := authWorld(t, w)
+			srv.Broken = tc.broken
+			r := w.mcpv(t, "", "check", "--connect-only", "-u", srv.URL())
+			wantRun(t, r, 5, append(tc.ok, "✗ connect."+tc.fails), "the connection fails at")
+		})
+	}
+}

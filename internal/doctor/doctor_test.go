@@ -156,7 +156,7 @@ func TestHTTPWalk(t *testing.T) {
 		}), Timeout: 300 * time.Millisecond},
 			want{fail: "endpoint", code: 124, finding: "no answer", fix: "--connect-timeout"}},
 		{"authorization asked for", Target{URL: as.URL()},
-			want{fail: "authorization", code: 5, finding: "Bearer", fix: "mcpv auth login", ok: []string{"endpoint", "resource metadata", "authorization server"}}},
+			want{fail: "authorization", code: 5, finding: "Bearer", fix: "mcpv auth login", ok: []string{"endpoint", "resource metadata", "authorization server", "registration", "scopes"}}},
 		{"an era mcpv does not speak", Target{URL: serve(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"1999-01-01","capabilities":{},"serverInfo":{"name":"t","version":"0"}}}`))
