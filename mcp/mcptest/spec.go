@@ -38,7 +38,8 @@ type Spec struct {
 	Instructions string          `json:"instructions,omitempty"`
 
 	// Card, over HTTP, is the Server Card served at the endpoint's URL
-	// + /server-card, as written.
+	// + /server-card, as written but for {{endpoint}}, which is the
+	// endpoint's URL.
 	Card json.RawMessage `json:"card,omitempty"`
 
 	// The lists, each item sent as written.
