@@ -174,7 +174,7 @@ var brokenCases = []brokenCase{
 
 	{id: "auth.challenge", fake: httpAuth, auth: "no-challenge"},
 	{id: "auth.resource-metadata", fake: httpAuth, auth: "no-auth-servers"},
-	{id: "auth.metadata-location", fake: httpAuth, auth: "no-metadata"},
+	{id: "auth.metadata-location", fake: httpAuth, auth: "metadata-gone"},
 	{id: "auth.server-metadata", fake: httpAuth, auth: "no-s256"},
 	{id: "auth.invalid-token", fake: httpAuth, auth: "any-token"},
 }

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -20,6 +21,17 @@ var edgeCases = []edgeCase{
 	// 2026-07-28 era that still serves ping (and the era's other former
 	// methods) breaks nothing.
 	{name: "a modern server answering ping", fake: httpModern, change: faults("removed-methods-served"), id: "modern.removed-methods", want: Passed},
+	// MCP's authorization is OAuth: a server whose 401 asks for a token of
+	// its own offers none, and its checks do not apply (RFC 9110's
+	// challenge still does).
+	{name: "a bearer token of the server's own", fake: fake{transport: "http", auth: "no-metadata"}, id: "auth.resource-metadata", want: Skipped},
+	{name: "a bearer token of the server's own: the location", fake: fake{transport: "http", auth: "no-metadata"}, id: "auth.metadata-location", want: Skipped},
+	{name: "a bearer token of the server's own: the authorization server", fake: fake{transport: "http", auth: "no-metadata"}, id: "auth.server-metadata", want: Skipped},
+	{name: "a bearer token of the server's own: a token never issued", fake: fake{transport: "http", auth: "no-metadata"}, id: "auth.invalid-token", want: Skipped},
+	// A card that lists the versions the server speaks agrees with it,
+	// whichever the run negotiated.
+	{name: "a card listing an older version the server speaks", fake: fake{transport: "http", change: map[string]string{"card": cardWithRemote(`["2025-06-18"]`)}}, id: "card.agrees", want: Passed},
+	{name: "a bearer token of the server's own: its challenge", fake: fake{transport: "http", auth: "no-metadata"}, id: "auth.challenge", want: Passed},
 }
 
 // A correct server at the edge of a MUST's scope is not failed by it.
@@ -35,4 +47,10 @@ func TestEdgesOfMusts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cardWithRemote is goodCard with a remote at the endpoint listing the
+// versions given (a JSON array).
+func cardWithRemote(versions string) string {
+	return strings.Replace(goodCard, `"description"`, `"remotes":[{"type":"streamable-http","url":"{{endpoint}}","supportedProtocolVersions":`+versions+`}],"description"`, 1)
 }

@@ -290,7 +290,8 @@ func cardChecks() []*Check {
 					Capabilities      map[string]json.RawMessage `json:"capabilities"`
 				}
 				json.Unmarshal(t.r.facts.init, &init)
-				live.ServerInfo, live.Supported, live.Capabilities = init.ServerInfo, init.SupportedVersions, init.Capabilities
+				live.ServerInfo, live.Capabilities = init.ServerInfo, init.Capabilities
+				live.Version, live.Supported = "", t.supported(c, init.SupportedVersions)
 				if c.Tools != nil && t.r.facts.declares("tools") {
 					tools, _ := t.r.facts.items(t.ctx, "tools/list")
 					live.Tools = []string{}
@@ -312,6 +313,35 @@ func cardChecks() []*Check {
 			},
 		},
 	}
+}
+
+// supported are the versions of those the card lists that the server
+// supports, asked version by version: in the 2026-07-28 era those its
+// server/discover lists (discovered), in the initialize era those it
+// echoes when initialize offers them. A card that lists a version the
+// server speaks agrees with it, whichever version the run negotiated.
+func (t *T) supported(c servercard.Card, discovered []string) []string {
+	out := slices.Clone(discovered)
+	if out == nil {
+		out = []string{}
+	}
+	for _, r := range c.Remotes {
+		for _, v := range r.SupportedVersions {
+			switch {
+			case slices.Contains(out, v):
+				continue
+			case v == mcp.ModernVersion:
+				if ok, _ := t.r.offers(t.ctx, "modern"); ok {
+					out = append(out, v)
+				}
+				continue
+			}
+			if a := t.versionAnswer(v); a.err == nil && a.rpcErr == nil && a.version == v {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
 // fetchCard reads the card the server offers beside its endpoint, as a

@@ -177,3 +177,13 @@ func TestAppsChecks(t *testing.T) {
 		}
 	}
 }
+
+// A card that lists a version the server does not speak disagrees, asked
+// version by version.
+func TestCardVersionNotSpoken(t *testing.T) {
+	t.Parallel()
+	f := fake{transport: "http", change: map[string]string{"card": cardWithRemote(`["2025-11-25","2024-10-07"]`)}}
+	if r := runChecks(t, f, "card.agrees")["card.agrees"]; r.Status != Failed || !strings.Contains(r.Message, "2024-10-07") {
+		t.Errorf("%s", describeResult(r))
+	}
+}

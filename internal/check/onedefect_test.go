@@ -160,6 +160,10 @@ func TestBlockedByCascades(t *testing.T) {
 		{name: "prompts declared and prompts/get not served", fake: stdio, change: map[string]string{"methodNotFound": `["prompts/get"]`},
 			by: "lifecycle.declared-methods", blocked: []string{"jsonrpc.invalid-params", "reading.prompts", "reading.missing-argument", "reading.unknown-prompt"}},
 		{name: "params by position", fake: stdio, fault: "array-params", by: "jsonrpc.schema", runs: []string{"jsonrpc.messages"}},
+		{name: "resource metadata named and not there", fake: fake{transport: "http", auth: "metadata-gone"},
+			by: "auth.metadata-location", blocked: []string{"auth.resource-metadata", "auth.server-metadata"}},
+		{name: "resource metadata without an authorization server", fake: fake{transport: "http", auth: "no-auth-servers"},
+			by: "auth.resource-metadata", blocked: []string{"auth.server-metadata"}, runs: []string{"auth.metadata-location"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -98,6 +98,8 @@ type runner struct {
 	diagOnce sync.Once
 	diag     *diagnosis // the first-contact diagnosis, once started
 
+	oauth oauthOffer // what the server's 401 offers of OAuth, found once
+
 	// headers: the server frames its messages with Content-Length
 	// headers (the main session learnt it), which its connections speak.
 	headers atomic.Bool
