@@ -19,6 +19,7 @@ import (
 	"github.com/mcpv/mcpv/internal/doctor"
 	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/internal/exitcode"
+	"github.com/mcpv/mcpv/internal/portable"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/shellwords"
@@ -42,8 +43,10 @@ type checkCmd struct {
 	Parallel         int           `name:"parallel" default:"4" placeholder:"N" help:"Run up to N checks at once."`
 	ExpectedFailures string        `name:"expected-failures" placeholder:"FILE" help:"Hold the run to FILE's known failures."`
 	ConnectOnly      bool          `name:"connect-only" help:"Walk the connection step by step; no checks."`
+	Portable         string        `name:"portable" placeholder:"HOSTS" help:"Grade each tool's schemas against the subsets these model providers accept: all, or some of openai,anthropic,gemini (a warning each, a failure with --strict)."`
 
-	calls []check.Call
+	calls    []check.Call
+	portable []string
 }
 
 // checkRunsTopic is what check's help leaves to 'mcpv help check-runs':
@@ -90,6 +93,14 @@ func (c *checkCmd) Validate() error {
 	}
 	if c.CheckTimeout <= 0 || c.MaxTime <= 0 {
 		return fmt.Errorf("--check-timeout and --max-time must be more than 0")
+	}
+	c.portable = nil
+	if c.Portable != "" {
+		hosts, err := portable.Choose(c.Portable)
+		if err != nil {
+			return fmt.Errorf("--portable: %v", err)
+		}
+		c.portable = hosts
 	}
 	c.calls = nil
 	for _, line := range c.Call {
@@ -140,7 +151,7 @@ func (c *checkCmd) Run(ctx context.Context, kctx *kong.Context, s *session, out 
 	target := c.target(s)
 	opts := check.Options{Only: c.Only, Skip: c.Skip, Strict: c.Strict, Calls: c.calls,
 		CheckTimeout: time.Duration(c.CheckTimeout), StartTimeout: s.settings.ConnectTimeout, MaxTime: time.Duration(c.MaxTime), Parallel: c.Parallel,
-		Secrets: s.settings.Secrets, ReadFile: out.readFile}
+		Secrets: s.settings.Secrets, ReadFile: out.readFile, Portable: c.portable}
 	if out.ios.ErrTTY && !out.embedded {
 		opts.Progress = func(done, total int, id string) {
 			out.ios.Status.Set(fmt.Sprintf("mcpv check: %d/%d %s", done, total, id))

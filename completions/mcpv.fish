@@ -74,7 +74,7 @@ function __mcpv_takes
             case 'test:--format' 'test:--output' 'test:--parallel' 'test:--filter'
                 echo 1
                 return 0
-            case 'check:--only' 'check:--skip' 'check:--call' 'check:--format' 'check:--output' 'check:--show' 'check:--check-timeout' 'check:--max-time' 'check:--parallel' 'check:--expected-failures'
+            case 'check:--only' 'check:--skip' 'check:--call' 'check:--format' 'check:--output' 'check:--show' 'check:--check-timeout' 'check:--max-time' 'check:--parallel' 'check:--expected-failures' 'check:--portable'
                 echo 1
                 return 0
             case 'pin:--item'
@@ -403,6 +403,7 @@ complete -c mcpv -n '__mcpv_in "check"' -l max-time -x -d 'Stop the run after th
 complete -c mcpv -n '__mcpv_in "check"' -l parallel -x -d 'Run up to N checks at once.'
 complete -c mcpv -n '__mcpv_in "check"' -l expected-failures -r -F -d 'Hold the run to FILE\'s known failures.'
 complete -c mcpv -n '__mcpv_in "check"' -l connect-only -d 'Walk the connection step by step; no checks.'
+complete -c mcpv -n '__mcpv_in "check"' -l portable -x -d 'Grade each tool\'s schemas against the subsets these model providers accept: all, or some of openai,anthropic,gemini (a warning each, a failure with --strict).'
 complete -c mcpv -n '__mcpv_in "pin"' -l all -d 'Every server of the config files (as \'mcpv servers\' lists them), each under its name.'
 complete -c mcpv -n '__mcpv_in "pin"' -l check -d 'Record nothing: compare each server with its pin, and exit 7 when one moved.'
 complete -c mcpv -n '__mcpv_in "pin"' -l approve -d 'Write the moves of each server into the pin (after you reviewed them with --check): only those entries change.'

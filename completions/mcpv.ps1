@@ -233,6 +233,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--parallel'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run up to N checks at once.' }
             @{ Names = @('--expected-failures'); Words = 1; Kind = 'file'; Enum = @(); H = 'Hold the run to FILE''s known failures.' }
             @{ Names = @('--connect-only'); Words = 0; Kind = 'none'; Enum = @(); H = 'Walk the connection step by step; no checks.' }
+            @{ Names = @('--portable'); Words = 1; Kind = 'none'; Enum = @(); H = 'Grade each tool''s schemas against the subsets these model providers accept: all, or some of openai,anthropic,gemini (a warning each, a failure with --strict).' }
         )
         'pin' = @(
             @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'Every server of the config files (as ''mcpv servers'' lists them), each under its name.' }

@@ -89,6 +89,8 @@ type fake struct {
 	sse bool
 	// behaviours: more of mcptest's, for the stdio fake
 	behaviours string
+	// portable: the hosts --portable names
+	portable []string
 }
 
 func (f fake) target(t *testing.T) *Target {
@@ -182,7 +184,7 @@ func runChecks(t *testing.T, f fake, only ...string) map[string]Result {
 			}
 		}
 	}
-	report, err := Run(ctx, f.target(t), Options{Only: only, Strict: true, CheckTimeout: 20 * time.Second, Calls: calls})
+	report, err := Run(ctx, f.target(t), Options{Only: only, Strict: true, CheckTimeout: 20 * time.Second, Calls: calls, Portable: f.portable})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}

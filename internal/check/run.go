@@ -233,7 +233,7 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 	}
 	for _, c := range selected {
 		o := results[c]
-		if o.Status == Failed && c.Level == SHOULD && !opts.Strict {
+		if o.Status == Failed && (c.Level == SHOULD || c.Level == HOST) && !opts.Strict {
 			o.Status = Warned
 		}
 		report.Results = append(report.Results, Result{Check: c, Outcome: o})
@@ -447,6 +447,11 @@ func (r *runner) unmet(ctx context.Context, n needs) string {
 		return "needs a tool call: name one with --call 'TOOL key=value ...'"
 	case f.sse && (n.transport == "http" || n.era == "legacy"):
 		return sseSkip
+	case n.portable != "" && !slices.Contains(r.opts.Portable, n.portable):
+		if len(r.opts.Portable) == 0 {
+			return "grades the tools' schemas for a host: name the hosts with --portable (all, or some of openai,anthropic,gemini)"
+		}
+		return "not among the hosts --portable names"
 	case n.auth && !f.authAsked:
 		return "the server asks for no authorization (it answered without credentials)"
 	}
