@@ -31,19 +31,19 @@ import (
 )
 
 type checkCmd struct {
-	Only             []string      `name:"only" sep:"," placeholder:"ID|AREA" help:"Run only these checks, by id (jsonrpc.unknown-method) or area (jsonrpc)."`
+	Only             []string      `name:"only" sep:"," placeholder:"ID|AREA" help:"Run only these checks, by id or area."`
 	Skip             []string      `name:"skip" sep:"," placeholder:"ID|AREA" help:"Leave out these checks, by id or area."`
 	Strict           bool          `name:"strict" help:"Fail on a SHOULD that does not hold, too."`
 	Call             []string      `name:"call" placeholder:"'TOOL [KEY=VALUE...]'" help:"Call this tool for the checks that need a call (repeatable); without it, none is called."`
-	Format           string        `name:"format" enum:"text,junit,tap,json" default:"text" help:"Report format: text, junit, tap (TAP version 14) or json."`
-	Output           string        `name:"output" placeholder:"FILE" help:"Write the report to FILE (stdout keeps the text report: what did not pass, and the counts)."`
-	Show             string        `name:"show" enum:"auto,problems,all" default:"auto" help:"Which checks the text report lists: problems (failed, warned, inconclusive; then the counts) or all; auto is all on a terminal, else problems."`
-	CheckTimeout     duration.Flag `name:"check-timeout" default:"15s" placeholder:"DURATION" help:"Fail a check that has not ended after this long (a server's start apart)."`
-	MaxTime          duration.Flag `name:"max-time" default:"5m" placeholder:"DURATION" help:"Stop the run after this long: checks not run are skipped, exit 124."`
+	Format           string        `name:"format" enum:"text,junit,tap,json" default:"text" help:"Report format: text, junit, tap or json."`
+	Output           string        `name:"output" placeholder:"FILE" help:"Write the report to FILE; stdout keeps the problems."`
+	Show             string        `name:"show" enum:"auto,problems,all" default:"auto" help:"List problems (failed, warned, inconclusive) or all checks; auto: all on a terminal."`
+	CheckTimeout     duration.Flag `name:"check-timeout" default:"15s" placeholder:"DURATION" help:"Bound each check, a server's start apart."`
+	MaxTime          duration.Flag `name:"max-time" default:"5m" placeholder:"DURATION" help:"Stop the run after this long (exit 124)."`
 	Parallel         int           `name:"parallel" default:"4" placeholder:"N" help:"Run up to N checks at once."`
 	ExpectedFailures string        `name:"expected-failures" placeholder:"FILE" help:"Hold the run to FILE's known failures."`
 	ConnectOnly      bool          `name:"connect-only" help:"Walk the connection step by step; no checks."`
-	Portable         string        `name:"portable" placeholder:"HOSTS" help:"Grade each tool's schemas against the subsets these model providers accept: all, or some of openai,anthropic,gemini (a warning each, a failure with --strict)."`
+	Portable         string        `name:"portable" placeholder:"HOSTS" help:"Grade tool schemas for providers: all,openai,anthropic,gemini."`
 
 	calls    []check.Call
 	portable []string
