@@ -47,6 +47,11 @@ type Spec struct {
 	Prompts           []json.RawMessage `json:"prompts,omitempty"`
 	Resources         []json.RawMessage `json:"resources,omitempty"`
 	ResourceTemplates []json.RawMessage `json:"resourceTemplates,omitempty"`
+	// Skills are the skills extension's entries, served by skills/list
+	// (paged as the lists are) and skills/get; their files are read with
+	// resources/read from ReadResults, and each skill's directory with
+	// resources/directory/read.
+	Skills []json.RawMessage `json:"skills,omitempty"`
 
 	// CallResults are tools/call results by tool name. A listed tool with
 	// none answers one text block, "called NAME"; any other name -32602.
