@@ -118,6 +118,7 @@ var Areas = []Area{
 	{"modern", "The 2026-07-28 era"},
 	{"auth", "Authorization"},
 	{"extensions", "Extensions"},
+	{"skills", "Skills (io.modelcontextprotocol/skills)"},
 	{"apps", "MCP Apps (io.modelcontextprotocol/ui)"},
 	{"card", "Server Card (SEP-2127)"},
 	{"portable", "Schema portability (--portable)"},

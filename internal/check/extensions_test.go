@@ -140,9 +140,10 @@ var specLinks = map[string]string{
 	cardSpec + " schema":                  "https://github.com/modelcontextprotocol/experimental-ext-server-card/blob/main/schema.ts",
 	extSpec + " " + "extensions/overview": "https://modelcontextprotocol.io/extensions/overview",
 	appsSpec + " apps":                    "https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx",
-	"OpenAI structured-outputs":            "https://platform.openai.com/docs/guides/structured-outputs",
-	"Anthropic structured-outputs":         "https://platform.claude.com/docs/en/build-with-claude/structured-outputs",
-	"Gemini function-calling":              "https://ai.google.dev/gemini-api/docs/function-calling",
+	skillsSpec + " skills":                "https://github.com/modelcontextprotocol/ext-skills/blob/main/specification/stable/skills.mdx",
+	"OpenAI structured-outputs":           "https://platform.openai.com/docs/guides/structured-outputs",
+	"Anthropic structured-outputs":        "https://platform.claude.com/docs/en/build-with-claude/structured-outputs",
+	"Gemini function-calling":             "https://ai.google.dev/gemini-api/docs/function-calling",
 }
 
 // goodCard is a card that agrees with the fixture server.
