@@ -76,6 +76,14 @@ func (s *HTTPServer) serveSpec(x *Exchange) {
 			x.Status(http.StatusOK, `{}`, "Content-Type", "application/json")
 			return
 		}
+		if (spec.has("get-stream-response") || spec.has("get-stream")) && !modern {
+			e := x.SSE()
+			if spec.has("get-stream-response") {
+				e.Event(s.eventID(), `{"jsonrpc":"2.0","id":"mcpv-never-asked","result":{}}`)
+			}
+			x.Hold()
+			return
+		}
 		x.Status(http.StatusMethodNotAllowed, "")
 		return
 	case http.MethodDelete:

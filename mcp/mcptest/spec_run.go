@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -116,6 +117,15 @@ var Faults = []string{
 	"json-array-answer",        // (HTTP) every JSON answer wrapped in a JSON array
 	"string-error-code",        // every error's code written as a string ("-32601")
 	"array-params",             // a log message whose params are an array (by position, as JSON-RPC 2.0 allows and MCP's schema does not) after every answer
+	"request-id-float",         // (initialize era) a ping request of the server's under a fractional id (1.5, 2.5, ...) after every answer
+	"stray-cancel",             // a notifications/cancelled naming the request just answered, the client's, after every answer
+	"log-secret",               // (initialize era) a log message holding the value of the environment variable MCPV_TEST_SECRET after every answer
+	"progress-token-bool",      // a progress notification whose token is true after every answer
+	"notification-with-id",     // a log message sent with an id (as a request) after every answer
+	"result-type-unknown",      // (modern) results with resultType "done"
+	"log-on-listen",            // (modern) a log message on every subscriptions/listen stream
+	"get-stream",               // (HTTP) GET opens an event stream, which stays quiet (no defect)
+	"get-stream-response",      // (HTTP) the GET stream opened with a JSON-RPC response to no request of its own
 	"bom",                      // (stdio) a byte order mark before every message
 	"text-answers",             // (stdio) every request answered with a line of plain text, no JSON-RPC
 	// hostile: what a server may do to its client, whatever it is asked
@@ -387,7 +397,23 @@ func (s *Spec) after(m msg, out specOut) {
 	if s.has("server-request") && m.Method != "initialize" {
 		out.send(`{"jsonrpc":"2.0","id":"` + srvID("srv-ask") + `","method":"roots/list"}`)
 	}
+	if s.has("stray-cancel") && m.ID != nil && m.Method != "initialize" && m.Method != "server/discover" {
+		out.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(m.ID) + `,"reason":"done"}}`)
+	}
+	if s.has("progress-token-bool") && m.Method != "initialize" && m.Method != "server/discover" {
+		out.send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":true,"progress":1}}`)
+	}
+	if s.has("notification-with-id") && m.Method != "initialize" && m.Method != "server/discover" {
+		out.send(`{"jsonrpc":"2.0","id":"` + srvID("srv-note") + `","method":"notifications/message","params":{"level":"info","data":"answered"}}`)
+	}
 	if s.Era != "modern" && m.Method != "initialize" {
+		if s.has("request-id-float") {
+			out.send(`{"jsonrpc":"2.0","id":` + strings.TrimPrefix(srvID(""), "-") + `.5,"method":"ping"}`)
+		}
+		if s.has("log-secret") {
+			v, _ := marshalString("key=" + os.Getenv("MCPV_TEST_SECRET"))
+			out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":` + v + `}}`)
+		}
 		if s.has("request-id-reuse") {
 			out.send(`{"jsonrpc":"2.0","id":"srv-ping","method":"ping"}`)
 		}
@@ -645,6 +671,9 @@ func (s *Spec) stampResult(method, body string) string {
 	if !s.has("no-result-type") && r["resultType"] == nil {
 		r["resultType"] = json.RawMessage(`"complete"`)
 	}
+	if s.has("result-type-unknown") && string(r["resultType"]) == `"complete"` {
+		r["resultType"] = json.RawMessage(`"done"`)
+	}
 	if slices.Contains([]string{"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}, method) && !s.has("no-cache-hints") {
 		// A spec's own hints (ttlMs, cacheScope) stand; the rest are due.
 		if r["ttlMs"] == nil {
@@ -766,6 +795,9 @@ func (s *Spec) listen(m msg, id json.RawMessage, out specOut) {
 		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":%s}}`, meta))
 	}
 	out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":%s,"notifications":%s}}`, meta, filter))
+	if s.has("log-on-listen") {
+		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"listening"}}`)
+	}
 }
 
 // member is a JSON object's member, raw; nil when absent.
