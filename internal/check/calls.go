@@ -215,11 +215,48 @@ func utilityCallChecks() []*Check {
 				if !s.msg.IsNotification() || s.msg.Method != "notifications/progress" {
 					return ""
 				}
-				k := tokenKey(member(s.msg.Params, "progressToken"))
-				if w.tokens[k] || s.via == "session" && mainToken(k) {
+				tok := member(s.msg.Params, "progressToken")
+				k := tokenKey(tok)
+				if w.tokens[k] || s.via == "session" && mainToken(k) || !stringOrInteger(tok) { // a token of no kind: utilities.progress-token's
 					return ""
 				}
 				return "a progress notification for a token no request carried"
+			},
+		},
+		{
+			ID: "utilities.progress-token", Title: "a progress token is a string or an integer", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/utilities/progress#progress-flow",
+			Quote: "Progress tokens MUST be a string or integer value",
+			run:   exercise,
+			watch: func(_ *watchCtx, s seen) string {
+				if s.msg.Method == "notifications/progress" && !stringOrInteger(member(s.msg.Params, "progressToken")) {
+					return fmt.Sprintf("a progress notification whose token %s is neither a string nor an integer", clip(string(member(s.msg.Params, "progressToken")), 60))
+				}
+				return ""
+			},
+		},
+		{
+			ID: "utilities.cancel-own", Title: "a cancellation of the server's names a request it sent", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/utilities/cancellation#behavior-requirements",
+			Quote: "Cancellation notifications MUST only reference requests that: Were previously issued in the same direction",
+			run:   exercise,
+			watch: spot("a notifications/cancelled naming a request the server did not send", func(_ *watchCtx, s seen) bool { return s.strayCancel }),
+		},
+		{
+			ID: "utilities.log-secrets", Title: "no log message holds a secret of the client's", Level: MUST,
+			Spec: "2025-11-25", Section: "server/utilities/logging#security",
+			Quote: "Log messages MUST NOT contain: Credentials or secrets",
+			run:   exercise,
+			watch: func(w *watchCtx, s seen) string {
+				if s.msg.Method != "notifications/message" {
+					return ""
+				}
+				for _, secret := range w.secrets {
+					if len(secret) >= 8 && strings.Contains(string(s.msg.Params), secret) {
+						return "a log message holds a secret the client gave (a header, a token, a secret-named variable), masked here"
+					}
+				}
+				return ""
 			},
 		},
 	}

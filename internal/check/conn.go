@@ -85,6 +85,11 @@ type seen struct {
 	reused bool
 	// nullCursor: a result with "nextCursor": null.
 	nullCursor bool
+	// oddID: a request whose id is neither a string nor an integer.
+	oddID bool
+	// strayCancel: a notifications/cancelled of the server's naming a
+	// request it did not send.
+	strayCancel bool
 }
 
 // conn is a connection of a check's own.
@@ -546,6 +551,7 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 			out[i].reused = c.asked.has(idKey(m.ID))
 			c.asked.add(idKey(m.ID))
 		}
+		out[i].strayCancel = m.Method == "notifications/cancelled" && !c.asked.has(idKey(member(m.Params, "requestId")))
 		if c.era == "legacy" {
 			out[i].early = !c.initialized
 			if m.IsRequest() {

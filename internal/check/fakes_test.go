@@ -91,6 +91,9 @@ type fake struct {
 	behaviours string
 	// portable: the hosts --portable names
 	portable []string
+	// secret: a secret of the run's, which the stdio fake has as
+	// MCPV_TEST_SECRET
+	secret string
 }
 
 func (f fake) target(t *testing.T) *Target {
@@ -123,7 +126,7 @@ func (f fake) target(t *testing.T) *Target {
 		if f.slowStart > 0 {
 			behaviours += fmt.Sprintf(",slow-start=%d", f.slowStart)
 		}
-		tg.Stdio = &mcp.CommandOptions{Path: os.Args[0], Env: append(os.Environ(), mcptest.EnvVar+"="+behaviours)}
+		tg.Stdio = &mcp.CommandOptions{Path: os.Args[0], Env: append(os.Environ(), mcptest.EnvVar+"="+behaviours, "MCPV_TEST_SECRET="+f.secret)}
 	} else {
 		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Spec: spec, SSE: f.sse})
 		tg.URL = srv.URL
@@ -184,7 +187,7 @@ func runChecks(t *testing.T, f fake, only ...string) map[string]Result {
 			}
 		}
 	}
-	report, err := Run(ctx, f.target(t), Options{Only: only, Strict: true, CheckTimeout: 20 * time.Second, Calls: calls, Portable: f.portable})
+	report, err := Run(ctx, f.target(t), Options{Only: only, Strict: true, CheckTimeout: 20 * time.Second, Calls: calls, Portable: f.portable, Secrets: secretsOf(f)})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -213,4 +216,12 @@ func describeResult(r Result) string {
 		s += "\n    notes: " + strings.Join(r.Notes, "; ")
 	}
 	return s
+}
+
+// secretsOf are the run's secrets: f's, if it has one.
+func secretsOf(f fake) []string {
+	if f.secret == "" {
+		return nil
+	}
+	return []string{f.secret}
 }

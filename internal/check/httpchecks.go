@@ -6,6 +6,7 @@ package check
 // protocol version header, the GET stream.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"net/url"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -346,6 +348,35 @@ func httpRefusalChecks() []*Check {
 				case x.status/100 == 2 && x.contentType() == "text/event-stream":
 				default:
 					t.Fail("answered neither an event stream nor 405")
+				}
+			},
+		},
+		{
+			ID: "http.get-no-response", Title: "the GET stream carries no response to a request", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/transports#listening-for-messages-from-the-server",
+			Quote: "The server MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated with a previous client request.",
+			needs: needs{transport: "http", era: "legacy"},
+			run: func(t *T) {
+				c := t.connWith(connOptions{era: "legacy"})
+				// What the stream holds at once: a stream that stays quiet
+				// is waited for no longer than this.
+				ctx, cancel := context.WithTimeout(t.ctx, 500*time.Millisecond)
+				defer cancel()
+				var response *seen
+				x, _ := c.post(ctx, httpReq{method: http.MethodGet, events: func(s seen) bool {
+					if s.msg.IsResponse() && s.bad == "" {
+						response = &s
+						return false
+					}
+					return true
+				}}, nil)
+				if x == nil || x.status/100 != 2 || x.contentType() != "text/event-stream" {
+					t.Skip("the server opens no GET stream (http.get says what it answers)")
+				}
+				if response != nil {
+					t.Sent("GET with Accept: text/event-stream, no Last-Event-ID")
+					t.Got(response.raw)
+					t.Fail("a response on the GET stream, which resumes nothing")
 				}
 			},
 		},

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -118,7 +119,52 @@ func jsonrpcWatchChecks() []*Check {
 			Spec: "2025-11-25", Section: "basic#requests",
 			Quote: "Requests MUST include a string or integer ID. Unlike base JSON-RPC, the ID MUST NOT be null.",
 			run:   exercise,
-			watch: spot("a request with a null id", func(_ *watchCtx, s seen) bool { return s.nullRequest }),
+			watch: func(_ *watchCtx, s seen) string {
+				switch {
+				case s.nullRequest:
+					return "a request with a null id"
+				case s.oddID:
+					return fmt.Sprintf("a request (%s) whose id %s is neither a string nor an integer", s.msg.Method, clip(string(s.msg.ID), 60))
+				}
+				return ""
+			},
+		},
+		{
+			ID: "jsonrpc.notification-id", Title: "a notification of the server's has no id", Level: MUST,
+			Spec: "2025-11-25", Section: "basic#notifications",
+			Quote: "Notifications MUST NOT include an ID.",
+			run:   exercise,
+			watch: func(_ *watchCtx, s seen) string {
+				if s.msg.IsRequest() && strings.HasPrefix(s.msg.Method, "notifications/") {
+					return fmt.Sprintf("the notification %s sent with the id %s", s.msg.Method, clip(string(s.msg.ID), 60))
+				}
+				return ""
+			},
+		},
+		{
+			ID: "jsonrpc.meta-keys", Title: "the _meta keys of every message follow the key name format", Level: MUST,
+			Spec: "2025-11-25", Section: "basic#meta",
+			Quote: "Labels MUST start with a letter and end with a letter or digit ... Unless empty, [the name] MUST begin and end with an alphanumeric character",
+			run: func(t *T) {
+				exercise(t)
+				if t.r.facts.declares("prompts") {
+					eachPrompt(t, func(string, json.RawMessage, *mcp.RPCError) {}) // results carry _meta too
+				}
+			},
+			watch: func(_ *watchCtx, s seen) string {
+				for _, part := range []json.RawMessage{s.msg.Params, s.msg.Result} {
+					var meta map[string]json.RawMessage
+					if json.Unmarshal(member(part, "_meta"), &meta) != nil {
+						continue
+					}
+					for k := range meta {
+						if p := surface.MetaKeyProblem(k); p != "" {
+							return fmt.Sprintf("the _meta key %q %s", clip(k, 80), p)
+						}
+					}
+				}
+				return ""
+			},
 		},
 		{
 			ID: "jsonrpc.request-id-unique", Title: "a request of the server's has an id it has not used before", Level: MUST,

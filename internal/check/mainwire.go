@@ -183,6 +183,7 @@ func (w *mainWire) take(out []seen) {
 			s.reused = w.asked.has(idKey(m.ID))
 			w.asked.add(idKey(m.ID))
 		}
+		s.strayCancel = m.Method == "notifications/cancelled" && !w.asked.has(idKey(member(m.Params, "requestId")))
 		if !m.IsResponse() {
 			continue
 		}

@@ -7,6 +7,7 @@ package check
 // codes the era no longer has.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -521,7 +522,17 @@ func listen(t *T) {
 		return true
 	}
 	if c.http != nil {
-		x, err := c.post(t.ctx, httpReq{body: body, events: func(s seen) bool { return judge(s) }}, nil)
+		// What follows the acknowledgement at once is read too, for the
+		// watches (a log message on the stream): a quiet stream is left
+		// a moment after it.
+		ctx, cancel := context.WithCancel(t.ctx)
+		defer cancel()
+		x, err := c.post(ctx, httpReq{body: body, events: func(s seen) bool {
+			if first == nil && !judge(s) {
+				time.AfterFunc(300*time.Millisecond, cancel)
+			}
+			return true
+		}}, nil)
 		if x == nil {
 			t.failErr("subscriptions/listen", err)
 		}

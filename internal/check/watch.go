@@ -18,8 +18,9 @@ import (
 
 // watchCtx is what a watch knows of the run.
 type watchCtx struct {
-	f      *facts
-	tokens map[string]bool // progress tokens the run's own requests carried
+	f       *facts
+	tokens  map[string]bool // progress tokens the run's own requests carried
+	secrets []string        // what no message may show: the run's secrets
 }
 
 // tokenKey is a progress token's text, for comparing.
@@ -112,7 +113,7 @@ func (w *watches) judge(s seen) {
 	if s.nullCursor && w.nullCursor == nil {
 		w.nullCursor = &s
 	}
-	ctx := &watchCtx{f: w.f, tokens: w.tokens}
+	ctx := &watchCtx{f: w.f, tokens: w.tokens, secrets: w.r.secrets}
 	for _, c := range Catalogue() {
 		if c.watch == nil {
 			continue

@@ -37,6 +37,7 @@ func unitsOf(data []byte, via, era string, framing bool) []seen {
 		} else {
 			s.shape = shapeOf(data, m)
 			s.nullRequest = m.Method != "" && m.ID == nil && rawjson.IsObject(data) && isNull(rawjson.Member(data, "id"))
+			s.oddID = m.IsRequest() && !stringOrInteger(m.ID)
 			s.nullCursor = m.IsResponse() && rawjson.IsObject(m.Result) && isNull(rawjson.Member(m.Result, "nextCursor"))
 		}
 		out = append(out, s)
@@ -177,3 +178,12 @@ func (s *idSet) add(k string) {
 }
 
 func (s *idSet) has(k string) bool { return s.ids[k] }
+
+// stringOrInteger reports whether an id is a JSON string or an integer.
+func stringOrInteger(id json.RawMessage) bool {
+	if _, err := rawjson.String(id); err == nil {
+		return true
+	}
+	t := strings.TrimPrefix(strings.TrimSpace(string(id)), "-")
+	return t != "" && isDigits([]byte(t))
+}
