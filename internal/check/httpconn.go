@@ -236,3 +236,22 @@ func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Resp
 	x.status, x.header = resp.StatusCode, resp.Header
 	return x, resp, nil
 }
+
+// httpSend sends hr on c (id, when set, is its request's, whose response
+// ends an event stream) and records what was sent (shown) and what came
+// back; t ends when nothing came back at all.
+func (t *T) httpSend(c *conn, hr httpReq, id json.RawMessage, shown string) *exchange {
+	x := t.httpSendQuiet(c, hr, id, shown)
+	t.Got(x.String())
+	return x
+}
+
+// httpSendQuiet is httpSend, recording nothing of the answer.
+func (t *T) httpSendQuiet(c *conn, hr httpReq, id json.RawMessage, shown string) *exchange {
+	t.Sent(shown)
+	x, err := c.post(t.ctx, hr, id)
+	if x == nil {
+		t.failErr(shown, err)
+	}
+	return x
+}

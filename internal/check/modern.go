@@ -251,11 +251,8 @@ func modernRequestChecks() []*Check {
 			run: func(t *T) {
 				c := t.connWith(connOptions{era: "modern"})
 				body, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-name"`), "prompts/get", c.stamp(json.RawMessage(`{"name":"mcpv-check-no-such-prompt"}`)))
-				t.Sent("POST prompts/get of \"mcpv-check-no-such-prompt\" with Mcp-Name: mcpv-check-other")
-				x, err := c.post(t.ctx, httpReq{body: body, header: http.Header{"Mcp-Name": {"mcpv-check-other"}}}, json.RawMessage(`"mcpv-check-name"`))
-				if x == nil {
-					t.failErr("prompts/get", err)
-				}
+				x := t.httpSendQuiet(c, httpReq{body: body, header: http.Header{"Mcp-Name": {"mcpv-check-other"}}}, json.RawMessage(`"mcpv-check-name"`),
+					"POST prompts/get of \"mcpv-check-no-such-prompt\" with Mcp-Name: mcpv-check-other")
 				mismatch(t, x)
 			},
 		},
@@ -297,11 +294,7 @@ func modernHTTPChecks() []*Check {
 				}
 				c := t.connWith(connOptions{era: "modern"})
 				for _, method := range []string{http.MethodGet, http.MethodDelete} {
-					x, err := c.post(t.ctx, httpReq{method: method, headersOnly: true}, nil)
-					if x == nil {
-						t.failErr(method, err)
-					}
-					t.Sent(method)
+					x := t.httpSendQuiet(c, httpReq{method: method, headersOnly: true}, nil, method)
 					t.Got(fmt.Sprintf("HTTP %d", x.status))
 					if x.status != http.StatusMethodNotAllowed {
 						t.Fail("%s answered HTTP %d, not 405", method, x.status)
@@ -320,12 +313,8 @@ func modernHTTPChecks() []*Check {
 				}
 				c := t.connWith(connOptions{era: "modern"})
 				body, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-sid"`), "server/discover", c.stamp(nil))
-				x, err := c.post(t.ctx, httpReq{body: body, header: http.Header{"Mcp-Session-Id": {"mcpv-check-session"}}}, json.RawMessage(`"mcpv-check-sid"`))
-				if x == nil {
-					t.failErr("server/discover", err)
-				}
-				t.Sent("POST server/discover with Mcp-Session-Id: mcpv-check-session")
-				t.Got(x.String())
+				x := t.httpSend(c, httpReq{body: body, header: http.Header{"Mcp-Session-Id": {"mcpv-check-session"}}}, json.RawMessage(`"mcpv-check-sid"`),
+					"POST server/discover with Mcp-Session-Id: mcpv-check-session")
 				if sid := x.header.Get("Mcp-Session-Id"); sid != "" {
 					t.Fail("the answer carries Mcp-Session-Id %q", clip(sid, 60))
 				}
