@@ -126,6 +126,11 @@ var Faults = []string{
 	"log-on-listen",            // (modern) a log message on every subscriptions/listen stream
 	"get-stream",               // (HTTP) GET opens an event stream, which stays quiet (no defect)
 	"get-stream-response",      // (HTTP) the GET stream opened with a JSON-RPC response to no request of its own
+	"mrtr",                     // (modern) prompts/get of "ask" asks for elicitation (the client's capability declared) with a request state, and keeps every rule of answering it (no defect)
+	"mrtr-missing-error",       // with mrtr: a retry without its input answered with an error, not asked again
+	"mrtr-extra-error",         // with mrtr: an input response of a key never asked refused
+	"mrtr-invalid-accepted",    // with mrtr: an input response that is no result taken
+	"mrtr-tamper-accepted",     // with mrtr: a request state the server never gave taken
 	"bom",                      // (stdio) a byte order mark before every message
 	"text-answers",             // (stdio) every request answered with a line of plain text, no JSON-RPC
 	// hostile: what a server may do to its client, whatever it is asked
@@ -477,6 +482,9 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 	if _, ok := lists[method]; ok {
 		params = s.cursorFaults(st, method, params)
 	}
+	if method == "prompts/get" && s.Era == "modern" && s.has("mrtr") && nameParam(params) == "ask" {
+		return s.askPrompt(params)
+	}
 	res, e := s.handle(method, params)
 	if e == nil && method == "prompts/get" && s.Era == "modern" && s.missingArgs(params) == "" {
 		// A prompt got as it should be: asking for input instead.
@@ -822,4 +830,41 @@ func stringMember(raw json.RawMessage, key string) (string, bool) {
 func nameParam(params json.RawMessage) string {
 	n, _ := stringMember(params, "name")
 	return n
+}
+
+// askPrompt is prompts/get of "ask" with the mrtr behaviour: the first
+// ask answered input_required (an elicitation, a request state), a retry
+// with the state and the elicitation's answer completed, one without its
+// answer asked again, one with a state never given or an answer that is
+// no result refused; an answer to a key never asked is ignored.
+func (s *Spec) askPrompt(params json.RawMessage) (json.RawMessage, *specError) {
+	const state = "mac:7f3a"
+	ask := json.RawMessage(`{"resultType":"input_required","inputRequests":{"who":{"method":"elicitation/create","params":{"mode":"form","message":"Who?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}},"requestState":"` + state + `"}`)
+	got, hasState := stringMember(params, "requestState")
+	answers := member(params, "inputResponses")
+	done := json.RawMessage(`{"messages":[{"role":"user","content":{"type":"text","text":"asked"}}]}`)
+	if member(member(member(params, "_meta"), "io.modelcontextprotocol/clientCapabilities"), "elicitation") == nil {
+		return done, nil // a client that cannot answer is not asked
+	}
+	if !hasState {
+		return ask, nil
+	}
+	if got != state && !s.has("mrtr-tamper-accepted") {
+		return nil, &specError{Code: codeInvalidParams, Message: "requestState does not verify"}
+	}
+	var m map[string]json.RawMessage
+	json.Unmarshal(answers, &m)
+	if len(m) > 1 && s.has("mrtr-extra-error") {
+		return nil, &specError{Code: codeInvalidParams, Message: "unexpected input response"}
+	}
+	who, ok := m["who"]
+	switch {
+	case !ok && s.has("mrtr-missing-error"):
+		return nil, &specError{Code: codeInvalidParams, Message: "missing input response"}
+	case !ok:
+		return ask, nil
+	case member(who, "action") == nil && !s.has("mrtr-invalid-accepted"):
+		return nil, &specError{Code: codeInvalidParams, Message: "the input response is no elicitation result"}
+	}
+	return done, nil
 }
