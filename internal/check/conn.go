@@ -90,6 +90,8 @@ type seen struct {
 	// strayCancel: a notifications/cancelled of the server's naming a
 	// request it did not send.
 	strayCancel bool
+	// caps are the client capabilities its connection declared (JSON).
+	caps string
 }
 
 // conn is a connection of a check's own.
@@ -102,6 +104,7 @@ type conn struct {
 
 	stdio *mcp.CommandTransport // over stdio
 	http  *httpSide             // over HTTP
+	caps  string                // the client capabilities its modern requests declare, JSON; "" none
 
 	mu       sync.Mutex         // guards the fields below
 	waiting  map[string]*waiter // responses awaited, by canonical id
@@ -157,6 +160,9 @@ type connOptions struct {
 	// bare sends nothing at all once connected (no initialize): the
 	// check speaks first.
 	bare bool
+	// capabilities are the client capabilities its modern requests
+	// declare (JSON); "" declares none.
+	capabilities string
 }
 
 // dial opens a connection: over stdio a new server process, over HTTP
@@ -179,7 +185,7 @@ func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
 			o.version = mcp.LatestVersion
 		}
 	}
-	c := &conn{r: r, era: o.era, version: o.version, waiting: map[string]*waiter{}, gone: make(chan struct{}), signs: make(chan struct{}, 1)}
+	c := &conn{r: r, era: o.era, version: o.version, waiting: map[string]*waiter{}, gone: make(chan struct{}), signs: make(chan struct{}, 1), caps: o.capabilities}
 	if r.target.URL != "" {
 		c.http = &httpSide{}
 		close(c.gone) // no reader
@@ -262,7 +268,7 @@ func (c *conn) stampVersion(params json.RawMessage, version string) json.RawMess
 		value any
 	}{
 		{mcp.MetaProtocolVersion, version},
-		{mcp.MetaClientCapabilities, map[string]any{}},
+		{mcp.MetaClientCapabilities, c.capabilities()},
 		{mcp.MetaClientInfo, c.r.target.ClientInfo},
 	} {
 		v, _ := json.Marshal(e.value)
@@ -271,6 +277,14 @@ func (c *conn) stampVersion(params json.RawMessage, version string) json.RawMess
 		}
 	}
 	return params
+}
+
+// capabilities are what the connection declares of the client's.
+func (c *conn) capabilities() json.RawMessage {
+	if c.caps == "" {
+		return json.RawMessage(`{}`)
+	}
+	return json.RawMessage(c.caps)
 }
 
 // request sends a request under a new id, stamped for the era, and
@@ -546,6 +560,7 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		c.count++
 		out[i].n = c.count
 		out[i].version = c.version
+		out[i].caps = c.caps
 		m := out[i].msg
 		if m.IsRequest() {
 			out[i].reused = c.asked.has(idKey(m.ID))

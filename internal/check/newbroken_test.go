@@ -1,6 +1,7 @@
 package check
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -59,4 +60,24 @@ func TestNewBrokenServers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mrtrChange is goodSpec of the 2026-07-28 era with a prompt that asks
+// a client that can answer for input, with a request state.
+func mrtrChange(more ...string) map[string]string {
+	return map[string]string{
+		"prompts": `[{"name":"hello","description":"Hello."},{"name":"ask","description":"Asks who."}]`,
+		"faults":  `["` + strings.Join(append([]string{"mrtr"}, more...), `","`) + `"]`,
+	}
+}
+
+func init() {
+	good := fake{transport: "stdio", era: "modern", change: mrtrChange()}
+	for id, fault := range map[string]string{"modern.input-missing": "mrtr-missing-error", "modern.input-extra": "mrtr-extra-error",
+		"modern.input-invalid": "mrtr-invalid-accepted"} {
+		brokenCases = append(brokenCases, brokenCase{id: id, fake: good, break_: mrtrChange(fault)})
+	}
+	// Whether a forged state breaks the rule depends on what the state is
+	// for, which the server alone knows: a warning, never a failure.
+	brokenCases = append(brokenCases, brokenCase{id: "modern.request-state", fake: good, break_: mrtrChange("mrtr-tamper-accepted"), unsure: true})
 }

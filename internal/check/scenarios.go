@@ -90,21 +90,24 @@ var Scenarios = []Scenario{
 	{Name: "tasks-required-task-error", Revisions: "extension", Checks: []string{"tools.task-required"},
 		Note: extension + "a tool whose taskSupport is required must refuse a call without a task (-32601); mcpv check calls no tool of its own accord: the check calls each such tool named with --call (2025-11-25, where tasks are the protocol's)"},
 	{Name: "tasks-mrtr-composition", Revisions: "extension", Note: extension + notTried + fixtures},
-	{Name: "input-required-result-basic-elicitation", Revisions: "2026-07-28", Checks: []string{"jsonrpc.schema"}, Note: "every input_required result held to InputRequiredResult; " + fixtures},
-	{Name: "input-required-result-basic-sampling", Revisions: "2026-07-28", Checks: []string{"jsonrpc.schema"}, Note: "every input_required result held to InputRequiredResult; " + fixtures},
-	{Name: "input-required-result-basic-list-roots", Revisions: "2026-07-28", Checks: []string{"jsonrpc.schema"}, Note: "every input_required result held to InputRequiredResult; " + fixtures},
-	{Name: "input-required-result-request-state", Revisions: "2026-07-28", Checks: []string{"modern.input-required-shape"}, Note: fixtures + "answering and retrying is the suite's"},
+	{Name: "input-required-result-basic-elicitation", Revisions: "2026-07-28", Checks: []string{"modern.input-extra", "jsonrpc.schema"}, Note: answered + "; every input_required result held to InputRequiredResult"},
+	{Name: "input-required-result-basic-sampling", Revisions: "2026-07-28", Checks: []string{"modern.input-extra", "jsonrpc.schema"}, Note: answered + "; every input_required result held to InputRequiredResult"},
+	{Name: "input-required-result-basic-list-roots", Revisions: "2026-07-28", Checks: []string{"modern.input-extra", "jsonrpc.schema"}, Note: answered + "; every input_required result held to InputRequiredResult"},
+	{Name: "input-required-result-request-state", Revisions: "2026-07-28", Checks: []string{"modern.input-required-shape", "modern.input-extra"}, Note: answered},
 	{Name: "input-required-result-multiple-input-requests", Revisions: "2026-07-28", Checks: []string{"jsonrpc.schema"}, Note: fixtures},
-	{Name: "input-required-result-multi-round", Revisions: "2026-07-28", Note: notTried + "mcpv check answers no input request: " + fixtures},
-	{Name: "input-required-result-missing-input-response", Revisions: "2026-07-28", Note: notTried + "mcpv check answers no input request: " + fixtures},
+	{Name: "input-required-result-multi-round", Revisions: "2026-07-28", Checks: []string{"modern.input-extra", "modern.input-required-shape"}, Note: answered + ", up to five rounds"},
+	{Name: "input-required-result-missing-input-response", Revisions: "2026-07-28", Checks: []string{"modern.input-missing"}, Note: answered},
 	{Name: "input-required-result-non-tool-request", Revisions: "2026-07-28", Checks: []string{"modern.input-required-methods"}},
 	{Name: "input-required-result-result-type", Revisions: "2026-07-28", Checks: []string{"modern.result-type"}},
 	{Name: "input-required-result-unsupported-methods", Revisions: "2026-07-28", Checks: []string{"modern.input-required-methods"}},
-	{Name: "input-required-result-tampered-state", Revisions: "2026-07-28", Note: notTried + "mcpv check sends no request state back: " + fixtures},
+	{Name: "input-required-result-tampered-state", Revisions: "2026-07-28", Checks: []string{"modern.request-state"}, Note: answered + "; a forged state taken is a warning: whether it must be refused depends on what the state is for"},
 	{Name: "input-required-result-capability-check", Revisions: "2026-07-28", Checks: []string{"modern.input-capabilities"}, Note: "stricter: the check asks a prompt too, not only the suite's tool"},
-	{Name: "input-required-result-ignore-extra-params", Revisions: "2026-07-28", Note: notTried + "mcpv check answers no input request: " + fixtures},
-	{Name: "input-required-result-validate-input", Revisions: "2026-07-28", Note: notTried + "mcpv check answers no input request: " + fixtures},
+	{Name: "input-required-result-ignore-extra-params", Revisions: "2026-07-28", Checks: []string{"modern.input-extra"}, Note: answered},
+	{Name: "input-required-result-validate-input", Revisions: "2026-07-28", Checks: []string{"modern.input-invalid"}, Note: answered},
 }
+
+// answered says how the checks of input requests ask and answer.
+const answered = "the checks ask the server's own prompts, answer each input request as a client does (an elicitation declined, a sampled message, no roots) and retry with the request state"
 
 // scenarioNamed is the scenario of that name, or nil.
 func scenarioNamed(name string) *Scenario {
