@@ -216,7 +216,7 @@ func (s *HTTPServer) serveModern(x *Exchange, m msg) {
 			x.Status(http.StatusBadRequest, spec.errorLineData(m.ID, e.Code, e.Message, e.data), "Content-Type", "application/json")
 			return
 		}
-		if why := headerMismatch(x.R.Header, m); why != "" && !spec.has("no-header-check") {
+		if why := headerMismatch(x.R.Header, m) + spec.paramMismatch(x.R.Header, m); why != "" && !spec.has("no-header-check") {
 			x.Status(http.StatusBadRequest, spec.errorLine(m.ID, -32020, "Header mismatch: "+why), "Content-Type", "application/json")
 			return
 		}
@@ -241,6 +241,43 @@ func headerMismatch(h http.Header, m msg) string {
 	want, _ := stringMember(m.Params, key)
 	if got := h.Get("Mcp-Name"); got != want && !strings.HasPrefix(got, "=?base64?") {
 		return fmt.Sprintf("Mcp-Name %q, body %q", got, want)
+	}
+	return ""
+}
+
+// paramMismatch says how a modern tools/call's Mcp-Param-NAME headers
+// break its arguments, for the tool's top-level properties annotated
+// x-mcp-header (compared as text), or "".
+func (spec *Spec) paramMismatch(h http.Header, m msg) string {
+	if m.Method != "tools/call" || spec.has("no-param-header-check") {
+		return ""
+	}
+	var tool struct {
+		InputSchema struct {
+			Properties map[string]struct {
+				Header string `json:"x-mcp-header"`
+			} `json:"properties"`
+		} `json:"inputSchema"`
+	}
+	for _, t := range spec.Tools {
+		if n, _ := stringMember(t, "name"); n == nameParam(m.Params) {
+			json.Unmarshal(t, &tool)
+		}
+	}
+	args := member(m.Params, "arguments")
+	for prop, p := range tool.InputSchema.Properties {
+		if p.Header == "" {
+			continue
+		}
+		v := member(args, prop)
+		want := strings.Trim(string(v), `"`)
+		got, present := h[http.CanonicalHeaderKey("Mcp-Param-"+p.Header)]
+		if v == nil && !present {
+			continue
+		}
+		if !present || len(got) != 1 || got[0] != want {
+			return fmt.Sprintf("Mcp-Param-%s %q, argument %s", p.Header, strings.Join(got, ", "), v)
+		}
 	}
 	return ""
 }
