@@ -196,6 +196,9 @@ func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Resp
 		h.Set("MCP-Protocol-Version", c.version)
 		if hr.body != nil && json.Valid(hr.body) {
 			mcp.StandardHeaders(h, hr.body)
+			if methodOf(hr.body) == "tools/call" {
+				mcp.SetParamHeaders(h, c.r.paramHeaders(hr.body), hr.body)
+			}
 		}
 	default:
 		if c.http.session != "" {
@@ -254,4 +257,16 @@ func (t *T) httpSendQuiet(c *conn, hr httpReq, id json.RawMessage, shown string)
 		t.failErr(shown, err)
 	}
 	return x
+}
+
+// paramHeaders are the x-mcp-header annotations of the tool a tools/call
+// message calls, as the tool is listed (none before the lists are known).
+func (r *runner) paramHeaders(msg []byte) []mcp.ParamHeader {
+	f := r.known.Load()
+	if f == nil || r.facts == nil {
+		return nil
+	}
+	name, _ := str(member(member(msg, "params"), "name"))
+	headers, _ := mcp.ParamHeaders(member(r.toolDef(r.ctx, name), "inputSchema"))
+	return headers
 }

@@ -257,6 +257,37 @@ func modernRequestChecks() []*Check {
 			},
 		},
 		{
+			ID: "modern.header-param", Title: "an Mcp-Param header unlike the tool's argument is refused", Level: MUST,
+			Spec: "2026-07-28", Section: "basic/transports/streamable-http#server-behavior-for-custom-headers",
+			Quote: "Any server that processes the message body MUST validate that encoded header values, after decoding if Base64-encoded, match the corresponding values in the request body. Servers MUST reject requests with a 400 Bad Request HTTP status and JSON-RPC error code -32020 (HeaderMismatch) if any validation fails.",
+			needs: needs{era: "modern", transport: "http", call: true},
+			run: func(t *T) {
+				for i, call := range t.r.opts.Calls {
+					headers, _ := mcp.ParamHeaders(member(t.calledTool(call.Tool), "inputSchema"))
+					if len(headers) == 0 {
+						continue
+					}
+					c := t.connWith(connOptions{era: "modern"})
+					params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-param"`))
+					body, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-param"`), "tools/call", c.stamp(params))
+					h := http.Header{}
+					mcp.SetParamHeaders(h, headers, body)
+					name := ""
+					for k := range h {
+						name = k
+					}
+					if name == "" {
+						continue // the call gives none of the arguments a header mirrors
+					}
+					x := t.httpSendQuiet(c, httpReq{body: body, header: http.Header{name: {"mcpv-check-other"}}}, json.RawMessage(`"mcpv-check-param"`),
+						fmt.Sprintf("POST tools/call of %q with %s: mcpv-check-other (the argument is %q)", call.Tool, name, h.Get(name)))
+					mismatch(t, x)
+					return
+				}
+				t.Skip("none of the tools named with --call has an argument mirrored in a header (x-mcp-header)")
+			},
+		},
+		{
 			ID: "modern.resource-not-found", Title: "reading a resource that does not exist is answered -32602", Level: MUST,
 			Spec: "2026-07-28", Section: "server/resources#error-handling",
 			Quote: "If the requested resource does not exist, servers MUST return a JSON-RPC error with code -32602 (Invalid Params).",

@@ -81,3 +81,16 @@ func init() {
 	// for, which the server alone knows: a warning, never a failure.
 	brokenCases = append(brokenCases, brokenCase{id: "modern.request-state", fake: good, break_: mrtrChange("mrtr-tamper-accepted"), unsure: true})
 }
+
+// headerTools are goodSpec's tools, shaped's argument n mirrored in the
+// header Mcp-Param-N.
+const headerTools = `[
+	{"name":"slow","description":"Takes a while.","inputSchema":{"type":"object"}},
+	{"name":"shaped","description":"Structured.","inputSchema":{"type":"object","properties":{"n":{"type":"integer","description":"N.","x-mcp-header":"N"}}},
+	 "outputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}},
+	{"name":"echo","description":"Echoes.","inputSchema":{"type":"object","properties":{"message":{"type":"string","description":"M."}}}}]`
+
+func init() {
+	good := fake{transport: "http", era: "modern", change: map[string]string{"tools": headerTools}}
+	brokenCases = append(brokenCases, brokenCase{id: "modern.header-param", fake: good, break_: map[string]string{"tools": headerTools, "faults": `["no-param-header-check"]`}})
+}

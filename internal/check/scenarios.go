@@ -78,7 +78,7 @@ var Scenarios = []Scenario{
 	{Name: "dns-rebinding-protection", Revisions: "2025-11-25, 2026-07-28", Checks: []string{"http.dns-rebinding", "http.origin"}, Note: "stricter: a foreign Origin must get 403, as the text says, not any 4xx"},
 	{Name: "caching", Revisions: "2026-07-28", Checks: []string{"modern.cache-hints", "modern.cache-scope-pages"}},
 	{Name: "http-header-validation", Revisions: "2026-07-28", Checks: []string{"modern.header-method", "modern.header-version", "modern.header-missing", "modern.header-name"}},
-	{Name: "http-custom-header-server-validation", Revisions: "2026-07-28", Note: notTried + "a tool's x-mcp-header parameters are checked by mcpv call, which sends them; mcpv check calls no tool to see the server refuse a mismatch"},
+	{Name: "http-custom-header-server-validation", Revisions: "2026-07-28", Checks: []string{"modern.header-param"}, Note: "the check calls a tool named with --call whose argument a header mirrors (x-mcp-header), with a header unlike the argument; mcpv check calls no tool of its own accord"},
 	{Name: "tasks-lifecycle", Revisions: "extension", Checks: []string{"lifecycle.declared-methods", "jsonrpc.schema"}, Note: extension + "tasks/get, tasks/result, tasks/list and tasks/cancel answered where declared, every task result and notification held to the schema; creating a task calls a tool: " + fixtures},
 	{Name: "tasks-capability-negotiation", Revisions: "extension", Checks: []string{"lifecycle.initialize", "lifecycle.declared-methods"}, Note: extension + "the tasks capability held to the schema, its methods answered"},
 	{Name: "tasks-wire-fields", Revisions: "extension", Checks: []string{"jsonrpc.schema"}, Note: extension + "every task the server sends held to the schema"},
