@@ -28,6 +28,10 @@ var edgeCases = []edgeCase{
 	{name: "a bearer token of the server's own: the location", fake: fake{transport: "http", auth: "no-metadata"}, id: "auth.metadata-location", want: Skipped},
 	{name: "a bearer token of the server's own: the authorization server", fake: fake{transport: "http", auth: "no-metadata"}, id: "auth.server-metadata", want: Skipped},
 	{name: "a bearer token of the server's own: a token never issued", fake: fake{transport: "http", auth: "no-metadata"}, id: "auth.invalid-token", want: Skipped},
+	// server/discover answers with the versions a client is to learn:
+	// answering it whatever version it is stamped with is not sure to
+	// break the rule, which the lists keep.
+	{name: "server/discover answered whatever its version", fake: stdioModern, change: faults("discover-any-version"), id: "modern.unsupported-version", want: Passed},
 	// A card that lists the versions the server speaks agrees with it,
 	// whichever the run negotiated.
 	{name: "a card listing an older version the server speaks", fake: fake{transport: "http", change: map[string]string{"card": cardWithRemote(`["2025-06-18"]`)}}, id: "card.agrees", want: Passed},
