@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/alecthomas/kong"
 	"github.com/mcpv/mcpv/internal/check"
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/doctor"
 	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/internal/exitcode"
@@ -116,7 +116,7 @@ func (c *checkCmd) Validate() error {
 	return nil
 }
 
-func (c *checkCmd) Run(ctx context.Context, kctx *kong.Context, s *session, out *console) error {
+func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 	format := c.Format
 	if out.embedded && format == "text" {
 		format = "json" // a test step's or batch line's output is a JSON value
@@ -158,10 +158,11 @@ func (c *checkCmd) Run(ctx context.Context, kctx *kong.Context, s *session, out 
 		}
 	}
 	// The walk waits for a stdio server's first answer as long as it
-	// waits on the network, unless --connect-timeout says otherwise.
+	// waits on the network, unless --connect-timeout says otherwise (a
+	// value other than its default).
 	walkStart := doctor.DefaultTimeout
-	if explicitFlags(kctx)["connect-timeout"] {
-		walkStart = s.settings.ConnectTimeout
+	if st := s.settings.ConnectTimeout; st != connect.DefaultConnectTimeout {
+		walkStart = st
 	}
 	if c.ConnectOnly {
 		return c.connect(ctx, s, target, opts, walkStart, dest, format, out)

@@ -52,14 +52,16 @@ func (w *walk) stdio(ctx context.Context) {
 	// (Target.FirstContact) while the walk waits for its answer.
 	var diagnosing atomic.Bool
 	diagnosed := make(chan contact, 1)
-	// The wait for the first answer, bounded from the server's start.
-	wctx, cancel := context.WithTimeout(ctx, w.t.StartTimeout)
-	defer cancel()
+	// The diagnosis ends with the wait (stopDiagnosis) or its own bound.
+	dctx, stopDiagnosis := context.WithCancel(ctx)
+	defer stopDiagnosis()
 	heard := func(line []byte) { // what is no message alone: junk, or a piece of one written over lines
 		junk.add(line)
 		if w.t.FirstContact != nil && !diagnosing.Swap(true) {
 			go func() { // doctor's first-contact diagnosis: ends when FirstContact returns, bounded by the wait's context
-				id, finding := w.t.FirstContact(wctx)
+				bctx, cancel := context.WithTimeout(dctx, w.t.StartTimeout)
+				defer cancel()
+				id, finding := w.t.FirstContact(bctx)
 				diagnosed <- contact{id, finding}
 			}()
 		}
@@ -120,6 +122,8 @@ func (w *walk) stdio(ctx context.Context) {
 			}
 		}
 	}()
+	wctx, cancel := context.WithTimeout(ctx, w.t.StartTimeout)
+	defer cancel()
 	writeErr := tr.Write(wctx, body)
 	var g got
 	var broken *contact
@@ -141,8 +145,8 @@ func (w *walk) stdio(ctx context.Context) {
 		}
 	}
 	if diagnosing.Load() && judged != nil {
-		cancel()
-		<-diagnosed // the diagnosis ends with the wait's context
+		stopDiagnosis()
+		<-diagnosed // the diagnosis ends with its context
 	}
 	took := time.Since(start).Round(time.Millisecond)
 	if g.err == nil && g.m == nil && writeErr != nil {
