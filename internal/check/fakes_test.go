@@ -126,7 +126,12 @@ func (f fake) target(t *testing.T) *Target {
 		if f.slowStart > 0 {
 			behaviours += fmt.Sprintf(",slow-start=%d", f.slowStart)
 		}
-		tg.Stdio = &mcp.CommandOptions{Path: os.Args[0], Env: append(os.Environ(), mcptest.EnvVar+"="+behaviours, "MCPV_TEST_SECRET="+f.secret)}
+		env := os.Environ()
+		if f.secret != "" {
+			env = append(env, "MCPV_TEST_SECRET="+f.secret)
+		}
+		// MCPV_FAKE last: a test finds its processes by it.
+		tg.Stdio = &mcp.CommandOptions{Path: os.Args[0], Env: append(env, mcptest.EnvVar+"="+behaviours)}
 	} else {
 		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Spec: spec, SSE: f.sse})
 		tg.URL = srv.URL
