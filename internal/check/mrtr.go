@@ -122,6 +122,10 @@ func mrtrChecks() []*Check {
 	}
 }
 
+// initializeEraMethods are the initialize era's methods the 2026-07-28
+// era has not.
+var initializeEraMethods = []string{"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
+
 // removedMethods holds the initialize era's methods, which the 2026-07-28
 // era has not, to the rule for a method a server does not implement: a
 // server of this era alone may still serve them (a result is no defect);
@@ -134,7 +138,7 @@ func removedMethods(t *T) {
 	}
 	c := t.connWith(connOptions{era: "modern"})
 	var unsure []string
-	for _, method := range []string{"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"} {
+	for _, method := range initializeEraMethods {
 		m, x, err := c.request(t.ctx, method, nil)
 		t.Sent("POST " + method)
 		if err != nil {
