@@ -58,4 +58,3 @@ func TestEdgesOfMusts(t *testing.T) {
 func cardWithRemote(versions string) string {
 	return strings.Replace(goodCard, `"description"`, `"remotes":[{"type":"streamable-http","url":"{{endpoint}}","supportedProtocolVersions":`+versions+`}],"description"`, 1)
 }
-
