@@ -49,3 +49,19 @@ func TestCheckTimeNotCountingTheStart(t *testing.T) {
 		}
 	}
 }
+
+// A subscription the server is slow to acknowledge, past the check's
+// time, is inconclusive: a slow server is no violation.
+func TestSlowListenInconclusive(t *testing.T) {
+	t.Parallel()
+	f := fake{transport: "stdio", era: "modern", change: map[string]string{"mute": `["subscriptions/listen"]`}}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	report, err := Run(ctx, f.target(t), Options{Only: []string{"modern.listen"}, CheckTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := report.Results[0]; r.Status != Inconclusive {
+		t.Errorf("%s", describeResult(r))
+	}
+}

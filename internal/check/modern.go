@@ -596,7 +596,7 @@ func listen(t *T) {
 			}
 			select {
 			case <-t.ctx.Done():
-				t.Fail("nothing came for the subscription before the check's time ran out")
+				t.failErr("waiting for the subscription's first message", context.Cause(t.ctx)) // inconclusive: a slow server is no violation
 			case <-c.gone:
 				t.failErr("subscriptions/listen", c.err())
 			default:
