@@ -133,6 +133,7 @@ var Faults = []string{
 	"mrtr-invalid-accepted",    // with mrtr: an input response that is no result taken
 	"mrtr-tamper-accepted",     // with mrtr: a request state the server never gave taken
 	"discover-any-version",     // (modern) server/discover answered whatever version it is stamped with; other requests held to theirs (no defect)
+	"json-log-stdout",          // (stdio) a JSON log line that is no JSON-RPC message ({"level":30,...}) after every answer
 	"bom",                      // (stdio) a byte order mark before every message
 	"text-answers",             // (stdio) every request answered with a line of plain text, no JSON-RPC
 	// hostile: what a server may do to its client, whatever it is asked
@@ -427,6 +428,9 @@ func (s *Spec) after(m msg, out specOut) {
 		if s.has("null-id-request") {
 			out.send(`{"jsonrpc":"2.0","id":null,"method":"ping"}`)
 		}
+	}
+	if s.has("json-log-stdout") && !out.http {
+		out.send(`{"level":30,"msg":"answered"}`)
 	}
 	if s.has("array-params") {
 		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":["info","answered"]}`)
