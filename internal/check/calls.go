@@ -202,7 +202,7 @@ func utilityCallChecks() []*Check {
 					}
 					return nil
 				})
-				if _, ok := firstSeen(t, got, func(s seen) bool { return s.msg.IsResponse() && s.method == "" && !s.dup }); ok {
+				if _, ok := firstSeen(t, got, func(s seen) bool { return s.bad == "" && s.msg.IsResponse() && s.method == "" && !s.dup }); ok {
 					t.Fail("the server answered an invalid cancellation")
 				}
 			},

@@ -88,7 +88,7 @@ func (w *mainWire) trace(out bool, data []byte) {
 		return
 	}
 	w.flush()
-	w.take(unitsOf(data, "session", "", false))
+	w.take(unitsOn(data, "session", "", false, w.r.target.Stdio != nil))
 }
 
 // sending records the requests of what the session sends.

@@ -21,10 +21,20 @@ import (
 // unitsOf are the messages of one wire unit, as seen; framing marks them
 // as written over several lines.
 func unitsOf(data []byte, via, era string, framing bool) []seen {
+	return unitsOn(data, via, era, framing, false)
+}
+
+// unitsOn is unitsOf for a unit that came on a stdio server's stdout
+// when stdio (the main session's, whose via is "session").
+func unitsOn(data []byte, via, era string, framing, stdio bool) []seen {
 	msgs, err := mcp.DecodeMessages(data)
 	var out []seen
 	if err != nil {
-		return append(out, seen{raw: clip(string(data), maxKept), bad: err.Error(), via: via, era: era})
+		bad := err.Error()
+		if (via == "stdout" || via == "session" && stdio) && rawjson.IsObject(data) && json.Valid(data) && rawjson.Member(data, "jsonrpc") == nil {
+			bad = junkLine // JSON that is no attempt at a message (a log line): stdout-only's
+		}
+		return append(out, seen{raw: clip(string(data), maxKept), bad: bad, via: via, era: era})
 	}
 	if !utf8.Valid(data) {
 		out = append(out, seen{raw: clip(string(data), maxKept), bad: notUTF8, via: via, era: era})
