@@ -15,8 +15,11 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/check"
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/doctor"
 	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/internal/exitcode"
+	"github.com/mcpv/mcpv/internal/portable"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/shellwords"
@@ -28,19 +31,22 @@ import (
 )
 
 type checkCmd struct {
-	Only             []string      `name:"only" sep:"," placeholder:"ID|AREA" help:"Run only these checks, by id (jsonrpc.unknown-method) or area (jsonrpc)."`
+	Only             []string      `name:"only" sep:"," placeholder:"ID|AREA" help:"Run only these checks, by id or area."`
 	Skip             []string      `name:"skip" sep:"," placeholder:"ID|AREA" help:"Leave out these checks, by id or area."`
 	Strict           bool          `name:"strict" help:"Fail on a SHOULD that does not hold, too."`
 	Call             []string      `name:"call" placeholder:"'TOOL [KEY=VALUE...]'" help:"Call this tool for the checks that need a call (repeatable); without it, none is called."`
-	Format           string        `name:"format" enum:"text,junit,tap,json" default:"text" help:"Report format: text, junit, tap (TAP version 14) or json."`
-	Output           string        `name:"output" placeholder:"FILE" help:"Write the report to FILE (the text report still goes to stdout)."`
-	CheckTimeout     duration.Flag `name:"check-timeout" default:"15s" placeholder:"DURATION" help:"Fail a check that has not ended after this long (a server's start apart)."`
-	MaxTime          duration.Flag `name:"max-time" default:"5m" placeholder:"DURATION" help:"Stop the run after this long: checks not run are skipped, exit 124."`
+	Format           string        `name:"format" enum:"text,junit,tap,json" default:"text" help:"Report format: text, junit, tap or json."`
+	Output           string        `name:"output" placeholder:"FILE" help:"Write the report to FILE; stdout keeps the problems."`
+	Show             string        `name:"show" enum:"auto,problems,all" default:"auto" help:"List problems (failed, warned, inconclusive) or all checks; auto: all on a terminal."`
+	CheckTimeout     duration.Flag `name:"check-timeout" default:"15s" placeholder:"DURATION" help:"Bound each check, a server's start apart."`
+	MaxTime          duration.Flag `name:"max-time" default:"5m" placeholder:"DURATION" help:"Stop the run after this long (exit 124)."`
 	Parallel         int           `name:"parallel" default:"4" placeholder:"N" help:"Run up to N checks at once."`
 	ExpectedFailures string        `name:"expected-failures" placeholder:"FILE" help:"Hold the run to FILE's known failures."`
 	ConnectOnly      bool          `name:"connect-only" help:"Walk the connection step by step; no checks."`
+	Portable         string        `name:"portable" placeholder:"HOSTS" help:"Grade tool schemas for providers: all,openai,anthropic,gemini."`
 
-	calls []check.Call
+	calls    []check.Call
+	portable []string
 }
 
 // checkRunsTopic is what check's help leaves to 'mcpv help check-runs':
@@ -87,6 +93,14 @@ func (c *checkCmd) Validate() error {
 	}
 	if c.CheckTimeout <= 0 || c.MaxTime <= 0 {
 		return fmt.Errorf("--check-timeout and --max-time must be more than 0")
+	}
+	c.portable = nil
+	if c.Portable != "" {
+		hosts, err := portable.Choose(c.Portable)
+		if err != nil {
+			return fmt.Errorf("--portable: %v", err)
+		}
+		c.portable = hosts
 	}
 	c.calls = nil
 	for _, line := range c.Call {
@@ -137,14 +151,21 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 	target := c.target(s)
 	opts := check.Options{Only: c.Only, Skip: c.Skip, Strict: c.Strict, Calls: c.calls,
 		CheckTimeout: time.Duration(c.CheckTimeout), StartTimeout: s.settings.ConnectTimeout, MaxTime: time.Duration(c.MaxTime), Parallel: c.Parallel,
-		Secrets: s.settings.Secrets, ReadFile: out.readFile}
+		Secrets: s.settings.Secrets, ReadFile: out.readFile, Portable: c.portable}
 	if out.ios.ErrTTY && !out.embedded {
 		opts.Progress = func(done, total int, id string) {
 			out.ios.Status.Set(fmt.Sprintf("mcpv check: %d/%d %s", done, total, id))
 		}
 	}
+	// The walk waits for a stdio server's first answer as long as it
+	// waits on the network, unless --connect-timeout says otherwise (a
+	// value other than its default).
+	walkStart := doctor.DefaultTimeout
+	if st := s.settings.ConnectTimeout; st != connect.DefaultConnectTimeout {
+		walkStart = st
+	}
 	if c.ConnectOnly {
-		return c.connect(ctx, s, target, opts, dest, format, out)
+		return c.connect(ctx, s, target, opts, walkStart, dest, format, out)
 	}
 	started := time.Now()
 	report, err := check.Run(ctx, target, opts)
@@ -156,7 +177,7 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err != nil && ctx.Err() == nil && !isUsage(err) {
 		// No session, and no requirement broken on the way: the report
 		// is the connection's walk, which says why; the error stands.
-		if werr := c.connect(ctx, s, target, opts, dest, format, out); werr != nil && !isCheckFailed(werr) {
+		if werr := c.connect(ctx, s, target, opts, walkStart, dest, format, out); werr != nil && !isCheckFailed(werr) {
 			return werr
 		}
 	}
@@ -307,6 +328,9 @@ func (c *checkCmd) write(report *check.Report, dest *testreport.Output, format s
 	suite, files := report.Suite(), report.Files(started)
 	if textOut, textTTY := dest.Text(format); textOut != nil && !out.embedded {
 		text := &testreport.Text{W: textOut, Suite: suite, Color: output.UseColor(out.flags.Color, textTTY && out.ios.OutTTY && !out.ios.NoANSI, out.env.Getenv)}
+		if c.problemsOnly(textTTY && out.ios.OutTTY, format) {
+			text.Only = problem
+		}
 		if _, err := fmt.Fprintf(textOut, "mcpv check: %s, %s\n\n", report.Server, eraLine(report)); err != nil {
 			return testreport.WriteError(err)
 		}
@@ -320,6 +344,26 @@ func (c *checkCmd) write(report *check.Report, dest *testreport.Output, format s
 		}
 	}
 	return c.writeFormat(suite, files, report.Took, dest, format, out)
+}
+
+// problemsOnly reports whether the text report lists the checks that did
+// not pass alone: asked for, or (auto) where no one reads it on a terminal
+// (a CI log), and where the report of record is a machine format in a
+// file.
+func (c *checkCmd) problemsOnly(terminal bool, format string) bool {
+	switch c.Show {
+	case "problems":
+		return true
+	case "all":
+		return false
+	}
+	return !terminal || format != "text"
+}
+
+// problem is a check the problems view lists: failed, warned or
+// inconclusive.
+func problem(s testreport.Step) bool {
+	return s.Status == testreport.Failed || s.Status == testreport.Warned || s.Status == testreport.Inconclusive
 }
 
 // writeFormat writes the report of a format other than text where it

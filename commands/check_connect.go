@@ -21,7 +21,8 @@ var doctorSuite = testreport.Suite{Name: "mcpv check", Group: "area", Groups: "a
 
 // connect walks the connection to the target and writes the walk as the
 // report; the error is the walk's failure, with its exit code.
-func (c *checkCmd) connect(ctx context.Context, s *session, target *check.Target, opts check.Options, dest *testreport.Output, format string, out *console) error {
+func (c *checkCmd) connect(ctx context.Context, s *session, target *check.Target, opts check.Options, start time.Duration, dest *testreport.Output, format string, out *console) error {
+	opts.StartTimeout = start
 	dt, err := c.doctorTarget(s, target, opts)
 	if err != nil {
 		return err
@@ -60,7 +61,7 @@ func (c *checkCmd) connect(ctx context.Context, s *session, target *check.Target
 func (c *checkCmd) doctorTarget(s *session, target *check.Target, opts check.Options) (doctor.Target, error) {
 	st := s.settings
 	dt := doctor.Target{Server: target.Server, URL: st.URL, Header: st.Header, Stdio: target.Stdio, Era: st.ProtocolEra,
-		ClientInfo: s.hooks.Client, StartTimeout: st.ConnectTimeout, Secrets: st.Secrets}
+		ClientInfo: s.hooks.Client, StartTimeout: opts.StartTimeout, Secrets: st.Secrets}
 	if st.URL != "" {
 		var err error
 		if dt.Client, dt.Plain, err = s.httpClients(); err != nil {

@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpv/mcpv/internal/demoserver"
+	"github.com/mcpv/mcpv/internal/longtest"
 )
 
 // specFake is a fake spec server's command line, its spec written to a
@@ -57,20 +58,20 @@ func TestCheckCommand(t *testing.T) {
 		outHas   []string
 		errHas   string
 	}{
-		{"a server that keeps the requirements", []string{"check", "--only", "jsonrpc,lists"}, good, 0,
+		{"a server that keeps the requirements", []string{"check", "--show", "all", "--only", "jsonrpc,lists"}, good, 0,
 			[]string{"mcpv check: ", "JSON-RPC and framing\n", "  ✓ jsonrpc.unknown-method  an unknown method is answered -32601  [SHOULD]", "PASS "}, ""},
 		{"a MUST that does not hold: exit 1, what was sent and seen", []string{"check", "--only", "lifecycle.ping"}, broken, 1,
 			[]string{"  ✗ lifecycle.ping", `MUST: the result is not empty: it has "pong"`, "sent:     ping", `received: {"pong":true}`, `requires: "The receiver MUST respond promptly with an empty response`, "FAIL 0 passed, 1 failed"},
 			"mcpv: a requirement does not hold: lifecycle.ping\n"},
 		{"a SHOULD warns, exit 0", []string{"check", "--only", "lists.invalid-cursor,jsonrpc.unknown-method"}, broken, 0, []string{"  ! lists.invalid-cursor", "  ! jsonrpc.unknown-method", "SHOULD: answered with error -32603, not -32601", "2 warned"}, ""},
 		{"--strict fails a SHOULD", []string{"check", "--strict", "--only", "lists.invalid-cursor"}, broken, 1, []string{"  ✗ lists.invalid-cursor"}, "lists.invalid-cursor"},
-		{"--skip", []string{"check", "--only", "lifecycle", "--skip", "lifecycle.ping"}, broken, 0, []string{"lifecycle.initialize"}, ""},
+		{"--skip", []string{"check", "--show", "all", "--only", "lifecycle", "--skip", "lifecycle.ping"}, broken, 0, []string{"lifecycle.initialize"}, ""},
 		{"json, through --jq", []string{"check", "--only", "lifecycle.ping", "--format", "json", "-q", `.areas[0].checks[0] | [.id, .level, .status, .ref]`}, broken, 1,
 			[]string{`["lifecycle.ping","MUST","failed","2025-11-25 basic/utilities/ping#behavior-requirements"]`}, ""},
 		{"tap", []string{"check", "--only", "lifecycle.ping", "--format", "tap"}, broken, 1, []string{"TAP version 14\n", "not ok 1 - lifecycle.ping"}, ""},
 		{"junit", []string{"check", "--only", "lifecycle.ping", "--format", "junit"}, broken, 1, []string{`<testsuites name="mcpv check"`, `<failure message="MUST: the result is not empty`}, ""},
-		{"a tool call skipped without --call", []string{"check", "--only", "tools.result"}, good, 0, []string{"skipped: needs a tool call: name one with --call"}, ""},
-		{"--call", []string{"check", "--only", "tools.result", "--call", "echo message=hi"}, good, 0, []string{"✓ tools.result"}, ""},
+		{"a tool call skipped without --call", []string{"check", "--show", "all", "--only", "tools.result"}, good, 0, []string{"skipped: needs a tool call: name one with --call"}, ""},
+		{"--call", []string{"check", "--show=all", "--only", "tools.result", "--call", "echo message=hi"}, good, 0, []string{"✓ tools.result"}, ""},
 		{"--call of a tool not listed: a usage error, before any check", []string{"check", "--only", "tools.result", "--call", "ecko"}, good, 2, nil, `mcpv: --call ecko: the server lists no such tool; did you mean "echo"?`},
 		{"no session: the report says why, in json", []string{"check", "--format", "json", "-q", `[.areas[].checks[] | select(.status != "blocked") | [.id, .status]], ([.areas[].checks[] | select(.status == "blocked") | .blockedBy] | unique)`}, pretty, 1,
 			[]string{`[["jsonrpc.framing","failed"]]`, `["jsonrpc.framing"]`}, "a requirement does not hold: jsonrpc.framing"},
@@ -78,6 +79,8 @@ func TestCheckCommand(t *testing.T) {
 			[]string{`<failure message="MUST: a message is written over several lines"`, `<skipped message="blocked: by jsonrpc.framing: the session could not be opened`}, "jsonrpc.framing"},
 		{"no session: the report says why, in tap", []string{"check", "--format", "tap"}, pretty, 1,
 			[]string{"not ok 3 - jsonrpc.framing", "# SKIP blocked: by jsonrpc.framing"}, "jsonrpc.framing"},
+		{"not on a terminal: what did not pass, and the counts", []string{"check", "--only", "lifecycle,lists.invalid-cursor"}, broken, 1,
+			[]string{"  ✗ lifecycle.ping", "  ! lists.invalid-cursor", "FAIL ", " passed, 1 failed, 1 warned"}, "lifecycle.ping"},
 		{"--only names no check", []string{"check", "--only", "jsonrpc.unknwn-method"}, good, 2, nil, `no check or area "jsonrpc.unknwn-method"; did you mean "jsonrpc.unknown-method"?`},
 		{"--jq with the text report", []string{"check", "-q", ".x"}, good, 2, nil, "give --format json"},
 		{"--call that does not split", []string{"check", "--call", "'echo"}, good, 2, nil, "--call"},
@@ -90,14 +93,29 @@ func TestCheckCommand(t *testing.T) {
 	}
 }
 
+// Not on a terminal, the text report lists what did not pass alone:
+// no line of a check that passed or was skipped.
+func TestCheckProblemsView(t *testing.T) {
+	t.Parallel()
+	broken := specFake(t, strings.Replace(checkSpec, `{"tools"`, `{"faults":["ping-nonempty"],"tools"`, 1))
+	r := mcpv(t, "", args([]string{"check", "--only", "lifecycle,http"}, broken)...)
+	if r.code != 1 || strings.Contains(r.stdout, "✓") || strings.Contains(r.stdout, "○") || !strings.Contains(r.stdout, "✗ lifecycle.ping") || !strings.Contains(r.stdout, "skipped (") {
+		t.Errorf("exit %d\nstdout: %s", r.code, r.stdout)
+	}
+	r = mcpv(t, "", args([]string{"check", "--only", "lifecycle,http", "--show", "all"}, broken)...)
+	if !strings.Contains(r.stdout, "✓ lifecycle.initialize") || !strings.Contains(r.stdout, "○ http.") {
+		t.Errorf("--show all: %s", r.stdout)
+	}
+}
+
 // --output takes the report of the format asked for, made before the
-// server starts; stdout keeps the text report.
+// server starts; stdout keeps the text report of what did not pass.
 func TestCheckOutputFile(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "check.json")
 	r := mcpv(t, "", args([]string{"check", "--only", "lifecycle.ping", "--format", "json", "--output", out}, specFake(t, checkSpec))...)
 	data, err := os.ReadFile(out)
-	if r.code != 0 || err != nil || !json.Valid(data) || !strings.Contains(r.stdout, "✓ lifecycle.ping") {
+	if r.code != 0 || err != nil || !json.Valid(data) || strings.Contains(r.stdout, "lifecycle.ping") || !strings.Contains(r.stdout, "PASS 1 passed") {
 		t.Fatalf("exit %d, %v\nfile %s\nstdout %s\nstderr %s", r.code, err, data, r.stdout, r.stderr)
 	}
 	var rep struct {
@@ -159,6 +177,13 @@ func TestCheckConnectOnly(t *testing.T) {
 			[]string{"✗ connect.command", "○ connect.start  start  skipped: not reached"}, "mcpv-no-such-server-here"},
 		{"messages over several lines", args([]string{"check", "--connect-only"}, specFake(t, strings.Replace(checkSpec, `{"tools"`, `{"faults":["pretty-json"],"tools"`, 1))), 1,
 			[]string{"✗ connect.first-exchange", "jsonrpc.framing"}, "the connection fails at first exchange"},
+		// What came is judged as it comes: --connect-timeout 1h, and no wait.
+		{"a byte order mark before each message", args([]string{"check", "--connect-only", "--connect-timeout", "1h"}, specFake(t, strings.Replace(checkSpec, `{"tools"`, `{"faults":["bom"],"tools"`, 1))), 1,
+			[]string{"✗ connect.first-answer", "jsonrpc.messages", "byte order mark", `it sent: \ufeff{"jsonrpc":"2.0"`}, "the connection fails at first answer"},
+		{"text in place of JSON-RPC", args([]string{"check", "--connect-only", "--connect-timeout", "1h"}, specFake(t, strings.Replace(checkSpec, `{"tools"`, `{"faults":["text-answers"],"tools"`, 1))), 1,
+			[]string{"✗ connect.first-answer", "jsonrpc.stdout-only", "answered with 4 lines of text", "it sent: OK: {jsonrpc:2.0"}, "the connection fails at first answer"},
+		{"text in place of JSON-RPC, the whole run", args([]string{"check", "--connect-timeout", "1h", "--check-timeout", "1h"}, specFake(t, strings.Replace(checkSpec, `{"tools"`, `{"faults":["text-answers"],"tools"`, 1))), 1,
+			[]string{"✗ jsonrpc.stdout-only", "received: OK: {jsonrpc:2.0"}, "a requirement does not hold: jsonrpc.stdout-only"},
 		{"json", args([]string{"check", "--connect-only", "--format", "json", "-q", `[.areas[0].steps[] | .status] | unique`}, specFake(t, checkSpec)), 0,
 			[]string{`["passed"]`}, ""},
 	}
@@ -201,6 +226,40 @@ func TestCheckExpectedFailures(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			wantRun(t, mcpv(t, "", args(tt.args, broken)...), tt.wantCode, []string{tt.outHas}, tt.errHas)
+		})
+	}
+}
+
+// A stdio server that says nothing at all is waited for 10 s, the walk's
+// bound, not the session's minute, and the walk exits 124.
+func TestCheckConnectOnlySilence(t *testing.T) {
+	longtest.Skip(t, "waits out the walk's 10 s")
+	t.Parallel()
+	wantRun(t, mcpv(t, "", args([]string{"check", "--connect-only"}, fake("slow-start=3600000"))...), 124,
+		[]string{"✗ connect.first-answer", "no answer to initialize within 10s"}, "the connection fails at first answer")
+}
+
+// Against a server that asks for authorization, --connect-only walks the
+// authorization as far as it goes without a login (the resource
+// metadata, the authorization server's, the registration, the scopes),
+// names the first step that is wrong, and exits 5 as every command does.
+func TestCheckConnectOnlyAuthorization(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		broken, fails string
+		ok            []string
+	}{
+		{"", "authorization", []string{"✓ connect.endpoint", "✓ connect.resource-metadata", "✓ connect.authorization-server", "✓ connect.registration", "✓ connect.scopes"}},
+		{"no-auth-servers", "resource-metadata", []string{"✓ connect.endpoint"}},
+		{"no-s256", "authorization-server", []string{"✓ connect.resource-metadata"}},
+	} {
+		t.Run("broken="+tc.broken, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			srv, _ := authWorld(t, w)
+			srv.Broken = tc.broken
+			r := w.mcpv(t, "", "check", "--connect-only", "-u", srv.URL())
+			wantRun(t, r, 5, append(tc.ok, "✗ connect."+tc.fails), "the connection fails at")
 		})
 	}
 }

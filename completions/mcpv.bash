@@ -34,7 +34,7 @@ __mcpv_flags() {
     'discover') flags='--connect --max-entries' ;;
     'batch') flags='--parallel --keep-going' ;;
     'test') flags='--format --output --parallel --fail-fast --filter --lint --snapshot --update --ci' ;;
-    'check') flags='--only --skip --strict --call --format --output --check-timeout --max-time --parallel --expected-failures --connect-only' ;;
+    'check') flags='--only --skip --strict --call --format --output --show --check-timeout --max-time --parallel --expected-failures --connect-only --portable' ;;
     'pin') flags='--all --check --approve --item' ;;
     'diff') flags='--format --fail-on' ;;
     'audit') flags='--all --format --output --fail-on' ;;
@@ -184,11 +184,13 @@ __mcpv_flag() {
         'check:--call') kind='none'; return ;;
         'check:--format') kind='enum text junit tap json'; return ;;
         'check:--output') kind='file'; return ;;
+        'check:--show') kind='enum auto problems all'; return ;;
         'check:--check-timeout') kind='none'; return ;;
         'check:--max-time') kind='none'; return ;;
         'check:--parallel') kind='none'; return ;;
         'check:--expected-failures') kind='file'; return ;;
         'check:--connect-only') kind='bool'; return ;;
+        'check:--portable') kind='none'; return ;;
         'pin:--all') kind='bool'; return ;;
         'pin:--check') kind='bool'; return ;;
         'pin:--approve') kind='bool'; return ;;

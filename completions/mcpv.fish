@@ -74,7 +74,7 @@ function __mcpv_takes
             case 'test:--format' 'test:--output' 'test:--parallel' 'test:--filter'
                 echo 1
                 return 0
-            case 'check:--only' 'check:--skip' 'check:--call' 'check:--format' 'check:--output' 'check:--check-timeout' 'check:--max-time' 'check:--parallel' 'check:--expected-failures'
+            case 'check:--only' 'check:--skip' 'check:--call' 'check:--format' 'check:--output' 'check:--show' 'check:--check-timeout' 'check:--max-time' 'check:--parallel' 'check:--expected-failures' 'check:--portable'
                 echo 1
                 return 0
             case 'pin:--item'
@@ -398,17 +398,19 @@ complete -c mcpv -n '__mcpv_in "test"' -l snapshot -d 'Compare each server with 
 complete -c mcpv -n '__mcpv_in "test"' -l update -d 'Write snapshots anew, accepting every change.'
 complete -c mcpv -n '__mcpv_in "test"' -l ci -d 'Fail on a missing snapshot file instead of writing it (default in CI).'
 complete -c mcpv -n '__mcpv_at "test" 0+' -F
-complete -c mcpv -n '__mcpv_in "check"' -l only -x -d 'Run only these checks, by id (jsonrpc.unknown-method) or area (jsonrpc).'
+complete -c mcpv -n '__mcpv_in "check"' -l only -x -d 'Run only these checks, by id or area.'
 complete -c mcpv -n '__mcpv_in "check"' -l skip -x -d 'Leave out these checks, by id or area.'
 complete -c mcpv -n '__mcpv_in "check"' -l strict -d 'Fail on a SHOULD that does not hold, too.'
 complete -c mcpv -n '__mcpv_in "check"' -l call -x -d 'Call this tool for the checks that need a call (repeatable); without it, none is called.'
-complete -c mcpv -n '__mcpv_in "check"' -l format -x -a 'text junit tap json' -d 'Report format: text, junit, tap (TAP version 14) or json.'
-complete -c mcpv -n '__mcpv_in "check"' -l output -r -F -d 'Write the report to FILE (the text report still goes to stdout).'
-complete -c mcpv -n '__mcpv_in "check"' -l check-timeout -x -d 'Fail a check that has not ended after this long (a server\'s start apart).'
-complete -c mcpv -n '__mcpv_in "check"' -l max-time -x -d 'Stop the run after this long: checks not run are skipped, exit 124.'
+complete -c mcpv -n '__mcpv_in "check"' -l format -x -a 'text junit tap json' -d 'Report format: text, junit, tap or json.'
+complete -c mcpv -n '__mcpv_in "check"' -l output -r -F -d 'Write the report to FILE; stdout keeps the problems.'
+complete -c mcpv -n '__mcpv_in "check"' -l show -x -a 'auto problems all' -d 'List problems (failed, warned, inconclusive) or all checks; auto: all on a terminal.'
+complete -c mcpv -n '__mcpv_in "check"' -l check-timeout -x -d 'Bound each check, a server\'s start apart.'
+complete -c mcpv -n '__mcpv_in "check"' -l max-time -x -d 'Stop the run after this long (exit 124).'
 complete -c mcpv -n '__mcpv_in "check"' -l parallel -x -d 'Run up to N checks at once.'
 complete -c mcpv -n '__mcpv_in "check"' -l expected-failures -r -F -d 'Hold the run to FILE\'s known failures.'
 complete -c mcpv -n '__mcpv_in "check"' -l connect-only -d 'Walk the connection step by step; no checks.'
+complete -c mcpv -n '__mcpv_in "check"' -l portable -x -d 'Grade tool schemas for providers: all,openai,anthropic,gemini.'
 complete -c mcpv -n '__mcpv_in "pin"' -l all -d 'Every server of the config files (as \'mcpv servers\' lists them), each under its name.'
 complete -c mcpv -n '__mcpv_in "pin"' -l check -d 'Record nothing: compare each server with its pin, and exit 7 when one moved.'
 complete -c mcpv -n '__mcpv_in "pin"' -l approve -d 'Write the moves of each server into the pin (after you reviewed them with --check): only those entries change.'

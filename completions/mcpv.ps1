@@ -226,17 +226,19 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--ci'); Words = 0; Kind = 'none'; Enum = @(); H = 'Fail on a missing snapshot file instead of writing it (default in CI).' }
         )
         'check' = @(
-            @{ Names = @('--only'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run only these checks, by id (jsonrpc.unknown-method) or area (jsonrpc).' }
+            @{ Names = @('--only'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run only these checks, by id or area.' }
             @{ Names = @('--skip'); Words = 1; Kind = 'none'; Enum = @(); H = 'Leave out these checks, by id or area.' }
             @{ Names = @('--strict'); Words = 0; Kind = 'none'; Enum = @(); H = 'Fail on a SHOULD that does not hold, too.' }
             @{ Names = @('--call'); Words = 1; Kind = 'none'; Enum = @(); H = 'Call this tool for the checks that need a call (repeatable); without it, none is called.' }
-            @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'junit', 'tap', 'json'); H = 'Report format: text, junit, tap (TAP version 14) or json.' }
-            @{ Names = @('--output'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write the report to FILE (the text report still goes to stdout).' }
-            @{ Names = @('--check-timeout'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fail a check that has not ended after this long (a server''s start apart).' }
-            @{ Names = @('--max-time'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop the run after this long: checks not run are skipped, exit 124.' }
+            @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'junit', 'tap', 'json'); H = 'Report format: text, junit, tap or json.' }
+            @{ Names = @('--output'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write the report to FILE; stdout keeps the problems.' }
+            @{ Names = @('--show'); Words = 1; Kind = 'enum'; Enum = @('auto', 'problems', 'all'); H = 'List problems (failed, warned, inconclusive) or all checks; auto: all on a terminal.' }
+            @{ Names = @('--check-timeout'); Words = 1; Kind = 'none'; Enum = @(); H = 'Bound each check, a server''s start apart.' }
+            @{ Names = @('--max-time'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop the run after this long (exit 124).' }
             @{ Names = @('--parallel'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run up to N checks at once.' }
             @{ Names = @('--expected-failures'); Words = 1; Kind = 'file'; Enum = @(); H = 'Hold the run to FILE''s known failures.' }
             @{ Names = @('--connect-only'); Words = 0; Kind = 'none'; Enum = @(); H = 'Walk the connection step by step; no checks.' }
+            @{ Names = @('--portable'); Words = 1; Kind = 'none'; Enum = @(); H = 'Grade tool schemas for providers: all,openai,anthropic,gemini.' }
         )
         'pin' = @(
             @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'Every server of the config files (as ''mcpv servers'' lists them), each under its name.' }

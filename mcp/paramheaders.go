@@ -103,6 +103,12 @@ func setParamHeaders(h http.Header, headers []ParamHeader, msg []byte) {
 	}
 }
 
+// SetParamHeaders sets on h the Mcp-Param-NAME header of each annotated
+// argument of the tools/call message msg, as a client sends them.
+func SetParamHeaders(h http.Header, headers []ParamHeader, msg []byte) {
+	setParamHeaders(h, headers, msg)
+}
+
 // maxSafeInteger is the largest integer every JSON reader holds exactly.
 const maxSafeInteger = 1<<53 - 1
 

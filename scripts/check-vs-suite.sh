@@ -6,6 +6,7 @@
 # (docs/guide/check.md, "mcpv check and the conformance suite").
 #
 #   bash scripts/check-vs-suite.sh
+#   bash scripts/check-vs-suite.sh --broken
 #
 # The servers: the go-sdk everything server over Streamable HTTP (with
 # sessions, and stateless, which speaks 2026-07-28), the npm everything
@@ -60,6 +61,48 @@ wait_url() {
 	done
 	die "nothing answers at $1"
 }
+
+# --broken: the servers of internal/check's tests that each break one MUST
+# no check held a server to before (newBroken), as the stdio fake of the
+# tests' binary, judged by mcpv check directly and by the suite through
+# mcpv serve (the suite speaks HTTP alone): for each, the suite's
+# scenarios that fail against it and not against the correct server, and
+# the checks that fail.
+if [ "${1:-}" = --broken ]; then
+	(cd "$repo" && go test -c -o "$work/fake.test" ./internal/check) || die "go test -c failed"
+	good='{"tools":[{"name":"slow","description":"Takes a while.","inputSchema":{"type":"object"}},{"name":"shaped","description":"Structured.","inputSchema":{"type":"object","properties":{"n":{"type":"integer","description":"N."}}},"outputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}},{"name":"echo","description":"Echoes.","inputSchema":{"type":"object","properties":{"message":{"type":"string","description":"M."}}}}],"prompts":[{"name":"hello","description":"Hello."},{"name":"greet","description":"Greets.","arguments":[{"name":"who","description":"Who.","required":true}]}],"resources":[{"uri":"mem://a","name":"a"},{"uri":"mem://b","name":"b"}],"resourceTemplates":[{"uriTemplate":"mem://{id}","name":"t"}],"capabilities":{"tools":{"listChanged":true},"prompts":{},"resources":{"subscribe":true},"logging":{},"completions":{}},"callResults":{"shaped":{"content":[{"type":"text","text":"{\"n\":1}"}],"structuredContent":{"n":1}}},"pageSize":2}'
+	changes=(
+		'meta-key|{"promptResults":{"hello":{"_meta":{"9bad/key":1},"messages":[{"role":"user","content":{"type":"text","text":"hi"}}]}}}'
+		'request-id-float|{"faults":["request-id-float"]}'
+		'notification-with-id|{"faults":["notification-with-id"]}'
+		'stray-cancel|{"faults":["stray-cancel"]}'
+		'progress-token-bool|{"faults":["progress-token-bool"]}'
+		'log-secret|{"faults":["log-secret"]}'
+		'image-mime|{"promptResults":{"hello":{"messages":[{"role":"user","content":{"type":"image","data":"aGk=","mimeType":"png"}}]}}}'
+		'audio-mime|{"promptResults":{"hello":{"messages":[{"role":"user","content":{"type":"audio","data":"aGk=","mimeType":"wav audio"}}]}}}'
+	)
+	suite_fails() { # NAME SPEC-FILE: the scenarios the suite fails through mcpv serve, in NAME.failed
+		local port
+		port=$(free_port)
+		MCPV_FAKE="spec=$2" MCPV_TEST_SECRET=s3cr3t-Test-Value-42 "$work/mcpv" serve --http "127.0.0.1:$port" --http-no-token -- "$work/fake.test" </dev/null >/dev/null 2>&1 &
+		pids+=($!)
+		wait_url "http://127.0.0.1:$port/mcp"
+		"$node22" "$suite" server --url "http://127.0.0.1:$port/mcp" --spec-version 2025-11-25 >"$work/$1.suite" 2>&1 || true
+		sed -n 's/^✗ \([^:]*\):.*/\1/p' "$work/$1.suite" | sort -u >"$work/$1.failed"
+	}
+	echo "$good" >"$work/good.json"
+	suite_fails good "$work/good.json"
+	for c in "${changes[@]}"; do
+		name=${c%%|*}
+		"$node22" -e 'const [g, c] = process.argv.slice(1).map(JSON.parse); console.log(JSON.stringify({...g, ...c}))' "$good" "${c#*|}" >"$work/$name.json"
+		suite_fails "$name" "$work/$name.json"
+		found=$(comm -13 "$work/good.failed" "$work/$name.failed" | tr '\n' ' ')
+		failed=$(MCPV_FAKE="spec=$work/$name.json" "$work/mcpv" check --env MCPV_TEST_SECRET=s3cr3t-Test-Value-42 --format json -r \
+			-q '[.areas[].checks[] | select(.status == "failed") | .id] | join(" ")' -- "$work/fake.test" 2>/dev/null || true)
+		printf '%-22s suite: %-30s check: %s\n' "$name" "${found:-none}" "${failed:-none}"
+	done
+	exit 0
+fi
 
 # A scenario's verdict is a pass when the suite passes it; the checks'
 # when every one of them passes, or is skipped as not applying.

@@ -7,10 +7,13 @@ package check
 // documents are public, fetched without credentials.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
+	"sync"
 
 	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/mcp"
@@ -41,7 +44,7 @@ func authChecks() []*Check {
 			Quote: "The Protected Resource Metadata document returned by the MCP server MUST include the authorization_servers field containing at least one authorization server.",
 			needs: needs{transport: "http", auth: true},
 			run: func(t *T) {
-				md := resourceMetadata(t)
+				md := resourceMetadata(t, "auth.resource-metadata")
 				t.Got(md.URL + ": authorization_servers " + clip(joinQuoted(md.AuthorizationServers), 200))
 			},
 		},
@@ -55,7 +58,7 @@ func authChecks() []*Check {
 				if ch.Params["resource_metadata"] != "" {
 					t.Note("WWW-Authenticate names resource_metadata %s", clip(ch.Params["resource_metadata"], 200))
 				}
-				resourceMetadata(t)
+				resourceMetadata(t, "auth.metadata-location")
 			},
 		},
 		{
@@ -64,7 +67,7 @@ func authChecks() []*Check {
 			Quote: "MCP authorization servers MUST provide at least one of the following discovery mechanisms: OAuth 2.0 Authorization Server Metadata (RFC8414) ... OpenID Connect Discovery 1.0",
 			needs: needs{transport: "http", auth: true},
 			run: func(t *T) {
-				md := resourceMetadata(t)
+				md := resourceMetadata(t, "auth.server-metadata")
 				issuer := md.AuthorizationServers[0]
 				t.Sent("the metadata of authorization server " + issuer)
 				as, err := oauth.DiscoverServer(t.ctx, t.r.target.Plain, issuer)
@@ -83,6 +86,9 @@ func authChecks() []*Check {
 			Quote: "Invalid or expired tokens MUST receive a HTTP 401 response.",
 			needs: needs{transport: "http", auth: true},
 			run: func(t *T) {
+				if !t.r.oauthOffered(t.ctx).offered {
+					t.Skip(noOAuth)
+				}
 				c := t.fresh(connOptions{bare: true})
 				method, params := "initialize", initializeParams(t.r.target.ClientInfo, mcp.LatestVersion)
 				if c.era == "modern" {
@@ -103,27 +109,66 @@ func authChecks() []*Check {
 	}
 }
 
+// oauthOffer is what the server's 401 offers of OAuth, found once a run:
+// the protected resource metadata it names (resource_metadata) or that is
+// at a well-known URI. A 401 that offers neither asks for a token of the
+// server's own, which MCP's authorization does not cover.
+type oauthOffer struct {
+	once       sync.Once
+	offered    bool
+	fromHeader bool // the 401's challenge names resource_metadata
+	md         *oauth.ResourceMetadata
+	err        error
+}
+
+// oauthOffered finds what the server's 401 offers of OAuth, once.
+func (r *runner) oauthOffered(ctx context.Context) *oauthOffer {
+	o := &r.oauth
+	o.once.Do(func() {
+		var chp *oauth.Challenge
+		if ch, ok := oauth.AuthChallenge(r.facts.auth.header); ok {
+			chp = &ch
+			o.fromHeader = ch.Params["resource_metadata"] != ""
+		}
+		dctx, cancel := context.WithTimeout(ctx, r.opts.CheckTimeout)
+		defer cancel()
+		o.md, o.err = oauth.DiscoverResource(dctx, r.target.Plain, r.target.URL, chp)
+		o.offered = o.fromHeader || o.md != nil || o.err != nil
+	})
+	return o
+}
+
+// noOAuth is why the checks of MCP's authorization do not apply to a
+// server whose 401 offers no OAuth.
+const noOAuth = "the server's 401 offers no OAuth (its challenge names no resource_metadata, and no protected resource metadata is at the well-known URIs): it asks for a token of its own, which MCP's authorization does not cover"
+
 // resourceMetadata finds the protected resource metadata as a client
-// must (the 401's resource_metadata, else the well-known URIs), and fails
-// t when there is none or it breaks its MUSTs.
-func resourceMetadata(t *T) *oauth.ResourceMetadata {
-	ch, ok := oauth.AuthChallenge(t.r.facts.auth.header)
-	var chp *oauth.Challenge
-	if ok {
-		chp = &ch
+// must (the 401's resource_metadata, else the well-known URIs). t, one of
+// the checks by, fails on the defect it names, and is blocked by the one
+// that names another: where the document is not found is
+// auth.metadata-location's, a document without an authorization server
+// or for another resource auth.resource-metadata's.
+func resourceMetadata(t *T, by string) *oauth.ResourceMetadata {
+	o := t.r.oauthOffered(t.ctx)
+	if !o.offered {
+		t.Skip(noOAuth)
 	}
 	t.Sent("the protected resource metadata of " + t.r.target.URL)
-	md, err := oauth.DiscoverResource(t.ctx, t.r.target.Plain, t.r.target.URL, chp)
 	var oe *oauth.Error
-	switch {
-	case err != nil && errors.As(err, &oe):
-		t.Fail("%v", oe)
-	case err != nil:
-		t.failErr("protected resource metadata", err)
-	case md == nil:
-		t.Fail("no WWW-Authenticate resource_metadata, and no document at the well-known URIs (RFC 9728)")
+	owner := "auth.metadata-location"
+	if o.err != nil && errors.As(o.err, &oe) && (strings.Contains(oe.Error(), "lists no authorization_servers") || strings.Contains(oe.Error(), "refusing to authorize")) {
+		owner = "auth.resource-metadata"
 	}
-	return md
+	switch {
+	case o.err == nil:
+	case !errors.As(o.err, &oe):
+		t.failErr("protected resource metadata", o.err)
+	case by == owner:
+		t.Fail("%v", oe)
+	case by != "auth.metadata-location":
+		t.Block(owner, "%v", oe)
+	}
+	return o.md // nil only for auth.metadata-location, whose defect this is not
 }
 
 func joinQuoted(list []string) string {

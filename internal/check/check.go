@@ -34,6 +34,10 @@ type Level string
 const (
 	MUST   Level = "MUST"
 	SHOULD Level = "SHOULD"
+	// HOST is a model provider's or host's rule, not the
+	// specification's (--portable): a warning, and a failure with
+	// --strict, as a SHOULD.
+	HOST Level = "HOST"
 )
 
 // Status is what became of a check.
@@ -92,6 +96,7 @@ type needs struct {
 	era        string // "legacy" (the server answers initialize), "modern" (it answers 2026-07-28); "" the main session's
 	capability string // a server capability path that must be declared ("tools", "resources.subscribe")
 	call       bool   // a tool the user named with --call
+	portable   string // a host --portable names
 	auth       bool   // the server asks for authorization (401 without credentials)
 }
 
@@ -113,8 +118,10 @@ var Areas = []Area{
 	{"modern", "The 2026-07-28 era"},
 	{"auth", "Authorization"},
 	{"extensions", "Extensions"},
+	{"skills", "Skills (io.modelcontextprotocol/skills)"},
 	{"apps", "MCP Apps (io.modelcontextprotocol/ui)"},
 	{"card", "Server Card (SEP-2127)"},
+	{"portable", "Schema portability (--portable)"},
 }
 
 // Outcome is what became of one check.
@@ -196,6 +203,9 @@ type Options struct {
 	Secrets []string
 	// ReadFile reads the @FILE a call's word names.
 	ReadFile func(path string) ([]byte, error)
+	// Portable are the hosts --portable names, whose rules the tools'
+	// schemas are graded against (internal/portable).
+	Portable []string
 }
 
 // Default bounds.

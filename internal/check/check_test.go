@@ -19,7 +19,7 @@ type goodRunOnce struct {
 // goodRun is every check's result against the correct server f.
 func goodRun(t *testing.T, f fake) map[string]Result {
 	change, _ := json.Marshal(f.change)
-	key := fmt.Sprintf("%s/%s/%s/%s/%t/%s", f.transport, f.era, f.auth, f.version, f.sse, change)
+	key := fmt.Sprintf("%s/%s/%s/%s/%t/%s/%v", f.transport, f.era, f.auth, f.version, f.sse, change, f.portable)
 	v, _ := goodRuns.LoadOrStore(key, &goodRunOnce{})
 	g := v.(*goodRunOnce)
 	g.once.Do(func() { g.results = runChecks(t, f) })

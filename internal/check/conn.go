@@ -15,6 +15,7 @@ package check
 // run's watches as it is read.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -75,6 +76,22 @@ type seen struct {
 	eventDup string
 	// version is the protocol version of its connection.
 	version string
+	// batched: it came in a JSON array (a batch).
+	batched bool
+	// nullRequest: a request whose id is null (decoded as a notification).
+	nullRequest bool
+	// reused: a request of the server's under an id it used before on
+	// the same connection or session.
+	reused bool
+	// nullCursor: a result with "nextCursor": null.
+	nullCursor bool
+	// oddID: a request whose id is neither a string nor an integer.
+	oddID bool
+	// strayCancel: a notifications/cancelled of the server's naming a
+	// request it did not send.
+	strayCancel bool
+	// caps are the client capabilities its connection declared (JSON).
+	caps string
 }
 
 // conn is a connection of a check's own.
@@ -87,10 +104,12 @@ type conn struct {
 
 	stdio *mcp.CommandTransport // over stdio
 	http  *httpSide             // over HTTP
+	caps  string                // the client capabilities its modern requests declare, JSON; "" none
 
 	mu       sync.Mutex         // guards the fields below
 	waiting  map[string]*waiter // responses awaited, by canonical id
 	answered idSet              // ids answered, for a response that comes twice
+	asked    idSet              // ids of the server's requests, for one used twice
 	seq      int                // waiters registered so far: their order
 	// expectNull: what is no request was sent (unpaired), which a server may
 	// answer with an error whose id is null; until the next barrier such
@@ -110,6 +129,10 @@ type conn struct {
 	ids         int           // ids used so far
 	closed      bool          // close was called
 	gone        chan struct{} // closed when the reader stops
+	// signs is told (1-buffered, never blocking) when what came is no
+	// message: a line of no JSON, a message that does not decode or is
+	// written over lines; the first contact judges it at once.
+	signs chan struct{}
 }
 
 // setEra sets the era the connection speaks; the reader reads it as it
@@ -137,6 +160,9 @@ type connOptions struct {
 	// bare sends nothing at all once connected (no initialize): the
 	// check speaks first.
 	bare bool
+	// capabilities are the client capabilities its modern requests
+	// declare (JSON); "" declares none.
+	capabilities string
 }
 
 // dial opens a connection: over stdio a new server process, over HTTP
@@ -159,7 +185,7 @@ func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
 			o.version = mcp.LatestVersion
 		}
 	}
-	c := &conn{r: r, era: o.era, version: o.version, waiting: map[string]*waiter{}, gone: make(chan struct{})}
+	c := &conn{r: r, era: o.era, version: o.version, waiting: map[string]*waiter{}, gone: make(chan struct{}), signs: make(chan struct{}, 1), caps: o.capabilities}
 	if r.target.URL != "" {
 		c.http = &httpSide{}
 		close(c.gone) // no reader
@@ -171,6 +197,9 @@ func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
 		opts.Junk = c.junk // on the reader goroutine, before Read returns
 		opts.Stderr = nil  // the tail is kept for failures
 		opts.Grace = 500 * time.Millisecond
+		if r.headers.Load() {
+			opts.Framing = mcp.FramingContentLength // as the main session learnt: the checks are about what it says, not its framing again
+		}
 		tr, err := mcp.StartCommand(opts)
 		if err != nil {
 			return nil, err
@@ -239,7 +268,7 @@ func (c *conn) stampVersion(params json.RawMessage, version string) json.RawMess
 		value any
 	}{
 		{mcp.MetaProtocolVersion, version},
-		{mcp.MetaClientCapabilities, map[string]any{}},
+		{mcp.MetaClientCapabilities, c.capabilities()},
 		{mcp.MetaClientInfo, c.r.target.ClientInfo},
 	} {
 		v, _ := json.Marshal(e.value)
@@ -248,6 +277,14 @@ func (c *conn) stampVersion(params json.RawMessage, version string) json.RawMess
 		}
 	}
 	return params
+}
+
+// capabilities are what the connection declares of the client's.
+func (c *conn) capabilities() json.RawMessage {
+	if c.caps == "" {
+		return json.RawMessage(`{}`)
+	}
+	return json.RawMessage(c.caps)
 }
 
 // request sends a request under a new id, stamped for the era, and
@@ -523,7 +560,13 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		c.count++
 		out[i].n = c.count
 		out[i].version = c.version
+		out[i].caps = c.caps
 		m := out[i].msg
+		if m.IsRequest() {
+			out[i].reused = c.asked.has(idKey(m.ID))
+			c.asked.add(idKey(m.ID))
+		}
+		out[i].strayCancel = m.Method == "notifications/cancelled" && !c.asked.has(idKey(member(m.Params, "requestId")))
 		if c.era == "legacy" {
 			out[i].early = !c.initialized
 			if m.IsRequest() {
@@ -578,9 +621,20 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 	}
 	c.mu.Unlock()
 	for _, s := range out {
+		if s.bad != "" || s.framing {
+			c.sign()
+		}
 		c.r.watches.see(s)
 	}
 	return out
+}
+
+// sign tells the first contact that something came that is no message.
+func (c *conn) sign() {
+	select {
+	case c.signs <- struct{}{}:
+	default:
+	}
 }
 
 // deliver ends w's wait with r; mu must be held.
@@ -626,8 +680,10 @@ func shapeOf(data []byte, m mcp.Message) string {
 	if m.Error != nil && member(member(data, "error"), "message") == nil {
 		return "its error has no message"
 	}
-	if m.Params != nil && !rawjson.IsObject(m.Params) {
-		return "its params are not a JSON object"
+	if p := bytes.TrimSpace(m.Params); len(p) > 0 && p[0] != '{' && p[0] != '[' {
+		// JSON-RPC 2.0 has params by name or by position; that MCP's
+		// are by name is its schema's (jsonrpc.schema).
+		return "its params are neither an object nor an array"
 	}
 	return ""
 }
@@ -716,6 +772,10 @@ func (h junkHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
 func (h junkHandler) WithGroup(string) slog.Handler            { return h }
 func (h junkHandler) Handle(_ context.Context, r slog.Record) error {
 	const prefix = "skipped a line on the server's stdout that is not JSON: "
+	if strings.HasPrefix(r.Message, "the server frames its messages with Content-Length headers") {
+		h.r.framedWithHeaders()
+		return nil
+	}
 	line, ok := strings.CutPrefix(r.Message, prefix)
 	if !ok {
 		return nil
@@ -751,4 +811,15 @@ func (c *conn) eventID(id string) {
 	if again {
 		c.r.watches.see(seen{via: "event stream", era: c.era, eventDup: id})
 	}
+}
+
+// framedWithHeaders is told that the main session's server frames its
+// messages with Content-Length headers, as LSP does: jsonrpc.framing is
+// shown it once, and the run's own connections speak that framing from
+// their start, so that the other checks judge what the server says.
+func (r *runner) framedWithHeaders() {
+	if r.headers.Swap(true) {
+		return
+	}
+	r.watches.see(seen{via: "stdout", bad: headerLine, raw: "Content-Length: ... (a header block before each message)"})
 }

@@ -78,3 +78,18 @@ func subscribeParams(t *T) json.RawMessage {
 	b, _ := json.Marshal(map[string]string{"uri": uri})
 	return b
 }
+
+// notServed blocks t when e answers method -32601 though the server
+// declares the capability the method belongs to: lifecycle.declared-
+// methods names that defect, and what t wanted of the method it cannot
+// judge.
+func (t *T) notServed(method string, e *mcp.RPCError) {
+	if e == nil || e.Code != mcp.CodeMethodNotFound || t.check.ID == "lifecycle.declared-methods" {
+		return
+	}
+	for _, m := range capabilityMethods {
+		if m.method == method && t.r.facts.declares(m.capability) {
+			t.Block("lifecycle.declared-methods", "%s is answered -32601, though the server declares %s", method, m.capability)
+		}
+	}
+}

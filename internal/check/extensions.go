@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/apps"
@@ -51,24 +52,12 @@ func extensionChecks() []*Check {
 			Spec: extSpec, Section: extPage,
 			Quote: "Clients and servers advertise their support for extensions in the extensions field within their respective capability declarations",
 			run: func(t *T) {
-				checked := false
-				if t.r.main.HasExtension(mcp.SkillsExtension) {
-					checked = true
-					_, rerr := t.call("skills/list", json.RawMessage(`{}`))
-					if rerr != nil && rerr.Code == mcp.CodeMethodNotFound {
-						t.Sent("skills/list {}")
-						t.Got(errText(rerr))
-						t.Fail("the server declares %s, but skills/list is not found", mcp.SkillsExtension)
-					}
+				// The skills extension's methods are skills.methods' (a MUST).
+				if !t.r.main.HasExtension(mcp.UIExtension) {
+					t.Skip("the server declares no extension mcpv can try here (ui; skills has checks of its own)")
 				}
-				if t.r.main.HasExtension(mcp.UIExtension) {
-					checked = true
-					if len(appTools(t)) == 0 {
-						t.Fail("the server declares %s, but none of its tools carries an app (_meta.ui.resourceUri)", mcp.UIExtension)
-					}
-				}
-				if !checked {
-					t.Skip("the server declares no extension mcpv can try (skills, ui)")
+				if len(appTools(t)) == 0 {
+					t.Fail("the server declares %s, but none of its tools carries an app (_meta.ui.resourceUri)", mcp.UIExtension)
 				}
 			},
 		},
@@ -98,12 +87,16 @@ func extensionChecks() []*Check {
 		appCheck("apps.mime-type", MUST, "apps#content-requirements", "an app's content is text/html;profile=mcp-app", "mimeType MUST be text/html;profile=mcp-app", "apps.mime-type"),
 		appCheck("apps.content", MUST, "apps#content-requirements", "an app's content is text or a base64 blob", "Content MUST be provided via either text (string) or blob (base64-encoded)", "apps.content"),
 		appCheck("apps.html", MUST, "apps#content-requirements", "an app's content is an HTML5 document", "Content MUST be valid HTML5 document", "apps.html", "apps.size"),
-		// The extension's MUST on domains binds the host (it "MUST NOT
-		// allow undeclared domains"); of the server it says only that it
-		// declares origins: a declaration that is no origin, or admits
-		// every one, is a warning.
-		appCheck("apps.csp", SHOULD, "apps#ui-resource-format", "an app's declared domains are origins, none admitting everything",
-			"Servers declare which external origins their UI needs to access. Hosts use this to enforce appropriate CSP headers ... Origins for network requests (fetch/XHR/WebSocket)", "apps.csp"),
+		// The interface bounds each declared domain to an origin: one
+		// that is no origin, or admits every one, is outside it, and a
+		// host refuses the app (as mcpv app does); an origin reached
+		// without encryption is only a warning, as mcpv app has it.
+		appCheckOf(&Check{ID: "apps.csp", Level: MUST, Section: "apps#ui-resource-format", Title: "an app's declared domains are origins, none admitting everything",
+			Quote: "Servers declare which external origins their UI needs to access. Hosts use this to enforce appropriate CSP headers ... Origins for network requests (fetch/XHR/WebSocket)"},
+			only(apps.Error), "apps.csp"),
+		appCheckOf(&Check{ID: "apps.csp-encrypted", Level: SHOULD, Section: "apps#ui-resource-format", Title: "an app's declared origins are reached with encryption",
+			Quote: "Servers declare which external origins their UI needs to access. Hosts use this to enforce appropriate CSP headers ... Origins for network requests (fetch/XHR/WebSocket)"},
+			only(apps.Warning), "apps.csp"),
 		// The shape of a resource's _meta.ui is given by the extension's
 		// interface, with no requirement word: a warning.
 		appCheck("apps.resource-meta", SHOULD, "apps#ui-resource-format", "an app's _meta.ui has the shape the extension defines",
@@ -143,26 +136,45 @@ func extensionChecks() []*Check {
 // what internal/apps finds under rules, over every app the server's
 // tools carry.
 func appCheck(id string, level Level, section, title, quote string, rules ...string) *Check {
-	return &Check{
-		ID: id, Title: title, Level: level, Spec: appsSpec, Section: section, Quote: quote,
-		needs: needs{capability: "tools"},
-		run: func(t *T) {
-			reports := appReports(t)
-			if len(reports) == 0 {
-				t.Skip("none of the server's tools carries an app")
+	return appCheckOf(&Check{ID: id, Title: title, Level: level, Section: section, Quote: quote}, only(apps.Error, apps.Warning), rules...)
+}
+
+// only is a choice of the levels of problems that fail a check.
+func only(levels ...apps.Level) func(apps.Level) bool {
+	return func(l apps.Level) bool { return slices.Contains(levels, l) }
+}
+
+// appCheckOf is appCheck of c, failed by the problems of the rules whose
+// level counts. A check of what an app's resource holds is blocked by
+// apps.resource-exists when no resource could be read.
+func appCheckOf(c *Check, counts func(apps.Level) bool, rules ...string) *Check {
+	c.Spec, c.needs = appsSpec, needs{capability: "tools"}
+	content := !slices.Contains([]string{"apps.tool-meta", "apps.resource-uri", "apps.deprecated-key", "apps.resource-exists"}, c.ID)
+	c.run = func(t *T) {
+		reports := appReports(t)
+		if len(reports) == 0 {
+			t.Skip("none of the server's tools carries an app")
+		}
+		read, unread := 0, ""
+		for _, r := range reports {
+			if content && r.ResourceURI != "" && slices.ContainsFunc(r.Problems, func(p apps.Problem) bool { return p.Rule == "apps.resource-exists" }) {
+				unread = r.ResourceURI
+				continue
 			}
-			for _, r := range reports {
-				for _, p := range r.Problems {
-					for _, rule := range rules {
-						if p.Rule == rule && (p.Level == apps.Error || p.Level == apps.Warning) {
-							t.Sent(fmt.Sprintf("tools/list, then resources/read %s", r.ResourceURI))
-							t.Fail("tool %q: %s", r.Tool, p.Message)
-						}
-					}
+			read++
+			for _, p := range r.Problems {
+				if !slices.Contains(rules, p.Rule) || !counts(p.Level) {
+					continue
 				}
+				t.Sent(fmt.Sprintf("tools/list, then resources/read %s", r.ResourceURI))
+				t.Fail("tool %q: %s", r.Tool, p.Message)
 			}
-		},
+		}
+		if read == 0 && unread != "" {
+			t.Block("apps.resource-exists", "no app's resource could be read (%s)", unread)
+		}
 	}
+	return c
 }
 
 // maxApps bounds the apps one run reads.
@@ -266,7 +278,8 @@ func cardChecks() []*Check {
 					Capabilities      map[string]json.RawMessage `json:"capabilities"`
 				}
 				json.Unmarshal(t.r.facts.init, &init)
-				live.ServerInfo, live.Supported, live.Capabilities = init.ServerInfo, init.SupportedVersions, init.Capabilities
+				live.ServerInfo, live.Capabilities = init.ServerInfo, init.Capabilities
+				live.Version, live.Supported = "", t.supported(c, init.SupportedVersions)
 				if c.Tools != nil && t.r.facts.declares("tools") {
 					tools, _ := t.r.facts.items(t.ctx, "tools/list")
 					live.Tools = []string{}
@@ -288,6 +301,35 @@ func cardChecks() []*Check {
 			},
 		},
 	}
+}
+
+// supported are the versions of those the card lists that the server
+// supports, asked version by version: in the 2026-07-28 era those its
+// server/discover lists (discovered), in the initialize era those it
+// echoes when initialize offers them. A card that lists a version the
+// server speaks agrees with it, whichever version the run negotiated.
+func (t *T) supported(c servercard.Card, discovered []string) []string {
+	out := slices.Clone(discovered)
+	if out == nil {
+		out = []string{}
+	}
+	for _, r := range c.Remotes {
+		for _, v := range r.SupportedVersions {
+			switch {
+			case slices.Contains(out, v):
+				continue
+			case v == mcp.ModernVersion:
+				if ok, _ := t.r.offers(t.ctx, "modern"); ok {
+					out = append(out, v)
+				}
+				continue
+			}
+			if a := t.versionAnswer(v); a.err == nil && a.rpcErr == nil && a.version == v {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
 // fetchCard reads the card the server offers beside its endpoint, as a

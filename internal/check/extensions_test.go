@@ -91,6 +91,9 @@ func appBroken(t testing.TB) []brokenCase {
 		brk("apps.csp", func(_, _ []map[string]any, read, _ map[string]any) {
 			read["_meta"] = map[string]any{"ui": map[string]any{"csp": map[string]any{"resourceDomains": []string{"https:"}}}}
 		}),
+		brk("apps.csp-encrypted", func(_, _ []map[string]any, read, _ map[string]any) {
+			read["_meta"] = map[string]any{"ui": map[string]any{"csp": map[string]any{"connectDomains": []string{"http://api.test"}}}}
+		}),
 		brk("apps.resource-meta", func(_, _ []map[string]any, read, _ map[string]any) {
 			read["_meta"] = map[string]any{"ui": map[string]any{"prefersBorder": "yes"}}
 		}),
@@ -105,6 +108,30 @@ func appBroken(t testing.TB) []brokenCase {
 	}
 }
 
+// apps.csp is failed as mcpv app refuses the app, for a domain that
+// admits everything; the content checks of an app whose resource cannot
+// be read are blocked by apps.resource-exists, not passed.
+func TestAppsRatedAsMcpvApp(t *testing.T) {
+	t.Parallel()
+	star := fake{transport: "stdio", change: appsChange(t, func(_, _ []map[string]any, read, _ map[string]any) {
+		read["_meta"] = map[string]any{"ui": map[string]any{"csp": map[string]any{"connectDomains": []string{"*"}}}}
+	})}
+	if r := runChecks(t, star, "apps.csp")["apps.csp"]; r.Status != Failed || r.Level != MUST {
+		t.Errorf("connectDomains [\"*\"]: %s", describeResult(r))
+	}
+	gone := fake{transport: "stdio", change: appsChange(t, func(tools, _ []map[string]any, _, _ map[string]any) {
+		shapedMeta(tools)["ui"].(map[string]any)["resourceUri"] = "ui://fixture/gone.html"
+	})}
+	for id, r := range runChecks(t, gone, "apps") {
+		switch id {
+		case "apps.mime-type", "apps.content", "apps.html", "apps.csp", "apps.csp-encrypted", "apps.resource-meta", "apps.listed-mime-type":
+			if r.Status != Blocked || r.BlockedBy != "apps.resource-exists" {
+				t.Errorf("an app that cannot be read: %s", describeResult(r))
+			}
+		}
+	}
+}
+
 // specLinks are where the extensions' requirements are stated: the page
 // of each Spec and Section page the catalogue names (the Section's
 // fragment is added).
@@ -113,6 +140,10 @@ var specLinks = map[string]string{
 	cardSpec + " schema":                  "https://github.com/modelcontextprotocol/experimental-ext-server-card/blob/main/schema.ts",
 	extSpec + " " + "extensions/overview": "https://modelcontextprotocol.io/extensions/overview",
 	appsSpec + " apps":                    "https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx",
+	skillsSpec + " skills":                "https://github.com/modelcontextprotocol/ext-skills/blob/main/specification/stable/skills.mdx",
+	"OpenAI structured-outputs":           "https://platform.openai.com/docs/guides/structured-outputs",
+	"Anthropic structured-outputs":        "https://platform.claude.com/docs/en/build-with-claude/structured-outputs",
+	"Gemini function-calling":             "https://ai.google.dev/gemini-api/docs/function-calling",
 }
 
 // goodCard is a card that agrees with the fixture server.
@@ -148,5 +179,15 @@ func TestAppsChecks(t *testing.T) {
 		if strings.HasPrefix(id, "apps.") && (r.Status != Skipped || !strings.Contains(r.Message, "carries an app") && !strings.Contains(r.Message, "--call")) {
 			t.Errorf("a server without apps: %s", describeResult(r))
 		}
+	}
+}
+
+// A card that lists a version the server does not speak disagrees, asked
+// version by version.
+func TestCardVersionNotSpoken(t *testing.T) {
+	t.Parallel()
+	f := fake{transport: "http", change: map[string]string{"card": cardWithRemote(`["2025-11-25","2024-10-07"]`)}}
+	if r := runChecks(t, f, "card.agrees")["card.agrees"]; r.Status != Failed || !strings.Contains(r.Message, "2024-10-07") {
+		t.Errorf("%s", describeResult(r))
 	}
 }

@@ -328,6 +328,9 @@ func pingProbe(ctx context.Context, r *runner, f *facts) string {
 	case a := <-pinged:
 		return pingFailure(a.err)
 	case <-time.After(grace):
+		if s := r.wire.stray(); s != "" {
+			return "ping was answered under an id it was not sent with, which no request had: " + clip(s, 200)
+		}
 		return fmt.Sprintf("ping was not answered, though %s, sent after it, was (within %s)", unknownMethod, time.Since(start).Round(time.Millisecond))
 	case <-ctx.Done():
 		return ""

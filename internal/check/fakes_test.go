@@ -87,6 +87,13 @@ type fake struct {
 	slowStart        int
 	// sse: over HTTP, every request is answered with an event stream
 	sse bool
+	// behaviours: more of mcptest's, for the stdio fake
+	behaviours string
+	// portable: the hosts --portable names
+	portable []string
+	// secret: a secret of the run's, which the stdio fake has as
+	// MCPV_TEST_SECRET
+	secret string
 }
 
 func (f fake) target(t *testing.T) *Target {
@@ -113,10 +120,18 @@ func (f fake) target(t *testing.T) *Target {
 		if f.ignoreExit {
 			behaviours += ",ignore-exit"
 		}
+		if f.behaviours != "" {
+			behaviours += "," + f.behaviours
+		}
 		if f.slowStart > 0 {
 			behaviours += fmt.Sprintf(",slow-start=%d", f.slowStart)
 		}
-		tg.Stdio = &mcp.CommandOptions{Path: os.Args[0], Env: append(os.Environ(), mcptest.EnvVar+"="+behaviours)}
+		env := os.Environ()
+		if f.secret != "" {
+			env = append(env, "MCPV_TEST_SECRET="+f.secret)
+		}
+		// MCPV_FAKE last: a test finds its processes by it.
+		tg.Stdio = &mcp.CommandOptions{Path: os.Args[0], Env: append(env, mcptest.EnvVar+"="+behaviours)}
 	} else {
 		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Spec: spec, SSE: f.sse})
 		tg.URL = srv.URL
@@ -177,7 +192,7 @@ func runChecks(t *testing.T, f fake, only ...string) map[string]Result {
 			}
 		}
 	}
-	report, err := Run(ctx, f.target(t), Options{Only: only, Strict: true, CheckTimeout: 20 * time.Second, Calls: calls})
+	report, err := Run(ctx, f.target(t), Options{Only: only, Strict: true, CheckTimeout: 20 * time.Second, Calls: calls, Portable: f.portable, Secrets: secretsOf(f)})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -206,4 +221,12 @@ func describeResult(r Result) string {
 		s += "\n    notes: " + strings.Join(r.Notes, "; ")
 	}
 	return s
+}
+
+// secretsOf are the run's secrets: f's, if it has one.
+func secretsOf(f fake) []string {
+	if f.secret == "" {
+		return nil
+	}
+	return []string{f.secret}
 }

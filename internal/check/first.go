@@ -228,7 +228,17 @@ func (r *runner) contact(ctx context.Context, c *conn, method string, params jso
 	sent := string(msg)
 	wctx, cancel := context.WithTimeoutCause(ctx, r.opts.CheckTimeout, &outOfTime{checkTime: true, d: r.opts.CheckTimeout})
 	defer cancel()
-	m, x, err := c.roundTrip(wctx, json.RawMessage(id), msg, httpReq{})
+	var m mcp.Message
+	var x *exchange
+	var err error
+	if c.stdio != nil {
+		var d *defect
+		if m, d, err = r.awaitStdio(wctx, c, json.RawMessage(id), msg, mark, sent); d != nil {
+			return nil, d
+		}
+	} else {
+		m, x, err = c.roundTrip(wctx, json.RawMessage(id), msg, httpReq{})
+	}
 	if c.stdio != nil {
 		c.mu.Lock()
 		held := c.frags.holds()
@@ -241,24 +251,8 @@ func (r *runner) contact(ctx context.Context, c *conn, method string, params jso
 	if errors.As(err, &twin) {
 		return nil, &defect{id: twin.by(), message: twin.Error(), sent: sent, received: lastRaw(c.since(mark))}
 	}
-	for _, s := range c.since(mark) {
-		switch {
-		case s.twin != "":
-			tw := &twinError{sent: s.twin, got: string(s.msg.ID)}
-			return nil, &defect{id: tw.by(), message: tw.Error(), sent: sent, received: s.raw}
-		case s.framing:
-			return nil, &defect{id: "jsonrpc.framing", message: "a message is written over several lines", sent: sent, received: s.raw}
-		case s.bad == notUTF8:
-			return nil, &defect{id: "jsonrpc.utf8", message: "a message that is not valid UTF-8", sent: sent, received: s.raw}
-		case s.bad != "" && s.bad != junkLine:
-			return nil, &defect{id: "jsonrpc.messages", message: "a message that is not JSON-RPC: " + s.bad, sent: sent, received: s.raw}
-		case s.shape == bothShape:
-			return nil, &defect{id: "jsonrpc.result-or-error", message: "a response with both a result and an error", sent: sent, received: s.raw}
-		case s.shape != "":
-			return nil, &defect{id: "jsonrpc.messages", message: "a message that breaks JSON-RPC 2.0: " + s.shape, sent: sent, received: s.raw}
-		case s.nullFor != "":
-			return nil, &defect{id: errorID, message: fmt.Sprintf("%s was answered with an error whose id is null", method), sent: sent, received: s.raw}
-		}
+	if d := firstDefect(c.since(mark), method, sent); d != nil {
+		return nil, d
 	}
 	if x != nil && x.status/100 == 2 && x.response == nil {
 		if ct := x.contentType(); ct != "application/json" && ct != "text/event-stream" {
@@ -269,6 +263,99 @@ func (r *runner) contact(ctx context.Context, c *conn, method string, params jso
 		return nil, nil
 	}
 	return &m, nil
+}
+
+// firstDefect is the first requirement what came breaks, or nil.
+func firstDefect(ss []seen, method, sent string) *defect {
+	for _, s := range ss {
+		switch {
+		case s.twin != "":
+			tw := &twinError{sent: s.twin, got: string(s.msg.ID)}
+			return &defect{id: tw.by(), message: tw.Error(), sent: sent, received: s.raw}
+		case s.framing:
+			return &defect{id: "jsonrpc.framing", message: "a message is written over several lines", sent: sent, received: s.raw}
+		case s.bad == headerLine:
+			return &defect{id: "jsonrpc.framing", message: "a message is framed with a Content-Length header, not written as one line", sent: sent, received: s.raw}
+		case s.bad == notUTF8:
+			return &defect{id: "jsonrpc.utf8", message: "a message that is not valid UTF-8", sent: sent, received: s.raw}
+		case s.bad != "" && s.bad != junkLine:
+			return &defect{id: "jsonrpc.messages", message: "a message that is not JSON-RPC: " + s.bad, sent: sent, received: s.raw}
+		case s.shape == bothShape:
+			return &defect{id: "jsonrpc.result-or-error", message: "a response with both a result and an error", sent: sent, received: s.raw}
+		case s.shape != "":
+			return &defect{id: "jsonrpc.messages", message: "a message that breaks JSON-RPC 2.0: " + s.shape, sent: sent, received: s.raw}
+		case s.nullFor != "":
+			return &defect{id: errorID, message: fmt.Sprintf("%s was answered with an error whose id is null", method), sent: sent, received: s.raw}
+		}
+	}
+	return nil
+}
+
+// textProbes is how many pings the first contact sends to a stdio server
+// that answered with a line of text, each once the one before it was
+// answered with text too, before it names the server as one that answers
+// with text: lines that only came before the server read anything (a
+// banner) do not keep pace with the pings.
+const textProbes = 3
+
+// awaitStdio waits for the answer to the first contact's request over
+// stdio, judging at once what comes that is no message: a defect of
+// framing or JSON-RPC is named as soon as it is seen, and a line of text
+// where an answer belongs is asked about with pings: a server that
+// answers each with text and never with a JSON-RPC message breaks
+// jsonrpc.stdout-only, which is said without waiting out its time.
+func (r *runner) awaitStdio(ctx context.Context, c *conn, id json.RawMessage, msg []byte, mark int, sent string) (mcp.Message, *defect, error) {
+	ch := c.expect(id, methodOf(msg))
+	defer c.unexpect(id)
+	if err := c.stdio.Write(ctx, msg); err != nil {
+		return mcp.Message{}, nil, err
+	}
+	probes, asked := 0, 0 // pings sent; lines of text when the last was
+	for {
+		select {
+		case rp := <-ch:
+			return rp.m, nil, rp.err
+		case <-ctx.Done():
+			return mcp.Message{}, nil, context.Cause(ctx)
+		case <-c.gone:
+			select {
+			case rp := <-ch:
+				return rp.m, nil, rp.err
+			default:
+			}
+			return mcp.Message{}, nil, c.err()
+		case <-c.signs:
+		}
+		ss := c.since(mark)
+		if d := firstDefect(ss, methodOf(msg), sent); d != nil {
+			return mcp.Message{}, d, nil
+		}
+		text, msgs := 0, 0
+		var said []string
+		for _, s := range ss {
+			switch {
+			case s.bad == junkLine:
+				text++
+				said = append(said, s.raw)
+			case s.bad == "":
+				msgs++
+			}
+		}
+		if msgs > 0 || text <= asked {
+			continue // it speaks JSON-RPC: its answer may yet come
+		}
+		if probes == textProbes {
+			return mcp.Message{}, &defect{id: "jsonrpc.stdout-only",
+				message: fmt.Sprintf("%s and %d pings were answered with %d lines of text, and no JSON-RPC message", methodOf(msg), probes, text),
+				sent:    sent, received: strings.Join(said[:min(len(said), 3)], " | ")}, nil
+		}
+		probes++
+		asked = text
+		ping, _ := mcp.EncodeRequest(json.RawMessage(fmt.Sprintf(`"mcpv-check-probe-%d"`, probes)), "ping", nil)
+		if err := c.stdio.Write(ctx, ping); err != nil {
+			return mcp.Message{}, nil, err
+		}
+	}
 }
 
 // flushAfterRead gives up, once the server has said what it will, the

@@ -6,6 +6,7 @@ package check
 // protocol version header, the GET stream.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"net/url"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -92,6 +94,20 @@ func httpPostChecks() []*Check {
 			},
 		},
 		{
+			ID: "http.one-object", Title: "a JSON answer is one JSON object, not an array", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/transports#sending-messages-to-the-server",
+			Quote: "If the input is a JSON-RPC request, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.",
+			needs: needs{transport: "http"},
+			run:   exercise,
+			watch: func(w *watchCtx, s seen) string {
+				// 2025-03-26 had batches, answered in arrays.
+				if s.batched && (s.via == "JSON answer" || s.via == "session") && s.version != "2025-03-26" && w.f.transport == "http" {
+					return "a request answered with a JSON array: " + s.raw
+				}
+				return ""
+			},
+		},
+		{
 			ID: "http.notification-202", Title: "an accepted notification is answered 202 with no body", Level: MUST,
 			Spec: "2025-11-25", Section: "basic/transports#sending-messages-to-the-server",
 			Quote: "If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.",
@@ -102,12 +118,7 @@ func httpPostChecks() []*Check {
 				if c.era == "modern" {
 					method = "notifications/mcpv-check/unknown"
 				}
-				x, err := c.do(t.ctx, httpReq{body: []byte(stampedNote(c, method))})
-				if x == nil {
-					t.failErr(method, err)
-				}
-				t.Sent(x.sent)
-				t.Got(x.String())
+				x := t.httpSend(c, httpReq{body: []byte(stampedNote(c, method))}, nil, "POST "+method)
 				switch {
 				case x.status == http.StatusAccepted && x.body != "":
 					t.Fail("answered 202 with a body")
@@ -127,12 +138,7 @@ func httpPostChecks() []*Check {
 			needs: needs{transport: "http"},
 			run: func(t *T) {
 				c := t.conn()
-				x, err := c.do(t.ctx, httpReq{body: []byte(`{"jsonrpc": "2.0", "id": 1, "method": `)})
-				if x == nil {
-					t.failErr("a POST whose body is no JSON", err)
-				}
-				t.Sent(`POST {"jsonrpc": "2.0", "id": 1, "method": `)
-				t.Got(x.String())
+				x := t.httpSend(c, httpReq{body: []byte(`{"jsonrpc": "2.0", "id": 1, "method": `)}, nil, `POST {"jsonrpc": "2.0", "id": 1, "method": `)
 				if x.status < 400 {
 					t.Fail("answered HTTP %d, not an error status", x.status)
 				}
@@ -176,12 +182,7 @@ func httpSessionChecks() []*Check {
 					return
 				}
 				msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-assigned"`), "ping", nil)
-				x, err := c.do(t.ctx, httpReq{body: msg})
-				if x == nil {
-					t.failErr("ping", err)
-				}
-				t.Sent("POST initialize (answered with no Mcp-Session-Id), then POST ping")
-				t.Got(x.String())
+				x := t.httpSend(c, httpReq{body: msg}, nil, "POST initialize (answered with no Mcp-Session-Id), then POST ping")
 				if x.status == http.StatusBadRequest || x.status == http.StatusNotFound {
 					t.Fail("a request without a session id is refused (HTTP %d), though initialize's answer assigned none", x.status)
 				}
@@ -218,12 +219,7 @@ func httpSessionChecks() []*Check {
 					t.Skip("the server gives no session id (stateless)")
 				}
 				msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-nosession"`), "ping", nil)
-				x, err := c.do(t.ctx, httpReq{body: msg, header: http.Header{"Mcp-Session-Id": {""}}})
-				if x == nil {
-					t.failErr("ping without a session id", err)
-				}
-				t.Sent("POST ping without Mcp-Session-Id")
-				t.Got(x.String())
+				x := t.httpSend(c, httpReq{body: msg, header: http.Header{"Mcp-Session-Id": {""}}}, nil, "POST ping without Mcp-Session-Id")
 				switch {
 				case x.status/100 == 2:
 					t.Note("answered: the server does not require its session id")
@@ -251,12 +247,7 @@ func httpRefusalChecks() []*Check {
 					t.Skip("the server gives no session id (stateless)")
 				}
 				msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-unknown-session"`), "ping", nil)
-				x, err := c.do(t.ctx, httpReq{body: msg, header: http.Header{"Mcp-Session-Id": {"mcpv-check-no-such-session"}}})
-				if x == nil {
-					t.failErr("ping with an unknown session id", err)
-				}
-				t.Sent("POST ping with Mcp-Session-Id: mcpv-check-no-such-session")
-				t.Got(x.String())
+				x := t.httpSend(c, httpReq{body: msg, header: http.Header{"Mcp-Session-Id": {"mcpv-check-no-such-session"}}}, nil, "POST ping with Mcp-Session-Id: mcpv-check-no-such-session")
 				if x.status != http.StatusNotFound {
 					t.Fail("answered HTTP %d, not 404", x.status)
 				}
@@ -272,11 +263,7 @@ func httpRefusalChecks() []*Check {
 				if c.http.session == "" {
 					t.Skip("the server gives no session id (stateless)")
 				}
-				x, err := c.do(t.ctx, httpReq{method: http.MethodDelete})
-				if x == nil {
-					t.failErr("DELETE", err)
-				}
-				t.Sent("DELETE with the session id, then POST ping with it")
+				x := t.httpSendQuiet(c, httpReq{method: http.MethodDelete}, nil, "DELETE with the session id, then POST ping with it")
 				switch {
 				case x.status == http.StatusMethodNotAllowed:
 					t.Skip("the server does not let clients end sessions (DELETE answered 405, as it may)")
@@ -303,12 +290,7 @@ func httpRefusalChecks() []*Check {
 			run: func(t *T) {
 				c := t.connWith(connOptions{era: "legacy"})
 				msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-version"`), "ping", nil)
-				x, err := c.do(t.ctx, httpReq{body: msg, header: http.Header{"MCP-Protocol-Version": {unknownVersion}}})
-				if x == nil {
-					t.failErr("ping", err)
-				}
-				t.Sent("POST ping with MCP-Protocol-Version: " + unknownVersion)
-				t.Got(x.String())
+				x := t.httpSend(c, httpReq{body: msg, header: http.Header{"MCP-Protocol-Version": {unknownVersion}}}, nil, "POST ping with MCP-Protocol-Version: "+unknownVersion)
 				if x.status != http.StatusBadRequest {
 					t.Fail("answered HTTP %d, not 400", x.status)
 				}
@@ -321,17 +303,42 @@ func httpRefusalChecks() []*Check {
 			needs: needs{transport: "http", era: "legacy"},
 			run: func(t *T) {
 				c := t.connWith(connOptions{era: "legacy"})
-				x, err := c.post(t.ctx, httpReq{method: http.MethodGet, headersOnly: true}, nil)
-				if x == nil {
-					t.failErr("GET", err)
-				}
-				t.Sent("GET with Accept: text/event-stream")
+				x := t.httpSendQuiet(c, httpReq{method: http.MethodGet, headersOnly: true}, nil, "GET with Accept: text/event-stream")
 				t.Got(fmt.Sprintf("HTTP %d, Content-Type %q", x.status, x.header.Get("Content-Type")))
 				switch {
 				case x.status == http.StatusMethodNotAllowed:
 				case x.status/100 == 2 && x.contentType() == "text/event-stream":
 				default:
 					t.Fail("answered neither an event stream nor 405")
+				}
+			},
+		},
+		{
+			ID: "http.get-no-response", Title: "the GET stream carries no response to a request", Level: MUST,
+			Spec: "2025-11-25", Section: "basic/transports#listening-for-messages-from-the-server",
+			Quote: "The server MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated with a previous client request.",
+			needs: needs{transport: "http", era: "legacy"},
+			run: func(t *T) {
+				c := t.connWith(connOptions{era: "legacy"})
+				// What the stream holds at once: a stream that stays quiet
+				// is waited for no longer than this.
+				ctx, cancel := context.WithTimeout(t.ctx, 500*time.Millisecond)
+				defer cancel()
+				var response *seen
+				x, _ := c.post(ctx, httpReq{method: http.MethodGet, events: func(s seen) bool {
+					if s.msg.IsResponse() && s.bad == "" {
+						response = &s
+						return false
+					}
+					return true
+				}}, nil)
+				if x == nil || x.status/100 != 2 || x.contentType() != "text/event-stream" {
+					t.Skip("the server opens no GET stream (http.get says what it answers)")
+				}
+				if response != nil {
+					t.Sent("GET with Accept: text/event-stream, no Last-Event-ID")
+					t.Got(response.raw)
+					t.Fail("a response on the GET stream, which resumes nothing")
 				}
 			},
 		},

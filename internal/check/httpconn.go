@@ -196,6 +196,9 @@ func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Resp
 		h.Set("MCP-Protocol-Version", c.version)
 		if hr.body != nil && json.Valid(hr.body) {
 			mcp.StandardHeaders(h, hr.body)
+			if methodOf(hr.body) == "tools/call" {
+				mcp.SetParamHeaders(h, c.r.paramHeaders(hr.body), hr.body)
+			}
 		}
 	default:
 		if c.http.session != "" {
@@ -235,4 +238,35 @@ func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Resp
 	}
 	x.status, x.header = resp.StatusCode, resp.Header
 	return x, resp, nil
+}
+
+// httpSend sends hr on c (id, when set, is its request's, whose response
+// ends an event stream) and records what was sent (shown) and what came
+// back; t ends when nothing came back at all.
+func (t *T) httpSend(c *conn, hr httpReq, id json.RawMessage, shown string) *exchange {
+	x := t.httpSendQuiet(c, hr, id, shown)
+	t.Got(x.String())
+	return x
+}
+
+// httpSendQuiet is httpSend, recording nothing of the answer.
+func (t *T) httpSendQuiet(c *conn, hr httpReq, id json.RawMessage, shown string) *exchange {
+	t.Sent(shown)
+	x, err := c.post(t.ctx, hr, id)
+	if x == nil {
+		t.failErr(shown, err)
+	}
+	return x
+}
+
+// paramHeaders are the x-mcp-header annotations of the tool a tools/call
+// message calls, as the tool is listed (none before the lists are known).
+func (r *runner) paramHeaders(msg []byte) []mcp.ParamHeader {
+	f := r.known.Load()
+	if f == nil || r.facts == nil {
+		return nil
+	}
+	name, _ := str(member(member(msg, "params"), "name"))
+	headers, _ := mcp.ParamHeaders(member(r.toolDef(r.ctx, name), "inputSchema"))
+	return headers
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -33,7 +34,7 @@ func jsonrpcWatchChecks() []*Check {
 			run:   exercise,
 			watch: func(w *watchCtx, s seen) string {
 				switch {
-				case s.bad != "" && s.bad != junkLine && s.bad != notUTF8:
+				case s.bad != "" && s.bad != junkLine && s.bad != notUTF8 && s.bad != headerLine:
 					return "a message that is not JSON-RPC: " + s.bad
 				case s.shape != "" && s.shape != bothShape:
 					return "a message that breaks JSON-RPC 2.0: " + s.shape
@@ -59,7 +60,15 @@ func jsonrpcWatchChecks() []*Check {
 			Quote: "Messages are delimited by newlines, and MUST NOT contain embedded newlines.",
 			needs: needs{transport: "stdio"},
 			run:   exercise,
-			watch: spot("a message written over several lines", func(_ *watchCtx, s seen) bool { return s.framing }),
+			watch: func(_ *watchCtx, s seen) string {
+				switch {
+				case s.framing:
+					return "a message written over several lines"
+				case s.bad == headerLine:
+					return "a message framed with headers: " + s.bad
+				}
+				return ""
+			},
 		},
 		{
 			ID: "jsonrpc.result-or-error", Title: "a response has a result or an error, not both", Level: MUST,
@@ -99,8 +108,72 @@ func jsonrpcWatchChecks() []*Check {
 			needs: needs{transport: "stdio"},
 			run:   exercise,
 			watch: func(w *watchCtx, s seen) string {
-				if s.via == "stdout" && s.bad != "" {
+				if s.via == "stdout" && s.bad == junkLine { // what else is no message, another check names
 					return "the server wrote on its stdout what is no MCP message: " + s.bad
+				}
+				return ""
+			},
+		},
+		{
+			ID: "jsonrpc.request-id", Title: "a request of the server's has an id that is not null", Level: MUST,
+			Spec: "2025-11-25", Section: "basic#requests",
+			Quote: "Requests MUST include a string or integer ID. Unlike base JSON-RPC, the ID MUST NOT be null.",
+			run:   exercise,
+			watch: func(_ *watchCtx, s seen) string {
+				switch {
+				case s.nullRequest:
+					return "a request with a null id"
+				case s.oddID:
+					return fmt.Sprintf("a request (%s) whose id %s is neither a string nor an integer", s.msg.Method, clip(string(s.msg.ID), 60))
+				}
+				return ""
+			},
+		},
+		{
+			ID: "jsonrpc.notification-id", Title: "a notification of the server's has no id", Level: MUST,
+			Spec: "2025-11-25", Section: "basic#notifications",
+			Quote: "Notifications MUST NOT include an ID.",
+			run:   exercise,
+			watch: func(_ *watchCtx, s seen) string {
+				if s.msg.IsRequest() && strings.HasPrefix(s.msg.Method, "notifications/") {
+					return fmt.Sprintf("the notification %s sent with the id %s", s.msg.Method, clip(string(s.msg.ID), 60))
+				}
+				return ""
+			},
+		},
+		{
+			ID: "jsonrpc.meta-keys", Title: "the _meta keys of every message follow the key name format", Level: MUST,
+			Spec: "2025-11-25", Section: "basic#meta",
+			Quote: "Labels MUST start with a letter and end with a letter or digit ... Unless empty, [the name] MUST begin and end with an alphanumeric character",
+			run: func(t *T) {
+				exercise(t)
+				if t.r.facts.declares("prompts") {
+					eachPrompt(t, func(string, json.RawMessage, *mcp.RPCError) {}) // results carry _meta too
+				}
+			},
+			watch: func(_ *watchCtx, s seen) string {
+				for _, part := range []json.RawMessage{s.msg.Params, s.msg.Result} {
+					var meta map[string]json.RawMessage
+					if json.Unmarshal(member(part, "_meta"), &meta) != nil {
+						continue
+					}
+					for k := range meta {
+						if p := surface.MetaKeyProblem(k); p != "" {
+							return fmt.Sprintf("the _meta key %q %s", clip(k, 80), p)
+						}
+					}
+				}
+				return ""
+			},
+		},
+		{
+			ID: "jsonrpc.request-id-unique", Title: "a request of the server's has an id it has not used before", Level: MUST,
+			Spec: "2025-11-25", Section: "basic#requests",
+			Quote: "The request ID MUST NOT have been previously used by the requestor within the same session.",
+			run:   exercise,
+			watch: func(_ *watchCtx, s seen) string {
+				if s.reused {
+					return fmt.Sprintf("a request (%s) under id %s, which the server used before in the session", s.msg.Method, clip(string(s.msg.ID), 60))
 				}
 				return ""
 			},
@@ -165,6 +238,7 @@ func jsonrpcRequestChecks() []*Check {
 				c := t.conn()
 				t.Sent(fmt.Sprintf(`%s with params {} (no %s)`, method, map[string]string{"prompts/get": "name", "resources/read": "uri", "tools/call": "name"}[method]))
 				m, x := t.request(c, method, json.RawMessage(`{}`))
+				t.notServed(method, m.Error)
 				wantError(t, m, x, mcp.CodeInvalidParams)
 			},
 		},

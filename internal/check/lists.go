@@ -21,6 +21,11 @@ func listsChecks() []*Check {
 			run: func(t *T) {
 				t.lintDone()
 				lintFindings(t, surface.SeverityError, surface.RuleList)
+				if s := t.r.watches.firstNullCursor(); s != nil {
+					t.Sent(s.method)
+					t.Got(s.raw)
+					t.Fail("%s answered a page with \"nextCursor\": null: the cursor is a string, and a last page has none", s.method)
+				}
 			},
 		},
 		{

@@ -31,6 +31,8 @@ type mainWire struct {
 	sent     map[string]sentReq // requests sent and not yet answered, by idKey
 	seq      int                // requests sent so far
 	answered idSet
+	asked    idSet     // ids of the server's requests, for one used twice
+	strays   []string  // the last responses to ids never sent, as they came
 	frags    fragments // stdio: lines of no JSON, held while they may make one message
 	// alarm, while the session opens, is told that its first exchange
 	// went wrong; nil once it is open.
@@ -86,7 +88,7 @@ func (w *mainWire) trace(out bool, data []byte) {
 		return
 	}
 	w.flush()
-	w.take(unitsOf(data, "session", "", false))
+	w.take(unitsOn(data, "session", "", false, w.r.target.Stdio != nil))
 }
 
 // sending records the requests of what the session sends.
@@ -177,10 +179,18 @@ func (w *mainWire) take(out []seen) {
 			alarm = alarm || s.framing || s.via == "stdout"
 			continue
 		}
+		if m.IsRequest() {
+			s.reused = w.asked.has(idKey(m.ID))
+			w.asked.add(idKey(m.ID))
+		}
+		s.strayCancel = m.Method == "notifications/cancelled" && !w.asked.has(idKey(member(m.Params, "requestId")))
 		if !m.IsResponse() {
 			continue
 		}
 		if m.ID == nil {
+			if m.Error != nil && m.Error.Code == mcp.CodeParseError && w.r.headers.Load() {
+				continue // the answer to a line the server, which frames with headers, could not read
+			}
 			if m.Error != nil && len(w.sent) > 0 {
 				s.nullFor = w.oldest()
 				s.method = s.nullFor
@@ -206,6 +216,9 @@ func (w *mainWire) take(out []seen) {
 			if strings.TrimPrefix(strings.TrimPrefix(sk, "n:"), "s:") == twinKey(m.ID) {
 				s.twin, alarm = sk[2:], true
 			}
+		}
+		if s.twin == "" {
+			w.strays = append(w.strays[max(0, len(w.strays)-7):], s.raw)
 		}
 	}
 	fire := w.alarm
@@ -300,4 +313,15 @@ func (w *mainWire) lastAnswer(method string) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.last[method]
+}
+
+// stray is the last response to an id no request of the session had, as
+// it came, or "".
+func (w *mainWire) stray() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.strays) == 0 {
+		return ""
+	}
+	return w.strays[len(w.strays)-1]
 }

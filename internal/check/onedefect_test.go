@@ -37,15 +37,21 @@ var oneDefects = []oneDefect{
 	{name: "errors with a null id over HTTP", fake: httpLegacy, change: faults("null-id-errors"), id: "jsonrpc.error-id", opens: true},
 	{name: "every response twice", fake: stdio, change: faults("duplicate-responses"), id: "jsonrpc.one-response", opens: true},
 	{name: "ping never answered", fake: stdio, change: faults("ping-unanswered"), id: "lifecycle.ping", opens: true},
+	{name: "ping answered under another id", fake: stdio, change: faults("ping-wrong-id"), id: "lifecycle.ping", opens: true},
 	{name: "ping never answered over HTTP", fake: httpLegacy, change: faults("ping-unanswered"), id: "lifecycle.ping", opens: true},
 	{name: "an integer cursor", fake: stdio, change: faults("integer-cursor"), id: "lists.shape", opens: true},
+	{name: "a null cursor", fake: stdio, change: faults("null-cursor"), id: "lists.shape", opens: true},
+	{name: "JSON log lines on stdout", fake: stdio, change: faults("json-log-stdout"), id: "jsonrpc.stdout-only", opens: true},
+	{name: "server requests under one id", fake: stdio, change: faults("request-id-reuse"), id: "jsonrpc.request-id-unique", opens: true},
+	{name: "a server request with a null id", fake: stdio, change: faults("null-id-request"), id: "jsonrpc.request-id", opens: true},
+	{name: "JSON answers in arrays", fake: httpLegacy, change: faults("json-array-answer"), id: "http.one-object", opens: true},
 	{name: "sampling asked of a client that did not declare it", fake: stdio, change: faults("undeclared-sampling"), id: "lifecycle.client-capabilities", opens: true},
 	{name: "a declared subscribe not served", fake: stdio, change: faults("subscribe-not-found"), id: "lifecycle.declared-methods", opens: true},
 	{name: "a log message of a level no revision has", fake: stdio, change: faults("bad-log-level"), id: "jsonrpc.schema", opens: true},
 	{name: "input_required where the era has none", fake: stdioModern, change: faults("input-required-elsewhere"), id: "modern.input-required-methods", opens: true},
 	{name: "input_required asking nothing", fake: stdioModern, change: faults("input-required-empty"), id: "modern.input-required-shape", opens: true},
 	{name: "input_required asking for elicitation of any client", fake: stdioModern, change: faults("input-asks-elicitation"), id: "modern.input-capabilities", opens: true},
-	{name: "the initialize era's methods served", fake: httpModern, change: faults("removed-methods-served"), id: "modern.removed-methods", opens: true},
+	{name: "the initialize era's methods not implemented, answered 200", fake: httpModern, change: faults("removed-methods-200"), id: "modern.removed-methods", opens: true},
 	{name: "clientInfo required", fake: stdioModern, change: faults("client-info-required"), id: "modern.client-info-optional", opens: true},
 	{name: "answers crossed between streams", fake: httpLegacy, change: faults("crossed-streams"), id: "http.one-stream", opens: true,
 		long: "each lone ping of a string id waits out the fake's 5 s for another to cross with"},
@@ -126,7 +132,7 @@ func TestQuotedAsItCame(t *testing.T) {
 func TestBlockedByCascades(t *testing.T) {
 	var callChecks []string
 	for _, c := range Catalogue() {
-		if c.needs.call {
+		if c.needs.call && c.needs.transport != "http" {
 			callChecks = append(callChecks, c.ID)
 		}
 	}
@@ -134,6 +140,7 @@ func TestBlockedByCascades(t *testing.T) {
 		name    string
 		fake    fake
 		fault   string
+		change  map[string]string // the spec changed, besides the fault
 		calls   []Call
 		by      string
 		blocked []string
@@ -149,12 +156,24 @@ func TestBlockedByCascades(t *testing.T) {
 			by: "modern.input-required-methods", blocked: []string{"reading.completion"}},
 		{name: "ping never answered over HTTP", fake: httpLegacy, fault: "ping-unanswered",
 			by: "lifecycle.ping", blocked: []string{"http.one-stream"}},
+		{name: "error codes written as strings over HTTP", fake: httpLegacy, fault: "string-error-code",
+			by: "jsonrpc.messages", blocked: []string{"jsonrpc.unknown-method", "jsonrpc.invalid-params", "lists.invalid-cursor", "reading.unknown-prompt", "reading.unknown-tool", "reading.log-level"}},
+		{name: "prompts declared and prompts/get not served", fake: stdio, change: map[string]string{"methodNotFound": `["prompts/get"]`},
+			by: "lifecycle.declared-methods", blocked: []string{"jsonrpc.invalid-params", "reading.prompts", "reading.missing-argument", "reading.unknown-prompt"}},
+		{name: "params by position", fake: stdio, fault: "array-params", by: "jsonrpc.schema", runs: []string{"jsonrpc.messages"}},
+		{name: "resource metadata named and not there", fake: fake{transport: "http", auth: "metadata-gone"},
+			by: "auth.metadata-location", blocked: []string{"auth.resource-metadata", "auth.server-metadata"}},
+		{name: "resource metadata without an authorization server", fake: fake{transport: "http", auth: "no-auth-servers"},
+			by: "auth.resource-metadata", blocked: []string{"auth.server-metadata"}, runs: []string{"auth.metadata-location"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := tc.fake
-			f.change = faults(tc.fault)
+			f.change = tc.change
+			if tc.fault != "" {
+				f.change = merge(tc.change, faults(tc.fault))
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			report, err := Run(ctx, f.target(t), Options{Strict: true, CheckTimeout: 20 * time.Second, Calls: tc.calls})
@@ -199,5 +218,24 @@ func TestAnsweredNotificationNamed(t *testing.T) {
 		if r := runChecks(t, f, id)[id]; r.Status != Failed || r.Message != want || !strings.Contains(r.Received, `"id":null`) {
 			t.Errorf("%s, want failed: %s", describeResult(r), want)
 		}
+	}
+}
+
+// A failure says what happened: a ping answered under an id no request
+// had is said so, not "not answered".
+func TestFailuresSayWhatHappened(t *testing.T) {
+	for _, tc := range []struct {
+		name, fault, id, has string
+	}{
+		{"ping answered under another id", "ping-wrong-id", "lifecycle.ping", "answered under an id it was not sent with"},
+		{"params by position", "array-params", "jsonrpc.schema", "params"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := runChecks(t, fake{transport: "stdio", change: faults(tc.fault)}, tc.id)[tc.id]
+			if r.Status != Failed || !strings.Contains(r.Message, tc.has) || strings.Contains(r.Message, "JSON-RPC 2.0") {
+				t.Errorf("want a failure saying %q: %s", tc.has, describeResult(r))
+			}
+		})
 	}
 }

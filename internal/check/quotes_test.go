@@ -94,7 +94,10 @@ func TestMustIsStated(t *testing.T) {
 			continue
 		}
 		page, _, _ := strings.Cut(c.Section, "#")
-		if !strings.Contains(c.Quote, "MUST") && page != "schema" && c.Section != "basic#schema" {
+		// The extension's UIResource interface is its schema: a value
+		// outside a member's bound (a domain that is no origin) breaks it.
+		schema := page == "schema" || c.Section == "basic#schema" || c.Spec == appsSpec && c.Section == "apps#ui-resource-format"
+		if !strings.Contains(c.Quote, "MUST") && !schema {
 			t.Errorf("%s is a MUST, but its quote says no MUST: %q", c.ID, c.Quote)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"mime"
 	"slices"
 	"strings"
 
@@ -527,6 +528,9 @@ func contentBlockProblem(raw json.RawMessage) string {
 		if _, err := base64.StdEncoding.DecodeString(data); err != nil {
 			return fmt.Sprintf("of type %q has data that is not base64", typ)
 		}
+		if mt, _ := str(c["mimeType"]); !validMIME(mt) {
+			return fmt.Sprintf("of type %q has the mimeType %q, which is no MIME type", typ, clip(mt, 60))
+		}
 	case "resource":
 		var inner map[string]json.RawMessage
 		if json.Unmarshal(c["resource"], &inner) != nil {
@@ -543,4 +547,12 @@ func contentBlockProblem(raw json.RawMessage) string {
 		return fmt.Sprintf("has type %q, which the specification does not have", clip(typ, 40))
 	}
 	return ""
+}
+
+// validMIME reports whether s is a MIME type: a type and a subtype, and
+// parameters that parse.
+func validMIME(s string) bool {
+	mt, _, err := mime.ParseMediaType(s)
+	typ, sub, ok := strings.Cut(mt, "/")
+	return err == nil && ok && typ != "" && sub != ""
 }

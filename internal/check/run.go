@@ -98,6 +98,12 @@ type runner struct {
 	diagOnce sync.Once
 	diag     *diagnosis // the first-contact diagnosis, once started
 
+	oauth oauthOffer // what the server's 401 offers of OAuth, found once
+
+	// headers: the server frames its messages with Content-Length
+	// headers (the main session learnt it), which its connections speak.
+	headers atomic.Bool
+
 	exerciseOnce       sync.Once // exercise's traffic, made once a run
 	exerciseModernOnce sync.Once // exerciseModern's
 
@@ -227,7 +233,7 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 	}
 	for _, c := range selected {
 		o := results[c]
-		if o.Status == Failed && c.Level == SHOULD && !opts.Strict {
+		if o.Status == Failed && (c.Level == SHOULD || c.Level == HOST) && !opts.Strict {
 			o.Status = Warned
 		}
 		report.Results = append(report.Results, Result{Check: c, Outcome: o})
@@ -272,6 +278,9 @@ func FirstContact(ctx context.Context, target *Target, opts Options) (id, messag
 	r := newRunner(ctx, target, opts.withDefaults())
 	defer r.closeAll()
 	if d := r.firstContact(ctx); d != nil {
+		if d.received != "" {
+			return d.id, r.mask(d.message, 300) + "; it sent: " + r.mask(d.received, 200)
+		}
 		return d.id, r.mask(d.message, 400)
 	}
 	return "", ""
@@ -438,6 +447,11 @@ func (r *runner) unmet(ctx context.Context, n needs) string {
 		return "needs a tool call: name one with --call 'TOOL key=value ...'"
 	case f.sse && (n.transport == "http" || n.era == "legacy"):
 		return sseSkip
+	case n.portable != "" && !slices.Contains(r.opts.Portable, n.portable):
+		if len(r.opts.Portable) == 0 {
+			return "grades the tools' schemas for a host: name the hosts with --portable (all, or some of openai,anthropic,gemini)"
+		}
+		return "not among the hosts --portable names"
 	case n.auth && !f.authAsked:
 		return "the server asks for no authorization (it answered without credentials)"
 	}
@@ -600,8 +614,12 @@ func (t *T) connWith(o connOptions) *conn {
 		}
 		t.g.mu.Unlock()
 		if busy {
+			// Another check is starting the server: its start, which the
+			// check's time does not count, bounds the wait.
+			t.clock.stand()
 			select {
 			case <-wait:
+				t.clock.run()
 				continue
 			case <-t.ctx.Done():
 				t.failErr("waiting for the shared connection", context.Cause(t.ctx))
@@ -670,11 +688,38 @@ func (t *T) failErr(doing string, err error) {
 	if errors.As(err, &na) {
 		t.Block(errorID, "%s: %s", doing, na)
 	}
+	if unreadable(err) {
+		t.Block("jsonrpc.messages", "%s: the server's answer is no JSON-RPC message: %s", doing, oneLine(err.Error()))
+	}
 	var te *mcp.TimeoutError
 	if errors.As(err, &te) && !te.Connect && !te.Cap {
 		t.Inconclusive("%s: no answer within %s; a slow server is no violation (give it more time with --timeout)", doing, te.Timeout)
 	}
 	t.Fail("%s: %s", doing, oneLine(err.Error()))
+}
+
+// Unsure ends the check with a warning, whatever its level: what it saw
+// may break the requirement or may not, and the check cannot tell which;
+// a failure is only for what it is sure of.
+func (t *T) Unsure(format string, args ...any) {
+	t.out.Status, t.out.Message = Warned, fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// unreadable reports whether err is an answer that was no JSON-RPC
+// message (an error object of the wrong shape, a body that does not
+// decode), which jsonrpc.messages reports.
+func unreadable(err error) bool {
+	var na *noAnswer
+	if errors.As(err, &na) {
+		for _, s := range na.x.msgs {
+			if s.bad != "" {
+				return true
+			}
+		}
+	}
+	var te *mcp.TransportError
+	return errors.As(err, &te) && strings.HasPrefix(te.Op, "the server's answer cannot be read")
 }
 
 // Block ends the check: it could not run, because the defect the check
@@ -701,7 +746,17 @@ func oneLine(s string) string {
 // request sends a request on c and fails the check when no response
 // comes (the connection broke, the time ran out).
 func (t *T) request(c *conn, method string, params json.RawMessage) (mcp.Message, *exchange) {
-	m, x, err := c.request(t.ctx, method, params)
+	var m mcp.Message
+	var x *exchange
+	var err error
+	if c.stdio != nil && c.stdio.Silent() {
+		// A server that has said nothing yet may still be starting: its
+		// first answer ends its start, which the check's time does not
+		// count.
+		t.starting(func(ctx context.Context) { m, x, err = c.request(ctx, method, params) })
+	} else {
+		m, x, err = c.request(t.ctx, method, params)
+	}
 	if err != nil {
 		t.Sent(method)
 		t.failErr(method, err)
@@ -745,6 +800,7 @@ func (t *T) callInput(method string, params json.RawMessage) (json.RawMessage, *
 		}
 	}
 	if errors.As(err, &ce) {
+		t.notServed(method, ce.Err)
 		return nil, ce.Err
 	}
 	if err != nil {
@@ -766,8 +822,11 @@ func member(raw json.RawMessage, key string) json.RawMessage {
 	return rawjson.Member(raw, key)
 }
 
-// str is a JSON string's value; ok false for anything else.
+// str is a JSON string's value; ok false for anything else (null too).
 func str(raw json.RawMessage) (string, bool) {
+	if isNull(raw) {
+		return "", false
+	}
 	s, err := rawjson.String(raw)
 	return s, err == nil
 }

@@ -18,8 +18,9 @@ import (
 
 // watchCtx is what a watch knows of the run.
 type watchCtx struct {
-	f      *facts
-	tokens map[string]bool // progress tokens the run's own requests carried
+	f       *facts
+	tokens  map[string]bool // progress tokens the run's own requests carried
+	secrets []string        // what no message may show: the run's secrets
 }
 
 // tokenKey is a progress token's text, for comparing.
@@ -42,6 +43,9 @@ type watches struct {
 	tokens  map[string]bool
 	found   map[*Check]*finding
 	watched int
+	// nullCursor is the first result seen with "nextCursor": null, for
+	// lists.shape.
+	nullCursor *seen
 }
 
 // finding is how a watch found the requirement broken.
@@ -106,7 +110,10 @@ func (w *watches) judge(s seen) {
 		s.version = w.f.version
 	}
 	w.watched++
-	ctx := &watchCtx{f: w.f, tokens: w.tokens}
+	if s.nullCursor && w.nullCursor == nil {
+		w.nullCursor = &s
+	}
+	ctx := &watchCtx{f: w.f, tokens: w.tokens, secrets: w.r.secrets}
 	for _, c := range Catalogue() {
 		if c.watch == nil {
 			continue
@@ -145,4 +152,13 @@ func (w *watches) result(t *T) {
 		more = fmt.Sprintf(" (and %d more messages)", f.count-1)
 	}
 	t.Fail("%s%s", f.why, more)
+}
+
+// firstNullCursor is the first result seen with "nextCursor": null, or
+// nil.
+func (w *watches) firstNullCursor() *seen {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.flush()
+	return w.nullCursor
 }

@@ -21,30 +21,75 @@ import (
 // unitsOf are the messages of one wire unit, as seen; framing marks them
 // as written over several lines.
 func unitsOf(data []byte, via, era string, framing bool) []seen {
+	return unitsOn(data, via, era, framing, false)
+}
+
+// unitsOn is unitsOf for a unit that came on a stdio server's stdout
+// when stdio (the main session's, whose via is "session").
+func unitsOn(data []byte, via, era string, framing, stdio bool) []seen {
 	msgs, err := mcp.DecodeMessages(data)
 	var out []seen
 	if err != nil {
-		return append(out, seen{raw: clip(string(data), maxKept), bad: err.Error(), via: via, era: era})
+		bad := err.Error()
+		if (via == "stdout" || via == "session" && stdio) && rawjson.IsObject(data) && json.Valid(data) && rawjson.Member(data, "jsonrpc") == nil {
+			bad = junkLine // JSON that is no attempt at a message (a log line): stdout-only's
+		}
+		return append(out, seen{raw: clip(string(data), maxKept), bad: bad, via: via, era: era})
 	}
 	if !utf8.Valid(data) {
 		out = append(out, seen{raw: clip(string(data), maxKept), bad: notUTF8, via: via, era: era})
 	}
 	batch := rawjson.SkipSpace(data, 0) < len(data) && data[rawjson.SkipSpace(data, 0)] == '['
 	for _, m := range msgs {
-		raw, shape := data, ""
+		s := seen{msg: m, raw: clip(string(data), maxKept), via: via, era: era, framing: framing, batched: batch}
 		if batch { // each part said apart
-			raw = []byte(fmt.Sprintf("(in a batch of %d) %s", len(msgs), describe(m)))
+			s.raw = fmt.Sprintf("(in a batch of %d) %s", len(msgs), describe(m))
 		} else {
-			shape = shapeOf(data, m)
+			s.shape = shapeOf(data, m)
+			s.nullRequest = m.Method != "" && m.ID == nil && rawjson.IsObject(data) && isNull(rawjson.Member(data, "id"))
+			s.oddID = m.IsRequest() && !stringOrInteger(m.ID)
+			s.nullCursor = m.IsResponse() && rawjson.IsObject(m.Result) && isNull(rawjson.Member(m.Result, "nextCursor"))
 		}
-		out = append(out, seen{msg: m, raw: clip(string(raw), maxKept), via: via, era: era, shape: shape, framing: framing})
+		out = append(out, s)
 	}
 	return out
 }
 
-// junkSeen is a line of stdout that is no JSON at all.
+// isNull reports whether raw is JSON's null.
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// junkSeen is a line of stdout that is no JSON on its own.
 func junkSeen(line []byte, via, era string) seen {
-	return seen{raw: clip(string(line), maxKept), bad: junkLine, via: via, era: era}
+	return seen{raw: clip(string(line), maxKept), bad: lineKind(line), via: via, era: era}
+}
+
+// What a line of stdout that is no JSON on its own may be besides text
+// (junkLine): a message behind a byte order mark, or the header of a
+// message framed as LSP frames them.
+const (
+	bomLine    = "it begins with a byte order mark (U+FEFF), which JSON text sent to another program must not"
+	headerLine = "it is a Content-Length header: the server frames its messages with headers, not one a line"
+)
+
+// lineKind says what a line of stdout that is no JSON is.
+func lineKind(line []byte) string {
+	t := bytes.TrimSpace(line)
+	if rest, ok := bytes.CutPrefix(t, []byte("\uFEFF")); ok && json.Valid(rest) {
+		return bomLine
+	}
+	if name, value, ok := bytes.Cut(t, []byte(":")); ok && strings.EqualFold(string(bytes.TrimSpace(name)), "Content-Length") && isDigits(bytes.TrimSpace(value)) {
+		return headerLine
+	}
+	return junkLine
+}
+
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
 }
 
 // Bounds of the lines held as a message that may be written over several.
@@ -143,3 +188,12 @@ func (s *idSet) add(k string) {
 }
 
 func (s *idSet) has(k string) bool { return s.ids[k] }
+
+// stringOrInteger reports whether an id is a JSON string or an integer.
+func stringOrInteger(id json.RawMessage) bool {
+	if _, err := rawjson.String(id); err == nil {
+		return true
+	}
+	t := strings.TrimPrefix(strings.TrimSpace(string(id)), "-")
+	return t != "" && isDigits([]byte(t))
+}

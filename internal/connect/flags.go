@@ -53,6 +53,10 @@ type ReachFlags struct {
 	Cwd        string   `name:"cwd" type:"existingdir"`
 }
 
+// DefaultConnectTimeout is --connect-timeout's default (its flag's
+// default:"60s").
+const DefaultConnectTimeout = 60 * time.Second
+
 // ProtocolFlags bound the time and choose the protocol.
 type ProtocolFlags struct {
 	Timeout         duration.Flag `name:"timeout" default:"10m"`
@@ -109,7 +113,7 @@ func (f *ReachFlags) SetDefaults() { f.Transport = "auto" }
 // SetDefaults: see TargetFlags.SetDefaults.
 func (f *ProtocolFlags) SetDefaults() {
 	f.ProtocolEra, f.Framing = "auto", "auto"
-	f.Timeout, f.ConnectTimeout = duration.Flag(10*time.Minute), duration.Flag(60*time.Second)
+	f.Timeout, f.ConnectTimeout = duration.Flag(10*time.Minute), duration.Flag(DefaultConnectTimeout)
 }
 
 // SetDefaults: see TargetFlags.SetDefaults.

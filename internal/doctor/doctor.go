@@ -115,7 +115,8 @@ type Target struct {
 	Secrets []string
 }
 
-// DefaultTimeout bounds a step that waits on the network.
+// DefaultTimeout bounds a step that waits on the network, and a stdio
+// server's first answer unless the user gives it more.
 const DefaultTimeout = 10 * time.Second
 
 // Walk walks what a connection to t needs, in order, and stops at the
@@ -125,7 +126,7 @@ func Walk(ctx context.Context, t Target) *Report {
 		t.Timeout = DefaultTimeout
 	}
 	if t.StartTimeout <= 0 {
-		t.StartTimeout = 60 * time.Second
+		t.StartTimeout = DefaultTimeout
 	}
 	if t.Resolve == nil {
 		t.Resolve = net.DefaultResolver.LookupHost

@@ -156,7 +156,7 @@ func TestHTTPWalk(t *testing.T) {
 		}), Timeout: 300 * time.Millisecond},
 			want{fail: "endpoint", code: 124, finding: "no answer", fix: "--connect-timeout"}},
 		{"authorization asked for", Target{URL: as.URL()},
-			want{fail: "authorization", code: 5, finding: "Bearer", fix: "mcpv auth login", ok: []string{"endpoint", "resource metadata", "authorization server"}}},
+			want{fail: "authorization", code: 5, finding: "Bearer", fix: "mcpv auth login", ok: []string{"endpoint", "resource metadata", "authorization server", "registration", "scopes"}}},
 		{"an era mcpv does not speak", Target{URL: serve(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"1999-01-01","capabilities":{},"serverInfo":{"name":"t","version":"0"}}}`))
@@ -259,6 +259,8 @@ func TestStdioWalk(t *testing.T) {
 	fake := func(behaviours string) *mcp.CommandOptions {
 		return &mcp.CommandOptions{Path: self, Env: append(os.Environ(), mcptest.EnvVar+"="+behaviours)}
 	}
+	textOnly := filepath.Join(t.TempDir(), "spec.json")
+	os.WriteFile(textOnly, []byte(`{"faults":["text-answers"]}`), 0o600)
 	notExec := filepath.Join(t.TempDir(), "server")
 	os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644)
 	tests := []struct {
@@ -272,6 +274,14 @@ func TestStdioWalk(t *testing.T) {
 		{"exits at once", Target{Stdio: fake("no-such-behaviour")}, want{fail: "first answer", code: 4, finding: "no-such-behaviour", fix: "run the command by hand"}},
 		{"silent", Target{Stdio: fake("slow-start=60000"), StartTimeout: 300 * time.Millisecond}, want{fail: "first answer", code: 124, finding: "no answer", fix: "--connect-timeout"}},
 		{"junk on stdout", Target{Stdio: fake("junk")}, want{warned: []string{"stdout before the answer"}, ok: []string{"first answer"}}},
+		// A line of no JSON has the first exchange judged at once: a
+		// requirement broken ends the wait (an hour) with exit 1; none, and
+		// the answer is waited for.
+		{"junk judged a requirement broken", Target{Stdio: fake("spec=" + textOnly), StartTimeout: time.Hour, FirstContact: func(context.Context) (string, string) {
+			return "jsonrpc.stdout-only", "initialize and 3 pings were answered with text"
+		}}, want{fail: "first answer", code: 1, finding: "breaks jsonrpc.stdout-only: initialize and 3 pings", fix: "mcpv check"}},
+		{"junk judged no defect", Target{Stdio: fake("junk"), FirstContact: func(context.Context) (string, string) { return "", "" }},
+			want{warned: []string{"stdout before the answer"}, ok: []string{"first answer", "first exchange"}}},
 		{"the first exchange breaks a requirement", Target{Stdio: fake("plain"), FirstContact: func(context.Context) (string, string) {
 			return "jsonrpc.framing", "a message is written over several lines"
 		}}, want{fail: "first exchange", code: 1, finding: "jsonrpc.framing", fix: "mcpv check"}},

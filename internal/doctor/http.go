@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -252,6 +253,26 @@ func (w *walk) firstRequest(modern bool) (string, []byte) {
 
 // post sends a first request to the endpoint, following no redirect.
 func (w *walk) post(ctx context.Context, modern bool) (*answer, error) {
+	a, err := w.postWith(ctx, modern, w.t.Client)
+	if err != nil && authorizing(err) && w.t.Plain != nil {
+		// The credentials' layer refused to go on without a login: the
+		// server's own answer, without credentials, shows what it asks.
+		return w.postWith(ctx, modern, w.t.Plain)
+	}
+	return a, err
+}
+
+// authorizing reports whether err is the authorization layer's: it
+// needs a login, or its flow failed.
+func authorizing(err error) bool {
+	var oe *oauth.Error
+	var pe *oauth.PermissionError
+	var ae *mcp.AuthError
+	return errors.As(err, &oe) || errors.As(err, &pe) || errors.As(err, &ae)
+}
+
+// postWith is post through the client hc (nil: the default transport).
+func (w *walk) postWith(ctx context.Context, modern bool, hc *http.Client) (*answer, error) {
 	method, body := w.firstRequest(modern)
 	rctx, cancel := context.WithTimeout(ctx, w.t.Timeout)
 	defer cancel()
@@ -269,8 +290,8 @@ func (w *walk) post(ctx context.Context, modern bool) (*answer, error) {
 		mcp.StandardHeaders(req.Header, body)
 	}
 	client := http.Client{Transport: http.DefaultTransport}
-	if w.t.Client != nil {
-		client = *w.t.Client
+	if hc != nil {
+		client = *hc
 	}
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := client.Do(req)
@@ -453,6 +474,7 @@ func (w *walk) wellKnown(ctx context.Context, u *url.URL, a *answer) {
 			s.Finding = md.URL + " names authorization servers " + strings.Join(md.AuthorizationServers, ", ")
 		}
 	})
+	var as *oauth.ServerMetadata
 	w.wellKnownStep("authorization server", asked, func(s *Step) {
 		if md == nil || len(md.AuthorizationServers) == 0 {
 			s.Status, s.Finding = Skipped, "no protected resource metadata names one"
@@ -460,14 +482,18 @@ func (w *walk) wellKnown(ctx context.Context, u *url.URL, a *answer) {
 		}
 		rctx, cancel := context.WithTimeout(ctx, w.t.Timeout)
 		defer cancel()
-		as, err := oauth.DiscoverServer(rctx, plain, md.AuthorizationServers[0])
+		var err error
+		as, err = oauth.DiscoverServer(rctx, plain, md.AuthorizationServers[0])
 		switch {
 		case err != nil:
-			s.fail(codeAuth, md.AuthorizationServers[0]+": "+err.Error(), "the authorization server must publish its metadata (RFC 8414 or OpenID Connect Discovery)")
+			s.fail(codeAuth, md.AuthorizationServers[0]+": "+err.Error(), "the authorization server must publish its metadata (RFC 8414 or OpenID Connect Discovery), with S256 among its code_challenge_methods_supported")
 		default:
-			s.Finding = fmt.Sprintf("%s: authorize at %s, tokens at %s", as.Issuer, as.AuthorizationEndpoint, as.TokenEndpoint)
+			s.Finding = fmt.Sprintf("%s: authorize at %s, tokens at %s, PKCE S256", as.Issuer, as.AuthorizationEndpoint, as.TokenEndpoint)
 		}
 	})
+	if asked {
+		w.authorizationWalk(a, md, as)
+	}
 	w.wellKnownStep("server card", false, func(s *Step) {
 		card := strings.TrimSuffix(w.t.URL, "/") + "/server-card"
 		catalog := u.Scheme + "://" + u.Host + "/.well-known/ai-catalog.json"
@@ -478,6 +504,48 @@ func (w *walk) wellKnown(ctx context.Context, u *url.URL, a *answer) {
 			}
 		}
 		s.Finding = "none offered (a server card is optional)"
+	})
+}
+
+// authorizationWalk goes on from the authorization server's metadata to
+// what a client needs of it: a way to register (dynamic registration, a
+// client ID metadata document, or a client registered by hand), and the
+// scopes the server asks for among those it grants.
+func (w *walk) authorizationWalk(a *answer, md *oauth.ResourceMetadata, as *oauth.ServerMetadata) {
+	w.step("registration", func(s *Step) {
+		switch {
+		case as == nil:
+			s.Status, s.Finding = Skipped, "no authorization server metadata"
+		case as.ClientIDMetadataDocumentSupported:
+			s.Finding = "client ID metadata documents: mcpv names itself by its document's URL"
+		case as.RegistrationEndpoint != "":
+			s.Finding = "dynamic client registration at " + as.RegistrationEndpoint
+		default:
+			s.warn("the authorization server offers neither dynamic registration nor client ID metadata documents",
+				"register mcpv with the authorization server by hand and give its client id: mcpv auth login --client-id ID")
+		}
+	})
+	w.step("scopes", func(s *Step) {
+		var asked []string
+		if ch, ok := oauth.AuthChallenge(a.header); ok && ch.Params["scope"] != "" {
+			asked = strings.Fields(ch.Params["scope"])
+			s.Finding = "the 401 asks for " + ch.Params["scope"]
+		} else if md != nil && len(md.ScopesSupported) > 0 {
+			asked = md.ScopesSupported
+			s.Finding = "the resource metadata lists " + strings.Join(md.ScopesSupported, " ")
+		} else {
+			s.Finding = "none asked for: the authorization server's defaults"
+		}
+		if as == nil || len(as.ScopesSupported) == 0 {
+			return
+		}
+		for _, sc := range asked {
+			if !slices.Contains(as.ScopesSupported, sc) {
+				s.warn(fmt.Sprintf("the scope %q is asked for, but the authorization server lists only %s", sc, strings.Join(as.ScopesSupported, " ")),
+					"the server and its authorization server disagree on scopes: a login may be refused (invalid_scope)")
+				return
+			}
+		}
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpv/mcpv/mcp"
@@ -47,8 +48,23 @@ func (w *walk) stdio(ctx context.Context) {
 	}
 	answered := make(chan got, 2)
 	var held pieces
+	// The first line that is no message has the first exchange diagnosed
+	// (Target.FirstContact) while the walk waits for its answer.
+	var diagnosing atomic.Bool
+	diagnosed := make(chan contact, 1)
+	// The diagnosis ends with the wait (stopDiagnosis) or its own bound.
+	dctx, stopDiagnosis := context.WithCancel(ctx)
+	defer stopDiagnosis()
 	heard := func(line []byte) { // what is no message alone: junk, or a piece of one written over lines
 		junk.add(line)
+		if w.t.FirstContact != nil && !diagnosing.Swap(true) {
+			go func() { // doctor's first-contact diagnosis: ends when FirstContact returns, bounded by the wait's context
+				bctx, cancel := context.WithTimeout(dctx, w.t.StartTimeout)
+				defer cancel()
+				id, finding := w.t.FirstContact(bctx)
+				diagnosed <- contact{id, finding}
+			}()
+		}
 		if m, n := held.add(line); m != nil {
 			select {
 			case answered <- got{m: m, framed: n}:
@@ -85,13 +101,19 @@ func (w *walk) stdio(ctx context.Context) {
 		for {
 			data, err := tr.Read()
 			if err != nil {
-				answered <- got{err: err}
+				select { // never blocks: the walk takes one answer, and one is there
+				case answered <- got{err: err}:
+				default:
+				}
 				return
 			}
 			if ms, err := mcp.DecodeMessages(data); err == nil {
 				for _, m := range ms {
 					if m.IsResponse() {
-						answered <- got{m: &m}
+						select {
+						case answered <- got{m: &m}:
+						default:
+						}
 						return
 					}
 				}
@@ -104,9 +126,27 @@ func (w *walk) stdio(ctx context.Context) {
 	defer cancel()
 	writeErr := tr.Write(wctx, body)
 	var g got
-	select {
-	case g = <-answered:
-	case <-wctx.Done():
+	var broken *contact
+	wait, judged := answered, diagnosed
+	for wait != nil {
+		select {
+		case g = <-answered:
+			wait = nil
+		case c := <-judged:
+			judged = nil
+			// What the server wrote that is no message was judged on a
+			// connection of mcpv check's: a requirement it breaks ends the
+			// wait at once; none, and its answer is still waited for.
+			if c.id != "" {
+				broken, wait = &c, nil
+			}
+		case <-wctx.Done():
+			wait = nil
+		}
+	}
+	if diagnosing.Load() && judged != nil {
+		stopDiagnosis()
+		<-diagnosed // the diagnosis ends with its context
 	}
 	took := time.Since(start).Round(time.Millisecond)
 	if g.err == nil && g.m == nil && writeErr != nil {
@@ -139,6 +179,9 @@ func (w *walk) stdio(ctx context.Context) {
 		default:
 		}
 		switch {
+		case broken != nil:
+			s.fail(codeRequirement, fmt.Sprintf("no answer, and what came breaks %s: %s", broken.id, broken.finding),
+				"no client can open a session until it is fixed; mcpv check names the requirement and quotes its text")
 		case g.m != nil && g.framed > 0:
 			s.Finding = fmt.Sprintf("%s answered in %s, over %d lines", method, took, g.framed)
 		case g.m != nil:
@@ -153,7 +196,7 @@ func (w *walk) stdio(ctx context.Context) {
 			}
 			s.fail(codeTransport, why, "run the command by hand to see why: a missing argument, environment variable or file?")
 		case junk.count() > 0:
-			s.fail(codeTransport, fmt.Sprintf("no answer within %s, but %d lines that are no JSON-RPC message", w.t.StartTimeout, junk.count()),
+			s.fail(codeRequirement, fmt.Sprintf("no answer within %s, but %d lines that are no JSON-RPC message (jsonrpc.stdout-only)", w.t.StartTimeout, junk.count()),
 				"the server writes something other than JSON-RPC messages on stdout, one a line: is it an MCP server over stdio, or does it need --framing content-length?")
 		default:
 			s.fail(codeTimeout, fmt.Sprintf("no answer to %s within %s", method, w.t.StartTimeout),
@@ -166,6 +209,10 @@ func (w *walk) stdio(ctx context.Context) {
 		}
 	})
 }
+
+// contact is what the first exchange's diagnosis found: the check whose
+// requirement the server breaks, and how ("" when none).
+type contact struct{ id, finding string }
 
 // lookPath finds the command as the server's start will: a path with a
 // slash relative to dir, a bare name in PATH (the server's environment's,

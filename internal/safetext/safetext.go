@@ -83,13 +83,14 @@ func clean(s string, keepLines bool) bool {
 }
 
 // unsafe reports a character a terminal may act on, or that changes how
-// the text around it reads: C0 and C1 controls, DEL, and the bidirectional
-// marks, embeddings, overrides and isolates.
+// the text around it reads: C0 and C1 controls, DEL, the bidirectional
+// marks, embeddings, overrides and isolates, and the byte order mark
+// (U+FEFF), which shows as nothing where it may be the whole defect.
 func unsafe(r rune) bool {
 	switch {
 	case r < 0x20, r >= 0x7f && r <= 0x9f:
 		return true
-	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0xfeff:
 		return true
 	}
 	return false

@@ -15,6 +15,7 @@ func TestLineAndText(t *testing.T) {
 		{"c1 \u009b31m", `c1 \u009b31m`, `c1 \u009b31m`},
 		{"bidi \u202eevil\u202c", `bidi \u202eevil\u202c`, `bidi \u202eevil\u202c`},
 		{"isolate \u2066x\u2069 mark \u200f", `isolate \u2066x\u2069 mark \u200f`, `isolate \u2066x\u2069 mark \u200f`},
+		{"bom \ufeff{}", `bom \ufeff{}`, `bom \ufeff{}`},
 		{"del \x7f bad \xff", `del \x7f bad \xff`, `del \x7f bad \xff`},
 	} {
 		if got := Line(tt.in); got != tt.line {

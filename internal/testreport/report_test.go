@@ -348,3 +348,31 @@ func TestBlockedAndInconclusive(t *testing.T) {
 		t.Errorf("tap:\n%s", out)
 	}
 }
+
+// A text report told which steps to show writes those alone, with the
+// counts of every step, and leaves out a file with none to show.
+func TestTextOnly(t *testing.T) {
+	suite := Suite{Name: "mcpv check", Group: "area", Groups: "areas", Item: "check", Items: "checks"}
+	files := []File{
+		{Path: "lists", Name: "Lists", Named: true, Steps: []Step{
+			{Index: 1, ID: "lists.a", Name: "lists.a  a", Tag: "MUST", Status: Passed},
+			{Index: 2, ID: "lists.b", Name: "lists.b  b", Tag: "MUST", Status: Failed, Failures: []Failure{{Kind: "MUST", Message: "broken"}}},
+		}},
+		{Path: "http", Name: "HTTP", Named: true, Steps: []Step{{Index: 1, ID: "http.a", Name: "http.a  a", Tag: "MUST", Status: Skipped, Reason: "applies to HTTP servers"}}},
+	}
+	var b bytes.Buffer
+	text := &Text{W: &b, Suite: suite, Only: func(s Step) bool { return s.Status == Failed }}
+	for _, f := range files {
+		text.File(f)
+	}
+	text.Summary(files, time.Second)
+	out := b.String()
+	for _, want := range []string{"lists Lists\n", "  ✗ lists.b  b  [MUST]", "  FAIL 1 passed, 1 failed  0s\n", "FAIL 1 passed, 1 failed, 1 skipped (2 areas, 1s)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "lists.a") || strings.Contains(out, "http") {
+		t.Errorf("a step or a file not chosen is shown:\n%s", out)
+	}
+}

@@ -33,6 +33,9 @@ type Text struct {
 	W     io.Writer
 	Color bool
 	Suite Suite
+	// Only, when set, chooses the steps shown: the others are counted
+	// but not written, and a file with none to show is not written.
+	Only func(Step) bool
 }
 
 func (t *Text) style(s, text string) string {
@@ -44,6 +47,19 @@ func (t *Text) style(s, text string) string {
 
 // File writes one file's block.
 func (t *Text) File(f File) error {
+	counts := countSteps(f.Steps)
+	if t.Only != nil {
+		var shown []Step
+		for _, s := range f.Steps {
+			if t.Only(s) {
+				shown = append(shown, s)
+			}
+		}
+		if len(shown) == 0 && f.Code == 0 {
+			return nil
+		}
+		f.Steps = shown
+	}
 	b := bufio.NewWriter(t.W)
 	header := t.style(styleBold, safetext.Line(f.Path))
 	if f.Named {
@@ -56,7 +72,6 @@ func (t *Text) File(f File) error {
 	if f.Code != 0 && f.Err != "" {
 		fmt.Fprintf(b, "  %s %s\n", t.style(styleRed, "✗"), t.style(styleRed, fmt.Sprintf("exit %d: %s", f.Code, safetext.Line(f.Err))))
 	}
-	counts := countSteps(f.Steps)
 	for i := 0; i < len(f.Steps); i++ {
 		s := f.Steps[i]
 		if n := blockedRun(f.Steps[i:]); n > 2 {

@@ -5,6 +5,7 @@ package mcptest
 // HTTP+SSE transport.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -336,7 +337,7 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 
 	if s.opts.Spec != nil && s.opts.Spec.Card != nil && r.URL.Path == "/mcp/server-card" && r.Method == http.MethodGet {
 		w.Header().Set("Content-Type", "application/mcp-server-card+json")
-		w.Write(s.opts.Spec.Card)
+		w.Write(bytes.ReplaceAll(s.opts.Spec.Card, []byte("{{endpoint}}"), []byte("http://"+r.Host+"/mcp"))) // the card names the server where it answers
 		return
 	}
 	if s.opts.Spec != nil {

@@ -76,6 +76,14 @@ func (s *HTTPServer) serveSpec(x *Exchange) {
 			x.Status(http.StatusOK, `{}`, "Content-Type", "application/json")
 			return
 		}
+		if (spec.has("get-stream-response") || spec.has("get-stream")) && !modern {
+			e := x.SSE()
+			if spec.has("get-stream-response") {
+				e.Event(s.eventID(), `{"jsonrpc":"2.0","id":"mcpv-never-asked","result":{}}`)
+			}
+			x.Hold()
+			return
+		}
 		x.Status(http.StatusMethodNotAllowed, "")
 		return
 	case http.MethodDelete:
@@ -208,7 +216,7 @@ func (s *HTTPServer) serveModern(x *Exchange, m msg) {
 			x.Status(http.StatusBadRequest, spec.errorLineData(m.ID, e.Code, e.Message, e.data), "Content-Type", "application/json")
 			return
 		}
-		if why := headerMismatch(x.R.Header, m); why != "" && !spec.has("no-header-check") {
+		if why := headerMismatch(x.R.Header, m) + spec.paramMismatch(x.R.Header, m); why != "" && !spec.has("no-header-check") {
 			x.Status(http.StatusBadRequest, spec.errorLine(m.ID, -32020, "Header mismatch: "+why), "Content-Type", "application/json")
 			return
 		}
@@ -233,6 +241,43 @@ func headerMismatch(h http.Header, m msg) string {
 	want, _ := stringMember(m.Params, key)
 	if got := h.Get("Mcp-Name"); got != want && !strings.HasPrefix(got, "=?base64?") {
 		return fmt.Sprintf("Mcp-Name %q, body %q", got, want)
+	}
+	return ""
+}
+
+// paramMismatch says how a modern tools/call's Mcp-Param-NAME headers
+// break its arguments, for the tool's top-level properties annotated
+// x-mcp-header (compared as text), or "".
+func (spec *Spec) paramMismatch(h http.Header, m msg) string {
+	if m.Method != "tools/call" || spec.has("no-param-header-check") {
+		return ""
+	}
+	var tool struct {
+		InputSchema struct {
+			Properties map[string]struct {
+				Header string `json:"x-mcp-header"`
+			} `json:"properties"`
+		} `json:"inputSchema"`
+	}
+	for _, t := range spec.Tools {
+		if n, _ := stringMember(t, "name"); n == nameParam(m.Params) {
+			json.Unmarshal(t, &tool)
+		}
+	}
+	args := member(m.Params, "arguments")
+	for prop, p := range tool.InputSchema.Properties {
+		if p.Header == "" {
+			continue
+		}
+		v := member(args, prop)
+		want := strings.Trim(string(v), `"`)
+		got, present := h[http.CanonicalHeaderKey("Mcp-Param-"+p.Header)]
+		if v == nil && !present {
+			continue
+		}
+		if !present || len(got) != 1 || got[0] != want {
+			return fmt.Sprintf("Mcp-Param-%s %q, argument %s", p.Header, strings.Join(got, ", "), v)
+		}
 	}
 	return ""
 }
@@ -277,12 +322,14 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 	var lines []string
 	spec.specMessage(st, m.raw, m, specOut{send: func(line string) { lines = append(lines, line) }, async: func(f func()) { f() }, http: true})
 	status := http.StatusOK
-	if spec.Era == "modern" && len(lines) == 1 && strings.Contains(lines[0], `"code":-32601`) && !spec.has("method-not-found-200") {
+	if spec.Era == "modern" && len(lines) == 1 && strings.Contains(lines[0], `"code":-32601`) && !spec.has("method-not-found-200") && !(spec.has("removed-methods-200") && slices.Contains(removedMethods, m.Method)) {
 		status = http.StatusNotFound
 	}
 	switch {
 	case plain:
 		x.Status(status, strings.Join(lines, "\n"), "Content-Type", "text/plain")
+	case len(lines) == 1 && spec.has("json-array-answer"):
+		x.Status(status, "["+lines[0]+"]", "Content-Type", "application/json")
 	case len(lines) == 1:
 		x.Status(status, lines[0], "Content-Type", "application/json")
 	default:

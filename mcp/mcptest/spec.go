@@ -38,7 +38,8 @@ type Spec struct {
 	Instructions string          `json:"instructions,omitempty"`
 
 	// Card, over HTTP, is the Server Card served at the endpoint's URL
-	// + /server-card, as written.
+	// + /server-card, as written but for {{endpoint}}, which is the
+	// endpoint's URL.
 	Card json.RawMessage `json:"card,omitempty"`
 
 	// The lists, each item sent as written.
@@ -46,6 +47,11 @@ type Spec struct {
 	Prompts           []json.RawMessage `json:"prompts,omitempty"`
 	Resources         []json.RawMessage `json:"resources,omitempty"`
 	ResourceTemplates []json.RawMessage `json:"resourceTemplates,omitempty"`
+	// Skills are the skills extension's entries, served by skills/list
+	// (paged as the lists are) and skills/get; their files are read with
+	// resources/read from ReadResults, and each skill's directory with
+	// resources/directory/read.
+	Skills []json.RawMessage `json:"skills,omitempty"`
 
 	// CallResults are tools/call results by tool name. A listed tool with
 	// none answers one text block, "called NAME"; any other name -32602.

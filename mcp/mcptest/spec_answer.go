@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // JSON-RPC error codes the server answers with.
@@ -24,6 +25,7 @@ var lists = map[string]string{
 	"prompts/list":             "prompts",
 	"resources/list":           "resources",
 	"resources/templates/list": "resourceTemplates",
+	"skills/list":              "skills",
 }
 
 // gates are the methods served only with a capability declared.
@@ -134,6 +136,28 @@ func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage
 		return canned(params, "uri", spec.ReadResults, spec.Resources, "uri", "resource", codeResourceNotFound, func(uri string) any {
 			return map[string]any{"contents": []any{map[string]any{"uri": uri, "text": ""}}}
 		})
+	case "skills/list":
+		return page(spec, method, spec.Skills, params)
+	case "skills/get":
+		uri, _ := stringMember(params, "uri")
+		for _, sk := range spec.Skills {
+			if u, _ := stringMember(sk, "uri"); u == uri {
+				return mustJSON(map[string]any{"skill": sk}), nil
+			}
+		}
+		return nil, &specError{Code: codeInvalidParams, Message: "unknown skill"}
+	case "resources/directory/read":
+		uri, _ := stringMember(params, "uri")
+		var children []any
+		for _, sk := range spec.Skills {
+			if u, _ := stringMember(sk, "uri"); strings.TrimSuffix(u, "/SKILL.md") == uri {
+				children = append(children, map[string]any{"uri": u, "name": "SKILL.md"})
+			}
+		}
+		if children == nil {
+			return nil, &specError{Code: codeInvalidParams, Message: "not a directory"}
+		}
+		return mustJSON(map[string]any{"resources": children}), nil
 	case "logging/setLevel":
 		return json.RawMessage(`{}`), nil
 	case "resources/subscribe", "resources/unsubscribe":
@@ -260,6 +284,8 @@ func page(spec *Spec, method string, items []json.RawMessage, params json.RawMes
 			n, _ := strconv.Atoi(next)
 			res["nextCursor"] = n
 		}
+	} else if spec.has("null-cursor") {
+		res["nextCursor"] = nil
 	}
 	spec.hint(res)
 	return mustJSON(res), nil

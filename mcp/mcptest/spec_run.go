@@ -13,10 +13,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -71,26 +73,28 @@ var Faults = []string{
 	"discover-no-capabilities", // server/discover without capabilities
 	"discover-no-server-info",  // server/discover without _meta serverInfo
 	// Streamable HTTP
-	"no-origin-check",      // any Origin served
-	"origin-matches-host",  // an Origin served when it names the Host the request came to
-	"text-plain",           // requests but the first (initialize, server/discover) answered as text/plain
-	"notification-200",     // notifications answered 200 with a body
-	"malformed-200",        // a body that is no JSON answered 200
-	"session-id-space",     // session ids with a space in them
-	"no-session-404",       // a request without a session id answered 404
-	"unknown-session-400",  // an unknown session id answered 400
-	"delete-ignored",       // DELETE answered 200, the session kept
-	"any-version-header",   // any MCP-Protocol-Version served
-	"get-json",             // GET answered 200 with JSON
-	"method-not-found-200", // (modern) an unknown method answered 200
-	"no-header-check",      // (modern) Mcp-* headers that do not match the body served
-	"mint-session",         // (modern) a session id minted
+	"no-origin-check",       // any Origin served
+	"origin-matches-host",   // an Origin served when it names the Host the request came to
+	"text-plain",            // requests but the first (initialize, server/discover) answered as text/plain
+	"notification-200",      // notifications answered 200 with a body
+	"malformed-200",         // a body that is no JSON answered 200
+	"session-id-space",      // session ids with a space in them
+	"no-session-404",        // a request without a session id answered 404
+	"unknown-session-400",   // an unknown session id answered 400
+	"delete-ignored",        // DELETE answered 200, the session kept
+	"any-version-header",    // any MCP-Protocol-Version served
+	"get-json",              // GET answered 200 with JSON
+	"method-not-found-200",  // (modern) an unknown method answered 200
+	"no-header-check",       // (modern) Mcp-* headers that do not match the body served
+	"no-param-header-check", // (modern) Mcp-Param-NAME headers that do not match a tool's x-mcp-header arguments served
+	"mint-session",          // (modern) a session id minted
 	// mcpv check, round two: first contact, one defect one failure, the misses
 	"pretty-json",              // (stdio) every message written over several lines, indented
 	"string-ids",               // every integer id answered as a string ("1" for 1)
 	"null-id-errors",           // every error to a request sent with a null id
 	"duplicate-responses",      // (stdio) every response sent twice
 	"ping-unanswered",          // ping never answered
+	"ping-wrong-id",            // ping answered under an id no request had
 	"integer-cursor",           // nextCursor an integer, not a string
 	"result-and-error",         // every result response carries an error too
 	"undeclared-sampling",      // (initialize era) sampling/createMessage asked of a client that did not declare sampling, after every answer
@@ -105,8 +109,33 @@ var Faults = []string{
 	"input-required-elsewhere", // (modern) completion/complete answered input_required
 	"input-required-empty",     // (modern) prompts/get answered input_required with neither inputRequests nor requestState
 	"input-asks-elicitation",   // (modern) prompts/get answered input_required asking for elicitation of any client
-	"removed-methods-served",   // (modern) logging/setLevel, resources/subscribe and unsubscribe served
+	"removed-methods-served",   // (modern) ping, logging/setLevel, resources/subscribe and unsubscribe served (no defect: the era lets a server keep them)
+	"removed-methods-200",      // (modern, HTTP) ping, logging/setLevel, resources/subscribe and unsubscribe answered -32601 with HTTP 200; other unknown methods 404
 	"client-info-required",     // (modern) a request without _meta clientInfo refused -32602
+	"null-cursor",              // the last page of every list with "nextCursor": null
+	"request-id-reuse",         // (initialize era) a ping request of the server's after every answer, always with id "srv-ping"
+	"null-id-request",          // (initialize era) a ping request of the server's with a null id after every answer
+	"json-array-answer",        // (HTTP) every JSON answer wrapped in a JSON array
+	"string-error-code",        // every error's code written as a string ("-32601")
+	"array-params",             // a log message whose params are an array (by position, as JSON-RPC 2.0 allows and MCP's schema does not) after every answer
+	"request-id-float",         // (initialize era) a ping request of the server's under a fractional id (1.5, 2.5, ...) after every answer
+	"stray-cancel",             // a notifications/cancelled naming the request just answered, the client's, after every answer
+	"log-secret",               // (initialize era) a log message holding the value of the environment variable MCPV_TEST_SECRET after every answer
+	"progress-token-bool",      // a progress notification whose token is true after every answer
+	"notification-with-id",     // a log message sent with an id (as a request) after every answer
+	"result-type-unknown",      // (modern) results with resultType "done"
+	"log-on-listen",            // (modern) a log message on every subscriptions/listen stream
+	"get-stream",               // (HTTP) GET opens an event stream, which stays quiet (no defect)
+	"get-stream-response",      // (HTTP) the GET stream opened with a JSON-RPC response to no request of its own
+	"mrtr",                     // (modern) prompts/get of "ask" asks for elicitation (the client's capability declared) with a request state, and keeps every rule of answering it (no defect)
+	"mrtr-missing-error",       // with mrtr: a retry without its input answered with an error, not asked again
+	"mrtr-extra-error",         // with mrtr: an input response of a key never asked refused
+	"mrtr-invalid-accepted",    // with mrtr: an input response that is no result taken
+	"mrtr-tamper-accepted",     // with mrtr: a request state the server never gave taken
+	"discover-any-version",     // (modern) server/discover answered whatever version it is stamped with; other requests held to theirs (no defect)
+	"json-log-stdout",          // (stdio) a JSON log line that is no JSON-RPC message ({"level":30,...}) after every answer
+	"bom",                      // (stdio) a byte order mark before every message
+	"text-answers",             // (stdio) every request answered with a line of plain text, no JSON-RPC
 	// hostile: what a server may do to its client, whatever it is asked
 	"hang",        // nothing answered but initialize and server/discover
 	"mute-early",  // (initialize era) nothing answered before initialize, not even ping
@@ -117,6 +146,10 @@ var Faults = []string{
 }
 
 func (s *Spec) has(fault string) bool { return slices.Contains(s.Faults, fault) }
+
+// removedMethods are the initialize era's methods the 2026-07-28 era has
+// not (besides initialize).
+var removedMethods = []string{"ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
 
 // slowTool is the tool a spec server runs for a while when it lists it:
 // a progress notification every slowStep (when asked for), slowSteps of
@@ -281,6 +314,9 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 		return
 	case s.has("ping-unanswered") && m.Method == "ping":
 		return
+	case s.has("ping-wrong-id") && m.Method == "ping":
+		out.send(`{"jsonrpc":"2.0","id":"` + srvID("not-the-ping") + `","result":{}}`)
+		return
 	case s.has("die-midway") && n >= 8:
 		st.stop()
 		return
@@ -298,7 +334,7 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 	id := s.replyID(m.ID)
 	modern := s.Era == "modern"
 	if modern && m.Method != "initialize" {
-		if e := s.checkMeta(m.Params); e != nil {
+		if e := s.checkMeta(m.Params); e != nil && !(e.Code == -32022 && m.Method == "server/discover" && s.has("discover-any-version")) {
 			out.send(s.errorLineData(id, e.Code, e.Message, e.data))
 			return
 		}
@@ -328,14 +364,20 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 }
 
 // shaped is out through the faults that shape what is written over
-// stdio: messages over several lines, responses twice.
+// stdio: messages over several lines, responses twice, a byte order mark
+// before each, plain text instead.
 func (s *Spec) shaped(out specOut) specOut {
-	if out.http || !s.has("pretty-json") && !s.has("duplicate-responses") {
+	if out.http || !s.has("pretty-json") && !s.has("duplicate-responses") && !s.has("bom") && !s.has("text-answers") {
 		return out
 	}
 	send := out.send
 	out.send = func(line string) {
-		if s.has("pretty-json") {
+		switch {
+		case s.has("text-answers"):
+			line = "OK: " + strings.ReplaceAll(line, `"`, "")
+		case s.has("bom"):
+			line = "\uFEFF" + line
+		case s.has("pretty-json"):
 			var b bytes.Buffer
 			if json.Indent(&b, []byte(line), "", "  ") == nil {
 				line = b.String()
@@ -361,15 +403,52 @@ func (s *Spec) after(m msg, out specOut) {
 		out.send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"nobody-asked","progress":1}}`)
 	}
 	if s.has("server-request") && m.Method != "initialize" {
-		out.send(`{"jsonrpc":"2.0","id":"srv-ask","method":"roots/list"}`)
+		out.send(`{"jsonrpc":"2.0","id":"` + srvID("srv-ask") + `","method":"roots/list"}`)
+	}
+	if s.has("stray-cancel") && m.ID != nil && m.Method != "initialize" && m.Method != "server/discover" {
+		out.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(m.ID) + `,"reason":"done"}}`)
+	}
+	if s.has("progress-token-bool") && m.Method != "initialize" && m.Method != "server/discover" {
+		out.send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":true,"progress":1}}`)
+	}
+	if s.has("notification-with-id") && m.Method != "initialize" && m.Method != "server/discover" {
+		out.send(`{"jsonrpc":"2.0","id":"` + srvID("srv-note") + `","method":"notifications/message","params":{"level":"info","data":"answered"}}`)
+	}
+	if s.Era != "modern" && m.Method != "initialize" {
+		if s.has("request-id-float") {
+			out.send(`{"jsonrpc":"2.0","id":` + strings.TrimPrefix(srvID(""), "-") + `.5,"method":"ping"}`)
+		}
+		if s.has("log-secret") {
+			v, _ := marshalString("key=" + os.Getenv("MCPV_TEST_SECRET"))
+			out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":` + v + `}}`)
+		}
+		if s.has("request-id-reuse") {
+			out.send(`{"jsonrpc":"2.0","id":"srv-ping","method":"ping"}`)
+		}
+		if s.has("null-id-request") {
+			out.send(`{"jsonrpc":"2.0","id":null,"method":"ping"}`)
+		}
+	}
+	if s.has("json-log-stdout") && !out.http {
+		out.send(`{"level":30,"msg":"answered"}`)
+	}
+	if s.has("array-params") {
+		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":["info","answered"]}`)
 	}
 	if s.has("bad-log-level") {
 		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"loud","data":"answered"}}`)
 	}
 	if s.has("undeclared-sampling") && s.Era != "modern" && m.Method != "initialize" {
-		out.send(`{"jsonrpc":"2.0","id":"srv-sample","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}`)
+		out.send(`{"jsonrpc":"2.0","id":"` + srvID("srv-sample") + `","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}`)
 	}
 }
+
+// srvRequests counts the requests the fake servers of a process send, for
+// ids that are never used twice.
+var srvRequests atomic.Int64
+
+// srvID is a server request's id, new each time.
+func srvID(prefix string) string { return fmt.Sprintf("%s-%d", prefix, srvRequests.Add(1)) }
 
 // answer is the result or error of a request, its faults applied.
 func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
@@ -378,7 +457,7 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 		switch {
 		case method == "completion/complete" && s.has("input-required-elsewhere"):
 			return json.RawMessage(`{"resultType":"input_required","requestState":"s1"}`), nil
-		case s.has("removed-methods-served") && slices.Contains([]string{"logging/setLevel", "resources/subscribe", "resources/unsubscribe"}, method):
+		case s.has("removed-methods-served") && slices.Contains(removedMethods, method):
 			return json.RawMessage(`{}`), nil
 		}
 	}
@@ -408,6 +487,9 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 	}
 	if _, ok := lists[method]; ok {
 		params = s.cursorFaults(st, method, params)
+	}
+	if method == "prompts/get" && s.Era == "modern" && s.has("mrtr") && nameParam(params) == "ask" {
+		return s.askPrompt(params)
 	}
 	res, e := s.handle(method, params)
 	if e == nil && method == "prompts/get" && s.Era == "modern" && s.missingArgs(params) == "" {
@@ -603,6 +685,9 @@ func (s *Spec) stampResult(method, body string) string {
 	if !s.has("no-result-type") && r["resultType"] == nil {
 		r["resultType"] = json.RawMessage(`"complete"`)
 	}
+	if s.has("result-type-unknown") && string(r["resultType"]) == `"complete"` {
+		r["resultType"] = json.RawMessage(`"done"`)
+	}
 	if slices.Contains([]string{"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}, method) && !s.has("no-cache-hints") {
 		// A spec's own hints (ttlMs, cacheScope) stand; the rest are due.
 		if r["ttlMs"] == nil {
@@ -634,9 +719,13 @@ func (s *Spec) errorLine(id json.RawMessage, code int, message string) string {
 
 func (s *Spec) errorLineData(id json.RawMessage, code int, message string, data json.RawMessage) string {
 	text, _ := marshalString(message)
-	e := fmt.Sprintf(`{"code":%d,"message":%s}`, code, text)
+	codeText := strconv.Itoa(code)
+	if s.has("string-error-code") {
+		codeText = `"` + codeText + `"`
+	}
+	e := fmt.Sprintf(`{"code":%s,"message":%s}`, codeText, text)
 	if data != nil {
-		e = fmt.Sprintf(`{"code":%d,"message":%s,"data":%s}`, code, text, data)
+		e = fmt.Sprintf(`{"code":%s,"message":%s,"data":%s}`, codeText, text, data)
 	}
 	if s.has("no-jsonrpc-version") {
 		return fmt.Sprintf(`{"id":%s,"error":%s}`, id, e)
@@ -720,6 +809,9 @@ func (s *Spec) listen(m msg, id json.RawMessage, out specOut) {
 		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":%s}}`, meta))
 	}
 	out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":%s,"notifications":%s}}`, meta, filter))
+	if s.has("log-on-listen") {
+		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"listening"}}`)
+	}
 }
 
 // member is a JSON object's member, raw; nil when absent.
@@ -744,4 +836,41 @@ func stringMember(raw json.RawMessage, key string) (string, bool) {
 func nameParam(params json.RawMessage) string {
 	n, _ := stringMember(params, "name")
 	return n
+}
+
+// askPrompt is prompts/get of "ask" with the mrtr behaviour: the first
+// ask answered input_required (an elicitation, a request state), a retry
+// with the state and the elicitation's answer completed, one without its
+// answer asked again, one with a state never given or an answer that is
+// no result refused; an answer to a key never asked is ignored.
+func (s *Spec) askPrompt(params json.RawMessage) (json.RawMessage, *specError) {
+	const state = "mac:7f3a"
+	ask := json.RawMessage(`{"resultType":"input_required","inputRequests":{"who":{"method":"elicitation/create","params":{"mode":"form","message":"Who?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}},"requestState":"` + state + `"}`)
+	got, hasState := stringMember(params, "requestState")
+	answers := member(params, "inputResponses")
+	done := json.RawMessage(`{"messages":[{"role":"user","content":{"type":"text","text":"asked"}}]}`)
+	if member(member(member(params, "_meta"), "io.modelcontextprotocol/clientCapabilities"), "elicitation") == nil {
+		return done, nil // a client that cannot answer is not asked
+	}
+	if !hasState {
+		return ask, nil
+	}
+	if got != state && !s.has("mrtr-tamper-accepted") {
+		return nil, &specError{Code: codeInvalidParams, Message: "requestState does not verify"}
+	}
+	var m map[string]json.RawMessage
+	json.Unmarshal(answers, &m)
+	if len(m) > 1 && s.has("mrtr-extra-error") {
+		return nil, &specError{Code: codeInvalidParams, Message: "unexpected input response"}
+	}
+	who, ok := m["who"]
+	switch {
+	case !ok && s.has("mrtr-missing-error"):
+		return nil, &specError{Code: codeInvalidParams, Message: "missing input response"}
+	case !ok:
+		return ask, nil
+	case member(who, "action") == nil && !s.has("mrtr-invalid-accepted"):
+		return nil, &specError{Code: codeInvalidParams, Message: "the input response is no elicitation result"}
+	}
+	return done, nil
 }

@@ -71,7 +71,9 @@ type Server struct {
 	TokenRedirect string
 	// Broken names a requirement of MCP's authorization the servers
 	// break: "no-challenge" (a 401 without WWW-Authenticate),
-	// "no-metadata" (no resource_metadata and no document),
+	// "no-metadata" (no resource_metadata and no document: a token of
+	// the server's own, no OAuth), "metadata-gone" (a resource_metadata
+	// that names no document),
 	// "no-auth-servers" (a document without authorization_servers),
 	// "no-s256" (metadata without S256 PKCE), "any-token" (any bearer
 	// token taken).
@@ -242,8 +244,11 @@ func (s *Server) Revoke() {
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		prm := fmt.Sprintf(`resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, s.RS.URL)
-		if s.Broken == "no-metadata" {
+		switch s.Broken {
+		case "no-metadata":
 			prm = `realm="mcp"`
+		case "metadata-gone":
+			prm = fmt.Sprintf(`resource_metadata="%s/.well-known/oauth-protected-resource/gone"`, s.RS.URL)
 		}
 		scheme := "Bearer"
 		if s.DPoP {

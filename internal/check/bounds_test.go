@@ -1,0 +1,67 @@
+package check
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/longtest"
+)
+
+// A tool named with --call that outruns the check's time makes the checks
+// of its call inconclusive, none failed: a slow tool is no violation.
+func TestCallOutrunningItsBound(t *testing.T) {
+	t.Parallel()
+	f := fake{transport: "stdio", change: map[string]string{"mute": `["tools/call"]`}}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	report, err := Run(ctx, f.target(t), Options{Only: []string{"tools", "utilities.progress"}, CheckTimeout: 300 * time.Millisecond, Calls: []Call{{Tool: "echo"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range report.Results {
+		if r.Status == Failed {
+			t.Errorf("%s", describeResult(r))
+		}
+	}
+	if report.Inconclusive() == 0 {
+		t.Errorf("no check inconclusive")
+	}
+}
+
+// --check-timeout never counts the server's start: a server slower to
+// start than a check's time has every check run to its end.
+func TestCheckTimeNotCountingTheStart(t *testing.T) {
+	longtest.Skip(t, "each server of the run takes 12 s to start")
+	t.Parallel()
+	// The start twice the check's time, which is generous for what each
+	// check does once the server is up, on a loaded machine too.
+	f := fake{transport: "stdio", slowStart: 12000}
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	report, err := Run(ctx, f.target(t), Options{Only: []string{"jsonrpc", "lifecycle", "utilities", "tools"}, CheckTimeout: 6 * time.Second, Calls: []Call{{Tool: "slow"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range report.Results {
+		if r.Status == Inconclusive || r.Status == Failed {
+			t.Errorf("%s", describeResult(r))
+		}
+	}
+}
+
+// A subscription the server is slow to acknowledge, past the check's
+// time, is inconclusive: a slow server is no violation.
+func TestSlowListenInconclusive(t *testing.T) {
+	t.Parallel()
+	f := fake{transport: "stdio", era: "modern", change: map[string]string{"mute": `["subscriptions/listen"]`}}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	report, err := Run(ctx, f.target(t), Options{Only: []string{"modern.listen"}, CheckTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := report.Results[0]; r.Status != Inconclusive {
+		t.Errorf("%s", describeResult(r))
+	}
+}

@@ -1,0 +1,51 @@
+package check
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A first exchange broken in any way a stdio server breaks it is named
+// as soon as the server has said it: the start's and the checks' bounds
+// are an hour, so a run that waited on either would not end.
+func TestBrokenFirstExchangeNamedAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		fake     fake
+		id, seen string // the check that fails, and what its failure quotes
+	}{
+		{"a byte order mark before each message", fake{transport: "stdio", change: faults("bom")}, "jsonrpc.messages", `\ufeff{`},
+		{"text in place of JSON-RPC", fake{transport: "stdio", change: faults("text-answers")}, "jsonrpc.stdout-only", "OK: "},
+		{"a message split across lines", fake{transport: "stdio", change: faults("pretty-json")}, "jsonrpc.framing", "{"},
+		{"Content-Length framing", fake{transport: "stdio", behaviours: "content-length=reply"}, "jsonrpc.framing", "Content-Length:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard only
+			defer cancel()
+			report, err := Run(ctx, tc.fake.target(t), Options{CheckTimeout: time.Hour, StartTimeout: time.Hour})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if report.Stopped != nil {
+				t.Fatalf("the run stopped: %v", report.Stopped)
+			}
+			failed := 0
+			for _, r := range report.Results {
+				if r.Status == Failed {
+					failed++
+					if r.ID != tc.id {
+						t.Errorf("%s failed, want %s alone", describeResult(r), tc.id)
+					} else if !strings.Contains(r.Received, tc.seen) {
+						t.Errorf("the failure quotes %q, want %q in it", r.Received, tc.seen)
+					}
+				}
+			}
+			if failed != 1 {
+				t.Errorf("%d failures, want 1 (%s)", failed, tc.id)
+			}
+		})
+	}
+}

@@ -1,0 +1,96 @@
+package check
+
+import (
+	"strings"
+	"testing"
+)
+
+// newBroken are servers each breaking one MUST of the specification that
+// no check held a server to before: the check that names it.
+var newBroken = []struct {
+	name   string
+	fake   fake
+	change map[string]string
+	id     string
+}{
+	{"a result's _meta key that breaks the key name format", stdio, map[string]string{"promptResults": `{"hello":{"_meta":{"9bad/key":1},"messages":[{"role":"user","content":{"type":"text","text":"hi"}}]}}`}, "jsonrpc.meta-keys"},
+	{"a server request under a fractional id", stdio, faults("request-id-float"), "jsonrpc.request-id"},
+	{"a notification sent with an id", stdio, faults("notification-with-id"), "jsonrpc.notification-id"},
+	{"a cancellation of the client's own request", stdio, faults("stray-cancel"), "utilities.cancel-own"},
+	{"a progress token that is a boolean", stdio, faults("progress-token-bool"), "utilities.progress-token"},
+	{"a log message holding the client's secret", fake{transport: "stdio", secret: "s3cr3t-Test-Value-42"}, faults("log-secret"), "utilities.log-secrets"},
+	{"a prompt's image of no MIME type", stdio, map[string]string{"promptResults": `{"hello":{"messages":[{"role":"user","content":{"type":"image","data":"aGk=","mimeType":"png"}}]}}`}, "reading.prompt-messages"},
+	{"a prompt's audio of no MIME type", stdio, map[string]string{"promptResults": `{"hello":{"messages":[{"role":"user","content":{"type":"audio","data":"aGk=","mimeType":"wav audio"}}]}}`}, "reading.prompt-messages"},
+	{"a response on the GET stream to no request", fake{transport: "http", change: faults("get-stream")}, faults("get-stream-response"), "http.get-no-response"},
+	{"a log message on the subscriptions/listen stream, over HTTP", httpModern, faults("log-on-listen"), "modern.log-unasked"},
+}
+
+// Each new broken server fails the check that names its defect, and no
+// other; the correct server it is made from passes that check.
+// The checks new here have their broken servers among brokenCases too.
+func init() {
+	had := map[string]bool{}
+	for _, c := range brokenCases {
+		had[c.id] = true
+	}
+	for _, nb := range newBroken {
+		if !had[nb.id] {
+			had[nb.id] = true
+			brokenCases = append(brokenCases, brokenCase{id: nb.id, fake: nb.fake, break_: merge(nb.fake.change, nb.change)})
+		}
+	}
+}
+
+func TestNewBrokenServers(t *testing.T) {
+	for _, nb := range newBroken {
+		t.Run(nb.name, func(t *testing.T) {
+			t.Parallel()
+			if r := goodRun(t, nb.fake)[nb.id]; r.Status != Passed {
+				t.Errorf("the correct server: %s", describeResult(r))
+			}
+			f := nb.fake
+			f.change = merge(f.change, nb.change)
+			for id, r := range runChecks(t, f) {
+				switch {
+				case id == nb.id && r.Status != Failed:
+					t.Errorf("the broken server: %s", describeResult(r))
+				case id != nb.id && r.Status == Failed:
+					t.Errorf("failed too: %s", describeResult(r))
+				}
+			}
+		})
+	}
+}
+
+// mrtrChange is goodSpec of the 2026-07-28 era with a prompt that asks
+// a client that can answer for input, with a request state.
+func mrtrChange(more ...string) map[string]string {
+	return map[string]string{
+		"prompts": `[{"name":"hello","description":"Hello."},{"name":"ask","description":"Asks who."}]`,
+		"faults":  `["` + strings.Join(append([]string{"mrtr"}, more...), `","`) + `"]`,
+	}
+}
+
+func init() {
+	good := fake{transport: "stdio", era: "modern", change: mrtrChange()}
+	for id, fault := range map[string]string{"modern.input-missing": "mrtr-missing-error", "modern.input-extra": "mrtr-extra-error",
+		"modern.input-invalid": "mrtr-invalid-accepted"} {
+		brokenCases = append(brokenCases, brokenCase{id: id, fake: good, break_: mrtrChange(fault)})
+	}
+	// Whether a forged state breaks the rule depends on what the state is
+	// for, which the server alone knows: a warning, never a failure.
+	brokenCases = append(brokenCases, brokenCase{id: "modern.request-state", fake: good, break_: mrtrChange("mrtr-tamper-accepted"), unsure: true})
+}
+
+// headerTools are goodSpec's tools, shaped's argument n mirrored in the
+// header Mcp-Param-N.
+const headerTools = `[
+	{"name":"slow","description":"Takes a while.","inputSchema":{"type":"object"}},
+	{"name":"shaped","description":"Structured.","inputSchema":{"type":"object","properties":{"n":{"type":"integer","description":"N.","x-mcp-header":"N"}}},
+	 "outputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}},
+	{"name":"echo","description":"Echoes.","inputSchema":{"type":"object","properties":{"message":{"type":"string","description":"M."}}}}]`
+
+func init() {
+	good := fake{transport: "http", era: "modern", change: map[string]string{"tools": headerTools}}
+	brokenCases = append(brokenCases, brokenCase{id: "modern.header-param", fake: good, break_: map[string]string{"tools": headerTools, "faults": `["no-param-header-check"]`}})
+}

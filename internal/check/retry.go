@@ -1,0 +1,195 @@
+package check
+
+// Answering a server's input requests, as a client of the 2026-07-28 era
+// does: a connection that declares elicitation, sampling and roots asks
+// the server's prompts (those without required arguments) until one is
+// answered input_required, answers each input request (an elicitation
+// declined, a fixed sampled message, no roots) and retries the request
+// with the answers and the request state, round after round. The checks
+// hold the server to what the era says of a retry: one that lacks an
+// answer asked again, one with an answer of no kind refused, answers to
+// keys never asked ignored, a request state it never gave not taken.
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// answering are the client capabilities of a connection that answers
+// the server's input requests.
+const answering = `{"elicitation":{"form":{}},"sampling":{},"roots":{}}`
+
+// maxRounds bounds the rounds of one request answered.
+const maxRounds = 5
+
+// asking is a request the server answered input_required.
+type asking struct {
+	c      *conn
+	name   string          // the prompt's
+	result json.RawMessage // its input_required result
+}
+
+// ask finds a prompt the server answers input_required on a connection
+// that can answer; the check is skipped when none is.
+func ask(t *T) asking {
+	c := t.fresh(connOptions{era: "modern", capabilities: answering})
+	n := 0
+	for _, it := range t.listed("prompts/list") {
+		name, ok := str(member(it, "name"))
+		if !ok || len(requiredArgs(it)) > 0 {
+			continue
+		}
+		if n++; n > maxReads {
+			break
+		}
+		m, _ := t.request(c, "prompts/get", promptParams(name, nil, nil))
+		if inputRequired(seen{msg: m, era: "modern"}) {
+			return asking{c: c, name: name, result: m.Result}
+		}
+	}
+	t.Skip("no prompt without required arguments asks for input (input_required) of a client that can answer")
+	return asking{}
+}
+
+// promptParams are prompts/get's params for name, with input responses
+// and a request state when given.
+func promptParams(name string, answers json.RawMessage, state *string) json.RawMessage {
+	p := map[string]any{"name": name}
+	if answers != nil {
+		p["inputResponses"] = answers
+	}
+	if state != nil {
+		p["requestState"] = *state
+	}
+	b, _ := json.Marshal(p)
+	return b
+}
+
+// answers are a client's answers to an input_required result's input
+// requests: each key's, by its method.
+func answers(result json.RawMessage) map[string]json.RawMessage {
+	var asks map[string]struct {
+		Method string `json:"method"`
+	}
+	json.Unmarshal(member(result, "inputRequests"), &asks)
+	out := map[string]json.RawMessage{}
+	for k, a := range asks {
+		switch a.Method {
+		case "elicitation/create":
+			out[k] = json.RawMessage(`{"action":"decline"}`)
+		case "sampling/createMessage":
+			out[k] = json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"mcpv check"},"model":"mcpv-check","stopReason":"endTurn"}`)
+		case "roots/list":
+			out[k] = json.RawMessage(`{"roots":[]}`)
+		}
+	}
+	return out
+}
+
+// state is an input_required result's request state, or nil.
+func state(result json.RawMessage) *string {
+	if s, ok := str(member(result, "requestState")); ok {
+		return &s
+	}
+	return nil
+}
+
+// retry sends a's request again with answers and state, and returns the
+// answer.
+func (a asking) retry(t *T, answers any, state *string) mcp.Message {
+	b, _ := json.Marshal(answers)
+	params := promptParams(a.name, b, state)
+	t.Sent("prompts/get " + clip(string(params), 300))
+	m, _ := t.request(a.c, "prompts/get", params)
+	return m
+}
+
+func retryChecks() []*Check {
+	return []*Check{
+		{
+			ID: "modern.input-missing", Title: "a retry without the input asked for is asked again", Level: SHOULD,
+			Spec: "2026-07-28", Section: "basic/patterns/mrtr#error-handling",
+			Quote: "If the client fails to send all the information requested in a previous InputRequests, and the missing information is necessary for the server to process the request, the server SHOULD respond with a new InputRequiredResult requesting the missing information again, rather than returning an error.",
+			needs: needs{era: "modern", capability: "prompts"},
+			run: func(t *T) {
+				a := ask(t)
+				if len(answers(a.result)) == 0 {
+					t.Skip("the server asks for no input, only a request state")
+				}
+				m := a.retry(t, map[string]any{}, state(a.result))
+				if m.Error != nil {
+					t.Got(errText(m.Error))
+					t.Fail("a retry without its input was refused, not asked again")
+				}
+			},
+		},
+		{
+			ID: "modern.input-extra", Title: "answers the server did not ask for are ignored, round after round", Level: SHOULD,
+			Spec: "2026-07-28", Section: "basic/patterns/mrtr#error-handling",
+			Quote: "If additional, unexpected parameters are provided in the InputResponses object, the server SHOULD ignore any information it does not recognize or need.",
+			needs: needs{era: "modern", capability: "prompts"},
+			run: func(t *T) {
+				a := ask(t)
+				res := a.result
+				for round := 1; round <= maxRounds; round++ {
+					ans := answers(res)
+					ans["mcpv-check-not-asked"] = json.RawMessage(`{"action":"decline"}`)
+					m := a.retry(t, ans, state(res))
+					switch {
+					case m.Error != nil:
+						t.Got(errText(m.Error))
+						t.Fail("round %d: the answers, with one to a key never asked, were refused", round)
+					case !inputRequired(seen{msg: m, era: "modern"}):
+						return
+					}
+					res = m.Result
+				}
+				t.Note("the server still asked for input after %d rounds answered", maxRounds)
+			},
+		},
+		{
+			ID: "modern.input-invalid", Title: "an answer that is no result of the request asked is refused", Level: SHOULD,
+			Spec: "2026-07-28", Section: "basic/patterns/mrtr#error-handling",
+			Quote: "Servers SHOULD validate that the data provided by the client is a valid InputResponses object and that the information inside can be correctly parsed. Protocol errors (malformed JSON, invalid schema, internal server errors) SHOULD return a JSON-RPC error response",
+			needs: needs{era: "modern", capability: "prompts"},
+			run: func(t *T) {
+				a := ask(t)
+				ans := answers(a.result)
+				if len(ans) == 0 {
+					t.Skip("the server asks for no input, only a request state")
+				}
+				for k := range ans {
+					ans[k] = json.RawMessage(`"mcpv-check: no result"`)
+				}
+				m := a.retry(t, ans, state(a.result))
+				if m.Error == nil && !inputRequired(seen{msg: m, era: "modern"}) {
+					t.Got(clip(string(m.Result), 300))
+					t.Fail("answers that are no results (strings) were taken, and the request completed")
+				}
+			},
+		},
+		{
+			ID: "modern.request-state", Title: "a request state the server never gave is not taken", Level: MUST,
+			Spec: "2026-07-28", Section: "basic/patterns/mrtr#server-requirements-basic-workflow",
+			Quote: "If requestState influences authorization, resource access, or business logic, servers MUST protect its integrity (e.g. HMAC or AEAD) and MUST reject state that fails verification.",
+			needs: needs{era: "modern", capability: "prompts"},
+			run: func(t *T) {
+				a := ask(t)
+				s := state(a.result)
+				if s == nil {
+					t.Skip("the server keeps no request state")
+				}
+				forged := *s + "-mcpv-check"
+				m := a.retry(t, answers(a.result), &forged)
+				if m.Error == nil && !inputRequired(seen{msg: m, era: "modern"}) {
+					t.Got(clip(string(m.Result), 300))
+					// Whether the state matters is the server's to know:
+					// not sure, a warning.
+					t.Unsure("a request state the server never gave (%s) was taken, and the request completed; if the state influences authorization, resource access or business logic, the rule asks that it be rejected", fmt.Sprintf("%q", clip(forged, 60)))
+				}
+			},
+		},
+	}
+}

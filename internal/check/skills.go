@@ -1,0 +1,177 @@
+package check
+
+// The skills extension (io.modelcontextprotocol/skills), where the server
+// declares it: its methods served, each entry of the extension's shape
+// (internal/skills reads it as a host does), each skill's SKILL.md read
+// and verified against its entry (digest, size, frontmatter), and a
+// skill's directory read where directoryRead is declared. Only what the
+// server lists is read, the first maxReads skills.
+
+import (
+	"encoding/json"
+
+	"github.com/mcpv/mcpv/internal/skills"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+const skillsSpec = "ext-skills"
+
+// maxSkillPages bounds the pages of skills/list a run reads.
+const maxSkillPages = 100
+
+func skillsChecks() []*Check {
+	return []*Check{
+		{
+			ID: "skills.methods", Title: "a server that declares skills serves skills/list and skills/get", Level: MUST,
+			Spec: skillsSpec, Section: "skills#capability-negotiation",
+			Quote: "A server that declares this extension MUST implement skills/list and skills/get.",
+			run: func(t *T) {
+				entries := listSkills(t)
+				uri := "skill://mcpv-check-no-such-skill/SKILL.md"
+				if len(entries) > 0 {
+					uri = entries[0].URI
+				}
+				params, _ := json.Marshal(map[string]string{"uri": uri})
+				if _, rerr := t.call("skills/get", params); rerr != nil && rerr.Code == mcp.CodeMethodNotFound {
+					t.Sent("skills/get " + string(params))
+					t.Got(errText(rerr))
+					t.Fail("skills/get is not found")
+				}
+			},
+		},
+		{
+			ID: "skills.entries", Title: "every skill entry is complete: its files, its name, its digests", Level: MUST,
+			Spec: skillsSpec, Section: "skills#resources",
+			Quote: "When resources is an array, it MUST be complete. It lists every file of the skill, each exactly once, including an entry whose uri equals the skill's top-level uri.",
+			run: func(t *T) {
+				for _, e := range listSkills(t) {
+					if e.err != nil {
+						t.Sent("skills/list")
+						t.Got(clip(string(e.raw), 300))
+						t.Fail("%v", e.err)
+					}
+				}
+			},
+		},
+		{
+			ID: "skills.manifest", Title: "each skill's SKILL.md is what its entry says: digest, size, frontmatter", Level: MUST,
+			Spec: skillsSpec, Section: "skills#frontmatter",
+			Quote: "The frontmatter object MUST be identical in content to the frontmatter of the SKILL.md it describes.",
+			run: func(t *T) {
+				read := 0
+				for _, e := range listSkills(t) {
+					if e.err != nil {
+						t.Block("skills.entries", "an entry is not of the extension's shape: %v", e.err)
+					}
+					if read++; read > maxReads {
+						t.Note("the first %d skills were read", maxReads)
+						break
+					}
+					t.Sent("resources/read " + e.URI)
+					if _, _, err := skills.Load(t.ctx, t.r.main, e.Skill, func(string, ...any) {}); err != nil {
+						if _, ok := err.(*skills.Error); ok {
+							t.Fail("%v", err)
+						}
+						t.failErr("reading "+e.URI, err)
+					}
+				}
+				if read == 0 {
+					t.Skip("the server lists no skill")
+				}
+			},
+		},
+		{
+			ID: "skills.directory", Title: "a server that declares directoryRead serves resources/directory/read", Level: MUST,
+			Spec: skillsSpec, Section: "skills#capability-negotiation",
+			Quote: "A server that additionally declares directoryRead: true MUST implement resources/directory/read.",
+			run: func(t *T) {
+				var settings struct {
+					DirectoryRead bool `json:"directoryRead"`
+				}
+				json.Unmarshal(member(member(t.r.facts.capabilities(), "extensions"), mcp.SkillsExtension), &settings)
+				if !settings.DirectoryRead {
+					t.Skip("the server does not declare directoryRead")
+				}
+				entries := listSkills(t)
+				if len(entries) == 0 || entries[0].err != nil {
+					t.Skip("the server lists no skill whose directory to read")
+				}
+				params, _ := json.Marshal(map[string]string{"uri": entries[0].Root()})
+				t.Sent("resources/directory/read " + string(params))
+				res, rerr := t.call("resources/directory/read", params)
+				switch {
+				case rerr != nil:
+					t.Got(errText(rerr))
+					t.Fail("a skill's directory was not read")
+				case member(res, "resources") == nil:
+					t.Got(clip(string(res), 300))
+					t.Fail("the result has no resources")
+				}
+			},
+		},
+	}
+}
+
+// skillEntry is one entry of skills/list, read as a host reads it.
+type skillEntry struct {
+	skills.Skill
+	raw json.RawMessage
+	err error // how it breaks the extension's rules
+}
+
+// listSkills walks skills/list to its end (bounded); the check is
+// skipped where the server declares no skills, and blocked by
+// skills.methods where skills/list is not found.
+func listSkills(t *T) []skillEntry {
+	if !t.r.main.HasExtension(mcp.SkillsExtension) {
+		t.Skip("the server does not declare %s", mcp.SkillsExtension)
+	}
+	var out []skillEntry
+	var cursor *string
+	for range maxSkillPages {
+		params := json.RawMessage(`{}`)
+		if cursor != nil {
+			params, _ = json.Marshal(map[string]string{"cursor": *cursor})
+		}
+		res, rerr := t.call("skills/list", params)
+		if rerr != nil {
+			t.Sent("skills/list " + string(params))
+			t.Got(errText(rerr))
+			switch {
+			case rerr.Code != mcp.CodeMethodNotFound:
+				t.Fail("skills/list was refused")
+			case t.check.ID == "skills.methods":
+				t.Fail("skills/list is not found")
+			}
+			t.Block("skills.methods", "skills/list is not found")
+		}
+		var page struct {
+			Skills []json.RawMessage `json:"skills"`
+			Next   *string           `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(res, &page); err != nil || page.Skills == nil {
+			t.Sent("skills/list " + string(params))
+			t.Got(clip(string(res), 300))
+			t.Fail("a page of skills/list has no skills array")
+		}
+		for _, raw := range page.Skills {
+			s, err := skills.Parse(raw)
+			out = append(out, skillEntry{Skill: s, raw: raw, err: err})
+		}
+		if page.Next == nil || *page.Next == "" {
+			return out
+		}
+		cursor = page.Next
+	}
+	t.Note("skills/list was read for %d pages, and ended there", maxSkillPages)
+	return out
+}
+
+// capabilities are the capabilities the server declared.
+func (f *facts) capabilities() json.RawMessage {
+	var res struct {
+		Capabilities json.RawMessage `json:"capabilities"`
+	}
+	json.Unmarshal(f.init, &res)
+	return res.Capabilities
+}
