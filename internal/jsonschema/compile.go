@@ -70,7 +70,7 @@ func Compile(doc []byte) (*Schema, error) {
 	for _, n := range c.nodes {
 		dynamic = dynamic || n.recursiveRef != nil || n.dynamicRef != nil
 	}
-	return &Schema{root: n, tracked: c.tracked, dynamic: dynamic, nodes: len(c.nodes)}, nil
+	return &Schema{root: n, tracked: c.tracked, dynamic: dynamic, nodes: len(c.nodes), unchecked: c.unchecked}, nil
 }
 
 type compiler struct {
@@ -79,6 +79,7 @@ type compiler struct {
 	locs      map[*value]location // every schema at a place the dialect knows
 	nodes     map[*value]*node
 	tracked   bool
+	unchecked []string // patterns valid in ECMA-262 that RE2 cannot evaluate
 }
 
 // location is where a schema sits: its pointer, resource and dialect.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
-	"regexp"
 	"strings"
 
 	"golang.org/x/net/idna"
@@ -283,9 +282,10 @@ func formatUUID(s string) error {
 	return nil
 }
 
-// formatRegex is a regular expression (Go's syntax, as pattern uses).
+// formatRegex is an ECMA-262 regular expression, as pattern is: one that
+// only Go's regular expressions cannot evaluate is one all the same.
 func formatRegex(s string) error {
-	_, err := regexp.Compile(s)
+	_, _, err := compilePattern(s)
 	return err
 }
 

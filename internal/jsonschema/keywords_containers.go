@@ -95,9 +95,15 @@ func (k *keywords) container(key string, v *value) (bool, error) {
 	case "patternProperties":
 		if v.kind == kindObject {
 			for i := range v.obj {
-				re, err := regexp.Compile(v.obj[i].key)
+				re, why, err := compilePattern(v.obj[i].key)
 				if err != nil {
 					return true, k.failAt(key, v.obj[i].key, "%s is not a valid regular expression: %s", quote(v.obj[i].key), regexpError(err))
+				}
+				if why != "" {
+					// A property name this pattern would match is taken
+					// by additionalProperties instead: say so.
+					k.c.unchecked = append(k.c.unchecked, k.loc.ptr.plus(key, v.obj[i].key)+": "+why+" (no property name is taken to match it)")
+					re = regexp.MustCompile(`[^\x{0}-\x{10FFFF}]`)
 				}
 				s, err := k.sub(key, &v.obj[i].val, v.obj[i].key)
 				if err != nil {

@@ -1,7 +1,5 @@
 package jsonschema
 
-import "regexp"
-
 // assertion compiles the keywords that apply to any value, to numbers and
 // to strings; false for another keyword.
 func (k *keywords) assertion(key string, v *value) (bool, error) {
@@ -115,9 +113,12 @@ func (k *keywords) assertion(key string, v *value) (bool, error) {
 		if err := k.wantString(key, v); err != nil {
 			return true, err
 		}
-		re, err := regexp.Compile(v.str)
+		re, why, err := compilePattern(v.str)
 		if err != nil {
 			return true, k.fail(key, "%s is not a valid regular expression: %s", quote(v.str), regexpError(err))
+		}
+		if why != "" {
+			k.c.unchecked = append(k.c.unchecked, k.loc.ptr.plus(key)+": "+why)
 		}
 		n.pattern = re
 		return true, nil

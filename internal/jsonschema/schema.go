@@ -13,7 +13,14 @@ type Schema struct {
 	tracked bool
 	dynamic bool // some schema has $recursiveRef or $dynamicRef
 	nodes   int  // how many schemas it holds
+	// unchecked are the patterns left unenforced, each "POINTER: why"
+	unchecked []string
 }
+
+// Unchecked says which patterns of the schema are not enforced: valid
+// ECMA-262 (a lookahead, a lookbehind, a backreference) that Go's regular
+// expressions cannot evaluate. Each is "POINTER: what it uses".
+func (s *Schema) Unchecked() []string { return s.unchecked }
 
 // node is one compiled schema: an object or a boolean in the document.
 type node struct {
