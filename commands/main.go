@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/redact"
+	"github.com/mcpv/mcpv/internal/trace"
 	"github.com/mcpv/mcpv/internal/userio"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
@@ -504,6 +506,7 @@ func run(ctx context.Context, args []string, ios *output.Streams, env connect.En
 
 // runWith is Main with the environment given.
 func runWith(ctx context.Context, args []string, ios *output.Streams, env connect.Env, servers *mcp.ProcessGroups, signals <-chan struct{}) (code int) {
+	start := time.Now()
 	if len(args) == 1 && args[0] == keeperArg {
 		waitFor(signals)
 		return runKeeper(ctx, ios, env, servers)
@@ -529,6 +532,13 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	}()
 	if code, ok := r.parse(args, signals); !ok {
 		return code
+	}
+	end, err := r.startTrace(ctx, args, start)
+	if err != nil {
+		return r.fail(err)
+	}
+	if end != nil {
+		defer func() { end(code) }()
 	}
 	if err := r.c.outputFlags.checkTable(r.kctx.Selected(), env.Getenv, ios.OutTTY); err != nil {
 		return r.fail(err)
@@ -595,6 +605,7 @@ type invocation struct {
 
 	scrub  *redact.Scrubber  // stderr's, from the first session on
 	events *connect.EventLog // --events, from the first session that has it
+	trace  *trace.Writer     // --trace, when asked
 }
 
 // fail reports err, pointing a usage mistake to the command's help.
@@ -677,6 +688,7 @@ func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session,
 	}
 	h := hooks(r.ios, r.env, r.events, r.scrub, &r.closers)
 	h.Groups = r.servers
+	h.Tracer = r.trace
 	h.ServerStderrShown = true // a one-shot command's server writes on the user's stderr
 	return &session{settings: settings, env: r.env, hooks: h, mask: r.scrub.Mask}, nil
 }

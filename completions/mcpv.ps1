@@ -86,6 +86,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--framing'); Words = 1; Kind = 'enum'; Enum = @('auto', 'lines', 'content-length'); H = 'How a stdio server''s messages are delimited: auto (lines, switching to Content-Length headers when the server''s first bytes are headers), lines, or content-length (for a server that frames them as LSP does and waits for the client).' }
             @{ Names = @('--quiet'); Words = 0; Kind = 'none'; Enum = @(); H = 'Do not show the server''s stderr (its last lines still appear in errors).' }
             @{ Names = @('--verbose', '-v'); Words = 0; Kind = 'none'; Enum = @(); H = 'Trace the JSON-RPC messages on stderr.' }
+            @{ Names = @('--trace'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write every message, the transport''s events and the exit code into FILE, one JSON line each, secrets masked; mcpv mock replays it (default: MCPV_TRACE).' }
             @{ Names = @('--auth'); Words = 1; Kind = 'enum'; Enum = @('auto', 'stored', 'none'); H = 'OAuth for HTTP servers: auto (authorize in a browser when needed), stored (only stored or refreshable tokens; exit 5 otherwise) or none. Default: auto when stdin and stderr are terminals, else stored.' }
             @{ Names = @('--client-id'); Words = 1; Kind = 'none'; Enum = @(); H = 'A pre-registered OAuth client id.' }
             @{ Names = @('--client-secret'); Words = 1; Kind = 'none'; Enum = @(); H = 'Its secret; @FILE reads it from FILE (default: MCPV_CLIENT_SECRET).' }

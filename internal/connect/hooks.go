@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/mcpv/mcpv/internal/elicit"
+	"github.com/mcpv/mcpv/internal/trace"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -87,6 +88,12 @@ type Hooks struct {
 	// (out) or received, its bytes as on the wire (mcp.SessionOptions.Trace):
 	// mcpv check judges what the server sent as it came.
 	Trace func(out bool, msg []byte)
+	// Tracer, when set, is the run's trace (mcpv --trace): each session
+	// opened writes its messages, its transport's events and its server's
+	// stderr into it, as a session of its own.
+	Tracer *trace.Writer
+	// traceSession is this session's part of Tracer, set by traced.
+	traceSession *trace.Session
 	// OnDropped, when set, is told of the notifications a session dropped
 	// from its full queue instead of a warning on Log
 	// (mcp.SessionOptions.OnDropped).

@@ -40,7 +40,7 @@ type Conn struct {
 // session and sends --log-level. ctx bounds every step; ConnectTimeout
 // bounds start-up and initialize. On failure nothing is left running.
 func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
-	h = h.withDefaults()
+	h = h.withDefaults().traced()
 	ans, err := newAnswerer(s, env, h)
 	if err != nil {
 		return nil, err
@@ -134,6 +134,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		return nil, err
 	}
 	c.Client = client
+	c.noteEra()
 	if err := c.setLogLevel(ctx, s.Answers.LogLevel); err != nil {
 		c.Close()
 		return nil, err
@@ -145,7 +146,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 // over t, as st describes it: nothing is sent, and the server's requests
 // that reach t are answered as Open's are.
 func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn, error) {
-	h = h.withDefaults()
+	h = h.withDefaults().traced()
 	ans, err := newAnswerer(s, env, h)
 	if err != nil {
 		t.Close(context.Background())
@@ -219,7 +220,7 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 		if err != nil {
 			return nil, err
 		}
-		opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, Mode: s.Mode, Log: h.Log, MaxMessage: s.MaxMessage}
+		opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, Mode: s.Mode, Log: h.Log, MaxMessage: s.MaxMessage, OnEvent: h.onEvent()}
 		if s.Verbose {
 			opts.Trace = func(line string) { fmt.Fprintf(h.Stderr, "mcpv: http: %s\n", safetext.Line(line)) }
 		}
@@ -230,10 +231,11 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 		return tr, nil
 	}
 	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log, Groups: h.Groups, Framing: s.Framing, MaxMessage: s.MaxMessage, Grace: env.Grace,
-		Mask: s.MaskLine}
+		Mask: s.MaskLine, OnEvent: h.onEvent()}
 	if !s.Quiet {
 		opts.Stderr, opts.StderrShown = h.ServerStderr, h.ServerStderrShown
 	}
+	opts.Stderr = h.traceStderr(opts.Stderr)
 	return mcp.StartCommand(opts)
 }
 

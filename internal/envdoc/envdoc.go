@@ -25,6 +25,7 @@ var Vars = []Var{
 	{Name: "MCPV_ASSERTION", Help: "the workload's JWT for --grant jwt-bearer when --assertion is not given"},
 	{Name: "MCPV_OUTPUT", Help: "table: info and the list commands print a table when stdout is a terminal (--output-format; never in a pipe)"},
 	{Name: "MCPV_INPUT_<ID>", Help: "the value of ${input:ID} in a config file (ID in upper case, other characters than letters and digits as _); unset, mcpv asks on the terminal"},
+	{Name: "MCPV_TRACE", Help: "the trace file every run writes when --trace is not given (a CI job sets it once)"},
 	{Name: "MCPV_HTTP_TOKEN", Help: "the bearer token serve --http and mock --http require when --http-token is not given"},
 	{Name: "NO_COLOR", Help: "set: no colour"},
 	{Name: "CLICOLOR", Help: "0: no colour"},
