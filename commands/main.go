@@ -606,6 +606,8 @@ type invocation struct {
 	scrub  *redact.Scrubber  // stderr's, from the first session on
 	events *connect.EventLog // --events, from the first session that has it
 	trace  *trace.Writer     // --trace, when asked
+	// traceSecrets masks, in the trace, each secret in every form.
+	traceSecrets *redact.Scrubber
 }
 
 // fail reports err, pointing a usage mistake to the command's help.
@@ -678,6 +680,7 @@ func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session,
 	}
 	r.scrubStderr()
 	r.scrub.Add(settings.Secrets...)
+	r.traceSecret(settings.Secrets...)
 	if path := settings.Answers.Events; path != "" && r.events == nil {
 		f, err := os.OpenFile(r.env.Path(path), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 		if err != nil {
@@ -689,6 +692,10 @@ func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session,
 	h := hooks(r.ios, r.env, r.events, r.scrub, &r.closers)
 	h.Groups = r.servers
 	h.Tracer = r.trace
+	if r.trace != nil {
+		learnt := h.Secret
+		h.Secret = func(values ...string) { learnt(values...); r.traceSecret(values...) }
+	}
 	h.ServerStderrShown = true // a one-shot command's server writes on the user's stderr
 	return &session{settings: settings, env: r.env, hooks: h, mask: r.scrub.Mask}, nil
 }

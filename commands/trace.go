@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -26,12 +28,19 @@ func (r *invocation) startTrace(ctx context.Context, args []string, start time.T
 	if path == "" {
 		return nil, nil
 	}
+	if err := r.notRead(path); err != nil {
+		return nil, err
+	}
 	last := &ownLastLine{w: r.ios.Err}
 	streams := *r.ios
 	streams.Err = last
 	r.ios = &streams
 	r.scrubStderr()
-	tr, err := trace.Create(r.env.Path(path), start, r.scrub.Mask, trace.Header{Mcpv: Version, Args: traceArgs(args)})
+	// The trace holds what servers echo: each secret in every form one
+	// may echo it in, as well as what stderr masks.
+	r.traceSecrets = redact.NewScrubber(nil)
+	mask := func(b []byte) []byte { return r.traceSecrets.Mask(r.scrub.Mask(b)) }
+	tr, err := trace.Create(r.env.Path(path), start, mask, trace.Header{Mcpv: Version, Args: traceArgs(args)})
 	if err != nil {
 		return nil, clierr.Usage(errors.New("--trace: " + err.Error()))
 	}
@@ -56,15 +65,53 @@ func (r *invocation) startTrace(ctx context.Context, args []string, start time.T
 	}, nil
 }
 
+// traceSecret makes the trace mask these secrets too, in every form.
+func (r *invocation) traceSecret(values ...string) {
+	if r.traceSecrets != nil {
+		r.traceSecrets.Add(redact.Forms(values)...)
+	}
+}
+
+// notRead refuses a trace file the command reads (mcpv mock replaying
+// the trace given to --trace as well), which the trace would empty.
+func (r *invocation) notRead(path string) error {
+	c, ok := r.kctx.Selected().Target.Addr().Interface().(interface{ reads() []string })
+	if !ok {
+		return nil
+	}
+	ti, err := os.Stat(r.env.Path(path))
+	if err != nil {
+		return nil
+	}
+	for _, p := range c.reads() {
+		if fi, err := os.Stat(r.env.Path(p)); p != "" && err == nil && os.SameFile(fi, ti) {
+			return clierr.Usage(fmt.Errorf("--trace %s is the file %s reads: the trace would empty it", path, r.kctx.Selected().Name))
+		}
+	}
+	return nil
+}
+
 // traceArgs is the command line as a trace holds it: the values of
 // secret-named flags, of secret headers and the credentials of URLs
 // masked.
 func traceArgs(args []string) []string {
 	out := redact.Args(args)
 	for i, a := range out {
-		if i > 0 && (out[i-1] == "-H" || out[i-1] == "--header") {
+		after, prefix := "", ""
+		if i > 0 {
+			after = out[i-1]
+		}
+		if v, ok := strings.CutPrefix(a, "--env="); ok {
+			after, a, prefix = "--env", v, "--env="
+		}
+		switch after {
+		case "-H", "--header":
 			if name, value, ok := strings.Cut(a, ":"); ok {
 				out[i] = name + ": " + redact.HeaderValue(name, strings.TrimSpace(value))
+			}
+		case "--env":
+			if name, value, ok := strings.Cut(a, "="); ok {
+				out[i] = prefix + name + "=" + redact.ConfigValue(name, value)
 			}
 		}
 		if strings.Contains(a, "://") {
