@@ -26,6 +26,8 @@ type Line struct {
 	Code   *int            `json:"code,omitempty"`
 	Error  string          `json:"error,omitempty"`
 	Reason string          `json:"reason,omitempty"`
+	// ProtocolVersion is a session event's: the version it spoke.
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
 }
 
 // Read decodes a trace: its first line must be of type "trace" in a

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // Surface is what a trace shows of its server: who it said it was (its
@@ -20,11 +21,22 @@ func Surface(lines []Line) surface.Server {
 		switch e.Method {
 		case "initialize", "server/discover":
 			var r struct {
-				ServerInfo      json.RawMessage `json:"serverInfo"`
-				Instructions    *string         `json:"instructions"`
-				ProtocolVersion string          `json:"protocolVersion"`
+				ServerInfo      json.RawMessage            `json:"serverInfo"`
+				Instructions    *string                    `json:"instructions"`
+				ProtocolVersion string                     `json:"protocolVersion"`
+				Supported       []string                   `json:"supportedVersions"`
+				Meta            map[string]json.RawMessage `json:"_meta"`
 			}
-			if json.Unmarshal(e.Result, &r) == nil && !s.HasIdentity && r.ServerInfo != nil {
+			if json.Unmarshal(e.Result, &r) != nil {
+				continue
+			}
+			if r.ServerInfo == nil { // the modern era's, in _meta
+				r.ServerInfo = r.Meta[mcp.MetaServerInfo]
+			}
+			if r.ProtocolVersion == "" && len(r.Supported) > 0 {
+				r.ProtocolVersion = r.Supported[len(r.Supported)-1]
+			}
+			if !s.HasIdentity && r.ServerInfo != nil {
 				s.Info, s.Instructions, s.ProtocolVersion, s.HasIdentity = r.ServerInfo, r.Instructions, r.ProtocolVersion, true
 				s.Name = s.InfoName()
 			}
@@ -37,6 +49,12 @@ func Surface(lines []Line) surface.Server {
 		case "resources/list":
 			items(e.Result, "resources", "uri", seen, &s.Resources)
 			s.HasResources = true
+		}
+	}
+	for _, l := range lines {
+		if l.Type == "event" && l.Event == "session" && l.ProtocolVersion != "" {
+			s.ProtocolVersion = l.ProtocolVersion // what was spoken, not what was offered
+			break
 		}
 	}
 	return s
