@@ -123,6 +123,7 @@ func (c *mockCmd) Run(ctx context.Context, out *console) error {
 		srv.Observe = log.Observe
 		m.ObserveQuestions(log.Observe)
 	}
+	srv.Observe = out.served(srv.Observe)
 	if err := srv.Start(ctx); err != nil {
 		return err
 	}

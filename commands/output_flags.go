@@ -26,6 +26,11 @@ type outputFlags struct {
 	Compact    bool    `short:"c" name:"compact" xor:"layout"`
 	Color      string  `name:"color" enum:"auto,always,never" default:"auto"`
 	Format     string  `short:"o" name:"output-format" enum:",json,table" default:""`
+	// Trace and Otel are what the run keeps of itself: its trace
+	// (internal/trace) and its spans (internal/otel), given to each
+	// session (connect.Hooks.Tracer, Telemetry).
+	Trace string `name:"trace"`
+	Otel  bool   `name:"otel"`
 
 	filter  *jq.Filter
 	environ []string // what $ENV shows in --jq; set before parsing
@@ -46,6 +51,8 @@ var outputFlagDocs = []connect.FlagDoc{
 	{Name: "compact", PlaceHolder: "", Help: "One JSON value per line (the default in pipes)."},
 	{Name: "color", PlaceHolder: "", Help: "Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb)."},
 	{Name: "output-format", PlaceHolder: "FORMAT", Help: "json (the default: the result as the server sent it) or table (info and the list commands: a row per item, cut to the terminal's width, for people; --jq filters JSON only). MCPV_OUTPUT=table makes table the default on a terminal, never in a pipe."},
+	{Name: "otel", PlaceHolder: "", Help: "Export spans over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318): the command's, and one per request, its context passed to the server in _meta (also without this flag when an OTLP endpoint variable is set; OTEL_SDK_DISABLED=true: never)."},
+	{Name: "trace", PlaceHolder: "FILE", Help: "Write every message, the transport's events and the exit code into FILE, one JSON line each, secrets masked; mcpv mock replays it (default: MCPV_TRACE)."},
 }
 
 // jqVar is a --jq-arg or --jq-argjson: at orders them as given (the last

@@ -12,16 +12,21 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/load"
+	"github.com/mcpv/mcpv/internal/otel"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/trace"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/output"
 )
 
 // startTrace begins the run's trace when --trace (or MCPV_TRACE) names a
 // file, and returns what ends it with the run's exit code: nil when there
 // is none. The trace masks what the run's stderr masks.
 func (r *invocation) startTrace(ctx context.Context, args []string, start time.Time) (end func(code int), err error) {
-	path := r.c.flags.Trace
+	path := r.c.outputFlags.Trace
 	if path == "" {
 		path = r.env.Getenv("MCPV_TRACE")
 	}
@@ -31,10 +36,7 @@ func (r *invocation) startTrace(ctx context.Context, args []string, start time.T
 	if err := r.notRead(path); err != nil {
 		return nil, err
 	}
-	last := &ownLastLine{w: r.ios.Err}
-	streams := *r.ios
-	streams.Err = last
-	r.ios = &streams
+	last := r.lastLine()
 	r.scrubStderr()
 	// The trace holds what servers echo: each secret in every form one
 	// may echo it in, as well as what stderr masks.
@@ -63,6 +65,71 @@ func (r *invocation) startTrace(ctx context.Context, args []string, start time.T
 			r.ios.Err.Write([]byte("mcpv: --trace: " + safetext.Line(err.Error()) + "\n"))
 		}
 	}, nil
+}
+
+// startTelemetry begins the run's span when --otel or the OTLP variables
+// ask for export, and returns what ends it with the run's exit code:
+// nil when nothing is exported. A failed export is said once, never
+// changes the exit code, and is noted in the trace.
+func (r *invocation) startTelemetry(args []string, start time.Time) (end func(code int), err error) {
+	cfg, err := otel.FromEnv(r.env.Getenv, r.c.outputFlags.Otel)
+	if err != nil {
+		return nil, clierr.Usage(errors.New("otel: " + err.Error()))
+	}
+	if cfg == nil {
+		return nil, nil
+	}
+	last := r.lastLine()
+	r.scrubStderr()
+	r.scrub.Add(cfg.Secrets()...)
+	r.traceSecret(cfg.Secrets()...)
+	e := otel.NewExporter(*cfg, nil)
+	e.Failed = func(err error) {
+		line := "spans not exported to " + redact.URL(cfg.Traces) + ": " + err.Error()
+		r.ios.Err.Write([]byte("mcpv: otel: " + safetext.Line(line) + "\n"))
+		if r.trace != nil {
+			r.trace.Note(0, "otel", map[string]any{"error": line})
+		}
+	}
+	name := "mcpv " + r.kctx.Selected().Name
+	r.telemetry = otel.Start(e, name, r.env.Getenv("TRACEPARENT"), start, otel.String("mcpv.command", r.kctx.Selected().Name))
+	return func(code int) { r.telemetry.End(code, last.line()) }, nil
+}
+
+// console is the run's console on ios, with its telemetry.
+func (r *invocation) console(ios *output.Streams) *console {
+	c := newConsole(ios, &r.c.outputFlags, r.env)
+	c.telemetry = r.telemetry
+	return c
+}
+
+// served is observe (nil: none) with, when spans are exported, a span
+// made of each request a client of serve or mock sent: a child of the
+// client's span its params._meta.traceparent names.
+func (c *console) served(observe func(serve.Exchange)) func(serve.Exchange) {
+	t := c.telemetry
+	if t == nil {
+		return observe
+	}
+	return func(e serve.Exchange) {
+		if observe != nil {
+			observe(e)
+		}
+		if e.ID == nil || e.Asked {
+			return
+		}
+		code, msg := "", ""
+		var re *mcp.RPCError
+		switch {
+		case e.Cancelled:
+			code, msg = "cancelled", "the request was not answered"
+		case errors.As(e.Err, &re):
+			code, msg = fmt.Sprint(re.Code), re.Message
+		case e.Err != nil:
+			code, msg = fmt.Sprint(mcp.CodeInternalError), e.Err.Error()
+		}
+		t.Served(e.Method, e.ID, e.Params, e.Result, code, msg, e.Time, e.Took)
+	}
 }
 
 // traceSecret makes the trace mask these secrets too, in every form.
@@ -121,6 +188,18 @@ func traceArgs(args []string) []string {
 	return out
 }
 
+// lastLine keeps the last line mcpv prints of its own on stderr, from
+// now on: called before stderr is scrubbed, it sees what the user sees.
+func (r *invocation) lastLine() *ownLastLine {
+	if r.last == nil {
+		r.last = &ownLastLine{w: r.ios.Err}
+		streams := *r.ios
+		streams.Err = r.last
+		r.ios = &streams
+	}
+	return r.last
+}
+
 // ownLastLine passes what mcpv writes on stderr on, and keeps the last
 // line of its own ("mcpv: ..."), which the trace's end line quotes.
 type ownLastLine struct {
@@ -146,4 +225,23 @@ func (l *ownLastLine) line() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return string(l.last)
+}
+
+// loadFigures are the figures of a run of mcpv load that --otel exports
+// as OTLP metrics: counts, rates and the latency's percentiles.
+func loadFigures(res *load.Result) []otel.Gauge {
+	op := otel.String("mcpv.load.schedule", res.Schedule)
+	g := []otel.Gauge{
+		{Name: "mcpv.load.iterations", Unit: "{iteration}", Value: float64(res.Iterations), Attrs: []otel.Attr{op}},
+		{Name: "mcpv.load.errors", Unit: "{iteration}", Value: float64(res.Errors), Attrs: []otel.Attr{op}},
+		{Name: "mcpv.load.throughput", Unit: "{iteration}/s", Value: res.Throughput, Attrs: []otel.Attr{op}},
+		{Name: "mcpv.load.concurrency", Unit: "{session}", Value: float64(res.Concurrency), Attrs: []otel.Attr{op}},
+	}
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"min", res.Latency.Min}, {"mean", res.Latency.Mean}, {"p50", res.Latency.P50}, {"p90", res.Latency.P90}, {"p99", res.Latency.P99}, {"p99.9", res.Latency.P999}, {"max", res.Latency.Max}} {
+		g = append(g, otel.Gauge{Name: "mcpv.load.latency", Unit: "ms", Value: p.v, Attrs: []otel.Attr{op, otel.String("mcpv.load.statistic", p.name)}})
+	}
+	return g
 }

@@ -23,7 +23,7 @@ function __mcpv_takes
     set -l c $argv[1]
     while true
         switch "$c:$argv[2]"
-            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--session-id' ':--config' ':--pin' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--framing' ':--trace' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--resource' ':--scope' ':--redirect-host' ':--redirect-port' ':--redirect-path' ':--login-timeout' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--no-extension' ':--jq' ':-q' ':--color' ':--output-format' ':-o'
+            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--session-id' ':--config' ':--pin' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--framing' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--resource' ':--scope' ':--redirect-host' ':--redirect-port' ':--redirect-path' ':--login-timeout' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--no-extension' ':--jq' ':-q' ':--color' ':--output-format' ':-o' ':--trace'
                 echo 1
                 return 0
             case ':--jq-arg' ':--jq-argjson'
@@ -283,7 +283,6 @@ complete -c mcpv -n '__mcpv_in ""' -l protocol-era -x -a 'legacy auto modern' -d
 complete -c mcpv -n '__mcpv_in ""' -l framing -x -a 'auto lines content-length' -d 'How a stdio server\'s messages are delimited: auto (lines, switching to Content-Length headers when the server\'s first bytes are headers), lines, or content-length (for a server that frames them as LSP does and waits for the client).'
 complete -c mcpv -n '__mcpv_in ""' -l quiet -d 'Do not show the server\'s stderr (its last lines still appear in errors).'
 complete -c mcpv -n '__mcpv_in ""' -s v -l verbose -d 'Trace the JSON-RPC messages on stderr.'
-complete -c mcpv -n '__mcpv_in ""' -l trace -r -F -d 'Write every message, the transport\'s events and the exit code into FILE, one JSON line each, secrets masked; mcpv mock replays it (default: MCPV_TRACE).'
 complete -c mcpv -n '__mcpv_in ""' -l auth -x -a 'auto stored none' -d 'OAuth for HTTP servers: auto (authorize in a browser when needed), stored (only stored or refreshable tokens; exit 5 otherwise) or none. Default: auto when stdin and stderr are terminals, else stored.'
 complete -c mcpv -n '__mcpv_in ""' -l client-id -x -d 'A pre-registered OAuth client id.'
 complete -c mcpv -n '__mcpv_in ""' -l client-secret -x -d 'Its secret; @FILE reads it from FILE (default: MCPV_CLIENT_SECRET).'
@@ -319,6 +318,8 @@ complete -c mcpv -n '__mcpv_in ""' -l pretty -d 'Indent the JSON (the default on
 complete -c mcpv -n '__mcpv_in ""' -s c -l compact -d 'One JSON value per line (the default in pipes).'
 complete -c mcpv -n '__mcpv_in ""' -l color -x -a 'auto always never' -d 'Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb).'
 complete -c mcpv -n '__mcpv_in ""' -s o -l output-format -x -a 'json table' -d 'json (the default: the result as the server sent it) or table (info and the list commands: a row per item, cut to the terminal\'s width, for people; --jq filters JSON only). MCPV_OUTPUT=table makes table the default on a terminal, never in a pipe.'
+complete -c mcpv -n '__mcpv_in ""' -l trace -r -F -d 'Write every message, the transport\'s events and the exit code into FILE, one JSON line each, secrets masked; mcpv mock replays it (default: MCPV_TRACE).'
+complete -c mcpv -n '__mcpv_in ""' -l otel -d 'Export spans over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318): the command\'s, and one per request, its context passed to the server in _meta (also without this flag when an OTLP endpoint variable is set; OTEL_SDK_DISABLED=true: never).'
 complete -c mcpv -n '__mcpv_in ""' -l version -d 'Print mcpv\'s version and exit.'
 complete -c mcpv -n '__mcpv_in "list-tools"' -l cursor -x -d 'Fetch the one page that starts at this cursor; its nextCursor is kept.'
 complete -c mcpv -n '__mcpv_in "list-tools"' -l max-pages -x -d 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.'

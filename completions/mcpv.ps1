@@ -86,7 +86,6 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--framing'); Words = 1; Kind = 'enum'; Enum = @('auto', 'lines', 'content-length'); H = 'How a stdio server''s messages are delimited: auto (lines, switching to Content-Length headers when the server''s first bytes are headers), lines, or content-length (for a server that frames them as LSP does and waits for the client).' }
             @{ Names = @('--quiet'); Words = 0; Kind = 'none'; Enum = @(); H = 'Do not show the server''s stderr (its last lines still appear in errors).' }
             @{ Names = @('--verbose', '-v'); Words = 0; Kind = 'none'; Enum = @(); H = 'Trace the JSON-RPC messages on stderr.' }
-            @{ Names = @('--trace'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write every message, the transport''s events and the exit code into FILE, one JSON line each, secrets masked; mcpv mock replays it (default: MCPV_TRACE).' }
             @{ Names = @('--auth'); Words = 1; Kind = 'enum'; Enum = @('auto', 'stored', 'none'); H = 'OAuth for HTTP servers: auto (authorize in a browser when needed), stored (only stored or refreshable tokens; exit 5 otherwise) or none. Default: auto when stdin and stderr are terminals, else stored.' }
             @{ Names = @('--client-id'); Words = 1; Kind = 'none'; Enum = @(); H = 'A pre-registered OAuth client id.' }
             @{ Names = @('--client-secret'); Words = 1; Kind = 'none'; Enum = @(); H = 'Its secret; @FILE reads it from FILE (default: MCPV_CLIENT_SECRET).' }
@@ -122,6 +121,8 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--compact', '-c'); Words = 0; Kind = 'none'; Enum = @(); H = 'One JSON value per line (the default in pipes).' }
             @{ Names = @('--color'); Words = 1; Kind = 'enum'; Enum = @('auto', 'always', 'never'); H = 'Colour the JSON: auto, always or never (auto honours NO_COLOR, CLICOLOR=0, CLICOLOR_FORCE, FORCE_COLOR and TERM=dumb).' }
             @{ Names = @('--output-format', '-o'); Words = 1; Kind = 'enum'; Enum = @('json', 'table'); H = 'json (the default: the result as the server sent it) or table (info and the list commands: a row per item, cut to the terminal''s width, for people; --jq filters JSON only). MCPV_OUTPUT=table makes table the default on a terminal, never in a pipe.' }
+            @{ Names = @('--trace'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write every message, the transport''s events and the exit code into FILE, one JSON line each, secrets masked; mcpv mock replays it (default: MCPV_TRACE).' }
+            @{ Names = @('--otel'); Words = 0; Kind = 'none'; Enum = @(); H = 'Export spans over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318): the command''s, and one per request, its context passed to the server in _meta (also without this flag when an OTLP endpoint variable is set; OTEL_SDK_DISABLED=true: never).' }
             @{ Names = @('--version'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print mcpv''s version and exit.' }
         )
         'list-tools' = @(

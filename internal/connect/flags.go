@@ -66,9 +66,6 @@ type ProtocolFlags struct {
 type DisplayFlags struct {
 	Quiet   bool `name:"quiet"`
 	Verbose bool `short:"v" name:"verbose"`
-	// Trace is read by the command line, which writes the run's trace
-	// (internal/trace) and gives it to each session (Hooks.Tracer).
-	Trace string `name:"trace"`
 }
 
 // The docs of ServerFlags, a table a group.
@@ -99,7 +96,6 @@ var (
 	displayFlagDocs = []FlagDoc{
 		{"quiet", "", "Do not show the server's stderr (its last lines still appear in errors)."},
 		{"verbose", "", "Trace the JSON-RPC messages on stderr."},
-		{"trace", "FILE", "Write every message, the transport's events and the exit code into FILE, one JSON line each, secrets masked; mcpv mock replays it (default: MCPV_TRACE)."},
 	}
 )
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/mcpv/mcpv/internal/elicit"
+	"github.com/mcpv/mcpv/internal/otel"
 	"github.com/mcpv/mcpv/internal/trace"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -94,6 +95,12 @@ type Hooks struct {
 	Tracer *trace.Writer
 	// traceSession is this session's part of Tracer, set by traced.
 	traceSession *trace.Session
+	// Telemetry, when set, is the run's OpenTelemetry export (--otel):
+	// each session opened makes a span of each of its requests, a child
+	// of the command's, and carries its context to the server.
+	Telemetry *otel.Run
+	// spans is this session's part of Telemetry, set by traced.
+	spans *otel.Session
 	// OnDropped, when set, is told of the notifications a session dropped
 	// from its full queue instead of a warning on Log
 	// (mcp.SessionOptions.OnDropped).

@@ -40,7 +40,7 @@ type Conn struct {
 // session and sends --log-level. ctx bounds every step; ConnectTimeout
 // bounds start-up and initialize. On failure nothing is left running.
 func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
-	h = h.withDefaults().traced()
+	h = h.withDefaults().traced(s)
 	ans, err := newAnswerer(s, env, h)
 	if err != nil {
 		return nil, err
@@ -99,6 +99,9 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		MaxTimeout:      s.MaxTimeout,
 		LogLevel:        s.Answers.LogLevel, // the modern era sends it with each request
 	}
+	if h.Telemetry != nil {
+		opts.TraceParent = h.Telemetry.TraceParent
+	}
 	if kept != nil {
 		if kept.Ignored != "" && s.Verbose {
 			fmt.Fprintf(h.Stderr, "mcpv: what was kept of the server is not used: %s\n", safetext.Line(kept.Ignored))
@@ -146,7 +149,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 // over t, as st describes it: nothing is sent, and the server's requests
 // that reach t are answered as Open's are.
 func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn, error) {
-	h = h.withDefaults().traced()
+	h = h.withDefaults().traced(s)
 	ans, err := newAnswerer(s, env, h)
 	if err != nil {
 		t.Close(context.Background())
@@ -262,6 +265,9 @@ func (c *Conn) Event(method string, params json.RawMessage) { c.hooks.Events.Wri
 func (c *Conn) Close() {
 	c.wait.stop()
 	c.Client.Close(context.Background())
+	if c.hooks.spans != nil {
+		c.hooks.spans.Close()
+	}
 	if c.Kept != nil {
 		if c.probed { // an era pinned says nothing of the server's
 			c.Kept.Learnt(c.Client.Learnt())

@@ -4,6 +4,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/mcpv/mcpv/internal/otel"
 	"github.com/mcpv/mcpv/internal/trace"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -11,20 +12,28 @@ import (
 // traced gives the session about to be opened its part of the run's
 // trace (Hooks.Tracer): every message, the transport's events and the
 // server's stderr go into it. Without a trace, h is as it was.
-func (h Hooks) traced() Hooks {
-	if h.Tracer == nil || h.traceSession != nil {
-		return h
+// With Telemetry, its requests become spans as they go.
+func (h Hooks) traced(s *Settings) Hooks {
+	if h.Tracer != nil && h.traceSession == nil {
+		h.traceSession = h.Tracer.Session()
+		h.Trace = also(h.Trace, h.traceSession.Message)
 	}
-	ts := h.Tracer.Session()
-	h.traceSession = ts
-	own := h.Trace
-	h.Trace = func(out bool, msg []byte) {
-		ts.Message(out, msg)
-		if own != nil {
-			own(out, msg)
-		}
+	if h.Telemetry != nil && h.spans == nil {
+		h.spans = h.Telemetry.Session(otel.KindClient, s.URL)
+		h.Trace = also(h.Trace, h.spans.Message)
 	}
 	return h
+}
+
+// also is a trace hook that calls first, then then.
+func also(first, then func(out bool, msg []byte)) func(out bool, msg []byte) {
+	if first == nil {
+		return then
+	}
+	return func(out bool, msg []byte) {
+		first(out, msg)
+		then(out, msg)
+	}
 }
 
 // onEvent is the transport's event hook: nil without a trace.
@@ -48,8 +57,16 @@ func (h Hooks) traceStderr(w io.Writer) io.Writer {
 	return io.MultiWriter(w, lw)
 }
 
-// noteEra writes the era the session speaks, once it is open.
+// noteEra writes the era the session speaks, once it is open, into the
+// trace, and gives its spans the version and session id.
 func (c *Conn) noteEra() {
+	sid := ""
+	if c.http != nil {
+		sid = c.http.SessionID()
+	}
+	if c.hooks.spans != nil {
+		c.hooks.spans.Negotiated(c.Client.ProtocolVersion(), sid)
+	}
 	ts := c.hooks.traceSession
 	if ts == nil {
 		return
@@ -59,8 +76,8 @@ func (c *Conn) noteEra() {
 		era = "modern"
 	}
 	m := map[string]any{"era": era, "protocolVersion": c.Client.ProtocolVersion(), "probed": c.probed}
-	if c.http != nil && c.http.SessionID() != "" {
-		m["sessionId"] = c.http.SessionID()
+	if sid != "" {
+		m["sessionId"] = sid
 	}
 	ts.Note("session", m)
 }
