@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/gateway"
 	"github.com/mcpv/mcpv/internal/hangup"
 	"github.com/mcpv/mcpv/internal/mock"
 	"github.com/mcpv/mcpv/internal/origin"
@@ -148,7 +149,7 @@ func (c *serveCmd) Validate() error {
 		return usageErrorf("--start %q: give eager or lazy", c.Start)
 	}
 	if c.Separator != "" {
-		if err := serve.CheckSeparator(c.Separator); err != nil {
+		if err := gateway.CheckSeparator(c.Separator); err != nil {
 			return usageErrorf("--separator: %v", err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/gateway"
 	"github.com/mcpv/mcpv/internal/mock"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
@@ -74,7 +75,7 @@ func (c *serveCmd) serveMany(ctx context.Context, out *console, t *targets) erro
 		}
 	}
 	secrets := redact.NewScrubber(io.Discard)
-	g := &serve.Gateway{Separator: c.Separator, Secrets: secrets, Log: members[0].s.hooks.Log,
+	g := &gateway.Gateway{Separator: c.Separator, Secrets: secrets, Log: members[0].s.hooks.Log,
 		Info: mustJSON(map[string]string{"name": "mcpv", "title": "mcpv gateway", "version": Version})}
 	if g.Separator == "" && file != nil {
 		g.Separator = file.Separator
@@ -93,7 +94,7 @@ func (c *serveCmd) serveMany(ctx context.Context, out *console, t *targets) erro
 			srv.Record = rec
 		}
 		recs = append(recs, rec)
-		g.Members = append(g.Members, &serve.Member{Name: m.name, Prefix: m.prefix, Server: srv, Eager: m.start != "lazy"})
+		g.Members = append(g.Members, &gateway.Member{Name: m.name, Prefix: m.prefix, Server: srv, Eager: m.start != "lazy"})
 	}
 	if err := g.Check(); err != nil {
 		return usageErrorf("%v", err)
@@ -152,7 +153,7 @@ func (c *serveCmd) members(out *console, t *targets, file *servefile.File) ([]me
 			return nil, err
 		}
 		for _, name := range names {
-			if err := serve.CheckName(name); err != nil {
+			if err := gateway.CheckName(name); err != nil {
 				out.warnf("serve: server %q is left out: %v; a serve file can serve it under another name", safetext.Line(name), err)
 				continue
 			}
@@ -168,7 +169,7 @@ func (c *serveCmd) members(out *console, t *targets, file *servefile.File) ([]me
 		}
 	default:
 		for _, name := range t.r.c.flags.Servers {
-			if err := serve.CheckName(name); err != nil {
+			if err := gateway.CheckName(name); err != nil {
 				return nil, usageErrorf("-s %v; a serve file can serve it under another name", err)
 			}
 			if slices.ContainsFunc(members, func(m member) bool { return m.name == name }) {
@@ -205,7 +206,7 @@ func (c *serveCmd) members(out *console, t *targets, file *servefile.File) ([]me
 // with what the file adds to its entry, or the file's own entry.
 func (c *serveCmd) fileMember(out *console, t *targets, file *servefile.File, fs *servefile.Server) (member, error) {
 	m := member{name: fs.Name, prefix: fs.Prefix, start: fs.Start, connectTimeout: fs.ConnectTimeout, isolate: fs.Isolate, guard: fs.Guard}
-	if err := serve.CheckName(fs.Name); err != nil {
+	if err := gateway.CheckName(fs.Name); err != nil {
 		return m, usageErrorf("%s:%d:%d: %v", c.File, fs.Line, fs.Col, err)
 	}
 	entry := fs.Entry

@@ -368,7 +368,7 @@ var progressMethods = map[string]bool{
 // A list request of a modern session may be answered from lists kept
 // earlier (ClientOptions.Lists).
 func (c *Client) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if l := c.opts.Lists; l != nil && keptMethods[method] && c.era().modern {
+	if l := c.opts.Lists; l != nil && isList(method) && c.era().modern {
 		return c.callKept(ctx, l, method, params)
 	}
 	return c.call(ctx, method, params)

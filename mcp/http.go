@@ -280,7 +280,12 @@ func (t *HTTPTransport) Write(ctx context.Context, msg []byte) error {
 		}
 	}
 	if o.id != nil && !o.isResp {
-		if !asksWhatItHas(o.method) {
+		// A list only lists what the server has: it does not wait for the
+		// GET stream (a server sends its own requests, an elicitation or
+		// a sampling request, in the course of one that asks it to act,
+		// and the list a call is typed and checked by then overlaps the
+		// stream's opening).
+		if !isList(o.method) {
 			t.awaitGetStream(ctx)
 		}
 		t.streams.Go(func() { // POST answer reader: ends with the request's answer, its ctx or the transport

@@ -79,19 +79,6 @@ func (t *HTTPTransport) awaitGetStream(ctx context.Context) {
 	}
 }
 
-// asksWhatItHas says whether method only lists what the server has (its
-// tools, prompts, resources or resource templates). Such a request does not
-// wait for the GET stream: a server sends its own requests (an elicitation,
-// a sampling request) in the course of one that asks it to act, and the
-// list a call is typed and checked by then overlaps the stream's opening.
-func asksWhatItHas(method string) bool {
-	switch method {
-	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
-		return true
-	}
-	return false
-}
-
 func (t *HTTPTransport) runGetStream(opened, sent chan struct{}) {
 	var lastID string
 	var retry time.Duration

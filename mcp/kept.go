@@ -18,9 +18,6 @@ type KeptLists interface {
 	Kept(method string, params json.RawMessage, seek string, lookup bool) (result json.RawMessage, keep func(json.RawMessage))
 }
 
-// keptMethods are the list requests whose results a server may let be kept.
-var keptMethods = map[string]bool{"tools/list": true, "prompts/list": true, "resources/list": true, "resources/templates/list": true}
-
 type lookupKey struct{}
 
 // WithLookup marks the list requests sent with ctx as made to look

@@ -20,6 +20,28 @@ func TestListChanged(t *testing.T) {
 	}
 }
 
+// The lists' table: each method found, the resources' change their
+// templates' too.
+func TestLists(t *testing.T) {
+	for _, l := range Lists {
+		if got, ok := ListOf(l.Method); !ok || got != l {
+			t.Errorf("ListOf(%q) = %+v, %v", l.Method, got, ok)
+		}
+	}
+	if _, ok := ListOf("resources/read"); ok {
+		t.Error("resources/read is taken for a list")
+	}
+	if got := ChangedLists(Resources.Changed); len(got) != 2 || got[0] != Resources || got[1] != ResourceTemplates {
+		t.Errorf("the resources' change: %+v", got)
+	}
+	if got := ChangedLists("notifications/roots/list_changed"); got != nil {
+		t.Errorf("the roots' change: %+v", got)
+	}
+	if len(Changes) != 3 {
+		t.Errorf("Changes: %v", Changes)
+	}
+}
+
 // ToolName reads a definition's name as encoding/json would decode it into
 // a struct's Name field tagged "name": escapes, a later member over an
 // earlier one, null and a value of another type leaving it, and nothing

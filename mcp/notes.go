@@ -323,9 +323,12 @@ func supersedeKey(method string, params json.RawMessage) string {
 		field = "taskId"
 	case "notifications/resources/updated":
 		field = "uri"
-	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed", "notifications/roots/list_changed":
+	case "notifications/roots/list_changed":
 		return method
 	default:
+		if _, ok := ListChanged(method); ok {
+			return method
+		}
 		return ""
 	}
 	var p map[string]json.RawMessage

@@ -158,7 +158,7 @@ type recall struct {
 // before its answer: a list, ping or discover, which any server answers
 // without acting.
 func pipelined(method string) bool {
-	return keptMethods[method] || method == "ping" || method == "server/discover"
+	return isList(method) || method == "ping" || method == "server/discover"
 }
 
 // recalled is a client of the modern era as opts.Recall remembers it. It

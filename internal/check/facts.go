@@ -23,20 +23,11 @@ import (
 // listBudget bounds the bytes of one list's items a run keeps.
 const listBudget = 64 << 20
 
-// listMethods are the paginated lists, with the capability that declares
-// each and the key of their items.
-var listMethods = []struct{ method, capability, key string }{
-	{"tools/list", "tools", "tools"},
-	{"prompts/list", "prompts", "prompts"},
-	{"resources/list", "resources", "resources"},
-	{"resources/templates/list", "resources", "resourceTemplates"},
-}
-
 // listNames are the list methods.
 func listNames() []string {
 	var out []string
-	for _, l := range listMethods {
-		out = append(out, l.method)
+	for _, l := range mcp.Lists {
+		out = append(out, l.Method)
 	}
 	return out
 }

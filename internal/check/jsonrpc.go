@@ -312,9 +312,9 @@ func exercise(t *T) {
 	t.r.exerciseOnce.Do(func() {
 		c := t.conn()
 		barrier(t, c)
-		for _, l := range listMethods {
-			if t.r.facts.declares(l.capability) {
-				t.request(c, l.method, nil)
+		for _, l := range mcp.Lists {
+			if t.r.facts.declares(l.Capability) {
+				t.request(c, l.Method, nil)
 			}
 		}
 		t.request(c, "mcpv-check/no-such-method", nil)

@@ -333,14 +333,10 @@ func lifecycleSessionChecks() []*Check {
 
 // notificationCapability is the capability a notification needs declared.
 func notificationCapability(method string) (string, bool) {
-	switch method {
-	case "notifications/tools/list_changed":
-		return "tools.listChanged", true
-	case "notifications/prompts/list_changed":
-		return "prompts.listChanged", true
-	case "notifications/resources/list_changed":
-		return "resources.listChanged", true
-	case "notifications/resources/updated":
+	if list, ok := mcp.ListChanged(method); ok {
+		return list + ".listChanged", true
+	}
+	if method == "notifications/resources/updated" {
 		return "resources.subscribe", true
 	}
 	return "", false
@@ -490,22 +486,22 @@ func undeclaredList(t *T, capability string) {
 	if t.r.facts.declares(capability) {
 		t.Skip("the server declares %s", capability)
 	}
-	for _, l := range listMethods {
-		if l.capability != capability {
+	for _, l := range mcp.Lists {
+		if l.Capability != capability {
 			continue
 		}
-		res, rerr := t.callInput(l.method, nil)
+		res, rerr := t.callInput(l.Method, nil)
 		if rerr != nil || res == nil {
 			continue
 		}
 		var items []json.RawMessage
-		json.Unmarshal(member(res, l.key), &items)
+		json.Unmarshal(member(res, l.Key), &items)
 		if len(items) == 0 {
-			t.Note("%s answers an empty list, which is no %s offered", l.method, capability)
+			t.Note("%s answers an empty list, which is no %s offered", l.Method, capability)
 			continue
 		}
-		t.Sent(l.method)
-		t.Got(t.r.wire.lastAnswer(l.method))
-		t.Fail("%s lists %d, though the %q capability is not declared", l.method, len(items), capability)
+		t.Sent(l.Method)
+		t.Got(t.r.wire.lastAnswer(l.Method))
+		t.Fail("%s lists %d, though the %q capability is not declared", l.Method, len(items), capability)
 	}
 }

@@ -12,18 +12,6 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// itemKey is what names an item of a list: a tool's or prompt's name, a
-// resource's uri, a template's uriTemplate.
-func itemKey(method string) string {
-	switch method {
-	case "resources/list":
-		return "uri"
-	case "resources/templates/list":
-		return "uriTemplate"
-	}
-	return "name"
-}
-
 func listsChecks() []*Check {
 	return []*Check{
 		{
@@ -50,20 +38,20 @@ func listsChecks() []*Check {
 			Quote: "Tool names SHOULD be unique within a server.",
 			run: func(t *T) {
 				any := false
-				for _, l := range listMethods {
-					if !t.r.facts.declares(l.capability) {
+				for _, l := range mcp.Lists {
+					if !t.r.facts.declares(l.Capability) {
 						continue
 					}
 					any = true
-					items := t.listed(l.method)
+					items := t.listed(l.Method)
 					counts := map[string]int{}
 					for _, it := range items {
-						if k, ok := str(member(it, itemKey(l.method))); ok {
+						if k, ok := str(member(it, l.Field)); ok {
 							counts[k]++
 							if counts[k] == 2 {
-								t.Sent(l.method + " (every page)")
+								t.Sent(l.Method + " (every page)")
 								t.Got(clip(string(it), 300))
-								t.Fail("%s lists %s %q more than once", l.method, itemKey(l.method), k)
+								t.Fail("%s lists %s %q more than once", l.Method, l.Field, k)
 							}
 						}
 					}
@@ -79,11 +67,11 @@ func listsChecks() []*Check {
 			Quote: "Servers SHOULD: Provide stable cursors",
 			run: func(t *T) {
 				paged := false
-				for _, l := range listMethods {
-					if !t.r.facts.declares(l.capability) {
+				for _, l := range mcp.Lists {
+					if !t.r.facts.declares(l.Capability) {
 						continue
 					}
-					first, rerr := t.call(l.method, nil)
+					first, rerr := t.call(l.Method, nil)
 					if rerr != nil {
 						continue
 					}
@@ -93,15 +81,15 @@ func listsChecks() []*Check {
 					}
 					paged = true
 					params, _ := json.Marshal(map[string]string{"cursor": next})
-					a, e1 := t.call(l.method, params)
-					b, e2 := t.call(l.method, params)
-					t.Sent(fmt.Sprintf("%s with cursor %q, twice", l.method, clip(next, 80)))
+					a, e1 := t.call(l.Method, params)
+					b, e2 := t.call(l.Method, params)
+					t.Sent(fmt.Sprintf("%s with cursor %q, twice", l.Method, clip(next, 80)))
 					switch {
 					case e1 != nil || e2 != nil:
 						t.Got(fmt.Sprintf("%v / %v", rpcText(e1), rpcText(e2)))
-						t.Fail("the cursor %s gave was refused", l.method)
-					case !slices.Equal(keysOf(a, l.key, itemKey(l.method)), keysOf(b, l.key, itemKey(l.method))):
-						t.Got(fmt.Sprintf("%v, then %v", keysOf(a, l.key, itemKey(l.method)), keysOf(b, l.key, itemKey(l.method))))
+						t.Fail("the cursor %s gave was refused", l.Method)
+					case !slices.Equal(keysOf(a, l.Key, l.Field), keysOf(b, l.Key, l.Field)):
+						t.Got(fmt.Sprintf("%v, then %v", keysOf(a, l.Key, l.Field), keysOf(b, l.Key, l.Field)))
 						t.Fail("the same cursor gave two different pages")
 					}
 				}
@@ -115,13 +103,13 @@ func listsChecks() []*Check {
 			Spec: "2025-11-25", Section: "server/utilities/pagination#error-handling",
 			Quote: "Invalid cursors SHOULD result in an error with code -32602 (Invalid params).",
 			run: func(t *T) {
-				for _, l := range listMethods {
-					if !t.r.facts.declares(l.capability) {
+				for _, l := range mcp.Lists {
+					if !t.r.facts.declares(l.Capability) {
 						continue
 					}
 					params := json.RawMessage(`{"cursor":"mcpv-check:not-a-cursor"}`)
-					t.Sent(l.method + " " + string(params))
-					res, rerr := t.call(l.method, params)
+					t.Sent(l.Method + " " + string(params))
+					res, rerr := t.call(l.Method, params)
 					switch {
 					case rerr == nil:
 						t.Got(clip(string(res), 300))

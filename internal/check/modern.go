@@ -16,9 +16,6 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// cacheable are the methods whose complete results carry caching hints.
-var cacheable = []string{"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}
-
 func modernChecks() []*Check {
 	return slices.Concat(modernDiscoverChecks(), modernCacheChecks(), modernRequestChecks(), modernHTTPChecks(), modernWatchChecks())
 }
@@ -101,7 +98,7 @@ func modernCacheChecks() []*Check {
 			needs: needs{era: "modern"},
 			run:   exerciseModern,
 			watch: func(w *watchCtx, s seen) string {
-				if s.era != "modern" || !s.msg.IsResponse() || s.msg.Error != nil || !slices.Contains(cacheable, s.method) {
+				if s.era != "modern" || !s.msg.IsResponse() || s.msg.Error != nil || !mcp.Cacheable(s.method) {
 					return ""
 				}
 				if rt, _ := str(member(s.msg.Result, "resultType")); rt == "input_required" {
@@ -129,14 +126,14 @@ func modernCacheChecks() []*Check {
 			run: func(t *T) {
 				c := t.conn()
 				paged := false
-				for _, l := range listMethods {
-					if !t.r.facts.declares(l.capability) {
+				for _, l := range mcp.Lists {
+					if !t.r.facts.declares(l.Capability) {
 						continue
 					}
 					var params json.RawMessage
 					first := ""
 					for page := 1; page <= 50; page++ {
-						m, _ := t.request(c, l.method, params)
+						m, _ := t.request(c, l.Method, params)
 						if m.Error != nil {
 							break
 						}
@@ -144,9 +141,9 @@ func modernCacheChecks() []*Check {
 						if page == 1 {
 							first = scope
 						} else if paged = true; scope != first {
-							t.Sent(fmt.Sprintf("%s, page 1 and page %d", l.method, page))
+							t.Sent(fmt.Sprintf("%s, page 1 and page %d", l.Method, page))
 							t.Got(fmt.Sprintf("cacheScope %q, then %q", first, scope))
-							t.Fail("%s's pages have different cacheScopes", l.method)
+							t.Fail("%s's pages have different cacheScopes", l.Method)
 						}
 						next, ok := str(member(m.Result, "nextCursor"))
 						if !ok {
@@ -392,9 +389,9 @@ func exerciseModern(t *T) {
 	t.r.exerciseModernOnce.Do(func() {
 		c := t.connWith(connOptions{era: "modern"})
 		t.request(c, "server/discover", nil)
-		for _, l := range listMethods {
-			if t.r.facts.declares(l.capability) {
-				t.request(c, l.method, nil)
+		for _, l := range mcp.Lists {
+			if t.r.facts.declares(l.Capability) {
+				t.request(c, l.Method, nil)
 			}
 		}
 		t.request(c, "mcpv-check/no-such-method", nil)

@@ -155,12 +155,17 @@ func (s *mcpSchema) validate(def string, value []byte) string {
 // shapeJudged are the methods whose results, and the notification,
 // whose shape a check of their own judges (naming the defect), and which
 // jsonrpc.schema leaves to them: one defect, one failure.
-var shapeJudged = map[string]string{
-	"tools/list": "lists.shape", "prompts/list": "lists.shape", "resources/list": "lists.shape", "resources/templates/list": "lists.shape",
-	"resources/read": "reading.resource-contents", "prompts/get": "reading.prompt-messages", "tools/call": "tools.result",
-	"completion/complete": "reading.completion", "initialize": "lifecycle.initialize", "ping": "lifecycle.ping",
-	"server/discover": "modern.discover", "notifications/progress": "utilities.progress",
-}
+var shapeJudged = func() map[string]string {
+	m := map[string]string{
+		"resources/read": "reading.resource-contents", "prompts/get": "reading.prompt-messages", "tools/call": "tools.result",
+		"completion/complete": "reading.completion", "initialize": "lifecycle.initialize", "ping": "lifecycle.ping",
+		"server/discover": "modern.discover", "notifications/progress": "utilities.progress",
+	}
+	for _, l := range mcp.Lists {
+		m[l.Method] = "lists.shape"
+	}
+	return m
+}()
 
 // schemaProblem says how a message breaks its revision's schema, with
 // the definition it was held to, or "": a request or notification by its

@@ -32,7 +32,7 @@ func (n *notifier) notify(method string, params json.RawMessage) {
 		n.kept.Notified(method)
 	}
 	switch method {
-	case "notifications/tools/list_changed":
+	case mcp.Tools.Changed:
 		n.tools.Reset()
 	case "notifications/progress":
 		n.hooks.setStatus(progressText(params))

@@ -27,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/osdirs"
 	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/mcp"
@@ -142,17 +143,12 @@ type envelope struct {
 }
 
 // CheckName refuses a session name that could not be a file name of its
-// own in the session directory. Every path of a session is made from a
-// name that passed it (PathsOf), wherever the name came from.
+// own in the session directory (osdirs.CheckName, the one rule of such
+// names). Every path of a session is made from a name that passed it
+// (PathsOf), wherever the name came from.
 func CheckName(name string) error {
-	ok := len(name) > 0 && len(name) <= 64
-	for i := 0; ok && i < len(name); i++ {
-		b := name[i]
-		alnum := b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
-		ok = alnum || i > 0 && (b == '.' || b == '_' || b == '-')
-	}
-	if !ok {
-		return fmt.Errorf("session name %q: use up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
+	if err := osdirs.CheckName("the name", name); err != nil {
+		return fmt.Errorf("session name %w", err)
 	}
 	return nil
 }

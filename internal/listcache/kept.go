@@ -43,7 +43,7 @@ func (c *Cache) Import(kept []Kept, private bool) {
 	now := c.now()
 	for _, k := range kept {
 		method, _, _ := strings.Cut(k.Key, "\x00")
-		if kinds[method] != k.List || k.List == "" || k.Private && !private || k.Expires.IsZero() || !now.Before(k.Expires) ||
+		if list, _ := changedBy(method); list != k.List || k.List == "" || k.Private && !private || k.Expires.IsZero() || !now.Before(k.Expires) ||
 			len(k.Result) > MaxBytes/4 || !rawjson.IsObject(k.Result) || !json.Valid(k.Result) {
 			continue
 		}

@@ -48,13 +48,12 @@ import (
 // MaxBytes bounds the results one Cache holds.
 const MaxBytes = 16 << 20
 
-// kinds maps each cacheable method to the list whose change notification
-// makes it stale.
-var kinds = map[string]string{
-	"tools/list":               "tools",
-	"prompts/list":             "prompts",
-	"resources/list":           "resources",
-	"resources/templates/list": "resources",
+// changedBy is the list whose change notification makes a kept result
+// of method stale (its capability: tools, prompts or resources); ok is
+// false for a method that is no list.
+func changedBy(method string) (list string, ok bool) {
+	l, ok := mcp.ListOf(method)
+	return l.Capability, ok
 }
 
 // Cache is one session's kept list results. The zero value is ready; it is
@@ -106,7 +105,7 @@ func (r Request) List() string { return r.list }
 // seeks a tool (mcp.ToolSought) the kept pages hold (findTool) is answered
 // with a page of that tool alone.
 func (c *Cache) Lookup(method string, params json.RawMessage, seek string) (result json.RawMessage, r Request, ok bool) {
-	list, cacheable := kinds[method]
+	list, cacheable := changedBy(method)
 	if !cacheable {
 		return nil, Request{}, false
 	}
@@ -136,7 +135,7 @@ func (c *Cache) Lookup(method string, params json.RawMessage, seek string) (resu
 // is not to be answered from the cache (a listing that wants the server's
 // list as it is now): ok false when it may not be kept.
 func (c *Cache) Ask(method string, params json.RawMessage) (r Request, ok bool) {
-	list, cacheable := kinds[method]
+	list, cacheable := changedBy(method)
 	if !cacheable {
 		return Request{}, false
 	}

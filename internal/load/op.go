@@ -59,17 +59,9 @@ func (op *Op) Varies() bool { return len(op.tmpls) > 0 }
 // ok is false when kind is no list command. The operation walks every
 // page.
 func list(kind string) (method, key string, ok bool) {
-	switch kind {
-	case "list-tools":
-		return "tools/list", "tools", true
-	case "list-resources":
-		return "resources/list", "resources", true
-	case "list-resource-templates":
-		return "resources/templates/list", "resourceTemplates", true
-	case "list-prompts":
-		return "prompts/list", "prompts", true
-	}
-	return "", "", false
+	l, ok := map[string]mcp.List{"list-tools": mcp.Tools, "list-resources": mcp.Resources,
+		"list-resource-templates": mcp.ResourceTemplates, "list-prompts": mcp.Prompts}[kind]
+	return l.Method, l.Key, ok
 }
 
 // Commands are the commands an operation may be, for messages and help.

@@ -137,13 +137,13 @@ func (m *Mock) Forward(ctx context.Context, method string, params json.RawMessag
 	switch method {
 	case "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe":
 		return json.RawMessage(`{}`), nil
-	case "tools/list":
-		return list("tools", m.snap.Tools), nil
-	case "prompts/list":
-		return list("prompts", m.snap.Prompts), nil
-	case "resources/templates/list":
-		return list("resourceTemplates", m.snap.ResourceTemplates), nil
-	case "resources/list":
+	case mcp.Tools.Method:
+		return list(mcp.Tools.Key, m.snap.Tools), nil
+	case mcp.Prompts.Method:
+		return list(mcp.Prompts.Key, m.snap.Prompts), nil
+	case mcp.ResourceTemplates.Method:
+		return list(mcp.ResourceTemplates.Key, m.snap.ResourceTemplates), nil
+	case mcp.Resources.Method:
 		var items []json.RawMessage
 		for _, e := range m.resp.Resources {
 			if e.URI == "" {
@@ -155,7 +155,7 @@ func (m *Mock) Forward(ctx context.Context, method string, params json.RawMessag
 			}
 			items = append(items, it)
 		}
-		return list("resources", items), nil
+		return list(mcp.Resources.Key, items), nil
 	case "completion/complete":
 		return m.complete(ctx, params)
 	case "tools/call":

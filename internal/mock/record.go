@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // Recorder keeps what passes through a relay: who the server says it is
@@ -58,15 +59,15 @@ func (r *Recorder) Note(method string, params, result json.RawMessage) {
 	switch method {
 	case "initialize":
 		r.server(result)
-	case "tools/list":
-		r.items(method, result, "tools", "name", &r.snap.Tools)
-	case "prompts/list":
-		r.items(method, result, "prompts", "name", &r.snap.Prompts)
-	case "resources/templates/list":
-		r.items(method, result, "resourceTemplates", "uriTemplate", &r.snap.ResourceTemplates)
-	case "resources/list":
+	case mcp.Tools.Method:
+		r.items(mcp.Tools, result, &r.snap.Tools)
+	case mcp.Prompts.Method:
+		r.items(mcp.Prompts, result, &r.snap.Prompts)
+	case mcp.ResourceTemplates.Method:
+		r.items(mcp.ResourceTemplates, result, &r.snap.ResourceTemplates)
+	case mcp.Resources.Method:
 		var its []json.RawMessage
-		r.items(method, result, "resources", "uri", &its)
+		r.items(mcp.Resources, result, &its)
 		for _, it := range its {
 			uri := member(it, "uri")
 			r.resources[uri] = it
@@ -153,11 +154,11 @@ func (r *Recorder) Skipped() int {
 }
 
 // items keeps the items of a list page not kept yet.
-func (r *Recorder) items(method string, result json.RawMessage, key, id string, dest *[]json.RawMessage) {
+func (r *Recorder) items(l mcp.List, result json.RawMessage, dest *[]json.RawMessage) {
 	var its []json.RawMessage
-	json.Unmarshal(memberRaw(result, key), &its)
+	json.Unmarshal(memberRaw(result, l.Key), &its)
 	for _, it := range its {
-		k := method + "\x00" + member(it, id)
+		k := l.Method + "\x00" + member(it, l.Field)
 		if !r.listed[k] {
 			r.listed[k] = true
 			*dest = append(*dest, it)

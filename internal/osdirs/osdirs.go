@@ -4,6 +4,7 @@
 package osdirs
 
 import (
+	"fmt"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -41,4 +42,23 @@ func IsAbs(goos, p string) bool {
 	}
 	return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') &&
 		('a' <= p[0]|0x20 && p[0]|0x20 <= 'z')
+}
+
+// CheckName is the one rule for a name mcpv makes a file name or a URL's
+// path segment of (a kept session's files, a gateway server's path): 1
+// to 64 letters, digits, '.', '_' or '-', the first a letter or digit,
+// so that it is the same name on every OS, in a path and in a URL, and
+// never . or .., an option or a hidden file. noun says what the name is
+// in the error ("a server's name").
+func CheckName(noun, name string) error {
+	ok := len(name) > 0 && len(name) <= 64
+	for i := 0; ok && i < len(name); i++ {
+		b := name[i]
+		alnum := b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+		ok = alnum || i > 0 && (b == '.' || b == '_' || b == '-')
+	}
+	if !ok {
+		return fmt.Errorf("%q: %s here holds letters, digits and -._ alone, 1 to 64 of them, the first a letter or digit (it names a file or a path)", name, noun)
+	}
+	return nil
 }

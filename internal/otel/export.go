@@ -212,7 +212,11 @@ func resource(service string) map[string]any {
 }
 
 // scope is the instrumentation scope of mcpv's spans and metrics.
-var scope = map[string]string{"name": "github.com/mcpv/mcpv"}
+type scopeName struct {
+	Name string `json:"name"`
+}
+
+var scope = scopeName{"github.com/mcpv/mcpv"}
 
 // tracesBody is an ExportTraceServiceRequest of spans, as JSON.
 func tracesBody(service string, spans []Span) []byte {

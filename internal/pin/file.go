@@ -23,6 +23,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // Version is the format of the pin files this mcpv writes and reads.
@@ -49,10 +51,10 @@ var kindInfo = map[Kind]struct {
 	list, key string
 	members   []string
 }{
-	Tool:     {"tools", "name", []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations"}},
-	Prompt:   {"prompts", "name", []string{"name", "title", "description", "arguments"}},
-	Resource: {"resources", "uri", []string{"uri", "name", "title", "description", "mimeType"}},
-	Template: {"resourceTemplates", "uriTemplate", []string{"uriTemplate", "name", "title", "description", "mimeType"}},
+	Tool:     {mcp.Tools.Key, mcp.Tools.Field, []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations"}},
+	Prompt:   {mcp.Prompts.Key, mcp.Prompts.Field, []string{"name", "title", "description", "arguments"}},
+	Resource: {mcp.Resources.Key, mcp.Resources.Field, []string{"uri", "name", "title", "description", "mimeType"}},
+	Template: {mcp.ResourceTemplates.Key, mcp.ResourceTemplates.Field, []string{"uriTemplate", "name", "title", "description", "mimeType"}},
 }
 
 // KeyMember is the member that names an item of kind: "name", "uri" or

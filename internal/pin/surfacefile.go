@@ -8,11 +8,13 @@ import (
 	"io/fs"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/trace"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // SurfaceFile is a file that holds what servers showed: a pin file (one
@@ -95,8 +97,15 @@ func ReadSurfaceFile(path string, read func(string) ([]byte, error)) (*SurfaceFi
 // listLine and keyLine read the lines of the files mcpv writes: a list's
 // opening, and an item's key.
 var lineRes = sync.OnceValue(func() (r struct{ list, key *regexp.Regexp }) {
-	r.list = regexp.MustCompile(`^\s*"(tools|prompts|resources|resourceTemplates)":\s*\[`)
-	r.key = regexp.MustCompile(`^\s*"(?:name|uri|uriTemplate)":\s*("(?:[^"\\]|\\.)*")`)
+	var keys, fields []string
+	for _, l := range mcp.Lists {
+		keys = append(keys, l.Key)
+		if !slices.Contains(fields, l.Field) {
+			fields = append(fields, l.Field)
+		}
+	}
+	r.list = regexp.MustCompile(`^\s*"(` + strings.Join(keys, "|") + `)":\s*\[`)
+	r.key = regexp.MustCompile(`^\s*"(?:` + strings.Join(fields, "|") + `)":\s*("(?:[^"\\]|\\.)*")`)
 	return r
 })
 
@@ -104,7 +113,10 @@ var lineRes = sync.OnceValue(func() (r struct{ list, key *regexp.Regexp }) {
 // mcpv wrote (indented, a member a line): the first line in the kind's
 // list that names it.
 func lineFinder(data []byte) func(kind, name string) int {
-	lists := map[string]string{"tools": "tool", "prompts": "prompt", "resources": "resource", "resourceTemplates": "resource template"}
+	lists := map[string]string{}
+	for _, l := range mcp.Lists {
+		lists[l.Key] = l.Item
+	}
 	at := map[string]int{}
 	kind := ""
 	for i, line := range bytes.Split(data, []byte("\n")) {

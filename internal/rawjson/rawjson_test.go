@@ -291,3 +291,44 @@ func TestMember(t *testing.T) {
 		t.Error("Member of no object found something")
 	}
 }
+
+// Exact reads a member as the other side will: a key written twice, or
+// in two cases, is no member to check; With and Without edit one member
+// in place, the others as written.
+func TestMembers(t *testing.T) {
+	for _, tt := range []struct {
+		obj, key, want string
+		ok             bool
+	}{
+		{`{"name":"a"}`, "name", `"a"`, true},
+		{`{"name":"a","Name":"b"}`, "name", "", false},
+		{`{"name":"a","name":"b"}`, "name", "", false},
+		{`{"Name":"b"}`, "name", "", false},
+		{`{"other":1}`, "name", "", true},
+		{``, "name", "", true},
+		{`[1]`, "name", "", false},
+	} {
+		got, ok := Exact([]byte(tt.obj), tt.key)
+		if ok != tt.ok || ok && string(got) != tt.want {
+			t.Errorf("Exact(%s, %q) = %s, %v; want %s, %v", tt.obj, tt.key, got, ok, tt.want, tt.ok)
+		}
+	}
+	if s, ok := ExactString([]byte(`{"name":5}`), "name"); ok || s != "" {
+		t.Errorf("a number read as a string: %q %v", s, ok)
+	}
+	if got := string(With([]byte(`{"a":1,"b":2}`), "a", []byte(`"x"`))); got != `{"a":"x","b":2}` {
+		t.Errorf("With in place: %s", got)
+	}
+	if got := string(With([]byte(`{}`), "c", []byte(`3`))); got != `{"c":3}` {
+		t.Errorf("With added: %s", got)
+	}
+	if got := string(With([]byte(`[]`), "c", []byte(`3`))); got != `[]` {
+		t.Errorf("With on an array: %s", got)
+	}
+	if got := string(Without([]byte(`{"a":1,"A":2,"b":3}`), "a")); got != `{"b":3}` {
+		t.Errorf("Without: %s", got)
+	}
+	if got := string(Without([]byte(`{"b":3}`), "a")); got != `{"b":3}` {
+		t.Errorf("Without nothing to take: %s", got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -61,7 +62,7 @@ func next(t *testing.T, events <-chan string) string {
 // modernCall is a tools/call of a modern client declaring caps, with more
 // params members.
 func modernCall(id int, tool, caps, more string) string {
-	meta := strings.Replace(modernMetaJSON, `"io.modelcontextprotocol/clientCapabilities":{}`, `"io.modelcontextprotocol/clientCapabilities":`+caps, 1)
+	meta := strings.Replace(servetest.ModernMetaJSON, `"io.modelcontextprotocol/clientCapabilities":{}`, `"io.modelcontextprotocol/clientCapabilities":`+caps, 1)
 	return `{"jsonrpc":"2.0","id":` + mustString(id) + `,"method":"tools/call","params":{"_meta":` + meta + `,"name":"` + tool + `","arguments":{}` + more + `}}`
 }
 
@@ -105,19 +106,19 @@ const elicitCaps = `{"elicitation":{}}`
 func TestBridgeUnansweredIsBounded(t *testing.T) {
 	t.Parallel()
 	url, events := askingServer(t)
-	srv := serverFor(t, settingsFor(url, "legacy", nil))
+	srv := serverFor(t, servetest.Settings(url, "legacy", nil))
 	srv.InputWait = 100 * time.Millisecond
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
 	u := serveHTTP(t, srv, "")
-	_, body := postModern(t, u, modernCall(1, "ask", elicitCaps, ""), nil)
+	_, body := servetest.PostModern(t, u, modernCall(1, "ask", elicitCaps, ""), nil)
 	state, key := inputRequired(t, body)
 	if e := next(t, events); !strings.Contains(e, "the client did not send its answers within 100ms") {
 		t.Fatalf("the server's question: %s, want it refused once InputWait passed", e)
 	}
-	resp, body := postModern(t, u, modernCall(2, "ask", elicitCaps, `,"requestState":"`+state+`","inputResponses":{"`+key+`":{"action":"accept","content":{"name":"late"}}}`), nil)
+	resp, body := servetest.PostModern(t, u, modernCall(2, "ask", elicitCaps, `,"requestState":"`+state+`","inputResponses":{"`+key+`":{"action":"accept","content":{"name":"late"}}}`), nil)
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `-32602`) || !strings.Contains(body, "expired") {
 		t.Errorf("a retry past the bound: %d %s, want 400 and -32602", resp.StatusCode, body)
 	}
@@ -128,12 +129,12 @@ func TestBridgeUnansweredIsBounded(t *testing.T) {
 func TestBridgeClientHangsUp(t *testing.T) {
 	t.Parallel()
 	url, events := askingServer(t)
-	srv := startServer(t, settingsFor(url, "legacy", nil), nil, false)
+	srv := startServer(t, servetest.Settings(url, "legacy", nil), nil, false)
 	u := serveHTTP(t, srv, "")
 	ctx, cancel := context.WithCancel(context.Background())
 	body := modernCall(1, "slow", elicitCaps, "")
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(body))
-	req.Header = modernHeaders(body, nil)
+	req.Header = servetest.ModernHeaders(body, nil)
 	done := make(chan struct{})
 	go func() {
 		if resp, err := http.DefaultClient.Do(req); err == nil {
@@ -158,13 +159,13 @@ func TestBridgeClientHangsUp(t *testing.T) {
 func TestBridgeStateRules(t *testing.T) {
 	t.Parallel()
 	url, events := askingServer(t)
-	srv := startServer(t, settingsFor(url, "legacy", nil), nil, false)
+	srv := startServer(t, servetest.Settings(url, "legacy", nil), nil, false)
 	u := serveHTTP(t, srv, "")
 	retry := func(id int, tool, state, key string) (int, string) {
-		resp, body := postModern(t, u, modernCall(id, tool, elicitCaps, `,"requestState":"`+state+`","inputResponses":{"`+key+`":{"action":"accept","content":{"name":"ada"}}}`), nil)
+		resp, body := servetest.PostModern(t, u, modernCall(id, tool, elicitCaps, `,"requestState":"`+state+`","inputResponses":{"`+key+`":{"action":"accept","content":{"name":"ada"}}}`), nil)
 		return resp.StatusCode, body
 	}
-	_, body := postModern(t, u, modernCall(1, "ask", elicitCaps, ""), nil)
+	_, body := servetest.PostModern(t, u, modernCall(1, "ask", elicitCaps, ""), nil)
 	state, key := inputRequired(t, body)
 	for _, bad := range []string{statePrefix + "0123", state + "-TAMPERED", "mcpv-serve."} {
 		if status, body := retry(2, "ask", bad, key); status != http.StatusBadRequest || !strings.Contains(body, "-32602") {
@@ -181,7 +182,7 @@ func TestBridgeStateRules(t *testing.T) {
 		t.Errorf("a state used twice: %d %s, want 400 -32602", status, body)
 	}
 
-	_, body = postModern(t, u, modernCall(5, "ask", elicitCaps, ""), nil)
+	_, body = servetest.PostModern(t, u, modernCall(5, "ask", elicitCaps, ""), nil)
 	state, key = inputRequired(t, body)
 	if status, body := retry(6, "slow", state, key); status != http.StatusBadRequest || !strings.Contains(body, "another request") {
 		t.Errorf("a state back with another tool: %d %s, want 400 -32602", status, body)
@@ -197,9 +198,9 @@ func TestBridgeStateRules(t *testing.T) {
 func TestBridgeAsksOnlyWhatWasDeclared(t *testing.T) {
 	t.Parallel()
 	url, events := askingServer(t)
-	srv := startServer(t, settingsFor(url, "legacy", nil), nil, false)
+	srv := startServer(t, servetest.Settings(url, "legacy", nil), nil, false)
 	u := serveHTTP(t, srv, "")
-	_, body := postModern(t, u, modernCall(1, "ask", `{"sampling":{}}`, ""), nil)
+	_, body := servetest.PostModern(t, u, modernCall(1, "ask", `{"sampling":{}}`, ""), nil)
 	if strings.Contains(body, "input_required") {
 		t.Errorf("the answer %s puts an elicitation to a client that declared none", body)
 	}
@@ -225,9 +226,9 @@ func TestBridgeUpstreamDies(t *testing.T) {
 		}
 		return false
 	}})
-	srv := startServer(t, settingsFor(fake.URL, "legacy", nil), nil, false)
+	srv := startServer(t, servetest.Settings(fake.URL, "legacy", nil), nil, false)
 	u := serveHTTP(t, srv, "")
-	c, _ := httpClient(t, u, "modern", "x")
+	c, _ := servetest.HTTPClient(t, u, "modern", "x")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res, err := c.Call(ctx, "tools/call", json.RawMessage(`{"name":"anything","arguments":{}}`))
@@ -244,18 +245,18 @@ func TestBridgeUpstreamDies(t *testing.T) {
 // initialize era gets its progress, under its own token.
 func TestBridgeProgress(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	srv := startServer(t, servetest.Settings(servetest.DemoURL(t, "legacy"), "legacy", nil), nil, false)
 	for _, side := range []string{"stdio", "http"} {
 		var c *mcp.Client
-		var rec *recorder
+		var rec *servetest.Recorder
 		if side == "stdio" {
-			c, rec = stdioClient(t, srv, "modern")
+			c, rec = servetest.StdioClient(t, srv, "modern")
 		} else {
-			c, rec = httpClient(t, serveHTTP(t, srv, ""), "modern", "x")
+			c, rec = servetest.HTTPClient(t, serveHTTP(t, srv, ""), "modern", "x")
 		}
-		call(t, c, "tools/call", `{"name":"slow","arguments":{"seconds":0.05,"steps":3},"_meta":{"progressToken":"mine"}}`)
+		servetest.Call(t, c, "tools/call", `{"name":"slow","arguments":{"seconds":0.05,"steps":3},"_meta":{"progressToken":"mine"}}`)
 		n := 0
-		for _, m := range rec.all() {
+		for _, m := range rec.All() {
 			if strings.Contains(string(m), "notifications/progress") {
 				if !strings.Contains(string(m), `"progressToken":"mine"`) {
 					t.Errorf("%s: %s, want the client's own token", side, m)
@@ -275,22 +276,22 @@ func TestBridgeProgress(t *testing.T) {
 func TestBridgeParkedAreBounded(t *testing.T) {
 	t.Parallel()
 	url, events := askingServer(t)
-	srv := serverFor(t, settingsFor(url, "legacy", nil))
+	srv := serverFor(t, servetest.Settings(url, "legacy", nil))
 	srv.MaxParked = 1
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
 	u := serveHTTP(t, srv, "")
-	_, body := postModern(t, u, modernCall(1, "ask", elicitCaps, ""), nil)
+	_, body := servetest.PostModern(t, u, modernCall(1, "ask", elicitCaps, ""), nil)
 	state, key := inputRequired(t, body)
-	if _, body := postModern(t, u, modernCall(2, "ask", elicitCaps, ""), nil); !strings.Contains(body, "calls wait for their clients already") {
+	if _, body := servetest.PostModern(t, u, modernCall(2, "ask", elicitCaps, ""), nil); !strings.Contains(body, "calls wait for their clients already") {
 		t.Errorf("a second call that asks, past the bound: %s, want it refused", body)
 	}
 	if e := next(t, events); !strings.Contains(e, "too many calls wait") {
 		t.Errorf("event %q, want the second call's question refused", e)
 	}
-	_, body = postModern(t, u, modernCall(3, "ask", elicitCaps, `,"requestState":"`+state+`","inputResponses":{"`+key+`":{"action":"accept","content":{"name":"first"}}}`), nil)
+	_, body = servetest.PostModern(t, u, modernCall(3, "ask", elicitCaps, `,"requestState":"`+state+`","inputResponses":{"`+key+`":{"action":"accept","content":{"name":"first"}}}`), nil)
 	if !strings.Contains(body, "hello first") {
 		t.Errorf("the call that waited: %s", body)
 	}
@@ -301,9 +302,9 @@ func TestBridgeParkedAreBounded(t *testing.T) {
 // server of its own.
 func TestBridgeIsolated(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, true)
-	c, _ := httpClient(t, serveHTTP(t, srv, ""), "modern", "isolated")
-	if res := call(t, c, "tools/call", `{"name":"ask","arguments":{}}`); !strings.Contains(string(res), "isolated") {
+	srv := startServer(t, servetest.Settings(servetest.DemoURL(t, "legacy"), "legacy", nil), nil, true)
+	c, _ := servetest.HTTPClient(t, serveHTTP(t, srv, ""), "modern", "isolated")
+	if res := servetest.Call(t, c, "tools/call", `{"name":"ask","arguments":{}}`); !strings.Contains(string(res), "isolated") {
 		t.Errorf("ask: %s", res)
 	}
 }

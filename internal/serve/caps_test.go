@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -40,14 +41,14 @@ func TestStdioClientsCapabilities(t *testing.T) {
 		{"legacy", `{"sampling":{},"experimental":{"x":{}}}`, []string{"sampling"}},
 		{"modern", `{"elicitation":{"form":{}}}`, []string{"elicitation"}},
 	} {
-		srv := serverFor(t, settingsFor(capsServer(t), "legacy", nil))
+		srv := serverFor(t, servetest.Settings(capsServer(t), "legacy", nil))
 		srv.ClientCaps = true
 		if err := srv.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(srv.Close)
-		c, _ := stdioClientDeclaring(t, srv, tc.era, tc.caps)
-		res := call(t, c, "tools/call", `{"name":"caps","arguments":{}}`)
+		c, _ := servetest.StdioClientDeclaring(t, srv, tc.era, tc.caps)
+		res := servetest.Call(t, c, "tools/call", `{"name":"caps","arguments":{}}`)
 		var got struct {
 			Content []struct{ Text string } `json:"content"`
 		}
@@ -69,7 +70,7 @@ func TestStdioClientsCapabilities(t *testing.T) {
 // hold Start up.
 func TestClientCapsWithoutAWait(t *testing.T) {
 	t.Parallel()
-	up := &hang{done: make(chan struct{}), called: make(chan struct{}, 1)}
+	up := &servetest.Hang{End: make(chan struct{}), Called: make(chan struct{}, 1)}
 	srv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }, ClientCaps: true}
 	started := make(chan error, 1)
 	go func() { started <- srv.Start(context.Background()) }()

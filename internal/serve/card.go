@@ -28,13 +28,13 @@ import (
 
 // Identity is what the served server says of itself (its initialize
 // result, or server/discover's shaped as one) while the shared session
-// is open; nil before, and with Isolate, where no session is shared. A
-// gateway's endpoint says what the gateway is (its serverInfo), and
-// nothing of its members: which servers it holds is for the clients
-// whose tokens see them, not for a page that has none.
+// is open; nil before, and with Isolate, where no session is shared.
+// Self, when set, is said in its place (a gateway's endpoint says what
+// the gateway is, and nothing of its servers: which it holds is for the
+// clients whose tokens see them, not for a page that has none).
 func (s *Server) Identity() json.RawMessage {
-	if s.gw != nil {
-		return mustJSON(map[string]any{"serverInfo": s.gw.info()})
+	if s.Self != nil {
+		return s.Self
 	}
 	s.mu.Lock()
 	u := s.shared

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/internal/servercard"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
@@ -21,13 +22,13 @@ func TestServerCard(t *testing.T) {
 	const secret = "Zq8wRk2vLp0sTn4x"
 	spec := &mcptest.Spec{ServerInfo: json.RawMessage(`{"name":"weather-` + secret + `","version":"2.1.0","title":"Weather"}`)}
 	up := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Spec: spec})
-	srv := startServer(t, settingsFor(up.URL, "legacy", http.Header{"X-Api-Key": {secret}}), nil, false)
+	srv := startServer(t, servetest.Settings(up.URL, "legacy", http.Header{"X-Api-Key": {secret}}), nil, false)
 	h := srv.HTTPHandler("let-me-in", false)
 	h.SSE = true
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { h.Close(); ts.Close() })
 
-	resp, body := do(t, "GET", ts.URL+"/mcp/server-card", nil, "")
+	resp, body := servetest.Do(t, "GET", ts.URL+"/mcp/server-card", nil, "")
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != servercard.CardType {
 		t.Fatalf("card: %d %v %s", resp.StatusCode, resp.Header, body)
 	}
@@ -42,11 +43,11 @@ func TestServerCard(t *testing.T) {
 		t.Errorf("card %s", body)
 	}
 	etag := resp.Header.Get("ETag")
-	if resp, _ := do(t, "GET", ts.URL+"/mcp/server-card", map[string]string{"If-None-Match": etag}, ""); resp.StatusCode != http.StatusNotModified {
+	if resp, _ := servetest.Do(t, "GET", ts.URL+"/mcp/server-card", map[string]string{"If-None-Match": etag}, ""); resp.StatusCode != http.StatusNotModified {
 		t.Errorf("If-None-Match: %d", resp.StatusCode)
 	}
 	for _, path := range servercard.WellKnown {
-		resp, body := do(t, "GET", ts.URL+path, nil, "")
+		resp, body := servetest.Do(t, "GET", ts.URL+path, nil, "")
 		cat, ps := servercard.ParseCatalog(json.RawMessage(body), nil, 0)
 		if resp.StatusCode != 200 || servercard.Invalid(ps) || len(cat.Entries) != 1 || cat.Entries[0].URL != ts.URL+"/mcp/server-card" {
 			t.Errorf("%s: %d %s", path, resp.StatusCode, body)
@@ -61,70 +62,16 @@ func TestServerCard(t *testing.T) {
 		{"DNS rebinding", map[string]string{"Host": "evil.example"}, http.StatusForbidden},
 		{"a loopback page", map[string]string{"Origin": "http://localhost:5173"}, http.StatusOK},
 	} {
-		if resp, _ := do(t, "GET", ts.URL+"/mcp/server-card", tt.header, ""); resp.StatusCode != tt.status {
+		if resp, _ := servetest.Do(t, "GET", ts.URL+"/mcp/server-card", tt.header, ""); resp.StatusCode != tt.status {
 			t.Errorf("%s: %d, want %d", tt.name, resp.StatusCode, tt.status)
 		}
 	}
-	if resp, _ := do(t, "POST", ts.URL+"/mcp/server-card", nil, "{}"); resp.StatusCode != http.StatusMethodNotAllowed {
+	if resp, _ := servetest.Do(t, "POST", ts.URL+"/mcp/server-card", nil, "{}"); resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("POST: %d", resp.StatusCode)
 	}
 
 	h.NoCard = true
-	if resp, _ := do(t, "GET", ts.URL+"/mcp/server-card", nil, ""); resp.StatusCode != http.StatusNotFound {
-		t.Errorf("--no-card: %d", resp.StatusCode)
-	}
-}
-
-// A gateway's endpoint publishes the gateway's card (what it calls itself
-// in initialize), at once, before any server has started, and nothing of
-// its servers: neither their names nor what they say of themselves, which
-// are for the tokens that see them. A server reached alone at
-// /mcp/NAME publishes no card; --no-card withdraws the gateway's.
-func TestGatewayServerCard(t *testing.T) {
-	t.Parallel()
-	g, _ := startGateway(t, testMember{name: "alpha", settings: twoTools(t, "alpha")}, testMember{name: "beta", settings: twoTools(t, "beta")})
-	clients, err := NewClients(map[string]*View{"ci-token": {Name: "ci", Servers: []string{"alpha"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gh, base := gatewayHTTP(t, g, clients)
-	resp, body := do(t, "GET", base+"/server-card", nil, "")
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != servercard.CardType {
-		t.Fatalf("card: %d %v %s", resp.StatusCode, resp.Header, body)
-	}
-	c, ps := servercard.ParseCard(json.RawMessage(body))
-	if servercard.Invalid(ps) {
-		t.Errorf("the card is invalid: %+v\n%s", ps, body)
-	}
-	if !strings.Contains(c.Name, "mcpv-gateway") || len(c.Remotes) != 1 || c.Remotes[0].URL != base {
-		t.Errorf("card %s", body)
-	}
-	if strings.Contains(body, "alpha") || strings.Contains(body, "beta") {
-		t.Errorf("the gateway's card names a server: %s", body)
-	}
-	for _, m := range g.Members {
-		if st, _ := m.life.status(); st != lifeIdle {
-			t.Errorf("%s was started for the card: %v", m.Name, st)
-		}
-	}
-	for _, path := range servercard.WellKnown {
-		resp, body := do(t, "GET", strings.TrimSuffix(base, "/mcp")+path, nil, "")
-		cat, ps := servercard.ParseCatalog(json.RawMessage(body), nil, 0)
-		if resp.StatusCode != 200 || servercard.Invalid(ps) || len(cat.Entries) != 1 || cat.Entries[0].URL != base+"/server-card" {
-			t.Errorf("%s: %d %s", path, resp.StatusCode, body)
-		}
-	}
-	for _, token := range []string{"", "ci-token"} {
-		hdr := map[string]string{}
-		if token != "" {
-			hdr["Authorization"] = "Bearer " + token
-		}
-		if resp, body := do(t, "GET", base+"/alpha/server-card", hdr, ""); resp.StatusCode != http.StatusNotFound {
-			t.Errorf("a server's own card (token %q): %d %s", token, resp.StatusCode, body)
-		}
-	}
-	gh.Endpoint.NoCard = true
-	if resp, _ := do(t, "GET", base+"/server-card", nil, ""); resp.StatusCode != http.StatusNotFound {
+	if resp, _ := servetest.Do(t, "GET", ts.URL+"/mcp/server-card", nil, ""); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("--no-card: %d", resp.StatusCode)
 	}
 }

@@ -34,14 +34,10 @@ type client struct {
 
 	outbox // its notifications, on their way to it (notes.go)
 
-	// Behind a gateway (multi.go): gate is the front of a client of the
-	// endpoint; parent, on a sub-client of a member, is the client of
-	// the endpoint whose downstream session it shares.
-	gate   *front
-	parent *client
+	// front, with Server.Front, serves the client in serve's place.
+	front Front
 	// who is the view of the client's bearer token (nil: everything);
-	// view, on a client of a member's own path, its guard over the
-	// member's names (multiview.go).
+	// view, its guard over the Server's names (views.go).
 	who  *View
 	view *viewGuard
 }
@@ -52,14 +48,14 @@ func (s *Server) serveClientWith(t mcp.Transport, d *drain, headers func(json.Ra
 	c := &client{srv: s, n: s.served.Add(1), ready: make(chan struct{}), drain: d, headers: headers}
 	t = &scrubbed{Transport: t, secrets: s.Secrets}
 	handle := c.handle
-	if s.gw != nil {
-		handle = s.gw.serveFront(c)
+	if s.Front != nil {
+		handle = c.handleFront
 	}
 	c.sess = mcp.NewSession(t, mcp.SessionOptions{Handler: c.observed(handle), OnNotification: c.notified, Record: c.noteRecorder(), Log: s.Log})
-	close(c.ready)
-	if c.gate != nil {
-		s.gw.enter(c.gate) // from now on it hears of the members' changes
+	if s.Front != nil {
+		c.front = s.Front(&Client{c})
 	}
+	close(c.ready)
 	return c
 }
 
@@ -67,8 +63,8 @@ func (s *Server) serveClientWith(t mcp.Transport, d *drain, headers func(json.Ra
 func (c *client) close() {
 	c.sess.Close(context.Background())
 	c.sayDropped()
-	if c.gate != nil {
-		c.gate.close()
+	if c.front != nil {
+		c.front.Close()
 	}
 	c.mu.Lock()
 	up := c.up
@@ -92,8 +88,8 @@ func (c *client) upstream(ctx context.Context, caps json.RawMessage) (*upstream,
 func (c *client) upstreamFor(ctx context.Context, caps, params json.RawMessage) (*upstream, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.up != nil && c.srv.life != nil && c.up.ended() {
-		// A gateway member's session that ended: the next one serves.
+	if c.up != nil && c.srv.Source != nil && c.up.ended() {
+		// A Source's session that ended: the next one serves.
 		c.up.detach(c)
 		c.up = nil
 	}
@@ -157,7 +153,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	// What the server said while it answered (progress, logs) reaches the
 	// client before the answer does, as it came.
 	defer c.flushNotes(ctx, mcp.IncomingID(ctx))
-	if method == "server/discover" || rawjson.IsObject(params) && hasModernMeta(params) {
+	if isModern(method, params) {
 		defer c.letIdleGo()
 		return c.handleModern(ctx, method, params)
 	}
@@ -361,14 +357,14 @@ func (c *client) initialize(params json.RawMessage, st mcp.State) (json.RawMessa
 	return append(b, '}'), nil
 }
 
-// discovered answers server/discover for a server of the initialize era
+// Discovered answers server/discover for a server of the initialize era
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/lifecycle):
 // its capabilities, instructions and serverInfo, in the modern shape.
-func discovered(st mcp.State) json.RawMessage {
+func Discovered(init json.RawMessage) json.RawMessage {
 	b := []byte(`{"supportedVersions":`)
 	b = append(b, mustJSON(mcp.ModernVersions)...)
 	var info json.RawMessage
-	rawjson.ForEachValidMember(st.InitializeResult, func(k string, v []byte) error {
+	rawjson.ForEachValidMember(init, func(k string, v []byte) error {
 		switch k {
 		case "capabilities", "instructions":
 			b = append(append(append(b, `,"`...), k...), `":`...)
@@ -489,8 +485,9 @@ func (c *client) notified(method string, params json.RawMessage) {
 	case "notifications/initialized", "notifications/cancelled", "notifications/progress":
 		return
 	}
-	if c.gate != nil {
-		c.gate.notified(method, params)
+	<-c.ready
+	if c.front != nil {
+		c.front.Notified(method, params)
 		return
 	}
 	c.mu.Lock()

@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 )
 
 // hangHTTP serves a hang upstream over HTTP.
-func hangHTTP(t *testing.T) (*hang, *HTTPHandler, string) {
+func hangHTTP(t *testing.T) (*servetest.Hang, *HTTPHandler, string) {
 	t.Helper()
 	up, h, base := hangServed(t, "", nil)
 	return up, h, base + "/mcp"
@@ -23,9 +24,9 @@ func hangHTTP(t *testing.T) (*hang, *HTTPHandler, string) {
 // hangServed serves a hang upstream, whose calls are cancelled visibly,
 // over HTTP with token and set applied to the handler; it returns the
 // base URL.
-func hangServed(t *testing.T, token string, set func(*HTTPHandler)) (*hang, *HTTPHandler, string) {
+func hangServed(t *testing.T, token string, set func(*HTTPHandler)) (*servetest.Hang, *HTTPHandler, string) {
 	t.Helper()
-	up := &hang{done: make(chan struct{}), called: make(chan struct{}, 1), cancelled: make(chan struct{}, 1)}
+	up := &servetest.Hang{End: make(chan struct{}), Called: make(chan struct{}, 1), Cancelled: make(chan struct{}, 1)}
 	srv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }}
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -45,9 +46,9 @@ func hangServed(t *testing.T, token string, set func(*HTTPHandler)) (*hang, *HTT
 func postTo(ctx context.Context, url, sid, body string) (string, http.Header, error) {
 	req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(body))
 	if strings.Contains(body, `"_meta"`) {
-		req.Header = modernHeaders(body, nil)
+		req.Header = servetest.ModernHeaders(body, nil)
 	} else {
-		req.Header.Set("Accept", acceptBoth)
+		req.Header.Set("Accept", servetest.AcceptBoth)
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if sid != "" {
@@ -73,7 +74,7 @@ func TestHTTPClientHangsUpMidCall(t *testing.T) {
 			up, _, url := hangHTTP(t)
 			sid, body := "", modernCall(2, "x", "{}", "")
 			if era == "legacy" {
-				_, hdr, err := postTo(context.Background(), url, "", legacyInitialize)
+				_, hdr, err := postTo(context.Background(), url, "", servetest.LegacyInitialize)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -81,10 +82,10 @@ func TestHTTPClientHangsUpMidCall(t *testing.T) {
 			}
 			ctx, hangUp := context.WithCancel(context.Background())
 			go postTo(ctx, url, sid, body)
-			<-up.called
+			<-up.Called
 			hangUp()
 			select {
-			case <-up.cancelled:
+			case <-up.Cancelled:
 			case <-time.After(10 * time.Second):
 				t.Fatal("the call of a client that hung up was not cancelled upstream")
 			}
@@ -106,11 +107,11 @@ func TestHTTPCloseCancelsWhatIsInFlight(t *testing.T) {
 		}
 		answered <- b
 	}()
-	<-up.called
+	<-up.Called
 	closed := make(chan struct{})
 	go func() { h.Close(); close(closed) }()
 	select {
-	case <-up.cancelled:
+	case <-up.Cancelled:
 	case <-time.After(10 * time.Second):
 		t.Fatal("closing the endpoint did not cancel the call in flight upstream")
 	}
@@ -126,7 +127,7 @@ func TestHTTPCloseCancelsWhatIsInFlight(t *testing.T) {
 func TestHTTPUpstreamDeathAnswersFirst(t *testing.T) {
 	t.Parallel()
 	up, h, url := hangHTTP(t)
-	_, hdr, err := postTo(context.Background(), url, "", legacyInitialize)
+	_, hdr, err := postTo(context.Background(), url, "", servetest.LegacyInitialize)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,8 +139,8 @@ func TestHTTPUpstreamDeathAnswersFirst(t *testing.T) {
 		}
 		answered <- b
 	}()
-	<-up.called
-	close(up.done)
+	<-up.Called
+	close(up.End)
 	h.Settle()
 	h.Close()
 	select {
@@ -161,7 +162,7 @@ func TestHTTPBodiesHeldAreBounded(t *testing.T) {
 	t.Parallel()
 	_, h, base := hangServed(t, "", func(h *HTTPHandler) { h.MaxBody, h.MaxHeld = 4096, 7000 })
 	url := base + "/mcp"
-	_, hdr, err := postTo(context.Background(), url, "", legacyInitialize)
+	_, hdr, err := postTo(context.Background(), url, "", servetest.LegacyInitialize)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func TestHTTPBodiesHeldAreBounded(t *testing.T) {
 	defer cancel()
 	req, _ := http.NewRequestWithContext(third, "POST", url, strings.NewReader(call(20)))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", acceptBoth)
+	req.Header.Set("Accept", servetest.AcceptBoth)
 	req.Header.Set("Mcp-Session-Id", sid)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -119,38 +119,32 @@ func glob(pattern, s string) bool {
 	return i == len(p)
 }
 
-// lists names, for each list method, its array and what its items are
-// matched by.
-var lists = map[string]struct{ key, field string }{
-	"tools/list":               {"tools", "name"},
-	"resources/list":           {"resources", "uri"},
-	"resources/templates/list": {"resourceTemplates", "uriTemplate"},
-	"prompts/list":             {"prompts", "name"},
-}
-
 // filter removes from a page of a list what the guard hides; any other
 // result comes back as it is.
 func (g Guards) filter(method string, res json.RawMessage) json.RawMessage {
-	l, ok := lists[method]
+	l, ok := mcp.ListOf(method)
 	if !ok || len(g) == 0 {
 		return res
 	}
-	return mcp.FilterPage(res, l.key, func(item json.RawMessage) bool {
+	return mcp.FilterPage(res, l.Key, func(item json.RawMessage) bool {
 		// The item's key read exactly as a client reads it; an item that
 		// holds it twice, or under another case, is hidden.
-		id, ok := exactString(item, l.field)
-		if !ok {
-			return false
-		}
-		switch l.key {
-		case "tools":
-			return g.toolAllowed(id) && (!g.readOnly() || toolReadOnly(item))
-		case "resources", "resourceTemplates":
-			return g.resourceAllowed(id)
-		default:
-			return g.promptAllowed(id)
-		}
+		id, ok := l.ID(item)
+		return ok && g.allowsItem(l, id, item)
 	})
+}
+
+// allowsItem reports whether the guards offer the item of list l called
+// id (a name or a URI), defined as def: a read-only guard reads a tool's
+// annotations there.
+func (g Guards) allowsItem(l mcp.List, id string, def json.RawMessage) bool {
+	switch {
+	case l.ByURI:
+		return g.resourceAllowed(id)
+	case l == mcp.Tools:
+		return g.toolAllowed(id) && (!g.readOnly() || toolReadOnly(def))
+	}
+	return g.promptAllowed(id)
 }
 
 // check refuses a request for what the guard hides. readOnly looks a
@@ -159,7 +153,7 @@ func (g Guards) check(ctx context.Context, method string, params json.RawMessage
 	if len(g) == 0 || !guarded(method) {
 		return nil // nothing to check: the params go on unread
 	}
-	p, rerr := readTarget(params)
+	p, rerr := ReadTarget(params)
 	if rerr != nil {
 		return rerr
 	}
@@ -187,23 +181,23 @@ func (g Guards) check(ctx context.Context, method string, params json.RawMessage
 	return nil
 }
 
-// target is what a request names: its params' name, uri and ref.
-type target struct{ Name, URI, RefType, RefName, RefURI string }
+// Target is what a request names: its params' name, uri and ref.
+type Target struct{ Name, URI, RefType, RefName, RefURI string }
 
-// readTarget reads what a request names, each member exactly as the
+// ReadTarget reads what a request names, each member exactly as the
 // server will read it: a JSON decoder matches keys in any case and keeps
 // the last, so params with "name" and "Name" would be checked by one and
 // run by the other. Params that hold a key twice, or under another case,
 // are refused.
-func readTarget(params json.RawMessage) (target, *mcp.RPCError) {
-	var p target
+func ReadTarget(params json.RawMessage) (Target, *mcp.RPCError) {
+	var p Target
 	var ok [5]bool
-	p.Name, ok[0] = exactString(params, "name")
-	p.URI, ok[1] = exactString(params, "uri")
-	ref, refOK := exactMember(params, "ref")
-	p.RefType, ok[2] = exactString(ref, "type")
-	p.RefName, ok[3] = exactString(ref, "name")
-	p.RefURI, ok[4] = exactString(ref, "uri")
+	p.Name, ok[0] = rawjson.ExactString(params, "name")
+	p.URI, ok[1] = rawjson.ExactString(params, "uri")
+	ref, refOK := rawjson.Exact(params, "ref")
+	p.RefType, ok[2] = rawjson.ExactString(ref, "type")
+	p.RefName, ok[3] = rawjson.ExactString(ref, "name")
+	p.RefURI, ok[4] = rawjson.ExactString(ref, "uri")
 	if !refOK || ok != [5]bool{true, true, true, true, true} {
 		return p, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
 	}
@@ -230,19 +224,19 @@ func (g Guards) listenParams(params json.RawMessage) (json.RawMessage, *mcp.RPCE
 	if len(g) == 0 {
 		return params, nil
 	}
-	uris, rerr := listenURIs(params)
+	uris, rerr := ListenURIs(params)
 	if rerr != nil {
 		return nil, rerr
 	}
-	return withListenURIs(params, slices.DeleteFunc(slices.Clone(uris), func(uri string) bool { return !g.resourceAllowed(uri) })), nil
+	return WithListenURIs(params, slices.DeleteFunc(slices.Clone(uris), func(uri string) bool { return !g.resourceAllowed(uri) })), nil
 }
 
-// listenURIs are a subscriptions/listen's resourceSubscriptions. Params
+// ListenURIs are a subscriptions/listen's resourceSubscriptions. Params
 // that hold a key twice, or in another case, are refused, as check
 // refuses them.
-func listenURIs(params json.RawMessage) ([]string, *mcp.RPCError) {
-	n, ok := exactMember(params, "notifications")
-	subs, subsOK := exactMember(n, "resourceSubscriptions")
+func ListenURIs(params json.RawMessage) ([]string, *mcp.RPCError) {
+	n, ok := rawjson.Exact(params, "notifications")
+	subs, subsOK := rawjson.Exact(n, "resourceSubscriptions")
 	var uris []string
 	if !ok || !subsOK || subs != nil && json.Unmarshal(subs, &uris) != nil {
 		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
@@ -250,11 +244,11 @@ func listenURIs(params json.RawMessage) ([]string, *mcp.RPCError) {
 	return uris, nil
 }
 
-// withListenURIs are a listen's params with kept, those of its
+// WithListenURIs are a listen's params with kept, those of its
 // resourceSubscriptions that are kept, in their place; the params as
 // they are when every one is.
-func withListenURIs(params json.RawMessage, kept []string) json.RawMessage {
-	if uris, _ := listenURIs(params); len(kept) == len(uris) {
+func WithListenURIs(params json.RawMessage, kept []string) json.RawMessage {
+	if uris, _ := ListenURIs(params); len(kept) == len(uris) {
 		return params
 	}
 	var p, notes map[string]json.RawMessage
@@ -263,42 +257,6 @@ func withListenURIs(params json.RawMessage, kept []string) json.RawMessage {
 	notes["resourceSubscriptions"] = mustJSON(kept)
 	p["notifications"] = mustJSON(notes)
 	return mustJSON(p)
-}
-
-// exactMember returns the member key of obj as written. ok is false when
-// obj holds key twice, or holds it under another case as well (a decoder
-// would take one and a server may read the other), or is not an object
-// when it is there at all. A missing member is ("", true); so is a
-// missing obj.
-func exactMember(obj json.RawMessage, key string) (value json.RawMessage, ok bool) {
-	if len(obj) == 0 || string(obj) == "null" {
-		return nil, true
-	}
-	seen := 0
-	err := rawjson.ForEachMember(obj, func(k string, v []byte) error {
-		if strings.EqualFold(k, key) {
-			seen++
-			if k == key {
-				value = v
-			}
-		}
-		return nil
-	})
-	return value, err == nil && (seen == 0 || seen == 1 && value != nil)
-}
-
-// exactString is exactMember for a string member; one of another type is
-// not ok.
-func exactString(obj json.RawMessage, key string) (string, bool) {
-	raw, ok := exactMember(obj, key)
-	if !ok || raw == nil {
-		return "", ok
-	}
-	var v string
-	if json.Unmarshal(raw, &v) != nil {
-		return "", false
-	}
-	return v, true
 }
 
 // hidesNotification reports whether a notification is about something the

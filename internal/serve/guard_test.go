@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/config"
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -101,8 +102,8 @@ func TestGuard(t *testing.T) {
 		{"flags and entry", Guards{flags, entry}, []string{"read_a"}, []string{"read_b", "delete_x", "write_a", "other"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := startServer(t, settingsFor(url, "legacy", nil), tt.guards, false)
-			c, rec := stdioClient(t, srv, "legacy")
+			srv := startServer(t, servetest.Settings(url, "legacy", nil), tt.guards, false)
+			c, rec := servetest.StdioClient(t, srv, "legacy")
 			if got := names(t, c, "tools/list", "tools", "name"); !slices.Equal(got, tt.wantTools) {
 				t.Errorf("tools: %v, want %v", got, tt.wantTools)
 			}
@@ -117,10 +118,10 @@ func TestGuard(t *testing.T) {
 			}
 			refusedCall(t, c, "resources/read", `{"uri":"file:///priv/b"}`)
 			refusedCall(t, c, "prompts/get", `{"name":"admin"}`)
-			if res := call(t, c, "tools/call", `{"name":"read_a","arguments":{}}`); !strings.Contains(string(res), "ran read_a") {
+			if res := servetest.Call(t, c, "tools/call", `{"name":"read_a","arguments":{}}`); !strings.Contains(string(res), "ran read_a") {
 				t.Errorf("read_a: %s", res)
 			}
-			if res := call(t, c, "resources/read", `{"uri":"file:///pub/a"}`); !strings.Contains(string(res), "text of file:///pub/a") {
+			if res := servetest.Call(t, c, "resources/read", `{"uri":"file:///pub/a"}`); !strings.Contains(string(res), "text of file:///pub/a") {
 				t.Errorf("read pub/a: %s", res)
 			}
 			// A change of the server's tools reaches the client.
@@ -139,8 +140,8 @@ func TestGuard(t *testing.T) {
 	}
 }
 
-func received(rec *recorder, method string) bool {
-	for _, m := range rec.all() {
+func received(rec *servetest.Recorder, method string) bool {
+	for _, m := range rec.All() {
 		if strings.Contains(string(m), `"method":"`+method+`"`) {
 			return true
 		}
@@ -177,12 +178,12 @@ func TestSharedSubscriptions(t *testing.T) {
 	})
 	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
 	t.Cleanup(ts.Close)
-	srv := startServer(t, settingsFor(ts.URL, "legacy", nil), nil, false)
-	stays, staysRec := stdioClient(t, srv, "legacy")
-	leaves, leavesRec := stdioClient(t, srv, "legacy")
-	call(t, stays, "resources/subscribe", `{"uri":"file:///watched"}`)
-	call(t, leaves, "resources/subscribe", `{"uri":"file:///watched"}`)
-	call(t, leaves, "resources/unsubscribe", `{"uri":"file:///watched"}`)
+	srv := startServer(t, servetest.Settings(ts.URL, "legacy", nil), nil, false)
+	stays, staysRec := servetest.StdioClient(t, srv, "legacy")
+	leaves, leavesRec := servetest.StdioClient(t, srv, "legacy")
+	servetest.Call(t, stays, "resources/subscribe", `{"uri":"file:///watched"}`)
+	servetest.Call(t, leaves, "resources/subscribe", `{"uri":"file:///watched"}`)
+	servetest.Call(t, leaves, "resources/unsubscribe", `{"uri":"file:///watched"}`)
 	if err := s.ResourceUpdated(context.Background(), &sdk.ResourceUpdatedNotificationParams{URI: "file:///watched"}); err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +194,7 @@ func TestSharedSubscriptions(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	call(t, leaves, "tools/list", `{}`)
+	servetest.Call(t, leaves, "tools/list", `{}`)
 	if received(leavesRec, "notifications/resources/updated") {
 		t.Error("the client that unsubscribed heard of the update")
 	}
@@ -218,14 +219,14 @@ func TestFailedSubscribe(t *testing.T) {
 		UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil }})
 	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
 	t.Cleanup(ts.Close)
-	srv := startServer(t, settingsFor(ts.URL, "legacy", nil), nil, false)
-	c, _ := stdioClient(t, srv, "legacy")
+	srv := startServer(t, servetest.Settings(ts.URL, "legacy", nil), nil, false)
+	c, _ := servetest.StdioClient(t, srv, "legacy")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := c.Call(ctx, "resources/subscribe", json.RawMessage(`{"uri":"file:///watched"}`)); err == nil {
 		t.Fatal("the refused subscribe succeeded")
 	}
-	call(t, c, "resources/subscribe", `{"uri":"file:///watched"}`)
+	servetest.Call(t, c, "resources/subscribe", `{"uri":"file:///watched"}`)
 	mu.Lock()
 	defer mu.Unlock()
 	if asked != 2 {
@@ -309,16 +310,16 @@ func TestRecordingKeepsToTheGuard(t *testing.T) {
 	_, url := guardedServer(t)
 	rec := &notes{}
 	guard := Guards{{DenyTools: []string{"write_*", "delete_*"}, DenyResources: []string{"file:///priv/*"}, DenyPrompts: []string{"admin"}}}
-	srv := serverFor(t, settingsFor(url, "legacy", nil))
+	srv := serverFor(t, servetest.Settings(url, "legacy", nil))
 	srv.Guard, srv.Record = guard, rec
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	c, _ := stdioClient(t, srv, "legacy")
+	c, _ := servetest.StdioClient(t, srv, "legacy")
 	names(t, c, "tools/list", "tools", "name")
 	names(t, c, "resources/list", "resources", "uri")
-	call(t, c, "tools/call", `{"name":"read_a","arguments":{}}`)
+	servetest.Call(t, c, "tools/call", `{"name":"read_a","arguments":{}}`)
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	listed := 0
@@ -369,7 +370,7 @@ func TestRecordStopsAtARepeatedCursor(t *testing.T) {
 		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":`+result+`}`)
 	}))
 	t.Cleanup(ts.Close)
-	srv := serverFor(t, settingsFor(ts.URL, "legacy", nil))
+	srv := serverFor(t, servetest.Settings(ts.URL, "legacy", nil))
 	srv.Record = &notes{}
 	err := srv.Start(context.Background())
 	var rc *mcp.RepeatedCursorError

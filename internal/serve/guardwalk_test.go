@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpv/mcpv/internal/config"
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp"
 	"golang.org/x/text/unicode/norm"
 )
@@ -134,7 +135,7 @@ func TestGuardCannotBeWalkedAround(t *testing.T) {
 			if err := srv.Start(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			c, _ := stdioClient(t, srv, "legacy")
+			c, _ := servetest.StdioClient(t, srv, "legacy")
 			for _, uri := range walkArounds {
 				params, _ := json.Marshal(map[string]string{"uri": uri})
 				res, err := c.Call(context.Background(), "resources/read", params)
@@ -155,19 +156,19 @@ func TestGuardCannotBeWalkedAround(t *testing.T) {
 					t.Errorf("get %q: %s, want the guard's refusal", name, res)
 				}
 			}
-			list := string(call(t, c, "resources/list", `{}`))
+			list := string(servetest.Call(t, c, "resources/list", `{}`))
 			if !strings.Contains(list, "file:///docs/readme.txt") || strings.Contains(list, "private") {
 				t.Errorf("resources/list: %s, want the readme alone", list)
 			}
-			templates := string(call(t, c, "resources/templates/list", `{}`))
+			templates := string(servetest.Call(t, c, "resources/templates/list", `{}`))
 			if !strings.Contains(templates, "file:///docs/{name}") || strings.Contains(templates, "private") {
 				t.Errorf("resources/templates/list: %s, want the docs template alone", templates)
 			}
-			tools := string(call(t, c, "tools/list", `{}`))
+			tools := string(servetest.Call(t, c, "tools/list", `{}`))
 			if !strings.Contains(tools, `"echo"`) || strings.Contains(tools, "DELETE") || strings.Contains(tools, `\u0000`) {
 				t.Errorf("tools/list: %s, want echo alone", tools)
 			}
-			if res := string(call(t, c, "resources/read", `{"uri":"file:///docs/readme.txt"}`)); !strings.Contains(res, "the readme") {
+			if res := string(servetest.Call(t, c, "resources/read", `{"uri":"file:///docs/readme.txt"}`)); !strings.Contains(res, "the readme") {
 				t.Errorf("the readme: %s", res)
 			}
 		})

@@ -121,13 +121,17 @@ type HTTPHandler struct {
 	// up).
 	asked outstanding
 
-	// Behind a gateway (multihttp.go): clients are the bearer tokens
-	// and their views, in place of token; admit says whether a view may
-	// reach this handler's server (a member's own path); legacy are the
-	// paths of the legacy transport, in place of LegacyPaths'.
-	clients *Clients
-	admit   func(*View) bool
-	legacy  *[2]string
+	// What a layer above sets (a gateway's paths): Admit says whether a
+	// view may reach this handler's server, which is not found (404) to
+	// the others; SSEPaths are the legacy transport's stream and message
+	// paths in place of LegacyPaths'; Health answers /healthz in place of
+	// the server's state, told the view of the probe's token (known: it
+	// sent one the endpoint takes) and whether the handler is closed.
+	Admit    func(*View) bool
+	SSEPaths *[2]string
+	Health   func(who *View, known, closed bool) (status int, body any)
+
+	clients *Clients // the bearer tokens and their views, in place of token
 }
 
 type httpSession struct {
@@ -267,7 +271,7 @@ func readIncoming(body []byte) (incoming, error) {
 	if string(e.id) != "null" {
 		in.id = e.id
 	}
-	in.modern = in.method == "server/discover" || rawjson.IsObject(e.params) && hasModernMeta(e.params)
+	in.modern = isModern(in.method, e.params)
 	return in, nil
 }
 

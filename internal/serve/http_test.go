@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -19,7 +20,7 @@ import (
 // own progress, never another's.
 func TestSixteenHTTPClients(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	srv := startServer(t, servetest.Settings(servetest.DemoURL(t, "legacy"), "legacy", nil), nil, false)
 	url := serveHTTP(t, srv, "")
 	const clients, calls = 16, 10
 	var wg sync.WaitGroup
@@ -28,7 +29,7 @@ func TestSixteenHTTPClients(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, rec := httpClient(t, url, "legacy", "http")
+			c, rec := servetest.HTTPClient(t, url, "legacy", "http")
 			for j := range calls {
 				msg := fmt.Sprintf("caller-%d-call-%d", i, j)
 				res, err := c.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"echo","arguments":{"message":"`+msg+`"}}`))
@@ -40,7 +41,7 @@ func TestSixteenHTTPClients(t *testing.T) {
 				errs <- fmt.Errorf("client %d slow: %v", i, err)
 			}
 			progress := 0
-			for _, m := range rec.all() {
+			for _, m := range rec.All() {
 				if strings.Contains(string(m), "notifications/progress") {
 					progress++
 				}
@@ -64,7 +65,7 @@ func TestSixteenHTTPClients(t *testing.T) {
 // answer their own question.
 func TestIsolateAsks(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, true)
+	srv := startServer(t, servetest.Settings(servetest.DemoURL(t, "legacy"), "legacy", nil), nil, true)
 	url := serveHTTP(t, srv, "")
 	var wg sync.WaitGroup
 	for i := range 4 {
@@ -72,7 +73,7 @@ func TestIsolateAsks(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			who := fmt.Sprintf("client-%d", i)
-			c, _ := httpClient(t, url, "legacy", who)
+			c, _ := servetest.HTTPClient(t, url, "legacy", who)
 			res, err := c.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"ask","arguments":{}}`))
 			if err != nil || !strings.Contains(string(res), who) {
 				t.Errorf("%s: %s %v", who, res, err)
@@ -88,7 +89,7 @@ func TestIsolateAsks(t *testing.T) {
 // 127.0.0.1 sends (403).
 func TestHTTPBearerAndOrigin(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	srv := startServer(t, servetest.Settings(servetest.DemoURL(t, "legacy"), "legacy", nil), nil, false)
 	url := serveHTTP(t, srv, "let-me-in")
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	for _, tt := range []struct {
@@ -125,8 +126,8 @@ func TestHTTPBearerAndOrigin(t *testing.T) {
 		}
 	}
 	tr, _ := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: url, Mode: mcp.ModeStreamable, Header: http.Header{"Authorization": {"Bearer let-me-in"}}})
-	c := initialize(t, mcp.NewSession(tr, mcp.SessionOptions{}), "legacy")
-	call(t, c, "tools/list", `{}`)
+	c := servetest.Initialize(t, mcp.NewSession(tr, mcp.SessionOptions{}), "legacy")
+	servetest.Call(t, c, "tools/list", `{}`)
 	c.Close(context.Background())
 }
 
@@ -134,12 +135,12 @@ func TestHTTPBearerAndOrigin(t *testing.T) {
 // session ended after the idle time; its next request finds none (404).
 func TestHTTPIdleSessionEnds(t *testing.T) {
 	t.Parallel()
-	h, url := httpServe(t, demoURL(t, "legacy"), func(h *HTTPHandler) { h.Idle = 50 * time.Millisecond })
+	h, url := httpServe(t, servetest.DemoURL(t, "legacy"), func(h *HTTPHandler) { h.Idle = 50 * time.Millisecond })
 	post := func(sid, body string) *http.Response {
-		resp, _ := postMessage(t, url, sid, acceptBoth, body)
+		resp, _ := postMessage(t, url, sid, servetest.AcceptBoth, body)
 		return resp
 	}
-	sid := post("", legacyInitialize).Header.Get("Mcp-Session-Id")
+	sid := post("", servetest.LegacyInitialize).Header.Get("Mcp-Session-Id")
 	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
 	if code := post(sid, ping).StatusCode; code != http.StatusOK {
 		t.Fatalf("ping in the session: %d", code)
@@ -168,7 +169,7 @@ func TestHTTPIdleSessionEnds(t *testing.T) {
 // cannot reach it and fails at once, rather than leaving the call hanging.
 func TestHTTPJSONOnlyClient(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	srv := startServer(t, servetest.Settings(servetest.DemoURL(t, "legacy"), "legacy", nil), nil, false)
 	url := serveHTTP(t, srv, "")
 	post := func(sid, body string) (*http.Response, string) {
 		return postMessage(t, url, sid, "application/json", body)
@@ -189,13 +190,13 @@ func postMessage(t *testing.T, url, sid, accept, body string) (*http.Response, s
 	if sid != "" {
 		h.Set("Mcp-Session-Id", sid)
 	}
-	return post(t, url, h, body)
+	return servetest.Post(t, url, h, body)
 }
 
 // initialized opens a legacy session on url and returns its id.
 func initialized(t *testing.T, url string) string {
 	t.Helper()
-	resp, body := postMessage(t, url, "", acceptBoth, legacyInitialize)
+	resp, body := postMessage(t, url, "", servetest.AcceptBoth, servetest.LegacyInitialize)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
 	}
@@ -217,8 +218,8 @@ func deleted(t *testing.T, url, sid string) {
 // the handler is closed; a body beyond the bound is refused (413).
 func TestHTTPLimits(t *testing.T) {
 	t.Parallel()
-	h, url := httpServe(t, demoURL(t, "legacy"), func(h *HTTPHandler) { h.MaxSessions, h.MaxBody = 2, 4096 })
-	const accept, initialize = acceptBoth, legacyInitialize
+	h, url := httpServe(t, servetest.DemoURL(t, "legacy"), func(h *HTTPHandler) { h.MaxSessions, h.MaxBody = 2, 4096 })
+	const accept, initialize = servetest.AcceptBoth, servetest.LegacyInitialize
 	sids := []string{initialized(t, url), initialized(t, url)}
 	if resp, body := postMessage(t, url, "", accept, initialize); resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Mcp-Session-Id") != "" {
 		t.Errorf("an initialize beyond the cap: %d %s, want 503", resp.StatusCode, body)
@@ -233,16 +234,16 @@ func TestHTTPLimits(t *testing.T) {
 
 	// A modern client's request, with no session id, is a session of its
 	// own while it runs: it counts against the cap too.
-	modern := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":` + modernMetaJSON + `,"name":"echo","arguments":{"message":"hi"}}}`
-	if resp, body := postModern(t, url, modern, nil); resp.StatusCode != http.StatusServiceUnavailable {
+	modern := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":` + servetest.ModernMetaJSON + `,"name":"echo","arguments":{"message":"hi"}}}`
+	if resp, body := servetest.PostModern(t, url, modern, nil); resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("a modern request beyond the cap: %d %s, want 503", resp.StatusCode, body)
 	}
 	deleted(t, url, sids[1])
-	if resp, body := postModern(t, url, modern, nil); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"hi"`) {
+	if resp, body := servetest.PostModern(t, url, modern, nil); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"hi"`) {
 		t.Errorf("a modern request within the cap: %d %s", resp.StatusCode, body)
 	}
 	h.Close()
-	if resp, body := postModern(t, url, modern, nil); resp.StatusCode != http.StatusServiceUnavailable {
+	if resp, body := servetest.PostModern(t, url, modern, nil); resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("a modern request once closed: %d %s, want 503", resp.StatusCode, body)
 	}
 }
@@ -251,8 +252,8 @@ func TestHTTPLimits(t *testing.T) {
 // after InitIdle; one in use lasts Idle.
 func TestHTTPInitIdle(t *testing.T) {
 	t.Parallel()
-	h, url := httpServe(t, demoURL(t, "legacy"), func(h *HTTPHandler) { h.InitIdle = 50 * time.Millisecond })
-	const accept = acceptBoth
+	h, url := httpServe(t, servetest.DemoURL(t, "legacy"), func(h *HTTPHandler) { h.InitIdle = 50 * time.Millisecond })
+	const accept = servetest.AcceptBoth
 	var sids []string
 	for range 2 {
 		sid := initialized(t, url)
@@ -267,7 +268,7 @@ func TestHTTPInitIdle(t *testing.T) {
 		defer h.mu.Unlock()
 		return h.sessions[sid] != nil
 	}
-	waitFor(t, "the session that only initialized to end", func() bool { return !open(sids[0]) })
+	servetest.WaitFor(t, "the session that only initialized to end", func() bool { return !open(sids[0]) })
 	time.Sleep(100 * time.Millisecond)
 	if !open(sids[1]) {
 		t.Errorf("a session in use ended after InitIdle")
@@ -310,5 +311,23 @@ func TestHTTPResultInPartsForAGonePost(t *testing.T) {
 	}
 	if err := tr.Write(context.Background(), []byte(`{"jsonrpc":"2.0","id":8,"method":"roots/list"}`)); err == nil {
 		t.Errorf("a request with no stream to take it was not refused")
+	}
+}
+
+// TestRefusedConnectionClosed: a request refused for its token (or its
+// origin, or its host) is answered on a connection that is then closed:
+// no number of them holds a connection open.
+func TestRefusedConnectionClosed(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, servetest.Settings(servetest.DemoURL(t, "legacy"), "legacy", nil), nil, false)
+	u := serveHTTP(t, srv, "secret")
+	for _, h := range []http.Header{
+		{"Authorization": {"Bearer wrong"}},
+		{"Origin": {"https://evil.example"}},
+	} {
+		resp, _ := servetest.Post(t, u, h, servetest.LegacyInitialize)
+		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden || !resp.Close {
+			t.Errorf("%v: %d, close %v", h, resp.StatusCode, resp.Close)
+		}
 	}
 }

@@ -24,8 +24,8 @@ package serve
 import (
 	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 
@@ -76,6 +76,9 @@ const (
 	cardCatalog // a catalog listing it (card.go)
 )
 
+// Serves reports whether the handler serves path.
+func (h *HTTPHandler) Serves(path string) bool { return h.route(path) != notServed }
+
 func (h *HTTPHandler) route(path string) route {
 	stream, message := h.legacyPaths()
 	switch {
@@ -93,8 +96,8 @@ func (h *HTTPHandler) route(path string) route {
 
 // legacyPaths are the legacy transport's paths beside this endpoint.
 func (h *HTTPHandler) legacyPaths() (stream, message string) {
-	if h.legacy != nil {
-		return h.legacy[0], h.legacy[1]
+	if h.SSEPaths != nil {
+		return h.SSEPaths[0], h.SSEPaths[1]
 	}
 	return LegacyPaths(h.path())
 }
@@ -165,7 +168,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusUnauthorized, "a bearer token is required: the one mcpv serve printed on stderr, or was given (--http-token, MCPV_HTTP_TOKEN), as Authorization: Bearer TOKEN")
 		return
 	}
-	if h.admit != nil && !h.admit(who) {
+	if h.Admit != nil && !h.Admit(who) {
 		http.NotFound(w, r) // a server the token does not see is not there
 		return
 	}
@@ -223,19 +226,26 @@ func (h *HTTPHandler) health(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusMethodNotAllowed, "method not allowed")
 		return
 	}
-	if h.srv.gw != nil {
-		h.gatewayHealth(w, r)
-		return
-	}
-	status, body := http.StatusOK, `{"status":"ok"}`+"\n"
-	if !h.up() {
-		status, body = http.StatusServiceUnavailable, `{"status":"unavailable"}`+"\n"
+	var status int
+	var body any
+	if h.Health != nil {
+		who, known := h.authorize(r)
+		h.mu.Lock()
+		closed := h.closed
+		h.mu.Unlock()
+		status, body = h.Health(who, known, closed)
+	} else {
+		status, body = http.StatusOK, map[string]string{"status": "ok"}
+		if !h.up() {
+			status, body = http.StatusServiceUnavailable, map[string]string{"status": "unavailable"}
+		}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	if r.Method == http.MethodGet {
-		io.WriteString(w, body)
+		b, _ := json.Marshal(body)
+		w.Write(append(b, '\n'))
 	}
 }
 

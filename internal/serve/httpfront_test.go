@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/origin"
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
@@ -22,7 +23,7 @@ import (
 // handler; it returns the server's base URL (no path).
 func frontDoor(t *testing.T, anyHost bool, named []string, set func(*HTTPHandler)) string {
 	t.Helper()
-	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	srv := startServer(t, servetest.Settings(servetest.DemoURL(t, "legacy"), "legacy", nil), nil, false)
 	h := srv.HTTPHandler("let-me-in", anyHost)
 	p, err := origin.NewPolicy(named)
 	if err != nil {
@@ -35,17 +36,6 @@ func frontDoor(t *testing.T, anyHost bool, named []string, set func(*HTTPHandler
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { h.Close(); ts.Close() })
 	return ts.URL
-}
-
-// do sends one request with the headers given ("Host" the request's
-// host), and reads the answer.
-func do(t *testing.T, method, url string, header map[string]string, body string) (*http.Response, string) {
-	t.Helper()
-	h := http.Header{}
-	for k, v := range header {
-		h.Set(k, v)
-	}
-	return send(t, method, url, h, body)
 }
 
 // preflight is what a browser asks before a page's fetch of POST with a
@@ -82,7 +72,7 @@ func TestCORSPreflight(t *testing.T) {
 		{"rebound name", preflight("http://evil.example:8808", map[string]string{"Host": "evil.example:8808"}), http.StatusForbidden},
 		{"loopback page through a foreign host", preflight("http://localhost:5173", map[string]string{"Host": "evil.example"}), http.StatusForbidden},
 	} {
-		resp, _ := do(t, http.MethodOptions, base+"/mcp", tt.header, "")
+		resp, _ := servetest.Do(t, http.MethodOptions, base+"/mcp", tt.header, "")
 		if resp.StatusCode != tt.status || allowed(resp) != (tt.status == http.StatusNoContent) {
 			t.Errorf("%s: %d, Access-Control-Allow-Origin %q; want %d", tt.name, resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"), tt.status)
 			continue
@@ -114,7 +104,7 @@ func TestCORSPreflight(t *testing.T) {
 
 	// What is asked beyond what is allowed is not allowed: the browser
 	// then refuses the request.
-	resp, _ := do(t, http.MethodOptions, base+"/mcp", preflight("http://localhost:5173", map[string]string{
+	resp, _ := servetest.Do(t, http.MethodOptions, base+"/mcp", preflight("http://localhost:5173", map[string]string{
 		"Access-Control-Request-Headers": "authorization, cookie, x-forwarded-for, mcp-param-, mcp-param-a b, ,,, mcp-param-zone"}), "")
 	got := strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers"))
 	for _, name := range []string{"cookie", "x-forwarded-for", "mcp-param-,", "mcp-param-a"} {
@@ -127,13 +117,13 @@ func TestCORSPreflight(t *testing.T) {
 	}
 
 	// A public page that asks to reach this machine is let, being admitted.
-	resp, _ = do(t, http.MethodOptions, base+"/mcp", preflight("http://app.test:3000", map[string]string{"Access-Control-Request-Private-Network": "true"}), "")
+	resp, _ = servetest.Do(t, http.MethodOptions, base+"/mcp", preflight("http://app.test:3000", map[string]string{"Access-Control-Request-Private-Network": "true"}), "")
 	if resp.Header.Get("Access-Control-Allow-Private-Network") != "true" {
 		t.Errorf("private network access not let: %v", resp.Header)
 	}
 
 	// An OPTIONS that is no preflight says what is allowed, no more.
-	resp, _ = do(t, http.MethodOptions, base+"/mcp", nil, "")
+	resp, _ = servetest.Do(t, http.MethodOptions, base+"/mcp", nil, "")
 	if resp.StatusCode != http.StatusNoContent || !strings.Contains(resp.Header.Get("Allow"), "POST") || resp.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("plain OPTIONS: %d %v", resp.StatusCode, resp.Header)
 	}
@@ -147,11 +137,11 @@ func TestCORSAnswers(t *testing.T) {
 	t.Parallel()
 	base := frontDoor(t, false, []string{"https://app.example"}, nil)
 	init := func(header map[string]string) (*http.Response, string) {
-		h := map[string]string{"Content-Type": "application/json", "Accept": acceptBoth}
+		h := map[string]string{"Content-Type": "application/json", "Accept": servetest.AcceptBoth}
 		for k, v := range header {
 			h[k] = v
 		}
-		return do(t, http.MethodPost, base+"/mcp", h, legacyInitialize)
+		return servetest.Do(t, http.MethodPost, base+"/mcp", h, servetest.LegacyInitialize)
 	}
 	for _, page := range []string{"http://localhost:5173", "https://app.example"} {
 		resp, body := init(map[string]string{"Origin": page, "Authorization": "Bearer let-me-in"})
@@ -194,11 +184,11 @@ func TestRemoteOrigins(t *testing.T) {
 		{"null", "mcp.example", http.StatusForbidden},
 		{"", "mcp.example", http.StatusOK},
 	} {
-		h := map[string]string{"Host": tt.host, "Authorization": "Bearer let-me-in", "Content-Type": "application/json", "Accept": acceptBoth}
+		h := map[string]string{"Host": tt.host, "Authorization": "Bearer let-me-in", "Content-Type": "application/json", "Accept": servetest.AcceptBoth}
 		if tt.origin != "" {
 			h["Origin"] = tt.origin
 		}
-		if resp, body := do(t, http.MethodPost, base+"/mcp", h, legacyInitialize); resp.StatusCode != tt.status {
+		if resp, body := servetest.Do(t, http.MethodPost, base+"/mcp", h, servetest.LegacyInitialize); resp.StatusCode != tt.status {
 			t.Errorf("Origin %q, Host %q: %d %s; want %d", tt.origin, tt.host, resp.StatusCode, body, tt.status)
 		}
 	}
@@ -225,7 +215,7 @@ func TestHealthz(t *testing.T) {
 		{"POST", http.MethodPost, nil, http.StatusMethodNotAllowed, ""},
 		{"a preflight", http.MethodOptions, preflight("http://localhost:5173", nil), http.StatusMethodNotAllowed, ""},
 	} {
-		resp, body := do(t, tt.method, base+"/healthz", tt.header, "")
+		resp, body := servetest.Do(t, tt.method, base+"/healthz", tt.header, "")
 		if resp.StatusCode != tt.status || tt.body != "" && body != tt.body {
 			t.Errorf("%s: %d %q, want %d %q", tt.name, resp.StatusCode, body, tt.status, tt.body)
 		}
@@ -250,7 +240,7 @@ func TestHealthzUpstreamKilled(t *testing.T) {
 	h := srv.HTTPHandler("", false)
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { h.Close(); ts.Close() })
-	if resp, body := do(t, http.MethodGet, ts.URL+"/healthz", nil, ""); resp.StatusCode != http.StatusOK {
+	if resp, body := servetest.Do(t, http.MethodGet, ts.URL+"/healthz", nil, ""); resp.StatusCode != http.StatusOK {
 		t.Fatalf("while the server runs: %d %s", resp.StatusCode, body)
 	}
 	b, err := os.ReadFile(pidFile)
@@ -266,7 +256,7 @@ func TestHealthzUpstreamKilled(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not see the server go")
 	}
-	resp, body := do(t, http.MethodGet, ts.URL+"/healthz", nil, "")
+	resp, body := servetest.Do(t, http.MethodGet, ts.URL+"/healthz", nil, "")
 	if resp.StatusCode != http.StatusServiceUnavailable || body != `{"status":"unavailable"}`+"\n" || strings.Contains(body, "exit") {
 		t.Errorf("after the server was killed: %d %q", resp.StatusCode, body)
 	}
@@ -278,11 +268,11 @@ func TestHealthzWhileEnding(t *testing.T) {
 	t.Parallel()
 	_, h, url := hangHTTP(t)
 	base := strings.TrimSuffix(url, "/mcp")
-	if resp, _ := do(t, http.MethodGet, base+"/healthz", nil, ""); resp.StatusCode != http.StatusOK {
+	if resp, _ := servetest.Do(t, http.MethodGet, base+"/healthz", nil, ""); resp.StatusCode != http.StatusOK {
 		t.Fatalf("serving: %d", resp.StatusCode)
 	}
 	h.Close()
-	if resp, _ := do(t, http.MethodGet, base+"/healthz", nil, ""); resp.StatusCode != http.StatusServiceUnavailable {
+	if resp, _ := servetest.Do(t, http.MethodGet, base+"/healthz", nil, ""); resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("closed: %d", resp.StatusCode)
 	}
 }
@@ -294,11 +284,11 @@ func TestPath(t *testing.T) {
 	tr, _ := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: base + "/api/v1/mcp", Mode: mcp.ModeStreamable, Header: http.Header{"Authorization": {"Bearer let-me-in"}}})
 	sess := mcp.NewSession(tr, mcp.SessionOptions{})
 	t.Cleanup(func() { sess.Close(context.Background()) })
-	c := initialize(t, sess, "legacy")
-	if res := call(t, c, "tools/call", `{"name":"echo","arguments":{"message":"at the path"}}`); !strings.Contains(string(res), "at the path") {
+	c := servetest.Initialize(t, sess, "legacy")
+	if res := servetest.Call(t, c, "tools/call", `{"name":"echo","arguments":{"message":"at the path"}}`); !strings.Contains(string(res), "at the path") {
 		t.Errorf("call: %s", res)
 	}
-	resp, _ := do(t, http.MethodPost, base+"/mcp", map[string]string{"Authorization": "Bearer let-me-in", "Content-Type": "application/json", "Accept": acceptBoth}, legacyInitialize)
+	resp, _ := servetest.Do(t, http.MethodPost, base+"/mcp", map[string]string{"Authorization": "Bearer let-me-in", "Content-Type": "application/json", "Accept": servetest.AcceptBoth}, servetest.LegacyInitialize)
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("/mcp beside the path: %d", resp.StatusCode)
 	}
@@ -341,7 +331,7 @@ func TestCheckPath(t *testing.T) {
 // himself, and what no browser sent, is served.
 func TestCrossSiteWithoutOrigin(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	srv := startServer(t, servetest.Settings(servetest.DemoURL(t, "legacy"), "legacy", nil), nil, false)
 	_, base := sseDoor(t, srv, func(h *HTTPHandler) { h.token = "" })
 	for _, tt := range []struct {
 		path, site string
@@ -370,7 +360,7 @@ func TestCrossSiteWithoutOrigin(t *testing.T) {
 		cancel()
 		resp.Body.Close()
 	}
-	resp, _ := do(t, http.MethodPost, base+"/mcp", map[string]string{"Sec-Fetch-Site": "cross-site", "Content-Type": "application/json", "Accept": acceptBoth}, legacyInitialize)
+	resp, _ := servetest.Do(t, http.MethodPost, base+"/mcp", map[string]string{"Sec-Fetch-Site": "cross-site", "Content-Type": "application/json", "Accept": servetest.AcceptBoth}, servetest.LegacyInitialize)
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("a cross-site initialize with no Origin: %d", resp.StatusCode)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -46,14 +47,14 @@ func headerServer(t *testing.T, era string) string {
 func TestModernHTTPRules(t *testing.T) {
 	t.Parallel()
 	call := func(args string) string {
-		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":` + modernMetaJSON + `,"name":"regional","arguments":` + args + `}}`
+		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":` + servetest.ModernMetaJSON + `,"name":"regional","arguments":` + args + `}}`
 	}
 	method := func(m string) string {
-		return `{"jsonrpc":"2.0","id":7,"method":"` + m + `","params":{"_meta":` + modernMetaJSON + `}}`
+		return `{"jsonrpc":"2.0","id":7,"method":"` + m + `","params":{"_meta":` + servetest.ModernMetaJSON + `}}`
 	}
 	v999 := strings.Replace(method("server/discover"), "2026-07-28", "v999", 1)
 	for _, upEra := range []string{"legacy", "modern"} {
-		u := serveHTTP(t, startServer(t, settingsFor(headerServer(t, upEra), upEra, nil), nil, false), "")
+		u := serveHTTP(t, startServer(t, servetest.Settings(headerServer(t, upEra), upEra, nil), nil, false), "")
 		for _, tc := range []struct {
 			name   string
 			body   string
@@ -84,7 +85,7 @@ func TestModernHTTPRules(t *testing.T) {
 			{"Mcp-Param other", call(`{"region":"eu"}`), map[string]string{"Mcp-Param-Region": "us"}, 400, `"code":-32020`},
 			{"undeclared capability", strings.Replace(call(`{}`), `"regional"`, `"needs-sampling"`, 1), nil, 400, `"code":-32021`},
 		} {
-			resp, body := postModern(t, u, tc.body, tc.header)
+			resp, body := servetest.PostModern(t, u, tc.body, tc.header)
 			if resp.StatusCode != tc.status || !strings.Contains(body, tc.want) {
 				t.Errorf("%s upstream, %s: %d %s; want %d and %s", upEra, tc.name, resp.StatusCode, body, tc.status, tc.want)
 			}
@@ -96,8 +97,8 @@ func TestModernHTTPRules(t *testing.T) {
 	// A method no server has: a modern server says so (a server of the
 	// initialize era over HTTP may refuse it at the HTTP level, as the
 	// go-sdk's does, which says less).
-	u := serveHTTP(t, startServer(t, settingsFor(headerServer(t, "modern"), "modern", nil), nil, false), "")
-	if resp, body := postModern(t, u, method("unknown/method"), nil); resp.StatusCode != 404 || !strings.Contains(body, `"code":-32601`) {
+	u := serveHTTP(t, startServer(t, servetest.Settings(headerServer(t, "modern"), "modern", nil), nil, false), "")
+	if resp, body := servetest.PostModern(t, u, method("unknown/method"), nil); resp.StatusCode != 404 || !strings.Contains(body, `"code":-32601`) {
 		t.Errorf("unknown method: %d %s, want 404 -32601", resp.StatusCode, body)
 	}
 }

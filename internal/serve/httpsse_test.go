@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -113,7 +114,7 @@ func nextEvent(r *bufio.Reader) (legacyEvent, error) {
 // post POSTs body to the stream's endpoint, with the token.
 func (s *legacyStream) post(t *testing.T, body string) int {
 	t.Helper()
-	resp, _ := do(t, http.MethodPost, s.endpoint, map[string]string{"Authorization": "Bearer let-me-in", "Content-Type": "application/json"}, body)
+	resp, _ := servetest.Do(t, http.MethodPost, s.endpoint, map[string]string{"Authorization": "Bearer let-me-in", "Content-Type": "application/json"}, body)
 	return resp.StatusCode
 }
 
@@ -139,7 +140,7 @@ func (s *legacyStream) answer(t *testing.T, text string) string {
 // initialized initializes the stream's session.
 func (s *legacyStream) initialized(t *testing.T) {
 	t.Helper()
-	if code := s.post(t, legacyInitialize); code != http.StatusAccepted {
+	if code := s.post(t, servetest.LegacyInitialize); code != http.StatusAccepted {
 		t.Fatalf("initialize: %d", code)
 	}
 	s.answer(t, `"serverInfo"`)
@@ -152,7 +153,7 @@ func (s *legacyStream) initialized(t *testing.T) {
 // Streamable HTTP is served at /mcp beside them.
 func TestSSEClients(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	srv := startServer(t, servetest.Settings(servetest.DemoURL(t, "legacy"), "legacy", nil), nil, false)
 	_, base := sseDoor(t, srv, nil)
 	auth := http.Header{"Authorization": {"Bearer let-me-in"}}
 	for _, mode := range []string{mcp.ModeSSE, mcp.ModeAuto} {
@@ -160,20 +161,20 @@ func TestSSEClients(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec := &recorder{Transport: tr}
+		rec := &servetest.Recorder{Transport: tr}
 		sess := mcp.NewSession(rec, mcp.SessionOptions{})
-		c := initialize(t, sess, "legacy")
-		if !strings.Contains(string(call(t, c, "tools/list", `{}`)), `"echo"`) {
+		c := servetest.Initialize(t, sess, "legacy")
+		if !strings.Contains(string(servetest.Call(t, c, "tools/list", `{}`)), `"echo"`) {
 			t.Errorf("%s: no echo tool", mode)
 		}
-		if res := call(t, c, "tools/call", `{"name":"echo","arguments":{"message":"legacy `+mode+`"}}`); !strings.Contains(string(res), "legacy "+mode) {
+		if res := servetest.Call(t, c, "tools/call", `{"name":"echo","arguments":{"message":"legacy `+mode+`"}}`); !strings.Contains(string(res), "legacy "+mode) {
 			t.Errorf("%s: %s", mode, res)
 		}
 		sess.Close(context.Background())
 	}
 
 	client := sdk.NewClient(&sdk.Implementation{Name: "sdk-sse", Version: "1"}, nil)
-	cs, err := client.Connect(t.Context(), &sdk.SSEClientTransport{Endpoint: base + ssePath, HTTPClient: &http.Client{Transport: withHeader{auth}}}, nil)
+	cs, err := client.Connect(t.Context(), &sdk.SSEClientTransport{Endpoint: base + ssePath, HTTPClient: &http.Client{Transport: servetest.WithHeader{H: auth}}}, nil)
 	if err != nil {
 		t.Fatalf("the go-sdk's SSE client: %v", err)
 	}
@@ -190,25 +191,14 @@ func TestSSEClients(t *testing.T) {
 	tr, _ := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: base + "/mcp", Mode: mcp.ModeStreamable, Header: auth})
 	sess := mcp.NewSession(tr, mcp.SessionOptions{})
 	defer sess.Close(context.Background())
-	c := initialize(t, sess, "legacy")
-	if res := call(t, c, "tools/call", `{"name":"echo","arguments":{"message":"streamable beside"}}`); !strings.Contains(string(res), "streamable beside") {
+	c := servetest.Initialize(t, sess, "legacy")
+	if res := servetest.Call(t, c, "tools/call", `{"name":"echo","arguments":{"message":"streamable beside"}}`); !strings.Contains(string(res), "streamable beside") {
 		t.Errorf("Streamable HTTP beside: %s", res)
 	}
 }
 
-// withHeader adds its header to every request.
-type withHeader struct{ h http.Header }
-
-func (w withHeader) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	for k, vs := range w.h {
-		r.Header[k] = vs
-	}
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 // hangSSE serves a hang upstream with SSE on.
-func hangSSE(t *testing.T) (*hang, *HTTPHandler, string) {
+func hangSSE(t *testing.T) (*servetest.Hang, *HTTPHandler, string) {
 	t.Helper()
 	return hangServed(t, "let-me-in", func(h *HTTPHandler) { h.SSE = true })
 }
@@ -225,14 +215,14 @@ func TestSSEDroppedStreamEndsSession(t *testing.T) {
 	if code := s.post(t, hangingCall); code != http.StatusAccepted {
 		t.Fatalf("the call: %d", code)
 	}
-	<-up.called
+	<-up.Called
 	s.drop()
 	select {
-	case <-up.cancelled:
+	case <-up.Cancelled:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the call of a client that dropped its stream was not cancelled upstream")
 	}
-	waitFor(t, "the session to end", func() bool { return s.post(t, `{"jsonrpc":"2.0","id":3,"method":"ping"}`) == http.StatusNotFound })
+	servetest.WaitFor(t, "the session to end", func() bool { return s.post(t, `{"jsonrpc":"2.0","id":3,"method":"ping"}`) == http.StatusNotFound })
 }
 
 // Closing the endpoint (SIGTERM, Ctrl-C) with legacy clients connected
@@ -244,11 +234,11 @@ func TestSSECloseCancels(t *testing.T) {
 	s := openStream(t, base, bearer, true)
 	s.initialized(t)
 	s.post(t, hangingCall)
-	<-up.called
+	<-up.Called
 	closed := make(chan struct{})
 	go func() { h.Close(); close(closed) }()
 	select {
-	case <-up.cancelled:
+	case <-up.Cancelled:
 	case <-time.After(10 * time.Second):
 		t.Fatal("closing did not cancel the legacy client's call upstream")
 	}
@@ -270,7 +260,7 @@ func TestSSECloseCancels(t *testing.T) {
 // foreign page; what it posts is read within bounds.
 func TestSSEHostile(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	srv := startServer(t, servetest.Settings(servetest.DemoURL(t, "legacy"), "legacy", nil), nil, false)
 	h, base := sseDoor(t, srv, func(h *HTTPHandler) { h.MaxSessions = 3; h.MaxBody = 1 << 10 })
 
 	a := openStream(t, base, bearer, true)
@@ -279,7 +269,7 @@ func TestSSEHostile(t *testing.T) {
 	if len(sid) != 32 {
 		t.Fatalf("the session id %q is not 128 random bits", sid)
 	}
-	resp, _ := do(t, http.MethodPost, base+"/mcp", map[string]string{"Authorization": "Bearer let-me-in", "Content-Type": "application/json", "Accept": acceptBoth}, legacyInitialize)
+	resp, _ := servetest.Do(t, http.MethodPost, base+"/mcp", map[string]string{"Authorization": "Bearer let-me-in", "Content-Type": "application/json", "Accept": servetest.AcceptBoth}, servetest.LegacyInitialize)
 	streamable := resp.Header.Get("Mcp-Session-Id")
 	jsonPost := map[string]string{"Authorization": "Bearer let-me-in", "Content-Type": "application/json"}
 	for _, tt := range []struct {
@@ -301,13 +291,13 @@ func TestSSEHostile(t *testing.T) {
 		{"too big", a.endpoint, jsonPost, `"` + strings.Repeat("x", 2<<10) + `"`, http.StatusRequestEntityTooLarge},
 		{"GET", a.endpoint, bearer, "", http.StatusMethodNotAllowed},
 	} {
-		if resp, body := do(t, map[bool]string{true: http.MethodPost, false: http.MethodGet}[tt.name != "GET"], tt.url, tt.header, tt.body); resp.StatusCode != tt.status {
+		if resp, body := servetest.Do(t, map[bool]string{true: http.MethodPost, false: http.MethodGet}[tt.name != "GET"], tt.url, tt.header, tt.body); resp.StatusCode != tt.status {
 			t.Errorf("%s: %d %s, want %d", tt.name, resp.StatusCode, body, tt.status)
 		}
 	}
 	// The legacy session's id is not a Streamable one's.
 	for _, method := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
-		resp, _ := do(t, method, base+"/mcp", map[string]string{"Authorization": "Bearer let-me-in", "Mcp-Session-Id": sid, "Content-Type": "application/json", "Accept": acceptBoth},
+		resp, _ := servetest.Do(t, method, base+"/mcp", map[string]string{"Authorization": "Bearer let-me-in", "Mcp-Session-Id": sid, "Content-Type": "application/json", "Accept": servetest.AcceptBoth},
 			`{"jsonrpc":"2.0","id":9,"method":"ping"}`)
 		if resp.StatusCode != http.StatusNotFound {
 			t.Errorf("%s /mcp with a legacy session's id: %d", method, resp.StatusCode)
@@ -344,7 +334,7 @@ func TestSSEHostile(t *testing.T) {
 
 	// Three sessions at most: a fourth stream is refused until one ends.
 	var streams []*legacyStream
-	waitFor(t, "the dropped streams' sessions to end", func() bool { return h.sessionsOpen() == 1 })
+	servetest.WaitFor(t, "the dropped streams' sessions to end", func() bool { return h.sessionsOpen() == 1 })
 	for range 3 {
 		streams = append(streams, openStream(t, base, bearer, true))
 	}
@@ -353,7 +343,7 @@ func TestSSEHostile(t *testing.T) {
 		t.Errorf("a fourth stream: %d %v", s.resp.StatusCode, s.resp.Header)
 	}
 	streams[0].drop()
-	waitFor(t, "a session to end", func() bool { return h.sessionsOpen() == 2 })
+	servetest.WaitFor(t, "a session to end", func() bool { return h.sessionsOpen() == 2 })
 	if s := openStream(t, base, bearer, true); s.resp.StatusCode != http.StatusOK {
 		t.Errorf("a stream once one ended: %d", s.resp.StatusCode)
 	}
@@ -374,7 +364,7 @@ func TestSSEStalledClientEnds(t *testing.T) {
 	srv := startServer(t, bigResults(2<<20), nil, false)
 	h, base := sseDoor(t, srv, func(h *HTTPHandler) { h.Stall = 100 * time.Millisecond })
 	st := openStream(t, base, bearer, false)
-	if code := st.post(t, legacyInitialize); code != http.StatusAccepted {
+	if code := st.post(t, servetest.LegacyInitialize); code != http.StatusAccepted {
 		t.Fatalf("initialize: %d", code)
 	}
 	st.post(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -387,7 +377,7 @@ func TestSSEStalledClientEnds(t *testing.T) {
 			st.post(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"x","arguments":{}}}`, 10+i))
 		})
 	}
-	waitFor(t, "the session of a client that does not read to end", func() bool { return h.sessionsOpen() == 0 })
+	servetest.WaitFor(t, "the session of a client that does not read to end", func() bool { return h.sessionsOpen() == 0 })
 	posted.Wait()
 	if code := st.post(t, `{"jsonrpc":"2.0","id":3,"method":"ping"}`); code != http.StatusNotFound {
 		t.Errorf("its endpoint: %d", code)
@@ -400,7 +390,7 @@ func TestSSEStalledClientEnds(t *testing.T) {
 // proxy that routes the endpoint's prefix routes it all.
 func TestSSEBesidePath(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	srv := startServer(t, servetest.Settings(servetest.DemoURL(t, "legacy"), "legacy", nil), nil, false)
 	_, base := sseDoor(t, srv, func(h *HTTPHandler) { h.Path = "/api/v1/mcp" })
 	tr, err := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: base + "/api/v1/sse", Mode: mcp.ModeSSE, Header: http.Header{"Authorization": {"Bearer let-me-in"}}})
 	if err != nil {
@@ -408,12 +398,12 @@ func TestSSEBesidePath(t *testing.T) {
 	}
 	sess := mcp.NewSession(tr, mcp.SessionOptions{})
 	defer sess.Close(context.Background())
-	c := initialize(t, sess, "legacy")
-	if res := call(t, c, "tools/call", `{"name":"echo","arguments":{"message":"beside the path"}}`); !strings.Contains(string(res), "beside the path") {
+	c := servetest.Initialize(t, sess, "legacy")
+	if res := servetest.Call(t, c, "tools/call", `{"name":"echo","arguments":{"message":"beside the path"}}`); !strings.Contains(string(res), "beside the path") {
 		t.Errorf("call: %s", res)
 	}
 	for _, p := range []string{ssePath, messagePath} {
-		if resp, _ := do(t, http.MethodGet, base+p, bearer, ""); resp.StatusCode != http.StatusNotFound {
+		if resp, _ := servetest.Do(t, http.MethodGet, base+p, bearer, ""); resp.StatusCode != http.StatusNotFound {
 			t.Errorf("%s, with the endpoint elsewhere: %d", p, resp.StatusCode)
 		}
 	}
@@ -455,61 +445,15 @@ func TestSSEStoppedReaderSeesItsEnd(t *testing.T) {
 	srv := startServer(t, bigResults(4<<20), nil, false)
 	h, base := sseDoor(t, srv, func(h *HTTPHandler) { h.Stall, h.KeepAlive = 100*time.Millisecond, 20*time.Millisecond })
 	st := openStream(t, base, bearer, false)
-	st.post(t, legacyInitialize)
+	st.post(t, servetest.LegacyInitialize)
 	st.post(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	st.post(t, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{}}}`)
-	waitFor(t, "the session of a client that does not read to end", func() bool { return h.sessionsOpen() == 0 })
+	servetest.WaitFor(t, "the session of a client that does not read to end", func() bool { return h.sessionsOpen() == 0 })
 	done := make(chan error, 1)
 	go func() { _, err := io.Copy(io.Discard, st.resp.Body); done <- err }()
 	select {
 	case <-done: // its end, at once
 	case <-time.After(10 * time.Second):
 		t.Fatal("the stream of an ended session is still open")
-	}
-}
-
-// TestGatewaySSE: a gateway with the legacy transport on serves it at
-// the endpoint's (/sse, every server's names) and at each server's path
-// (/mcp/NAME/sse, its names as they are), to mcpv's legacy client and
-// the go-sdk's, each with a token of its own view.
-func TestGatewaySSE(t *testing.T) {
-	t.Parallel()
-	g, _ := startGateway(t, testMember{name: "alpha", settings: twoTools(t, "alpha")}, testMember{name: "beta", settings: twoTools(t, "beta")})
-	clients, _ := NewClients(map[string]*View{"all": nil, "ci": {Name: "ci", Servers: []string{"alpha"}}})
-	h := g.HTTPHandler(clients, false, "", func(h *HTTPHandler) { h.SSE = true })
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() { h.Close(); ts.Close() })
-	for _, tt := range []struct{ token, path, want, call, called string }{
-		{"all", "/sse", "alpha__add alpha__echo beta__add beta__echo", "beta__add", "beta added"},
-		{"ci", "/sse", "alpha__add alpha__echo", "alpha__add", "alpha added"},
-		{"all", "/mcp/beta/sse", "add echo", "add", "beta added"},
-	} {
-		tr, err := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: ts.URL + tt.path, Mode: mcp.ModeSSE, Header: http.Header{"Authorization": {"Bearer " + tt.token}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sess := mcp.NewSession(tr, mcp.SessionOptions{})
-		c := initialize(t, sess, "legacy")
-		if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != tt.want {
-			t.Errorf("%s at %s: tools %s, want %s", tt.token, tt.path, got, tt.want)
-		}
-		if res := call(t, c, "tools/call", `{"name":"`+tt.call+`","arguments":{}}`); !strings.Contains(string(res), tt.called) {
-			t.Errorf("%s at %s: %s: %s", tt.token, tt.path, tt.call, res)
-		}
-		sess.Close(context.Background())
-	}
-	resp, _ := send(t, http.MethodGet, ts.URL+"/mcp/beta/sse", http.Header{"Authorization": {"Bearer ci"}, "Accept": {"text/event-stream"}}, "")
-	if resp.StatusCode != http.StatusNotFound {
-		t.Errorf("ci at beta's legacy stream: %d, want 404", resp.StatusCode)
-	}
-	client := sdk.NewClient(&sdk.Implementation{Name: "sdk-sse", Version: "1"}, nil)
-	cs, err := client.Connect(t.Context(), &sdk.SSEClientTransport{Endpoint: ts.URL + "/sse", HTTPClient: &http.Client{Transport: withHeader{http.Header{"Authorization": {"Bearer all"}}}}}, nil)
-	if err != nil {
-		t.Fatalf("the go-sdk's SSE client: %v", err)
-	}
-	defer cs.Close()
-	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "alpha__add", Arguments: map[string]any{}})
-	if b, _ := json.Marshal(res); err != nil || !strings.Contains(string(b), "alpha added") {
-		t.Errorf("go-sdk alpha__add: %s %v", b, err)
 	}
 }

@@ -3,8 +3,6 @@ package serve
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -13,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
-	"github.com/mcpv/mcpv/internal/redact"
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 )
 
 // countingServer is a Server with Isolate in front of s, counting the
@@ -33,13 +31,9 @@ func countingServer(t *testing.T, s *connect.Settings) (*Server, *atomic.Int64) 
 func isolatedCounting(t *testing.T, s *connect.Settings) (*Server, *atomic.Int64) {
 	srv := serverFor(t, s)
 	srv.Isolate = true
-	var opened atomic.Int64
-	open := srv.Open
-	srv.Open = func(ctx context.Context, r Relay) (Upstream, error) {
-		opened.Add(1)
-		return open(ctx, r)
-	}
-	return srv, &opened
+	var opened *atomic.Int64
+	srv.Open, opened = servetest.Counting(srv.Open)
+	return srv, opened
 }
 
 // TestIsolateModernClientStartsOnce: one mcpv call through serve
@@ -49,27 +43,27 @@ func isolatedCounting(t *testing.T, s *connect.Settings) (*Server, *atomic.Int64
 // initialize era still gets one for its session.
 func TestIsolateModernClientStartsOnce(t *testing.T) {
 	t.Parallel()
-	srv, opened := countingServer(t, demoStdio())
+	srv, opened := countingServer(t, servetest.DemoStdio())
 	h := srv.HTTPHandler("", false)
 	clients, _ := NewClients(map[string]*View{"one": nil, "two": nil})
 	h.SetClients(clients)
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { h.Close(); ts.Close() })
-	c, _ := authed(t, ts.URL+"/mcp", "one", "modern")
-	call(t, c, "tools/list", `{}`)
-	if got := call(t, c, "tools/call", `{"name":"echo","arguments":{"message":"once"}}`); !strings.Contains(string(got), "once") {
+	c, _ := servetest.Authed(t, ts.URL+"/mcp", "one", "modern")
+	servetest.Call(t, c, "tools/list", `{}`)
+	if got := servetest.Call(t, c, "tools/call", `{"name":"echo","arguments":{"message":"once"}}`); !strings.Contains(string(got), "once") {
 		t.Fatalf("echo: %s", got)
 	}
 	if n := opened.Load(); n != 1 {
 		t.Errorf("a modern client's discover, list and call started the server %d times, want once", n)
 	}
-	c2, _ := authed(t, ts.URL+"/mcp", "two", "modern")
-	call(t, c2, "tools/list", `{}`)
+	c2, _ := servetest.Authed(t, ts.URL+"/mcp", "two", "modern")
+	servetest.Call(t, c2, "tools/list", `{}`)
 	if n := opened.Load(); n != 2 {
 		t.Errorf("a client of another token: %d starts in all, want a second one of its own", n)
 	}
-	legacy, _ := authed(t, ts.URL+"/mcp", "one", "legacy")
-	call(t, legacy, "tools/list", `{}`)
+	legacy, _ := servetest.Authed(t, ts.URL+"/mcp", "one", "legacy")
+	servetest.Call(t, legacy, "tools/list", `{}`)
 	if n := opened.Load(); n != 3 {
 		t.Errorf("a client of the initialize era: %d starts in all, want one of its own", n)
 	}
@@ -82,13 +76,13 @@ func TestIsolateModernClientStartsOnce(t *testing.T) {
 // time).
 func TestIsolateManyModernClients(t *testing.T) {
 	t.Parallel()
-	slow := fakeStdio("slow-start=300")
+	slow := servetest.FakeStdio("slow-start=300")
 	srv, opened := countingServer(t, slow)
 	u := serveHTTP(t, srv, "")
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Go(func() {
-			c, _ := httpClient(t, u, "modern", "c")
+			c, _ := servetest.HTTPClient(t, u, "modern", "c")
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			for range 3 {
@@ -105,35 +99,5 @@ func TestIsolateManyModernClients(t *testing.T) {
 	wg.Wait()
 	if n := opened.Load(); n > 16 {
 		t.Errorf("sixteen clients of four requests each started the server %d times, want at most 16", n)
-	}
-}
-
-// TestIsolateMemberOfGateway: a gateway's server isolated per client
-// (the serve file's isolate:) starts once for one modern client's
-// discover, list and call at the endpoint, and once more for a client of
-// another token, whose session it never gets.
-func TestIsolateMemberOfGateway(t *testing.T) {
-	t.Parallel()
-	srv, opened := isolatedCounting(t, demoStdio())
-	g := &Gateway{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Secrets: redact.NewScrubber(io.Discard),
-		Members: []*Member{{Name: "demo", Server: srv}, {Name: "other", Server: serverFor(t, twoTools(t, "other"))}}}
-	if err := g.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(g.Close)
-	clients, _ := NewClients(map[string]*View{"one": nil, "two": nil})
-	_, base := gatewayHTTP(t, g, clients)
-	c, _ := authed(t, base, "one", "modern")
-	listAll(t, c, "tools/list", "tools")
-	if got := call(t, c, "tools/call", `{"name":"demo__echo","arguments":{"message":"once"}}`); !strings.Contains(string(got), "once") {
-		t.Fatalf("demo__echo: %s", got)
-	}
-	if n := opened.Load(); n != 1 {
-		t.Errorf("a modern client's list and call at the endpoint started the isolated server %d times, want once", n)
-	}
-	c2, _ := authed(t, base, "two", "modern")
-	call(t, c2, "tools/call", `{"name":"demo__echo","arguments":{"message":"twice"}}`)
-	if n := opened.Load(); n != 2 {
-		t.Errorf("a client of another token: %d starts in all, want a second of its own", n)
 	}
 }

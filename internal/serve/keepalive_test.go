@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 )
 
 // An event stream with nothing to say, the legacy transport's and a
@@ -15,13 +17,13 @@ import (
 // out a client that went without a word. A client's parser skips it.
 func TestEventStreamsKeptAlive(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	srv := startServer(t, servetest.Settings(servetest.DemoURL(t, "legacy"), "legacy", nil), nil, false)
 	_, base := sseDoor(t, srv, func(h *HTTPHandler) { h.KeepAlive = 20 * time.Millisecond })
 
 	legacy := openStream(t, base, bearer, false)
 	keptAlive(t, "the legacy stream", legacy.resp)
 
-	resp, _ := do(t, http.MethodPost, base+"/mcp", map[string]string{"Authorization": "Bearer let-me-in", "Content-Type": "application/json", "Accept": acceptBoth}, legacyInitialize)
+	resp, _ := servetest.Do(t, http.MethodPost, base+"/mcp", map[string]string{"Authorization": "Bearer let-me-in", "Content-Type": "application/json", "Accept": servetest.AcceptBoth}, servetest.LegacyInitialize)
 	sid := resp.Header.Get("Mcp-Session-Id")
 	if sid == "" {
 		t.Fatalf("initialize: %d, no session", resp.StatusCode)

@@ -33,24 +33,16 @@ const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 type listener struct {
 	c  *client
 	id json.RawMessage // the client's request id: the subscription's id
-	// relay, on a listen a gateway's front listen made at a member,
-	// takes what the listener would send the client (multilisten.go):
-	// each front listen its own, however many one client holds.
-	relay relayFunc
+	// relay, on a listen a layer above gathers (WithListenRelay), takes
+	// what the listener would send the client: each of the layer's
+	// listens its own, however many one client holds.
+	relay func(Notice)
 
 	mu        sync.Mutex // guards the fields below
-	filter    listenFilter
-	asked     *listenFilter // in front of a modern server: what the listen asked for
-	upstream  string        // in front of a modern server: the id of the listen passed on
-	listening bool          // acknowledged: notifications may go
-}
-
-// listenFilter is a listen's notifications member.
-type listenFilter struct {
-	Tools     bool     `json:"toolsListChanged,omitempty"`
-	Prompts   bool     `json:"promptsListChanged,omitempty"`
-	Resources bool     `json:"resourcesListChanged,omitempty"`
-	URIs      []string `json:"resourceSubscriptions,omitempty"`
+	filter    mcp.ListenFilter
+	asked     *mcp.ListenFilter // in front of a modern server: what the listen asked for
+	upstream  string            // in front of a modern server: the id of the listen passed on
+	listening bool              // acknowledged: notifications may go
 }
 
 // wants reports whether the listener asked for a notification (method, of
@@ -61,18 +53,10 @@ func (l *listener) wants(method, uri string) bool {
 	if !l.listening {
 		return false
 	}
-	f := l.filter
-	switch method {
-	case "notifications/tools/list_changed":
-		return f.Tools
-	case "notifications/prompts/list_changed":
-		return f.Prompts
-	case "notifications/resources/list_changed":
-		return f.Resources
-	case "notifications/resources/updated":
-		return slices.Contains(f.URIs, uri)
+	if method == "notifications/resources/updated" {
+		return slices.Contains(l.filter.URIs, uri)
 	}
-	return false
+	return l.filter.Asks(method)
 }
 
 // wantsList reports whether the listener hears serve's own news that a
@@ -80,35 +64,26 @@ func (l *listener) wants(method, uri string) bool {
 // front of a modern server what it asked for.
 func (l *listener) wantsList(method string) bool {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	f := l.filter
 	if l.asked != nil {
 		f = *l.asked
 	}
-	listening := l.listening
-	l.mu.Unlock()
-	switch method {
-	case "notifications/tools/list_changed":
-		return listening && f.Tools
-	case "notifications/prompts/list_changed":
-		return listening && f.Prompts
-	case "notifications/resources/list_changed":
-		return listening && f.Resources
-	}
-	return false
+	return l.listening && f.Asks(method)
 }
 
 // send hands the client a notification of its subscription, on the
 // listen's stream (behind as client.notify takes it).
 func (l *listener) send(behind *outstanding, method string, params json.RawMessage) {
 	if l.relay != nil {
-		l.relay(behind, method, params) // a gateway's front listen gathers it (multilisten.go)
+		l.relay(Notice{method, params, behind})
 		return
 	}
-	l.c.notify(withRelated(context.Background(), l.id), behind, method, withSubscriptionID(params, l.id))
+	l.c.notify(withRelated(context.Background(), l.id), behind, method, WithSubscriptionID(params, l.id))
 }
 
-// withSubscriptionID is params with _meta's subscription id set to id.
-func withSubscriptionID(params, id json.RawMessage) json.RawMessage {
+// WithSubscriptionID is params with _meta's subscription id set to id.
+func WithSubscriptionID(params, id json.RawMessage) json.RawMessage {
 	var p map[string]json.RawMessage
 	if json.Unmarshal(params, &p) != nil || p == nil {
 		p = map[string]json.RawMessage{}
@@ -138,10 +113,11 @@ func (c *client) listenModern(ctx context.Context, up *upstream, params json.Raw
 		return nil, rerr
 	}
 	var p struct {
-		Notifications listenFilter `json:"notifications"`
+		Notifications mcp.ListenFilter `json:"notifications"`
 	}
 	json.Unmarshal(params, &p)
-	l := &listener{c: c, id: mcp.IncomingID(ctx), relay: relayOf(ctx)}
+	relay, _ := ctx.Value(listenRelayKey{}).(func(Notice))
+	l := &listener{c: c, id: mcp.IncomingID(ctx), relay: relay}
 	if up.conn.State().Modern {
 		l.asked = &p.Notifications
 		return up.listenThrough(ctx, l, params)
@@ -164,27 +140,19 @@ func (u *upstream) listenThrough(ctx context.Context, l *listener, params json.R
 	if err != nil {
 		return nil, rpcError(err)
 	}
-	return withSubscriptionID(res, l.id), nil
+	return WithSubscriptionID(res, l.id), nil
 }
 
 // listenHere serves a listen in front of a server of the initialize era.
-func (u *upstream) listenHere(ctx context.Context, l *listener, want listenFilter) (json.RawMessage, error) {
-	var caps struct {
-		Capabilities struct {
-			Tools     struct{ ListChanged bool } `json:"tools"`
-			Prompts   struct{ ListChanged bool } `json:"prompts"`
-			Resources struct {
-				ListChanged bool
-				Subscribe   bool
-			} `json:"resources"`
-		} `json:"capabilities"`
+func (u *upstream) listenHere(ctx context.Context, l *listener, want mcp.ListenFilter) (json.RawMessage, error) {
+	var init struct {
+		Capabilities map[string]struct{ ListChanged, Subscribe bool } `json:"capabilities"`
 	}
-	json.Unmarshal(u.conn.State().InitializeResult, &caps)
-	sc := caps.Capabilities
-	got := listenFilter{Tools: want.Tools && sc.Tools.ListChanged, Prompts: want.Prompts && sc.Prompts.ListChanged,
-		Resources: want.Resources && sc.Resources.ListChanged}
+	json.Unmarshal(u.conn.State().InitializeResult, &init)
+	sc := init.Capabilities
+	got := want.Only(func(change string) bool { return sc[mcp.ChangedLists(change)[0].Capability].ListChanged })
 	defer u.leave(l)
-	if sc.Resources.Subscribe {
+	if sc[mcp.Resources.Capability].Subscribe {
 		for _, uri := range want.URIs {
 			params := mustJSON(map[string]string{"uri": uri})
 			if u.srv.Guard.check(ctx, "resources/subscribe", params, u.readOnly) != nil || slices.Contains(got.URIs, uri) {

@@ -13,6 +13,9 @@ var logRank = map[string]int32{"debug": 1, "info": 2, "notice": 3, "warning": 4,
 // level or above.
 type logLevel struct{ rank atomic.Int32 }
 
+// LogLevelKnown reports whether logging/setLevel's params name a level.
+func LogLevelKnown(params json.RawMessage) bool { return levelOf(params) != 0 }
+
 func levelOf(params json.RawMessage) int32 {
 	var p struct {
 		Level string `json:"level"`

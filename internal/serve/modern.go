@@ -82,15 +82,30 @@ func unsupportedVersion(v string) *mcp.RPCError {
 		Data:    mustJSON(map[string]any{"supported": mcp.ModernVersions, "requested": v})}
 }
 
-// handleModern serves a request of a client of the 2026-07-28 era.
-func (c *client) handleModern(ctx context.Context, method string, params json.RawMessage) (_ json.RawMessage, err error) {
+// isModern reports whether a request is one of the 2026-07-28 era.
+func isModern(method string, params json.RawMessage) bool {
+	return method == "server/discover" || rawjson.IsObject(params) && hasModernMeta(params)
+}
+
+// modernMeta reads a modern request's _meta (the client speaks that era
+// from now on), refusing a request that era removed.
+func (c *client) modernMeta(method string, params json.RawMessage) (modernMeta, *mcp.RPCError) {
 	meta, rerr := readModernMeta(params)
 	if rerr != nil {
-		return nil, rerr
+		return meta, rerr
 	}
 	c.setModern()
 	if removedMethods[method] {
-		return nil, mcp.MethodNotFound(method)
+		return meta, mcp.MethodNotFound(method)
+	}
+	return meta, nil
+}
+
+// handleModern serves a request of a client of the 2026-07-28 era.
+func (c *client) handleModern(ctx context.Context, method string, params json.RawMessage) (_ json.RawMessage, err error) {
+	meta, rerr := c.modernMeta(method, params)
+	if rerr != nil {
+		return nil, rerr
 	}
 	// In flight: what the server says about it (progress, logs) reaches
 	// the client before its answer (flushNotes).
@@ -117,8 +132,8 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 	}
 	st := up.conn.State()
 	if method == "server/discover" && !st.Modern {
-		res := up.pinInstructions(discovered(st))
-		mcp.AddResultMembers(ctx, modernMembers(method, res))
+		res := up.pinInstructions(Discovered(st.InitializeResult))
+		ModernResult(ctx, method, res)
 		return res, nil
 	}
 	if rerr := c.srv.Guard.check(ctx, method, params, up.readOnly); rerr != nil {
@@ -174,7 +189,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 func (c *client) modernResult(ctx context.Context, method string, asked, res json.RawMessage, modern bool) json.RawMessage {
 	res = c.view.filter(method, c.srv.Guard.filter(method, res))
 	if !modern {
-		mcp.AddResultMembers(ctx, modernMembers(method, res))
+		ModernResult(ctx, method, res)
 	}
 	if c.srv.Record != nil && resultTypeOf(res) != "input_required" {
 		c.srv.Record.Note(method, asked, res)
@@ -200,11 +215,11 @@ func (c *client) modernSide(ctx context.Context, caps, params json.RawMessage) (
 	return c.upstreamFor(ctx, caps, params)
 }
 
-// cacheable are the results the 2026-07-28 era marks with how long they
-// may be kept (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching).
-var cacheable = map[string]bool{
-	"server/discover": true, "tools/list": true, "prompts/list": true,
-	"resources/list": true, "resources/templates/list": true, "resources/read": true,
+// ModernResult gives the answer to a request of the 2026-07-28 era (ctx,
+// method) the members that era requires which res, a result of the
+// initialize era's, lacks (modernMembers).
+func ModernResult(ctx context.Context, method string, res json.RawMessage) {
+	mcp.AddResultMembers(ctx, modernMembers(method, res))
 }
 
 // modernMembers are the members the 2026-07-28 schema requires that a
@@ -237,7 +252,7 @@ func modernMembers(method string, res json.RawMessage) []byte {
 	case !have.typ:
 		add(`"resultType":"complete"`)
 	}
-	if cacheable[method] {
+	if mcp.Cacheable(method) {
 		if !have.ttl {
 			add(`"ttlMs":0`)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 )
 
 // TestModernResultsOverLegacy: a modern client of a server of the
@@ -14,7 +15,7 @@ import (
 // schema requires them); the rest of the result is the server's.
 func TestModernResultsOverLegacy(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
+	srv := startServer(t, servetest.Settings(servetest.DemoURL(t, "legacy"), "legacy", nil), nil, false)
 	u := serveHTTP(t, srv, "")
 	for _, tc := range []struct {
 		method, params string
@@ -27,7 +28,7 @@ func TestModernResultsOverLegacy(t *testing.T) {
 		{"tools/call", `,"name":"echo","arguments":{"message":"hi"}`, false, `"text":"hi"`},
 		{"completion/complete", `,"ref":{"type":"ref/prompt","name":"review"},"argument":{"name":"language","value":"g"}`, false, `"completion"`},
 	} {
-		_, body := postModern(t, u, `{"jsonrpc":"2.0","id":1,"method":"`+tc.method+`","params":{"_meta":`+modernMetaJSON+tc.params+`}}`, nil)
+		_, body := servetest.PostModern(t, u, `{"jsonrpc":"2.0","id":1,"method":"`+tc.method+`","params":{"_meta":`+servetest.ModernMetaJSON+tc.params+`}}`, nil)
 		res := rawjson.Member([]byte(sseData(body)), "result")
 		fields := rawjson.ScanFields(nil, res)
 		if len(fields) == 0 || !json.Valid(res) || !fields[0].KeyIs("resultType") {

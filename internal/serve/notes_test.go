@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
@@ -45,7 +46,7 @@ func operatorLog() (*slog.Logger, *logBuffer) {
 // announcing is an upstream that says something before any client comes:
 // the list changes it sends as a server does when it starts.
 type announcing struct {
-	hang
+	servetest.Hang
 	notify func(string, json.RawMessage)
 }
 
@@ -54,7 +55,7 @@ type announcing struct {
 func TestNoWordOfAListChangeBeforeAnyClient(t *testing.T) {
 	t.Parallel()
 	log, buf := operatorLog()
-	up := &announcing{hang: hang{done: make(chan struct{}), called: make(chan struct{}, 1)}}
+	up := &announcing{Hang: servetest.Hang{End: make(chan struct{}), Called: make(chan struct{}, 1)}}
 	srv := &Server{Log: log, Open: func(_ context.Context, r Relay) (Upstream, error) {
 		up.notify = r.OnNotification
 		return up, nil
@@ -127,7 +128,7 @@ func TestSlowReaderGetsTheWholeFlood(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			call(t, c, "tools/call", `{"name":"x","arguments":{}}`)
+			servetest.Call(t, c, "tools/call", `{"name":"x","arguments":{}}`)
 			// A message dropped never comes: the count stops short. A slow
 			// machine (the race detector) only takes longer, so the test
 			// fails when the count has not moved for a while, not at a
@@ -155,26 +156,26 @@ func TestSlowReaderGetsTheWholeFlood(t *testing.T) {
 // when they name none, whatever the others asked.
 func TestLogLevelPerClient(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
-	a, arec := stdioClient(t, srv, "legacy")
-	b, brec := stdioClient(t, srv, "legacy")
-	m, mrec := stdioClient(t, srv, "modern")
-	call(t, a, "logging/setLevel", `{"level":"debug"}`)
-	call(t, b, "logging/setLevel", `{"level":"error"}`)
-	call(t, a, "tools/call", `{"name":"log","arguments":{"level":"debug","message":"A's debug detail"}}`)
-	call(t, b, "tools/call", `{"name":"log","arguments":{"level":"info","message":"B's mere info"}}`)
-	call(t, b, "tools/call", `{"name":"log","arguments":{"level":"error","message":"B's error"}}`)
-	if !arec.saw("A's debug detail") {
+	srv := startServer(t, servetest.Settings(servetest.DemoURL(t, "legacy"), "legacy", nil), nil, false)
+	a, arec := servetest.StdioClient(t, srv, "legacy")
+	b, brec := servetest.StdioClient(t, srv, "legacy")
+	m, mrec := servetest.StdioClient(t, srv, "modern")
+	servetest.Call(t, a, "logging/setLevel", `{"level":"debug"}`)
+	servetest.Call(t, b, "logging/setLevel", `{"level":"error"}`)
+	servetest.Call(t, a, "tools/call", `{"name":"log","arguments":{"level":"debug","message":"A's debug detail"}}`)
+	servetest.Call(t, b, "tools/call", `{"name":"log","arguments":{"level":"info","message":"B's mere info"}}`)
+	servetest.Call(t, b, "tools/call", `{"name":"log","arguments":{"level":"error","message":"B's error"}}`)
+	if !arec.Saw("A's debug detail") {
 		t.Error("A did not get the debug message it asked for")
 	}
-	if brec.saw("B's mere info") {
+	if brec.Saw("B's mere info") {
 		t.Error("B got an info message below the level it asked for")
 	}
-	if !brec.saw("B's error") {
+	if !brec.Saw("B's error") {
 		t.Error("B did not get its error message")
 	}
-	call(t, m, "tools/call", `{"name":"log","arguments":{"level":"error","message":"M's error"}}`)
-	if mrec.saw("M's error") {
+	servetest.Call(t, m, "tools/call", `{"name":"log","arguments":{"level":"error","message":"M's error"}}`)
+	if mrec.Saw("M's error") {
 		t.Error("a modern client whose request asked for no log got a log message")
 	}
 }

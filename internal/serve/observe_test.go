@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -70,17 +71,17 @@ func TestTellGoesToItsRequest(t *testing.T) {
 	}
 	t.Cleanup(srv.Close)
 	url := serveHTTP(t, srv, "")
-	a, ra := stdioClient(t, srv, "legacy")
-	b, rb := httpClient(t, url, "legacy", "b")
-	c, rc := httpClient(t, url, "legacy", "c")
+	a, ra := servetest.StdioClient(t, srv, "legacy")
+	b, rb := servetest.HTTPClient(t, url, "legacy", "b")
+	c, rc := servetest.HTTPClient(t, url, "legacy", "c")
 	var wg sync.WaitGroup
 	for name, cl := range map[string]*mcp.Client{"a": a, "b": b, "c": c} {
-		wg.Go(func() { call(t, cl, "tools/call", `{"name":"`+name+`","arguments":{}}`) })
+		wg.Go(func() { servetest.Call(t, cl, "tools/call", `{"name":"`+name+`","arguments":{}}`) })
 	}
 	wg.Wait()
-	for name, rec := range map[string]*recorder{"a": ra, "b": rb, "c": rc} {
+	for name, rec := range map[string]*servetest.Recorder{"a": ra, "b": rb, "c": rc} {
 		for _, other := range []string{"a", "b", "c"} {
-			if got := rec.saw(`"data":"for ` + other + `"`); got != (other == name) {
+			if got := rec.Saw(`"data":"for ` + other + `"`); got != (other == name) {
 				t.Errorf("client %s got the message for %s: %v", name, other, got)
 			}
 		}
@@ -102,7 +103,7 @@ func TestObserve(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var seen []Exchange
-	srv := serverFor(t, settingsFor(demoURL(t, "legacy"), "legacy", nil))
+	srv := serverFor(t, servetest.Settings(servetest.DemoURL(t, "legacy"), "legacy", nil))
 	srv.Observe = func(e Exchange) {
 		mu.Lock()
 		seen = append(seen, e)
@@ -112,18 +113,18 @@ func TestObserve(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	first, _ := stdioClient(t, srv, "legacy")
-	call(t, first, "tools/call", `{"name":"echo","arguments":{"message":"hi"}}`)
+	first, _ := servetest.StdioClient(t, srv, "legacy")
+	servetest.Call(t, first, "tools/call", `{"name":"echo","arguments":{"message":"hi"}}`)
 	if _, err := first.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"nope","arguments":{}}`)); err == nil {
 		t.Fatal("an unknown tool answered")
 	}
 	if err := first.Notify(context.Background(), "notifications/roots/list_changed", nil); err != nil {
 		t.Fatal(err)
 	}
-	second, _ := stdioClient(t, srv, "modern")
-	call(t, second, "tools/list", `{}`)
+	second, _ := servetest.StdioClient(t, srv, "modern")
+	servetest.Call(t, second, "tools/list", `{}`)
 	var lines []string
-	waitFor(t, "seven messages observed", func() bool {
+	servetest.WaitFor(t, "seven messages observed", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		lines = lines[:0]

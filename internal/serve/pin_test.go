@@ -20,6 +20,7 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/pin"
 	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
@@ -134,7 +135,7 @@ func (f *pinFixture) pin() *Pin {
 }
 
 func (f *pinFixture) settings() *connect.Settings {
-	s := fakeStdio("spec=" + f.spec)
+	s := servetest.FakeStdio("spec=" + f.spec)
 	s.Env = append(s.Env, "GORACE=atexit_sleep_ms=0") // a race-enabled fake would sleep a second at exit
 	if f.era == "modern" {
 		s.ProtocolEra = "modern"
@@ -266,7 +267,7 @@ func TestPinWithholdsWhatMoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	c, _ := stdioClient(t, srv, "legacy")
+	c, _ := servetest.StdioClient(t, srv, "legacy")
 	if init := string(c.InitializeResult()); strings.Contains(init, "instructions") || strings.Contains(init, "keys") {
 		t.Errorf("initialize: %s, want no instructions", init)
 	}
@@ -291,16 +292,16 @@ func TestPinWithholdsWhatMoved(t *testing.T) {
 		withheld(t, c, "resources/subscribe", `{"uri":"demo://secret"}`, "moved since it was pinned in pins.json")
 		withheld(t, c, "completion/complete", `{"ref":{"type":"ref/resource","uri":"demo://secret"},"argument":{"name":"x","value":""}}`, "moved since it was pinned")
 	}
-	if res := string(call(t, c, "tools/call", `{"name":"sub","arguments":{}}`)); !strings.Contains(res, "called sub") {
+	if res := string(servetest.Call(t, c, "tools/call", `{"name":"sub","arguments":{}}`)); !strings.Contains(res, "called sub") {
 		t.Errorf("sub: %s", res)
 	}
-	if res := string(call(t, c, "prompts/get", `{"name":"greet"}`)); !strings.Contains(res, "greet") {
+	if res := string(servetest.Call(t, c, "prompts/get", `{"name":"greet"}`)); !strings.Contains(res, "greet") {
 		t.Errorf("greet: %s", res)
 	}
-	if res := string(call(t, c, "resources/read", `{"uri":"demo://items/7"}`)); !strings.Contains(res, "item 7") {
+	if res := string(servetest.Call(t, c, "resources/read", `{"uri":"demo://items/7"}`)); !strings.Contains(res, "item 7") {
 		t.Errorf("an item of the template: %s", res)
 	}
-	call(t, c, "completion/complete", `{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"x","value":""}}`)
+	servetest.Call(t, c, "completion/complete", `{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"x","value":""}}`)
 	for _, m := range movesSaid {
 		if n := log.count(m.subs...); n != 1 {
 			t.Errorf("%s was said %d times, want once; the log:\n%s", m.name, n, log)
@@ -332,18 +333,18 @@ func TestPinApproved(t *testing.T) {
 	f := newPinFixture(t, "")
 	log := &saidLog{}
 	srv := f.start(t, log, nil, false)
-	c, rec := stdioClient(t, srv, "legacy")
+	c, rec := servetest.StdioClient(t, srv, "legacy")
 	if got := keys(t, c, "tools/list", "tools", "name"); !slices.Equal(got, []string{"sub"}) {
 		t.Fatalf("tools: %q, want sub alone", got)
 	}
 	withheld(t, c, "tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`, "moved since it was pinned in pins.json")
 	f.approve(t, func(m pin.Move) bool { return m.Kind == "tool" && m.Key == "add" })
 	// The next request that needs the pin finds it changed.
-	waitFor(t, "add listed again", func() bool {
+	servetest.WaitFor(t, "add listed again", func() bool {
 		return slices.Equal(keys(t, c, "tools/list", "tools", "name"), []string{"add", "sub"})
 	})
-	waitFor(t, "notifications/tools/list_changed", func() bool { return received(rec, "notifications/tools/list_changed") })
-	if res := string(call(t, c, "tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`)); !strings.Contains(res, "called add") {
+	servetest.WaitFor(t, "notifications/tools/list_changed", func() bool { return received(rec, "notifications/tools/list_changed") })
+	if res := string(servetest.Call(t, c, "tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`)); !strings.Contains(res, "called add") {
 		t.Errorf("add, approved: %s", res)
 	}
 	if received(rec, "notifications/prompts/list_changed") || received(rec, "notifications/resources/list_changed") {
@@ -354,7 +355,7 @@ func TestPinApproved(t *testing.T) {
 	if err := safefile.Replace(f.pinFile, []byte(`{"mcpvPin": 1, "servers": [`)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the broken pin file said", func() bool {
+	servetest.WaitFor(t, "the broken pin file said", func() bool {
 		keys(t, c, "tools/list", "tools", "name") // a list needs the pin: the file is looked at
 		return log.count("pins.json", "holding the server to the pin as it was read before") == 1
 	})
@@ -374,7 +375,7 @@ func TestPinHostileParams(t *testing.T) {
 	t.Parallel()
 	f := newPinFixture(t, "")
 	srv := f.start(t, &saidLog{}, nil, false)
-	lines := []string{legacyInitialize, `{"jsonrpc":"2.0","method":"notifications/initialized"}`}
+	lines := []string{servetest.LegacyInitialize, `{"jsonrpc":"2.0","method":"notifications/initialized"}`}
 	hostile := []string{
 		`{"name":"sub","Name":"add","arguments":{}}`,
 		`{"Name":"add","name":"sub","arguments":{}}`,
@@ -434,7 +435,7 @@ func TestPinModern(t *testing.T) {
 			f := newPinFixture(t, serverEra)
 			log := &saidLog{}
 			srv := f.start(t, log, nil, false)
-			c, _ := stdioClient(t, srv, "modern")
+			c, _ := servetest.StdioClient(t, srv, "modern")
 			if init := string(c.InitializeResult()); strings.Contains(init, "instructions") || !strings.Contains(init, "pinned-server") {
 				t.Errorf("server/discover: %s, want the server without its instructions", init)
 			}
@@ -446,7 +447,7 @@ func TestPinModern(t *testing.T) {
 			}
 			withheld(t, c, "tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`, "moved since it was pinned in pins.json")
 			withheld(t, c, "resources/read", `{"uri":"demo://secret"}`, "moved since it was pinned in pins.json")
-			if res := string(call(t, c, "tools/call", `{"name":"sub","arguments":{}}`)); !strings.Contains(res, "called sub") {
+			if res := string(servetest.Call(t, c, "tools/call", `{"name":"sub","arguments":{}}`)); !strings.Contains(res, "called sub") {
 				t.Errorf("sub: %s", res)
 			}
 			if n := log.count(movesSaid[0].subs...); n != 1 {
@@ -465,8 +466,8 @@ func TestPinIsolated(t *testing.T) {
 	log := &saidLog{}
 	srv := f.start(t, log, nil, true)
 	url := serveHTTP(t, srv, "")
-	a, recA := httpClient(t, url, "legacy", "a")
-	b, recB := httpClient(t, url, "legacy", "b")
+	a, recA := servetest.HTTPClient(t, url, "legacy", "a")
+	b, recB := servetest.HTTPClient(t, url, "legacy", "b")
 	for _, c := range []*mcp.Client{a, b} {
 		if got := keys(t, c, "tools/list", "tools", "name"); !slices.Equal(got, []string{"sub"}) {
 			t.Errorf("tools: %q, want sub alone", got)
@@ -477,8 +478,8 @@ func TestPinIsolated(t *testing.T) {
 		t.Errorf("add's move was said %d times for two clients, want once:\n%s", n, log)
 	}
 	f.approve(t, func(m pin.Move) bool { return m.Key == "add" })
-	waitFor(t, "add listed again", func() bool { return slices.Contains(keys(t, a, "tools/list", "tools", "name"), "add") })
-	waitFor(t, "both clients told", func() bool {
+	servetest.WaitFor(t, "add listed again", func() bool { return slices.Contains(keys(t, a, "tools/list", "tools", "name"), "add") })
+	servetest.WaitFor(t, "both clients told", func() bool {
 		return received(recA, "notifications/tools/list_changed") && received(recB, "notifications/tools/list_changed")
 	})
 	if got := keys(t, b, "tools/list", "tools", "name"); !slices.Equal(got, []string{"add", "sub"}) {
@@ -492,7 +493,7 @@ func TestPinAndGuard(t *testing.T) {
 	t.Parallel()
 	f := newPinFixture(t, "")
 	srv := f.start(t, &saidLog{}, Guards{{DenyPrompts: []string{"greet"}}, {DenyResources: []string{"demo://readme"}}}, false)
-	c, _ := stdioClient(t, srv, "legacy")
+	c, _ := servetest.StdioClient(t, srv, "legacy")
 	if got := keys(t, c, "prompts/list", "prompts", "name"); len(got) != 0 {
 		t.Errorf("prompts: %q, want none", got)
 	}
@@ -501,7 +502,7 @@ func TestPinAndGuard(t *testing.T) {
 	}
 	refusedCall(t, c, "prompts/get", `{"name":"greet"}`)
 	withheld(t, c, "tools/call", `{"name":"add","arguments":{}}`, "moved since it was pinned")
-	call(t, c, "tools/call", `{"name":"sub","arguments":{}}`)
+	servetest.Call(t, c, "tools/call", `{"name":"sub","arguments":{}}`)
 }
 
 // TestPinEntry: the server's entry is the one named, else the file's
@@ -540,7 +541,7 @@ func TestPinEntry(t *testing.T) {
 			case tt.wantErr != "" && (!errors.As(err, &ne) || !strings.Contains(err.Error(), tt.wantErr)):
 				t.Fatalf("start: %v, want %q", err, tt.wantErr)
 			case tt.wantErr == "":
-				c, _ := stdioClient(t, srv, "legacy")
+				c, _ := servetest.StdioClient(t, srv, "legacy")
 				if got := keys(t, c, "tools/list", "tools", "name"); !slices.Equal(got, []string{"sub"}) {
 					t.Errorf("tools: %q, want sub alone", got)
 				}
@@ -561,16 +562,16 @@ func TestPinListen(t *testing.T) {
 	if rerr != nil || string(params) != `{"notifications":{"resourceSubscriptions":["demo://readme","demo://items/7"],"toolsListChanged":true}}` {
 		t.Errorf("listen params: %s %v; want the readme and the item alone", params, rerr)
 	}
-	c, rec := stdioClient(t, srv, "modern")
+	c, rec := servetest.StdioClient(t, srv, "modern")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go c.Stream(ctx, "subscriptions/listen", json.RawMessage(`{"notifications":{"toolsListChanged":true}}`)) // ends with ctx
-	ack := waitMessage(t, rec, "notifications/subscriptions/acknowledged")
-	id := subscriptionID(t, ack)
+	ack := rec.WaitMessage(t, "notifications/subscriptions/acknowledged")
+	id := servetest.SubscriptionID(t, ack)
 	f.approve(t, func(m pin.Move) bool { return m.Key == "add" })
-	waitFor(t, "add listed again", func() bool { return slices.Contains(keys(t, c, "tools/list", "tools", "name"), "add") })
-	changed := waitMessage(t, rec, "notifications/tools/list_changed")
-	if got := subscriptionID(t, changed); got != id {
+	servetest.WaitFor(t, "add listed again", func() bool { return slices.Contains(keys(t, c, "tools/list", "tools", "name"), "add") })
+	changed := rec.WaitMessage(t, "notifications/tools/list_changed")
+	if got := servetest.SubscriptionID(t, changed); got != id {
 		t.Errorf("list_changed under subscription %s, want the listen's %s", got, id)
 	}
 }

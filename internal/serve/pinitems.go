@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/pin"
@@ -31,16 +30,16 @@ const (
 	pinWalkWait  = 30 * time.Second
 )
 
-// pinKinds are the kinds of item of each list method; listOf, changeOf
-// and capabilityOf are each kind's list, the notification that it
-// changed and the capability that declares it.
-var (
-	pinKinds     = map[string]pin.Kind{"tools/list": pin.Tool, "prompts/list": pin.Prompt, "resources/list": pin.Resource, "resources/templates/list": pin.Template}
-	listOf       = map[pin.Kind]string{pin.Tool: "tools/list", pin.Prompt: "prompts/list", pin.Resource: "resources/list", pin.Template: "resources/templates/list"}
-	capabilityOf = map[pin.Kind]string{pin.Tool: "tools", pin.Prompt: "prompts", pin.Resource: "resources", pin.Template: "resources"}
-	changeOf     = map[pin.Kind]string{pin.Tool: "notifications/tools/list_changed", pin.Prompt: "notifications/prompts/list_changed",
-		pin.Resource: "notifications/resources/list_changed", pin.Template: "notifications/resources/list_changed"}
-)
+// listOfKind is the list of a pin's kind of item: a pin calls its kinds
+// as the lists call their items.
+func listOfKind(kind pin.Kind) mcp.List {
+	for _, l := range mcp.Lists {
+		if l.Item == string(kind) {
+			return l
+		}
+	}
+	panic("no list of items of kind " + kind)
+}
 
 // keeps reports whether u's lists are kept: not those of a server of the
 // 2026-07-28 era, whose changes reach serve only on a client's listen.
@@ -61,16 +60,16 @@ func (u *upstream) pinMark() uint64 {
 // guard leaves it out.
 func (u *upstream) pinFilter(method string, res json.RawMessage, mark uint64) json.RawMessage {
 	g := u.srv.pins
-	kind, ok := pinKinds[method]
+	l, ok := mcp.ListOf(method)
 	if g == nil || !ok {
 		return res
 	}
+	kind := pin.Kind(l.Item)
 	entry := g.current()
 	keep := u.keeps()
-	l := lists[method]
 	onPage := map[string]bool{}
-	return mcp.FilterPage(res, l.key, func(item json.RawMessage) bool {
-		key, ok := exactString(item, l.field)
+	return mcp.FilterPage(res, l.Key, func(item json.RawMessage) bool {
+		key, ok := l.ID(item)
 		if !ok || entry == nil {
 			return false
 		}
@@ -107,7 +106,7 @@ func (u *upstream) pinCheck(ctx context.Context, method string, params json.RawM
 	if u.srv.pins == nil || !pinChecked(method) {
 		return nil
 	}
-	p, rerr := readTarget(params)
+	p, rerr := ReadTarget(params)
 	if rerr != nil {
 		return rerr
 	}
@@ -254,7 +253,7 @@ func (g *pinGate) refusal(kind pin.Kind, key string, m *pin.Move) *mcp.RPCError 
 // to the pin: the server's list could not be walked.
 func (g *pinGate) unlisted(kind pin.Kind, key string, err error) *mcp.RPCError {
 	return &mcp.RPCError{Code: mcp.CodeInternalError, Message: fmt.Sprintf("%s %q is not available here: the server's %s could not be listed to hold it to the pin in %s: %s",
-		kind, clipKey(key), listOf[kind], safetext.Line(g.cfg.Label), safetext.Clip(safetext.Line(err.Error()), 300))}
+		kind, clipKey(key), listOfKind(kind).Method, safetext.Line(g.cfg.Label), safetext.Clip(safetext.Line(err.Error()), 300))}
 }
 
 // clipKey bounds a name or URI quoted in a message.
@@ -266,13 +265,13 @@ func clipKey(key string) string { return safetext.Clip(key, 200) }
 func (u *upstream) walkKind(ctx context.Context, kind pin.Kind) (*seenList, error) {
 	ctx, cancel := context.WithTimeout(ctx, pinWalkWait)
 	defer cancel()
-	method := listOf[kind]
-	l := lists[method]
+	l := listOfKind(kind)
+	method := l.Method
 	mark := u.pinned.mark()
 	list := &seenList{defs: map[string]json.RawMessage{}}
-	err := u.walkPages(ctx, method, l.key, func(items []json.RawMessage) error {
+	err := u.walkPages(ctx, method, l.Key, func(items []json.RawMessage) error {
 		for _, raw := range items {
-			key, ok := exactString(raw, l.field)
+			key, ok := l.ID(raw)
 			if !ok || key == "" {
 				continue
 			}
@@ -358,7 +357,7 @@ func (u *upstream) pinInstructions(res json.RawMessage) json.RawMessage {
 	if g == nil {
 		return res
 	}
-	raw, ok := exactMember(res, "instructions")
+	raw, ok := rawjson.Exact(res, "instructions")
 	var live *string
 	if raw != nil && string(raw) != "null" {
 		var s string
@@ -373,29 +372,7 @@ func (u *upstream) pinInstructions(res json.RawMessage) json.RawMessage {
 		}
 		g.say(*m)
 	}
-	return withoutMember(res, "instructions")
-}
-
-// withoutMember is the JSON object obj without its members called key,
-// in any case.
-func withoutMember(obj json.RawMessage, key string) json.RawMessage {
-	out := []byte{'{'}
-	found := false
-	rawjson.ForEachValidRawMember(obj, func(k string, rawKey, v []byte) error {
-		if strings.EqualFold(k, key) {
-			found = true
-			return nil
-		}
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		out = append(append(append(out, rawKey...), ':'), v...)
-		return nil
-	})
-	if !found {
-		return obj
-	}
-	return append(out, '}')
+	return rawjson.Without(res, "instructions")
 }
 
 // relist walks u's lists again after the pin changed from old to now,
@@ -409,7 +386,7 @@ func (u *upstream) relist(ctx context.Context, old, now *pin.Server) {
 	json.Unmarshal(u.conn.State().InitializeResult, &init)
 	told := map[string]bool{}
 	for _, kind := range pin.Kinds {
-		if sameKind(old, now, kind) || init.Capabilities[capabilityOf[kind]] == nil {
+		if sameKind(old, now, kind) || init.Capabilities[listOfKind(kind).Capability] == nil {
 			continue
 		}
 		changed := true // a list that cannot be walked may have
@@ -417,7 +394,7 @@ func (u *upstream) relist(ctx context.Context, old, now *pin.Server) {
 			changed = false
 			for _, key := range l.order {
 				def := l.defs[key]
-				if !u.srv.Guard.allows(kind, key, def) {
+				if !u.srv.Guard.allowsItem(listOfKind(kind), key, def) {
 					continue // hidden whatever the pin says
 				}
 				m := now.Check(kind, key, def)
@@ -430,23 +407,11 @@ func (u *upstream) relist(ctx context.Context, old, now *pin.Server) {
 		if ctx.Err() != nil {
 			return
 		}
-		if note := changeOf[kind]; changed && !told[note] {
+		if note := listOfKind(kind).Changed; changed && !told[note] {
 			told[note] = true
 			u.tellListChanged(note)
 		}
 	}
-}
-
-// allows reports whether the guard lets clients see the item of kind
-// called key, defined as def (the members a pin holds).
-func (g Guards) allows(kind pin.Kind, key string, def json.RawMessage) bool {
-	switch kind {
-	case pin.Tool:
-		return g.toolAllowed(key) && (!g.readOnly() || toolReadOnly(def))
-	case pin.Prompt:
-		return g.promptAllowed(key)
-	}
-	return g.resourceAllowed(key)
 }
 
 // tellListChanged tells u's clients that a list changed, as the server's
@@ -474,7 +439,7 @@ func (u *upstream) pinListenParams(ctx context.Context, params json.RawMessage) 
 	if u.srv.pins == nil {
 		return params, nil
 	}
-	uris, rerr := listenURIs(params)
+	uris, rerr := ListenURIs(params)
 	if rerr != nil || len(uris) == 0 {
 		return params, rerr
 	}
@@ -482,5 +447,5 @@ func (u *upstream) pinListenParams(ctx context.Context, params json.RawMessage) 
 	if err != nil {
 		return nil, u.srv.pins.unlisted(pin.Resource, uris[0], err)
 	}
-	return withListenURIs(params, slices.DeleteFunc(slices.Clone(uris), func(uri string) bool { return u.heldResource(uri, res, tmpl) != nil })), nil
+	return WithListenURIs(params, slices.DeleteFunc(slices.Clone(uris), func(uri string) bool { return u.heldResource(uri, res, tmpl) != nil })), nil
 }

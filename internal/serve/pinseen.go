@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/pin"
 	"github.com/mcpv/mcpv/internal/uritemplate"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // pinSeen is what serve has seen of an upstream session's lists: each
@@ -130,14 +131,10 @@ func (s *pinSeen) whole(kind pin.Kind) *seenList {
 // changed forgets the lists a list_changed of the server is about.
 func (s *pinSeen) changed(method string) {
 	var kinds []pin.Kind
-	switch method {
-	case "notifications/tools/list_changed":
-		kinds = []pin.Kind{pin.Tool}
-	case "notifications/prompts/list_changed":
-		kinds = []pin.Kind{pin.Prompt}
-	case "notifications/resources/list_changed":
-		kinds = []pin.Kind{pin.Resource, pin.Template}
-	default:
+	for _, l := range mcp.ChangedLists(method) {
+		kinds = append(kinds, pin.Kind(l.Item))
+	}
+	if kinds == nil {
 		return
 	}
 	s.mu.Lock()

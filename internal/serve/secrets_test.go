@@ -3,9 +3,7 @@ package serve
 import (
 	"encoding/base64"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"slices"
@@ -14,61 +12,10 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
-
-// echoHeaders is an MCP server of the initialize era that puts the
-// headers of each request everywhere it can: its server info, a tool's
-// description, a result, an error, a log message.
-func echoHeaders(t *testing.T) string {
-	t.Helper()
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
-		}
-		body, _ := io.ReadAll(r.Body)
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				Name string `json:"name"`
-			} `json:"params"`
-		}
-		json.Unmarshal(body, &m)
-		if m.ID == nil {
-			w.WriteHeader(http.StatusAccepted)
-			return
-		}
-		all, _ := json.Marshal(r.Header)
-		quoted, _ := json.Marshal(string(all))
-		text := string(quoted)
-		var result, rpcErr string
-		switch {
-		case m.Method == "initialize":
-			result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"echo","version":` + text + `},"instructions":` + text + `}`
-		case m.Method == "tools/list":
-			result = `{"tools":[{"name":"headers","description":` + text + `,"inputSchema":{"type":"object"}}]}`
-		case m.Method == "tools/call" && m.Params.Name == "headers":
-			w.Header().Set("Content-Type", "text/event-stream")
-			io.WriteString(w, "data: "+`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":`+text+`}}`+"\n\n")
-			result = `{"content":[{"type":"text","text":` + text + `}]}`
-			io.WriteString(w, "data: "+`{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":`+result+`}`+"\n\n")
-			return
-		default:
-			rpcErr = `{"code":-32603,"message":` + text + `,"data":{"headers":` + string(all) + `}}`
-		}
-		w.Header().Set("Content-Type", "application/json")
-		if rpcErr != "" {
-			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"error":`+rpcErr+`}`)
-			return
-		}
-		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":`+result+`}`)
-	}))
-	t.Cleanup(ts.Close)
-	return ts.URL
-}
 
 // TestTokensStayInside: a server that echoes the credentials it is sent
 // (in results, errors, notifications, its server info) never shows them
@@ -79,12 +26,12 @@ func TestTokensStayInside(t *testing.T) {
 	const token = "s3cr3t-t0ken-v4lue"
 	const key = `k3y"with\quote`
 	header := http.Header{"Authorization": {"Bearer " + token}, "X-Api-Key": {key}}
-	srv := startServer(t, settingsFor(echoHeaders(t), "legacy", header), nil, false)
-	stdio, stdioRec := stdioClient(t, srv, "legacy")
-	web, webRec := httpClient(t, serveHTTP(t, srv, ""), "legacy", "http")
+	srv := startServer(t, servetest.Settings(servetest.EchoHeaders(t), "legacy", header), nil, false)
+	stdio, stdioRec := servetest.StdioClient(t, srv, "legacy")
+	web, webRec := servetest.HTTPClient(t, serveHTTP(t, srv, ""), "legacy", "http")
 	for name, c := range map[string]*mcp.Client{"stdio": stdio, "http": web} {
-		call(t, c, "tools/list", `{}`)
-		if res := call(t, c, "tools/call", `{"name":"headers","arguments":{}}`); !strings.Contains(string(res), "***") {
+		servetest.Call(t, c, "tools/list", `{}`)
+		if res := servetest.Call(t, c, "tools/call", `{"name":"headers","arguments":{}}`); !strings.Contains(string(res), "***") {
 			t.Errorf("%s: the server's echo is not there, masked: %s", name, res)
 		}
 		if _, err := c.Call(t.Context(), "resources/list", nil); err == nil {
@@ -93,8 +40,8 @@ func TestTokensStayInside(t *testing.T) {
 	}
 	escaped, _ := json.Marshal(key)
 	twice, _ := json.Marshal(string(escaped))
-	for name, rec := range map[string]*recorder{"stdio": stdioRec, "http": webRec} {
-		got := rec.all()
+	for name, rec := range map[string]*servetest.Recorder{"stdio": stdioRec, "http": webRec} {
+		got := rec.All()
 		if len(got) < 5 {
 			t.Fatalf("%s: the client received %d messages", name, len(got))
 		}
@@ -130,14 +77,14 @@ func TestEnvironmentSecretsStayInside(t *testing.T) {
 		env = append(env, k+"="+v)
 	}
 	srv := startServer(t, &connect.Settings{Command: []string{os.Args[0]}, Env: env, ProtocolEra: "legacy", ConnectTimeout: 30 * time.Second}, nil, false)
-	stdio, _ := stdioClient(t, srv, "legacy")
-	web, _ := httpClient(t, serveHTTP(t, srv, ""), "legacy", "http")
+	stdio, _ := servetest.StdioClient(t, srv, "legacy")
+	web, _ := servetest.HTTPClient(t, serveHTTP(t, srv, ""), "legacy", "http")
 	secrets := []string{"Db-Url-S3cret"}
 	for _, v := range envSecrets {
 		secrets = append(secrets, v)
 	}
 	for name, c := range map[string]*mcp.Client{"stdio": stdio, "http": web} {
-		res := call(t, c, "tools/call", `{"name":"env","arguments":{}}`)
+		res := servetest.Call(t, c, "tools/call", `{"name":"env","arguments":{}}`)
 		if !strings.Contains(string(res), "plain-value-shown") {
 			t.Fatalf("%s: the server's echo is not there: %.300s", name, res)
 		}
@@ -209,17 +156,17 @@ func TestBridgedQuestionKeepsSecrets(t *testing.T) {
 		env = append(env, k+"="+v)
 	}
 	srv := startServer(t, &connect.Settings{Command: []string{os.Args[0]}, Env: env, ProtocolEra: "legacy", ConnectTimeout: 30 * time.Second}, nil, false)
-	stdio, stdioRec := stdioClient(t, srv, "modern")
-	web, webRec := httpClient(t, serveHTTP(t, srv, ""), "modern", "http")
+	stdio, stdioRec := servetest.StdioClient(t, srv, "modern")
+	web, webRec := servetest.HTTPClient(t, serveHTTP(t, srv, ""), "modern", "http")
 	for name, side := range map[string]struct {
 		c   *mcp.Client
-		rec *recorder
+		rec *servetest.Recorder
 	}{"stdio": {stdio, stdioRec}, "http": {web, webRec}} {
-		if res := call(t, side.c, "tools/call", `{"name":"env","arguments":{}}`); !strings.Contains(string(res), "plain-value-shown") {
+		if res := servetest.Call(t, side.c, "tools/call", `{"name":"env","arguments":{}}`); !strings.Contains(string(res), "plain-value-shown") {
 			t.Fatalf("%s: the server's echo is not there: %.300s", name, res)
 		}
 		asked := false
-		for _, m := range side.rec.all() {
+		for _, m := range side.rec.All() {
 			msg := string(m)
 			if strings.Contains(msg, `"input_required"`) {
 				asked = true
@@ -235,54 +182,6 @@ func TestBridgedQuestionKeepsSecrets(t *testing.T) {
 		}
 		if !asked {
 			t.Errorf("%s: the client got no input_required result: the call was not bridged", name)
-		}
-	}
-}
-
-// TestGatewaySecretsStayInside: behind one endpoint, two servers each
-// echoing the credentials they are sent: a client of the endpoint, on
-// stdio and HTTP, and a client of each server's own path, find neither
-// server's credentials in anything they receive (server info and
-// instructions merged, descriptions, results, errors, log messages).
-func TestGatewaySecretsStayInside(t *testing.T) {
-	t.Parallel()
-	tokens := map[string]string{"alpha": "alpha-s3cr3t-t0ken", "beta": "beta-s3cr3t-t0ken"}
-	var members []testMember
-	for _, name := range []string{"alpha", "beta"} {
-		header := http.Header{"Authorization": {"Bearer " + tokens[name]}}
-		members = append(members, testMember{name: name, settings: settingsFor(echoHeaders(t), "legacy", header)})
-	}
-	g, _ := startGateway(t, members...)
-	_, base := gatewayHTTP(t, g, nil)
-	stdio, stdioRec := stdioClient(t, g.Server(), "legacy")
-	web, webRec := httpClient(t, base, "legacy", "http")
-	modern, modernRec := httpClient(t, base, "modern", "modern")
-	alone, aloneRec := httpClient(t, base+"/beta", "legacy", "alone")
-	for name, c := range map[string]*mcp.Client{"stdio": stdio, "http": web, "modern": modern} {
-		listAll(t, c, "tools/list", "tools")
-		for _, m := range []string{"alpha", "beta"} {
-			if res := call(t, c, "tools/call", `{"name":"`+m+`__headers","arguments":{}}`); !strings.Contains(string(res), "***") {
-				t.Errorf("%s: %s's echo is not there, masked: %s", name, m, res)
-			}
-		}
-		if _, err := c.Call(t.Context(), "prompts/get", json.RawMessage(`{"name":"alpha__x"}`)); err == nil {
-			t.Errorf("%s: prompts/get: want the server's error", name)
-		}
-	}
-	if res := call(t, alone, "tools/call", `{"name":"headers","arguments":{}}`); !strings.Contains(string(res), "***") {
-		t.Errorf("beta alone: its echo is not there, masked: %s", res)
-	}
-	for name, rec := range map[string]*recorder{"stdio": stdioRec, "http": webRec, "modern": modernRec, "alone": aloneRec} {
-		got := rec.all()
-		if len(got) < 3 {
-			t.Fatalf("%s: the client received %d messages", name, len(got))
-		}
-		for _, m := range got {
-			for _, secret := range tokens {
-				if strings.Contains(string(m), secret) {
-					t.Errorf("%s: a client received a secret: %.300s", name, m)
-				}
-			}
 		}
 	}
 }

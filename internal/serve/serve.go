@@ -92,15 +92,22 @@ type Server struct {
 	// was pinned is withheld from every client (pin.go).
 	Pin *Pin
 
-	pins   *pinGate     // Pin's, from Start
-	served atomic.Int64 // the clients served so far, which numbers each
+	// What a layer above may hook (layer.go): Front serves each client
+	// in serve's place; Source gives the shared upstream session; OnTask
+	// is told each task id given out. Self, when set, is what the
+	// endpoint says of itself (its Server Card) in place of the server's
+	// initialize result; NamePrefix is the prefix a bearer token's view
+	// names this Server's tools and prompts with (a gateway's server at
+	// its own path, whose names the view knows as the gateway's).
+	Front      func(*Client) Front
+	Source     Source
+	OnTask     func(id string)
+	Self       json.RawMessage
+	NamePrefix string
 
-	// Behind a gateway (multi.go): gw is set on the endpoint's Server,
-	// whose clients are fronts; member and life on a member's, whose
-	// shared session life keeps.
-	gw     *Gateway
-	member *Member
-	life   *life
+	pins     *pinGate     // Pin's, from Start
+	served   atomic.Int64 // the clients served so far, which numbers each
+	recorded atomic.Bool  // Source's: the surface was recorded (Dial)
 
 	idle idlePool // with Isolate: modern clients' sessions between their requests
 
@@ -147,11 +154,10 @@ func (s *Server) Start(ctx context.Context) error {
 		}
 		s.pins = g
 	}
-	if s.Isolate {
+	if s.Isolate || s.Front != nil {
 		return nil
 	}
-	if s.life != nil {
-		s.life.start()
+	if s.Source != nil {
 		return nil
 	}
 	s.ready, s.done = make(chan struct{}), make(chan struct{})
@@ -239,8 +245,12 @@ func (s *Server) end(err error) {
 // first caller's capabilities open it. It fails when the session could
 // not be opened, or ctx ends first.
 func (s *Server) sharedUpstream(ctx context.Context, caps json.RawMessage) (*upstream, error) {
-	if s.life != nil {
-		return s.life.get(ctx)
+	if s.Source != nil {
+		sess, err := s.Source.Get(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return sess.u, nil
 	}
 	if s.offer != nil {
 		s.offered.Do(func() { s.offer <- declarable(caps) })
@@ -279,8 +289,8 @@ func (s *Server) Close() {
 	}
 	s.bridges.close()
 	s.idle.close()
-	if s.life != nil {
-		s.life.close()
+	if s.Source != nil {
+		s.Source.Close()
 	}
 	if s.pins != nil {
 		s.pins.close()
@@ -335,20 +345,18 @@ func (s *Server) listSurface(ctx context.Context, u *upstream) error {
 		Capabilities map[string]json.RawMessage `json:"capabilities"`
 	}
 	json.Unmarshal(up.State().InitializeResult, &init)
-	for _, l := range []struct{ capability, method string }{
-		{"tools", "tools/list"}, {"prompts", "prompts/list"}, {"resources", "resources/list"}, {"resources", "resources/templates/list"},
-	} {
-		if init.Capabilities[l.capability] == nil {
+	for _, l := range mcp.Lists {
+		if init.Capabilities[l.Capability] == nil {
 			continue
 		}
 		params := json.RawMessage(`{}`)
 		var err error
 		mark := u.pinMark()
-		for p, perr := range w.Walk(ctx, l.method, lists[l.method].key) {
+		for p, perr := range w.Walk(ctx, l.Method, l.Key) {
 			if err = perr; err != nil {
 				break
 			}
-			s.Record.Note(l.method, params, u.pinFilter(l.method, s.Guard.filter(l.method, p.Raw), mark))
+			s.Record.Note(l.Method, params, u.pinFilter(l.Method, s.Guard.filter(l.Method, p.Raw), mark))
 			params = mustJSON(map[string]string{"cursor": p.Next})
 		}
 		var ce *mcp.CallError
@@ -448,8 +456,8 @@ func (s *Server) modernUpstream(ctx context.Context) *upstream {
 	}
 	s.modernMu.Lock()
 	defer s.modernMu.Unlock()
-	if s.tried && s.life != nil && s.modern != nil && s.modern.ended() {
-		s.tried, s.modern = false, nil // a member's: opened again, as its shared session is
+	if s.tried && s.Source != nil && s.modern != nil && s.modern.ended() {
+		s.tried, s.modern = false, nil // opened again, as the Source's shared session is
 	}
 	if s.tried {
 		return s.modern
@@ -462,6 +470,16 @@ func (s *Server) modernUpstream(ctx context.Context) *upstream {
 	}
 	s.modern = u
 	return u
+}
+
+// ended reports whether the upstream session has ended.
+func (u *upstream) ended() bool {
+	select {
+	case <-u.conn.Done():
+		return true
+	default:
+		return false
+	}
 }
 
 // declarable are the capabilities of a client that a session may declare

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/internal/subscription"
 	"github.com/mcpv/mcpv/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,26 +21,26 @@ import (
 func TestRelayEachEra(t *testing.T) {
 	t.Parallel()
 	for _, upEra := range []string{"legacy", "modern"} {
-		url := demoURL(t, upEra)
+		url := servetest.DemoURL(t, upEra)
 		for _, side := range []string{"stdio", "http"} {
 			for _, downEra := range []string{"legacy", "modern"} {
 				t.Run(upEra+"/"+side+"/"+downEra, func(t *testing.T) {
 					t.Parallel()
-					srv := startServer(t, settingsFor(url, upEra, nil), nil, false)
+					srv := startServer(t, servetest.Settings(url, upEra, nil), nil, false)
 					var c *mcp.Client
 					if side == "stdio" {
-						c, _ = stdioClient(t, srv, downEra)
+						c, _ = servetest.StdioClient(t, srv, downEra)
 					} else {
-						c, _ = httpClient(t, serveHTTP(t, srv, ""), downEra, side)
+						c, _ = servetest.HTTPClient(t, serveHTTP(t, srv, ""), downEra, side)
 					}
 					if got := c.Modern(); got != (downEra == "modern") {
 						t.Fatalf("client modern = %v, want %v", got, downEra == "modern")
 					}
-					tools := call(t, c, "tools/list", `{}`)
+					tools := servetest.Call(t, c, "tools/list", `{}`)
 					if !strings.Contains(string(tools), `"name":"echo"`) {
 						t.Fatalf("tools/list: %s", tools)
 					}
-					res := call(t, c, "tools/call", `{"name":"echo","arguments":{"message":"hi there"}}`)
+					res := servetest.Call(t, c, "tools/call", `{"name":"echo","arguments":{"message":"hi there"}}`)
 					if !strings.Contains(string(res), `hi there`) {
 						t.Fatalf("echo: %s", res)
 					}
@@ -66,13 +67,13 @@ func TestRelayEachEra(t *testing.T) {
 // later requests: messages below the level stay away, the rest come.
 func TestLogLevelForModernServer(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, settingsFor(demoURL(t, "modern"), "modern", nil), nil, false)
-	c, rec := stdioClient(t, srv, "legacy")
-	call(t, c, "logging/setLevel", `{"level":"error"}`)
-	call(t, c, "tools/call", `{"name":"log","arguments":{"level":"info","message":"quiet please"}}`)
-	call(t, c, "tools/call", `{"name":"log","arguments":{"level":"error","message":"loud and clear"}}`)
+	srv := startServer(t, servetest.Settings(servetest.DemoURL(t, "modern"), "modern", nil), nil, false)
+	c, rec := servetest.StdioClient(t, srv, "legacy")
+	servetest.Call(t, c, "logging/setLevel", `{"level":"error"}`)
+	servetest.Call(t, c, "tools/call", `{"name":"log","arguments":{"level":"info","message":"quiet please"}}`)
+	servetest.Call(t, c, "tools/call", `{"name":"log","arguments":{"level":"error","message":"loud and clear"}}`)
 	var logged []string
-	for _, m := range rec.all() {
+	for _, m := range rec.All() {
 		if strings.Contains(string(m), "notifications/message") {
 			logged = append(logged, string(m))
 		}
@@ -86,21 +87,21 @@ func TestLogLevelForModernServer(t *testing.T) {
 // client's request is in flight reaches that client and no other.
 func TestLogsGoToTheirClient(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
-	a, arec := stdioClient(t, srv, "legacy")
-	b, brec := stdioClient(t, srv, "legacy")
-	call(t, a, "logging/setLevel", `{"level":"debug"}`)
-	call(t, a, "tools/call", `{"name":"log","arguments":{"level":"error","message":"A's private text"}}`)
+	srv := startServer(t, servetest.Settings(servetest.DemoURL(t, "legacy"), "legacy", nil), nil, false)
+	a, arec := servetest.StdioClient(t, srv, "legacy")
+	b, brec := servetest.StdioClient(t, srv, "legacy")
+	servetest.Call(t, a, "logging/setLevel", `{"level":"debug"}`)
+	servetest.Call(t, a, "tools/call", `{"name":"log","arguments":{"level":"error","message":"A's private text"}}`)
 	// B's own log message comes after anything queued for B before it:
 	// once B has it, B has had all it was going to get of A's.
-	call(t, b, "tools/call", `{"name":"log","arguments":{"level":"error","message":"B's own text"}}`)
-	if !arec.saw("A's private text") || !brec.saw("B's own text") {
-		t.Fatalf("a client missed its own log message: A got %q, B got %q", arec.all(), brec.all())
+	servetest.Call(t, b, "tools/call", `{"name":"log","arguments":{"level":"error","message":"B's own text"}}`)
+	if !arec.Saw("A's private text") || !brec.Saw("B's own text") {
+		t.Fatalf("a client missed its own log message: A got %q, B got %q", arec.All(), brec.All())
 	}
-	if brec.saw("A's private text") {
+	if brec.Saw("A's private text") {
 		t.Errorf("client B received A's log message")
 	}
-	if arec.saw("B's own text") {
+	if arec.Saw("B's own text") {
 		t.Errorf("client A received B's log message")
 	}
 }
@@ -110,18 +111,18 @@ func TestLogsGoToTheirClient(t *testing.T) {
 // era, a resource's update to no client that did not subscribe to it.
 func TestNotificationRecipients(t *testing.T) {
 	t.Parallel()
-	up := &hang{done: make(chan struct{}), called: make(chan struct{}, 1)}
+	up := &servetest.Hang{End: make(chan struct{}), Called: make(chan struct{}, 1)}
 	srv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }}
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	a, _ := stdioClient(t, srv, "legacy")
-	b, _ := stdioClient(t, srv, "legacy")
-	call(t, b, "tools/list", `{}`) // B has its upstream session too
+	a, _ := servetest.StdioClient(t, srv, "legacy")
+	b, _ := servetest.StdioClient(t, srv, "legacy")
+	servetest.Call(t, b, "tools/list", `{}`) // B has its upstream session too
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go a.Call(ctx, "tools/call", json.RawMessage(`{"name":"x","arguments":{}}`))
-	<-up.called
+	<-up.Called
 	u := srv.shared
 	for _, tc := range []struct {
 		method, params string
@@ -159,13 +160,13 @@ func TestCancellationReachesServer(t *testing.T) {
 	})
 	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
 	t.Cleanup(ts.Close)
-	srv := startServer(t, settingsFor(ts.URL, "legacy", nil), nil, false)
+	srv := startServer(t, servetest.Settings(ts.URL, "legacy", nil), nil, false)
 	for _, side := range []string{"stdio", "http"} {
 		var c *mcp.Client
 		if side == "stdio" {
-			c, _ = stdioClient(t, srv, "legacy")
+			c, _ = servetest.StdioClient(t, srv, "legacy")
 		} else {
-			c, _ = httpClient(t, serveHTTP(t, srv, ""), "legacy", side)
+			c, _ = servetest.HTTPClient(t, serveHTTP(t, srv, ""), "legacy", side)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		errc := make(chan error, 1)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -24,8 +25,8 @@ func TestStalledClientDelaysNoOther(t *testing.T) {
 	t.Parallel()
 	sdkServer, url := guardedServer(t)
 	h, u := httpServe(t, url, nil)
-	b, brec := httpClient(t, u, "legacy", "b")
-	call(t, b, "resources/subscribe", `{"uri":"file:///pub/a"}`)
+	b, brec := servetest.HTTPClient(t, u, "legacy", "b")
+	servetest.Call(t, b, "resources/subscribe", `{"uri":"file:///pub/a"}`)
 
 	// Client A initializes, subscribes, then opens an event stream it
 	// never reads.
@@ -39,7 +40,7 @@ func TestStalledClientDelaysNoOther(t *testing.T) {
 	const n = 60
 	updates := func() int {
 		got := 0
-		for _, m := range brec.all() {
+		for _, m := range brec.All() {
 			if strings.Contains(string(m), "notifications/resources/updated") {
 				got++
 			}
@@ -104,7 +105,7 @@ func stalledClient(t *testing.T, h *HTTPHandler, u string) (sid string, c *clien
 		req.Header.Set("Mcp-Session-Id", sid)
 		h.ServeHTTP(&stalledWriter{header: http.Header{}, unblock: unblock}, req)
 	}()
-	waitFor(t, "the GET stream to open", func() bool {
+	servetest.WaitFor(t, "the GET stream to open", func() bool {
 		s.t.mu.Lock()
 		defer s.t.mu.Unlock()
 		return s.t.get != nil
@@ -125,7 +126,7 @@ func TestStalledStreamDelaysNoAnswer(t *testing.T) {
 	for i := range 100 {
 		sdkServer.ResourceUpdated(context.Background(), &sdk.ResourceUpdatedNotificationParams{URI: "file:///pub/a", Meta: sdk.Meta{"i": i}})
 	}
-	waitFor(t, "the updates to queue up behind the stalled stream", func() bool { return c.queuedNotes() >= 50 })
+	servetest.WaitFor(t, "the updates to queue up behind the stalled stream", func() bool { return c.queuedNotes() >= 50 })
 	answered := make(chan string, 1)
 	go func() {
 		req, _ := http.NewRequest("POST", u, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_a","arguments":{}}}`))
@@ -168,16 +169,6 @@ func (w *stalledWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// waitFor waits, bounded, until cond holds.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
 // bigResults are the settings of the fake server whose every call's
 // result holds n bytes.
 func bigResults(n int) *connect.Settings {
@@ -203,12 +194,12 @@ func TestUnreadAnswersLetGo(t *testing.T) {
 	h.Stall = 100 * time.Millisecond
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { h.Close(); ts.Close() })
-	resp, _ := postMessage(t, ts.URL+"/mcp", "", acceptBoth, legacyInitialize)
+	resp, _ := postMessage(t, ts.URL+"/mcp", "", servetest.AcceptBoth, servetest.LegacyInitialize)
 	sid := resp.Header.Get("Mcp-Session-Id")
-	postMessage(t, ts.URL+"/mcp", sid, acceptBoth, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	postMessage(t, ts.URL+"/mcp", sid, servetest.AcceptBoth, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	for i := range 4 {
 		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"x","arguments":{}}}`, 10+i)))
-		req.Header.Set("Accept", acceptBoth)
+		req.Header.Set("Accept", servetest.AcceptBoth)
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Mcp-Session-Id", sid)
 		resp, err := http.DefaultClient.Do(req)
@@ -217,7 +208,7 @@ func TestUnreadAnswersLetGo(t *testing.T) {
 		}
 		t.Cleanup(func() { resp.Body.Close() }) // never read
 	}
-	waitFor(t, "every unread POST to be let go", func() bool {
+	servetest.WaitFor(t, "every unread POST to be let go", func() bool {
 		h.asked.mu.Lock()
 		defer h.asked.mu.Unlock()
 		return h.asked.n == 0

@@ -3,53 +3,18 @@ package serve
 import (
 	"bufio"
 	"context"
-	"encoding/json"
-	"errors"
 	"io"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 )
 
-// hang is an upstream whose tools/call and subscriptions/listen never
-// answer until cancelled, or until done is closed (the server died);
-// called is signalled when one comes, and cancelled (when not nil) when
-// one is cancelled.
-type hang struct{ done, called, cancelled chan struct{} }
-
-func (h *hang) State() mcp.State {
-	return mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"h","version":"1"}}`)}
-}
-func (h *hang) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if method == "tools/call" || method == "subscriptions/listen" {
-		h.called <- struct{}{}
-		select {
-		case <-ctx.Done():
-			if h.cancelled != nil {
-				h.cancelled <- struct{}{}
-			}
-			return nil, ctx.Err()
-		case <-h.done:
-			return nil, errors.New("the server exited")
-		}
-	}
-	return json.RawMessage(`{}`), nil
-}
-func (h *hang) Relay(ctx context.Context, m string, p json.RawMessage) (json.RawMessage, error) {
-	return h.Forward(ctx, m, p)
-}
-func (h *hang) ForwardNotification(context.Context, string, json.RawMessage) error { return nil }
-func (h *hang) Tool(context.Context, string) (json.RawMessage, bool)               { return nil, false }
-func (h *hang) Done() <-chan struct{}                                              { return h.done }
-func (h *hang) Err() error                                                         { return errors.New("x") }
-func (h *hang) Close()                                                             {}
-
 // hangServer is a Server started in front of a hang.
-func hangServer(t *testing.T) (*hang, *Server) {
+func hangServer(t *testing.T) (*servetest.Hang, *Server) {
 	t.Helper()
-	up := &hang{done: make(chan struct{}), called: make(chan struct{}, 1)}
+	up := &servetest.Hang{End: make(chan struct{}), Called: make(chan struct{}, 1)}
 	srv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }}
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -69,7 +34,7 @@ func TestStdinEndThenSignal(t *testing.T) {
 	go func() { served <- srv.ServeStream(ctx, inR, outW, inR.Close) }()
 	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`+"\n")
 	io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{}}}`+"\n")
-	<-up.called
+	<-up.Called
 	inW.Close()                        // the client's input ends while its call hangs upstream
 	time.Sleep(100 * time.Millisecond) // let the reader see the end of the input
 	cancel()                           // SIGTERM

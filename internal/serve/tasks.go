@@ -47,9 +47,20 @@ type taskEntry struct {
 	owner    *client
 }
 
+// addTask notes a task the server made for c's request (unless it is
+// noted already), and tells Server.OnTask of a new one; it returns
+// serve's id for it.
+func (u *upstream) addTask(c *client, up string) string {
+	ours, fresh := u.tasks.add(c, up)
+	if fresh && u.srv.OnTask != nil {
+		u.srv.OnTask(ours)
+	}
+	return ours
+}
+
 // add notes a task the server made for c's request (unless it is noted
-// already); it returns serve's id for it.
-func (b *taskBook) add(c *client, up string) string {
+// already); it returns serve's id for it, and whether it is new.
+func (b *taskBook) add(c *client, up string) (string, bool) {
 	var raw [12]byte
 	rand.Read(raw[:])
 	e := &taskEntry{ours: "mcpv-task-" + hex.EncodeToString(raw[:]), up: up}
@@ -59,7 +70,7 @@ func (b *taskBook) add(c *client, up string) string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if known := b.byUp[up]; known != nil {
-		return known.ours
+		return known.ours, false
 	}
 	if b.byOurs == nil {
 		b.byOurs, b.byUp = map[string]*taskEntry{}, map[string]*taskEntry{}
@@ -69,7 +80,7 @@ func (b *taskBook) add(c *client, up string) string {
 	}
 	b.byOurs[e.ours], b.byUp[up] = e, e
 	b.order = append(b.order, e)
-	return e.ours
+	return e.ours, true
 }
 
 // drop forgets e; b.mu is held.
@@ -115,8 +126,8 @@ func (b *taskBook) upstream(id string) *taskEntry {
 // taskMethods are the requests that name a task by its id.
 var taskMethods = map[string]bool{"tasks/get": true, "tasks/result": true, "tasks/cancel": true, "tasks/update": true}
 
-// taskNotFound is the answer for a task id that is not the client's.
-func taskNotFound(id string) *mcp.RPCError {
+// TaskNotFound is the answer for a task id that is not the client's.
+func TaskNotFound(id string) *mcp.RPCError {
 	return &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "task not found: " + id}
 }
 
@@ -131,9 +142,9 @@ func (u *upstream) taskRequest(c *client, method string, params json.RawMessage)
 	json.Unmarshal(rawjson.Member(params, "taskId"), &id)
 	e := u.tasks.ours(c, id)
 	if e == nil {
-		return nil, taskNotFound(id)
+		return nil, TaskNotFound(id)
 	}
-	return withMember(params, "taskId", mustJSON(e.up)), nil
+	return rawjson.With(params, "taskId", mustJSON(e.up)), nil
 }
 
 // taskResult is a result for the client: the tasks the server made for
@@ -147,7 +158,7 @@ func (u *upstream) taskResult(c *client, method string, res json.RawMessage) jso
 		}
 		if created := rawjson.Member(res, "task"); rawjson.IsObject(created) {
 			// The initialize era's CreateTaskResult: {"task": Task}.
-			return withMember(res, "task", u.renameTask(c, created, true))
+			return rawjson.With(res, "task", u.renameTask(c, created, true))
 		}
 		if mcp.IsTaskResult(res) { // the modern era's: the Task itself
 			return u.renameTask(c, res, true)
@@ -174,11 +185,11 @@ func (u *upstream) renameTask(c *client, task json.RawMessage, made bool) json.R
 	if e := u.tasks.upstream(id); e != nil {
 		ours = e.ours
 	} else if made {
-		ours = u.tasks.add(c, id)
+		ours = u.addTask(c, id)
 	} else {
 		return task
 	}
-	return withMember(task, "taskId", mustJSON(ours))
+	return rawjson.With(task, "taskId", mustJSON(ours))
 }
 
 // ownTasks is a tasks/list result cut to c's tasks, named by serve's ids.
@@ -188,13 +199,13 @@ func (u *upstream) ownTasks(c *client, res json.RawMessage) json.RawMessage {
 		var id string
 		json.Unmarshal(rawjson.Member(t, "taskId"), &id)
 		if e := u.tasks.upstream(id); e != nil && e.owner == c {
-			kept = append(kept, withMember(t, "taskId", mustJSON(e.ours)))
+			kept = append(kept, rawjson.With(t, "taskId", mustJSON(e.ours)))
 		}
 	})
 	if kept == nil {
 		kept = []json.RawMessage{}
 	}
-	return withMember(res, "tasks", mustJSON(kept))
+	return rawjson.With(res, "tasks", mustJSON(kept))
 }
 
 // relatedTask is the server's id of the task a message's params name in
@@ -209,7 +220,7 @@ func relatedTask(params json.RawMessage) string {
 // knows it not, as c's: they are about c's request.
 func (u *upstream) claimRelated(c *client, params json.RawMessage) {
 	if id := relatedTask(params); id != "" && u.tasks.upstream(id) == nil {
-		u.tasks.add(c, id)
+		u.addTask(c, id)
 	}
 }
 
@@ -221,8 +232,8 @@ func (u *upstream) renameRelated(params json.RawMessage) json.RawMessage {
 		return params
 	}
 	meta := rawjson.Member(params, "_meta")
-	related := withMember(rawjson.Member(meta, mcp.RelatedTaskKey), "taskId", mustJSON(e.ours))
-	return withMember(params, "_meta", withMember(meta, mcp.RelatedTaskKey, related))
+	related := rawjson.With(rawjson.Member(meta, mcp.RelatedTaskKey), "taskId", mustJSON(e.ours))
+	return rawjson.With(params, "_meta", rawjson.With(meta, mcp.RelatedTaskKey, related))
 }
 
 // taskOwner is the request a message of the server about a task (its
@@ -250,31 +261,4 @@ func (u *upstream) renameNotice(method string, params json.RawMessage) json.RawM
 		params = u.renameTask(nil, params, false)
 	}
 	return u.renameRelated(params)
-}
-
-// withMember is the JSON object obj with its member key set to value (in
-// its place, or added at its end); obj as it is when it is no object.
-func withMember(obj json.RawMessage, key string, value json.RawMessage) json.RawMessage {
-	if !rawjson.IsObject(obj) {
-		return obj
-	}
-	out := []byte{'{'}
-	found := false
-	for _, f := range rawjson.ScanFields(nil, obj) {
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		v := f.Value
-		if f.KeyIs(key) {
-			v, found = value, true
-		}
-		out = append(append(append(out, f.RawKey...), ':'), v...)
-	}
-	if !found {
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		out = append(append(append(out, mustJSON(key)...), ':'), value...)
-	}
-	return append(out, '}')
 }

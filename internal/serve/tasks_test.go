@@ -4,21 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/mcp/mcptest"
 )
-
-// fakeStdio runs the fake server of mcptest, with behaviours, over stdio.
-func fakeStdio(behaviours string) *connect.Settings {
-	return &connect.Settings{Command: []string{os.Args[0]}, Env: append(os.Environ(), mcptest.EnvVar+"="+behaviours),
-		ProtocolEra: "legacy", ConnectTimeout: 30 * time.Second}
-}
 
 // TestTasksAreTheirClients: with one server shared by two clients, a task
 // is its client's: the other does not see it listed, cannot get it,
@@ -27,12 +19,12 @@ func fakeStdio(behaviours string) *connect.Settings {
 // client alone, whose answer is the one the task gets.
 func TestTasksAreTheirClients(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, fakeStdio("tasks=working/input_required/completed,hang"), nil, false)
+	srv := startServer(t, servetest.FakeStdio("tasks=working/input_required/completed,hang"), nil, false)
 	u := serveHTTP(t, srv, "")
-	a, arec := httpClient(t, u, "legacy", "a")
-	b, brec := httpClient(t, u, "legacy", "b")
+	a, arec := servetest.HTTPClient(t, u, "legacy", "a")
+	b, brec := servetest.HTTPClient(t, u, "legacy", "b")
 
-	created := call(t, a, "tools/call", `{"name":"job","arguments":{},"task":{"ttl":60000}}`)
+	created := servetest.Call(t, a, "tools/call", `{"name":"job","arguments":{},"task":{"ttl":60000}}`)
 	task, _, err := mcp.CreatedTask(created)
 	if err != nil {
 		t.Fatal(err)
@@ -40,10 +32,10 @@ func TestTasksAreTheirClients(t *testing.T) {
 	if task.TaskID == "task-1" || !strings.HasPrefix(task.TaskID, "mcpv-task-") {
 		t.Fatalf("the client got task id %q: the server's, or not serve's", task.TaskID)
 	}
-	if list := call(t, b, "tasks/list", `{}`); strings.Contains(string(list), "task-") {
+	if list := servetest.Call(t, b, "tasks/list", `{}`); strings.Contains(string(list), "task-") {
 		t.Errorf("client B lists %s: another client's task", list)
 	}
-	if list := call(t, a, "tasks/list", `{}`); !strings.Contains(string(list), task.TaskID) || strings.Contains(string(list), `"task-1"`) {
+	if list := servetest.Call(t, a, "tasks/list", `{}`); !strings.Contains(string(list), task.TaskID) || strings.Contains(string(list), `"task-1"`) {
 		t.Errorf("client A lists %s, want its task by serve's id", list)
 	}
 	for _, method := range []string{"tasks/get", "tasks/result", "tasks/cancel"} {
@@ -67,16 +59,16 @@ func TestTasksAreTheirClients(t *testing.T) {
 			t.Fatal("client B's call never started")
 		}
 	}
-	res := call(t, a, "tasks/result", string(mcp.TaskParams(task.TaskID)))
+	res := servetest.Call(t, a, "tasks/result", string(mcp.TaskParams(task.TaskID)))
 	if !strings.Contains(string(res), "job done") || !strings.Contains(string(res), `\"name\":\"a\"`) || !strings.Contains(string(res), task.TaskID) {
 		t.Errorf("client A's result %s, want A's answer in it, under serve's id", res)
 	}
-	for _, m := range brec.all() {
+	for _, m := range brec.All() {
 		if strings.Contains(string(m), "elicitation/create") || strings.Contains(string(m), "notifications/tasks/status") {
 			t.Errorf("client B got %s, about A's task", m)
 		}
 	}
-	for _, m := range arec.all() {
+	for _, m := range arec.All() {
 		if strings.Contains(string(m), `"task-1"`) {
 			t.Errorf("client A got the server's task id: %s", m)
 		}
@@ -88,7 +80,7 @@ func TestTasksAreTheirClients(t *testing.T) {
 // guess; its holder reaches it by that id.
 func TestModernTaskIDs(t *testing.T) {
 	t.Parallel()
-	up := &upstream{}
+	up := &upstream{srv: &Server{}}
 	c := &client{modern: true}
 	res := up.taskResult(c, "tools/call", json.RawMessage(`{"resultType":"task","taskId":"1","status":"working"}`))
 	var got struct {

@@ -28,7 +28,6 @@ package serverstate
 import (
 	"encoding/json"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -161,8 +160,8 @@ func (s *Store) Learnt(st mcp.State, discovered json.RawMessage, ok bool) {
 	if old != nil && (old.State.Modern != st.Modern || old.State.Version != st.Version) {
 		// Another era: the lists kept in the one before are another
 		// server's.
-		for _, list := range []string{"tools", "prompts", "resources"} {
-			s.lists.Notified("notifications/" + list + "/list_changed")
+		for _, change := range mcp.Changes {
+			s.lists.Notified(change)
 		}
 	}
 	if old != nil && sameEra(old, rec) {
@@ -189,8 +188,8 @@ func (s *Store) ForgetEra() {
 	s.mu.Lock()
 	s.era = nil
 	s.mu.Unlock()
-	for _, list := range []string{"tools", "prompts", "resources"} {
-		s.lists.Notified("notifications/" + list + "/list_changed")
+	for _, change := range mcp.Changes {
+		s.lists.Notified(change)
 	}
 	s.dirty.Store(true)
 }
@@ -226,11 +225,11 @@ func (s *Store) Kept(method string, params json.RawMessage, seek string, lookup 
 }
 
 // listOf is the list a kept method belongs to, as a list_changed
-// notification names it: its first word (tools/list: tools,
+// notification names it: its capability (tools/list: tools,
 // resources/templates/list: resources).
 func listOf(method string) string {
-	list, _, _ := strings.Cut(method, "/")
-	return list
+	l, _ := mcp.ListOf(method)
+	return l.Capability
 }
 
 // Served reports whether a lookup of the list ("tools", "prompts",

@@ -102,9 +102,9 @@ func (ls *Lister) Lint(ctx context.Context) ([]Finding, error) {
 	l := &linter{c: ls.c, lister: ls}
 	var tools, prompts, resources, templates []json.RawMessage
 	for _, g := range []struct {
-		l    list
+		l    mcp.List
 		dest *[]json.RawMessage
-	}{{toolsList, &tools}, {promptsList, &prompts}, {resourcesList, &resources}, {templatesList, &templates}} {
+	}{{mcp.Tools, &tools}, {mcp.Prompts, &prompts}, {mcp.Resources, &resources}, {mcp.ResourceTemplates, &templates}} {
 		items, err := l.list(ctx, g.l)
 		if err != nil {
 			return nil, err
@@ -140,14 +140,14 @@ func (l *linter) add(rule, severity, object, format string, args ...any) {
 
 // list walks one list the server declares, or probes one it does not,
 // and returns the items listed.
-func (l *linter) list(ctx context.Context, li list) ([]json.RawMessage, error) {
-	if !l.c.HasCapability(li.capability) {
+func (l *linter) list(ctx context.Context, li mcp.List) ([]json.RawMessage, error) {
+	if !l.c.HasCapability(li.Capability) {
 		pctx, cancel := context.WithTimeout(ctx, probeWait)
-		_, err := l.c.Call(pctx, li.method, nil)
+		_, err := l.c.Call(pctx, li.Method, nil)
 		cancel()
 		switch {
 		case err == nil:
-			l.add(RuleCapabilities, SeverityError, "capabilities", "%s answers, but the %q capability is not declared", li.method, li.capability)
+			l.add(RuleCapabilities, SeverityError, "capabilities", "%s answers, but the %q capability is not declared", li.Method, li.Capability)
 		case gone(ctx, l.c):
 			return nil, err
 		}
@@ -169,7 +169,7 @@ func (l *linter) list(ctx context.Context, li list) ([]json.RawMessage, error) {
 	case broken:
 		l.add(rule, SeverityError, "server", "%s", safetext.Line(err.Error()))
 	case unimplemented(err):
-		l.add(RuleCapabilities, SeverityWarning, "capabilities", "%q is declared, but %s answers method not found (taken as an empty list)", li.capability, li.method)
+		l.add(RuleCapabilities, SeverityWarning, "capabilities", "%q is declared, but %s answers method not found (taken as an empty list)", li.Capability, li.Method)
 	default:
 		l.add(RuleList, SeverityError, "server", "%s", safetext.Line(err.Error()))
 	}

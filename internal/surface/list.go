@@ -9,19 +9,6 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// list is one paginated list method: the capability that gates it and the
-// key its items are under.
-type list struct {
-	method, key, capability string
-}
-
-var (
-	toolsList     = list{"tools/list", "tools", "tools"}
-	promptsList   = list{"prompts/list", "prompts", "prompts"}
-	resourcesList = list{"resources/list", "resources", "resources"}
-	templatesList = list{"resources/templates/list", "resourceTemplates", "resources"}
-)
-
 // Lister walks each of a server's lists once, for Gather and Lint to
 // share: a snapshot and a lint of the same server, one after the other,
 // list it once between them. A walk that ended because the server could
@@ -52,8 +39,8 @@ func (e *BudgetError) Error() string {
 // resources/list, resources/templates/list), walked once for Lint,
 // Gather and Items alike, and the error that ended the walk.
 func (l *Lister) Items(ctx context.Context, method string) ([]json.RawMessage, error) {
-	for _, li := range []list{toolsList, promptsList, resourcesList, templatesList} {
-		if li.method == method {
+	for _, li := range mcp.Lists {
+		if li.Method == method {
 			items, _, err := l.walk(ctx, li)
 			return items, err
 		}
@@ -71,14 +58,14 @@ type walked struct {
 func NewLister(c *mcp.Client) *Lister { return &Lister{c: c, walked: map[string]walked{}} }
 
 // walk is walk, once per list.
-func (l *Lister) walk(ctx context.Context, li list) ([]json.RawMessage, []string, error) {
-	if w, ok := l.walked[li.method]; ok {
+func (l *Lister) walk(ctx context.Context, li mcp.List) ([]json.RawMessage, []string, error) {
+	if w, ok := l.walked[li.Method]; ok {
 		return w.items, w.notes, w.err
 	}
 	items, notes, err := walk(ctx, l.c, li, l.Budget)
 	var te *mcp.TimeoutError
 	if err == nil || !gone(ctx, l.c) && !errors.As(err, &te) {
-		l.walked[li.method] = walked{items, notes, err}
+		l.walked[li.Method] = walked{items, notes, err}
 	}
 	return items, notes, err
 }
@@ -87,9 +74,9 @@ func (l *Lister) walk(ctx context.Context, li list) ([]json.RawMessage, []string
 // missing or null counts as empty, and is noted. The walk's errors are the
 // client's; with one of them the items of the pages read so far come back
 // too.
-func walk(ctx context.Context, c *mcp.Client, l list, budget int64) (items []json.RawMessage, notes []string, err error) {
+func walk(ctx context.Context, c *mcp.Client, l mcp.List, budget int64) (items []json.RawMessage, notes []string, err error) {
 	var size int64
-	for p, err := range c.Walk(ctx, l.method, l.key, 0) {
+	for p, err := range c.Walk(ctx, l.Method, l.Key, 0) {
 		var nl *mcp.NotAListError
 		if errors.As(err, &nl) {
 			// A page whose nextCursor alone is broken: what it listed
@@ -101,13 +88,13 @@ func walk(ctx context.Context, c *mcp.Client, l list, budget int64) (items []jso
 		switch {
 		case err != nil:
 		case p.List == nil:
-			notes = append(notes, fmt.Sprintf("%s: page %d: the result has no %q", l.method, p.N, l.key))
+			notes = append(notes, fmt.Sprintf("%s: page %d: the result has no %q", l.Method, p.N, l.Key))
 		case string(p.List) == "null":
-			notes = append(notes, fmt.Sprintf("%s: page %d: %q is null, not an array", l.method, p.N, l.key))
+			notes = append(notes, fmt.Sprintf("%s: page %d: %q is null, not an array", l.Method, p.N, l.Key))
 		}
 		for _, it := range p.Items {
 			if size += int64(len(it)); budget > 0 && size > budget {
-				return items, notes, &BudgetError{Method: l.method, Budget: budget, Items: len(items)}
+				return items, notes, &BudgetError{Method: l.Method, Budget: budget, Items: len(items)}
 			}
 			items = append(items, it)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // wantV1toV2 is how testdata/good-v2-breaking.json differs from
@@ -101,7 +102,7 @@ tool "search" inputSchema.properties.mode.enum: enum value "fast" removed (break
 			t.Fatal(err)
 		}
 		checkBadFindings(t, findings)
-		tools, _, err := walk(t.Context(), c, toolsList, 0)
+		tools, _, err := walk(t.Context(), c, mcp.Tools, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

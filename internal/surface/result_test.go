@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 func TestCheckResult(t *testing.T) {
@@ -62,7 +63,7 @@ func TestCheckResult(t *testing.T) {
 // other tools with one answer in shape.
 func TestCheckResultFromServer(t *testing.T) {
 	c := serve(t, loadSpec(t, "bad.json"))
-	tools, _, err := walk(t.Context(), c, toolsList, 0) // Gather fails on its templates
+	tools, _, err := walk(t.Context(), c, mcp.Tools, 0) // Gather fails on its templates
 	if err != nil {
 		t.Fatal(err)
 	}

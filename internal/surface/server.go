@@ -71,11 +71,11 @@ func (l *Lister) GatherServer(ctx context.Context) (Server, error) {
 		s.Info, s.Instructions = init.ServerInfo, init.Instructions
 	}
 	s.Name = s.InfoName()
-	if l.c.HasCapability(resourcesList.capability) {
-		items, _, err := l.walk(ctx, resourcesList)
+	if l.c.HasCapability(mcp.Resources.Capability) {
+		items, _, err := l.walk(ctx, mcp.Resources)
 		switch {
 		case len(items) == 0 && unimplemented(err):
-			s.Unimplemented = append(s.Unimplemented, resourcesList.method)
+			s.Unimplemented = append(s.Unimplemented, mcp.Resources.Method)
 		case err != nil:
 			return Server{}, err
 		default:

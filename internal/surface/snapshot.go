@@ -54,15 +54,15 @@ func (l *Lister) Gather(ctx context.Context) (Snapshot, error) {
 	c := l.c
 	var s Snapshot
 	for _, g := range []struct {
-		l    list
+		l    mcp.List
 		dest *[]json.RawMessage
-	}{{toolsList, &s.Tools}, {promptsList, &s.Prompts}, {templatesList, &s.ResourceTemplates}} {
-		if !c.HasCapability(g.l.capability) {
+	}{{mcp.Tools, &s.Tools}, {mcp.Prompts, &s.Prompts}, {mcp.ResourceTemplates, &s.ResourceTemplates}} {
+		if !c.HasCapability(g.l.Capability) {
 			continue
 		}
 		items, _, err := l.walk(ctx, g.l)
 		if len(items) == 0 && unimplemented(err) {
-			s.Unimplemented = append(s.Unimplemented, g.l.method)
+			s.Unimplemented = append(s.Unimplemented, g.l.Method)
 			continue
 		}
 		if err != nil {

@@ -248,7 +248,13 @@ func (w *Writer) write(b *bytes.Buffer) {
 }
 
 // ErrFull is why a trace that reached MaxFile left out what came after.
-var ErrFull = fmt.Errorf("the trace reached its bound of %d MiB: what came after is left out", MaxFile>>20)
+var ErrFull = errFull{}
+
+type errFull struct{}
+
+func (errFull) Error() string {
+	return "the trace reached its bound of " + strconv.Itoa(MaxFile>>20) + " MiB: what came after is left out"
+}
 
 func (w *Writer) writeLocked(b *bytes.Buffer) {
 	if w.err != nil || w.ended || w.cut {

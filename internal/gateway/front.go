@@ -1,14 +1,14 @@
-package serve
+package gateway
 
-// The front: a client of a gateway's endpoint (multi.go). It answers
+// The front: a client of a gateway's endpoint (gateway.go). It answers
 // what concerns the endpoint as a whole (initialize, server/discover,
 // the lists, tasks/list, logging/setLevel, a modern client's listen) and
 // hands every other request to the member it belongs to, through the
 // client's sub-client of that member: a client of the member's Server
-// that shares the client's downstream session, so that the member's
-// Server serves it as it serves any client (its guard, pin, bridge,
-// tasks, subscriptions; progress, logs and questions reach the client
-// under its own ids).
+// that shares the client's downstream session (serve.Server.Join), so
+// that the member's Server serves it as it serves any client (its
+// guard, pin, bridge, tasks, subscriptions; progress, logs and questions
+// reach the client under its own ids).
 
 import (
 	"context"
@@ -18,56 +18,39 @@ import (
 	"sync"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/mcp"
 )
 
 // front is one client of a gateway's endpoint.
 type front struct {
 	gw *Gateway
-	c  *client // its downstream client
+	c  *serve.Client // its downstream client
 
-	mu      sync.Mutex            // guards the fields below
-	view    *View                 // what it may see; nil: everything
-	subs    map[*Member]*client   // its sub-client of each member, once needed
-	level   json.RawMessage       // the params of its logging/setLevel, for members met later
-	listens map[*frontListen]bool // a modern client's listens under way
-	inited  bool                  // it has had its initialize: it may hear of changes
+	mu      sync.Mutex                // guards the fields below
+	subs    map[*Member]*serve.Client // its sub-client of each member, once needed
+	level   json.RawMessage           // the params of its logging/setLevel, for members met later
+	listens map[*frontListen]bool     // a modern client's listens under way
+	inited  bool                      // it has had its initialize: it may hear of changes
 	closed  bool
 }
 
-// serveFront makes c a client of the endpoint, and returns its handler.
-func (g *Gateway) serveFront(c *client) mcp.RequestHandler {
-	f := &front{gw: g, c: c, subs: map[*Member]*client{}, listens: map[*frontListen]bool{}}
-	c.gate = f
-	return f.handle
+// serveFront makes c a client of the endpoint: from now on it hears of
+// the members' changes.
+func (g *Gateway) serveFront(c *serve.Client) serve.Front {
+	f := &front{gw: g, c: c, subs: map[*Member]*serve.Client{}, listens: map[*frontListen]bool{}}
+	g.mu.Lock()
+	g.fronts[f] = true
+	g.mu.Unlock()
+	return f
 }
 
-// viewOf is what the client may see.
-func (f *front) viewOf() *View {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.view
-}
-
-func (f *front) handle(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	c := f.c
-	<-c.ready
-	defer c.flushNotes(ctx, mcp.IncomingID(ctx))
-	modern := method == "server/discover" || rawjson.IsObject(params) && hasModernMeta(params)
-	var meta modernMeta
-	if modern {
-		var rerr *mcp.RPCError
-		if meta, rerr = readModernMeta(params); rerr != nil {
-			return nil, rerr
-		}
-		c.setModern()
-		if removedMethods[method] {
-			return nil, mcp.MethodNotFound(method)
-		}
-	}
+// Handle answers what concerns the endpoint, and hands the rest on.
+func (f *front) Handle(ctx context.Context, method string, params json.RawMessage, modern bool) (json.RawMessage, error) {
 	switch method {
 	case "initialize":
-		res, err := c.initialize(params, mcp.State{InitializeResult: f.gw.initResult(f.viewOf())})
+		res, err := f.c.Initialize(params, f.gw.initResult(f.c.Who()))
 		if err == nil {
 			f.mu.Lock()
 			f.inited = true
@@ -75,12 +58,10 @@ func (f *front) handle(ctx context.Context, method string, params json.RawMessag
 		}
 		return res, err
 	case "server/discover":
-		res := discovered(mcp.State{InitializeResult: f.gw.initResult(f.viewOf())})
-		mcp.AddResultMembers(ctx, modernMembers(method, res))
+		res := serve.Discovered(f.gw.initResult(f.c.Who()))
+		serve.ModernResult(ctx, method, res)
 		return res, nil
-	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
-		return f.list(ctx, method, params, modern)
-	case "tasks/list":
+	case mcp.Tools.Method, mcp.Prompts.Method, mcp.Resources.Method, mcp.ResourceTemplates.Method, "tasks/list":
 		return f.list(ctx, method, params, modern)
 	case "tools/call", "prompts/get":
 		return f.byName(ctx, method, params)
@@ -93,25 +74,20 @@ func (f *front) handle(ctx context.Context, method string, params json.RawMessag
 	case "tasks/get", "tasks/result", "tasks/cancel", "tasks/update":
 		return f.task(ctx, method, params)
 	case "subscriptions/listen":
-		return f.listen(ctx, params, meta)
+		return f.listen(ctx, params)
 	}
 	return nil, mcp.MethodNotFound(method)
 }
 
 // sub is the client's sub-client of member m, made at its first need.
 // fresh says it was made now.
-func (f *front) sub(m *Member) (s *client, fresh bool) {
+func (f *front) sub(m *Member) (s *serve.Client, fresh bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if s := f.subs[m]; s != nil {
 		return s, false
 	}
-	c := f.c
-	s = &client{srv: m.Server, n: c.n, sess: c.sess, ready: make(chan struct{}), drain: c.drain, headers: c.headers, parent: c, who: c.who}
-	close(s.ready)
-	c.mu.Lock()
-	s.caps, s.modern, s.logLevel = c.caps, c.modern, c.logLevel
-	c.mu.Unlock()
+	s = m.Server.Join(f.c)
 	f.subs[m] = s
 	return s, true
 }
@@ -126,45 +102,54 @@ func (f *front) pass(ctx context.Context, m *Member, method string, params json.
 	if fresh && level != nil && method != "logging/setLevel" {
 		// The level the client asked for before it met this member.
 		lctx, _ := mcp.SeparateResultMembers(ctx)
-		s.handle(lctx, "logging/setLevel", level)
+		s.Handle(lctx, "logging/setLevel", level)
 	}
-	return s.handle(ctx, method, params)
+	return s.Handle(ctx, method, params)
 }
 
 // byName routes a tools/call or prompts/get by the name it calls.
 func (f *front) byName(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	name, ok := exactString(params, "name")
+	name, ok := rawjson.ExactString(params, "name")
 	if !ok {
 		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
 	}
-	kind := "tool"
+	l := mcp.Tools
 	if method == "prompts/get" {
-		kind = "prompt"
+		l = mcp.Prompts
 	}
-	m, local := f.route(ctx, kind, name)
+	m, local := f.route(ctx, l, name)
 	if m == nil {
-		return nil, unknownName(kind, name)
+		return nil, unknownName(l.Item, name)
 	}
 	if rerr := f.viewCheck(ctx, method, params); rerr != nil {
-		return nil, unknownName(kind, name) // invisible, not refused
+		return nil, unknownName(l.Item, name) // invisible, not refused
 	}
-	res, err := f.pass(ctx, m, method, withMember(params, "name", mustJSON(local)))
-	if err == nil && method == "tools/call" {
-		f.gw.tasks.note(m, res)
-	}
-	return res, err
+	return f.pass(ctx, m, method, rawjson.With(params, "name", mustJSON(local)))
+}
+
+// viewCheck refuses what the client's view hides of a request at the
+// endpoint (names there have their prefixes).
+func (f *front) viewCheck(ctx context.Context, method string, params json.RawMessage) *mcp.RPCError {
+	return f.c.Who().Check(ctx, method, params, func(ctx context.Context, name string) bool {
+		m, local := f.route(ctx, mcp.Tools, name)
+		if m == nil {
+			return false
+		}
+		s, _ := f.sub(m)
+		return s.ReadOnly(ctx, local)
+	})
 }
 
 // unknownName is what a client gets for a name no member of its view
 // gives: what a server says of a tool it does not have
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling).
 func unknownName(kind, name string) *mcp.RPCError {
-	return &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "unknown " + kind + ": " + clipKey(name)}
+	return &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "unknown " + kind + ": " + safetext.Clip(name, 200)}
 }
 
 // byURI routes a resources/read, subscribe or unsubscribe by its URI.
 func (f *front) byURI(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	uri, ok := exactString(params, "uri")
+	uri, ok := rawjson.ExactString(params, "uri")
 	if !ok {
 		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
 	}
@@ -178,25 +163,26 @@ func (f *front) byURI(ctx context.Context, method string, params json.RawMessage
 // resourceNotFound is what a client gets for a URI no member of its view
 // serves (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling).
 func resourceNotFound(uri string) *mcp.RPCError {
-	return &mcp.RPCError{Code: -32002, Message: "resource not found: " + clipKey(uri) + ": no server here lists it",
-		Data: mustJSON(map[string]string{"uri": clipKey(uri)})}
+	uri = safetext.Clip(uri, 200)
+	return &mcp.RPCError{Code: -32002, Message: "resource not found: " + uri + ": no server here lists it",
+		Data: mustJSON(map[string]string{"uri": uri})}
 }
 
 // complete routes a completion/complete: a prompt's by its name, a
 // template's by the member that lists it.
 func (f *front) complete(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	p, rerr := readTarget(params)
+	p, rerr := serve.ReadTarget(params)
 	if rerr != nil {
 		return nil, rerr
 	}
 	switch p.RefType {
 	case "ref/prompt":
-		m, local := f.route(ctx, "prompt", p.RefName)
+		m, local := f.route(ctx, mcp.Prompts, p.RefName)
 		if m == nil || f.viewCheck(ctx, "completion/complete", params) != nil {
-			return nil, unknownName("prompt", p.RefName)
+			return nil, unknownName(mcp.Prompts.Item, p.RefName)
 		}
-		ref := withMember(rawjson.Member(params, "ref"), "name", mustJSON(local))
-		return f.pass(ctx, m, "completion/complete", withMember(params, "ref", ref))
+		ref := rawjson.With(rawjson.Member(params, "ref"), "name", mustJSON(local))
+		return f.pass(ctx, m, "completion/complete", rawjson.With(params, "ref", ref))
 	case "ref/resource":
 		m := f.templateOwner(ctx, p.RefURI)
 		if m == nil || f.viewCheck(ctx, "completion/complete", params) != nil {
@@ -211,19 +197,18 @@ func (f *front) complete(ctx context.Context, params json.RawMessage) (json.RawM
 // others are asked when it meets them); each member's messages then
 // reach it at that level.
 func (f *front) setLevel(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if levelOf(params) == 0 {
+	if !serve.LogLevelKnown(params) {
 		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "logging/setLevel: a level is required"}
 	}
 	f.mu.Lock()
 	f.level = params
 	subs := slices.Collect(maps.Values(f.subs))
 	f.mu.Unlock()
-	f.c.level.rank.Store(levelOf(params))
 	var wg sync.WaitGroup
 	for _, s := range subs {
 		wg.Go(func() { // a front's logging/setLevel to one server: ends with its answer
 			sctx, _ := mcp.SeparateResultMembers(ctx)
-			s.handle(sctx, "logging/setLevel", params)
+			s.Handle(sctx, "logging/setLevel", params)
 		})
 	}
 	wg.Wait()
@@ -235,20 +220,20 @@ func (f *front) task(ctx context.Context, method string, params json.RawMessage)
 	var id string
 	json.Unmarshal(rawjson.Member(params, "taskId"), &id)
 	m := f.gw.tasks.owner(id)
-	if m == nil || !f.viewOf().sees(m) {
-		return nil, taskNotFound(id)
+	if m == nil || !f.c.Who().Sees(m.Name) {
+		return nil, serve.TaskNotFound(id)
 	}
 	return f.pass(ctx, m, method, params)
 }
 
-// notified passes a client's notification (its roots changed, say) to
+// Notified passes a client's notification (its roots changed, say) to
 // every member it has met.
-func (f *front) notified(method string, params json.RawMessage) {
+func (f *front) Notified(method string, params json.RawMessage) {
 	f.mu.Lock()
 	subs := slices.Collect(maps.Values(f.subs))
 	f.mu.Unlock()
 	for _, s := range subs {
-		s.notified(method, params)
+		s.Notified(method, params)
 	}
 }
 
@@ -266,30 +251,26 @@ func (f *front) listsChanged() {
 	for _, l := range listens {
 		l.listsChanged()
 	}
-	if !inited || f.c.isModern() {
+	if !inited || f.c.IsModern() {
 		return
 	}
-	for _, method := range []string{"notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed"} {
-		f.c.notify(context.Background(), nil, method, nil)
+	for _, method := range mcp.Changes {
+		f.c.Notify(nil, serve.Notice{Method: method})
 	}
 }
 
-// close lets the members go: the client has left.
-func (f *front) close() {
+// Close lets the members go: the client has left.
+func (f *front) Close() {
 	f.mu.Lock()
 	f.closed = true
 	subs := slices.Collect(maps.Values(f.subs))
 	f.mu.Unlock()
 	for _, s := range subs {
-		s.sayDropped()
-		s.mu.Lock()
-		up := s.up
-		s.mu.Unlock()
-		if up != nil {
-			up.detach(s)
-		}
+		s.Leave()
 	}
-	f.gw.leave(f)
+	f.gw.mu.Lock()
+	delete(f.gw.fronts, f)
+	f.gw.mu.Unlock()
 }
 
 // initResult is the endpoint's initialize result for a client of view:
@@ -297,7 +278,7 @@ func (f *front) close() {
 // without one answers its requests as not found), the tasks capability
 // of the first member up that declares one, and the instructions of the
 // members up, each under its name.
-func (g *Gateway) initResult(view *View) json.RawMessage {
+func (g *Gateway) initResult(view *serve.View) json.RawMessage {
 	caps := map[string]json.RawMessage{
 		"tools":       json.RawMessage(`{"listChanged":true}`),
 		"prompts":     json.RawMessage(`{"listChanged":true}`),
@@ -308,10 +289,10 @@ func (g *Gateway) initResult(view *View) json.RawMessage {
 	var instructions []byte
 	for _, m := range g.Members {
 		u := m.upNow()
-		if u == nil || !view.sees(m) {
+		if u == nil || !view.Sees(m.Name) {
 			continue
 		}
-		init := u.pinInstructions(u.conn.State().InitializeResult)
+		init := u.Init()
 		if t := rawjson.Member(rawjson.Member(init, "capabilities"), "tasks"); t != nil && caps["tasks"] == nil {
 			caps["tasks"] = t
 		}
@@ -343,7 +324,7 @@ func (g *Gateway) info() json.RawMessage {
 
 // upNow is the member's shared session when it is up, without opening
 // it; nil otherwise (and with Isolate, where each client has its own).
-func (m *Member) upNow() *upstream {
+func (m *Member) upNow() *serve.Session {
 	if m.life == nil {
 		return nil
 	}

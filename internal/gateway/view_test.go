@@ -1,4 +1,4 @@
-package serve
+package gateway
 
 import (
 	"bufio"
@@ -15,21 +15,10 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/config"
+	"github.com/mcpv/mcpv/internal/serve"
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp"
 )
-
-// authed is mcpv's client of url with a bearer token, in era.
-func authed(t testing.TB, url, token, era string) (*mcp.Client, *recorder) {
-	t.Helper()
-	tr, err := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: url, Mode: mcp.ModeStreamable, Header: http.Header{"Authorization": {"Bearer " + token}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &recorder{Transport: tr}
-	sess := mcp.NewSession(rec, mcp.SessionOptions{Handler: answers(token)})
-	t.Cleanup(func() { sess.Close(context.Background()) })
-	return initialize(t, sess, era), rec
-}
 
 // TestGatewayViewsByToken: one gateway serves a CI job and a desktop app
 // with different tools. What a token does not see is invisible: left out
@@ -39,7 +28,7 @@ func authed(t testing.TB, url, token, era string) (*mcp.Client, *recorder) {
 func TestGatewayViewsByToken(t *testing.T) {
 	t.Parallel()
 	g, _ := startGateway(t, testMember{name: "alpha", settings: twoTools(t, "alpha")}, testMember{name: "beta", settings: twoTools(t, "beta")})
-	clients, err := NewClients(map[string]*View{
+	clients, err := serve.NewClients(map[string]*serve.View{
 		"ci-token":      {Name: "ci", Servers: []string{"alpha"}, Guard: config.Guard{AllowTools: []string{"alpha__add"}}},
 		"desktop-token": nil,
 	})
@@ -49,8 +38,8 @@ func TestGatewayViewsByToken(t *testing.T) {
 	_, base := gatewayHTTP(t, g, clients)
 	for _, era := range []string{"legacy", "modern"} {
 		t.Run(era, func(t *testing.T) {
-			ci, _ := authed(t, base, "ci-token", era)
-			desk, _ := authed(t, base, "desktop-token", era)
+			ci, _ := servetest.Authed(t, base, "ci-token", era)
+			desk, _ := servetest.Authed(t, base, "desktop-token", era)
 			if got := strings.Join(listAll(t, ci, "tools/list", "tools"), " "); got != "alpha__add" {
 				t.Errorf("ci's tools: %s", got)
 			}
@@ -74,22 +63,22 @@ func TestGatewayViewsByToken(t *testing.T) {
 			if !errors.As(err, &ce) || ce.Err.Code != -32002 {
 				t.Errorf("ci reading beta's resource: %v", err)
 			}
-			if got := call(t, ci, "tools/call", `{"name":"alpha__add","arguments":{}}`); !strings.Contains(string(got), "alpha added") {
+			if got := servetest.Call(t, ci, "tools/call", `{"name":"alpha__add","arguments":{}}`); !strings.Contains(string(got), "alpha added") {
 				t.Errorf("ci's alpha__add: %s", got)
 			}
 		})
 	}
 	// A server's own path: the ci token sees alpha's (with its guard),
 	// not beta's, which is not there for it.
-	alpha, _ := authed(t, base+"/alpha", "ci-token", "legacy")
+	alpha, _ := servetest.Authed(t, base+"/alpha", "ci-token", "legacy")
 	if got := strings.Join(listAll(t, alpha, "tools/list", "tools"), " "); got != "add" {
 		t.Errorf("ci at /mcp/alpha: %s", got)
 	}
-	resp, _ := post(t, base+"/beta", http.Header{"Authorization": {"Bearer ci-token"}, "Content-Type": {"application/json"}, "Accept": {acceptBoth}}, legacyInitialize)
+	resp, _ := servetest.Post(t, base+"/beta", http.Header{"Authorization": {"Bearer ci-token"}, "Content-Type": {"application/json"}, "Accept": {servetest.AcceptBoth}}, servetest.LegacyInitialize)
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("ci at /mcp/beta: %d, want 404", resp.StatusCode)
 	}
-	resp, _ = post(t, base+"/beta", http.Header{"Authorization": {"Bearer desktop-token"}, "Content-Type": {"application/json"}, "Accept": {acceptBoth}}, legacyInitialize)
+	resp, _ = servetest.Post(t, base+"/beta", http.Header{"Authorization": {"Bearer desktop-token"}, "Content-Type": {"application/json"}, "Accept": {servetest.AcceptBoth}}, servetest.LegacyInitialize)
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("desktop at /mcp/beta: %d, want 200", resp.StatusCode)
 	}
@@ -113,11 +102,11 @@ func jsonText(v any) string {
 func TestGatewaySessionIsItsTokens(t *testing.T) {
 	t.Parallel()
 	g, _ := startGateway(t, testMember{name: "alpha", settings: twoTools(t, "alpha")})
-	clients, _ := NewClients(map[string]*View{"one": nil, "two": nil})
+	clients, _ := serve.NewClients(map[string]*serve.View{"one": nil, "two": nil})
 	_, base := gatewayHTTP(t, g, clients)
 	for _, path := range []string{"", "/alpha"} {
-		h := http.Header{"Authorization": {"Bearer one"}, "Content-Type": {"application/json"}, "Accept": {acceptBoth}}
-		resp, _ := post(t, base+path, h, legacyInitialize)
+		h := http.Header{"Authorization": {"Bearer one"}, "Content-Type": {"application/json"}, "Accept": {servetest.AcceptBoth}}
+		resp, _ := servetest.Post(t, base+path, h, servetest.LegacyInitialize)
 		sid := resp.Header.Get("Mcp-Session-Id")
 		if sid == "" {
 			t.Fatalf("%s: no session", path)
@@ -125,32 +114,14 @@ func TestGatewaySessionIsItsTokens(t *testing.T) {
 		h2 := h.Clone()
 		h2.Set("Authorization", "Bearer two")
 		h2.Set("Mcp-Session-Id", sid)
-		resp, _ = post(t, base+path, h2, `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`)
+		resp, _ = servetest.Post(t, base+path, h2, `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`)
 		if resp.StatusCode != http.StatusNotFound {
 			t.Errorf("%s: another token's session: %d, want 404", path, resp.StatusCode)
 		}
 		h.Set("Mcp-Session-Id", sid)
-		resp, _ = post(t, base+path, h, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		resp, _ = servetest.Post(t, base+path, h, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		if resp.StatusCode != http.StatusAccepted {
 			t.Errorf("%s: its own token: %d", path, resp.StatusCode)
-		}
-	}
-}
-
-// TestRefusedConnectionClosed: a request refused for its token (or its
-// origin, or its host) is answered on a connection that is then closed:
-// no number of them holds a connection open.
-func TestRefusedConnectionClosed(t *testing.T) {
-	t.Parallel()
-	srv := startServer(t, settingsFor(demoURL(t, "legacy"), "legacy", nil), nil, false)
-	u := serveHTTP(t, srv, "secret")
-	for _, h := range []http.Header{
-		{"Authorization": {"Bearer wrong"}},
-		{"Origin": {"https://evil.example"}},
-	} {
-		resp, _ := post(t, u, h, legacyInitialize)
-		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden || !resp.Close {
-			t.Errorf("%v: %d, close %v", h, resp.StatusCode, resp.Close)
 		}
 	}
 }
@@ -163,7 +134,7 @@ func TestRefusedConnectionClosed(t *testing.T) {
 func TestGatewayRefusedConnectionClosed(t *testing.T) {
 	t.Parallel()
 	g, _ := startGateway(t, testMember{name: "alpha", settings: twoTools(t, "alpha")})
-	clients, _ := NewClients(map[string]*View{"right": nil})
+	clients, _ := serve.NewClients(map[string]*serve.View{"right": nil})
 	_, base := gatewayHTTP(t, g, clients)
 	u, _ := url.Parse(base)
 	for _, path := range []string{u.Path, u.Path + "/alpha"} {
@@ -173,7 +144,7 @@ func TestGatewayRefusedConnectionClosed(t *testing.T) {
 		}
 		conn.SetDeadline(time.Now().Add(30 * time.Second)) // a hang guard
 		fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nConnection: keep-alive\r\nAuthorization: Bearer wrong\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s",
-			path, u.Host, len(legacyInitialize), legacyInitialize)
+			path, u.Host, len(servetest.LegacyInitialize), servetest.LegacyInitialize)
 		r := bufio.NewReader(conn)
 		resp, err := http.ReadResponse(r, nil)
 		if err != nil {

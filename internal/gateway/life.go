@@ -1,6 +1,7 @@
-package serve
+package gateway
 
-// A gateway member's shared upstream session over time (multi.go). A
+// A gateway member's shared upstream session over time (gateway.go): its
+// Server's Source. A
 // one-upstream serve opens its session once and ends with it; behind a
 // gateway a server may fail to start, die, hang or flood, and the
 // others must go on. So a member's session is opened at its first need
@@ -26,6 +27,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/serve"
 )
 
 // lifeState is where a member's session is.
@@ -59,7 +61,7 @@ const (
 
 // life is a member's shared upstream session over time.
 type life struct {
-	srv    *Server
+	srv    *serve.Server
 	log    *slog.Logger // the gateway's: its lines name the member
 	name   string
 	eager  bool
@@ -68,18 +70,17 @@ type life struct {
 	ctx    context.Context    // ends when serving does
 	cancel context.CancelFunc // ends ctx
 
-	mu      sync.Mutex    // guards the fields below
-	state   lifeState     // where the session is
-	u       *upstream     // while up
-	why     error         // while down: why
-	attempt chan struct{} // while starting: closed when the attempt ends
-	backoff time.Duration // the wait before the next attempt
-	retryAt time.Time     // while down: when it is tried again
-	timer   *time.Timer   // while down: the attempt at retryAt
-	since   time.Time     // when the state last changed
-	fault   error         // why the session is being closed by life itself (a hang, a flood)
-	opened  bool          // it has been up once (the surface recorded)
-	failed  bool          // its being down was said, and it has not been up since
+	mu      sync.Mutex     // guards the fields below
+	state   lifeState      // where the session is
+	u       *serve.Session // while up
+	why     error          // while down: why
+	attempt chan struct{}  // while starting: closed when the attempt ends
+	backoff time.Duration  // the wait before the next attempt
+	retryAt time.Time      // while down: when it is tried again
+	timer   *time.Timer    // while down: the attempt at retryAt
+	since   time.Time      // when the state last changed
+	fault   error          // why the session is being closed by life itself (a hang, a flood)
+	failed  bool           // its being down was said, and it has not been up since
 
 	// floodNotes notifications within floodWindow make a flood; an idle
 	// session is pinged every pingEvery, and hangs when it does not
@@ -97,7 +98,7 @@ type life struct {
 	wg    sync.WaitGroup
 }
 
-func newLife(srv *Server, log *slog.Logger, name string, eager bool, change func(lifeState)) *life {
+func newLife(srv *serve.Server, log *slog.Logger, name string, eager bool, change func(lifeState)) *life {
 	l := &life{srv: srv, log: log, name: name, eager: eager, change: change, since: time.Now()}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	return l
@@ -131,10 +132,10 @@ func (e *errDown) Error() string {
 	return msg
 }
 
-// get is the member's session: open, opened now (waiting for the
+// Get is the member's session: open, opened now (waiting for the
 // attempt under way), or an error saying that it is down and when it is
 // tried again.
-func (l *life) get(ctx context.Context) (*upstream, error) {
+func (l *life) Get(ctx context.Context) (*serve.Session, error) {
 	for {
 		l.mu.Lock()
 		switch l.state {
@@ -196,20 +197,12 @@ func (l *life) begin() {
 func (l *life) open(done chan struct{}) {
 	defer l.wg.Done()
 	defer close(done)
-	u, err := l.srv.open(l.ctx, upstreamCaps, nil)
-	l.mu.Lock()
-	record := err == nil && !l.opened && l.srv.Record != nil
-	l.mu.Unlock()
-	if record {
-		if err = l.srv.listSurface(l.ctx, u); err != nil {
-			u.conn.Close()
-		}
-	}
+	u, err := l.srv.Dial(l.ctx)
 	l.mu.Lock()
 	if l.state == lifeClosed {
 		l.mu.Unlock()
 		if u != nil {
-			u.conn.Close()
+			u.Close()
 		}
 		return
 	}
@@ -218,7 +211,7 @@ func (l *life) open(done chan struct{}) {
 		l.mu.Unlock()
 		return
 	}
-	l.state, l.u, l.why, l.backoff, l.since, l.opened, l.failed = lifeUp, u, nil, 0, time.Now(), true, false
+	l.state, l.u, l.why, l.backoff, l.since, l.failed = lifeUp, u, nil, 0, time.Now(), false
 	l.mu.Unlock()
 	l.log.Info(fmt.Sprintf("serve: server %q is up", l.name))
 	l.wg.Add(1)
@@ -237,18 +230,22 @@ func (l *life) down(why error) {
 		l.failed = true
 		l.log.Warn(fmt.Sprintf("serve: server %q is down: %s; it is tried again in %v, then with back-off", l.name, safetext.Line(why.Error()), l.backoff))
 	}
-	go l.change(lifeDown) // telling a gateway's clients a server went down: outside mu
+	l.wg.Add(1)
+	go func() { // telling a gateway's clients a server went down: outside mu
+		defer l.wg.Done()
+		l.change(lifeDown)
+	}()
 }
 
 // watch waits for the session to end, and pings it while nothing else
 // is in flight; the end makes it down.
-func (l *life) watch(u *upstream) {
+func (l *life) watch(u *serve.Session) {
 	defer l.wg.Done()
 	tick := time.NewTicker(l.pingEvery)
 	defer tick.Stop()
 	for {
 		select {
-		case <-u.conn.Done():
+		case <-u.Done():
 			l.ended(u)
 			return
 		case <-l.ctx.Done():
@@ -258,7 +255,7 @@ func (l *life) watch(u *upstream) {
 				continue
 			}
 			ctx, cancel := context.WithTimeout(l.ctx, l.pingWait)
-			_, err := u.conn.Forward(ctx, "ping", nil)
+			err := u.Ping(ctx)
 			cancel()
 			if err != nil && ctx.Err() != nil && l.ctx.Err() == nil {
 				l.fail(u, fmt.Errorf("it did not answer a ping within %v", l.pingWait))
@@ -268,7 +265,7 @@ func (l *life) watch(u *upstream) {
 }
 
 // ended makes a session that ended down.
-func (l *life) ended(u *upstream) {
+func (l *life) ended(u *serve.Session) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.u != u || l.state != lifeUp {
@@ -277,7 +274,7 @@ func (l *life) ended(u *upstream) {
 	why := l.fault
 	l.fault = nil
 	if why == nil {
-		why = u.conn.Err()
+		why = u.Err()
 	}
 	if why == nil {
 		why = errors.New("its session ended")
@@ -287,7 +284,7 @@ func (l *life) ended(u *upstream) {
 
 // fail closes a session that hangs or floods, saying why; it is then
 // down.
-func (l *life) fail(u *upstream, why error) {
+func (l *life) fail(u *serve.Session, why error) {
 	l.mu.Lock()
 	if l.u != u || l.state != lifeUp || l.fault != nil {
 		l.mu.Unlock()
@@ -295,7 +292,7 @@ func (l *life) fail(u *upstream, why error) {
 	}
 	l.fault = why
 	l.mu.Unlock()
-	u.conn.Close()
+	u.Close()
 }
 
 // noted counts a notification of the session's; past floodNotes within
@@ -325,8 +322,9 @@ func (l *life) status() (lifeState, time.Time) {
 	return l.state, l.since
 }
 
-// close ends the session and every attempt, and waits for them.
-func (l *life) close() {
+// Close ends the session and every attempt, and waits for them (and for
+// the clients being told it went down).
+func (l *life) Close() {
 	l.mu.Lock()
 	l.state = lifeClosed
 	if l.timer != nil {
@@ -337,7 +335,7 @@ func (l *life) close() {
 	l.mu.Unlock()
 	l.cancel()
 	if u != nil {
-		u.conn.Close()
+		u.Close()
 	}
 	l.wg.Wait()
 }

@@ -1,4 +1,4 @@
-package serve
+package gateway
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -29,16 +30,16 @@ func TestGatewayHostileNames(t *testing.T) {
 	other := specServer(t, `{"tools":[{"name":"plain","inputSchema":{"type":"object"}}],"callResults":{"plain":{"content":[{"type":"text","text":"other's plain"}]}}}`)
 	g, log := startGateway(t, testMember{name: "github", settings: twoTools(t, "github")},
 		testMember{name: "evil", prefix: &none, settings: evil}, testMember{name: "other", prefix: &none, settings: other})
-	c, _ := stdioClient(t, g.Server(), "legacy")
+	c, _ := servetest.StdioClient(t, g.Server(), "legacy")
 	for range 2 {
 		if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != "github__add github__echo plain" {
 			t.Errorf("tools: %s", got)
 		}
 	}
-	if got := call(t, c, "tools/call", `{"name":"github__add","arguments":{}}`); !strings.Contains(string(got), "github added") {
+	if got := servetest.Call(t, c, "tools/call", `{"name":"github__add","arguments":{}}`); !strings.Contains(string(got), "github added") {
 		t.Errorf("github__add reached %s", got)
 	}
-	if got := call(t, c, "tools/call", `{"name":"plain","arguments":{}}`); !strings.Contains(string(got), "evil's plain") {
+	if got := servetest.Call(t, c, "tools/call", `{"name":"plain","arguments":{}}`); !strings.Contains(string(got), "evil's plain") {
 		t.Errorf("plain reached %s, want the first server's", got)
 	}
 	for _, name := range []string{`"github__add"`, `"GitHub__echo"`, `"gіthub__add"`} {
@@ -96,7 +97,7 @@ func TestGatewayMillionItems(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	c, _ := stdioClient(t, g.Server(), "legacy")
+	c, _ := servetest.StdioClient(t, g.Server(), "legacy")
 	pages, items := 0, 0
 	cursor := ""
 	for {
@@ -159,12 +160,12 @@ func TestGatewayServerThatChanged(t *testing.T) {
 		"readResults":{"file:///chg-a.txt":{"contents":[{"uri":"file:///chg-a.txt","text":"chg's a"}]}}}`)
 	g, _ := startGatewayWith(t, func(g *Gateway) { g.retryFirst = 10 * time.Millisecond },
 		testMember{name: "ok", settings: twoTools(t, "ok"), eager: true},
-		testMember{name: "chg", settings: fakeStdio("spec=" + path), eager: true})
-	c, rec := stdioClient(t, g.Server(), "legacy")
+		testMember{name: "chg", settings: servetest.FakeStdio("spec=" + path), eager: true})
+	c, rec := servetest.StdioClient(t, g.Server(), "legacy")
 	if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != "ok__add ok__echo chg__old" {
 		t.Fatalf("tools before: %s", got)
 	}
-	if got := call(t, c, "resources/read", `{"uri":"file:///chg-a.txt"}`); !strings.Contains(string(got), "chg's a") {
+	if got := servetest.Call(t, c, "resources/read", `{"uri":"file:///chg-a.txt"}`); !strings.Contains(string(got), "chg's a") {
 		t.Fatalf("read before: %s", got)
 	}
 	write(`{"tools":[{"name":"new","inputSchema":{"type":"object"}}],
@@ -173,11 +174,11 @@ func TestGatewayServerThatChanged(t *testing.T) {
 		"readResults":{"file:///shared.txt":{"contents":[{"uri":"file:///shared.txt","text":"chg's shared"}]}}}`)
 	m := g.member("chg")
 	m.life.fail(m.upNow(), errors.New("changed by the test"))
-	waitFor(t, "the client to hear its lists changed", func() bool { return rec.saw("notifications/tools/list_changed") })
-	waitFor(t, "chg back with its new tools", func() bool {
+	servetest.WaitFor(t, "the client to hear its lists changed", func() bool { return rec.Saw("notifications/tools/list_changed") })
+	servetest.WaitFor(t, "chg back with its new tools", func() bool {
 		return strings.Join(listAll(t, c, "tools/list", "tools"), " ") == "ok__add ok__echo chg__new"
 	})
-	if got := call(t, c, "tools/call", `{"name":"chg__new","arguments":{}}`); !strings.Contains(string(got), "new result") {
+	if got := servetest.Call(t, c, "tools/call", `{"name":"chg__new","arguments":{}}`); !strings.Contains(string(got), "new result") {
 		t.Errorf("chg__new: %s", got)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -190,7 +191,7 @@ func TestGatewayServerThatChanged(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Err.Code != -32002 {
 		t.Errorf("a URI no server lists now: %v, want not found", err)
 	}
-	if got := call(t, c, "resources/read", `{"uri":"file:///shared.txt"}`); !strings.Contains(string(got), "ok's shared") {
+	if got := servetest.Call(t, c, "resources/read", `{"uri":"file:///shared.txt"}`); !strings.Contains(string(got), "ok's shared") {
 		t.Errorf("the URI both list now: %s, want the first server's", got)
 	}
 }

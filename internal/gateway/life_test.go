@@ -1,4 +1,4 @@
-package serve
+package gateway
 
 import (
 	"context"
@@ -15,13 +15,15 @@ import (
 
 	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/redact"
+	"github.com/mcpv/mcpv/internal/serve"
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp"
 )
 
 // getHealth GETs the gateway's /healthz with header, and decodes it.
 func getHealth(t testing.TB, base string, header http.Header) (int, map[string]any) {
 	t.Helper()
-	resp, body := send(t, http.MethodGet, strings.TrimSuffix(base, "/mcp")+"/healthz", header, "")
+	resp, body := servetest.Send(t, http.MethodGet, strings.TrimSuffix(base, "/mcp")+"/healthz", header, "")
 	var out map[string]any
 	if err := json.Unmarshal([]byte(body), &out); err != nil {
 		t.Fatalf("healthz: %q: %v", body, err)
@@ -52,9 +54,9 @@ func TestGatewayOneServerDies(t *testing.T) {
 	// Tried again after an hour: it is down while the test looks, however
 	// slow the machine; then the test tries it again itself.
 	g, log := startGatewayWith(t, func(g *Gateway) { g.retryFirst = time.Hour },
-		testMember{name: "ok", settings: twoTools(t, "ok")}, testMember{name: "bad", settings: fakeStdio("crash")})
+		testMember{name: "ok", settings: twoTools(t, "ok")}, testMember{name: "bad", settings: servetest.FakeStdio("crash")})
 	_, base := gatewayHTTP(t, g, nil)
-	c, rec := httpClient(t, base, "legacy", "client")
+	c, rec := servetest.HTTPClient(t, base, "legacy", "client")
 	if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); !strings.Contains(got, "bad__") || !strings.Contains(got, "ok__add") {
 		t.Fatalf("tools before: %s", got)
 	}
@@ -63,13 +65,13 @@ func TestGatewayOneServerDies(t *testing.T) {
 	if _, err := c.Call(ctx, "tools/call", json.RawMessage(`{"name":"bad__x","arguments":{}}`)); err == nil {
 		t.Fatal("a call that kills its server succeeded")
 	}
-	waitFor(t, "bad to be down", func() bool { st, _ := g.member("bad").life.status(); return st == lifeDown })
+	servetest.WaitFor(t, "bad to be down", func() bool { st, _ := g.member("bad").life.status(); return st == lifeDown })
 	code, h := getHealth(t, base, nil)
 	if code != http.StatusOK || h["status"] != "degraded" || memberState(h, "bad") != "down" || memberState(h, "ok") != "up" {
 		t.Errorf("healthz with bad down: %d %v", code, h)
 	}
-	waitFor(t, "the client to hear its lists changed", func() bool { return rec.saw("notifications/tools/list_changed") })
-	if got := call(t, c, "tools/call", `{"name":"ok__add","arguments":{}}`); !strings.Contains(string(got), "ok added") {
+	servetest.WaitFor(t, "the client to hear its lists changed", func() bool { return rec.Saw("notifications/tools/list_changed") })
+	if got := servetest.Call(t, c, "tools/call", `{"name":"ok__add","arguments":{}}`); !strings.Contains(string(got), "ok added") {
 		t.Errorf("ok__add with bad down: %s", got)
 	}
 	if n := log.count(`server \"bad\" is down`); n != 1 {
@@ -80,7 +82,7 @@ func TestGatewayOneServerDies(t *testing.T) {
 	bad.retryAt = time.Now() // the hour is up
 	bad.mu.Unlock()
 	bad.wake()
-	waitFor(t, "bad to come back", func() bool {
+	servetest.WaitFor(t, "bad to come back", func() bool {
 		return strings.Contains(strings.Join(listAll(t, c, "tools/list", "tools"), " "), "bad__")
 	})
 	if n := log.count(`server \"bad\" is up`); n < 2 {
@@ -94,12 +96,12 @@ func TestGatewayOneServerDies(t *testing.T) {
 // request for its tools is told it is down.
 func TestGatewayServerThatNeverStarts(t *testing.T) {
 	t.Parallel()
-	broken := fakeStdio("plain")
+	broken := servetest.FakeStdio("plain")
 	broken.Command = []string{"/nonexistent/mcp-server"}
 	g, log := startGatewayWith(t, func(g *Gateway) { g.retryFirst = 10 * time.Millisecond },
 		testMember{name: "ok", settings: twoTools(t, "ok"), eager: true}, testMember{name: "broken", settings: broken, eager: true})
-	c, _ := stdioClient(t, g.Server(), "legacy")
-	waitFor(t, "broken to be down", func() bool { st, _ := g.member("broken").life.status(); return st == lifeDown })
+	c, _ := servetest.StdioClient(t, g.Server(), "legacy")
+	servetest.WaitFor(t, "broken to be down", func() bool { st, _ := g.member("broken").life.status(); return st == lifeDown })
 	if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != "ok__add ok__echo" {
 		t.Errorf("tools: %s", got)
 	}
@@ -110,7 +112,7 @@ func TestGatewayServerThatNeverStarts(t *testing.T) {
 	if !errors.As(err, &ce) || !strings.Contains(ce.Err.Message, `server "broken" is down`) {
 		t.Errorf("a call to the broken server: %v", err)
 	}
-	waitFor(t, "a second attempt", func() bool {
+	servetest.WaitFor(t, "a second attempt", func() bool {
 		g.member("broken").life.mu.Lock()
 		defer g.member("broken").life.mu.Unlock()
 		return g.member("broken").life.backoff >= 2*g.retryFirst
@@ -127,11 +129,11 @@ func TestGatewayLazyStart(t *testing.T) {
 	t.Parallel()
 	var members []testMember
 	for i := range 20 {
-		members = append(members, testMember{name: fmt.Sprintf("m%02d", i), settings: fakeStdio("slow-start=600000")})
+		members = append(members, testMember{name: fmt.Sprintf("m%02d", i), settings: servetest.FakeStdio("slow-start=600000")})
 	}
 	g, _ := startGateway(t, members...)
 	for _, era := range []string{"legacy", "modern"} {
-		c, _ := stdioClient(t, g.Server(), era)
+		c, _ := servetest.StdioClient(t, g.Server(), era)
 		if c.State().InitializeResult == nil {
 			t.Fatalf("%s: no initialize result", era)
 		}
@@ -152,11 +154,11 @@ func TestGatewaySlowListLeftOut(t *testing.T) {
 	longtest.Skip(t, "each list waits out the bound of the servers that never answer")
 	t.Parallel()
 	g, log := startGateway(t, testMember{name: "ok", settings: twoTools(t, "ok"), eager: true},
-		testMember{name: "starting", settings: fakeStdio("slow-start=600000"), eager: true},
-		testMember{name: "deaf", settings: fakeStdio("deaf"), eager: true})
+		testMember{name: "starting", settings: servetest.FakeStdio("slow-start=600000"), eager: true},
+		testMember{name: "deaf", settings: servetest.FakeStdio("deaf"), eager: true})
 	g.ListWait = 3 * time.Second
-	waitFor(t, "deaf to be up", func() bool { st, _ := g.member("deaf").life.status(); return st == lifeUp })
-	c, _ := stdioClient(t, g.Server(), "legacy")
+	servetest.WaitFor(t, "deaf to be up", func() bool { st, _ := g.member("deaf").life.status(); return st == lifeUp })
+	c, _ := servetest.StdioClient(t, g.Server(), "legacy")
 	for range 2 {
 		if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != "ok__add ok__echo" {
 			t.Errorf("tools: %s", got)
@@ -223,14 +225,14 @@ func TestGatewayListAsksAtOnce(t *testing.T) {
 	for i := range n {
 		name := fmt.Sprintf("m%02d", i)
 		up := &barrier{name: "t", n: n, asked: &asked, all: all, done: done}
-		g.Members = append(g.Members, &Member{Name: name, Server: &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }}})
+		g.Members = append(g.Members, &Member{Name: name, Server: &serve.Server{Open: func(context.Context, serve.Relay) (serve.Upstream, error) { return up, nil }}})
 		want = append(want, name+"__t")
 	}
 	if err := g.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(g.Close)
-	c, _ := stdioClient(t, g.Server(), "legacy")
+	c, _ := servetest.StdioClient(t, g.Server(), "legacy")
 	if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != strings.Join(want, " ") {
 		t.Errorf("tools: %s\nwant %s", got, strings.Join(want, " "))
 	}
@@ -242,18 +244,18 @@ func TestGatewayListAsksAtOnce(t *testing.T) {
 func TestGatewayFloodingServer(t *testing.T) {
 	longtest.Skip(t, "a server that sends a million notes")
 	t.Parallel()
-	g, log := startGateway(t, testMember{name: "ok", settings: twoTools(t, "ok")}, testMember{name: "flood", settings: fakeStdio("log-flood=1000000")})
+	g, log := startGateway(t, testMember{name: "ok", settings: twoTools(t, "ok")}, testMember{name: "flood", settings: servetest.FakeStdio("log-flood=1000000")})
 	g.Members[1].life.floodNotes, g.Members[1].life.floodWindow = 5000, time.Hour
-	c, _ := stdioClient(t, g.Server(), "legacy")
+	c, _ := servetest.StdioClient(t, g.Server(), "legacy")
 	listAll(t, c, "tools/list", "tools")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	c.Call(ctx, "tools/call", json.RawMessage(`{"name":"flood__x","arguments":{}}`))
-	waitFor(t, "flood to be down", func() bool { st, _ := g.member("flood").life.status(); return st == lifeDown })
+	servetest.WaitFor(t, "flood to be down", func() bool { st, _ := g.member("flood").life.status(); return st == lifeDown })
 	if !strings.Contains(log.String(), "a flood") {
 		t.Errorf("the flood was not said:\n%s", log)
 	}
-	if got := call(t, c, "tools/call", `{"name":"ok__add","arguments":{}}`); !strings.Contains(string(got), "ok added") {
+	if got := servetest.Call(t, c, "tools/call", `{"name":"ok__add","arguments":{}}`); !strings.Contains(string(got), "ok added") {
 		t.Errorf("ok__add after the flood: %s", got)
 	}
 }
@@ -266,16 +268,16 @@ func TestGatewayHangingServer(t *testing.T) {
 	t.Parallel()
 	log := &logBuf{}
 	g := &Gateway{Log: slog.New(slog.NewTextHandler(log, nil)), pingEvery: 50 * time.Millisecond, pingWait: 5 * time.Second}
-	for _, tm := range []testMember{{name: "ok", settings: twoTools(t, "ok"), eager: true}, {name: "deaf", settings: fakeStdio("deaf"), eager: true}} {
+	for _, tm := range []testMember{{name: "ok", settings: twoTools(t, "ok"), eager: true}, {name: "deaf", settings: servetest.FakeStdio("deaf"), eager: true}} {
 		g.Members = append(g.Members, &Member{Name: tm.name, Server: serverFor(t, tm.settings), Eager: tm.eager})
 	}
 	if err := g.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(g.Close)
-	waitFor(t, "deaf to be found out", func() bool { return strings.Contains(log.String(), "did not answer a ping") })
-	c, _ := stdioClient(t, g.Server(), "legacy")
-	if got := call(t, c, "tools/call", `{"name":"ok__add","arguments":{}}`); !strings.Contains(string(got), "ok added") {
+	servetest.WaitFor(t, "deaf to be found out", func() bool { return strings.Contains(log.String(), "did not answer a ping") })
+	c, _ := servetest.StdioClient(t, g.Server(), "legacy")
+	if got := servetest.Call(t, c, "tools/call", `{"name":"ok__add","arguments":{}}`); !strings.Contains(string(got), "ok added") {
 		t.Errorf("ok__add: %s", got)
 	}
 	if st, _ := g.member("ok").life.status(); st != lifeUp {
@@ -288,8 +290,8 @@ func TestGatewayHangingServer(t *testing.T) {
 // the server it went to, while the other server answers on.
 func TestGatewayCancelReachesItsServer(t *testing.T) {
 	t.Parallel()
-	up := &hang{done: make(chan struct{}), called: make(chan struct{}, 1), cancelled: make(chan struct{}, 1)}
-	hangSrv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }}
+	up := &servetest.Hang{End: make(chan struct{}), Called: make(chan struct{}, 1), Cancelled: make(chan struct{}, 1)}
+	hangSrv := &serve.Server{Open: func(context.Context, serve.Relay) (serve.Upstream, error) { return up, nil }}
 	g := &Gateway{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Secrets: redact.NewScrubber(io.Discard),
 		Members: []*Member{{Name: "h", Server: hangSrv}, {Name: "ok", Server: serverFor(t, twoTools(t, "ok"))}}}
 	if err := g.Start(context.Background()); err != nil {
@@ -298,7 +300,7 @@ func TestGatewayCancelReachesItsServer(t *testing.T) {
 	t.Cleanup(g.Close)
 	_, base := gatewayHTTP(t, g, nil)
 	for _, how := range []string{"cancel", "leave"} {
-		c, _ := httpClient(t, base, "legacy", how)
+		c, _ := servetest.HTTPClient(t, base, "legacy", how)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() {
@@ -306,7 +308,7 @@ func TestGatewayCancelReachesItsServer(t *testing.T) {
 			done <- err
 		}()
 		select {
-		case <-up.called:
+		case <-up.Called:
 		case <-time.After(30 * time.Second):
 			t.Fatalf("%s: the call did not reach its server", how)
 		}
@@ -316,15 +318,47 @@ func TestGatewayCancelReachesItsServer(t *testing.T) {
 			c.Close(context.Background())
 		}
 		select {
-		case <-up.cancelled:
+		case <-up.Cancelled:
 		case <-time.After(30 * time.Second):
 			t.Fatalf("%s: the call was not cancelled at its server", how)
 		}
 		<-done
 		cancel()
-		other, _ := httpClient(t, base, "legacy", "other")
-		if got := call(t, other, "tools/call", `{"name":"ok__add","arguments":{}}`); !strings.Contains(string(got), "ok added") {
+		other, _ := servetest.HTTPClient(t, base, "legacy", "other")
+		if got := servetest.Call(t, other, "tools/call", `{"name":"ok__add","arguments":{}}`); !strings.Contains(string(got), "ok added") {
 			t.Errorf("%s: ok__add after: %s", how, got)
 		}
+	}
+}
+
+// TestGatewayCloseWaitsForDownNotice: the clients being told that a
+// server went down is done before Gateway.Close returns, however long
+// the telling takes: nothing of the gateway's runs on after it.
+func TestGatewayCloseWaitsForDownNotice(t *testing.T) {
+	t.Parallel()
+	up := &servetest.Hang{End: make(chan struct{}), Called: make(chan struct{}, 1)}
+	g := &Gateway{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Secrets: redact.NewScrubber(io.Discard),
+		Members: []*Member{{Name: "h", Server: &serve.Server{Open: func(context.Context, serve.Relay) (serve.Upstream, error) { return up, nil }}}}}
+	if err := g.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	l := g.member("h").life // lazy: nothing of it runs yet
+	var told atomic.Bool
+	telling := make(chan struct{})
+	l.change = func(st lifeState) {
+		if st == lifeDown {
+			close(telling)
+			<-l.ctx.Done() // the clients are still being told as serving ends
+			told.Store(true)
+		}
+	}
+	if _, err := l.Get(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	close(up.End) // the server dies
+	<-telling
+	g.Close()
+	if !told.Load() {
+		t.Error("Gateway.Close returned while the clients were still being told a server went down")
 	}
 }

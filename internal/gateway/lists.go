@@ -1,6 +1,6 @@
-package serve
+package gateway
 
-// A gateway's lists (multi.go): one list of every member's items, whose
+// A gateway's lists (gateway.go): one list of every member's items, whose
 // pages span the members in their order. A page holds the members'
 // pages one after the other until it is full (so that a client that
 // reads the first page alone, as many do, sees every member's items
@@ -31,6 +31,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/uritemplate"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -49,6 +50,15 @@ const (
 	maxHops   = 64
 	// maxBookBytes bounds what is kept of the members' lists to route by.
 	maxBookBytes = 16 << 20
+	// maxFindPages bounds the pages of a member's list read to find who
+	// lists a name or a URI.
+	maxFindPages = 1000
+	// maxSaid bounds the lines said once each: a server that makes up
+	// new names without end fills no log.
+	maxSaid = 1024
+	// maxTasks bounds the task ids whose member is kept: past it the
+	// oldest is forgotten (its client is then told it is not found).
+	maxTasks = 16384
 )
 
 // listPos is where a page of the front's list starts: a member, and its
@@ -90,14 +100,15 @@ func listKey(method string) string {
 	if method == "tasks/list" {
 		return "tasks"
 	}
-	return lists[method].key
+	l, _ := mcp.ListOf(method)
+	return l.Key
 }
 
 // list answers a page of the front's list of method: the members' pages,
 // from where its cursor says, until the page is full (pageItems,
 // pageBytes, maxHops) or the list ends.
 func (f *front) list(ctx context.Context, method string, params json.RawMessage, modern bool) (json.RawMessage, error) {
-	g, view := f.gw, f.viewOf()
+	g, view := f.gw, f.c.Who()
 	key := listKey(method)
 	var pos listPos
 	if raw := rawjson.Member(params, "cursor"); raw != nil && string(raw) != "null" {
@@ -106,12 +117,12 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 		if err == nil {
 			pos, ok = g.readCursor(method, cursor)
 		}
-		if !ok || !view.sees(g.member(pos.M)) {
+		if !ok || !view.Sees(pos.M) {
 			return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: method + ": invalid cursor"}
 		}
 	} else if method != "tasks/list" {
 		for _, m := range g.Members {
-			if view.sees(m) && m.life != nil {
+			if view.Sees(m.Name) && m.life != nil {
 				m.life.wake() // each starts while those before it are listed
 			}
 		}
@@ -149,7 +160,7 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 		var more []json.RawMessage
 		var next string
 		if res != nil {
-			more, next, _ = f.pageItems(m, method, key, res)
+			more, next = f.pageItems(m, method, key, res)
 		}
 		items = append(items, more...)
 		for _, it := range more {
@@ -198,10 +209,10 @@ func (f *front) fetchAhead(ctx context.Context, method string, params json.RawMe
 // nextMember is the index of the first member from i on whose items the
 // client may list, -1 when there is none.
 func (f *front) nextMember(i int, method string) int {
-	view := f.viewOf()
+	view := f.c.Who()
 	for ; i < len(f.gw.Members); i++ {
 		m := f.gw.Members[i]
-		if !view.sees(m) {
+		if !view.Sees(m.Name) {
 			continue
 		}
 		if method == "tasks/list" && m.upNow() == nil && !f.met(m) {
@@ -224,10 +235,12 @@ func (f *front) met(m *Member) bool {
 
 // declares reports whether u's server declared the capability a list
 // needs.
-func declares(u *upstream, method string) bool {
-	capability := map[string]string{"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources",
-		"resources/templates/list": "resources", "tasks/list": "tasks"}[method]
-	return rawjson.Member(rawjson.Member(u.conn.State().InitializeResult, "capabilities"), capability) != nil
+func declares(u *serve.Session, method string) bool {
+	capability := "tasks"
+	if l, ok := mcp.ListOf(method); ok {
+		capability = l.Capability
+	}
+	return rawjson.Member(rawjson.Member(u.Init(), "capabilities"), capability) != nil
 }
 
 // page is a page of the front's list: items under key, and cursor.
@@ -246,35 +259,23 @@ func (f *front) page(ctx context.Context, method, key string, items []json.RawMe
 	}
 	b = append(b, '}')
 	if modern {
-		mcp.AddResultMembers(ctx, modernMembers(method, b))
+		serve.ModernResult(ctx, method, b)
 	}
 	return b
 }
 
-// memberPage is one page of m's list from cursor, its items as the
-// client sees them, and m's next cursor. A member that is down, does not
-// answer within ListWait, or fails the request adds nothing (said once,
-// but for being down, which its state change said); the client going
-// is an error.
-func (f *front) memberPage(ctx context.Context, m *Member, method, key string, params json.RawMessage, cursor string) ([]json.RawMessage, string, error) {
-	res, err := f.fetchPage(ctx, m, method, params, cursor)
-	if res == nil {
-		return nil, "", err
-	}
-	return f.pageItems(m, method, key, res)
-}
-
 // fetchPage asks m for one page of its list from cursor: nil when it
-// adds nothing (down, too slow, failed: said as memberPage says), with an
-// error when the client went.
+// adds nothing (a member that is down, does not answer within ListWait,
+// or fails the request: said once, but for being down, which its state
+// change said), with an error when the client went.
 func (f *front) fetchPage(ctx context.Context, m *Member, method string, params json.RawMessage, cursor string) (json.RawMessage, error) {
 	g := f.gw
-	p := withoutMember(params, "cursor")
+	p := rawjson.Without(params, "cursor")
 	if !rawjson.IsObject(p) {
 		p = json.RawMessage(`{}`)
 	}
 	if cursor != "" {
-		p = withMember(p, "cursor", mustJSON(cursor))
+		p = rawjson.With(p, "cursor", mustJSON(cursor))
 	}
 	wait := g.ListWait
 	if wait <= 0 {
@@ -307,66 +308,53 @@ func (f *front) fetchPage(ctx context.Context, m *Member, method string, params 
 // pageItems are the items of member m's page res as the client sees
 // them, and m's next cursor. Pages are taken in the members' order: the
 // first member to give a name or a URI keeps it (nameBook).
-func (f *front) pageItems(m *Member, method, key string, res json.RawMessage) ([]json.RawMessage, string, error) {
+func (f *front) pageItems(m *Member, method, key string, res json.RawMessage) ([]json.RawMessage, string) {
 	g := f.gw
 	next, _ := rawjson.String(rawjson.Member(res, "nextCursor"))
 	if len(next) > maxMemberCursor {
 		g.sayOnce(fmt.Sprintf("serve: server %q gave a cursor of %d bytes in %s (at most %d are kept): its list ends there", m.Name, len(next), method, maxMemberCursor))
 		next = ""
 	}
-	view := f.viewOf()
-	vg := view.guard("")
+	view := f.c.Who()
 	var items []json.RawMessage
 	rawjson.ForEachElement(rawjson.Member(res, key), func(_ int, it []byte) {
-		if it, ok := g.item(m, key, it, view); ok {
+		if it, ok := g.item(m, method, it, view); ok {
 			items = append(items, it)
 		}
 	})
-	if vg != nil && len(items) > 0 {
-		kept := vg.filter(method, f.page(context.Background(), method, key, items, "", false))
+	if view.Hides() && len(items) > 0 {
+		kept := view.Filter(method, f.page(context.Background(), method, key, items, "", false))
 		items = items[:0]
 		rawjson.ForEachElement(rawjson.Member(kept, key), func(_ int, it []byte) { items = append(items, it) })
 	}
-	return items, next, nil
+	return items, next
 }
 
-// item is an item of member m's list as a client of view sees it: a
-// tool or prompt named with m's prefix; ok is false for one it does not
-// see (a name of a member without a prefix that reads as another's, or
-// that an earlier member gives too; a URI or template an earlier member
-// lists too; an item whose key is written twice or in another case).
-func (g *Gateway) item(m *Member, key string, item json.RawMessage, view *View) (json.RawMessage, bool) {
-	switch key {
-	case "tools", "prompts":
-		name, ok := exactString(item, "name")
-		if !ok {
-			return nil, false
-		}
-		kind := strings.TrimSuffix(key, "s")
-		if m.prefix != "" {
-			return withMember(item, "name", mustJSON(m.prefix+name)), true
-		}
-		if other := g.claims(name); other != nil {
-			g.sayOnce(fmt.Sprintf("serve: server %q lists a %s named %q, which reads as server %q's: hidden", m.Name, kind, safetext.Clip(safetext.Line(name), 200), other.Name))
-			return nil, false
-		}
-		return item, g.names.claim(g, kind, name, m, view)
-	case "resources", "resourceTemplates":
-		field, kind := "uri", "uri"
-		if key == "resourceTemplates" {
-			field, kind = "uriTemplate", "template"
-		}
-		id, ok := exactString(item, field)
-		if !ok {
-			return nil, false
-		}
-		return item, g.names.claim(g, kind, id, m, view)
-	case "tasks":
-		var id string
-		json.Unmarshal(rawjson.Member(item, "taskId"), &id)
-		g.tasks.noteID(m, id)
+// item is an item of member m's list (of method) as a client of view
+// sees it: a tool or prompt named with m's prefix; ok is false for one
+// it does not see (a name of a member without a prefix that reads as
+// another's, or that an earlier member gives too; a URI or template an
+// earlier member lists too; an item whose key is written twice or in
+// another case).
+func (g *Gateway) item(m *Member, method string, item json.RawMessage, view *serve.View) (json.RawMessage, bool) {
+	l, ok := mcp.ListOf(method)
+	if !ok { // tasks/list: each task's member is known (OnTask)
+		return item, true
 	}
-	return item, true
+	id, ok := l.ID(item)
+	if !ok {
+		return nil, false
+	}
+	if !l.ByURI {
+		if m.prefix != "" {
+			return rawjson.With(item, l.Field, mustJSON(m.prefix+id)), true
+		}
+		if other := g.claims(id); other != nil {
+			g.sayOnce(fmt.Sprintf("serve: server %q lists a %s named %q, which reads as server %q's: hidden", m.Name, l.Item, safetext.Clip(safetext.Line(id), 200), other.Name))
+			return nil, false
+		}
+	}
+	return item, g.names.claim(g, l, id, m, view)
 }
 
 // nameBook keeps who lists what, as the front's lists have shown it: for
@@ -374,17 +362,17 @@ func (g *Gateway) item(m *Member, key string, item json.RawMessage, view *View) 
 // members that list it, in the members' order.
 type nameBook struct {
 	mu    sync.Mutex                          // guards the fields below
-	by    map[string][]*Member                // kind + "\x00" + key -> its listers, in order
+	by    map[string][]*Member                // list's key + "\x00" + item's -> its listers, in order
 	tmpl  map[*Member][]*uritemplate.Template // each member's templates, parsed
 	bytes int
 	full  bool // maxBookBytes was reached (said once)
 }
 
-// claim notes that m lists key (of kind: tool, prompt, uri, template),
-// and reports whether a client of view sees m's: no member before m in
-// the order, that view sees, lists it too. A second lister is said once.
-func (b *nameBook) claim(g *Gateway, kind, key string, m *Member, view *View) bool {
-	k := kind + "\x00" + key
+// claim notes that m lists the item of l called key, and reports
+// whether a client of view sees m's: no member before m in the order,
+// that view sees, lists it too. A second lister is said once.
+func (b *nameBook) claim(g *Gateway, l mcp.List, key string, m *Member, view *serve.View) bool {
+	k := l.Key + "\x00" + key
 	b.mu.Lock()
 	listers := b.by[k]
 	if !slices.Contains(listers, m) {
@@ -404,7 +392,7 @@ func (b *nameBook) claim(g *Gateway, kind, key string, m *Member, view *View) bo
 		slices.SortFunc(listers, func(x, y *Member) int { return x.index - y.index })
 		b.by[k] = listers
 		b.bytes += len(k) + 16
-		if kind == "template" {
+		if l == mcp.ResourceTemplates {
 			if t, err := uritemplate.Parse(key); err == nil {
 				b.tmpl[m] = append(b.tmpl[m], t)
 			}
@@ -412,23 +400,27 @@ func (b *nameBook) claim(g *Gateway, kind, key string, m *Member, view *View) bo
 	}
 	b.mu.Unlock()
 	if len(listers) > 1 {
-		g.sayOnce(fmt.Sprintf("serve: servers %q and %q both list the %s %q: %q's is served, the other's hidden", listers[0].Name, listers[1].Name, kind, safetext.Clip(safetext.Line(key), 200), listers[0].Name))
+		noun := l.Item
+		if l.ByURI {
+			noun = l.Field
+		}
+		g.sayOnce(fmt.Sprintf("serve: servers %q and %q both list the %s %q: %q's is served, the other's hidden", listers[0].Name, listers[1].Name, noun, safetext.Clip(safetext.Line(key), 200), listers[0].Name))
 	}
 	for _, l := range listers {
-		if view.sees(l) {
+		if view.Sees(l.Name) {
 			return l == m
 		}
 	}
 	return true
 }
 
-// owner is the member a client of view reaches for key: the first that
-// lists it and that view sees.
-func (b *nameBook) owner(kind, key string, view *View) *Member {
+// owner is the member a client of view reaches for the item of l called
+// key: the first that lists it and that view sees.
+func (b *nameBook) owner(l mcp.List, key string, view *serve.View) *Member {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for _, m := range b.by[kind+"\x00"+key] {
-		if view.sees(m) {
+	for _, m := range b.by[l.Key+"\x00"+key] {
+		if view.Sees(m.Name) {
 			return m
 		}
 	}
@@ -436,11 +428,11 @@ func (b *nameBook) owner(kind, key string, view *View) *Member {
 }
 
 // matching is the first member view sees whose template uri matches.
-func (b *nameBook) matching(uri string, view *View, members []*Member) *Member {
+func (b *nameBook) matching(uri string, view *serve.View, members []*Member) *Member {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, m := range members {
-		if !view.sees(m) {
+		if !view.Sees(m.Name) {
 			continue
 		}
 		for _, t := range b.tmpl[m] {
@@ -452,14 +444,17 @@ func (b *nameBook) matching(uri string, view *View, members []*Member) *Member {
 	return nil
 }
 
-// forget drops what m lists (of the kinds, or all when none is given):
+// forget drops what m lists (in the lists given, or all when none is):
 // its list changed, or it went down.
-func (b *nameBook) forget(m *Member, kinds ...string) {
+func (b *nameBook) forget(m *Member, lists ...mcp.List) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	in := func(key string) bool {
+		return len(lists) == 0 || slices.ContainsFunc(lists, func(l mcp.List) bool { return l.Key == key })
+	}
 	for k, listers := range b.by {
-		kind, _, _ := strings.Cut(k, "\x00")
-		if !slices.Contains(listers, m) || len(kinds) > 0 && !slices.Contains(kinds, kind) {
+		key, _, _ := strings.Cut(k, "\x00")
+		if !slices.Contains(listers, m) || !in(key) {
 			continue
 		}
 		listers = slices.DeleteFunc(slices.Clone(listers), func(x *Member) bool { return x == m })
@@ -470,20 +465,15 @@ func (b *nameBook) forget(m *Member, kinds ...string) {
 			b.by[k] = listers
 		}
 	}
-	if len(kinds) == 0 || slices.Contains(kinds, "template") {
+	if in(mcp.ResourceTemplates.Key) {
 		delete(b.tmpl, m)
 	}
 }
 
 // listChanged forgets what m's list that changed held.
 func (b *nameBook) listChanged(m *Member, method string) {
-	switch method {
-	case "notifications/tools/list_changed":
-		b.forget(m, "tool")
-	case "notifications/prompts/list_changed":
-		b.forget(m, "prompt")
-	case "notifications/resources/list_changed":
-		b.forget(m, "uri", "template")
+	if changed := mcp.ChangedLists(method); changed != nil {
+		b.forget(m, changed...)
 	}
 }
 
@@ -491,17 +481,17 @@ func (b *nameBook) listChanged(m *Member, method string) {
 // server gives: by its prefix, else a member without one (the one, or
 // the first that lists it, its list walked when it is not known yet); nil
 // when none the client sees gives it.
-func (f *front) route(ctx context.Context, kind, name string) (*Member, string) {
-	g, view := f.gw, f.viewOf()
+func (f *front) route(ctx context.Context, l mcp.List, name string) (*Member, string) {
+	g, view := f.gw, f.c.Who()
 	if m, local := g.byPrefix(name); m != nil {
-		if !view.sees(m) {
+		if !view.Sees(m.Name) {
 			return nil, ""
 		}
 		return m, local
 	}
 	var bare []*Member
 	for _, m := range g.unprefixed() {
-		if view.sees(m) {
+		if view.Sees(m.Name) {
 			bare = append(bare, m)
 		}
 	}
@@ -511,11 +501,11 @@ func (f *front) route(ctx context.Context, kind, name string) (*Member, string) 
 	case len(bare) == 1:
 		return bare[0], name
 	}
-	if m := g.names.owner(kind, name, view); m != nil {
+	if m := g.names.owner(l, name, view); m != nil {
 		return m, name
 	}
 	for _, m := range bare {
-		if f.find(ctx, m, kind+"s/list", "name", name) {
+		if f.find(ctx, m, l, is(name)) {
 			return m, name
 		}
 	}
@@ -527,9 +517,9 @@ func (f *front) route(ctx context.Context, kind, name string) (*Member, string) 
 // walked when they are not known yet), else the only member that serves
 // resources.
 func (f *front) owner(ctx context.Context, uri string) *Member {
-	g, view := f.gw, f.viewOf()
+	g, view := f.gw, f.c.Who()
 	find := func() *Member {
-		if m := g.names.owner("uri", uri, view); m != nil {
+		if m := g.names.owner(mcp.Resources, uri, view); m != nil {
 			return m
 		}
 		return g.names.matching(uri, view, g.Members)
@@ -542,12 +532,12 @@ func (f *front) owner(ctx context.Context, uri string) *Member {
 		return serving[0]
 	}
 	for _, m := range serving {
-		if f.find(ctx, m, "resources/list", "uri", uri) {
+		if f.find(ctx, m, mcp.Resources, is(uri)) {
 			return m
 		}
 	}
 	for _, m := range serving {
-		f.find(ctx, m, "resources/templates/list", "", "")
+		f.find(ctx, m, mcp.ResourceTemplates, nil)
 	}
 	return find()
 }
@@ -555,8 +545,8 @@ func (f *front) owner(ctx context.Context, uri string) *Member {
 // templateOwner is the member that lists a resource template (for a
 // completion of its argument).
 func (f *front) templateOwner(ctx context.Context, tmpl string) *Member {
-	g, view := f.gw, f.viewOf()
-	if m := g.names.owner("template", tmpl, view); m != nil {
+	g, view := f.gw, f.c.Who()
+	if m := g.names.owner(mcp.ResourceTemplates, tmpl, view); m != nil {
 		return m
 	}
 	serving := f.resourceMembers(ctx)
@@ -564,7 +554,7 @@ func (f *front) templateOwner(ctx context.Context, tmpl string) *Member {
 		return serving[0]
 	}
 	for _, m := range serving {
-		if f.find(ctx, m, "resources/templates/list", "uriTemplate", tmpl) {
+		if f.find(ctx, m, mcp.ResourceTemplates, is(tmpl)) {
 			return m
 		}
 	}
@@ -574,13 +564,13 @@ func (f *front) templateOwner(ctx context.Context, tmpl string) *Member {
 // resourceMembers are the members the client sees that serve resources
 // (or may: those not up yet are started).
 func (f *front) resourceMembers(ctx context.Context) []*Member {
-	view := f.viewOf()
+	view := f.c.Who()
 	var out []*Member
 	for _, m := range f.gw.Members {
-		if !view.sees(m) {
+		if !view.Sees(m.Name) {
 			continue
 		}
-		if u := m.upNow(); u != nil && !declares(u, "resources/list") {
+		if u := m.upNow(); u != nil && !declares(u, mcp.Resources.Method) {
 			continue
 		}
 		out = append(out, m)
@@ -588,20 +578,20 @@ func (f *front) resourceMembers(ctx context.Context) []*Member {
 	return out
 }
 
-// find reads m's list of method, as the client sees it, until an item
-// whose field is want (none: to its end), within maxPinPages pages; what
-// it reads is kept (nameBook). It reports whether it found one.
-func (f *front) find(ctx context.Context, m *Member, method, field, want string) bool {
-	key := listKey(method)
+// find reads m's list l, as the client sees it, until an item whose
+// name match takes (none: to its end), within maxFindPages pages; what it
+// reads is kept (nameBook). It reports whether it found one.
+func (f *front) find(ctx context.Context, m *Member, l mcp.List, match func(id string) bool) bool {
 	cursor := ""
 	seen := map[string]bool{}
-	for range maxPinPages {
-		items, next, err := f.memberPage(ctx, m, method, key, nil, cursor)
-		if err != nil {
+	for range maxFindPages {
+		res, _ := f.fetchPage(ctx, m, l.Method, nil, cursor)
+		if res == nil {
 			return false
 		}
+		items, next := f.pageItems(m, l.Method, l.Key, res)
 		for _, it := range items {
-			if got, _ := exactString(it, field); field != "" && got == want {
+			if id, _ := l.ID(it); match != nil && match(id) {
 				return true
 			}
 		}
@@ -612,6 +602,9 @@ func (f *front) find(ctx context.Context, m *Member, method, field, want string)
 	}
 	return false
 }
+
+// is matches id.
+func is(id string) func(string) bool { return func(s string) bool { return s == id } }
 
 // sayOnce says a line on serve's log once (at most maxSaid lines in all).
 func (g *Gateway) sayOnce(line string) {
@@ -628,26 +621,13 @@ func (g *Gateway) sayOnce(line string) {
 	g.Log.Warn(line)
 }
 
-// taskOwner keeps which member each task id the front gave out is of
-// (the ids are serve's own, random: no two members give the same).
+// taskOwner keeps which member each task id given out is of (the ids
+// are serve's own, random: no two members give the same), as each
+// member's Server tells it (OnTask).
 type taskOwner struct {
 	mu    sync.Mutex // guards by and order
 	by    map[string]*Member
 	order []string // oldest first, to forget past maxTasks
-}
-
-// note notes the task a tools/call result made, if it made one.
-func (t *taskOwner) note(m *Member, res json.RawMessage) {
-	if len(res) > maxTaskResult {
-		return
-	}
-	var id string
-	if task := rawjson.Member(res, "task"); rawjson.IsObject(task) {
-		json.Unmarshal(rawjson.Member(task, "taskId"), &id)
-	} else if mcp.IsTaskResult(res) {
-		json.Unmarshal(rawjson.Member(res, "taskId"), &id)
-	}
-	t.noteID(m, id)
 }
 
 func (t *taskOwner) noteID(m *Member, id string) {

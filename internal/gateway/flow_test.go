@@ -1,4 +1,4 @@
-package serve
+package gateway
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -21,8 +22,8 @@ import (
 func TestGatewayEachEra(t *testing.T) {
 	t.Parallel()
 	g, _ := startGateway(t,
-		testMember{name: "old", settings: settingsFor(demoURL(t, "legacy"), "legacy", nil)},
-		testMember{name: "new", settings: settingsFor(demoURL(t, "modern"), "modern", nil)})
+		testMember{name: "old", settings: servetest.Settings(servetest.DemoURL(t, "legacy"), "legacy", nil)},
+		testMember{name: "new", settings: servetest.Settings(servetest.DemoURL(t, "modern"), "modern", nil)})
 	for _, side := range []string{"stdio", "http"} {
 		for _, era := range []string{"legacy", "modern"} {
 			// One after the other: a server of the initialize era asks its
@@ -31,10 +32,10 @@ func TestGatewayEachEra(t *testing.T) {
 			t.Run(side+"/"+era, func(t *testing.T) {
 				var c *mcp.Client
 				if side == "stdio" {
-					c, _ = stdioClient(t, g.Server(), era)
+					c, _ = servetest.StdioClient(t, g.Server(), era)
 				} else {
 					_, u := gatewayHTTP(t, g, nil)
-					c, _ = httpClient(t, u, era, side)
+					c, _ = servetest.HTTPClient(t, u, era, side)
 				}
 				tools := strings.Join(listAll(t, c, "tools/list", "tools"), " ")
 				for _, want := range []string{"old__ask", "new__ask", "old__echo", "new__echo"} {
@@ -49,20 +50,20 @@ func TestGatewayEachEra(t *testing.T) {
 					if err != nil || !strings.Contains(string(res), side) {
 						t.Errorf("%s__ask: %s %v, want the answer of %s", server, res, err, side)
 					}
-					if got := call(t, c, "tools/call", `{"name":"`+server+`__echo","arguments":{"message":"to `+server+`"}}`); !strings.Contains(string(got), "to "+server) {
+					if got := servetest.Call(t, c, "tools/call", `{"name":"`+server+`__echo","arguments":{"message":"to `+server+`"}}`); !strings.Contains(string(got), "to "+server) {
 						t.Errorf("%s__echo: %s", server, got)
 					}
-					if got := call(t, c, "prompts/get", `{"name":"`+server+`__greet","arguments":{"name":"Ada"}}`); !strings.Contains(string(got), "Ada") {
+					if got := servetest.Call(t, c, "prompts/get", `{"name":"`+server+`__greet","arguments":{"name":"Ada"}}`); !strings.Contains(string(got), "Ada") {
 						t.Errorf("%s__greet: %s", server, got)
 					}
-					if got := call(t, c, "completion/complete", `{"ref":{"type":"ref/prompt","name":"`+server+`__review"},"argument":{"name":"language","value":"ja"}}`); !strings.Contains(string(got), "java") {
+					if got := servetest.Call(t, c, "completion/complete", `{"ref":{"type":"ref/prompt","name":"`+server+`__review"},"argument":{"name":"language","value":"ja"}}`); !strings.Contains(string(got), "java") {
 						t.Errorf("%s completion: %s", server, got)
 					}
 				}
-				if got := call(t, c, "resources/read", `{"uri":"demo://readme"}`); !strings.Contains(string(got), "demo://readme") {
+				if got := servetest.Call(t, c, "resources/read", `{"uri":"demo://readme"}`); !strings.Contains(string(got), "demo://readme") {
 					t.Errorf("readme: %s", got)
 				}
-				if got := call(t, c, "resources/read", `{"uri":"demo://notes/1"}`); !strings.Contains(string(got), "notes/1") {
+				if got := servetest.Call(t, c, "resources/read", `{"uri":"demo://notes/1"}`); !strings.Contains(string(got), "notes/1") {
 					t.Errorf("a note by its template: %s", got)
 				}
 			})
@@ -76,19 +77,19 @@ func TestGatewayEachEra(t *testing.T) {
 // refused.
 func TestGatewayPagesSpanServers(t *testing.T) {
 	t.Parallel()
-	g, _ := startGateway(t, testMember{name: "a", settings: fakeStdio("pages=3")}, testMember{name: "b", settings: twoTools(t, "b")}, testMember{name: "c", settings: fakeStdio("pages=2")})
-	c, _ := stdioClient(t, g.Server(), "legacy")
+	g, _ := startGateway(t, testMember{name: "a", settings: servetest.FakeStdio("pages=3")}, testMember{name: "b", settings: twoTools(t, "b")}, testMember{name: "c", settings: servetest.FakeStdio("pages=2")})
+	c, _ := servetest.StdioClient(t, g.Server(), "legacy")
 	if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != "a__tool0 a__tool1 a__tool2 a__x b__add b__echo c__tool0 c__tool1 c__x" {
 		t.Errorf("tools: %s", got)
 	}
 	// A page holds the servers' pages one after the other: here all of
 	// them, for a client that reads the first page alone.
-	if got := strings.Join(itemKeys(t, call(t, c, "tools/list", `{}`), "tools"), " "); got != "a__tool0 a__tool1 a__tool2 a__x b__add b__echo c__tool0 c__tool1 c__x" {
+	if got := strings.Join(itemKeys(t, servetest.Call(t, c, "tools/list", `{}`), "tools"), " "); got != "a__tool0 a__tool1 a__tool2 a__x b__add b__echo c__tool0 c__tool1 c__x" {
 		t.Errorf("the first page: %s", got)
 	}
 	// Past a page's bound, its nextCursor is the gateway's own, signed.
 	cursor := g.cursor("tools/list", listPos{M: "b"})
-	if got := strings.Join(itemKeys(t, call(t, c, "tools/list", `{"cursor":"`+cursor+`"}`), "tools"), " "); got != "b__add b__echo c__tool0 c__tool1 c__x" {
+	if got := strings.Join(itemKeys(t, servetest.Call(t, c, "tools/list", `{"cursor":"`+cursor+`"}`), "tools"), " "); got != "b__add b__echo c__tool0 c__tool1 c__x" {
 		t.Errorf("from b on: %s", got)
 	}
 	p := struct{ Next string }{cursor}
@@ -115,15 +116,15 @@ func TestGatewayRoutesEachToItsServer(t *testing.T) {
 	t.Parallel()
 	// Both fakes list fake://a: feed's is served, as the first's.
 	g, _ := startGateway(t,
-		testMember{name: "feed", settings: fakeStdio("updates=1")},
-		testMember{name: "jobs", settings: fakeStdio("tasks=working/completed")},
-		testMember{name: "demo", settings: demoStdio()})
+		testMember{name: "feed", settings: servetest.FakeStdio("updates=1")},
+		testMember{name: "jobs", settings: servetest.FakeStdio("tasks=working/completed")},
+		testMember{name: "demo", settings: servetest.DemoStdio()})
 	_, u := gatewayHTTP(t, g, nil)
-	a, arec := httpClient(t, u, "legacy", "a")
-	b, _ := httpClient(t, u, "legacy", "b")
+	a, arec := servetest.HTTPClient(t, u, "legacy", "a")
+	b, _ := servetest.HTTPClient(t, u, "legacy", "b")
 
 	// A task: made by a's call, reached by its id, a's alone.
-	created := call(t, a, "tools/call", `{"name":"jobs__job","arguments":{},"task":{"ttl":60000}}`)
+	created := servetest.Call(t, a, "tools/call", `{"name":"jobs__job","arguments":{},"task":{"ttl":60000}}`)
 	var made struct {
 		Task struct {
 			TaskID string `json:"taskId"`
@@ -134,10 +135,10 @@ func TestGatewayRoutesEachToItsServer(t *testing.T) {
 	if !strings.HasPrefix(id, "mcpv-task-") {
 		t.Fatalf("the task: %s", created)
 	}
-	if list := call(t, a, "tasks/list", `{}`); !strings.Contains(string(list), id) {
+	if list := servetest.Call(t, a, "tasks/list", `{}`); !strings.Contains(string(list), id) {
 		t.Errorf("a's tasks/list: %s", list)
 	}
-	if list := call(t, b, "tasks/list", `{}`); strings.Contains(string(list), id) {
+	if list := servetest.Call(t, b, "tasks/list", `{}`); strings.Contains(string(list), id) {
 		t.Errorf("b's tasks/list holds a's task: %s", list)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -146,27 +147,27 @@ func TestGatewayRoutesEachToItsServer(t *testing.T) {
 		t.Error("b got a's task")
 	}
 	for range 3 {
-		call(t, a, "tasks/get", string(mcp.TaskParams(id)))
+		servetest.Call(t, a, "tasks/get", string(mcp.TaskParams(id)))
 	}
-	if res := call(t, a, "tasks/result", string(mcp.TaskParams(id))); !strings.Contains(string(res), "content") {
+	if res := servetest.Call(t, a, "tasks/result", string(mcp.TaskParams(id))); !strings.Contains(string(res), "content") {
 		t.Errorf("the task's result: %s", res)
 	}
 
 	// A subscription: the update comes to the client that subscribed.
-	call(t, a, "resources/subscribe", `{"uri":"fake://a"}`)
-	waitFor(t, "a's update", func() bool { return arec.saw(`"notifications/resources/updated"`) })
+	servetest.Call(t, a, "resources/subscribe", `{"uri":"fake://a"}`)
+	servetest.WaitFor(t, "a's update", func() bool { return arec.Saw(`"notifications/resources/updated"`) })
 
 	// A log level: messages below it stay away, the rest come.
-	call(t, a, "logging/setLevel", `{"level":"error"}`)
-	call(t, a, "tools/call", `{"name":"demo__log","arguments":{"level":"info","message":"quiet please"}}`)
-	call(t, a, "tools/call", `{"name":"demo__log","arguments":{"level":"error","message":"loud and clear"}}`)
-	if arec.saw("quiet please") || !arec.saw("loud and clear") {
+	servetest.Call(t, a, "logging/setLevel", `{"level":"error"}`)
+	servetest.Call(t, a, "tools/call", `{"name":"demo__log","arguments":{"level":"info","message":"quiet please"}}`)
+	servetest.Call(t, a, "tools/call", `{"name":"demo__log","arguments":{"level":"error","message":"loud and clear"}}`)
+	if arec.Saw("quiet please") || !arec.Saw("loud and clear") {
 		t.Errorf("the log level was not the server's to keep")
 	}
 
 	// Progress, under the client's own token.
-	call(t, a, "tools/call", `{"name":"demo__slow","arguments":{"seconds":0.2,"steps":2},"_meta":{"progressToken":"mine-7"}}`)
-	waitFor(t, "a's progress", func() bool { return arec.saw(`"progressToken":"mine-7"`) })
+	servetest.Call(t, a, "tools/call", `{"name":"demo__slow","arguments":{"seconds":0.2,"steps":2},"_meta":{"progressToken":"mine-7"}}`)
+	servetest.WaitFor(t, "a's progress", func() bool { return arec.Saw(`"progressToken":"mine-7"`) })
 
 	// A cancellation: the call ends at once, and the server answers on.
 	cctx, ccancel := context.WithCancel(context.Background())
@@ -184,7 +185,7 @@ func TestGatewayRoutesEachToItsServer(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("a cancelled call did not end")
 	}
-	if got := call(t, a, "tools/call", `{"name":"demo__echo","arguments":{"message":"on"}}`); !strings.Contains(string(got), "on") {
+	if got := servetest.Call(t, a, "tools/call", `{"name":"demo__echo","arguments":{"message":"on"}}`); !strings.Contains(string(got), "on") {
 		t.Errorf("after the cancellation: %s", got)
 	}
 }
@@ -201,17 +202,17 @@ func TestGatewayListen(t *testing.T) {
 		for _, side := range []string{"stdio", "http"} {
 			t.Run(upEra+"/"+side, func(t *testing.T) {
 				t.Parallel()
-				s, url := listenServer(t, upEra)
-				g, _ := startGateway(t, testMember{name: "files", settings: settingsFor(url, upEra, nil), eager: true},
-					testMember{name: "bad", settings: fakeStdio("crash"), eager: true})
-				waitFor(t, "both up", func() bool { return g.member("files").upNow() != nil && g.member("bad").upNow() != nil })
+				s, url := servetest.ListenServer(t, upEra)
+				g, _ := startGateway(t, testMember{name: "files", settings: servetest.Settings(url, upEra, nil), eager: true},
+					testMember{name: "bad", settings: servetest.FakeStdio("crash"), eager: true})
+				servetest.WaitFor(t, "both up", func() bool { return g.member("files").upNow() != nil && g.member("bad").upNow() != nil })
 				var c *mcp.Client
-				var rec *recorder
+				var rec *servetest.Recorder
 				if side == "stdio" {
-					c, rec = stdioClient(t, g.Server(), "modern")
+					c, rec = servetest.StdioClient(t, g.Server(), "modern")
 				} else {
 					_, u := gatewayHTTP(t, g, nil)
-					c, rec = httpClient(t, u, "modern", "x")
+					c, rec = servetest.HTTPClient(t, u, "modern", "x")
 				}
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
@@ -220,22 +221,22 @@ func TestGatewayListen(t *testing.T) {
 					_, err := c.Stream(ctx, "subscriptions/listen", json.RawMessage(`{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["file:///a","file:///nowhere"]}}`))
 					ended <- err
 				}()
-				ack := waitMessage(t, rec, "notifications/subscriptions/acknowledged")
+				ack := rec.WaitMessage(t, "notifications/subscriptions/acknowledged")
 				if !strings.Contains(ack, `"resourceSubscriptions":["file:///a"]`) || !strings.Contains(ack, `"toolsListChanged":true`) {
 					t.Errorf("acknowledgement %s", ack)
 				}
-				id := subscriptionID(t, ack)
+				id := servetest.SubscriptionID(t, ack)
 				s.ResourceUpdated(context.Background(), &sdk.ResourceUpdatedNotificationParams{URI: "file:///b"}) // not asked for
 				s.ResourceUpdated(context.Background(), &sdk.ResourceUpdatedNotificationParams{URI: "file:///a"})
-				if upd := waitMessage(t, rec, "notifications/resources/updated"); !strings.Contains(upd, `"file:///a"`) || subscriptionID(t, upd) != id {
+				if upd := rec.WaitMessage(t, "notifications/resources/updated"); !strings.Contains(upd, `"file:///a"`) || servetest.SubscriptionID(t, upd) != id {
 					t.Errorf("update %s, want file:///a under %s", upd, id)
 				}
 				// A server going down changes the list.
 				g.member("bad").life.fail(g.member("bad").upNow(), errors.New("taken down by the test"))
-				if changed := waitMessage(t, rec, "notifications/tools/list_changed"); subscriptionID(t, changed) != id {
+				if changed := rec.WaitMessage(t, "notifications/tools/list_changed"); servetest.SubscriptionID(t, changed) != id {
 					t.Errorf("list change %s, want it under %s", changed, id)
 				}
-				for _, m := range rec.all() {
+				for _, m := range rec.All() {
 					if strings.Contains(string(m), `file:///b`) {
 						t.Errorf("the listener got %s, which it did not ask for", m)
 					}
@@ -256,16 +257,16 @@ func TestGatewayTwoListensOfOneClient(t *testing.T) {
 	for _, upEra := range []string{"legacy", "modern"} {
 		t.Run(upEra, func(t *testing.T) {
 			t.Parallel()
-			s, url := listenServer(t, upEra)
-			g, _ := startGateway(t, testMember{name: "files", settings: settingsFor(url, upEra, nil), eager: true})
-			waitFor(t, "files up", func() bool { return g.member("files").upNow() != nil })
-			c, rec := stdioClient(t, g.Server(), "modern")
+			s, url := servetest.ListenServer(t, upEra)
+			g, _ := startGateway(t, testMember{name: "files", settings: servetest.Settings(url, upEra, nil), eager: true})
+			servetest.WaitFor(t, "files up", func() bool { return g.member("files").upNow() != nil })
+			c, rec := servetest.StdioClient(t, g.Server(), "modern")
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			ended := make(chan error, 2)
 			acks := func() []string {
 				var out []string
-				for _, m := range rec.all() {
+				for _, m := range rec.All() {
 					if strings.Contains(string(m), `"method":"notifications/subscriptions/acknowledged"`) {
 						out = append(out, string(m))
 					}
@@ -278,12 +279,12 @@ func TestGatewayTwoListensOfOneClient(t *testing.T) {
 					_, err := c.Stream(ctx, "subscriptions/listen", json.RawMessage(`{"notifications":{"resourceSubscriptions":["`+uri+`"]}}`))
 					ended <- err
 				}()
-				waitFor(t, "the acknowledgement of "+uri, func() bool { return len(acks()) == i+1 })
+				servetest.WaitFor(t, "the acknowledgement of "+uri, func() bool { return len(acks()) == i+1 })
 				ack := acks()[i]
 				if !strings.Contains(ack, `"resourceSubscriptions":["`+uri+`"]`) {
 					t.Fatalf("acknowledgement of %s: %s", uri, ack)
 				}
-				idOf[uri] = subscriptionID(t, ack)
+				idOf[uri] = servetest.SubscriptionID(t, ack)
 			}
 			if idOf["file:///a"] == idOf["file:///b"] {
 				t.Fatalf("two listens under one id %s", idOf["file:///a"])
@@ -292,18 +293,18 @@ func TestGatewayTwoListensOfOneClient(t *testing.T) {
 			s.ResourceUpdated(context.Background(), &sdk.ResourceUpdatedNotificationParams{URI: "file:///b"})
 			updates := func() map[string]string {
 				got := map[string]string{}
-				for _, m := range rec.all() {
+				for _, m := range rec.All() {
 					if msg := string(m); strings.Contains(msg, `"method":"notifications/resources/updated"`) {
 						for uri := range idOf {
 							if strings.Contains(msg, `"`+uri+`"`) {
-								got[uri] += subscriptionID(t, msg) + " "
+								got[uri] += servetest.SubscriptionID(t, msg) + " "
 							}
 						}
 					}
 				}
 				return got
 			}
-			waitFor(t, "both updates", func() bool { return len(updates()) == 2 })
+			servetest.WaitFor(t, "both updates", func() bool { return len(updates()) == 2 })
 			for uri, ids := range updates() {
 				if ids != idOf[uri]+" " {
 					t.Errorf("%s's updates came under %s, want once under %s", uri, ids, idOf[uri])
@@ -322,17 +323,17 @@ func TestGatewayTwoListensOfOneClient(t *testing.T) {
 // under the server's prefix.
 func TestGatewayServerListChanged(t *testing.T) {
 	t.Parallel()
-	s, url := listenServer(t, "legacy")
-	g, _ := startGateway(t, testMember{name: "files", settings: settingsFor(url, "legacy", nil), eager: true},
+	s, url := servetest.ListenServer(t, "legacy")
+	g, _ := startGateway(t, testMember{name: "files", settings: servetest.Settings(url, "legacy", nil), eager: true},
 		testMember{name: "other", settings: twoTools(t, "other"), eager: true})
-	c, rec := stdioClient(t, g.Server(), "legacy")
+	c, rec := servetest.StdioClient(t, g.Server(), "legacy")
 	if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != "files__t other__add other__echo" {
 		t.Fatalf("tools before: %s", got)
 	}
 	sdk.AddTool(s, &sdk.Tool{Name: "t2"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
 		return &sdk.CallToolResult{}, nil, nil
 	})
-	waitFor(t, "the client to hear its list changed", func() bool { return rec.saw("notifications/tools/list_changed") })
+	servetest.WaitFor(t, "the client to hear its list changed", func() bool { return rec.Saw("notifications/tools/list_changed") })
 	if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != "files__t files__t2 other__add other__echo" {
 		t.Errorf("tools after: %s", got)
 	}

@@ -1,4 +1,4 @@
-package serve
+package gateway
 
 // A gateway over HTTP: the endpoint (every member together, through the
 // front) at its path, /mcp unless Path says otherwise, and each member
@@ -12,53 +12,59 @@ package serve
 // see is not found (404), as a path nothing serves.
 
 import (
-	"encoding/json"
-	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/serve"
 )
 
-// GatewayHandler serves a gateway over HTTP.
-type GatewayHandler struct {
+// Handler serves a gateway over HTTP.
+type Handler struct {
 	gw *Gateway
 	// Endpoint serves the members together; Members each alone, by
 	// name.
-	Endpoint *HTTPHandler
-	Members  map[string]*HTTPHandler
+	Endpoint *serve.HTTPHandler
+	Members  map[string]*serve.HTTPHandler
 }
 
-// HTTPHandler serves the gateway at path (DefaultPath when ""): clients
-// are the bearer tokens and their views (nil takes none: only for
-// loopback with no token), anyHost as Server.HTTPHandler's, and set
-// shapes each path's handler alike (origins, SSE, bounds).
-func (g *Gateway) HTTPHandler(clients *Clients, anyHost bool, path string, set func(*HTTPHandler)) *GatewayHandler {
+// HTTPHandler serves the gateway at path (serve.DefaultPath when ""):
+// clients are the bearer tokens and their views (nil takes none: only
+// for loopback with no token), anyHost as serve.Server.HTTPHandler's,
+// and set shapes each path's handler alike (origins, SSE, bounds).
+func (g *Gateway) HTTPHandler(clients *serve.Clients, anyHost bool, path string, set func(*serve.HTTPHandler)) *Handler {
 	if path == "" {
-		path = DefaultPath
+		path = serve.DefaultPath
 	}
-	build := func(srv *Server, p string) *HTTPHandler {
+	build := func(srv *serve.Server, p string) *serve.HTTPHandler {
 		h := srv.HTTPHandler("", anyHost)
-		h.Path, h.clients = p, clients
+		h.Path = p
+		if clients != nil {
+			h.SetClients(clients)
+		}
 		if set != nil {
 			set(h)
 		}
 		return h
 	}
-	gh := &GatewayHandler{gw: g, Endpoint: build(g.front, path), Members: map[string]*HTTPHandler{}}
+	gh := &Handler{gw: g, Endpoint: build(g.front, path), Members: map[string]*serve.HTTPHandler{}}
+	gh.Endpoint.Health = g.health
 	for _, m := range g.Members {
 		h := build(m.Server, strings.TrimSuffix(path, "/")+"/"+m.Name)
-		h.legacy = &[2]string{h.Path + "/sse", h.Path + "/message"}
+		h.SSEPaths = &[2]string{h.Path + "/sse", h.Path + "/message"}
 		// The endpoint's card is the gateway's; a member's name and
 		// what it says of itself are for the tokens that see it.
 		h.NoCard = true
-		h.admit = func(v *View) bool { return v.sees(m) }
+		h.Admit = func(v *serve.View) bool { return v.Sees(m.Name) }
 		gh.Members[m.Name] = h
 	}
 	return gh
 }
 
-func (gh *GatewayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (gh *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h := gh.route(r.URL.Path); h != nil {
 		h.ServeHTTP(w, r)
 		return
@@ -68,16 +74,16 @@ func (gh *GatewayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // route is the handler of a path: the endpoint's, else the member's
 // whose path it is under; nil for none.
-func (gh *GatewayHandler) route(path string) *HTTPHandler {
-	if gh.Endpoint.route(path) != notServed {
+func (gh *Handler) route(path string) *serve.HTTPHandler {
+	if gh.Endpoint.Serves(path) {
 		return gh.Endpoint
 	}
-	rest, ok := strings.CutPrefix(path, strings.TrimSuffix(gh.Endpoint.path(), "/")+"/")
+	rest, ok := strings.CutPrefix(path, strings.TrimSuffix(gh.Endpoint.Path, "/")+"/")
 	if !ok {
 		return nil
 	}
 	name, _, _ := strings.Cut(rest, "/")
-	if h := gh.Members[name]; h != nil && h.route(path) != notServed {
+	if h := gh.Members[name]; h != nil && h.Serves(path) {
 		return h
 	}
 	return nil
@@ -85,21 +91,16 @@ func (gh *GatewayHandler) route(path string) *HTTPHandler {
 
 // Settle waits, within a bound, for the requests of every path to be
 // answered.
-func (gh *GatewayHandler) Settle() {
-	var wg sync.WaitGroup
-	wg.Go(gh.Endpoint.Settle) // parallel close or settle
-	for _, h := range gh.Members {
-		wg.Go(h.Settle) // parallel close or settle
-	}
-	wg.Wait()
-}
+func (gh *Handler) Settle() { gh.each((*serve.HTTPHandler).Settle) }
 
 // Close ends every path's sessions.
-func (gh *GatewayHandler) Close() {
+func (gh *Handler) Close() { gh.each((*serve.HTTPHandler).Close) }
+
+// each does do to every path's handler at once, and waits for them.
+func (gh *Handler) each(do func(*serve.HTTPHandler)) {
 	var wg sync.WaitGroup
-	wg.Go(gh.Endpoint.Close) // parallel close or settle
-	for _, h := range gh.Members {
-		wg.Go(h.Close) // parallel close or settle
+	for _, h := range append(slices.Collect(maps.Values(gh.Members)), gh.Endpoint) {
+		wg.Go(func() { do(h) }) // parallel close or settle
 	}
 	wg.Wait()
 }
@@ -111,18 +112,16 @@ type memberHealth struct {
 	Since string `json:"since,omitempty"`
 }
 
-// gatewayHealth answers a probe of a gateway: 200 while the endpoint can
-// serve (some member is not down), with status "ok", or "degraded" when
-// a member is down; 503 ("unavailable") when every member is, or serving
+// health answers a probe of a gateway: 200 while the endpoint can serve
+// (some member is not down), with status "ok", or "degraded" when a
+// member is down; 503 ("unavailable") when every member is, or serving
 // ends. The body names the members and their states (idle: not started
 // yet; starting; up; down; isolated: each client opens its own) to a
 // client whose token the endpoint takes, those its view sees; to a
 // probe without one, how many are in each state. No error text: a
 // server's words may hold anything, and its down state's reason is on
 // serve's log.
-func (h *HTTPHandler) gatewayHealth(w http.ResponseWriter, r *http.Request) {
-	g := h.srv.gw
-	who, known := h.authorize(r)
+func (g *Gateway) health(who *serve.View, known, closed bool) (int, any) {
 	counts := map[string]int{}
 	var members []memberHealth
 	up := 0
@@ -137,7 +136,7 @@ func (h *HTTPHandler) gatewayHealth(w http.ResponseWriter, r *http.Request) {
 		if st != "down" {
 			up++
 		}
-		if known && who.sees(m) {
+		if known && who.Sees(m.Name) {
 			mh := memberHealth{Name: m.Name, State: st}
 			if !since.IsZero() && st != "idle" {
 				mh.Since = since.UTC().Format(time.RFC3339)
@@ -145,9 +144,6 @@ func (h *HTTPHandler) gatewayHealth(w http.ResponseWriter, r *http.Request) {
 			members = append(members, mh)
 		}
 	}
-	h.mu.Lock()
-	closed := h.closed
-	h.mu.Unlock()
 	status, word := http.StatusOK, "ok"
 	switch {
 	case closed || up == 0:
@@ -161,11 +157,5 @@ func (h *HTTPHandler) gatewayHealth(w http.ResponseWriter, r *http.Request) {
 	} else {
 		body["servers"] = counts
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	if r.Method == http.MethodGet {
-		b, _ := json.Marshal(body)
-		io.WriteString(w, string(b)+"\n")
-	}
+	return status, body
 }

@@ -1,4 +1,4 @@
-package serve
+package gateway
 
 import (
 	"bytes"
@@ -18,15 +18,40 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/redact"
+	"github.com/mcpv/mcpv/internal/serve"
+	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp"
 )
+
+func TestMain(m *testing.M) { servetest.Main(m) }
+
+// serverFor is a Server, not started, in front of the upstream settings
+// describe.
+func serverFor(t testing.TB, s *connect.Settings) *serve.Server {
+	open := servetest.Opener(t, s)
+	return &serve.Server{Open: func(ctx context.Context, r serve.Relay) (serve.Upstream, error) {
+		c, tool, end, err := open(ctx, connect.Hooks{OnNotification: r.OnNotification, Route: r.Route, Capabilities: r.Capabilities, AwaitCapabilities: r.AwaitCapabilities, ReadGate: r.ReadGate, Secret: r.Secret})
+		return serve.ClientUpstream(c, tool, end), err
+	}}
+}
+
+// started is a Server in front of the upstream settings describe,
+// started: serve alone, beside a gateway.
+func started(t testing.TB, s *connect.Settings) *serve.Server {
+	srv := serverFor(t, s)
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	t.Cleanup(srv.Close)
+	return srv
+}
 
 // testMember is a member of a test's gateway.
 type testMember struct {
 	name     string
 	prefix   *string
 	settings *connect.Settings
-	guard    Guards
+	guard    serve.Guards
 	isolate  bool
 	eager    bool
 }
@@ -72,7 +97,7 @@ func startGatewayWith(t testing.TB, set func(*Gateway), members ...testMember) (
 	for _, tm := range members {
 		srv := serverFor(t, tm.settings)
 		srv.Guard, srv.Isolate = tm.guard, tm.isolate
-		g.Secrets.Add(SecretsOf(tm.settings.Secrets, tm.settings.Env)...)
+		g.Secrets.Add(serve.SecretsOf(tm.settings.Secrets, tm.settings.Env)...)
 		g.Members = append(g.Members, &Member{Name: tm.name, Prefix: tm.prefix, Server: srv, Eager: tm.eager})
 	}
 	if err := g.Start(context.Background()); err != nil {
@@ -90,12 +115,12 @@ func specServer(t testing.TB, spec string) *connect.Settings {
 	if err := os.WriteFile(path, []byte(spec), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return fakeStdio("spec=" + path)
+	return servetest.FakeStdio("spec=" + path)
 }
 
 // gatewayHTTP serves g over HTTP with clients (nil: no token), and
 // returns the endpoint's URL.
-func gatewayHTTP(t testing.TB, g *Gateway, clients *Clients) (*GatewayHandler, string) {
+func gatewayHTTP(t testing.TB, g *Gateway, clients *serve.Clients) (*Handler, string) {
 	t.Helper()
 	h := g.HTTPHandler(clients, false, "", nil)
 	ts := httptest.NewServer(h)
@@ -154,10 +179,10 @@ func TestGatewayNamesNeverCollide(t *testing.T) {
 			t.Run(side+"/"+era, func(t *testing.T) {
 				var c *mcp.Client
 				if side == "stdio" {
-					c, _ = stdioClient(t, g.Server(), era)
+					c, _ = servetest.StdioClient(t, g.Server(), era)
 				} else {
 					_, u := gatewayHTTP(t, g, nil)
-					c, _ = httpClient(t, u, era, side)
+					c, _ = servetest.HTTPClient(t, u, era, side)
 				}
 				if got, want := strings.Join(listAll(t, c, "tools/list", "tools"), " "), "alpha__add alpha__echo beta__add beta__echo"; got != want {
 					t.Errorf("tools: %s, want %s", got, want)
@@ -168,16 +193,16 @@ func TestGatewayNamesNeverCollide(t *testing.T) {
 				if got, want := strings.Join(listAll(t, c, "resources/list", "resources"), " "), "file:///shared.txt file:///alpha.txt file:///beta.txt"; got != want {
 					t.Errorf("resources: %s, want %s", got, want)
 				}
-				if got := call(t, c, "tools/call", `{"name":"beta__add","arguments":{}}`); !strings.Contains(string(got), "beta added") {
+				if got := servetest.Call(t, c, "tools/call", `{"name":"beta__add","arguments":{}}`); !strings.Contains(string(got), "beta added") {
 					t.Errorf("beta__add: %s", got)
 				}
-				if got := call(t, c, "tools/call", `{"name":"alpha__add","arguments":{}}`); !strings.Contains(string(got), "alpha added") {
+				if got := servetest.Call(t, c, "tools/call", `{"name":"alpha__add","arguments":{}}`); !strings.Contains(string(got), "alpha added") {
 					t.Errorf("alpha__add: %s", got)
 				}
-				if got := call(t, c, "resources/read", `{"uri":"file:///shared.txt"}`); !strings.Contains(string(got), "alpha's shared") {
+				if got := servetest.Call(t, c, "resources/read", `{"uri":"file:///shared.txt"}`); !strings.Contains(string(got), "alpha's shared") {
 					t.Errorf("the URI both list: %s, want alpha's", got)
 				}
-				if got := call(t, c, "prompts/get", `{"name":"beta__greet"}`); !strings.Contains(string(got), "greet") {
+				if got := servetest.Call(t, c, "prompts/get", `{"name":"beta__greet"}`); !strings.Contains(string(got), "greet") {
 					t.Errorf("beta__greet: %s", got)
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -1,20 +1,20 @@
-package serve
-
-// A gateway: several servers behind one endpoint. Each server (a
-// member) is served as a one-upstream serve serves it: a Server of its
-// own, with its guard, its pin, its recording, one shared upstream
+// Package gateway serves several servers behind one endpoint (mcpv
+// serve with several servers). Each server (a member) is served as a
+// one-upstream serve serves it: a serve.Server of its own, with its guard, its pin, its recording, one shared upstream
 // session (or one per client with Isolate), the bridge between eras, its
 // clients' tasks and subscriptions kept apart. Over HTTP a member is
 // reachable alone at <endpoint>/NAME, where that Server serves its
 // clients directly. At the endpoint itself (and on stdin and stdout) a
-// client sees all of them together, through a front (multiclient.go):
+// client sees all of them together, through a front (front.go):
 // the front answers initialize and server/discover itself, lists every
 // member's items as one list whose pages span the members
-// (multilist.go), and hands each request to the member it belongs to
+// (lists.go), and hands each request to the member it belongs to
 // through a client of that member's of its own (a sub-client), which
 // shares the client's downstream session: so whatever a member's Server
 // does for a client (progress, the server's questions, logs, tasks,
-// cancellation) it does for the front's client unchanged.
+// cancellation) it does for the front's client unchanged. The gateway
+// uses serve through the hooks serve names for a layer above it
+// (serve/layer.go), and serve knows nothing of it.
 //
 // Names never collide: a tool's or prompt's name is the member's prefix
 // (its name unless set, or none) and the Separator before the name the
@@ -27,8 +27,9 @@ package serve
 // else to the member whose template it matches.
 //
 // One member never takes the others down: each member's session lives
-// on its own (multilife.go), and a member that is down has its items
+// on its own (life.go), and a member that is down has its items
 // withdrawn, each client being told its lists changed.
+package gateway
 
 import (
 	"cmp"
@@ -47,7 +48,9 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/canon"
+	"github.com/mcpv/mcpv/internal/osdirs"
 	"github.com/mcpv/mcpv/internal/redact"
+	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -79,10 +82,10 @@ type Gateway struct {
 	retryFirst  time.Duration
 	maxBook     int
 
-	front *Server   // the endpoint's Server: a client of it is a front
-	key   [32]byte  // signs the cursors the front gives
-	names nameBook  // who lists which name and URI, as seen
-	tasks taskOwner // which member holds each task id given out
+	front *serve.Server // the endpoint's Server: each of its clients is a front
+	key   [32]byte      // signs the cursors the front gives
+	names nameBook      // who lists which name and URI, as seen
+	tasks taskOwner     // which member holds each task id given out
 
 	mu     sync.Mutex      // guards fronts and said
 	fronts map[*front]bool // the front clients served now
@@ -99,9 +102,10 @@ type Member struct {
 	// "" serves them as the server gives them.
 	Prefix *string
 	// Server serves it, as a one-upstream serve would (its Open, Guard,
-	// Pin, Record, Isolate...). The gateway sets its Log, Secrets and
-	// the life of its shared session.
-	Server *Server
+	// Pin, Record, Isolate...). The gateway sets its Log, Secrets, the
+	// prefix its clients' views see its names with, and the source of
+	// its shared session (its life).
+	Server *serve.Server
 	// Eager opens its session when serving starts (in the background),
 	// rather than at the first request that needs it.
 	Eager bool
@@ -115,17 +119,9 @@ type Member struct {
 // DefaultListWait bounds a member's answer to a page the front asks for.
 const DefaultListWait = 30 * time.Second
 
-// CheckName says whether name may name a member: a path segment of
-// letters, digits and -._ (at most 64), not . or ...
-func CheckName(name string) error {
-	if name == "" || len(name) > 64 {
-		return errors.New("a server's name must be 1 to 64 characters")
-	}
-	if name == "." || name == ".." || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._") != "" {
-		return fmt.Errorf("%q: a server's name here holds letters, digits and -._ alone (it is a path segment)", name)
-	}
-	return nil
-}
+// CheckName says whether name may name a member: it is a path segment
+// (osdirs.CheckName).
+func CheckName(name string) error { return osdirs.CheckName("a server's name", name) }
 
 // CheckSeparator says whether sep may separate prefixes from names: 1 to
 // 8 of the characters a tool's name may hold, not only letters and
@@ -211,24 +207,30 @@ func (g *Gateway) Start(ctx context.Context) error {
 	}
 	rand.Read(g.key[:])
 	g.fronts = map[*front]bool{}
-	g.front = &Server{gw: g, Secrets: g.Secrets, Log: g.Log}
-	g.front.bridges.init(g.front)
+	// The endpoint's card says what the gateway is, and nothing of its
+	// members.
+	g.front = &serve.Server{Front: g.serveFront, Secrets: g.Secrets, Log: g.Log, Self: mustJSON(map[string]any{"serverInfo": g.info()})}
+	g.front.Start(ctx)
 	for _, m := range g.Members {
 		s := m.Server
 		s.Secrets = g.Secrets
 		s.Log = slog.New(prefixed{g.Log.Handler(), fmt.Sprintf("server %q: ", m.Name)})
-		s.member = m
+		s.NamePrefix = m.prefix
+		s.OnTask = func(id string) { g.tasks.noteID(m, id) }
 		if !s.Isolate {
 			m.life = newLife(s, g.Log, m.Name, m.Eager, func(st lifeState) { g.changed(m, st) })
 			m.life.floodNotes, m.life.floodWindow = cmp.Or(g.floodNotes, floodNotes), cmp.Or(g.floodWindow, floodWindow)
 			m.life.pingEvery, m.life.pingWait = cmp.Or(g.pingEvery, pingEvery), cmp.Or(g.pingWait, pingWait)
 			m.life.retryFirst = cmp.Or(g.retryFirst, retryFirst)
-			s.life = m.life
+			s.Source = m.life
 		}
 		s.Open = m.watched(s.Open)
 		if err := s.Start(ctx); err != nil {
 			g.Close()
 			return fmt.Errorf("server %q: %w", m.Name, err)
+		}
+		if m.life != nil {
+			m.life.start()
 		}
 	}
 	return nil
@@ -240,7 +242,7 @@ func (g *Gateway) Close() {
 	fronts := slices.Collect(maps.Keys(g.fronts))
 	g.mu.Unlock()
 	for _, f := range fronts {
-		f.c.close()
+		f.c.Close()
 	}
 	var wg sync.WaitGroup
 	for _, m := range g.Members {
@@ -253,12 +255,12 @@ func (g *Gateway) Close() {
 
 // Server is the endpoint's Server, to serve on stdin and stdout
 // (ServeStdio) or over HTTP (see HTTPHandler).
-func (g *Gateway) Server() *Server { return g.front }
+func (g *Gateway) Server() *serve.Server { return g.front }
 
 // watched is open with the session's requests counted (a ping waits
 // while there are any) and its notifications too (a flood closes it).
-func (m *Member) watched(open func(context.Context, Relay) (Upstream, error)) func(context.Context, Relay) (Upstream, error) {
-	return func(ctx context.Context, r Relay) (Upstream, error) {
+func (m *Member) watched(open func(context.Context, serve.Relay) (serve.Upstream, error)) func(context.Context, serve.Relay) (serve.Upstream, error) {
+	return func(ctx context.Context, r serve.Relay) (serve.Upstream, error) {
 		l := m.life
 		note := r.OnNotification
 		r.OnNotification = func(method string, params json.RawMessage) {
@@ -274,7 +276,7 @@ func (m *Member) watched(open func(context.Context, Relay) (Upstream, error)) fu
 		if err != nil || l == nil {
 			return u, err
 		}
-		if w, ok := u.(walker); ok {
+		if w, ok := u.(lister); ok {
 			return countedWalker{counted{u, &l.busy}, w}, nil
 		}
 		return counted{u, &l.busy}, nil
@@ -289,26 +291,13 @@ func (g *Gateway) changed(m *Member, st lifeState) {
 	fronts := slices.Collect(maps.Keys(g.fronts))
 	g.mu.Unlock()
 	for _, f := range fronts {
-		if f.viewOf().sees(m) {
+		if f.c.Who().Sees(m.Name) {
 			f.memberChanged(m, st)
 		}
 	}
 	if st == lifeDown {
 		g.names.forget(m)
 	}
-}
-
-// enter and leave note a front client served.
-func (g *Gateway) enter(f *front) {
-	g.mu.Lock()
-	g.fronts[f] = true
-	g.mu.Unlock()
-}
-
-func (g *Gateway) leave(f *front) {
-	g.mu.Lock()
-	delete(g.fronts, f)
-	g.mu.Unlock()
 }
 
 // byPrefix is the member whose prefix a name starts with, and the name
@@ -359,7 +348,7 @@ func (g *Gateway) claims(name string) *Member {
 
 // counted is an Upstream whose requests in flight are counted.
 type counted struct {
-	Upstream
+	serve.Upstream
 	busy *atomic.Int64
 }
 
@@ -375,11 +364,16 @@ func (u counted) Relay(ctx context.Context, method string, params json.RawMessag
 	return u.Upstream.Relay(ctx, method, params)
 }
 
-// countedWalker is counted for an Upstream that walks its lists (the
-// pin's and the recording's walks use it).
+// lister is an Upstream that walks its lists (the pin's and the
+// recording's walks use it).
+type lister interface {
+	Walk(ctx context.Context, method, key string) iter.Seq2[mcp.Page, error]
+}
+
+// countedWalker is counted for an Upstream that walks its lists.
 type countedWalker struct {
 	counted
-	w walker
+	w lister
 }
 
 func (u countedWalker) Walk(ctx context.Context, method, key string) iter.Seq2[mcp.Page, error] {
@@ -410,12 +404,7 @@ func (h prefixed) WithGroup(name string) slog.Handler {
 	return prefixed{h.Handler.WithGroup(name), h.prefix}
 }
 
-// ended reports whether the upstream session has ended.
-func (u *upstream) ended() bool {
-	select {
-	case <-u.conn.Done():
-		return true
-	default:
-		return false
-	}
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
 }

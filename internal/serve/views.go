@@ -1,13 +1,14 @@
 package serve
 
-// Views: what one client of a gateway may see, by the bearer token it
-// sends (Clients). A view names the members it sees and holds a guard
-// over the names as they are at the endpoint (a tool's and a prompt's
-// name with its member's prefix, a resource's URI). What a view does
-// not let a client see is invisible to it, not merely refused: left out
-// of every list, a request for it answered as one for a name no server
-// gives, a member's own path not found (404), its tasks not found, and
-// its session ids unknown to a client of another token.
+// Views: what one client of an HTTP endpoint may see, by the bearer
+// token it sends (Clients). A view names the servers it sees (a
+// gateway's, by name) and holds a guard over the names as a gateway's
+// endpoint gives them (a tool's and a prompt's name with its server's
+// prefix, a resource's URI). What a view does not let a client see is
+// invisible to it, not merely refused: left out of every list, a request
+// for it answered as one for a name no server gives, a server's own path
+// not found (404), and its session ids unknown to a client of another
+// token.
 
 import (
 	"context"
@@ -23,21 +24,44 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// View is what a client of a gateway may see.
+// View is what a client of an endpoint may see.
 type View struct {
 	// Name says who the view is for, on the log.
 	Name string
-	// Servers are the members it sees, by name; nil sees every one.
+	// Servers are the servers it sees, by name; nil sees every one.
 	Servers []string
 	// Guard hides what it does not allow, over the names at the
 	// endpoint.
 	Guard config.Guard
 }
 
-// sees reports whether the view lets its client see member m; a nil
-// view sees everything.
-func (v *View) sees(m *Member) bool {
-	return v == nil || v.Servers == nil || slices.Contains(v.Servers, m.Name)
+// Sees reports whether the view lets its client see the server called
+// name; a nil view sees everything.
+func (v *View) Sees(name string) bool {
+	return v == nil || v.Servers == nil || slices.Contains(v.Servers, name)
+}
+
+// Hides reports whether the view's guard hides anything.
+func (v *View) Hides() bool { return v.guard("") != nil }
+
+// Check refuses a request for what the view hides, the names as the
+// endpoint gives them (readOnly looks a tool's annotations up).
+func (v *View) Check(ctx context.Context, method string, params json.RawMessage, readOnly func(context.Context, string) bool) *mcp.RPCError {
+	return v.guard("").check(ctx, method, params, readOnly)
+}
+
+// Filter leaves out of a page of a list what the view hides.
+func (v *View) Filter(method string, res json.RawMessage) json.RawMessage {
+	return v.guard("").filter(method, res)
+}
+
+// ListenParams are a subscriptions/listen's params without the resources
+// the view hides (see Guards.listenParams).
+func (v *View) ListenParams(params json.RawMessage) (json.RawMessage, *mcp.RPCError) {
+	if vg := v.guard(""); vg != nil {
+		return vg.g.listenParams(params)
+	}
+	return params, nil
 }
 
 // guard is the view's guard, over names with prefix before them (a
@@ -61,22 +85,16 @@ type viewGuard struct {
 
 // filter leaves out of a page of a list what the view hides.
 func (v *viewGuard) filter(method string, res json.RawMessage) json.RawMessage {
-	l, ok := lists[method]
+	l, ok := mcp.ListOf(method)
 	if v == nil || !ok {
 		return res
 	}
-	return mcp.FilterPage(res, l.key, func(item json.RawMessage) bool {
-		id, ok := exactString(item, l.field)
-		if !ok {
-			return false
+	return mcp.FilterPage(res, l.Key, func(item json.RawMessage) bool {
+		id, ok := l.ID(item)
+		if ok && !l.ByURI {
+			id = v.prefix + id
 		}
-		switch l.key {
-		case "tools":
-			return v.g.toolAllowed(v.prefix+id) && (!v.g.readOnly() || toolReadOnly(item))
-		case "prompts":
-			return v.g.promptAllowed(v.prefix + id)
-		}
-		return v.g.resourceAllowed(id)
+		return ok && v.g.allowsItem(l, id, item)
 	})
 }
 
@@ -87,34 +105,20 @@ func (v *viewGuard) check(ctx context.Context, method string, params json.RawMes
 		return nil
 	}
 	if v.prefix != "" {
-		p, rerr := readTarget(params)
+		p, rerr := ReadTarget(params)
 		if rerr != nil {
 			return rerr
 		}
 		switch {
 		case method == "tools/call" || method == "prompts/get":
-			params = withMember(params, "name", mustJSON(v.prefix+p.Name))
+			params = rawjson.With(params, "name", mustJSON(v.prefix+p.Name))
 		case method == "completion/complete" && p.RefType == "ref/prompt":
-			params = withMember(params, "ref", withMember(rawjson.Member(params, "ref"), "name", mustJSON(v.prefix+p.RefName)))
+			params = rawjson.With(params, "ref", rawjson.With(rawjson.Member(params, "ref"), "name", mustJSON(v.prefix+p.RefName)))
 		}
 		inner := readOnly
 		readOnly = func(ctx context.Context, name string) bool { return inner(ctx, name[len(v.prefix):]) }
 	}
 	return v.g.check(ctx, method, params, readOnly)
-}
-
-// viewCheck refuses what the client's view hides of a request at the
-// endpoint (names there have their prefixes).
-func (f *front) viewCheck(ctx context.Context, method string, params json.RawMessage) *mcp.RPCError {
-	return f.viewOf().guard("").check(ctx, method, params, func(ctx context.Context, name string) bool {
-		m, local := f.route(ctx, "tool", name)
-		if m == nil {
-			return false
-		}
-		s, _ := f.sub(m)
-		up, err := s.upstream(ctx, nil)
-		return err == nil && up.readOnly(ctx, local)
-	})
 }
 
 // Clients are who may use a gateway's (or a server's) HTTP endpoint: a
@@ -169,19 +173,8 @@ func whoOf(r *http.Request) *View {
 	return v
 }
 
-// setWho gives the client what its token lets it see: a front its view;
-// a client of a member's own path the view's guard over that member.
+// setWho gives the client what its token lets it see: its view, and the
+// view's guard over the Server's names.
 func (c *client) setWho(v *View) {
-	c.who = v
-	if c.gate != nil {
-		c.gate.mu.Lock()
-		c.gate.view = v
-		c.gate.mu.Unlock()
-		return
-	}
-	if m := c.srv.member; m != nil {
-		c.view = v.guard(m.prefix)
-	} else {
-		c.view = v.guard("") // one server served: its names as they are
-	}
+	c.who, c.view = v, v.guard(c.srv.NamePrefix)
 }

@@ -1,4 +1,4 @@
-package serve
+package gateway
 
 // A modern client's subscriptions/listen at a gateway's endpoint: one
 // listen of the client's, made of one listen at each member it concerns
@@ -20,20 +20,21 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/mcp"
 )
 
 // ackWait bounds the wait for the members' acknowledgements.
-const ackWait = notifyWait
+const ackWait = 5 * time.Second
 
 // frontListen is one listen of a front's client.
 type frontListen struct {
 	f      *front
-	id     json.RawMessage // the client's request id: its subscription id
-	ctx    context.Context // the listen's: ends when the client ends it
-	params json.RawMessage // the client's params, as its view lets them be
-	want   listenFilter    // what it asked for
-	wg     sync.WaitGroup  // the members' listens
+	id     json.RawMessage  // the client's request id: its subscription id
+	ctx    context.Context  // the listen's: ends when the client ends it
+	params json.RawMessage  // the client's params, as its view lets them be
+	want   mcp.ListenFilter // what it asked for
+	wg     sync.WaitGroup   // the members' listens
 
 	mu      sync.Mutex       // guards the fields below
 	started map[*Member]bool // members listened to now
@@ -41,25 +42,23 @@ type frontListen struct {
 	uris    []string         // the resources acknowledged
 	begun   bool             // every first listen is started: waiting may empty
 	acked   bool             // the client has its acknowledgement
-	pending listenFilter     // list changes before it
+	pending mcp.ListenFilter // list changes before it
 	updates []string         // resources updated before it
 	all     chan struct{}    // closed when waiting empties, once begun
 	allOnce sync.Once        // guards closing all
 }
 
 // listen serves a modern client's subscriptions/listen until it ends it.
-func (f *front) listen(ctx context.Context, params json.RawMessage, meta modernMeta) (json.RawMessage, error) {
-	if _, rerr := listenURIs(params); rerr != nil {
+func (f *front) listen(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	if _, rerr := serve.ListenURIs(params); rerr != nil {
 		return nil, rerr
 	}
-	if vg := f.viewOf().guard(""); vg != nil {
-		var rerr *mcp.RPCError
-		if params, rerr = vg.g.listenParams(params); rerr != nil {
-			return nil, rerr
-		}
+	params, rerr := f.c.Who().ListenParams(params)
+	if rerr != nil {
+		return nil, rerr
 	}
 	var p struct {
-		Notifications listenFilter `json:"notifications"`
+		Notifications mcp.ListenFilter `json:"notifications"`
 	}
 	json.Unmarshal(params, &p)
 	l := &frontListen{f: f, id: mcp.IncomingID(ctx), ctx: ctx, params: params, want: p.Notifications,
@@ -79,9 +78,9 @@ func (f *front) listen(ctx context.Context, params json.RawMessage, meta modernM
 		f.mu.Unlock()
 		l.wg.Wait()
 	}()
-	lists := l.want.Tools || l.want.Prompts || l.want.Resources
+	lists := l.want.AnyChange()
 	for _, m := range f.gw.Members {
-		if f.viewOf().sees(m) && (byMember[m] != nil || lists && m.upNow() != nil) {
+		if f.c.Who().Sees(m.Name) && (byMember[m] != nil || lists && m.upNow() != nil) {
 			l.start(m, byMember[m])
 		}
 	}
@@ -114,17 +113,15 @@ func (l *frontListen) start(m *Member, uris []string) {
 		l.waiting[m] = true
 	}
 	l.mu.Unlock()
-	params := withListenURIs(l.params, uris)
+	params := serve.WithListenURIs(l.params, uris)
 	if uris == nil {
-		params = withListenURIs(l.params, []string{})
+		params = serve.WithListenURIs(l.params, []string{})
 	}
 	l.wg.Add(1)
 	go func() { // a server's listen for a front's listen: ends when the client ends its listen, or the member's ends
 		defer l.wg.Done()
 		ctx, _ := mcp.SeparateResultMembers(l.ctx)
-		ctx = context.WithValue(ctx, listenRelayKey{}, relayFunc(func(behind *outstanding, method string, params json.RawMessage) {
-			l.from(m, behind, method, params)
-		}))
+		ctx = serve.WithListenRelay(ctx, func(n serve.Notice) { l.from(m, n) })
 		l.f.pass(ctx, m, "subscriptions/listen", params)
 		l.settled(m) // a listen that ended before its acknowledgement holds nothing up
 		l.mu.Lock()
@@ -150,13 +147,13 @@ func (l *frontListen) check() {
 }
 
 // from takes what member m's listen would send the client.
-func (l *frontListen) from(m *Member, behind *outstanding, method string, params json.RawMessage) {
-	switch method {
+func (l *frontListen) from(m *Member, n serve.Notice) {
+	switch n.Method {
 	case "notifications/subscriptions/acknowledged":
 		var ack struct {
-			Notifications listenFilter `json:"notifications"`
+			Notifications mcp.ListenFilter `json:"notifications"`
 		}
-		json.Unmarshal(params, &ack)
+		json.Unmarshal(n.Params, &ack)
 		l.mu.Lock()
 		for _, uri := range ack.Notifications.URIs {
 			if slices.Contains(l.want.URIs, uri) && !slices.Contains(l.uris, uri) {
@@ -165,10 +162,10 @@ func (l *frontListen) from(m *Member, behind *outstanding, method string, params
 		}
 		l.mu.Unlock()
 		l.settled(m)
-	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
-		l.listChanged(behind, method)
+	case mcp.Tools.Changed, mcp.Prompts.Changed, mcp.Resources.Changed:
+		l.listChanged(n)
 	case "notifications/resources/updated":
-		uri, _ := rawjson.String(rawjson.Member(params, "uri"))
+		uri, _ := rawjson.String(rawjson.Member(n.Params, "uri"))
 		l.mu.Lock()
 		if !l.acked {
 			if slices.Contains(l.want.URIs, uri) && !slices.Contains(l.updates, uri) {
@@ -180,51 +177,34 @@ func (l *frontListen) from(m *Member, behind *outstanding, method string, params
 		ok := slices.Contains(l.uris, uri)
 		l.mu.Unlock()
 		if ok {
-			l.send(behind, method, params)
+			l.send(n)
 		}
 	}
 }
 
 // listChanged passes a list's change on, if the client asked for it;
 // before its acknowledgement it waits.
-func (l *frontListen) listChanged(behind *outstanding, method string) {
+func (l *frontListen) listChanged(n serve.Notice) {
 	l.mu.Lock()
-	f := l.want
 	if !l.acked {
-		switch method {
-		case "notifications/tools/list_changed":
-			l.pending.Tools = f.Tools
-		case "notifications/prompts/list_changed":
-			l.pending.Prompts = f.Prompts
-		case "notifications/resources/list_changed":
-			l.pending.Resources = f.Resources
+		if l.want.Asks(n.Method) {
+			l.pending.Ask(n.Method)
 		}
 		l.mu.Unlock()
 		return
 	}
 	l.mu.Unlock()
-	if wants(f, method) {
-		l.send(behind, method, nil)
+	if l.want.Asks(n.Method) {
+		n.Params = nil
+		l.send(n)
 	}
-}
-
-func wants(f listenFilter, method string) bool {
-	switch method {
-	case "notifications/tools/list_changed":
-		return f.Tools
-	case "notifications/prompts/list_changed":
-		return f.Prompts
-	case "notifications/resources/list_changed":
-		return f.Resources
-	}
-	return false
 }
 
 // listsChanged: a member came up or went down, so every list the client
 // asked about may have changed.
 func (l *frontListen) listsChanged() {
-	for _, method := range []string{"notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed"} {
-		l.listChanged(nil, method)
+	for _, method := range mcp.Changes {
+		l.listChanged(serve.Notice{Method: method})
 	}
 }
 
@@ -233,42 +213,29 @@ func (l *frontListen) listsChanged() {
 func (l *frontListen) acknowledge() {
 	l.mu.Lock()
 	l.acked = true
-	got := listenFilter{Tools: l.want.Tools, Prompts: l.want.Prompts, Resources: l.want.Resources, URIs: slices.Clone(l.uris)}
+	got := l.want.Only(func(string) bool { return true })
+	got.URIs = slices.Clone(l.uris)
 	pending, updates := l.pending, l.updates
 	l.updates = nil
 	l.mu.Unlock()
-	if got.URIs == nil {
-		got.URIs = []string{}
-	}
-	l.send(nil, "notifications/subscriptions/acknowledged", mustJSON(map[string]any{"notifications": got}))
-	for _, method := range []string{"notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed"} {
-		if wants(pending, method) {
-			l.send(nil, method, nil)
+	l.send(serve.Notice{Method: "notifications/subscriptions/acknowledged", Params: mustJSON(map[string]any{"notifications": got})})
+	for _, method := range mcp.Changes {
+		if pending.Asks(method) {
+			l.send(serve.Notice{Method: method})
 		}
 	}
 	for _, uri := range updates {
 		if slices.Contains(got.URIs, uri) {
-			l.send(nil, "notifications/resources/updated", mustJSON(map[string]string{"uri": uri}))
+			l.send(serve.Notice{Method: "notifications/resources/updated", Params: mustJSON(map[string]string{"uri": uri})})
 		}
 	}
 }
 
-// relayFunc takes what a member's listener would send the client.
-type relayFunc func(behind *outstanding, method string, params json.RawMessage)
-
-// listenRelayKey is the context key of a member's listen's relayFunc.
-type listenRelayKey struct{}
-
-// relayOf is the relayFunc a front listen gave the member's listen it
-// made, or nil.
-func relayOf(ctx context.Context) relayFunc {
-	r, _ := ctx.Value(listenRelayKey{}).(relayFunc)
-	return r
-}
-
-// send hands the client a notification of its listen.
-func (l *frontListen) send(behind *outstanding, method string, params json.RawMessage) {
-	l.f.c.notify(withRelated(context.Background(), l.id), behind, method, withSubscriptionID(params, l.id))
+// send hands the client a notice of its listen, under its
+// subscription id.
+func (l *frontListen) send(n serve.Notice) {
+	n.Params = serve.WithSubscriptionID(n.Params, l.id)
+	l.f.c.Notify(l.id, n)
 }
 
 // memberChanged: member m came up or went down. A client of the
@@ -283,7 +250,7 @@ func (f *front) memberChanged(m *Member, st lifeState) {
 	}
 	f.mu.Unlock()
 	for _, l := range listens {
-		if st == lifeUp && (l.want.Tools || l.want.Prompts || l.want.Resources) {
+		if st == lifeUp && l.want.AnyChange() {
 			l.start(m, nil)
 		}
 	}

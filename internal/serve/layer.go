@@ -1,0 +1,160 @@
+package serve
+
+// What a layer above a Server may hook, and all it may: the gateway
+// (internal/gateway) is built on these alone, and serve knows nothing of
+// it. Server.Front serves each client in serve's place; Server.Join makes
+// a client of a Server that shares another client's downstream session,
+// which the Server serves as its own (its guard, pin, bridge and tasks;
+// progress, logs and questions reach the client under its own ids);
+// Server.Source gives a Server its shared upstream session over time;
+// Server.OnTask is told each task id given out, to route by. Bearer
+// tokens' views stay here, where the HTTP clients live (views.go).
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// Front serves the clients of a Server in its place.
+type Front interface {
+	// Handle answers a request, once serve has read the _meta of the
+	// 2026-07-28 era (modern) and refused what that era removed.
+	Handle(ctx context.Context, method string, params json.RawMessage, modern bool) (json.RawMessage, error)
+	// Notified takes the client's notifications but initialized,
+	// cancelled and progress.
+	Notified(method string, params json.RawMessage)
+	// Close: the client has left.
+	Close()
+}
+
+func (c *client) handleFront(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	<-c.ready
+	defer c.flushNotes(ctx, mcp.IncomingID(ctx))
+	modern := isModern(method, params)
+	if modern {
+		if _, rerr := c.modernMeta(method, params); rerr != nil {
+			return nil, rerr
+		}
+	}
+	return c.front.Handle(ctx, method, params, modern)
+}
+
+// Client is a client of a Server, for a layer above it.
+type Client struct{ c *client }
+
+// Join is a client of s that shares parent's downstream session and
+// declared what parent declared, for a layer to hand it parent's
+// requests (Handle).
+func (s *Server) Join(parent *Client) *Client {
+	p := parent.c
+	c := &client{srv: s, n: p.n, sess: p.sess, ready: make(chan struct{}), drain: p.drain, headers: p.headers, who: p.who}
+	close(c.ready)
+	p.mu.Lock()
+	c.caps, c.modern, c.logLevel = p.caps, p.modern, p.logLevel
+	p.mu.Unlock()
+	return &Client{c}
+}
+
+func (c *Client) Handle(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	return c.c.handle(ctx, method, params)
+}
+
+func (c *Client) Notified(method string, params json.RawMessage) { c.c.notified(method, params) }
+
+// Leave lets a joined client's upstream session go: its parent left.
+func (c *Client) Leave() {
+	c.c.sayDropped()
+	c.c.mu.Lock()
+	up := c.c.up
+	c.c.mu.Unlock()
+	if up != nil {
+		up.detach(c.c)
+	}
+}
+
+// Close ends the client's downstream session.
+func (c *Client) Close() { c.c.close() }
+
+// Who is the view of the client's bearer token; nil: everything.
+func (c *Client) Who() *View { return c.c.who }
+
+func (c *Client) IsModern() bool { return c.c.isModern() }
+
+// ReadOnly reports whether the tool called name says readOnlyHint.
+func (c *Client) ReadOnly(ctx context.Context, name string) bool {
+	up, err := c.c.upstream(ctx, nil)
+	return err == nil && up.readOnly(ctx, name)
+}
+
+// Initialize answers the client's initialize from an initialize result.
+func (c *Client) Initialize(params, init json.RawMessage) (json.RawMessage, error) {
+	return c.c.initialize(params, mcp.State{InitializeResult: init})
+}
+
+// A Notice is a notification on its way to a client: a Server's listen's
+// (WithListenRelay), or a layer's own.
+type Notice struct {
+	Method string
+	Params json.RawMessage
+	behind *outstanding // the upstream session's reader waits while it does
+}
+
+// Notify hands the client a notice (related to its request related, or
+// nil) as its Server hands it notifications: in order, none dropped while
+// the client reads, the server read no faster than the client takes it.
+func (c *Client) Notify(related json.RawMessage, n Notice) {
+	c.c.notify(withRelated(context.Background(), related), n.behind, n.Method, n.Params)
+}
+
+type listenRelayKey struct{}
+
+// WithListenRelay makes a subscriptions/listen that a joined client
+// makes with ctx hand relay what it would send the client.
+func WithListenRelay(ctx context.Context, relay func(Notice)) context.Context {
+	return context.WithValue(ctx, listenRelayKey{}, relay)
+}
+
+// Source gives a Server its shared upstream session (Server.Source).
+type Source interface {
+	// Get is the session, open now or once opened (by Dial).
+	Get(ctx context.Context) (*Session, error)
+	// Close ends the session and whatever opens one.
+	Close()
+}
+
+// Session is an upstream session a Source opened.
+type Session struct{ u *upstream }
+
+// Dial opens an upstream session for s's Source: declaring all a client
+// may answer, held to the pin, and its surface told to Record the first
+// time.
+func (s *Server) Dial(ctx context.Context) (*Session, error) {
+	u, err := s.open(ctx, upstreamCaps, nil)
+	if err == nil && s.Record != nil && !s.recorded.Load() {
+		if err = s.listSurface(ctx, u); err != nil {
+			u.conn.Close()
+		}
+		s.recorded.Store(err == nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Session{u}, nil
+}
+
+func (s *Session) Done() <-chan struct{} { return s.u.conn.Done() }
+func (s *Session) Err() error            { return s.u.conn.Err() }
+func (s *Session) Close()                { s.u.conn.Close() }
+
+func (s *Session) Ping(ctx context.Context) error {
+	_, err := s.u.conn.Forward(ctx, "ping", nil)
+	return err
+}
+
+// Init is the server's initialize result as clients get it (the pin's
+// instructions withheld).
+func (s *Session) Init() json.RawMessage {
+	return s.u.pinInstructions(s.u.conn.State().InitializeResult)
+}

@@ -1,0 +1,41 @@
+package servetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// Hang is an upstream (a serve.Upstream) whose tools/call and
+// subscriptions/listen hang until their context ends (Cancelled is then
+// told, when set) or the server ends (End closed); Called is told of each.
+type Hang struct{ End, Called, Cancelled chan struct{} }
+
+func (h *Hang) State() mcp.State {
+	return mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"h","version":"1"}}`)}
+}
+func (h *Hang) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if method == "tools/call" || method == "subscriptions/listen" {
+		h.Called <- struct{}{}
+		select {
+		case <-ctx.Done():
+			if h.Cancelled != nil {
+				h.Cancelled <- struct{}{}
+			}
+			return nil, ctx.Err()
+		case <-h.End:
+			return nil, errors.New("the server exited")
+		}
+	}
+	return json.RawMessage(`{}`), nil
+}
+func (h *Hang) Relay(ctx context.Context, m string, p json.RawMessage) (json.RawMessage, error) {
+	return h.Forward(ctx, m, p)
+}
+func (h *Hang) ForwardNotification(context.Context, string, json.RawMessage) error { return nil }
+func (h *Hang) Tool(context.Context, string) (json.RawMessage, bool)               { return nil, false }
+func (h *Hang) Done() <-chan struct{}                                              { return h.End }
+func (h *Hang) Err() error                                                         { return errors.New("x") }
+func (h *Hang) Close()                                                             {}

@@ -1,0 +1,95 @@
+package servetest
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+)
+
+// Do sends one request with the headers given ("Host" the request's
+// host), and reads the answer.
+func Do(t testing.TB, method, url string, header map[string]string, body string) (*http.Response, string) {
+	t.Helper()
+	h := http.Header{}
+	for k, v := range header {
+		h.Set(k, v)
+	}
+	return Send(t, method, url, h, body)
+}
+
+// EchoHeaders is an MCP server of the initialize era that puts the
+// headers of each request everywhere it can: its server info, a tool's
+// description, a result, an error, a log message.
+func EchoHeaders(t testing.TB) string {
+	t.Helper()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		json.Unmarshal(body, &m)
+		if m.ID == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		all, _ := json.Marshal(r.Header)
+		quoted, _ := json.Marshal(string(all))
+		text := string(quoted)
+		var result, rpcErr string
+		switch {
+		case m.Method == "initialize":
+			result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"echo","version":` + text + `},"instructions":` + text + `}`
+		case m.Method == "tools/list":
+			result = `{"tools":[{"name":"headers","description":` + text + `,"inputSchema":{"type":"object"}}]}`
+		case m.Method == "tools/call" && m.Params.Name == "headers":
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "data: "+`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":`+text+`}}`+"\n\n")
+			result = `{"content":[{"type":"text","text":` + text + `}]}`
+			io.WriteString(w, "data: "+`{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":`+result+`}`+"\n\n")
+			return
+		default:
+			rpcErr = `{"code":-32603,"message":` + text + `,"data":{"headers":` + string(all) + `}}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if rpcErr != "" {
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"error":`+rpcErr+`}`)
+			return
+		}
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":`+result+`}`)
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// WithHeader adds its header to every request.
+type WithHeader struct{ H http.Header }
+
+func (w WithHeader) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, vs := range w.H {
+		r.Header[k] = vs
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// Counting is open (a serve.Server's Open) counting the sessions it
+// opens.
+func Counting[R, U any](open func(context.Context, R) (U, error)) (func(context.Context, R) (U, error), *atomic.Int64) {
+	var opened atomic.Int64
+	return func(ctx context.Context, r R) (U, error) {
+		opened.Add(1)
+		return open(ctx, r)
+	}, &opened
+}
