@@ -99,9 +99,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		MaxTimeout:      s.MaxTimeout,
 		LogLevel:        s.Answers.LogLevel, // the modern era sends it with each request
 	}
-	if h.Telemetry != nil {
-		opts.TraceParent = h.Telemetry.TraceParent
-	}
+	opts.TraceParent = h.traceParent()
 	if kept != nil {
 		if kept.Ignored != "" && s.Verbose {
 			fmt.Fprintf(h.Stderr, "mcpv: what was kept of the server is not used: %s\n", safetext.Line(kept.Ignored))
@@ -158,6 +156,7 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 	c, session := newConn(s, h, ans, t, nil, true)
 	client, err := mcp.Attach(session, mcp.ClientOptions{
 		Info: h.Client, Capabilities: ans.capabilities(), NoExtensions: s.NoExtensions, Timeout: s.Timeout, MaxTimeout: s.MaxTimeout, LogLevel: s.Answers.LogLevel,
+		TraceParent: h.traceParent(),
 	}, st)
 	if err != nil {
 		session.Close(context.Background())

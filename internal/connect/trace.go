@@ -36,6 +36,15 @@ func also(first, then func(out bool, msg []byte)) func(out bool, msg []byte) {
 	}
 }
 
+// traceParent is what gives each request its span's context (mcp's
+// ClientOptions.TraceParent): nil without telemetry.
+func (h Hooks) traceParent() func() string {
+	if h.Telemetry == nil {
+		return nil
+	}
+	return h.Telemetry.TraceParent
+}
+
 // onEvent is the transport's event hook: nil without a trace.
 func (h Hooks) onEvent() func(mcp.TransportEvent) {
 	if h.traceSession == nil {
