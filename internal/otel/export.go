@@ -56,7 +56,7 @@ func (e *Exporter) Add(s Span) {
 		batch := e.pending
 		e.pending = nil
 		e.sending.Add(1)
-		go func() { // background sender: ends when its post does, bounded by cfg.Timeout
+		go func() { // span export batch: ends when its post does, bounded by cfg.Timeout
 			defer e.sending.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), e.cfg.Timeout)
 			defer cancel()
