@@ -31,7 +31,9 @@ ms() { # COMMAND...: wall time in ms
 	echo $(((e - s) / 1000))
 }
 rate() { # ARGS...: the calls a second of one mcpv load run
-	"$tmp/mcpv" "$@" load call echo message=hi -c 16 -d "${secs}s" --format json 2>/dev/null | sed -n 's/.*"ok_per_s":\([0-9.]*\).*/\1/p'
+	"$tmp/mcpv" "$@" load call echo message=hi -c 16 -d "${secs}s" --format json 2>"$tmp/load.err" >"$tmp/load.json" ||
+		{ echo "trace.sh: mcpv load failed: $(tail -3 "$tmp/load.err")" >&2; return 1; }
+	sed -n 's/.*"ok_per_s":\([0-9.]*\).*/\1/p' "$tmp/load.json"
 }
 
 for _ in $(seq $((rounds * 5))); do
