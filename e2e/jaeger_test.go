@@ -103,7 +103,9 @@ func (j *jaeger) traces(t *testing.T, op string) [][]jaegerSpan {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var got struct{ Data []struct{ Spans []jaegerSpan } }
+	var got struct {
+		Data []struct{ Spans []jaegerSpan }
+	}
 	json.NewDecoder(resp.Body).Decode(&got)
 	var out [][]jaegerSpan
 	for _, tr := range got.Data {
