@@ -61,6 +61,7 @@ sleep 3
 serve() { # ENV...: serve --http in front of the demo server, with ENV; sets serve_url
 	env MCPV_HTTP_TOKEN=bench-token "$@" "$tmp/mcpv" serve --http 127.0.0.1:0 -- "$tmp/demo" 2>"$tmp/serve.log" &
 	serve_pid=$!
+	pids+=("$serve_pid") # ended by the trap too, should the script stop before it does
 	for _ in $(seq 50); do
 		serve_url=$(sed -n 's/.*serving at \(http:[^ ]*\).*/\1/p' "$tmp/serve.log")
 		[ -n "$serve_url" ] && return 0
