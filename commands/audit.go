@@ -17,7 +17,7 @@ import (
 )
 
 type auditCmd struct {
-	Files  []string `arg:"" optional:"" placeholder:"FILE" help:"Saved surfaces to audit, without starting anything: pin files, mcpv test snapshots, recordings."`
+	Files  []string `arg:"" optional:"" placeholder:"FILE" help:"Saved surfaces to audit, without starting anything: pin files, mcpv test snapshots, recordings, traces."`
 	All    bool     `name:"all" help:"Every server of the config files (as 'mcpv servers' lists them), and what they show together (names on two servers, one naming another's tools)."`
 	Format string   `name:"format" enum:"text,json,sarif,junit" default:"text" help:"text (for people), json, sarif (SARIF 2.1.0, for code scanning) or junit."`
 	Output string   `name:"output" placeholder:"FILE" help:"Write the report to FILE (then the text report goes to stdout)."`
@@ -38,7 +38,7 @@ const auditRulesTopic = `Each finding names its rule, its severity (critical, hi
   name-collision, secret-in-surface, annotation-mismatch, costly-description`
 
 func (c *auditCmd) Help() string {
-	return `Reads what servers show a model (names, descriptions, schemas, prompts, resources, instructions) for the signs of tool poisoning, shadowing and leaks, with deterministic rules, locally: nothing is sent anywhere. It audits the server the command line names, every server of the config files (--all), or saved surfaces (FILE: a pin file, a snapshot, a recording), or all of them at once.
+	return `Reads what servers show a model (names, descriptions, schemas, prompts, resources, instructions) for the signs of tool poisoning, shadowing and leaks, with deterministic rules, locally: nothing is sent anywhere. It audits the server the command line names, every server of the config files (--all), or saved surfaces (FILE: a pin file, a snapshot, a recording, a trace), or all of them at once.
 
 Each finding names its rule, its severity (critical, high, medium, low, info), the item and the field, and quotes the text made safe for a terminal; 'mcpv help audit-rules' lists the rules.
 

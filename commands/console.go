@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/content"
+	"github.com/mcpv/mcpv/internal/otel"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/output"
 )
@@ -26,6 +27,9 @@ type console struct {
 	// files, when set, confines the files the command reads (@FILE) to a
 	// test file's tree: a step's path may come from what a server sent.
 	files *safefile.Tree
+	// telemetry is the run's span export, when asked: serve and mock make
+	// a span of each request their clients send.
+	telemetry *otel.Run
 }
 
 // readFile reads a file the command line names (@FILE).

@@ -17,7 +17,7 @@ import (
 )
 
 type diffCmd struct {
-	Old    string `arg:"" placeholder:"OLD" help:"The surface before: a pin file, an mcpv test snapshot or a recording (mcpv serve --record)."`
+	Old    string `arg:"" placeholder:"OLD" help:"The surface before: a pin file, an mcpv test snapshot, a recording (mcpv serve --record) or a trace (mcpv --trace)."`
 	New    string `arg:"" optional:"" placeholder:"NEW" help:"The surface after, as OLD; without it, the server the command line names, as it is now."`
 	Format string `name:"format" enum:"text,json" default:"text" help:"text (for people) or json."`
 	FailOn string `name:"fail-on" default:"any" help:"Exit 1 when a change of this class or worse is found: breaking, security (and breaking), any, or none; or when the cost in tokens passes a budget: tokens>N (the total), tokens>+N or tokens>+N% (the growth)."`
@@ -53,7 +53,7 @@ func (c *diffCmd) Help() string {
               like another or with the description of one that went
   compatible  the rest: an optional parameter, a new item, a version
 
-Each side is a pin file (mcpv pin), an mcpv test snapshot, or a recording (mcpv serve --record, with its responses file beside it); without NEW, the other side is the server the command line names, as it is now. A file of several servers needs --server NAME. Nothing is started for two files.
+Each side is a pin file (mcpv pin), an mcpv test snapshot, a recording (mcpv serve --record, with its responses file beside it), or a trace (mcpv --trace: the lists the run asked for); without NEW, the other side is the server the command line names, as it is now. A file of several servers needs --server NAME. Nothing is started for two files.
 
 The exit code follows the worst class: 1 when a change of --fail-on's class or worse is found (default any, as diff(1)), else 0; 2 for a mistake, 4 and the rest as for every command. --format json prints the changes for a script, its schema versioned ("mcpvDiff": 1).
 
@@ -67,7 +67,7 @@ Examples:
 // diffSide is one side of a diff: its surface and what it is.
 type diffSide struct {
 	Source string `json:"source"` // the file, or "live"
-	Format string `json:"format"` // pin, snapshot, recording, or live
+	Format string `json:"format"` // pin, snapshot, recording, trace, or live
 	Server string `json:"server,omitempty"`
 	s      surface.Server
 }

@@ -360,6 +360,9 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err != nil {
 		return err
 	}
+	if t := s.hooks.Telemetry; t != nil {
+		t.Metrics(time.Now(), loadFigures(res))
+	}
 	if base != nil {
 		res.Compare(base)
 	}

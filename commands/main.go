@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -21,7 +22,9 @@ import (
 	"github.com/mcpv/mcpv/internal/envdoc"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/oserr"
+	"github.com/mcpv/mcpv/internal/otel"
 	"github.com/mcpv/mcpv/internal/redact"
+	"github.com/mcpv/mcpv/internal/trace"
 	"github.com/mcpv/mcpv/internal/userio"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
@@ -506,6 +509,7 @@ func run(ctx context.Context, args []string, ios *output.Streams, env connect.En
 
 // runWith is Main with the environment given.
 func runWith(ctx context.Context, args []string, ios *output.Streams, env connect.Env, servers *mcp.ProcessGroups, signals <-chan struct{}) (code int) {
+	start := time.Now()
 	if len(args) == 1 && args[0] == keeperArg {
 		waitFor(signals)
 		return runKeeper(ctx, ios, env, servers)
@@ -536,6 +540,20 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	if code, ok := r.parse(args, signals); !ok {
 		return code
 	}
+	endTrace, err := r.startTrace(ctx, args, start)
+	if err != nil {
+		return r.fail(err)
+	}
+	if endTrace != nil {
+		defer func() { endTrace(code) }()
+	}
+	endSpans, err := r.startTelemetry(args, start)
+	if err != nil {
+		return r.fail(err)
+	}
+	if endSpans != nil {
+		defer func() { endSpans(code) }() // before the trace's end, which notes its failure
+	}
 	if err := r.c.outputFlags.checkTable(r.kctx.Selected(), env.Getenv, ios.OutTTY); err != nil {
 		return r.fail(err)
 	}
@@ -548,11 +566,11 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 			return r.fail(usageErrorf("%s takes no server command", r.kctx.Selected().Name))
 		}
 		if !chooses {
-			r.kctx.Bind(newConsole(ios, &r.c.outputFlags, r.env), &r.c.flags.ServerFlags, servers)
+			r.kctx.Bind(r.console(ios), &r.c.flags.ServerFlags, servers)
 			return r.fail(r.kctx.Run())
 		}
 		r.scrubStderr() // the sessions it opens add their secrets
-		r.kctx.Bind(newConsole(r.ios, &r.c.outputFlags, r.env), &r.c.flags.ServerFlags, servers, &targets{r: r, server: server})
+		r.kctx.Bind(r.console(r.ios), &r.c.flags.ServerFlags, servers, &targets{r: r, server: server})
 		err := r.kctx.Run()
 		r.ios.Status.Stop()
 		r.scrub.Flush()
@@ -603,6 +621,11 @@ type invocation struct {
 	events *connect.EventLog // --events, from the first session that has it
 	// jsonErrors: a failure is told as one JSON object (--errors json).
 	jsonErrors bool
+	trace      *trace.Writer // --trace, when asked
+	// traceSecrets masks, in the trace, each secret in every form.
+	traceSecrets *redact.Scrubber
+	telemetry    *otel.Run    // --otel, or the OTLP variables, when set
+	last         *ownLastLine // mcpv's last line on stderr, for the trace's and the span's end
 }
 
 // fail reports err, pointing a usage mistake to the command's help.
@@ -656,7 +679,7 @@ func (r *invocation) runSession(ctx context.Context, server []string) int {
 	// After an interrupt, progress that still arrives while the server
 	// shuts down is not drawn: the terminal is left clean.
 	defer context.AfterFunc(ctx, r.ios.Status.Stop)()
-	r.kctx.Bind(s, newConsole(r.ios, &r.c.outputFlags, r.env))
+	r.kctx.Bind(s, r.console(r.ios))
 	err = r.kctx.Run()
 	r.ios.Status.Stop() // the run is over: no progress line after its last word
 	return r.fail(err)
@@ -677,6 +700,7 @@ func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session,
 	}
 	r.scrubStderr()
 	r.scrub.Add(settings.Secrets...)
+	r.traceSecret(settings.Secrets...)
 	if path := settings.Answers.Events; path != "" && r.events == nil {
 		f, err := os.OpenFile(r.env.Path(path), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 		if err != nil {
@@ -688,6 +712,11 @@ func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session,
 	h := hooks(r.ios, r.env, r.events, r.scrub, &r.closers)
 	h.Groups = r.servers
 	h.HandOff = handOffLogin(settings, r.env)
+	h.Tracer, h.Telemetry = r.trace, r.telemetry
+	if r.trace != nil {
+		learnt := h.Secret
+		h.Secret = func(values ...string) { learnt(values...); r.traceSecret(values...) }
+	}
 	h.ServerStderrShown = true // a one-shot command's server writes on the user's stderr
 	return &session{settings: settings, env: r.env, hooks: h, mask: r.scrub.Mask}, nil
 }

@@ -14,11 +14,12 @@ import (
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/trace"
 	"github.com/mcpv/mcpv/mcp"
 )
 
 type mockCmd struct {
-	File      string   `arg:"" optional:"" name:"file" placeholder:"FILE" help:"An mcpv test snapshot: the tools, prompts and resource templates to offer."`
+	File      string   `arg:"" optional:"" name:"file" placeholder:"FILE" help:"An mcpv test snapshot: the tools, prompts and resource templates to offer; or a trace (mcpv --trace) to replay."`
 	Responses []string `name:"responses" sep:"none" placeholder:"FILE" help:"A responses file (repeatable; default: FILE.responses.json)."`
 	Tool      []string `name:"tool" sep:"none" placeholder:"NAME[=TEXT|:=JSON]" help:"Offer a tool answering every call with TEXT or JSON (repeatable)."`
 	Log       string   `name:"log" placeholder:"FILE" help:"Write what the clients asked and got to FILE, as JSON lines, for a test to check."`
@@ -54,12 +55,13 @@ Arguments are checked against the tool's inputSchema: a violation is a JSON-RPC 
 func (c *mockCmd) Help() string {
 	return `Serves a server read from files, for testing MCP clients: the tools, prompts and resource templates of an mcpv test snapshot, answering from responses files. It is served as mcpv serve serves a server: on stdin and stdout, or with --http as a Streamable HTTP endpoint at /mcp, to clients of either era.
 
-A responses file (JSON or YAML) lists answers by tool, prompt and resource, each of which may wait, notify or ask the client first: 'mcpv help mock-files' describes it. 'mcpv serve --record FILE' writes both files from a real server.
+A responses file (JSON or YAML) lists answers by tool, prompt and resource, each of which may wait, notify or ask the client first: 'mcpv help mock-files' describes it. 'mcpv serve --record FILE' writes both files from a real server; a trace (mcpv --trace FILE) is replayed as the server it shows: a red CI run, at home.
 
 Examples:
 
     $ mcpv serve --record demo.json -- ./server
     $ mcpv mock demo.json
+    $ mcpv mock ci-run.trace.jsonl
     $ mcpv mock demo.json --responses faults.yaml \
         --responses demo.responses.json --log mock.log
     $ mcpv mock --tool hello=hi --http 127.0.0.1:0 \
@@ -67,6 +69,9 @@ Examples:
 }
 
 func (c *mockCmd) noServer() {}
+
+// reads is the file mock reads, which --trace must not overwrite.
+func (c *mockCmd) reads() []string { return []string{c.File} }
 
 func (c *mockCmd) Validate() error {
 	if err := c.listenFlags.validate(); err != nil {
@@ -118,6 +123,7 @@ func (c *mockCmd) Run(ctx context.Context, out *console) error {
 		srv.Observe = log.Observe
 		m.ObserveQuestions(log.Observe)
 	}
+	srv.Observe = out.served(srv.Observe)
 	if err := srv.Start(ctx); err != nil {
 		return err
 	}
@@ -136,6 +142,9 @@ func (c *mockCmd) read(out *console) (surface.Snapshot, []*mock.Responses, error
 		if err != nil {
 			return snap, nil, usageErrorf("%s: %v", c.File, err)
 		}
+		if trace.IsTrace(data) {
+			return c.readTrace(data, out)
+		}
 		if snap, err = surface.ParseSnapshot(data); err != nil {
 			return snap, nil, usageErrorf("%s: %v", c.File, err)
 		}
@@ -149,19 +158,39 @@ func (c *mockCmd) read(out *console) (surface.Snapshot, []*mock.Responses, error
 			}
 		}
 	}
+	files, err := readResponses(paths, out)
+	return snap, files, err
+}
+
+// readTrace reads a trace (mcpv --trace) as the server it shows, with
+// the --responses files after it.
+func (c *mockCmd) readTrace(data []byte, out *console) (surface.Snapshot, []*mock.Responses, error) {
+	snap, replay, notes, err := mock.FromTrace(data)
+	if err != nil {
+		return snap, nil, usageErrorf("%s: %v", c.File, err)
+	}
+	for _, n := range notes {
+		out.notef("%s", n)
+	}
+	files, err := readResponses(c.Responses, out)
+	return snap, append([]*mock.Responses{replay}, files...), err
+}
+
+// readResponses reads the responses files at paths.
+func readResponses(paths []string, out *console) ([]*mock.Responses, error) {
 	var files []*mock.Responses
 	for _, path := range paths {
 		data, err := safefile.Read(out.env.Path(path))
 		if err != nil {
-			return snap, nil, usageErrorf("%s: %v", path, err)
+			return nil, usageErrorf("%s: %v", path, err)
 		}
 		r, err := mock.ParseResponses(data)
 		if err != nil {
-			return snap, nil, usageErrorf("%s: %v", path, err)
+			return nil, usageErrorf("%s: %v", path, err)
 		}
 		files = append(files, r)
 	}
-	return snap, files, nil
+	return files, nil
 }
 
 // openLog makes the --log file before anything is served: a relative

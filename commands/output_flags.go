@@ -28,6 +28,11 @@ type outputFlags struct {
 	Format     string  `short:"o" name:"output-format" enum:",json,table" default:""`
 	IfDeclared bool    `name:"if-declared"`
 	Errors     string  `name:"errors" enum:"text,json" default:"text"`
+	// Trace and Otel are what the run keeps of itself: its trace
+	// (internal/trace) and its spans (internal/otel), given to each
+	// session (connect.Hooks.Tracer, Telemetry).
+	Trace string `name:"trace"`
+	Otel  bool   `name:"otel"`
 
 	filter  *jq.Filter
 	environ []string // what $ENV shows in --jq; set before parsing
@@ -50,6 +55,8 @@ var outputFlagDocs = []connect.FlagDoc{
 	{Name: "if-declared", PlaceHolder: "", Help: "A list command of a capability the server does not declare prints the empty list and exits 0 (said on stderr), not exit 3; also MCPV_IF_DECLARED=true, or if_declared: true in the server's config entry."},
 	{Name: "errors", PlaceHolder: "FORM", Help: "How a failure is told on stderr: text (one line) or json (one object: exit, kind, message, the server's JSON-RPC error, hint; docs/mcpv-error.schema.json). MCPV_ERRORS=json sets it for every run."},
 	{Name: "output-format", PlaceHolder: "FORMAT", Help: "json (the default: the result as the server sent it) or table (info and the list commands: a row per item, cut to the terminal's width, for people; --jq filters JSON only). MCPV_OUTPUT=table makes table the default on a terminal, never in a pipe."},
+	{Name: "otel", PlaceHolder: "", Help: "Export spans over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318): the command's, and one per request, its context passed to the server in _meta (also without this flag when an OTLP endpoint variable is set; OTEL_SDK_DISABLED=true: never)."},
+	{Name: "trace", PlaceHolder: "FILE", Help: "Write every message, the transport's events and the exit code into FILE, one JSON line each, secrets masked; mcpv mock replays it (default: MCPV_TRACE)."},
 }
 
 // jqVar is a --jq-arg or --jq-argjson: at orders them as given (the last

@@ -205,6 +205,7 @@ func (c *serveCmd) serveOne(ctx context.Context, s *session, out *console) error
 		rec = mock.NewRecorder()
 		srv.Record = rec
 	}
+	srv.Observe = out.served(srv.Observe)
 	if err := srv.Start(ctx); err != nil {
 		return err
 	}

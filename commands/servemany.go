@@ -93,6 +93,7 @@ func (c *serveCmd) serveMany(ctx context.Context, out *console, t *targets) erro
 			rec = mock.NewRecorder()
 			srv.Record = rec
 		}
+		srv.Observe = out.served(srv.Observe)
 		recs = append(recs, rec)
 		g.Members = append(g.Members, &gateway.Member{Name: m.name, Prefix: m.prefix, Server: srv, Eager: m.start != "lazy"})
 	}

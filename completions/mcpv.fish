@@ -23,7 +23,7 @@ function __mcpv_takes
     set -l c $argv[1]
     while true
         switch "$c:$argv[2]"
-            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--session-id' ':--config' ':--pin' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--framing' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--resource' ':--scope' ':--redirect-host' ':--redirect-port' ':--redirect-path' ':--login-timeout' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--no-extension' ':--jq' ':-q' ':--color' ':--output-format' ':-o' ':--errors'
+            case ':--url' ':-u' ':--server' ':-s' ':--session' ':--session-id' ':--config' ':--pin' ':--header' ':-H' ':--cacert' ':--transport' ':--env' ':--cwd' ':--timeout' ':--connect-timeout' ':--protocol-version' ':--protocol-era' ':--framing' ':--auth' ':--client-id' ':--client-secret' ':--client-key' ':--client-metadata-url' ':--grant' ':--idp-token-endpoint' ':--idp-client-id' ':--id-token' ':--assertion' ':--dpop' ':--resource' ':--scope' ':--redirect-host' ':--redirect-port' ':--redirect-path' ':--login-timeout' ':--max-timeout' ':--events' ':--log-level' ':--root' ':--sampling-cmd' ':--answer' ':--answers' ':--elicitation' ':--no-extension' ':--jq' ':-q' ':--color' ':--output-format' ':-o' ':--errors' ':--trace'
                 echo 1
                 return 0
             case ':--jq-arg' ':--jq-argjson'
@@ -325,6 +325,8 @@ complete -c mcpv -n '__mcpv_in ""' -l color -x -a 'auto always never' -d 'Colour
 complete -c mcpv -n '__mcpv_in ""' -s o -l output-format -x -a 'json table' -d 'json (the default: the result as the server sent it) or table (info and the list commands: a row per item, cut to the terminal\'s width, for people; --jq filters JSON only). MCPV_OUTPUT=table makes table the default on a terminal, never in a pipe.'
 complete -c mcpv -n '__mcpv_in ""' -l if-declared -d 'A list command of a capability the server does not declare prints the empty list and exits 0 (said on stderr), not exit 3; also MCPV_IF_DECLARED=true, or if_declared: true in the server\'s config entry.'
 complete -c mcpv -n '__mcpv_in ""' -l errors -x -a 'text json' -d 'How a failure is told on stderr: text (one line) or json (one object: exit, kind, message, the server\'s JSON-RPC error, hint; docs/mcpv-error.schema.json). MCPV_ERRORS=json sets it for every run.'
+complete -c mcpv -n '__mcpv_in ""' -l trace -r -F -d 'Write every message, the transport\'s events and the exit code into FILE, one JSON line each, secrets masked; mcpv mock replays it (default: MCPV_TRACE).'
+complete -c mcpv -n '__mcpv_in ""' -l otel -d 'Export spans over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318): the command\'s, and one per request, its context passed to the server in _meta (also without this flag when an OTLP endpoint variable is set; OTEL_SDK_DISABLED=true: never).'
 complete -c mcpv -n '__mcpv_in ""' -l version -d 'Print mcpv\'s version and exit.'
 complete -c mcpv -n '__mcpv_in "list-tools"' -l cursor -x -d 'Fetch the one page that starts at this cursor; its nextCursor is kept.'
 complete -c mcpv -n '__mcpv_in "list-tools"' -l max-pages -x -d 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.'

@@ -126,6 +126,8 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--output-format', '-o'); Words = 1; Kind = 'enum'; Enum = @('json', 'table'); H = 'json (the default: the result as the server sent it) or table (info and the list commands: a row per item, cut to the terminal''s width, for people; --jq filters JSON only). MCPV_OUTPUT=table makes table the default on a terminal, never in a pipe.' }
             @{ Names = @('--if-declared'); Words = 0; Kind = 'none'; Enum = @(); H = 'A list command of a capability the server does not declare prints the empty list and exits 0 (said on stderr), not exit 3; also MCPV_IF_DECLARED=true, or if_declared: true in the server''s config entry.' }
             @{ Names = @('--errors'); Words = 1; Kind = 'enum'; Enum = @('text', 'json'); H = 'How a failure is told on stderr: text (one line) or json (one object: exit, kind, message, the server''s JSON-RPC error, hint; docs/mcpv-error.schema.json). MCPV_ERRORS=json sets it for every run.' }
+            @{ Names = @('--trace'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write every message, the transport''s events and the exit code into FILE, one JSON line each, secrets masked; mcpv mock replays it (default: MCPV_TRACE).' }
+            @{ Names = @('--otel'); Words = 0; Kind = 'none'; Enum = @(); H = 'Export spans over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318): the command''s, and one per request, its context passed to the server in _meta (also without this flag when an OTLP endpoint variable is set; OTEL_SDK_DISABLED=true: never).' }
             @{ Names = @('--version'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print mcpv''s version and exit.' }
         )
         'list-tools' = @(

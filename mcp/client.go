@@ -81,6 +81,11 @@ type ClientOptions struct {
 	// refusal is the outcome. Zero means twice DiscoverWait. Tests that
 	// are not about that silence set it long.
 	silenceWait time.Duration
+	// TraceParent, when set, gives each request the W3C traceparent its
+	// params._meta carries (unprefixed, as the 2026-07-28 specification
+	// reserves it), a new span's context each time: a trace begun in mcpv
+	// runs on into the server.
+	TraceParent func() string
 }
 
 // Client is an initialized MCP session: the lifecycle, capabilities,
@@ -432,6 +437,9 @@ func (c *Client) prepare(method string, params json.RawMessage) (json.RawMessage
 	var entries []metaEntry
 	if c.era().modern {
 		entries = c.stampEntries()
+	}
+	if c.opts.TraceParent != nil {
+		entries = append(entries, metaEntry{"traceparent", mustJSON(c.opts.TraceParent())})
 	}
 	if !progressMethods[method] {
 		if len(entries) > 0 {

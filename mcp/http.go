@@ -68,6 +68,8 @@ type HTTPOptions struct {
 	Log *slog.Logger
 	// Trace, when set, sees one line per HTTP exchange, secrets masked.
 	Trace func(line string)
+	// OnEvent, when set, is told of every HTTP exchange (EventHTTP).
+	OnEvent func(TransportEvent)
 	// MaxResumes bounds reconnections of one stream; 0 means DefaultMaxResumes.
 	MaxResumes int
 	// SessionID resumes a session an earlier run opened and kept (Keep),

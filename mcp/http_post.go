@@ -265,6 +265,9 @@ func (t *HTTPTransport) setHeaders(req *http.Request, sid, version string) {
 // do sends req, tracing it with secrets masked.
 func (t *HTTPTransport) do(req *http.Request) (*http.Response, error) {
 	resp, err := t.client.Do(req)
+	if t.opts.OnEvent != nil {
+		t.opts.OnEvent(httpEvent(req, resp, err))
+	}
 	if t.opts.Trace != nil {
 		if err != nil {
 			// Not err itself: a *url.Error quotes the whole URL, query included.

@@ -90,6 +90,9 @@ type CommandOptions struct {
 	// whole, on the reader goroutine (the slice is not the callee's to
 	// keep): mcpv check judges what the server wrote as it came.
 	Junk func(line []byte)
+	// OnEvent, when set, is told when the process starts and when it
+	// exits (EventStart, EventExit).
+	OnEvent func(TransportEvent)
 }
 
 // The framings a stdio server may be spoken to in. Auto writes lines and
@@ -201,6 +204,9 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 		return nil, &TransportError{Op: fmt.Sprintf("start server %q", opts.Path), Err: err}
 	}
 	opts.Groups.add(cmd.Process.Pid)
+	if opts.OnEvent != nil {
+		opts.OnEvent(TransportEvent{Kind: EventStart, PID: cmd.Process.Pid, Program: opts.Path})
+	}
 	t := &CommandTransport{
 		opts:     opts,
 		cmd:      cmd,
@@ -233,6 +239,9 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 	go t.copyStderr(errR) // stderr copier: stops at EOF: when every holder of the pipe has exited
 	go func() {           // process waiter: stops when the process exits
 		t.waitErr = cmd.Wait()
+		if opts.OnEvent != nil {
+			opts.OnEvent(exitEvent(cmd.Process.Pid, t.waitErr))
+		}
 		close(t.exited)
 		// A read blocked on a pipe a grandchild keeps open wakes up.
 		t.stdout.SetReadDeadline(time.Now().Add(opts.ExitDrain))

@@ -9,6 +9,8 @@ import (
 
 	"github.com/mcpv/mcpv/internal/elicit"
 	"github.com/mcpv/mcpv/internal/oauth"
+	"github.com/mcpv/mcpv/internal/otel"
+	"github.com/mcpv/mcpv/internal/trace"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -93,6 +95,18 @@ type Hooks struct {
 	// (out) or received, its bytes as on the wire (mcp.SessionOptions.Trace):
 	// mcpv check judges what the server sent as it came.
 	Trace func(out bool, msg []byte)
+	// Tracer, when set, is the run's trace (mcpv --trace): each session
+	// opened writes its messages, its transport's events and its server's
+	// stderr into it, as a session of its own.
+	Tracer *trace.Writer
+	// traceSession is this session's part of Tracer, set by traced.
+	traceSession *trace.Session
+	// Telemetry, when set, is the run's OpenTelemetry export (--otel):
+	// each session opened makes a span of each of its requests, a child
+	// of the command's, and carries its context to the server.
+	Telemetry *otel.Run
+	// spans is this session's part of Telemetry, set by traced.
+	spans *otel.Session
 	// OnDropped, when set, is told of the notifications a session dropped
 	// from its full queue instead of a warning on Log
 	// (mcp.SessionOptions.OnDropped).

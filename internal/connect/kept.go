@@ -86,7 +86,7 @@ func resume(s *Settings, env Env, h Hooks, ans *answerer) (*Conn, error) {
 		return nil, err
 	}
 	opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, Mode: mcp.ModeStreamable, Log: h.Log,
-		SessionID: k.SessionID, ProtocolVersion: k.State.Version}
+		SessionID: k.SessionID, ProtocolVersion: k.State.Version, OnEvent: h.onEvent()}
 	if s.Verbose {
 		opts.Trace = func(line string) { fmt.Fprintf(h.Stderr, "mcpv: http: %s\n", line) }
 	}
@@ -97,7 +97,8 @@ func resume(s *Settings, env Env, h Hooks, ans *answerer) (*Conn, error) {
 	t.Keep() // a later command may want it too; the server's own expiry ends it
 	c, session := newConn(s, h, ans, t, nil, false)
 	c.http, c.settings, c.env = t, s, env
-	cl, err := mcp.Attach(session, mcp.ClientOptions{Info: h.Client, Capabilities: ans.capabilities(), NoExtensions: s.NoExtensions, Timeout: s.Timeout, MaxTimeout: s.MaxTimeout}, k.State)
+	cl, err := mcp.Attach(session, mcp.ClientOptions{Info: h.Client, Capabilities: ans.capabilities(), NoExtensions: s.NoExtensions, Timeout: s.Timeout, MaxTimeout: s.MaxTimeout,
+		TraceParent: h.traceParent()}, k.State)
 	if err != nil {
 		session.Close(context.Background())
 		return nil, err

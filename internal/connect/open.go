@@ -40,7 +40,7 @@ type Conn struct {
 // session and sends --log-level. ctx bounds every step; ConnectTimeout
 // bounds start-up and initialize. On failure nothing is left running.
 func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
-	h = h.withDefaults()
+	h = h.withDefaults().traced(s)
 	ans, err := newAnswerer(s, env, h)
 	if err != nil {
 		return nil, err
@@ -99,6 +99,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		MaxTimeout:      s.MaxTimeout,
 		LogLevel:        s.Answers.LogLevel, // the modern era sends it with each request
 	}
+	opts.TraceParent = h.traceParent()
 	if kept != nil {
 		if kept.Ignored != "" && s.Verbose {
 			fmt.Fprintf(h.Stderr, "mcpv: what was kept of the server is not used: %s\n", safetext.Line(kept.Ignored))
@@ -134,6 +135,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		return nil, err
 	}
 	c.Client = client
+	c.noteEra()
 	if err := c.setLogLevel(ctx, s.Answers.LogLevel); err != nil {
 		c.Close()
 		return nil, err
@@ -145,7 +147,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 // over t, as st describes it: nothing is sent, and the server's requests
 // that reach t are answered as Open's are.
 func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn, error) {
-	h = h.withDefaults()
+	h = h.withDefaults().traced(s)
 	ans, err := newAnswerer(s, env, h)
 	if err != nil {
 		t.Close(context.Background())
@@ -154,6 +156,7 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 	c, session := newConn(s, h, ans, t, nil, true)
 	client, err := mcp.Attach(session, mcp.ClientOptions{
 		Info: h.Client, Capabilities: ans.capabilities(), NoExtensions: s.NoExtensions, Timeout: s.Timeout, MaxTimeout: s.MaxTimeout, LogLevel: s.Answers.LogLevel,
+		TraceParent: h.traceParent(),
 	}, st)
 	if err != nil {
 		session.Close(context.Background())
@@ -219,7 +222,7 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 		if err != nil {
 			return nil, err
 		}
-		opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, Mode: s.Mode, Log: h.Log, MaxMessage: s.MaxMessage}
+		opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, Mode: s.Mode, Log: h.Log, MaxMessage: s.MaxMessage, OnEvent: h.onEvent()}
 		if s.Verbose {
 			opts.Trace = func(line string) { fmt.Fprintf(h.Stderr, "mcpv: http: %s\n", safetext.Line(line)) }
 		}
@@ -230,10 +233,11 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 		return tr, nil
 	}
 	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log, Groups: h.Groups, Framing: s.Framing, MaxMessage: s.MaxMessage, Grace: env.Grace,
-		Mask: s.MaskLine}
+		Mask: s.MaskLine, OnEvent: h.onEvent()}
 	if !s.Quiet {
 		opts.Stderr, opts.StderrShown = h.ServerStderr, h.ServerStderrShown
 	}
+	opts.Stderr = h.traceStderr(opts.Stderr)
 	return mcp.StartCommand(opts)
 }
 
@@ -260,6 +264,9 @@ func (c *Conn) Event(method string, params json.RawMessage) { c.hooks.Events.Wri
 func (c *Conn) Close() {
 	c.wait.stop()
 	c.Client.Close(context.Background())
+	if c.hooks.spans != nil {
+		c.hooks.spans.Close()
+	}
 	if c.Kept != nil {
 		if c.probed { // an era pinned says nothing of the server's
 			c.Kept.Learnt(c.Client.Learnt())

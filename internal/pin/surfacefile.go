@@ -13,22 +13,24 @@ import (
 	"sync"
 
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/trace"
 	"github.com/mcpv/mcpv/mcp"
 )
 
 // SurfaceFile is a file that holds what servers showed: a pin file (one
-// server or several), an mcpv test snapshot, or a recording of mcpv serve
+// server or several), an mcpv test snapshot, a recording of mcpv serve
 // --record (a snapshot with its responses file beside it, which adds who
-// the server was, its instructions and its resources).
+// the server was, its instructions and its resources), or a trace (mcpv
+// --trace: the lists the run asked for).
 type SurfaceFile struct {
-	Format  string // "pin", "snapshot" or "recording"
+	Format  string // "pin", "snapshot", "recording" or "trace"
 	Servers []surface.Server
 	// Lines finds the line of an item in the file: 0 when it cannot.
 	Lines func(kind, name string) int
 }
 
 // ReadSurfaceFile reads the surfaces a file holds, by what the file says
-// it is ("mcpvPin" or "mcpvSnapshot"); read reads a file (bounded, as the
+// it is ("mcpvPin" or "mcpvSnapshot", or a trace's first line); read reads a file (bounded, as the
 // caller confines it), for the file and for the responses file beside a
 // snapshot, which makes it a recording when there is one. A snapshot's
 // server is named after the file.
@@ -36,6 +38,17 @@ func ReadSurfaceFile(path string, read func(string) ([]byte, error)) (*SurfaceFi
 	data, err := read(path)
 	if err != nil {
 		return nil, err
+	}
+	if trace.IsTrace(data) {
+		lines, err := trace.Read(data)
+		if err != nil {
+			return nil, err
+		}
+		s := trace.Surface(lines)
+		if s.Name == "" {
+			s.Name = strings.TrimSuffix(filepath.Base(path), ".trace.jsonl")
+		}
+		return &SurfaceFile{Format: "trace", Servers: []surface.Server{s}, Lines: func(string, string) int { return 0 }}, nil
 	}
 	var head struct {
 		Pin      *json.RawMessage `json:"mcpvPin"`

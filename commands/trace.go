@@ -1,0 +1,247 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/load"
+	"github.com/mcpv/mcpv/internal/otel"
+	"github.com/mcpv/mcpv/internal/redact"
+	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/serve"
+	"github.com/mcpv/mcpv/internal/trace"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/output"
+)
+
+// startTrace begins the run's trace when --trace (or MCPV_TRACE) names a
+// file, and returns what ends it with the run's exit code: nil when there
+// is none. The trace masks what the run's stderr masks.
+func (r *invocation) startTrace(ctx context.Context, args []string, start time.Time) (end func(code int), err error) {
+	path := r.c.outputFlags.Trace
+	if path == "" {
+		path = r.env.Getenv("MCPV_TRACE")
+	}
+	if path == "" {
+		return nil, nil
+	}
+	if err := r.notRead(path); err != nil {
+		return nil, err
+	}
+	last := r.lastLine()
+	r.scrubStderr()
+	// The trace holds what servers echo: each secret in every form one
+	// may echo it in, as well as what stderr masks.
+	r.traceSecrets = redact.NewScrubber(nil)
+	mask := func(b []byte) []byte { return r.traceSecrets.Mask(r.scrub.Mask(b)) }
+	tr, err := trace.Create(r.env.Path(path), start, mask, trace.Header{Mcpv: Version, Args: traceArgs(args)})
+	if err != nil {
+		return nil, clierr.Usage(errors.New("--trace: " + err.Error()))
+	}
+	failed := false
+	tr.Failed = func(err error) {
+		failed = true
+		// Once, and never through the trace's own lock: stderr is not it.
+		r.ios.Err.Write([]byte("mcpv: --trace: " + safetext.Line(err.Error()) + "; the trace stops here\n"))
+	}
+	r.trace = tr
+	stop := context.AfterFunc(ctx, func() {
+		if cause := context.Cause(ctx); errors.Is(cause, ErrInterrupted) {
+			tr.Note(0, "signal", map[string]any{"cause": cause.Error()})
+		}
+	})
+	return func(code int) {
+		stop()
+		r.scrub.Flush()
+		if err := tr.End(code, last.line()); err != nil && !failed {
+			r.ios.Err.Write([]byte("mcpv: --trace: " + safetext.Line(err.Error()) + "\n"))
+		}
+	}, nil
+}
+
+// startTelemetry begins the run's span when --otel or the OTLP variables
+// ask for export, and returns what ends it with the run's exit code:
+// nil when nothing is exported. A failed export is said once, never
+// changes the exit code, and is noted in the trace.
+func (r *invocation) startTelemetry(args []string, start time.Time) (end func(code int), err error) {
+	cfg, err := otel.FromEnv(r.env.Getenv, r.c.outputFlags.Otel)
+	if err != nil {
+		return nil, clierr.Usage(errors.New("otel: " + err.Error()))
+	}
+	if cfg == nil {
+		return nil, nil
+	}
+	last := r.lastLine()
+	r.scrubStderr()
+	r.scrub.Add(cfg.Secrets()...)
+	r.traceSecret(cfg.Secrets()...)
+	e := otel.NewExporter(*cfg, nil)
+	e.Failed = func(err error) {
+		line := "spans not exported to " + redact.URL(cfg.Traces) + ": " + err.Error()
+		r.ios.Err.Write([]byte("mcpv: otel: " + safetext.Line(line) + "\n"))
+		if r.trace != nil {
+			r.trace.Note(0, "otel", map[string]any{"error": line})
+		}
+	}
+	name := "mcpv " + r.kctx.Selected().Name
+	r.telemetry = otel.Start(e, name, r.env.Getenv("TRACEPARENT"), start, otel.String("mcpv.command", r.kctx.Selected().Name))
+	return func(code int) { r.telemetry.End(code, last.line()) }, nil
+}
+
+// console is the run's console on ios, with its telemetry.
+func (r *invocation) console(ios *output.Streams) *console {
+	c := newConsole(ios, &r.c.outputFlags, r.env)
+	c.telemetry = r.telemetry
+	return c
+}
+
+// served is observe (nil: none) with, when spans are exported, a span
+// made of each request a client of serve or mock sent: a child of the
+// client's span its params._meta.traceparent names.
+func (c *console) served(observe func(serve.Exchange)) func(serve.Exchange) {
+	t := c.telemetry
+	if t == nil {
+		return observe
+	}
+	return func(e serve.Exchange) {
+		if observe != nil {
+			observe(e)
+		}
+		if e.ID == nil || e.Asked {
+			return
+		}
+		code, msg := "", ""
+		var re *mcp.RPCError
+		switch {
+		case e.Cancelled:
+			code, msg = "cancelled", "the request was not answered"
+		case errors.As(e.Err, &re):
+			code, msg = fmt.Sprint(re.Code), re.Message
+		case e.Err != nil:
+			code, msg = fmt.Sprint(mcp.CodeInternalError), e.Err.Error()
+		}
+		t.Served(e.Method, e.ID, e.Params, e.Result, code, msg, e.Time, e.Took)
+	}
+}
+
+// traceSecret makes the trace mask these secrets too, in every form.
+func (r *invocation) traceSecret(values ...string) {
+	if r.traceSecrets != nil {
+		r.traceSecrets.Add(redact.Forms(values)...)
+	}
+}
+
+// notRead refuses a trace file the command reads (mcpv mock replaying
+// the trace given to --trace as well), which the trace would empty.
+func (r *invocation) notRead(path string) error {
+	c, ok := r.kctx.Selected().Target.Addr().Interface().(interface{ reads() []string })
+	if !ok {
+		return nil
+	}
+	ti, err := os.Stat(r.env.Path(path))
+	if err != nil {
+		return nil
+	}
+	for _, p := range c.reads() {
+		if fi, err := os.Stat(r.env.Path(p)); p != "" && err == nil && os.SameFile(fi, ti) {
+			return clierr.Usage(fmt.Errorf("--trace %s is the file %s reads: the trace would empty it", path, r.kctx.Selected().Name))
+		}
+	}
+	return nil
+}
+
+// traceArgs is the command line as a trace holds it: the values of
+// secret-named flags, of secret headers and the credentials of URLs
+// masked.
+func traceArgs(args []string) []string {
+	out := redact.Args(args)
+	for i, a := range out {
+		after, prefix := "", ""
+		if i > 0 {
+			after = out[i-1]
+		}
+		if v, ok := strings.CutPrefix(a, "--env="); ok {
+			after, a, prefix = "--env", v, "--env="
+		}
+		switch after {
+		case "-H", "--header":
+			if name, value, ok := strings.Cut(a, ":"); ok {
+				out[i] = name + ": " + redact.HeaderValue(name, strings.TrimSpace(value))
+			}
+		case "--env":
+			if name, value, ok := strings.Cut(a, "="); ok {
+				out[i] = prefix + name + "=" + redact.ConfigValue(name, value)
+			}
+		}
+		if strings.Contains(a, "://") {
+			out[i] = redact.URL(a)
+		}
+	}
+	return out
+}
+
+// lastLine keeps the last line mcpv prints of its own on stderr, from
+// now on: called before stderr is scrubbed, it sees what the user sees.
+func (r *invocation) lastLine() *ownLastLine {
+	if r.last == nil {
+		r.last = &ownLastLine{w: r.ios.Err}
+		streams := *r.ios
+		streams.Err = r.last
+		r.ios = &streams
+	}
+	return r.last
+}
+
+// ownLastLine passes what mcpv writes on stderr on, and keeps the last
+// line of its own ("mcpv: ..."), which the trace's end line quotes.
+type ownLastLine struct {
+	w    io.Writer
+	mu   sync.Mutex // guards last
+	last []byte
+}
+
+func (l *ownLastLine) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	for rest := p; len(rest) > 0; {
+		line, after, _ := bytes.Cut(rest, []byte("\n"))
+		if text, ok := bytes.CutPrefix(line, []byte("mcpv: ")); ok {
+			l.last = append(l.last[:0], text[:min(len(text), 1024)]...)
+		}
+		rest = after
+	}
+	l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *ownLastLine) line() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return string(l.last)
+}
+
+// loadFigures are the figures of a run of mcpv load that --otel exports
+// as OTLP metrics: counts, rates and the latency's percentiles.
+func loadFigures(res *load.Result) []otel.Gauge {
+	op := otel.String("mcpv.load.schedule", res.Schedule)
+	g := []otel.Gauge{
+		{Name: "mcpv.load.iterations", Unit: "{iteration}", Value: float64(res.Iterations), Attrs: []otel.Attr{op}},
+		{Name: "mcpv.load.errors", Unit: "{iteration}", Value: float64(res.Errors), Attrs: []otel.Attr{op}},
+		{Name: "mcpv.load.throughput", Unit: "{iteration}/s", Value: res.Throughput, Attrs: []otel.Attr{op}},
+		{Name: "mcpv.load.concurrency", Unit: "{session}", Value: float64(res.Concurrency), Attrs: []otel.Attr{op}},
+	}
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"min", res.Latency.Min}, {"mean", res.Latency.Mean}, {"p50", res.Latency.P50}, {"p90", res.Latency.P90}, {"p99", res.Latency.P99}, {"p99.9", res.Latency.P999}, {"max", res.Latency.Max}} {
+		g = append(g, otel.Gauge{Name: "mcpv.load.latency", Unit: "ms", Value: p.v, Attrs: []otel.Attr{op, otel.String("mcpv.load.statistic", p.name)}})
+	}
+	return g
+}

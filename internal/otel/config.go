@@ -1,0 +1,145 @@
+// Package otel exports what mcpv does as OpenTelemetry spans (and mcpv
+// load's figures as metrics) over OTLP/HTTP in its JSON encoding, set up
+// by the standard OTEL_EXPORTER_OTLP_* variables: a span for the command,
+// and one per MCP request following OpenTelemetry's semantic conventions
+// for MCP (span name "{mcp.method.name} {target}", mcp.method.name,
+// mcp.session.id, mcp.protocol.version, jsonrpc.request.id,
+// gen_ai.tool.name, error.type, rpc.response.status_code...), each
+// request's context passed to the server in params._meta.traceparent as
+// the 2026-07-28 specification reserves it. It is mcpv's own small
+// exporter rather than OpenTelemetry's Go SDK, whose packages cost every
+// run of mcpv their initialisation whether it exports or not; nothing
+// here runs unless export is asked for.
+package otel
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is where and how spans go.
+type Config struct {
+	// Traces and Metrics are the URLs spans and metrics are posted to.
+	Traces, Metrics string
+	// Headers are sent with each export (OTEL_EXPORTER_OTLP_HEADERS);
+	// their values are secrets, masked wherever mcpv writes.
+	Headers map[string]string
+	// Service is the resource's service.name (OTEL_SERVICE_NAME).
+	Service string
+	// Timeout bounds each export (OTEL_EXPORTER_OTLP_TIMEOUT, at most
+	// MaxTimeout).
+	Timeout time.Duration
+}
+
+// DefaultEndpoint is where spans go when only --otel asks for them.
+const DefaultEndpoint = "http://localhost:4318"
+
+// MaxTimeout bounds an export, and so how long mcpv waits for the
+// collector at its exit: a collector that hangs or is a black hole does
+// not hold a command up longer.
+const MaxTimeout = 2 * time.Second
+
+// FromEnv reads the standard variables: it returns nil when nothing asks
+// for export (neither flag nor an OTLP endpoint set) or
+// OTEL_SDK_DISABLED=true says not to, and an error for a setting it
+// cannot follow.
+func FromEnv(getenv func(string) string, flag bool) (*Config, error) {
+	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") {
+		return nil, nil
+	}
+	base, traces, metrics := getenv("OTEL_EXPORTER_OTLP_ENDPOINT"), getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
+	if !flag && base == "" && traces == "" {
+		return nil, nil
+	}
+	if getenv("OTEL_EXPORTER_OTLP_PROTOCOL") == "grpc" || getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") == "grpc" {
+		return nil, errors.New("OTLP over gRPC: mcpv exports over OTLP/HTTP only (http/json; a collector takes it on its HTTP port, 4318)")
+	}
+	if base == "" {
+		base = DefaultEndpoint
+	}
+	c := &Config{Service: getenv("OTEL_SERVICE_NAME"), Timeout: MaxTimeout, Headers: map[string]string{}}
+	if c.Service == "" {
+		c.Service = "mcpv"
+	}
+	var err error
+	if c.Traces, err = endpoint(traces, base, "/v1/traces"); err != nil {
+		return nil, err
+	}
+	if c.Metrics, err = endpoint(metrics, base, "/v1/metrics"); err != nil {
+		return nil, err
+	}
+	if err := headers(getenv("OTEL_EXPORTER_OTLP_HEADERS"), c.Headers); err != nil {
+		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_HEADERS: %v", err)
+	}
+	if err := headers(getenv("OTEL_EXPORTER_OTLP_TRACES_HEADERS"), c.Headers); err != nil {
+		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_TRACES_HEADERS: %v", err)
+	}
+	if t := getenv("OTEL_EXPORTER_OTLP_TIMEOUT"); t != "" {
+		ms, err := strconv.Atoi(t)
+		if err != nil || ms <= 0 {
+			return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_TIMEOUT=%q: want milliseconds", t)
+		}
+		c.Timeout = min(MaxTimeout, time.Duration(ms)*time.Millisecond)
+	}
+	return c, nil
+}
+
+// endpoint is the URL of a signal: its own variable as it is, else the
+// base's with the signal's path.
+func endpoint(own, base, path string) (string, error) {
+	raw := own
+	if raw == "" {
+		raw = strings.TrimSuffix(base, "/") + path
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("the OTLP endpoint %q is not an http or https URL", raw)
+	}
+	return raw, nil
+}
+
+// headers reads a list of key=value pairs (values URL-encoded) into h.
+func headers(list string, h map[string]string) error {
+	n := 0
+	for item := range strings.SplitSeq(list, ",") {
+		if strings.TrimSpace(item) == "" {
+			continue
+		}
+		n++
+		k, v, ok := strings.Cut(item, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return fmt.Errorf("item %d is not key=value (its text, which may be a secret, is not shown)", n)
+		}
+		dv, err := url.QueryUnescape(strings.TrimSpace(v))
+		if err != nil {
+			dv = strings.TrimSpace(v)
+		}
+		h[k] = dv
+	}
+	return nil
+}
+
+// Secrets are the values Config holds that mcpv masks wherever it
+// writes: the headers' values, and the credentials of the endpoints.
+func (c *Config) Secrets() []string {
+	var out []string
+	for _, v := range c.Headers {
+		out = append(out, v)
+		if _, cred, ok := strings.Cut(v, " "); ok {
+			out = append(out, cred)
+		}
+	}
+	for _, e := range []string{c.Traces, c.Metrics} {
+		if u, err := url.Parse(e); err == nil && u.User != nil {
+			if p, ok := u.User.Password(); ok {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}

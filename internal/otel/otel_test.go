@@ -1,0 +1,218 @@
+package otel
+
+import (
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestFromEnv(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		m := map[string]string{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	if c, err := FromEnv(env(), false); c != nil || err != nil {
+		t.Errorf("nothing asked: %+v, %v", c, err)
+	}
+	if c, err := FromEnv(env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318", "OTEL_SDK_DISABLED", "true"), true); c != nil || err != nil {
+		t.Errorf("disabled: %+v, %v", c, err)
+	}
+	c, err := FromEnv(env(), true)
+	if err != nil || c.Traces != "http://localhost:4318/v1/traces" || c.Service != "mcpv" || c.Timeout != MaxTimeout {
+		t.Errorf("the flag alone: %+v, %v", c, err)
+	}
+	c, err = FromEnv(env("OTEL_EXPORTER_OTLP_ENDPOINT", "https://c.example/otlp/", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://t:1/x",
+		"OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Bearer%20s3cret-token,x-team = core", "OTEL_SERVICE_NAME", "ci", "OTEL_EXPORTER_OTLP_TIMEOUT", "500"), false)
+	if err != nil || c.Traces != "http://t:1/x" || c.Metrics != "https://c.example/otlp/v1/metrics" || c.Headers["Authorization"] != "Bearer s3cret-token" ||
+		c.Headers["x-team"] != "core" || c.Service != "ci" || c.Timeout != 500*time.Millisecond {
+		t.Errorf("every variable: %+v, %v", c, err)
+	}
+	if s := strings.Join(c.Secrets(), " "); !strings.Contains(s, "s3cret-token") {
+		t.Errorf("secrets %q", s)
+	}
+	for _, bad := range [][]string{
+		{"OTEL_EXPORTER_OTLP_ENDPOINT", "c:4318"},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://c", "OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://c", "OTEL_EXPORTER_OTLP_HEADERS", "novalue-s3cret"},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://c", "OTEL_EXPORTER_OTLP_TIMEOUT", "soon"},
+	} {
+		if _, err := FromEnv(env(bad...), false); err == nil {
+			t.Errorf("%q: no error", bad)
+		} else if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%q: the error shows the header's value: %v", bad, err)
+		}
+	}
+}
+
+func TestTraceparent(t *testing.T) {
+	c, ok := ParseTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	if !ok || !c.Sampled || c.Traceparent() != "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" {
+		t.Errorf("%+v %v", c, ok)
+	}
+	for _, bad := range []string{"", "00-00000000000000000000000000000000-00f067aa0ba902b7-01", "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+		"ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-x"} {
+		if _, ok := ParseTraceparent(bad); ok {
+			t.Errorf("%q read", bad)
+		}
+	}
+}
+
+// collector is an OTLP/HTTP receiver that keeps the spans posted.
+type collector struct {
+	mu    sync.Mutex
+	spans []map[string]any
+	hdr   http.Header
+}
+
+func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		ResourceSpans []struct {
+			ScopeSpans []struct {
+				Spans []map[string]any `json:"spans"`
+			} `json:"scopeSpans"`
+		} `json:"resourceSpans"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	json.Unmarshal(body, &req)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.hdr = r.Header
+	for _, rs := range req.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			c.spans = append(c.spans, ss.Spans...)
+		}
+	}
+}
+
+func attr(span map[string]any, key string) string {
+	for _, a := range span["attributes"].([]any) {
+		m := a.(map[string]any)
+		if m["key"] == key {
+			v := m["value"].(map[string]any)
+			for _, x := range v {
+				return strings.Trim(strings.TrimSpace(jsonText(x)), `"`)
+			}
+		}
+	}
+	return ""
+}
+
+func jsonText(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// A client session's requests become spans: named for method and tool,
+// children of the run's, with the traceparent mcpv sent as their own
+// context, the error's code, a tool's error and a cancellation; the run's
+// span ends with the exit code.
+func TestClientSpans(t *testing.T) {
+	col := &collector{}
+	srv := httptest.NewServer(col)
+	defer srv.Close()
+	e := NewExporter(Config{Traces: srv.URL, Service: "ci", Timeout: time.Minute, Headers: map[string]string{"X-Key": "k"}}, nil)
+	run := Start(e, "mcpv call", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", time.Now())
+	s := run.Session(KindClient, "http://127.0.0.1:9/mcp")
+	s.Negotiated("2025-11-25", "sid-1")
+	tp := run.TraceParent()
+	s.Message(true, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","_meta":{"traceparent":"`+tp+`"}}}`))
+	s.Message(false, []byte(`{"jsonrpc":"2.0","id":1,"result":{"isError":true,"content":[]}}`))
+	s.Message(true, []byte(`[{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"file:///x"}},{"jsonrpc":"2.0","id":3,"method":"ping"}]`))
+	s.Message(false, []byte(`{"jsonrpc":"2.0","id":2,"error":{"code":-32002,"message":"no such resource"}}`))
+	s.Message(true, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`))
+	s.Close()
+	if err := run.End(3, "resources/read: no such resource"); err != nil {
+		t.Fatal(err)
+	}
+	if len(col.spans) != 4 || col.hdr.Get("X-Key") != "k" {
+		t.Fatalf("%d spans: %v", len(col.spans), col.spans)
+	}
+	byName := map[string]map[string]any{}
+	for _, sp := range col.spans {
+		byName[sp["name"].(string)] = sp
+		if sp["traceId"] != "4bf92f3577b34da6a3ce929d0e0e4736" {
+			t.Errorf("span %s of trace %s", sp["name"], sp["traceId"])
+		}
+	}
+	cmd, call, read, ping := byName["mcpv call"], byName["tools/call add"], byName["resources/read"], byName["ping"]
+	if cmd["parentSpanId"] != "00f067aa0ba902b7" || attr(cmd, "process.exit.code") != "3" || attr(cmd, "error.type") != "3" {
+		t.Errorf("command span %v", cmd)
+	}
+	if call["spanId"] != tp[36:52] || call["parentSpanId"] != cmd["spanId"] || attr(call, "gen_ai.tool.name") != "add" || attr(call, "error.type") != "tool_error" ||
+		attr(call, "mcp.session.id") != "sid-1" || attr(call, "mcp.protocol.version") != "2025-11-25" || attr(call, "server.port") != "9" || call["kind"] != float64(KindClient) {
+		t.Errorf("call span %v", call)
+	}
+	if attr(read, "rpc.response.status_code") != "-32002" || attr(read, "mcp.resource.uri") != "file:///x" || read["status"].(map[string]any)["message"] != "no such resource" {
+		t.Errorf("read span %v", read)
+	}
+	if attr(ping, "error.type") != "cancelled" {
+		t.Errorf("ping span %v", ping)
+	}
+}
+
+// A server's span is a child of the client's that its request names; a
+// request relayed with a client's traceparent is a child of it too.
+func TestServedAndRelayedSpans(t *testing.T) {
+	col := &collector{}
+	srv := httptest.NewServer(col)
+	defer srv.Close()
+	run := Start(NewExporter(Config{Traces: srv.URL, Timeout: time.Minute}, nil), "mcpv serve", "", time.Now())
+	client := "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	params := []byte(`{"name":"add","_meta":{"traceparent":"` + client + `"}}`)
+	run.Served("tools/call", []byte("7"), params, []byte(`{"content":[]}`), "", "", time.Now(), time.Millisecond)
+	up := run.Session(KindClient, "")
+	up.Message(true, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":`+string(params)+`}`))
+	up.Message(false, []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+	run.End(0, "")
+	for _, sp := range col.spans[:2] {
+		if sp["parentSpanId"] != "00f067aa0ba902b7" || sp["traceId"] != "4bf92f3577b34da6a3ce929d0e0e4736" || sp["spanId"] == "00f067aa0ba902b7" {
+			t.Errorf("span %v is not a child of the client's", sp)
+		}
+	}
+}
+
+// A collector that answers 500, hangs or takes the connection and says
+// nothing: Close returns within the bound, and the failure is told once.
+func TestExportFailures(t *testing.T) {
+	hang := make(chan struct{})
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", 500) }))
+	defer failing.Close()
+	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-hang }))
+	defer hanging.Close()
+	defer close(hang) // before the server's Close, which waits for its handlers
+	hole, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hole.Close() // accepts into its backlog, never reads
+	for _, c := range []struct{ url, says string }{
+		{failing.URL, "500"},
+		{hanging.URL, "did not answer within"},
+		{"http://" + hole.Addr().String(), "did not answer within"},
+	} {
+		e := NewExporter(Config{Traces: c.url, Timeout: 200 * time.Millisecond}, nil)
+		var told atomic.Int32
+		e.Failed = func(error) { told.Add(1) }
+		run := Start(e, "mcpv ping", "", time.Now())
+		for range MaxPending + 10 { // one batch in the background, the rest at Close
+			e.Add(Span{Context: run.Context(), Name: "x", Start: time.Now(), End: time.Now()})
+		}
+		done := make(chan error, 1)
+		go func() { done <- run.End(0, "") }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), c.says) || told.Load() != 1 {
+				t.Errorf("%s: End = %v, told %d times", c.url, err, told.Load())
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: End still waiting after a minute, past its bound", c.url)
+		}
+	}
+}
