@@ -53,7 +53,7 @@ func (c *diffCmd) Help() string {
               like another or with the description of one that went
   compatible  the rest: an optional parameter, a new item, a version
 
-Each side is a pin file (mcpv pin), an mcpv test snapshot, a recording (mcpv serve --record, with its responses file beside it), or a trace (mcpv --trace: the lists the run asked for); without NEW, the other side is the server the command line names, as it is now. A file of several servers needs --server NAME. Nothing is started for two files.
+Each side is a pin file (mcpv pin), an mcpv test snapshot, a recording (serve --record) or a trace (--trace); without NEW, the other side is the server the command line names, as it is now. A file of several servers needs --server NAME. Nothing is started for two files.
 
 The exit code follows the worst class: 1 when a change of --fail-on's class or worse is found (default any, as diff(1)), else 0; 2 for a mistake, 4 and the rest as for every command. --format json prints the changes for a script, its schema versioned ("mcpvDiff": 1).
 

@@ -73,10 +73,15 @@ func (s *session) opened() bool {
 	return s.conn != nil
 }
 
-// httpClients are an HTTP target's clients: with the session's
-// credentials, and without any.
+// httpClients are an HTTP target's clients for mcpv check and its
+// connection walk: with the session's credentials, and without any. A
+// login they would need is told as the 401 it is, never handed off to a
+// process that waits for it: the checker reports the authorization it
+// finds, it does not sign in.
 func (s *session) httpClients() (authorized, plain *http.Client, err error) {
-	return connect.HTTPClients(s.settings, s.env, s.hooks)
+	h := s.hooks
+	h.HandOff = nil
+	return connect.HTTPClients(s.settings, s.env, h)
 }
 
 // request opens the session, checks that the server declared capability,
