@@ -727,6 +727,10 @@ func (c *conn) close() {
 	c.mu.Lock()
 	again := c.closed
 	c.closed = true
+	session := ""
+	if c.http != nil {
+		session = c.http.session
+	}
 	c.mu.Unlock()
 	if again {
 		if c.stdio != nil {
@@ -741,7 +745,7 @@ func (c *conn) close() {
 		<-c.gone
 		return
 	}
-	if c.http != nil && c.http.session != "" && c.era == "legacy" {
+	if session != "" && c.era == "legacy" {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		c.do(ctx, httpReq{method: "DELETE"})
 		cancel()

@@ -93,7 +93,9 @@ func (c *conn) post(ctx context.Context, hr httpReq, id json.RawMessage) (*excha
 	}
 	if c.era == "legacy" && resp.StatusCode/100 == 2 {
 		if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" && strings.Contains(x.sent, "initialize") {
+			c.mu.Lock() // close, from another goroutine, reads it
 			c.http.session = sid
+			c.mu.Unlock()
 		}
 	}
 	switch x.contentType() {

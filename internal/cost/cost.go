@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
@@ -115,7 +116,9 @@ func (c *Counter) item(kind string, raw json.RawMessage) (Item, error) {
 	if err != nil {
 		return it, fmt.Errorf("%s %q: %w", kind, it.Name, err)
 	}
-	if it.Tokens, err = c.Encoding.Count(string(b)); err != nil {
+	// Counted in place: Count keeps nothing of its text, and the buffer
+	// is the counter's until its next call.
+	if it.Tokens, err = c.Encoding.Count(unsafe.String(unsafe.SliceData(b), len(b))); err != nil {
 		return it, err
 	}
 	it.Description, err = c.Encoding.Count(str(raw, "description"))
@@ -142,7 +145,7 @@ func (c *Counter) tool(raw json.RawMessage) ([]byte, error) {
 	if schema == nil {
 		schema = []byte(`{"type":"object"}`)
 	}
-	c.buf.Reset()
+	c.reset(raw)
 	o := &object{c: c}
 	if c.As == "openai" {
 		o.buf().WriteString(`{"type":"function","function":`)
@@ -170,7 +173,7 @@ func (c *Counter) listed(raw json.RawMessage, keys ...string) ([]byte, error) {
 	if c.As == "mcp" {
 		return c.compact(raw)
 	}
-	c.buf.Reset()
+	c.reset(raw)
 	o := &object{c: c}
 	o.open()
 	for _, k := range keys {
@@ -182,8 +185,15 @@ func (c *Counter) listed(raw json.RawMessage, keys ...string) ([]byte, error) {
 	return o.buf().Bytes(), o.err
 }
 
-func (c *Counter) compact(raw json.RawMessage) ([]byte, error) {
+// reset empties the counter's buffer, grown at once to hold raw's text
+// (which its form never makes much longer): no copy on the way up.
+func (c *Counter) reset(raw json.RawMessage) {
 	c.buf.Reset()
+	c.buf.Grow(len(raw) + 64)
+}
+
+func (c *Counter) compact(raw json.RawMessage) ([]byte, error) {
+	c.reset(raw)
 	err := rawjson.WriteCompact(&c.buf, raw)
 	return c.buf.Bytes(), err
 }
