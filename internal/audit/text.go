@@ -5,10 +5,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/unicode/norm"
-
 	"github.com/mcpv/mcpv/internal/canon"
 	"github.com/mcpv/mcpv/internal/redact"
+	"golang.org/x/text/unicode/norm"
 )
 
 // view is a text as the phrase rules read it: each character in its
@@ -242,4 +241,15 @@ func excerpt(text string, s, e int) string {
 		out += "…"
 	}
 	return out
+}
+
+// clip cuts s to at most n bytes at a character boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

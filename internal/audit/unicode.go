@@ -80,7 +80,7 @@ func unicodeRules(fl field, f finder) []Finding {
 
 // speaksOfCharacters finds a text that names the characters it holds by
 // their code points or their kind.
-var speaksOfCharacters = &lazyRegexp{pattern: `u\+[0-9a-f]{4}|zero[- ]width|homoglyphs?|confusables?|invisible\s+characters?|look-?alikes?`}
+var speaksOfCharacters = &lexRegexp{name: "speaksOfCharacters"}
 
 // merge keeps one finding of a rule for each text: the most severe, the
 // first of those, with the count of the others in its message (secrets

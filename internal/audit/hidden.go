@@ -1,0 +1,112 @@
+package audit
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// hiddenRules finds text put out of a reader's sight: comments, blocks
+// that pose as the system's, text after a long run of white space.
+func hiddenRules(fl field, v view, f finder) []Finding {
+	var out []Finding
+	t := fl.text
+	lower := strings.ToLower(t)
+	for _, m := range hiddenMatches(hiddenRes().comment, t) {
+		if len(strings.Fields(t[m[2]:m[3]])) >= 2 {
+			sev, msg := quotedHidden(lower, m[0], m[1], High, "hides text in an HTML comment")
+			out = append(out, f(RuleHiddenComment, sev, msg, m[0], m[1]))
+		}
+	}
+	for _, m := range hiddenMatches(hiddenRes().markdown, t) {
+		out = append(out, f(RuleHiddenComment, High, "hides text in a Markdown comment", m[0], m[1]))
+	}
+	for _, m := range hiddenMatches(hiddenRes().invisible, v.text) {
+		s, e := v.span(t, m[0], m[1])
+		out = append(out, f(RuleHiddenComment, High, "hides text with HTML that a client does not show", s, min(len(t), e+80)))
+	}
+	for _, m := range hiddenMatches(hiddenRes().block, v.text) {
+		s, e := v.span(t, m[0], m[1])
+		sev, msg := quotedHidden(v.text, m[0], m[1], Low, "wraps text in a block that poses as the system's or as urgent")
+		out = append(out, f(RuleHiddenBlock, sev, msg, s, e))
+	}
+	if run, at := blankRun(t); at >= 0 {
+		out = append(out, f(RuleHiddenWhitespace, High, fmt.Sprintf("puts text after %s, out of sight", run), at, min(len(t), at+60)))
+	}
+	return out
+}
+
+// conditionalRe finds a condition after "use this tool first": first
+// for one kind of request is a routing hint, not a hijack.
+var conditionalRe = &lexRegexp{name: "conditional"}
+
+// deniedAt reports a match whose last word, ending at end, a negator
+// denies ("this server does not change how other servers' tools behave").
+func deniedAt(t string, end int) bool {
+	start := strings.LastIndexAny(t[:end], " \n") + 1
+	return denied(t, start, end)
+}
+
+// quotedHidden is the severity and message of hidden text at [start,
+// end) of text (in lower case) that a sentence quotes to speak of it
+// ("comments like `<!-- draft -->` are stripped"): low, as what is
+// quoted is shown.
+func quotedHidden(text string, start, end int, sev Severity, msg string) (Severity, string) {
+	from := sentenceStart(text, start)
+	if namedRe.get().MatchString(text[end:]) && speaksOf(text[from:sentenceEnd(text, end)]) {
+		return Low, msg + " (named as a kind of thing: \"<IMPORTANT> blocks\")"
+	}
+	if mentioned(text, start, end, text[from:sentenceEnd(text, end)]) || insideQuotes(text[from:end], start-from) && speaksOf(text[from:sentenceEnd(text, end)]) {
+		return Low, msg + " (in quotes, where the text speaks of such things rather than hiding them)"
+	}
+	return sev, msg
+}
+
+// namedRe finds the word that makes a tag the name of a kind of thing.
+var namedRe = &lexRegexp{name: "named"}
+
+// Past these, white space hides what follows it.
+const (
+	maxSpaces     = 40 // in a row, on a line
+	maxBlankLines = 8
+)
+
+// blankRun finds the first text that follows a run of white space long
+// enough to hide it: maxSpaces spaces on a line, or maxBlankLines blank
+// lines. It says what the run was, and where the text starts (-1: none).
+func blankRun(t string) (string, int) {
+	spaces, newlines := 0, 0
+	for i, r := range t {
+		switch {
+		case r == '\n':
+			newlines++
+			spaces = 0
+		case r == ' ' || r == '\t' || r == '\r' || r == 0xa0 || r >= 0x2000 && r <= 0x200a || r == 0x3000:
+			spaces++
+		default:
+			switch {
+			case spaces >= maxSpaces:
+				return fmt.Sprintf("%d characters of white space", spaces), i
+			case newlines > maxBlankLines:
+				return fmt.Sprintf("%d blank lines", newlines-1), i
+			}
+			spaces, newlines = 0, 0
+		}
+	}
+	return "", -1
+}
+
+// hiddenMatches are g's first matches in t, with their groups.
+func hiddenMatches(g gated, t string) [][]int {
+	if !g.may(t) {
+		return nil
+	}
+	return g.re.FindAllStringSubmatchIndex(t, 4)
+}
+
+// hiddenRes are the shapes of hidden text (lexicon/hidden.txt).
+var hiddenRes = sync.OnceValue(func() (r struct{ comment, markdown, block, invisible gated }) {
+	c := func(name string) gated { return gate(lexPattern(name)) }
+	r.invisible, r.comment, r.markdown, r.block = c("invisibleHTML"), c("comment"), c("markdownComment"), c("block")
+	return r
+})

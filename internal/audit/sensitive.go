@@ -1,0 +1,193 @@
+package audit
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+)
+
+// sensitiveFile is a file a model has no business reading for a tool
+// (lexicon/sensitive.txt, the entries "file"): whether it holds keys or
+// credentials (strong: high) or is one a tool may handle by its purpose
+// (low), and the words of a purpose about such files (about, as
+// mayMatch's pre; "": none is, a whole store's dump).
+type sensitiveFile struct {
+	re     gated
+	pre    string // words one of which a text must hold to be read with re, as mayMatch's
+	strong bool
+	about  string
+}
+
+var sensitiveRes = sync.OnceValue(func() (r struct {
+	files []sensitiveFile
+	verb  *regexp.Regexp
+	neg   *regexp.Regexp
+}) {
+	for _, e := range lexicon().byName["file"] {
+		r.files = append(r.files, sensitiveFile{re: gate(e.pattern()), pre: e.attrs["pre"], strong: slices.Contains(e.words, "strong"), about: e.attrs["about"]})
+	}
+	r.verb = regexp.MustCompile(lexPattern("fileVerb"))
+	r.neg = regexp.MustCompile(lexPattern("fileNegator"))
+	return r
+})
+
+// sensitiveFiles finds an order to read a file of keys, credentials or
+// another client's config: a verb before the file in one sentence, not
+// denied ("never reads ~/.ssh").
+func sensitiveFiles(text string, f finder) []Finding { return sensitiveFilesIn(text, newView(text), f) }
+
+// sensitiveFilesIn is sensitiveFiles over text's view v.
+func sensitiveFilesIn(text string, v view, f finder) []Finding {
+	return sensitiveFilesOf(text, v, f, nil)
+}
+
+// sensitiveFilesOf is sensitiveFiles with what it knows of the text: its
+// field's role and the purpose of its item (nil: a bare text). A file the
+// item's purpose is about (an SSH tool's ~/.ssh/config) is low; a file
+// named in a default or an enum value is reached for; a file of keys an
+// item names without a verb, and off its purpose, is medium; a file sent
+// to a destination named in the same sentence is high.
+func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
+	r := sensitiveRes()
+	var out []Finding
+	target := v.text
+	if strings.Contains(target, "%2f") || strings.Contains(target, "%2e") || strings.Contains(target, "%5c") {
+		target = percent().Replace(target) // the same length, so that the view's offsets hold
+	}
+	for _, sf := range r.files {
+		if sf.pre != "" && !mayMatch(target, sf.pre) {
+			continue
+		}
+		for _, m := range sf.re.FindAllStringIndex(target, 4) {
+			start := sentenceStart(target, m[0])
+			before := target[start:m[0]]
+			if r.neg.MatchString(before) {
+				continue
+			}
+			path := target[tokenStart(target, m[0]):tokenEnd(target, m[1])]
+			sev, what := High, "keys or credentials"
+			if !sf.strong {
+				sev, what = Low, "a file that often holds secrets"
+			}
+			if strings.Contains(path, "mcp") || strings.Contains(path, "claude") || strings.Contains(path, "cursor") {
+				what = "another client's MCP config"
+			}
+			msg := "has the model read " + what
+			from := m[0]
+			end := sentenceEnd(target, m[1])
+			after := target[m[1]:end]
+			verbs := r.verb.FindAllStringIndex(verbText(before), -1)
+			ordered := len(verbs) > 0
+			switch {
+			case len(verbs) > 0:
+				from = start + verbs[0][0]
+			case r.neg.MatchString(after):
+				continue // named to be denied: "the key itself is never read"
+			case r.verb.MatchString(verbText(clause(after))):
+				ordered = true
+				// the order after the file: "~/.kube/config の内容を読み取り",
+				// "Chrome's Web Data, copied verbatim"
+			case fl != nil && fl.role == roleValue && exclusionPath.get().MatchString(strings.ToLower(fl.path)):
+				continue // a default of what to leave out
+			case fl != nil && fl.role == roleValue:
+				msg = "names " + what + " in a value the model may pass on"
+			case exampleRe.get().MatchString(before):
+				continue // named as an example: "private keys such as id_rsa"
+			case fl != nil && sf.strong && valueOfParameter(fl) && !referenceRe.get().MatchString(before) &&
+				!forSecrets(squash(parameterOf(fl))) && !aboutFile(path, fl.purpose, sf.about):
+				sev, msg = High, "names "+what+" as what a parameter is to hold"
+			case sf.strong && strings.ContainsAny(path, "/\\._"):
+				sev, msg = Low, "names "+what+", with no order about it"
+			default:
+				continue // a word for such files ("keychain-backed"), not one of them
+			}
+			switch {
+			case destinationRe.get().MatchString(after) || sendVia.get().MatchString(target[start:end]):
+				sev, msg = High, msg+", and sends it elsewhere"
+			case ordered && fl != nil && placeIn(target[start:end], fl.own) && !aboutFile(path, fl.purpose, sf.about):
+				sev, msg = High, msg+", and puts it in a field"
+			case fl != nil && aboutFile(path, fl.purpose, sf.about):
+				sev, msg = Low, msg+" (which its purpose is about)"
+			}
+			s, e := v.span(text, from, m[1])
+			out = append(out, f(RuleSensitiveFile, sev, msg, s, e))
+		}
+	}
+	return out
+}
+
+// verbText is text as the verbs are read in it: "read-only" is no order
+// to read, and words joined by underscores ("attach_file") are words.
+func verbText(s string) string {
+	return verbTextReplacer().Replace(s)
+}
+
+var verbTextReplacer = sync.OnceValue(func() *strings.Replacer {
+	return strings.NewReplacer("read-only", "readonly", "read only", "readonly", "_", " ")
+})
+
+// clause is the start of text up to where its clause or its item of a
+// list ends: what a verb after a file may be read in ("..., copied
+// verbatim", not "… and database URLs with embedded passwords").
+func clause(text string) string {
+	end := min(len(text), 60)
+	for _, stop := range []string{";", " and ", " or "} {
+		if i := strings.Index(text[:end], stop); i >= 0 {
+			end = i
+		}
+	}
+	return text[:end]
+}
+
+// valueOfParameter reports a parameter's description: what it names is
+// what the parameter is to hold ("the SSH private key text").
+func valueOfParameter(fl *field) bool {
+	return strings.HasSuffix(fl.path, ".description") && (strings.Contains(fl.path, "properties") || strings.HasPrefix(fl.path, "arguments"))
+}
+
+// parameterOf is the name of the parameter a description's path is of.
+func parameterOf(fl *field) string {
+	p := strings.TrimSuffix(fl.path, ".description")
+	return p[strings.LastIndexAny(p, ".[\"")+1:]
+}
+
+// referenceRe finds the words of a text that names a file rather than
+// asks for it: its path, its name, where it is.
+var referenceRe = &lexRegexp{name: "reference"}
+
+// exampleRe finds the words that make what follows them an example.
+var exampleRe = &lexRegexp{name: "example"}
+
+// exclusionPath finds the path of a field whose values are what a tool
+// leaves out ("exclusions", "ignore_paths").
+var exclusionPath = &lexRegexp{name: "exclusionPath"}
+
+// percent undoes the percent-encoding of path characters, in a text's
+// view, keeping its length: "%2f" is "/" and two spaces.
+var percent = sync.OnceValue(func() *strings.Replacer {
+	return strings.NewReplacer("%2f", "/  ", "%2e", ".  ", "%5c", "\\  ")
+})
+
+// destinationRe finds a destination written out.
+var destinationRe = &lexRegexp{name: "destination"}
+
+// genericPathWords are the words of a file's path that say nothing of
+// what the file is about.
+
+// aboutFile reports whether an item's purpose (its server's name and its
+// own) is about the file at path: one of the path's own words, or of
+// about (the words of a purpose about such files), is in it.
+func aboutFile(path, purpose, about string) bool {
+	for _, w := range strings.FieldsFunc(path, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if len(w) >= 2 && !slices.Contains(lexWords("genericPathWords"), w) && strings.Contains(purpose, w) {
+			return true
+		}
+	}
+	return about != "" && mayMatch(purpose, about)
+}
+
+// sendVia finds a sentence that sends through another tool: "via
+// slack_post_message", "call the send_email tool".
+var sendVia = &lexRegexp{name: "sendVia"}

@@ -1,0 +1,266 @@
+package audit
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mcpv/mcpv/internal/canon"
+	"github.com/mcpv/mcpv/internal/surface"
+)
+
+// squashed are the lexicon's modelInternals and sideChannels squashed,
+// once.
+var squashed = sync.OnceValue(func() (s struct{ internals, channels []string }) {
+	for _, n := range lexWords("modelInternals") {
+		s.internals = append(s.internals, squash(n))
+	}
+	for _, n := range lexWords("sideChannels") {
+		s.channels = append(s.channels, squash(n))
+	}
+	return s
+})
+
+// squash is a name without case and separators: conversation_history and
+// conversationHistory alike.
+func squash(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r == '.' || r == ' ' {
+			return -1
+		}
+		return r
+	}, strings.ToLower(canon.Skeleton(name)))
+}
+
+// fillRes are the orders that fill a parameter (lexicon/sidechannel.txt).
+var fillRes = sync.OnceValue(func() (r struct{ fill, carry, content, its, verb, reference *regexp.Regexp }) {
+	c := func(name string) *regexp.Regexp { return regexp.MustCompile(lexPattern(name)) }
+	r.reference, r.verb, r.its, r.carry, r.fill, r.content = c("fillReference"), c("fillVerb"), c("its"), c("carry"), c("fill"), c("content")
+	return r
+})
+
+// internalStem is the stem of the lexicon's internalStems a squashed name holds,
+// squashed, or "".
+func internalStem(squashed string) string {
+	for _, st := range squashedStems() {
+		if strings.Contains(squashed, st) {
+			return st
+		}
+	}
+	return ""
+}
+
+var squashedStems = sync.OnceValue(func() []string {
+	var out []string
+	for _, st := range lexWords("internalStems") {
+		out = append(out, squash(st))
+	}
+	return out
+})
+
+// stringOf is v if it is a string, else "".
+func stringOf(v any) string { s, _ := v.(string); return s }
+
+// aligned reports whether what a parameter asks for (phrase) is the
+// tool's purpose: each word of it that names a thing is in purpose (the
+// tool's name, title and description, as a view).
+func aligned(phrase, purpose string) bool {
+	any := false
+	for _, w := range strings.Fields(phrase) {
+		w = strings.Trim(w, ".,;:'’")
+		if len(w) < 3 || slices.Contains(lexWords("stopWords"), w) {
+			continue
+		}
+		any = true
+		if !strings.Contains(purpose, strings.TrimSuffix(w, "s")) {
+			return false
+		}
+	}
+	return any
+}
+
+// sensitiveIn reports an order that names a file of secrets itself
+// ("open ~/.aws/credentials and supply the text in 'memo'").
+func sensitiveIn(order string) bool {
+	return len(sensitiveFiles(order, func(string, Severity, string, int, int) Finding { return Finding{} })) > 0
+}
+
+// derivedRe finds words that make what follows a source a value is drawn
+// from, not a thing to copy ("a name based on the context of your
+// conversation").
+var derivedRe = &lexRegexp{name: "derived"}
+
+// carries reports a parameter that can carry text out: not a flag, a
+// number or a choice among values the server lists.
+func carries(schema any) bool {
+	m, _ := schema.(map[string]any)
+	switch m["type"] {
+	case "boolean", "integer", "number":
+		return false
+	}
+	_, enum := m["enum"]
+	return !enum
+}
+
+// internalsArePurpose reports a parameter named for the model's
+// internals ("messages", "systemPrompt", "instructions") on a tool whose
+// purpose is to pass such things to a model or an agent of its own (a
+// chat API, an extraction by an LLM, a research agent), when its
+// description does not ask for the model's own ("your system prompt",
+// "the conversation so far").
+func internalsArePurpose(squashedName, purpose string, description any) bool {
+	d, _ := description.(string)
+	dv := newView(d).text
+	if asksOwnRe.get().MatchString(dv) {
+		return false
+	}
+	for _, stem := range []string{"message", "conversation", "history", "transcript"} {
+		if strings.Contains(squashedName, squash(stem)) && strings.Contains(purpose, stem) {
+			return true
+		}
+	}
+	if strings.Contains(squashedName, squash("history")) || strings.Contains(squashedName, squash("conversation")) {
+		return false
+	}
+	// A description that says whose the thing is: the form's messages,
+	// the crawler's instructions, the extraction's system prompt.
+	return llmPurposeRe.get().MatchString(purpose) || llmPurposeRe.get().MatchString(dv) || ownerRe.get().MatchString(dv)
+}
+
+// ownerRe finds the words of a description that give a parameter named
+// like the model's internals an owner of its own: a form's messages, a
+// page's.
+var ownerRe = &lexRegexp{name: "owner"}
+
+var (
+	asksOwnRe    = &lexRegexp{name: "asksOwn"}
+	llmPurposeRe = &lexRegexp{name: "llmPurpose"}
+)
+
+// ownHistory reports a parameter's description that says its history is
+// a thing of the tool's world (git's, the shell's, an order's), not the
+// model's conversation.
+func ownHistory(d any) bool {
+	t, _ := d.(string)
+	return ownHistoryRe.get().MatchString(strings.ToLower(t))
+}
+
+var ownHistoryRe = &lexRegexp{name: "ownHistory"}
+
+// forSecrets reports a parameter whose name says it takes a key, a token
+// or a password: to fill it with one is its purpose.
+func forSecrets(squashed string) bool {
+	return slices.Contains(secretNamesSquashed(), squashed)
+}
+
+// secretNames are the names of parameters that take a secret the user
+// gives (an API key, a token): asking for one is their purpose.
+
+// secretNamesSquashed are secretNames squashed, once.
+var secretNamesSquashed = sync.OnceValue(func() []string {
+	var out []string
+	for _, n := range lexWords("secretNames") {
+		out = append(out, squash(n))
+	}
+	return out
+})
+
+// parameterRules finds the parameters of a tool that carry data out: one
+// named for the model's internals, and one the tool's texts tell the
+// model to fill with what it holds (a file's contents, the
+// conversation).
+func parameterRules(s surface.Server) []Finding {
+	var out []Finding
+	for _, raw := range s.Tools {
+		m := decode(raw)
+		name, _ := m["name"].(string)
+		props, _ := nested(m, "inputSchema", "properties").(map[string]any)
+		if len(props) == 0 {
+			continue
+		}
+		texts := []string{}
+		if d, ok := m["description"].(string); ok {
+			texts = append(texts, d)
+		}
+		for _, p := range sortedKeys(props) {
+			if d, ok := nested(props, p, "description").(string); ok {
+				texts = append(texts, d)
+			}
+		}
+		filled := map[string]string{} // parameter -> the order that fills it
+		for _, t := range texts {
+			v := newView(t)
+			if !mayMatch(v.text, strings.Join(lexWords("fillWords"), "|")) {
+				continue
+			}
+			reaches := sync.OnceValue(func() bool {
+				return len(sensitiveFiles(t, func(string, Severity, string, int, int) Finding { return Finding{} })) > 0
+			})
+			for _, mm := range fillRes().fill.FindAllStringSubmatchIndex(v.text, 8) {
+				param := v.text[mm[2]:mm[3]]
+				order := v.text[sentenceStart(v.text, mm[0]):mm[2]]
+				// What the order fills the parameter with: what the model
+				// holds (the conversation, secrets, its instructions), or,
+				// in a text that has it read a file of keys, "its content".
+				if fillRes().content.MatchString(order) || (fillRes().its.MatchString(order) || sensitiveIn(order)) && reaches() {
+					s, e := v.span(t, mm[0], mm[1])
+					filled[strings.ToLower(param)] = excerpt(t, s, e)
+				}
+			}
+			for _, mm := range fillRes().carry.FindAllStringSubmatchIndex(v.text, 8) {
+				param := v.text[mm[2]:mm[3]]
+				end := sentenceEnd(v.text, mm[1])
+				if colon := strings.IndexByte(v.text[mm[1]:end], ':'); colon >= 0 {
+					end = sentenceEnd(v.text, mm[1]+colon+1) // "a digest of the session: the user's messages, ..."
+				}
+				if fillRes().content.MatchString(v.text[mm[1]:end]) {
+					s, e := v.span(t, mm[0], end)
+					filled[strings.ToLower(param)] = excerpt(t, s, e)
+				}
+			}
+		}
+		// A parameter whose own description asks for what the model holds
+		// ("the full transcript so far", "every key you have seen"), which
+		// the tool's purpose, as its name and description say, does not.
+		purpose := newView(name + " " + stringOf(m["title"]) + " " + stringOf(m["description"])).text
+		for _, p := range sortedKeys(props) {
+			d, _ := nested(props, p, "description").(string)
+			if d == "" {
+				continue
+			}
+			v := newView(d)
+			if !mayMatch(v.text, strings.Join(lexWords("contentWords"), "|")) {
+				continue
+			}
+			for _, m := range fillRes().content.FindAllStringIndex(v.text, 4) {
+				c := v.text[m[0]:m[1]]
+				before := v.text[sentenceStart(v.text, m[0]):m[0]]
+				if !aligned(c, purpose) && !fillRes().reference.MatchString(before) && !derivedRe.get().MatchString(before) &&
+					!(llmPurposeRe.get().MatchString(purpose) || llmPurposeRe.get().MatchString(v.text)) {
+					filled[strings.ToLower(p)] = excerpt(d, 0, len(d))
+					break
+				}
+			}
+		}
+		for _, p := range sortedKeys(props) {
+			path := "inputSchema.properties" + pathKey(p)
+			sq := squash(p)
+			order, isFilled := filled[strings.ToLower(p)]
+			switch {
+			case (slices.Contains(squashed().internals, sq) || internalStem(sq) != "" && !strings.Contains(squash(purpose), internalStem(sq))) &&
+				!ownHistory(nested(props, p, "description")) && carries(props[p]) && !internalsArePurpose(sq, purpose, nested(props, p, "description")):
+				out = append(out, Finding{Rule: RuleSideChannel, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: path,
+					Message: fmt.Sprintf("asks for %q, which is the model's to keep, not a tool's to receive", p), Excerpt: canon.Show(p)})
+			case isFilled && !forSecrets(sq) && carries(props[p]):
+				out = append(out, Finding{Rule: RuleSideChannel, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: path,
+					Message: "is to be filled with what the model holds, by the tool's own text", Excerpt: order})
+			case slices.Contains(squashed().channels, sq) && len(props) > 1:
+				out = append(out, Finding{Rule: RuleSideChannel, Severity: Low, Server: s.Name, Kind: "tool", Name: name, Field: path,
+					Message: fmt.Sprintf("is named like a side channel (%q); nothing asks to fill it with what the model holds", p), Excerpt: canon.Show(p)})
+			}
+		}
+	}
+	return out
+}
