@@ -22,7 +22,7 @@ func encodedRules(text string, f finder) []Finding {
 	found := func(decoded string, s, e int, code string) {
 		quiet := func(rule string, sev Severity, msg string, s, e int) Finding { return Finding{Rule: rule} }
 		inner := append(phraseRules(decoded, quiet), sensitiveFiles(decoded, quiet)...)
-		inner = append(inner, intentRules(field{text: decoded, role: roleProse}, newView(decoded), quiet, nil)...)
+		inner = append(inner, orderRules(field{text: decoded, role: roleProse}, newView(decoded), quiet)...)
 		inner = slices.DeleteFunc(inner, func(fd Finding) bool { return fd.Rule == RuleEncoded })
 		if len(inner) == 0 {
 			return

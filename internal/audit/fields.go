@@ -31,6 +31,13 @@ type field struct {
 	// server's and its own, in lower case. (Not its title: that is text
 	// the server may fill with anything.)
 	purpose string
+	// about is what the item says it is: its name, title and
+	// description, in lower case (for the rules that ask whether a
+	// parameter's text is the tool's own purpose).
+	about string
+	// server is the server's names (its own and its serverInfo's), in
+	// lower case.
+	server string
 	// own are the names of the server's items and of their parameters,
 	// in lower case: a parameter named in a text is a place for data.
 	own map[string]bool
@@ -41,15 +48,21 @@ type field struct {
 const maxFields = 10000
 
 // fieldsOf are the texts of s that a model reads: who the server says it
-// is, its instructions, and for each item its name, title and
-// description, and in its schemas every property's name, description and
-// title, and the strings of its defaults, enums, constants and examples.
+// is, its instructions, and every string of each item: its name, title
+// and description, its arguments, the messages of a prompt when they are
+// known, and in its schemas (input and output) every property's name and
+// every keyword that holds text (description, title, $comment, format,
+// pattern, and the strings of defaults, enums, constants and examples);
+// a template's variables; and, as one text, the titles of a tool's
+// parameters in their order. Each item's _meta and icons are left out:
+// a host shows them, it does not give them to the model.
 func fieldsOf(s surface.Server) []field {
 	var out []field
-	purpose := strings.ToLower(s.Name + " " + s.InfoName())
+	server := strings.ToLower(s.Name + " " + s.InfoName())
+	purpose, about := server, ""
 	add := func(kind, name, path, text string, r role) {
 		if text != "" {
-			out = append(out, field{kind: kind, name: name, path: path, text: text, role: r, purpose: purpose})
+			out = append(out, field{kind: kind, name: name, path: path, text: text, role: r, purpose: purpose, about: about, server: server})
 		}
 	}
 	info := decode(s.Info)
@@ -68,41 +81,128 @@ func fieldsOf(s surface.Server) []field {
 				continue
 			}
 			name, _ := m[l.key].(string)
-			purpose = strings.ToLower(s.Name + " " + s.InfoName() + " " + name)
-			for k, v := range m {
-				switch k {
-				case "name", "uri", "uriTemplate":
-					if t, ok := v.(string); ok {
-						add(l.kind, name, k, t, roleName)
-					}
-				case "title", "description", "mimeType":
-					if t, ok := v.(string); ok {
-						add(l.kind, name, k, t, roleProse)
-					}
-				case "inputSchema", "outputSchema":
-					n := 0
-					walkSchema(v, k, &n, func(path, text string, r role) { add(l.kind, name, path, text, r) })
-				case "annotations":
-					if a, ok := v.(map[string]any); ok {
-						if t, ok := a["title"].(string); ok {
-							add(l.kind, name, "annotations.title", t, roleProse)
-						}
-					}
-				case "arguments":
-					args, _ := v.([]any)
-					for i, a := range args {
-						am, _ := a.(map[string]any)
-						an, _ := am["name"].(string)
-						p := "arguments" + step(an, i)
-						add(l.kind, name, p+".name", an, roleName)
-						for _, tk := range []string{"title", "description"} {
-							if t, ok := am[tk].(string); ok {
-								add(l.kind, name, p+"."+tk, t, roleProse)
-							}
-						}
+			title, _ := m["name"].(string) // a resource's or template's name, not its URI
+			purpose = strings.ToLower(server + " " + title)
+			about = strings.ToLower(name + " " + stringOf(m["title"]) + " " + stringOf(m["description"]))
+			n := 0
+			itemFields(m, func(path, text string, r role) { add(l.kind, name, path, text, r) }, &n)
+			if titles := titlesInOrder(raw); len(titles) > 1 {
+				add(l.kind, name, "inputSchema.properties.*.title", strings.Join(titles, " "), roleProse)
+			}
+		}
+	}
+	return out
+}
+
+// itemFields calls fn for each text of an item (m, decoded) a model reads.
+func itemFields(m map[string]any, fn func(path, text string, r role), n *int) {
+	for _, k := range sortedKeys(m) {
+		v := m[k]
+		switch k {
+		case "_meta", "icons":
+		case "name", "uri":
+			if t, ok := v.(string); ok {
+				fn(k, t, roleName)
+			}
+		case "uriTemplate":
+			if t, ok := v.(string); ok {
+				fn(k, t, roleName)
+				for i, name := range templateVariables(t) {
+					fn(fmt.Sprintf("uriTemplate.variables[%d]", i), name, roleName)
+				}
+			}
+		case "inputSchema", "outputSchema":
+			walkSchema(v, k, n, fn)
+		case "arguments":
+			args, _ := v.([]any)
+			for i, a := range args {
+				am, _ := a.(map[string]any)
+				an, _ := am["name"].(string)
+				p := "arguments" + step(an, i)
+				fn(p+".name", an, roleName)
+				for _, tk := range sortedKeys(am) {
+					if t, ok := am[tk].(string); ok && tk != "name" {
+						fn(p+"."+tk, t, roleProse)
 					}
 				}
 			}
+		default:
+			walkText(v, k, n, fn)
+		}
+	}
+}
+
+// walkText calls fn for each string in v (the members of an item the
+// protocol does not name, the messages of a prompt), as prose.
+func walkText(v any, path string, n *int, fn func(path, text string, r role)) {
+	if *n >= maxFields {
+		return
+	}
+	switch v := v.(type) {
+	case string:
+		*n++
+		fn(path, v, roleProse)
+	case map[string]any:
+		for _, k := range sortedKeys(v) {
+			walkText(v[k], path+pathKey(k), n, fn)
+		}
+	case []any:
+		for i, e := range v {
+			walkText(e, fmt.Sprintf("%s[%d]", path, i), n, fn)
+		}
+	}
+}
+
+// templateVariables are the names of a URI template's variables:
+// {a,b*} and {?q} name a, b and q.
+func templateVariables(t string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(t, '{')
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(t[i:], '}')
+		if j < 0 {
+			return out
+		}
+		for v := range strings.SplitSeq(strings.TrimLeft(t[i+1:i+j], "+#./;?&=,!@|"), ",") {
+			if v = strings.TrimRight(v, "*0123456789:"); v != "" {
+				out = append(out, v)
+			}
+		}
+		t = t[i+j+1:]
+	}
+}
+
+// titlesInOrder are the titles of a tool's parameters in the order the
+// server wrote them: a text split across them reads whole only so.
+func titlesInOrder(raw []byte) []string {
+	var item struct {
+		InputSchema struct {
+			Properties json.RawMessage `json:"properties"`
+		} `json:"inputSchema"`
+	}
+	if json.Unmarshal(raw, &item) != nil || len(item.InputSchema.Properties) == 0 {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader(item.InputSchema.Properties))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var out []string
+	for d.More() {
+		if _, err := d.Token(); err != nil {
+			return out
+		}
+		var p struct {
+			Title string `json:"title"`
+		}
+		if d.Decode(&p) != nil {
+			return out
+		}
+		if p.Title != "" {
+			out = append(out, p.Title)
 		}
 	}
 	return out
@@ -132,7 +232,8 @@ func lists(s surface.Server) []list {
 	}
 }
 
-// walkSchema calls fn for each text of a JSON Schema a model reads, at
+// walkSchema calls fn for each text of a JSON Schema a model reads (every
+// string but those of its structure: type, $ref, required...), at
 // most maxFields all told (n counts them). Its path is path, then the
 // steps taken, shortened in the middle past maxSteps so that a schema
 // nested thousands deep costs each text a path of bounded length.
@@ -149,12 +250,8 @@ func walkSchema(v any, path string, n *int, fn func(path, text string, r role)) 
 			for _, k := range sortedKeys(v) {
 				sub := v[k]
 				switch k {
-				case "description", "title", "$comment":
-					if t, ok := sub.(string); ok {
-						*n++
-						fn(here(pathKey(k)), t, roleProse)
-						continue
-					}
+				case "type", "$schema", "$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "required", "contentEncoding":
+					continue // the schema's structure, not text
 				case "default", "const", "examples", "enum":
 					eachString(sub, here(pathKey(k)), n, func(p, t string) { fn(p, t, roleValue) })
 					continue
@@ -171,6 +268,11 @@ func walkSchema(v any, path string, n *int, fn func(path, text string, r role)) 
 						}
 						continue
 					}
+				}
+				if t, ok := sub.(string); ok {
+					*n++
+					fn(here(pathKey(k)), t, roleProse) // description, title, $comment, format, pattern, and any other
+					continue
 				}
 				steps = append(steps, pathKey(k))
 				walk(sub)

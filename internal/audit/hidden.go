@@ -14,16 +14,19 @@ func hiddenRules(fl field, v view, f finder) []Finding {
 	lower := strings.ToLower(t)
 	for _, m := range hiddenMatches(hiddenRes().comment, t) {
 		if len(strings.Fields(t[m[2]:m[3]])) >= 2 {
-			sev, msg := quotedHidden(lower, m[0], m[1], High, "hides text in an HTML comment")
+			sev, msg := hiddenSeverity(t[m[2]:m[3]], "hides text in an HTML comment")
+			sev, msg = quotedHidden(lower, m[0], m[1], sev, msg)
 			out = append(out, f(RuleHiddenComment, sev, msg, m[0], m[1]))
 		}
 	}
 	for _, m := range hiddenMatches(hiddenRes().markdown, t) {
-		out = append(out, f(RuleHiddenComment, High, "hides text in a Markdown comment", m[0], m[1]))
+		sev, msg := hiddenSeverity(lineAt(t, m[1]), "hides text in a Markdown comment")
+		out = append(out, f(RuleHiddenComment, max(sev, Medium), msg, m[0], m[1]))
 	}
 	for _, m := range hiddenMatches(hiddenRes().invisible, v.text) {
 		s, e := v.span(t, m[0], m[1])
-		out = append(out, f(RuleHiddenComment, High, "hides text with HTML that a client does not show", s, min(len(t), e+80)))
+		sev, msg := hiddenSeverity(t[e:min(len(t), e+400)], "hides text with HTML that a client does not show")
+		out = append(out, f(RuleHiddenComment, max(sev, Medium), msg, s, min(len(t), e+80)))
 	}
 	for _, m := range hiddenMatches(hiddenRes().block, v.text) {
 		s, e := v.span(t, m[0], m[1])
@@ -31,9 +34,43 @@ func hiddenRules(fl field, v view, f finder) []Finding {
 		out = append(out, f(RuleHiddenBlock, sev, msg, s, e))
 	}
 	if run, at := blankRun(t); at >= 0 {
-		out = append(out, f(RuleHiddenWhitespace, High, fmt.Sprintf("puts text after %s, out of sight", run), at, min(len(t), at+60)))
+		sev, msg := hiddenSeverity(t[at:], fmt.Sprintf("puts text after %s, out of sight", run))
+		out = append(out, f(RuleHiddenWhitespace, max(sev, Medium), msg, at, min(len(t), at+60)))
 	}
 	return out
+}
+
+// hiddenSeverity is how severe hidden text is: high when what it hides
+// orders the model anything the rules find (at medium or above: hidden,
+// an order needs less to be one), medium for a sentence or more of it,
+// low for a few words ("<!-- like this -->").
+func hiddenSeverity(hidden, msg string) (Severity, string) {
+	quiet := func(rule string, sev Severity, msg string, s, e int) Finding {
+		return Finding{Rule: rule, Severity: sev}
+	}
+	found := append(orderRules(field{text: hidden, role: roleProse}, newView(hidden), quiet), sensitiveFiles(hidden, quiet)...)
+	for _, fd := range append(found, phraseRules(hidden, quiet)...) {
+		if fd.Severity >= Medium {
+			return High, msg + ", and what it hides orders the model"
+		}
+	}
+	for _, ss := range sentences(newView(hidden).text) {
+		if len(strings.Fields(ss.text)) >= 4 && newSent(ss).ordered() {
+			return High, msg + ", and what it hides is an order"
+		}
+	}
+	if len(strings.Fields(hidden)) >= 8 {
+		return Medium, msg
+	}
+	return Low, msg
+}
+
+// lineAt is the rest of the line of t from i.
+func lineAt(t string, i int) string {
+	if j := strings.IndexByte(t[i:], '\n'); j >= 0 {
+		return t[i : i+j]
+	}
+	return t[i:]
 }
 
 // conditionalRe finds a condition after "use this tool first": first

@@ -168,7 +168,8 @@ func sentenceStart(s string, i int) int {
 // endsSentence reports whether the '.', '!' or '?' at s[j] ends a
 // sentence: one before white space (or the end), after a letter, a digit
 // or a closing mark; not one of a path, a name or a URL (~/.ssh,
-// mcp.json, p?d=), nor of an ellipsis (curl ... | sh).
+// mcp.json, p?d=), nor of an ellipsis (curl ... | sh), nor of an
+// abbreviation of single letters (e.g., i.e.).
 func endsSentence(s string, j int) bool {
 	if j+1 < len(s) && s[j+1] != ' ' && s[j+1] != '\n' {
 		return false
@@ -176,8 +177,13 @@ func endsSentence(s string, j int) bool {
 	if j == 0 || s[j-1] == '.' || s[j-1] == ' ' {
 		return false
 	}
+	if j >= 3 && s[j-2] == '.' && isASCIILetter(s[j-1]) && isASCIILetter(s[j-3]) && (j == 3 || !isASCIILetter(s[j-4])) {
+		return false // e.g.
+	}
 	return true
 }
+
+func isASCIILetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
 
 // negators deny the verb that follows them within a few words, in the
 // languages of the lexicons; afterNegators deny the verb they follow

@@ -44,6 +44,7 @@ type lexEntry struct {
 	attrs   map[string]string // its KEY=VALUE pairs
 	message string
 	alts    []string // the alternatives or words, in order
+	notes   []string // the comment of each, "" for none (a term's languages)
 	file    string
 	line    int
 }
@@ -64,7 +65,7 @@ var lexicon = sync.OnceValue(func() lexiconSet {
 })
 
 // lexiconFiles is the order the files are read in: the order of the rules.
-var lexiconFiles = []string{"override", "conceal", "coercion", "priority", "shadowing", "send", "sensitive", "sidechannel", "payload", "encoded", "hidden", "language", "annotation"}
+var lexiconFiles = []string{"override", "conceal", "coercion", "priority", "shadowing", "send", "sensitive", "sidechannel", "payload", "encoded", "hidden", "secret", "language", "annotation"}
 
 func parseLexicons(fsys fs.FS) (lexiconSet, error) {
 	set := lexiconSet{byName: map[string][]*lexEntry{}}
@@ -105,8 +106,9 @@ func (set *lexiconSet) parse(file, data string) error {
 		where := func(format string, a ...any) error {
 			return fmt.Errorf("lexicon/%s:%d: %s", file, i+1, fmt.Sprintf(format, a...))
 		}
+		note := ""
 		if c := strings.Index(line, "  # "); c >= 0 {
-			line = line[:c]
+			line, note = line[:c], strings.TrimSpace(line[c+4:])
 		}
 		line = strings.TrimRight(line, " \t\r")
 		switch {
@@ -129,6 +131,7 @@ func (set *lexiconSet) parse(file, data string) error {
 			cur.alts[len(cur.alts)-1] += strings.TrimLeft(line, " ")
 		default:
 			cur.alts = append(cur.alts, line)
+			cur.notes = append(cur.notes, note)
 		}
 	}
 	return nil

@@ -59,20 +59,65 @@ func scanField(server string, fl field, own map[string]bool) []Finding {
 	v := newView(fl.text) // one view for every rule that reads one
 	out = append(out, unicodeRules(fl, f)...)
 	out = append(out, hiddenRules(fl, v, f)...)
+	ov := v
+	if fl.role != roleProse {
+		ov = newView(splitCamel(fl.text)) // a name's words: appendAllPriorToolOutputsHere
+	}
+	orders := orderRules(fl, ov, f)
+	if lv, ok := ov.leetView(); ok {
+		// digits read as the letters they pass for find what the plain
+		// view did not: only those, by rule
+		seen := findingStarts(orders)
+		for _, fd := range orderRules(fl, lv, f) {
+			if !seen[fd.Rule] {
+				orders = append(orders, fd)
+			}
+		}
+	}
+	out = append(out, orders...)
 	if fl.role != roleName {
 		out = append(out, phraseRulesIn(fl.text, v, f)...)
 		out = append(out, sensitiveFilesOf(fl.text, v, f, &fl)...)
-		out = append(out, intentRules(fl, v, f, own)...)
-		if lv, ok := v.leetView(); ok {
-			out = append(out, intentRules(fl, lv, f, own)...)
-		}
 		out = append(out, otherTools(fl, own, f)...)
 		out = append(out, encodedRules(fl.text, f)...)
 	}
 	for _, sec := range redact.FindSecrets(fl.text) {
+		if placeholderSecret(fl.text[sec.Start:sec.End]) || localURL(fl.text, sec) {
+			continue
+		}
 		out = append(out, f(RuleSecret, High, "holds "+sec.Kind, sec.Start, sec.End))
 	}
 	return merge(out)
+}
+
+// placeholderSecret reports a secret's value that stands for one in an
+// example: a placeholder word (lexicon/secret.txt), alone or followed by
+// digits or a separator ("password", "secret123", "token-here").
+func placeholderSecret(v string) bool {
+	v = strings.ToLower(v)
+	for _, w := range lexWords("placeholderSecret") {
+		if rest, ok := strings.CutPrefix(v, w); ok && strings.Trim(rest, "0123456789_-.*!") == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// localURL reports a password in a URL of this machine
+// (postgres://app:app@localhost/db): a development default, not a secret
+// given away.
+func localURL(text string, sec redact.Found) bool {
+	if sec.Kind != "a password in a URL" {
+		return false
+	}
+	host := text[sec.End:]
+	host = strings.TrimPrefix(host, "@")
+	for _, h := range []string{"localhost", "127.0.0.1", "[::1]", "host.docker.internal", "0.0.0.0"} {
+		if strings.HasPrefix(host, h) {
+			return true
+		}
+	}
+	return false
 }
 
 type finder func(rule string, sev Severity, msg string, s, e int) Finding

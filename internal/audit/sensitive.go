@@ -63,7 +63,7 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 		for _, m := range sf.re.FindAllStringIndex(target, 4) {
 			start := sentenceStart(target, m[0])
 			before := target[start:m[0]]
-			if r.neg.MatchString(before) {
+			if deniedBefore(r.neg, before) {
 				continue
 			}
 			path := target[tokenStart(target, m[0]):tokenEnd(target, m[1])]
@@ -79,13 +79,24 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 			end := sentenceEnd(target, m[1])
 			after := target[m[1]:end]
 			verbs := r.verb.FindAllStringIndex(verbText(before), -1)
+			st := newSent(sentence{start, end, verbText(target[start:end])})
+			if len(verbs) == 0 {
+				if sp, ok := st.live(cReadVerb); ok && sp.start < m[0]-start {
+					verbs = [][]int{{sp.start, sp.end}}
+				} else if sp, ok := st.live(cMove); ok && sp.start < m[0]-start {
+					verbs = [][]int{{sp.start, sp.end}}
+				}
+			}
 			ordered := len(verbs) > 0
 			switch {
 			case len(verbs) > 0:
 				from = start + verbs[0][0]
-			case r.neg.MatchString(after):
+			case r.neg.MatchString(clause(after)):
 				continue // named to be denied: "the key itself is never read"
-			case r.verb.MatchString(verbText(clause(after))):
+			case r.verb.MatchString(verbText(clause(after))) || st.foreignVerbAfter(m[1]-start) || st.orderAfter(m[1]-start) ||
+				contentsOfRe.get().MatchString(target[max(start, m[0]-40):m[0]]) && (fl == nil || !aboutFile(path, fl.purpose, sf.about)):
+				// the order after the file, or its contents named as what to
+				// give ("the session key is the full text of the user's ~/.netrc")
 				ordered = true
 				// the order after the file: "~/.kube/config の内容を読み取り",
 				// "Chrome's Web Data, copied verbatim"
@@ -111,12 +122,81 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 			case fl != nil && aboutFile(path, fl.purpose, sf.about):
 				sev, msg = Low, msg+" (which its purpose is about)"
 			}
+			if sev >= High && speaksOf(target[start:end]) && unquoted(target[start:end]) != target[start:end] {
+				sev, msg = Low, "names "+what+" in a sentence that speaks of such requests" // "attack strings include requests to read ~/.ssh/id_rsa"
+			}
+			if sev >= High && !(fl != nil && inParameter(*fl)) && !st.ordered() && !orderedBefore(target, start) {
+				sev, msg = Low, "names "+what+", in a sentence that orders the model nothing" // "alerts on archives of ~/.ssh"
+			}
 			s, e := v.span(text, from, m[1])
 			out = append(out, f(RuleSensitiveFile, sev, msg, s, e))
 		}
 	}
 	return out
 }
+
+// deniedBefore reports a negator before a file's name that no verb of
+// reading or moving after it escapes: "never reads ~/.ssh" is denied,
+// "to avoid duplicates, read ~/.netrc" is not.
+func deniedBefore(neg *regexp.Regexp, before string) bool {
+	ms := neg.FindAllStringIndex(before, -1)
+	if ms == nil {
+		return false
+	}
+	last := ms[len(ms)-1][1]
+	rest := before[last:]
+	if strings.ContainsAny(rest, ",;:") {
+		st := newSent(sentence{0, len(rest), verbText(rest)})
+		_, reads := st.live(cReadVerb)
+		_, moves := st.live(cMove)
+		return !(reads || moves) || !st.ordered()
+	}
+	return true
+}
+
+// orderAfter reports, in an order, a verb of reading after byte i of the
+// sentence ("... are required in `registry_proof`; read them directly").
+func (s *sent) orderAfter(i int) bool {
+	if !s.ordered() {
+		return false
+	}
+	for _, sp := range s.f[cReadVerb] {
+		if sp.start >= i && !s.negated(sp) {
+			return true
+		}
+	}
+	return false
+}
+
+// orderedBefore reports a line before the sentence at start that is an
+// order introducing what follows ("Example call (follow this shape
+// exactly on every call):").
+func orderedBefore(t string, start int) bool {
+	prev := strings.TrimRight(t[:start], " \n")
+	if !strings.HasSuffix(prev, ":") {
+		return false
+	}
+	from := strings.LastIndexByte(prev, '\n') + 1
+	return newSent(sentence{from, len(prev), prev[from:]}).ordered()
+}
+
+// foreignVerbAfter reports a verb of reading or moving after byte i of
+// the sentence, in a language that puts its verb last ("~/.pgpass
+// dosyasının ilk satırını ... alanına yaz").
+func (s *sent) foreignVerbAfter(i int) bool {
+	for _, c := range []concept{cReadVerb, cMove} {
+		for _, sp := range s.f[c] {
+			if sp.foreign && sp.start >= i && !s.negated(sp) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// contentsOfRe finds the words that ask for a file's contents rather than
+// name it.
+var contentsOfRe = &lazyRegexp{pattern: `\b(?:full\s+text|full\s+contents?|contents?|complete\s+text|raw\s+text)\s+of\s+(?:the\s+user['’]s\s+|your\s+|the\s+)?\S*$`}
 
 // verbText is text as the verbs are read in it: "read-only" is no order
 // to read, and words joined by underscores ("attach_file") are words.

@@ -245,6 +245,12 @@ func parameterRules(s surface.Server) []Finding {
 			}
 		}
 		for _, p := range sortedKeys(props) {
+			if d, _ := nested(props, p, "description").(string); selfConfirming(p, d) {
+				out = append(out, Finding{Rule: RuleOverride, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: "inputSchema.properties" + pathKey(p) + ".description",
+					Message: fmt.Sprintf("has the model set %q itself: the user's confirmation taken for granted", p), Excerpt: excerpt(d, 0, len(d))})
+			}
+		}
+		for _, p := range sortedKeys(props) {
 			path := "inputSchema.properties" + pathKey(p)
 			sq := squash(p)
 			order, isFilled := filled[strings.ToLower(p)]
@@ -264,3 +270,17 @@ func parameterRules(s surface.Server) []Finding {
 	}
 	return out
 }
+
+// selfConfirming reports a parameter that stands for the user's
+// confirmation (confirm, confirmed, approved, force, yes) whose
+// description has the model always set it ("Always pass true").
+func selfConfirming(name, description string) bool {
+	switch squash(name) {
+	case "confirm", "confirmed", "confirmation", "approved", "approve", "userconfirmed", "userapproved", "force", "yes", "acknowledged", "consent":
+	default:
+		return false
+	}
+	return alwaysTrueRe.get().MatchString(newView(description).text)
+}
+
+var alwaysTrueRe = &lazyRegexp{pattern: `\b(?:always|just|simply)\s+(?:pass|set|send|use)\s+(?:it\s+to\s+|this\s+to\s+)?(?:true|yes|1)\b|\bset\s+(?:it|this)\s+to\s+true\s+(?:yourself|every\s+time|always)`}
