@@ -88,6 +88,7 @@ const (
 	cHeldNoun                     // what the model may hold: messages, results, files
 	cHeldQual                     // what makes data the model's: in this conversation, you have seen
 	cHeldWeak                     // what makes data the model's when an order moves it: the last, another tool's
+	cHeldExtent                   // contents of, full text of: the whole of a private thing
 	cSecretNoun                   // a secret: a key, a token, a password
 	cPrivateNoun                  // the user's private things: contacts, clipboard, address
 	cMove                         // a verb that puts data somewhere
@@ -137,14 +138,17 @@ const (
 	cUnasked                      // although the user did not ask
 	cFirst                        // before answering, before anything else: a tool put first
 	cExposed                      // a link for anyone, a bucket open to all: made readable by anyone
+	cObeyVerb                     // follow, carry out, act on: doing what something says
+	cOutside                      // a page, a result, a reply: text from outside the conversation
 	nConcepts
 )
 
 var conceptNames = [nConcepts]string{
-	"addressee", "modal", "negator", "negAfter", "marker", "orderVerb", "heldStrong", "heldNoun", "heldQual", "heldWeak", "secretNoun", "privateNoun",
+	"addressee", "modal", "negator", "negAfter", "marker", "orderVerb", "heldStrong", "heldNoun", "heldQual", "heldWeak", "heldExtent", "secretNoun", "privateNoun",
 	"move", "readVerb", "place", "user", "reveal", "omit", "silently", "shown", "valueNoun", "ignore", "prior", "rules", "role",
 	"rank", "persist", "ask", "consentNoun", "without", "preApproved", "scopeAll", "actionNoun", "otherServer", "alter",
 	"instead", "obey", "condition", "drawnFrom", "exampleWord", "lie", "public", "also", "userAsked", "void", "forbidden", "pointer", "covertly", "affects", "addresseeNoun", "noNeed", "store", "minimize", "redirect", "tellUser", "redundant", "unasked", "first", "exposed",
+	"obeyVerb", "outside",
 }
 
 // wordPat is one word of a term: whole, or the start of a word.
@@ -277,7 +281,9 @@ func (ix *conceptIndex) match(text string, toks []token) *found {
 			}
 			ok := true
 			for k := 1; k < n && ok; k++ {
-				ok = t.words[k].match(toks[i+k].text)
+				// the words of a term stand together: not across a mark
+				// that parts a sentence ("note**: for", "the `chat`")
+				ok = t.words[k].match(toks[i+k].text) && !strings.ContainsAny(text[toks[i+k-1].end:toks[i+k].start], "*,;:()[]{}<>|\"`\n")
 			}
 			if ok && t.words[0].match(toks[i].text) {
 				f[t.c] = append(f[t.c], span{i, i + n - 1, toks[i].start, toks[i+n-1].end, t.foreign})
@@ -316,7 +322,15 @@ func (ix *conceptIndex) match(text string, toks []token) *found {
 // SLACK_TOKEN, aws_secret_access_key, GITHUB_PAT.
 func secretName(w string) bool {
 	i := strings.LastIndexByte(w, '_')
-	if i <= 0 {
+	if i <= 0 || strings.Contains(w, "page") || strings.Contains(w, "next") || strings.Contains(w, "cursor") || strings.Contains(w, "continuation") || strings.Contains(w, "sync") {
+		return false // a token of paging, not a secret
+	}
+	service := false // a service's or a secret's name before the kind: SLACK_TOKEN, not file_token
+	for _, p := range []string{"aws", "github", "gh", "gitlab", "openai", "anthropic", "slack", "stripe", "api", "access", "auth", "secret", "private",
+		"bearer", "session", "refresh", "npm", "pypi", "hf", "google", "gcp", "azure", "discord", "telegram", "twilio", "sendgrid", "db", "database", "admin", "root", "master", "deploy", "ssh", "op"} {
+		service = service || strings.HasPrefix(w, p+"_") || strings.Contains(w, "_"+p+"_")
+	}
+	if !service {
 		return false
 	}
 	switch w[i+1:] {

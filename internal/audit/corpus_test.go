@@ -53,10 +53,15 @@ type corpusLabel struct {
 	Language string `json:"language"`
 }
 
-// corpusServer is one server file of a corpus.
+// corpusServer is one server file of a corpus: its lists, and who it
+// says it is at the top or in the initialize result it kept.
 type corpusServer struct {
-	ServerInfo        json.RawMessage   `json:"serverInfo"`
-	Instructions      *string           `json:"instructions"`
+	ServerInfo   json.RawMessage `json:"serverInfo"`
+	Instructions *string         `json:"instructions"`
+	Initialize   *struct {
+		ServerInfo   json.RawMessage `json:"serverInfo"`
+		Instructions *string         `json:"instructions"`
+	} `json:"initialize"`
 	Tools             []json.RawMessage `json:"tools"`
 	Prompts           []json.RawMessage `json:"prompts"`
 	Resources         []json.RawMessage `json:"resources"`
@@ -126,6 +131,9 @@ func readCorpus(t *testing.T, dir string) (map[string]corpusServer, []corpusLabe
 		var s corpusServer
 		if err := json.Unmarshal(data, &s); err != nil {
 			t.Fatalf("%s: %v", f, err)
+		}
+		if s.Initialize != nil && len(s.ServerInfo) == 0 {
+			s.ServerInfo, s.Instructions = s.Initialize.ServerInfo, s.Initialize.Instructions
 		}
 		servers[strings.TrimSuffix(filepath.Base(f), ".json")] = s
 	}

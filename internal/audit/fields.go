@@ -31,10 +31,15 @@ type field struct {
 	// server's and its own, in lower case. (Not its title: that is text
 	// the server may fill with anything.)
 	purpose string
-	// about is what the item says it is: its name, title and
-	// description, in lower case (for the rules that ask whether a
+	// about is what the item says it is: its name, title and the first
+	// sentence of its description, in lower case (for the rules that ask whether a
 	// parameter's text is the tool's own purpose).
 	about string
+	// params are the names of the item's parameters.
+	params []string
+	// flag: the text is of a schema that carries no text (a boolean, a
+	// number, a choice among listed values)
+	flag bool
 	// server is the server's names (its own and its serverInfo's), in
 	// lower case.
 	server string
@@ -59,12 +64,18 @@ const maxFields = 10000
 func fieldsOf(s surface.Server) []field {
 	var out []field
 	server := strings.ToLower(s.Name + " " + s.InfoName())
-	purpose, about := server, ""
-	add := func(kind, name, path, text string, r role) {
+	purpose, about, aboutBut := server, "", ""
+	var params []string
+	addFlag := func(kind, name, path, text string, r role, flag bool) {
 		if text != "" {
-			out = append(out, field{kind: kind, name: name, path: path, text: text, role: r, purpose: purpose, about: about, server: server})
+			a := about
+			if path == "title" {
+				a = aboutBut // a title is not read as what agrees with itself
+			}
+			out = append(out, field{kind: kind, name: name, path: path, text: text, role: r, purpose: purpose, about: a, params: params, server: server, flag: flag})
 		}
 	}
+	add := func(kind, name, path, text string, r role) { addFlag(kind, name, path, text, r, false) }
 	info := decode(s.Info)
 	for _, k := range []string{"name", "title", "description"} {
 		if v, ok := info[k].(string); ok {
@@ -83,9 +94,14 @@ func fieldsOf(s surface.Server) []field {
 			name, _ := m[l.key].(string)
 			title, _ := m["name"].(string) // a resource's or template's name, not its URI
 			purpose = strings.ToLower(server + " " + title)
-			about = strings.ToLower(name + " " + stringOf(m["title"]) + " " + stringOf(m["description"]))
+			about = strings.ToLower(name + " " + stringOf(m["title"]) + " " + firstSentence(stringOf(m["description"])))
+			aboutBut = strings.ToLower(name + " " + firstSentence(stringOf(m["description"])))
+			params = nil
+			if props, ok := nested(m, "inputSchema", "properties").(map[string]any); ok {
+				params = sortedKeys(props)
+			}
 			n := 0
-			itemFields(m, func(path, text string, r role) { add(l.kind, name, path, text, r) }, &n)
+			itemFields(m, func(path, text string, r role, flag bool) { addFlag(l.kind, name, path, text, r, flag) }, &n)
 			if titles := titlesInOrder(raw); len(titles) > 1 {
 				add(l.kind, name, "inputSchema.properties.*.title", strings.Join(titles, " "), roleProse)
 			}
@@ -94,21 +110,36 @@ func fieldsOf(s surface.Server) []field {
 	return out
 }
 
+// firstSentence is what a description says first: what the item is, in
+// its own words, before anything it goes on to ask ("" for a
+// description of one sentence, which is read, not taken as the purpose).
+func firstSentence(d string) string {
+	for i := 0; i < len(d); i++ {
+		if d[i] == '\n' || (d[i] == '.' || d[i] == '!' || d[i] == '?') && endsSentence(d, i) {
+			if strings.TrimSpace(d[i+1:]) == "" {
+				return "" // the one sentence there is: what it says is what is read
+			}
+			return d[:i]
+		}
+	}
+	return ""
+}
+
 // itemFields calls fn for each text of an item (m, decoded) a model reads.
-func itemFields(m map[string]any, fn func(path, text string, r role), n *int) {
+func itemFields(m map[string]any, fn func(path, text string, r role, flag bool), n *int) {
 	for _, k := range sortedKeys(m) {
 		v := m[k]
 		switch k {
 		case "_meta", "icons":
 		case "name", "uri":
 			if t, ok := v.(string); ok {
-				fn(k, t, roleName)
+				fn(k, t, roleName, false)
 			}
 		case "uriTemplate":
 			if t, ok := v.(string); ok {
-				fn(k, t, roleName)
+				fn(k, t, roleName, false)
 				for i, name := range templateVariables(t) {
-					fn(fmt.Sprintf("uriTemplate.variables[%d]", i), name, roleName)
+					fn(fmt.Sprintf("uriTemplate.variables[%d]", i), name, roleName, false)
 				}
 			}
 		case "inputSchema", "outputSchema":
@@ -119,10 +150,10 @@ func itemFields(m map[string]any, fn func(path, text string, r role), n *int) {
 				am, _ := a.(map[string]any)
 				an, _ := am["name"].(string)
 				p := "arguments" + step(an, i)
-				fn(p+".name", an, roleName)
+				fn(p+".name", an, roleName, false)
 				for _, tk := range sortedKeys(am) {
 					if t, ok := am[tk].(string); ok && tk != "name" {
-						fn(p+"."+tk, t, roleProse)
+						fn(p+"."+tk, t, roleProse, false)
 					}
 				}
 			}
@@ -134,14 +165,14 @@ func itemFields(m map[string]any, fn func(path, text string, r role), n *int) {
 
 // walkText calls fn for each string in v (the members of an item the
 // protocol does not name, the messages of a prompt), as prose.
-func walkText(v any, path string, n *int, fn func(path, text string, r role)) {
+func walkText(v any, path string, n *int, fn func(path, text string, r role, flag bool)) {
 	if *n >= maxFields {
 		return
 	}
 	switch v := v.(type) {
 	case string:
 		*n++
-		fn(path, v, roleProse)
+		fn(path, v, roleProse, false)
 	case map[string]any:
 		for _, k := range sortedKeys(v) {
 			walkText(v[k], path+pathKey(k), n, fn)
@@ -237,7 +268,7 @@ func lists(s surface.Server) []list {
 // most maxFields all told (n counts them). Its path is path, then the
 // steps taken, shortened in the middle past maxSteps so that a schema
 // nested thousands deep costs each text a path of bounded length.
-func walkSchema(v any, path string, n *int, fn func(path, text string, r role)) {
+func walkSchema(v any, path string, n *int, fn func(path, text string, r role, flag bool)) {
 	var steps []string
 	var walk func(v any)
 	here := func(last ...string) string { return renderPath(path, append(steps, last...)) }
@@ -253,14 +284,14 @@ func walkSchema(v any, path string, n *int, fn func(path, text string, r role)) 
 				case "type", "$schema", "$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "required", "contentEncoding":
 					continue // the schema's structure, not text
 				case "default", "const", "examples", "enum":
-					eachString(sub, here(pathKey(k)), n, func(p, t string) { fn(p, t, roleValue) })
+					eachString(sub, here(pathKey(k)), n, func(p, t string) { fn(p, t, roleValue, false) })
 					continue
 				case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
 					if props, ok := sub.(map[string]any); ok {
 						for _, name := range sortedKeys(props) {
 							*n++
 							if k == "properties" {
-								fn(here(pathKey(k), pathKey(name)), name, roleName)
+								fn(here(pathKey(k), pathKey(name)), name, roleName, false)
 							}
 							steps = append(steps, pathKey(k), pathKey(name))
 							walk(props[name])
@@ -271,7 +302,7 @@ func walkSchema(v any, path string, n *int, fn func(path, text string, r role)) 
 				}
 				if t, ok := sub.(string); ok {
 					*n++
-					fn(here(pathKey(k)), t, roleProse) // description, title, $comment, format, pattern, and any other
+					fn(here(pathKey(k)), t, roleProse, !carries(v)) // description, title, $comment, format, pattern, and any other
 					continue
 				}
 				steps = append(steps, pathKey(k))

@@ -200,7 +200,7 @@ func combine(found []Finding) []Finding {
 				f.Severity = Critical
 			}
 		case RuleSensitiveFile, RuleSideChannel, RuleSendElsewhere:
-			if r[RuleConceal] || r[RuleHiddenBlock] || r[RuleHiddenComment] || r[RuleUnicodeTag] || r[RuleOverride] {
+			if f.Severity >= Medium && (r[RuleConceal] || r[RuleHiddenBlock] || r[RuleHiddenComment] || r[RuleUnicodeTag] || r[RuleOverride]) {
 				f.Severity = Critical
 			} else if f.Severity <= Medium && (r[RuleSideChannel] || r[RuleSendElsewhere]) {
 				f.Severity = High

@@ -53,7 +53,41 @@ func newSent(s sentence) *sent {
 	for i, t := range st.toks {
 		st.quoted[i] = insideQuotes(s.text[:t.start+1], t.start)
 	}
+	st.dropQuotedWords()
 	return st
+}
+
+// dropQuotedWords leaves out the ideas found in a quoted word or two
+// ('embed', 'users'): a value named, not words the sentence says. A
+// longer quotation is read: what it says may be the order.
+func (st *sent) dropQuotedWords() {
+	short := make([]bool, len(st.toks))
+	for i := 0; i < len(st.toks); {
+		if !st.quoted[i] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(st.toks) && st.quoted[j] && (j == i || !st.brk[j] || !strings.ContainsAny(st.text[st.toks[j-1].end:st.toks[j].start], "'\"“”‘’«»`")) {
+			j++
+		}
+		if j-i <= 2 {
+			for k := i; k < j; k++ {
+				short[k] = true
+			}
+		}
+		i = j
+	}
+	for c := range st.f {
+		kept := st.f[c][:0]
+		for _, sp := range st.f[c] {
+			if !sp.foreign && short[sp.first] && short[sp.last] {
+				continue
+			}
+			kept = append(kept, sp)
+		}
+		st.f[c] = kept
+	}
 }
 
 func (s *sent) has(c concept) bool { return len(s.f[c]) > 0 }
@@ -72,6 +106,9 @@ func (s *sent) negated(sp span) bool {
 		}
 		if n.last < sp.first && sp.first-n.last <= 10 && !s.breakBetween(n.last, sp.first) && s.joined(n.last, sp.first) {
 			return true
+		}
+		if n.last < sp.first && sp.first-n.last <= 6 && !s.strongBetween(n.last, sp.first) && s.joined(n.last, sp.first) && !s.quoted[n.first] {
+			return true // a list of verbs: "never opened, read or transmitted"
 		}
 	}
 	for _, n := range s.f[cNegAfter] {
@@ -158,7 +195,16 @@ func (s *sent) after(c concept, sp span, n int) bool {
 // you have seen", "numbers mentioned in the conversation", "tokens
 // visible to you").
 func (s *sent) qualified(c concept, sp span) bool {
+	if c == cHeldExtent && sp.last+1 < len(s.toks) {
+		switch s.toks[sp.last+1].text {
+		case "text", "contents", "content", "material", "bytes", "pem":
+			return true // "the private key text"
+		}
+	}
 	for _, q := range s.f[c] {
+		if s.negated(q) {
+			continue // "notes (not shared with the recipient)"
+		}
 		switch {
 		case q.last < sp.first:
 			if sp.first-q.last <= 5 {
@@ -176,12 +222,22 @@ func (s *sent) qualified(c concept, sp span) bool {
 	return false
 }
 
+// publicKey reports a key that is public ("the user's public key
+// file"): no secret.
+func (s *sent) publicKey(sp span) bool {
+	if sp.first > 0 && s.toks[sp.first-1].text == "public" || strings.Contains(s.text[sp.start:min(len(s.text), sp.end+5)], ".pub") {
+		return true
+	}
+	t := s.text[sp.start:sp.end]
+	return (strings.Contains(t, "key") || strings.Contains(t, "file")) && (strings.Contains(s.text, "public key") || strings.Contains(s.text, ".pub"))
+}
+
 // where reports what the model holds named as where something goes or
 // stays ("paste it into the chat", "returned only to this
 // conversation", "save it in your password manager"), not as what is
 // moved.
 func (s *sent) where(sp span) bool {
-	for i := sp.first - 1; i >= max(0, sp.first-3); i-- {
+	for i := sp.first - 1; i >= max(0, sp.first-4); i-- {
 		switch s.toks[i].text {
 		case "into", "in", "to", "inside", "within", "throughout", "during":
 			return true
@@ -280,18 +336,25 @@ func (s *sent) held(weak bool) (span, concept, bool) {
 				}
 			}
 		}
+		for i := sp.last + 1; i < min(len(s.toks), sp.last+3); i++ {
+			switch s.toks[i].text {
+			case "path", "folder", "directory", "dir", "location", "name", "id", "url", "uri":
+				return true // "the user's Downloads folder": where, not what
+			}
+		}
 		return false
 	}
 	for _, c := range []concept{cStore, cHeldStrong} {
 		for _, sp := range s.f[c] {
-			if !derived(sp) && !s.where(sp) {
+			if !derived(sp) && !s.where(sp) && !s.source(sp) {
 				return sp, c, true
 			}
 		}
 	}
 	for _, c := range []concept{cHeldNoun, cSecretNoun, cPrivateNoun} {
 		for _, sp := range s.f[c] {
-			if !derived(sp) && !s.where(sp) && !(c == cHeldNoun && s.source(sp)) && (s.qualified(cHeldQual, sp) || weak && s.qualified(cHeldWeak, sp)) {
+			q := s.qualified(cHeldQual, sp) || weak && s.qualified(cHeldWeak, sp) || c != cHeldNoun && s.qualified(cHeldExtent, sp)
+			if !derived(sp) && !s.where(sp) && !(c == cHeldNoun && s.source(sp)) && !s.publicKey(sp) && q {
 				return sp, c, true
 			}
 		}

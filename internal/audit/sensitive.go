@@ -67,6 +67,9 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 				continue
 			}
 			path := target[tokenStart(target, m[0]):tokenEnd(target, m[1])]
+			if secretWordIsPaging(target[m[0]:m[1]]) || strings.HasSuffix(path, ".pub") || strings.Contains(path, ".pub)") || strings.Contains(path, ".pub,") {
+				continue // "the value of nextPageToken", a public key
+			}
 			sev, what := High, "keys or credentials"
 			if !sf.strong {
 				sev, what = Low, "a file that often holds secrets"
@@ -106,7 +109,7 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 				msg = "names " + what + " in a value the model may pass on"
 			case exampleRe.get().MatchString(before):
 				continue // named as an example: "private keys such as id_rsa"
-			case fl != nil && sf.strong && valueOfParameter(fl) && !referenceRe.get().MatchString(before) &&
+			case fl != nil && sf.strong && valueOfParameter(fl) && m[0] < 60 && !referenceRe.get().MatchString(before) &&
 				!forSecrets(squash(parameterOf(fl))) && !aboutFile(path, fl.purpose, sf.about):
 				sev, msg = High, "names "+what+" as what a parameter is to hold"
 			case sf.strong && strings.ContainsAny(path, "/\\._"):
@@ -133,6 +136,17 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 		}
 	}
 	return out
+}
+
+// secretWordIsPaging reports a name of a token of paging (next_page_token,
+// pageToken, cursor) where a secret's name was looked for.
+func secretWordIsPaging(s string) bool {
+	for _, w := range []string{"page", "next", "cursor", "continuation", "sync"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // deniedBefore reports a negator before a file's name that no verb of

@@ -152,7 +152,15 @@ var ownHistoryRe = &lexRegexp{name: "ownHistory"}
 // forSecrets reports a parameter whose name says it takes a key, a token
 // or a password: to fill it with one is its purpose.
 func forSecrets(squashed string) bool {
-	return slices.Contains(secretNamesSquashed(), squashed)
+	if slices.Contains(secretNamesSquashed(), squashed) {
+		return true
+	}
+	for _, w := range []string{"password", "passwd", "passphrase", "passcode", "secret", "apikey", "token", "credential", "privatekey"} {
+		if strings.Contains(squashed, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // secretNames are the names of parameters that take a secret the user
@@ -180,70 +188,7 @@ func parameterRules(s surface.Server) []Finding {
 		if len(props) == 0 {
 			continue
 		}
-		texts := []string{}
-		if d, ok := m["description"].(string); ok {
-			texts = append(texts, d)
-		}
-		for _, p := range sortedKeys(props) {
-			if d, ok := nested(props, p, "description").(string); ok {
-				texts = append(texts, d)
-			}
-		}
-		filled := map[string]string{} // parameter -> the order that fills it
-		for _, t := range texts {
-			v := newView(t)
-			if !mayMatch(v.text, strings.Join(lexWords("fillWords"), "|")) {
-				continue
-			}
-			reaches := sync.OnceValue(func() bool {
-				return len(sensitiveFiles(t, func(string, Severity, string, int, int) Finding { return Finding{} })) > 0
-			})
-			for _, mm := range fillRes().fill.FindAllStringSubmatchIndex(v.text, 8) {
-				param := v.text[mm[2]:mm[3]]
-				order := v.text[sentenceStart(v.text, mm[0]):mm[2]]
-				// What the order fills the parameter with: what the model
-				// holds (the conversation, secrets, its instructions), or,
-				// in a text that has it read a file of keys, "its content".
-				if fillRes().content.MatchString(order) || (fillRes().its.MatchString(order) || sensitiveIn(order)) && reaches() {
-					s, e := v.span(t, mm[0], mm[1])
-					filled[strings.ToLower(param)] = excerpt(t, s, e)
-				}
-			}
-			for _, mm := range fillRes().carry.FindAllStringSubmatchIndex(v.text, 8) {
-				param := v.text[mm[2]:mm[3]]
-				end := sentenceEnd(v.text, mm[1])
-				if colon := strings.IndexByte(v.text[mm[1]:end], ':'); colon >= 0 {
-					end = sentenceEnd(v.text, mm[1]+colon+1) // "a digest of the session: the user's messages, ..."
-				}
-				if fillRes().content.MatchString(v.text[mm[1]:end]) {
-					s, e := v.span(t, mm[0], end)
-					filled[strings.ToLower(param)] = excerpt(t, s, e)
-				}
-			}
-		}
-		// A parameter whose own description asks for what the model holds
-		// ("the full transcript so far", "every key you have seen"), which
-		// the tool's purpose, as its name and description say, does not.
 		purpose := newView(name + " " + stringOf(m["title"]) + " " + stringOf(m["description"])).text
-		for _, p := range sortedKeys(props) {
-			d, _ := nested(props, p, "description").(string)
-			if d == "" {
-				continue
-			}
-			v := newView(d)
-			if !mayMatch(v.text, strings.Join(lexWords("contentWords"), "|")) {
-				continue
-			}
-			for _, m := range fillRes().content.FindAllStringIndex(v.text, 4) {
-				c := v.text[m[0]:m[1]]
-				before := v.text[sentenceStart(v.text, m[0]):m[0]]
-				if !aligned(c, purpose) && !fillRes().reference.MatchString(before) && !derivedRe.get().MatchString(before) &&
-					!(llmPurposeRe.get().MatchString(purpose) || llmPurposeRe.get().MatchString(v.text)) {
-					filled[strings.ToLower(p)] = excerpt(d, 0, len(d))
-					break
-				}
-			}
-		}
 		for _, p := range sortedKeys(props) {
 			if d, _ := nested(props, p, "description").(string); selfConfirming(p, d) {
 				out = append(out, Finding{Rule: RuleOverride, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: "inputSchema.properties" + pathKey(p) + ".description",
@@ -253,15 +198,11 @@ func parameterRules(s surface.Server) []Finding {
 		for _, p := range sortedKeys(props) {
 			path := "inputSchema.properties" + pathKey(p)
 			sq := squash(p)
-			order, isFilled := filled[strings.ToLower(p)]
 			switch {
 			case (slices.Contains(squashed().internals, sq) || internalStem(sq) != "" && !strings.Contains(squash(purpose), internalStem(sq))) &&
 				!ownHistory(nested(props, p, "description")) && carries(props[p]) && !internalsArePurpose(sq, purpose, nested(props, p, "description")):
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: path,
 					Message: fmt.Sprintf("asks for %q, which is the model's to keep, not a tool's to receive", p), Excerpt: canon.Show(p)})
-			case isFilled && !forSecrets(sq) && carries(props[p]):
-				out = append(out, Finding{Rule: RuleSideChannel, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: path,
-					Message: "is to be filled with what the model holds, by the tool's own text", Excerpt: order})
 			case slices.Contains(squashed().channels, sq) && len(props) > 1:
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: Low, Server: s.Name, Kind: "tool", Name: name, Field: path,
 					Message: fmt.Sprintf("is named like a side channel (%q); nothing asks to fill it with what the model holds", p), Excerpt: canon.Show(p)})
