@@ -396,6 +396,13 @@ func gatherSurface(ctx context.Context, s *session) (surface.Server, error) {
 	if err != nil {
 		return surf, err
 	}
+	s.maskSurface(&surf)
+	return surf, nil
+}
+
+// maskSurface masks the session's secrets wherever surf holds them: each
+// item, the server's identity and its instructions.
+func (s *session) maskSurface(surf *surface.Server) {
 	for _, items := range [][]json.RawMessage{surf.Tools, surf.Prompts, surf.Resources, surf.ResourceTemplates} {
 		for i := range items {
 			items[i] = s.masked(items[i])
@@ -406,7 +413,6 @@ func gatherSurface(ctx context.Context, s *session) (surface.Server, error) {
 		text := string(s.masked([]byte(*surf.Instructions)))
 		surf.Instructions = &text
 	}
-	return surf, nil
 }
 
 // maxSurfaceList bounds what pin, diff and audit keep of one list.
