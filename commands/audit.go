@@ -2,6 +2,8 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -9,10 +11,14 @@ import (
 
 	"github.com/mcpv/mcpv/internal/audit"
 	"github.com/mcpv/mcpv/internal/exitcode"
+	"github.com/mcpv/mcpv/internal/gcstart"
 	"github.com/mcpv/mcpv/internal/pin"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/testreport"
+	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -60,6 +66,7 @@ func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 		return usageErrorf("--all audits every server of the config files; give no server as well")
 	}
 	start := time.Now()
+	gcstart.Bound(auditMemory) // unless the user set GOGC or GOMEMLIMIT
 	dest := &testreport.Output{Stdout: out.ios.Out}
 	if c.Output != "" {
 		f, err := safefile.CreateNoFollow(out.env.Path(c.Output))
@@ -133,7 +140,7 @@ func (c *auditCmd) live(ctx context.Context, t *targets, name string) (audit.Tar
 		return audit.Target{}, audit.ServerInfo{Name: name}, err
 	}
 	defer s.close()
-	surf, err := gatherSurface(ctx, s)
+	surf, unread, err := auditSurface(ctx, s)
 	if err != nil {
 		return audit.Target{}, audit.ServerInfo{Name: s.settings.Name}, err
 	}
@@ -145,8 +152,67 @@ func (c *auditCmd) live(ctx context.Context, t *targets, name string) (audit.Tar
 			source = rel
 		}
 	}
-	target := audit.Target{Surface: surf, Source: source, Lines: func(string, string) int { return line }}
+	target := audit.Target{Surface: surf, Source: source, Lines: func(string, string) int { return line }, Unread: unread}
 	return target, audit.ServerInfo{Name: surf.Name, Source: source, Items: items(surf.Tools, surf.Prompts, surf.Resources, surf.ResourceTemplates)}, nil
+}
+
+// auditSurface reads a server's surface as gatherSurface does, except
+// that a list the server declares and then answers with an error (an
+// honest server with no database behind it may), or one larger than mcpv
+// reads, does not end the audit: what the server gave is audited, and
+// what it did not is said (unread, a list each). A server that
+// cannot be talked to still ends it.
+func auditSurface(ctx context.Context, s *session) (surface.Server, []audit.Unread, error) {
+	surf, err := gatherSurface(ctx, s)
+	var ce *mcp.CallError
+	var be *surface.BudgetError
+	if err == nil || !errors.As(err, &ce) && !errors.As(err, &be) {
+		return surf, nil, err
+	}
+	l, ctx, cancel, err := surfaceLister(ctx, s)
+	if err != nil {
+		return surface.Server{}, nil, err
+	}
+	defer cancel()
+	client, _ := s.client(ctx) // the one surfaceLister asked for
+	surf = surface.Server{HasResources: true}
+	l.Identify(&surf)
+	var unread []audit.Unread
+	for _, li := range []struct {
+		method, capability string
+		dest               *[]json.RawMessage
+	}{
+		{"tools/list", "tools", &surf.Tools}, {"prompts/list", "prompts", &surf.Prompts},
+		{"resources/list", "resources", &surf.Resources}, {"resources/templates/list", "resources", &surf.ResourceTemplates},
+	} {
+		if !client.HasCapability(li.capability) {
+			continue
+		}
+		items, err := l.Items(ctx, li.method)
+		*li.dest = items
+		switch {
+		case err == nil:
+		case errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound && len(items) == 0:
+			surf.Unimplemented = append(surf.Unimplemented, li.method)
+		case errors.As(err, &ce):
+			unread = append(unread, audit.Unread{Method: li.method, Message: fmt.Sprintf("answered an error (%d %s): %s", ce.Err.Code,
+				safetext.Line(safetext.Clip(redact.MaskSecrets(ce.Err.Message), 200)), unreadItems(len(items)))})
+		case errors.As(err, &be):
+			unread = append(unread, audit.Unread{Method: li.method, Message: fmt.Sprintf("is larger than %d MiB: only its first %d items were audited", be.Budget>>20, be.Items)})
+		default:
+			return surface.Server{}, nil, err
+		}
+	}
+	s.maskSurface(&surf)
+	return surf, unread, nil
+}
+
+// unreadItems says what of a list that ended in an error was audited.
+func unreadItems(read int) string {
+	if read == 0 {
+		return "its items were not audited"
+	}
+	return fmt.Sprintf("only the %d items of its first pages were audited", read)
 }
 
 // write writes the report: the text report to stdout (or to --output),
@@ -170,6 +236,15 @@ func (c *auditCmd) write(out *console, dest *testreport.Output, r audit.Report) 
 	}
 	return testreport.WriteError(err)
 }
+
+// auditMemory is the soft limit of the heap an audit sets, when the user
+// set none (GOGC, GOMEMLIMIT): the garbage collector then runs before the
+// heap doubles past it. An audit holds each item's bytes and its decoded
+// texts (about twice its input; JSON's decoding of one long string holds
+// a third copy while it runs), and each worker a view of at most 1 MiB of
+// one text: a description of 60 MiB takes about 200 MB, 1,000 tools
+// about 50.
+const auditMemory = 160 << 20
 
 func items[T any](lists ...[]T) int {
 	n := 0

@@ -272,7 +272,7 @@ type found [nConcepts][]span
 
 // match finds every concept's terms among toks, the words of text.
 func (ix *conceptIndex) match(text string, toks []token) *found {
-	var f found
+	f := foundPool.Get().(*found)
 	try := func(i int, ts []*term) {
 		for _, t := range ts {
 			n := len(t.words)
@@ -315,7 +315,7 @@ func (ix *conceptIndex) match(text string, toks []token) *found {
 			}
 		}
 	}
-	return &f
+	return f
 }
 
 // secretName reports the name of a variable that holds a secret:

@@ -61,8 +61,9 @@ const maxFields = 10000
 // a template's variables; and, as one text, the titles of a tool's
 // parameters in their order. Each item's _meta and icons are left out:
 // a host shows them, it does not give them to the model.
-func fieldsOf(s surface.Server) []field {
+func fieldsOf(s *auditee) ([]field, []Finding) {
 	var out []field
+	var unread []Finding
 	server := strings.ToLower(s.Name + " " + s.InfoName())
 	purpose, about, aboutBut := server, "", ""
 	var params []string
@@ -85,10 +86,13 @@ func fieldsOf(s surface.Server) []field {
 	if s.Instructions != nil {
 		add("instructions", "", "instructions", *s.Instructions, roleProse)
 	}
-	for _, l := range lists(s) {
-		for _, raw := range l.items {
-			m := decode(raw)
+	for _, l := range s.lists {
+		for i, raw := range l.items {
+			m := l.item(i)
 			if m == nil {
+				unread = append(unread, Finding{Rule: RuleUnread, Severity: High, Server: s.Name, Kind: l.kind, Name: fmt.Sprintf("#%d", i+1),
+					Message: fmt.Sprintf("is no JSON object mcpv can read (%s; nested past 10,000 levels, or not an object): none of it was audited", size(len(raw))),
+					Excerpt: excerpt(string(raw[:min(len(raw), 200)]), 0, min(len(raw), 80))})
 				continue
 			}
 			name, _ := m[l.key].(string)
@@ -102,12 +106,16 @@ func fieldsOf(s surface.Server) []field {
 			}
 			n := 0
 			itemFields(m, func(path, text string, r role, flag bool) { addFlag(l.kind, name, path, text, r, flag) }, &n)
+			if n >= maxFields {
+				unread = append(unread, Finding{Rule: RuleUnread, Severity: Medium, Server: s.Name, Kind: l.kind, Name: name,
+					Message: fmt.Sprintf("holds %d texts or more (names, descriptions, values): those past the %dth were not read", maxFields, maxFields)})
+			}
 			if titles := titlesInOrder(raw); len(titles) > 1 {
 				add(l.kind, name, "inputSchema.properties.*.title", strings.Join(titles, " "), roleProse)
 			}
 		}
 	}
-	return out
+	return out, unread
 }
 
 // firstSentence is what a description says first: what the item is, in
@@ -214,7 +222,7 @@ func titlesInOrder(raw []byte) []string {
 			Properties json.RawMessage `json:"properties"`
 		} `json:"inputSchema"`
 	}
-	if json.Unmarshal(raw, &item) != nil || len(item.InputSchema.Properties) == 0 {
+	if !bytes.Contains(raw, []byte(`"title"`)) || json.Unmarshal(raw, &item) != nil || len(item.InputSchema.Properties) == 0 {
 		return nil
 	}
 	d := json.NewDecoder(bytes.NewReader(item.InputSchema.Properties))
@@ -252,14 +260,65 @@ func step(name string, i int) string {
 type list struct {
 	kind, key string
 	items     []json.RawMessage
+	maps      []map[string]any // the items decoded (nil when they are not yet)
+}
+
+// item is the i-th item decoded: once, when the list was.
+func (l list) item(i int) map[string]any {
+	if l.maps != nil {
+		return l.maps[i]
+	}
+	return decode(l.items[i])
+}
+
+// auditee is a surface with each of its items decoded once, for every rule
+// of one audit to read.
+type auditee struct {
+	surface.Server
+	lists []list
+	// What the rules across servers read of it, kept when its items'
+	// decoded maps are let go: the names of its tools and prompts, its
+	// own names, and its prose.
+	names [2][]string
+	own   map[string]bool
+	prose []field
+}
+
+// keep keeps what the rules across servers read (fields, s's), and lets
+// the decoded items go.
+func (s *auditee) keep(fields []field) {
+	s.names = [2][]string{itemNames(s.lists[0]), itemNames(s.lists[1])}
+	s.own = ownNames(s)
+	for _, fl := range fields {
+		if fl.role == roleProse {
+			s.prose = append(s.prose, fl)
+		}
+	}
+	for k := range s.lists {
+		s.lists[k].maps = nil
+		s.lists[k].items = nil
+	}
+}
+
+// decodeServer decodes each item of s.
+func decodeServer(s surface.Server) *auditee {
+	d := &auditee{Server: s, lists: lists(s)}
+	for k := range d.lists {
+		l := &d.lists[k]
+		l.maps = make([]map[string]any, len(l.items))
+		for i, raw := range l.items {
+			l.maps[i] = decode(raw)
+		}
+	}
+	return d
 }
 
 func lists(s surface.Server) []list {
 	return []list{
-		{"tool", "name", s.Tools},
-		{"prompt", "name", s.Prompts},
-		{"resource", "uri", s.Resources},
-		{"resource template", "uriTemplate", s.ResourceTemplates},
+		{kind: "tool", key: "name", items: s.Tools},
+		{kind: "prompt", key: "name", items: s.Prompts},
+		{kind: "resource", key: "uri", items: s.Resources},
+		{kind: "resource template", key: "uriTemplate", items: s.ResourceTemplates},
 	}
 }
 
@@ -378,11 +437,9 @@ func decode(raw []byte) map[string]any {
 	if len(raw) == 0 {
 		return nil
 	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
 	var m map[string]any
-	if d.Decode(&m) != nil {
-		return nil
+	if json.Unmarshal(raw, &m) != nil {
+		return nil // (Unmarshal reads raw in place: a decoder would copy it first)
 	}
 	return m
 }
@@ -397,11 +454,11 @@ func label(kind, name string) string {
 
 // ownNames are the names of a server's tools, prompts and their
 // parameters, which its own descriptions may name freely.
-func ownNames(s surface.Server) map[string]bool {
+func ownNames(s *auditee) map[string]bool {
 	own := map[string]bool{}
-	for _, l := range lists(s) {
-		for _, raw := range l.items {
-			m := decode(raw)
+	for _, l := range s.lists {
+		for i := range l.items {
+			m := l.item(i)
 			if n, ok := m[l.key].(string); ok {
 				own[strings.ToLower(n)] = true
 			}

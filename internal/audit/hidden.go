@@ -28,7 +28,7 @@ func hiddenRules(fl field, v view, f finder) []Finding {
 		sev, msg := hiddenSeverity(t[e:min(len(t), e+400)], "hides text with HTML that a client does not show")
 		out = append(out, f(RuleHiddenComment, max(sev, Medium), msg, s, min(len(t), e+80)))
 	}
-	for _, m := range hiddenMatches(hiddenRes().block, v.text) {
+	for _, m := range append(hiddenMatches(hiddenRes().block, v.text), hiddenMatches(hiddenRes().note, v.text)...) {
 		s, e := v.span(t, m[0], m[1])
 		sev, msg := quotedHidden(v.text, m[0], m[1], Low, "wraps text in a block that poses as the system's or as urgent")
 		out = append(out, f(RuleHiddenBlock, sev, msg, s, e))
@@ -142,8 +142,9 @@ func hiddenMatches(g gated, t string) [][]int {
 }
 
 // hiddenRes are the shapes of hidden text (lexicon/hidden.txt).
-var hiddenRes = sync.OnceValue(func() (r struct{ comment, markdown, block, invisible gated }) {
+var hiddenRes = sync.OnceValue(func() (r struct{ comment, markdown, block, note, invisible gated }) {
 	c := func(name string) gated { return gate(lexPattern(name)) }
 	r.invisible, r.comment, r.markdown, r.block = c("invisibleHTML"), c("comment"), c("markdownComment"), c("block")
+	r.note = gateWith(lexPattern("noteToModel"), preWords(lex("noteToModel").attrs["pre"]))
 	return r
 })

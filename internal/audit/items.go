@@ -6,14 +6,13 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/canon"
-	"github.com/mcpv/mcpv/internal/surface"
 )
 
 // withinServer finds the rules over a server's items together: names
 // that look alike, annotations that contradict a name.
-func withinServer(s surface.Server) []Finding {
+func withinServer(s *auditee) []Finding {
 	var out []Finding
-	for _, l := range lists(s)[:2] {
+	for _, l := range s.lists[:2] {
 		first := map[string]string{} // skeleton -> the first name that has it
 		for _, b := range itemNames(l) {
 			sk := canon.Skeleton(b)
@@ -27,8 +26,9 @@ func withinServer(s surface.Server) []Finding {
 			}
 		}
 	}
-	for _, raw := range s.Tools {
-		m := decode(raw)
+	tools := s.lists[0]
+	for i := range tools.items {
+		m := tools.item(i)
 		name, _ := m["name"].(string)
 		ro, _ := nested(m, "annotations", "readOnlyHint").(bool)
 		destructive, set := nested(m, "annotations", "destructiveHint").(bool)
@@ -58,8 +58,8 @@ func firstWord(name string) string {
 
 func itemNames(l list) []string {
 	var out []string
-	for _, raw := range l.items {
-		if n, ok := decode(raw)[l.key].(string); ok {
+	for i := range l.items {
+		if n, ok := l.item(i)[l.key].(string); ok {
 			out = append(out, n)
 		}
 	}
@@ -69,12 +69,12 @@ func itemNames(l list) []string {
 // acrossServers finds what only the servers of one config together show:
 // one name on two servers (low), names that look alike (high), and a
 // description that names a tool of another server (high: shadowing).
-func acrossServers(targets []Target) []Finding {
+func acrossServers(targets []Target, decoded []*auditee) []Finding {
 	var out []Finding
 	for i := range targets {
-		a := targets[i].Surface
+		a := decoded[i]
 		for j := range targets {
-			b := targets[j].Surface
+			b := decoded[j]
 			if i == j || a.Name == b.Name {
 				continue // two surfaces of one server (two pins of it, say) are no config
 			}
@@ -88,15 +88,15 @@ func acrossServers(targets []Target) []Finding {
 }
 
 // collisions are the tools and prompts of b named as, or like, a's.
-func collisions(a, b surface.Server) []Finding {
+func collisions(a, b *auditee) []Finding {
 	var out []Finding
-	for k, l := range lists(b)[:2] {
+	for k, l := range b.lists[:2] {
 		theirs := map[string][]string{} // skeleton -> a's names that have it
-		for _, o := range itemNames(lists(a)[k]) {
+		for _, o := range a.names[k] {
 			sk := canon.Skeleton(o)
 			theirs[sk] = append(theirs[sk], o)
 		}
-		for _, n := range itemNames(l) {
+		for _, n := range b.names[k] {
 			for _, o := range theirs[canon.Skeleton(n)] {
 				if n == o {
 					out = append(out, Finding{Rule: RuleNameCollision, Severity: Low, Server: b.Name, Kind: l.kind, Name: n, Field: "name",
@@ -113,10 +113,10 @@ func collisions(a, b surface.Server) []Finding {
 
 // namesOtherServer finds the texts of a that name a tool of b, a's own
 // tools aside: a distinctive name (send_email, listChats), not a word.
-func namesOtherServer(a, b surface.Server) []Finding {
-	own := ownNames(a)
+func namesOtherServer(a, b *auditee) []Finding {
+	own := a.own
 	var theirs []string
-	for _, n := range itemNames(lists(b)[0]) {
+	for _, n := range b.names[0] {
 		if !own[strings.ToLower(n)] && len(n) >= 5 && identifier.get().MatchString(n) {
 			theirs = append(theirs, n)
 		}
@@ -125,10 +125,7 @@ func namesOtherServer(a, b surface.Server) []Finding {
 		return nil
 	}
 	var out []Finding
-	for _, fl := range fieldsOf(a) {
-		if fl.role != roleProse {
-			continue
-		}
+	for _, fl := range a.prose {
 		lower := strings.ToLower(fl.text)
 		for _, n := range theirs {
 			if i := wordIndex(lower, strings.ToLower(n)); i >= 0 {
@@ -200,10 +197,12 @@ func combine(found []Finding) []Finding {
 				f.Severity = Critical
 			}
 		case RuleSensitiveFile, RuleSideChannel, RuleSendElsewhere:
-			if f.Severity >= Medium && (r[RuleConceal] || r[RuleHiddenBlock] || r[RuleHiddenComment] || r[RuleUnicodeTag] || r[RuleOverride]) {
+			if r[RuleConceal] || r[RuleHiddenBlock] || r[RuleHiddenComment] || r[RuleUnicodeTag] || r[RuleOverride] {
 				f.Severity = Critical
+				f.Message = strings.Replace(f.Message, namedOnly, ", in an item whose text orders the model against the user", 1)
 			} else if f.Severity <= Medium && (r[RuleSideChannel] || r[RuleSendElsewhere]) {
 				f.Severity = High
+				f.Message = strings.Replace(f.Message, namedOnly, ", in an item whose text has the model pass on what it holds", 1)
 			}
 		case RuleHiddenBlock:
 			if fieldRules[f.Kind+"\x00"+f.Name+"\x00"+f.Field] > 0 {

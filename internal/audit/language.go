@@ -72,29 +72,62 @@ func mentioned(v string, start, end int, sentence string) bool {
 // speaksOf reports a sentence that, in its own voice, speaks of phrases,
 // input or detection ("example" in relay@mail.example speaks of nothing).
 func speaksOf(sentence string) bool {
-	return mentionRes().speaks.MatchString(destinationRe.get().ReplaceAllString(unquoted(sentence), " "))
+	u := unquoted(sentence)
+	if !mentionRes().speaks.MatchString(u) {
+		return false // what an address's words would add, the text holds none of
+	}
+	return mentionRes().speaks.MatchString(destinationRe.get().ReplaceAllString(u, " "))
 }
 
 // insideQuotes reports whether s[i] is inside what s quotes, as
 // unquoted reads quotes.
 func insideQuotes(s string, i int) bool {
+	return quotedAt(s, []int{i})[0]
+}
+
+// quotedAt reports, for each of the byte offsets at (in order), whether
+// s quotes what is there, as unquoted reads quotes: one pass over s.
+func quotedAt(s string, at []int) []bool {
+	out := make([]bool, len(at))
 	var quote rune
 	prev := rune(0)
+	k := 0
 	for j, r := range s {
-		if j >= i {
-			return quote != 0
+		for k < len(at) && at[k] <= j {
+			out[k] = quote != 0
+			k++
 		}
-		closing := map[rune]rune{'"': '"', '\'': '\'', '“': '”', '‘': '’', '`': '`', '«': '»'}
+		if k == len(at) {
+			return out
+		}
 		switch {
 		case quote != 0 && r == quote:
 			quote = 0
 		case quote != 0:
-		case closing[r] != 0 && !(r == '\'' && isLetter(prev)):
-			quote = closing[r]
+		case closingQuote(r) != 0 && !(r == '\'' && isLetter(prev)):
+			quote = closingQuote(r)
 		}
 		prev = r
 	}
-	return quote != 0
+	for ; k < len(at); k++ {
+		out[k] = quote != 0
+	}
+	return out
+}
+
+// closingQuote is the mark that closes a quotation r opens, or 0.
+func closingQuote(r rune) rune {
+	switch r {
+	case '"', '\'', '`':
+		return r
+	case '“':
+		return '”'
+	case '‘':
+		return '’'
+	case '«':
+		return '»'
+	}
+	return 0
 }
 
 // unquoted is a sentence without what it quotes: the words it speaks in
@@ -103,13 +136,12 @@ func unquoted(s string) string {
 	var b strings.Builder
 	var quote rune
 	for _, r := range s {
-		closing := map[rune]rune{'"': '"', '\'': '\'', '“': '”', '‘': '’', '`': '`', '«': '»'}
 		switch {
 		case quote != 0 && r == quote:
 			quote = 0
 		case quote != 0:
-		case closing[r] != 0 && !(r == '\'' && b.Len() > 0 && isLetter(lastRune(b.String()))):
-			quote = closing[r]
+		case closingQuote(r) != 0 && !(r == '\'' && b.Len() > 0 && isLetter(lastRune(b.String()))):
+			quote = closingQuote(r)
 		default:
 			b.WriteRune(r)
 		}
@@ -124,7 +156,6 @@ func unquotedPhrases(s string) string {
 	var quote, opening rune
 	var span strings.Builder
 	for _, r := range s {
-		closing := map[rune]rune{'"': '"', '\'': '\'', '“': '”', '‘': '’', '`': '`', '«': '»'}
 		switch {
 		case quote != 0 && r == quote:
 			if !strings.ContainsAny(strings.TrimSpace(span.String()), " \t") {
@@ -135,8 +166,8 @@ func unquotedPhrases(s string) string {
 			quote = 0
 		case quote != 0:
 			span.WriteRune(r)
-		case closing[r] != 0 && !(r == '\'' && b.Len() > 0 && isLetter(lastRune(b.String()))):
-			quote, opening = closing[r], r
+		case closingQuote(r) != 0 && !(r == '\'' && b.Len() > 0 && isLetter(lastRune(b.String()))):
+			quote, opening = closingQuote(r), r
 			span.Reset()
 		default:
 			b.WriteRune(r)

@@ -20,7 +20,7 @@ func orderRules(fl field, v view, f finder) []Finding {
 		a, b := 0, len(fl.text)
 		if !whole {
 			a, b = v.span(fl.text, s.start, s.end)
-			if !plain(fl.text, a, b, v, s.start, min(s.end, len(v.at))) {
+			if !plain(fl.text, a, b, v, s.start, min(s.end, len(v.text))) {
 				sev, msg = min(Critical, sev+1), msg+", written to get past a reader (look-alike letters, invisible characters, digits for letters)"
 			}
 		}
@@ -30,28 +30,29 @@ func orderRules(fl field, v view, f finder) []Finding {
 		out = append(out, f(RuleCommandPayload, High, "has the model let someone's key log in to the user's account", 0, len(fl.text)))
 	}
 	if !whole {
-		for _, m := range quietKeyRe.get().FindAllStringIndex(text, 4) {
-			a, b := v.span(fl.text, m[0], m[1])
-			out = append(out, f(RuleConceal, High, "sets a key that keeps what is done from the user", a, b))
-		}
-	}
-	if !whole {
 		// settings written out in the text ("forward_full_context_to_tool":
-		// true): each key read as the order its words give, or deny
-		for _, m := range settingRe.get().FindAllStringSubmatchIndex(text, 32) {
-			words := nameWords(text[m[2]:m[3]])
-			if v := text[m[4]:m[5]]; v == "false" || v == "no" || v == "off" || v == "0" || v == "never" {
+		// true, notify_user: false): each key read as the order its words
+		// give, or deny
+		for _, st := range settings(text, 32) {
+			a, b := v.span(fl.text, st.start, st.end)
+			key, val := text[st.key[0]:st.key[1]], text[st.val[0]:st.val[1]]
+			off := val == "false" || val == "no" || val == "off" || val == "0" || val == "never" || val == "none"
+			if off && quietKeyRe.get().MatchString(key) {
+				out = append(out, f(RuleConceal, High, "sets a key that keeps what is done from the user", a, b))
+			}
+			words := nameWords(key)
+			if off {
 				words = "do not " + words
 			}
-			if len(strings.Fields(words)) < 3 {
+			if len(strings.Fields(words)) < 3 || strings.Count(key, "_")+strings.Count(key, "-") < 2 {
 				continue
 			}
-			st := newSent(sentence{0, len(words), words})
-			st.words = true
-			a, b := v.span(fl.text, m[0], m[1])
-			ctx.sentenceRules(st, func(rule string, sev Severity, msg string, _ *sent) {
+			ss := newSent(sentence{0, len(words), words})
+			ss.words = true
+			ctx.sentenceRules(ss, func(rule string, sev Severity, msg string, _ *sent) {
 				out = append(out, f(rule, sev, msg+", in a setting the text writes out", a, b))
 			})
+			ss.release()
 		}
 	}
 	var prevHeld *sent // a sentence that named what the model holds, and moved none of it
@@ -73,14 +74,20 @@ func orderRules(fl field, v view, f finder) []Finding {
 			if rule, msg, ok := ctx.passesOn(joined, true); ok {
 				add(rule, High, msg, joined)
 			}
+			joined.release()
 		}
+		prevHeld.release()
 		prevHeld = nil
 		if _, ok := s.heldSpan(false); ok {
 			if _, moved := s.live(cMove); !moved {
 				prevHeld = s
 			}
 		}
+		if prevHeld != s {
+			s.release()
+		}
 	}
+	prevHeld.release()
 	return out
 }
 
@@ -1000,7 +1007,7 @@ func (s *sent) deemed() bool {
 // that runs a command which destroys work ("it never needs user
 // confirmation; it runs git clean -fdx").
 func (s *sent) noConfirmationToDestroy() bool {
-	if !destroyRe.get().MatchString(s.text) {
+	if len(s.f[cConsentNoun]) == 0 || !destroyRe.get().MatchString(s.text) {
 		return false
 	}
 	for _, c := range s.f[cConsentNoun] {
@@ -1165,7 +1172,7 @@ func destinationAfter(s *sent, sp span, n int) bool {
 	if k := sp.last + n; k < len(s.toks) {
 		end = s.toks[k].end
 	}
-	return destinationRe.get().MatchString(s.text[sp.end:end])
+	return holdsDestination(s.text[sp.end:end])
 }
 
 // insteadOfUsers reports a move or a change "instead of" what the user
@@ -1209,18 +1216,70 @@ func (s *sent) isDefault() bool {
 // keyLetIn reports an SSH public key written out beside the words that
 // put it where it lets its owner log in.
 func keyLetIn(t string) bool {
-	return sshKeyRe.get().MatchString(t) && strings.Contains(t, "ssh") && loginRe.get().MatchString(t)
+	return strings.Contains(t, "ssh-") && sshKeyRe.get().MatchString(t) && loginRe.get().MatchString(t)
 }
 
-// quietKeyRe finds a key of a configuration written out (YAML, JSON)
-// that turns telling the user off: report_to_user: false, "notify_user":
+// quietKeyRe finds the key of a setting (YAML, JSON) that, turned off,
+// keeps things from the user: report_to_user: false, "notify_user":
 // false, showToUser=0.
-var quietKeyRe = &lazyRegexp{pattern: `["']?\b(?:report|notify|tell|show|display|inform|mention|alert|disclose|surface)(?:_|-)?(?:to_?|the_?)?(?:user|human|person|operator)s?\b["']?\s*[:=]\s*["']?(?:false|no|off|0|never|none)\b`}
+var quietKeyRe = &lazyRegexp{pattern: `^(?:report|notify|tell|show|display|inform|mention|alert|disclose|surface)(?:_|-)?(?:to_?|the_?)?(?:user|human|person|operator)s?$`}
 
-// settingRe finds a setting written out (JSON, YAML, key=value) whose
-// key is words joined by underscores or hyphens and whose value is a
-// switch.
-var settingRe = &lazyRegexp{pattern: `["']?\b([a-z][a-z0-9]*(?:[_-][a-z0-9]+){2,})["']?\s*[:=]\s*["']?(true|false|yes|no|on|off|never|always|0|1)\b`}
+// setting is a setting of a switch written out: key: value, key=value,
+// "key": value; where it is, its key's and its value's.
+type setting struct {
+	start, end int
+	key, val   [2]int
+}
+
+// settings are the first n settings of a switch in t (a key of letters,
+// digits, underscores and hyphens, quoted or not; a value of
+// switchValues), found in one pass.
+func settings(t string, n int) []setting {
+	var out []setting
+	for i := 0; i < len(t) && len(out) < n; i++ {
+		if t[i] != ':' && t[i] != '=' {
+			continue
+		}
+		j := i + 1
+		for j < len(t) && (t[j] == ' ' || t[j] == '"' || t[j] == '\'') {
+			j++
+		}
+		val := ""
+		for _, v := range switchValues {
+			if end := j + len(v); strings.HasPrefix(t[j:], v) && (end == len(t) || !isWordByte(t[end])) {
+				val = v
+				break
+			}
+		}
+		if val == "" {
+			continue
+		}
+		k := i
+		for k > 0 && (t[k-1] == ' ' || t[k-1] == '"' || t[k-1] == '\'') && i-k < 3 {
+			k--
+		}
+		ke := k
+		for k > 0 && (isWordByte(t[k-1]) || t[k-1] == '-') {
+			k--
+		}
+		if ke-k < 2 || t[k] < 'a' || t[k] > 'z' {
+			continue
+		}
+		start := k
+		if start > 0 && (t[start-1] == '"' || t[start-1] == '\'') {
+			start--
+		}
+		out = append(out, setting{start, j + len(val), [2]int{k, ke}, [2]int{j, j + len(val)}})
+	}
+	return out
+}
+
+// switchValues are the values of a switch a setting may give.
+var switchValues = []string{"true", "false", "yes", "no", "on", "off", "never", "always", "none", "0", "1"}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
 
 // sshKeyRe finds an SSH public key written out; loginRe, the words that
 // put one where it lets its owner log in.
@@ -1297,15 +1356,18 @@ func asksSecret(s *sent) bool {
 // destination reports an address, a number, a URL or an account written
 // out in the sentence.
 func (s *sent) destination() bool {
-	if !mayHoldDestination(s.text) {
-		return false
-	}
-	for _, m := range destinationRe.get().FindAllStringIndex(s.text, 8) {
-		if !localDestination(s.text[m[0]:m[1]]) {
-			return true
+	if s.dest == 0 {
+		s.dest = 1
+		if mayHoldDestination(s.text) {
+			for _, m := range destinations(s.text, 8) {
+				if !localDestination(s.text[m[0]:m[1]]) {
+					s.dest = 2
+					break
+				}
+			}
 		}
 	}
-	return false
+	return s.dest == 2
 }
 
 // localDestination reports an address of this machine or of a private

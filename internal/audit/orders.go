@@ -2,6 +2,7 @@ package audit
 
 import (
 	"strings"
+	"sync"
 )
 
 // The order rules find what a text orders the model to do that the user
@@ -33,7 +34,26 @@ type sent struct {
 	// quoted[i]: toks[i] is inside quotes, where a negator denies nothing
 	// of the sentence's ("report 'no incidents'")
 	quoted []bool
+	// dest: whether the sentence writes out a destination (0: not yet
+	// known, 1: no, 2: yes)
+	dest int8
 }
+
+// release gives the sentence's spans back for another sentence to use;
+// s is not read after (nil: nothing to give).
+func (s *sent) release() {
+	if s == nil || s.f == nil {
+		return
+	}
+	for c := range s.f {
+		s.f[c] = s.f[c][:0]
+	}
+	foundPool.Put(s.f)
+	s.f = nil
+}
+
+// foundPool keeps the spans of sentences read, for the next to fill.
+var foundPool = sync.Pool{New: func() any { return new(found) }}
 
 func newSent(s sentence) *sent {
 	st := &sent{sentence: s, toks: tokenize(s.text)}
@@ -49,10 +69,11 @@ func newSent(s sentence) *sent {
 		st.strong[i] = strings.ContainsAny(gap, ";:\n") || strings.Contains(gap, " - ") || strings.Contains(gap, ". ")
 	}
 	st.f = concepts().match(s.text, st.toks)
-	st.quoted = make([]bool, len(st.toks))
+	starts := make([]int, len(st.toks))
 	for i, t := range st.toks {
-		st.quoted[i] = insideQuotes(s.text[:t.start+1], t.start)
+		starts[i] = t.start
 	}
+	st.quoted = quotedAt(s.text, starts)
 	st.dropQuotedWords()
 	return st
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/redact"
 )
@@ -17,8 +18,8 @@ type phrase struct {
 	rule     string
 	severity Severity
 	message  string
-	re       gated  // a text that lacks the words every match holds is not read with it
-	pre      string // nor one that holds none of these words ("a|b"; "": no such list)
+	re       gated    // a text that lacks the words every match holds is not read with it
+	pre      []string // nor one that holds none of these words (nil: no such list)
 }
 
 // phrases are the set phrases of every rule, in the order of the
@@ -33,12 +34,30 @@ var phrases = sync.OnceValue(func() []phrase {
 		if !ok {
 			continue
 		}
-		out = append(out, phrase{rule: e.name, severity: sev, message: e.message, re: gate(e.pattern()), pre: e.attrs["pre"]})
+		out = append(out, phrase{rule: e.name, severity: sev, message: e.message, re: gate(e.pattern()), pre: preWords(e.attrs["pre"])})
 	}
 	return out
 })
 
 // mayMatch reports whether text holds one of the words of pre ("a|b").
+// preWords are the words of a pre attribute ("a|b"), nil for none.
+func preWords(pre string) []string {
+	if pre == "" {
+		return nil
+	}
+	return strings.Split(pre, "|")
+}
+
+// holdsOne reports whether text holds one of words.
+func holdsOne(text string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
 func mayMatch(text, pre string) bool {
 	for w := range strings.SplitSeq(pre, "|") {
 		if strings.Contains(text, w) {
@@ -53,11 +72,16 @@ func scanField(server string, fl field, own map[string]bool) []Finding {
 	var out []Finding
 	f := func(rule string, sev Severity, msg string, s, e int) Finding {
 		return Finding{Rule: rule, Severity: sev, Server: server, Kind: fl.kind, Name: fl.name, Field: fl.path,
-			Message: msg, Excerpt: excerpt(fl.text, s, e)}
+			Message: msg, cut: &cut{fl.text, s, e}}
 	}
 	fl.own = own
+	out = append(out, unicodeRules(fl, f)...) // the characters of the whole text, however long
+	if len(fl.text) > MaxText {
+		out = append(out, f(RuleUnread, Medium, fmt.Sprintf("is %s long: the rules that read words read its first %s only (its characters were read to the end)",
+			size(len(fl.text)), size(MaxText)), MaxText, MaxText))
+		fl.text = fl.text[:runeStart(fl.text, MaxText)]
+	}
 	v := newView(fl.text) // one view for every rule that reads one
-	out = append(out, unicodeRules(fl, f)...)
 	out = append(out, hiddenRules(fl, v, f)...)
 	ov := v
 	if fl.role != roleProse {
@@ -87,7 +111,39 @@ func scanField(server string, fl field, own map[string]bool) []Finding {
 		}
 		out = append(out, f(RuleSecret, High, "holds "+sec.Kind, sec.Start, sec.End))
 	}
-	return merge(out)
+	out = merge(out)
+	for i := range out {
+		if c := out[i].cut; c != nil {
+			out[i].Excerpt, out[i].cut = excerpt(c.text, c.s, c.e), nil
+		}
+	}
+	return out
+}
+
+// MaxText bounds what of one text (a description, a name, a value) the
+// rules that read words read: its first MaxText bytes. The rules of
+// characters (Unicode tags, invisible and bidirectional characters,
+// controls) read the whole text; a text longer than this is itself a
+// finding (unread-text, medium) that says how much was left.
+const MaxText = 1 << 20
+
+// runeStart is i, or the start of the character that holds byte i.
+func runeStart(t string, i int) int {
+	for i > 0 && i < len(t) && !utf8.RuneStart(t[i]) {
+		i--
+	}
+	return i
+}
+
+// size writes n bytes for people: 60 MiB, 1 MiB, 12 KiB, 800 bytes.
+func size(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // placeholderSecret reports a secret's value that stands for one in an
@@ -151,11 +207,12 @@ func findingStarts(found []Finding) map[string]bool {
 func phraseRulesOf(text string, v view, f finder, seenRules map[string]bool) []Finding {
 	var out []Finding
 	seen := map[string]bool{}
+	cs := chunks(v.text)
 	for _, p := range phrases() {
-		if seenRules[p.rule] || p.pre != "" && !mayMatch(v.text, p.pre) {
+		if seenRules[p.rule] {
 			continue
 		}
-		for _, m := range p.re.FindAllStringIndex(v.text, 4) {
+		for _, m := range findAll(p.re, p.pre, v.text, cs, 4) {
 			s, e := v.span(text, m[0], m[1])
 			key := fmt.Sprintf("%s %d", p.rule, s)
 			if seen[key] {

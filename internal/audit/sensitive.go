@@ -56,11 +56,9 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 	if strings.Contains(target, "%2f") || strings.Contains(target, "%2e") || strings.Contains(target, "%5c") {
 		target = percent().Replace(target) // the same length, so that the view's offsets hold
 	}
+	cs := chunks(target)
 	for _, sf := range r.files {
-		if sf.pre != "" && !mayMatch(target, sf.pre) {
-			continue
-		}
-		for _, m := range sf.re.FindAllStringIndex(target, 4) {
+		for _, m := range findAll(sf.re, preWords(sf.pre), target, cs, 4) {
 			start := sentenceStart(target, m[0])
 			before := target[start:m[0]]
 			if deniedBefore(r.neg, before) {
@@ -118,7 +116,7 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 				continue // a word for such files ("keychain-backed"), not one of them
 			}
 			switch {
-			case destinationRe.get().MatchString(after) || sendVia.get().MatchString(target[start:end]):
+			case holdsDestination(after) || sendVia.get().MatchString(target[start:end]):
 				sev, msg = High, msg+", and sends it elsewhere"
 			case ordered && fl != nil && placeIn(target[start:end], fl.own) && !aboutFile(path, fl.purpose, sf.about):
 				sev, msg = High, msg+", and puts it in a field"
@@ -266,6 +264,46 @@ var percent = sync.OnceValue(func() *strings.Replacer {
 
 // destinationRe finds a destination written out.
 var destinationRe = &lexRegexp{name: "destination"}
+
+// destinationShapes are the shapes of destinationRe one by one, each
+// read only in a text that holds what it needs (an @, a ://, a digit).
+var destinationShapes = sync.OnceValue(func() []gated {
+	var out []gated
+	for _, alt := range lex("destination").alts {
+		g := gate(alt)
+		if g.need.trivial() {
+			g.need = cond{words: []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}}
+		}
+		out = append(out, g)
+	}
+	return out
+})
+
+// destinations are the destinations written out in t, at most n of each
+// shape, in no order.
+func destinations(t string, n int) [][]int {
+	if !mayHoldDestination(t) {
+		return nil
+	}
+	var out [][]int
+	for _, g := range destinationShapes() {
+		out = append(out, g.FindAllStringIndex(t, n)...)
+	}
+	return out
+}
+
+// holdsDestination reports a destination written out in t.
+func holdsDestination(t string) bool {
+	if !mayHoldDestination(t) {
+		return false
+	}
+	for _, g := range destinationShapes() {
+		if g.MatchString(t) {
+			return true
+		}
+	}
+	return false
+}
 
 // genericPathWords are the words of a file's path that say nothing of
 // what the file is about.

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/mcpv/mcpv/internal/canon"
-	"github.com/mcpv/mcpv/internal/surface"
 )
 
 // squashed are the lexicon's modelInternals and sideChannels squashed,
@@ -175,14 +174,19 @@ var secretNamesSquashed = sync.OnceValue(func() []string {
 	return out
 })
 
+// namedOnly ends the message of a parameter named like a side channel
+// that nothing asks to fill; an item whose text does ask changes it.
+const namedOnly = "; nothing asks to fill it with what the model holds"
+
 // parameterRules finds the parameters of a tool that carry data out: one
 // named for the model's internals, and one the tool's texts tell the
 // model to fill with what it holds (a file's contents, the
 // conversation).
-func parameterRules(s surface.Server) []Finding {
+func parameterRules(s *auditee) []Finding {
 	var out []Finding
-	for _, raw := range s.Tools {
-		m := decode(raw)
+	tools := s.lists[0]
+	for i := range tools.items {
+		m := tools.item(i)
 		name, _ := m["name"].(string)
 		props, _ := nested(m, "inputSchema", "properties").(map[string]any)
 		if len(props) == 0 {
@@ -205,7 +209,7 @@ func parameterRules(s surface.Server) []Finding {
 					Message: fmt.Sprintf("asks for %q, which is the model's to keep, not a tool's to receive", p), Excerpt: canon.Show(p)})
 			case slices.Contains(squashed().channels, sq) && len(props) > 1:
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: Low, Server: s.Name, Kind: "tool", Name: name, Field: path,
-					Message: fmt.Sprintf("is named like a side channel (%q); nothing asks to fill it with what the model holds", p), Excerpt: canon.Show(p)})
+					Message: fmt.Sprintf("is named like a side channel (%q)"+namedOnly, p), Excerpt: canon.Show(p)})
 			}
 		}
 	}
