@@ -130,11 +130,17 @@ func Audit(targets []Target) []Finding {
 		}
 	}
 	all = append(all, acrossServers(targets, decoded)...)
-	slices.SortStableFunc(all, func(a, b Finding) int {
+	Sort(all)
+	return all
+}
+
+// Sort puts findings in the order Audit gives them: by server, item and
+// field, then by severity, highest first.
+func Sort(findings []Finding) {
+	slices.SortStableFunc(findings, func(a, b Finding) int {
 		return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.Source, b.Source), cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind)),
 			cmp.Compare(a.Name, b.Name), cmp.Compare(a.Field, b.Field), cmp.Compare(b.Severity, a.Severity), cmp.Compare(a.Rule, b.Rule))
 	})
-	return all
 }
 
 // place gives findings of a target's surface its source and their lines.
