@@ -250,6 +250,7 @@ type corpusMeasure struct {
 	failing  []string // servers with a finding at or above high
 	honestly []string // of them, the servers with no poisoned item
 	stray    []corpusFinding
+	all      []corpusFinding // every finding, of every server
 }
 
 func measureCorpus(servers map[string]corpusServer, labels []corpusLabel, found map[string][]corpusFinding) corpusMeasure {
@@ -264,6 +265,7 @@ func measureCorpus(servers map[string]corpusServer, labels []corpusLabel, found 
 	}
 	for _, server := range slices.Sorted(maps.Keys(servers)) {
 		failing := false
+		m.all = append(m.all, found[server]...)
 		for _, f := range found[server] {
 			sev, _ := ParseSeverity(f.Severity)
 			failing = failing || sev >= High
@@ -356,6 +358,12 @@ func (m corpusMeasure) write(b *strings.Builder, name string, details bool) {
 	}
 	fmt.Fprintf(b, "servers failing the default gate (a finding of high or above): %d of %d; of the %d with no poisoned item: %d %v\n",
 		len(m.failing), m.servers, m.servers-m.poisonedServers(), len(m.honestly), m.honestly)
+	var n [Never]int
+	for _, f := range m.all {
+		sev, _ := ParseSeverity(f.Severity)
+		n[sev]++
+	}
+	fmt.Fprintf(b, "findings by severity: %d critical, %d high, %d medium, %d low, %d info\n", n[Critical], n[High], n[Medium], n[Low], n[Info])
 	if len(m.stray) > 0 {
 		fmt.Fprintf(b, "findings on parts no label names (the server's identity): %d\n", len(m.stray))
 	}
