@@ -172,11 +172,11 @@ func auditOne(s *auditee) []Finding {
 func scanFields(server string, fields []field, own map[string]bool) []Finding {
 	per := make([][]Finding, len(fields))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(fields)/64))
-	var next sync.Mutex
+	var next sync.Mutex // guards i, the next field to read
 	i := 0
 	var wg sync.WaitGroup
 	for range workers {
-		wg.Go(func() {
+		wg.Go(func() { // audit workers: each reads the next text until none is left
 			for {
 				next.Lock()
 				k := i

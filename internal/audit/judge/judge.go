@@ -203,7 +203,7 @@ func (j *Judge) run(ctx context.Context, params []byte) ([]byte, error) {
 		return nil, fmt.Errorf("could not start: %v", err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() { done <- cmd.Wait() }() // judge waiter: the judge exits, or is killed below
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var err error
