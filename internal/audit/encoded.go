@@ -120,18 +120,21 @@ func unspace(s string) string {
 // reversed reports a line written backwards: more of the commonest words
 // read backwards than forwards, by far.
 func reversed(s string) bool {
-	count := func(t string) int {
-		n := 0
-		for _, w := range strings.Fields(strings.ToLower(t)) {
-			switch strings.Trim(w, ".,:;()") {
-			case "the", "and", "to", "of", "a", "from", "file", "that", "this", "in", "it":
-				n++
-			}
+	// the words of s read backwards are s's words each reversed: counted
+	// as they stand, in one pass, without reversing s
+	forward, back := 0, 0
+	for _, w := range strings.Fields(s) {
+		switch strings.ToLower(strings.Trim(w, ".,:;()")) {
+		case "the", "and", "to", "of", "from", "file", "that", "this", "in", "it":
+			forward++
+		case "eht", "dna", "ot", "fo", "morf", "elif", "taht", "siht", "ni", "ti":
+			back++
+		case "a":
+			forward++
+			back++
 		}
-		return n
 	}
-	back := reverse(s)
-	return count(back) >= 4 && count(back) > 2*count(s)
+	return back >= 4 && back > 2*forward
 }
 
 // reverse is s read from its end.

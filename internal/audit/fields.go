@@ -110,8 +110,8 @@ func fieldsOf(s *auditee) ([]field, []Finding) {
 				unread = append(unread, Finding{Rule: RuleUnread, Severity: Medium, Server: s.Name, Kind: l.kind, Name: name,
 					Message: fmt.Sprintf("holds %d texts or more (names, descriptions, values): those past the %dth were not read", maxFields, maxFields)})
 			}
-			if titles := titlesInOrder(raw); len(titles) > 1 {
-				add(l.kind, name, "inputSchema.properties.*.title", strings.Join(titles, " "), roleProse)
+			if titled(m) > 1 {
+				add(l.kind, name, "inputSchema.properties.*.title", strings.Join(titlesInOrder(raw), " "), roleProse)
 			}
 		}
 	}
@@ -212,6 +212,19 @@ func templateVariables(t string) []string {
 		}
 		t = t[i+j+1:]
 	}
+}
+
+// titled counts the parameters of an item (m, decoded) that have a
+// title: with two or more, their titles are read in order too.
+func titled(m map[string]any) int {
+	props, _ := nested(m, "inputSchema", "properties").(map[string]any)
+	n := 0
+	for _, p := range props {
+		if pm, ok := p.(map[string]any); ok && stringOf(pm["title"]) != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // titlesInOrder are the titles of a tool's parameters in the order the

@@ -15,7 +15,7 @@ import (
 // mayMatch's pre; "": none is, a whole store's dump).
 type sensitiveFile struct {
 	re     gated
-	pre    string // words one of which a text must hold to be read with re, as mayMatch's
+	pre    []string // words one of which a text must hold to be read with re (nil: none needed)
 	strong bool
 	about  string
 }
@@ -26,7 +26,7 @@ var sensitiveRes = sync.OnceValue(func() (r struct {
 	neg   *regexp.Regexp
 }) {
 	for _, e := range lexicon().byName["file"] {
-		r.files = append(r.files, sensitiveFile{re: gate(e.pattern()), pre: e.attrs["pre"], strong: slices.Contains(e.words, "strong"), about: e.attrs["about"]})
+		r.files = append(r.files, sensitiveFile{re: gate(e.pattern()), pre: preWords(e.attrs["pre"]), strong: slices.Contains(e.words, "strong"), about: e.attrs["about"]})
 	}
 	r.verb = regexp.MustCompile(lexPattern("fileVerb"))
 	r.neg = regexp.MustCompile(lexPattern("fileNegator"))
@@ -58,7 +58,7 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 	}
 	cs := chunks(target)
 	for _, sf := range r.files {
-		for _, m := range findAll(sf.re, preWords(sf.pre), target, cs, 4) {
+		for _, m := range findAll(sf.re, sf.pre, target, cs, 4) {
 			start := sentenceStart(target, m[0])
 			before := target[start:m[0]]
 			if deniedBefore(r.neg, before) {
