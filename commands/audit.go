@@ -2,26 +2,38 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/audit"
+	"github.com/mcpv/mcpv/internal/audit/judge"
 	"github.com/mcpv/mcpv/internal/exitcode"
+	"github.com/mcpv/mcpv/internal/gcstart"
 	"github.com/mcpv/mcpv/internal/pin"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/testreport"
+	"github.com/mcpv/mcpv/internal/trust"
+	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 )
 
 type auditCmd struct {
 	Files  []string `arg:"" optional:"" placeholder:"FILE" help:"Saved surfaces to audit, without starting anything: pin files, mcpv test snapshots, recordings, traces."`
-	All    bool     `name:"all" help:"Every server of the config files (as 'mcpv servers' lists them), and what they show together (names on two servers, one naming another's tools)."`
+	All    bool     `name:"all" help:"Every server of the config files, and what they show together (names on two servers, one naming another's tools)."`
 	Format string   `name:"format" enum:"text,json,sarif,junit" default:"text" help:"text (for people), json, sarif (SARIF 2.1.0, for code scanning) or junit."`
 	Output string   `name:"output" placeholder:"FILE" help:"Write the report to FILE (then the text report goes to stdout)."`
 	FailOn string   `name:"fail-on" enum:"critical,high,medium,low,info,none" default:"high" help:"Exit 1 when a finding of this severity or higher is found (none: never)."`
+
+	Judge        string        `name:"judge" placeholder:"CMD" help:"Also ask a model, CMD as --sampling-cmd ('mcpv help audit-rules')."`
+	JudgeTimeout time.Duration `name:"judge-timeout" default:"60s" placeholder:"DURATION" help:"The judge's time for one item."`
+	JudgeMax     int           `name:"judge-max" default:"200" placeholder:"N" help:"Ask the judge about N items at most."`
 }
 
 func (c *auditCmd) noServer()       {}
@@ -35,21 +47,26 @@ const auditRulesTopic = `Each finding names its rule, its severity (critical, hi
   encoded-instructions, override-instructions, conceal-from-user,
   sensitive-file, side-channel-parameter, send-elsewhere,
   cross-tool-instructions, coercion, call-order-hijack, command-payload,
-  name-collision, secret-in-surface, annotation-mismatch, costly-description`
+  name-collision, secret-in-surface, annotation-mismatch, costly-description,
+  unread-text, unread-list, model-judge
+
+A finding is high only where the text orders the model to do what the user did not ask: to pass on what it holds (the conversation, its instructions, other tools' results, secrets, private files) to a parameter, an address or another tool; to keep something from the user; to take another role or set aside what it was told; to change other tools' and servers' calls. A tool about secrets, keys, vaults, SSH, shells or payments is not an attack for that. Orders are read by the ideas a sentence holds, not by set phrases, in 22 languages: English, Chinese (simplified and traditional), Spanish, German, French, Russian, Portuguese, Italian, Japanese, Polish, Ukrainian, Korean, Turkish, Dutch, Indonesian, Arabic, Vietnamese, Hebrew, Hindi, Swahili, Czech and Persian. Every string a model sees is read: names split at _, - and capitals; enum, const, default and example values; format, pattern, title, $comment and every other keyword holding text; outputSchema; prompts and their arguments; resources and templates; instructions.
+
+Bounds: each text is read by the rules of words to its first 1 MiB, each item to 10,000 texts, and by the rules of characters to its end; what is left is a finding (unread-text). A list the server answers with an error is audited as far as it was read (unread-list, low).
+
+--judge CMD also asks a model of your choosing about each item the rules did not fail. CMD runs as --sampling-cmd does (sh -c; cmd.exe /c on Windows), once an item, with a sampling/createMessage request on stdin: a fixed prompt (docs/guide/trust.md quotes it) and the item as the server sent it, its secrets masked, cut at 16 KiB. It prints a CreateMessageResult (or the text alone) holding {"verdict": "poisoned"|"honest", "confidence": "high"|"low", "reason": "..."}. A poisoned verdict is a model-judge finding, high when the model is sure; no verdict (a timeout, junk, more than 64 KiB) is an info finding that says why. Each item takes at most --judge-timeout (default 60s; then the judge's process group is killed), at most --judge-max items are asked (default 200), and answers are kept by the item's digest in mcpv's state directory (audit-judge/, the user's alone, at most 10,000). Nothing is sent anywhere but to CMD.`
 
 func (c *auditCmd) Help() string {
-	return `Reads what servers show a model (names, descriptions, schemas, prompts, resources, instructions) for the signs of tool poisoning, shadowing and leaks, with deterministic rules, locally: nothing is sent anywhere. It audits the server the command line names, every server of the config files (--all), or saved surfaces (FILE: a pin file, a snapshot, a recording, a trace), or all of them at once.
+	return `Reads what servers show a model (names, descriptions, schemas, prompts, resources, instructions) for tool poisoning, shadowing and leaks, with deterministic rules, locally: nothing is sent anywhere. It audits the server the command line names, every server of the config files (--all), saved surfaces (FILE: a pin file, a snapshot, a recording, a trace), or all of them. Each finding names its rule, severity, item and field, and quotes the text made safe; 'mcpv help audit-rules' lists the rules, and --judge (a model of your choosing, never by default).
 
-Each finding names its rule, its severity (critical, high, medium, low, info), the item and the field, and quotes the text made safe for a terminal; 'mcpv help audit-rules' lists the rules.
-
-The exit code is 1 when a finding at or above --fail-on (default high) is found, else 0; a server that could not be reached ends the audit of the others with its own code (4, 5...), after the report. --format sarif writes SARIF 2.1.0 for GitHub code scanning, each finding at the file its server came from (a pin file's line, a config file's entry).
+The exit code is 1 when a finding at or above --fail-on (default high) is found, else 0; a server that could not be reached ends the audit with its own code (4, 5...), after the report. --format sarif places each finding at the file its server came from.
 
 Examples:
 
     $ mcpv audit -- ./server
     $ mcpv audit --all
     $ mcpv audit pins.json --format sarif --output audit.sarif
-    $ mcpv audit -s github --fail-on medium --format json`
+    $ mcpv audit pins.json --judge ./judge-ollama.sh`
 }
 
 func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
@@ -59,7 +76,11 @@ func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 	if c.All && t.given() {
 		return usageErrorf("--all audits every server of the config files; give no server as well")
 	}
+	if c.JudgeTimeout <= 0 || c.JudgeMax < 1 {
+		return usageErrorf("--judge-timeout must be more than 0 and --judge-max at least 1")
+	}
 	start := time.Now()
+	gcstart.Bound(auditMemory) // unless the user set GOGC or GOMEMLIMIT
 	dest := &testreport.Output{Stdout: out.ios.Out}
 	if c.Output != "" {
 		f, err := safefile.CreateNoFollow(out.env.Path(c.Output))
@@ -114,7 +135,18 @@ func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 		servers = append(servers, info)
 	}
 	failOn, _ := audit.ParseSeverity(c.FailOn) // kong holds it to the names
-	r := audit.Report{Servers: servers, Findings: audit.Audit(targets), FailOn: failOn, Version: Version, Took: time.Since(start), Unaudited: unaudited}
+	var asked []judge.Item
+	if c.Judge != "" {
+		for _, t := range targets {
+			asked = append(asked, judge.ItemsOf(t)...) // before Audit, which lets the items go
+		}
+	}
+	findings := audit.Audit(targets)
+	if c.Judge != "" {
+		findings = append(findings, c.judge(ctx, out, asked, findings, failOn)...)
+		audit.Sort(findings)
+	}
+	r := audit.Report{Servers: servers, Findings: findings, FailOn: failOn, Version: Version, Took: time.Since(start), Unaudited: unaudited}
 	if err := c.write(out, dest, r); err != nil {
 		return err
 	}
@@ -135,7 +167,7 @@ func (c *auditCmd) live(ctx context.Context, t *targets, name string) (audit.Tar
 		return audit.Target{}, audit.ServerInfo{Name: name}, err
 	}
 	defer s.close()
-	surf, err := gatherSurface(ctx, s)
+	surf, unread, err := auditSurface(ctx, s)
 	if err != nil {
 		return audit.Target{}, audit.ServerInfo{Name: s.settings.Name}, err
 	}
@@ -147,8 +179,87 @@ func (c *auditCmd) live(ctx context.Context, t *targets, name string) (audit.Tar
 			source = rel
 		}
 	}
-	target := audit.Target{Surface: surf, Source: source, Lines: func(string, string) int { return line }}
+	target := audit.Target{Surface: surf, Source: source, Lines: func(string, string) int { return line }, Unread: unread}
 	return target, audit.ServerInfo{Name: surf.Name, Source: source, Items: items(surf.Tools, surf.Prompts, surf.Resources, surf.ResourceTemplates)}, nil
+}
+
+// judge asks the --judge command about each item that no finding fails
+// (at failOn; every item when nothing fails).
+func (c *auditCmd) judge(ctx context.Context, out *console, items []judge.Item, found []audit.Finding, failOn audit.Severity) []audit.Finding {
+	failed := map[[3]string]bool{}
+	for _, f := range found {
+		if f.Severity >= failOn {
+			failed[[3]string{f.Server, f.Kind, f.Name}] = true
+		}
+	}
+	var todo []judge.Item
+	for _, it := range items {
+		if !failed[[3]string{it.Server, it.Kind, it.Name}] {
+			todo = append(todo, it)
+		}
+	}
+	j := &judge.Judge{Command: c.Judge, Timeout: c.JudgeTimeout, Max: c.JudgeMax, Dir: out.env.Cwd,
+		CacheDir: filepath.Join(trust.StateDir(out.env.Getenv, out.env.Home(), out.env.GOOS), "audit-judge")}
+	return j.Judge(ctx, todo)
+}
+
+// auditSurface reads a server's surface as gatherSurface does, except
+// that a list the server declares and then answers with an error (an
+// honest server with no database behind it may), or one larger than mcpv
+// reads, does not end the audit: what the server gave is audited, and
+// what it did not is said (unread, a list each). A server that
+// cannot be talked to still ends it.
+func auditSurface(ctx context.Context, s *session) (surface.Server, []audit.Unread, error) {
+	surf, err := gatherSurface(ctx, s)
+	var ce *mcp.CallError
+	var be *surface.BudgetError
+	if err == nil || !errors.As(err, &ce) && !errors.As(err, &be) {
+		return surf, nil, err
+	}
+	l, ctx, cancel, err := surfaceLister(ctx, s)
+	if err != nil {
+		return surface.Server{}, nil, err
+	}
+	defer cancel()
+	client, _ := s.client(ctx) // the one surfaceLister asked for
+	surf = surface.Server{HasResources: true}
+	l.Identify(&surf)
+	var unread []audit.Unread
+	for _, li := range []struct {
+		method, capability string
+		dest               *[]json.RawMessage
+	}{
+		{"tools/list", "tools", &surf.Tools}, {"prompts/list", "prompts", &surf.Prompts},
+		{"resources/list", "resources", &surf.Resources}, {"resources/templates/list", "resources", &surf.ResourceTemplates},
+	} {
+		if !client.HasCapability(li.capability) {
+			continue
+		}
+		items, err := l.Items(ctx, li.method)
+		*li.dest = items
+		switch {
+		case err == nil:
+		case errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound && len(items) == 0:
+			surf.Unimplemented = append(surf.Unimplemented, li.method)
+		case errors.As(err, &ce):
+			unread = append(unread, audit.Unread{Method: li.method, Message: fmt.Sprintf("answered an error (%d %s): %s", ce.Err.Code,
+				safetext.Line(safetext.Clip(redact.MaskSecrets(ce.Err.Message), 200)), unreadItems(len(items)))})
+		case errors.As(err, &be):
+			unread = append(unread, audit.Unread{Method: li.method, Message: fmt.Sprintf("is larger than %d MiB: only its first %d items were audited", be.Budget>>20, be.Items)})
+		default:
+			return surface.Server{}, nil, err
+		}
+	}
+	s.maskSurface(&surf)
+	return surf, unread, nil
+}
+
+// unreadItems says what of a list that ended in an error was audited.
+func unreadItems(read int) string {
+	if read == 0 {
+		return "its items were not audited"
+	}
+	return fmt.Sprintf("only the %d items of its first pages were audited", read)
 }
 
 // write writes the report: the text report to stdout (or to --output),
@@ -172,6 +283,15 @@ func (c *auditCmd) write(out *console, dest *testreport.Output, r audit.Report) 
 	}
 	return testreport.WriteError(err)
 }
+
+// auditMemory is the soft limit of the heap an audit sets, when the user
+// set none (GOGC, GOMEMLIMIT): the garbage collector then runs before the
+// heap doubles past it. An audit holds each item's bytes and its decoded
+// texts (about twice its input; JSON's decoding of one long string holds
+// a third copy while it runs), and each worker a view of at most 1 MiB of
+// one text: a description of 60 MiB takes about 200 MB, 1,000 tools
+// about 50.
+const auditMemory = 160 << 20
 
 func items[T any](lists ...[]T) int {
 	n := 0

@@ -381,21 +381,39 @@ func movedJSON(m pin.Move) pinMoved {
 // 64 MiB of items a list, and --timeout for the whole walk; the secrets
 // the run knows are masked in it, for whatever mcpv writes of it.
 func gatherSurface(ctx context.Context, s *session) (surface.Server, error) {
-	client, err := s.client(ctx)
+	l, ctx, cancel, err := surfaceLister(ctx, s)
 	if err != nil {
 		return surface.Server{}, err
 	}
-	if d := s.settings.Timeout; d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("reading the server's surface took longer than --timeout %s", d))
-		defer cancel()
-	}
-	l := surface.NewLister(client)
-	l.Budget = maxSurfaceList
+	defer cancel()
 	surf, err := l.GatherServer(ctx)
 	if err != nil {
 		return surf, err
 	}
+	s.maskSurface(&surf)
+	return surf, nil
+}
+
+// surfaceLister is a Lister of the session's server, bounded to 64 MiB of
+// items a list, and the context that bounds its walk to --timeout
+// (cancel when done).
+func surfaceLister(ctx context.Context, s *session) (*surface.Lister, context.Context, context.CancelFunc, error) {
+	client, err := s.client(ctx)
+	if err != nil {
+		return nil, ctx, nil, err
+	}
+	cancel := context.CancelFunc(func() {})
+	if d := s.settings.Timeout; d > 0 {
+		ctx, cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("reading the server's surface took longer than --timeout %s", d))
+	}
+	l := surface.NewLister(client)
+	l.Budget = maxSurfaceList
+	return l, ctx, cancel, nil
+}
+
+// maskSurface masks the session's secrets wherever surf holds them: each
+// item, the server's identity and its instructions.
+func (s *session) maskSurface(surf *surface.Server) {
 	for _, items := range [][]json.RawMessage{surf.Tools, surf.Prompts, surf.Resources, surf.ResourceTemplates} {
 		for i := range items {
 			items[i] = s.masked(items[i])
@@ -406,7 +424,6 @@ func gatherSurface(ctx context.Context, s *session) (surface.Server, error) {
 		text := string(s.masked([]byte(*surf.Instructions)))
 		surf.Instructions = &text
 	}
-	return surf, nil
 }
 
 // maxSurfaceList bounds what pin, diff and audit keep of one list.

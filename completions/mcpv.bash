@@ -37,7 +37,7 @@ __mcpv_flags() {
     'check') flags='--only --skip --strict --call --format --output --show --check-timeout --max-time --parallel --expected-failures --connect-only --portable' ;;
     'pin') flags='--all --check --approve --item' ;;
     'diff') flags='--format --fail-on' ;;
-    'audit') flags='--all --format --output --fail-on' ;;
+    'audit') flags='--all --format --output --fail-on --judge --judge-timeout --judge-max' ;;
     'cost') flags='--all --tokenizer --as --gateway --separator --summary' ;;
     'load') flags='--mix --scenario --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --find-max --baseline --report --format --data --data-order --seed --grace' ;;
     'session start') flags='--idle' ;;
@@ -203,6 +203,9 @@ __mcpv_flag() {
         'audit:--format') kind='enum text json sarif junit'; return ;;
         'audit:--output') kind='file'; return ;;
         'audit:--fail-on') kind='enum critical high medium low info none'; return ;;
+        'audit:--judge') kind='none'; return ;;
+        'audit:--judge-timeout') kind='none'; return ;;
+        'audit:--judge-max') kind='none'; return ;;
         'cost:--all') kind='bool'; return ;;
         'cost:--tokenizer') kind='enum o200k o200k_base cl100k cl100k_base'; return ;;
         'cost:--as') kind='enum openai anthropic mcp'; return ;;

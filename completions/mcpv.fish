@@ -83,7 +83,7 @@ function __mcpv_takes
             case 'diff:--format' 'diff:--fail-on'
                 echo 1
                 return 0
-            case 'audit:--format' 'audit:--output' 'audit:--fail-on'
+            case 'audit:--format' 'audit:--output' 'audit:--fail-on' 'audit:--judge' 'audit:--judge-timeout' 'audit:--judge-max'
                 echo 1
                 return 0
             case 'cost:--tokenizer' 'cost:--as' 'cost:--separator'
@@ -420,10 +420,13 @@ complete -c mcpv -n '__mcpv_in "pin"' -l item -x -d 'With --approve: approve onl
 complete -c mcpv -n '__mcpv_at "pin" 0' -F
 complete -c mcpv -n '__mcpv_in "diff"' -l format -x -a 'text json' -d 'text (for people) or json.'
 complete -c mcpv -n '__mcpv_in "diff"' -l fail-on -x -d 'Exit 1 when a change of this class or worse is found: breaking, security (and breaking), any, or none; or when the cost in tokens passes a budget: tokens>N (the total), tokens>+N or tokens>+N% (the growth).'
-complete -c mcpv -n '__mcpv_in "audit"' -l all -d 'Every server of the config files (as \'mcpv servers\' lists them), and what they show together (names on two servers, one naming another\'s tools).'
+complete -c mcpv -n '__mcpv_in "audit"' -l all -d 'Every server of the config files, and what they show together (names on two servers, one naming another\'s tools).'
 complete -c mcpv -n '__mcpv_in "audit"' -l format -x -a 'text json sarif junit' -d 'text (for people), json, sarif (SARIF 2.1.0, for code scanning) or junit.'
 complete -c mcpv -n '__mcpv_in "audit"' -l output -r -F -d 'Write the report to FILE (then the text report goes to stdout).'
 complete -c mcpv -n '__mcpv_in "audit"' -l fail-on -x -a 'critical high medium low info none' -d 'Exit 1 when a finding of this severity or higher is found (none: never).'
+complete -c mcpv -n '__mcpv_in "audit"' -l judge -x -d 'Also ask a model, CMD as --sampling-cmd (\'mcpv help audit-rules\').'
+complete -c mcpv -n '__mcpv_in "audit"' -l judge-timeout -x -d 'The judge\'s time for one item.'
+complete -c mcpv -n '__mcpv_in "audit"' -l judge-max -x -d 'Ask the judge about N items at most.'
 complete -c mcpv -n '__mcpv_at "audit" 0+' -F
 complete -c mcpv -n '__mcpv_in "cost"' -l all -d 'Every server of the config files, each server\'s total and the sum.'
 complete -c mcpv -n '__mcpv_in "cost"' -l tokenizer -x -a 'o200k o200k_base cl100k cl100k_base' -d 'o200k (GPT-4o, GPT-4.1, GPT-5, o-series) or cl100k (GPT-4, GPT-3.5).'

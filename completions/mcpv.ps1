@@ -253,10 +253,13 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--fail-on'); Words = 1; Kind = 'none'; Enum = @(); H = 'Exit 1 when a change of this class or worse is found: breaking, security (and breaking), any, or none; or when the cost in tokens passes a budget: tokens>N (the total), tokens>+N or tokens>+N% (the growth).' }
         )
         'audit' = @(
-            @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'Every server of the config files (as ''mcpv servers'' lists them), and what they show together (names on two servers, one naming another''s tools).' }
+            @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'Every server of the config files, and what they show together (names on two servers, one naming another''s tools).' }
             @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'json', 'sarif', 'junit'); H = 'text (for people), json, sarif (SARIF 2.1.0, for code scanning) or junit.' }
             @{ Names = @('--output'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write the report to FILE (then the text report goes to stdout).' }
             @{ Names = @('--fail-on'); Words = 1; Kind = 'enum'; Enum = @('critical', 'high', 'medium', 'low', 'info', 'none'); H = 'Exit 1 when a finding of this severity or higher is found (none: never).' }
+            @{ Names = @('--judge'); Words = 1; Kind = 'none'; Enum = @(); H = 'Also ask a model, CMD as --sampling-cmd (''mcpv help audit-rules'').' }
+            @{ Names = @('--judge-timeout'); Words = 1; Kind = 'none'; Enum = @(); H = 'The judge''s time for one item.' }
+            @{ Names = @('--judge-max'); Words = 1; Kind = 'none'; Enum = @(); H = 'Ask the judge about N items at most.' }
         )
         'cost' = @(
             @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'Every server of the config files, each server''s total and the sum.' }

@@ -11,7 +11,10 @@
 #
 # RUNS (default 11) is the runs of each timed command, median taken, wall
 # time and peak RSS from GNU time; the paired rows run 3×RUNS rounds. It
-# prints the rows of docs/BENCHMARKS.notes.md's "Trust" section. Builds go
+# prints the rows of docs/BENCHMARKS.notes.md's "Trust" section, and the
+# audit's rows of real-shaped text (scripts/bench/audit-rows.sh:
+# MCPV_BENCH_SURFACES=DIR, a field set, and MCPV_BENCH_BASE=MCPV, an
+# older build). Builds go
 # OUTSIDE the repository, in ${MCPV_BENCH_DIR:-${TMPDIR:-/tmp}/mcpv-bench}/trust.
 # Needs go and GNU time (/usr/bin/time).
 set -euo pipefail
@@ -85,3 +88,7 @@ echo "- go-sdk everything example, call greet: $(bash "$repo/scripts/bench/paire
 	"$mcpv --pin $dir/ev.json call greet name=x -- $dir/everything" "$mcpv call greet name=x -- $dir/everything")"
 echo "- demo server -ttl 1h, list kept, call echo: $(bash "$repo/scripts/bench/paired.sh" "$rounds" \
 	"$mcpv --pin $dir/demo.json call echo message=hi -- $dir/demo -ttl 1h" "$mcpv call echo message=hi -- $dir/demo -ttl 1h")"
+
+# mcpv audit of real-shaped text (the field set's tools; a description of
+# 60 MiB), nothing started: scripts/bench/audit-rows.sh says how.
+. "$repo/scripts/bench/audit-rows.sh"

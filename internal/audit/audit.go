@@ -15,7 +15,9 @@ package audit
 
 import (
 	"cmp"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/mcpv/mcpv/internal/surface"
 )
@@ -69,6 +71,16 @@ type Finding struct {
 	// known.
 	Source string
 	Line   int
+	// cut is the text and the span the excerpt is to quote, while the
+	// rules of one text run: it is quoted once the findings of the text
+	// are merged, not for each place found.
+	cut *cut
+}
+
+// cut is the text of a finding and where in it.
+type cut struct {
+	text string
+	s, e int
 }
 
 // Item labels the finding's item: `tool "add"`, "instructions".
@@ -84,6 +96,16 @@ type Target struct {
 	// Lines finds the line of an item in Source (0: not known); nil
 	// when there is none.
 	Lines func(kind, name string) int
+	// Unread are the server's lists that were not read in full: each is
+	// a finding (unread-list), so that a gate that asks for it fails.
+	Unread []Unread
+}
+
+// Unread is a list of a server's that was not read in full: its method,
+// and what happened ("answered an error (-32603 ...): its items were not
+// audited").
+type Unread struct {
+	Method, Message string
 }
 
 // Audit runs every rule over each target, and the rules that compare
@@ -91,17 +113,34 @@ type Target struct {
 // servers, a description that names another server's tool). The
 // findings come by server, item and field, then by severity, highest
 // first.
+//
+// Audit reads each target's items once, and lets their bytes go once it
+// has (the lists of targets[i].Surface are emptied): a large surface is
+// held once, as its texts, while the rules read it.
 func Audit(targets []Target) []Finding {
 	var all []Finding
+	decoded := make([]*auditee, len(targets))
 	for i := range targets {
-		all = append(all, place(&targets[i], auditOne(&targets[i]))...)
+		decoded[i] = decodeServer(targets[i].Surface)
+		s := &targets[i].Surface
+		s.Tools, s.Prompts, s.Resources, s.ResourceTemplates = nil, nil, nil, nil
+		all = append(all, place(&targets[i], auditOne(decoded[i]))...)
+		for _, u := range targets[i].Unread {
+			all = append(all, place(&targets[i], []Finding{{Rule: RuleUnreadList, Severity: Low, Server: decoded[i].Name, Kind: "server", Field: u.Method, Message: u.Message}})...)
+		}
 	}
-	all = append(all, acrossServers(targets)...)
-	slices.SortStableFunc(all, func(a, b Finding) int {
+	all = append(all, acrossServers(targets, decoded)...)
+	Sort(all)
+	return all
+}
+
+// Sort puts findings in the order Audit gives them: by server, item and
+// field, then by severity, highest first.
+func Sort(findings []Finding) {
+	slices.SortStableFunc(findings, func(a, b Finding) int {
 		return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.Source, b.Source), cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind)),
 			cmp.Compare(a.Name, b.Name), cmp.Compare(a.Field, b.Field), cmp.Compare(b.Severity, a.Severity), cmp.Compare(a.Rule, b.Rule))
 	})
-	return all
 }
 
 // place gives findings of a target's surface its source and their lines.
@@ -120,17 +159,43 @@ func kindOrder(kind string) int {
 }
 
 // auditOne runs the rules of one server's surface.
-func auditOne(t *Target) []Finding {
-	s := t.Surface
-	var found []Finding
-	own := ownNames(s)
-	for _, fl := range fieldsOf(s) {
-		found = append(found, scanField(s.Name, fl, own)...)
+func auditOne(s *auditee) []Finding {
+	found := append(parameterRules(s), withinServer(s)...)
+	found = append(found, costFindings(s.Server)...)
+	fields, unread := fieldsOf(s)
+	s.keep(fields)
+	return combine(append(append(found, unread...), scanFields(s.Name, fields, s.own)...))
+}
+
+// scanFields runs the rules that read one text over each of fields, on
+// as many goroutines as the machine runs at once: the findings come in
+// the fields' order.
+func scanFields(server string, fields []field, own map[string]bool) []Finding {
+	per := make([][]Finding, len(fields))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(fields)/64))
+	var next sync.Mutex // guards i, the next field to read
+	i := 0
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() { // audit workers: each reads the next text until none is left
+			for {
+				next.Lock()
+				k := i
+				i++
+				next.Unlock()
+				if k >= len(fields) {
+					return
+				}
+				per[k] = scanField(server, fields[k], own)
+			}
+		})
 	}
-	found = append(found, parameterRules(s)...)
-	found = append(found, withinServer(s)...)
-	found = append(found, costFindings(s)...)
-	return combine(found)
+	wg.Wait()
+	var out []Finding
+	for _, f := range per {
+		out = append(out, f...)
+	}
+	return out
 }
 
 // Counts are how many findings there are of each severity.

@@ -3,6 +3,7 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/mcpv/mcpv/internal/surface"
@@ -19,10 +20,36 @@ func thousand() surface.Server {
 }
 
 func BenchmarkAuditThousandTools(b *testing.B) {
-	targets := []Target{{Surface: thousand()}}
+	s := thousand()
 	for b.Loop() {
-		if f := Audit(targets); len(f) != 0 {
+		if f := Audit([]Target{{Surface: s}}); len(f) != 0 {
 			b.Fatalf("findings in an honest server: %+v", f[0])
 		}
+	}
+}
+
+// BenchmarkAuditRealTools audits the tools of the file
+// MCPV_AUDIT_BENCH_TOOLS names (a JSON object whose "tools" are real
+// servers' tools, as scripts/bench-trust.sh builds from a field set), and
+// is skipped without one.
+func BenchmarkAuditRealTools(b *testing.B) {
+	path := os.Getenv("MCPV_AUDIT_BENCH_TOOLS")
+	if path == "" {
+		b.Skip("MCPV_AUDIT_BENCH_TOOLS names no file of real tools")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var spec struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(data, &spec); err != nil {
+		b.Fatal(err)
+	}
+	s := surface.Server{Name: "real", Snapshot: surface.Snapshot{Tools: spec.Tools}}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		Audit([]Target{{Surface: s}}) // (Audit empties the lists of its targets)
 	}
 }

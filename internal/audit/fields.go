@@ -31,6 +31,18 @@ type field struct {
 	// server's and its own, in lower case. (Not its title: that is text
 	// the server may fill with anything.)
 	purpose string
+	// about is what the item says it is: its name, title and the first
+	// sentence of its description, in lower case (for the rules that ask whether a
+	// parameter's text is the tool's own purpose).
+	about string
+	// params are the names of the item's parameters.
+	params []string
+	// flag: the text is of a schema that carries no text (a boolean, a
+	// number, a choice among listed values)
+	flag bool
+	// server is the server's names (its own and its serverInfo's), in
+	// lower case.
+	server string
 	// own are the names of the server's items and of their parameters,
 	// in lower case: a parameter named in a text is a place for data.
 	own map[string]bool
@@ -41,17 +53,30 @@ type field struct {
 const maxFields = 10000
 
 // fieldsOf are the texts of s that a model reads: who the server says it
-// is, its instructions, and for each item its name, title and
-// description, and in its schemas every property's name, description and
-// title, and the strings of its defaults, enums, constants and examples.
-func fieldsOf(s surface.Server) []field {
+// is, its instructions, and every string of each item: its name, title
+// and description, its arguments, the messages of a prompt when they are
+// known, and in its schemas (input and output) every property's name and
+// every keyword that holds text (description, title, $comment, format,
+// pattern, and the strings of defaults, enums, constants and examples);
+// a template's variables; and, as one text, the titles of a tool's
+// parameters in their order. Each item's _meta and icons are left out:
+// a host shows them, it does not give them to the model.
+func fieldsOf(s *auditee) ([]field, []Finding) {
 	var out []field
-	purpose := strings.ToLower(s.Name + " " + s.InfoName())
-	add := func(kind, name, path, text string, r role) {
+	var unread []Finding
+	server := strings.ToLower(s.Name + " " + s.InfoName())
+	purpose, about, aboutBut := server, "", ""
+	var params []string
+	addFlag := func(kind, name, path, text string, r role, flag bool) {
 		if text != "" {
-			out = append(out, field{kind: kind, name: name, path: path, text: text, role: r, purpose: purpose})
+			a := about
+			if path == "title" {
+				a = aboutBut // a title is not read as what agrees with itself
+			}
+			out = append(out, field{kind: kind, name: name, path: path, text: text, role: r, purpose: purpose, about: a, params: params, server: server, flag: flag})
 		}
 	}
+	add := func(kind, name, path, text string, r role) { addFlag(kind, name, path, text, r, false) }
 	info := decode(s.Info)
 	for _, k := range []string{"name", "title", "description"} {
 		if v, ok := info[k].(string); ok {
@@ -61,48 +86,175 @@ func fieldsOf(s surface.Server) []field {
 	if s.Instructions != nil {
 		add("instructions", "", "instructions", *s.Instructions, roleProse)
 	}
-	for _, l := range lists(s) {
-		for _, raw := range l.items {
-			m := decode(raw)
+	for _, l := range s.lists {
+		for i, raw := range l.items {
+			m := l.item(i)
 			if m == nil {
+				unread = append(unread, Finding{Rule: RuleUnread, Severity: High, Server: s.Name, Kind: l.kind, Name: fmt.Sprintf("#%d", i+1),
+					Message: fmt.Sprintf("is no JSON object mcpv can read (%s; nested past 10,000 levels, or not an object): none of it was audited", size(len(raw))),
+					Excerpt: excerpt(string(raw[:min(len(raw), 200)]), 0, min(len(raw), 80))})
 				continue
 			}
 			name, _ := m[l.key].(string)
-			purpose = strings.ToLower(s.Name + " " + s.InfoName() + " " + name)
-			for k, v := range m {
-				switch k {
-				case "name", "uri", "uriTemplate":
-					if t, ok := v.(string); ok {
-						add(l.kind, name, k, t, roleName)
-					}
-				case "title", "description", "mimeType":
-					if t, ok := v.(string); ok {
-						add(l.kind, name, k, t, roleProse)
-					}
-				case "inputSchema", "outputSchema":
-					n := 0
-					walkSchema(v, k, &n, func(path, text string, r role) { add(l.kind, name, path, text, r) })
-				case "annotations":
-					if a, ok := v.(map[string]any); ok {
-						if t, ok := a["title"].(string); ok {
-							add(l.kind, name, "annotations.title", t, roleProse)
-						}
-					}
-				case "arguments":
-					args, _ := v.([]any)
-					for i, a := range args {
-						am, _ := a.(map[string]any)
-						an, _ := am["name"].(string)
-						p := "arguments" + step(an, i)
-						add(l.kind, name, p+".name", an, roleName)
-						for _, tk := range []string{"title", "description"} {
-							if t, ok := am[tk].(string); ok {
-								add(l.kind, name, p+"."+tk, t, roleProse)
-							}
-						}
+			title, _ := m["name"].(string) // a resource's or template's name, not its URI
+			purpose = strings.ToLower(server + " " + title)
+			about = strings.ToLower(name + " " + stringOf(m["title"]) + " " + firstSentence(stringOf(m["description"])))
+			aboutBut = strings.ToLower(name + " " + firstSentence(stringOf(m["description"])))
+			params = nil
+			if props, ok := nested(m, "inputSchema", "properties").(map[string]any); ok {
+				params = sortedKeys(props)
+			}
+			n := 0
+			itemFields(m, func(path, text string, r role, flag bool) { addFlag(l.kind, name, path, text, r, flag) }, &n)
+			if n >= maxFields {
+				unread = append(unread, Finding{Rule: RuleUnread, Severity: Medium, Server: s.Name, Kind: l.kind, Name: name,
+					Message: fmt.Sprintf("holds %d texts or more (names, descriptions, values): those past the %dth were not read", maxFields, maxFields)})
+			}
+			if titled(m) > 1 {
+				add(l.kind, name, "inputSchema.properties.*.title", strings.Join(titlesInOrder(raw), " "), roleProse)
+			}
+		}
+	}
+	return out, unread
+}
+
+// firstSentence is what a description says first: what the item is, in
+// its own words, before anything it goes on to ask ("" for a
+// description of one sentence, which is read, not taken as the purpose).
+func firstSentence(d string) string {
+	for i := 0; i < len(d); i++ {
+		if d[i] == '\n' || (d[i] == '.' || d[i] == '!' || d[i] == '?') && endsSentence(d, i) {
+			if strings.TrimSpace(d[i+1:]) == "" {
+				return "" // the one sentence there is: what it says is what is read
+			}
+			return d[:i]
+		}
+	}
+	return ""
+}
+
+// itemFields calls fn for each text of an item (m, decoded) a model reads.
+func itemFields(m map[string]any, fn func(path, text string, r role, flag bool), n *int) {
+	for _, k := range sortedKeys(m) {
+		v := m[k]
+		switch k {
+		case "_meta", "icons":
+		case "name", "uri":
+			if t, ok := v.(string); ok {
+				fn(k, t, roleName, false)
+			}
+		case "uriTemplate":
+			if t, ok := v.(string); ok {
+				fn(k, t, roleName, false)
+				for i, name := range templateVariables(t) {
+					fn(fmt.Sprintf("uriTemplate.variables[%d]", i), name, roleName, false)
+				}
+			}
+		case "inputSchema", "outputSchema":
+			walkSchema(v, k, n, fn)
+		case "arguments":
+			args, _ := v.([]any)
+			for i, a := range args {
+				am, _ := a.(map[string]any)
+				an, _ := am["name"].(string)
+				p := "arguments" + step(an, i)
+				fn(p+".name", an, roleName, false)
+				for _, tk := range sortedKeys(am) {
+					if t, ok := am[tk].(string); ok && tk != "name" {
+						fn(p+"."+tk, t, roleProse, false)
 					}
 				}
 			}
+		default:
+			walkText(v, k, n, fn)
+		}
+	}
+}
+
+// walkText calls fn for each string in v (the members of an item the
+// protocol does not name, the messages of a prompt), as prose.
+func walkText(v any, path string, n *int, fn func(path, text string, r role, flag bool)) {
+	if *n >= maxFields {
+		return
+	}
+	switch v := v.(type) {
+	case string:
+		*n++
+		fn(path, v, roleProse, false)
+	case map[string]any:
+		for _, k := range sortedKeys(v) {
+			walkText(v[k], path+pathKey(k), n, fn)
+		}
+	case []any:
+		for i, e := range v {
+			walkText(e, fmt.Sprintf("%s[%d]", path, i), n, fn)
+		}
+	}
+}
+
+// templateVariables are the names of a URI template's variables:
+// {a,b*} and {?q} name a, b and q.
+func templateVariables(t string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(t, '{')
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(t[i:], '}')
+		if j < 0 {
+			return out
+		}
+		for v := range strings.SplitSeq(strings.TrimLeft(t[i+1:i+j], "+#./;?&=,!@|"), ",") {
+			if v = strings.TrimRight(v, "*0123456789:"); v != "" {
+				out = append(out, v)
+			}
+		}
+		t = t[i+j+1:]
+	}
+}
+
+// titled counts the parameters of an item (m, decoded) that have a
+// title: with two or more, their titles are read in order too.
+func titled(m map[string]any) int {
+	props, _ := nested(m, "inputSchema", "properties").(map[string]any)
+	n := 0
+	for _, p := range props {
+		if pm, ok := p.(map[string]any); ok && stringOf(pm["title"]) != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// titlesInOrder are the titles of a tool's parameters in the order the
+// server wrote them: a text split across them reads whole only so.
+func titlesInOrder(raw []byte) []string {
+	var item struct {
+		InputSchema struct {
+			Properties json.RawMessage `json:"properties"`
+		} `json:"inputSchema"`
+	}
+	if !bytes.Contains(raw, []byte(`"title"`)) || json.Unmarshal(raw, &item) != nil || len(item.InputSchema.Properties) == 0 {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader(item.InputSchema.Properties))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var out []string
+	for d.More() {
+		if _, err := d.Token(); err != nil {
+			return out
+		}
+		var p struct {
+			Title string `json:"title"`
+		}
+		if d.Decode(&p) != nil {
+			return out
+		}
+		if p.Title != "" {
+			out = append(out, p.Title)
 		}
 	}
 	return out
@@ -121,22 +273,74 @@ func step(name string, i int) string {
 type list struct {
 	kind, key string
 	items     []json.RawMessage
+	maps      []map[string]any // the items decoded (nil when they are not yet)
+}
+
+// item is the i-th item decoded: once, when the list was.
+func (l list) item(i int) map[string]any {
+	if l.maps != nil {
+		return l.maps[i]
+	}
+	return decode(l.items[i])
+}
+
+// auditee is a surface with each of its items decoded once, for every rule
+// of one audit to read.
+type auditee struct {
+	surface.Server
+	lists []list
+	// What the rules across servers read of it, kept when its items'
+	// decoded maps are let go: the names of its tools and prompts, its
+	// own names, and its prose.
+	names [2][]string
+	own   map[string]bool
+	prose []field
+}
+
+// keep keeps what the rules across servers read (fields, s's), and lets
+// the decoded items go.
+func (s *auditee) keep(fields []field) {
+	s.names = [2][]string{itemNames(s.lists[0]), itemNames(s.lists[1])}
+	s.own = ownNames(s)
+	for _, fl := range fields {
+		if fl.role == roleProse {
+			s.prose = append(s.prose, fl)
+		}
+	}
+	for k := range s.lists {
+		s.lists[k].maps = nil
+		s.lists[k].items = nil
+	}
+}
+
+// decodeServer decodes each item of s.
+func decodeServer(s surface.Server) *auditee {
+	d := &auditee{Server: s, lists: lists(s)}
+	for k := range d.lists {
+		l := &d.lists[k]
+		l.maps = make([]map[string]any, len(l.items))
+		for i, raw := range l.items {
+			l.maps[i] = decode(raw)
+		}
+	}
+	return d
 }
 
 func lists(s surface.Server) []list {
 	return []list{
-		{"tool", "name", s.Tools},
-		{"prompt", "name", s.Prompts},
-		{"resource", "uri", s.Resources},
-		{"resource template", "uriTemplate", s.ResourceTemplates},
+		{kind: "tool", key: "name", items: s.Tools},
+		{kind: "prompt", key: "name", items: s.Prompts},
+		{kind: "resource", key: "uri", items: s.Resources},
+		{kind: "resource template", key: "uriTemplate", items: s.ResourceTemplates},
 	}
 }
 
-// walkSchema calls fn for each text of a JSON Schema a model reads, at
+// walkSchema calls fn for each text of a JSON Schema a model reads (every
+// string but those of its structure: type, $ref, required...), at
 // most maxFields all told (n counts them). Its path is path, then the
 // steps taken, shortened in the middle past maxSteps so that a schema
 // nested thousands deep costs each text a path of bounded length.
-func walkSchema(v any, path string, n *int, fn func(path, text string, r role)) {
+func walkSchema(v any, path string, n *int, fn func(path, text string, r role, flag bool)) {
 	var steps []string
 	var walk func(v any)
 	here := func(last ...string) string { return renderPath(path, append(steps, last...)) }
@@ -149,21 +353,17 @@ func walkSchema(v any, path string, n *int, fn func(path, text string, r role)) 
 			for _, k := range sortedKeys(v) {
 				sub := v[k]
 				switch k {
-				case "description", "title", "$comment":
-					if t, ok := sub.(string); ok {
-						*n++
-						fn(here(pathKey(k)), t, roleProse)
-						continue
-					}
+				case "type", "$schema", "$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "required", "contentEncoding":
+					continue // the schema's structure, not text
 				case "default", "const", "examples", "enum":
-					eachString(sub, here(pathKey(k)), n, func(p, t string) { fn(p, t, roleValue) })
+					eachString(sub, here(pathKey(k)), n, func(p, t string) { fn(p, t, roleValue, false) })
 					continue
 				case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
 					if props, ok := sub.(map[string]any); ok {
 						for _, name := range sortedKeys(props) {
 							*n++
 							if k == "properties" {
-								fn(here(pathKey(k), pathKey(name)), name, roleName)
+								fn(here(pathKey(k), pathKey(name)), name, roleName, false)
 							}
 							steps = append(steps, pathKey(k), pathKey(name))
 							walk(props[name])
@@ -171,6 +371,11 @@ func walkSchema(v any, path string, n *int, fn func(path, text string, r role)) 
 						}
 						continue
 					}
+				}
+				if t, ok := sub.(string); ok {
+					*n++
+					fn(here(pathKey(k)), t, roleProse, !carries(v)) // description, title, $comment, format, pattern, and any other
+					continue
 				}
 				steps = append(steps, pathKey(k))
 				walk(sub)
@@ -245,11 +450,9 @@ func decode(raw []byte) map[string]any {
 	if len(raw) == 0 {
 		return nil
 	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
 	var m map[string]any
-	if d.Decode(&m) != nil {
-		return nil
+	if json.Unmarshal(raw, &m) != nil {
+		return nil // (Unmarshal reads raw in place: a decoder would copy it first)
 	}
 	return m
 }
@@ -264,11 +467,11 @@ func label(kind, name string) string {
 
 // ownNames are the names of a server's tools, prompts and their
 // parameters, which its own descriptions may name freely.
-func ownNames(s surface.Server) map[string]bool {
+func ownNames(s *auditee) map[string]bool {
 	own := map[string]bool{}
-	for _, l := range lists(s) {
-		for _, raw := range l.items {
-			m := decode(raw)
+	for _, l := range s.lists {
+		for i := range l.items {
+			m := l.item(i)
 			if n, ok := m[l.key].(string); ok {
 				own[strings.ToLower(n)] = true
 			}

@@ -63,6 +63,15 @@ func gate(pattern string) gated {
 	return g
 }
 
+// gateWith is gate, with words one of which a text must hold besides.
+func gateWith(pattern string, words []string) gated {
+	g := gate(pattern)
+	if len(words) > 0 {
+		g.need = cond{all: []cond{g.need, {words: words}}}
+	}
+	return g
+}
+
 // may reports whether t may match.
 func (g gated) may(t string) bool { return g.need.holds(t) }
 
@@ -252,4 +261,71 @@ type lazyRegexp struct {
 func (l *lazyRegexp) get() *regexp.Regexp {
 	l.once.Do(func() { l.re = regexp.MustCompile(l.pattern) })
 	return l.re
+}
+
+// A text longer than chunkOver is read by the expressions that find set
+// phrases a piece at a time: runs of whole sentences of about chunkSize
+// bytes, each piece with the sentence after it too, so that a match
+// across two sentences is in one piece. Each piece is read only when it
+// holds what the expression needs, which a long text as a whole always
+// does, and a regular expression costs what it reads.
+const (
+	chunkOver = 4 << 10
+	chunkSize = 2 << 10
+)
+
+// findAll is g's first n matches in t, read by pieces (cs, chunks(t))
+// when t is long.
+func findAll(g gated, pre []string, t string, cs [][2]int, n int) [][]int {
+	if cs == nil {
+		if pre != nil && !holdsOne(t, pre) {
+			return nil
+		}
+		return g.FindAllStringIndex(t, n)
+	}
+	var out [][]int
+	last := -1 // where the last match kept starts: pieces overlap
+	for _, c := range cs {
+		piece := t[c[0]:c[1]]
+		if pre != nil && !holdsOne(piece, pre) {
+			continue
+		}
+		for _, m := range g.FindAllStringIndex(piece, n) {
+			if s := c[0] + m[0]; s > last {
+				out = append(out, []int{s, c[0] + m[1]})
+				last = s
+				if len(out) == n {
+					return out
+				}
+			}
+		}
+	}
+	return out
+}
+
+// chunks parts a long t (nil: t is short, and read whole) into pieces of whole sentences (a sentence
+// longer than a piece is cut, with some of its text in both), each piece
+// ending with the sentence that starts the next.
+func chunks(t string) [][2]int {
+	if len(t) <= chunkOver {
+		return nil // read whole
+	}
+	var bounds []int // where sentences start, and the text's end
+	for _, s := range sentences(t) {
+		for at := s.start; at < s.end; at += chunkSize {
+			bounds = append(bounds, at)
+		}
+	}
+	bounds = append(bounds, len(t))
+	var out [][2]int
+	for i := 0; i < len(bounds)-1; {
+		j := i + 1
+		for j < len(bounds)-1 && bounds[j]-bounds[i] < chunkSize {
+			j++
+		}
+		end := bounds[min(j+1, len(bounds)-1)] // the next sentence too
+		out = append(out, [2]int{runeStart(t, bounds[i]), runeStart(t, end)})
+		i = j
+	}
+	return out
 }

@@ -78,3 +78,26 @@ func TestRedTeamCorporaKeepTheirVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// The honest real servers of the field set (testdata/field: the items of
+// them that an earlier audit flagged, as the servers listed them) pass
+// the default gate: a tool about secrets, SSH or payments, a path named
+// to be refused, a workflow's own next step, is not poisoning.
+func TestRealServersPassTheGate(t *testing.T) {
+	data, err := os.ReadFile("testdata/field/flagged.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []redTeamCase
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 10 {
+		t.Fatalf("%d servers", len(cases))
+	}
+	for _, c := range cases {
+		if got := Audit([]Target{{Surface: c.surface()}}); Failing(got, High) {
+			t.Errorf("%s (%s) fails the default gate:\n%s", c.ID, c.Why, describe(got))
+		}
+	}
+}

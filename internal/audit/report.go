@@ -9,9 +9,11 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/testreport"
 )
@@ -38,6 +40,27 @@ type ServerInfo struct {
 	Items  int    // tools, prompts, resources and templates
 }
 
+// masked is r with every secret shape redact knows masked wherever a
+// server's words show: its name, an item's name, a field's path (a
+// property's name), the message, the excerpt and the decoded text. (The
+// rules mask what they quote already; a name is masked here, as it is
+// written, so that the rules match items by their names as sent.)
+func (r Report) masked() Report {
+	servers := slices.Clone(r.Servers)
+	for i := range servers {
+		servers[i].Name = redact.MaskSecrets(servers[i].Name)
+	}
+	findings := slices.Clone(r.Findings)
+	for i := range findings {
+		f := &findings[i]
+		for _, p := range []*string{&f.Server, &f.Name, &f.Field, &f.Message, &f.Excerpt, &f.Decoded} {
+			*p = redact.MaskSecrets(*p)
+		}
+	}
+	r.Servers, r.Findings = servers, findings
+	return r
+}
+
 // Failed reports whether a finding is at or above FailOn.
 // A run where a server could not be audited has failed too.
 func (r Report) Failed() bool { return Failing(r.Findings, r.FailOn) || r.Unaudited > 0 }
@@ -45,6 +68,7 @@ func (r Report) Failed() bool { return Failing(r.Findings, r.FailOn) || r.Unaudi
 // Text writes the report for people: each server and its findings, the
 // most severe first, then a line of counts.
 func (r Report) Text(w io.Writer, color bool) error {
+	r = r.masked()
 	b := bufio.NewWriter(w)
 	paint := func(sev Severity, s string) string {
 		if !color {
@@ -125,6 +149,7 @@ const JSONVersion = 1
 //	 "findings": [{"rule", "severity", "server", "kind", "name", "field",
 //	               "message", "excerpt", "decoded", "source", "line"}]}
 func (r Report) JSON(w io.Writer) error {
+	r = r.masked()
 	type server struct {
 		Name   string `json:"name"`
 		Source string `json:"source,omitempty"`
@@ -175,6 +200,7 @@ func (r Report) JSON(w io.Writer) error {
 // file's lines. A finding of a server with no file (one given by its
 // command line or URL) is placed at the name the audit gives it.
 func (r Report) SARIF(w io.Writer) error {
+	r = r.masked()
 	type text struct {
 		Text string `json:"text"`
 	}
@@ -326,6 +352,7 @@ func securitySeverity(s Severity) string {
 // (each finding a line of the failure), passed otherwise, with what it
 // found below FailOn as a warning.
 func (r Report) JUnit(w io.Writer) error {
+	r = r.masked()
 	suite := testreport.Suite{Name: "mcpv audit", Group: "server", Groups: "servers", Item: "rule", Items: "rules",
 		Header: [][2]string{{"failOn", r.FailOn.String()}}}
 	var files []testreport.File

@@ -38,6 +38,9 @@ const (
 	RuleCommandPayload     = "command-payload"
 	RuleEncoded            = "encoded-instructions"
 	RuleAnnotationMismatch = "annotation-mismatch"
+	RuleUnread             = "unread-text"
+	RuleUnreadList         = "unread-list"
+	RuleJudge              = "model-judge"
 )
 
 // Rules are every rule, in the order of the docs.
@@ -106,6 +109,15 @@ var Rules = []Rule{
 		"A tool whose name says it deletes, writes or sends (delete_file, send_email) while its annotations say readOnlyHint: true, or destructiveHint: false for deleting, misleads a host that lets read-only tools run unasked.",
 		"delete_file with annotations {\"readOnlyHint\": true}", []string{"owasp-mcp:MCP02"}},
 	costlyDescription,
+	{RuleUnread, Medium, "text too long to read in full",
+		"The rules that read words read the first 1 MiB of each text (a description, a name, a value), and at most 10,000 texts of one item; the rules of characters (Unicode tags, invisible and bidirectional characters, controls) read every text to its end. A text or an item past either bound is a finding that says how much was left unread: no real server's description comes near (the longest of 2,800 real tools is under 20 KiB), and what lies past the bound could hide anything.",
+		"is 60 MiB long: the rules that read words read its first 1 MiB only", nil},
+	{RuleUnreadList, Low, "a list the server would not give",
+		"A list the server declares and then answers with an error (resources/list: -32603), or one larger than mcpv reads (64 MiB), is audited as far as it was read, and the finding says which list and why: the rest of the server is audited, and a gate at low or below fails it.",
+		"resources/list answered an error (-32603 Missing or invalid 'uri' parameter): its items were not audited", nil},
+	{RuleJudge, Medium, "a model's verdict (--judge)",
+		"With --judge CMD, each item that no rule found at high or above is shown to a model of the user's choosing with a fixed prompt, and the model's verdict, when it says the item orders the model against the user, is a finding of this rule: high when the model says so with high confidence, medium otherwise. It says that it came from the model, quotes the model's reason, and never runs unless asked for.",
+		"the judge (local-llm): the description tells the model to send the conversation to a URL", nil},
 }
 
 // ruleByID is the rule called id.

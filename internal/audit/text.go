@@ -5,10 +5,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/unicode/norm"
-
 	"github.com/mcpv/mcpv/internal/canon"
 	"github.com/mcpv/mcpv/internal/redact"
+	"golang.org/x/text/unicode/norm"
 )
 
 // view is a text as the phrase rules read it: each character in its
@@ -21,12 +20,28 @@ import (
 // the server wrote it.
 type view struct {
 	text string
-	at   []int
+	at   []int32 // at[i]: where in the original text the view's byte i comes from; nil: the same place
 }
 
 func newView(s string) view {
+	if plainASCII(s) {
+		// printable ASCII, lines and tabs: the view is the text in lower
+		// case, a carriage return a line's end and a tab a space
+		b := []byte(s)
+		for i, c := range b {
+			switch {
+			case c >= 'A' && c <= 'Z':
+				b[i] = c + 'a' - 'A'
+			case c == '\r':
+				b[i] = '\n'
+			case c == '\t':
+				b[i] = ' '
+			}
+		}
+		return view{string(b), nil}
+	}
 	var b strings.Builder
-	at := make([]int, 0, len(s))
+	at := make([]int32, 0, len(s))
 	escape := false // inside an escape sequence, which reads as a space
 	latinText := mostlyLatin(s)
 	marked := heavilyMarked(s)   // diacritics on most letters hide the words they sit on
@@ -64,10 +79,21 @@ func newView(s string) view {
 		}
 		b.WriteString(out)
 		for range len(out) {
-			at = append(at, i)
+			at = append(at, int32(i))
 		}
 	}
 	return view{b.String(), at}
+}
+
+// plainASCII reports a text of printable ASCII, line ends and tabs
+// alone: no character the Unicode rules or the view need to read.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x7f || c < 0x20 && c != '\n' && c != '\r' && c != '\t' {
+			return false
+		}
+	}
+	return true
 }
 
 // heavilyMarked reports a text in which most letters carry a combining
@@ -187,13 +213,17 @@ func unleet(s string) string {
 
 // span is the original's bytes that the view's bytes [start, end) came from.
 func (v view) span(orig string, start, end int) (int, int) {
+	if v.at == nil {
+		s := min(start, len(orig))
+		return s, max(min(end, len(orig)), s)
+	}
 	if start >= len(v.at) {
 		return len(orig), len(orig)
 	}
-	s := v.at[start]
+	s := int(v.at[start])
 	e := len(orig)
 	if end < len(v.at) {
-		e = v.at[end]
+		e = int(v.at[end])
 	}
 	return s, max(e, s)
 }
@@ -212,6 +242,9 @@ func plain(orig string, s, e int, v view, start, end int) bool {
 // it found, on each side.
 const excerptWidth = 40
 
+// secretReach is how far around an excerpt its secrets are looked for.
+const secretReach = 8 << 10
+
 // maxExcerpt bounds an excerpt's length, however long the match.
 const maxExcerpt = 240
 
@@ -228,10 +261,20 @@ func excerpt(text string, s, e int) string {
 	for b < len(text) && !utf8.RuneStart(text[b]) {
 		b++
 	}
-	// A secret that reaches into the window is masked whole.
-	for _, f := range redact.FindSecrets(text) {
-		if f.Start < b && f.End > a {
-			a, b = min(a, f.Start), max(b, f.End)
+	// A secret that reaches into the window is masked whole: the secrets
+	// of the text around it (as far as a secret reaches: a PEM key is a
+	// few KiB), not of the whole text, which a long text has thousands of
+	// findings to ask of.
+	from, to := max(0, a-secretReach), min(len(text), b+secretReach)
+	for from > 0 && !utf8.RuneStart(text[from]) {
+		from--
+	}
+	for to < len(text) && !utf8.RuneStart(text[to]) {
+		to++
+	}
+	for _, f := range redact.FindSecrets(text[from:to]) {
+		if fs, fe := from+f.Start, from+f.End; fs < b && fe > a {
+			a, b = min(a, fs), max(b, fe)
 		}
 	}
 	out := canon.Show(redact.MaskSecrets(text[a:b]))
@@ -242,4 +285,15 @@ func excerpt(text string, s, e int) string {
 		out += "…"
 	}
 	return out
+}
+
+// clip cuts s to at most n bytes at a character boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -15,8 +15,16 @@ import (
 // characters and escapes, and letters of another script that pass for
 // Latin ones.
 func unicodeRules(fl field, f finder) []Finding {
-	var out []Finding
 	t := fl.text
+	if plainASCII(t) {
+		if strings.IndexByte(t, '\\') >= 0 {
+			if m := escapeText.get().FindStringIndex(t); m != nil {
+				return []Finding{f(RuleControl, Medium, "writes out a terminal escape sequence", m[0], m[1])}
+			}
+		}
+		return nil // no character of another script, no invisible one
+	}
+	var out []Finding
 	rtl := hasRTL(t)
 	for i := 0; i < len(t); {
 		r, size := utf8.DecodeRuneInString(t[i:])
@@ -66,7 +74,7 @@ func unicodeRules(fl field, f finder) []Finding {
 		out = append(out, f(RuleControl, Medium, "writes out a terminal escape sequence", m[0], m[1]))
 	}
 	out = append(out, lookAlikeWords(fl, f)...)
-	if fl.role != roleName && speaksOfCharacters.get().MatchString(strings.ToLower(t)) {
+	if len(out) > 0 && fl.role != roleName && speaksOfCharacters.get().MatchString(strings.ToLower(t)) {
 		// A text about such characters (a sanitizer's) shows them as its
 		// examples.
 		for i := range out {
@@ -80,7 +88,7 @@ func unicodeRules(fl field, f finder) []Finding {
 
 // speaksOfCharacters finds a text that names the characters it holds by
 // their code points or their kind.
-var speaksOfCharacters = &lazyRegexp{pattern: `u\+[0-9a-f]{4}|zero[- ]width|homoglyphs?|confusables?|invisible\s+characters?|look-?alikes?`}
+var speaksOfCharacters = &lexRegexp{name: "speaksOfCharacters"}
 
 // merge keeps one finding of a rule for each text: the most severe, the
 // first of those, with the count of the others in its message (secrets
@@ -93,6 +101,9 @@ func merge(found []Finding) []Finding {
 		k := fd.Rule
 		if k == RuleSecret {
 			k += fd.Excerpt
+			if fd.cut != nil {
+				k += fmt.Sprintf("\x00%d", fd.cut.s)
+			}
 		}
 		count[k]++
 		if i, ok := idx[k]; ok {

@@ -29,14 +29,14 @@ type sentinel struct {
 // GOMEMLIMIT.
 func Defer(limit int64, percent int, done func()) {
 	state.mu.Lock()
-	state.tuned, state.deferred, state.percent = true, true, percent
+	state.tuned, state.deferred, state.percent, state.limit = true, true, percent, math.MaxInt64
 	state.mu.Unlock()
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(limit)
 	runtime.AddCleanup(new(sentinel), func(int) {
 		state.mu.Lock()
 		debug.SetGCPercent(state.percent)
-		debug.SetMemoryLimit(math.MaxInt64)
+		debug.SetMemoryLimit(state.limit)
 		state.deferred = false
 		state.mu.Unlock()
 		if done != nil {
@@ -51,6 +51,7 @@ var state struct {
 	tuned    bool       // Defer was called: the user left the collector to mcpv
 	deferred bool       // collection is off until the first collection
 	percent  int        // the GOGC the first collection sets
+	limit    int64      // the memory limit the first collection sets
 }
 
 // Raise sets GOGC to percent for the rest of a run that allocates steadily
@@ -59,15 +60,32 @@ var state struct {
 // holds collection off, else at once. It does nothing unless Defer was
 // called, so a GOGC or GOMEMLIMIT the user set holds.
 func Raise(percent int) {
+	whenOn(func() { state.percent = percent }, func() { debug.SetGCPercent(percent) })
+}
+
+// whenOn records a setting for the first collection to make (record),
+// and makes it at once (apply) when collection is on already; nothing
+// unless Defer was called.
+func whenOn(record, apply func()) {
 	state.mu.Lock()
 	defer state.mu.Unlock()
 	if !state.tuned {
 		return
 	}
-	state.percent = percent
+	record()
 	if !state.deferred {
-		debug.SetGCPercent(percent)
+		apply()
 	}
+}
+
+// Bound sets a soft limit of bytes on the heap for the rest of a run
+// whose heap is a multiple of its input (mcpv audit of a surface of
+// 60 MiB): the collector runs before the heap doubles past it. From the
+// first collection on when Defer still holds collection off, else at
+// once. It does nothing unless Defer was called, so a GOGC or GOMEMLIMIT
+// the user set holds.
+func Bound(bytes int64) {
+	whenOn(func() { state.limit = bytes }, func() { debug.SetMemoryLimit(bytes) })
 }
 
 // Settle ends a deferral still in force with a collection now: for a run

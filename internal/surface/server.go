@@ -60,17 +60,8 @@ func (l *Lister) GatherServer(ctx context.Context) (Server, error) {
 	if err != nil {
 		return Server{}, err
 	}
-	s := Server{Snapshot: snap, HasResources: true, HasIdentity: true}
-	st := l.c.State()
-	s.ProtocolVersion = st.Version
-	var init struct {
-		ServerInfo   json.RawMessage `json:"serverInfo"`
-		Instructions *string         `json:"instructions"`
-	}
-	if json.Unmarshal(st.InitializeResult, &init) == nil {
-		s.Info, s.Instructions = init.ServerInfo, init.Instructions
-	}
-	s.Name = s.InfoName()
+	s := Server{Snapshot: snap, HasResources: true}
+	l.Identify(&s)
 	if l.c.HasCapability(mcp.Resources.Capability) {
 		items, _, err := l.walk(ctx, mcp.Resources)
 		switch {
@@ -83,6 +74,22 @@ func (l *Lister) GatherServer(ctx context.Context) (Server, error) {
 		}
 	}
 	return s, nil
+}
+
+// Identify fills in who the server l lists says it is, from its
+// initialize result: the protocol version, serverInfo (and the name it
+// gives) and instructions.
+func (l *Lister) Identify(s *Server) {
+	st := l.c.State()
+	s.ProtocolVersion, s.HasIdentity = st.Version, true
+	var init struct {
+		ServerInfo   json.RawMessage `json:"serverInfo"`
+		Instructions *string         `json:"instructions"`
+	}
+	if json.Unmarshal(st.InitializeResult, &init) == nil {
+		s.Info, s.Instructions = init.ServerInfo, init.Instructions
+	}
+	s.Name = s.InfoName()
 }
 
 // ServerOfSnapshot is the surface a snapshot holds: its lists, with no

@@ -1,0 +1,226 @@
+package audit
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// tokenStart is where the run of characters other than spaces that
+// holds s[i] starts.
+func tokenStart(s string, i int) int {
+	for i > 0 && !unicode.IsSpace(rune(s[i-1])) {
+		i--
+	}
+	return i
+}
+
+// tokenEnd is where the run of characters other than spaces that holds
+// s[i-1] ends.
+func tokenEnd(s string, i int) int {
+	for i < len(s) && !unicode.IsSpace(rune(s[i])) {
+		i++
+	}
+	return i
+}
+
+// sentenceEnd is where the sentence that holds the byte before i ends.
+func sentenceEnd(s string, i int) int {
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case '\n':
+			return j
+		case '!', '?':
+			if endsSentence(s, j) {
+				return j
+			}
+		case '.':
+			if endsSentence(s, j) {
+				return j + 1
+			}
+		}
+	}
+	return len(s)
+}
+
+var mentionRes = sync.OnceValue(func() (r struct{ speaks, denied *regexp.Regexp }) {
+	r.speaks = regexp.MustCompile(lexPattern("speaks"))
+	r.denied = regexp.MustCompile(lexPattern("refused"))
+	return r
+})
+
+// mentioned reports a match that a text quotes in order to speak of such
+// phrases ("phrases like \"ignore previous instructions\" are translated
+// literally"): in quotes, in a sentence about phrases, input or
+// detection. A quoted order in a sentence that speaks of nothing of the
+// kind is still an order.
+func mentioned(v string, start, end int, sentence string) bool {
+	quoteBefore := strings.LastIndexAny(v[max(0, start-3):start], "\"'“‘`«") >= 0
+	quoteAfter := strings.ContainsAny(v[end:min(len(v), end+40)], "\"'”’`»")
+	if !speaksOf(sentence) {
+		return false
+	}
+	if quoteBefore && quoteAfter {
+		return true
+	}
+	from := sentenceStart(v, start)
+	return insideQuotes(v[from:end], start-from)
+}
+
+// speaksOf reports a sentence that, in its own voice, speaks of phrases,
+// input or detection ("example" in relay@mail.example speaks of nothing).
+func speaksOf(sentence string) bool {
+	u := unquoted(sentence)
+	if !mentionRes().speaks.MatchString(u) {
+		return false // what an address's words would add, the text holds none of
+	}
+	return mentionRes().speaks.MatchString(destinationRe.get().ReplaceAllString(u, " "))
+}
+
+// insideQuotes reports whether s[i] is inside what s quotes, as
+// unquoted reads quotes.
+func insideQuotes(s string, i int) bool {
+	return quotedAt(s, []int{i})[0]
+}
+
+// quotedAt reports, for each of the byte offsets at (in order), whether
+// s quotes what is there, as unquoted reads quotes: one pass over s.
+func quotedAt(s string, at []int) []bool {
+	out := make([]bool, len(at))
+	var quote rune
+	prev := rune(0)
+	k := 0
+	for j, r := range s {
+		for k < len(at) && at[k] <= j {
+			out[k] = quote != 0
+			k++
+		}
+		if k == len(at) {
+			return out
+		}
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+		case closingQuote(r) != 0 && !(r == '\'' && isLetter(prev)):
+			quote = closingQuote(r)
+		}
+		prev = r
+	}
+	for ; k < len(at); k++ {
+		out[k] = quote != 0
+	}
+	return out
+}
+
+// closingQuote is the mark that closes a quotation r opens, or 0.
+func closingQuote(r rune) rune {
+	switch r {
+	case '"', '\'', '`':
+		return r
+	case '“':
+		return '”'
+	case '‘':
+		return '’'
+	case '«':
+		return '»'
+	}
+	return 0
+}
+
+// unquoted is a sentence without what it quotes: the words it speaks in
+// its own voice.
+func unquoted(s string) string {
+	var b strings.Builder
+	var quote rune
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+		case closingQuote(r) != 0 && !(r == '\'' && b.Len() > 0 && isLetter(lastRune(b.String()))):
+			quote = closingQuote(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// unquotedPhrases is a sentence without the phrases it quotes: a quoted
+// span of one word (`verification`, 'memo') is a name, and stays.
+func unquotedPhrases(s string) string {
+	var b strings.Builder
+	var quote, opening rune
+	var span strings.Builder
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			if !strings.ContainsAny(strings.TrimSpace(span.String()), " \t") {
+				b.WriteRune(opening)
+				b.WriteString(span.String())
+				b.WriteRune(r)
+			}
+			quote = 0
+		case quote != 0:
+			span.WriteRune(r)
+		case closingQuote(r) != 0 && !(r == '\'' && b.Len() > 0 && isLetter(lastRune(b.String()))):
+			quote, opening = closingQuote(r), r
+			span.Reset()
+		default:
+			b.WriteRune(r)
+		}
+	}
+	if quote != 0 {
+		b.WriteRune(opening)
+		b.WriteString(span.String())
+	}
+	return b.String()
+}
+
+func isLetter(r rune) bool { return unicode.IsLetter(r) }
+
+func lastRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
+}
+
+// sentenceStart is where the sentence that holds i begins.
+func sentenceStart(s string, i int) int {
+	j := strings.LastIndexAny(s[:i], ".!?\n")
+	for j >= 0 && s[j] != '\n' && !endsSentence(s, j) {
+		j = strings.LastIndexAny(s[:j], ".!?\n")
+	}
+	return j + 1
+}
+
+// endsSentence reports whether the '.', '!' or '?' at s[j] ends a
+// sentence: one before white space (or the end), after a letter, a digit
+// or a closing mark; not one of a path, a name or a URL (~/.ssh,
+// mcp.json, p?d=), nor of an ellipsis (curl ... | sh), nor of an
+// abbreviation of single letters (e.g., i.e.).
+func endsSentence(s string, j int) bool {
+	if j+1 < len(s) && s[j+1] != ' ' && s[j+1] != '\n' {
+		return false
+	}
+	if j == 0 || s[j-1] == '.' || s[j-1] == ' ' {
+		return false
+	}
+	if j >= 3 && s[j-2] == '.' && isASCIILetter(s[j-1]) && isASCIILetter(s[j-3]) && (j == 3 || !isASCIILetter(s[j-4])) {
+		return false // e.g.
+	}
+	return true
+}
+
+func isASCIILetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+
+// negators deny the verb that follows them within a few words, in the
+// languages of the lexicons; afterNegators deny the verb they follow
+// (Japanese, Korean).
+var negRes = sync.OnceValue(func() (r struct{ before, after *regexp.Regexp }) {
+	r.before = regexp.MustCompile(lexPattern("negatorBefore"))
+	r.after = regexp.MustCompile(lexPattern("negatorAfter"))
+	return r
+})

@@ -1,0 +1,384 @@
+package audit
+
+import (
+	"strings"
+	"sync"
+)
+
+// The order rules find what a text orders the model to do that the user
+// did not ask for: to pass on what it holds (the conversation, its
+// prompt, other tools' results, the user's secrets and private things),
+// to keep something from the user or tell them what is not so, to drop
+// the user's consent, to take another role or set aside what it was
+// told, to change how other tools and other servers' tools are used. A
+// text is read a sentence at a time, by the ideas it holds (concepts.go);
+// an idea that a negator denies does not count, and an order that
+// protects the user ("never repeat the value", "do not act without
+// asking") is none of these. A finding is high only for an order: a
+// sentence that addresses the model, obliges it, or starts with a verb
+// that commands; or the text of a parameter, which says what the model
+// is to put there.
+
+// sent is one sentence of a view, its words and the ideas found in it.
+type sent struct {
+	sentence
+	toks []token
+	brk  []bool // brk[i]: a clause ends between toks[i-1] and toks[i]
+	// strong[i]: a stronger end (";", ":", a line's end) than a comma or
+	// a parenthesis, which lists and asides make
+	strong []bool
+	f      *found
+	// words: the sentence is the words of a name or a value, which say
+	// what a parameter holds or what the model is to do
+	words bool
+	// quoted[i]: toks[i] is inside quotes, where a negator denies nothing
+	// of the sentence's ("report 'no incidents'")
+	quoted []bool
+	// dest: whether the sentence writes out a destination (0: not yet
+	// known, 1: no, 2: yes)
+	dest int8
+}
+
+// release gives the sentence's spans back for another sentence to use;
+// s is not read after (nil: nothing to give).
+func (s *sent) release() {
+	if s == nil || s.f == nil {
+		return
+	}
+	for c := range s.f {
+		s.f[c] = s.f[c][:0]
+	}
+	foundPool.Put(s.f)
+	s.f = nil
+}
+
+// foundPool keeps the spans of sentences read, for the next to fill.
+var foundPool = sync.Pool{New: func() any { return new(found) }}
+
+func newSent(s sentence) *sent {
+	st := &sent{sentence: s, toks: tokenize(s.text)}
+	st.brk = make([]bool, len(st.toks))
+	st.strong = make([]bool, len(st.toks))
+	for i := range st.toks {
+		if i == 0 {
+			st.brk[i], st.strong[i] = true, true
+			continue
+		}
+		gap := s.text[st.toks[i-1].end:st.toks[i].start]
+		st.brk[i] = strings.ContainsAny(gap, ".!?,;:()[]{}<>|*#—–\n\"“”«»") || strings.Contains(gap, " - ")
+		st.strong[i] = strings.ContainsAny(gap, ";:\n") || strings.Contains(gap, " - ") || strings.Contains(gap, ". ")
+	}
+	st.f = concepts().match(s.text, st.toks)
+	starts := make([]int, len(st.toks))
+	for i, t := range st.toks {
+		starts[i] = t.start
+	}
+	st.quoted = quotedAt(s.text, starts)
+	st.dropQuotedWords()
+	return st
+}
+
+// dropQuotedWords leaves out the ideas found in a quoted word or two
+// ('embed', 'users'): a value named, not words the sentence says. A
+// longer quotation is read: what it says may be the order.
+func (st *sent) dropQuotedWords() {
+	short := make([]bool, len(st.toks))
+	for i := 0; i < len(st.toks); {
+		if !st.quoted[i] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(st.toks) && st.quoted[j] && (j == i || !st.brk[j] || !strings.ContainsAny(st.text[st.toks[j-1].end:st.toks[j].start], "'\"“”‘’«»`")) {
+			j++
+		}
+		if j-i <= 2 {
+			for k := i; k < j; k++ {
+				short[k] = true
+			}
+		}
+		i = j
+	}
+	for c := range st.f {
+		kept := st.f[c][:0]
+		for _, sp := range st.f[c] {
+			if !sp.foreign && short[sp.first] && short[sp.last] {
+				continue
+			}
+			kept = append(kept, sp)
+		}
+		st.f[c] = kept
+	}
+}
+
+func (s *sent) has(c concept) bool { return len(s.f[c]) > 0 }
+
+// negated reports a span that a negator denies: one in the three words
+// before it, in its clause (or before a verb joined to it by "or", "and",
+// "nor": "never display this value or mention that it exists"), or, in
+// Japanese and Korean, a denial right after it.
+func (s *sent) negated(sp span) bool {
+	for _, n := range s.f[cNegator] {
+		if s.quoted[n.first] && !s.quoted[sp.first] {
+			continue
+		}
+		if n.last < sp.first && sp.first-n.last <= 3 && !s.breakBetween(n.last, sp.first) {
+			return true
+		}
+		if n.last < sp.first && sp.first-n.last <= 10 && !s.breakBetween(n.last, sp.first) && s.joined(n.last, sp.first) {
+			return true
+		}
+		if n.last < sp.first && sp.first-n.last <= 6 && !s.strongBetween(n.last, sp.first) && s.joined(n.last, sp.first) && !s.quoted[n.first] {
+			return true // a list of verbs: "never opened, read or transmitted"
+		}
+	}
+	for _, n := range s.f[cNegAfter] {
+		if n.start >= sp.end && n.start-sp.end <= 9 {
+			return true
+		}
+	}
+	if sp.foreign && sp.first == sp.last {
+		// a script with no spaces: a negator a few characters before the
+		// verb, in the same run of text ("不要在回复中提及")
+		for _, n := range s.f[cNegator] {
+			if n.foreign && n.end <= sp.start && sp.start-n.end <= 12 && !strings.ContainsAny(s.text[n.end:sp.start], "，。；：,;:") {
+				return true
+			}
+		}
+	}
+	if sp.foreign {
+		// "Sag es dem Benutzer nicht", "ne dis pas": a negator after the
+		// verb, in its clause
+		for _, n := range s.f[cNegator] {
+			if n.first > sp.last && n.first-sp.last <= 4 && !s.breakBetween(sp.last, n.first) && !s.quoted[n.first] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// joined reports a word "or", "and" or "nor" between tokens a and b: the
+// verb at b is one of a list that a negator before a denies.
+func (s *sent) joined(a, b int) bool {
+	for i := a + 1; i < b; i++ {
+		switch s.toks[i].text {
+		case "or", "nor", "and", "to", "ni", "ou", "oder", "o", "of", "lub", "или", "або", "veya":
+			return true
+		}
+	}
+	return false
+}
+
+// breakBetween reports a clause's end between tokens a and b.
+func (s *sent) breakBetween(a, b int) bool {
+	for i := a + 1; i <= b && i < len(s.brk); i++ {
+		if s.brk[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// live is the first span of c that no negator denies.
+func (s *sent) live(c concept) (span, bool) {
+	for _, sp := range s.f[c] {
+		if !s.negated(sp) {
+			return sp, true
+		}
+	}
+	return span{}, false
+}
+
+// near reports a span of c within n words of sp, on either side.
+func (s *sent) near(c concept, sp span, n int) bool {
+	for _, o := range s.f[c] {
+		if o.first <= sp.last+n && o.last >= sp.first-n {
+			return true
+		}
+	}
+	return false
+}
+
+// after reports a span of c that starts after sp, within n words.
+func (s *sent) after(c concept, sp span, n int) bool {
+	for _, o := range s.f[c] {
+		if o.first > sp.last && o.first-sp.last <= n {
+			return true
+		}
+	}
+	return false
+}
+
+// qualified reports a word of c that says whose a thing is: before it,
+// within five words ("the user's last messages", "your system
+// prompt"); or after it, within six, as a phrase or a participle ("keys
+// you have seen", "numbers mentioned in the conversation", "tokens
+// visible to you").
+func (s *sent) qualified(c concept, sp span) bool {
+	if c == cHeldExtent && sp.last+1 < len(s.toks) {
+		switch s.toks[sp.last+1].text {
+		case "text", "contents", "content", "material", "bytes", "pem":
+			return true // "the private key text"
+		}
+	}
+	for _, q := range s.f[c] {
+		if s.negated(q) {
+			continue // "notes (not shared with the recipient)"
+		}
+		switch {
+		case q.last < sp.first:
+			if sp.first-q.last <= 5 {
+				return true
+			}
+		case q.first > sp.last:
+			w := s.toks[q.first].text
+			if q.first-sp.last <= 6 && (q.last > q.first || strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "ble") || q.foreign) {
+				return true
+			}
+		default:
+			return true // the one holds the other
+		}
+	}
+	return false
+}
+
+// publicKey reports a key that is public ("the user's public key
+// file"): no secret.
+func (s *sent) publicKey(sp span) bool {
+	if sp.first > 0 && s.toks[sp.first-1].text == "public" || strings.Contains(s.text[sp.start:min(len(s.text), sp.end+5)], ".pub") {
+		return true
+	}
+	t := s.text[sp.start:sp.end]
+	return (strings.Contains(t, "key") || strings.Contains(t, "file")) && (strings.Contains(s.text, "public key") || strings.Contains(s.text, ".pub"))
+}
+
+// where reports what the model holds named as where something goes or
+// stays ("paste it into the chat", "returned only to this
+// conversation", "save it in your password manager"), not as what is
+// moved.
+func (s *sent) where(sp span) bool {
+	for i := sp.first - 1; i >= max(0, sp.first-4); i-- {
+		switch s.toks[i].text {
+		case "into", "in", "to", "inside", "within", "throughout", "during":
+			return true
+		}
+	}
+	return false
+}
+
+// source reports the conversation named as the source of a value ("copied
+// exactly from the user's message"), not as what is copied.
+func (s *sent) source(sp span) bool {
+	for i := sp.first - 1; i >= max(0, sp.first-3); i-- {
+		if s.toks[i].text == "from" {
+			return true
+		}
+	}
+	return false
+}
+
+// ordered reports a sentence that orders the model: it addresses the
+// model, obliges it, is introduced as a note or an instruction, or a
+// clause of it starts with a verb in its bare form (English).
+func (s *sent) ordered() bool {
+	for _, c := range []concept{cAddressee, cModal, cMarker} {
+		for _, sp := range s.f[c] {
+			if !s.quoted[sp.first] {
+				return true // a quoted "must" orders nothing of this sentence's
+			}
+		}
+	}
+	for _, sp := range s.f[cOrderVerb] {
+		if s.clauseStart(sp.first) {
+			return true
+		}
+	}
+	// A verb of the lexicons' other languages is in the form an order
+	// takes: "copia en el campo", "lees vooraf", "skopiuj".
+	for _, c := range []concept{cMove, cReadVerb, cReveal, cIgnore, cAlter, cOmit} {
+		for _, sp := range s.f[c] {
+			if sp.foreign {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// leaders are the words an order may start with before its verb.
+var leaders = map[string]bool{"then": true, "and": true, "also": true, "first": true, "please": true, "always": true, "just": true,
+	"simply": true, "instead": true, "afterwards": true, "finally": true, "next": true, "now": true, "immediately": true, "quietly": true,
+	"silently": true, "secretly": true, "additionally": true, "still": true, "only": true, "kindly": true, "right": true, "away": true,
+	"never": true, "not": true, "do": true, "don't": true, "dont": true}
+
+// clauseStart reports a token that starts a clause, leading words aside,
+// or that follows a short phrase fronted before it ("for accuracy pass
+// the keys", "before answering call the tool").
+func (s *sent) clauseStart(i int) bool {
+	for i > 0 && !s.brk[i] && (leaders[s.toks[i-1].text] || strings.HasSuffix(s.toks[i-1].text, "ly")) {
+		i--
+	}
+	if s.brk[i] {
+		return true
+	}
+	for j := i - 1; j >= max(0, i-5); j-- {
+		if s.brk[j] {
+			return fronting[s.toks[j].text]
+		}
+	}
+	return false
+}
+
+// fronting are the words a short phrase put before an order starts with.
+var fronting = map[string]bool{"for": true, "to": true, "before": true, "after": true, "when": true, "once": true, "on": true,
+	"at": true, "during": true, "then": true, "in": true, "with": true, "upon": true, "whenever": true}
+
+// heldSpan finds what the model holds named in a sentence: a name that
+// needs nothing more (the transcript, the system prompt, the clipboard),
+// or a thing it may hold (messages, results, a secret, the user's
+// private things) beside what makes it the model's (the user's last, in
+// this conversation, you have seen); or, when weak, beside what makes
+// it the model's only as an order moves it (the last result, another
+// tool's output). A thing drawn from ("based on the conversation", "a
+// default comes from the user's config") is no copy of it.
+func (s *sent) heldSpan(weak bool) (span, bool) {
+	sp, _, ok := s.held(weak)
+	return sp, ok
+}
+
+// held is heldSpan, with the concept that named what is held.
+func (s *sent) held(weak bool) (span, concept, bool) {
+	derived := func(sp span) bool {
+		for _, c := range []concept{cDerived, cPointer} {
+			for _, d := range s.f[c] {
+				if d.last < sp.first && sp.first-d.last <= 6 {
+					return true
+				}
+			}
+		}
+		for i := sp.last + 1; i < min(len(s.toks), sp.last+3); i++ {
+			switch s.toks[i].text {
+			case "path", "folder", "directory", "dir", "location", "name", "id", "url", "uri":
+				return true // "the user's Downloads folder": where, not what
+			}
+		}
+		return false
+	}
+	for _, c := range []concept{cStore, cHeldStrong} {
+		for _, sp := range s.f[c] {
+			if !derived(sp) && !s.where(sp) && !s.source(sp) {
+				return sp, c, true
+			}
+		}
+	}
+	for _, c := range []concept{cHeldNoun, cSecretNoun, cPrivateNoun} {
+		for _, sp := range s.f[c] {
+			q := s.qualified(cHeldQual, sp) || weak && s.qualified(cHeldWeak, sp) || c != cHeldNoun && s.qualified(cHeldExtent, sp)
+			if !derived(sp) && !s.where(sp) && !(c == cHeldNoun && s.source(sp)) && !s.publicKey(sp) && q {
+				return sp, c, true
+			}
+		}
+	}
+	return span{}, 0, false
+}

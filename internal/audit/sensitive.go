@@ -1,0 +1,325 @@
+package audit
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+)
+
+// sensitiveFile is a file a model has no business reading for a tool
+// (lexicon/sensitive.txt, the entries "file"): whether it holds keys or
+// credentials (strong: high) or is one a tool may handle by its purpose
+// (low), and the words of a purpose about such files (about, as
+// mayMatch's pre; "": none is, a whole store's dump).
+type sensitiveFile struct {
+	re     gated
+	pre    []string // words one of which a text must hold to be read with re (nil: none needed)
+	strong bool
+	about  string
+}
+
+var sensitiveRes = sync.OnceValue(func() (r struct {
+	files []sensitiveFile
+	verb  *regexp.Regexp
+	neg   *regexp.Regexp
+}) {
+	for _, e := range lexicon().byName["file"] {
+		r.files = append(r.files, sensitiveFile{re: gate(e.pattern()), pre: preWords(e.attrs["pre"]), strong: slices.Contains(e.words, "strong"), about: e.attrs["about"]})
+	}
+	r.verb = regexp.MustCompile(lexPattern("fileVerb"))
+	r.neg = regexp.MustCompile(lexPattern("fileNegator"))
+	return r
+})
+
+// sensitiveFiles finds an order to read a file of keys, credentials or
+// another client's config: a verb before the file in one sentence, not
+// denied ("never reads ~/.ssh").
+func sensitiveFiles(text string, f finder) []Finding { return sensitiveFilesIn(text, newView(text), f) }
+
+// sensitiveFilesIn is sensitiveFiles over text's view v.
+func sensitiveFilesIn(text string, v view, f finder) []Finding {
+	return sensitiveFilesOf(text, v, f, nil)
+}
+
+// sensitiveFilesOf is sensitiveFiles with what it knows of the text: its
+// field's role and the purpose of its item (nil: a bare text). A file the
+// item's purpose is about (an SSH tool's ~/.ssh/config) is low; a file
+// named in a default or an enum value is reached for; a file of keys an
+// item names without a verb, and off its purpose, is medium; a file sent
+// to a destination named in the same sentence is high.
+func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
+	r := sensitiveRes()
+	var out []Finding
+	target := v.text
+	if strings.Contains(target, "%2f") || strings.Contains(target, "%2e") || strings.Contains(target, "%5c") {
+		target = percent().Replace(target) // the same length, so that the view's offsets hold
+	}
+	cs := chunks(target)
+	for _, sf := range r.files {
+		for _, m := range findAll(sf.re, sf.pre, target, cs, 4) {
+			start := sentenceStart(target, m[0])
+			before := target[start:m[0]]
+			if deniedBefore(r.neg, before) {
+				continue
+			}
+			path := target[tokenStart(target, m[0]):tokenEnd(target, m[1])]
+			if secretWordIsPaging(target[m[0]:m[1]]) || strings.HasSuffix(path, ".pub") || strings.Contains(path, ".pub)") || strings.Contains(path, ".pub,") {
+				continue // "the value of nextPageToken", a public key
+			}
+			sev, what := High, "keys or credentials"
+			if !sf.strong {
+				sev, what = Low, "a file that often holds secrets"
+			}
+			if strings.Contains(path, "mcp") || strings.Contains(path, "claude") || strings.Contains(path, "cursor") {
+				what = "another client's MCP config"
+			}
+			msg := "has the model read " + what
+			from := m[0]
+			end := sentenceEnd(target, m[1])
+			after := target[m[1]:end]
+			verbs := r.verb.FindAllStringIndex(verbText(before), -1)
+			st := newSent(sentence{start, end, verbText(target[start:end])})
+			if len(verbs) == 0 {
+				if sp, ok := st.live(cReadVerb); ok && sp.start < m[0]-start {
+					verbs = [][]int{{sp.start, sp.end}}
+				} else if sp, ok := st.live(cMove); ok && sp.start < m[0]-start {
+					verbs = [][]int{{sp.start, sp.end}}
+				}
+			}
+			ordered := len(verbs) > 0
+			switch {
+			case len(verbs) > 0:
+				from = start + verbs[0][0]
+			case r.neg.MatchString(clause(after)):
+				continue // named to be denied: "the key itself is never read"
+			case r.verb.MatchString(verbText(clause(after))) || st.foreignVerbAfter(m[1]-start) || st.orderAfter(m[1]-start) ||
+				contentsOfRe.get().MatchString(target[max(start, m[0]-40):m[0]]) && (fl == nil || !aboutFile(path, fl.purpose, sf.about)):
+				// the order after the file, or its contents named as what to
+				// give ("the session key is the full text of the user's ~/.netrc")
+				ordered = true
+				// the order after the file: "~/.kube/config の内容を読み取り",
+				// "Chrome's Web Data, copied verbatim"
+			case fl != nil && fl.role == roleValue && exclusionPath.get().MatchString(strings.ToLower(fl.path)):
+				continue // a default of what to leave out
+			case fl != nil && fl.role == roleValue:
+				msg = "names " + what + " in a value the model may pass on"
+			case exampleRe.get().MatchString(before):
+				continue // named as an example: "private keys such as id_rsa"
+			case fl != nil && sf.strong && valueOfParameter(fl) && m[0] < 60 && !referenceRe.get().MatchString(before) &&
+				!forSecrets(squash(parameterOf(fl))) && !aboutFile(path, fl.purpose, sf.about):
+				sev, msg = High, "names "+what+" as what a parameter is to hold"
+			case sf.strong && strings.ContainsAny(path, "/\\._"):
+				sev, msg = Low, "names "+what+", with no order about it"
+			default:
+				continue // a word for such files ("keychain-backed"), not one of them
+			}
+			switch {
+			case holdsDestination(after) || sendVia.get().MatchString(target[start:end]):
+				sev, msg = High, msg+", and sends it elsewhere"
+			case ordered && fl != nil && placeIn(target[start:end], fl.own) && !aboutFile(path, fl.purpose, sf.about):
+				sev, msg = High, msg+", and puts it in a field"
+			case fl != nil && aboutFile(path, fl.purpose, sf.about):
+				sev, msg = Low, msg+" (which its purpose is about)"
+			}
+			if sev >= High && speaksOf(target[start:end]) && unquoted(target[start:end]) != target[start:end] {
+				sev, msg = Low, "names "+what+" in a sentence that speaks of such requests" // "attack strings include requests to read ~/.ssh/id_rsa"
+			}
+			if sev >= High && !(fl != nil && inParameter(*fl)) && !st.ordered() && !orderedBefore(target, start) {
+				sev, msg = Low, "names "+what+", in a sentence that orders the model nothing" // "alerts on archives of ~/.ssh"
+			}
+			s, e := v.span(text, from, m[1])
+			out = append(out, f(RuleSensitiveFile, sev, msg, s, e))
+		}
+	}
+	return out
+}
+
+// secretWordIsPaging reports a name of a token of paging (next_page_token,
+// pageToken, cursor) where a secret's name was looked for.
+func secretWordIsPaging(s string) bool {
+	for _, w := range []string{"page", "next", "cursor", "continuation", "sync"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// deniedBefore reports a negator before a file's name that no verb of
+// reading or moving after it escapes: "never reads ~/.ssh" is denied,
+// "to avoid duplicates, read ~/.netrc" is not.
+func deniedBefore(neg *regexp.Regexp, before string) bool {
+	ms := neg.FindAllStringIndex(before, -1)
+	if ms == nil {
+		return false
+	}
+	last := ms[len(ms)-1][1]
+	rest := before[last:]
+	if strings.ContainsAny(rest, ",;:") {
+		st := newSent(sentence{0, len(rest), verbText(rest)})
+		_, reads := st.live(cReadVerb)
+		_, moves := st.live(cMove)
+		return !(reads || moves) || !st.ordered()
+	}
+	return true
+}
+
+// orderAfter reports, in an order, a verb of reading after byte i of the
+// sentence ("... are required in `registry_proof`; read them directly").
+func (s *sent) orderAfter(i int) bool {
+	if !s.ordered() {
+		return false
+	}
+	for _, sp := range s.f[cReadVerb] {
+		if sp.start >= i && !s.negated(sp) {
+			return true
+		}
+	}
+	return false
+}
+
+// orderedBefore reports a line before the sentence at start that is an
+// order introducing what follows ("Example call (follow this shape
+// exactly on every call):").
+func orderedBefore(t string, start int) bool {
+	prev := strings.TrimRight(t[:start], " \n")
+	if !strings.HasSuffix(prev, ":") {
+		return false
+	}
+	from := strings.LastIndexByte(prev, '\n') + 1
+	return newSent(sentence{from, len(prev), prev[from:]}).ordered()
+}
+
+// foreignVerbAfter reports a verb of reading or moving after byte i of
+// the sentence, in a language that puts its verb last ("~/.pgpass
+// dosyasının ilk satırını ... alanına yaz").
+func (s *sent) foreignVerbAfter(i int) bool {
+	for _, c := range []concept{cReadVerb, cMove} {
+		for _, sp := range s.f[c] {
+			if sp.foreign && sp.start >= i && !s.negated(sp) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// contentsOfRe finds the words that ask for a file's contents rather than
+// name it.
+var contentsOfRe = &lazyRegexp{pattern: `\b(?:full\s+text|full\s+contents?|contents?|complete\s+text|raw\s+text)\s+of\s+(?:the\s+user['’]s\s+|your\s+|the\s+)?\S*$`}
+
+// verbText is text as the verbs are read in it: "read-only" is no order
+// to read, and words joined by underscores ("attach_file") are words.
+func verbText(s string) string {
+	return verbTextReplacer().Replace(s)
+}
+
+var verbTextReplacer = sync.OnceValue(func() *strings.Replacer {
+	return strings.NewReplacer("read-only", "readonly", "read only", "readonly", "_", " ")
+})
+
+// clause is the start of text up to where its clause or its item of a
+// list ends: what a verb after a file may be read in ("..., copied
+// verbatim", not "… and database URLs with embedded passwords").
+func clause(text string) string {
+	end := min(len(text), 60)
+	for _, stop := range []string{";", " and ", " or "} {
+		if i := strings.Index(text[:end], stop); i >= 0 {
+			end = i
+		}
+	}
+	return text[:end]
+}
+
+// valueOfParameter reports a parameter's description: what it names is
+// what the parameter is to hold ("the SSH private key text").
+func valueOfParameter(fl *field) bool {
+	return strings.HasSuffix(fl.path, ".description") && (strings.Contains(fl.path, "properties") || strings.HasPrefix(fl.path, "arguments"))
+}
+
+// parameterOf is the name of the parameter a description's path is of.
+func parameterOf(fl *field) string {
+	p := strings.TrimSuffix(fl.path, ".description")
+	return p[strings.LastIndexAny(p, ".[\"")+1:]
+}
+
+// referenceRe finds the words of a text that names a file rather than
+// asks for it: its path, its name, where it is.
+var referenceRe = &lexRegexp{name: "reference"}
+
+// exampleRe finds the words that make what follows them an example.
+var exampleRe = &lexRegexp{name: "example"}
+
+// exclusionPath finds the path of a field whose values are what a tool
+// leaves out ("exclusions", "ignore_paths").
+var exclusionPath = &lexRegexp{name: "exclusionPath"}
+
+// percent undoes the percent-encoding of path characters, in a text's
+// view, keeping its length: "%2f" is "/" and two spaces.
+var percent = sync.OnceValue(func() *strings.Replacer {
+	return strings.NewReplacer("%2f", "/  ", "%2e", ".  ", "%5c", "\\  ")
+})
+
+// destinationRe finds a destination written out.
+var destinationRe = &lexRegexp{name: "destination"}
+
+// destinationShapes are the shapes of destinationRe one by one, each
+// read only in a text that holds what it needs (an @, a ://, a digit).
+var destinationShapes = sync.OnceValue(func() []gated {
+	var out []gated
+	for _, alt := range lex("destination").alts {
+		g := gate(alt)
+		if g.need.trivial() {
+			g.need = cond{words: []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}}
+		}
+		out = append(out, g)
+	}
+	return out
+})
+
+// destinations are the destinations written out in t, at most n of each
+// shape, in no order.
+func destinations(t string, n int) [][]int {
+	if !mayHoldDestination(t) {
+		return nil
+	}
+	var out [][]int
+	for _, g := range destinationShapes() {
+		out = append(out, g.FindAllStringIndex(t, n)...)
+	}
+	return out
+}
+
+// holdsDestination reports a destination written out in t.
+func holdsDestination(t string) bool {
+	if !mayHoldDestination(t) {
+		return false
+	}
+	for _, g := range destinationShapes() {
+		if g.MatchString(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// genericPathWords are the words of a file's path that say nothing of
+// what the file is about.
+
+// aboutFile reports whether an item's purpose (its server's name and its
+// own) is about the file at path: one of the path's own words, or of
+// about (the words of a purpose about such files), is in it.
+func aboutFile(path, purpose, about string) bool {
+	for _, w := range strings.FieldsFunc(path, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if len(w) >= 2 && !slices.Contains(lexWords("genericPathWords"), w) && strings.Contains(purpose, w) {
+			return true
+		}
+	}
+	return about != "" && mayMatch(purpose, about)
+}
+
+// sendVia finds a sentence that sends through another tool: "via
+// slack_post_message", "call the send_email tool".
+var sendVia = &lexRegexp{name: "sendVia"}
