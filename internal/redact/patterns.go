@@ -42,8 +42,49 @@ var shapeList = []shape{
 	{"a JSON Web Token", "eyJ", `\b(eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`, 3},
 	{"a bearer token", "bearer", `(?i:\bbearer\s+)([A-Za-z0-9._~+/-]{20,}=*)`, 0},
 	{"a password in a URL", "://", `\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"'<>]+:([^/\s@"'<>]+)@`, 0},
-	{"a secret in a URL", "=", `[?&](?i:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|client[_-]?secret|password|passwd|sig|signature)=([^&#\s"'<>]{8,})`, 0},
-	{"a secret assigned", "key|secret|token|password|passwd", `(?i:\b(?:api[_-]?key|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|password|passwd)\s*[:=]\s*["']?)([A-Za-z0-9_+/=.-]{16,})`, 0},
+	{"a secret in a URL", "=", `[?&](?i:[a-z0-9_.-]*(?:` + secretKeyWords + `)[a-z0-9_.-]*|sig|signature)=([^&#\s"'<>]{8,})`, 0},
+	// A value given to a name that says it is a secret, in prose
+	// (aws_secret_access_key=..., password: ...), in JSON ("api_key":
+	// "...") and in JSON written inside a string (\"token\": \"...\").
+	{"a secret assigned", "key|secret|token|password|passwd|passphrase|credential", `(?i:\b([a-z0-9_.-]*(?:` + secretKeyWords + `)[a-z0-9_.-]*)\\?["']?\s*[:=]\s*\\?["']?)([^\s"'<>&,;()\[\]{}\\]{8,})`, 0},
+}
+
+// secretKeyWords are the words of a name that says its value is a
+// secret, as a pattern: api_key, aws_secret_access_key, GITHUB_TOKEN,
+// db_password.
+const secretKeyWords = `api[_-]?key|access[_-]?key|private[_-]?key|secret|token|password|passwd|passphrase|credentials?`
+
+// notSecretKeys are the endings of names that have a secret word but
+// name something about a secret, not the secret itself: token_type,
+// secret_name, max_tokens, password_hint.
+var notSecretKeys = []string{"name", "names", "id", "ids", "type", "types", "count", "length", "len", "limit", "limits", "url", "uri",
+	"path", "file", "hint", "field", "prefix", "format", "kind", "ref", "tokens", "usage", "policy", "header", "param", "expiry", "expires", "ttl"}
+
+// assignedSecret reports whether value, given to key, is a secret by
+// its look: not a word of prose nor a number, but a value of letters
+// and digits, or a long one of mixed characters.
+func assignedSecret(key, value string) bool {
+	k := strings.ToLower(key)
+	for _, end := range notSecretKeys {
+		at := len(k) - len(end)
+		if at > 0 && strings.HasSuffix(k, end) && (strings.ContainsRune("_-.", rune(k[at-1])) || key[at] >= 'A' && key[at] <= 'Z' || end == "tokens") {
+			return false
+		}
+	}
+	var letter, digit, upper, lower, other bool
+	for _, r := range value {
+		switch {
+		case r >= '0' && r <= '9':
+			digit = true
+		case r >= 'a' && r <= 'z':
+			letter, lower = true, true
+		case r >= 'A' && r <= 'Z':
+			letter, upper = true, true
+		case r != '_' && r != '-' && r != '.':
+			other = true
+		}
+	}
+	return letter && digit || len(value) >= 16 && letter && (upper && lower || other)
 }
 
 var shapes = sync.OnceValue(func() []*regexp.Regexp {
@@ -70,10 +111,13 @@ func FindSecrets(text string) []Found {
 		}
 		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
 			start, end := m[0], m[1]
-			if len(m) > 2 && m[2] >= 0 {
-				start, end = m[2], m[3]
+			if g := len(m) - 2; g >= 2 && m[g] >= 0 {
+				start, end = m[g], m[g+1] // the last group is the secret
 			}
 			if placeholder(text[start:end]) {
+				continue
+			}
+			if len(m) == 6 && !assignedSecret(text[m[2]:m[3]], text[start:end]) {
 				continue
 			}
 			found = append(found, Found{Start: start, End: end, Kind: shapeList[i].kind, Keep: shapeList[i].keep})

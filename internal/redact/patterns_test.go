@@ -19,6 +19,15 @@ func TestFindSecrets(t *testing.T) {
 		{"https://api.acme.io/v1?api_key=a8f3k2m9q1z7&x=1", "a secret in a URL", "a8f3k2m9q1z7"},
 		{"Authorization: Bearer abcdef0123456789ABCDEF.xyz", "a bearer token", "abcdef0123456789ABCDEF.xyz"},
 		{"api_key = 'f9a8b7c6d5e4f3a2b1c0'", "a secret assigned", "f9a8b7c6d5e4f3a2b1c0"},
+		{"set aws_secret_access_key=wJalrXUtnFEMIK7MDENGbPxRfiCYq2Lz9 first", "a secret assigned", "wJalrXUtnFEMIK7MDENGbPxRfiCYq2Lz9"},
+		{"AWS_SECRET_ACCESS_KEY: wJalrXUtnFEMIK7MDENGbPxRfiCYq2Lz9", "a secret assigned", "wJalrXUtnFEMIK7MDENGbPxRfiCYq2Lz9"},
+		{"log in with password=hunter2hunter", "a secret assigned", "hunter2hunter"},
+		{"password: s3cr3tPass", "a secret assigned", "s3cr3tPass"},
+		{"send token=abc123def456 along", "a secret assigned", "abc123def456"},
+		{`{"api_key": "k7Hq2Zp9Lm4Xw8Rt"}`, "a secret assigned", "k7Hq2Zp9Lm4Xw8Rt"},
+		{`{\"token\": \"k7Hq2Zp9Lm4Xw8Rt\"}`, "a secret assigned", "k7Hq2Zp9Lm4Xw8Rt"},
+		{"https://s3.example.org/b?aws_secret_access_key=wJalrXUtnFEMIK7MDENG&x=1", "a secret in a URL", "wJalrXUtnFEMIK7MDENG"},
+		{"db_password='Tr0ub4dor&3'", "a secret assigned", "Tr0ub4dor"},
 		{"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7v3Zk9Q2mX5pL8nR4tY1wB6cD0eF\nq9rS2tU3vW4xY5zA6bC7dE8fG9hI0jK1lM2nO3pQ==\n-----END RSA PRIVATE KEY-----", "a private key", "MIIEowIBAAKCAQEA7v3Zk9Q2mX5pL8nR4tY1wB6cD0eF\nq9rS2tU3vW4xY5zA6bC7dE8fG9hI0jK1lM2nO3pQ==\n"},
 		{"jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "a JSON Web Token", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"},
 	}
@@ -49,6 +58,15 @@ func TestFindSecretsLeavesOrdinaryTextAlone(t *testing.T) {
 		"Creates a task (task ids look like task-0123456789abcdef).",
 		"sk-learn is a library; risk-free",
 		"A bearer token, sent as Authorization: Bearer <token>.",
+		"max_tokens: 4096 limits the answer; maxTokens=100000000",
+		"token_type: Bearer2024, tokenType: access_token",
+		"password: required",
+		"secret_name: prod-db-password-2024",
+		"token: the token to use, as the login tool returned it",
+		"api_key: string (required)",
+		"password_hint=Favourite2Pet",
+		"Set token=YOUR_TOKEN_HERE and secret=<secret>.",
+		"The access token expires after 3600 seconds: token_expires=3600s",
 	} {
 		if found := FindSecrets(text); len(found) > 0 {
 			t.Errorf("FindSecrets(%q) = %+v, want nothing", text, found)
