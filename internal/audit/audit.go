@@ -129,6 +129,7 @@ func auditOne(t *Target) []Finding {
 	}
 	found = append(found, parameterRules(s)...)
 	found = append(found, withinServer(s)...)
+	found = append(found, listedTwice(t)...)
 	return combine(found)
 }
 

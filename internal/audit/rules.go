@@ -105,6 +105,7 @@ var Rules = []Rule{
 	{RuleAnnotationMismatch, Low, "annotations that contradict the name",
 		"A tool whose name says it deletes, writes or sends (delete_file, send_email) while its annotations say readOnlyHint: true, or destructiveHint: false for deleting, misleads a host that lets read-only tools run unasked.",
 		"delete_file with annotations {\"readOnlyHint\": true}", []string{"owasp-mcp:MCP02"}},
+	listedTwiceRule,
 }
 
 // ruleByID is the rule called id.
