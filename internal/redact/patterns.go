@@ -11,9 +11,10 @@ import (
 // it looks like, and how long a prefix of it names the kind without
 // giving anything away (ghp_, sk-ant-, AKIA, the scheme and user of a URL).
 type Found struct {
-	Start, End int // bytes of the text
+	Start, End int // bytes of the text: the secret, and what names it before it
 	Kind       string
-	Keep       int // bytes from Start that may be shown
+	Keep       int // bytes from Start that may be shown: what names it, and the secret's prefix that names its kind
+	secret     int // where the secret itself starts
 }
 
 // shapes are the secrets known by their shape, each with the part of a
@@ -110,24 +111,35 @@ func FindSecrets(text string) []Found {
 			continue
 		}
 		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
-			start, end := m[0], m[1]
+			secret, end := m[0], m[1]
 			if g := len(m) - 2; g >= 2 && m[g] >= 0 {
-				start, end = m[g], m[g+1] // the last group is the secret
+				secret, end = m[g], m[g+1] // the last group is the secret
 			}
-			if placeholder(text[start:end]) {
+			if placeholder(text[secret:end]) {
 				continue
 			}
-			if len(m) == 6 && !assignedSecret(text[m[2]:m[3]], text[start:end]) {
+			if len(m) == 6 && !assignedSecret(text[m[2]:m[3]], text[secret:end]) {
 				continue
 			}
-			found = append(found, Found{Start: start, End: end, Kind: shapeList[i].kind, Keep: shapeList[i].keep})
+			// What names it (api_key=, Bearer, the URL's scheme and user)
+			// is found with it and kept: a window of the text that holds
+			// the secret holds what tells it is one.
+			found = append(found, Found{Start: m[0], End: end, Kind: shapeList[i].kind, Keep: secret - m[0] + shapeList[i].keep, secret: secret})
 		}
 	}
-	sort.SliceStable(found, func(i, j int) bool { return found[i].Start < found[j].Start })
+	// By where each secret starts, not what names it: of one secret found
+	// twice (a GitHub token given to Token:), the shape that knows it
+	// best, earlier in the list, is kept, with the prefix that tells its
+	// kind.
+	sort.SliceStable(found, func(i, j int) bool { return found[i].secret < found[j].secret })
 	out := found[:0]
 	for _, f := range found {
-		if len(out) > 0 && f.Start < out[len(out)-1].End {
+		if len(out) > 0 && f.secret < out[len(out)-1].End {
 			continue // inside one found before, by an earlier shape or an earlier start
+		}
+		if len(out) > 0 && f.Start < out[len(out)-1].End { // what names it is in the one before
+			cut := out[len(out)-1].End - f.Start
+			f.Start, f.Keep = f.Start+cut, max(0, f.Keep-cut)
 		}
 		out = append(out, f)
 	}
