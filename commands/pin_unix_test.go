@@ -5,6 +5,7 @@ package commands
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -50,4 +51,23 @@ func TestPinFileThatIsANamedPipe(t *testing.T) {
 	feedFIFO(t, filepath.Join(dir, "fifo.json"), "{}")
 	r := w.mcpv(t, "", args([]string{"--pin", "fifo.json", "call", "echo"}, srv.cmd)...)
 	r.expect(t, 2, "", "", "not a regular file but a named pipe")
+}
+
+// Through a session, a server whose two names differ is held to the
+// entry of either, and instructions that moved are said once a command.
+func TestPinThroughASessionOfAServerWhoseNamesDiffer(t *testing.T) {
+	t.Parallel()
+	w, srv := namesDiffer(t)
+	withSessions(t, w.world)
+	w.mcpv(t, "", "pin", "pins.json", "-s", "calc").expect(t, 0, "", `"name":"calc"`, "")
+	srv.set(t, strings.Replace(calcNamed(calcV1, "mcpv-calc"), `"instructions":"Use add."`, `"instructions":"Use add, always."`, 1))
+	if r := w.mcpv(t, "", "session", "start", "s", "-s", "calc"); r.code != 0 {
+		t.Fatalf("session start: %s", r.stderr)
+	}
+	r := w.mcpv(t, "", "--session", "s", "--pin", "pins.json", "call", "echo", "text=hi")
+	r.expect(t, 0, "", "called echo", `pins.json: it pins server "mcpv-calc" under its config name "calc"; held to that entry`)
+	if n := strings.Count(r.stderr, "instructions moved"); n != 1 {
+		t.Errorf("the instructions said %d times:\n%s", n, r.stderr)
+	}
+	w.mcpv(t, "", "--session", "s", "--pin", "pins.json", "--pin-strict", "call", "echo", "text=hi").expect(t, 7, "", "", "instructions moved since it was pinned")
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/subscription"
+	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/uritemplate"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -56,33 +57,127 @@ func (u *upstream) pinMark() uint64 {
 }
 
 // pinFilter removes from a page of a list (asked for at mark) what moved
-// since it was pinned; any other result comes back as it is. An item
-// that holds its key twice, or in another case, is left out, as the
-// guard leaves it out.
+// since it was pinned: an item that moved, a key listed twice (on the
+// page, or in the whole list, which a server whose lists are kept has
+// walked once), a tool whose app moved; from a resources/read, an app's
+// document that moved. Any other result comes
+// back as it is. An item that holds its key twice, or in another case,
+// is left out, as the guard leaves it out.
 func (u *upstream) pinFilter(method string, res json.RawMessage, mark uint64) json.RawMessage {
 	g := u.srv.pins
 	kind, ok := pinKinds[method]
-	if g == nil || !ok {
+	switch {
+	case g == nil:
+		return res
+	case method == "resources/read":
+		return u.pinRead(res)
+	case !ok:
 		return res
 	}
 	entry := g.current()
 	keep := u.keeps()
 	l := lists[method]
+	count := map[string]int{}
+	rawjson.ForEachElement(rawjson.Member(res, l.key), func(_ int, item []byte) {
+		if key, ok := exactString(item, l.field); ok {
+			count[key]++
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), pinWalkWait)
+	defer cancel()
+	if keep && u.pinned.whole(kind) == nil {
+		// Walked whole once (and kept until it changes), the list tells
+		// a key a later page lists again, which this page cannot.
+		u.walkKind(ctx, kind)
+	}
 	onPage := map[string]bool{}
 	return mcp.FilterPage(res, l.key, func(item json.RawMessage) bool {
 		key, ok := exactString(item, l.field)
 		if !ok || entry == nil {
 			return false
 		}
+		if count[key] > 1 || u.pinned.listedTwice(kind, key) {
+			u.pinned.noteTwice(kind, key, mark)
+			g.say(pin.ListedTwice(kind, key))
+			return false
+		}
 		_, def, err := pin.Pinned(kind, item)
 		if err != nil {
 			return false
 		}
-		if keep && !onPage[key] { // a key twice on a page: the first, as a pin records it
+		if keep && !onPage[key] {
 			onPage[key] = true
 			u.pinned.note(kind, key, def, mark)
 		}
-		if m := entry.Check(kind, key, def); m != nil {
+		m := entry.Check(kind, key, def)
+		if m == nil && kind == pin.Tool {
+			m = u.appMove(ctx, entry, key, item)
+		}
+		if m != nil {
+			g.say(*m)
+			return false
+		}
+		return true
+	})
+}
+
+// appMove is how the app of the tool called key, listed as raw (nil: as
+// a walk kept it), moved from the pin, its document read (or as read
+// before); nil when it did not.
+func (u *upstream) appMove(ctx context.Context, entry *pin.Server, key string, raw json.RawMessage) *pin.Move {
+	if !entry.HasApps {
+		return nil
+	}
+	_, pinned := entry.FindApp(key)
+	if !pinned && pin.AppOf(raw, nil) == nil {
+		return nil
+	}
+	var docs map[string]surface.Document
+	if uri, ok := pin.DocumentURI(raw); ok {
+		docs = map[string]surface.Document{uri: u.appDoc(ctx, uri, true)}
+	}
+	return entry.CheckApp(key, pin.AppOf(raw, docs))
+}
+
+// appDoc is the app document at uri, read from the server (kept, when
+// kept, until a resource changes); its _meta.ui the listing's when the
+// content declares none. One that cannot be read is a document not read,
+// which is not the one pinned.
+func (u *upstream) appDoc(ctx context.Context, uri string, kept bool) surface.Document {
+	d, ok, gen := u.pinned.doc(uri)
+	if ok && kept {
+		return d
+	}
+	res, err := u.conn.Forward(ctx, "resources/read", mustJSON(map[string]string{"uri": uri}))
+	if err != nil {
+		return surface.Document{}
+	}
+	d = surface.DocumentOf(uri, res, nil)
+	if d.Read && d.UI == nil {
+		if l, _, err := u.resourceLists(ctx); err == nil && l.uis[uri] != nil {
+			d = surface.DocumentOf(uri, res, mustJSON(map[string]any{"_meta": map[string]json.RawMessage{"ui": l.uis[uri]}}))
+		}
+	}
+	u.pinned.keepDoc(uri, d, gen)
+	return d
+}
+
+// pinRead is a resources/read result without the app documents that moved
+// since they were pinned (said once): what a client is given is what the
+// check before it was sent saw, whatever the server answered in between.
+func (u *upstream) pinRead(res json.RawMessage) json.RawMessage {
+	g := u.srv.pins
+	entry := g.current()
+	if entry == nil || !entry.HasApps {
+		return res
+	}
+	return mcp.FilterPage(res, "contents", func(item json.RawMessage) bool {
+		uri, _ := exactString(item, "uri")
+		if !entry.DocumentPinned(uri) {
+			return true
+		}
+		d := surface.DocumentOf(uri, mustJSON(map[string][]json.RawMessage{"contents": {item}}), nil)
+		if m := entry.CheckDocument(uri, d); m != nil {
 			g.say(*m)
 			return false
 		}
@@ -135,23 +230,10 @@ func (u *upstream) pinCheck(ctx context.Context, method string, params json.RawM
 	return nil
 }
 
-// pinItem checks a tool or a prompt: as listed last, else as the server
-// lists it now (a tool as Upstream.Tool finds it, a prompt after a walk
-// of the prompts).
+// pinItem checks a tool or a prompt (and a tool's app) against the
+// server's whole list: kept, else walked now, so that a key listed on
+// two pages is seen twice.
 func (u *upstream) pinItem(ctx context.Context, kind pin.Kind, key string) *mcp.RPCError {
-	if def, ok := u.pinned.listed(kind, key); ok {
-		return u.held(kind, key, kind, key, def)
-	}
-	if kind == pin.Tool {
-		var def json.RawMessage
-		if raw, ok := u.conn.Tool(ctx, key); ok {
-			def = raw
-			if _, d, err := pin.Pinned(kind, raw); err == nil {
-				def = d
-			}
-		}
-		return u.held(kind, key, kind, key, def)
-	}
 	l := u.pinned.whole(kind)
 	if l == nil {
 		var err error
@@ -159,21 +241,42 @@ func (u *upstream) pinItem(ctx context.Context, kind pin.Kind, key string) *mcp.
 			return u.srv.pins.unlisted(kind, key, err)
 		}
 	}
-	return u.held(kind, key, kind, key, l.defs[key])
+	if l.twice[key] || u.pinned.listedTwice(kind, key) {
+		return u.heldTwice(kind, key, kind, key)
+	}
+	if rerr := u.held(kind, key, kind, key, l.defs[key]); rerr != nil || kind != pin.Tool {
+		return rerr
+	}
+	g := u.srv.pins
+	if entry := g.current(); entry != nil {
+		if m := u.appMove(ctx, entry, key, l.apps[key]); m != nil {
+			g.say(*m)
+			return g.refusal(kind, key, m)
+		}
+	}
+	return nil
 }
 
 // pinResource checks the resource at uri: the resource listed at uri,
 // else the first template listed that uri is an expansion of, must be as
-// pinned; a uri that is neither is not pinned.
+// pinned; a uri that is neither is not pinned. A pinned app's document
+// is read now, and must be as pinned too.
 func (u *upstream) pinResource(ctx context.Context, uri string) *mcp.RPCError {
-	if def, ok := u.pinned.listed(pin.Resource, uri); ok {
-		return u.held(pin.Resource, uri, pin.Resource, uri, def)
-	}
 	res, tmpl, err := u.resourceLists(ctx)
 	if err != nil {
 		return u.srv.pins.unlisted(pin.Resource, uri, err)
 	}
-	return u.heldResource(uri, res, tmpl)
+	if rerr := u.heldResource(uri, res, tmpl); rerr != nil {
+		return rerr
+	}
+	g := u.srv.pins
+	if entry := g.current(); entry != nil && entry.DocumentPinned(uri) {
+		if m := entry.CheckDocument(uri, u.appDoc(ctx, uri, false)); m != nil {
+			g.say(*m)
+			return g.refusal(pin.Resource, uri, m)
+		}
+	}
+	return nil
 }
 
 // resourceLists are the resources and the templates the server lists,
@@ -194,6 +297,9 @@ func (u *upstream) resourceLists(ctx context.Context) (res, tmpl *seenList, err 
 
 // heldResource is pinResource with the lists at hand.
 func (u *upstream) heldResource(uri string, res, tmpl *seenList) *mcp.RPCError {
+	if res.twice[uri] || u.pinned.listedTwice(pin.Resource, uri) {
+		return u.heldTwice(pin.Resource, uri, pin.Resource, uri)
+	}
 	if def, ok := res.defs[uri]; ok {
 		return u.held(pin.Resource, uri, pin.Resource, uri, def)
 	}
@@ -203,6 +309,9 @@ func (u *upstream) heldResource(uri string, res, tmpl *seenList) *mcp.RPCError {
 		}
 		if _, ok := t.Match(uri); ok {
 			key := tmpl.order[i]
+			if tmpl.twice[key] || u.pinned.listedTwice(pin.Template, key) {
+				return u.heldTwice(pin.Resource, uri, pin.Template, key)
+			}
 			return u.held(pin.Resource, uri, pin.Template, key, tmpl.defs[key])
 		}
 	}
@@ -228,16 +337,27 @@ func (u *upstream) held(askedKind pin.Kind, asked string, kind pin.Kind, key str
 	return g.refusal(askedKind, asked, m)
 }
 
+// heldTwice refuses what a client asked for (the item of askedKind
+// called asked) because the item it is, of kind called key, is listed
+// more than once; said once.
+func (u *upstream) heldTwice(askedKind pin.Kind, asked string, kind pin.Kind, key string) *mcp.RPCError {
+	m := pin.ListedTwice(kind, key)
+	u.srv.pins.say(m)
+	return u.srv.pins.refusal(askedKind, asked, &m)
+}
+
 // refusal is the error a client gets for what moved: the same code as
 // the guard's.
 func (g *pinGate) refusal(kind pin.Kind, key string, m *pin.Move) *mcp.RPCError {
 	file := safetext.Line(g.cfg.Label)
 	subject := "it"
 	if m.Kind != string(kind) || m.Key != key {
-		subject = fmt.Sprintf("%s %q", m.Kind, clipKey(m.Key))
+		subject = safetext.Line((&pin.Move{Kind: m.Kind, Key: clipKey(m.Key)}).Label())
 	}
 	var why string
 	switch {
+	case m.How == pin.Twice:
+		why = fmt.Sprintf("the server lists %s more than once; withheld", subject)
 	case m.How == pin.New && m.Live == nil:
 		why = fmt.Sprintf("%s is not pinned in %s", subject, file)
 	case m.How == pin.Removed:
@@ -269,7 +389,7 @@ func (u *upstream) walkKind(ctx context.Context, kind pin.Kind) (*seenList, erro
 	method := listOf[kind]
 	l := lists[method]
 	mark := u.pinned.mark()
-	list := &seenList{defs: map[string]json.RawMessage{}}
+	list := &seenList{defs: map[string]json.RawMessage{}, twice: map[string]bool{}, apps: map[string]json.RawMessage{}, uis: map[string]json.RawMessage{}}
 	err := u.walkPages(ctx, method, l.key, func(items []json.RawMessage) error {
 		for _, raw := range items {
 			key, ok := exactString(raw, l.field)
@@ -277,8 +397,19 @@ func (u *upstream) walkKind(ctx context.Context, kind pin.Kind) (*seenList, erro
 				continue
 			}
 			_, def, err := pin.Pinned(kind, raw)
+			if _, dup := list.defs[key]; dup {
+				list.twice[key] = true
+			}
 			if _, dup := list.defs[key]; err != nil || dup {
 				continue
+			}
+			if kind == pin.Tool && pin.AppOf(raw, nil) != nil {
+				list.apps[key] = raw
+				list.bytes += len(raw)
+			}
+			if ui := rawjson.Member(rawjson.Member(raw, "_meta"), "ui"); kind == pin.Resource && ui != nil && string(ui) != "null" {
+				list.uis[key] = ui
+				list.bytes += len(ui)
 			}
 			if list.bytes += len(key) + len(def); list.bytes > maxSeenBytes {
 				return fmt.Errorf("%s holds more than %d MiB", method, maxSeenBytes>>20)

@@ -454,7 +454,7 @@ func jsonText(v any, present bool) string {
 	if enc.Encode(v) != nil {
 		return "?"
 	}
-	return safetext.Line(strings.TrimSuffix(b.String(), "\n"))
+	return safetext.Line(redact.MaskSecrets(strings.TrimSuffix(b.String(), "\n")))
 }
 
 func isTrue(v any) bool { b, _ := v.(bool); return b }

@@ -31,6 +31,10 @@ type Server struct {
 	// whether they are known: a snapshot holds none.
 	Resources    []json.RawMessage
 	HasResources bool
+	// Documents are the documents of the tools' apps (GatherDocuments),
+	// by URI; nil when they were not read (a snapshot, an audit), and
+	// then apps are not compared.
+	Documents map[string]Document
 }
 
 // InfoName is the name serverInfo gives, or "".
