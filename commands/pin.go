@@ -27,7 +27,7 @@ type pinCmd struct {
 	All     bool     `name:"all" help:"Every server of the config files (as 'mcpv servers' lists them), each under its name."`
 	Check   bool     `name:"check" help:"Record nothing: compare each server with its pin, and exit 7 when one moved."`
 	Approve bool     `name:"approve" help:"Write the moves of each server into the pin (after you reviewed them with --check): only those entries change."`
-	Item    []string `name:"item" sep:"none" placeholder:"KIND:NAME" help:"With --approve: approve only this item's move (repeatable): tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, instructions or server."`
+	Item    []string `name:"item" sep:"none" placeholder:"KIND:NAME" help:"With --approve: approve only this item's move (repeatable): tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, app:TOOL, instructions or server."`
 }
 
 func (c *pinCmd) noServer()       {}
@@ -85,9 +85,9 @@ func parseItem(s string) (itemRef, error) {
 		return itemRef{s, ""}, nil
 	}
 	kind, key, ok := strings.Cut(s, ":")
-	kinds := map[string]string{"tool": "tool", "prompt": "prompt", "resource": "resource", "template": "resource template", "resource-template": "resource template"}
+	kinds := map[string]string{"tool": "tool", "prompt": "prompt", "resource": "resource", "template": "resource template", "resource-template": "resource template", "app": pin.App}
 	if !ok || kinds[kind] == "" || key == "" {
-		return itemRef{}, fmt.Errorf("--item %q: want tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, instructions or server", s)
+		return itemRef{}, fmt.Errorf("--item %q: want tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, app:TOOL, instructions or server", s)
 	}
 	return itemRef{kinds[kind], key}, nil
 }
@@ -279,6 +279,10 @@ func (c *pinCmd) one(ctx context.Context, out *console, t *targets, file *pin.Fi
 		return o, err
 	}
 	o.Name = cmp.Or(s.settings.PinEntry, live.InfoName(), s.settings.Name)
+	if live.ResourcesError != "" {
+		out.warnf("server %q answered resources/list with an error (%s): its resources are not %s", safetext.Line(o.Name),
+			safetext.Clip(safetext.Line(live.ResourcesError), 200), map[bool]string{true: "checked", false: "pinned"}[c.Check])
+	}
 	entry, note, err := file.Entry(s.settings.PinEntry, live.InfoName())
 	var ne *pin.NoEntryError
 	switch {

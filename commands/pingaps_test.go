@@ -228,6 +228,11 @@ func TestPinHoldsApps(t *testing.T) {
 			if a := answers["3"]; (tt.name == "document replaced" || tt.name == "csp widened") != strings.Contains(a, "moved since it was pinned") {
 				t.Errorf("serve: read the document: %s", a)
 			}
+			// Approving the app's move alone leaves nothing moved.
+			if tt.name != "resourceUri swapped" { // the new document is a new resource too
+				w.mcpv(t, "", args([]string{"pin", "--approve", "pins.json", "--item", "app:" + tt.tool}, srv.cmd)...).expect(t, 0, "", `"approved":true`, "")
+				w.mcpv(t, "", args([]string{"pin", "--check", "pins.json"}, srv.cmd)...).expect(t, 0, "", `"action":"unchanged"`, "")
+			}
 		})
 	}
 }
@@ -290,7 +295,8 @@ func TestPinSaysMovedInstructions(t *testing.T) {
 	}{
 		{"call", "", nil, []string{"--pin", "pins.json", "call", "-s", "calc", "echo", "text=hi"}, 0, "called echo", said},
 		{"batch", "call echo text=hi\ncall add a:=1 b:=2\nget-prompt greet who=Ada\n", nil, []string{"--pin", "pins.json", "batch", "-s", "calc"}, 0, "called add", said},
-		{"test", "", nil, []string{"test", "t.yaml"}, 0, "2 passed", ""},
+		// mcpv test keeps a file's stderr in its report.
+		{"test", "", nil, []string{"test", "t.yaml", "--format", "json"}, 0, `"stderr":"mcpv: warning: the server's instructions moved since they were pinned (`, ""},
 		{"--pin-strict", "", nil, []string{"--pin", "pins.json", "--pin-strict", "call", "-s", "calc", "echo", "text=hi"}, 7, "",
 			`mcpv: instructions moved since it was pinned (pins.json, server "calc"): instructions changed; nothing sent`},
 		{"MCPV_PIN_STRICT", "", []string{"MCPV_PIN_STRICT=1"}, []string{"--pin", "pins.json", "call", "-s", "calc", "echo", "text=hi"}, 7, "", "instructions moved since it was pinned"},
@@ -304,7 +310,7 @@ func TestPinSaysMovedInstructions(t *testing.T) {
 			}
 			r := tw.mcpv(t, tt.stdin, tt.args...)
 			r.expect(t, tt.code, "", tt.out, tt.err)
-			if n := strings.Count(r.stderr, "instructions moved"); tt.code == 0 && tt.name != "test" && n != 1 {
+			if n := strings.Count(r.stdout+r.stderr, "instructions moved"); tt.code == 0 && n != 1 {
 				t.Errorf("said %d times:\n%s", n, r.stderr)
 			}
 		})
@@ -434,4 +440,21 @@ func TestPinAllSaysWhatFailed(t *testing.T) {
 			t.Errorf("%v:\n%s\n%s", cmd, r.stdout, r.stderr)
 		}
 	}
+}
+
+// A server that answers resources/list with an error of its own (a
+// database it cannot reach) is pinned, checked and diffed by the rest
+// of its surface, with a warning: pin exited 3 and pinned nothing. Its
+// resources are not pinned, so a read held to the pin is refused.
+func TestPinServerWhoseResourcesCannotBeListed(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.env.Cwd = t.TempDir()
+	srv := newMovingServer(t, strings.Replace(calcV1, `"serverInfo":`, `"errors":{"resources/list":{"code":-32603,"message":"connect ECONNREFUSED 127.0.0.1:9"}},"serverInfo":`, 1))
+	warned := `mcpv: warning: server "calc" answered resources/list with an error (server error -32603: connect ECONNREFUSED 127.0.0.1:9): its resources are not`
+	w.mcpv(t, "", args([]string{"pin", "pins.json"}, srv.cmd)...).expect(t, 0, "", `"action":"pinned","items":5`, warned+" pinned")
+	w.mcpv(t, "", args([]string{"pin", "--check", "pins.json"}, srv.cmd)...).expect(t, 0, "", `"action":"unchanged"`, warned+" checked")
+	w.mcpv(t, "", args([]string{"diff", "pins.json"}, srv.cmd)...).expect(t, 0, "no changes; passed (--fail-on any)\n", "", "")
+	w.mcpv(t, "", args([]string{"--pin", "pins.json", "call", "echo", "text=hi"}, srv.cmd)...).expect(t, 0, "", "called echo", "")
+	w.mcpv(t, "", args([]string{"--pin", "pins.json", "read", "calc://readme"}, srv.cmd)...).expect(t, 3, "", "", "could not list the resources")
 }

@@ -406,7 +406,7 @@ complete -c mcpv -n '__mcpv_in "check"' -l connect-only -d 'Walk the connection 
 complete -c mcpv -n '__mcpv_in "pin"' -l all -d 'Every server of the config files (as \'mcpv servers\' lists them), each under its name.'
 complete -c mcpv -n '__mcpv_in "pin"' -l check -d 'Record nothing: compare each server with its pin, and exit 7 when one moved.'
 complete -c mcpv -n '__mcpv_in "pin"' -l approve -d 'Write the moves of each server into the pin (after you reviewed them with --check): only those entries change.'
-complete -c mcpv -n '__mcpv_in "pin"' -l item -x -d 'With --approve: approve only this item\'s move (repeatable): tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, instructions or server.'
+complete -c mcpv -n '__mcpv_in "pin"' -l item -x -d 'With --approve: approve only this item\'s move (repeatable): tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, app:TOOL, instructions or server.'
 complete -c mcpv -n '__mcpv_at "pin" 0' -F
 complete -c mcpv -n '__mcpv_in "diff"' -l format -x -a 'text json' -d 'text (for people) or json.'
 complete -c mcpv -n '__mcpv_in "diff"' -l fail-on -x -a 'breaking security any none' -d 'Exit 1 when a change of this class or worse is found: breaking, security (and breaking), any, or none.'

@@ -238,7 +238,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'Every server of the config files (as ''mcpv servers'' lists them), each under its name.' }
             @{ Names = @('--check'); Words = 0; Kind = 'none'; Enum = @(); H = 'Record nothing: compare each server with its pin, and exit 7 when one moved.' }
             @{ Names = @('--approve'); Words = 0; Kind = 'none'; Enum = @(); H = 'Write the moves of each server into the pin (after you reviewed them with --check): only those entries change.' }
-            @{ Names = @('--item'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --approve: approve only this item''s move (repeatable): tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, instructions or server.' }
+            @{ Names = @('--item'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --approve: approve only this item''s move (repeatable): tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, app:TOOL, instructions or server.' }
         )
         'diff' = @(
             @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'json'); H = 'text (for people) or json.' }
