@@ -26,10 +26,16 @@ func Canonical(raw []byte) ([]byte, error) {
 	if !rawjson.Valid(raw) {
 		return nil, invalidJSON(raw)
 	}
+	return validCanonical(raw), nil
+}
+
+// validCanonical is Canonical of text known to be one valid JSON value
+// (a part of a file checked whole).
+func validCanonical(raw []byte) []byte {
 	var b bytes.Buffer
 	b.Grow(len(raw))
 	writeCanonical(&b, raw[rawjson.SkipSpace(raw, 0):])
-	return b.Bytes(), nil
+	return b.Bytes()
 }
 
 // invalidJSON says why raw, which rawjson.Valid refused, is no JSON

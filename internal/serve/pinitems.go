@@ -8,7 +8,6 @@ package serve
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -19,8 +18,6 @@ import (
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/subscription"
-	"github.com/mcpv/mcpv/internal/surface"
-	"github.com/mcpv/mcpv/internal/uritemplate"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -114,70 +111,6 @@ func (u *upstream) pinFilter(method string, res json.RawMessage, mark uint64) js
 			m = u.appMove(ctx, entry, key, item)
 		}
 		if m != nil {
-			g.say(*m)
-			return false
-		}
-		return true
-	})
-}
-
-// appMove is how the app of the tool called key, listed as raw (nil: as
-// a walk kept it), moved from the pin, its document read (or as read
-// before); nil when it did not.
-func (u *upstream) appMove(ctx context.Context, entry *pin.Server, key string, raw json.RawMessage) *pin.Move {
-	if !entry.HasApps {
-		return nil
-	}
-	_, pinned := entry.FindApp(key)
-	if !pinned && pin.AppOf(raw, nil) == nil {
-		return nil
-	}
-	var docs map[string]surface.Document
-	if uri, ok := pin.DocumentURI(raw); ok {
-		docs = map[string]surface.Document{uri: u.appDoc(ctx, uri, true)}
-	}
-	return entry.CheckApp(key, pin.AppOf(raw, docs))
-}
-
-// appDoc is the app document at uri, read from the server (kept, when
-// kept, until a resource changes); its _meta.ui the listing's when the
-// content declares none. One that cannot be read is a document not read,
-// which is not the one pinned.
-func (u *upstream) appDoc(ctx context.Context, uri string, kept bool) surface.Document {
-	d, ok, gen := u.pinned.doc(uri)
-	if ok && kept {
-		return d
-	}
-	res, err := u.conn.Forward(ctx, "resources/read", mustJSON(map[string]string{"uri": uri}))
-	if err != nil {
-		return surface.Document{}
-	}
-	d = surface.DocumentOf(uri, res, nil)
-	if d.Read && d.UI == nil {
-		if l, _, err := u.resourceLists(ctx); err == nil && l.uis[uri] != nil {
-			d = surface.DocumentOf(uri, res, mustJSON(map[string]any{"_meta": map[string]json.RawMessage{"ui": l.uis[uri]}}))
-		}
-	}
-	u.pinned.keepDoc(uri, d, gen)
-	return d
-}
-
-// pinRead is a resources/read result without the app documents that moved
-// since they were pinned (said once): what a client is given is what the
-// check before it was sent saw, whatever the server answered in between.
-func (u *upstream) pinRead(res json.RawMessage) json.RawMessage {
-	g := u.srv.pins
-	entry := g.current()
-	if entry == nil || !entry.HasApps {
-		return res
-	}
-	return mcp.FilterPage(res, "contents", func(item json.RawMessage) bool {
-		uri, _ := exactString(item, "uri")
-		if !entry.DocumentPinned(uri) {
-			return true
-		}
-		d := surface.DocumentOf(uri, mustJSON(map[string][]json.RawMessage{"contents": {item}}), nil)
-		if m := entry.CheckDocument(uri, d); m != nil {
 			g.say(*m)
 			return false
 		}
@@ -379,108 +312,6 @@ func (g *pinGate) unlisted(kind pin.Kind, key string, err error) *mcp.RPCError {
 
 // clipKey bounds a name or URI quoted in a message.
 func clipKey(key string) string { return safetext.Clip(key, 200) }
-
-// walkKind walks the server's list of kind whole, bounded, and keeps it
-// (when u's lists are kept). A list the server does not have (method not
-// found) is empty.
-func (u *upstream) walkKind(ctx context.Context, kind pin.Kind) (*seenList, error) {
-	ctx, cancel := context.WithTimeout(ctx, pinWalkWait)
-	defer cancel()
-	method := listOf[kind]
-	l := lists[method]
-	mark := u.pinned.mark()
-	list := &seenList{defs: map[string]json.RawMessage{}, twice: map[string]bool{}, apps: map[string]json.RawMessage{}, uis: map[string]json.RawMessage{}}
-	err := u.walkPages(ctx, method, l.key, func(items []json.RawMessage) error {
-		for _, raw := range items {
-			key, ok := exactString(raw, l.field)
-			if !ok || key == "" {
-				continue
-			}
-			_, def, err := pin.Pinned(kind, raw)
-			if _, dup := list.defs[key]; dup {
-				list.twice[key] = true
-			}
-			if _, dup := list.defs[key]; err != nil || dup {
-				continue
-			}
-			if kind == pin.Tool && pin.AppOf(raw, nil) != nil {
-				list.apps[key] = raw
-				list.bytes += len(raw)
-			}
-			if ui := rawjson.Member(rawjson.Member(raw, "_meta"), "ui"); kind == pin.Resource && ui != nil && string(ui) != "null" {
-				list.uis[key] = ui
-				list.bytes += len(ui)
-			}
-			if list.bytes += len(key) + len(def); list.bytes > maxSeenBytes {
-				return fmt.Errorf("%s holds more than %d MiB", method, maxSeenBytes>>20)
-			}
-			list.defs[key] = def
-			list.order = append(list.order, key)
-			if kind == pin.Template {
-				t, _ := uritemplate.Parse(key)
-				list.parsed = append(list.parsed, t)
-			}
-		}
-		return nil
-	})
-	var ce *mcp.CallError
-	var re *mcp.RPCError
-	if errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound || errors.As(err, &re) && re.Code == mcp.CodeMethodNotFound {
-		list, err = &seenList{defs: map[string]json.RawMessage{}}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	list.complete = true
-	if u.keeps() {
-		u.pinned.keep(kind, list, mark)
-	}
-	return list, nil
-}
-
-// walkPages hands each page's items of a list to fn, to the end of the
-// list or maxPinPages: as mcp.Client.Walk walks them, or, for an
-// Upstream that cannot walk, page by page through Forward, stopping at a
-// cursor sent twice.
-func (u *upstream) walkPages(ctx context.Context, method, key string, fn func([]json.RawMessage) error) error {
-	if w, ok := u.conn.(walker); ok {
-		n := 0
-		for p, err := range w.Walk(ctx, method, key) {
-			if err != nil {
-				return err
-			}
-			if n++; n > maxPinPages {
-				return fmt.Errorf("%s: still not at the end after %d pages", method, maxPinPages)
-			}
-			if err := fn(p.Items); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	cursors := map[string]bool{}
-	params := json.RawMessage(`{}`)
-	for n := 1; ; n++ {
-		res, err := u.conn.Forward(ctx, method, params)
-		if err != nil {
-			return err
-		}
-		var items []json.RawMessage
-		rawjson.ForEachElement(rawjson.Member(res, key), func(_ int, el []byte) { items = append(items, el) })
-		if err := fn(items); err != nil {
-			return err
-		}
-		next, _ := rawjson.String(rawjson.Member(res, "nextCursor"))
-		switch {
-		case next == "":
-			return nil
-		case cursors[next] || n >= maxPinPages:
-			return fmt.Errorf("%s: the list does not end", method)
-		}
-		cursors[next] = true
-		params = mustJSON(map[string]string{"cursor": next})
-	}
-}
 
 // pinInstructions is an initialize (or server/discover) result without
 // its instructions when they moved since they were pinned (said once).
