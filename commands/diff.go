@@ -106,8 +106,11 @@ func diffChanges(old, new diffSide) []surface.Change {
 		return surface.CompareServers(old.s, new.s)
 	}
 	changes := surface.CompareServers(pin.View(old.s), pin.View(new.s))
-	if old.pinned != nil && new.Format == "live" {
+	switch {
+	case old.pinned != nil && new.Format == "live":
 		changes = append(changes, old.pinned.AppChanges(new.s)...)
+	case old.pinned != nil && new.pinned != nil:
+		changes = append(changes, old.pinned.AppChangesTo(new.pinned)...)
 	}
 	return changes
 }

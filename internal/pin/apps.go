@@ -237,3 +237,27 @@ func (p *Server) DocumentPinned(uri string) bool {
 	}
 	return false
 }
+
+// AppChangesTo are how the apps q pins differ from those p pins, as
+// changes of a diff of two pin files: none when either pins no apps.
+func (p *Server) AppChangesTo(q *Server) []surface.Change {
+	if !p.HasApps || !q.HasApps {
+		return nil
+	}
+	var out []surface.Change
+	for _, a := range p.Apps {
+		b, ok := q.FindApp(a.Key)
+		switch {
+		case !ok:
+			out = append(out, surface.Change{Class: surface.ClassSecurity, Object: appLabel(a.Key), Message: "removed"})
+		case b.Digest != a.Digest:
+			out = append(out, appChanges(appLabel(a.Key), a.Def, b.Def)...)
+		}
+	}
+	for _, b := range q.Apps {
+		if _, ok := p.FindApp(b.Key); !ok {
+			out = append(out, surface.Change{Class: surface.ClassSecurity, Object: appLabel(b.Key), Message: "added"})
+		}
+	}
+	return out
+}

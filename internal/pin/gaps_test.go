@@ -304,3 +304,19 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Two pin files' apps are compared as a pin's with a live server's.
+func TestAppChangesBetweenTwoPins(t *testing.T) {
+	p := record(t, appServer(appUI, eraseUI, appHTML, appCSP))
+	q := record(t, appServer(appUI, `{"visibility":["model","app"]}`, appHTML+"x", appCSP))
+	var paths []string
+	for _, c := range p.AppChangesTo(q) {
+		paths = append(paths, c.Object+" "+c.Path)
+	}
+	if want := []string{`app of tool "show" document.digest`, `app of tool "erase" ui.visibility`}; !slices.Equal(slices.Sorted(slices.Values(paths)), slices.Sorted(slices.Values(want))) {
+		t.Errorf("changes: %q", paths)
+	}
+	if len(p.AppChangesTo(p)) != 0 {
+		t.Errorf("a pin differs from itself")
+	}
+}
