@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -26,7 +28,7 @@ func TestFindSecrets(t *testing.T) {
 		{"send token=abc123def456 along", "a secret assigned", "abc123def456"},
 		{`{"api_key": "k7Hq2Zp9Lm4Xw8Rt"}`, "a secret assigned", "k7Hq2Zp9Lm4Xw8Rt"},
 		{`{\"token\": \"k7Hq2Zp9Lm4Xw8Rt\"}`, "a secret assigned", "k7Hq2Zp9Lm4Xw8Rt"},
-		{"https://s3.example.org/b?aws_secret_access_key=wJalrXUtnFEMIK7MDENG&x=1", "a secret in a URL", "wJalrXUtnFEMIK7MDENG"},
+		{"https://s3.example.org/b?aws_secret_access_key=wJalrXUtnFEMIK7MDENG&x=1", "a secret assigned", "wJalrXUtnFEMIK7MDENG"},
 		{"db_password='Tr0ub4dor&3'", "a secret assigned", "Tr0ub4dor"},
 		{"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7v3Zk9Q2mX5pL8nR4tY1wB6cD0eF\nq9rS2tU3vW4xY5zA6bC7dE8fG9hI0jK1lM2nO3pQ==\n-----END RSA PRIVATE KEY-----", "a private key", "MIIEowIBAAKCAQEA7v3Zk9Q2mX5pL8nR4tY1wB6cD0eF\nq9rS2tU3vW4xY5zA6bC7dE8fG9hI0jK1lM2nO3pQ==\n"},
 		{"jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "a JSON Web Token", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"},
@@ -104,5 +106,31 @@ func FuzzMaskSecrets(f *testing.F) {
 			last = s.End
 		}
 		MaskFound(text, found)
+	})
+}
+
+// assignedPattern is what assigned finds, as a pattern: slower, as its
+// first class of characters starts at every word.
+var assignedPattern = regexp.MustCompile(`(?i:\b([a-z0-9_.-]*(?:` + secretKeyWords + `)[a-z0-9_.-]*)\\?["']?\s*[:=]\s*\\?["']?)([^\s"'<>&,;()\[\]{}\\]{8,})`)
+
+// FuzzAssigned holds assigned to the pattern it stands for: each secret
+// the pattern finds, assigned finds.
+func FuzzAssigned(f *testing.F) {
+	for _, s := range []string{"aws_secret_access_key=wJalrXUtnFEMIK7MDENG", `{\"token\": \"k7Hq2Zp9Lm4Xw8Rt\"}`, "x-api-key: Ab12Cd34Ef", ".token=Ab12Cd34Ef56", "é_password=Ab12Cd34Ef56", "max_tokens: 4096"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var got [][]int
+		for _, m := range findAssigned(text, asciiLower(text)) {
+			got = append(got, m[4:6])
+		}
+		for _, m := range assignedPattern.FindAllStringSubmatchIndex(text, -1) {
+			if strings.ContainsFunc(text[m[2]:m[3]], func(r rune) bool { return r >= 0x80 }) {
+				continue // a letter that folds to an ASCII one (the Kelvin sign): the pattern's, not a name's
+			}
+			if !slices.ContainsFunc(got, func(g []int) bool { return g[0] == m[4] && g[1] == m[5] }) {
+				t.Fatalf("%q: the pattern finds %q, assigned does not (%v)", text, text[m[4]:m[5]], got)
+			}
+		}
 	})
 }
