@@ -339,8 +339,9 @@ func (c *pinCmd) record(out *console, file *pin.File, o pinOutcome, live surface
 	file.Put(p)
 	o.Action, o.Items, o.Written = "pinned", countItems(p), true
 	var twice []pin.Move
-	for _, m := range p.Compare(live) {
-		if m.How == pin.Twice {
+	for _, kind := range pin.Kinds {
+		for _, key := range pin.Duplicates(kind, pin.Listed(kind, live)) {
+			m := pin.ListedTwice(kind, key)
 			twice = append(twice, m)
 			o.Moved = append(o.Moved, movedJSON(m))
 		}
