@@ -71,3 +71,28 @@ func TestPinThroughASessionOfAServerWhoseNamesDiffer(t *testing.T) {
 	}
 	w.mcpv(t, "", "--session", "s", "--pin", "pins.json", "--pin-strict", "call", "echo", "text=hi").expect(t, 7, "", "", "instructions moved since it was pinned")
 }
+
+// A pin file that is a link is read through it when it leads to a pin
+// file, and refused when it leads to a device that never ends or to a
+// directory, in one line; a pin is written beside a link, never through
+// it (TestPinNeverWritesThroughALink).
+func TestPinFileThatIsALink(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	dir := t.TempDir()
+	w.env.Cwd = dir
+	srv := newPinnedServer(t, w, calcV1)
+	for name, target := range map[string]string{"good.json": filepath.Join(dir, "pins.json"), "zero.json": "/dev/zero", "dir.json": dir} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.mcpv(t, "", args([]string{"--pin", "good.json", "call", "echo", "text=hi"}, srv.cmd)...).expect(t, 0, "", "called echo", "")
+	for _, cmd := range [][]string{{"--pin", "zero.json", "call", "echo"}, {"--pin", "dir.json", "call", "echo"}, {"diff", "zero.json"}} {
+		r := w.mcpv(t, "", args(cmd, srv.cmd)...)
+		r.expect(t, 2, "", "", "mcpv: ")
+		if strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+			t.Errorf("%v: more than a line:\n%s", cmd, r.stderr)
+		}
+	}
+}
