@@ -138,11 +138,17 @@ func (c *appCmd) Run(ctx context.Context, s *session, out *console) error {
 	if !ok {
 		return &refusal{fmt.Sprintf("tool %q carries no app: its _meta names no ui:// resource (_meta.ui.resourceUri)", c.Tool)}
 	}
+	if err := s.pinApp(ctx, client, c.Tool, def.Raw, false, nil); err != nil {
+		return err // what the tool says of its app, before its document is read
+	}
 	if err := s.pinResource(ctx, client, a.ResourceURI); err != nil {
 		return err
 	}
-	report, rs, err := c.check(ctx, client, a, tools)
+	report, rs, res, err := c.check(ctx, client, a, tools)
 	if err != nil {
+		return err
+	}
+	if err := s.pinApp(ctx, client, c.Tool, def.Raw, true, res); err != nil {
 		return err
 	}
 	called := c.Call || len(c.Pairs) > 0 || c.ArgsJSON != ""
@@ -200,7 +206,7 @@ func invalidApp(r apps.Report, open bool) error {
 
 // findTool lists every tool and finds the one named.
 func (c *appCmd) findTool(ctx context.Context, s *session, client *mcp.Client) ([]json.RawMessage, mcp.Tool, error) {
-	var tools []json.RawMessage
+	var tools, same []json.RawMessage
 	var def mcp.Tool
 	var names []string
 	for page, err := range client.Walk(ctx, "tools/list", "tools", 0) {
@@ -214,23 +220,27 @@ func (c *appCmd) findTool(ctx context.Context, s *session, client *mcp.Client) (
 				continue
 			}
 			names = append(names, t.Name)
-			if t.Name == c.Tool && def.Name == "" {
-				def = t
+			if t.Name == c.Tool {
+				same = append(same, raw)
+				if def.Name == "" {
+					def = t
+				}
 			}
 		}
 	}
 	if def.Name == "" {
 		return nil, def, &refusal{fmt.Sprintf("the server lists no tool %q%s (see mcpv list-tools)", c.Tool, suggest.DidYouMean(c.Tool, names))}
 	}
-	if err := s.pinTool(client, c.Tool, def, nil); err != nil {
+	if err := s.checkPinListed(client, pin.Tool, c.Tool, same); err != nil {
 		return nil, def, err
 	}
 	return tools, def, nil
 }
 
 // check reads the app's resource and checks it, with the resource's
-// entry in resources/list when its content declares no metadata.
-func (c *appCmd) check(ctx context.Context, client *mcp.Client, a apps.ToolApp, tools []json.RawMessage) (apps.Report, apps.Resource, error) {
+// entry in resources/list when its content declares no metadata; res is
+// what was read (nil when the server would not give it).
+func (c *appCmd) check(ctx context.Context, client *mcp.Client, a apps.ToolApp, tools []json.RawMessage) (_ apps.Report, _ apps.Resource, res json.RawMessage, _ error) {
 	res, err := client.Call(ctx, "resources/read", mustJSON(map[string]string{"uri": a.ResourceURI}))
 	var callErr *mcp.CallError
 	readErr := ""
@@ -238,7 +248,7 @@ func (c *appCmd) check(ctx context.Context, client *mcp.Client, a apps.ToolApp, 
 	case errors.As(err, &callErr):
 		readErr = callErr.Err.Error()
 	case err != nil:
-		return apps.Report{}, apps.Resource{}, err
+		return apps.Report{}, apps.Resource{}, nil, err
 	}
 	report, rs := apps.Check(a, tools, res, readErr, nil, c.MaxSize)
 	if readErr == "" && rs.MetaFrom == "" && client.HasCapability("resources") {
@@ -254,7 +264,7 @@ func (c *appCmd) check(ctx context.Context, client *mcp.Client, a apps.ToolApp, 
 		report.Problems = append(report.Problems, apps.Problem{Level: apps.Warning, Rule: "apps.resources",
 			Message: "the server does not declare the resources capability, through which a host reads the app"})
 	}
-	return report, rs, nil
+	return report, rs, res, nil
 }
 
 // listedResource is uri's entry in resources/list, or nil.
@@ -346,11 +356,13 @@ func (e *events) line(v any) {
 func (c *appCmd) open(ctx context.Context, s *session, client *mcp.Client, out *console, tools []json.RawMessage, def mcp.Tool, a apps.ToolApp, rs apps.Resource, args json.RawMessage) error {
 	ev := &events{out: out}
 	byName := map[string]json.RawMessage{}
+	listed := map[string][]json.RawMessage{}
 	for _, t := range tools {
 		if pt, ok := mcp.ParseTool(t); ok {
 			if _, seen := byName[pt.Name]; !seen {
 				byName[pt.Name] = t
 			}
+			listed[pt.Name] = append(listed[pt.Name], t)
 		}
 	}
 	for _, p := range rs.Meta.Permissions {
@@ -361,7 +373,7 @@ func (c *appCmd) open(ctx context.Context, s *session, client *mcp.Client, out *
 	guard := c.guard(s)
 	bridge := &apphost.Bridge{
 		Tools:         byName,
-		Relay:         pinnedRelay(s, client, byName),
+		Relay:         pinnedRelay(s, client, listed),
 		AllowTool:     guard.AllowsTool,
 		AllowResource: guard.AllowsResource,
 		ReadOnly:      serve.ToolReadOnly,
@@ -406,9 +418,11 @@ func (c *appCmd) open(ctx context.Context, s *session, client *mcp.Client, out *
 
 // pinnedRelay is the app's way to the server, holding what it calls and
 // reads to the session's pin (when there is one) as a command of the
-// user's would be: a tool or resource that moved since it was pinned is
-// refused and nothing is sent for it.
-func pinnedRelay(s *session, client *mcp.Client, tools map[string]json.RawMessage) func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+// user's would be: a tool or resource that moved since it was pinned, or
+// is listed twice, or a tool whose _meta.ui moved (a visibility widened
+// to let apps call it), is refused and nothing is sent for it. tools are
+// the definitions listed of each name.
+func pinnedRelay(s *session, client *mcp.Client, tools map[string][]json.RawMessage) func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
 	return func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 		var p struct {
 			Name string `json:"name"`
@@ -418,7 +432,9 @@ func pinnedRelay(s *session, client *mcp.Client, tools map[string]json.RawMessag
 		var err error
 		switch method {
 		case "tools/call":
-			err = s.checkPin(client, pin.Tool, p.Name, tools[p.Name])
+			if err = s.checkPinListed(client, pin.Tool, p.Name, slices.Clone(tools[p.Name])); err == nil && len(tools[p.Name]) == 1 {
+				err = s.pinApp(ctx, client, p.Name, tools[p.Name][0], false, nil)
+			}
 		case "resources/read":
 			err = s.pinResource(ctx, client, p.URI)
 		}

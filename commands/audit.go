@@ -213,9 +213,15 @@ func auditSurface(ctx context.Context, s *session) (surface.Server, []audit.Unre
 	surf, err := gatherSurface(ctx, s)
 	var ce *mcp.CallError
 	var be *surface.BudgetError
-	if err == nil || !errors.As(err, &ce) && !errors.As(err, &be) {
+	switch {
+	case err == nil && surf.ResourcesError == "":
+		return surf, nil, nil
+	case err != nil && !errors.As(err, &ce) && !errors.As(err, &be):
 		return surf, nil, err
 	}
+	// A list ended in an error (gatherSurface leaves out resources/list's
+	// own, which a pin passes over): walked again, list by list, to say
+	// which and how far.
 	l, ctx, cancel, err := surfaceLister(ctx, s)
 	if err != nil {
 		return surface.Server{}, nil, err

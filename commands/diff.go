@@ -3,6 +3,7 @@ package commands
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -53,7 +54,7 @@ func (c *diffCmd) Help() string {
               like another or with the description of one that went
   compatible  the rest: an optional parameter, a new item, a version
 
-Each side is a pin file (mcpv pin), an mcpv test snapshot, a recording (serve --record) or a trace (--trace); without NEW, the other side is the server the command line names, as it is now. A file of several servers needs --server NAME. Nothing is started for two files.
+Each side is a pin file (mcpv pin), an mcpv test snapshot, a recording (serve --record) or a trace (--trace); without NEW, the server the command line names, as it is now. Against a pin, only what it holds is compared (not _meta, icons or the version). Several servers in a file: --server NAME.
 
 The exit code follows the worst class: 1 when a change of --fail-on's class or worse is found (default any, as diff(1)), else 0; 2 for a mistake, 4 and the rest as for every command. --format json prints the changes for a script, its schema versioned ("mcpvDiff": 1).
 
@@ -70,6 +71,7 @@ type diffSide struct {
 	Format string `json:"format"` // pin, snapshot, recording, trace, or live
 	Server string `json:"server,omitempty"`
 	s      surface.Server
+	pinned *pin.Server // the pin's entry, for a side that is one
 }
 
 func (c *diffCmd) Run(ctx context.Context, out *console, t *targets) error {
@@ -77,20 +79,25 @@ func (c *diffCmd) Run(ctx context.Context, out *console, t *targets) error {
 	if c.New != "" && t.given() && server == "" {
 		return usageErrorf("diff compares OLD with NEW, or OLD with the server the command line names: give NEW or a server, not both")
 	}
-	old, err := c.fileSide(c.Old, server, out)
+	oldFile, err := readSide(c.Old, out)
 	if err != nil {
 		return err
 	}
-	var new diffSide
+	var old, new diffSide
 	if c.New != "" {
-		new, err = c.fileSide(c.New, server, out)
+		if old, err = fileSide(c.Old, oldFile, server, "", ""); err == nil {
+			var newFile *pin.SurfaceFile
+			if newFile, err = readSide(c.New, out); err == nil {
+				new, err = fileSide(c.New, newFile, server, "", "")
+			}
+		}
 	} else {
-		new, err = c.liveSide(ctx, t)
+		old, new, err = c.liveSides(ctx, out, t, oldFile)
 	}
 	if err != nil {
 		return err
 	}
-	changes := surface.CompareServers(old.s, new.s)
+	changes := diffChanges(old, new)
 	tokens, err := costDelta(old.s, new.s)
 	if err != nil {
 		return err
@@ -114,6 +121,23 @@ func (c *diffCmd) Run(ctx context.Context, out *console, t *targets) error {
 	return nil
 }
 
+// diffChanges are the changes from old to new. Against a pin, only what
+// a pin holds is compared (the members a model reads; not _meta, icons,
+// the server's version), and the apps it pins; else everything.
+func diffChanges(old, new diffSide) []surface.Change {
+	if old.pinned == nil && new.pinned == nil {
+		return surface.CompareServers(old.s, new.s)
+	}
+	changes := surface.CompareServers(pin.View(old.s), pin.View(new.s))
+	switch {
+	case old.pinned != nil && new.Format == "live":
+		changes = append(changes, old.pinned.AppChanges(new.s)...)
+	case old.pinned != nil && new.pinned != nil:
+		changes = append(changes, old.pinned.AppChangesTo(new.pinned)...)
+	}
+	return changes
+}
+
 // failing is the class --fail-on names, and whether a change is of it or
 // worse.
 func (c *diffCmd) failing(changes []surface.Change) (surface.Class, bool) {
@@ -128,19 +152,41 @@ func (c *diffCmd) failing(changes []surface.Change) (surface.Class, bool) {
 	return failOn, any && worst >= failOn
 }
 
-// fileSide reads a side from a file: the entry called server of a file of
-// several servers, or its only one.
-func (c *diffCmd) fileSide(path, server string, out *console) (diffSide, error) {
+// readSide reads a file of surfaces.
+func readSide(path string, out *console) (*pin.SurfaceFile, error) {
 	sf, err := pin.ReadSurfaceFile(out.env.Path(path), safefile.Read)
 	if err != nil {
-		return diffSide{}, usageErrorf("%s: %v", path, err)
+		return nil, usageErrorf("%s: %v", path, err)
 	}
+	return sf, nil
+}
+
+// fileSide is the side a file holds: the entry called server of a file
+// of several servers, or its only one. A pin file's entry is found as a
+// pinned command finds it (pin.File.Entry): by configName, the live
+// server's config name, else infoName, the name its serverInfo gives,
+// with a note when under the other; server alone names an entry as it
+// is called.
+func fileSide(path string, sf *pin.SurfaceFile, server, configName, infoName string) (diffSide, error) {
 	side := diffSide{Source: path, Format: sf.Format}
+	if sf.Pins != nil && (configName != "" || infoName != "") {
+		p, _, err := sf.Pins.Entry(configName, infoName)
+		var ne *pin.NoEntryError
+		if errors.As(err, &ne) {
+			ne.File = path
+			return diffSide{}, usageError(err)
+		}
+		side.s, side.Server, side.pinned = p.Surface(), p.Name, p
+		return side, nil
+	}
 	switch {
 	case server != "":
-		for _, s := range sf.Servers {
+		for i, s := range sf.Servers {
 			if s.Name == server {
 				side.s, side.Server = s, s.Name
+				if sf.Pins != nil {
+					side.pinned = sf.Pins.Servers[i]
+				}
 				return side, nil
 			}
 		}
@@ -151,26 +197,36 @@ func (c *diffCmd) fileSide(path, server string, out *console) (diffSide, error) 
 		return diffSide{}, usageErrorf("%s holds no server %q", path, server)
 	case len(sf.Servers) == 1:
 		side.s, side.Server = sf.Servers[0], sf.Servers[0].Name
+		if sf.Pins != nil {
+			side.pinned = sf.Pins.Servers[0]
+		}
 		return side, nil
 	}
 	return diffSide{}, usageErrorf("%s holds %d servers; name one with --server NAME", path, len(sf.Servers))
 }
 
-// liveSide reads the server the command line names, as it is now.
-func (c *diffCmd) liveSide(ctx context.Context, t *targets) (diffSide, error) {
+// liveSides are OLD, the file, and the server the command line names, as
+// it is now; a pin's entry for it is found as a pinned command finds it.
+func (c *diffCmd) liveSides(ctx context.Context, out *console, t *targets, oldFile *pin.SurfaceFile) (old, new diffSide, err error) {
 	if !t.given() {
-		return diffSide{}, usageErrorf("give NEW, or the server to compare OLD with: -- COMMAND, --url URL or --server NAME")
+		return old, new, usageErrorf("give NEW, or the server to compare OLD with: -- COMMAND, --url URL or --server NAME")
 	}
 	s, err := t.open("")
 	if err != nil {
-		return diffSide{}, err
+		return old, new, err
 	}
 	defer s.close()
-	live, err := gatherSurface(ctx, s)
+	live, err := gather(ctx, s, oldFile.Pins != nil && slices.ContainsFunc(oldFile.Pins.Servers, func(p *pin.Server) bool { return p.HasApps }))
 	if err != nil {
-		return diffSide{}, err
+		return old, new, err
 	}
-	return diffSide{Source: "live", Format: "live", Server: s.settings.Name, s: live}, nil
+	if oldFile.Pins != nil {
+		if _, note, _ := oldFile.Pins.Entry(s.settings.PinEntry, live.InfoName()); note != "" {
+			out.notef("%s: %s", c.Old, note)
+		}
+	}
+	old, err = fileSide(c.Old, oldFile, t.r.c.flags.Server, s.settings.PinEntry, live.InfoName())
+	return old, diffSide{Source: "live", Format: "live", Server: s.settings.Name, s: live}, err
 }
 
 // writeText writes the changes for people: a line each with its class,

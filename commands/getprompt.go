@@ -96,7 +96,7 @@ func (c *getPromptCmd) pinned(ctx context.Context, s *session, client *mcp.Clien
 		if err != nil {
 			return nil, fmt.Errorf("could not list the prompts to hold prompt %q to its pin: %w", c.Name, err)
 		}
-		return items, s.checkPin(client, pin.Prompt, c.Name, stringargs.Find(items, c.Name))
+		return items, s.checkPinListed(client, pin.Prompt, c.Name, promptsNamed(items, c.Name))
 	}
 	items, err := check()
 	if err != nil && s.keptServed("prompts") {

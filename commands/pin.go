@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -25,7 +27,7 @@ type pinCmd struct {
 	All     bool     `name:"all" help:"Every server of the config files (as 'mcpv servers' lists them), each under its name."`
 	Check   bool     `name:"check" help:"Record nothing: compare each server with its pin, and exit 7 when one moved."`
 	Approve bool     `name:"approve" help:"Write the moves of each server into the pin (after you reviewed them with --check): only those entries change."`
-	Item    []string `name:"item" sep:"none" placeholder:"KIND:NAME" help:"With --approve: approve only this item's move (repeatable): tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, instructions or server."`
+	Item    []string `name:"item" sep:"none" placeholder:"KIND:NAME" help:"With --approve: approve only this item's move (repeatable): tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, app:TOOL, instructions or server."`
 }
 
 func (c *pinCmd) noServer()       {}
@@ -40,10 +42,12 @@ const pinsTopic = `  mcpv pin FILE            pin the server (the file keeps its
   mcpv pin --approve FILE  write the moves into the pin; --item KIND:NAME
                            approves one
 
-A move is a definition changed (its description, title, schemas, annotations), a new item, an item gone, a rename that keeps the description, and a definition moved to a look-alike name. The server's version and protocol version may change without a move. The JSON on stdout says, per server, what moved; the diff goes to stderr.`
+A move is a definition changed (its description, title, schemas, annotations), a new item, an item gone, a rename that keeps the description, a definition moved to a look-alike name, a name the server lists twice, and a tool's app that moved (its _meta.ui, or its ui:// document). The server's version and protocol version may change without a move. The JSON on stdout says, per server, what moved; the diff goes to stderr.
+
+A server named by a config entry (-s NAME, --all) is pinned under that name; one given by its command line or URL under its serverInfo name; each is found under the other too, with a note. Instructions that moved are said once on stderr by each pinned command; --pin-strict refuses every item instead (exit 7).`
 
 func (c *pinCmd) Help() string {
-	return `Records what a server shows a model (who it says it is, its instructions, and every tool, prompt, resource and template with the members a model reads) in a pin file: text to commit and review, one entry per item with its digest, in a stable order. The first run pins the server (trust on first use); later runs check it.
+	return `Records what a server shows a model (who it says it is, its instructions, every tool, prompt, resource and template with the members a model reads, and each tool's app) in a pin file: text to commit and review, one entry per item with its digest, in a stable order. The first run pins the server (trust on first use); later runs check it.
 
 Commands held to a pin (--pin FILE, MCPV_PIN, or a config entry's pin: FILE) refuse an item that moved since it was pinned, or is new, with exit 7 and a short diff on stderr: call, get-prompt, read, request, batch lines, sessions and mcpv test steps; mcpv serve --pin withholds it from its clients. Items that did not move keep working.
 
@@ -81,9 +85,9 @@ func parseItem(s string) (itemRef, error) {
 		return itemRef{s, ""}, nil
 	}
 	kind, key, ok := strings.Cut(s, ":")
-	kinds := map[string]string{"tool": "tool", "prompt": "prompt", "resource": "resource", "template": "resource template", "resource-template": "resource template"}
+	kinds := map[string]string{"tool": "tool", "prompt": "prompt", "resource": "resource", "template": "resource template", "resource-template": "resource template", "app": pin.App}
 	if !ok || kinds[kind] == "" || key == "" {
-		return itemRef{}, fmt.Errorf("--item %q: want tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, instructions or server", s)
+		return itemRef{}, fmt.Errorf("--item %q: want tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, app:TOOL, instructions or server", s)
 	}
 	return itemRef{kinds[kind], key}, nil
 }
@@ -91,11 +95,12 @@ func parseItem(s string) (itemRef, error) {
 // pinOutcome is what became of one server, as stdout shows it.
 type pinOutcome struct {
 	Name    string     `json:"name"`
-	Action  string     `json:"action"` // "pinned", "unchanged", "moved", "approved"
+	Action  string     `json:"action"` // "pinned", "unchanged", "moved", "approved", "failed"
 	Items   int        `json:"items"`
 	Moved   []pinMoved `json:"moved"`
 	Written bool       `json:"written"`
 	Error   string     `json:"error,omitempty"`
+	open    bool       // moves are left that were neither approved nor pinned: exit 7
 }
 
 type pinMoved struct {
@@ -133,7 +138,7 @@ func (c *pinCmd) Run(ctx context.Context, out *console, t *targets) error {
 			if failed == nil {
 				failed = err
 			}
-			o.Error = err.Error()
+			o.Action, o.Error = "failed", err.Error()
 			if len(names) == 1 {
 				return err
 			}
@@ -143,7 +148,11 @@ func (c *pinCmd) Run(ctx context.Context, out *console, t *targets) error {
 		outcomes = append(outcomes, o)
 	}
 	if written {
-		if err := safefile.Replace(path, file.Marshal()); err != nil {
+		data := file.Marshal()
+		if len(data) > pin.MaxFileSize {
+			return fmt.Errorf("the pin would be %d MiB, more than the %d MiB a pin file may be; %s is left as it was", len(data)>>20, pin.MaxFileSize>>20, label)
+		}
+		if err := safefile.Replace(path, data); err != nil {
 			return fmt.Errorf("writing %s: %w", label, err)
 		}
 	}
@@ -151,10 +160,19 @@ func (c *pinCmd) Run(ctx context.Context, out *console, t *targets) error {
 		return err
 	}
 	if failed != nil {
+		if len(names) > 1 {
+			n := 0
+			for _, o := range outcomes {
+				if o.Action == "failed" {
+					n++
+				}
+			}
+			fmt.Fprintf(out.ios.Err, "mcpv: %d of %d servers could not be %s\n", n, len(names), map[bool]string{true: "checked", false: "pinned"}[c.Check])
+		}
 		return batchFailed{exitCode(failed)} // said above
 	}
 	for _, o := range outcomes {
-		if o.Action == "moved" {
+		if o.open {
 			return batchFailed{exitcode.Pinned} // the moves were said on stderr
 		}
 	}
@@ -246,7 +264,9 @@ func readOrNewPin(path, label string) (*pin.File, error) {
 }
 
 // one pins, checks or approves the server called name ("" for the one
-// the command line names).
+// the command line names). A server named by a config entry is pinned
+// under its config name; one given by its command line or URL under the
+// name its serverInfo gives (pin.File.Entry finds each under the other).
 func (c *pinCmd) one(ctx context.Context, out *console, t *targets, file *pin.File, label, name string) (pinOutcome, error) {
 	o := pinOutcome{Name: name, Moved: []pinMoved{}}
 	s, err := t.open(name)
@@ -254,32 +274,26 @@ func (c *pinCmd) one(ctx context.Context, out *console, t *targets, file *pin.Fi
 		return o, err
 	}
 	defer s.close()
-	live, err := gatherSurface(ctx, s)
+	live, err := gather(ctx, s, true)
 	if err != nil {
 		return o, err
 	}
-	if name == "" {
-		name = live.Name
-		if name == "" {
-			name = s.settings.Name
-		}
+	o.Name = cmp.Or(s.settings.PinEntry, live.InfoName(), s.settings.Name)
+	if live.ResourcesError != "" {
+		out.warnf("server %q answered resources/list with an error (%s): its resources are not %s", safetext.Line(o.Name),
+			safetext.Clip(safetext.Line(live.ResourcesError), 200), map[bool]string{true: "checked", false: "pinned"}[c.Check])
 	}
-	o.Name = name
-	entry, pinned := file.Server(name)
-	if !pinned && len(file.Servers) == 1 && t.r.c.flags.Server == "" && !c.All && (c.Check || c.Approve) {
-		entry, pinned = file.Servers[0], true // a file of one server is that server's
-	}
+	entry, note, err := file.Entry(s.settings.PinEntry, live.InfoName())
+	var ne *pin.NoEntryError
 	switch {
-	case !pinned && c.Check:
-		return o, &pin.NoEntryError{File: label, Server: name, Have: pinnedNames(file)}
-	case !pinned:
-		p, err := pin.Record(name, live)
-		if err != nil {
-			return o, err
-		}
-		file.Put(p)
-		o.Action, o.Items, o.Written = "pinned", countItems(p), true
-		return o, nil
+	case errors.As(err, &ne) && c.Check:
+		ne.File = label
+		return o, err
+	case err != nil:
+		return c.record(out, file, o, live)
+	case note != "":
+		out.notef("%s: %s", label, note)
+		o.Name = entry.Name
 	}
 	moves := entry.Compare(live)
 	o.Items = countItems(entry)
@@ -287,22 +301,55 @@ func (c *pinCmd) one(ctx context.Context, out *console, t *targets, file *pin.Fi
 		o.Moved = append(o.Moved, movedJSON(m))
 	}
 	switch {
-	case len(moves) == 0:
+	case len(moves) == 0 && !(c.Approve && !entry.HasApps && len(c.Item) == 0):
 		o.Action = "unchanged"
 		return o, nil
 	case c.Approve:
+		hadApps := entry.HasApps
 		approved, err := entry.Approve(live, c.approves)
 		if err != nil {
 			return o, err
 		}
+		o.Written = len(approved) > 0 || entry.HasApps != hadApps // an entry written before apps were pinned gets them
+		var left []pin.Move
 		for i, m := range moves {
 			o.Moved[i].Approved = slices.ContainsFunc(approved, func(a pin.Move) bool { return a.Kind == m.Kind && a.Key == m.Key })
+			if m.How == pin.Twice {
+				left = append(left, m)
+			}
 		}
-		o.Action, o.Written, o.Items = "approved", len(approved) > 0, countItems(entry)
+		o.Action, o.Items, o.open = "approved", countItems(entry), len(left) > 0
+		if o.open {
+			writeMoves(out, o.Name, left, "cannot be approved while the server lists them so")
+		}
 		return o, nil
 	}
-	o.Action = "moved"
-	writeMoves(out, name, moves)
+	o.Action, o.open = "moved", true
+	writeMoves(out, o.Name, moves, "")
+	return o, nil
+}
+
+// record pins a server the file does not pin yet; a key it lists twice
+// is pinned under neither definition, and said (exit 7).
+func (c *pinCmd) record(out *console, file *pin.File, o pinOutcome, live surface.Server) (pinOutcome, error) {
+	p, err := pin.Record(o.Name, live)
+	if err != nil {
+		return o, err
+	}
+	file.Put(p)
+	o.Action, o.Items, o.Written = "pinned", countItems(p), true
+	var twice []pin.Move
+	for _, kind := range pin.Kinds {
+		for _, key := range pin.Duplicates(kind, pin.Listed(kind, live)) {
+			m := pin.ListedTwice(kind, key)
+			twice = append(twice, m)
+			o.Moved = append(o.Moved, movedJSON(m))
+		}
+	}
+	if len(twice) > 0 {
+		o.open = true
+		writeMoves(out, o.Name, twice, "not pinned: the server must list each once")
+	}
 	return o, nil
 }
 
@@ -321,9 +368,13 @@ func (c *pinCmd) approves(m pin.Move) bool {
 }
 
 // writeMoves says on stderr how a server moved from its pin, a few lines
-// an item.
-func writeMoves(out *console, server string, moves []pin.Move) {
-	fmt.Fprintf(out.ios.Err, "mcpv: server %q moved from its pin: %d %s\n", safetext.Line(server), len(moves), plural(len(moves), "item", "items"))
+// an item; why, when not "", says why the moves are left.
+func writeMoves(out *console, server string, moves []pin.Move, why string) {
+	head := fmt.Sprintf("server %q moved from its pin: %d %s", safetext.Line(server), len(moves), plural(len(moves), "item", "items"))
+	if why != "" {
+		head = fmt.Sprintf("server %q lists %d %s more than once, which %s", safetext.Line(server), len(moves), plural(len(moves), "item", "items"), why)
+	}
+	fmt.Fprintf(out.ios.Err, "mcpv: %s\n", head)
 	for _, m := range moves {
 		fmt.Fprintf(out.ios.Err, "  %s %s\n", safetext.Line(m.Label()), m.How)
 		for _, l := range pin.MoveLines(m, pin.MaxDetails) {
@@ -381,12 +432,21 @@ func movedJSON(m pin.Move) pinMoved {
 // 64 MiB of items a list, and --timeout for the whole walk; the secrets
 // the run knows are masked in it, for whatever mcpv writes of it.
 func gatherSurface(ctx context.Context, s *session) (surface.Server, error) {
+	return gather(ctx, s, false)
+}
+
+// gather is gatherSurface, with the documents of the tools' apps when
+// documents is true (for a pin, which holds them).
+func gather(ctx context.Context, s *session, documents bool) (surface.Server, error) {
 	l, ctx, cancel, err := surfaceLister(ctx, s)
 	if err != nil {
 		return surface.Server{}, err
 	}
 	defer cancel()
 	surf, err := l.GatherServer(ctx)
+	if err == nil && documents {
+		err = l.GatherDocuments(ctx, &surf)
+	}
 	if err != nil {
 		return surf, err
 	}
@@ -404,7 +464,9 @@ func surfaceLister(ctx context.Context, s *session) (*surface.Lister, context.Co
 	}
 	cancel := context.CancelFunc(func() {})
 	if d := s.settings.Timeout; d > 0 {
-		ctx, cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("reading the server's surface took longer than --timeout %s", d))
+		// Ended as a request's own --timeout ends, with exit 124:
+		// whichever of the two ends first, the run ends the same way.
+		ctx, cancel = context.WithTimeoutCause(ctx, d, &mcp.TimeoutError{Method: "reading the server's surface", Timeout: d})
 	}
 	l := surface.NewLister(client)
 	l.Budget = maxSurfaceList
@@ -418,6 +480,10 @@ func (s *session) maskSurface(surf *surface.Server) {
 		for i := range items {
 			items[i] = s.masked(items[i])
 		}
+	}
+	for uri, d := range surf.Documents {
+		d.UI = s.masked(d.UI)
+		surf.Documents[uri] = d
 	}
 	surf.Info = s.masked(surf.Info)
 	if surf.Instructions != nil {

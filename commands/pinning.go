@@ -6,13 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/apps"
 	"github.com/mcpv/mcpv/internal/pin"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/shellwords"
+	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/uritemplate"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -23,7 +26,10 @@ import (
 func (s *session) pinning() bool { return s.settings.Pin != "" }
 
 // pinned is the entry of the pin file that the session's server is held
-// to, read once per session.
+// to, read once per session. An entry found under the server's other
+// name (its serverInfo's, or its config name) is said once; so are
+// instructions that are not those pinned, which refuse every item under
+// --pin-strict.
 func (s *session) pinned(client *mcp.Client) (*pin.Server, error) {
 	s.pinMu.Lock()
 	defer s.pinMu.Unlock()
@@ -32,20 +38,56 @@ func (s *session) pinned(client *mcp.Client) (*pin.Server, error) {
 	}
 	f, err := readPinFile(s.settings.Pin, s.settings.PinTree, s.settings.PinLabel)
 	if err == nil {
-		var info struct {
-			ServerInfo struct {
-				Name string `json:"name"`
-			} `json:"serverInfo"`
-		}
-		json.Unmarshal(client.InitializeResult(), &info)
-		s.pinEntry, err = f.Entry(s.settings.PinEntry, info.ServerInfo.Name)
+		var note string
+		s.pinEntry, note, err = f.Entry(s.settings.PinEntry, infoName(client.InitializeResult()))
 		var ne *pin.NoEntryError
 		if errors.As(err, &ne) {
 			ne.File = s.settings.PinLabel
 		}
+		if note != "" {
+			s.hooks.Log.Info(s.settings.PinLabel + ": " + note)
+		}
+	}
+	if err == nil {
+		err = s.pinInstructions(client, s.pinEntry)
 	}
 	s.pinErr = err
 	return s.pinEntry, err
+}
+
+// infoName is the name an initialize (or server/discover) result's
+// serverInfo gives.
+func infoName(init json.RawMessage) string {
+	var info struct {
+		ServerInfo struct {
+			Name string `json:"name"`
+		} `json:"serverInfo"`
+	}
+	json.Unmarshal(init, &info)
+	return info.ServerInfo.Name
+}
+
+// pinInstructions says, once, that the server's instructions are not
+// those pinned; under --pin-strict they refuse the session's every item.
+func (s *session) pinInstructions(client *mcp.Client, p *pin.Server) error {
+	var init struct {
+		Instructions *string `json:"instructions"`
+	}
+	json.Unmarshal(client.InitializeResult(), &init)
+	if init.Instructions != nil {
+		text := string(s.masked([]byte(*init.Instructions)))
+		init.Instructions = &text
+	}
+	m := p.CheckInstructions(init.Instructions)
+	if m == nil {
+		return nil
+	}
+	if s.settings.PinStrict {
+		return s.refused(p, m)
+	}
+	s.hooks.Log.Warn(fmt.Sprintf("the server's instructions moved since they were pinned (%s, server %q); the model reads them as they are now: %s, or --pin-strict refuses every item",
+		s.settings.PinLabel, p.Name, s.approveCommand()))
+	return nil
 }
 
 // readPinFile reads and parses a pin file, inside tree when tree is not
@@ -77,6 +119,16 @@ func readPinFile(path, tree, label string) (*pin.File, error) {
 // not listed), when it moved from the pin the session's server is held
 // to; without a pin, everything goes.
 func (s *session) checkPin(client *mcp.Client, kind pin.Kind, key string, raw []byte) error {
+	var listed []json.RawMessage
+	if raw != nil {
+		listed = append(listed, raw)
+	}
+	return s.checkPinListed(client, kind, key, listed)
+}
+
+// checkPinListed is checkPin of every item the server lists under key:
+// more than one is refused as listed twice.
+func (s *session) checkPinListed(client *mcp.Client, kind pin.Kind, key string, listed []json.RawMessage) error {
 	if !s.pinning() {
 		return nil
 	}
@@ -84,10 +136,18 @@ func (s *session) checkPin(client *mcp.Client, kind pin.Kind, key string, raw []
 	if err != nil {
 		return err
 	}
-	if m := p.Check(kind, key, s.masked(raw)); m != nil {
-		return &pinRefusal{pin.Refusal{File: s.settings.PinLabel, Server: p.Name, Move: *m}, s.approveHint()}
+	for i := range listed {
+		listed[i] = s.masked(listed[i])
 	}
-	return nil
+	return s.refused(p, p.CheckListed(kind, key, listed))
+}
+
+// refused is the refusal of a move, nil for none.
+func (s *session) refused(p *pin.Server, m *pin.Move) error {
+	if m == nil {
+		return nil
+	}
+	return &pinRefusal{pin.Refusal{File: s.settings.PinLabel, Server: p.Name, Move: *m}, s.approveHint()}
 }
 
 // approveHint is the command that approves the moves of the session's
@@ -137,12 +197,12 @@ func (s *session) pinResource(ctx context.Context, client *mcp.Client, uri strin
 }
 
 func (s *session) pinResourceOnce(ctx context.Context, client *mcp.Client, uri string) error {
-	raw, err := findItem(ctx, client, "resources/list", "resources", func(raw json.RawMessage) bool { return memberString(raw, "uri") == uri })
+	listed, err := findItems(ctx, client, "resources/list", "resources", func(raw json.RawMessage) bool { return memberString(raw, "uri") == uri })
 	if err != nil {
 		return fmt.Errorf("could not list the resources to hold %q to its pin: %w", uri, err)
 	}
-	if raw != nil {
-		return s.checkPin(client, pin.Resource, uri, raw)
+	if len(listed) > 0 {
+		return s.checkPinListed(client, pin.Resource, uri, listed)
 	}
 	if client.HasCapability("resources") {
 		templates, err := listItems(ctx, client, "resources/templates/list", "resourceTemplates")
@@ -154,7 +214,8 @@ func (s *session) pinResourceOnce(ctx context.Context, client *mcp.Client, uri s
 			text := memberString(raw, "uriTemplate")
 			if t, err := uritemplate.Parse(text); err == nil {
 				if _, ok := t.Match(uri); ok {
-					return s.checkPin(client, pin.Template, text, raw)
+					same := slices.DeleteFunc(slices.Clone(templates), func(r json.RawMessage) bool { return memberString(r, "uriTemplate") != text })
+					return s.checkPinListed(client, pin.Template, text, same)
 				}
 			}
 		}
@@ -162,20 +223,22 @@ func (s *session) pinResourceOnce(ctx context.Context, client *mcp.Client, uri s
 	return s.checkPin(client, pin.Resource, uri, nil)
 }
 
-// findItem walks a list for the first item match accepts, and stops at
-// its page; nil when the list has none. A kept list answers when it may.
-func findItem(ctx context.Context, client *mcp.Client, method, key string, match func(json.RawMessage) bool) (json.RawMessage, error) {
+// findItems walks a list to its end for every item match accepts (a
+// key listed on two pages is listed twice); a kept list answers when it
+// may.
+func findItems(ctx context.Context, client *mcp.Client, method, key string, match func(json.RawMessage) bool) ([]json.RawMessage, error) {
+	var found []json.RawMessage
 	for p, err := range client.Walk(mcp.WithLookup(ctx), method, key, 0) {
 		if err != nil {
 			return nil, err
 		}
 		for _, raw := range p.Items {
 			if match(raw) {
-				return raw, nil
+				found = append(found, raw)
 			}
 		}
 	}
-	return nil, nil
+	return found, nil
 }
 
 // listItems are the items of a list, every page merged, each as sent; a
@@ -262,4 +325,142 @@ func (s *session) masked(raw []byte) []byte {
 		return raw
 	}
 	return s.mask(raw)
+}
+
+// pinnedTool finds the tool called name in every page of the server's
+// list (a name on two pages is listed twice) and holds it, and its app,
+// to the session's pin.
+func (s *session) pinnedTool(ctx context.Context, client *mcp.Client, name string) (mcp.Tool, error) {
+	var listed []json.RawMessage
+	t := mcp.Tool{Name: name}
+	var err error
+	if s.cacheTools {
+		var n int
+		if t, n, err = s.conn.Tools.Lookup(ctx, client, name); err == nil {
+			listed = slices.Repeat([]json.RawMessage{t.Raw}, n)
+		}
+	} else {
+		var names []string
+		listed, names, err = toolsNamed(ctx, client, name)
+		if err == nil && len(listed) == 0 {
+			err = &mcp.ToolNotListedError{Name: name, Listed: names}
+		}
+		if err == nil {
+			var ok bool
+			if t, ok = mcp.ParseTool(listed[0]); !ok {
+				t, err = mcp.Tool{Name: name}, &mcp.ToolNotListedError{Name: name, Listed: names}
+			}
+		}
+	}
+	var nl *mcp.ToolNotListedError
+	switch {
+	case errors.As(err, &nl):
+		if perr := s.checkPin(client, pin.Tool, name, nil); perr != nil {
+			return t, perr
+		}
+		return t, err
+	case err != nil:
+		return t, err
+	}
+	if err := s.checkPinListed(client, pin.Tool, name, listed); err != nil {
+		return t, err
+	}
+	return t, s.pinApp(ctx, client, name, t.Raw, true, nil)
+}
+
+// toolsNamed walks the whole tool list for the definitions of the tool
+// called name, and the names of the others.
+func toolsNamed(ctx context.Context, client *mcp.Client, name string) (found []json.RawMessage, names []string, err error) {
+	for p, err := range client.Walk(mcp.WithLookup(ctx), "tools/list", "tools", 0) {
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, raw := range p.Items {
+			if n := mcp.ToolName(raw); n == name {
+				found = append(found, raw)
+			} else {
+				names = append(names, n)
+			}
+		}
+	}
+	return found, names, nil
+}
+
+// pinApp holds the app of the tool called name, listed as raw, to the
+// session's pin: what its _meta.ui says, and, with document, the
+// document it names (an app that asks the host to render it), as res
+// gives it (its resources/read result; nil: read now).
+func (s *session) pinApp(ctx context.Context, client *mcp.Client, name string, raw json.RawMessage, document bool, res json.RawMessage) error {
+	if !s.pinning() {
+		return nil
+	}
+	p, err := s.pinned(client)
+	if err != nil {
+		return err
+	}
+	raw = s.masked(raw)
+	if !p.HasApps {
+		if pin.AppOf(raw, nil) != nil {
+			s.appsNote.Do(func() {
+				s.hooks.Log.Info(fmt.Sprintf("%s pins no apps for server %q (it was written before mcpv pinned them): their apps are not held; %s pins them",
+					s.settings.PinLabel, p.Name, s.approveCommand()))
+			})
+		}
+		return nil
+	}
+	_, pinnedApp := p.FindApp(name)
+	a, named := apps.OfTool(raw)
+	if !pinnedApp && pin.AppOf(raw, nil) == nil {
+		return nil // no app, pinned or now
+	}
+	var docs map[string]surface.Document
+	if document && named {
+		d, err := s.readDocument(ctx, client, a.ResourceURI, res)
+		if err != nil {
+			return fmt.Errorf("could not read the app of tool %q to hold it to its pin: %w", name, err)
+		}
+		docs = map[string]surface.Document{a.ResourceURI: d}
+	}
+	return s.refused(p, p.CheckApp(name, pin.AppOf(raw, docs)))
+}
+
+// readDocument is the app document at uri as a pin holds it: res, its
+// resources/read result (nil: read now); its listing is looked for when
+// the content declares no _meta.ui of its own. A server that will not
+// give it (a JSON-RPC error) gives a document not read.
+func (s *session) readDocument(ctx context.Context, client *mcp.Client, uri string, res json.RawMessage) (surface.Document, error) {
+	if res == nil {
+		var err error
+		res, err = client.Call(ctx, "resources/read", mustJSON(map[string]string{"uri": uri}))
+		var ce *mcp.CallError
+		switch {
+		case errors.As(err, &ce):
+			return surface.Document{}, nil
+		case err != nil:
+			return surface.Document{}, err
+		}
+	}
+	d := surface.DocumentOf(uri, res, nil)
+	if d.Read && d.UI == nil && client.HasCapability("resources") {
+		listing, err := findItems(ctx, client, "resources/list", "resources", func(raw json.RawMessage) bool { return memberString(raw, "uri") == uri })
+		if err != nil {
+			return surface.Document{}, err
+		}
+		if len(listing) > 0 {
+			d = surface.DocumentOf(uri, res, listing[0])
+		}
+	}
+	d.UI = s.masked(d.UI)
+	return d, nil
+}
+
+// promptsNamed are the prompts listed as name.
+func promptsNamed(items []json.RawMessage, name string) []json.RawMessage {
+	var out []json.RawMessage
+	for _, it := range items {
+		if memberString(it, "name") == name {
+			out = append(out, it)
+		}
+	}
+	return out
 }

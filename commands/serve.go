@@ -272,7 +272,7 @@ func (s *session) servePin() *serve.Pin {
 	if st.Pin == "" {
 		return nil
 	}
-	return &serve.Pin{Label: st.PinLabel, Entry: st.PinEntry, Approve: s.approveCommand(),
+	return &serve.Pin{Label: st.PinLabel, Entry: st.PinEntry, Approve: s.approveCommand(), Strict: st.PinStrict,
 		Read: func() (*pin.File, error) { return readPinFile(st.Pin, st.PinTree, st.PinLabel) },
 		Stat: func() (fs.FileInfo, error) { return os.Stat(st.Pin) }}
 }

@@ -41,6 +41,7 @@ type session struct {
 	pinMu    sync.Mutex  // guards pinEntry and pinErr, read once (see pinned)
 	pinEntry *pin.Server // the pin the server is held to
 	pinErr   error
+	appsNote sync.Once // says once that a pin written before apps were pinned holds none
 }
 
 // client opens the session if it is not open yet.
@@ -148,17 +149,18 @@ func (s *session) findTool(ctx context.Context, client *mcp.Client, name string)
 
 // findPinnedTool is findTool, with the tool held to the session's pin:
 // one that moved since it was pinned, or is not pinned, or is pinned but
-// no longer listed, is refused (*pinRefusal). A refusal on what was kept
-// of the server between runs is checked once more against what it lists
-// now.
+// no longer listed, or is listed twice, or whose app moved, is refused
+// (*pinRefusal). A refusal on what was kept of the server between runs
+// is checked once more against what it lists now.
 func (s *session) findPinnedTool(ctx context.Context, client *mcp.Client, name string) (mcp.Tool, error) {
-	t, err := s.findTool(ctx, client, name)
-	if perr := s.pinTool(client, name, t, err); perr != nil && s.keptServed("tools") {
-		s.forget("tools")
-		t, err = s.findTool(ctx, client, name)
+	if !s.pinning() {
+		return s.findTool(ctx, client, name)
 	}
-	if perr := s.pinTool(client, name, t, err); perr != nil {
-		return t, perr
+	t, err := s.pinnedTool(ctx, client, name)
+	var pr *pinRefusal
+	if errors.As(err, &pr) && s.keptServed("tools") {
+		s.forget("tools")
+		t, err = s.pinnedTool(ctx, client, name)
 	}
 	return t, err
 }

@@ -32,6 +32,14 @@ func runKeeperIfRequested() bool {
 func sessionWorld(t *testing.T) *world {
 	t.Helper()
 	w := newWorld(t)
+	withSessions(t, w)
+	return w
+}
+
+// withSessions gives w a runtime directory of its own for its sessions,
+// which are stopped when the test ends.
+func withSessions(t *testing.T, w *world) {
+	t.Helper()
 	rt, err := os.MkdirTemp("", "rt")
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +50,6 @@ func sessionWorld(t *testing.T) *world {
 		w.mcpv(t, "", "session", "stop", "--all")
 		os.RemoveAll(rt)
 	})
-	return w
 }
 
 // A session name that is not a plain file name is refused, exit 2, by

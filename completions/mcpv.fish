@@ -274,6 +274,7 @@ complete -c mcpv -n '__mcpv_in ""' -l session -x -d 'Go through the running sess
 complete -c mcpv -n '__mcpv_in ""' -l session-id -x -d 'Resume the HTTP session that \'call --detach\' kept open, instead of starting one.'
 complete -c mcpv -n '__mcpv_in ""' -l config -r -F -d 'Look for --server names in FILE before the other config files (MCPV_CONFIG is next).'
 complete -c mcpv -n '__mcpv_in ""' -l pin -r -F -d 'Hold the server to its pin in FILE (see \'mcpv pin\'): a tool, prompt, resource or template that moved since it was pinned, or is new, is refused (exit 7) (default: MCPV_PIN, else the config entry\'s pin).'
+complete -c mcpv -n '__mcpv_in ""' -l pin-strict -d 'Held to a pin, refuse every item (exit 7) while the server\'s instructions are not those pinned, rather than say so on stderr (default: MCPV_PIN_STRICT=1, or the config entry\'s pinStrict: true).'
 complete -c mcpv -n '__mcpv_in ""' -l inherit-env -d 'Give a stdio server from config mcpv\'s whole environment, not a minimal one.'
 complete -c mcpv -n '__mcpv_in ""' -s H -l header -x -d 'Send this HTTP header (repeatable); @FILE reads one header per line.'
 complete -c mcpv -n '__mcpv_in ""' -l cacert -r -F -d 'Trust the PEM certificates in FILE as well as the system\'s.'
@@ -416,7 +417,7 @@ complete -c mcpv -n '__mcpv_in "check"' -l portable -x -d 'Grade tool schemas fo
 complete -c mcpv -n '__mcpv_in "pin"' -l all -d 'Every server of the config files (as \'mcpv servers\' lists them), each under its name.'
 complete -c mcpv -n '__mcpv_in "pin"' -l check -d 'Record nothing: compare each server with its pin, and exit 7 when one moved.'
 complete -c mcpv -n '__mcpv_in "pin"' -l approve -d 'Write the moves of each server into the pin (after you reviewed them with --check): only those entries change.'
-complete -c mcpv -n '__mcpv_in "pin"' -l item -x -d 'With --approve: approve only this item\'s move (repeatable): tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, instructions or server.'
+complete -c mcpv -n '__mcpv_in "pin"' -l item -x -d 'With --approve: approve only this item\'s move (repeatable): tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, app:TOOL, instructions or server.'
 complete -c mcpv -n '__mcpv_at "pin" 0' -F
 complete -c mcpv -n '__mcpv_in "diff"' -l format -x -a 'text json' -d 'text (for people) or json.'
 complete -c mcpv -n '__mcpv_in "diff"' -l fail-on -x -d 'Exit 1 when a change of this class or worse is found: breaking, security (and breaking), any, or none; or when the cost in tokens passes a budget: tokens>N (the total), tokens>+N or tokens>+N% (the growth).'

@@ -75,6 +75,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--session-id'); Words = 1; Kind = 'none'; Enum = @(); H = 'Resume the HTTP session that ''call --detach'' kept open, instead of starting one.' }
             @{ Names = @('--config'); Words = 1; Kind = 'file'; Enum = @(); H = 'Look for --server names in FILE before the other config files (MCPV_CONFIG is next).' }
             @{ Names = @('--pin'); Words = 1; Kind = 'file'; Enum = @(); H = 'Hold the server to its pin in FILE (see ''mcpv pin''): a tool, prompt, resource or template that moved since it was pinned, or is new, is refused (exit 7) (default: MCPV_PIN, else the config entry''s pin).' }
+            @{ Names = @('--pin-strict'); Words = 0; Kind = 'none'; Enum = @(); H = 'Held to a pin, refuse every item (exit 7) while the server''s instructions are not those pinned, rather than say so on stderr (default: MCPV_PIN_STRICT=1, or the config entry''s pinStrict: true).' }
             @{ Names = @('--inherit-env'); Words = 0; Kind = 'none'; Enum = @(); H = 'Give a stdio server from config mcpv''s whole environment, not a minimal one.' }
             @{ Names = @('--header', '-H'); Words = 1; Kind = 'none'; Enum = @(); H = 'Send this HTTP header (repeatable); @FILE reads one header per line.' }
             @{ Names = @('--cacert'); Words = 1; Kind = 'file'; Enum = @(); H = 'Trust the PEM certificates in FILE as well as the system''s.' }
@@ -246,7 +247,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'Every server of the config files (as ''mcpv servers'' lists them), each under its name.' }
             @{ Names = @('--check'); Words = 0; Kind = 'none'; Enum = @(); H = 'Record nothing: compare each server with its pin, and exit 7 when one moved.' }
             @{ Names = @('--approve'); Words = 0; Kind = 'none'; Enum = @(); H = 'Write the moves of each server into the pin (after you reviewed them with --check): only those entries change.' }
-            @{ Names = @('--item'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --approve: approve only this item''s move (repeatable): tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, instructions or server.' }
+            @{ Names = @('--item'); Words = 1; Kind = 'none'; Enum = @(); H = 'With --approve: approve only this item''s move (repeatable): tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, app:TOOL, instructions or server.' }
         )
         'diff' = @(
             @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'json'); H = 'text (for people) or json.' }

@@ -113,51 +113,65 @@ type ToolCache struct {
 
 	mu    sync.Mutex      // guards the fields below
 	tools map[string]Tool // nil until listed, or after Reset
+	twice map[string]int  // how many times each name listed more than once was
 	gen   int             // bumped by Reset: a walk begun before it is stale
 }
 
 // Find returns the tool called name, listing every tool first if the cache
 // is empty. A tool the server does not list comes back with only its Name,
-// and a *ToolNotListedError.
+// and a *ToolNotListedError. Of a name listed twice, the first
+// definition comes back, as FindTool finds it.
 func (tc *ToolCache) Find(ctx context.Context, c *Client, name string) (Tool, error) {
+	t, _, err := tc.Lookup(ctx, c, name)
+	return t, err
+}
+
+// Lookup is Find, and how many times the list held name (every page's
+// items): a caller that must tell two definitions of one name apart can.
+func (tc *ToolCache) Lookup(ctx context.Context, c *Client, name string) (Tool, int, error) {
 	tc.walk.Lock()
 	defer tc.walk.Unlock()
 	tc.mu.Lock()
-	tools, gen := tc.tools, tc.gen
+	tools, twice, gen := tc.tools, tc.twice, tc.gen
 	tc.mu.Unlock()
 	if tools == nil {
-		tools = map[string]Tool{}
+		tools, twice = map[string]Tool{}, map[string]int{}
 		for p, err := range c.Walk(WithLookup(ctx), "tools/list", "tools", 0) {
 			if err != nil {
-				return Tool{Name: name}, err
+				return Tool{Name: name}, 0, err
 			}
 			for _, raw := range p.Items {
-				if t, ok := ParseTool(raw); ok {
+				t, ok := ParseTool(raw)
+				switch _, seen := tools[t.Name]; {
+				case !ok:
+				case seen:
+					twice[t.Name] = max(twice[t.Name], 1) + 1
+				default:
 					tools[t.Name] = t
 				}
 			}
 		}
 		tc.mu.Lock()
 		if tc.gen == gen { // else the list changed while it was walked: use it once, keep nothing
-			tc.tools = tools
+			tc.tools, tc.twice = tools, twice
 		}
 		tc.mu.Unlock()
 	}
 	if t, ok := tools[name]; ok {
-		return t, nil
+		return t, max(twice[name], 1), nil
 	}
 	listed := make([]string, 0, len(tools))
 	for n := range tools {
 		listed = append(listed, n)
 	}
 	slices.Sort(listed)
-	return Tool{Name: name}, &ToolNotListedError{Name: name, Listed: listed}
+	return Tool{Name: name}, 0, &ToolNotListedError{Name: name, Listed: listed}
 }
 
 // Reset forgets every definition; the next Find lists the tools again.
 func (tc *ToolCache) Reset() {
 	tc.mu.Lock()
-	tc.tools = nil
+	tc.tools, tc.twice = nil, nil
 	tc.gen++
 	tc.mu.Unlock()
 }

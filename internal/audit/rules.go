@@ -118,6 +118,7 @@ var Rules = []Rule{
 	{RuleJudge, Medium, "a model's verdict (--judge)",
 		"With --judge CMD, each item that no rule found at high or above is shown to a model of the user's choosing with a fixed prompt, and the model's verdict, when it says the item orders the model against the user, is a finding of this rule: high when the model says so with high confidence, medium otherwise. It says that it came from the model, quotes the model's reason, and never runs unless asked for.",
 		"the judge (local-llm): the description tells the model to send the conversation to a URL", nil},
+	listedTwiceRule,
 }
 
 // ruleByID is the rule called id.

@@ -106,7 +106,7 @@ func scanField(server string, fl field, own map[string]bool) []Finding {
 		out = append(out, encodedRules(fl.text, f)...)
 	}
 	for _, sec := range redact.FindSecrets(fl.text) {
-		if placeholderSecret(fl.text[sec.Start:sec.End]) || localURL(fl.text, sec) {
+		if vs, ve := sec.Value(); placeholderSecret(fl.text[vs:ve]) || localURL(fl.text, sec) {
 			continue
 		}
 		out = append(out, f(RuleSecret, High, "holds "+sec.Kind, sec.Start, sec.End))

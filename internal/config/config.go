@@ -259,6 +259,7 @@ type Server struct {
 	OAuth           OAuth
 	Guard           *Guard   // what mcpv serve lets its clients use; nil: everything
 	Pin             string   // the pin file the server's items are held to (mcpv pin), as written; "" for none
+	PinStrict       bool     // pinStrict: true: refuse every item while the instructions are not those pinned
 	NoExtensions    []string // the extensions turned off for the server (extensions: {NAME: false}), as written
 	IfDeclared      bool     // if_declared: a list of a capability the server does not declare is empty (exit 0), not exit 3
 	Warnings        []string // fields mcpv understood but cannot honour

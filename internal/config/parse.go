@@ -170,6 +170,12 @@ func (f *File) entry(name string, n *yamlnode.Node) (*Server, error) {
 	transport := str("transport")
 	s.Framing = str("framing")
 	s.Pin = str("pin")
+	if v := n.Get("pinStrict"); v != nil && err == nil {
+		if v.Kind != yamlnode.Bool {
+			err = errorAt(v, "server %q: pinStrict must be true or false, not %s", name, v.Kind.Noun())
+		}
+		s.PinStrict = v.Text == "true"
+	}
 	s.ProtocolVersion = str("protocol_version")
 	if s.ProtocolVersion == "" {
 		s.ProtocolVersion = str("protocolVersion")

@@ -40,6 +40,7 @@ type TargetFlags struct {
 	SessionID string   `name:"session-id"`
 	Config    string   `name:"config" type:"existingfile"`
 	Pin       string   `name:"pin"`
+	PinStrict bool     `name:"pin-strict"`
 }
 
 // ReachFlags say how to reach it: a stdio server's environment, an HTTP
@@ -81,6 +82,7 @@ var (
 		{"session-id", "ID", "Resume the HTTP session that 'call --detach' kept open, instead of starting one."},
 		{"config", "FILE", "Look for --server names in FILE before the other config files (MCPV_CONFIG is next)."},
 		{"pin", "FILE", "Hold the server to its pin in FILE (see 'mcpv pin'): a tool, prompt, resource or template that moved since it was pinned, or is new, is refused (exit 7) (default: MCPV_PIN, else the config entry's pin)."},
+		{"pin-strict", "", "Held to a pin, refuse every item (exit 7) while the server's instructions are not those pinned, rather than say so on stderr (default: MCPV_PIN_STRICT=1, or the config entry's pinStrict: true)."},
 	}
 	reachFlagDocs = []FlagDoc{
 		{"inherit-env", "", "Give a stdio server from config mcpv's whole environment, not a minimal one."},

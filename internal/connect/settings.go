@@ -81,6 +81,10 @@ type Settings struct {
 	// PinTree, when set, is the directory the file must stay inside (a
 	// project config file's own tree).
 	Pin, PinLabel, PinEntry, PinTree string
+	// PinStrict refuses every item while the server's instructions are
+	// not those pinned (--pin-strict, MCPV_PIN_STRICT, the entry's
+	// pinStrict); else they are said once on stderr.
+	PinStrict bool
 }
 
 // Auth is how to authorize at an HTTP server: the flags, over the config
@@ -199,6 +203,7 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (s *Settings,
 		return nil, err
 	}
 	s.Pin, s.PinLabel, s.PinTree = pinOf(f.Pin, x, env)
+	s.PinStrict = f.PinStrict || env.Getenv("MCPV_PIN_STRICT") == "1" || env.Getenv("MCPV_PIN_STRICT") == "true" || x != nil && x.PinStrict
 	if x != nil {
 		s.PinEntry, s.ConfigFile, s.ConfigLine = x.Name, x.File.Path, x.Line
 	}

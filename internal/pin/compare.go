@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mcpv/mcpv/internal/canon"
 	"github.com/mcpv/mcpv/internal/surface"
@@ -20,12 +21,15 @@ const (
 	New How = "new"
 	// Removed: pinned, and the server no longer lists it.
 	Removed How = "removed"
+	// Twice: the server lists the key more than once (on one page or
+	// on two): a client cannot tell which it uses, so neither is.
+	Twice How = "listed twice"
 )
 
 // Move is one way a surface moved from its pin.
 type Move struct {
-	// Kind is the item's kind, or "server" for the server's identity and
-	// "instructions" for its instructions.
+	// Kind is the item's kind, or "server" for the server's identity,
+	// "instructions" for its instructions and App for a tool's app.
 	Kind string
 	Key  string
 	How  How
@@ -44,16 +48,19 @@ type Move struct {
 
 // Label names the moved thing for people: `tool "add"`, "instructions".
 func (m Move) Label() string {
-	if m.Kind == "instructions" || m.Key == "" {
+	switch {
+	case m.Kind == "instructions" || m.Key == "":
 		return m.Kind
+	case m.Kind == App:
+		return appLabel(m.Key)
 	}
 	return fmt.Sprintf("%s %q", m.Kind, m.Key)
 }
 
 // Compare tells every way live moved from p: its name or title (the
 // server's identity; its version and protocol version may change without
-// a move), its instructions, and each item of each kind, in the order of
-// a pin file.
+// a move), its instructions, each item of each kind, in the order of a
+// pin file, a key listed twice, and the app of each pinned tool.
 func (p *Server) Compare(live surface.Server) []Move {
 	var moves []Move
 	if m, ok := p.identityMove(live); ok {
@@ -66,31 +73,76 @@ func (p *Server) Compare(live surface.Server) []Move {
 		if kind == Resource && !live.HasResources {
 			continue
 		}
-		listed := map[string]json.RawMessage{}
-		var keys []string
-		for _, raw := range Listed(kind, live) {
-			key, def, err := Pinned(kind, raw)
-			if err != nil || key == "" {
-				continue
-			}
-			if _, dup := listed[key]; !dup {
-				keys = append(keys, key)
-				listed[key] = def
-			}
+		moves = append(moves, p.compareKind(kind, Listed(kind, live))...)
+	}
+	return append(moves, p.compareApps(live)...)
+}
+
+// compareKind is how the items of kind moved, listed now as items.
+func (p *Server) compareKind(kind Kind, items []json.RawMessage) []Move {
+	twice := map[string]bool{}
+	for _, key := range Duplicates(kind, items) {
+		twice[key] = true
+	}
+	listed := map[string]json.RawMessage{}
+	var keys []string
+	for _, raw := range items {
+		key, def, err := Pinned(kind, raw)
+		if err != nil || key == "" {
+			continue
 		}
-		for _, it := range p.Items[kind] {
-			if _, ok := listed[it.Key]; !ok {
-				keys = append(keys, it.Key)
-			}
-		}
-		slices.Sort(keys)
-		idx := p.indexOf(kind, listed)
-		for _, key := range slices.Compact(keys) {
-			if m, ok := p.move(kind, key, listed[key], idx); ok {
-				moves = append(moves, m)
-			}
+		if _, dup := listed[key]; !dup {
+			keys = append(keys, key)
+			listed[key] = def
 		}
 	}
+	for _, it := range p.Items[kind] {
+		if _, ok := listed[it.Key]; !ok {
+			keys = append(keys, it.Key)
+		}
+	}
+	slices.Sort(keys)
+	idx := p.indexOf(kind, listed)
+	var moves []Move
+	for _, key := range slices.Compact(keys) {
+		if twice[key] {
+			moves = append(moves, twiceMove(kind, key))
+		} else if m, ok := p.move(kind, key, listed[key], idx); ok {
+			moves = append(moves, m)
+		}
+	}
+	return moves
+}
+
+// twiceMove is a key the server lists more than once.
+func twiceMove(kind Kind, key string) Move {
+	m := Move{Kind: string(kind), Key: key, How: Twice}
+	m.Changes = []surface.Change{{Class: surface.ClassSecurity, Object: m.Label(),
+		Message: fmt.Sprintf("the server lists this %s more than once; a client cannot tell which one it uses", kind)}}
+	return m
+}
+
+// compareApps is how the apps of the tools pinned and listed once moved;
+// an entry pinned before mcpv pinned apps holds none.
+func (p *Server) compareApps(live surface.Server) []Move {
+	if !p.HasApps {
+		return nil
+	}
+	count := map[string]int{}
+	for _, raw := range live.Tools {
+		count[rawString(raw, "name")]++
+	}
+	var moves []Move
+	for _, raw := range live.Tools {
+		name := rawString(raw, "name")
+		if _, pinned := p.Find(Tool, name); !pinned || count[name] != 1 {
+			continue // new, or listed twice: the tool's own move says it
+		}
+		if m, ok := p.appMove(name, AppOf(raw, live.Documents)); ok {
+			moves = append(moves, m)
+		}
+	}
+	slices.SortFunc(moves, func(a, b Move) int { return strings.Compare(a.Key, b.Key) })
 	return moves
 }
 

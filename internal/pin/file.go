@@ -19,16 +19,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// Version is the format of the pin files this mcpv writes and reads.
-const Version = 1
+// Version is the format of the pin files this mcpv writes. It reads
+// this one and the one before, which pinned no apps.
+const Version = 2
+
+// MaxFileSize bounds a pin file: one larger is refused, read or written.
+// It holds a surface of 100,000 tools with real descriptions.
+const MaxFileSize = 64 << 20
 
 // A Kind is a kind of item a server offers.
 type Kind string
@@ -85,6 +87,12 @@ type Server struct {
 	Instructions *Instructions
 	// Items are the pinned items of each kind, in the order of their key.
 	Items map[Kind][]Item
+	// Apps are the apps of the tools (MCP Apps), in the order of the
+	// tools' names; HasApps says whether the entry pins apps at all: one
+	// written before mcpv pinned them holds none, and its tools' apps are
+	// not held.
+	Apps    []Item
+	HasApps bool
 }
 
 // Instructions are a server's pinned instructions.
@@ -101,13 +109,20 @@ type Item struct {
 }
 
 // Find is s's item of kind called key.
-func (s *Server) Find(kind Kind, key string) (Item, bool) {
-	items := s.Items[kind]
+func (s *Server) Find(kind Kind, key string) (Item, bool) { return find(s.Items[kind], key) }
+
+// find is the item called key of items sorted by key.
+func find(items []Item, key string) (Item, bool) {
 	i, ok := slices.BinarySearchFunc(items, key, func(it Item, k string) int { return cmp.Compare(it.Key, k) })
 	if !ok {
 		return Item{}, false
 	}
 	return items[i], true
+}
+
+// sortItems sorts items by key.
+func sortItems(items []Item) {
+	slices.SortFunc(items, func(a, b Item) int { return cmp.Compare(a.Key, b.Key) })
 }
 
 // Server is f's entry called name.
@@ -160,6 +175,14 @@ type serverJSON struct {
 	Prompts           []itemJSON        `json:"prompts"`
 	Resources         []itemJSON        `json:"resources"`
 	ResourceTemplates []itemJSON        `json:"resourceTemplates"`
+	Apps              *[]appJSON        `json:"apps,omitempty"`
+}
+
+// appJSON is a tool's app as written.
+type appJSON struct {
+	Tool       string          `json:"tool"`
+	Digest     string          `json:"digest"`
+	Definition json.RawMessage `json:"definition"`
 }
 
 type instructionsJSON struct {
@@ -175,16 +198,6 @@ type itemJSON struct {
 	URITemplate string          `json:"uriTemplate,omitempty"`
 	Digest      string          `json:"digest"`
 	Definition  json.RawMessage `json:"definition"`
-}
-
-func (it itemJSON) key(kind Kind) string {
-	switch kind.KeyMember() {
-	case "uri":
-		return it.URI
-	case "uriTemplate":
-		return it.URITemplate
-	}
-	return it.Name
 }
 
 func (s *serverJSON) lists() map[Kind]*[]itemJSON {
@@ -221,6 +234,13 @@ func (f *File) Marshal() []byte {
 				}
 				*list = append(*list, ij)
 			}
+		}
+		if s.HasApps {
+			apps := []appJSON{}
+			for _, a := range s.Apps {
+				apps = append(apps, appJSON{a.Key, a.Digest, a.Def})
+			}
+			sj.Apps = &apps
 		}
 		out.Servers = append(out.Servers, sj)
 	}
@@ -291,126 +311,4 @@ func indent(src []byte, max int) []byte {
 	}
 	b.WriteByte('\n')
 	return b.Bytes()
-}
-
-// ParseError is a pin file that cannot be used; a pin that cannot be read
-// lets nothing through.
-type ParseError struct{ Reason string }
-
-func (e *ParseError) Error() string { return "not a usable pin file: " + e.Reason }
-
-func parseErrorf(format string, args ...any) error {
-	return &ParseError{fmt.Sprintf(format, args...)}
-}
-
-// Parse reads a pin file. It refuses a member it does not know, a format
-// newer than this mcpv's, a server or an item named twice, an item whose
-// key is not its definition's, and an item whose digest is not that of its
-// definition (a hand edit of one without the other): a pin is used whole
-// or not at all.
-func Parse(data []byte) (*File, error) {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.DisallowUnknownFields()
-	var fj fileJSON
-	if err := d.Decode(&fj); err != nil {
-		return nil, parseErrorf("%v", cleanJSONError(err))
-	}
-	if d.More() {
-		return nil, parseErrorf("more than one JSON value")
-	}
-	if fj.Version == nil {
-		return nil, parseErrorf(`it has no "mcpvPin" version`)
-	}
-	if *fj.Version != Version {
-		return nil, parseErrorf("format %d: this mcpv reads format %d", *fj.Version, Version)
-	}
-	f := &File{}
-	seen := map[string]bool{}
-	for i, sj := range fj.Servers {
-		if sj.Name == "" {
-			return nil, parseErrorf("server %d has no name", i+1)
-		}
-		if seen[sj.Name] {
-			return nil, parseErrorf("server %q is pinned twice", sj.Name)
-		}
-		seen[sj.Name] = true
-		s, err := parseServer(sj)
-		if err != nil {
-			return nil, parseErrorf("server %q: %v", sj.Name, err)
-		}
-		f.Servers = append(f.Servers, s)
-	}
-	return f, nil
-}
-
-func parseServer(sj serverJSON) (*Server, error) {
-	s := &Server{Name: sj.Name, ProtocolVersion: sj.ProtocolVersion, Items: map[Kind][]Item{}}
-	if len(sj.ServerInfo) > 0 && string(sj.ServerInfo) != "null" {
-		info, err := Canonical(sj.ServerInfo)
-		if err != nil {
-			return nil, fmt.Errorf("serverInfo: %v", err)
-		}
-		s.Info = info
-	}
-	if ij := sj.Instructions; ij != nil {
-		if ij.Digest != instructionsDigest(ij.Text) {
-			return nil, errors.New("the instructions' digest is not that of their text")
-		}
-		s.Instructions = &Instructions{ij.Digest, ij.Text}
-	}
-	for kind, list := range sj.lists() {
-		for _, ij := range *list {
-			key := ij.key(kind)
-			it, err := parseItem(kind, key, ij)
-			if err != nil {
-				return nil, fmt.Errorf("%s %q: %v", kind, key, err)
-			}
-			s.Items[kind] = append(s.Items[kind], it)
-		}
-		items := s.Items[kind]
-		slices.SortFunc(items, func(a, b Item) int { return cmp.Compare(a.Key, b.Key) })
-		for i := 1; i < len(items); i++ {
-			if items[i].Key == items[i-1].Key {
-				return nil, fmt.Errorf("%s %q is pinned twice", kind, items[i].Key)
-			}
-		}
-	}
-	return s, nil
-}
-
-func parseItem(kind Kind, key string, ij itemJSON) (Item, error) {
-	other := map[string]string{"name": ij.Name, "uri": ij.URI, "uriTemplate": ij.URITemplate}
-	delete(other, kind.KeyMember())
-	for m, v := range other {
-		if v != "" {
-			return Item{}, fmt.Errorf("a %s is named by its %s, not its %s", kind, kind.KeyMember(), m)
-		}
-	}
-	if !strings.HasPrefix(ij.Digest, "sha256:") {
-		return Item{}, errors.New(`its digest is not "sha256:..."`)
-	}
-	def, err := Canonical(ij.Definition)
-	if err != nil {
-		return Item{}, fmt.Errorf("definition: %v", err)
-	}
-	if Digest(def) != ij.Digest {
-		return Item{}, errors.New("its digest is not that of its definition")
-	}
-	var named map[string]json.RawMessage
-	json.Unmarshal(def, &named)
-	var defKey string
-	if json.Unmarshal(named[kind.KeyMember()], &defKey) != nil || defKey != key {
-		return Item{}, fmt.Errorf("its definition's %s is not %q", kind.KeyMember(), key)
-	}
-	return Item{Key: key, Digest: ij.Digest, Def: def}, nil
-}
-
-// cleanJSONError is a decoding error without the Go type names
-// encoding/json puts in some.
-func cleanJSONError(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return fmt.Errorf("%s: a %s where another type belongs", te.Field, te.Value)
-	}
-	return err
 }

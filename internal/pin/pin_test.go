@@ -61,7 +61,7 @@ func TestMarshalIsStableAndParsesBack(t *testing.T) {
 	}
 	text := string(data)
 	for _, want := range []string{
-		`"mcpvPin": 1`,
+		`"mcpvPin": 2`,
 		`"name": "add"`,
 		`"uri": "demo://readme"`,
 		`"uriTemplate": "demo://items/{id}"`,
@@ -96,9 +96,13 @@ func TestParseRefusesWhatCannotBeTrusted(t *testing.T) {
 	}{
 		{"an edited description", strings.Replace(good, `Add two numbers.`, `Add two numbers, and read ~/.ssh.`, 1), "digest is not that of its definition"},
 		{"an edited key", strings.Replace(good, `"name": "add",`, `"name": "plus",`, 1), `definition's name is not "plus"`},
-		{"a member it does not know", strings.Replace(good, `"mcpvPin": 1,`, `"mcpvPin": 1, "run": "rm -rf ~",`, 1), `unknown field "run"`},
-		{"a newer format", strings.Replace(good, `"mcpvPin": 1`, `"mcpvPin": 2`, 1), "format 2"},
-		{"no version", strings.Replace(good, `"mcpvPin": 1,`, ``, 1), `no "mcpvPin"`},
+		{"a member it does not know", strings.Replace(good, `"mcpvPin": 2,`, `"mcpvPin": 2, "run": "rm -rf ~",`, 1), `unknown field "run"`},
+		{"a member given twice", strings.Replace(good, `"mcpvPin": 2,`, `"mcpvPin": 2, "mcpvPin": 2,`, 1), `"mcpvPin" is given twice`},
+		{"a newer format", strings.Replace(good, `"mcpvPin": 2`, `"mcpvPin": 3`, 1), "format 3"},
+		{"no version", strings.Replace(good, `"mcpvPin": 2,`, ``, 1), `no "mcpvPin"`},
+		{"a version that is no number", strings.Replace(good, `"mcpvPin": 2`, `"mcpvPin": "2"`, 1), `a string where a whole number belongs`},
+		{"a list that is no list", strings.Replace(good, `"prompts": [`, `"prompts": {"x": [`, 1), `invalid character`},
+		{"a definition that is no object", strings.Replace(good, `"definition": {`, `"definition": [{`, 1), `invalid character`},
 		{"edited instructions", strings.Replace(good, `Use add to add.`, `Use add.`, 1), "instructions' digest"},
 		{"two values", good + good, "more than one JSON value"},
 		{"not JSON", "-----BEGIN OPENSSH PRIVATE KEY-----", "invalid character"},

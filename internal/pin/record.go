@@ -2,32 +2,14 @@ package pin
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 )
-
-// Canonical is JSON text in the one form a pin digests and writes: keys
-// sorted, no space, numbers as written, strings as Go writes them (no
-// HTML escapes). Two texts of one value give one form, whatever their key
-// order or spacing; an object that holds a key twice keeps the last, as
-// Go's decoder and most others read it.
-func Canonical(raw []byte) ([]byte, error) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	if d.More() {
-		return nil, errors.New("more than one JSON value")
-	}
-	return marshal(v)
-}
 
 // marshal writes v compact, without HTML escapes.
 func marshal(v any) ([]byte, error) {
@@ -42,33 +24,63 @@ func marshal(v any) ([]byte, error) {
 
 // Pinned is the part of an item of kind that a pin holds, canonical: the
 // members kindInfo names, as the server sent them; and its key. An item
-// that is no object, or whose key is no string, has no key ("").
+// that is no object, or whose key is no string, has no key (""). Of a
+// member given twice, the last counts, as a decoder reads it.
 func Pinned(kind Kind, raw json.RawMessage) (key string, def []byte, err error) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var m map[string]any
-	if err := d.Decode(&m); err != nil {
+	if string(bytes.TrimSpace(raw)) == "null" {
+		return "", []byte("{}"), nil
+	}
+	if !rawjson.IsObject(raw) || !rawjson.Valid(raw) {
 		return "", nil, fmt.Errorf("a %s that is not a JSON object", kind)
 	}
-	kept := map[string]any{}
-	for _, name := range kindInfo[kind].members {
-		if v, ok := m[name]; ok {
-			kept[name] = v
+	members := kindInfo[kind].members
+	kept := make([][]byte, len(members))
+	rawjson.ForEachValidMember(raw, func(k string, v []byte) error {
+		if i := slices.Index(members, k); i >= 0 {
+			kept[i] = v
 		}
+		return nil
+	})
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for _, i := range sortedMembers(kind) {
+		if kept[i] == nil {
+			continue
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		writeString(&b, members[i])
+		b.WriteByte(':')
+		writeCanonical(&b, kept[i])
 	}
-	key, _ = m[kind.KeyMember()].(string)
-	def, err = marshal(kept)
-	return key, def, err
+	b.WriteByte('}')
+	if v := kept[slices.Index(members, kind.KeyMember())]; len(v) > 0 && v[0] == '"' {
+		key, _ = rawjson.String(v)
+	}
+	return key, b.Bytes(), nil
+}
+
+// sortedMembers are the indexes of kind's pinned members in the order
+// of their names.
+func sortedMembers(kind Kind) []int {
+	members := kindInfo[kind].members
+	idx := make([]int, len(members))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(members[a], members[b]) })
+	return idx
 }
 
 // Record is the pin of a surface, named name: its identity, its
-// instructions, and every item of each kind with its pinned members. An
-// item without a key is left out (there is nothing a command could ask
-// for by it); so is the second of two items with one key, which a
-// client cannot tell apart either: the pin holds what a lookup by key
-// finds first.
+// instructions, every item of each kind with its pinned members, and the
+// apps of its tools. An item without a key is left out (there is nothing
+// a command could ask for by it); so is a key listed twice, which a
+// client cannot tell apart: neither is pinned, and each pinned command
+// refuses it while the server lists it so (Duplicates says which).
 func Record(name string, s surface.Server) (*Server, error) {
-	p := &Server{Name: name, ProtocolVersion: s.ProtocolVersion, Items: map[Kind][]Item{}}
+	p := &Server{Name: name, ProtocolVersion: s.ProtocolVersion, Items: map[Kind][]Item{}, HasApps: true}
 	if len(s.Info) > 0 && string(s.Info) != "null" {
 		info, err := Canonical(s.Info)
 		if err != nil {
@@ -80,18 +92,42 @@ func Record(name string, s surface.Server) (*Server, error) {
 		p.Instructions = &Instructions{Digest: instructionsDigest(*s.Instructions), Text: *s.Instructions}
 	}
 	for _, kind := range Kinds {
-		seen := map[string]bool{}
+		twice := map[string]bool{}
+		for _, key := range Duplicates(kind, Listed(kind, s)) {
+			twice[key] = true
+		}
 		for _, raw := range Listed(kind, s) {
 			key, def, err := Pinned(kind, raw)
-			if err != nil || key == "" || seen[key] {
+			if err != nil || key == "" || twice[key] {
 				continue
 			}
-			seen[key] = true
 			p.Items[kind] = append(p.Items[kind], Item{Key: key, Digest: Digest(def), Def: def})
 		}
-		slices.SortFunc(p.Items[kind], func(a, b Item) int { return cmp.Compare(a.Key, b.Key) })
+		sortItems(p.Items[kind])
+	}
+	for _, a := range Apps(s) {
+		if _, ok := p.Find(Tool, a.Key); ok {
+			p.Apps = append(p.Apps, a)
+		}
 	}
 	return p, nil
+}
+
+// Duplicates are the keys that items lists more than once, each once, in
+// the order their second listing comes.
+func Duplicates(kind Kind, items []json.RawMessage) []string {
+	seen := make(map[string]int, len(items))
+	var twice []string
+	for _, raw := range items {
+		key := rawString(raw, kind.KeyMember())
+		if key == "" {
+			continue
+		}
+		if seen[key]++; seen[key] == 2 {
+			twice = append(twice, key)
+		}
+	}
+	return twice
 }
 
 // Listed are the items of kind that a surface lists.
@@ -120,16 +156,58 @@ func (p *Server) Surface() surface.Server {
 		for _, it := range p.Items[kind] {
 			items = append(items, it.Def)
 		}
-		switch kind {
-		case Tool:
-			s.Tools = items
-		case Prompt:
-			s.Prompts = items
-		case Resource:
-			s.Resources = items
-		default:
-			s.ResourceTemplates = items
-		}
+		setListed(&s, kind, items)
 	}
 	return s
+}
+
+// View is what a pin holds of a surface, as a surface: each item listed
+// (a key listed twice as well, for a diff to show) with its pinned
+// members alone, the identity's name and title, no protocol version. A
+// diff against a pin compares the View of both sides, so that what a pin
+// leaves out (_meta, icons, the server's version) makes no change; the
+// apps it holds are compared apart (AppChanges).
+func View(s surface.Server) surface.Server {
+	v := surface.Server{Name: s.Name, HasIdentity: s.HasIdentity, HasResources: s.HasResources, Instructions: s.Instructions}
+	if name, title := member(s.Info, "name"), member(s.Info, "title"); name != "" || title != "" {
+		v.Info, _ = marshal(map[string]string{"name": name, "title": title})
+		if title == "" {
+			v.Info, _ = marshal(map[string]string{"name": name})
+		}
+	}
+	for _, kind := range Kinds {
+		var items []json.RawMessage
+		for _, raw := range Listed(kind, s) {
+			if _, def, err := Pinned(kind, raw); err == nil {
+				raw = def
+			}
+			items = append(items, raw)
+		}
+		setListed(&v, kind, items)
+	}
+	return v
+}
+
+// setListed sets the items of kind that a surface lists.
+func setListed(s *surface.Server, kind Kind, items []json.RawMessage) {
+	switch kind {
+	case Tool:
+		s.Tools = items
+	case Prompt:
+		s.Prompts = items
+	case Resource:
+		s.Resources = items
+	default:
+		s.ResourceTemplates = items
+	}
+}
+
+// AppChanges are how the apps of the tools p pins moved in live, as
+// changes of a diff: none for an entry that pins no apps.
+func (p *Server) AppChanges(live surface.Server) []surface.Change {
+	var out []surface.Change
+	for _, m := range p.compareApps(live) {
+		out = append(out, m.Changes...)
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package pin
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/mcpv/mcpv/internal/safetext"
@@ -24,6 +25,21 @@ func (p *Server) Check(kind Kind, key string, raw []byte) *Move {
 	if !moved {
 		return nil
 	}
+	return &m
+}
+
+// CheckListed is Check over every item the server lists now under key
+// (every page's, in order): one is checked as Check does, none is not
+// listed, and more than one is refused as listed twice, whatever each
+// is.
+func (p *Server) CheckListed(kind Kind, key string, listed []json.RawMessage) *Move {
+	switch len(listed) {
+	case 0:
+		return p.Check(kind, key, nil)
+	case 1:
+		return p.Check(kind, key, listed[0])
+	}
+	m := twiceMove(kind, key)
 	return &m
 }
 
@@ -53,6 +69,8 @@ func (e *Refusal) Error() string {
 	where := fmt.Sprintf("%s, server %q", e.File, e.Server)
 	label := safetext.Line(m.Label())
 	switch m.How {
+	case Twice:
+		return fmt.Sprintf("%s is listed more than once by the server (%s): a client cannot tell which one it uses; nothing sent", label, where)
 	case Removed:
 		return fmt.Sprintf("%s is pinned (%s) but the server no longer lists it; nothing sent", label, where)
 	case New:
@@ -126,6 +144,10 @@ type NoEntryError struct {
 	File   string
 	Server string   // the name looked for ("" when the server gives none)
 	Have   []string // the servers the file pins
+	// Same is how many entries are of servers that call themselves
+	// Server, under config names, when more than one is: which is meant
+	// cannot be told.
+	Same int
 }
 
 func (e *NoEntryError) Error() string {
@@ -134,37 +156,64 @@ func (e *NoEntryError) Error() string {
 		what = fmt.Sprintf("server %q", safetext.Line(e.Server))
 	}
 	s := fmt.Sprintf("%s pins no entry for %s", e.File, what)
-	switch len(e.Have) {
-	case 0:
+	switch n := len(e.Have); {
+	case e.Same > 1:
+		s += fmt.Sprintf(" (it pins %d servers that call themselves so; name one with --server NAME)", e.Same)
+	case n == 0:
 		s += " (it pins no server)"
-	case 1:
+	case n == 1:
 		s += fmt.Sprintf(" (it pins %q)", safetext.Line(e.Have[0]))
 	default:
-		s += fmt.Sprintf(" (it pins %d servers; name one with --server NAME)", len(e.Have))
+		s += fmt.Sprintf(" (it pins %d servers; name one with --server NAME)", n)
 	}
 	return s + "; nothing sent"
 }
 
-// Entry is the entry of f that a server is held to: the one called
-// configName (a config entry's name), else f's only entry when the server
-// has no config name, else the one called infoName (the name the server
-// gives itself).
-func (f *File) Entry(configName, infoName string) (*Server, error) {
+// Entry is the entry of f that a server is held to. A server named by a
+// config entry (configName, its name there) is pinned under that name; one
+// given by its command line or URL under the name its serverInfo gives
+// (infoName). Each is found under the other key too, with a note that
+// says so, when the entry there is of a server that calls itself the
+// same: a pin made with -s calc is found for the same server given by
+// its command line, and the other way round. An entry of a server that
+// calls itself otherwise is never taken for it.
+func (f *File) Entry(configName, infoName string) (s *Server, note string, err error) {
 	var have []string
 	for _, s := range f.Servers {
 		have = append(have, s.Name)
 	}
 	if configName != "" {
 		if s, ok := f.Server(configName); ok {
-			return s, nil
+			return s, "", nil
 		}
-		return nil, &NoEntryError{Server: configName, Have: have}
+		if s, ok := f.Server(infoName); ok && infoName != "" && s.InfoName() == infoName {
+			return s, fmt.Sprintf("it pins server %q under the name its serverInfo gives, %q, not its config name; held to that entry", safetext.Line(configName), safetext.Line(infoName)), nil
+		}
+		return nil, "", &NoEntryError{Server: configName, Have: have}
 	}
-	if len(f.Servers) == 1 {
-		return f.Servers[0], nil
+	if infoName == "" {
+		if len(f.Servers) == 1 {
+			return f.Servers[0], "", nil // a server that gives no name, and a file of one
+		}
+		return nil, "", &NoEntryError{Have: have}
 	}
-	if s, ok := f.Server(infoName); ok && infoName != "" {
-		return s, nil
+	if s, ok := f.Server(infoName); ok {
+		return s, "", nil
 	}
-	return nil, &NoEntryError{Server: infoName, Have: have}
+	var same []*Server
+	for _, s := range f.Servers {
+		if s.InfoName() == infoName {
+			same = append(same, s)
+		}
+	}
+	switch len(same) {
+	case 0:
+		return nil, "", &NoEntryError{Server: infoName, Have: have}
+	case 1:
+		return same[0], fmt.Sprintf("it pins server %q under its config name %q; held to that entry", safetext.Line(infoName), safetext.Line(same[0].Name)), nil
+	}
+	return nil, "", &NoEntryError{Server: infoName, Have: have, Same: len(same)}
 }
+
+// InfoName is the name the pinned serverInfo gives, or "".
+func (s *Server) InfoName() string { return member(s.Info, "name") }

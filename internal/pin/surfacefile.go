@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/trace"
 	"github.com/mcpv/mcpv/mcp"
@@ -25,6 +26,8 @@ import (
 type SurfaceFile struct {
 	Format  string // "pin", "snapshot", "recording" or "trace"
 	Servers []surface.Server
+	// Pins is the pin file, when the file is one.
+	Pins *File
 	// Lines finds the line of an item in the file: 0 when it cannot.
 	Lines func(kind, name string) int
 }
@@ -50,26 +53,26 @@ func ReadSurfaceFile(path string, read func(string) ([]byte, error)) (*SurfaceFi
 		}
 		return &SurfaceFile{Format: "trace", Servers: []surface.Server{s}, Lines: func(string, string) int { return 0 }}, nil
 	}
-	var head struct {
-		Pin      *json.RawMessage `json:"mcpvPin"`
-		Snapshot *json.RawMessage `json:"mcpvSnapshot"`
+	switch {
+	case !rawjson.Valid(data):
+		return nil, fmt.Errorf("not a pin file, snapshot or recording: %v", invalidJSON(data))
+	case !rawjson.IsObject(data):
+		return nil, errors.New("not a pin file, snapshot or recording: not a JSON object")
 	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("not a pin file, snapshot or recording: %v", err)
-	}
+	isPin, isSnapshot := rawjson.Member(data, "mcpvPin") != nil, rawjson.Member(data, "mcpvSnapshot") != nil
 	sf := &SurfaceFile{Lines: lineFinder(data)}
 	switch {
-	case head.Pin != nil:
+	case isPin:
 		f, err := Parse(data)
 		if err != nil {
 			return nil, err
 		}
-		sf.Format = "pin"
+		sf.Format, sf.Pins = "pin", f
 		for _, s := range f.Servers {
 			sf.Servers = append(sf.Servers, s.Surface())
 		}
 		return sf, nil
-	case head.Snapshot != nil:
+	case isSnapshot:
 		snap, err := surface.ParseSnapshot(data)
 		if err != nil {
 			return nil, err

@@ -25,6 +25,7 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -60,6 +61,10 @@ type Pin struct {
 	// Poll is how often, at most, the file is looked at for a change;
 	// DefaultPinPoll when 0.
 	Poll time.Duration
+	// Strict refuses a server whose instructions are not those pinned
+	// (--pin-strict): its session is not admitted. Without it, the
+	// instructions are withheld and said once.
+	Strict bool
 }
 
 // DefaultPinPoll is how often, at most, serve looks at a pin file for a
@@ -83,6 +88,7 @@ type pinGate struct {
 	looked time.Time          // when the file was last looked at
 	info   fs.FileInfo        // what it was then; nil when it could not be looked at
 	bad    bool               // a file that cannot be used was said, since the last good one
+	note   string             // the last note of an entry found under the server's other name, said
 	said   map[string]bool    // the moves said, by their line
 	ups    map[*upstream]bool // the upstream sessions held to the pin
 	ctx    context.Context    // ends when serving does: the walks after a change stop
@@ -109,12 +115,17 @@ func newPinGate(cfg *Pin, log *slog.Logger) (*pinGate, error) {
 	return g, nil
 }
 
-// entryOf is the server's entry in f, the server calling itself name.
+// entryOf is the server's entry in f, the server calling itself name;
+// an entry found under the server's other name is said once.
 func (g *pinGate) entryOf(f *pin.File, name string) (*pin.Server, error) {
-	e, err := f.Entry(g.cfg.Entry, name)
+	e, note, err := f.Entry(g.cfg.Entry, name)
 	var ne *pin.NoEntryError
 	if errors.As(err, &ne) {
 		ne.File = g.cfg.Label
+	}
+	if note != "" && note != g.note {
+		g.note = note
+		g.log.Info("serve: " + safetext.Line(g.cfg.Label+": "+note))
 	}
 	return e, err
 }
@@ -135,6 +146,18 @@ func (g *pinGate) admit(u *upstream) error {
 	}
 	if g.name == "" {
 		g.name = name
+	}
+	if g.cfg.Strict {
+		init := u.conn.State().InitializeResult
+		var live *string
+		if raw, ok := rawjson.Exact(init, "instructions"); ok && raw != nil && string(raw) != "null" {
+			var text string
+			json.Unmarshal(raw, &text)
+			live = &text
+		}
+		if m := g.entry.CheckInstructions(live); m != nil {
+			return &pin.Refusal{File: g.cfg.Label, Server: g.entry.Name, Move: *m}
+		}
 	}
 	g.ups[u] = true
 	return nil

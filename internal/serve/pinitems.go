@@ -8,7 +8,6 @@ package serve
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -18,7 +17,6 @@ import (
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/subscription"
-	"github.com/mcpv/mcpv/internal/uritemplate"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -55,33 +53,63 @@ func (u *upstream) pinMark() uint64 {
 }
 
 // pinFilter removes from a page of a list (asked for at mark) what moved
-// since it was pinned; any other result comes back as it is. An item
-// that holds its key twice, or in another case, is left out, as the
-// guard leaves it out.
+// since it was pinned: an item that moved, a key listed twice (on the
+// page, or in the whole list, which a server whose lists are kept has
+// walked once), a tool whose app moved; from a resources/read, an app's
+// document that moved. Any other result comes
+// back as it is. An item that holds its key twice, or in another case,
+// is left out, as the guard leaves it out.
 func (u *upstream) pinFilter(method string, res json.RawMessage, mark uint64) json.RawMessage {
 	g := u.srv.pins
 	l, ok := mcp.ListOf(method)
-	if g == nil || !ok {
+	switch {
+	case g == nil:
+		return res
+	case method == "resources/read":
+		return u.pinRead(res)
+	case !ok:
 		return res
 	}
 	kind := pin.Kind(l.Item)
 	entry := g.current()
 	keep := u.keeps()
+	count := map[string]int{}
+	rawjson.ForEachElement(rawjson.Member(res, l.Key), func(_ int, item []byte) {
+		if key, ok := l.ID(item); ok {
+			count[key]++
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), pinWalkWait)
+	defer cancel()
+	if keep && u.pinned.whole(kind) == nil {
+		// Walked whole once (and kept until it changes), the list tells
+		// a key a later page lists again, which this page cannot.
+		u.walkKind(ctx, kind)
+	}
 	onPage := map[string]bool{}
 	return mcp.FilterPage(res, l.Key, func(item json.RawMessage) bool {
 		key, ok := l.ID(item)
 		if !ok || entry == nil {
 			return false
 		}
+		if count[key] > 1 || u.pinned.listedTwice(kind, key) {
+			u.pinned.noteTwice(kind, key, mark)
+			g.say(pin.ListedTwice(kind, key))
+			return false
+		}
 		_, def, err := pin.Pinned(kind, item)
 		if err != nil {
 			return false
 		}
-		if keep && !onPage[key] { // a key twice on a page: the first, as a pin records it
+		if keep && !onPage[key] {
 			onPage[key] = true
 			u.pinned.note(kind, key, def, mark)
 		}
-		if m := entry.Check(kind, key, def); m != nil {
+		m := entry.Check(kind, key, def)
+		if m == nil && kind == pin.Tool {
+			m = u.appMove(ctx, entry, key, item)
+		}
+		if m != nil {
 			g.say(*m)
 			return false
 		}
@@ -134,23 +162,10 @@ func (u *upstream) pinCheck(ctx context.Context, method string, params json.RawM
 	return nil
 }
 
-// pinItem checks a tool or a prompt: as listed last, else as the server
-// lists it now (a tool as Upstream.Tool finds it, a prompt after a walk
-// of the prompts).
+// pinItem checks a tool or a prompt (and a tool's app) against the
+// server's whole list: kept, else walked now, so that a key listed on
+// two pages is seen twice.
 func (u *upstream) pinItem(ctx context.Context, kind pin.Kind, key string) *mcp.RPCError {
-	if def, ok := u.pinned.listed(kind, key); ok {
-		return u.held(kind, key, kind, key, def)
-	}
-	if kind == pin.Tool {
-		var def json.RawMessage
-		if raw, ok := u.conn.Tool(ctx, key); ok {
-			def = raw
-			if _, d, err := pin.Pinned(kind, raw); err == nil {
-				def = d
-			}
-		}
-		return u.held(kind, key, kind, key, def)
-	}
 	l := u.pinned.whole(kind)
 	if l == nil {
 		var err error
@@ -158,21 +173,42 @@ func (u *upstream) pinItem(ctx context.Context, kind pin.Kind, key string) *mcp.
 			return u.srv.pins.unlisted(kind, key, err)
 		}
 	}
-	return u.held(kind, key, kind, key, l.defs[key])
+	if l.twice[key] || u.pinned.listedTwice(kind, key) {
+		return u.heldTwice(kind, key, kind, key)
+	}
+	if rerr := u.held(kind, key, kind, key, l.defs[key]); rerr != nil || kind != pin.Tool {
+		return rerr
+	}
+	g := u.srv.pins
+	if entry := g.current(); entry != nil {
+		if m := u.appMove(ctx, entry, key, l.apps[key]); m != nil {
+			g.say(*m)
+			return g.refusal(kind, key, m)
+		}
+	}
+	return nil
 }
 
 // pinResource checks the resource at uri: the resource listed at uri,
 // else the first template listed that uri is an expansion of, must be as
-// pinned; a uri that is neither is not pinned.
+// pinned; a uri that is neither is not pinned. A pinned app's document
+// is read now, and must be as pinned too.
 func (u *upstream) pinResource(ctx context.Context, uri string) *mcp.RPCError {
-	if def, ok := u.pinned.listed(pin.Resource, uri); ok {
-		return u.held(pin.Resource, uri, pin.Resource, uri, def)
-	}
 	res, tmpl, err := u.resourceLists(ctx)
 	if err != nil {
 		return u.srv.pins.unlisted(pin.Resource, uri, err)
 	}
-	return u.heldResource(uri, res, tmpl)
+	if rerr := u.heldResource(uri, res, tmpl); rerr != nil {
+		return rerr
+	}
+	g := u.srv.pins
+	if entry := g.current(); entry != nil && entry.DocumentPinned(uri) {
+		if m := entry.CheckDocument(uri, u.appDoc(ctx, uri, false)); m != nil {
+			g.say(*m)
+			return g.refusal(pin.Resource, uri, m)
+		}
+	}
+	return nil
 }
 
 // resourceLists are the resources and the templates the server lists,
@@ -193,6 +229,9 @@ func (u *upstream) resourceLists(ctx context.Context) (res, tmpl *seenList, err 
 
 // heldResource is pinResource with the lists at hand.
 func (u *upstream) heldResource(uri string, res, tmpl *seenList) *mcp.RPCError {
+	if res.twice[uri] || u.pinned.listedTwice(pin.Resource, uri) {
+		return u.heldTwice(pin.Resource, uri, pin.Resource, uri)
+	}
 	if def, ok := res.defs[uri]; ok {
 		return u.held(pin.Resource, uri, pin.Resource, uri, def)
 	}
@@ -202,6 +241,9 @@ func (u *upstream) heldResource(uri string, res, tmpl *seenList) *mcp.RPCError {
 		}
 		if _, ok := t.Match(uri); ok {
 			key := tmpl.order[i]
+			if tmpl.twice[key] || u.pinned.listedTwice(pin.Template, key) {
+				return u.heldTwice(pin.Resource, uri, pin.Template, key)
+			}
 			return u.held(pin.Resource, uri, pin.Template, key, tmpl.defs[key])
 		}
 	}
@@ -227,16 +269,27 @@ func (u *upstream) held(askedKind pin.Kind, asked string, kind pin.Kind, key str
 	return g.refusal(askedKind, asked, m)
 }
 
+// heldTwice refuses what a client asked for (the item of askedKind
+// called asked) because the item it is, of kind called key, is listed
+// more than once; said once.
+func (u *upstream) heldTwice(askedKind pin.Kind, asked string, kind pin.Kind, key string) *mcp.RPCError {
+	m := pin.ListedTwice(kind, key)
+	u.srv.pins.say(m)
+	return u.srv.pins.refusal(askedKind, asked, &m)
+}
+
 // refusal is the error a client gets for what moved: the same code as
 // the guard's.
 func (g *pinGate) refusal(kind pin.Kind, key string, m *pin.Move) *mcp.RPCError {
 	file := safetext.Line(g.cfg.Label)
 	subject := "it"
 	if m.Kind != string(kind) || m.Key != key {
-		subject = fmt.Sprintf("%s %q", m.Kind, clipKey(m.Key))
+		subject = safetext.Line((&pin.Move{Kind: m.Kind, Key: clipKey(m.Key)}).Label())
 	}
 	var why string
 	switch {
+	case m.How == pin.Twice:
+		why = fmt.Sprintf("the server lists %s more than once; withheld", subject)
 	case m.How == pin.New && m.Live == nil:
 		why = fmt.Sprintf("%s is not pinned in %s", subject, file)
 	case m.How == pin.Removed:
@@ -258,97 +311,6 @@ func (g *pinGate) unlisted(kind pin.Kind, key string, err error) *mcp.RPCError {
 
 // clipKey bounds a name or URI quoted in a message.
 func clipKey(key string) string { return safetext.Clip(key, 200) }
-
-// walkKind walks the server's list of kind whole, bounded, and keeps it
-// (when u's lists are kept). A list the server does not have (method not
-// found) is empty.
-func (u *upstream) walkKind(ctx context.Context, kind pin.Kind) (*seenList, error) {
-	ctx, cancel := context.WithTimeout(ctx, pinWalkWait)
-	defer cancel()
-	l := listOfKind(kind)
-	method := l.Method
-	mark := u.pinned.mark()
-	list := &seenList{defs: map[string]json.RawMessage{}}
-	err := u.walkPages(ctx, method, l.Key, func(items []json.RawMessage) error {
-		for _, raw := range items {
-			key, ok := l.ID(raw)
-			if !ok || key == "" {
-				continue
-			}
-			_, def, err := pin.Pinned(kind, raw)
-			if _, dup := list.defs[key]; err != nil || dup {
-				continue
-			}
-			if list.bytes += len(key) + len(def); list.bytes > maxSeenBytes {
-				return fmt.Errorf("%s holds more than %d MiB", method, maxSeenBytes>>20)
-			}
-			list.defs[key] = def
-			list.order = append(list.order, key)
-			if kind == pin.Template {
-				t, _ := uritemplate.Parse(key)
-				list.parsed = append(list.parsed, t)
-			}
-		}
-		return nil
-	})
-	var ce *mcp.CallError
-	var re *mcp.RPCError
-	if errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound || errors.As(err, &re) && re.Code == mcp.CodeMethodNotFound {
-		list, err = &seenList{defs: map[string]json.RawMessage{}}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	list.complete = true
-	if u.keeps() {
-		u.pinned.keep(kind, list, mark)
-	}
-	return list, nil
-}
-
-// walkPages hands each page's items of a list to fn, to the end of the
-// list or maxPinPages: as mcp.Client.Walk walks them, or, for an
-// Upstream that cannot walk, page by page through Forward, stopping at a
-// cursor sent twice.
-func (u *upstream) walkPages(ctx context.Context, method, key string, fn func([]json.RawMessage) error) error {
-	if w, ok := u.conn.(walker); ok {
-		n := 0
-		for p, err := range w.Walk(ctx, method, key) {
-			if err != nil {
-				return err
-			}
-			if n++; n > maxPinPages {
-				return fmt.Errorf("%s: still not at the end after %d pages", method, maxPinPages)
-			}
-			if err := fn(p.Items); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	cursors := map[string]bool{}
-	params := json.RawMessage(`{}`)
-	for n := 1; ; n++ {
-		res, err := u.conn.Forward(ctx, method, params)
-		if err != nil {
-			return err
-		}
-		var items []json.RawMessage
-		rawjson.ForEachElement(rawjson.Member(res, key), func(_ int, el []byte) { items = append(items, el) })
-		if err := fn(items); err != nil {
-			return err
-		}
-		next, _ := rawjson.String(rawjson.Member(res, "nextCursor"))
-		switch {
-		case next == "":
-			return nil
-		case cursors[next] || n >= maxPinPages:
-			return fmt.Errorf("%s: the list does not end", method)
-		}
-		cursors[next] = true
-		params = mustJSON(map[string]string{"cursor": next})
-	}
-}
 
 // pinInstructions is an initialize (or server/discover) result without
 // its instructions when they moved since they were pinned (said once).

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/mcpv/mcpv/internal/pin"
+	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/uritemplate"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -22,6 +23,13 @@ type pinSeen struct {
 	gen   uint64     // moved by every list_changed
 	lists map[pin.Kind]*seenList
 	bytes int // of every list
+	// twice are the keys a page listed more than once, by kind, until
+	// the list changes: withheld from every page after.
+	twice map[pin.Kind]map[string]bool
+	// docs are the documents of apps read for the pin, by URI, until a
+	// resource changes (docGen moves then).
+	docs   map[string]surface.Document
+	docGen uint64
 }
 
 // seenList is one list as seen. A complete one is never changed once
@@ -33,12 +41,72 @@ type seenList struct {
 	parsed   []*uritemplate.Template // a template list's templates, in order (nil where one cannot be read)
 	complete bool
 	bytes    int
+	// twice are the keys a walk found more than once; apps, of a tool
+	// list walked whole, the tools whose _meta speaks of ui, as listed.
+	twice map[string]bool
+	apps  map[string]json.RawMessage
+	// uis are, of a resource list walked whole, the _meta.ui of each
+	// resource that has one (an app document's, as listed).
+	uis map[string]json.RawMessage
 }
 
 func (l *seenList) clone() *seenList {
 	c := *l
 	c.defs, c.order, c.parsed = maps.Clone(l.defs), slices.Clone(l.order), slices.Clone(l.parsed)
+	c.twice, c.apps, c.uis = maps.Clone(l.twice), maps.Clone(l.apps), maps.Clone(l.uis)
 	return &c
+}
+
+// noteTwice keeps a key a page listed more than once (asked for at mark).
+func (s *pinSeen) noteTwice(kind pin.Kind, key string, mark uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gen != mark {
+		return
+	}
+	if s.twice == nil {
+		s.twice = map[pin.Kind]map[string]bool{}
+	}
+	if s.twice[kind] == nil {
+		s.twice[kind] = map[string]bool{}
+	}
+	if len(s.twice[kind]) < maxSaid {
+		s.twice[kind][key] = true
+	}
+}
+
+// listedTwice reports whether the key of kind was seen listed more than
+// once, on a page or in a walk.
+func (s *pinSeen) listedTwice(kind pin.Kind, key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.twice[kind][key] {
+		return true
+	}
+	l := s.lists[kind]
+	return l != nil && l.twice[key]
+}
+
+// doc is the app document at uri as last read for the pin, and the
+// generation of the documents, to give keepDoc with one read now.
+func (s *pinSeen) doc(uri string) (surface.Document, bool, uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.docs[uri]
+	return d, ok, s.docGen
+}
+
+// keepDoc keeps an app document read (from gen), a bounded number.
+func (s *pinSeen) keepDoc(uri string, d surface.Document, gen uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.docGen != gen || len(s.docs) >= maxSaid {
+		return
+	}
+	if s.docs == nil {
+		s.docs = map[string]surface.Document{}
+	}
+	s.docs[uri] = d
 }
 
 // mark is the generation of the lists, taken before a page or a walk is
@@ -131,6 +199,14 @@ func (s *pinSeen) whole(kind pin.Kind) *seenList {
 // changed forgets the lists a list_changed of the server is about.
 func (s *pinSeen) changed(method string) {
 	var kinds []pin.Kind
+	if method == "notifications/resources/list_changed" || method == "notifications/resources/updated" {
+		s.mu.Lock()
+		s.docs, s.docGen = nil, s.docGen+1 // a document may have changed with its resource
+		s.mu.Unlock()
+		if method == "notifications/resources/updated" {
+			return
+		}
+	}
 	for _, l := range mcp.ChangedLists(method) {
 		kinds = append(kinds, pin.Kind(l.Item))
 	}
@@ -140,6 +216,9 @@ func (s *pinSeen) changed(method string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.gen++
+	for _, k := range kinds {
+		delete(s.twice, k)
+	}
 	for _, k := range kinds {
 		if l := s.lists[k]; l != nil {
 			s.bytes -= l.bytes

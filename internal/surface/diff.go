@@ -186,6 +186,9 @@ func (d *differ) objects(kind string, old, new []json.RawMessage, key func(json.
 			d.add(true, label(kind, o), "", "removed")
 		case !inOld:
 			d.add(false, label(kind, n), "", "added")
+		case bytes.Equal(o, n):
+			// The same text is the same item: most items of a diff of a
+			// server against its pin or its last snapshot.
 		default:
 			compare(label(kind, o), decode(o), decode(n))
 		}
@@ -454,7 +457,7 @@ func jsonText(v any, present bool) string {
 	if enc.Encode(v) != nil {
 		return "?"
 	}
-	return safetext.Line(strings.TrimSuffix(b.String(), "\n"))
+	return safetext.Line(redact.MaskSecrets(strings.TrimSuffix(b.String(), "\n")))
 }
 
 func isTrue(v any) bool { b, _ := v.(bool); return b }

@@ -3,6 +3,7 @@ package surface
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/mcpv/mcpv/mcp"
@@ -31,6 +32,13 @@ type Server struct {
 	// whether they are known: a snapshot holds none.
 	Resources    []json.RawMessage
 	HasResources bool
+	// ResourcesError is the error the server answered resources/list
+	// with, when it did (HasResources is then false).
+	ResourcesError string
+	// Documents are the documents of the tools' apps (GatherDocuments),
+	// by URI; nil when they were not read (a snapshot, an audit), and
+	// then apps are not compared.
+	Documents map[string]Document
 }
 
 // InfoName is the name serverInfo gives, or "".
@@ -64,9 +72,15 @@ func (l *Lister) GatherServer(ctx context.Context) (Server, error) {
 	l.Identify(&s)
 	if l.c.HasCapability(mcp.Resources.Capability) {
 		items, _, err := l.walk(ctx, mcp.Resources)
+		var ce *mcp.CallError
 		switch {
 		case len(items) == 0 && unimplemented(err):
 			s.Unimplemented = append(s.Unimplemented, mcp.Resources.Method)
+		case len(items) == 0 && errors.As(err, &ce):
+			// The server answered the listing with an error of its own (a
+			// database it cannot reach behind it): its resources are not
+			// known, and the rest of its surface is.
+			s.HasResources, s.ResourcesError = false, ce.Err.Error()
 		case err != nil:
 			return Server{}, err
 		default:

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -188,12 +189,22 @@ func ResponsesBeside(path string) string {
 // nameOf is an item's name, or "" when it has none.
 func nameOf(raw json.RawMessage) string { return stringMember(raw, "name") }
 
-// stringMember is the string member key of a JSON object, or "".
+// stringMember is the string member key of a JSON object, or "": the
+// last of a key given twice, as a decoder reads it, from the object's
+// top level alone.
 func stringMember(raw json.RawMessage, key string) string {
-	var m map[string]json.RawMessage
 	var s string
-	if json.Unmarshal(raw, &m) == nil {
-		json.Unmarshal(m[key], &s)
+	err := rawjson.ForEachMember(raw, func(k string, v []byte) error {
+		if k == key {
+			s = ""
+			if len(v) > 0 && v[0] == '"' {
+				s, _ = rawjson.String(v)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return ""
 	}
 	return s
 }

@@ -1,0 +1,71 @@
+package pin
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// decodedCanonical is the canonical form as it was first made: decoded
+// with UseNumber and encoded again. Canonical must give the same bytes,
+// or the digests of the pin files written before would no longer match.
+func decodedCanonical(raw []byte) ([]byte, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, errMore
+	}
+	return marshal(v)
+}
+
+var errMore = &ParseError{"more"}
+
+var canonicalSeeds = []string{
+	`{"b":1,"a":[true,false,null,-0,1.50,1e5,"x"]}`,
+	` { "z" : { "y" : [ ] , "x" : { } } } `,
+	`{"a":1,"a":{"b":2},"c":[{"a":2,"a":3}]}`,
+	`"<IMPORTANT> & \u003c \u2028 \u2029 \ud800 \n\t\b\f\u0001 \u00e9 é \"q\" \\"`,
+	"\"\xff\xfe invalid\"",
+	`{"\u00e9":1,"é":2,"e\u0301":3}`,
+	`[1, 2 ,3]`,
+	`{"description":"Adds \u0007 two.","inputSchema":{"type":"object"}}`,
+	`12345678901234567890123456789`,
+	`{} {}`,
+	`{"a":`,
+	`[` + strings.Repeat(`[`, 50) + strings.Repeat(`]`, 50) + `]`,
+}
+
+func TestCanonicalIsTheDecodedForm(t *testing.T) {
+	for _, s := range canonicalSeeds {
+		checkCanonical(t, []byte(s))
+	}
+}
+
+func FuzzCanonical(f *testing.F) {
+	for _, s := range canonicalSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkCanonical)
+}
+
+func checkCanonical(t *testing.T, raw []byte) {
+	if !json.Valid(raw) {
+		if got, err := Canonical(raw); err == nil {
+			t.Fatalf("Canonical(%q) = %q, no error", raw, got)
+		}
+		return // the decoded form took some texts that are no one value ("0}")
+	}
+	want, wantErr := decodedCanonical(raw)
+	got, err := Canonical(raw)
+	if (err != nil) != (wantErr != nil) {
+		t.Fatalf("Canonical(%q): error %v, the decoded form's %v", raw, err, wantErr)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("Canonical(%q) = %q, want %q", raw, got, want)
+	}
+}

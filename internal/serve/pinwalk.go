@@ -1,0 +1,118 @@
+package serve
+
+// serve's own walks of an upstream session's lists for the pin (pin.go):
+// bounded in pages and time, kept until the server says the list changed.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mcpv/mcpv/internal/pin"
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/uritemplate"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// walkKind walks the server's list of kind whole, bounded, and keeps it
+// (when u's lists are kept). A list the server does not have (method not
+// found) is empty.
+func (u *upstream) walkKind(ctx context.Context, kind pin.Kind) (*seenList, error) {
+	ctx, cancel := context.WithTimeout(ctx, pinWalkWait)
+	defer cancel()
+	l := listOfKind(kind)
+	method := l.Method
+	mark := u.pinned.mark()
+	list := &seenList{defs: map[string]json.RawMessage{}, twice: map[string]bool{}, apps: map[string]json.RawMessage{}, uis: map[string]json.RawMessage{}}
+	err := u.walkPages(ctx, method, l.Key, func(items []json.RawMessage) error {
+		for _, raw := range items {
+			key, ok := l.ID(raw)
+			if !ok || key == "" {
+				continue
+			}
+			_, def, err := pin.Pinned(kind, raw)
+			if _, dup := list.defs[key]; dup {
+				list.twice[key] = true
+			}
+			if _, dup := list.defs[key]; err != nil || dup {
+				continue
+			}
+			if kind == pin.Tool && pin.AppOf(raw, nil) != nil {
+				list.apps[key] = raw
+				list.bytes += len(raw)
+			}
+			if ui := rawjson.Member(rawjson.Member(raw, "_meta"), "ui"); kind == pin.Resource && ui != nil && string(ui) != "null" {
+				list.uis[key] = ui
+				list.bytes += len(ui)
+			}
+			if list.bytes += len(key) + len(def); list.bytes > maxSeenBytes {
+				return fmt.Errorf("%s holds more than %d MiB", method, maxSeenBytes>>20)
+			}
+			list.defs[key] = def
+			list.order = append(list.order, key)
+			if kind == pin.Template {
+				t, _ := uritemplate.Parse(key)
+				list.parsed = append(list.parsed, t)
+			}
+		}
+		return nil
+	})
+	var ce *mcp.CallError
+	var re *mcp.RPCError
+	if errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound || errors.As(err, &re) && re.Code == mcp.CodeMethodNotFound {
+		list, err = &seenList{defs: map[string]json.RawMessage{}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	list.complete = true
+	if u.keeps() {
+		u.pinned.keep(kind, list, mark)
+	}
+	return list, nil
+}
+
+// walkPages hands each page's items of a list to fn, to the end of the
+// list or maxPinPages: as mcp.Client.Walk walks them, or, for an
+// Upstream that cannot walk, page by page through Forward, stopping at a
+// cursor sent twice.
+func (u *upstream) walkPages(ctx context.Context, method, key string, fn func([]json.RawMessage) error) error {
+	if w, ok := u.conn.(walker); ok {
+		n := 0
+		for p, err := range w.Walk(ctx, method, key) {
+			if err != nil {
+				return err
+			}
+			if n++; n > maxPinPages {
+				return fmt.Errorf("%s: still not at the end after %d pages", method, maxPinPages)
+			}
+			if err := fn(p.Items); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	cursors := map[string]bool{}
+	params := json.RawMessage(`{}`)
+	for n := 1; ; n++ {
+		res, err := u.conn.Forward(ctx, method, params)
+		if err != nil {
+			return err
+		}
+		var items []json.RawMessage
+		rawjson.ForEachElement(rawjson.Member(res, key), func(_ int, el []byte) { items = append(items, el) })
+		if err := fn(items); err != nil {
+			return err
+		}
+		next, _ := rawjson.String(rawjson.Member(res, "nextCursor"))
+		switch {
+		case next == "":
+			return nil
+		case cursors[next] || n >= maxPinPages:
+			return fmt.Errorf("%s: the list does not end", method)
+		}
+		cursors[next] = true
+		params = mustJSON(map[string]string{"cursor": next})
+	}
+}
