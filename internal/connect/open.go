@@ -50,7 +50,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	}
 	wait := new(startWait)
 	h.OpenURL = wait.signingIn(h.OpenURL)
-	clocks := new(startClocks)
+	clocks := &startClocks{after: env.afterFunc}
 	h.waiting = clocks.pause // a browser login is not the server's time
 	begin := time.Now()
 	t, err := transport(s, env, h)
