@@ -392,20 +392,40 @@ func (c *Client) call(ctx context.Context, method string, params json.RawMessage
 	if r := c.recall; r != nil && !r.settled.Load() {
 		return c.callRecalled(ctx, method, params)
 	}
+	return c.callWithin(ctx, c.opts.Timeout, method, params)
+}
+
+// callWithin sends a request of a settled era, with left of its timeout
+// (sendWithin).
+func (c *Client) callWithin(ctx context.Context, left time.Duration, method string, params json.RawMessage) (json.RawMessage, error) {
 	params, token, err := c.prepare(method, params)
 	if err != nil {
 		return nil, err
 	}
-	return c.send(ctx, method, params, token, nil)
+	return c.sendWithin(ctx, left, method, params, token, nil)
 }
 
 // send sends params, prepared, bounded by the client's timeouts; first,
 // when not nil, is the request sent already, whose answer is awaited.
 func (c *Client) send(ctx context.Context, method string, params, token json.RawMessage, first *request) (json.RawMessage, error) {
+	return c.sendWithin(ctx, c.opts.Timeout, method, params, token, first)
+}
+
+// sendWithin is send with left of the timeout to wait for a first word
+// (a request that shares its timeout with a probe before it: budget);
+// progress restarts the whole timeout, as ever. Nothing is sent when
+// nothing is left.
+func (c *Client) sendWithin(ctx context.Context, left time.Duration, method string, params, token json.RawMessage, first *request) (json.RawMessage, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if d := c.opts.Timeout; d > 0 {
-		idle := c.startTimer(d, func() { cancel(&TimeoutError{Method: method, Timeout: d}) })
+		if left <= 0 {
+			if first != nil {
+				first.abandon()
+			}
+			return nil, &TimeoutError{Method: method, Timeout: d}
+		}
+		idle := c.startTimer(left, func() { cancel(&TimeoutError{Method: method, Timeout: d}) })
 		defer idle.Stop()
 		if token != nil {
 			defer c.s.WatchProgress(token, func() { idle.Reset(d) })()
