@@ -81,6 +81,11 @@ type ClientOptions struct {
 	// refusal is the outcome. Zero means twice DiscoverWait. Tests that
 	// are not about that silence set it long.
 	silenceWait time.Duration
+	// AfterFunc starts a request's timeout timers (Timeout, MaxTimeout):
+	// time.AfterFunc when nil, or a test's clock, which fires when the
+	// test says, so that what ends a request is shown by events rather
+	// than by a machine's speed.
+	AfterFunc func(d time.Duration, f func()) Timer
 }
 
 // Client is an initialized MCP session: the lifecycle, capabilities,
@@ -93,22 +98,26 @@ type Client struct {
 	lastToken  atomic.Int64        // progress tokens are unique in the session
 	modernCaps json.RawMessage     // the capabilities each modern request declares
 	recall     *recall             // set while a remembered era awaits the server's word (recall.go)
-	// afterFunc starts a request's timeout timers: time.AfterFunc, or a
-	// test's clock, so that what restarts a timeout is shown by events
-	// rather than by a machine's speed.
-	afterFunc func(time.Duration, func()) timer
+	// afterFunc starts a request's timeout timers: opts.AfterFunc, or a
+	// test's clock of this package's, so that what restarts a timeout is
+	// shown by events rather than by a machine's speed.
+	afterFunc func(time.Duration, func()) Timer
 }
 
-// timer is what a request does with its timeout timers.
-type timer interface {
+// Timer is what a request does with its timeout timers: a *time.Timer, or
+// a test's.
+type Timer interface {
 	Reset(time.Duration) bool
 	Stop() bool
 }
 
 // startTimer runs f after d, on the client's clock.
-func (c *Client) startTimer(d time.Duration, f func()) timer {
-	if c.afterFunc != nil {
+func (c *Client) startTimer(d time.Duration, f func()) Timer {
+	switch {
+	case c.afterFunc != nil:
 		return c.afterFunc(d, f)
+	case c.opts.AfterFunc != nil:
+		return c.opts.AfterFunc(d, f)
 	}
 	return time.AfterFunc(d, f)
 }

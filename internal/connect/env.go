@@ -12,6 +12,7 @@ import (
 	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/trust"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // Env is the world a run sees: its environment variables, its working
@@ -35,7 +36,8 @@ type Env struct {
 	// clock.
 	Grace time.Duration
 	// AfterFunc starts the timers of the bounds a run keeps itself (the
-	// connect timeout's clocks, the checks of a tool's schemas); nil is
+	// connect timeout's clocks, each request's --timeout and
+	// --max-timeout, the checks of a tool's schemas); nil is
 	// time.AfterFunc. Tests give a clock of their own, which fires when
 	// they say, to show what stops a bound by events rather than by how
 	// fast a machine is.
@@ -43,10 +45,7 @@ type Env struct {
 }
 
 // Timer is a running bound's timer: a *time.Timer, or a test's.
-type Timer interface {
-	Stop() bool
-	Reset(d time.Duration) bool
-}
+type Timer = mcp.Timer
 
 // afterFunc runs f after d on the run's clock.
 func (e Env) afterFunc(d time.Duration, f func()) Timer {

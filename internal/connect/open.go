@@ -98,6 +98,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		Timeout:         s.Timeout,
 		MaxTimeout:      s.MaxTimeout,
 		LogLevel:        s.Answers.LogLevel, // the modern era sends it with each request
+		AfterFunc:       env.AfterFunc,
 	}
 	if kept != nil {
 		if kept.Ignored != "" && s.Verbose {
@@ -154,6 +155,7 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 	c, session := newConn(s, h, ans, t, nil, true)
 	client, err := mcp.Attach(session, mcp.ClientOptions{
 		Info: h.Client, Capabilities: ans.capabilities(), NoExtensions: s.NoExtensions, Timeout: s.Timeout, MaxTimeout: s.MaxTimeout, LogLevel: s.Answers.LogLevel,
+		AfterFunc: env.AfterFunc,
 	}, st)
 	if err != nil {
 		session.Close(context.Background())
