@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mcpv/mcpv/internal/longtest"
 )
 
 func TestDryRunPrintsWhatWouldBeSent(t *testing.T) {
@@ -115,10 +113,23 @@ func TestHostileSchemas(t *testing.T) {
 		}
 	})
 	t.Run("timeout", func(t *testing.T) {
-		longtest.Skip(t, "a check that runs to a 2 s timeout")
 		t.Parallel()
+		// --timeout runs on a clock of the test's own, which the test
+		// runs out once the check has begun: its bound runs beside the
+		// typing's, which holds until the arguments are checked (the
+		// requests' own bounds before them have stopped).
+		const timeout = 59 * time.Minute
+		clock := newTestClock()
 		tail, log := fakeLogged(t, "schema=enum:100000")
-		r := mcpv(t, "", args([]string{"--timeout", "2s", "call", "shaped", "p1:=@" + longEnumArgument(t)}, tail)...)
+		done := make(chan result, 1)
+		go func() { // ends with the run, which the check holds until its bound
+			done <- mcpvIn(t, clock.in(testEnv(t)), "", args([]string{"--timeout", timeout.String(), "call", "shaped", "p1:=@" + longEnumArgument(t)}, tail)...)
+		}()
+		clock.waitUntil(t, "the check's bound running", func(running, stopped map[time.Duration]int) bool {
+			return running[timeout] == 2
+		})
+		clock.fire(timeout)
+		r := <-done
 		// The timeout, and no end of the check, is what the exit and the
 		// message say.
 		if r.code != 124 || !strings.Contains(r.stderr, "checking the inputSchema of tool shaped") {

@@ -392,7 +392,7 @@ func (c *callCmd) arguments(ctx context.Context, s *session, out *console, base 
 
 // checker checks values against the tool's schemas, bounded by --timeout.
 func (c *callCmd) checker(s *session, out *console) toolcall.Checker {
-	return toolcall.Checker{Tool: c.Tool, Timeout: s.settings.Timeout, Warnf: out.warnf}
+	return toolcall.Checker{Tool: c.Tool, Timeout: s.settings.Timeout, Clock: s.env.Bound, Warnf: out.warnf}
 }
 
 // toolNotListed is the error for a tool name the server does not list,

@@ -4,8 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/mcpv/mcpv/internal/longtest"
+	"time"
 )
 
 func TestFakeServer(t *testing.T) {
@@ -18,6 +17,9 @@ func TestFakeServer(t *testing.T) {
 		wantOut   string // exact, when set
 		outHas    string
 		errHas    string
+		// shown is what stderr shows before a --connect-timeout (on the
+		// test's clock) runs out.
+		shown string
 	}{
 		{name: "ping", args: []string{"ping"}, behaviour: "plain", wantCode: 0, wantOut: "{}\n"},
 		{name: "odd content byte exact", args: []string{"call", "x"}, behaviour: "odd-content", wantCode: 0,
@@ -56,17 +58,29 @@ func TestFakeServer(t *testing.T) {
 		{name: "content-length framing given, with a large answer", args: []string{"--framing", "content-length", "call", "x", "-q", ".content[0].text | length"}, behaviour: "content-length=strict,big=300000", wantCode: 0, wantOut: "300000\n"},
 		{name: "a server that waits for frames, framing auto: the timeout names --framing", args: []string{"--connect-timeout", "1s", "call", "x"}, behaviour: "content-length=strict", wantCode: 124,
 			errHas: "it wrote nothing at all: if it is still starting, give it longer with --connect-timeout; if it reads only Content-Length frames, it needs --framing content-length"},
-		{name: "lines framing given: a header block is not JSON", args: []string{"--framing", "lines", "--connect-timeout", "2s", "ping"}, behaviour: "content-length=greet", wantCode: 124, errHas: "not JSON"},
+		{name: "lines framing given: a header block is not JSON", args: []string{"--framing", "lines", "--connect-timeout", "2s", "ping"}, behaviour: "content-length=greet", wantCode: 124, errHas: "not JSON", shown: "not JSON"},
 		{name: "content-length framing with a large answer", args: []string{"call", "x", "-q", ".content[0].text | length"}, behaviour: "content-length,big=300000", wantCode: 0, wantOut: "300000\n"},
 		{name: "single page as sent", args: []string{"list-tools"}, behaviour: "plain", wantCode: 0,
 			wantOut: `{"tools":[{"name":"tool0","inputSchema":{"type":"object"}},{"name":"x","inputSchema":{"type":"object"}}]}` + "\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if slices.Contains(tt.args, "--connect-timeout") {
-				longtest.Skip(t, "waits out a connect timeout")
-			}
 			t.Parallel()
+			if i := slices.Index(tt.args, "--connect-timeout"); i >= 0 {
+				// The connect timeout runs out when the test says: once
+				// stderr shows what the server caused before it.
+				d, _ := time.ParseDuration(tt.args[i+1])
+				clock := newTestClock()
+				out, errb, _, wait := backgroundIn(t, clock.in(testEnv(t)), args(tt.args, fake(tt.behaviour))...)
+				if tt.shown != "" {
+					errb.waitFor(t, tt.shown)
+				}
+				clock.waitUntil(t, "the connect timeout running", func(running, _ map[time.Duration]int) bool { return running[d] > 0 })
+				clock.fire(d)
+				code := wait()
+				result{code, out.String(), errb.String()}.expect(t, tt.wantCode, tt.wantOut, tt.outHas, tt.errHas)
+				return
+			}
 			r := mcpv(t, "", args(tt.args, fake(tt.behaviour))...)
 			r.expect(t, tt.wantCode, tt.wantOut, tt.outHas, tt.errHas)
 		})

@@ -7,17 +7,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 // TestStartBoundWaitsForGoBuild: a server that go run is still building
 // (the go command and its compiler, before the program runs) is not
-// counted against --connect-timeout: here a "compile" step that lasts
-// past the bound, after which the program starts and answers. (Linux:
-// the build is seen in /proc.)
+// counted against --connect-timeout: the bound runs on a clock of the
+// test's own, which the test runs out while a "compile" step lasts, after
+// which the program starts and answers. (Linux: the build is seen in
+// /proc.)
 func TestStartBoundWaitsForGoBuild(t *testing.T) {
-	longtest.Skip(t, "a build that outlasts a 1 s connect timeout")
 	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "built")
@@ -31,16 +30,21 @@ func TestStartBoundWaitsForGoBuild(t *testing.T) {
 	// of its own but for them (read is bash's own).
 	os.WriteFile(filepath.Join(bin, "go"), []byte("#!/bin/bash\n\"${0%/*}/compile\"\nexec \"$@\"\n"), 0o755)
 	os.WriteFile(filepath.Join(bin, "compile"), []byte("#!/bin/bash\nread -r _ < \""+fifo+"\"\n"), 0o755)
+	const connect = time.Second
+	clock := newTestClock()
 	done := make(chan result, 1)
 	go func() { // ends with the run
-		done <- mcpv(t, "", "--connect-timeout", "1s", "--timeout", "1m", "ping", "--env", mcptest.EnvVar+"=plain", "--", filepath.Join(bin, "go"), os.Args[0])
+		done <- mcpvIn(t, clock.in(testEnv(t)), "", "--connect-timeout", connect.String(), "--timeout", "1m", "ping", "--env", mcptest.EnvVar+"=plain", "--", filepath.Join(bin, "go"), os.Args[0])
 	}()
-	time.Sleep(3 * time.Second) // the build outlasts the connect timeout
-	// Without a reader (the build given up, the server killed), no wait.
-	if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-		f.WriteString("built\n")
-		f.Close()
+	build := openWhenRead(t, fifo) // the build has begun
+	clock.waitUntil(t, "the start bound stopped for the build", func(running, stopped map[time.Duration]int) bool {
+		return stopped[connect] > 0 && running[connect] == 0
+	})
+	if n := clock.fire(connect); n != 0 { // the build outlasts the connect timeout
+		t.Errorf("%d start bounds ran during the build", n)
 	}
+	build.WriteString("built\n")
+	build.Close()
 	if r := <-done; r.code != 0 {
 		t.Errorf("exit %d, stderr %s; want the build not counted against --connect-timeout", r.code, r.stderr)
 	}

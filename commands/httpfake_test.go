@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -113,9 +114,14 @@ func TestHTTPTimeoutCancelsByPostThenDeletes(t *testing.T) {
 		x.Hold() // never answers
 		return true
 	})
-	r := mcpv(t, "", "-u", f.URL, "--timeout", "200ms", "call", "x")
-	if r.code != 124 {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	held := func() bool { return strings.Contains(requestLog(f), "POST tools/call") }
+	code, stderr := timeoutWhen(t, 200*time.Millisecond, `"method":"tools/call"`, []string{"-u", f.URL, "--timeout", "200ms", "call", "x"}, func() bool {
+		for guard := time.Now().Add(testWait); !held() && time.Now().Before(guard); time.Sleep(10 * time.Millisecond) {
+		}
+		return held()
+	})
+	if code != 124 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	got := requestLog(f)
 	c, d := strings.Index(got, "POST notifications/cancelled sid=s1"), strings.Index(got, "DELETE  sid=s1")

@@ -120,10 +120,14 @@ func TestLoadJSONSchema(t *testing.T) {
 }
 
 // Against a fake whose capacity is known (1 call at once, 100 ms each:
-// 10 calls a second), --find-max finds it within 10%. The capacity is the
-// server's, low enough that a loaded machine (or the race detector) still
-// sends every rate the search tries: what is found is the server's bound,
-// not the machine's.
+// 10 calls a second), --find-max never finds more than the server holds:
+// a step held only where the server achieved 95% of the rate asked, and
+// its sleeps hold it to 10 calls a second (a little over, counting the
+// call under way as a step ends) however fast or busy the machine. What
+// it finds below that is a figure of the machine as much as of the
+// server (a busy one adds its own delays to each latency), logged here
+// and not asserted; that the search finds a capacity within its
+// precision is TestFindMaxFindsTheCapacity, on steps of a test's own.
 func TestLoadFindMaxAgainstAKnownCapacity(t *testing.T) {
 	longtest.Skip(t, "a search of about ten steps of a second each")
 	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Latency: mcptest.Latency{Delay: 100 * time.Millisecond, Capacity: 1}})
@@ -133,16 +137,32 @@ func TestLoadFindMaxAgainstAKnownCapacity(t *testing.T) {
 	var s struct {
 		MaxRate float64 `json:"max_rate"`
 		Curve   []struct {
-			Rate float64
-			Held bool
+			Rate     float64
+			Achieved float64
+			Held     bool
 		}
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("found %.1f/s in %d steps: %+v", s.MaxRate, len(s.Curve), s.Curve)
-	if s.MaxRate < 9 || s.MaxRate > 11 {
-		t.Errorf("found %v/s; want within 10%% of 10/s\n%s", s.MaxRate, r.stdout)
+	highest, crossedAbove := 0.0, false
+	for _, pt := range s.Curve {
+		if pt.Held {
+			highest = max(highest, pt.Rate)
+			if pt.Achieved < 0.95*pt.Rate {
+				t.Errorf("a step of %v/s held at %v/s achieved", pt.Rate, pt.Achieved)
+			}
+		}
+	}
+	for _, pt := range s.Curve {
+		crossedAbove = crossedAbove || !pt.Held && pt.Rate > highest
+	}
+	if s.MaxRate != highest || !crossedAbove {
+		t.Errorf("found %v/s, the highest rate held %v/s, a rate above it crossed: %v\n%s", s.MaxRate, highest, crossedAbove, r.stdout)
+	}
+	if s.MaxRate > 11 {
+		t.Errorf("found %v/s; the server holds 10/s\n%s", s.MaxRate, r.stdout)
 	}
 }
 

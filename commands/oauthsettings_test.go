@@ -6,17 +6,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcpv/mcpv/internal/longtest"
-	"github.com/mcpv/mcpv/internal/shellwords"
 )
 
 // listenFree is a port nothing listens on just now.
@@ -297,40 +293,6 @@ func TestOAuthSettingsFromConfigEntry(t *testing.T) {
 	}
 	if n := srv.Count("authorize") + srv.Count("register"); n != 2 {
 		t.Errorf("%d requests to register or authorize, want the first login's 2", n)
-	}
-}
-
-// A browser login inside a command's handshake does not count against
-// --connect-timeout: the user's time is bounded by --login-timeout. The
-// browser here takes longer than the connect timeout to come back, at a
-// server's first run and at a later one that starts from its remembered
-// era (in the modern era, the login comes at the first call, which waits
-// for the server's start; in the initialize era, at initialize).
-func TestOAuthLoginOutlastsConnectTimeout(t *testing.T) {
-	longtest.Skip(t, "a browser 3 s slow, past the 2 s connect timeout, four times")
-	t.Parallel()
-	if runtime.GOOS == "windows" {
-		t.Skip("the slow browser is a shell command")
-	}
-	for era, opts := range map[string]*sdk.StreamableHTTPOptions{"modern": {Stateless: true, JSONResponse: true}, "initialize": {JSONResponse: true}} {
-		t.Run(era, func(t *testing.T) {
-			t.Parallel()
-			w := newWorld(t)
-			srv, _ := authWorldWith(t, w, opts)
-			w.setenv("BROWSER", "sleep 3; MCPV_TEST_BROWSER=1 "+shellwords.Quote(os.Args[0]))
-			for _, run := range []string{"first", "remembered"} {
-				r := w.mcpv(t, "", "--auth", "auto", "--connect-timeout", "2s", "list-tools", "-u", srv.URL(), "-c", "-q", "[.tools[].name]")
-				if r.code != 0 || strings.TrimSpace(r.stdout) != demoTools {
-					t.Fatalf("%s run: exit %d, stdout %q, stderr %q", run, r.code, r.stdout, r.stderr)
-				}
-				if r := w.mcpv(t, "", "auth", "logout", "-u", srv.URL()); r.code != 0 {
-					t.Fatalf("logout: exit %d, stderr %q", r.code, r.stderr)
-				}
-			}
-			if n := srv.Count("authorize"); n != 2 {
-				t.Errorf("%d logins, want 2", n)
-			}
-		})
 	}
 }
 

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"encoding/json"
 )
 
 type pingCmd struct{}
@@ -20,17 +19,10 @@ func (c *pingCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err != nil {
 		return err
 	}
-	method := "ping"
-	if client.Modern() {
-		// The modern era has no ping: server/discover is the cheapest
-		// request a server must answer. Its result is not printed, so
-		// that ping prints {} in both eras.
-		method = "server/discover"
-	}
-	res, err := client.Call(ctx, method, nil)
-	if client.Modern() && err == nil {
-		res = json.RawMessage(`{}`)
-	}
+	// The modern era has no ping: server/discover is the cheapest request
+	// a server must answer (mcp.Client.Ping). Its result is not printed:
+	// {} is, as a ping's.
+	res, err := client.Ping(ctx)
 	if err != nil {
 		return err
 	}

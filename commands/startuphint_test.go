@@ -4,8 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/mcpv/mcpv/internal/longtest"
+	"time"
 )
 
 // A server that gets no further than its start says why it may be, by
@@ -26,9 +25,13 @@ func TestStartupHints(t *testing.T) {
 		server   []string
 		code     int
 		has, not string
+		// wrote is the line the server writes on its stderr before the
+		// connect timeout (on the test's clock) runs out, once mcpv has
+		// shown it; "" for none.
+		wrote string
 	}{
-		{name: "still starting, saying so on stderr", args: []string{"--connect-timeout", "1s"}, server: fake("slow-start=30000"), code: 124,
-			has: "it wrote on its stderr but nothing on its stdout: " + longer, not: framing},
+		{name: "still starting, saying so on stderr", args: []string{"--connect-timeout", "1s"}, server: fake("slow-start=3600000"), code: 124,
+			has: "it wrote on its stderr but nothing on its stdout: " + longer, not: framing, wrote: "fake: starting up"},
 		{name: "silent: starting, or waiting for frames", args: []string{"--connect-timeout", "1s"}, server: fake("content-length=strict"), code: 124,
 			has: "it wrote nothing at all: " + longer + "; if it reads only Content-Length frames, it needs " + framing},
 		{name: "silent, with the framing given", args: []string{"--connect-timeout", "1s", "--framing", "lines"}, server: fake("content-length=strict"), code: 124,
@@ -41,21 +44,35 @@ func TestStartupHints(t *testing.T) {
 				"\nlast lines of the server's stderr:\n  | fake: Error: bad header"},
 		{name: "exits for another reason", server: sh("echo 'Error: Cannot find module x' >&2; exit 1"), code: 4,
 			has: "Error: Cannot find module x\nmcpv: server exited with status 1\n", not: framing},
-		{name: "waits, speaking of headers", args: []string{"--connect-timeout", "1s"}, server: sh("echo 'expecting a Content-Length header' >&2; exec sleep 30"), code: 124,
-			has: "its stderr speaks of headers: a server that reads only Content-Length frames needs " + framing, not: longer},
+		{name: "waits, speaking of headers", args: []string{"--connect-timeout", "1s"}, server: sh("echo 'expecting a Content-Length header' >&2; exec sleep 3600"), code: 124,
+			has: "its stderr speaks of headers: a server that reads only Content-Length frames needs " + framing, not: longer, wrote: "expecting a Content-Length header"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.server[1] == "sh" {
 				unixOnly(t, "a server written in sh")
 			}
-			if slices.Contains(tt.args, "--connect-timeout") {
-				longtest.Skip(t, "waits out a 1 s connect timeout")
-			}
 			t.Parallel()
-			r := mcpv(t, "", append(append(tt.args, "ping"), tt.server...)...)
-			if r.code != tt.code || !strings.Contains(r.stderr, tt.has) || tt.not != "" && strings.Contains(r.stderr, tt.not) {
-				t.Errorf("exit %d, stderr %q; want exit %d, with %q, without %q", r.code, r.stderr, tt.code, tt.has, tt.not)
+			argv := append(append(tt.args, "ping"), tt.server...)
+			var code int
+			var stderr string
+			if slices.Contains(tt.args, "--connect-timeout") {
+				// The connect timeout runs out when the test says: once
+				// what the server writes has been read.
+				clock := newTestClock()
+				_, errb, _, wait := backgroundIn(t, clock.in(testEnv(t)), argv...)
+				if tt.wrote != "" {
+					errb.waitFor(t, tt.wrote)
+				}
+				clock.waitUntil(t, "the connect timeout running", func(running, _ map[time.Duration]int) bool { return running[time.Second] > 0 })
+				clock.fire(time.Second)
+				code, stderr = wait(), errb.String()
+			} else {
+				r := mcpv(t, "", argv...)
+				code, stderr = r.code, r.stderr
+			}
+			if code != tt.code || !strings.Contains(stderr, tt.has) || tt.not != "" && strings.Contains(stderr, tt.not) {
+				t.Errorf("exit %d, stderr %q; want exit %d, with %q, without %q", code, stderr, tt.code, tt.has, tt.not)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/output"
@@ -89,9 +90,9 @@ func TestTaskStoppedIsCancelledOnTheServer(t *testing.T) {
 	t.Parallel()
 	t.Run("timeout", func(t *testing.T) {
 		tail, log := fakeLogged(t, "tasks=working")
-		r := mcpv(t, "", args([]string{"--timeout", "500ms", "call", "job", "--task"}, tail)...)
-		if r.code != 124 || !logHas(log, `"method":"tasks/cancel","params":{"taskId":"task-1"}`) {
-			t.Errorf("exit %d, stderr %q; server got:\n%s", r.code, r.stderr, readLog(t, log))
+		code, stderr := timeoutWhen(t, 500*time.Millisecond, `"method":"tasks/get"`, args([]string{"--timeout", "500ms", "call", "job", "--task"}, tail))
+		if code != 124 || !logHas(log, `"method":"tasks/cancel","params":{"taskId":"task-1"}`) {
+			t.Errorf("exit %d, stderr %q; server got:\n%s", code, stderr, readLog(t, log))
 		}
 	})
 	t.Run("interrupt", func(t *testing.T) {
@@ -103,9 +104,9 @@ func TestTaskStoppedIsCancelledOnTheServer(t *testing.T) {
 	})
 	t.Run("no tasks/cancel declared", func(t *testing.T) {
 		tail, log := fakeLogged(t, "tasks=working,no-task-cancel")
-		r := mcpv(t, "", args([]string{"--timeout", "500ms", "call", "job", "--task"}, tail)...)
-		if r.code != 124 || strings.Contains(readLog(t, log), `"tasks/cancel"`) {
-			t.Errorf("exit %d, stderr %q; server got:\n%s", r.code, r.stderr, readLog(t, log))
+		code, stderr := timeoutWhen(t, 500*time.Millisecond, `"method":"tasks/get"`, args([]string{"--timeout", "500ms", "call", "job", "--task"}, tail))
+		if code != 124 || strings.Contains(readLog(t, log), `"tasks/cancel"`) {
+			t.Errorf("exit %d, stderr %q; server got:\n%s", code, stderr, readLog(t, log))
 		}
 	})
 }

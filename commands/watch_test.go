@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/output"
 )
@@ -224,12 +225,18 @@ func (s *syncBuffer) waitFor(t *testing.T, want string) {
 // background runs mcpv on its own goroutine; cancel(cause) plays Ctrl-C.
 func background(t *testing.T, argv ...string) (stdout, stderr *syncBuffer, cancel context.CancelCauseFunc, wait func() int) {
 	t.Helper()
+	return backgroundIn(t, testEnv(t), argv...)
+}
+
+// backgroundIn is background in the world env.
+func backgroundIn(t *testing.T, env connect.Env, argv ...string) (stdout, stderr *syncBuffer, cancel context.CancelCauseFunc, wait func() int) {
+	t.Helper()
 	stdout, stderr = newSyncBuffer(), newSyncBuffer()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	t.Cleanup(func() { cancel(nil) })
 	code := make(chan int, 1)
 	go func() { // ends when mcpv returns; cancel ends it
-		code <- run(ctx, argv, output.NewStreams(strings.NewReader(""), stdout, stderr), testEnv(t))
+		code <- run(ctx, argv, output.NewStreams(strings.NewReader(""), stdout, stderr), env)
 	}()
 	return stdout, stderr, cancel, func() int {
 		select {

@@ -86,6 +86,11 @@ type ClientOptions struct {
 	// reserves it), a new span's context each time: a trace begun in mcpv
 	// runs on into the server.
 	TraceParent func() string
+	// AfterFunc starts a request's timeout timers (Timeout, MaxTimeout):
+	// time.AfterFunc when nil, or a test's clock, which fires when the
+	// test says, so that what ends a request is shown by events rather
+	// than by a machine's speed.
+	AfterFunc func(d time.Duration, f func()) Timer
 }
 
 // Client is an initialized MCP session: the lifecycle, capabilities,
@@ -98,22 +103,26 @@ type Client struct {
 	lastToken  atomic.Int64        // progress tokens are unique in the session
 	modernCaps json.RawMessage     // the capabilities each modern request declares
 	recall     *recall             // set while a remembered era awaits the server's word (recall.go)
-	// afterFunc starts a request's timeout timers: time.AfterFunc, or a
-	// test's clock, so that what restarts a timeout is shown by events
-	// rather than by a machine's speed.
-	afterFunc func(time.Duration, func()) timer
+	// afterFunc starts a request's timeout timers: opts.AfterFunc, or a
+	// test's clock of this package's, so that what restarts a timeout is
+	// shown by events rather than by a machine's speed.
+	afterFunc func(time.Duration, func()) Timer
 }
 
-// timer is what a request does with its timeout timers.
-type timer interface {
+// Timer is what a request does with its timeout timers: a *time.Timer, or
+// a test's.
+type Timer interface {
 	Reset(time.Duration) bool
 	Stop() bool
 }
 
 // startTimer runs f after d, on the client's clock.
-func (c *Client) startTimer(d time.Duration, f func()) timer {
-	if c.afterFunc != nil {
+func (c *Client) startTimer(d time.Duration, f func()) Timer {
+	switch {
+	case c.afterFunc != nil:
 		return c.afterFunc(d, f)
+	case c.opts.AfterFunc != nil:
+		return c.opts.AfterFunc(d, f)
 	}
 	return time.AfterFunc(d, f)
 }
@@ -397,20 +406,40 @@ func (c *Client) call(ctx context.Context, method string, params json.RawMessage
 	if r := c.recall; r != nil && !r.settled.Load() {
 		return c.callRecalled(ctx, method, params)
 	}
+	return c.callWithin(ctx, c.opts.Timeout, method, params)
+}
+
+// callWithin sends a request of a settled era, with left of its timeout
+// (sendWithin).
+func (c *Client) callWithin(ctx context.Context, left time.Duration, method string, params json.RawMessage) (json.RawMessage, error) {
 	params, token, err := c.prepare(method, params)
 	if err != nil {
 		return nil, err
 	}
-	return c.send(ctx, method, params, token, nil)
+	return c.sendWithin(ctx, left, method, params, token, nil)
 }
 
 // send sends params, prepared, bounded by the client's timeouts; first,
 // when not nil, is the request sent already, whose answer is awaited.
 func (c *Client) send(ctx context.Context, method string, params, token json.RawMessage, first *request) (json.RawMessage, error) {
+	return c.sendWithin(ctx, c.opts.Timeout, method, params, token, first)
+}
+
+// sendWithin is send with left of the timeout to wait for a first word
+// (a request that shares its timeout with a probe before it: budget);
+// progress restarts the whole timeout, as ever. Nothing is sent when
+// nothing is left.
+func (c *Client) sendWithin(ctx context.Context, left time.Duration, method string, params, token json.RawMessage, first *request) (json.RawMessage, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if d := c.opts.Timeout; d > 0 {
-		idle := c.startTimer(d, func() { cancel(&TimeoutError{Method: method, Timeout: d}) })
+		if left <= 0 {
+			if first != nil {
+				first.abandon()
+			}
+			return nil, &TimeoutError{Method: method, Timeout: d}
+		}
+		idle := c.startTimer(left, func() { cancel(&TimeoutError{Method: method, Timeout: d}) })
 		defer idle.Stop()
 		if token != nil {
 			defer c.s.WatchProgress(token, func() { idle.Reset(d) })()

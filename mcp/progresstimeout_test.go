@@ -26,7 +26,7 @@ type fakeTimer struct {
 	stopped bool
 }
 
-func (c *fakeClock) afterFunc(d time.Duration, f func()) timer {
+func (c *fakeClock) afterFunc(d time.Duration, f func()) Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t := &fakeTimer{c: c, d: d, f: f}

@@ -209,8 +209,9 @@ func (c *Client) callRecalled(ctx context.Context, method string, params json.Ra
 		release()
 		return c.call(ctx, method, params)
 	}
+	b := c.newBudget()
 	if r.fresh {
-		return c.firstAnswerDecides(ctx, method, params)
+		return c.firstAnswerDecides(ctx, b, method, params)
 	}
 	var first *request
 	var prepared, token json.RawMessage
@@ -222,7 +223,7 @@ func (c *Client) callRecalled(ctx context.Context, method string, params json.Ra
 		first, _ = c.s.begin(ctx, method, prepared) // a failure to send is the settle's to report
 	}
 	was := c.era()
-	if err := c.settle(ctx); err != nil {
+	if err := c.settle(ctx, b); err != nil {
 		if first != nil {
 			first.abandon()
 		}
@@ -231,11 +232,43 @@ func (c *Client) callRecalled(ctx context.Context, method string, params json.Ra
 	release()
 	if first != nil {
 		if e := c.era(); e.modern && e.version == was.version {
-			return c.send(ctx, method, prepared, token, first)
+			return c.sendWithin(ctx, b.left(), method, prepared, token, first)
 		}
 		first.abandon() // sent in an era the server no longer speaks
 	}
-	return c.call(ctx, method, params)
+	return c.callWithin(ctx, b.left(), method, params)
+}
+
+// budget is the one timeout (opts.Timeout) that the first request to a
+// remembered era shares with the probe that settles the era, and with the
+// request sent again in the era found: the command ends at its --timeout,
+// however they divide it, where each had a timeout of its own (two
+// server/discover requests, the request's and the silence probe's, each
+// waited the whole --timeout). Progress of the request restarts its
+// timeout as ever (sendWithin).
+type budget struct {
+	d     time.Duration // opts.Timeout; 0: none
+	start time.Time
+}
+
+func (c *Client) newBudget() budget { return budget{d: c.opts.Timeout, start: time.Now()} }
+
+// left is what is left of the timeout; with none, the whole of nothing
+// (sendWithin waits without a bound).
+func (b budget) left() time.Duration {
+	if b.d <= 0 {
+		return 0
+	}
+	return b.d - time.Since(b.start)
+}
+
+// bound is ctx ended, as the work named method, when the timeout is used
+// up.
+func (b budget) bound(ctx context.Context, method string) (context.Context, context.CancelFunc) {
+	if b.d <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithDeadlineCause(ctx, b.start.Add(b.d), &TimeoutError{Method: method, Timeout: b.d})
 }
 
 // firstAnswerDecides sends the first request of a client whose remembered
@@ -244,14 +277,14 @@ func (c *Client) callRecalled(ctx context.Context, method string, params json.Ra
 // could have given, a version refused, a result that is no object, or
 // silence: watchSilence) is checked with a probe, and the answer stands
 // if the server is still modern, in the same version.
-func (c *Client) firstAnswerDecides(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+func (c *Client) firstAnswerDecides(ctx context.Context, b budget, method string, params json.RawMessage) (json.RawMessage, error) {
 	r := c.recall
 	prepared, token, err := c.prepare(method, params)
 	if err != nil {
 		return nil, err
 	}
 	was := c.era()
-	w := c.watchSilence(ctx)
+	w := c.watchSilence(ctx, b)
 	res, err := c.send(w.ctx, method, prepared, token, nil)
 	var ended *eraChanged
 	if errors.As(err, &ended) {
@@ -261,7 +294,7 @@ func (c *Client) firstAnswerDecides(ctx context.Context, method string, params j
 		if ended.err != nil {
 			return nil, ended.err
 		}
-		return c.call(ctx, method, params)
+		return c.callWithin(ctx, b.left(), method, params)
 	}
 	sign := signOfChange(ctx, res, err)
 	w.stop(!sign)
@@ -272,7 +305,7 @@ func (c *Client) firstAnswerDecides(ctx context.Context, method string, params j
 		return res, err
 	}
 	if !r.settled.Load() {
-		if serr := c.settle(ctx); serr != nil {
+		if serr := c.settle(ctx, b); serr != nil {
 			return nil, serr
 		}
 	}
@@ -282,7 +315,7 @@ func (c *Client) firstAnswerDecides(ctx context.Context, method string, params j
 	if err == nil && rawjson.IsObject(res) {
 		return res, nil // answered in full, though in an era it no longer speaks: not sent twice
 	}
-	return c.call(ctx, method, params)
+	return c.callWithin(ctx, b.left(), method, params)
 }
 
 // signOfChange reports whether the first answer to a remembered era, res
@@ -308,13 +341,14 @@ type silenceWatch struct {
 	end   context.CancelCauseFunc
 	pctx  context.Context // the probe's: bounded by the connect limit from the start
 	stopP context.CancelFunc
+	b     budget // the request's timeout, which the probe shares
 	timer *time.Timer
 	done  chan struct{} // closed when a probe that began has ended
 	cut   atomic.Bool   // stop cut the probe short: its failure is moot
 }
 
-func (c *Client) watchSilence(ctx context.Context) *silenceWatch {
-	w := &silenceWatch{c: c, done: make(chan struct{})}
+func (c *Client) watchSilence(ctx context.Context, b budget) *silenceWatch {
+	w := &silenceWatch{c: c, b: b, done: make(chan struct{})}
 	w.ctx, w.end = context.WithCancelCause(ctx)
 	w.pctx, w.stopP = context.WithCancel(ctx)
 	if l := c.opts.ConnectLimit; l != nil && l.Timeout > 0 {
@@ -337,7 +371,7 @@ func (w *silenceWatch) probe() {
 	defer close(w.done)
 	c := w.c
 	was := c.era()
-	if err := c.settle(w.pctx); err != nil {
+	if err := c.settle(w.pctx, w.b); err != nil {
 		if w.ctx.Err() == nil && !w.cut.Load() {
 			w.end(&eraChanged{err: err})
 		}
@@ -368,14 +402,12 @@ func (w *silenceWatch) stop(cancel bool) {
 // settle asks the server which era it speaks, taking the answer to the
 // server/discover sent already if there is one, and makes it the
 // client's: r.gate is held. It fails when the probe does (the server gone,
-// its version not one mcpv speaks, ctx ended), and may be tried again.
-func (c *Client) settle(ctx context.Context) error {
+// its version not one mcpv speaks, ctx ended, b used up), and may be
+// tried again.
+func (c *Client) settle(ctx context.Context, b budget) error {
 	r := c.recall
-	if d := c.opts.Timeout; d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, d, &TimeoutError{Method: "server/discover", Timeout: d})
-		defer cancel()
-	}
+	ctx, cancel := b.bound(ctx, "server/discover")
+	defer cancel()
 	if l := c.opts.ConnectLimit; l != nil && l.Timeout > 0 && !r.fresh {
 		// The server's start is awaited here rather than in Initialize.
 		clock := c.opts.StartClock
@@ -421,7 +453,51 @@ func (c *Client) Settle(ctx context.Context) error {
 	if r.settled.Load() {
 		return nil
 	}
-	return c.settle(ctx)
+	return c.settle(ctx, c.newBudget())
+}
+
+// Ping asks the server for a sign of life and nothing more: ping in the
+// initialize era (its result is returned), server/discover in the modern
+// era, which has no ping (its result is not: {} is). A remembered era the server has not
+// confirmed yet is settled first, within the one timeout (budget), and
+// the ping goes in the era found: a server remembered as modern is asked
+// server/discover once, whose answer is the ping's, and one of the
+// initialize era now gets ping, after initialize.
+func (c *Client) Ping(ctx context.Context) (json.RawMessage, error) {
+	r := c.recall
+	if r == nil || r.settled.Load() {
+		return c.ping(ctx, c.opts.Timeout)
+	}
+	b := c.newBudget()
+	select {
+	case r.gate <- struct{}{}:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	settled := r.settled.Load()
+	var err error
+	if !settled {
+		err = c.settle(ctx, b)
+	}
+	<-r.gate
+	switch {
+	case err != nil:
+		return nil, err
+	case !settled && c.era().modern:
+		return json.RawMessage(`{}`), nil // the probe's server/discover was answered
+	}
+	return c.ping(ctx, b.left())
+}
+
+// ping sends the era's ping, with left of its timeout.
+func (c *Client) ping(ctx context.Context, left time.Duration) (json.RawMessage, error) {
+	if !c.era().modern {
+		return c.callWithin(ctx, left, "ping", nil)
+	}
+	if _, err := c.callWithin(ctx, left, "server/discover", nil); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(`{}`), nil
 }
 
 // Learnt returns the era the server spoke in this run, to be remembered

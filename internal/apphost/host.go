@@ -65,6 +65,9 @@ const (
 	goneGrace = 5 * time.Second
 	// teardownWait bounds the wait for the page to tear the app down.
 	teardownWait = 5 * time.Second
+	// DefaultHandshakeWait is how long an app has, from the page's
+	// coming, to finish its handshake before the host says it has not.
+	DefaultHandshakeWait = 15 * time.Second
 )
 
 // App is the app the host renders, and the call it renders it for.
@@ -113,6 +116,11 @@ type Host struct {
 	// TeardownWait bounds the wait at the end for the page to tear the
 	// app down (teardownWait when 0).
 	TeardownWait time.Duration
+	// HandshakeWait is how long the app has, from the page's coming, to
+	// finish its handshake (ui/notifications/initialized): past it, the
+	// host says on stderr and on the page what it still waits for, and
+	// goes on waiting (DefaultHandshakeWait when 0).
+	HandshakeWait time.Duration
 
 	token, proxyID  string
 	hostOrigin      string
@@ -123,6 +131,10 @@ type Host struct {
 	mu              sync.Mutex    // guards the fields below
 	streams         int           // event streams open
 	pageCame        bool          // the page asked what the app is (GET /api/app)
+	handshake       handshake     // how far the app's handshake has come
+	late            *time.Timer   // fires at HandshakeWait from the page's coming; nil before it
+	lateNote        string        // what the page is told of a late handshake, once it is
+	ended           bool          // Run has returned: nothing more is said
 	everConnected   bool          // an event stream was ever open
 	teardown        string        // the reason the host ends, once it does
 	wake            chan struct{} // closed and replaced when teardown is set
@@ -145,6 +157,9 @@ func (h *Host) init() error {
 	}
 	if h.TeardownWait <= 0 {
 		h.TeardownWait = teardownWait
+	}
+	if h.HandshakeWait <= 0 {
+		h.HandshakeWait = DefaultHandshakeWait
 	}
 	if h.MaxInFlight <= 0 {
 		h.MaxInFlight = DefaultMaxInFlight
@@ -206,6 +221,12 @@ func (h *Host) Run(ctx context.Context) error {
 		hs.Close()
 		ps.Close()
 		h.removeOpener()
+		h.mu.Lock()
+		h.ended = true
+		if h.late != nil {
+			h.late.Stop()
+		}
+		h.mu.Unlock()
 	}()
 
 	cctx, cancelCall := context.WithCancel(ctx)

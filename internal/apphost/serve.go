@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/apps"
 	"github.com/mcpv/mcpv/mcp"
@@ -102,6 +103,9 @@ func (h *Host) serveProxy(w http.ResponseWriter, r *http.Request) {
 // serveApp answers what the page needs to render the app.
 func (h *Host) serveApp(w http.ResponseWriter) {
 	h.mu.Lock()
+	if !h.pageCame && !h.ended {
+		h.late = time.AfterFunc(h.HandshakeWait, h.handshakeLate) // the handshake's bound: stopped as Run returns
+	}
 	h.pageCame = true
 	h.mu.Unlock()
 	a := h.App
@@ -177,11 +181,18 @@ func (h *Host) serveEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 	flusher.Flush()
-	sentResult := false
+	sentResult, sentLate := false, false
 	for {
 		h.mu.Lock()
-		wake, teardown := h.wake, h.teardown
+		wake, teardown, late := h.wake, h.teardown, h.lateNote
 		h.mu.Unlock()
+		if late != "" && !sentLate {
+			sentLate = true
+			if writeLine(w, map[string]any{"type": "handshake-late", "text": late}) != nil {
+				return
+			}
+			flusher.Flush()
+		}
 		select {
 		case <-h.callDone:
 			if !sentResult {
@@ -285,6 +296,7 @@ func (h *Host) serveRPC(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(v)
 	}
 	request := m.ID != nil && string(m.ID) != "null"
+	h.heard(m.Method)
 	switch {
 	case m.Method == "host/torn-down":
 		h.Event(m.Method, m.Params)

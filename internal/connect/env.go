@@ -1,6 +1,7 @@
 package connect
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/trust"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // Env is the world a run sees: its environment variables, its working
@@ -33,6 +35,35 @@ type Env struct {
 	// shutdown cut short from one waited out without a race against the
 	// clock.
 	Grace time.Duration
+	// AfterFunc starts the timers of the bounds a run keeps itself (the
+	// connect timeout's clocks, each request's --timeout and
+	// --max-timeout, the checks of a tool's schemas); nil is
+	// time.AfterFunc. Tests give a clock of their own, which fires when
+	// they say, to show what stops a bound by events rather than by how
+	// fast a machine is.
+	AfterFunc func(d time.Duration, f func()) Timer
+}
+
+// Timer is a running bound's timer: a *time.Timer, or a test's.
+type Timer = mcp.Timer
+
+// afterFunc runs f after d on the run's clock.
+func (e Env) afterFunc(d time.Duration, f func()) Timer {
+	if e.AfterFunc != nil {
+		return e.AfterFunc(d, f)
+	}
+	return time.AfterFunc(d, f)
+}
+
+// Bound is ctx ending with cause once d has passed on the run's clock (as
+// context.WithTimeoutCause, which it is without Env.AfterFunc).
+func (e Env) Bound(ctx context.Context, d time.Duration, cause error) (context.Context, context.CancelFunc) {
+	if e.AfterFunc == nil {
+		return context.WithTimeoutCause(ctx, d, cause)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	t := e.AfterFunc(d, func() { cancel(cause) })
+	return ctx, func() { t.Stop(); cancel(nil) }
 }
 
 // System is the process's own Env.

@@ -50,7 +50,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	}
 	wait := new(startWait)
 	h.OpenURL = wait.signingIn(h.OpenURL)
-	clocks := new(startClocks)
+	clocks := &startClocks{after: env.afterFunc}
 	h.waiting = clocks.pause // a browser login is not the server's time
 	begin := time.Now()
 	t, err := transport(s, env, h)
@@ -98,6 +98,7 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		Timeout:         s.Timeout,
 		MaxTimeout:      s.MaxTimeout,
 		LogLevel:        s.Answers.LogLevel, // the modern era sends it with each request
+		AfterFunc:       env.AfterFunc,
 	}
 	opts.TraceParent = h.traceParent()
 	if kept != nil {
@@ -157,6 +158,7 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 	client, err := mcp.Attach(session, mcp.ClientOptions{
 		Info: h.Client, Capabilities: ans.capabilities(), NoExtensions: s.NoExtensions, Timeout: s.Timeout, MaxTimeout: s.MaxTimeout, LogLevel: s.Answers.LogLevel,
 		TraceParent: h.traceParent(),
+		AfterFunc:   env.AfterFunc,
 	}, st)
 	if err != nil {
 		session.Close(context.Background())

@@ -16,6 +16,8 @@ import (
 // that runs, and one started during a pause, until the pause ends; pauses
 // may overlap.
 type startClocks struct {
+	after func(time.Duration, func()) Timer // starts a clock's timer (Env.afterFunc)
+
 	mu     sync.Mutex           // guards the fields below and every clock's
 	paused int                  // pauses not yet resumed
 	live   map[*startClock]bool // the clocks not yet stopped
@@ -24,7 +26,7 @@ type startClocks struct {
 // startClock ends its context with its cause once its time has run, not
 // counting the time paused.
 type startClock struct {
-	timer *time.Timer   // ends the context with the cause when it fires
+	timer Timer         // ends the context with the cause when it fires
 	left  time.Duration // what is left of its time when it last stopped
 	since time.Time     // when it last began to run
 }
@@ -40,7 +42,7 @@ func (r *startClocks) start(ctx context.Context, d time.Duration, cause error) (
 		r.live = map[*startClock]bool{}
 	}
 	r.live[c] = true
-	c.since, c.timer = time.Now(), time.AfterFunc(d, func() { cancel(cause) })
+	c.since, c.timer = time.Now(), r.after(d, func() { cancel(cause) })
 	if r.paused > 0 {
 		c.timer.Stop() // it runs once the pause ends
 	}

@@ -14,7 +14,7 @@ import (
 // left.
 func TestStartClocksPause(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var clocks startClocks
+		clocks := startClocks{after: Env{}.afterFunc}
 		cause := errors.New("the server did not answer")
 		ctx, stop := clocks.start(context.Background(), time.Minute, cause)
 		defer stop()
@@ -58,7 +58,7 @@ func TestStartClocksPause(t *testing.T) {
 // a later login's wait reaches no clock.
 func TestStartClocksStopped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var clocks startClocks
+		clocks := startClocks{after: Env{}.afterFunc}
 		ctx, stop := clocks.start(context.Background(), time.Minute, errors.New("late"))
 		stop()
 		clocks.pause()()

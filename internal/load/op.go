@@ -365,11 +365,7 @@ func (op *Op) result(ctx context.Context, client *mcp.Client, params json.RawMes
 	case "request":
 		return client.Call(ctx, op.target, params)
 	case "ping":
-		method := "ping"
-		if client.Modern() {
-			method = "server/discover" // the modern era has no ping; as mcpv ping does
-		}
-		return client.Call(ctx, method, nil)
+		return client.Ping(ctx) // as mcpv ping does
 	}
 	method, key, _ := list(op.kind)
 	var items []json.RawMessage

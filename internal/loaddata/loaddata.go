@@ -17,6 +17,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/jq"
@@ -32,7 +33,11 @@ const (
 )
 
 // Source is a data file's rows, held as read: a JSON Lines row is decoded
-// when an iteration takes it, so that a file of 100 MB stays 100 MB.
+// when an iteration takes it, so that a file of 100 MB stays 100 MB. The
+// row decoded last is kept, and shared by the iterations that take it
+// (jq never changes a value it is given): sessions that take one row at
+// once, or one after the other, decode it once, and a file of one large
+// row costs that row, decoded, once.
 type Source struct {
 	Path  string
 	Order Order
@@ -40,6 +45,15 @@ type Source struct {
 	lines [][]byte   // JSON Lines: each row's text
 	recs  [][]string // CSV: each row's fields, under header
 	head  []string
+
+	mu   sync.Mutex // guards last, and holds a row's decoding
+	last *decoded   // the row decoded last; nil before the first
+}
+
+// decoded is a JSON Lines row as jq sees it.
+type decoded struct {
+	i int
+	v any
 }
 
 // MaxRows bounds the rows of a data file.
@@ -145,7 +159,17 @@ func (s *Source) Row(k int64) (any, error) {
 		}
 		return row, nil
 	}
-	return jq.DecodeJSON(s.lines[i])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d := s.last; d != nil && d.i == i {
+		return d.v, nil
+	}
+	v, err := jq.DecodeJSON(s.lines[i])
+	if err != nil {
+		return nil, err
+	}
+	s.last = &decoded{i, v}
+	return v, nil
 }
 
 // mix is splitmix64 of seed and k: well spread, and the same for the same

@@ -40,9 +40,21 @@ func readOpen(f *os.File) ([]byte, error) {
 	if st.Size() > MaxSize {
 		return nil, fmt.Errorf("larger than %d MiB", MaxSize>>20)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil {
-		return nil, err
+	// One buffer of the size the file says (and a byte more, to see it
+	// grew): io.ReadAll's doubling would allocate twice a large file.
+	data := make([]byte, 0, st.Size()+1)
+	for len(data) <= MaxSize {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // the file grew: let append find room
+		}
+		n, err := f.Read(data[len(data):min(cap(data), MaxSize+1)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if len(data) > MaxSize {
 		return nil, fmt.Errorf("larger than %d MiB", MaxSize>>20)

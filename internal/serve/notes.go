@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,7 +19,8 @@ import (
 // dispatcher waits for its writer to make room, and the upstream's reader
 // waits with it (upstream.behind), so the server is read no faster than
 // its slowest reading client takes what it says, and nothing is dropped
-// on the way. A client whose writer has taken nothing for stallAfter does
+// on the way. A client whose writer has taken nothing for its stall
+// (Server.NoteStall, stallAfter by default) does
 // not read: while it does not, what comes for it is dropped and counted,
 // and serve says so once, and how many in all when the client leaves.
 // out and its writer come with the first notification: a client that gets
@@ -33,7 +35,7 @@ type outbox struct {
 	sent    int64            // notifications the writer is done with
 	sentCh  chan struct{}    // closed when sent moves; nil until someone waits
 	lastRel map[string]int64 // a request in flight -> the number (queued) of the last notification related to it
-	stalled bool             // the writer took nothing for stallAfter: drop until it takes one
+	stalled bool             // the writer took nothing for its stall: drop until it takes one
 	dropped int64            // notifications dropped in all
 	told    int64            // of them, those serve has said something of
 
@@ -87,11 +89,11 @@ func (c *client) notify(ctx context.Context, behind *outstanding, method string,
 }
 
 // waitForRoom waits, with sentMu let go, until the writer takes a
-// notification; false when it took none for stallAfter (counting from
+// notification; false when it took none for its stall (counting from
 // the write it is in), or the client's session ended. The caller holds
 // sentMu.
 func (c *client) waitForRoom(behind *outstanding) bool {
-	wait := stallAfter
+	wait := c.srv.noteStall()
 	if since := c.since.Load(); since != 0 {
 		wait -= time.Since(time.Unix(0, since))
 	}
@@ -130,9 +132,17 @@ func (c *client) drop() {
 	c.dropped++
 	if c.told == 0 {
 		c.told = c.dropped
-		c.srv.Log.Warn(fmt.Sprintf("a client has not read for %v: what the server sends it is dropped until it reads again", stallAfter))
+		c.srv.Log.Warn(fmt.Sprintf("a client has not read for %v: what the server sends it is dropped until it reads again", c.srv.noteStall()))
 	}
 }
+
+// noteStall is how long a client's writer may take nothing before the
+// client counts as not reading.
+func (s *Server) noteStall() time.Duration { return cmp.Or(s.NoteStall, stallAfter) }
+
+// noteWait bounds a notification's write to a client, and an answer's
+// wait for its notifications.
+func (s *Server) noteWait() time.Duration { return cmp.Or(s.NoteWait, notifyWait) }
 
 // sayDropped says, as the client leaves, how many of its notifications
 // were dropped beyond the one said at once.
@@ -156,12 +166,12 @@ func (c *client) queue() chan outNote {
 }
 
 // writeNotes sends the client its notifications, in order, each bounded
-// by notifyWait, until its session ends.
+// by its NoteWait, until its session ends.
 func (c *client) writeNotes(out <-chan outNote) {
 	for {
 		select {
 		case n := <-out:
-			ctx, cancel := context.WithTimeout(n.ctx, notifyWait)
+			ctx, cancel := context.WithTimeout(n.ctx, c.srv.noteWait())
 			c.since.Store(time.Now().UnixNano())
 			c.sess.Notify(ctx, n.method, n.params)
 			c.since.Store(0)
@@ -189,7 +199,7 @@ func (c *client) noteSent() {
 
 // flushNotes waits until the writer is done with every notification
 // related to the request id queued so far (its progress, the log
-// messages it caused), or notifyWait has passed, or ctx ends: those reach
+// messages it caused), or its NoteWait has passed, or ctx ends: those reach
 // the client before the answer, as they came. Notifications for no
 // request (bound for an HTTP client's GET stream, which may be read late
 // or never) do not hold the answer up.
@@ -201,7 +211,7 @@ func (c *client) flushNotes(ctx context.Context, id json.RawMessage) {
 	if !ok {
 		return
 	}
-	timer := time.NewTimer(notifyWait)
+	timer := time.NewTimer(c.srv.noteWait())
 	defer timer.Stop()
 	for {
 		c.sentMu.Lock()

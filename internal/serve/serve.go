@@ -75,6 +75,12 @@ type Server struct {
 	// at once; DefaultMaxParked when 0.
 	InputWait time.Duration
 	MaxParked int
+	// NoteStall is how long a client's notification writer may take
+	// nothing before the client counts as not reading, and what comes
+	// for it is dropped (notes.go); a second when 0. NoteWait bounds
+	// the write of one notification to a client, and an answer's wait
+	// for the notifications of its request; notifyWait when 0.
+	NoteStall, NoteWait time.Duration
 	// Secrets masks what no client may see; Open's settings' secrets
 	// should be added before serving, the session's tokens are added as
 	// they are learned.

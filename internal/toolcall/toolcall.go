@@ -69,6 +69,10 @@ type Checker struct {
 	Tool string
 	// Timeout bounds each piece of work (typing, a check); 0 means none.
 	Timeout time.Duration
+	// Clock starts the Timeout's bound: context.WithTimeoutCause when nil,
+	// or a test's clock (connect.Env.Bound), which fires when the test
+	// says.
+	Clock func(context.Context, time.Duration, error) (context.Context, context.CancelFunc)
 	// Warnf says that a schema is not checked, and why.
 	Warnf func(format string, args ...any)
 }
@@ -108,7 +112,11 @@ func (c Checker) Check(ctx context.Context, which string, schema, value json.Raw
 // Bounded is ctx ending after Timeout, as the work named what.
 func (c Checker) Bounded(ctx context.Context, what string) (context.Context, context.CancelFunc) {
 	if d := c.Timeout; d > 0 {
-		return context.WithTimeoutCause(ctx, d, &mcp.TimeoutError{Method: what, Timeout: d})
+		clock := c.Clock
+		if clock == nil {
+			clock = context.WithTimeoutCause
+		}
+		return clock(ctx, d, &mcp.TimeoutError{Method: what, Timeout: d})
 	}
 	return ctx, func() {}
 }

@@ -232,6 +232,7 @@
           const ev = JSON.parse(line);
           if (ev.type === "tool-result") toView({ jsonrpc: "2.0", method: "ui/notifications/tool-result", params: ev.result });
           if (ev.type === "tool-cancelled") toView({ jsonrpc: "2.0", method: "ui/notifications/tool-cancelled", params: { reason: ev.reason } });
+          if (ev.type === "handshake-late" && !initialized) status(ev.text);
           if (ev.type === "teardown") { await teardown(ev.reason); return; }
         }
       }
