@@ -52,8 +52,14 @@ func FuzzParseCard(f *testing.F) {
 		if !namePattern().MatchString(c.Name) || utf8.RuneCountInString(c.Name) > 200 || hasInvisible(c.Name) {
 			t.Errorf("a valid card named %q", c.Name)
 		}
-		if c.Version == "" || versionRange().MatchString(c.Version) {
+		if versionRange().MatchString(c.Version) || utf8.RuneCountInString(c.Version) > 255 {
 			t.Errorf("a valid card of version %q", c.Version)
+		}
+		var schema string
+		if json.Unmarshal(c.Raw, &struct {
+			Schema *string `json:"$schema"`
+		}{&schema}) != nil || schema != SchemaURL {
+			t.Errorf("a valid card of schema %q", schema)
 		}
 		if n := utf8.RuneCountInString(c.Description); n < 1 || n > 100 {
 			t.Errorf("a valid card's description of %d characters", n)
