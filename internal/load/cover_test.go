@@ -112,7 +112,9 @@ func TestScenarioPasses(t *testing.T) {
 			return nil
 		}},
 		{Op: call, Think: [2]time.Duration{time.Millisecond, 2 * time.Millisecond},
-			Words: func(caps map[string]json.RawMessage) []string { return []string{"call", string(caps["tool"]), "n~=.iteration"} },
+			Words: func(caps map[string]json.RawMessage) []string {
+				return []string{"call", string(caps["tool"]), "n~=.iteration"}
+			},
 			Done: func(_ context.Context, _ json.RawMessage, err error, _ map[string]json.RawMessage) error {
 				return err
 			}},
