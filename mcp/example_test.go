@@ -31,19 +31,20 @@ func demo() (url string, stop func()) {
 	return "http://" + l.Addr().String() + "/mcp", func() { srv.Close() }
 }
 
-// connect opens a session to url as the k6 extension does: its own
-// transport, a session, then the era found (Probe) and the handshake.
-func connect(ctx context.Context, url string, opts mcp.ClientOptions) *mcp.Client {
+// connect opens a session to the demo server as the k6 extension opens
+// one (its own transport, a session, then the handshake, its era found
+// with Probe), and returns what ends both.
+func connect(opts mcp.ClientOptions) (c *mcp.Client, done func()) {
+	url, stop := demo()
 	t, err := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: url})
 	if err != nil {
 		panic(err)
 	}
 	opts.Info = mcp.Implementation{Name: "example", Version: "1"}
-	c, err := mcp.Initialize(ctx, mcp.NewSession(t, mcp.SessionOptions{}), opts)
-	if err != nil {
+	if c, err = mcp.Initialize(context.Background(), mcp.NewSession(t, mcp.SessionOptions{}), opts); err != nil {
 		panic(err)
 	}
-	return c
+	return c, func() { c.Close(context.Background()); stop() }
 }
 
 // A Streamable HTTP transport, a session over it and the initialize
@@ -111,11 +112,8 @@ func ExampleNewSession() {
 // and falls back to the initialize handshake for a server of that era:
 // Modern says which it found.
 func ExampleInitialize() {
-	url, stop := demo()
-	defer stop()
-	ctx := context.Background()
-	c := connect(ctx, url, mcp.ClientOptions{Probe: true, Timeout: time.Minute})
-	defer c.Close(ctx)
+	c, done := connect(mcp.ClientOptions{Probe: true, Timeout: time.Minute})
+	defer done()
 	fmt.Println("modern:", c.Modern(), "version:", c.ProtocolVersion())
 	// Output: modern: false version: 2025-11-25
 }
@@ -124,11 +122,9 @@ func ExampleInitialize() {
 // asks for the modern era by its version (mcp.ModernVersion) gets it or
 // an error, never the other era unasked.
 func ExampleClient_Modern() {
-	url, stop := demo()
-	defer stop()
+	c, done := connect(mcp.ClientOptions{})
+	defer done()
 	ctx := context.Background()
-	c := connect(ctx, url, mcp.ClientOptions{})
-	defer c.Close(ctx)
 	method := "ping"
 	if c.Modern() {
 		method = "server/discover" // the modern era has no ping
@@ -140,11 +136,9 @@ func ExampleClient_Modern() {
 
 // Call sends a request and returns its result as the server wrote it.
 func ExampleClient_Call() {
-	url, stop := demo()
-	defer stop()
+	c, done := connect(mcp.ClientOptions{})
+	defer done()
 	ctx := context.Background()
-	c := connect(ctx, url, mcp.ClientOptions{})
-	defer c.Close(ctx)
 	result, err := c.Call(ctx, "tools/call", json.RawMessage(`{"name":"echo","arguments":{"message":"hello"}}`))
 	if err != nil {
 		fmt.Println(err)
@@ -161,11 +155,9 @@ func ExampleClient_Call() {
 
 // Walk ranges over every page of a list; the first error ends the walk.
 func ExampleClient_Walk() {
-	url, stop := demo()
-	defer stop()
+	c, done := connect(mcp.ClientOptions{})
+	defer done()
 	ctx := context.Background()
-	c := connect(ctx, url, mcp.ClientOptions{})
-	defer c.Close(ctx)
 	var names []string
 	for page, err := range c.Walk(ctx, "prompts/list", "prompts", 0) {
 		if err != nil {
@@ -185,11 +177,9 @@ func ExampleClient_Walk() {
 // A JSON-RPC error the server answers with is a *CallError, with the
 // server's code and message.
 func ExampleCallError() {
-	url, stop := demo()
-	defer stop()
+	c, done := connect(mcp.ClientOptions{})
+	defer done()
 	ctx := context.Background()
-	c := connect(ctx, url, mcp.ClientOptions{})
-	defer c.Close(ctx)
 	_, err := c.Call(ctx, "prompts/get", json.RawMessage(`{"name":"no-such-prompt"}`))
 	var ce *mcp.CallError
 	if errors.As(err, &ce) {
@@ -202,11 +192,9 @@ func ExampleCallError() {
 // that extends it) is a *TimeoutError; the request is cancelled on the
 // wire, and the session goes on.
 func ExampleTimeoutError() {
-	url, stop := demo()
-	defer stop()
+	c, done := connect(mcp.ClientOptions{Timeout: 100 * time.Millisecond})
+	defer done()
 	ctx := context.Background()
-	c := connect(ctx, url, mcp.ClientOptions{Timeout: 100 * time.Millisecond})
-	defer c.Close(ctx)
 	_, err := c.Call(ctx, "tools/call", json.RawMessage(`{"name":"slow","arguments":{"seconds":3600,"steps":1}}`))
 	var te *mcp.TimeoutError
 	if errors.As(err, &te) {
@@ -222,10 +210,9 @@ func ExampleTimeoutError() {
 // Close ends the session (over HTTP, a DELETE of the server's session);
 // a call after it fails.
 func ExampleClient_Close() {
-	url, stop := demo()
-	defer stop()
+	c, done := connect(mcp.ClientOptions{})
+	defer done()
 	ctx := context.Background()
-	c := connect(ctx, url, mcp.ClientOptions{})
 	fmt.Println(c.Close(ctx))
 	_, err := c.Call(ctx, "ping", nil)
 	fmt.Println(err != nil)

@@ -7,6 +7,7 @@
 package fuzzcheck
 
 import (
+	"bytes"
 	"runtime"
 	"strings"
 	"testing"
@@ -95,5 +96,19 @@ func Seed(f *testing.F, texts []string, hostile ...[][]byte) {
 		for _, b := range set {
 			f.Add(b)
 		}
+	}
+}
+
+// Rewrites checks what a format written back must hold: text, written
+// from what was read, reads back (rewrite reads it and writes what it
+// read) as the same text.
+func Rewrites(t testing.TB, text []byte, rewrite func([]byte) ([]byte, error)) {
+	t.Helper()
+	again, err := rewrite(text)
+	if err != nil {
+		t.Fatalf("written as\n%s\nit does not read back: %v", text, err)
+	}
+	if !bytes.Equal(again, text) {
+		t.Fatalf("written as\n%s\nthen as\n%s", text, again)
 	}
 }

@@ -45,10 +45,13 @@ type recorder struct {
 	msg    string
 }
 
-func (r *recorder) Helper() {}
+func (r *recorder) Helper()                           {}
+func (r *recorder) Fatalf(format string, args ...any) { r.Errorf(format, args...) }
 func (r *recorder) Errorf(format string, args ...any) {
+	if !r.failed { // the first, as a Fatalf that stops would leave it
+		r.msg = fmt.Sprintf(format, args...)
+	}
 	r.failed = true
-	r.msg = fmt.Sprintf(format, args...)
 }
 
 // The hostile texts are what they say: nesting as deep as said, numbers
@@ -67,5 +70,25 @@ func TestHostileInputs(t *testing.T) {
 	ys := YAML()
 	if !strings.Contains(string(ys[0]), "a9: &a9 [*a8, *a8") {
 		t.Errorf("the alias bomb has no ninth level:\n%s", ys[0])
+	}
+}
+
+// Rewrites fails what reads back as other text, or not at all, and
+// passes what reads back the same.
+func TestRewrites(t *testing.T) {
+	inner := &testing.T{}
+	for _, tc := range []struct {
+		rewrite func([]byte) ([]byte, error)
+		fails   string
+	}{
+		{func(b []byte) ([]byte, error) { return b, nil }, ""},
+		{func(b []byte) ([]byte, error) { return append(b, ' '), nil }, "then as"},
+		{func(b []byte) ([]byte, error) { return nil, fmt.Errorf("no") }, "it does not read back: no"},
+	} {
+		r := &recorder{TB: inner}
+		Rewrites(r, []byte(`{"a":1}`), tc.rewrite)
+		if r.failed != (tc.fails != "") || !strings.Contains(r.msg, tc.fails) {
+			t.Errorf("failed %v, %q; want %q", r.failed, r.msg, tc.fails)
+		}
 	}
 }

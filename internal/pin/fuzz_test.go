@@ -1,7 +1,6 @@
 package pin
 
 import (
-	"bytes"
 	"errors"
 	"io/fs"
 	"strings"
@@ -72,14 +71,13 @@ func FuzzParse(f *testing.F) {
 // that reads back as itself and writes the same bytes again.
 func checkRewrites(t *testing.T, file *File) {
 	t.Helper()
-	text := file.Marshal()
-	back, err := Parse(text)
-	if err != nil {
-		t.Fatalf("written as\n%s\nit does not read back: %v", text, err)
-	}
-	if again := back.Marshal(); !bytes.Equal(again, text) {
-		t.Fatalf("written as\n%s\nthen as\n%s", text, again)
-	}
+	var back *File
+	fuzzcheck.Rewrites(t, file.Marshal(), func(text []byte) (again []byte, err error) {
+		if back, err = Parse(text); err != nil {
+			return nil, err
+		}
+		return back.Marshal(), nil
+	})
 	if len(back.Servers) != len(file.Servers) {
 		t.Fatalf("%d servers read back as %d", len(file.Servers), len(back.Servers))
 	}
@@ -135,14 +133,10 @@ func FuzzReadSurfaceFile(f *testing.F) {
 			if err != nil {
 				t.Fatalf("a %s that ParseSnapshot refuses: %v", sf.Format, err)
 			}
-			text := snap.Marshal()
-			back, err := surface.ParseSnapshot(text)
-			if err != nil {
-				t.Fatalf("written as\n%s\nthe snapshot does not read back: %v", text, err)
-			}
-			if again := back.Marshal(); !bytes.Equal(again, text) {
-				t.Fatalf("the snapshot written as\n%s\nthen as\n%s", text, again)
-			}
+			fuzzcheck.Rewrites(t, snap.Marshal(), func(text []byte) ([]byte, error) {
+				back, err := surface.ParseSnapshot(text)
+				return back.Marshal(), err
+			})
 		default:
 			t.Fatalf("format %q", sf.Format)
 		}
