@@ -119,17 +119,26 @@ func (res *Result) writeLatencies(b *strings.Builder, names []string, main strin
 
 // writeErrors writes the errors by kind, with an example of each.
 func (res *Result) writeErrors(b *strings.Builder) {
-	if len(res.ErrorKinds) == 0 {
-		return
-	}
-	b.WriteString("\nerrors\n")
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	var rows [][]string
 	for _, e := range res.ErrorKinds {
 		kind := e.Kind
 		if e.Operation != "" {
 			kind += " in " + safetext.Line(e.Operation)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", count(e.Count), e.Phase, kind, e.Example)
+		rows = append(rows, []string{count(e.Count), e.Phase, kind, e.Example})
+	}
+	writeTable(b, "errors", rows)
+}
+
+// writeTable writes a table under its title, when it has rows.
+func writeTable(b *strings.Builder, title string, rows [][]string) {
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("\n" + title + "\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "  %s\n", strings.Join(r, "\t"))
 	}
 	tw.Flush()
 }
@@ -163,19 +172,15 @@ func (res *Result) writeLogs(b *strings.Builder) {
 
 // writeChecks writes each threshold's verdict.
 func (res *Result) writeChecks(b *strings.Builder) {
-	if len(res.Checks) == 0 {
-		return
-	}
-	b.WriteString("\nthresholds\n")
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	var rows [][]string
 	for _, c := range res.Checks {
 		verdict := "ok"
 		if !c.OK {
 			verdict = "FAILED"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", verdict, c.Threshold, c.Shown)
+		rows = append(rows, []string{verdict, c.Threshold, c.Shown})
 	}
-	tw.Flush()
+	writeTable(b, "thresholds", rows)
 }
 
 // histogramRows is how many rows the drawn histogram has at most.
