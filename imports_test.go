@@ -195,3 +195,23 @@ func TestLibrariesDoNotPresent(t *testing.T) {
 		})
 	}
 }
+
+// The house has one direction: main and the programs under commands/ use
+// commands, which uses the rest; nothing under internal/, mcp/ or output/
+// imports commands (a generator that needs the grammar lives beside it,
+// as commands/mcpv-man does), so that no library drags the whole command
+// line in after it.
+func TestNothingBelowImportsCommands(t *testing.T) {
+	pkgs := map[string]*mapPackage{}
+	for _, goos := range mapOSes {
+		if err := listPackages(goos, pkgs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, p := range pkgs {
+		above := name == rootPackageTag || name == "commands" || strings.HasPrefix(name, "commands/")
+		if p.imports["commands"] && !above {
+			t.Errorf("%s imports commands", name)
+		}
+	}
+}

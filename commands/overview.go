@@ -117,15 +117,22 @@ func flagsHelp() (string, error) {
 // manPage is 'mcpv help --man': mcpv(1) for this build, dated by its
 // commit (or today, for a build that does not know it).
 func manPage() (string, error) {
-	app, err := Grammar()
-	if err != nil {
-		return "", err
-	}
 	day := time.Now().UTC().Format(time.DateOnly)
 	if t, err := time.Parse(time.RFC3339, Date); err == nil {
 		day = t.UTC().Format(time.DateOnly)
 	}
-	page := manpage.MCPV(Version, day)
+	return ManPage(Version, day)
+}
+
+// ManPage is mcpv(1), the whole manual in roff, for version and day
+// (YYYY-MM-DD): the grammar's every command and flag, then the topics.
+// commands/mcpv-man writes it for a release.
+func ManPage(version, day string) (string, error) {
+	app, err := Grammar()
+	if err != nil {
+		return "", err
+	}
+	page := manpage.MCPV(version, day)
 	page.Topics = ManTopics()
 	return manpage.Render(app, page), nil
 }

@@ -253,14 +253,19 @@ func readOrNewPin(path, label string) (*pin.File, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return &pin.File{}, nil
 	}
-	if err != nil {
-		return nil, usageErrorf("pin file %s: %v", label, err)
+	return parsePin(data, err, label)
+}
+
+// parsePin is the pin file read as data (or not read, err), label naming
+// it in a mistake.
+func parsePin(data []byte, err error, label string) (*pin.File, error) {
+	if err == nil {
+		var f *pin.File
+		if f, err = pin.Parse(data); err == nil {
+			return f, nil
+		}
 	}
-	f, err := pin.Parse(data)
-	if err != nil {
-		return nil, usageErrorf("pin file %s: %v", label, err)
-	}
-	return f, nil
+	return nil, usageErrorf("pin file %s: %v", label, err)
 }
 
 // one pins, checks or approves the server called name ("" for the one

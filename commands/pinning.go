@@ -105,14 +105,7 @@ func readPinFile(path, tree, label string) (*pin.File, error) {
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, usageErrorf("pin file %s does not exist; pin the server first: mcpv pin %s", label, label)
 	}
-	if err != nil {
-		return nil, usageErrorf("pin file %s: %v", label, err)
-	}
-	f, err := pin.Parse(data)
-	if err != nil {
-		return nil, usageErrorf("pin file %s: %v", label, err)
-	}
-	return f, nil
+	return parsePin(data, err, label)
 }
 
 // checkPin refuses the item of kind called key, listed now as raw (nil:

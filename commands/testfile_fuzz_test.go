@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/fuzzcheck"
 	"github.com/mcpv/mcpv/internal/testfile"
 )
 
@@ -40,7 +41,10 @@ func FuzzTestFile(f *testing.F) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		_, errs := testfile.Read(readOptions(env, nil, false), path)
+		var errs testfile.Errors
+		// A file's values are bounded (YAML's aliases included), and so
+		// is what each byte of it costs.
+		fuzzcheck.Bounded(t, len(data), 64<<20, 4096, func() { _, errs = testfile.Read(readOptions(env, nil, false), path) })
 		if took := time.Since(start); fuzzing && took > 2*time.Second {
 			t.Errorf("took %v", took)
 		}

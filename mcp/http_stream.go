@@ -261,7 +261,11 @@ func (t *HTTPTransport) reinitialize(ctx context.Context, stale string) error {
 		return err
 	}
 	t.noteSession(resp, outgoing{method: "initialize"})
-	if err := readOwnResponse(resp, initID); err != nil {
+	limit := int64(reinitLimit)
+	if t.large.limit > 0 {
+		limit = min(limit, t.large.limit)
+	}
+	if err := readOwnResponse(resp, initID, limit); err != nil {
 		return &TransportError{Op: "initialize (new session)", Err: err}
 	}
 	note, _ := encodeRequest(nil, "notifications/initialized", nil)
@@ -277,9 +281,15 @@ func (t *HTTPTransport) reinitialize(ctx context.Context, stale string) error {
 	return nil
 }
 
+// reinitLimit bounds the answer to the initialize sent again after a 404,
+// which is read, checked and dropped (MaxMessage, when smaller, bounds
+// it instead): a server cannot make the transport read it without end.
+const reinitLimit = 16 << 20
+
 // readOwnResponse reads the answer to a request the transport made itself
-// and checks that it is a success.
-func readOwnResponse(resp *http.Response, id json.RawMessage) error {
+// and checks that it is a success; a message longer than limit is a
+// *MessageSizeError, read no further.
+func readOwnResponse(resp *http.Response, id json.RawMessage, limit int64) error {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	check := func(data []byte) (bool, error) {
 		if !isResponseTo(data, id) {
@@ -295,9 +305,12 @@ func readOwnResponse(resp *http.Response, id json.RawMessage) error {
 		return true, nil
 	}
 	if mt == "application/json" {
-		body, err := io.ReadAll(resp.Body)
+		body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 		if err != nil {
 			return err
+		}
+		if int64(len(body)) > limit {
+			return &MessageSizeError{Limit: limit}
 		}
 		if ok, err := check(body); !ok && err == nil {
 			return errors.New("no response to initialize")
@@ -306,8 +319,12 @@ func readOwnResponse(resp *http.Response, id json.RawMessage) error {
 		}
 	}
 	r := newSSEReader(resp.Body)
+	r.lines.limit = limit
 	for {
 		ev, err := r.Next()
+		if tooLarge(err) {
+			return err
+		}
 		if err != nil {
 			return errors.New("the stream ended before the response to initialize")
 		}

@@ -104,17 +104,10 @@ func hasCompletion(vs []Value) bool {
 }
 
 func bashKind(v Value) string {
-	switch v.Kind {
-	case KindEnum:
+	if v.Kind == KindEnum {
 		return "enum " + strings.Join(v.Enum, " ")
-	case KindFile:
-		return "file"
-	case KindDir:
-		return "dir"
-	case KindServer:
-		return "server"
 	}
-	return "none"
+	return v.Kind.String()
 }
 
 const bashMain = `    *) kind=none ;;

@@ -45,6 +45,11 @@ const (
 	KindServer             // a server name from config files, listed by `mcpv servers`
 )
 
+// String is the word the bash and PowerShell scripts know a kind by.
+func (k Kind) String() string {
+	return [...]string{KindNone: "none", KindEnum: "enum", KindFile: "file", KindDir: "dir", KindServer: "server"}[k]
+}
+
 // serverValued names the values that are server names: "--flag" or "command path <arg>".
 var serverValued = map[string]bool{"--server": true, "servers <name>": true}
 

@@ -45,7 +45,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
 				names = append(names, psQuote(n))
 			}
 			fmt.Fprintf(&b, "            @{ Names = @(%s); Words = %d; Kind = %s; Enum = %s; H = %s }\n",
-				strings.Join(names, ", "), f.Words(), psQuote(psKind(f.Value)), psList(f.Enum), psQuote(f.Help))
+				strings.Join(names, ", "), f.Words(), psQuote(f.Value.Kind.String()), psList(f.Enum), psQuote(f.Help))
 		}
 		b.WriteString("        )\n")
 	})
@@ -59,27 +59,13 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
 		}
 		fmt.Fprintf(&b, "        %s = @(\n", psQuote(c.Path))
 		for _, a := range c.Args {
-			fmt.Fprintf(&b, "            @{ Kind = %s; Enum = %s; Repeat = $%t }\n", psQuote(psKind(a)), psList(a.Enum), a.Repeat)
+			fmt.Fprintf(&b, "            @{ Kind = %s; Enum = %s; Repeat = $%t }\n", psQuote(a.Kind.String()), psList(a.Enum), a.Repeat)
 		}
 		b.WriteString("        )\n")
 	})
 	b.WriteString(`    }
 ` + powershellMain)
 	return b.String()
-}
-
-func psKind(v Value) string {
-	switch v.Kind {
-	case KindEnum:
-		return "enum"
-	case KindFile:
-		return "file"
-	case KindDir:
-		return "dir"
-	case KindServer:
-		return "server"
-	}
-	return "none"
 }
 
 // psQuote single-quotes s for PowerShell, which also takes the typographic single quotes

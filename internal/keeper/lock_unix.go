@@ -23,7 +23,7 @@ var errHeld = errors.New("the lock is held")
 // was removed meanwhile (a keeper that just ended) is taken again.
 func lock(path string) (*os.File, error) {
 	for {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+		f, err := safefile.OpenNoFollow(path, os.O_RDWR|os.O_CREATE, 0o600)
 		if err != nil {
 			return nil, err
 		}
@@ -53,7 +53,7 @@ func unlock(f *os.File) {
 
 // held says whether a keeper holds the lock at path.
 func held(path string) bool {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := safefile.OpenNoFollow(path, os.O_RDONLY, 0)
 	if err != nil {
 		return false
 	}

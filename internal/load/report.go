@@ -16,99 +16,10 @@ import (
 // latency, mcpv's own cost and the thresholds.
 func (res *Result) WriteText(w io.Writer) error {
 	b := &strings.Builder{}
-	if res.Search != nil {
-		res.Search.write(b)
-		if res.Search.MaxRate > 0 {
-			fmt.Fprintf(b, "at %s:\n", rateText(res.Search.MaxRate))
-		}
-	}
-	var names []string
-	for _, op := range res.Operations {
-		names = append(names, safetext.Line(op.Name))
-	}
-	what, main := strings.Join(names, ", "), "operation"
-	if res.Scenario != "" {
-		what, main = fmt.Sprintf("scenario %s (%d steps)", safetext.Line(res.Scenario), len(names)), "scenario"
-	}
-	sessions := fmt.Sprintf("%d sessions", res.Concurrency)
-	if res.Concurrency == 1 {
-		sessions = "1 session"
-	}
-	fmt.Fprintf(b, "%s · %s · %s %s · %s", what, res.Schedule, sessions, res.Sessions, FormatMS(res.Elapsed*1000))
-	if res.Interrupted {
-		b.WriteString(" (interrupted)")
-	}
-	b.WriteString("\n")
-	if res.Ended != "" {
-		fmt.Fprintf(b, "ended early: %s\n", res.Ended)
-	}
-	fmt.Fprintf(b, "iterations %s (%s/s) · ok %s · errors %s (%s)\n\n", count(res.Iterations), rate(res.Throughput), count(res.OK), count(res.Errors), percent(res.ErrorRate))
-
-	labels := []string{main, "session set-up", "session close"}
-	if len(res.Operations) > 1 || res.Scenario != "" {
-		for _, n := range names {
-			labels = append(labels, "  "+n)
-		}
-	}
-	width := 0
-	for _, l := range labels {
-		width = max(width, len([]rune(l)))
-	}
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%-*s\tmin\tp50\tp90\tp99\tp99.9\tmax\tmean\tcount\t\n", width, "")
-	row := func(name string, s Stats) {
-		name = fmt.Sprintf("%-*s", width, name)
-		if s.Count == 0 {
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t0\t\n", name)
-			return
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, FormatMS(s.Min), FormatMS(s.P50), FormatMS(s.P90),
-			FormatMS(s.P99), FormatMS(s.P999), FormatMS(s.Max), FormatMS(s.Mean), count(s.Count))
-	}
-	row(main, res.Latency)
-	if len(res.Operations) > 1 || res.Scenario != "" {
-		for i, op := range res.Operations {
-			if op.Latency != nil {
-				row("  "+names[i], *op.Latency)
-			}
-		}
-	}
-	row("session set-up", res.Setup)
-	row("session close", res.Close)
-	tw.Flush()
-
-	if len(res.ErrorKinds) > 0 {
-		b.WriteString("\nerrors\n")
-		tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		for _, e := range res.ErrorKinds {
-			kind := e.Kind
-			if e.Operation != "" {
-				kind += " in " + safetext.Line(e.Operation)
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", count(e.Count), e.Phase, kind, e.Example)
-		}
-		tw.Flush()
-	}
-	if l := res.Logs; l != nil {
-		fmt.Fprintf(b, "\nserver log messages: %s (", count(l.Count))
-		for i, level := range l.byCount() {
-			if i > 0 {
-				b.WriteString(" · ")
-			}
-			fmt.Fprintf(b, "%s %s", level, count(l.Levels[level]))
-		}
-		if l.Dropped > 0 {
-			fmt.Fprintf(b, " · %s that came too fast to be read by level", count(l.Dropped))
-		}
-		b.WriteString("), not shown one by one (-v shows them); the first:\n")
-		for _, e := range l.Examples {
-			if e.Logger != "" {
-				fmt.Fprintf(b, "  server[%s] %s: %s\n", e.Level, e.Logger, e.Message)
-			} else {
-				fmt.Fprintf(b, "  server[%s]: %s\n", e.Level, e.Message)
-			}
-		}
-	}
+	names, main := res.writeHead(b)
+	res.writeLatencies(b, names, main)
+	res.writeErrors(b)
+	res.writeLogs(b)
 	if res.Late > 0 {
 		fmt.Fprintf(b, "\n%s iterations started more than 10ms behind the rate (at most %s): their latency counts from when they were meant to start; more sessions (-c) would start them on time\n", count(res.Late), FormatMS(res.LateMax))
 	}
@@ -129,20 +40,147 @@ func (res *Result) WriteText(w io.Writer) error {
 	if res.Baseline != nil {
 		res.writeComparison(b)
 	}
-	if len(res.Checks) > 0 {
-		b.WriteString("\nthresholds\n")
-		tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		for _, c := range res.Checks {
-			verdict := "ok"
-			if !c.OK {
-				verdict = "FAILED"
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", verdict, c.Threshold, c.Shown)
-		}
-		tw.Flush()
-	}
+	res.writeChecks(b)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeHead writes the search, if any, and what ran and how much; it
+// returns the operations' names, safe to show, and what an iteration is
+// called ("operation" or "scenario").
+func (res *Result) writeHead(b *strings.Builder) (names []string, main string) {
+	if res.Search != nil {
+		res.Search.write(b)
+		if res.Search.MaxRate > 0 {
+			fmt.Fprintf(b, "at %s:\n", rateText(res.Search.MaxRate))
+		}
+	}
+	for _, op := range res.Operations {
+		names = append(names, safetext.Line(op.Name))
+	}
+	what, main := strings.Join(names, ", "), "operation"
+	if res.Scenario != "" {
+		what, main = fmt.Sprintf("scenario %s (%d steps)", safetext.Line(res.Scenario), len(names)), "scenario"
+	}
+	sessions := fmt.Sprintf("%d sessions", res.Concurrency)
+	if res.Concurrency == 1 {
+		sessions = "1 session"
+	}
+	fmt.Fprintf(b, "%s · %s · %s %s · %s", what, res.Schedule, sessions, res.Sessions, FormatMS(res.Elapsed*1000))
+	if res.Interrupted {
+		b.WriteString(" (interrupted)")
+	}
+	b.WriteString("\n")
+	if res.Ended != "" {
+		fmt.Fprintf(b, "ended early: %s\n", res.Ended)
+	}
+	fmt.Fprintf(b, "iterations %s (%s/s) · ok %s · errors %s (%s)\n\n", count(res.Iterations), rate(res.Throughput), count(res.OK), count(res.Errors), percent(res.ErrorRate))
+	return names, main
+}
+
+// writeLatencies writes the table of latencies: the iteration's, each
+// operation's of a mix or step's of a scenario, the sessions' set-up and
+// close.
+func (res *Result) writeLatencies(b *strings.Builder, names []string, main string) {
+	each := len(res.Operations) > 1 || res.Scenario != ""
+	labels := []string{main, "session set-up", "session close"}
+	if each {
+		for _, n := range names {
+			labels = append(labels, "  "+n)
+		}
+	}
+	width := 0
+	for _, l := range labels {
+		width = max(width, len([]rune(l)))
+	}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%-*s\tmin\tp50\tp90\tp99\tp99.9\tmax\tmean\tcount\t\n", width, "")
+	row := func(name string, s Stats) {
+		name = fmt.Sprintf("%-*s", width, name)
+		if s.Count == 0 {
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t0\t\n", name)
+			return
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, FormatMS(s.Min), FormatMS(s.P50), FormatMS(s.P90),
+			FormatMS(s.P99), FormatMS(s.P999), FormatMS(s.Max), FormatMS(s.Mean), count(s.Count))
+	}
+	row(main, res.Latency)
+	if each {
+		for i, op := range res.Operations {
+			if op.Latency != nil {
+				row("  "+names[i], *op.Latency)
+			}
+		}
+	}
+	row("session set-up", res.Setup)
+	row("session close", res.Close)
+	tw.Flush()
+}
+
+// writeErrors writes the errors by kind, with an example of each.
+func (res *Result) writeErrors(b *strings.Builder) {
+	var rows [][]string
+	for _, e := range res.ErrorKinds {
+		kind := e.Kind
+		if e.Operation != "" {
+			kind += " in " + safetext.Line(e.Operation)
+		}
+		rows = append(rows, []string{count(e.Count), e.Phase, kind, e.Example})
+	}
+	writeTable(b, "errors", rows)
+}
+
+// writeTable writes a table under its title, when it has rows.
+func writeTable(b *strings.Builder, title string, rows [][]string) {
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("\n" + title + "\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "  %s\n", strings.Join(r, "\t"))
+	}
+	tw.Flush()
+}
+
+// writeLogs writes the servers' log messages, counted by level, and the
+// first few.
+func (res *Result) writeLogs(b *strings.Builder) {
+	l := res.Logs
+	if l == nil {
+		return
+	}
+	fmt.Fprintf(b, "\nserver log messages: %s (", count(l.Count))
+	for i, level := range l.byCount() {
+		if i > 0 {
+			b.WriteString(" · ")
+		}
+		fmt.Fprintf(b, "%s %s", level, count(l.Levels[level]))
+	}
+	if l.Dropped > 0 {
+		fmt.Fprintf(b, " · %s that came too fast to be read by level", count(l.Dropped))
+	}
+	b.WriteString("), not shown one by one (-v shows them); the first:\n")
+	for _, e := range l.Examples {
+		if e.Logger != "" {
+			fmt.Fprintf(b, "  server[%s] %s: %s\n", e.Level, e.Logger, e.Message)
+		} else {
+			fmt.Fprintf(b, "  server[%s]: %s\n", e.Level, e.Message)
+		}
+	}
+}
+
+// writeChecks writes each threshold's verdict.
+func (res *Result) writeChecks(b *strings.Builder) {
+	var rows [][]string
+	for _, c := range res.Checks {
+		verdict := "ok"
+		if !c.OK {
+			verdict = "FAILED"
+		}
+		rows = append(rows, []string{verdict, c.Threshold, c.Shown})
+	}
+	writeTable(b, "thresholds", rows)
 }
 
 // histogramRows is how many rows the drawn histogram has at most.

@@ -8,7 +8,6 @@ package manpage
 
 import (
 	"fmt"
-	"io"
 	"reflect"
 	"slices"
 	"strings"
@@ -36,12 +35,6 @@ type Page struct {
 // Entry is one item of a list: a name (a variable, a path, an exit code)
 // and what it means.
 type Entry struct{ Name, Help string }
-
-// Write writes the man page of app.
-func Write(w io.Writer, app *kong.Application, p Page) error {
-	_, err := io.WriteString(w, Render(app, p))
-	return err
-}
 
 // Render is the man page of app as roff.
 func Render(app *kong.Application, p Page) string {

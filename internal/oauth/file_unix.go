@@ -9,11 +9,6 @@ import (
 	"syscall"
 )
 
-// openNoFollow opens path, refusing a symbolic link.
-func openNoFollow(path string, flag int, perm os.FileMode) (*os.File, error) {
-	return os.OpenFile(path, flag|syscall.O_NOFOLLOW, perm)
-}
-
 // tryLock takes an exclusive lock on f without waiting: false when another
 // holds it.
 func tryLock(f *os.File) (bool, error) {

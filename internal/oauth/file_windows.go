@@ -7,14 +7,6 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// openNoFollow opens path, refusing a symbolic link (a reparse point).
-func openNoFollow(path string, flag int, perm os.FileMode) (*os.File, error) {
-	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		return nil, &os.PathError{Op: "open", Path: path, Err: errors.New("is a symbolic link")}
-	}
-	return os.OpenFile(path, flag, perm)
-}
-
 // tryLock takes an exclusive lock on f without waiting (LockFileEx).
 func tryLock(f *os.File) (bool, error) {
 	var ol windows.Overlapped

@@ -19,41 +19,11 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 		return m.insecure
 	}
 	m.authorizations++
-	hc := m.opts.HTTP
-	resourceHTTPS := isHTTPS(m.server)
-
-	// Discovery: protected-resource metadata, else a 2025-03-26 server whose
-	// origin is its own authorization server.
-	prm, err := DiscoverResource(ctx, hc, m.opts.ServerURL, ch)
+	prm, md, err := m.discover(ctx, ch)
 	if err != nil {
 		return err
 	}
-	var md *ServerMetadata
 	resource := m.resourceFor(prm)
-	if prm != nil {
-		if prev := m.rec; prev != nil && prev.Metadata != nil && slices.Contains(prm.AuthorizationServers, prev.Issuer) {
-			md = prev.Metadata // a step-up, or a new grant at the same server: no need to discover it again
-		} else if md, err = m.pickServer(ctx, prm); err != nil {
-			return err
-		}
-	} else if md, err = LegacyServer(ctx, hc, m.opts.ServerURL); err != nil {
-		return err
-	} else if md.Legacy && ch == nil {
-		// Nothing published, and no 401 led here (a login asked for in
-		// advance): the default endpoints are a guess worth making only
-		// for a server that does ask for authorization.
-		asks, err := asksForAuthorization(ctx, hc, m.opts.ServerURL)
-		if err != nil {
-			return &Error{Step: StepMetadata, Err: err}
-		}
-		if !asks {
-			return &Error{Step: StepMetadata, Description: m.server + " does not use OAuth: it publishes no OAuth metadata and answers without asking for authorization; nothing to log in to"}
-		}
-	}
-	if err := checkSecure(md, resourceHTTPS); err != nil {
-		return err
-	}
-
 	scopes := m.scopes(ch, prm, md, keep)
 	client, cb, finish, err := m.identify(ctx, md, scopes)
 	var oe *Error
@@ -69,47 +39,103 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 	defer finish()
 	var dpop *DPoPKey
 	if m.wantDPoP(ch, prm) {
-		if !md.supportsES256() {
-			return &Error{Step: StepToken, Description: fmt.Sprintf("the resource asks for DPoP-bound tokens and the authorization server %s accepts no ES256 proofs (it lists %s)",
-				messageSafe(md.Issuer), messageSafe(strings.Join(md.DPoPSigningAlgs, ", ")))}
+		if dpop, err = newDPoPFor(md, m.dpop); err != nil {
+			return err
 		}
-		if dpop, err = NewDPoPKey(); err != nil {
-			return &Error{Step: StepToken, Err: err}
-		}
-		dpop.keepNonces(m.dpop)
 		c := *client
 		c.DPoP = dpop
 		client = &c
 	}
-
-	var tok *Token
-	switch m.opts.Grant {
-	case GrantClientCredentials:
-		tok, err = ClientCredentials(ctx, hc, md, client, resource, strings.Join(scopes, " "))
-	case GrantCrossApp:
-		tok, err = m.crossApp(ctx, md, client, resource, strings.Join(scopes, " "))
-	case GrantJWTBearer:
-		tok, err = JWTBearer(ctx, hc, md, client, m.opts.Assertion, resource, strings.Join(scopes, " "))
-	default:
-		if m.opts.Mode != ModeAuto { // only a hand-off brings a run without a browser here
-			if dpop != nil {
-				return &Error{Step: StepAuthorization, Need: NeedLogin, Description: "the server asks for DPoP-bound tokens, whose key a login handed to another process does not take along"}
-			}
-			return m.handOff(md, client, scopes, resource, cb)
-		}
-		var code, verifier string
-		code, verifier, err = Authorize(ctx, AuthorizeRequest{
-			Metadata: md, Client: client, Scope: strings.Join(scopes, " "), Resource: resource,
-			Listener: cb.ln, RedirectURI: cb.uri, Open: m.opts.Open, Log: m.opts.Log,
-			Timeout: m.opts.LoginTimeout, Waiting: m.opts.Waiting,
-		})
-		if err == nil {
-			tok, err = ExchangeCode(ctx, hc, md, client, code, verifier, cb.uri, resource)
-		}
-	}
+	tok, err := m.grant(ctx, md, client, scopes, resource, cb, dpop != nil)
 	if err != nil {
 		return err
 	}
+	return m.save(ctx, md, client, tok, scopes, resource, dpop)
+}
+
+// discover finds the authorization server: from the resource's
+// protected-resource metadata, else (a 2025-03-26 server) the server's
+// origin as its own; and checks that both are reached securely.
+func (m *Manager) discover(ctx context.Context, ch *Challenge) (*ResourceMetadata, *ServerMetadata, error) {
+	hc := m.opts.HTTP
+	prm, err := DiscoverResource(ctx, hc, m.opts.ServerURL, ch)
+	if err != nil {
+		return nil, nil, err
+	}
+	var md *ServerMetadata
+	if prm != nil {
+		if prev := m.rec; prev != nil && prev.Metadata != nil && slices.Contains(prm.AuthorizationServers, prev.Issuer) {
+			md = prev.Metadata // a step-up, or a new grant at the same server: no need to discover it again
+		} else if md, err = m.pickServer(ctx, prm); err != nil {
+			return nil, nil, err
+		}
+	} else if md, err = LegacyServer(ctx, hc, m.opts.ServerURL); err != nil {
+		return nil, nil, err
+	} else if md.Legacy && ch == nil {
+		// Nothing published, and no 401 led here (a login asked for in
+		// advance): the default endpoints are a guess worth making only
+		// for a server that does ask for authorization.
+		asks, err := asksForAuthorization(ctx, hc, m.opts.ServerURL)
+		if err != nil {
+			return nil, nil, &Error{Step: StepMetadata, Err: err}
+		}
+		if !asks {
+			return nil, nil, &Error{Step: StepMetadata, Description: m.server + " does not use OAuth: it publishes no OAuth metadata and answers without asking for authorization; nothing to log in to"}
+		}
+	}
+	if err := checkSecure(md, isHTTPS(m.server)); err != nil {
+		return nil, nil, err
+	}
+	return prm, md, nil
+}
+
+// newDPoPFor is a new DPoP key for a token of md, which must take ES256
+// proofs, with the nonces prev (the session's key) was given.
+func newDPoPFor(md *ServerMetadata, prev *DPoPKey) (*DPoPKey, error) {
+	if !md.supportsES256() {
+		return nil, &Error{Step: StepToken, Description: fmt.Sprintf("the resource asks for DPoP-bound tokens and the authorization server %s accepts no ES256 proofs (it lists %s)",
+			messageSafe(md.Issuer), messageSafe(strings.Join(md.DPoPSigningAlgs, ", ")))}
+	}
+	dpop, err := NewDPoPKey()
+	if err != nil {
+		return nil, &Error{Step: StepToken, Err: err}
+	}
+	dpop.keepNonces(prev)
+	return dpop, nil
+}
+
+// grant gets a token by the run's grant; a login without a browser here
+// is handed off (a *LoginPendingError), which a DPoP-bound token cannot be.
+func (m *Manager) grant(ctx context.Context, md *ServerMetadata, client *Client, scopes []string, resource string, cb callback, bound bool) (*Token, error) {
+	hc, scope := m.opts.HTTP, strings.Join(scopes, " ")
+	switch m.opts.Grant {
+	case GrantClientCredentials:
+		return ClientCredentials(ctx, hc, md, client, resource, scope)
+	case GrantCrossApp:
+		return m.crossApp(ctx, md, client, resource, scope)
+	case GrantJWTBearer:
+		return JWTBearer(ctx, hc, md, client, m.opts.Assertion, resource, scope)
+	}
+	if m.opts.Mode != ModeAuto { // only a hand-off brings a run without a browser here
+		if bound {
+			return nil, &Error{Step: StepAuthorization, Need: NeedLogin, Description: "the server asks for DPoP-bound tokens, whose key a login handed to another process does not take along"}
+		}
+		return nil, m.handOff(md, client, scopes, resource, cb)
+	}
+	code, verifier, err := Authorize(ctx, AuthorizeRequest{
+		Metadata: md, Client: client, Scope: scope, Resource: resource,
+		Listener: cb.ln, RedirectURI: cb.uri, Open: m.opts.Open, Log: m.opts.Log,
+		Timeout: m.opts.LoginTimeout, Waiting: m.opts.Waiting,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ExchangeCode(ctx, hc, md, client, code, verifier, cb.uri, resource)
+}
+
+// save keeps the token (and the DPoP key it is bound to) in the store,
+// under the record's lock, and uses it.
+func (m *Manager) save(ctx context.Context, md *ServerMetadata, client *Client, tok *Token, scopes []string, resource string, dpop *DPoPKey) error {
 	if tok.Scope == "" {
 		tok.Scope = strings.Join(scopes, " ")
 	}

@@ -302,7 +302,7 @@ func (s *Store) LoadPending(server string) (*Pending, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	f, err := openNoFollow(s.pendingPath(server), os.O_RDONLY, 0)
+	f, err := safefile.OpenNoFollow(s.pendingPath(server), os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -95,7 +95,7 @@ func (e *PermissionError) Error() string {
 
 // readRecord reads one record file, refusing one with loose permissions.
 func readRecord(path string) (*Record, error) {
-	f, err := openNoFollow(path, os.O_RDONLY, 0)
+	f, err := safefile.OpenNoFollow(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +203,7 @@ func (s *Store) Lock(ctx context.Context, r *Record) (func(), error) {
 		return nil, err
 	}
 	path := strings.TrimSuffix(s.path(r), ".json") + ".lock"
-	f, err := openNoFollow(path, os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := safefile.OpenNoFollow(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err
 	}

@@ -280,31 +280,6 @@ func TestParseRefusesWhatIsTooLarge(t *testing.T) {
 	}
 }
 
-// FuzzParse: a pin file is a file from wherever the user got it: Parse
-// never panics, and what it takes marshals to a file it takes again, the
-// same.
-func FuzzParse(f *testing.F) {
-	p, _ := Record("demo", appServer(appUI, eraseUI, appHTML, appCSP))
-	good := (&File{Servers: []*Server{p}}).Marshal()
-	f.Add(good)
-	f.Add([]byte(strings.Replace(string(good), `"mcpvPin": 2`, `"mcpvPin": 1`, 1)))
-	f.Add([]byte(`{"mcpvPin":2,"servers":[{"name":"s","tools":[{"name":"a","digest":"sha256:x","definition":{"name":"a"}}]}]}`))
-	f.Add([]byte(`{"mcpvPin":2,"servers":[{"name":"s","apps":[{"tool":"a","digest":"sha256:x","definition":{}}]}]}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		file, err := Parse(data)
-		if err != nil {
-			return
-		}
-		again, err := Parse(file.Marshal())
-		if err != nil {
-			t.Fatalf("a file Parse took marshals to one it refuses: %v", err)
-		}
-		if string(again.Marshal()) != string(file.Marshal()) {
-			t.Fatalf("marshaled twice, the file changed")
-		}
-	})
-}
-
 // Two pin files' apps are compared as a pin's with a live server's.
 func TestAppChangesBetweenTwoPins(t *testing.T) {
 	p := record(t, appServer(appUI, eraseUI, appHTML, appCSP))

@@ -15,30 +15,19 @@ import (
 // say, in a cloned repository), a named pipe or a device (opened without
 // waiting, and closed at once), a directory, another user's file.
 func CreateOwn(path string) (*os.File, error) {
-	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return nil, &EscapeError{path, "is a symbolic link, which is not followed"}
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|noFollow|nonBlock, 0o600)
+	f, err := OpenNoFollow(path, os.O_WRONLY|os.O_CREATE, 0o600)
 	if err != nil {
 		var pe *fs.PathError
-		switch {
-		case errors.As(err, &pe) && errors.Is(pe.Err, syscall.ELOOP):
-			return nil, &EscapeError{path, "is a symbolic link, which is not followed"}
-		case errors.As(err, &pe) && errors.Is(pe.Err, syscall.ENXIO):
+		if errors.As(err, &pe) && errors.Is(pe.Err, syscall.ENXIO) {
 			return nil, fmt.Errorf("%s: not a regular file but a named pipe", path)
 		}
 		return nil, err
 	}
 	st, err := f.Stat()
-	li, lerr := os.Lstat(path)
 	switch {
 	case err != nil:
 	case !st.Mode().IsRegular():
 		err = fmt.Errorf("%s: not a regular file but %s", path, kindOf(st.Mode()))
-	case lerr != nil || li.Mode()&fs.ModeSymlink != 0 || !os.SameFile(li, st):
-		// Where there is no O_NOFOLLOW, a link put at path after the
-		// Lstat was followed.
-		err = &EscapeError{path, "changed while it was opened (a symbolic link put in its place is not followed)"}
 	default:
 		if err = notOwn(path, st); err == nil {
 			if err = f.Chmod(0o600); err == nil {

@@ -135,7 +135,9 @@ func ParseCard(raw json.RawMessage) (Card, []Problem) {
 		}
 		return s
 	}
-	if s := str("$schema", true, 0, 0); s != "" && s != SchemaURL {
+	// An empty string is no more the card schema than another: only a
+	// $schema that is missing or no string is said once, by str.
+	if s := str("$schema", true, 0, 0); s != SchemaURL && strings.HasPrefix(string(m["$schema"]), `"`) {
 		ps = append(ps, problem(Error, "$schema", "$schema is %q, not the card schema %s", s, SchemaURL))
 	}
 	c.Name = str("name", true, 3, 200)

@@ -67,7 +67,7 @@ func read(root, dir, path string) (*file, string) {
 // link, the user's and readable by nobody else; it never blocks (a FIFO
 // put in its place).
 func openPrivate(path string) (*os.File, error) {
-	f, err := openNoFollow(path)
+	f, err := safefile.OpenNoFollow(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
 // Command mcpv-man writes mcpv(1), the man page, from mcpv's command-line
 // grammar:
 //
-//	go run ./internal/manpage/cmd/mcpv-man -version v1.2.3 -date 2026-11-23 > mcpv.1
+//	go run ./commands/mcpv-man -version v1.2.3 -date 2026-11-23 > mcpv.1
 package main
 
 import (
@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/commands"
-	"github.com/mcpv/mcpv/internal/manpage"
 )
 
 func main() {
@@ -28,7 +27,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "mcpv-man: -date: %v\n", err)
 		os.Exit(2)
 	}
-	app, err := commands.Grammar()
+	page, err := commands.ManPage(*version, day)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mcpv-man: %v\n", err)
 		os.Exit(1)
@@ -40,9 +39,7 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	page := manpage.MCPV(*version, day)
-	page.Topics = commands.ManTopics()
-	if err := manpage.Write(w, app, page); err != nil {
+	if _, err := w.WriteString(page); err != nil {
 		fmt.Fprintf(os.Stderr, "mcpv-man: %v\n", err)
 		os.Exit(1)
 	}

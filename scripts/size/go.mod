@@ -1,0 +1,3 @@
+module github.com/mcpv/mcpv/scripts/size
+
+go 1.25

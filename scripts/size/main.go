@@ -1,0 +1,130 @@
+// Command size measures how large mcpv's Go is, as docs/ARCHITECTURE.md
+// records it ("How large the house is"): lines of Go outside tests and in
+// them, functions longer than 80 lines and files longer than 500, each
+// counted over the main module alone (a directory with a go.mod of its
+// own, testdata and hidden directories are left out). It needs Go alone:
+//
+//	scripts/size.sh [-list] [DIR]
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// The bounds the house holds to (CONTRIBUTING.md, STYLE.md).
+const (
+	longFunc = 80
+	longFile = 500
+)
+
+type tally struct {
+	code, tests      int      // lines
+	codeFiles        int      // files not tests
+	funcs, testFuncs []string // "path:line name (N lines)", over longFunc
+	files, testFiles []string // "path (N lines)", over longFile
+}
+
+func main() {
+	list := flag.Bool("list", false, "name each long function and file")
+	flag.Parse()
+	root := "."
+	if flag.NArg() > 0 {
+		root = flag.Arg(0)
+	}
+	t, err := measure(root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "size:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("Go lines, not tests: %d (%d files)\n", t.code, t.codeFiles)
+	fmt.Printf("Go lines, tests: %d\n", t.tests)
+	fmt.Printf("functions over %d lines, not tests: %d (tests: %d)\n", longFunc, len(t.funcs), len(t.testFuncs))
+	fmt.Printf("files over %d lines, not tests: %d (tests: %d)\n", longFile, len(t.files), len(t.testFiles))
+	if *list {
+		for _, l := range [][]string{t.funcs, t.files, t.testFuncs, t.testFiles} {
+			for _, s := range l {
+				fmt.Println("  " + s)
+			}
+		}
+	}
+}
+
+func measure(root string) (*tally, error) {
+	t := &tally{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			base := d.Name()
+			if path != root && (base == "testdata" || base == "node_modules" || strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_")) {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && path != root {
+				return filepath.SkipDir // another module
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		test := strings.HasSuffix(path, "_test.go")
+		lines := bytes.Count(src, []byte("\n"))
+		if len(src) > 0 && src[len(src)-1] != '\n' {
+			lines++
+		}
+		file := fmt.Sprintf("%s (%d lines)", rel, lines)
+		if test {
+			t.tests += lines
+			if lines > longFile {
+				t.testFiles = append(t.testFiles, file)
+			}
+		} else {
+			t.code += lines
+			t.codeFiles++
+			if lines > longFile {
+				t.files = append(t.files, file)
+			}
+		}
+		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			start, end := fset.Position(fn.Pos()).Line, fset.Position(fn.End()).Line
+			if n := end - start + 1; n > longFunc {
+				s := fmt.Sprintf("%s:%d %s (%d lines)", rel, start, fn.Name.Name, n)
+				if test {
+					t.testFuncs = append(t.testFuncs, s)
+				} else {
+					t.funcs = append(t.funcs, s)
+				}
+			}
+		}
+		return nil
+	})
+	for _, l := range [][]string{t.funcs, t.testFuncs, t.files, t.testFiles} {
+		sort.Strings(l)
+	}
+	return t, err
+}
