@@ -242,6 +242,9 @@ func reportCPU(b *testing.B, cpu0 time.Duration, ok bool) {
 // 64 KiB, which a call of mcpv load would otherwise make anew (73 KB a
 // call, and the collector's work for it, against about 8 KB).
 func TestHTTPCallAllocatesLittle(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector drops a quarter of what goes back to a sync.Pool")
+	}
 	c := httpCallClient(t, startRawHTTPServer(t, true, greetResult), LatestVersion)
 	params := json.RawMessage(`{"name":"greet","arguments":{"name":"x"}}`)
 	call := func() {
@@ -259,5 +262,49 @@ func TestHTTPCallAllocatesLittle(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if per := (after.TotalAlloc - before.TotalAlloc) / calls; per > 32<<10 {
 		t.Errorf("a call allocated %d bytes, want at most %d", per, 32<<10)
+	}
+}
+
+// TestHTTPRequestGoroutinesEndWithTheTransport: the goroutines that ran
+// requests' exchanges and wait for the next (goRequest) end when the
+// transport closes, with none left behind.
+func TestHTTPRequestGoroutinesEndWithTheTransport(t *testing.T) {
+	url := startRawHTTPServer(t, true, greetResult)
+	tr, err := NewHTTPTransport(HTTPOptions{URL: url, ProtocolVersion: LatestVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSession(tr, SessionOptions{})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if _, err := s.Call(context.Background(), "tools/call", json.RawMessage(`{"name":"greet"}`)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := requestGoroutines(); n == 0 || n > 8 {
+		t.Errorf("%d goroutines wait for the next exchange after 8 calls at once, want 1 to 8", n)
+	}
+	s.Close(context.Background())
+	deadline := time.Now().Add(time.Minute) // a hang guard
+	for requestGoroutines() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines of the closed transport still wait for an exchange", requestGoroutines())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// requestGoroutines counts the goroutines in goRequest's loop.
+func requestGoroutines() int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return bytes.Count(buf[:n], []byte("(*HTTPTransport).goRequest.func"))
+		}
+		buf = make([]byte, 2*len(buf))
 	}
 }
