@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -118,11 +119,12 @@ func (c *Client) startTimer(d time.Duration, f func()) timer {
 // has answered: readers take it whole (Client.era), so none sees half of
 // one and half of another.
 type era struct {
-	modern       bool                       // the modern era: no session, _meta on every request
-	version      string                     // the negotiated protocol version
-	capabilities map[string]json.RawMessage // the server's, by top-level key
-	initResult   json.RawMessage            // the server's answer to initialize (or discover's, shaped as one), as sent
-	discovered   json.RawMessage            // server/discover's result as sent; nil in the initialize era
+	stamp        atomic.Pointer[[]metaEntry] // the modern _meta of the client's requests in this era, made once (stampEntries)
+	modern       bool                        // the modern era: no session, _meta on every request
+	version      string                      // the negotiated protocol version
+	capabilities map[string]json.RawMessage  // the server's, by top-level key
+	initResult   json.RawMessage             // the server's answer to initialize (or discover's, shaped as one), as sent
+	discovered   json.RawMessage             // server/discover's result as sent; nil in the initialize era
 }
 
 // era returns what the client speaks; a client made for a test without
@@ -451,7 +453,7 @@ func (c *Client) prepare(method string, params json.RawMessage) (json.RawMessage
 	}
 	token := progressToken(fields)
 	if token == nil {
-		token, _ = json.Marshal(fmt.Sprintf("mcpv-%d", c.lastToken.Add(1)))
+		token = progressTokenFor(c.lastToken.Add(1))
 		entries = append(entries, metaEntry{"progressToken", token})
 	}
 	if len(entries) == 0 {
@@ -459,6 +461,15 @@ func (c *Client) prepare(method string, params json.RawMessage) (json.RawMessage
 	}
 	params, err := metaWith(params, fields, entries)
 	return params, token, err
+}
+
+// progressTokenFor is the progress token mcpv gives the client's request
+// n: "mcpv-N".
+func progressTokenFor(n int64) json.RawMessage {
+	b := make([]byte, 0, len(`"mcpv-"`)+20)
+	b = append(b, `"mcpv-`...)
+	b = strconv.AppendInt(b, n, 10)
+	return append(b, '"')
 }
 
 // Request returns the exact JSON-RPC request Call would send next for

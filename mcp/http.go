@@ -73,6 +73,9 @@ type HTTPOptions struct {
 	// SessionID resumes a session an earlier run opened and kept (Keep),
 	// at the ProtocolVersion it negotiated: nothing is initialized again.
 	SessionID, ProtocolVersion string
+	// UserAgent, when set, is the User-Agent of each request that Header
+	// gives none.
+	UserAgent string
 	// MaxMessage, when positive, bounds each message the server sends:
 	// a longer one fails its request with a *MessageSizeError, read no
 	// further. 0 reads messages of any size.
@@ -138,6 +141,7 @@ type HTTPTransport struct {
 	closed       bool
 	keep         bool // Close leaves the session open: no DELETE
 	failOnce     sync.Once
+	agent        []string // opts.UserAgent, as a header's values
 }
 
 type inbound struct {
@@ -177,7 +181,12 @@ func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	large := newLargeGate()
 	large.limit = opts.MaxMessage
+	var agent []string
+	if opts.UserAgent != "" {
+		agent = []string{opts.UserAgent}
+	}
 	return &HTTPTransport{
+		agent:    agent,
 		opts:     opts,
 		url:      u,
 		client:   client,
@@ -251,7 +260,7 @@ func classify(msg []byte) outgoing {
 	rawjson.ForEachValidMember(msg, func(k string, v []byte) error {
 		switch k {
 		case "method":
-			json.Unmarshal(v, &o.method)
+			o.method, _ = rawjson.String(v)
 			return errClassified
 		case "id":
 			o.id = v

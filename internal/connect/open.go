@@ -219,7 +219,7 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 		if err != nil {
 			return nil, err
 		}
-		opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, Mode: s.Mode, Log: h.Log, MaxMessage: s.MaxMessage}
+		opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, UserAgent: userAgent(s, h), Mode: s.Mode, Log: h.Log, MaxMessage: s.MaxMessage}
 		if s.Verbose {
 			opts.Trace = func(line string) { fmt.Fprintf(h.Stderr, "mcpv: http: %s\n", safetext.Line(line)) }
 		}
