@@ -34,22 +34,42 @@ import (
 // definition, as the transport's rules ask
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#client-behavior).
 func Send(ctx context.Context, client *mcp.Client, def mcp.Tool, params json.RawMessage, overHTTP bool, relist func(context.Context) (mcp.Tool, error)) (json.RawMessage, error) {
+	return ToolOf(def).Send(ctx, client, params, overHTTP, relist)
+}
+
+// Tool is a tool's definition with its x-mcp-header annotations read, for
+// many calls of it (mcpv load's): Send reads them for each call.
+type Tool struct {
+	def     mcp.Tool
+	headers []mcp.ParamHeader
+	err     error
+}
+
+// ToolOf reads def's x-mcp-header annotations.
+func ToolOf(def mcp.Tool) Tool {
+	headers, err := mcp.ParamHeaders(def.InputSchema)
+	return Tool{def: def, headers: headers, err: err}
+}
+
+// Send is the package's Send of t's tool.
+func (t Tool) Send(ctx context.Context, client *mcp.Client, params json.RawMessage, overHTTP bool, relist func(context.Context) (mcp.Tool, error)) (json.RawMessage, error) {
 	if !client.Modern() || !overHTTP {
 		return client.Call(ctx, "tools/call", params) // x-mcp-header is for HTTP
 	}
 	for retried := false; ; retried = true {
-		headers, err := mcp.ParamHeaders(def.InputSchema)
-		if err != nil {
-			return nil, &HeaderError{Tool: def.Name, Err: err}
+		if t.err != nil {
+			return nil, &HeaderError{Tool: t.def.Name, Err: t.err}
 		}
-		res, err := client.Call(mcp.WithParamHeaders(ctx, headers), "tools/call", params)
+		res, err := client.Call(mcp.WithParamHeaders(ctx, t.headers), "tools/call", params)
 		var ce *mcp.CallError
 		if retried || !errors.As(err, &ce) || ce.Err.Code != mcp.CodeHeaderMismatch {
 			return res, err
 		}
-		if def, err = relist(ctx); err != nil {
+		def, err := relist(ctx)
+		if err != nil {
 			return nil, err
 		}
+		t = ToolOf(def)
 	}
 }
 
