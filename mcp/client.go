@@ -26,6 +26,17 @@ type Implementation struct {
 	Version string `json:"version"`
 }
 
+// appendJSON appends i as encoding/json writes it, without encoding/json:
+// a command's first use of it for a type costs more than the command's
+// own work (the modern era stamps each request with the client's).
+func (i Implementation) appendJSON(b []byte) []byte {
+	b = append(b, `{"name":`...)
+	b = appendString(b, i.Name)
+	b = append(b, `,"version":`...)
+	b = appendString(b, i.Version)
+	return append(b, '}')
+}
+
 // ClientOptions configure the MCP lifecycle on top of a Session.
 type ClientOptions struct {
 	Info Implementation

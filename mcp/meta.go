@@ -95,10 +95,10 @@ func withMeta(params json.RawMessage, entries []metaEntry) (json.RawMessage, err
 	return metaWith(params, fields, entries)
 }
 
-// appendKey appends key as a JSON string: as it is between quotes when
-// nothing in it needs escaping (the keys of _meta mcpv writes), else as
-// encoding/json writes it.
-func appendKey(b []byte, key string) []byte {
+// appendString appends key as a JSON string, as encoding/json writes it:
+// as it is between quotes when nothing in it needs escaping (the keys of
+// _meta mcpv writes), else by encoding/json.
+func appendString(b []byte, key string) []byte {
 	for i := 0; i < len(key); i++ {
 		if c := key[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
 			return append(b, mustJSON(key)...)
@@ -132,7 +132,7 @@ func metaWith(params json.RawMessage, fields []rawjson.Field, entries []metaEntr
 			if b.Len() > 0 && b.Bytes()[b.Len()-1] != '{' {
 				b.WriteByte(',')
 			}
-			b.Write(appendKey(b.AvailableBuffer(), e.key))
+			b.Write(appendString(b.AvailableBuffer(), e.key))
 			b.WriteByte(':')
 			b.Write(e.value)
 		}

@@ -163,9 +163,9 @@ func (c *Client) stampEntries() []metaEntry {
 		return *p
 	}
 	entries := []metaEntry{
-		{MetaProtocolVersion, mustJSON(e.version)},
+		{MetaProtocolVersion, appendString(nil, e.version)},
 		{MetaClientCapabilities, c.modernCaps},
-		{MetaClientInfo, mustJSON(c.opts.Info)},
+		{MetaClientInfo, c.opts.Info.appendJSON(nil)},
 	}
 	if c.opts.LogLevel != "" {
 		entries = append(entries, metaEntry{MetaLogLevel, mustJSON(c.opts.LogLevel)})

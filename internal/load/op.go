@@ -248,15 +248,10 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 	return nil
 }
 
-// callParams are a call's params: written by hand, since encoding/json
-// would check and compact the arguments again, each iteration.
+// callParams are a call's params: written by hand, as encoding/json
+// would write them, each iteration.
 func (op *Op) callParams(args json.RawMessage) json.RawMessage {
-	b := make([]byte, 0, len(op.target)+len(args)+32)
-	b = append(b, `{"name":`...)
-	b = append(b, mustJSON(op.target)...)
-	b = append(b, `,"arguments":`...)
-	b = append(b, args...)
-	return append(b, '}')
+	return toolcall.Params(op.target, args, nil)
 }
 
 func (op *Op) promptParams(args json.RawMessage) json.RawMessage {
@@ -394,7 +389,7 @@ func (op *Op) result(ctx context.Context, client *mcp.Client, params json.RawMes
 // setTool makes def the tool op calls, its x-mcp-header annotations read
 // once for every call.
 func (op *Op) setTool(def mcp.Tool) {
-	op.tool, op.sender = def, toolcall.ToolOf(def)
+	op.tool, op.sender = def, toolcall.ToolOf(def).Read()
 }
 
 // Keep makes op return its result to a scenario's step (a list's pages
