@@ -277,11 +277,7 @@ func (c *callCmd) send(ctx context.Context, s *session, client *mcp.Client, out 
 	if asTask, err = client.TaskWanted(def, c.Task || c.Detach); err != nil {
 		return nil, false, err
 	}
-	params := mustJSON(struct {
-		Name      string                `json:"name"`
-		Arguments json.RawMessage       `json:"arguments"`
-		Task      *toolcall.TaskRequest `json:"task,omitempty"`
-	}{c.Tool, args, toolcall.NewTaskRequest(asTask, c.TTL)})
+	params := toolcall.Params(c.Tool, args, toolcall.NewTaskRequest(asTask, c.TTL))
 	if c.DryRun {
 		req, err := client.Request("tools/call", params)
 		if err != nil {

@@ -30,6 +30,9 @@ func configError(err error) error { return &clierr.ConfigError{Err: err} }
 // exitCode maps an error to its exit code, the command line's own errors
 // first; this is the only place that does.
 func exitCode(err error) int {
+	if err == nil {
+		return exitcode.OK // a batch asks for each of its lines
+	}
 	var batchErr batchFailed
 	var keeperErr *keeperError
 	var checkErr checkFailed

@@ -361,9 +361,14 @@ func (m serverNames) Decode(ctx *kong.DecodeContext, target reflect.Value) error
 type versionFlag bool
 
 func (versionFlag) BeforeReset(app *kong.Kong) error {
-	fmt.Fprintln(app.Stdout, versionLine(Version, Commit, Date, runtime.Version(), runtime.GOOS+"/"+runtime.GOARCH))
+	writeVersion(app.Stdout)
 	app.Exit(0)
 	return nil
+}
+
+// writeVersion writes mcpv's version line (a closed stdout is no error).
+func writeVersion(w io.Writer) {
+	fmt.Fprintln(w, versionLine(Version, Commit, Date, runtime.Version(), runtime.GOOS+"/"+runtime.GOARCH))
 }
 
 // fillHelp gives the global flags the help texts and placeholders kept out
@@ -587,6 +592,13 @@ func helpFirst(args []string, ios *output.Streams, env connect.Env, signals <-ch
 		waitFor(signals)
 		writeOverview(ios.Err, new(commandSet).commands())
 		return nil, nil, exitcode.Usage, true
+	}
+	if len(args) == 1 && args[0] == "--version" {
+		// What the version flag prints, without building the grammar,
+		// which this command line does not use.
+		waitFor(signals)
+		writeVersion(ios.Out)
+		return nil, nil, 0, true
 	}
 	args, server = splitServer(args)
 	args = loadShorts(args)

@@ -26,30 +26,45 @@ var toolchain = sync.OnceValue(func() map[string]bool {
 // go command, a step of its build (compile, link, a C compiler, git to
 // fetch a module) or a shell around it. Read from /proc.
 func building(pgid int) bool {
+	// The group's leader first: a server that is no step of a build (the
+	// usual answer) is known from one file, not from every process's.
+	if comm, g, ok := procStat("/proc/" + strconv.Itoa(pgid) + "/stat"); ok && g == pgid && !toolchain()[comm] {
+		return false
+	}
 	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
 	found := false
 	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue // gone meanwhile
-		}
-		// pid (comm) state ppid pgrp ...: comm may hold spaces and parens.
-		open, close := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
-		if open < 0 || close < open {
+		comm, g, ok := procStat(p)
+		if !ok || g != pgid {
 			continue
 		}
-		fields := bytes.Fields(b[close+1:])
-		if len(fields) < 3 {
-			continue
-		}
-		if g, err := strconv.Atoi(string(fields[2])); err != nil || g != pgid {
-			continue
-		}
-		comm := string(b[open+1 : close])
 		if !toolchain()[comm] {
 			return false // the program runs: built
 		}
 		found = found || comm == "go"
 	}
 	return found
+}
+
+// procStat reads a process's name and group from its /proc stat file;
+// ok is false when it is gone or cannot be read.
+func procStat(path string) (comm string, pgrp int, ok bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", 0, false // gone meanwhile
+	}
+	// pid (comm) state ppid pgrp ...: comm may hold spaces and parens.
+	open, close := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || close < open {
+		return "", 0, false
+	}
+	fields := bytes.Fields(b[close+1:])
+	if len(fields) < 3 {
+		return "", 0, false
+	}
+	g, err := strconv.Atoi(string(fields[2]))
+	if err != nil {
+		return "", 0, false
+	}
+	return string(b[open+1 : close]), g, true
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -23,6 +24,17 @@ var SupportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024
 type Implementation struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
+}
+
+// appendJSON appends i as encoding/json writes it, without encoding/json:
+// a command's first use of it for a type costs more than the command's
+// own work (the modern era stamps each request with the client's).
+func (i Implementation) appendJSON(b []byte) []byte {
+	b = append(b, `{"name":`...)
+	b = appendString(b, i.Name)
+	b = append(b, `,"version":`...)
+	b = appendString(b, i.Version)
+	return append(b, '}')
 }
 
 // ClientOptions configure the MCP lifecycle on top of a Session.
@@ -132,11 +144,12 @@ func (c *Client) startTimer(d time.Duration, f func()) Timer {
 // has answered: readers take it whole (Client.era), so none sees half of
 // one and half of another.
 type era struct {
-	modern       bool                       // the modern era: no session, _meta on every request
-	version      string                     // the negotiated protocol version
-	capabilities map[string]json.RawMessage // the server's, by top-level key
-	initResult   json.RawMessage            // the server's answer to initialize (or discover's, shaped as one), as sent
-	discovered   json.RawMessage            // server/discover's result as sent; nil in the initialize era
+	stamp        atomic.Pointer[[]metaEntry] // the modern _meta of the client's requests in this era, made once (stampEntries)
+	modern       bool                        // the modern era: no session, _meta on every request
+	version      string                      // the negotiated protocol version
+	capabilities map[string]json.RawMessage  // the server's, by top-level key
+	initResult   json.RawMessage             // the server's answer to initialize (or discover's, shaped as one), as sent
+	discovered   json.RawMessage             // server/discover's result as sent; nil in the initialize era
 }
 
 // era returns what the client speaks; a client made for a test without
@@ -488,7 +501,7 @@ func (c *Client) prepare(method string, params json.RawMessage) (json.RawMessage
 	}
 	token := progressToken(fields)
 	if token == nil {
-		token, _ = json.Marshal(fmt.Sprintf("mcpv-%d", c.lastToken.Add(1)))
+		token = progressTokenFor(c.lastToken.Add(1))
 		entries = append(entries, metaEntry{"progressToken", token})
 	}
 	if len(entries) == 0 {
@@ -496,6 +509,15 @@ func (c *Client) prepare(method string, params json.RawMessage) (json.RawMessage
 	}
 	params, err := metaWith(params, fields, entries)
 	return params, token, err
+}
+
+// progressTokenFor is the progress token mcpv gives the client's request
+// n: "mcpv-N".
+func progressTokenFor(n int64) json.RawMessage {
+	b := make([]byte, 0, len(`"mcpv-"`)+20)
+	b = append(b, `"mcpv-`...)
+	b = strconv.AppendInt(b, n, 10)
+	return append(b, '"')
 }
 
 // Request returns the exact JSON-RPC request Call would send next for

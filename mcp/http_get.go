@@ -122,7 +122,7 @@ func (t *HTTPTransport) runGetStream(opened, sent chan struct{}) {
 			r := newGatedSSEReader(t.ctx, resp.Body, t.large)
 			r.LastID, r.Retry = lastID, retry
 			_, progressed, _ := t.pump(t.ctx, r, nil)
-			r.release()
+			r.done()
 			resp.Body.Close()
 			lastID, retry = r.LastID, r.Retry
 			if t.SessionID() != sid { // the stream of an expired session
@@ -160,7 +160,7 @@ func (t *HTTPTransport) startLegacy(ctx context.Context) error {
 		if err != nil {
 			stop()
 			cancel()
-			r.release()
+			r.done()
 			resp.Body.Close()
 			return &TransportError{Op: "legacy SSE", Err: fmt.Errorf("the stream ended before an endpoint event: %w", err)}
 		}
@@ -170,14 +170,14 @@ func (t *HTTPTransport) startLegacy(ctx context.Context) error {
 	}
 	if !stop() {
 		cancel()
-		r.release()
+		r.done()
 		resp.Body.Close()
 		return ctx.Err()
 	}
 	u, err := t.url.Parse(endpoint)
 	if err != nil || u.Scheme != t.url.Scheme || u.Host != t.url.Host {
 		cancel()
-		r.release()
+		r.done()
 		resp.Body.Close()
 		return &TransportError{Op: "legacy SSE", Err: errors.New("the endpoint event names another origin; refusing to send there")}
 	}
@@ -187,7 +187,7 @@ func (t *HTTPTransport) startLegacy(ctx context.Context) error {
 	t.streams.Go(func() { // legacy SSE stream: ends with the stream: when the server closes it or the transport closes
 		defer cancel()
 		t.pump(sctx, r, nil)
-		r.release()
+		r.done()
 		resp.Body.Close()
 		t.fail(&TransportError{Op: "legacy SSE", Err: errors.New("the server closed its event stream")})
 	})

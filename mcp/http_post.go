@@ -13,6 +13,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -62,8 +63,9 @@ func (t *HTTPTransport) request(ctx context.Context, o outgoing, msg []byte) {
 // stream can be read (finish) after the caller has its response and is
 // gone. stop ends it.
 func (t *HTTPTransport) bind(ctx context.Context) (context.Context, func()) {
-	rctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx)) // ctx's values (x-mcp-header), not its end
-	unwatch := context.AfterFunc(ctx, func() {
+	b := &boundCtx{Context: t.ctx, values: ctx} // ctx's values (x-mcp-header), not its end
+	rctx, cancel := context.WithCancelCause(b)
+	b.unwatch = context.AfterFunc(ctx, func() {
 		if !t.isLegacy() {
 			cancel(context.Cause(ctx))
 			return
@@ -78,8 +80,28 @@ func (t *HTTPTransport) bind(ctx context.Context) (context.Context, func()) {
 		// its connection, for as long as the transport.
 		time.AfterFunc(legacyLetGo, func() { cancel(context.Cause(ctx)) })
 	})
-	stopClose := context.AfterFunc(t.ctx, func() { cancel(context.Canceled) })
-	return context.WithValue(rctx, detachKey{}, unwatch), func() { unwatch(); stopClose(); cancel(nil) }
+	return rctx, func() { b.unwatch(); cancel(nil) }
+}
+
+// boundCtx is the parent of a request's exchanges (bind): the
+// transport's context, which ends them when it ends, with the values of
+// the request's context, and detach's.
+type boundCtx struct {
+	context.Context                 // the transport's
+	values          context.Context // the request's
+	unwatch         func() bool     // stops the request's end from ending the exchanges
+}
+
+func (b *boundCtx) Value(key any) any {
+	if _, ok := key.(detachKey); ok {
+		return b.unwatch
+	}
+	// The transport's context first: context finds through it that its
+	// children end with it, and registers them there, with no goroutine.
+	if v := b.Context.Value(key); v != nil {
+		return v
+	}
+	return b.values.Value(key)
 }
 
 type detachKey struct{}
@@ -188,10 +210,7 @@ func (t *HTTPTransport) send(ctx context.Context, msg []byte) (*http.Response, s
 	t.mu.Lock()
 	endpoint, sid, version := t.endpoint, t.sessionID, t.version
 	t.mu.Unlock()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint.String(), bytes.NewReader(msg))
-	if err != nil {
-		return nil, "", &TransportError{Op: "POST", Err: err}
-	}
+	req := postRequest(ctx, endpoint, msg)
 	t.setHeaders(req, sid, version)
 	if IsModern(version) {
 		setStandardHeaders(req.Header, msg)
@@ -199,10 +218,41 @@ func (t *HTTPTransport) send(ctx context.Context, msg []byte) (*http.Response, s
 			setParamHeaders(req.Header, headers, msg)
 		}
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header["Content-Type"] = contentTypeJSON
+	req.Header["Accept"] = acceptAnswers
 	resp, err := t.do(req)
 	return resp, sid, err
+}
+
+// The values of the headers every POST carries, shared: net/http copies a
+// request's headers before it changes any, and so does every
+// RoundTripper that adds its own (a RoundTripper must not change the
+// request it is given).
+var (
+	contentTypeJSON = []string{"application/json"}
+	acceptAnswers   = []string{"application/json, text/event-stream"}
+)
+
+// postRequest is http.NewRequestWithContext's POST of msg to endpoint,
+// made without writing endpoint as text and parsing it again for each
+// request: the URL is shared, and net/http does not change it.
+func postRequest(ctx context.Context, endpoint *url.URL, msg []byte) *http.Request {
+	req := &http.Request{
+		Method:        http.MethodPost,
+		URL:           endpoint,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        make(http.Header, 8),
+		Body:          io.NopCloser(bytes.NewReader(msg)),
+		GetBody:       func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(msg)), nil },
+		ContentLength: int64(len(msg)),
+		Host:          strings.TrimSuffix(endpoint.Host, ":"), // as NewRequest: no empty port
+	}
+	if len(msg) == 0 {
+		req.Body, req.GetBody = http.NoBody, func() (io.ReadCloser, error) { return http.NoBody, nil }
+	}
+	return req.WithContext(ctx)
 }
 
 // setStandardHeaders sets the modern era's request headers
@@ -253,6 +303,9 @@ func (t *HTTPTransport) setHeaders(req *http.Request, sid, version string) {
 		for _, v := range vs {
 			req.Header.Add(k, v)
 		}
+	}
+	if t.agent != nil && req.Header.Get("User-Agent") == "" {
+		req.Header["User-Agent"] = t.agent
 	}
 	if sid != "" {
 		req.Header.Set("Mcp-Session-Id", sid)

@@ -29,7 +29,7 @@ import (
 func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id json.RawMessage) error {
 	r := newGatedSSEReader(ctx, body, t.large)
 	got, _, err := t.pump(ctx, r, id)
-	r.release()
+	r.done()
 	if got {
 		finish(body)
 		return nil
@@ -70,7 +70,7 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 		r = newGatedSSEReader(ctx, resp.Body, t.large)
 		r.LastID, r.Retry = lastID, retry
 		got, progressed, err := t.pump(ctx, r, id)
-		r.release()
+		r.done()
 		resp.Body.Close()
 		if got {
 			return nil
@@ -394,7 +394,7 @@ func (t *HTTPTransport) reissue(ctx context.Context, o outgoing, msg []byte) err
 		}
 		r := newGatedSSEReader(ctx, resp.Body, t.large)
 		got, _, err := t.pumpAs(ctx, r, wire, o.id)
-		r.release()
+		r.done()
 		if got {
 			finish(resp.Body)
 		}

@@ -95,6 +95,20 @@ func withMeta(params json.RawMessage, entries []metaEntry) (json.RawMessage, err
 	return metaWith(params, fields, entries)
 }
 
+// appendString appends key as a JSON string, as encoding/json writes it:
+// as it is between quotes when nothing in it needs escaping (the keys of
+// _meta mcpv writes), else by encoding/json.
+func appendString(b []byte, key string) []byte {
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return append(b, mustJSON(key)...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, key...)
+	return append(b, '"')
+}
+
 // noParams reports whether params is absent: empty, blank or null.
 func noParams(params json.RawMessage) bool {
 	return len(bytes.TrimSpace(params)) == 0 || string(params) == "null"
@@ -103,24 +117,22 @@ func noParams(params json.RawMessage) bool {
 // metaWith writes params, whose members are fields (none when noParams),
 // with entries added to its _meta, in a buffer of the size it needs.
 func metaWith(params json.RawMessage, fields []rawjson.Field, entries []metaEntry) (json.RawMessage, error) {
-	keys := make([][]byte, len(entries))
 	size := len(params) + len(`{"_meta":{}}`)
-	for i, e := range entries {
-		keys[i] = mustJSON(e.key)
-		size += len(keys[i]) + len(e.value) + 2
+	for _, e := range entries {
+		size += len(e.key) + len(e.value) + 4
 	}
 	var b bytes.Buffer
 	b.Grow(size)
 	// writeEntries writes the entries whose keys are not in meta.
 	writeEntries := func(meta []rawjson.Field) {
-		for i, e := range entries {
+		for _, e := range entries {
 			if slices.ContainsFunc(meta, func(f rawjson.Field) bool { return f.KeyIs(e.key) }) {
 				continue
 			}
 			if b.Len() > 0 && b.Bytes()[b.Len()-1] != '{' {
 				b.WriteByte(',')
 			}
-			b.Write(keys[i])
+			b.Write(appendString(b.AvailableBuffer(), e.key))
 			b.WriteByte(':')
 			b.Write(e.value)
 		}

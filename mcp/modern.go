@@ -154,16 +154,24 @@ func (c *Client) stamp(params json.RawMessage) json.RawMessage {
 	return params
 }
 
-// stampEntries are the _meta members every modern request carries.
+// stampEntries are the _meta members every modern request carries, made
+// once an era (and a client: an era is the client's own). The slice is
+// full: a caller that appends to it appends to a copy.
 func (c *Client) stampEntries() []metaEntry {
+	e := c.era()
+	if p := e.stamp.Load(); p != nil {
+		return *p
+	}
 	entries := []metaEntry{
-		{MetaProtocolVersion, mustJSON(c.era().version)},
+		{MetaProtocolVersion, appendString(nil, e.version)},
 		{MetaClientCapabilities, c.modernCaps},
-		{MetaClientInfo, mustJSON(c.opts.Info)},
+		{MetaClientInfo, c.opts.Info.appendJSON(nil)},
 	}
 	if c.opts.LogLevel != "" {
 		entries = append(entries, metaEntry{MetaLogLevel, mustJSON(c.opts.LogLevel)})
 	}
+	entries = entries[:len(entries):len(entries)]
+	e.stamp.Store(&entries)
 	return entries
 }
 

@@ -157,7 +157,9 @@ func RunJSON(ctx context.Context, text []byte, client func(context.Context) (*mc
 		case "id":
 			id = value
 		case "method":
-			return json.Unmarshal(value, &method)
+			var err error
+			method, err = rawjson.String(value)
+			return err
 		case "params":
 			params = value
 		case "jsonrpc":

@@ -46,7 +46,10 @@ func TLSConfig(cacert string) (*tls.Config, error) {
 	return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
 }
 
-// agentTransport names mcpv in each request's User-Agent.
+// agentTransport names mcpv in each request's User-Agent. The MCP
+// transport's requests carry it already (mcp.HTTPOptions.UserAgent), and
+// pass through unchanged; the others (authorization, server cards) are
+// copied to add it.
 type agentTransport struct {
 	base  http.RoundTripper
 	agent string

@@ -85,7 +85,7 @@ func resume(s *Settings, env Env, h Hooks, ans *answerer) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, Mode: mcp.ModeStreamable, Log: h.Log,
+	opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, UserAgent: userAgent(s, h), Mode: mcp.ModeStreamable, Log: h.Log,
 		SessionID: k.SessionID, ProtocolVersion: k.State.Version, OnEvent: h.onEvent()}
 	if s.Verbose {
 		opts.Trace = func(line string) { fmt.Fprintf(h.Stderr, "mcpv: http: %s\n", line) }

@@ -224,7 +224,7 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 		if err != nil {
 			return nil, err
 		}
-		opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, Mode: s.Mode, Log: h.Log, MaxMessage: s.MaxMessage, OnEvent: h.onEvent()}
+		opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, UserAgent: userAgent(s, h), Mode: s.Mode, Log: h.Log, MaxMessage: s.MaxMessage, OnEvent: h.onEvent()}
 		if s.Verbose {
 			opts.Trace = func(line string) { fmt.Fprintf(h.Stderr, "mcpv: http: %s\n", safetext.Line(line)) }
 		}

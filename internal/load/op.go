@@ -32,7 +32,8 @@ type Op struct {
 	target string // the tool, URI, prompt or method
 	words  []string
 	params json.RawMessage // ready to send, after Prepare
-	tool   mcp.Tool        // a call's tool, for its x-mcp-header headers
+	tool   mcp.Tool        // a call's tool
+	sender toolcall.Tool   // tool with its x-mcp-header annotations read, once
 	http   bool            // the session is over HTTP (toolcall.Send)
 	// tmpls are the arguments evaluated for each iteration (key~=EXPR);
 	// args are the others, typed once by Prepare (a call's) or as given
@@ -193,7 +194,7 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 	if op.lazy && err != nil {
 		// A scenario's step whose tool a capture names: its arguments go
 		// untyped (the placeholder names no tool).
-		op.tool = mcp.Tool{Name: op.target}
+		op.setTool(mcp.Tool{Name: op.target})
 		return nil
 	}
 	var ce *mcp.CallError
@@ -204,7 +205,7 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 	case err != nil:
 		return err
 	}
-	op.tool = def
+	op.setTool(def)
 	if op.lazy {
 		return nil
 	}
@@ -222,7 +223,7 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 	case err != nil:
 		return clierr.Usage(fmt.Errorf("call %s: %w", op.target, err))
 	}
-	op.tool, op.args = def, args
+	op.args = args
 	op.flat = flatTemplates(op.tmpls, args)
 	if op.Varies() {
 		// The arguments of a first iteration are what the schema checks:
@@ -247,15 +248,10 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 	return nil
 }
 
-// callParams are a call's params: written by hand, since encoding/json
-// would check and compact the arguments again, each iteration.
+// callParams are a call's params: written by hand, as encoding/json
+// would write them, each iteration.
 func (op *Op) callParams(args json.RawMessage) json.RawMessage {
-	b := make([]byte, 0, len(op.target)+len(args)+32)
-	b = append(b, `{"name":`...)
-	b = append(b, mustJSON(op.target)...)
-	b = append(b, `,"arguments":`...)
-	b = append(b, args...)
-	return append(b, '}')
+	return toolcall.Params(op.target, args, nil)
 }
 
 func (op *Op) promptParams(args json.RawMessage) json.RawMessage {
@@ -351,7 +347,7 @@ func (op *Op) run(ctx context.Context, client *mcp.Client, params json.RawMessag
 func (op *Op) result(ctx context.Context, client *mcp.Client, params json.RawMessage) (json.RawMessage, error) {
 	switch op.kind {
 	case "call":
-		res, err := toolcall.Send(ctx, client, op.tool, params, op.http, func(ctx context.Context) (mcp.Tool, error) {
+		res, err := op.sender.Send(ctx, client, params, op.http, func(ctx context.Context) (mcp.Tool, error) {
 			return client.FindTool(ctx, op.target)
 		})
 		if err == nil && toolcall.ResultFields(res).IsError {
@@ -384,6 +380,12 @@ func (op *Op) result(ctx context.Context, client *mcp.Client, params json.RawMes
 		items = []json.RawMessage{}
 	}
 	return mustJSON(map[string][]json.RawMessage{key: items}), nil
+}
+
+// setTool makes def the tool op calls, its x-mcp-header annotations read
+// once for every call.
+func (op *Op) setTool(def mcp.Tool) {
+	op.tool, op.sender = def, toolcall.ToolOf(def).Read()
 }
 
 // Keep makes op return its result to a scenario's step (a list's pages

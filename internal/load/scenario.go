@@ -112,9 +112,9 @@ func (op *Op) filled(ctx context.Context, words []string, readFile func(string) 
 	switch n.kind {
 	case "call":
 		if n.target == op.target {
-			n.tool = op.tool
+			n.tool, n.sender = op.tool, op.sender
 		} else {
-			n.tool = mcp.Tool{Name: n.target}
+			n.setTool(mcp.Tool{Name: n.target})
 		}
 		if err := n.typeArgs(ctx, readFile); err != nil {
 			return nil, err

@@ -34,22 +34,51 @@ import (
 // definition, as the transport's rules ask
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#client-behavior).
 func Send(ctx context.Context, client *mcp.Client, def mcp.Tool, params json.RawMessage, overHTTP bool, relist func(context.Context) (mcp.Tool, error)) (json.RawMessage, error) {
+	return ToolOf(def).Send(ctx, client, params, overHTTP, relist)
+}
+
+// Tool is a tool's definition with its x-mcp-header annotations read, for
+// many calls of it (mcpv load's): Send reads them for each call.
+type Tool struct {
+	def     mcp.Tool
+	headers []mcp.ParamHeader
+	err     error
+	read    bool // headers and err are read
+}
+
+// ToolOf is def, its x-mcp-header annotations read when a call needs
+// them (Read reads them at once).
+func ToolOf(def mcp.Tool) Tool { return Tool{def: def} }
+
+// Read returns t with its x-mcp-header annotations read.
+func (t Tool) Read() Tool {
+	t.headers, t.err = mcp.ParamHeaders(t.def.InputSchema)
+	t.read = true
+	return t
+}
+
+// Send is the package's Send of t's tool.
+func (t Tool) Send(ctx context.Context, client *mcp.Client, params json.RawMessage, overHTTP bool, relist func(context.Context) (mcp.Tool, error)) (json.RawMessage, error) {
 	if !client.Modern() || !overHTTP {
 		return client.Call(ctx, "tools/call", params) // x-mcp-header is for HTTP
 	}
+	if !t.read {
+		t = t.Read()
+	}
 	for retried := false; ; retried = true {
-		headers, err := mcp.ParamHeaders(def.InputSchema)
-		if err != nil {
-			return nil, &HeaderError{Tool: def.Name, Err: err}
+		if t.err != nil {
+			return nil, &HeaderError{Tool: t.def.Name, Err: t.err}
 		}
-		res, err := client.Call(mcp.WithParamHeaders(ctx, headers), "tools/call", params)
+		res, err := client.Call(mcp.WithParamHeaders(ctx, t.headers), "tools/call", params)
 		var ce *mcp.CallError
 		if retried || !errors.As(err, &ce) || ce.Err.Code != mcp.CodeHeaderMismatch {
 			return res, err
 		}
-		if def, err = relist(ctx); err != nil {
+		def, err := relist(ctx)
+		if err != nil {
 			return nil, err
 		}
+		t = ToolOf(def).Read()
 	}
 }
 
@@ -211,6 +240,44 @@ func (e *FailedError) Is(target error) bool { return target == ErrFailed }
 // TaskRequest is the task member of tools/call params: {} or {"ttl": ms}.
 type TaskRequest struct {
 	TTL int64 `json:"ttl,omitempty"`
+}
+
+// Params are a tools/call's params, as encoding/json writes them, written
+// without it when args need no compacting or escaping (a command's first
+// use of encoding/json for a type costs more than the writing).
+func Params(tool string, args json.RawMessage, task *TaskRequest) json.RawMessage {
+	if _, marshaled := rawjson.Marshaled(args); task != nil || !marshaled || !plain(tool) {
+		return mustJSON(struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+			Task      *TaskRequest    `json:"task,omitempty"`
+		}{tool, args, task})
+	}
+	b := make([]byte, 0, len(`{"name":"","arguments":}`)+len(tool)+len(args))
+	b = append(b, `{"name":"`...)
+	b = append(b, tool...)
+	b = append(b, `","arguments":`...)
+	b = append(b, args...)
+	return append(b, '}')
+}
+
+// plain reports whether encoding/json writes s as it is between quotes:
+// printable ASCII with nothing it escapes.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 // NewTaskRequest returns the task member, or nil when the call is no task.

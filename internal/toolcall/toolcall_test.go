@@ -198,3 +198,33 @@ func TestSendParamHeaders(t *testing.T) {
 		t.Errorf("listing again fails: %v", err)
 	}
 }
+
+// TestParamsAsEncodingJSON: a call's params written by hand are what
+// encoding/json writes, for arguments it would write as they are and for
+// those it compacts or escapes.
+func TestParamsAsEncodingJSON(t *testing.T) {
+	for _, tt := range []struct {
+		tool, args string
+		task       *TaskRequest
+	}{
+		{"echo", `{"message":"hi"}`, nil},
+		{"echo", `{}`, nil},
+		{"echo", `{ "message" : "hi" }`, nil},
+		{"echo", `{"html":"<b>&</b>"}`, nil},
+		{"weird\"name<>", `{"a":1}`, nil},
+		{"é", `{"a":"\u2028"}`, nil},
+		{"slow", `{"n":1}`, &TaskRequest{TTL: 5000}},
+	} {
+		want, err := json.Marshal(struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+			Task      *TaskRequest    `json:"task,omitempty"`
+		}{tt.tool, json.RawMessage(tt.args), tt.task})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Params(tt.tool, json.RawMessage(tt.args), tt.task); string(got) != string(want) {
+			t.Errorf("Params(%q, %s) = %s, want %s", tt.tool, tt.args, got, want)
+		}
+	}
+}
