@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,6 +36,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/origin"
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -237,6 +239,14 @@ func (h *HTTPHandler) session(w http.ResponseWriter, r *http.Request) *httpSessi
 		httpError(w, http.StatusNotFound, "session not found")
 		return nil
 	}
+	// A session is of the initialize era: a version it does not speak is
+	// refused (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#protocol-version-header).
+	for _, v := range r.Header.Values("Mcp-Protocol-Version") {
+		if !slices.Contains(mcp.SupportedVersions, v) {
+			httpError(w, http.StatusBadRequest, fmt.Sprintf("unsupported MCP-Protocol-Version %q: a session speaks %s", safetext.Clip(safetext.Line(v), 40), strings.Join(mcp.SupportedVersions, ", ")))
+			return nil
+		}
+	}
 	return s
 }
 
@@ -331,10 +341,10 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	modern := r.Header.Get("Mcp-Session-Id") == "" && (in.modern || modernHeader(r))
-	if modern && !rawjson.Valid(body) {
-		// What is checked below reads a body known to be JSON. (The
-		// initialize era's requests get their parse error from the
-		// session.)
+	if !rawjson.Valid(body) {
+		// Input the server cannot accept is refused with an HTTP error
+		// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server),
+		// and what is checked below reads a body known to be JSON.
 		writeRPCError(w, http.StatusBadRequest, nil, &mcp.RPCError{Code: mcp.CodeParseError, Message: "the body is not valid JSON"})
 		return
 	}
