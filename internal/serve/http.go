@@ -93,8 +93,10 @@ type HTTPHandler struct {
 	// NoCard publishes no Server Card or catalog (card.go).
 	NoCard bool
 	// Stall is how long a client may take nothing written to it before
-	// it counts as gone (DefaultStall when 0).
-	Stall time.Duration
+	// it counts as gone (DefaultStall when 0); Told, how long the stream
+	// of a legacy client gone so is kept for it to find its calls'
+	// errors, should it read again (Stall when 0).
+	Stall, Told time.Duration
 	// KeepAlive is how often an event stream that has nothing to say
 	// gets a comment (DefaultKeepAlive when 0, none when negative): a
 	// proxy in front that cuts silent connections leaves it be, and a
