@@ -238,9 +238,17 @@ func (f *front) Notified(method string, params json.RawMessage) {
 }
 
 // listsChanged tells the client that what it may list changed (a member
-// came up or went down): a client of the initialize era by
-// notifications, a modern one on its listens that asked.
+// came up or went down).
 func (f *front) listsChanged() {
+	for _, change := range mcp.Changes {
+		f.listChanged(change)
+	}
+}
+
+// listChanged tells the client that one list may have changed: a
+// client of the initialize era by its notification, a modern one on its
+// listens that asked.
+func (f *front) listChanged(change string) {
 	f.mu.Lock()
 	closed, inited := f.closed, f.inited
 	listens := slices.Collect(maps.Keys(f.listens))
@@ -249,13 +257,10 @@ func (f *front) listsChanged() {
 		return
 	}
 	for _, l := range listens {
-		l.listsChanged()
+		l.listChanged(serve.Notice{Method: change})
 	}
-	if !inited || f.c.IsModern() {
-		return
-	}
-	for _, method := range mcp.Changes {
-		f.c.Notify(nil, serve.Notice{Method: method})
+	if inited && !f.c.IsModern() {
+		f.c.Notify(nil, serve.Notice{Method: change})
 	}
 }
 

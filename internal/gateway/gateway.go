@@ -81,6 +81,7 @@ type Gateway struct {
 	pingWait    time.Duration
 	retryFirst  time.Duration
 	maxBook     int
+	firstWait   time.Duration
 
 	front *serve.Server // the endpoint's Server: each of its clients is a front
 	key   [32]byte      // signs the cursors the front gives
@@ -114,6 +115,7 @@ type Member struct {
 	index  int    // its place among the members
 	prefix string // the prefix of its names, with the separator; "" for none
 	life   *life  // its shared session over time; nil with Isolate
+	kept   kept   // its lists as it last gave them (with life)
 }
 
 // DefaultListWait bounds a member's answer to a page the front asks for.
@@ -267,7 +269,10 @@ func (m *Member) watched(open func(context.Context, serve.Relay) (serve.Upstream
 			if l != nil {
 				l.noted()
 			}
-			m.gw.names.listChanged(m, method)
+			if _, ok := mcp.ListChanged(method); ok {
+				m.gw.names.listChanged(m, method)
+				m.kept.forget(method)
+			}
 			if note != nil {
 				note(method, params)
 			}
@@ -287,6 +292,7 @@ func (m *Member) watched(open func(context.Context, serve.Relay) (serve.Upstream
 // what they may list changed. The member's own clients, at its path,
 // hear it from the member's session (tellDirect).
 func (g *Gateway) changed(m *Member, st lifeState) {
+	m.kept.forget("") // what it listed before is not what it lists now
 	g.mu.Lock()
 	fronts := slices.Collect(maps.Keys(g.fronts))
 	g.mu.Unlock()

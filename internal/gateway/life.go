@@ -116,6 +116,18 @@ func (l *life) start() {
 	}
 }
 
+// enter counts one more goroutine of the life's, which Close waits for;
+// false once it is closed, when none may start.
+func (l *life) enter() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.state == lifeClosed {
+		return false
+	}
+	l.wg.Add(1)
+	return true
+}
+
 // errDown is what a request for a member that is down gets.
 type errDown struct {
 	name  string

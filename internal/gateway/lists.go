@@ -270,6 +270,9 @@ func (f *front) page(ctx context.Context, method, key string, items []json.RawMe
 // change said), with an error when the client went.
 func (f *front) fetchPage(ctx context.Context, m *Member, method string, params json.RawMessage, cursor string) (json.RawMessage, error) {
 	g := f.gw
+	if m.life != nil && method != "tasks/list" {
+		return g.page(ctx, m, method, cursor) // the member's, kept for every client (kept.go)
+	}
 	p := rawjson.Without(params, "cursor")
 	if !rawjson.IsObject(p) {
 		p = json.RawMessage(`{}`)
