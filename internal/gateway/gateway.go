@@ -42,6 +42,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -209,6 +210,15 @@ func (g *Gateway) Start(ctx context.Context) error {
 	}
 	rand.Read(g.key[:])
 	g.fronts = map[*front]bool{}
+	var bare []string
+	for _, m := range g.Members {
+		if m.prefix == "" {
+			bare = append(bare, strconv.Quote(m.Name))
+		}
+	}
+	if len(bare) > 0 && len(g.Members) > 1 {
+		g.Log.Info("serve: servers without a prefix (" + strings.Join(bare, ", ") + ") get the tool and prompt names no prefix claims, and the resources no server with a prefix lists: a URI several servers list goes to the first of them with a prefix, else to the first")
+	}
 	// The endpoint's card says what the gateway is, and nothing of its
 	// members.
 	g.front = &serve.Server{Front: g.serveFront, Secrets: g.Secrets, Log: g.Log, Self: mustJSON(map[string]any{"serverInfo": g.info()})}
