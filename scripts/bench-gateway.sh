@@ -12,7 +12,12 @@
 #     serve, the gateway, mcporter's bridge;
 #   - start-up with twenty servers that never start: mcpv info (stdio)
 #     through serve --start lazy, and through mcporter serve --stdio,
-#     bounded by --connect-timeout 20s.
+#     bounded by --connect-timeout 20s;
+#   - one server inside a 40 s call: a server that answers one request at
+#     a time (mcptest's fake, serial) is called through the gateway for
+#     40 s, and meanwhile a list-tools through the gateway and a call to
+#     another of its servers (mcpv call, which lists the tools first) are
+#     timed, once each per run (a run takes the call's 40 s).
 #
 #   bash scripts/bench-gateway.sh [-d DURATION] [-n RUNS]
 #
@@ -35,7 +40,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	-d) duration=$2; shift ;;
 	-n) runs=$2; shift ;;
-	-h | --help) sed -n '2,27p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,34p' "$0"; exit 0 ;;
 	*) echo "bench-gateway: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -43,7 +48,8 @@ done
 repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=${MCPV_BENCH_DIR:-${TMPDIR:-/tmp}/mcpv-bench}/gateway
 mkdir -p "$dir"
-(cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dir/mcpv" . && go build -o "$dir/demo" ./examples/demo-server) ||
+(cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dir/mcpv" . && go build -o "$dir/demo" ./examples/demo-server &&
+	go test -c -o "$dir/fake" ./e2e) ||
 	{ echo "bench-gateway: build failed" >&2; exit 2; }
 mcpv=$dir/mcpv
 export HOME=$dir/home XDG_CONFIG_HOME=$dir/home/.config XDG_STATE_HOME=$dir/state
@@ -55,6 +61,7 @@ mkdir -p "$XDG_CONFIG_HOME/mcpv" "$dir/cfg/config"
 {
 	echo "servers:"
 	for s in s1 s2 s3 s4; do echo "  $s: {command: $dir/demo}"; done
+	echo "  serial: {command: $dir/fake, env: {MCPV_FAKE: 'serial,delay=40s'}}"
 	for i in $(seq 1 20); do echo "  never$i: {command: sleep, args: ['600']}"; done
 } >"$XDG_CONFIG_HOME/mcpv/servers.yaml"
 {
@@ -194,3 +201,25 @@ if [ -n "$mcporter" ]; then
 	timed "mcporter serve --stdio" bash -c "cd $dir/never && exec $mcpv --connect-timeout 20s info -- $mcporter serve --stdio"
 	(cd "$dir/never" && "$mcporter" daemon stop >/dev/null 2>&1) || true
 fi
+
+# One server inside a 40 s call: the gateway of s1 and the serial fake,
+# whose first call takes 40 s and holds up every request after it. A
+# list is made first, so that the gateway has seen every server's list.
+serving 18965 -s serial -s s1
+"$mcpv" -u http://127.0.0.1:18965/mcp list-tools >/dev/null
+: >"$dir/busy-list" ; : >"$dir/busy-call"
+for _ in $(seq "$runs"); do
+	"$mcpv" -u http://127.0.0.1:18965/mcp --timeout 2m call serial__x >/dev/null 2>&1 &
+	busy=$!
+	sleep 1 # the call is under way
+	/usr/bin/time -f '%e' -o "$dir/time" "$mcpv" -u http://127.0.0.1:18965/mcp list-tools >/dev/null 2>>"$dir/busy.err"
+	awk '{print $1 * 1000}' "$dir/time" >>"$dir/busy-list"
+	/usr/bin/time -f '%e' -o "$dir/time" "$mcpv" -u http://127.0.0.1:18965/mcp call s1__echo message=hi >/dev/null 2>>"$dir/busy.err"
+	awk '{print $1 * 1000}' "$dir/time" >>"$dir/busy-call"
+	wait "$busy" || true # the server answers nothing else until its call ends
+done
+echo
+echo "| one server inside a 40 s call, through the gateway, median of $runs | median | longest |"
+echo "| --- | --- | --- |"
+printf '| mcpv list-tools | %s ms | %s ms |\n' "$(median <"$dir/busy-list")" "$(sort -n "$dir/busy-list" | tail -1)"
+printf '| mcpv call to another server (s1__echo) | %s ms | %s ms |\n' "$(median <"$dir/busy-call")" "$(sort -n "$dir/busy-call" | tail -1)"

@@ -6,9 +6,11 @@
 # from a foreign origin the browser itself refuses it both. mcpv app
 # --open opens its host page in it (e2e TestAppHostPage...): an MCP App
 # from a fixture server renders, gets its tool's result, calls a tool back,
-# reaches nothing of the host's, and ends, or is ended by Ctrl-C. And the
+# reaches nothing of the host's, and ends, or is ended by Ctrl-C; an app
+# that tries WebRTC and every way to a frame of its own content finds
+# none (e2e TestAppSandboxCloses). And the
 # page of mcpv load --report, opened from a file, draws its charts from
-# the run's data (e2e TestLoadReportInABrowser). About half a minute.
+# the run's data (e2e TestLoadReportInABrowser). About a minute.
 #
 # Needs Chromium (Debian: chromium); as root with apt-get it installs it,
 # otherwise it says so and fails. MCPV_BROWSER may name another Chromium
@@ -29,4 +31,4 @@ if [ -z "$browser" ]; then
 fi
 echo "== $("$browser" --version 2>/dev/null || echo "$browser")"
 cd e2e
-MCPV_BROWSER=$browser go test -race -run '^(TestBrowserPages|TestAppHostPage|TestAppHostPageInterrupted|TestAppHostPageCrowded|TestLoadReportInABrowser)$' -count=1 -timeout 5m .
+MCPV_BROWSER=$browser go test -race -run '^(TestBrowserPages|TestAppHostPage|TestAppHostPageInterrupted|TestAppHostPageCrowded|TestAppSandboxCloses|TestLoadReportInABrowser)$' -count=1 -timeout 5m .

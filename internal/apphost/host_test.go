@@ -156,7 +156,7 @@ func TestAPIAdmitsThePageAlone(t *testing.T) {
 				Permissions                        map[string]any
 			}
 			json.Unmarshal(body, &app)
-			if app.HTML != "<!DOCTYPE html><p>x" || app.Allow != "camera" || len(app.Permissions) != 1 || !strings.HasPrefix(app.ProxyURL, app.ProxyOrigin+"/proxy/") || app.ProxyOrigin == s.base {
+			if app.HTML != "<!DOCTYPE html>"+guardHead+"<p>x" || app.Allow != "camera" || len(app.Permissions) != 1 || !strings.HasPrefix(app.ProxyURL, app.ProxyOrigin+"/proxy/") || app.ProxyOrigin == s.base {
 				t.Errorf("the app: %s", body)
 			}
 			if strings.Contains(string(body), s.token) {

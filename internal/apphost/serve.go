@@ -128,7 +128,7 @@ func (h *Host) serveApp(w http.ResponseWriter) {
 	}
 	body := map[string]any{
 		"proxyURL": h.proxyOrigin + "/proxy/" + h.proxyID, "proxyOrigin": h.proxyOrigin,
-		"tool": a.Tool, "resourceUri": a.ResourceURI, "arguments": args, "html": string(a.HTML),
+		"tool": a.Tool, "resourceUri": a.ResourceURI, "arguments": args, "html": guarded(a.HTML),
 		"csp": a.Meta.CSP, "permissions": grantedObject(a.Meta.Permissions, a.Granted),
 		"allow": apps.Allow(a.Meta.Permissions, a.Granted), "prefersBorder": a.Meta.PrefersBorder,
 		"protocolVersion": apps.Spec, "hostInfo": info, "hostCapabilities": caps,

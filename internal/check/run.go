@@ -585,10 +585,17 @@ func (t *T) Note(format string, args ...any) {
 func (t *T) Sent(s string) { t.out.Sent = s }
 func (t *T) Got(s string)  { t.out.Received = s }
 
-// conn is the group's connection (or the check's own), opened in the
-// main session's era when it is not open, or no longer answers.
+// conn is the group's connection (or the check's own), opened when it
+// is not open, or no longer answers: in the era the check is of, else in
+// the main session's (a check of the 2026-07-28 era run beside a main
+// session of the initialize era sends its requests as that era does,
+// never on the other era's session).
 func (t *T) conn() *conn {
-	return t.connWith(connOptions{})
+	var o connOptions
+	if t.check != nil {
+		o.era = t.check.needs.era
+	}
+	return t.connWith(o)
 }
 
 // connWith is conn, opened with o (never bare).

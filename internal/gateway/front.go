@@ -66,9 +66,9 @@ func (f *front) Handle(ctx context.Context, method string, params json.RawMessag
 	case "tools/call", "prompts/get":
 		return f.byName(ctx, method, params)
 	case "resources/read", "resources/subscribe", "resources/unsubscribe":
-		return f.byURI(ctx, method, params)
+		return f.byURI(ctx, method, params, modern)
 	case "completion/complete":
-		return f.complete(ctx, params)
+		return f.complete(ctx, params, modern)
 	case "logging/setLevel":
 		return f.setLevel(ctx, params)
 	case "tasks/get", "tasks/result", "tasks/cancel", "tasks/update":
@@ -148,29 +148,36 @@ func unknownName(kind, name string) *mcp.RPCError {
 }
 
 // byURI routes a resources/read, subscribe or unsubscribe by its URI.
-func (f *front) byURI(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+func (f *front) byURI(ctx context.Context, method string, params json.RawMessage, modern bool) (json.RawMessage, error) {
 	uri, ok := rawjson.ExactString(params, "uri")
 	if !ok {
 		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
 	}
 	m := f.owner(ctx, uri)
 	if m == nil || f.viewCheck(ctx, method, params) != nil {
-		return nil, resourceNotFound(uri)
+		return nil, resourceNotFound(uri, modern)
 	}
 	return f.pass(ctx, m, method, params)
 }
 
 // resourceNotFound is what a client gets for a URI no member of its view
-// serves (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling).
-func resourceNotFound(uri string) *mcp.RPCError {
+// serves: -32002 in the initialize era
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling),
+// -32602 in the 2026-07-28 era, which retired -32002
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling).
+func resourceNotFound(uri string, modern bool) *mcp.RPCError {
 	uri = safetext.Clip(uri, 200)
-	return &mcp.RPCError{Code: -32002, Message: "resource not found: " + uri + ": no server here lists it",
+	code := -32002
+	if modern {
+		code = mcp.CodeInvalidParams
+	}
+	return &mcp.RPCError{Code: code, Message: "resource not found: " + uri + ": no server here lists it",
 		Data: mustJSON(map[string]string{"uri": uri})}
 }
 
 // complete routes a completion/complete: a prompt's by its name, a
 // template's by the member that lists it.
-func (f *front) complete(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (f *front) complete(ctx context.Context, params json.RawMessage, modern bool) (json.RawMessage, error) {
 	p, rerr := serve.ReadTarget(params)
 	if rerr != nil {
 		return nil, rerr
@@ -186,7 +193,7 @@ func (f *front) complete(ctx context.Context, params json.RawMessage) (json.RawM
 	case "ref/resource":
 		m := f.templateOwner(ctx, p.RefURI)
 		if m == nil || f.viewCheck(ctx, "completion/complete", params) != nil {
-			return nil, resourceNotFound(p.RefURI)
+			return nil, resourceNotFound(p.RefURI, modern)
 		}
 		return f.pass(ctx, m, "completion/complete", params)
 	}
@@ -238,9 +245,17 @@ func (f *front) Notified(method string, params json.RawMessage) {
 }
 
 // listsChanged tells the client that what it may list changed (a member
-// came up or went down): a client of the initialize era by
-// notifications, a modern one on its listens that asked.
+// came up or went down).
 func (f *front) listsChanged() {
+	for _, change := range mcp.Changes {
+		f.listChanged(change)
+	}
+}
+
+// listChanged tells the client that one list may have changed: a
+// client of the initialize era by its notification, a modern one on its
+// listens that asked.
+func (f *front) listChanged(change string) {
 	f.mu.Lock()
 	closed, inited := f.closed, f.inited
 	listens := slices.Collect(maps.Keys(f.listens))
@@ -249,13 +264,10 @@ func (f *front) listsChanged() {
 		return
 	}
 	for _, l := range listens {
-		l.listsChanged()
+		l.listChanged(serve.Notice{Method: change})
 	}
-	if !inited || f.c.IsModern() {
-		return
-	}
-	for _, method := range mcp.Changes {
-		f.c.Notify(nil, serve.Notice{Method: method})
+	if inited && !f.c.IsModern() {
+		f.c.Notify(nil, serve.Notice{Method: change})
 	}
 }
 

@@ -42,6 +42,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -81,6 +82,7 @@ type Gateway struct {
 	pingWait    time.Duration
 	retryFirst  time.Duration
 	maxBook     int
+	firstWait   time.Duration
 
 	front *serve.Server // the endpoint's Server: each of its clients is a front
 	key   [32]byte      // signs the cursors the front gives
@@ -114,6 +116,7 @@ type Member struct {
 	index  int    // its place among the members
 	prefix string // the prefix of its names, with the separator; "" for none
 	life   *life  // its shared session over time; nil with Isolate
+	kept   kept   // its lists as it last gave them (with life)
 }
 
 // DefaultListWait bounds a member's answer to a page the front asks for.
@@ -207,6 +210,15 @@ func (g *Gateway) Start(ctx context.Context) error {
 	}
 	rand.Read(g.key[:])
 	g.fronts = map[*front]bool{}
+	var bare []string
+	for _, m := range g.Members {
+		if m.prefix == "" {
+			bare = append(bare, strconv.Quote(m.Name))
+		}
+	}
+	if len(bare) > 0 && len(g.Members) > 1 {
+		g.Log.Info("serve: servers without a prefix (" + strings.Join(bare, ", ") + ") get the tool and prompt names no prefix claims, and the resources no server with a prefix lists: a URI several servers list goes to the first of them with a prefix, else to the first")
+	}
 	// The endpoint's card says what the gateway is, and nothing of its
 	// members.
 	g.front = &serve.Server{Front: g.serveFront, Secrets: g.Secrets, Log: g.Log, Self: mustJSON(map[string]any{"serverInfo": g.info()})}
@@ -267,7 +279,10 @@ func (m *Member) watched(open func(context.Context, serve.Relay) (serve.Upstream
 			if l != nil {
 				l.noted()
 			}
-			m.gw.names.listChanged(m, method)
+			if _, ok := mcp.ListChanged(method); ok {
+				m.gw.names.listChanged(m, method)
+				m.kept.forget(method)
+			}
 			if note != nil {
 				note(method, params)
 			}
@@ -287,6 +302,7 @@ func (m *Member) watched(open func(context.Context, serve.Relay) (serve.Upstream
 // what they may list changed. The member's own clients, at its path,
 // hear it from the member's session (tellDirect).
 func (g *Gateway) changed(m *Member, st lifeState) {
+	m.kept.forget("") // what it listed before is not what it lists now
 	g.mu.Lock()
 	fronts := slices.Collect(maps.Keys(g.fronts))
 	g.mu.Unlock()

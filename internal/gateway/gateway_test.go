@@ -254,3 +254,19 @@ func TestGatewayCheck(t *testing.T) {
 		t.Errorf("names apart: %v", err)
 	}
 }
+
+// TestGatewayResourceNotFound: a URI no server lists is not found, as
+// each era says: -32002 in the initialize era, -32602 in the 2026-07-28
+// era, which retired -32002.
+func TestGatewayResourceNotFound(t *testing.T) {
+	t.Parallel()
+	g, _ := startGateway(t, testMember{name: "alpha", settings: twoTools(t, "alpha")}, testMember{name: "beta", settings: twoTools(t, "beta")})
+	for era, want := range map[string]int{"legacy": -32002, "modern": mcp.CodeInvalidParams} {
+		c, _ := servetest.StdioClient(t, g.Server(), era)
+		_, err := c.Call(t.Context(), "resources/read", json.RawMessage(`{"uri":"nowhere://x"}`))
+		var ce *mcp.CallError
+		if !errors.As(err, &ce) || ce.Err.Code != want {
+			t.Errorf("%s: %v, want %d", era, err, want)
+		}
+	}
+}

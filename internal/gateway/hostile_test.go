@@ -195,3 +195,52 @@ func TestGatewayServerThatChanged(t *testing.T) {
 		t.Errorf("the URI both list now: %s, want the first server's", got)
 	}
 }
+
+// TestGatewayBareServerNeverShadowsURI: a server without a prefix,
+// named first, lists another server's URI as it is and written other
+// ways (another case, an escape, a dot segment); every read of any of
+// them goes to the server with a prefix that lists it, at once and after
+// lists, and the list shows that server's alone; the rule is said at
+// start, the shadow once.
+func TestGatewayBareServerNeverShadowsURI(t *testing.T) {
+	t.Parallel()
+	none := ""
+	bare := specServer(t, `{"resources":[{"uri":"file:///secret.txt","name":"a"},{"uri":"FILE:///secret.txt","name":"b"},
+		{"uri":"file:///%73ecret.txt","name":"c"},{"uri":"file:///x/../secret.txt","name":"d"},{"uri":"file:///bare.txt","name":"own"}],
+		"readResults":{"file:///secret.txt":{"contents":[{"uri":"file:///secret.txt","text":"the bare server's"}]},
+		"FILE:///secret.txt":{"contents":[{"uri":"FILE:///secret.txt","text":"the bare server's"}]},
+		"file:///%73ecret.txt":{"contents":[{"uri":"file:///%73ecret.txt","text":"the bare server's"}]},
+		"file:///x/../secret.txt":{"contents":[{"uri":"file:///x/../secret.txt","text":"the bare server's"}]},
+		"file:///bare.txt":{"contents":[{"uri":"file:///bare.txt","text":"the bare server's own"}]}}}`)
+	fs := specServer(t, `{"resources":[{"uri":"file:///secret.txt","name":"secret"}],
+		"readResults":{"file:///secret.txt":{"contents":[{"uri":"file:///secret.txt","text":"fs's"}]},
+		"FILE:///secret.txt":{"contents":[{"uri":"FILE:///secret.txt","text":"fs's"}]},
+		"file:///%73ecret.txt":{"contents":[{"uri":"file:///%73ecret.txt","text":"fs's"}]},
+		"file:///x/../secret.txt":{"contents":[{"uri":"file:///x/../secret.txt","text":"fs's"}]}}}`)
+	uris := []string{"file:///secret.txt", "FILE:///secret.txt", "file:///%73ecret.txt", "file:///x/../secret.txt"}
+	for _, listFirst := range []bool{false, true} {
+		g, log := startGateway(t, testMember{name: "bare", prefix: &none, settings: bare}, testMember{name: "fs", settings: fs})
+		if n := log.count(`servers without a prefix (\"bare\")`); n != 1 {
+			t.Errorf("the rule was said %d times at start, want once:\n%s", n, log)
+		}
+		c, _ := servetest.StdioClient(t, g.Server(), "legacy")
+		if listFirst {
+			if got := strings.Join(listAll(t, c, "resources/list", "resources"), " "); got != "file:///bare.txt file:///secret.txt" {
+				t.Errorf("resources: %s, want the bare server's own and fs's", got)
+			}
+		}
+		for _, uri := range uris {
+			if got := servetest.Call(t, c, "resources/read", `{"uri":"`+uri+`"}`); !strings.Contains(string(got), "fs's") {
+				t.Errorf("listed first %v: reading %s: %s, want fs's", listFirst, uri, got)
+			}
+		}
+		if got := servetest.Call(t, c, "resources/read", `{"uri":"file:///bare.txt"}`); !strings.Contains(string(got), "the bare server's own") {
+			t.Errorf("the bare server's own URI: %s", got)
+		}
+		if listFirst {
+			if n := log.count(`both list the uri \"file:///secret.txt\": \"fs\"'s is served`); n != 1 {
+				t.Errorf("the shadow was said %d times, want once:\n%s", n, log)
+			}
+		}
+	}
+}

@@ -9,7 +9,9 @@ package gateway
 // the member's connect timeout; once it fails or ends it is down: its
 // clients are told their lists changed (its items are gone), the
 // requests that need it fail at once with why, and it is opened again
-// after a back-off that doubles from retryFirst to retryMax. Its state
+// after a back-off that doubles from retryFirst to retryMax, across the
+// ups and downs of a server that fails again soon after it came up
+// (anew once it stayed up retryMax). Its state
 // changes are said on serve's log, one line each, and read by /healthz.
 //
 // A hang is found by a ping while nothing else is in flight to the
@@ -49,7 +51,7 @@ func (s lifeState) String() string {
 // flood.
 const (
 	retryFirst = time.Second
-	retryMax   = time.Minute
+	retryMax   = time.Minute // also how long a session stays up before its failure starts the back-off anew
 	// pingEvery is how often an idle member is pinged; pingWait how long
 	// it has to answer.
 	pingEvery = 30 * time.Second
@@ -112,6 +114,18 @@ func (l *life) start() {
 		l.begin()
 		l.mu.Unlock()
 	}
+}
+
+// enter counts one more goroutine of the life's, which Close waits for;
+// false once it is closed, when none may start.
+func (l *life) enter() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.state == lifeClosed {
+		return false
+	}
+	l.wg.Add(1)
+	return true
 }
 
 // errDown is what a request for a member that is down gets.
@@ -211,7 +225,7 @@ func (l *life) open(done chan struct{}) {
 		l.mu.Unlock()
 		return
 	}
-	l.state, l.u, l.why, l.backoff, l.since, l.failed = lifeUp, u, nil, 0, time.Now(), false
+	l.state, l.u, l.why, l.since, l.failed = lifeUp, u, nil, time.Now(), false
 	l.mu.Unlock()
 	l.log.Info(fmt.Sprintf("serve: server %q is up", l.name))
 	l.wg.Add(1)
@@ -223,6 +237,9 @@ func (l *life) open(done chan struct{}) {
 // is held. Only the change from another state is said: an attempt that
 // fails again changes nothing.
 func (l *life) down(why error) {
+	if l.state == lifeUp && time.Since(l.since) >= retryMax {
+		l.backoff = 0 // it stayed up: this failure is a new one
+	}
 	l.backoff = min(max(l.backoff*2, l.retryFirst), retryMax)
 	l.state, l.u, l.why, l.retryAt, l.since = lifeDown, nil, why, time.Now().Add(l.backoff), time.Now()
 	l.timer = time.AfterFunc(l.backoff, l.wake)

@@ -362,3 +362,50 @@ func TestGatewayCloseWaitsForDownNotice(t *testing.T) {
 		t.Error("Gateway.Close returned while the clients were still being told a server went down")
 	}
 }
+
+// flapper is an upstream that ends soon after it opens: a server that
+// comes up and dies, again and again.
+type flapper struct{ done chan struct{} }
+
+func (f *flapper) State() mcp.State {
+	return mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"f","version":"1"}}`)}
+}
+func (f *flapper) Forward(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+	return json.RawMessage(`{}`), nil
+}
+func (f *flapper) Relay(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+	return json.RawMessage(`{}`), nil
+}
+func (f *flapper) ForwardNotification(context.Context, string, json.RawMessage) error { return nil }
+func (f *flapper) Tool(context.Context, string) (json.RawMessage, bool)               { return nil, false }
+func (f *flapper) Done() <-chan struct{}                                              { return f.done }
+func (f *flapper) Err() error                                                         { return errors.New("it died") }
+func (f *flapper) Close()                                                             {}
+
+// TestGatewayFlappingServerBacksOff: a server that dies as soon as it
+// came up is opened again after a back-off that keeps growing across its
+// ups and downs, rather than starting anew at each up.
+func TestGatewayFlappingServerBacksOff(t *testing.T) {
+	t.Parallel()
+	var opened atomic.Int64
+	srv := &serve.Server{Open: func(context.Context, serve.Relay) (serve.Upstream, error) {
+		opened.Add(1)
+		f := &flapper{done: make(chan struct{})}
+		close(f.done) // it dies at once
+		return f, nil
+	}}
+	g := &Gateway{Log: slog.New(slog.DiscardHandler), retryFirst: time.Millisecond,
+		Members: []*Member{{Name: "f", Server: srv, Eager: true}}}
+	if err := g.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	servetest.WaitFor(t, "five ups and downs", func() bool { return opened.Load() >= 5 })
+	l := g.member("f").life
+	l.mu.Lock()
+	backoff := l.backoff
+	l.mu.Unlock()
+	if backoff < 8*time.Millisecond {
+		t.Errorf("after %d ups and downs the back-off is %v, want it doubled each time from 1ms", opened.Load(), backoff)
+	}
+}

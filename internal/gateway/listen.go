@@ -200,14 +200,6 @@ func (l *frontListen) listChanged(n serve.Notice) {
 	}
 }
 
-// listsChanged: a member came up or went down, so every list the client
-// asked about may have changed.
-func (l *frontListen) listsChanged() {
-	for _, method := range mcp.Changes {
-		l.listChanged(serve.Notice{Method: method})
-	}
-}
-
 // acknowledge sends the client its acknowledgement, then what came for
 // it before.
 func (l *frontListen) acknowledge() {

@@ -25,10 +25,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/mcpv/mcpv/internal/canon"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/serve"
@@ -132,10 +134,27 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 		i = g.member(pos.M).index
 	}
 	var ahead map[*Member]chan fetched
+	var first map[*Member]fetched // the first pages taken, by members' preference
 	if pos.M == "" {
 		var stop context.CancelFunc
 		ahead, stop = f.fetchAhead(ctx, method, params)
 		defer stop()
+		if l, _ := mcp.ListOf(method); l.ByURI {
+			// A URI (or template) several list is the preferred one's:
+			// it claims what it lists before the others do, whatever the
+			// order its items come in.
+			first = map[*Member]fetched{}
+			for _, m := range preferred(slices.Collect(maps.Keys(ahead))) {
+				r := <-ahead[m]
+				if r.err != nil {
+					return nil, r.err
+				}
+				if r.res != nil {
+					r.items, r.next = f.pageItems(m, method, key, r.res)
+				}
+				first[m] = r
+			}
+		}
 	}
 	var items []json.RawMessage
 	size := 0
@@ -145,23 +164,25 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 			return f.page(ctx, method, key, items, "", modern), nil
 		}
 		m := g.Members[i]
-		var res json.RawMessage
-		var err error
-		if got, ok := ahead[m]; ok && pos.C == "" {
+		var r fetched
+		if got, ok := first[m]; ok && pos.C == "" {
+			r = got
+		} else if got, ok := ahead[m]; ok && pos.C == "" {
 			delete(ahead, m)
-			r := <-got
-			res, err = r.res, r.err
+			r = <-got
+			if r.res != nil {
+				r.items, r.next = f.pageItems(m, method, key, r.res)
+			}
 		} else {
-			res, err = f.fetchPage(ctx, m, method, params, pos.C)
+			r.res, r.err = f.fetchPage(ctx, m, method, params, pos.C)
+			if r.res != nil {
+				r.items, r.next = f.pageItems(m, method, key, r.res)
+			}
 		}
-		if err != nil {
-			return nil, err
+		if r.err != nil {
+			return nil, r.err
 		}
-		var more []json.RawMessage
-		var next string
-		if res != nil {
-			more, next = f.pageItems(m, method, key, res)
-		}
+		more, next := r.items, r.next
 		items = append(items, more...)
 		for _, it := range more {
 			size += len(it)
@@ -179,10 +200,13 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 	}
 }
 
-// fetched is a member's first page, asked for ahead.
+// fetched is a member's first page, asked for ahead, and once taken its
+// items as the client sees them and the member's next cursor.
 type fetched struct {
-	res json.RawMessage
-	err error
+	res   json.RawMessage
+	err   error
+	items []json.RawMessage
+	next  string
 }
 
 // fetchAhead asks every member the client may list for its first page at
@@ -200,7 +224,7 @@ func (f *front) fetchAhead(ctx context.Context, method string, params json.RawMe
 		ahead[m] = ch
 		go func() { // a server's first page of a list: ends with the member's answer, ListWait, or stop
 			res, err := f.fetchPage(actx, m, method, params, "")
-			ch <- fetched{res, err}
+			ch <- fetched{res: res, err: err}
 		}()
 	}
 	return ahead, stop
@@ -270,6 +294,9 @@ func (f *front) page(ctx context.Context, method, key string, items []json.RawMe
 // change said), with an error when the client went.
 func (f *front) fetchPage(ctx context.Context, m *Member, method string, params json.RawMessage, cursor string) (json.RawMessage, error) {
 	g := f.gw
+	if m.life != nil && method != "tasks/list" {
+		return g.page(ctx, m, method, cursor) // the member's, kept for every client (kept.go)
+	}
 	p := rawjson.Without(params, "cursor")
 	if !rawjson.IsObject(p) {
 		p = json.RawMessage(`{}`)
@@ -364,15 +391,33 @@ type nameBook struct {
 	mu    sync.Mutex                          // guards the fields below
 	by    map[string][]*Member                // list's key + "\x00" + item's -> its listers, in order
 	tmpl  map[*Member][]*uritemplate.Template // each member's templates, parsed
+	whole map[*Member]map[string]bool         // the lists (by key) of each member read to their end
 	bytes int
 	full  bool // maxBookBytes was reached (said once)
+}
+
+// walked notes that m's list l was read to its end (whole), or reports
+// whether it was.
+func (b *nameBook) walked(m *Member, l mcp.List, whole bool) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if whole {
+		if b.whole == nil {
+			b.whole = map[*Member]map[string]bool{}
+		}
+		if b.whole[m] == nil {
+			b.whole[m] = map[string]bool{}
+		}
+		b.whole[m][l.Key] = true
+	}
+	return b.whole[m][l.Key]
 }
 
 // claim notes that m lists the item of l called key, and reports
 // whether a client of view sees m's: no member before m in the order,
 // that view sees, lists it too. A second lister is said once.
 func (b *nameBook) claim(g *Gateway, l mcp.List, key string, m *Member, view *serve.View) bool {
-	k := l.Key + "\x00" + key
+	k := bookKey(l, key)
 	b.mu.Lock()
 	listers := b.by[k]
 	if !slices.Contains(listers, m) {
@@ -389,7 +434,11 @@ func (b *nameBook) claim(g *Gateway, l mcp.List, key string, m *Member, view *se
 			b.by, b.tmpl = map[string][]*Member{}, map[*Member][]*uritemplate.Template{}
 		}
 		listers = append(listers, m)
-		slices.SortFunc(listers, func(x, y *Member) int { return x.index - y.index })
+		if l.ByURI {
+			listers = preferred(listers)
+		} else {
+			slices.SortFunc(listers, func(x, y *Member) int { return x.index - y.index })
+		}
 		b.by[k] = listers
 		b.bytes += len(k) + 16
 		if l == mcp.ResourceTemplates {
@@ -419,12 +468,42 @@ func (b *nameBook) claim(g *Gateway, l mcp.List, key string, m *Member, view *se
 func (b *nameBook) owner(l mcp.List, key string, view *serve.View) *Member {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for _, m := range b.by[l.Key+"\x00"+key] {
+	for _, m := range b.by[bookKey(l, key)] {
 		if view.Sees(m.Name) {
 			return m
 		}
 	}
 	return nil
+}
+
+// bookKey is the key an item of l called id is kept by: a resource's URI
+// in its normal form and in lower case (canon.URI), so that a URI
+// written another way (in another case, with %-escapes, dot segments, a
+// localhost) is the one it reads as, and is routed as that one is.
+func bookKey(l mcp.List, id string) string {
+	if l == mcp.Resources {
+		if n, err := canon.URI(id); err == nil {
+			id = strings.ToLower(n)
+		}
+	}
+	return l.Key + "\x00" + id
+}
+
+// preferred are members in the order a URI or a template that several
+// list is routed by: those with a prefix first (each owns what it lists,
+// as it owns its names), then those without; each in the members'
+// order. A member without a prefix never serves what one with a prefix
+// lists.
+func preferred(members []*Member) []*Member {
+	out := slices.Clone(members)
+	bare := func(m *Member) int {
+		if m.prefix == "" {
+			return 1
+		}
+		return 0
+	}
+	slices.SortFunc(out, func(x, y *Member) int { return cmp.Or(bare(x)-bare(y), x.index-y.index) })
+	return out
 }
 
 // matching is the first member view sees whose template uri matches.
@@ -467,6 +546,11 @@ func (b *nameBook) forget(m *Member, lists ...mcp.List) {
 	}
 	if in(mcp.ResourceTemplates.Key) {
 		delete(b.tmpl, m)
+	}
+	for key := range b.whole[m] {
+		if in(key) {
+			delete(b.whole[m], key)
+		}
 	}
 }
 
@@ -522,17 +606,30 @@ func (f *front) owner(ctx context.Context, uri string) *Member {
 		if m := g.names.owner(mcp.Resources, uri, view); m != nil {
 			return m
 		}
-		return g.names.matching(uri, view, g.Members)
+		return g.names.matching(uri, view, preferred(g.Members))
 	}
+	serving := preferred(f.resourceMembers(ctx))
 	if m := find(); m != nil {
+		if m.prefix == "" {
+			// A member without a prefix serves it only if no member with
+			// one lists it: theirs are read to their end first.
+			for _, p := range serving {
+				for _, l := range []mcp.List{mcp.Resources, mcp.ResourceTemplates} {
+					if p.prefix != "" && !g.names.walked(p, l, false) {
+						f.find(ctx, p, l, nil)
+					}
+				}
+			}
+			m = find()
+		}
 		return m
 	}
-	serving := f.resourceMembers(ctx)
 	if len(serving) == 1 {
 		return serving[0]
 	}
+	key := bookKey(mcp.Resources, uri)
 	for _, m := range serving {
-		if f.find(ctx, m, mcp.Resources, is(uri)) {
+		if f.find(ctx, m, mcp.Resources, func(id string) bool { return bookKey(mcp.Resources, id) == key }) {
 			return m
 		}
 	}
@@ -549,7 +646,7 @@ func (f *front) templateOwner(ctx context.Context, tmpl string) *Member {
 	if m := g.names.owner(mcp.ResourceTemplates, tmpl, view); m != nil {
 		return m
 	}
-	serving := f.resourceMembers(ctx)
+	serving := preferred(f.resourceMembers(ctx))
 	if len(serving) == 1 {
 		return serving[0]
 	}
@@ -595,7 +692,11 @@ func (f *front) find(ctx context.Context, m *Member, l mcp.List, match func(id s
 				return true
 			}
 		}
-		if next == "" || seen[next] {
+		if next == "" {
+			f.gw.names.walked(m, l, true)
+			return false
+		}
+		if seen[next] {
 			return false
 		}
 		seen[next], cursor = true, next

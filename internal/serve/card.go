@@ -23,7 +23,6 @@ import (
 	"sync"
 
 	"github.com/mcpv/mcpv/internal/servercard"
-	"github.com/mcpv/mcpv/mcp"
 )
 
 // Identity is what the served server says of itself (its initialize
@@ -89,7 +88,7 @@ func (h *HTTPHandler) serveCard(w http.ResponseWriter, r *http.Request, rt route
 		sse, _ = LegacyPaths(h.path())
 		sse = base + sse
 	}
-	versions := append(slices.Clone(mcp.ModernVersions), mcp.SupportedVersions...)
+	versions := servedVersions()
 	ident := servercard.IdentityOf(id)
 	for _, f := range []*string{&ident.Name, &ident.Version, &ident.Title, &ident.Description} {
 		*f = string(h.srv.Secrets.Mask([]byte(*f))) // before the card is made of them, so that it stays valid

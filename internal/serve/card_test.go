@@ -1,14 +1,17 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/internal/servercard"
+	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -75,3 +78,74 @@ func TestServerCard(t *testing.T) {
 		t.Errorf("--no-card: %d", resp.StatusCode)
 	}
 }
+
+// TestCardVersionsAreDiscovers: the card lists the versions serve answers
+// in; server/discover lists its versions of the 2026-07-28 era, the same,
+// whatever the server behind speaks or lists (here one of the initialize
+// era, bridged, one of both eras, and one that lists a version serve
+// does not speak, passed through), and initialize takes each of the
+// others.
+func TestCardVersionsAreDiscovers(t *testing.T) {
+	t.Parallel()
+	for _, era := range []string{"legacy", "modern", "more"} {
+		var srv *Server
+		if era == "more" {
+			srv = &Server{Open: func(context.Context, Relay) (Upstream, error) { return lister2099{}, nil }}
+			if err := srv.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(srv.Close)
+		} else {
+			srv = startServer(t, servetest.Settings(servetest.DemoURL(t, era), era, nil), nil, false)
+		}
+		u := serveHTTP(t, srv, "")
+		_, body := servetest.Do(t, "GET", u+"/server-card", nil, "")
+		c, _ := servercard.ParseCard(json.RawMessage(body))
+		if len(c.Remotes) != 1 {
+			t.Fatalf("%s: the card %s", era, body)
+		}
+		card := c.Remotes[0].SupportedVersions
+		if want := append(slices.Clone(mcp.ModernVersions), mcp.SupportedVersions...); !slices.Equal(card, want) {
+			t.Errorf("%s: the card lists %v, want %v", era, card, want)
+		}
+		_, disc := servetest.PostModern(t, u, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":`+servetest.ModernMetaJSON+`}}`, nil)
+		var d struct {
+			Result struct {
+				Supported []string `json:"supportedVersions"`
+			} `json:"result"`
+		}
+		json.Unmarshal([]byte(sseData(disc)), &d)
+		if !slices.Equal(d.Result.Supported, mcp.ModernVersions) {
+			t.Errorf("%s: server/discover lists %v, want %v: %s", era, d.Result.Supported, mcp.ModernVersions, disc)
+		}
+		for _, v := range card {
+			if mcp.IsModern(v) {
+				continue
+			}
+			_, init := servetest.Post(t, u, http.Header{"Accept": {servetest.AcceptBoth}, "Content-Type": {"application/json"}},
+				`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+v+`","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+			if !strings.Contains(init, `"protocolVersion":"`+v+`"`) {
+				t.Errorf("%s: initialize in %s: %s", era, v, init)
+			}
+		}
+	}
+}
+
+// lister2099 is a server of the 2026-07-28 era whose server/discover lists
+// a version mcpv does not speak too.
+type lister2099 struct{}
+
+func (lister2099) State() mcp.State {
+	return mcp.State{Modern: true, Version: mcp.ModernVersion, InitializeResult: json.RawMessage(`{"protocolVersion":"2026-07-28","capabilities":{},"serverInfo":{"name":"l","version":"1"}}`)}
+}
+func (lister2099) Forward(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+	return json.RawMessage(`{"resultType":"complete","supportedVersions":["2099-01-01","2026-07-28"],"capabilities":{}}`), nil
+}
+func (l lister2099) Relay(ctx context.Context, m string, p json.RawMessage) (json.RawMessage, error) {
+	return l.Forward(ctx, m, p)
+}
+func (lister2099) ForwardNotification(context.Context, string, json.RawMessage) error { return nil }
+func (lister2099) Tool(context.Context, string) (json.RawMessage, bool)               { return nil, false }
+func (lister2099) Done() <-chan struct{}                                              { return nil }
+func (lister2099) Err() error                                                         { return nil }
+func (lister2099) Close()                                                             {}

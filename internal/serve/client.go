@@ -357,6 +357,14 @@ func (c *client) initialize(params json.RawMessage, st mcp.State) (json.RawMessa
 	return append(b, '}'), nil
 }
 
+// servedVersions are the versions serve answers in, whatever the server
+// speaks: those a request of the 2026-07-28 era may carry (which
+// server/discover lists), then those initialize negotiates. The Server
+// Card lists them all.
+func servedVersions() []string {
+	return append(slices.Clone(mcp.ModernVersions), mcp.SupportedVersions...)
+}
+
 // Discovered answers server/discover for a server of the initialize era
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/lifecycle):
 // its capabilities, instructions and serverInfo, in the modern shape.

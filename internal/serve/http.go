@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,6 +36,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/origin"
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -91,8 +93,10 @@ type HTTPHandler struct {
 	// NoCard publishes no Server Card or catalog (card.go).
 	NoCard bool
 	// Stall is how long a client may take nothing written to it before
-	// it counts as gone (DefaultStall when 0).
-	Stall time.Duration
+	// it counts as gone (DefaultStall when 0); Told, how long the stream
+	// of a legacy client gone so is kept for it to find its calls'
+	// errors, should it read again (Stall when 0).
+	Stall, Told time.Duration
 	// KeepAlive is how often an event stream that has nothing to say
 	// gets a comment (DefaultKeepAlive when 0, none when negative): a
 	// proxy in front that cuts silent connections leaves it be, and a
@@ -237,6 +241,14 @@ func (h *HTTPHandler) session(w http.ResponseWriter, r *http.Request) *httpSessi
 		httpError(w, http.StatusNotFound, "session not found")
 		return nil
 	}
+	// A session is of the initialize era: a version it does not speak is
+	// refused (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#protocol-version-header).
+	for _, v := range r.Header.Values("Mcp-Protocol-Version") {
+		if !slices.Contains(mcp.SupportedVersions, v) {
+			httpError(w, http.StatusBadRequest, fmt.Sprintf("unsupported MCP-Protocol-Version %q: a session speaks %s", safetext.Clip(safetext.Line(v), 40), strings.Join(mcp.SupportedVersions, ", ")))
+			return nil
+		}
+	}
 	return s
 }
 
@@ -331,10 +343,10 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	modern := r.Header.Get("Mcp-Session-Id") == "" && (in.modern || modernHeader(r))
-	if modern && !rawjson.Valid(body) {
-		// What is checked below reads a body known to be JSON. (The
-		// initialize era's requests get their parse error from the
-		// session.)
+	if !rawjson.Valid(body) {
+		// Input the server cannot accept is refused with an HTTP error
+		// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server),
+		// and what is checked below reads a body known to be JSON.
 		writeRPCError(w, http.StatusBadRequest, nil, &mcp.RPCError{Code: mcp.CodeParseError, Message: "the body is not valid JSON"})
 		return
 	}

@@ -331,3 +331,70 @@ func TestRefusedConnectionClosed(t *testing.T) {
 		}
 	}
 }
+
+// TestProtocolVersionHeader: in a session of the initialize era, a
+// request (POST, GET, DELETE) whose MCP-Protocol-Version names a
+// version the session does not speak, or that is no version, is answered
+// 400 and not served; one with a version of that era, or with none (a
+// client older than the header), is served.
+func TestProtocolVersionHeader(t *testing.T) {
+	t.Parallel()
+	_, url := httpServe(t, servetest.DemoURL(t, "legacy"), nil)
+	sid := initialized(t, url)
+	ping := `{"jsonrpc":"2.0","id":5,"method":"ping"}`
+	for _, tc := range []struct {
+		version string
+		want    int
+	}{
+		{"1900-01-01", http.StatusBadRequest},
+		{"2026-07-28", http.StatusBadRequest}, // the other era's: no session has it
+		{"not a version", http.StatusBadRequest},
+		{"2025-11-25", http.StatusOK},
+		{"2025-03-26", http.StatusOK},
+		{"", http.StatusOK},
+	} {
+		h := http.Header{"Accept": {servetest.AcceptBoth}, "Mcp-Session-Id": {sid}, "Content-Type": {"application/json"}}
+		if tc.version != "" {
+			h.Set("Mcp-Protocol-Version", tc.version)
+		}
+		if resp, body := servetest.Post(t, url, h, ping); resp.StatusCode != tc.want {
+			t.Errorf("POST ping with MCP-Protocol-Version %q: %d %s, want %d", tc.version, resp.StatusCode, body, tc.want)
+		}
+		if tc.want != http.StatusBadRequest {
+			continue
+		}
+		for _, method := range []string{http.MethodGet, http.MethodDelete} {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang guard: a GET served streams
+			req, _ := http.NewRequestWithContext(ctx, method, url, nil)
+			req.Header = h
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Errorf("%s with MCP-Protocol-Version %q: %d, want 400", method, tc.version, resp.StatusCode)
+			}
+			resp.Body.Close()
+			cancel()
+		}
+	}
+	// Refused, the session was neither ended nor harmed.
+	if resp, body := postMessage(t, url, sid, servetest.AcceptBoth, ping); resp.StatusCode != http.StatusOK {
+		t.Errorf("the session after: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestMalformedBodyRefused: a POST whose body is no JSON is refused with
+// an HTTP error, in a session as without one, not taken (202) for the
+// session to find it has no answer.
+func TestMalformedBodyRefused(t *testing.T) {
+	t.Parallel()
+	_, url := httpServe(t, servetest.DemoURL(t, "legacy"), nil)
+	sid := initialized(t, url)
+	for _, session := range []string{sid, ""} {
+		resp, body := postMessage(t, url, session, servetest.AcceptBoth, `{"jsonrpc": "2.0", "id": 1, "method": `)
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "-32700") {
+			t.Errorf("session %q: %d %s, want 400 with a parse error", session, resp.StatusCode, body)
+		}
+	}
+}

@@ -13,12 +13,17 @@ package serve
 // The session is the stream's: when the client drops its stream, or
 // takes nothing written to it for the stall, or serve ends, its session
 // ends and what it asked that is still in flight is cancelled upstream.
+// A client that took nothing for the stall is told: what was not sent it
+// yet but answers is dropped, its calls' errors take their place, and
+// its stream is kept for Told more, so that one that reads again finds
+// them before the stream's end.
 // Its id reaches only the stream's reader, names no Streamable session
 // (nor one of those a legacy session), and counts against MaxSessions as
 // a Streamable session does. The token, the origins and the guard are
 // the endpoint's.
 
 import (
+	"cmp"
 	"net/http"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -35,6 +40,12 @@ func (h *HTTPHandler) sse(w http.ResponseWriter, r *http.Request) {
 	st := h.pace(newStream())
 	_, message := h.legacyPaths()
 	st.preamble = "event: endpoint\ndata: " + message + "?sessionId=" + sid + "\n\n"
+	st.told = cmp.Or(h.Told, st.stall, DefaultStall)
+	st.stalled = func() {
+		st.quiet.Store(true)
+		st.dropNotes()
+		h.end(sid) // its calls are cancelled, upstream too, and their errors queued
+	}
 	s.t.mu.Lock()
 	s.t.get = st
 	s.t.mu.Unlock()

@@ -43,6 +43,7 @@ type legacyStream struct {
 	endpoint string           // the URL to POST to, from the endpoint event
 	events   chan legacyEvent // the message events after it; closed at the stream's end
 	drop     context.CancelFunc
+	r        *bufio.Reader // what is read of it
 }
 
 type legacyEvent struct{ typ, data string }
@@ -74,7 +75,7 @@ func openStream(t *testing.T, base string, header map[string]string, read bool) 
 	if err != nil || ev.typ != "endpoint" {
 		t.Fatalf("the stream's first event: %+v %v", ev, err)
 	}
-	s.endpoint = base + ev.data
+	s.endpoint, s.r = base+ev.data, r
 	if !read {
 		return s
 	}
@@ -455,5 +456,91 @@ func TestSSEStoppedReaderSeesItsEnd(t *testing.T) {
 	case <-done: // its end, at once
 	case <-time.After(10 * time.Second):
 		t.Fatal("the stream of an ended session is still open")
+	}
+}
+
+// chatty is an upstream whose tools/call logs without end, each line
+// large, until it is cancelled, which cancelled is told.
+type chatty struct {
+	mu        sync.Mutex // guards note
+	note      func(string, json.RawMessage)
+	cancelled chan struct{}
+}
+
+func (c *chatty) State() mcp.State {
+	return mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"chatty","version":"1"}}`)}
+}
+func (c *chatty) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if method != "tools/call" {
+		return json.RawMessage(`{}`), nil
+	}
+	c.mu.Lock()
+	note := c.note
+	c.mu.Unlock()
+	line := mustJSON(map[string]any{"level": "info", "data": strings.Repeat("x", 32<<10)})
+	for ctx.Err() == nil {
+		note("notifications/message", line)
+	}
+	c.cancelled <- struct{}{}
+	return nil, ctx.Err()
+}
+func (c *chatty) Relay(ctx context.Context, m string, p json.RawMessage) (json.RawMessage, error) {
+	return c.Forward(ctx, m, p)
+}
+func (c *chatty) ForwardNotification(context.Context, string, json.RawMessage) error { return nil }
+func (c *chatty) Tool(context.Context, string) (json.RawMessage, bool)               { return nil, false }
+func (c *chatty) Done() <-chan struct{}                                              { return nil }
+func (c *chatty) Err() error                                                         { return nil }
+func (c *chatty) Close()                                                             {}
+
+// TestSSEPausedClientToldItsCallsError: a legacy client that stops
+// reading while its call floods it with log lines has its call cancelled
+// upstream once it has taken nothing for the stall; when it reads again
+// (within Told, an hour here) it finds its call's error, then its
+// stream's end.
+func TestSSEPausedClientToldItsCallsError(t *testing.T) {
+	t.Parallel()
+	up := &chatty{cancelled: make(chan struct{}, 1)}
+	srv := &Server{Open: func(_ context.Context, r Relay) (Upstream, error) {
+		up.mu.Lock()
+		up.note = r.OnNotification
+		up.mu.Unlock()
+		return up, nil
+	}}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	_, base := sseDoor(t, srv, func(h *HTTPHandler) { h.Stall, h.Told = 100*time.Millisecond, time.Hour })
+	st := openStream(t, base, bearer, false)
+	st.post(t, servetest.LegacyInitialize)
+	st.post(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	st.post(t, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{}}}`)
+	select {
+	case <-up.cancelled:
+	case <-time.After(time.Minute): // a hang guard
+		t.Fatal("the call of a client that stopped reading was not cancelled upstream")
+	}
+	ended := make(chan string, 1)
+	go func() { // the client reads again, to its stream's end
+		var answer string
+		for {
+			ev, err := nextEvent(st.r)
+			if err != nil {
+				ended <- answer
+				return
+			}
+			if strings.Contains(ev.data, `"id":7`) {
+				answer = ev.data
+			}
+		}
+	}()
+	select {
+	case answer := <-ended:
+		if !strings.Contains(answer, `"error"`) {
+			t.Errorf("the stream ended without its call's error (the call's answer: %q)", answer)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the stream of a client told its call's error did not end")
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,6 +29,15 @@ type stream struct {
 	// keepAlive is how often a started event stream with nothing to say
 	// gets a comment (none when 0).
 	keepAlive time.Duration
+	// stalled, on a legacy client's stream, is told when the client has
+	// taken nothing for the stall (its session is ended); the stream is
+	// then kept for told more, for the client that reads again to find
+	// what it was answered (its calls' errors).
+	stalled func()
+	told    time.Duration
+	// quiet is set once the client stalled: what is not an answer is
+	// dropped from then on.
+	quiet atomic.Bool
 }
 
 // pace gives st the handler's stall and keep-alive.
@@ -65,6 +76,7 @@ type outMsg struct {
 // comment every keepAlive.
 func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMessage, closed <-chan struct{}, events bool) bool {
 	sw := newStallWriter(w, st.stall)
+	sw.stalled, sw.told = st.stalled, st.told
 	defer sw.done()
 	started := false
 	if events && !st.lazy {
@@ -145,6 +157,27 @@ func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMess
 	}
 }
 
+// dropNotes drops what waits for the stream but answers.
+func (st *stream) dropNotes() {
+	var answers []outMsg
+	for len(st.ch) > 0 {
+		select {
+		case m := <-st.ch:
+			if m.response {
+				answers = append(answers, m)
+			}
+		default:
+		}
+	}
+	for _, m := range answers {
+		select {
+		case st.ch <- m:
+		case <-st.gone:
+			return
+		}
+	}
+}
+
 func writeParts(w io.Writer, parts [][]byte) {
 	for _, p := range parts {
 		w.Write(p)
@@ -167,12 +200,19 @@ const stallPiece = 64 << 10
 
 // stallWriter writes a response in pieces, each under a write deadline
 // of the stall from when it starts; after a write fails (the deadline
-// passed, the client went), nothing more is written.
+// passed, the client went), nothing more is written. With stalled, a
+// piece the client has taken nothing of for the stall tells stalled, and
+// its deadline is told later: the write goes on, for a client that reads
+// again.
 type stallWriter struct {
-	w     http.ResponseWriter
-	rc    *http.ResponseController
-	stall time.Duration
-	err   error // the first write's error
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	stall   time.Duration
+	stalled func()
+	told    time.Duration
+	once    sync.Once // guards calling stalled
+	late    bool      // stalled was told: each write has told
+	err     error     // the first write's error
 }
 
 func newStallWriter(w http.ResponseWriter, stall time.Duration) *stallWriter {
@@ -186,9 +226,8 @@ func (s *stallWriter) Write(p []byte) (int, error) {
 	n := 0
 	for len(p) > 0 && s.err == nil {
 		piece := p[:min(len(p), stallPiece)]
-		s.rc.SetWriteDeadline(time.Now().Add(s.stall)) // not supported by a recorder: no bound there
 		var m int
-		m, s.err = s.w.Write(piece)
+		s.bounded(func() { m, s.err = s.w.Write(piece) })
 		n += m
 		p = p[m:]
 	}
@@ -199,12 +238,34 @@ func (s *stallWriter) Write(p []byte) (int, error) {
 // everything written so far went.
 func (s *stallWriter) flush() bool {
 	if s.err == nil {
-		s.rc.SetWriteDeadline(time.Now().Add(s.stall))
-		if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-			s.err = err
-		}
+		s.bounded(func() {
+			if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+				s.err = err
+			}
+		})
 	}
 	return s.err == nil
+}
+
+// bounded writes under the deadline: the stall, or with stalled the
+// stall and told, stalled being told at the stall.
+func (s *stallWriter) bounded(write func()) {
+	if s.stalled == nil {
+		s.rc.SetWriteDeadline(time.Now().Add(s.stall)) // not supported by a recorder: no bound there
+		write()
+		return
+	}
+	if s.late {
+		s.rc.SetWriteDeadline(time.Now().Add(s.told))
+		write()
+		return
+	}
+	s.rc.SetWriteDeadline(time.Now().Add(s.stall + s.told))
+	t := time.AfterFunc(s.stall, func() { s.once.Do(s.stalled) }) // a stalled legacy client's end: ends once its session has
+	write()
+	if !t.Stop() {
+		s.late = true
+	}
 }
 
 // done lifts the deadline, for the next request on the connection.

@@ -117,6 +117,8 @@ func (t *httpTransport) send(ctx context.Context, msg outMsg) error {
 	done := ctx.Done()
 	if resp {
 		done = nil
+	} else if st.quiet.Load() {
+		return nil // the client stalled: only answers go to it
 	}
 	select {
 	case st.ch <- msg:

@@ -116,6 +116,36 @@ func WithListenRelay(ctx context.Context, relay func(Notice)) context.Context {
 	return context.WithValue(ctx, listenRelayKey{}, relay)
 }
 
+// List is a page of one of the server's lists (from cursor; "" for the
+// first) asked on no client's behalf, through the guard and the pin as
+// every client gets it (a layer above keeps it for its clients). The
+// session's error is as it came, the server's a *mcp.CallError.
+func (s *Server) List(ctx context.Context, method, cursor string) (json.RawMessage, error) {
+	u, err := s.sharedUpstream(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	params := json.RawMessage(`{}`)
+	if cursor != "" {
+		params = mustJSON(map[string]string{"cursor": cursor})
+	}
+	mark := u.pinMark()
+	var res json.RawMessage
+	if u.conn.State().Modern {
+		res, err = u.conn.Relay(ctx, method, params)
+	} else {
+		res, err = u.conn.Forward(ctx, method, params)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res = u.pinFilter(method, s.Guard.filter(method, res), mark)
+	if s.Record != nil {
+		s.Record.Note(method, params, res)
+	}
+	return res, nil
+}
+
 // Source gives a Server its shared upstream session (Server.Source).
 type Source interface {
 	// Get is the session, open now or once opened (by Dial).

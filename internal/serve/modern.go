@@ -178,7 +178,9 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 	}
 	res = up.pinFilter(method, up.taskResult(c, method, res), mark)
 	if method == "server/discover" {
-		res = up.pinInstructions(res)
+		// The versions serve answers a modern request in, as the card
+		// says, whatever the server behind lists.
+		res = rawjson.With(up.pinInstructions(res), "supportedVersions", mustJSON(mcp.ModernVersions))
 	}
 	return c.modernResult(ctx, method, params, res, st.Modern), nil
 }

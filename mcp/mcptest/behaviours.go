@@ -103,6 +103,10 @@ import (
 //	tail=N/D        each N-th tools/call takes D instead (a known tail: with
 //	                delay=20ms,tail=10/400ms, p50 is 20 ms and p95 400 ms)
 //	stall=N/D       the N-th tools/call takes D (see Latency)
+//	serial          answer one request at a time: a tools/call that takes
+//	                its time (delay, tail, stall) holds up every request
+//	                after it, as a server does that reads its next request
+//	                once it has answered
 //	spec=FILE       answer every request from the JSON spec in FILE (see Spec)
 //	                instead; of the others only those in withSpec apply, and
 //	                any other given with it is an error
@@ -142,6 +146,7 @@ type config struct {
 	slow        time.Duration
 	busy        int
 	deaf        bool
+	serial      bool // one request at a time
 	interleave  int  // the tools/call whose answer holds the next (interleave=N)
 	idLast      bool // its id written last (interleave=N:tail)
 	updates     int
@@ -272,6 +277,8 @@ func parseConfig(s string) (config, error) {
 			c.busy = n
 		case "deaf":
 			c.deaf = true
+		case "serial":
+			c.serial = true
 		case "interleave":
 			n, tail, _ := strings.Cut(v, ":")
 			i, err := strconv.Atoi(n)

@@ -255,6 +255,10 @@ func (s *server) serve() {
 			// dropped: not initialized yet
 		case m.Method != "" && m.ID != nil && s.c.spec != nil:
 			s.serveSpec(m)
+		case m.Method == "tools/call" && m.ID != nil && s.c.lat.on() && s.c.serial:
+			if wait(s.c.lat.Of(s.calls.next()), s.done) {
+				s.answer(m)
+			}
 		case m.Method == "tools/call" && m.ID != nil && s.c.lat.on():
 			s.wg.Add(1)
 			go s.answerLate(m, s.c.lat.Of(s.calls.next())) // ends after the delay, or when stdin ends
