@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -153,7 +154,18 @@ func TestRecalledModernServerNowOfTheInitializeEra(t *testing.T) {
 // the tools/list that must follow it and be the call's.
 func listedAfterInitialize(t *testing.T, m *memTransport, call <-chan callResult) {
 	t.Helper()
+	listedAfterInitializeBut(t, m, call)
+}
+
+// listedAfterInitializeBut is listedAfterInitialize for a client that
+// may send the methods skip before initialize (a probe's ping, which a
+// busy machine brings about by answering the probe after its first wait).
+func listedAfterInitializeBut(t *testing.T, m *memTransport, call <-chan callResult, skip ...string) {
+	t.Helper()
 	ini := m.nextMsg(t)
+	for slices.Contains(skip, ini.Method) {
+		ini = m.nextMsg(t)
+	}
 	if ini.Method != "initialize" {
 		t.Fatalf("sent %s, want initialize", ini.Method)
 	}
@@ -363,14 +375,14 @@ func TestRecalledFreshDiscoverSilence(t *testing.T) {
 		call := goCall(t.Context(), c.Call, "tools/list", nil)
 		_, disc := requestAndProbe(t, m, "tools/list") // the silence is a sign
 		refuse(t, m, disc, CodeMethodNotFound, "Method not found")
-		listedAfterInitialize(t, m, call)
+		listedAfterInitializeBut(t, m, call, "ping")
 		if c.Modern() {
 			t.Error("still modern")
 		}
 		if st, _, ok := c.Learnt(); !ok || st.Modern {
 			t.Errorf("Learnt = %+v, %v: the era found is not to be remembered", st, ok)
 		}
-		m.assertQuiet(t)
+		m.assertQuietBut(t, "ping")
 	})
 	t.Run("still modern, busy with the request", func(t *testing.T) {
 		c, m := silentRecall(t, &Recall{State: rememberedModern, Fresh: true}, newHandClock())
