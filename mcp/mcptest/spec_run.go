@@ -208,7 +208,7 @@ func (s *Spec) specMessage(st *specState, raw []byte, m msg, out specOut) {
 	if st.Stopped() {
 		return
 	}
-	out = s.shaped(out)
+	out = s.edged(s.shaped(out))
 	trimmed := bytes.TrimSpace(raw)
 	switch {
 	case len(trimmed) > 0 && trimmed[0] == '[':
@@ -263,6 +263,9 @@ func (s *Spec) batch(st *specState, raw []byte, out specOut) {
 			m = msg{invalid: &specError{Code: codeInvalidRequest, Message: "not a JSON-RPC request"}}
 		}
 		s.specMessage(st, it, m, collect)
+	}
+	if s.edge("batch-reversed") {
+		slices.Reverse(answers)
 	}
 	if len(answers) > 0 {
 		out.send("[" + strings.Join(answers, ",") + "]")
@@ -348,6 +351,7 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 		return
 	}
 	res, e := s.answer(st, m)
+	s.before(m, out)
 	if e != nil {
 		out.send(s.errorLineData(id, e.Code, e.Message, e.data))
 	} else {
@@ -415,6 +419,9 @@ func (s *Spec) after(m msg, out specOut) {
 		out.send(`{"jsonrpc":"2.0","id":"` + srvID("srv-note") + `","method":"notifications/message","params":{"level":"info","data":"answered"}}`)
 	}
 	if s.Era != "modern" && m.Method != "initialize" {
+		if s.edge("server-pings") {
+			out.send(serverPing())
+		}
 		if s.has("request-id-float") {
 			out.send(`{"jsonrpc":"2.0","id":` + strings.TrimPrefix(srvID(""), "-") + `.5,"method":"ping"}`)
 		}
@@ -660,6 +667,13 @@ func (s *Spec) resultLine(id json.RawMessage, method string, res json.RawMessage
 	var b bytes.Buffer
 	json.Compact(&b, res)
 	body := b.String()
+	if len(s.Edges) > 0 {
+		var r map[string]json.RawMessage
+		if json.Unmarshal([]byte(body), &r) == nil {
+			s.edgeResult(method, r)
+			body = string(mustJSON(r))
+		}
+	}
 	if s.Era == "modern" {
 		body = s.stampResult(method, body)
 	}
@@ -724,7 +738,7 @@ func (s *Spec) errorLineData(id json.RawMessage, code int, message string, data 
 		codeText = `"` + codeText + `"`
 	}
 	e := fmt.Sprintf(`{"code":%s,"message":%s}`, codeText, text)
-	if data != nil {
+	if data = s.edgeError(data); data != nil {
 		e = fmt.Sprintf(`{"code":%s,"message":%s,"data":%s}`, codeText, text, data)
 	}
 	if s.has("no-jsonrpc-version") {
@@ -779,7 +793,7 @@ func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
 				if s.has("progress-decreasing") {
 					n = slowSteps - i
 				}
-				out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%d,"total":%d}}`, token, n, slowSteps))
+				out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,%s}}`, token, s.progressStep(n)))
 			}
 			select {
 			case <-cancel:
@@ -809,6 +823,9 @@ func (s *Spec) listen(m msg, id json.RawMessage, out specOut) {
 		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":%s}}`, meta))
 	}
 	out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":%s,"notifications":%s}}`, meta, filter))
+	if s.edge("listen-notifies") {
+		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":%s}}`, meta))
+	}
 	if s.has("log-on-listen") {
 		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"listening"}}`)
 	}
