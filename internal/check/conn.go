@@ -675,7 +675,7 @@ func shapeOf(data []byte, m mcp.Message) string {
 		return bothShape
 	}
 	if m.IsResponse() && m.Error == nil && !rawjson.IsObject(m.Result) {
-		return "its result is not a JSON object"
+		return objectShape
 	}
 	if m.Error != nil && member(member(data, "error"), "message") == nil {
 		return "its error has no message"

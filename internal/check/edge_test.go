@@ -229,6 +229,12 @@ func init() {
 			holds: slices.Concat(modernEvery, []string{"modern.request-state"})},
 		edgeServer{name: "HTTP 2026-07-28 with a header-mirrored argument", fake: fake{transport: "http", era: "modern", change: map[string]string{"tools": headerTools}},
 			holds: []string{"modern.header-param"}},
+		// Completion refused for an argument the server has none for:
+		// no values to bound.
+		edgeServer{name: "stdio 2025-11-25 refusing a completion", fake: edgeFake("stdio", "", map[string]string{"errors": `{"completion/complete":{"code":-32602,"message":"no completions for that argument"}}`}),
+			skips: []string{"reading.completion"}},
+		edgeServer{name: "HTTP 2026-07-28 refusing a completion", fake: edgeFake("http", "modern", map[string]string{"errors": `{"completion/complete":{"code":-32602,"message":"no completions for that argument"}}`}),
+			skips: []string{"reading.completion"}},
 		// A tool that requires a task, refused without one with data.
 		edgeServer{name: "stdio 2025-11-25 with a tool that requires a task", fake: edgeFake("stdio", "", withJob), holds: []string{"tools.task-required"}},
 		edgeServer{name: "HTTP 2025-11-25 with a tool that requires a task", fake: edgeFake("http", "", withJob), holds: []string{"tools.task-required"}},

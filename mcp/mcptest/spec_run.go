@@ -136,6 +136,7 @@ var Faults = []string{
 	"json-log-stdout",          // (stdio) a JSON log line that is no JSON-RPC message ({"level":30,...}) after every answer
 	"bom",                      // (stdio) a byte order mark before every message
 	"text-answers",             // (stdio) every request answered with a line of plain text, no JSON-RPC
+	"null-result",              // logging/setLevel answered with a result of null, which JSON-RPC 2.0 lets be and MCP's schema does not
 	// hostile: what a server may do to its client, whatever it is asked
 	"hang",        // nothing answered but initialize and server/discover
 	"mute-early",  // (initialize era) nothing answered before initialize, not even ping
@@ -529,6 +530,9 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 	case method == "logging/setLevel" && e == nil:
 		if lvl, _ := stringMember(params, "level"); !slices.Contains(logLevels, lvl) && !s.has("lenient-log-level") {
 			return nil, &specError{Code: codeInvalidParams, Message: "logging/setLevel: unknown level"}
+		}
+		if s.has("null-result") {
+			return json.RawMessage(`null`), nil
 		}
 	}
 	return res, e
