@@ -50,7 +50,8 @@ var edgeSurface = map[string]string{
 		{"name":"shaped","description":"Structured.","inputSchema":{"type":"object","properties":{"n":{"type":"integer","description":"N.","minimum":0}},"required":["n"],"additionalProperties":false},
 		 "outputSchema":{"type":"object","properties":{"n":{"type":"integer"},"items":{"type":"array","items":{"$ref":"#/$defs/item"}}},"required":["n"],"$defs":{"item":{"type":"object","properties":{"k":{"type":"string"}}}}},
 		 "icons":[{"src":"https://example.com/i.svg","mimeType":"image/svg+xml"}],"execution":{"taskSupport":"forbidden"}},
-		{"name":"media.get-all_v2","description":"Every kind of content.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"q":{"type":["string","null"],"default":null}}}}]`,
+		{"name":"media.get-all_v2","description":"Every kind of content.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"q":{"type":["string","null"],"default":null}}}},
+		{"name":"legacy-schema","description":"A draft-07 schema.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","definitions":{"p":{"type":"string","pattern":"^\\p{L}+$"}},"properties":{"p":{"$ref":"#/definitions/p"},"when":{"type":"string","format":"date-time"}},"dependencies":{"p":["when"]}}}]`,
 	"callResults": `{
 		"shaped":{"content":[{"type":"text","text":"{\"n\":1,\"items\":[{\"k\":\"a\"}],\"extra\":true}"}],"structuredContent":{"n":1,"items":[{"k":"a"}],"extra":true},"isError":false},
 		"media.get-all_v2":{"content":[
@@ -74,12 +75,14 @@ var edgeSurface = map[string]string{
 	"resources": `[
 		{"uri":"mem://a","name":"a","title":"A","mimeType":"text/plain; charset=utf-8","size":0,"annotations":{"audience":["user"],"priority":0,"lastModified":"2025-06-18T10:00:00Z"},"icons":[{"src":"https://example.com/a.png"}]},
 		{"uri":"file:///tmp/b%20c.bin","name":"b","mimeType":"application/octet-stream"},
-		{"uri":"https://example.com/docs?x=1#y","name":"web","description":"A page."}]`,
+		{"uri":"https://example.com/docs?x=1#y","name":"web","description":"A page."},
+		{"uri":"urn:isbn:0451450523","name":"book"},{"uri":"my-app+v2.x://hé/%F0%9F%98%80/a;b=c","name":"odd"},{"uri":"data:text/plain;base64,aGk=","name":"data"}]`,
 	"readResults": `{
 		"mem://a":{"contents":[{"uri":"mem://a","mimeType":"text/plain; charset=utf-8","text":"","_meta":{"com.example/rev":2}}]},
 		"file:///tmp/b%20c.bin":{"contents":[{"uri":"file:///tmp/b%20c.bin","mimeType":"application/octet-stream","blob":"AAEC/w=="}]},
 		"https://example.com/docs?x=1#y":{"contents":[{"uri":"https://example.com/docs?x=1#y","text":"page"},{"uri":"https://example.com/docs/child","text":"child"}]}}`,
-	"resourceTemplates": `[{"uriTemplate":"mem://{id}{?q,lang}","name":"t"},{"uriTemplate":"file:///{+path}","name":"p","mimeType":"text/plain"},{"uriTemplate":"mem://x{/seg*}{#frag}","name":"s"}]`,
+	"resourceTemplates": `[{"uriTemplate":"mem://{id}{?q,lang}","name":"t"},{"uriTemplate":"file:///{+path}","name":"p","mimeType":"text/plain"},{"uriTemplate":"mem://x{/seg*}{#frag}","name":"s"},
+		{"uriTemplate":"mem://{name:3}{;x,y}{&more*}{.ext}","name":"m"}]`,
 	"answers":           `{"completion/complete":{"completion":{"values":["a","b"],"total":2,"hasMore":false}}}`,
 	"pageSize":          `2`,
 }
@@ -87,7 +90,7 @@ var edgeSurface = map[string]string{
 // edgesOf is the edge surface with the generic edges of the transport
 // and era, and more.
 func edgesOf(transport, era string, more map[string]string) map[string]string {
-	edges := []string{"extra-members", "meta", "error-data", "notify-first", "progress-float"}
+	edges := []string{"extra-members", "meta", "error-data", "notify-first", "progress-float", "ascii-json"}
 	if transport == "stdio" {
 		edges = append(edges, "crlf")
 	} else {

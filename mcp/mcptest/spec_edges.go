@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf16"
 )
 
 // Edges are what Spec.Edges may name.
@@ -20,6 +21,7 @@ var Edges = []string{
 	"notify-first",           // a progress notification for the request's token (when it has one) before every response; in the initialize era, with logging declared, a log message too
 	"server-pings",           // (initialize era) a ping of the server's after every answer, under a string id and an integer id past 2^64 by turns
 	"crlf",                   // (stdio) every line ends with CR LF
+	"ascii-json",             // every message written in ASCII: other characters escaped \uXXXX, and "/" as "\/" (as Python's json.dumps and PHP's json_encode write)
 	"progress-float",         // the slow tool's progress in fractions, with no total
 	"sse-priming",            // (HTTP) every event stream opens with a priming event: an id, a retry and empty data
 	"session-every-response", // (HTTP, initialize era) the session's id on every response
@@ -76,13 +78,17 @@ func (s *Spec) edgeError(data json.RawMessage) json.RawMessage {
 // edged is out through the edges that shape every message written: _meta
 // on each notification, CR LF line ends over stdio.
 func (s *Spec) edged(out specOut) specOut {
-	if !s.edge("meta") && !(s.edge("crlf") && !out.http) {
+	if out.edged || !s.edge("meta") && !s.edge("ascii-json") && !(s.edge("crlf") && !out.http) {
 		return out
 	}
+	out.edged = true
 	send := out.send
 	out.send = func(line string) {
 		if s.edge("meta") {
 			line = noteWithMeta(line)
+		}
+		if s.edge("ascii-json") {
+			line = asciiJSON(line)
 		}
 		if s.edge("crlf") && !out.http {
 			line += "\r"
@@ -152,6 +158,27 @@ func (s *Spec) progressStep(i int) string {
 		return fmt.Sprintf(`"progress":%s,"message":"step %d"`, strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", float64(i)/4), "0"), "."), i)
 	}
 	return fmt.Sprintf(`"progress":%d,"total":%d`, i, slowSteps)
+}
+
+// asciiJSON is a line of JSON with every character past ASCII escaped
+// \uXXXX (a surrogate pair past the basic plane) and every "/" as "\/":
+// the same JSON, as a JSON encoder that keeps to ASCII writes it.
+func asciiJSON(line string) string {
+	var b strings.Builder
+	for _, r := range line {
+		switch {
+		case r == '/':
+			b.WriteString(`\/`)
+		case r < 0x80:
+			b.WriteRune(r)
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
 }
 
 func mustString(s string) string {

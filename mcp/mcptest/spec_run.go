@@ -201,6 +201,8 @@ type specOut struct {
 	// http is set over HTTP, where notifications and cancellation are
 	// the transport's.
 	http bool
+	// edged: the edges that shape every message are applied already.
+	edged bool
 }
 
 // specMessage handles one message from the client: raw is the line as it
@@ -257,7 +259,8 @@ func (s *Spec) batch(st *specState, raw []byte, out specOut) {
 		return
 	}
 	var answers []string
-	collect := specOut{send: func(line string) { answers = append(answers, line) }, async: func(f func()) { f() }}
+	// The batch's answers are edged as one line, the array, not each.
+	collect := specOut{send: func(line string) { answers = append(answers, line) }, async: func(f func()) { f() }, edged: true}
 	for _, it := range items {
 		var m msg
 		if json.Unmarshal(it, &m) != nil {
