@@ -83,8 +83,8 @@ var edgeSurface = map[string]string{
 		"https://example.com/docs?x=1#y":{"contents":[{"uri":"https://example.com/docs?x=1#y","text":"page"},{"uri":"https://example.com/docs/child","text":"child"}]}}`,
 	"resourceTemplates": `[{"uriTemplate":"mem://{id}{?q,lang}","name":"t"},{"uriTemplate":"file:///{+path}","name":"p","mimeType":"text/plain"},{"uriTemplate":"mem://x{/seg*}{#frag}","name":"s"},
 		{"uriTemplate":"mem://{name:3}{;x,y}{&more*}{.ext}","name":"m"}]`,
-	"answers":           `{"completion/complete":{"completion":{"values":["a","b"],"total":2,"hasMore":false}}}`,
-	"pageSize":          `2`,
+	"answers":  `{"completion/complete":{"completion":{"values":["a","b"],"total":2,"hasMore":false}}}`,
+	"pageSize": `2`,
 }
 
 // edgesOf is the edge surface with the generic edges of the transport
