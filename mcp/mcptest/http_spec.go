@@ -249,7 +249,7 @@ func headerMismatch(h http.Header, m msg) string {
 	if got := h.Get("Mcp-Method"); got != m.Method {
 		return fmt.Sprintf("Mcp-Method %q, body %q", got, m.Method)
 	}
-	key := map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}[m.Method]
+	key := map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri", "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}[m.Method]
 	if key == "" {
 		return ""
 	}
@@ -327,7 +327,8 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 		return
 	}
 	plain := spec.has("text-plain") && m.Method != "initialize" && m.Method != "server/discover" || spec.has("text-plain-init")
-	streams := s.opts.SSE || spec.has("event-id-reuse") || m.Method == "subscriptions/listen" || m.Method == "tools/call" && nameParam(m.Params) == slowTool
+	streams := s.opts.SSE || spec.has("event-id-reuse") || m.Method == "subscriptions/listen" || m.Method == "tools/call" && nameParam(m.Params) == slowTool ||
+		m.Method == "tasks/result" && spec.Tasks != nil
 	if streams && !plain {
 		e := s.sse(x)
 		n := 0 // event-id-reuse: each stream's own count

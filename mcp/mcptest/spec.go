@@ -96,6 +96,9 @@ type Spec struct {
 	// requirement, the legal behaviour closest to a fault (Edges lists
 	// them; spec_edges.go): a checker must not fail a server for them.
 	Edges []string `json:"edges,omitempty"`
+	// Tasks, when set, runs the tools whose execution.taskSupport is
+	// "optional" or "required" as tasks (spec_tasks.go).
+	Tasks *TaskSpec `json:"tasks,omitempty"`
 	// Versions are the initialize-era versions the server speaks, latest
 	// first; default knownVersions. A version it does not speak is
 	// answered with ProtocolVersion, or its latest.
@@ -166,7 +169,7 @@ func ParseSpec(data []byte) (*Spec, error) {
 		s.Tools = append(s.Tools, json.RawMessage(fmt.Sprintf(`{"name":"t%d","inputSchema":{"type":"object"}}`, i)))
 	}
 	for _, f := range s.Faults {
-		if !slices.Contains(Faults, f) {
+		if !slices.Contains(Faults, f) && !slices.Contains(TaskFaults, f) {
 			return nil, fmt.Errorf("no fault %q", f)
 		}
 	}

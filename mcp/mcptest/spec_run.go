@@ -173,6 +173,8 @@ type specState struct {
 	stopped  bool                     // a die-* fault fired: serve no more
 	// initialized says an initialize request has come (mute-early).
 	initialized bool
+	tasks       map[string]*specTask // by id (spec_tasks.go)
+	waits       map[string]chan msg  // the client's answers awaited, by the id of the server's request
 }
 
 func newSpecState() *specState {
@@ -223,7 +225,7 @@ func (s *Spec) specMessage(st *specState, raw []byte, m msg, out specOut) {
 	case m.Method != "" && m.ID == nil:
 		s.notification(st, m, out)
 	case m.Method == "" && (m.Result != nil || m.Error != nil):
-		// a response to a request the server sent: nothing waits for it
+		st.route(m) // a response to a request the server sent
 	default:
 		s.badInput(st, &specError{Code: codeInvalidRequest, Message: "not a JSON-RPC request"}, out)
 	}
@@ -347,10 +349,17 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 		}
 	}
 	switch {
+	case m.Method == "tools/call" && s.taskCall(st, m, id, out),
+		strings.HasPrefix(m.Method, "tasks/") && s.taskMethod(st, m, id, out):
+		return
 	case m.Method == "tools/call" && nameParam(m.Params) == slowTool && s.listsTool(slowTool):
 		s.slowCall(st, m, id, out)
 		return
 	case m.Method == "subscriptions/listen" && modern:
+		if e := s.listenRefused(m.Params); e != nil {
+			out.send(s.errorLineData(id, e.Code, e.Message, e.data))
+			return
+		}
 		s.listen(m, id, out)
 		return
 	}
