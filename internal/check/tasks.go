@@ -119,7 +119,7 @@ type taskRun struct {
 	result   *mcp.Message
 	after    []mcp.Message
 	pending  bool
-	asks     []seen         // the server's requests while the task ran
+	asks     []seen         // the input the server asked for while the task ran
 	notes    []seen         // notifications/tasks/status of the task
 	ended    *mcp.Message   // tasks/cancel of the task once it ended
 	updates  []mcp.Message  // modern: each tasks/update
@@ -227,7 +227,9 @@ func legacyTask(t *T) *taskRun {
 	}
 	for _, s := range c.since(mark) {
 		switch {
-		case s.msg.IsRequest():
+		case s.msg.IsRequest() && (s.msg.Method == "elicitation/create" || s.msg.Method == "sampling/createMessage"):
+			// The input a task asks for; a ping or the roots asked
+			// meanwhile belong to no task.
 			run.asks = append(run.asks, s)
 		case s.msg.Method == "notifications/tasks/status" && str1(member(s.msg.Params, "taskId")) == run.id:
 			run.notes = append(run.notes, s)

@@ -351,6 +351,9 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 	switch {
 	case m.Method == "tools/call" && s.taskCall(st, m, id, out),
 		strings.HasPrefix(m.Method, "tasks/") && s.taskMethod(st, m, id, out):
+		if !modern && s.edge("server-pings") {
+			out.send(serverPing()) // while the task runs: a request of no task's
+		}
 		return
 	case m.Method == "tools/call" && nameParam(m.Params) == slowTool && s.listsTool(slowTool):
 		s.slowCall(st, m, id, out)
