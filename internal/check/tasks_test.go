@@ -1,8 +1,12 @@
 package check
 
 import (
+	"context"
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/longtest"
 )
 
 // taskTools are goodSpec's tools and a job that runs as a task when asked
@@ -105,6 +109,32 @@ func TestTaskChecksPassACorrectServer(t *testing.T) {
 			for _, r := range results {
 				if r.Status == Failed {
 					t.Errorf("failed: %s", describeResult(r))
+				}
+			}
+		})
+	}
+}
+
+// A task that never ends leaves the checks that follow it inconclusive
+// when their time is out: none fails the server, and the run ends.
+func TestTaskThatNeverEnds(t *testing.T) {
+	longtest.Skip(t, "each check polls its task until its 2 s are out")
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			f := fake{transport: transport, change: merge(legacyTasks, map[string]string{"tasks": `{"steps":1000000000}`})}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			report, err := Run(ctx, f.target(t), Options{Only: legacyTaskChecks, Strict: true, CheckTimeout: 2 * time.Second, Calls: []Call{{Tool: "job"}}})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			for _, r := range report.Results {
+				if r.Status == Failed {
+					t.Errorf("failed: %s", describeResult(r))
+				}
+				if r.ID == "tasks.status-paths" && r.Status != Inconclusive {
+					t.Errorf("want inconclusive: %s", describeResult(r))
 				}
 			}
 		})
